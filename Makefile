@@ -1,0 +1,136 @@
+# tptools - plain GNU make build.
+#
+#   make                 build $(BUILD)/bin/tp and the command symlinks
+#   make check           install missing packages, build, run unit + shell (+ VM) tests
+#   make SANITIZE=1 check   the same with ASan+UBSan (objects in build-san/)
+#   make install DESTDIR=... PREFIX=...
+#   make demo            install missing packages, build, run scripts/demo.sh
+#   make clean
+#
+# Sources are found by wildcard: every .c under lib/, metadata/ and kernel/
+# goes into libtp.a; tools/*.c into tp; test/unit/*.c into the unit runner.
+# BUILD=dir keeps objects apart (helpers and sanitizer builds use their own).
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SANFLAGS :=
+endif
+
+CC      ?= gcc
+PREFIX  ?= /usr/local
+DESTDIR ?=
+PKGS    := devmapper blkid libudev popt expat
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
+
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wno-missing-field-initializers
+CPPFLAGS += -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DTP_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS)
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
+LDLIBS  := $(PKG_LIBS) -lm
+
+LIB_SRCS  := $(sort $(wildcard lib/*/*.c metadata/*/*.c kernel/*.c))
+TOOL_SRCS := $(sort $(wildcard tools/*.c))
+UNIT_SRCS := $(sort $(wildcard test/unit/*.c))
+AUX_SRCS  := $(sort $(wildcard test/tools/*.c))
+FUZZ_SRCS := $(sort $(wildcard test/fuzz/fuzz_*.c))
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
+UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+AUX_BINS  := $(AUX_SRCS:test/tools/%.c=$(BUILD)/test/bin/%)
+FUZZ_BINS := $(FUZZ_SRCS:test/fuzz/%.c=$(BUILD)/test/bin/%)
+
+LIBTP   := $(BUILD)/libtp.a
+TP      := $(BUILD)/bin/tp
+UNIT    := $(BUILD)/test/unit-tests
+# One symlink per command in the table (tools/commands.def).
+COMMANDS := $(shell sed -n 's/^TP_COMMAND.\([a-z]*\),.*/\1/p' tools/commands.def 2>/dev/null)
+LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
+
+.PHONY: all check check-unit check-shell check-vm check-fuzz demo install clean deps tests
+all: $(TP) $(LINKS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIBTP): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(TP): $(TOOL_OBJS) $(LIBTP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $(TOOL_OBJS) $(LIBTP) $(LDLIBS)
+
+$(LINKS): $(TP)
+	ln -sf tp $@
+
+$(UNIT): $(UNIT_OBJS) $(LIBTP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS)
+
+$(BUILD)/test/bin/%: test/tools/%.c $(LIBTP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBTP) $(LDLIBS)
+
+$(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(LIBTP)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< test/fuzz/replay.c $(LIBTP) $(LDLIBS)
+
+tests: all $(UNIT) $(AUX_BINS) $(FUZZ_BINS)
+
+deps:
+	@scripts/install-deps.sh
+
+# The README's test command: installs what is missing, builds, runs everything.
+# Without SANITIZE=1 it also builds build-san/ and runs the unit and shell
+# tests again under ASan+UBSan (LeakSanitizer included).
+check: deps
+	@$(MAKE) --no-print-directory tests
+ifeq ($(SANITIZE),1)
+	@BUILD=$(BUILD) test/run-all.sh
+else
+	@$(MAKE) --no-print-directory SANITIZE=1 BUILD=build-san tests
+	@BUILD=$(BUILD) SAN_BUILD=build-san test/run-all.sh
+endif
+
+check-unit: tests
+	@BUILD=$(BUILD) test/run-all.sh unit
+
+check-shell: tests
+	@BUILD=$(BUILD) test/run-all.sh shell
+
+check-fuzz: tests
+	@BUILD=$(BUILD) test/run-all.sh fuzz
+
+check-vm: tests
+	@BUILD=$(BUILD) test/run-all.sh vm
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) scripts/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man5 \
+	           $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0755 $(TP) $(DESTDIR)$(PREFIX)/sbin/tp
+	for c in $(COMMANDS); do ln -sf tp $(DESTDIR)$(PREFIX)/sbin/$$c; done
+	for m in man/*.[578]; do [ -e "$$m" ] || continue; \
+	  s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/; done
+	if ls udev/*.rules >/dev/null 2>&1; then install -d $(DESTDIR)/lib/udev/rules.d && \
+	  install -m 0644 udev/*.rules $(DESTDIR)/lib/udev/rules.d/; fi
+
+clean:
+	rm -rf build build-san build-*
+
+-include $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)

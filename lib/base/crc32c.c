@@ -1,0 +1,99 @@
+/* crc32c.c - see crc32c.h. Table: slicing-by-8 generated at first use. */
+#include "lib/base/crc32c.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#define POLY 0x82f63b78u
+
+static uint32_t table[8][256];
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void table_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ POLY : c >> 1;
+		table[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xff];
+}
+
+uint32_t tp_crc32c_sw(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	pthread_once(&table_once, table_init);
+	while (len && ((uintptr_t)p & 7)) {
+		crc = (crc >> 8) ^ table[0][(crc ^ *p++) & 0xff];
+		len--;
+	}
+	while (len >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		w ^= crc; /* little-endian host assumed (x86_64, the target) */
+		crc = table[7][w & 0xff] ^ table[6][(w >> 8) & 0xff] ^
+		      table[5][(w >> 16) & 0xff] ^ table[4][(w >> 24) & 0xff] ^
+		      table[3][(w >> 32) & 0xff] ^ table[2][(w >> 40) & 0xff] ^
+		      table[1][(w >> 48) & 0xff] ^ table[0][(w >> 56) & 0xff];
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		crc = (crc >> 8) ^ table[0][(crc ^ *p++) & 0xff];
+	return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) uint32_t tp_crc32c_hw(uint32_t crc, const void *buf,
+							 size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t c = crc;
+
+	while (len && ((uintptr_t)p & 7)) {
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+		len--;
+	}
+	while (len >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		c = __builtin_ia32_crc32di(c, w);
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
+	return (uint32_t)c;
+}
+
+int tp_crc32c_hw_available(void)
+{
+	static int cached = -1;
+	if (cached < 0) {
+		__builtin_cpu_init();
+		cached = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	}
+	return cached;
+}
+#else
+uint32_t tp_crc32c_hw(uint32_t crc, const void *buf, size_t len)
+{
+	return tp_crc32c_sw(crc, buf, len);
+}
+
+int tp_crc32c_hw_available(void) { return 0; }
+#endif
+
+uint32_t tp_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	return tp_crc32c_hw_available() ? tp_crc32c_hw(crc, buf, len) : tp_crc32c_sw(crc, buf, len);
+}
+
+uint32_t tp_block_csum(const void *block, size_t len, uint32_t salt)
+{
+	return tp_crc32c(0xffffffffu, (const unsigned char *)block + 4, len - 4) ^ salt;
+}

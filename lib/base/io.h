@@ -1,0 +1,70 @@
+/* io.h - I/O engines: everything that reads or writes a device goes
+ * through one of these, so tests can swap in memory or inject faults.
+ *
+ * Engines: fd (a file or block device, optionally O_DIRECT; unaligned
+ * buffers are bounced, offsets and lengths must be multiples of 512 with
+ * O_DIRECT), mem (a zeroed buffer), fault (wraps another engine and fails
+ * or silently drops every write from the Nth on), window (a byte range of
+ * another engine, e.g. a metadata area inside a pool device).
+ *
+ * All functions return 0 or -errno. Accesses beyond the engine's size
+ * fail with -ENXIO; short reads of a file return -EIO. An engine owns its
+ * name; destroy accepts NULL. */
+#ifndef TP_BASE_IO_H
+#define TP_BASE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+
+struct io_engine;
+
+struct io_ops {
+	int (*read)(struct io_engine *e, uint64_t off, void *buf, size_t len);
+	int (*write)(struct io_engine *e, uint64_t off, const void *buf, size_t len);
+	int (*flush)(struct io_engine *e);
+	void (*destroy)(struct io_engine *e);
+};
+
+struct io_engine {
+	const struct io_ops *ops;
+	uint64_t size;	/* bytes */
+	char *name;	/* path or description, for messages */
+	int read_only;
+};
+
+enum io_open_flags {
+	IO_RDONLY = 1 << 0,
+	IO_DIRECT = 1 << 1,	/* O_DIRECT */
+	IO_EXCL = 1 << 2,	/* O_EXCL: refuse a block device in use */
+};
+
+int io_read(struct io_engine *e, uint64_t off, void *buf, size_t len) TP_MUST_CHECK;
+int io_write(struct io_engine *e, uint64_t off, const void *buf, size_t len) TP_MUST_CHECK;
+int io_flush(struct io_engine *e) TP_MUST_CHECK;
+void io_destroy(struct io_engine *e);
+
+int io_fd_open(const char *path, unsigned flags, struct io_engine **out) TP_MUST_CHECK;
+/* The file descriptor of an fd engine (for ioctls and probing), else -1. */
+int io_fd_get(struct io_engine *e);
+
+int io_mem_create(uint64_t size, const char *name, struct io_engine **out) TP_MUST_CHECK;
+unsigned char *io_mem_data(struct io_engine *e);
+int io_mem_resize(struct io_engine *e, uint64_t size) TP_MUST_CHECK;
+
+enum io_fault_mode {
+	IO_FAULT_NONE,
+	IO_FAULT_FAIL,	/* writes from the Nth on return -EIO, nothing written */
+	IO_FAULT_DROP,	/* writes from the Nth on report success, nothing written */
+};
+/* Wrap INNER; with OWN the wrapper destroys INNER. */
+int io_fault_create(struct io_engine *inner, int own, struct io_engine **out) TP_MUST_CHECK;
+/* Arm: write number NTH (0-based, counted from creation) and later ones fault. */
+void io_fault_set(struct io_engine *e, enum io_fault_mode mode, uint64_t nth);
+uint64_t io_fault_writes(struct io_engine *e);	/* writes attempted so far */
+
+int io_window_create(struct io_engine *inner, uint64_t offset, uint64_t len, int own,
+		     struct io_engine **out) TP_MUST_CHECK;
+
+#endif

@@ -1,0 +1,21 @@
+/* lock.h - per-object advisory locks (flock) so two commands never
+ * interleave on one pool. Lock files are <lock dir>/<name>.lock (see
+ * paths.h). Functions return 0 or -errno; -EWOULDBLOCK when NOWAIT and
+ * another process holds the lock. release accepts NULL. */
+#ifndef TP_BASE_LOCK_H
+#define TP_BASE_LOCK_H
+
+#include "lib/base/compiler.h"
+
+struct tp_lock;
+
+enum tp_lock_flags {
+	TP_LOCK_SHARED = 0,
+	TP_LOCK_EXCL = 1 << 0,
+	TP_LOCK_NOWAIT = 1 << 1,
+};
+
+int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out) TP_MUST_CHECK;
+void tp_lock_release(struct tp_lock *l);
+
+#endif

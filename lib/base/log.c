@@ -1,0 +1,160 @@
+/* log.c - see log.h. */
+#include "lib/base/log.h"
+#include "lib/base/exitcodes.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *prog = "tp";
+static int verbosity;
+static unsigned debug_mask;
+static int debug_loaded;
+static struct tp_log_capture *capture;
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} debug_names[] = {
+	{ "io", TP_DBG_IO },	   { "bm", TP_DBG_BM },	      { "tm", TP_DBG_TM },
+	{ "sm", TP_DBG_SM },	   { "btree", TP_DBG_BTREE }, { "thin", TP_DBG_THIN },
+	{ "vg", TP_DBG_VG },	   { "dev", TP_DBG_DEV },     { "pool", TP_DBG_POOL },
+	{ "kernel", TP_DBG_KERNEL }, { "cli", TP_DBG_CLI },   { "all", TP_DBG_ALL },
+};
+
+unsigned tp_debug_parse(const char *spec)
+{
+	unsigned mask = 0;
+	char *copy, *tok, *save = NULL;
+
+	if (!spec || !*spec)
+		return 0;
+	if (spec[0] >= '0' && spec[0] <= '9')
+		return (unsigned)strtoul(spec, NULL, 0);
+	copy = strdup(spec);
+	if (!copy)
+		return 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+		for (i = 0; i < TP_ARRAY_SIZE(debug_names); i++)
+			if (!strcasecmp(tok, debug_names[i].name))
+				break;
+		if (i == TP_ARRAY_SIZE(debug_names))
+			log_warn("TPTOOLS_DEBUG: unknown debug class '%s' ignored", tok);
+		else
+			mask |= debug_names[i].bit;
+	}
+	free(copy);
+	return mask;
+}
+
+void tp_log_init(const char *progname)
+{
+	if (progname)
+		prog = progname;
+	debug_mask = tp_debug_parse(getenv("TPTOOLS_DEBUG"));
+	debug_loaded = 1;
+}
+
+void tp_log_set_verbosity(int v) { verbosity = v; }
+int tp_log_verbosity(void) { return verbosity; }
+
+unsigned tp_debug_mask(void)
+{
+	if (!debug_loaded) {
+		debug_loaded = 1;
+		debug_mask = tp_debug_parse(getenv("TPTOOLS_DEBUG"));
+	}
+	return debug_mask;
+}
+
+void tp_log_capture(struct tp_log_capture *cap)
+{
+	capture = cap;
+	if (cap) {
+		cap->len = 0;
+		cap->buf[0] = '\0';
+	}
+}
+
+static void emit(const char *tag, const char *fmt, va_list ap)
+{
+	char line[2048];
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+
+	if (n < 0)
+		return;
+	if (capture) {
+		int w = snprintf(capture->buf + capture->len, sizeof(capture->buf) - capture->len,
+				 "%s%s\n", tag, line);
+		if (w > 0)
+			capture->len = TP_MIN(capture->len + (size_t)w, sizeof(capture->buf) - 1);
+		return;
+	}
+	fflush(stdout);
+	fprintf(stderr, "%s: %s%s\n", prog, tag, line);
+}
+
+int log_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < -1)
+		return -1;
+	va_start(ap, fmt);
+	emit("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	emit("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < 1)
+		return;
+	va_start(ap, fmt);
+	emit("", fmt, ap);
+	va_end(ap);
+}
+
+void log_debug_class(unsigned cls, const char *fmt, ...)
+{
+	va_list ap;
+	const char *name = "debug";
+	size_t i;
+
+	for (i = 0; i < TP_ARRAY_SIZE(debug_names) - 1; i++)
+		if (debug_names[i].bit == cls)
+			name = debug_names[i].name;
+	va_start(ap, fmt);
+	{
+		char tag[32];
+		snprintf(tag, sizeof(tag), "[%s] ", name);
+		emit(tag, fmt, ap);
+	}
+	va_end(ap);
+}
+
+int tp_exit_from_errno(int err)
+{
+	if (err >= 0)
+		return TP_EXIT_OK;
+	if (err == -EINVAL || err == -ERANGE)
+		return TP_EXIT_USAGE;
+	return TP_EXIT_FAILED;
+}

@@ -1,0 +1,58 @@
+/* log.h - messages for people, and debug traces by class.
+ *
+ * Owns: the global verbosity and debug mask, and the program name prefix.
+ * Classes: error (always shown unless -qq), warn (shown unless -q), info
+ * (shown with -v), debug (shown when its class is in the mask).
+ * The debug mask comes from TPTOOLS_DEBUG: a comma list of class names
+ * (io,bm,tm,sm,btree,thin,vg,dev,pool,kernel,cli) or "all", or a number.
+ *
+ * Convention (git's error()): log_error() returns -1 so a tool can write
+ * `return log_error(...)`; library code logs once where an error is found,
+ * naming the object and what to do next, then passes -errno up. */
+#ifndef TP_BASE_LOG_H
+#define TP_BASE_LOG_H
+
+#include "lib/base/compiler.h"
+
+enum tp_debug_class {
+	TP_DBG_IO = 1u << 0,
+	TP_DBG_BM = 1u << 1,
+	TP_DBG_TM = 1u << 2,
+	TP_DBG_SM = 1u << 3,
+	TP_DBG_BTREE = 1u << 4,
+	TP_DBG_THIN = 1u << 5,
+	TP_DBG_VG = 1u << 6,
+	TP_DBG_DEV = 1u << 7,
+	TP_DBG_POOL = 1u << 8,
+	TP_DBG_KERNEL = 1u << 9,
+	TP_DBG_CLI = 1u << 10,
+	TP_DBG_ALL = 0xffffffffu,
+};
+
+/* verbosity: -1 per -q, +1 per -v; 0 is the default (errors and warnings). */
+void tp_log_init(const char *progname);
+void tp_log_set_verbosity(int v);
+int tp_log_verbosity(void);
+unsigned tp_debug_mask(void);
+/* Parse a TPTOOLS_DEBUG value; unknown names are ignored with a warning. */
+unsigned tp_debug_parse(const char *spec);
+
+int log_error(const char *fmt, ...) TP_PRINTF(1, 2);
+void log_warn(const char *fmt, ...) TP_PRINTF(1, 2);
+void log_info(const char *fmt, ...) TP_PRINTF(1, 2);
+void log_debug_class(unsigned cls, const char *fmt, ...) TP_PRINTF(2, 3);
+
+#define log_debug(cls, ...)                                   \
+	do {                                                  \
+		if (tp_debug_mask() & (cls))                  \
+			log_debug_class((cls), __VA_ARGS__);  \
+	} while (0)
+
+/* Redirect messages to a buffer (tests). NULL restores stderr. */
+struct tp_log_capture {
+	char buf[8192];
+	size_t len;
+};
+void tp_log_capture(struct tp_log_capture *cap);
+
+#endif

@@ -1,0 +1,54 @@
+/* paths.c - see paths.h. */
+#include "lib/base/paths.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *tp_config_dir(void)
+{
+	const char *d = getenv("TPTOOLS_DIR");
+	return (d && *d) ? d : "/etc/tptools";
+}
+
+char *tp_path_join(const char *a, const char *b)
+{
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", a, b);
+	return p;
+}
+
+char *tp_lock_dir(void)
+{
+	const char *d = getenv("TPTOOLS_DIR");
+	if (d && *d)
+		return tp_path_join(d, "lock");
+	return strdup("/run/lock/tptools");
+}
+
+int tp_mkdir_p(const char *path)
+{
+	char *copy = strdup(path), *p;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0755) && errno != EEXIST) {
+			r = -errno;
+			break;
+		}
+		*p = '/';
+	}
+	if (!r && mkdir(copy, 0700) && errno != EEXIST)
+		r = -errno;
+	free(copy);
+	return r;
+}

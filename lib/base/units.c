@@ -1,0 +1,152 @@
+/* units.c - see units.h. */
+#include "lib/base/units.h"
+#include "lib/base/log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static int unit_shift(char u, uint64_t *mult)
+{
+	switch (tolower((unsigned char)u)) {
+	case 'b': *mult = 1; return 0;
+	case 's': *mult = TP_SECTOR_SIZE; return 0;
+	case 'k': *mult = TP_KiB; return 0;
+	case 'm': *mult = TP_MiB; return 0;
+	case 'g': *mult = TP_GiB; return 0;
+	case 't': *mult = TP_TiB; return 0;
+	case 'p': *mult = TP_PiB; return 0;
+	default: return -EINVAL;
+	}
+}
+
+#define FAIL(code, ...)                                          \
+	do {                                                     \
+		if (errbuf && errlen)                            \
+			snprintf(errbuf, errlen, __VA_ARGS__);   \
+		return (code);                                   \
+	} while (0)
+
+int tp_size_parse(const char *str, char default_unit, uint64_t *bytes, char *errbuf,
+		  size_t errlen)
+{
+	const char *p = str;
+	uint64_t whole = 0, mult, frac_num = 0, frac_den = 1, result;
+	int ndigits = 0, nfrac = 0;
+
+	if (!str || !*str)
+		FAIL(-EINVAL, "the size is empty; give a number with an optional unit, e.g. 10G");
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '-')
+		FAIL(-EINVAL, "sizes cannot be negative");
+	if (*p == '+')
+		FAIL(-EINVAL, "a size takes no sign; write e.g. 10G");
+	for (; isdigit((unsigned char)*p); p++, ndigits++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (whole > (UINT64_MAX - d) / 10)
+			FAIL(-ERANGE, "the number is too large");
+		whole = whole * 10 + d;
+	}
+	if (*p == '.') {
+		p++;
+		for (; isdigit((unsigned char)*p); p++, nfrac++) {
+			if (nfrac >= 12)
+				FAIL(-EINVAL, "too many decimal places (12 at most)");
+			frac_num = frac_num * 10 + (uint64_t)(*p - '0');
+			frac_den *= 10;
+		}
+		if (!nfrac)
+			FAIL(-EINVAL, "a decimal point must be followed by digits");
+	}
+	if (!ndigits && !nfrac)
+		FAIL(-EINVAL, "expected a number, e.g. 10G or 512M");
+	if (*p) {
+		const char *u = p;
+		if (unit_shift(*u, &mult))
+			FAIL(-EINVAL, "unknown unit '%c'; use b, s (512-byte sectors), K, M, G, T or P",
+			     *u);
+		u++;
+		/* Accept 10GiB, 10GB, 10g; 'b' and 's' take no suffix. */
+		if (tolower((unsigned char)*p) != 'b' && tolower((unsigned char)*p) != 's') {
+			if ((u[0] == 'i' || u[0] == 'I') && (u[1] == 'B' || u[1] == 'b'))
+				u += 2;
+			else if (u[0] == 'B' || u[0] == 'b')
+				u += 1;
+		}
+		while (isspace((unsigned char)*u))
+			u++;
+		if (*u)
+			FAIL(-EINVAL, "unexpected '%s' after the unit", u);
+	} else if (unit_shift(default_unit, &mult)) {
+		FAIL(-EINVAL, "internal error: bad default unit");
+	}
+	if (whole && mult > UINT64_MAX / whole)
+		FAIL(-ERANGE, "the size does not fit in 64 bits (16 EiB at most)");
+	result = whole * mult;
+	if (nfrac) {
+		/* frac_num/frac_den * mult, rounded up to a whole byte. */
+		unsigned __int128 f = (unsigned __int128)frac_num * mult;
+		uint64_t extra = (uint64_t)((f + frac_den - 1) / frac_den);
+		if (result > UINT64_MAX - extra)
+			FAIL(-ERANGE, "the size does not fit in 64 bits (16 EiB at most)");
+		result += extra;
+	}
+	*bytes = result;
+	return 0;
+}
+
+int tp_size_parse_arg(const char *what, const char *str, char default_unit, uint64_t *bytes)
+{
+	char why[160];
+	int r = tp_size_parse(str, default_unit, bytes, why, sizeof(why));
+
+	if (r)
+		log_error("invalid size '%s' for %s: %s", str ? str : "", what, why);
+	return r;
+}
+
+int tp_units_valid(char unit)
+{
+	return unit && strchr("hHbBsSkKmMgGtTpP", unit) != NULL;
+}
+
+const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len)
+{
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char letters[] = "bkmgtp";
+	uint64_t mult;
+	int i;
+
+	unit = (char)tolower((unsigned char)unit);
+	if (unit == 's') {
+		if (bytes % TP_SECTOR_SIZE)
+			snprintf(buf, len, "%.2fs", (double)bytes / TP_SECTOR_SIZE);
+		else
+			snprintf(buf, len, "%llus", (unsigned long long)(bytes / TP_SECTOR_SIZE));
+		return buf;
+	}
+	if (unit == 'h' || !unit) {
+		for (i = 5; i > 0; i--)
+			if (bytes >= (1ull << (10 * i)))
+				break;
+		if (i == 0)
+			snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		else if (bytes % (1ull << (10 * i)) == 0)
+			snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> (10 * i)),
+				 names[i]);
+		else
+			snprintf(buf, len, "%.2f %s", (double)bytes / (double)(1ull << (10 * i)),
+				 names[i]);
+		return buf;
+	}
+	if (unit_shift(unit, &mult))
+		mult = 1, unit = 'b';
+	i = (int)(strchr(letters, unit) - letters);
+	if (bytes % mult == 0)
+		snprintf(buf, len, "%llu%c", (unsigned long long)(bytes / mult), letters[i]);
+	else
+		snprintf(buf, len, "%.2f%c", (double)bytes / (double)mult, letters[i]);
+	return buf;
+}

@@ -1,0 +1,47 @@
+/* units.h - size parsing and printing, LVM-style.
+ *
+ * Parsing: "<digits>[.<digits>][unit]" where unit is one of b (bytes),
+ * s (512-byte sectors), k/K, m/M, g/G, t/T, p/P (binary: 1024^n); an
+ * optional trailing "iB"/"B" is accepted ("10GiB", "10G", "10g").
+ * A number without a unit is taken in the caller's default unit.
+ * Rejected with a message naming the option: empty strings, signs,
+ * garbage, unknown units, fractions that do not come to whole bytes
+ * (fractions of a sector are rounded up to a byte), and overflow of
+ * 64-bit byte counts.
+ *
+ * Printing: tp_size_format() prints bytes in a unit ('h' = human, the
+ * largest unit giving a value >= 1; 'b','s','k','m','g','t','p' = that
+ * unit) with two decimals where the value is not whole, e.g. "100.00 GiB"
+ * for 'h', "204800s" for sectors, "1.50m" style for explicit units. */
+#ifndef TP_BASE_UNITS_H
+#define TP_BASE_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+
+#define TP_SECTOR_SIZE 512u
+#define TP_KiB (1024ull)
+#define TP_MiB (1024ull * TP_KiB)
+#define TP_GiB (1024ull * TP_MiB)
+#define TP_TiB (1024ull * TP_GiB)
+#define TP_PiB (1024ull * TP_TiB)
+
+/* Parse STR into *BYTES. DEFAULT_UNIT is the unit of a bare number
+ * (one of "bskmgtp"). Returns 0, or -EINVAL (garbage) / -ERANGE (overflow)
+ * after storing a human explanation in ERRBUF (if not NULL). */
+int tp_size_parse(const char *str, char default_unit, uint64_t *bytes, char *errbuf,
+		  size_t errlen) TP_MUST_CHECK;
+
+/* The same, logging "invalid size 'STR' for WHAT: reason" on error. */
+int tp_size_parse_arg(const char *what, const char *str, char default_unit,
+		      uint64_t *bytes) TP_MUST_CHECK;
+
+/* Is UNIT a valid --units letter (h or one of bskmgtp, any case)? */
+int tp_units_valid(char unit);
+
+/* Print BYTES in UNIT into BUF (at least 32 bytes); returns BUF. */
+const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len);
+
+#endif

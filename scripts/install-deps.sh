@@ -1,0 +1,57 @@
+#!/bin/bash
+# install-deps.sh - install every Debian 12 package tptools needs to build,
+# test and run its real-kernel VM tests. Idempotent: skips what is present.
+#
+#   TP_KERNEL_DIR   where Debian's kernel image is unpacked for the VM tests
+#                   (default /var/cache/tptools/kernel); `apt-get download` +
+#                   `dpkg-deb -x` avoids the slow initramfs hooks of a real
+#                   kernel install.
+#   TP_NO_VM=1      skip the VM packages and the kernel image.
+set -euo pipefail
+
+BUILD_PKGS="build-essential pkg-config libdevmapper-dev libblkid-dev libudev-dev libpopt-dev
+  libcunit1-dev libexpat1-dev"
+TEST_PKGS="thin-provisioning-tools xz-utils python3 clang libclang-rt-14-dev"
+VM_PKGS="qemu-system-x86 busybox-static mdadm cpio kmod dmsetup util-linux e2fsprogs fio gnuplot-nox"
+KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel}
+
+want=()
+pkgs="$BUILD_PKGS $TEST_PKGS"
+[ "${TP_NO_VM:-0}" = 1 ] || pkgs="$pkgs $VM_PKGS"
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || want+=("$p")
+done
+
+updated=0
+apt_update() {
+	[ $updated = 1 ] && return 0
+	apt-get update -qq
+	updated=1
+}
+
+if [ ${#want[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "install-deps: missing packages (${want[*]}); run as root" >&2
+		exit 1
+	fi
+	echo "install-deps: installing ${want[*]}"
+	apt_update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" \
+		>/dev/null
+fi
+
+if [ "${TP_NO_VM:-0}" != 1 ] && ! ls "$KDIR"/boot/vmlinuz-* >/dev/null 2>&1; then
+	echo "install-deps: unpacking Debian's kernel image into $KDIR"
+	apt_update
+	# linux-image-amd64 is a metapackage: find the real image package.
+	real=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -1)
+	[ -n "$real" ] || { echo "install-deps: cannot resolve linux-image-amd64" >&2; exit 1; }
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	(cd "$tmp" && apt-get download -qq "$real" >/dev/null)
+	mkdir -p "$KDIR"
+	dpkg-deb -x "$tmp"/*.deb "$KDIR"
+	rm -rf "$tmp"
+fi
+exit 0

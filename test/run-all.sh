@@ -1,0 +1,71 @@
+#!/bin/bash
+# run-all.sh - run the test stages and print one closing line
+# "N passed, N failed" (the sum over all stages).
+#
+#   BUILD=dir      build to test (default build)
+#   SAN_BUILD=dir  also run unit and shell tests against this sanitizer build
+#   stages: unit shell fuzz vm (default: all; vm runs when QEMU and a kernel
+#           image are present, see test/vm/run.sh)
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+SAN_BUILD=${SAN_BUILD:-}
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(unit shell fuzz vm)
+
+total_pass=0
+total_fail=0
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+
+add() { # add "label" from the results file
+	local p f
+	if read -r p f <"$results" && [ -n "$p" ]; then
+		total_pass=$((total_pass + p))
+		total_fail=$((total_fail + f))
+	else
+		echo "$1: produced no result (crashed?)"
+		total_fail=$((total_fail + 1))
+	fi
+	: >"$results"
+}
+
+run_stage() { # stage build label
+	local stage=$1 build=$2 label=$3
+	: >"$results"
+	case $stage in
+	unit)
+		echo "=== $label: unit tests ($build)"
+		TP_RESULTS=$results "$build/test/unit-tests" ;;
+	shell)
+		echo "=== $label: shell tests ($build)"
+		TP_RESULTS=$results BUILD=$build test/shell/run.sh ;;
+	fuzz)
+		echo "=== $label: fuzz corpus replay ($build)"
+		TP_RESULTS=$results BUILD=$build test/fuzz/replay.sh ;;
+	vm)
+		echo "=== $label: real-kernel tests under QEMU ($build)"
+		TP_RESULTS=$results BUILD=$build test/vm/run.sh ;;
+	esac
+	add "$label $stage"
+}
+
+for s in "${stages[@]}"; do
+	case $s in
+	unit|shell) run_stage "$s" "$BUILD" main ;;
+	fuzz) [ -x test/fuzz/replay.sh ] && run_stage fuzz "$BUILD" main ;;
+	vm) [ -x test/vm/run.sh ] && run_stage vm "$BUILD" main ;;
+	*) echo "unknown stage $s"; exit 3 ;;
+	esac
+done
+if [ -n "$SAN_BUILD" ]; then
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+	export TP_SANITIZE=1
+	for s in "${stages[@]}"; do
+		case $s in unit|shell) run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
+	done
+fi
+echo
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,44 @@
+#!/bin/bash
+# run.sh - run every test/shell/t-*.sh (or those named) in its own temp dir.
+# Exit 0 = pass, 77 = skipped (counted as passed, reported), else fail.
+set -u
+cd "$(dirname "$0")/../.."
+top=$PWD
+BUILD=${BUILD:-build}
+bindir=$top/$BUILD/bin
+[ -x "$bindir/tp" ] || { echo "no $bindir/tp; run make first"; exit 2; }
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || tests=(test/shell/t-*.sh)
+pass=0 fail=0 skipped=0
+for t in "${tests[@]}"; do
+	[ -e "$t" ] || continue
+	name=$(basename "$t" .sh)
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/tp-shell-$name.XXXXXX")
+	mkdir -p "$dir/etc"
+	start=$(date +%s)
+	(
+		cd "$dir" || exit 1
+		export TPTOOLS_DIR=$dir/etc PATH=$bindir:$top/$BUILD/test/bin:$PATH
+		export TOP=$top BUILD=$BUILD LC_ALL=C
+		unset TPTOOLS_TOPOLOGY TPTOOLS_DEBUG
+		# shellcheck disable=SC1091
+		source "$top/test/shell/lib.sh"
+		set -e
+		source "$top/$t"
+	) >"$dir/log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	if [ $rc -eq 0 ]; then
+		pass=$((pass + 1)); echo "PASS $name (${secs}s)"; rm -rf "$dir"
+	elif [ $rc -eq 77 ]; then
+		skipped=$((skipped + 1)); pass=$((pass + 1))
+		echo "SKIP $name: $(grep '^SKIP' "$dir/log" | head -1)"; rm -rf "$dir"
+	else
+		fail=$((fail + 1)); echo "FAIL $name (exit $rc, ${secs}s); log:"
+		tail -40 "$dir/log" | sed 's/^/    /'
+		echo "    (kept in $dir)"
+	fi
+done
+echo "shell: $pass passed, $fail failed ($skipped skipped)"
+[ -n "${TP_RESULTS:-}" ] && echo "$pass $fail" >"$TP_RESULTS"
+[ $fail -eq 0 ]

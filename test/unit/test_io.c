@@ -1,0 +1,145 @@
+/* io engines: mem, fd (buffered and O_DIRECT), fault, window; locks. */
+#include "lib/base/io.h"
+#include "lib/base/lock.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void test_mem(void)
+{
+	struct io_engine *e;
+	unsigned char buf[16];
+
+	CU_ASSERT_FATAL(io_mem_create(4096, "m", &e) == 0);
+	CU_ASSERT_EQUAL(e->size, 4096);
+	CU_ASSERT_EQUAL(io_write(e, 100, "hello", 5), 0);
+	CU_ASSERT_EQUAL(io_read(e, 100, buf, 5), 0);
+	CU_ASSERT_EQUAL(memcmp(buf, "hello", 5), 0);
+	CU_ASSERT_EQUAL(io_read(e, 4092, buf, 8), -ENXIO);
+	CU_ASSERT_EQUAL(io_write(e, 4097, buf, 1), -ENXIO);
+	CU_ASSERT_EQUAL(io_read(e, UINT64_MAX - 2, buf, 8), -ENXIO);
+	CU_ASSERT_EQUAL(io_mem_resize(e, 8192), 0);
+	CU_ASSERT_EQUAL(io_read(e, 8000, buf, 16), 0);
+	CU_ASSERT_EQUAL(buf[0], 0);
+	CU_ASSERT_EQUAL(io_flush(e), 0);
+	io_destroy(e);
+	io_destroy(NULL);
+}
+
+static void fd_roundtrip(unsigned flags)
+{
+	char path[512];
+	struct io_engine *e;
+	unsigned char *wbuf = malloc(8192 + 1), rbuf[8192];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/fd-%u.img", tp_test_tmpdir(), flags);
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(ftruncate(fd, 1 << 20) == 0);
+	close(fd);
+	CU_ASSERT_FATAL(io_fd_open(path, flags, &e) == 0);
+	CU_ASSERT_EQUAL(e->size, 1 << 20);
+	for (int i = 0; i < 8192; i++)
+		wbuf[i + 1] = (unsigned char)(i * 7);
+	/* deliberately misaligned memory: O_DIRECT must bounce it */
+	CU_ASSERT_EQUAL(io_write(e, 4096, wbuf + 1, 8192), 0);
+	CU_ASSERT_EQUAL(io_flush(e), 0);
+	CU_ASSERT_EQUAL(io_read(e, 4096, rbuf, 8192), 0);
+	CU_ASSERT_EQUAL(memcmp(rbuf, wbuf + 1, 8192), 0);
+	CU_ASSERT_EQUAL(io_read(e, (1 << 20) - 512, rbuf, 1024), -ENXIO);
+	if (flags & IO_DIRECT)
+		CU_ASSERT_EQUAL(io_read(e, 100, rbuf, 512), io_fd_get(e) >= 0 ? -EINVAL : 0);
+	io_destroy(e);
+	/* read-only engines refuse writes */
+	CU_ASSERT_FATAL(io_fd_open(path, IO_RDONLY, &e) == 0);
+	CU_ASSERT_EQUAL(io_write(e, 0, rbuf, 512), -EROFS);
+	io_destroy(e);
+	free(wbuf);
+}
+
+static void test_fd(void) { fd_roundtrip(0); }
+static void test_fd_direct(void) { fd_roundtrip(IO_DIRECT); }
+
+static void test_fd_errors(void)
+{
+	struct io_engine *e;
+	CU_ASSERT_EQUAL(io_fd_open("/nonexistent/x", 0, &e), -ENOENT);
+	CU_ASSERT_EQUAL(io_fd_open("/dev/null", 0, &e), -ENOTBLK);
+	CU_ASSERT_EQUAL(io_fd_open(tp_test_tmpdir(), IO_RDONLY, &e), -ENOTBLK);
+}
+
+static void test_fault(void)
+{
+	struct io_engine *m, *f;
+	unsigned char buf[4];
+
+	CU_ASSERT_FATAL(io_mem_create(64, "m", &m) == 0);
+	CU_ASSERT_FATAL(io_fault_create(m, 1, &f) == 0);
+	io_fault_set(f, IO_FAULT_DROP, 2);
+	CU_ASSERT_EQUAL(io_write(f, 0, "a", 1), 0);
+	CU_ASSERT_EQUAL(io_write(f, 1, "b", 1), 0);
+	CU_ASSERT_EQUAL(io_write(f, 2, "c", 1), 0); /* dropped */
+	CU_ASSERT_EQUAL(io_write(f, 3, "d", 1), 0); /* dropped */
+	CU_ASSERT_EQUAL(io_read(f, 0, buf, 4), 0);
+	CU_ASSERT_EQUAL(memcmp(buf, "ab\0\0", 4), 0);
+	CU_ASSERT_EQUAL(io_fault_writes(f), 4);
+	io_fault_set(f, IO_FAULT_FAIL, 5);
+	CU_ASSERT_EQUAL(io_write(f, 4, "e", 1), 0);
+	CU_ASSERT_EQUAL(io_write(f, 5, "f", 1), -EIO);
+	CU_ASSERT_EQUAL(io_flush(f), -EIO);
+	io_fault_set(f, IO_FAULT_NONE, 0);
+	CU_ASSERT_EQUAL(io_write(f, 6, "g", 1), 0);
+	CU_ASSERT_EQUAL(io_read(f, 4, buf, 3), 0);
+	CU_ASSERT_EQUAL(memcmp(buf, "e\0g", 3), 0);
+	io_destroy(f);
+}
+
+static void test_window(void)
+{
+	struct io_engine *m, *w;
+	unsigned char buf[8];
+
+	CU_ASSERT_FATAL(io_mem_create(1024, "m", &m) == 0);
+	CU_ASSERT_EQUAL(io_window_create(m, 1000, 100, 0, &w), -ENXIO);
+	CU_ASSERT_FATAL(io_window_create(m, 512, 256, 0, &w) == 0);
+	CU_ASSERT_EQUAL(w->size, 256);
+	CU_ASSERT_EQUAL(io_write(w, 0, "xyz", 3), 0);
+	CU_ASSERT_EQUAL(memcmp(io_mem_data(m) + 512, "xyz", 3), 0);
+	CU_ASSERT_EQUAL(io_read(w, 250, buf, 8), -ENXIO);
+	CU_ASSERT_EQUAL(io_write(w, 256, buf, 1), -ENXIO);
+	io_destroy(w);
+	io_destroy(m);
+}
+
+static void test_lock(void)
+{
+	struct tp_lock *a, *b;
+	setenv("TPTOOLS_DIR", tp_test_tmpdir(), 1);
+	CU_ASSERT_FATAL(tp_lock_acquire("pool1", TP_LOCK_EXCL, &a) == 0);
+	/* flock locks are per open file: a second open conflicts even in-process */
+	CU_ASSERT_EQUAL(tp_lock_acquire("pool1", TP_LOCK_EXCL | TP_LOCK_NOWAIT, &b), -EWOULDBLOCK);
+	CU_ASSERT_EQUAL(tp_lock_acquire("pool2", TP_LOCK_EXCL | TP_LOCK_NOWAIT, &b), 0);
+	tp_lock_release(b);
+	tp_lock_release(a);
+	CU_ASSERT_EQUAL(tp_lock_acquire("pool1", TP_LOCK_SHARED | TP_LOCK_NOWAIT, &a), 0);
+	CU_ASSERT_EQUAL(tp_lock_acquire("pool1", TP_LOCK_SHARED | TP_LOCK_NOWAIT, &b), 0);
+	tp_lock_release(a);
+	tp_lock_release(b);
+	CU_ASSERT_EQUAL(tp_lock_acquire("../x", TP_LOCK_EXCL, &a), -EINVAL);
+	tp_lock_release(NULL);
+}
+
+TP_TEST_SUITE(io, NULL, NULL,
+	      { "memory engine", test_mem },
+	      { "fd engine", test_fd },
+	      { "fd engine O_DIRECT, unaligned buffer", test_fd_direct },
+	      { "fd engine errors", test_fd_errors },
+	      { "fault engine drop and fail", test_fault },
+	      { "window engine", test_window },
+	      { "flock locks", test_lock })

@@ -1,0 +1,111 @@
+/* Size parsing and printing (lib/base/units). */
+#include "lib/base/units.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void expect_ok(const char *s, char def, uint64_t want)
+{
+	uint64_t got = 0;
+	int r = tp_size_parse(s, def, &got, NULL, 0);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_EQUAL(got, want);
+}
+
+static void expect_err(const char *s, int err)
+{
+	uint64_t got = 12345;
+	char why[160] = "";
+	int r = tp_size_parse(s, 'm', &got, why, sizeof(why));
+	CU_ASSERT_EQUAL(r, err);
+	CU_ASSERT_EQUAL(got, 12345);	/* untouched on error */
+	CU_ASSERT(strlen(why) > 10);	/* a real explanation */
+}
+
+static void test_parse_units(void)
+{
+	expect_ok("0", 'm', 0);
+	expect_ok("1", 'b', 1);
+	expect_ok("512", 'b', 512);
+	expect_ok("1s", 'm', 512);
+	expect_ok("8S", 'm', 4096);
+	expect_ok("1k", 'm', 1024);
+	expect_ok("1K", 'm', 1024);
+	expect_ok("100G", 'm', 100ull << 30);
+	expect_ok("100g", 'm', 100ull << 30);
+	expect_ok("100GiB", 'm', 100ull << 30);
+	expect_ok("100GB", 'm', 100ull << 30);
+	expect_ok("2T", 'm', 2ull << 40);
+	expect_ok("3P", 'm', 3ull << 50);
+	expect_ok("64", 'k', 64ull << 10);
+	expect_ok("16", 'm', 16ull << 20);
+	expect_ok("1.5G", 'm', 3ull << 29);
+	expect_ok("0.5k", 'm', 512);
+	expect_ok("1.001k", 'm', 1026); /* 1025.024 rounds up to a whole byte */
+	expect_ok("16383P", 'm', 16383ull << 50);
+	expect_ok("18446744073709551615b", 'm', UINT64_MAX);
+}
+
+static void test_parse_rejects(void)
+{
+	expect_err("", -EINVAL);
+	expect_err("12Q", -EINVAL);
+	expect_err("-5G", -EINVAL);
+	expect_err("+5G", -EINVAL);
+	expect_err("G", -EINVAL);
+	expect_err("abc", -EINVAL);
+	expect_err("5G5", -EINVAL);
+	expect_err("5 G", -EINVAL);
+	expect_err("1.", -EINVAL);
+	expect_err("1.5.5G", -EINVAL);
+	expect_err("99999999999P", -ERANGE);
+	expect_err("16384P", -ERANGE);
+	expect_err("18446744073709551616b", -ERANGE);
+	expect_err("99999999999999999999999", -ERANGE);
+	expect_err("1sB", -EINVAL);
+}
+
+static void test_parse_null(void)
+{
+	uint64_t v;
+	CU_ASSERT_EQUAL(tp_size_parse(NULL, 'm', &v, NULL, 0), -EINVAL);
+}
+
+static void test_format(void)
+{
+	char b[64];
+	CU_ASSERT_STRING_EQUAL(tp_size_format(100ull << 30, 'h', b, sizeof(b)), "100 GiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(3ull << 29, 'h', b, sizeof(b)), "1.50 GiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(0, 'h', b, sizeof(b)), "0 B");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1023, 'h', b, sizeof(b)), "1023 B");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 20, 's', b, sizeof(b)), "2048s");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 20, 'k', b, sizeof(b)), "1024k");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1536ull << 10, 'M', b, sizeof(b)), "1.50m");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(5, 'b', b, sizeof(b)), "5b");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(2ull << 50, 'h', b, sizeof(b)), "2 PiB");
+}
+
+static void test_roundtrip(void)
+{
+	static const char units[] = "bskmgtp";
+	char b[64];
+	for (const char *u = units; *u; u++) {
+		/* 3 PiB prints exactly in every unit */
+		uint64_t v, want = 3ull << 50;
+		tp_size_format(want, *u, b, sizeof(b));
+		CU_ASSERT_EQUAL(tp_size_parse(b, 'b', &v, NULL, 0), 0);
+		CU_ASSERT_EQUAL(v, want);
+	}
+	CU_ASSERT(tp_units_valid('h'));
+	CU_ASSERT(tp_units_valid('G'));
+	CU_ASSERT(!tp_units_valid('x'));
+	CU_ASSERT(!tp_units_valid('\0'));
+}
+
+TP_TEST_SUITE(units, NULL, NULL,
+	      { "parse units", test_parse_units },
+	      { "parse rejects garbage, signs, overflow", test_parse_rejects },
+	      { "parse NULL", test_parse_null },
+	      { "format", test_format },
+	      { "format/parse round trip", test_roundtrip })

@@ -1,0 +1,200 @@
+/* cli.c - dispatch and common option handling. See cli.h. */
+#include "tools/cli.h"
+#include "lib/base/exitcodes.h"
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct tp_cli tp_cli;
+
+enum { OPT_VERBOSE = 1000, OPT_QUIET, OPT_VERSION, OPT_HELP, OPT_USAGE };
+
+static const struct poptOption common_options[] = {
+	{ "verbose", 'v', POPT_ARG_NONE, NULL, OPT_VERBOSE,
+	  "more messages; repeat for more detail", NULL },
+	{ "quiet", 'q', POPT_ARG_NONE, NULL, OPT_QUIET, "fewer messages; -qq: errors too", NULL },
+	{ "yes", 'y', POPT_ARG_NONE, &tp_cli.yes, 0, "answer yes to every question", NULL },
+	{ "version", '\0', POPT_ARG_NONE, NULL, OPT_VERSION, "print the version and exit", NULL },
+	{ "help", 'h', POPT_ARG_NONE, NULL, OPT_HELP, "show this help and exit", NULL },
+	{ "usage", '\0', POPT_ARG_NONE, NULL, OPT_USAGE, "show a short usage message", NULL },
+	POPT_TABLEEND
+};
+
+static void print_version(void)
+{
+	printf("tptools %s\n", TP_VERSION);
+}
+
+int cli_usage_error(const struct tp_command *cmd, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_error("%s", msg);
+	fprintf(stderr, "Try '%s --help' for more information.\n", cmd ? cmd->name : "tp");
+	return TP_EXIT_USAGE;
+}
+
+void cli_end(struct cli *cli)
+{
+	if (cli->ctx)
+		poptFreeContext(cli->ctx);
+	cli->ctx = NULL;
+}
+
+int cli_begin(struct cli *cli, const struct tp_command *cmd, const struct poptOption *opts,
+	      int argc, const char **argv)
+{
+	const struct poptOption table[3] = {
+		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, (void *)opts, 0, "Options:", NULL },
+		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, (void *)common_options, 0,
+		  "Common options:", NULL },
+		POPT_TABLEEND
+	};
+	char synopsis[256];
+	int rc, code = CLI_CONTINUE;
+
+	memset(&tp_cli, 0, sizeof(tp_cli));
+	tp_log_set_verbosity(0);
+	cli->cmd = cmd;
+	memcpy(cli->table, table, sizeof(table));
+	cli->ctx = poptGetContext(cmd->name, argc, argv, cli->table, 0);
+	if (!cli->ctx)
+		return TP_EXIT_FAILED;
+	snprintf(synopsis, sizeof(synopsis), "[OPTION...] %s", cmd->args ? cmd->args : "");
+	poptSetOtherOptionHelp(cli->ctx, synopsis);
+	while (code == CLI_CONTINUE && (rc = poptGetNextOpt(cli->ctx)) > 0) {
+		switch (rc) {
+		case OPT_VERBOSE: tp_cli.verbose++; break;
+		case OPT_QUIET: tp_cli.quiet++; break;
+		case OPT_VERSION:
+			print_version();
+			code = TP_EXIT_OK;
+			break;
+		case OPT_HELP:
+			printf("%s - %s\n\n", cmd->name, cmd->summary);
+			poptPrintHelp(cli->ctx, stdout, 0);
+			code = TP_EXIT_OK;
+			break;
+		case OPT_USAGE:
+			poptPrintUsage(cli->ctx, stdout, 0);
+			code = TP_EXIT_OK;
+			break;
+		default:
+			break;
+		}
+	}
+	if (code == CLI_CONTINUE && rc < -1)
+		code = cli_usage_error(cmd, "%s: %s", poptBadOption(cli->ctx, POPT_BADOPTION_NOALIAS),
+				       poptStrerror(rc));
+	if (code != CLI_CONTINUE) {
+		cli_end(cli);
+		return code;
+	}
+	tp_log_set_verbosity(tp_cli.verbose - tp_cli.quiet);
+	return CLI_CONTINUE;
+}
+
+int cli_args(struct cli *cli, int min, int max, const char ***args, int *nargs)
+{
+	const char **a = poptGetArgs(cli->ctx);
+	int n = 0;
+
+	while (a && a[n])
+		n++;
+	if (n < min)
+		return cli_usage_error(cli->cmd, "missing argument: expected %s",
+				       cli->cmd->args ? cli->cmd->args : "more arguments");
+	if (max >= 0 && n > max)
+		return cli_usage_error(cli->cmd, "unexpected argument '%s'", a[max]);
+	*args = a;
+	*nargs = n;
+	return CLI_CONTINUE;
+}
+
+int cli_size(const struct tp_command *cmd, const char *opt, const char *val, char default_unit,
+	     uint64_t *bytes)
+{
+	char why[160];
+
+	if (tp_size_parse(val, default_unit, bytes, why, sizeof(why)))
+		return cli_usage_error(cmd, "invalid size '%s' for %s: %s", val ? val : "", opt, why);
+	return CLI_CONTINUE;
+}
+
+int cli_confirm(const char *fmt, ...)
+{
+	char line[64];
+	va_list ap;
+
+	if (tp_cli.yes)
+		return 1;
+	if (!isatty(STDIN_FILENO)) {
+		log_error("refusing to ask a question without a terminal; add --yes to confirm");
+		return 0;
+	}
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" [y/n]: ", stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static void print_commands(FILE *f)
+{
+	fprintf(f, "Usage: tp COMMAND [OPTION...] [ARG...]   (or run a command by its own name)\n\n"
+		   "tptools %s - thin-provisioned pools and volumes\n\nCommands:\n",
+		TP_VERSION);
+	for (unsigned i = 0; i < tp_ncommands; i++)
+		fprintf(f, "  %-14s %-11s %s\n", tp_commands[i].name,
+			tp_commands[i].alias ? tp_commands[i].alias : "", tp_commands[i].summary);
+	if (!tp_ncommands)
+		fprintf(f, "  (none yet)\n");
+	fprintf(f, "\n'tp COMMAND --help' or 'COMMAND --help' shows a command's options.\n"
+		   "Exit codes: 0 ok, 3 bad command line, 5 failed (see tptools(7)).\n");
+}
+
+int tp_main(int argc, const char **argv)
+{
+	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	const struct tp_command *cmd;
+
+	base = base ? base + 1 : (argc > 0 ? argv[0] : "tp");
+	tp_log_init(base);
+	cmd = tp_command_find(base);
+	if (!cmd) {
+		/* Invoked as tp (or an unknown name): the command is argv[1]. */
+		if (argc < 2) {
+			print_commands(stderr);
+			return TP_EXIT_USAGE;
+		}
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+		    !strcmp(argv[1], "help")) {
+			print_commands(stdout);
+			return TP_EXIT_OK;
+		}
+		if (!strcmp(argv[1], "--version")) {
+			print_version();
+			return TP_EXIT_OK;
+		}
+		cmd = tp_command_find(argv[1]);
+		if (!cmd) {
+			log_error("unknown command '%s'; 'tp --help' lists the commands", argv[1]);
+			return TP_EXIT_USAGE;
+		}
+		argc--;
+		argv++;
+		tp_log_init(cmd->name);
+	}
+	return cmd->run(cmd, argc, argv);
+}

@@ -1,0 +1,7 @@
+/* tp.c - main() of the multi-call binary; everything else is in cli.c. */
+#include "tools/cli.h"
+
+int main(int argc, char **argv)
+{
+	return tp_main(argc, (const char **)argv);
+}
