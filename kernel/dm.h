@@ -1,0 +1,279 @@
+/* dm.h - the device-mapper interface: names, tables, device operations,
+ * pool messages and status parsing for the kernel's linear, thin-pool and
+ * thin targets, through libdevmapper tasks.
+ *
+ * Owns: every dm ioctl tptools issues, the dm name/uuid scheme of our
+ * devices, and libdevmapper's log output (routed to log_debug(KERNEL); our
+ * own errors are logged once, naming the device and the kernel's reason).
+ * Calls only lib/base and libdevmapper.
+ *
+ * Contract
+ * - Every function returns 0 or -errno. The errno of a failed ioctl is
+ *   passed up as the kernel gave it (dm_task_get_errno): -ENXIO no such
+ *   device, -EEXIST name/uuid or thin id in use, -EBUSY device open,
+ *   -EINVAL bad table/message (the kernel log says why), -EOPNOTSUPP pool
+ *   read-only/failed. Builders and parsers return -EINVAL for bad
+ *   arguments, -ENAMETOOLONG when a result does not fit, -EPROTO for a
+ *   status line they cannot read (logged with the line).
+ * - No kernel support: tp_dm_check_available() returns -ENODEV (no
+ *   device-mapper at all) or -EOPNOTSUPP (no thin-pool target, or a version
+ *   older than we accept) and fills WHY with a sentence for the user. The
+ *   device operations below return the same codes and log WHY, changing
+ *   nothing, when called on such a kernel.
+ * - udev: create/resume/remove/rename wait for udev through a cookie
+ *   (dm_task_set_cookie + dm_udev_wait). With udev absent or
+ *   DM_DISABLE_UDEV=1, libdevmapper creates /dev/mapper nodes itself; we
+ *   detect "udev not running" (no /run/udev/control) and turn udev sync
+ *   off so nodes are still made. Devices created with TP_DM_INTERNAL carry
+ *   the cookie flags that keep other udev rules (blkid, filesystems, links)
+ *   off them; udev/11-dm-tptools.rules does the same from the uuid.
+ *
+ * Naming (pure, unit tested)
+ * - dm names: "<pool>-<vol>" for volumes, "<pool>-tpool", "<pool>-tmeta",
+ *   "<pool>-tdata" for the pool's internal devices. A '-' inside a pool or
+ *   volume name is doubled (LVM's escaping), so `dmsetup splitname` and
+ *   dm_split_lvm_name() split our names back into pool and volume, and the
+ *   udev rules use that to make /dev/<pool>/<vol>. Volume names "tpool",
+ *   "tmeta" and "tdata" would collide: tp_dm_vol_name_reserved() says so,
+ *   lib/pool refuses them.
+ * - dm uuids: "TPTOOLS-<pool uuid>-<role>", role "tpool", "tmeta", "tdata"
+ *   or "thin<dev_id>" (decimal). Renaming a volume keeps its uuid.
+ *
+ * Tables (pure, unit tested): a table is an array of struct tp_dm_target;
+ * params are the kernel's strings (THIN-METADATA-FORMAT.md section 7).
+ * Devices in params are "major:minor" or a path, as the caller gives them.
+ */
+#ifndef TP_KERNEL_DM_H
+#define TP_KERNEL_DM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+
+#define TP_DM_UUID_PREFIX "TPTOOLS-"
+#define TP_DM_NAME_MAX 128	/* DM_NAME_LEN, including the NUL */
+#define TP_DM_UUID_MAX 129	/* DM_UUID_LEN, including the NUL */
+#define TP_DM_PARAMS_MAX 1024
+#define TP_DM_TYPE_MAX 16	/* DM_MAX_TYPE_NAME */
+
+/* thin-pool data block size limits, in 512-byte sectors */
+#define TP_DM_POOL_BLOCK_MIN 128u
+#define TP_DM_POOL_BLOCK_MAX 2097152u
+#define TP_DM_THIN_ID_MAX 16777215u	/* 2^24 - 1 */
+
+/* Oldest thin-pool target we accept (error_if_no_space, needs_check). */
+#define TP_DM_THIN_POOL_MIN_MAJOR 1
+#define TP_DM_THIN_POOL_MIN_MINOR 11
+
+/* ---------------------------------------------------------------- names */
+
+enum tp_dm_role {
+	TP_DM_ROLE_THIN,	/* a thin volume or snapshot: <pool>-<vol>, thin<id> */
+	TP_DM_ROLE_POOL,	/* the thin-pool target: <pool>-tpool */
+	TP_DM_ROLE_TMETA,	/* linear over the thin metadata area */
+	TP_DM_ROLE_TDATA,	/* linear over the data area */
+};
+
+/* "<pool>-<vol>" (VOL used only for TP_DM_ROLE_THIN) with '-' doubled
+ * inside each part. -EINVAL for empty names or names with '/' or
+ * whitespace, -ENAMETOOLONG if it does not fit LEN or TP_DM_NAME_MAX. */
+int tp_dm_name(char *buf, size_t len, const char *pool, enum tp_dm_role role, const char *vol)
+	TP_MUST_CHECK;
+
+/* "TPTOOLS-<pool_uuid>-<role>" (DEV_ID used only for TP_DM_ROLE_THIN). */
+int tp_dm_uuid(char *buf, size_t len, const char *pool_uuid, enum tp_dm_role role,
+	       uint32_t dev_id) TP_MUST_CHECK;
+
+/* Split one of our uuids: the pool uuid into POOL_UUID, role and dev_id.
+ * -EINVAL when UUID is not ours or malformed. */
+int tp_dm_uuid_parse(const char *uuid, char *pool_uuid, size_t len, enum tp_dm_role *role,
+		     uint32_t *dev_id) TP_MUST_CHECK;
+
+/* true for volume names that collide with internal device names */
+bool tp_dm_vol_name_reserved(const char *vol);
+
+/* /dev/mapper/<dm name> */
+int tp_dm_path(char *buf, size_t len, const char *dm_name) TP_MUST_CHECK;
+
+/* --------------------------------------------------------------- tables */
+
+struct tp_dm_target {
+	uint64_t start;		/* sectors */
+	uint64_t length;	/* sectors */
+	char type[TP_DM_TYPE_MAX];
+	char params[TP_DM_PARAMS_MAX];
+};
+
+/* linear over a byte range of DEV: OFFSET and LENGTH must be multiples of
+ * 512 and LENGTH > 0 (-EINVAL otherwise). START is in sectors. */
+int tp_dm_linear(struct tp_dm_target *t, uint64_t start, const char *dev, uint64_t offset,
+		 uint64_t length) TP_MUST_CHECK;
+
+enum tp_dm_pool_feature {
+	TP_DM_SKIP_BLOCK_ZEROING = 1u << 0,
+	TP_DM_IGNORE_DISCARD = 1u << 1,
+	TP_DM_NO_DISCARD_PASSDOWN = 1u << 2,
+	TP_DM_POOL_READ_ONLY = 1u << 3,
+	TP_DM_ERROR_IF_NO_SPACE = 1u << 4,
+};
+
+struct tp_dm_pool_params {
+	const char *meta_dev;		/* "major:minor" or path */
+	const char *data_dev;
+	uint32_t block_sectors;		/* data block size: 128..2097152, multiple of 128 */
+	uint64_t low_water_blocks;	/* free data blocks left when the event fires */
+	unsigned features;		/* enum tp_dm_pool_feature */
+};
+
+/* thin-pool over DATA_SECTORS (rounded down to whole blocks by the caller:
+ * -EINVAL if not a multiple of the block size, or 0). -EINVAL for a bad
+ * block size, equal metadata and data devices, or ignore_discard together
+ * with no_discard_passdown (the kernel allows at most 4 feature args). */
+int tp_dm_thin_pool(struct tp_dm_target *t, uint64_t data_sectors,
+		    const struct tp_dm_pool_params *p) TP_MUST_CHECK;
+
+/* thin device DEV_ID of POOL_DEV, LENGTH sectors; ORIGIN (external origin,
+ * read-only) may be NULL. */
+int tp_dm_thin(struct tp_dm_target *t, uint64_t length, const char *pool_dev, uint32_t dev_id,
+	       const char *origin) TP_MUST_CHECK;
+
+/* --------------------------------------------------------------- status */
+
+enum tp_dm_pool_mode {
+	TP_DM_MODE_UNKNOWN = 0,	/* field absent (older kernel) */
+	TP_DM_MODE_RW,
+	TP_DM_MODE_RO,
+	TP_DM_MODE_OUT_OF_DATA,
+};
+
+enum tp_dm_discard {
+	TP_DM_DISCARD_UNKNOWN = 0,
+	TP_DM_DISCARD_PASSDOWN,
+	TP_DM_DISCARD_NO_PASSDOWN,
+	TP_DM_DISCARD_IGNORE,
+};
+
+struct tp_dm_pool_status {
+	bool fail;			/* the line was "Fail": the pool failed */
+	bool error;			/* "Error": the kernel could not read its metadata */
+	unsigned nfields;		/* fields present (older kernels: fewer) */
+	uint64_t transaction_id;
+	uint64_t used_meta_blocks;	/* 4 KiB blocks, reserve included */
+	uint64_t total_meta_blocks;
+	uint64_t used_data_blocks;	/* data blocks */
+	uint64_t total_data_blocks;
+	bool has_held_root;
+	uint64_t held_root;		/* metadata snapshot block */
+	enum tp_dm_pool_mode mode;
+	enum tp_dm_discard discard;
+	bool error_if_no_space;		/* valid when nfields >= 8 */
+	bool needs_check;		/* valid when nfields >= 9 */
+	bool has_meta_low_water;
+	uint64_t meta_low_water;	/* 4 KiB blocks */
+};
+
+struct tp_dm_thin_status {
+	bool fail;			/* "Fail": its pool failed */
+	bool inactive;			/* "-": not opened by the target */
+	uint64_t mapped_sectors;
+	bool has_highest;
+	uint64_t highest_sector;	/* highest mapped sector, valid if has_highest */
+};
+
+/* Parse the params part of one status line (after "<start> <len> <type>").
+ * Tolerates missing trailing fields; -EPROTO for garbage (logged). */
+int tp_dm_parse_pool_status(const char *params, struct tp_dm_pool_status *st) TP_MUST_CHECK;
+int tp_dm_parse_thin_status(const char *params, struct tp_dm_thin_status *st) TP_MUST_CHECK;
+
+/* -------------------------------------------------- kernel: availability */
+
+/* 0 when device-mapper with the thin-pool, thin and linear targets (and a
+ * thin-pool version >= TP_DM_THIN_POOL_MIN_*) is usable; else -ENODEV or
+ * -EOPNOTSUPP with a sentence in WHY (nothing logged). */
+int tp_dm_check_available(char *why, size_t len) TP_MUST_CHECK;
+
+/* Version of a loaded target: -ENOENT if the kernel has no such target,
+ * -ENODEV without device-mapper. */
+int tp_dm_target_version(const char *target, uint32_t version[3]) TP_MUST_CHECK;
+
+/* ---------------------------------------------------- kernel: devices */
+
+enum tp_dm_flags {
+	TP_DM_INTERNAL = 1u << 0,	/* udev: other rules keep off (pool, tmeta, tdata) */
+	TP_DM_READ_ONLY = 1u << 1,	/* create/load the table read-only */
+	TP_DM_NOFLUSH = 1u << 2,	/* suspend/status without flushing (queued I/O stays) */
+	TP_DM_NOLOCKFS = 1u << 3,	/* suspend without freezing a filesystem on top */
+};
+
+struct tp_dm_info {
+	uint32_t major, minor;
+	int32_t open_count;
+	uint32_t target_count;
+	uint32_t event_nr;
+	bool suspended;
+	bool live_table;
+	bool inactive_table;
+	bool read_only;
+	char uuid[TP_DM_UUID_MAX];
+};
+
+/* Create NAME with UUID (may be NULL) and TABLE, and make it live (create,
+ * load, resume); on failure nothing is left behind. -EEXIST if NAME or UUID
+ * is in use. FLAGS: TP_DM_INTERNAL, TP_DM_READ_ONLY. */
+int tp_dm_create(const char *name, const char *uuid, const struct tp_dm_target *table,
+		 unsigned n, unsigned flags) TP_MUST_CHECK;
+
+/* Load TABLE as NAME's inactive table; tp_dm_resume() makes it live. */
+int tp_dm_load(const char *name, const struct tp_dm_target *table, unsigned n,
+	       unsigned flags) TP_MUST_CHECK;
+
+/* FLAGS: TP_DM_NOFLUSH, TP_DM_NOLOCKFS. */
+int tp_dm_suspend(const char *name, unsigned flags) TP_MUST_CHECK;
+int tp_dm_resume(const char *name) TP_MUST_CHECK;
+
+/* Remove NAME (retrying briefly while it is open, e.g. by a udev probe):
+ * -ENXIO if it does not exist, -EBUSY if still open. */
+int tp_dm_remove(const char *name) TP_MUST_CHECK;
+
+/* -ENXIO if NAME does not exist (not logged: callers ask to find out). */
+int tp_dm_info(const char *name, struct tp_dm_info *info) TP_MUST_CHECK;
+
+/* "major:minor" of an existing device, for use in another table. */
+int tp_dm_devno(const char *name, char *buf, size_t len) TP_MUST_CHECK;
+
+/* Raw status (or, with TABLE true, table) line of a one-target device:
+ * TYPE and PARAMS of its first target. FLAGS: TP_DM_NOFLUSH. */
+int tp_dm_target_line(const char *name, bool table, unsigned flags, char *type, size_t type_len,
+		      char *params, size_t params_len) TP_MUST_CHECK;
+
+/* Status of a thin-pool / thin device, parsed. -EINVAL if NAME is not of
+ * that type. A pool status commits the pool's metadata unless FLAGS has
+ * TP_DM_NOFLUSH. */
+int tp_dm_pool_status(const char *name, unsigned flags, struct tp_dm_pool_status *st)
+	TP_MUST_CHECK;
+int tp_dm_thin_status(const char *name, struct tp_dm_thin_status *st) TP_MUST_CHECK;
+
+/* Call FN for every dm device whose uuid starts with UUID_PREFIX (e.g.
+ * "TPTOOLS-<pool uuid>-"), in the kernel's order; stops at FN's first
+ * non-zero return and passes it up. */
+int tp_dm_list(const char *uuid_prefix,
+	       int (*fn)(const char *name, const char *uuid, void *arg), void *arg) TP_MUST_CHECK;
+
+/* --------------------------------------------------- pool messages */
+
+/* Send MSG to sector 0 of the pool device POOL (a dm name). */
+int tp_dm_message(const char *pool, const char *msg) TP_MUST_CHECK;
+
+int tp_dm_create_thin(const char *pool, uint32_t dev_id) TP_MUST_CHECK;
+/* The origin must be suspended (or not active) around this call. */
+int tp_dm_create_snap(const char *pool, uint32_t dev_id, uint32_t origin_id) TP_MUST_CHECK;
+/* -EBUSY while the thin device is active. */
+int tp_dm_delete_thin(const char *pool, uint32_t dev_id) TP_MUST_CHECK;
+/* Compare-and-swap: -EINVAL when the pool's id is not CUR. */
+int tp_dm_set_transaction_id(const char *pool, uint64_t cur, uint64_t next) TP_MUST_CHECK;
+int tp_dm_reserve_metadata_snap(const char *pool) TP_MUST_CHECK;
+int tp_dm_release_metadata_snap(const char *pool) TP_MUST_CHECK;
+
+#endif
