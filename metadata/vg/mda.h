@@ -1,0 +1,111 @@
+/* mda.h - the VG metadata area: two slots of VG text on EACH pool device.
+ *
+ * Owns: the on-disk slot format (byte offsets in mda.c and
+ * man/tp-metadata.5) and the commit / read protocol. It stores opaque
+ * text; vg.h turns text into a struct vg and back.
+ *
+ * Geometry: the area is label.mda of each device. It holds two slots of
+ * mda.size / 2 bytes each; a slot is a 512-byte header (magic, crc of the
+ * header, pool uuid, seqno, text length, crc of the text, own offset)
+ * followed by the text. Text capacity per slot: mda.size / 2 - 512 bytes
+ * (about 510 KiB with the default area: thousands of volumes).
+ *
+ * Commit (vg_mda_commit): on each device in turn, the text with the new
+ * seqno goes into the slot that does NOT hold that device's newest valid
+ * copy (one write of header + text), then the device is flushed. So at
+ * every moment each device keeps its previous valid copy, and a torn or
+ * lost write leaves the old commit readable.
+ *
+ * Read (vg_mda_read): every slot of every device is validated; the copy
+ * with the highest seqno wins. Slots that are corrupt, or devices that do
+ * not hold the winning seqno, are reported (struct vg_mda_status) so the
+ * caller can say so and repair them: the next commit rewrites every device.
+ * Two valid copies with the same seqno but different text are -EUCLEAN
+ * (never happens in a correct history: say so rather than guess).
+ *
+ * All functions return 0 or -errno: -ENOSPC for text that does not fit a
+ * slot (logged with both sizes), -ENODATA when no device holds a valid
+ * copy (a freshly formatted area, or every copy destroyed), -EUCLEAN for
+ * inconsistencies that must not be guessed at. */
+#ifndef TP_VG_MDA_H
+#define TP_VG_MDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "lib/base/io.h"
+#include "metadata/vg/label.h"
+
+#define VG_MDA_MAGIC "TPVGMDA\x01"	/* 8 bytes at slot offset 4 */
+#define VG_MDA_SLOT_HEADER 512u
+#define VG_MDA_SLOTS 2
+#define VG_MDA_MAX_DEVICES 2		/* a pool has a data and a meta device */
+
+/* One labelled pool device: an open engine and its label (read with
+ * vg_label_read or just written). The caller owns both. */
+struct vg_pv {
+	struct io_engine *io;
+	struct vg_label label;
+};
+
+enum vg_slot_state {
+	VG_SLOT_EMPTY = 0,	/* no magic: never written (or wiped) */
+	VG_SLOT_VALID,		/* header and text check out */
+	VG_SLOT_CORRUPT,	/* our magic, but a crc / bound / uuid check failed */
+};
+
+struct vg_mda_slot_status {
+	enum vg_slot_state state;
+	uint64_t seqno;		/* VALID only */
+};
+
+/* What vg_mda_read found on each device (index = position in the pvs
+ * array given to vg_mda_read). */
+struct vg_mda_status {
+	unsigned nr_pvs;
+	struct vg_mda_slot_status slot[VG_MDA_MAX_DEVICES][VG_MDA_SLOTS];
+	int read_error[VG_MDA_MAX_DEVICES];	/* -errno reading that device, or 0 */
+	uint64_t seqno;		/* the winning (newest valid) seqno */
+	/* 1 when some device lacks a valid copy of the winning seqno or has a
+	 * corrupt slot; the next vg_mda_commit puts it right. */
+	int needs_repair;
+};
+
+/* Largest text (bytes) one slot of LABEL's area can hold. */
+size_t vg_mda_capacity(const struct vg_label *label);
+
+/* Zero both slot headers of the area on IO and flush (tpcreate on a fresh
+ * device, so slots of an earlier pool are not mistaken; tpremove). */
+int vg_mda_format(struct io_engine *io, const struct vg_label *label) TP_MUST_CHECK;
+
+/* Write TEXT (LEN bytes, no NUL needed) with SEQNO to every device as
+ * described above. SEQNO must be greater than any seqno on the devices
+ * (the caller passes vg->seqno + 1 of what it read). Devices must carry
+ * the same pool uuid. On error some devices may hold the new commit and
+ * some not: a following read returns the newest one fully written. */
+int vg_mda_commit(struct vg_pv *pvs, unsigned nr_pvs, uint64_t seqno, const char *text,
+		  size_t len) TP_MUST_CHECK;
+
+/* Read the newest valid copy over all devices. On 0: *TEXT is a malloc'd,
+ * NUL-terminated copy (caller frees), *LEN its length, and STATUS (may be
+ * NULL) says what was found on each slot. A device that cannot be read is
+ * tolerated while another holds a valid copy (recorded in
+ * status->read_error). */
+int vg_mda_read(struct vg_pv *pvs, unsigned nr_pvs, char **text, size_t *len,
+		struct vg_mda_status *status) TP_MUST_CHECK;
+
+/* All valid copies, newest first, for a caller that wants to fall back
+ * when the newest copy's text does not import (vg_read does this).
+ * Fills up to MAX entries; returns how many (>= 0) or -errno. Each
+ * texts[i] is malloc'd and NUL-terminated; free with vg_mda_free_copies. */
+struct vg_mda_copy {
+	uint64_t seqno;
+	char *text;
+	size_t len;
+};
+int vg_mda_read_copies(struct vg_pv *pvs, unsigned nr_pvs, struct vg_mda_copy *copies,
+		       unsigned max, struct vg_mda_status *status) TP_MUST_CHECK;
+void vg_mda_free_copies(struct vg_mda_copy *copies, unsigned n);
+
+#endif

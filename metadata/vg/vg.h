@@ -1,0 +1,155 @@
+/* vg.h - the pool's VG metadata: the in-memory model (struct vg), its text
+ * form in libdevmapper's config syntax, name rules, and the whole-VG
+ * read / commit over the metadata areas of both devices.
+ *
+ * Owns: struct vg and everything hanging off it (one vg_free releases
+ * it); the VG text format (see vg_text.c and man/tp-metadata.5).
+ *
+ * Units: device geometry and volume sizes in BYTES (multiples of 512),
+ * the chunk size in 512-byte SECTORS (as dm-thin tables count it).
+ *
+ * Errors: 0 or -errno. vg_validate (a model built in memory, e.g. from a
+ * command line) fails with -EINVAL; vg_import (text from disk or a backup)
+ * fails with -EUCLEAN for anything wrong in the text. Both log one message
+ * naming the offending key (e.g. "VG text: pool/volumes/www/dev_id: ...").
+ *
+ * Text layout (all keys required unless noted):
+ *   contents = "tptools VG metadata"   version = 1
+ *   pool {
+ *     name, uuid, seqno, format_version, creation_time, creation_host,
+ *     chunk_size (sectors), zero (0|1), discards ("ignore"|"nopassdown"|
+ *     "passdown"), when_full ("queue"|"error"), transaction_id,
+ *     next_dev_id, metadata_area (0|1: which meta area[] is ACTIVE)
+ *     devices { data { ... } meta { ... } }   each: uuid, path (hint, may
+ *       be ""), size, mda_offset, mda_size, area0_offset, area0_size,
+ *       area1_offset, area1_size
+ *     volumes { <name> { dev_id, size, origin (optional, "" = none),
+ *       creation_time, read_only (0|1) } ... }
+ *   }
+ */
+#ifndef TP_VG_VG_H
+#define TP_VG_VG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "metadata/vg/label.h"
+#include "metadata/vg/mda.h"
+#include "metadata/vg/uuid.h"
+
+#define VG_FORMAT_VERSION 1u
+#define VG_HOST_MAX 255
+#define VG_PATH_MAX 1023
+#define VG_DEV_ID_MAX ((1u << 24) - 1)	/* dm-thin device ids are 24-bit */
+#define VG_CHUNK_MIN_SECTORS 128u	/* 64 KiB */
+#define VG_CHUNK_MAX_SECTORS 2097152u	/* 1 GiB */
+#define VG_MAX_VOLUMES 100000u
+
+enum vg_discards {
+	VG_DISCARDS_IGNORE = 0,
+	VG_DISCARDS_NOPASSDOWN,
+	VG_DISCARDS_PASSDOWN,
+};
+
+enum vg_when_full {
+	VG_WHEN_FULL_QUEUE = 0,
+	VG_WHEN_FULL_ERROR,
+};
+
+struct vg_device {
+	char pv_uuid[VG_UUID_LEN + 1];
+	char path[VG_PATH_MAX + 1];	/* last known path; a hint only */
+	uint64_t size;			/* bytes */
+	struct vg_area mda;
+	struct vg_area area[2];		/* as in the label (label.h) */
+};
+
+struct vg_volume {
+	char name[VG_NAME_MAX + 1];
+	uint32_t dev_id;		/* thin device id, < vg.next_dev_id */
+	uint64_t size;			/* virtual size, bytes, > 0, multiple of 512 */
+	char origin[VG_NAME_MAX + 1];	/* snapshot origin's name, "" if none */
+	int64_t creation_time;		/* unix seconds */
+	int read_only;
+};
+
+struct vg {
+	uint32_t format_version;	/* VG_FORMAT_VERSION */
+	char name[VG_NAME_MAX + 1];
+	char uuid[VG_UUID_LEN + 1];
+	uint64_t seqno;			/* of the commit this was read from; >= 1 */
+	int64_t creation_time;
+	char creation_host[VG_HOST_MAX + 1];
+	uint32_t chunk_size;		/* sectors: multiple of 128, 128..2097152 */
+	int zero;			/* zero new chunks (0|1) */
+	enum vg_discards discards;
+	enum vg_when_full when_full;
+	uint64_t transaction_id;	/* <= INT64_MAX */
+	uint32_t next_dev_id;		/* <= VG_DEV_ID_MAX + 1 */
+	unsigned metadata_area;		/* 0|1: the meta device's ACTIVE area[] */
+	struct vg_device dev[VG_NR_ROLES];	/* indexed by enum vg_role */
+	unsigned nr_volumes;
+	unsigned alloc_volumes;
+	struct vg_volume *volumes;	/* nr_volumes entries, in creation order */
+};
+
+/* ---- names ---- */
+
+/* Pool and volume names: 1..64 bytes of [A-Za-z0-9+_.-], not starting
+ * with '-', not "." or "..". Returns 1 if valid; else 0 and, if WHY is not
+ * NULL, a static explanation ("contains '/'", ...) in *WHY. */
+int vg_name_valid(const char *name, const char **why);
+
+/* ---- the model ---- */
+
+/* A zeroed vg (format_version set, no volumes); vg_free(NULL) is fine. */
+struct vg *vg_alloc(void);
+void vg_free(struct vg *vg);
+/* Deep copy: 0 or -ENOMEM. */
+int vg_clone(const struct vg *src, struct vg **out) TP_MUST_CHECK;
+
+/* NULL if there is no such volume. */
+struct vg_volume *vg_find_volume(const struct vg *vg, const char *name);
+struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id);
+
+/* Append a copy of V (validated: name, unique name and dev_id, size,
+ * origin exists): 0, -EINVAL (logged), -EEXIST (duplicate name or dev_id,
+ * logged), -ENOMEM. Does not touch next_dev_id: the caller allocates
+ * dev ids (v->dev_id = vg->next_dev_id++). */
+int vg_add_volume(struct vg *vg, const struct vg_volume *v) TP_MUST_CHECK;
+/* Remove volume NAME: 0 or -ENOENT. Volumes whose origin was NAME keep
+ * existing and get origin "" (as LVM does for thin snapshots). */
+int vg_remove_volume(struct vg *vg, const char *name) TP_MUST_CHECK;
+
+/* Check every field and cross-reference of VG (see the text layout):
+ * 0 or -EINVAL with a message naming the key. */
+int vg_validate(const struct vg *vg) TP_MUST_CHECK;
+
+/* ---- text ---- */
+
+/* VG -> text: validates (-EINVAL) then writes the config text into a
+ * malloc'd NUL-terminated *TEXT (caller frees), *LEN its length. */
+int vg_export(const struct vg *vg, char **text, size_t *len) TP_MUST_CHECK;
+/* Text -> a new vg in *OUT: -EUCLEAN for syntax errors, missing keys,
+ * wrong types, bad or out-of-range values, duplicates (message names the
+ * key); -ENOMEM. TEXT need not be NUL-terminated. */
+int vg_import(const char *text, size_t len, struct vg **out) TP_MUST_CHECK;
+
+/* ---- read / commit over the devices ---- */
+
+/* Read the newest valid VG over PVS (vg_mda_read_copies; a copy whose
+ * text does not import is reported and the next older one is used). The
+ * VG's uuid must match every label's pool_uuid, and the devices' pv uuids
+ * must match the labels (else -EUCLEAN). *OUT gets the vg; STATUS (may be
+ * NULL) the slot report; status->needs_repair is also set when a fallback
+ * past a bad copy happened. */
+int vg_read(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out,
+	    struct vg_mda_status *status) TP_MUST_CHECK;
+
+/* Commit VG: seqno + 1, export, vg_mda_commit to every pv, then a backup
+ * (backup.h; a failed backup is a warning, not an error). On success
+ * vg->seqno holds the new seqno; on failure it is unchanged. */
+int vg_commit(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg) TP_MUST_CHECK;
+
+#endif
