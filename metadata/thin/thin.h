@@ -1,0 +1,144 @@
+/* thin.h - the thin-pool metadata engine: dm-thin's on-disk format
+ * (see /work/shared/THIN-METADATA-FORMAT.md, kept as tp-metadata(5)),
+ * read and written transactionally, byte-compatible with the kernel.
+ *
+ * Owns: one open metadata area (struct thin_md) over a caller-owned
+ * io_engine (a file, a device or a window inside a pool device). The
+ * engine is not destroyed by thin_close.
+ *
+ * Contract:
+ * - Every call returns 0 or -errno. Unknown device: -ENODATA. Existing
+ *   device id: -EEXIST. Device id above THIN_MAX_DEV_ID: -EINVAL. No free
+ *   metadata or data block: -ENOSPC. Corrupt metadata: -EUCLEAN, with the
+ *   block number logged. A read-only handle refuses changes with -EROFS.
+ * - Changes are made in a transaction and become durable only with
+ *   thin_commit(): the superblock (block 0) is the single commit point, so
+ *   a crash at any moment leaves exactly the previous or the new committed
+ *   state. thin_abort() drops everything since the last commit.
+ *   thin_close() does NOT commit.
+ * - After any failed modifying call the transaction must be treated as
+ *   broken: call thin_abort() (the kernel does the same and sets
+ *   needs_check; we leave that decision to the caller).
+ * - Time follows the kernel: the pool time starts at 0 and
+ *   thin_create_snap() increments it; new mappings are stamped with the
+ *   current time; a mapped block is shared iff its device's snap_time is
+ *   greater than the mapping's time.
+ * - Block counts (usage, sizes) are in 4 KiB metadata blocks and in data
+ *   blocks of data_block_size sectors.
+ * - Not thread safe: one thread per handle. */
+#ifndef TP_THIN_H
+#define TP_THIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "lib/base/io.h"
+#include "metadata/thin/thin_ir.h"
+
+#define THIN_METADATA_BLOCK_SIZE 4096u
+#define THIN_MAX_DEV_ID ((1ull << 24) - 1)
+/* 255 bitmaps of 16320 blocks: the metadata space map's hard limit. */
+#define THIN_METADATA_MAX_BLOCKS 4161600ull
+#define THIN_DATA_BLOCK_SIZE_MIN 128u		/* sectors, 64 KiB */
+#define THIN_DATA_BLOCK_SIZE_MAX 2097152u	/* sectors, 1 GiB */
+#define THIN_MAX_DATA_BLOCKS (1ull << 40)	/* block_time packing */
+#define THIN_SB_FLAG_NEEDS_CHECK 1u
+
+struct thin_md;
+
+enum thin_open_flags {
+	THIN_RDONLY = 1 << 0,	/* no changes; commit/abort are no-ops */
+};
+
+/* Write fresh, empty metadata over META (its size / 4096 blocks, capped
+ * at THIN_METADATA_MAX_BLOCKS) and commit it, then return it open.
+ * DATA_BLOCK_SIZE: 128..2097152 sectors, a multiple of 128 (else -EINVAL).
+ * The area needs at least 16 blocks (else -ENOSPC). */
+int thin_format(struct io_engine *meta, uint32_t data_block_size, uint64_t nr_data_blocks,
+		struct thin_md **out) TP_MUST_CHECK;
+/* Open committed metadata. An all-zero superblock is -ENODATA (unformatted);
+ * a bad checksum, magic or block number is -EUCLEAN. */
+int thin_open(struct io_engine *meta, unsigned flags, struct thin_md **out) TP_MUST_CHECK;
+void thin_close(struct thin_md *md);	/* NULL ok; does not commit */
+int thin_commit(struct thin_md *md) TP_MUST_CHECK;
+int thin_abort(struct thin_md *md) TP_MUST_CHECK;
+struct io_engine *thin_io(struct thin_md *md);
+
+/* The in-core superblock (uncommitted changes included). nr_data_blocks
+ * is the data space map's size; metadata_snap the held root or 0. */
+int thin_superblock_info(struct thin_md *md, struct thin_ir_superblock *sb);
+
+/* Devices. create_snap shares ORIGIN's mapping tree (O(1)): time++, the
+ * origin's snap_time and the new device's creation_time/snap_time become
+ * the new time, mapped_blocks is copied. delete drops the device and every
+ * reference its tree held (shared subtrees stay for their other owners). */
+int thin_create_thin(struct thin_md *md, uint64_t dev_id) TP_MUST_CHECK;
+int thin_create_snap(struct thin_md *md, uint64_t dev_id, uint64_t origin_id) TP_MUST_CHECK;
+int thin_delete(struct thin_md *md, uint64_t dev_id) TP_MUST_CHECK;
+int thin_device_info(struct thin_md *md, uint64_t dev_id, struct thin_ir_device *out);
+/* All device ids, ascending, in a malloc'ed array the caller frees (NULL
+ * when there are none). */
+int thin_list_devices(struct thin_md *md, uint64_t **ids, size_t *nr) TP_MUST_CHECK;
+
+/* Compare-and-swap, like the kernel's set_transaction_id message:
+ * -EINVAL if the current id is not OLD_ID. */
+int thin_get_transaction_id(struct thin_md *md, uint64_t *id);
+int thin_set_transaction_id(struct thin_md *md, uint64_t old_id, uint64_t new_id) TP_MUST_CHECK;
+uint32_t thin_get_time(struct thin_md *md);
+
+/* Mappings. insert maps VBLOCK to DBLOCK stamped with the current time and
+ * takes one data reference on DBLOCK (so a block from
+ * thin_alloc_data_block, which already holds one, should have it dropped by
+ * thin_data_dec, or be mapped with thin_insert_mapping_alloced); an
+ * overwritten mapping drops its old data reference. remove drops the data
+ * reference; -ENODATA if VBLOCK is unmapped. DBLOCK beyond the data size:
+ * -EINVAL. */
+int thin_insert_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t dblock)
+	TP_MUST_CHECK;
+/* The kernel's provisioning path: DBLOCK was just allocated (count 1) and
+ * the mapping takes over that reference. */
+int thin_insert_mapping_alloced(struct thin_md *md, uint64_t dev_id, uint64_t vblock,
+				uint64_t dblock) TP_MUST_CHECK;
+int thin_remove_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock) TP_MUST_CHECK;
+/* -ENODATA if unmapped. TIME may be NULL. */
+int thin_lookup(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t *dblock,
+		uint32_t *time);
+/* Allocate a free data block with reference count 1 (-ENOSPC when full).
+ * Blocks freed in this transaction are not reused before the commit. */
+int thin_alloc_data_block(struct thin_md *md, uint64_t *dblock) TP_MUST_CHECK;
+int thin_data_dec(struct thin_md *md, uint64_t dblock) TP_MUST_CHECK;
+int thin_data_count(struct thin_md *md, uint64_t dblock, uint32_t *count);
+int thin_meta_count(struct thin_md *md, uint64_t block, uint32_t *count);
+
+/* Usage. exclusive = mapped blocks whose data reference count is 1,
+ * shared = mapped - exclusive. This walks the device's tree. */
+int thin_device_usage(struct thin_md *md, uint64_t dev_id, uint64_t *mapped,
+		      uint64_t *exclusive, uint64_t *shared);
+int thin_usage(struct thin_md *md, uint64_t *meta_used, uint64_t *meta_total,
+	       uint64_t *data_used, uint64_t *data_total);
+
+/* Growth only (shrinking: -EINVAL). The metadata area's io_engine must
+ * already be large enough (else -ENOSPC). */
+int thin_resize_data(struct thin_md *md, uint64_t nr_blocks) TP_MUST_CHECK;
+int thin_resize_metadata(struct thin_md *md, uint64_t nr_blocks) TP_MUST_CHECK;
+
+/* Metadata snapshot (the kernel's reserve/release_metadata_snap): reserve
+ * commits, then takes a read-only copy of the superblock; -EBUSY if one is
+ * held. release: -EINVAL if none. Both are committed before returning.
+ * Read through it with thin_walk(md, THIN_WALK_METADATA_SNAP, ...). */
+int thin_reserve_metadata_snap(struct thin_md *md) TP_MUST_CHECK;
+int thin_release_metadata_snap(struct thin_md *md) TP_MUST_CHECK;
+int thin_get_metadata_snap(struct thin_md *md, uint64_t *block);
+
+/* NEEDS_CHECK flag. set/clear is written with the next commit. */
+int thin_needs_check(struct thin_md *md);	/* 1, 0 */
+int thin_set_needs_check(struct thin_md *md, int on) TP_MUST_CHECK;
+
+/* Verify every metadata and data reference count of the in-core state
+ * against what a full walk of all trees computes (the model test and
+ * tpcheck use this). Returns 0, or -EUCLEAN after logging each difference
+ * (at most a few dozen lines). */
+int thin_verify_counts(struct thin_md *md) TP_MUST_CHECK;
+
+#endif

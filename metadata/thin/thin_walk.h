@@ -1,0 +1,67 @@
+/* thin_walk.h - the metadata walker: committed on-disk metadata ->
+ * struct thin_ir_visitor (thin_ir.h). Shared by tpdump (-> XML), tpcheck
+ * (-> checks, with a damage visitor) and tprepair (-> thin_builder).
+ *
+ * It reads the superblock (or, with THIN_WALK_METADATA_SNAP, the held
+ * metadata-snapshot copy), the device details tree and the two-level
+ * mapping tree, and drives the visitor in the order thin_ir.h specifies:
+ * devices in ascending dev_id, each device's mappings in per-leaf batches
+ * of runs (consecutive virtual and data blocks with equal time are merged
+ * within a leaf only; emitters merge across batches themselves). The
+ * batch buffer is reused; visitors must copy what they keep.
+ *
+ * Reads go straight to the io_engine in large sequential chunks (leaves
+ * are fetched in batches sorted by block number); nothing is allocated per
+ * mapping. Every node is validated (checksum, own block number, bounds,
+ * key order and key range against its parent, value size, loops).
+ *
+ * Errors: without a damage visitor the first bad node stops the walk with
+ * -EUCLEAN (block number logged); with one, the bad node's lost key range
+ * is reported and the walk goes on (the affected device is still visited,
+ * minus the lost range). Visitor errors are passed up unchanged. */
+#ifndef TP_THIN_WALK_H
+#define TP_THIN_WALK_H
+
+#include <stdint.h>
+
+#include "lib/base/io.h"
+#include "metadata/thin/thin_ir.h"
+
+struct thin_md;
+
+enum thin_walk_flags {
+	THIN_WALK_METADATA_SNAP = 1 << 0,	/* walk the held snapshot; -ENODATA if none */
+	THIN_WALK_SKIP_MAPPINGS = 1 << 1,	/* devices only, no mappings callback */
+};
+
+enum thin_damage_kind {
+	THIN_DAMAGE_SUPERBLOCK,	/* fatal: nothing could be walked */
+	THIN_DAMAGE_DETAILS,	/* details tree: dev ids [begin, end) lost */
+	THIN_DAMAGE_TOP,	/* top-level mapping tree: dev ids [begin, end) lost */
+	THIN_DAMAGE_MAPPINGS,	/* dev_id's bottom tree: vblocks [begin, end) lost */
+	THIN_DAMAGE_MISMATCH,	/* dev_id in one of details/top-level tree only */
+};
+
+struct thin_damage {
+	enum thin_damage_kind kind;
+	uint64_t dev_id;
+	uint64_t begin, end;	/* lost key range, end exclusive (UINT64_MAX = open) */
+	uint64_t block;		/* the bad node */
+	int err;		/* -EUCLEAN, -EIO, ... */
+	const char *what;	/* short description ("bad checksum", ...) */
+};
+
+struct thin_damage_visitor {
+	void *ctx;
+	/* Return 0 to go on, non-zero to stop the walk with that value. */
+	int (*damage)(void *ctx, const struct thin_damage *d);
+};
+
+/* Walk committed metadata on META directly (no thin_md needed). DV may be
+ * NULL. */
+int thin_walk_io(struct io_engine *meta, unsigned flags, const struct thin_ir_visitor *v,
+		 const struct thin_damage_visitor *dv);
+/* Walk MD's committed state (uncommitted changes are not seen). */
+int thin_walk(struct thin_md *md, unsigned flags, const struct thin_ir_visitor *v);
+
+#endif
