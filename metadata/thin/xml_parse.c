@@ -1,0 +1,528 @@
+/* xml_parse.c - thin_dump XML -> thin_ir_visitor, with validation.
+ * See xml_parse.h. */
+#include "metadata/thin/xml_parse.h"
+#include "lib/base/compiler.h"
+
+#include <errno.h>
+#include <expat.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BATCH 1024			/* mapping runs per visitor call */
+#define READ_CHUNK (1u << 20)
+#define MAX_DEV_ID ((1ull << 24) - 1)
+#define MAX_TIME ((1ull << 24) - 1)	/* mapping times are 24 bits on disk */
+#define MAX_DATA_BLOCKS (1ull << 40)	/* data blocks are 40 bits on disk */
+#define MIN_BLOCK_SIZE 128u
+#define MAX_BLOCK_SIZE 2097152u
+
+enum where {
+	AT_TOP,		/* before <superblock> */
+	IN_SUPERBLOCK,
+	IN_DEVICE,
+	IN_MAPPING,	/* inside a mapping element: no children allowed */
+	AT_END,		/* after </superblock> */
+};
+
+struct parser {
+	XML_Parser xp;
+	const struct thin_ir_visitor *v;
+	struct thin_xml_error *err;
+	int rc;			/* first error: -EBADMSG or a visitor's */
+	enum where where;
+	uint64_t nr_data_blocks;
+	int have_dev;		/* a device was seen: last_dev_id is valid */
+	uint64_t last_dev_id;
+	struct thin_ir_device dev;
+	uint64_t next_origin;	/* first origin block the next mapping may use */
+	int origin_full;	/* the previous mapping ended at 2^64 */
+	size_t nbatch;
+	struct thin_ir_mapping batch[BATCH];
+};
+
+static void set_pos(struct parser *p)
+{
+	p->err->line = XML_GetCurrentLineNumber(p->xp);
+	p->err->column = XML_GetCurrentColumnNumber(p->xp) + 1;
+}
+
+/* Record an input error at the current position and stop the parser. */
+static void TP_PRINTF(2, 3) invalid(struct parser *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->rc)
+		return;
+	set_pos(p);
+	va_start(ap, fmt);
+	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
+	va_end(ap);
+	p->rc = -EBADMSG;
+	XML_StopParser(p->xp, XML_FALSE);
+}
+
+/* A visitor returned R (non-zero): stop with it. */
+static void visitor_failed(struct parser *p, int r, const char *what)
+{
+	if (p->rc)
+		return;
+	set_pos(p);
+	snprintf(p->err->msg, sizeof(p->err->msg), "%s: %s", what, strerror(-r));
+	p->rc = r;
+	XML_StopParser(p->xp, XML_FALSE);
+}
+
+/* ---- attributes ---- */
+
+enum { ATTR_STRING = 0 };	/* max == 0: any string, ignored */
+
+struct attr_spec {
+	const char *name;
+	uint64_t max;		/* largest value allowed; ATTR_STRING for text */
+	int required;
+};
+
+/* Plain decimal: digits only, no sign or space, value <= MAX. */
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (d > 9)
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	if (v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* Fill VALS[i] for SPEC[i] from expat's ATTS; unset optional values keep
+ * what the caller put there. Returns 0 or -1 (error recorded). */
+static int get_attrs(struct parser *p, const char *elem, const char **atts,
+		     const struct attr_spec *spec, size_t n, uint64_t *vals)
+{
+	unsigned seen = 0;
+
+	for (size_t a = 0; atts[a]; a += 2) {
+		size_t i;
+		int r;
+
+		for (i = 0; i < n; i++)
+			if (!strcmp(atts[a], spec[i].name))
+				break;
+		if (i == n) {
+			invalid(p, "<%s>: unknown attribute '%s'", elem, atts[a]);
+			return -1;
+		}
+		seen |= 1u << i;
+		if (spec[i].max == ATTR_STRING)
+			continue;
+		r = parse_u64(atts[a + 1], spec[i].max, &vals[i]);
+		if (r == -ERANGE) {
+			invalid(p, "<%s>: %s=\"%s\" is too large (at most %llu)", elem, spec[i].name,
+				atts[a + 1], (unsigned long long)spec[i].max);
+			return -1;
+		}
+		if (r) {
+			invalid(p, "<%s>: %s=\"%s\" is not a decimal number", elem, spec[i].name,
+				atts[a + 1]);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (spec[i].required && !(seen & (1u << i))) {
+			invalid(p, "<%s>: missing attribute '%s'", elem, spec[i].name);
+			return -1;
+		}
+	return 0;
+}
+
+/* ---- elements ---- */
+
+static void flush_batch(struct parser *p)
+{
+	int r;
+
+	if (!p->nbatch)
+		return;
+	if (p->v && p->v->mappings) {
+		r = p->v->mappings(p->v->ctx, p->batch, p->nbatch);
+		if (r)
+			visitor_failed(p, r, "storing mappings");
+	}
+	p->nbatch = 0;
+}
+
+static void start_superblock(struct parser *p, const char **atts)
+{
+	static const struct attr_spec spec[] = {
+		{ "uuid", ATTR_STRING, 0 },
+		{ "time", UINT32_MAX, 1 },
+		{ "transaction", UINT64_MAX, 1 },
+		{ "flags", UINT32_MAX, 0 },
+		{ "version", UINT32_MAX, 0 },
+		{ "data_block_size", UINT32_MAX, 1 },
+		{ "nr_data_blocks", MAX_DATA_BLOCKS, 1 },
+		{ "metadata_snap", UINT64_MAX, 0 },
+	};
+	uint64_t val[8] = { 0, 0, 0, 0, 2, 0, 0, 0 };
+	struct thin_ir_superblock sb;
+	int r;
+
+	if (p->where != AT_TOP) {
+		invalid(p, "<superblock>: only one superblock is allowed");
+		return;
+	}
+	if (get_attrs(p, "superblock", atts, spec, 8, val))
+		return;
+	if (val[4] < 1 || val[4] > 2) {
+		invalid(p, "<superblock>: version=\"%llu\" is not supported (1 or 2)",
+			(unsigned long long)val[4]);
+		return;
+	}
+	if (val[5] < MIN_BLOCK_SIZE || val[5] > MAX_BLOCK_SIZE || val[5] % MIN_BLOCK_SIZE) {
+		invalid(p, "<superblock>: data_block_size=\"%llu\" must be a multiple of 128 "
+			   "between 128 and 2097152 sectors", (unsigned long long)val[5]);
+		return;
+	}
+	memset(&sb, 0, sizeof(sb));
+	sb.time = (uint32_t)val[1];
+	sb.transaction = val[2];
+	sb.flags = (uint32_t)val[3];
+	sb.version = (uint32_t)val[4];
+	sb.data_block_size = (uint32_t)val[5];
+	sb.nr_data_blocks = val[6];
+	sb.metadata_snap = 0;	/* restored metadata never has a metadata snapshot */
+	p->nr_data_blocks = sb.nr_data_blocks;
+	p->where = IN_SUPERBLOCK;
+	if (p->v && p->v->superblock_begin) {
+		r = p->v->superblock_begin(p->v->ctx, &sb);
+		if (r)
+			visitor_failed(p, r, "starting the superblock");
+	}
+}
+
+static void start_device(struct parser *p, const char **atts)
+{
+	static const struct attr_spec spec[] = {
+		{ "dev_id", MAX_DEV_ID, 1 },
+		{ "mapped_blocks", UINT64_MAX, 1 },
+		{ "transaction", UINT64_MAX, 1 },
+		{ "creation_time", UINT32_MAX, 1 },
+		{ "snap_time", UINT32_MAX, 1 },
+	};
+	uint64_t val[5] = { 0 };
+	int r;
+
+	if (p->where != IN_SUPERBLOCK) {
+		invalid(p, "<device>: only allowed directly inside <superblock>");
+		return;
+	}
+	if (get_attrs(p, "device", atts, spec, 5, val))
+		return;
+	if (p->have_dev && val[0] == p->last_dev_id) {
+		invalid(p, "<device>: duplicate dev_id %llu", (unsigned long long)val[0]);
+		return;
+	}
+	if (p->have_dev && val[0] < p->last_dev_id) {
+		invalid(p, "<device>: dev_id %llu follows dev_id %llu; devices must be in "
+			   "ascending dev_id order", (unsigned long long)val[0],
+			(unsigned long long)p->last_dev_id);
+		return;
+	}
+	p->have_dev = 1;
+	p->last_dev_id = val[0];
+	p->dev.dev_id = val[0];
+	p->dev.mapped_blocks = val[1];
+	p->dev.transaction = val[2];
+	p->dev.creation_time = (uint32_t)val[3];
+	p->dev.snap_time = (uint32_t)val[4];
+	p->next_origin = 0;
+	p->origin_full = 0;
+	p->where = IN_DEVICE;
+	if (p->v && p->v->device_begin) {
+		r = p->v->device_begin(p->v->ctx, &p->dev);
+		if (r)
+			visitor_failed(p, r, "starting a device");
+	}
+}
+
+static void add_mapping(struct parser *p, const char *elem, uint64_t origin, uint64_t data,
+			uint64_t len, uint64_t time)
+{
+	struct thin_ir_mapping *m;
+
+	if (p->where != IN_DEVICE) {
+		invalid(p, "<%s>: only allowed inside <device>", elem);
+		return;
+	}
+	if (!len) {
+		invalid(p, "<%s>: length must be at least 1", elem);
+		return;
+	}
+	if (p->origin_full || origin < p->next_origin) {
+		invalid(p, "<%s>: origin block %llu overlaps or precedes the previous mapping of "
+			   "device %llu; mappings must be sorted and disjoint",
+			elem, (unsigned long long)origin, (unsigned long long)p->dev.dev_id);
+		return;
+	}
+	if (origin + len - 1 < origin) {
+		invalid(p, "<%s>: origin blocks run past 2^64", elem);
+		return;
+	}
+	if (data >= p->nr_data_blocks || len > p->nr_data_blocks - data) {
+		invalid(p, "<%s>: data blocks %llu..%llu are beyond nr_data_blocks (%llu)", elem,
+			(unsigned long long)data, (unsigned long long)(data + len - 1),
+			(unsigned long long)p->nr_data_blocks);
+		return;
+	}
+	p->next_origin = origin + len;
+	p->origin_full = p->next_origin == 0;
+	p->where = IN_MAPPING;
+	if (!p->v || !p->v->mappings)
+		return;
+	m = &p->batch[p->nbatch++];
+	m->origin_begin = origin;
+	m->data_begin = data;
+	m->length = len;
+	m->time = (uint32_t)time;
+	if (p->nbatch == BATCH)
+		flush_batch(p);
+}
+
+static void start_single(struct parser *p, const char **atts)
+{
+	static const struct attr_spec spec[] = {
+		{ "origin_block", UINT64_MAX, 1 },
+		{ "data_block", UINT64_MAX, 1 },
+		{ "time", MAX_TIME, 1 },
+	};
+	uint64_t val[3] = { 0 };
+
+	if (!get_attrs(p, "single_mapping", atts, spec, 3, val))
+		add_mapping(p, "single_mapping", val[0], val[1], 1, val[2]);
+}
+
+static void start_range(struct parser *p, const char **atts)
+{
+	static const struct attr_spec spec[] = {
+		{ "origin_begin", UINT64_MAX, 1 },
+		{ "data_begin", UINT64_MAX, 1 },
+		{ "length", UINT64_MAX, 1 },
+		{ "time", MAX_TIME, 1 },
+	};
+	uint64_t val[4] = { 0 };
+
+	if (!get_attrs(p, "range_mapping", atts, spec, 4, val))
+		add_mapping(p, "range_mapping", val[0], val[1], val[2], val[3]);
+}
+
+static void XMLCALL on_start(void *ctx, const XML_Char *name, const XML_Char **atts)
+{
+	struct parser *p = ctx;
+
+	if (p->rc)
+		return;
+	if (p->where == IN_MAPPING)
+		invalid(p, "<%s>: mapping elements have no children", name);
+	else if (!strcmp(name, "single_mapping"))
+		start_single(p, atts);
+	else if (!strcmp(name, "range_mapping"))
+		start_range(p, atts);
+	else if (!strcmp(name, "device"))
+		start_device(p, atts);
+	else if (!strcmp(name, "superblock"))
+		start_superblock(p, atts);
+	else
+		invalid(p, "<%s>: unknown element", name);
+}
+
+static void end_device(struct parser *p)
+{
+	int r;
+
+	flush_batch(p);
+	if (p->rc)
+		return;
+	p->where = IN_SUPERBLOCK;
+	if (p->v && p->v->device_end) {
+		r = p->v->device_end(p->v->ctx);
+		if (r)
+			visitor_failed(p, r, "finishing a device");
+	}
+}
+
+static void XMLCALL on_end(void *ctx, const XML_Char *name)
+{
+	struct parser *p = ctx;
+
+	(void)name;	/* expat guarantees it matches the open element */
+	if (p->rc)
+		return;
+	switch (p->where) {
+	case IN_MAPPING:
+		p->where = IN_DEVICE;
+		break;
+	case IN_DEVICE:
+		end_device(p);
+		break;
+	case IN_SUPERBLOCK:
+		/* superblock_end waits for the end of input: junk after the
+		 * root element must still fail the document */
+		p->where = AT_END;
+		break;
+	default:
+		break;
+	}
+}
+
+static void XMLCALL on_text(void *ctx, const XML_Char *s, int len)
+{
+	struct parser *p = ctx;
+
+	if (p->rc)
+		return;
+	for (int i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r') {
+			invalid(p, "unexpected text '%.*s' between elements", len - i > 20 ? 20 : len - i,
+				s + i);
+			return;
+		}
+}
+
+static void XMLCALL on_doctype(void *ctx, const XML_Char *name, const XML_Char *sysid,
+			       const XML_Char *pubid, int has_internal)
+{
+	(void)name, (void)sysid, (void)pubid, (void)has_internal;
+	invalid(ctx, "a DOCTYPE is not accepted");
+}
+
+static int parser_init(struct parser *p, const struct thin_ir_visitor *v,
+		       struct thin_xml_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	p->xp = XML_ParserCreate("UTF-8");
+	if (!p->xp)
+		return -ENOMEM;
+	p->v = v;
+	p->err = err;
+	p->rc = 0;
+	p->where = AT_TOP;
+	p->have_dev = 0;
+	p->nbatch = 0;
+	XML_SetUserData(p->xp, p);
+	XML_SetElementHandler(p->xp, on_start, on_end);
+	XML_SetCharacterDataHandler(p->xp, on_text);
+	XML_SetStartDoctypeDeclHandler(p->xp, on_doctype);
+	return 0;
+}
+
+/* After XML_Parse* returned STATUS: the result of the whole call so far. */
+static int parser_status(struct parser *p, enum XML_Status status)
+{
+	if (p->rc)
+		return p->rc;
+	if (status == XML_STATUS_ERROR) {
+		set_pos(p);
+		snprintf(p->err->msg, sizeof(p->err->msg), "malformed XML: %s",
+			 XML_ErrorString(XML_GetErrorCode(p->xp)));
+		return p->rc = -EBADMSG;
+	}
+	return 0;
+}
+
+/* The input ended and expat accepted it: finish the superblock. */
+static int parser_finish(struct parser *p)
+{
+	int r;
+
+	if (p->rc)
+		return p->rc;
+	if (p->where != AT_END) {
+		set_pos(p);
+		snprintf(p->err->msg, sizeof(p->err->msg), "the document has no <superblock>");
+		return p->rc = -EBADMSG;
+	}
+	if (p->v && p->v->superblock_end) {
+		r = p->v->superblock_end(p->v->ctx);
+		if (r) {
+			snprintf(p->err->msg, sizeof(p->err->msg), "finishing the superblock: %s",
+				 strerror(-r));
+			return p->rc = r;
+		}
+	}
+	return 0;
+}
+
+int thin_xml_parse_fd(int fd, const struct thin_ir_visitor *v, struct thin_xml_error *err)
+{
+	struct parser *p = malloc(sizeof(*p));
+	int r, last = 0;
+
+	if (!p)
+		return -ENOMEM;
+	r = parser_init(p, v, err);
+	while (!r && !last) {
+		void *buf = XML_GetBuffer(p->xp, READ_CHUNK);
+		ssize_t n;
+
+		if (!buf) {
+			r = -ENOMEM;
+			break;
+		}
+		do
+			n = read(fd, buf, READ_CHUNK);
+		while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			r = -errno;
+			snprintf(err->msg, sizeof(err->msg), "read: %s", strerror(errno));
+			break;
+		}
+		last = n == 0;
+		r = parser_status(p, XML_ParseBuffer(p->xp, (int)n, last));
+	}
+	if (!r)
+		r = parser_finish(p);
+	if (p->xp)
+		XML_ParserFree(p->xp);
+	free(p);
+	return r;
+}
+
+int thin_xml_parse_mem(const char *buf, size_t len, const struct thin_ir_visitor *v,
+		       struct thin_xml_error *err)
+{
+	struct parser *p = malloc(sizeof(*p));
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	r = parser_init(p, v, err);
+	while (!r) {
+		size_t n = len > (1u << 30) ? (1u << 30) : len;
+
+		r = parser_status(p, XML_Parse(p->xp, buf, (int)n, n == len));
+		buf += n;
+		len -= n;
+		if (!len)
+			break;
+	}
+	if (!r)
+		r = parser_finish(p);
+	if (p->xp)
+		XML_ParserFree(p->xp);
+	free(p);
+	return r;
+}
