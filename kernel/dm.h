@@ -77,8 +77,8 @@ enum tp_dm_role {
 };
 
 /* "<pool>-<vol>" (VOL used only for TP_DM_ROLE_THIN) with '-' doubled
- * inside each part. -EINVAL for empty names or names with '/' or
- * whitespace, -ENAMETOOLONG if it does not fit LEN or TP_DM_NAME_MAX. */
+ * inside each part. -EINVAL for empty names, ".", "..", names with '/' or
+ * whitespace or a leading '-' (the split would be ambiguous), -ENAMETOOLONG if it does not fit LEN or TP_DM_NAME_MAX. */
 int tp_dm_name(char *buf, size_t len, const char *pool, enum tp_dm_role role, const char *vol)
 	TP_MUST_CHECK;
 
@@ -168,8 +168,8 @@ struct tp_dm_pool_status {
 	uint64_t held_root;		/* metadata snapshot block */
 	enum tp_dm_pool_mode mode;
 	enum tp_dm_discard discard;
-	bool error_if_no_space;		/* valid when nfields >= 8 */
-	bool needs_check;		/* valid when nfields >= 9 */
+	bool error_if_no_space;		/* valid when nfields >= 7 */
+	bool needs_check;		/* valid when nfields >= 8 */
 	bool has_meta_low_water;
 	uint64_t meta_low_water;	/* 4 KiB blocks */
 };

@@ -1,0 +1,291 @@
+/* dm_device.c - create, load, suspend, resume, remove and inspect dm
+ * devices through libdevmapper tasks (see dm.h). */
+#include "kernel/dm.h"
+#include "kernel/dm_lib.h"
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libdevmapper.h>
+#include <stdio.h>
+#include <string.h>
+
+/* udev flags of a device we create or resume: internal devices keep the
+ * disk (blkid, by-id links) and other (filesystems, md, lvm) rules off. */
+static int udev_flags(unsigned flags)
+{
+	int f = 0;
+
+	if (flags & TP_DM_INTERNAL)
+		f |= DM_UDEV_DISABLE_DISK_RULES_FLAG | DM_UDEV_DISABLE_OTHER_RULES_FLAG;
+	return f;
+}
+
+static int add_table(struct dm_task *dmt, const char *name, const struct tp_dm_target *table,
+		     unsigned n)
+{
+	unsigned i;
+
+	if (!n) {
+		log_error("%s: empty table", name);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		log_debug(TP_DBG_KERNEL, "%s: table %" PRIu64 " %" PRIu64 " %s %s", name,
+			  table[i].start, table[i].length, table[i].type, table[i].params);
+		if (!dm_task_add_target(dmt, table[i].start, table[i].length, table[i].type,
+					table[i].params)) {
+			log_error("%s: out of memory for table", name);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int tp_dm_create(const char *name, const char *uuid, const struct tp_dm_target *table,
+		 unsigned n, unsigned flags)
+{
+	struct dm_task *dmt;
+	int r;
+
+	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+		return r;
+	if (!(dmt = tp_dm_lib_task(DM_DEVICE_CREATE, name)))
+		return -ENOMEM;
+	if (uuid && !dm_task_set_uuid(dmt, uuid)) {
+		log_error("%s: device-mapper rejected the uuid '%s'", name, uuid);
+		r = -EINVAL;
+	} else if (!(r = add_table(dmt, name, table, n))) {
+		if (flags & TP_DM_READ_ONLY)
+			dm_task_set_ro(dmt);
+		dm_task_set_add_node(dmt, DM_ADD_NODE_ON_CREATE);
+		/* libdevmapper creates, loads and resumes; it removes the new
+		 * device again when the load fails */
+		r = tp_dm_lib_run(dmt, "create", name, udev_flags(flags), 0);
+	}
+	dm_task_destroy(dmt);
+	if (!r && tp_dm_lib_no_udev())
+		dm_mknodes(name);
+	return r;
+}
+
+int tp_dm_load(const char *name, const struct tp_dm_target *table, unsigned n, unsigned flags)
+{
+	struct dm_task *dmt;
+	int r;
+
+	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+		return r;
+	if (!(dmt = tp_dm_lib_task(DM_DEVICE_RELOAD, name)))
+		return -ENOMEM;
+	if (!(r = add_table(dmt, name, table, n))) {
+		if (flags & TP_DM_READ_ONLY)
+			dm_task_set_ro(dmt);
+		r = tp_dm_lib_run(dmt, "load table", name, -1, 0);
+	}
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int tp_dm_suspend(const char *name, unsigned flags)
+{
+	struct dm_task *dmt;
+	int r;
+
+	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+		return r;
+	if (!(dmt = tp_dm_lib_task(DM_DEVICE_SUSPEND, name)))
+		return -ENOMEM;
+	if (flags & TP_DM_NOFLUSH)
+		dm_task_no_flush(dmt);
+	if (flags & TP_DM_NOLOCKFS)
+		dm_task_skip_lockfs(dmt);
+	r = tp_dm_lib_run(dmt, "suspend", name, -1, 0);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int tp_dm_resume(const char *name)
+{
+	struct dm_task *dmt;
+	struct tp_dm_info info;
+	char pool_uuid[TP_DM_UUID_MAX];
+	enum tp_dm_role role;
+	uint32_t id;
+	unsigned flags = 0;
+	int r;
+
+	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+		return r;
+	/* keep the udev flags a device was created with */
+	if (!tp_dm_info(name, &info) &&
+	    !tp_dm_uuid_parse(info.uuid, pool_uuid, sizeof(pool_uuid), &role, &id) &&
+	    role != TP_DM_ROLE_THIN)
+		flags |= TP_DM_INTERNAL;
+	if (!(dmt = tp_dm_lib_task(DM_DEVICE_RESUME, name)))
+		return -ENOMEM;
+	r = tp_dm_lib_run(dmt, "resume", name, udev_flags(flags), 0);
+	dm_task_destroy(dmt);
+	if (!r && tp_dm_lib_no_udev())
+		dm_mknodes(name);
+	return r;
+}
+
+int tp_dm_remove(const char *name)
+{
+	struct dm_task *dmt;
+	int r;
+
+	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+		return r;
+	if (!(dmt = tp_dm_lib_task(DM_DEVICE_REMOVE, name)))
+		return -ENOMEM;
+	/* a udev probe may hold the device open for a moment */
+	dm_task_retry_remove(dmt);
+	r = tp_dm_lib_run(dmt, "remove", name, 0, 0);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int tp_dm_info(const char *name, struct tp_dm_info *info)
+{
+	struct dm_task *dmt;
+	struct dm_info di;
+	const char *uuid;
+	int r;
+
+	memset(info, 0, sizeof(*info));
+	if ((r = tp_dm_lib_ready(true, NULL, 0)))
+		return r;
+	if (!(dmt = tp_dm_lib_task(DM_DEVICE_INFO, name)))
+		return -ENOMEM;
+	r = tp_dm_lib_run(dmt, "info", name, -1, 0);
+	if (!r && !dm_task_get_info(dmt, &di))
+		r = -EIO;
+	if (!r && !di.exists)
+		r = -ENXIO;
+	if (!r) {
+		info->major = di.major;
+		info->minor = di.minor;
+		info->open_count = di.open_count;
+		info->target_count = (uint32_t)di.target_count;
+		info->event_nr = di.event_nr;
+		info->suspended = di.suspended;
+		info->live_table = di.live_table;
+		info->inactive_table = di.inactive_table;
+		info->read_only = di.read_only;
+		uuid = dm_task_get_uuid(dmt);
+		snprintf(info->uuid, sizeof(info->uuid), "%s", uuid ? uuid : "");
+	}
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int tp_dm_devno(const char *name, char *buf, size_t len)
+{
+	struct tp_dm_info info;
+	int r = tp_dm_info(name, &info), n;
+
+	if (r == -ENXIO)
+		log_error("%s: no such device-mapper device", name);
+	if (r)
+		return r;
+	n = snprintf(buf, len, "%" PRIu32 ":%" PRIu32, info.major, info.minor);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int tp_dm_target_line(const char *name, bool table, unsigned flags, char *type, size_t type_len,
+		      char *params, size_t params_len)
+{
+	struct dm_task *dmt;
+	uint64_t start, length;
+	char *ttype = NULL, *tparams = NULL;
+	int r;
+
+	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+		return r;
+	if (!(dmt = tp_dm_lib_task(table ? DM_DEVICE_TABLE : DM_DEVICE_STATUS, name)))
+		return -ENOMEM;
+	if (flags & TP_DM_NOFLUSH)
+		dm_task_no_flush(dmt);
+	r = tp_dm_lib_run(dmt, table ? "table" : "status", name, -1, 0);
+	if (!r) {
+		dm_get_next_target(dmt, NULL, &start, &length, &ttype, &tparams);
+		if (!ttype) {
+			log_error("%s: has no live table", name);
+			r = -ENXIO;
+		} else if ((size_t)snprintf(type, type_len, "%s", ttype) >= type_len ||
+			   (size_t)snprintf(params, params_len, "%s", tparams ? tparams : "") >=
+				   params_len) {
+			r = -ENAMETOOLONG;
+		}
+	}
+	dm_task_destroy(dmt);
+	return r;
+}
+
+static int typed_status(const char *name, unsigned flags, const char *want, char *params,
+			size_t len)
+{
+	char type[TP_DM_TYPE_MAX];
+	int r = tp_dm_target_line(name, false, flags, type, sizeof(type), params, len);
+
+	if (!r && strcmp(type, want)) {
+		log_error("%s: is a %s device, not %s", name, type, want);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+int tp_dm_pool_status(const char *name, unsigned flags, struct tp_dm_pool_status *st)
+{
+	char params[TP_DM_PARAMS_MAX];
+	int r = typed_status(name, flags, "thin-pool", params, sizeof(params));
+
+	memset(st, 0, sizeof(*st));
+	return r ? r : tp_dm_parse_pool_status(params, st);
+}
+
+int tp_dm_thin_status(const char *name, struct tp_dm_thin_status *st)
+{
+	char params[TP_DM_PARAMS_MAX];
+	int r = typed_status(name, 0, "thin", params, sizeof(params));
+
+	memset(st, 0, sizeof(*st));
+	return r ? r : tp_dm_parse_thin_status(params, st);
+}
+
+int tp_dm_list(const char *uuid_prefix,
+	       int (*fn)(const char *name, const char *uuid, void *arg), void *arg)
+{
+	struct dm_task *dmt;
+	struct dm_names *names;
+	size_t plen = uuid_prefix ? strlen(uuid_prefix) : 0;
+	unsigned next = 0;
+	int r;
+
+	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+		return r;
+	if (!(dmt = tp_dm_lib_task(DM_DEVICE_LIST, NULL)))
+		return -ENOMEM;
+	if ((r = tp_dm_lib_run(dmt, "list devices", NULL, -1, 0)))
+		goto out;
+	names = dm_task_get_names(dmt);
+	if (!names || !names->dev)
+		goto out;	/* no devices */
+	do {
+		struct tp_dm_info info;
+
+		names = (struct dm_names *)((char *)names + next);
+		/* a device may vanish between the list and the info */
+		if (tp_dm_info(names->name, &info))
+			continue;
+		if (plen && strncmp(info.uuid, uuid_prefix, plen))
+			continue;
+		if ((r = fn(names->name, info.uuid, arg)))
+			break;
+	} while ((next = names->next));
+out:
+	dm_task_destroy(dmt);
+	return r;
+}

@@ -1,0 +1,135 @@
+/* dm_lib.c - libdevmapper glue for kernel/ (see dm_lib.h). */
+#include "kernel/dm_lib.h"
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <libdevmapper.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int ready = 1;	/* 1: not yet checked, 0: ok, <0: -errno */
+static bool no_udev;
+static char ready_why[256];
+
+/* libdevmapper's messages are details of ours: debug class "kernel". */
+static void dm_log(int level, const char *file, int line, int dm_errno_or_class,
+		   const char *f, ...) TP_PRINTF(5, 6);
+static void dm_log(int level, const char *file, int line, int dm_errno_or_class,
+		   const char *f, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	(void)file;
+	(void)line;
+	(void)dm_errno_or_class;
+	if (!(tp_debug_mask() & TP_DBG_KERNEL))
+		return;
+	va_start(ap, f);
+	vsnprintf(msg, sizeof(msg), f, ap);
+	va_end(ap);
+	log_debug_class(TP_DBG_KERNEL, "libdevmapper[%d]: %s", level & 7, msg);
+}
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* /proc/misc lists "device-mapper" once dm-mod is loaded. */
+static bool misc_has_dm(void)
+{
+	char line[128];
+	bool found = false;
+	FILE *f = fopen("/proc/misc", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " device-mapper") != NULL;
+	fclose(f);
+	return found;
+}
+
+int tp_dm_lib_ready(bool quiet, char *why, size_t len)
+{
+	if (ready == 1) {
+		dm_log_with_errno_init(dm_log);
+		/* Without udev, libdevmapper must make /dev/mapper nodes itself;
+		 * DM_DISABLE_UDEV=1 says so explicitly, a missing udev control
+		 * socket says so implicitly. */
+		if (getenv("DM_DISABLE_UDEV") || !exists("/run/udev/control")) {
+			no_udev = true;
+			dm_udev_set_sync_support(0);
+		}
+		if (!exists("/dev/mapper/control") && !exists("/sys/class/misc/device-mapper") &&
+		    !misc_has_dm()) {
+			snprintf(ready_why, sizeof(ready_why),
+				 "the running kernel has no device-mapper (dm-mod is not loaded and "
+				 "/dev/mapper/control is missing): load it with 'modprobe dm-mod' or "
+				 "use a kernel with CONFIG_BLK_DEV_DM");
+			ready = -ENODEV;
+		} else {
+			ready = 0;
+		}
+	}
+	if (ready && why)
+		snprintf(why, len, "%s", ready_why);
+	if (ready && !quiet)
+		log_error("%s", ready_why);
+	return ready;
+}
+
+bool tp_dm_lib_no_udev(void)
+{
+	return no_udev;
+}
+
+struct dm_task *tp_dm_lib_task(int type, const char *name)
+{
+	struct dm_task *dmt = dm_task_create(type);
+
+	if (!dmt) {
+		log_error("out of memory for a device-mapper task");
+		return NULL;
+	}
+	if (name && !dm_task_set_name(dmt, name)) {
+		log_error("device-mapper rejected the name '%s'", name);
+		dm_task_destroy(dmt);
+		return NULL;
+	}
+	return dmt;
+}
+
+int tp_dm_lib_run(struct dm_task *dmt, const char *what, const char *name, int udev_flags,
+		  int quiet_err)
+{
+	uint32_t cookie = 0;
+	bool waited = false;
+	int ok, err = 0;
+
+	if (udev_flags >= 0) {
+		if (!dm_task_set_cookie(dmt, &cookie, (uint16_t)udev_flags)) {
+			log_error("%s: cannot set up udev synchronisation for %s", name ? name : "",
+				  what);
+			return -EIO;
+		}
+		waited = true;
+	}
+	ok = dm_task_run(dmt);
+	if (!ok) {
+		err = dm_task_get_errno(dmt);
+		err = err > 0 ? -err : -EIO;
+	}
+	/* the cookie must be waited for even when the ioctl failed */
+	if (waited && !dm_udev_wait(cookie))
+		log_warn("%s: udev did not confirm %s; /dev nodes may lag", name ? name : "", what);
+	if (err && err != quiet_err)
+		log_error("%s%s%s failed: %s", name ? name : "", name ? ": " : "", what,
+			  strerror(-err));
+	return err;
+}

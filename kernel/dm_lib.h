@@ -1,0 +1,32 @@
+/* dm_lib.h - internal to kernel/: the libdevmapper glue shared by the
+ * dm_*.c files (log routing, udev detection, task running). Not for
+ * callers outside kernel/; they use dm.h. */
+#ifndef TP_KERNEL_DM_LIB_H
+#define TP_KERNEL_DM_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dm_task;
+
+/* One-time setup: libdevmapper's log into ours, udev sync off when udev
+ * is not running. Then 0, or -ENODEV (logged unless QUIET) when the
+ * kernel has no device-mapper. WHY (may be NULL) gets the reason. */
+int tp_dm_lib_ready(bool quiet, char *why, size_t len);
+
+/* true when libdevmapper manages /dev/mapper nodes itself (no udev) */
+bool tp_dm_lib_no_udev(void);
+
+/* dm_task_create(TYPE) with NAME set (NAME may be NULL); NULL on ENOMEM
+ * (logged). */
+struct dm_task *tp_dm_lib_task(int type, const char *name);
+
+/* Run DMT; on failure return the kernel's -errno (-EIO if unknown).
+ * UDEV_FLAGS >= 0 sets a udev cookie with those flags and waits for udev
+ * after the ioctl. WHAT names the operation for the error message; the
+ * error QUIET_ERR (a -errno, or 0 for none) is returned but not logged. */
+int tp_dm_lib_run(struct dm_task *dmt, const char *what, const char *name, int udev_flags,
+		  int quiet_err);
+
+#endif
