@@ -38,6 +38,7 @@
 #define VG_LABEL_SIZE 512u
 #define VG_LABEL_MAGIC "TPTOOLS\x01"	/* 8 bytes at label offset 4 */
 #define VG_LABEL_VERSION 1u
+#define VG_LABEL_CSUM_SALT 0x4c505454u	/* xor into the label crc (tp_block_csum) */
 #define VG_NAME_MAX 64		/* bytes of a pool or volume name (see vg.h) */
 
 /* Default VG metadata area: from 4 KiB up to 1 MiB, so a data area may

@@ -39,6 +39,7 @@
 
 #define VG_MDA_MAGIC "TPVGMDA\x01"	/* 8 bytes at slot offset 4 */
 #define VG_MDA_SLOT_HEADER 512u
+#define VG_MDA_CSUM_SALT 0x41444d56u	/* xor into the slot header crc */
 #define VG_MDA_SLOTS 2
 #define VG_MDA_MAX_DEVICES 2		/* a pool has a data and a meta device */
 

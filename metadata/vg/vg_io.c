@@ -1,0 +1,99 @@
+/* vg_io.c - whole-VG read and commit over the pool devices. See vg.h. */
+#include "metadata/vg/backup.h"
+#include "metadata/vg/vg.h"
+
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Does VG belong to the labelled devices PVS? */
+static int matches_labels(const struct vg *vg, struct vg_pv *pvs, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		const struct vg_label *l = &pvs[i].label;
+		if (strcmp(l->pool_uuid, vg->uuid) || strcmp(l->pv_uuid, vg->dev[l->role].pv_uuid)) {
+			log_error("%s: its label does not match pool %s's VG metadata (device "
+				  "uuid %s)", pvs[i].io->name, vg->name, l->pv_uuid);
+			return -EUCLEAN;
+		}
+	}
+	return 0;
+}
+
+int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status *status)
+{
+	struct vg_mda_copy copies[VG_MDA_MAX_DEVICES * VG_MDA_SLOTS];
+	struct vg_mda_status st;
+	struct vg *vg = NULL;
+	int nr, i, r = -EUCLEAN;
+
+	*out = NULL;
+	nr = vg_mda_read_copies(pvs, n, copies, (unsigned)TP_ARRAY_SIZE(copies), &st);
+	if (nr < 0) {
+		if (nr == -ENODATA)
+			log_error("%s: no valid VG metadata on any pool device; restore it from a "
+				  "backup", pvs[0].io->name);
+		if (status)
+			*status = st;
+		return nr;
+	}
+	for (i = 0; i < nr; i++) {
+		r = vg_import(copies[i].text, copies[i].len, &vg);
+		if (r == -ENOMEM)
+			break;
+		if (!r && vg->seqno != copies[i].seqno) {
+			log_error("VG metadata seqno %llu is stored under seqno %llu",
+				  (unsigned long long)vg->seqno,
+				  (unsigned long long)copies[i].seqno);
+			r = -EUCLEAN;
+		}
+		if (!r)
+			r = matches_labels(vg, pvs, n);
+		if (!r)
+			break;
+		vg_free(vg);
+		vg = NULL;
+		st.needs_repair = 1;
+		if (i + 1 < nr)
+			log_warn("VG metadata seqno %llu is unusable; falling back to seqno %llu",
+				 (unsigned long long)copies[i].seqno,
+				 (unsigned long long)copies[i + 1].seqno);
+	}
+	vg_mda_free_copies(copies, (unsigned)nr);
+	if (status)
+		*status = st;
+	if (r)
+		return r;
+	*out = vg;
+	return 0;
+}
+
+int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
+{
+	uint64_t old = vg->seqno;
+	char *text = NULL;
+	size_t len;
+	int r;
+
+	r = matches_labels(vg, pvs, n);
+	if (r)
+		return -EINVAL;
+	vg->seqno = old + 1;
+	r = vg_export(vg, &text, &len);
+	if (!r)
+		r = vg_mda_commit(pvs, n, vg->seqno, text, len);
+	if (r) {
+		vg->seqno = old;
+		free(text);
+		return r;
+	}
+	if (vg_backup_write(vg->name, vg->seqno, text, len, 0))
+		log_warn("pool %s: VG metadata seqno %llu is committed but its backup could not "
+			 "be written", vg->name, (unsigned long long)vg->seqno);
+	free(text);
+	return 0;
+}

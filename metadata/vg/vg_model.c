@@ -1,0 +1,278 @@
+/* vg_model.c - struct vg: allocation, volumes, validation. See vg.h. */
+#include "metadata/vg/vg.h"
+#include "metadata/vg/vg_int.h"
+
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vg *vg_alloc(void)
+{
+	struct vg *vg = calloc(1, sizeof(*vg));
+
+	if (vg)
+		vg->format_version = VG_FORMAT_VERSION;
+	return vg;
+}
+
+void vg_free(struct vg *vg)
+{
+	if (!vg)
+		return;
+	free(vg->volumes);
+	free(vg);
+}
+
+int vg_clone(const struct vg *src, struct vg **out)
+{
+	struct vg *vg = vg_alloc();
+
+	if (!vg)
+		return -ENOMEM;
+	*vg = *src;
+	vg->volumes = NULL;
+	vg->alloc_volumes = 0;
+	if (src->nr_volumes) {
+		vg->volumes = malloc(src->nr_volumes * sizeof(*vg->volumes));
+		if (!vg->volumes) {
+			free(vg);
+			return -ENOMEM;
+		}
+		memcpy(vg->volumes, src->volumes, src->nr_volumes * sizeof(*vg->volumes));
+		vg->alloc_volumes = src->nr_volumes;
+	}
+	*out = vg;
+	return 0;
+}
+
+struct vg_volume *vg_find_volume(const struct vg *vg, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < vg->nr_volumes; i++)
+		if (!strcmp(vg->volumes[i].name, name))
+			return &vg->volumes[i];
+	return NULL;
+}
+
+struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id)
+{
+	unsigned i;
+
+	for (i = 0; i < vg->nr_volumes; i++)
+		if (vg->volumes[i].dev_id == dev_id)
+			return &vg->volumes[i];
+	return NULL;
+}
+
+static int problem(char *msg, size_t len, const char *fmt, ...) TP_PRINTF(3, 4);
+static int problem(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* Volume V alone (no cross-references). */
+static int check_volume(const struct vg *vg, const struct vg_volume *v, char *msg, size_t len)
+{
+	const char *why;
+
+	if (!vg_name_valid(v->name, &why))
+		return problem(msg, len, "pool/volumes/%.64s: bad volume name: %s", v->name, why);
+	if (v->dev_id > VG_DEV_ID_MAX || v->dev_id >= vg->next_dev_id)
+		return problem(msg, len, "pool/volumes/%s/dev_id: %" PRIu32
+			       " is out of range (must be below next_dev_id %" PRIu32 ")",
+			       v->name, v->dev_id, vg->next_dev_id);
+	if (!v->size || v->size % 512 || v->size > (uint64_t)INT64_MAX)
+		return problem(msg, len, "pool/volumes/%s/size: %" PRIu64
+			       " is not a positive multiple of 512 bytes", v->name, v->size);
+	if (v->origin[0] && !vg_name_valid(v->origin, &why))
+		return problem(msg, len, "pool/volumes/%s/origin: bad name: %s", v->name, why);
+	if (!strcmp(v->origin, v->name))
+		return problem(msg, len, "pool/volumes/%s/origin: a volume cannot be its own origin",
+			       v->name);
+	if (v->read_only != 0 && v->read_only != 1)
+		return problem(msg, len, "pool/volumes/%s/read_only: must be 0 or 1", v->name);
+	return 0;
+}
+
+static int check_device(const struct vg *vg, enum vg_role role, char *msg, size_t len)
+{
+	const struct vg_device *d = &vg->dev[role];
+	const char *rn = vg_role_name(role), *p;
+	struct vg_label l;
+	char buf[192];
+
+	if (!vg_uuid_valid(d->pv_uuid))
+		return problem(msg, len, "pool/devices/%s/uuid: not a uuid", rn);
+	if (strlen(d->path) > VG_PATH_MAX || has_control(d->path))
+		return problem(msg, len, "pool/devices/%s/path: too long or contains control "
+			       "characters", rn);
+	memset(&l, 0, sizeof(l));
+	l.version = VG_LABEL_VERSION;
+	l.role = role;
+	memcpy(l.pv_uuid, d->pv_uuid, sizeof(l.pv_uuid));
+	memcpy(l.pool_uuid, vg->uuid, sizeof(l.pool_uuid));
+	memcpy(l.pool_name, vg->name, sizeof(l.pool_name));
+	l.device_size = d->size;
+	l.mda = d->mda;
+	l.area[0] = d->area[0];
+	l.area[1] = d->area[1];
+	p = vg_label_problem(&l, buf, sizeof(buf));
+	if (p)
+		return problem(msg, len, "pool/devices/%s: %s", rn, p);
+	return 0;
+}
+
+int vg_check_model(const struct vg *vg, char *msg, size_t len)
+{
+	const char *why;
+	unsigned i, j;
+
+	if (vg->format_version != VG_FORMAT_VERSION)
+		return problem(msg, len, "pool/format_version: %" PRIu32 " is not supported "
+			       "(this tptools writes %u)", vg->format_version, VG_FORMAT_VERSION);
+	if (!vg_name_valid(vg->name, &why))
+		return problem(msg, len, "pool/name: bad pool name '%.64s': %s", vg->name, why);
+	if (!vg_uuid_valid(vg->uuid))
+		return problem(msg, len, "pool/uuid: not a uuid");
+	if (!vg->seqno || vg->seqno > (uint64_t)INT64_MAX)
+		return problem(msg, len, "pool/seqno: %" PRIu64 " is out of range", vg->seqno);
+	if (strlen(vg->creation_host) > VG_HOST_MAX || has_control(vg->creation_host))
+		return problem(msg, len, "pool/creation_host: too long or contains control "
+			       "characters");
+	if (vg->chunk_size < VG_CHUNK_MIN_SECTORS || vg->chunk_size > VG_CHUNK_MAX_SECTORS ||
+	    vg->chunk_size % VG_CHUNK_MIN_SECTORS)
+		return problem(msg, len, "pool/chunk_size: %" PRIu32 " sectors is not a multiple "
+			       "of 128 (64 KiB) between 128 and 2097152 (1 GiB)", vg->chunk_size);
+	if (vg->zero != 0 && vg->zero != 1)
+		return problem(msg, len, "pool/zero: must be 0 or 1");
+	if (vg->discards > VG_DISCARDS_PASSDOWN)
+		return problem(msg, len, "pool/discards: bad value");
+	if (vg->when_full > VG_WHEN_FULL_ERROR)
+		return problem(msg, len, "pool/when_full: bad value");
+	if (vg->transaction_id > (uint64_t)INT64_MAX)
+		return problem(msg, len, "pool/transaction_id: %" PRIu64 " is out of range",
+			       vg->transaction_id);
+	if (vg->next_dev_id > VG_DEV_ID_MAX + 1)
+		return problem(msg, len, "pool/next_dev_id: %" PRIu32 " is beyond the 24-bit "
+			       "device id space", vg->next_dev_id);
+	if (vg->metadata_area > 1)
+		return problem(msg, len, "pool/metadata_area: must be 0 or 1");
+	if (check_device(vg, VG_ROLE_DATA, msg, len) || check_device(vg, VG_ROLE_META, msg, len))
+		return -1;
+	if (!strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, vg->dev[VG_ROLE_META].pv_uuid))
+		return problem(msg, len, "pool/devices: data and meta have the same uuid");
+	if (vg->nr_volumes > VG_MAX_VOLUMES)
+		return problem(msg, len, "pool/volumes: more than %u volumes", VG_MAX_VOLUMES);
+	/* O(n^2) duplicate checks: fine for the few thousand volumes a slot holds. */
+	for (i = 0; i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		if (check_volume(vg, v, msg, len))
+			return -1;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(vg->volumes[j].name, v->name))
+				return problem(msg, len, "pool/volumes/%s: duplicate volume name",
+					       v->name);
+			if (vg->volumes[j].dev_id == v->dev_id)
+				return problem(msg, len, "pool/volumes/%s/dev_id: %" PRIu32
+					       " is also used by volume %s", v->name, v->dev_id,
+					       vg->volumes[j].name);
+		}
+	}
+	for (i = 0; i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		unsigned depth = 0;
+		while (v->origin[0]) {
+			const struct vg_volume *o = vg_find_volume(vg, v->origin);
+			if (!o)
+				return problem(msg, len, "pool/volumes/%s/origin: no volume named '%s'",
+					       v->name, v->origin);
+			if (++depth > vg->nr_volumes)
+				return problem(msg, len, "pool/volumes/%s/origin: origins form a "
+					       "cycle", vg->volumes[i].name);
+			v = o;
+		}
+	}
+	return 0;
+}
+
+int vg_validate(const struct vg *vg)
+{
+	char msg[512];
+
+	if (!vg_check_model(vg, msg, sizeof(msg)))
+		return 0;
+	log_error("VG metadata of pool '%.64s': %s", vg->name, msg);
+	return -EINVAL;
+}
+
+int vg_add_volume(struct vg *vg, const struct vg_volume *v)
+{
+	char msg[512];
+
+	if (check_volume(vg, v, msg, sizeof(msg))) {
+		log_error("pool %s: %s", vg->name, msg);
+		return -EINVAL;
+	}
+	if (vg_find_volume(vg, v->name)) {
+		log_error("pool %s already has a volume named %s", vg->name, v->name);
+		return -EEXIST;
+	}
+	if (vg_find_dev_id(vg, v->dev_id)) {
+		log_error("pool %s: device id %" PRIu32 " is already used by volume %s", vg->name,
+			  v->dev_id, vg_find_dev_id(vg, v->dev_id)->name);
+		return -EEXIST;
+	}
+	if (v->origin[0] && !vg_find_volume(vg, v->origin)) {
+		log_error("pool %s has no volume named %s (origin of %s)", vg->name, v->origin,
+			  v->name);
+		return -EINVAL;
+	}
+	if (vg->nr_volumes >= VG_MAX_VOLUMES) {
+		log_error("pool %s: no more than %u volumes", vg->name, VG_MAX_VOLUMES);
+		return -EINVAL;
+	}
+	if (vg->nr_volumes == vg->alloc_volumes) {
+		unsigned n = vg->alloc_volumes ? 2 * vg->alloc_volumes : 16;
+		struct vg_volume *p = realloc(vg->volumes, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		vg->volumes = p;
+		vg->alloc_volumes = n;
+	}
+	vg->volumes[vg->nr_volumes++] = *v;
+	return 0;
+}
+
+int vg_remove_volume(struct vg *vg, const char *name)
+{
+	struct vg_volume *v = vg_find_volume(vg, name);
+	unsigned i;
+
+	if (!v)
+		return -ENOENT;
+	memmove(v, v + 1, (size_t)(vg->volumes + vg->nr_volumes - (v + 1)) * sizeof(*v));
+	vg->nr_volumes--;
+	for (i = 0; i < vg->nr_volumes; i++)
+		if (!strcmp(vg->volumes[i].origin, name))
+			vg->volumes[i].origin[0] = '\0';
+	return 0;
+}

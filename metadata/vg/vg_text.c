@@ -1,0 +1,506 @@
+/* vg_text.c - struct vg <-> VG text in libdevmapper's config syntax.
+ * See vg.h for the layout. Export builds a dm_config tree (its dm_pool is
+ * the arena of every node and string) and writes it with
+ * dm_config_write_node; import parses without merging duplicate keys (so
+ * duplicates are reported, not silently merged), reads every key with its
+ * type checked, refuses unknown keys, then runs the model check. */
+#include "metadata/vg/vg.h"
+#include "metadata/vg/vg_int.h"
+
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libdevmapper.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VG_TEXT_CONTENTS "tptools VG metadata"
+#define VG_TEXT_VERSION 1
+
+static const char *const discards_names[] = { "ignore", "nopassdown", "passdown" };
+static const char *const when_full_names[] = { "queue", "error" };
+
+/* ---- export ---- */
+
+struct builder {
+	struct dm_config_tree *cft;
+	int failed;
+};
+
+/* A new node KEY as the last child of PARENT (or the last top-level
+ * sibling after *TOP when PARENT is NULL). */
+static struct dm_config_node *add_node(struct builder *b, struct dm_config_node *parent,
+				       const char *key)
+{
+	struct dm_config_node *n, **link;
+
+	if (b->failed)
+		return NULL;
+	n = dm_config_create_node(b->cft, key);
+	if (!n) {
+		b->failed = 1;
+		return NULL;
+	}
+	n->parent = parent;
+	n->sib = n->child = NULL;
+	n->v = NULL;
+	link = parent ? &parent->child : &b->cft->root;
+	while (*link)
+		link = &(*link)->sib;
+	*link = n;
+	return n;
+}
+
+static void add_int(struct builder *b, struct dm_config_node *parent, const char *key, int64_t v)
+{
+	struct dm_config_node *n = add_node(b, parent, key);
+	struct dm_config_value *val;
+
+	if (!n)
+		return;
+	val = dm_config_create_value(b->cft);
+	if (!val) {
+		b->failed = 1;
+		return;
+	}
+	val->type = DM_CFG_INT;
+	val->v.i = v;
+	val->next = NULL;
+	n->v = val;
+}
+
+static void add_str(struct builder *b, struct dm_config_node *parent, const char *key,
+		    const char *s)
+{
+	struct dm_config_node *n = add_node(b, parent, key);
+	struct dm_config_value *val;
+
+	if (!n)
+		return;
+	val = dm_config_create_value(b->cft);
+	if (!val || !(val->v.str = dm_pool_strdup(dm_config_memory(b->cft), s))) {
+		b->failed = 1;
+		return;
+	}
+	val->type = DM_CFG_STRING;
+	val->next = NULL;
+	n->v = val;
+}
+
+struct outbuf {
+	char *buf;
+	size_t len, alloc;
+	int failed;
+};
+
+static int putline(const char *line, void *baton)
+{
+	struct outbuf *o = baton;
+	size_t n = strlen(line);
+
+	if (o->len + n + 2 > o->alloc) {
+		size_t a = (o->alloc ? o->alloc * 2 : 4096);
+		char *p;
+		while (a < o->len + n + 2)
+			a *= 2;
+		p = realloc(o->buf, a);
+		if (!p) {
+			o->failed = 1;
+			return 0;
+		}
+		o->buf = p;
+		o->alloc = a;
+	}
+	memcpy(o->buf + o->len, line, n);
+	o->len += n;
+	o->buf[o->len++] = '\n';
+	o->buf[o->len] = '\0';
+	return 1;
+}
+
+static void export_device(struct builder *b, struct dm_config_node *devs, const struct vg *vg,
+			  enum vg_role role)
+{
+	const struct vg_device *d = &vg->dev[role];
+	struct dm_config_node *n = add_node(b, devs, vg_role_name(role));
+
+	add_str(b, n, "uuid", d->pv_uuid);
+	add_str(b, n, "path", d->path);
+	add_int(b, n, "size", (int64_t)d->size);
+	add_int(b, n, "mda_offset", (int64_t)d->mda.offset);
+	add_int(b, n, "mda_size", (int64_t)d->mda.size);
+	add_int(b, n, "area0_offset", (int64_t)d->area[0].offset);
+	add_int(b, n, "area0_size", (int64_t)d->area[0].size);
+	add_int(b, n, "area1_offset", (int64_t)d->area[1].offset);
+	add_int(b, n, "area1_size", (int64_t)d->area[1].size);
+}
+
+int vg_export(const struct vg *vg, char **text, size_t *len)
+{
+	struct builder b = { 0 };
+	struct outbuf o = { 0 };
+	struct dm_config_node *pool, *devs, *vols;
+	unsigned i;
+	int r;
+
+	r = vg_validate(vg);
+	if (r)
+		return r;
+	b.cft = dm_config_create();
+	if (!b.cft)
+		return -ENOMEM;
+	add_str(&b, NULL, "contents", VG_TEXT_CONTENTS);
+	add_int(&b, NULL, "version", VG_TEXT_VERSION);
+	pool = add_node(&b, NULL, "pool");
+	add_str(&b, pool, "name", vg->name);
+	add_str(&b, pool, "uuid", vg->uuid);
+	add_int(&b, pool, "seqno", (int64_t)vg->seqno);
+	add_int(&b, pool, "format_version", vg->format_version);
+	add_int(&b, pool, "creation_time", vg->creation_time);
+	add_str(&b, pool, "creation_host", vg->creation_host);
+	add_int(&b, pool, "chunk_size", vg->chunk_size);
+	add_int(&b, pool, "zero", vg->zero);
+	add_str(&b, pool, "discards", discards_names[vg->discards]);
+	add_str(&b, pool, "when_full", when_full_names[vg->when_full]);
+	add_int(&b, pool, "transaction_id", (int64_t)vg->transaction_id);
+	add_int(&b, pool, "next_dev_id", vg->next_dev_id);
+	add_int(&b, pool, "metadata_area", vg->metadata_area);
+	devs = add_node(&b, pool, "devices");
+	export_device(&b, devs, vg, VG_ROLE_DATA);
+	export_device(&b, devs, vg, VG_ROLE_META);
+	vols = add_node(&b, pool, "volumes");
+	for (i = 0; i < vg->nr_volumes && !b.failed; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		struct dm_config_node *n = add_node(&b, vols, v->name);
+
+		add_int(&b, n, "dev_id", v->dev_id);
+		add_int(&b, n, "size", (int64_t)v->size);
+		add_str(&b, n, "origin", v->origin);
+		add_int(&b, n, "creation_time", v->creation_time);
+		add_int(&b, n, "read_only", v->read_only);
+	}
+	if (!b.failed) {
+		putline("# tptools VG metadata: written by tptools, read back with checks.", &o);
+		putline("# Edit a backup copy only, never the device.", &o);
+		if (!o.failed && !dm_config_write_node(b.cft->root, putline, &o))
+			o.failed = 1;
+	}
+	dm_config_destroy(b.cft);
+	if (b.failed || o.failed) {
+		free(o.buf);
+		return -ENOMEM;
+	}
+	*text = o.buf;
+	*len = o.len;
+	return 0;
+}
+
+/* ---- import ---- */
+
+struct reader {
+	char msg[512];
+};
+
+static int bad(struct reader *rd, const char *fmt, ...) TP_PRINTF(2, 3);
+static int bad(struct reader *rd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rd->msg, sizeof(rd->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Children of SECTION must be unique and among KEYS (NULL-terminated;
+ * KEYS NULL = any key). PATH names SECTION in messages. */
+static int check_keys(struct reader *rd, const struct dm_config_node *section, const char *path,
+		      const char *const *keys)
+{
+	const struct dm_config_node *a, *b;
+
+	for (a = section->child; a; a = a->sib) {
+		if (keys) {
+			const char *const *k;
+			for (k = keys; *k && strcmp(*k, a->key); k++)
+				;
+			if (!*k)
+				return bad(rd, "%s/%s: unknown key", path, a->key);
+		}
+		for (b = section->child; b != a; b = b->sib)
+			if (!strcmp(a->key, b->key))
+				return bad(rd, "%s/%s: duplicate key", path, a->key);
+	}
+	return 0;
+}
+
+static const struct dm_config_node *child(const struct dm_config_node *section, const char *key)
+{
+	const struct dm_config_node *n;
+
+	for (n = section ? section->child : NULL; n; n = n->sib)
+		if (!strcmp(n->key, key))
+			return n;
+	return NULL;
+}
+
+static int get_section(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		       const char *key, const struct dm_config_node **out)
+{
+	const struct dm_config_node *n = child(parent, key);
+
+	if (!n)
+		return bad(rd, "%s/%s: missing", path, key);
+	if (n->v)
+		return bad(rd, "%s/%s: must be a section", path, key);
+	*out = n;
+	return 0;
+}
+
+static int get_int(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		   const char *key, int64_t min, int64_t max, int64_t *out)
+{
+	const struct dm_config_node *n = child(parent, key);
+
+	if (!n)
+		return bad(rd, "%s/%s: missing", path, key);
+	if (!n->v || n->v->type != DM_CFG_INT || n->v->next)
+		return bad(rd, "%s/%s: must be an integer", path, key);
+	if (n->v->v.i < min || n->v->v.i > max)
+		return bad(rd, "%s/%s: %" PRId64 " is out of range %" PRId64 "..%" PRId64, path,
+			   key, n->v->v.i, min, max);
+	*out = n->v->v.i;
+	return 0;
+}
+
+static int get_u64(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		   const char *key, uint64_t *out)
+{
+	int64_t v;
+
+	if (get_int(rd, parent, path, key, 0, INT64_MAX, &v))
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int get_u32(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		   const char *key, uint32_t max, uint32_t *out)
+{
+	int64_t v;
+
+	if (get_int(rd, parent, path, key, 0, max, &v))
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* A string into BUF (SIZE bytes including the NUL); too long is an error.
+ * OPTIONAL: a missing key gives "". */
+static int get_str(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		   const char *key, char *buf, size_t size, int optional)
+{
+	const struct dm_config_node *n = child(parent, key);
+
+	if (!n && optional) {
+		buf[0] = '\0';
+		return 0;
+	}
+	if (!n)
+		return bad(rd, "%s/%s: missing", path, key);
+	if (!n->v || n->v->type != DM_CFG_STRING || n->v->next)
+		return bad(rd, "%s/%s: must be a string", path, key);
+	if (strlen(n->v->v.str) >= size)
+		return bad(rd, "%s/%s: longer than %zu bytes", path, key, size - 1);
+	strcpy(buf, n->v->v.str);
+	return 0;
+}
+
+static int get_enum(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		    const char *key, const char *const *names, unsigned nr, unsigned *out)
+{
+	char buf[32];
+	unsigned i;
+
+	if (get_str(rd, parent, path, key, buf, sizeof(buf), 0))
+		return -1;
+	for (i = 0; i < nr; i++) {
+		if (!strcmp(buf, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return bad(rd, "%s/%s: unknown value '%s'", path, key, buf);
+}
+
+static const char *const device_keys[] = { "uuid",	   "path",	   "size",
+					   "mda_offset",   "mda_size",	   "area0_offset",
+					   "area0_size",   "area1_offset", "area1_size",
+					   NULL };
+
+static int import_device(struct reader *rd, const struct dm_config_node *devs, struct vg *vg,
+			 enum vg_role role)
+{
+	const struct dm_config_node *n;
+	struct vg_device *d = &vg->dev[role];
+	char path[64];
+
+	snprintf(path, sizeof(path), "pool/devices/%s", vg_role_name(role));
+	if (get_section(rd, devs, "pool/devices", vg_role_name(role), &n) ||
+	    check_keys(rd, n, path, device_keys) ||
+	    get_str(rd, n, path, "uuid", d->pv_uuid, sizeof(d->pv_uuid), 0) ||
+	    get_str(rd, n, path, "path", d->path, sizeof(d->path), 0) ||
+	    get_u64(rd, n, path, "size", &d->size) ||
+	    get_u64(rd, n, path, "mda_offset", &d->mda.offset) ||
+	    get_u64(rd, n, path, "mda_size", &d->mda.size) ||
+	    get_u64(rd, n, path, "area0_offset", &d->area[0].offset) ||
+	    get_u64(rd, n, path, "area0_size", &d->area[0].size) ||
+	    get_u64(rd, n, path, "area1_offset", &d->area[1].offset) ||
+	    get_u64(rd, n, path, "area1_size", &d->area[1].size))
+		return -1;
+	return 0;
+}
+
+static const char *const volume_keys[] = { "dev_id", "size", "origin", "creation_time",
+					   "read_only", NULL };
+
+static int import_volume(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
+{
+	struct vg_volume v;
+	char path[128];
+	const char *why;
+	int64_t i;
+
+	memset(&v, 0, sizeof(v));
+	snprintf(path, sizeof(path), "pool/volumes/%.64s", n->key);
+	if (!vg_name_valid(n->key, &why))
+		return bad(rd, "pool/volumes/%.64s: bad volume name: %s", n->key, why);
+	if (n->v)
+		return bad(rd, "%s: must be a section", path);
+	strcpy(v.name, n->key);
+	if (check_keys(rd, n, path, volume_keys) ||
+	    get_u32(rd, n, path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
+	    get_u64(rd, n, path, "size", &v.size) ||
+	    get_str(rd, n, path, "origin", v.origin, sizeof(v.origin), 1) ||
+	    get_int(rd, n, path, "creation_time", INT64_MIN, INT64_MAX, &v.creation_time) ||
+	    get_int(rd, n, path, "read_only", 0, 1, &i))
+		return -1;
+	v.read_only = (int)i;
+	if (vg->nr_volumes == vg->alloc_volumes) {
+		unsigned a = vg->alloc_volumes ? 2 * vg->alloc_volumes : 16;
+		struct vg_volume *p = realloc(vg->volumes, a * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		vg->volumes = p;
+		vg->alloc_volumes = a;
+	}
+	vg->volumes[vg->nr_volumes++] = v;
+	return 0;
+}
+
+static const char *const top_keys[] = { "contents", "version", "pool", NULL };
+static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
+					 "format_version", "creation_time",  "creation_host",
+					 "chunk_size",	   "zero",	     "discards",
+					 "when_full",	   "transaction_id", "next_dev_id",
+					 "metadata_area",  "devices",	     "volumes",
+					 NULL };
+static const char *const devices_keys[] = { "data", "meta", NULL };
+
+static int import_tree(struct reader *rd, const struct dm_config_tree *cft, struct vg *vg)
+{
+	struct dm_config_node top = { .key = "", .child = cft->root };
+	const struct dm_config_node *pool, *devs, *vols, *n;
+	char contents[64];
+	int64_t i;
+	unsigned e = 0;
+	int r;
+
+	if (check_keys(rd, &top, "", top_keys) ||
+	    get_str(rd, &top, "", "contents", contents, sizeof(contents), 0))
+		return -1;
+	if (strcmp(contents, VG_TEXT_CONTENTS))
+		return bad(rd, "contents: '%s' is not tptools VG metadata", contents);
+	if (get_int(rd, &top, "", "version", VG_TEXT_VERSION, VG_TEXT_VERSION, &i) ||
+	    get_section(rd, &top, "", "pool", &pool) ||
+	    check_keys(rd, pool, "pool", pool_keys) ||
+	    get_str(rd, pool, "pool", "name", vg->name, sizeof(vg->name), 0) ||
+	    get_str(rd, pool, "pool", "uuid", vg->uuid, sizeof(vg->uuid), 0) ||
+	    get_int(rd, pool, "pool", "seqno", 1, INT64_MAX, &i))
+		return -1;
+	vg->seqno = (uint64_t)i;
+	if (get_u32(rd, pool, "pool", "format_version", UINT32_MAX, &vg->format_version) ||
+	    get_int(rd, pool, "pool", "creation_time", INT64_MIN, INT64_MAX, &vg->creation_time) ||
+	    get_str(rd, pool, "pool", "creation_host", vg->creation_host,
+		    sizeof(vg->creation_host), 0) ||
+	    get_u32(rd, pool, "pool", "chunk_size", VG_CHUNK_MAX_SECTORS, &vg->chunk_size) ||
+	    get_int(rd, pool, "pool", "zero", 0, 1, &i))
+		return -1;
+	vg->zero = (int)i;
+	if (get_enum(rd, pool, "pool", "discards", discards_names, 3, &e))
+		return -1;
+	vg->discards = (enum vg_discards)e;
+	if (get_enum(rd, pool, "pool", "when_full", when_full_names, 2, &e))
+		return -1;
+	vg->when_full = (enum vg_when_full)e;
+	if (get_u64(rd, pool, "pool", "transaction_id", &vg->transaction_id) ||
+	    get_u32(rd, pool, "pool", "next_dev_id", VG_DEV_ID_MAX + 1, &vg->next_dev_id) ||
+	    get_int(rd, pool, "pool", "metadata_area", 0, 1, &i))
+		return -1;
+	vg->metadata_area = (unsigned)i;
+	if (get_section(rd, pool, "pool", "devices", &devs) ||
+	    check_keys(rd, devs, "pool/devices", devices_keys) ||
+	    import_device(rd, devs, vg, VG_ROLE_DATA) || import_device(rd, devs, vg, VG_ROLE_META) ||
+	    get_section(rd, pool, "pool", "volumes", &vols) ||
+	    check_keys(rd, vols, "pool/volumes", NULL))
+		return -1;
+	for (n = vols->child; n; n = n->sib) {
+		if (vg->nr_volumes >= VG_MAX_VOLUMES)
+			return bad(rd, "pool/volumes: more than %u volumes", VG_MAX_VOLUMES);
+		r = import_volume(rd, n, vg);
+		if (r)
+			return r;
+	}
+	return vg_check_model(vg, rd->msg, sizeof(rd->msg));
+}
+
+int vg_import(const char *text, size_t len, struct vg **out)
+{
+	struct dm_config_tree *cft;
+	struct reader rd = { { 0 } };
+	struct vg *vg;
+	int r;
+
+	*out = NULL;
+	vg = vg_alloc();
+	cft = dm_config_create();
+	if (!vg || !cft) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (memchr(text, '\0', len)) {
+		bad(&rd, "text contains a NUL byte");
+		r = -1;
+	} else if (!dm_config_parse_without_dup_node_check(cft, text, text + len)) {
+		bad(&rd, "syntax error");
+		r = -1;
+	} else {
+		r = import_tree(&rd, cft, vg);
+	}
+	if (r == -1) {
+		log_error("VG text: %s", rd.msg);
+		r = -EUCLEAN;
+	}
+	if (!r) {
+		*out = vg;
+		vg = NULL;
+	}
+out:
+	if (cft)
+		dm_config_destroy(cft);
+	vg_free(vg);
+	return r;
+}
