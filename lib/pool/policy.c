@@ -1,0 +1,544 @@
+/* policy.c - see policy.h. Pure: no I/O, no logging, no allocation. */
+#include "lib/pool/policy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define GRAIN (64 * TP_KiB)	/* every chunk is a multiple of this */
+
+/* ---- arithmetic (saturating where it could overflow) -------------------- */
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* lcm, or UINT64_MAX when it does not fit */
+static uint64_t lcm64(uint64_t a, uint64_t b)
+{
+	uint64_t q;
+
+	if (!a || !b)
+		return a ? a : b;
+	q = a / gcd64(a, b);
+	if (q > UINT64_MAX / b)
+		return UINT64_MAX;
+	return q * b;
+}
+
+/* smallest multiple of UNIT >= V, or UINT64_MAX when it does not fit */
+static uint64_t round_up(uint64_t v, uint64_t unit)
+{
+	uint64_t r = v % unit;
+
+	if (!r)
+		return v;
+	if (v > UINT64_MAX - (unit - r))
+		return UINT64_MAX;
+	return v + (unit - r);
+}
+
+static uint64_t div_up(uint64_t n, uint64_t d)
+{
+	return n / d + (n % d != 0);
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+/* Append to a reason buffer (always NUL-terminated, silently truncated). */
+static void say(char *buf, const char *fmt, ...) TP_PRINTF(2, 3);
+static void say(char *buf, const char *fmt, ...)
+{
+	size_t used = strnlen(buf, TP_REASON_LEN);
+	va_list ap;
+
+	if (used + 1 >= TP_REASON_LEN)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, TP_REASON_LEN - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Human size in one of a few rotating static buffers: H(x) can appear
+ * several times in one call. */
+static const char *H(uint64_t bytes)
+{
+	static char bufs[8][32];
+	static unsigned next;
+	char *b = bufs[next++ % TP_ARRAY_SIZE(bufs)];
+
+	return tp_size_format(bytes, 'h', b, sizeof(bufs[0]));
+}
+
+int tp_choice_parse(const char *s, enum tp_choice *out)
+{
+	if (!s)
+		return -EINVAL;
+	if (!strcasecmp(s, "auto"))
+		*out = TP_CHOICE_AUTO;
+	else if (!strcasecmp(s, "y") || !strcasecmp(s, "yes"))
+		*out = TP_CHOICE_YES;
+	else if (!strcasecmp(s, "n") || !strcasecmp(s, "no"))
+		*out = TP_CHOICE_NO;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- stripe ------------------------------------------------------------- */
+
+uint64_t tp_policy_stripe(const struct tp_topology *t, char *why, size_t whylen)
+{
+	uint64_t opt = t->opt_io, min = t->min_io;
+	const char *ignore = NULL;
+
+	if (!opt) {
+		if (why)
+			snprintf(why, whylen, "no full stripe reported (optimal_io_size 0, source %s)",
+				 tp_topology_source_name(t->source));
+		return 0;
+	}
+	if (opt % TP_SECTOR_SIZE)
+		ignore = "is not a whole number of sectors";
+	else if (min && opt % min)
+		ignore = "is not a multiple of minimum_io_size, so it is not a RAID stripe";
+	else if (opt > TP_CHUNK_MAX)
+		ignore = "is larger than the largest chunk (1 GiB)";
+	if (ignore) {
+		if (why)
+			snprintf(why, whylen, "optimal_io_size %s ignored: it %s", H(opt), ignore);
+		return 0;
+	}
+	if (why) {
+		if (min && opt / min > 1)
+			snprintf(why, whylen, "full stripe %s (optimal_io_size = %llu x %s md chunk)",
+				 H(opt), (unsigned long long)(opt / min), H(min));
+		else
+			snprintf(why, whylen, "full stripe %s (optimal_io_size)", H(opt));
+	}
+	return opt;
+}
+
+/* ---- metadata estimate and room ------------------------------------------ */
+
+uint64_t tp_policy_meta_estimate(uint64_t data_size, uint64_t chunk)
+{
+	uint64_t n, bytes;
+
+	if (!chunk)
+		return UINT64_MAX;
+	n = div_up(data_size, chunk);
+	if (n > (UINT64_MAX - TP_META_FIXED - TP_META_BLOCK) / TP_META_BYTES_PER_CHUNK)
+		return UINT64_MAX;
+	bytes = round_up(n * TP_META_BYTES_PER_CHUNK + TP_META_FIXED, TP_META_BLOCK);
+	return TP_MAX(bytes, TP_META_MIN);
+}
+
+/* The layout of two areas of SIZE after HEADER: returns the end. */
+static uint64_t layout_end(uint64_t header, uint64_t size, uint64_t *active, uint64_t *spare)
+{
+	uint64_t a = round_up(header, TP_META_ALIGN);
+	uint64_t s = a + round_up(size, TP_META_ALIGN);
+
+	if (active)
+		*active = a;
+	if (spare)
+		*spare = s;
+	return s + size;
+}
+
+uint64_t tp_policy_meta_room(uint64_t dev_size, uint64_t header)
+{
+	uint64_t a = round_up(header, TP_META_ALIGN), avail, whole, part = 0;
+
+	if (a == UINT64_MAX || dev_size <= a)
+		return 0;
+	if (layout_end(header, TP_META_MAX, NULL, NULL) <= dev_size)
+		return TP_META_MAX;
+	avail = dev_size - a;
+	/* the area is q whole alignment units, or q units plus a part r (then
+	 * the spare area starts q + 1 units after the active one) */
+	whole = avail / (2 * TP_META_ALIGN) * TP_META_ALIGN;
+	if (avail > TP_META_ALIGN) {
+		uint64_t q = (avail - TP_META_ALIGN) / (2 * TP_META_ALIGN);
+		uint64_t rest = avail - (2 * q + 1) * TP_META_ALIGN;
+		uint64_t r = TP_MIN(rest, TP_META_ALIGN - TP_META_BLOCK) / TP_META_BLOCK *
+			     TP_META_BLOCK;
+		if (r)
+			part = q * TP_META_ALIGN + r;
+	}
+	return TP_MAX(whole, part);
+}
+
+/* ---- chunk ---------------------------------------------------------------- */
+
+/* The smallest chunk whose metadata estimate for DATA fits BUDGET
+ * (0 when DATA is unknown; UINT64_MAX when no chunk can do it). */
+static uint64_t budget_chunk(uint64_t data, uint64_t budget)
+{
+	uint64_t maxn, c;
+
+	if (!data)
+		return 0;
+	budget = budget / TP_META_BLOCK * TP_META_BLOCK;
+	if (budget < TP_META_MIN || budget < TP_META_FIXED + TP_META_BYTES_PER_CHUNK)
+		return UINT64_MAX;
+	maxn = (budget - TP_META_FIXED) / TP_META_BYTES_PER_CHUNK;
+	c = div_up(data, maxn);
+	/* the budget is whole 4 KiB blocks, so rounding the estimate up to a
+	 * block cannot push it over */
+	return c;
+}
+
+struct chunk_plan {
+	uint64_t stripe, unit, floor, need_budget, chunk;
+	int fits;		/* chunk is a multiple of unit within the limits */
+	char stripe_why[200];
+};
+
+static void auto_chunk(const struct tp_topology *t, const struct tp_chunk_request *req,
+		       struct chunk_plan *p)
+{
+	uint64_t budget = req->meta_budget ? req->meta_budget : TP_META_MAX;
+	uint64_t want, base;
+
+	memset(p, 0, sizeof(*p));
+	p->stripe = tp_policy_stripe(t, p->stripe_why, sizeof(p->stripe_why));
+	base = t->min_io ? round_up(t->min_io, GRAIN) : GRAIN;
+	p->unit = p->stripe ? lcm64(p->stripe, GRAIN) : base;
+	p->floor = round_up(req->floor ? req->floor : TP_CHUNK_FLOOR, GRAIN);
+	if (p->floor > TP_CHUNK_MAX)
+		p->floor = TP_CHUNK_MAX;
+	p->need_budget = budget_chunk(req->data_size, TP_MIN(budget, TP_META_MAX));
+	want = TP_MAX(p->floor, p->need_budget);
+	p->chunk = round_up(want, p->unit);
+	if (p->chunk <= TP_CHUNK_MAX) {
+		p->fits = 1;
+		return;
+	}
+	/* No multiple of the unit fits: fall back to the md chunk (or the
+	 * 64 KiB grain), as close to WANT as the limits allow. */
+	if (base > TP_CHUNK_MAX)
+		base = GRAIN;
+	p->chunk = want > TP_CHUNK_MAX ? TP_CHUNK_MAX / base * base : round_up(want, base);
+	if (p->chunk > TP_CHUNK_MAX)
+		p->chunk = TP_CHUNK_MAX / base * base;
+}
+
+static void explain_auto(const struct chunk_plan *p, const struct tp_chunk_request *req,
+			 struct tp_chunk_decision *out)
+{
+	say(out->reason, "%s. ", p->stripe_why);
+	if (p->fits && p->stripe) {
+		say(out->reason,
+		    "Chunk %s: the smallest common multiple of the full stripe and 64 KiB "
+		    "that is at least %s",
+		    H(out->chunk), H(p->floor));
+		if (p->need_budget > p->floor)
+			say(out->reason, " and keeps the metadata of %s of data within %s",
+			    H(req->data_size), H(req->meta_budget ? req->meta_budget : TP_META_MAX));
+		say(out->reason, "; every chunk covers whole stripes, so provisioning a chunk "
+				 "never makes the RAID read-modify-write a partial stripe.");
+	} else if (p->fits) {
+		say(out->reason, "Chunk %s: a multiple of %s that is at least %s", H(out->chunk),
+		    H(p->unit), H(p->floor));
+		if (p->need_budget > p->floor)
+			say(out->reason, " and keeps the metadata of %s of data within %s",
+			    H(req->data_size), H(req->meta_budget ? req->meta_budget : TP_META_MAX));
+		say(out->reason, ".");
+	} else {
+		say(out->reason, "WARNING: no chunk within 64 KiB..1 GiB is a whole multiple of %s",
+		    H(p->unit));
+		if (p->need_budget > p->floor && p->need_budget != UINT64_MAX)
+			say(out->reason, " and at least %s (needed to keep the metadata within its "
+					 "budget)", H(p->need_budget));
+		else if (p->need_budget == UINT64_MAX)
+			say(out->reason, " (the metadata budget is too small for any chunk)");
+		say(out->reason, "; using %s.", H(out->chunk));
+	}
+}
+
+static int bad_chunk(uint64_t c, struct tp_chunk_decision *out)
+{
+	uint64_t lo = c / GRAIN * GRAIN, hi = lo + GRAIN;
+
+	say(out->reason, "--chunk %s is not valid: a chunk must be a multiple of 64 KiB from "
+			 "64 KiB to 1 GiB; ", H(c));
+	if (c < TP_CHUNK_MIN)
+		say(out->reason, "the smallest valid value is 64 KiB.");
+	else if (c > TP_CHUNK_MAX)
+		say(out->reason, "the largest valid value is 1 GiB.");
+	else
+		say(out->reason, "the nearest valid values are %s and %s.", H(lo), H(hi));
+	return -EINVAL;
+}
+
+int tp_policy_chunk(const struct tp_topology *t, const struct tp_chunk_request *req,
+		    struct tp_chunk_decision *out)
+{
+	uint64_t c = req->requested, budget = req->meta_budget ? req->meta_budget : TP_META_MAX;
+	struct chunk_plan p;
+
+	memset(out, 0, sizeof(*out));
+	if (c && (c < TP_CHUNK_MIN || c > TP_CHUNK_MAX || c % GRAIN))
+		return bad_chunk(c, out);
+	auto_chunk(t, req, &p);
+	out->stripe = p.stripe;
+	if (!c) {
+		out->chunk = p.chunk;
+		out->warning = !p.fits;
+		explain_auto(&p, req, out);
+	} else {
+		int misfit = p.stripe && c % p.stripe;
+		int overbudget = req->data_size && tp_policy_meta_estimate(req->data_size, c) > budget;
+
+		out->chunk = c;
+		say(out->reason, "%s. Chunk %s as requested", p.stripe_why, H(c));
+		if (!misfit && p.stripe)
+			say(out->reason, " (%llu full stripes).",
+			    (unsigned long long)(c / p.stripe));
+		else
+			say(out->reason, ".");
+		if (misfit) {
+			say(out->reason,
+			    " WARNING: %s is not a whole multiple of the full stripe %s: first writes "
+			    "to a chunk will cover partial stripes and make the RAID read-modify-write;",
+			    H(c), H(p.stripe));
+		}
+		if (overbudget)
+			say(out->reason,
+			    " WARNING: the metadata for %s of data in %s chunks (about %s) exceeds "
+			    "%s;",
+			    H(req->data_size), H(c), H(tp_policy_meta_estimate(req->data_size, c)),
+			    H(budget));
+		if (misfit || overbudget) {
+			out->warning = 1;
+			out->better = p.chunk;
+			say(out->reason, " --chunk %s (what auto chooses) would fit.", H(p.chunk));
+		}
+	}
+	out->whole_stripe = out->stripe && out->chunk % out->stripe == 0;
+	return 0;
+}
+
+/* ---- zeroing --------------------------------------------------------------- */
+
+void tp_policy_zero(enum tp_choice req, uint64_t chunk, struct tp_zero_decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (req == TP_CHOICE_AUTO) {
+		out->zero = chunk < TP_ZERO_OFF_FROM;
+		say(out->reason, "Zeroing %s (auto: off for chunks of %s and more, on below; the "
+				 "chunk is %s). ",
+		    out->zero ? "on" : "off", H(TP_ZERO_OFF_FROM), H(chunk));
+	} else {
+		out->zero = req == TP_CHOICE_YES;
+		say(out->reason, "Zeroing %s (as requested with --zero %s). ",
+		    out->zero ? "on" : "off", out->zero ? "y" : "n");
+	}
+	if (out->zero)
+		say(out->reason, "Cost: the first write to each new chunk also writes the rest "
+				 "of the chunk with zeros (%s per chunk), which can halve the speed "
+				 "of fresh writes; in return no stale data is ever visible.",
+		    H(chunk));
+	else
+		say(out->reason, "Trade-off: a newly provisioned chunk is not cleared, so until "
+				 "it is written a read of its unwritten parts may return stale data "
+				 "left on the device by earlier use; use --zero y where volumes are "
+				 "handed to untrusted users.");
+}
+
+/* ---- data offset ----------------------------------------------------------- */
+
+void tp_policy_data_offset(const struct tp_topology *t, uint64_t header,
+			   struct tp_offset_decision *out)
+{
+	uint64_t stripe = tp_policy_stripe(t, NULL, 0);
+	uint64_t min = TP_MAX(TP_DATA_OFFSET_MIN, header), align = t->align_offset, k;
+
+	memset(out, 0, sizeof(*out));
+	if (stripe) {
+		out->grid = stripe;
+	} else {
+		uint64_t base = t->min_io ? round_up(t->min_io, GRAIN) : GRAIN;
+		out->grid = lcm64(TP_MiB, base);
+		if (out->grid > TP_CHUNK_MAX)
+			out->grid = TP_MiB;
+	}
+	if (align >= out->grid)
+		align = 0;
+	k = align >= min ? 0 : div_up(min - align, out->grid);
+	out->offset = k * out->grid + align;
+	say(out->reason, "Data area at %s: the first multiple of %s%s at or after %s (room for "
+			 "the label and VG metadata area)",
+	    H(out->offset), H(out->grid), stripe ? " (the full stripe)" : " (no stripe)", H(min));
+	if (align)
+		say(out->reason, ", plus alignment_offset %s", H(align));
+	else if (t->align_offset)
+		say(out->reason, "; alignment_offset %s ignored (not smaller than %s)",
+		    H(t->align_offset), H(out->grid));
+	say(out->reason, "%s", stripe ? ", so every chunk starts on a stripe boundary." : ".");
+}
+
+/* ---- metadata size and layout ------------------------------------------------ */
+
+static int bad_meta_size(uint64_t v, char *reason)
+{
+	say(reason, "--metadata-size %s is not valid: it must be from %s to %s (the format's "
+		    "limit of 4161600 blocks of 4 KiB).",
+	    H(v), H(TP_META_MIN), H(TP_META_MAX));
+	return -EINVAL;
+}
+
+static int check_meta_size(uint64_t v, char *reason)
+{
+	uint64_t r = round_up(v, TP_META_BLOCK);
+
+	if (r < TP_META_MIN || r > TP_META_MAX)
+		return bad_meta_size(v, reason);
+	return 0;
+}
+
+int tp_policy_meta(const struct tp_meta_request *req, struct tp_meta_decision *out)
+{
+	uint64_t need;
+
+	memset(out, 0, sizeof(*out));
+	out->estimate = tp_policy_meta_estimate(req->data_size, req->chunk);
+	need = TP_MIN(out->estimate, TP_META_MAX);
+	if (req->requested) {
+		if (check_meta_size(req->requested, out->reason) < 0)
+			return -EINVAL;
+		out->size = round_up(req->requested, TP_META_BLOCK);
+		need = out->size;
+		say(out->reason, "Metadata area %s as requested (estimate for %s of data in %s "
+				 "chunks: %s)",
+		    H(out->size), H(req->data_size), H(req->chunk), H(out->estimate));
+		if (out->size < out->estimate) {
+			out->warning = 1;
+			say(out->reason, "; WARNING: smaller than the estimate, the pool may run out "
+					 "of metadata space before data space");
+		}
+		say(out->reason, ". ");
+	} else if (req->meta_dev_size) {
+		out->size = tp_policy_meta_room(req->meta_dev_size, req->header);
+		say(out->reason, "Metadata area %s: all the metadata device offers for an "
+				 "active and an equal spare area%s (estimate for %s of data in %s "
+				 "chunks: %s). ",
+		    H(out->size), out->size == TP_META_MAX ? ", capped at the format's limit" : "",
+		    H(req->data_size), H(req->chunk), H(out->estimate));
+	} else {
+		out->size = need;
+		say(out->reason, "Metadata area %s: the estimate for %s of data in %s chunks "
+				 "(64 bytes per chunk + 1 MiB, at least 2 MiB). ",
+		    H(out->size), H(req->data_size), H(req->chunk));
+	}
+	if (out->estimate > TP_META_MAX) {
+		out->warning = 1;
+		say(out->reason, "WARNING: the estimate %s exceeds the format's limit of %s; use a "
+				 "larger chunk or expect metadata to fill before data. ",
+		    H(out->estimate), H(TP_META_MAX));
+	}
+	out->min_dev_size = layout_end(req->header, need, NULL, NULL);
+	out->end = layout_end(req->header, out->size, &out->active_offset, &out->spare_offset);
+	if (req->meta_dev_size && (out->size < need || out->end > req->meta_dev_size)) {
+		out->reason[0] = '\0';
+		say(out->reason, "Metadata device too small: %s cannot hold the label and VG area "
+				 "(%s) plus an active and a spare thin-metadata area of %s each; it "
+				 "must be at least %s.",
+		    H(req->meta_dev_size), H(round_up(req->header, TP_META_ALIGN)), H(need),
+		    H(out->min_dev_size));
+		return -ENOSPC;
+	}
+	say(out->reason, "Layout: label and VG area, active area at %s, spare area (for "
+			 "tprepair) at %s.",
+	    H(out->active_offset), H(out->spare_offset));
+	return 0;
+}
+
+/* ---- discards --------------------------------------------------------------- */
+
+void tp_policy_discards(int dev_supports_discard, struct tp_discard_decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->passdown = dev_supports_discard != 0;
+	if (out->passdown)
+		say(out->reason, "Discards: passdown (the data device supports discard, so "
+				 "freed chunks are discarded on it too).");
+	else
+		say(out->reason, "Discards: nopassdown (the data device does not report discard "
+				 "support; the pool still frees chunks on discard).");
+}
+
+/* ---- everything ---------------------------------------------------------------- */
+
+static int fail(struct tp_policy_plan *out, const char *reason, int err)
+{
+	snprintf(out->error, sizeof(out->error), "%s", reason);
+	return err;
+}
+
+int tp_policy_plan(const struct tp_policy_input *in, struct tp_policy_plan *out)
+{
+	struct tp_chunk_request creq = { .requested = in->chunk, .floor = in->chunk_floor };
+	struct tp_meta_request mreq;
+	uint64_t data_size;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	/* usage errors first, before any device-size verdict */
+	if (in->metadata_size && check_meta_size(in->metadata_size, out->meta.reason) < 0)
+		return fail(out, out->meta.reason, -EINVAL);
+	if (in->chunk && (r = tp_policy_chunk(&in->topo, &creq, &out->chunk)) < 0)
+		return fail(out, out->chunk.reason, r);
+
+	tp_policy_data_offset(&in->topo, in->data_header, &out->data_offset);
+	if (in->data_dev_size <= out->data_offset.offset) {
+		snprintf(out->error, sizeof(out->error),
+			 "Data device too small: %s, but the data area starts at %s.",
+			 H(in->data_dev_size), H(out->data_offset.offset));
+		return -ENOSPC;
+	}
+	data_size = in->data_dev_size - out->data_offset.offset;
+
+	creq.data_size = data_size;
+	if (in->metadata_size)
+		creq.meta_budget = round_up(in->metadata_size, TP_META_BLOCK);
+	else if (in->meta_dev_size &&
+		 tp_policy_meta_room(in->meta_dev_size, in->meta_header) >= TP_META_MIN)
+		creq.meta_budget = tp_policy_meta_room(in->meta_dev_size, in->meta_header);
+	r = tp_policy_chunk(&in->topo, &creq, &out->chunk);
+	if (r < 0)
+		return fail(out, out->chunk.reason, r);
+	out->data_blocks = data_size / out->chunk.chunk;
+	if (!out->data_blocks) {
+		snprintf(out->error, sizeof(out->error),
+			 "Data device too small: the data area of %s (after the %s offset) holds no "
+			 "whole %s chunk; the device must be at least %s.",
+			 H(data_size), H(out->data_offset.offset), H(out->chunk.chunk),
+			 H(out->data_offset.offset + out->chunk.chunk));
+		return -ENOSPC;
+	}
+
+	tp_policy_zero(in->zero, out->chunk.chunk, &out->zero);
+
+	mreq = (struct tp_meta_request){ .requested = in->metadata_size,
+					 .data_size = out->data_blocks * out->chunk.chunk,
+					 .chunk = out->chunk.chunk,
+					 .meta_dev_size = in->meta_dev_size,
+					 .header = in->meta_header };
+	r = tp_policy_meta(&mreq, &out->meta);
+	if (r < 0)
+		return fail(out, out->meta.reason, r);
+
+	tp_policy_discards(in->topo.discard, &out->discards);
+	return 0;
+}
