@@ -10,7 +10,8 @@
  *
  * Three-way result: 1 = something found (res->count > 0), 0 = nothing
  * found (res->count == 0), -errno = the probe failed (could not open or
- * read PATH; logged, naming PATH). A found signature is a reason for
+ * read PATH, -ENOTBLK for a path that is neither a block device nor a
+ * regular file, or the hook's error; logged, naming PATH). A found signature is a reason for
  * tpcreate to refuse the device unless --force; the decision is the
  * caller's, lib/dev only reports.
  *

@@ -140,6 +140,8 @@ int tp_topology_parse(const char *spec, struct tp_topology *out, char *errbuf, s
 		}
 	}
 	free(copy);
+	if (!seen[K_PHYSICAL])
+		v[K_PHYSICAL] = TP_MAX(v[K_LOGICAL], v[K_PHYSICAL]);
 	if (!r)
 		r = check_values(v, seen, errbuf, errlen);
 	if (r)

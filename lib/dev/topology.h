@@ -12,8 +12,8 @@
  * Keys (comma separated, any order, each at most once): min_io, opt_io,
  * align, logical, physical, discard (0|1). Values are byte counts in
  * lib/base/units syntax (a bare number is bytes; "512k", "2m" work too).
- * min_io, opt_io and align are required; logical and physical default to
- * 512; discard defaults to 0. Sector sizes must be powers of two in
+ * min_io, opt_io and align are required; logical defaults to 512,
+ * physical to logical; discard defaults to 0. Sector sizes must be powers of two in
  * 512..65536 with logical <= physical; min_io and opt_io multiples of the
  * logical sector size; align < opt_io (or < min_io when opt_io is 0).
  * An empty value of the variable means "not set". Bad syntax is an error
@@ -58,7 +58,8 @@ struct tp_topology {
 /* Fill *OUT with the topology of PATH (block device or regular file).
  * $TPTOOLS_TOPOLOGY, when set and non-empty, replaces the device's values
  * (PATH must still exist). Returns 0; -EINVAL for a bad override (logged,
- * naming the variable); -errno when PATH cannot be opened or probed
+ * naming the variable); -ENOTBLK when PATH is neither a block device
+ * nor a regular file; -errno when PATH cannot be opened or probed
  * (logged, naming PATH). *OUT is fully initialised on success only. */
 int tp_topology_get(const char *path, struct tp_topology *out) TP_MUST_CHECK;
 

@@ -1,0 +1,468 @@
+/* lib/dev: topology (libblkid + TPTOOLS_TOPOLOGY) and signature probing on
+ * image files made with mkfs.ext4 / mkswap and hand-written signatures
+ * (an LVM2 label, an md v1.2 superblock, a DOS partition table). */
+#include "lib/base/log.h"
+#include "lib/dev/probe.h"
+#include "lib/dev/topology.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IMG_SIZE (4u << 20)
+
+/* A sparse zero file of SIZE bytes in the test's temp dir. */
+static const char *img(const char *name, unsigned size)
+{
+	static char path[8][512];
+	static unsigned next;
+	char *p = path[next++ % 8];
+	int fd;
+
+	snprintf(p, sizeof(path[0]), "%s/%s", tp_test_tmpdir(), name);
+	fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(ftruncate(fd, size) == 0);
+	close(fd);
+	return p;
+}
+
+static void put(const char *path, uint64_t off, const void *buf, size_t len)
+{
+	int fd = open(path, O_RDWR);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(pwrite(fd, buf, len, (off_t)off) == (ssize_t)len);
+	close(fd);
+}
+
+static int sh(const char *fmt, const char *arg)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), fmt, arg);
+	return system(cmd);
+}
+
+static void le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* ---- topology ------------------------------------------------------------- */
+
+static void test_topology_parse(void)
+{
+	struct tp_topology t;
+	char why[256];
+
+	CU_ASSERT_EQUAL(tp_topology_parse("min_io=524288,opt_io=2097152,align=0", &t, why,
+					  sizeof(why)), 0);
+	CU_ASSERT_EQUAL(t.min_io, 524288);
+	CU_ASSERT_EQUAL(t.opt_io, 2097152);
+	CU_ASSERT_EQUAL(t.align_offset, 0);
+	CU_ASSERT_EQUAL(t.logical_sector, 512);
+	CU_ASSERT_EQUAL(t.physical_sector, 512);
+	CU_ASSERT_EQUAL(t.discard, 0);
+	CU_ASSERT_EQUAL(t.source, TP_TOPO_OVERRIDE);
+
+	CU_ASSERT_EQUAL(tp_topology_parse("discard=1,physical=4096,logical=4k,align=8k,"
+					  "opt_io=2560k,min_io=512k",
+					  &t, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(t.min_io, 512 << 10);
+	CU_ASSERT_EQUAL(t.opt_io, 2560 << 10);
+	CU_ASSERT_EQUAL(t.align_offset, 8192);
+	CU_ASSERT_EQUAL(t.logical_sector, 4096);
+	CU_ASSERT_EQUAL(t.physical_sector, 4096);
+	CU_ASSERT_EQUAL(t.discard, 1);
+	/* no stripe at all is a valid geometry too */
+	CU_ASSERT_EQUAL(tp_topology_parse("min_io=0,opt_io=0,align=0", &t, NULL, 0), 0);
+	CU_ASSERT_EQUAL(t.opt_io, 0);
+}
+
+static void test_topology_parse_errors(void)
+{
+	static const struct {
+		const char *spec, *says;
+	} bad[] = {
+		{ "", "empty" },
+		{ "min_io=512k", "missing key 'opt_io'" },
+		{ "opt_io=2m,align=0", "missing key 'min_io'" },
+		{ "min_io=512k,opt_io=2m,align=0,stripe=4", "unknown key 'stripe'" },
+		{ "min_io=512k,opt_io=2m,align=0,min_io=4k", "given twice" },
+		{ "min_io=lots,opt_io=2m,align=0", "bad value for min_io" },
+		{ "min_io=-4k,opt_io=2m,align=0", "bad value for min_io" },
+		{ "min_io,opt_io=2m,align=0", "not key=value" },
+		{ "min_io=512k,opt_io=2m,align=0,logical=1000", "logical must be a power of two" },
+		{ "min_io=512k,opt_io=2m,align=0,logical=128k", "logical must be a power of two" },
+		{ "min_io=512k,opt_io=2m,align=0,logical=4096,physical=512", "physical must not" },
+		{ "min_io=1000,opt_io=2m,align=0", "min_io must be a multiple" },
+		{ "min_io=4k,opt_io=6k,align=0,logical=4k", "opt_io must be a multiple" },
+		{ "min_io=512k,opt_io=2m,align=2m", "align must be smaller" },
+		{ "min_io=512k,opt_io=0,align=1m", "align must be smaller" },
+		{ "min_io=512k,opt_io=2m,align=0,discard=2", "discard must be 0 or 1" },
+	};
+
+	for (size_t i = 0; i < TP_ARRAY_SIZE(bad); i++) {
+		struct tp_topology t = { .min_io = 77 };
+		char why[256] = "";
+
+		CU_ASSERT_EQUAL(tp_topology_parse(bad[i].spec, &t, why, sizeof(why)), -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(why, TP_TOPOLOGY_ENV));
+		if (!strstr(why, bad[i].says))
+			fprintf(stderr, "\n'%s': got '%s'\n", bad[i].spec, why);
+		CU_ASSERT_PTR_NOT_NULL(strstr(why, bad[i].says));
+		CU_ASSERT_EQUAL(t.min_io, 77);	/* untouched on error */
+	}
+	CU_ASSERT_EQUAL(tp_topology_parse(NULL, &(struct tp_topology){ 0 }, NULL, 0), -EINVAL);
+}
+
+static void test_topology_file(void)
+{
+	const char *p = img("topo.img", IMG_SIZE);
+	struct tp_topology t;
+	char d[200];
+
+	unsetenv(TP_TOPOLOGY_ENV);
+	CU_ASSERT_EQUAL(tp_topology_get(p, &t), 0);
+	CU_ASSERT_EQUAL(t.source, TP_TOPO_NONE);
+	CU_ASSERT_EQUAL(t.opt_io, 0);
+	CU_ASSERT_EQUAL(t.align_offset, 0);
+	CU_ASSERT_EQUAL(t.logical_sector, 512);
+	CU_ASSERT_EQUAL(t.discard, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(tp_topology_describe(&t, d, sizeof(d)), "from none"));
+
+	/* the override replaces what the file reports */
+	setenv(TP_TOPOLOGY_ENV, "min_io=64k,opt_io=192k,align=4k", 1);
+	CU_ASSERT_EQUAL(tp_topology_get(p, &t), 0);
+	CU_ASSERT_EQUAL(t.source, TP_TOPO_OVERRIDE);
+	CU_ASSERT_EQUAL(t.opt_io, 192 << 10);
+	CU_ASSERT_EQUAL(t.align_offset, 4096);
+	CU_ASSERT_PTR_NOT_NULL(strstr(tp_topology_describe(&t, d, sizeof(d)), TP_TOPOLOGY_ENV));
+	/* an empty override is "not set" */
+	setenv(TP_TOPOLOGY_ENV, "", 1);
+	CU_ASSERT_EQUAL(tp_topology_get(p, &t), 0);
+	CU_ASSERT_EQUAL(t.source, TP_TOPO_NONE);
+	unsetenv(TP_TOPOLOGY_ENV);
+}
+
+static void test_topology_errors(void)
+{
+	struct tp_log_capture cap;
+	struct tp_topology t;
+	const char *p = img("topo-err.img", IMG_SIZE);
+	char missing[600];
+
+	snprintf(missing, sizeof(missing), "%s/no-such-device", tp_test_tmpdir());
+	tp_log_capture(&cap);
+	setenv(TP_TOPOLOGY_ENV, "min_io=512k,opt_io=2m", 1);
+	CU_ASSERT_EQUAL(tp_topology_get(p, &t), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, TP_TOPOLOGY_ENV));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "align"));
+	/* the path must exist even with an override */
+	setenv(TP_TOPOLOGY_ENV, "min_io=512k,opt_io=2m,align=0", 1);
+	CU_ASSERT_EQUAL(tp_topology_get(missing, &t), -ENOENT);
+	unsetenv(TP_TOPOLOGY_ENV);
+	cap.len = 0;
+	cap.buf[0] = '\0';
+	CU_ASSERT_EQUAL(tp_topology_get(missing, &t), -ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "no-such-device"));
+	CU_ASSERT_EQUAL(tp_topology_get("/dev/null", &t), -ENOTBLK);
+	CU_ASSERT_EQUAL(tp_topology_get(tp_test_tmpdir(), &t), -ENOTBLK);
+	tp_log_capture(NULL);
+}
+
+/* ---- probe ------------------------------------------------------------------ */
+
+static const struct tp_signature *find(const struct tp_probe_result *r, const char *type)
+{
+	for (unsigned i = 0; i < r->count; i++)
+		if (!strcmp(r->sig[i].type, type))
+			return &r->sig[i];
+	return NULL;
+}
+
+/* LVM's label checksum: CRC-32 (reflected 0xEDB88320), seed 0xf597a6cf,
+ * no final inversion. */
+static uint32_t lvm_crc(const unsigned char *p, size_t n)
+{
+	uint32_t crc = 0xf597a6cfu;
+
+	while (n--) {
+		crc ^= *p++;
+		for (int b = 0; b < 8; b++)
+			crc = (crc >> 1) ^ (crc & 1 ? 0xEDB88320u : 0);
+	}
+	return crc;
+}
+
+/* An LVM2 PV label in sector 1, as pvcreate writes it. */
+static void write_lvm_label(const char *path)
+{
+	unsigned char s[512] = { 0 };
+
+	memcpy(s, "LABELONE", 8);
+	le64(s + 8, 1);				/* sector of this label */
+	le32(s + 20, 32);			/* offset of the pv_header */
+	memcpy(s + 24, "LVM2 001", 8);
+	memcpy(s + 32, "Xq3cD0f1AbCdEfGhIjKlMnOpQrStUvWx", 32);	/* pv uuid */
+	le64(s + 64, IMG_SIZE);			/* device size */
+	le32(s + 16, lvm_crc(s + 20, 512 - 20));
+	put(path, 512, s, sizeof(s));
+}
+
+/* An md v1.2 superblock 4 KiB into the device, checksum included. */
+static void write_md_super(const char *path)
+{
+	unsigned char sb[512] = { 0 };
+	uint64_t sum = 0;
+
+	le32(sb + 0, 0xa92b4efc);		/* magic */
+	le32(sb + 4, 1);			/* major version */
+	for (int i = 0; i < 16; i++)
+		sb[16 + i] = (unsigned char)(0x11 * (i + 1));	/* set uuid */
+	memcpy(sb + 32, "tpbox:7", 7);		/* set name */
+	le32(sb + 72, 6);			/* level */
+	le32(sb + 88, 1024);			/* chunk, sectors */
+	le32(sb + 92, 7);			/* raid disks */
+	le64(sb + 128, 2048);			/* data offset */
+	le64(sb + 136, 4096);			/* data size */
+	le64(sb + 144, 8);			/* super offset: sector 8 */
+	le32(sb + 220, 0);			/* max_dev */
+	for (int i = 0; i < 256; i += 4)
+		sum += (uint32_t)sb[i] | (uint32_t)sb[i + 1] << 8 | (uint32_t)sb[i + 2] << 16 |
+		       (uint32_t)sb[i + 3] << 24;
+	le32(sb + 216, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
+	put(path, 4096, sb, sizeof(sb));
+}
+
+/* A DOS partition table with one Linux partition. */
+static void write_dos_table(const char *path)
+{
+	unsigned char mbr[512] = { 0 };
+
+	le32(mbr + 440, 0x5ca1ab1e);		/* disk id */
+	mbr[446 + 4] = 0x83;			/* type: Linux */
+	le32(mbr + 446 + 8, 2048);		/* first LBA */
+	le32(mbr + 446 + 12, 4096);		/* sectors */
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	put(path, 0, mbr, sizeof(mbr));
+}
+
+static void test_probe_nothing(void)
+{
+	struct tp_probe_result r;
+	const char *p = img("zero.img", IMG_SIZE);
+
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 0);
+	CU_ASSERT_EQUAL(r.count, 0);
+	p = img("empty.img", 0);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 0);
+	CU_ASSERT_EQUAL(r.count, 0);
+}
+
+static void test_probe_errors(void)
+{
+	struct tp_log_capture cap;
+	struct tp_probe_result r;
+	char missing[600];
+
+	snprintf(missing, sizeof(missing), "%s/missing.img", tp_test_tmpdir());
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(tp_dev_probe(missing, NULL, &r), -ENOENT);
+	CU_ASSERT_EQUAL(r.count, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "missing.img"));
+	CU_ASSERT_EQUAL(tp_dev_probe("/dev/null", NULL, &r), -ENOTBLK);
+	tp_log_capture(NULL);
+}
+
+static void test_probe_ext4(void)
+{
+	struct tp_probe_result r;
+	const struct tp_signature *s;
+	const char *p = img("ext4.img", IMG_SIZE);
+	char d[256];
+
+	CU_ASSERT_FATAL(sh("mkfs.ext4 -q -F -L home '%s' >/dev/null 2>&1", p) == 0);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
+	s = find(&r, "ext4");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->kind, TP_SIG_FILESYSTEM);
+	CU_ASSERT_STRING_EQUAL(s->label, "home");
+	CU_ASSERT_EQUAL(strlen(s->uuid), 36);
+	CU_ASSERT_EQUAL(s->offset, 1080);	/* the ext magic */
+	tp_signature_describe(s, d, sizeof(d));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d, "ext4 filesystem"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d, "\"home\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(d, s->uuid));
+
+	/* a second signature on the same device is listed too */
+	write_lvm_label(p);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
+	CU_ASSERT_PTR_NOT_NULL(find(&r, "ext4"));
+	CU_ASSERT_PTR_NOT_NULL(find(&r, "LVM2_member"));
+	CU_ASSERT_EQUAL(r.count, 2);
+}
+
+static void test_probe_swap(void)
+{
+	struct tp_probe_result r;
+	const struct tp_signature *s;
+	const char *p = img("swap.img", IMG_SIZE);
+	char d[256];
+
+	CU_ASSERT_FATAL(sh("mkswap -L sw '%s' >/dev/null 2>&1", p) == 0);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
+	s = find(&r, "swap");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->kind, TP_SIG_SWAP);
+	CU_ASSERT_STRING_EQUAL(s->label, "sw");
+	CU_ASSERT_PTR_NOT_NULL(strstr(tp_signature_describe(s, d, sizeof(d)), "swap space"));
+}
+
+static void test_probe_lvm(void)
+{
+	struct tp_probe_result r;
+	const struct tp_signature *s;
+	const char *p = img("pv.img", IMG_SIZE);
+
+	write_lvm_label(p);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
+	CU_ASSERT_EQUAL(r.count, 1);
+	s = find(&r, "LVM2_member");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->kind, TP_SIG_LVM);
+	/* libblkid prints the PV uuid in LVM's 6-4-4-4-4-4-6 form */
+	CU_ASSERT_STRING_EQUAL(s->uuid, "Xq3cD0-f1Ab-CdEf-GhIj-KlMn-OpQr-StUvWx");
+	CU_ASSERT_STRING_EQUAL(tp_sig_kind_name(s->kind), "LVM physical volume");
+}
+
+static void test_probe_md(void)
+{
+	struct tp_probe_result r;
+	const struct tp_signature *s;
+	const char *p = img("md.img", IMG_SIZE);
+
+	write_md_super(p);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
+	s = find(&r, "linux_raid_member");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->kind, TP_SIG_RAID);
+	CU_ASSERT_STRING_EQUAL(s->label, "tpbox:7");
+	CU_ASSERT_EQUAL(s->offset, 4096);
+}
+
+static void test_probe_ptable(void)
+{
+	struct tp_probe_result r;
+	const struct tp_signature *s;
+	const char *p = img("dos.img", IMG_SIZE);
+	char d[256];
+
+	write_dos_table(p);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
+	s = find(&r, "dos");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->kind, TP_SIG_PTABLE);
+	CU_ASSERT_STRING_EQUAL(s->uuid, "5ca1ab1e");
+	CU_ASSERT_EQUAL(s->offset, 510);
+	CU_ASSERT_PTR_NOT_NULL(strstr(tp_signature_describe(s, d, sizeof(d)),
+				      "dos partition table"));
+}
+
+/* A hook standing in for lib/pool's recogniser of our own label. */
+static int fake_label(const void *buf, size_t len, struct tp_signature *sig, void *arg)
+{
+	const unsigned char *b = buf;
+
+	(*(int *)arg)++;
+	if (len < 520 || memcmp(b + 512, "TPFAKELB", 8))
+		return 0;
+	snprintf(sig->type, sizeof(sig->type), "tptools");
+	snprintf(sig->label, sizeof(sig->label), "pool vault");
+	sig->offset = 512;
+	return 1;
+}
+
+static int failing_hook(const void *buf, size_t len, struct tp_signature *sig, void *arg)
+{
+	(void)buf, (void)len, (void)sig, (void)arg;
+	return -EIO;
+}
+
+static void test_probe_hook(void)
+{
+	struct tp_probe_result r;
+	const struct tp_signature *s;
+	int calls = 0;
+	struct tp_probe_hook hook = { fake_label, &calls };
+	struct tp_probe_hook bad = { failing_hook, NULL };
+	struct tp_log_capture cap;
+	const char *p = img("ours.img", IMG_SIZE);
+
+	CU_ASSERT_EQUAL(tp_dev_probe(p, &hook, &r), 0);
+	CU_ASSERT_EQUAL(calls, 1);
+	put(p, 512, "TPFAKELB", 8);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, &hook, &r), 1);
+	s = find(&r, "tptools");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->kind, TP_SIG_TPTOOLS);
+	CU_ASSERT_EQUAL(s->offset, 512);
+	/* a hook's error is the probe's error */
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, &bad, &r), -EIO);
+	CU_ASSERT_EQUAL(r.count, 0);
+	tp_log_capture(NULL);
+	/* a tiny file: the hook sees only what exists */
+	p = img("tiny.img", 100);
+	calls = 0;
+	CU_ASSERT_EQUAL(tp_dev_probe(p, &hook, &r), 0);
+	CU_ASSERT_EQUAL(calls, 1);
+}
+
+/* The probe only reads: the image is byte-for-byte unchanged. */
+static void test_probe_read_only(void)
+{
+	const char *p = img("ro.img", IMG_SIZE);
+	struct tp_probe_result r;
+	char before[4096], after[4096];
+	int fd;
+
+	write_lvm_label(p);
+	write_dos_table(p);
+	fd = open(p, O_RDONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(pread(fd, before, sizeof(before), 0) == (ssize_t)sizeof(before));
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
+	CU_ASSERT(r.count >= 1);
+	CU_ASSERT_FATAL(pread(fd, after, sizeof(after), 0) == (ssize_t)sizeof(after));
+	close(fd);
+	CU_ASSERT_EQUAL(memcmp(before, after, sizeof(before)), 0);
+}
+
+TP_TEST_SUITE(dev, NULL, NULL,
+	      { "TPTOOLS_TOPOLOGY syntax", test_topology_parse },
+	      { "TPTOOLS_TOPOLOGY errors name the key", test_topology_parse_errors },
+	      { "image file topology and override", test_topology_file },
+	      { "topology errors", test_topology_errors },
+	      { "probe: nothing on zeroed and empty images", test_probe_nothing },
+	      { "probe: errors", test_probe_errors },
+	      { "probe: ext4 (mkfs.ext4), plus a second signature", test_probe_ext4 },
+	      { "probe: swap (mkswap)", test_probe_swap },
+	      { "probe: hand-written LVM2 label", test_probe_lvm },
+	      { "probe: hand-written md v1.2 superblock", test_probe_md },
+	      { "probe: hand-written DOS partition table", test_probe_ptable },
+	      { "probe: caller's hook for our own label", test_probe_hook },
+	      { "probe: never writes", test_probe_read_only })
