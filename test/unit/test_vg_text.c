@@ -1,0 +1,402 @@
+/* metadata/vg VG text and model: export/import roundtrip, a hand-written
+ * text, the validation-error matrix (every message names its key), the
+ * model's volume operations and vg_validate. */
+#include "test/unit/test_vg_fixture.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static const char good_text[] =
+	"# hand-written VG text\n"
+	"contents = \"tptools VG metadata\"\n"
+	"version = 1\n"
+	"pool {\n"
+	"  name = \"vault\"\n"
+	"  uuid = \"" FX_POOL_UUID "\"\n"
+	"  seqno = 12\n"
+	"  format_version = 1\n"
+	"  creation_time = 1700000000\n"
+	"  creation_host = \"host\"\n"
+	"  chunk_size = 1024\n"
+	"  zero = 1\n"
+	"  discards = \"nopassdown\"\n"
+	"  when_full = \"error\"\n"
+	"  transaction_id = 9\n"
+	"  next_dev_id = 5\n"
+	"  metadata_area = 1\n"
+	"  devices {\n"
+	"    data {\n"
+	"      uuid = \"" FX_DATA_UUID "\"\n"
+	"      path = \"/dev/md0\"\n"
+	"      size = 67108864\n"
+	"      mda_offset = 4096  mda_size = 1044480\n"
+	"      area0_offset = 1048576  area0_size = 66060288\n"
+	"      area1_offset = 0  area1_size = 0\n"
+	"    }\n"
+	"    meta {\n"
+	"      uuid = \"" FX_META_UUID "\"\n"
+	"      path = \"\"\n"
+	"      size = 67108864\n"
+	"      mda_offset = 4096  mda_size = 1044480\n"
+	"      area0_offset = 1048576  area0_size = 16777216\n"
+	"      area1_offset = 17825792  area1_size = 16777216\n"
+	"    }\n"
+	"  }\n"
+	"  volumes {\n"
+	"    www { dev_id = 1 size = 1073741824 creation_time = 1 read_only = 0 }\n"
+	"    snap { dev_id = 4 size = 1073741824 origin = \"www\" creation_time = 2 read_only = 1 }\n"
+	"  }\n"
+	"}\n";
+
+static void test_import_handwritten(void)
+{
+	struct vg *vg;
+	struct vg_volume *v;
+
+	CU_ASSERT_EQUAL_FATAL(vg_import(good_text, strlen(good_text), &vg), 0);
+	CU_ASSERT_STRING_EQUAL(vg->name, "vault");
+	CU_ASSERT_EQUAL(vg->seqno, 12);
+	CU_ASSERT_EQUAL(vg->chunk_size, 1024);
+	CU_ASSERT_EQUAL(vg->zero, 1);
+	CU_ASSERT_EQUAL(vg->discards, VG_DISCARDS_NOPASSDOWN);
+	CU_ASSERT_EQUAL(vg->when_full, VG_WHEN_FULL_ERROR);
+	CU_ASSERT_EQUAL(vg->transaction_id, 9);
+	CU_ASSERT_EQUAL(vg->next_dev_id, 5);
+	CU_ASSERT_EQUAL(vg->metadata_area, 1);
+	CU_ASSERT_STRING_EQUAL(vg->dev[VG_ROLE_DATA].path, "/dev/md0");
+	CU_ASSERT_EQUAL(vg->dev[VG_ROLE_META].area[1].offset, 17825792);
+	CU_ASSERT_EQUAL(vg->nr_volumes, 2);
+	v = vg_find_volume(vg, "snap");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	CU_ASSERT_STRING_EQUAL(v->origin, "www");
+	CU_ASSERT_EQUAL(v->read_only, 1);
+	CU_ASSERT_EQUAL(v->dev_id, 4);
+	CU_ASSERT_PTR_EQUAL(vg_find_dev_id(vg, 1), vg_find_volume(vg, "www"));
+	CU_ASSERT_STRING_EQUAL(vg_find_volume(vg, "www")->origin, "");
+	vg_free(vg);
+}
+
+static void same_vg(const struct vg *a, const struct vg *b)
+{
+	CU_ASSERT_EQUAL(a->format_version, b->format_version);
+	CU_ASSERT_STRING_EQUAL(a->name, b->name);
+	CU_ASSERT_STRING_EQUAL(a->uuid, b->uuid);
+	CU_ASSERT_EQUAL(a->seqno, b->seqno);
+	CU_ASSERT_EQUAL(a->creation_time, b->creation_time);
+	CU_ASSERT_STRING_EQUAL(a->creation_host, b->creation_host);
+	CU_ASSERT_EQUAL(a->chunk_size, b->chunk_size);
+	CU_ASSERT_EQUAL(a->zero, b->zero);
+	CU_ASSERT_EQUAL(a->discards, b->discards);
+	CU_ASSERT_EQUAL(a->when_full, b->when_full);
+	CU_ASSERT_EQUAL(a->transaction_id, b->transaction_id);
+	CU_ASSERT_EQUAL(a->next_dev_id, b->next_dev_id);
+	CU_ASSERT_EQUAL(a->metadata_area, b->metadata_area);
+	for (int r = 0; r < VG_NR_ROLES; r++) {
+		CU_ASSERT_STRING_EQUAL(a->dev[r].pv_uuid, b->dev[r].pv_uuid);
+		CU_ASSERT_STRING_EQUAL(a->dev[r].path, b->dev[r].path);
+		CU_ASSERT_EQUAL(a->dev[r].size, b->dev[r].size);
+		CU_ASSERT_EQUAL(a->dev[r].mda.offset, b->dev[r].mda.offset);
+		CU_ASSERT_EQUAL(a->dev[r].mda.size, b->dev[r].mda.size);
+		for (int i = 0; i < 2; i++) {
+			CU_ASSERT_EQUAL(a->dev[r].area[i].offset, b->dev[r].area[i].offset);
+			CU_ASSERT_EQUAL(a->dev[r].area[i].size, b->dev[r].area[i].size);
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(a->nr_volumes, b->nr_volumes);
+	for (unsigned i = 0; i < a->nr_volumes; i++) {
+		const struct vg_volume *x = &a->volumes[i], *y = &b->volumes[i];
+		CU_ASSERT_STRING_EQUAL(x->name, y->name);
+		CU_ASSERT_EQUAL(x->dev_id, y->dev_id);
+		CU_ASSERT_EQUAL(x->size, y->size);
+		CU_ASSERT_STRING_EQUAL(x->origin, y->origin);
+		CU_ASSERT_EQUAL(x->creation_time, y->creation_time);
+		CU_ASSERT_EQUAL(x->read_only, y->read_only);
+	}
+}
+
+/* model -> text -> model -> text: equal models, identical texts. */
+static void roundtrip(const struct vg *vg)
+{
+	char *t1, *t2;
+	size_t n1, n2;
+	struct vg *back;
+
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t1, &n1), 0);
+	CU_ASSERT_EQUAL(strlen(t1), n1);
+	CU_ASSERT_EQUAL_FATAL(vg_import(t1, n1, &back), 0);
+	same_vg(vg, back);
+	CU_ASSERT_EQUAL_FATAL(vg_export(back, &t2, &n2), 0);
+	CU_ASSERT_EQUAL(n1, n2);
+	CU_ASSERT_STRING_EQUAL(t1, t2);
+	free(t1);
+	free(t2);
+	vg_free(back);
+}
+
+static void test_roundtrip(void)
+{
+	struct vg *vg = fx_vg(), *copy;
+	char name[VG_NAME_MAX + 1];
+
+	roundtrip(vg);
+	/* every name character, a 64-byte name, quotes and backslashes in
+	 * free-text fields, extreme values */
+	fx_vol(vg, "A+b_c.d-0", 9, "www-snap");
+	memset(name, 'z', VG_NAME_MAX);
+	name[VG_NAME_MAX] = '\0';
+	fx_vol(vg, name, VG_DEV_ID_MAX, NULL);
+	strcpy(vg->creation_host, "a \"quoted\" \\ host");
+	strcpy(vg->dev[VG_ROLE_DATA].path, "/dev/disk/by-id/with space \"q\"");
+	vg->transaction_id = (uint64_t)INT64_MAX;
+	vg->creation_time = -5;
+	vg->chunk_size = VG_CHUNK_MAX_SECTORS;
+	vg->metadata_area = 1;
+	vg->discards = VG_DISCARDS_IGNORE;
+	vg->when_full = VG_WHEN_FULL_ERROR;
+	vg->zero = 1;
+	roundtrip(vg);
+	CU_ASSERT_EQUAL_FATAL(vg_clone(vg, &copy), 0);
+	same_vg(vg, copy);
+	vg_free(copy);
+	/* no volumes at all */
+	while (vg->nr_volumes)
+		CU_ASSERT_EQUAL_FATAL(vg_remove_volume(vg, vg->volumes[0].name), 0);
+	roundtrip(vg);
+	vg_free(vg);
+}
+
+/* Replace the first FROM in good_text by TO; import must fail with
+ * -EUCLEAN and a message containing KEY. */
+struct mutation {
+	const char *from, *to, *key;
+};
+
+static const struct mutation mutations[] = {
+	{ "version = 1\n", "version = 2\n", "version" },
+	{ "contents = \"tptools VG metadata\"", "contents = \"LVM2\"", "contents" },
+	{ "contents = \"tptools VG metadata\"\n", "", "contents: missing" },
+	{ "  seqno = 12\n", "", "pool/seqno: missing" },
+	{ "seqno = 12", "seqno = 0", "pool/seqno" },
+	{ "seqno = 12", "seqno = \"12\"", "pool/seqno: must be an integer" },
+	{ "seqno = 12", "seqno = [1, 2]", "pool/seqno" },
+	{ "name = \"vault\"", "name = \"-vault\"", "pool/name" },
+	{ "name = \"vault\"", "name = 5", "pool/name: must be a string" },
+	{ "name = \"vault\"", "name = \"a/b\"", "pool/name" },
+	{ "uuid = \"" FX_POOL_UUID "\"", "uuid = \"nope\"", "pool/uuid" },
+	{ "format_version = 1", "format_version = 2", "pool/format_version" },
+	{ "chunk_size = 1024", "chunk_size = 1000", "pool/chunk_size" },
+	{ "chunk_size = 1024", "chunk_size = 64", "pool/chunk_size" },
+	{ "chunk_size = 1024", "chunk_size = 4194304", "pool/chunk_size" },
+	{ "chunk_size = 1024", "chunk_size = -128", "pool/chunk_size" },
+	{ "zero = 1", "zero = 2", "pool/zero" },
+	{ "discards = \"nopassdown\"", "discards = \"sometimes\"", "pool/discards" },
+	{ "when_full = \"error\"", "when_full = 1", "pool/when_full" },
+	{ "transaction_id = 9", "transaction_id = -1", "pool/transaction_id" },
+	{ "next_dev_id = 5", "next_dev_id = 16777217", "pool/next_dev_id" },
+	{ "next_dev_id = 5", "next_dev_id = 3", "pool/volumes/snap/dev_id" },
+	{ "metadata_area = 1", "metadata_area = 2", "pool/metadata_area" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  colour = \"blue\"\n", "pool/colour: unknown key" },
+	{ "  zero = 1\n", "  zero = 1\n  zero = 0\n", "pool/zero: duplicate key" },
+	{ "creation_host = \"host\"", "creation_host = \"ho\nst\"", "pool/creation_host" },
+	{ "    data {", "    dato {", "pool/devices/dato: unknown key" },
+	{ "uuid = \"" FX_DATA_UUID "\"", "uuid = \"" FX_META_UUID "\"", "pool/devices" },
+	{ "uuid = \"" FX_DATA_UUID "\"", "uuid = 1", "pool/devices/data/uuid" },
+	{ "path = \"/dev/md0\"\n", "", "pool/devices/data/path: missing" },
+	{ "area0_offset = 1048576  area0_size = 66060288", "area0_offset = 1048576  area0_size = 67108864", "pool/devices/data: area 0" },
+	{ "area0_offset = 1048576  area0_size = 16777216", "area0_offset = 1048576  area0_size = 8388608", "pool/devices/meta: the two" },
+	{ "mda_offset = 4096  mda_size = 1044480\n      area0_offset = 1048576  area0_size = 16777216",
+	  "mda_offset = 0  mda_size = 1044480\n      area0_offset = 1048576  area0_size = 16777216",
+	  "pool/devices/meta: VG metadata area overlaps label" },
+	{ "www { dev_id = 1 size = 1073741824 creation_time = 1 read_only = 0 }", "www = 1", "pool/volumes/www: must be a section" },
+	{ "  devices {\n", "  devices = 1\n  devs {\n", "pool/devs: unknown key" },
+	{ "  volumes {\n", "  vols {\n", "pool/vols: unknown key" },
+	{ "www { dev_id = 1", "w/w { dev_id = 1", "pool/volumes/w" },
+	{ "www { dev_id = 1", "w:w { dev_id = 1", "pool/volumes/w:w: bad volume name" },
+	{ "www { dev_id = 1", "www { dev_id == 1", "syntax error" },
+	{ "www { dev_id = 1", "-www { dev_id = 1", "pool/volumes/-www: bad volume name" },
+	{ "www { dev_id = 1 size", "www { dev_id = 1 colour = 1 size", "pool/volumes/www/colour: unknown key" },
+	{ "www { dev_id = 1 size = 1073741824", "www { dev_id = 1", "pool/volumes/www/size: missing" },
+	{ "www { dev_id = 1 size = 1073741824", "www { dev_id = 1 size = 0", "pool/volumes/www/size" },
+	{ "www { dev_id = 1 size = 1073741824", "www { dev_id = 1 size = 1000", "pool/volumes/www/size" },
+	{ "www { dev_id = 1", "www { dev_id = 4", "pool/volumes/snap/dev_id: 4 is also used by volume www" },
+	{ "www { dev_id = 1", "www { dev_id = 16777216", "pool/volumes/www/dev_id" },
+	{ "snap { dev_id = 4", "www { dev_id = 4", "pool/volumes/www: duplicate key" },
+	{ "origin = \"www\"", "origin = \"nowhere\"", "pool/volumes/snap/origin: no volume" },
+	{ "origin = \"www\"", "origin = \"snap\"", "pool/volumes/snap/origin: a volume cannot be its own" },
+	{ "www { dev_id = 1 size = 1073741824", "www { origin = \"snap\" dev_id = 1 size = 1073741824", "cycle" },
+	{ "read_only = 1", "read_only = 3", "pool/volumes/snap/read_only" },
+	{ "read_only = 1", "read_only = \"yes\"", "pool/volumes/snap/read_only: must be an integer" },
+	{ "  volumes {\n", "  volumes { x = 1 }\n  volumes {\n", "pool/volumes: duplicate key" },
+	{ "pool {\n", "pool {\n  name = \"other\"\n", "pool/name: duplicate key" },
+	{ "\n}\n", "\n", "syntax error" },
+	{ "version = 1\n", "version = 1\npool = 3\n", "duplicate key" },
+};
+
+static void test_validation_matrix(void)
+{
+	struct tp_log_capture cap;
+	unsigned i;
+
+	for (i = 0; i < TP_ARRAY_SIZE(mutations); i++) {
+		const struct mutation *m = &mutations[i];
+		const char *at = strstr(good_text, m->from);
+		char *t;
+		size_t n;
+		struct vg *vg = (struct vg *)1;
+		int r;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+		n = strlen(good_text) - strlen(m->from) + strlen(m->to);
+		t = malloc(n + 1);
+		memcpy(t, good_text, (size_t)(at - good_text));
+		strcpy(t + (at - good_text), m->to);
+		strcat(t, at + strlen(m->from));
+		tp_log_capture(&cap);
+		r = vg_import(t, n, &vg);
+		tp_log_capture(NULL);
+		CU_ASSERT_EQUAL(r, -EUCLEAN);
+		CU_ASSERT_PTR_NULL(vg);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, m->key));
+		if (r != -EUCLEAN || !strstr(cap.buf, m->key))
+			fprintf(stderr, "\nmutation %u (%s): r=%d log: %s", i, m->key, r, cap.buf);
+		if (!r)
+			vg_free(vg);
+		free(t);
+	}
+}
+
+static void test_garbage(void)
+{
+	static const char *const texts[] = { "", "{", "pool", "\"", "a = ", "# only a comment\n",
+					     "pool { }", "contents = 5 version = 1 pool { }" };
+	struct tp_log_capture cap;
+	struct vg *vg;
+	unsigned i;
+
+	tp_log_capture(&cap);
+	for (i = 0; i < TP_ARRAY_SIZE(texts); i++)
+		CU_ASSERT_EQUAL(vg_import(texts[i], strlen(texts[i]), &vg), -EUCLEAN);
+	/* a NUL inside the given length */
+	CU_ASSERT_EQUAL(vg_import(good_text, sizeof(good_text), &vg), -EUCLEAN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "NUL"));
+	/* a prefix of the good text (a torn copy that passed no crc) */
+	/* (every prefix that lacks the final "}") */
+	for (i = 0; i < sizeof(good_text) - 3; i += 97)
+		CU_ASSERT_EQUAL(vg_import(good_text, i, &vg), -EUCLEAN);
+	tp_log_capture(NULL);
+}
+
+/* Bad models are refused by vg_validate and vg_export with -EINVAL and a
+ * message naming the key. */
+static void test_validate_model(void)
+{
+	struct tp_log_capture cap;
+	struct vg *vg;
+	char *t;
+	size_t n;
+	int i;
+
+	for (i = 0; i < 12; i++) {
+		const char *key = NULL;
+		vg = fx_vg();
+		CU_ASSERT_EQUAL(vg_validate(vg), 0);
+		switch (i) {
+		case 0: vg->seqno = 0; key = "pool/seqno"; break;
+		case 1: strcpy(vg->name, ".."); key = "pool/name"; break;
+		case 2: vg->chunk_size = 100; key = "pool/chunk_size"; break;
+		case 3: vg->zero = 3; key = "pool/zero"; break;
+		case 4: vg->discards = (enum vg_discards)9; key = "pool/discards"; break;
+		case 5: vg->next_dev_id = 2; key = "pool/volumes/db/dev_id"; break;
+		case 6: vg->volumes[1].dev_id = 1; key = "pool/volumes/db/dev_id"; break;
+		case 7: strcpy(vg->volumes[1].name, "www"); key = "pool/volumes/www: duplicate"; break;
+		case 8: strcpy(vg->volumes[2].origin, "gone"); key = "pool/volumes/www-snap/origin"; break;
+		case 9: vg->dev[VG_ROLE_META].area[0].size = 0; key = "pool/devices/meta"; break;
+		case 10: strcpy(vg->dev[VG_ROLE_DATA].path, "a\nb"); key = "pool/devices/data/path"; break;
+		case 11: vg->transaction_id = UINT64_MAX; key = "pool/transaction_id"; break;
+		}
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(vg_validate(vg), -EINVAL);
+		CU_ASSERT_EQUAL(vg_export(vg, &t, &n), -EINVAL);
+		tp_log_capture(NULL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, key));
+		if (!strstr(cap.buf, key))
+			fprintf(stderr, "\ncase %d: %s", i, cap.buf);
+		vg_free(vg);
+	}
+}
+
+static void test_volume_ops(void)
+{
+	struct tp_log_capture cap;
+	struct vg *vg = fx_vg();
+	struct vg_volume v;
+
+	memset(&v, 0, sizeof(v));
+	strcpy(v.name, "www");
+	v.dev_id = vg->next_dev_id++;
+	v.size = 4096;
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), -EEXIST);	/* name taken */
+	strcpy(v.name, "new");
+	v.dev_id = 2;
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), -EEXIST);	/* dev_id taken */
+	v.dev_id = vg->next_dev_id;			/* not allocated yet */
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), -EINVAL);
+	v.dev_id = vg->next_dev_id++;
+	strcpy(v.origin, "missing");
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), -EINVAL);
+	strcpy(v.origin, "");
+	strcpy(v.name, "bad name");
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), -EINVAL);
+	strcpy(v.name, "new");
+	v.size = 0;
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), -EINVAL);
+	tp_log_capture(NULL);
+	v.size = 4096;
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), 0);
+	CU_ASSERT_EQUAL(vg->nr_volumes, 4);
+	/* snapshot of a snapshot; removing the middle clears the child's origin */
+	fx_vol(vg, "snap2", vg->next_dev_id, "www-snap");
+	CU_ASSERT_EQUAL(vg_validate(vg), 0);
+	CU_ASSERT_EQUAL(vg_remove_volume(vg, "www-snap"), 0);
+	CU_ASSERT_EQUAL(vg_remove_volume(vg, "www-snap"), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(vg_find_volume(vg, "snap2")->origin, "");
+	CU_ASSERT_PTR_NULL(vg_find_volume(vg, "www-snap"));
+	CU_ASSERT_PTR_NULL(vg_find_dev_id(vg, 3));
+	CU_ASSERT_EQUAL(vg_validate(vg), 0);
+	roundtrip(vg);
+	vg_free(vg);
+	vg_free(NULL);
+}
+
+/* Thousands of volumes export, import and fit one slot of the default area. */
+static void test_many_volumes(void)
+{
+	struct vg *vg = fx_vg(), *back;
+	struct vg_label l;
+	char name[32], *t;
+	size_t n;
+	unsigned i;
+
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "volume-%05u.snapshot", i);
+		fx_vol(vg, name, vg->next_dev_id, i % 2 ? "www" : NULL);
+	}
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	fx_label(VG_ROLE_META, &l);
+	CU_ASSERT(n < vg_mda_capacity(&l));
+	CU_ASSERT_EQUAL_FATAL(vg_import(t, n, &back), 0);
+	CU_ASSERT_EQUAL(back->nr_volumes, vg->nr_volumes);
+	vg_free(back);
+	free(t);
+	vg_free(vg);
+}
+
+TP_TEST_SUITE(vg_text, NULL, NULL,
+	      { "import a hand-written text", test_import_handwritten },
+	      { "export/import roundtrip", test_roundtrip },
+	      { "validation matrix: each error names its key", test_validation_matrix },
+	      { "garbage and truncated text", test_garbage },
+	      { "vg_validate/vg_export refuse bad models", test_validate_model },
+	      { "volume add/remove/find", test_volume_ops },
+	      { "3000 volumes fit a slot", test_many_volumes })
