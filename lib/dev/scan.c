@@ -5,34 +5,50 @@
 
 #include <errno.h>
 #include <libudev.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int skip(struct udev_device *d)
+static int cmp_path(const void *a, const void *b)
 {
-	const char *sysname = udev_device_get_sysname(d);
-	const char *v;
+	return strcmp(((const struct tp_dev_entry *)a)->path,
+		      ((const struct tp_dev_entry *)b)->path);
+}
 
-	if (!sysname)
+/* Fill E from D; 0 = keep, 1 = leave out. */
+static int describe(struct udev_device *d, const char *skip_prefix, struct tp_dev_entry *e)
+{
+	const char *node = udev_device_get_devnode(d);
+	const char *size = udev_device_get_sysattr_value(d, "size");
+	const char *type = udev_device_get_devtype(d);
+	const char *sysname = udev_device_get_sysname(d);
+
+	if (!node || !size || strlen(node) >= sizeof(e->path))
 		return 1;
-	v = udev_device_get_sysattr_value(d, "size");
-	if (v && !strcmp(v, "0"))
-		return 1;	/* empty: unused loop or ram device, removed media */
-	if (!strncmp(sysname, "dm-", 3)) {
-		v = udev_device_get_sysattr_value(d, "dm/uuid");
-		if (v && !strncmp(v, "TPTOOLS-", 8))
+	e->size = strtoull(size, NULL, 10) * 512;
+	if (!e->size)
+		return 1;
+	if (skip_prefix && sysname && !strncmp(sysname, "dm-", 3)) {
+		const char *uuid = udev_device_get_sysattr_value(d, "dm/uuid");
+		if (uuid && !strncmp(uuid, skip_prefix, strlen(skip_prefix)))
 			return 1;
 	}
+	snprintf(e->path, sizeof(e->path), "%s", node);
+	e->partition = type && !strcmp(type, "partition");
 	return 0;
 }
 
-int tp_dev_scan(tp_dev_scan_fn fn, void *arg)
+int tp_dev_scan(const char *skip_dm_uuid_prefix, struct tp_dev_list *out)
 {
-	struct udev *udev = udev_new();
-	struct udev_enumerate *en;
-	struct udev_list_entry *e;
+	struct udev *udev;
+	struct udev_enumerate *en = NULL;
+	struct udev_list_entry *le;
+	unsigned cap = 0;
 	int r = 0;
 
+	out->count = 0;
+	out->dev = NULL;
+	udev = udev_new();
 	if (!udev) {
 		log_debug(TP_DBG_DEV, "libudev unavailable: no block device scan");
 		return -ENODEV;
@@ -41,27 +57,48 @@ int tp_dev_scan(tp_dev_scan_fn fn, void *arg)
 	if (!en || udev_enumerate_add_match_subsystem(en, "block") < 0 ||
 	    udev_enumerate_scan_devices(en) < 0) {
 		log_debug(TP_DBG_DEV, "libudev: cannot enumerate block devices");
-		udev_enumerate_unref(en);
-		udev_unref(udev);
-		return -ENODEV;
+		r = -ENODEV;
+		goto out;
 	}
-	udev_list_entry_foreach(e, udev_enumerate_get_list_entry(en)) {
+	udev_list_entry_foreach(le, udev_enumerate_get_list_entry(en)) {
 		struct udev_device *d =
-			udev_device_new_from_syspath(udev, udev_list_entry_get_name(e));
-		const char *node;
+			udev_device_new_from_syspath(udev, udev_list_entry_get_name(le));
+		struct tp_dev_entry e;
 
 		if (!d)
 			continue;
-		node = udev_device_get_devnode(d);
-		if (node && !skip(d)) {
-			log_debug(TP_DBG_DEV, "scan: %s", node);
-			r = fn(node, arg);
+		memset(&e, 0, sizeof(e));
+		if (!describe(d, skip_dm_uuid_prefix, &e)) {
+			if (out->count == cap) {
+				struct tp_dev_entry *n;
+				cap = cap ? cap * 2 : 16;
+				n = realloc(out->dev, cap * sizeof(*n));
+				if (!n) {
+					udev_device_unref(d);
+					r = -ENOMEM;
+					goto out;
+				}
+				out->dev = n;
+			}
+			out->dev[out->count++] = e;
 		}
 		udev_device_unref(d);
-		if (r)
-			break;
 	}
+	if (out->count)
+		qsort(out->dev, out->count, sizeof(*out->dev), cmp_path);
+out:
 	udev_enumerate_unref(en);
 	udev_unref(udev);
+	if (r)
+		tp_dev_list_free(out);
 	return r;
+}
+
+void tp_dev_list_free(struct tp_dev_list *l)
+{
+	if (!l)
+		return;
+	free(l->dev);
+	l->dev = NULL;
+	l->count = 0;
 }

@@ -1,22 +1,35 @@
 /* scan.h - enumerate the block devices of this machine (libudev), for
  * finding pools whose devices-file entry is lost.
  *
- * Owns: one libudev enumeration of the "block" subsystem (disks and
- * partitions, md arrays, loop devices with a backing file, dm devices that
- * are not our own internal ones). Device-mapper devices whose uuid starts
- * with "TPTOOLS-" are skipped (they are our pools' internal devices), as
- * are loop devices without a backing file, ram disks of size 0, and
- * devices that are not ready.
+ * Owns: one libudev enumeration of the "block" subsystem (disks,
+ * partitions, md arrays, loop devices, dm devices), returned as a list the
+ * caller frees. Devices of size 0 (unused loop/ram devices, removed media)
+ * are left out; with SKIP_DM_UUID_PREFIX (e.g. "TPTOOLS-"), device-mapper
+ * devices whose uuid starts with it are left out too (our pools' internal
+ * devices). The list is sorted by path.
  *
- * tp_dev_scan calls FN(devnode, ARG) for each candidate path in
- * enumeration order; a non-zero return stops the scan and is returned.
- * Returns 0, or -errno when libudev is unusable (no /sys: logged as debug
- * only, since scanning is a fallback). */
+ * Returns 0, or -errno when libudev cannot enumerate (no /sys): scanning
+ * is a fallback, so that is logged as debug only. */
 #ifndef TP_DEV_SCAN_H
 #define TP_DEV_SCAN_H
 
-typedef int (*tp_dev_scan_fn)(const char *devnode, void *arg);
+#include <stdint.h>
 
-int tp_dev_scan(tp_dev_scan_fn fn, void *arg);
+#include "lib/base/compiler.h"
+
+struct tp_dev_entry {
+	char path[256];		/* device node, e.g. /dev/loop0 */
+	uint64_t size;		/* bytes */
+	int partition;		/* 1 for a partition */
+};
+
+struct tp_dev_list {
+	unsigned count;
+	struct tp_dev_entry *dev;
+};
+
+int tp_dev_scan(const char *skip_dm_uuid_prefix, struct tp_dev_list *out) TP_MUST_CHECK;
+/* Free the entries and zero the list; NULL and repeated calls are fine. */
+void tp_dev_list_free(struct tp_dev_list *l);
 
 #endif
