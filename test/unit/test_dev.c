@@ -3,6 +3,7 @@
  * (an LVM2 label, an md v1.2 superblock, a DOS partition table). */
 #include "lib/base/log.h"
 #include "lib/dev/probe.h"
+#include "lib/dev/scan.h"
 #include "lib/dev/topology.h"
 #include "test/unit/tp_test.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define IMG_SIZE (4u << 20)
@@ -193,18 +195,26 @@ static const struct tp_signature *find(const struct tp_probe_result *r, const ch
 	return NULL;
 }
 
-/* LVM's label checksum: CRC-32 (reflected 0xEDB88320), seed 0xf597a6cf,
- * no final inversion. */
-static uint32_t lvm_crc(const unsigned char *p, size_t n)
+/* Reflected CRC-32 (polynomial 0xEDB88320) from SEED, no final inversion:
+ * LVM seeds it with 0xf597a6cf; GPT (zlib's crc32) with ~0 and inverts. */
+static uint32_t crc32_raw(uint32_t crc, const unsigned char *p, size_t n)
 {
-	uint32_t crc = 0xf597a6cfu;
-
 	while (n--) {
 		crc ^= *p++;
 		for (int b = 0; b < 8; b++)
 			crc = (crc >> 1) ^ (crc & 1 ? 0xEDB88320u : 0);
 	}
 	return crc;
+}
+
+static uint32_t lvm_crc(const unsigned char *p, size_t n)
+{
+	return crc32_raw(0xf597a6cfu, p, n);
+}
+
+static uint32_t gpt_crc(const unsigned char *p, size_t n)
+{
+	return ~crc32_raw(~0u, p, n);
 }
 
 /* An LVM2 PV label in sector 1, as pvcreate writes it. */
@@ -259,6 +269,37 @@ static void write_dos_table(const char *path)
 	mbr[510] = 0x55;
 	mbr[511] = 0xaa;
 	put(path, 0, mbr, sizeof(mbr));
+}
+
+/* A GPT: protective MBR, primary header in LBA 1, 128 empty entries. */
+static void write_gpt(const char *path)
+{
+	static unsigned char entries[128 * 128];
+	unsigned char mbr[512] = { 0 }, h[512] = { 0 };
+	uint64_t last = IMG_SIZE / 512 - 1;
+
+	mbr[446 + 4] = 0xee;			/* protective partition */
+	le32(mbr + 446 + 8, 1);
+	le32(mbr + 446 + 12, (uint32_t)last);
+	mbr[510] = 0x55;
+	mbr[511] = 0xaa;
+	memcpy(h, "EFI PART", 8);
+	le32(h + 8, 0x00010000);		/* revision 1.0 */
+	le32(h + 12, 92);			/* header size */
+	le64(h + 24, 1);			/* this LBA */
+	le64(h + 32, last);			/* backup header LBA */
+	le64(h + 40, 34);			/* first usable */
+	le64(h + 48, last - 33);		/* last usable */
+	for (int i = 0; i < 16; i++)
+		h[56 + i] = (unsigned char)(0xa0 + i);	/* disk GUID */
+	le64(h + 72, 2);			/* entries LBA */
+	le32(h + 80, 128);			/* number of entries */
+	le32(h + 84, 128);			/* entry size */
+	le32(h + 88, gpt_crc(entries, sizeof(entries)));
+	le32(h + 16, gpt_crc(h, 92));
+	put(path, 0, mbr, sizeof(mbr));
+	put(path, 512, h, sizeof(h));
+	put(path, 1024, entries, sizeof(entries));
 }
 
 static void test_probe_nothing(void)
@@ -382,6 +423,23 @@ static void test_probe_ptable(void)
 				      "dos partition table"));
 }
 
+static void test_probe_gpt(void)
+{
+	struct tp_probe_result r;
+	const struct tp_signature *s;
+	const char *p = img("gpt.img", IMG_SIZE);
+
+	write_gpt(p);
+	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
+	s = find(&r, "gpt");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->kind, TP_SIG_PTABLE);
+	CU_ASSERT_EQUAL(s->offset, 512);
+	/* the GUID, mixed-endian as GPT stores it */
+	CU_ASSERT_STRING_EQUAL(s->uuid, "a3a2a1a0-a5a4-a7a6-a8a9-aaabacadaeaf");
+	CU_ASSERT_PTR_NULL(find(&r, "dos"));	/* the protective MBR is not a dos table */
+}
+
 /* A hook standing in for lib/pool's recogniser of our own label. */
 static int fake_label(const void *buf, size_t len, struct tp_signature *sig, void *arg)
 {
@@ -452,6 +510,36 @@ static void test_probe_read_only(void)
 	CU_ASSERT_EQUAL(memcmp(before, after, sizeof(before)), 0);
 }
 
+/* ---- scan ------------------------------------------------------------------- */
+
+/* Whatever this machine has: every entry is a non-empty block device
+ * (where its node exists here), the list is sorted, and the dm-uuid
+ * filter only removes. */
+static void test_scan(void)
+{
+	struct tp_dev_list all, ours;
+	struct stat st;
+
+	CU_ASSERT_EQUAL_FATAL(tp_dev_scan(NULL, &all), 0);
+	for (unsigned i = 0; i < all.count; i++) {
+		if (stat(all.dev[i].path, &st) == 0)
+			CU_ASSERT(S_ISBLK(st.st_mode));
+		CU_ASSERT(all.dev[i].size > 0);
+		CU_ASSERT_EQUAL(all.dev[i].size % 512, 0);
+		CU_ASSERT(all.dev[i].partition == 0 || all.dev[i].partition == 1);
+		if (i)
+			CU_ASSERT(strcmp(all.dev[i - 1].path, all.dev[i].path) < 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(tp_dev_scan("TPTOOLS-", &ours), 0);
+	CU_ASSERT(ours.count <= all.count);
+	tp_dev_list_free(&ours);
+	tp_dev_list_free(&ours);	/* idempotent */
+	CU_ASSERT_EQUAL(ours.count, 0);
+	CU_ASSERT_PTR_NULL(ours.dev);
+	tp_dev_list_free(&all);
+	tp_dev_list_free(NULL);
+}
+
 TP_TEST_SUITE(dev, NULL, NULL,
 	      { "TPTOOLS_TOPOLOGY syntax", test_topology_parse },
 	      { "TPTOOLS_TOPOLOGY errors name the key", test_topology_parse_errors },
@@ -464,5 +552,7 @@ TP_TEST_SUITE(dev, NULL, NULL,
 	      { "probe: hand-written LVM2 label", test_probe_lvm },
 	      { "probe: hand-written md v1.2 superblock", test_probe_md },
 	      { "probe: hand-written DOS partition table", test_probe_ptable },
+	      { "probe: hand-written GPT", test_probe_gpt },
 	      { "probe: caller's hook for our own label", test_probe_hook },
-	      { "probe: never writes", test_probe_read_only })
+	      { "probe: never writes", test_probe_read_only },
+	      { "scan: block devices via libudev", test_scan })
