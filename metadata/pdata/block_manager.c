@@ -1,0 +1,363 @@
+/* block_manager.c - bounded block cache with validators. See block_manager.h. */
+#include "metadata/pdata/block_manager.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/log.h"
+#include "metadata/pdata/u64map.h"
+
+struct bm_block {
+	struct block_manager *bm;
+	uint64_t b;
+	unsigned char *data;
+	const struct bm_validator *checked;	/* validator that passed, or NULL */
+	int read_locks;
+	int write_locked;
+	int dirty;
+	struct bm_block *prev, *next;	/* LRU list of unlocked blocks */
+};
+
+struct block_manager {
+	struct io_engine *io;
+	uint64_t nr_blocks;
+	unsigned max_blocks;
+	unsigned nr_cached;
+	struct u64map index;	/* block -> struct bm_block * */
+	struct bm_block lru;	/* sentinel: next = least recently used */
+	unsigned nr_dirty;
+};
+
+static void lru_remove(struct bm_block *blk)
+{
+	if (blk->next) {
+		blk->prev->next = blk->next;
+		blk->next->prev = blk->prev;
+		blk->prev = blk->next = NULL;
+	}
+}
+
+static void lru_add_tail(struct block_manager *bm, struct bm_block *blk)
+{
+	blk->prev = bm->lru.prev;
+	blk->next = &bm->lru;
+	bm->lru.prev->next = blk;
+	bm->lru.prev = blk;
+}
+
+int bm_create(struct io_engine *io, unsigned cache_blocks, struct block_manager **out)
+{
+	struct block_manager *bm = calloc(1, sizeof(*bm));
+
+	if (!bm)
+		return -ENOMEM;
+	bm->io = io;
+	bm->nr_blocks = io->size / BM_BLOCK_SIZE;
+	bm->max_blocks = cache_blocks < 16 ? 16 : cache_blocks;
+	u64map_init(&bm->index);
+	bm->lru.prev = bm->lru.next = &bm->lru;
+	*out = bm;
+	return 0;
+}
+
+static void free_block(struct block_manager *bm, struct bm_block *blk)
+{
+	lru_remove(blk);
+	u64map_del(&bm->index, blk->b);
+	if (blk->dirty)
+		bm->nr_dirty--;
+	bm->nr_cached--;
+	free(blk->data);
+	free(blk);
+}
+
+void bm_forget(struct block_manager *bm)
+{
+	size_t pos = 0;
+	uint64_t k, v;
+
+	while (u64map_next(&bm->index, &pos, &k, &v)) {
+		struct bm_block *blk = (struct bm_block *)(uintptr_t)v;
+		lru_remove(blk);
+		free(blk->data);
+		free(blk);
+	}
+	u64map_clear(&bm->index);
+	bm->nr_cached = 0;
+	bm->nr_dirty = 0;
+}
+
+void bm_destroy(struct block_manager *bm)
+{
+	if (!bm)
+		return;
+	bm_forget(bm);
+	u64map_destroy(&bm->index);
+	free(bm);
+}
+
+struct io_engine *bm_io(struct block_manager *bm)
+{
+	return bm->io;
+}
+
+uint64_t bm_nr_blocks(struct block_manager *bm)
+{
+	bm->nr_blocks = bm->io->size / BM_BLOCK_SIZE;
+	return bm->nr_blocks;
+}
+
+int bm_has_dirty(struct block_manager *bm)
+{
+	return bm->nr_dirty > 0;
+}
+
+static int write_block(struct block_manager *bm, struct bm_block *blk)
+{
+	int r;
+
+	if (blk->checked && blk->checked->prepare)
+		blk->checked->prepare(blk->data, blk->b);
+	r = io_write(bm->io, blk->b * BM_BLOCK_SIZE, blk->data, BM_BLOCK_SIZE);
+	if (r) {
+		log_error("%s: writing metadata block %" PRIu64 " failed: %s", bm->io->name,
+			  blk->b, strerror(-r));
+		return r;
+	}
+	blk->dirty = 0;
+	bm->nr_dirty--;
+	return 0;
+}
+
+/* Make room for one more block: evict the least recently used unlocked one. */
+static int make_room(struct block_manager *bm)
+{
+	while (bm->nr_cached >= bm->max_blocks) {
+		struct bm_block *victim = bm->lru.next;
+		int r;
+
+		if (victim == &bm->lru)
+			return 0;	/* everything locked: grow past the bound */
+		if (victim->dirty && (r = write_block(bm, victim)))
+			return r;
+		free_block(bm, victim);
+	}
+	return 0;
+}
+
+static int get_block(struct block_manager *bm, uint64_t b, int read, struct bm_block **out)
+{
+	uint64_t v;
+	struct bm_block *blk;
+	int r;
+
+	if (b >= bm_nr_blocks(bm)) {
+		log_error("%s: metadata block %" PRIu64 " is beyond the end of the area (%" PRIu64
+			  " blocks)", bm->io->name, b, bm->nr_blocks);
+		return -EUCLEAN;
+	}
+	if (u64map_get(&bm->index, b, &v)) {
+		*out = (struct bm_block *)(uintptr_t)v;
+		return 0;
+	}
+	if ((r = make_room(bm)))
+		return r;
+	blk = calloc(1, sizeof(*blk));
+	if (!blk)
+		return -ENOMEM;
+	if (posix_memalign((void **)&blk->data, 4096, BM_BLOCK_SIZE)) {
+		free(blk);
+		return -ENOMEM;
+	}
+	blk->bm = bm;
+	blk->b = b;
+	if (read) {
+		r = io_read(bm->io, b * BM_BLOCK_SIZE, blk->data, BM_BLOCK_SIZE);
+		if (r) {
+			log_error("%s: reading metadata block %" PRIu64 " failed: %s", bm->io->name,
+				  b, strerror(-r));
+			free(blk->data);
+			free(blk);
+			return r;
+		}
+	} else {
+		memset(blk->data, 0, BM_BLOCK_SIZE);
+	}
+	if ((r = u64map_put(&bm->index, b, (uint64_t)(uintptr_t)blk))) {
+		free(blk->data);
+		free(blk);
+		return r;
+	}
+	bm->nr_cached++;
+	lru_add_tail(bm, blk);
+	*out = blk;
+	return 0;
+}
+
+static int validate(struct bm_block *blk, const struct bm_validator *v)
+{
+	int r;
+
+	if (blk->checked == v || !v)
+		return 0;
+	if (blk->dirty) {	/* our own content: trust it, adopt the new type */
+		blk->checked = v;
+		return 0;
+	}
+	if (v->check && (r = v->check(blk->data, blk->b)))
+		return r;
+	blk->checked = v;
+	return 0;
+}
+
+static void busy(struct bm_block *blk)
+{
+	log_error("%s: metadata block %" PRIu64 " is already locked (a loop in a tree?)",
+		  blk->bm->io->name, blk->b);
+}
+
+int bm_read_lock(struct block_manager *bm, uint64_t b, const struct bm_validator *v,
+		 struct bm_block **out)
+{
+	struct bm_block *blk;
+	int r = get_block(bm, b, 1, &blk);
+
+	if (r)
+		return r;
+	if (blk->write_locked) {
+		busy(blk);
+		return -EBUSY;
+	}
+	if ((r = validate(blk, v)))
+		return r;
+	lru_remove(blk);
+	blk->read_locks++;
+	*out = blk;
+	return 0;
+}
+
+static int wlock(struct block_manager *bm, uint64_t b, const struct bm_validator *v, int zero,
+		 struct bm_block **out)
+{
+	struct bm_block *blk;
+	int r = get_block(bm, b, !zero, &blk);
+
+	if (r)
+		return r;
+	if (blk->write_locked || blk->read_locks) {
+		busy(blk);
+		return -EBUSY;
+	}
+	if (zero) {
+		memset(blk->data, 0, BM_BLOCK_SIZE);
+		blk->checked = v;
+	} else if ((r = validate(blk, v))) {
+		return r;
+	}
+	lru_remove(blk);
+	blk->write_locked = 1;
+	if (!blk->dirty) {
+		blk->dirty = 1;
+		bm->nr_dirty++;
+	}
+	*out = blk;
+	return 0;
+}
+
+int bm_write_lock(struct block_manager *bm, uint64_t b, const struct bm_validator *v,
+		  struct bm_block **out)
+{
+	return wlock(bm, b, v, 0, out);
+}
+
+int bm_write_lock_zero(struct block_manager *bm, uint64_t b, const struct bm_validator *v,
+		       struct bm_block **out)
+{
+	return wlock(bm, b, v, 1, out);
+}
+
+void bm_unlock(struct bm_block *blk)
+{
+	if (!blk)
+		return;
+	if (blk->write_locked)
+		blk->write_locked = 0;
+	else if (blk->read_locks > 0)
+		blk->read_locks--;
+	if (!blk->write_locked && !blk->read_locks)
+		lru_add_tail(blk->bm, blk);
+}
+
+void *bm_block_data(struct bm_block *blk)
+{
+	return blk->data;
+}
+
+uint64_t bm_block_location(struct bm_block *blk)
+{
+	return blk->b;
+}
+
+static int cmp_blk(const void *a, const void *b)
+{
+	const struct bm_block *x = *(struct bm_block *const *)a, *y = *(struct bm_block *const *)b;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+int bm_flush(struct block_manager *bm)
+{
+	struct bm_block **list;
+	size_t n = 0, pos = 0;
+	uint64_t k, v;
+	unsigned char *buf = NULL;
+	int r = 0;
+
+	if (bm->nr_dirty) {
+		list = malloc(bm->nr_dirty * sizeof(*list));
+		buf = malloc(256 * BM_BLOCK_SIZE);
+		if (!list || !buf) {
+			free(list);
+			free(buf);
+			return -ENOMEM;
+		}
+		while (u64map_next(&bm->index, &pos, &k, &v)) {
+			struct bm_block *blk = (struct bm_block *)(uintptr_t)v;
+			if (blk->dirty && !blk->write_locked)
+				list[n++] = blk;
+		}
+		qsort(list, n, sizeof(*list), cmp_blk);
+		/* merge consecutive blocks into writes of up to 1 MiB */
+		for (size_t i = 0; i < n && !r;) {
+			size_t j = i;
+			while (j < n && j - i < 256 && list[j]->b == list[i]->b + (j - i)) {
+				struct bm_block *blk = list[j];
+				if (blk->checked && blk->checked->prepare)
+					blk->checked->prepare(blk->data, blk->b);
+				memcpy(buf + (j - i) * BM_BLOCK_SIZE, blk->data, BM_BLOCK_SIZE);
+				j++;
+			}
+			r = io_write(bm->io, list[i]->b * BM_BLOCK_SIZE, buf, (j - i) * BM_BLOCK_SIZE);
+			if (r) {
+				log_error("%s: writing metadata blocks %" PRIu64 "..%" PRIu64
+					  " failed: %s", bm->io->name, list[i]->b, list[j - 1]->b,
+					  strerror(-r));
+				break;
+			}
+			for (size_t x = i; x < j; x++) {
+				list[x]->dirty = 0;
+				bm->nr_dirty--;
+			}
+			i = j;
+		}
+		free(list);
+		free(buf);
+		if (r)
+			return r;
+	}
+	r = io_flush(bm->io);
+	if (r)
+		log_error("%s: flush failed: %s", bm->io->name, strerror(-r));
+	return r;
+}

@@ -1,0 +1,63 @@
+/* block_manager.h - 4 KiB metadata blocks over an io_engine, with a
+ * bounded cache, validators and read/write locks.
+ *
+ * Owns: the cache (one 4 KiB buffer per slot, LRU eviction of unlocked
+ * blocks; a dirty block is written out when evicted). The io_engine is the
+ * caller's.
+ *
+ * Validators: every lock names the block type's validator. On read the
+ * validator's check runs once (cached until the block is re-locked with a
+ * different validator); before every write its prepare stores the block
+ * number and checksum. check returns 0 or -EUCLEAN and logs the block.
+ *
+ * Locks: any number of read locks, or one write lock; a conflicting lock
+ * is -EBUSY (logged: a loop in a corrupt tree causes this). Blocks beyond
+ * the area are -EUCLEAN (a pointer out of range is corruption).
+ *
+ * Writes: dirty blocks reach the disk when evicted or at bm_flush(), which
+ * writes every dirty block (ascending block number, merged into large
+ * writes) and then flushes the engine. bm_forget() drops the cache,
+ * dirty blocks included (abort). */
+#ifndef TP_PDATA_BLOCK_MANAGER_H
+#define TP_PDATA_BLOCK_MANAGER_H
+
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "lib/base/io.h"
+
+#define BM_BLOCK_SIZE 4096u
+
+struct bm_validator {
+	const char *name;
+	/* Set the block number and checksum of DATA for location B. */
+	void (*prepare)(void *data, uint64_t b);
+	/* 0 or -EUCLEAN (logs which block and why). */
+	int (*check)(const void *data, uint64_t b);
+};
+
+struct block_manager;
+struct bm_block;
+
+int bm_create(struct io_engine *io, unsigned cache_blocks, struct block_manager **out)
+	TP_MUST_CHECK;
+void bm_destroy(struct block_manager *bm);	/* NULL ok; does not flush */
+struct io_engine *bm_io(struct block_manager *bm);
+uint64_t bm_nr_blocks(struct block_manager *bm);	/* io size / 4096 */
+
+int bm_read_lock(struct block_manager *bm, uint64_t b, const struct bm_validator *v,
+		 struct bm_block **out) TP_MUST_CHECK;
+int bm_write_lock(struct block_manager *bm, uint64_t b, const struct bm_validator *v,
+		  struct bm_block **out) TP_MUST_CHECK;
+/* Write lock without reading: the buffer is zeroed. */
+int bm_write_lock_zero(struct block_manager *bm, uint64_t b, const struct bm_validator *v,
+		       struct bm_block **out) TP_MUST_CHECK;
+void bm_unlock(struct bm_block *blk);
+void *bm_block_data(struct bm_block *blk);
+uint64_t bm_block_location(struct bm_block *blk);
+
+int bm_flush(struct block_manager *bm) TP_MUST_CHECK;
+void bm_forget(struct block_manager *bm);
+int bm_has_dirty(struct block_manager *bm);
+
+#endif

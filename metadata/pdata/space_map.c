@@ -1,0 +1,783 @@
+/* space_map.c - metadata and data space maps. See space_map.h.
+ *
+ * On disk (format doc section 4): a bitmap block is a 16-byte header
+ * (csum salt 240779, unused u32, own blocknr) and 510 u64 words of 32
+ * two-bit entries; entry k of a word uses bit 2k as the HIGH bit and bit
+ * 2k+1 as the LOW bit. An index entry is {u64 bitmap block, u32 nr_free
+ * (counted over all 16320 entries, the kernel's convention), u32
+ * none_free_before}. The metadata index block is a 16-byte header (salt
+ * 160478) and 255 index entries. Counts >= 3 are stored as 3 in the bitmap
+ * and the real count in the ref-count btree (u32 values).
+ *
+ * In core, a loaded bitmap is one byte per block (0..3); commit encodes. */
+#include "metadata/pdata/space_map.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/crc32c.h"
+#include "lib/base/log.h"
+#include "metadata/pdata/btree_build.h"
+#include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/btree_ro.h"
+#include "metadata/pdata/le.h"
+#include "metadata/pdata/u64map.h"
+
+#define BITMAP_HEADER 16u
+#define BITMAP_WORDS 510u
+
+struct sm_bitmap {
+	uint8_t *cnt;		/* decoded counts, NULL until loaded */
+	uint64_t block;		/* location on disk, 0 = never written (all free) */
+	uint32_t nr_free;
+	uint32_t nfb;		/* none_free_before */
+	unsigned dirty : 1;	/* changed since the last commit */
+	unsigned relocated : 1;	/* already has a new location in this commit */
+};
+
+struct blist {
+	uint64_t *b;
+	size_t n, cap;
+};
+
+struct space_map {
+	struct block_manager *bm;
+	enum sm_kind kind;
+	uint64_t nr_blocks, nr_allocated;
+	struct sm_bitmap *bm_;
+	uint64_t nr_bitmaps;
+	struct u64map overflow;	/* block -> count >= 3 */
+	struct u64map freed;	/* freed in this transaction */
+	int overflow_dirty, index_dirty;
+	uint64_t index_root, ref_root;	/* 0: not written yet */
+	struct blist index_nodes, ref_nodes;	/* own blocks as of the last commit */
+	uint64_t cursor;
+};
+
+static int blist_add(struct blist *l, uint64_t b)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 8;
+		uint64_t *nb = realloc(l->b, nc * sizeof(*nb));
+		if (!nb)
+			return -ENOMEM;
+		l->b = nb;
+		l->cap = nc;
+	}
+	l->b[l->n++] = b;
+	return 0;
+}
+
+/* ---- validators ---- */
+
+static void bitmap_prepare(void *d, uint64_t b)
+{
+	le64_put((char *)d + 8, b);
+	le32_put(d, tp_block_csum(d, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR));
+}
+
+static int bitmap_check(const void *d, uint64_t b)
+{
+	if (le64_get((const char *)d + 8) != b) {
+		log_error("space map bitmap %" PRIu64 ": wrong block number %" PRIu64, b,
+			  le64_get((const char *)d + 8));
+		return -EUCLEAN;
+	}
+	if (le32_get(d) != tp_block_csum(d, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR)) {
+		log_error("space map bitmap %" PRIu64 ": bad checksum", b);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+const struct bm_validator sm_bitmap_validator = { "space map bitmap", bitmap_prepare,
+						  bitmap_check };
+
+static void index_prepare(void *d, uint64_t b)
+{
+	le64_put((char *)d + 8, b);
+	le32_put(d, tp_block_csum(d, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR));
+}
+
+static int index_check(const void *d, uint64_t b)
+{
+	if (le64_get((const char *)d + 8) != b) {
+		log_error("space map index block %" PRIu64 ": wrong block number %" PRIu64, b,
+			  le64_get((const char *)d + 8));
+		return -EUCLEAN;
+	}
+	if (le32_get(d) != tp_block_csum(d, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR)) {
+		log_error("space map index block %" PRIu64 ": bad checksum", b);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+const struct bm_validator sm_index_validator = { "space map index", index_prepare, index_check };
+
+void sm_root_unpack(const void *disk, struct sm_root *r)
+{
+	const char *p = disk;
+	r->nr_blocks = le64_get(p);
+	r->nr_allocated = le64_get(p + 8);
+	r->bitmap_root = le64_get(p + 16);
+	r->ref_count_root = le64_get(p + 24);
+}
+
+void sm_root_pack(void *disk, const struct sm_root *r)
+{
+	char *p = disk;
+	le64_put(p, r->nr_blocks);
+	le64_put(p + 8, r->nr_allocated);
+	le64_put(p + 16, r->bitmap_root);
+	le64_put(p + 24, r->ref_count_root);
+}
+
+/* ---- create / open / destroy ---- */
+
+static uint64_t bitmaps_for(uint64_t nr_blocks)
+{
+	return (nr_blocks + SM_ENTRIES_PER_BITMAP - 1) / SM_ENTRIES_PER_BITMAP;
+}
+
+static int alloc_bitmaps(struct space_map *sm, uint64_t n)
+{
+	struct sm_bitmap *nb = realloc(sm->bm_, (n ? n : 1) * sizeof(*nb));
+
+	if (!nb)
+		return -ENOMEM;
+	for (uint64_t i = sm->nr_bitmaps; i < n; i++) {
+		memset(&nb[i], 0, sizeof(nb[i]));
+		nb[i].nr_free = SM_ENTRIES_PER_BITMAP;
+		nb[i].dirty = 1;
+	}
+	sm->bm_ = nb;
+	sm->nr_bitmaps = n;
+	return 0;
+}
+
+static struct space_map *sm_alloc(struct block_manager *bm, enum sm_kind kind)
+{
+	struct space_map *sm = calloc(1, sizeof(*sm));
+
+	if (!sm)
+		return NULL;
+	sm->bm = bm;
+	sm->kind = kind;
+	u64map_init(&sm->overflow);
+	u64map_init(&sm->freed);
+	return sm;
+}
+
+void sm_destroy(struct space_map *sm)
+{
+	if (!sm)
+		return;
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
+		free(sm->bm_[i].cnt);
+	free(sm->bm_);
+	u64map_destroy(&sm->overflow);
+	u64map_destroy(&sm->freed);
+	free(sm->index_nodes.b);
+	free(sm->ref_nodes.b);
+	free(sm);
+}
+
+int sm_create(struct block_manager *bm, enum sm_kind kind, uint64_t nr_blocks,
+	      struct space_map **out)
+{
+	struct space_map *sm = sm_alloc(bm, kind);
+	int r;
+
+	if (!sm)
+		return -ENOMEM;
+	if (kind == SM_METADATA && bitmaps_for(nr_blocks) > SM_MAX_METADATA_BITMAPS) {
+		sm_destroy(sm);
+		return -ENOSPC;
+	}
+	if ((r = alloc_bitmaps(sm, bitmaps_for(nr_blocks)))) {
+		sm_destroy(sm);
+		return r;
+	}
+	sm->nr_blocks = nr_blocks;
+	sm->overflow_dirty = sm->index_dirty = 1;
+	*out = sm;
+	return 0;
+}
+
+struct load_ctx {
+	struct space_map *sm;
+	struct blist *nodes;
+	uint64_t next_key;
+};
+
+static int load_node(void *ctx, uint64_t b)
+{
+	struct load_ctx *c = ctx;
+	return blist_add(c->nodes, b);
+}
+
+static int load_overflow(void *ctx, uint64_t key, const void *value)
+{
+	struct load_ctx *c = ctx;
+	uint32_t count = le32_get(value);
+
+	if (key >= c->sm->nr_blocks || count < 3) {
+		log_error("space map ref-count tree: bad entry %" PRIu64 " -> %" PRIu32, key, count);
+		return -EUCLEAN;
+	}
+	return u64map_put(&c->sm->overflow, key, count);
+}
+
+static int set_index_entry(struct space_map *sm, uint64_t i, const void *e)
+{
+	struct sm_bitmap *bmp = &sm->bm_[i];
+
+	bmp->block = le64_get(e);
+	bmp->nr_free = le32_get((const char *)e + 8);
+	bmp->nfb = le32_get((const char *)e + 12);
+	bmp->dirty = 0;
+	if (bmp->block == 0 || bmp->block >= bm_nr_blocks(sm->bm) ||
+	    bmp->nr_free > SM_ENTRIES_PER_BITMAP || bmp->nfb > SM_ENTRIES_PER_BITMAP) {
+		log_error("space map index entry %" PRIu64 ": impossible bitmap %" PRIu64
+			  " (nr_free %" PRIu32 ", none_free_before %" PRIu32 ")", i, bmp->block,
+			  bmp->nr_free, bmp->nfb);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+static int load_index_entry(void *ctx, uint64_t key, const void *value)
+{
+	struct load_ctx *c = ctx;
+
+	if (key != c->next_key || key >= c->sm->nr_bitmaps) {
+		log_error("data space map index: unexpected bitmap number %" PRIu64, key);
+		return -EUCLEAN;
+	}
+	c->next_key++;
+	return set_index_entry(c->sm, key, value);
+}
+
+int sm_open(struct block_manager *bm, enum sm_kind kind, const struct sm_root *root,
+	    struct space_map **out)
+{
+	struct space_map *sm = sm_alloc(bm, kind);
+	uint64_t nb = bitmaps_for(root->nr_blocks);
+	int r;
+
+	if (!sm)
+		return -ENOMEM;
+	if ((kind == SM_METADATA && nb > SM_MAX_METADATA_BITMAPS) ||
+	    root->nr_allocated > root->nr_blocks || root->bitmap_root == 0 ||
+	    root->ref_count_root == 0 || (kind == SM_DATA && root->nr_blocks > (1ull << 40))) {
+		log_error("%s space map root: impossible values (nr_blocks %" PRIu64
+			  ", nr_allocated %" PRIu64 ", bitmap root %" PRIu64 ", ref-count root %"
+			  PRIu64 ")", kind == SM_DATA ? "data" : "metadata", root->nr_blocks,
+			  root->nr_allocated, root->bitmap_root, root->ref_count_root);
+		r = -EUCLEAN;
+		goto fail;
+	}
+	if ((r = alloc_bitmaps(sm, nb)))
+		goto fail;
+	sm->nr_blocks = root->nr_blocks;
+	sm->nr_allocated = root->nr_allocated;
+	sm->index_root = root->bitmap_root;
+	sm->ref_root = root->ref_count_root;
+	if (kind == SM_METADATA) {
+		struct bm_block *blk;
+		if ((r = bm_read_lock(bm, root->bitmap_root, &sm_index_validator, &blk)))
+			goto fail;
+		for (uint64_t i = 0; i < nb && !r; i++)
+			r = set_index_entry(sm, i, (char *)bm_block_data(blk) + 16 + 16 * i);
+		bm_unlock(blk);
+		if (r || (r = blist_add(&sm->index_nodes, root->bitmap_root)))
+			goto fail;
+	} else {
+		struct load_ctx c = { sm, &sm->index_nodes, 0 };
+		struct btree_ro_visit v = { &c, load_index_entry, load_node };
+		if ((r = btree_ro_walk(bm, root->bitmap_root, SM_INDEX_ENTRY_SIZE, &v)))
+			goto fail;
+		if (c.next_key != nb) {
+			log_error("data space map index %" PRIu64 ": %" PRIu64 " bitmaps, expected %"
+				  PRIu64, root->bitmap_root, c.next_key, nb);
+			r = -EUCLEAN;
+			goto fail;
+		}
+	}
+	struct load_ctx c = { sm, &sm->ref_nodes, 0 };
+	struct btree_ro_visit v = { &c, load_overflow, load_node };
+	if ((r = btree_ro_walk(bm, root->ref_count_root, 4, &v)))
+		goto fail;
+	*out = sm;
+	return 0;
+fail:
+	sm_destroy(sm);
+	return r;
+}
+
+/* ---- counts ---- */
+
+static int load_bitmap(struct space_map *sm, uint64_t i)
+{
+	struct sm_bitmap *bmp = &sm->bm_[i];
+	struct bm_block *blk;
+	const unsigned char *d;
+	int r;
+
+	bmp->cnt = calloc(SM_ENTRIES_PER_BITMAP, 1);
+	if (!bmp->cnt)
+		return -ENOMEM;
+	if (!bmp->block)
+		return 0;
+	if ((r = bm_read_lock(sm->bm, bmp->block, &sm_bitmap_validator, &blk))) {
+		free(bmp->cnt);
+		bmp->cnt = NULL;
+		return r;
+	}
+	d = bm_block_data(blk);
+	for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
+		uint64_t word = le64_get(d + BITMAP_HEADER + 8 * w);
+		uint8_t *c = bmp->cnt + w * 32;
+		if (!word)
+			continue;
+		for (unsigned k = 0; k < 32; k++, word >>= 2)
+			c[k] = (uint8_t)(((word & 1) << 1) | ((word >> 1) & 1));
+	}
+	bm_unlock(blk);
+	/* the index's hints may be stale or junk: recompute them exactly */
+	bmp->nr_free = 0;
+	bmp->nfb = SM_ENTRIES_PER_BITMAP;
+	for (uint32_t e = SM_ENTRIES_PER_BITMAP; e-- > 0;) {
+		if (!bmp->cnt[e]) {
+			bmp->nr_free++;
+			bmp->nfb = e;
+		}
+	}
+	return 0;
+}
+
+static int locate(struct space_map *sm, uint64_t b, struct sm_bitmap **bmp, uint32_t *off)
+{
+	uint64_t i = b / SM_ENTRIES_PER_BITMAP;
+	int r;
+
+	if (b >= sm->nr_blocks) {
+		log_error("%s block %" PRIu64 " is beyond the space map's %" PRIu64 " blocks",
+			  sm->kind == SM_DATA ? "data" : "metadata", b, sm->nr_blocks);
+		return -EUCLEAN;
+	}
+	if (!sm->bm_[i].cnt && (r = load_bitmap(sm, i)))
+		return r;
+	*bmp = &sm->bm_[i];
+	*off = (uint32_t)(b % SM_ENTRIES_PER_BITMAP);
+	return 0;
+}
+
+uint64_t sm_nr_blocks(const struct space_map *sm)
+{
+	return sm->nr_blocks;
+}
+
+uint64_t sm_nr_allocated(const struct space_map *sm)
+{
+	return sm->nr_allocated;
+}
+
+int sm_get(struct space_map *sm, uint64_t b, uint32_t *count)
+{
+	struct sm_bitmap *bmp;
+	uint32_t off;
+	uint64_t v;
+	int r = locate(sm, b, &bmp, &off);
+
+	if (r)
+		return r;
+	if (bmp->cnt[off] < 3) {
+		*count = bmp->cnt[off];
+		return 0;
+	}
+	if (!u64map_get(&sm->overflow, b, &v)) {
+		log_error("%s block %" PRIu64 ": count 3+ in the bitmap but not in the ref-count tree",
+			  sm->kind == SM_DATA ? "data" : "metadata", b);
+		return -EUCLEAN;
+	}
+	*count = (uint32_t)v;
+	return 0;
+}
+
+int sm_set(struct space_map *sm, uint64_t b, uint32_t count)
+{
+	struct sm_bitmap *bmp = NULL;
+	uint32_t off = 0, old;
+	int r;
+
+	if ((r = sm_get(sm, b, &old)) || (r = locate(sm, b, &bmp, &off)))
+		return r;
+	if (count >= 3) {
+		if ((r = u64map_put(&sm->overflow, b, count)))
+			return r;
+		sm->overflow_dirty = 1;
+	} else if (old >= 3) {
+		u64map_del(&sm->overflow, b);
+		sm->overflow_dirty = 1;
+	}
+	bmp->cnt[off] = (uint8_t)(count >= 3 ? 3 : count);
+	bmp->dirty = 1;
+	if (!old && count) {
+		bmp->nr_free--;
+		sm->nr_allocated++;
+		if (bmp->nfb == off)
+			bmp->nfb = off + 1;
+	} else if (old && !count) {
+		bmp->nr_free++;
+		sm->nr_allocated--;
+		if (off < bmp->nfb)
+			bmp->nfb = off;
+		if ((r = u64map_put(&sm->freed, b, 1)))
+			return r;
+	}
+	return 0;
+}
+
+int sm_inc(struct space_map *sm, uint64_t b)
+{
+	uint32_t c;
+	int r = sm_get(sm, b, &c);
+	return r ? r : sm_set(sm, b, c + 1);
+}
+
+int sm_dec(struct space_map *sm, uint64_t b)
+{
+	uint32_t c;
+	int r = sm_get(sm, b, &c);
+
+	if (r)
+		return r;
+	if (!c) {
+		log_error("%s block %" PRIu64 ": reference count would drop below zero",
+			  sm->kind == SM_DATA ? "data" : "metadata", b);
+		return -EUCLEAN;
+	}
+	return sm_set(sm, b, c - 1);
+}
+
+/* First block in [FROM, TO) free now and in the committed state. */
+static int search(struct space_map *sm, uint64_t from, uint64_t to, uint64_t *out)
+{
+	uint64_t b = from;
+	int r;
+
+	while (b < to) {
+		uint64_t i = b / SM_ENTRIES_PER_BITMAP, base = i * SM_ENTRIES_PER_BITMAP;
+		uint64_t end = TP_MIN(to, base + SM_ENTRIES_PER_BITMAP);
+		struct sm_bitmap *bmp = &sm->bm_[i];
+
+		if (bmp->nr_free) {
+			if (!bmp->cnt && (r = load_bitmap(sm, i)))
+				return r;
+			for (uint64_t e = TP_MAX(b, base + bmp->nfb); e < end; e++) {
+				if (bmp->cnt[e - base])
+					continue;
+				if (sm->freed.nr && u64map_get(&sm->freed, e, NULL))
+					continue;
+				if ((r = sm_set(sm, e, 1)))
+					return r;
+				*out = e;
+				sm->cursor = e + 1;
+				return 0;
+			}
+		}
+		b = end;
+	}
+	return -ENOSPC;
+}
+
+int sm_new_block(struct space_map *sm, uint64_t *out)
+{
+	uint64_t start = sm->cursor < sm->nr_blocks ? sm->cursor : 0;
+	int r = search(sm, start, sm->nr_blocks, out);
+
+	if (r == -ENOSPC && start)
+		r = search(sm, 0, start, out);
+	return r;
+}
+
+int sm_extend(struct space_map *sm, uint64_t nr_blocks)
+{
+	uint64_t nb = bitmaps_for(nr_blocks);
+	int r;
+
+	if (nr_blocks < sm->nr_blocks)
+		return -EINVAL;
+	if (sm->kind == SM_METADATA && nb > SM_MAX_METADATA_BITMAPS)
+		return -ENOSPC;
+	if (nb > sm->nr_bitmaps && (r = alloc_bitmaps(sm, nb)))
+		return r;
+	sm->nr_blocks = nr_blocks;
+	sm->index_dirty = 1;
+	return 0;
+}
+
+/* ---- commit ---- */
+
+static int write_bitmap(struct space_map *sm, struct sm_bitmap *bmp)
+{
+	struct bm_block *blk;
+	unsigned char *d;
+	int r;
+
+	if ((r = bm_write_lock_zero(sm->bm, bmp->block, &sm_bitmap_validator, &blk)))
+		return r;
+	d = bm_block_data(blk);
+	if (bmp->cnt) {
+		for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
+			const uint8_t *c = bmp->cnt + w * 32;
+			uint64_t word = 0;
+			for (unsigned k = 0; k < 32; k++)
+				word |= (uint64_t)(((c[k] >> 1) & 1) | ((c[k] & 1) << 1)) << (2 * k);
+			le64_put(d + BITMAP_HEADER + 8 * w, word);
+		}
+	}
+	bm_unlock(blk);
+	bmp->dirty = 0;
+	return 0;
+}
+
+struct commit_ctx {
+	struct space_map *sm, *meta;
+	struct blist *nodes;
+	uint64_t *pre;		/* preallocated blocks (metadata ref-count tree) */
+	size_t npre, used;
+};
+
+static int commit_alloc(void *ctx, uint64_t *b)
+{
+	struct commit_ctx *c = ctx;
+
+	if (c->pre) {
+		if (c->used >= c->npre)
+			return -EUCLEAN;	/* cannot happen: nr_nodes predicted the build */
+		*b = c->pre[c->used++];
+	} else {
+		int r = sm_new_block(c->meta, b);
+		if (r)
+			return r;
+	}
+	return blist_add(c->nodes, *b);
+}
+
+static int commit_write(void *ctx, uint64_t b, const void *data)
+{
+	struct commit_ctx *c = ctx;
+	struct bm_block *blk;
+	int r = bm_write_lock_zero(c->sm->bm, b, &btree_node_validator, &blk);
+
+	if (r)
+		return r;
+	memcpy(bm_block_data(blk), data, BM_BLOCK_SIZE);
+	bm_unlock(blk);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int build_ref_tree(struct space_map *sm, struct commit_ctx *c)
+{
+	struct btree_build bb;
+	uint64_t *keys = NULL, k, v;
+	size_t n = 0, pos = 0;
+	unsigned char val[4];
+	int r = 0;
+
+	if (sm->overflow.nr) {
+		keys = malloc(sm->overflow.nr * sizeof(*keys));
+		if (!keys)
+			return -ENOMEM;
+		while (u64map_next(&sm->overflow, &pos, &k, &v))
+			keys[n++] = k;
+		qsort(keys, n, sizeof(*keys), cmp_u64);
+	}
+	btree_build_init(&bb, 4, commit_alloc, commit_write, c);
+	for (size_t i = 0; i < n && !r; i++) {
+		u64map_get(&sm->overflow, keys[i], &v);
+		le32_put(val, (uint32_t)v);
+		r = btree_build_add(&bb, keys[i], val);
+	}
+	if (!r)
+		r = btree_build_finish(&bb, &sm->ref_root);
+	btree_build_destroy(&bb);
+	free(keys);
+	return r;
+}
+
+static void pack_entry(unsigned char *e, const struct sm_bitmap *bmp)
+{
+	le64_put(e, bmp->block);
+	le32_put(e + 8, bmp->nr_free);
+	le32_put(e + 12, bmp->nfb);
+}
+
+static int build_index_tree(struct space_map *sm, struct commit_ctx *c)
+{
+	struct btree_build bb;
+	unsigned char e[16];
+	int r = 0;
+
+	btree_build_init(&bb, 16, commit_alloc, commit_write, c);
+	for (uint64_t i = 0; i < sm->nr_bitmaps && !r; i++) {
+		pack_entry(e, &sm->bm_[i]);
+		r = btree_build_add(&bb, i, e);
+	}
+	if (!r)
+		r = btree_build_finish(&bb, &sm->index_root);
+	btree_build_destroy(&bb);
+	return r;
+}
+
+static int free_list(struct space_map *owner, struct blist *l)
+{
+	int r;
+
+	for (size_t i = 0; i < l->n; i++)
+		if ((r = sm_dec(owner, l->b[i])))
+			return r;
+	l->n = 0;
+	return 0;
+}
+
+static int relocate_bitmaps(struct space_map *sm, struct space_map *alloc_from, int *changed)
+{
+	int r;
+
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++) {
+		struct sm_bitmap *bmp = &sm->bm_[i];
+		uint64_t nb, old = bmp->block;
+
+		if (!bmp->dirty || bmp->relocated)
+			continue;
+		if ((r = sm_new_block(alloc_from, &nb)))
+			return r;
+		bmp->block = nb;
+		bmp->relocated = 1;
+		*changed = 1;
+		if (old && (r = sm_dec(alloc_from, old)))
+			return r;
+	}
+	return 0;
+}
+
+static int commit_data(struct space_map *sm, struct space_map *meta)
+{
+	struct commit_ctx c = { sm, meta, NULL, NULL, 0, 0 };
+	int changed = 0, r;
+
+	if ((r = relocate_bitmaps(sm, meta, &changed)))
+		return r;
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
+		if (sm->bm_[i].dirty && (r = write_bitmap(sm, &sm->bm_[i])))
+			return r;
+	if (sm->overflow_dirty || !sm->ref_root) {
+		if ((r = free_list(meta, &sm->ref_nodes)))
+			return r;
+		c.nodes = &sm->ref_nodes;
+		if ((r = build_ref_tree(sm, &c)))
+			return r;
+	}
+	if (changed || sm->index_dirty || !sm->index_root) {
+		if ((r = free_list(meta, &sm->index_nodes)))
+			return r;
+		c.nodes = &sm->index_nodes;
+		if ((r = build_index_tree(sm, &c)))
+			return r;
+	}
+	return 0;
+}
+
+static int commit_metadata(struct space_map *sm)
+{
+	struct commit_ctx c = { sm, sm, &sm->ref_nodes, NULL, 0, 0 };
+	int changed = 0, rebuild_ref = sm->overflow_dirty || !sm->ref_root, r;
+	uint64_t index_block;
+	struct bm_block *blk;
+
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
+		changed |= sm->bm_[i].dirty;
+	if (!changed && !rebuild_ref && !sm->index_dirty && sm->index_root)
+		return 0;
+	/* 1. everything this commit will allocate, until the counts are stable */
+	if (rebuild_ref) {
+		if ((r = free_list(sm, &sm->ref_nodes)))
+			return r;
+		c.npre = btree_build_nr_nodes(sm->overflow.nr, 4);
+		c.pre = malloc(c.npre * sizeof(uint64_t));
+		if (!c.pre)
+			return -ENOMEM;
+		for (size_t i = 0; i < c.npre; i++)
+			if ((r = sm_new_block(sm, &c.pre[i])))
+				goto out;
+	}
+	if ((r = sm_new_block(sm, &index_block)))
+		goto out;
+	if ((r = free_list(sm, &sm->index_nodes)) || (r = blist_add(&sm->index_nodes, index_block)))
+		goto out;
+	do {
+		changed = 0;
+		if ((r = relocate_bitmaps(sm, sm, &changed)))
+			goto out;
+	} while (changed);
+	/* 2. write: nothing below allocates or frees */
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
+		if (sm->bm_[i].dirty && (r = write_bitmap(sm, &sm->bm_[i])))
+			goto out;
+	if (rebuild_ref && (r = build_ref_tree(sm, &c)))
+		goto out;
+	if ((r = bm_write_lock_zero(sm->bm, index_block, &sm_index_validator, &blk)))
+		goto out;
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
+		pack_entry((unsigned char *)bm_block_data(blk) + 16 + 16 * i, &sm->bm_[i]);
+	bm_unlock(blk);
+	sm->index_root = index_block;
+out:
+	free(c.pre);
+	return r;
+}
+
+int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root)
+{
+	int r = sm->kind == SM_DATA ? commit_data(sm, meta) : commit_metadata(sm);
+
+	if (r)
+		return r;
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
+		sm->bm_[i].relocated = 0;
+	u64map_clear(&sm->freed);
+	sm->overflow_dirty = sm->index_dirty = 0;
+	root->nr_blocks = sm->nr_blocks;
+	root->nr_allocated = sm->nr_allocated;
+	root->bitmap_root = sm->index_root;
+	root->ref_count_root = sm->ref_root;
+	return 0;
+}
+
+int sm_for_each_own_block(struct space_map *sm, int (*fn)(void *ctx, uint64_t b), void *ctx)
+{
+	int r;
+
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
+		if (sm->bm_[i].block && (r = fn(ctx, sm->bm_[i].block)))
+			return r;
+	for (size_t i = 0; i < sm->index_nodes.n; i++)
+		if ((r = fn(ctx, sm->index_nodes.b[i])))
+			return r;
+	for (size_t i = 0; i < sm->ref_nodes.n; i++)
+		if ((r = fn(ctx, sm->ref_nodes.b[i])))
+			return r;
+	return 0;
+}

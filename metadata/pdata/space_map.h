@@ -1,0 +1,88 @@
+/* space_map.h - reference counts of metadata blocks and of data blocks,
+ * in the kernel's on-disk format (bitmaps of 2-bit counts with the
+ * reversed bit order, index entries, a ref-count btree for counts >= 3).
+ *
+ * Owns: the in-core state of one space map: the index (one entry per
+ * 16320-block bitmap), bitmaps decoded to one byte per block and loaded on
+ * first use, the overflow counts (>= 3), and the set of blocks freed in
+ * the current transaction (they are not handed out again before commit,
+ * so the committed trees stay intact on disk).
+ *
+ * Two kinds:
+ *   SM_METADATA: index entries in one index block (at most 255 bitmaps);
+ *                its own blocks (bitmaps, index block, ref-count tree
+ *                nodes) are allocated from itself at commit.
+ *   SM_DATA:     index entries in a btree (value 16 bytes); its blocks are
+ *                allocated from the metadata space map passed to commit.
+ *
+ * Commit (sm_commit) writes every changed bitmap to a new location (the
+ * committed one is never overwritten), rebuilds the index and the
+ * ref-count tree when they changed, frees the superseded blocks, and
+ * fills the 32-byte root for the superblock. Abort = destroy + reopen.
+ * All functions return 0 or -errno; corrupt structures give -EUCLEAN. */
+#ifndef TP_PDATA_SPACE_MAP_H
+#define TP_PDATA_SPACE_MAP_H
+
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "metadata/pdata/block_manager.h"
+
+#define SM_ENTRIES_PER_BITMAP 16320u
+#define SM_MAX_METADATA_BITMAPS 255u
+#define SM_ROOT_SIZE 32u
+#define SM_INDEX_ENTRY_SIZE 16u
+
+#define SM_BITMAP_CSUM_XOR 240779u
+#define SM_INDEX_CSUM_XOR 160478u
+
+enum sm_kind { SM_METADATA, SM_DATA };
+
+struct sm_root {
+	uint64_t nr_blocks;
+	uint64_t nr_allocated;
+	uint64_t bitmap_root;	/* index block, or index btree root */
+	uint64_t ref_count_root;
+};
+
+struct space_map;
+
+extern const struct bm_validator sm_bitmap_validator;
+extern const struct bm_validator sm_index_validator;
+
+void sm_root_unpack(const void *disk, struct sm_root *r);
+void sm_root_pack(void *disk, const struct sm_root *r);
+
+/* A new, empty map of NR_BLOCKS (nothing on disk until commit). */
+int sm_create(struct block_manager *bm, enum sm_kind kind, uint64_t nr_blocks,
+	      struct space_map **out) TP_MUST_CHECK;
+/* Load the committed map described by ROOT (index and overflow counts are
+ * read now, bitmaps on first use). */
+int sm_open(struct block_manager *bm, enum sm_kind kind, const struct sm_root *root,
+	    struct space_map **out) TP_MUST_CHECK;
+void sm_destroy(struct space_map *sm);
+
+uint64_t sm_nr_blocks(const struct space_map *sm);
+uint64_t sm_nr_allocated(const struct space_map *sm);
+int sm_get(struct space_map *sm, uint64_t b, uint32_t *count) TP_MUST_CHECK;
+int sm_set(struct space_map *sm, uint64_t b, uint32_t count) TP_MUST_CHECK;
+int sm_inc(struct space_map *sm, uint64_t b) TP_MUST_CHECK;
+/* Decrementing a free block is -EUCLEAN (logged). */
+int sm_dec(struct space_map *sm, uint64_t b) TP_MUST_CHECK;
+/* A block free in the current and in the committed state, count set to 1.
+ * -ENOSPC when none. */
+int sm_new_block(struct space_map *sm, uint64_t *b) TP_MUST_CHECK;
+/* Grow to NR_BLOCKS (shrinking: -EINVAL; metadata above 255 bitmaps: -ENOSPC). */
+int sm_extend(struct space_map *sm, uint64_t nr_blocks) TP_MUST_CHECK;
+
+/* Write the map. META is the metadata space map to allocate from (NULL
+ * for SM_METADATA, which allocates from itself and must be committed
+ * last). ROOT receives what goes into the superblock. */
+int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root) TP_MUST_CHECK;
+
+/* Call the function for every block the map itself occupies (bitmaps,
+ * index block or index btree nodes, ref-count tree nodes), as of the last
+ * commit or open. For reference checks. */
+int sm_for_each_own_block(struct space_map *sm, int (*fn)(void *ctx, uint64_t b), void *ctx);
+
+#endif

@@ -1,0 +1,139 @@
+/* transaction_manager.c - shadowing and commit. The invariants I1..I5 and
+ * the state diagram are in transaction_manager.h; each is marked below
+ * where it is enforced. */
+#include "metadata/pdata/transaction_manager.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/log.h"
+#include "metadata/pdata/u64map.h"
+
+struct tm {
+	struct block_manager *bm;
+	struct space_map *sm;
+	struct u64map shadows;	/* blocks allocated or shadowed in this transaction */
+};
+
+int tm_create(struct block_manager *bm, struct space_map *meta_sm, struct tm **out)
+{
+	struct tm *tm = calloc(1, sizeof(*tm));
+
+	if (!tm)
+		return -ENOMEM;
+	tm->bm = bm;
+	tm->sm = meta_sm;
+	u64map_init(&tm->shadows);
+	*out = tm;
+	return 0;
+}
+
+void tm_destroy(struct tm *tm)
+{
+	if (!tm)
+		return;
+	u64map_destroy(&tm->shadows);
+	free(tm);
+}
+
+struct block_manager *tm_bm(struct tm *tm)
+{
+	return tm->bm;
+}
+
+struct space_map *tm_sm(struct tm *tm)
+{
+	return tm->sm;
+}
+
+int tm_new_block(struct tm *tm, const struct bm_validator *v, struct bm_block **out)
+{
+	uint64_t b;
+	int r;
+
+	/* I3: the space map hands out no block freed in this transaction */
+	if ((r = sm_new_block(tm->sm, &b)))
+		return r;
+	if ((r = bm_write_lock_zero(tm->bm, b, v, out)))
+		return r;
+	if ((r = u64map_put(&tm->shadows, b, 1))) {
+		bm_unlock(*out);
+		return r;
+	}
+	return 0;
+}
+
+int tm_shadow_block(struct tm *tm, uint64_t orig, const struct bm_validator *v,
+		    struct bm_block **out, int *inc_children)
+{
+	struct bm_block *src, *dst;
+	uint32_t count;
+	int r;
+
+	if ((r = sm_get(tm->sm, orig, &count)))
+		return r;
+	if (!count) {
+		log_error("metadata block %llu is referenced but free in the space map",
+			  (unsigned long long)orig);
+		return -EUCLEAN;
+	}
+	*inc_children = count > 1;	/* I5 */
+	if (count == 1 && u64map_get(&tm->shadows, orig, NULL))
+		return bm_write_lock(tm->bm, orig, v, out);	/* I2 */
+	/* I1: copy, never touch the original */
+	if ((r = bm_read_lock(tm->bm, orig, v, &src)))
+		return r;
+	if ((r = tm_new_block(tm, v, &dst))) {
+		bm_unlock(src);
+		return r;
+	}
+	memcpy(bm_block_data(dst), bm_block_data(src), BM_BLOCK_SIZE);
+	bm_unlock(src);
+	if ((r = sm_dec(tm->sm, orig))) {
+		bm_unlock(dst);
+		return r;
+	}
+	*out = dst;
+	return 0;
+}
+
+int tm_read_lock(struct tm *tm, uint64_t b, const struct bm_validator *v, struct bm_block **out)
+{
+	return bm_read_lock(tm->bm, b, v, out);
+}
+
+void tm_unlock(struct tm *tm, struct bm_block *blk)
+{
+	(void)tm;
+	bm_unlock(blk);
+}
+
+int tm_inc(struct tm *tm, uint64_t b)
+{
+	return sm_inc(tm->sm, b);
+}
+
+int tm_dec(struct tm *tm, uint64_t b)
+{
+	return sm_dec(tm->sm, b);
+}
+
+int tm_ref(struct tm *tm, uint64_t b, uint32_t *count)
+{
+	return sm_get(tm->sm, b, count);
+}
+
+int tm_pre_commit(struct tm *tm)
+{
+	return bm_flush(tm->bm);	/* I4: everything but the superblock */
+}
+
+int tm_commit(struct tm *tm)
+{
+	int r = bm_flush(tm->bm);	/* I4: now the superblock */
+
+	if (!r)
+		u64map_clear(&tm->shadows);
+	return r;
+}

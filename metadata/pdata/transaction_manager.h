@@ -1,0 +1,63 @@
+/* transaction_manager.h - copy-on-write over the block manager and the
+ * metadata space map. Btrees and the thin layer change metadata only
+ * through this (never through the block manager directly).
+ *
+ * Invariants (numbered; referred to in transaction_manager.c):
+ *  I1. A block reachable from the committed superblock is never written
+ *      before the next commit: it is shadowed (copied to a new block) first.
+ *  I2. A block allocated or shadowed in this transaction (the "shadow set")
+ *      is modified in place, unless its reference count has since become
+ *      greater than one (a snapshot shares it): then it is shadowed again.
+ *  I3. Blocks freed in this transaction are not reused before the commit
+ *      (the space map refuses them), so I1 holds for freed blocks too.
+ *  I4. The superblock (block 0) is written last, after every other dirty
+ *      block has been written and flushed; it is the single commit point.
+ *  I5. Shadowing a shared block (count > 1) reports inc_children: the
+ *      caller must take one reference on everything the copy points to.
+ *
+ * States:
+ *
+ *     open --(new_block / shadow)--> dirty --(pre_commit: space maps written,
+ *       ^                             |       all blocks but the superblock
+ *       |                             |       flushed)--> precommitted
+ *       |                          abort                      |
+ *       +------(bm_forget, reload)----+          (superblock written, flushed)
+ *       +-----------------------------------------------------+
+ *
+ * Returns 0 or -errno throughout. */
+#ifndef TP_PDATA_TRANSACTION_MANAGER_H
+#define TP_PDATA_TRANSACTION_MANAGER_H
+
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "metadata/pdata/block_manager.h"
+#include "metadata/pdata/space_map.h"
+
+struct tm;
+
+int tm_create(struct block_manager *bm, struct space_map *meta_sm, struct tm **out) TP_MUST_CHECK;
+void tm_destroy(struct tm *tm);	/* NULL ok */
+struct block_manager *tm_bm(struct tm *tm);
+struct space_map *tm_sm(struct tm *tm);
+
+/* A fresh zeroed block, count 1, write locked (in the shadow set). */
+int tm_new_block(struct tm *tm, const struct bm_validator *v, struct bm_block **out) TP_MUST_CHECK;
+/* Write lock a copy of ORIG that may be modified (I1, I2, I5). */
+int tm_shadow_block(struct tm *tm, uint64_t orig, const struct bm_validator *v,
+		    struct bm_block **out, int *inc_children) TP_MUST_CHECK;
+int tm_read_lock(struct tm *tm, uint64_t b, const struct bm_validator *v, struct bm_block **out)
+	TP_MUST_CHECK;
+void tm_unlock(struct tm *tm, struct bm_block *blk);
+
+int tm_inc(struct tm *tm, uint64_t b) TP_MUST_CHECK;
+int tm_dec(struct tm *tm, uint64_t b) TP_MUST_CHECK;
+int tm_ref(struct tm *tm, uint64_t b, uint32_t *count) TP_MUST_CHECK;
+
+/* Write every dirty block except the superblock and flush (I4, first half). */
+int tm_pre_commit(struct tm *tm) TP_MUST_CHECK;
+/* Write the (already updated, unlocked) superblock and flush; the shadow
+ * set is emptied (I4, second half). */
+int tm_commit(struct tm *tm) TP_MUST_CHECK;
+
+#endif

@@ -1,0 +1,393 @@
+/* thin_dev.c - thin devices and their mappings. Contract in thin.h.
+ *
+ * Each device's bottom-tree root is cached in struct thin_dev and is
+ * always equal to its value in the top-level tree: when a change moves the
+ * root, the top-level value is rewritten at once. Before the first change
+ * to a device in a transaction its top-level path is shadowed (the
+ * kernel's top-down order), so that a top-level leaf shared with a
+ * metadata snapshot takes its extra references before the bottom root is
+ * shadowed away from it. */
+#include "metadata/thin/thin_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/log.h"
+#include "metadata/pdata/le.h"
+
+/* ---- the device table ---- */
+
+static size_t dev_pos(struct thin_md *md, uint64_t id)
+{
+	size_t lo = 0, hi = md->nr_devs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (md->devs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct thin_dev *thin_find_dev(struct thin_md *md, uint64_t id)
+{
+	size_t i = dev_pos(md, id);
+	return i < md->nr_devs && md->devs[i].id == id ? &md->devs[i] : NULL;
+}
+
+int thin_add_dev(struct thin_md *md, uint64_t id, struct thin_dev **out)
+{
+	size_t i = dev_pos(md, id);
+
+	if (md->nr_devs == md->cap_devs) {
+		size_t nc = md->cap_devs ? md->cap_devs * 2 : 16;
+		struct thin_dev *nd = realloc(md->devs, nc * sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		md->devs = nd;
+		md->cap_devs = nc;
+	}
+	memmove(&md->devs[i + 1], &md->devs[i], (md->nr_devs - i) * sizeof(*md->devs));
+	memset(&md->devs[i], 0, sizeof(md->devs[i]));
+	md->devs[i].id = id;
+	md->devs[i].d.dev_id = id;
+	md->nr_devs++;
+	*out = &md->devs[i];
+	return 0;
+}
+
+void thin_del_dev(struct thin_md *md, struct thin_dev *dev)
+{
+	size_t i = (size_t)(dev - md->devs);
+
+	memmove(&md->devs[i], &md->devs[i + 1], (md->nr_devs - i - 1) * sizeof(*md->devs));
+	md->nr_devs--;
+}
+
+static int load_detail(void *ctx, uint64_t key, const void *value)
+{
+	struct thin_md *md = ctx;
+	struct thin_dev *dev;
+	int r;
+
+	if (md->nr_devs && md->devs[md->nr_devs - 1].id >= key)
+		return -EUCLEAN;
+	if ((r = thin_add_dev(md, key, &dev)))
+		return r;
+	thin_details_unpack(value, &dev->d);
+	dev->d.dev_id = key;
+	return 0;
+}
+
+struct root_ctx {
+	struct thin_md *md;
+	size_t next;
+};
+
+static int load_root(void *ctx, uint64_t key, const void *value)
+{
+	struct root_ctx *c = ctx;
+
+	if (c->next >= c->md->nr_devs || c->md->devs[c->next].id != key) {
+		log_error("thin device %" PRIu64 ": in the mapping tree but not in the details tree"
+			  " (or the other way round)", key);
+		return -EUCLEAN;
+	}
+	c->md->devs[c->next++].root = le64_get(value);
+	return 0;
+}
+
+int thin_load_devices(struct thin_md *md)
+{
+	struct root_ctx c = { md, 0 };
+	int r;
+
+	if ((r = btree_walk(&md->details, md->sb.details_root, load_detail, md)))
+		return r;
+	if ((r = btree_walk(&md->top, md->sb.mapping_root, load_root, &c)))
+		return r;
+	if (c.next != md->nr_devs) {
+		log_error("thin device %" PRIu64 ": in the details tree but not in the mapping tree",
+			  md->devs[c.next].id);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+int thin_write_details(struct thin_md *md)
+{
+	unsigned char v[THIN_DETAILS_SIZE];
+	int r;
+
+	for (size_t i = 0; i < md->nr_devs; i++) {
+		struct thin_dev *dev = &md->devs[i];
+		if (!dev->dirty)
+			continue;
+		thin_details_pack(v, &dev->d);
+		if ((r = btree_insert(&md->details, md->sb.details_root, dev->id, v,
+				      &md->sb.details_root, NULL, 0)))
+			return r;
+		dev->dirty = 0;
+	}
+	return 0;
+}
+
+/* ---- devices ---- */
+
+static int get_dev(struct thin_md *md, uint64_t id, struct thin_dev **out)
+{
+	*out = thin_find_dev(md, id);
+	if (!*out) {
+		log_debug(TP_DBG_THIN, "thin device %" PRIu64 " does not exist", id);
+		return -ENODATA;
+	}
+	return 0;
+}
+
+static int set_top(struct thin_md *md, uint64_t id, uint64_t root)
+{
+	unsigned char v[8];
+
+	le64_put(v, root);
+	return btree_insert(&md->top, md->sb.mapping_root, id, v, &md->sb.mapping_root, NULL,
+			    BTREE_KEEP_OLD_REF);
+}
+
+static int new_dev(struct thin_md *md, uint64_t id, uint64_t root, const struct thin_ir_device *d)
+{
+	struct thin_dev *dev;
+	int r;
+
+	if ((r = set_top(md, id, root)))
+		return r;
+	if ((r = thin_add_dev(md, id, &dev)))
+		return r;
+	dev->root = root;
+	dev->d = *d;
+	dev->d.dev_id = id;
+	dev->dirty = dev->touched = 1;
+	return 0;
+}
+
+static int check_new_id(struct thin_md *md, uint64_t id)
+{
+	if (id > THIN_MAX_DEV_ID) {
+		log_error("thin device id %" PRIu64 " is above the limit %llu", id, THIN_MAX_DEV_ID);
+		return -EINVAL;
+	}
+	if (thin_find_dev(md, id)) {
+		log_error("thin device %" PRIu64 " already exists", id);
+		return -EEXIST;
+	}
+	return thin_writable(md);
+}
+
+int thin_create_thin(struct thin_md *md, uint64_t dev_id)
+{
+	struct thin_ir_device d = { dev_id, 0, md->sb.trans_id, md->sb.time, md->sb.time };
+	uint64_t root;
+	int r = check_new_id(md, dev_id);
+
+	if (r || (r = btree_empty(&md->bottom, &root)))
+		return r;
+	return new_dev(md, dev_id, root, &d);
+}
+
+int thin_create_snap(struct thin_md *md, uint64_t dev_id, uint64_t origin_id)
+{
+	struct thin_dev *o;
+	struct thin_ir_device d;
+	uint64_t root;
+	int r = check_new_id(md, dev_id);
+
+	if (r || (r = get_dev(md, origin_id, &o)))
+		return r;
+	root = o->root;
+	if ((r = tm_inc(md->tm, root)))
+		return r;
+	md->sb.time++;
+	o->d.snap_time = md->sb.time;
+	o->dirty = 1;
+	d = (struct thin_ir_device){ dev_id, o->d.mapped_blocks, md->sb.trans_id, md->sb.time,
+				     md->sb.time };
+	return new_dev(md, dev_id, root, &d);
+}
+
+int thin_delete(struct thin_md *md, uint64_t dev_id)
+{
+	struct thin_dev *dev;
+	int r;
+
+	if ((r = get_dev(md, dev_id, &dev)) || (r = thin_writable(md)))
+		return r;
+	if ((r = btree_remove(&md->top, md->sb.mapping_root, dev_id, &md->sb.mapping_root)))
+		return r;
+	r = btree_remove(&md->details, md->sb.details_root, dev_id, &md->sb.details_root);
+	if (r && r != -ENODATA)
+		return r;
+	thin_del_dev(md, dev);
+	return 0;
+}
+
+int thin_device_info(struct thin_md *md, uint64_t dev_id, struct thin_ir_device *out)
+{
+	struct thin_dev *dev;
+	int r = get_dev(md, dev_id, &dev);
+
+	if (!r)
+		*out = dev->d;
+	return r;
+}
+
+int thin_list_devices(struct thin_md *md, uint64_t **ids, size_t *nr)
+{
+	*ids = NULL;
+	*nr = md->nr_devs;
+	if (!md->nr_devs)
+		return 0;
+	*ids = malloc(md->nr_devs * sizeof(**ids));
+	if (!*ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < md->nr_devs; i++)
+		(*ids)[i] = md->devs[i].id;
+	return 0;
+}
+
+/* ---- mappings ---- */
+
+static int touch(struct thin_md *md, struct thin_dev *dev)
+{
+	int r;
+
+	if (dev->touched)
+		return 0;
+	if ((r = set_top(md, dev->id, dev->root)))
+		return r;
+	dev->touched = 1;
+	return 0;
+}
+
+static int update_root(struct thin_md *md, struct thin_dev *dev, uint64_t root)
+{
+	if (root == dev->root)
+		return 0;
+	dev->root = root;
+	return set_top(md, dev->id, root);
+}
+
+static int insert(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t dblock,
+		  int alloced)
+{
+	struct thin_dev *dev;
+	unsigned char v[8];
+	uint64_t root;
+	int inserted, r;
+
+	if ((r = get_dev(md, dev_id, &dev)) || (r = thin_writable(md)))
+		return r;
+	if (dblock >= sm_nr_blocks(md->dsm)) {
+		log_error("data block %" PRIu64 " is beyond the data device (%" PRIu64 " blocks)",
+			  dblock, sm_nr_blocks(md->dsm));
+		return -EINVAL;
+	}
+	if ((r = touch(md, dev)))
+		return r;
+	if (!alloced && (r = sm_inc(md->dsm, dblock)))
+		return r;
+	le64_put(v, thin_bt_pack(dblock, md->sb.time));
+	if ((r = btree_insert(&md->bottom, dev->root, vblock, v, &root, &inserted, 0)))
+		return r;
+	if (inserted) {
+		dev->d.mapped_blocks++;
+		dev->dirty = 1;
+	}
+	return update_root(md, dev, root);
+}
+
+int thin_insert_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t dblock)
+{
+	return insert(md, dev_id, vblock, dblock, 0);
+}
+
+int thin_insert_mapping_alloced(struct thin_md *md, uint64_t dev_id, uint64_t vblock,
+				uint64_t dblock)
+{
+	return insert(md, dev_id, vblock, dblock, 1);
+}
+
+int thin_remove_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock)
+{
+	struct thin_dev *dev;
+	uint64_t root;
+	int r;
+
+	if ((r = get_dev(md, dev_id, &dev)) || (r = thin_writable(md)))
+		return r;
+	if ((r = btree_lookup(&md->bottom, dev->root, vblock, NULL)))
+		return r;
+	if ((r = touch(md, dev)) ||
+	    (r = btree_remove(&md->bottom, dev->root, vblock, &root)))
+		return r;
+	dev->d.mapped_blocks--;
+	dev->dirty = 1;
+	return update_root(md, dev, root);
+}
+
+int thin_lookup(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t *dblock,
+		uint32_t *time)
+{
+	struct thin_dev *dev;
+	unsigned char v[8];
+	int r;
+
+	if ((r = get_dev(md, dev_id, &dev)) ||
+	    (r = btree_lookup(&md->bottom, dev->root, vblock, v)))
+		return r;
+	*dblock = thin_bt_block(le64_get(v));
+	if (time)
+		*time = thin_bt_time(le64_get(v));
+	return 0;
+}
+
+struct usage_ctx {
+	struct thin_md *md;
+	uint64_t mapped, exclusive;
+};
+
+static int usage_entry(void *ctx, uint64_t key, const void *value)
+{
+	struct usage_ctx *c = ctx;
+	uint32_t count;
+	int r = sm_get(c->md->dsm, thin_bt_block(le64_get(value)), &count);
+
+	(void)key;
+	if (r)
+		return r;
+	c->mapped++;
+	if (count == 1)
+		c->exclusive++;
+	return 0;
+}
+
+int thin_device_usage(struct thin_md *md, uint64_t dev_id, uint64_t *mapped,
+		      uint64_t *exclusive, uint64_t *shared)
+{
+	struct usage_ctx c = { md, 0, 0 };
+	struct thin_dev *dev;
+	int r;
+
+	if ((r = get_dev(md, dev_id, &dev)) ||
+	    (r = btree_walk(&md->bottom, dev->root, usage_entry, &c)))
+		return r;
+	if (mapped)
+		*mapped = c.mapped;
+	if (exclusive)
+		*exclusive = c.exclusive;
+	if (shared)
+		*shared = c.mapped - c.exclusive;
+	return 0;
+}

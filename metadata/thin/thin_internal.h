@@ -1,0 +1,45 @@
+/* thin_internal.h - struct thin_md, shared by thin_md.c (open, commit,
+ * space, metadata snapshot), thin_dev.c (devices and mappings) and
+ * thin_verify.c. Not for use outside metadata/thin. */
+#ifndef TP_THIN_INTERNAL_H
+#define TP_THIN_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metadata/pdata/block_manager.h"
+#include "metadata/pdata/btree.h"
+#include "metadata/pdata/space_map.h"
+#include "metadata/pdata/transaction_manager.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_sb.h"
+
+struct thin_dev {
+	uint64_t id;
+	uint64_t root;		/* bottom-level tree; always equal to the top-level value */
+	struct thin_ir_device d;
+	unsigned dirty : 1;	/* details to write at commit */
+	unsigned touched : 1;	/* top-level path shadowed in this transaction */
+};
+
+struct thin_md {
+	struct io_engine *io;
+	unsigned flags;
+	struct block_manager *bm;
+	struct space_map *msm, *dsm;
+	struct tm *tm;
+	struct thin_sb sb;	/* in-core superblock */
+	struct thin_dev *devs;	/* sorted by id */
+	size_t nr_devs, cap_devs;
+	int changed;		/* uncommitted changes */
+	struct btree_info top, bottom, details;
+};
+
+struct thin_dev *thin_find_dev(struct thin_md *md, uint64_t id);
+int thin_add_dev(struct thin_md *md, uint64_t id, struct thin_dev **out);
+void thin_del_dev(struct thin_md *md, struct thin_dev *dev);
+int thin_load_devices(struct thin_md *md);
+int thin_write_details(struct thin_md *md);
+int thin_writable(struct thin_md *md);
+
+#endif
