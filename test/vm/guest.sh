@@ -1,0 +1,42 @@
+#!/bin/bash
+# guest.sh - runs in the test VM, chrooted into the host's read-only /
+# (see init.sh): each scenario in its own temp dir, then a clean-up so the
+# next one starts from blank disks. Prints one line per scenario:
+#   VMTEST-SCENARIO <name> <rc> <seconds>
+# Arguments: SRC BUILD DISKS DISK_BYTES SCENARIOS (lists comma separated).
+SRC=$1 BUILD=$2 DISKS=${3//,/ } DISK_BYTES=$4 SCENARIOS=${5//,/ }
+export TP_SRC=$SRC TP_BUILD=$BUILD TP_DISKS=$DISKS TP_DISK_SIZE=$DISK_BYTES
+export PATH=$BUILD/bin:$BUILD/test/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp TMPDIR=/tmp LC_ALL=C
+# no udev here: libdevmapper (dmsetup and ours) makes /dev/mapper nodes
+export DM_DISABLE_UDEV=1
+mkdir -p /run/mdadm /run/lock
+
+now() { cut -d' ' -f1 /proc/uptime; }
+
+cleanup() {
+	local d
+	for d in $(dmsetup ls 2>/dev/null | awk '$1 != "No" { print $1 }'); do
+		dmsetup remove --retry "$d" >/dev/null 2>&1
+	done
+	dmsetup remove_all >/dev/null 2>&1
+	mdadm --stop --scan >/dev/null 2>&1
+	for d in $TP_DISKS; do
+		dd if=/dev/zero of="$d" bs=1M count=1 oflag=direct status=none 2>/dev/null
+	done
+	for m in brd loop; do
+		grep -q "^$m " /proc/modules && rmmod $m 2>/dev/null
+	done
+}
+
+for s in $SCENARIOS; do
+	dir=$(mktemp -d "/tmp/$s.XXXXXX")
+	echo "=== [$(now)s] $s"
+	t0=$(now)
+	(cd "$dir" && exec bash "$SRC/test/vm/$s.sh") 2>&1
+	rc=$?
+	t1=$(now)
+	echo "VMTEST-SCENARIO $s $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
+	cleanup
+	rm -rf "$dir"
+done

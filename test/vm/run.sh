@@ -1,0 +1,213 @@
+#!/bin/bash
+# run.sh - the real-kernel test stage: boot Debian's kernel under QEMU once,
+# run every test/vm/s-*.sh scenario in the guest, report PASS/FAIL each.
+#
+#   test/vm/run.sh [SCENARIO...]     (names like s-dm-thin or paths; default: all)
+#
+# The guest is a busybox initramfs holding only the kernel's modules; the
+# host's / is shared read-only over virtio-9p and the scenarios run
+# `chroot /hostroot` under bash, as root, with DM_DISABLE_UDEV=1 (no udev in
+# the guest), so they use the freshly built binaries of $BUILD and every
+# host tool (mdadm, blkid, thin_check, fio ...) without copying anything.
+#
+# Scenario contract (test/vm/README.md): a bash script s-<topic>.sh, run
+# in its own empty directory under the guest's /tmp with the environment
+#   TP_BUILD   absolute path of the build dir (binaries in bin/, test/bin/)
+#   TP_SRC     absolute path of the source tree
+#   TP_DISKS   the guest's scratch disks, space separated (/dev/vda ...),
+#              TP_DISK_SIZE bytes each, zeroed at their start
+#   PATH       $TP_BUILD/bin and $TP_BUILD/test/bin first
+# exit 0 = pass; 77 = skipped (counted as neither); anything else = fail.
+# After each scenario the guest removes leftover dm devices and md arrays
+# and zeroes the disks' first MiB, so scenarios do not see each other.
+#
+# Settings (environment):
+#   BUILD          build dir to test (default build)
+#   TP_RESULTS     file that gets "passed failed" (test/run-all.sh)
+#   TP_KERNEL_DIR  unpacked Debian kernel package (default /var/cache/tptools/kernel)
+#   TP_VM_SMP      vCPUs (default 1: emulation timing is steadier)
+#   TP_VM_MEM      guest MiB (default 1536)
+#   TP_VM_DISKS    number of scratch disks (default 8), TP_VM_DISK_SIZE (default 128M)
+#   TP_VM_TIMEOUT  seconds for the whole boot (default 480)
+#   TP_VM_WORK     scratch dir (default $BUILD/vm)
+#   TP_VM_KEEP=1   keep the console log and disk images
+# Missing qemu or kernel image: prints SKIP, counts 0 passed 0 failed, exit 0.
+set -u
+cd "$(dirname "$0")/../.."
+SRC=$(pwd -P)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$SRC/$BUILD ;; esac
+RESULTS=${TP_RESULTS:-}
+KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel}
+SMP=${TP_VM_SMP:-1}
+MEM=${TP_VM_MEM:-1536}
+NDISKS=${TP_VM_DISKS:-8}
+DISK_SIZE=${TP_VM_DISK_SIZE:-128M}
+TIMEOUT=${TP_VM_TIMEOUT:-480}
+WORK=${TP_VM_WORK:-$BUILD/vm}
+
+report() { # passed failed
+	[ -n "$RESULTS" ] && echo "$1 $2" >"$RESULTS"
+	return 0
+}
+skip() {
+	echo "vm: SKIP: $*"
+	report 0 0
+	exit 0
+}
+
+# ---- what to run -------------------------------------------------------
+scenarios=()
+if [ $# -gt 0 ]; then
+	for s in "$@"; do
+		s=${s##*/}
+		s=${s%.sh}
+		[ -f "test/vm/$s.sh" ] || { echo "vm: no scenario test/vm/$s.sh"; report 0 1; exit 1; }
+		scenarios+=("$s")
+	done
+else
+	for f in test/vm/s-*.sh; do
+		[ -f "$f" ] || continue
+		s=${f##*/}
+		scenarios+=("${s%.sh}")
+	done
+fi
+[ ${#scenarios[@]} -gt 0 ] || skip "no scenarios in test/vm"
+
+# ---- prerequisites -----------------------------------------------------
+QEMU=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 is not installed (scripts/install-deps.sh)"
+KVER=$(ls -1 "$KDIR/lib/modules" 2>/dev/null | sort -V | tail -1)
+[ -n "$KVER" ] && [ -f "$KDIR/boot/vmlinuz-$KVER" ] ||
+	skip "no kernel image in $KDIR (scripts/install-deps.sh unpacks Debian's)"
+BUSYBOX=$(command -v busybox) || skip "busybox is not installed (busybox-static)"
+for t in cpio depmod modprobe; do
+	command -v $t >/dev/null || skip "$t is not installed"
+done
+[ -x "$BUILD/test/bin/tp-dmtest" ] || { echo "vm: $BUILD/test/bin/tp-dmtest is missing: build with 'make tests' first"; report 0 ${#scenarios[@]}; exit 1; }
+if [ "$(id -u)" != 0 ]; then
+	# the 9p share exports the host's / as this user: the guest's root
+	# could not read root-owned files
+	echo "vm: note: not root; files only root can read are invisible in the guest"
+fi
+
+t_start=$(date +%s.%N)
+mkdir -p "$WORK"
+ROOT=$WORK/initramfs
+rm -rf "$ROOT"
+mkdir -p "$ROOT"/{bin,dev,proc,sys,run,tmp,etc,hostroot}
+
+# ---- initramfs: busybox + the kernel modules, nothing else ------------
+cp "$BUSYBOX" "$ROOT/bin/busybox"
+for a in sh mount umount mkdir insmod chroot poweroff cat cut sync sleep echo ls; do
+	ln -s busybox "$ROOT/bin/$a"
+done
+MODDIR=lib/modules/$KVER
+# Loaded at boot: virtio disks, 9p, dm thin, md raid. Only copied (loaded
+# by scenarios with modprobe): the rest.
+BOOT_MODULES="virtio_pci virtio_blk 9pnet_virtio 9p dm-mod dm-thin-pool md-mod raid456"
+MORE_MODULES="brd loop raid0 raid1 raid10 linear ext4 xfs dm-delay dm-flakey"
+[ -s "$KDIR/$MODDIR/modules.dep" ] || depmod -b "$KDIR" "$KVER" || skip "depmod failed on $KDIR"
+modfiles() {
+	local m
+	for m in "$@"; do
+		modprobe -C /dev/null -d "$KDIR" -S "$KVER" --show-depends "$m" 2>/dev/null |
+			awk '$1 == "insmod" { print $2 }'
+	done | sed "s#^${KDIR%/}/*#/#" | awk '!seen[$0]++'
+}
+modfiles $BOOT_MODULES >"$ROOT/etc/modules.boot"
+modfiles $BOOT_MODULES $MORE_MODULES | while read -r f; do
+	mkdir -p "$ROOT$(dirname "$f")"
+	cp "$KDIR$f" "$ROOT$f"
+done
+cp "$KDIR/$MODDIR"/modules.{order,builtin,builtin.modinfo} "$ROOT/$MODDIR/" 2>/dev/null
+depmod -b "$ROOT" "$KVER"
+cp test/vm/init.sh "$ROOT/init"
+chmod 755 "$ROOT/init"
+INITRD=$WORK/initramfs.cpio
+(cd "$ROOT" && find . | cpio -o -H newc --quiet) >"$INITRD"
+
+# ---- kernel: boot the uncompressed vmlinux through PVH (no in-guest
+# decompression under emulation); cached per kernel version ------------
+KIMG=$KDIR/boot/vmlinuz-$KVER
+VMLINUX=$WORK/vmlinux-$KVER
+if [ ! -s "$VMLINUX" ]; then
+	off=$(LC_ALL=C grep -m1 -obUaP '\xfd7zXZ\x00' "$KIMG" 2>/dev/null | head -1 | cut -d: -f1)
+	if [ -n "$off" ]; then
+		tail -c +$((off + 1)) "$KIMG" | xz -dc --single-stream >"$VMLINUX.tmp" 2>/dev/null
+		if [ "$(head -c 4 "$VMLINUX.tmp" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+			mv "$VMLINUX.tmp" "$VMLINUX"
+		fi
+		rm -f "$VMLINUX.tmp"
+	fi
+fi
+BOOT=$KIMG
+[ -s "$VMLINUX" ] && BOOT=$VMLINUX
+
+# ---- disks ---------------------------------------------------------------
+DRIVES=()
+DISKS=""
+letters=abcdefghijklmnopqrstuvwxyz
+for ((i = 0; i < NDISKS; i++)); do
+	rm -f "$WORK/disk$i.img"
+	truncate -s "$DISK_SIZE" "$WORK/disk$i.img"
+	DRIVES+=(-drive "file=$WORK/disk$i.img,if=virtio,format=raw,cache=unsafe")
+	DISKS="$DISKS,/dev/vd${letters:i:1}"
+done
+DISKS=${DISKS#,}
+disk_bytes=$(stat -c %s "$WORK/disk0.img" 2>/dev/null || echo 0)
+
+# ---- boot ----------------------------------------------------------------
+t_boot=$(date +%s.%N)
+echo "vm: kernel $KVER, ${#scenarios[@]} scenario(s), $SMP vCPU, ${MEM} MiB, $NDISKS disks of $DISK_SIZE"
+LOG=$WORK/console.log
+scen_list=$(IFS=,; echo "${scenarios[*]}")
+APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
+APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list"
+timeout "$TIMEOUT" "$QEMU" -nodefaults -machine pc -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
+	-display none -serial stdio -no-reboot -kernel "$BOOT" -initrd "$INITRD" \
+	-append "$APPEND" "${DRIVES[@]}" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	</dev/null >"$LOG" 2>&1 &
+qpid=$!
+# show scenario output as it comes (the console log is the record)
+tail -n +1 -f "$LOG" --pid=$qpid 2>/dev/null | tr -d '\r' | grep --line-buffered -v '^\[ *[0-9.]*\]' &
+tpid=$!
+wait $qpid
+qrc=$?
+wait $tpid 2>/dev/null
+t_end=$(date +%s.%N)
+
+# ---- results -------------------------------------------------------------
+passed=0
+failed=0
+echo
+for s in "${scenarios[@]}"; do
+	line=$(tr -d '\r' <"$LOG" | grep "^VMTEST-SCENARIO $s " | tail -1)
+	if [ -z "$line" ]; then
+		printf 'vm: %-28s FAIL (no result: the VM stopped early)\n' "$s"
+		failed=$((failed + 1))
+		continue
+	fi
+	set -- $line
+	rc=$3
+	secs=$4
+	if [ "$rc" = 0 ]; then
+		printf 'vm: %-28s PASS  %6ss\n' "$s" "$secs"
+		passed=$((passed + 1))
+	elif [ "$rc" = 77 ]; then
+		printf 'vm: %-28s SKIP  %6ss\n' "$s" "$secs"
+	else
+		printf 'vm: %-28s FAIL  %6ss (rc %s)\n' "$s" "$secs" "$rc"
+		failed=$((failed + 1))
+	fi
+done
+[ "$qrc" = 124 ] && echo "vm: the VM ran past TP_VM_TIMEOUT=${TIMEOUT}s and was stopped"
+awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" 'BEGIN {
+	printf "vm: total VM time %.1fs (boot to power-off), setup %.1fs\n", c - b, b - a }'
+echo "vm: $passed passed, $failed failed (console log: $LOG)"
+report "$passed" "$failed"
+if [ "${TP_VM_KEEP:-0}" != 1 ]; then
+	rm -f "$WORK"/disk*.img
+	rm -rf "$ROOT"
+fi
+[ "$failed" = 0 ]
