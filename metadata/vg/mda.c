@@ -93,16 +93,20 @@ struct slot_copy {
 	size_t len;
 };
 
-static enum vg_slot_state slot_bad(struct io_engine *io, unsigned k, const char *why)
+static enum vg_slot_state slot_bad(struct io_engine *io, unsigned k, const char *why,
+				   int quiet)
 {
+	if (quiet)
+		return VG_SLOT_CORRUPT;
 	log_warn("%s: VG metadata slot %u is corrupt (%s); it will be rewritten on the next "
 		 "change", io->name, k, why);
 	return VG_SLOT_CORRUPT;
 }
 
 /* Read and validate slot K of PV. Returns 0 with C filled (c->text only
- * for VALID), or -errno for an I/O error / ENOMEM. */
-static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c)
+ * for VALID), or -errno for an I/O error / ENOMEM. QUIET: no warnings
+ * (the commit that is about to rewrite the slot). */
+static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int quiet)
 {
 	const struct vg_label *l = &pv->label;
 	uint8_t h[VG_MDA_SLOT_HEADER], raw[VG_UUID_BYTES];
@@ -119,22 +123,22 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c)
 		return 0;
 	}
 	if (vg_get_le32(h + MO_CSUM) != tp_block_csum(h, sizeof(h), VG_MDA_CSUM_SALT)) {
-		c->state = slot_bad(pv->io, k, "bad header checksum");
+		c->state = slot_bad(pv->io, k, "bad header checksum", quiet);
 		return 0;
 	}
 	if (vg_get_le32(h + MO_VERSION) != VG_MDA_VERSION || vg_get_le64(h + MO_OFFSET) != off ||
 	    vg_get_le32(h + MO_SLOT) != k) {
-		c->state = slot_bad(pv->io, k, "wrong version or location");
+		c->state = slot_bad(pv->io, k, "wrong version or location", quiet);
 		return 0;
 	}
 	if (vg_uuid_parse(l->pool_uuid, raw) || memcmp(raw, h + MO_POOL_UUID, sizeof(raw))) {
-		c->state = slot_bad(pv->io, k, "belongs to another pool");
+		c->state = slot_bad(pv->io, k, "belongs to another pool", quiet);
 		return 0;
 	}
 	len = vg_get_le64(h + MO_TEXT_LEN);
 	c->seqno = vg_get_le64(h + MO_SEQNO);
 	if (!c->seqno || !len || len > vg_mda_capacity(l)) {
-		c->state = slot_bad(pv->io, k, "seqno or text length out of range");
+		c->state = slot_bad(pv->io, k, "seqno or text length out of range", quiet);
 		return 0;
 	}
 	buf = malloc(round512((size_t)len) + 1);
@@ -149,7 +153,7 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c)
 	c->crc = text_crc(buf, (size_t)len);
 	if (c->crc != vg_get_le32(h + MO_TEXT_CRC)) {
 		free(buf);
-		c->state = slot_bad(pv->io, k, "bad text checksum: torn or damaged write");
+		c->state = slot_bad(pv->io, k, "bad text checksum: torn or damaged write", quiet);
 		return 0;
 	}
 	c->state = VG_SLOT_VALID;
@@ -177,7 +181,7 @@ static int check_pvs(struct vg_pv *pvs, unsigned n)
 /* Read every slot of every pv into C[pv][slot] and fill ST. A device that
  * cannot be read gets ST->read_error and EMPTY slots. */
 static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS],
-		struct vg_mda_status *st)
+		struct vg_mda_status *st, int quiet)
 {
 	unsigned i, k;
 	int r;
@@ -186,7 +190,7 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 	st->nr_pvs = n;
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
-			r = read_slot(&pvs[i], k, &c[i][k]);
+			r = read_slot(&pvs[i], k, &c[i][k], quiet);
 			if (r == -ENOMEM)
 				return r;
 			if (r) {
@@ -235,7 +239,7 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 	}
 	if (!len || !seqno || vg_uuid_parse(pvs[0].label.pool_uuid, raw))
 		return -EINVAL;
-	r = scan(pvs, n, c, &st);
+	r = scan(pvs, n, c, &st, 1);
 	if (r)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -320,7 +324,7 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 	if (r)
 		return r;
 	memset(c, 0, sizeof(c));
-	r = scan(pvs, n, c, &st);
+	r = scan(pvs, n, c, &st, 0);
 	if (r)
 		goto done;
 	/* distinct valid copies, newest first (insertion sort of <= 4) */

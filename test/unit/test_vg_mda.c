@@ -1,0 +1,426 @@
+/* metadata/vg metadata areas and whole-VG commits: slot alternation,
+ * a corrupted copy, lost writes at every write index (fault engine,
+ * IO_FAULT_DROP at N), torn writes at every sector, failing writes,
+ * text too large, stale seqnos, vg_read/vg_commit with backups. */
+#include "lib/base/paths.h"
+#include "metadata/vg/backup.h"
+#include "test/unit/test_vg_fixture.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static int mda_init(void)
+{
+	static char dir[600];
+
+	snprintf(dir, sizeof(dir), "%s/vg-mda", tp_test_tmpdir());
+	setenv("TPTOOLS_DIR", dir, 1);
+	return 0;
+}
+
+static char *text_for(uint64_t seqno)
+{
+	char *t = malloc(64);
+	snprintf(t, 64, "text of commit %llu\n", (unsigned long long)seqno);
+	return t;
+}
+
+static void commit_seq(struct fx_pool *p, uint64_t seqno)
+{
+	char *t = text_for(seqno);
+	CU_ASSERT_EQUAL(vg_mda_commit(p->pvs, 2, seqno, t, strlen(t)), 0);
+	free(t);
+}
+
+/* Read and expect the text of commit SEQNO. */
+static void expect_seq(struct fx_pool *p, uint64_t seqno, struct vg_mda_status *st)
+{
+	char *t, *want = text_for(seqno);
+	size_t len;
+
+	CU_ASSERT_EQUAL_FATAL(vg_mda_read(p->pvs, 2, &t, &len, st), 0);
+	CU_ASSERT_STRING_EQUAL(t, want);
+	CU_ASSERT_EQUAL(len, strlen(want));
+	free(t);
+	free(want);
+}
+
+static void test_empty_and_alternation(void)
+{
+	struct fx_pool p;
+	struct vg_mda_status st;
+	char *t;
+	size_t len;
+	uint64_t s;
+
+	fx_pool_open(&p, 0);
+	CU_ASSERT_EQUAL(vg_mda_read(p.pvs, 2, &t, &len, &st), -ENODATA);
+	CU_ASSERT_EQUAL(st.slot[0][0].state, VG_SLOT_EMPTY);
+	commit_seq(&p, 1);
+	expect_seq(&p, 1, &st);
+	CU_ASSERT_EQUAL(st.seqno, 1);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	CU_ASSERT_EQUAL(st.slot[0][0].state, VG_SLOT_VALID);
+	CU_ASSERT_EQUAL(st.slot[0][1].state, VG_SLOT_EMPTY);
+	for (s = 2; s <= 5; s++) {
+		commit_seq(&p, s);
+		expect_seq(&p, s, &st);
+		/* each device keeps the previous commit in its other slot */
+		for (int d = 0; d < 2; d++) {
+			CU_ASSERT_EQUAL(st.slot[d][s % 2 ? 0 : 1].seqno, s);
+			CU_ASSERT_EQUAL(st.slot[d][s % 2 ? 1 : 0].seqno, s - 1);
+		}
+		CU_ASSERT_EQUAL(st.needs_repair, 0);
+	}
+	fx_pool_close(&p);
+}
+
+/* Flip a byte of the newest copy (header or text) on one device, or on
+ * both: the read falls back, reports it, and the next commit repairs. */
+static void test_corrupt_copy(void)
+{
+	static const uint64_t where[] = { 0, 8, 44, 100, 512, 520 };
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	unsigned i;
+
+	for (i = 0; i < TP_ARRAY_SIZE(where); i++) {
+		struct fx_pool p;
+		uint64_t slot3 = p.pvs[0].label.mda.offset;	/* seqno 3 is in slot 0 */
+
+		fx_pool_open(&p, 0);
+		slot3 = p.pvs[0].label.mda.offset;
+		commit_seq(&p, 1);
+		commit_seq(&p, 2);
+		commit_seq(&p, 3);
+		tp_log_capture(&cap);
+		io_mem_data(p.mem[0])[slot3 + where[i]] ^= 0x10;
+		expect_seq(&p, 3, &st);	/* the data device still has it */
+		/* a flipped magic byte reads as an empty slot, anything else as corrupt */
+		CU_ASSERT_EQUAL(st.slot[0][0].state,
+				where[i] >= 4 && where[i] < 12 ? VG_SLOT_EMPTY : VG_SLOT_CORRUPT);
+		CU_ASSERT_EQUAL(st.needs_repair, 1);
+		io_mem_data(p.mem[1])[slot3 + where[i]] ^= 0x10;
+		expect_seq(&p, 2, &st);	/* both copies of 3 gone: 2 survives */
+		/* (with the magic gone, both devices just hold 2 as newest) */
+		CU_ASSERT_EQUAL(st.needs_repair, !(where[i] >= 4 && where[i] < 12));
+		tp_log_capture(NULL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "stale"));
+		/* the next commit goes into the corrupt slots: both clean again */
+		commit_seq(&p, 3);
+		expect_seq(&p, 3, &st);
+		CU_ASSERT_EQUAL(st.needs_repair, 0);
+		fx_pool_close(&p);
+	}
+}
+
+/* A whole device's area destroyed: the other device carries on; the next
+ * commit rewrites it. */
+static void test_device_lost_area(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+
+	fx_pool_open(&p, 0);
+	commit_seq(&p, 1);
+	commit_seq(&p, 2);
+	memset(io_mem_data(p.mem[1]) + p.pvs[1].label.mda.offset, 0x5a, p.pvs[1].label.mda.size);
+	tp_log_capture(&cap);
+	expect_seq(&p, 2, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);	/* no magic left: empty, so stale */
+	CU_ASSERT_EQUAL(st.slot[1][0].state, VG_SLOT_EMPTY);
+	tp_log_capture(NULL);
+	memset(io_mem_data(p.mem[1]) + p.pvs[1].label.mda.offset, 0, p.pvs[1].label.mda.size);
+	tp_log_capture(&cap);
+	expect_seq(&p, 2, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	CU_ASSERT_EQUAL(st.slot[1][0].state, VG_SLOT_EMPTY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "stale"));
+	tp_log_capture(NULL);
+	commit_seq(&p, 3);
+	expect_seq(&p, 3, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	fx_pool_close(&p);
+}
+
+/* IO_FAULT_DROP at every write index N of a commit (over both devices, in
+ * commit order): the read returns the new commit exactly when a device got
+ * it, else the old one; the old commit stays readable wherever the new
+ * write was lost; the next commit repairs everything. */
+static void test_drop_at_every_write(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	uint64_t writes[2], base[2], n, total;
+	struct fx_pool p;
+	int d;
+
+	/* count the writes of one commit per device */
+	fx_pool_open(&p, 1);
+	commit_seq(&p, 1);
+	for (d = 0; d < 2; d++)
+		base[d] = io_fault_writes(p.pvs[d].io);
+	commit_seq(&p, 2);
+	for (d = 0; d < 2; d++)
+		writes[d] = io_fault_writes(p.pvs[d].io) - base[d];
+	fx_pool_close(&p);
+	CU_ASSERT_FATAL(writes[0] >= 1 && writes[1] >= 1);
+	total = writes[0] + writes[1];
+
+	for (n = 0; n <= total; n++) {
+		fx_pool_open(&p, 1);
+		commit_seq(&p, 1);
+		commit_seq(&p, 2);
+		for (d = 0; d < 2; d++) {
+			uint64_t before = d ? writes[0] : 0;	/* writes of earlier devices */
+			uint64_t from = n > before ? n - before : 0;
+			base[d] = io_fault_writes(p.pvs[d].io);
+			if (from < writes[d])
+				io_fault_set(p.pvs[d].io, IO_FAULT_DROP, base[d] + from);
+		}
+		commit_seq(&p, 3);	/* dropped writes report success */
+		for (d = 0; d < 2; d++)
+			io_fault_set(p.pvs[d].io, IO_FAULT_NONE, 0);
+		tp_log_capture(&cap);
+		expect_seq(&p, n >= writes[0] ? 3 : 2, &st);
+		CU_ASSERT_EQUAL(st.needs_repair, n > 0 && n < total);
+		for (d = 0; d < 2; d++) {
+			/* commit 2 is never lost on a device that missed 3 */
+			int has2 = st.slot[d][0].seqno == 2 || st.slot[d][1].seqno == 2;
+			int has3 = st.slot[d][0].seqno == 3 || st.slot[d][1].seqno == 3;
+			CU_ASSERT(has3 || has2);
+		}
+		tp_log_capture(NULL);
+		commit_seq(&p, 4);
+		expect_seq(&p, 4, &st);
+		CU_ASSERT_EQUAL(st.needs_repair, 0);
+		fx_pool_close(&p);
+	}
+}
+
+/* A write torn at every sector boundary (and mid-sector) of the slot, on
+ * the first device and, with the first complete, on the second: the read
+ * returns the old or the new commit, never an error or garbage. */
+#define AREA_END (VG_MDA_DEFAULT_OFFSET + VG_MDA_DEFAULT_SIZE)
+
+static void test_torn_write_every_sector(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+	unsigned char *before[2], *after[2];
+	char *big, *t;
+	size_t len, biglen = 3000, wlen;
+	uint64_t slot, cut;
+	int d;
+
+	big = malloc(biglen + 1);
+	for (size_t i = 0; i < biglen; i++)
+		big[i] = (char)('a' + i % 26);
+	big[biglen] = '\0';
+	fx_pool_open(&p, 0);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 1, "old", 3), 0);
+	for (d = 0; d < 2; d++) {
+		before[d] = malloc(AREA_END);
+		memcpy(before[d], io_mem_data(p.mem[d]), AREA_END);
+	}
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 2, big, biglen), 0);
+	for (d = 0; d < 2; d++) {
+		after[d] = malloc(AREA_END);
+		memcpy(after[d], io_mem_data(p.mem[d]), AREA_END);
+	}
+	slot = p.pvs[0].label.mda.offset + p.pvs[0].label.mda.size / 2;	/* seqno 2: slot 1 */
+	wlen = VG_MDA_SLOT_HEADER + ((biglen + 511) & ~(size_t)511);
+	tp_log_capture(&cap);
+	for (d = 0; d < 2; d++) {
+		for (cut = 0; cut <= wlen; cut += 256) {
+			/* devices before D complete, D torn at CUT, after D untouched */
+			for (int e = 0; e < 2; e++)
+				memcpy(io_mem_data(p.mem[e]), e < d ? after[e] : before[e], AREA_END);
+			memcpy(io_mem_data(p.mem[d]) + slot, after[d] + slot, cut);
+			CU_ASSERT_EQUAL_FATAL(vg_mda_read(p.pvs, 2, &t, &len, &st), 0);
+			/* new once any device holds all of it */
+			CU_ASSERT_STRING_EQUAL(t, d == 0 && cut < wlen ? "old" : big);
+			free(t);
+		}
+	}
+	tp_log_capture(NULL);
+	for (d = 0; d < 2; d++) {
+		free(before[d]);
+		free(after[d]);
+	}
+	free(big);
+	fx_pool_close(&p);
+}
+
+/* IO_FAULT_FAIL: the commit reports the error; reading gives old or new. */
+static void test_failing_writes(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+	uint64_t n;
+	int d;
+
+	for (n = 0; n < 3; n++) {
+		fx_pool_open(&p, 1);
+		commit_seq(&p, 1);
+		for (d = 0; d < 2; d++)
+			io_fault_set(p.pvs[d].io, IO_FAULT_FAIL,
+				     io_fault_writes(p.pvs[d].io) + (d == 0 ? n : n > 0 ? n - 1 : 0));
+		tp_log_capture(&cap);
+		{
+			char *t = text_for(2);
+			int r = vg_mda_commit(p.pvs, 2, 2, t, strlen(t));
+			CU_ASSERT_EQUAL(r, n < 2 ? -EIO : 0);
+			free(t);
+		}
+		for (d = 0; d < 2; d++)
+			io_fault_set(p.pvs[d].io, IO_FAULT_NONE, 0);
+		expect_seq(&p, n >= 1 ? 2 : 1, &st);
+		tp_log_capture(NULL);
+		fx_pool_close(&p);
+	}
+}
+
+static void test_limits(void)
+{
+	struct tp_log_capture cap;
+	struct fx_pool p;
+	size_t cap_bytes;
+	char *big;
+
+	fx_pool_open(&p, 0);
+	cap_bytes = vg_mda_capacity(&p.pvs[0].label);
+	CU_ASSERT_EQUAL(cap_bytes, VG_MDA_DEFAULT_SIZE / 2 - 512);
+	big = malloc(cap_bytes + 1);
+	memset(big, 'x', cap_bytes + 1);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 1, big, cap_bytes + 1), -ENOSPC);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "does not fit"));
+	tp_log_capture(NULL);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 1, big, cap_bytes), 0);	/* exactly full */
+	{
+		char *t;
+		size_t len;
+		CU_ASSERT_EQUAL(vg_mda_read(p.pvs, 2, &t, &len, NULL), 0);
+		CU_ASSERT_EQUAL(len, cap_bytes);
+		free(t);
+	}
+	/* a seqno that is not newer is refused before anything is written */
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 1, "x", 1), -ESTALE);
+	tp_log_capture(NULL);
+	free(big);
+	fx_pool_close(&p);
+}
+
+/* A slot copied from another pool's device is not taken for ours. */
+static void test_foreign_slot(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool a, b;
+	char *t;
+	size_t len;
+
+	fx_pool_open(&a, 0);
+	fx_pool_open(&b, 0);
+	strcpy(b.pvs[0].label.pool_uuid, "99999999-2222-4333-8444-555555555555");
+	strcpy(b.pvs[1].label.pool_uuid, b.pvs[0].label.pool_uuid);
+	CU_ASSERT_EQUAL(vg_mda_commit(b.pvs, 2, 7, "foreign", 7), 0);
+	memcpy(io_mem_data(a.mem[0]), io_mem_data(b.mem[0]), 1 << 20);
+	memcpy(io_mem_data(a.mem[1]), io_mem_data(b.mem[1]), 1 << 20);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_mda_read(a.pvs, 2, &t, &len, &st), -ENODATA);
+	CU_ASSERT_EQUAL(st.slot[0][0].state, VG_SLOT_CORRUPT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "another pool"));
+	tp_log_capture(NULL);
+	/* devices of different pools are refused together */
+	a.pvs[1] = b.pvs[1];
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_mda_commit(a.pvs, 2, 1, "x", 1), -EINVAL);
+	tp_log_capture(NULL);
+	a.pvs[1].io = a.mem[1];
+	fx_pool_close(&a);
+	fx_pool_close(&b);
+}
+
+/* Whole-VG commit and read: model in, same model out; seqno grows; a
+ * backup per commit; a newest copy that does not import falls back. */
+static void test_vg_commit_read(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+	struct vg *vg = fx_vg(), *got;
+	uint64_t *seqs;
+	size_t n;
+	char *t;
+	size_t len;
+
+	fx_pool_open(&p, 0);
+	vg->seqno = 0;	/* never committed */
+	CU_ASSERT_EQUAL(vg_commit(p.pvs, 2, vg), 0);
+	CU_ASSERT_EQUAL(vg->seqno, 1);
+	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, &st), 0);
+	CU_ASSERT_EQUAL(got->seqno, 1);
+	CU_ASSERT_EQUAL(got->nr_volumes, 3);
+	CU_ASSERT_STRING_EQUAL(got->volumes[2].origin, "www");
+	fx_vol(got, "new", got->next_dev_id, NULL);
+	got->transaction_id++;
+	CU_ASSERT_EQUAL(vg_commit(p.pvs, 2, got), 0);
+	CU_ASSERT_EQUAL(got->seqno, 2);
+	vg_free(got);
+	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, &st), 0);
+	CU_ASSERT_EQUAL(got->seqno, 2);
+	CU_ASSERT_PTR_NOT_NULL(vg_find_volume(got, "new"));
+	CU_ASSERT_EQUAL(got->transaction_id, vg->transaction_id + 1);
+	/* one backup per commit, holding that commit's text */
+	CU_ASSERT_EQUAL(vg_backup_list("vault", &seqs, &n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	if (n == 2)
+		CU_ASSERT(seqs[0] == 1 && seqs[1] == 2);
+	free(seqs);
+	CU_ASSERT_EQUAL(vg_backup_read("vault", 0, &t, &len, NULL), 0);
+	{
+		struct vg *b;
+		CU_ASSERT_EQUAL_FATAL(vg_import(t, len, &b), 0);
+		CU_ASSERT_EQUAL(b->seqno, 2);
+		vg_free(b);
+	}
+	free(t);
+	/* a checksummed copy whose text does not import: fall back to 2 */
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 3, "pool { }", 8), 0);
+	vg_free(got);
+	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, &st), 0);
+	CU_ASSERT_EQUAL(got->seqno, 2);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	/* committing from the fallback must not reuse seqno 3 */
+	got->seqno = st.seqno;
+	CU_ASSERT_EQUAL(vg_commit(p.pvs, 2, got), 0);
+	CU_ASSERT_EQUAL(got->seqno, 4);
+	tp_log_capture(NULL);
+	vg_free(got);
+	/* labels of another device set: refused */
+	strcpy(p.pvs[1].label.pv_uuid, "12345678-2222-4333-8444-555555555555");
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_read(p.pvs, 2, &got, NULL), -EUCLEAN);
+	CU_ASSERT_EQUAL(vg_commit(p.pvs, 2, vg), -EINVAL);
+	tp_log_capture(NULL);
+	vg_free(vg);
+	fx_pool_close(&p);
+}
+
+TP_TEST_SUITE(vg_mda, mda_init, NULL,
+	      { "empty area, slot alternation", test_empty_and_alternation },
+	      { "a corrupted copy falls back and is repaired", test_corrupt_copy },
+	      { "a device's whole area lost", test_device_lost_area },
+	      { "IO_FAULT_DROP at every write index", test_drop_at_every_write },
+	      { "torn write at every sector", test_torn_write_every_sector },
+	      { "failing writes", test_failing_writes },
+	      { "text too large, stale seqno", test_limits },
+	      { "a slot of another pool", test_foreign_slot },
+	      { "vg_commit / vg_read with backups and fallback", test_vg_commit_read })
