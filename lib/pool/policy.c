@@ -102,7 +102,7 @@ uint64_t tp_policy_stripe(const struct tp_topology *t, char *why, size_t whylen)
 
 	if (!opt) {
 		if (why)
-			snprintf(why, whylen, "no full stripe reported (optimal_io_size 0, source %s)",
+			snprintf(why, whylen, "No full stripe reported (optimal_io_size 0, source %s)",
 				 tp_topology_source_name(t->source));
 		return 0;
 	}
@@ -114,15 +114,15 @@ uint64_t tp_policy_stripe(const struct tp_topology *t, char *why, size_t whylen)
 		ignore = "is larger than the largest chunk (1 GiB)";
 	if (ignore) {
 		if (why)
-			snprintf(why, whylen, "optimal_io_size %s ignored: it %s", H(opt), ignore);
+			snprintf(why, whylen, "Reported optimal_io_size %s ignored: it %s", H(opt), ignore);
 		return 0;
 	}
 	if (why) {
 		if (min && opt / min > 1)
-			snprintf(why, whylen, "full stripe %s (optimal_io_size = %llu x %s md chunk)",
+			snprintf(why, whylen, "Full stripe %s (optimal_io_size = %llu x %s md chunk)",
 				 H(opt), (unsigned long long)(opt / min), H(min));
 		else
-			snprintf(why, whylen, "full stripe %s (optimal_io_size)", H(opt));
+			snprintf(why, whylen, "Full stripe %s (optimal_io_size)", H(opt));
 	}
 	return opt;
 }

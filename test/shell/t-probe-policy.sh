@@ -1,0 +1,89 @@
+# lib/dev + geometry policy end to end through test/tools/tp-probe:
+# the TPTOOLS_TOPOLOGY override, signatures on real mkfs/mkswap images,
+# the plan with its reasons and exit codes, and that probing never writes.
+
+image data.img 1G
+image meta.img 64M
+image small-meta.img 2M
+
+# image files report no topology: the floor, 1 MiB offset
+ok tp-probe topology data.img
+out_has '^source=none$'
+out_has '^opt_io=0$'
+ok tp-probe plan data.img meta.img
+out_has '^chunk=524288$'
+out_has '^data_offset=1048576$'
+out_has '^zero=0$'
+out_has '^reason_chunk=No full stripe reported'
+
+# DESIGN.md's array: 7-disk RAID6, 512K md chunk -> 2.5 MiB stripe
+raid_geometry 512k 2560k
+ok tp-probe topology data.img
+out_has '^source=TPTOOLS_TOPOLOGY$'
+out_has '^opt_io=2621440$'
+ok tp-probe plan data.img meta.img
+out_has '^chunk=2621440$'
+out_has '^whole_stripe=1$'
+out_has '^data_offset=2621440$'
+out_has '^zero=0$'
+out_has '^reason_zero=.*stale data'
+out_lacks '^warning='
+
+# LVM's default chunk on that array: accepted, with the better value
+ok tp-probe plan data.img meta.img chunk=512k
+out_has '^chunk=524288$'
+out_has '^whole_stripe=0$'
+out_has '^better=2621440$'
+out_has '^warning=chunk$'
+out_has 'WARNING: 512 KiB is not a whole multiple of the full stripe 2.50 MiB'
+
+# a 5-disk RAID6 (or 4-disk RAID5) with 64K md chunks: a 192K stripe, not a 64K power of two
+raid_geometry 64k 192k 4k
+ok tp-probe plan data.img meta.img
+out_has '^chunk=589824$'		# 3 x 192K: the first whole multiple >= 512K
+out_has '^data_offset=1183744$'		# 6 x 192K + 4K alignment_offset
+
+# explicit zeroing and small chunks
+ok tp-probe plan data.img meta.img chunk=192k zero=auto
+out_has '^zero=1$'
+ok tp-probe plan data.img meta.img zero=y
+out_has '^zero=1$'
+out_has '^reason_zero=Zeroing on (as requested'
+
+# usage errors (3) and failures (5) with the reason on stderr
+usage_error tp-probe plan data.img meta.img chunk=100k
+err_has 'nearest valid values are 64 KiB and 128 KiB'
+usage_error tp-probe plan data.img meta.img chunk=2g
+err_has 'largest valid value is 1 GiB'
+usage_error tp-probe plan data.img meta.img metadata_size=1m
+err_has 'metadata-size'
+failed tp-probe plan data.img small-meta.img
+err_has 'Metadata device too small'
+err_has 'at least'
+TPTOOLS_TOPOLOGY=min_io=512k,opt_io=2m expect_rc 3 tp-probe topology data.img
+err_has "TPTOOLS_TOPOLOGY: missing key 'align'"
+TPTOOLS_TOPOLOGY=min_io=512k,opt_io=2m,align=0,colour=blue expect_rc 3 tp-probe plan data.img meta.img
+err_has "unknown key 'colour'"
+unset TPTOOLS_TOPOLOGY
+failed tp-probe topology no-such.img
+err_has 'no-such.img'
+
+# signatures: nothing, ext4, swap; probing leaves every byte alone
+image blank.img 8M
+ok tp-probe signatures blank.img
+out_has '^count=0$'
+if have mkfs.ext4; then
+	image fs.img 8M
+	mkfs.ext4 -q -F -L scratch fs.img
+	before=$(sums fs.img)
+	expect_rc 1 tp-probe signatures fs.img
+	out_has '^signature=filesystem|ext4|'
+	out_has 'label "scratch"'
+	[ "$(sums fs.img)" = "$before" ] || fail "probing changed fs.img"
+fi
+if have mkswap; then
+	image swap.img 8M
+	mkswap swap.img >/dev/null 2>&1
+	expect_rc 1 tp-probe signatures swap.img
+	out_has '^signature=swap space|swap|'
+fi
