@@ -59,33 +59,41 @@ LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
 .PHONY: all check check-unit check-shell check-vm check-fuzz demo install clean deps tests
 all: $(TP) $(LINKS)
 
+# V=1 shows the full commands.
+Q := $(if $(V),,@)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIBTP): $(LIB_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
 $(TP): $(TOOL_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $(TOOL_OBJS) $(LIBTP) $(LDLIBS)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TOOL_OBJS) $(LIBTP) $(LDLIBS)
 
 $(LINKS): $(TP)
-	ln -sf tp $@
+	$(Q)ln -sf tp $@
 
 $(UNIT): $(UNIT_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS)
 
 $(BUILD)/test/bin/%: test/tools/%.c $(LIBTP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBTP) $(LDLIBS)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBTP) $(LDLIBS)
 
 $(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(LIBTP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< test/fuzz/replay.c $(LIBTP) $(LDLIBS)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< test/fuzz/replay.c $(LIBTP) $(LDLIBS)
 
 tests: all $(UNIT) $(AUX_BINS) $(FUZZ_BINS)
 
