@@ -250,6 +250,11 @@ int vg_add_volume(struct vg *vg, const struct vg_volume *v)
 		log_error("pool %s: no more than %u volumes", vg->name, VG_MAX_VOLUMES);
 		return -EINVAL;
 	}
+	return vg_append_volume(vg, v);
+}
+
+int vg_append_volume(struct vg *vg, const struct vg_volume *v)
+{
 	if (vg->nr_volumes == vg->alloc_volumes) {
 		unsigned n = vg->alloc_volumes ? 2 * vg->alloc_volumes : 16;
 		struct vg_volume *p = realloc(vg->volumes, n * sizeof(*p));

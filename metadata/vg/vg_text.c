@@ -389,16 +389,7 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 	    get_int(rd, n, path, "read_only", 0, 1, &i))
 		return -1;
 	v.read_only = (int)i;
-	if (vg->nr_volumes == vg->alloc_volumes) {
-		unsigned a = vg->alloc_volumes ? 2 * vg->alloc_volumes : 16;
-		struct vg_volume *p = realloc(vg->volumes, a * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		vg->volumes = p;
-		vg->alloc_volumes = a;
-	}
-	vg->volumes[vg->nr_volumes++] = v;
-	return 0;
+	return vg_append_volume(vg, &v);
 }
 
 static const char *const top_keys[] = { "contents", "version", "pool", NULL };
