@@ -93,6 +93,33 @@ int tp_choice_parse(const char *s, enum tp_choice *out)
 	return 0;
 }
 
+int tp_policy_parse_auto_size(const char *option, const char *arg, char default_unit,
+			      uint64_t *bytes, char *errbuf, size_t errlen)
+{
+	char why[160] = "";
+	uint64_t v;
+	int r;
+
+	if (arg && !strcasecmp(arg, "auto")) {
+		*bytes = 0;
+		return 0;
+	}
+	r = tp_size_parse(arg, default_unit, &v, why, sizeof(why));
+	if (!r && !v) {
+		snprintf(why, sizeof(why), "a size of 0 is not valid (use auto to let tpcreate "
+					   "choose)");
+		r = -EINVAL;
+	}
+	if (r) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "invalid value '%s' for %s: %s", arg ? arg : "",
+				 option, why);
+		return r;
+	}
+	*bytes = v;
+	return 0;
+}
+
 /* ---- stripe ------------------------------------------------------------- */
 
 uint64_t tp_policy_stripe(const struct tp_topology *t, char *why, size_t whylen)

@@ -95,6 +95,16 @@ enum tp_choice {
 /* Parse "auto", "y"/"yes", "n"/"no" (any case). 0 or -EINVAL. */
 int tp_choice_parse(const char *s, enum tp_choice *out) TP_MUST_CHECK;
 
+/* Parse the value of an auto|SIZE option (--chunk, --metadata-size):
+ * "auto" (any case) gives *BYTES = 0; anything else is a size in
+ * lib/base/units syntax with bare numbers in DEFAULT_UNIT ('k' for
+ * --chunk and 'm' for --metadata-size, as LVM). A size of 0 is refused
+ * (it would read as auto), as is garbage: -EINVAL (-ERANGE on overflow)
+ * with a sentence naming OPTION in ERRBUF. The range checks are
+ * tp_policy_chunk's and tp_policy_meta's. */
+int tp_policy_parse_auto_size(const char *option, const char *arg, char default_unit,
+			      uint64_t *bytes, char *errbuf, size_t errlen) TP_MUST_CHECK;
+
 /* The usable full stripe of T: opt_io, or 0 when none is reported or the
  * reported value is ignored (see above). WHY (may be NULL) receives a
  * sentence about the stripe for --explain. */

@@ -426,6 +426,37 @@ static void test_choice_parse(void)
 	CU_ASSERT_EQUAL(tp_choice_parse(NULL, &c), -EINVAL);
 }
 
+static void test_parse_auto_size(void)
+{
+	char why[200];
+	uint64_t v = 99;
+
+	CU_ASSERT(tp_policy_parse_auto_size("--chunk", "auto", 'k', &v, why, sizeof(why)) == 0 &&
+		  v == 0);
+	CU_ASSERT(tp_policy_parse_auto_size("--chunk", "AUTO", 'k', &v, why, sizeof(why)) == 0 &&
+		  v == 0);
+	CU_ASSERT(tp_policy_parse_auto_size("--chunk", "2560", 'k', &v, why, sizeof(why)) == 0 &&
+		  v == 2560 * K);
+	CU_ASSERT(tp_policy_parse_auto_size("--chunk", "2.5m", 'k', &v, why, sizeof(why)) == 0 &&
+		  v == 2560 * K);
+	CU_ASSERT(tp_policy_parse_auto_size("--metadata-size", "16", 'm', &v, why,
+					    sizeof(why)) == 0 && v == 16 * M);
+	v = 99;
+	CU_ASSERT_EQUAL(tp_policy_parse_auto_size("--chunk", "0", 'k', &v, why, sizeof(why)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(v, 99);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "--chunk"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "auto"));
+	CU_ASSERT_EQUAL(tp_policy_parse_auto_size("--chunk", "big", 'k', &v, why, sizeof(why)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "'big'"));
+	CU_ASSERT_EQUAL(tp_policy_parse_auto_size("--chunk", "99999999P", 'k', &v, NULL, 0),
+			-ERANGE);
+	CU_ASSERT_EQUAL(tp_policy_parse_auto_size("--chunk", NULL, 'k', &v, why, sizeof(why)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(v, 99);
+}
+
 static void test_discards(void)
 {
 	struct tp_discard_decision d;
@@ -557,6 +588,7 @@ TP_TEST_SUITE(policy, NULL, NULL,
 	      { "metadata budget on huge arrays", test_metadata_budget },
 	      { "zeroing rule", test_zeroing },
 	      { "auto|y|n parsing", test_choice_parse },
+	      { "auto|SIZE parsing", test_parse_auto_size },
 	      { "discards", test_discards },
 	      { "metadata estimate", test_meta_estimate },
 	      { "metadata size and layout", test_meta_layout },
