@@ -1,0 +1,507 @@
+/* thin_builder.c - thin_ir_visitor -> fresh metadata. See thin_builder.h.
+ *
+ * Layout written: block 0 superblock; from block 1 on, in allocation
+ * order, each device's bottom-level tree (as its mappings arrive), then the
+ * top-level tree, the details tree, the data space map (ref-count tree,
+ * bitmaps, index btree) and the metadata space map (empty ref-count leaf,
+ * bitmaps, index block). Blocks are allocated sequentially, so writes are
+ * gathered into large sequential chunks. */
+#include "metadata/thin/thin_builder.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/crc32c.h"
+#include "lib/base/log.h"
+#include "metadata/pdata/btree_build.h"
+#include "metadata/pdata/le.h"
+#include "metadata/pdata/space_map.h"
+#include "metadata/pdata/u64map.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_sb.h"
+
+#define WBUF_BLOCKS 256u	/* 1 MiB writes */
+
+struct bdev {
+	uint64_t root;
+	struct thin_ir_device d;
+};
+
+struct thin_builder {
+	struct io_engine *out;
+	struct thin_ir_visitor visitor;
+	uint64_t nr_meta, next_block;
+	unsigned char *wbuf;
+	uint64_t wbuf_start;
+	size_t wbuf_n;
+	struct thin_ir_superblock sb;
+	int have_sb, in_dev, finished, ended, sb_zeroed;
+	/* data reference counts: one byte per block, per 16320-block bitmap */
+	uint8_t **dcount;
+	uint64_t nr_dbitmaps;
+	struct u64map overflow;
+	struct bdev *devs;
+	size_t nr_devs, cap_devs;
+	struct btree_build bottom;
+	struct thin_ir_device cur;
+	uint64_t next_vblock;	/* first vblock the next run may use */
+	int first_run;
+};
+
+/* ---- block output ---- */
+
+static int wflush(struct thin_builder *b)
+{
+	int r;
+
+	if (!b->wbuf_n)
+		return 0;
+	r = io_write(b->out, b->wbuf_start * BM_BLOCK_SIZE, b->wbuf, b->wbuf_n * BM_BLOCK_SIZE);
+	if (r)
+		log_error("%s: writing metadata blocks %" PRIu64 "..%" PRIu64 " failed: %s",
+			  b->out->name, b->wbuf_start, b->wbuf_start + b->wbuf_n - 1, strerror(-r));
+	b->wbuf_n = 0;
+	return r;
+}
+
+static int alloc_block(void *ctx, uint64_t *blk)
+{
+	struct thin_builder *b = ctx;
+
+	if (b->next_block >= b->nr_meta) {
+		log_error("%s: out of metadata space (%" PRIu64 " blocks)", b->out->name,
+			  b->nr_meta);
+		return -ENOSPC;
+	}
+	*blk = b->next_block++;
+	return 0;
+}
+
+/* DATA is a finished block for location BLK. */
+static int write_block(void *ctx, uint64_t blk, const void *data)
+{
+	struct thin_builder *b = ctx;
+	int r;
+
+	if (b->wbuf_n && (blk != b->wbuf_start + b->wbuf_n || b->wbuf_n == WBUF_BLOCKS) &&
+	    (r = wflush(b)))
+		return r;
+	if (!b->wbuf_n)
+		b->wbuf_start = blk;
+	memcpy(b->wbuf + b->wbuf_n * BM_BLOCK_SIZE, data, BM_BLOCK_SIZE);
+	b->wbuf_n++;
+	return 0;
+}
+
+static int zero_superblock(struct thin_builder *b)
+{
+	static const unsigned char zero[BM_BLOCK_SIZE];
+	int r = io_write(b->out, 0, zero, sizeof(zero));
+
+	if (!r)
+		r = io_flush(b->out);
+	return r;
+}
+
+/* ---- visitor ---- */
+
+static int sb_begin(void *ctx, const struct thin_ir_superblock *sb)
+{
+	struct thin_builder *b = ctx;
+	int r;
+
+	if (b->have_sb)
+		return -EINVAL;
+	if (sb->data_block_size < THIN_DATA_BLOCK_SIZE_MIN ||
+	    sb->data_block_size > THIN_DATA_BLOCK_SIZE_MAX ||
+	    sb->data_block_size % THIN_DATA_BLOCK_SIZE_MIN) {
+		log_error("data block size %" PRIu32 " sectors: must be 128..2097152 and a "
+			  "multiple of 128", sb->data_block_size);
+		return -EINVAL;
+	}
+	if (sb->nr_data_blocks > THIN_MAX_DATA_BLOCKS) {
+		log_error("%" PRIu64 " data blocks: at most 2^40", sb->nr_data_blocks);
+		return -EINVAL;
+	}
+	if ((r = zero_superblock(b)))
+		return r;
+	b->sb_zeroed = 1;
+	b->sb = *sb;
+	b->have_sb = 1;
+	b->nr_dbitmaps = TP_DIV_ROUND_UP(sb->nr_data_blocks, SM_ENTRIES_PER_BITMAP);
+	b->dcount = calloc(b->nr_dbitmaps ? b->nr_dbitmaps : 1, sizeof(*b->dcount));
+	return b->dcount ? 0 : -ENOMEM;
+}
+
+static int dev_begin(void *ctx, const struct thin_ir_device *dev)
+{
+	struct thin_builder *b = ctx;
+
+	if (!b->have_sb || b->in_dev || b->ended)
+		return -EINVAL;
+	if (dev->dev_id > THIN_MAX_DEV_ID) {
+		log_error("thin device id %" PRIu64 " is above the limit", dev->dev_id);
+		return -EINVAL;
+	}
+	if (b->nr_devs && b->devs[b->nr_devs - 1].d.dev_id >= dev->dev_id) {
+		log_error("thin device %" PRIu64 ": devices must come in ascending order, once each",
+			  dev->dev_id);
+		return -EINVAL;
+	}
+	b->cur = *dev;
+	b->cur.mapped_blocks = 0;
+	b->in_dev = 1;
+	b->first_run = 1;
+	b->next_vblock = 0;
+	btree_build_init(&b->bottom, 8, alloc_block, write_block, b);
+	return 0;
+}
+
+static int count_data(struct thin_builder *b, uint64_t d)
+{
+	uint64_t i = d / SM_ENTRIES_PER_BITMAP;
+	uint8_t *c;
+
+	if (!b->dcount[i] && !(b->dcount[i] = calloc(SM_ENTRIES_PER_BITMAP, 1)))
+		return -ENOMEM;
+	c = &b->dcount[i][d % SM_ENTRIES_PER_BITMAP];
+	if (*c < 2) {
+		(*c)++;
+		return 0;
+	}
+	uint64_t v = 2;
+	u64map_get(&b->overflow, d, &v);
+	*c = 3;
+	return u64map_put(&b->overflow, d, v + 1);
+}
+
+static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	struct thin_builder *b = ctx;
+	unsigned char v[8];
+	int r;
+
+	if (!b->in_dev)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		const struct thin_ir_mapping *m = &runs[i];
+
+		if (!m->length || (!b->first_run && m->origin_begin < b->next_vblock) ||
+		    m->origin_begin + m->length < m->origin_begin) {
+			log_error("thin device %" PRIu64 ": mapping at block %" PRIu64
+				  " overlaps or is out of order", b->cur.dev_id, m->origin_begin);
+			return -EINVAL;
+		}
+		if (m->data_begin >= b->sb.nr_data_blocks ||
+		    m->length > b->sb.nr_data_blocks - m->data_begin) {
+			log_error("thin device %" PRIu64 ": data blocks %" PRIu64 "+%" PRIu64
+				  " are beyond nr_data_blocks %" PRIu64, b->cur.dev_id, m->data_begin,
+				  m->length, b->sb.nr_data_blocks);
+			return -EINVAL;
+		}
+		if (m->time > 0xffffff) {
+			log_error("thin device %" PRIu64 ": time %" PRIu32 " does not fit 24 bits",
+				  b->cur.dev_id, m->time);
+			return -EINVAL;
+		}
+		for (uint64_t k = 0; k < m->length; k++) {
+			le64_put(v, thin_bt_pack(m->data_begin + k, m->time));
+			if ((r = btree_build_add(&b->bottom, m->origin_begin + k, v)) ||
+			    (r = count_data(b, m->data_begin + k)))
+				return r;
+		}
+		b->cur.mapped_blocks += m->length;
+		b->next_vblock = m->origin_begin + m->length;
+		b->first_run = 0;
+	}
+	return 0;
+}
+
+static int dev_end(void *ctx)
+{
+	struct thin_builder *b = ctx;
+	uint64_t root;
+	int r;
+
+	if (!b->in_dev)
+		return -EINVAL;
+	r = btree_build_finish(&b->bottom, &root);
+	btree_build_destroy(&b->bottom);
+	b->in_dev = 0;
+	if (r)
+		return r;
+	if (b->nr_devs == b->cap_devs) {
+		size_t nc = b->cap_devs ? b->cap_devs * 2 : 16;
+		struct bdev *nd = realloc(b->devs, nc * sizeof(*nd));
+		if (!nd)
+			return -ENOMEM;
+		b->devs = nd;
+		b->cap_devs = nc;
+	}
+	b->devs[b->nr_devs++] = (struct bdev){ root, b->cur };
+	return 0;
+}
+
+/* ---- the end: trees over devices, space maps, superblock ---- */
+
+static int build_top_and_details(struct thin_builder *b, uint64_t *top, uint64_t *details)
+{
+	struct btree_build bb;
+	unsigned char v[THIN_DETAILS_SIZE];
+	int r = 0;
+
+	btree_build_init(&bb, 8, alloc_block, write_block, b);
+	for (size_t i = 0; i < b->nr_devs && !r; i++) {
+		le64_put(v, b->devs[i].root);
+		r = btree_build_add(&bb, b->devs[i].d.dev_id, v);
+	}
+	if (!r)
+		r = btree_build_finish(&bb, top);
+	btree_build_destroy(&bb);
+	if (r)
+		return r;
+	btree_build_init(&bb, THIN_DETAILS_SIZE, alloc_block, write_block, b);
+	for (size_t i = 0; i < b->nr_devs && !r; i++) {
+		thin_details_pack(v, &b->devs[i].d);
+		r = btree_build_add(&bb, b->devs[i].d.dev_id, v);
+	}
+	if (!r)
+		r = btree_build_finish(&bb, details);
+	btree_build_destroy(&bb);
+	return r;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Encode COUNTS (NULL = all zero) of one bitmap, covering NR valid
+ * entries, into the block buffer; returns the index entry fields. */
+static void encode_bitmap(unsigned char *blk, const uint8_t *counts, uint32_t *nr_free,
+			  uint32_t *nfb)
+{
+	memset(blk, 0, BM_BLOCK_SIZE);
+	*nr_free = SM_ENTRIES_PER_BITMAP;
+	*nfb = counts ? SM_ENTRIES_PER_BITMAP : 0;
+	if (!counts)
+		return;
+	for (uint32_t w = 0; w < 510; w++) {
+		const uint8_t *c = counts + w * 32;
+		uint64_t word = 0;
+		for (unsigned k = 0; k < 32; k++) {
+			if (c[k]) {
+				word |= (uint64_t)(((c[k] >> 1) & 1) | ((c[k] & 1) << 1)) << (2 * k);
+				(*nr_free)--;
+			} else if (*nfb == SM_ENTRIES_PER_BITMAP) {
+				*nfb = w * 32 + k;
+			}
+		}
+		le64_put(blk + 16 + 8 * w, word);
+	}
+}
+
+static int write_bitmap(struct thin_builder *b, unsigned char *blk, uint64_t loc)
+{
+	le64_put(blk + 8, loc);
+	le32_put(blk, tp_block_csum(blk, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR));
+	return write_block(b, loc, blk);
+}
+
+static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_root *root)
+{
+	struct btree_build bb;
+	uint64_t *keys = NULL, k, v, first;
+	size_t n = 0, pos = 0;
+	unsigned char val[16];
+	int r = 0;
+
+	/* ref-count tree */
+	if (b->overflow.nr && !(keys = malloc(b->overflow.nr * sizeof(*keys))))
+		return -ENOMEM;
+	while (u64map_next(&b->overflow, &pos, &k, &v))
+		keys[n++] = k;
+	qsort(keys, n, sizeof(*keys), cmp_u64);
+	btree_build_init(&bb, 4, alloc_block, write_block, b);
+	for (size_t i = 0; i < n && !r; i++) {
+		u64map_get(&b->overflow, keys[i], &v);
+		le32_put(val, (uint32_t)v);
+		r = btree_build_add(&bb, keys[i], val);
+	}
+	if (!r)
+		r = btree_build_finish(&bb, &root->ref_count_root);
+	btree_build_destroy(&bb);
+	free(keys);
+	if (r)
+		return r;
+	/* bitmaps, then the index btree over them */
+	if (b->next_block + b->nr_dbitmaps > b->nr_meta)
+		return alloc_block(b, &k);	/* -ENOSPC with the message */
+	first = b->next_block;
+	b->next_block += b->nr_dbitmaps;
+	btree_build_init(&bb, 16, alloc_block, write_block, b);
+	root->nr_allocated = 0;
+	for (uint64_t i = 0; i < b->nr_dbitmaps && !r; i++) {
+		uint32_t nr_free, nfb;
+		encode_bitmap(blk, b->dcount[i], &nr_free, &nfb);
+		root->nr_allocated += SM_ENTRIES_PER_BITMAP - nr_free;
+		if ((r = write_bitmap(b, blk, first + i)))
+			break;
+		le64_put(val, first + i);
+		le32_put(val + 8, nr_free);
+		le32_put(val + 12, nfb);
+		r = btree_build_add(&bb, i, val);
+	}
+	if (!r)
+		r = btree_build_finish(&bb, &root->bitmap_root);
+	btree_build_destroy(&bb);
+	root->nr_blocks = b->sb.nr_data_blocks;
+	return r;
+}
+
+static int build_meta_sm(struct thin_builder *b, unsigned char *blk, struct sm_root *root)
+{
+	uint64_t nb = TP_DIV_ROUND_UP(b->nr_meta, SM_ENTRIES_PER_BITMAP), first, index, used;
+	uint8_t *counts;
+	int r = 0;
+
+	if (b->next_block + 2 + nb > b->nr_meta)
+		return alloc_block(b, &first), -ENOSPC;
+	/* empty ref-count leaf: every metadata block has count 1 */
+	root->ref_count_root = b->next_block++;
+	bn_init(blk, BTREE_NODE_LEAF, 4);
+	btree_node_prepare(blk, root->ref_count_root);
+	if ((r = write_block(b, root->ref_count_root, blk)))
+		return r;
+	first = b->next_block;
+	b->next_block += nb;
+	index = b->next_block++;
+	used = b->next_block;	/* blocks 0 .. used-1 have count 1 */
+	counts = malloc(SM_ENTRIES_PER_BITMAP);
+	unsigned char *idx = calloc(1, BM_BLOCK_SIZE);
+	if (!counts || !idx) {
+		free(counts);
+		free(idx);
+		return -ENOMEM;
+	}
+	for (uint64_t i = 0; i < nb && !r; i++) {
+		uint64_t base = i * SM_ENTRIES_PER_BITMAP;
+		uint32_t nr_free, nfb;
+		for (uint32_t e = 0; e < SM_ENTRIES_PER_BITMAP; e++)
+			counts[e] = base + e < used;
+		encode_bitmap(blk, counts, &nr_free, &nfb);
+		if ((r = write_bitmap(b, blk, first + i)))
+			break;
+		le64_put(idx + 16 + 16 * i, first + i);
+		le32_put(idx + 16 + 16 * i + 8, nr_free);
+		le32_put(idx + 16 + 16 * i + 12, nfb);
+	}
+	if (!r) {
+		le64_put(idx + 8, index);
+		le32_put(idx, tp_block_csum(idx, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR));
+		r = write_block(b, index, idx);
+	}
+	free(counts);
+	free(idx);
+	root->nr_blocks = b->nr_meta;
+	root->nr_allocated = used;
+	root->bitmap_root = index;
+	return r;
+}
+
+static int sb_end(void *ctx)
+{
+	struct thin_builder *b = ctx;
+	struct thin_sb sb = { 0 };
+	unsigned char *blk;
+	int r;
+
+	if (!b->have_sb || b->in_dev || b->ended)
+		return -EINVAL;
+	b->ended = 1;
+	blk = malloc(BM_BLOCK_SIZE);
+	if (!blk)
+		return -ENOMEM;
+	sb.flags = b->sb.flags;
+	sb.version = THIN_SB_VERSION;
+	sb.time = b->sb.time;
+	sb.trans_id = b->sb.transaction;
+	sb.data_block_size = b->sb.data_block_size;
+	sb.metadata_block_size = BM_BLOCK_SIZE / 512;
+	sb.metadata_nr_blocks = b->nr_meta;
+	if ((r = build_top_and_details(b, &sb.mapping_root, &sb.details_root)) ||
+	    (r = build_data_sm(b, blk, &sb.data_sm)) ||
+	    (r = build_meta_sm(b, blk, &sb.meta_sm)) ||
+	    (r = wflush(b)) || (r = io_flush(b->out)))
+		goto out;
+	thin_sb_pack(blk, &sb);
+	le32_put(blk, tp_block_csum(blk, BM_BLOCK_SIZE, THIN_SB_CSUM_XOR));
+	if ((r = io_write(b->out, 0, blk, BM_BLOCK_SIZE)) || (r = io_flush(b->out))) {
+		log_error("%s: writing the superblock failed: %s", b->out->name, strerror(-r));
+		goto out;
+	}
+	b->finished = 1;
+out:
+	free(blk);
+	return r;
+}
+
+/* ---- life cycle ---- */
+
+int thin_builder_create(struct io_engine *out, struct thin_builder **bp)
+{
+	struct thin_builder *b;
+
+	if (out->read_only)
+		return -EROFS;
+	if (out->size / BM_BLOCK_SIZE < 16) {
+		log_error("%s: a metadata area needs at least 64 KiB", out->name);
+		return -ENOSPC;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->wbuf = malloc((size_t)WBUF_BLOCKS * BM_BLOCK_SIZE);
+	if (!b->wbuf) {
+		free(b);
+		return -ENOMEM;
+	}
+	b->out = out;
+	b->nr_meta = TP_MIN(out->size / BM_BLOCK_SIZE, THIN_METADATA_MAX_BLOCKS);
+	b->next_block = 1;
+	u64map_init(&b->overflow);
+	b->visitor = (struct thin_ir_visitor){ b, sb_begin, sb_end, dev_begin, dev_end, mappings };
+	*bp = b;
+	return 0;
+}
+
+const struct thin_ir_visitor *thin_builder_visitor(struct thin_builder *b)
+{
+	return &b->visitor;
+}
+
+int thin_builder_finished(struct thin_builder *b)
+{
+	return b->finished;
+}
+
+void thin_builder_destroy(struct thin_builder *b)
+{
+	if (!b)
+		return;
+	if (!b->finished && b->sb_zeroed && zero_superblock(b))
+		log_error("%s: could not zero the superblock of the unfinished metadata",
+			  b->out->name);
+	if (b->in_dev)
+		btree_build_destroy(&b->bottom);
+	for (uint64_t i = 0; b->dcount && i < b->nr_dbitmaps; i++)
+		free(b->dcount[i]);
+	free(b->dcount);
+	u64map_destroy(&b->overflow);
+	free(b->devs);
+	free(b->wbuf);
+	free(b);
+}

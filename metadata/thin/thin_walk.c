@@ -1,0 +1,398 @@
+/* thin_walk.c - committed metadata -> thin_ir_visitor. See thin_walk.h.
+ *
+ * Trees are read level by level: the nodes of one level are known (with
+ * the key range their parent allows) before any is read, so they are
+ * fetched in chunks sorted by block number, with runs of consecutive
+ * blocks merged into one large read, and then processed in key order.
+ * Leaves of a bottom-level tree become one batch of runs each. */
+#include "metadata/thin/thin_walk.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/crc32c.h"
+#include "lib/base/log.h"
+#include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/le.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_internal.h"
+#include "metadata/thin/thin_sb.h"
+
+#define CHUNK 256		/* nodes per batch of reads (1 MiB) */
+#define MAX_RUN 64		/* blocks per read */
+
+struct node_ref {
+	uint64_t block;
+	uint64_t lo, hi;	/* keys allowed: [lo, hi) */
+};
+
+struct ref_vec {
+	struct node_ref *v;
+	size_t n, cap;
+};
+
+struct walker {
+	struct io_engine *io;
+	uint64_t nr_blocks;
+	const struct thin_ir_visitor *v;
+	const struct thin_damage_visitor *dv;
+	unsigned char *bufs;	/* CHUNK nodes */
+	unsigned char *scratch;	/* MAX_RUN blocks */
+	int *errs;		/* per node of the chunk */
+	uint32_t *order;
+	struct thin_ir_mapping *runs;
+};
+
+typedef int (*leaf_fn)(struct walker *w, const unsigned char *node, void *ctx);
+
+static int vec_push(struct ref_vec *rv, uint64_t block, uint64_t lo, uint64_t hi)
+{
+	if (rv->n == rv->cap) {
+		size_t nc = rv->cap ? rv->cap * 2 : 64;
+		struct node_ref *nv = realloc(rv->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		rv->v = nv;
+		rv->cap = nc;
+	}
+	rv->v[rv->n++] = (struct node_ref){ block, lo, hi };
+	return 0;
+}
+
+static const struct node_ref *sort_base;
+
+static int cmp_order(const void *a, const void *b)
+{
+	uint64_t x = sort_base[*(const uint32_t *)a].block, y = sort_base[*(const uint32_t *)b].block;
+	return x < y ? -1 : x > y;
+}
+
+/* Read refs[0..n) (n <= CHUNK) into w->bufs; w->errs[i] set per node. */
+static void read_chunk(struct walker *w, const struct node_ref *refs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		w->order[i] = (uint32_t)i;
+	sort_base = refs;
+	qsort(w->order, n, sizeof(*w->order), cmp_order);
+	for (size_t i = 0; i < n;) {
+		uint64_t first = refs[w->order[i]].block;
+		size_t j = i + 1;
+		int r;
+
+		if (first >= w->nr_blocks) {
+			w->errs[w->order[i]] = -ENXIO;
+			i++;
+			continue;
+		}
+		while (j < n && j - i < MAX_RUN && refs[w->order[j]].block == first + (j - i) &&
+		       refs[w->order[j]].block < w->nr_blocks)
+			j++;
+		r = io_read(w->io, first * BM_BLOCK_SIZE, w->scratch, (j - i) * BM_BLOCK_SIZE);
+		for (size_t k = i; k < j; k++) {
+			w->errs[w->order[k]] = r;
+			if (!r)
+				memcpy(w->bufs + (size_t)w->order[k] * BM_BLOCK_SIZE,
+				       w->scratch + (k - i) * BM_BLOCK_SIZE, BM_BLOCK_SIZE);
+		}
+		i = j;
+	}
+}
+
+/* Validate one node read for REF. Returns NULL or a description. */
+static const char *node_problem(const unsigned char *n, const struct node_ref *ref,
+				uint32_t leaf_vsize)
+{
+	uint32_t nr = bn_nr(n), max = bn_max(n), vs = bn_vsize(n), flags = bn_flags(n);
+
+	if (le64_get(n + 8) != ref->block)
+		return "wrong block number";
+	if (le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR))
+		return "bad checksum";
+	if (flags != BTREE_NODE_INTERNAL && flags != BTREE_NODE_LEAF)
+		return "bad node flags";
+	if (vs != (flags == BTREE_NODE_LEAF ? leaf_vsize : 8))
+		return "wrong value size";
+	if (!max || BTREE_HEADER_SIZE + (uint64_t)(8 + vs) * max > BM_BLOCK_SIZE)
+		return "impossible max_entries";
+	if (nr > max)
+		return "nr_entries above max_entries";
+	if (flags == BTREE_NODE_INTERNAL && !nr)
+		return "empty internal node";
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t k = bn_key(n, i);
+		if (i && k <= bn_key(n, i - 1))
+			return "keys out of order";
+		if (k < ref->lo || (ref->hi != UINT64_MAX && k >= ref->hi))
+			return "key outside the range its parent allows";
+	}
+	return NULL;
+}
+
+static int damage(struct walker *w, enum thin_damage_kind kind, uint64_t dev,
+		  const struct node_ref *ref, int err, const char *what)
+{
+	struct thin_damage d = { kind, dev, ref->lo, ref->hi, ref->block, err, what };
+
+	if (!w->dv || !w->dv->damage) {
+		if (kind == THIN_DAMAGE_MAPPINGS)
+			log_error("%s: mapping tree of thin device %" PRIu64 ", node %" PRIu64 ": %s",
+				  w->io->name, dev, ref->block, what);
+		else
+			log_error("%s: %s tree node %" PRIu64 ": %s", w->io->name,
+				  kind == THIN_DAMAGE_DETAILS ? "device details" : "top-level mapping",
+				  ref->block, what);
+		return err ? err : -EUCLEAN;
+	}
+	return w->dv->damage(w->dv->ctx, &d);
+}
+
+static int walk_tree(struct walker *w, uint64_t root, uint32_t leaf_vsize,
+		     enum thin_damage_kind kind, uint64_t dev, leaf_fn fn, void *ctx)
+{
+	struct ref_vec cur = { 0 }, next = { 0 };
+	int r = vec_push(&cur, root, 0, UINT64_MAX), level_kind;
+
+	for (int depth = 0; !r && cur.n; depth++) {
+		level_kind = 0;
+		if (depth >= BTREE_MAX_DEPTH) {
+			r = damage(w, kind, dev, &cur.v[0], -EUCLEAN, "tree too deep (a loop?)");
+			break;
+		}
+		for (size_t base = 0; !r && base < cur.n; base += CHUNK) {
+			size_t n = TP_MIN((size_t)CHUNK, cur.n - base);
+			read_chunk(w, cur.v + base, n);
+			for (size_t i = 0; !r && i < n; i++) {
+				const struct node_ref *ref = &cur.v[base + i];
+				const unsigned char *node = w->bufs + i * BM_BLOCK_SIZE;
+				const char *what;
+
+				if (w->errs[i]) {
+					r = damage(w, kind, dev, ref, w->errs[i] == -ENXIO ? -EUCLEAN :
+						   w->errs[i], w->errs[i] == -ENXIO ?
+						   "block beyond the end of the metadata" : "read error");
+					continue;
+				}
+				if ((what = node_problem(node, ref, leaf_vsize))) {
+					r = damage(w, kind, dev, ref, -EUCLEAN, what);
+					continue;
+				}
+				if (!level_kind)
+					level_kind = (int)bn_flags(node);
+				if ((int)bn_flags(node) != level_kind) {
+					r = damage(w, kind, dev, ref, -EUCLEAN, "leaves at unequal depth");
+					continue;
+				}
+				if (bn_is_leaf(node)) {
+					r = fn(w, node, ctx);
+					continue;
+				}
+				for (uint32_t c = 0; !r && c < bn_nr(node); c++) {
+					uint64_t lo = c ? bn_key(node, c) : ref->lo;
+					uint64_t hi = c + 1 < bn_nr(node) ? bn_key(node, c + 1) : ref->hi;
+					r = vec_push(&next, bn_value64(node, c), lo, hi);
+				}
+			}
+		}
+		struct ref_vec t = cur;
+		cur = next;
+		next = t;
+		next.n = 0;
+	}
+	free(cur.v);
+	free(next.v);
+	return r;
+}
+
+/* ---- leaves ---- */
+
+struct dev_rec {
+	uint64_t id;
+	uint64_t root;
+	struct thin_ir_device d;
+	int have_details, have_root;
+};
+
+struct dev_vec {
+	struct dev_rec *v;
+	size_t n, cap;
+};
+
+static struct dev_rec *dev_slot(struct dev_vec *dv, uint64_t id)
+{
+	size_t lo = 0, hi = dv->n;
+
+	if (dv->n && dv->v[dv->n - 1].id < id) {
+		lo = dv->n;
+	} else {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (dv->v[mid].id < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < dv->n && dv->v[lo].id == id)
+			return &dv->v[lo];
+	}
+	if (dv->n == dv->cap) {
+		size_t nc = dv->cap ? dv->cap * 2 : 16;
+		struct dev_rec *nv = realloc(dv->v, nc * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		dv->v = nv;
+		dv->cap = nc;
+	}
+	memmove(&dv->v[lo + 1], &dv->v[lo], (dv->n - lo) * sizeof(*dv->v));
+	memset(&dv->v[lo], 0, sizeof(dv->v[lo]));
+	dv->v[lo].id = id;
+	dv->n++;
+	return &dv->v[lo];
+}
+
+static int details_leaf(struct walker *w, const unsigned char *n, void *ctx)
+{
+	(void)w;
+	for (uint32_t i = 0; i < bn_nr(n); i++) {
+		struct dev_rec *d = dev_slot(ctx, bn_key(n, i));
+		if (!d)
+			return -ENOMEM;
+		thin_details_unpack(bn_value(n, i), &d->d);
+		d->d.dev_id = d->id;
+		d->have_details = 1;
+	}
+	return 0;
+}
+
+static int top_leaf(struct walker *w, const unsigned char *n, void *ctx)
+{
+	(void)w;
+	for (uint32_t i = 0; i < bn_nr(n); i++) {
+		struct dev_rec *d = dev_slot(ctx, bn_key(n, i));
+		if (!d)
+			return -ENOMEM;
+		d->root = bn_value64(n, i);
+		d->have_root = 1;
+	}
+	return 0;
+}
+
+static int bottom_leaf(struct walker *w, const unsigned char *n, void *ctx)
+{
+	struct thin_ir_mapping *runs = w->runs;
+	size_t nr = 0;
+	(void)ctx;
+
+	for (uint32_t i = 0; i < bn_nr(n); i++) {
+		uint64_t v = bn_key(n, i), bt = bn_value64(n, i);
+		uint64_t d = thin_bt_block(bt);
+		uint32_t t = thin_bt_time(bt);
+
+		if (nr) {
+			struct thin_ir_mapping *p = &runs[nr - 1];
+			if (p->time == t && p->origin_begin + p->length == v &&
+			    p->data_begin + p->length == d) {
+				p->length++;
+				continue;
+			}
+		}
+		runs[nr++] = (struct thin_ir_mapping){ v, d, 1, t };
+	}
+	if (!nr || !w->v->mappings)
+		return 0;
+	return w->v->mappings(w->v->ctx, runs, nr);
+}
+
+/* ---- the walk ---- */
+
+static int walk(struct walker *w, unsigned flags)
+{
+	struct thin_sb live, sb;
+	struct thin_ir_superblock isb;
+	struct dev_vec devs = { 0 };
+	const struct thin_ir_visitor *v = w->v;
+	int r;
+
+	if ((r = thin_sb_read(w->io, 0, &live))) {
+		if (r == -ENODATA)
+			log_error("%s: no thin metadata (the superblock is zeroed)", w->io->name);
+		goto sb_damage;
+	}
+	sb = live;
+	if (flags & THIN_WALK_METADATA_SNAP) {
+		if (!live.held_root) {
+			log_error("%s: no metadata snapshot is held", w->io->name);
+			return -ENODATA;
+		}
+		if ((r = thin_sb_read(w->io, live.held_root, &sb)))
+			goto sb_damage;
+	}
+	if ((r = walk_tree(w, sb.details_root, THIN_DETAILS_SIZE, THIN_DAMAGE_DETAILS, 0,
+			   details_leaf, &devs)) ||
+	    (r = walk_tree(w, sb.mapping_root, 8, THIN_DAMAGE_TOP, 0, top_leaf, &devs)))
+		goto out;
+	isb = (struct thin_ir_superblock){ sb.time, sb.trans_id, sb.flags, sb.version,
+					   live.data_block_size, sb.data_sm.nr_blocks,
+					   live.held_root };
+	if (v->superblock_begin && (r = v->superblock_begin(v->ctx, &isb)))
+		goto out;
+	for (size_t i = 0; i < devs.n; i++) {
+		struct dev_rec *d = &devs.v[i];
+		if (!d->have_details || !d->have_root) {
+			struct node_ref ref = { d->have_root ? d->root : sb.details_root, d->id,
+						d->id + 1 };
+			if ((r = damage(w, THIN_DAMAGE_MISMATCH, d->id, &ref, -EUCLEAN,
+					d->have_root ? "device has no details"
+						     : "device details without a mapping tree")))
+				goto out;
+			continue;
+		}
+		if (v->device_begin && (r = v->device_begin(v->ctx, &d->d)))
+			goto out;
+		if (!(flags & THIN_WALK_SKIP_MAPPINGS) &&
+		    (r = walk_tree(w, d->root, 8, THIN_DAMAGE_MAPPINGS, d->id, bottom_leaf, NULL)))
+			goto out;
+		if (v->device_end && (r = v->device_end(v->ctx)))
+			goto out;
+	}
+	if (v->superblock_end)
+		r = v->superblock_end(v->ctx);
+out:
+	free(devs.v);
+	return r;
+sb_damage:
+	if (w->dv && w->dv->damage && r != -ENOMEM) {
+		struct thin_damage d = { THIN_DAMAGE_SUPERBLOCK, 0, 0, UINT64_MAX, 0, r,
+					 "superblock unreadable" };
+		int r2 = w->dv->damage(w->dv->ctx, &d);
+		return r2 ? r2 : r;
+	}
+	return r;
+}
+
+int thin_walk_io(struct io_engine *meta, unsigned flags, const struct thin_ir_visitor *v,
+		 const struct thin_damage_visitor *dv)
+{
+	struct walker w = { meta, meta->size / BM_BLOCK_SIZE, v, dv };
+	int r = -ENOMEM;
+
+	w.bufs = malloc((size_t)CHUNK * BM_BLOCK_SIZE);
+	w.scratch = malloc((size_t)MAX_RUN * BM_BLOCK_SIZE);
+	w.errs = malloc(CHUNK * sizeof(*w.errs));
+	w.order = malloc(CHUNK * sizeof(*w.order));
+	w.runs = malloc(256 * sizeof(*w.runs));
+	if (w.bufs && w.scratch && w.errs && w.order && w.runs)
+		r = walk(&w, flags);
+	free(w.bufs);
+	free(w.scratch);
+	free(w.errs);
+	free(w.order);
+	free(w.runs);
+	return r;
+}
+
+int thin_walk(struct thin_md *md, unsigned flags, const struct thin_ir_visitor *v)
+{
+	return thin_walk_io(md->io, flags, v, NULL);
+}
