@@ -190,6 +190,97 @@ static void test_md_table(void)
 	CU_ASSERT(whole_stripe_cases > 15000);
 }
 
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)	/* xorshift64: fixed seed, same cases every run */
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static uint64_t rnd_below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+/* Random geometries, sizes and options, plausible or not: the plan either
+ * fails with a usage or a size error and says why, or keeps every
+ * invariant of policy.h. Run under UBSan this also proves no overflow. */
+static void test_random_inputs(void)
+{
+	unsigned bad = 0, planned = 0, refused = 0;
+
+	for (int i = 0; i < 30000; i++) {
+		struct tp_policy_input in = { 0 };
+		struct tp_policy_plan p;
+		uint64_t stripe, grid, align, lim;
+		int r;
+
+		tp_topology_init(&in.topo);
+		switch (rnd_below(4)) {
+		case 0:
+			break;
+		case 1:
+			in.topo.min_io = 512ull << rnd_below(13);
+			in.topo.opt_io = in.topo.min_io * (1 + rnd_below(20));
+			break;
+		case 2:
+			in.topo.min_io = 512 * rnd_below(8192);
+			in.topo.opt_io = 512 * rnd_below(4ull << 20);
+			break;
+		default:
+			in.topo.min_io = rnd_below(8 * M);
+			in.topo.opt_io = rnd_below(3 * G);
+			break;
+		}
+		if (rnd_below(3) == 0)
+			in.topo.align_offset = 512 * rnd_below(4096);
+		in.topo.discard = (int)rnd_below(2);
+		in.data_dev_size = rnd_below(1ull << (20 + rnd_below(41)));
+		in.meta_dev_size = rnd_below(2) ? rnd_below(1ull << (20 + rnd_below(17))) : 0;
+		in.data_header = rnd_below(4) ? 1 * M : rnd_below(8 * M);
+		in.meta_header = in.data_header;
+		if (rnd_below(4) == 0)
+			in.chunk = rnd_below(2) ? 64 * K * (1 + rnd_below(16384)) : rnd_below(2 * G);
+		if (rnd_below(6) == 0)
+			in.metadata_size = rnd_below(20 * G);
+		in.zero = (enum tp_choice)rnd_below(3);
+
+		r = tp_policy_plan(&in, &p);
+		if (r) {
+			refused++;
+			bad += !((r == -EINVAL || r == -ENOSPC) && p.error[0]);
+			continue;
+		}
+		planned++;
+		stripe = tp_policy_stripe(&in.topo, NULL, 0);
+		grid = p.data_offset.grid;
+		align = in.topo.align_offset < grid ? in.topo.align_offset : 0;
+		lim = TP_MAX(M, in.data_header);
+		bad += !(p.chunk.chunk >= TP_CHUNK_MIN && p.chunk.chunk <= TP_CHUNK_MAX &&
+			 p.chunk.chunk % (64 * K) == 0);
+		bad += in.chunk && p.chunk.chunk != in.chunk;
+		bad += !in.chunk && stripe && !p.chunk.warning && p.chunk.chunk % stripe;
+		bad += !(p.data_offset.offset >= lim && (p.data_offset.offset - align) % grid == 0 &&
+			 p.data_offset.offset - align < lim + grid);
+		bad += !(p.data_blocks >= 1 &&
+			 p.data_offset.offset + p.data_blocks * p.chunk.chunk <= in.data_dev_size);
+		bad += !(p.meta.size >= TP_META_MIN && p.meta.size <= TP_META_MAX &&
+			 p.meta.size % 4096 == 0 && p.meta.active_offset >= in.meta_header &&
+			 p.meta.spare_offset >= p.meta.active_offset + p.meta.size);
+		bad += in.meta_dev_size && p.meta.end > in.meta_dev_size;
+		bad += in.zero == TP_CHOICE_AUTO && p.zero.zero != (p.chunk.chunk < 512 * K);
+		bad += in.zero == TP_CHOICE_YES && !p.zero.zero;
+		bad += in.zero == TP_CHOICE_NO && p.zero.zero;
+		bad += p.discards.passdown != in.topo.discard;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(planned > 5000);	/* both outcomes really happened */
+	CU_ASSERT(refused > 1000);
+}
+
 /* The evidence in DESIGN.md: 7-disk RAID6, 512K md chunk = 2.5 MiB stripe. */
 static void test_design_evidence(void)
 {
@@ -579,6 +670,7 @@ static void test_plan_errors(void)
 
 TP_TEST_SUITE(policy, NULL, NULL,
 	      { "md geometry table: whole stripes, offsets, zeroing, metadata", test_md_table },
+	      { "random inputs: refused with a reason, or every invariant", test_random_inputs },
 	      { "DESIGN evidence: 7-disk RAID6 512K", test_design_evidence },
 	      { "stripes that are not 64K multiples", test_odd_stripes },
 	      { "no topology / only min_io", test_no_topology },
