@@ -365,10 +365,11 @@ int vg_devices_lookup_pv(const char *pv_uuid, struct vg_devices_entry *out)
 {
 	struct vg_devices_entry *all;
 	size_t n, i;
-	int r = -ENOENT;
+	int r = vg_devices_list(&all, &n);
 
-	if (vg_devices_list(&all, &n))
-		return -EIO;
+	if (r)
+		return r;
+	r = -ENOENT;
 	for (i = 0; i < n; i++) {
 		if (!strcmp(all[i].pv_uuid, pv_uuid)) {
 			*out = all[i];

@@ -82,8 +82,9 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label) TP_MUST_CH
 
 /* Write TEXT (LEN bytes, no NUL needed) with SEQNO to every device as
  * described above. SEQNO must be greater than any seqno on the devices
- * (the caller passes vg->seqno + 1 of what it read). Devices must carry
- * the same pool uuid. On error some devices may hold the new commit and
+ * (the caller passes vg->seqno + 1 of what it read), else -ESTALE before
+ * anything is written. Devices must carry the same pool uuid (-EINVAL);
+ * a device that cannot be read first fails the commit before any write. On error some devices may hold the new commit and
  * some not: a following read returns the newest one fully written. */
 int vg_mda_commit(struct vg_pv *pvs, unsigned nr_pvs, uint64_t seqno, const char *text,
 		  size_t len) TP_MUST_CHECK;
@@ -98,7 +99,8 @@ int vg_mda_read(struct vg_pv *pvs, unsigned nr_pvs, char **text, size_t *len,
 
 /* All valid copies, newest first, for a caller that wants to fall back
  * when the newest copy's text does not import (vg_read does this).
- * Fills up to MAX entries; returns how many (>= 0) or -errno. Each
+ * Fills up to MAX entries; returns how many (>= 1; 0 only when MAX is
+ * 0), or -errno (-ENODATA when there is no valid copy at all). Each
  * texts[i] is malloc'd and NUL-terminated; free with vg_mda_free_copies. */
 struct vg_mda_copy {
 	uint64_t seqno;

@@ -143,13 +143,17 @@ int vg_import(const char *text, size_t len, struct vg **out) TP_MUST_CHECK;
  * VG's uuid must match every label's pool_uuid, and the devices' pv uuids
  * must match the labels (else -EUCLEAN). *OUT gets the vg; STATUS (may be
  * NULL) the slot report; status->needs_repair is also set when a fallback
- * past a bad copy happened. */
+ * past a bad copy happened. (*OUT)->seqno is the NEWEST valid seqno on the
+ * devices, even after a fallback, so that vg_commit supersedes every copy.
+ * -ENODATA: no valid copy on any device (logged). */
 int vg_read(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out,
 	    struct vg_mda_status *status) TP_MUST_CHECK;
 
 /* Commit VG: seqno + 1, export, vg_mda_commit to every pv, then a backup
  * (backup.h; a failed backup is a warning, not an error). On success
- * vg->seqno holds the new seqno; on failure it is unchanged. */
+ * vg->seqno holds the new seqno; on failure it is unchanged. -EINVAL when
+ * the labels of PVS do not belong to VG (pool uuid, device uuids) or VG
+ * does not validate; errors of vg_mda_commit otherwise. */
 int vg_commit(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg) TP_MUST_CHECK;
 
 #endif

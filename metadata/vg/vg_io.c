@@ -53,8 +53,10 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 		}
 		if (!r)
 			r = matches_labels(vg, pvs, n);
-		if (!r)
+		if (!r) {
+			vg->seqno = st.seqno;	/* supersede any newer unusable copy */
 			break;
+		}
 		vg_free(vg);
 		vg = NULL;
 		st.needs_repair = 1;

@@ -396,12 +396,16 @@ static void test_vg_commit_read(void)
 	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 3, "pool { }", 8), 0);
 	vg_free(got);
 	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, &st), 0);
-	CU_ASSERT_EQUAL(got->seqno, 2);
+	CU_ASSERT_PTR_NOT_NULL(vg_find_volume(got, "new"));	/* commit 2's content */
+	CU_ASSERT_EQUAL(got->seqno, 3);	/* but the newest seqno on disk */
 	CU_ASSERT_EQUAL(st.needs_repair, 1);
-	/* committing from the fallback must not reuse seqno 3 */
-	got->seqno = st.seqno;
+	/* committing from the fallback supersedes the unusable seqno 3 */
 	CU_ASSERT_EQUAL(vg_commit(p.pvs, 2, got), 0);
 	CU_ASSERT_EQUAL(got->seqno, 4);
+	vg_free(got);
+	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, &st), 0);
+	CU_ASSERT_EQUAL(got->seqno, 4);
+	CU_ASSERT_PTR_NOT_NULL(vg_find_volume(got, "new"));
 	tp_log_capture(NULL);
 	vg_free(got);
 	/* labels of another device set: refused */
