@@ -228,7 +228,6 @@ static uint64_t budget_chunk(uint64_t data, uint64_t budget)
 struct chunk_plan {
 	uint64_t stripe, unit, floor, need_budget, chunk;
 	int fits;		/* chunk is a multiple of unit within the limits */
-	char stripe_why[200];
 };
 
 static void auto_chunk(const struct tp_topology *t, const struct tp_chunk_request *req,
@@ -238,7 +237,7 @@ static void auto_chunk(const struct tp_topology *t, const struct tp_chunk_reques
 	uint64_t want, base;
 
 	memset(p, 0, sizeof(*p));
-	p->stripe = tp_policy_stripe(t, p->stripe_why, sizeof(p->stripe_why));
+	p->stripe = tp_policy_stripe(t, NULL, 0);
 	base = t->min_io ? round_up(t->min_io, GRAIN) : GRAIN;
 	p->unit = p->stripe ? lcm64(p->stripe, GRAIN) : base;
 	p->floor = round_up(req->floor ? req->floor : TP_CHUNK_FLOOR, GRAIN);
@@ -263,20 +262,26 @@ static void auto_chunk(const struct tp_topology *t, const struct tp_chunk_reques
 static void explain_auto(const struct chunk_plan *p, const struct tp_chunk_request *req,
 			 struct tp_chunk_decision *out)
 {
-	say(out->reason, "%s. ", p->stripe_why);
 	if (p->fits && p->stripe) {
 		say(out->reason,
-		    "Chunk %s: the smallest common multiple of the full stripe and 64 KiB "
+		    "Chunk %s: the smallest common multiple of the full stripe (%s) and 64 KiB "
 		    "that is at least %s",
-		    H(out->chunk), H(p->floor));
+		    H(out->chunk), H(p->stripe), H(p->floor));
 		if (p->need_budget > p->floor)
 			say(out->reason, " and keeps the metadata of %s of data within %s",
 			    H(req->data_size), H(req->meta_budget ? req->meta_budget : TP_META_MAX));
 		say(out->reason, "; every chunk covers whole stripes, so provisioning a chunk "
 				 "never makes the RAID read-modify-write a partial stripe.");
 	} else if (p->fits) {
-		say(out->reason, "Chunk %s: a multiple of %s that is at least %s", H(out->chunk),
-		    H(p->unit), H(p->floor));
+		if (out->chunk == p->floor)
+			say(out->reason, "Chunk %s: the floor of --chunk auto, as no usable stripe "
+					 "is reported",
+			    H(out->chunk));
+		else
+			say(out->reason, "Chunk %s: the smallest multiple of %s (minimum_io_size, "
+					 "in 64 KiB) that is at least %s; no usable stripe is "
+					 "reported",
+			    H(out->chunk), H(p->unit), H(p->floor));
 		if (p->need_budget > p->floor)
 			say(out->reason, " and keeps the metadata of %s of data within %s",
 			    H(req->data_size), H(req->meta_budget ? req->meta_budget : TP_META_MAX));
@@ -328,7 +333,7 @@ int tp_policy_chunk(const struct tp_topology *t, const struct tp_chunk_request *
 		int overbudget = req->data_size && tp_policy_meta_estimate(req->data_size, c) > budget;
 
 		out->chunk = c;
-		say(out->reason, "%s. Chunk %s as requested", p.stripe_why, H(c));
+		say(out->reason, "Chunk %s as requested", H(c));
 		if (!misfit && p.stripe)
 			say(out->reason, " (%llu full stripes).",
 			    (unsigned long long)(c / p.stripe));

@@ -6,7 +6,8 @@
  * logging, no allocation: the inputs are a struct tp_topology (lib/dev,
  * or synthesised by tests) and sizes; the outputs are values plus text.
  * The caller prints warnings (`warning` set) and errors (the reason text of
- * the failing decision) itself.
+ * the failing decision) itself. The stripe sentence (tp_policy_stripe's
+ * WHY) is not repeated in the chunk reason: --explain prints it once.
  *
  * Return values: 0 = decided; -EINVAL = the user's explicit value is not
  * valid (a usage error, exit 3; the reason names the nearest valid

@@ -14,7 +14,7 @@ ok tp-probe plan data.img meta.img
 out_has '^chunk=524288$'
 out_has '^data_offset=1048576$'
 out_has '^zero=0$'
-out_has '^reason_chunk=No full stripe reported'
+out_has '^reason_chunk=.*no usable stripe is reported'
 
 # DESIGN.md's array: 7-disk RAID6, 512K md chunk -> 2.5 MiB stripe
 raid_geometry 512k 2560k
