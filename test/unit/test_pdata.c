@@ -1,0 +1,350 @@
+/* pdata: hash map, space maps (alloc, overflow, commit/reopen, growth),
+ * btree insert/remove against a model with the fill invariant checked,
+ * shadowing of shared trees, bottom-up builder. */
+#include "lib/base/io.h"
+#include "metadata/pdata/block_manager.h"
+#include "metadata/pdata/btree.h"
+#include "metadata/pdata/btree_build.h"
+#include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/le.h"
+#include "metadata/pdata/space_map.h"
+#include "metadata/pdata/transaction_manager.h"
+#include "metadata/pdata/u64map.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rs = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs;
+}
+
+static void test_u64map(void)
+{
+	struct u64map m;
+	uint64_t v, k;
+	size_t pos = 0, n = 0;
+
+	u64map_init(&m);
+	for (uint64_t i = 0; i < 10000; i++)
+		CU_ASSERT_EQUAL_FATAL(u64map_put(&m, i * 7919, i), 0);
+	CU_ASSERT_EQUAL(u64map_put(&m, UINT64_MAX, 5), 0);
+	for (uint64_t i = 0; i < 10000; i += 2)
+		CU_ASSERT_EQUAL(u64map_del(&m, i * 7919), 1);
+	CU_ASSERT_EQUAL(u64map_del(&m, 2), 0);
+	CU_ASSERT_EQUAL(m.nr, 5001);
+	CU_ASSERT(u64map_get(&m, 7919, &v) && v == 1);
+	CU_ASSERT(!u64map_get(&m, 0, NULL));
+	CU_ASSERT(u64map_get(&m, UINT64_MAX, &v) && v == 5);
+	while (u64map_next(&m, &pos, &k, &v))
+		n++;
+	CU_ASSERT_EQUAL(n, 5001);
+	u64map_destroy(&m);
+}
+
+struct env {
+	struct io_engine *io;
+	struct block_manager *bm;
+	struct space_map *sm;
+	struct tm *tm;
+};
+
+static void env_open(struct env *e, uint64_t blocks, unsigned cache)
+{
+	CU_ASSERT_FATAL(io_mem_create(blocks * 4096, "pdata", &e->io) == 0);
+	CU_ASSERT_FATAL(bm_create(e->io, cache, &e->bm) == 0);
+	CU_ASSERT_FATAL(sm_create(e->bm, SM_METADATA, blocks, &e->sm) == 0);
+	CU_ASSERT_FATAL(sm_set(e->sm, 0, 1) == 0);
+	CU_ASSERT_FATAL(tm_create(e->bm, e->sm, &e->tm) == 0);
+}
+
+static void env_close(struct env *e)
+{
+	tm_destroy(e->tm);
+	sm_destroy(e->sm);
+	bm_destroy(e->bm);
+	io_destroy(e->io);
+}
+
+static void test_space_map(void)
+{
+	struct env e;
+	struct sm_root root;
+	struct space_map *d, *d2, *m2;
+	uint64_t b, first;
+	uint32_t c;
+
+	env_open(&e, 40000, 64);	/* three metadata bitmaps */
+	CU_ASSERT_FATAL(sm_create(e.bm, SM_DATA, 50000, &d) == 0);
+	CU_ASSERT_EQUAL(sm_new_block(d, &first), 0);
+	for (int i = 0; i < 20000; i++)
+		CU_ASSERT_EQUAL_FATAL(sm_new_block(d, &b), 0);
+	CU_ASSERT_EQUAL(b, first + 20000);
+	CU_ASSERT_EQUAL(sm_nr_allocated(d), 20001);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(sm_inc(d, 17000), 0);	/* count 6: overflow tree */
+	CU_ASSERT_EQUAL(sm_inc(d, 3), 0);		/* count 2 */
+	CU_ASSERT_EQUAL(sm_dec(d, 5), 0);		/* freed: not reused before commit */
+	CU_ASSERT_EQUAL(sm_dec(d, 5), -EUCLEAN);	/* below zero */
+	CU_ASSERT_EQUAL(sm_get(d, 50000, &c), -EUCLEAN);	/* beyond the end */
+	CU_ASSERT_EQUAL(sm_new_block(d, &b), 0);
+	CU_ASSERT_NOT_EQUAL(b, 5);
+	CU_ASSERT_EQUAL(sm_extend(d, 70000), 0);
+	CU_ASSERT_EQUAL(sm_extend(d, 60000), -EINVAL);
+	CU_ASSERT_EQUAL(sm_commit(d, e.sm, &root), 0);
+	{
+		struct sm_root mroot;
+		CU_ASSERT_EQUAL(sm_commit(e.sm, NULL, &mroot), 0);
+		CU_ASSERT_EQUAL(bm_flush(e.bm), 0);
+		bm_forget(e.bm);
+		CU_ASSERT_FATAL(sm_open(e.bm, SM_METADATA, &mroot, &m2) == 0);
+		CU_ASSERT_EQUAL(sm_nr_allocated(m2), sm_nr_allocated(e.sm));
+		for (uint64_t x = 0; x < 40000; x += 97) {
+			uint32_t c1, c2;
+			CU_ASSERT_EQUAL(sm_get(m2, x, &c1), 0);
+			CU_ASSERT_EQUAL(sm_get(e.sm, x, &c2), 0);
+			CU_ASSERT_EQUAL(c1, c2);
+		}
+		sm_destroy(m2);
+	}
+	CU_ASSERT_FATAL(sm_open(e.bm, SM_DATA, &root, &d2) == 0);
+	CU_ASSERT_EQUAL(sm_nr_blocks(d2), 70000);
+	CU_ASSERT_EQUAL(sm_nr_allocated(d2), sm_nr_allocated(d));
+	CU_ASSERT(sm_get(d2, 17000, &c) == 0 && c == 6);
+	CU_ASSERT(sm_get(d2, 3, &c) == 0 && c == 2);
+	CU_ASSERT(sm_get(d2, 5, &c) == 0 && c == 0);
+	CU_ASSERT(sm_get(d2, 69999, &c) == 0 && c == 0);
+	/* after the commit block 5 can be handed out again */
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(sm_dec(d2, 17000), 0);
+	CU_ASSERT(sm_get(d2, 17000, &c) == 0 && c == 3);
+	CU_ASSERT_EQUAL(sm_dec(d2, 17000), 0);
+	CU_ASSERT(sm_get(d2, 17000, &c) == 0 && c == 2);
+	sm_destroy(d2);
+	sm_destroy(d);
+	env_close(&e);
+}
+
+static void test_space_map_full(void)
+{
+	struct env e;
+	uint64_t b;
+	int n = 0;
+
+	env_open(&e, 100, 16);
+	while (sm_new_block(e.sm, &b) == 0)
+		n++;
+	CU_ASSERT_EQUAL(n, 99);
+	CU_ASSERT_EQUAL(sm_new_block(e.sm, &b), -ENOSPC);
+	env_close(&e);
+}
+
+/* ---- btree against a model ---- */
+
+struct shape {
+	struct tm *tm;
+	int leaf_depth, errors;
+	uint64_t entries;
+};
+
+static void check_shape(struct shape *s, uint64_t b, int depth, int root)
+{
+	struct bm_block *blk;
+	const unsigned char *n;
+
+	CU_ASSERT_FATAL(tm_read_lock(s->tm, b, &btree_node_validator, &blk) == 0);
+	n = bm_block_data(blk);
+	if (!root && bn_nr(n) < bn_max(n) / 3)
+		s->errors++;
+	if (btree_node_check_shape(n, b, 8))
+		s->errors++;
+	if (bn_is_leaf(n)) {
+		if (s->leaf_depth < 0)
+			s->leaf_depth = depth;
+		if (s->leaf_depth != depth)
+			s->errors++;
+		s->entries += bn_nr(n);
+	} else {
+		for (uint32_t i = 0; i < bn_nr(n); i++)
+			check_shape(s, bn_value64(n, i), depth + 1, 0);
+	}
+	tm_unlock(s->tm, blk);
+}
+
+static int count_dec(void *ctx, const void *v)
+{
+	(void)v;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static void test_btree_model(void)
+{
+	enum { N = 6000, KEYS = 20000 };
+	struct env e;
+	int decs = 0;
+	struct btree_info info;
+	uint64_t root, *model = calloc(KEYS, sizeof(uint64_t));
+	unsigned char v[8];
+	uint64_t live = 0;
+
+	env_open(&e, 4096, 256);
+	info = (struct btree_info){ e.tm, { 8, &decs, NULL, count_dec } };
+	CU_ASSERT_FATAL(btree_empty(&info, &root) == 0);
+	for (int i = 0; i < N; i++) {
+		uint64_t k = rnd() % KEYS;
+		int ins;
+		le64_put(v, k * 3 + 1);
+		CU_ASSERT_EQUAL_FATAL(btree_insert(&info, root, k, v, &root, &ins, 0), 0);
+		CU_ASSERT_EQUAL(ins, !model[k]);
+		live += !model[k];
+		model[k] = k * 3 + 1;
+	}
+	for (int i = 0; i < 2 * N; i++) {
+		uint64_t k = rnd() % KEYS;
+		int r = btree_remove(&info, root, k, &root);
+		CU_ASSERT_EQUAL_FATAL(r, model[k] ? 0 : -ENODATA);
+		live -= !!model[k];
+		model[k] = 0;
+		if (i % 1000 == 0) {
+			struct shape s = { e.tm, -1, 0, 0 };
+			check_shape(&s, root, 0, 1);
+			CU_ASSERT_EQUAL(s.errors, 0);
+			CU_ASSERT_EQUAL(s.entries, live);
+		}
+	}
+	for (uint64_t k = 0; k < KEYS; k++) {
+		int r = btree_lookup(&info, root, k, v);
+		CU_ASSERT_EQUAL_FATAL(r, model[k] ? 0 : -ENODATA);
+		if (!r)
+			CU_ASSERT_EQUAL(le64_get(v), model[k]);
+	}
+	{
+		uint64_t found;
+		CU_ASSERT_EQUAL(btree_lookup_ge(&info, root, 0, &found, v), live ? 0 : -ENODATA);
+	}
+	/* remove everything: the tree shrinks back to one leaf */
+	for (uint64_t k = 0; k < KEYS; k++)
+		if (model[k])
+			CU_ASSERT_EQUAL_FATAL(btree_remove(&info, root, k, &root), 0);
+	{
+		struct shape s = { e.tm, -1, 0, 0 };
+		check_shape(&s, root, 0, 1);
+		CU_ASSERT_EQUAL(s.leaf_depth, 0);
+		CU_ASSERT_EQUAL(s.entries, 0);
+	}
+	/* every allocated metadata block is the root or block 0 */
+	CU_ASSERT_EQUAL(sm_nr_allocated(e.sm), 2);
+	CU_ASSERT(decs > 0);
+	free(model);
+	env_close(&e);
+}
+
+static void test_btree_shared(void)
+{
+	struct env e;
+	struct btree_info info;
+	uint64_t a, b, found;
+	unsigned char v[8];
+	uint32_t c;
+
+	env_open(&e, 4096, 256);
+	info = (struct btree_info){ e.tm, { 8, NULL, NULL, NULL } };
+	CU_ASSERT_FATAL(btree_empty(&info, &a) == 0);
+	for (uint64_t k = 0; k < 2000; k++) {
+		le64_put(v, k);
+		CU_ASSERT_EQUAL_FATAL(btree_insert(&info, a, k * 2, v, &a, NULL, 0), 0);
+	}
+	/* commit, so that shadowing copies, then share the root (a snapshot) */
+	{
+		struct sm_root r;
+		CU_ASSERT_EQUAL(sm_commit(e.sm, NULL, &r), 0);
+		CU_ASSERT_EQUAL(tm_commit(e.tm), 0);
+	}
+	CU_ASSERT_EQUAL(tm_inc(e.tm, a), 0);
+	b = a;
+	le64_put(v, 777);
+	CU_ASSERT_EQUAL(btree_insert(&info, b, 1001, v, &b, NULL, 0), 0);
+	CU_ASSERT_NOT_EQUAL(a, b);
+	CU_ASSERT_EQUAL(btree_lookup(&info, a, 1001, v), -ENODATA);
+	CU_ASSERT_EQUAL(btree_lookup(&info, b, 1001, v), 0);
+	CU_ASSERT(tm_ref(e.tm, a, &c) == 0 && c == 1);
+	CU_ASSERT_EQUAL(btree_remove(&info, a, 0, &a), 0);
+	CU_ASSERT_EQUAL(btree_lookup(&info, b, 0, v), 0);
+	CU_ASSERT(btree_lookup_ge(&info, a, 0, &found, v) == 0 && found == 2);
+	/* dropping both trees frees everything but block 0 */
+	CU_ASSERT_EQUAL(btree_del(&info, a), 0);
+	CU_ASSERT_EQUAL(btree_del(&info, b), 0);
+	CU_ASSERT_EQUAL(sm_nr_allocated(e.sm), 1 + 3 /* space map blocks of the commit */);
+	env_close(&e);
+}
+
+/* ---- bottom-up builder ---- */
+
+struct mem_sink {
+	struct io_engine *io;
+	uint64_t next;
+};
+
+static int sink_alloc(void *ctx, uint64_t *b)
+{
+	*b = ((struct mem_sink *)ctx)->next++;
+	return 0;
+}
+
+static int sink_write(void *ctx, uint64_t b, const void *data)
+{
+	return io_write(((struct mem_sink *)ctx)->io, b * 4096, data, 4096);
+}
+
+static void test_btree_build(void)
+{
+	static const uint64_t sizes[] = { 0, 1, 252, 253, 378, 504, 505, 63504, 63505, 100000 };
+	struct env e;
+
+	env_open(&e, 8192, 256);
+	for (size_t t = 0; t < TP_ARRAY_SIZE(sizes); t++) {
+		struct mem_sink sink = { e.io, 1 };
+		struct btree_build bb;
+		struct btree_info info = { e.tm, { 8, NULL, NULL, NULL } };
+		uint64_t root;
+		unsigned char v[8];
+
+		btree_build_init(&bb, 8, sink_alloc, sink_write, &sink);
+		for (uint64_t k = 0; k < sizes[t]; k++) {
+			le64_put(v, k + 5);
+			CU_ASSERT_EQUAL_FATAL(btree_build_add(&bb, k * 3, v), 0);
+		}
+		if (sizes[t])
+			CU_ASSERT_EQUAL(btree_build_add(&bb, 0, v), -EINVAL);
+		CU_ASSERT_EQUAL_FATAL(btree_build_finish(&bb, &root), 0);
+		btree_build_destroy(&bb);
+		CU_ASSERT_EQUAL(sink.next - 1, btree_build_nr_nodes(sizes[t], 8));
+		bm_forget(e.bm);
+		struct shape s = { e.tm, -1, 0, 0 };
+		check_shape(&s, root, 0, 1);
+		CU_ASSERT_EQUAL(s.errors, 0);
+		CU_ASSERT_EQUAL(s.entries, sizes[t]);
+		if (sizes[t] > 1) {
+			CU_ASSERT_EQUAL(btree_lookup(&info, root, (sizes[t] - 1) * 3, v), 0);
+			CU_ASSERT_EQUAL(le64_get(v), sizes[t] - 1 + 5);
+		}
+		bm_forget(e.bm);
+	}
+	env_close(&e);
+}
+
+TP_TEST_SUITE(pdata, NULL, NULL,
+	      { "u64map", test_u64map },
+	      { "space_map", test_space_map },
+	      { "space_map_full", test_space_map_full },
+	      { "btree_model", test_btree_model },
+	      { "btree_shared", test_btree_shared },
+	      { "btree_build", test_btree_build })
