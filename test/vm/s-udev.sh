@@ -1,0 +1,89 @@
+#!/bin/bash
+# udev/56-dm-tptools.rules with a real udevd in the guest, and kernel/dm.c's
+# udev cookie synchronisation: /dev/<pool>/<vol> links for thin volumes
+# (names with '-' included), internal devices (tpool, tmeta, tdata) kept
+# away from blkid and the disk rules even when the data area holds a
+# filesystem, links gone after removal.
+. "$TP_SRC/test/vm/lib.sh"
+UDEVD=/lib/systemd/systemd-udevd
+[ -x "$UDEVD" ] || skip_scenario "no systemd-udevd on the host"
+[ -f /lib/udev/rules.d/95-dm-notify.rules ] || skip_scenario "no dm udev rules (dmsetup package)"
+set -- $TP_DISKS
+DISK=$1
+POOL=tp-b PUUID=udevtest1
+T=60	# seconds: a lost udev cookie would otherwise hang
+# `udevadm settle` does nothing in a chroot; udevd keeps /run/udev/queue
+# while events are pending
+settle() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ -e /run/udev/queue ] || return 0
+		sleep 0.1
+	done
+	fail "udev queue did not drain"
+}
+
+step "start udevd with our rules"
+mkdir -p /run/udev/rules.d
+cp "$TP_SRC/udev/56-dm-tptools.rules" /run/udev/rules.d/
+must "$UDEVD" --daemon --resolve-names=never
+settle
+unset DM_DISABLE_UDEV
+ok test -S /run/udev/control
+
+name() { tp-dmtest name "$POOL" "$@"; }
+uuid() { tp-dmtest uuid "$PUUID" "$@"; }
+TMETA=$(name tmeta) TDATA=$(name tdata) TPOOL=$(name tpool) V0=$(name thin v-1)
+
+step "pool and volume, created with udev synchronisation"
+must dd if=/dev/zero of="$DISK" bs=4096 count=1 oflag=direct status=none
+must timeout $T tp-dmtest linear "$TMETA" "$(uuid tmeta)" "$DISK" 0 $((4 << 20)) internal
+must timeout $T tp-dmtest linear "$TDATA" "$(uuid tdata)" "$DISK" $((4 << 20)) $((64 << 20)) internal
+must timeout $T tp-dmtest pool "$TPOOL" "$(uuid tpool)" "$(tp-dmtest devno "$TMETA")" \
+	"$(tp-dmtest devno "$TDATA")" $((64 << 11)) 128 0
+must timeout $T tp-dmtest create-thin "$TPOOL" 0
+must timeout $T tp-dmtest thin "$V0" "$(uuid thin 0)" "$(tp-dmtest devno "$TPOOL")" 0 $((32 << 11))
+ls -l /dev/mapper /dev/$POOL 2>&1
+ok test -b "/dev/mapper/$V0"
+ok test -L "/dev/$POOL/v-1"
+expect_eq "link target" "$(readlink -f "/dev/$POOL/v-1")" "$(readlink -f "/dev/mapper/$V0")"
+for d in tpool tmeta tdata; do
+	ok test ! -e "/dev/$POOL/$d"
+done
+
+step "a filesystem on the volume is seen there, not in the data area"
+# provision the volume's first block first: it becomes data block 0, so
+# the ext4 superblock lands at the start of the data area
+must dd if=/dev/zero of="/dev/$POOL/v-1" bs=64k count=1 oflag=direct status=none
+must timeout $T mkfs.ext4 -q -F -E nodiscard "/dev/$POOL/v-1"
+# the data area does hold the filesystem's superblock
+expect_eq "blkid on the data area" "$(blkid -p -o value -s TYPE "/dev/mapper/$TDATA")" ext4
+ok timeout $T udevadm trigger --action=change "/dev/mapper/$V0" "/dev/mapper/$TDATA"
+sleep 0.5
+settle
+vol=$(udevadm info --query=property "/dev/mapper/$V0")
+data=$(udevadm info --query=property "/dev/mapper/$TDATA")
+echo "$data" | grep -E '^(DM_|ID_FS|TPTOOLS|SYSTEMD)' || true
+expect_eq "volume fs" "$(sed -n 's/^ID_FS_TYPE=//p' <<<"$vol")" ext4
+expect_eq "volume pool" "$(sed -n 's/^TPTOOLS_POOL=//p' <<<"$vol")" "$POOL"
+expect_eq "volume name" "$(sed -n 's/^TPTOOLS_VOLUME=//p' <<<"$vol")" "v-1"
+expect_eq "data area probed" "$(sed -n 's/^ID_FS_TYPE=//p' <<<"$data")" ""
+expect_eq "data area other rules" "$(sed -n 's/^DM_UDEV_DISABLE_OTHER_RULES_FLAG=//p' <<<"$data")" 1
+fsuuid=$(sed -n 's/^ID_FS_UUID=//p' <<<"$vol")
+expect_eq "by-uuid link" "$(readlink -f "/dev/disk/by-uuid/$fsuuid")" "$(readlink -f "/dev/mapper/$V0")"
+
+step "suspend and resume keep the link"
+must timeout $T tp-dmtest suspend "$V0"
+must timeout $T tp-dmtest resume "$V0"
+settle
+ok test -L "/dev/$POOL/v-1"
+
+step "removal removes the links"
+for d in "$V0" "$TPOOL" "$TDATA" "$TMETA"; do
+	must timeout $T tp-dmtest remove "$d"
+done
+settle
+ok test ! -e "/dev/$POOL/v-1"
+ok test ! -e "/dev/mapper/$V0"
+udevadm control --exit
+finish
