@@ -43,10 +43,26 @@ int cli_usage_error(const struct tp_command *cmd, const char *fmt, ...)
 	return TP_EXIT_USAGE;
 }
 
+/* popt hands string option values over as malloc'd copies: free them. */
+static void free_strings(const struct poptOption *o)
+{
+	for (; o && (o->longName || o->shortName || o->arg); o++) {
+		unsigned type = o->argInfo & POPT_ARG_MASK;
+		if (type == POPT_ARG_INCLUDE_TABLE)
+			free_strings(o->arg);
+		else if (type == POPT_ARG_STRING && o->arg) {
+			free(*(char **)o->arg);
+			*(char **)o->arg = NULL;
+		}
+	}
+}
+
 void cli_end(struct cli *cli)
 {
-	if (cli->ctx)
+	if (cli->ctx) {
 		poptFreeContext(cli->ctx);
+		free_strings(cli->table);
+	}
 	cli->ctx = NULL;
 }
 

@@ -1,0 +1,149 @@
+/* pool.h - the engine API the commands call: pools and thin volumes.
+ *
+ * Owns: an open pool (struct pool): its two devices, their labels, the VG
+ * model read from the newest valid VG metadata copy, the thin metadata of
+ * the ACTIVE area, and the pool lock. Also the transaction-id protocol
+ * that keeps the VG metadata and the thin metadata in step.
+ *
+ * Finding a pool: by name through the devices file (metadata/vg/devices.h);
+ * when an entry is missing or stale, every block device (libudev, through
+ * lib/dev/scan.h) is probed for our label, and the devices file is put
+ * right. `devices` (the --devices option: "A,B") names the devices
+ * explicitly instead (image files included) and records them.
+ *
+ * The transaction-id protocol (one change = one VG commit + one thin
+ * transaction, the VG first, like LVM's pool messages):
+ *   1. VG metadata says transaction_id T and thin metadata says T: in step.
+ *   2. A change writes the VG with the new state and T+1 (the VG is the
+ *      journal of intent), then applies the change to the thin metadata,
+ *      sets its transaction id T -> T+1 and commits it.
+ *   3. A crash between the two leaves VG = T+1, thin = T. The next command
+ *      that opens the pool for writing sees this, replays the difference
+ *      (creates the thin devices and snapshots the VG lists but the thin
+ *      metadata lacks, deletes those the VG no longer lists), sets T+1,
+ *      commits, and says what it completed. A read-only open reports it.
+ *   4. Any other difference (thin ahead of the VG, or behind by more than
+ *      one) is not guessed at: -EUCLEAN with a message pointing at tpcheck.
+ *   If the thin part of a change fails (e.g. metadata full), the thin
+ *   transaction is aborted and the VG commit is undone by a second commit
+ *   of the previous state, so nothing half-done stays.
+ *
+ * Errors: 0 or -errno, logged once where found with the object's name and
+ * what to do next. -EINVAL/-ERANGE: the caller's input (exit 3); -ENOENT:
+ * no such pool or volume; -EEXIST: name taken; -EBUSY: in use; -EUCLEAN:
+ * damaged metadata; -ENOSPC: a device or the pool is too small/full. */
+#ifndef TP_POOL_POOL_H
+#define TP_POOL_POOL_H
+
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "lib/pool/policy.h"
+#include "metadata/vg/vg.h"
+
+struct pool;
+struct thin_md;
+
+/* ---- create ---- */
+
+struct pool_create_params {
+	const char *name;
+	const char *data_path;
+	const char *meta_path;
+	uint64_t chunk;			/* bytes; 0 = auto */
+	enum tp_choice zero;
+	uint64_t metadata_size;		/* bytes; 0 = auto */
+	enum vg_discards discards;	/* only when discards_set */
+	int discards_set;
+	enum vg_when_full when_full;
+	int force;			/* override signature checks */
+};
+
+/* What tpcreate decided (for --explain and the summary). */
+struct pool_create_plan {
+	struct tp_topology topo;
+	char stripe_reason[TP_REASON_LEN];
+	struct tp_policy_plan policy;
+	uint64_t data_dev_size, meta_dev_size;
+	uint64_t data_area_size;	/* whole chunks only */
+	unsigned nr_signatures;		/* found on the devices (refused unless force) */
+	char signatures[2][256];	/* one description per device ("" if none) */
+};
+
+/* Check the devices and decide the geometry without writing anything.
+ * -EINVAL for bad input, -ENOSPC for too-small devices, -EBUSY when a
+ * device carries a signature (and !force) or belongs to another pool. */
+int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan) TP_MUST_CHECK;
+/* Create the pool as planned: thin metadata formatted in the active area,
+ * labels, VG metadata on both devices, devices file, backup. */
+int pool_create(const struct pool_create_params *p, const struct pool_create_plan *plan)
+	TP_MUST_CHECK;
+
+/* ---- open / close ---- */
+
+enum pool_open_flags {
+	POOL_RDONLY = 1 << 0,	/* shared lock, no writes, no repairs */
+};
+
+/* DEVICES: NULL, or a comma-separated list of the pool's device paths. */
+int pool_open(const char *name, const char *devices, unsigned flags, struct pool **out)
+	TP_MUST_CHECK;
+void pool_close(struct pool *p);	/* NULL ok */
+
+const struct vg *pool_vg(const struct pool *p);
+struct thin_md *pool_thin(struct pool *p);
+const char *pool_name(const struct pool *p);
+/* Path of the device in ROLE (as opened). */
+const char *pool_device_path(const struct pool *p, enum vg_role role);
+
+/* ---- volumes ---- */
+
+/* Split "POOL/VOL" into its parts (copies into the buffers); -EINVAL with
+ * a message if malformed or a name is invalid. */
+int pool_split_volume_spec(const char *spec, char pool[VG_NAME_MAX + 1],
+			   char vol[VG_NAME_MAX + 1]) TP_MUST_CHECK;
+
+/* Create thin volume NAME of SIZE bytes (rounded up to 512). *OVER is set
+ * to the sum of all virtual sizes when it exceeds the pool's data size
+ * (over-provisioning), else 0. */
+int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
+	TP_MUST_CHECK;
+/* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine). */
+int pool_volume_snapshot(struct pool *p, const char *origin, const char *name) TP_MUST_CHECK;
+int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
+
+/* Wipe the pool: labels and VG areas of both devices, the devices-file
+ * entries; the backups stay. P is closed and freed either way. */
+int pool_remove(struct pool *p) TP_MUST_CHECK;
+
+/* ---- status ---- */
+
+struct pool_volume_status {
+	const struct vg_volume *vol;
+	uint64_t mapped;	/* bytes */
+	uint64_t exclusive;	/* bytes only this volume maps */
+	uint64_t shared;	/* bytes shared with other volumes */
+};
+
+struct pool_status {
+	uint64_t data_size, data_used;		/* bytes */
+	uint64_t meta_size, meta_used;		/* bytes of the active area */
+	uint64_t chunk;				/* bytes */
+	uint64_t transaction_id;
+	uint64_t virtual_total;			/* sum of volume sizes */
+	uint64_t data_offset;			/* byte offset of the data area */
+	uint64_t meta_offset;			/* byte offset of the ACTIVE thin area */
+	uint64_t spare_offset;			/* byte offset of the spare area */
+	int needs_check;
+	unsigned nr_volumes;
+	struct pool_volume_status *volumes;	/* VG order */
+};
+
+int pool_get_status(struct pool *p, struct pool_status *st) TP_MUST_CHECK;
+void pool_status_free(struct pool_status *st);
+
+/* Names of pools known from the devices file, sorted, unique; caller frees
+ * the array and each string. */
+int pool_list_names(char ***names, unsigned *n) TP_MUST_CHECK;
+
+#endif

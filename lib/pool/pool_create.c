@@ -1,0 +1,381 @@
+/* pool_create.c - tpcreate's engine: check the devices, decide the
+ * geometry (policy.h), write thin metadata, VG metadata and labels;
+ * and tpremove's wipe. */
+#include "lib/pool/pool_int.h"
+
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+#include "lib/dev/probe.h"
+#include "lib/dev/topology.h"
+#include "metadata/vg/backup.h"
+#include "metadata/vg/devices.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Bytes before the data area and before the active thin area: sector 0,
+ * the label, the VG metadata area. */
+#define POOL_HEADER ((uint64_t)VG_MDA_DEFAULT_OFFSET + VG_MDA_DEFAULT_SIZE)
+
+/* libblkid does not know our label: recognise it for tp_dev_probe. */
+static int match_label(const void *buf, size_t len, struct tp_signature *sig, void *arg)
+{
+	struct tp_log_capture quiet;
+	struct vg_label l;
+	int r;
+
+	(void)arg;
+	if (len < VG_LABEL_OFFSET + VG_LABEL_SIZE)
+		return 0;
+	if (memcmp((const char *)buf + VG_LABEL_OFFSET + 4, VG_LABEL_MAGIC, 8))
+		return 0;
+	sig->kind = TP_SIG_TPTOOLS;
+	snprintf(sig->type, sizeof(sig->type), "tptools");
+	sig->offset = VG_LABEL_OFFSET;
+	tp_log_capture(&quiet); /* a damaged label is reported below */
+	r = vg_label_decode((const uint8_t *)buf + VG_LABEL_OFFSET, "probe", &l);
+	tp_log_capture(NULL);
+	if (r == VG_LABEL_FOUND)
+		snprintf(sig->label, sizeof(sig->label), "pool %.56s", l.pool_name);
+	else
+		snprintf(sig->label, sizeof(sig->label), "damaged label");
+	return 1;
+}
+
+static int same_device(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return 0;
+	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
+		return sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int device_size(const char *what, const char *path, uint64_t *size)
+{
+	struct io_engine *io;
+	int r = io_fd_open(path, IO_RDONLY, &io);
+
+	if (r) {
+		if (r == -ENOTBLK)
+			log_error("%s device %s is neither a block device nor an image file", what,
+				  path);
+		else
+			log_error("cannot open %s device %s: %s", what, path, strerror(-r));
+		return r == -ENOTBLK ? -EINVAL : r;
+	}
+	*size = io->size;
+	io_destroy(io);
+	return 0;
+}
+
+static int check_signatures(const struct pool_create_params *p, struct pool_create_plan *plan)
+{
+	const char *paths[2] = { p->data_path, p->meta_path };
+	const struct tp_probe_hook hook = { match_label, NULL };
+
+	for (int i = 0; i < 2; i++) {
+		struct tp_probe_result res;
+		char one[160];
+		int r = tp_dev_probe(paths[i], &hook, &res);
+
+		if (r < 0)
+			return r;
+		plan->signatures[i][0] = '\0';
+		for (unsigned k = 0; k < res.count; k++) {
+			size_t used = strlen(plan->signatures[i]);
+			tp_signature_describe(&res.sig[k], one, sizeof(one));
+			snprintf(plan->signatures[i] + used, sizeof(plan->signatures[i]) - used,
+				 "%s%s", k ? "; " : "", one);
+		}
+		plan->nr_signatures += res.count;
+		if (res.count && !p->force) {
+			log_error("%s carries %s; tpcreate will not overwrite it. Wipe it "
+				  "(wipefs -a) or add --force if its contents are no longer needed",
+				  paths[i], plan->signatures[i]);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
+{
+	struct tp_policy_input in;
+	struct vg_devices_entry e;
+	const char *why;
+	int r;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!vg_name_valid(p->name, &why)) {
+		log_error("invalid pool name '%s': %s", p->name, why);
+		return -EINVAL;
+	}
+	if (same_device(p->data_path, p->meta_path)) {
+		log_error("--data and --meta name the same device (%s); a pool needs two devices",
+			  p->data_path);
+		return -EINVAL;
+	}
+	r = vg_devices_lookup_pool(p->name, &e, 1);
+	if (r > 0) {
+		log_error("a pool named %s already exists (on %s); choose another name or remove "
+			  "it with 'tpremove %s'", p->name, e.path, p->name);
+		return -EEXIST;
+	}
+	if ((r = device_size("data", p->data_path, &plan->data_dev_size)) ||
+	    (r = device_size("metadata", p->meta_path, &plan->meta_dev_size)))
+		return r;
+	if ((r = check_signatures(p, plan)))
+		return r;
+	r = tp_topology_get(p->data_path, &plan->topo);
+	if (r)
+		return r;
+	memset(&in, 0, sizeof(in));
+	in.topo = plan->topo;
+	in.data_dev_size = plan->data_dev_size;
+	in.data_header = POOL_HEADER;
+	in.meta_dev_size = plan->meta_dev_size;
+	in.meta_header = POOL_HEADER;
+	in.chunk = p->chunk;
+	in.zero = p->zero;
+	in.metadata_size = p->metadata_size;
+	tp_policy_stripe(&plan->topo, plan->stripe_reason, sizeof(plan->stripe_reason));
+	r = tp_policy_plan(&in, &plan->policy);
+	if (r) {
+		log_error("pool %s: %s", p->name, plan->policy.error);
+		return r;
+	}
+	plan->data_area_size = plan->policy.data_blocks * plan->policy.chunk.chunk;
+	if (plan->policy.data_blocks > THIN_MAX_DATA_BLOCKS) {
+		log_error("pool %s: %llu chunks are more than dm-thin can address; choose a larger "
+			  "--chunk", p->name, (unsigned long long)plan->policy.data_blocks);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void fill_label(struct vg_label *l, const struct vg *vg, enum vg_role role,
+		       uint64_t size)
+{
+	memset(l, 0, sizeof(*l));
+	l->version = VG_LABEL_VERSION;
+	l->role = role;
+	strcpy(l->pv_uuid, vg->dev[role].pv_uuid);
+	strcpy(l->pool_uuid, vg->uuid);
+	snprintf(l->pool_name, sizeof(l->pool_name), "%s", vg->name);
+	l->device_size = size;
+	l->mda = vg->dev[role].mda;
+	l->area[0] = vg->dev[role].area[0];
+	l->area[1] = vg->dev[role].area[1];
+}
+
+static int build_vg(const struct pool_create_params *p, const struct pool_create_plan *plan,
+		    struct vg **out)
+{
+	const struct tp_policy_plan *pol = &plan->policy;
+	struct vg *vg = vg_alloc();
+	int r;
+
+	if (!vg)
+		return -ENOMEM;
+	snprintf(vg->name, sizeof(vg->name), "%s", p->name);
+	if ((r = vg_uuid_generate(vg->uuid)) ||
+	    (r = vg_uuid_generate(vg->dev[VG_ROLE_DATA].pv_uuid)) ||
+	    (r = vg_uuid_generate(vg->dev[VG_ROLE_META].pv_uuid))) {
+		vg_free(vg);
+		return r;
+	}
+	vg->creation_time = (int64_t)time(NULL);
+	if (gethostname(vg->creation_host, sizeof(vg->creation_host) - 1))
+		strcpy(vg->creation_host, "unknown");
+	vg->chunk_size = (uint32_t)(pol->chunk.chunk / 512);
+	vg->zero = pol->zero.zero;
+	vg->discards = p->discards_set ? p->discards
+			: pol->discards.passdown ? VG_DISCARDS_PASSDOWN : VG_DISCARDS_NOPASSDOWN;
+	vg->when_full = p->when_full;
+	vg->metadata_area = 0;
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		struct vg_device *d = &vg->dev[i];
+		snprintf(d->path, sizeof(d->path), "%s", i == VG_ROLE_DATA ? p->data_path
+									  : p->meta_path);
+		d->size = i == VG_ROLE_DATA ? plan->data_dev_size : plan->meta_dev_size;
+		d->mda.offset = VG_MDA_DEFAULT_OFFSET;
+		d->mda.size = VG_MDA_DEFAULT_SIZE;
+	}
+	vg->dev[VG_ROLE_DATA].area[0].offset = pol->data_offset.offset;
+	vg->dev[VG_ROLE_DATA].area[0].size = plan->data_area_size;
+	vg->dev[VG_ROLE_META].area[0].offset = pol->meta.active_offset;
+	vg->dev[VG_ROLE_META].area[0].size = pol->meta.size;
+	vg->dev[VG_ROLE_META].area[1].offset = pol->meta.spare_offset;
+	vg->dev[VG_ROLE_META].area[1].size = pol->meta.size;
+	*out = vg;
+	return 0;
+}
+
+/* Zero the first metadata block of an area so nothing stale looks valid. */
+static int zero_block(struct io_engine *io, uint64_t offset)
+{
+	static const unsigned char zero[THIN_METADATA_BLOCK_SIZE];
+	return io_write(io, offset, zero, sizeof(zero));
+}
+
+static int create(const struct pool_create_params *p, const struct pool_create_plan *plan)
+{
+	struct vg_pv pv[VG_NR_ROLES];
+	struct io_engine *win = NULL;
+	struct thin_md *md = NULL;
+	struct tp_lock *lock = NULL;
+	struct vg *vg = NULL;
+	int r;
+
+	memset(pv, 0, sizeof(pv));
+	r = tp_lock_acquire(p->name, TP_LOCK_EXCL, &lock);
+	if (r) {
+		log_error("pool %s: cannot take its lock: %s", p->name, strerror(-r));
+		return r;
+	}
+	if ((r = build_vg(p, plan, &vg)))
+		goto out;
+	if ((r = io_fd_open(p->data_path, IO_EXCL, &pv[VG_ROLE_DATA].io)) ||
+	    (r = io_fd_open(p->meta_path, IO_EXCL, &pv[VG_ROLE_META].io))) {
+		log_error("pool %s: cannot open its devices for writing: %s (in use?)", p->name,
+			  strerror(-r));
+		goto out;
+	}
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		fill_label(&pv[i].label, vg, (enum vg_role)i, pv[i].io->size);
+	/* 1. thin metadata in the active area; the spare starts empty */
+	r = io_window_create(pv[VG_ROLE_META].io, vg->dev[VG_ROLE_META].area[0].offset,
+			     vg->dev[VG_ROLE_META].area[0].size, 0, &win);
+	if (!r)
+		r = thin_format(win, vg->chunk_size, plan->policy.data_blocks, &md);
+	if (!r)
+		r = zero_block(pv[VG_ROLE_META].io, vg->dev[VG_ROLE_META].area[1].offset);
+	if (r) {
+		log_error("pool %s: cannot write thin metadata on %s: %s", p->name, p->meta_path,
+			  strerror(-r));
+		goto out;
+	}
+	/* 2. VG metadata on both devices, 3. labels: the pool exists from here */
+	for (int i = 0; i < VG_NR_ROLES && !r; i++)
+		r = vg_mda_format(pv[i].io, &pv[i].label);
+	if (!r)
+		r = vg_commit(pv, VG_NR_ROLES, vg);
+	for (int i = 0; i < VG_NR_ROLES && !r; i++)
+		r = vg_label_write(pv[i].io, &pv[i].label);
+	if (r) {
+		log_error("pool %s: cannot write its labels and VG metadata: %s", p->name,
+			  strerror(-r));
+		goto out;
+	}
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		struct vg_devices_entry e;
+		memset(&e, 0, sizeof(e));
+		snprintf(e.pool, sizeof(e.pool), "%s", p->name);
+		e.role = (enum vg_role)i;
+		strcpy(e.pv_uuid, vg->dev[i].pv_uuid);
+		snprintf(e.path, sizeof(e.path), "%s", vg->dev[i].path);
+		if (vg_devices_add(&e))
+			log_warn("pool %s: could not record %s in the devices file; name the devices "
+				 "with --devices", p->name, e.path);
+	}
+out:
+	thin_close(md);
+	io_destroy(win);
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		io_destroy(pv[i].io);
+	vg_free(vg);
+	tp_lock_release(lock);
+	return r;
+}
+
+int pool_create(const struct pool_create_params *params, const struct pool_create_plan *plan)
+{
+	/* Absolute paths: the devices file and VG path hints must not depend
+	 * on the current directory. */
+	char *data = realpath(params->data_path, NULL), *meta = realpath(params->meta_path, NULL);
+	struct pool_create_params abs = *params;
+	int r;
+
+	abs.data_path = data ? data : params->data_path;
+	abs.meta_path = meta ? meta : params->meta_path;
+	r = create(&abs, plan);
+	free(data);
+	free(meta);
+	return r;
+}
+
+int pool_remove(struct pool *p)
+{
+	int r = 0, e;
+
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		e = vg_label_wipe(p->pv[i].io, 0);
+		if (e < 0 && !r)
+			r = e;
+	}
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		e = vg_mda_format(p->pv[i].io, &p->pv[i].label);
+		if (e && !r)
+			r = e;
+	}
+	if (r)
+		log_error("pool %s: could not wipe all of its labels: %s", p->name, strerror(-r));
+	e = vg_devices_remove_pool(p->name);
+	if (e && !r)
+		r = e;
+	pool_close(p);
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pool_list_names(char ***names, unsigned *n)
+{
+	struct vg_devices_entry *ent = NULL;
+	size_t nent = 0;
+	char **out;
+	unsigned k = 0;
+	int r = vg_devices_list(&ent, &nent);
+
+	*names = NULL;
+	*n = 0;
+	if (r)
+		return r;
+	out = calloc(nent + 1, sizeof(*out));
+	if (!out) {
+		free(ent);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nent; i++) {
+		unsigned j;
+		for (j = 0; j < k; j++)
+			if (!strcmp(out[j], ent[i].pool))
+				break;
+		if (j == k && !(out[k++] = strdup(ent[i].pool))) {
+			r = -ENOMEM;
+			break;
+		}
+	}
+	free(ent);
+	if (r) {
+		for (unsigned j = 0; j < k; j++)
+			free(out[j]);
+		free(out);
+		return r;
+	}
+	qsort(out, k, sizeof(*out), cmp_str);
+	*names = out;
+	*n = k;
+	return 0;
+}

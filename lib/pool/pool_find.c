@@ -1,0 +1,133 @@
+/* pool_find.c - where a pool's devices are: --devices, the devices file,
+ * or a label scan of every block device (libudev via lib/dev/scan.h). */
+#include "lib/pool/pool_int.h"
+
+#include "lib/base/log.h"
+#include "lib/dev/scan.h"
+#include "metadata/vg/devices.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pool_read_label(const char *path, struct vg_label *l)
+{
+	int r = vg_label_probe_path(path, l);
+
+	if (r == VG_LABEL_FOUND)
+		return 0;
+	if (r == VG_LABEL_NONE)
+		return -ENOENT;
+	return r;
+}
+
+/* Does the devices-file entry E still point at its device? */
+static int entry_current(const struct vg_devices_entry *e)
+{
+	struct vg_label l;
+
+	if (pool_read_label(e->path, &l))
+		return 0;
+	return !strcmp(l.pv_uuid, e->pv_uuid) && !strcmp(l.pool_name, e->pool) &&
+	       l.role == e->role;
+}
+
+/* Look at every block device's label for pool NAME. */
+static int scan_labels(const char *name, char *paths[VG_NR_ROLES])
+{
+	struct tp_dev_list list;
+	char uuid[VG_UUID_LEN + 1] = "";
+	unsigned i;
+	int r = tp_dev_scan("TPTOOLS-", &list);
+
+	if (r) {
+		log_debug(TP_DBG_POOL, "block device scan failed: %d", r);
+		return 0;
+	}
+	for (i = 0; i < list.count && !r; i++) {
+		const char *path = list.dev[i].path;
+		struct vg_label l;
+
+		if (pool_read_label(path, &l) || strcmp(l.pool_name, name))
+			continue;
+		if (uuid[0] && strcmp(uuid, l.pool_uuid)) {
+			log_error("two different pools named %s were found (%s is one); name the "
+				  "devices with --devices DATA,META", name, path);
+			r = -EEXIST;
+			break;
+		}
+		strcpy(uuid, l.pool_uuid);
+		if (!paths[l.role] && !(paths[l.role] = strdup(path)))
+			r = -ENOMEM;
+	}
+	tp_dev_list_free(&list);
+	return r;
+}
+
+static void record(const char *name, enum vg_role role, const char *path)
+{
+	struct vg_devices_entry e;
+	struct vg_label l;
+
+	if (pool_read_label(path, &l))
+		return;
+	memset(&e, 0, sizeof(e));
+	snprintf(e.pool, sizeof(e.pool), "%s", name);
+	e.role = role;
+	snprintf(e.pv_uuid, sizeof(e.pv_uuid), "%s", l.pv_uuid);
+	snprintf(e.path, sizeof(e.path), "%s", path);
+	if (vg_devices_add(&e))
+		log_warn("could not record %s in the devices file %s", path, "(see TPTOOLS_DIR)");
+}
+
+int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
+{
+	struct vg_devices_entry ent[8];
+	int n, i, r, stale = 0;
+
+	paths[0] = paths[1] = NULL;
+	n = vg_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
+		if (!entry_current(&ent[i])) {
+			stale = 1;
+			continue;
+		}
+		if (!paths[ent[i].role])
+			paths[ent[i].role] = strdup(ent[i].path);
+	}
+	if (paths[VG_ROLE_DATA] && paths[VG_ROLE_META])
+		return 0;
+	/* Lost or stale entries: look at every block device's label. */
+	r = scan_labels(name, paths);
+	if (r) {
+		free(paths[0]);
+		free(paths[1]);
+		paths[0] = paths[1] = NULL;
+		return r;
+	}
+	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
+		if (n > 0 || stale)
+			log_error("pool %s: its %s device was not found (devices file %s lists it, "
+				  "and no block device carries its label); attach it or name the "
+				  "devices with --devices DATA,META",
+				  name, paths[VG_ROLE_DATA] ? "metadata" : "data",
+				  "$TPTOOLS_DIR/devices");
+		else
+			log_error("pool %s not found: no such pool in the devices file and no "
+				  "block device carries its label; 'tpstatus' lists the known pools, "
+				  "--devices DATA,META names image files",
+				  name);
+		free(paths[0]);
+		free(paths[1]);
+		paths[0] = paths[1] = NULL;
+		return -ENOENT;
+	}
+	log_warn("pool %s: devices file entry was missing or stale; found %s and %s by their "
+		 "labels and recorded them", name, paths[VG_ROLE_DATA], paths[VG_ROLE_META]);
+	for (i = 0; i < VG_NR_ROLES; i++)
+		record(name, (enum vg_role)i, paths[i]);
+	return 0;
+}

@@ -1,0 +1,126 @@
+/* pool_txn.c - the transaction-id protocol between the VG metadata and the
+ * thin metadata (pool.h explains it): detect an interrupted change and
+ * complete it from the VG, which is committed first as the journal. */
+#include "lib/pool/pool_int.h"
+
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int has_id(const uint64_t *ids, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ids[mid] == id)
+			return 1;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Count the differences between the VG's volumes and the thin devices. */
+static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
+{
+	unsigned diff = 0;
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		diff += !has_id(ids, n, vg->volumes[i].dev_id);
+	for (size_t i = 0; i < n; i++)
+		diff += !vg_find_dev_id(vg, (uint32_t)ids[i]);
+	return diff;
+}
+
+/* Replay the VG's intent onto the thin metadata (uncommitted). */
+static int replay(struct pool *p, const uint64_t *ids, size_t n)
+{
+	const struct vg *vg = p->vg;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		if (vg_find_dev_id(vg, (uint32_t)ids[i]))
+			continue;
+		r = thin_delete(p->md, ids[i]);
+		if (r)
+			return r;
+		log_warn("pool %s: completed the interrupted removal of thin device %llu", p->name,
+			 (unsigned long long)ids[i]);
+	}
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		const struct vg_volume *o = v->origin[0] ? vg_find_volume(vg, v->origin) : NULL;
+
+		if (has_id(ids, n, v->dev_id))
+			continue;
+		if (o && has_id(ids, n, o->dev_id))
+			r = thin_create_snap(p->md, v->dev_id, o->dev_id);
+		else
+			r = thin_create_thin(p->md, v->dev_id);
+		if (r)
+			return r;
+		log_warn("pool %s: completed the interrupted creation of %s %s (thin device %u)",
+			 p->name, o ? "snapshot" : "volume", v->name, v->dev_id);
+	}
+	return 0;
+}
+
+int pool_reconcile(struct pool *p, int write)
+{
+	uint64_t tid, want = p->vg->transaction_id, *ids = NULL;
+	size_t n = 0;
+	unsigned diff;
+	int r;
+
+	r = thin_get_transaction_id(p->md, &tid);
+	if (!r)
+		r = thin_list_devices(p->md, &ids, &n);
+	if (r) {
+		log_error("pool %s: cannot read its thin metadata: %s; run 'tpcheck %s'", p->name,
+			  strerror(-r), p->name);
+		return r;
+	}
+	diff = count_diff(p->vg, ids, n);
+	if (tid == want) {
+		if (diff)
+			log_warn("pool %s: the VG metadata and the thin metadata list different "
+				 "volumes (%u differences) at the same transaction %llu; run "
+				 "'tpcheck %s'", p->name, diff, (unsigned long long)tid, p->name);
+		free(ids);
+		return 0;
+	}
+	if (tid + 1 != want) {
+		log_error("pool %s: transaction id mismatch: the VG metadata says %llu, the thin "
+			  "metadata says %llu; this was not made by an interrupted tptools "
+			  "command. Run 'tpcheck %s' and see tprepair(8)", p->name,
+			  (unsigned long long)want, (unsigned long long)tid, p->name);
+		free(ids);
+		return -EUCLEAN;
+	}
+	if (!write) {
+		log_warn("pool %s: transaction %llu was interrupted (the VG metadata was written, "
+			 "the thin metadata was not); the next change to the pool completes it",
+			 p->name, (unsigned long long)want);
+		free(ids);
+		return 0;
+	}
+	r = replay(p, ids, n);
+	if (!r)
+		r = thin_set_transaction_id(p->md, tid, want);
+	if (!r)
+		r = thin_commit(p->md);
+	free(ids);
+	if (r) {
+		int a = thin_abort(p->md);
+		(void)a;
+		log_error("pool %s: could not complete interrupted transaction %llu: %s; run "
+			  "'tpcheck %s'", p->name, (unsigned long long)want, strerror(-r), p->name);
+		return r;
+	}
+	log_warn("pool %s: transaction %llu had been interrupted; it is now complete", p->name,
+		 (unsigned long long)want);
+	return 0;
+}
