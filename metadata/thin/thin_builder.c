@@ -324,7 +324,8 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 		return -ENOMEM;
 	while (u64map_next(&b->overflow, &pos, &k, &v))
 		keys[n++] = k;
-	qsort(keys, n, sizeof(*keys), cmp_u64);
+	if (n)
+		qsort(keys, n, sizeof(*keys), cmp_u64);
 	btree_build_init(&bb, 4, alloc_block, write_block, b);
 	for (size_t i = 0; i < n && !r; i++) {
 		u64map_get(&b->overflow, keys[i], &v);

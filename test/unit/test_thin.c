@@ -1,0 +1,394 @@
+/* thin API: basics, kernel fixtures, and the model test (thousands of
+ * random operations against an in-memory reference model; after every
+ * commit the reopened metadata must equal the model and every reference
+ * count must equal what a full walk computes). */
+#include "lib/base/io.h"
+#include "lib/base/log.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_builder.h"
+#include "metadata/thin/thin_walk.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXDEV 24
+#define VBLOCKS 300
+#define NR_DATA 6000
+
+struct mdev {
+	int exists;
+	struct thin_ir_device d;
+	uint64_t map[VBLOCKS];	/* 0 unmapped, else time << 40 | (dblock + 1) */
+};
+
+struct model {
+	struct mdev dev[MAXDEV];
+	uint32_t time;
+	uint64_t trans;
+};
+
+static uint64_t rs = 0x1234567887654321ull;
+
+static uint64_t rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs;
+}
+
+/* ---- compare a walk with a model ---- */
+
+struct cmp {
+	const struct model *m;
+	int cur;		/* device being visited */
+	int next_min;		/* devices below this were visited */
+	uint64_t seen;
+	int errors;
+};
+
+static int c_sb(void *ctx, const struct thin_ir_superblock *sb)
+{
+	struct cmp *c = ctx;
+	if (sb->time != c->m->time || sb->transaction != c->m->trans)
+		c->errors++;
+	return 0;
+}
+
+static int c_dev(void *ctx, const struct thin_ir_device *d)
+{
+	struct cmp *c = ctx;
+	const struct mdev *md;
+
+	if (d->dev_id >= MAXDEV || (int)d->dev_id < c->next_min) {
+		c->errors++;
+		return -EINVAL;
+	}
+	for (int i = c->next_min; i < (int)d->dev_id; i++)
+		c->errors += c->m->dev[i].exists;	/* skipped a device */
+	md = &c->m->dev[d->dev_id];
+	if (!md->exists || memcmp(&md->d, d, sizeof(*d)))
+		c->errors++;
+	c->cur = (int)d->dev_id;
+	c->next_min = c->cur + 1;
+	c->seen = 0;
+	return 0;
+}
+
+static int c_map(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	struct cmp *c = ctx;
+	const struct mdev *md = &c->m->dev[c->cur];
+
+	for (size_t i = 0; i < n; i++) {
+		for (uint64_t k = 0; k < runs[i].length; k++) {
+			uint64_t v = runs[i].origin_begin + k;
+			uint64_t want = (uint64_t)runs[i].time << 40 | (runs[i].data_begin + k + 1);
+			if (v >= VBLOCKS || md->map[v] != want)
+				c->errors++;
+			c->seen++;
+		}
+	}
+	return 0;
+}
+
+static int c_dev_end(void *ctx)
+{
+	struct cmp *c = ctx;
+	uint64_t want = 0;
+
+	for (int v = 0; v < VBLOCKS; v++)
+		want += c->m->dev[c->cur].map[v] != 0;
+	if (want != c->seen || want != c->m->dev[c->cur].d.mapped_blocks)
+		c->errors++;
+	return 0;
+}
+
+static int c_sb_end(void *ctx)
+{
+	struct cmp *c = ctx;
+	for (int i = c->next_min; i < MAXDEV; i++)
+		c->errors += c->m->dev[i].exists;
+	return 0;
+}
+
+static int compare(struct io_engine *io, unsigned flags, const struct model *m)
+{
+	struct cmp c = { m, -1, 0, 0, 0 };
+	struct thin_ir_visitor v = { &c, c_sb, c_sb_end, c_dev, c_dev_end, c_map };
+	int r = thin_walk_io(io, flags, &v, NULL);
+
+	return r ? r : c.errors;
+}
+
+/* ---- the model test ---- */
+
+static void check_reopened(struct io_engine *io, struct thin_md **md, const struct model *m)
+{
+	uint64_t *ids;
+	size_t n, want = 0;
+
+	thin_close(*md);
+	CU_ASSERT_FATAL(thin_open(io, 0, md) == 0);
+	CU_ASSERT_EQUAL(compare(io, 0, m), 0);
+	CU_ASSERT_EQUAL(thin_verify_counts(*md), 0);
+	CU_ASSERT_FATAL(thin_list_devices(*md, &ids, &n) == 0);
+	for (int i = 0; i < MAXDEV; i++)
+		want += m->dev[i].exists;
+	CU_ASSERT_EQUAL(n, want);
+	for (size_t i = 0; i < n; i++) {
+		struct thin_ir_device d;
+		CU_ASSERT(ids[i] < MAXDEV && m->dev[ids[i]].exists);
+		CU_ASSERT(thin_device_info(*md, ids[i], &d) == 0 &&
+			  !memcmp(&d, &m->dev[ids[i]].d, sizeof(d)));
+	}
+	free(ids);
+}
+
+static void test_model(void)
+{
+	struct io_engine *io;
+	struct thin_md *md;
+	struct model *cur = calloc(1, sizeof(*cur)), *com = calloc(1, sizeof(*com));
+	struct model *snap = calloc(1, sizeof(*snap));
+	int have_snap = 0, commits = 0, aborts = 0, ops = 0;
+	struct tp_log_capture cap;
+
+	CU_ASSERT_FATAL(io_mem_create(8 << 20, "model", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, NR_DATA, &md) == 0);
+	tp_log_capture(&cap);	/* expected errors (EEXIST, ...) stay quiet */
+	for (int step = 0; step < 4000; step++) {
+		unsigned op = (unsigned)(rnd() % 100);
+		uint64_t id = rnd() % MAXDEV, o = rnd() % MAXDEV, v = rnd() % VBLOCKS;
+		struct mdev *d = &cur->dev[id];
+		int r;
+
+		ops++;
+		if (op < 4) {
+			r = thin_create_thin(md, id);
+			CU_ASSERT_EQUAL_FATAL(r, d->exists ? -EEXIST : 0);
+			if (!r) {
+				memset(d, 0, sizeof(*d));
+				d->exists = 1;
+				d->d = (struct thin_ir_device){ id, 0, cur->trans, cur->time, cur->time };
+			}
+		} else if (op < 7) {
+			r = thin_create_snap(md, id, o);
+			CU_ASSERT_EQUAL_FATAL(r, d->exists ? -EEXIST : !cur->dev[o].exists ? -ENODATA : 0);
+			if (!r) {
+				cur->time++;
+				cur->dev[o].d.snap_time = cur->time;
+				*d = cur->dev[o];
+				d->d = (struct thin_ir_device){ id, cur->dev[o].d.mapped_blocks, cur->trans,
+								cur->time, cur->time };
+			}
+		} else if (op < 9) {
+			r = thin_delete(md, id);
+			CU_ASSERT_EQUAL_FATAL(r, d->exists ? 0 : -ENODATA);
+			d->exists = 0;
+		} else if (op < 70) {
+			uint64_t db;
+			if (!d->exists)
+				continue;
+			r = thin_alloc_data_block(md, &db);
+			if (r == -ENOSPC)
+				continue;
+			CU_ASSERT_EQUAL_FATAL(r, 0);
+			CU_ASSERT_EQUAL_FATAL(thin_insert_mapping_alloced(md, id, v, db), 0);
+			d->d.mapped_blocks += !d->map[v];
+			d->map[v] = (uint64_t)cur->time << 40 | (db + 1);
+		} else if (op < 88) {
+			if (!d->exists)
+				continue;
+			r = thin_remove_mapping(md, id, v);
+			CU_ASSERT_EQUAL_FATAL(r, d->map[v] ? 0 : -ENODATA);
+			d->d.mapped_blocks -= !!d->map[v];
+			d->map[v] = 0;
+		} else if (op < 90) {
+			uint64_t t = rnd() % 3 ? cur->trans : cur->trans + 1;
+			r = thin_set_transaction_id(md, t, t + 1);
+			CU_ASSERT_EQUAL_FATAL(r, t == cur->trans ? 0 : -EINVAL);
+			if (!r)
+				cur->trans = t + 1;
+		} else if (op < 96) {
+			CU_ASSERT_EQUAL_FATAL(thin_commit(md), 0);
+			*com = *cur;
+			commits++;
+			check_reopened(io, &md, com);
+			if (have_snap)
+				CU_ASSERT_EQUAL(compare(io, THIN_WALK_METADATA_SNAP, snap), 0);
+		} else if (op < 98) {
+			CU_ASSERT_EQUAL_FATAL(thin_abort(md), 0);
+			*cur = *com;
+			aborts++;
+		} else {
+			if (!have_snap) {
+				CU_ASSERT_EQUAL_FATAL(thin_reserve_metadata_snap(md), 0);
+				*snap = *cur;
+			} else {
+				CU_ASSERT_EQUAL_FATAL(thin_release_metadata_snap(md), 0);
+			}
+			have_snap = !have_snap;
+			*com = *cur;
+			check_reopened(io, &md, com);
+		}
+	}
+	tp_log_capture(NULL);
+	CU_ASSERT(commits > 100 && aborts > 30);
+	CU_ASSERT_EQUAL(thin_commit(md), 0);
+	*com = *cur;
+	check_reopened(io, &md, com);
+	thin_close(md);
+	io_destroy(io);
+	free(cur);
+	free(com);
+	free(snap);
+}
+
+/* ---- basics ---- */
+
+static void test_basics(void)
+{
+	struct io_engine *io;
+	struct thin_md *md;
+	struct thin_ir_superblock sb;
+	uint64_t db, mu, mt, du, dt, mapped, excl, shared, s;
+	uint32_t t;
+	struct tp_log_capture cap;
+
+	CU_ASSERT_FATAL(io_mem_create(4 << 20, "basics", &io) == 0);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(thin_format(io, 100, 10, &md), -EINVAL);
+	tp_log_capture(NULL);
+	CU_ASSERT_FATAL(thin_format(io, 256, 1000, &md) == 0);
+	CU_ASSERT_EQUAL(thin_superblock_info(md, &sb), 0);
+	CU_ASSERT(sb.data_block_size == 256 && sb.nr_data_blocks == 1000 && sb.version == 2);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(thin_create_thin(md, THIN_MAX_DEV_ID + 1), -EINVAL);
+	CU_ASSERT_EQUAL(thin_create_thin(md, 5), 0);
+	CU_ASSERT_EQUAL(thin_create_thin(md, 5), -EEXIST);
+	CU_ASSERT_EQUAL(thin_create_snap(md, 6, 7), -ENODATA);
+	CU_ASSERT_EQUAL(thin_insert_mapping(md, 5, 0, 1000), -EINVAL);
+	CU_ASSERT_EQUAL(thin_release_metadata_snap(md), -EINVAL);
+	tp_log_capture(NULL);
+	for (uint64_t v = 0; v < 10; v++) {
+		CU_ASSERT_EQUAL(thin_alloc_data_block(md, &db), 0);
+		CU_ASSERT_EQUAL(thin_insert_mapping_alloced(md, 5, v, db), 0);
+	}
+	CU_ASSERT_EQUAL(thin_create_snap(md, 6, 5), 0);
+	CU_ASSERT_EQUAL(thin_get_time(md), 1);
+	CU_ASSERT_EQUAL(thin_alloc_data_block(md, &db), 0);
+	CU_ASSERT_EQUAL(thin_insert_mapping_alloced(md, 5, 3, db), 0);	/* break sharing */
+	CU_ASSERT(thin_lookup(md, 5, 3, &db, &t) == 0 && t == 1);
+	CU_ASSERT(thin_lookup(md, 6, 3, &db, &t) == 0 && t == 0);
+	CU_ASSERT_EQUAL(thin_lookup(md, 6, 10, &db, &t), -ENODATA);
+	CU_ASSERT_EQUAL(thin_device_usage(md, 5, &mapped, &excl, &shared), 0);
+	CU_ASSERT(mapped == 10 && excl == 1 && shared == 9);
+	CU_ASSERT_EQUAL(thin_usage(md, &mu, &mt, &du, &dt), 0);
+	CU_ASSERT(du == 11 && dt == 1000 && mt == 1024 && mu > 4);
+	CU_ASSERT_EQUAL(thin_reserve_metadata_snap(md), 0);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(thin_reserve_metadata_snap(md), -EBUSY);
+	CU_ASSERT(thin_get_metadata_snap(md, &s) == 0 && s != 0);
+	CU_ASSERT_EQUAL(thin_delete(md, 5), 0);
+	CU_ASSERT_EQUAL(thin_resize_data(md, 20000), 0);
+	CU_ASSERT_EQUAL(thin_resize_data(md, 100), -EINVAL);
+	CU_ASSERT_EQUAL(thin_resize_metadata(md, 2048), -ENOSPC);	/* the area is 1024 blocks */
+	tp_log_capture(NULL);
+	CU_ASSERT_EQUAL(thin_set_needs_check(md, 1), 0);
+	CU_ASSERT_EQUAL(thin_commit(md), 0);
+	thin_close(md);
+	CU_ASSERT_EQUAL(io_mem_resize(io, 16 << 20), 0);
+	CU_ASSERT_FATAL(thin_open(io, 0, &md) == 0);
+	CU_ASSERT_EQUAL(thin_needs_check(md), 1);
+	CU_ASSERT_EQUAL(thin_resize_metadata(md, 4096), 0);
+	CU_ASSERT_EQUAL(thin_release_metadata_snap(md), 0);
+	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+	CU_ASSERT_EQUAL(thin_usage(md, &mu, &mt, &du, &dt), 0);
+	CU_ASSERT(mt == 4096 && dt == 20000);
+	thin_close(md);
+	/* read-only handles refuse changes */
+	CU_ASSERT_FATAL(thin_open(io, THIN_RDONLY, &md) == 0);
+	CU_ASSERT_EQUAL(thin_create_thin(md, 9), -EROFS);
+	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+	thin_close(md);
+	thin_close(NULL);
+	io_destroy(io);
+}
+
+/* ---- kernel fixtures ---- */
+
+/* Decompress an xz fixture with the xz tool (liblzma is not linked). */
+static int load_xz(const char *path, struct io_engine **out)
+{
+	char cmd[512];
+	size_t cap = 64 << 20, len = 0, n;
+	unsigned char *buf = malloc(cap);
+	FILE *p;
+	int r = -EIO;
+
+	snprintf(cmd, sizeof(cmd), "xz -dc '%s'", path);
+	if (!buf || !(p = popen(cmd, "r"))) {
+		free(buf);
+		return -EIO;
+	}
+	while (len < cap && (n = fread(buf + len, 1, cap - len, p)) > 0)
+		len += n;
+	if (pclose(p) == 0 && len && (r = io_mem_create(len, path, out)) == 0)
+		memcpy(io_mem_data(*out), buf, len);
+	free(buf);
+	return r;
+}
+
+static void test_fixtures(void)
+{
+	static const char *names[] = { "A", "B", "D", "E" };
+
+	for (size_t i = 0; i < TP_ARRAY_SIZE(names); i++) {
+		char path[256];
+		struct io_engine *io, *out;
+		struct thin_md *md;
+		struct thin_builder *b;
+		uint64_t *ids, db;
+		size_t n;
+
+		snprintf(path, sizeof(path), "test/data/kernel-6.1/%s_meta.img.xz", names[i]);
+		CU_ASSERT_FATAL(load_xz(path, &io) == 0);
+		CU_ASSERT_FATAL(thin_open(io, 0, &md) == 0);
+		CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+		/* change it the kernel's way and check the counts again */
+		CU_ASSERT_FATAL(thin_list_devices(md, &ids, &n) == 0);
+		if (n) {
+			CU_ASSERT_EQUAL(thin_create_snap(md, 1000, ids[0]), 0);
+			for (uint64_t v = 0; v < 50; v++) {
+				CU_ASSERT_EQUAL(thin_alloc_data_block(md, &db), 0);
+				CU_ASSERT_EQUAL(thin_insert_mapping_alloced(md, ids[0], v * 7, db), 0);
+			}
+			CU_ASSERT_EQUAL(thin_delete(md, ids[n - 1]), 0);
+		}
+		CU_ASSERT_EQUAL(thin_create_thin(md, 2000), 0);
+		CU_ASSERT_EQUAL(thin_commit(md), 0);
+		CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+		free(ids);
+		thin_close(md);
+		/* walk into the builder; the rebuilt metadata opens and counts right */
+		CU_ASSERT_FATAL(io_mem_create(io->size, "rebuilt", &out) == 0);
+		CU_ASSERT_FATAL(thin_builder_create(out, &b) == 0);
+		CU_ASSERT_EQUAL(thin_walk_io(io, 0, thin_builder_visitor(b), NULL), 0);
+		CU_ASSERT(thin_builder_finished(b));
+		thin_builder_destroy(b);
+		CU_ASSERT_FATAL(thin_open(out, 0, &md) == 0);
+		CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+		thin_close(md);
+		io_destroy(out);
+		io_destroy(io);
+	}
+}
+
+TP_TEST_SUITE(thin, NULL, NULL,
+	      { "basics", test_basics },
+	      { "kernel_fixtures", test_fixtures },
+	      { "model", test_model })
