@@ -50,7 +50,10 @@
  *   size): estimate = 64 bytes per data chunk (a mapping costs 16 bytes in
  *   a b-tree leaf, leaves may be only 1/3 full, plus the data space map:
  *   this leaves room for snapshots to diverge) + 1 MiB fixed, rounded up to
- *   4 KiB, at least TP_META_MIN. Auto: the whole room the metadata device
+ *   4 KiB, at least TP_META_MIN. That is about twice what
+ *   thin_metadata_size(8) gives for a fully provisioned pool (about 32
+ *   bytes a chunk): room for one full set of snapshot mappings more
+ *   (t-probe-policy.sh checks the ratio). Auto: the whole room the metadata device
  *   offers (header | active | spare), capped at TP_META_MAX, provided it is
  *   >= the estimate; without a known device size, the estimate. Explicit:
  *   a multiple of 4 KiB (rounded up) in TP_META_MIN..TP_META_MAX, else

@@ -87,3 +87,24 @@ if have mkswap; then
 	expect_rc 1 tp-probe signatures swap.img
 	out_has '^signature=swap space|swap|'
 fi
+
+# the metadata estimate against thin-provisioning-tools' own calculator:
+# at least what thin_metadata_size says for a fully provisioned pool, and
+# at most 3x (64 bytes a chunk leaves room for one full set of snapshot
+# mappings on top)
+if have thin_metadata_size; then
+	unset TPTOOLS_TOPOLOGY
+	image big-meta.img 32G
+	for pool in 1t 8t; do
+		for chunk in 64k 512k 4m; do
+			image big-data.img "$pool"
+			ok tp-probe plan big-data.img big-meta.img chunk=$chunk header=0
+			ours=$(sed -n 's/^meta_estimate=//p' out)
+			theirs=$(thin_metadata_size -b "$chunk" -s "$pool" -m 1 -u b -n)
+			[ "$ours" -ge "$theirs" ] ||
+				fail "estimate $ours < thin_metadata_size $theirs ($pool, $chunk)"
+			[ "$ours" -le $((theirs * 3)) ] ||
+				fail "estimate $ours > 3 x thin_metadata_size $theirs ($pool, $chunk)"
+		done
+	done
+fi
