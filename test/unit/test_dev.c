@@ -195,6 +195,19 @@ static const struct tp_signature *find(const struct tp_probe_result *r, const ch
 	return NULL;
 }
 
+/* Probe PATH (no hook), demand "found" and a TYPE signature of KIND. */
+static const struct tp_signature *expect_sig(const char *path, const char *type,
+					     enum tp_sig_kind kind, struct tp_probe_result *r)
+{
+	const struct tp_signature *s;
+
+	CU_ASSERT_EQUAL(tp_dev_probe(path, NULL, r), 1);
+	s = find(r, type);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(s->kind, kind);
+	return s;
+}
+
 /* Reflected CRC-32 (polynomial 0xEDB88320) from SEED, no final inversion:
  * LVM seeds it with 0xf597a6cf; GPT (zlib's crc32) with ~0 and inverts. */
 static uint32_t crc32_raw(uint32_t crc, const unsigned char *p, size_t n)
@@ -337,10 +350,7 @@ static void test_probe_ext4(void)
 	char d[256];
 
 	CU_ASSERT_FATAL(sh("mkfs.ext4 -q -F -L home '%s' >/dev/null 2>&1", p) == 0);
-	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
-	s = find(&r, "ext4");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL(s->kind, TP_SIG_FILESYSTEM);
+	s = expect_sig(p, "ext4", TP_SIG_FILESYSTEM, &r);
 	CU_ASSERT_STRING_EQUAL(s->label, "home");
 	CU_ASSERT_EQUAL(strlen(s->uuid), 36);
 	CU_ASSERT_EQUAL(s->offset, 1080);	/* the ext magic */
@@ -365,10 +375,7 @@ static void test_probe_swap(void)
 	char d[256];
 
 	CU_ASSERT_FATAL(sh("mkswap -L sw '%s' >/dev/null 2>&1", p) == 0);
-	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
-	s = find(&r, "swap");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL(s->kind, TP_SIG_SWAP);
+	s = expect_sig(p, "swap", TP_SIG_SWAP, &r);
 	CU_ASSERT_STRING_EQUAL(s->label, "sw");
 	CU_ASSERT_PTR_NOT_NULL(strstr(tp_signature_describe(s, d, sizeof(d)), "swap space"));
 }
@@ -380,11 +387,8 @@ static void test_probe_lvm(void)
 	const char *p = img("pv.img", IMG_SIZE);
 
 	write_lvm_label(p);
-	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
+	s = expect_sig(p, "LVM2_member", TP_SIG_LVM, &r);
 	CU_ASSERT_EQUAL(r.count, 1);
-	s = find(&r, "LVM2_member");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL(s->kind, TP_SIG_LVM);
 	/* libblkid prints the PV uuid in LVM's 6-4-4-4-4-4-6 form */
 	CU_ASSERT_STRING_EQUAL(s->uuid, "Xq3cD0-f1Ab-CdEf-GhIj-KlMn-OpQr-StUvWx");
 	CU_ASSERT_STRING_EQUAL(tp_sig_kind_name(s->kind), "LVM physical volume");
@@ -397,10 +401,7 @@ static void test_probe_md(void)
 	const char *p = img("md.img", IMG_SIZE);
 
 	write_md_super(p);
-	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
-	s = find(&r, "linux_raid_member");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL(s->kind, TP_SIG_RAID);
+	s = expect_sig(p, "linux_raid_member", TP_SIG_RAID, &r);
 	CU_ASSERT_STRING_EQUAL(s->label, "tpbox:7");
 	CU_ASSERT_EQUAL(s->offset, 4096);
 }
@@ -413,10 +414,7 @@ static void test_probe_ptable(void)
 	char d[256];
 
 	write_dos_table(p);
-	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
-	s = find(&r, "dos");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL(s->kind, TP_SIG_PTABLE);
+	s = expect_sig(p, "dos", TP_SIG_PTABLE, &r);
 	CU_ASSERT_STRING_EQUAL(s->uuid, "5ca1ab1e");
 	CU_ASSERT_EQUAL(s->offset, 510);
 	CU_ASSERT_PTR_NOT_NULL(strstr(tp_signature_describe(s, d, sizeof(d)),
@@ -430,10 +428,7 @@ static void test_probe_gpt(void)
 	const char *p = img("gpt.img", IMG_SIZE);
 
 	write_gpt(p);
-	CU_ASSERT_EQUAL(tp_dev_probe(p, NULL, &r), 1);
-	s = find(&r, "gpt");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-	CU_ASSERT_EQUAL(s->kind, TP_SIG_PTABLE);
+	s = expect_sig(p, "gpt", TP_SIG_PTABLE, &r);
 	CU_ASSERT_EQUAL(s->offset, 512);
 	/* the GUID, mixed-endian as GPT stores it */
 	CU_ASSERT_STRING_EQUAL(s->uuid, "a3a2a1a0-a5a4-a7a6-a8a9-aaabacadaeaf");
