@@ -1,0 +1,264 @@
+/* xml_cmd.c - dump and restore entry points. See xml_cmd.h. */
+#include "metadata/thin/xml_cmd.h"
+#include "lib/base/log.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_builder.h"
+#include "metadata/thin/thin_walk.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+int thin_area_open(const char *path, unsigned io_flags, uint64_t offset, uint64_t length,
+		   struct io_engine **out)
+{
+	struct io_engine *e;
+	int r;
+
+	*out = NULL;
+	r = io_fd_open(path, io_flags, &e);
+	if (r) {
+		log_error("%s: cannot open: %s", path, strerror(-r));
+		return r;
+	}
+	if (!offset && !length) {
+		*out = e;
+		return 0;
+	}
+	if (offset >= e->size || (length && length > e->size - offset)) {
+		log_error("%s: the area at offset %llu of length %llu is not inside the device "
+			  "(%llu bytes)", path, (unsigned long long)offset,
+			  (unsigned long long)(length ? length : e->size - TP_MIN(offset, e->size)),
+			  (unsigned long long)e->size);
+		io_destroy(e);
+		return -EINVAL;
+	}
+	if (!length)
+		length = e->size - offset;
+	r = io_window_create(e, offset, length, 1, out);
+	if (r) {
+		io_destroy(e);
+		log_error("%s: %s", path, strerror(-r));
+	}
+	return r;
+}
+
+int thin_xml_dump(struct io_engine *meta, unsigned walk_flags, enum thin_emit_format fmt, int fd)
+{
+	struct thin_emitter *e;
+	struct thin_ir_visitor v;
+	int r;
+
+	r = thin_emitter_create(fmt, fd, &e);
+	if (r)
+		return r;
+	thin_emitter_visitor(e, &v);
+	r = thin_walk_io(meta, walk_flags, &v, NULL);
+	if (!r)
+		r = thin_emitter_flush(e);
+	thin_emitter_destroy(e);
+	if (r == -ENODATA && (walk_flags & THIN_WALK_METADATA_SNAP))
+		log_error("%s: no metadata snapshot is held", meta->name);
+	else if (r == -ENODATA)
+		log_error("%s: no thin metadata here (all-zero superblock)", meta->name);
+	else if (r && r != -EUCLEAN)
+		log_error("dumping %s: %s", meta->name, strerror(-r));
+	return r;
+}
+
+/* ---- restore ---- */
+
+/* Nodes of a btree holding N entries, MAX per node, non-root nodes at
+ * least MIN full: every level above the leaves indexes the one below. */
+static uint64_t tree_nodes(uint64_t n, uint64_t max, uint64_t min)
+{
+	uint64_t total = 0;
+
+	while (n > max) {
+		n = TP_DIV_ROUND_UP(n, min);
+		total += n;
+	}
+	return total + 1;
+}
+
+/* On-disk entry limits (THIN-METADATA-FORMAT.md §3.5): 4064 bytes of
+ * entries per node, max_entries rounded down to a multiple of 3. */
+#define MAP_MAX 252		/* u64 key + u64 value (mappings, top level) */
+#define DETAILS_MAX 126		/* u64 key + 24-byte device details */
+#define INDEX_MAX 168		/* u64 key + 16-byte index entry */
+#define COUNT_MAX 336		/* u64 key + u32 reference count */
+#define ENTRIES_PER_BITMAP 16320
+
+uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_meta)
+{
+	uint64_t data_bitmaps = TP_DIV_ROUND_UP(st->nr_data_blocks, ENTRIES_PER_BITMAP);
+	uint64_t overflow = TP_MIN(st->nr_data_blocks, st->mapped_blocks / 3);
+	uint64_t n = 1;		/* superblock */
+
+	n += st->tree_blocks;
+	n += tree_nodes(st->nr_devices, MAP_MAX, MAP_MAX / 2);
+	n += tree_nodes(st->nr_devices, DETAILS_MAX, DETAILS_MAX / 2);
+	n += data_bitmaps + tree_nodes(data_bitmaps, INDEX_MAX, INDEX_MAX / 2);
+	n += tree_nodes(overflow, COUNT_MAX, COUNT_MAX / 2);	/* data counts >= 3 */
+	n += 1;			/* metadata reference-count tree (empty) */
+	n += 1 + TP_DIV_ROUND_UP(nr_meta, ENTRIES_PER_BITMAP);	/* index block, bitmaps */
+	return n + 16;		/* reserve for the builder's own bookkeeping */
+}
+
+struct counter {
+	struct thin_xml_stats st;
+	uint64_t dev_blocks;
+};
+
+static int count_sb(void *ctx, const struct thin_ir_superblock *sb)
+{
+	((struct counter *)ctx)->st.nr_data_blocks = sb->nr_data_blocks;
+	return 0;
+}
+
+static int count_dev_begin(void *ctx, const struct thin_ir_device *dev)
+{
+	struct counter *c = ctx;
+
+	(void)dev;
+	c->st.nr_devices++;
+	c->dev_blocks = 0;
+	return 0;
+}
+
+static int count_dev_end(void *ctx)
+{
+	struct counter *c = ctx;
+
+	c->st.mapped_blocks += c->dev_blocks;
+	c->st.tree_blocks += tree_nodes(c->dev_blocks, MAP_MAX, MAP_MAX / 2);
+	return 0;
+}
+
+static int count_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	struct counter *c = ctx;
+
+	for (size_t i = 0; i < n; i++)
+		c->dev_blocks += runs[i].length;
+	return 0;
+}
+
+/* The input, either re-readable from its descriptor or held in memory. */
+struct xml_src {
+	int fd;
+	char *buf;	/* non-NULL: the whole input */
+	size_t len;
+};
+
+static int src_open(struct xml_src *s, int fd, const char *name)
+{
+	size_t cap = 0;
+
+	s->fd = fd;
+	s->buf = NULL;
+	s->len = 0;
+	if (lseek(fd, 0, SEEK_SET) == 0)
+		return 0;
+	/* a pipe: keep the input */
+	for (;;) {
+		ssize_t n;
+
+		if (cap - s->len < (1u << 20)) {
+			char *p = realloc(s->buf, cap ? cap * 2 : (4u << 20));
+
+			if (!p) {
+				free(s->buf);
+				return -ENOMEM;
+			}
+			s->buf = p;
+			cap = cap ? cap * 2 : (4u << 20);
+		}
+		n = read(fd, s->buf + s->len, cap - s->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+
+			log_error("%s: %s", name, strerror(errno));
+			free(s->buf);
+			return r;
+		}
+		if (!n)
+			return 0;
+		s->len += (size_t)n;
+	}
+}
+
+static int src_parse(struct xml_src *s, const struct thin_ir_visitor *v, struct thin_xml_error *e)
+{
+	if (s->buf)
+		return thin_xml_parse_mem(s->buf, s->len, v, e);
+	if (lseek(s->fd, 0, SEEK_SET))
+		return -errno;
+	return thin_xml_parse_fd(s->fd, v, e);
+}
+
+static void report(const char *name, int r, const struct thin_xml_error *e)
+{
+	if (e->line)
+		log_error("%s:%lu:%lu: %s", name, e->line, e->column, e->msg);
+	else
+		log_error("%s: %s", name, e->msg[0] ? e->msg : strerror(-r));
+}
+
+int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out)
+{
+	struct counter c;
+	struct thin_ir_visitor v = {
+		.ctx = &c,
+		.superblock_begin = count_sb,
+		.device_begin = count_dev_begin,
+		.device_end = count_dev_end,
+		.mappings = count_mappings,
+	};
+	struct thin_xml_error err;
+	struct thin_builder *b;
+	struct xml_src src;
+	uint64_t need, have;
+	int r;
+
+	r = src_open(&src, xml_fd, name);
+	if (r)
+		return r;
+	memset(&c, 0, sizeof(c));
+	r = src_parse(&src, &v, &err);
+	if (r) {
+		report(name, r, &err);
+		goto out;
+	}
+	have = TP_MIN(out->size / THIN_METADATA_BLOCK_SIZE, THIN_METADATA_MAX_BLOCKS);
+	need = thin_xml_blocks_needed(&c.st, have);
+	if (need > have) {
+		log_error("%s: too small for this metadata: %llu devices and %llu mapped blocks may "
+			  "need up to %llu metadata blocks (%llu KiB), the area has %llu",
+			  out->name, (unsigned long long)c.st.nr_devices,
+			  (unsigned long long)c.st.mapped_blocks, (unsigned long long)need,
+			  (unsigned long long)need * 4, (unsigned long long)have);
+		r = -ENOSPC;
+		goto out;
+	}
+	r = thin_builder_create(out, &b);
+	if (r) {
+		log_error("%s: cannot start writing metadata: %s", out->name, strerror(-r));
+		goto out;
+	}
+	r = src_parse(&src, thin_builder_visitor(b), &err);
+	if (r)
+		report(name, r, &err);
+	else if (!thin_builder_finished(b)) {
+		log_error("%s: the metadata was not completed", out->name);
+		r = -EIO;
+	}
+	thin_builder_destroy(b);
+out:
+	free(src.buf);
+	return r;
+}

@@ -1,0 +1,50 @@
+/* xml_cmd.h - the library side of tpdump and tprestore: open a metadata
+ * area, dump it as text, restore it from XML.
+ *
+ * Owns nothing beyond each call. Errors are logged here, once, naming the
+ * file or the XML position; callers map the returned -errno to an exit
+ * code. */
+#ifndef TP_THIN_XML_CMD_H
+#define TP_THIN_XML_CMD_H
+
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "lib/base/io.h"
+#include "metadata/thin/xml_emit.h"
+#include "metadata/thin/xml_parse.h"
+
+/* Open PATH (a file or block device) with IO_* FLAGS and return the area
+ * [OFFSET, OFFSET + LENGTH) of it; LENGTH 0 = up to the end. The area must
+ * be non-empty and inside the device (else -EINVAL). */
+int thin_area_open(const char *path, unsigned io_flags, uint64_t offset, uint64_t length,
+		   struct io_engine **out) TP_MUST_CHECK;
+
+/* Walk the committed metadata on META (THIN_WALK_* FLAGS) and print it in
+ * FMT to FD. Returns 0, the walker's error (-EUCLEAN corrupt, -ENODATA no
+ * metadata or no metadata snapshot) or a write error. */
+int thin_xml_dump(struct io_engine *meta, unsigned walk_flags, enum thin_emit_format fmt,
+		  int fd) TP_MUST_CHECK;
+
+/* What a validating pass over the XML found. */
+struct thin_xml_stats {
+	uint64_t nr_devices;
+	uint64_t mapped_blocks;		/* over all devices */
+	uint64_t nr_data_blocks;
+	uint64_t tree_blocks;		/* upper bound of the bottom-level tree nodes */
+};
+
+/* Upper bound of the metadata blocks the builder needs for ST in an area
+ * of NR_META blocks, from the node fill it promises (thin_builder.h: every
+ * non-root node at least half full) plus space maps and a small reserve. */
+uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_meta);
+
+/* Restore the XML read from XML_FD (a file, or a pipe: then it is read
+ * into memory) over OUT. Two passes: the first validates the whole
+ * document and checks that OUT is large enough, writing nothing; the
+ * second drives the builder. NAME labels messages ("FILE:LINE:COL: ...").
+ * Returns 0; -EBADMSG (invalid XML) or -ENOSPC (OUT too small) with OUT
+ * untouched; or the builder's error (OUT's superblock is then zeroed). */
+int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out) TP_MUST_CHECK;
+
+#endif

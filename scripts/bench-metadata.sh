@@ -1,0 +1,89 @@
+#!/bin/bash
+# bench-metadata.sh - time tpdump and tprestore against thin_dump and
+# thin_restore 0.9.0 on the same inputs, in the same run, and print the
+# ratios of wall time and peak memory (RSS). A benchmark, not a test.
+#
+#   scripts/bench-metadata.sh [-r RUNS] [-s SIZES] [-k]
+#     BUILD=dir   build holding bin/tp (default build)
+#     -r RUNS     repetitions per measurement, best time / worst RSS kept (3)
+#     -s SIZES    blocks per device, comma list (default 100000,1000000)
+#     -k          keep the work directory
+#
+# Workloads: 10 devices of SIZE mapped blocks each (test/data/xml/gen.awk:
+# runs of 1..64 blocks, 20% single blocks, 30% of runs shared with the
+# first device as a snapshot would, holes). thin_restore writes the
+# metadata both dumpers read; both restorers read the same XML and write
+# into a fresh sparse file of the same size.
+set -eu
+cd "$(dirname "$0")/.."
+top=$PWD
+BUILD=${BUILD:-build}
+runs=3 sizes=100000,1000000 keep=0
+while getopts "r:s:k" o; do
+	case $o in
+	r) runs=$OPTARG ;;
+	s) sizes=$OPTARG ;;
+	k) keep=1 ;;
+	*) sed -n '2,/^set/p' "$0" | sed 's/^# \{0,1\}//;/^set/d'; exit 3 ;;
+	esac
+done
+tp=$top/$BUILD/bin/tp
+[ -x "$tp" ] || { echo "no $tp: run make first" >&2; exit 2; }
+for t in thin_dump thin_restore /usr/bin/time; do
+	command -v "$t" >/dev/null || { echo "needs $t" >&2; exit 2; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-metadata.XXXXXX")
+[ "$keep" = 1 ] && echo "work directory: $work" || trap 'rm -rf "$work"' EXIT
+
+# measure NAME CMD...: run CMD $runs times (output to /dev/null), print
+# "best_seconds max_rss_kib"
+measure() {
+	local best="" rss=0 t m i
+	for ((i = 0; i < runs; i++)); do
+		[ -n "${PREP:-}" ] && eval "$PREP"
+		/usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" ||
+			{ cat "$work/err" >&2; echo "failed: $*" >&2; exit 5; }
+		read -r t m <"$work/time"
+		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+		[ "$m" -gt "$rss" ] && rss=$m
+	done
+	echo "$best $rss"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) b = 0.01; printf "%.2f", a / b }'; }
+
+printf '%-22s %10s %10s %8s %11s %11s %8s\n' workload "0.9.0 s" "tp s" "speedup" \
+	"0.9.0 MiB" "tp MiB" "mem x"
+row() { # row LABEL OLD_T OLD_RSS NEW_T NEW_RSS
+	printf '%-22s %10s %10s %8s %11s %11s %8s\n' "$1" "$2" "$4" "$(ratio "$2" "$4")x" \
+		"$(($3 / 1024))" "$(($5 / 1024))" "$(ratio "$5" "$3")"
+}
+
+IFS=, read -ra list <<<"$sizes"
+for n in "${list[@]}"; do
+	xml=$work/w$n.xml meta=$work/m$n.img out=$work/o$n.img
+	awk -v ndev=10 -v blocks="$n" -v seed=7 -f test/data/xml/gen.awk >"$xml"
+	# metadata size: thin_metadata_size's rule of thumb, doubled, >= 64 MiB
+	mb=$((n * 10 / 126 * 2 * 4096 / 1048576 + 64))
+	rm -f "$meta"
+	truncate -s "${mb}M" "$meta"
+	thin_restore -i "$xml" -o "$meta" >/dev/null
+	thin_dump "$meta" >"$work/a.xml"
+	"$tp" dump "$meta" >"$work/b.xml"
+	cmp -s "$work/a.xml" "$work/b.xml" || echo "WARNING: tpdump and thin_dump differ on 10x$n" >&2
+	label="10 x $n ($(( $(stat -c %s "$xml") / 1048576 )) MiB XML)"
+
+	read -r ot om < <(measure thin_dump "$meta")
+	read -r nt nm < <(measure "$tp" dump "$meta")
+	row "dump $label" "$ot" "$om" "$nt" "$nm"
+
+	PREP="rm -f '$out'; truncate -s ${mb}M '$out'"
+	read -r ot om < <(measure thin_restore -i "$xml" -o "$out")
+	read -r nt nm < <(measure "$tp" restore -i "$xml" -o "$out")
+	PREP=
+	row "restore $label" "$ot" "$om" "$nt" "$nm"
+	thin_dump "$out" | cmp -s - "$xml" || echo "WARNING: tprestore output does not dump back to the XML (10x$n)" >&2
+	rm -f "$meta" "$out" "$xml"
+done
+echo "speedup = thin-provisioning-tools 0.9.0 time / tptools time (target >= 3);"
+echo "mem x = tptools peak RSS / 0.9.0 peak RSS (target <= 1)"

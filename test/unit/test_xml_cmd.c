@@ -1,0 +1,211 @@
+/* xml_cmd: restore (validate, size check, build) and dump end to end on
+ * memory engines; bad input and small areas leave the output untouched. */
+#include "metadata/thin/thin_walk.h"
+#include "metadata/thin/xml_cmd.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char doc[] =
+	"<superblock uuid=\"\" time=\"2\" transaction=\"9\" flags=\"0\" version=\"2\" "
+	"data_block_size=\"256\" nr_data_blocks=\"5000\">\n"
+	"  <device dev_id=\"0\" mapped_blocks=\"1004\" transaction=\"1\" creation_time=\"0\" "
+	"snap_time=\"2\">\n"
+	"    <single_mapping origin_block=\"0\" data_block=\"5\" time=\"1\"/>\n"
+	"    <range_mapping origin_begin=\"1\" data_begin=\"100\" length=\"1000\" time=\"0\"/>\n"
+	"    <range_mapping origin_begin=\"2000\" data_begin=\"7\" length=\"3\" time=\"2\"/>\n"
+	"  </device>\n"
+	"  <device dev_id=\"4\" mapped_blocks=\"0\" transaction=\"0\" creation_time=\"2\" "
+	"snap_time=\"2\">\n"
+	"  </device>\n"
+	"  <device dev_id=\"9\" mapped_blocks=\"1000\" transaction=\"0\" creation_time=\"2\" "
+	"snap_time=\"2\">\n"
+	"    <range_mapping origin_begin=\"1\" data_begin=\"100\" length=\"1000\" time=\"0\"/>\n"
+	"  </device>\n"
+	"</superblock>\n";
+
+/* A file holding TEXT, positioned at its start. */
+static int text_file(const char *name, const char *text)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tp_test_tmpdir(), name);
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	if (fd >= 0 && write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		close(fd);
+		return -1;
+	}
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+/* Dump ENGINE as XML into memory and compare with WANT. */
+static void expect_dump(struct io_engine *meta, const char *want)
+{
+	char path[512];
+	char *got;
+	off_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/dump.xml", tp_test_tmpdir());
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(thin_xml_dump(meta, 0, THIN_EMIT_XML, fd), 0);
+	len = lseek(fd, 0, SEEK_END);
+	got = calloc(1, (size_t)len + 1);
+	CU_ASSERT_FATAL(got != NULL);
+	CU_ASSERT_EQUAL(pread(fd, got, (size_t)len, 0), len);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	free(got);
+	close(fd);
+}
+
+static void fill(struct io_engine *e, unsigned char byte)
+{
+	memset(io_mem_data(e), byte, e->size);
+}
+
+static int untouched(struct io_engine *e, unsigned char byte)
+{
+	const unsigned char *p = io_mem_data(e);
+
+	for (uint64_t i = 0; i < e->size; i++)
+		if (p[i] != byte)
+			return 0;
+	return 1;
+}
+
+static void test_restore_and_dump(void)
+{
+	struct io_engine *meta;
+	int fd = text_file("good.xml", doc);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(io_mem_create(4 << 20, "meta", &meta) == 0);
+	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta), 0);
+	expect_dump(meta, doc);
+	/* restoring again over existing metadata replaces it */
+	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta), 0);
+	expect_dump(meta, doc);
+	/* no metadata snapshot in restored metadata */
+	CU_ASSERT_EQUAL(thin_xml_dump(meta, THIN_WALK_METADATA_SNAP, THIN_EMIT_XML, -1), -ENODATA);
+	io_destroy(meta);
+	close(fd);
+}
+
+static void test_restore_from_pipe(void)
+{
+	struct io_engine *meta;
+	int p[2];
+
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	/* the document fits in the pipe buffer */
+	CU_ASSERT_FATAL(write(p[1], doc, strlen(doc)) == (ssize_t)strlen(doc));
+	close(p[1]);
+	CU_ASSERT_FATAL(io_mem_create(4 << 20, "meta", &meta) == 0);
+	CU_ASSERT_EQUAL(thin_xml_restore(p[0], "<pipe>", meta), 0);
+	expect_dump(meta, doc);
+	io_destroy(meta);
+	close(p[0]);
+}
+
+static void test_bad_input_untouched(void)
+{
+	static const char *bad[] = {
+		"<superblock",
+		"<superblock uuid=\"\" time=\"0\" transaction=\"0\" data_block_size=\"128\" "
+		"nr_data_blocks=\"10\"><device dev_id=\"1\" mapped_blocks=\"1\" transaction=\"0\" "
+		"creation_time=\"0\" snap_time=\"0\"><single_mapping origin_block=\"0\" "
+		"data_block=\"10\" time=\"0\"/></device></superblock>",
+	};
+	struct io_engine *meta;
+
+	CU_ASSERT_FATAL(io_mem_create(1 << 20, "meta", &meta) == 0);
+	for (size_t i = 0; i < TP_ARRAY_SIZE(bad); i++) {
+		int fd = text_file("bad.xml", bad[i]);
+
+		CU_ASSERT_FATAL(fd >= 0);
+		fill(meta, 0xa5);
+		CU_ASSERT_EQUAL(thin_xml_restore(fd, "bad.xml", meta), -EBADMSG);
+		CU_ASSERT(untouched(meta, 0xa5));
+		close(fd);
+	}
+	io_destroy(meta);
+}
+
+static void test_too_small_untouched(void)
+{
+	struct io_engine *meta;
+	int fd = text_file("good.xml", doc);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(io_mem_create(8 * 4096, "tiny", &meta) == 0);
+	fill(meta, 0x5a);
+	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta), -ENOSPC);
+	CU_ASSERT(untouched(meta, 0x5a));
+	io_destroy(meta);
+	close(fd);
+}
+
+/* The bound grows with the mapped blocks like the half-full leaves it
+ * assumes, and covers the space maps. */
+static void test_blocks_needed(void)
+{
+	struct thin_xml_stats st = { 0 };
+	uint64_t empty, big;
+
+	st.nr_data_blocks = 1000;
+	empty = thin_xml_blocks_needed(&st, 4096);
+	CU_ASSERT(empty >= 6 && empty < 64);
+	st.nr_devices = 10;
+	st.mapped_blocks = 10 * 1000000;
+	st.tree_blocks = 10 * (1000000 / 126 + 1000000 / 126 / 126 + 2);
+	st.nr_data_blocks = 11000000;
+	big = thin_xml_blocks_needed(&st, 4161600);
+	CU_ASSERT(big >= st.tree_blocks + 11000000 / 16320 + 4161600 / 16320);
+	/* plus the worst case of data counts >= 3: a third of the mappings
+	 * in half-full reference-count leaves */
+	CU_ASSERT(big < st.tree_blocks + 11000000 / 16320 + 4161600 / 16320 +
+			  st.mapped_blocks / 3 / 168 * 101 / 100 + 1000);
+}
+
+static void test_area_open(void)
+{
+	char path[512];
+	struct io_engine *e;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/area.img", tp_test_tmpdir());
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0 && ftruncate(fd, 1 << 20) == 0);
+	close(fd);
+	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 0, 0, &e), 0);
+	CU_ASSERT_EQUAL(e->size, 1 << 20);
+	io_destroy(e);
+	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 4096, 0, &e), 0);
+	CU_ASSERT_EQUAL(e->size, (1 << 20) - 4096);
+	io_destroy(e);
+	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 4096, 8192, &e), 0);
+	CU_ASSERT_EQUAL(e->size, 8192);
+	io_destroy(e);
+	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 1 << 20, 0, &e), -EINVAL);
+	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 4096, 1 << 20, &e), -EINVAL);
+	CU_ASSERT_PTR_NULL(e);
+	snprintf(path, sizeof(path), "%s/none.img", tp_test_tmpdir());
+	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 0, 0, &e), -ENOENT);
+}
+
+TP_TEST_SUITE(xml_cmd, NULL, NULL,
+	      { "restore_and_dump", test_restore_and_dump },
+	      { "restore_from_pipe", test_restore_from_pipe },
+	      { "bad_input_untouched", test_bad_input_untouched },
+	      { "too_small_untouched", test_too_small_untouched },
+	      { "blocks_needed", test_blocks_needed },
+	      { "area_open", test_area_open })
