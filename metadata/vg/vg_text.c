@@ -458,6 +458,42 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	return vg_check_model(vg, rd->msg, sizeof(rd->msg));
 }
 
+/* libdevmapper's parser reports where the syntax broke through its log
+ * function. While nobody else has installed one (the default prints to
+ * stderr), parse with a logger that keeps the first message for ours. */
+static char parse_msg[256];
+
+static void keep_parse_msg(int level, const char *file, int line, int dm_errno_or_class,
+			   const char *f, ...) TP_PRINTF(5, 6);
+static void keep_parse_msg(int level, const char *file, int line, int dm_errno_or_class,
+			   const char *f, ...)
+{
+	va_list ap;
+
+	(void)level;
+	(void)file;
+	(void)line;
+	(void)dm_errno_or_class;
+	if (parse_msg[0])
+		return;
+	va_start(ap, f);
+	vsnprintf(parse_msg, sizeof(parse_msg), f, ap);
+	va_end(ap);
+}
+
+static int parse(struct dm_config_tree *cft, const char *text, size_t len)
+{
+	int own = !dm_log_is_non_default(), ok;
+
+	parse_msg[0] = '\0';
+	if (own)
+		dm_log_with_errno_init(keep_parse_msg);
+	ok = dm_config_parse_without_dup_node_check(cft, text, text + len);
+	if (own)
+		dm_log_with_errno_init(NULL);
+	return ok;
+}
+
 int vg_import(const char *text, size_t len, struct vg **out)
 {
 	struct dm_config_tree *cft;
@@ -475,8 +511,8 @@ int vg_import(const char *text, size_t len, struct vg **out)
 	if (memchr(text, '\0', len)) {
 		bad(&rd, "text contains a NUL byte");
 		r = -1;
-	} else if (!dm_config_parse_without_dup_node_check(cft, text, text + len)) {
-		bad(&rd, "syntax error");
+	} else if (!parse(cft, text, len)) {
+		bad(&rd, "syntax error%s%s", parse_msg[0] ? ": " : "", parse_msg);
 		r = -1;
 	} else {
 		r = import_tree(&rd, cft, vg);
