@@ -170,7 +170,7 @@ timeout "$TIMEOUT" "$QEMU" -nodefaults -machine pc -accel tcg -cpu max -smp "$SM
 	</dev/null >"$LOG" 2>&1 &
 qpid=$!
 # show scenario output as it comes (the console log is the record)
-tail -n +1 -f "$LOG" --pid=$qpid 2>/dev/null | tr -d '\r' | grep --line-buffered -v '^\[ *[0-9.]*\]' &
+tail -n +1 -f "$LOG" --pid=$qpid 2>/dev/null | sed -u -e 's/\r$//' -e '/^\[ *[0-9.]*\]/d' &
 tpid=$!
 wait $qpid
 qrc=$?
