@@ -58,13 +58,10 @@ int thin_xml_dump(struct io_engine *meta, unsigned walk_flags, enum thin_emit_fo
 	r = thin_walk_io(meta, walk_flags, &v, NULL);
 	if (!r)
 		r = thin_emitter_flush(e);
+	/* the walker logs its own errors; only output errors are ours */
+	if (r && r == thin_emitter_error(e))
+		log_error("writing the dump of %s: %s", meta->name, strerror(-r));
 	thin_emitter_destroy(e);
-	if (r == -ENODATA && (walk_flags & THIN_WALK_METADATA_SNAP))
-		log_error("%s: no metadata snapshot is held", meta->name);
-	else if (r == -ENODATA)
-		log_error("%s: no thin metadata here (all-zero superblock)", meta->name);
-	else if (r && r != -EUCLEAN)
-		log_error("dumping %s: %s", meta->name, strerror(-r));
 	return r;
 }
 

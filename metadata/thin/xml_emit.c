@@ -218,6 +218,11 @@ int thin_emitter_flush(struct thin_emitter *e)
 	return r ? r : xml_out_flush(&e->out);
 }
 
+int thin_emitter_error(struct thin_emitter *e)
+{
+	return e->out.err;
+}
+
 const char *thin_emitter_text(struct thin_emitter *e, size_t *len)
 {
 	*len = e->out.len;

@@ -39,6 +39,9 @@ int thin_emitter_create(enum thin_emit_format fmt, int fd, struct thin_emitter *
 void thin_emitter_visitor(struct thin_emitter *e, struct thin_ir_visitor *v);
 /* Emit a pending run and write everything buffered to the descriptor. */
 int thin_emitter_flush(struct thin_emitter *e) TP_MUST_CHECK;
+/* The first output error (sticky), or 0: tells the driver's own errors
+ * from the emitter's. */
+int thin_emitter_error(struct thin_emitter *e);
 /* Memory mode: the text so far (not NUL-terminated), valid until the next
  * call on E. */
 const char *thin_emitter_text(struct thin_emitter *e, size_t *len);

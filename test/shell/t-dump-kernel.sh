@@ -48,3 +48,8 @@ usage_error tpdump B.img A.img
 usage_error tpdump --offset 1Q B.img
 usage_error tpdump --offset 64M B.img
 failed tpdump -o no-such-dir/x.xml B.img
+# an output that cannot take the dump
+if [ -w /dev/full ]; then
+	failed tpdump -o /dev/full D.img
+	err_has "writing the dump"
+fi

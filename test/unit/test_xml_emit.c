@@ -274,8 +274,10 @@ static void test_write_error(void)
 	CU_ASSERT_FATAL(thin_emitter_create(THIN_EMIT_XML, fd, &e) == 0);
 	thin_emitter_visitor(e, &v);
 	CU_ASSERT_EQUAL(v.superblock_begin(v.ctx, &sb_b), 0);
+	CU_ASSERT_EQUAL(thin_emitter_error(e), 0);
 	CU_ASSERT_EQUAL(v.superblock_end(v.ctx), -EBADF);
 	CU_ASSERT_EQUAL(thin_emitter_flush(e), -EBADF);
+	CU_ASSERT_EQUAL(thin_emitter_error(e), -EBADF);
 	thin_emitter_destroy(e);
 	close(fd);
 	CU_ASSERT_EQUAL(thin_emitter_create((enum thin_emit_format)42, -1, &e), -EINVAL);
