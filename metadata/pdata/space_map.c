@@ -523,24 +523,53 @@ int sm_extend(struct space_map *sm, uint64_t nr_blocks)
 
 /* ---- commit ---- */
 
+void sm_bitmap_encode(void *block, const uint8_t *counts, uint32_t *nr_free, uint32_t *nfb)
+{
+	unsigned char *d = block;
+
+	*nr_free = SM_ENTRIES_PER_BITMAP;
+	*nfb = counts ? SM_ENTRIES_PER_BITMAP : 0;
+	memset(d + BITMAP_HEADER, 0, BITMAP_WORDS * 8);
+	if (!counts)
+		return;
+	for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
+		const uint8_t *c = counts + w * 32;
+		uint64_t word = 0;
+		for (unsigned k = 0; k < 32; k++) {
+			if (c[k]) {
+				word |= (uint64_t)(((c[k] >> 1) & 1) | ((c[k] & 1) << 1)) << (2 * k);
+				(*nr_free)--;
+			} else if (*nfb == SM_ENTRIES_PER_BITMAP) {
+				*nfb = w * 32 + k;
+			}
+		}
+		le64_put(d + BITMAP_HEADER + 8 * w, word);
+	}
+}
+
+void sm_index_entry_pack(void *entry, uint64_t bitmap_block, uint32_t nr_free, uint32_t nfb)
+{
+	unsigned char *e = entry;
+	le64_put(e, bitmap_block);
+	le32_put(e + 8, nr_free);
+	le32_put(e + 12, nfb);
+}
+
+int sm_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static int write_bitmap(struct space_map *sm, struct sm_bitmap *bmp)
 {
 	struct bm_block *blk;
-	unsigned char *d;
+	uint32_t nr_free, nfb;
 	int r;
 
 	if ((r = bm_write_lock_zero(sm->bm, bmp->block, &sm_bitmap_validator, &blk)))
 		return r;
-	d = bm_block_data(blk);
-	if (bmp->cnt) {
-		for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
-			const uint8_t *c = bmp->cnt + w * 32;
-			uint64_t word = 0;
-			for (unsigned k = 0; k < 32; k++)
-				word |= (uint64_t)(((c[k] >> 1) & 1) | ((c[k] & 1) << 1)) << (2 * k);
-			le64_put(d + BITMAP_HEADER + 8 * w, word);
-		}
-	}
+	sm_bitmap_encode(bm_block_data(blk), bmp->cnt, &nr_free, &nfb);
 	bm_unlock(blk);
 	bmp->dirty = 0;
 	return 0;
@@ -582,12 +611,6 @@ static int commit_write(void *ctx, uint64_t b, const void *data)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int build_ref_tree(struct space_map *sm, struct commit_ctx *c)
 {
 	struct btree_build bb;
@@ -602,7 +625,7 @@ static int build_ref_tree(struct space_map *sm, struct commit_ctx *c)
 			return -ENOMEM;
 		while (u64map_next(&sm->overflow, &pos, &k, &v))
 			keys[n++] = k;
-		qsort(keys, n, sizeof(*keys), cmp_u64);
+		qsort(keys, n, sizeof(*keys), sm_cmp_u64);
 	}
 	btree_build_init(&bb, 4, commit_alloc, commit_write, c);
 	for (size_t i = 0; i < n && !r; i++) {
@@ -619,9 +642,7 @@ static int build_ref_tree(struct space_map *sm, struct commit_ctx *c)
 
 static void pack_entry(unsigned char *e, const struct sm_bitmap *bmp)
 {
-	le64_put(e, bmp->block);
-	le32_put(e + 8, bmp->nr_free);
-	le32_put(e + 12, bmp->nfb);
+	sm_index_entry_pack(e, bmp->block, bmp->nr_free, bmp->nfb);
 }
 
 static int build_index_tree(struct space_map *sm, struct commit_ctx *c)

@@ -80,6 +80,16 @@ int sm_extend(struct space_map *sm, uint64_t nr_blocks) TP_MUST_CHECK;
  * last). ROOT receives what goes into the superblock. */
 int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root) TP_MUST_CHECK;
 
+/* On-disk encoding helpers, shared with the from-scratch builder.
+ * sm_bitmap_encode: the 510 words of a bitmap block (its 16-byte header
+ * and checksum are the caller's) from COUNTS (16320 values 0..3, NULL = all
+ * free); returns nr_free over all 16320 entries and none_free_before.
+ * sm_index_entry_pack: one 16-byte index entry. */
+void sm_bitmap_encode(void *block, const uint8_t *counts, uint32_t *nr_free, uint32_t *nfb);
+void sm_index_entry_pack(void *entry, uint64_t bitmap_block, uint32_t nr_free, uint32_t nfb);
+/* Ascending u64 comparison for qsort. */
+int sm_cmp_u64(const void *a, const void *b);
+
 /* Call the function for every block the map itself occupies (bitmaps,
  * index block or index btree nodes, ref-count tree nodes), as of the last
  * commit or open. For reference checks. */

@@ -273,39 +273,9 @@ static int build_top_and_details(struct thin_builder *b, uint64_t *top, uint64_t
 	return r;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Encode COUNTS (NULL = all zero) of one bitmap, covering NR valid
- * entries, into the block buffer; returns the index entry fields. */
-static void encode_bitmap(unsigned char *blk, const uint8_t *counts, uint32_t *nr_free,
-			  uint32_t *nfb)
-{
-	memset(blk, 0, BM_BLOCK_SIZE);
-	*nr_free = SM_ENTRIES_PER_BITMAP;
-	*nfb = counts ? SM_ENTRIES_PER_BITMAP : 0;
-	if (!counts)
-		return;
-	for (uint32_t w = 0; w < 510; w++) {
-		const uint8_t *c = counts + w * 32;
-		uint64_t word = 0;
-		for (unsigned k = 0; k < 32; k++) {
-			if (c[k]) {
-				word |= (uint64_t)(((c[k] >> 1) & 1) | ((c[k] & 1) << 1)) << (2 * k);
-				(*nr_free)--;
-			} else if (*nfb == SM_ENTRIES_PER_BITMAP) {
-				*nfb = w * 32 + k;
-			}
-		}
-		le64_put(blk + 16 + 8 * w, word);
-	}
-}
-
 static int write_bitmap(struct thin_builder *b, unsigned char *blk, uint64_t loc)
 {
+	memset(blk, 0, 16);
 	le64_put(blk + 8, loc);
 	le32_put(blk, tp_block_csum(blk, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR));
 	return write_block(b, loc, blk);
@@ -325,7 +295,7 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 	while (u64map_next(&b->overflow, &pos, &k, &v))
 		keys[n++] = k;
 	if (n)
-		qsort(keys, n, sizeof(*keys), cmp_u64);
+		qsort(keys, n, sizeof(*keys), sm_cmp_u64);
 	btree_build_init(&bb, 4, alloc_block, write_block, b);
 	for (size_t i = 0; i < n && !r; i++) {
 		u64map_get(&b->overflow, keys[i], &v);
@@ -347,13 +317,11 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 	root->nr_allocated = 0;
 	for (uint64_t i = 0; i < b->nr_dbitmaps && !r; i++) {
 		uint32_t nr_free, nfb;
-		encode_bitmap(blk, b->dcount[i], &nr_free, &nfb);
+		sm_bitmap_encode(blk, b->dcount[i], &nr_free, &nfb);
 		root->nr_allocated += SM_ENTRIES_PER_BITMAP - nr_free;
 		if ((r = write_bitmap(b, blk, first + i)))
 			break;
-		le64_put(val, first + i);
-		le32_put(val + 8, nr_free);
-		le32_put(val + 12, nfb);
+		sm_index_entry_pack(val, first + i, nr_free, nfb);
 		r = btree_build_add(&bb, i, val);
 	}
 	if (!r)
@@ -393,12 +361,10 @@ static int build_meta_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 		uint32_t nr_free, nfb;
 		for (uint32_t e = 0; e < SM_ENTRIES_PER_BITMAP; e++)
 			counts[e] = base + e < used;
-		encode_bitmap(blk, counts, &nr_free, &nfb);
+		sm_bitmap_encode(blk, counts, &nr_free, &nfb);
 		if ((r = write_bitmap(b, blk, first + i)))
 			break;
-		le64_put(idx + 16 + 16 * i, first + i);
-		le32_put(idx + 16 + 16 * i + 8, nr_free);
-		le32_put(idx + 16 + 16 * i + 12, nfb);
+		sm_index_entry_pack(idx + 16 + 16 * i, first + i, nr_free, nfb);
 	}
 	if (!r) {
 		le64_put(idx + 8, index);

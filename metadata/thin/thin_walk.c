@@ -61,11 +61,10 @@ static int vec_push(struct ref_vec *rv, uint64_t block, uint64_t lo, uint64_t hi
 	return 0;
 }
 
-static const struct node_ref *sort_base;
-
-static int cmp_order(const void *a, const void *b)
+static int cmp_order(const void *a, const void *b, void *base)
 {
-	uint64_t x = sort_base[*(const uint32_t *)a].block, y = sort_base[*(const uint32_t *)b].block;
+	const struct node_ref *refs = base;
+	uint64_t x = refs[*(const uint32_t *)a].block, y = refs[*(const uint32_t *)b].block;
 	return x < y ? -1 : x > y;
 }
 
@@ -74,8 +73,7 @@ static void read_chunk(struct walker *w, const struct node_ref *refs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		w->order[i] = (uint32_t)i;
-	sort_base = refs;
-	qsort(w->order, n, sizeof(*w->order), cmp_order);
+	qsort_r(w->order, n, sizeof(*w->order), cmp_order, (void *)refs);
 	for (size_t i = 0; i < n;) {
 		uint64_t first = refs[w->order[i]].block;
 		size_t j = i + 1;
