@@ -15,13 +15,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#define FX_DEV_SIZE (64ull << 20)
+#define FX_DEV_SIZE (16ull << 20)
 #define FX_POOL_UUID "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
 #define FX_META_UUID "11111111-2222-4333-8444-555555555555"
 #define FX_DATA_UUID "66666666-7777-4888-9999-aaaaaaaaaaaa"
 
-/* Label of a 64 MiB device of ROLE in pool "vault". meta: two 16 MiB
- * thin-metadata areas at 1 MiB and 17 MiB; data: data area from 1 MiB. */
+/* Label of a 16 MiB device of ROLE in pool "vault". meta: two 4 MiB
+ * thin-metadata areas at 1 MiB and 5 MiB; data: data area from 1 MiB. */
 static inline void fx_label(enum vg_role role, struct vg_label *l)
 {
 	memset(l, 0, sizeof(*l));
@@ -35,9 +35,9 @@ static inline void fx_label(enum vg_role role, struct vg_label *l)
 	l->mda.size = VG_MDA_DEFAULT_SIZE;
 	l->area[0].offset = 1ull << 20;
 	if (role == VG_ROLE_META) {
-		l->area[0].size = 16ull << 20;
-		l->area[1].offset = 17ull << 20;
-		l->area[1].size = 16ull << 20;
+		l->area[0].size = 4ull << 20;
+		l->area[1].offset = 5ull << 20;
+		l->area[1].size = 4ull << 20;
 	} else {
 		l->area[0].size = FX_DEV_SIZE - (1ull << 20);
 	}

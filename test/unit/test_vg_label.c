@@ -91,7 +91,7 @@ static void test_bad_fields_valid_crc(void)
 		{ 12, 4, 2, "version" },
 		{ 16, 8, 2, "another location" },
 		{ 120, 4, 7, "bad role" },
-		{ 128, 8, 16ull << 20, "beyond the device size" },	/* device_size shrunk */
+		{ 128, 8, 4ull << 20, "beyond the device size" },	/* device_size shrunk */
 		{ 136, 8, 0, "overlaps label" },			/* mda over the label */
 		{ 144, 8, 2048, "smaller than 4 KiB" },
 		{ 152, 8, 4096, "overlaps" },				/* area0 over the mda */
