@@ -8,7 +8,8 @@ have thin_check && have thin_dump && have thin_restore || skip "thin-provisionin
 for args in "--devices 1 --mappings 0" \
 	    "--devices 3 --mappings 20000 --snapshots 6 --deletes 2 --seed 3" \
 	    "--devices 12 --mappings 3000 --snapshots 25 --deletes 8 --seed 7 --metadata-snap" \
-	    "--devices 2 --mappings 150000 --snapshots 2 --seed 11 --block-size 1024"; do
+	    "--devices 2 --mappings 150000 --snapshots 2 --seed 11 --block-size 1024" \
+	    "--devices 4 --mappings 30000 --snapshots 3 --unmaps 90000 --seed 13"; do
 	ok tp-metagen --out m.img --meta-size 48M $args
 	ok thin_check m.img
 	ok tp-metacheck m.img

@@ -4,7 +4,7 @@
  *   tp-metagen --out FILE --meta-size SIZE [--devices N] [--mappings M]
  *              [--snapshots S] [--deletes D] [--seed X] [--block-size SECTORS]
  *              [--data-blocks N] [--writes-after-snap W] [--metadata-snap]
- *              [--transaction-id T]
+ *              [--transaction-id T] [--unmaps U]
  *
  * FILE is created (or truncated) to SIZE (K/M/G suffixes). N devices get M
  * mappings each (runs of consecutive blocks with random gaps; data blocks
@@ -13,6 +13,8 @@
  * overwrites (default M/20, at most 1000) split between origin and snapshot
  * to break sharing partly; then D random deletes. --metadata-snap leaves a
  * metadata snapshot held (taken before the last round of overwrites).
+ * Finally U random unmaps (discards) spread over the remaining devices,
+ * which make the trees merge and rebalance.
  * Exit 0, or 1 with a message. Deterministic for a given seed. */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,11 +84,12 @@ int main(int argc, char **argv)
 		{ "seed", 1, NULL, 'x' },	  { "block-size", 1, NULL, 'b' },
 		{ "data-blocks", 1, NULL, 'd' },  { "writes-after-snap", 1, NULL, 'w' },
 		{ "metadata-snap", 0, NULL, 'M' }, { "transaction-id", 1, NULL, 't' },
+		{ "unmaps", 1, NULL, 'u' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
 	uint64_t meta_size = 0, devices = 1, mappings = 1000, snaps = 0, deletes = 0, seed = 1;
-	uint64_t block_size = 128, data_blocks = 0, writes = UINT64_MAX, trans = 1;
+	uint64_t block_size = 128, data_blocks = 0, writes = UINT64_MAX, trans = 1, unmaps = 0;
 	int held = 0, c, fd;
 	struct io_engine *io = NULL;
 	struct thin_md *md = NULL;
@@ -110,11 +113,12 @@ int main(int argc, char **argv)
 		case 'w': writes = strtoull(optarg, NULL, 0); break;
 		case 'M': held = 1; break;
 		case 't': trans = strtoull(optarg, NULL, 0); break;
+		case 'u': unmaps = strtoull(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: tp-metagen --out FILE --meta-size SIZE [--devices N] "
 				"[--mappings M] [--snapshots S] [--deletes D] [--seed X] "
 				"[--block-size SECTORS] [--data-blocks N] [--writes-after-snap W] "
-				"[--metadata-snap] [--transaction-id T]\n");
+				"[--metadata-snap] [--transaction-id T] [--unmaps U]\n");
 			return 1;
 		}
 	}
@@ -167,6 +171,14 @@ int main(int argc, char **argv)
 		CHECK(thin_delete(md, ids[k]));
 		ids[k] = ids[--nr_ids];
 		CHECK(thin_commit(md));
+	}
+	for (uint64_t i = 0; i < unmaps && nr_ids; i++) {
+		uint64_t dev = ids[rnd_below(nr_ids)];
+		int r = thin_remove_mapping(md, dev, rnd_below(span[dev] ? span[dev] : 1));
+		if (r && r != -ENODATA)
+			CHECK(r);
+		if (i % 20000 == 19999)
+			CHECK(thin_commit(md));
 	}
 	CHECK(thin_set_transaction_id(md, 0, trans));
 	CHECK(thin_commit(md));

@@ -388,7 +388,79 @@ static void test_fixtures(void)
 	}
 }
 
+/* Two-level trees shared by snapshots (and a metadata snapshot): random
+ * inserts and removals on both sides split, merge and rebalance shared
+ * internal nodes; contents and every reference count must stay right. */
+static void test_big_shared(void)
+{
+	enum { V = 24000, DEVS = 3 };
+	struct io_engine *io;
+	struct thin_md *md;
+	uint64_t *m = calloc((size_t)DEVS * V, sizeof(uint64_t)), db, got;
+	int r;
+
+	CU_ASSERT_FATAL(io_mem_create(16 << 20, "big", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 200000, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 0) == 0);
+	for (uint64_t v = 0; v < 20000; v++) {
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 0, v, db) == 0);
+		m[v] = db + 1;
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	CU_ASSERT_FATAL(thin_create_snap(md, 1, 0) == 0);
+	memcpy(m + V, m, V * sizeof(uint64_t));
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	for (int step = 0; step < 9000; step++) {
+		uint64_t dev = rnd() % DEVS, v = rnd() % V;
+		uint64_t *slot = &m[dev * V + v];
+
+		if (dev == 2 && step < 3000)
+			continue;
+		if (step == 3000) {	/* a snapshot of the snapshot, and a metadata snapshot */
+			CU_ASSERT_FATAL(thin_create_snap(md, 2, 1) == 0);
+			memcpy(m + 2 * V, m + V, V * sizeof(uint64_t));
+			CU_ASSERT_FATAL(thin_reserve_metadata_snap(md) == 0);
+		}
+		if (rnd() % 3) {
+			r = thin_remove_mapping(md, dev, v);
+			CU_ASSERT_EQUAL_FATAL(r, *slot ? 0 : -ENODATA);
+			*slot = 0;
+		} else {
+			CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+			CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, dev, v, db) == 0);
+			*slot = db + 1;
+		}
+		if (step % 1500 == 1499) {
+			CU_ASSERT_FATAL(thin_commit(md) == 0);
+			CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+		}
+		if (step == 6000)
+			CU_ASSERT_FATAL(thin_release_metadata_snap(md) == 0);
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+	CU_ASSERT_FATAL(thin_open(io, THIN_RDONLY, &md) == 0);
+	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+	for (uint64_t dev = 0; dev < DEVS; dev++) {
+		uint64_t mapped = 0;
+		struct thin_ir_device d;
+		for (uint64_t v = 0; v < V; v++) {
+			r = thin_lookup(md, dev, v, &got, NULL);
+			CU_ASSERT_EQUAL_FATAL(r, m[dev * V + v] ? 0 : -ENODATA);
+			if (!r)
+				CU_ASSERT_EQUAL_FATAL(got + 1, m[dev * V + v]);
+			mapped += !r;
+		}
+		CU_ASSERT(thin_device_info(md, dev, &d) == 0 && d.mapped_blocks == mapped);
+	}
+	thin_close(md);
+	io_destroy(io);
+	free(m);
+}
+
 TP_TEST_SUITE(thin, NULL, NULL,
+	      { "big_shared", test_big_shared },
 	      { "basics", test_basics },
 	      { "kernel_fixtures", test_fixtures },
 	      { "model", test_model })
