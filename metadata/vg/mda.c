@@ -217,6 +217,12 @@ static void free_scan(struct slot_copy c[][VG_MDA_SLOTS], unsigned n)
 
 int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *text, size_t len)
 {
+	return vg_mda_commit_keep(pvs, n, seqno, text, len, 0);
+}
+
+int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *text,
+		       size_t len, uint64_t keep)
+{
 	struct slot_copy c[VG_MDA_MAX_DEVICES][VG_MDA_SLOTS];
 	struct vg_mda_status st;
 	uint8_t raw[VG_UUID_BYTES];
@@ -265,6 +271,9 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 				target[i] = (k + 1) % VG_MDA_SLOTS;
 			}
 		}
+		for (k = 0; k < VG_MDA_SLOTS; k++)
+			if (keep && c[i][k].state == VG_SLOT_VALID && c[i][k].seqno == keep)
+				target[i] = (k + 1) % VG_MDA_SLOTS;
 	}
 	buf = calloc(1, VG_MDA_SLOT_HEADER + round512(len));
 	if (!buf) {

@@ -88,6 +88,12 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label) TP_MUST_CH
  * some not: a following read returns the newest one fully written. */
 int vg_mda_commit(struct vg_pv *pvs, unsigned nr_pvs, uint64_t seqno, const char *text,
 		  size_t len) TP_MUST_CHECK;
+/* The same, but a slot holding a valid copy with seqno KEEP is never the
+ * one overwritten (vg_commit passes the seqno its text was read from, so
+ * a newer copy that checksums but does not import cannot make it
+ * overwrite the last usable one). KEEP 0 = plain vg_mda_commit. */
+int vg_mda_commit_keep(struct vg_pv *pvs, unsigned nr_pvs, uint64_t seqno, const char *text,
+		       size_t len, uint64_t keep) TP_MUST_CHECK;
 
 /* Read the newest valid copy over all devices. On 0: *TEXT is a malloc'd,
  * NUL-terminated copy (caller frees), *LEN its length, and STATUS (may be

@@ -92,6 +92,10 @@ struct vg {
 	unsigned nr_volumes;
 	unsigned alloc_volumes;
 	struct vg_volume *volumes;	/* nr_volumes entries, in creation order */
+	/* Not stored: the seqno of the copy vg_read took the text from (may be
+	 * below seqno after a fallback); vg_commit protects that copy. 0 for a
+	 * new VG. */
+	uint64_t text_seqno;
 };
 
 /* ---- names ---- */

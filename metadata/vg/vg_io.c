@@ -54,6 +54,7 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 		if (!r)
 			r = matches_labels(vg, pvs, n);
 		if (!r) {
+			vg->text_seqno = vg->seqno;
 			vg->seqno = st.seqno;	/* supersede any newer unusable copy */
 			break;
 		}
@@ -87,12 +88,13 @@ int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
 	vg->seqno = old + 1;
 	r = vg_export(vg, &text, &len);
 	if (!r)
-		r = vg_mda_commit(pvs, n, vg->seqno, text, len);
+		r = vg_mda_commit_keep(pvs, n, vg->seqno, text, len, vg->text_seqno);
 	if (r) {
 		vg->seqno = old;
 		free(text);
 		return r;
 	}
+	vg->text_seqno = vg->seqno;
 	if (vg_backup_write(vg->name, vg->seqno, text, len, 0))
 		log_warn("pool %s: VG metadata seqno %llu is committed but its backup could not "
 			 "be written", vg->name, (unsigned long long)vg->seqno);

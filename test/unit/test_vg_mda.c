@@ -400,11 +400,18 @@ static void test_vg_commit_read(void)
 	CU_ASSERT_EQUAL(got->seqno, 3);	/* but the newest seqno on disk */
 	CU_ASSERT_EQUAL(st.needs_repair, 1);
 	/* committing from the fallback supersedes the unusable seqno 3 */
+	CU_ASSERT_EQUAL(got->text_seqno, 2);
 	CU_ASSERT_EQUAL(vg_commit(p.pvs, 2, got), 0);
 	CU_ASSERT_EQUAL(got->seqno, 4);
+	CU_ASSERT_EQUAL(got->text_seqno, 4);
 	vg_free(got);
 	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, &st), 0);
 	CU_ASSERT_EQUAL(got->seqno, 4);
+	/* the unusable 3 was overwritten, not 2, the last usable copy */
+	for (int d = 0; d < 2; d++) {
+		CU_ASSERT(st.slot[d][0].seqno == 2 || st.slot[d][1].seqno == 2);
+		CU_ASSERT(st.slot[d][0].seqno == 4 || st.slot[d][1].seqno == 4);
+	}
 	CU_ASSERT_PTR_NOT_NULL(vg_find_volume(got, "new"));
 	tp_log_capture(NULL);
 	vg_free(got);
