@@ -459,7 +459,82 @@ static void test_big_shared(void)
 	free(m);
 }
 
+/* A failed build leaves the output superblock zeroed, whatever was there. */
+static int all_zero(struct io_engine *io)
+{
+	const unsigned char *d = io_mem_data(io);
+	for (int i = 0; i < 4096; i++)
+		if (d[i])
+			return 0;
+	return 1;
+}
+
+static void test_builder_failures(void)
+{
+	struct thin_ir_superblock sb = { 0, 7, 0, 2, 128, 100000, 0 };
+	struct thin_ir_device d0 = { 5, 0, 1, 0, 0 }, d1 = { 3, 0, 1, 0, 0 };
+	struct thin_ir_mapping runs[2] = { { 10, 0, 20, 0 }, { 15, 100, 1, 0 } };
+	struct thin_ir_mapping far = { 0, 99999, 2, 0 }, many = { 0, 0, 90000, 0 };
+	struct io_engine *io, *f;
+	struct thin_builder *b;
+	const struct thin_ir_visitor *v;
+	struct thin_md *md;
+	struct tp_log_capture cap;
+
+	CU_ASSERT_FATAL(io_mem_create(1 << 20, "out", &io) == 0);
+	tp_log_capture(&cap);
+	for (int c = 0; c < 5; c++) {
+		CU_ASSERT_FATAL(thin_format(io, 128, 1000, &md) == 0);	/* valid metadata to lose */
+		thin_close(md);
+		CU_ASSERT_FATAL(thin_builder_create(io, &b) == 0);
+		v = thin_builder_visitor(b);
+		CU_ASSERT_EQUAL(v->superblock_begin(v->ctx, &sb), 0);
+		CU_ASSERT_EQUAL(v->device_begin(v->ctx, &d0), 0);
+		switch (c) {
+		case 0:	/* overlapping runs */
+			CU_ASSERT_EQUAL(v->mappings(v->ctx, runs, 2), -EINVAL);
+			break;
+		case 1:	/* data beyond nr_data_blocks */
+			CU_ASSERT_EQUAL(v->mappings(v->ctx, &far, 1), -EINVAL);
+			break;
+		case 2:	/* devices out of order */
+			CU_ASSERT_EQUAL(v->device_end(v->ctx), 0);
+			CU_ASSERT_EQUAL(v->device_begin(v->ctx, &d1), -EINVAL);
+			break;
+		case 3:	/* out of metadata space (256 blocks) */
+			{
+				int r = v->mappings(v->ctx, &many, 1);
+				CU_ASSERT_EQUAL(r ? r : v->device_end(v->ctx), -ENOSPC);
+			}
+			break;
+		case 4:	/* never finished */
+			break;
+		}
+		CU_ASSERT(!thin_builder_finished(b));
+		thin_builder_destroy(b);
+		CU_ASSERT(all_zero(io));
+		CU_ASSERT_EQUAL(thin_open(io, 0, &md), -ENODATA);
+	}
+	/* write errors while finishing */
+	CU_ASSERT_FATAL(io_fault_create(io, 0, &f) == 0);
+	CU_ASSERT_FATAL(thin_builder_create(f, &b) == 0);
+	v = thin_builder_visitor(b);
+	CU_ASSERT_EQUAL(v->superblock_begin(v->ctx, &sb), 0);
+	CU_ASSERT_EQUAL(v->device_begin(v->ctx, &d0), 0);
+	CU_ASSERT_EQUAL(v->mappings(v->ctx, runs, 1), 0);
+	CU_ASSERT_EQUAL(v->device_end(v->ctx), 0);
+	io_fault_set(f, IO_FAULT_FAIL, io_fault_writes(f) + 1);
+	CU_ASSERT_EQUAL(v->superblock_end(v->ctx), -EIO);
+	io_fault_set(f, IO_FAULT_NONE, 0);
+	thin_builder_destroy(b);
+	CU_ASSERT(all_zero(io));
+	io_destroy(f);
+	tp_log_capture(NULL);
+	io_destroy(io);
+}
+
 TP_TEST_SUITE(thin, NULL, NULL,
+	      { "builder_failures", test_builder_failures },
 	      { "big_shared", test_big_shared },
 	      { "basics", test_basics },
 	      { "kernel_fixtures", test_fixtures },
