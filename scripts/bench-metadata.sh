@@ -52,10 +52,10 @@ measure() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) b = 0.01; printf "%.2f", a / b }'; }
 
-printf '%-22s %10s %10s %8s %11s %11s %8s\n' workload "0.9.0 s" "tp s" "speedup" \
+printf '%-36s %8s %8s %8s %10s %8s %6s\n' workload "0.9.0 s" "tp s" "speedup" \
 	"0.9.0 MiB" "tp MiB" "mem x"
 row() { # row LABEL OLD_T OLD_RSS NEW_T NEW_RSS
-	printf '%-22s %10s %10s %8s %11s %11s %8s\n' "$1" "$2" "$4" "$(ratio "$2" "$4")x" \
+	printf '%-36s %8s %8s %8s %10s %8s %6s\n' "$1" "$2" "$4" "$(ratio "$2" "$4")x" \
 		"$(($3 / 1024))" "$(($5 / 1024))" "$(ratio "$5" "$3")"
 }
 
