@@ -1,5 +1,5 @@
-/* btree.c - lookup, insert (top-down splitting), walk and delete.
- * Removal is in btree_remove.c. See btree.h. */
+/* btree.c - lookup (ro_spine), insert (shadow_spine, top-down splitting),
+ * walk and delete. Removal is in btree_remove.c. See btree.h. */
 #include "metadata/pdata/btree.h"
 
 #include <errno.h>
@@ -8,132 +8,91 @@
 
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
-
-static int check_leaf(const struct btree_info *info, const void *n, uint64_t b)
-{
-	if (bn_is_leaf(n) && bn_vsize(n) != info->vt.size) {
-		log_error("btree node %" PRIu64 ": value size %" PRIu32 ", expected %" PRIu32, b,
-			  bn_vsize(n), info->vt.size);
-		return -EUCLEAN;
-	}
-	return 0;
-}
-
-static int lock_ro(const struct btree_info *info, uint64_t b, struct bm_block **blk)
-{
-	int r = tm_read_lock(info->tm, b, &btree_node_validator, blk);
-
-	if (!r && (r = check_leaf(info, bm_block_data(*blk), b)))
-		tm_unlock(info->tm, *blk);
-	return r;
-}
-
-int btree_shadow(const struct btree_info *info, uint64_t b, struct bm_block **out)
-{
-	int inc, r;
-	const unsigned char *n;
-
-	if ((r = tm_shadow_block(info->tm, b, &btree_node_validator, out, &inc)))
-		return r;
-	n = bm_block_data(*out);
-	if ((r = check_leaf(info, n, b)))
-		goto fail;
-	if (inc) {
-		for (uint32_t i = 0; i < bn_nr(n); i++) {
-			if (!bn_is_leaf(n))
-				r = tm_inc(info->tm, bn_value64(n, i));
-			else if (info->vt.inc)
-				r = info->vt.inc(info->vt.ctx, bn_value(n, i));
-			if (r)
-				goto fail;
-		}
-	}
-	return 0;
-fail:
-	tm_unlock(info->tm, *out);
-	return r;
-}
+#include "metadata/pdata/btree_spine.h"
 
 int btree_empty(const struct btree_info *info, uint64_t *root)
 {
-	struct bm_block *blk;
-	int r = tm_new_block(info->tm, &btree_node_validator, &blk);
+	struct rw_node nd;
+	int r = rw_new(info, BTREE_NODE_LEAF, &nd);
 
 	if (r)
 		return r;
-	bn_init(bm_block_data(blk), BTREE_NODE_LEAF, info->vt.size);
-	*root = bm_block_location(blk);
-	tm_unlock(info->tm, blk);
+	*root = nd.loc;
+	rw_unlock(info, &nd);
 	return 0;
-}
-
-/* Descend to the leaf that may hold KEY; with GE, find the first key >= KEY. */
-static int lookup(const struct btree_info *info, uint64_t root, uint64_t key, int ge,
-		  uint64_t *found, void *value)
-{
-	struct bm_block *blk;
-	uint64_t b = root;
-	int r;
-
-	for (int depth = 0;; depth++) {
-		const unsigned char *n;
-		int i;
-
-		if (depth >= BTREE_MAX_DEPTH) {
-			log_error("btree node %" PRIu64 ": tree too deep (a loop?)", b);
-			return -EUCLEAN;
-		}
-		if ((r = lock_ro(info, b, &blk)))
-			return r;
-		n = bm_block_data(blk);
-		i = bn_lower_bound(n, key);
-		if (bn_is_leaf(n)) {
-			if (i >= 0 && bn_key(n, (uint32_t)i) == key) {
-				/* exact */
-			} else if (ge && (uint32_t)(i + 1) < bn_nr(n)) {
-				i++;
-			} else {
-				tm_unlock(info->tm, blk);
-				return -ENODATA;
-			}
-			if (found)
-				*found = bn_key(n, (uint32_t)i);
-			if (value)
-				memcpy(value, bn_value(n, (uint32_t)i), info->vt.size);
-			tm_unlock(info->tm, blk);
-			return 0;
-		}
-		if (i < 0) {
-			if (!ge || !bn_nr(n)) {
-				tm_unlock(info->tm, blk);
-				return -ENODATA;
-			}
-			i = 0;
-		}
-		if (ge) {
-			/* the answer may be in a later child: try each in turn */
-			for (uint32_t c = (uint32_t)i; c < bn_nr(n); c++) {
-				r = lookup(info, bn_value64(n, c), key, 1, found, value);
-				if (r != -ENODATA)
-					break;
-			}
-			tm_unlock(info->tm, blk);
-			return r;
-		}
-		b = bn_value64(n, (uint32_t)i);
-		tm_unlock(info->tm, blk);
-	}
 }
 
 int btree_lookup(const struct btree_info *info, uint64_t root, uint64_t key, void *value)
 {
-	return lookup(info, root, key, 0, NULL, value);
+	struct ro_spine s;
+	uint64_t b = root;
+	int r;
+
+	ro_spine_init(&s, info);
+	for (;;) {
+		const unsigned char *n;
+		int i;
+
+		if ((r = ro_step(&s, b)))
+			break;
+		n = ro_current(&s);
+		i = bn_lower_bound(n, key);
+		if (i < 0) {
+			r = -ENODATA;
+			break;
+		}
+		if (bn_is_leaf(n)) {
+			if (bn_key(n, (uint32_t)i) != key) {
+				r = -ENODATA;
+			} else if (value) {
+				memcpy(value, bn_value(n, (uint32_t)i), info->vt.size);
+			}
+			break;
+		}
+		b = bn_value64(n, (uint32_t)i);
+	}
+	ro_spine_exit(&s);
+	return r;
+}
+
+static int lookup_ge(const struct btree_info *info, uint64_t b, uint64_t key, int depth,
+		     uint64_t *found, void *value)
+{
+	struct ro_node nd;
+	int i, r;
+
+	if (depth >= BTREE_MAX_DEPTH) {
+		log_error("btree node %" PRIu64 ": tree too deep (a loop?)", b);
+		return -EUCLEAN;
+	}
+	if ((r = ro_lock(info, b, &nd)))
+		return r;
+	i = bn_lower_bound(nd.n, key);
+	if (bn_is_leaf(nd.n)) {
+		if (i < 0 || bn_key(nd.n, (uint32_t)i) != key)
+			i++;	/* the first key above */
+		if ((uint32_t)i >= bn_nr(nd.n)) {
+			r = -ENODATA;
+		} else {
+			if (found)
+				*found = bn_key(nd.n, (uint32_t)i);
+			if (value)
+				memcpy(value, bn_value(nd.n, (uint32_t)i), info->vt.size);
+		}
+	} else {
+		r = -ENODATA;
+		/* the answer is in child i or, if that has nothing >= KEY, a later one */
+		for (uint32_t c = (uint32_t)(i < 0 ? 0 : i); c < bn_nr(nd.n) && r == -ENODATA; c++)
+			r = lookup_ge(info, bn_value64(nd.n, c), key, depth + 1, found, value);
+	}
+	ro_unlock(info, &nd);
+	return r;
 }
 
 int btree_lookup_ge(const struct btree_info *info, uint64_t root, uint64_t key,
 		    uint64_t *found, void *value)
 {
-	return lookup(info, root, key, 1, found, value);
+	return lookup_ge(info, root, key, 0, found, value);
 }
 
 /* Insert slot I of N (which has room): shift the tail right. */
@@ -149,12 +108,19 @@ static void insert_at(unsigned char *n, uint32_t i, uint64_t key, const void *va
 	bn_set_nr(n, nr + 1);
 }
 
-/* Move the upper half of LEFT into the empty node RIGHT. */
+static void insert_child(unsigned char *n, uint32_t i, uint64_t key, uint64_t child)
+{
+	unsigned char v[8];
+
+	le64_put(v, child);
+	insert_at(n, i, key, v);
+}
+
+/* Move the upper half of LEFT into the empty node RIGHT (same kind). */
 static void split_half(unsigned char *left, unsigned char *right)
 {
 	uint32_t nr = bn_nr(left), vs = bn_vsize(left), keep = nr / 2, move = nr - keep;
 
-	bn_init(right, bn_flags(left), vs);
 	memcpy(right + BTREE_HEADER_SIZE, left + BTREE_HEADER_SIZE + 8 * (size_t)keep, 8 * (size_t)move);
 	memcpy(bn_value(right, 0), bn_value(left, keep), (size_t)vs * move);
 	bn_set_nr(right, move);
@@ -162,55 +128,47 @@ static void split_half(unsigned char *left, unsigned char *right)
 }
 
 /* The root is full: move its entries into two new children and make it
- * an internal node over them (the tree grows by one level). */
+ * an internal node over them (the only way the tree grows a level). */
 static int split_beneath(const struct btree_info *info, unsigned char *root)
 {
-	struct bm_block *lb, *rb;
-	unsigned char *l, *rn, v[8];
+	struct rw_node l, rt;
+	uint32_t flags = bn_flags(root);
 	int r;
 
-	if ((r = tm_new_block(info->tm, &btree_node_validator, &lb)))
+	if ((r = rw_new(info, flags, &l)))
 		return r;
-	if ((r = tm_new_block(info->tm, &btree_node_validator, &rb))) {
-		tm_unlock(info->tm, lb);
+	if ((r = rw_new(info, flags, &rt))) {
+		rw_unlock(info, &l);
 		return r;
 	}
-	l = bm_block_data(lb);
-	rn = bm_block_data(rb);
-	memcpy(l, root, BM_BLOCK_SIZE);
-	split_half(l, rn);
+	memcpy(l.n, root, BM_BLOCK_SIZE);
+	split_half(l.n, rt.n);
 	bn_init(root, BTREE_NODE_INTERNAL, 8);
-	le64_put(v, bm_block_location(lb));
-	insert_at(root, 0, bn_key(l, 0), v);
-	le64_put(v, bm_block_location(rb));
-	insert_at(root, 1, bn_key(rn, 0), v);
-	tm_unlock(info->tm, lb);
-	tm_unlock(info->tm, rb);
+	insert_child(root, 0, bn_key(l.n, 0), l.loc);
+	insert_child(root, 1, bn_key(rt.n, 0), rt.loc);
+	rw_unlock(info, &l);
+	rw_unlock(info, &rt);
 	return 0;
 }
 
 int btree_insert(const struct btree_info *info, uint64_t root, uint64_t key, const void *value,
 		 uint64_t *new_root, int *inserted, unsigned flags)
 {
-	struct bm_block *blk, *cblk, *rblk;
-	unsigned char *n;
+	struct shadow_spine s;
+	struct rw_node *cur;
 	int r;
 
-	if ((r = btree_shadow(info, root, &blk)))
-		return r;
-	*new_root = bm_block_location(blk);
-	n = bm_block_data(blk);
-	if (bn_nr(n) == bn_max(n) && (r = split_beneath(info, n)))
+	shadow_spine_init(&s, info);
+	if ((r = shadow_step(&s, root)))
 		goto out;
-	for (int depth = 0;; depth++) {
+	*new_root = s.root;
+	cur = shadow_current(&s);
+	if (bn_nr(cur->n) == bn_max(cur->n) && (r = split_beneath(info, cur->n)))
+		goto out;
+	for (;;) {
+		unsigned char *n = shadow_current(&s)->n, *p;
 		int i = bn_lower_bound(n, key);
 
-		if (depth >= BTREE_MAX_DEPTH) {
-			log_error("btree node %" PRIu64 ": tree too deep (a loop?)",
-				  bm_block_location(blk));
-			r = -EUCLEAN;
-			goto out;
-		}
 		if (bn_is_leaf(n)) {
 			if (i >= 0 && bn_key(n, (uint32_t)i) == key) {
 				if (!(flags & BTREE_KEEP_OLD_REF) && info->vt.dec &&
@@ -224,53 +182,43 @@ int btree_insert(const struct btree_info *info, uint64_t root, uint64_t key, con
 				if (inserted)
 					*inserted = 1;
 			}
-			r = 0;
-			goto out;
+			break;
 		}
 		if (!bn_nr(n)) {
 			log_error("btree node %" PRIu64 ": empty internal node",
-				  bm_block_location(blk));
+				  shadow_current(&s)->loc);
 			r = -EUCLEAN;
 			goto out;
 		}
-		if (i < 0) {
+		if (i < 0) {	/* below every key: lower the first separator */
 			i = 0;
 			bn_set_key(n, 0, key);
 		}
-		if ((r = btree_shadow(info, bn_value64(n, (uint32_t)i), &cblk)))
+		if ((r = shadow_step(&s, bn_value64(n, (uint32_t)i))))
 			goto out;
-		bn_set_value64(n, (uint32_t)i, bm_block_location(cblk));
-		unsigned char *c = bm_block_data(cblk);
-		if (bn_nr(c) == bn_max(c)) {
-			unsigned char v[8];
-			if ((r = tm_new_block(info->tm, &btree_node_validator, &rblk))) {
-				tm_unlock(info->tm, cblk);
+		cur = shadow_current(&s);
+		p = shadow_parent(&s)->n;
+		bn_set_value64(p, (uint32_t)i, cur->loc);
+		if (bn_nr(cur->n) == bn_max(cur->n)) {	/* split before descending */
+			struct rw_node right;
+			if ((r = rw_new(info, bn_flags(cur->n), &right)))
 				goto out;
-			}
-			unsigned char *rn = bm_block_data(rblk);
-			split_half(c, rn);
-			le64_put(v, bm_block_location(rblk));
-			insert_at(n, (uint32_t)i + 1, bn_key(rn, 0), v);
-			if (key >= bn_key(rn, 0)) {
-				tm_unlock(info->tm, cblk);
-				cblk = rblk;
-			} else {
-				tm_unlock(info->tm, rblk);
-			}
+			split_half(cur->n, right.n);
+			insert_child(p, (uint32_t)i + 1, bn_key(right.n, 0), right.loc);
+			if (key >= bn_key(right.n, 0))
+				shadow_replace_current(&s, &right);
+			else
+				rw_unlock(info, &right);
 		}
-		tm_unlock(info->tm, blk);
-		blk = cblk;
-		n = bm_block_data(blk);
 	}
 out:
-	tm_unlock(info->tm, blk);
+	shadow_spine_exit(&s);
 	return r;
 }
 
 static int del(const struct btree_info *info, uint64_t b, int depth)
 {
-	struct bm_block *blk;
-	const unsigned char *n;
+	struct ro_node nd;
 	uint32_t count;
 	int r;
 
@@ -280,18 +228,17 @@ static int del(const struct btree_info *info, uint64_t b, int depth)
 	}
 	if ((r = tm_ref(info->tm, b, &count)))
 		return r;
-	if (count > 1)
+	if (count > 1)	/* shared: the other owners keep the subtree */
 		return tm_dec(info->tm, b);
-	if ((r = lock_ro(info, b, &blk)))
+	if ((r = ro_lock(info, b, &nd)))
 		return r;
-	n = bm_block_data(blk);
-	for (uint32_t i = 0; i < bn_nr(n) && !r; i++) {
-		if (!bn_is_leaf(n))
-			r = del(info, bn_value64(n, i), depth + 1);
+	for (uint32_t i = 0; i < bn_nr(nd.n) && !r; i++) {
+		if (!bn_is_leaf(nd.n))
+			r = del(info, bn_value64(nd.n, i), depth + 1);
 		else if (info->vt.dec)
-			r = info->vt.dec(info->vt.ctx, bn_value(n, i));
+			r = info->vt.dec(info->vt.ctx, bn_value(nd.n, i));
 	}
-	tm_unlock(info->tm, blk);
+	ro_unlock(info, &nd);
 	return r ? r : tm_dec(info->tm, b);
 }
 
@@ -303,24 +250,22 @@ int btree_del(const struct btree_info *info, uint64_t root)
 static int walk(const struct btree_info *info, uint64_t b, int depth,
 		int (*fn)(void *ctx, uint64_t key, const void *value), void *ctx)
 {
-	struct bm_block *blk;
-	const unsigned char *n;
+	struct ro_node nd;
 	int r;
 
 	if (depth >= BTREE_MAX_DEPTH) {
 		log_error("btree node %" PRIu64 ": tree too deep (a loop?)", b);
 		return -EUCLEAN;
 	}
-	if ((r = lock_ro(info, b, &blk)))
+	if ((r = ro_lock(info, b, &nd)))
 		return r;
-	n = bm_block_data(blk);
-	for (uint32_t i = 0; i < bn_nr(n) && !r; i++) {
-		if (bn_is_leaf(n))
-			r = fn(ctx, bn_key(n, i), bn_value(n, i));
+	for (uint32_t i = 0; i < bn_nr(nd.n) && !r; i++) {
+		if (bn_is_leaf(nd.n))
+			r = fn(ctx, bn_key(nd.n, i), bn_value(nd.n, i));
 		else
-			r = walk(info, bn_value64(n, i), depth + 1, fn, ctx);
+			r = walk(info, bn_value64(nd.n, i), depth + 1, fn, ctx);
 	}
-	tm_unlock(info->tm, blk);
+	ro_unlock(info, &nd);
 	return r;
 }
 

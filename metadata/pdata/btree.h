@@ -61,7 +61,4 @@ int btree_del(const struct btree_info *info, uint64_t root) TP_MUST_CHECK;
 int btree_walk(const struct btree_info *info, uint64_t root,
 	       int (*fn)(void *ctx, uint64_t key, const void *value), void *ctx);
 
-/* Internal to btree*.c: shadow a node and fix references (I5). */
-int btree_shadow(const struct btree_info *info, uint64_t b, struct bm_block **out) TP_MUST_CHECK;
-
 #endif

@@ -1,11 +1,11 @@
 /* btree_remove.c - removal keeping every non-root node >= max_entries/3.
  *
- * Top-down: before descending from a (shadowed) internal node into child
- * i, a child holding <= max/3 entries is first merged with a sibling (when
- * both fit in one node) or balanced with it (half each), so that removing
- * one entry below cannot leave it underfull. A merge removes one entry
- * from the parent, which was itself made > max/3 on the way down. A root
- * left with a single child is replaced by that child. See btree.h. */
+ * Top-down along a shadow spine: before descending from an internal node
+ * into child i, a child holding <= max/3 entries is first merged with a
+ * sibling (when both fit in one node) or balanced with it (half each), so
+ * removing one entry below cannot leave it underfull. A merge removes one
+ * entry from the parent, which was itself made > max/3 on the way down.
+ * A root left with a single child is replaced by that child. See btree.h. */
 #include "metadata/pdata/btree.h"
 
 #include <errno.h>
@@ -14,6 +14,7 @@
 
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/btree_spine.h"
 
 static void delete_at(unsigned char *n, uint32_t i)
 {
@@ -58,146 +59,114 @@ static void redistribute(unsigned char *l, unsigned char *r)
 	bn_set_nr(r, total - want_l);
 }
 
-/* Make child *I of N (shadowed, internal) safe to remove from; returns it
- * shadowed and write locked in *OUT (and *I updated after a merge). */
-static int fix_child(const struct btree_info *info, unsigned char *n, uint64_t key, uint32_t *i,
-		     struct bm_block **out)
+/* Step the spine from the current internal node N into child *I, first
+ * making that child safe to remove from (merging or balancing it with a
+ * sibling). *I is the child's index afterwards. */
+static int step_fixed(const struct btree_info *info, struct shadow_spine *s, uint64_t key,
+		      uint32_t i)
 {
-	struct bm_block *cb, *sb;
-	unsigned char *c, *s, *l, *rt;
+	struct rw_node sib, *c;
+	unsigned char *n = shadow_current(s)->n, *l, *rt;
 	uint32_t j, li, ri;
 	int r;
 
-	if ((r = btree_shadow(info, bn_value64(n, *i), &cb)))
+	if ((r = shadow_step(s, bn_value64(n, i))))
 		return r;
-	bn_set_value64(n, *i, bm_block_location(cb));
-	c = bm_block_data(cb);
-	if (bn_nr(c) > bn_max(c) / 3 || bn_nr(n) < 2) {
-		*out = cb;
+	c = shadow_current(s);
+	bn_set_value64(n, i, c->loc);
+	if (bn_nr(c->n) > bn_max(c->n) / 3 || bn_nr(n) < 2)
 		return 0;
-	}
-	j = *i + 1 < bn_nr(n) ? *i + 1 : *i - 1;
-	if ((r = btree_shadow(info, bn_value64(n, j), &sb))) {
-		tm_unlock(info->tm, cb);
+	j = i + 1 < bn_nr(n) ? i + 1 : i - 1;
+	if ((r = rw_shadow(info, bn_value64(n, j), &sib)))
 		return r;
-	}
-	bn_set_value64(n, j, bm_block_location(sb));
-	s = bm_block_data(sb);
-	if (bn_flags(s) != bn_flags(c) || bn_vsize(s) != bn_vsize(c) || bn_max(s) != bn_max(c)) {
+	bn_set_value64(n, j, sib.loc);
+	if (bn_flags(sib.n) != bn_flags(c->n) || bn_vsize(sib.n) != bn_vsize(c->n) ||
+	    bn_max(sib.n) != bn_max(c->n)) {
 		log_error("btree nodes %" PRIu64 " and %" PRIu64 ": siblings of different kinds",
-			  bm_block_location(cb), bm_block_location(sb));
-		tm_unlock(info->tm, cb);
-		tm_unlock(info->tm, sb);
+			  c->loc, sib.loc);
+		rw_unlock(info, &sib);
 		return -EUCLEAN;
 	}
-	li = TP_MIN(*i, j);
-	ri = TP_MAX(*i, j);
-	l = li == *i ? c : s;
-	rt = li == *i ? s : c;
+	li = TP_MIN(i, j);
+	ri = TP_MAX(i, j);
+	l = li == i ? c->n : sib.n;
+	rt = li == i ? sib.n : c->n;
 	if (bn_nr(l) + bn_nr(rt) <= bn_max(l)) {
+		/* merge into the left node; the right one's children move with
+		 * its entries, so only its own block is released */
 		uint64_t rloc = bn_value64(n, ri);
 		merge(l, rt);
 		delete_at(n, ri);
-		/* the right node's children now belong to the left one: free only
-		 * the block itself (it is a fresh shadow with count 1) */
-		struct bm_block *keep = l == c ? cb : sb, *drop = l == c ? sb : cb;
-		tm_unlock(info->tm, drop);
-		if ((r = tm_dec(info->tm, rloc))) {
-			tm_unlock(info->tm, keep);
-			return r;
-		}
-		*i = li;
-		*out = keep;
-		return 0;
+		if (l != c->n)
+			shadow_replace_current(s, &sib);
+		else
+			rw_unlock(info, &sib);
+		return tm_dec(info->tm, rloc);
 	}
 	redistribute(l, rt);
 	bn_set_key(n, ri, bn_key(rt, 0));
-	if (bn_key(n, li) > bn_key(l, 0))
-		bn_set_key(n, li, bn_key(l, 0));
-	/* the key now lives left or right of the new separator */
-	struct bm_block *lb = l == c ? cb : sb, *rb = l == c ? sb : cb;
-	if (key >= bn_key(n, ri)) {
-		tm_unlock(info->tm, lb);
-		*out = rb;
-		*i = ri;
-	} else {
-		tm_unlock(info->tm, rb);
-		*out = lb;
-		*i = li;
-	}
+	/* continue in whichever node now holds KEY */
+	if ((key >= bn_key(n, ri)) == (ri == i))
+		rw_unlock(info, &sib);
+	else
+		shadow_replace_current(s, &sib);
 	return 0;
 }
 
 int btree_remove(const struct btree_info *info, uint64_t root, uint64_t key,
 		 uint64_t *new_root)
 {
-	struct bm_block *blk, *cblk;
-	unsigned char *n;
-	uint64_t root_loc;
+	struct shadow_spine s;
 	int r;
 
 	if ((r = btree_lookup(info, root, key, NULL)))
 		return r;	/* -ENODATA: nothing changes */
-	if ((r = btree_shadow(info, root, &blk)))
-		return r;
-	root_loc = bm_block_location(blk);
-	*new_root = root_loc;
-	n = bm_block_data(blk);
-	for (int depth = 0;; depth++) {
+	shadow_spine_init(&s, info);
+	if ((r = shadow_step(&s, root)))
+		goto out;
+	*new_root = s.root;
+	for (;;) {
+		unsigned char *n = shadow_current(&s)->n;
 		int i = bn_lower_bound(n, key);
 
-		if (depth >= BTREE_MAX_DEPTH || i < 0) {
+		if (i < 0 || !bn_nr(n)) {
 			log_error("btree node %" PRIu64 ": key %" PRIu64 " vanished (a loop?)",
-				  bm_block_location(blk), key);
-			tm_unlock(info->tm, blk);
-			return -EUCLEAN;
+				  shadow_current(&s)->loc, key);
+			r = -EUCLEAN;
+			goto out;
 		}
 		if (bn_is_leaf(n)) {
 			if (bn_key(n, (uint32_t)i) != key) {
-				tm_unlock(info->tm, blk);
-				return -EUCLEAN;
+				r = -EUCLEAN;
+				goto out;
 			}
-			if (info->vt.dec && (r = info->vt.dec(info->vt.ctx, bn_value(n, (uint32_t)i)))) {
-				tm_unlock(info->tm, blk);
-				return r;
-			}
+			if (info->vt.dec && (r = info->vt.dec(info->vt.ctx, bn_value(n, (uint32_t)i))))
+				goto out;
 			delete_at(n, (uint32_t)i);
-			tm_unlock(info->tm, blk);
 			break;
 		}
-		uint32_t ci = (uint32_t)i;
-		if ((r = fix_child(info, n, key, &ci, &cblk))) {
-			tm_unlock(info->tm, blk);
-			return r;
-		}
-		/* fix_child may have moved the boundary: pick the child again */
-		tm_unlock(info->tm, blk);
-		blk = cblk;
-		n = bm_block_data(blk);
-		if (!bn_nr(n)) {
-			log_error("btree node %" PRIu64 ": inconsistent separator keys",
-				  bm_block_location(blk));
-			tm_unlock(info->tm, blk);
-			return -EUCLEAN;
-		}
+		if ((r = step_fixed(info, &s, key, (uint32_t)i)))
+			goto out;
 	}
+	shadow_spine_exit(&s);
 	/* a root with one child: the child becomes the root */
 	for (;;) {
-		struct bm_block *rb;
-		const unsigned char *rn;
+		struct ro_node rn;
 		uint64_t child;
 
-		if ((r = tm_read_lock(info->tm, *new_root, &btree_node_validator, &rb)))
+		if ((r = ro_lock(info, *new_root, &rn)))
 			return r;
-		rn = bm_block_data(rb);
-		if (bn_is_leaf(rn) || bn_nr(rn) != 1) {
-			tm_unlock(info->tm, rb);
+		if (bn_is_leaf(rn.n) || bn_nr(rn.n) != 1) {
+			ro_unlock(info, &rn);
 			return 0;
 		}
-		child = bn_value64(rn, 0);
-		tm_unlock(info->tm, rb);
+		child = bn_value64(rn.n, 0);
+		ro_unlock(info, &rn);
 		if ((r = tm_dec(info->tm, *new_root)))
 			return r;
 		*new_root = child;
 	}
+out:
+	shadow_spine_exit(&s);
+	return r;
 }

@@ -1,0 +1,174 @@
+/* btree_spine.c - read-only and shadowing node holders. See btree_spine.h. */
+#include "metadata/pdata/btree_spine.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+#include "lib/base/log.h"
+#include "metadata/pdata/btree_node.h"
+
+static int check_leaf(const struct btree_info *info, const unsigned char *n, uint64_t b)
+{
+	if (bn_is_leaf(n) && bn_vsize(n) != info->vt.size) {
+		log_error("btree node %" PRIu64 ": value size %" PRIu32 ", expected %" PRIu32, b,
+			  bn_vsize(n), info->vt.size);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+int ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out)
+{
+	int r = tm_read_lock(info->tm, b, &btree_node_validator, &out->blk);
+
+	if (r)
+		return r;
+	out->n = bm_block_data(out->blk);
+	if ((r = check_leaf(info, out->n, b)))
+		ro_unlock(info, out);
+	return r;
+}
+
+void ro_unlock(const struct btree_info *info, struct ro_node *nd)
+{
+	if (nd->blk)
+		tm_unlock(info->tm, nd->blk);
+	nd->blk = NULL;
+	nd->n = NULL;
+}
+
+int rw_shadow(const struct btree_info *info, uint64_t b, struct rw_node *out)
+{
+	int inc, r;
+
+	if ((r = tm_shadow_block(info->tm, b, &btree_node_validator, &out->blk, &inc)))
+		return r;
+	out->n = bm_block_data(out->blk);
+	out->loc = bm_block_location(out->blk);
+	if ((r = check_leaf(info, out->n, b)))
+		goto fail;
+	if (inc) {	/* the copy is one more owner of everything it points to */
+		for (uint32_t i = 0; i < bn_nr(out->n) && !r; i++) {
+			if (!bn_is_leaf(out->n))
+				r = tm_inc(info->tm, bn_value64(out->n, i));
+			else if (info->vt.inc)
+				r = info->vt.inc(info->vt.ctx, bn_value(out->n, i));
+		}
+		if (r)
+			goto fail;
+	}
+	return 0;
+fail:
+	rw_unlock(info, out);
+	return r;
+}
+
+int rw_new(const struct btree_info *info, uint32_t flags, struct rw_node *out)
+{
+	int r = tm_new_block(info->tm, &btree_node_validator, &out->blk);
+
+	if (r)
+		return r;
+	out->n = bm_block_data(out->blk);
+	out->loc = bm_block_location(out->blk);
+	bn_init(out->n, flags, flags == BTREE_NODE_LEAF ? info->vt.size : 8);
+	return 0;
+}
+
+void rw_unlock(const struct btree_info *info, struct rw_node *nd)
+{
+	if (nd->blk)
+		tm_unlock(info->tm, nd->blk);
+	nd->blk = NULL;
+	nd->n = NULL;
+}
+
+static int too_deep(int depth, uint64_t b)
+{
+	if (depth < BTREE_MAX_DEPTH)
+		return 0;
+	log_error("btree node %" PRIu64 ": tree deeper than %d levels (a loop?)", b,
+		  BTREE_MAX_DEPTH);
+	return -EUCLEAN;
+}
+
+void ro_spine_init(struct ro_spine *s, const struct btree_info *info)
+{
+	*s = (struct ro_spine){ info, { { NULL, NULL }, { NULL, NULL } }, 0, 0 };
+}
+
+int ro_step(struct ro_spine *s, uint64_t b)
+{
+	int r;
+
+	if ((r = too_deep(s->depth++, b)))
+		return r;
+	if (s->count == 2) {
+		ro_unlock(s->info, &s->nodes[0]);
+		s->nodes[0] = s->nodes[1];
+		s->count = 1;
+	}
+	if ((r = ro_lock(s->info, b, &s->nodes[s->count])))
+		return r;
+	s->count++;
+	return 0;
+}
+
+const unsigned char *ro_current(struct ro_spine *s)
+{
+	return s->nodes[s->count - 1].n;
+}
+
+void ro_spine_exit(struct ro_spine *s)
+{
+	for (int i = 0; i < s->count; i++)
+		ro_unlock(s->info, &s->nodes[i]);
+	s->count = 0;
+}
+
+void shadow_spine_init(struct shadow_spine *s, const struct btree_info *info)
+{
+	*s = (struct shadow_spine){ info, { { NULL, NULL, 0 }, { NULL, NULL, 0 } }, 0, 0, 0 };
+}
+
+int shadow_step(struct shadow_spine *s, uint64_t b)
+{
+	int r;
+
+	if ((r = too_deep(s->depth++, b)))
+		return r;
+	if (s->count == 2) {
+		rw_unlock(s->info, &s->nodes[0]);
+		s->nodes[0] = s->nodes[1];
+		s->count = 1;
+	}
+	if ((r = rw_shadow(s->info, b, &s->nodes[s->count])))
+		return r;
+	if (s->depth == 1)
+		s->root = s->nodes[s->count].loc;
+	s->count++;
+	return 0;
+}
+
+struct rw_node *shadow_current(struct shadow_spine *s)
+{
+	return &s->nodes[s->count - 1];
+}
+
+struct rw_node *shadow_parent(struct shadow_spine *s)
+{
+	return s->count == 2 ? &s->nodes[0] : NULL;
+}
+
+void shadow_replace_current(struct shadow_spine *s, struct rw_node *node)
+{
+	rw_unlock(s->info, &s->nodes[s->count - 1]);
+	s->nodes[s->count - 1] = *node;
+}
+
+void shadow_spine_exit(struct shadow_spine *s)
+{
+	for (int i = 0; i < s->count; i++)
+		rw_unlock(s->info, &s->nodes[i]);
+	s->count = 0;
+}
