@@ -195,7 +195,7 @@ static void test_btree_model(void)
 	unsigned char v[8];
 	uint64_t live = 0;
 
-	env_open(&e, 4096, 256);
+	env_open(&e, 4096, 16);	/* a tiny cache: dirty blocks get evicted */
 	info = (struct btree_info){ e.tm, { 8, &decs, NULL, count_dec } };
 	CU_ASSERT_FATAL(btree_empty(&info, &root) == 0);
 	for (int i = 0; i < N; i++) {

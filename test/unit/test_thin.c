@@ -533,7 +533,58 @@ static void test_builder_failures(void)
 	io_destroy(io);
 }
 
+/* Running out of metadata or data space fails cleanly; abort returns to
+ * the last commit, which is intact. */
+static void test_enospc(void)
+{
+	struct io_engine *io;
+	struct thin_md *md;
+	struct tp_log_capture cap;
+	uint64_t db, v = 0, committed = 0, got;
+	int r = 0;
+
+	CU_ASSERT_FATAL(io_mem_create(64 * 4096, "small", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 100000, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 1) == 0);
+	tp_log_capture(&cap);
+	while (!r) {
+		r = thin_alloc_data_block(md, &db);
+		if (!r)
+			r = thin_insert_mapping_alloced(md, 1, v * 2, db);
+		if (!r && ++v % 500 == 0) {
+			r = thin_commit(md);
+			if (!r)
+				committed = v;
+		}
+	}
+	tp_log_capture(NULL);
+	CU_ASSERT_EQUAL(r, -ENOSPC);
+	CU_ASSERT(committed >= 1000);
+	CU_ASSERT_EQUAL(thin_abort(md), 0);
+	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+	CU_ASSERT_EQUAL(thin_lookup(md, 1, (committed - 1) * 2, &got, NULL), 0);
+	CU_ASSERT_EQUAL(thin_lookup(md, 1, committed * 2, &got, NULL), -ENODATA);
+	/* the pool still works: delete frees space */
+	CU_ASSERT_EQUAL(thin_delete(md, 1), 0);
+	CU_ASSERT_EQUAL(thin_commit(md), 0);
+	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+	thin_close(md);
+	/* data space */
+	CU_ASSERT_FATAL(thin_format(io, 128, 50, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 1) == 0);
+	for (v = 0; v < 50; v++)
+		CU_ASSERT_EQUAL(thin_alloc_data_block(md, &db), 0);
+	CU_ASSERT_EQUAL(thin_alloc_data_block(md, &db), -ENOSPC);
+	CU_ASSERT_EQUAL(thin_data_dec(md, 7), 0);
+	CU_ASSERT_EQUAL(thin_alloc_data_block(md, &db), -ENOSPC);	/* not before the commit */
+	CU_ASSERT_EQUAL(thin_commit(md), 0);
+	CU_ASSERT(thin_alloc_data_block(md, &db) == 0 && db == 7);
+	thin_close(md);
+	io_destroy(io);
+}
+
 TP_TEST_SUITE(thin, NULL, NULL,
+	      { "enospc", test_enospc },
 	      { "builder_failures", test_builder_failures },
 	      { "big_shared", test_big_shared },
 	      { "basics", test_basics },
