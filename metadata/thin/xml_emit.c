@@ -101,25 +101,31 @@ static int emit_pending(struct thin_emitter *e)
 	return 0;
 }
 
+/* Print what is pending, then make room for one more line. */
+static int next_line(struct thin_emitter *e)
+{
+	int r = emit_pending(e);
+
+	return r ? r : xml_out_reserve(&e->out, THIN_EMIT_MAX_LINE);
+}
+
 static int on_superblock_begin(void *ctx, const struct thin_ir_superblock *sb)
 {
 	struct thin_emitter *e = ctx;
-	int r = xml_out_reserve(&e->out, THIN_EMIT_MAX_LINE);
+	int r;
 
-	if (r)
-		return r;
 	e->have_run = 0;
-	e->style->superblock_begin(&e->out, sb);
-	return 0;
+	r = next_line(e);
+	if (!r)
+		e->style->superblock_begin(&e->out, sb);
+	return r;
 }
 
 static int on_superblock_end(void *ctx)
 {
 	struct thin_emitter *e = ctx;
-	int r = emit_pending(e);
+	int r = next_line(e);
 
-	if (!r)
-		r = xml_out_reserve(&e->out, THIN_EMIT_MAX_LINE);
 	if (r)
 		return r;
 	e->style->superblock_end(&e->out);
@@ -129,27 +135,21 @@ static int on_superblock_end(void *ctx)
 static int on_device_begin(void *ctx, const struct thin_ir_device *dev)
 {
 	struct thin_emitter *e = ctx;
-	int r = emit_pending(e);
+	int r = next_line(e);
 
 	if (!r)
-		r = xml_out_reserve(&e->out, THIN_EMIT_MAX_LINE);
-	if (r)
-		return r;
-	e->style->device_begin(&e->out, dev);
-	return 0;
+		e->style->device_begin(&e->out, dev);
+	return r;
 }
 
 static int on_device_end(void *ctx)
 {
 	struct thin_emitter *e = ctx;
-	int r = emit_pending(e);
+	int r = next_line(e);
 
 	if (!r)
-		r = xml_out_reserve(&e->out, THIN_EMIT_MAX_LINE);
-	if (r)
-		return r;
-	e->style->device_end(&e->out);
-	return 0;
+		e->style->device_end(&e->out);
+	return r;
 }
 
 static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)

@@ -76,6 +76,16 @@ static void visitor_failed(struct parser *p, int r, const char *what)
 	XML_StopParser(p->xp, XML_FALSE);
 }
 
+/* Call the visitor's FN (if any) with ARGS; on failure stop with WHAT. */
+#define VISIT(p, what, fn, ...)                                            \
+	do {                                                               \
+		if ((p)->v && (p)->v->fn) {                                \
+			int r_ = (p)->v->fn((p)->v->ctx, ##__VA_ARGS__);   \
+			if (r_)                                            \
+				visitor_failed((p), r_, (what));           \
+		}                                                          \
+	} while (0)
+
 /* ---- attributes ---- */
 
 enum { ATTR_STRING = 0 };	/* max == 0: any string, ignored */
@@ -153,15 +163,9 @@ static int get_attrs(struct parser *p, const char *elem, const char **atts,
 
 static void flush_batch(struct parser *p)
 {
-	int r;
-
 	if (!p->nbatch)
 		return;
-	if (p->v && p->v->mappings) {
-		r = p->v->mappings(p->v->ctx, p->batch, p->nbatch);
-		if (r)
-			visitor_failed(p, r, "storing mappings");
-	}
+	VISIT(p, "storing mappings", mappings, p->batch, p->nbatch);
 	p->nbatch = 0;
 }
 
@@ -179,7 +183,6 @@ static void start_superblock(struct parser *p, const char **atts)
 	};
 	uint64_t val[8] = { 0, 0, 0, 0, 2, 0, 0, 0 };
 	struct thin_ir_superblock sb;
-	int r;
 
 	if (p->where != AT_TOP) {
 		invalid(p, "<superblock>: only one superblock is allowed");
@@ -207,11 +210,7 @@ static void start_superblock(struct parser *p, const char **atts)
 	sb.metadata_snap = 0;	/* restored metadata never has a metadata snapshot */
 	p->nr_data_blocks = sb.nr_data_blocks;
 	p->where = IN_SUPERBLOCK;
-	if (p->v && p->v->superblock_begin) {
-		r = p->v->superblock_begin(p->v->ctx, &sb);
-		if (r)
-			visitor_failed(p, r, "starting the superblock");
-	}
+	VISIT(p, "starting the superblock", superblock_begin, &sb);
 }
 
 static void start_device(struct parser *p, const char **atts)
@@ -224,7 +223,6 @@ static void start_device(struct parser *p, const char **atts)
 		{ "snap_time", UINT32_MAX, 1 },
 	};
 	uint64_t val[5] = { 0 };
-	int r;
 
 	if (p->where != IN_SUPERBLOCK) {
 		invalid(p, "<device>: only allowed directly inside <superblock>");
@@ -252,11 +250,7 @@ static void start_device(struct parser *p, const char **atts)
 	p->next_origin = 0;
 	p->origin_full = 0;
 	p->where = IN_DEVICE;
-	if (p->v && p->v->device_begin) {
-		r = p->v->device_begin(p->v->ctx, &p->dev);
-		if (r)
-			visitor_failed(p, r, "starting a device");
-	}
+	VISIT(p, "starting a device", device_begin, &p->dev);
 }
 
 static void add_mapping(struct parser *p, const char *elem, uint64_t origin, uint64_t data,
@@ -351,17 +345,11 @@ static void XMLCALL on_start(void *ctx, const XML_Char *name, const XML_Char **a
 
 static void end_device(struct parser *p)
 {
-	int r;
-
 	flush_batch(p);
 	if (p->rc)
 		return;
 	p->where = IN_SUPERBLOCK;
-	if (p->v && p->v->device_end) {
-		r = p->v->device_end(p->v->ctx);
-		if (r)
-			visitor_failed(p, r, "finishing a device");
-	}
+	VISIT(p, "finishing a device", device_end);
 }
 
 static void XMLCALL on_end(void *ctx, const XML_Char *name)
