@@ -220,8 +220,11 @@ struct tp_dm_info {
 };
 
 /* Create NAME with UUID (may be NULL) and TABLE, and make it live (create,
- * load, resume); on failure nothing is left behind. -EEXIST if NAME or UUID
- * is in use. FLAGS: TP_DM_INTERNAL, TP_DM_READ_ONLY. */
+ * load, resume: three ioctls, so a failure carries the kernel's errno);
+ * on failure nothing is left behind. -EEXIST if NAME or UUID is in use;
+ * a table the kernel refuses gives its errno (-EINVAL mostly; -ENODATA
+ * for a thin id the pool does not have). FLAGS: TP_DM_INTERNAL,
+ * TP_DM_READ_ONLY. */
 int tp_dm_create(const char *name, const char *uuid, const struct tp_dm_target *table,
 		 unsigned n, unsigned flags) TP_MUST_CHECK;
 
@@ -275,5 +278,55 @@ int tp_dm_delete_thin(const char *pool, uint32_t dev_id) TP_MUST_CHECK;
 int tp_dm_set_transaction_id(const char *pool, uint64_t cur, uint64_t next) TP_MUST_CHECK;
 int tp_dm_reserve_metadata_snap(const char *pool) TP_MUST_CHECK;
 int tp_dm_release_metadata_snap(const char *pool) TP_MUST_CHECK;
+
+/* ------------------------------------------ pool stacks (dm_pool.c) */
+
+/* Where a pool's areas lie (bytes) and how its thin-pool target runs. */
+struct tp_dm_pool_layout {
+	const char *pool;		/* pool name */
+	const char *pool_uuid;
+	const char *meta_dev;		/* holds the thin metadata area: path or "major:minor" */
+	uint64_t meta_offset;		/* multiples of 512 */
+	uint64_t meta_length;
+	const char *data_dev;		/* holds the data area */
+	uint64_t data_offset;
+	uint64_t data_length;		/* a multiple of the data block size */
+	uint32_t block_sectors;		/* data block size */
+	uint64_t low_water_blocks;
+	unsigned features;		/* enum tp_dm_pool_feature */
+};
+
+/* Make <pool>-tmeta and <pool>-tdata (linear over the areas) and
+ * <pool>-tpool (thin-pool over them) live, all TP_DM_INTERNAL. A zeroed
+ * metadata area is formatted by the kernel. On failure removes what it
+ * made and returns the error (-EEXIST: the pool, or a piece of it, is
+ * active already; -EINVAL: bad layout or the kernel refused the table,
+ * e.g. metadata it cannot read). */
+int tp_dm_pool_activate(const struct tp_dm_pool_layout *l) TP_MUST_CHECK;
+
+/* Remove <pool>-tpool, -tdata, -tmeta (pieces already gone are skipped, so
+ * a half-made stack can be cleaned up). -EBUSY, nothing removed, while a
+ * volume of the pool is active (the pool is open). Removing the pool
+ * commits its metadata. */
+int tp_dm_pool_deactivate(const char *pool) TP_MUST_CHECK;
+
+/* 1 when <pool>-tpool exists, 0 when not, or -errno. */
+int tp_dm_pool_is_active(const char *pool) TP_MUST_CHECK;
+
+/* Make volume VOL (thin id DEV_ID, SECTORS long) of the active pool live
+ * as <pool>-<vol> with uuid thin<DEV_ID>. FLAGS: TP_DM_READ_ONLY.
+ * -ENXIO (logged) when the pool is not active; -EEXIST when VOL is;
+ * -ENODATA when the pool has no thin device DEV_ID (the kernel's answer). */
+int tp_dm_vol_activate(const char *pool, const char *pool_uuid, const char *vol,
+		       uint32_t dev_id, uint64_t sectors, unsigned flags) TP_MUST_CHECK;
+
+/* Remove <pool>-<vol>: -ENXIO when not active, -EBUSY when open. */
+int tp_dm_vol_deactivate(const char *pool, const char *vol) TP_MUST_CHECK;
+
+/* Live snapshot: suspend ORIGIN_VOL when it is active (NULL: origin not
+ * active), send create_snap DEV_ID ORIGIN_ID, resume the origin whatever
+ * happened. Returns the message's error, else the resume's. */
+int tp_dm_snapshot(const char *pool, const char *origin_vol, uint32_t dev_id,
+		   uint32_t origin_id) TP_MUST_CHECK;
 
 #endif

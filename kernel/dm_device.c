@@ -42,6 +42,23 @@ static int add_table(struct dm_task *dmt, const char *name, const struct tp_dm_t
 	return 0;
 }
 
+static int resume_flags(const char *name, unsigned flags);
+
+/* Created but not yet live: take it away again (no node was made). */
+static void undo_create(const char *name)
+{
+	struct dm_task *dmt = tp_dm_lib_task(DM_DEVICE_REMOVE, name);
+
+	if (!dmt)
+		return;
+	dm_task_retry_remove(dmt);
+	if (tp_dm_lib_run(dmt, "remove after a failed create", name, 0, 0))
+		log_warn("%s: left behind empty; remove it with 'dmsetup remove %s'", name, name);
+	dm_task_destroy(dmt);
+}
+
+/* Three ioctls, as LVM does (create, load, resume), so that each failure
+ * has the kernel's own errno: libdevmapper's one-task create hides it. */
 int tp_dm_create(const char *name, const char *uuid, const struct tp_dm_target *table,
 		 unsigned n, unsigned flags)
 {
@@ -52,20 +69,24 @@ int tp_dm_create(const char *name, const char *uuid, const struct tp_dm_target *
 		return r;
 	if (!(dmt = tp_dm_lib_task(DM_DEVICE_CREATE, name)))
 		return -ENOMEM;
-	if (uuid && !dm_task_set_uuid(dmt, uuid)) {
+	if (uuid && *uuid && !dm_task_set_uuid(dmt, uuid)) {
 		log_error("%s: device-mapper rejected the uuid '%s'", name, uuid);
 		r = -EINVAL;
-	} else if (!(r = add_table(dmt, name, table, n))) {
-		if (flags & TP_DM_READ_ONLY)
-			dm_task_set_ro(dmt);
-		dm_task_set_add_node(dmt, DM_ADD_NODE_ON_CREATE);
-		/* libdevmapper creates, loads and resumes; it removes the new
-		 * device again when the load fails */
-		r = tp_dm_lib_run(dmt, "create", name, udev_flags(flags), 0);
+	} else {
+		r = tp_dm_lib_run(dmt, "create", name, -1, -EBUSY);
+		if (r == -EBUSY) {
+			/* the kernel's answer for a name or uuid in use */
+			log_error("%s: a device-mapper device with this name or uuid %s exists "
+				  "already",
+				  name, uuid && *uuid ? uuid : "");
+			r = -EEXIST;
+		}
 	}
 	dm_task_destroy(dmt);
-	if (!r && tp_dm_lib_no_udev())
-		dm_mknodes(name);
+	if (r)
+		return r;
+	if ((r = tp_dm_load(name, table, n, flags)) || (r = resume_flags(name, flags)))
+		undo_create(name);
 	return r;
 }
 
@@ -105,30 +126,37 @@ int tp_dm_suspend(const char *name, unsigned flags)
 	return r;
 }
 
-int tp_dm_resume(const char *name)
+static int resume_flags(const char *name, unsigned flags)
 {
 	struct dm_task *dmt;
-	struct tp_dm_info info;
-	char pool_uuid[TP_DM_UUID_MAX];
-	enum tp_dm_role role;
-	uint32_t id;
-	unsigned flags = 0;
 	int r;
 
 	if ((r = tp_dm_lib_ready(false, NULL, 0)))
 		return r;
-	/* keep the udev flags a device was created with */
-	if (!tp_dm_info(name, &info) &&
-	    !tp_dm_uuid_parse(info.uuid, pool_uuid, sizeof(pool_uuid), &role, &id) &&
-	    role != TP_DM_ROLE_THIN)
-		flags |= TP_DM_INTERNAL;
 	if (!(dmt = tp_dm_lib_task(DM_DEVICE_RESUME, name)))
 		return -ENOMEM;
+	dm_task_set_add_node(dmt, DM_ADD_NODE_ON_RESUME);
 	r = tp_dm_lib_run(dmt, "resume", name, udev_flags(flags), 0);
 	dm_task_destroy(dmt);
 	if (!r && tp_dm_lib_no_udev())
 		dm_mknodes(name);
 	return r;
+}
+
+int tp_dm_resume(const char *name)
+{
+	struct tp_dm_info info;
+	char pool_uuid[TP_DM_UUID_MAX];
+	enum tp_dm_role role;
+	uint32_t id;
+	unsigned flags = 0;
+
+	/* keep the udev flags a device was created with */
+	if (!tp_dm_info(name, &info) &&
+	    !tp_dm_uuid_parse(info.uuid, pool_uuid, sizeof(pool_uuid), &role, &id) &&
+	    role != TP_DM_ROLE_THIN)
+		flags |= TP_DM_INTERNAL;
+	return resume_flags(name, flags);
 }
 
 int tp_dm_remove(const char *name)

@@ -16,6 +16,10 @@
  *   tp-dmtest create-thin POOL ID  |  create-snap POOL ID ORIGIN  |  delete POOL ID
  *   tp-dmtest set-tid POOL CUR NEW  |  reserve-snap POOL  |  release-snap POOL
  *   tp-dmtest message POOL TEXT
+ *   tp-dmtest activate POOL UUID META MOFF MLEN DATA DOFF DLEN BLOCK_SECTORS LOW_WATER [FEATURE...]
+ *   tp-dmtest deactivate POOL  |  is-active POOL
+ *   tp-dmtest vol-activate POOL UUID VOL ID SECTORS [ro]  |  vol-deactivate POOL VOL
+ *   tp-dmtest snapshot POOL ORIGIN_VOL|- ID ORIGIN_ID
  *   tp-dmtest topology PATH                 (lib/dev: what libblkid reports)
  * Exit: 0 ok, 1 the call failed (errno name printed as err=), 2 usage. */
 #include "kernel/dm.h"
@@ -283,6 +287,44 @@ int main(int argc, char **argv)
 		return result(tp_dm_reserve_metadata_snap(argv[0]));
 	if (!strcmp(cmd, "release-snap") && argc == 1)
 		return result(tp_dm_release_metadata_snap(argv[0]));
+	if (!strcmp(cmd, "activate") && argc >= 10) {
+		struct tp_dm_pool_layout l = {
+			.pool = argv[0],
+			.pool_uuid = argv[1],
+			.meta_dev = argv[2],
+			.meta_offset = num(argv[3]),
+			.meta_length = num(argv[4]),
+			.data_dev = argv[5],
+			.data_offset = num(argv[6]),
+			.data_length = num(argv[7]),
+			.block_sectors = (uint32_t)num(argv[8]),
+			.low_water_blocks = num(argv[9]),
+		};
+
+		if (features_of(argc - 10, argv + 10, &l.features))
+			return usage();
+		return result(tp_dm_pool_activate(&l));
+	}
+	if (!strcmp(cmd, "deactivate") && argc == 1)
+		return result(tp_dm_pool_deactivate(argv[0]));
+	if (!strcmp(cmd, "is-active") && argc == 1) {
+		r = tp_dm_pool_is_active(argv[0]);
+		if (r < 0)
+			return result(r);
+		printf("%d\n", r);
+		return 0;
+	}
+	if (!strcmp(cmd, "vol-activate") && (argc == 5 || argc == 6))
+		return result(tp_dm_vol_activate(argv[0], argv[1], argv[2], (uint32_t)num(argv[3]),
+						 num(argv[4]),
+						 argc == 6 && !strcmp(argv[5], "ro") ?
+							 TP_DM_READ_ONLY :
+							 0));
+	if (!strcmp(cmd, "vol-deactivate") && argc == 2)
+		return result(tp_dm_vol_deactivate(argv[0], argv[1]));
+	if (!strcmp(cmd, "snapshot") && argc == 4)
+		return result(tp_dm_snapshot(argv[0], strcmp(argv[1], "-") ? argv[1] : NULL,
+					     (uint32_t)num(argv[2]), (uint32_t)num(argv[3])));
 	if (!strcmp(cmd, "topology") && argc == 1) {
 		struct tp_topology t;
 

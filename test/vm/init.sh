@@ -17,7 +17,7 @@ while read -r ko; do
 	insmod "$ko" 2>/dev/null
 done </etc/modules.boot
 H=/hostroot
-if mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,ro hostroot $H &&
+if mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=loose,ro hostroot $H &&
 	mount -t devtmpfs devtmpfs $H/dev && mount -t proc proc $H/proc &&
 	mount -t sysfs sysfs $H/sys && mount -t tmpfs tmpfs $H/tmp &&
 	mount -t tmpfs tmpfs $H/run && mkdir -p $H/run/kmods/lib/modules &&
