@@ -28,6 +28,7 @@ struct block_manager {
 	struct u64map index;	/* block -> struct bm_block * */
 	struct bm_block lru;	/* sentinel: next = least recently used */
 	unsigned nr_dirty;
+	unsigned max_io;	/* blocks per merged write */
 };
 
 static void lru_remove(struct bm_block *blk)
@@ -56,6 +57,7 @@ int bm_create(struct io_engine *io, unsigned cache_blocks, struct block_manager 
 	bm->io = io;
 	bm->nr_blocks = io->size / BM_BLOCK_SIZE;
 	bm->max_blocks = cache_blocks < 16 ? 16 : cache_blocks;
+	bm->max_io = 256;
 	u64map_init(&bm->index);
 	bm->lru.prev = bm->lru.next = &bm->lru;
 	*out = bm;
@@ -290,6 +292,11 @@ void bm_unlock(struct bm_block *blk)
 		lru_add_tail(blk->bm, blk);
 }
 
+void bm_set_max_io(struct block_manager *bm, unsigned blocks)
+{
+	bm->max_io = blocks < 1 ? 1 : blocks > 256 ? 256 : blocks;
+}
+
 void *bm_block_data(struct bm_block *blk)
 {
 	return blk->data;
@@ -331,7 +338,7 @@ int bm_flush(struct block_manager *bm)
 		/* merge consecutive blocks into writes of up to 1 MiB */
 		for (size_t i = 0; i < n && !r;) {
 			size_t j = i;
-			while (j < n && j - i < 256 && list[j]->b == list[i]->b + (j - i)) {
+			while (j < n && j - i < bm->max_io && list[j]->b == list[i]->b + (j - i)) {
 				struct bm_block *blk = list[j];
 				if (blk->checked && blk->checked->prepare)
 					blk->checked->prepare(blk->data, blk->b);

@@ -57,6 +57,9 @@ void *bm_block_data(struct bm_block *blk);
 uint64_t bm_block_location(struct bm_block *blk);
 
 int bm_flush(struct block_manager *bm) TP_MUST_CHECK;
+/* Largest merged write at flush, in blocks (1..256, default 256). Crash
+ * tests set 1 so that every block is a write of its own they can cut. */
+void bm_set_max_io(struct block_manager *bm, unsigned blocks);
 void bm_forget(struct block_manager *bm);
 int bm_has_dirty(struct block_manager *bm);
 
