@@ -1,6 +1,7 @@
-/* thin.h - the thin-pool metadata engine: dm-thin's on-disk format
- * (see /work/shared/THIN-METADATA-FORMAT.md, kept as tp-metadata(5)),
- * read and written transactionally, byte-compatible with the kernel.
+/* thin.h - the thin-pool metadata engine: dm-thin's on-disk format, read
+ * and written transactionally, byte-compatible with the kernel (layouts:
+ * thin_sb.h for the superblock and values, metadata/pdata/btree_node.h
+ * and space_map.c for nodes and space maps).
  *
  * Owns: one open metadata area (struct thin_md) over a caller-owned
  * io_engine (a file, a device or a window inside a pool device). The
