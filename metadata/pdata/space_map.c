@@ -270,7 +270,9 @@ int sm_open(struct block_manager *bm, enum sm_kind kind, const struct sm_root *r
 
 	if (!sm)
 		return -ENOMEM;
-	if ((kind == SM_METADATA && nb > SM_MAX_METADATA_BITMAPS) ||
+	/* every bitmap occupies a metadata block: more bitmaps than blocks
+	 * is a corrupt root (and would only waste memory here) */
+	if ((kind == SM_METADATA && nb > SM_MAX_METADATA_BITMAPS) || nb > bm_nr_blocks(bm) ||
 	    root->nr_allocated > root->nr_blocks || root->bitmap_root == 0 ||
 	    root->ref_count_root == 0 || (kind == SM_DATA && root->nr_blocks > (1ull << 40))) {
 		log_error("%s space map root: impossible values (nr_blocks %" PRIu64
