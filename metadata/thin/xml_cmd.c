@@ -1,8 +1,11 @@
 /* xml_cmd.c - dump and restore entry points. See xml_cmd.h. */
 #include "metadata/thin/xml_cmd.h"
 #include "lib/base/log.h"
+#include "metadata/pdata/btree_build.h"
+#include "metadata/pdata/space_map.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_builder.h"
+#include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
@@ -28,10 +31,13 @@ int thin_area_open(const char *path, unsigned io_flags, uint64_t offset, uint64_
 		return 0;
 	}
 	if (offset >= e->size || (length && length > e->size - offset)) {
-		log_error("%s: the area at offset %llu of length %llu is not inside the device "
-			  "(%llu bytes)", path, (unsigned long long)offset,
-			  (unsigned long long)(length ? length : e->size - TP_MIN(offset, e->size)),
-			  (unsigned long long)e->size);
+		if (offset >= e->size)
+			log_error("%s: offset %llu is beyond the end of the device (%llu bytes)",
+				  path, (unsigned long long)offset, (unsigned long long)e->size);
+		else
+			log_error("%s: the area at offset %llu of length %llu ends beyond the "
+				  "device (%llu bytes)", path, (unsigned long long)offset,
+				  (unsigned long long)length, (unsigned long long)e->size);
 		io_destroy(e);
 		return -EINVAL;
 	}
@@ -67,52 +73,47 @@ int thin_xml_dump(struct io_engine *meta, unsigned walk_flags, enum thin_emit_fo
 
 /* ---- restore ---- */
 
-/* Nodes of a btree holding N entries, MAX per node, non-root nodes at
- * least MIN full: every level above the leaves indexes the one below. */
-static uint64_t tree_nodes(uint64_t n, uint64_t max, uint64_t min)
-{
-	uint64_t total = 0;
-
-	while (n > max) {
-		n = TP_DIV_ROUND_UP(n, min);
-		total += n;
-	}
-	return total + 1;
-}
-
-/* On-disk entry limits (THIN-METADATA-FORMAT.md §3.5): 4064 bytes of
- * entries per node, max_entries rounded down to a multiple of 3. */
-#define MAP_MAX 252		/* u64 key + u64 value (mappings, top level) */
-#define DETAILS_MAX 126		/* u64 key + 24-byte device details */
-#define INDEX_MAX 168		/* u64 key + 16-byte index entry */
-#define COUNT_MAX 336		/* u64 key + u32 reference count */
-#define ENTRIES_PER_BITMAP 16320
-
+/* The builder writes every tree bottom-up with full nodes
+ * (btree_build_nr_nodes is exact) in this order: bottom-level trees, top
+ * level, details, data reference-count tree (data blocks named 3 or more
+ * times), data bitmaps and their index tree, the metadata space map's
+ * empty reference-count leaf, bitmaps and index block. */
 uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_meta)
 {
-	uint64_t data_bitmaps = TP_DIV_ROUND_UP(st->nr_data_blocks, ENTRIES_PER_BITMAP);
-	uint64_t overflow = TP_MIN(st->nr_data_blocks, st->mapped_blocks / 3);
+	uint64_t data_bitmaps = TP_DIV_ROUND_UP(st->nr_data_blocks, SM_ENTRIES_PER_BITMAP);
 	uint64_t n = 1;		/* superblock */
 
 	n += st->tree_blocks;
-	n += tree_nodes(st->nr_devices, MAP_MAX, MAP_MAX / 2);
-	n += tree_nodes(st->nr_devices, DETAILS_MAX, DETAILS_MAX / 2);
-	n += data_bitmaps + tree_nodes(data_bitmaps, INDEX_MAX, INDEX_MAX / 2);
-	n += tree_nodes(overflow, COUNT_MAX, COUNT_MAX / 2);	/* data counts >= 3 */
-	n += 1;			/* metadata reference-count tree (empty) */
-	n += 1 + TP_DIV_ROUND_UP(nr_meta, ENTRIES_PER_BITMAP);	/* index block, bitmaps */
-	return n + 16;		/* reserve for the builder's own bookkeeping */
+	n += btree_build_nr_nodes(st->nr_devices, 8);
+	n += btree_build_nr_nodes(st->nr_devices, THIN_DETAILS_SIZE);
+	n += btree_build_nr_nodes(st->overflow_blocks, 4);
+	n += data_bitmaps + btree_build_nr_nodes(data_bitmaps, 16);
+	n += 1 + TP_DIV_ROUND_UP(nr_meta, SM_ENTRIES_PER_BITMAP) + 1;
+	return n + 4;		/* reserve: the builder's layout may grow a little */
 }
+
+/* Data reference counts saturating at 3, two bits per data block, in
+ * chunks allocated on first use: pass 1 finds how many data blocks need
+ * the reference-count tree. Freed before the builder runs, so the peak
+ * memory is the builder's. */
+#define CHUNK_SHIFT 16
+#define CHUNK_BLOCKS (1ull << CHUNK_SHIFT)
 
 struct counter {
 	struct thin_xml_stats st;
 	uint64_t dev_blocks;
+	uint8_t **chunks;
+	uint64_t nr_chunks;
 };
 
 static int count_sb(void *ctx, const struct thin_ir_superblock *sb)
 {
-	((struct counter *)ctx)->st.nr_data_blocks = sb->nr_data_blocks;
-	return 0;
+	struct counter *c = ctx;
+
+	c->st.nr_data_blocks = sb->nr_data_blocks;
+	c->nr_chunks = TP_DIV_ROUND_UP(sb->nr_data_blocks, CHUNK_BLOCKS);
+	c->chunks = calloc(c->nr_chunks ? c->nr_chunks : 1, sizeof(*c->chunks));
+	return c->chunks ? 0 : -ENOMEM;
 }
 
 static int count_dev_begin(void *ctx, const struct thin_ir_device *dev)
@@ -130,17 +131,47 @@ static int count_dev_end(void *ctx)
 	struct counter *c = ctx;
 
 	c->st.mapped_blocks += c->dev_blocks;
-	c->st.tree_blocks += tree_nodes(c->dev_blocks, MAP_MAX, MAP_MAX / 2);
+	c->st.tree_blocks += btree_build_nr_nodes(c->dev_blocks, 8);
+	return 0;
+}
+
+static int count_data(struct counter *c, uint64_t d)
+{
+	uint8_t **chunk = &c->chunks[d >> CHUNK_SHIFT];
+	uint64_t i = d & (CHUNK_BLOCKS - 1);
+	unsigned shift = (unsigned)(i & 3) * 2, v;
+
+	if (!*chunk && !(*chunk = calloc(CHUNK_BLOCKS / 4, 1)))
+		return -ENOMEM;
+	v = ((*chunk)[i >> 2] >> shift) & 3;
+	if (v == 3)
+		return 0;
+	(*chunk)[i >> 2] = (uint8_t)((*chunk)[i >> 2] + (1u << shift));
+	if (v == 2)
+		c->st.overflow_blocks++;
 	return 0;
 }
 
 static int count_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 {
 	struct counter *c = ctx;
+	int r;
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		c->dev_blocks += runs[i].length;
+		for (uint64_t k = 0; k < runs[i].length; k++)
+			if ((r = count_data(c, runs[i].data_begin + k)))
+				return r;
+	}
 	return 0;
+}
+
+static void counter_release(struct counter *c)
+{
+	for (uint64_t i = 0; c->chunks && i < c->nr_chunks; i++)
+		free(c->chunks[i]);
+	free(c->chunks);
+	c->chunks = NULL;
 }
 
 /* The input, either re-readable from its descriptor or held in memory. */
@@ -206,7 +237,8 @@ static void report(const char *name, int r, const struct thin_xml_error *e)
 		log_error("%s: %s", name, e->msg[0] ? e->msg : strerror(-r));
 }
 
-int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out)
+int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out,
+		     struct thin_xml_stats *st)
 {
 	struct counter c;
 	struct thin_ir_visitor v = {
@@ -227,6 +259,9 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out)
 		return r;
 	memset(&c, 0, sizeof(c));
 	r = src_parse(&src, &v, &err);
+	counter_release(&c);
+	if (st)
+		*st = c.st;
 	if (r) {
 		report(name, r, &err);
 		goto out;
@@ -234,8 +269,8 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out)
 	have = TP_MIN(out->size / THIN_METADATA_BLOCK_SIZE, THIN_METADATA_MAX_BLOCKS);
 	need = thin_xml_blocks_needed(&c.st, have);
 	if (need > have) {
-		log_error("%s: too small for this metadata: %llu devices and %llu mapped blocks may "
-			  "need up to %llu metadata blocks (%llu KiB), the area has %llu",
+		log_error("%s: too small for this metadata: %llu devices and %llu mapped blocks "
+			  "need %llu metadata blocks (%llu KiB), the area has %llu",
 			  out->name, (unsigned long long)c.st.nr_devices,
 			  (unsigned long long)c.st.mapped_blocks, (unsigned long long)need,
 			  (unsigned long long)need * 4, (unsigned long long)have);

@@ -31,20 +31,22 @@ struct thin_xml_stats {
 	uint64_t nr_devices;
 	uint64_t mapped_blocks;		/* over all devices */
 	uint64_t nr_data_blocks;
-	uint64_t tree_blocks;		/* upper bound of the bottom-level tree nodes */
+	uint64_t tree_blocks;		/* nodes of all bottom-level trees */
+	uint64_t overflow_blocks;	/* data blocks named by 3 or more mappings */
 };
 
-/* Upper bound of the metadata blocks the builder needs for ST in an area
- * of NR_META blocks, from the node fill it promises (thin_builder.h: every
- * non-root node at least half full) plus space maps and a small reserve. */
+/* Metadata blocks the builder (thin_builder.h) writes for ST in an area of
+ * NR_META blocks, plus a small reserve: its layout computed ahead. */
 uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_meta);
 
 /* Restore the XML read from XML_FD (a file, or a pipe: then it is read
  * into memory) over OUT. Two passes: the first validates the whole
  * document and checks that OUT is large enough, writing nothing; the
  * second drives the builder. NAME labels messages ("FILE:LINE:COL: ...").
+ * ST (may be NULL) receives what the first pass counted.
  * Returns 0; -EBADMSG (invalid XML) or -ENOSPC (OUT too small) with OUT
  * untouched; or the builder's error (OUT's superblock is then zeroed). */
-int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out) TP_MUST_CHECK;
+int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out,
+		     struct thin_xml_stats *st) TP_MUST_CHECK;
 
 #endif

@@ -277,9 +277,13 @@ static void add_mapping(struct parser *p, const char *elem, uint64_t origin, uin
 		return;
 	}
 	if (data >= p->nr_data_blocks || len > p->nr_data_blocks - data) {
-		invalid(p, "<%s>: data blocks %llu..%llu are beyond nr_data_blocks (%llu)", elem,
-			(unsigned long long)data, (unsigned long long)(data + len - 1),
-			(unsigned long long)p->nr_data_blocks);
+		if (len == 1)
+			invalid(p, "<%s>: data block %llu is beyond nr_data_blocks (%llu)", elem,
+				(unsigned long long)data, (unsigned long long)p->nr_data_blocks);
+		else
+			invalid(p, "<%s>: data blocks %llu..%llu are beyond nr_data_blocks (%llu)",
+				elem, (unsigned long long)data, (unsigned long long)(data + len - 1),
+				(unsigned long long)p->nr_data_blocks);
 		return;
 	}
 	p->next_origin = origin + len;

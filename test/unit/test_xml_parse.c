@@ -335,7 +335,7 @@ static const struct bad_case bad_cases[] = {
 	{ SB DEV(0) RANGE(18446744073709551614, 0, 2) SINGLE(18446744073709551615, 9)
 	  END_DEV END_SB, "overlaps or precedes", 4 },
 	{ SB DEV(0) SINGLE(0, 1024) END_DEV END_SB,
-	  "data blocks 1024..1024 are beyond nr_data_blocks (1024)", 3 },
+	  "data block 1024 is beyond nr_data_blocks (1024)", 3 },
 	{ SB DEV(0) RANGE(0, 1000, 25) END_DEV END_SB, "data blocks 1000..1024 are beyond", 3 },
 	{ SB DEV(0) RANGE(0, 18446744073709551615, 2) END_DEV END_SB, "beyond nr_data_blocks", 3 },
 };
