@@ -5,6 +5,9 @@
 #   VMTEST-SCENARIO <name> <rc> <seconds>
 # Arguments: SRC BUILD DISKS DISK_BYTES SCENARIOS (lists comma separated).
 SRC=$1 BUILD=$2 DISKS=${3//,/ } DISK_BYTES=$4 SCENARIOS=${5//,/ }
+# a tree under the host's /tmp (a fresh clone) is at /run/host-tmp here
+case $SRC in /tmp/*) SRC=/run/host-tmp/${SRC#/tmp/} ;; esac
+case $BUILD in /tmp/*) BUILD=/run/host-tmp/${BUILD#/tmp/} ;; esac
 export TP_SRC=$SRC TP_BUILD=$BUILD TP_DISKS=$DISKS TP_DISK_SIZE=$DISK_BYTES
 export PATH=$BUILD/bin:$BUILD/test/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TMPDIR=/tmp LC_ALL=C

@@ -5,7 +5,8 @@
 # /tmp /run on top, then runs test/vm/guest.sh in that chroot under bash
 # (Debian's busybox runs its own applets before PATH: never run tests
 # under its sh). The guest kernel's modules appear in the chroot under
-# /run/kmods (`modprobe -d /run/kmods`, see lib.sh vm_modprobe). Arguments (kernel command line after "--"):
+# /run/kmods (`modprobe -d /run/kmods`, see lib.sh vm_modprobe), the
+# host's /tmp (hidden by the guest's) under /run/host-tmp. Arguments (kernel command line after "--"):
 #   SRC BUILD DISKS DISK_BYTES SCENARIOS   (lists comma separated)
 export PATH=/bin
 mount -t proc proc /proc
@@ -19,11 +20,13 @@ done </etc/modules.boot
 H=/hostroot
 if mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=loose,ro hostroot $H &&
 	mount -t devtmpfs devtmpfs $H/dev && mount -t proc proc $H/proc &&
-	mount -t sysfs sysfs $H/sys && mount -t tmpfs tmpfs $H/tmp &&
-	mount -t tmpfs tmpfs $H/run && mkdir -p $H/run/kmods/lib/modules &&
-	mount -o bind /lib/modules $H/run/kmods/lib/modules; then
+	mount -t sysfs sysfs $H/sys && mount -t tmpfs tmpfs $H/run &&
+	mkdir -p $H/run/kmods/lib/modules $H/run/host-tmp &&
+	mount -o bind /lib/modules $H/run/kmods/lib/modules &&
+	mount -o bind $H/tmp $H/run/host-tmp && mount -t tmpfs tmpfs $H/tmp; then
 	echo "VMTEST: host root mounted at $(cut -d' ' -f1 /proc/uptime)s"
-	chroot $H /bin/bash "$1/test/vm/guest.sh" "$@"
+	case $1 in /tmp/*) src=/run/host-tmp/${1#/tmp/} ;; *) src=$1 ;; esac
+	chroot $H /bin/bash "$src/test/vm/guest.sh" "$@"
 	echo "VMTEST-DONE rc=$?"
 else
 	echo "VMTEST: cannot mount the host root over 9p"
