@@ -459,6 +459,64 @@ static void test_big_shared(void)
 	free(m);
 }
 
+/* Runs are merged within a leaf; SKIP_MAPPINGS visits devices only. */
+struct runs_seen {
+	int devices, batches;
+	uint64_t blocks, runs;
+};
+
+static int rs_dev(void *ctx, const struct thin_ir_device *d)
+{
+	(void)d;
+	((struct runs_seen *)ctx)->devices++;
+	return 0;
+}
+
+static int rs_map(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	struct runs_seen *c = ctx;
+	c->batches++;
+	c->runs += n;
+	for (size_t i = 0; i < n; i++)
+		c->blocks += runs[i].length;
+	return 0;
+}
+
+static void test_walk_batches(void)
+{
+	struct io_engine *io;
+	struct thin_md *md;
+	struct runs_seen a = { 0 }, b = { 0 };
+	struct thin_ir_visitor v = { &a, NULL, NULL, rs_dev, NULL, rs_map };
+	uint64_t db;
+
+	CU_ASSERT_FATAL(io_mem_create(4 << 20, "walk", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 10000, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 1) == 0 && thin_create_thin(md, 2) == 0);
+	for (uint64_t k = 0; k < 1000; k++) {	/* one long run of data blocks */
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 1, k, db) == 0);
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	CU_ASSERT_EQUAL(thin_walk(md, 0, &v), 0);
+	CU_ASSERT_EQUAL(a.devices, 2);
+	CU_ASSERT_EQUAL(a.blocks, 1000);
+	CU_ASSERT(a.batches >= 4);		/* one per leaf */
+	CU_ASSERT_EQUAL(a.runs, (uint64_t)a.batches);	/* merged within each leaf */
+	v.ctx = &b;
+	CU_ASSERT_EQUAL(thin_walk(md, THIN_WALK_SKIP_MAPPINGS, &v), 0);
+	CU_ASSERT(b.devices == 2 && b.batches == 0);
+	{
+		struct tp_log_capture cap;
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(thin_walk(md, THIN_WALK_METADATA_SNAP, &v), -ENODATA);
+		tp_log_capture(NULL);
+		CU_ASSERT(strstr(cap.buf, "no metadata snapshot") != NULL);
+	}
+	thin_close(md);
+	io_destroy(io);
+}
+
 /* A failed build leaves the output superblock zeroed, whatever was there. */
 static int all_zero(struct io_engine *io)
 {
@@ -584,6 +642,7 @@ static void test_enospc(void)
 }
 
 TP_TEST_SUITE(thin, NULL, NULL,
+	      { "walk_batches", test_walk_batches },
 	      { "enospc", test_enospc },
 	      { "builder_failures", test_builder_failures },
 	      { "big_shared", test_big_shared },
