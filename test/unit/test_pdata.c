@@ -2,6 +2,7 @@
  * btree insert/remove against a model with the fill invariant checked,
  * shadowing of shared trees, bottom-up builder. */
 #include "lib/base/io.h"
+#include "lib/base/log.h"
 #include "metadata/pdata/block_manager.h"
 #include "metadata/pdata/btree.h"
 #include "metadata/pdata/btree_build.h"
@@ -92,8 +93,14 @@ static void test_space_map(void)
 		CU_ASSERT_EQUAL(sm_inc(d, 17000), 0);	/* count 6: overflow tree */
 	CU_ASSERT_EQUAL(sm_inc(d, 3), 0);		/* count 2 */
 	CU_ASSERT_EQUAL(sm_dec(d, 5), 0);		/* freed: not reused before commit */
-	CU_ASSERT_EQUAL(sm_dec(d, 5), -EUCLEAN);	/* below zero */
-	CU_ASSERT_EQUAL(sm_get(d, 50000, &c), -EUCLEAN);	/* beyond the end */
+	{
+		struct tp_log_capture cap;
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(sm_dec(d, 5), -EUCLEAN);	/* below zero */
+		CU_ASSERT_EQUAL(sm_get(d, 50000, &c), -EUCLEAN);	/* beyond the end */
+		tp_log_capture(NULL);
+		CU_ASSERT(strstr(cap.buf, "block 5:") && strstr(cap.buf, "block 50000"));
+	}
 	CU_ASSERT_EQUAL(sm_new_block(d, &b), 0);
 	CU_ASSERT_NOT_EQUAL(b, 5);
 	CU_ASSERT_EQUAL(sm_extend(d, 70000), 0);
