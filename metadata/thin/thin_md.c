@@ -168,6 +168,16 @@ int thin_format(struct io_engine *meta, uint32_t data_block_size, uint64_t nr_da
 		return -EROFS;
 	if ((r = md_alloc(meta, 0, &md)))
 		return r;
+	/* whatever was there stops being metadata before any block of it is
+	 * overwritten: a crash during the format leaves an unformatted area */
+	{
+		struct bm_block *blk;
+		if ((r = bm_write_lock_zero(md->bm, 0, NULL, &blk)))
+			goto fail;
+		bm_unlock(blk);
+		if ((r = bm_flush(md->bm)))
+			goto fail;
+	}
 	memset(&md->sb, 0, sizeof(md->sb));
 	md->sb.version = THIN_SB_VERSION;
 	md->sb.data_block_size = data_block_size;

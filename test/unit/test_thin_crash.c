@@ -182,4 +182,53 @@ static void test_cut_everywhere(void)
 	free(base);
 }
 
-TP_TEST_SUITE(thin_crash, NULL, NULL, { "cut_everywhere", test_cut_everywhere })
+/* Formatting over old metadata and crashing: unformatted or the new empty
+ * metadata, never the old superblock over half-overwritten blocks. */
+static void test_format_cut(void)
+{
+	struct io_engine *io, *f;
+	struct thin_md *md;
+	unsigned char *old = malloc(SIZE);
+	uint64_t writes, n;
+	struct tp_log_capture cap;
+
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "fmt", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 8000, &md) == 0);
+	CU_ASSERT_FATAL(base_state(md) == 0);
+	thin_close(md);
+	memcpy(old, io_mem_data(io), SIZE);
+	CU_ASSERT_FATAL(io_fault_create(io, 0, &f) == 0);
+	CU_ASSERT_FATAL(thin_format(f, 256, 500, &md) == 0);
+	thin_close(md);
+	writes = io_fault_writes(f);
+	io_destroy(f);
+	tp_log_capture(&cap);
+	for (n = 0; n <= writes; n++) {
+		struct thin_ir_superblock sb;
+		int r;
+		memcpy(io_mem_data(io), old, SIZE);
+		CU_ASSERT_FATAL(io_fault_create(io, 0, &f) == 0);
+		io_fault_set(f, IO_FAULT_DROP, n);
+		if (thin_format(f, 256, 500, &md) == 0)
+			thin_close(md);
+		io_destroy(f);
+		r = thin_open(io, 0, &md);
+		if (n == 0) {	/* nothing written: the old metadata stands */
+			CU_ASSERT_EQUAL(r, 0);
+		} else if (n < writes) {
+			CU_ASSERT_EQUAL(r, -ENODATA);
+		} else {
+			CU_ASSERT_EQUAL_FATAL(r, 0);
+			CU_ASSERT(thin_superblock_info(md, &sb) == 0 && sb.data_block_size == 256);
+			CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+		}
+		if (!r)
+			thin_close(md);
+	}
+	tp_log_capture(NULL);
+	io_destroy(io);
+	free(old);
+}
+
+TP_TEST_SUITE(thin_crash, NULL, NULL, { "cut_everywhere", test_cut_everywhere },
+	      { "format_cut", test_format_cut })
