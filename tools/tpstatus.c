@@ -30,6 +30,7 @@ struct vol_row {
 
 enum { T_POOL = 1, T_VOL = 2 };
 
+/* --units; 0 = bare byte counts (JSON without --units). */
 static char units = 'h';
 
 static int f_str(struct dm_report *rh, struct dm_pool *mem, struct dm_report_field *f,
@@ -69,7 +70,11 @@ static int f_size(struct dm_report *rh, struct dm_pool *mem, struct dm_report_fi
 
 	(void)rh;
 	(void)priv;
-	return set_text(mem, f, tp_size_format(v, units, buf, sizeof(buf)), v);
+	if (!units)
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	else
+		tp_size_format(v, units, buf, sizeof(buf));
+	return set_text(mem, f, buf, v);
 }
 
 static int f_pct(struct dm_report *rh, struct dm_pool *mem, struct dm_report_field *f,
@@ -269,7 +274,8 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 			rc = TP_EXIT_FAILED;
 			goto out;
 		}
-	} else if (!(pool_f = strdup(POOL_DEFAULT)) || !(vol_f = strdup(VOL_DEFAULT))) {
+	} else if (!(pool_f = strdup(o->json ? "pool_all" : POOL_DEFAULT)) ||
+		   !(vol_f = strdup(o->json ? "vol_all" : VOL_DEFAULT))) {
 		rc = TP_EXIT_FAILED;
 		goto out;
 	}
@@ -351,7 +357,7 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 		return rc;
 	if ((rc = cli_args(&cli, 0, -1, &args, &nargs)) != CLI_CONTINUE)
 		goto out;
-	units = 'h';
+	units = o.json ? 0 : 'h';
 	if (units_s) {
 		if (strlen(units_s) != 1 || !tp_units_valid(units_s[0])) {
 			rc = cli_usage_error(cmd, "--units takes one of h, b, s, k, m, g, t, p");

@@ -38,3 +38,50 @@ raid_geometry() { export TPTOOLS_TOPOLOGY="min_io=$1,opt_io=$2,align=${3:-0}"; }
 
 have() { command -v "$1" >/dev/null 2>&1; }
 skip() { echo "SKIP: $*"; exit 77; }
+
+# meta_area POOL [--devices D,M]: "offset length" of the active thin-metadata area
+meta_area() {
+	local pool=$1
+	shift
+	tpstatus "$@" --noheadings --units b -o pool_meta_offset,pool_meta_length "$pool" |
+		awk 'NF == 2 { print $1, $2; exit }'
+}
+
+# meta_dev POOL: the metadata device path
+meta_dev() {
+	tpstatus --noheadings -o pool_meta_dev "$1" | awk 'NF { print $1; exit }'
+}
+
+# thin_check_pool POOL: copy the active thin-metadata area out and run
+# thin_check (thin-provisioning-tools 0.9.0) on it.
+thin_check_pool() {
+	local pool=$1 off len dev
+	read -r off len < <(meta_area "$pool")
+	dev=$(meta_dev "$pool")
+	[ -n "$off" ] && [ -n "$len" ] || fail "no metadata area for $pool"
+	dd if="$dev" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
+		status=none
+	thin_check area.img >tc.out 2>&1 || { cat tc.out >&2; fail "thin_check failed on $pool"; }
+}
+
+# new_pool NAME [tpcreate options...]: images NAME-data.img (4G) and
+# NAME-meta.img (64M), and the pool on them.
+new_pool() {
+	local name=$1
+	shift
+	image "$name-data.img" "${DATA_SIZE:-4G}"
+	image "$name-meta.img" "${META_SIZE:-64M}"
+	ok tpcreate --data "$name-data.img" --meta "$name-meta.img" "$@" "$name"
+}
+
+# unchanged RC CMD...: CMD must exit RC, print an error, and leave every
+# *.img in the current directory byte-for-byte unchanged.
+unchanged() {
+	local want=$1
+	shift
+	md5sum ./*.img >sums.before 2>/dev/null || true
+	expect_rc "$want" "$@"
+	grep -q "error" err || { cat err >&2; fail "'$*' printed no error message"; }
+	md5sum ./*.img >sums.after 2>/dev/null || true
+	cmp -s sums.before sums.after || { diff sums.before sums.after >&2; fail "'$*' changed a device"; }
+}
