@@ -43,6 +43,7 @@ struct walker {
 	int *errs;		/* per node of the chunk */
 	uint32_t *order;
 	struct thin_ir_mapping *runs;
+	struct ref_vec lost[2];	/* damaged details / top-level key ranges */
 };
 
 typedef int (*leaf_fn)(struct walker *w, const unsigned char *node, void *ctx);
@@ -132,18 +133,34 @@ static int damage(struct walker *w, enum thin_damage_kind kind, uint64_t dev,
 		  const struct node_ref *ref, int err, const char *what)
 {
 	struct thin_damage d = { kind, dev, ref->lo, ref->hi, ref->block, err, what };
+	int r;
 
 	if (!w->dv || !w->dv->damage) {
 		if (kind == THIN_DAMAGE_MAPPINGS)
 			log_error("%s: mapping tree of thin device %" PRIu64 ", node %" PRIu64 ": %s",
 				  w->io->name, dev, ref->block, what);
+		else if (kind == THIN_DAMAGE_MISMATCH)
+			log_error("%s: thin device %" PRIu64 ": %s", w->io->name, dev, what);
 		else
 			log_error("%s: %s tree node %" PRIu64 ": %s", w->io->name,
 				  kind == THIN_DAMAGE_DETAILS ? "device details" : "top-level mapping",
 				  ref->block, what);
 		return err ? err : -EUCLEAN;
 	}
+	/* remember lost device ranges: their devices are not reported again
+	 * as a details/top-level mismatch */
+	if ((kind == THIN_DAMAGE_DETAILS || kind == THIN_DAMAGE_TOP) &&
+	    (r = vec_push(&w->lost[kind == THIN_DAMAGE_TOP], ref->block, ref->lo, ref->hi)))
+		return r;
 	return w->dv->damage(w->dv->ctx, &d);
+}
+
+static int in_lost(const struct ref_vec *lost, uint64_t id)
+{
+	for (size_t i = 0; i < lost->n; i++)
+		if (id >= lost->v[i].lo && (lost->v[i].hi == UINT64_MAX || id < lost->v[i].hi))
+			return 1;
+	return 0;
 }
 
 static int walk_tree(struct walker *w, uint64_t root, uint32_t leaf_vsize,
@@ -338,6 +355,8 @@ static int walk(struct walker *w, unsigned flags)
 	for (size_t i = 0; i < devs.n; i++) {
 		struct dev_rec *d = &devs.v[i];
 		if (!d->have_details || !d->have_root) {
+			if (in_lost(&w->lost[!d->have_root], d->id))
+				continue;	/* reported with the damaged node */
 			struct node_ref ref = { d->have_root ? d->root : sb.details_root, d->id,
 						d->id + 1 };
 			if ((r = damage(w, THIN_DAMAGE_MISMATCH, d->id, &ref, -EUCLEAN,
@@ -387,6 +406,8 @@ int thin_walk_io(struct io_engine *meta, unsigned flags, const struct thin_ir_vi
 	free(w.errs);
 	free(w.order);
 	free(w.runs);
+	free(w.lost[0].v);
+	free(w.lost[1].v);
 	return r;
 }
 

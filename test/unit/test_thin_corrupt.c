@@ -264,6 +264,34 @@ static void test_damage_visitor(void)
 	io_destroy(io);
 }
 
+static int count_kinds(void *ctx, const struct thin_damage *d)
+{
+	((int *)ctx)[d->kind]++;
+	return 0;
+}
+
+/* A lost details or top-level node is reported once, not again as a
+ * mismatch for every device in its range. */
+static void test_damage_device_trees(void)
+{
+	for (int which = 0; which < 2; which++) {
+		struct io_engine *io = fresh();
+		struct thin_sb sb;
+		int kinds[8] = { 0 };
+		struct dmg g = { 0 };
+		struct thin_ir_visitor v = { &g, NULL, NULL, on_dev, NULL, on_map };
+		struct thin_damage_visitor dv = { kinds, count_kinds };
+
+		CU_ASSERT_FATAL(thin_sb_read(io, 0, &sb) == 0);
+		blockp(io, which ? sb.mapping_root : sb.details_root)[64] ^= 1;
+		CU_ASSERT_EQUAL(thin_walk_io(io, 0, &v, &dv), 0);
+		CU_ASSERT_EQUAL(kinds[which ? THIN_DAMAGE_TOP : THIN_DAMAGE_DETAILS], 1);
+		CU_ASSERT_EQUAL(kinds[THIN_DAMAGE_MISMATCH], 0);
+		CU_ASSERT_EQUAL(g.devices, 0);
+		io_destroy(io);
+	}
+}
+
 static void test_random_damage(void)
 {
 	uint64_t rs = 12345;
@@ -301,4 +329,5 @@ TP_TEST_SUITE(thin_corrupt, setup, cleanup,
 	      { "bitmap", test_bitmap },
 	      { "superblock_truncated", test_superblock },
 	      { "damage_visitor", test_damage_visitor },
+	      { "damage_device_trees", test_damage_device_trees },
 	      { "random_damage", test_random_damage })
