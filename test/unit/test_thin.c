@@ -372,6 +372,16 @@ static void test_fixtures(void)
 		CU_ASSERT_EQUAL(thin_create_thin(md, 2000), 0);
 		CU_ASSERT_EQUAL(thin_commit(md), 0);
 		CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+		{	/* the kernel's metadata snapshot (fixture B) can be released */
+			uint64_t held;
+			CU_ASSERT_EQUAL(thin_get_metadata_snap(md, &held), 0);
+			struct thin_ir_visitor none = { 0 };
+			if (held) {
+				CU_ASSERT_EQUAL(thin_walk(md, THIN_WALK_METADATA_SNAP, &none), 0);
+				CU_ASSERT_EQUAL(thin_release_metadata_snap(md), 0);
+				CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+			}
+		}
 		free(ids);
 		thin_close(md);
 		/* walk into the builder; the rebuilt metadata opens and counts right */
