@@ -413,5 +413,10 @@ int thin_walk_io(struct io_engine *meta, unsigned flags, const struct thin_ir_vi
 
 int thin_walk(struct thin_md *md, unsigned flags, const struct thin_ir_visitor *v)
 {
+	if (md->changed) {
+		log_error("%s: walking metadata with uncommitted changes: commit or abort first",
+			  md->io->name);
+		return -EBUSY;
+	}
 	return thin_walk_io(md->io, flags, v, NULL);
 }

@@ -61,7 +61,7 @@ struct thin_damage_visitor {
  * NULL. */
 int thin_walk_io(struct io_engine *meta, unsigned flags, const struct thin_ir_visitor *v,
 		 const struct thin_damage_visitor *dv);
-/* Walk MD's committed state (uncommitted changes are not seen). */
+/* Walk MD's committed state; -EBUSY while MD has uncommitted changes. */
 int thin_walk(struct thin_md *md, unsigned flags, const struct thin_ir_visitor *v);
 
 #endif
