@@ -4,7 +4,9 @@
  * count must equal what a full walk computes). */
 #include "lib/base/io.h"
 #include "lib/base/log.h"
+#include "metadata/pdata/btree_node.h"
 #include "metadata/thin/thin.h"
+#include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_walk.h"
 #include "test/unit/tp_test.h"
@@ -124,6 +126,38 @@ static int compare(struct io_engine *io, unsigned flags, const struct model *m)
 	return r ? r : c.errors;
 }
 
+/* ---- tree shape: what thin_check demands of every tree ---- */
+
+static int shape_errors(const unsigned char *mem, uint64_t b, int level, int root)
+{
+	const unsigned char *n = mem + b * 4096;
+	int errors = 0;
+
+	if (!root && bn_nr(n) < bn_max(n) / 3)
+		errors++;
+	if (bn_max(n) % 3)
+		errors++;
+	for (uint32_t i = 0; i < bn_nr(n); i++) {
+		if (i && bn_key(n, i) <= bn_key(n, i - 1))
+			errors++;
+		if (!bn_is_leaf(n))
+			errors += shape_errors(mem, bn_value64(n, i), level, 0);
+		else if (level == 0)	/* top-level leaf: bottom roots */
+			errors += shape_errors(mem, bn_value64(n, i), 1, 1);
+	}
+	return errors;
+}
+
+static int tree_shapes(struct io_engine *io)
+{
+	struct thin_sb sb;
+
+	if (thin_sb_read(io, 0, &sb))
+		return 1;
+	return shape_errors(io_mem_data(io), sb.mapping_root, 0, 1) +
+	       shape_errors(io_mem_data(io), sb.details_root, 2, 1);
+}
+
 /* ---- the model test ---- */
 
 static void check_reopened(struct io_engine *io, struct thin_md **md, const struct model *m)
@@ -135,6 +169,7 @@ static void check_reopened(struct io_engine *io, struct thin_md **md, const stru
 	CU_ASSERT_FATAL(thin_open(io, 0, md) == 0);
 	CU_ASSERT_EQUAL(compare(io, 0, m), 0);
 	CU_ASSERT_EQUAL(thin_verify_counts(*md), 0);
+	CU_ASSERT_EQUAL(tree_shapes(io), 0);
 	CU_ASSERT_FATAL(thin_list_devices(*md, &ids, &n) == 0);
 	for (int i = 0; i < MAXDEV; i++)
 		want += m->dev[i].exists;
@@ -449,6 +484,7 @@ static void test_big_shared(void)
 			CU_ASSERT_FATAL(thin_release_metadata_snap(md) == 0);
 	}
 	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	CU_ASSERT_EQUAL(tree_shapes(io), 0);
 	thin_close(md);
 	CU_ASSERT_FATAL(thin_open(io, THIN_RDONLY, &md) == 0);
 	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
