@@ -299,9 +299,11 @@ struct tp_dm_pool_layout {
 /* Make <pool>-tmeta and <pool>-tdata (linear over the areas) and
  * <pool>-tpool (thin-pool over them) live, all TP_DM_INTERNAL. A zeroed
  * metadata area is formatted by the kernel. On failure removes what it
- * made and returns the error (-EEXIST: the pool, or a piece of it, is
- * active already; -EINVAL: bad layout or the kernel refused the table,
- * e.g. metadata it cannot read). */
+ * made and returns the error (-ENODEV / -EOPNOTSUPP: no device-mapper or
+ * no thin-pool target, logged with tp_dm_check_available's reason, nothing
+ * touched; -EEXIST: the pool, or a piece of it, is active already;
+ * -EINVAL: bad layout or the kernel refused the table, e.g. metadata it
+ * cannot read). */
 int tp_dm_pool_activate(const struct tp_dm_pool_layout *l) TP_MUST_CHECK;
 
 /* Remove <pool>-tpool, -tdata, -tmeta (pieces already gone are skipped, so

@@ -53,11 +53,16 @@ int tp_dm_pool_activate(const struct tp_dm_pool_layout *l)
 	struct stack_names n;
 	struct tp_dm_target t;
 	struct tp_dm_pool_params p;
-	char meta_devno[32], data_devno[32];
+	char meta_devno[32], data_devno[32], why[256];
 	int r;
 
 	if ((r = stack_names(l->pool, &n)))
 		return r;
+	/* say why before touching anything: no dm, or no thin-pool target */
+	if ((r = tp_dm_check_available(why, sizeof(why)))) {
+		log_error("cannot activate pool %s: %s", l->pool, why);
+		return r;
+	}
 	if (tp_dm_pool_is_active(l->pool) == 1) {
 		log_error("pool %s is active already (%s exists)", l->pool, n.pool);
 		return -EEXIST;

@@ -371,8 +371,18 @@ static void test_available(void)
 	int r = tp_dm_check_available(why, sizeof(why));
 
 	if (access("/dev/mapper/control", F_OK) && access("/sys/class/misc/device-mapper", F_OK)) {
+		struct tp_dm_pool_layout l = { "vault", "abc", "/dev/null", 0, 4096, "/dev/zero",
+					       0, 65536, 128, 0, 0 };
+		struct tp_log_capture cap;
+
 		CU_ASSERT_EQUAL(r, -ENODEV);
 		CU_ASSERT(strstr(why, "no device-mapper") != NULL);
+		/* activation says so, naming the pool, and touches nothing */
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(tp_dm_pool_activate(&l), -ENODEV);
+		tp_log_capture(NULL);
+		CU_ASSERT(strstr(cap.buf, "cannot activate pool vault") != NULL);
+		CU_ASSERT(strstr(cap.buf, "no device-mapper") != NULL);
 	} else {
 		CU_ASSERT(r == 0 || (r < 0 && strlen(why) > 20));
 	}
