@@ -43,3 +43,9 @@ ok thin_check b.img
 thin_dump g.img >a.xml
 thin_dump b.img >b.xml
 cmp a.xml b.xml || fail "rebuilt metadata dumps differently"
+
+# tp-metagen is deterministic for a seed (benchmarks rely on it)
+ok tp-metagen --out s1.img --meta-size 8M --devices 3 --mappings 2000 --snapshots 2 --seed 42
+ok tp-metagen --out s2.img --meta-size 8M --devices 3 --mappings 2000 --snapshots 2 --seed 42
+cmp s1.img s2.img || fail "same seed, different metadata"
+expect_rc 1 tp-metagen --devices 3
