@@ -8,13 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* auto|SIZE; a bare number is in UNIT (k for --chunk, m for
+ * --metadata-size, as LVM reads --chunksize and --poolmetadatasize). */
 static int parse_auto_size(const struct tp_command *cmd, const char *opt, const char *val,
-			   uint64_t *out)
+			   char unit, uint64_t *out)
 {
 	*out = 0;
 	if (!val || !strcmp(val, "auto"))
 		return CLI_CONTINUE;
-	if (cli_size(cmd, opt, val, 'k', out) != CLI_CONTINUE)
+	if (cli_size(cmd, opt, val, unit, out) != CLI_CONTINUE)
 		return TP_EXIT_USAGE;
 	if (!*out)
 		return cli_usage_error(cmd, "%s must be greater than 0 (or auto)", opt);
@@ -26,8 +28,7 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	const struct tp_policy_plan *pol = &plan->policy;
 	char a[32], b[32], c[32], topo[256];
 
-	printf("Geometry of %s (%s): %s\n", p->data_path,
-	       tp_topology_source_name(plan->topo.source),
+	printf("Geometry of %s: %s\n", p->data_path,
 	       tp_topology_describe(&plan->topo, topo, sizeof(topo)));
 	printf("  stripe:      %s\n", plan->stripe_reason);
 	printf("  chunk:       %s\n               %s\n",
@@ -45,8 +46,13 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	       tp_size_format(pol->meta.estimate, 'h', b, sizeof(b)),
 	       tp_size_format(pol->meta.active_offset, 'h', c, sizeof(c)),
 	       tp_size_format(pol->meta.spare_offset, 'h', topo, sizeof(topo)), pol->meta.reason);
-	printf("  discards:    %s\n               %s\n",
-	       pol->discards.passdown ? "passdown" : "nopassdown", pol->discards.reason);
+	if (p->discards_set)
+		printf("  discards:    %s (as given)\n",
+		       p->discards == VG_DISCARDS_IGNORE ? "ignore"
+		       : p->discards == VG_DISCARDS_PASSDOWN ? "passdown" : "nopassdown");
+	else
+		printf("  discards:    %s\n               %s\n",
+		       pol->discards.passdown ? "passdown" : "nopassdown", pol->discards.reason);
 }
 
 int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
@@ -95,8 +101,8 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		rc = cli_usage_error(cmd, "both --data DEV and --meta DEV are required");
 		goto out;
 	}
-	if ((rc = parse_auto_size(cmd, "--chunk", chunk, &p.chunk)) != CLI_CONTINUE ||
-	    (rc = parse_auto_size(cmd, "--metadata-size", msize, &p.metadata_size)) != CLI_CONTINUE)
+	if ((rc = parse_auto_size(cmd, "--chunk", chunk, 'k', &p.chunk)) != CLI_CONTINUE ||
+	    (rc = parse_auto_size(cmd, "--metadata-size", msize, 'm', &p.metadata_size)) != CLI_CONTINUE)
 		goto out;
 	if (zero && tp_choice_parse(zero, &p.zero)) {
 		rc = cli_usage_error(cmd, "--zero takes auto, y or n, not '%s'", zero);

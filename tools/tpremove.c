@@ -4,17 +4,20 @@
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 int cmd_tpremove(const struct tp_command *cmd, int argc, const char **argv)
 {
 	const char *devices = NULL, **args;
 	struct pool *pool = NULL;
-	int rc, nargs;
+	int rc, nargs, force = 0;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "devices", '\0', POPT_ARG_STRING, &devices, 0,
 		  "the pool's devices, instead of the devices file", "DATA,META" },
+		{ "force", 'f', POPT_ARG_NONE, &force, 0,
+		  "forget a pool whose devices are lost: wipe what is left of it", NULL },
 		POPT_TABLEEND
 	};
 
@@ -23,6 +26,18 @@ int cmd_tpremove(const struct tp_command *cmd, int argc, const char **argv)
 	if ((rc = cli_args(&cli, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		goto out;
 	rc = pool_open(args[0], devices, 0, &pool);
+	if (rc == -ENOENT && force && !devices) {
+		if (!cli_confirm("Forget pool %s and wipe the labels left on its reachable devices?",
+				 args[0])) {
+			rc = TP_EXIT_FAILED;
+			goto out;
+		}
+		rc = pool_forget(args[0]);
+		if (!rc && tp_log_verbosity() >= 0)
+			printf("Pool %s forgotten.\n", args[0]);
+		rc = tp_exit_from_errno(rc);
+		goto out;
+	}
 	if (rc) {
 		rc = tp_exit_from_errno(rc);
 		goto out;

@@ -116,6 +116,12 @@ int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
  * entries; the backups stay. P is closed and freed either way. */
 int pool_remove(struct pool *p) TP_MUST_CHECK;
 
+/* Forget pool NAME whose devices cannot all be opened: wipe the label and
+ * VG area of each of its devices that is still reachable (by the devices
+ * file or a label scan), and drop its devices-file entries. Takes the
+ * pool lock. 0, or -ENOENT when nothing at all is known of NAME. */
+int pool_forget(const char *name) TP_MUST_CHECK;
+
 /* ---- status ---- */
 
 struct pool_volume_status {

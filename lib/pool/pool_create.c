@@ -7,6 +7,7 @@
 #include "lib/base/units.h"
 #include "lib/dev/probe.h"
 #include "lib/dev/topology.h"
+#include "lib/dev/wipe.h"
 #include "metadata/vg/backup.h"
 #include "metadata/vg/devices.h"
 
@@ -35,7 +36,7 @@ static int match_label(const void *buf, size_t len, struct tp_signature *sig, vo
 	if (memcmp((const char *)buf + VG_LABEL_OFFSET + 4, VG_LABEL_MAGIC, 8))
 		return 0;
 	sig->kind = TP_SIG_TPTOOLS;
-	snprintf(sig->type, sizeof(sig->type), "tptools");
+	snprintf(sig->type, sizeof(sig->type), "a");
 	sig->offset = VG_LABEL_OFFSET;
 	tp_log_capture(&quiet); /* a damaged label is reported below */
 	r = vg_label_decode((const uint8_t *)buf + VG_LABEL_OFFSET, "probe", &l);
@@ -76,6 +77,20 @@ static int device_size(const char *what, const char *path, uint64_t *size)
 	return 0;
 }
 
+/* A device that belongs to a pool in the devices file is never taken,
+ * not even with --force: that pool must be removed first. */
+static int in_use(const char *path)
+{
+	struct vg_devices_entry e;
+	struct vg_label l;
+
+	if (pool_read_label(path, &l) || vg_devices_lookup_pv(l.pv_uuid, &e))
+		return 0;
+	log_error("%s belongs to pool %s; remove that pool first with 'tpremove %s'", path,
+		  e.pool, e.pool);
+	return -EBUSY;
+}
+
 static int check_signatures(const struct pool_create_params *p, struct pool_create_plan *plan)
 {
 	const char *paths[2] = { p->data_path, p->meta_path };
@@ -96,10 +111,13 @@ static int check_signatures(const struct pool_create_params *p, struct pool_crea
 				 "%s%s", k ? "; " : "", one);
 		}
 		plan->nr_signatures += res.count;
+		r = in_use(paths[i]);
+		if (r)
+			return r;
 		if (res.count && !p->force) {
-			log_error("%s carries %s; tpcreate will not overwrite it. Wipe it "
-				  "(wipefs -a) or add --force if its contents are no longer needed",
-				  paths[i], plan->signatures[i]);
+			log_error("%s carries %s; tpcreate will not overwrite it. Add --force "
+				  "if its contents are no longer needed", paths[i],
+				  plan->signatures[i]);
 			return -EBUSY;
 		}
 	}
@@ -219,6 +237,30 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 	return 0;
 }
 
+/* Backups of an earlier pool of the same name would mix with ours:
+ * move them to backup/<name>.<time> (tpremove keeps them for recovery). */
+static void retire_backups(const char *name)
+{
+	char *dir = vg_backup_dir(name), *old = NULL;
+	size_t n;
+
+	if (!dir || access(dir, F_OK)) {
+		free(dir);
+		return;
+	}
+	n = strlen(dir) + 32;
+	old = malloc(n);
+	if (old) {
+		snprintf(old, n, "%s.%lld", dir, (long long)time(NULL));
+		if (rename(dir, old))
+			log_warn("could not move the old backups %s aside", dir);
+		else
+			log_info("backups of an earlier pool %s moved to %s", name, old);
+	}
+	free(old);
+	free(dir);
+}
+
 /* Zero the first metadata block of an area so nothing stale looks valid. */
 static int zero_block(struct io_engine *io, uint64_t offset)
 {
@@ -243,6 +285,13 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	}
 	if ((r = build_vg(p, plan, &vg)))
 		goto out;
+	/* --force over old contents: erase what blkid and udev would still
+	 * recognise (the user has confirmed). */
+	if (p->force && plan->nr_signatures &&
+	    ((r = tp_dev_wipe_signatures(p->data_path)) < 0 ||
+	     (r = tp_dev_wipe_signatures(p->meta_path)) < 0))
+		goto out;
+	retire_backups(p->name);
 	if ((r = io_fd_open(p->data_path, IO_EXCL, &pv[VG_ROLE_DATA].io)) ||
 	    (r = io_fd_open(p->meta_path, IO_EXCL, &pv[VG_ROLE_META].io))) {
 		log_error("pool %s: cannot open its devices for writing: %s (in use?)", p->name,
@@ -332,6 +381,58 @@ int pool_remove(struct pool *p)
 	if (e && !r)
 		r = e;
 	pool_close(p);
+	return r;
+}
+
+/* Wipe the label and VG slots of PATH if it carries pool NAME's label. */
+static int forget_device(const char *name, const char *path)
+{
+	struct io_engine *io;
+	struct vg_label l;
+	int r;
+
+	if (pool_read_label(path, &l) || strcmp(l.pool_name, name))
+		return 0;
+	r = io_fd_open(path, 0, &io);
+	if (r)
+		return r;
+	r = vg_mda_format(io, &l);
+	if (!r)
+		r = vg_label_wipe(io, 0);
+	io_destroy(io);
+	if (r >= 0)
+		log_warn("pool %s: wiped its label on %s", name, path);
+	return r < 0 ? r : 0;
+}
+
+int pool_forget(const char *name)
+{
+	struct vg_devices_entry ent[8];
+	struct tp_lock *lock;
+	int n, r, e;
+
+	r = tp_lock_acquire(name, TP_LOCK_EXCL, &lock);
+	if (r)
+		return r;
+	n = vg_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
+	if (n < 0) {
+		tp_lock_release(lock);
+		return n;
+	}
+	r = 0;
+	for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
+		e = forget_device(name, ent[i].path);
+		if (e && !r)
+			r = e;
+	}
+	e = vg_devices_remove_pool(name);
+	if (e && !r)
+		r = e;
+	tp_lock_release(lock);
+	if (!r && n == 0) {
+		log_error("pool %s is not in the devices file; nothing to forget", name);
+		return -ENOENT;
+	}
 	return r;
 }
 

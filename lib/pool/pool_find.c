@@ -77,8 +77,11 @@ static void record(const char *name, enum vg_role role, const char *path)
 	e.role = role;
 	snprintf(e.pv_uuid, sizeof(e.pv_uuid), "%s", l.pv_uuid);
 	snprintf(e.path, sizeof(e.path), "%s", path);
-	if (vg_devices_add(&e))
-		log_warn("could not record %s in the devices file %s", path, "(see TPTOOLS_DIR)");
+	if (vg_devices_add(&e)) {
+		char *file = vg_devices_path();
+		log_warn("could not record %s in the devices file %s", path, file ? file : "");
+		free(file);
+	}
 }
 
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
@@ -109,17 +112,20 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 		return r;
 	}
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
+		char *file = vg_devices_path();
 		if (n > 0 || stale)
-			log_error("pool %s: its %s device was not found (devices file %s lists it, "
-				  "and no block device carries its label); attach it or name the "
-				  "devices with --devices DATA,META",
-				  name, paths[VG_ROLE_DATA] ? "metadata" : "data",
-				  "$TPTOOLS_DIR/devices");
+			log_error("pool %s: its %s device was not found (the devices file %s lists "
+				  "it, and no block device carries its label); attach it, name the "
+				  "devices with --devices DATA,META, or forget the pool with "
+				  "'tpremove --force %s'",
+				  name, paths[VG_ROLE_DATA] ? "metadata" : "data", file ? file : "",
+				  name);
 		else
 			log_error("pool %s not found: no such pool in the devices file and no "
 				  "block device carries its label; 'tpstatus' lists the known pools, "
 				  "--devices DATA,META names image files",
 				  name);
+		free(file);
 		free(paths[0]);
 		free(paths[1]);
 		paths[0] = paths[1] = NULL;

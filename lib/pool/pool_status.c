@@ -43,6 +43,12 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 		vs->vol = &p->vg->volumes[i];
 		st->virtual_total += vs->vol->size;
 		r = thin_device_usage(p->md, vs->vol->dev_id, &mapped, &excl, &shared);
+		if (r == -ENODATA) {
+			/* An interrupted creation (reported by pool_reconcile): the
+			 * next change completes it; nothing is mapped yet. */
+			mapped = excl = shared = 0;
+			r = 0;
+		}
 		if (r) {
 			log_error("pool %s: cannot read the mappings of volume %s (thin device %u): "
 				  "%s; run 'tpcheck %s'", p->name, vs->vol->name, vs->vol->dev_id,

@@ -85,3 +85,24 @@ unchanged() {
 	md5sum ./*.img >sums.after 2>/dev/null || true
 	cmp -s sums.before sums.after || { diff sums.before sums.after >&2; fail "'$*' changed a device"; }
 }
+
+# save_area POOL FILE / load_area POOL FILE: copy the active thin-metadata
+# area out of / back into the pool's metadata device (to simulate a crash
+# between the VG commit and the thin commit).
+save_area() {
+	local off len
+	read -r off len < <(meta_area "$1")
+	dd if="$(meta_dev "$1")" of="$2" bs=1M iflag=skip_bytes,count_bytes skip="$off" \
+		count="$len" status=none
+}
+load_area() {
+	local off len
+	read -r off len < <(meta_area "$1")
+	dd if="$2" of="$(meta_dev "$1")" bs=1M oflag=seek_bytes seek="$off" conv=notrunc \
+		status=none
+}
+# thin_devices POOL: the number of thin devices in the active area (thin_dump)
+thin_devices() {
+	thin_check_pool "$1"
+	thin_dump area.img | grep -c "<device " || true
+}

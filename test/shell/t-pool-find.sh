@@ -1,0 +1,49 @@
+# Finding pools by name: the devices file, --devices for image files, and a
+# label scan of block devices (loop devices here) when the entry is lost or
+# the devices moved.
+image d.img 256M
+image m.img 16M
+ok tpcreate --data d.img --meta m.img files
+rm etc/devices
+failed tpstatus files
+err_has "not found"
+err_has "devices"
+# --devices names them; a change through --devices records them again
+ok tpstatus --devices d.img,m.img files
+ok tvcreate --devices m.img,d.img -V 1G -n v files
+grep -q "^files data .*/d.img$" etc/devices || fail "devices file not rewritten: $(cat etc/devices)"
+ok tpstatus files
+out_has " v "
+usage_error tpstatus --devices d.img files
+unchanged 5 tpstatus --devices d.img,nosuch.img files
+image other.img 16M
+unchanged 5 tpstatus --devices d.img,other.img files
+err_has "no tptools label"
+
+# block devices: a lost entry and moved devices are found by their labels
+have losetup || skip "no losetup"
+image ld.img 256M
+image lm.img 16M
+loops=()
+cleanup() { for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done; }
+trap cleanup EXIT
+# attach FILE: sets $loop (no subshell, so cleanup sees every device)
+attach() { loop=$(losetup -f --show "$1") || skip "cannot attach loop devices"; loops+=("$loop"); }
+attach ld.img; ld=$loop
+attach lm.img; lm=$loop
+ok tpcreate --data "$ld" --meta "$lm" blk
+ok tvcreate -V 1G -n v blk
+rm etc/devices
+ok tpstatus blk
+err_has "found"
+grep -q "^blk data .* $ld$" etc/devices || fail "scan did not record $ld: $(cat etc/devices)"
+# move: detach and attach the other way round (different loop numbers)
+cleanup
+loops=()
+attach lm.img; lm2=$loop
+attach ld.img; ld2=$loop
+ok tvcreate -V 1G -n w blk
+ok tpstatus --noheadings -o pool_data_dev,pool_meta_dev blk
+read -r dd_ mm_ <out
+[ "$dd_" = "$ld2" ] && [ "$mm_" = "$lm2" ] || fail "moved devices not followed: $(cat out)"
+ok tpremove -y blk
