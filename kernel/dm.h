@@ -302,8 +302,9 @@ struct tp_dm_pool_layout {
  * made and returns the error (-ENODEV / -EOPNOTSUPP: no device-mapper or
  * no thin-pool target, logged with tp_dm_check_available's reason, nothing
  * touched; -EEXIST: the pool, or a piece of it, is active already;
- * -EINVAL: bad layout or the kernel refused the table, e.g. metadata it
- * cannot read). */
+ * -EINVAL: bad layout or the kernel refused the table; metadata the kernel
+ * cannot read gives whatever errno its constructor chose: ENOTBLK on 6.1,
+ * so check metadata before activating rather than decode this). */
 int tp_dm_pool_activate(const struct tp_dm_pool_layout *l) TP_MUST_CHECK;
 
 /* Remove <pool>-tpool, -tdata, -tmeta (pieces already gone are skipped, so

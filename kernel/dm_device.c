@@ -42,19 +42,45 @@ static int add_table(struct dm_task *dmt, const char *name, const struct tp_dm_t
 	return 0;
 }
 
-static int resume_flags(const char *name, unsigned flags);
+#define RETRY_REMOVE (1u << 16)	/* simple_task option beside TP_DM_NOFLUSH/NOLOCKFS */
 
-/* Created but not yet live: take it away again (no node was made). */
+/* One ioctl without a table (suspend, resume, remove). OPTS: TP_DM_NOFLUSH,
+ * TP_DM_NOLOCKFS, RETRY_REMOVE. UDEV as for tp_dm_lib_run. */
+static int simple_task(int type, const char *name, const char *what, int udev, unsigned opts)
+{
+	struct dm_task *dmt;
+	int r;
+
+	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+		return r;
+	if (!(dmt = tp_dm_lib_task(type, name)))
+		return -ENOMEM;
+	if (opts & TP_DM_NOFLUSH)
+		dm_task_no_flush(dmt);
+	if (opts & TP_DM_NOLOCKFS)
+		dm_task_skip_lockfs(dmt);
+	if (opts & RETRY_REMOVE)
+		dm_task_retry_remove(dmt);	/* a udev probe may hold it open a moment */
+	r = tp_dm_lib_run(dmt, what, name, udev, 0);
+	dm_task_destroy(dmt);
+	return r;
+}
+
+/* Make NAME live; nodes by hand when no udev makes them. */
+static int resume_flags(const char *name, unsigned flags)
+{
+	int r = simple_task(DM_DEVICE_RESUME, name, "resume", udev_flags(flags), 0);
+
+	if (!r && tp_dm_lib_no_udev())
+		dm_mknodes(name);
+	return r;
+}
+
+/* Created but not yet live: take it away again. */
 static void undo_create(const char *name)
 {
-	struct dm_task *dmt = tp_dm_lib_task(DM_DEVICE_REMOVE, name);
-
-	if (!dmt)
-		return;
-	dm_task_retry_remove(dmt);
-	if (tp_dm_lib_run(dmt, "remove after a failed create", name, 0, 0))
+	if (simple_task(DM_DEVICE_REMOVE, name, "remove after a failed create", 0, RETRY_REMOVE))
 		log_warn("%s: left behind empty; remove it with 'dmsetup remove %s'", name, name);
-	dm_task_destroy(dmt);
 }
 
 /* Three ioctls, as LVM does (create, load, resume), so that each failure
@@ -110,37 +136,8 @@ int tp_dm_load(const char *name, const struct tp_dm_target *table, unsigned n, u
 
 int tp_dm_suspend(const char *name, unsigned flags)
 {
-	struct dm_task *dmt;
-	int r;
-
-	if ((r = tp_dm_lib_ready(false, NULL, 0)))
-		return r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_SUSPEND, name)))
-		return -ENOMEM;
-	if (flags & TP_DM_NOFLUSH)
-		dm_task_no_flush(dmt);
-	if (flags & TP_DM_NOLOCKFS)
-		dm_task_skip_lockfs(dmt);
-	r = tp_dm_lib_run(dmt, "suspend", name, -1, 0);
-	dm_task_destroy(dmt);
-	return r;
-}
-
-static int resume_flags(const char *name, unsigned flags)
-{
-	struct dm_task *dmt;
-	int r;
-
-	if ((r = tp_dm_lib_ready(false, NULL, 0)))
-		return r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_RESUME, name)))
-		return -ENOMEM;
-	dm_task_set_add_node(dmt, DM_ADD_NODE_ON_RESUME);
-	r = tp_dm_lib_run(dmt, "resume", name, udev_flags(flags), 0);
-	dm_task_destroy(dmt);
-	if (!r && tp_dm_lib_no_udev())
-		dm_mknodes(name);
-	return r;
+	return simple_task(DM_DEVICE_SUSPEND, name, "suspend", -1,
+			   flags & (TP_DM_NOFLUSH | TP_DM_NOLOCKFS));
 }
 
 int tp_dm_resume(const char *name)
@@ -161,18 +158,7 @@ int tp_dm_resume(const char *name)
 
 int tp_dm_remove(const char *name)
 {
-	struct dm_task *dmt;
-	int r;
-
-	if ((r = tp_dm_lib_ready(false, NULL, 0)))
-		return r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_REMOVE, name)))
-		return -ENOMEM;
-	/* a udev probe may hold the device open for a moment */
-	dm_task_retry_remove(dmt);
-	r = tp_dm_lib_run(dmt, "remove", name, 0, 0);
-	dm_task_destroy(dmt);
-	return r;
+	return simple_task(DM_DEVICE_REMOVE, name, "remove", 0, RETRY_REMOVE);
 }
 
 int tp_dm_info(const char *name, struct tp_dm_info *info)

@@ -9,10 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* remove NAME if it exists; its absence is not worth a message */
 static int remove_if_present(const char *name)
 {
-	int r = tp_dm_remove(name);
+	struct tp_dm_info info;
+	int r = tp_dm_info(name, &info);
 
+	if (!r)
+		r = tp_dm_remove(name);
 	return r == -ENXIO ? 0 : r;
 }
 
@@ -108,15 +112,20 @@ undo_meta:
 	return r;
 }
 
+/* names of POOL's stack and the info of its tpool (-ENXIO: not active) */
+static int pool_info(const char *pool, struct stack_names *n, struct tp_dm_info *info)
+{
+	int r = stack_names(pool, n);
+
+	return r ? r : tp_dm_info(n->pool, info);
+}
+
 int tp_dm_pool_is_active(const char *pool)
 {
 	struct stack_names n;
 	struct tp_dm_info info;
-	int r;
+	int r = pool_info(pool, &n, &info);
 
-	if ((r = stack_names(pool, &n)))
-		return r;
-	r = tp_dm_info(n.pool, &info);
 	if (r == -ENXIO)
 		return 0;
 	return r ? r : 1;
@@ -126,11 +135,8 @@ int tp_dm_pool_deactivate(const char *pool)
 {
 	struct stack_names n;
 	struct tp_dm_info info;
-	int r;
+	int r = pool_info(pool, &n, &info);
 
-	if ((r = stack_names(pool, &n)))
-		return r;
-	r = tp_dm_info(n.pool, &info);
 	if (!r && info.open_count > 0) {
 		log_error("pool %s is in use: %d active volume(s) or other users hold %s open; "
 			  "deactivate its volumes first",
