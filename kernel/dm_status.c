@@ -68,6 +68,30 @@ static bool get_pair(const char *s, uint64_t *a, uint64_t *b)
 	return get_u64(buf, a) && get_u64(slash + 1, b) && *a <= *b;
 }
 
+/* Words of the fields 5-8, at the index of their enum value (index 0 of
+ * mode and discard is "field absent"). */
+static const char *const mode_words[] = { "", "rw", "ro", "out_of_data_space", NULL };
+static const char *const discard_words[] = { "", "discard_passdown", "no_discard_passdown",
+					     "ignore_discard", NULL };
+static const char *const no_space_words[] = { "queue_if_no_space", "error_if_no_space", NULL };
+static const char *const check_words[] = { "-", "needs_check", NULL };
+_Static_assert(TP_DM_MODE_RW == 1 && TP_DM_MODE_RO == 2 && TP_DM_MODE_OUT_OF_DATA == 3,
+	       "mode_words follows enum tp_dm_pool_mode");
+_Static_assert(TP_DM_DISCARD_PASSDOWN == 1 && TP_DM_DISCARD_NO_PASSDOWN == 2 &&
+		       TP_DM_DISCARD_IGNORE == 3,
+	       "discard_words follows enum tp_dm_discard");
+
+/* index of S in WORDS (never the empty "absent" entry), or -1 */
+static int word(const char *s, const char *const *words)
+{
+	int i;
+
+	for (i = 0; words[i]; i++)
+		if (*words[i] && !strcmp(s, words[i]))
+			return i;
+	return -1;
+}
+
 static int bad(const char *what, const char *params)
 {
 	log_error("cannot read the kernel's %s status line '%s'", what, params);
@@ -79,6 +103,7 @@ int tp_dm_parse_pool_status(const char *params, struct tp_dm_pool_status *st)
 	char f[MAX_FIELDS][FIELD_LEN];
 	bool too_long;
 	unsigned n;
+	int v = 0, d = 0, e = 0, c = 0;
 
 	memset(st, 0, sizeof(*st));
 	n = split(params, f, &too_long);
@@ -101,38 +126,15 @@ int tp_dm_parse_pool_status(const char *params, struct tp_dm_pool_status *st)
 			return bad("thin-pool", params);
 		st->has_held_root = true;
 	}
-	if (n > 4) {
-		if (!strcmp(f[4], "rw"))
-			st->mode = TP_DM_MODE_RW;
-		else if (!strcmp(f[4], "ro"))
-			st->mode = TP_DM_MODE_RO;
-		else if (!strcmp(f[4], "out_of_data_space"))
-			st->mode = TP_DM_MODE_OUT_OF_DATA;
-		else
-			return bad("thin-pool", params);
-	}
-	if (n > 5) {
-		if (!strcmp(f[5], "discard_passdown"))
-			st->discard = TP_DM_DISCARD_PASSDOWN;
-		else if (!strcmp(f[5], "no_discard_passdown"))
-			st->discard = TP_DM_DISCARD_NO_PASSDOWN;
-		else if (!strcmp(f[5], "ignore_discard"))
-			st->discard = TP_DM_DISCARD_IGNORE;
-		else
-			return bad("thin-pool", params);
-	}
-	if (n > 6) {
-		if (!strcmp(f[6], "error_if_no_space"))
-			st->error_if_no_space = true;
-		else if (strcmp(f[6], "queue_if_no_space"))
-			return bad("thin-pool", params);
-	}
-	if (n > 7) {
-		if (!strcmp(f[7], "needs_check"))
-			st->needs_check = true;
-		else if (strcmp(f[7], "-"))
-			return bad("thin-pool", params);
-	}
+	if ((n > 4 && (v = word(f[4], mode_words)) < 0) ||
+	    (n > 5 && (d = word(f[5], discard_words)) < 0) ||
+	    (n > 6 && (e = word(f[6], no_space_words)) < 0) ||
+	    (n > 7 && (c = word(f[7], check_words)) < 0))
+		return bad("thin-pool", params);
+	st->mode = (enum tp_dm_pool_mode)v;
+	st->discard = (enum tp_dm_discard)d;
+	st->error_if_no_space = e == 1;
+	st->needs_check = c == 1;
 	if (n > 8) {
 		if (!get_u64(f[8], &st->meta_low_water))
 			return bad("thin-pool", params);
