@@ -38,8 +38,9 @@ struct thin_builder {
 	size_t wbuf_n;
 	struct thin_ir_superblock sb;
 	int have_sb, in_dev, finished, ended, sb_zeroed;
-	/* data reference counts: one byte per block, per 16320-block bitmap */
-	uint8_t **dcount;
+	/* data reference counts, 2 bits per block (3 = see overflow), 510
+	 * words per 16320-block bitmap, allocated when first used */
+	uint64_t **dcount;
 	uint64_t nr_dbitmaps;
 	struct u64map overflow;
 	struct bdev *devs;
@@ -159,22 +160,50 @@ static int dev_begin(void *ctx, const struct thin_ir_device *dev)
 	return 0;
 }
 
+#define PAIRS_LO 0x5555555555555555ull
+
 static int count_data(struct thin_builder *b, uint64_t d)
 {
-	uint64_t i = d / SM_ENTRIES_PER_BITMAP;
-	uint8_t *c;
+	uint64_t i = d / SM_ENTRIES_PER_BITMAP, e = d % SM_ENTRIES_PER_BITMAP, c;
+	unsigned shift = 2 * (unsigned)(e % 32);
+	uint64_t *w;
 
-	if (!b->dcount[i] && !(b->dcount[i] = calloc(SM_ENTRIES_PER_BITMAP, 1)))
+	if (!b->dcount[i] && !(b->dcount[i] = calloc(SM_ENTRIES_PER_BITMAP / 32, 8)))
 		return -ENOMEM;
-	c = &b->dcount[i][d % SM_ENTRIES_PER_BITMAP];
-	if (*c < 2) {
-		(*c)++;
+	w = &b->dcount[i][e / 32];
+	switch ((*w >> shift) & 3) {
+	case 0:
+	case 1:
+		*w += 1ull << shift;
 		return 0;
+	case 2:
+		*w += 1ull << shift;
+		return u64map_put(&b->overflow, d, 3);
+	default:
+		c = 3;
+		u64map_get(&b->overflow, d, &c);
+		return u64map_put(&b->overflow, d, c + 1);
 	}
-	uint64_t v = 2;
-	u64map_get(&b->overflow, d, &v);
-	*c = 3;
-	return u64map_put(&b->overflow, d, v + 1);
+}
+
+/* A data bitmap block from packed counts (natural 2-bit order in core,
+ * the on-disk order swaps each pair); NULL = nothing counted there. */
+static void encode_packed(unsigned char *blk, const uint64_t *words, uint32_t *nr_free,
+			  uint32_t *nfb)
+{
+	memset(blk, 0, BM_BLOCK_SIZE);
+	*nr_free = SM_ENTRIES_PER_BITMAP;
+	*nfb = words ? SM_ENTRIES_PER_BITMAP : 0;
+	if (!words)
+		return;
+	for (uint32_t w = 0; w < SM_ENTRIES_PER_BITMAP / 32; w++) {
+		uint64_t x = words[w], used = (x | (x >> 1)) & PAIRS_LO, free_pairs = ~used & PAIRS_LO;
+
+		*nr_free -= (uint32_t)__builtin_popcountll(used);
+		if (*nfb == SM_ENTRIES_PER_BITMAP && free_pairs)
+			*nfb = w * 32 + (uint32_t)__builtin_ctzll(free_pairs) / 2;
+		le64_put(blk + 16 + 8 * w, ((x & PAIRS_LO) << 1) | ((x >> 1) & PAIRS_LO));
+	}
 }
 
 static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
@@ -317,7 +346,7 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 	root->nr_allocated = 0;
 	for (uint64_t i = 0; i < b->nr_dbitmaps && !r; i++) {
 		uint32_t nr_free, nfb;
-		sm_bitmap_encode(blk, b->dcount[i], &nr_free, &nfb);
+		encode_packed(blk, b->dcount[i], &nr_free, &nfb);
 		root->nr_allocated += SM_ENTRIES_PER_BITMAP - nr_free;
 		if ((r = write_bitmap(b, blk, first + i)))
 			break;
