@@ -27,6 +27,16 @@ static void dm_log(int level, const char *file, int line, int dm_errno_or_class,
 	(void)file;
 	(void)line;
 	(void)dm_errno_or_class;
+	/* libdevmapper's log_print() (level _LOG_WARN = 4 without the
+	 * _LOG_STDERR bit 0x80) is output, not a message: dm_report writes its
+	 * tables and JSON that way. */
+	if (level == 4) {
+		va_start(ap, f);
+		vprintf(f, ap);
+		va_end(ap);
+		putchar('\n');
+		return;
+	}
 	if (!(tp_debug_mask() & TP_DBG_KERNEL))
 		return;
 	va_start(ap, f);
