@@ -3,8 +3,9 @@
 # (see init.sh): each scenario in its own temp dir, then a clean-up so the
 # next one starts from blank disks. Prints one line per scenario:
 #   VMTEST-SCENARIO <name> <rc> <seconds>
-# Arguments: SRC BUILD DISKS DISK_BYTES SCENARIOS (lists comma separated).
-SRC=$1 BUILD=$2 DISKS=${3//,/ } DISK_BYTES=$4 SCENARIOS=${5//,/ }
+# Arguments: SRC BUILD DISKS DISK_BYTES SCENARIOS (lists comma separated)
+# SCENARIO_TIMEOUT (seconds; a scenario past it is killed: rc 124).
+SRC=$1 BUILD=$2 DISKS=${3//,/ } DISK_BYTES=$4 SCENARIOS=${5//,/ } LIMIT=${6:-240}
 # a tree under the host's /tmp (a fresh clone) is at /run/host-tmp here
 case $SRC in /tmp/*) SRC=/run/host-tmp/${SRC#/tmp/} ;; esac
 case $BUILD in /tmp/*) BUILD=/run/host-tmp/${BUILD#/tmp/} ;; esac
@@ -19,6 +20,10 @@ now() { cut -d' ' -f1 /proc/uptime; }
 
 cleanup() {
 	local d
+	# a killed scenario may leave devices suspended: resume before removal
+	for d in $(dmsetup ls 2>/dev/null | awk '$1 != "No" { print $1 }'); do
+		dmsetup resume "$d" >/dev/null 2>&1
+	done
 	for d in $(dmsetup ls 2>/dev/null | awk '$1 != "No" { print $1 }'); do
 		dmsetup remove --retry "$d" >/dev/null 2>&1
 	done
@@ -36,7 +41,7 @@ for s in $SCENARIOS; do
 	dir=$(mktemp -d "/tmp/$s.XXXXXX")
 	echo "=== [$(now)s] $s"
 	t0=$(now)
-	(cd "$dir" && exec bash "$SRC/test/vm/$s.sh") 2>&1
+	(cd "$dir" && exec timeout -k 5 "$LIMIT" bash "$SRC/test/vm/$s.sh") 2>&1
 	rc=$?
 	t1=$(now)
 	echo "VMTEST-SCENARIO $s $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"

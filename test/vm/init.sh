@@ -7,7 +7,7 @@
 # under its sh). The guest kernel's modules appear in the chroot under
 # /run/kmods (`modprobe -d /run/kmods`, see lib.sh vm_modprobe), the
 # host's /tmp (hidden by the guest's) under /run/host-tmp. Arguments (kernel command line after "--"):
-#   SRC BUILD DISKS DISK_BYTES SCENARIOS   (lists comma separated)
+#   SRC BUILD DISKS DISK_BYTES SCENARIOS SCENARIO_TIMEOUT (lists comma separated)
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys

@@ -29,6 +29,7 @@
 #   TP_VM_MEM      guest MiB (default 1536)
 #   TP_VM_DISKS    number of scratch disks (default 8), TP_VM_DISK_SIZE (default 128M)
 #   TP_VM_TIMEOUT  seconds for the whole boot (default 480)
+#   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 240; rc 124)
 #   TP_VM_WORK     scratch dir (default $BUILD/vm)
 #   TP_VM_KEEP=1   keep the console log and disk images
 # Missing qemu or kernel image: prints SKIP, counts 0 passed 0 failed, exit 0.
@@ -44,6 +45,7 @@ MEM=${TP_VM_MEM:-1536}
 NDISKS=${TP_VM_DISKS:-8}
 DISK_SIZE=${TP_VM_DISK_SIZE:-128M}
 TIMEOUT=${TP_VM_TIMEOUT:-480}
+SCENARIO_TIMEOUT=${TP_VM_SCENARIO_TIMEOUT:-240}
 WORK=${TP_VM_WORK:-$BUILD/vm}
 
 report() { # passed failed
@@ -162,7 +164,7 @@ echo "vm: kernel $KVER, ${#scenarios[@]} scenario(s), $SMP vCPU, ${MEM} MiB, $ND
 LOG=$WORK/console.log
 scen_list=$(IFS=,; echo "${scenarios[*]}")
 APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
-APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list"
+APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT"
 timeout "$TIMEOUT" "$QEMU" -nodefaults -machine pc -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
 	-display none -serial stdio -no-reboot -kernel "$BOOT" -initrd "$INITRD" \
 	-append "$APPEND" "${DRIVES[@]}" \
