@@ -260,7 +260,8 @@ int tp_dm_thin_status(const char *name, struct tp_dm_thin_status *st) TP_MUST_CH
 
 /* Call FN for every dm device whose uuid starts with UUID_PREFIX (e.g.
  * "TPTOOLS-<pool uuid>-"), in the kernel's order; stops at FN's first
- * non-zero return and passes it up. */
+ * non-zero return and passes it up. A kernel without device-mapper has no
+ * devices: 0, FN never called, nothing logged. */
 int tp_dm_list(const char *uuid_prefix,
 	       int (*fn)(const char *name, const char *uuid, void *arg), void *arg) TP_MUST_CHECK;
 
@@ -313,7 +314,8 @@ int tp_dm_pool_activate(const struct tp_dm_pool_layout *l) TP_MUST_CHECK;
  * commits its metadata. */
 int tp_dm_pool_deactivate(const char *pool) TP_MUST_CHECK;
 
-/* 1 when <pool>-tpool exists, 0 when not, or -errno. */
+/* 1 when <pool>-tpool exists, 0 when not (also on a kernel without
+ * device-mapper, silently: offline commands ask this), or -errno. */
 int tp_dm_pool_is_active(const char *pool) TP_MUST_CHECK;
 
 /* Make volume VOL (thin id DEV_ID, SECTORS long) of the active pool live

@@ -278,8 +278,8 @@ int tp_dm_list(const char *uuid_prefix,
 	unsigned next = 0;
 	int r;
 
-	if ((r = tp_dm_lib_ready(false, NULL, 0)))
-		return r;
+	if ((r = tp_dm_lib_ready(true, NULL, 0)))
+		return r == -ENODEV ? 0 : r;
 	if (!(dmt = tp_dm_lib_task(DM_DEVICE_LIST, NULL)))
 		return -ENOMEM;
 	if ((r = tp_dm_lib_run(dmt, "list devices", NULL, -1, 0)))

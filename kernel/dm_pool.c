@@ -126,7 +126,8 @@ int tp_dm_pool_is_active(const char *pool)
 	struct tp_dm_info info;
 	int r = pool_info(pool, &n, &info);
 
-	if (r == -ENXIO)
+	/* without device-mapper nothing can be active */
+	if (r == -ENXIO || r == -ENODEV)
 		return 0;
 	return r ? r : 1;
 }

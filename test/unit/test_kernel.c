@@ -364,10 +364,19 @@ static void test_thin_status(void)
 	tp_log_capture(NULL);
 }
 
+static int count_dev(const char *name, const char *uuid, void *arg)
+{
+	(void)name;
+	(void)uuid;
+	(*(int *)arg)++;
+	return 0;
+}
+
 /* This host has no device-mapper: the check must say so, in words. */
 static void test_available(void)
 {
 	char why[256] = "";
+	int n = 0;
 	int r = tp_dm_check_available(why, sizeof(why));
 
 	if (access("/dev/mapper/control", F_OK) && access("/sys/class/misc/device-mapper", F_OK)) {
@@ -383,6 +392,13 @@ static void test_available(void)
 		tp_log_capture(NULL);
 		CU_ASSERT(strstr(cap.buf, "cannot activate pool vault") != NULL);
 		CU_ASSERT(strstr(cap.buf, "no device-mapper") != NULL);
+		/* offline commands ask quietly: nothing is active, nothing listed */
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(tp_dm_pool_is_active("vault"), 0);
+		CU_ASSERT_EQUAL(tp_dm_list("TPTOOLS-", count_dev, &n), 0);
+		tp_log_capture(NULL);
+		CU_ASSERT_EQUAL(n, 0);
+		CU_ASSERT_EQUAL(cap.len, 0);
 	} else {
 		CU_ASSERT(r == 0 || (r < 0 && strlen(why) > 20));
 	}
