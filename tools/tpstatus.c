@@ -16,7 +16,7 @@
 #include <time.h>
 
 struct pool_row {
-	const char *name, *uuid, *zero, *discards, *when_full, *needs_check;
+	const char *name, *uuid, *zero, *discards, *when_full, *needs_check, *active, *mode;
 	const char *data_dev, *meta_dev;
 	uint64_t size, chunk, data_used, meta_used, meta_size, tid, nr_volumes, virtual_total;
 	uint64_t data_pct, meta_pct;	/* hundredths of a percent */
@@ -123,6 +123,10 @@ static const struct dm_report_field_type fields[] = {
 	{ T_POOL, NUM, P(nr_volumes), 4, "pool_volumes", "#Vol", f_num, "number of volumes" },
 	{ T_POOL, SZ, P(virtual_total), 7, "pool_virtual", "Virtual", f_size,
 	  "sum of the volumes' virtual sizes (over-provisioning when above Size)" },
+	{ T_POOL, STR, P(active), 6, "pool_active", "Active", f_str,
+	  "loaded in the kernel (yes/no); then the figures are the kernel's" },
+	{ T_POOL, STR, P(mode), 4, "pool_mode", "Mode", f_str,
+	  "kernel mode: rw, ro, out_of_data_space; - when inactive" },
 	{ T_POOL, STR, P(uuid), 4, "pool_uuid", "UUID", f_str, "pool uuid" },
 	{ T_POOL, STR, P(discards), 8, "pool_discards", "Discards", f_str, "discard handling" },
 	{ T_POOL, STR, P(when_full), 8, "pool_when_full", "WhenFull", f_str,
@@ -158,7 +162,7 @@ static const struct dm_report_field_type fields[] = {
 
 #define POOL_DEFAULT "pool_name,pool_size,pool_chunk,pool_zero,pool_data_used,pool_data_percent," \
 	"pool_meta_used,pool_meta_size,pool_meta_percent,pool_transaction_id,pool_volumes," \
-	"pool_virtual"
+	"pool_virtual,pool_active"
 #define VOL_DEFAULT "vol_pool,vol_name,vol_size,vol_mapped,vol_mapped_percent,vol_exclusive," \
 	"vol_shared,vol_origin"
 
@@ -213,6 +217,8 @@ static int report_pool(struct pool *p, struct dm_report *pr, struct dm_report *v
 	row.discards = discards[vg->discards];
 	row.when_full = vg->when_full == VG_WHEN_FULL_ERROR ? "error" : "queue";
 	row.needs_check = st.needs_check ? "yes" : "no";
+	row.active = st.live ? "yes" : "no";
+	row.mode = !st.live ? "-" : st.out_of_data ? "out_of_data_space" : st.read_only ? "ro" : "rw";
 	row.data_dev = pool_device_path(p, VG_ROLE_DATA);
 	row.meta_dev = pool_device_path(p, VG_ROLE_META);
 	row.size = st.data_size;

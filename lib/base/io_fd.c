@@ -140,6 +140,10 @@ int io_fd_open(const char *path, unsigned flags, struct io_engine **out)
 			goto fail;
 		}
 		f->e.size = sz;
+		/* The kernel's dm targets write these devices below the page
+		 * cache: drop whatever an earlier open cached, so buffered
+		 * reads see the device as it is. */
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	} else if (S_ISREG(st.st_mode)) {
 		f->e.size = (uint64_t)st.st_size;
 	} else {

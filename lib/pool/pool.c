@@ -217,10 +217,16 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 		else if (!(r = rewrite_vg(p)))
 			log_warn("pool %s: a stale or damaged VG metadata copy was rewritten", name);
 	}
-	r = pool_open_thin(p);
+	r = pool_live_detect(p);
 	if (r)
 		goto fail;
-	r = pool_reconcile(p, !(flags & POOL_RDONLY));
+	if (p->live) {
+		r = pool_live_reconcile(p, !(flags & POOL_RDONLY));
+	} else {
+		r = pool_open_thin(p);
+		if (!r)
+			r = pool_reconcile(p, !(flags & POOL_RDONLY));
+	}
 	if (r)
 		goto fail;
 	free(paths[0]);

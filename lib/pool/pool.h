@@ -122,6 +122,22 @@ int pool_remove(struct pool *p) TP_MUST_CHECK;
  * pool lock. 0, or -ENOENT when nothing at all is known of NAME. */
 int pool_forget(const char *name) TP_MUST_CHECK;
 
+/* ---- kernel ---- */
+
+/* Is the pool active in the kernel (its thin-pool target loaded)? While it
+ * is, volume changes go through pool messages, tpstatus reads the kernel's
+ * figures and a metadata snapshot, and offline-only commands (tpcheck,
+ * tprepair, tprestore) must refuse it. */
+int pool_is_live(const struct pool *p);
+/* Activate the pool (fast checks first: refused with -EUCLEAN while the
+ * thin metadata is flagged needs_check) and volumes VOLS (N = 0: every
+ * volume) as /dev/mapper/<pool>-<vol>. Without device-mapper or the
+ * thin-pool target: -ENODEV/-EOPNOTSUPP, logged, nothing changed. */
+int pool_activate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_CHECK;
+/* Deactivate volumes VOLS, or (N = 0) every volume and then the pool. A
+ * volume in use: -EBUSY, logged. */
+int pool_deactivate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_CHECK;
+
 /* ---- status ---- */
 
 struct pool_volume_status {
@@ -141,6 +157,9 @@ struct pool_status {
 	uint64_t meta_offset;			/* byte offset of the ACTIVE thin area */
 	uint64_t spare_offset;			/* byte offset of the spare area */
 	int needs_check;
+	int live;				/* figures from the kernel */
+	int read_only;				/* kernel: pool in read-only mode */
+	int out_of_data;			/* kernel: out of data space */
 	unsigned nr_volumes;
 	struct pool_volume_status *volumes;	/* VG order */
 };

@@ -16,8 +16,30 @@ struct pool {
 	struct vg_pv pv[VG_NR_ROLES];	/* indexed by role; io owned */
 	struct vg *vg;
 	struct io_engine *thin_io;	/* window over the active area */
-	struct thin_md *md;
+	struct thin_md *md;		/* NULL while the kernel runs the pool */
+	int live;			/* the pool is active in the kernel */
+	char pool_dm[128];		/* its thin-pool dm name, when live */
 };
+
+/* pool_live.c: the kernel side of an active pool. */
+/* Is the pool active? Sets p->live and p->pool_dm. */
+int pool_live_detect(struct pool *p) TP_MUST_CHECK;
+/* The transaction-id protocol against the kernel's metadata. */
+int pool_live_reconcile(struct pool *p, int write) TP_MUST_CHECK;
+/* Thin device ids in the kernel's metadata (via a metadata snapshot). */
+int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n) TP_MUST_CHECK;
+/* Per-device usage from the kernel's metadata snapshot. */
+struct pool_dev_usage;
+int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		    size_t *n) TP_MUST_CHECK;
+/* Replay the VG's intent onto a device list (pool_txn.c), through the
+ * thin metadata or, when live, pool messages. */
+int pool_replay(struct pool *p, const uint64_t *ids, size_t n) TP_MUST_CHECK;
+/* Thin-device operations for either side (offline metadata or kernel). */
+int pool_op_create(struct pool *p, uint32_t dev_id) TP_MUST_CHECK;
+int pool_op_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *origin) TP_MUST_CHECK;
+int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol) TP_MUST_CHECK;
+int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id) TP_MUST_CHECK;
 
 /* Read-only probe of PATH's label into *L (0 = ours, -ENOENT = not a
  * tptools device, -errno). */

@@ -1,22 +1,66 @@
-/* pool_status.c - allocation figures of a pool and of each volume. */
+/* pool_status.c - allocation figures of a pool and of each volume, from
+ * the thin metadata, or from the kernel and its metadata snapshot while
+ * the pool is active. */
 #include "lib/pool/pool_int.h"
+#include "lib/pool/pool_usage.h"
 
+#include "kernel/dm.h"
 #include "lib/base/log.h"
+#include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+static int md_walk(void *arg, const struct thin_ir_visitor *v)
+{
+	return thin_walk(arg, 0, v);
+}
+
+/* Pool-level figures in blocks: from the space maps or the kernel. */
+static int pool_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+			uint64_t *du, uint64_t *dt)
+{
+	struct tp_dm_pool_status ks;
+	int r;
+
+	if (!p->live) {
+		st->needs_check = thin_needs_check(p->md);
+		return thin_usage(p->md, mu, mt, du, dt);
+	}
+	r = tp_dm_pool_status(p->pool_dm, 0, &ks);
+	if (r)
+		return r;
+	if (ks.fail || ks.error) {
+		log_error("pool %s: the kernel reports the pool as failed", p->name);
+		return -EIO;
+	}
+	*mu = ks.used_meta_blocks;
+	*mt = ks.total_meta_blocks;
+	*du = ks.used_data_blocks;
+	*dt = ks.total_data_blocks;
+	st->live = 1;
+	st->needs_check = ks.needs_check;
+	st->read_only = ks.mode == TP_DM_MODE_RO;
+	st->out_of_data = ks.mode == TP_DM_MODE_OUT_OF_DATA;
+	return 0;
+}
+
 int pool_get_status(struct pool *p, struct pool_status *st)
 {
 	const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
 	uint64_t mu, mt, du, dt, chunk = (uint64_t)p->vg->chunk_size * 512;
+	struct pool_dev_usage *u = NULL;
+	size_t nu = 0;
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	r = thin_usage(p->md, &mu, &mt, &du, &dt);
+	r = pool_figures(p, st, &mu, &mt, &du, &dt);
+	if (!r)
+		r = p->live ? pool_live_usage(p, dt, &u, &nu)
+			    : pool_usage_walk(md_walk, p->md, dt, &u, &nu);
 	if (r) {
-		log_error("pool %s: cannot read its space maps: %s; run 'tpcheck %s'", p->name,
+		log_error("pool %s: cannot read its allocation: %s; run 'tpcheck %s'", p->name,
 			  strerror(-r), p->name);
 		return r;
 	}
@@ -29,37 +73,27 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 	st->data_offset = p->pv[VG_ROLE_DATA].label.area[0].offset;
 	st->meta_offset = meta->area[p->vg->metadata_area].offset;
 	st->spare_offset = meta->area[!p->vg->metadata_area].offset;
-	st->needs_check = thin_needs_check(p->md);
 	st->nr_volumes = p->vg->nr_volumes;
-	if (!st->nr_volumes)
-		return 0;
-	st->volumes = calloc(st->nr_volumes, sizeof(*st->volumes));
-	if (!st->volumes)
+	if (st->nr_volumes && !(st->volumes = calloc(st->nr_volumes, sizeof(*st->volumes)))) {
+		free(u);
 		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < st->nr_volumes; i++) {
 		struct pool_volume_status *vs = &st->volumes[i];
-		uint64_t mapped, excl, shared;
+		/* A volume whose creation was interrupted is not in the thin
+		 * metadata yet (pool_reconcile said so): nothing mapped. */
+		const struct pool_dev_usage *d;
 
 		vs->vol = &p->vg->volumes[i];
 		st->virtual_total += vs->vol->size;
-		r = thin_device_usage(p->md, vs->vol->dev_id, &mapped, &excl, &shared);
-		if (r == -ENODATA) {
-			/* An interrupted creation (reported by pool_reconcile): the
-			 * next change completes it; nothing is mapped yet. */
-			mapped = excl = shared = 0;
-			r = 0;
+		d = pool_usage_find(u, nu, vs->vol->dev_id);
+		if (d) {
+			vs->mapped = d->mapped * chunk;
+			vs->exclusive = d->exclusive * chunk;
+			vs->shared = (d->mapped - d->exclusive) * chunk;
 		}
-		if (r) {
-			log_error("pool %s: cannot read the mappings of volume %s (thin device %u): "
-				  "%s; run 'tpcheck %s'", p->name, vs->vol->name, vs->vol->dev_id,
-				  strerror(-r), p->name);
-			pool_status_free(st);
-			return r;
-		}
-		vs->mapped = mapped * chunk;
-		vs->exclusive = excl * chunk;
-		vs->shared = shared * chunk;
 	}
+	free(u);
 	return 0;
 }
 

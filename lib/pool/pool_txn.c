@@ -35,8 +35,9 @@ static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 	return diff;
 }
 
-/* Replay the VG's intent onto the thin metadata (uncommitted). */
-static int replay(struct pool *p, const uint64_t *ids, size_t n)
+/* Replay the VG's intent onto the thin devices IDS (uncommitted when
+ * offline; through pool messages when live). */
+int pool_replay(struct pool *p, const uint64_t *ids, size_t n)
 {
 	const struct vg *vg = p->vg;
 	int r;
@@ -44,7 +45,7 @@ static int replay(struct pool *p, const uint64_t *ids, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (vg_find_dev_id(vg, (uint32_t)ids[i]))
 			continue;
-		r = thin_delete(p->md, ids[i]);
+		r = pool_op_delete(p, (uint32_t)ids[i], NULL);
 		if (r)
 			return r;
 		log_warn("pool %s: completed the interrupted removal of thin device %llu", p->name,
@@ -57,9 +58,9 @@ static int replay(struct pool *p, const uint64_t *ids, size_t n)
 		if (has_id(ids, n, v->dev_id))
 			continue;
 		if (o && has_id(ids, n, o->dev_id))
-			r = thin_create_snap(p->md, v->dev_id, o->dev_id);
+			r = pool_op_snap(p, v->dev_id, o);
 		else
-			r = thin_create_thin(p->md, v->dev_id);
+			r = pool_op_create(p, v->dev_id);
 		if (r)
 			return r;
 		log_warn("pool %s: completed the interrupted creation of %s %s (thin device %u)",
@@ -107,7 +108,7 @@ int pool_reconcile(struct pool *p, int write)
 		free(ids);
 		return 0;
 	}
-	r = replay(p, ids, n);
+	r = pool_replay(p, ids, n);
 	if (!r)
 		r = thin_set_transaction_id(p->md, tid, want);
 	if (!r)

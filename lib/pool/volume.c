@@ -65,14 +65,14 @@ static int pool_change(struct pool *p, struct vg *next, apply_fn apply, const vo
 	}
 	r = apply(p, arg);
 	if (!r)
-		r = thin_set_transaction_id(p->md, tid, tid + 1);
-	if (!r)
-		r = thin_commit(p->md);
+		r = pool_op_set_tid(p, tid, tid + 1);
+	if (!r && !p->live)
+		r = thin_commit(p->md);	/* the kernel commits after every message */
 	if (!r) {
 		vg_free(undo);
 		return 0;
 	}
-	u = thin_abort(p->md);
+	u = p->live ? 0 : thin_abort(p->md);
 	if (!u)
 		u = pool_commit_vg(p, undo);
 	else
@@ -127,7 +127,7 @@ static uint64_t virtual_total(const struct vg *vg)
 static int apply_create(struct pool *p, const void *arg)
 {
 	const struct vg_volume *v = arg;
-	int r = thin_create_thin(p->md, v->dev_id);
+	int r = pool_op_create(p, v->dev_id);
 	if (r)
 		log_error("pool %s: cannot create thin device %u: %s", p->name, v->dev_id,
 			  strerror(-r));
@@ -175,6 +175,8 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 	if ((r = next_dev_id(p, &v.dev_id)))
 		return r;
 	r = add_volume(p, &v, apply_create);
+	if (!r && p->live)
+		r = pool_activate(p, (const char *const[]){ v.name }, 1);
 	if (!r && virtual_total(p->vg) > data_size(p))
 		*over = virtual_total(p->vg);
 	return r;
@@ -184,7 +186,7 @@ static int apply_snap(struct pool *p, const void *arg)
 {
 	const struct vg_volume *v = arg;
 	const struct vg_volume *o = vg_find_volume(p->vg, v->origin);
-	int r = thin_create_snap(p->md, v->dev_id, o->dev_id);
+	int r = pool_op_snap(p, v->dev_id, o);
 	if (r)
 		log_error("pool %s: cannot snapshot thin device %u: %s", p->name, o->dev_id,
 			  strerror(-r));
@@ -214,12 +216,17 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name)
 	return add_volume(p, &v, apply_snap);
 }
 
+struct removal {
+	uint32_t dev_id;
+	char name[VG_NAME_MAX + 1];
+};
+
 static int apply_remove(struct pool *p, const void *arg)
 {
-	const uint32_t *dev_id = arg;
-	int r = thin_delete(p->md, *dev_id);
-	if (r)
-		log_error("pool %s: cannot delete thin device %u: %s", p->name, *dev_id,
+	const struct removal *rm = arg;
+	int r = pool_op_delete(p, rm->dev_id, rm->name);
+	if (r && r != -EBUSY)
+		log_error("pool %s: cannot delete thin device %u: %s", p->name, rm->dev_id,
 			  strerror(-r));
 	return r;
 }
@@ -228,7 +235,7 @@ int pool_volume_remove(struct pool *p, const char *name)
 {
 	const struct vg_volume *v = vg_find_volume(p->vg, name);
 	struct vg *next;
-	uint32_t dev_id;
+	struct removal rm;
 	int r;
 
 	if (!v) {
@@ -236,7 +243,8 @@ int pool_volume_remove(struct pool *p, const char *name)
 			  p->name);
 		return -ENOENT;
 	}
-	dev_id = v->dev_id;
+	rm.dev_id = v->dev_id;
+	snprintf(rm.name, sizeof(rm.name), "%s", name);
 	r = vg_clone(p->vg, &next);
 	if (r)
 		return r;
@@ -245,5 +253,5 @@ int pool_volume_remove(struct pool *p, const char *name)
 		vg_free(next);
 		return r;
 	}
-	return pool_change(p, next, apply_remove, &dev_id);
+	return pool_change(p, next, apply_remove, &rm);
 }

@@ -1,0 +1,334 @@
+/* pool_live.c - an active pool: the kernel owns the thin metadata, so
+ * changes go through pool messages and reads through a metadata snapshot
+ * (the kernel's reserve_metadata_snap: a consistent, held copy of the
+ * trees that we read from the device with O_DIRECT). Also activation and
+ * deactivation (pool.h). */
+#include "lib/pool/pool_int.h"
+#include "lib/pool/pool_usage.h"
+
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+#include "metadata/thin/thin_walk.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pool_live_detect(struct pool *p)
+{
+	int r = tp_dm_pool_is_active(p->name);
+
+	p->live = r == 1;
+	if (p->live && tp_dm_name(p->pool_dm, sizeof(p->pool_dm), p->name, TP_DM_ROLE_POOL, NULL))
+		return -EINVAL;
+	return 0;	/* no device-mapper here: the pool is simply not active */
+}
+
+/* ---- reading through the kernel's metadata snapshot ---- */
+
+struct snap_read {
+	struct pool *p;
+	struct io_engine *dev, *area;
+};
+
+static int snap_walk(void *arg, const struct thin_ir_visitor *v)
+{
+	struct snap_read *s = arg;
+	return thin_walk_io(s->area, THIN_WALK_METADATA_SNAP, v, NULL);
+}
+
+/* Hold a metadata snapshot and open the active area with O_DIRECT (the
+ * page cache may hold stale blocks the kernel has since rewritten). */
+static int snap_begin(struct pool *p, struct snap_read *s)
+{
+	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->p = p;
+	r = tp_dm_reserve_metadata_snap(p->pool_dm);
+	if (r == -EBUSY)
+		log_error("pool %s: the kernel already holds a metadata snapshot (another tool "
+			  "is reading it); try again", p->name);
+	if (r)
+		return r;
+	r = io_fd_open(p->pv[VG_ROLE_META].io->name, IO_RDONLY | IO_DIRECT, &s->dev);
+	if (!r)
+		r = io_window_create(s->dev, a->offset, a->size, 0, &s->area);
+	if (r) {
+		int e = tp_dm_release_metadata_snap(p->pool_dm);
+		(void)e;
+		io_destroy(s->dev);
+	}
+	return r;
+}
+
+static int snap_end(struct snap_read *s)
+{
+	io_destroy(s->area);
+	io_destroy(s->dev);
+	return tp_dm_release_metadata_snap(s->p->pool_dm);
+}
+
+struct id_list {
+	uint64_t *ids;
+	size_t n, cap;
+};
+
+static int collect_id(void *ctx, const struct thin_ir_device *d)
+{
+	struct id_list *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		uint64_t *n = realloc(l->ids, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		l->ids = n;
+		l->cap = cap;
+	}
+	l->ids[l->n++] = d->dev_id;
+	return 0;
+}
+
+int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n)
+{
+	struct id_list l = { NULL, 0, 0 };
+	struct thin_ir_visitor v = { &l, NULL, NULL, collect_id, NULL, NULL };
+	struct snap_read s;
+	int r = snap_begin(p, &s), e;
+
+	if (r)
+		return r;
+	r = thin_walk_io(s.area, THIN_WALK_METADATA_SNAP | THIN_WALK_SKIP_MAPPINGS, &v, NULL);
+	e = snap_end(&s);
+	if (!r)
+		r = e;
+	if (r) {
+		free(l.ids);
+		return r;
+	}
+	*ids = l.ids;
+	*n = l.n;
+	return 0;
+}
+
+int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		    size_t *n)
+{
+	struct snap_read s;
+	int r = snap_begin(p, &s), e;
+
+	if (r)
+		return r;
+	r = pool_usage_walk(snap_walk, &s, nr_data_blocks, u, n);
+	e = snap_end(&s);
+	return r ? r : e;
+}
+
+int pool_live_reconcile(struct pool *p, int write)
+{
+	struct tp_dm_pool_status st;
+	uint64_t want = p->vg->transaction_id, *ids = NULL;
+	size_t n = 0;
+	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &st);
+
+	if (r)
+		return r;
+	if (st.fail || st.error) {
+		log_error("pool %s: the kernel reports the pool as failed; deactivate it and run "
+			  "'tpcheck %s'", p->name, p->name);
+		return -EIO;
+	}
+	if (st.transaction_id == want)
+		return 0;
+	if (st.transaction_id + 1 != want) {
+		log_error("pool %s: transaction id mismatch: the VG metadata says %llu, the "
+			  "kernel's pool says %llu; deactivate the pool and run 'tpcheck %s'",
+			  p->name, (unsigned long long)want,
+			  (unsigned long long)st.transaction_id, p->name);
+		return -EUCLEAN;
+	}
+	if (!write) {
+		log_warn("pool %s: transaction %llu was interrupted; the next change completes it",
+			 p->name, (unsigned long long)want);
+		return 0;
+	}
+	r = pool_live_list_devices(p, &ids, &n);
+	if (!r)
+		r = pool_replay(p, ids, n);
+	if (!r)
+		r = pool_op_set_tid(p, want - 1, want);
+	free(ids);
+	if (r)
+		log_error("pool %s: could not complete interrupted transaction %llu", p->name,
+			  (unsigned long long)want);
+	else
+		log_warn("pool %s: transaction %llu had been interrupted; it is now complete",
+			 p->name, (unsigned long long)want);
+	return r;
+}
+
+/* ---- operations on either side ---- */
+
+int pool_op_create(struct pool *p, uint32_t dev_id)
+{
+	return p->live ? tp_dm_create_thin(p->pool_dm, dev_id) : thin_create_thin(p->md, dev_id);
+}
+
+int pool_op_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *o)
+{
+	char dm[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
+	const char *active = NULL;
+
+	if (!p->live)
+		return thin_create_snap(p->md, dev_id, o->dev_id);
+	/* The origin must be quiesced while the kernel shares its tree. */
+	if (!tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, o->name) &&
+	    !tp_dm_info(dm, &info))
+		active = o->name;
+	return tp_dm_snapshot(p->name, active, dev_id, o->dev_id);
+}
+
+int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol)
+{
+	int r;
+
+	if (!p->live)
+		return thin_delete(p->md, dev_id);
+	if (vol) {
+		r = tp_dm_vol_deactivate(p->name, vol);
+		if (r == -EBUSY) {
+			log_error("pool %s: volume %s is in use (mounted or open); close it first",
+				  p->name, vol);
+			return r;
+		}
+		if (r && r != -ENXIO)
+			return r;
+	}
+	return tp_dm_delete_thin(p->pool_dm, dev_id);
+}
+
+int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)
+{
+	return p->live ? tp_dm_set_transaction_id(p->pool_dm, old_id, new_id)
+		       : thin_set_transaction_id(p->md, old_id, new_id);
+}
+
+/* ---- activation ---- */
+
+static int activate_volume(struct pool *p, const struct vg_volume *v)
+{
+	int r = tp_dm_vol_activate(p->name, p->vg->uuid, v->name, v->dev_id, v->size / 512,
+				   v->read_only ? TP_DM_READ_ONLY : 0);
+	if (r == -EEXIST)
+		return 0;	/* active already */
+	if (r)
+		log_error("pool %s: cannot activate volume %s: %s", p->name, v->name, strerror(-r));
+	return r;
+}
+
+int pool_activate(struct pool *p, const char *const *vols, unsigned n)
+{
+	const struct vg *vg = p->vg;
+	int r;
+
+	for (unsigned i = 0; i < n; i++)
+		if (!vg_find_volume(vg, vols[i])) {
+			log_error("pool %s has no volume %s", p->name, vols[i]);
+			return -ENOENT;
+		}
+	if (!p->live) {
+		struct tp_dm_pool_layout l;
+		const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
+		const struct vg_label *data = &p->pv[VG_ROLE_DATA].label;
+		uint64_t chunk = (uint64_t)vg->chunk_size * 512;
+
+		if (thin_needs_check(p->md)) {
+			log_error("pool %s: its thin metadata is flagged needs_check; run "
+				  "'tpcheck %s' and, if it finds damage, 'tprepair %s'",
+				  p->name, p->name, p->name);
+			return -EUCLEAN;
+		}
+		memset(&l, 0, sizeof(l));
+		l.pool = p->name;
+		l.pool_uuid = vg->uuid;
+		l.meta_dev = p->pv[VG_ROLE_META].io->name;
+		l.meta_offset = meta->area[vg->metadata_area].offset;
+		l.meta_length = meta->area[vg->metadata_area].size;
+		l.data_dev = p->pv[VG_ROLE_DATA].io->name;
+		l.data_offset = data->area[0].offset;
+		l.data_length = data->area[0].size / chunk * chunk;
+		l.block_sectors = vg->chunk_size;
+		l.low_water_blocks = l.data_length / chunk / 20;	/* 5% free: dm event */
+		if (!vg->zero)
+			l.features |= TP_DM_SKIP_BLOCK_ZEROING;
+		if (vg->discards == VG_DISCARDS_IGNORE)
+			l.features |= TP_DM_IGNORE_DISCARD;
+		else if (vg->discards == VG_DISCARDS_NOPASSDOWN)
+			l.features |= TP_DM_NO_DISCARD_PASSDOWN;
+		if (vg->when_full == VG_WHEN_FULL_ERROR)
+			l.features |= TP_DM_ERROR_IF_NO_SPACE;
+		/* Hand the metadata to the kernel: we must not hold it open. */
+		thin_close(p->md);
+		p->md = NULL;
+		r = tp_dm_pool_activate(&l);
+		if (r) {
+			int e = pool_open_thin(p);
+			(void)e;
+			return r;
+		}
+		p->live = 1;
+		if ((r = tp_dm_name(p->pool_dm, sizeof(p->pool_dm), p->name, TP_DM_ROLE_POOL,
+				    NULL)))
+			return r;
+	}
+	for (unsigned i = 0; i < (n ? n : vg->nr_volumes); i++) {
+		const struct vg_volume *v = n ? vg_find_volume(vg, vols[i]) : &vg->volumes[i];
+		if ((r = activate_volume(p, v)))
+			return r;
+	}
+	return 0;
+}
+
+int pool_deactivate(struct pool *p, const char *const *vols, unsigned n)
+{
+	const struct vg *vg = p->vg;
+	int r;
+
+	for (unsigned i = 0; i < n; i++)
+		if (!vg_find_volume(vg, vols[i])) {
+			log_error("pool %s has no volume %s", p->name, vols[i]);
+			return -ENOENT;
+		}
+	if (!p->live) {
+		if (n)
+			log_error("pool %s is not active", p->name);
+		return n ? -ENXIO : 0;
+	}
+	for (unsigned i = 0; i < (n ? n : vg->nr_volumes); i++) {
+		const char *name = n ? vols[i] : vg->volumes[i].name;
+		r = tp_dm_vol_deactivate(p->name, name);
+		if (r == -EBUSY) {
+			log_error("pool %s: volume %s is in use (mounted or open); close it first",
+				  p->name, name);
+			return r;
+		}
+		if (r && r != -ENXIO)
+			return r;
+	}
+	if (n)
+		return 0;
+	r = tp_dm_pool_deactivate(p->name);
+	if (r)
+		return r;
+	p->live = 0;
+	return pool_open_thin(p);
+}
+
+int pool_is_live(const struct pool *p)
+{
+	return p->live;
+}

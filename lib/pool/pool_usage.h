@@ -1,0 +1,27 @@
+/* pool_usage.h - per-device mapped and exclusive data blocks from a walk
+ * of the mapping trees (see pool_usage.c). lib/pool internal. */
+#ifndef TP_POOL_POOL_USAGE_H
+#define TP_POOL_POOL_USAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "metadata/thin/thin_ir.h"
+
+struct pool_dev_usage {
+	uint64_t dev_id;
+	uint64_t mapped;	/* data blocks */
+	uint64_t exclusive;	/* mapped by no other device */
+};
+
+/* Drives the visitor once over every device; called twice. */
+typedef int (*walk_fn)(void *arg, const struct thin_ir_visitor *v);
+
+/* *OUT: malloc'd, ascending dev_id, one entry per device walked. */
+int pool_usage_walk(walk_fn walk, void *arg, uint64_t nr_data_blocks,
+		    struct pool_dev_usage **out, size_t *nr) TP_MUST_CHECK;
+const struct pool_dev_usage *pool_usage_find(const struct pool_dev_usage *u, size_t n,
+					     uint64_t dev_id);
+
+#endif

@@ -1,0 +1,139 @@
+#!/bin/bash
+# tptools on the real kernel (issue 6): a pool on a 6-disk md RAID6 with the
+# geometry read through libblkid in the guest, activation, a filesystem on a
+# volume, live snapshots and changes, deactivation and reactivation, the
+# kernel's figures in tpstatus agreeing with the offline ones, thin_check of
+# the kernel-written metadata, a transaction-id mismatch, a full pool, and
+# the RAID0/RAID5/plain geometries.
+. "$TP_SRC/test/vm/lib.sh"
+set -- $TP_DISKS
+[ $# -ge 8 ] || skip_scenario "needs 8 disks, have $#"
+disks=("$@")
+export TPTOOLS_DIR=$PWD/etc
+mkdir -p /run/mdadm "$TPTOOLS_DIR" mnt snap
+vm_modprobe loop 2>/dev/null || true
+vm_modprobe ext4 || skip_scenario "no ext4 module"
+
+# status FIELDS: tpstatus values, one line
+status() { tpstatus --noheadings --units b -o "$1" vault | awk 'NF { $1 = $1; print; exit }'; }
+vstatus() { tpstatus --noheadings --units b -o vol_name,"$1" vault | awk -v v="$2" '$1 == v { print $2 }'; }
+# check_meta: thin_check on the active area (through a loop device: O_DIRECT)
+check_meta() {
+	local off len loopdev
+	read -r off len < <(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length vault | awk 'NF == 2')
+	dd if="$META" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" status=none
+	loopdev=$(losetup -f --show area.img) || { fail "losetup"; return; }
+	ok thin_check "$loopdev"
+	losetup -d "$loopdev"
+}
+
+step "md RAID6, 6 members, 512 KiB chunk; pool geometry from libblkid"
+must mdadm --create /dev/md0 --run --quiet --assume-clean --level=6 --raid-devices=6 \
+	--chunk=512 --metadata=1.2 "${disks[@]:0:6}"
+META=${disks[6]}
+must tpcreate --data /dev/md0 --meta "$META" --chunk auto --explain vault
+read -r chunk zero off <<<"$(status pool_chunk,pool_zero,pool_data_offset)"
+chunk=${chunk%b}
+echo "chunk $chunk zero $zero data offset $off"
+expect_eq "chunk is a whole number of 2 MiB stripes" $((chunk % (2 << 20))) 0
+expect_eq "zeroing" "$zero" no
+expect_eq "data offset is stripe aligned" $((off % (2 << 20))) 0
+
+step "offline volume, then activation"
+must tvcreate -V 96M -n www vault
+must tpactivate vault
+ok test -b /dev/mapper/vault-www
+expect_eq "active" "$(status pool_active)" yes
+must mkfs.ext4 -q -F /dev/mapper/vault-www
+must mount /dev/mapper/vault-www mnt
+must dd if=/dev/urandom of=mnt/a bs=1M count=8 status=none
+must dd if=/dev/urandom of=mnt/b bs=1M count=4 status=none
+sum_a=$(md5sum <mnt/a) sum_b=$(md5sum <mnt/b)
+sync
+
+step "live snapshot of the mounted origin, then overwrite the origin"
+must tvsnap vault/www -n www-snap
+must dd if=/dev/zero of=mnt/a bs=1M count=8 conv=notrunc status=none
+sync
+must tpactivate vault www-snap
+must mount -o ro,noload /dev/mapper/vault-www--snap snap
+expect_eq "snapshot keeps the old data" "$(md5sum <snap/a)" "$sum_a"
+expect_eq "snapshot file b" "$(md5sum <snap/b)" "$sum_b"
+not cmp -s mnt/a snap/a
+must umount snap
+
+step "live create and remove"
+must tvcreate -V 32M -n tmp vault
+ok test -b /dev/mapper/vault-tmp
+must dd if=/dev/urandom of=/dev/mapper/vault-tmp bs=1M count=2 oflag=direct status=none
+must tvremove vault/tmp
+ok test ! -e /dev/mapper/vault-tmp
+not tvremove vault/www
+expect_eq "volume in use is kept" "$(vstatus vol_size www)" $((96 << 20))b
+
+step "the kernel's figures, then the same offline"
+sync
+live_used=$(status pool_data_used)
+live_www=$(vstatus vol_mapped www)
+live_snap=$(vstatus vol_exclusive www-snap)
+echo "live: data $live_used, www mapped $live_www, snap exclusive $live_snap"
+must umount mnt
+must tpdeactivate vault
+ok test ! -e /dev/mapper/vault-www
+expect_eq "inactive" "$(status pool_active)" no
+expect_eq "data used offline" "$(status pool_data_used)" "$live_used"
+expect_eq "www mapped offline" "$(vstatus vol_mapped www)" "$live_www"
+expect_eq "snapshot exclusive offline" "$(vstatus vol_exclusive www-snap)" "$live_snap"
+check_meta
+
+step "reactivate: data intact"
+must tpactivate vault
+must mount /dev/mapper/vault-www mnt
+expect_eq "file b after reactivation" "$(md5sum <mnt/b)" "$sum_b"
+must umount mnt
+
+step "transaction id mismatch (VG says N, kernel says M)"
+tid=$(status pool_transaction_id)
+must dmsetup message vault-tpool 0 "set_transaction_id $tid $((tid + 5))"
+not tvcreate -V 32M -n x vault
+tvcreate -V 32M -n x vault 2>&1 | grep -q "transaction id mismatch" || fail "mismatch not explained"
+must dmsetup message vault-tpool 0 "set_transaction_id $((tid + 5)) $tid"
+must tpdeactivate vault
+check_meta
+must tpremove -y vault
+must mdadm --stop --quiet /dev/md0
+must mdadm --zero-superblock "${disks[@]:0:6}"
+
+step "a full pool with --when-full error"
+must dd if=/dev/zero of="${disks[0]}" bs=1M count=4 status=none
+must tpcreate --data "${disks[0]}" --meta "$META" --when-full error --force --yes full
+must tvcreate -V 512M -n big full
+must tpactivate full
+not dd if=/dev/zero of=/dev/mapper/full-big bs=1M count=200 oflag=direct status=none
+expect_eq "mode" "$(tpstatus --noheadings -o pool_mode full | awk 'NF{print $1; exit}')" out_of_data_space
+must tpdeactivate full
+must tpremove -y full
+
+step "RAID5 and RAID0 geometries, and a plain disk"
+must mdadm --create /dev/md0 --run --quiet --assume-clean --level=5 --raid-devices=5 \
+	--chunk=64 --metadata=1.2 "${disks[@]:0:5}"
+must tpcreate --data /dev/md0 --meta "$META" --force --yes r5
+c=$(tpstatus --noheadings --units b -o pool_chunk r5 | awk 'NF{print $1; exit}')
+expect_eq "RAID5 chunk is a whole stripe" $(( ${c%b} % (256 << 10) )) 0
+must tpremove -y r5
+must mdadm --stop --quiet /dev/md0
+must mdadm --zero-superblock "${disks[@]:0:5}"
+vm_modprobe raid0 || fail "modprobe raid0"
+must mdadm --create /dev/md0 --run --quiet --level=0 --raid-devices=3 --chunk=128 \
+	--metadata=1.2 "${disks[@]:0:3}"
+must tpcreate --data /dev/md0 --meta "$META" --force --yes r0
+c=$(tpstatus --noheadings --units b -o pool_chunk r0 | awk 'NF{print $1; exit}')
+expect_eq "RAID0 chunk is a whole 384K stripe" $(( ${c%b} % (384 << 10) )) 0
+must tpremove -y r0
+must mdadm --stop --quiet /dev/md0
+must mdadm --zero-superblock "${disks[@]:0:3}"
+must tpcreate --data "${disks[0]}" --meta "$META" --force --yes plain
+c=$(tpstatus --noheadings --units b -o pool_chunk plain | awk 'NF{print $1; exit}')
+expect_eq "plain disk chunk (the floor)" "$c" $((512 << 10))b
+must tpremove -y plain
+finish
