@@ -3,7 +3,8 @@
 # (see init.sh): each scenario in its own temp dir, then a clean-up so the
 # next one starts from blank disks. Prints one line per scenario:
 #   VMTEST-SCENARIO <name> <rc> <seconds>
-# Arguments: SRC BUILD DISKS DISK_BYTES SCENARIOS (lists comma separated)
+# Arguments: SRC BUILD DISKS DISK_BYTES SCENARIOS (lists comma separated;
+# scenarios are script paths relative to SRC)
 # SCENARIO_TIMEOUT (seconds; a scenario past it is killed: rc 124).
 SRC=$1 BUILD=$2 DISKS=${3//,/ } DISK_BYTES=$4 SCENARIOS=${5//,/ } LIMIT=${6:-240}
 # a tree under the host's /tmp (a fresh clone) is at /run/host-tmp here
@@ -37,11 +38,15 @@ cleanup() {
 	done
 }
 
-for s in $SCENARIOS; do
+[ -d /run/out ] && export TP_OUT=/run/out
+
+for path in $SCENARIOS; do
+	s=${path##*/}
+	s=${s%.sh}
 	dir=$(mktemp -d "/tmp/$s.XXXXXX")
 	echo "=== [$(now)s] $s"
 	t0=$(now)
-	(cd "$dir" && exec timeout -k 5 "$LIMIT" bash "$SRC/test/vm/$s.sh") 2>&1
+	(cd "$dir" && exec timeout -k 5 "$LIMIT" bash "$SRC/$path") 2>&1
 	rc=$?
 	t1=$(now)
 	echo "VMTEST-SCENARIO $s $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"

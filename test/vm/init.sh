@@ -25,6 +25,10 @@ if mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=loose,ro host
 	mount -o bind /lib/modules $H/run/kmods/lib/modules &&
 	mount -o bind $H/tmp $H/run/host-tmp && mount -t tmpfs tmpfs $H/tmp; then
 	echo "VMTEST: host root mounted at $(cut -d' ' -f1 /proc/uptime)s"
+	# run.sh shares TP_VM_OUT read-write as tag "out" (optional)
+	mkdir -p $H/run/out
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 out $H/run/out 2>/dev/null ||
+		rmdir $H/run/out
 	case $1 in /tmp/*) src=/run/host-tmp/${1#/tmp/} ;; *) src=$1 ;; esac
 	chroot $H /bin/bash "$src/test/vm/guest.sh" "$@"
 	echo "VMTEST-DONE rc=$?"

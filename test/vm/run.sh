@@ -10,6 +10,9 @@
 # the guest), so they use the freshly built binaries of $BUILD and every
 # host tool (mdadm, blkid, thin_check, fio ...) without copying anything.
 #
+# Any script inside the tree can be run the same way (a path argument, e.g.
+# a benchmark's guest part); its name is its file name without .sh.
+#
 # Scenario contract (test/vm/README.md): a bash script s-<topic>.sh, run
 # in its own empty directory under the guest's /tmp with the environment
 #   TP_BUILD   absolute path of the build dir (binaries in bin/, test/bin/)
@@ -17,6 +20,7 @@
 #   TP_DISKS   the guest's scratch disks, space separated (/dev/vda ...),
 #              TP_DISK_SIZE bytes each, zeroed at their start
 #   PATH       $TP_BUILD/bin and $TP_BUILD/test/bin first
+#   TP_OUT     (with TP_VM_OUT) a writable dir that is the host's TP_VM_OUT
 # exit 0 = pass; 77 = skipped (counted as neither); anything else = fail.
 # After each scenario the guest removes leftover dm devices and md arrays
 # and zeroes the disks' first MiB, so scenarios do not see each other.
@@ -32,6 +36,8 @@
 #   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 240; rc 124)
 #   TP_VM_WORK     scratch dir (default $BUILD/vm)
 #   TP_VM_KEEP=1   keep the console log and disk images
+#   TP_VM_OUT      a host dir shared READ-WRITE with the guest, where scripts
+#                  find it as $TP_OUT (results, e.g. benchmark CSV files)
 # Missing qemu or kernel image: prints SKIP, counts 0 passed 0 failed, exit 0.
 set -u
 cd "$(dirname "$0")/../.."
@@ -58,23 +64,28 @@ skip() {
 	exit 0
 }
 
-# ---- what to run -------------------------------------------------------
+# ---- what to run: paths relative to the tree ---------------------------
 scenarios=()
 if [ $# -gt 0 ]; then
 	for s in "$@"; do
-		s=${s##*/}
-		s=${s%.sh}
-		[ -f "test/vm/$s.sh" ] || { echo "vm: no scenario test/vm/$s.sh"; report 0 1; exit 1; }
-		scenarios+=("$s")
+		case $s in
+		*/*) p=$(realpath -e "$s" 2>/dev/null) && p=${p#"$SRC"/} ;;
+		*) p=test/vm/${s%.sh}.sh ;;
+		esac
+		if [ -z "$p" ] || [ ! -f "$SRC/$p" ] || [ "${p#/}" != "$p" ]; then
+			echo "vm: no scenario '$s' (a name in test/vm or a script inside $SRC)"
+			report 0 1
+			exit 1
+		fi
+		scenarios+=("$p")
 	done
 else
 	for f in test/vm/s-*.sh; do
-		[ -f "$f" ] || continue
-		s=${f##*/}
-		scenarios+=("${s%.sh}")
+		[ -f "$f" ] && scenarios+=("$f")
 	done
 fi
 [ ${#scenarios[@]} -gt 0 ] || skip "no scenarios in test/vm"
+name_of() { local n=${1##*/}; echo "${n%.sh}"; }
 
 # ---- prerequisites -----------------------------------------------------
 QEMU=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 is not installed (scripts/install-deps.sh)"
@@ -165,10 +176,16 @@ LOG=$WORK/console.log
 scen_list=$(IFS=,; echo "${scenarios[*]}")
 APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
 APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT"
+OUT_SHARE=()
+if [ -n "${TP_VM_OUT:-}" ]; then
+	mkdir -p "$TP_VM_OUT" || { echo "vm: cannot make TP_VM_OUT=$TP_VM_OUT"; report 0 1; exit 1; }
+	OUT_SHARE=(-virtfs "local,path=$(realpath "$TP_VM_OUT"),mount_tag=out,security_model=none")
+fi
 timeout "$TIMEOUT" "$QEMU" -nodefaults -machine pc -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
 	-display none -serial stdio -no-reboot -kernel "$BOOT" -initrd "$INITRD" \
 	-append "$APPEND" "${DRIVES[@]}" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	"${OUT_SHARE[@]}" \
 	</dev/null >"$LOG" 2>&1 &
 qpid=$!
 # show scenario output as it comes (the console log is the record)
@@ -183,7 +200,8 @@ t_end=$(date +%s.%N)
 passed=0
 failed=0
 echo
-for s in "${scenarios[@]}"; do
+for p in "${scenarios[@]}"; do
+	s=$(name_of "$p")
 	line=$(tr -d '\r' <"$LOG" | grep "^VMTEST-SCENARIO $s " | tail -1)
 	if [ -z "$line" ]; then
 		printf 'vm: %-28s FAIL (no result: the VM stopped early)\n' "$s"
