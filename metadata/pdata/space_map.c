@@ -9,7 +9,11 @@
  * 160478) and 255 index entries. Counts >= 3 are stored as 3 in the bitmap
  * and the real count in the ref-count btree (u32 values).
  *
- * In core, a loaded bitmap is one byte per block (0..3); commit encodes. */
+ * In core, a loaded bitmap is its 510 words with each 2-bit count in the
+ * natural order (low bit first); loading and writing swap the bit pairs.
+ * At most SM_MAX_LOADED bitmaps stay loaded: beyond that, unchanged ones
+ * are dropped (they are re-read when needed), so memory stays bounded
+ * however large the data device is. */
 #include "metadata/pdata/space_map.h"
 
 #include <errno.h>
@@ -27,9 +31,11 @@
 
 #define BITMAP_HEADER 16u
 #define BITMAP_WORDS 510u
+#define PAIRS_LO 0x5555555555555555ull
+#define SM_MAX_LOADED 4096u	/* 16 MiB of bitmaps */
 
 struct sm_bitmap {
-	uint8_t *cnt;		/* decoded counts, NULL until loaded */
+	uint64_t *words;	/* counts, natural bit order; NULL until loaded */
 	uint64_t block;		/* location on disk, 0 = never written (all free) */
 	uint32_t nr_free;
 	uint32_t nfb;		/* none_free_before */
@@ -54,6 +60,7 @@ struct space_map {
 	uint64_t index_root, ref_root;	/* 0: not written yet */
 	struct blist index_nodes, ref_nodes;	/* own blocks as of the last commit */
 	uint64_t cursor;
+	uint64_t nr_loaded, evict_hand;
 };
 
 static int blist_add(struct blist *l, uint64_t b)
@@ -176,7 +183,7 @@ void sm_destroy(struct space_map *sm)
 	if (!sm)
 		return;
 	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
-		free(sm->bm_[i].cnt);
+		free(sm->bm_[i].words);
 	free(sm->bm_);
 	u64map_destroy(&sm->overflow);
 	u64map_destroy(&sm->freed);
@@ -322,6 +329,50 @@ fail:
 
 /* ---- counts ---- */
 
+/* Swap each bit pair: the on-disk order <-> the natural order. */
+static inline uint64_t swap_pairs(uint64_t x)
+{
+	return ((x & PAIRS_LO) << 1) | ((x >> 1) & PAIRS_LO);
+}
+
+static inline unsigned entry_get(const uint64_t *words, uint32_t e)
+{
+	return (unsigned)(words[e / 32] >> (2 * (e % 32))) & 3;
+}
+
+static inline void entry_set(uint64_t *words, uint32_t e, unsigned v)
+{
+	unsigned shift = 2 * (e % 32);
+	words[e / 32] = (words[e / 32] & ~(3ull << shift)) | ((uint64_t)v << shift);
+}
+
+/* nr_free over all 16320 entries and the first free entry. */
+static void scan_free(const uint64_t *words, uint32_t *nr_free, uint32_t *nfb)
+{
+	*nr_free = SM_ENTRIES_PER_BITMAP;
+	*nfb = SM_ENTRIES_PER_BITMAP;
+	for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
+		uint64_t used = (words[w] | (words[w] >> 1)) & PAIRS_LO;
+		*nr_free -= (uint32_t)__builtin_popcountll(used);
+		if (*nfb == SM_ENTRIES_PER_BITMAP && used != PAIRS_LO)
+			*nfb = w * 32 + (uint32_t)__builtin_ctzll(~used & PAIRS_LO) / 2;
+	}
+}
+
+/* Drop unchanged loaded bitmaps (other than KEEP) down to the bound. */
+static void evict(struct space_map *sm, uint64_t keep)
+{
+	for (uint64_t tries = 0; sm->nr_loaded > SM_MAX_LOADED && tries < sm->nr_bitmaps; tries++) {
+		uint64_t i = sm->evict_hand++ % sm->nr_bitmaps;
+		struct sm_bitmap *bmp = &sm->bm_[i];
+		if (i == keep || !bmp->words || bmp->dirty)
+			continue;
+		free(bmp->words);
+		bmp->words = NULL;
+		sm->nr_loaded--;
+	}
+}
+
 static int load_bitmap(struct space_map *sm, uint64_t i)
 {
 	struct sm_bitmap *bmp = &sm->bm_[i];
@@ -329,35 +380,25 @@ static int load_bitmap(struct space_map *sm, uint64_t i)
 	const unsigned char *d;
 	int r;
 
-	bmp->cnt = calloc(SM_ENTRIES_PER_BITMAP, 1);
-	if (!bmp->cnt)
+	bmp->words = calloc(BITMAP_WORDS, sizeof(uint64_t));
+	if (!bmp->words)
 		return -ENOMEM;
-	if (!bmp->block)
-		return 0;
-	if ((r = bm_read_lock(sm->bm, bmp->block, &sm_bitmap_validator, &blk))) {
-		free(bmp->cnt);
-		bmp->cnt = NULL;
-		return r;
-	}
-	d = bm_block_data(blk);
-	for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
-		uint64_t word = le64_get(d + BITMAP_HEADER + 8 * w);
-		uint8_t *c = bmp->cnt + w * 32;
-		if (!word)
-			continue;
-		for (unsigned k = 0; k < 32; k++, word >>= 2)
-			c[k] = (uint8_t)(((word & 1) << 1) | ((word >> 1) & 1));
-	}
-	bm_unlock(blk);
-	/* the index's hints may be stale or junk: recompute them exactly */
-	bmp->nr_free = 0;
-	bmp->nfb = SM_ENTRIES_PER_BITMAP;
-	for (uint32_t e = SM_ENTRIES_PER_BITMAP; e-- > 0;) {
-		if (!bmp->cnt[e]) {
-			bmp->nr_free++;
-			bmp->nfb = e;
+	sm->nr_loaded++;
+	if (bmp->block) {
+		if ((r = bm_read_lock(sm->bm, bmp->block, &sm_bitmap_validator, &blk))) {
+			free(bmp->words);
+			bmp->words = NULL;
+			sm->nr_loaded--;
+			return r;
 		}
+		d = bm_block_data(blk);
+		for (uint32_t w = 0; w < BITMAP_WORDS; w++)
+			bmp->words[w] = swap_pairs(le64_get(d + BITMAP_HEADER + 8 * w));
+		bm_unlock(blk);
+		/* the index's hints may be stale or junk: recompute them exactly */
+		scan_free(bmp->words, &bmp->nr_free, &bmp->nfb);
 	}
+	evict(sm, i);
 	return 0;
 }
 
@@ -371,7 +412,7 @@ static int locate(struct space_map *sm, uint64_t b, struct sm_bitmap **bmp, uint
 			  sm->kind == SM_DATA ? "data" : "metadata", b, sm->nr_blocks);
 		return -EUCLEAN;
 	}
-	if (!sm->bm_[i].cnt && (r = load_bitmap(sm, i)))
+	if (!sm->bm_[i].words && (r = load_bitmap(sm, i)))
 		return r;
 	*bmp = &sm->bm_[i];
 	*off = (uint32_t)(b % SM_ENTRIES_PER_BITMAP);
@@ -397,8 +438,8 @@ int sm_get(struct space_map *sm, uint64_t b, uint32_t *count)
 
 	if (r)
 		return r;
-	if (bmp->cnt[off] < 3) {
-		*count = bmp->cnt[off];
+	if (entry_get(bmp->words, off) < 3) {
+		*count = entry_get(bmp->words, off);
 		return 0;
 	}
 	if (!u64map_get(&sm->overflow, b, &v)) {
@@ -426,7 +467,7 @@ int sm_set(struct space_map *sm, uint64_t b, uint32_t count)
 		u64map_del(&sm->overflow, b);
 		sm->overflow_dirty = 1;
 	}
-	bmp->cnt[off] = (uint8_t)(count >= 3 ? 3 : count);
+	entry_set(bmp->words, off, count >= 3 ? 3 : count);
 	bmp->dirty = 1;
 	if (!old && count) {
 		bmp->nr_free--;
@@ -478,10 +519,15 @@ static int search(struct space_map *sm, uint64_t from, uint64_t to, uint64_t *ou
 		struct sm_bitmap *bmp = &sm->bm_[i];
 
 		if (bmp->nr_free) {
-			if (!bmp->cnt && (r = load_bitmap(sm, i)))
+			if (!bmp->words && (r = load_bitmap(sm, i)))
 				return r;
 			for (uint64_t e = TP_MAX(b, base + bmp->nfb); e < end; e++) {
-				if (bmp->cnt[e - base])
+				uint64_t word = bmp->words[(e - base) / 32];
+				if ((e - base) % 32 == 0 && ((word | (word >> 1)) & PAIRS_LO) == PAIRS_LO) {
+					e += 31;	/* 32 blocks in use */
+					continue;
+				}
+				if (entry_get(bmp->words, (uint32_t)(e - base)))
 					continue;
 				if (sm->freed.nr && u64map_get(&sm->freed, e, NULL))
 					continue;
@@ -525,28 +571,19 @@ int sm_extend(struct space_map *sm, uint64_t nr_blocks)
 
 /* ---- commit ---- */
 
-void sm_bitmap_encode(void *block, const uint8_t *counts, uint32_t *nr_free, uint32_t *nfb)
+void sm_bitmap_encode(void *block, const uint64_t *words, uint32_t *nr_free, uint32_t *nfb)
 {
 	unsigned char *d = block;
 
-	*nr_free = SM_ENTRIES_PER_BITMAP;
-	*nfb = counts ? SM_ENTRIES_PER_BITMAP : 0;
 	memset(d + BITMAP_HEADER, 0, BITMAP_WORDS * 8);
-	if (!counts)
+	if (!words) {
+		*nr_free = SM_ENTRIES_PER_BITMAP;
+		*nfb = 0;
 		return;
-	for (uint32_t w = 0; w < BITMAP_WORDS; w++) {
-		const uint8_t *c = counts + w * 32;
-		uint64_t word = 0;
-		for (unsigned k = 0; k < 32; k++) {
-			if (c[k]) {
-				word |= (uint64_t)(((c[k] >> 1) & 1) | ((c[k] & 1) << 1)) << (2 * k);
-				(*nr_free)--;
-			} else if (*nfb == SM_ENTRIES_PER_BITMAP) {
-				*nfb = w * 32 + k;
-			}
-		}
-		le64_put(d + BITMAP_HEADER + 8 * w, word);
 	}
+	scan_free(words, nr_free, nfb);
+	for (uint32_t w = 0; w < BITMAP_WORDS; w++)
+		le64_put(d + BITMAP_HEADER + 8 * w, swap_pairs(words[w]));
 }
 
 void sm_index_entry_pack(void *entry, uint64_t bitmap_block, uint32_t nr_free, uint32_t nfb)
@@ -571,7 +608,7 @@ static int write_bitmap(struct space_map *sm, struct sm_bitmap *bmp)
 
 	if ((r = bm_write_lock_zero(sm->bm, bmp->block, &sm_bitmap_validator, &blk)))
 		return r;
-	sm_bitmap_encode(bm_block_data(blk), bmp->cnt, &nr_free, &nfb);
+	sm_bitmap_encode(bm_block_data(blk), bmp->words, &nr_free, &nfb);
 	bm_unlock(blk);
 	bmp->dirty = 0;
 	return 0;

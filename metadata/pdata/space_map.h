@@ -3,8 +3,9 @@
  * reversed bit order, index entries, a ref-count btree for counts >= 3).
  *
  * Owns: the in-core state of one space map: the index (one entry per
- * 16320-block bitmap), bitmaps decoded to one byte per block and loaded on
- * first use, the overflow counts (>= 3), and the set of blocks freed in
+ * 16320-block bitmap), bitmaps loaded on first use (a bounded number of
+ * them; unchanged ones are dropped and re-read), the overflow counts
+ * (>= 3), and the set of blocks freed in
  * the current transaction (they are not handed out again before commit,
  * so the committed trees stay intact on disk).
  *
@@ -82,10 +83,11 @@ int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root
 
 /* On-disk encoding helpers, shared with the from-scratch builder.
  * sm_bitmap_encode: the 510 words of a bitmap block (its 16-byte header
- * and checksum are the caller's) from COUNTS (16320 values 0..3, NULL = all
- * free); returns nr_free over all 16320 entries and none_free_before.
+ * and checksum are the caller's) from WORDS (510 words of 32 two-bit
+ * counts in the natural order, low bit first; NULL = all free); returns
+ * nr_free over all 16320 entries and none_free_before.
  * sm_index_entry_pack: one 16-byte index entry. */
-void sm_bitmap_encode(void *block, const uint8_t *counts, uint32_t *nr_free, uint32_t *nfb);
+void sm_bitmap_encode(void *block, const uint64_t *words, uint32_t *nr_free, uint32_t *nfb);
 void sm_index_entry_pack(void *entry, uint64_t bitmap_block, uint32_t nr_free, uint32_t nfb);
 /* Ascending u64 comparison for qsort. */
 int sm_cmp_u64(const void *a, const void *b);

@@ -160,7 +160,6 @@ static int dev_begin(void *ctx, const struct thin_ir_device *dev)
 	return 0;
 }
 
-#define PAIRS_LO 0x5555555555555555ull
 
 static int count_data(struct thin_builder *b, uint64_t d)
 {
@@ -183,26 +182,6 @@ static int count_data(struct thin_builder *b, uint64_t d)
 		c = 3;
 		u64map_get(&b->overflow, d, &c);
 		return u64map_put(&b->overflow, d, c + 1);
-	}
-}
-
-/* A data bitmap block from packed counts (natural 2-bit order in core,
- * the on-disk order swaps each pair); NULL = nothing counted there. */
-static void encode_packed(unsigned char *blk, const uint64_t *words, uint32_t *nr_free,
-			  uint32_t *nfb)
-{
-	memset(blk, 0, BM_BLOCK_SIZE);
-	*nr_free = SM_ENTRIES_PER_BITMAP;
-	*nfb = words ? SM_ENTRIES_PER_BITMAP : 0;
-	if (!words)
-		return;
-	for (uint32_t w = 0; w < SM_ENTRIES_PER_BITMAP / 32; w++) {
-		uint64_t x = words[w], used = (x | (x >> 1)) & PAIRS_LO, free_pairs = ~used & PAIRS_LO;
-
-		*nr_free -= (uint32_t)__builtin_popcountll(used);
-		if (*nfb == SM_ENTRIES_PER_BITMAP && free_pairs)
-			*nfb = w * 32 + (uint32_t)__builtin_ctzll(free_pairs) / 2;
-		le64_put(blk + 16 + 8 * w, ((x & PAIRS_LO) << 1) | ((x >> 1) & PAIRS_LO));
 	}
 }
 
@@ -346,7 +325,7 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 	root->nr_allocated = 0;
 	for (uint64_t i = 0; i < b->nr_dbitmaps && !r; i++) {
 		uint32_t nr_free, nfb;
-		encode_packed(blk, b->dcount[i], &nr_free, &nfb);
+		sm_bitmap_encode(blk, b->dcount[i], &nr_free, &nfb);
 		root->nr_allocated += SM_ENTRIES_PER_BITMAP - nr_free;
 		if ((r = write_bitmap(b, blk, first + i)))
 			break;
@@ -363,7 +342,7 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 static int build_meta_sm(struct thin_builder *b, unsigned char *blk, struct sm_root *root)
 {
 	uint64_t nb = TP_DIV_ROUND_UP(b->nr_meta, SM_ENTRIES_PER_BITMAP), first, index, used;
-	uint8_t *counts;
+	uint64_t *words;
 	int r = 0;
 
 	if (b->next_block + 2 + nb > b->nr_meta)
@@ -378,19 +357,20 @@ static int build_meta_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 	b->next_block += nb;
 	index = b->next_block++;
 	used = b->next_block;	/* blocks 0 .. used-1 have count 1 */
-	counts = malloc(SM_ENTRIES_PER_BITMAP);
+	words = malloc(SM_ENTRIES_PER_BITMAP / 4);
 	unsigned char *idx = calloc(1, BM_BLOCK_SIZE);
-	if (!counts || !idx) {
-		free(counts);
+	if (!words || !idx) {
+		free(words);
 		free(idx);
 		return -ENOMEM;
 	}
 	for (uint64_t i = 0; i < nb && !r; i++) {
 		uint64_t base = i * SM_ENTRIES_PER_BITMAP;
 		uint32_t nr_free, nfb;
-		for (uint32_t e = 0; e < SM_ENTRIES_PER_BITMAP; e++)
-			counts[e] = base + e < used;
-		sm_bitmap_encode(blk, counts, &nr_free, &nfb);
+		memset(words, 0, SM_ENTRIES_PER_BITMAP / 4);
+		for (uint32_t e = 0; e < SM_ENTRIES_PER_BITMAP && base + e < used; e++)
+			words[e / 32] |= 1ull << (2 * (e % 32));	/* count 1 */
+		sm_bitmap_encode(blk, words, &nr_free, &nfb);
 		if ((r = write_bitmap(b, blk, first + i)))
 			break;
 		sm_index_entry_pack(idx + 16 + 16 * i, first + i, nr_free, nfb);
@@ -400,7 +380,7 @@ static int build_meta_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 		le32_put(idx, tp_block_csum(idx, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR));
 		r = write_block(b, index, idx);
 	}
-	free(counts);
+	free(words);
 	free(idx);
 	root->nr_blocks = b->nr_meta;
 	root->nr_allocated = used;

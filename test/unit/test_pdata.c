@@ -139,6 +139,38 @@ static void test_space_map(void)
 	env_close(&e);
 }
 
+/* More bitmaps than stay loaded: unchanged ones are dropped and re-read,
+ * changed ones kept; counts stay right either way. */
+static void test_space_map_many_bitmaps(void)
+{
+	const uint64_t nb = 4200, nr = nb * SM_ENTRIES_PER_BITMAP;
+	struct env e;
+	struct sm_root root, mroot;
+	struct space_map *d;
+	uint32_t c;
+
+	env_open(&e, 8192, 64);
+	CU_ASSERT_FATAL(sm_create(e.bm, SM_DATA, nr, &d) == 0);
+	for (uint64_t i = 0; i < nb; i += 7)
+		CU_ASSERT_EQUAL_FATAL(sm_set(d, i * SM_ENTRIES_PER_BITMAP + i % 100, 1 + i % 5), 0);
+	CU_ASSERT_FATAL(sm_commit(d, e.sm, &root) == 0);
+	CU_ASSERT_FATAL(sm_commit(e.sm, NULL, &mroot) == 0);
+	CU_ASSERT_FATAL(bm_flush(e.bm) == 0);
+	sm_destroy(d);
+	CU_ASSERT_FATAL(sm_open(e.bm, SM_DATA, &root, &d) == 0);
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint64_t i = 0; i < nb; i++) {
+			uint64_t b = i * SM_ENTRIES_PER_BITMAP + i % 100;
+			CU_ASSERT_EQUAL_FATAL(sm_get(d, b, &c), 0);
+			CU_ASSERT_EQUAL_FATAL(c, (i % 7 ? 0 : 1 + i % 5) + (pass && i < 50));
+			if (!pass && i < 50)	/* changed: must survive the evictions */
+				CU_ASSERT_EQUAL_FATAL(sm_inc(d, b), 0);
+		}
+	}
+	sm_destroy(d);
+	env_close(&e);
+}
+
 static void test_space_map_full(void)
 {
 	struct env e;
@@ -352,6 +384,7 @@ TP_TEST_SUITE(pdata, NULL, NULL,
 	      { "u64map", test_u64map },
 	      { "space_map", test_space_map },
 	      { "space_map_full", test_space_map_full },
+	      { "space_map_many_bitmaps", test_space_map_many_bitmaps },
 	      { "btree_model", test_btree_model },
 	      { "btree_shared", test_btree_shared },
 	      { "btree_build", test_btree_build })
