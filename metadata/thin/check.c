@@ -1,0 +1,295 @@
+/* check.c - thin_check_io(): the superblock, the walk and the verdict.
+ * See check.h. The counting pass and the space-map comparison are in
+ * check_counts.c; problems are collected by check_problem(). */
+#include "metadata/thin/check.h"
+#include "metadata/thin/check_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/log.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_walk.h"
+
+void check_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
+{
+	struct thin_check_report *rep = c->rep;
+	va_list ap;
+
+	if (fatal) {
+		rep->nr_fatal++;
+		rep->verdict = THIN_CHECK_FATAL;
+	} else {
+		rep->nr_nonfatal++;
+		if (rep->verdict == THIN_CHECK_CLEAN)
+			rep->verdict = THIN_CHECK_NONFATAL;
+	}
+	if (rep->nr_problems >= THIN_CHECK_MAX_PROBLEMS)
+		return;
+	if (!rep->problems) {
+		rep->problems = calloc(THIN_CHECK_MAX_PROBLEMS, sizeof(*rep->problems));
+		if (!rep->problems)
+			return;
+	}
+	struct thin_check_problem *p = &rep->problems[rep->nr_problems++];
+	p->fatal = fatal;
+	p->block = block;
+	va_start(ap, fmt);
+	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- superblock ---- */
+
+static int check_superblock(struct chk *c)
+{
+	struct thin_sb *sb = &c->sb;
+	int r = thin_sb_read(c->io, 0, sb);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r) {
+		check_problem(c, 1, 0, r == -ENODATA ? "superblock: zeroed or missing, no metadata"
+						     : "superblock: unreadable (checksum, magic or "
+						       "block number wrong)");
+		return 1;
+	}
+	c->rep->sb_ok = 1;
+	c->rep->transaction_id = sb->trans_id;
+	c->rep->time = sb->time;
+	c->rep->data_block_size = sb->data_block_size;
+	c->rep->metadata_snap = sb->held_root;
+	if (sb->version != 2)
+		check_problem(c, sb->version != 1, 0, "superblock: version %" PRIu32 " (expected 2)",
+			      sb->version);
+	if (sb->metadata_block_size != 8)
+		check_problem(c, 1, 0, "superblock: metadata block size %" PRIu32
+			      " sectors (must be 8)", sb->metadata_block_size);
+	if (sb->compat_ro)
+		check_problem(c, 1, 0, "superblock: unknown read-only features %#" PRIx32,
+			      sb->compat_ro);
+	if (sb->meta_sm.nr_blocks > c->io_blocks || sb->meta_sm.nr_blocks > THIN_METADATA_MAX_BLOCKS) {
+		check_problem(c, 1, 0, "superblock: the metadata space map covers %" PRIu64
+			      " blocks but the area has %" PRIu64 " (truncated?)",
+			      sb->meta_sm.nr_blocks, c->io_blocks);
+		return 1;
+	}
+	if (!sb->metadata_nr_blocks || sb->metadata_nr_blocks > sb->meta_sm.nr_blocks)
+		check_problem(c, 0, 0, "superblock: metadata_nr_blocks %" PRIu64
+			      " does not fit the metadata space map (%" PRIu64 " blocks)",
+			      sb->metadata_nr_blocks, sb->meta_sm.nr_blocks);
+	if (sb->held_root && sb->held_root >= sb->meta_sm.nr_blocks) {
+		check_problem(c, 1, 0, "superblock: metadata snapshot at block %" PRIu64
+			      " beyond the end", sb->held_root);
+		sb->held_root = 0;
+	}
+	c->nr_meta = sb->meta_sm.nr_blocks;
+	c->nr_data = sb->data_sm.nr_blocks;
+	return 0;
+}
+
+static int open_space_maps(struct chk *c)
+{
+	int r;
+
+	if ((r = bm_create(c->io, 64, &c->bm)))
+		return r;
+	if ((r = sm_open(c->bm, SM_METADATA, &c->sb.meta_sm, &c->msm))) {
+		if (r == -ENOMEM)
+			return r;
+		check_problem(c, 1, c->sb.meta_sm.bitmap_root,
+			      "metadata space map: index or overflow tree unreadable");
+		c->msm = NULL;
+	}
+	if ((r = sm_open(c->bm, SM_DATA, &c->sb.data_sm, &c->dsm))) {
+		if (r == -ENOMEM)
+			return r;
+		check_problem(c, 1, c->sb.data_sm.bitmap_root,
+			      "data space map: index or overflow tree unreadable");
+		c->dsm = NULL;
+	}
+	return 0;
+}
+
+/* ---- the walk (thin_walk.h) ---- */
+
+static int on_damage(void *ctx, const struct thin_damage *d)
+{
+	struct chk *c = ctx;
+	const char *which = c->snap_pass ? "metadata snapshot: " : "";
+
+	c->tree_damage = 1;
+	switch (d->kind) {
+	case THIN_DAMAGE_SUPERBLOCK:
+		check_problem(c, 1, d->block, "%ssuperblock unreadable", which);
+		break;
+	case THIN_DAMAGE_DETAILS:
+	case THIN_DAMAGE_TOP:
+		check_problem(c, 1, d->block, "%s%s tree node %" PRIu64 ": %s (devices %" PRIu64
+			      "..%s lost)", which,
+			      d->kind == THIN_DAMAGE_DETAILS ? "device details" : "top-level mapping",
+			      d->block, d->what, d->begin,
+			      d->end == UINT64_MAX ? "end" : "");
+		break;
+	case THIN_DAMAGE_MAPPINGS:
+		c->cur_damaged = 1;
+		if (d->end == UINT64_MAX)
+			check_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
+				      PRIu64 ": %s (blocks %" PRIu64 "..end lost)", which,
+				      d->dev_id, d->block, d->what, d->begin);
+		else
+			check_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
+				      PRIu64 ": %s (blocks %" PRIu64 "..%" PRIu64 " lost)", which,
+				      d->dev_id, d->block, d->what, d->begin, d->end - 1);
+		break;
+	case THIN_DAMAGE_MISMATCH:
+		check_problem(c, 1, d->block, "%sthin device %" PRIu64 ": %s", which, d->dev_id,
+			      d->what);
+		break;
+	}
+	return 0;
+}
+
+static int add_dev_id(struct thin_check_report *rep, uint64_t id)
+{
+	if (!(rep->nr_dev_ids & (rep->nr_dev_ids - 1)) || !rep->nr_dev_ids) {
+		size_t nc = rep->nr_dev_ids ? rep->nr_dev_ids * 2 : 16;
+		uint64_t *n = realloc(rep->dev_ids, nc * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		rep->dev_ids = n;
+	}
+	rep->dev_ids[rep->nr_dev_ids++] = id;
+	return 0;
+}
+
+static int on_device_begin(void *ctx, const struct thin_ir_device *d)
+{
+	struct chk *c = ctx;
+	const char *which = c->snap_pass ? "metadata snapshot: " : "";
+
+	c->cur = *d;
+	c->cur_count = 0;
+	c->cur_damaged = c->cur_beyond = c->cur_future = 0;
+	if (d->creation_time > c->sb.time || d->snap_time > c->sb.time)
+		check_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": creation time %" PRIu32
+			      " or snapshot time %" PRIu32 " is after the pool time %" PRIu32,
+			      which, d->dev_id, d->creation_time, d->snap_time, c->sb.time);
+	if (d->dev_id > THIN_MAX_DEV_ID)
+		check_problem(c, 1, UINT64_MAX, "%sthin device id %" PRIu64 " above the limit",
+			      which, d->dev_id);
+	if (c->snap_pass)
+		return 0;
+	c->rep->nr_devices++;
+	return add_dev_id(c->rep, d->dev_id);
+}
+
+static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	struct chk *c = ctx;
+	uint64_t before = c->cur_count;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct thin_ir_mapping *m = &runs[i];
+		c->cur_count += m->length;
+		if (m->data_begin + m->length > c->nr_data && !c->cur_beyond) {
+			c->cur_beyond = 1;
+			check_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
+				      " is mapped to data block %" PRIu64 ", beyond the data device (%"
+				      PRIu64 " blocks)", c->snap_pass ? "metadata snapshot: " : "",
+				      c->cur.dev_id, m->origin_begin, m->data_begin, c->nr_data);
+		}
+		if (m->time > c->sb.time && !c->cur_future) {
+			c->cur_future = 1;
+			check_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
+				      " has time %" PRIu32 ", after the pool time %" PRIu32,
+				      c->snap_pass ? "metadata snapshot: " : "", c->cur.dev_id,
+				      m->origin_begin, m->time, c->sb.time);
+		}
+	}
+	c->done += c->cur_count - before;
+	if (c->o && c->o->progress && c->done - c->last_progress >= (1u << 16)) {
+		c->last_progress = c->done;
+		c->o->progress(c->o->progress_ctx, c->done, c->total);
+	}
+	return 0;
+}
+
+static int on_device_end(void *ctx)
+{
+	struct chk *c = ctx;
+
+	if (c->o && (c->o->flags & THIN_CHECK_FAST))
+		return 0;	/* mappings are not walked */
+	if (!c->cur_damaged && c->cur_count != c->cur.mapped_blocks)
+		check_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": details say %" PRIu64
+			      " mapped blocks, the mapping tree holds %" PRIu64,
+			      c->snap_pass ? "metadata snapshot: " : "", c->cur.dev_id,
+			      c->cur.mapped_blocks, c->cur_count);
+	if (!c->snap_pass)
+		c->rep->nr_mappings += c->cur_count;
+	return 0;
+}
+
+static int walk_trees(struct chk *c)
+{
+	const struct thin_ir_visitor v = { c, NULL, NULL, on_device_begin, on_device_end,
+					   on_mappings };
+	const struct thin_damage_visitor dv = { c, on_damage };
+	unsigned skip = (c->o && (c->o->flags & THIN_CHECK_FAST)) ? THIN_WALK_SKIP_MAPPINGS : 0;
+	int r;
+
+	c->snap_pass = 0;
+	r = thin_walk_io(c->io, skip, &v, &dv);
+	if (r && r != -EUCLEAN && r != -ENODATA)
+		return r;
+	if (c->sb.held_root) {
+		c->snap_pass = 1;
+		r = thin_walk_io(c->io, skip | THIN_WALK_METADATA_SNAP, &v, &dv);
+		if (r && r != -EUCLEAN && r != -ENODATA)
+			return r;
+	}
+	if (c->o && c->o->progress && !skip)
+		c->o->progress(c->o->progress_ctx, c->total, c->total);
+	return 0;
+}
+
+int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
+		  struct thin_check_report *rep)
+{
+	struct chk c = { .io = meta, .o = opts, .rep = rep };
+	int r;
+
+	memset(rep, 0, sizeof(*rep));
+	c.io_blocks = meta->size / THIN_METADATA_BLOCK_SIZE;
+	if ((r = check_superblock(&c)))
+		return r < 0 ? r : 0;
+	if ((r = open_space_maps(&c)))
+		goto out;
+	rep->nr_meta_blocks = c.nr_meta;
+	rep->nr_data_blocks = c.nr_data;
+	if ((r = check_count_trees(&c)))
+		goto out;
+	if ((r = walk_trees(&c)))
+		goto out;
+	r = check_compare_counts(&c);
+out:
+	check_counts_free(&c);
+	sm_destroy(c.msm);
+	sm_destroy(c.dsm);
+	bm_destroy(c.bm);
+	return r;
+}
+
+void thin_check_report_free(struct thin_check_report *rep)
+{
+	if (!rep)
+		return;
+	free(rep->problems);
+	free(rep->dev_ids);
+	memset(rep, 0, sizeof(*rep));
+}

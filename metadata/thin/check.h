@@ -1,0 +1,82 @@
+/* check.h - the thin metadata checker behind tpcheck: everything
+ * thin_check verifies, plus what thin_check 0.9.0 misses (format doc
+ * section 10.4): superblock magic/version/sizes, mapped_blocks per device,
+ * data blocks beyond the data device, mapping and device times, and the
+ * DATA reference counts (bitmaps and overflow tree).
+ *
+ * A full check = superblock; both space maps (index, every bitmap,
+ * overflow tree); the details and mapping trees of the live metadata and
+ * of the held metadata snapshot through the shared walker (thin_walk.h:
+ * checksums, own block numbers, bounds, key order and ranges, equal leaf
+ * depth); a counting pass over every distinct node (node fill, no cycles,
+ * expected metadata and data reference counts); then both space maps
+ * compared with the expected counts.
+ *
+ * --fast (THIN_CHECK_FAST) is bounded by the number of bitmaps and
+ * devices, not mappings: superblock, space-map index and bitmaps, details
+ * and top-level trees, the root node of every device's mapping tree. It
+ * cannot see damage below those roots or wrong reference counts.
+ *
+ * Classification: a leaked block (count on disk, nothing refers to it), an
+ * underfull node, nr_allocated/metadata_nr_blocks disagreeing, a mapping
+ * newer than the pool time, version 1: non-fatal. Everything else: fatal.
+ *
+ * Owns: the report (problems, device ids) until thin_check_report_free.
+ * Returns 0 when the check ran (the verdict is in the report), -ENOMEM or
+ * -EIO-like errors when it could not run. Never writes. */
+#ifndef TP_THIN_CHECK_H
+#define TP_THIN_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "lib/base/io.h"
+
+enum thin_check_verdict {
+	THIN_CHECK_CLEAN = 0,
+	THIN_CHECK_NONFATAL = 1,
+	THIN_CHECK_FATAL = 2,
+};
+
+enum thin_check_flags {
+	THIN_CHECK_FAST = 1 << 0,
+};
+
+struct thin_check_opts {
+	unsigned flags;
+	/* Called now and then during the mapping walk (may be NULL). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+};
+
+struct thin_check_problem {
+	int fatal;
+	uint64_t block;		/* metadata block involved, UINT64_MAX = none */
+	char msg[160];
+};
+
+#define THIN_CHECK_MAX_PROBLEMS 200	/* kept in the report; the rest are counted */
+
+struct thin_check_report {
+	enum thin_check_verdict verdict;
+	int sb_ok;			/* superblock readable */
+	uint64_t transaction_id;
+	uint32_t time;
+	uint32_t data_block_size;
+	uint64_t nr_meta_blocks, meta_used;	/* from the metadata space map */
+	uint64_t nr_data_blocks, data_used;
+	uint64_t nr_devices, nr_mappings;	/* as walked (live metadata) */
+	uint64_t metadata_snap;
+	uint64_t *dev_ids;		/* live device ids found, ascending */
+	size_t nr_dev_ids;
+	size_t nr_fatal, nr_nonfatal;	/* all problems */
+	struct thin_check_problem *problems;	/* the first THIN_CHECK_MAX_PROBLEMS */
+	size_t nr_problems;
+};
+
+int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
+		  struct thin_check_report *rep) TP_MUST_CHECK;
+void thin_check_report_free(struct thin_check_report *rep);
+
+#endif

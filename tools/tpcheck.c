@@ -1,0 +1,202 @@
+/* tpcheck.c - check a pool (labels, both VG copies on both devices, the
+ * thin metadata, VG <-> thin consistency) or a bare thin metadata area.
+ *
+ *   tpcheck [--fast] [--json] [-q] [--devices DATA,META] POOL
+ *   tpcheck [--fast] [--json] [-q] --metadata FILE|DEV [--offset BYTES] [--size BYTES]
+ *
+ * Exit: 0 clean, 1 non-fatal damage, 2 fatal damage, 3 bad command line,
+ * 5 could not run. The checks are lib/pool/pool_check.h and
+ * metadata/thin/check.h; this file parses and prints. */
+#include "lib/base/exitcodes.h"
+#include "lib/base/log.h"
+#include "lib/pool/pool_check.h"
+#include "metadata/thin/check.h"
+#include "metadata/thin/xml_cmd.h"
+#include "tools/cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct progress {
+	int shown;
+	unsigned last_pct;
+};
+
+static void show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress *pg = ctx;
+	unsigned pct = total ? (unsigned)(done >= total ? 100 : done * 100 / total) : 100;
+	char bar[41];
+
+	if (pg->shown && pct == pg->last_pct)
+		return;
+	pg->shown = 1;
+	pg->last_pct = pct;
+	memset(bar, '#', pct * 40 / 100);
+	memset(bar + pct * 40 / 100, '.', 40 - pct * 40 / 100);
+	bar[40] = '\0';
+	fprintf(stderr, "\rchecking mappings [%s] %3u%%", bar, pct);
+	fflush(stderr);
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static const char *verdict_name(int code)
+{
+	return code == TP_EXIT_OK ? "clean" : code == TP_EXIT_DAMAGE ? "non-fatal" : "fatal";
+}
+
+static void print_json(const struct pool_check_report *pr, const struct thin_check_report *r,
+		       int code)
+{
+	printf("{\n  \"result\": \"%s\",\n  \"exit_code\": %d,\n", verdict_name(code), code);
+	printf("  \"thin\": {\"superblock_ok\": %s, \"transaction_id\": %" PRIu64
+	       ", \"time\": %" PRIu32 ", \"data_block_size\": %" PRIu32
+	       ", \"metadata_blocks\": %" PRIu64 ", \"metadata_used\": %" PRIu64
+	       ", \"data_blocks\": %" PRIu64 ", \"data_used\": %" PRIu64 ", \"devices\": %" PRIu64
+	       ", \"mappings\": %" PRIu64 ", \"metadata_snap\": %" PRIu64 "},\n",
+	       r->sb_ok ? "true" : "false", r->transaction_id, r->time, r->data_block_size,
+	       r->nr_meta_blocks, r->meta_used, r->nr_data_blocks, r->data_used, r->nr_devices,
+	       r->nr_mappings, r->metadata_snap);
+	printf("  \"fatal\": %zu,\n  \"non_fatal\": %zu,\n  \"problems\": [",
+	       r->nr_fatal + (pr ? pr->nr_fatal : 0), r->nr_nonfatal + (pr ? pr->nr_nonfatal : 0));
+	int first = 1;
+	for (size_t i = 0; pr && i < pr->nr_problems; i++, first = 0) {
+		printf("%s\n    {\"fatal\": %s, \"where\": \"pool\", \"message\": ", first ? "" : ",",
+		       pr->problems[i].fatal ? "true" : "false");
+		json_string(pr->problems[i].msg);
+		putchar('}');
+	}
+	for (size_t i = 0; i < r->nr_problems; i++, first = 0) {
+		printf("%s\n    {\"fatal\": %s, \"where\": \"thin\", \"message\": ", first ? "" : ",",
+		       r->problems[i].fatal ? "true" : "false");
+		json_string(r->problems[i].msg);
+		putchar('}');
+	}
+	printf("%s]\n}\n", first ? "" : "\n  ");
+}
+
+static void print_text(const char *what, const struct pool_check_report *pr,
+		       const struct thin_check_report *r, int code, int fast)
+{
+	size_t shown = r->nr_problems + (pr ? pr->nr_problems : 0);
+	size_t total = r->nr_fatal + r->nr_nonfatal + (pr ? pr->nr_fatal + pr->nr_nonfatal : 0);
+
+	for (size_t i = 0; pr && i < pr->nr_problems; i++)
+		printf("%s: %s\n", pr->problems[i].fatal ? "error" : "warning", pr->problems[i].msg);
+	for (size_t i = 0; i < r->nr_problems; i++)
+		printf("%s: %s\n", r->problems[i].fatal ? "error" : "warning", r->problems[i].msg);
+	if (total > shown)
+		printf("... and %zu more problems\n", total - shown);
+	if (r->sb_ok)
+		printf("%s: transaction %" PRIu64 ", %" PRIu64 " thin devices, %" PRIu64
+		       " mappings%s; metadata %" PRIu64 "/%" PRIu64 " blocks, data %" PRIu64
+		       "/%" PRIu64 " blocks\n", what, r->transaction_id, r->nr_devices,
+		       r->nr_mappings, fast ? " (not counted: --fast)" : "", r->meta_used,
+		       r->nr_meta_blocks, r->data_used, r->nr_data_blocks);
+	if (code == TP_EXIT_OK)
+		printf("%s: clean%s\n", what, fast ? " (fast check: superblock, space maps, device "
+						     "trees and tree roots only)" : "");
+	else if (code == TP_EXIT_DAMAGE)
+		printf("%s: non-fatal damage (%zu problems): tprepair fixes it; the pool can be "
+		       "used meanwhile\n", what, total);
+	else
+		printf("%s: FATAL damage (%zu problems): do not activate; run tprepair (see "
+		       "tprepair(8))\n", what, total);
+}
+
+int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
+{
+	const char *metadata = NULL, *offset_s = NULL, *size_s = NULL, *devices = NULL, **args;
+	int json = 0, fast = 0, nargs, code, r;
+	const struct poptOption opts[] = {
+		{ "metadata", '\0', POPT_ARG_STRING, &metadata, 0,
+		  "check a bare thin metadata area (file or device) instead of a pool", "FILE" },
+		{ "offset", '\0', POPT_ARG_STRING, &offset_s, 0,
+		  "with --metadata: the area starts this far into FILE", "BYTES" },
+		{ "size", '\0', POPT_ARG_STRING, &size_s, 0,
+		  "with --metadata: length of the area (default: to the end)", "BYTES" },
+		{ "devices", '\0', POPT_ARG_STRING, &devices, 0,
+		  "the pool's devices, instead of the devices file", "DATA,META" },
+		{ "fast", '\0', POPT_ARG_NONE, &fast, 0,
+		  "bounded-time boot check: superblock, space maps, device trees, tree roots "
+		  "(weaker than the full check)", NULL },
+		{ "json", 'j', POPT_ARG_NONE, &json, 0, "print the report as JSON", NULL },
+		POPT_TABLEEND
+	};
+	struct progress pg = { 0 };
+	struct thin_check_opts o = { 0 };
+	struct thin_check_report rep;
+	struct pool_check_report prep;
+	uint64_t offset = 0, size = 0;
+	struct io_engine *meta = NULL;
+	struct cli cli;
+	int pool_mode;
+
+	memset(&rep, 0, sizeof(rep));
+	memset(&prep, 0, sizeof(prep));
+	code = cli_begin(&cli, cmd, opts, argc, argv);
+	if (code != CLI_CONTINUE)
+		return code;
+	code = cli_args(&cli, metadata ? 0 : 1, metadata ? 0 : 1, &args, &nargs);
+	if (code == CLI_CONTINUE && offset_s)
+		code = cli_size(cmd, "--offset", offset_s, 'b', &offset);
+	if (code == CLI_CONTINUE && size_s)
+		code = cli_size(cmd, "--size", size_s, 'b', &size);
+	if (code == CLI_CONTINUE && !metadata && (offset_s || size_s))
+		code = cli_usage_error(cmd, "--offset and --size need --metadata");
+	if (code == CLI_CONTINUE && metadata && devices)
+		code = cli_usage_error(cmd, "--devices is for a POOL, not with --metadata");
+	if (code != CLI_CONTINUE)
+		goto out;
+	pool_mode = !metadata;
+	o.flags = fast ? THIN_CHECK_FAST : 0;
+	if (!json && !tp_cli.quiet && isatty(STDERR_FILENO)) {
+		o.progress = show_progress;
+		o.progress_ctx = &pg;
+	}
+	if (pool_mode) {
+		r = pool_check(args[0], devices, &o, &prep, &rep);
+	} else {
+		r = thin_area_open(metadata, IO_RDONLY, offset, size, &meta);
+		if (!r)
+			r = thin_check_io(meta, &o, &rep);
+	}
+	if (pg.shown)
+		fprintf(stderr, "\r%60s\r", "");
+	if (r) {
+		log_error("%s: the check could not run: %s", pool_mode ? args[0] : metadata,
+			  strerror(-r));
+		code = r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
+		goto out;
+	}
+	code = (int)rep.verdict;
+	if (pool_mode && (int)prep.verdict > code)
+		code = (int)prep.verdict;
+	if (json)
+		print_json(pool_mode ? &prep : NULL, &rep, code);
+	else if (!tp_cli.quiet)
+		print_text(pool_mode ? args[0] : metadata, pool_mode ? &prep : NULL, &rep, code, fast);
+out:
+	thin_check_report_free(&rep);
+	pool_check_report_free(&prep);
+	io_destroy(meta);
+	cli_end(&cli);
+	return code;
+}
