@@ -192,6 +192,8 @@ static void test_model(void)
 	int have_snap = 0, commits = 0, aborts = 0, ops = 0;
 	struct tp_log_capture cap;
 
+	if (getenv("TP_TEST_SEED"))	/* soak runs: other seeds */
+		rs = strtoull(getenv("TP_TEST_SEED"), NULL, 0) * 0x9e3779b97f4a7c15ull | 1;
 	CU_ASSERT_FATAL(io_mem_create(8 << 20, "model", &io) == 0);
 	CU_ASSERT_FATAL(thin_format(io, 128, NR_DATA, &md) == 0);
 	tp_log_capture(&cap);	/* expected errors (EEXIST, ...) stay quiet */
