@@ -20,7 +20,7 @@ vstatus() { tpstatus --noheadings --units b -o vol_name,"$1" vault | awk -v v="$
 # check_meta: thin_check on the active area (through a loop device: O_DIRECT)
 check_meta() {
 	local off len loopdev
-	read -r off len < <(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length vault | awk 'NF == 2')
+	read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length vault | awk 'NF == 2')"
 	dd if="$META" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" status=none
 	loopdev=$(losetup -f --show area.img) || { fail "losetup"; return; }
 	ok thin_check "$loopdev"
