@@ -1,0 +1,86 @@
+/* fuzz_vg.c - the VG metadata parsers on arbitrary bytes. The first byte
+ * picks the target:
+ *   0: vg_import of the rest (VG text in dm_config syntax), and an export
+ *      and re-import of whatever imported;
+ *   1: vg_label_decode of the next 512 bytes;
+ *   2: a label (next 512 bytes, must decode) and its VG metadata area
+ *      (the rest, placed at the label's mda offset in a zeroed device of
+ *      at most 4 MiB): vg_mda_read_copies and vg_import of every copy. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/io.h"
+#include "lib/base/log.h"
+#include "metadata/vg/label.h"
+#include "metadata/vg/mda.h"
+#include "metadata/vg/vg.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void import(const char *text, size_t len)
+{
+	struct vg *vg = NULL;
+	char *out = NULL;
+	size_t olen = 0;
+
+	if (vg_import(text, len, &vg))
+		return;
+	if (!vg_export(vg, &out, &olen)) {
+		struct vg *again = NULL;
+		if (vg_import(out, olen, &again))
+			abort();	/* what we export must import */
+		vg_free(again);
+		free(out);
+	}
+	vg_free(vg);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t sector[VG_LABEL_SIZE];
+	struct vg_label l;
+
+	tp_log_set_verbosity(-2);
+	if (!size)
+		return 0;
+	switch (data[0] % 3) {
+	case 0:
+		import((const char *)data + 1, size - 1);
+		break;
+	case 1:
+		memset(sector, 0, sizeof(sector));
+		memcpy(sector, data + 1, size - 1 < sizeof(sector) ? size - 1 : sizeof(sector));
+		if (vg_label_decode(sector, "fuzz", &l) == VG_LABEL_FOUND && vg_label_check(&l))
+			abort();	/* a decoded label passes its own checks */
+		break;
+	case 2: {
+		struct io_engine *io;
+		struct vg_mda_copy copies[4];
+		struct vg_pv pv;
+		int n;
+		if (size < 1 + VG_LABEL_SIZE)
+			break;
+		memcpy(sector, data + 1, sizeof(sector));
+		if (vg_label_decode(sector, "fuzz", &l) != VG_LABEL_FOUND ||
+		    l.mda.offset + l.mda.size > (4u << 20) || !l.mda.size)
+			break;
+		if (io_mem_create(l.mda.offset + l.mda.size, "fuzz", &io))
+			break;
+		size_t rest = size - 1 - VG_LABEL_SIZE;
+		if (rest > l.mda.size)
+			rest = (size_t)l.mda.size;
+		memcpy(io_mem_data(io) + l.mda.offset, data + 1 + VG_LABEL_SIZE, rest);
+		pv.io = io;
+		pv.label = l;
+		n = vg_mda_read_copies(&pv, 1, copies, 4, NULL);
+		for (int i = 0; i < n; i++)
+			import(copies[i].text, copies[i].len);
+		if (n > 0)
+			vg_mda_free_copies(copies, (unsigned)n);
+		io_destroy(io);
+		break;
+	}
+	}
+	return 0;
+}

@@ -1,0 +1,28 @@
+#!/bin/bash
+# replay.sh - replay every fuzz corpus (test/fuzz/corpus/<name>/*) through
+# its harness built as a plain program ($BUILD/test/bin/fuzz_<name>), one
+# result per harness; writes "passed failed" to $TP_RESULTS (run-all.sh).
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+pass=0 fail=0
+for dir in test/fuzz/corpus/*/; do
+	name=$(basename "$dir")
+	bin=$BUILD/test/bin/fuzz_$name
+	if [ ! -x "$bin" ]; then
+		echo "FAIL fuzz_$name: $bin not built"
+		fail=$((fail + 1))
+		continue
+	fi
+	if out=$("$bin" "$dir" 2>&1); then
+		echo "PASS fuzz_$name (${out##*replayed })"
+		pass=$((pass + 1))
+	else
+		echo "FAIL fuzz_$name:"
+		echo "$out" | tail -20 | sed 's/^/    /'
+		fail=$((fail + 1))
+	fi
+done
+echo "fuzz: $pass passed, $fail failed"
+[ -n "${TP_RESULTS:-}" ] && echo "$pass $fail" >"$TP_RESULTS"
+[ "$fail" -eq 0 ]
