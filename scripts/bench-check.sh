@@ -1,0 +1,43 @@
+#!/bin/bash
+# bench-check.sh - tpcheck vs thin_check 0.9.0 on the same metadata, in the
+# same run: wall time and peak RSS of each, ratios, and tpcheck --fast.
+#
+#   scripts/bench-check.sh [TOTAL_MAPPINGS] [DEVICES]   (default 10000000 100)
+#
+# The metadata (tp-metagen: DEVICES devices, TOTAL/DEVICES mappings each,
+# DEVICES/4 snapshots with overwrites) is generated once into
+# build-bench/check-N.img and reused. Targets: 5x faster, no more memory,
+# --fast under 1 s. Needs `make tests` (BUILD=build by default).
+set -eu
+cd "$(dirname "$0")/.."
+total=${1:-10000000}
+devs=${2:-100}
+BUILD=${BUILD:-build}
+dir=build-bench
+mkdir -p $dir
+img=$dir/check-$total-$devs.img
+meta_size=$(( (total / 40 + 4096) * 4096 ))	# ~ 4 KiB per 40 mappings, plus room
+[ $meta_size -le $((16 * 1024 * 1024 * 1024)) ] || meta_size=$((16 * 1024 * 1024 * 1024))
+if [ ! -f "$img" ]; then
+	echo "generating $total mappings over $devs devices (once)..."
+	$BUILD/test/bin/tp-metagen --out "$img" --meta-size "$meta_size" --devices "$devs" \
+		--mappings $((total / devs)) --snapshots $((devs / 4)) --seed 1 \
+		--data-blocks $((total * 2))
+fi
+measure() { # label cmd... -> "seconds rss_kb"
+	local t rc
+	t=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1) || true
+	echo "$t"
+}
+# warm the page cache so both read from memory
+cat "$img" >/dev/null
+read -r tc_s tc_kb < <(measure thin_check "$img")
+read -r tp_s tp_kb < <(measure $BUILD/bin/tpcheck -q --metadata "$img")
+read -r fast_s fast_kb < <(measure $BUILD/bin/tpcheck -q --fast --metadata "$img")
+printf '%-22s %10s %12s\n' "" "wall s" "peak RSS KiB"
+printf '%-22s %10s %12s\n' "thin_check 0.9.0" "$tc_s" "$tc_kb"
+printf '%-22s %10s %12s\n' "tpcheck" "$tp_s" "$tp_kb"
+printf '%-22s %10s %12s\n' "tpcheck --fast" "$fast_s" "$fast_kb"
+awk -v a="$tc_s" -v b="$tp_s" -v c="$tc_kb" -v d="$tp_kb" 'BEGIN {
+	printf "speed-up (thin_check / tpcheck): %.2fx (target >= 5)\n", (b > 0 ? a / b : 0)
+	printf "memory (tpcheck / thin_check):   %.2f (target <= 1)\n", (c > 0 ? d / c : 0) }'
