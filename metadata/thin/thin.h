@@ -142,4 +142,22 @@ int thin_set_needs_check(struct thin_md *md, int on) TP_MUST_CHECK;
  * (at most a few dozen lines). */
 int thin_verify_counts(struct thin_md *md) TP_MUST_CHECK;
 
+struct thin_count_diff {
+	int data;		/* 0: a metadata block, 1: a data block */
+	uint64_t block;
+	uint32_t got;		/* what the space map says (0 beyond its end) */
+	uint64_t expected;	/* what the trees say */
+	int beyond_end;		/* referenced, but past the space map's end */
+};
+/* The same check, each difference passed to FN instead of the log (got 1,
+ * expected 0 is a leak: harmless, what thin_check calls non-fatal). A
+ * non-zero return from FN stops with that value. 0 if none, else -EUCLEAN. */
+int thin_verify_counts_cb(struct thin_md *md,
+			  int (*fn)(void *ctx, const struct thin_count_diff *d), void *ctx)
+	TP_MUST_CHECK;
+/* Repair: set every differing count to what the trees say (leaks and wrong
+ * counts alike), in the current transaction; commit to keep it. References
+ * past the end cannot be fixed: -EUCLEAN. Call on a clean handle. */
+int thin_fix_counts(struct thin_md *md) TP_MUST_CHECK;
+
 #endif

@@ -21,7 +21,35 @@ struct verify {
 	struct thin_md *md;
 	struct u64map meta, data;
 	int errors;
+	int (*fn)(void *ctx, const struct thin_count_diff *d);	/* NULL: log */
+	void *ctx;
+	int fix;
 };
+
+static int report(struct verify *v, const struct thin_count_diff *d)
+{
+	const char *what = d->data ? "data" : "metadata";
+
+	v->errors++;
+	if (v->fix) {
+		if (d->beyond_end) {
+			log_error("%s block %" PRIu64 " is referenced but beyond the end", what,
+				  d->block);
+			return -EUCLEAN;
+		}
+		return sm_set(d->data ? v->md->dsm : v->md->msm, d->block, (uint32_t)d->expected);
+	}
+	if (v->fn)
+		return v->fn(v->ctx, d);
+	if (v->errors > 32)
+		return 0;
+	if (d->beyond_end)
+		log_error("%s block %" PRIu64 " is referenced but beyond the end", what, d->block);
+	else
+		log_error("%s block %" PRIu64 ": reference count %" PRIu32 ", expected %" PRIu64,
+			  what, d->block, d->got, d->expected);
+	return 0;
+}
 
 static int bump(struct u64map *m, uint64_t b, uint64_t *old)
 {
@@ -64,7 +92,7 @@ static int count_own(void *ctx, uint64_t b)
 	return bump(&((struct verify *)ctx)->meta, b, NULL);
 }
 
-static int compare(struct verify *v, struct space_map *sm, struct u64map *want, const char *what)
+static int compare(struct verify *v, struct space_map *sm, struct u64map *want, int data)
 {
 	uint64_t nr = sm_nr_blocks(sm), exp, k, val;
 	size_t pos = 0;
@@ -77,28 +105,29 @@ static int compare(struct verify *v, struct space_map *sm, struct u64map *want, 
 		if ((r = sm_get(sm, b, &got)))
 			return r;
 		if (got != exp) {
-			if (v->errors++ < 32)
-				log_error("%s block %" PRIu64 ": reference count %" PRIu32
-					  ", expected %" PRIu64, what, b, got, exp);
+			struct thin_count_diff d = { data, b, got, exp, 0 };
+			if ((r = report(v, &d)))
+				return r;
 		}
 	}
 	while (u64map_next(want, &pos, &k, &val)) {
 		if (k >= nr) {
-			if (v->errors++ < 32)
-				log_error("%s block %" PRIu64 " is referenced but beyond the end (%"
-					  PRIu64 " blocks)", what, k, nr);
+			struct thin_count_diff d = { data, k, 0, val, 1 };
+			if ((r = report(v, &d)))
+				return r;
 		}
 	}
 	return 0;
 }
 
-int thin_verify_counts(struct thin_md *md)
+static int verify(struct verify *v0)
 {
-	struct verify v = { md };
+	struct verify v = *v0;
+	struct thin_md *md = v.md;
 	int r;
 
 	if (md->changed) {
-		log_error("thin_verify_counts: uncommitted changes");
+		log_error("checking reference counts: uncommitted changes");
 		return -EBUSY;
 	}
 	u64map_init(&v.meta);
@@ -121,13 +150,42 @@ int thin_verify_counts(struct thin_md *md)
 		    (r = count_tree(&v, snap.details_root, T_DETAILS, 0)))
 			goto out;
 	}
-	if ((r = compare(&v, md->msm, &v.meta, "metadata")) ||
-	    (r = compare(&v, md->dsm, &v.data, "data")))
+	if ((r = compare(&v, md->msm, &v.meta, 0)) || (r = compare(&v, md->dsm, &v.data, 1)))
 		goto out;
-	if (v.errors)
+	if (v.errors && !v.fix)
 		r = -EUCLEAN;
 out:
 	u64map_destroy(&v.meta);
 	u64map_destroy(&v.data);
+	return r;
+}
+
+int thin_verify_counts(struct thin_md *md)
+{
+	struct verify v = { md };
+	return verify(&v);
+}
+
+int thin_verify_counts_cb(struct thin_md *md,
+			  int (*fn)(void *ctx, const struct thin_count_diff *d), void *ctx)
+{
+	struct verify v = { md };
+
+	v.fn = fn;
+	v.ctx = ctx;
+	return verify(&v);
+}
+
+int thin_fix_counts(struct thin_md *md)
+{
+	struct verify v = { md };
+	int r;
+
+	if (md->flags & THIN_RDONLY)
+		return -EROFS;
+	v.fix = 1;
+	r = verify(&v);
+	if (!r && v.errors)
+		md->changed = 1;
 	return r;
 }
