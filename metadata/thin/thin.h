@@ -136,10 +136,11 @@ int thin_get_metadata_snap(struct thin_md *md, uint64_t *block);
 int thin_needs_check(struct thin_md *md);	/* 1, 0 */
 int thin_set_needs_check(struct thin_md *md, int on) TP_MUST_CHECK;
 
-/* Verify every metadata and data reference count of the in-core state
- * against what a full walk of all trees computes (the model test and
- * tpcheck use this). Returns 0, or -EUCLEAN after logging each difference
- * (at most a few dozen lines). */
+/* Verify every metadata and data reference count against what a full walk
+ * of all trees (live and metadata snapshot) computes (the model test and
+ * tpcheck use this). Only on a clean handle (just opened or committed:
+ * else -EBUSY). Returns 0, or -EUCLEAN after logging each difference (at
+ * most a few dozen lines); a bad node on the way gives its own error. */
 int thin_verify_counts(struct thin_md *md) TP_MUST_CHECK;
 
 struct thin_count_diff {
