@@ -183,7 +183,7 @@ static int check_new_id(struct thin_md *md, uint64_t id)
 		log_error("thin device %" PRIu64 " already exists", id);
 		return -EEXIST;
 	}
-	return thin_writable(md);
+	return 0;
 }
 
 int thin_create_thin(struct thin_md *md, uint64_t dev_id)
@@ -192,7 +192,7 @@ int thin_create_thin(struct thin_md *md, uint64_t dev_id)
 	uint64_t root;
 	int r = check_new_id(md, dev_id);
 
-	if (r || (r = btree_empty(&md->bottom, &root)))
+	if (r || (r = thin_writable(md)) || (r = btree_empty(&md->bottom, &root)))
 		return r;
 	return new_dev(md, dev_id, root, &d);
 }
@@ -204,7 +204,7 @@ int thin_create_snap(struct thin_md *md, uint64_t dev_id, uint64_t origin_id)
 	uint64_t root;
 	int r = check_new_id(md, dev_id);
 
-	if (r || (r = get_dev(md, origin_id, &o)))
+	if (r || (r = get_dev(md, origin_id, &o)) || (r = thin_writable(md)))
 		return r;
 	root = o->root;
 	if ((r = tm_inc(md->tm, root)))
@@ -287,14 +287,14 @@ static int insert(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t
 	uint64_t root;
 	int inserted, r;
 
-	if ((r = get_dev(md, dev_id, &dev)) || (r = thin_writable(md)))
+	if ((r = get_dev(md, dev_id, &dev)))
 		return r;
 	if (dblock >= sm_nr_blocks(md->dsm)) {
 		log_error("data block %" PRIu64 " is beyond the data device (%" PRIu64 " blocks)",
 			  dblock, sm_nr_blocks(md->dsm));
 		return -EINVAL;
 	}
-	if ((r = touch(md, dev)))
+	if ((r = thin_writable(md)) || (r = touch(md, dev)))
 		return r;
 	if (!alloced && (r = sm_inc(md->dsm, dblock)))
 		return r;
@@ -325,9 +325,8 @@ int thin_remove_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock)
 	uint64_t root;
 	int r;
 
-	if ((r = get_dev(md, dev_id, &dev)) || (r = thin_writable(md)))
-		return r;
-	if ((r = btree_lookup(&md->bottom, dev->root, vblock, NULL)))
+	if ((r = get_dev(md, dev_id, &dev)) ||
+	    (r = btree_lookup(&md->bottom, dev->root, vblock, NULL)) || (r = thin_writable(md)))
 		return r;
 	if ((r = touch(md, dev)) ||
 	    (r = btree_remove(&md->bottom, dev->root, vblock, &root)))

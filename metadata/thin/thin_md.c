@@ -274,14 +274,14 @@ int thin_get_transaction_id(struct thin_md *md, uint64_t *id)
 
 int thin_set_transaction_id(struct thin_md *md, uint64_t old_id, uint64_t new_id)
 {
-	int r = thin_writable(md);
+	int r;
 
-	if (r)
-		return r;
-	if (md->sb.trans_id != old_id) {
+	if (md->sb.trans_id != old_id && !(md->flags & THIN_RDONLY)) {
 		log_error("transaction id is %" PRIu64 ", not %" PRIu64, md->sb.trans_id, old_id);
 		return -EINVAL;
 	}
+	if ((r = thin_writable(md)))
+		return r;
 	md->sb.trans_id = new_id;
 	return 0;
 }
@@ -319,12 +319,12 @@ int thin_alloc_data_block(struct thin_md *md, uint64_t *dblock)
 
 int thin_data_dec(struct thin_md *md, uint64_t dblock)
 {
-	int r = thin_writable(md);
+	int r;
 
-	if (r)
-		return r;
 	if (dblock >= sm_nr_blocks(md->dsm))
 		return -EINVAL;
+	if ((r = thin_writable(md)))
+		return r;
 	return sm_dec(md->dsm, dblock);
 }
 
@@ -358,24 +358,22 @@ int thin_usage(struct thin_md *md, uint64_t *meta_used, uint64_t *meta_total,
 
 int thin_resize_data(struct thin_md *md, uint64_t nr_blocks)
 {
-	int r = thin_writable(md);
+	int r;
 
-	if (r)
-		return r;
 	if (nr_blocks < sm_nr_blocks(md->dsm) || nr_blocks > THIN_MAX_DATA_BLOCKS) {
 		log_error("data device: cannot resize from %" PRIu64 " to %" PRIu64 " blocks",
 			  sm_nr_blocks(md->dsm), nr_blocks);
 		return -EINVAL;
 	}
+	if ((r = thin_writable(md)))
+		return r;
 	return sm_extend(md->dsm, nr_blocks);
 }
 
 int thin_resize_metadata(struct thin_md *md, uint64_t nr_blocks)
 {
-	int r = thin_writable(md);
+	int r;
 
-	if (r)
-		return r;
 	if (nr_blocks < sm_nr_blocks(md->msm)) {
 		log_error("metadata: cannot shrink from %" PRIu64 " to %" PRIu64 " blocks",
 			  sm_nr_blocks(md->msm), nr_blocks);
@@ -386,6 +384,8 @@ int thin_resize_metadata(struct thin_md *md, uint64_t nr_blocks)
 			  nr_blocks);
 		return -ENOSPC;
 	}
+	if ((r = thin_writable(md)))
+		return r;
 	return sm_extend(md->msm, nr_blocks);
 }
 
@@ -402,14 +402,14 @@ int thin_reserve_metadata_snap(struct thin_md *md)
 	struct bm_block *blk;
 	struct thin_sb copy;
 	uint64_t s;
-	int r = thin_writable(md);
+	int r;
 
-	if (r)
-		return r;
-	if (md->sb.held_root) {
+	if (md->sb.held_root && !(md->flags & THIN_RDONLY)) {
 		log_error("a metadata snapshot is already held at block %" PRIu64, md->sb.held_root);
 		return -EBUSY;
 	}
+	if ((r = thin_writable(md)))
+		return r;
 	if ((r = thin_commit(md)))
 		return r;
 	md->changed = 1;
@@ -434,14 +434,14 @@ int thin_release_metadata_snap(struct thin_md *md)
 {
 	struct bm_block *blk;
 	struct thin_sb snap;
-	int r = thin_writable(md);
+	int r;
 
-	if (r)
-		return r;
-	if (!md->sb.held_root) {
+	if (!md->sb.held_root && !(md->flags & THIN_RDONLY)) {
 		log_error("no metadata snapshot is held");
 		return -EINVAL;
 	}
+	if ((r = thin_writable(md)))
+		return r;
 	if ((r = bm_read_lock(md->bm, md->sb.held_root, &thin_sb_validator, &blk)))
 		return r;
 	thin_sb_unpack(bm_block_data(blk), &snap);
