@@ -177,13 +177,25 @@ static int compare_map(struct chk *c, struct space_map *sm, const char *what, in
 {
 	struct leaks l = { what, 0, 0 };
 	uint64_t nr = sm_nr_blocks(sm), allocated = 0, exp, v;
-	uint32_t got;
-	int r;
+	uint64_t nb = (nr + SM_ENTRIES_PER_BITMAP - 1) / SM_ENTRIES_PER_BITMAP;
+	uint32_t got, *nfree = calloc(nb ? nb : 1, sizeof(*nfree));
+	uint32_t *first = malloc((nb ? nb : 1) * sizeof(*first));
+	uint32_t *second = malloc((nb ? nb : 1) * sizeof(*second));
+	int r, bad_bitmap = 0;
+
+	if (!nfree || !first || !second) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (uint64_t i = 0; i < nb; i++)
+		first[i] = second[i] = (uint32_t)TP_MIN((uint64_t)SM_ENTRIES_PER_BITMAP,
+							nr - i * SM_ENTRIES_PER_BITMAP);
 
 	for (uint64_t b = 0; b < nr; b++) {
 		if ((r = sm_get(sm, b, &got))) {
 			if (r == -ENOMEM)
-				return r;
+				goto out;
+			bad_bitmap = 1;
 			check_problem(c, 1, UINT64_MAX, "%s space map: bitmap for block %" PRIu64
 				      " unreadable", what, b);
 			b = (b / SM_ENTRIES_PER_BITMAP + 1) * SM_ENTRIES_PER_BITMAP - 1;
@@ -197,6 +209,17 @@ static int compare_map(struct chk *c, struct space_map *sm, const char *what, in
 			exp = c->mexp[b];
 		}
 		allocated += got != 0;
+		if (!got) {
+			uint64_t bi = b / SM_ENTRIES_PER_BITMAP;
+			uint32_t e = (uint32_t)(b % SM_ENTRIES_PER_BITMAP);
+			nfree[bi]++;
+			if (e < first[bi]) {
+				second[bi] = first[bi];
+				first[bi] = e;
+			} else if (e < second[bi]) {
+				second[bi] = e;
+			}
+		}
 		if (got == exp)
 			continue;
 		if (!exp) {
@@ -215,7 +238,12 @@ static int compare_map(struct chk *c, struct space_map *sm, const char *what, in
 		c->rep->data_used = allocated;
 	else
 		c->rep->meta_used = allocated;
-	return 0;
+	r = bad_bitmap ? 0 : check_index_entries(c, data, nfree, first, second, nb);
+out:
+	free(nfree);
+	free(first);
+	free(second);
+	return r;
 }
 
 int check_compare_counts(struct chk *c)

@@ -47,5 +47,12 @@ int check_count_trees(struct chk *c) TP_MUST_CHECK;
  * note, when the trees were damaged). */
 int check_compare_counts(struct chk *c) TP_MUST_CHECK;
 void check_counts_free(struct chk *c);
+/* check_sm.c: compare the index entries of the (DATA or metadata) space
+ * map with FREE_IN_DEV (free entries below the map's end), FIRST_FREE and
+ * SECOND_FREE (first and second free entry, or the end) of each of its NB
+ * bitmaps. */
+int check_index_entries(struct chk *c, int data, const uint32_t *free_in_dev,
+			const uint32_t *first_free, const uint32_t *second_free, uint64_t nb)
+	TP_MUST_CHECK;
 
 #endif

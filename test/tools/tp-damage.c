@@ -6,6 +6,8 @@
  *   tp-damage IMAGE leak meta|data        mark a free block as used (count 1)
  *   tp-damage IMAGE count meta|data BLOCK N   set a block's count (0..2), bitmap
  *                                         rewritten with a valid checksum
+ *   tp-damage IMAGE index meta|data nr_free|nfb N   set the first bitmap's index
+ *                                         entry field (valid checksum)
  *   tp-damage IMAGE mapped DEV N          set DEV's mapped_blocks (valid checksum)
  *   tp-damage IMAGE sb magic|version|mbs  break a superblock field (valid checksum)
  *   tp-damage IMAGE find DEV VBLOCK [LEVEL]   print "BLOCK LO HI" of the node at
@@ -176,6 +178,23 @@ int main(int argc, char **argv)
 		rd(bm, d);
 		set_count(d, strtoull(argv[4], NULL, 0), (unsigned)atoi(argv[5]) & 3);
 		wr(bm, d, SM_BITMAP_CSUM_XOR);
+	} else if (!strcmp(a, "index") && argc == 6) {
+		struct thin_sb s = sb();
+		int data = !strcmp(argv[3], "data");
+		unsigned off = !strcmp(argv[4], "nfb") ? 12 : 8;
+		uint64_t b = data ? s.data_sm.bitmap_root : s.meta_sm.bitmap_root;
+		rd(b, d);
+		if (data) {
+			while (!bn_is_leaf(d)) {
+				b = bn_value64(d, 0);
+				rd(b, d);
+			}
+			le32_put(bn_value(d, 0) + off, (uint32_t)strtoul(argv[5], NULL, 0));
+			wr(b, d, BTREE_CSUM_XOR);
+		} else {
+			le32_put(d + 16 + off, (uint32_t)strtoul(argv[5], NULL, 0));
+			wr(b, d, SM_INDEX_CSUM_XOR);
+		}
 	} else if (!strcmp(a, "mapped") && argc == 5) {
 		uint64_t lo, hi, dev = strtoull(argv[3], NULL, 0);
 		uint64_t b = descend(sb().details_root, dev, 0, &lo, &hi);
