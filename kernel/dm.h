@@ -237,7 +237,7 @@ int tp_dm_suspend(const char *name, unsigned flags) TP_MUST_CHECK;
 int tp_dm_resume(const char *name) TP_MUST_CHECK;
 
 /* Remove NAME (retrying briefly while it is open, e.g. by a udev probe):
- * -ENXIO if it does not exist, -EBUSY if still open. */
+ * -ENXIO if it does not exist (not logged), -EBUSY if still open. */
 int tp_dm_remove(const char *name) TP_MUST_CHECK;
 
 /* -ENXIO if NAME does not exist (not logged: callers ask to find out). */
@@ -320,12 +320,14 @@ int tp_dm_pool_is_active(const char *pool) TP_MUST_CHECK;
 
 /* Make volume VOL (thin id DEV_ID, SECTORS long) of the active pool live
  * as <pool>-<vol> with uuid thin<DEV_ID>. FLAGS: TP_DM_READ_ONLY.
- * -ENXIO (logged) when the pool is not active; -EEXIST when VOL is;
+ * -ENXIO (logged) when the pool is not active; -EEXIST (not logged) when
+ * VOL is active already;
  * -ENODATA when the pool has no thin device DEV_ID (the kernel's answer). */
 int tp_dm_vol_activate(const char *pool, const char *pool_uuid, const char *vol,
 		       uint32_t dev_id, uint64_t sectors, unsigned flags) TP_MUST_CHECK;
 
-/* Remove <pool>-<vol>: -ENXIO when not active, -EBUSY when open. */
+/* Remove <pool>-<vol>: -ENXIO (not logged) when not active, -EBUSY when
+ * open. */
 int tp_dm_vol_deactivate(const char *pool, const char *vol) TP_MUST_CHECK;
 
 /* Live snapshot: suspend ORIGIN_VOL when it is active (NULL: origin not

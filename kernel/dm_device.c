@@ -45,8 +45,9 @@ static int add_table(struct dm_task *dmt, const char *name, const struct tp_dm_t
 #define RETRY_REMOVE (1u << 16)	/* simple_task option beside TP_DM_NOFLUSH/NOLOCKFS */
 
 /* One ioctl without a table (suspend, resume, remove). OPTS: TP_DM_NOFLUSH,
- * TP_DM_NOLOCKFS, RETRY_REMOVE. UDEV as for tp_dm_lib_run. */
-static int simple_task(int type, const char *name, const char *what, int udev, unsigned opts)
+ * TP_DM_NOLOCKFS, RETRY_REMOVE. UDEV and QUIET as for tp_dm_lib_run. */
+static int simple_task(int type, const char *name, const char *what, int udev, unsigned opts,
+		       int quiet)
 {
 	struct dm_task *dmt;
 	int r;
@@ -61,7 +62,7 @@ static int simple_task(int type, const char *name, const char *what, int udev, u
 		dm_task_skip_lockfs(dmt);
 	if (opts & RETRY_REMOVE)
 		dm_task_retry_remove(dmt);	/* a udev probe may hold it open a moment */
-	r = tp_dm_lib_run(dmt, what, name, udev, 0);
+	r = tp_dm_lib_run(dmt, what, name, udev, quiet);
 	dm_task_destroy(dmt);
 	return r;
 }
@@ -69,7 +70,7 @@ static int simple_task(int type, const char *name, const char *what, int udev, u
 /* Make NAME live; nodes by hand when no udev makes them. */
 static int resume_flags(const char *name, unsigned flags)
 {
-	int r = simple_task(DM_DEVICE_RESUME, name, "resume", udev_flags(flags), 0);
+	int r = simple_task(DM_DEVICE_RESUME, name, "resume", udev_flags(flags), 0, 0);
 
 	if (!r && tp_dm_lib_no_udev())
 		dm_mknodes(name);
@@ -79,7 +80,8 @@ static int resume_flags(const char *name, unsigned flags)
 /* Created but not yet live: take it away again. */
 static void undo_create(const char *name)
 {
-	if (simple_task(DM_DEVICE_REMOVE, name, "remove after a failed create", 0, RETRY_REMOVE))
+	if (simple_task(DM_DEVICE_REMOVE, name, "remove after a failed create", 0, RETRY_REMOVE,
+			0))
 		log_warn("%s: left behind empty; remove it with 'dmsetup remove %s'", name, name);
 }
 
@@ -137,7 +139,7 @@ int tp_dm_load(const char *name, const struct tp_dm_target *table, unsigned n, u
 int tp_dm_suspend(const char *name, unsigned flags)
 {
 	return simple_task(DM_DEVICE_SUSPEND, name, "suspend", -1,
-			   flags & (TP_DM_NOFLUSH | TP_DM_NOLOCKFS));
+			   flags & (TP_DM_NOFLUSH | TP_DM_NOLOCKFS), 0);
 }
 
 int tp_dm_resume(const char *name)
@@ -158,7 +160,8 @@ int tp_dm_resume(const char *name)
 
 int tp_dm_remove(const char *name)
 {
-	return simple_task(DM_DEVICE_REMOVE, name, "remove", 0, RETRY_REMOVE);
+	/* absence is an answer, not an error: callers remove "if present" */
+	return simple_task(DM_DEVICE_REMOVE, name, "remove", 0, RETRY_REMOVE, -ENXIO);
 }
 
 int tp_dm_info(const char *name, struct tp_dm_info *info)

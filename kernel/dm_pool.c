@@ -9,14 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* remove NAME if it exists; its absence is not worth a message */
 static int remove_if_present(const char *name)
 {
-	struct tp_dm_info info;
-	int r = tp_dm_info(name, &info);
+	int r = tp_dm_remove(name);
 
-	if (!r)
-		r = tp_dm_remove(name);
 	return r == -ENXIO ? 0 : r;
 }
 
@@ -168,6 +164,8 @@ int tp_dm_vol_activate(const char *pool, const char *pool_uuid, const char *vol,
 			  vol ? vol : "");
 		return r;
 	}
+	if (!tp_dm_info(name, &info))
+		return -EEXIST;	/* active already: the caller decides */
 	r = tp_dm_info(pool_name, &info);
 	if (r == -ENXIO) {
 		log_error("pool %s is not active: activate it before its volume %s", pool, vol);

@@ -35,6 +35,7 @@ must tp-dmtest snapshot $P www 1 0
 out=$(tp-dmtest info $P-www)
 expect_eq "origin resumed after the snapshot" "$(field suspended "$out")" 0
 must tp-dmtest vol-activate $P $PU www-mon 1 $VS ro
+expect_eq "activated twice" "$(tp-dmtest vol-activate $P $PU www-mon 1 $VS ro 2>&1)" "err=EEXIST"
 expect_eq "snapshot data" "$(sum /dev/mapper/$P-www--mon)" "$want"
 out=$(tp-dmtest info $P-www--mon)
 expect_eq "read-only volume" "$(field ro "$out")" 1
@@ -55,7 +56,8 @@ expect_eq "volume of an inactive pool" "$(tp-dmtest vol-activate nopool $PU v 0 
 step "snapshot of an inactive origin, deactivate"
 must tp-dmtest vol-deactivate $P www-mon
 must tp-dmtest vol-deactivate $P www
-expect_eq "deactivated twice" "$(tp-dmtest vol-deactivate $P www 2>/dev/null)" "err=ENXIO"
+# answers, not errors: nothing on stderr
+expect_eq "deactivated twice" "$(tp-dmtest vol-deactivate $P www 2>&1)" "err=ENXIO"
 must tp-dmtest snapshot $P - 2 0
 must tp-dmtest set-tid $P-tpool 0 3
 must tp-dmtest deactivate $P
