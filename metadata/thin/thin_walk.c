@@ -394,8 +394,11 @@ int thin_walk_io(struct io_engine *meta, unsigned flags, const struct thin_ir_vi
 	struct walker w = { meta, meta->size / BM_BLOCK_SIZE, v, dv };
 	int r = -ENOMEM;
 
-	w.bufs = malloc((size_t)CHUNK * BM_BLOCK_SIZE);
-	w.scratch = malloc((size_t)MAX_RUN * BM_BLOCK_SIZE);
+	/* page aligned: O_DIRECT engines read straight into them */
+	if (posix_memalign((void **)&w.bufs, 4096, (size_t)CHUNK * BM_BLOCK_SIZE))
+		w.bufs = NULL;
+	if (posix_memalign((void **)&w.scratch, 4096, (size_t)MAX_RUN * BM_BLOCK_SIZE))
+		w.scratch = NULL;
 	w.errs = malloc(CHUNK * sizeof(*w.errs));
 	w.order = malloc(CHUNK * sizeof(*w.order));
 	w.runs = malloc(256 * sizeof(*w.runs));
