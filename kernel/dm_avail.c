@@ -26,7 +26,8 @@ static int find_version(const char *target, uint32_t version[3], bool quiet)
 	if (!(dmt = tp_dm_lib_task(DM_DEVICE_LIST_VERSIONS, NULL)))
 		return -ENOMEM;
 	/* a failing ioctl here means dm is there but unusable (permissions) */
-	if ((r = tp_dm_lib_run(dmt, "list target versions", NULL, -1, quiet ? r : 0)))
+	if ((r = tp_dm_lib_run(dmt, "list target versions", NULL, -1,
+			       quiet ? TP_DM_LIB_QUIET_ALL : 0)))
 		goto out;
 	r = -ENOENT;
 	v = dm_task_get_versions(dmt);

@@ -138,7 +138,7 @@ int tp_dm_lib_run(struct dm_task *dmt, const char *what, const char *name, int u
 	/* the cookie must be waited for even when the ioctl failed */
 	if (waited && !dm_udev_wait(cookie))
 		log_warn("%s: udev did not confirm %s; /dev nodes may lag", name ? name : "", what);
-	if (err && err != quiet_err)
+	if (err && err != quiet_err && quiet_err != TP_DM_LIB_QUIET_ALL)
 		log_error("%s%s%s failed: %s", name ? name : "", name ? ": " : "", what,
 			  strerror(-err));
 	return err;

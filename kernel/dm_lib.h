@@ -25,7 +25,9 @@ struct dm_task *tp_dm_lib_task(int type, const char *name);
 /* Run DMT; on failure return the kernel's -errno (-EIO if unknown).
  * UDEV_FLAGS >= 0 sets a udev cookie with those flags and waits for udev
  * after the ioctl. WHAT names the operation for the error message; the
- * error QUIET_ERR (a -errno, or 0 for none) is returned but not logged. */
+ * error QUIET_ERR (a -errno, or 0 for none, or TP_DM_LIB_QUIET_ALL) is
+ * returned but not logged. */
+#define TP_DM_LIB_QUIET_ALL 1
 int tp_dm_lib_run(struct dm_task *dmt, const char *what, const char *name, int udev_flags,
 		  int quiet_err);
 
