@@ -440,8 +440,7 @@ int thin_builder_create(struct io_engine *out, struct thin_builder **bp)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	b->wbuf = malloc((size_t)WBUF_BLOCKS * BM_BLOCK_SIZE);
-	if (!b->wbuf) {
+	if (posix_memalign((void **)&b->wbuf, 4096, (size_t)WBUF_BLOCKS * BM_BLOCK_SIZE)) {
 		free(b);
 		return -ENOMEM;
 	}
