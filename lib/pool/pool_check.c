@@ -1,7 +1,7 @@
 /* pool_check.c - tpcheck POOL: labels, VG copies, thin metadata, VG <->
  * thin consistency. See pool_check.h. The devices are opened here without
  * pool_open (which refuses damaged thin metadata); pool_repair.c shares
- * pool_check_open_devices(). */
+ * pool_check_open_devices(). Both refuse a pool the kernel runs (-EBUSY). */
 #include "lib/pool/pool_check.h"
 #include "lib/pool/pool_int.h"
 
@@ -126,7 +126,13 @@ int pool_check_open_devices(const char *name, const char *devices, int write,
 	}
 	if (strcmp(p->vg->name, name))
 		pool_problem(rep, 1, "the VG metadata names the pool %s, not %s", p->vg->name, name);
-	r = 0;
+	if ((r = pool_live_detect(p)))
+		goto out;
+	if (p->live) {
+		log_error("pool %s is active in the kernel: its on-disk metadata changes under us; "
+			  "deactivate it first ('tpdeactivate %s')", name, name);
+		r = -EBUSY;
+	}
 out:
 	free(paths[0]);
 	free(paths[1]);

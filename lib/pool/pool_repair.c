@@ -1,8 +1,11 @@
 /* pool_repair.c - tprepair POOL: salvage the ACTIVE thin-metadata area
  * into the SPARE one and swap them in one VG commit. See pool_check.h.
  * The transaction id written is the VG's unless the caller gives one, so
- * VG and thin metadata agree afterwards; devices the VG lists but the
- * salvage lost are reported (their volumes must be removed or restored). */
+ * VG and thin metadata agree afterwards - except after an interrupted
+ * transaction (thin one behind the VG, old superblock readable): that
+ * id is kept so the next change replays the VG's intent (pool.h). Devices
+ * the VG lists but the salvage lost are reported (their volumes must be
+ * removed or restored). */
 #include "lib/pool/pool_check.h"
 
 #include <errno.h>
@@ -11,6 +14,7 @@
 
 #include "lib/base/log.h"
 #include "lib/pool/pool_int.h"
+#include "metadata/thin/thin_sb.h"
 
 int pool_repair(const char *name, const char *devices, const struct thin_repair_opts *opts,
 		struct thin_repair_report *rep)
@@ -45,8 +49,21 @@ int pool_repair(const char *name, const char *devices, const struct thin_repair_
 		goto out;
 	in->read_only = 1;	/* the damaged copy is never written */
 	if (!o.set_transaction_id) {
+		struct thin_sb old;
 		o.set_transaction_id = 1;
 		o.transaction_id = p.vg->transaction_id;
+		if (thin_sb_read(in, 0, &old) == 0 && old.trans_id != p.vg->transaction_id) {
+			if (old.trans_id + 1 == p.vg->transaction_id) {
+				/* keep the interrupted transaction for the replay */
+				o.transaction_id = old.trans_id;
+				log_warn("pool %s: an interrupted transaction (VG %" PRIu64 ", thin %"
+					 PRIu64 ") is kept; the next change to the pool completes it",
+					 name, p.vg->transaction_id, old.trans_id);
+			} else {
+				log_warn("pool %s: the thin transaction id was %" PRIu64 "; set to the "
+					 "VG's %" PRIu64, name, old.trans_id, p.vg->transaction_id);
+			}
+		}
 	}
 	if (!o.data_block_size)
 		o.data_block_size = p.vg->chunk_size;

@@ -27,5 +27,32 @@ out_has "vault: clean"
 ok tpstatus vault
 if have thin_check; then thin_check_pool vault; fi
 expect_rc 0 tpcheck -q vault
+
+# transaction ids: thin one behind the VG = an interrupted transaction
+# (non-fatal, kept by tprepair); any other difference is fatal and
+# tprepair sets the VG's
+read -r off len < <(meta_area vault)
+area() { dd if=vault-meta.img of=area.img bs=4096 skip=$((off / 4096)) count=$((len / 4096)) status=none; }
+put() { dd if=area.img of=vault-meta.img bs=4096 seek=$((off / 4096)) conv=notrunc status=none; }
+ok tpcheck --json vault
+tid=$(sed -n 's/.*"transaction_id": \([0-9]*\).*/\1/p' out)
+[ -n "$tid" ] || fail "no transaction id in the JSON report"
+area
+ok tp-damage area.img trans 99
+put
+expect_rc 2 tpcheck vault
+out_has "transaction ids disagree: VG metadata $tid, thin metadata 99"
+ok tprepair vault
+err_has "was 99; set to the VG's $tid"
+ok tpcheck vault
+read -r off len < <(meta_area vault)
+area
+ok tp-damage area.img trans $((tid - 1))
+put
+expect_rc 1 tpcheck --devices vault-data.img,vault-meta.img vault
+out_has "interrupted transaction"
+ok tprepair vault
+err_has "interrupted transaction .* is kept"
+
 usage_error tpcheck --metadata x --devices a,b
 failed tpcheck nosuchpool

@@ -10,6 +10,7 @@
  *                                         entry field (valid checksum)
  *   tp-damage IMAGE mapped DEV N          set DEV's mapped_blocks (valid checksum)
  *   tp-damage IMAGE sb magic|version|mbs  break a superblock field (valid checksum)
+ *   tp-damage IMAGE trans N               set the transaction id (valid checksum)
  *   tp-damage IMAGE find DEV VBLOCK [LEVEL]   print "BLOCK LO HI" of the node at
  *                                         LEVEL above the leaf (0 = the leaf) of
  *                                         DEV's tree on the path to VBLOCK, and
@@ -214,6 +215,10 @@ int main(int argc, char **argv)
 			le32_put(d + 0x154, 16);
 		else
 			die("sb magic|version|mbs");
+		wr(0, d, THIN_SB_CSUM_XOR);
+	} else if (!strcmp(a, "trans") && argc == 4) {
+		rd(0, d);
+		le64_put(d + 0x30, strtoull(argv[3], NULL, 0));
 		wr(0, d, THIN_SB_CSUM_XOR);
 	} else if (!strcmp(a, "find") && (argc == 5 || argc == 6)) {
 		uint64_t lo, hi, dev = strtoull(argv[3], NULL, 0);
