@@ -17,7 +17,8 @@
  *   status line they cannot read (logged with the line).
  * - No kernel support: tp_dm_check_available() returns -ENODEV (no
  *   device-mapper at all) or -EOPNOTSUPP (no thin-pool target, or a version
- *   older than we accept) and fills WHY with a sentence for the user. The
+ *   older than we accept), or -EACCES (not root), and fills WHY with a
+ *   sentence for the user. The
  *   device operations below return the same codes and log WHY, changing
  *   nothing, when called on such a kernel.
  * - udev: create/resume/remove/rename wait for udev through a cookie

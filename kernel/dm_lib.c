@@ -83,6 +83,12 @@ int tp_dm_lib_ready(bool quiet, char *why, size_t len)
 				 "/dev/mapper/control is missing): load it with 'modprobe dm-mod' or "
 				 "use a kernel with CONFIG_BLK_DEV_DM");
 			ready = -ENODEV;
+		} else if (exists("/dev/mapper/control") &&
+			   access("/dev/mapper/control", R_OK | W_OK) && errno == EACCES) {
+			snprintf(ready_why, sizeof(ready_why),
+				 "no permission to use device-mapper (/dev/mapper/control): run as "
+				 "root");
+			ready = -EACCES;
 		} else {
 			ready = 0;
 		}

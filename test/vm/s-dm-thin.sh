@@ -30,6 +30,10 @@ tp-dmtest version thin-pool
 tp-dmtest version thin
 out=$(tp-dmtest version no-such-target)
 expect_eq "unknown target" "$out" "err=ENOENT"
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups tp-dmtest available 2>&1)
+echo "$out"
+expect_eq "not root" "$out" "$(printf 'why=%s\nerr=EACCES' \
+	"no permission to use device-mapper (/dev/mapper/control): run as root")"
 
 step "metadata and data areas (linear, internal)"
 # zero the metadata area's first block: the kernel formats a zeroed superblock
