@@ -14,25 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/crc32c.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
+#include "metadata/thin/check_node.h"
 
 enum tree { TREE_TOP, TREE_BOTTOM, TREE_DETAILS };
 
 static const char *tree_name[] = { "top-level mapping", "mapping", "device details" };
-
-/* Usable as a node of TREE? (the walker names the exact problem) */
-static int node_ok(const unsigned char *n, uint64_t b, uint32_t leaf_vsize)
-{
-	uint32_t flags = bn_flags(n), vs = bn_vsize(n), max = bn_max(n);
-
-	return le64_get(n + 8) == b &&
-	       le32_get(n) == tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR) &&
-	       (flags == BTREE_NODE_LEAF || flags == BTREE_NODE_INTERNAL) &&
-	       vs == (flags == BTREE_NODE_LEAF ? leaf_vsize : 8) && max &&
-	       BTREE_HEADER_SIZE + (uint64_t)(8 + vs) * max <= BM_BLOCK_SIZE && bn_nr(n) <= max;
-}
 
 static int data_ref(struct chk *c, uint64_t b)
 {
@@ -62,7 +50,7 @@ static int count_node(struct chk *c, uint64_t b, enum tree t, int depth, int is_
 	}
 	if (c->mexp[b]++)
 		return 0;	/* children counted through the first reference */
-	if (io_read(c->io, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE) || !node_ok(n, b, vsize[t])) {
+	if (io_read(c->io, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE) || !check_node_usable(n, b, vsize[t])) {
 		c->count_unsure = 1;
 		return 0;
 	}
@@ -83,7 +71,7 @@ static int count_node(struct chk *c, uint64_t b, enum tree t, int depth, int is_
 				unsigned char rn[BM_BLOCK_SIZE];
 				if (root >= c->nr_meta || io_read(c->io, root * BM_BLOCK_SIZE, rn,
 								  BM_BLOCK_SIZE) ||
-				    !node_ok(rn, root, 8))
+				    !check_node_usable(rn, root, 8))
 					check_problem(c, 1, root, "thin device %" PRIu64
 						      ": mapping tree root %" PRIu64 " unreadable",
 						      bn_key(n, i), root);

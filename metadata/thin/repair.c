@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "lib/base/compiler.h"
-#include "lib/base/crc32c.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
+#include "metadata/thin/check_node.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_sb.h"
@@ -217,15 +217,9 @@ static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 static int root_ok(struct io_engine *in, uint64_t b, uint32_t leaf_vsize)
 {
 	unsigned char n[BM_BLOCK_SIZE];
-	uint32_t flags;
 
-	if (!b || b >= in->size / BM_BLOCK_SIZE || io_read(in, b * BM_BLOCK_SIZE, n, sizeof(n)))
-		return 0;
-	flags = bn_flags(n);
-	return le64_get(n + 8) == b && le32_get(n) == tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR) &&
-	       (flags == BTREE_NODE_LEAF || flags == BTREE_NODE_INTERNAL) &&
-	       bn_vsize(n) == (flags == BTREE_NODE_LEAF ? leaf_vsize : 8u) &&
-	       bn_nr(n) <= bn_max(n) && bn_max(n) <= btree_max_entries(bn_vsize(n));
+	return b && b < in->size / BM_BLOCK_SIZE && !io_read(in, b * BM_BLOCK_SIZE, n, sizeof(n)) &&
+	       check_node_usable(n, b, leaf_vsize);
 }
 
 static int choose(struct io_engine *in, const struct thin_repair_opts *o,

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/crc32c.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
+#include "metadata/thin/check_node.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 
@@ -37,14 +37,10 @@ static int read_node(struct scan *s, uint64_t b, unsigned char *n)
 	return io_read(s->in, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE);
 }
 
+/* Usable, with the max_entries a writer of this format uses. */
 static int valid_node(const unsigned char *n, uint64_t b)
 {
-	uint32_t flags = bn_flags(n), vs = bn_vsize(n);
-
-	return le64_get(n + 8) == b && (flags == BTREE_NODE_LEAF || flags == BTREE_NODE_INTERNAL) &&
-	       (vs == 8 || vs == THIN_DETAILS_SIZE) && bn_max(n) == btree_max_entries(vs) &&
-	       bn_nr(n) <= bn_max(n) && (flags == BTREE_NODE_LEAF || vs == 8) &&
-	       le32_get(n) == tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR);
+	return check_node_usable(n, b, 0) && bn_max(n) == btree_max_entries(bn_vsize(n));
 }
 
 static int pass_valid(struct scan *s)
