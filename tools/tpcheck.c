@@ -7,6 +7,7 @@
  * Exit: 0 clean, 1 non-fatal damage, 2 fatal damage, 3 bad command line,
  * 5 could not run. The checks are lib/pool/pool_check.h and
  * metadata/thin/check.h; this file parses and prints. */
+#include "lib/base/compiler.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool_check.h"
@@ -62,9 +63,27 @@ static const char *verdict_name(int code)
 	return code == TP_EXIT_OK ? "clean" : code == TP_EXIT_DAMAGE ? "non-fatal" : "fatal";
 }
 
-static void print_json(const struct pool_check_report *pr, const struct thin_check_report *r,
-		       int code)
+/* The findings of the pool level (NULL for a bare area) and of the thin
+ * metadata, in that order. */
+struct findings {
+	const struct thin_check_findings *f[2];
+	const char *where[2];
+};
+
+static size_t nr_total(const struct findings *fs, int kept)
 {
+	size_t n = 0;
+
+	for (int k = 0; k < 2; k++)
+		if (fs->f[k])
+			n += kept ? fs->f[k]->nr_problems : fs->f[k]->nr_fatal + fs->f[k]->nr_nonfatal;
+	return n;
+}
+
+static void print_json(const struct findings *fs, const struct thin_check_report *r, int code)
+{
+	int first = 1;
+
 	printf("{\n  \"result\": \"%s\",\n  \"exit_code\": %d,\n", verdict_name(code), code);
 	printf("  \"thin\": {\"superblock_ok\": %s, \"transaction_id\": %" PRIu64
 	       ", \"time\": %" PRIu32 ", \"data_block_size\": %" PRIu32
@@ -75,35 +94,30 @@ static void print_json(const struct pool_check_report *pr, const struct thin_che
 	       r->nr_meta_blocks, r->meta_used, r->nr_data_blocks, r->data_used, r->nr_devices,
 	       r->nr_mappings, r->metadata_snap);
 	printf("  \"fatal\": %zu,\n  \"non_fatal\": %zu,\n  \"problems\": [",
-	       r->nr_fatal + (pr ? pr->nr_fatal : 0), r->nr_nonfatal + (pr ? pr->nr_nonfatal : 0));
-	int first = 1;
-	for (size_t i = 0; pr && i < pr->nr_problems; i++, first = 0) {
-		printf("%s\n    {\"fatal\": %s, \"where\": \"pool\", \"message\": ", first ? "" : ",",
-		       pr->problems[i].fatal ? "true" : "false");
-		json_string(pr->problems[i].msg);
-		putchar('}');
-	}
-	for (size_t i = 0; i < r->nr_problems; i++, first = 0) {
-		printf("%s\n    {\"fatal\": %s, \"where\": \"thin\", \"message\": ", first ? "" : ",",
-		       r->problems[i].fatal ? "true" : "false");
-		json_string(r->problems[i].msg);
-		putchar('}');
-	}
+	       (fs->f[0] ? fs->f[0]->nr_fatal : 0) + fs->f[1]->nr_fatal,
+	       (fs->f[0] ? fs->f[0]->nr_nonfatal : 0) + fs->f[1]->nr_nonfatal);
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; fs->f[k] && i < fs->f[k]->nr_problems; i++, first = 0) {
+			printf("%s\n    {\"fatal\": %s, \"where\": \"%s\", \"message\": ",
+			       first ? "" : ",", fs->f[k]->problems[i].fatal ? "true" : "false",
+			       fs->where[k]);
+			json_string(fs->f[k]->problems[i].msg);
+			putchar('}');
+		}
 	printf("%s]\n}\n", first ? "" : "\n  ");
 }
 
-static void print_text(const char *what, const struct pool_check_report *pr,
+static void print_text(const char *what, const struct findings *fs,
 		       const struct thin_check_report *r, int code, int fast)
 {
-	size_t shown = r->nr_problems + (pr ? pr->nr_problems : 0);
-	size_t total = r->nr_fatal + r->nr_nonfatal + (pr ? pr->nr_fatal + pr->nr_nonfatal : 0);
+	size_t total = nr_total(fs, 0);
 
-	for (size_t i = 0; pr && i < pr->nr_problems; i++)
-		printf("%s: %s\n", pr->problems[i].fatal ? "error" : "warning", pr->problems[i].msg);
-	for (size_t i = 0; i < r->nr_problems; i++)
-		printf("%s: %s\n", r->problems[i].fatal ? "error" : "warning", r->problems[i].msg);
-	if (total > shown)
-		printf("... and %zu more problems\n", total - shown);
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; fs->f[k] && i < fs->f[k]->nr_problems; i++)
+			printf("%s: %s\n", fs->f[k]->problems[i].fatal ? "error" : "warning",
+			       fs->f[k]->problems[i].msg);
+	if (total > nr_total(fs, 1))
+		printf("... and %zu more problems\n", total - nr_total(fs, 1));
 	if (r->sb_ok)
 		printf("%s: transaction %" PRIu64 ", %" PRIu64 " thin devices, %" PRIu64
 		       " mappings%s; metadata %" PRIu64 "/%" PRIu64 " blocks, data %" PRIu64
@@ -186,13 +200,12 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 		code = r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
 		goto out;
 	}
-	code = (int)rep.verdict;
-	if (pool_mode && (int)prep.verdict > code)
-		code = (int)prep.verdict;
+	struct findings fs = { { pool_mode ? &prep.f : NULL, &rep.f }, { "pool", "thin" } };
+	code = (int)TP_MAX(rep.f.verdict, prep.f.verdict);
 	if (json)
-		print_json(pool_mode ? &prep : NULL, &rep, code);
+		print_json(&fs, &rep, code);
 	else if (!tp_cli.quiet)
-		print_text(pool_mode ? args[0] : metadata, pool_mode ? &prep : NULL, &rep, code, fast);
+		print_text(pool_mode ? args[0] : metadata, &fs, &rep, code, fast);
 out:
 	thin_check_report_free(&rep);
 	pool_check_report_free(&prep);

@@ -32,6 +32,16 @@ static int parse_u64(const struct tp_command *cmd, const char *opt, const char *
 	return CLI_CONTINUE;
 }
 
+/* "B..E" for the inclusive range, or "B..end". */
+static const char *range(char *buf, size_t len, uint64_t begin, uint64_t end)
+{
+	if (end == UINT64_MAX)
+		snprintf(buf, len, "%" PRIu64 "..end", begin);
+	else
+		snprintf(buf, len, "%" PRIu64 "..%" PRIu64, begin, end - 1);
+	return buf;
+}
+
 static void print_losses(const char *what, const struct thin_repair_report *r)
 {
 	if (!tp_cli.quiet)
@@ -40,20 +50,15 @@ static void print_losses(const char *what, const struct thin_repair_report *r)
 		       r->scanned ? " (device trees found by scanning every block)" : "");
 	for (size_t i = 0; i < r->nr_lost; i++) {
 		const struct thin_repair_lost *l = &r->lost[i];
-		char node[48] = "";
+		char node[48] = "", rg[64];
 		if (l->block != UINT64_MAX)
 			snprintf(node, sizeof(node), ", bad node %" PRIu64, l->block);
-		if (l->whole_device && l->end == UINT64_MAX)
-			printf("lost: thin devices %" PRIu64 " and above (%s%s)\n", l->begin, l->what, node);
-		else if (l->whole_device)
-			printf("lost: thin devices %" PRIu64 "..%" PRIu64 " (%s%s)\n", l->begin,
-			       l->end - 1, l->what, node);
-		else if (l->end == UINT64_MAX)
-			printf("lost: thin device %" PRIu64 " blocks %" PRIu64 "..end (%s%s)\n",
-			       l->dev_id, l->begin, l->what, node);
+		if (l->whole_device)
+			printf("lost: thin devices %s (%s%s)\n", range(rg, sizeof(rg), l->begin, l->end),
+			       l->what, node);
 		else
-			printf("lost: thin device %" PRIu64 " blocks %" PRIu64 "..%" PRIu64 " (%s%s)\n",
-			       l->dev_id, l->begin, l->end - 1, l->what, node);
+			printf("lost: thin device %" PRIu64 " blocks %s (%s%s)\n", l->dev_id,
+			       range(rg, sizeof(rg), l->begin, l->end), l->what, node);
 	}
 	if (r->snapshot_dropped)
 		printf("lost: the metadata snapshot (release it in any tool that still uses it)\n");

@@ -19,21 +19,8 @@ void pool_problem(struct pool_check_report *rep, int fatal, const char *fmt, ...
 {
 	va_list ap;
 
-	if (fatal) {
-		rep->nr_fatal++;
-		rep->verdict = THIN_CHECK_FATAL;
-	} else {
-		rep->nr_nonfatal++;
-		if (rep->verdict == THIN_CHECK_CLEAN)
-			rep->verdict = THIN_CHECK_NONFATAL;
-	}
-	if (rep->nr_problems >= POOL_CHECK_MAX_PROBLEMS)
-		return;
-	struct thin_check_problem *p = &rep->problems[rep->nr_problems++];
-	p->fatal = fatal;
-	p->block = UINT64_MAX;
 	va_start(ap, fmt);
-	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	thin_check_vadd(&rep->f, fatal, UINT64_MAX, fmt, ap);
 	va_end(ap);
 }
 
@@ -220,5 +207,5 @@ out:
 void pool_check_report_free(struct pool_check_report *rep)
 {
 	if (rep)
-		memset(rep, 0, sizeof(*rep));
+		thin_check_findings_free(&rep->f);
 }

@@ -24,13 +24,8 @@
 #include "metadata/thin/check.h"
 #include "metadata/thin/repair.h"
 
-#define POOL_CHECK_MAX_PROBLEMS 64
-
 struct pool_check_report {
-	enum thin_check_verdict verdict;	/* of the pool-level findings only */
-	size_t nr_fatal, nr_nonfatal;
-	size_t nr_problems;
-	struct thin_check_problem problems[POOL_CHECK_MAX_PROBLEMS];
+	struct thin_check_findings f;	/* the pool-level findings only */
 };
 
 /* DEVICES: NULL or "DATA,META" (the --devices option). THIN receives the

@@ -3,6 +3,7 @@
  * check_counts.c; problems are collected by check_problem(). */
 #include "metadata/thin/check.h"
 #include "metadata/thin/check_int.h"
+#include "metadata/thin/check_util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -15,31 +16,41 @@
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
 
-void check_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
+void thin_check_vadd(struct thin_check_findings *f, int fatal, uint64_t block, const char *fmt,
+		     va_list ap)
 {
-	struct thin_check_report *rep = c->rep;
-	va_list ap;
+	struct thin_check_problem *p;
 
 	if (fatal) {
-		rep->nr_fatal++;
-		rep->verdict = THIN_CHECK_FATAL;
+		f->nr_fatal++;
+		f->verdict = THIN_CHECK_FATAL;
 	} else {
-		rep->nr_nonfatal++;
-		if (rep->verdict == THIN_CHECK_CLEAN)
-			rep->verdict = THIN_CHECK_NONFATAL;
+		f->nr_nonfatal++;
+		if (f->verdict == THIN_CHECK_CLEAN)
+			f->verdict = THIN_CHECK_NONFATAL;
 	}
-	if (rep->nr_problems >= THIN_CHECK_MAX_PROBLEMS)
+	if (f->nr_problems >= THIN_CHECK_MAX_PROBLEMS)
 		return;
-	if (!rep->problems) {
-		rep->problems = calloc(THIN_CHECK_MAX_PROBLEMS, sizeof(*rep->problems));
-		if (!rep->problems)
-			return;
-	}
-	struct thin_check_problem *p = &rep->problems[rep->nr_problems++];
+	if (!f->problems && !(f->problems = calloc(THIN_CHECK_MAX_PROBLEMS, sizeof(*p))))
+		return;
+	p = &f->problems[f->nr_problems++];
 	p->fatal = fatal;
 	p->block = block;
-	va_start(ap, fmt);
 	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+}
+
+void thin_check_findings_free(struct thin_check_findings *f)
+{
+	free(f->problems);
+	memset(f, 0, sizeof(*f));
+}
+
+void check_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	thin_check_vadd(&c->rep->f, fatal, block, fmt, ap);
 	va_end(ap);
 }
 
@@ -94,23 +105,20 @@ static int check_superblock(struct chk *c)
 
 static int open_space_maps(struct chk *c)
 {
+	const struct sm_root *roots[2] = { &c->sb.meta_sm, &c->sb.data_sm };
+	struct space_map **maps[2] = { &c->msm, &c->dsm };
 	int r;
 
 	if ((r = bm_create(c->io, 64, &c->bm)))
 		return r;
-	if ((r = sm_open(c->bm, SM_METADATA, &c->sb.meta_sm, &c->msm))) {
+	for (int i = 0; i < 2; i++) {
+		if (!(r = sm_open(c->bm, i ? SM_DATA : SM_METADATA, roots[i], maps[i])))
+			continue;
 		if (r == -ENOMEM)
 			return r;
-		check_problem(c, 1, c->sb.meta_sm.bitmap_root,
-			      "metadata space map: index or overflow tree unreadable");
-		c->msm = NULL;
-	}
-	if ((r = sm_open(c->bm, SM_DATA, &c->sb.data_sm, &c->dsm))) {
-		if (r == -ENOMEM)
-			return r;
-		check_problem(c, 1, c->sb.data_sm.bitmap_root,
-			      "data space map: index or overflow tree unreadable");
-		c->dsm = NULL;
+		check_problem(c, 1, roots[i]->bitmap_root, "%s space map: index or overflow tree "
+			      "unreadable", i ? "data" : "metadata");
+		*maps[i] = NULL;
 	}
 	return 0;
 }
@@ -154,19 +162,6 @@ static int on_damage(void *ctx, const struct thin_damage *d)
 	return 0;
 }
 
-static int add_dev_id(struct thin_check_report *rep, uint64_t id)
-{
-	if (!(rep->nr_dev_ids & (rep->nr_dev_ids - 1)) || !rep->nr_dev_ids) {
-		size_t nc = rep->nr_dev_ids ? rep->nr_dev_ids * 2 : 16;
-		uint64_t *n = realloc(rep->dev_ids, nc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		rep->dev_ids = n;
-	}
-	rep->dev_ids[rep->nr_dev_ids++] = id;
-	return 0;
-}
-
 static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 {
 	struct chk *c = ctx;
@@ -185,7 +180,7 @@ static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 	if (c->snap_pass)
 		return 0;
 	c->rep->nr_devices++;
-	return add_dev_id(c->rep, d->dev_id);
+	return check_push_u64(&c->rep->dev_ids, &c->rep->nr_dev_ids, d->dev_id);
 }
 
 static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
@@ -289,7 +284,7 @@ void thin_check_report_free(struct thin_check_report *rep)
 {
 	if (!rep)
 		return;
-	free(rep->problems);
+	thin_check_findings_free(&rep->f);
 	free(rep->dev_ids);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -27,6 +27,7 @@
 #ifndef TP_THIN_CHECK_H
 #define TP_THIN_CHECK_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,8 +59,16 @@ struct thin_check_problem {
 
 #define THIN_CHECK_MAX_PROBLEMS 200	/* kept in the report; the rest are counted */
 
-struct thin_check_report {
+/* Problems found, with the verdict they add up to. */
+struct thin_check_findings {
 	enum thin_check_verdict verdict;
+	size_t nr_fatal, nr_nonfatal;	/* all problems */
+	struct thin_check_problem *problems;	/* the first THIN_CHECK_MAX_PROBLEMS */
+	size_t nr_problems;
+};
+
+struct thin_check_report {
+	struct thin_check_findings f;
 	int sb_ok;			/* superblock readable */
 	uint64_t transaction_id;
 	uint32_t time;
@@ -70,13 +79,16 @@ struct thin_check_report {
 	uint64_t metadata_snap;
 	uint64_t *dev_ids;		/* live device ids found, ascending */
 	size_t nr_dev_ids;
-	size_t nr_fatal, nr_nonfatal;	/* all problems */
-	struct thin_check_problem *problems;	/* the first THIN_CHECK_MAX_PROBLEMS */
-	size_t nr_problems;
 };
 
 int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 		  struct thin_check_report *rep) TP_MUST_CHECK;
 void thin_check_report_free(struct thin_check_report *rep);
+
+/* Record a problem in F: counted always, its text kept while there is
+ * room; the verdict becomes the worst seen. */
+void thin_check_vadd(struct thin_check_findings *f, int fatal, uint64_t block, const char *fmt,
+		     va_list ap) TP_PRINTF(4, 0);
+void thin_check_findings_free(struct thin_check_findings *f);
 
 #endif

@@ -16,7 +16,7 @@
 
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
-#include "metadata/thin/check_node.h"
+#include "metadata/thin/check_util.h"
 
 enum tree { TREE_TOP, TREE_BOTTOM, TREE_DETAILS };
 

@@ -12,7 +12,7 @@
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
-#include "metadata/thin/check_node.h"
+#include "metadata/thin/check_util.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_sb.h"
@@ -149,14 +149,8 @@ static int on_dev_begin(void *ctx, const struct thin_ir_device *d)
 	w->max_time = TP_MAX(w->max_time, TP_MAX(d->creation_time, d->snap_time));
 	if (!w->out)
 		return 0;
-	if (!(rep->nr_dev_ids & (rep->nr_dev_ids - 1)) || !rep->nr_dev_ids) {
-		size_t nc = rep->nr_dev_ids ? rep->nr_dev_ids * 2 : 16;
-		uint64_t *n = realloc(rep->dev_ids, nc * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		rep->dev_ids = n;
-	}
-	rep->dev_ids[rep->nr_dev_ids++] = d->dev_id;
+	if (check_push_u64(&rep->dev_ids, &rep->nr_dev_ids, d->dev_id))
+		return -ENOMEM;
 	rep->nr_devices++;
 	return w->out->device_begin ? w->out->device_begin(w->out->ctx, d) : 0;
 }

@@ -17,7 +17,7 @@
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
-#include "metadata/thin/check_node.h"
+#include "metadata/thin/check_util.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 
@@ -100,7 +100,7 @@ static int node_type(struct scan *s, uint64_t b, int depth)
 struct cand {
 	uint64_t root;
 	uint64_t *ids;
-	size_t n, cap;
+	size_t n;
 	uint32_t age;
 };
 
@@ -120,15 +120,8 @@ static int collect(struct scan *s, uint64_t b, int details, struct cand *c, int 
 				return r;
 			continue;
 		}
-		if (c->n == c->cap) {
-			size_t nc = c->cap ? c->cap * 2 : 16;
-			uint64_t *ni = realloc(c->ids, nc * sizeof(*ni));
-			if (!ni)
-				return -ENOMEM;
-			c->ids = ni;
-			c->cap = nc;
-		}
-		c->ids[c->n++] = bn_key(n, i);
+		if (check_push_u64(&c->ids, &c->n, bn_key(n, i)))
+			return -ENOMEM;
 		if (details) {
 			struct thin_ir_device d;
 			thin_details_unpack(bn_value(n, i), &d);

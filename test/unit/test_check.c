@@ -82,13 +82,13 @@ static enum thin_check_verdict check(struct io_engine *e, unsigned flags,
 	struct thin_check_opts o = { flags, NULL, NULL };
 
 	CU_ASSERT_FATAL(thin_check_io(e, &o, rep) == 0);
-	return rep->verdict;
+	return rep->f.verdict;
 }
 
 static int has_problem(const struct thin_check_report *rep, const char *text)
 {
-	for (size_t i = 0; i < rep->nr_problems; i++)
-		if (strstr(rep->problems[i].msg, text))
+	for (size_t i = 0; i < rep->f.nr_problems; i++)
+		if (strstr(rep->f.problems[i].msg, text))
 			return 1;
 	return 0;
 }

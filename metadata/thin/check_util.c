@@ -1,5 +1,8 @@
-/* check_node.c - check_node_usable(). See check_node.h. */
-#include "metadata/thin/check_node.h"
+/* check_util.c - see check_util.h. */
+#include "metadata/thin/check_util.h"
+
+#include <errno.h>
+#include <stdlib.h>
 
 #include "lib/base/crc32c.h"
 #include "metadata/pdata/btree_node.h"
@@ -18,4 +21,16 @@ int check_node_usable(const unsigned char *n, uint64_t b, uint32_t leaf_vsize)
 	if (!max || BTREE_HEADER_SIZE + (uint64_t)(8 + vs) * max > BM_BLOCK_SIZE || bn_nr(n) > max)
 		return 0;
 	return le32_get(n) == tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR);
+}
+
+int check_push_u64(uint64_t **v, size_t *n, uint64_t x)
+{
+	if (!*n || !(*n & (*n - 1))) {
+		uint64_t *nv = realloc(*v, (*n ? *n * 2 : 16) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
 }
