@@ -4,8 +4,10 @@
  *          [--size BYTES] [-o FILE] METADATA
  *
  * METADATA is a file or block device holding dm-thin metadata, or the
- * area at --offset inside one (a pool device). Exit: 0, 3 bad command
- * line, 5 unreadable or corrupt metadata or an output error. */
+ * area at --offset inside one (a pool device). A pool name (issue 4) will
+ * resolve to its active metadata area here, before thin_area_open; the
+ * rest stays as is. Exit: 0, 3 bad command line, 5 unreadable or corrupt
+ * metadata or an output error. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "metadata/thin/thin_walk.h"

@@ -156,9 +156,14 @@ static void test_too_small_untouched(void)
 	close(fd);
 }
 
-/* Append LINE to a growing document. */
-static void put(char **doc, size_t *len, const char *fmt, ...) TP_PRINTF(3, 4);
-static void put(char **doc, size_t *len, const char *fmt, ...)
+/* A growing document (capacity doubles: realloc under ASan always copies). */
+struct text {
+	char *buf;
+	size_t len, cap;
+};
+
+static void put(struct text *t, const char *fmt, ...) TP_PRINTF(2, 3);
+static void put(struct text *t, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -166,36 +171,44 @@ static void put(char **doc, size_t *len, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	*doc = realloc(*doc, *len + (size_t)n + 1);
+	if (t->len + (size_t)n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 4096;
+		char *p;
+
+		while (t->len + (size_t)n + 1 > cap)
+			cap *= 2;
+		p = realloc(t->buf, cap);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		t->buf = p;
+		t->cap = cap;
+	}
 	va_start(ap, fmt);
-	vsnprintf(*doc + *len, (size_t)n + 1, fmt, ap);
+	vsnprintf(t->buf + t->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
-	*len += (size_t)n;
+	t->len += (size_t)n;
 }
 
 /* NDEV devices of BLOCKS single-block runs; device d maps its block i to
  * data block i * STRIDE when i % SHARE == 0 (named by every device, so
  * counts reach NDEV) and to a block of its own otherwise. */
-static char *workload(unsigned ndev, uint64_t blocks, unsigned share, size_t *len)
+static char *workload(unsigned ndev, uint64_t blocks, unsigned share)
 {
 	uint64_t own = blocks;	/* data blocks past the shared ones */
-	char *doc = NULL;
+	struct text t = { 0 };
 
-	*len = 0;
-	put(&doc, len, "<superblock time=\"0\" transaction=\"0\" data_block_size=\"128\" "
-		       "nr_data_blocks=\"%llu\">\n", (unsigned long long)(blocks * (ndev + 1)));
+	put(&t, "<superblock time=\"0\" transaction=\"0\" data_block_size=\"128\" "
+		"nr_data_blocks=\"%llu\">\n", (unsigned long long)(blocks * (ndev + 1)));
 	for (unsigned d = 0; d < ndev; d++) {
-		put(&doc, len, "<device dev_id=\"%u\" mapped_blocks=\"%llu\" transaction=\"0\" "
-			       "creation_time=\"0\" snap_time=\"0\">\n", d * 2,
-		    (unsigned long long)blocks);
+		put(&t, "<device dev_id=\"%u\" mapped_blocks=\"%llu\" transaction=\"0\" "
+			"creation_time=\"0\" snap_time=\"0\">\n", d * 2, (unsigned long long)blocks);
 		for (uint64_t i = 0; i < blocks; i++)
-			put(&doc, len, "<single_mapping origin_block=\"%llu\" data_block=\"%llu\" "
-				       "time=\"0\"/>\n", (unsigned long long)(i * 2),
+			put(&t, "<single_mapping origin_block=\"%llu\" data_block=\"%llu\" "
+				"time=\"0\"/>\n", (unsigned long long)(i * 2),
 			    (unsigned long long)(i % share ? own++ : i));
-		put(&doc, len, "</device>\n");
+		put(&t, "</device>\n");
 	}
-	put(&doc, len, "</superblock>\n");
-	return doc;
+	put(&t, "</superblock>\n");
+	return t.buf;
 }
 
 /* The size check is the builder's layout computed ahead: never below what
@@ -212,8 +225,7 @@ static void test_blocks_needed(void)
 		struct io_engine *meta;
 		struct thin_md *md;
 		uint64_t used, total, du, dt, need;
-		size_t len;
-		char *doc = workload(w[i].ndev, w[i].blocks, w[i].share, &len);
+		char *doc = workload(w[i].ndev, w[i].blocks, w[i].share);
 		int fd;
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
