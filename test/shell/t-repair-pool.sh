@@ -56,3 +56,16 @@ err_has "interrupted transaction .* is kept"
 
 usage_error tpcheck --metadata x --devices a,b
 failed tpcheck nosuchpool
+
+# the next change completed the interrupted transaction
+ok tvcreate -V 1G -n extra vault
+ok tpcheck vault
+
+# a damaged VG metadata slot on one device: non-fatal, named; the repair's
+# VG commit rewrites it
+printf '\377\377\377\377' | dd of=vault-data.img bs=1 seek=$((4096 + 100)) conv=notrunc status=none
+expect_rc 1 tpcheck vault
+out_has "vault-data.img: .*VG metadata"
+ok tprepair vault
+ok tpcheck vault
+out_lacks "VG metadata"
