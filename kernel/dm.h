@@ -11,23 +11,23 @@
  * - Every function returns 0 or -errno. The errno of a failed ioctl is
  *   passed up as the kernel gave it (dm_task_get_errno): -ENXIO no such
  *   device, -EEXIST name/uuid or thin id in use, -EBUSY device open,
- *   -EINVAL bad table/message (the kernel log says why), -EOPNOTSUPP pool
- *   read-only/failed. Builders and parsers return -EINVAL for bad
+ *   -EINVAL bad table/message (the kernel log says why), -ENODATA thin id
+ *   not in the pool, -EOPNOTSUPP message to a read-only/failed pool (older
+ *   kernels: -EINVAL). Builders and parsers return -EINVAL for bad
  *   arguments, -ENAMETOOLONG when a result does not fit, -EPROTO for a
  *   status line they cannot read (logged with the line).
  * - No kernel support: tp_dm_check_available() returns -ENODEV (no
  *   device-mapper at all) or -EOPNOTSUPP (no thin-pool target, or a version
  *   older than we accept), or -EACCES (not root), and fills WHY with a
- *   sentence for the user. The
- *   device operations below return the same codes and log WHY, changing
- *   nothing, when called on such a kernel.
- * - udev: create/resume/remove/rename wait for udev through a cookie
+ *   sentence for the user. The device operations below return the same
+ *   codes and log WHY, changing nothing, when called on such a kernel.
+ * - udev: create/resume/remove wait for udev through a cookie
  *   (dm_task_set_cookie + dm_udev_wait). With udev absent or
  *   DM_DISABLE_UDEV=1, libdevmapper creates /dev/mapper nodes itself; we
  *   detect "udev not running" (no /run/udev/control) and turn udev sync
  *   off so nodes are still made. Devices created with TP_DM_INTERNAL carry
  *   the cookie flags that keep other udev rules (blkid, filesystems, links)
- *   off them; udev/11-dm-tptools.rules does the same from the uuid.
+ *   off them; udev/56-dm-tptools.rules does the same from the uuid.
  *
  * Naming (pure, unit tested)
  * - dm names: "<pool>-<vol>" for volumes, "<pool>-tpool", "<pool>-tmeta",
@@ -79,7 +79,8 @@ enum tp_dm_role {
 
 /* "<pool>-<vol>" (VOL used only for TP_DM_ROLE_THIN) with '-' doubled
  * inside each part. -EINVAL for empty names, ".", "..", names with '/' or
- * whitespace or a leading '-' (the split would be ambiguous), -ENAMETOOLONG if it does not fit LEN or TP_DM_NAME_MAX. */
+ * whitespace or a leading '-' (the split would be ambiguous);
+ * -ENAMETOOLONG if it does not fit LEN or TP_DM_NAME_MAX. */
 int tp_dm_name(char *buf, size_t len, const char *pool, enum tp_dm_role role, const char *vol)
 	TP_MUST_CHECK;
 
@@ -191,8 +192,9 @@ int tp_dm_parse_thin_status(const char *params, struct tp_dm_thin_status *st) TP
 /* -------------------------------------------------- kernel: availability */
 
 /* 0 when device-mapper with the thin-pool, thin and linear targets (and a
- * thin-pool version >= TP_DM_THIN_POOL_MIN_*) is usable; else -ENODEV or
- * -EOPNOTSUPP with a sentence in WHY (nothing logged). */
+ * thin-pool version >= TP_DM_THIN_POOL_MIN_*) is usable; else -ENODEV,
+ * -EOPNOTSUPP or -EACCES with a sentence in WHY (nothing logged). Loads
+ * dm-thin-pool with modprobe when it is not loaded yet (as root). */
 int tp_dm_check_available(char *why, size_t len) TP_MUST_CHECK;
 
 /* Version of a loaded target: -ENOENT if the kernel has no such target,
@@ -322,8 +324,8 @@ int tp_dm_pool_is_active(const char *pool) TP_MUST_CHECK;
 /* Make volume VOL (thin id DEV_ID, SECTORS long) of the active pool live
  * as <pool>-<vol> with uuid thin<DEV_ID>. FLAGS: TP_DM_READ_ONLY.
  * -ENXIO (logged) when the pool is not active; -EEXIST (not logged) when
- * VOL is active already;
- * -ENODATA when the pool has no thin device DEV_ID (the kernel's answer). */
+ * VOL is active already; -ENODATA when the pool has no thin device DEV_ID
+ * (the kernel's answer). */
 int tp_dm_vol_activate(const char *pool, const char *pool_uuid, const char *vol,
 		       uint32_t dev_id, uint64_t sectors, unsigned flags) TP_MUST_CHECK;
 
