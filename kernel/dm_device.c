@@ -104,9 +104,8 @@ int tp_dm_create(const char *name, const char *uuid, const struct tp_dm_target *
 		r = tp_dm_lib_run(dmt, "create", name, -1, -EBUSY);
 		if (r == -EBUSY) {
 			/* the kernel's answer for a name or uuid in use */
-			log_error("%s: a device-mapper device with this name or uuid %s exists "
-				  "already",
-				  name, uuid && *uuid ? uuid : "");
+			log_error("%s: a device-mapper device with this name%s%s exists already",
+				  name, uuid && *uuid ? " or uuid " : "", uuid && *uuid ? uuid : "");
 			r = -EEXIST;
 		}
 	}
