@@ -103,26 +103,6 @@ static int check_superblock(struct chk *c)
 	return 0;
 }
 
-static int open_space_maps(struct chk *c)
-{
-	const struct sm_root *roots[2] = { &c->sb.meta_sm, &c->sb.data_sm };
-	struct space_map **maps[2] = { &c->msm, &c->dsm };
-	int r;
-
-	if ((r = bm_create(c->io, 64, &c->bm)))
-		return r;
-	for (int i = 0; i < 2; i++) {
-		if (!(r = sm_open(c->bm, i ? SM_DATA : SM_METADATA, roots[i], maps[i])))
-			continue;
-		if (r == -ENOMEM)
-			return r;
-		check_problem(c, 1, roots[i]->bitmap_root, "%s space map: index or overflow tree "
-			      "unreadable", i ? "data" : "metadata");
-		*maps[i] = NULL;
-	}
-	return 0;
-}
-
 /* ---- the walk (thin_walk.h) ---- */
 
 static int on_damage(void *ctx, const struct thin_damage *d)
@@ -263,20 +243,17 @@ int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 	c.io_blocks = meta->size / THIN_METADATA_BLOCK_SIZE;
 	if ((r = check_superblock(&c)))
 		return r < 0 ? r : 0;
-	if ((r = open_space_maps(&c)))
-		goto out;
 	rep->nr_meta_blocks = c.nr_meta;
 	rep->nr_data_blocks = c.nr_data;
-	if ((r = check_count_trees(&c)))
+	if ((r = check_counts_alloc(&c)) || (r = check_sm_load(&c, 0)) ||
+	    (r = check_sm_load(&c, 1)) || (r = check_count_trees(&c)))
 		goto out;
 	if ((r = walk_trees(&c)))
 		goto out;
 	r = check_compare_counts(&c);
 out:
 	check_counts_free(&c);
-	sm_destroy(c.msm);
-	sm_destroy(c.dsm);
-	bm_destroy(c.bm);
+	check_sm_free(&c);
 	return r;
 }
 

@@ -1,10 +1,11 @@
-/* check_counts.c - the checker's counting pass and the space-map
- * comparison (format doc 4.5): every distinct node of the details and
+/* check_counts.c - the checker's counting pass (format doc 4.5): every distinct node of the details and
  * mapping trees (live and metadata snapshot) is read once; its count is
  * the number of references to it (child slots, top-level values, roots),
  * a shared node's children are counted once; data counts are the number
- * of distinct bottom-level leaf entries naming the block. Space-map
- * blocks and the superblock copies count 1. The walker (thin_walk.c)
+ * of distinct bottom-level leaf entries naming the block, kept in four
+ * bits per data block (15 = look in the overflow map) so memory stays
+ * half a byte per data block. Space-map blocks (check_sm.c) and the
+ * superblock copies count 1. The walker (thin_walk.c)
  * reports structural damage; this pass adds node fill and max_entries
  * rules, and stays silent about nodes it cannot read. */
 #include "metadata/thin/check_int.h"
@@ -22,19 +23,41 @@ enum tree { TREE_TOP, TREE_BOTTOM, TREE_DETAILS };
 
 static const char *tree_name[] = { "top-level mapping", "mapping", "device details" };
 
+#define NIBBLE_MAX 15u	/* this count and more: in c->dover */
+
+static unsigned get4(const uint8_t *a, uint64_t b)
+{
+	return (a[b >> 1] >> ((b & 1) * 4)) & 15;
+}
+
 static int data_ref(struct chk *c, uint64_t b)
 {
-	uint64_t v;
+	unsigned v;
+	uint64_t big = NIBBLE_MAX;
 
 	if (b >= c->nr_data)
 		return 0;	/* reported by the walk */
-	if (c->dexp[b] < 255) {
-		c->dexp[b]++;
-		return 0;
+	v = get4(c->dexp, b);
+	if (v < NIBBLE_MAX) {
+		c->dexp[b >> 1] = (uint8_t)(c->dexp[b >> 1] + (1u << ((b & 1) * 4)));
+		return v + 1 == NIBBLE_MAX ? u64map_put(&c->dover, b, NIBBLE_MAX) : 0;
 	}
-	v = 255;
-	u64map_get(&c->dover, b, &v);
-	return u64map_put(&c->dover, b, v + 1);
+	u64map_get(&c->dover, b, &big);
+	return u64map_put(&c->dover, b, big + 1);
+}
+
+uint64_t check_expected(struct chk *c, int data, uint64_t b)
+{
+	uint64_t v;
+
+	if (!data)
+		return b < c->nr_meta ? c->mexp[b] : 0;
+	if (b >= c->nr_data || !c->dexp)
+		return 0;
+	v = get4(c->dexp, b);
+	if (v == NIBBLE_MAX)
+		u64map_get(&c->dover, b, &v);
+	return v;
 }
 
 static int count_node(struct chk *c, uint64_t b, enum tree t, int depth, int is_root)
@@ -87,31 +110,26 @@ static int count_node(struct chk *c, uint64_t b, enum tree t, int depth, int is_
 	return r;
 }
 
-static int count_own(void *ctx, uint64_t b)
-{
-	struct chk *c = ctx;
-
-	if (b < c->nr_meta)
-		c->mexp[b]++;
-	return 0;
-}
-
 static int count_sb_trees(struct chk *c, const struct thin_sb *sb)
 {
 	int r = count_node(c, sb->details_root, TREE_DETAILS, 0, 1);
 	return r ? r : count_node(c, sb->mapping_root, TREE_TOP, 0, 1);
 }
 
-int check_count_trees(struct chk *c)
+int check_counts_alloc(struct chk *c)
 {
 	int fast = c->o && (c->o->flags & THIN_CHECK_FAST);
-	int r;
 
 	u64map_init(&c->dover);
 	c->mexp = calloc(c->nr_meta ? c->nr_meta : 1, sizeof(*c->mexp));
-	c->dexp = fast ? NULL : calloc(c->nr_data ? c->nr_data : 1, 1);
-	if (!c->mexp || (!fast && !c->dexp))
-		return -ENOMEM;
+	c->dexp = fast ? NULL : calloc(c->nr_data / 2 + 1, 1);
+	return !c->mexp || (!fast && !c->dexp) ? -ENOMEM : 0;
+}
+
+int check_count_trees(struct chk *c)
+{
+	int r;
+
 	c->mexp[0]++;
 	if ((r = count_sb_trees(c, &c->sb)))
 		return r;
@@ -125,143 +143,18 @@ int check_count_trees(struct chk *c)
 			c->count_unsure = 1;	/* the walk reports it */
 		}
 	}
-	if ((c->msm && (r = sm_for_each_own_block(c->msm, count_own, c))) ||
-	    (c->dsm && (r = sm_for_each_own_block(c->dsm, count_own, c))))
-		return r;
 	return 0;
-}
-
-/* Runs of leaked blocks are reported as ranges. */
-struct leaks {
-	const char *what;
-	uint64_t begin, end;
-};
-
-static void leak_flush(struct chk *c, struct leaks *l)
-{
-	if (l->end == l->begin)
-		return;
-	if (l->end - l->begin == 1)
-		check_problem(c, 0, UINT64_MAX, "%s block %" PRIu64 " is leaked (counted, but "
-			      "nothing refers to it)", l->what, l->begin);
-	else
-		check_problem(c, 0, UINT64_MAX, "%s blocks %" PRIu64 "..%" PRIu64 " are leaked "
-			      "(counted, but nothing refers to them)", l->what, l->begin, l->end - 1);
-	l->begin = l->end = 0;
-}
-
-static void leak_add(struct chk *c, struct leaks *l, uint64_t b)
-{
-	if (l->end != l->begin && l->end == b) {
-		l->end++;
-		return;
-	}
-	leak_flush(c, l);
-	l->begin = b;
-	l->end = b + 1;
-}
-
-static int compare_map(struct chk *c, struct space_map *sm, const char *what, int data)
-{
-	struct leaks l = { what, 0, 0 };
-	uint64_t nr = sm_nr_blocks(sm), allocated = 0, exp, v;
-	uint64_t nb = (nr + SM_ENTRIES_PER_BITMAP - 1) / SM_ENTRIES_PER_BITMAP;
-	uint32_t got, *nfree = calloc(nb ? nb : 1, sizeof(*nfree));
-	uint32_t *first = malloc((nb ? nb : 1) * sizeof(*first));
-	uint32_t *second = malloc((nb ? nb : 1) * sizeof(*second));
-	int r, bad_bitmap = 0;
-
-	if (!nfree || !first || !second) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (uint64_t i = 0; i < nb; i++)
-		first[i] = second[i] = (uint32_t)TP_MIN((uint64_t)SM_ENTRIES_PER_BITMAP,
-							nr - i * SM_ENTRIES_PER_BITMAP);
-
-	for (uint64_t b = 0; b < nr; b++) {
-		if ((r = sm_get(sm, b, &got))) {
-			if (r == -ENOMEM)
-				goto out;
-			bad_bitmap = 1;
-			check_problem(c, 1, UINT64_MAX, "%s space map: bitmap for block %" PRIu64
-				      " unreadable", what, b);
-			b = (b / SM_ENTRIES_PER_BITMAP + 1) * SM_ENTRIES_PER_BITMAP - 1;
-			continue;
-		}
-		if (data) {
-			exp = c->dexp[b];
-			if (exp == 255 && u64map_get(&c->dover, b, &v))
-				exp = v;
-		} else {
-			exp = c->mexp[b];
-		}
-		allocated += got != 0;
-		if (!got) {
-			uint64_t bi = b / SM_ENTRIES_PER_BITMAP;
-			uint32_t e = (uint32_t)(b % SM_ENTRIES_PER_BITMAP);
-			nfree[bi]++;
-			if (e < first[bi]) {
-				second[bi] = first[bi];
-				first[bi] = e;
-			} else if (e < second[bi]) {
-				second[bi] = e;
-			}
-		}
-		if (got == exp)
-			continue;
-		if (!exp) {
-			leak_add(c, &l, b);
-			continue;
-		}
-		check_problem(c, 1, UINT64_MAX, "%s block %" PRIu64 ": reference count %" PRIu32
-			      ", expected %" PRIu64, what, b, got, exp);
-	}
-	leak_flush(c, &l);
-	/* thin_restore 0.9.0 counts one freed scratch block (format doc 10.6) */
-	if (allocated != sm_nr_allocated(sm) && (data || sm_nr_allocated(sm) != allocated + 1))
-		check_problem(c, 0, UINT64_MAX, "%s space map: nr_allocated says %" PRIu64
-			      ", the bitmaps hold %" PRIu64, what, sm_nr_allocated(sm), allocated);
-	if (data)
-		c->rep->data_used = allocated;
-	else
-		c->rep->meta_used = allocated;
-	r = bad_bitmap ? 0 : check_index_entries(c, data, nfree, first, second, nb);
-out:
-	free(nfree);
-	free(first);
-	free(second);
-	return r;
 }
 
 int check_compare_counts(struct chk *c)
 {
 	int fast = c->o && (c->o->flags & THIN_CHECK_FAST);
-	int r;
+	/* after damage to the trees the counts would only echo it: bitmaps
+	 * are still read and validated */
+	int counts = !fast && !c->tree_damage && !c->count_unsure;
+	int r = check_sm_compare(c, 0, counts);
 
-	if (fast) {
-		/* load every bitmap: checksums and own block numbers */
-		struct space_map *maps[2] = { c->msm, c->dsm };
-		for (int m = 0; m < 2; m++) {
-			uint32_t got;
-			if (!maps[m])
-				continue;
-			for (uint64_t b = 0; b < sm_nr_blocks(maps[m]); b += SM_ENTRIES_PER_BITMAP)
-				if ((r = sm_get(maps[m], b, &got))) {
-					if (r == -ENOMEM)
-						return r;
-					check_problem(c, 1, UINT64_MAX, "%s space map: bitmap for "
-						      "block %" PRIu64 " unreadable",
-						      m ? "data" : "metadata", b);
-				}
-		}
-		return 0;
-	}
-	if (c->tree_damage || c->count_unsure || !c->msm || !c->dsm)
-		return 0;	/* counts would only echo the damage already reported */
-	if ((r = compare_map(c, c->msm, "metadata", 0)))
-		return r;
-	return compare_map(c, c->dsm, "data", 1);
+	return r ? r : check_sm_compare(c, 1, counts);
 }
 
 void check_counts_free(struct chk *c)

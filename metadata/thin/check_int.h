@@ -7,12 +7,26 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
-#include "metadata/pdata/block_manager.h"
 #include "metadata/pdata/space_map.h"
 #include "metadata/pdata/u64map.h"
 #include "metadata/thin/check.h"
 #include "metadata/thin/thin_ir.h"
 #include "metadata/thin/thin_sb.h"
+
+struct sm_entry {
+	uint64_t block;		/* the bitmap */
+	uint32_t nr_free, nfb;
+	int present;
+};
+
+/* One space map as read by check_sm.c. */
+struct sm_view {
+	int data;
+	uint64_t nr_blocks, nr_allocated, nb;	/* nb: bitmaps */
+	struct sm_entry *e;	/* index entries, nb of them */
+	uint64_t ref_root;	/* the overflow tree (counts >= 3), read in order */
+	int broken;		/* index or overflow tree unreadable (reported) */
+};
 
 struct chk {
 	struct io_engine *io;
@@ -21,13 +35,12 @@ struct chk {
 	struct thin_sb sb;
 	uint64_t io_blocks;	/* size of the area in blocks */
 	uint64_t nr_meta, nr_data;	/* space map sizes from the superblock */
-	struct block_manager *bm;
-	struct space_map *msm, *dsm;	/* NULL when unreadable */
+	struct sm_view sm[2];	/* metadata, data */
 
 	/* counting pass */
 	uint32_t *mexp;		/* expected metadata counts, nr_meta entries */
-	uint8_t *dexp;		/* expected data counts, saturating at 255 */
-	struct u64map dover;	/* data counts >= 255 */
+	uint8_t *dexp;		/* expected data counts, 4 bits each, 15 = see dover */
+	struct u64map dover;	/* expected data counts >= 15 */
 	int count_unsure;	/* a node could not be read: counts incomplete */
 
 	/* walk */
@@ -40,19 +53,21 @@ struct chk {
 
 void check_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
 	TP_PRINTF(4, 5);
-/* Walk every distinct node of the live and snapshot trees once: node
- * shape and fill, expected counts, c->total (sum of mapped_blocks). */
+/* check_counts.c. alloc: the expected-count arrays (before any counting).
+ * count_trees: walk every distinct node of the live and snapshot trees
+ * once: node shape and fill, expected counts, c->total (sum of
+ * mapped_blocks). compare_counts: both space maps against the expected
+ * counts (bitmaps only validated when the trees were damaged or --fast).
+ * expected: the expected count of metadata or DATA block B. */
+int check_counts_alloc(struct chk *c) TP_MUST_CHECK;
 int check_count_trees(struct chk *c) TP_MUST_CHECK;
-/* Compare both space maps with the expected counts (skipped, with a
- * note, when the trees were damaged). */
 int check_compare_counts(struct chk *c) TP_MUST_CHECK;
+uint64_t check_expected(struct chk *c, int data, uint64_t b);
 void check_counts_free(struct chk *c);
-/* check_sm.c: compare the index entries of the (DATA or metadata) space
- * map with FREE_IN_DEV (free entries below the map's end), FIRST_FREE and
- * SECOND_FREE (first and second free entry, or the end) of each of its NB
- * bitmaps. */
-int check_index_entries(struct chk *c, int data, const uint32_t *free_in_dev,
-			const uint32_t *first_free, const uint32_t *second_free, uint64_t nb)
-	TP_MUST_CHECK;
-
+/* check_sm.c. load: index and overflow tree of the metadata (0) or data
+ * (1) space map, own blocks counted; compare: stream its bitmaps,
+ * validating each, and with COUNTS compare every count. */
+int check_sm_load(struct chk *c, int data) TP_MUST_CHECK;
+int check_sm_compare(struct chk *c, int data, int counts) TP_MUST_CHECK;
+void check_sm_free(struct chk *c);
 #endif

@@ -1,105 +1,324 @@
-/* check_sm.c - the space-map index entries (format doc 4.2), which neither
- * the kernel nor thin_check 0.9.0 validates: every bitmap's nr_free must
- * equal its free entries (the kernel counts all 16320, thin_restore 0.9.0
- * stops at the end of the device and, in the metadata map, counts one
- * freed scratch block as used: all three are accepted) and
- * none_free_before must not hide a free entry. Wrong values are non-fatal
- * (they only steer allocation), reported per bitmap. thin_restore's
- * none_free_before may hide its one scratch block in the metadata map. */
+/* check_sm.c - the checker's own reading of both space maps (format doc
+ * section 4), streamed one bitmap at a time so that memory does not grow
+ * with the data device: the index (metadata: the index block; data: the
+ * index btree), the reference-count overflow tree (validated when loaded,
+ * then read again in key order alongside the bitmaps), then every bitmap
+ * (checksum, own block number) decoded and compared with the expected
+ * counts as it is read.
+ *
+ * Findings: an unreadable index, overflow tree or bitmap is fatal; a count
+ * that differs is fatal unless the block is merely leaked (counted, not
+ * referenced: non-fatal); nr_allocated, nr_free and none_free_before that
+ * disagree with the bitmaps are non-fatal (they only steer allocation).
+ * Accepted conventions: nr_free over all 16320 entries (kernel) or up to
+ * the end of the device (thin_restore 0.9.0), and thin_restore's one
+ * freed scratch metadata block still counted (format doc 10.6). */
 #include "metadata/thin/check_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/base/crc32c.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
+#include "metadata/thin/check_util.h"
 
-struct entry {
-	uint32_t nr_free, nfb;
-	int present;
+static const char *sm_name(int data)
+{
+	return data ? "data" : "metadata";
+}
+
+static int read_meta(struct chk *c, uint64_t b, unsigned char *n)
+{
+	return b < c->nr_meta ? io_read(c->io, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE) : -ENXIO;
+}
+
+/* Own blocks of the space maps count 1 each. */
+static void own(struct chk *c, uint64_t b)
+{
+	if (b < c->nr_meta)
+		c->mexp[b]++;
+}
+
+static void set_entry(struct sm_view *v, uint64_t k, const unsigned char *val)
+{
+	v->e[k] = (struct sm_entry){ le64_get(val), le32_get(val + 8), le32_get(val + 12), 1 };
+}
+
+/* A btree of the space map (data index: value size 16; overflow: 4). */
+static int load_tree(struct chk *c, struct sm_view *v, uint64_t b, uint32_t vsize, int depth)
+{
+	unsigned char n[BM_BLOCK_SIZE];
+	int r;
+
+	if (depth > BTREE_MAX_DEPTH || read_meta(c, b, n) || !check_node_usable(n, b, vsize)) {
+		check_problem(c, 1, b, "%s space map: %s tree node %" PRIu64 " unreadable",
+			      sm_name(v->data), vsize == 4 ? "reference-count" : "index", b);
+		v->broken = 1;
+		return 0;
+	}
+	own(c, b);
+	for (uint32_t i = 0; i < bn_nr(n); i++) {
+		uint64_t k = bn_key(n, i);
+		if (bn_flags(n) == BTREE_NODE_INTERNAL) {
+			if ((r = load_tree(c, v, bn_value64(n, i), vsize, depth + 1)))
+				return r;
+		} else if (vsize != 4 && k < v->nb) {
+			set_entry(v, k, (const unsigned char *)bn_value(n, i));
+		}
+	}
+	return 0;
+}
+
+int check_sm_load(struct chk *c, int data)
+{
+	struct sm_view *v = &c->sm[data];
+	const struct sm_root *root = data ? &c->sb.data_sm : &c->sb.meta_sm;
+	unsigned char n[BM_BLOCK_SIZE];
+	int r;
+
+	v->data = data;
+	v->nr_blocks = root->nr_blocks;
+	v->nr_allocated = root->nr_allocated;
+	v->nb = (root->nr_blocks + SM_ENTRIES_PER_BITMAP - 1) / SM_ENTRIES_PER_BITMAP;
+	v->ref_root = root->ref_count_root;
+	/* every bitmap occupies a metadata block */
+	if (v->nb > c->nr_meta || (!data && v->nb > SM_MAX_METADATA_BITMAPS) ||
+	    root->nr_allocated > root->nr_blocks) {
+		check_problem(c, 1, UINT64_MAX, "%s space map root: impossible sizes (%" PRIu64
+			      " blocks, %" PRIu64 " allocated)", sm_name(data), root->nr_blocks,
+			      root->nr_allocated);
+		v->broken = 1;
+		return 0;
+	}
+	if (!(v->e = calloc(v->nb ? v->nb : 1, sizeof(*v->e))))
+		return -ENOMEM;
+	if (data) {
+		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE, 0)))
+			return r;
+	} else if (read_meta(c, root->bitmap_root, n) || le64_get(n + 8) != root->bitmap_root ||
+		   le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR)) {
+		check_problem(c, 1, root->bitmap_root, "metadata space map: index block %" PRIu64
+			      " unreadable", root->bitmap_root);
+		v->broken = 1;
+	} else {
+		own(c, root->bitmap_root);
+		for (uint64_t i = 0; i < v->nb; i++)
+			set_entry(v, i, n + 16 + i * SM_INDEX_ENTRY_SIZE);
+	}
+	for (uint64_t i = 0; i < v->nb && !v->broken; i++) {
+		if (!v->e[i].present) {
+			check_problem(c, 1, UINT64_MAX, "%s space map: no index entry for bitmap %"
+				      PRIu64, sm_name(data), i);
+			v->broken = 1;
+		}
+		own(c, v->e[i].block);
+	}
+	return load_tree(c, v, root->ref_count_root, 4, 0);
+}
+
+void check_sm_free(struct chk *c)
+{
+	for (int i = 0; i < 2; i++)
+		free(c->sm[i].e);
+}
+
+/* ---- the overflow tree in key order ---- */
+
+struct ocur {
+	struct chk *c;
+	unsigned char *stack;	/* one node per level */
+	uint32_t idx[BTREE_MAX_DEPTH + 1];
+	int depth;		/* -1: exhausted */
+	int valid;
+	uint64_t key;
+	uint32_t val;
 };
 
-static int read_block(struct chk *c, uint64_t b, unsigned char *n)
+/* Put node B at level D of the stack; 0 if it is unusable (reported by
+ * load_tree, its subtree is skipped). */
+static int ocur_load(struct ocur *o, int d, uint64_t b)
 {
-	return b < c->nr_meta ? io_read(c->io, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE) : -EUCLEAN;
+	unsigned char *n = o->stack + (size_t)d * BM_BLOCK_SIZE;
+
+	if (d > BTREE_MAX_DEPTH || read_meta(o->c, b, n) || !check_node_usable(n, b, 4))
+		return 0;
+	o->idx[d] = 0;
+	return 1;
 }
 
-static int data_entries(struct chk *c, uint64_t b, struct entry *e, uint64_t nb, int depth)
+static void ocur_next(struct ocur *o)
 {
-	unsigned char n[BM_BLOCK_SIZE];
-	int r;
+	o->valid = 0;
+	while (o->depth >= 0) {
+		const unsigned char *n = o->stack + (size_t)o->depth * BM_BLOCK_SIZE;
+		uint32_t i = o->idx[o->depth];
+		if (i >= bn_nr(n)) {
+			if (--o->depth >= 0)
+				o->idx[o->depth]++;
+		} else if (bn_flags(n) == BTREE_NODE_INTERNAL) {
+			if (ocur_load(o, o->depth + 1, bn_value64(n, i)))
+				o->depth++;
+			else
+				o->idx[o->depth]++;
+		} else {
+			o->key = bn_key(n, i);
+			o->val = le32_get(bn_value(n, i));
+			o->idx[o->depth]++;
+			o->valid = 1;
+			return;
+		}
+	}
+}
 
-	if (depth > BTREE_MAX_DEPTH || (r = read_block(c, b, n)) ||
-	    le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR) ||
-	    bn_max(n) > btree_max_entries(8) || bn_nr(n) > bn_max(n))
-		return -EUCLEAN;	/* sm_open read it: not reached on a stable image */
-	for (uint32_t i = 0; i < bn_nr(n); i++) {
-		if (bn_flags(n) == BTREE_NODE_INTERNAL) {
-			if ((r = data_entries(c, bn_value64(n, i), e, nb, depth + 1)))
-				return r;
+static int ocur_init(struct ocur *o, struct chk *c, uint64_t root)
+{
+	memset(o, 0, sizeof(*o));
+	o->c = c;
+	o->depth = -1;
+	if (!(o->stack = malloc((size_t)(BTREE_MAX_DEPTH + 1) * BM_BLOCK_SIZE)))
+		return -ENOMEM;
+	if (ocur_load(o, 0, root))
+		o->depth = 0;
+	ocur_next(o);
+	return 0;
+}
+
+/* The overflow count of B (blocks ascending between calls), or 3 when
+ * the tree has none (then the comparison reports the count). */
+static uint64_t ocur_count(struct ocur *o, uint64_t b)
+{
+	while (o->valid && o->key < b)
+		ocur_next(o);
+	return o->valid && o->key == b ? o->val : 3;
+}
+
+/* ---- the comparison ---- */
+
+struct leaks {
+	uint64_t begin, end;
+};
+
+static void leak_flush(struct chk *c, int data, struct leaks *l)
+{
+	if (l->end == l->begin)
+		return;
+	if (l->end - l->begin == 1)
+		check_problem(c, 0, UINT64_MAX, "%s block %" PRIu64 " is leaked (counted, but "
+			      "nothing refers to it)", sm_name(data), l->begin);
+	else
+		check_problem(c, 0, UINT64_MAX, "%s blocks %" PRIu64 "..%" PRIu64 " are leaked "
+			      "(counted, but nothing refers to them)", sm_name(data), l->begin,
+			      l->end - 1);
+	l->begin = l->end = 0;
+}
+
+static void leak_add(struct chk *c, int data, struct leaks *l, uint64_t b)
+{
+	if (l->end != l->begin && l->end == b) {
+		l->end++;
+		return;
+	}
+	leak_flush(c, data, l);
+	l->begin = b;
+	l->end = b + 1;
+}
+
+static int read_bitmap(struct chk *c, const struct sm_view *v, uint64_t i, unsigned char *n)
+{
+	uint64_t b = v->e[i].block;
+
+	if (read_meta(c, b, n) || le64_get(n + 8) != b ||
+	    le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR)) {
+		check_problem(c, 1, b, "%s space map: bitmap %" PRIu64 " (block %" PRIu64
+			      ") unreadable", sm_name(v->data), i, b);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/* nr_free and none_free_before of bitmap I against what it holds. */
+static void check_entry(struct chk *c, const struct sm_view *v, uint64_t i, uint32_t nfree,
+			uint32_t covered, uint32_t first, uint32_t second)
+{
+	const struct sm_entry *e = &v->e[i];
+	uint32_t kernel = nfree + (SM_ENTRIES_PER_BITMAP - covered);
+
+	if (e->nr_free != kernel && e->nr_free != nfree &&
+	    (v->data || (e->nr_free + 1 != kernel && e->nr_free + 1 != nfree)))
+		check_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64 " says %" PRIu32
+			      " free entries, it has %" PRIu32, sm_name(v->data), i, e->nr_free, nfree);
+	/* thin_restore 0.9.0 hides its one freed scratch block */
+	if (e->nfb > (v->data ? first : second))
+		check_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64
+			      " none_free_before %" PRIu32 " hides free entry %" PRIu32,
+			      sm_name(v->data), i, e->nfb, first);
+}
+
+int check_sm_compare(struct chk *c, int data, int counts)
+{
+	const struct sm_view *v = &c->sm[data];
+	unsigned char n[BM_BLOCK_SIZE];
+	struct leaks l = { 0, 0 };
+	uint64_t allocated = 0;
+	struct ocur oc;
+	int unreadable = 0, r;
+
+	if (v->broken)
+		return 0;
+	if ((r = ocur_init(&oc, c, v->ref_root)))
+		return r;
+	for (uint64_t i = 0; i < v->nb; i++) {
+		uint64_t base = i * SM_ENTRIES_PER_BITMAP;
+		uint32_t covered = (uint32_t)TP_MIN((uint64_t)SM_ENTRIES_PER_BITMAP, v->nr_blocks - base);
+		uint32_t nfree = 0, first = covered, second = covered;
+
+		if (read_bitmap(c, v, i, n)) {
+			unreadable = 1;
 			continue;
 		}
-		uint64_t k = bn_key(n, i);
-		if (bn_vsize(n) != SM_INDEX_ENTRY_SIZE || bn_max(n) > btree_max_entries(16))
-			return -EUCLEAN;
-		if (k < nb) {
-			const unsigned char *v = (const unsigned char *)bn_value(n, i);
-			e[k] = (struct entry){ le32_get(v + 8), le32_get(v + 12), 1 };
+		if (!counts)
+			continue;
+		for (uint32_t k = 0; k < covered; k++) {
+			uint64_t w = le64_get(n + 16 + 8 * (k / 32)), b = base + k, got, exp;
+			unsigned p = 2 * (k % 32);
+			got = ((w >> p) & 1) * 2 + ((w >> (p + 1)) & 1);
+			if (got == 3)
+				got = ocur_count(&oc, b);
+			exp = check_expected(c, data, b);
+			if (!got) {
+				nfree++;
+				if (k < first) {
+					second = first;
+					first = k;
+				} else if (k < second) {
+					second = k;
+				}
+			}
+			allocated += got != 0;
+			if (got == exp)
+				continue;
+			if (!exp)
+				leak_add(c, data, &l, b);
+			else
+				check_problem(c, 1, UINT64_MAX, "%s block %" PRIu64 ": reference count %"
+					      PRIu64 ", expected %" PRIu64, sm_name(data), b, got, exp);
 		}
+		check_entry(c, v, i, nfree, covered, first, second);
 	}
-	return 0;
-}
-
-static int read_entries(struct chk *c, int data, struct entry *e, uint64_t nb)
-{
-	unsigned char n[BM_BLOCK_SIZE];
-	int r;
-
+	free(oc.stack);
+	if (!counts)
+		return 0;
+	leak_flush(c, data, &l);
 	if (data)
-		return data_entries(c, c->sb.data_sm.bitmap_root, e, nb, 0);
-	if ((r = read_block(c, c->sb.meta_sm.bitmap_root, n)))
-		return r;
-	for (uint64_t i = 0; i < nb && i < SM_MAX_METADATA_BITMAPS; i++) {
-		const unsigned char *v = n + 16 + i * SM_INDEX_ENTRY_SIZE;
-		e[i] = (struct entry){ le32_get(v + 8), le32_get(v + 12), 1 };
-	}
-	return 0;
-}
-
-int check_index_entries(struct chk *c, int data, const uint32_t *free_in_dev,
-			const uint32_t *first_free, const uint32_t *second_free, uint64_t nb)
-{
-	const char *what = data ? "data" : "metadata";
-	uint64_t nr = data ? c->nr_data : c->nr_meta;
-	struct entry *e = calloc(nb ? nb : 1, sizeof(*e));
-	int r;
-
-	if (!e)
-		return -ENOMEM;
-	if ((r = read_entries(c, data, e, nb))) {
-		free(e);
-		return r == -ENOMEM ? r : 0;	/* the open already reported it */
-	}
-	for (uint64_t i = 0; i < nb; i++) {
-		uint64_t covered = TP_MIN((uint64_t)SM_ENTRIES_PER_BITMAP,
-					  nr - i * SM_ENTRIES_PER_BITMAP);
-		uint32_t kernel = free_in_dev[i] + (uint32_t)(SM_ENTRIES_PER_BITMAP - covered);
-		uint32_t got = e[i].nr_free;
-		if (!e[i].present)
-			continue;	/* a missing entry fails the open */
-		if (got != kernel && got != free_in_dev[i] &&
-		    (data || (got + 1 != kernel && got + 1 != free_in_dev[i])))
-			check_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64 " says %"
-				      PRIu32 " free entries, it has %" PRIu32, what, i, got,
-				      free_in_dev[i]);
-		/* thin_restore 0.9.0 hides its one freed scratch block */
-		if (e[i].nfb > (data ? first_free[i] : second_free[i]))
-			check_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64
-				      " none_free_before %" PRIu32 " hides free entry %" PRIu32,
-				      what, i, e[i].nfb, first_free[i]);
-	}
-	free(e);
+		c->rep->data_used = allocated;
+	else
+		c->rep->meta_used = allocated;
+	/* thin_restore 0.9.0 counts one freed scratch block (format doc 10.6) */
+	if (!unreadable && allocated != v->nr_allocated && (data || v->nr_allocated != allocated + 1))
+		check_problem(c, 0, UINT64_MAX, "%s space map: nr_allocated says %" PRIu64
+			      ", the bitmaps hold %" PRIu64, sm_name(data), v->nr_allocated, allocated);
 	return 0;
 }

@@ -28,6 +28,7 @@ cases=(
 	"1 leak data"
 	"2 count data 5 2"
 	"2 count data 5 0"
+	"2 count data 5 3"
 	"2 count meta $leaf 0"
 	"2 count meta $leaf 2"
 	"2 mapped 2 7"
