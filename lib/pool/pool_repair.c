@@ -28,7 +28,10 @@ int pool_repair(const char *name, const char *devices, const struct thin_repair_
 
 	memset(rep, 0, sizeof(*rep));
 	memset(&prep, 0, sizeof(prep));
-	if ((r = pool_check_open_devices(name, devices, 1, &p, &prep)))
+	r = pool_check_open_devices(name, devices, 1, &p, &prep);
+	for (size_t i = 0; i < prep.f.nr_problems; i++)
+		log_warn("pool %s: %s", name, prep.f.problems[i].msg);
+	if (r)
 		goto out;
 	if (!p.vg) {
 		log_error("pool %s: no usable labels or VG metadata: tprepair cannot tell where the "
@@ -98,5 +101,6 @@ out:
 	io_destroy(out);
 	if (p.lock || p.vg)
 		pool_check_close_devices(&p);
+	pool_check_report_free(&prep);
 	return r;
 }
