@@ -8,7 +8,7 @@
  *   tp-dmtest linear NAME UUID DEV OFFSET_BYTES LENGTH_BYTES [internal]
  *   tp-dmtest reload-linear NAME DEV OFFSET_BYTES LENGTH_BYTES
  *   tp-dmtest pool NAME UUID META DATA DATA_SECTORS BLOCK_SECTORS LOW_WATER [FEATURE...]
- *   tp-dmtest thin NAME UUID POOL DEV_ID SECTORS
+ *   tp-dmtest thin NAME UUID POOL DEV_ID SECTORS [EXTERNAL_ORIGIN]
  *   tp-dmtest reload-pool NAME META DATA DATA_SECTORS BLOCK_SECTORS LOW_WATER [FEATURE...]
  *   tp-dmtest suspend NAME [noflush]  |  resume NAME  |  remove NAME
  *   tp-dmtest info NAME  |  devno NAME  |  list UUID_PREFIX
@@ -234,10 +234,11 @@ int main(int argc, char **argv)
 		return cmd_pool(argc, argv, false);
 	if (!strcmp(cmd, "reload-pool"))
 		return cmd_pool(argc, argv, true);
-	if (!strcmp(cmd, "thin") && argc == 5) {
+	if (!strcmp(cmd, "thin") && (argc == 5 || argc == 6)) {
 		struct tp_dm_target t;
 
-		if ((r = tp_dm_thin(&t, num(argv[4]), argv[2], (uint32_t)num(argv[3]), NULL)))
+		if ((r = tp_dm_thin(&t, num(argv[4]), argv[2], (uint32_t)num(argv[3]),
+				    argc == 6 ? argv[5] : NULL)))
 			return result(r);
 		return result(tp_dm_create(argv[0], argv[1], &t, 1, 0));
 	}

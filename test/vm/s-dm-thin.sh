@@ -93,6 +93,24 @@ expect_eq "snapshot keeps the old data" "$got" "$sum0"
 got=$(dd if="/dev/mapper/$V0" bs=1M count=8 iflag=direct status=none | md5sum | cut -d' ' -f1)
 [ "$got" != "$sum0" ] || fail "origin did not change"
 
+step "external origin: unprovisioned blocks read from a read-only device"
+must dd if=/dev/urandom of=origin bs=1M count=2 status=none
+must dd if=origin of="$MDISK" bs=1M seek=16 oflag=direct status=none
+must tp-dmtest linear ext "" "$MDISK" $((16 << 20)) $((2 << 20))
+must tp-dmtest create-thin "$TPOOL" 2
+must tp-dmtest thin ext-thin "" "$(tp-dmtest devno "$TPOOL")" 2 $((2 << 11)) "$(tp-dmtest devno ext)"
+dmsetup table ext-thin
+got=$(dd if=/dev/mapper/ext-thin bs=1M count=2 iflag=direct status=none | md5sum | cut -d' ' -f1)
+expect_eq "reads from the external origin" "$got" "$(md5sum <origin | cut -d' ' -f1)"
+must dd if=/dev/zero of=/dev/mapper/ext-thin bs=64k count=1 oflag=direct status=none
+got=$(dd if=/dev/mapper/ext bs=64k count=1 iflag=direct status=none | md5sum | cut -d' ' -f1)
+expect_eq "the origin is never written" "$got" "$(dd if=origin bs=64k count=1 status=none | md5sum | cut -d' ' -f1)"
+out=$(tp-dmtest thin-status ext-thin)
+expect_eq "provisioned by the write" "$(field mapped_sectors "$out")" $BS
+must tp-dmtest remove ext-thin
+must tp-dmtest remove ext
+must tp-dmtest delete "$TPOOL" 2
+
 step "our devices, by uuid prefix"
 out=$(tp-dmtest list "TPTOOLS-$PUUID-")
 echo "$out"
