@@ -60,9 +60,12 @@ static void print_losses(const char *what, const struct thin_repair_report *r)
 			printf("lost: thin device %" PRIu64 " blocks %s (%s%s)\n", l->dev_id,
 			       range(rg, sizeof(rg), l->begin, l->end), l->what, node);
 	}
+	if (r->details_rebuilt)
+		printf("lost: the device details (made up from the mapping trees: creation times "
+		       "and transaction ids are new, every mapping is treated as shared)\n");
 	if (r->snapshot_dropped)
 		printf("lost: the metadata snapshot (release it in any tool that still uses it)\n");
-	if (r->nr_lost)
+	if (r->nr_lost || r->details_rebuilt)
 		printf("next: lost blocks read as zeroes (or the snapshot origin's data); restore "
 		       "them from a backup, run fsck on the affected volumes\n");
 }

@@ -18,27 +18,46 @@
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
 
-/* ---- a read-only view of IN whose block 0 is a made-up superblock ---- */
+/* ---- a read-only view of IN whose block 0 is a made-up superblock and
+ * which may end in made-up device details nodes (when the details tree
+ * is lost, format doc 6.2 step 4) ---- */
+
+#define DETAILS_PER_LEAF 120u	/* of 126: room as the builder leaves it */
 
 struct overlay {
 	struct io_engine e;
 	struct io_engine *in;
+	uint64_t first_extra;	/* block number of extra[0] */
+	unsigned char *extra;	/* made-up nodes */
+	uint64_t nr_extra;
 	unsigned char sb[BM_BLOCK_SIZE];
 };
 
 static int ov_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
 {
 	struct overlay *o = TP_CONTAINER_OF(e, struct overlay, e);
+	uint64_t limit = o->first_extra * BM_BLOCK_SIZE;
 	unsigned char *p = buf;
+	int r;
 
-	while (len && off < BM_BLOCK_SIZE) {
-		size_t n = TP_MIN(len, (size_t)(BM_BLOCK_SIZE - off));
-		memcpy(p, o->sb + off, n);
+	while (len) {
+		size_t n;
+		if (off < BM_BLOCK_SIZE) {
+			n = TP_MIN(len, (size_t)(BM_BLOCK_SIZE - off));
+			memcpy(p, o->sb + off, n);
+		} else if (off >= limit) {
+			n = len;
+			memcpy(p, o->extra + (off - limit), n);
+		} else {
+			n = (size_t)TP_MIN((uint64_t)len, limit - off);
+			if ((r = io_read(o->in, off, p, n)))
+				return r;
+		}
 		p += n;
 		off += n;
 		len -= n;
 	}
-	return len ? io_read(o->in, off, p, len) : 0;
+	return 0;
 }
 
 static int ov_write(struct io_engine *e, uint64_t off, const void *buf, size_t len)
@@ -56,11 +75,46 @@ static const struct io_ops overlay_ops = { ov_read, ov_write, NULL, ov_destroy }
 
 static void overlay_init(struct overlay *o, struct io_engine *in, const struct thin_sb *sb)
 {
-	memset(o, 0, sizeof(*o));
-	o->e = (struct io_engine){ &overlay_ops, in->size, in->name, 1 };
 	o->in = in;
+	o->first_extra = in->size / BM_BLOCK_SIZE;
+	o->e = (struct io_engine){ &overlay_ops, (o->first_extra + o->nr_extra) * BM_BLOCK_SIZE,
+				   in->name, 1 };
 	thin_sb_pack(o->sb, sb);
 	thin_sb_validator.prepare(o->sb, 0);
+}
+
+/* Made-up details for IDS (ascending): transaction TRANS, created and
+ * snapshotted at TIME (after every mapping: all treated as shared). The
+ * nodes go after the end of IN; returns the root's block number. */
+static uint64_t make_details(struct overlay *o, const uint64_t *ids, size_t n, uint64_t trans,
+			     uint32_t time)
+{
+	uint64_t leaves = n ? (n + DETAILS_PER_LEAF - 1) / DETAILS_PER_LEAF : 1;
+	uint64_t first = o->first_extra;
+
+	for (uint64_t l = 0; l < leaves; l++) {
+		unsigned char *node = o->extra + l * BM_BLOCK_SIZE;
+		size_t k = 0;
+		bn_init(node, BTREE_NODE_LEAF, THIN_DETAILS_SIZE);
+		for (size_t i = l * DETAILS_PER_LEAF; i < n && k < DETAILS_PER_LEAF; i++, k++) {
+			struct thin_ir_device d = { ids[i], 0, trans, time, time };
+			bn_set_key(node, (uint32_t)k, ids[i]);
+			thin_details_pack(bn_value(node, (uint32_t)k), &d);
+		}
+		bn_set_nr(node, (uint32_t)k);
+		btree_node_prepare(node, first + l);
+	}
+	if (leaves == 1)
+		return first;
+	unsigned char *root = o->extra + leaves * BM_BLOCK_SIZE;
+	bn_init(root, BTREE_NODE_INTERNAL, 8);
+	for (uint64_t l = 0; l < leaves; l++) {
+		bn_set_key(root, (uint32_t)l, ids[l * DETAILS_PER_LEAF]);
+		bn_set_value64(root, (uint32_t)l, first + l);
+	}
+	bn_set_nr(root, (uint32_t)leaves);
+	btree_node_prepare(root, first + leaves);
+	return first + leaves;
 }
 
 /* ---- collecting what the walk finds ---- */
@@ -241,6 +295,7 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		log_warn("%s: %s; scanning every block for the device trees", in->name,
 			 r ? "the superblock is unreadable" : "a tree root is damaged");
 		rep->scanned = 1;
+		sb->mapping_root = !r && root_ok(in, old.mapping_root, 8) ? old.mapping_root : 0;
 		if ((r = thin_repair_scan(in, &sb->details_root, &sb->mapping_root)))
 			return r;
 	}
@@ -269,10 +324,12 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out, const struct thi
 	struct rep_walk w = { 0 };
 	struct overlay *ov;
 	struct thin_sb sb;
+	uint64_t *ids = NULL;
+	size_t nr_ids = 0;
 	int r;
 
 	memset(rep, 0, sizeof(*rep));
-	ov = malloc(sizeof(*ov));
+	ov = calloc(1, sizeof(*ov));
 	if (!ov)
 		return -ENOMEM;
 	w.rep = rep;
@@ -282,6 +339,25 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out, const struct thi
 		goto out;
 	if ((r = choose(in, o, rep, &sb)))
 		goto out;
+	if (!sb.details_root) {
+		/* the details are lost: made up from the mapping tree's device ids */
+		if ((r = thin_repair_tree_keys(in, sb.mapping_root, &ids, &nr_ids)))
+			goto out;
+		if (nr_ids > (uint64_t)DETAILS_PER_LEAF * btree_max_entries(8)) {
+			r = -E2BIG;
+			goto out;
+		}
+		ov->nr_extra = (nr_ids + DETAILS_PER_LEAF - 1) / DETAILS_PER_LEAF + 2;
+		if (!(ov->extra = calloc(ov->nr_extra, BM_BLOCK_SIZE))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		ov->first_extra = in->size / BM_BLOCK_SIZE;
+		sb.details_root = make_details(ov, ids, nr_ids, 0, 0);
+		rep->details_rebuilt = 1;
+		log_warn("%s: no device details tree fits the mapping tree: made up for %zu devices "
+			 "(times after every mapping, so all data counts as shared)", in->name, nr_ids);
+	}
 	overlay_init(ov, in, &sb);
 	const struct thin_ir_visitor v = { &w, on_sb_begin, on_sb_end, on_dev_begin, on_dev_end,
 					   on_mappings };
@@ -299,6 +375,11 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out, const struct thi
 		sb.trans_id = o->transaction_id;
 	else if (!rep->sb_ok)
 		sb.trans_id = w.max_trans + 1;
+	if (rep->details_rebuilt) {
+		/* created after every mapping: the kernel then copies before writing */
+		sb.time = TP_MAX(sb.time, w.max_time + 1);
+		make_details(ov, ids, nr_ids, sb.trans_id ? sb.trans_id - 1 : 0, sb.time);
+	}
 	w.sb = (struct thin_ir_superblock){ sb.time, sb.trans_id, 0, THIN_SB_VERSION,
 					    sb.data_block_size, sb.data_sm.nr_blocks, 0 };
 	rep->transaction_id = sb.trans_id;
@@ -312,6 +393,9 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out, const struct thi
 out:
 	thin_builder_destroy(b);
 	free(w.buf);
+	free(ids);
+	if (ov)
+		free(ov->extra);
 	free(ov);
 	return r;
 }

@@ -17,6 +17,10 @@
  * maps. The metadata snapshot is not salvaged. On any failure the
  * output's superblock is left zeroed.
  *
+ * With no details tree at all, the details are made up from the mapping
+ * tree's device ids (transaction id - 1, created and snapshotted after
+ * every mapping so all data is treated as shared; format doc 6.2 step 4).
+ *
  * Superblock values: OPTS first, else the damaged superblock's, else
  * inferred (transaction id = highest device transaction + 1, data blocks =
  * highest mapped + 1, time = newest time seen); data_block_size cannot be
@@ -56,6 +60,7 @@ struct thin_repair_report {
 	struct thin_repair_lost *lost;
 	size_t nr_lost;
 	int snapshot_dropped;	/* the input held a metadata snapshot */
+	int details_rebuilt;	/* no details tree: made up from the mapping tree */
 };
 
 /* 0 when OUT holds the salvaged metadata (REP lists what was lost);
@@ -67,8 +72,15 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out,
 void thin_repair_report_free(struct thin_repair_report *rep);
 
 /* repair_scan.c: find the best (details, top-level) root pair by scanning
- * every block of IN. -EUCLEAN (logged) when no pair is found. */
+ * every block of IN. *MAPPING_ROOT on entry: the top-level root to use if
+ * the scan finds it unreferenced (0: the newest found). When no details
+ * tree names the same devices, *DETAILS_ROOT is 0. -EUCLEAN (logged) when
+ * there is no top-level tree at all. */
 int thin_repair_scan(struct io_engine *in, uint64_t *details_root, uint64_t *mapping_root)
+	TP_MUST_CHECK;
+/* The keys (device ids) of the tree at ROOT of IN, ascending, in a
+ * malloc'd array; unusable nodes are skipped. */
+int thin_repair_tree_keys(struct io_engine *in, uint64_t root, uint64_t **ids, size_t *n)
 	TP_MUST_CHECK;
 
 #endif

@@ -4,9 +4,10 @@
  * typed (details: 24-byte leaves; top-level: 8-byte leaves whose keys are
  * device ids and whose values all name valid nodes; internal nodes take
  * their first child's type), roots are the nodes no internal node of a
- * valid tree points at, and a details root is paired with a top-level root
- * holding the same device ids. The pair whose details carry the newest
- * time (then the most devices) wins. */
+ * valid tree points at. The top-level root is the caller's (its superblock
+ * root, when usable) or the one whose mappings carry the newest time (then
+ * the most devices); it is paired with the details root holding the same
+ * device ids whose details carry the newest time. */
 #include "metadata/thin/repair.h"
 
 #include <errno.h>
@@ -30,7 +31,10 @@ struct scan {
 	uint64_t nr;
 	uint8_t *type;		/* enum ntype per block */
 	uint8_t *referenced;	/* a valid internal node points at it */
+	uint32_t *age;		/* newest mapping time below a node; AGE_UNKNOWN */
 };
+
+#define AGE_UNKNOWN UINT32_MAX
 
 static int read_node(struct scan *s, uint64_t b, unsigned char *n)
 {
@@ -60,6 +64,12 @@ static int pass_valid(struct scan *s)
 				continue;
 			s->type[b + i] = bn_flags(node) == BTREE_NODE_INTERNAL ? N_INTERNAL :
 					 bn_vsize(node) == 8 ? N_LEAF8 : N_LEAF24;
+			if (s->type[b + i] == N_LEAF8) {	/* as a bottom-level leaf */
+				uint32_t a = 0;
+				for (uint32_t k = 0; k < bn_nr(node); k++)
+					a = TP_MAX(a, thin_bt_time(bn_value64(node, k)));
+				s->age[b + i] = a;
+			}
 		}
 	}
 	free(buf);
@@ -97,6 +107,33 @@ static int node_type(struct scan *s, uint64_t b, int depth)
 	return t;
 }
 
+/* Newest mapping time under node B of a top-level or bottom-level tree
+ * (bottom-level nodes memoized; leaves were measured by the scan). */
+static uint32_t node_age(struct scan *s, uint64_t b, int depth)
+{
+	unsigned char n[BM_BLOCK_SIZE];
+	uint32_t a = 0;
+	int t;
+
+	if (b >= s->nr || depth > 2 * BTREE_MAX_DEPTH)
+		return 0;
+	t = s->type[b];
+	if (t != N_BOTTOM && t != N_TOP)
+		return 0;
+	if (t == N_BOTTOM && s->age[b] != AGE_UNKNOWN)
+		return s->age[b];
+	if (read_node(s, b, n))
+		return 0;
+	for (uint32_t i = 0; i < bn_nr(n); i++) {
+		uint64_t c = bn_value64(n, i);
+		if (c != b)
+			a = TP_MAX(a, node_age(s, c, depth + 1));
+	}
+	if (t == N_BOTTOM)
+		s->age[b] = a;
+	return a;
+}
+
 struct cand {
 	uint64_t root;
 	uint64_t *ids;
@@ -110,10 +147,12 @@ static int collect(struct scan *s, uint64_t b, int details, struct cand *c, int 
 	unsigned char n[BM_BLOCK_SIZE];
 	int r;
 
-	if (depth > BTREE_MAX_DEPTH || b >= s->nr || s->type[b] == N_NONE)
+	if (depth > BTREE_MAX_DEPTH || b >= s->nr || (s->type && s->type[b] == N_NONE))
 		return 0;
 	if ((r = read_node(s, b, n)))
 		return r;
+	if (!s->type && !check_node_usable(n, b, 0))
+		return 0;
 	for (uint32_t i = 0; i < bn_nr(n); i++) {
 		if (bn_flags(n) == BTREE_NODE_INTERNAL) {
 			if ((r = collect(s, bn_value64(n, i), details, c, depth + 1)))
@@ -143,9 +182,25 @@ static void free_cands(struct cand *c, size_t n)
 	free(c);
 }
 
+int thin_repair_tree_keys(struct io_engine *in, uint64_t root, uint64_t **ids, size_t *n)
+{
+	struct scan s = { in, in->size / BM_BLOCK_SIZE, NULL, NULL, NULL };
+	struct cand c = { root, NULL, 0, 0 };
+	int r = collect(&s, root, 0, &c, 0);
+
+	if (r) {
+		free(c.ids);
+		return r;
+	}
+	*ids = c.ids;
+	*n = c.n;
+	return 0;
+}
+
 int thin_repair_scan(struct io_engine *in, uint64_t *details_root, uint64_t *mapping_root)
 {
-	struct scan s = { in, in->size / BM_BLOCK_SIZE, NULL, NULL };
+	struct scan s = { in, in->size / BM_BLOCK_SIZE, NULL, NULL, NULL };
+	uint64_t preferred = *mapping_root;
 	struct cand *dc = NULL, *tc = NULL;
 	size_t nd = 0, nt = 0;
 	unsigned char n[BM_BLOCK_SIZE];
@@ -153,8 +208,10 @@ int thin_repair_scan(struct io_engine *in, uint64_t *details_root, uint64_t *map
 
 	s.type = calloc(s.nr ? s.nr : 1, 1);
 	s.referenced = calloc(s.nr ? s.nr : 1, 1);
-	if (!s.type || !s.referenced)
+	s.age = malloc((s.nr ? s.nr : 1) * sizeof(*s.age));
+	if (!s.type || !s.referenced || !s.age)
 		goto out;
+	memset(s.age, 0xff, (s.nr ? s.nr : 1) * sizeof(*s.age));
 	if ((r = pass_valid(&s)))
 		goto out;
 	for (uint64_t b = 1; b < s.nr; b++)
@@ -197,26 +254,33 @@ int thin_repair_scan(struct io_engine *in, uint64_t *details_root, uint64_t *map
 				goto out;
 		}
 	}
-	for (size_t i = 0; i < nd; i++) {
-		if (best >= 0 && (dc[i].age < dc[best].age ||
-				  (dc[i].age == dc[best].age && dc[i].n <= dc[best].n)))
-			continue;
-		for (size_t j = 0; j < nt; j++)
-			if (same_ids(&dc[i], &tc[j])) {
-				best = (int)i;
-				best_top = (int)j;
-				break;
-			}
-	}
-	if (best < 0) {
-		log_error("%s: no device details tree matching a mapping tree was found (%zu "
-			  "details and %zu mapping tree roots scanned); nothing to salvage",
-			  in->name, nd, nt);
+	/* the top-level tree: the caller's, else the newest (then the biggest) */
+	for (size_t j = 0; j < nt; j++)
+		if (tc[j].root == preferred)
+			best_top = (int)j;
+	for (size_t j = 0; j < nt && best_top < 0; j++)
+		tc[j].age = node_age(&s, tc[j].root, 0);
+	for (size_t j = 0; j < nt && (best_top < 0 || tc[best_top].root != preferred); j++)
+		if (best_top < 0 || tc[j].age > tc[best_top].age ||
+		    (tc[j].age == tc[best_top].age && tc[j].n > tc[best_top].n))
+			best_top = (int)j;
+	if (best_top < 0) {
+		log_error("%s: no mapping tree was found (%zu details trees scanned); nothing to "
+			  "salvage", in->name, nd);
 		r = -EUCLEAN;
 		goto out;
 	}
-	*details_root = dc[best].root;
+	/* the newest details tree naming the same devices */
+	for (size_t i = 0; i < nd; i++)
+		if (same_ids(&dc[i], &tc[best_top]) && (best < 0 || dc[i].age > dc[best].age))
+			best = (int)i;
 	*mapping_root = tc[best_top].root;
+	if (best < 0) {
+		*details_root = 0;
+		r = 0;
+		goto out;
+	}
+	*details_root = dc[best].root;
 	log_info("%s: using device details root %" PRIu64 " and mapping root %" PRIu64
 		 " (%zu devices)", in->name, *details_root, *mapping_root, dc[best].n);
 	r = 0;
@@ -225,5 +289,6 @@ out:
 	free_cands(tc, nt);
 	free(s.type);
 	free(s.referenced);
+	free(s.age);
 	return r;
 }

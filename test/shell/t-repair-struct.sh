@@ -72,6 +72,18 @@ expand rep.xml >rep.map
 diff orig.map rep.map >/dev/null || fail "scan repair differs from the original"
 ok tpcheck --metadata out.img
 
+# the details tree lost too: made up from the mapping tree, every mapping kept
+cp m.img x.img
+ok tp-damage x.img zero "$(tp-damage m.img root details)"
+ok tp-damage x.img zero 0
+image out.img 16M
+ok tprepair --metadata x.img -o out.img --data-block-size 128 --nr-data-blocks 200000
+ok tpdump -o rep.xml out.img
+expand rep.xml >rep.map
+diff orig.map rep.map >/dev/null || fail "repair without details lost mappings"
+ok tpcheck --metadata out.img
+if have thin_check; then ok thin_check out.img; fi
+
 usage_error tprepair --metadata m.img
 usage_error tprepair --metadata m.img -o m.img
 usage_error tprepair -o x pool

@@ -15,6 +15,7 @@
  *                                         LEVEL above the leaf (0 = the leaf) of
  *                                         DEV's tree on the path to VBLOCK, and
  *                                         the key range [LO, HI) its parent allows
+ *   tp-damage IMAGE root details|mapping  print the superblock's tree root
  *   tp-damage IMAGE truncate BYTES
  *
  * Only for the first bitmap of each space map (test images are small).
@@ -230,6 +231,9 @@ int main(int argc, char **argv)
 		uint64_t b = descend(bn_value64(d, (uint32_t)i), strtoull(argv[4], NULL, 0),
 				     argc == 6 ? (unsigned)atoi(argv[5]) : 0, &lo, &hi);
 		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", b, lo, hi);
+	} else if (!strcmp(a, "root") && argc == 4) {
+		struct thin_sb s = sb();
+		printf("%" PRIu64 "\n", strcmp(argv[3], "details") ? s.mapping_root : s.details_root);
 	} else if (!strcmp(a, "truncate") && argc == 4) {
 		if (truncate(argv[1], (off_t)strtoull(argv[3], NULL, 0)))
 			die("truncate failed");

@@ -329,6 +329,22 @@ static void test_repair_scan(void)
 	count_io(out, &after);
 	CU_ASSERT_EQUAL(after.n, before.n);
 	thin_repair_report_free(&rr);
+
+	/* the details tree lost too: made up from the mapping tree */
+	struct thin_sb sb;
+	build(0, 0, 0);
+	CU_ASSERT_FATAL(thin_sb_read(io, 0, &sb) == 0);
+	memset(blk(io, sb.details_root), 0, 4096);
+	memset(blk(io, 0), 0, 4096);
+	tp_log_set_verbosity(-2);
+	CU_ASSERT_EQUAL(thin_repair_io(io, out, &o, &rr), 0);
+	tp_log_set_verbosity(0);
+	CU_ASSERT(rr.details_rebuilt);
+	CU_ASSERT_EQUAL(rr.nr_devices, 3);
+	CU_ASSERT_EQUAL(check(out, 0, &rep), THIN_CHECK_CLEAN);
+	CU_ASSERT_EQUAL(rep.nr_mappings, before.n);
+	thin_check_report_free(&rep);
+	thin_repair_report_free(&rr);
 	io_destroy(out);
 }
 
@@ -346,4 +362,4 @@ TP_TEST_SUITE(check, NULL, cleanup,
 	      { "superblock fields and a zeroed superblock", test_superblock },
 	      { "a lost leaf: exact range; --fast sees roots only", test_lost_leaf_and_fast },
 	      { "repair skips exactly the lost range, input untouched", test_repair_leaf },
-	      { "repair finds the trees by scanning", test_repair_scan })
+	      { "repair finds the trees by scanning, and makes up lost details", test_repair_scan })
