@@ -1,6 +1,7 @@
 /* dm_lib.c - libdevmapper glue for kernel/ (see dm_lib.h). */
 #include "kernel/dm_lib.h"
 #include "kernel/dm.h"
+#include "lib/base/dmlog.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -14,36 +15,6 @@
 static int ready = 1;	/* 1: not yet checked, 0: ok, <0: -errno */
 static bool no_udev;
 static char ready_why[256];
-
-/* libdevmapper's messages are details of ours: debug class "kernel". */
-static void dm_log(int level, const char *file, int line, int dm_errno_or_class,
-		   const char *f, ...) TP_PRINTF(5, 6);
-static void dm_log(int level, const char *file, int line, int dm_errno_or_class,
-		   const char *f, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	(void)file;
-	(void)line;
-	(void)dm_errno_or_class;
-	/* libdevmapper's log_print() (level _LOG_WARN = 4 without the
-	 * _LOG_STDERR bit 0x80) is output, not a message: dm_report writes its
-	 * tables and JSON that way. */
-	if (level == 4) {
-		va_start(ap, f);
-		vprintf(f, ap);
-		va_end(ap);
-		putchar('\n');
-		return;
-	}
-	if (!(tp_debug_mask() & TP_DBG_KERNEL))
-		return;
-	va_start(ap, f);
-	vsnprintf(msg, sizeof(msg), f, ap);
-	va_end(ap);
-	log_debug_class(TP_DBG_KERNEL, "libdevmapper[%d]: %s", level & 7, msg);
-}
 
 static bool exists(const char *path)
 {
@@ -68,7 +39,7 @@ static bool misc_has_dm(void)
 int tp_dm_lib_ready(bool quiet, char *why, size_t len)
 {
 	if (ready == 1) {
-		dm_log_with_errno_init(dm_log);
+		tp_dmlog_install();
 		/* Without udev, libdevmapper must make /dev/mapper nodes itself;
 		 * DM_DISABLE_UDEV=1 says so explicitly, a missing udev control
 		 * socket says so implicitly. */

@@ -7,6 +7,7 @@
 #include "metadata/vg/vg.h"
 #include "metadata/vg/vg_int.h"
 
+#include "lib/base/dmlog.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -459,38 +460,17 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 }
 
 /* libdevmapper's parser reports where the syntax broke through its log
- * function. While nobody else has installed one (the default prints to
- * stderr), parse with a logger that keeps the first message for ours. */
-static char parse_msg[256];
-
-static void keep_parse_msg(int level, const char *file, int line, int dm_errno_or_class,
-			   const char *f, ...) TP_PRINTF(5, 6);
-static void keep_parse_msg(int level, const char *file, int line, int dm_errno_or_class,
-			   const char *f, ...)
-{
-	va_list ap;
-
-	(void)level;
-	(void)file;
-	(void)line;
-	(void)dm_errno_or_class;
-	if (parse_msg[0])
-		return;
-	va_start(ap, f);
-	vsnprintf(parse_msg, sizeof(parse_msg), f, ap);
-	va_end(ap);
-}
+ * function: lib/base/dmlog keeps the first error for us to quote. */
+static const char *parse_msg = "";
 
 static int parse(struct dm_config_tree *cft, const char *text, size_t len)
 {
-	int own = !dm_log_is_non_default(), ok;
+	int ok;
 
-	parse_msg[0] = '\0';
-	if (own)
-		dm_log_with_errno_init(keep_parse_msg);
+	tp_dmlog_install();
+	tp_dmlog_clear();
 	ok = dm_config_parse_without_dup_node_check(cft, text, text + len);
-	if (own)
-		dm_log_with_errno_init(NULL);
+	parse_msg = tp_dmlog_first_error();
 	return ok;
 }
 
