@@ -69,7 +69,7 @@ int cmd_tprestore(const struct tp_command *cmd, int argc, const char **argv)
 		code = tp_exit_from_errno(r);
 		goto out;
 	}
-	r = thin_xml_restore(fd, strcmp(p.input, "-") ? p.input : "<stdin>", out, NULL);
+	r = thin_xml_restore(fd, strcmp(p.input, "-") ? p.input : "<stdin>", out, 0, NULL);
 	code = r ? TP_EXIT_FAILED : TP_EXIT_OK;
 out:
 	if (fd > STDIN_FILENO)

@@ -7,6 +7,7 @@
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
+#include "metadata/thin/xml_record.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -104,6 +105,7 @@ struct counter {
 	uint64_t dev_blocks;
 	uint8_t **chunks;
 	uint64_t nr_chunks;
+	struct thin_ir_visitor rec;	/* every event is also recorded */
 };
 
 static int count_sb(void *ctx, const struct thin_ir_superblock *sb)
@@ -113,17 +115,23 @@ static int count_sb(void *ctx, const struct thin_ir_superblock *sb)
 	c->st.nr_data_blocks = sb->nr_data_blocks;
 	c->nr_chunks = TP_DIV_ROUND_UP(sb->nr_data_blocks, CHUNK_BLOCKS);
 	c->chunks = calloc(c->nr_chunks ? c->nr_chunks : 1, sizeof(*c->chunks));
-	return c->chunks ? 0 : -ENOMEM;
+	return c->chunks ? c->rec.superblock_begin(c->rec.ctx, sb) : -ENOMEM;
+}
+
+static int count_sb_end(void *ctx)
+{
+	struct counter *c = ctx;
+
+	return c->rec.superblock_end(c->rec.ctx);
 }
 
 static int count_dev_begin(void *ctx, const struct thin_ir_device *dev)
 {
 	struct counter *c = ctx;
 
-	(void)dev;
 	c->st.nr_devices++;
 	c->dev_blocks = 0;
-	return 0;
+	return c->rec.device_begin(c->rec.ctx, dev);
 }
 
 static int count_dev_end(void *ctx)
@@ -132,7 +140,7 @@ static int count_dev_end(void *ctx)
 
 	c->st.mapped_blocks += c->dev_blocks;
 	c->st.tree_blocks += btree_build_nr_nodes(c->dev_blocks, 8);
-	return 0;
+	return c->rec.device_end(c->rec.ctx);
 }
 
 static int count_data(struct counter *c, uint64_t d)
@@ -163,7 +171,7 @@ static int count_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t 
 			if ((r = count_data(c, runs[i].data_begin + k)))
 				return r;
 	}
-	return 0;
+	return c->rec.mappings(c->rec.ctx, runs, n);
 }
 
 static void counter_release(struct counter *c)
@@ -174,61 +182,6 @@ static void counter_release(struct counter *c)
 	c->chunks = NULL;
 }
 
-/* The input, either re-readable from its descriptor or held in memory. */
-struct xml_src {
-	int fd;
-	char *buf;	/* non-NULL: the whole input */
-	size_t len;
-};
-
-static int src_open(struct xml_src *s, int fd, const char *name)
-{
-	size_t cap = 0;
-
-	s->fd = fd;
-	s->buf = NULL;
-	s->len = 0;
-	if (lseek(fd, 0, SEEK_SET) == 0)
-		return 0;
-	/* a pipe: keep the input */
-	for (;;) {
-		ssize_t n;
-
-		if (cap - s->len < (1u << 20)) {
-			char *p = realloc(s->buf, cap ? cap * 2 : (4u << 20));
-
-			if (!p) {
-				free(s->buf);
-				return -ENOMEM;
-			}
-			s->buf = p;
-			cap = cap ? cap * 2 : (4u << 20);
-		}
-		n = read(fd, s->buf + s->len, cap - s->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-
-			log_error("%s: %s", name, strerror(errno));
-			free(s->buf);
-			return r;
-		}
-		if (!n)
-			return 0;
-		s->len += (size_t)n;
-	}
-}
-
-static int src_parse(struct xml_src *s, const struct thin_ir_visitor *v, struct thin_xml_error *e)
-{
-	if (s->buf)
-		return thin_xml_parse_mem(s->buf, s->len, v, e);
-	if (lseek(s->fd, 0, SEEK_SET))
-		return -errno;
-	return thin_xml_parse_fd(s->fd, v, e);
-}
-
 static void report(const char *name, int r, const struct thin_xml_error *e)
 {
 	if (e->line)
@@ -237,42 +190,66 @@ static void report(const char *name, int r, const struct thin_xml_error *e)
 		log_error("%s: %s", name, e->msg[0] ? e->msg : strerror(-r));
 }
 
-int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out,
-		     struct thin_xml_stats *st)
+/* Pass 1: validate, count, record. */
+static int validate(int fd, const char *name, struct thin_ir_record *rec,
+		    struct thin_xml_stats *st)
 {
 	struct counter c;
 	struct thin_ir_visitor v = {
 		.ctx = &c,
 		.superblock_begin = count_sb,
+		.superblock_end = count_sb_end,
 		.device_begin = count_dev_begin,
 		.device_end = count_dev_end,
 		.mappings = count_mappings,
 	};
 	struct thin_xml_error err;
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	thin_ir_record_visitor(rec, &c.rec);
+	r = thin_xml_parse_fd(fd, &v, &err);
+	counter_release(&c);
+	*st = c.st;
+	if (r)
+		report(name, r, &err);
+	return r;
+}
+
+int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t record_max,
+		     struct thin_xml_stats *stats)
+{
+	int seekable = lseek(xml_fd, 0, SEEK_SET) == 0;
+	struct thin_ir_record *rec;
+	struct thin_xml_error err;
 	struct thin_builder *b;
-	struct xml_src src;
+	struct thin_xml_stats st;
 	uint64_t need, have;
 	int r;
 
-	r = src_open(&src, xml_fd, name);
+	if (!record_max)
+		record_max = seekable ? THIN_XML_RECORD_MAX : THIN_XML_RECORD_MAX_PIPE;
+	r = thin_ir_record_create(record_max, &rec);
 	if (r)
 		return r;
-	memset(&c, 0, sizeof(c));
-	r = src_parse(&src, &v, &err);
-	counter_release(&c);
-	if (st)
-		*st = c.st;
-	if (r) {
-		report(name, r, &err);
+	r = validate(xml_fd, name, rec, &st);
+	if (stats)
+		*stats = st;
+	if (r)
+		goto out;
+	if (!thin_ir_record_complete(rec) && !seekable) {
+		log_error("%s: too large to restore from a pipe (it is read twice): give a file",
+			  name);
+		r = -EFBIG;
 		goto out;
 	}
 	have = TP_MIN(out->size / THIN_METADATA_BLOCK_SIZE, THIN_METADATA_MAX_BLOCKS);
-	need = thin_xml_blocks_needed(&c.st, have);
+	need = thin_xml_blocks_needed(&st, have);
 	if (need > have) {
 		log_error("%s: too small for this metadata: %llu devices and %llu mapped blocks "
 			  "need %llu metadata blocks (%llu KiB), the area has %llu",
-			  out->name, (unsigned long long)c.st.nr_devices,
-			  (unsigned long long)c.st.mapped_blocks, (unsigned long long)need,
+			  out->name, (unsigned long long)st.nr_devices,
+			  (unsigned long long)st.mapped_blocks, (unsigned long long)need,
 			  (unsigned long long)need * 4, (unsigned long long)have);
 		r = -ENOSPC;
 		goto out;
@@ -282,15 +259,23 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out,
 		log_error("%s: cannot start writing metadata: %s", out->name, strerror(-r));
 		goto out;
 	}
-	r = src_parse(&src, thin_builder_visitor(b), &err);
-	if (r)
-		report(name, r, &err);
-	else if (!thin_builder_finished(b)) {
+	/* pass 2: from the recording, or the XML again when it did not fit */
+	if (thin_ir_record_complete(rec)) {
+		r = thin_ir_record_replay(rec, thin_builder_visitor(b));
+	} else if (lseek(xml_fd, 0, SEEK_SET)) {
+		r = -errno;
+		log_error("%s: cannot read it again: %s", name, strerror(errno));
+	} else {
+		r = thin_xml_parse_fd(xml_fd, thin_builder_visitor(b), &err);
+		if (r)
+			report(name, r, &err);
+	}
+	if (!r && !thin_builder_finished(b)) {
 		log_error("%s: the metadata was not completed", out->name);
 		r = -EIO;
 	}
 	thin_builder_destroy(b);
 out:
-	free(src.buf);
+	thin_ir_record_destroy(rec);
 	return r;
 }

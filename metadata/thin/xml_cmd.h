@@ -7,6 +7,7 @@
 #ifndef TP_THIN_XML_CMD_H
 #define TP_THIN_XML_CMD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
@@ -39,14 +40,23 @@ struct thin_xml_stats {
  * NR_META blocks, plus a small reserve: its layout computed ahead. */
 uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_meta);
 
-/* Restore the XML read from XML_FD (a file, or a pipe: then it is read
- * into memory) over OUT. Two passes: the first validates the whole
- * document and checks that OUT is large enough, writing nothing; the
- * second drives the builder. NAME labels messages ("FILE:LINE:COL: ...").
- * ST (may be NULL) receives what the first pass counted.
- * Returns 0; -EBADMSG (invalid XML) or -ENOSPC (OUT too small) with OUT
- * untouched; or the builder's error (OUT's superblock is then zeroed). */
-int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out,
-		     struct thin_xml_stats *st) TP_MUST_CHECK;
+/* The recording of pass 1 (xml_record.h) is kept up to this many bytes
+ * (about 5 bytes per mapping run); beyond it a file is parsed again. A
+ * pipe cannot be read again, so its limit is higher. */
+#define THIN_XML_RECORD_MAX (8u << 20)
+#define THIN_XML_RECORD_MAX_PIPE (256u << 20)
+
+/* Restore the XML read from XML_FD (a file or a pipe) over OUT. Pass 1
+ * validates the whole document, counts what the builder will need and
+ * records it compactly, writing nothing; then OUT's size is checked; pass
+ * 2 drives the builder from the recording (or, if the recording passed
+ * RECORD_MAX bytes - 0: the default above - from the file again). NAME
+ * labels messages ("FILE:LINE:COL: ..."). STATS (may be NULL) receives
+ * what pass 1 counted.
+ * Returns 0; -EBADMSG (invalid XML), -ENOSPC (OUT too small) or -EFBIG (a
+ * pipe too large to record) with OUT untouched; or the builder's error
+ * (OUT's superblock is then zeroed). */
+int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t record_max,
+		     struct thin_xml_stats *stats) TP_MUST_CHECK;
 
 #endif

@@ -91,13 +91,27 @@ static void test_restore_and_dump(void)
 
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_FATAL(io_mem_create(4 << 20, "meta", &meta) == 0);
-	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, NULL), 0);
+	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, 0, NULL), 0);
 	expect_dump(meta, good_doc);
 	/* restoring again over existing metadata replaces it */
-	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, NULL), 0);
+	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, 0, NULL), 0);
 	expect_dump(meta, good_doc);
 	/* no metadata snapshot in restored metadata */
 	CU_ASSERT_EQUAL(thin_xml_dump(meta, THIN_WALK_METADATA_SNAP, THIN_EMIT_XML, -1), -ENODATA);
+	io_destroy(meta);
+	close(fd);
+}
+
+/* A recording too small for the document: the file is parsed again. */
+static void test_restore_reparse(void)
+{
+	struct io_engine *meta;
+	int fd = text_file("good.xml", good_doc);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(io_mem_create(4 << 20, "meta", &meta) == 0);
+	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, 1, NULL), 0);
+	expect_dump(meta, good_doc);
 	io_destroy(meta);
 	close(fd);
 }
@@ -112,10 +126,18 @@ static void test_restore_from_pipe(void)
 	CU_ASSERT_FATAL(write(p[1], good_doc, strlen(good_doc)) == (ssize_t)strlen(good_doc));
 	close(p[1]);
 	CU_ASSERT_FATAL(io_mem_create(4 << 20, "meta", &meta) == 0);
-	CU_ASSERT_EQUAL(thin_xml_restore(p[0], "<pipe>", meta, NULL), 0);
+	CU_ASSERT_EQUAL(thin_xml_restore(p[0], "<pipe>", meta, 0, NULL), 0);
 	expect_dump(meta, good_doc);
-	io_destroy(meta);
 	close(p[0]);
+	/* a pipe cannot be read twice: too large to record is an error */
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	CU_ASSERT_FATAL(write(p[1], good_doc, strlen(good_doc)) == (ssize_t)strlen(good_doc));
+	close(p[1]);
+	fill(meta, 0x3c);
+	CU_ASSERT_EQUAL(thin_xml_restore(p[0], "<pipe>", meta, 1, NULL), -EFBIG);
+	CU_ASSERT(untouched(meta, 0x3c));
+	close(p[0]);
+	io_destroy(meta);
 }
 
 static void test_bad_input_untouched(void)
@@ -135,7 +157,7 @@ static void test_bad_input_untouched(void)
 
 		CU_ASSERT_FATAL(fd >= 0);
 		fill(meta, 0xa5);
-		CU_ASSERT_EQUAL(thin_xml_restore(fd, "bad.xml", meta, NULL), -EBADMSG);
+		CU_ASSERT_EQUAL(thin_xml_restore(fd, "bad.xml", meta, 0, NULL), -EBADMSG);
 		CU_ASSERT(untouched(meta, 0xa5));
 		close(fd);
 	}
@@ -150,7 +172,7 @@ static void test_too_small_untouched(void)
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_FATAL(io_mem_create(8 * 4096, "tiny", &meta) == 0);
 	fill(meta, 0x5a);
-	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, NULL), -ENOSPC);
+	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, 0, NULL), -ENOSPC);
 	CU_ASSERT(untouched(meta, 0x5a));
 	io_destroy(meta);
 	close(fd);
@@ -232,7 +254,7 @@ static void test_blocks_needed(void)
 		fd = text_file("work.xml", doc);
 		CU_ASSERT_FATAL(fd >= 0);
 		CU_ASSERT_FATAL(io_mem_create(16 << 20, "meta", &meta) == 0);
-		CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "work.xml", meta, &st), 0);
+		CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "work.xml", meta, 0, &st), 0);
 		CU_ASSERT_EQUAL(st.nr_devices, w[i].ndev);
 		CU_ASSERT_EQUAL(st.mapped_blocks, w[i].ndev * w[i].blocks);
 		if (w[i].ndev >= 3)
@@ -280,6 +302,7 @@ static void test_area_open(void)
 
 TP_TEST_SUITE(xml_cmd, NULL, NULL,
 	      { "restore_and_dump", test_restore_and_dump },
+	      { "restore_reparse", test_restore_reparse },
 	      { "restore_from_pipe", test_restore_from_pipe },
 	      { "bad_input_untouched", test_bad_input_untouched },
 	      { "too_small_untouched", test_too_small_untouched },

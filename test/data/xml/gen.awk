@@ -19,7 +19,7 @@ BEGIN {
 	if (single == "") single = 20
 	srand(seed)
 	maxt = ndev + 2
-	nr_data = ndev * (blocks + blocks / 8 + 64) + 1024
+	nr_data = ndev * (3 * blocks + 64) + 1024	# gaps: up to 2 per run
 	printf "<superblock uuid=\"\" time=\"%d\" transaction=\"%d\" flags=\"0\" version=\"2\" data_block_size=\"128\" nr_data_blocks=\"%d\">\n", maxt, seed, nr_data
 	next_free = 0
 	for (d = 0; d < ndev; d++) {
