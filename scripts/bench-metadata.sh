@@ -6,19 +6,21 @@
 #   scripts/bench-metadata.sh [-r RUNS] [-s SIZES] [-k]
 #     BUILD=dir   build holding bin/tp (default build)
 #     -r RUNS     repetitions per measurement, best time / worst RSS kept (3)
-#     -s SIZES    blocks per device, comma list (default 100000,1000000)
+#     -s SIZES    blocks per device, comma list; a trailing "s" makes every
+#                 run a single block, the most XML per mapping
+#                 (default 100000,1000000,100000s)
 #     -k          keep the work directory
 #
 # Workloads: 10 devices of SIZE mapped blocks each (test/data/xml/gen.awk:
 # runs of 1..64 blocks, 20% single blocks, 30% of runs shared with the
-# first device as a snapshot would, holes). thin_restore writes the
+# first device as a snapshot would, holes; or only single blocks). thin_restore writes the
 # metadata both dumpers read; both restorers read the same XML and write
 # into a fresh sparse file of the same size.
 set -eu
 cd "$(dirname "$0")/.."
 top=$PWD
 BUILD=${BUILD:-build}
-runs=3 sizes=100000,1000000 keep=0
+runs=3 sizes=100000,1000000,100000s keep=0
 while getopts "r:s:k" o; do
 	case $o in
 	r) runs=$OPTARG ;;
@@ -60,9 +62,11 @@ row() { # row LABEL OLD_T OLD_RSS NEW_T NEW_RSS
 }
 
 IFS=, read -ra list <<<"$sizes"
-for n in "${list[@]}"; do
-	xml=$work/w$n.xml meta=$work/m$n.img out=$work/o$n.img
-	awk -v ndev=10 -v blocks="$n" -v seed=7 -f test/data/xml/gen.awk >"$xml"
+for spec in "${list[@]}"; do
+	n=${spec%s} gen=() kind=""
+	[ "$n" != "$spec" ] && gen=(-v single=100 -v share=0) kind=" singles"
+	xml=$work/w$spec.xml meta=$work/m$spec.img out=$work/o$spec.img
+	awk -v ndev=10 -v blocks="$n" -v seed=7 "${gen[@]}" -f test/data/xml/gen.awk >"$xml"
 	# metadata size: thin_metadata_size's rule of thumb, doubled, >= 64 MiB
 	mb=$((n * 10 / 126 * 2 * 4096 / 1048576 + 64))
 	rm -f "$meta"
@@ -71,7 +75,7 @@ for n in "${list[@]}"; do
 	thin_dump "$meta" >"$work/a.xml"
 	"$tp" dump "$meta" >"$work/b.xml"
 	cmp -s "$work/a.xml" "$work/b.xml" || echo "WARNING: tpdump and thin_dump differ on 10x$n" >&2
-	label="10 x $n ($(( $(stat -c %s "$xml") / 1048576 )) MiB XML)"
+	label="10 x $n$kind ($(( $(stat -c %s "$xml") / 1048576 )) MiB XML)"
 
 	read -r ot om < <(measure thin_dump "$meta")
 	read -r nt nm < <(measure "$tp" dump "$meta")
