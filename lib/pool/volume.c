@@ -2,6 +2,7 @@
  * journal, first) and one thin-metadata transaction each. See pool.h. */
 #include "lib/pool/pool_int.h"
 
+#include "kernel/dm.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -89,6 +90,11 @@ static int name_free(struct pool *p, const char *name)
 
 	if (!vg_name_valid(name, &why)) {
 		log_error("invalid volume name '%s': %s", name, why);
+		return -EINVAL;
+	}
+	if (tp_dm_vol_name_reserved(name)) {
+		log_error("invalid volume name '%s': tpool, tmeta and tdata name the pool's own "
+			  "kernel devices", name);
 		return -EINVAL;
 	}
 	if (vg_find_volume(p->vg, name)) {

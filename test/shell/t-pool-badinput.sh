@@ -59,6 +59,8 @@ unchanged 3 tvcreate -n x vault
 unchanged 3 tvcreate -V 1G -n x
 unchanged 3 tvcreate -V 1G -n "a/b" vault
 unchanged 3 tvcreate -V 1G -n "-x" vault
+unchanged 3 tvcreate -V 1G -n tpool vault
+unchanged 3 tvsnap vault/www -n tmeta
 unchanged 5 tvcreate -V 1G -n www vault
 err_has "already has a volume named www"
 unchanged 5 tvcreate -V 1G -n x nosuchpool
