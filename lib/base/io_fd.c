@@ -23,10 +23,11 @@ static int direct_ok(struct io_fd *f, uint64_t off, size_t len)
 	return !f->direct || ((off % 512) == 0 && (len % 512) == 0);
 }
 
-static int fd_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
+/* pread/pwrite all of LEN, bouncing through an aligned buffer when
+ * O_DIRECT needs one. */
+static int fd_rw(struct io_fd *f, uint64_t off, void *buf, size_t len, int write)
 {
-	struct io_fd *f = TP_CONTAINER_OF(e, struct io_fd, e);
-	unsigned char *dst = buf;
+	unsigned char *p = buf;
 	void *bounce = NULL;
 	size_t done = 0;
 
@@ -35,54 +36,37 @@ static int fd_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
 	if (f->direct && ((uintptr_t)buf % DIRECT_ALIGN)) {
 		if (posix_memalign(&bounce, DIRECT_ALIGN, len))
 			return -ENOMEM;
-		dst = bounce;
+		if (write)
+			memcpy(bounce, buf, len);
+		p = bounce;
 	}
 	while (done < len) {
-		ssize_t n = pread(f->fd, dst + done, len - done, (off_t)(off + done));
+		ssize_t n = write ? pwrite(f->fd, p + done, len - done, (off_t)(off + done))
+				  : pread(f->fd, p + done, len - done, (off_t)(off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			int err = n < 0 ? -errno : -EIO;
+			int err = n < 0 ? -errno : -EIO;	/* 0: a short file */
 			free(bounce);
 			return err;
 		}
 		done += (size_t)n;
 	}
-	if (bounce) {
+	if (bounce && !write)
 		memcpy(buf, bounce, len);
-		free(bounce);
-	}
+	free(bounce);
 	return 0;
+}
+
+static int fd_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
+{
+	return fd_rw(TP_CONTAINER_OF(e, struct io_fd, e), off, buf, len, 0);
 }
 
 static int fd_write(struct io_engine *e, uint64_t off, const void *buf, size_t len)
 {
-	struct io_fd *f = TP_CONTAINER_OF(e, struct io_fd, e);
-	const unsigned char *src = buf;
-	void *bounce = NULL;
-	size_t done = 0;
-
-	if (!direct_ok(f, off, len))
-		return -EINVAL;
-	if (f->direct && ((uintptr_t)buf % DIRECT_ALIGN)) {
-		if (posix_memalign(&bounce, DIRECT_ALIGN, len))
-			return -ENOMEM;
-		memcpy(bounce, buf, len);
-		src = bounce;
-	}
-	while (done < len) {
-		ssize_t n = pwrite(f->fd, src + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? -errno : -EIO;
-			free(bounce);
-			return err;
-		}
-		done += (size_t)n;
-	}
-	free(bounce);
-	return 0;
+	/* fd_rw only reads from BUF when writing */
+	return fd_rw(TP_CONTAINER_OF(e, struct io_fd, e), off, (void *)buf, len, 1);
 }
 
 static int fd_flush(struct io_engine *e)

@@ -230,21 +230,56 @@ static int activate_volume(struct pool *p, const struct vg_volume *v)
 	return r;
 }
 
+/* Every name in VOLS is a volume of P: 0 or -ENOENT (logged). */
+static int known_volumes(const struct pool *p, const char *const *vols, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!vg_find_volume(p->vg, vols[i])) {
+			log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name,
+				  vols[i], p->name);
+			return -ENOENT;
+		}
+	return 0;
+}
+
+/* The dm table settings of P's thin-pool target. */
+static void pool_layout(const struct pool *p, struct tp_dm_pool_layout *l)
+{
+	const struct vg *vg = p->vg;
+	const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
+	const struct vg_label *data = &p->pv[VG_ROLE_DATA].label;
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
+
+	memset(l, 0, sizeof(*l));
+	l->pool = p->name;
+	l->pool_uuid = vg->uuid;
+	l->meta_dev = p->pv[VG_ROLE_META].io->name;
+	l->meta_offset = meta->area[vg->metadata_area].offset;
+	l->meta_length = meta->area[vg->metadata_area].size;
+	l->data_dev = p->pv[VG_ROLE_DATA].io->name;
+	l->data_offset = data->area[0].offset;
+	l->data_length = data->area[0].size / chunk * chunk;
+	l->block_sectors = vg->chunk_size;
+	l->low_water_blocks = l->data_length / chunk / 20;	/* 5% free: dm event */
+	if (!vg->zero)
+		l->features |= TP_DM_SKIP_BLOCK_ZEROING;
+	if (vg->discards == VG_DISCARDS_IGNORE)
+		l->features |= TP_DM_IGNORE_DISCARD;
+	else if (vg->discards == VG_DISCARDS_NOPASSDOWN)
+		l->features |= TP_DM_NO_DISCARD_PASSDOWN;
+	if (vg->when_full == VG_WHEN_FULL_ERROR)
+		l->features |= TP_DM_ERROR_IF_NO_SPACE;
+}
+
 int pool_activate(struct pool *p, const char *const *vols, unsigned n)
 {
 	const struct vg *vg = p->vg;
 	int r;
 
-	for (unsigned i = 0; i < n; i++)
-		if (!vg_find_volume(vg, vols[i])) {
-			log_error("pool %s has no volume %s", p->name, vols[i]);
-			return -ENOENT;
-		}
+	if ((r = known_volumes(p, vols, n)))
+		return r;
 	if (!p->live) {
 		struct tp_dm_pool_layout l;
-		const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
-		const struct vg_label *data = &p->pv[VG_ROLE_DATA].label;
-		uint64_t chunk = (uint64_t)vg->chunk_size * 512;
 
 		if (thin_needs_check(p->md)) {
 			log_error("pool %s: its thin metadata is flagged needs_check; run "
@@ -252,25 +287,7 @@ int pool_activate(struct pool *p, const char *const *vols, unsigned n)
 				  p->name, p->name, p->name);
 			return -EUCLEAN;
 		}
-		memset(&l, 0, sizeof(l));
-		l.pool = p->name;
-		l.pool_uuid = vg->uuid;
-		l.meta_dev = p->pv[VG_ROLE_META].io->name;
-		l.meta_offset = meta->area[vg->metadata_area].offset;
-		l.meta_length = meta->area[vg->metadata_area].size;
-		l.data_dev = p->pv[VG_ROLE_DATA].io->name;
-		l.data_offset = data->area[0].offset;
-		l.data_length = data->area[0].size / chunk * chunk;
-		l.block_sectors = vg->chunk_size;
-		l.low_water_blocks = l.data_length / chunk / 20;	/* 5% free: dm event */
-		if (!vg->zero)
-			l.features |= TP_DM_SKIP_BLOCK_ZEROING;
-		if (vg->discards == VG_DISCARDS_IGNORE)
-			l.features |= TP_DM_IGNORE_DISCARD;
-		else if (vg->discards == VG_DISCARDS_NOPASSDOWN)
-			l.features |= TP_DM_NO_DISCARD_PASSDOWN;
-		if (vg->when_full == VG_WHEN_FULL_ERROR)
-			l.features |= TP_DM_ERROR_IF_NO_SPACE;
+		pool_layout(p, &l);
 		/* Hand the metadata to the kernel: we must not hold it open. */
 		thin_close(p->md);
 		p->md = NULL;
@@ -298,11 +315,8 @@ int pool_deactivate(struct pool *p, const char *const *vols, unsigned n)
 	const struct vg *vg = p->vg;
 	int r;
 
-	for (unsigned i = 0; i < n; i++)
-		if (!vg_find_volume(vg, vols[i])) {
-			log_error("pool %s has no volume %s", p->name, vols[i]);
-			return -ENOENT;
-		}
+	if ((r = known_volumes(p, vols, n)))
+		return r;
 	if (!p->live) {
 		if (n)
 			log_error("pool %s is not active", p->name);
