@@ -1,7 +1,7 @@
 /* tpdump.c - print thin-pool metadata as thin_dump XML or for people.
  *
- *   tpdump [--format xml|human] [--metadata-snap] [--offset BYTES]
- *          [--size BYTES] [-o FILE] METADATA
+ *   tpdump [--format xml|human] [--metadata-snap] [--dev-id ID]
+ *          [--skip-mappings] [--offset BYTES] [--size BYTES] [-o FILE] METADATA
  *
  * METADATA is a file or block device holding dm-thin metadata, or the
  * area at --offset inside one (a pool device). A pool name (issue 4) will
@@ -10,12 +10,14 @@
  * metadata or an output error. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
+#include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
 #include "metadata/thin/xml_cmd.h"
 #include "tools/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,7 +26,9 @@ struct tpdump_params {
 	const char *output;
 	const char *offset;
 	const char *size;
+	const char *dev_id;
 	int metadata_snap;
+	int skip_mappings;
 };
 
 static int parse_format(const struct tp_command *cmd, const char *s, enum thin_emit_format *fmt)
@@ -38,6 +42,19 @@ static int parse_format(const struct tp_command *cmd, const char *s, enum thin_e
 	return CLI_CONTINUE;
 }
 
+static int parse_dev_id(const struct tp_command *cmd, const char *s, struct thin_dump_opts *d)
+{
+	char *end;
+
+	errno = 0;
+	d->dev_id = strtoull(s, &end, 10);
+	if (!*s || *end || *s == '-' || errno || d->dev_id > THIN_MAX_DEV_ID)
+		return cli_usage_error(cmd, "invalid --dev-id '%s': a number from 0 to %llu", s,
+				       (unsigned long long)THIN_MAX_DEV_ID);
+	d->one_device = 1;
+	return CLI_CONTINUE;
+}
+
 int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct tpdump_params p = { 0 };
@@ -46,6 +63,10 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		  "xml (as thin_dump, the default) or human", "FORMAT" },
 		{ "metadata-snap", 'm', POPT_ARG_NONE, &p.metadata_snap, 0,
 		  "dump the metadata snapshot instead of the live metadata", NULL },
+		{ "dev-id", '\0', POPT_ARG_STRING, &p.dev_id, 0,
+		  "print only this thin device", "ID" },
+		{ "skip-mappings", '\0', POPT_ARG_NONE, &p.skip_mappings, 0,
+		  "print the devices without their mappings", NULL },
 		{ "offset", '\0', POPT_ARG_STRING, &p.offset, 0,
 		  "the metadata area starts this far into METADATA", "BYTES" },
 		{ "size", '\0', POPT_ARG_STRING, &p.size, 0,
@@ -54,7 +75,7 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		  "write to FILE instead of standard output", "FILE" },
 		POPT_TABLEEND
 	};
-	enum thin_emit_format fmt = THIN_EMIT_XML;
+	struct thin_dump_opts dump = { THIN_EMIT_XML, 0, 0, 0 };
 	uint64_t offset = 0, size = 0;
 	struct io_engine *meta = NULL;
 	const char **args;
@@ -66,7 +87,9 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		return code;
 	code = cli_args(&cli, 1, 1, &args, &nargs);
 	if (code == CLI_CONTINUE)
-		code = parse_format(cmd, p.format, &fmt);
+		code = parse_format(cmd, p.format, &dump.format);
+	if (code == CLI_CONTINUE && p.dev_id)
+		code = parse_dev_id(cmd, p.dev_id, &dump);
 	if (code == CLI_CONTINUE && p.offset)
 		code = cli_size(cmd, "--offset", p.offset, 'b', &offset);
 	if (code == CLI_CONTINUE && p.size)
@@ -86,7 +109,9 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 			goto out;
 		}
 	}
-	r = thin_xml_dump(meta, p.metadata_snap ? THIN_WALK_METADATA_SNAP : 0, fmt, fd);
+	dump.walk_flags = (p.metadata_snap ? THIN_WALK_METADATA_SNAP : 0) |
+			  (p.skip_mappings ? THIN_WALK_SKIP_MAPPINGS : 0);
+	r = thin_xml_dump(meta, &dump, fd);
 	code = r ? TP_EXIT_FAILED : TP_EXIT_OK;
 	if (p.output && close(fd) && !r) {
 		log_error("%s: %s", p.output, strerror(errno));

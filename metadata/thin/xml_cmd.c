@@ -52,17 +52,69 @@ int thin_area_open(const char *path, unsigned io_flags, uint64_t offset, uint64_
 	return r;
 }
 
-int thin_xml_dump(struct io_engine *meta, unsigned walk_flags, enum thin_emit_format fmt, int fd)
+/* --dev-id: pass one device on, drop the others. */
+struct dev_filter {
+	const struct thin_ir_visitor *next;
+	uint64_t dev_id;
+	int on;			/* inside the chosen device */
+};
+
+static int filter_sb_begin(void *ctx, const struct thin_ir_superblock *sb)
 {
+	struct dev_filter *f = ctx;
+
+	return f->next->superblock_begin(f->next->ctx, sb);
+}
+
+static int filter_sb_end(void *ctx)
+{
+	struct dev_filter *f = ctx;
+
+	return f->next->superblock_end(f->next->ctx);
+}
+
+static int filter_dev_begin(void *ctx, const struct thin_ir_device *dev)
+{
+	struct dev_filter *f = ctx;
+
+	f->on = dev->dev_id == f->dev_id;
+	return f->on ? f->next->device_begin(f->next->ctx, dev) : 0;
+}
+
+static int filter_dev_end(void *ctx)
+{
+	struct dev_filter *f = ctx;
+
+	return f->on ? f->next->device_end(f->next->ctx) : 0;
+}
+
+static int filter_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	struct dev_filter *f = ctx;
+
+	return f->on ? f->next->mappings(f->next->ctx, runs, n) : 0;
+}
+
+int thin_xml_dump(struct io_engine *meta, const struct thin_dump_opts *opts, int fd)
+{
+	struct dev_filter f = { .dev_id = opts->dev_id };
+	struct thin_ir_visitor v, fv = {
+		.ctx = &f,
+		.superblock_begin = filter_sb_begin,
+		.superblock_end = filter_sb_end,
+		.device_begin = filter_dev_begin,
+		.device_end = filter_dev_end,
+		.mappings = filter_mappings,
+	};
 	struct thin_emitter *e;
-	struct thin_ir_visitor v;
 	int r;
 
-	r = thin_emitter_create(fmt, fd, &e);
+	r = thin_emitter_create(opts->format, fd, &e);
 	if (r)
 		return r;
 	thin_emitter_visitor(e, &v);
-	r = thin_walk_io(meta, walk_flags, &v, NULL);
+	f.next = &v;
+	r = thin_walk_io(meta, opts->walk_flags, opts->one_device ? &fv : &v, NULL);
 	if (!r)
 		r = thin_emitter_flush(e);
 	/* the walker logs its own errors; only output errors are ours */

@@ -21,11 +21,18 @@
 int thin_area_open(const char *path, unsigned io_flags, uint64_t offset, uint64_t length,
 		   struct io_engine **out) TP_MUST_CHECK;
 
-/* Walk the committed metadata on META (THIN_WALK_* FLAGS) and print it in
- * FMT to FD. Returns 0, the walker's error (-EUCLEAN corrupt, -ENODATA no
- * metadata or no metadata snapshot) or a write error. */
-int thin_xml_dump(struct io_engine *meta, unsigned walk_flags, enum thin_emit_format fmt,
-		  int fd) TP_MUST_CHECK;
+struct thin_dump_opts {
+	enum thin_emit_format format;
+	unsigned walk_flags;	/* THIN_WALK_*: metadata snapshot, skip mappings */
+	int one_device;		/* print only device DEV_ID (thin_dump --dev-id) */
+	uint64_t dev_id;
+};
+
+/* Walk the committed metadata on META as OPTS says and print it to FD.
+ * Returns 0, the walker's error (-EUCLEAN corrupt, -ENODATA no metadata
+ * or no metadata snapshot; logged by the walker) or a write error. */
+int thin_xml_dump(struct io_engine *meta, const struct thin_dump_opts *opts, int fd)
+	TP_MUST_CHECK;
 
 /* What a validating pass over the XML found. */
 struct thin_xml_stats {

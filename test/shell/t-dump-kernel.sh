@@ -24,6 +24,18 @@ ok tpdump -m -f human_readable B.img
 out_has "begin superblock"
 ok tp dump -m B.img
 cmp out B.snap.want || fail "tp dump -m differs"
+# one device, devices without mappings, and both, as thin_dump selects them
+for opts in "--dev-id 1" "--dev-id 0" "--dev-id 9" "--skip-mappings" \
+	"--skip-mappings --dev-id 1" "-m --dev-id 1" "-f human_readable --dev-id 0"; do
+	# shellcheck disable=SC2086
+	thin_dump $opts B.img >want
+	# shellcheck disable=SC2086
+	ok tpdump $opts B.img
+	cmp out want || fail "tpdump $opts differs from thin_dump"
+done
+usage_error tpdump --dev-id 16777216 B.img
+usage_error tpdump --dev-id -1 B.img
+usage_error tpdump --dev-id x B.img
 # the metadata area inside a larger device
 image pool.img 40M
 dd if=B.img of=pool.img bs=1M seek=3 conv=notrunc status=none

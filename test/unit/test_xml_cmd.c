@@ -59,7 +59,8 @@ static void expect_dump(struct io_engine *meta, const char *want)
 	snprintf(path, sizeof(path), "%s/dump.xml", tp_test_tmpdir());
 	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
 	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL(thin_xml_dump(meta, 0, THIN_EMIT_XML, fd), 0);
+	CU_ASSERT_EQUAL(thin_xml_dump(meta, &(struct thin_dump_opts){ THIN_EMIT_XML, 0, 0, 0 },
+				      fd), 0);
 	len = lseek(fd, 0, SEEK_END);
 	got = calloc(1, (size_t)len + 1);
 	CU_ASSERT_FATAL(got != NULL);
@@ -97,7 +98,9 @@ static void test_restore_and_dump(void)
 	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, 0, NULL), 0);
 	expect_dump(meta, good_doc);
 	/* no metadata snapshot in restored metadata */
-	CU_ASSERT_EQUAL(thin_xml_dump(meta, THIN_WALK_METADATA_SNAP, THIN_EMIT_XML, -1), -ENODATA);
+	CU_ASSERT_EQUAL(thin_xml_dump(meta, &(struct thin_dump_opts){ THIN_EMIT_XML,
+								      THIN_WALK_METADATA_SNAP },
+				      -1), -ENODATA);
 	io_destroy(meta);
 	close(fd);
 }
