@@ -8,6 +8,7 @@
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
+#include "metadata/thin/check.h"
 #include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
@@ -271,6 +272,34 @@ static void pool_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 		l->features |= TP_DM_ERROR_IF_NO_SPACE;
 }
 
+/* tpcheck --fast before the kernel gets the metadata, as LVM runs
+ * thin_check before activating a thin pool: fatal damage refuses. */
+static int fast_check(struct pool *p)
+{
+	struct thin_check_opts o = { THIN_CHECK_FAST, NULL, NULL };
+	struct thin_check_report rep;
+	int r = thin_check_io(p->thin_io, &o, &rep);
+
+	if (r) {
+		log_error("pool %s: the check before activation could not run: %s", p->name,
+			  strerror(-r));
+		return r;
+	}
+	if (rep.f.verdict == THIN_CHECK_FATAL) {
+		log_error("pool %s: its thin metadata is damaged%s%s; not activated. Run "
+			  "'tpcheck %s' for details and 'tprepair %s' to salvage it", p->name,
+			  rep.f.nr_problems ? ": " : "",
+			  rep.f.nr_problems ? rep.f.problems[0].msg : "", p->name, p->name);
+		r = -EUCLEAN;
+	} else if (rep.f.verdict == THIN_CHECK_NONFATAL) {
+		log_warn("pool %s: the thin metadata has minor problems (%s); 'tpcheck %s' "
+			 "lists them", p->name,
+			 rep.f.nr_problems ? rep.f.problems[0].msg : "non-fatal", p->name);
+	}
+	thin_check_report_free(&rep);
+	return r;
+}
+
 int pool_activate(struct pool *p, const char *const *vols, unsigned n)
 {
 	const struct vg *vg = p->vg;
@@ -287,6 +316,8 @@ int pool_activate(struct pool *p, const char *const *vols, unsigned n)
 				  p->name, p->name, p->name);
 			return -EUCLEAN;
 		}
+		if ((r = fast_check(p)))
+			return r;
 		pool_layout(p, &l);
 		/* Hand the metadata to the kernel: we must not hold it open. */
 		thin_close(p->md);
