@@ -69,3 +69,11 @@ out_has "vault-data.img: .*VG metadata"
 ok tprepair vault
 ok tpcheck vault
 out_lacks "VG metadata"
+
+# a lost label: fatal for tpcheck; tprepair cannot find the areas and says so
+dd if=/dev/zero of=vault-data.img bs=512 seek=1 count=1 conv=notrunc status=none
+expect_rc 2 tpcheck --devices vault-data.img,vault-meta.img vault
+out_has "vault-data.img: no valid tptools label"
+sums vault-meta.img >before.sum
+failed tprepair --devices vault-data.img,vault-meta.img vault
+sha256sum -c --quiet before.sum || fail "a failed tprepair wrote the metadata device"
