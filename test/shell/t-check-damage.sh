@@ -12,6 +12,16 @@ ok tpcheck -q --metadata m.img
 ok tpcheck --json --metadata m.img
 out_has '"result": "clean"'
 out_has '"mappings": '
+if have python3; then
+	python3 -c 'import json, sys; json.load(open("out"))' || fail "--json is not JSON"
+fi
+
+# an area inside a bigger file
+image big.img 40M
+dd if=m.img of=big.img bs=1M seek=3 conv=notrunc status=none
+ok tpcheck --metadata big.img --offset 3M --size 16M
+out_has "clean"
+expect_rc 2 tpcheck --metadata big.img --offset 2M --size 16M
 
 read -r leaf lo hi < <(tp-damage m.img find 1 2000)
 read -r inner _ _ < <(tp-damage m.img find 1 2000 1)
@@ -76,6 +86,10 @@ expect_rc 2 tpcheck --metadata x.img
 out_has "thin device 1: mapping tree node $leaf: .*blocks $lo..$((hi - 1)) lost"
 expect_rc 2 tpcheck --json --metadata x.img
 out_has '"result": "fatal"'
+if have python3; then
+	python3 -c 'import json, sys; d = json.load(open("out")); assert d["fatal"] >= 1' ||
+		fail "--json with problems is not JSON"
+fi
 
 # a leak is non-fatal and says so
 cp m.img x.img
