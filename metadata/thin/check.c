@@ -89,6 +89,13 @@ static int check_superblock(struct chk *c)
 			      sb->meta_sm.nr_blocks, c->io_blocks);
 		return 1;
 	}
+	/* every bitmap of the data space map occupies a metadata block */
+	if (sb->data_sm.nr_blocks > THIN_MAX_DATA_BLOCKS ||
+	    sb->data_sm.nr_blocks / SM_ENTRIES_PER_BITMAP >= sb->meta_sm.nr_blocks) {
+		check_problem(c, 1, 0, "superblock: impossible data device size %" PRIu64
+			      " blocks", sb->data_sm.nr_blocks);
+		return 1;
+	}
 	if (!sb->metadata_nr_blocks || sb->metadata_nr_blocks > sb->meta_sm.nr_blocks)
 		check_problem(c, 0, 0, "superblock: metadata_nr_blocks %" PRIu64
 			      " does not fit the metadata space map (%" PRIu64 " blocks)",

@@ -287,6 +287,10 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		*sb = old;
 		sb->held_root = 0;
 		sb->flags = 0;
+		/* an impossible data size is inferred from the mappings instead */
+		if (old.data_sm.nr_blocks > THIN_MAX_DATA_BLOCKS ||
+		    old.data_sm.nr_blocks / SM_ENTRIES_PER_BITMAP >= in->size / BM_BLOCK_SIZE)
+			sb->data_sm.nr_blocks = 0;
 	}
 	if (!r && root_ok(in, old.details_root, THIN_DETAILS_SIZE) && root_ok(in, old.mapping_root, 8)) {
 		sb->details_root = old.details_root;

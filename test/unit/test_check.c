@@ -184,6 +184,22 @@ static void test_superblock(void)
 	CU_ASSERT_EQUAL(check(io, 0, &rep), THIN_CHECK_FATAL);
 	CU_ASSERT(has_problem(&rep, "metadata block size"));
 	thin_check_report_free(&rep);
+	le32_put(blk(io, 0) + 0x154, 8);
+	le64_put(blk(io, 0) + 0x40, 1ull << 50);	/* data space map nr_blocks */
+	fix(io, 0, THIN_SB_CSUM_XOR);
+	CU_ASSERT_EQUAL(check(io, 0, &rep), THIN_CHECK_FATAL);
+	CU_ASSERT(has_problem(&rep, "impossible data device size"));
+	thin_check_report_free(&rep);
+	struct io_engine *out;
+	struct thin_repair_opts o = { 0 };
+	struct thin_repair_report rr;
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "out", &out) == 0);
+	CU_ASSERT_EQUAL(thin_repair_io(io, out, &o, &rr), 0);	/* size inferred */
+	CU_ASSERT_EQUAL(check(out, 0, &rep), THIN_CHECK_CLEAN);
+	CU_ASSERT(rep.nr_data_blocks > 0 && rep.nr_data_blocks <= 20000);
+	thin_check_report_free(&rep);
+	thin_repair_report_free(&rr);
+	io_destroy(out);
 	memset(blk(io, 0), 0, 4096);
 	CU_ASSERT_EQUAL(check(io, 0, &rep), THIN_CHECK_FATAL);
 	CU_ASSERT(!rep.sb_ok);
