@@ -39,12 +39,15 @@ raid_geometry() { export TPTOOLS_TOPOLOGY="min_io=$1,opt_io=$2,align=${3:-0}"; }
 have() { command -v "$1" >/dev/null 2>&1; }
 skip() { echo "SKIP: $*"; exit 77; }
 
-# meta_area POOL [--devices D,M]: "offset length" of the active thin-metadata area
+# meta_area POOL [--devices D,M]: "offset length" of the active
+# thin-metadata area, read from tpstatus --json as external tools would
 meta_area() {
 	local pool=$1
 	shift
-	tpstatus "$@" --noheadings --units b -o pool_meta_offset,pool_meta_length "$pool" |
-		awk 'NF == 2 { print $1, $2; exit }'
+	tpstatus "$@" --json "$pool" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["report"][0]["pool"][0]
+print(p["pool_meta_offset"], p["pool_meta_length"])'
 }
 
 # meta_dev POOL: the metadata device path
