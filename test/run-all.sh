@@ -3,7 +3,7 @@
 # "N passed, N failed" (the sum over all stages).
 #
 #   BUILD=dir      build to test (default build)
-#   SAN_BUILD=dir  also run unit and shell tests against this sanitizer build
+#   SAN_BUILD=dir  also run unit, shell and fuzz-corpus tests against this sanitizer build
 #   stages: unit shell fuzz vm (default: all; vm runs when QEMU and a kernel
 #           image are present, see test/vm/run.sh)
 set -u
@@ -63,7 +63,7 @@ if [ -n "$SAN_BUILD" ]; then
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
 	export TP_SANITIZE=1
 	for s in "${stages[@]}"; do
-		case $s in unit|shell) run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
+		case $s in unit|shell|fuzz) run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
 	done
 fi
 echo

@@ -465,12 +465,20 @@ static const char *parse_msg = "";
 
 static int parse(struct dm_config_tree *cft, const char *text, size_t len)
 {
+	/* libdevmapper's number parser reads past the end it is given when the
+	 * text stops inside a number: hand it a NUL-terminated copy. */
+	char *copy = malloc(len + 1);
 	int ok;
 
+	if (!copy)
+		return 0;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
 	tp_dmlog_install();
 	tp_dmlog_clear();
-	ok = dm_config_parse_without_dup_node_check(cft, text, text + len);
+	ok = dm_config_parse_without_dup_node_check(cft, copy, copy + len);
 	parse_msg = tp_dmlog_first_error();
+	free(copy);
 	return ok;
 }
 
