@@ -4,12 +4,13 @@
  *          [--skip-mappings] [--offset BYTES] [--size BYTES] [-o FILE] METADATA
  *
  * METADATA is a file or block device holding dm-thin metadata, or the
- * area at --offset inside one (a pool device). A pool name (issue 4) will
- * resolve to its active metadata area here, before thin_area_open; the
- * rest stays as is. Exit: 0, 3 bad command line, 5 unreadable or corrupt
- * metadata or an output error. */
+ * area at --offset inside one (a pool device), or the name of a pool
+ * (anything that is not an existing path and is a valid pool name): its
+ * active thin-metadata area. Exit: 0, 3 bad command line, 5 unreadable or
+ * corrupt metadata or an output error. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
+#include "lib/pool/pool.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
 #include "metadata/thin/xml_cmd.h"
@@ -27,6 +28,7 @@ struct tpdump_params {
 	const char *offset;
 	const char *size;
 	const char *dev_id;
+	const char *devices;
 	int metadata_snap;
 	int skip_mappings;
 };
@@ -73,6 +75,8 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		  "length of the metadata area (default: to the end)", "BYTES" },
 		{ "output", 'o', POPT_ARG_STRING, &p.output, 0,
 		  "write to FILE instead of standard output", "FILE" },
+		{ "devices", '\0', POPT_ARG_STRING, &p.devices, 0,
+		  "with a POOL: its devices, instead of the devices file", "DATA,META" },
 		POPT_TABLEEND
 	};
 	struct thin_dump_opts dump = { THIN_EMIT_XML, 0, 0, 0 };
@@ -96,7 +100,21 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		code = cli_size(cmd, "--size", p.size, 'b', &size);
 	if (code != CLI_CONTINUE)
 		goto out;
-	r = thin_area_open(args[0], IO_RDONLY, offset, size, &meta);
+	if (access(args[0], F_OK) && vg_name_valid(args[0], NULL)) {
+		/* a pool name: its active metadata area */
+		char *path = NULL;
+		if (p.offset || p.size) {
+			code = cli_usage_error(cmd, "--offset and --size are for a metadata file or "
+						    "device, not a pool");
+			goto out;
+		}
+		r = pool_locate_metadata(args[0], p.devices, &path, &offset, &size);
+		if (!r)
+			r = thin_area_open(path, IO_RDONLY, offset, size, &meta);
+		free(path);
+	} else {
+		r = thin_area_open(args[0], IO_RDONLY, offset, size, &meta);
+	}
 	if (r) {
 		code = tp_exit_from_errno(r);
 		goto out;

@@ -239,3 +239,26 @@ fail:
 	pool_close(p);
 	return r;
 }
+
+int pool_locate_metadata(const char *name, const char *devices, char **path, uint64_t *offset,
+			 uint64_t *length)
+{
+	struct pool *p;
+	const struct vg_area *a;
+	int r = pool_open(name, devices, POOL_RDONLY, &p);
+
+	if (r)
+		return r;
+	if (p->live) {
+		log_error("pool %s is active: the kernel's metadata may be ahead of the disk; "
+			  "deactivate it first with 'tpdeactivate %s'", name, name);
+		pool_close(p);
+		return -EBUSY;
+	}
+	a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
+	*offset = a->offset;
+	*length = a->size;
+	*path = strdup(p->pv[VG_ROLE_META].io->name);
+	pool_close(p);
+	return *path ? 0 : -ENOMEM;
+}

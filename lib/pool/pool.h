@@ -96,6 +96,13 @@ const char *pool_name(const struct pool *p);
 /* Path of the device in ROLE (as opened). */
 const char *pool_device_path(const struct pool *p, enum vg_role role);
 
+/* Where pool NAME's active thin-metadata area is (for tpdump POOL): the
+ * metadata device's path (malloc'd) and the area's byte offset and length.
+ * Refuses (-EBUSY, logged) a pool the kernel is running: its on-disk
+ * metadata may be behind the kernel's. */
+int pool_locate_metadata(const char *name, const char *devices, char **path, uint64_t *offset,
+			 uint64_t *length) TP_MUST_CHECK;
+
 /* ---- volumes ---- */
 
 /* Split "POOL/VOL" into its parts (copies into the buffers); -EINVAL with

@@ -45,6 +45,15 @@ out_has '"pool_meta_length":"'
 python3 -c 'import json,sys; d=json.load(open("out")); assert d["report"][0]["pool"][0]["pool_name"]=="vault"; assert len(d["report"][1]["volume"])==4' ||
 	fail "tpstatus --json is not the documented JSON"
 
+# tpdump POOL dumps the active area exactly as thin_dump does
+thin_check_pool vault
+ok tpdump vault
+cp out tpdump.xml
+thin_dump area.img >thin_dump.xml
+cmp -s tpdump.xml thin_dump.xml || { diff tpdump.xml thin_dump.xml | head; fail "tpdump POOL != thin_dump"; }
+usage_error tpdump --offset 4096 vault
+failed tpdump nosuchpool
+
 # tpremove asks unless --yes; without a terminal it refuses
 failed tpremove vault </dev/null
 ok tpstatus vault
