@@ -48,6 +48,12 @@ const struct tp_command *tp_command_find(const char *name);
  * Returns the exit code. */
 int tp_main(int argc, const char **argv);
 
+/* The --devices DATA,META option every pool command takes: the pool's
+ * devices, instead of the devices file (image files need it once). */
+#define CLI_OPT_DEVICES(var)                                                   \
+	{ "devices", '\0', POPT_ARG_STRING, &(var), 0,                          \
+	  "the pool's devices, instead of the devices file", "DATA,META" }
+
 /* One command line being parsed; lives on the command's stack. */
 struct cli {
 	const struct tp_command *cmd;

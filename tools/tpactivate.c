@@ -14,8 +14,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 	int rc, nargs;
 	struct cli cli;
 	const struct poptOption opts[] = {
-		{ "devices", '\0', POPT_ARG_STRING, &devices, 0,
-		  "the pool's devices, instead of the devices file", "DATA,META" },
+		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
 

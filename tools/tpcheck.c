@@ -146,8 +146,7 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 		  "with --metadata: the area starts this far into FILE", "BYTES" },
 		{ "size", '\0', POPT_ARG_STRING, &size_s, 0,
 		  "with --metadata: length of the area (default: to the end)", "BYTES" },
-		{ "devices", '\0', POPT_ARG_STRING, &devices, 0,
-		  "the pool's devices, instead of the devices file", "DATA,META" },
+		CLI_OPT_DEVICES(devices),
 		{ "fast", '\0', POPT_ARG_NONE, &fast, 0,
 		  "bounded-time boot check: superblock, space maps, device trees, tree roots "
 		  "(weaker than the full check)", NULL },

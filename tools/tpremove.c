@@ -14,8 +14,7 @@ int cmd_tpremove(const struct tp_command *cmd, int argc, const char **argv)
 	int rc, nargs, force = 0;
 	struct cli cli;
 	const struct poptOption opts[] = {
-		{ "devices", '\0', POPT_ARG_STRING, &devices, 0,
-		  "the pool's devices, instead of the devices file", "DATA,META" },
+		CLI_OPT_DEVICES(devices),
 		{ "force", 'f', POPT_ARG_NONE, &force, 0,
 		  "forget a pool whose devices are lost: wipe what is left of it", NULL },
 		POPT_TABLEEND

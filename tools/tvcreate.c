@@ -19,8 +19,7 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		{ "virtualsize", 'V', POPT_ARG_STRING, &vsize, 0,
 		  "virtual size (may exceed the pool: over-provisioning); default unit M", "SIZE" },
 		{ "name", 'n', POPT_ARG_STRING, &name, 0, "volume name", "NAME" },
-		{ "devices", '\0', POPT_ARG_STRING, &devices, 0,
-		  "the pool's devices, instead of the devices file", "DATA,META" },
+		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
 

@@ -14,8 +14,7 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 	int rc, nargs, i;
 	struct cli cli;
 	const struct poptOption opts[] = {
-		{ "devices", '\0', POPT_ARG_STRING, &devices, 0,
-		  "the pool's devices, instead of the devices file", "DATA,META" },
+		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
 

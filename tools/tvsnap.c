@@ -16,8 +16,7 @@ int cmd_tvsnap(const struct tp_command *cmd, int argc, const char **argv)
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "name", 'n', POPT_ARG_STRING, &name, 0, "snapshot name", "NAME" },
-		{ "devices", '\0', POPT_ARG_STRING, &devices, 0,
-		  "the pool's devices, instead of the devices file", "DATA,META" },
+		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
 
