@@ -99,17 +99,9 @@ static int open_devices(struct pool *p, char *paths[2], int record)
 		p->pv[l.role].label = l;
 	}
 	if (record && !(p->flags & POOL_RDONLY)) {
-		for (int i = 0; i < VG_NR_ROLES; i++) {
-			struct vg_devices_entry e;
-			memset(&e, 0, sizeof(e));
-			snprintf(e.pool, sizeof(e.pool), "%s", p->name);
-			e.role = (enum vg_role)i;
-			strcpy(e.pv_uuid, p->pv[i].label.pv_uuid);
-			snprintf(e.path, sizeof(e.path), "%s", p->pv[i].io->name);
-			if (vg_devices_add(&e))
-				log_warn("pool %s: could not record %s in the devices file", p->name,
-					 e.path);
-		}
+		for (int i = 0; i < VG_NR_ROLES; i++)
+			pool_record_device(p->name, (enum vg_role)i, p->pv[i].label.pv_uuid,
+					   p->pv[i].io->name);
 	}
 	return 0;
 }

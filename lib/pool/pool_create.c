@@ -324,17 +324,8 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 			  strerror(-r));
 		goto out;
 	}
-	for (int i = 0; i < VG_NR_ROLES; i++) {
-		struct vg_devices_entry e;
-		memset(&e, 0, sizeof(e));
-		snprintf(e.pool, sizeof(e.pool), "%s", p->name);
-		e.role = (enum vg_role)i;
-		strcpy(e.pv_uuid, vg->dev[i].pv_uuid);
-		snprintf(e.path, sizeof(e.path), "%s", vg->dev[i].path);
-		if (vg_devices_add(&e))
-			log_warn("pool %s: could not record %s in the devices file; name the devices "
-				 "with --devices", p->name, e.path);
-	}
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		pool_record_device(p->name, (enum vg_role)i, vg->dev[i].pv_uuid, vg->dev[i].path);
 out:
 	thin_close(md);
 	io_destroy(win);

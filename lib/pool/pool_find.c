@@ -65,23 +65,30 @@ static int scan_labels(const char *name, char *paths[VG_NR_ROLES])
 	return r;
 }
 
-static void record(const char *name, enum vg_role role, const char *path)
+void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid,
+			const char *path)
 {
 	struct vg_devices_entry e;
-	struct vg_label l;
 
-	if (pool_read_label(path, &l))
-		return;
 	memset(&e, 0, sizeof(e));
-	snprintf(e.pool, sizeof(e.pool), "%s", name);
+	snprintf(e.pool, sizeof(e.pool), "%s", pool);
 	e.role = role;
-	snprintf(e.pv_uuid, sizeof(e.pv_uuid), "%s", l.pv_uuid);
+	snprintf(e.pv_uuid, sizeof(e.pv_uuid), "%s", pv_uuid);
 	snprintf(e.path, sizeof(e.path), "%s", path);
 	if (vg_devices_add(&e)) {
 		char *file = vg_devices_path();
-		log_warn("could not record %s in the devices file %s", path, file ? file : "");
+		log_warn("pool %s: could not record %s in the devices file %s; name the devices "
+			 "with --devices", pool, path, file ? file : "");
 		free(file);
 	}
+}
+
+static void record(const char *name, enum vg_role role, const char *path)
+{
+	struct vg_label l;
+
+	if (!pool_read_label(path, &l))
+		pool_record_device(name, role, l.pv_uuid, path);
 }
 
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])

@@ -57,6 +57,11 @@ int pool_reconcile(struct pool *p, int write) TP_MUST_CHECK;
  * P's VG is replaced by NEXT (ownership moves), on failure NEXT is freed. */
 int pool_commit_vg(struct pool *p, struct vg *next) TP_MUST_CHECK;
 
+/* Add (or update) the devices-file entry of one pool device; a failure is
+ * a warning (the file is a cache). */
+void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid,
+			const char *path);
+
 /* Find the pool's devices: the devices file, else a label scan of block
  * devices. Fills PATHS[role] (malloc'd). */
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES]) TP_MUST_CHECK;
