@@ -1,0 +1,29 @@
+# tpremove: confirmation, --yes, --force for a pool whose device is lost,
+# and re-creating a pool of the same name (old backups moved aside).
+DATA_SIZE=128M META_SIZE=16M
+new_pool p --metadata-size 4M
+ok tpstatus --noheadings --units b -o pool_meta_length p
+grep -q "^4194304" out || fail "--metadata-size 4M not used: $(cat out)"
+ok tvcreate -V 1G -n v p
+failed tpremove p </dev/null
+err_has "--yes"
+ok tpstatus p
+
+# a lost metadata device: tpremove refuses, --force forgets the pool
+mv p-meta.img p-meta.away
+failed tpremove -y p
+err_has "tpremove --force p"
+ok tpremove --force -y p
+out_has "forgotten"
+grep -q "^p " etc/devices && fail "devices file still lists p"
+failed tpstatus p
+# the data device's label was wiped; the lost metadata device still carries
+# the old label (it was not reachable), so reusing it takes --force
+failed tpcreate --data p-data.img --meta p-meta.away p
+err_has "pool p"
+ok tpcreate --force --yes --data p-data.img --meta p-meta.away p
+# the earlier pool's backups were moved aside, not mixed with the new ones
+ls -d etc/backup/p.* >/dev/null || fail "old backups not moved aside: $(ls etc/backup)"
+[ "$(ls etc/backup/p | wc -l)" = 1 ] || fail "new pool's backups mixed: $(ls etc/backup/p)"
+ok tpremove --yes p
+failed tpremove --force -y nosuch
