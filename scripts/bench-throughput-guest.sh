@@ -19,7 +19,9 @@
 # swings (the emulator shares 2 cores) out of them.
 #
 # Reads $TP_OUT/bench.conf (from the host half): QUICK, RUNS, RT (seconds
-# per job), TARGETS. Writes $TP_OUT/runs.csv:
+# per job), TARGETS, WORKLOADS, CONFIGS (overrides, for experiments), BUDGET
+# (seconds: past it no further run starts, the rest is reported as skipped,
+# so a loaded host still gets a table in time). Writes $TP_OUT/runs.csv:
 #   target,config,workload,run,mbps      (MB/s = 10^6 bytes/s)
 # Only ratios between figures of the same run mean anything (emulation).
 . "$TP_SRC/test/vm/lib.sh"
@@ -29,6 +31,12 @@ QUICK=${QUICK:-0}
 RUNS=${RUNS:-3}
 RT=${RT:-1}
 RD_MB=${RD_MB:-80}               # each ramdisk
+BUDGET=${BUDGET:-0}              # 0: no limit
+T_START=$(now)
+SKIPPED=0
+over_budget() {
+	[ "$BUDGET" -gt 0 ] && awk -v a="$T_START" -v b="$(now)" -v l="$BUDGET" 'BEGIN { exit !(b - a > l) }'
+}
 if [ "$QUICK" = 1 ]; then
 	TARGETS=${TARGETS:-r6x7-512k}
 else
@@ -52,6 +60,7 @@ fio_global() {
 	local w=$1 size=$((VOL_MB << 20))
 	echo "[global]"
 	echo "runtime=$RT"
+	echo "thread"          # jobs as threads: a fork under emulation costs ~0.3 s
 	case $w in
 	sw* | rw*)
 		[ "${w:0:1}" = s ] && echo "rw=write" || echo "rw=randwrite"
@@ -59,7 +68,8 @@ fio_global() {
 		;;
 	pr)
 		printf '%s\n' rw=read bs=64k direct=1 ioengine=libaio iodepth=16 numjobs=16 \
-			"size=$((size / 16))" "offset_increment=$((size / 16))" time_based
+			"size=$((size / 16))" "offset_increment=$((size / 16))" time_based \
+			"runtime=$((RT * 2))"   # 16 threads: steadier over a longer run
 		;;
 	br*)
 		printf '%s\n' rw=read "bs=${w#br}" direct=0 ioengine=sync "size=$size"
@@ -71,6 +81,7 @@ fio_global() {
 # configurations measured by a workload (raw first)
 configs_for() { # WORKLOAD FULL
 	local c
+	[ -n "${CONFIGS:-}" ] && { echo "$CONFIGS"; return; }
 	case $1 in
 	sw* | rw*) c="raw linear tp-fresh tp-prov tp-snap lvm-fresh field-fresh" ;;
 	pr) c="raw linear tp-fresh tp-prov lvm-fresh lvm-prov field-fresh field-prov" ;;
@@ -83,12 +94,21 @@ configs_for() { # WORKLOAD FULL
 # ---- one run: make the per-run devices, one fio, remove them -----------
 NVOL=0
 run_once() { # TARGET WORKLOAD RUN CONFIGS...
-	local t=$1 w=$2 r=$3 c dev line name v
+	local t=$1 w=$2 r=$3 c dev line name v order i t0 t1 t2
 	shift 3
 	NVOL=$((NVOL + 1))
+	# the order turns with the run, so no configuration always goes first
+	order=()
+	for ((i = 0; i < $#; i++)); do
+		order+=("${@:$(((i + r - 1) % $# + 1)):1}")
+	done
+	t0=$(now)
 	{
 		fio_global "$w"
-		for c in "$@"; do
+		# a short read of the raw device first: the first job of an
+		# invocation is not a measured one
+		printf '[warmup]\nfilename=%s\nrw=read\ndirect=1\nnumjobs=1\nruntime=300ms\ntime_based\nstonewall\nnew_group\n' "$RAW"
+		for c in "${order[@]}"; do
 			case $c in
 			raw) dev=$RAW ;;
 			linear) dev=/dev/mapper/blin ;;
@@ -118,11 +138,14 @@ run_once() { # TARGET WORKLOAD RUN CONFIGS...
 	} >job.fio
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	t1=$(now)
 	fio --minimal job.fio >fio.out 2>fio.err || fail "$t $w run $r: fio failed: $(head -3 fio.err)"
+	t2=$(now)
 	line="  $t $w run $r (MB/s):"
 	while IFS=';' read -r -a f; do
 		[ "${#f[@]}" -gt 48 ] || continue
 		name=${f[2]}
+		[ "$name" = warmup ] && continue
 		v=$(awk -v a="${f[6]}" -v b="${f[47]}" 'BEGIN { printf "%.1f", (a + b) * 1.024 / 1000 }')
 		echo "$t,$name,$w,$r,$v" >>"$CSV"
 		line="$line $name $v"
@@ -139,6 +162,8 @@ run_once() { # TARGET WORKLOAD RUN CONFIGS...
 		field-fresh) ok tvremove -q fld/f$NVOL >/dev/null ;;
 		esac
 	done
+	awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$(now)" \
+		'BEGIN { printf "    (set-up %.1fs, fio %.1fs, clean-up %.1fs)\n", b - a, c - b, d - c }'
 }
 
 fill() { # DEV: provision the measured region
@@ -212,7 +237,8 @@ tp_pool() { # NAME DATA META ARGS...
 	must dd if=/dev/zero of="$m" bs=1M count=1 oflag=direct status=none
 	must tpcreate --data "$d" --meta "$m" "$@" --force --yes "$n" >/dev/null
 	tpstatus --noheadings --units k -o pool_chunk,pool_zero,pool_data_offset "$n" |
-		awk -v n="$n" 'NF { print "  pool " n ": chunk " $1 ", zeroing " $2 ", data offset " $3; exit }'
+		awk -v n="$n" 'NF { o = $3; if (o ~ /^[0-9]+$/) o = o / 1024 "K"
+			print "  pool " n ": chunk " $1 ", zeroing " $2 ", data offset " o; exit }'
 	must tpactivate -q "$n" >/dev/null
 	must tvcreate -q -V ${VOL_MB}M -n prov "$n" >/dev/null
 	fill /dev/mapper/$n-prov
@@ -244,9 +270,17 @@ pools_remove() {
 
 run_target() { # NAME FULL(0/1)
 	local t=$1 full=$2 W w r
+	if over_budget; then
+		echo "  SKIPPED (time budget ${BUDGET}s): target $t"
+		echo "$t,all,all" >>"$TP_OUT/skipped.csv"
+		SKIPPED=$((SKIPPED + 1))
+		return
+	fi
 	step "target $t"
 	make_target "$t"
-	if [ "$QUICK" = 1 ]; then
+	if [ -n "${WORKLOADS:-}" ]; then
+		W=$WORKLOADS
+	elif [ "$QUICK" = 1 ]; then
 		W="sw1m rw4k pr br512"
 	elif [ "$full" = 1 ]; then
 		W="$W_ALL pr $B_ALL"
@@ -261,6 +295,13 @@ run_target() { # NAME FULL(0/1)
 	tp_pool fld "$FLA" "$MF" --chunk 1m --zero y
 	for w in $W; do
 		for ((r = 1; r <= RUNS; r++)); do
+			if over_budget; then
+				echo "  SKIPPED (time budget ${BUDGET}s): $t $w run $r"
+				echo "$t,$w,$r" >>"$TP_OUT/skipped.csv"
+				SKIPPED=$((SKIPPED + 1))
+				continue
+			fi
+			# shellcheck disable=SC2046 # a list of words
 			run_once "$t" "$w" "$r" $(configs_for "$w" "$full")
 		done
 	done
@@ -269,7 +310,8 @@ run_target() { # NAME FULL(0/1)
 	drop_target
 }
 
-step "benchmark: QUICK=$QUICK RUNS=$RUNS RT=${RT}s targets: $TARGETS; $(nproc) vCPU"
+step "benchmark: QUICK=$QUICK RUNS=$RUNS RT=${RT}s BUDGET=${BUDGET}s targets: $TARGETS; $(nproc) vCPU"
+rm -f "$TP_OUT/skipped.csv"
 load_ramdisks
 for t in $TARGETS; do
 	case $t in
@@ -278,4 +320,5 @@ for t in $TARGETS; do
 	esac
 done
 step "done"
+[ "$SKIPPED" = 0 ] || echo "$SKIPPED run(s) skipped: past the time budget of ${BUDGET}s"
 finish

@@ -17,8 +17,12 @@
 #   throughput.csv        target,config,workload,runs,mbps,ratio,ratio_min,ratio_max
 #   throughput.md         the table (markdown), also printed
 #   throughput-<target>.png  ratio per block size and configuration
-# Settings: BUILD (build), RUNS (3), RT (seconds per fio run, 1), TARGETS
-# (r6x7-512k r6x6-512k r6x7-64k r5x5-512k plain), TP_VM_MEM (3584).
+# Settings: BUILD (build), RUNS (3), RT (seconds per fio job, 1), TARGETS
+# (r6x7-512k r6x6-512k r6x7-64k r5x5-512k plain), TP_VM_MEM (3584),
+# LIMIT (seconds for the whole script, 1800: the guest starts no run past
+# what is left of it after the build, and reports the rest as skipped; 0: none),
+# WORKLOADS and BENCH_CONFIGS (override the lists, for experiments),
+# FROM=DIR (no VM: tables and plots from DIR/runs.csv of an earlier run).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -31,25 +35,44 @@ else
 	RUNS=${RUNS:-3}
 fi
 RT=${RT:-1}
+LIMIT=${LIMIT:-1800}
 t0=$(date +%s)
 
-echo "bench: building ($BUILD)"
-make -s -j"$(nproc)" BUILD="$BUILD" tests >/dev/null
+if [ -n "${FROM:-}" ]; then
+	# tables and plots again from an earlier run's guest output
+	VMOUT=$FROM
+	mkdir -p "$OUT"
+else
+	echo "bench: building ($BUILD)"
+	make -s -j"$(nproc)" BUILD="$BUILD" tests >/dev/null
 
-VMOUT=$BUILD/bench-vm
-rm -rf "$VMOUT"
-mkdir -p "$VMOUT" "$OUT"
-{
-	echo "QUICK=$QUICK RUNS=$RUNS RT=$RT"
-	[ -n "${TARGETS:-}" ] && echo "TARGETS='$TARGETS'"
-	true
-} >"$VMOUT/bench.conf"
-TP_VM_OUT=$VMOUT TP_VM_MEM=${TP_VM_MEM:-3584} TP_VM_DISKS=1 TP_VM_DISK_SIZE=8M \
-	TP_VM_TIMEOUT=${TP_VM_TIMEOUT:-2400} TP_VM_SCENARIO_TIMEOUT=${TP_VM_TIMEOUT:-2400} \
-	BUILD=$BUILD test/vm/run.sh scripts/bench-throughput-guest.sh || vmrc=$?
-[ -s "$VMOUT/runs.csv" ] || { echo "bench: no results from the VM"; exit 1; }
-[ "${vmrc:-0}" = 0 ] || echo "bench: WARNING: the guest part reported failures (see above); partial results follow"
+	BUDGET=0
+	# what is left after the build, less boot, ramdisk set-up and the tables
+	[ "$LIMIT" -gt 0 ] && BUDGET=$((LIMIT - ($(date +%s) - t0) - 150))
+	[ "$LIMIT" -gt 0 ] && [ "$BUDGET" -lt 60 ] && BUDGET=60
+	VMOUT=$BUILD/bench-vm
+	rm -rf "$VMOUT"
+	mkdir -p "$VMOUT" "$OUT"
+	{
+		echo "QUICK=$QUICK RUNS=$RUNS RT=$RT BUDGET=$BUDGET"
+		[ -n "${TARGETS:-}" ] && echo "TARGETS='$TARGETS'"
+		[ -n "${WORKLOADS:-}" ] && echo "WORKLOADS='$WORKLOADS'"
+		[ -n "${BENCH_CONFIGS:-}" ] && echo "CONFIGS='$BENCH_CONFIGS'"
+		true
+	} >"$VMOUT/bench.conf"
+	vm_timeout=${TP_VM_TIMEOUT:-2400}
+	TP_VM_OUT=$VMOUT TP_VM_MEM=${TP_VM_MEM:-3584} TP_VM_DISKS=1 TP_VM_DISK_SIZE=8M \
+		TP_VM_TIMEOUT=$vm_timeout TP_VM_SCENARIO_TIMEOUT=$vm_timeout \
+		BUILD=$BUILD test/vm/run.sh scripts/bench-throughput-guest.sh || vmrc=$?
+	[ -s "$VMOUT/runs.csv" ] || { echo "bench: no results from the VM"; exit 1; }
+	[ "${vmrc:-0}" = 0 ] || echo "bench: WARNING: the guest part reported failures (see above); partial results follow"
+fi
 cp "$VMOUT/runs.csv" "$OUT/throughput-runs.csv"
+rm -f "$OUT/throughput-skipped.csv"
+if [ -s "$VMOUT/skipped.csv" ]; then
+	cp "$VMOUT/skipped.csv" "$OUT/throughput-skipped.csv"
+	echo "bench: $(wc -l <"$VMOUT/skipped.csv") run(s) or target(s) skipped past the time budget (LIMIT=${LIMIT}s): $OUT/throughput-skipped.csv"
+fi
 
 # ---- ratios: each run's figure over the raw device's in the same run (the
 # same fio invocation, seconds apart); median and min-max over the runs
@@ -129,6 +152,20 @@ echo
 echo "Ratio to the raw device, median [min-max] of $RUNS runs (same VM boot, 1 vCPU):"
 echo
 cat "$OUT/throughput.md"
+
+# ---- issue 7's targets, with LVM's defaults and the field report beside them
+awk -F, '
+NR > 1 { r[$1, $2, $3] = sprintf("%.2f", $6); if ($1 ~ /^r6/) t[$1] = 1 }
+function g(t, c, w) { return ((t, c, w) in r) ? r[t, c, w] : "-" }
+END {
+	for (x in t) {
+		printf "%s: fresh 1M writes %s (goal 0.9; LVM defaults %s, field report %s); ", x,
+			g(x, "tp-fresh", "sw1m"), g(x, "lvm-fresh", "sw1m"), g(x, "field-fresh", "sw1m")
+		printf "provisioned 1M writes %s (goal 0.95); ", g(x, "tp-prov", "sw1m")
+		printf "parallel reads of provisioned blocks %s (goal 0.9; LVM %s, field %s)\n",
+			g(x, "tp-prov", "pr"), g(x, "lvm-prov", "pr"), g(x, "field-prov", "pr")
+	}
+}' "$OUT/throughput.csv" | sort | tee "$OUT/throughput-targets.txt"
 
 # ---- plots: the targets measured with every configuration
 if command -v gnuplot >/dev/null; then

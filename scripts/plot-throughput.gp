@@ -11,7 +11,7 @@ set style data histogram
 set style histogram errorbars gap 2 lw 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set yrange [0:1.4<*]
+set yrange [0:1.6]   # larger spreads are clipped: the CSV has them
 set ytics 0.1
 set grid ytics
 set key below horizontal font ",9"
