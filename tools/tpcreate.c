@@ -46,6 +46,10 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	       tp_size_format(pol->meta.estimate, 'h', b, sizeof(b)),
 	       tp_size_format(pol->meta.active_offset, 'h', c, sizeof(c)),
 	       tp_size_format(pol->meta.spare_offset, 'h', topo, sizeof(topo)), pol->meta.reason);
+	printf("  snapshots:   the first write to a chunk shared with a snapshot copies the whole "
+	       "%s chunk;\n               volumes snapshotted often under small random writes may "
+	       "prefer a smaller --chunk\n",
+	       tp_size_format(pol->chunk.chunk, 'h', a, sizeof(a)));
 	if (p->discards_set)
 		printf("  discards:    %s (as given)\n",
 		       p->discards == VG_DISCARDS_IGNORE ? "ignore"
