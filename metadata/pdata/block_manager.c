@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/crc32c.h"
 #include "lib/base/log.h"
+#include "metadata/pdata/le.h"
 #include "metadata/pdata/u64map.h"
 
 struct bm_block {
@@ -367,4 +369,34 @@ int bm_flush(struct block_manager *bm)
 	if (r)
 		log_error("%s: flush failed: %s", bm->io->name, strerror(-r));
 	return r;
+}
+
+void bm_header_prepare(void *data, uint64_t b, uint32_t salt)
+{
+	le64_put((char *)data + 8, b);
+	le32_put(data, tp_block_csum(data, BM_BLOCK_SIZE, salt));
+}
+
+int bm_header_check_location(const void *data, uint64_t b, const char *what)
+{
+	uint64_t at = le64_get((const char *)data + 8);
+
+	if (at == b)
+		return 0;
+	log_error("%s %" PRIu64 ": wrong block number %" PRIu64, what, b, at);
+	return -EUCLEAN;
+}
+
+int bm_header_check_csum(const void *data, uint64_t b, uint32_t salt, const char *what)
+{
+	if (le32_get(data) == tp_block_csum(data, BM_BLOCK_SIZE, salt))
+		return 0;
+	log_error("%s %" PRIu64 ": bad checksum", what, b);
+	return -EUCLEAN;
+}
+
+int bm_header_check(const void *data, uint64_t b, uint32_t salt, const char *what)
+{
+	int r = bm_header_check_location(data, b, what);
+	return r ? r : bm_header_check_csum(data, b, salt, what);
 }

@@ -36,6 +36,16 @@ struct bm_validator {
 	int (*check)(const void *data, uint64_t b);
 };
 
+/* The header every checksummed block type shares: a little-endian crc32c
+ * (bytes 4..4095, xor the type's SALT) at offset 0 and the block's own
+ * location at offset 8. Validators build on these. prepare stores both;
+ * the checks return 0 or -EUCLEAN after logging "WHAT B: ...". */
+void bm_header_prepare(void *data, uint64_t b, uint32_t salt);
+int bm_header_check_location(const void *data, uint64_t b, const char *what);
+int bm_header_check_csum(const void *data, uint64_t b, uint32_t salt, const char *what);
+/* Location, then checksum. */
+int bm_header_check(const void *data, uint64_t b, uint32_t salt, const char *what);
+
 struct block_manager;
 struct bm_block;
 

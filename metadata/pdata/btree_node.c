@@ -9,23 +9,15 @@
 
 void btree_node_prepare(void *n, uint64_t b)
 {
-	le64_put((char *)n + 8, b);
-	le32_put(n, tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR));
+	bm_header_prepare(n, b, BTREE_CSUM_XOR);
 }
 
 static int node_check(const void *n, uint64_t b)
 {
 	uint32_t vs = bn_vsize(n), max = bn_max(n), flags = bn_flags(n);
 
-	if (le64_get((const char *)n + 8) != b) {
-		log_error("btree node %" PRIu64 ": wrong block number %" PRIu64, b,
-			  le64_get((const char *)n + 8));
+	if (bm_header_check(n, b, BTREE_CSUM_XOR, "btree node"))
 		return -EUCLEAN;
-	}
-	if (le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR)) {
-		log_error("btree node %" PRIu64 ": bad checksum", b);
-		return -EUCLEAN;
-	}
 	if (vs == 0 || vs > BM_BLOCK_SIZE || max == 0 ||
 	    BTREE_HEADER_SIZE + (uint64_t)(8 + vs) * max > BM_BLOCK_SIZE) {
 		log_error("btree node %" PRIu64 ": impossible max_entries %" PRIu32

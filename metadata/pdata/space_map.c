@@ -81,22 +81,12 @@ static int blist_add(struct blist *l, uint64_t b)
 
 static void bitmap_prepare(void *d, uint64_t b)
 {
-	le64_put((char *)d + 8, b);
-	le32_put(d, tp_block_csum(d, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR));
+	bm_header_prepare(d, b, SM_BITMAP_CSUM_XOR);
 }
 
 static int bitmap_check(const void *d, uint64_t b)
 {
-	if (le64_get((const char *)d + 8) != b) {
-		log_error("space map bitmap %" PRIu64 ": wrong block number %" PRIu64, b,
-			  le64_get((const char *)d + 8));
-		return -EUCLEAN;
-	}
-	if (le32_get(d) != tp_block_csum(d, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR)) {
-		log_error("space map bitmap %" PRIu64 ": bad checksum", b);
-		return -EUCLEAN;
-	}
-	return 0;
+	return bm_header_check(d, b, SM_BITMAP_CSUM_XOR, "space map bitmap");
 }
 
 const struct bm_validator sm_bitmap_validator = { "space map bitmap", bitmap_prepare,
@@ -104,22 +94,12 @@ const struct bm_validator sm_bitmap_validator = { "space map bitmap", bitmap_pre
 
 static void index_prepare(void *d, uint64_t b)
 {
-	le64_put((char *)d + 8, b);
-	le32_put(d, tp_block_csum(d, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR));
+	bm_header_prepare(d, b, SM_INDEX_CSUM_XOR);
 }
 
 static int index_check(const void *d, uint64_t b)
 {
-	if (le64_get((const char *)d + 8) != b) {
-		log_error("space map index block %" PRIu64 ": wrong block number %" PRIu64, b,
-			  le64_get((const char *)d + 8));
-		return -EUCLEAN;
-	}
-	if (le32_get(d) != tp_block_csum(d, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR)) {
-		log_error("space map index block %" PRIu64 ": bad checksum", b);
-		return -EUCLEAN;
-	}
-	return 0;
+	return bm_header_check(d, b, SM_INDEX_CSUM_XOR, "space map index block");
 }
 
 const struct bm_validator sm_index_validator = { "space map index", index_prepare, index_check };

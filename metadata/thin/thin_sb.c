@@ -13,26 +13,19 @@
 
 static void sb_prepare(void *d, uint64_t b)
 {
-	le64_put((char *)d + 8, b);
-	le32_put(d, tp_block_csum(d, BM_BLOCK_SIZE, THIN_SB_CSUM_XOR));
+	bm_header_prepare(d, b, THIN_SB_CSUM_XOR);
 }
 
 static int sb_check(const void *d, uint64_t b)
 {
-	if (le64_get((const char *)d + 8) != b) {
-		log_error("superblock at block %" PRIu64 ": wrong block number %" PRIu64, b,
-			  le64_get((const char *)d + 8));
+	/* the kernel's order: location, magic, checksum */
+	if (bm_header_check_location(d, b, "superblock at block"))
 		return -EUCLEAN;
-	}
 	if (le64_get((const char *)d + 0x20) != THIN_SB_MAGIC) {
 		log_error("superblock at block %" PRIu64 ": bad magic (not thin metadata)", b);
 		return -EUCLEAN;
 	}
-	if (le32_get(d) != tp_block_csum(d, BM_BLOCK_SIZE, THIN_SB_CSUM_XOR)) {
-		log_error("superblock at block %" PRIu64 ": bad checksum", b);
-		return -EUCLEAN;
-	}
-	return 0;
+	return bm_header_check_csum(d, b, THIN_SB_CSUM_XOR, "superblock at block");
 }
 
 const struct bm_validator thin_sb_validator = { "superblock", sb_prepare, sb_check };
