@@ -1,19 +1,25 @@
 #!/bin/bash
-# bench-check.sh - tpcheck vs thin_check 0.9.0 on the same metadata, in the
-# same run: wall time and peak RSS of each, ratios, and tpcheck --fast.
+# bench-check.sh - tpcheck vs thin_check of both generations of
+# thin-provisioning-tools (0.9.0 from Debian 12; 1.1.0 from Debian 13, set up
+# by scripts/setup-reference.sh; REF110= skips it) on the same metadata, in
+# the same run: wall time and peak RSS of each, ratios, and tpcheck --fast.
 #
 #   scripts/bench-check.sh [TOTAL_MAPPINGS] [DEVICES]   (default 10000000 100)
 #
 # The metadata (tp-metagen: DEVICES devices, TOTAL/DEVICES mappings each,
 # DEVICES/4 snapshots with overwrites) is generated once into
 # build-bench/check-N.img and reused. Targets: 5x faster, no more memory,
-# --fast under 1 s. Needs `make tests` (BUILD=build by default).
+# --fast under 1 s; at least 4x faster than 1.1.0 at no more memory.
+# Needs `make tests` (BUILD=build by default).
 set -eu
 cd "$(dirname "$0")/.."
 total=${1:-10000000}
 devs=${2:-100}
 BUILD=${BUILD:-build}
 dir=build-bench
+if [ -z "${REF110+set}" ]; then
+	REF110=$(scripts/setup-reference.sh) || { echo "no thin-provisioning-tools 1.1.0" >&2; exit 2; }
+fi
 mkdir -p $dir
 img=$dir/check-$total-$devs.img
 meta_size=$(( (total / 40 + 4096) * 4096 ))	# ~ 4 KiB per 40 mappings, plus room
@@ -38,12 +44,18 @@ measure() { # cmd... -> "seconds rss_kb", the fastest of 3 runs (the machine is 
 # warm the page cache so both read from memory
 cat "$img" >/dev/null
 read -r tc_s tc_kb < <(measure thin_check "$img")
+r11_s=- r11_kb=-
+[ -n "$REF110" ] && read -r r11_s r11_kb < <(measure "$REF110/thin_check" "$img")
 read -r tp_s tp_kb < <(measure $BUILD/bin/tpcheck -q --metadata "$img")
 read -r fast_s fast_kb < <(measure $BUILD/bin/tpcheck -q --fast --metadata "$img")
 printf '%-22s %10s %12s\n' "" "wall s" "peak RSS KiB"
 printf '%-22s %10s %12s\n' "thin_check 0.9.0" "$tc_s" "$tc_kb"
+printf '%-22s %10s %12s\n' "thin_check 1.1.0" "$r11_s" "$r11_kb"
 printf '%-22s %10s %12s\n' "tpcheck" "$tp_s" "$tp_kb"
 printf '%-22s %10s %12s\n' "tpcheck --fast" "$fast_s" "$fast_kb"
 awk -v a="$tc_s" -v b="$tp_s" -v c="$tc_kb" -v d="$tp_kb" 'BEGIN {
-	printf "speed-up (thin_check / tpcheck): %.2fx (target >= 5)\n", (b > 0 ? a / b : 0)
+	printf "speed-up (thin_check / tpcheck): %.2fx (target >= 5)\n", a / (b > 0.01 ? b : 0.01)
 	printf "memory (tpcheck / thin_check):   %.2f (target <= 1)\n", (c > 0 ? d / c : 0) }'
+[ "$r11_s" = - ] || awk -v a="$r11_s" -v b="$tp_s" -v c="$r11_kb" -v d="$tp_kb" 'BEGIN {
+	printf "speed-up (thin_check 1.1.0 / tpcheck): %.2fx (target >= 4)\n", a / (b > 0.01 ? b : 0.01)
+	printf "memory (tpcheck / thin_check 1.1.0):   %.2f (target <= 1)\n", (c > 0 ? d / c : 0) }'

@@ -1,7 +1,9 @@
 #!/bin/bash
 # bench-metadata.sh - time tpdump and tprestore against thin_dump and
-# thin_restore 0.9.0 on the same inputs, in the same run, and print the
-# ratios of wall time and peak memory (RSS). A benchmark, not a test.
+# thin_restore of both generations of thin-provisioning-tools (0.9.0, C++,
+# Debian 12; 1.1.0, Rust, Debian 13, set up by scripts/setup-reference.sh)
+# on the same inputs, in the same run, and print the ratios of wall time and
+# peak memory (RSS). A benchmark, not a test.
 #
 #   scripts/bench-metadata.sh [-r RUNS] [-s SIZES] [-k]
 #     BUILD=dir   build holding bin/tp (default build)
@@ -10,6 +12,8 @@
 #                 run a single block, the most XML per mapping
 #                 (default 100000,1000000,100000s)
 #     -k          keep the work directory
+#     REF110=dir  the 1.1.0 commands (default: what setup-reference.sh prints;
+#                 REF110= skips the 1.1.0 columns)
 #
 # Workloads: 10 devices of SIZE mapped blocks each (test/data/xml/gen.awk:
 # runs of 1..64 blocks, 20% single blocks, 30% of runs shared with the
@@ -34,6 +38,9 @@ tp=$top/$BUILD/bin/tp
 for t in thin_dump thin_restore /usr/bin/time; do
 	command -v "$t" >/dev/null || { echo "needs $t" >&2; exit 2; }
 done
+if [ -z "${REF110+set}" ]; then
+	REF110=$(scripts/setup-reference.sh) || { echo "no thin-provisioning-tools 1.1.0" >&2; exit 2; }
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-metadata.XXXXXX")
 [ "$keep" = 1 ] && echo "work directory: $work" || trap 'rm -rf "$work"' EXIT
 
@@ -54,12 +61,16 @@ measure() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) b = 0.01; printf "%.2f", a / b }'; }
 
-printf '%-36s %8s %8s %8s %10s %8s %6s\n' workload "0.9.0 s" "tp s" "speedup" \
-	"0.9.0 MiB" "tp MiB" "mem x"
-row() { # row LABEL OLD_T OLD_RSS NEW_T NEW_RSS
-	printf '%-36s %8s %8s %8s %10s %8s %6s\n' "$1" "$2" "$4" "$(ratio "$2" "$4")x" \
-		"$(($3 / 1024))" "$(($5 / 1024))" "$(ratio "$5" "$3")"
+printf '%-40s %7s %7s %7s %8s %8s %7s %7s %7s\n' workload "0.9.0 s" "1.1.0 s" "tp s" \
+	"vs 0.9.0" "vs 1.1.0" "0.9 MiB" "1.1 MiB" "tp MiB"
+row() { # row LABEL T09 RSS09 T11 RSS11 TTP RSSTP (1.1.0 fields "-" when not run)
+	local v11=- m11=-
+	[ "$4" != - ] && v11=$(ratio "$4" "$6")x m11=$(($5 / 1024))
+	printf '%-40s %7s %7s %7s %8s %8s %7s %7s %7s\n' "$1" "$2" "$4" "$6" "$(ratio "$2" "$6")x" \
+		"$v11" "$(($3 / 1024))" "$m11" "$(($7 / 1024))"
 }
+# ref110 CMD: the path of 1.1.0's CMD, or "" when the 1.1.0 columns are off
+ref110() { [ -n "$REF110" ] && echo "$REF110/$1"; }
 
 IFS=, read -ra list <<<"$sizes"
 for spec in "${list[@]}"; do
@@ -78,16 +89,20 @@ for spec in "${list[@]}"; do
 	label="10 x $n$kind ($(( $(stat -c %s "$xml") / 1048576 )) MiB XML)"
 
 	read -r ot om < <(measure thin_dump "$meta")
+	rt=- rm=-
+	[ -n "$REF110" ] && read -r rt rm < <(measure "$(ref110 thin_dump)" "$meta")
 	read -r nt nm < <(measure "$tp" dump "$meta")
-	row "dump $label" "$ot" "$om" "$nt" "$nm"
+	row "dump $label" "$ot" "$om" "$rt" "$rm" "$nt" "$nm"
 
 	PREP="rm -f '$out'; truncate -s ${mb}M '$out'"
 	read -r ot om < <(measure thin_restore -i "$xml" -o "$out")
+	rt=- rm=-
+	[ -n "$REF110" ] && read -r rt rm < <(measure "$(ref110 thin_restore)" -i "$xml" -o "$out")
 	read -r nt nm < <(measure "$tp" restore -i "$xml" -o "$out")
 	PREP=
-	row "restore $label" "$ot" "$om" "$nt" "$nm"
+	row "restore $label" "$ot" "$om" "$rt" "$rm" "$nt" "$nm"
 	thin_dump "$out" | cmp -s - "$xml" || echo "WARNING: tprestore output does not dump back to the XML (10x$n)" >&2
 	rm -f "$meta" "$out" "$xml"
 done
-echo "speedup = thin-provisioning-tools 0.9.0 time / tptools time (target >= 3);"
-echo "mem x = tptools peak RSS / 0.9.0 peak RSS (target <= 1)"
+echo "vs 0.9.0, vs 1.1.0 = that version's time / tptools' time (higher is better for us);"
+echo "targets: dump >= 4x 1.1.0 at no more memory; restore >= 1.5x 1.1.0 at <= 1/10 of its memory"

@@ -7,6 +7,9 @@
 #                   `dpkg-deb -x` avoids the slow initramfs hooks of a real
 #                   kernel install.
 #   TP_NO_VM=1      skip the VM packages and the kernel image.
+#   TP_NO_REF=1     skip thin-provisioning-tools 1.1.0 (scripts/setup-reference.sh:
+#                   a minimal Debian 13 under /var/cache/tptools/trixie, for the
+#                   interop tests and benchmarks against the current generation).
 set -euo pipefail
 
 BUILD_PKGS="build-essential pkg-config libdevmapper-dev libblkid-dev libudev-dev libpopt-dev
@@ -53,5 +56,9 @@ if [ "${TP_NO_VM:-0}" != 1 ] && ! ls "$KDIR"/boot/vmlinuz-* >/dev/null 2>&1; the
 	mkdir -p "$KDIR"
 	dpkg-deb -x "$tmp"/*.deb "$KDIR"
 	rm -rf "$tmp"
+fi
+if [ "${TP_NO_REF:-0}" != 1 ] && [ "$(id -u)" = 0 ]; then
+	"$(dirname "$0")"/setup-reference.sh -q >/dev/null ||
+		echo "install-deps: thin-provisioning-tools 1.1.0 is not set up; the checks against it will be skipped"
 fi
 exit 0
