@@ -7,8 +7,8 @@
 #   make demo            install missing packages, build, run scripts/demo.sh
 #   make clean
 #
-# Sources are found by wildcard: every .c under lib/, metadata/ and kernel/
-# goes into libtp.a; tools/*.c into tp; test/unit/*.c into the unit runner.
+# Sources are found by wildcard: each layer directory's *.c goes into its own
+# archive (LAYERS below); tools/*.c into tp; test/unit/*.c into the unit runner.
 # BUILD=dir keeps objects apart (helpers and sanitizer builds use their own).
 
 SANITIZE ?= 0
@@ -37,7 +37,17 @@ CPPFLAGS += -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DTP_VERSION='"$(VERSION)"' -I.
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lm
 
-LIB_SRCS  := $(sort $(wildcard lib/*/*.c metadata/*/*.c kernel/*.c))
+# The layers, top to bottom (DESIGN.md "Layers"): name:directory, one archive
+# $(BUILD)/lib/libtpNAME.a each, linked in this order so that a layer finds
+# only what lies below it.
+LAYERS := pool:lib/pool thin:metadata/thin vg:metadata/vg kernel:kernel \
+          pdata:metadata/pdata dev:lib/dev base:lib/base
+layer_name = $(word 1,$(subst :, ,$1))
+layer_dir  = $(word 2,$(subst :, ,$1))
+layer_lib  = $(BUILD)/lib/libtp$(call layer_name,$1).a
+layer_objs = $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard $(call layer_dir,$1)/*.c)))
+
+LIB_SRCS  := $(sort $(foreach l,$(LAYERS),$(wildcard $(call layer_dir,$l)/*.c)))
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 UNIT_SRCS := $(sort $(wildcard test/unit/*.c))
 AUX_SRCS  := $(sort $(wildcard test/tools/*.c))
@@ -49,14 +59,15 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 AUX_BINS  := $(AUX_SRCS:test/tools/%.c=$(BUILD)/test/bin/%)
 FUZZ_BINS := $(FUZZ_SRCS:test/fuzz/%.c=$(BUILD)/test/bin/%)
 
-LIBTP   := $(BUILD)/libtp.a
+LIBTP   := $(foreach l,$(LAYERS),$(call layer_lib,$l))
 TP      := $(BUILD)/bin/tp
 UNIT    := $(BUILD)/test/unit-tests
 # One symlink per command in the table (tools/commands.def).
 COMMANDS := $(shell sed -n 's/^TP_COMMAND.\([a-z]*\),.*/\1/p' tools/commands.def 2>/dev/null)
 LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
 
-.PHONY: all check check-unit check-shell check-vm check-fuzz demo install clean deps tests
+.PHONY: all check check-unit check-shell check-vm check-fuzz demo install clean deps tests \
+        libs print-libs
 all: $(TP) $(LINKS)
 
 # V=1 shows the full commands.
@@ -67,10 +78,18 @@ $(BUILD)/%.o: %.c
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(LIBTP): $(LIB_OBJS)
-	@mkdir -p $(@D)
-	$(Q)rm -f $@
-	$(Q)ar rcs $@ $^
+define layer_rule
+$(call layer_lib,$1): $(call layer_objs,$1)
+	@mkdir -p $$(@D)
+	$$(Q)rm -f $$@
+	$$(Q)ar rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_rule,$l)))
+
+# the layer archives in link order (scripts/fuzz.sh links its harnesses with them)
+libs: $(LIBTP)
+print-libs:
+	@echo $(LIBTP)
 
 $(TP): $(TOOL_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
