@@ -1,7 +1,9 @@
 # tptools - plain GNU make build.
 #
 #   make                 build $(BUILD)/bin/tp and the command symlinks
-#   make check           install missing packages, build, run unit + shell (+ VM) tests
+#   make check           install missing packages, build, check the layers, run unit +
+#                        shell (+ VM) tests (LAYERS_STRICT=0: layer findings report only)
+#   make check-layers    build the objects, run scripts/check-layers.sh
 #   make SANITIZE=1 check   the same with ASan+UBSan (objects in build-san/)
 #   make install DESTDIR=... PREFIX=...
 #   make demo            install missing packages, build, run scripts/demo.sh
@@ -39,7 +41,8 @@ LDLIBS  := $(PKG_LIBS) -lm
 
 # The layers, top to bottom (DESIGN.md "Layers"): name:directory, one archive
 # $(BUILD)/lib/libtpNAME.a each, linked in this order so that a layer finds
-# only what lies below it.
+# only what lies below it. scripts/check-layers.sh holds the rules (what each
+# directory may include and call) and checks them; keep the two in step.
 LAYERS := pool:lib/pool thin:metadata/thin vg:metadata/vg kernel:kernel \
           pdata:metadata/pdata dev:lib/dev base:lib/base
 layer_name = $(word 1,$(subst :, ,$1))
@@ -66,8 +69,10 @@ UNIT    := $(BUILD)/test/unit-tests
 COMMANDS := $(shell sed -n 's/^TP_COMMAND.\([a-z]*\),.*/\1/p' tools/commands.def 2>/dev/null)
 LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
 
-.PHONY: all check check-unit check-shell check-vm check-fuzz demo install clean deps tests \
-        libs print-libs
+LAYERS_STRICT ?= 1
+
+.PHONY: all check check-unit check-shell check-vm check-fuzz check-layers demo install clean \
+        deps tests libs print-libs
 all: $(TP) $(LINKS)
 
 # V=1 shows the full commands.
@@ -116,6 +121,10 @@ $(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(LIBTP)
 
 tests: all $(UNIT) $(AUX_BINS) $(FUZZ_BINS)
 
+# The layer rules on the sources and on the objects of each archive.
+check-layers: $(LIBTP) $(TOOL_OBJS)
+	@LAYERS_STRICT=$(LAYERS_STRICT) scripts/check-layers.sh -b $(BUILD)
+
 deps:
 	@scripts/install-deps.sh
 
@@ -125,10 +134,10 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory tests
 ifeq ($(SANITIZE),1)
-	@BUILD=$(BUILD) test/run-all.sh
+	@LAYERS_STRICT=$(LAYERS_STRICT) BUILD=$(BUILD) test/run-all.sh
 else
 	@$(MAKE) --no-print-directory SANITIZE=1 BUILD=build-san tests
-	@BUILD=$(BUILD) SAN_BUILD=build-san test/run-all.sh
+	@LAYERS_STRICT=$(LAYERS_STRICT) BUILD=$(BUILD) SAN_BUILD=build-san test/run-all.sh
 endif
 
 check-unit: tests
