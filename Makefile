@@ -1,14 +1,16 @@
 # tptools - plain GNU make build.
 #
 #   make                 build $(BUILD)/bin/tp and the command symlinks
-#   make check           install missing packages, build, run unit + shell (+ VM) tests
+#   make check           install missing packages, build, check the layers, run unit +
+#                        shell (+ VM) tests (LAYERS_STRICT=0: layer findings report only)
+#   make check-layers    build the objects, run scripts/check-layers.sh
 #   make SANITIZE=1 check   the same with ASan+UBSan (objects in build-san/)
 #   make install DESTDIR=... PREFIX=...
 #   make demo            install missing packages, build, run scripts/demo.sh
 #   make clean
 #
-# Sources are found by wildcard: every .c under lib/, metadata/ and kernel/
-# goes into libtp.a; tools/*.c into tp; test/unit/*.c into the unit runner.
+# Sources are found by wildcard: each layer directory's *.c goes into its own
+# archive (LAYERS below); tools/*.c into tp; test/unit/*.c into the unit runner.
 # BUILD=dir keeps objects apart (helpers and sanitizer builds use their own).
 
 SANITIZE ?= 0
@@ -37,7 +39,18 @@ CPPFLAGS += -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DTP_VERSION='"$(VERSION)"' -I.
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lm
 
-LIB_SRCS  := $(sort $(wildcard lib/*/*.c metadata/*/*.c kernel/*.c))
+# The layers, top to bottom (DESIGN.md "Layers"): name:directory, one archive
+# $(BUILD)/lib/libtpNAME.a each, linked in this order so that a layer finds
+# only what lies below it. scripts/check-layers.sh holds the rules (what each
+# directory may include and call) and checks them; keep the two in step.
+LAYERS := pool:lib/pool thin:metadata/thin vg:metadata/vg kernel:kernel \
+          pdata:metadata/pdata dev:lib/dev base:lib/base
+layer_name = $(word 1,$(subst :, ,$1))
+layer_dir  = $(word 2,$(subst :, ,$1))
+layer_lib  = $(BUILD)/lib/libtp$(call layer_name,$1).a
+layer_objs = $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard $(call layer_dir,$1)/*.c)))
+
+LIB_SRCS  := $(sort $(foreach l,$(LAYERS),$(wildcard $(call layer_dir,$l)/*.c)))
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 UNIT_SRCS := $(sort $(wildcard test/unit/*.c))
 AUX_SRCS  := $(sort $(wildcard test/tools/*.c))
@@ -49,14 +62,17 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 AUX_BINS  := $(AUX_SRCS:test/tools/%.c=$(BUILD)/test/bin/%)
 FUZZ_BINS := $(FUZZ_SRCS:test/fuzz/%.c=$(BUILD)/test/bin/%)
 
-LIBTP   := $(BUILD)/libtp.a
+LIBTP   := $(foreach l,$(LAYERS),$(call layer_lib,$l))
 TP      := $(BUILD)/bin/tp
 UNIT    := $(BUILD)/test/unit-tests
 # One symlink per command in the table (tools/commands.def).
 COMMANDS := $(shell sed -n 's/^TP_COMMAND.\([a-z]*\),.*/\1/p' tools/commands.def 2>/dev/null)
 LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
 
-.PHONY: all check check-unit check-shell check-vm check-fuzz demo install clean deps tests
+LAYERS_STRICT ?= 1
+
+.PHONY: all check check-unit check-shell check-vm check-fuzz check-layers demo install clean \
+        deps tests libs print-libs
 all: $(TP) $(LINKS)
 
 # V=1 shows the full commands.
@@ -67,10 +83,18 @@ $(BUILD)/%.o: %.c
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-$(LIBTP): $(LIB_OBJS)
-	@mkdir -p $(@D)
-	$(Q)rm -f $@
-	$(Q)ar rcs $@ $^
+define layer_rule
+$(call layer_lib,$1): $(call layer_objs,$1)
+	@mkdir -p $$(@D)
+	$$(Q)rm -f $$@
+	$$(Q)ar rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_rule,$l)))
+
+# the layer archives in link order (scripts/fuzz.sh links its harnesses with them)
+libs: $(LIBTP)
+print-libs:
+	@echo $(LIBTP)
 
 $(TP): $(TOOL_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
@@ -97,6 +121,10 @@ $(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(LIBTP)
 
 tests: all $(UNIT) $(AUX_BINS) $(FUZZ_BINS)
 
+# The layer rules on the sources and on the objects of each archive.
+check-layers: $(LIBTP) $(TOOL_OBJS)
+	@LAYERS_STRICT=$(LAYERS_STRICT) scripts/check-layers.sh -b $(BUILD)
+
 deps:
 	@scripts/install-deps.sh
 
@@ -106,10 +134,10 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory tests
 ifeq ($(SANITIZE),1)
-	@BUILD=$(BUILD) test/run-all.sh
+	@LAYERS_STRICT=$(LAYERS_STRICT) BUILD=$(BUILD) test/run-all.sh
 else
 	@$(MAKE) --no-print-directory SANITIZE=1 BUILD=build-san tests
-	@BUILD=$(BUILD) SAN_BUILD=build-san test/run-all.sh
+	@LAYERS_STRICT=$(LAYERS_STRICT) BUILD=$(BUILD) SAN_BUILD=build-san test/run-all.sh
 endif
 
 check-unit: tests

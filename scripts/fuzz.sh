@@ -15,14 +15,15 @@ names=("$@")
 [ ${#names[@]} -gt 0 ] || names=($(ls test/fuzz/fuzz_*.c | sed 's,.*/fuzz_,,; s,\.c$,,'))
 B=build-fuzz
 FLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
-make --no-print-directory -j"$(nproc)" BUILD=$B CC=clang CFLAGS="$FLAGS" $B/libtp.a >/dev/null
+make --no-print-directory -j"$(nproc)" BUILD=$B CC=clang CFLAGS="$FLAGS" libs >/dev/null
+LIBTP=$(make --no-print-directory -s BUILD=$B print-libs)
 CPPFLAGS="-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. $(pkg-config --cflags devmapper blkid libudev popt expat)"
 LIBS="$(pkg-config --libs devmapper blkid libudev popt expat) -lm"
 rc=0
 for n in "${names[@]}"; do
 	mkdir -p $B/corpus/$n $B/artifacts/$n
 	clang $CPPFLAGS -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-o $B/fuzz_$n test/fuzz/fuzz_$n.c $B/libtp.a $LIBS
+		-o $B/fuzz_$n test/fuzz/fuzz_$n.c $LIBTP $LIBS
 	echo "=== fuzz_$n for ${secs}s"
 	if ! $B/fuzz_$n -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=4194304 \
 		-artifact_prefix=$B/artifacts/$n/ -print_final_stats=1 \

@@ -4,14 +4,16 @@
 #
 #   BUILD=dir      build to test (default build)
 #   SAN_BUILD=dir  also run unit, shell and fuzz-corpus tests against this sanitizer build
-#   stages: unit shell fuzz vm (default: all; vm runs when QEMU and a kernel
-#           image are present, see test/vm/run.sh)
+#   stages: layers unit shell fuzz vm (default: all; vm runs when QEMU and a
+#           kernel image are present, see test/vm/run.sh; layers is
+#           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
+#           and LAYERS_CIRCLES as there)
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 SAN_BUILD=${SAN_BUILD:-}
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(unit shell fuzz vm)
+[ ${#stages[@]} -gt 0 ] || stages=(layers unit shell fuzz vm)
 
 total_pass=0
 total_fail=0
@@ -34,6 +36,9 @@ run_stage() { # stage build label
 	local stage=$1 build=$2 label=$3
 	: >"$results"
 	case $stage in
+	layers)
+		echo "=== $label: layer rules ($build)"
+		TP_RESULTS=$results scripts/check-layers.sh -b "$build" ;;
 	unit)
 		echo "=== $label: unit tests ($build)"
 		TP_RESULTS=$results "$build/test/unit-tests" ;;
@@ -52,7 +57,7 @@ run_stage() { # stage build label
 
 for s in "${stages[@]}"; do
 	case $s in
-	unit|shell) run_stage "$s" "$BUILD" main ;;
+	layers|unit|shell) run_stage "$s" "$BUILD" main ;;
 	fuzz) [ -x test/fuzz/replay.sh ] && run_stage fuzz "$BUILD" main ;;
 	vm) [ -x test/vm/run.sh ] && run_stage vm "$BUILD" main ;;
 	*) echo "unknown stage $s"; exit 3 ;;

@@ -1,0 +1,287 @@
+#!/bin/bash
+# check-layers.sh - enforce the layer direction of DESIGN.md "Layers":
+#
+#   tools -> lib/pool -> metadata/thin, metadata/vg, kernel -> metadata/pdata -> lib/dev, lib/base
+#
+# RULES below is the one table of what each layer directory may use besides
+# itself; anything under test/ may use anything and is not checked.
+#
+#   scripts/check-layers.sh [-r ROOT] [-b BUILD] [GROUP...]
+#
+#   includes  every #include "..." / <...> of a layer's .c and .h files that
+#             names one of our files: it must be in the same directory or in a
+#             directory the rule allows
+#   calls     every undefined symbol of a layer's objects (BUILD/DIR/NAME.o for
+#             each DIR/NAME.c, the members of its archive) that one of our
+#             other directories defines: that directory must be allowed
+#   circles   two or more .c files of one directory that use each other's
+#             symbols (directly or round a longer circle)
+#   Default: all three. -r: source tree (default: this repository); -b: build
+#   directory relative to ROOT or absolute (default $BUILD, else build).
+#
+#   LAYERS_STRICT=0   report only: print the findings, exit 0 (default 1)
+#   LAYERS_CIRCLES=1  circles fail the check (default: printed as notes)
+#   TP_RESULTS=FILE   write "passed failed", one per group, for test/run-all.sh
+#
+# Exit 0 when clean, 1 when a group failed, 2 on bad usage or missing objects.
+# Messages are "file:line: what: rule", one line per finding; a circle is
+# "dir: circle between FILES:" followed by its edges, one indented line each.
+set -u
+
+RULES='
+lib/base:
+lib/dev:        lib/base
+metadata/pdata: lib/base
+metadata/thin:  metadata/pdata lib/base
+metadata/vg:    lib/base
+kernel:         lib/base
+lib/pool:       kernel metadata/thin metadata/vg metadata/pdata lib/dev lib/base
+tools:          lib/pool lib/base
+'
+
+usage() { echo "usage: $0 [-r ROOT] [-b BUILD] [includes|calls|circles]..." >&2; exit 2; }
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-build}
+while getopts r:b: opt; do
+	case $opt in
+	r) root=$(cd "$OPTARG" && pwd) || exit 2 ;;
+	b) build=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(includes calls circles)
+for g in "${groups[@]}"; do
+	case $g in includes|calls|circles) ;; *) usage ;; esac
+done
+strict=${LAYERS_STRICT:-1}
+circles_fail=${LAYERS_CIRCLES:-0}
+cd "$root" || exit 2
+case $build in /*) ;; *) build=$root/$build ;; esac
+
+dirs=$(awk -F: 'NF { print $1 }' <<<"$RULES")
+
+# every .c of the layers, and its object
+objects() {
+	local d c
+	for d in $dirs; do
+		for c in "$d"/*.c; do
+			[ -e "$c" ] && echo "$build/${c%.c}.o"
+		done
+	done
+}
+
+# A source directory next to the layers that the table does not name has no
+# rule (and no archive): say so instead of letting it pass unchecked.
+unplaced() {
+	local d
+	for d in lib/*/ metadata/*/; do
+		d=${d%/}
+		[ -d "$d" ] || continue
+		grep -qx "$d" <<<"$dirs" || echo "$d: a source directory with no layer rule (add it to RULES in scripts/check-layers.sh)"
+	done
+}
+
+check_includes() {
+	local d f srcs=()
+	for d in $dirs; do
+		for f in "$d"/*.[ch]; do
+			[ -e "$f" ] && srcs+=("$f")
+		done
+	done
+	unplaced
+	# shellcheck disable=SC2086
+	find $dirs test -maxdepth 2 -type f >"$tmp/files" 2>/dev/null
+	awk -v rules="$RULES" '
+	function norm(p,   n, i, parts, out, k) {
+		n = split(p, parts, "/"); k = 0
+		for (i = 1; i <= n; i++) {
+			if (parts[i] == "" || parts[i] == ".") continue
+			if (parts[i] == "..") { if (k > 0) k--; continue }
+			out[++k] = parts[i]
+		}
+		p = ""
+		for (i = 1; i <= k; i++) p = p (i > 1 ? "/" : "") out[i]
+		return p
+	}
+	function dirof(p) { sub("^\\./", "", p); if (sub("/[^/]*$", "", p)) return p; return "." }
+	BEGIN {
+		n = split(rules, line, "\n")
+		for (i = 1; i <= n; i++) {
+			if (split(line[i], f, ":") < 2) continue
+			layer[f[1]] = 1; m = split(f[2], a, " ")
+			allowed_text[f[1]] = m ? a[1] : ""
+			for (j = 1; j <= m; j++) {
+				allow[f[1], a[j]] = 1
+				if (j > 1) allowed_text[f[1]] = allowed_text[f[1]] ", " a[j]
+			}
+		}
+	}
+	NR == FNR { exists[$0] = 1; next }
+	/^[ \t]*#[ \t]*include[ \t]*["<]/ {
+		inc = $0
+		sub("^[ \t]*#[ \t]*include[ \t]*", "", inc)
+		quoted = substr(inc, 1, 1) == "\""
+		inc = substr(inc, 2); sub("[\">].*$", "", inc)
+		from = dirof(FILENAME)
+		target = ""
+		if (quoted && (norm(from "/" inc) in exists)) target = norm(from "/" inc)
+		else if (norm(inc) in exists) target = norm(inc)
+		if (target == "") next
+		to = dirof(target)
+		if (to == from || allow[from, to]) next
+		rule = allowed_text[from] == "" ? from " may include nothing of ours outside itself" \
+		                                : from " may include only " allowed_text[from]
+		what = (to in layer) ? "includes " target : "includes " target " (outside the layers)"
+		printf "%s:%d: %s: %s\n", FILENAME, FNR, what, rule
+	}
+	' "$tmp/files" "${srcs[@]}"
+}
+
+# nm over all layer objects: "dir object symbol U|D", object relative to the build
+symbols() {
+	local objs o missing=()
+	mapfile -t objs < <(objects)
+	for o in "${objs[@]}"; do
+		[ -f "$o" ] || missing+=("$o")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "check-layers: ${#missing[@]} objects missing (${missing[0]}, ...); build first (make tests)" >&2
+		return 2
+	fi
+	[ ${#objs[@]} -gt 0 ] || return 0
+	nm -A -P "${objs[@]}" | awk -v build="$build/" '
+	{
+		obj = $1; sub(":$", "", obj); sub("^" build, "", obj)
+		dir = obj; sub("/[^/]*$", "", dir)
+		if ($3 == "U") print dir, obj, $2, "U"
+		else if ($3 ~ /^[A-TV-Z]$/) print dir, obj, $2, "D"
+	}'
+}
+
+# the line of the first use of SYMBOL in OBJECT (needs -g), else the source file
+use_line() {
+	local obj=$1 sym=$2 src=${1%.o}.c loc
+	loc=$(nm -l "$build/$obj" 2>/dev/null | awk -v s="$sym" '$1 == "U" && $2 == s { print $3; exit }')
+	loc=${loc#"$root"/}
+	[ -n "$loc" ] && echo "$loc" || echo "$src"
+}
+
+check_calls() {
+	local syms=$1
+	awk -v rules="$RULES" '
+	BEGIN {
+		n = split(rules, line, "\n")
+		for (i = 1; i <= n; i++) {
+			if (split(line[i], f, ":") < 2) continue
+			m = split(f[2], a, " ")
+			allowed_text[f[1]] = m ? a[1] : ""
+			for (j = 1; j <= m; j++) {
+				allow[f[1], a[j]] = 1
+				if (j > 1) allowed_text[f[1]] = allowed_text[f[1]] ", " a[j]
+			}
+		}
+	}
+	$4 == "D" { defdir[$3] = $1; defobj[$3] = $2; next }
+	{ use[++nu] = $0 }
+	END {
+		for (i = 1; i <= nu; i++) {
+			split(use[i], u, " ")
+			if (!(u[3] in defdir)) continue
+			to = defdir[u[3]]
+			if (to == u[1] || allow[u[1], to]) continue
+			rule = allowed_text[u[1]] == "" ? u[1] " may call nothing of ours outside itself" \
+			                                : u[1] " may call only " allowed_text[u[1]]
+			src = defobj[u[3]]; sub("\\.o$", ".c", src)
+			print u[2], u[3], "calls " u[3] "() from " src ": " rule
+		}
+	}' "$syms" |
+	while read -r obj sym msg; do
+		echo "$(use_line "$obj" "$sym"): $msg"
+	done | sort -t: -k1,1 -k2,2n
+}
+
+check_circles() {
+	local syms=$1
+	awk '
+	$4 == "D" { defobj[$3] = $2; next }
+	{ use[++nu] = $0 }
+	function base(p) { sub("^.*/", "", p); sub("\\.o$", ".c", p); return p }
+	END {
+		for (i = 1; i <= nu; i++) {
+			split(use[i], u, " ")
+			if (!(u[3] in defobj)) continue
+			to = defobj[u[3]]; d = to; sub("/[^/]*$", "", d)
+			if (d != u[1] || to == u[2]) continue
+			if (!((u[2], to) in edge)) edge[u[2], to] = u[3]
+			for (k = 1; k <= 2; k++) {
+				o = k == 1 ? u[2] : to
+				if (!((d, o) in seen)) { seen[d, o] = 1; node[d, ++cnt[d]] = o }
+			}
+			if (!(d in dseen)) { dseen[d] = 1; dlist[++nd] = d }
+		}
+		for (x = 1; x <= nd; x++) {
+			d = dlist[x]; n = cnt[d]
+			for (i = 1; i <= n; i++) for (j = 1; j <= n; j++)
+				r[i, j] = ((node[d, i], node[d, j]) in edge)
+			for (k = 1; k <= n; k++) for (i = 1; i <= n; i++) if (r[i, k])
+				for (j = 1; j <= n; j++) if (r[k, j]) r[i, j] = 1
+			delete done
+			for (i = 1; i <= n; i++) {
+				if (done[i] || !r[i, i]) continue
+				members = ""; edges = ""
+				for (j = 1; j <= n; j++) if (r[i, j] && r[j, i]) {
+					done[j] = 1
+					members = members (members == "" ? "" : ", ") base(node[d, j])
+					for (k = 1; k <= n; k++) if (r[i, k] && r[k, i] && ((node[d, j], node[d, k]) in edge))
+						edges = edges "\n    " base(node[d, j]) " -> " base(node[d, k]) " (" edge[node[d, j], node[d, k]] ")"
+				}
+				printf "%s: circle between %s:%s\n", d, members, edges
+			}
+			delete r
+		}
+	}' "$syms"
+}
+
+passed=0 failed=0 rc=0
+report() { # group findings-file fails(0/1)
+	local group=$1 file=$2 counts=$3 n
+	n=$(grep -c '^[^ ]' "$file")
+	if [ "$n" = 0 ]; then
+		echo "layers: $group: ok"
+		[ "$counts" = 1 ] && passed=$((passed + 1))
+		return
+	fi
+	if [ "$counts" = 0 ]; then
+		sed 's/^/note: /' "$file"
+		echo "layers: $group: $n found (notes; LAYERS_CIRCLES=1 makes them fail)"
+	elif [ "$strict" = 0 ]; then
+		cat "$file"
+		echo "layers: $group: $n violations (report only: LAYERS_STRICT=0)"
+		passed=$((passed + 1))
+	else
+		cat "$file"
+		echo "layers: $group: $n violations"
+		failed=$((failed + 1)); rc=1
+	fi
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for g in "${groups[@]}"; do
+	case $g in
+	calls|circles)
+		if [ ! -e "$tmp/syms" ]; then
+			symbols >"$tmp/syms" || { rc=2; failed=$((failed + 1)); break; }
+		fi ;;
+	esac
+	case $g in
+	includes) check_includes >"$tmp/$g"; report "$g" "$tmp/$g" 1 ;;
+	calls) check_calls "$tmp/syms" >"$tmp/$g"; report "$g" "$tmp/$g" 1 ;;
+	circles) check_circles "$tmp/syms" >"$tmp/$g"; report "$g" "$tmp/$g" "$circles_fail" ;;
+	esac
+done
+[ -n "${TP_RESULTS:-}" ] && echo "$passed $failed" >"$TP_RESULTS"
+exit $rc

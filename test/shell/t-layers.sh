@@ -1,0 +1,141 @@
+# The layer check (scripts/check-layers.sh) on a small tree of its own, one
+# function per layer directory using what its rule allows: the clean tree
+# passes; an upward #include, an upward call behind an extern declaration
+# (no include to give it away), a sideways call, a tool including metadata/,
+# a directory with no rule and a circle inside one directory are each found
+# with file:line and the rule broken.
+have nm || skip "no nm"
+have "${CC:-cc}" || skip "no C compiler"
+check=$TOP/scripts/check-layers.sh
+
+# src PATH LINE...: write a source file of the tree in ./tree
+src() {
+	mkdir -p "tree/$(dirname "$1")"
+	printf '%s\n' "${@:2}" >"tree/$1"
+}
+# compile PATH.c...: its object under tree/build, as the Makefile does
+compile() {
+	local c
+	for c in "$@"; do
+		mkdir -p "tree/build/$(dirname "$c")"
+		(cd tree && "${CC:-cc}" -g -O0 -I. -c -o "build/${c%.c}.o" "$c") || fail "cc $c"
+	done
+}
+# layers RC [GROUP...]: run the check on ./tree, demand exit code RC
+layers() {
+	local want=$1
+	shift
+	expect_rc "$want" "$check" -r tree -b build "$@"
+}
+
+src lib/base/log.h 'int log_msg(int x);'
+src lib/base/log.c '#include "lib/base/log.h"' 'int log_msg(int x) { return x; }'
+src lib/dev/probe.h 'int probe(int x);'
+src lib/dev/probe.c '#include "lib/base/log.h"' '#include "lib/dev/probe.h"' \
+	'int probe(int x) { return log_msg(x); }'
+src metadata/pdata/btree.h 'int btree_get(int x);'
+src metadata/pdata/btree.c '#include "lib/base/log.h"' '#include "btree.h"' \
+	'int btree_get(int x) { return log_msg(x); }'
+src metadata/thin/thin.h 'int thin_open(int x);'
+src metadata/thin/thin.c '#include "metadata/pdata/btree.h"' '#include "thin.h"' \
+	'int thin_open(int x) { return btree_get(x); }'
+src metadata/vg/vg.h 'int vg_read(int x);'
+src metadata/vg/vg.c '#include "lib/base/log.h"' '#include "vg.h"' \
+	'int vg_read(int x) { return log_msg(x); }'
+src kernel/dm.h 'int dm_load(int x);'
+src kernel/dm_lib.c '#include "lib/base/log.h"' '#include "kernel/dm.h"' \
+	'int dm_load(int x) { return log_msg(x); }'
+src lib/pool/pool.h '#include "metadata/vg/vg.h"' 'int pool_open(int x);'
+src lib/pool/pool.c '#include "kernel/dm.h"' '#include "lib/dev/probe.h"' \
+	'#include "lib/pool/pool.h"' '#include "metadata/thin/thin.h"' \
+	'int pool_open(int x) { return thin_open(x) + vg_read(x) + dm_load(x) + probe(x); }'
+src tools/tpdump.c '#include "lib/base/log.h"' '#include "lib/pool/pool.h"' \
+	'int cmd_tpdump(int x);' 'int cmd_tpdump(int x) { return pool_open(x) + log_msg(x); }'
+(cd tree && find . -name '*.c') | sed 's,^\./,,' | while read -r c; do compile "$c"; done
+cp -a tree clean
+
+# one violation at a time, on a fresh copy of the clean tree
+fresh() { rm -rf tree; cp -a clean tree; }
+
+layers 0
+out_has "layers: includes: ok"
+out_has "layers: calls: ok"
+out_has "layers: circles: ok"
+TP_RESULTS=$PWD/results layers 0
+[ "$(cat results)" = "2 0" ] || fail "results: $(cat results), expected '2 0'"
+
+# (a) an upward #include: lib/base using lib/pool
+fresh
+src lib/base/log.c '#include "lib/base/log.h"' '#include "lib/pool/pool.h"' \
+	'int log_msg(int x) { return x; }'
+compile lib/base/log.c
+layers 1
+out_has "^lib/base/log.c:2: includes lib/pool/pool.h: lib/base may include nothing of ours outside itself$"
+out_has "layers: includes: 1 violations"
+out_has "layers: calls: ok"
+TP_RESULTS=$PWD/results layers 1
+[ "$(cat results)" = "1 1" ] || fail "results: $(cat results), expected '1 1'"
+# report only: the same finding, exit 0, counted as passed
+LAYERS_STRICT=0 TP_RESULTS=$PWD/results layers 0
+out_has "^lib/base/log.c:2: includes lib/pool/pool.h"
+out_has "report only"
+[ "$(cat results)" = "2 0" ] || fail "results: $(cat results), expected '2 0'"
+
+# (b) an upward call with no include: only the symbols show it
+fresh
+src lib/base/log.c '#include "lib/base/log.h"' 'int pool_open(int x);' \
+	'int log_msg(int x)' '{' '	return x ? pool_open(x - 1) : 0;' '}'
+compile lib/base/log.c
+layers 1
+out_has "layers: includes: ok"
+out_has "^lib/base/log.c:5: calls pool_open() from lib/pool/pool.c: lib/base may call nothing of ours outside itself$"
+out_has "layers: calls: 1 violations"
+layers 0 includes
+layers 1 calls
+
+# a sideways call: kernel using metadata/vg
+fresh
+src kernel/dm_lib.c '#include "lib/base/log.h"' '#include "kernel/dm.h"' 'int vg_read(int x);' \
+	'int dm_load(int x) { return log_msg(x) + vg_read(x); }'
+compile kernel/dm_lib.c
+layers 1
+out_has "^kernel/dm_lib.c:4: calls vg_read() from metadata/vg/vg.c: kernel may call only lib/base$"
+
+# (c) a tool including and calling metadata/thin
+fresh
+src tools/tpdump.c '#include "lib/pool/pool.h"' '#include "metadata/thin/thin.h"' \
+	'int cmd_tpdump(int x);' 'int cmd_tpdump(int x) { return pool_open(x) + thin_open(x); }'
+compile tools/tpdump.c
+layers 1
+out_has "^tools/tpdump.c:2: includes metadata/thin/thin.h: tools may include only lib/pool, lib/base$"
+out_has "^tools/tpdump.c:4: calls thin_open() from metadata/thin/thin.c: tools may call only lib/pool, lib/base$"
+# a header of lib/pool may include metadata/ for the tool (pool.h includes vg.h)
+out_lacks "vg.h"
+
+# a source directory that no rule names
+fresh
+src lib/extra/x.c 'int x(void);' 'int x(void) { return 0; }'
+layers 1 includes
+out_has "^lib/extra: a source directory with no layer rule"
+
+# a circle between two files of one directory: a note unless LAYERS_CIRCLES=1
+fresh
+src metadata/thin/thin.c '#include "metadata/pdata/btree.h"' '#include "thin.h"' \
+	'int thin_walk(int x);' 'int thin_open(int x) { return x ? thin_walk(x - 1) : btree_get(x); }'
+src metadata/thin/thin_walk.c '#include "thin.h"' 'int thin_walk(int x);' \
+	'int thin_walk(int x) { return thin_open(x); }'
+compile metadata/thin/thin.c metadata/thin/thin_walk.c
+layers 0
+out_has "^note: metadata/thin: circle between thin.c, thin_walk.c:$"
+out_has "^note:     thin.c -> thin_walk.c (thin_walk)$"
+out_has "^note:     thin_walk.c -> thin.c (thin_open)$"
+LAYERS_CIRCLES=1 TP_RESULTS=$PWD/results layers 1
+out_has "^metadata/thin: circle between thin.c, thin_walk.c:$"
+out_has "layers: circles: 1 violations"
+[ "$(cat results)" = "2 1" ] || fail "results: $(cat results), expected '2 1'"
+
+# objects missing: a usage error, not a pass
+fresh
+rm tree/build/metadata/vg/vg.o
+layers 2 calls
+err_has "objects missing"
