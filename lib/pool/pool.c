@@ -3,7 +3,7 @@
 #include "lib/pool/pool_int.h"
 
 #include "lib/base/log.h"
-#include "metadata/vg/devices.h"
+#include "lib/pool/host.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -146,6 +146,7 @@ int pool_commit_vg(struct pool *p, struct vg *next)
 		vg_free(next);
 		return r;
 	}
+	pool_backup_commit(next);
 	vg_free(p->vg);
 	p->vg = next;
 	return 0;

@@ -53,8 +53,9 @@ int pool_open_thin(struct pool *p) TP_MUST_CHECK;
  * pool.h). WRITE: repair an interrupted transaction; else only report. */
 int pool_reconcile(struct pool *p, int write) TP_MUST_CHECK;
 
-/* Commit NEXT as the pool's new VG (seqno handled by vg_commit); on success
- * P's VG is replaced by NEXT (ownership moves), on failure NEXT is freed. */
+/* Commit NEXT as the pool's new VG (seqno handled by vg_commit) and back
+ * it up (host.h); on success P's VG is replaced by NEXT (ownership moves),
+ * on failure NEXT is freed. */
 int pool_commit_vg(struct pool *p, struct vg *next) TP_MUST_CHECK;
 
 /* Add (or update) the devices-file entry of one pool device; a failure is
