@@ -1,8 +1,8 @@
 /* pool_live.c - an active pool: the kernel owns the thin metadata, so
- * changes go through pool messages and reads through a metadata snapshot
- * (the kernel's reserve_metadata_snap: a consistent, held copy of the
- * trees that we read from the device with O_DIRECT). Also activation and
- * deactivation (pool.h). */
+ * reads go through a metadata snapshot (the kernel's
+ * reserve_metadata_snap: a consistent, held copy of the trees that we read
+ * from the device with O_DIRECT); changes are pool messages (pool_ops.c).
+ * Also activation and deactivation (pool.h). */
 #include "lib/pool/pool_int.h"
 #include "lib/pool/pool_usage.h"
 
@@ -15,16 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int pool_live_detect(struct pool *p)
-{
-	int r = tp_dm_pool_is_active(p->name);
-
-	p->live = r == 1;
-	if (p->live && tp_dm_name(p->pool_dm, sizeof(p->pool_dm), p->name, TP_DM_ROLE_POOL, NULL))
-		return -EINVAL;
-	return 0;	/* no device-mapper here: the pool is simply not active */
-}
 
 /* ---- reading through the kernel's metadata snapshot ---- */
 
@@ -126,96 +116,6 @@ int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usa
 	r = pool_usage_walk(snap_walk, &s, nr_data_blocks, u, n);
 	e = snap_end(&s);
 	return r ? r : e;
-}
-
-int pool_live_reconcile(struct pool *p, int write)
-{
-	struct tp_dm_pool_status st;
-	uint64_t want = p->vg->transaction_id, *ids = NULL;
-	size_t n = 0;
-	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &st);
-
-	if (r)
-		return r;
-	if (st.fail || st.error) {
-		log_error("pool %s: the kernel reports the pool as failed; deactivate it and run "
-			  "'tpcheck %s'", p->name, p->name);
-		return -EIO;
-	}
-	if (st.transaction_id == want)
-		return 0;
-	if (st.transaction_id + 1 != want) {
-		log_error("pool %s: transaction id mismatch: the VG metadata says %llu, the "
-			  "kernel's pool says %llu; deactivate the pool and run 'tpcheck %s'",
-			  p->name, (unsigned long long)want,
-			  (unsigned long long)st.transaction_id, p->name);
-		return -EUCLEAN;
-	}
-	if (!write) {
-		log_warn("pool %s: transaction %llu was interrupted; the next change completes it",
-			 p->name, (unsigned long long)want);
-		return 0;
-	}
-	r = pool_live_list_devices(p, &ids, &n);
-	if (!r)
-		r = pool_replay(p, ids, n);
-	if (!r)
-		r = pool_op_set_tid(p, want - 1, want);
-	free(ids);
-	if (r)
-		log_error("pool %s: could not complete interrupted transaction %llu", p->name,
-			  (unsigned long long)want);
-	else
-		log_warn("pool %s: transaction %llu had been interrupted; it is now complete",
-			 p->name, (unsigned long long)want);
-	return r;
-}
-
-/* ---- operations on either side ---- */
-
-int pool_op_create(struct pool *p, uint32_t dev_id)
-{
-	return p->live ? tp_dm_create_thin(p->pool_dm, dev_id) : thin_create_thin(p->md, dev_id);
-}
-
-int pool_op_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *o)
-{
-	char dm[TP_DM_NAME_MAX];
-	struct tp_dm_info info;
-	const char *active = NULL;
-
-	if (!p->live)
-		return thin_create_snap(p->md, dev_id, o->dev_id);
-	/* The origin must be quiesced while the kernel shares its tree. */
-	if (!tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, o->name) &&
-	    !tp_dm_info(dm, &info))
-		active = o->name;
-	return tp_dm_snapshot(p->name, active, dev_id, o->dev_id);
-}
-
-int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol)
-{
-	int r;
-
-	if (!p->live)
-		return thin_delete(p->md, dev_id);
-	if (vol) {
-		r = tp_dm_vol_deactivate(p->name, vol);
-		if (r == -EBUSY) {
-			log_error("pool %s: volume %s is in use (mounted or open); close it first",
-				  p->name, vol);
-			return r;
-		}
-		if (r && r != -ENXIO)
-			return r;
-	}
-	return tp_dm_delete_thin(p->pool_dm, dev_id);
-}
-
-int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)
-{
-	return p->live ? tp_dm_set_transaction_id(p->pool_dm, old_id, new_id)
-		       : thin_set_transaction_id(p->md, old_id, new_id);
 }
 
 /* ---- activation ---- */
