@@ -53,8 +53,6 @@ char *pool_devices_path(void);
  * name, uuid or path (empty, or containing a newline). */
 int pool_devices_add(const struct pool_devices_entry *e) TP_MUST_CHECK;
 
-/* Remove the entry of PV_UUID: 0, or -ENOENT if there was none. */
-int pool_devices_remove_pv(const char *pv_uuid) TP_MUST_CHECK;
 /* Remove every entry of POOL: 0 (also when there were none). */
 int pool_devices_remove_pool(const char *pool) TP_MUST_CHECK;
 

@@ -251,15 +251,14 @@ int pool_devices_add(const struct pool_devices_entry *e)
 	return modify(edit_add, e);
 }
 
-/* Drop lines where MATCH(line, arg); returns 1 (rewrite) if any went. */
-static int drop(struct file *f, int (*match)(const struct pool_devices_entry *, const void *),
-		const void *arg)
+/* Drop the entries of pool ARG; returns 1 (rewrite) if any went. */
+static int edit_remove_pool(struct file *f, const void *arg)
 {
 	size_t i, o = 0;
 	int any = 0;
 
 	for (i = 0; i < f->n; i++) {
-		if (f->lines[i].parsed && match(&f->lines[i].e, arg)) {
+		if (f->lines[i].parsed && !strcmp(f->lines[i].e.pool, arg)) {
 			any = 1;
 			continue;
 		}
@@ -267,31 +266,6 @@ static int drop(struct file *f, int (*match)(const struct pool_devices_entry *, 
 	}
 	f->n = o;
 	return any;
-}
-
-static int match_pv(const struct pool_devices_entry *e, const void *arg)
-{
-	return !strcmp(e->pv_uuid, arg);
-}
-
-static int match_pool(const struct pool_devices_entry *e, const void *arg)
-{
-	return !strcmp(e->pool, arg);
-}
-
-static int edit_remove_pv(struct file *f, const void *arg)
-{
-	return drop(f, match_pv, arg) ? 1 : -ENOENT;
-}
-
-static int edit_remove_pool(struct file *f, const void *arg)
-{
-	return drop(f, match_pool, arg);
-}
-
-int pool_devices_remove_pv(const char *pv_uuid)
-{
-	return modify(edit_remove_pv, pv_uuid);
 }
 
 int pool_devices_remove_pool(const char *pool)
