@@ -14,6 +14,7 @@
 const struct vg *pool_vg(const struct pool *p) { return p->vg; }
 struct thin_md *pool_thin(struct pool *p) { return p->md; }
 const char *pool_name(const struct pool *p) { return p->name; }
+int pool_is_live(const struct pool *p) { return p->live; }
 
 const char *pool_device_path(const struct pool *p, enum vg_role role)
 {

@@ -76,6 +76,9 @@ int pool_op_create(struct pool *p, uint32_t dev_id) TP_MUST_CHECK;
 int pool_op_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *origin) TP_MUST_CHECK;
 int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol) TP_MUST_CHECK;
 int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id) TP_MUST_CHECK;
+/* Unload volume VOL's thin target: 0 also when it was not loaded; -EBUSY
+ * (logged) while it is in use. */
+int pool_op_vol_deactivate(struct pool *p, const char *vol) TP_MUST_CHECK;
 
 /* ---- pool_find.c: where the devices are ---- */
 

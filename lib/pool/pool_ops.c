@@ -35,17 +35,19 @@ int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol)
 
 	if (!p->live)
 		return thin_delete(p->md, dev_id);
-	if (vol) {
-		r = tp_dm_vol_deactivate(p->name, vol);
-		if (r == -EBUSY) {
-			log_error("pool %s: volume %s is in use (mounted or open); close it first",
-				  p->name, vol);
-			return r;
-		}
-		if (r && r != -ENXIO)
-			return r;
-	}
+	if (vol && (r = pool_op_vol_deactivate(p, vol)))
+		return r;
 	return tp_dm_delete_thin(p->pool_dm, dev_id);
+}
+
+int pool_op_vol_deactivate(struct pool *p, const char *vol)
+{
+	int r = tp_dm_vol_deactivate(p->name, vol);
+
+	if (r == -EBUSY)
+		log_error("pool %s: volume %s is in use (mounted or open); close it first",
+			  p->name, vol);
+	return r == -ENXIO ? 0 : r;
 }
 
 int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)
