@@ -259,6 +259,15 @@ static void auto_chunk(const struct tp_topology *t, const struct tp_chunk_reques
 		p->chunk = TP_CHUNK_MAX / base * base;
 }
 
+/* The budget clause of an auto chunk's reason, when the budget raised it. */
+static void say_budget(const struct chunk_plan *p, const struct tp_chunk_request *req,
+		       struct tp_chunk_decision *out)
+{
+	if (p->need_budget > p->floor)
+		say(out->reason, " and keeps the metadata of %s of data within %s",
+		    H(req->data_size), H(req->meta_budget ? req->meta_budget : TP_META_MAX));
+}
+
 static void explain_auto(const struct chunk_plan *p, const struct tp_chunk_request *req,
 			 struct tp_chunk_decision *out)
 {
@@ -267,9 +276,7 @@ static void explain_auto(const struct chunk_plan *p, const struct tp_chunk_reque
 		    "Chunk %s: the smallest common multiple of the full stripe (%s) and 64 KiB "
 		    "that is at least %s",
 		    H(out->chunk), H(p->stripe), H(p->floor));
-		if (p->need_budget > p->floor)
-			say(out->reason, " and keeps the metadata of %s of data within %s",
-			    H(req->data_size), H(req->meta_budget ? req->meta_budget : TP_META_MAX));
+		say_budget(p, req, out);
 		say(out->reason, "; every chunk covers whole stripes, so provisioning a chunk "
 				 "never makes the RAID read-modify-write a partial stripe.");
 	} else if (p->fits) {
@@ -282,9 +289,7 @@ static void explain_auto(const struct chunk_plan *p, const struct tp_chunk_reque
 					 "in 64 KiB) that is at least %s; no usable stripe is "
 					 "reported",
 			    H(out->chunk), H(p->unit), H(p->floor));
-		if (p->need_budget > p->floor)
-			say(out->reason, " and keeps the metadata of %s of data within %s",
-			    H(req->data_size), H(req->meta_budget ? req->meta_budget : TP_META_MAX));
+		say_budget(p, req, out);
 		say(out->reason, ".");
 	} else {
 		say(out->reason, "WARNING: no chunk within 64 KiB..1 GiB is a whole multiple of %s",

@@ -5,7 +5,7 @@
  * the ACTIVE area, and the pool lock. Also the transaction-id protocol
  * that keeps the VG metadata and the thin metadata in step.
  *
- * Finding a pool: by name through the devices file (metadata/vg/devices.h);
+ * Finding a pool: by name through the devices file (lib/pool/host.h);
  * when an entry is missing or stale, every block device (libudev, through
  * lib/dev/scan.h) is probed for our label, and the devices file is put
  * right. `devices` (the --devices option: "A,B") names the devices

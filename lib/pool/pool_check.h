@@ -39,15 +39,4 @@ void pool_check_report_free(struct pool_check_report *rep);
 int pool_repair(const char *name, const char *devices, const struct thin_repair_opts *opts,
 		struct thin_repair_report *rep) TP_MUST_CHECK;
 
-/* ---- shared by pool_check.c and pool_repair.c (lib/pool only) ---- */
-struct pool;
-/* Lock (shared, or exclusive with WRITE), open both devices, read labels
- * and the VG into P (a caller-owned struct pool with no thin metadata
- * open); findings go to REP. P->vg stays NULL when no VG could be read. */
-int pool_check_open_devices(const char *name, const char *devices, int write, struct pool *p,
-			    struct pool_check_report *rep) TP_MUST_CHECK;
-void pool_check_close_devices(struct pool *p);
-void pool_problem(struct pool_check_report *rep, int fatal, const char *fmt, ...)
-	TP_PRINTF(3, 4);
-
 #endif

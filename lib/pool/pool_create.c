@@ -8,8 +8,7 @@
 #include "lib/dev/probe.h"
 #include "lib/dev/topology.h"
 #include "lib/dev/wipe.h"
-#include "metadata/vg/backup.h"
-#include "metadata/vg/devices.h"
+#include "lib/pool/host.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -81,10 +80,10 @@ static int device_size(const char *what, const char *path, uint64_t *size)
  * not even with --force: that pool must be removed first. */
 static int in_use(const char *path)
 {
-	struct vg_devices_entry e;
+	struct pool_devices_entry e;
 	struct vg_label l;
 
-	if (pool_read_label(path, &l) || vg_devices_lookup_pv(l.pv_uuid, &e))
+	if (pool_read_label(path, &l) || pool_devices_lookup_pv(l.pv_uuid, &e))
 		return 0;
 	log_error("%s belongs to pool %s; remove that pool first with 'tpremove %s'", path,
 		  e.pool, e.pool);
@@ -127,7 +126,7 @@ static int check_signatures(const struct pool_create_params *p, struct pool_crea
 int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 {
 	struct tp_policy_input in;
-	struct vg_devices_entry e;
+	struct pool_devices_entry e;
 	const char *why;
 	int r;
 
@@ -141,7 +140,7 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 			  p->data_path);
 		return -EINVAL;
 	}
-	r = vg_devices_lookup_pool(p->name, &e, 1);
+	r = pool_devices_lookup_pool(p->name, &e, 1);
 	if (r > 0) {
 		log_error("a pool named %s already exists (on %s); choose another name or remove "
 			  "it with 'tpremove %s'", p->name, e.path, p->name);
@@ -241,7 +240,7 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
  * move them to backup/<name>.<time> (tpremove keeps them for recovery). */
 static void retire_backups(const char *name)
 {
-	char *dir = vg_backup_dir(name), *old = NULL;
+	char *dir = pool_backup_dir(name), *old = NULL;
 	size_t n;
 
 	if (!dir || access(dir, F_OK)) {
@@ -315,8 +314,8 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	/* 2. VG metadata on both devices, 3. labels: the pool exists from here */
 	for (int i = 0; i < VG_NR_ROLES && !r; i++)
 		r = vg_mda_format(pv[i].io, &pv[i].label);
-	if (!r)
-		r = vg_commit(pv, VG_NR_ROLES, vg);
+	if (!r && !(r = vg_commit(pv, VG_NR_ROLES, vg)))
+		pool_backup_commit(vg);
 	for (int i = 0; i < VG_NR_ROLES && !r; i++)
 		r = vg_label_write(pv[i].io, &pv[i].label);
 	if (r) {
@@ -368,7 +367,7 @@ int pool_remove(struct pool *p)
 	}
 	if (r)
 		log_error("pool %s: could not wipe all of its labels: %s", p->name, strerror(-r));
-	e = vg_devices_remove_pool(p->name);
+	e = pool_devices_remove_pool(p->name);
 	if (e && !r)
 		r = e;
 	pool_close(p);
@@ -398,14 +397,14 @@ static int forget_device(const char *name, const char *path)
 
 int pool_forget(const char *name)
 {
-	struct vg_devices_entry ent[8];
+	struct pool_devices_entry ent[8];
 	struct tp_lock *lock;
 	int n, r, e;
 
 	r = tp_lock_acquire(name, TP_LOCK_EXCL, &lock);
 	if (r)
 		return r;
-	n = vg_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
+	n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
 	if (n < 0) {
 		tp_lock_release(lock);
 		return n;
@@ -416,7 +415,7 @@ int pool_forget(const char *name)
 		if (e && !r)
 			r = e;
 	}
-	e = vg_devices_remove_pool(name);
+	e = pool_devices_remove_pool(name);
 	if (e && !r)
 		r = e;
 	tp_lock_release(lock);
@@ -434,11 +433,11 @@ static int cmp_str(const void *a, const void *b)
 
 int pool_list_names(char ***names, unsigned *n)
 {
-	struct vg_devices_entry *ent = NULL;
+	struct pool_devices_entry *ent = NULL;
 	size_t nent = 0;
 	char **out;
 	unsigned k = 0;
-	int r = vg_devices_list(&ent, &nent);
+	int r = pool_devices_list(&ent, &nent);
 
 	*names = NULL;
 	*n = 0;

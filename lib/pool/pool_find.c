@@ -4,7 +4,7 @@
 
 #include "lib/base/log.h"
 #include "lib/dev/scan.h"
-#include "metadata/vg/devices.h"
+#include "lib/pool/host.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,7 +23,7 @@ int pool_read_label(const char *path, struct vg_label *l)
 }
 
 /* Does the devices-file entry E still point at its device? */
-static int entry_current(const struct vg_devices_entry *e)
+static int entry_current(const struct pool_devices_entry *e)
 {
 	struct vg_label l;
 
@@ -68,15 +68,15 @@ static int scan_labels(const char *name, char *paths[VG_NR_ROLES])
 void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid,
 			const char *path)
 {
-	struct vg_devices_entry e;
+	struct pool_devices_entry e;
 
 	memset(&e, 0, sizeof(e));
 	snprintf(e.pool, sizeof(e.pool), "%s", pool);
 	e.role = role;
 	snprintf(e.pv_uuid, sizeof(e.pv_uuid), "%s", pv_uuid);
 	snprintf(e.path, sizeof(e.path), "%s", path);
-	if (vg_devices_add(&e)) {
-		char *file = vg_devices_path();
+	if (pool_devices_add(&e)) {
+		char *file = pool_devices_path();
 		log_warn("pool %s: could not record %s in the devices file %s; name the devices "
 			 "with --devices", pool, path, file ? file : "");
 		free(file);
@@ -93,11 +93,11 @@ static void record(const char *name, enum vg_role role, const char *path)
 
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 {
-	struct vg_devices_entry ent[8];
+	struct pool_devices_entry ent[8];
 	int n, i, r, stale = 0;
 
 	paths[0] = paths[1] = NULL;
-	n = vg_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
+	n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
@@ -119,7 +119,7 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 		return r;
 	}
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
-		char *file = vg_devices_path();
+		char *file = pool_devices_path();
 		if (n > 0 || stale)
 			log_error("pool %s: its %s device was not found (the devices file %s lists "
 				  "it, and no block device carries its label); attach it, name the "

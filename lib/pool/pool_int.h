@@ -21,41 +21,70 @@ struct pool {
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 };
 
-/* pool_live.c: the kernel side of an active pool. */
-/* Is the pool active? Sets p->live and p->pool_dm. */
-int pool_live_detect(struct pool *p) TP_MUST_CHECK;
-/* The transaction-id protocol against the kernel's metadata. */
+/* ---- pool_attach.c: the one way into a pool's devices ---- */
+
+enum pool_attach_flags {
+	/* POOL_RDONLY (pool.h): shared lock, devices opened read-only */
+	POOL_ATTACH_OFFLINE = 1 << 8,	/* refuse (-EBUSY) a pool the kernel runs */
+};
+
+struct pool_check_report;
+
+/* Fill P (zeroed here) for pool NAME: the name check, the pool lock
+ * (shared with POOL_RDONLY, else exclusive), the devices (DEVICES "A,B",
+ * else the devices file or a label scan), opened read-only with
+ * POOL_RDONLY, their labels by role, the VG (STATUS, may be NULL: its
+ * copies), and P->live / P->pool_dm. No thin metadata is opened.
+ * REP NULL (pool_open): every problem is an error, logged; DEVICES are
+ * absolute paths and recorded in the devices file unless POOL_RDONLY.
+ * REP given (check, repair): label and VG problems are findings in REP and
+ * 0 is returned, with P->pv[role].io NULL for a device not found and
+ * P->vg NULL when no VG could be read. Release with pool_detach. */
+int pool_attach(struct pool *p, const char *name, const char *devices, unsigned flags,
+		struct pool_check_report *rep, struct vg_mda_status *status) TP_MUST_CHECK;
+/* Release everything pool_attach and pool_open_thin took; P is zeroed. */
+void pool_detach(struct pool *p);
+
+/* Open the thin metadata of the active area (pool_open, after
+ * deactivation, after a repair swap). */
+int pool_open_thin(struct pool *p) TP_MUST_CHECK;
+
+/* A pool-level finding (no block number) into REP. */
+void pool_problem(struct pool_check_report *rep, int fatal, const char *fmt, ...)
+	TP_PRINTF(3, 4);
+
+/* ---- pool_txn.c: the transaction-id protocol (pool.h) ---- */
+
+/* Make the thin metadata agree with the VG. WRITE: complete an
+ * interrupted transaction; else only report it. */
+int pool_reconcile(struct pool *p, int write) TP_MUST_CHECK;
+/* The same against the kernel's pool (P->live). */
 int pool_live_reconcile(struct pool *p, int write) TP_MUST_CHECK;
+
+/* ---- pool_live.c: reading an active pool's metadata ---- */
+
 /* Thin device ids in the kernel's metadata (via a metadata snapshot). */
 int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n) TP_MUST_CHECK;
 /* Per-device usage from the kernel's metadata snapshot. */
 struct pool_dev_usage;
 int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		    size_t *n) TP_MUST_CHECK;
-/* Replay the VG's intent onto a device list (pool_txn.c), through the
- * thin metadata or, when live, pool messages. */
-int pool_replay(struct pool *p, const uint64_t *ids, size_t n) TP_MUST_CHECK;
-/* Thin-device operations for either side (offline metadata or kernel). */
+
+/* ---- pool_ops.c: thin-device operations, offline or through the kernel ---- */
+
 int pool_op_create(struct pool *p, uint32_t dev_id) TP_MUST_CHECK;
 int pool_op_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *origin) TP_MUST_CHECK;
 int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol) TP_MUST_CHECK;
 int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id) TP_MUST_CHECK;
+/* Unload volume VOL's thin target: 0 also when it was not loaded; -EBUSY
+ * (logged) while it is in use. */
+int pool_op_vol_deactivate(struct pool *p, const char *vol) TP_MUST_CHECK;
+
+/* ---- pool_find.c: where the devices are ---- */
 
 /* Read-only probe of PATH's label into *L (0 = ours, -ENOENT = not a
  * tptools device, -errno). */
 int pool_read_label(const char *path, struct vg_label *l) TP_MUST_CHECK;
-
-/* Open the thin metadata of the active area (pool_open and after a repair
- * swap). */
-int pool_open_thin(struct pool *p) TP_MUST_CHECK;
-
-/* Make the thin metadata agree with the VG (the transaction-id protocol in
- * pool.h). WRITE: repair an interrupted transaction; else only report. */
-int pool_reconcile(struct pool *p, int write) TP_MUST_CHECK;
-
-/* Commit NEXT as the pool's new VG (seqno handled by vg_commit); on success
- * P's VG is replaced by NEXT (ownership moves), on failure NEXT is freed. */
-int pool_commit_vg(struct pool *p, struct vg *next) TP_MUST_CHECK;
 
 /* Add (or update) the devices-file entry of one pool device; a failure is
  * a warning (the file is a cache). */
@@ -65,5 +94,12 @@ void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid
 /* Find the pool's devices: the devices file, else a label scan of block
  * devices. Fills PATHS[role] (malloc'd). */
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES]) TP_MUST_CHECK;
+
+/* ---- pool.c ---- */
+
+/* Commit NEXT as the pool's new VG (seqno handled by vg_commit) and back
+ * it up (host.h); on success P's VG is replaced by NEXT (ownership moves),
+ * on failure NEXT is freed. */
+int pool_commit_vg(struct pool *p, struct vg *next) TP_MUST_CHECK;
 
 #endif

@@ -28,7 +28,7 @@ int pool_repair(const char *name, const char *devices, const struct thin_repair_
 
 	memset(rep, 0, sizeof(*rep));
 	memset(&prep, 0, sizeof(prep));
-	r = pool_check_open_devices(name, devices, 1, &p, &prep);
+	r = pool_attach(&p, name, devices, POOL_ATTACH_OFFLINE, &prep, NULL);
 	for (size_t i = 0; i < prep.f.nr_problems; i++)
 		log_warn("pool %s: %s", name, prep.f.problems[i].msg);
 	if (r)
@@ -99,8 +99,7 @@ int pool_repair(const char *name, const char *devices, const struct thin_repair_
 out:
 	io_destroy(in);
 	io_destroy(out);
-	if (p.lock || p.vg)
-		pool_check_close_devices(&p);
+	pool_detach(&p);
 	pool_check_report_free(&prep);
 	return r;
 }

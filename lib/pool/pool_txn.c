@@ -1,8 +1,10 @@
 /* pool_txn.c - the transaction-id protocol between the VG metadata and the
- * thin metadata (pool.h explains it): detect an interrupted change and
- * complete it from the VG, which is committed first as the journal. */
+ * thin metadata, or the kernel's pool when it is live (pool.h explains
+ * it): detect an interrupted change and complete it from the VG, which is
+ * committed first as the journal. */
 #include "lib/pool/pool_int.h"
 
+#include "kernel/dm.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -37,7 +39,7 @@ static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 
 /* Replay the VG's intent onto the thin devices IDS (uncommitted when
  * offline; through pool messages when live). */
-int pool_replay(struct pool *p, const uint64_t *ids, size_t n)
+static int replay(struct pool *p, const uint64_t *ids, size_t n)
 {
 	const struct vg *vg = p->vg;
 	int r;
@@ -108,7 +110,7 @@ int pool_reconcile(struct pool *p, int write)
 		free(ids);
 		return 0;
 	}
-	r = pool_replay(p, ids, n);
+	r = replay(p, ids, n);
 	if (!r)
 		r = thin_set_transaction_id(p->md, tid, want);
 	if (!r)
@@ -124,4 +126,47 @@ int pool_reconcile(struct pool *p, int write)
 	log_warn("pool %s: transaction %llu had been interrupted; it is now complete", p->name,
 		 (unsigned long long)want);
 	return 0;
+}
+
+int pool_live_reconcile(struct pool *p, int write)
+{
+	struct tp_dm_pool_status st;
+	uint64_t want = p->vg->transaction_id, *ids = NULL;
+	size_t n = 0;
+	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &st);
+
+	if (r)
+		return r;
+	if (st.fail || st.error) {
+		log_error("pool %s: the kernel reports the pool as failed; deactivate it and run "
+			  "'tpcheck %s'", p->name, p->name);
+		return -EIO;
+	}
+	if (st.transaction_id == want)
+		return 0;
+	if (st.transaction_id + 1 != want) {
+		log_error("pool %s: transaction id mismatch: the VG metadata says %llu, the "
+			  "kernel's pool says %llu; deactivate the pool and run 'tpcheck %s'",
+			  p->name, (unsigned long long)want,
+			  (unsigned long long)st.transaction_id, p->name);
+		return -EUCLEAN;
+	}
+	if (!write) {
+		log_warn("pool %s: transaction %llu was interrupted; the next change completes it",
+			 p->name, (unsigned long long)want);
+		return 0;
+	}
+	r = pool_live_list_devices(p, &ids, &n);
+	if (!r)
+		r = replay(p, ids, n);
+	if (!r)
+		r = pool_op_set_tid(p, want - 1, want);
+	free(ids);
+	if (r)
+		log_error("pool %s: could not complete interrupted transaction %llu", p->name,
+			  (unsigned long long)want);
+	else
+		log_warn("pool %s: transaction %llu had been interrupted; it is now complete",
+			 p->name, (unsigned long long)want);
+	return r;
 }

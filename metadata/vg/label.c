@@ -247,6 +247,18 @@ int vg_label_read(struct io_engine *io, struct vg_label *l)
 	return r;
 }
 
+/* Write and flush the label sector S; WHAT names the deed in the error. */
+static int put_sector(struct io_engine *io, const uint8_t s[VG_LABEL_SIZE], const char *what)
+{
+	int r = io_write(io, VG_LABEL_OFFSET, s, VG_LABEL_SIZE);
+
+	if (!r)
+		r = io_flush(io);
+	if (r)
+		log_error("%s: cannot %s the label: %s", io->name, what, strerror(-r));
+	return r;
+}
+
 int vg_label_write(struct io_engine *io, const struct vg_label *l)
 {
 	uint8_t s[VG_LABEL_SIZE];
@@ -260,12 +272,7 @@ int vg_label_write(struct io_engine *io, const struct vg_label *l)
 			  (unsigned long long)io->size, (unsigned long long)l->device_size);
 		return -ENOSPC;
 	}
-	r = io_write(io, VG_LABEL_OFFSET, s, sizeof(s));
-	if (!r)
-		r = io_flush(io);
-	if (r)
-		log_error("%s: cannot write the label: %s", io->name, strerror(-r));
-	return r;
+	return put_sector(io, s, "write");
 }
 
 int vg_label_wipe(struct io_engine *io, int force)
@@ -281,12 +288,7 @@ int vg_label_wipe(struct io_engine *io, int force)
 	if (!force && memcmp(s + LO_MAGIC, VG_LABEL_MAGIC, 8))
 		return 1;
 	memset(s, 0, sizeof(s));
-	r = io_write(io, VG_LABEL_OFFSET, s, sizeof(s));
-	if (!r)
-		r = io_flush(io);
-	if (r)
-		log_error("%s: cannot wipe the label: %s", io->name, strerror(-r));
-	return r;
+	return put_sector(io, s, "wipe");
 }
 
 int vg_label_probe_path(const char *path, struct vg_label *l)

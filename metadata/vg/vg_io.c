@@ -1,5 +1,4 @@
 /* vg_io.c - whole-VG read and commit over the pool devices. See vg.h. */
-#include "metadata/vg/backup.h"
 #include "metadata/vg/vg.h"
 
 #include "lib/base/log.h"
@@ -95,9 +94,6 @@ int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
 		return r;
 	}
 	vg->text_seqno = vg->seqno;
-	if (vg_backup_write(vg->name, vg->seqno, text, len, 0))
-		log_warn("pool %s: VG metadata seqno %llu is committed but its backup could not "
-			 "be written", vg->name, (unsigned long long)vg->seqno);
 	free(text);
 	return 0;
 }

@@ -1,5 +1,5 @@
-/* backup.c - VG metadata backups in the config dir. See backup.h. */
-#include "metadata/vg/backup.h"
+/* host_backup.c - VG metadata backups in the config dir. See host.h. */
+#include "lib/pool/host.h"
 #include "metadata/vg/vg.h"
 
 #include "lib/base/log.h"
@@ -17,7 +17,7 @@
 
 #define SEQ_DIGITS 20
 
-char *vg_backup_dir(const char *pool)
+char *pool_backup_dir(const char *pool)
 {
 	char *base = tp_path_join(tp_config_dir(), "backup"), *d;
 
@@ -80,7 +80,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int vg_backup_list(const char *pool, uint64_t **seqnos, size_t *n)
+int pool_backup_list(const char *pool, uint64_t **seqnos, size_t *n)
 {
 	char *dir;
 	DIR *d;
@@ -93,7 +93,7 @@ int vg_backup_list(const char *pool, uint64_t **seqnos, size_t *n)
 	*n = 0;
 	if (!vg_name_valid(pool, NULL))
 		return -EINVAL;
-	dir = vg_backup_dir(pool);
+	dir = pool_backup_dir(pool);
 	if (!dir)
 		return -ENOMEM;
 	d = opendir(dir);
@@ -135,17 +135,17 @@ static char *backup_file(const char *dir, uint64_t seqno)
 	return tp_path_join(dir, name);
 }
 
-int vg_backup_prune(const char *pool, unsigned keep)
+int pool_backup_prune(const char *pool, unsigned keep)
 {
 	uint64_t *seq;
 	size_t n, i;
 	char *dir;
 	int r;
 
-	r = vg_backup_list(pool, &seq, &n);
+	r = pool_backup_list(pool, &seq, &n);
 	if (r)
 		return r;
-	dir = vg_backup_dir(pool);
+	dir = pool_backup_dir(pool);
 	if (!dir) {
 		free(seq);
 		return -ENOMEM;
@@ -163,7 +163,7 @@ int vg_backup_prune(const char *pool, unsigned keep)
 	return r;
 }
 
-int vg_backup_write(const char *pool, uint64_t seqno, const char *text, size_t len,
+int pool_backup_write(const char *pool, uint64_t seqno, const char *text, size_t len,
 		    unsigned keep)
 {
 	char *dir = NULL, *file = NULL, *tmp = NULL;
@@ -171,7 +171,7 @@ int vg_backup_write(const char *pool, uint64_t seqno, const char *text, size_t l
 
 	if (!vg_name_valid(pool, NULL))
 		return -EINVAL;
-	dir = vg_backup_dir(pool);
+	dir = pool_backup_dir(pool);
 	file = dir ? backup_file(dir, seqno) : NULL;
 	tmp = dir ? tp_path_join(dir, ".tmp.vg") : NULL;
 	if (!dir || !file || !tmp) {
@@ -200,7 +200,7 @@ int vg_backup_write(const char *pool, uint64_t seqno, const char *text, size_t l
 	}
 	r = fsync_dir(dir);
 	if (!r)
-		r = vg_backup_prune(pool, keep ? keep : VG_BACKUP_KEEP);
+		r = pool_backup_prune(pool, keep ? keep : POOL_BACKUP_KEEP);
 out:
 	if (r)
 		log_error("pool %s: cannot write VG metadata backup %s: %s", pool,
@@ -211,7 +211,21 @@ out:
 	return r;
 }
 
-int vg_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
+void pool_backup_commit(const struct vg *vg)
+{
+	char *text = NULL;
+	size_t len;
+	int r = vg_export(vg, &text, &len);
+
+	if (!r)
+		r = pool_backup_write(vg->name, vg->seqno, text, len, 0);
+	if (r)
+		log_warn("pool %s: VG metadata seqno %llu is committed but its backup could not "
+			 "be written", vg->name, (unsigned long long)vg->seqno);
+	free(text);
+}
+
+int pool_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
 		   uint64_t *got_seqno)
 {
 	uint64_t *seq;
@@ -221,7 +235,7 @@ int vg_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
 	int fd, r;
 
 	*text = NULL;
-	r = vg_backup_list(pool, &seq, &n);
+	r = pool_backup_list(pool, &seq, &n);
 	if (r)
 		return r;
 	if (!seqno) {
@@ -232,7 +246,7 @@ int vg_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
 		seqno = seq[n - 1];
 	}
 	free(seq);
-	dir = vg_backup_dir(pool);
+	dir = pool_backup_dir(pool);
 	file = dir ? backup_file(dir, seqno) : NULL;
 	free(dir);
 	if (!file)

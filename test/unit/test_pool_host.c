@@ -1,9 +1,8 @@
-/* metadata/vg files in the config dir: VG backups (atomic write, list,
- * read, prune) and the devices file (add/replace/remove/lookup, hand-made
+/* lib/pool's files in the config dir (host.h): VG backups (atomic write,
+ * list, read, prune, one per pool commit) and the devices file (add/replace/remove/lookup, hand-made
  * lines kept), and finding a pool by labels when its entry is lost. */
 #include "lib/base/paths.h"
-#include "metadata/vg/backup.h"
-#include "metadata/vg/devices.h"
+#include "lib/pool/host.h"
 #include "test/unit/test_vg_fixture.h"
 
 #include <dirent.h>
@@ -17,7 +16,7 @@ static char cfgdir[600];
 /* A fresh, empty config dir per test. */
 static void fresh_dir(const char *name)
 {
-	snprintf(cfgdir, sizeof(cfgdir), "%s/vg-files-%s", tp_test_tmpdir(), name);
+	snprintf(cfgdir, sizeof(cfgdir), "%s/pool-host-%s", tp_test_tmpdir(), name);
 	setenv("TPTOOLS_DIR", cfgdir, 1);
 }
 
@@ -44,54 +43,83 @@ static void test_backup(void)
 	uint64_t s;
 
 	fresh_dir("backup");
-	CU_ASSERT_EQUAL(vg_backup_list("vault", &seq, &n), 0);	/* no dir yet */
+	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);	/* no dir yet */
 	CU_ASSERT_EQUAL(n, 0);
 	free(seq);
-	CU_ASSERT_EQUAL(vg_backup_read("vault", 0, &t, &len, NULL), -ENOENT);
+	CU_ASSERT_EQUAL(pool_backup_read("vault", 0, &t, &len, NULL), -ENOENT);
 	for (s = 1; s <= 60; s++) {
 		snprintf(text, sizeof(text), "commit %llu\n", (unsigned long long)s);
-		CU_ASSERT_EQUAL_FATAL(vg_backup_write("vault", s, text, strlen(text), 0), 0);
+		CU_ASSERT_EQUAL_FATAL(pool_backup_write("vault", s, text, strlen(text), 0), 0);
 	}
-	CU_ASSERT_EQUAL(vg_backup_list("vault", &seq, &n), 0);
-	CU_ASSERT_EQUAL_FATAL(n, VG_BACKUP_KEEP);
-	CU_ASSERT_EQUAL(seq[0], 60 - VG_BACKUP_KEEP + 1);
+	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, POOL_BACKUP_KEEP);
+	CU_ASSERT_EQUAL(seq[0], 60 - POOL_BACKUP_KEEP + 1);
 	CU_ASSERT_EQUAL(seq[n - 1], 60);
 	free(seq);
-	dir = vg_backup_dir("vault");
-	CU_ASSERT_EQUAL(count_files(dir), VG_BACKUP_KEEP);	/* no temp file left */
+	dir = pool_backup_dir("vault");
+	CU_ASSERT_EQUAL(count_files(dir), POOL_BACKUP_KEEP);	/* no temp file left */
 	CU_ASSERT_PTR_NOT_NULL(strstr(dir, cfgdir));
 	free(dir);
-	CU_ASSERT_EQUAL(vg_backup_read("vault", 0, &t, &len, &got), 0);
+	CU_ASSERT_EQUAL(pool_backup_read("vault", 0, &t, &len, &got), 0);
 	CU_ASSERT_EQUAL(got, 60);
 	CU_ASSERT_STRING_EQUAL(t, "commit 60\n");
 	CU_ASSERT_EQUAL(len, strlen("commit 60\n"));
 	free(t);
-	CU_ASSERT_EQUAL(vg_backup_read("vault", 30, &t, &len, &got), 0);
+	CU_ASSERT_EQUAL(pool_backup_read("vault", 30, &t, &len, &got), 0);
 	CU_ASSERT_STRING_EQUAL(t, "commit 30\n");
 	free(t);
-	CU_ASSERT_EQUAL(vg_backup_read("vault", 5, &t, &len, NULL), -ENOENT);
+	CU_ASSERT_EQUAL(pool_backup_read("vault", 5, &t, &len, NULL), -ENOENT);
 	/* rewriting a seqno replaces it; an explicit keep prunes further */
-	CU_ASSERT_EQUAL(vg_backup_write("vault", 60, "again", 5, 3), 0);
-	CU_ASSERT_EQUAL(vg_backup_list("vault", &seq, &n), 0);
+	CU_ASSERT_EQUAL(pool_backup_write("vault", 60, "again", 5, 3), 0);
+	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
 	CU_ASSERT_EQUAL(n, 3);
 	free(seq);
-	CU_ASSERT_EQUAL(vg_backup_read("vault", 0, &t, &len, NULL), 0);
+	CU_ASSERT_EQUAL(pool_backup_read("vault", 0, &t, &len, NULL), 0);
 	CU_ASSERT_STRING_EQUAL(t, "again");
 	free(t);
 	/* pools are kept apart; bad names refused */
-	CU_ASSERT_EQUAL(vg_backup_write("other", 1, "o", 1, 0), 0);
-	CU_ASSERT_EQUAL(vg_backup_list("vault", &seq, &n), 0);
+	CU_ASSERT_EQUAL(pool_backup_write("other", 1, "o", 1, 0), 0);
+	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
 	CU_ASSERT_EQUAL(n, 3);
 	free(seq);
-	CU_ASSERT_EQUAL(vg_backup_write("../x", 1, "o", 1, 0), -EINVAL);
-	CU_ASSERT_EQUAL(vg_backup_list("a/b", &seq, &n), -EINVAL);
-	CU_ASSERT_EQUAL(vg_backup_prune("vault", 0), 0);
-	CU_ASSERT_EQUAL(vg_backup_list("vault", &seq, &n), 0);
+	CU_ASSERT_EQUAL(pool_backup_write("../x", 1, "o", 1, 0), -EINVAL);
+	CU_ASSERT_EQUAL(pool_backup_list("a/b", &seq, &n), -EINVAL);
+	CU_ASSERT_EQUAL(pool_backup_prune("vault", 0), 0);
+	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
 	CU_ASSERT_EQUAL(n, 0);
 	free(seq);
 }
 
-static void entry(struct vg_devices_entry *e, const char *pool, enum vg_role role,
+/* The backup of a commit: one file per seqno, holding that commit's text. */
+static void test_backup_commit(void)
+{
+	struct vg *vg = fx_vg(), *b;
+	uint64_t *seq, got;
+	size_t n, len;
+	char *t;
+
+	fresh_dir("commit");
+	vg->seqno = 1;
+	pool_backup_commit(vg);
+	vg->seqno = 2;
+	vg->transaction_id++;
+	pool_backup_commit(vg);
+	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	if (n == 2)
+		CU_ASSERT(seq[0] == 1 && seq[1] == 2);
+	free(seq);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_read("vault", 0, &t, &len, &got), 0);
+	CU_ASSERT_EQUAL(got, 2);
+	CU_ASSERT_EQUAL_FATAL(vg_import(t, len, &b), 0);
+	CU_ASSERT_EQUAL(b->seqno, 2);
+	CU_ASSERT_EQUAL(b->transaction_id, vg->transaction_id);
+	vg_free(b);
+	free(t);
+	vg_free(vg);
+}
+
+static void entry(struct pool_devices_entry *e, const char *pool, enum vg_role role,
 		  const char *uuid, const char *path)
 {
 	memset(e, 0, sizeof(*e));
@@ -116,39 +144,39 @@ static char *slurp(const char *path)
 
 static void test_devices(void)
 {
-	struct vg_devices_entry e, out[4], *all;
+	struct pool_devices_entry e, out[4], *all;
 	size_t n;
 	char *path, *content;
 	FILE *f;
 
 	fresh_dir("devices");
-	CU_ASSERT_EQUAL(vg_devices_list(&all, &n), 0);	/* no file */
+	CU_ASSERT_EQUAL(pool_devices_list(&all, &n), 0);	/* no file */
 	CU_ASSERT_EQUAL(n, 0);
 	free(all);
-	CU_ASSERT_EQUAL(vg_devices_lookup_pool("vault", out, 4), 0);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("vault", out, 4), 0);
 	entry(&e, "vault", VG_ROLE_META, FX_META_UUID, "/dev/sdb");
-	CU_ASSERT_EQUAL(vg_devices_add(&e), 0);
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
 	entry(&e, "vault", VG_ROLE_DATA, FX_DATA_UUID, "/tmp/with space/data.img");
-	CU_ASSERT_EQUAL(vg_devices_add(&e), 0);
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
 	entry(&e, "other", VG_ROLE_DATA, "0b1c2d3e-4f50-4617-8293-000000000001", "/dev/md1");
-	CU_ASSERT_EQUAL(vg_devices_add(&e), 0);
-	CU_ASSERT_EQUAL(vg_devices_lookup_pool("vault", out, 4), 2);
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("vault", out, 4), 2);
 	CU_ASSERT_EQUAL(out[0].role, VG_ROLE_META);
 	CU_ASSERT_STRING_EQUAL(out[0].path, "/dev/sdb");
 	CU_ASSERT_STRING_EQUAL(out[1].path, "/tmp/with space/data.img");
 	CU_ASSERT_STRING_EQUAL(out[1].pv_uuid, FX_DATA_UUID);
-	CU_ASSERT_EQUAL(vg_devices_lookup_pool("vault", out, 1), 2);	/* count beyond max */
-	CU_ASSERT_EQUAL(vg_devices_lookup_pool("nope", out, 4), 0);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("vault", out, 1), 2);	/* count beyond max */
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("nope", out, 4), 0);
 	/* the same pv moved: replaced, not duplicated */
 	entry(&e, "vault", VG_ROLE_META, FX_META_UUID, "/dev/sdc");
-	CU_ASSERT_EQUAL(vg_devices_add(&e), 0);
-	CU_ASSERT_EQUAL(vg_devices_list(&all, &n), 0);
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
+	CU_ASSERT_EQUAL(pool_devices_list(&all, &n), 0);
 	CU_ASSERT_EQUAL(n, 3);
 	free(all);
-	CU_ASSERT_EQUAL(vg_devices_lookup_pv(FX_META_UUID, &e), 0);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pv(FX_META_UUID, &e), 0);
 	CU_ASSERT_STRING_EQUAL(e.path, "/dev/sdc");
-	/* a hand-added comment and an unparsable line survive rewrites */
-	path = vg_devices_path();
+	/* an unparsable line survives a rewrite (an entry replaced) */
+	path = pool_devices_path();
 	f = fopen(path, "a");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	fputs("# my note\nthis is not an entry\n\n", f);
@@ -156,38 +184,38 @@ static void test_devices(void)
 	{
 		struct tp_log_capture cap;
 		tp_log_capture(&cap);
-		CU_ASSERT_EQUAL(vg_devices_remove_pv(FX_META_UUID), 0);
+		entry(&e, "vault", VG_ROLE_META, FX_META_UUID, "/dev/sdd");
+		CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
 		tp_log_capture(NULL);
 		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "ignoring a line"));
-		tp_log_capture(&cap);
-		CU_ASSERT_EQUAL(vg_devices_remove_pv(FX_META_UUID), -ENOENT);
-		tp_log_capture(NULL);
 	}
 	content = slurp(path);
 	CU_ASSERT_PTR_NOT_NULL(strstr(content, "this is not an entry\n"));
-	CU_ASSERT_PTR_NULL(strstr(content, FX_META_UUID));
+	CU_ASSERT_PTR_NULL(strstr(content, "/dev/sdc"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(content, "vault meta " FX_META_UUID " /dev/sdd\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(content, "vault data " FX_DATA_UUID " /tmp/with space/data.img\n"));
 	free(content);
-	CU_ASSERT_EQUAL(vg_devices_lookup_pv(FX_META_UUID, &e), -ENOENT);
-	CU_ASSERT_EQUAL(vg_devices_remove_pool("vault"), 0);
-	CU_ASSERT_EQUAL(vg_devices_remove_pool("vault"), 0);
-	CU_ASSERT_EQUAL(vg_devices_lookup_pool("vault", out, 4), 0);
-	CU_ASSERT_EQUAL(vg_devices_lookup_pool("other", out, 4), 1);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pv(FX_META_UUID, &e), 0);
+	CU_ASSERT_STRING_EQUAL(e.path, "/dev/sdd");
+	CU_ASSERT_EQUAL(pool_devices_remove_pool("vault"), 0);
+	CU_ASSERT_EQUAL(pool_devices_remove_pool("vault"), 0);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("vault", out, 4), 0);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("other", out, 4), 1);
 	/* bad entries are refused and change nothing */
 	{
 		struct tp_log_capture cap;
 		tp_log_capture(&cap);
 		entry(&e, "bad name", VG_ROLE_DATA, FX_DATA_UUID, "/dev/x");
-		CU_ASSERT_EQUAL(vg_devices_add(&e), -EINVAL);
+		CU_ASSERT_EQUAL(pool_devices_add(&e), -EINVAL);
 		entry(&e, "vault", VG_ROLE_DATA, "nope", "/dev/x");
-		CU_ASSERT_EQUAL(vg_devices_add(&e), -EINVAL);
+		CU_ASSERT_EQUAL(pool_devices_add(&e), -EINVAL);
 		entry(&e, "vault", VG_ROLE_DATA, FX_DATA_UUID, "/dev/x\ny");
-		CU_ASSERT_EQUAL(vg_devices_add(&e), -EINVAL);
+		CU_ASSERT_EQUAL(pool_devices_add(&e), -EINVAL);
 		entry(&e, "vault", VG_ROLE_DATA, FX_DATA_UUID, "");
-		CU_ASSERT_EQUAL(vg_devices_add(&e), -EINVAL);
+		CU_ASSERT_EQUAL(pool_devices_add(&e), -EINVAL);
 		tp_log_capture(NULL);
 	}
-	CU_ASSERT_EQUAL(vg_devices_list(&all, &n), 0);
+	CU_ASSERT_EQUAL(pool_devices_list(&all, &n), 0);
 	CU_ASSERT_EQUAL(n, 1);
 	free(all);
 	free(path);
@@ -198,7 +226,7 @@ static void test_devices(void)
 static void test_find_by_label(void)
 {
 	char paths[2][700];
-	struct vg_devices_entry e, out[2];
+	struct pool_devices_entry e, out[2];
 	struct vg_label l, r;
 	int i, found = 0;
 
@@ -218,25 +246,26 @@ static void test_find_by_label(void)
 		CU_ASSERT_EQUAL(vg_label_write(io, &l), 0);
 		io_destroy(io);
 		entry(&e, "vault", l.role, l.pv_uuid, paths[i]);
-		CU_ASSERT_EQUAL(vg_devices_add(&e), 0);
+		CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
 	}
-	CU_ASSERT_EQUAL(vg_devices_remove_pool("vault"), 0);
-	CU_ASSERT_EQUAL(vg_devices_lookup_pool("vault", out, 2), 0);
+	CU_ASSERT_EQUAL(pool_devices_remove_pool("vault"), 0);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("vault", out, 2), 0);
 	for (i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL_FATAL(vg_label_probe_path(paths[i], &r), VG_LABEL_FOUND);
 		if (!strcmp(r.pool_name, "vault") && !strcmp(r.pool_uuid, FX_POOL_UUID)) {
 			found |= 1 << r.role;
 			entry(&e, r.pool_name, r.role, r.pv_uuid, paths[i]);
-			CU_ASSERT_EQUAL(vg_devices_add(&e), 0);
+			CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
 		}
 	}
 	CU_ASSERT_EQUAL(found, 3);
-	CU_ASSERT_EQUAL(vg_devices_lookup_pool("vault", out, 2), 2);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("vault", out, 2), 2);
 	unlink(paths[0]);
 	unlink(paths[1]);
 }
 
-TP_TEST_SUITE(vg_files, NULL, NULL,
+TP_TEST_SUITE(pool_host, NULL, NULL,
 	      { "backups written, listed, read and pruned", test_backup },
+	      { "a commit's backup holds its text", test_backup_commit },
 	      { "devices file add/replace/remove/lookup", test_devices },
 	      { "a lost entry is found again by labels", test_find_by_label })

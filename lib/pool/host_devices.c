@@ -1,5 +1,5 @@
-/* devices.c - the devices file. See devices.h. */
-#include "metadata/vg/devices.h"
+/* host_devices.c - the devices file. See host.h. */
+#include "lib/pool/host.h"
 
 #include "lib/base/lock.h"
 #include "lib/base/log.h"
@@ -18,7 +18,7 @@
 /* One line of the file: a parsed entry, or a line kept verbatim. */
 struct line {
 	int parsed;
-	struct vg_devices_entry e;
+	struct pool_devices_entry e;
 	char *raw;
 };
 
@@ -27,7 +27,7 @@ struct file {
 	size_t n, alloc;
 };
 
-char *vg_devices_path(void)
+char *pool_devices_path(void)
 {
 	return tp_path_join(tp_config_dir(), "devices");
 }
@@ -56,14 +56,14 @@ static struct line *file_add(struct file *f)
 	return &f->lines[f->n++];
 }
 
-static int entry_valid(const struct vg_devices_entry *e)
+static int entry_valid(const struct pool_devices_entry *e)
 {
 	return vg_name_valid(e->pool, NULL) && vg_role_name(e->role) && vg_uuid_valid(e->pv_uuid) &&
 	       e->path[0] && !strchr(e->path, '\n') && strlen(e->path) <= VG_PATH_MAX;
 }
 
 /* "POOL ROLE UUID PATH" -> E; 0 or -1. */
-static int parse_line(const char *s, struct vg_devices_entry *e)
+static int parse_line(const char *s, struct pool_devices_entry *e)
 {
 	const char *p = s, *sp;
 	char role[8];
@@ -96,7 +96,7 @@ static int parse_line(const char *s, struct vg_devices_entry *e)
 
 static int file_read(struct file *f)
 {
-	char *path = vg_devices_path(), *buf = NULL;
+	char *path = pool_devices_path(), *buf = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	FILE *fp;
@@ -150,7 +150,7 @@ static int file_read(struct file *f)
 
 static int file_write(const struct file *f)
 {
-	char *path = vg_devices_path(), *tmp = NULL;
+	char *path = pool_devices_path(), *tmp = NULL;
 	FILE *fp = NULL;
 	size_t i;
 	int r = 0, fd;
@@ -228,7 +228,7 @@ static int modify(int (*edit)(struct file *f, const void *arg), const void *arg)
 
 static int edit_add(struct file *f, const void *arg)
 {
-	const struct vg_devices_entry *e = arg;
+	const struct pool_devices_entry *e = arg;
 	struct line *l = NULL;
 	size_t i;
 
@@ -242,7 +242,7 @@ static int edit_add(struct file *f, const void *arg)
 	return 1;
 }
 
-int vg_devices_add(const struct vg_devices_entry *e)
+int pool_devices_add(const struct pool_devices_entry *e)
 {
 	if (!entry_valid(e)) {
 		log_error("devices file: bad entry for pool '%.64s' (name, uuid or path)", e->pool);
@@ -251,15 +251,14 @@ int vg_devices_add(const struct vg_devices_entry *e)
 	return modify(edit_add, e);
 }
 
-/* Drop lines where MATCH(line, arg); returns 1 (rewrite) if any went. */
-static int drop(struct file *f, int (*match)(const struct vg_devices_entry *, const void *),
-		const void *arg)
+/* Drop the entries of pool ARG; returns 1 (rewrite) if any went. */
+static int edit_remove_pool(struct file *f, const void *arg)
 {
 	size_t i, o = 0;
 	int any = 0;
 
 	for (i = 0; i < f->n; i++) {
-		if (f->lines[i].parsed && match(&f->lines[i].e, arg)) {
+		if (f->lines[i].parsed && !strcmp(f->lines[i].e.pool, arg)) {
 			any = 1;
 			continue;
 		}
@@ -269,32 +268,7 @@ static int drop(struct file *f, int (*match)(const struct vg_devices_entry *, co
 	return any;
 }
 
-static int match_pv(const struct vg_devices_entry *e, const void *arg)
-{
-	return !strcmp(e->pv_uuid, arg);
-}
-
-static int match_pool(const struct vg_devices_entry *e, const void *arg)
-{
-	return !strcmp(e->pool, arg);
-}
-
-static int edit_remove_pv(struct file *f, const void *arg)
-{
-	return drop(f, match_pv, arg) ? 1 : -ENOENT;
-}
-
-static int edit_remove_pool(struct file *f, const void *arg)
-{
-	return drop(f, match_pool, arg);
-}
-
-int vg_devices_remove_pv(const char *pv_uuid)
-{
-	return modify(edit_remove_pv, pv_uuid);
-}
-
-int vg_devices_remove_pool(const char *pool)
+int pool_devices_remove_pool(const char *pool)
 {
 	return modify(edit_remove_pool, pool);
 }
@@ -315,7 +289,7 @@ static int read_locked(struct file *f)
 	return r;
 }
 
-int vg_devices_list(struct vg_devices_entry **entries, size_t *n)
+int pool_devices_list(struct pool_devices_entry **entries, size_t *n)
 {
 	struct file f;
 	size_t i, o = 0;
@@ -341,13 +315,13 @@ int vg_devices_list(struct vg_devices_entry **entries, size_t *n)
 	return 0;
 }
 
-int vg_devices_lookup_pool(const char *pool, struct vg_devices_entry *out, size_t max)
+int pool_devices_lookup_pool(const char *pool, struct pool_devices_entry *out, size_t max)
 {
-	struct vg_devices_entry *all;
+	struct pool_devices_entry *all;
 	size_t n, i;
 	int r, found = 0;
 
-	r = vg_devices_list(&all, &n);
+	r = pool_devices_list(&all, &n);
 	if (r)
 		return r;
 	for (i = 0; i < n; i++) {
@@ -361,11 +335,11 @@ int vg_devices_lookup_pool(const char *pool, struct vg_devices_entry *out, size_
 	return found;
 }
 
-int vg_devices_lookup_pv(const char *pv_uuid, struct vg_devices_entry *out)
+int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out)
 {
-	struct vg_devices_entry *all;
+	struct pool_devices_entry *all;
 	size_t n, i;
-	int r = vg_devices_list(&all, &n);
+	int r = pool_devices_list(&all, &n);
 
 	if (r)
 		return r;

@@ -1,0 +1,169 @@
+/* pool_activate.c - loading and unloading an open pool's kernel targets
+ * (pool.h: pool_activate, pool_deactivate): the thin-pool table from the
+ * labels and the VG, a fast check of the thin metadata first (as LVM runs
+ * thin_check before activating), and one thin target per volume. */
+#include "lib/pool/pool_int.h"
+
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+#include "metadata/thin/check.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int activate_volume(struct pool *p, const struct vg_volume *v)
+{
+	int r = tp_dm_vol_activate(p->name, p->vg->uuid, v->name, v->dev_id, v->size / 512,
+				   v->read_only ? TP_DM_READ_ONLY : 0);
+	if (r == -EEXIST)
+		return 0;	/* active already */
+	if (r)
+		log_error("pool %s: cannot activate volume %s: %s", p->name, v->name, strerror(-r));
+	return r;
+}
+
+/* Every name in VOLS is a volume of P: 0 or -ENOENT (logged). */
+static int known_volumes(const struct pool *p, const char *const *vols, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!vg_find_volume(p->vg, vols[i])) {
+			log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name,
+				  vols[i], p->name);
+			return -ENOENT;
+		}
+	return 0;
+}
+
+/* The dm table settings of P's thin-pool target. */
+static void pool_layout(const struct pool *p, struct tp_dm_pool_layout *l)
+{
+	const struct vg *vg = p->vg;
+	const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
+	const struct vg_label *data = &p->pv[VG_ROLE_DATA].label;
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
+
+	memset(l, 0, sizeof(*l));
+	l->pool = p->name;
+	l->pool_uuid = vg->uuid;
+	l->meta_dev = p->pv[VG_ROLE_META].io->name;
+	l->meta_offset = meta->area[vg->metadata_area].offset;
+	l->meta_length = meta->area[vg->metadata_area].size;
+	l->data_dev = p->pv[VG_ROLE_DATA].io->name;
+	l->data_offset = data->area[0].offset;
+	l->data_length = data->area[0].size / chunk * chunk;
+	l->block_sectors = vg->chunk_size;
+	l->low_water_blocks = l->data_length / chunk / 20;	/* 5% free: dm event */
+	if (!vg->zero)
+		l->features |= TP_DM_SKIP_BLOCK_ZEROING;
+	if (vg->discards == VG_DISCARDS_IGNORE)
+		l->features |= TP_DM_IGNORE_DISCARD;
+	else if (vg->discards == VG_DISCARDS_NOPASSDOWN)
+		l->features |= TP_DM_NO_DISCARD_PASSDOWN;
+	if (vg->when_full == VG_WHEN_FULL_ERROR)
+		l->features |= TP_DM_ERROR_IF_NO_SPACE;
+}
+
+/* tpcheck --fast before the kernel gets the metadata, as LVM runs
+ * thin_check before activating a thin pool: fatal damage refuses. */
+static int fast_check(struct pool *p)
+{
+	struct thin_check_opts o = { THIN_CHECK_FAST, NULL, NULL };
+	struct thin_check_report rep;
+	int r = thin_check_io(p->thin_io, &o, &rep);
+
+	if (r) {
+		log_error("pool %s: the check before activation could not run: %s", p->name,
+			  strerror(-r));
+		return r;
+	}
+	if (rep.f.verdict == THIN_CHECK_FATAL) {
+		log_error("pool %s: its thin metadata is damaged%s%s; not activated. Run "
+			  "'tpcheck %s' for details and 'tprepair %s' to salvage it", p->name,
+			  rep.f.nr_problems ? ": " : "",
+			  rep.f.nr_problems ? rep.f.problems[0].msg : "", p->name, p->name);
+		r = -EUCLEAN;
+	} else if (rep.f.verdict == THIN_CHECK_NONFATAL) {
+		log_warn("pool %s: the thin metadata has minor problems (%s); 'tpcheck %s' "
+			 "lists them", p->name,
+			 rep.f.nr_problems ? rep.f.problems[0].msg : "non-fatal", p->name);
+	}
+	thin_check_report_free(&rep);
+	return r;
+}
+
+/* FN on the volumes VOLS of P (every volume when N = 0), up to the first
+ * error. */
+static int each_volume(struct pool *p, const char *const *vols, unsigned n,
+		       int (*fn)(struct pool *, const struct vg_volume *))
+{
+	const struct vg *vg = p->vg;
+	int r = 0;
+
+	for (unsigned i = 0; i < (n ? n : vg->nr_volumes) && !r; i++)
+		r = fn(p, n ? vg_find_volume(vg, vols[i]) : &vg->volumes[i]);
+	return r;
+}
+
+/* Load the thin-pool target (fast checks first). */
+static int activate_pool(struct pool *p)
+{
+	struct tp_dm_pool_layout l;
+	int r;
+
+	if (thin_needs_check(p->md)) {
+		log_error("pool %s: its thin metadata is flagged needs_check; run "
+			  "'tpcheck %s' and, if it finds damage, 'tprepair %s'",
+			  p->name, p->name, p->name);
+		return -EUCLEAN;
+	}
+	if ((r = fast_check(p)))
+		return r;
+	pool_layout(p, &l);
+	/* Hand the metadata to the kernel: we must not hold it open. */
+	thin_close(p->md);
+	p->md = NULL;
+	r = tp_dm_pool_activate(&l);
+	if (r) {
+		int e = pool_open_thin(p);
+		(void)e;
+		return r;
+	}
+	p->live = 1;
+	return tp_dm_name(p->pool_dm, sizeof(p->pool_dm), p->name, TP_DM_ROLE_POOL, NULL);
+}
+
+int pool_activate(struct pool *p, const char *const *vols, unsigned n)
+{
+	int r;
+
+	if ((r = known_volumes(p, vols, n)))
+		return r;
+	if (!p->live && (r = activate_pool(p)))
+		return r;
+	return each_volume(p, vols, n, activate_volume);
+}
+
+static int deactivate_volume(struct pool *p, const struct vg_volume *v)
+{
+	return pool_op_vol_deactivate(p, v->name);
+}
+
+int pool_deactivate(struct pool *p, const char *const *vols, unsigned n)
+{
+	int r;
+
+	if ((r = known_volumes(p, vols, n)))
+		return r;
+	if (!p->live) {
+		if (n)
+			log_error("pool %s is not active", p->name);
+		return n ? -ENXIO : 0;
+	}
+	if ((r = each_volume(p, vols, n, deactivate_volume)) || n)
+		return r;
+	r = tp_dm_pool_deactivate(p->name);
+	if (r)
+		return r;
+	p->live = 0;
+	return pool_open_thin(p);
+}
