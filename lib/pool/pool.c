@@ -1,6 +1,7 @@
 /* pool.c - open, close, VG commits and the transaction-id protocol.
  * See pool.h for the contract. */
 #include "lib/pool/pool_int.h"
+#include "lib/pool/pool_vg.h"
 
 #include "lib/base/log.h"
 #include "metadata/vg/devices.h"

@@ -2,7 +2,7 @@
  * thin consistency. See pool_check.h. The devices are opened here without
  * pool_open (which refuses damaged thin metadata); pool_repair.c shares
  * pool_check_open_devices(). Both refuse a pool the kernel runs (-EBUSY). */
-#include "lib/pool/pool_check.h"
+#include "lib/pool/pool_check_int.h"
 #include "lib/pool/pool_int.h"
 
 #include <errno.h>
