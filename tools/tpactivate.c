@@ -31,18 +31,14 @@ static int activation_op(struct pool *p, void *arg)
 
 static int run(const struct tp_command *cmd, int argc, const char **argv, int activate)
 {
-	const char *devices = NULL, **args;
+	const char **args;
 	int rc, nargs;
 	struct cli cli;
-	const struct poptOption opts[] = {
-		CLI_OPT_DEVICES(devices),
-		POPT_TABLEEND
-	};
 
-	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
+	if ((rc = cli_parse_devices(&cli, cmd, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
-	rc = tool_pool_op(args[0], devices, activation_op, &a);
+	rc = tool_pool_op(args[0], cli.devices, activation_op, &a);
 	cli_end(&cli);
 	return rc;
 }

@@ -151,7 +151,7 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct pool_check_params p = { 0 };
 	struct cli_area area = { 0 };
-	int json = 0, fast = 0, nargs, code, r;
+	int json = 0, fast = 0, code, r;
 	const struct poptOption opts[] = {
 		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
 		  "check a bare thin metadata area (file or device) instead of a pool", "FILE" },
@@ -165,20 +165,15 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 	};
 	struct progress pg = { 0 };
 	struct pool_check_result res = { 0 };
-	const char **args;
 	struct cli cli;
 
-	code = cli_begin(&cli, cmd, opts, argc, argv);
+	code = cli_parse_pool_or_area(&cli, cmd, opts, argc, argv, &p.metadata, &p.devices,
+				      &p.pool);
 	if (code != CLI_CONTINUE)
 		return code;
-	code = cli_args(&cli, p.metadata ? 0 : 1, p.metadata ? 0 : 1, &args, &nargs);
-	if (code == CLI_CONTINUE)
-		code = cli_area(cmd, &area, p.metadata != NULL, "--offset and --size need --metadata");
-	if (code == CLI_CONTINUE && p.metadata && p.devices)
-		code = cli_usage_error(cmd, "--devices is for a POOL, not with --metadata");
+	code = cli_area(cmd, &area, p.metadata != NULL, "--offset and --size need --metadata");
 	if (code != CLI_CONTINUE)
 		goto out;
-	p.pool = p.metadata ? NULL : args[0];
 	p.offset = area.offset;
 	p.size = area.size;
 	p.flags = fast ? POOL_CHECK_FAST : 0;

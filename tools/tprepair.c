@@ -99,8 +99,6 @@ static int check_modes(const struct tp_command *cmd, const struct pool_repair_pa
 				       "--nr-data-blocks need --metadata");
 	if (!p->metadata && p->force)
 		return cli_usage_error(cmd, "--force is for -o OUT, with --metadata");
-	if (p->metadata && p->devices)
-		return cli_usage_error(cmd, "--devices is for a POOL, not with --metadata");
 	return cli_area(cmd, area, 1, NULL);
 }
 
@@ -122,8 +120,8 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct pool_repair_params p = { 0 };
 	struct cli_area area = { 0 };
-	const char *tid_s = NULL, *nr_s = NULL, **args;
-	int dbs = 0, nargs, code, r;
+	const char *tid_s = NULL, *nr_s = NULL;
+	int dbs = 0, code, r;
 	const struct poptOption opts[] = {
 		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
 		  "repair a bare thin metadata area (file or device); needs -o", "IN" },
@@ -145,19 +143,17 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	struct pool_repair_result res = { 0 };
 	struct cli cli;
 
-	code = cli_begin(&cli, cmd, opts, argc, argv);
+	code = cli_parse_pool_or_area(&cli, cmd, opts, argc, argv, &p.metadata, &p.devices,
+				      &p.pool);
 	if (code != CLI_CONTINUE)
 		return code;
-	code = cli_args(&cli, p.metadata ? 0 : 1, p.metadata ? 0 : 1, &args, &nargs);
-	if (code == CLI_CONTINUE)
-		code = check_modes(cmd, &p, &area, dbs || nr_s);
+	code = check_modes(cmd, &p, &area, dbs || nr_s);
 	if (code == CLI_CONTINUE)
 		code = parse_salvage(cmd, tid_s, nr_s, dbs, &p);
 	if (code == CLI_CONTINUE && p.metadata && !strcmp(p.metadata, p.output))
 		code = cli_usage_error(cmd, "OUT must not be IN: the input is never written");
 	if (code != CLI_CONTINUE)
 		goto done;
-	p.pool = p.metadata ? NULL : args[0];
 	p.offset = area.offset;
 	p.size = area.size;
 	r = pool_repair_run(&p, &res);
@@ -166,7 +162,7 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	code = r == 0 ? TP_EXIT_OK : r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
 	if (r)
 		log_error("%s: repair failed (%s); the input is unchanged",
-			  p.metadata ? p.metadata : args[0], strerror(-r));
+			  p.metadata ? p.metadata : p.pool, strerror(-r));
 done:
 	pool_repair_result_free(&res);
 	cli_end(&cli);

@@ -24,16 +24,12 @@ static int removal_op(struct pool *p, void *arg)
 
 int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char *devices = NULL, **args;
+	const char **args;
 	struct removal rm;
 	int rc, nargs, i, code, failed = TP_EXIT_OK;
 	struct cli cli;
-	const struct poptOption opts[] = {
-		CLI_OPT_DEVICES(devices),
-		POPT_TABLEEND
-	};
 
-	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
+	if ((rc = cli_parse_devices(&cli, cmd, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	/* Check every argument before changing anything. */
 	for (i = 0; i < nargs && rc == CLI_CONTINUE; i++)
@@ -42,7 +38,7 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 	for (i = 0; i < nargs && rc != TP_EXIT_USAGE; i++) {
 		rm.spec = args[i];
 		if (!pool_split_volume_spec(args[i], rm.pool, rm.vol) &&
-		    (code = tool_pool_op(rm.pool, devices, removal_op, &rm)) != TP_EXIT_OK)
+		    (code = tool_pool_op(rm.pool, cli.devices, removal_op, &rm)) != TP_EXIT_OK)
 			failed = code;
 	}
 	cli_end(&cli);
