@@ -136,6 +136,47 @@ int cli_args(struct cli *cli, int min, int max, const char ***args, int *nargs)
 	return CLI_CONTINUE;
 }
 
+int cli_parse(struct cli *cli, const struct tp_command *cmd, const struct poptOption *opts,
+	      int argc, const char **argv, int min, int max, const char ***args, int *nargs)
+{
+	int code = cli_begin(cli, cmd, opts, argc, argv);
+
+	if (code == CLI_CONTINUE && (code = cli_args(cli, min, max, args, nargs)) != CLI_CONTINUE)
+		cli_end(cli);
+	return code;
+}
+
+int cli_parse_devices(struct cli *cli, const struct tp_command *cmd, int argc, const char **argv,
+		      int min, int max, const char ***args, int *nargs)
+{
+	const struct poptOption opts[2] = { CLI_OPT_DEVICES(cli->devices), POPT_TABLEEND };
+
+	cli->devices = NULL;
+	memcpy(cli->devices_only, opts, sizeof(opts));
+	return cli_parse(cli, cmd, cli->devices_only, argc, argv, min, max, args, nargs);
+}
+
+int cli_parse_pool_or_area(struct cli *cli, const struct tp_command *cmd,
+			   const struct poptOption *opts, int argc, const char **argv,
+			   const char *const *metadata, const char *const *devices,
+			   const char **pool)
+{
+	const char **args;
+	int nargs, code = cli_begin(cli, cmd, opts, argc, argv);
+
+	*pool = NULL;
+	if (code != CLI_CONTINUE)
+		return code;
+	code = cli_args(cli, *metadata ? 0 : 1, *metadata ? 0 : 1, &args, &nargs);
+	if (code == CLI_CONTINUE && *metadata && *devices)
+		code = cli_usage_error(cmd, "--devices is for a POOL, not with --metadata");
+	if (code != CLI_CONTINUE)
+		cli_end(cli);
+	else if (!*metadata)
+		*pool = args[0];
+	return code;
+}
+
 int cli_size(const struct tp_command *cmd, const char *opt, const char *val, char default_unit,
 	     uint64_t *bytes)
 {
@@ -143,6 +184,18 @@ int cli_size(const struct tp_command *cmd, const char *opt, const char *val, cha
 
 	if (tp_size_parse(val, default_unit, bytes, why, sizeof(why)))
 		return cli_usage_error(cmd, "invalid size '%s' for %s: %s", val ? val : "", opt, why);
+	return CLI_CONTINUE;
+}
+
+int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, const char *why)
+{
+	a->offset = a->size = 0;
+	if (!allowed && (a->offset_s || a->size_s))
+		return cli_usage_error(cmd, "%s", why);
+	if (a->offset_s && cli_size(cmd, "--offset", a->offset_s, 'b', &a->offset) != CLI_CONTINUE)
+		return TP_EXIT_USAGE;
+	if (a->size_s && cli_size(cmd, "--size", a->size_s, 'b', &a->size) != CLI_CONTINUE)
+		return TP_EXIT_USAGE;
 	return CLI_CONTINUE;
 }
 

@@ -4,17 +4,13 @@
  * implemented command), the common options (-v, -q, -y, --help,
  * --version) and their values in tp_cli. Commands only parse and print:
  * each fills a params struct with popt, calls one lib/pool function and
- * maps the result to an exit code (lib/base/exitcodes.h). */
+ * maps the result to an exit code (lib/base/exitcodes.h). Tools include
+ * only lib/pool, lib/base and tools headers. */
 #ifndef TP_TOOLS_CLI_H
 #define TP_TOOLS_CLI_H
 
 #include <popt.h>
 #include <stdint.h>
-
-enum tp_cmd_flags {
-	TP_CMD_MUTATES = 1 << 0,	/* changes on-disk state; takes the pool lock */
-	TP_CMD_OFFLINE = 1 << 1,	/* refuses an active pool */
-};
 
 struct tp_command {
 	const char *name;	/* tpcreate: also the symlink name */
@@ -22,10 +18,9 @@ struct tp_command {
 	const char *summary;
 	const char *args;	/* synopsis of the non-option arguments */
 	int (*run)(const struct tp_command *cmd, int argc, const char **argv);
-	unsigned flags;
 };
 
-#define TP_COMMAND(name, alias, summary, args, fn, flags) \
+#define TP_COMMAND(name, alias, summary, args, fn) \
 	int fn(const struct tp_command *cmd, int argc, const char **argv);
 #include "tools/commands.def"
 #undef TP_COMMAND
@@ -54,11 +49,26 @@ int tp_main(int argc, const char **argv);
 	{ "devices", '\0', POPT_ARG_STRING, &(var), 0,                          \
 	  "the pool's devices, instead of the devices file", "DATA,META" }
 
+/* The --offset/--size options of a bare metadata area (tpcheck --metadata,
+ * tpdump, tprepair --metadata, tprestore): PREFIX starts each help text
+ * ("with --metadata: " or ""), FILE names the argument the area is in. */
+struct cli_area {
+	const char *offset_s, *size_s;	/* as given; NULL if not */
+	uint64_t offset, size;		/* bytes, after cli_area() */
+};
+#define CLI_OPT_AREA(a, prefix, file)                                          \
+	{ "offset", '\0', POPT_ARG_STRING, &(a).offset_s, 0,                     \
+	  prefix "the metadata area starts this far into " file, "BYTES" },       \
+	{ "size", '\0', POPT_ARG_STRING, &(a).size_s, 0,                         \
+	  prefix "length of the metadata area (default: to the end)", "BYTES" }
+
 /* One command line being parsed; lives on the command's stack. */
 struct cli {
 	const struct tp_command *cmd;
 	poptContext ctx;
 	struct poptOption table[3];
+	struct poptOption devices_only[2];	/* cli_parse_devices */
+	const char *devices;			/* its --devices value */
 };
 
 /* Start parsing a command line with OPTS (a table ending in POPT_TABLEEND;
@@ -75,9 +85,33 @@ void cli_end(struct cli *cli);
  * Returns CLI_CONTINUE or 3 with a message. *ARGS is owned by CLI. */
 int cli_args(struct cli *cli, int min, int max, const char ***args, int *nargs);
 
+/* cli_begin, then cli_args: the start of most commands. Returns
+ * CLI_CONTINUE, or an exit code with CLI released. */
+int cli_parse(struct cli *cli, const struct tp_command *cmd, const struct poptOption *opts,
+	      int argc, const char **argv, int min, int max, const char ***args, int *nargs);
+
+/* cli_parse for a command whose only option is --devices (tpactivate,
+ * tpdeactivate, tvremove): its value in CLI->devices. */
+int cli_parse_devices(struct cli *cli, const struct tp_command *cmd, int argc, const char **argv,
+		      int min, int max, const char ***args, int *nargs);
+
+/* cli_parse for the commands that take a POOL or --metadata FILE
+ * (tpcheck, tprepair): one POOL argument, or none when *METADATA was
+ * given, and *DEVICES (--devices) refused with it. *POOL: the argument or
+ * NULL. Returns CLI_CONTINUE, or an exit code with CLI released. */
+int cli_parse_pool_or_area(struct cli *cli, const struct tp_command *cmd,
+			   const struct poptOption *opts, int argc, const char **argv,
+			   const char *const *metadata, const char *const *devices,
+			   const char **pool);
+
 /* Parse a size option value (K/M/G/T/P/s); returns CLI_CONTINUE or 3. */
 int cli_size(const struct tp_command *cmd, const char *opt, const char *val, char default_unit,
 	     uint64_t *bytes);
+
+/* Parse the values of CLI_OPT_AREA into A. When !ALLOWED (the command
+ * line names a pool, not a metadata area) and either option was given,
+ * fails with the usage error WHY. Returns CLI_CONTINUE or 3. */
+int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, const char *why);
 
 /* Print a usage error naming the command, and return 3. */
 int cli_usage_error(const struct tp_command *cmd, const char *fmt, ...)

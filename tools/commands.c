@@ -4,11 +4,11 @@
 #include <string.h>
 
 const struct tp_command tp_commands[] = {
-#define TP_COMMAND(name, alias, summary, args, fn, flags) \
-	{ #name, alias, summary, args, fn, flags },
+#define TP_COMMAND(name, alias, summary, args, fn) \
+	{ #name, alias, summary, args, fn },
 #include "tools/commands.def"
 #undef TP_COMMAND
-	{ NULL, NULL, NULL, NULL, NULL, 0 },
+	{ NULL, NULL, NULL, NULL, NULL },
 };
 
 const unsigned tp_ncommands = sizeof(tp_commands) / sizeof(tp_commands[0]) - 1;

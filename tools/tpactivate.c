@@ -1,45 +1,44 @@
 /* tpactivate / tpdeactivate - load a pool and its volumes into the
  * kernel's dm thin-pool/thin targets, or unload them. */
-#include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
+#include "tools/pool_op.h"
 
 #include <stdio.h>
 
+struct activation {
+	const char *pool;
+	const char *const *vols;	/* none: the pool and all its volumes */
+	unsigned n;
+	int activate;
+};
+
+static int activation_op(struct pool *p, void *arg)
+{
+	const struct activation *a = arg;
+	const char *state = a->activate ? "active" : "inactive";
+	int r = a->activate ? pool_activate(p, a->vols, a->n) : pool_deactivate(p, a->vols, a->n);
+
+	if (r || tp_log_verbosity() < 0)
+		return r;
+	if (a->n)
+		printf("Pool %s: %u volume(s) %s.\n", a->pool, a->n, state);
+	else
+		printf("Pool %s %s.\n", a->pool, state);
+	return 0;
+}
+
 static int run(const struct tp_command *cmd, int argc, const char **argv, int activate)
 {
-	const char *devices = NULL, **args;
-	struct pool *pool = NULL;
+	const char **args;
 	int rc, nargs;
 	struct cli cli;
-	const struct poptOption opts[] = {
-		CLI_OPT_DEVICES(devices),
-		POPT_TABLEEND
-	};
 
-	if ((rc = cli_begin(&cli, cmd, opts, argc, argv)) != CLI_CONTINUE)
+	if ((rc = cli_parse_devices(&cli, cmd, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
-	if ((rc = cli_args(&cli, 1, -1, &args, &nargs)) != CLI_CONTINUE)
-		goto out;
-	rc = pool_open(args[0], devices, 0, &pool);
-	if (!rc)
-		rc = activate ? pool_activate(pool, args + 1, (unsigned)nargs - 1)
-			      : pool_deactivate(pool, args + 1, (unsigned)nargs - 1);
-	if (rc) {
-		rc = tp_exit_from_errno(rc);
-		goto out;
-	}
-	if (tp_log_verbosity() >= 0) {
-		if (nargs > 1)
-			printf("Pool %s: %d volume(s) %s.\n", args[0], nargs - 1,
-			       activate ? "active" : "inactive");
-		else
-			printf("Pool %s %s.\n", args[0], activate ? "active" : "inactive");
-	}
-	rc = TP_EXIT_OK;
-out:
-	pool_close(pool);
+	struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
+	rc = tool_pool_op(args[0], cli.devices, activation_op, &a);
 	cli_end(&cli);
 	return rc;
 }

@@ -5,14 +5,12 @@
  *   tpcheck [--fast] [--json] [-q] --metadata FILE|DEV [--offset BYTES] [--size BYTES]
  *
  * Exit: 0 clean, 1 non-fatal damage, 2 fatal damage, 3 bad command line,
- * 5 could not run. The checks are lib/pool/pool_check.h and
- * metadata/thin/check.h; this file parses and prints. */
+ * 5 could not run. The checks are lib/pool/pool_check.h; this file
+ * parses and prints. */
 #include "lib/base/compiler.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool_check.h"
-#include "metadata/thin/check.h"
-#include "metadata/thin/xml_cmd.h"
 #include "tools/cli.h"
 
 #include <errno.h>
@@ -66,7 +64,7 @@ static const char *verdict_name(int code)
 /* The findings of the pool level (NULL for a bare area) and of the thin
  * metadata, in that order. */
 struct findings {
-	const struct thin_check_findings *f[2];
+	const struct pool_findings *f[2];
 	const char *where[2];
 };
 
@@ -76,11 +74,11 @@ static size_t nr_total(const struct findings *fs, int kept)
 
 	for (int k = 0; k < 2; k++)
 		if (fs->f[k])
-			n += kept ? fs->f[k]->nr_problems : fs->f[k]->nr_fatal + fs->f[k]->nr_nonfatal;
+			n += kept ? fs->f[k]->nr_kept : fs->f[k]->nr_fatal + fs->f[k]->nr_nonfatal;
 	return n;
 }
 
-static void print_json(const struct findings *fs, const struct thin_check_report *r, int code)
+static void print_json(const struct findings *fs, const struct pool_thin_summary *r, int code)
 {
 	int first = 1;
 
@@ -97,25 +95,25 @@ static void print_json(const struct findings *fs, const struct thin_check_report
 	       (fs->f[0] ? fs->f[0]->nr_fatal : 0) + fs->f[1]->nr_fatal,
 	       (fs->f[0] ? fs->f[0]->nr_nonfatal : 0) + fs->f[1]->nr_nonfatal);
 	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; fs->f[k] && i < fs->f[k]->nr_problems; i++, first = 0) {
+		for (size_t i = 0; fs->f[k] && i < fs->f[k]->nr_kept; i++, first = 0) {
 			printf("%s\n    {\"fatal\": %s, \"where\": \"%s\", \"message\": ",
-			       first ? "" : ",", fs->f[k]->problems[i].fatal ? "true" : "false",
+			       first ? "" : ",", fs->f[k]->kept[i].fatal ? "true" : "false",
 			       fs->where[k]);
-			json_string(fs->f[k]->problems[i].msg);
+			json_string(fs->f[k]->kept[i].msg);
 			putchar('}');
 		}
 	printf("%s]\n}\n", first ? "" : "\n  ");
 }
 
 static void print_text(const char *what, const struct findings *fs,
-		       const struct thin_check_report *r, int code, int fast)
+		       const struct pool_thin_summary *r, int code, int fast)
 {
 	size_t total = nr_total(fs, 0);
 
 	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; fs->f[k] && i < fs->f[k]->nr_problems; i++)
-			printf("%s: %s\n", fs->f[k]->problems[i].fatal ? "error" : "warning",
-			       fs->f[k]->problems[i].msg);
+		for (size_t i = 0; fs->f[k] && i < fs->f[k]->nr_kept; i++)
+			printf("%s: %s\n", fs->f[k]->kept[i].fatal ? "error" : "warning",
+			       fs->f[k]->kept[i].msg);
 	if (total > nr_total(fs, 1))
 		printf("... and %zu more problems\n", total - nr_total(fs, 1));
 	if (r->sb_ok)
@@ -135,18 +133,30 @@ static void print_text(const char *what, const struct findings *fs,
 		       "tprepair(8))\n", what, total);
 }
 
+/* Print RES as asked; returns the exit code of its verdict. */
+static int print_result(const char *what, int bare, const struct pool_check_result *res,
+			int json, int fast)
+{
+	struct findings fs = { { bare ? NULL : &res->pool, &res->thin }, { "pool", "thin" } };
+	int code = (int)TP_MAX(res->thin.verdict, res->pool.verdict);
+
+	if (json)
+		print_json(&fs, &res->sum, code);
+	else if (!tp_cli.quiet)
+		print_text(what, &fs, &res->sum, code, fast);
+	return code;
+}
+
 int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char *metadata = NULL, *offset_s = NULL, *size_s = NULL, *devices = NULL, **args;
-	int json = 0, fast = 0, nargs, code, r;
+	struct pool_check_params p = { 0 };
+	struct cli_area area = { 0 };
+	int json = 0, fast = 0, code, r;
 	const struct poptOption opts[] = {
-		{ "metadata", '\0', POPT_ARG_STRING, &metadata, 0,
+		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
 		  "check a bare thin metadata area (file or device) instead of a pool", "FILE" },
-		{ "offset", '\0', POPT_ARG_STRING, &offset_s, 0,
-		  "with --metadata: the area starts this far into FILE", "BYTES" },
-		{ "size", '\0', POPT_ARG_STRING, &size_s, 0,
-		  "with --metadata: length of the area (default: to the end)", "BYTES" },
-		CLI_OPT_DEVICES(devices),
+		CLI_OPT_AREA(area, "with --metadata: ", "FILE"),
+		CLI_OPT_DEVICES(p.devices),
 		{ "fast", '\0', POPT_ARG_NONE, &fast, 0,
 		  "bounded-time boot check: superblock, space maps, device trees, tree roots "
 		  "(weaker than the full check)", NULL },
@@ -154,61 +164,35 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 		POPT_TABLEEND
 	};
 	struct progress pg = { 0 };
-	struct thin_check_opts o = { 0 };
-	struct thin_check_report rep;
-	struct pool_check_report prep;
-	uint64_t offset = 0, size = 0;
-	struct io_engine *meta = NULL;
+	struct pool_check_result res = { 0 };
 	struct cli cli;
-	int pool_mode;
 
-	memset(&rep, 0, sizeof(rep));
-	memset(&prep, 0, sizeof(prep));
-	code = cli_begin(&cli, cmd, opts, argc, argv);
+	code = cli_parse_pool_or_area(&cli, cmd, opts, argc, argv, &p.metadata, &p.devices,
+				      &p.pool);
 	if (code != CLI_CONTINUE)
 		return code;
-	code = cli_args(&cli, metadata ? 0 : 1, metadata ? 0 : 1, &args, &nargs);
-	if (code == CLI_CONTINUE && offset_s)
-		code = cli_size(cmd, "--offset", offset_s, 'b', &offset);
-	if (code == CLI_CONTINUE && size_s)
-		code = cli_size(cmd, "--size", size_s, 'b', &size);
-	if (code == CLI_CONTINUE && !metadata && (offset_s || size_s))
-		code = cli_usage_error(cmd, "--offset and --size need --metadata");
-	if (code == CLI_CONTINUE && metadata && devices)
-		code = cli_usage_error(cmd, "--devices is for a POOL, not with --metadata");
+	code = cli_area(cmd, &area, p.metadata != NULL, "--offset and --size need --metadata");
 	if (code != CLI_CONTINUE)
 		goto out;
-	pool_mode = !metadata;
-	o.flags = fast ? THIN_CHECK_FAST : 0;
+	p.offset = area.offset;
+	p.size = area.size;
+	p.flags = fast ? POOL_CHECK_FAST : 0;
 	if (!json && !tp_cli.quiet && isatty(STDERR_FILENO)) {
-		o.progress = show_progress;
-		o.progress_ctx = &pg;
+		p.progress = show_progress;
+		p.progress_ctx = &pg;
 	}
-	if (pool_mode) {
-		r = pool_check(args[0], devices, &o, &prep, &rep);
-	} else {
-		r = thin_area_open(metadata, IO_RDONLY, offset, size, &meta);
-		if (!r)
-			r = thin_check_io(meta, &o, &rep);
-	}
+	r = pool_check_run(&p, &res);
 	if (pg.shown)
 		fprintf(stderr, "\r%60s\r", "");
 	if (r) {
-		log_error("%s: the check could not run: %s", pool_mode ? args[0] : metadata,
+		log_error("%s: the check could not run: %s", p.pool ? p.pool : p.metadata,
 			  strerror(-r));
 		code = r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
 		goto out;
 	}
-	struct findings fs = { { pool_mode ? &prep.f : NULL, &rep.f }, { "pool", "thin" } };
-	code = (int)TP_MAX(rep.f.verdict, prep.f.verdict);
-	if (json)
-		print_json(&fs, &rep, code);
-	else if (!tp_cli.quiet)
-		print_text(pool_mode ? args[0] : metadata, &fs, &rep, code, fast);
+	code = print_result(p.pool ? p.pool : p.metadata, !p.pool, &res, json, fast);
 out:
-	thin_check_report_free(&rep);
-	pool_check_report_free(&prep);
-	io_destroy(meta);
+	pool_check_result_free(&res);
 	cli_end(&cli);
 	return code;
 }

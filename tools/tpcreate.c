@@ -52,119 +52,118 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	       tp_size_format(pol->chunk.chunk, 'h', a, sizeof(a)));
 	if (p->discards_set)
 		printf("  discards:    %s (as given)\n",
-		       p->discards == VG_DISCARDS_IGNORE ? "ignore"
-		       : p->discards == VG_DISCARDS_PASSDOWN ? "passdown" : "nopassdown");
+		       p->discards == POOL_DISCARDS_IGNORE ? "ignore"
+		       : p->discards == POOL_DISCARDS_PASSDOWN ? "passdown" : "nopassdown");
 	else
 		printf("  discards:    %s\n               %s\n",
 		       pol->discards.passdown ? "passdown" : "nopassdown", pol->discards.reason);
 }
 
-int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
+/* The option values as given, before parsing. */
+struct tpcreate_args {
+	const char *chunk, *zero, *msize, *discards, *when_full;
+};
+
+static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *a,
+		      struct pool_create_params *p)
 {
-	const char *data = NULL, *meta = NULL, *chunk = NULL, *zero = NULL, *msize = NULL;
-	const char *discards = NULL, *when_full = NULL;
-	int do_explain = 0, force = 0, rc, nargs;
-	const char **args;
-	struct pool_create_params p;
+	static const char *const discards[] = { "ignore", "nopassdown", "passdown" };
+	int rc;
+
+	if (!p->data_path || !p->meta_path)
+		return cli_usage_error(cmd, "both --data DEV and --meta DEV are required");
+	if ((rc = parse_auto_size(cmd, "--chunk", a->chunk, 'k', &p->chunk)) != CLI_CONTINUE ||
+	    (rc = parse_auto_size(cmd, "--metadata-size", a->msize, 'm', &p->metadata_size)) !=
+		    CLI_CONTINUE)
+		return rc;
+	if (a->zero && tp_choice_parse(a->zero, &p->zero))
+		return cli_usage_error(cmd, "--zero takes auto, y or n, not '%s'", a->zero);
+	for (unsigned i = 0; a->discards && !p->discards_set && i < 3; i++)
+		if (!strcmp(a->discards, discards[i])) {
+			p->discards = (enum pool_discards)i;
+			p->discards_set = 1;
+		}
+	if (a->discards && !p->discards_set)
+		return cli_usage_error(cmd, "--discards takes ignore, nopassdown or passdown");
+	if (a->when_full && strcmp(a->when_full, "queue") && strcmp(a->when_full, "error"))
+		return cli_usage_error(cmd, "--when-full takes queue or error, not '%s'",
+				       a->when_full);
+	p->when_full = a->when_full && !strcmp(a->when_full, "error") ? POOL_WHEN_FULL_ERROR
+								      : POOL_WHEN_FULL_QUEUE;
+	return CLI_CONTINUE;
+}
+
+/* Plan, explain, ask about signatures, create, print. */
+static int create(const struct pool_create_params *p, int do_explain)
+{
 	struct pool_create_plan plan;
 	char a[32], b[32];
-	struct cli cli;
-	const struct poptOption opts[] = {
-		{ "data", 'd', POPT_ARG_STRING, &data, 0, "data device (e.g. /dev/md0)", "DEV" },
-		{ "meta", 'm', POPT_ARG_STRING, &meta, 0, "metadata device", "DEV" },
-		{ "chunk", 'c', POPT_ARG_STRING, &chunk, 0,
-		  "data chunk size: auto (fitted to the RAID stripe) or SIZE (default auto)",
-		  "auto|SIZE" },
-		{ "zero", 'Z', POPT_ARG_STRING, &zero, 0,
-		  "zero newly provisioned chunks (default auto: off for chunks >= 512K)", "auto|y|n" },
-		{ "metadata-size", '\0', POPT_ARG_STRING, &msize, 0,
-		  "size of one thin-metadata area (default auto)", "auto|SIZE" },
-		{ "discards", '\0', POPT_ARG_STRING, &discards, 0,
-		  "discard handling (default: passdown when the device supports it)",
-		  "ignore|nopassdown|passdown" },
-		{ "when-full", '\0', POPT_ARG_STRING, &when_full, 0,
-		  "when the pool is full: queue writes or fail them (default queue)", "queue|error" },
-		{ "explain", 'e', POPT_ARG_NONE, &do_explain, 0,
-		  "print every geometry decision and its reason", NULL },
-		{ "force", 'f', POPT_ARG_NONE, &force, 0,
-		  "overwrite devices that carry a filesystem, RAID, LVM or tptools signature", NULL },
-		POPT_TABLEEND
-	};
+	int r = pool_plan(p, &plan);
 
-	if ((rc = cli_begin(&cli, cmd, opts, argc, argv)) != CLI_CONTINUE)
-		return rc;
-	rc = cli_args(&cli, 1, 1, &args, &nargs);
-	if (rc != CLI_CONTINUE)
-		goto out;
-	memset(&p, 0, sizeof(p));
-	p.name = args[0];
-	p.data_path = data;
-	p.meta_path = meta;
-	p.force = force;
-	if (!data || !meta) {
-		rc = cli_usage_error(cmd, "both --data DEV and --meta DEV are required");
-		goto out;
-	}
-	if ((rc = parse_auto_size(cmd, "--chunk", chunk, 'k', &p.chunk)) != CLI_CONTINUE ||
-	    (rc = parse_auto_size(cmd, "--metadata-size", msize, 'm', &p.metadata_size)) != CLI_CONTINUE)
-		goto out;
-	if (zero && tp_choice_parse(zero, &p.zero)) {
-		rc = cli_usage_error(cmd, "--zero takes auto, y or n, not '%s'", zero);
-		goto out;
-	}
-	if (discards) {
-		p.discards_set = 1;
-		if (!strcmp(discards, "ignore"))
-			p.discards = VG_DISCARDS_IGNORE;
-		else if (!strcmp(discards, "nopassdown"))
-			p.discards = VG_DISCARDS_NOPASSDOWN;
-		else if (!strcmp(discards, "passdown"))
-			p.discards = VG_DISCARDS_PASSDOWN;
-		else {
-			rc = cli_usage_error(cmd, "--discards takes ignore, nopassdown or passdown");
-			goto out;
-		}
-	}
-	if (when_full && strcmp(when_full, "queue") && strcmp(when_full, "error")) {
-		rc = cli_usage_error(cmd, "--when-full takes queue or error, not '%s'", when_full);
-		goto out;
-	}
-	p.when_full = when_full && !strcmp(when_full, "error") ? VG_WHEN_FULL_ERROR
-							       : VG_WHEN_FULL_QUEUE;
-	rc = pool_plan(&p, &plan);
-	if (rc) {
-		rc = tp_exit_from_errno(rc);
-		goto out;
-	}
+	if (r)
+		return tp_exit_from_errno(r);
 	if (plan.policy.chunk.warning)
 		log_warn("%s", plan.policy.chunk.reason);
 	if (plan.policy.meta.warning)
 		log_warn("%s", plan.policy.meta.reason);
 	if (do_explain)
-		explain(&p, &plan);
+		explain(p, &plan);
 	if (plan.nr_signatures &&
 	    !cli_confirm("Overwrite %s%s%s%s%s (all data on them is lost)?",
-			 plan.signatures[0][0] ? p.data_path : "",
+			 plan.signatures[0][0] ? p->data_path : "",
 			 plan.signatures[0][0] ? " (" : "", plan.signatures[0],
-			 plan.signatures[0][0] ? ") " : "", plan.signatures[1][0] ? p.meta_path : "")) {
-		log_error("pool %s not created", p.name);
-		rc = TP_EXIT_FAILED;
-		goto out;
+			 plan.signatures[0][0] ? ") " : "", plan.signatures[1][0] ? p->meta_path : "")) {
+		log_error("pool %s not created", p->name);
+		return TP_EXIT_FAILED;
 	}
-	rc = pool_create(&p, &plan);
-	if (rc) {
-		rc = tp_exit_from_errno(rc);
-		goto out;
-	}
+	r = pool_create(p, &plan);
+	if (r)
+		return tp_exit_from_errno(r);
 	if (tp_log_verbosity() >= 0)
 		printf("Pool %s created: %s of data in %llu chunks of %s on %s, zeroing %s; "
 		       "metadata on %s.\n",
-		       p.name, tp_size_format(plan.data_area_size, 'h', a, sizeof(a)),
+		       p->name, tp_size_format(plan.data_area_size, 'h', a, sizeof(a)),
 		       (unsigned long long)plan.policy.data_blocks,
-		       tp_size_format(plan.policy.chunk.chunk, 'h', b, sizeof(b)), p.data_path,
-		       plan.policy.zero.zero ? "on" : "off", p.meta_path);
-	rc = TP_EXIT_OK;
-out:
+		       tp_size_format(plan.policy.chunk.chunk, 'h', b, sizeof(b)), p->data_path,
+		       plan.policy.zero.zero ? "on" : "off", p->meta_path);
+	return TP_EXIT_OK;
+}
+
+int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
+{
+	struct pool_create_params p = { 0 };
+	struct tpcreate_args a = { 0 };
+	int do_explain = 0, rc, nargs;
+	const char **args;
+	struct cli cli;
+	const struct poptOption opts[] = {
+		{ "data", 'd', POPT_ARG_STRING, &p.data_path, 0, "data device (e.g. /dev/md0)", "DEV" },
+		{ "meta", 'm', POPT_ARG_STRING, &p.meta_path, 0, "metadata device", "DEV" },
+		{ "chunk", 'c', POPT_ARG_STRING, &a.chunk, 0,
+		  "data chunk size: auto (fitted to the RAID stripe) or SIZE (default auto)",
+		  "auto|SIZE" },
+		{ "zero", 'Z', POPT_ARG_STRING, &a.zero, 0,
+		  "zero newly provisioned chunks (default auto: off for chunks >= 512K)", "auto|y|n" },
+		{ "metadata-size", '\0', POPT_ARG_STRING, &a.msize, 0,
+		  "size of one thin-metadata area (default auto)", "auto|SIZE" },
+		{ "discards", '\0', POPT_ARG_STRING, &a.discards, 0,
+		  "discard handling (default: passdown when the device supports it)",
+		  "ignore|nopassdown|passdown" },
+		{ "when-full", '\0', POPT_ARG_STRING, &a.when_full, 0,
+		  "when the pool is full: queue writes or fail them (default queue)", "queue|error" },
+		{ "explain", 'e', POPT_ARG_NONE, &do_explain, 0,
+		  "print every geometry decision and its reason", NULL },
+		{ "force", 'f', POPT_ARG_NONE, &p.force, 0,
+		  "overwrite devices that carry a filesystem, RAID, LVM or tptools signature", NULL },
+		POPT_TABLEEND
+	};
+
+	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
+		return rc;
+	p.name = args[0];
+	rc = parse_args(cmd, &a, &p);
+	if (rc == CLI_CONTINUE)
+		rc = create(&p, do_explain);
 	cli_end(&cli);
 	return rc;
 }

@@ -7,6 +7,43 @@
 #include <errno.h>
 #include <stdio.h>
 
+/* --force on a pool that cannot be opened: forget it. */
+static int forget(const char *name)
+{
+	int r;
+
+	if (!cli_confirm("Forget pool %s and wipe the labels left on its reachable devices?", name))
+		return TP_EXIT_FAILED;
+	r = pool_forget(name);
+	if (!r && tp_log_verbosity() >= 0)
+		printf("Pool %s forgotten.\n", name);
+	return tp_exit_from_errno(r);
+}
+
+/* Remove the open pool P (closed either way) after asking. */
+static int remove_pool(const char *name, struct pool *p)
+{
+	struct pool_info info;
+	int r = pool_get_info(p, 0, &info), yes;
+
+	if (r) {
+		pool_close(p);
+		return tp_exit_from_errno(r);
+	}
+	yes = cli_confirm("Remove pool %s with its %u volume(s)? Their data is lost", name,
+			  info.nr_volumes);
+	pool_info_free(&info);
+	if (!yes) {
+		log_error("pool %s not removed", name);
+		pool_close(p);
+		return TP_EXIT_FAILED;
+	}
+	r = pool_remove(p);
+	if (!r && tp_log_verbosity() >= 0)
+		printf("Pool %s removed.\n", name);
+	return tp_exit_from_errno(r);
+}
+
 int cmd_tpremove(const struct tp_command *cmd, int argc, const char **argv)
 {
 	const char *devices = NULL, **args;
@@ -20,44 +57,15 @@ int cmd_tpremove(const struct tp_command *cmd, int argc, const char **argv)
 		POPT_TABLEEND
 	};
 
-	if ((rc = cli_begin(&cli, cmd, opts, argc, argv)) != CLI_CONTINUE)
+	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
-	if ((rc = cli_args(&cli, 1, 1, &args, &nargs)) != CLI_CONTINUE)
-		goto out;
 	rc = pool_open(args[0], devices, 0, &pool);
-	if (rc == -ENOENT && force && !devices) {
-		if (!cli_confirm("Forget pool %s and wipe the labels left on its reachable devices?",
-				 args[0])) {
-			rc = TP_EXIT_FAILED;
-			goto out;
-		}
-		rc = pool_forget(args[0]);
-		if (!rc && tp_log_verbosity() >= 0)
-			printf("Pool %s forgotten.\n", args[0]);
+	if (rc == -ENOENT && force && !devices)
+		rc = forget(args[0]);
+	else if (rc)
 		rc = tp_exit_from_errno(rc);
-		goto out;
-	}
-	if (rc) {
-		rc = tp_exit_from_errno(rc);
-		goto out;
-	}
-	if (!cli_confirm("Remove pool %s with its %u volume(s)? Their data is lost", args[0],
-			 pool_vg(pool)->nr_volumes)) {
-		log_error("pool %s not removed", args[0]);
-		rc = TP_EXIT_FAILED;
-		goto out;
-	}
-	rc = pool_remove(pool);
-	pool = NULL;
-	if (rc) {
-		rc = tp_exit_from_errno(rc);
-		goto out;
-	}
-	if (tp_log_verbosity() >= 0)
-		printf("Pool %s removed.\n", args[0]);
-	rc = TP_EXIT_OK;
-out:
-	pool_close(pool);
+	else
+		rc = remove_pool(args[0], pool);
 	cli_end(&cli);
 	return rc;
 }

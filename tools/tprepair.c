@@ -1,18 +1,17 @@
 /* tprepair.c - salvage damaged thin metadata.
  *
  *   tprepair [--transaction-id N] [--devices DATA,META] POOL
- *   tprepair --metadata IN [--offset BYTES] [--size BYTES] -o OUT
+ *   tprepair --metadata IN [--offset BYTES] [--size BYTES] -o OUT [--force]
  *            [--transaction-id N] [--data-block-size SECTORS] [--nr-data-blocks N]
  *
- * Never writes the input. Prints what was lost and what to do next.
- * Exit: 0 repaired (possibly with losses, listed), 3 bad command line,
- * 5 nothing could be salvaged (OUT's superblock zeroed). The work is
- * metadata/thin/repair.h and lib/pool/pool_check.h. */
+ * Never writes the input; refuses an OUT that is a pool device unless
+ * --force. Prints what was lost and what to do next. Exit: 0 repaired
+ * (possibly with losses, listed), 3 bad command line, 5 nothing could be
+ * salvaged (OUT's superblock zeroed) or OUT refused. The work is
+ * lib/pool/pool_check.h. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool_check.h"
-#include "metadata/thin/repair.h"
-#include "metadata/thin/xml_cmd.h"
 #include "tools/cli.h"
 
 #include <errno.h>
@@ -42,14 +41,14 @@ static const char *range(char *buf, size_t len, uint64_t begin, uint64_t end)
 	return buf;
 }
 
-static void print_losses(const char *what, const struct thin_repair_report *r)
+static void print_losses(const char *what, const struct pool_repair_result *r)
 {
 	if (!tp_cli.quiet)
 		printf("%s: %" PRIu64 " thin devices, %" PRIu64 " mappings written, transaction %"
 		       PRIu64 "%s\n", what, r->nr_devices, r->nr_mappings, r->transaction_id,
 		       r->scanned ? " (device trees found by scanning every block)" : "");
 	for (size_t i = 0; i < r->nr_lost; i++) {
-		const struct thin_repair_lost *l = &r->lost[i];
+		const struct pool_repair_lost *l = &r->lost[i];
 		char node[48] = "", rg[64];
 		if (l->block != UINT64_MAX)
 			snprintf(node, sizeof(node), ", bad node %" PRIu64, l->block);
@@ -70,22 +69,69 @@ static void print_losses(const char *what, const struct thin_repair_report *r)
 		       "them from a backup, run fsck on the affected volumes\n");
 }
 
+/* Parse the numbers of the salvage into P; CLI_CONTINUE or 3. */
+static int parse_salvage(const struct tp_command *cmd, const char *tid, const char *nr, int dbs,
+			 struct pool_repair_params *p)
+{
+	int code = CLI_CONTINUE;
+
+	if (dbs < 0)
+		return cli_usage_error(cmd, "--data-block-size must be positive");
+	p->data_block_size = (uint32_t)dbs;
+	if (tid) {
+		code = parse_u64(cmd, "--transaction-id", tid, &p->transaction_id);
+		p->set_transaction_id = 1;
+	}
+	if (code == CLI_CONTINUE && nr)
+		code = parse_u64(cmd, "--nr-data-blocks", nr, &p->nr_data_blocks);
+	return code;
+}
+
+/* The options of the bare-area mode need --metadata, and it needs -o;
+ * SALVAGE: --data-block-size or --nr-data-blocks given. */
+static int check_modes(const struct tp_command *cmd, const struct pool_repair_params *p,
+		       struct cli_area *area, int salvage)
+{
+	if (p->metadata && !p->output)
+		return cli_usage_error(cmd, "--metadata needs -o OUT (the input is never written)");
+	if (!p->metadata && (p->output || area->offset_s || area->size_s || salvage))
+		return cli_usage_error(cmd, "-o, --offset, --size, --data-block-size and "
+				       "--nr-data-blocks need --metadata");
+	if (!p->metadata && p->force)
+		return cli_usage_error(cmd, "--force is for -o OUT, with --metadata");
+	return cli_area(cmd, area, 1, NULL);
+}
+
+static void print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)
+{
+	const char *what = p->metadata ? p->output : p->pool;
+
+	print_losses(what, r);
+	if (tp_cli.quiet)
+		return;
+	if (p->metadata)
+		printf("%s: repaired; check it with 'tpcheck --metadata %s' before use\n", what, what);
+	else
+		printf("%s: repaired into the spare area, which is now active; the damaged copy "
+		       "stays in the spare until the next repair. Run 'tpcheck %s'.\n", what, what);
+}
+
 int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char *metadata = NULL, *output = NULL, *offset_s = NULL, *size_s = NULL;
-	const char *devices = NULL, *tid_s = NULL, *nr_s = NULL, **args;
-	int dbs = 0, nargs, code, r;
+	struct pool_repair_params p = { 0 };
+	struct cli_area area = { 0 };
+	const char *tid_s = NULL, *nr_s = NULL;
+	int dbs = 0, code, r;
 	const struct poptOption opts[] = {
-		{ "metadata", '\0', POPT_ARG_STRING, &metadata, 0,
+		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
 		  "repair a bare thin metadata area (file or device); needs -o", "IN" },
-		{ "output", 'o', POPT_ARG_STRING, &output, 0,
+		{ "output", 'o', POPT_ARG_STRING, &p.output, 0,
 		  "with --metadata: where the repaired metadata goes (an existing file or device, "
 		  "not IN)", "OUT" },
-		{ "offset", '\0', POPT_ARG_STRING, &offset_s, 0,
-		  "with --metadata: the area starts this far into IN", "BYTES" },
-		{ "size", '\0', POPT_ARG_STRING, &size_s, 0,
-		  "with --metadata: length of the area in IN", "BYTES" },
-		CLI_OPT_DEVICES(devices),
+		CLI_OPT_AREA(area, "with --metadata: ", "IN"),
+		{ "force", 'f', POPT_ARG_NONE, &p.force, 0,
+		  "with --metadata: write OUT even if it is a pool's device", NULL },
+		CLI_OPT_DEVICES(p.devices),
 		{ "transaction-id", '\0', POPT_ARG_STRING, &tid_s, 0,
 		  "transaction id to write (default: the VG's, or the old superblock's)", "N" },
 		{ "data-block-size", '\0', POPT_ARG_INT, &dbs, 0,
@@ -94,75 +140,31 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		  "with --metadata: data device size in blocks when the superblock is lost", "N" },
 		POPT_TABLEEND
 	};
-	struct thin_repair_opts o = { 0 };
-	struct thin_repair_report rep;
-	struct io_engine *in = NULL, *out = NULL;
-	uint64_t offset = 0, size = 0;
+	struct pool_repair_result res = { 0 };
 	struct cli cli;
 
-	memset(&rep, 0, sizeof(rep));
-	code = cli_begin(&cli, cmd, opts, argc, argv);
+	code = cli_parse_pool_or_area(&cli, cmd, opts, argc, argv, &p.metadata, &p.devices,
+				      &p.pool);
 	if (code != CLI_CONTINUE)
 		return code;
-	code = cli_args(&cli, metadata ? 0 : 1, metadata ? 0 : 1, &args, &nargs);
-	if (code == CLI_CONTINUE && metadata && !output)
-		code = cli_usage_error(cmd, "--metadata needs -o OUT (the input is never written)");
-	if (code == CLI_CONTINUE && !metadata && (output || offset_s || size_s || dbs || nr_s))
-		code = cli_usage_error(cmd, "-o, --offset, --size, --data-block-size and "
-				       "--nr-data-blocks need --metadata");
-	if (code == CLI_CONTINUE && metadata && devices)
-		code = cli_usage_error(cmd, "--devices is for a POOL, not with --metadata");
-	if (code == CLI_CONTINUE && dbs < 0)
-		code = cli_usage_error(cmd, "--data-block-size must be positive");
-	if (code == CLI_CONTINUE && offset_s)
-		code = cli_size(cmd, "--offset", offset_s, 'b', &offset);
-	if (code == CLI_CONTINUE && size_s)
-		code = cli_size(cmd, "--size", size_s, 'b', &size);
-	if (code == CLI_CONTINUE && tid_s) {
-		code = parse_u64(cmd, "--transaction-id", tid_s, &o.transaction_id);
-		o.set_transaction_id = 1;
-	}
-	if (code == CLI_CONTINUE && nr_s)
-		code = parse_u64(cmd, "--nr-data-blocks", nr_s, &o.nr_data_blocks);
+	code = check_modes(cmd, &p, &area, dbs || nr_s);
+	if (code == CLI_CONTINUE)
+		code = parse_salvage(cmd, tid_s, nr_s, dbs, &p);
+	if (code == CLI_CONTINUE && p.metadata && !strcmp(p.metadata, p.output))
+		code = cli_usage_error(cmd, "OUT must not be IN: the input is never written");
 	if (code != CLI_CONTINUE)
 		goto done;
-	o.data_block_size = (uint32_t)dbs;
-	if (!metadata) {
-		r = pool_repair(args[0], devices, &o, &rep);
-		if (!r) {
-			print_losses(args[0], &rep);
-			if (!tp_cli.quiet)
-				printf("%s: repaired into the spare area, which is now active; the "
-				       "damaged copy stays in the spare until the next repair. Run "
-				       "'tpcheck %s'.\n", args[0], args[0]);
-		}
-	} else {
-		if (!strcmp(metadata, output)) {
-			code = cli_usage_error(cmd, "OUT must not be IN: the input is never written");
-			goto done;
-		}
-		r = thin_area_open(metadata, IO_RDONLY, offset, size, &in);
-		if (!r)
-			r = thin_area_open(output, 0, 0, 0, &out);
-		if (!r)
-			r = thin_repair_io(in, out, &o, &rep);
-		if (!r)
-			r = io_flush(out);
-		if (!r) {
-			print_losses(output, &rep);
-			if (!tp_cli.quiet)
-				printf("%s: repaired; check it with 'tpcheck --metadata %s' before use\n",
-				       output, output);
-		}
-	}
+	p.offset = area.offset;
+	p.size = area.size;
+	r = pool_repair_run(&p, &res);
+	if (!r)
+		print_done(&p, &res);
 	code = r == 0 ? TP_EXIT_OK : r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
 	if (r)
-		log_error("%s: repair failed (%s); the input is unchanged", metadata ? metadata : args[0],
-			  strerror(-r));
+		log_error("%s: repair failed (%s); the input is unchanged",
+			  p.metadata ? p.metadata : p.pool, strerror(-r));
 done:
-	thin_repair_report_free(&rep);
-	io_destroy(in);
-	io_destroy(out);
+	pool_repair_result_free(&res);
 	cli_end(&cli);
 	return code;
 }

@@ -4,7 +4,6 @@
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
-#include "metadata/thin/thin.h"
 #include "tools/cli.h"
 
 #include <errno.h>
@@ -200,66 +199,74 @@ struct status_opts {
 	const char *fields, *devices;
 };
 
-static int report_pool(struct pool *p, struct dm_report *pr, struct dm_report *vr)
+static int report_volumes(const struct pool_info *in, struct dm_report *vr)
 {
-	const struct vg *vg = pool_vg(p);
-	static const char *const discards[] = { "ignore", "nopassdown", "passdown" };
-	struct pool_status st;
-	struct pool_row row;
-	int r = pool_get_status(p, &st), ok = 1;
+	int ok = 1;
 
-	if (r)
-		return r;
-	memset(&row, 0, sizeof(row));
-	row.name = vg->name;
-	row.uuid = vg->uuid;
-	row.zero = vg->zero ? "yes" : "no";
-	row.discards = discards[vg->discards];
-	row.when_full = vg->when_full == VG_WHEN_FULL_ERROR ? "error" : "queue";
-	row.needs_check = st.needs_check ? "yes" : "no";
-	row.active = st.live ? "yes" : "no";
-	row.mode = !st.live ? "-" : st.out_of_data ? "out_of_data_space" : st.read_only ? "ro" : "rw";
-	row.data_dev = pool_device_path(p, VG_ROLE_DATA);
-	row.meta_dev = pool_device_path(p, VG_ROLE_META);
-	row.size = st.data_size;
-	row.chunk = st.chunk;
-	row.data_used = st.data_used;
-	row.data_pct = pct(st.data_used, st.data_size);
-	row.meta_used = st.meta_used;
-	row.meta_size = st.meta_size;
-	row.meta_pct = pct(st.meta_used, st.meta_size);
-	row.tid = st.transaction_id;
-	row.nr_volumes = st.nr_volumes;
-	row.virtual_total = st.virtual_total;
-	row.data_offset = st.data_offset;
-	row.meta_offset = st.meta_offset;
-	row.meta_len = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
-	row.spare_offset = st.spare_offset;
-	if (pr)
-		ok = dm_report_object(pr, &row);
-	for (unsigned i = 0; ok && vr && i < st.nr_volumes; i++) {
-		const struct pool_volume_status *vs = &st.volumes[i];
+	for (unsigned i = 0; ok && i < in->nr_volumes; i++) {
+		const struct pool_volume_info *vi = &in->volumes[i];
 		struct vol_row v;
 		char created[32];
-		time_t t = (time_t)vs->vol->creation_time;
+		time_t t = (time_t)vi->creation_time;
 		struct tm tm;
 
 		gmtime_r(&t, &tm);
 		strftime(created, sizeof(created), "%Y-%m-%d %H:%M:%S", &tm);
 		memset(&v, 0, sizeof(v));
-		v.pool = vg->name;
-		v.name = vs->vol->name;
-		v.origin = vs->vol->origin;
+		v.pool = in->name;
+		v.name = vi->name;
+		v.origin = vi->origin;
 		v.created = created;
-		v.size = vs->vol->size;
-		v.mapped = vs->mapped;
-		v.exclusive = vs->exclusive;
-		v.shared = vs->shared;
-		v.mapped_pct = pct(vs->mapped, vs->vol->size);
-		v.dev_id = vs->vol->dev_id;
+		v.size = vi->size;
+		v.mapped = vi->mapped;
+		v.exclusive = vi->exclusive;
+		v.shared = vi->shared;
+		v.mapped_pct = pct(vi->mapped, vi->size);
+		v.dev_id = vi->dev_id;
 		ok = dm_report_object(vr, &v);
 	}
-	pool_status_free(&st);
+	return ok;
+}
+
+static int report_pool(struct pool *p, struct dm_report *pr, struct dm_report *vr)
+{
+	static const char *const discards[] = { "ignore", "nopassdown", "passdown" };
+	struct pool_info in;
+	struct pool_row row;
+	int r = pool_get_info(p, POOL_INFO_USAGE, &in), ok = 1;
+
+	if (r)
+		return r;
+	memset(&row, 0, sizeof(row));
+	row.name = in.name;
+	row.uuid = in.uuid;
+	row.zero = in.zero ? "yes" : "no";
+	row.discards = discards[in.discards];
+	row.when_full = in.when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue";
+	row.needs_check = in.needs_check ? "yes" : "no";
+	row.active = in.live ? "yes" : "no";
+	row.mode = !in.live ? "-" : in.out_of_data ? "out_of_data_space" : in.read_only ? "ro" : "rw";
+	row.data_dev = in.dev_path[POOL_ROLE_DATA];
+	row.meta_dev = in.dev_path[POOL_ROLE_META];
+	row.size = in.data_size;
+	row.chunk = in.chunk;
+	row.data_used = in.data_used;
+	row.data_pct = pct(in.data_used, in.data_size);
+	row.meta_used = in.meta_used;
+	row.meta_size = in.meta_size;
+	row.meta_pct = pct(in.meta_used, in.meta_size);
+	row.tid = in.transaction_id;
+	row.nr_volumes = in.nr_volumes;
+	row.virtual_total = in.virtual_total;
+	row.data_offset = in.data_offset;
+	row.meta_offset = in.meta_offset;
+	row.meta_len = in.meta_length;
+	row.spare_offset = in.spare_offset;
+	if (pr)
+		ok = dm_report_object(pr, &row);
+	if (ok && vr)
+		ok = report_volumes(&in, vr);
+	pool_info_free(&in);
 	return ok ? 0 : -ENOMEM;
 }
 

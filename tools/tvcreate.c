@@ -1,65 +1,67 @@
 /* tvcreate - create a thin volume in a pool. */
-#include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
+#include "tools/pool_op.h"
 
 #include <stdio.h>
 
+struct creation {
+	const char *pool, *name;
+	uint64_t size;
+};
+
+static int creation_op(struct pool *p, void *arg)
+{
+	const struct creation *c = arg;
+	struct pool_info info;
+	uint64_t over;
+	char a[32], b[32];
+	int r = pool_volume_create(p, c->name, c->size, &over);
+
+	if (!r)
+		r = pool_get_info(p, 0, &info);
+	if (r)
+		return r;
+	if (over)
+		log_warn("the sum of all thin volume sizes (%s) exceeds the size of pool %s (%s): "
+			 "writes fail or queue once the pool is full; watch 'tpstatus %s'",
+			 tp_size_format(over, 'h', a, sizeof(a)), c->pool,
+			 tp_size_format(info.data_size, 'h', b, sizeof(b)), c->pool);
+	if (tp_log_verbosity() >= 0)
+		printf("Volume %s/%s created (%s).\n", c->pool, c->name,
+		       tp_size_format(info.volumes[info.nr_volumes - 1].size, 'h', a, sizeof(a)));
+	pool_info_free(&info);
+	return 0;
+}
+
 int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char *vsize = NULL, *name = NULL, *devices = NULL, **args;
-	struct pool *pool = NULL;
-	uint64_t size, over;
+	const char *vsize = NULL, *devices = NULL, **args;
+	struct creation c = { NULL, NULL, 0 };
 	int rc, nargs;
-	char a[32], b[32];
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "virtualsize", 'V', POPT_ARG_STRING, &vsize, 0,
 		  "virtual size (may exceed the pool: over-provisioning); default unit M", "SIZE" },
-		{ "name", 'n', POPT_ARG_STRING, &name, 0, "volume name", "NAME" },
+		{ "name", 'n', POPT_ARG_STRING, &c.name, 0, "volume name", "NAME" },
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
 
-	if ((rc = cli_begin(&cli, cmd, opts, argc, argv)) != CLI_CONTINUE)
+	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
-	if ((rc = cli_args(&cli, 1, 1, &args, &nargs)) != CLI_CONTINUE)
-		goto out;
-	if (!vsize || !name) {
+	if (!vsize || !c.name)
 		rc = cli_usage_error(cmd, "both -V SIZE and -n NAME are required");
-		goto out;
-	}
-	if ((rc = cli_size(cmd, "-V", vsize, 'm', &size)) != CLI_CONTINUE)
-		goto out;
-	if (!size) {
+	if (rc == CLI_CONTINUE)
+		rc = cli_size(cmd, "-V", vsize, 'm', &c.size);
+	if (rc == CLI_CONTINUE && !c.size)
 		rc = cli_usage_error(cmd, "-V must be greater than 0");
-		goto out;
+	if (rc == CLI_CONTINUE) {
+		c.pool = args[0];
+		rc = tool_pool_op(args[0], devices, creation_op, &c);
 	}
-	rc = pool_open(args[0], devices, 0, &pool);
-	if (!rc)
-		rc = pool_volume_create(pool, name, size, &over);
-	if (rc) {
-		rc = tp_exit_from_errno(rc);
-		goto out;
-	}
-	if (over) {
-		const struct vg *vg = pool_vg(pool);
-		uint64_t psize = (uint64_t)vg->chunk_size * 512 *
-				 (vg->dev[VG_ROLE_DATA].area[0].size / ((uint64_t)vg->chunk_size * 512));
-		log_warn("the sum of all thin volume sizes (%s) exceeds the size of pool %s (%s): "
-			 "writes fail or queue once the pool is full; watch 'tpstatus %s'",
-			 tp_size_format(over, 'h', a, sizeof(a)), args[0],
-			 tp_size_format(psize, 'h', b, sizeof(b)), args[0]);
-	}
-	if (tp_log_verbosity() >= 0)
-		printf("Volume %s/%s created (%s).\n", args[0], name,
-		       tp_size_format(pool_vg(pool)->volumes[pool_vg(pool)->nr_volumes - 1].size, 'h',
-				      a, sizeof(a)));
-	rc = TP_EXIT_OK;
-out:
-	pool_close(pool);
 	cli_end(&cli);
 	return rc;
 }

@@ -3,54 +3,44 @@
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
+#include "tools/pool_op.h"
 
 #include <stdio.h>
-#include <string.h>
+
+struct removal {
+	const char *spec;	/* POOL/VOLUME as given */
+	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
+};
+
+static int removal_op(struct pool *p, void *arg)
+{
+	const struct removal *rm = arg;
+	int r = pool_volume_remove(p, rm->vol);
+
+	if (!r && tp_log_verbosity() >= 0)
+		printf("Volume %s removed.\n", rm->spec);
+	return r;
+}
 
 int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char *devices = NULL, **args;
-	struct pool *pool = NULL;
-	int rc, nargs, i;
+	const char **args;
+	struct removal rm;
+	int rc, nargs, i, code, failed = TP_EXIT_OK;
 	struct cli cli;
-	const struct poptOption opts[] = {
-		CLI_OPT_DEVICES(devices),
-		POPT_TABLEEND
-	};
 
-	if ((rc = cli_begin(&cli, cmd, opts, argc, argv)) != CLI_CONTINUE)
+	if ((rc = cli_parse_devices(&cli, cmd, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
-	if ((rc = cli_args(&cli, 1, -1, &args, &nargs)) != CLI_CONTINUE)
-		goto out;
 	/* Check every argument before changing anything. */
-	for (i = 0; i < nargs; i++) {
-		char p[VG_NAME_MAX + 1], v[VG_NAME_MAX + 1];
-		if (pool_split_volume_spec(args[i], p, v)) {
+	for (i = 0; i < nargs && rc == CLI_CONTINUE; i++)
+		if (pool_split_volume_spec(args[i], rm.pool, rm.vol))
 			rc = TP_EXIT_USAGE;
-			goto out;
-		}
+	for (i = 0; i < nargs && rc != TP_EXIT_USAGE; i++) {
+		rm.spec = args[i];
+		if (!pool_split_volume_spec(args[i], rm.pool, rm.vol) &&
+		    (code = tool_pool_op(rm.pool, cli.devices, removal_op, &rm)) != TP_EXIT_OK)
+			failed = code;
 	}
-	rc = TP_EXIT_OK;
-	for (i = 0; i < nargs; i++) {
-		char p[VG_NAME_MAX + 1], v[VG_NAME_MAX + 1];
-		int r = pool_split_volume_spec(args[i], p, v);
-
-		if (!r && (!pool || strcmp(pool_name(pool), p))) {
-			pool_close(pool);
-			pool = NULL;
-			r = pool_open(p, devices, 0, &pool);
-		}
-		if (!r)
-			r = pool_volume_remove(pool, v);
-		if (r) {
-			rc = tp_exit_from_errno(r);
-			continue;
-		}
-		if (tp_log_verbosity() >= 0)
-			printf("Volume %s removed.\n", args[i]);
-	}
-out:
-	pool_close(pool);
 	cli_end(&cli);
-	return rc;
+	return rc == TP_EXIT_USAGE ? rc : failed;
 }

@@ -4,46 +4,45 @@
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
+#include "tools/pool_op.h"
 
 #include <stdio.h>
 
+struct snapshot {
+	const char *name;
+	char pool[POOL_NAME_MAX + 1], origin[POOL_NAME_MAX + 1];
+};
+
+static int snapshot_op(struct pool *p, void *arg)
+{
+	const struct snapshot *s = arg;
+	int r = pool_volume_snapshot(p, s->origin, s->name);
+
+	if (!r && tp_log_verbosity() >= 0)
+		printf("Snapshot %s/%s of %s created.\n", s->pool, s->name, s->origin);
+	return r;
+}
+
 int cmd_tvsnap(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char *name = NULL, *devices = NULL, **args;
-	char pool_name[VG_NAME_MAX + 1], vol[VG_NAME_MAX + 1];
-	struct pool *pool = NULL;
+	const char *devices = NULL, **args;
+	struct snapshot s = { NULL, "", "" };
 	int rc, nargs;
 	struct cli cli;
 	const struct poptOption opts[] = {
-		{ "name", 'n', POPT_ARG_STRING, &name, 0, "snapshot name", "NAME" },
+		{ "name", 'n', POPT_ARG_STRING, &s.name, 0, "snapshot name", "NAME" },
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
 
-	if ((rc = cli_begin(&cli, cmd, opts, argc, argv)) != CLI_CONTINUE)
+	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
-	if ((rc = cli_args(&cli, 1, 1, &args, &nargs)) != CLI_CONTINUE)
-		goto out;
-	if (!name) {
+	if (!s.name)
 		rc = cli_usage_error(cmd, "-n NAME is required");
-		goto out;
-	}
-	if (pool_split_volume_spec(args[0], pool_name, vol)) {
+	else if (pool_split_volume_spec(args[0], s.pool, s.origin))
 		rc = TP_EXIT_USAGE;
-		goto out;
-	}
-	rc = pool_open(pool_name, devices, 0, &pool);
-	if (!rc)
-		rc = pool_volume_snapshot(pool, vol, name);
-	if (rc) {
-		rc = tp_exit_from_errno(rc);
-		goto out;
-	}
-	if (tp_log_verbosity() >= 0)
-		printf("Snapshot %s/%s of %s created.\n", pool_name, name, vol);
-	rc = TP_EXIT_OK;
-out:
-	pool_close(pool);
+	else
+		rc = tool_pool_op(s.pool, devices, snapshot_op, &s);
 	cli_end(&cli);
 	return rc;
 }

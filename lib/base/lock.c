@@ -14,11 +14,25 @@ struct tp_lock {
 	int fd;
 };
 
+/* flock FD as FLAGS say; on success L owns FD. */
+static int lock_fd(int fd, unsigned flags, struct tp_lock *l)
+{
+	int op = (flags & TP_LOCK_EXCL) ? LOCK_EX : LOCK_SH;
+
+	if (flags & TP_LOCK_NOWAIT)
+		op |= LOCK_NB;
+	while (flock(fd, op))
+		if (errno != EINTR)
+			return -errno;
+	l->fd = fd;
+	return 0;
+}
+
 int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out)
 {
 	char *dir = tp_lock_dir(), *path = NULL;
 	struct tp_lock *l = NULL;
-	int fd = -1, r, op;
+	int fd = -1, r;
 	size_t n;
 
 	if (!dir)
@@ -43,20 +57,12 @@ int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out)
 		r = -errno;
 		goto out;
 	}
-	op = (flags & TP_LOCK_EXCL) ? LOCK_EX : LOCK_SH;
-	if (flags & TP_LOCK_NOWAIT)
-		op |= LOCK_NB;
-	while (flock(fd, op)) {
-		if (errno == EINTR)
-			continue;
-		r = -errno;
-		goto out;
+	r = lock_fd(fd, flags, l);
+	if (!r) {
+		*out = l;
+		l = NULL;
+		fd = -1;
 	}
-	l->fd = fd;
-	*out = l;
-	l = NULL;
-	fd = -1;
-	r = 0;
 out:
 	if (fd >= 0)
 		close(fd);
@@ -64,6 +70,29 @@ out:
 	free(path);
 	free(dir);
 	return r;
+}
+
+int tp_lock_file(const char *path, unsigned flags, struct tp_lock **out)
+{
+	struct tp_lock *l = calloc(1, sizeof(*l));
+	int fd, r;
+
+	if (!l)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		free(l);
+		return r;
+	}
+	r = lock_fd(fd, flags, l);
+	if (r) {
+		close(fd);
+		free(l);
+		return r;
+	}
+	*out = l;
+	return 0;
 }
 
 void tp_lock_release(struct tp_lock *l)

@@ -1,6 +1,7 @@
 /* lock.h - per-object advisory locks (flock) so two commands never
  * interleave on one pool. Lock files are <lock dir>/<name>.lock (see
- * paths.h). Functions return 0 or -errno; -EWOULDBLOCK when NOWAIT and
+ * paths.h); a bare file or device (tpdump FILE, tprestore -o FILE) is
+ * locked itself. Functions return 0 or -errno; -EWOULDBLOCK when NOWAIT and
  * another process holds the lock. release accepts NULL. */
 #ifndef TP_BASE_LOCK_H
 #define TP_BASE_LOCK_H
@@ -16,6 +17,9 @@ enum tp_lock_flags {
 };
 
 int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out) TP_MUST_CHECK;
+/* Lock the existing file or block device PATH itself (shared for readers,
+ * TP_LOCK_EXCL for a writer); -ENOENT when it does not exist. */
+int tp_lock_file(const char *path, unsigned flags, struct tp_lock **out) TP_MUST_CHECK;
 void tp_lock_release(struct tp_lock *l);
 
 #endif

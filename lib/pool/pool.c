@@ -2,6 +2,7 @@
  * the backend: the thin metadata, or the kernel when live) and its VG
  * commits. See pool.h for the contract. */
 #include "lib/pool/pool_int.h"
+#include "lib/pool/pool_vg.h"
 
 #include "lib/base/log.h"
 #include "lib/pool/host.h"

@@ -39,10 +39,29 @@
 
 #include "lib/base/compiler.h"
 #include "lib/pool/policy.h"
-#include "metadata/vg/vg.h"
 
 struct pool;
-struct thin_md;
+
+/* lib/pool's own names for what the tools set and print; the values are
+ * those of the VG metadata (checked in pool_info.c). */
+#define POOL_NAME_MAX 64	/* bytes of a pool or volume name */
+#define POOL_UUID_LEN 36	/* string length, without the NUL */
+
+enum pool_discards {
+	POOL_DISCARDS_IGNORE = 0,
+	POOL_DISCARDS_NOPASSDOWN,
+	POOL_DISCARDS_PASSDOWN,
+};
+
+enum pool_when_full {
+	POOL_WHEN_FULL_QUEUE = 0,
+	POOL_WHEN_FULL_ERROR,
+};
+
+enum pool_role {
+	POOL_ROLE_DATA = 0,
+	POOL_ROLE_META = 1,
+};
 
 /* ---- create ---- */
 
@@ -53,9 +72,9 @@ struct pool_create_params {
 	uint64_t chunk;			/* bytes; 0 = auto */
 	enum tp_choice zero;
 	uint64_t metadata_size;		/* bytes; 0 = auto */
-	enum vg_discards discards;	/* only when discards_set */
+	enum pool_discards discards;	/* only when discards_set */
 	int discards_set;
-	enum vg_when_full when_full;
+	enum pool_when_full when_full;
 	int force;			/* override signature checks */
 };
 
@@ -90,25 +109,14 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	TP_MUST_CHECK;
 void pool_close(struct pool *p);	/* NULL ok */
 
-const struct vg *pool_vg(const struct pool *p);
-struct thin_md *pool_thin(struct pool *p);
 const char *pool_name(const struct pool *p);
-/* Path of the device in ROLE (as opened). */
-const char *pool_device_path(const struct pool *p, enum vg_role role);
-
-/* Where pool NAME's active thin-metadata area is (for tpdump POOL): the
- * metadata device's path (malloc'd) and the area's byte offset and length.
- * Refuses (-EBUSY, logged) a pool the kernel is running: its on-disk
- * metadata may be behind the kernel's. */
-int pool_locate_metadata(const char *name, const char *devices, char **path, uint64_t *offset,
-			 uint64_t *length) TP_MUST_CHECK;
 
 /* ---- volumes ---- */
 
 /* Split "POOL/VOL" into its parts (copies into the buffers); -EINVAL with
  * a message if malformed or a name is invalid. */
-int pool_split_volume_spec(const char *spec, char pool[VG_NAME_MAX + 1],
-			   char vol[VG_NAME_MAX + 1]) TP_MUST_CHECK;
+int pool_split_volume_spec(const char *spec, char pool[POOL_NAME_MAX + 1],
+			   char vol[POOL_NAME_MAX + 1]) TP_MUST_CHECK;
 
 /* Create thin volume NAME of SIZE bytes (rounded up to 512). *OVER is set
  * to the sum of all virtual sizes when it exceeds the pool's data size
@@ -145,34 +153,52 @@ int pool_activate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_C
  * volume in use: -EBUSY, logged. */
 int pool_deactivate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_CHECK;
 
-/* ---- status ---- */
+/* ---- status (pool_info.c) ---- */
 
-struct pool_volume_status {
-	const struct vg_volume *vol;
-	uint64_t mapped;	/* bytes */
-	uint64_t exclusive;	/* bytes only this volume maps */
-	uint64_t shared;	/* bytes shared with other volumes */
+struct pool_volume_info {
+	char name[POOL_NAME_MAX + 1];
+	char origin[POOL_NAME_MAX + 1];	/* snapshot origin, "" if none */
+	uint64_t size;			/* virtual, bytes */
+	uint64_t dev_id;		/* thin device id */
+	uint64_t creation_time;		/* seconds since the epoch */
+	uint64_t mapped;		/* bytes (POOL_INFO_USAGE) */
+	uint64_t exclusive;		/* bytes only this volume maps */
+	uint64_t shared;		/* bytes shared with other volumes */
 };
 
-struct pool_status {
-	uint64_t data_size, data_used;		/* bytes */
-	uint64_t meta_size, meta_used;		/* bytes of the active area */
+/* What the tools print of a pool. */
+struct pool_info {
+	char name[POOL_NAME_MAX + 1];
+	char uuid[POOL_UUID_LEN + 1];
+	const char *dev_path[2];		/* by enum pool_role, as opened; owned by the pool */
+	int zero;
+	enum pool_discards discards;
+	enum pool_when_full when_full;
 	uint64_t chunk;				/* bytes */
+	uint64_t data_size;			/* bytes: the data area in whole chunks */
 	uint64_t transaction_id;
 	uint64_t virtual_total;			/* sum of volume sizes */
 	uint64_t data_offset;			/* byte offset of the data area */
-	uint64_t meta_offset;			/* byte offset of the ACTIVE thin area */
+	uint64_t meta_offset, meta_length;	/* the ACTIVE thin area, bytes */
 	uint64_t spare_offset;			/* byte offset of the spare area */
+	/* POOL_INFO_USAGE only: */
+	uint64_t data_used;			/* bytes */
+	uint64_t meta_size, meta_used;		/* bytes of the active area's metadata */
 	int needs_check;
 	int live;				/* figures from the kernel */
 	int read_only;				/* kernel: pool in read-only mode */
 	int out_of_data;			/* kernel: out of data space */
 	unsigned nr_volumes;
-	struct pool_volume_status *volumes;	/* VG order */
+	struct pool_volume_info *volumes;	/* VG order */
 };
 
-int pool_get_status(struct pool *p, struct pool_status *st) TP_MUST_CHECK;
-void pool_status_free(struct pool_status *st);
+enum pool_info_flags {
+	POOL_INFO_USAGE = 1 << 0,	/* walk the mappings for the allocation figures */
+};
+
+/* Fill INFO from the open pool P (valid while P is open). */
+int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info) TP_MUST_CHECK;
+void pool_info_free(struct pool_info *info);
 
 /* Names of pools known from the devices file, sorted, unique; caller frees
  * the array and each string. */

@@ -9,7 +9,7 @@
  * and fails on the first one, logged; check and repair (a report) note
  * label and VG-copy problems as findings and go on as far as they can.
  * Each keeps its own messages. See pool_int.h for the contract. */
-#include "lib/pool/pool_check.h"
+#include "lib/pool/pool_check_int.h"
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"

@@ -2,7 +2,7 @@
  * thin consistency. See pool_check.h. The devices are opened by
  * pool_attach with a report (pool_open would refuse damaged thin
  * metadata); a pool the kernel runs is refused (-EBUSY). */
-#include "lib/pool/pool_check.h"
+#include "lib/pool/pool_check_int.h"
 #include "lib/pool/pool_int.h"
 
 #include <errno.h>

@@ -1,4 +1,6 @@
-/* pool_check.h - pool-level check and repair (tpcheck POOL, tprepair POOL).
+/* pool_check.h - check and repair, of a pool (tpcheck POOL, tprepair
+ * POOL) or of a bare thin-metadata area (tpcheck --metadata FILE,
+ * tprepair --metadata IN -o OUT).
  *
  * Check: both labels, every VG metadata slot on both devices, the thin
  * metadata of the ACTIVE area (metadata/thin/check.h), and the VG against
@@ -12,8 +14,16 @@
  * what becomes the spare. On failure the spare's superblock is zeroed and
  * the VG is untouched. Offline only: the pool lock is taken exclusively.
  *
- * Returns 0 when the work ran (verdicts in the reports), -errno when it
- * could not (-ENOENT no such pool, -EBUSY locked, -ENOMEM ...). */
+ * A bare area (pool_area.c) is opened through lib/base/io_area.h and the
+ * file itself is locked: shared to read, exclusively (failing at once
+ * with -EBUSY when another command holds it) to write. An output whose
+ * first sectors carry a tptools label is refused (-EBUSY, the device left
+ * untouched) unless the area written starts past the label (--offset) or
+ * FORCE is set.
+ *
+ * The results are lib/pool's own types below. Returns 0 when the work ran
+ * (verdicts in the results), -errno when it could not (-ENOENT no such
+ * pool, -EBUSY locked or refused, -EINVAL bad input, -ENOMEM ...). */
 #ifndef TP_POOL_POOL_CHECK_H
 #define TP_POOL_POOL_CHECK_H
 
@@ -21,22 +31,97 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
-#include "metadata/thin/check.h"
-#include "metadata/thin/repair.h"
 
-struct pool_check_report {
-	struct thin_check_findings f;	/* the pool-level findings only */
+/* The worst damage found; the values are tpcheck's exit codes 0, 1, 2. */
+enum pool_verdict {
+	POOL_CLEAN = 0,
+	POOL_NONFATAL = 1,
+	POOL_FATAL = 2,
 };
 
-/* DEVICES: NULL or "DATA,META" (the --devices option). THIN receives the
- * thin metadata check (zeroed if the area could not be found). */
-int pool_check(const char *name, const char *devices, const struct thin_check_opts *opts,
-	       struct pool_check_report *rep, struct thin_check_report *thin) TP_MUST_CHECK;
-void pool_check_report_free(struct pool_check_report *rep);
+struct pool_finding {
+	int fatal;
+	char msg[160];
+};
 
-/* OPTS as for thin_repair_io (transaction id and data sizes come from the
- * VG when not given). */
-int pool_repair(const char *name, const char *devices, const struct thin_repair_opts *opts,
-		struct thin_repair_report *rep) TP_MUST_CHECK;
+/* Problems found: all counted, the first ones kept. */
+struct pool_findings {
+	enum pool_verdict verdict;
+	size_t nr_fatal, nr_nonfatal;	/* all problems */
+	struct pool_finding *kept;
+	size_t nr_kept;
+};
+
+/* The thin metadata's superblock and space maps, as checked. */
+struct pool_thin_summary {
+	int sb_ok;			/* superblock readable */
+	uint64_t transaction_id;
+	uint32_t time;
+	uint32_t data_block_size;	/* sectors */
+	uint64_t nr_meta_blocks, meta_used;
+	uint64_t nr_data_blocks, data_used;
+	uint64_t nr_devices, nr_mappings;
+	uint64_t metadata_snap;
+};
+
+enum pool_check_flags {
+	POOL_CHECK_FAST = 1 << 0,	/* bounded time: no mapping walk (tpcheck --fast) */
+};
+
+struct pool_check_params {
+	const char *pool;		/* a pool name, or NULL with METADATA */
+	const char *devices;		/* with POOL: NULL or "DATA,META" */
+	const char *metadata;		/* a bare area: file or device */
+	uint64_t offset, size;		/* of the area in METADATA; size 0 = to the end */
+	unsigned flags;			/* POOL_CHECK_* */
+	/* Called now and then during the mapping walk (may be NULL). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
+};
+
+struct pool_check_result {
+	struct pool_findings pool;	/* pool level (none for a bare area) */
+	struct pool_findings thin;	/* the thin metadata */
+	struct pool_thin_summary sum;
+};
+
+int pool_check_run(const struct pool_check_params *p, struct pool_check_result *res)
+	TP_MUST_CHECK;
+void pool_check_result_free(struct pool_check_result *res);
+
+struct pool_repair_params {
+	const char *pool;		/* a pool name, or NULL with METADATA */
+	const char *devices;		/* with POOL: NULL or "DATA,META" */
+	const char *metadata;		/* a bare area to read (never written) */
+	uint64_t offset, size;		/* of the area in METADATA; size 0 = to the end */
+	const char *output;		/* with METADATA: where the repair goes */
+	int force;			/* write OUTPUT even if it carries a tptools label */
+	int set_transaction_id;
+	uint64_t transaction_id;
+	uint32_t data_block_size;	/* sectors; 0 = from the metadata (or the VG) */
+	uint64_t nr_data_blocks;	/* 0 = from the metadata (or the VG) */
+};
+
+struct pool_repair_lost {
+	int whole_device;	/* the device itself is lost */
+	uint64_t dev_id;	/* whole_device: first id of the lost id range */
+	uint64_t begin, end;	/* lost virtual blocks [begin, end), or ids */
+	uint64_t block;		/* the bad node, UINT64_MAX = none */
+	char what[64];		/* what was wrong ("bad checksum", ...) */
+};
+
+struct pool_repair_result {
+	int scanned;		/* roots found by scanning every block */
+	uint64_t transaction_id;	/* written */
+	uint64_t nr_devices, nr_mappings;	/* written */
+	struct pool_repair_lost *lost;
+	size_t nr_lost;
+	int snapshot_dropped;	/* the input held a metadata snapshot */
+	int details_rebuilt;	/* no details tree: made up from the mapping tree */
+};
+
+int pool_repair_run(const struct pool_repair_params *p, struct pool_repair_result *res)
+	TP_MUST_CHECK;
+void pool_repair_result_free(struct pool_repair_result *res);
 
 #endif

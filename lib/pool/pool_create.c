@@ -214,9 +214,9 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 		strcpy(vg->creation_host, "unknown");
 	vg->chunk_size = (uint32_t)(pol->chunk.chunk / 512);
 	vg->zero = pol->zero.zero;
-	vg->discards = p->discards_set ? p->discards
+	vg->discards = p->discards_set ? (enum vg_discards)p->discards
 			: pol->discards.passdown ? VG_DISCARDS_PASSDOWN : VG_DISCARDS_NOPASSDOWN;
-	vg->when_full = p->when_full;
+	vg->when_full = (enum vg_when_full)p->when_full;
 	vg->metadata_area = 0;
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		struct vg_device *d = &vg->dev[i];

@@ -6,7 +6,7 @@
  * id is kept so the next change replays the VG's intent (pool.h). Devices
  * the VG lists but the salvage lost are reported (their volumes must be
  * removed or restored). */
-#include "lib/pool/pool_check.h"
+#include "lib/pool/pool_check_int.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,6 +2,7 @@
  * the thin metadata, or from the kernel and its metadata snapshot while
  * the pool is active. */
 #include "lib/pool/pool_int.h"
+#include "lib/pool/pool_vg.h"
 #include "lib/pool/pool_usage.h"
 
 #include "kernel/dm.h"

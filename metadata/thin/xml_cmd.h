@@ -1,5 +1,6 @@
-/* xml_cmd.h - the library side of tpdump and tprestore: open a metadata
- * area, dump it as text, restore it from XML.
+/* xml_cmd.h - the library side of tpdump and tprestore: dump a metadata
+ * area (an io_engine; lib/base/io_area.h opens one of a path) as text,
+ * restore it from XML.
  *
  * Owns nothing beyond each call. Errors are logged here, once, naming the
  * file or the XML position; callers map the returned -errno to an exit
@@ -14,12 +15,6 @@
 #include "lib/base/io.h"
 #include "metadata/thin/xml_emit.h"
 #include "metadata/thin/xml_parse.h"
-
-/* Open PATH (a file or block device) with IO_* FLAGS and return the area
- * [OFFSET, OFFSET + LENGTH) of it; LENGTH 0 = up to the end. The area must
- * be non-empty and inside the device (else -EINVAL). */
-int thin_area_open(const char *path, unsigned io_flags, uint64_t offset, uint64_t length,
-		   struct io_engine **out) TP_MUST_CHECK;
 
 struct thin_dump_opts {
 	enum thin_emit_format format;

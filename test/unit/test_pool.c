@@ -10,7 +10,7 @@
 
 static void test_split(void)
 {
-	char p[VG_NAME_MAX + 1], v[VG_NAME_MAX + 1];
+	char p[POOL_NAME_MAX + 1], v[POOL_NAME_MAX + 1];
 	struct tp_log_capture cap;
 	static const char *const bad[] = { "vault", "vault/", "/www", "a/b/c", "-a/b", "a/..",
 					   "a b/c", "" };

@@ -277,37 +277,10 @@ static void test_blocks_needed(void)
 	}
 }
 
-static void test_area_open(void)
-{
-	char path[512];
-	struct io_engine *e;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/area.img", tp_test_tmpdir());
-	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
-	CU_ASSERT_FATAL(fd >= 0 && ftruncate(fd, 1 << 20) == 0);
-	close(fd);
-	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 0, 0, &e), 0);
-	CU_ASSERT_EQUAL(e->size, 1 << 20);
-	io_destroy(e);
-	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 4096, 0, &e), 0);
-	CU_ASSERT_EQUAL(e->size, (1 << 20) - 4096);
-	io_destroy(e);
-	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 4096, 8192, &e), 0);
-	CU_ASSERT_EQUAL(e->size, 8192);
-	io_destroy(e);
-	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 1 << 20, 0, &e), -EINVAL);
-	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 4096, 1 << 20, &e), -EINVAL);
-	CU_ASSERT_PTR_NULL(e);
-	snprintf(path, sizeof(path), "%s/none.img", tp_test_tmpdir());
-	CU_ASSERT_EQUAL(thin_area_open(path, IO_RDONLY, 0, 0, &e), -ENOENT);
-}
-
 TP_TEST_SUITE(xml_cmd, NULL, NULL,
 	      { "restore_and_dump", test_restore_and_dump },
 	      { "restore_reparse", test_restore_reparse },
 	      { "restore_from_pipe", test_restore_from_pipe },
 	      { "bad_input_untouched", test_bad_input_untouched },
 	      { "too_small_untouched", test_too_small_untouched },
-	      { "blocks_needed", test_blocks_needed },
-	      { "area_open", test_area_open })
+	      { "blocks_needed", test_blocks_needed })

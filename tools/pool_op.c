@@ -1,0 +1,15 @@
+/* pool_op.c - open, run one operation, close. See pool_op.h. */
+#include "tools/pool_op.h"
+#include "lib/base/exitcodes.h"
+#include "lib/pool/pool.h"
+
+int tool_pool_op(const char *name, const char *devices, tool_pool_fn fn, void *arg)
+{
+	struct pool *pool = NULL;
+	int r = pool_open(name, devices, 0, &pool);
+
+	if (!r)
+		r = fn(pool, arg);
+	pool_close(pool);
+	return tp_exit_from_errno(r);
+}

@@ -1,0 +1,16 @@
+/* pool_op.h - the shape of the commands that change one pool (tpactivate,
+ * tpdeactivate, tvcreate, tvsnap, tvremove): open the pool for writing,
+ * run one lib/pool operation, close it; the operation prints its result. */
+#ifndef TP_TOOLS_POOL_OP_H
+#define TP_TOOLS_POOL_OP_H
+
+struct pool;
+
+/* One operation on an open pool: 0 or -errno (logged by lib/pool). */
+typedef int (*tool_pool_fn)(struct pool *p, void *arg);
+
+/* Open pool NAME (DEVICES: the --devices option, or NULL), run FN(P, ARG),
+ * close it. Returns the exit code. */
+int tool_pool_op(const char *name, const char *devices, tool_pool_fn fn, void *arg);
+
+#endif
