@@ -1,4 +1,4 @@
-/* cli.c - dispatch and common option handling. See cli.h. */
+/* cli.c - the option handling every command shares. See cli.h. */
 #include "tools/cli.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
@@ -25,7 +25,7 @@ static const struct poptOption common_options[] = {
 	POPT_TABLEEND
 };
 
-static void print_version(void)
+void cli_print_version(void)
 {
 	printf("tptools %s\n", TP_VERSION);
 }
@@ -92,7 +92,7 @@ int cli_begin(struct cli *cli, const struct tp_command *cmd, const struct poptOp
 		case OPT_VERBOSE: tp_cli.verbose++; break;
 		case OPT_QUIET: tp_cli.quiet++; break;
 		case OPT_VERSION:
-			print_version();
+			cli_print_version();
 			code = TP_EXIT_OK;
 			break;
 		case OPT_HELP:
@@ -217,53 +217,4 @@ int cli_confirm(const char *fmt, ...)
 	if (!fgets(line, sizeof(line), stdin))
 		return 0;
 	return line[0] == 'y' || line[0] == 'Y';
-}
-
-static void print_commands(FILE *f)
-{
-	fprintf(f, "Usage: tp COMMAND [OPTION...] [ARG...]   (or run a command by its own name)\n\n"
-		   "tptools %s - thin-provisioned pools and volumes\n\nCommands:\n",
-		TP_VERSION);
-	for (unsigned i = 0; i < tp_ncommands; i++)
-		fprintf(f, "  %-14s %-11s %s\n", tp_commands[i].name,
-			tp_commands[i].alias ? tp_commands[i].alias : "", tp_commands[i].summary);
-	if (!tp_ncommands)
-		fprintf(f, "  (none yet)\n");
-	fprintf(f, "\n'tp COMMAND --help' or 'COMMAND --help' shows a command's options.\n"
-		   "Exit codes: 0 ok, 3 bad command line, 5 failed (see tptools(7)).\n");
-}
-
-int tp_main(int argc, const char **argv)
-{
-	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
-	const struct tp_command *cmd;
-
-	base = base ? base + 1 : (argc > 0 ? argv[0] : "tp");
-	tp_log_init(base);
-	cmd = tp_command_find(base);
-	if (!cmd) {
-		/* Invoked as tp (or an unknown name): the command is argv[1]. */
-		if (argc < 2) {
-			print_commands(stderr);
-			return TP_EXIT_USAGE;
-		}
-		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-		    !strcmp(argv[1], "help")) {
-			print_commands(stdout);
-			return TP_EXIT_OK;
-		}
-		if (!strcmp(argv[1], "--version")) {
-			print_version();
-			return TP_EXIT_OK;
-		}
-		cmd = tp_command_find(argv[1]);
-		if (!cmd) {
-			log_error("unknown command '%s'; 'tp --help' lists the commands", argv[1]);
-			return TP_EXIT_USAGE;
-		}
-		argc--;
-		argv++;
-		tp_log_init(cmd->name);
-	}
-	return cmd->run(cmd, argc, argv);
 }

@@ -113,6 +113,9 @@ int cli_size(const struct tp_command *cmd, const char *opt, const char *val, cha
  * fails with the usage error WHY. Returns CLI_CONTINUE or 3. */
 int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, const char *why);
 
+/* Print "tptools VERSION" on stdout (--version). */
+void cli_print_version(void);
+
 /* Print a usage error naming the command, and return 3. */
 int cli_usage_error(const struct tp_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -1,5 +1,10 @@
-/* commands.c - the command table, expanded from commands.def. */
+/* commands.c - the command table, expanded from commands.def, and the
+ * dispatch on the name a command was run by. */
 #include "tools/cli.h"
+#include "lib/base/exitcodes.h"
+#include "lib/base/log.h"
+
+#include <stdio.h>
 
 #include <string.h>
 
@@ -20,4 +25,53 @@ const struct tp_command *tp_command_find(const char *name)
 		    (tp_commands[i].alias && !strcmp(tp_commands[i].alias, name)))
 			return &tp_commands[i];
 	return NULL;
+}
+
+static void print_commands(FILE *f)
+{
+	fprintf(f, "Usage: tp COMMAND [OPTION...] [ARG...]   (or run a command by its own name)\n\n"
+		   "tptools %s - thin-provisioned pools and volumes\n\nCommands:\n",
+		TP_VERSION);
+	for (unsigned i = 0; i < tp_ncommands; i++)
+		fprintf(f, "  %-14s %-11s %s\n", tp_commands[i].name,
+			tp_commands[i].alias ? tp_commands[i].alias : "", tp_commands[i].summary);
+	if (!tp_ncommands)
+		fprintf(f, "  (none yet)\n");
+	fprintf(f, "\n'tp COMMAND --help' or 'COMMAND --help' shows a command's options.\n"
+		   "Exit codes: 0 ok, 3 bad command line, 5 failed (see tptools(7)).\n");
+}
+
+int tp_main(int argc, const char **argv)
+{
+	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	const struct tp_command *cmd;
+
+	base = base ? base + 1 : (argc > 0 ? argv[0] : "tp");
+	tp_log_init(base);
+	cmd = tp_command_find(base);
+	if (!cmd) {
+		/* Invoked as tp (or an unknown name): the command is argv[1]. */
+		if (argc < 2) {
+			print_commands(stderr);
+			return TP_EXIT_USAGE;
+		}
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+		    !strcmp(argv[1], "help")) {
+			print_commands(stdout);
+			return TP_EXIT_OK;
+		}
+		if (!strcmp(argv[1], "--version")) {
+			cli_print_version();
+			return TP_EXIT_OK;
+		}
+		cmd = tp_command_find(argv[1]);
+		if (!cmd) {
+			log_error("unknown command '%s'; 'tp --help' lists the commands", argv[1]);
+			return TP_EXIT_USAGE;
+		}
+		argc--;
+		argv++;
+		tp_log_init(cmd->name);
+	}
+	return cmd->run(cmd, argc, argv);
 }

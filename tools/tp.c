@@ -1,4 +1,4 @@
-/* tp.c - main() of the multi-call binary; everything else is in cli.c. */
+/* tp.c - main() of the multi-call binary: dispatch is in commands.c. */
 #include "tools/cli.h"
 
 int main(int argc, char **argv)

@@ -26,10 +26,9 @@ static int parse_auto_size(const struct tp_command *cmd, const char *opt, const 
 static void explain(const struct pool_create_params *p, const struct pool_create_plan *plan)
 {
 	const struct tp_policy_plan *pol = &plan->policy;
-	char a[32], b[32], c[32], topo[256];
+	char a[32], b[32], c[32], d[32];
 
-	printf("Geometry of %s: %s\n", p->data_path,
-	       tp_topology_describe(&plan->topo, topo, sizeof(topo)));
+	printf("Geometry of %s: %s\n", p->data_path, plan->topo_desc);
 	printf("  stripe:      %s\n", plan->stripe_reason);
 	printf("  chunk:       %s\n               %s\n",
 	       tp_size_format(pol->chunk.chunk, 'h', a, sizeof(a)), pol->chunk.reason);
@@ -45,7 +44,7 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	       tp_size_format(pol->meta.size, 'h', a, sizeof(a)),
 	       tp_size_format(pol->meta.estimate, 'h', b, sizeof(b)),
 	       tp_size_format(pol->meta.active_offset, 'h', c, sizeof(c)),
-	       tp_size_format(pol->meta.spare_offset, 'h', topo, sizeof(topo)), pol->meta.reason);
+	       tp_size_format(pol->meta.spare_offset, 'h', d, sizeof(d)), pol->meta.reason);
 	printf("  snapshots:   the first write to a chunk shared with a snapshot copies the whole "
 	       "%s chunk;\n               volumes snapshotted often under small random writes may "
 	       "prefer a smaller --chunk\n",

@@ -81,6 +81,7 @@ struct pool_create_params {
 /* What tpcreate decided (for --explain and the summary). */
 struct pool_create_plan {
 	struct tp_topology topo;
+	char topo_desc[256];		/* the geometry in words (--explain) */
 	char stripe_reason[TP_REASON_LEN];
 	struct tp_policy_plan policy;
 	uint64_t data_dev_size, meta_dev_size;

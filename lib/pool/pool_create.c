@@ -163,6 +163,7 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	in.chunk = p->chunk;
 	in.zero = p->zero;
 	in.metadata_size = p->metadata_size;
+	tp_topology_describe(&plan->topo, plan->topo_desc, sizeof(plan->topo_desc));
 	tp_policy_stripe(&plan->topo, plan->stripe_reason, sizeof(plan->stripe_reason));
 	r = tp_policy_plan(&in, &plan->policy);
 	if (r) {
