@@ -28,7 +28,8 @@ static int walk(struct walk *w, uint64_t b, int depth)
 	if ((r = bm_read_lock(w->bm, b, &btree_node_validator, &blk)))
 		return r;
 	n = bm_block_data(blk);
-	if ((r = btree_node_check_shape(n, b, w->vsize)))
+	if ((r = btree_node_check_log(n, b, w->vsize,
+					 BTREE_RULE_KEY_ORDER | BTREE_RULE_HEADER_DONE)))
 		goto out;
 	if (w->v->node && (r = w->v->node(w->v->ctx, b)))
 		goto out;

@@ -7,16 +7,6 @@
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 
-static int check_leaf(const struct btree_info *info, const unsigned char *n, uint64_t b)
-{
-	if (bn_is_leaf(n) && bn_vsize(n) != info->vt.size) {
-		log_error("btree node %" PRIu64 ": value size %" PRIu32 ", expected %" PRIu32, b,
-			  bn_vsize(n), info->vt.size);
-		return -EUCLEAN;
-	}
-	return 0;
-}
-
 int ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out)
 {
 	int r = tm_read_lock(info->tm, b, &btree_node_validator, &out->blk);
@@ -24,7 +14,8 @@ int ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out)
 	if (r)
 		return r;
 	out->n = bm_block_data(out->blk);
-	if ((r = check_leaf(info, out->n, b)))
+	if ((r = btree_node_check_log(out->n, b, info->vt.size,
+					 BTREE_RULE_HEADER_DONE)))
 		ro_unlock(info, out);
 	return r;
 }
@@ -45,7 +36,8 @@ int rw_shadow(const struct btree_info *info, uint64_t b, struct rw_node *out)
 		return r;
 	out->n = bm_block_data(out->blk);
 	out->loc = bm_block_location(out->blk);
-	if ((r = check_leaf(info, out->n, b)))
+	if ((r = btree_node_check_log(out->n, b, info->vt.size,
+					 BTREE_RULE_HEADER_DONE)))
 		goto fail;
 	if (inc) {	/* the copy is one more owner of everything it points to */
 		for (uint32_t i = 0; i < bn_nr(out->n) && !r; i++) {

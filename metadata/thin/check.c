@@ -3,7 +3,6 @@
  * check_counts.c; problems are collected by check_problem(). */
 #include "metadata/thin/check.h"
 #include "metadata/thin/check_int.h"
-#include "metadata/thin/check_util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -167,7 +166,7 @@ static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 	if (c->snap_pass)
 		return 0;
 	c->rep->nr_devices++;
-	return check_push_u64(&c->rep->dev_ids, &c->rep->nr_dev_ids, d->dev_id);
+	return u64_push(&c->rep->dev_ids, &c->rep->nr_dev_ids, d->dev_id);
 }
 
 static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)

@@ -17,7 +17,6 @@
 
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
-#include "metadata/thin/check_util.h"
 
 enum tree { TREE_TOP, TREE_BOTTOM, TREE_DETAILS };
 
@@ -73,7 +72,7 @@ static int count_node(struct chk *c, uint64_t b, enum tree t, int depth, int is_
 	}
 	if (c->mexp[b]++)
 		return 0;	/* children counted through the first reference */
-	if (io_read(c->io, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE) || !check_node_usable(n, b, vsize[t])) {
+	if (io_read(c->io, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE) || btree_node_check(n, b, vsize[t], 0, NULL)) {
 		c->count_unsure = 1;
 		return 0;
 	}
@@ -94,7 +93,7 @@ static int count_node(struct chk *c, uint64_t b, enum tree t, int depth, int is_
 				unsigned char rn[BM_BLOCK_SIZE];
 				if (root >= c->nr_meta || io_read(c->io, root * BM_BLOCK_SIZE, rn,
 								  BM_BLOCK_SIZE) ||
-				    !check_node_usable(rn, root, 8))
+				    btree_node_check(rn, root, 8, 0, NULL))
 					check_problem(c, 1, root, "thin device %" PRIu64
 						      ": mapping tree root %" PRIu64 " unreadable",
 						      bn_key(n, i), root);

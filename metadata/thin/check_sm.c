@@ -23,7 +23,6 @@
 #include "lib/base/crc32c.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
-#include "metadata/thin/check_util.h"
 
 static const char *sm_name(int data)
 {
@@ -53,7 +52,7 @@ static int load_tree(struct chk *c, struct sm_view *v, uint64_t b, uint32_t vsiz
 	unsigned char n[BM_BLOCK_SIZE];
 	int r;
 
-	if (depth > BTREE_MAX_DEPTH || read_meta(c, b, n) || !check_node_usable(n, b, vsize)) {
+	if (depth > BTREE_MAX_DEPTH || read_meta(c, b, n) || btree_node_check(n, b, vsize, 0, NULL)) {
 		check_problem(c, 1, b, "%s space map: %s tree node %" PRIu64 " unreadable",
 			      sm_name(v->data), vsize == 4 ? "reference-count" : "index", b);
 		v->broken = 1;
@@ -143,7 +142,7 @@ static int ocur_load(struct ocur *o, int d, uint64_t b)
 {
 	unsigned char *n = o->stack + (size_t)d * BM_BLOCK_SIZE;
 
-	if (d > BTREE_MAX_DEPTH || read_meta(o->c, b, n) || !check_node_usable(n, b, 4))
+	if (d > BTREE_MAX_DEPTH || read_meta(o->c, b, n) || btree_node_check(n, b, 4, 0, NULL))
 		return 0;
 	o->idx[d] = 0;
 	return 1;

@@ -12,7 +12,7 @@
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
-#include "metadata/thin/check_util.h"
+#include "metadata/pdata/u64map.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_sb.h"
@@ -203,7 +203,7 @@ static int on_dev_begin(void *ctx, const struct thin_ir_device *d)
 	w->max_time = TP_MAX(w->max_time, TP_MAX(d->creation_time, d->snap_time));
 	if (!w->out)
 		return 0;
-	if (check_push_u64(&rep->dev_ids, &rep->nr_dev_ids, d->dev_id))
+	if (u64_push(&rep->dev_ids, &rep->nr_dev_ids, d->dev_id))
 		return -ENOMEM;
 	rep->nr_devices++;
 	return w->out->device_begin ? w->out->device_begin(w->out->ctx, d) : 0;
@@ -267,7 +267,7 @@ static int root_ok(struct io_engine *in, uint64_t b, uint32_t leaf_vsize)
 	unsigned char n[BM_BLOCK_SIZE];
 
 	return b && b < in->size / BM_BLOCK_SIZE && !io_read(in, b * BM_BLOCK_SIZE, n, sizeof(n)) &&
-	       check_node_usable(n, b, leaf_vsize);
+	       !btree_node_check(n, b, leaf_vsize, 0, NULL);
 }
 
 static int choose(struct io_engine *in, const struct thin_repair_opts *o,

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/crc32c.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
@@ -99,33 +98,19 @@ static void read_chunk(struct walker *w, const struct node_ref *refs, size_t n)
 	}
 }
 
-/* Validate one node read for REF. Returns NULL or a description. */
+/* Validate one node read for REF (btree_node_check, then the key range
+ * its parent allows). Returns NULL or a description. */
 static const char *node_problem(const unsigned char *n, const struct node_ref *ref,
 				uint32_t leaf_vsize)
 {
-	uint32_t nr = bn_nr(n), max = bn_max(n), vs = bn_vsize(n), flags = bn_flags(n);
+	enum btree_node_fault f;
 
-	if (le64_get(n + 8) != ref->block)
-		return "wrong block number";
-	if (le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR))
-		return "bad checksum";
-	if (flags != BTREE_NODE_INTERNAL && flags != BTREE_NODE_LEAF)
-		return "bad node flags";
-	if (vs != (flags == BTREE_NODE_LEAF ? leaf_vsize : 8))
-		return "wrong value size";
-	if (!max || BTREE_HEADER_SIZE + (uint64_t)(8 + vs) * max > BM_BLOCK_SIZE)
-		return "impossible max_entries";
-	if (nr > max)
-		return "nr_entries above max_entries";
-	if (flags == BTREE_NODE_INTERNAL && !nr)
-		return "empty internal node";
-	for (uint32_t i = 0; i < nr; i++) {
-		uint64_t k = bn_key(n, i);
-		if (i && k <= bn_key(n, i - 1))
-			return "keys out of order";
-		if (k < ref->lo || (ref->hi != UINT64_MAX && k >= ref->hi))
-			return "key outside the range its parent allows";
-	}
+	if (btree_node_check(n, ref->block, leaf_vsize, BTREE_RULE_NONEMPTY | BTREE_RULE_KEY_ORDER,
+			     &f))
+		return btree_node_fault_str(f);
+	if (bn_nr(n) && (bn_key(n, 0) < ref->lo ||
+			 (ref->hi != UINT64_MAX && bn_key(n, bn_nr(n) - 1) >= ref->hi)))
+		return "key outside the range its parent allows";
 	return NULL;
 }
 
