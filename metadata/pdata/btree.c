@@ -65,7 +65,7 @@ static int lookup_ge(const struct btree_info *info, uint64_t b, uint64_t key, in
 		log_error("btree node %" PRIu64 ": tree too deep (a loop?)", b);
 		return -EUCLEAN;
 	}
-	if ((r = ro_lock(info, b, &nd)))
+	if ((r = btree_ro_lock(info, b, &nd)))
 		return r;
 	i = bn_lower_bound(nd.n, key);
 	if (bn_is_leaf(nd.n)) {
@@ -85,7 +85,7 @@ static int lookup_ge(const struct btree_info *info, uint64_t b, uint64_t key, in
 		for (uint32_t c = (uint32_t)(i < 0 ? 0 : i); c < bn_nr(nd.n) && r == -ENODATA; c++)
 			r = lookup_ge(info, bn_value64(nd.n, c), key, depth + 1, found, value);
 	}
-	ro_unlock(info, &nd);
+	btree_ro_unlock(info, &nd);
 	return r;
 }
 
@@ -230,7 +230,7 @@ static int del(const struct btree_info *info, uint64_t b, int depth)
 		return r;
 	if (count > 1)	/* shared: the other owners keep the subtree */
 		return tm_dec(info->tm, b);
-	if ((r = ro_lock(info, b, &nd)))
+	if ((r = btree_ro_lock(info, b, &nd)))
 		return r;
 	for (uint32_t i = 0; i < bn_nr(nd.n) && !r; i++) {
 		if (!bn_is_leaf(nd.n))
@@ -238,7 +238,7 @@ static int del(const struct btree_info *info, uint64_t b, int depth)
 		else if (info->vt.dec)
 			r = info->vt.dec(info->vt.ctx, bn_value(nd.n, i));
 	}
-	ro_unlock(info, &nd);
+	btree_ro_unlock(info, &nd);
 	return r ? r : tm_dec(info->tm, b);
 }
 
@@ -257,7 +257,7 @@ static int walk(const struct btree_info *info, uint64_t b, int depth,
 		log_error("btree node %" PRIu64 ": tree too deep (a loop?)", b);
 		return -EUCLEAN;
 	}
-	if ((r = ro_lock(info, b, &nd)))
+	if ((r = btree_ro_lock(info, b, &nd)))
 		return r;
 	for (uint32_t i = 0; i < bn_nr(nd.n) && !r; i++) {
 		if (bn_is_leaf(nd.n))
@@ -265,7 +265,7 @@ static int walk(const struct btree_info *info, uint64_t b, int depth,
 		else
 			r = walk(info, bn_value64(nd.n, i), depth + 1, fn, ctx);
 	}
-	ro_unlock(info, &nd);
+	btree_ro_unlock(info, &nd);
 	return r;
 }
 

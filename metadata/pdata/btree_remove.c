@@ -154,14 +154,14 @@ int btree_remove(const struct btree_info *info, uint64_t root, uint64_t key,
 		struct ro_node rn;
 		uint64_t child;
 
-		if ((r = ro_lock(info, *new_root, &rn)))
+		if ((r = btree_ro_lock(info, *new_root, &rn)))
 			return r;
 		if (bn_is_leaf(rn.n) || bn_nr(rn.n) != 1) {
-			ro_unlock(info, &rn);
+			btree_ro_unlock(info, &rn);
 			return 0;
 		}
 		child = bn_value64(rn.n, 0);
-		ro_unlock(info, &rn);
+		btree_ro_unlock(info, &rn);
 		if ((r = tm_dec(info->tm, *new_root)))
 			return r;
 		*new_root = child;

@@ -7,7 +7,7 @@
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 
-int ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out)
+int btree_ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out)
 {
 	int r = tm_read_lock(info->tm, b, &btree_node_validator, &out->blk);
 
@@ -16,11 +16,11 @@ int ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out)
 	out->n = bm_block_data(out->blk);
 	if ((r = btree_node_check_log(out->n, b, info->vt.size,
 					 BTREE_RULE_HEADER_DONE)))
-		ro_unlock(info, out);
+		btree_ro_unlock(info, out);
 	return r;
 }
 
-void ro_unlock(const struct btree_info *info, struct ro_node *nd)
+void btree_ro_unlock(const struct btree_info *info, struct ro_node *nd)
 {
 	if (nd->blk)
 		tm_unlock(info->tm, nd->blk);
@@ -96,11 +96,11 @@ int ro_step(struct ro_spine *s, uint64_t b)
 	if ((r = too_deep(s->depth++, b)))
 		return r;
 	if (s->count == 2) {
-		ro_unlock(s->info, &s->nodes[0]);
+		btree_ro_unlock(s->info, &s->nodes[0]);
 		s->nodes[0] = s->nodes[1];
 		s->count = 1;
 	}
-	if ((r = ro_lock(s->info, b, &s->nodes[s->count])))
+	if ((r = btree_ro_lock(s->info, b, &s->nodes[s->count])))
 		return r;
 	s->count++;
 	return 0;
@@ -114,7 +114,7 @@ const unsigned char *ro_current(struct ro_spine *s)
 void ro_spine_exit(struct ro_spine *s)
 {
 	for (int i = 0; i < s->count; i++)
-		ro_unlock(s->info, &s->nodes[i]);
+		btree_ro_unlock(s->info, &s->nodes[i]);
 	s->count = 0;
 }
 

@@ -28,8 +28,8 @@ struct rw_node {
 	uint64_t loc;
 };
 
-int ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out) TP_MUST_CHECK;
-void ro_unlock(const struct btree_info *info, struct ro_node *nd);
+int btree_ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out) TP_MUST_CHECK;
+void btree_ro_unlock(const struct btree_info *info, struct ro_node *nd);
 /* Shadow B (I5 of the transaction manager: a shared node's children gain a
  * reference). */
 int rw_shadow(const struct btree_info *info, uint64_t b, struct rw_node *out) TP_MUST_CHECK;

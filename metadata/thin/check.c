@@ -1,6 +1,6 @@
 /* check.c - thin_check_io(): the superblock, the walk and the verdict.
  * See check.h. The counting pass and the space-map comparison are in
- * check_counts.c; problems are collected by check_problem(). */
+ * check_counts.c; problems are collected by thin_chk_problem(). */
 #include "metadata/thin/check.h"
 #include "metadata/thin/check_int.h"
 
@@ -44,7 +44,7 @@ void thin_check_findings_free(struct thin_check_findings *f)
 	memset(f, 0, sizeof(*f));
 }
 
-void check_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
+void thin_chk_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -63,7 +63,7 @@ static int check_superblock(struct chk *c)
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
-		check_problem(c, 1, 0, r == -ENODATA ? "superblock: zeroed or missing, no metadata"
+		thin_chk_problem(c, 1, 0, r == -ENODATA ? "superblock: zeroed or missing, no metadata"
 						     : "superblock: unreadable (checksum, magic or "
 						       "block number wrong)");
 		return 1;
@@ -74,16 +74,16 @@ static int check_superblock(struct chk *c)
 	c->rep->data_block_size = sb->data_block_size;
 	c->rep->metadata_snap = sb->held_root;
 	if (sb->version != 2)
-		check_problem(c, sb->version != 1, 0, "superblock: version %" PRIu32 " (expected 2)",
+		thin_chk_problem(c, sb->version != 1, 0, "superblock: version %" PRIu32 " (expected 2)",
 			      sb->version);
 	if (sb->metadata_block_size != 8)
-		check_problem(c, 1, 0, "superblock: metadata block size %" PRIu32
+		thin_chk_problem(c, 1, 0, "superblock: metadata block size %" PRIu32
 			      " sectors (must be 8)", sb->metadata_block_size);
 	if (sb->compat_ro)
-		check_problem(c, 1, 0, "superblock: unknown read-only features %#" PRIx32,
+		thin_chk_problem(c, 1, 0, "superblock: unknown read-only features %#" PRIx32,
 			      sb->compat_ro);
 	if (sb->meta_sm.nr_blocks > c->io_blocks || sb->meta_sm.nr_blocks > THIN_METADATA_MAX_BLOCKS) {
-		check_problem(c, 1, 0, "superblock: the metadata space map covers %" PRIu64
+		thin_chk_problem(c, 1, 0, "superblock: the metadata space map covers %" PRIu64
 			      " blocks but the area has %" PRIu64 " (truncated?)",
 			      sb->meta_sm.nr_blocks, c->io_blocks);
 		return 1;
@@ -91,16 +91,16 @@ static int check_superblock(struct chk *c)
 	/* every bitmap of the data space map occupies a metadata block */
 	if (sb->data_sm.nr_blocks > THIN_MAX_DATA_BLOCKS ||
 	    sb->data_sm.nr_blocks / SM_ENTRIES_PER_BITMAP >= sb->meta_sm.nr_blocks) {
-		check_problem(c, 1, 0, "superblock: impossible data device size %" PRIu64
+		thin_chk_problem(c, 1, 0, "superblock: impossible data device size %" PRIu64
 			      " blocks", sb->data_sm.nr_blocks);
 		return 1;
 	}
 	if (!sb->metadata_nr_blocks || sb->metadata_nr_blocks > sb->meta_sm.nr_blocks)
-		check_problem(c, 0, 0, "superblock: metadata_nr_blocks %" PRIu64
+		thin_chk_problem(c, 0, 0, "superblock: metadata_nr_blocks %" PRIu64
 			      " does not fit the metadata space map (%" PRIu64 " blocks)",
 			      sb->metadata_nr_blocks, sb->meta_sm.nr_blocks);
 	if (sb->held_root && sb->held_root >= sb->meta_sm.nr_blocks) {
-		check_problem(c, 1, 0, "superblock: metadata snapshot at block %" PRIu64
+		thin_chk_problem(c, 1, 0, "superblock: metadata snapshot at block %" PRIu64
 			      " beyond the end", sb->held_root);
 		sb->held_root = 0;
 	}
@@ -119,11 +119,11 @@ static int on_damage(void *ctx, const struct thin_damage *d)
 	c->tree_damage = 1;
 	switch (d->kind) {
 	case THIN_DAMAGE_SUPERBLOCK:
-		check_problem(c, 1, d->block, "%ssuperblock unreadable", which);
+		thin_chk_problem(c, 1, d->block, "%ssuperblock unreadable", which);
 		break;
 	case THIN_DAMAGE_DETAILS:
 	case THIN_DAMAGE_TOP:
-		check_problem(c, 1, d->block, "%s%s tree node %" PRIu64 ": %s (devices %" PRIu64
+		thin_chk_problem(c, 1, d->block, "%s%s tree node %" PRIu64 ": %s (devices %" PRIu64
 			      "..%s lost)", which,
 			      d->kind == THIN_DAMAGE_DETAILS ? "device details" : "top-level mapping",
 			      d->block, d->what, d->begin,
@@ -132,16 +132,16 @@ static int on_damage(void *ctx, const struct thin_damage *d)
 	case THIN_DAMAGE_MAPPINGS:
 		c->cur_damaged = 1;
 		if (d->end == UINT64_MAX)
-			check_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
+			thin_chk_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
 				      PRIu64 ": %s (blocks %" PRIu64 "..end lost)", which,
 				      d->dev_id, d->block, d->what, d->begin);
 		else
-			check_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
+			thin_chk_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
 				      PRIu64 ": %s (blocks %" PRIu64 "..%" PRIu64 " lost)", which,
 				      d->dev_id, d->block, d->what, d->begin, d->end - 1);
 		break;
 	case THIN_DAMAGE_MISMATCH:
-		check_problem(c, 1, d->block, "%sthin device %" PRIu64 ": %s", which, d->dev_id,
+		thin_chk_problem(c, 1, d->block, "%sthin device %" PRIu64 ": %s", which, d->dev_id,
 			      d->what);
 		break;
 	}
@@ -157,11 +157,11 @@ static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 	c->cur_count = 0;
 	c->cur_damaged = c->cur_beyond = c->cur_future = 0;
 	if (d->creation_time > c->sb.time || d->snap_time > c->sb.time)
-		check_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": creation time %" PRIu32
+		thin_chk_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": creation time %" PRIu32
 			      " or snapshot time %" PRIu32 " is after the pool time %" PRIu32,
 			      which, d->dev_id, d->creation_time, d->snap_time, c->sb.time);
 	if (d->dev_id > THIN_MAX_DEV_ID)
-		check_problem(c, 1, UINT64_MAX, "%sthin device id %" PRIu64 " above the limit",
+		thin_chk_problem(c, 1, UINT64_MAX, "%sthin device id %" PRIu64 " above the limit",
 			      which, d->dev_id);
 	if (c->snap_pass)
 		return 0;
@@ -179,14 +179,14 @@ static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 		c->cur_count += m->length;
 		if (m->data_begin + m->length > c->nr_data && !c->cur_beyond) {
 			c->cur_beyond = 1;
-			check_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
+			thin_chk_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
 				      " is mapped to data block %" PRIu64 ", beyond the data device (%"
 				      PRIu64 " blocks)", c->snap_pass ? "metadata snapshot: " : "",
 				      c->cur.dev_id, m->origin_begin, m->data_begin, c->nr_data);
 		}
 		if (m->time > c->sb.time && !c->cur_future) {
 			c->cur_future = 1;
-			check_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
+			thin_chk_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
 				      " has time %" PRIu32 ", after the pool time %" PRIu32,
 				      c->snap_pass ? "metadata snapshot: " : "", c->cur.dev_id,
 				      m->origin_begin, m->time, c->sb.time);
@@ -207,7 +207,7 @@ static int on_device_end(void *ctx)
 	if (c->o && (c->o->flags & THIN_CHECK_FAST))
 		return 0;	/* mappings are not walked */
 	if (!c->cur_damaged && c->cur_count != c->cur.mapped_blocks)
-		check_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": details say %" PRIu64
+		thin_chk_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": details say %" PRIu64
 			      " mapped blocks, the mapping tree holds %" PRIu64,
 			      c->snap_pass ? "metadata snapshot: " : "", c->cur.dev_id,
 			      c->cur.mapped_blocks, c->cur_count);

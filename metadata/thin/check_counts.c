@@ -78,10 +78,10 @@ static int count_node(struct chk *c, uint64_t b, enum tree t, int depth, int is_
 	}
 	nr = bn_nr(n);
 	if (bn_max(n) % 3)
-		check_problem(c, 1, b, "%s tree node %" PRIu64 ": max_entries %" PRIu32
+		thin_chk_problem(c, 1, b, "%s tree node %" PRIu64 ": max_entries %" PRIu32
 			      " is not a multiple of 3", tree_name[t], b, bn_max(n));
 	if (!is_root && nr < bn_max(n) / 3)
-		check_problem(c, 0, b, "%s tree node %" PRIu64 ": only %" PRIu32
+		thin_chk_problem(c, 0, b, "%s tree node %" PRIu64 ": only %" PRIu32
 			      " entries, at least %" PRIu32 " expected", tree_name[t], b, nr,
 			      bn_max(n) / 3);
 	for (uint32_t i = 0; i < nr && !r; i++) {
@@ -94,7 +94,7 @@ static int count_node(struct chk *c, uint64_t b, enum tree t, int depth, int is_
 				if (root >= c->nr_meta || io_read(c->io, root * BM_BLOCK_SIZE, rn,
 								  BM_BLOCK_SIZE) ||
 				    btree_node_check(rn, root, 8, 0, NULL))
-					check_problem(c, 1, root, "thin device %" PRIu64
+					thin_chk_problem(c, 1, root, "thin device %" PRIu64
 						      ": mapping tree root %" PRIu64 " unreadable",
 						      bn_key(n, i), root);
 				continue;

@@ -51,7 +51,7 @@ struct chk {
 	uint64_t done, total, last_progress;
 };
 
-void check_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
+void thin_chk_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
 	TP_PRINTF(4, 5);
 /* check_counts.c. alloc: the expected-count arrays (before any counting).
  * count_trees: walk every distinct node of the live and snapshot trees

@@ -53,7 +53,7 @@ static int load_tree(struct chk *c, struct sm_view *v, uint64_t b, uint32_t vsiz
 	int r;
 
 	if (depth > BTREE_MAX_DEPTH || read_meta(c, b, n) || btree_node_check(n, b, vsize, 0, NULL)) {
-		check_problem(c, 1, b, "%s space map: %s tree node %" PRIu64 " unreadable",
+		thin_chk_problem(c, 1, b, "%s space map: %s tree node %" PRIu64 " unreadable",
 			      sm_name(v->data), vsize == 4 ? "reference-count" : "index", b);
 		v->broken = 1;
 		return 0;
@@ -86,7 +86,7 @@ int check_sm_load(struct chk *c, int data)
 	/* every bitmap occupies a metadata block */
 	if (v->nb > c->nr_meta || (!data && v->nb > SM_MAX_METADATA_BITMAPS) ||
 	    root->nr_allocated > root->nr_blocks) {
-		check_problem(c, 1, UINT64_MAX, "%s space map root: impossible sizes (%" PRIu64
+		thin_chk_problem(c, 1, UINT64_MAX, "%s space map root: impossible sizes (%" PRIu64
 			      " blocks, %" PRIu64 " allocated)", sm_name(data), root->nr_blocks,
 			      root->nr_allocated);
 		v->broken = 1;
@@ -99,7 +99,7 @@ int check_sm_load(struct chk *c, int data)
 			return r;
 	} else if (read_meta(c, root->bitmap_root, n) || le64_get(n + 8) != root->bitmap_root ||
 		   le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR)) {
-		check_problem(c, 1, root->bitmap_root, "metadata space map: index block %" PRIu64
+		thin_chk_problem(c, 1, root->bitmap_root, "metadata space map: index block %" PRIu64
 			      " unreadable", root->bitmap_root);
 		v->broken = 1;
 	} else {
@@ -109,7 +109,7 @@ int check_sm_load(struct chk *c, int data)
 	}
 	for (uint64_t i = 0; i < v->nb && !v->broken; i++) {
 		if (!v->e[i].present) {
-			check_problem(c, 1, UINT64_MAX, "%s space map: no index entry for bitmap %"
+			thin_chk_problem(c, 1, UINT64_MAX, "%s space map: no index entry for bitmap %"
 				      PRIu64, sm_name(data), i);
 			v->broken = 1;
 		}
@@ -205,10 +205,10 @@ static void leak_flush(struct chk *c, int data, struct leaks *l)
 	if (l->end == l->begin)
 		return;
 	if (l->end - l->begin == 1)
-		check_problem(c, 0, UINT64_MAX, "%s block %" PRIu64 " is leaked (counted, but "
+		thin_chk_problem(c, 0, UINT64_MAX, "%s block %" PRIu64 " is leaked (counted, but "
 			      "nothing refers to it)", sm_name(data), l->begin);
 	else
-		check_problem(c, 0, UINT64_MAX, "%s blocks %" PRIu64 "..%" PRIu64 " are leaked "
+		thin_chk_problem(c, 0, UINT64_MAX, "%s blocks %" PRIu64 "..%" PRIu64 " are leaked "
 			      "(counted, but nothing refers to them)", sm_name(data), l->begin,
 			      l->end - 1);
 	l->begin = l->end = 0;
@@ -231,7 +231,7 @@ static int read_bitmap(struct chk *c, const struct sm_view *v, uint64_t i, unsig
 
 	if (read_meta(c, b, n) || le64_get(n + 8) != b ||
 	    le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR)) {
-		check_problem(c, 1, b, "%s space map: bitmap %" PRIu64 " (block %" PRIu64
+		thin_chk_problem(c, 1, b, "%s space map: bitmap %" PRIu64 " (block %" PRIu64
 			      ") unreadable", sm_name(v->data), i, b);
 		return -EUCLEAN;
 	}
@@ -247,11 +247,11 @@ static void check_entry(struct chk *c, const struct sm_view *v, uint64_t i, uint
 
 	if (e->nr_free != kernel && e->nr_free != nfree &&
 	    (v->data || (e->nr_free + 1 != kernel && e->nr_free + 1 != nfree)))
-		check_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64 " says %" PRIu32
+		thin_chk_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64 " says %" PRIu32
 			      " free entries, it has %" PRIu32, sm_name(v->data), i, e->nr_free, nfree);
 	/* thin_restore 0.9.0 hides its one freed scratch block */
 	if (e->nfb > (v->data ? first : second))
-		check_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64
+		thin_chk_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64
 			      " none_free_before %" PRIu32 " hides free entry %" PRIu32,
 			      sm_name(v->data), i, e->nfb, first);
 }
@@ -302,7 +302,7 @@ int check_sm_compare(struct chk *c, int data, int counts)
 			if (!exp)
 				leak_add(c, data, &l, b);
 			else
-				check_problem(c, 1, UINT64_MAX, "%s block %" PRIu64 ": reference count %"
+				thin_chk_problem(c, 1, UINT64_MAX, "%s block %" PRIu64 ": reference count %"
 					      PRIu64 ", expected %" PRIu64, sm_name(data), b, got, exp);
 		}
 		check_entry(c, v, i, nfree, covered, first, second);
@@ -317,7 +317,7 @@ int check_sm_compare(struct chk *c, int data, int counts)
 		c->rep->meta_used = allocated;
 	/* thin_restore 0.9.0 counts one freed scratch block (format doc 10.6) */
 	if (!unreadable && allocated != v->nr_allocated && (data || v->nr_allocated != allocated + 1))
-		check_problem(c, 0, UINT64_MAX, "%s space map: nr_allocated says %" PRIu64
+		thin_chk_problem(c, 0, UINT64_MAX, "%s space map: nr_allocated says %" PRIu64
 			      ", the bitmaps hold %" PRIu64, sm_name(data), v->nr_allocated, allocated);
 	return 0;
 }
