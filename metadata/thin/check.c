@@ -59,6 +59,7 @@ static int check_superblock(struct chk *c)
 {
 	struct thin_sb *sb = &c->sb;
 	int r = thin_sb_read(c->io, 0, sb);
+	unsigned faults;
 
 	if (r == -ENOMEM)
 		return r;
@@ -73,35 +74,34 @@ static int check_superblock(struct chk *c)
 	c->rep->time = sb->time;
 	c->rep->data_block_size = sb->data_block_size;
 	c->rep->metadata_snap = sb->held_root;
-	if (sb->version != 2)
-		thin_chk_problem(c, sb->version != 1, 0, "superblock: version %" PRIu32 " (expected 2)",
-			      sb->version);
-	if (sb->metadata_block_size != 8)
+	faults = thin_sb_check(sb, 0, c->io_blocks);
+	if (faults & (THIN_SB_BIT(THIN_SBF_VERSION) | THIN_SB_BIT(THIN_SBF_VERSION_OLD)))
+		thin_chk_problem(c, !(faults & THIN_SB_BIT(THIN_SBF_VERSION_OLD)), 0,
+				 "superblock: version %" PRIu32 " (expected 2)", sb->version);
+	if (faults & THIN_SB_BIT(THIN_SBF_METADATA_BLOCK_SIZE))
 		thin_chk_problem(c, 1, 0, "superblock: metadata block size %" PRIu32
-			      " sectors (must be 8)", sb->metadata_block_size);
-	if (sb->compat_ro)
+				 " sectors (must be 8)", sb->metadata_block_size);
+	if (faults & THIN_SB_BIT(THIN_SBF_COMPAT_RO))
 		thin_chk_problem(c, 1, 0, "superblock: unknown read-only features %#" PRIx32,
-			      sb->compat_ro);
-	if (sb->meta_sm.nr_blocks > c->io_blocks || sb->meta_sm.nr_blocks > THIN_METADATA_MAX_BLOCKS) {
+				 sb->compat_ro);
+	if (faults & THIN_SB_BIT(THIN_SBF_META_SIZE)) {
 		thin_chk_problem(c, 1, 0, "superblock: the metadata space map covers %" PRIu64
-			      " blocks but the area has %" PRIu64 " (truncated?)",
-			      sb->meta_sm.nr_blocks, c->io_blocks);
+				 " blocks but the area has %" PRIu64 " (truncated?)",
+				 sb->meta_sm.nr_blocks, c->io_blocks);
 		return 1;
 	}
-	/* every bitmap of the data space map occupies a metadata block */
-	if (sb->data_sm.nr_blocks > THIN_MAX_DATA_BLOCKS ||
-	    sb->data_sm.nr_blocks / SM_ENTRIES_PER_BITMAP >= sb->meta_sm.nr_blocks) {
+	if (faults & THIN_SB_BIT(THIN_SBF_DATA_SIZE)) {
 		thin_chk_problem(c, 1, 0, "superblock: impossible data device size %" PRIu64
-			      " blocks", sb->data_sm.nr_blocks);
+				 " blocks", sb->data_sm.nr_blocks);
 		return 1;
 	}
-	if (!sb->metadata_nr_blocks || sb->metadata_nr_blocks > sb->meta_sm.nr_blocks)
+	if (faults & THIN_SB_BIT(THIN_SBF_METADATA_NR_BLOCKS))
 		thin_chk_problem(c, 0, 0, "superblock: metadata_nr_blocks %" PRIu64
-			      " does not fit the metadata space map (%" PRIu64 " blocks)",
-			      sb->metadata_nr_blocks, sb->meta_sm.nr_blocks);
-	if (sb->held_root && sb->held_root >= sb->meta_sm.nr_blocks) {
+				 " does not fit the metadata space map (%" PRIu64 " blocks)",
+				 sb->metadata_nr_blocks, sb->meta_sm.nr_blocks);
+	if (faults & THIN_SB_BIT(THIN_SBF_HELD_ROOT)) {
 		thin_chk_problem(c, 1, 0, "superblock: metadata snapshot at block %" PRIu64
-			      " beyond the end", sb->held_root);
+				 " beyond the end", sb->held_root);
 		sb->held_root = 0;
 	}
 	c->nr_meta = sb->meta_sm.nr_blocks;

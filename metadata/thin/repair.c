@@ -288,8 +288,7 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		sb->held_root = 0;
 		sb->flags = 0;
 		/* an impossible data size is inferred from the mappings instead */
-		if (old.data_sm.nr_blocks > THIN_MAX_DATA_BLOCKS ||
-		    old.data_sm.nr_blocks / SM_ENTRIES_PER_BITMAP >= in->size / BM_BLOCK_SIZE)
+		if (!thin_sb_data_size_ok(old.data_sm.nr_blocks, in->size / BM_BLOCK_SIZE))
 			sb->data_sm.nr_blocks = 0;
 	}
 	if (!r && root_ok(in, old.details_root, THIN_DETAILS_SIZE) && root_ok(in, old.mapping_root, 8)) {
@@ -314,7 +313,7 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 	}
 	if (o->nr_data_blocks)
 		sb->data_sm.nr_blocks = o->nr_data_blocks;
-	/* the overlay's superblock must pass thin_sb_sanity */
+	/* the overlay's superblock must pass thin_sb_check */
 	sb->data_sm.nr_allocated = 0;
 	return 0;
 }
