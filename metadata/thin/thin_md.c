@@ -45,14 +45,6 @@ static void setup_infos(struct thin_md *md)
 	md->details = (struct btree_info){ md->tm, { THIN_DETAILS_SIZE, md, NULL, NULL } };
 }
 
-int thin_writable(struct thin_md *md)
-{
-	if (md->flags & THIN_RDONLY)
-		return -EROFS;
-	md->changed = 1;
-	return 0;
-}
-
 /* ---- load / unload ---- */
 
 static void unload(struct thin_md *md)
