@@ -1,6 +1,8 @@
-/* check.c - thin_check_io(): the superblock, the walk and the verdict.
- * See check.h. The counting pass and the space-map comparison are in
- * check_counts.c; problems are collected by thin_chk_problem(). */
+/* check.c - thin_check_io(): the superblock, one walk of the live and
+ * one of the snapshot trees (thin_walk.h) with the checker's value, damage
+ * and node visitors, then the space maps against the expected counts.
+ * See check.h. Reference counting is check_counts.c (the node visitor),
+ * the space maps check_sm.c, the findings check_report.c. */
 #include "metadata/thin/check.h"
 #include "metadata/thin/check_int.h"
 
@@ -14,44 +16,6 @@
 #include "lib/base/log.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
-
-void thin_check_vadd(struct thin_check_findings *f, int fatal, uint64_t block, const char *fmt,
-		     va_list ap)
-{
-	struct thin_check_problem *p;
-
-	if (fatal) {
-		f->nr_fatal++;
-		f->verdict = THIN_CHECK_FATAL;
-	} else {
-		f->nr_nonfatal++;
-		if (f->verdict == THIN_CHECK_CLEAN)
-			f->verdict = THIN_CHECK_NONFATAL;
-	}
-	if (f->nr_problems >= THIN_CHECK_MAX_PROBLEMS)
-		return;
-	if (!f->problems && !(f->problems = calloc(THIN_CHECK_MAX_PROBLEMS, sizeof(*p))))
-		return;
-	p = &f->problems[f->nr_problems++];
-	p->fatal = fatal;
-	p->block = block;
-	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
-}
-
-void thin_check_findings_free(struct thin_check_findings *f)
-{
-	free(f->problems);
-	memset(f, 0, sizeof(*f));
-}
-
-void thin_chk_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	thin_check_vadd(&c->rep->f, fatal, block, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- superblock ---- */
 
@@ -111,6 +75,11 @@ static int check_superblock(struct chk *c)
 
 /* ---- the walk (thin_walk.h) ---- */
 
+static int fast(const struct chk *c)
+{
+	return c->o && (c->o->flags & THIN_CHECK_FAST);
+}
+
 static int on_damage(void *ctx, const struct thin_damage *d)
 {
 	struct chk *c = ctx;
@@ -131,6 +100,13 @@ static int on_damage(void *ctx, const struct thin_damage *d)
 		break;
 	case THIN_DAMAGE_MAPPINGS:
 		c->cur_damaged = 1;
+		if (fast(c)) {	/* only the root was read; reported once */
+			if (d->block >= c->nr_meta || !c->mexp[d->block]++)
+				thin_chk_problem(c, 1, d->block, "thin device %" PRIu64
+						 ": mapping tree root %" PRIu64 " unreadable",
+						 d->dev_id, d->block);
+			break;
+		}
 		if (d->end == UINT64_MAX)
 			thin_chk_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
 				      PRIu64 ": %s (blocks %" PRIu64 "..end lost)", which,
@@ -204,7 +180,7 @@ static int on_device_end(void *ctx)
 {
 	struct chk *c = ctx;
 
-	if (c->o && (c->o->flags & THIN_CHECK_FAST))
+	if (fast(c))
 		return 0;	/* mappings are not walked */
 	if (!c->cur_damaged && c->cur_count != c->cur.mapped_blocks)
 		thin_chk_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": details say %" PRIu64
@@ -221,16 +197,17 @@ static int walk_trees(struct chk *c)
 	const struct thin_ir_visitor v = { c, NULL, NULL, on_device_begin, on_device_end,
 					   on_mappings };
 	const struct thin_damage_visitor dv = { c, on_damage };
-	unsigned skip = (c->o && (c->o->flags & THIN_CHECK_FAST)) ? THIN_WALK_SKIP_MAPPINGS : 0;
+	const struct thin_node_visitor nv = { c, check_count_node };
+	unsigned skip = fast(c) ? THIN_WALK_SKIP_MAPPINGS | THIN_WALK_MAPPING_ROOTS : 0;
 	int r;
 
 	c->snap_pass = 0;
-	r = thin_walk_io(c->io, skip, &v, &dv);
+	r = thin_walk_nodes(c->io, skip, &v, &dv, &nv);
 	if (r && r != -EUCLEAN && r != -ENODATA)
 		return r;
 	if (c->sb.held_root) {
 		c->snap_pass = 1;
-		r = thin_walk_io(c->io, skip | THIN_WALK_METADATA_SNAP, &v, &dv);
+		r = thin_walk_nodes(c->io, skip | THIN_WALK_METADATA_SNAP, &v, &dv, &nv);
 		if (r && r != -EUCLEAN && r != -ENODATA)
 			return r;
 	}
@@ -243,7 +220,7 @@ int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 		  struct thin_check_report *rep)
 {
 	struct chk c = { .io = meta, .o = opts, .rep = rep };
-	int r;
+	int r, counts;
 
 	memset(rep, 0, sizeof(*rep));
 	c.io_blocks = meta->size / THIN_METADATA_BLOCK_SIZE;
@@ -252,11 +229,13 @@ int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 	rep->nr_meta_blocks = c.nr_meta;
 	rep->nr_data_blocks = c.nr_data;
 	if ((r = check_counts_alloc(&c)) || (r = check_sm_load(&c, 0)) ||
-	    (r = check_sm_load(&c, 1)) || (r = check_count_trees(&c)))
+	    (r = check_sm_load(&c, 1)) || (r = walk_trees(&c)))
 		goto out;
-	if ((r = walk_trees(&c)))
-		goto out;
-	r = check_compare_counts(&c);
+	/* after damage to the trees the counts would only echo it: bitmaps
+	 * are still read and validated */
+	counts = !fast(&c) && !c.tree_damage && !c.count_unsure;
+	if (!(r = check_sm_compare(&c, 0, counts)))
+		r = check_sm_compare(&c, 1, counts);
 out:
 	check_counts_free(&c);
 	check_sm_free(&c);
