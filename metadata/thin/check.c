@@ -100,8 +100,8 @@ static int on_damage(void *ctx, const struct thin_damage *d)
 		break;
 	case THIN_DAMAGE_MAPPINGS:
 		c->cur_damaged = 1;
-		if (fast(c)) {	/* only the root was read; reported once */
-			if (d->block >= c->nr_meta || !c->mexp[d->block]++)
+		if (fast(c)) {	/* only the root was read: once per top-level reference */
+			if (!d->seen)
 				thin_chk_problem(c, 1, d->block, "thin device %" PRIu64
 						 ": mapping tree root %" PRIu64 " unreadable",
 						 d->dev_id, d->block);

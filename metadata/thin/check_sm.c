@@ -4,7 +4,8 @@
  * index btree), the reference-count overflow tree (validated when loaded,
  * then read again in key order alongside the bitmaps), then every bitmap
  * (checksum, own block number) decoded and compared with the expected
- * counts as it is read.
+ * counts as it is read. The trees are read with the pdata cursor
+ * (btree_cursor.h), which judges every node with btree_node_check().
  *
  * Findings: an unreadable index, overflow tree or bitmap is fatal; a count
  * that differs is fatal unless the block is merely leaked (counted, not
@@ -21,7 +22,7 @@
 #include <string.h>
 
 #include "lib/base/crc32c.h"
-#include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/btree_cursor.h"
 #include "metadata/pdata/le.h"
 
 static const char *sm_name(int data)
@@ -46,29 +47,49 @@ static void set_entry(struct sm_view *v, uint64_t k, const unsigned char *val)
 	v->e[k] = (struct sm_entry){ le64_get(val), le32_get(val + 8), le32_get(val + 12), 1 };
 }
 
-/* A btree of the space map (data index: value size 16; overflow: 4). */
-static int load_tree(struct chk *c, struct sm_view *v, uint64_t b, uint32_t vsize, int depth)
-{
-	unsigned char n[BM_BLOCK_SIZE];
-	int r;
+/* The space-map trees through the pdata cursor, straight from the area. */
+struct sm_tree {
+	struct chk *c;
+	struct sm_view *v;
+	uint32_t vsize;
+};
 
-	if (depth > BTREE_MAX_DEPTH || read_meta(c, b, n) || btree_node_check(n, b, vsize, 0, NULL)) {
-		thin_chk_problem(c, 1, b, "%s space map: %s tree node %" PRIu64 " unreadable",
-			      sm_name(v->data), vsize == 4 ? "reference-count" : "index", b);
-		v->broken = 1;
-		return 0;
-	}
-	own(c, b);
-	for (uint32_t i = 0; i < bn_nr(n); i++) {
-		uint64_t k = bn_key(n, i);
-		if (bn_flags(n) == BTREE_NODE_INTERNAL) {
-			if ((r = load_tree(c, v, bn_value64(n, i), vsize, depth + 1)))
-				return r;
-		} else if (vsize != 4 && k < v->nb) {
-			set_entry(v, k, (const unsigned char *)bn_value(n, i));
-		}
-	}
-	return 0;
+static int tree_read(void *ctx, uint64_t b, void *buf)
+{
+	struct sm_tree *t = ctx;
+	return read_meta(t->c, b, buf);
+}
+
+static void tree_node(void *ctx, uint64_t b)
+{
+	struct sm_tree *t = ctx;
+	own(t->c, b);
+}
+
+static void tree_bad(void *ctx, uint64_t b, int err, enum btree_node_fault f)
+{
+	struct sm_tree *t = ctx;
+
+	(void)err, (void)f;
+	thin_chk_problem(t->c, 1, b, "%s space map: %s tree node %" PRIu64 " unreadable",
+			 sm_name(t->v->data), t->vsize == 4 ? "reference-count" : "index", b);
+	t->v->broken = 1;
+}
+
+/* A btree of the space map (data index: value size 16; overflow: 4): its
+ * nodes counted, a bad node reported, the index entries kept. */
+static int load_tree(struct chk *c, struct sm_view *v, uint64_t root, uint32_t vsize)
+{
+	struct sm_tree t = { c, v, vsize };
+	const struct btree_cursor_ops ops = { &t, tree_read, tree_node, tree_bad };
+	struct btree_cursor cur;
+	int r = btree_cursor_init(&cur, &ops, root, vsize, 0);
+
+	while (!r && btree_cursor_next(&cur))
+		if (vsize != 4 && cur.key < v->nb)
+			set_entry(v, cur.key, cur.value);
+	btree_cursor_exit(&cur);
+	return r;
 }
 
 int check_sm_load(struct chk *c, int data)
@@ -95,7 +116,7 @@ int check_sm_load(struct chk *c, int data)
 	if (!(v->e = calloc(v->nb ? v->nb : 1, sizeof(*v->e))))
 		return -ENOMEM;
 	if (data) {
-		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE, 0)))
+		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE)))
 			return r;
 	} else if (read_meta(c, root->bitmap_root, n) || le64_get(n + 8) != root->bitmap_root ||
 		   le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR)) {
@@ -115,7 +136,7 @@ int check_sm_load(struct chk *c, int data)
 		}
 		own(c, v->e[i].block);
 	}
-	return load_tree(c, v, root->ref_count_root, 4, 0);
+	return load_tree(c, v, root->ref_count_root, 4);
 }
 
 void check_sm_free(struct chk *c)
@@ -126,72 +147,24 @@ void check_sm_free(struct chk *c)
 
 /* ---- the overflow tree in key order ---- */
 
+/* Unusable nodes were reported by load_tree: the cursor skips them. */
 struct ocur {
-	struct chk *c;
-	unsigned char *stack;	/* one node per level */
-	uint32_t idx[BTREE_MAX_DEPTH + 1];
-	int depth;		/* -1: exhausted */
+	struct btree_cursor cur;
 	int valid;
-	uint64_t key;
-	uint32_t val;
 };
 
-/* Put node B at level D of the stack; 0 if it is unusable (reported by
- * load_tree, its subtree is skipped). */
-static int ocur_load(struct ocur *o, int d, uint64_t b)
+static int ocur_read(void *ctx, uint64_t b, void *buf)
 {
-	unsigned char *n = o->stack + (size_t)d * BM_BLOCK_SIZE;
-
-	if (d > BTREE_MAX_DEPTH || read_meta(o->c, b, n) || btree_node_check(n, b, 4, 0, NULL))
-		return 0;
-	o->idx[d] = 0;
-	return 1;
-}
-
-static void ocur_next(struct ocur *o)
-{
-	o->valid = 0;
-	while (o->depth >= 0) {
-		const unsigned char *n = o->stack + (size_t)o->depth * BM_BLOCK_SIZE;
-		uint32_t i = o->idx[o->depth];
-		if (i >= bn_nr(n)) {
-			if (--o->depth >= 0)
-				o->idx[o->depth]++;
-		} else if (bn_flags(n) == BTREE_NODE_INTERNAL) {
-			if (ocur_load(o, o->depth + 1, bn_value64(n, i)))
-				o->depth++;
-			else
-				o->idx[o->depth]++;
-		} else {
-			o->key = bn_key(n, i);
-			o->val = le32_get(bn_value(n, i));
-			o->idx[o->depth]++;
-			o->valid = 1;
-			return;
-		}
-	}
-}
-
-static int ocur_init(struct ocur *o, struct chk *c, uint64_t root)
-{
-	memset(o, 0, sizeof(*o));
-	o->c = c;
-	o->depth = -1;
-	if (!(o->stack = malloc((size_t)(BTREE_MAX_DEPTH + 1) * BM_BLOCK_SIZE)))
-		return -ENOMEM;
-	if (ocur_load(o, 0, root))
-		o->depth = 0;
-	ocur_next(o);
-	return 0;
+	return read_meta(ctx, b, buf);
 }
 
 /* The overflow count of B (blocks ascending between calls), or 3 when
  * the tree has none (then the comparison reports the count). */
 static uint64_t ocur_count(struct ocur *o, uint64_t b)
 {
-	while (o->valid && o->key < b)
-		ocur_next(o);
-	return o->valid && o->key == b ? o->val : 3;
+	while (o->valid && o->cur.key < b)
+		o->valid = btree_cursor_next(&o->cur);
+	return o->valid && o->cur.key == b ? le32_get(o->cur.value) : 3;
 }
 
 /* ---- the comparison ---- */
@@ -262,13 +235,15 @@ int check_sm_compare(struct chk *c, int data, int counts)
 	unsigned char n[BM_BLOCK_SIZE];
 	struct leaks l = { 0, 0 };
 	uint64_t allocated = 0;
+	const struct btree_cursor_ops ops = { c, ocur_read, NULL, NULL };
 	struct ocur oc;
 	int unreadable = 0, r;
 
 	if (v->broken)
 		return 0;
-	if ((r = ocur_init(&oc, c, v->ref_root)))
+	if ((r = btree_cursor_init(&oc.cur, &ops, v->ref_root, 4, 0)))
 		return r;
+	oc.valid = btree_cursor_next(&oc.cur);
 	for (uint64_t i = 0; i < v->nb; i++) {
 		uint64_t base = i * SM_ENTRIES_PER_BITMAP;
 		uint32_t covered = (uint32_t)TP_MIN((uint64_t)SM_ENTRIES_PER_BITMAP, v->nr_blocks - base);
@@ -307,7 +282,7 @@ int check_sm_compare(struct chk *c, int data, int counts)
 		}
 		check_entry(c, v, i, nfree, covered, first, second);
 	}
-	free(oc.stack);
+	btree_cursor_exit(&oc.cur);
 	if (!counts)
 		return 0;
 	leak_flush(c, data, &l);

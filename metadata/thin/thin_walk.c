@@ -119,7 +119,7 @@ static const char *node_problem(const unsigned char *n, const struct node_ref *r
 static int damage(struct walker *w, enum thin_damage_kind kind, uint64_t dev,
 		  const struct node_ref *ref, int err, const char *what)
 {
-	struct thin_damage d = { kind, dev, ref->lo, ref->hi, ref->block, err, what };
+	struct thin_damage d = { kind, dev, ref->lo, ref->hi, ref->block, err, what, ref->seen };
 	int r;
 
 	if (!w->dv || !w->dv->damage) {

@@ -52,6 +52,7 @@ struct thin_damage {
 	uint64_t block;		/* the bad node */
 	int err;		/* -EUCLEAN, -EIO, ... */
 	const char *what;	/* short description ("bad checksum", ...) */
+	int seen;		/* below a node the node visitor answered THIN_WALK_SEEN */
 };
 
 struct thin_damage_visitor {
