@@ -197,7 +197,7 @@ static int walk_trees(struct chk *c)
 	const struct thin_ir_visitor v = { c, NULL, NULL, on_device_begin, on_device_end,
 					   on_mappings };
 	const struct thin_damage_visitor dv = { c, on_damage };
-	const struct thin_node_visitor nv = { c, check_count_node };
+	const struct thin_node_visitor nv = { c, thin_chk_count_node };
 	unsigned skip = fast(c) ? THIN_WALK_SKIP_MAPPINGS | THIN_WALK_MAPPING_ROOTS : 0;
 	int r;
 
@@ -228,17 +228,17 @@ int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 		return r < 0 ? r : 0;
 	rep->nr_meta_blocks = c.nr_meta;
 	rep->nr_data_blocks = c.nr_data;
-	if ((r = check_counts_alloc(&c)) || (r = check_sm_load(&c, 0)) ||
-	    (r = check_sm_load(&c, 1)) || (r = walk_trees(&c)))
+	if ((r = thin_chk_counts_alloc(&c)) || (r = thin_chk_sm_load(&c, 0)) ||
+	    (r = thin_chk_sm_load(&c, 1)) || (r = walk_trees(&c)))
 		goto out;
 	/* after damage to the trees the counts would only echo it: bitmaps
 	 * are still read and validated */
 	counts = !fast(&c) && !c.tree_damage && !c.count_unsure;
-	if (!(r = check_sm_compare(&c, 0, counts)))
-		r = check_sm_compare(&c, 1, counts);
+	if (!(r = thin_chk_sm_compare(&c, 0, counts)))
+		r = thin_chk_sm_compare(&c, 1, counts);
 out:
-	check_counts_free(&c);
-	check_sm_free(&c);
+	thin_chk_counts_free(&c);
+	thin_chk_sm_free(&c);
 	return r;
 }
 

@@ -41,7 +41,7 @@ static int data_ref(struct chk *c, uint64_t b)
 	return u64map_put(&c->dover, b, big + 1);
 }
 
-uint64_t check_expected(struct chk *c, int data, uint64_t b)
+uint64_t thin_chk_expected(struct chk *c, int data, uint64_t b)
 {
 	uint64_t v;
 
@@ -55,7 +55,7 @@ uint64_t check_expected(struct chk *c, int data, uint64_t b)
 	return v;
 }
 
-int check_count_node(void *ctx, const struct thin_walk_node *wn)
+int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn)
 {
 	static const char *const tree_name[] = {
 		[THIN_TREE_DETAILS] = "device details",
@@ -94,7 +94,7 @@ int check_count_node(void *ctx, const struct thin_walk_node *wn)
 	return r;
 }
 
-int check_counts_alloc(struct chk *c)
+int thin_chk_counts_alloc(struct chk *c)
 {
 	int fast = c->o && (c->o->flags & THIN_CHECK_FAST);
 
@@ -110,7 +110,7 @@ int check_counts_alloc(struct chk *c)
 	return 0;
 }
 
-void check_counts_free(struct chk *c)
+void thin_chk_counts_free(struct chk *c)
 {
 	free(c->mexp);
 	free(c->dexp);

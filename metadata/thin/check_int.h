@@ -63,14 +63,14 @@ void thin_chk_problem(struct chk *c, int fatal, uint64_t block, const char *fmt,
  * (thin_walk.h) that counts references, node fill and max_entries, and
  * c->total (sum of mapped_blocks). expected: the expected count of
  * metadata or DATA block B. */
-int check_counts_alloc(struct chk *c) TP_MUST_CHECK;
-int check_count_node(void *ctx, const struct thin_walk_node *wn);
-uint64_t check_expected(struct chk *c, int data, uint64_t b);
-void check_counts_free(struct chk *c);
+int thin_chk_counts_alloc(struct chk *c) TP_MUST_CHECK;
+int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn);
+uint64_t thin_chk_expected(struct chk *c, int data, uint64_t b);
+void thin_chk_counts_free(struct chk *c);
 /* check_sm.c. load: index and overflow tree of the metadata (0) or data
  * (1) space map, own blocks counted; compare: stream its bitmaps,
  * validating each, and with COUNTS compare every count. */
-int check_sm_load(struct chk *c, int data) TP_MUST_CHECK;
-int check_sm_compare(struct chk *c, int data, int counts) TP_MUST_CHECK;
-void check_sm_free(struct chk *c);
+int thin_chk_sm_load(struct chk *c, int data) TP_MUST_CHECK;
+int thin_chk_sm_compare(struct chk *c, int data, int counts) TP_MUST_CHECK;
+void thin_chk_sm_free(struct chk *c);
 #endif

@@ -92,7 +92,7 @@ static int load_tree(struct chk *c, struct sm_view *v, uint64_t root, uint32_t v
 	return r;
 }
 
-int check_sm_load(struct chk *c, int data)
+int thin_chk_sm_load(struct chk *c, int data)
 {
 	struct sm_view *v = &c->sm[data];
 	const struct sm_root *root = data ? &c->sb.data_sm : &c->sb.meta_sm;
@@ -139,7 +139,7 @@ int check_sm_load(struct chk *c, int data)
 	return load_tree(c, v, root->ref_count_root, 4);
 }
 
-void check_sm_free(struct chk *c)
+void thin_chk_sm_free(struct chk *c)
 {
 	for (int i = 0; i < 2; i++)
 		free(c->sm[i].e);
@@ -229,7 +229,7 @@ static void check_entry(struct chk *c, const struct sm_view *v, uint64_t i, uint
 			      sm_name(v->data), i, e->nfb, first);
 }
 
-int check_sm_compare(struct chk *c, int data, int counts)
+int thin_chk_sm_compare(struct chk *c, int data, int counts)
 {
 	const struct sm_view *v = &c->sm[data];
 	unsigned char n[BM_BLOCK_SIZE];
@@ -261,7 +261,7 @@ int check_sm_compare(struct chk *c, int data, int counts)
 			got = ((w >> p) & 1) * 2 + ((w >> (p + 1)) & 1);
 			if (got == 3)
 				got = ocur_count(&oc, b);
-			exp = check_expected(c, data, b);
+			exp = thin_chk_expected(c, data, b);
 			if (!got) {
 				nfree++;
 				if (k < first) {
