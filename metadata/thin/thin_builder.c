@@ -292,29 +292,13 @@ static int write_bitmap(struct thin_builder *b, unsigned char *blk, uint64_t loc
 static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_root *root)
 {
 	struct btree_build bb;
-	uint64_t *keys = NULL, k, v, first;
-	size_t n = 0, pos = 0;
+	uint64_t k, first;
 	unsigned char val[16];
-	int r = 0;
+	int r;
 
 	/* ref-count tree */
-	if (b->overflow.nr && !(keys = malloc(b->overflow.nr * sizeof(*keys))))
-		return -ENOMEM;
-	while (u64map_next(&b->overflow, &pos, &k, &v))
-		keys[n++] = k;
-	if (n)
-		qsort(keys, n, sizeof(*keys), sm_cmp_u64);
-	btree_build_init(&bb, 4, alloc_block, write_block, b);
-	for (size_t i = 0; i < n && !r; i++) {
-		u64map_get(&b->overflow, keys[i], &v);
-		le32_put(val, (uint32_t)v);
-		r = btree_build_add(&bb, keys[i], val);
-	}
-	if (!r)
-		r = btree_build_finish(&bb, &root->ref_count_root);
-	btree_build_destroy(&bb);
-	free(keys);
-	if (r)
+	if ((r = sm_build_overflow_tree(&b->overflow, alloc_block, write_block, b,
+					&root->ref_count_root)))
 		return r;
 	/* bitmaps, then the index btree over them */
 	if (b->next_block + b->nr_dbitmaps > b->nr_meta)
