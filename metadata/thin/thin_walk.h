@@ -12,8 +12,11 @@
  *
  * Reads go straight to the io_engine in large sequential chunks (leaves
  * are fetched in batches sorted by block number); nothing is allocated per
- * mapping. Every node is validated (checksum, own block number, bounds,
- * key order and key range against its parent, value size, loops).
+ * mapping. Every node is validated by the one node validator
+ * (btree_node_check: checksum, own block number, bounds, key order, value
+ * size, non-empty internal nodes) plus the key range its parent allows,
+ * equal leaf depth and a depth limit (loops). A node visitor
+ * (thin_walk_nodes) sees every valid node, for counting references.
  *
  * Errors: without a damage visitor the first bad node stops the walk with
  * -EUCLEAN (block number logged); with one, the bad node's lost key range
