@@ -28,6 +28,8 @@
 #define BTREE_HEADER_SIZE 32u
 #define BTREE_MAX_DEPTH 16	/* deeper than any real tree: a loop */
 
+/* The block manager's validator: btree_node_check() with no extra rules
+ * and any leaf value size, logging the fault (btree_node_check_log). */
 extern const struct bm_validator btree_node_validator;
 
 static inline uint32_t btree_max_entries(uint32_t value_size)
