@@ -10,22 +10,28 @@ static unsigned char *level(struct btree_cursor *c, int d)
 	return c->path + (size_t)d * BM_BLOCK_SIZE;
 }
 
-/* Put node B at level D of the path: 1, or 0 when it is skipped. */
+/* Put node B at level D of the path: 1, or 0 when it is skipped or the
+ * cursor stopped (c->err). */
 static int enter(struct btree_cursor *c, int d, uint64_t b)
 {
 	const struct btree_cursor_ops *o = c->ops;
 	enum btree_node_fault f = BTREE_NODE_OK;
-	int r = d > BTREE_MAX_DEPTH ? -EUCLEAN : o->read(o->ctx, b, level(c, d));
+	const unsigned char *n = NULL;
+	int r = d > BTREE_MAX_DEPTH ? -ELOOP : o->read(o->ctx, b, level(c, d));
 
-	if (!r)
-		r = btree_node_check(level(c, d), b, c->leaf_vsize, c->rules, &f);
+	if (!r) {
+		n = level(c, d);
+		r = btree_node_check(n, b, c->leaf_vsize, c->rules, &f);
+	}
 	if (r) {
-		if (o->bad)
-			o->bad(o->ctx, b, r, f);
+		if (o->bad && (c->err = o->bad(o->ctx, b, n, r, f)))
+			c->depth = -1;
 		return 0;
 	}
-	if (o->node)
-		o->node(o->ctx, b);
+	if (o->node && (c->err = o->node(o->ctx, b, n, d))) {
+		c->depth = -1;
+		return 0;
+	}
 	c->idx[d] = 0;
 	return 1;
 }
@@ -57,7 +63,7 @@ int btree_cursor_next(struct btree_cursor *c)
 		} else if (!bn_is_leaf(n)) {
 			if (enter(c, c->depth + 1, bn_value64(n, i)))
 				c->depth++;
-			else
+			else if (!c->err)
 				c->idx[c->depth]++;
 		} else {
 			c->key = bn_key(n, i);

@@ -60,20 +60,24 @@ static int tree_read(void *ctx, uint64_t b, void *buf)
 	return read_meta(t->c, b, buf);
 }
 
-static void tree_node(void *ctx, uint64_t b)
+static int tree_node(void *ctx, uint64_t b, const void *n, int depth)
 {
 	struct sm_tree *t = ctx;
+
+	(void)n, (void)depth;
 	own(t->c, b);
+	return 0;
 }
 
-static void tree_bad(void *ctx, uint64_t b, int err, enum btree_node_fault f)
+static int tree_bad(void *ctx, uint64_t b, const void *n, int err, enum btree_node_fault f)
 {
 	struct sm_tree *t = ctx;
 
-	(void)err, (void)f;
+	(void)n, (void)err, (void)f;
 	thin_chk_problem(t->c, 1, b, "%s space map: %s tree node %" PRIu64 " unreadable",
 			 sm_name(t->v->data), t->vsize == 4 ? "reference-count" : "index", b);
 	t->v->broken = 1;
+	return 0;	/* skip it, report the rest */
 }
 
 /* A btree of the space map (data index: value size 16; overflow: 4): its

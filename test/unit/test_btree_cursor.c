@@ -1,7 +1,8 @@
 /* The pdata read-only cursor (btree_cursor.h) over a real mapping tree:
  * every key once in ascending order, every node entered once; a damaged
  * leaf is handed to the bad callback with the validator's reason and only
- * its keys are missing; a missing root gives an empty walk. */
+ * its keys are missing; a missing root gives an empty walk; a loop is cut
+ * at the depth limit (-ELOOP); a bad callback's non-zero answer stops. */
 #include "lib/base/io.h"
 #include "metadata/pdata/btree_cursor.h"
 #include "metadata/thin/thin.h"
@@ -19,6 +20,8 @@ static uint64_t root, leaf;	/* device 0's tree and its second leaf */
 struct seen {
 	uint64_t nodes, bad, bad_block;
 	enum btree_node_fault fault;
+	int err, stop;	/* last error handed to bad; what bad answers */
+	uint64_t disorder;	/* keys not above the one before */
 };
 
 static int rd(void *ctx, uint64_t b, void *buf)
@@ -27,20 +30,23 @@ static int rd(void *ctx, uint64_t b, void *buf)
 	return io_read(io, b * BM_BLOCK_SIZE, buf, BM_BLOCK_SIZE);
 }
 
-static void on_node(void *ctx, uint64_t b)
+static int on_node(void *ctx, uint64_t b, const void *n, int depth)
 {
-	(void)b;
+	(void)b, (void)n, (void)depth;
 	((struct seen *)ctx)->nodes++;
+	return 0;
 }
 
-static void on_bad(void *ctx, uint64_t b, int err, enum btree_node_fault f)
+static int on_bad(void *ctx, uint64_t b, const void *n, int err, enum btree_node_fault f)
 {
 	struct seen *s = ctx;
 
-	(void)err;
+	(void)n;
 	s->bad++;
 	s->bad_block = b;
 	s->fault = f;
+	s->err = err;
+	return s->stop;
 }
 
 static int setup(void)
@@ -74,7 +80,7 @@ static int cleanup(void)
 	return 0;
 }
 
-/* Walk from FROM; returns the number of keys, checking their order. */
+/* Walk from FROM; returns the number of keys, counting keys out of order. */
 static uint64_t walk(uint64_t from, struct seen *s)
 {
 	const struct btree_cursor_ops ops = { s, rd, on_node, on_bad };
@@ -83,11 +89,12 @@ static uint64_t walk(uint64_t from, struct seen *s)
 
 	CU_ASSERT_FATAL(btree_cursor_init(&c, &ops, from, 8, BTREE_RULE_KEY_ORDER) == 0);
 	while (btree_cursor_next(&c)) {
-		CU_ASSERT(n == 0 || c.key > last);
+		s->disorder += n && c.key <= last;
 		last = c.key;
 		n++;
 	}
 	CU_ASSERT_EQUAL(btree_cursor_next(&c), 0);	/* stays at the end */
+	CU_ASSERT_EQUAL(c.err, s->stop && s->bad ? s->stop : 0);
 	btree_cursor_exit(&c);
 	btree_cursor_exit(&c);	/* twice is fine */
 	return n;
@@ -98,6 +105,7 @@ static void test_all_keys(void)
 	struct seen s = { 0 };
 
 	CU_ASSERT_EQUAL(walk(root, &s), NR_KEYS);
+	CU_ASSERT_EQUAL(s.disorder, 0);
 	CU_ASSERT(s.nodes > 2);
 	CU_ASSERT_EQUAL(s.bad, 0);
 }
@@ -114,6 +122,7 @@ static void test_bad_leaf(void)
 	n[200] ^= 1;	/* a key changed, checksum stale */
 	CU_ASSERT_FATAL(io_write(io, leaf * BM_BLOCK_SIZE, n, sizeof(n)) == 0);
 	CU_ASSERT_EQUAL(walk(root, &s), NR_KEYS - lost);
+	CU_ASSERT_EQUAL(s.disorder, 0);
 	CU_ASSERT_EQUAL(s.bad, 1);
 	CU_ASSERT_EQUAL(s.bad_block, leaf);
 	CU_ASSERT_EQUAL(s.fault, BTREE_NODE_BAD_CSUM);
@@ -128,11 +137,33 @@ static void test_bad_root(void)
 
 	CU_ASSERT_EQUAL(walk(1000000, &s), 0);	/* beyond the area: a read error */
 	CU_ASSERT_EQUAL(s.bad, 1);
+	CU_ASSERT_EQUAL(s.bad_block, 1000000);
 	CU_ASSERT_EQUAL(s.fault, BTREE_NODE_OK);
 	CU_ASSERT_EQUAL(s.nodes, 0);
+}
+
+/* The root's first child is the root: a loop, cut at the depth limit. */
+static void test_loop_and_stop(void)
+{
+	unsigned char saved[BM_BLOCK_SIZE], n[BM_BLOCK_SIZE];
+	struct seen s = { 0 }, stop = { .stop = -EUCLEAN };
+
+	CU_ASSERT_FATAL(rd(NULL, root, saved) == 0);
+	memcpy(n, saved, sizeof(n));
+	bn_set_value64(n, 0, root);
+	btree_node_prepare(n, root);
+	CU_ASSERT_FATAL(io_write(io, root * BM_BLOCK_SIZE, n, sizeof(n)) == 0);
+	(void)walk(root, &s);	/* the keys repeat: the loop is walked 17 deep */
+	CU_ASSERT(s.disorder > 0);
+	CU_ASSERT(s.bad >= 1);
+	CU_ASSERT_EQUAL(s.err, -ELOOP);
+	(void)walk(root, &stop);	/* the first bad node stops the cursor */
+	CU_ASSERT_EQUAL(stop.bad, 1);
+	CU_ASSERT_FATAL(io_write(io, root * BM_BLOCK_SIZE, saved, sizeof(saved)) == 0);
 }
 
 TP_TEST_SUITE(btree_cursor, setup, cleanup,
 	      { "all_keys", test_all_keys },
 	      { "bad_leaf", test_bad_leaf },
-	      { "bad_root", test_bad_root })
+	      { "bad_root", test_bad_root },
+	      { "loop_and_stop", test_loop_and_stop })
