@@ -8,12 +8,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/log.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
 

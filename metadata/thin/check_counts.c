@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"

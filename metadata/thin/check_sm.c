@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/crc32c.h"
 #include "metadata/pdata/btree_cursor.h"
 #include "metadata/pdata/le.h"
 
@@ -122,8 +121,8 @@ int thin_chk_sm_load(struct chk *c, int data)
 	if (data) {
 		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE)))
 			return r;
-	} else if (read_meta(c, root->bitmap_root, n) || le64_get(n + 8) != root->bitmap_root ||
-		   le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR)) {
+	} else if (read_meta(c, root->bitmap_root, n) ||
+		   !bm_header_valid(n, root->bitmap_root, SM_INDEX_CSUM_XOR)) {
 		thin_chk_problem(c, 1, root->bitmap_root, "metadata space map: index block %" PRIu64
 			      " unreadable", root->bitmap_root);
 		v->broken = 1;
@@ -206,8 +205,7 @@ static int read_bitmap(struct chk *c, const struct sm_view *v, uint64_t i, unsig
 {
 	uint64_t b = v->e[i].block;
 
-	if (read_meta(c, b, n) || le64_get(n + 8) != b ||
-	    le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR)) {
+	if (read_meta(c, b, n) || !bm_header_valid(n, b, SM_BITMAP_CSUM_XOR)) {
 		thin_chk_problem(c, 1, b, "%s space map: bitmap %" PRIu64 " (block %" PRIu64
 			      ") unreadable", sm_name(v->data), i, b);
 		return -EUCLEAN;
