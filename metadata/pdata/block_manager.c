@@ -395,6 +395,12 @@ int bm_header_check_csum(const void *data, uint64_t b, uint32_t salt, const char
 	return -EUCLEAN;
 }
 
+int bm_header_valid(const void *data, uint64_t b, uint32_t salt)
+{
+	return le64_get((const char *)data + 8) == b &&
+	       le32_get(data) == tp_block_csum(data, BM_BLOCK_SIZE, salt);
+}
+
 int bm_header_check(const void *data, uint64_t b, uint32_t salt, const char *what)
 {
 	int r = bm_header_check_location(data, b, what);

@@ -45,6 +45,9 @@ int bm_header_check_location(const void *data, uint64_t b, const char *what);
 int bm_header_check_csum(const void *data, uint64_t b, uint32_t salt, const char *what);
 /* Location, then checksum. */
 int bm_header_check(const void *data, uint64_t b, uint32_t salt, const char *what);
+/* Both, silently: 1 when the header is right (readers that report damage
+ * their own way, like the checker). */
+int bm_header_valid(const void *data, uint64_t b, uint32_t salt);
 
 struct block_manager;
 struct bm_block;

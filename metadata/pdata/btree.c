@@ -13,12 +13,12 @@
 int btree_empty(const struct btree_info *info, uint64_t *root)
 {
 	struct rw_node nd;
-	int r = rw_new(info, BTREE_NODE_LEAF, &nd);
+	int r = btree_rw_new(info, BTREE_NODE_LEAF, &nd);
 
 	if (r)
 		return r;
 	*root = nd.loc;
-	rw_unlock(info, &nd);
+	btree_rw_unlock(info, &nd);
 	return 0;
 }
 
@@ -28,14 +28,14 @@ int btree_lookup(const struct btree_info *info, uint64_t root, uint64_t key, voi
 	uint64_t b = root;
 	int r;
 
-	ro_spine_init(&s, info);
+	btree_ro_spine_init(&s, info);
 	for (;;) {
 		const unsigned char *n;
 		int i;
 
-		if ((r = ro_step(&s, b)))
+		if ((r = btree_ro_step(&s, b)))
 			break;
-		n = ro_current(&s);
+		n = btree_ro_current(&s);
 		i = bn_lower_bound(n, key);
 		if (i < 0) {
 			r = -ENODATA;
@@ -51,7 +51,7 @@ int btree_lookup(const struct btree_info *info, uint64_t root, uint64_t key, voi
 		}
 		b = bn_value64(n, (uint32_t)i);
 	}
-	ro_spine_exit(&s);
+	btree_ro_spine_exit(&s);
 	return r;
 }
 
@@ -65,7 +65,7 @@ static int lookup_ge(const struct btree_info *info, uint64_t b, uint64_t key, in
 		log_error("btree node %" PRIu64 ": tree too deep (a loop?)", b);
 		return -EUCLEAN;
 	}
-	if ((r = ro_lock(info, b, &nd)))
+	if ((r = btree_ro_lock(info, b, &nd)))
 		return r;
 	i = bn_lower_bound(nd.n, key);
 	if (bn_is_leaf(nd.n)) {
@@ -85,7 +85,7 @@ static int lookup_ge(const struct btree_info *info, uint64_t b, uint64_t key, in
 		for (uint32_t c = (uint32_t)(i < 0 ? 0 : i); c < bn_nr(nd.n) && r == -ENODATA; c++)
 			r = lookup_ge(info, bn_value64(nd.n, c), key, depth + 1, found, value);
 	}
-	ro_unlock(info, &nd);
+	btree_ro_unlock(info, &nd);
 	return r;
 }
 
@@ -135,10 +135,10 @@ static int split_beneath(const struct btree_info *info, unsigned char *root)
 	uint32_t flags = bn_flags(root);
 	int r;
 
-	if ((r = rw_new(info, flags, &l)))
+	if ((r = btree_rw_new(info, flags, &l)))
 		return r;
-	if ((r = rw_new(info, flags, &rt))) {
-		rw_unlock(info, &l);
+	if ((r = btree_rw_new(info, flags, &rt))) {
+		btree_rw_unlock(info, &l);
 		return r;
 	}
 	memcpy(l.n, root, BM_BLOCK_SIZE);
@@ -146,8 +146,8 @@ static int split_beneath(const struct btree_info *info, unsigned char *root)
 	bn_init(root, BTREE_NODE_INTERNAL, 8);
 	insert_child(root, 0, bn_key(l.n, 0), l.loc);
 	insert_child(root, 1, bn_key(rt.n, 0), rt.loc);
-	rw_unlock(info, &l);
-	rw_unlock(info, &rt);
+	btree_rw_unlock(info, &l);
+	btree_rw_unlock(info, &rt);
 	return 0;
 }
 
@@ -158,15 +158,15 @@ int btree_insert(const struct btree_info *info, uint64_t root, uint64_t key, con
 	struct rw_node *cur;
 	int r;
 
-	shadow_spine_init(&s, info);
-	if ((r = shadow_step(&s, root)))
+	btree_shadow_spine_init(&s, info);
+	if ((r = btree_shadow_step(&s, root)))
 		goto out;
 	*new_root = s.root;
-	cur = shadow_current(&s);
+	cur = btree_shadow_current(&s);
 	if (bn_nr(cur->n) == bn_max(cur->n) && (r = split_beneath(info, cur->n)))
 		goto out;
 	for (;;) {
-		unsigned char *n = shadow_current(&s)->n, *p;
+		unsigned char *n = btree_shadow_current(&s)->n, *p;
 		int i = bn_lower_bound(n, key);
 
 		if (bn_is_leaf(n)) {
@@ -186,7 +186,7 @@ int btree_insert(const struct btree_info *info, uint64_t root, uint64_t key, con
 		}
 		if (!bn_nr(n)) {
 			log_error("btree node %" PRIu64 ": empty internal node",
-				  shadow_current(&s)->loc);
+				  btree_shadow_current(&s)->loc);
 			r = -EUCLEAN;
 			goto out;
 		}
@@ -194,25 +194,25 @@ int btree_insert(const struct btree_info *info, uint64_t root, uint64_t key, con
 			i = 0;
 			bn_set_key(n, 0, key);
 		}
-		if ((r = shadow_step(&s, bn_value64(n, (uint32_t)i))))
+		if ((r = btree_shadow_step(&s, bn_value64(n, (uint32_t)i))))
 			goto out;
-		cur = shadow_current(&s);
-		p = shadow_parent(&s)->n;
+		cur = btree_shadow_current(&s);
+		p = btree_shadow_parent(&s)->n;
 		bn_set_value64(p, (uint32_t)i, cur->loc);
 		if (bn_nr(cur->n) == bn_max(cur->n)) {	/* split before descending */
 			struct rw_node right;
-			if ((r = rw_new(info, bn_flags(cur->n), &right)))
+			if ((r = btree_rw_new(info, bn_flags(cur->n), &right)))
 				goto out;
 			split_half(cur->n, right.n);
 			insert_child(p, (uint32_t)i + 1, bn_key(right.n, 0), right.loc);
 			if (key >= bn_key(right.n, 0))
-				shadow_replace_current(&s, &right);
+				btree_shadow_replace_current(&s, &right);
 			else
-				rw_unlock(info, &right);
+				btree_rw_unlock(info, &right);
 		}
 	}
 out:
-	shadow_spine_exit(&s);
+	btree_shadow_spine_exit(&s);
 	return r;
 }
 
@@ -230,7 +230,7 @@ static int del(const struct btree_info *info, uint64_t b, int depth)
 		return r;
 	if (count > 1)	/* shared: the other owners keep the subtree */
 		return tm_dec(info->tm, b);
-	if ((r = ro_lock(info, b, &nd)))
+	if ((r = btree_ro_lock(info, b, &nd)))
 		return r;
 	for (uint32_t i = 0; i < bn_nr(nd.n) && !r; i++) {
 		if (!bn_is_leaf(nd.n))
@@ -238,7 +238,7 @@ static int del(const struct btree_info *info, uint64_t b, int depth)
 		else if (info->vt.dec)
 			r = info->vt.dec(info->vt.ctx, bn_value(nd.n, i));
 	}
-	ro_unlock(info, &nd);
+	btree_ro_unlock(info, &nd);
 	return r ? r : tm_dec(info->tm, b);
 }
 
@@ -257,7 +257,7 @@ static int walk(const struct btree_info *info, uint64_t b, int depth,
 		log_error("btree node %" PRIu64 ": tree too deep (a loop?)", b);
 		return -EUCLEAN;
 	}
-	if ((r = ro_lock(info, b, &nd)))
+	if ((r = btree_ro_lock(info, b, &nd)))
 		return r;
 	for (uint32_t i = 0; i < bn_nr(nd.n) && !r; i++) {
 		if (bn_is_leaf(nd.n))
@@ -265,7 +265,7 @@ static int walk(const struct btree_info *info, uint64_t b, int depth,
 		else
 			r = walk(info, bn_value64(nd.n, i), depth + 1, fn, ctx);
 	}
-	ro_unlock(info, &nd);
+	btree_ro_unlock(info, &nd);
 	return r;
 }
 

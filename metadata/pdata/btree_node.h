@@ -9,9 +9,10 @@
  *  28  u32 padding
  *  32  u64 keys[max_entries], then values[max_entries] of value_size bytes.
  *
- * Owns the node accessors and the node validator (own block number,
- * checksum, max_entries within the block, nr_entries <= max_entries,
- * flags exactly internal or leaf). Header only apart from the validator. */
+ * Owns the node accessors and the one node validator, btree_node_check():
+ * every reader of nodes (the block manager's validator, the read-only
+ * walk, the thin walker, the checker, the salvage) judges a node block
+ * through it and reports its reason. Header only apart from the validator. */
 #ifndef TP_PDATA_BTREE_NODE_H
 #define TP_PDATA_BTREE_NODE_H
 
@@ -27,6 +28,8 @@
 #define BTREE_HEADER_SIZE 32u
 #define BTREE_MAX_DEPTH 16	/* deeper than any real tree: a loop */
 
+/* The block manager's validator: btree_node_check() with no extra rules
+ * and any leaf value size, logging the fault (btree_node_check_log). */
 extern const struct bm_validator btree_node_validator;
 
 static inline uint32_t btree_max_entries(uint32_t value_size)
@@ -94,9 +97,41 @@ static inline int bn_lower_bound(const void *n, uint64_t key)
 /* Set blocknr and checksum (the validator's prepare). */
 void btree_node_prepare(void *n, uint64_t b);
 
-/* Extra checks the kernel does not make on read but tools do: keys
- * strictly increasing, a leaf's value size, internal value size 8. Logs and
- * returns -EUCLEAN. LEAF_VSIZE 0 = any. */
-int btree_node_check_shape(const void *n, uint64_t b, uint32_t leaf_vsize);
+/* What is wrong with a node block, in the order btree_node_check() looks. */
+enum btree_node_fault {
+	BTREE_NODE_OK = 0,
+	BTREE_NODE_WRONG_BLOCKNR,	/* own location is not B */
+	BTREE_NODE_BAD_CSUM,		/* crc32c (salt BTREE_CSUM_XOR) */
+	BTREE_NODE_BAD_FLAGS,		/* neither internal nor leaf */
+	BTREE_NODE_WRONG_VSIZE,		/* internal: 8; leaf: the expected size */
+	BTREE_NODE_BAD_MAX,		/* max_entries 0 or beyond the block */
+	BTREE_NODE_NR_ABOVE_MAX,	/* nr_entries > max_entries */
+	BTREE_NODE_EMPTY_INTERNAL,	/* BTREE_RULE_NONEMPTY */
+	BTREE_NODE_KEY_ORDER,		/* BTREE_RULE_KEY_ORDER */
+	BTREE_NODE_NONSTANDARD_MAX,	/* BTREE_RULE_STD_MAX */
+};
+
+/* Rules beyond what the kernel checks on every read. */
+enum btree_node_rules {
+	BTREE_RULE_NONEMPTY = 1 << 0,	/* an internal node has entries */
+	BTREE_RULE_KEY_ORDER = 1 << 1,	/* keys strictly increasing */
+	BTREE_RULE_STD_MAX = 1 << 2,	/* max_entries == btree_max_entries(value size) */
+	/* location and checksum were verified when the block was read (the
+	 * block manager's validator): skip them, the rest is cheap */
+	BTREE_RULE_HEADER_DONE = 1 << 3,
+};
+
+/* The one node validator: own block number, checksum, flags exactly
+ * internal or leaf, value size (8 in internal nodes; LEAF_VSIZE in leaves,
+ * any non-zero size when LEAF_VSIZE is 0), max_entries non-zero and within
+ * the block, nr_entries <= max_entries, then the RULES asked for. Returns
+ * 0, or -EUCLEAN with *FAULT (may be NULL) set; logs nothing, so callers
+ * report the reason their own way (btree_node_fault_str). */
+int btree_node_check(const void *n, uint64_t b, uint32_t leaf_vsize, unsigned rules,
+		     enum btree_node_fault *fault);
+/* A short static description ("bad checksum", "keys out of order", ...). */
+const char *btree_node_fault_str(enum btree_node_fault f);
+/* btree_node_check() that logs "btree node B: ..." on a fault. */
+int btree_node_check_log(const void *n, uint64_t b, uint32_t leaf_vsize, unsigned rules);
 
 #endif

@@ -66,25 +66,25 @@ static int step_fixed(const struct btree_info *info, struct shadow_spine *s, uin
 		      uint32_t i)
 {
 	struct rw_node sib, *c;
-	unsigned char *n = shadow_current(s)->n, *l, *rt;
+	unsigned char *n = btree_shadow_current(s)->n, *l, *rt;
 	uint32_t j, li, ri;
 	int r;
 
-	if ((r = shadow_step(s, bn_value64(n, i))))
+	if ((r = btree_shadow_step(s, bn_value64(n, i))))
 		return r;
-	c = shadow_current(s);
+	c = btree_shadow_current(s);
 	bn_set_value64(n, i, c->loc);
 	if (bn_nr(c->n) > bn_max(c->n) / 3 || bn_nr(n) < 2)
 		return 0;
 	j = i + 1 < bn_nr(n) ? i + 1 : i - 1;
-	if ((r = rw_shadow(info, bn_value64(n, j), &sib)))
+	if ((r = btree_rw_shadow(info, bn_value64(n, j), &sib)))
 		return r;
 	bn_set_value64(n, j, sib.loc);
 	if (bn_flags(sib.n) != bn_flags(c->n) || bn_vsize(sib.n) != bn_vsize(c->n) ||
 	    bn_max(sib.n) != bn_max(c->n)) {
 		log_error("btree nodes %" PRIu64 " and %" PRIu64 ": siblings of different kinds",
 			  c->loc, sib.loc);
-		rw_unlock(info, &sib);
+		btree_rw_unlock(info, &sib);
 		return -EUCLEAN;
 	}
 	li = TP_MIN(i, j);
@@ -98,18 +98,18 @@ static int step_fixed(const struct btree_info *info, struct shadow_spine *s, uin
 		merge(l, rt);
 		delete_at(n, ri);
 		if (l != c->n)
-			shadow_replace_current(s, &sib);
+			btree_shadow_replace_current(s, &sib);
 		else
-			rw_unlock(info, &sib);
+			btree_rw_unlock(info, &sib);
 		return tm_dec(info->tm, rloc);
 	}
 	redistribute(l, rt);
 	bn_set_key(n, ri, bn_key(rt, 0));
 	/* continue in whichever node now holds KEY */
 	if ((key >= bn_key(n, ri)) == (ri == i))
-		rw_unlock(info, &sib);
+		btree_rw_unlock(info, &sib);
 	else
-		shadow_replace_current(s, &sib);
+		btree_shadow_replace_current(s, &sib);
 	return 0;
 }
 
@@ -121,17 +121,17 @@ int btree_remove(const struct btree_info *info, uint64_t root, uint64_t key,
 
 	if ((r = btree_lookup(info, root, key, NULL)))
 		return r;	/* -ENODATA: nothing changes */
-	shadow_spine_init(&s, info);
-	if ((r = shadow_step(&s, root)))
+	btree_shadow_spine_init(&s, info);
+	if ((r = btree_shadow_step(&s, root)))
 		goto out;
 	*new_root = s.root;
 	for (;;) {
-		unsigned char *n = shadow_current(&s)->n;
+		unsigned char *n = btree_shadow_current(&s)->n;
 		int i = bn_lower_bound(n, key);
 
 		if (i < 0 || !bn_nr(n)) {
 			log_error("btree node %" PRIu64 ": key %" PRIu64 " vanished (a loop?)",
-				  shadow_current(&s)->loc, key);
+				  btree_shadow_current(&s)->loc, key);
 			r = -EUCLEAN;
 			goto out;
 		}
@@ -148,25 +148,25 @@ int btree_remove(const struct btree_info *info, uint64_t root, uint64_t key,
 		if ((r = step_fixed(info, &s, key, (uint32_t)i)))
 			goto out;
 	}
-	shadow_spine_exit(&s);
+	btree_shadow_spine_exit(&s);
 	/* a root with one child: the child becomes the root */
 	for (;;) {
 		struct ro_node rn;
 		uint64_t child;
 
-		if ((r = ro_lock(info, *new_root, &rn)))
+		if ((r = btree_ro_lock(info, *new_root, &rn)))
 			return r;
 		if (bn_is_leaf(rn.n) || bn_nr(rn.n) != 1) {
-			ro_unlock(info, &rn);
+			btree_ro_unlock(info, &rn);
 			return 0;
 		}
 		child = bn_value64(rn.n, 0);
-		ro_unlock(info, &rn);
+		btree_ro_unlock(info, &rn);
 		if ((r = tm_dec(info->tm, *new_root)))
 			return r;
 		*new_root = child;
 	}
 out:
-	shadow_spine_exit(&s);
+	btree_shadow_spine_exit(&s);
 	return r;
 }

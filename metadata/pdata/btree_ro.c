@@ -1,11 +1,13 @@
-/* btree_ro.c - validated read-only walk. See btree_ro.h. */
+/* btree_ro.c - validated read-only walk through the block manager, on the
+ * pdata cursor (btree_cursor.h). See btree_ro.h. */
 #include "metadata/pdata/btree_ro.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include "lib/base/log.h"
-#include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/btree_cursor.h"
 
 struct walk {
 	struct block_manager *bm;
@@ -14,48 +16,67 @@ struct walk {
 	int leaf_depth;
 };
 
-static int walk(struct walk *w, uint64_t b, int depth)
+/* Through the block manager: its validator checks (and logs) location and
+ * checksum once per cached block. */
+static int walk_read(void *ctx, uint64_t b, void *buf)
 {
+	struct walk *w = ctx;
 	struct bm_block *blk;
-	const unsigned char *n;
-	int r;
+	int r = bm_read_lock(w->bm, b, &btree_node_validator, &blk);
 
-	if (depth >= BTREE_MAX_DEPTH) {
-		log_error("btree node %" PRIu64 ": tree deeper than %d levels (a loop?)", b,
-			  BTREE_MAX_DEPTH);
-		return -EUCLEAN;
-	}
-	if ((r = bm_read_lock(w->bm, b, &btree_node_validator, &blk)))
+	if (r)
 		return r;
-	n = bm_block_data(blk);
-	if ((r = btree_node_check_shape(n, b, w->vsize)))
-		goto out;
-	if (w->v->node && (r = w->v->node(w->v->ctx, b)))
-		goto out;
+	memcpy(buf, bm_block_data(blk), BM_BLOCK_SIZE);
+	bm_unlock(blk);
+	return 0;
+}
+
+static int walk_node(void *ctx, uint64_t b, const void *n, int depth)
+{
+	struct walk *w = ctx;
+
 	if (bn_is_leaf(n)) {
 		if (w->leaf_depth < 0)
 			w->leaf_depth = depth;
 		if (w->leaf_depth != depth) {
 			log_error("btree node %" PRIu64 ": leaf at depth %d, others at %d", b, depth,
 				  w->leaf_depth);
-			r = -EUCLEAN;
-			goto out;
+			return -EUCLEAN;
 		}
-		for (uint32_t i = 0; i < bn_nr(n) && !r; i++)
-			if (w->v->leaf_entry)
-				r = w->v->leaf_entry(w->v->ctx, bn_key(n, i), bn_value(n, i));
-	} else {
-		for (uint32_t i = 0; i < bn_nr(n) && !r; i++)
-			r = walk(w, bn_value64(n, i), depth + 1);
 	}
-out:
-	bm_unlock(blk);
-	return r;
+	return w->v->node ? w->v->node(w->v->ctx, b) : 0;
+}
+
+/* The first bad node stops the walk, logged. */
+static int walk_bad(void *ctx, uint64_t b, const void *n, int err, enum btree_node_fault f)
+{
+	struct walk *w = ctx;
+
+	(void)f;
+	if (err == -ELOOP) {
+		log_error("btree node %" PRIu64 ": tree deeper than %d levels (a loop?)", b,
+			  BTREE_MAX_DEPTH);
+		return -EUCLEAN;
+	}
+	if (n)
+		btree_node_check_log(n, b, w->vsize, BTREE_RULE_KEY_ORDER | BTREE_RULE_HEADER_DONE);
+	return err;	/* a read error was logged by the block manager */
 }
 
 int btree_ro_walk(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize,
 		  const struct btree_ro_visit *v)
 {
 	struct walk w = { bm, leaf_vsize, v, -1 };
-	return walk(&w, root, 0);
+	const struct btree_cursor_ops ops = { &w, walk_read, walk_node, walk_bad };
+	struct btree_cursor c;
+	int r = btree_cursor_init(&c, &ops, root, leaf_vsize,
+				  BTREE_RULE_KEY_ORDER | BTREE_RULE_HEADER_DONE);
+
+	while (!r && !c.err && btree_cursor_next(&c))
+		if (v->leaf_entry)
+			r = v->leaf_entry(v->ctx, c.key, c.value);
+	if (!r)
+		r = c.err;
+	btree_cursor_exit(&c);
+	return r;
 }

@@ -7,29 +7,20 @@
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 
-static int check_leaf(const struct btree_info *info, const unsigned char *n, uint64_t b)
-{
-	if (bn_is_leaf(n) && bn_vsize(n) != info->vt.size) {
-		log_error("btree node %" PRIu64 ": value size %" PRIu32 ", expected %" PRIu32, b,
-			  bn_vsize(n), info->vt.size);
-		return -EUCLEAN;
-	}
-	return 0;
-}
-
-int ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out)
+int btree_ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out)
 {
 	int r = tm_read_lock(info->tm, b, &btree_node_validator, &out->blk);
 
 	if (r)
 		return r;
 	out->n = bm_block_data(out->blk);
-	if ((r = check_leaf(info, out->n, b)))
-		ro_unlock(info, out);
+	if ((r = btree_node_check_log(out->n, b, info->vt.size,
+					 BTREE_RULE_HEADER_DONE)))
+		btree_ro_unlock(info, out);
 	return r;
 }
 
-void ro_unlock(const struct btree_info *info, struct ro_node *nd)
+void btree_ro_unlock(const struct btree_info *info, struct ro_node *nd)
 {
 	if (nd->blk)
 		tm_unlock(info->tm, nd->blk);
@@ -37,7 +28,7 @@ void ro_unlock(const struct btree_info *info, struct ro_node *nd)
 	nd->n = NULL;
 }
 
-int rw_shadow(const struct btree_info *info, uint64_t b, struct rw_node *out)
+int btree_rw_shadow(const struct btree_info *info, uint64_t b, struct rw_node *out)
 {
 	int inc, r;
 
@@ -45,7 +36,8 @@ int rw_shadow(const struct btree_info *info, uint64_t b, struct rw_node *out)
 		return r;
 	out->n = bm_block_data(out->blk);
 	out->loc = bm_block_location(out->blk);
-	if ((r = check_leaf(info, out->n, b)))
+	if ((r = btree_node_check_log(out->n, b, info->vt.size,
+					 BTREE_RULE_HEADER_DONE)))
 		goto fail;
 	if (inc) {	/* the copy is one more owner of everything it points to */
 		for (uint32_t i = 0; i < bn_nr(out->n) && !r; i++) {
@@ -59,11 +51,11 @@ int rw_shadow(const struct btree_info *info, uint64_t b, struct rw_node *out)
 	}
 	return 0;
 fail:
-	rw_unlock(info, out);
+	btree_rw_unlock(info, out);
 	return r;
 }
 
-int rw_new(const struct btree_info *info, uint32_t flags, struct rw_node *out)
+int btree_rw_new(const struct btree_info *info, uint32_t flags, struct rw_node *out)
 {
 	int r = tm_new_block(info->tm, &btree_node_validator, &out->blk);
 
@@ -75,7 +67,7 @@ int rw_new(const struct btree_info *info, uint32_t flags, struct rw_node *out)
 	return 0;
 }
 
-void rw_unlock(const struct btree_info *info, struct rw_node *nd)
+void btree_rw_unlock(const struct btree_info *info, struct rw_node *nd)
 {
 	if (nd->blk)
 		tm_unlock(info->tm, nd->blk);
@@ -92,57 +84,57 @@ static int too_deep(int depth, uint64_t b)
 	return -EUCLEAN;
 }
 
-void ro_spine_init(struct ro_spine *s, const struct btree_info *info)
+void btree_ro_spine_init(struct ro_spine *s, const struct btree_info *info)
 {
 	*s = (struct ro_spine){ info, { { NULL, NULL }, { NULL, NULL } }, 0, 0 };
 }
 
-int ro_step(struct ro_spine *s, uint64_t b)
+int btree_ro_step(struct ro_spine *s, uint64_t b)
 {
 	int r;
 
 	if ((r = too_deep(s->depth++, b)))
 		return r;
 	if (s->count == 2) {
-		ro_unlock(s->info, &s->nodes[0]);
+		btree_ro_unlock(s->info, &s->nodes[0]);
 		s->nodes[0] = s->nodes[1];
 		s->count = 1;
 	}
-	if ((r = ro_lock(s->info, b, &s->nodes[s->count])))
+	if ((r = btree_ro_lock(s->info, b, &s->nodes[s->count])))
 		return r;
 	s->count++;
 	return 0;
 }
 
-const unsigned char *ro_current(struct ro_spine *s)
+const unsigned char *btree_ro_current(struct ro_spine *s)
 {
 	return s->nodes[s->count - 1].n;
 }
 
-void ro_spine_exit(struct ro_spine *s)
+void btree_ro_spine_exit(struct ro_spine *s)
 {
 	for (int i = 0; i < s->count; i++)
-		ro_unlock(s->info, &s->nodes[i]);
+		btree_ro_unlock(s->info, &s->nodes[i]);
 	s->count = 0;
 }
 
-void shadow_spine_init(struct shadow_spine *s, const struct btree_info *info)
+void btree_shadow_spine_init(struct shadow_spine *s, const struct btree_info *info)
 {
 	*s = (struct shadow_spine){ info, { { NULL, NULL, 0 }, { NULL, NULL, 0 } }, 0, 0, 0 };
 }
 
-int shadow_step(struct shadow_spine *s, uint64_t b)
+int btree_shadow_step(struct shadow_spine *s, uint64_t b)
 {
 	int r;
 
 	if ((r = too_deep(s->depth++, b)))
 		return r;
 	if (s->count == 2) {
-		rw_unlock(s->info, &s->nodes[0]);
+		btree_rw_unlock(s->info, &s->nodes[0]);
 		s->nodes[0] = s->nodes[1];
 		s->count = 1;
 	}
-	if ((r = rw_shadow(s->info, b, &s->nodes[s->count])))
+	if ((r = btree_rw_shadow(s->info, b, &s->nodes[s->count])))
 		return r;
 	if (s->depth == 1)
 		s->root = s->nodes[s->count].loc;
@@ -150,25 +142,25 @@ int shadow_step(struct shadow_spine *s, uint64_t b)
 	return 0;
 }
 
-struct rw_node *shadow_current(struct shadow_spine *s)
+struct rw_node *btree_shadow_current(struct shadow_spine *s)
 {
 	return &s->nodes[s->count - 1];
 }
 
-struct rw_node *shadow_parent(struct shadow_spine *s)
+struct rw_node *btree_shadow_parent(struct shadow_spine *s)
 {
 	return s->count == 2 ? &s->nodes[0] : NULL;
 }
 
-void shadow_replace_current(struct shadow_spine *s, struct rw_node *node)
+void btree_shadow_replace_current(struct shadow_spine *s, struct rw_node *node)
 {
-	rw_unlock(s->info, &s->nodes[s->count - 1]);
+	btree_rw_unlock(s->info, &s->nodes[s->count - 1]);
 	s->nodes[s->count - 1] = *node;
 }
 
-void shadow_spine_exit(struct shadow_spine *s)
+void btree_shadow_spine_exit(struct shadow_spine *s)
 {
 	for (int i = 0; i < s->count; i++)
-		rw_unlock(s->info, &s->nodes[i]);
+		btree_rw_unlock(s->info, &s->nodes[i]);
 	s->count = 0;
 }

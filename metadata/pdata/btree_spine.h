@@ -28,14 +28,14 @@ struct rw_node {
 	uint64_t loc;
 };
 
-int ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out) TP_MUST_CHECK;
-void ro_unlock(const struct btree_info *info, struct ro_node *nd);
+int btree_ro_lock(const struct btree_info *info, uint64_t b, struct ro_node *out) TP_MUST_CHECK;
+void btree_ro_unlock(const struct btree_info *info, struct ro_node *nd);
 /* Shadow B (I5 of the transaction manager: a shared node's children gain a
  * reference). */
-int rw_shadow(const struct btree_info *info, uint64_t b, struct rw_node *out) TP_MUST_CHECK;
+int btree_rw_shadow(const struct btree_info *info, uint64_t b, struct rw_node *out) TP_MUST_CHECK;
 /* A new empty node of the given kind (value size 8 for internal nodes). */
-int rw_new(const struct btree_info *info, uint32_t flags, struct rw_node *out) TP_MUST_CHECK;
-void rw_unlock(const struct btree_info *info, struct rw_node *nd);
+int btree_rw_new(const struct btree_info *info, uint32_t flags, struct rw_node *out) TP_MUST_CHECK;
+void btree_rw_unlock(const struct btree_info *info, struct rw_node *nd);
 
 struct ro_spine {
 	const struct btree_info *info;
@@ -44,11 +44,11 @@ struct ro_spine {
 	int depth;
 };
 
-void ro_spine_init(struct ro_spine *s, const struct btree_info *info);
+void btree_ro_spine_init(struct ro_spine *s, const struct btree_info *info);
 /* Lock B as the new current node (checks the depth limit: a loop). */
-int ro_step(struct ro_spine *s, uint64_t b) TP_MUST_CHECK;
-const unsigned char *ro_current(struct ro_spine *s);
-void ro_spine_exit(struct ro_spine *s);
+int btree_ro_step(struct ro_spine *s, uint64_t b) TP_MUST_CHECK;
+const unsigned char *btree_ro_current(struct ro_spine *s);
+void btree_ro_spine_exit(struct ro_spine *s);
 
 struct shadow_spine {
 	const struct btree_info *info;
@@ -58,12 +58,12 @@ struct shadow_spine {
 	uint64_t root;		/* location of the first node shadowed */
 };
 
-void shadow_spine_init(struct shadow_spine *s, const struct btree_info *info);
-int shadow_step(struct shadow_spine *s, uint64_t b) TP_MUST_CHECK;
-struct rw_node *shadow_current(struct shadow_spine *s);
-struct rw_node *shadow_parent(struct shadow_spine *s);	/* NULL at the root */
+void btree_shadow_spine_init(struct shadow_spine *s, const struct btree_info *info);
+int btree_shadow_step(struct shadow_spine *s, uint64_t b) TP_MUST_CHECK;
+struct rw_node *btree_shadow_current(struct shadow_spine *s);
+struct rw_node *btree_shadow_parent(struct shadow_spine *s);	/* NULL at the root */
 /* Make NODE (already locked) the current node, unlocking the old one. */
-void shadow_replace_current(struct shadow_spine *s, struct rw_node *node);
-void shadow_spine_exit(struct shadow_spine *s);
+void btree_shadow_replace_current(struct shadow_spine *s, struct rw_node *node);
+void btree_shadow_spine_exit(struct shadow_spine *s);
 
 #endif

@@ -574,7 +574,7 @@ void sm_index_entry_pack(void *entry, uint64_t bitmap_block, uint32_t nr_free, u
 	le32_put(e + 12, nfb);
 }
 
-int sm_cmp_u64(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
@@ -630,7 +630,10 @@ static int commit_write(void *ctx, uint64_t b, const void *data)
 	return 0;
 }
 
-static int build_ref_tree(struct space_map *sm, struct commit_ctx *c)
+int sm_build_overflow_tree(const struct u64map *overflow,
+			   int (*alloc)(void *ctx, uint64_t *b),
+			   int (*write)(void *ctx, uint64_t b, const void *data), void *ctx,
+			   uint64_t *root)
 {
 	struct btree_build bb;
 	uint64_t *keys = NULL, k, v;
@@ -638,25 +641,30 @@ static int build_ref_tree(struct space_map *sm, struct commit_ctx *c)
 	unsigned char val[4];
 	int r = 0;
 
-	if (sm->overflow.nr) {
-		keys = malloc(sm->overflow.nr * sizeof(*keys));
+	if (overflow->nr) {
+		keys = malloc(overflow->nr * sizeof(*keys));
 		if (!keys)
 			return -ENOMEM;
-		while (u64map_next(&sm->overflow, &pos, &k, &v))
+		while (u64map_next(overflow, &pos, &k, &v))
 			keys[n++] = k;
-		qsort(keys, n, sizeof(*keys), sm_cmp_u64);
+		qsort(keys, n, sizeof(*keys), cmp_u64);
 	}
-	btree_build_init(&bb, 4, commit_alloc, commit_write, c);
+	btree_build_init(&bb, 4, alloc, write, ctx);
 	for (size_t i = 0; i < n && !r; i++) {
-		u64map_get(&sm->overflow, keys[i], &v);
+		u64map_get(overflow, keys[i], &v);
 		le32_put(val, (uint32_t)v);
 		r = btree_build_add(&bb, keys[i], val);
 	}
 	if (!r)
-		r = btree_build_finish(&bb, &sm->ref_root);
+		r = btree_build_finish(&bb, root);
 	btree_build_destroy(&bb);
 	free(keys);
 	return r;
+}
+
+static int build_ref_tree(struct space_map *sm, struct commit_ctx *c)
+{
+	return sm_build_overflow_tree(&sm->overflow, commit_alloc, commit_write, c, &sm->ref_root);
 }
 
 static void pack_entry(unsigned char *e, const struct sm_bitmap *bmp)

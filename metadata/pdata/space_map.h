@@ -28,10 +28,10 @@
 
 #include "lib/base/compiler.h"
 #include "metadata/pdata/block_manager.h"
+#include "metadata/pdata/u64map.h"
 
 #define SM_ENTRIES_PER_BITMAP 16320u
 #define SM_MAX_METADATA_BITMAPS 255u
-#define SM_ROOT_SIZE 32u
 #define SM_INDEX_ENTRY_SIZE 16u
 
 #define SM_BITMAP_CSUM_XOR 240779u
@@ -89,8 +89,13 @@ int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root
  * sm_index_entry_pack: one 16-byte index entry. */
 void sm_bitmap_encode(void *block, const uint64_t *words, uint32_t *nr_free, uint32_t *nfb);
 void sm_index_entry_pack(void *entry, uint64_t bitmap_block, uint32_t nr_free, uint32_t nfb);
-/* Ascending u64 comparison for qsort. */
-int sm_cmp_u64(const void *a, const void *b);
+/* Write the reference-count overflow tree of OVERFLOW (block -> count,
+ * counts >= 3) bottom-up in key order through the caller's ALLOC and
+ * WRITE (btree_build.h); *ROOT is its root. 0 or -errno. */
+int sm_build_overflow_tree(const struct u64map *overflow,
+			   int (*alloc)(void *ctx, uint64_t *b),
+			   int (*write)(void *ctx, uint64_t b, const void *data), void *ctx,
+			   uint64_t *root) TP_MUST_CHECK;
 
 /* Call the function for every block the map itself occupies (bitmaps,
  * index block or index btree nodes, ref-count tree nodes), as of the last

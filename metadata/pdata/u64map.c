@@ -152,3 +152,15 @@ int u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, uint64_t *va
 	*pos = m->cap;
 	return 0;
 }
+
+int u64_push(uint64_t **v, size_t *n, uint64_t x)
+{
+	if (!*n || !(*n & (*n - 1))) {
+		uint64_t *nv = realloc(*v, (*n ? *n * 2 : 16) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+	}
+	(*v)[(*n)++] = x;
+	return 0;
+}

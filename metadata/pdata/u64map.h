@@ -1,7 +1,8 @@
 /* u64map.h - an open-addressing hash map from u64 keys to u64 values
  * (also used as a set). Owns its table; destroy frees it. Not thread safe.
  * Any key is allowed (UINT64_MAX included). Iteration order is arbitrary;
- * removing during iteration is not allowed. */
+ * removing during iteration is not allowed. u64_push grows a plain
+ * malloc'd array of u64 (the lists of device ids). */
 #ifndef TP_PDATA_U64MAP_H
 #define TP_PDATA_U64MAP_H
 
@@ -30,5 +31,9 @@ int u64map_get(const struct u64map *m, uint64_t key, uint64_t *val);
 int u64map_del(struct u64map *m, uint64_t key);
 /* Iterate: start with *pos = 0; returns 1 with key/val set, 0 at the end. */
 int u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, uint64_t *val);
+
+/* Append X to the malloc'd array *V of *N entries (grown to the next power
+ * of two). 0 or -ENOMEM (then *V and *N are unchanged). */
+int u64_push(uint64_t **v, size_t *n, uint64_t x) TP_MUST_CHECK;
 
 #endif

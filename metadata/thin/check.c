@@ -1,58 +1,18 @@
-/* check.c - thin_check_io(): the superblock, the walk and the verdict.
- * See check.h. The counting pass and the space-map comparison are in
- * check_counts.c; problems are collected by check_problem(). */
+/* check.c - thin_check_io(): the superblock, one walk of the live and
+ * one of the snapshot trees (thin_walk.h) with the checker's value, damage
+ * and node visitors, then the space maps against the expected counts.
+ * See check.h. Reference counting is check_counts.c (the node visitor),
+ * the space maps check_sm.c, the findings check_report.c. */
 #include "metadata/thin/check.h"
 #include "metadata/thin/check_int.h"
-#include "metadata/thin/check_util.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/log.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
-
-void thin_check_vadd(struct thin_check_findings *f, int fatal, uint64_t block, const char *fmt,
-		     va_list ap)
-{
-	struct thin_check_problem *p;
-
-	if (fatal) {
-		f->nr_fatal++;
-		f->verdict = THIN_CHECK_FATAL;
-	} else {
-		f->nr_nonfatal++;
-		if (f->verdict == THIN_CHECK_CLEAN)
-			f->verdict = THIN_CHECK_NONFATAL;
-	}
-	if (f->nr_problems >= THIN_CHECK_MAX_PROBLEMS)
-		return;
-	if (!f->problems && !(f->problems = calloc(THIN_CHECK_MAX_PROBLEMS, sizeof(*p))))
-		return;
-	p = &f->problems[f->nr_problems++];
-	p->fatal = fatal;
-	p->block = block;
-	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
-}
-
-void thin_check_findings_free(struct thin_check_findings *f)
-{
-	free(f->problems);
-	memset(f, 0, sizeof(*f));
-}
-
-void check_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	thin_check_vadd(&c->rep->f, fatal, block, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- superblock ---- */
 
@@ -60,11 +20,12 @@ static int check_superblock(struct chk *c)
 {
 	struct thin_sb *sb = &c->sb;
 	int r = thin_sb_read(c->io, 0, sb);
+	unsigned faults;
 
 	if (r == -ENOMEM)
 		return r;
 	if (r) {
-		check_problem(c, 1, 0, r == -ENODATA ? "superblock: zeroed or missing, no metadata"
+		thin_chk_problem(c, 1, 0, r == -ENODATA ? "superblock: zeroed or missing, no metadata"
 						     : "superblock: unreadable (checksum, magic or "
 						       "block number wrong)");
 		return 1;
@@ -74,35 +35,34 @@ static int check_superblock(struct chk *c)
 	c->rep->time = sb->time;
 	c->rep->data_block_size = sb->data_block_size;
 	c->rep->metadata_snap = sb->held_root;
-	if (sb->version != 2)
-		check_problem(c, sb->version != 1, 0, "superblock: version %" PRIu32 " (expected 2)",
-			      sb->version);
-	if (sb->metadata_block_size != 8)
-		check_problem(c, 1, 0, "superblock: metadata block size %" PRIu32
-			      " sectors (must be 8)", sb->metadata_block_size);
-	if (sb->compat_ro)
-		check_problem(c, 1, 0, "superblock: unknown read-only features %#" PRIx32,
-			      sb->compat_ro);
-	if (sb->meta_sm.nr_blocks > c->io_blocks || sb->meta_sm.nr_blocks > THIN_METADATA_MAX_BLOCKS) {
-		check_problem(c, 1, 0, "superblock: the metadata space map covers %" PRIu64
-			      " blocks but the area has %" PRIu64 " (truncated?)",
-			      sb->meta_sm.nr_blocks, c->io_blocks);
+	faults = thin_sb_check(sb, 0, c->io_blocks);
+	if (faults & (THIN_SB_BIT(THIN_SBF_VERSION) | THIN_SB_BIT(THIN_SBF_VERSION_OLD)))
+		thin_chk_problem(c, !(faults & THIN_SB_BIT(THIN_SBF_VERSION_OLD)), 0,
+				 "superblock: version %" PRIu32 " (expected 2)", sb->version);
+	if (faults & THIN_SB_BIT(THIN_SBF_METADATA_BLOCK_SIZE))
+		thin_chk_problem(c, 1, 0, "superblock: metadata block size %" PRIu32
+				 " sectors (must be 8)", sb->metadata_block_size);
+	if (faults & THIN_SB_BIT(THIN_SBF_COMPAT_RO))
+		thin_chk_problem(c, 1, 0, "superblock: unknown read-only features %#" PRIx32,
+				 sb->compat_ro);
+	if (faults & THIN_SB_BIT(THIN_SBF_META_SIZE)) {
+		thin_chk_problem(c, 1, 0, "superblock: the metadata space map covers %" PRIu64
+				 " blocks but the area has %" PRIu64 " (truncated?)",
+				 sb->meta_sm.nr_blocks, c->io_blocks);
 		return 1;
 	}
-	/* every bitmap of the data space map occupies a metadata block */
-	if (sb->data_sm.nr_blocks > THIN_MAX_DATA_BLOCKS ||
-	    sb->data_sm.nr_blocks / SM_ENTRIES_PER_BITMAP >= sb->meta_sm.nr_blocks) {
-		check_problem(c, 1, 0, "superblock: impossible data device size %" PRIu64
-			      " blocks", sb->data_sm.nr_blocks);
+	if (faults & THIN_SB_BIT(THIN_SBF_DATA_SIZE)) {
+		thin_chk_problem(c, 1, 0, "superblock: impossible data device size %" PRIu64
+				 " blocks", sb->data_sm.nr_blocks);
 		return 1;
 	}
-	if (!sb->metadata_nr_blocks || sb->metadata_nr_blocks > sb->meta_sm.nr_blocks)
-		check_problem(c, 0, 0, "superblock: metadata_nr_blocks %" PRIu64
-			      " does not fit the metadata space map (%" PRIu64 " blocks)",
-			      sb->metadata_nr_blocks, sb->meta_sm.nr_blocks);
-	if (sb->held_root && sb->held_root >= sb->meta_sm.nr_blocks) {
-		check_problem(c, 1, 0, "superblock: metadata snapshot at block %" PRIu64
-			      " beyond the end", sb->held_root);
+	if (faults & THIN_SB_BIT(THIN_SBF_METADATA_NR_BLOCKS))
+		thin_chk_problem(c, 0, 0, "superblock: metadata_nr_blocks %" PRIu64
+				 " does not fit the metadata space map (%" PRIu64 " blocks)",
+				 sb->metadata_nr_blocks, sb->meta_sm.nr_blocks);
+	if (faults & THIN_SB_BIT(THIN_SBF_HELD_ROOT)) {
+		thin_chk_problem(c, 1, 0, "superblock: metadata snapshot at block %" PRIu64
+				 " beyond the end", sb->held_root);
 		sb->held_root = 0;
 	}
 	c->nr_meta = sb->meta_sm.nr_blocks;
@@ -112,6 +72,11 @@ static int check_superblock(struct chk *c)
 
 /* ---- the walk (thin_walk.h) ---- */
 
+static int fast(const struct chk *c)
+{
+	return c->o && (c->o->flags & THIN_CHECK_FAST);
+}
+
 static int on_damage(void *ctx, const struct thin_damage *d)
 {
 	struct chk *c = ctx;
@@ -120,11 +85,11 @@ static int on_damage(void *ctx, const struct thin_damage *d)
 	c->tree_damage = 1;
 	switch (d->kind) {
 	case THIN_DAMAGE_SUPERBLOCK:
-		check_problem(c, 1, d->block, "%ssuperblock unreadable", which);
+		thin_chk_problem(c, 1, d->block, "%ssuperblock unreadable", which);
 		break;
 	case THIN_DAMAGE_DETAILS:
 	case THIN_DAMAGE_TOP:
-		check_problem(c, 1, d->block, "%s%s tree node %" PRIu64 ": %s (devices %" PRIu64
+		thin_chk_problem(c, 1, d->block, "%s%s tree node %" PRIu64 ": %s (devices %" PRIu64
 			      "..%s lost)", which,
 			      d->kind == THIN_DAMAGE_DETAILS ? "device details" : "top-level mapping",
 			      d->block, d->what, d->begin,
@@ -132,17 +97,24 @@ static int on_damage(void *ctx, const struct thin_damage *d)
 		break;
 	case THIN_DAMAGE_MAPPINGS:
 		c->cur_damaged = 1;
+		if (fast(c)) {	/* only the root was read: once per top-level reference */
+			if (!d->seen)
+				thin_chk_problem(c, 1, d->block, "thin device %" PRIu64
+						 ": mapping tree root %" PRIu64 " unreadable",
+						 d->dev_id, d->block);
+			break;
+		}
 		if (d->end == UINT64_MAX)
-			check_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
+			thin_chk_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
 				      PRIu64 ": %s (blocks %" PRIu64 "..end lost)", which,
 				      d->dev_id, d->block, d->what, d->begin);
 		else
-			check_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
+			thin_chk_problem(c, 1, d->block, "%sthin device %" PRIu64 ": mapping tree node %"
 				      PRIu64 ": %s (blocks %" PRIu64 "..%" PRIu64 " lost)", which,
 				      d->dev_id, d->block, d->what, d->begin, d->end - 1);
 		break;
 	case THIN_DAMAGE_MISMATCH:
-		check_problem(c, 1, d->block, "%sthin device %" PRIu64 ": %s", which, d->dev_id,
+		thin_chk_problem(c, 1, d->block, "%sthin device %" PRIu64 ": %s", which, d->dev_id,
 			      d->what);
 		break;
 	}
@@ -158,16 +130,16 @@ static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 	c->cur_count = 0;
 	c->cur_damaged = c->cur_beyond = c->cur_future = 0;
 	if (d->creation_time > c->sb.time || d->snap_time > c->sb.time)
-		check_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": creation time %" PRIu32
+		thin_chk_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": creation time %" PRIu32
 			      " or snapshot time %" PRIu32 " is after the pool time %" PRIu32,
 			      which, d->dev_id, d->creation_time, d->snap_time, c->sb.time);
 	if (d->dev_id > THIN_MAX_DEV_ID)
-		check_problem(c, 1, UINT64_MAX, "%sthin device id %" PRIu64 " above the limit",
+		thin_chk_problem(c, 1, UINT64_MAX, "%sthin device id %" PRIu64 " above the limit",
 			      which, d->dev_id);
 	if (c->snap_pass)
 		return 0;
 	c->rep->nr_devices++;
-	return check_push_u64(&c->rep->dev_ids, &c->rep->nr_dev_ids, d->dev_id);
+	return u64_push(&c->rep->dev_ids, &c->rep->nr_dev_ids, d->dev_id);
 }
 
 static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
@@ -180,14 +152,14 @@ static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 		c->cur_count += m->length;
 		if (m->data_begin + m->length > c->nr_data && !c->cur_beyond) {
 			c->cur_beyond = 1;
-			check_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
+			thin_chk_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
 				      " is mapped to data block %" PRIu64 ", beyond the data device (%"
 				      PRIu64 " blocks)", c->snap_pass ? "metadata snapshot: " : "",
 				      c->cur.dev_id, m->origin_begin, m->data_begin, c->nr_data);
 		}
 		if (m->time > c->sb.time && !c->cur_future) {
 			c->cur_future = 1;
-			check_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
+			thin_chk_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": block %" PRIu64
 				      " has time %" PRIu32 ", after the pool time %" PRIu32,
 				      c->snap_pass ? "metadata snapshot: " : "", c->cur.dev_id,
 				      m->origin_begin, m->time, c->sb.time);
@@ -205,10 +177,10 @@ static int on_device_end(void *ctx)
 {
 	struct chk *c = ctx;
 
-	if (c->o && (c->o->flags & THIN_CHECK_FAST))
+	if (fast(c))
 		return 0;	/* mappings are not walked */
 	if (!c->cur_damaged && c->cur_count != c->cur.mapped_blocks)
-		check_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": details say %" PRIu64
+		thin_chk_problem(c, 1, UINT64_MAX, "%sthin device %" PRIu64 ": details say %" PRIu64
 			      " mapped blocks, the mapping tree holds %" PRIu64,
 			      c->snap_pass ? "metadata snapshot: " : "", c->cur.dev_id,
 			      c->cur.mapped_blocks, c->cur_count);
@@ -222,16 +194,17 @@ static int walk_trees(struct chk *c)
 	const struct thin_ir_visitor v = { c, NULL, NULL, on_device_begin, on_device_end,
 					   on_mappings };
 	const struct thin_damage_visitor dv = { c, on_damage };
-	unsigned skip = (c->o && (c->o->flags & THIN_CHECK_FAST)) ? THIN_WALK_SKIP_MAPPINGS : 0;
+	const struct thin_node_visitor nv = { c, thin_chk_count_node };
+	unsigned skip = fast(c) ? THIN_WALK_SKIP_MAPPINGS | THIN_WALK_MAPPING_ROOTS : 0;
 	int r;
 
 	c->snap_pass = 0;
-	r = thin_walk_io(c->io, skip, &v, &dv);
+	r = thin_walk_nodes(c->io, skip, &v, &dv, &nv);
 	if (r && r != -EUCLEAN && r != -ENODATA)
 		return r;
 	if (c->sb.held_root) {
 		c->snap_pass = 1;
-		r = thin_walk_io(c->io, skip | THIN_WALK_METADATA_SNAP, &v, &dv);
+		r = thin_walk_nodes(c->io, skip | THIN_WALK_METADATA_SNAP, &v, &dv, &nv);
 		if (r && r != -EUCLEAN && r != -ENODATA)
 			return r;
 	}
@@ -244,7 +217,7 @@ int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 		  struct thin_check_report *rep)
 {
 	struct chk c = { .io = meta, .o = opts, .rep = rep };
-	int r;
+	int r, counts;
 
 	memset(rep, 0, sizeof(*rep));
 	c.io_blocks = meta->size / THIN_METADATA_BLOCK_SIZE;
@@ -252,15 +225,17 @@ int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 		return r < 0 ? r : 0;
 	rep->nr_meta_blocks = c.nr_meta;
 	rep->nr_data_blocks = c.nr_data;
-	if ((r = check_counts_alloc(&c)) || (r = check_sm_load(&c, 0)) ||
-	    (r = check_sm_load(&c, 1)) || (r = check_count_trees(&c)))
+	if ((r = thin_chk_counts_alloc(&c)) || (r = thin_chk_sm_load(&c, 0)) ||
+	    (r = thin_chk_sm_load(&c, 1)) || (r = walk_trees(&c)))
 		goto out;
-	if ((r = walk_trees(&c)))
-		goto out;
-	r = check_compare_counts(&c);
+	/* after damage to the trees the counts would only echo it: bitmaps
+	 * are still read and validated */
+	counts = !fast(&c) && !c.tree_damage && !c.count_unsure;
+	if (!(r = thin_chk_sm_compare(&c, 0, counts)))
+		r = thin_chk_sm_compare(&c, 1, counts);
 out:
-	check_counts_free(&c);
-	check_sm_free(&c);
+	thin_chk_counts_free(&c);
+	thin_chk_sm_free(&c);
 	return r;
 }
 

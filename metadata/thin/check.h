@@ -8,9 +8,9 @@
  * overflow tree); the details and mapping trees of the live metadata and
  * of the held metadata snapshot through the shared walker (thin_walk.h:
  * checksums, own block numbers, bounds, key order and ranges, equal leaf
- * depth); a counting pass over every distinct node (node fill, no cycles,
- * expected metadata and data reference counts); then both space maps
- * compared with the expected counts.
+ * depth), whose node visitor counts the references to every node once
+ * per reference (node fill, expected metadata and data reference counts);
+ * then both space maps compared with the expected counts.
  *
  * --fast (THIN_CHECK_FAST) is bounded by the number of bitmaps and
  * devices, not mappings: superblock, space-map index and bitmaps, details

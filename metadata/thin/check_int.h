@@ -1,5 +1,7 @@
 /* check_int.h - the checker's state, shared by check.c (superblock, walk,
- * verdict) and check_counts.c (counting pass, space-map comparison).
+ * verdict), check_counts.c (reference counting), check_sm.c (space maps)
+ * and check_report.c (findings). Calls go down only: check.c -> check_sm.c
+ * -> check_counts.c -> check_report.c.
  * Not for use outside metadata/thin/check*.c. */
 #ifndef TP_THIN_CHECK_INT_H
 #define TP_THIN_CHECK_INT_H
@@ -12,6 +14,7 @@
 #include "metadata/thin/check.h"
 #include "metadata/thin/thin_ir.h"
 #include "metadata/thin/thin_sb.h"
+#include "metadata/thin/thin_walk.h"
 
 struct sm_entry {
 	uint64_t block;		/* the bitmap */
@@ -37,7 +40,7 @@ struct chk {
 	uint64_t nr_meta, nr_data;	/* space map sizes from the superblock */
 	struct sm_view sm[2];	/* metadata, data */
 
-	/* counting pass */
+	/* reference counting (check_counts.c) */
 	uint32_t *mexp;		/* expected metadata counts, nr_meta entries */
 	uint8_t *dexp;		/* expected data counts, 4 bits each, 15 = see dover */
 	struct u64map dover;	/* expected data counts >= 15 */
@@ -51,23 +54,23 @@ struct chk {
 	uint64_t done, total, last_progress;
 };
 
-void check_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
+/* check_report.c: record a problem in c->rep (counted, text kept while
+ * there is room, the verdict the worst seen). */
+void thin_chk_problem(struct chk *c, int fatal, uint64_t block, const char *fmt, ...)
 	TP_PRINTF(4, 5);
-/* check_counts.c. alloc: the expected-count arrays (before any counting).
- * count_trees: walk every distinct node of the live and snapshot trees
- * once: node shape and fill, expected counts, c->total (sum of
- * mapped_blocks). compare_counts: both space maps against the expected
- * counts (bitmaps only validated when the trees were damaged or --fast).
- * expected: the expected count of metadata or DATA block B. */
-int check_counts_alloc(struct chk *c) TP_MUST_CHECK;
-int check_count_trees(struct chk *c) TP_MUST_CHECK;
-int check_compare_counts(struct chk *c) TP_MUST_CHECK;
-uint64_t check_expected(struct chk *c, int data, uint64_t b);
-void check_counts_free(struct chk *c);
+/* check_counts.c. alloc: the expected-count arrays, the superblock copies
+ * counted (before the walk). count_node: the node visitor of the walk
+ * (thin_walk.h) that counts references, node fill and max_entries, and
+ * c->total (sum of mapped_blocks). expected: the expected count of
+ * metadata or DATA block B. */
+int thin_chk_counts_alloc(struct chk *c) TP_MUST_CHECK;
+int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn);
+uint64_t thin_chk_expected(struct chk *c, int data, uint64_t b);
+void thin_chk_counts_free(struct chk *c);
 /* check_sm.c. load: index and overflow tree of the metadata (0) or data
  * (1) space map, own blocks counted; compare: stream its bitmaps,
  * validating each, and with COUNTS compare every count. */
-int check_sm_load(struct chk *c, int data) TP_MUST_CHECK;
-int check_sm_compare(struct chk *c, int data, int counts) TP_MUST_CHECK;
-void check_sm_free(struct chk *c);
+int thin_chk_sm_load(struct chk *c, int data) TP_MUST_CHECK;
+int thin_chk_sm_compare(struct chk *c, int data, int counts) TP_MUST_CHECK;
+void thin_chk_sm_free(struct chk *c);
 #endif

@@ -4,7 +4,8 @@
  * index btree), the reference-count overflow tree (validated when loaded,
  * then read again in key order alongside the bitmaps), then every bitmap
  * (checksum, own block number) decoded and compared with the expected
- * counts as it is read.
+ * counts as it is read. The trees are read with the pdata cursor
+ * (btree_cursor.h), which judges every node with btree_node_check().
  *
  * Findings: an unreadable index, overflow tree or bitmap is fatal; a count
  * that differs is fatal unless the block is merely leaked (counted, not
@@ -20,10 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/crc32c.h"
-#include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/btree_cursor.h"
 #include "metadata/pdata/le.h"
-#include "metadata/thin/check_util.h"
 
 static const char *sm_name(int data)
 {
@@ -47,32 +46,56 @@ static void set_entry(struct sm_view *v, uint64_t k, const unsigned char *val)
 	v->e[k] = (struct sm_entry){ le64_get(val), le32_get(val + 8), le32_get(val + 12), 1 };
 }
 
-/* A btree of the space map (data index: value size 16; overflow: 4). */
-static int load_tree(struct chk *c, struct sm_view *v, uint64_t b, uint32_t vsize, int depth)
-{
-	unsigned char n[BM_BLOCK_SIZE];
-	int r;
+/* The space-map trees through the pdata cursor, straight from the area. */
+struct sm_tree {
+	struct chk *c;
+	struct sm_view *v;
+	uint32_t vsize;
+};
 
-	if (depth > BTREE_MAX_DEPTH || read_meta(c, b, n) || !check_node_usable(n, b, vsize)) {
-		check_problem(c, 1, b, "%s space map: %s tree node %" PRIu64 " unreadable",
-			      sm_name(v->data), vsize == 4 ? "reference-count" : "index", b);
-		v->broken = 1;
-		return 0;
-	}
-	own(c, b);
-	for (uint32_t i = 0; i < bn_nr(n); i++) {
-		uint64_t k = bn_key(n, i);
-		if (bn_flags(n) == BTREE_NODE_INTERNAL) {
-			if ((r = load_tree(c, v, bn_value64(n, i), vsize, depth + 1)))
-				return r;
-		} else if (vsize != 4 && k < v->nb) {
-			set_entry(v, k, (const unsigned char *)bn_value(n, i));
-		}
-	}
+static int tree_read(void *ctx, uint64_t b, void *buf)
+{
+	struct sm_tree *t = ctx;
+	return read_meta(t->c, b, buf);
+}
+
+static int tree_node(void *ctx, uint64_t b, const void *n, int depth)
+{
+	struct sm_tree *t = ctx;
+
+	(void)n, (void)depth;
+	own(t->c, b);
 	return 0;
 }
 
-int check_sm_load(struct chk *c, int data)
+static int tree_bad(void *ctx, uint64_t b, const void *n, int err, enum btree_node_fault f)
+{
+	struct sm_tree *t = ctx;
+
+	(void)n, (void)err, (void)f;
+	thin_chk_problem(t->c, 1, b, "%s space map: %s tree node %" PRIu64 " unreadable",
+			 sm_name(t->v->data), t->vsize == 4 ? "reference-count" : "index", b);
+	t->v->broken = 1;
+	return 0;	/* skip it, report the rest */
+}
+
+/* A btree of the space map (data index: value size 16; overflow: 4): its
+ * nodes counted, a bad node reported, the index entries kept. */
+static int load_tree(struct chk *c, struct sm_view *v, uint64_t root, uint32_t vsize)
+{
+	struct sm_tree t = { c, v, vsize };
+	const struct btree_cursor_ops ops = { &t, tree_read, tree_node, tree_bad };
+	struct btree_cursor cur;
+	int r = btree_cursor_init(&cur, &ops, root, vsize, 0);
+
+	while (!r && btree_cursor_next(&cur))
+		if (vsize != 4 && cur.key < v->nb)
+			set_entry(v, cur.key, cur.value);
+	btree_cursor_exit(&cur);
+	return r;
+}
+
+int thin_chk_sm_load(struct chk *c, int data)
 {
 	struct sm_view *v = &c->sm[data];
 	const struct sm_root *root = data ? &c->sb.data_sm : &c->sb.meta_sm;
@@ -87,7 +110,7 @@ int check_sm_load(struct chk *c, int data)
 	/* every bitmap occupies a metadata block */
 	if (v->nb > c->nr_meta || (!data && v->nb > SM_MAX_METADATA_BITMAPS) ||
 	    root->nr_allocated > root->nr_blocks) {
-		check_problem(c, 1, UINT64_MAX, "%s space map root: impossible sizes (%" PRIu64
+		thin_chk_problem(c, 1, UINT64_MAX, "%s space map root: impossible sizes (%" PRIu64
 			      " blocks, %" PRIu64 " allocated)", sm_name(data), root->nr_blocks,
 			      root->nr_allocated);
 		v->broken = 1;
@@ -96,11 +119,11 @@ int check_sm_load(struct chk *c, int data)
 	if (!(v->e = calloc(v->nb ? v->nb : 1, sizeof(*v->e))))
 		return -ENOMEM;
 	if (data) {
-		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE, 0)))
+		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE)))
 			return r;
-	} else if (read_meta(c, root->bitmap_root, n) || le64_get(n + 8) != root->bitmap_root ||
-		   le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR)) {
-		check_problem(c, 1, root->bitmap_root, "metadata space map: index block %" PRIu64
+	} else if (read_meta(c, root->bitmap_root, n) ||
+		   !bm_header_valid(n, root->bitmap_root, SM_INDEX_CSUM_XOR)) {
+		thin_chk_problem(c, 1, root->bitmap_root, "metadata space map: index block %" PRIu64
 			      " unreadable", root->bitmap_root);
 		v->broken = 1;
 	} else {
@@ -110,16 +133,16 @@ int check_sm_load(struct chk *c, int data)
 	}
 	for (uint64_t i = 0; i < v->nb && !v->broken; i++) {
 		if (!v->e[i].present) {
-			check_problem(c, 1, UINT64_MAX, "%s space map: no index entry for bitmap %"
+			thin_chk_problem(c, 1, UINT64_MAX, "%s space map: no index entry for bitmap %"
 				      PRIu64, sm_name(data), i);
 			v->broken = 1;
 		}
 		own(c, v->e[i].block);
 	}
-	return load_tree(c, v, root->ref_count_root, 4, 0);
+	return load_tree(c, v, root->ref_count_root, 4);
 }
 
-void check_sm_free(struct chk *c)
+void thin_chk_sm_free(struct chk *c)
 {
 	for (int i = 0; i < 2; i++)
 		free(c->sm[i].e);
@@ -127,72 +150,24 @@ void check_sm_free(struct chk *c)
 
 /* ---- the overflow tree in key order ---- */
 
+/* Unusable nodes were reported by load_tree: the cursor skips them. */
 struct ocur {
-	struct chk *c;
-	unsigned char *stack;	/* one node per level */
-	uint32_t idx[BTREE_MAX_DEPTH + 1];
-	int depth;		/* -1: exhausted */
+	struct btree_cursor cur;
 	int valid;
-	uint64_t key;
-	uint32_t val;
 };
 
-/* Put node B at level D of the stack; 0 if it is unusable (reported by
- * load_tree, its subtree is skipped). */
-static int ocur_load(struct ocur *o, int d, uint64_t b)
+static int ocur_read(void *ctx, uint64_t b, void *buf)
 {
-	unsigned char *n = o->stack + (size_t)d * BM_BLOCK_SIZE;
-
-	if (d > BTREE_MAX_DEPTH || read_meta(o->c, b, n) || !check_node_usable(n, b, 4))
-		return 0;
-	o->idx[d] = 0;
-	return 1;
-}
-
-static void ocur_next(struct ocur *o)
-{
-	o->valid = 0;
-	while (o->depth >= 0) {
-		const unsigned char *n = o->stack + (size_t)o->depth * BM_BLOCK_SIZE;
-		uint32_t i = o->idx[o->depth];
-		if (i >= bn_nr(n)) {
-			if (--o->depth >= 0)
-				o->idx[o->depth]++;
-		} else if (bn_flags(n) == BTREE_NODE_INTERNAL) {
-			if (ocur_load(o, o->depth + 1, bn_value64(n, i)))
-				o->depth++;
-			else
-				o->idx[o->depth]++;
-		} else {
-			o->key = bn_key(n, i);
-			o->val = le32_get(bn_value(n, i));
-			o->idx[o->depth]++;
-			o->valid = 1;
-			return;
-		}
-	}
-}
-
-static int ocur_init(struct ocur *o, struct chk *c, uint64_t root)
-{
-	memset(o, 0, sizeof(*o));
-	o->c = c;
-	o->depth = -1;
-	if (!(o->stack = malloc((size_t)(BTREE_MAX_DEPTH + 1) * BM_BLOCK_SIZE)))
-		return -ENOMEM;
-	if (ocur_load(o, 0, root))
-		o->depth = 0;
-	ocur_next(o);
-	return 0;
+	return read_meta(ctx, b, buf);
 }
 
 /* The overflow count of B (blocks ascending between calls), or 3 when
  * the tree has none (then the comparison reports the count). */
 static uint64_t ocur_count(struct ocur *o, uint64_t b)
 {
-	while (o->valid && o->key < b)
-		ocur_next(o);
-	return o->valid && o->key == b ? o->val : 3;
+	while (o->valid && o->cur.key < b)
+		o->valid = btree_cursor_next(&o->cur);
+	return o->valid && o->cur.key == b ? le32_get(o->cur.value) : 3;
 }
 
 /* ---- the comparison ---- */
@@ -206,10 +181,10 @@ static void leak_flush(struct chk *c, int data, struct leaks *l)
 	if (l->end == l->begin)
 		return;
 	if (l->end - l->begin == 1)
-		check_problem(c, 0, UINT64_MAX, "%s block %" PRIu64 " is leaked (counted, but "
+		thin_chk_problem(c, 0, UINT64_MAX, "%s block %" PRIu64 " is leaked (counted, but "
 			      "nothing refers to it)", sm_name(data), l->begin);
 	else
-		check_problem(c, 0, UINT64_MAX, "%s blocks %" PRIu64 "..%" PRIu64 " are leaked "
+		thin_chk_problem(c, 0, UINT64_MAX, "%s blocks %" PRIu64 "..%" PRIu64 " are leaked "
 			      "(counted, but nothing refers to them)", sm_name(data), l->begin,
 			      l->end - 1);
 	l->begin = l->end = 0;
@@ -230,9 +205,8 @@ static int read_bitmap(struct chk *c, const struct sm_view *v, uint64_t i, unsig
 {
 	uint64_t b = v->e[i].block;
 
-	if (read_meta(c, b, n) || le64_get(n + 8) != b ||
-	    le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR)) {
-		check_problem(c, 1, b, "%s space map: bitmap %" PRIu64 " (block %" PRIu64
+	if (read_meta(c, b, n) || !bm_header_valid(n, b, SM_BITMAP_CSUM_XOR)) {
+		thin_chk_problem(c, 1, b, "%s space map: bitmap %" PRIu64 " (block %" PRIu64
 			      ") unreadable", sm_name(v->data), i, b);
 		return -EUCLEAN;
 	}
@@ -248,28 +222,30 @@ static void check_entry(struct chk *c, const struct sm_view *v, uint64_t i, uint
 
 	if (e->nr_free != kernel && e->nr_free != nfree &&
 	    (v->data || (e->nr_free + 1 != kernel && e->nr_free + 1 != nfree)))
-		check_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64 " says %" PRIu32
+		thin_chk_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64 " says %" PRIu32
 			      " free entries, it has %" PRIu32, sm_name(v->data), i, e->nr_free, nfree);
 	/* thin_restore 0.9.0 hides its one freed scratch block */
 	if (e->nfb > (v->data ? first : second))
-		check_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64
+		thin_chk_problem(c, 0, UINT64_MAX, "%s space map: bitmap %" PRIu64
 			      " none_free_before %" PRIu32 " hides free entry %" PRIu32,
 			      sm_name(v->data), i, e->nfb, first);
 }
 
-int check_sm_compare(struct chk *c, int data, int counts)
+int thin_chk_sm_compare(struct chk *c, int data, int counts)
 {
 	const struct sm_view *v = &c->sm[data];
 	unsigned char n[BM_BLOCK_SIZE];
 	struct leaks l = { 0, 0 };
 	uint64_t allocated = 0;
+	const struct btree_cursor_ops ops = { c, ocur_read, NULL, NULL };
 	struct ocur oc;
 	int unreadable = 0, r;
 
 	if (v->broken)
 		return 0;
-	if ((r = ocur_init(&oc, c, v->ref_root)))
+	if ((r = btree_cursor_init(&oc.cur, &ops, v->ref_root, 4, 0)))
 		return r;
+	oc.valid = btree_cursor_next(&oc.cur);
 	for (uint64_t i = 0; i < v->nb; i++) {
 		uint64_t base = i * SM_ENTRIES_PER_BITMAP;
 		uint32_t covered = (uint32_t)TP_MIN((uint64_t)SM_ENTRIES_PER_BITMAP, v->nr_blocks - base);
@@ -287,7 +263,7 @@ int check_sm_compare(struct chk *c, int data, int counts)
 			got = ((w >> p) & 1) * 2 + ((w >> (p + 1)) & 1);
 			if (got == 3)
 				got = ocur_count(&oc, b);
-			exp = check_expected(c, data, b);
+			exp = thin_chk_expected(c, data, b);
 			if (!got) {
 				nfree++;
 				if (k < first) {
@@ -303,12 +279,12 @@ int check_sm_compare(struct chk *c, int data, int counts)
 			if (!exp)
 				leak_add(c, data, &l, b);
 			else
-				check_problem(c, 1, UINT64_MAX, "%s block %" PRIu64 ": reference count %"
+				thin_chk_problem(c, 1, UINT64_MAX, "%s block %" PRIu64 ": reference count %"
 					      PRIu64 ", expected %" PRIu64, sm_name(data), b, got, exp);
 		}
 		check_entry(c, v, i, nfree, covered, first, second);
 	}
-	free(oc.stack);
+	btree_cursor_exit(&oc.cur);
 	if (!counts)
 		return 0;
 	leak_flush(c, data, &l);
@@ -318,7 +294,7 @@ int check_sm_compare(struct chk *c, int data, int counts)
 		c->rep->meta_used = allocated;
 	/* thin_restore 0.9.0 counts one freed scratch block (format doc 10.6) */
 	if (!unreadable && allocated != v->nr_allocated && (data || v->nr_allocated != allocated + 1))
-		check_problem(c, 0, UINT64_MAX, "%s space map: nr_allocated says %" PRIu64
+		thin_chk_problem(c, 0, UINT64_MAX, "%s space map: nr_allocated says %" PRIu64
 			      ", the bitmaps hold %" PRIu64, sm_name(data), v->nr_allocated, allocated);
 	return 0;
 }

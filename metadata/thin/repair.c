@@ -12,7 +12,7 @@
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
-#include "metadata/thin/check_util.h"
+#include "metadata/pdata/u64map.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_sb.h"
@@ -203,7 +203,7 @@ static int on_dev_begin(void *ctx, const struct thin_ir_device *d)
 	w->max_time = TP_MAX(w->max_time, TP_MAX(d->creation_time, d->snap_time));
 	if (!w->out)
 		return 0;
-	if (check_push_u64(&rep->dev_ids, &rep->nr_dev_ids, d->dev_id))
+	if (u64_push(&rep->dev_ids, &rep->nr_dev_ids, d->dev_id))
 		return -ENOMEM;
 	rep->nr_devices++;
 	return w->out->device_begin ? w->out->device_begin(w->out->ctx, d) : 0;
@@ -267,7 +267,7 @@ static int root_ok(struct io_engine *in, uint64_t b, uint32_t leaf_vsize)
 	unsigned char n[BM_BLOCK_SIZE];
 
 	return b && b < in->size / BM_BLOCK_SIZE && !io_read(in, b * BM_BLOCK_SIZE, n, sizeof(n)) &&
-	       check_node_usable(n, b, leaf_vsize);
+	       !btree_node_check(n, b, leaf_vsize, 0, NULL);
 }
 
 static int choose(struct io_engine *in, const struct thin_repair_opts *o,
@@ -288,8 +288,7 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		sb->held_root = 0;
 		sb->flags = 0;
 		/* an impossible data size is inferred from the mappings instead */
-		if (old.data_sm.nr_blocks > THIN_MAX_DATA_BLOCKS ||
-		    old.data_sm.nr_blocks / SM_ENTRIES_PER_BITMAP >= in->size / BM_BLOCK_SIZE)
+		if (!thin_sb_data_size_ok(old.data_sm.nr_blocks, in->size / BM_BLOCK_SIZE))
 			sb->data_sm.nr_blocks = 0;
 	}
 	if (!r && root_ok(in, old.details_root, THIN_DETAILS_SIZE) && root_ok(in, old.mapping_root, 8)) {
@@ -314,7 +313,7 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 	}
 	if (o->nr_data_blocks)
 		sb->data_sm.nr_blocks = o->nr_data_blocks;
-	/* the overlay's superblock must pass thin_sb_sanity */
+	/* the overlay's superblock must pass thin_sb_check */
 	sb->data_sm.nr_allocated = 0;
 	return 0;
 }

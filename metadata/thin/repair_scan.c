@@ -18,7 +18,7 @@
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
-#include "metadata/thin/check_util.h"
+#include "metadata/pdata/u64map.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 
@@ -41,10 +41,17 @@ static int read_node(struct scan *s, uint64_t b, unsigned char *n)
 	return io_read(s->in, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE);
 }
 
+/* A node of a thin tree (leaf values of 8 or 24 bytes) under RULES. */
+static int usable(const unsigned char *n, uint64_t b, unsigned rules)
+{
+	return !btree_node_check(n, b, 0, rules, NULL) &&
+	       (!bn_is_leaf(n) || bn_vsize(n) == 8 || bn_vsize(n) == THIN_DETAILS_SIZE);
+}
+
 /* Usable, with the max_entries a writer of this format uses. */
 static int valid_node(const unsigned char *n, uint64_t b)
 {
-	return check_node_usable(n, b, 0) && bn_max(n) == btree_max_entries(bn_vsize(n));
+	return usable(n, b, BTREE_RULE_STD_MAX);
 }
 
 static int pass_valid(struct scan *s)
@@ -151,7 +158,7 @@ static int collect(struct scan *s, uint64_t b, int details, struct cand *c, int 
 		return 0;
 	if ((r = read_node(s, b, n)))
 		return r;
-	if (!s->type && !check_node_usable(n, b, 0))
+	if (!s->type && !usable(n, b, 0))
 		return 0;
 	for (uint32_t i = 0; i < bn_nr(n); i++) {
 		if (bn_flags(n) == BTREE_NODE_INTERNAL) {
@@ -159,7 +166,7 @@ static int collect(struct scan *s, uint64_t b, int details, struct cand *c, int 
 				return r;
 			continue;
 		}
-		if (check_push_u64(&c->ids, &c->n, bn_key(n, i)))
+		if (u64_push(&c->ids, &c->n, bn_key(n, i)))
 			return -ENOMEM;
 		if (details) {
 			struct thin_ir_device d;

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/crc32c.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_build.h"
 #include "metadata/pdata/le.h"
@@ -284,37 +283,20 @@ static int build_top_and_details(struct thin_builder *b, uint64_t *top, uint64_t
 static int write_bitmap(struct thin_builder *b, unsigned char *blk, uint64_t loc)
 {
 	memset(blk, 0, 16);
-	le64_put(blk + 8, loc);
-	le32_put(blk, tp_block_csum(blk, BM_BLOCK_SIZE, SM_BITMAP_CSUM_XOR));
+	bm_header_prepare(blk, loc, SM_BITMAP_CSUM_XOR);
 	return write_block(b, loc, blk);
 }
 
 static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_root *root)
 {
 	struct btree_build bb;
-	uint64_t *keys = NULL, k, v, first;
-	size_t n = 0, pos = 0;
+	uint64_t k, first;
 	unsigned char val[16];
-	int r = 0;
+	int r;
 
 	/* ref-count tree */
-	if (b->overflow.nr && !(keys = malloc(b->overflow.nr * sizeof(*keys))))
-		return -ENOMEM;
-	while (u64map_next(&b->overflow, &pos, &k, &v))
-		keys[n++] = k;
-	if (n)
-		qsort(keys, n, sizeof(*keys), sm_cmp_u64);
-	btree_build_init(&bb, 4, alloc_block, write_block, b);
-	for (size_t i = 0; i < n && !r; i++) {
-		u64map_get(&b->overflow, keys[i], &v);
-		le32_put(val, (uint32_t)v);
-		r = btree_build_add(&bb, keys[i], val);
-	}
-	if (!r)
-		r = btree_build_finish(&bb, &root->ref_count_root);
-	btree_build_destroy(&bb);
-	free(keys);
-	if (r)
+	if ((r = sm_build_overflow_tree(&b->overflow, alloc_block, write_block, b,
+					&root->ref_count_root)))
 		return r;
 	/* bitmaps, then the index btree over them */
 	if (b->next_block + b->nr_dbitmaps > b->nr_meta)
@@ -376,8 +358,7 @@ static int build_meta_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 		sm_index_entry_pack(idx + 16 + 16 * i, first + i, nr_free, nfb);
 	}
 	if (!r) {
-		le64_put(idx + 8, index);
-		le32_put(idx, tp_block_csum(idx, BM_BLOCK_SIZE, SM_INDEX_CSUM_XOR));
+		bm_header_prepare(idx, index, SM_INDEX_CSUM_XOR);
 		r = write_block(b, index, idx);
 	}
 	free(words);
@@ -414,7 +395,7 @@ static int sb_end(void *ctx)
 	    (r = wflush(b)) || (r = io_flush(b->out)))
 		goto out;
 	thin_sb_pack(blk, &sb);
-	le32_put(blk, tp_block_csum(blk, BM_BLOCK_SIZE, THIN_SB_CSUM_XOR));
+	bm_header_prepare(blk, 0, THIN_SB_CSUM_XOR);
 	if ((r = io_write(b->out, 0, blk, BM_BLOCK_SIZE)) || (r = io_flush(b->out))) {
 		log_error("%s: writing the superblock failed: %s", b->out->name, strerror(-r));
 		goto out;

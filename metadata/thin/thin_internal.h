@@ -4,6 +4,7 @@
 #ifndef TP_THIN_INTERNAL_H
 #define TP_THIN_INTERNAL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,14 @@ int thin_add_dev(struct thin_md *md, uint64_t id, struct thin_dev **out);
 void thin_del_dev(struct thin_md *md, struct thin_dev *dev);
 int thin_load_devices(struct thin_md *md);
 int thin_write_details(struct thin_md *md);
-int thin_writable(struct thin_md *md);
+
+/* -EROFS when MD is read-only, else marks it changed. */
+static inline int thin_writable(struct thin_md *md)
+{
+	if (md->flags & THIN_RDONLY)
+		return -EROFS;
+	md->changed = 1;
+	return 0;
+}
 
 #endif

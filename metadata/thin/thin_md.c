@@ -45,14 +45,6 @@ static void setup_infos(struct thin_md *md)
 	md->details = (struct btree_info){ md->tm, { THIN_DETAILS_SIZE, md, NULL, NULL } };
 }
 
-int thin_writable(struct thin_md *md)
-{
-	if (md->flags & THIN_RDONLY)
-		return -EROFS;
-	md->changed = 1;
-	return 0;
-}
-
 /* ---- load / unload ---- */
 
 static void unload(struct thin_md *md)
@@ -71,6 +63,7 @@ static void unload(struct thin_md *md)
 
 static int load(struct thin_md *md)
 {
+	unsigned faults;
 	int r;
 
 	if ((r = thin_sb_read(md->io, 0, &md->sb))) {
@@ -78,16 +71,27 @@ static int load(struct thin_md *md)
 			log_error("%s: no thin metadata (the superblock is zeroed)", md->io->name);
 		return r;
 	}
-	if (md->sb.meta_sm.nr_blocks > bm_nr_blocks(md->bm)) {
+	faults = thin_sb_check(&md->sb, 0, bm_nr_blocks(md->bm)) & THIN_SB_FATAL;
+	if (faults & THIN_SB_BIT(THIN_SBF_META_SIZE)) {
 		log_error("%s: metadata space map covers %" PRIu64 " blocks but the area has %"
 			  PRIu64 " (truncated?)", md->io->name, md->sb.meta_sm.nr_blocks,
 			  bm_nr_blocks(md->bm));
 		return -EUCLEAN;
 	}
-	if (!(md->flags & THIN_RDONLY) && md->sb.compat_ro) {
-		log_error("%s: read-only compatible features %#" PRIx32 " present: open read-only",
-			  md->io->name, md->sb.compat_ro);
-		return -EROFS;
+	if (faults & THIN_SB_BIT(THIN_SBF_COMPAT_RO)) {
+		if (!(md->flags & THIN_RDONLY)) {
+			log_error("%s: read-only compatible features %#" PRIx32
+				  " present: open read-only", md->io->name, md->sb.compat_ro);
+			return -EROFS;
+		}
+		faults &= ~THIN_SB_BIT(THIN_SBF_COMPAT_RO);
+	}
+	for (int f = 0; f < THIN_SBF_NR_FAULTS; f++) {
+		if (faults & THIN_SB_BIT(f)) {
+			log_error("%s: superblock: %s: run tpcheck", md->io->name,
+				  thin_sb_fault_str((enum thin_sb_fault)f));
+			return -EUCLEAN;
+		}
 	}
 	if ((r = sm_open(md->bm, SM_METADATA, &md->sb.meta_sm, &md->msm)))
 		return r;

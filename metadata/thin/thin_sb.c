@@ -76,25 +76,74 @@ void thin_sb_pack(void *block, const struct thin_sb *sb)
 	le32_put(p + 0x168, sb->incompat);
 }
 
-int thin_sb_sanity(const struct thin_sb *sb, uint64_t where)
+int thin_sb_data_size_ok(uint64_t nr_data_blocks, uint64_t nr_meta_blocks)
 {
-	if (sb->incompat) {
-		log_error("superblock at block %" PRIu64 ": unsupported incompatible features %#"
-			  PRIx32, where, sb->incompat);
-		return -EUCLEAN;
-	}
-	if (sb->mapping_root == 0 || sb->details_root == 0) {
-		log_error("superblock at block %" PRIu64 ": missing tree roots", where);
-		return -EUCLEAN;
-	}
+	/* every bitmap of the data space map occupies a metadata block */
+	return nr_data_blocks <= THIN_MAX_DATA_BLOCKS &&
+	       nr_data_blocks / SM_ENTRIES_PER_BITMAP < nr_meta_blocks;
+}
+
+unsigned thin_sb_check(const struct thin_sb *sb, uint64_t where, uint64_t area_blocks)
+{
+	unsigned m = 0;
+
+	if (sb->incompat)
+		m |= THIN_SB_BIT(THIN_SBF_INCOMPAT);
+	if (!sb->mapping_root || !sb->details_root)
+		m |= THIN_SB_BIT(THIN_SBF_NO_ROOTS);
 	if (where == 0 && (sb->data_block_size < THIN_DATA_BLOCK_SIZE_MIN ||
 			   sb->data_block_size > THIN_DATA_BLOCK_SIZE_MAX ||
-			   sb->data_block_size % THIN_DATA_BLOCK_SIZE_MIN)) {
+			   sb->data_block_size % THIN_DATA_BLOCK_SIZE_MIN))
+		m |= THIN_SB_BIT(THIN_SBF_DATA_BLOCK_SIZE);
+	if (sb->version != THIN_SB_VERSION)
+		m |= THIN_SB_BIT(sb->version == 1 ? THIN_SBF_VERSION_OLD : THIN_SBF_VERSION);
+	if (sb->metadata_block_size != BM_BLOCK_SIZE / 512)
+		m |= THIN_SB_BIT(THIN_SBF_METADATA_BLOCK_SIZE);
+	if (sb->compat_ro)
+		m |= THIN_SB_BIT(THIN_SBF_COMPAT_RO);
+	if (sb->meta_sm.nr_blocks > area_blocks || sb->meta_sm.nr_blocks > THIN_METADATA_MAX_BLOCKS)
+		return m | THIN_SB_BIT(THIN_SBF_META_SIZE);
+	if (!thin_sb_data_size_ok(sb->data_sm.nr_blocks, sb->meta_sm.nr_blocks))
+		return m | THIN_SB_BIT(THIN_SBF_DATA_SIZE);
+	if (!sb->metadata_nr_blocks || sb->metadata_nr_blocks > sb->meta_sm.nr_blocks)
+		m |= THIN_SB_BIT(THIN_SBF_METADATA_NR_BLOCKS);
+	if (sb->held_root && sb->held_root >= sb->meta_sm.nr_blocks)
+		m |= THIN_SB_BIT(THIN_SBF_HELD_ROOT);
+	return m;
+}
+
+const char *thin_sb_fault_str(enum thin_sb_fault f)
+{
+	static const char *const str[THIN_SBF_NR_FAULTS] = {
+		[THIN_SBF_INCOMPAT] = "unsupported incompatible features",
+		[THIN_SBF_NO_ROOTS] = "missing tree roots",
+		[THIN_SBF_DATA_BLOCK_SIZE] = "impossible data block size",
+		[THIN_SBF_VERSION] = "unknown version",
+		[THIN_SBF_VERSION_OLD] = "version 1",
+		[THIN_SBF_METADATA_BLOCK_SIZE] = "metadata block size not 8 sectors",
+		[THIN_SBF_COMPAT_RO] = "unknown read-only features",
+		[THIN_SBF_META_SIZE] = "metadata space map larger than the area",
+		[THIN_SBF_DATA_SIZE] = "impossible data device size",
+		[THIN_SBF_METADATA_NR_BLOCKS] = "metadata_nr_blocks does not fit the space map",
+		[THIN_SBF_HELD_ROOT] = "metadata snapshot beyond the end",
+	};
+	return (unsigned)f < THIN_SBF_NR_FAULTS ? str[f] : "unknown fault";
+}
+
+/* Log the unusable faults of M as thin_sb_read always has. */
+static int refuse_unusable(const struct thin_sb *sb, uint64_t where, unsigned m)
+{
+	if (m & THIN_SB_BIT(THIN_SBF_INCOMPAT))
+		log_error("superblock at block %" PRIu64 ": unsupported incompatible features %#"
+			  PRIx32, where, sb->incompat);
+	else if (m & THIN_SB_BIT(THIN_SBF_NO_ROOTS))
+		log_error("superblock at block %" PRIu64 ": missing tree roots", where);
+	else if (m & THIN_SB_BIT(THIN_SBF_DATA_BLOCK_SIZE))
 		log_error("superblock: impossible data block size %" PRIu32 " sectors",
 			  sb->data_block_size);
-		return -EUCLEAN;
-	}
-	return 0;
+	else
+		return 0;
+	return -EUCLEAN;
 }
 
 int thin_sb_read(struct io_engine *io, uint64_t b, struct thin_sb *sb)
@@ -126,7 +175,8 @@ int thin_sb_read(struct io_engine *io, uint64_t b, struct thin_sb *sb)
 	if ((r = sb_check(d, b)))
 		goto out;
 	thin_sb_unpack(d, sb);
-	r = thin_sb_sanity(sb, b);
+	r = refuse_unusable(sb, b,
+			    thin_sb_check(sb, b, io->size / BM_BLOCK_SIZE) & THIN_SB_UNUSABLE);
 out:
 	free(d);
 	return r;

@@ -50,9 +50,60 @@ extern const struct bm_validator thin_sb_validator;
 void thin_sb_unpack(const void *block, struct thin_sb *sb);
 /* Zero BLOCK and fill it (checksum and blocknr are the validator's job). */
 void thin_sb_pack(void *block, const struct thin_sb *sb);
-/* Checks beyond the checksum: magic, sizes, feature flags. Logs, -EUCLEAN. */
-int thin_sb_sanity(const struct thin_sb *sb, uint64_t where);
-/* Read and validate the superblock copy at block B of IO (no cache).
+/* The one superblock check, beyond the validator's location, magic and
+ * checksum. Faults (THIN_SBF_*) in the order they are looked for and reported:
+ *
+ *   unusable (thin_sb_read refuses the copy; check: "unreadable"):
+ *     INCOMPAT        unknown incompatible features (the kernel refuses too)
+ *     NO_ROOTS        a tree root is 0
+ *     DATA_BLOCK_SIZE block 0 only: not 128..2097152 sectors, a multiple of 128
+ *   fatal (thin_open refuses; tpcheck exits 2):
+ *     VERSION         version neither 1 nor 2
+ *     METADATA_BLOCK_SIZE  not 8 sectors
+ *     COMPAT_RO       unknown read-only features: a writer must refuse them
+ *                     (the kernel's rule: thin_open refuses them unless
+ *                     THIN_RDONLY; the checker cannot vouch for them: fatal)
+ *     META_SIZE       the metadata space map is larger than the area or the
+ *                     format's limit (checks below it are not reported)
+ *     DATA_SIZE       the data space map above 2^40 blocks, or with more
+ *                     bitmaps than there are metadata blocks (likewise)
+ *     HELD_ROOT       the metadata snapshot beyond the metadata space map
+ *   non-fatal (reported, accepted by open):
+ *     VERSION_OLD     version 1
+ *     METADATA_NR_BLOCKS  metadata_nr_blocks 0 or above the space map's size
+ *
+ * thin_sb_check returns the faults of SB read from block WHERE of an area
+ * of AREA_BLOCKS blocks as a mask of THIN_SB_BIT(fault); it logs nothing. */
+enum thin_sb_fault {
+	THIN_SBF_INCOMPAT,
+	THIN_SBF_NO_ROOTS,
+	THIN_SBF_DATA_BLOCK_SIZE,
+	THIN_SBF_VERSION,
+	THIN_SBF_VERSION_OLD,
+	THIN_SBF_METADATA_BLOCK_SIZE,
+	THIN_SBF_COMPAT_RO,
+	THIN_SBF_META_SIZE,
+	THIN_SBF_DATA_SIZE,
+	THIN_SBF_METADATA_NR_BLOCKS,
+	THIN_SBF_HELD_ROOT,
+	THIN_SBF_NR_FAULTS
+};
+
+#define THIN_SB_BIT(f) (1u << (f))
+#define THIN_SB_UNUSABLE (THIN_SB_BIT(THIN_SBF_INCOMPAT) | THIN_SB_BIT(THIN_SBF_NO_ROOTS) | \
+			  THIN_SB_BIT(THIN_SBF_DATA_BLOCK_SIZE))
+#define THIN_SB_NONFATAL (THIN_SB_BIT(THIN_SBF_VERSION_OLD) | \
+			  THIN_SB_BIT(THIN_SBF_METADATA_NR_BLOCKS))
+#define THIN_SB_FATAL (((1u << THIN_SBF_NR_FAULTS) - 1) & ~THIN_SB_NONFATAL)
+
+unsigned thin_sb_check(const struct thin_sb *sb, uint64_t where, uint64_t area_blocks);
+/* The DATA_SIZE rule alone: can a data device of NR_DATA_BLOCKS have its
+ * space map in NR_META_BLOCKS metadata blocks? (repair asks it of the area) */
+int thin_sb_data_size_ok(uint64_t nr_data_blocks, uint64_t nr_meta_blocks);
+/* A short static description ("unknown read-only features", ...). */
+const char *thin_sb_fault_str(enum thin_sb_fault f);
+/* Read and validate the superblock copy at block B of IO (no cache):
+ * location, magic, checksum, then the unusable faults (logged, -EUCLEAN).
  * An all-zero block 0 is -ENODATA. */
 int thin_sb_read(struct io_engine *io, uint64_t b, struct thin_sb *sb);
 

@@ -3,7 +3,8 @@
  * Metadata: superblock 1, metadata snapshot copy 1, every space-map block
  * 1, every mapping/details tree node = number of distinct references
  * (a shared parent counts once). Data: number of distinct bottom-level
- * leaf entries naming the block. */
+ * leaf entries naming the block. The trees are counted by a node visitor
+ * of the one walker (thin_walk.h) over the committed metadata. */
 #include "metadata/thin/thin_internal.h"
 
 #include <errno.h>
@@ -14,8 +15,7 @@
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
 #include "metadata/pdata/u64map.h"
-
-enum tree_kind { T_TOP, T_BOTTOM, T_DETAILS };
+#include "metadata/thin/thin_walk.h"
 
 struct verify {
 	struct thin_md *md;
@@ -61,30 +61,29 @@ static int bump(struct u64map *m, uint64_t b, uint64_t *old)
 	return u64map_put(m, b, v + 1);
 }
 
-static int count_tree(struct verify *v, uint64_t b, enum tree_kind kind, int depth)
+/* The walker's node visitor: a node seen before is THIN_WALK_SEEN, so
+ * the nodes below a shared node are counted once. */
+static int count_node(void *ctx, const struct thin_walk_node *wn)
 {
-	struct bm_block *blk;
-	const unsigned char *n;
+	struct verify *v = ctx;
 	uint64_t seen;
 	int r;
 
-	if (depth >= BTREE_MAX_DEPTH)
-		return -EUCLEAN;
-	if ((r = bump(&v->meta, b, &seen)) || seen)
-		return r;	/* children already counted through the first reference */
-	if ((r = tm_read_lock(v->md->tm, b, &btree_node_validator, &blk)))
-		return r;
-	n = bm_block_data(blk);
-	for (uint32_t i = 0; i < bn_nr(n) && !r; i++) {
-		if (!bn_is_leaf(n))
-			r = count_tree(v, bn_value64(n, i), kind, depth + 1);
-		else if (kind == T_TOP)
-			r = count_tree(v, bn_value64(n, i), T_BOTTOM, 0);
-		else if (kind == T_BOTTOM)
-			r = bump(&v->data, thin_bt_block(bn_value64(n, i)), NULL);
-	}
-	tm_unlock(v->md->tm, blk);
+	if ((r = bump(&v->meta, wn->block, &seen)) || seen)
+		return r ? r : THIN_WALK_SEEN;
+	if (wn->tree != THIN_TREE_MAPPINGS || !bn_is_leaf(wn->node))
+		return 0;
+	for (uint32_t i = 0; i < bn_nr(wn->node) && !r; i++)
+		r = bump(&v->data, thin_bt_block(bn_value64(wn->node, i)), NULL);
 	return r;
+}
+
+static int count_trees(struct verify *v, unsigned flags)
+{
+	const struct thin_ir_visitor nothing = { 0 };
+	const struct thin_node_visitor nv = { v, count_node };
+
+	return thin_walk_nodes(v->md->io, flags, &nothing, NULL, &nv);
 }
 
 static int count_own(void *ctx, uint64_t b)
@@ -132,24 +131,14 @@ static int verify(struct verify *v0)
 	}
 	u64map_init(&v.meta);
 	u64map_init(&v.data);
-	if ((r = bump(&v.meta, 0, NULL)) ||
-	    (r = count_tree(&v, md->sb.mapping_root, T_TOP, 0)) ||
-	    (r = count_tree(&v, md->sb.details_root, T_DETAILS, 0)) ||
+	if ((r = bump(&v.meta, 0, NULL)) || (r = count_trees(&v, 0)) ||
 	    (r = sm_for_each_own_block(md->msm, count_own, &v)) ||
 	    (r = sm_for_each_own_block(md->dsm, count_own, &v)))
 		goto out;
-	if (md->sb.held_root) {
-		struct bm_block *blk;
-		struct thin_sb snap;
-		if ((r = bump(&v.meta, md->sb.held_root, NULL)) ||
-		    (r = bm_read_lock(md->bm, md->sb.held_root, &thin_sb_validator, &blk)))
-			goto out;
-		thin_sb_unpack(bm_block_data(blk), &snap);
-		bm_unlock(blk);
-		if ((r = count_tree(&v, snap.mapping_root, T_TOP, 0)) ||
-		    (r = count_tree(&v, snap.details_root, T_DETAILS, 0)))
-			goto out;
-	}
+	if (md->sb.held_root &&
+	    ((r = bump(&v.meta, md->sb.held_root, NULL)) ||
+	     (r = count_trees(&v, THIN_WALK_METADATA_SNAP))))
+		goto out;
 	if ((r = compare(&v, md->msm, &v.meta, 0)) || (r = compare(&v, md->dsm, &v.data, 1)))
 		goto out;
 	if (v.errors && !v.fix)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/crc32c.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/le.h"
@@ -26,6 +25,7 @@
 struct node_ref {
 	uint64_t block;
 	uint64_t lo, hi;	/* keys allowed: [lo, hi) */
+	int seen;		/* below a node the node visitor has seen */
 };
 
 struct ref_vec {
@@ -38,6 +38,7 @@ struct walker {
 	uint64_t nr_blocks;
 	const struct thin_ir_visitor *v;
 	const struct thin_damage_visitor *dv;
+	const struct thin_node_visitor *nv;
 	unsigned char *bufs;	/* CHUNK nodes */
 	unsigned char *scratch;	/* MAX_RUN blocks */
 	int *errs;		/* per node of the chunk */
@@ -46,9 +47,9 @@ struct walker {
 	struct ref_vec lost[2];	/* damaged details / top-level key ranges */
 };
 
-typedef int (*leaf_fn)(struct walker *w, const unsigned char *node, void *ctx);
+typedef int (*leaf_fn)(struct walker *w, const unsigned char *node, int seen, void *ctx);
 
-static int vec_push(struct ref_vec *rv, uint64_t block, uint64_t lo, uint64_t hi)
+static int vec_push(struct ref_vec *rv, uint64_t block, uint64_t lo, uint64_t hi, int seen)
 {
 	if (rv->n == rv->cap) {
 		size_t nc = rv->cap ? rv->cap * 2 : 64;
@@ -58,7 +59,7 @@ static int vec_push(struct ref_vec *rv, uint64_t block, uint64_t lo, uint64_t hi
 		rv->v = nv;
 		rv->cap = nc;
 	}
-	rv->v[rv->n++] = (struct node_ref){ block, lo, hi };
+	rv->v[rv->n++] = (struct node_ref){ block, lo, hi, seen };
 	return 0;
 }
 
@@ -99,40 +100,26 @@ static void read_chunk(struct walker *w, const struct node_ref *refs, size_t n)
 	}
 }
 
-/* Validate one node read for REF. Returns NULL or a description. */
+/* Validate one node read for REF (btree_node_check, then the key range
+ * its parent allows). Returns NULL or a description. */
 static const char *node_problem(const unsigned char *n, const struct node_ref *ref,
 				uint32_t leaf_vsize)
 {
-	uint32_t nr = bn_nr(n), max = bn_max(n), vs = bn_vsize(n), flags = bn_flags(n);
+	enum btree_node_fault f;
 
-	if (le64_get(n + 8) != ref->block)
-		return "wrong block number";
-	if (le32_get(n) != tp_block_csum(n, BM_BLOCK_SIZE, BTREE_CSUM_XOR))
-		return "bad checksum";
-	if (flags != BTREE_NODE_INTERNAL && flags != BTREE_NODE_LEAF)
-		return "bad node flags";
-	if (vs != (flags == BTREE_NODE_LEAF ? leaf_vsize : 8))
-		return "wrong value size";
-	if (!max || BTREE_HEADER_SIZE + (uint64_t)(8 + vs) * max > BM_BLOCK_SIZE)
-		return "impossible max_entries";
-	if (nr > max)
-		return "nr_entries above max_entries";
-	if (flags == BTREE_NODE_INTERNAL && !nr)
-		return "empty internal node";
-	for (uint32_t i = 0; i < nr; i++) {
-		uint64_t k = bn_key(n, i);
-		if (i && k <= bn_key(n, i - 1))
-			return "keys out of order";
-		if (k < ref->lo || (ref->hi != UINT64_MAX && k >= ref->hi))
-			return "key outside the range its parent allows";
-	}
+	if (btree_node_check(n, ref->block, leaf_vsize, BTREE_RULE_NONEMPTY | BTREE_RULE_KEY_ORDER,
+			     &f))
+		return btree_node_fault_str(f);
+	if (bn_nr(n) && (bn_key(n, 0) < ref->lo ||
+			 (ref->hi != UINT64_MAX && bn_key(n, bn_nr(n) - 1) >= ref->hi)))
+		return "key outside the range its parent allows";
 	return NULL;
 }
 
 static int damage(struct walker *w, enum thin_damage_kind kind, uint64_t dev,
 		  const struct node_ref *ref, int err, const char *what)
 {
-	struct thin_damage d = { kind, dev, ref->lo, ref->hi, ref->block, err, what };
+	struct thin_damage d = { kind, dev, ref->lo, ref->hi, ref->block, err, what, ref->seen };
 	int r;
 
 	if (!w->dv || !w->dv->damage) {
@@ -150,7 +137,7 @@ static int damage(struct walker *w, enum thin_damage_kind kind, uint64_t dev,
 	/* remember lost device ranges: their devices are not reported again
 	 * as a details/top-level mismatch */
 	if ((kind == THIN_DAMAGE_DETAILS || kind == THIN_DAMAGE_TOP) &&
-	    (r = vec_push(&w->lost[kind == THIN_DAMAGE_TOP], ref->block, ref->lo, ref->hi)))
+	    (r = vec_push(&w->lost[kind == THIN_DAMAGE_TOP], ref->block, ref->lo, ref->hi, 0)))
 		return r;
 	return w->dv->damage(w->dv->ctx, &d);
 }
@@ -163,11 +150,30 @@ static int in_lost(const struct ref_vec *lost, uint64_t id)
 	return 0;
 }
 
+/* Show node REF to the node visitor: 0, THIN_WALK_SEEN or its error. */
+static int visit_node(struct walker *w, enum thin_damage_kind kind, uint64_t dev,
+		      const struct node_ref *ref, const unsigned char *node, int depth)
+{
+	static const enum thin_tree tree[] = {
+		[THIN_DAMAGE_DETAILS] = THIN_TREE_DETAILS,
+		[THIN_DAMAGE_TOP] = THIN_TREE_TOP,
+		[THIN_DAMAGE_MAPPINGS] = THIN_TREE_MAPPINGS,
+	};
+	struct thin_walk_node wn = { tree[kind], dev, ref->block, node, depth == 0 };
+
+	if (ref->seen || !w->nv || !w->nv->node)
+		return ref->seen ? THIN_WALK_SEEN : 0;
+	return w->nv->node(w->nv->ctx, &wn);
+}
+
+/* Walk the tree at ROOT level by level; ROOT_ONLY: validate and show the
+ * root node only. SEEN: the root is below a node the node visitor saw. */
 static int walk_tree(struct walker *w, uint64_t root, uint32_t leaf_vsize,
-		     enum thin_damage_kind kind, uint64_t dev, leaf_fn fn, void *ctx)
+		     enum thin_damage_kind kind, uint64_t dev, leaf_fn fn, void *ctx, int seen,
+		     int root_only)
 {
 	struct ref_vec cur = { 0 }, next = { 0 };
-	int r = vec_push(&cur, root, 0, UINT64_MAX), level_kind;
+	int r = vec_push(&cur, root, 0, UINT64_MAX, seen), level_kind;
 
 	for (int depth = 0; !r && cur.n; depth++) {
 		level_kind = 0;
@@ -199,14 +205,21 @@ static int walk_tree(struct walker *w, uint64_t root, uint32_t leaf_vsize,
 					r = damage(w, kind, dev, ref, -EUCLEAN, "leaves at unequal depth");
 					continue;
 				}
+				int below_seen = visit_node(w, kind, dev, ref, node, depth);
+				if (below_seen != 0 && below_seen != THIN_WALK_SEEN) {
+					r = below_seen;
+					continue;
+				}
+				if (root_only)
+					continue;
 				if (bn_is_leaf(node)) {
-					r = fn(w, node, ctx);
+					r = fn(w, node, below_seen, ctx);
 					continue;
 				}
 				for (uint32_t c = 0; !r && c < bn_nr(node); c++) {
 					uint64_t lo = c ? bn_key(node, c) : ref->lo;
 					uint64_t hi = c + 1 < bn_nr(node) ? bn_key(node, c + 1) : ref->hi;
-					r = vec_push(&next, bn_value64(node, c), lo, hi);
+					r = vec_push(&next, bn_value64(node, c), lo, hi, below_seen);
 				}
 			}
 		}
@@ -227,6 +240,7 @@ struct dev_rec {
 	uint64_t root;
 	struct thin_ir_device d;
 	int have_details, have_root;
+	int root_seen;		/* its top-level leaf was seen by the node visitor */
 };
 
 struct dev_vec {
@@ -266,9 +280,9 @@ static struct dev_rec *dev_slot(struct dev_vec *dv, uint64_t id)
 	return &dv->v[lo];
 }
 
-static int details_leaf(struct walker *w, const unsigned char *n, void *ctx)
+static int details_leaf(struct walker *w, const unsigned char *n, int seen, void *ctx)
 {
-	(void)w;
+	(void)w, (void)seen;
 	for (uint32_t i = 0; i < bn_nr(n); i++) {
 		struct dev_rec *d = dev_slot(ctx, bn_key(n, i));
 		if (!d)
@@ -280,7 +294,7 @@ static int details_leaf(struct walker *w, const unsigned char *n, void *ctx)
 	return 0;
 }
 
-static int top_leaf(struct walker *w, const unsigned char *n, void *ctx)
+static int top_leaf(struct walker *w, const unsigned char *n, int seen, void *ctx)
 {
 	(void)w;
 	for (uint32_t i = 0; i < bn_nr(n); i++) {
@@ -289,15 +303,16 @@ static int top_leaf(struct walker *w, const unsigned char *n, void *ctx)
 			return -ENOMEM;
 		d->root = bn_value64(n, i);
 		d->have_root = 1;
+		d->root_seen = seen;
 	}
 	return 0;
 }
 
-static int bottom_leaf(struct walker *w, const unsigned char *n, void *ctx)
+static int bottom_leaf(struct walker *w, const unsigned char *n, int seen, void *ctx)
 {
 	struct thin_ir_mapping *runs = w->runs;
 	size_t nr = 0;
-	(void)ctx;
+	(void)ctx, (void)seen;
 
 	for (uint32_t i = 0; i < bn_nr(n); i++) {
 		uint64_t v = bn_key(n, i), bt = bn_value64(n, i);
@@ -344,8 +359,8 @@ static int walk(struct walker *w, unsigned flags)
 			goto sb_damage;
 	}
 	if ((r = walk_tree(w, sb.details_root, THIN_DETAILS_SIZE, THIN_DAMAGE_DETAILS, 0,
-			   details_leaf, &devs)) ||
-	    (r = walk_tree(w, sb.mapping_root, 8, THIN_DAMAGE_TOP, 0, top_leaf, &devs)))
+			   details_leaf, &devs, 0, 0)) ||
+	    (r = walk_tree(w, sb.mapping_root, 8, THIN_DAMAGE_TOP, 0, top_leaf, &devs, 0, 0)))
 		goto out;
 	isb = (struct thin_ir_superblock){ sb.time, sb.trans_id, sb.flags, sb.version,
 					   live.data_block_size, sb.data_sm.nr_blocks,
@@ -367,8 +382,9 @@ static int walk(struct walker *w, unsigned flags)
 		}
 		if (v->device_begin && (r = v->device_begin(v->ctx, &d->d)))
 			goto out;
-		if (!(flags & THIN_WALK_SKIP_MAPPINGS) &&
-		    (r = walk_tree(w, d->root, 8, THIN_DAMAGE_MAPPINGS, d->id, bottom_leaf, NULL)))
+		if ((!(flags & THIN_WALK_SKIP_MAPPINGS) || (flags & THIN_WALK_MAPPING_ROOTS)) &&
+		    (r = walk_tree(w, d->root, 8, THIN_DAMAGE_MAPPINGS, d->id, bottom_leaf, NULL,
+				   d->root_seen, (flags & THIN_WALK_SKIP_MAPPINGS) != 0)))
 			goto out;
 		if (v->device_end && (r = v->device_end(v->ctx)))
 			goto out;
@@ -391,7 +407,13 @@ sb_damage:
 int thin_walk_io(struct io_engine *meta, unsigned flags, const struct thin_ir_visitor *v,
 		 const struct thin_damage_visitor *dv)
 {
-	struct walker w = { meta, meta->size / BM_BLOCK_SIZE, v, dv };
+	return thin_walk_nodes(meta, flags, v, dv, NULL);
+}
+
+int thin_walk_nodes(struct io_engine *meta, unsigned flags, const struct thin_ir_visitor *v,
+		    const struct thin_damage_visitor *dv, const struct thin_node_visitor *nv)
+{
+	struct walker w = { meta, meta->size / BM_BLOCK_SIZE, v, dv, nv };
 	int r = -ENOMEM;
 
 	/* page aligned: O_DIRECT engines read straight into them */

@@ -202,7 +202,7 @@ static void check_shape(struct shape *s, uint64_t b, int depth, int root)
 	n = bm_block_data(blk);
 	if (!root && bn_nr(n) < bn_max(n) / 3)
 		s->errors++;
-	if (btree_node_check_shape(n, b, 8))
+	if (btree_node_check(n, b, 8, BTREE_RULE_KEY_ORDER | BTREE_RULE_HEADER_DONE, NULL))
 		s->errors++;
 	if (bn_is_leaf(n)) {
 		if (s->leaf_depth < 0)
