@@ -20,7 +20,7 @@
 #   directory relative to ROOT or absolute (default $BUILD, else build).
 #
 #   LAYERS_STRICT=0   report only: print the findings, exit 0 (default 1)
-#   LAYERS_CIRCLES=1  circles fail the check (default: printed as notes)
+#   LAYERS_CIRCLES=0  circles are printed as notes only (default 1: they fail)
 #   TP_RESULTS=FILE   write "passed failed", one per group, for test/run-all.sh
 #
 # Exit 0 when clean, 1 when a group failed, 2 on bad usage or missing objects.
@@ -57,7 +57,7 @@ for g in "${groups[@]}"; do
 	case $g in includes|calls|circles) ;; *) usage ;; esac
 done
 strict=${LAYERS_STRICT:-1}
-circles_fail=${LAYERS_CIRCLES:-0}
+circles_fail=${LAYERS_CIRCLES:-1}
 cd "$root" || exit 2
 case $build in /*) ;; *) build=$root/$build ;; esac
 
@@ -256,7 +256,7 @@ report() { # group findings-file fails(0/1)
 	fi
 	if [ "$counts" = 0 ]; then
 		sed 's/^/note: /' "$file"
-		echo "layers: $group: $n found (notes; LAYERS_CIRCLES=1 makes them fail)"
+		echo "layers: $group: $n found (notes only: LAYERS_CIRCLES=0)"
 	elif [ "$strict" = 0 ]; then
 		cat "$file"
 		echo "layers: $group: $n violations (report only: LAYERS_STRICT=0)"
