@@ -2,6 +2,7 @@
  * See xml_parse.h. */
 #include "metadata/thin/xml_parse.h"
 #include "lib/base/compiler.h"
+#include "metadata/thin/xml_defs.h"
 
 #include <errno.h>
 #include <expat.h>
@@ -24,7 +25,8 @@ enum where {
 	AT_TOP,		/* before <superblock> */
 	IN_SUPERBLOCK,
 	IN_DEVICE,
-	IN_MAPPING,	/* inside a mapping element: no children allowed */
+	IN_DEF,		/* inside a 1.x <def> (a shared run of mappings) */
+	IN_MAPPING,	/* inside a mapping or <ref>: no children allowed */
 	AT_END,		/* after </superblock> */
 };
 
@@ -40,6 +42,9 @@ struct parser {
 	struct thin_ir_device dev;
 	uint64_t next_origin;	/* first origin block the next mapping may use */
 	int origin_full;	/* the previous mapping ended at 2^64 */
+	struct xml_defs defs;	/* 1.x <def>s seen so far */
+	size_t cur_def;		/* IN_DEF: the def being read */
+	enum where parent;	/* IN_MAPPING: where its end returns to */
 	size_t nbatch;
 	struct thin_ir_mapping batch[BATCH];
 };
@@ -253,28 +258,25 @@ static void start_device(struct parser *p, const char **atts)
 	VISIT(p, "starting a device", device_begin, &p->dev);
 }
 
-static void add_mapping(struct parser *p, const char *elem, uint64_t origin, uint64_t data,
-			uint64_t len, uint64_t time)
+/* Is [ORIGIN, ORIGIN + LEN) -> DATA a valid run after *NEXT / *FULL (the
+ * device's or the def's order so far)? Records the error and returns -1
+ * if not, else moves *NEXT past it. */
+static int check_run(struct parser *p, const char *elem, const char *owner, uint64_t origin,
+		     uint64_t data, uint64_t len, uint64_t *next, int *full)
 {
-	struct thin_ir_mapping *m;
-
-	if (p->where != IN_DEVICE) {
-		invalid(p, "<%s>: only allowed inside <device>", elem);
-		return;
-	}
 	if (!len) {
 		invalid(p, "<%s>: length must be at least 1", elem);
-		return;
+		return -1;
 	}
-	if (p->origin_full || origin < p->next_origin) {
+	if (*full || origin < *next) {
 		invalid(p, "<%s>: origin block %llu overlaps or precedes the previous mapping of "
-			   "device %llu; mappings must be sorted and disjoint",
-			elem, (unsigned long long)origin, (unsigned long long)p->dev.dev_id);
-		return;
+			   "%s; mappings must be sorted and disjoint",
+			elem, (unsigned long long)origin, owner);
+		return -1;
 	}
 	if (origin + len - 1 < origin) {
 		invalid(p, "<%s>: origin blocks run past 2^64", elem);
-		return;
+		return -1;
 	}
 	if (data >= p->nr_data_blocks || len > p->nr_data_blocks - data) {
 		if (len == 1)
@@ -284,11 +286,35 @@ static void add_mapping(struct parser *p, const char *elem, uint64_t origin, uin
 			invalid(p, "<%s>: data blocks %llu..%llu are beyond nr_data_blocks (%llu)",
 				elem, (unsigned long long)data, (unsigned long long)(data + len - 1),
 				(unsigned long long)p->nr_data_blocks);
+		return -1;
+	}
+	*next = origin + len;
+	*full = *next == 0;
+	return 0;
+}
+
+/* One run, into the device being read (batched for the visitor) or into
+ * the def being read. */
+static void put_run(struct parser *p, const char *elem, uint64_t origin, uint64_t data,
+		    uint64_t len, uint64_t time)
+{
+	struct thin_ir_mapping *m;
+	char owner[48];
+
+	if (p->where == IN_DEF) {
+		struct xml_def *d = xml_defs_at(&p->defs, p->cur_def);
+		struct thin_ir_mapping run = { origin, data, len, (uint32_t)time };
+
+		if (check_run(p, elem, "its <def>", origin, data, len, &d->next_origin,
+			      &d->origin_full))
+			return;
+		if (xml_def_append(d, &run))
+			visitor_failed(p, -ENOMEM, "keeping a <def>");
 		return;
 	}
-	p->next_origin = origin + len;
-	p->origin_full = p->next_origin == 0;
-	p->where = IN_MAPPING;
+	snprintf(owner, sizeof(owner), "device %llu", (unsigned long long)p->dev.dev_id);
+	if (check_run(p, elem, owner, origin, data, len, &p->next_origin, &p->origin_full))
+		return;
 	if (!p->v || !p->v->mappings)
 		return;
 	m = &p->batch[p->nbatch++];
@@ -298,6 +324,21 @@ static void add_mapping(struct parser *p, const char *elem, uint64_t origin, uin
 	m->time = (uint32_t)time;
 	if (p->nbatch == BATCH)
 		flush_batch(p);
+}
+
+/* A mapping element at the current position: it has no children. */
+static void add_mapping(struct parser *p, const char *elem, uint64_t origin, uint64_t data,
+			uint64_t len, uint64_t time)
+{
+	if (p->where != IN_DEVICE && p->where != IN_DEF) {
+		invalid(p, "<%s>: only allowed inside <device> or <def>", elem);
+		return;
+	}
+	put_run(p, elem, origin, data, len, time);
+	if (!p->rc) {
+		p->parent = p->where;
+		p->where = IN_MAPPING;
+	}
 }
 
 static void start_single(struct parser *p, const char **atts)
@@ -327,6 +368,56 @@ static void start_range(struct parser *p, const char **atts)
 		add_mapping(p, "range_mapping", val[0], val[1], val[2], val[3]);
 }
 
+static const struct attr_spec def_name_spec[] = { { "name", UINT64_MAX, 1 } };
+
+static void start_def(struct parser *p, const char **atts)
+{
+	uint64_t name = 0;
+	int r;
+
+	if (p->where != IN_SUPERBLOCK) {
+		invalid(p, "<def>: only allowed directly inside <superblock>");
+		return;
+	}
+	if (get_attrs(p, "def", atts, def_name_spec, 1, &name))
+		return;
+	r = xml_defs_begin(&p->defs, name, &p->cur_def);
+	if (r == -EEXIST)
+		invalid(p, "<def>: name \"%llu\" is defined twice", (unsigned long long)name);
+	else if (r)
+		visitor_failed(p, r, "keeping a <def>");
+	else
+		p->where = IN_DEF;
+}
+
+/* <ref name="N"/>: def N's runs, here. */
+static void start_ref(struct parser *p, const char **atts)
+{
+	const struct xml_def *d;
+	uint64_t name = 0;
+	enum where at = p->where;
+
+	if (at != IN_DEVICE && at != IN_DEF) {
+		invalid(p, "<ref>: only allowed inside <device> or <def>");
+		return;
+	}
+	if (get_attrs(p, "ref", atts, def_name_spec, 1, &name))
+		return;
+	d = xml_defs_find(&p->defs, name);
+	if (!d || (at == IN_DEF && d == xml_defs_at(&p->defs, p->cur_def))) {
+		invalid(p, "<ref>: no <def name=\"%llu\"> before it", (unsigned long long)name);
+		return;
+	}
+	/* D is not the def being filled, so appending never moves it */
+	for (size_t i = 0; i < d->n && !p->rc; i++)
+		put_run(p, "ref", d->m[i].origin_begin, d->m[i].data_begin, d->m[i].length,
+			d->m[i].time);
+	if (!p->rc) {
+		p->parent = at;
+		p->where = IN_MAPPING;
+	}
+}
+
 static void XMLCALL on_start(void *ctx, const XML_Char *name, const XML_Char **atts)
 {
 	struct parser *p = ctx;
@@ -341,6 +432,10 @@ static void XMLCALL on_start(void *ctx, const XML_Char *name, const XML_Char **a
 		start_range(p, atts);
 	else if (!strcmp(name, "device"))
 		start_device(p, atts);
+	else if (!strcmp(name, "ref"))
+		start_ref(p, atts);
+	else if (!strcmp(name, "def"))
+		start_def(p, atts);
 	else if (!strcmp(name, "superblock"))
 		start_superblock(p, atts);
 	else
@@ -365,7 +460,10 @@ static void XMLCALL on_end(void *ctx, const XML_Char *name)
 		return;
 	switch (p->where) {
 	case IN_MAPPING:
-		p->where = IN_DEVICE;
+		p->where = p->parent;
+		break;
+	case IN_DEF:
+		p->where = IN_SUPERBLOCK;
 		break;
 	case IN_DEVICE:
 		end_device(p);
@@ -404,6 +502,7 @@ static void XMLCALL on_doctype(void *ctx, const XML_Char *name, const XML_Char *
 static int parser_init(struct parser *p, const struct thin_ir_visitor *v,
 		       struct thin_xml_error *err)
 {
+	xml_defs_init(&p->defs);
 	memset(err, 0, sizeof(*err));
 	p->xp = XML_ParserCreate("UTF-8");
 	if (!p->xp)
@@ -489,6 +588,7 @@ int thin_xml_parse_fd(int fd, const struct thin_ir_visitor *v, struct thin_xml_e
 		r = parser_finish(p);
 	if (p->xp)
 		XML_ParserFree(p->xp);
+	xml_defs_destroy(&p->defs);
 	free(p);
 	return r;
 }
@@ -515,6 +615,7 @@ int thin_xml_parse_mem(const char *buf, size_t len, const struct thin_ir_visitor
 		r = parser_finish(p);
 	if (p->xp)
 		XML_ParserFree(p->xp);
+	xml_defs_destroy(&p->defs);
 	free(p);
 	return r;
 }

@@ -1,10 +1,13 @@
 /* xml_parse.h - read thin_dump-style XML (expat) and drive a visitor.
  *
- * Owns: nothing after return (the expat parser and the mapping batch live
- * for one call). Accepts exactly what thin_dump 0.9.0 and tpdump write:
- * one <superblock> holding <device> elements holding <single_mapping>
- * and <range_mapping> elements; whitespace between elements, comments and
- * an XML declaration are allowed; a DTD is not.
+ * Owns: nothing after return (the expat parser, the mapping batch and the
+ * defs live for one call). Accepts exactly what thin_dump 0.9.0, 1.x and
+ * tpdump write: one <superblock> holding <device> elements holding
+ * <single_mapping> and <range_mapping> elements, and 1.x's shared runs:
+ * <def name="N"> elements directly inside <superblock> holding mappings
+ * and <ref>s, and <ref name="N"/> inside devices and later defs, each
+ * expanded into the def's runs (xml_defs.h); whitespace between elements,
+ * comments and an XML declaration are allowed; a DTD is not.
  *
  * Validation (every failure is -EBADMSG with ERR filled in, naming the
  * line, column and element): malformed XML, unknown elements or
@@ -13,7 +16,8 @@
  * outside 128..2097152 sectors or not a multiple of 128, nr_data_blocks
  * above 2^40, version other than 1 or 2, dev_id above 2^24-1, duplicate or
  * descending dev_id, zero-length ranges, mappings unsorted or overlapping
- * within a device, data blocks at or beyond nr_data_blocks, mapping times
+ * within a device or a def (a ref's runs included), a def name defined
+ * twice or not decimal, a ref to a def not defined before it, data blocks at or beyond nr_data_blocks, mapping times
  * of 2^24 or more. metadata_snap and uuid are accepted and ignored;
  * mapped_blocks is passed on unchecked (the builder writes the real
  * count, as thin_builder.h says).

@@ -3,7 +3,8 @@
 # tpcreate/tvsnap and tprestore write passes its thin_check and dumps to the
 # same content; what its thin_restore writes (from our XML and from its own
 # <def>/<ref> dumps with shared subtrees) opens clean in tpcheck and dumps
-# like the source; the kernel's images read the same in both.
+# like the source; tprestore reads its <def>/<ref> dumps; the kernel's
+# images read the same in both.
 ref=${TPTOOLS_REF110:-/var/cache/tptools/trixie.bin}
 [ -x "$ref/thin_check" ] || skip "thin-provisioning-tools 1.1.0 not set up (scripts/setup-reference.sh)"
 "$ref/thin_check" --version | grep -q '^1\.' || skip "$ref/thin_check is not 1.x"
@@ -19,6 +20,7 @@ same_content() { # A.xml B.xml WHAT
 	diff a.norm b.norm >&2 || fail "$3: the dumps differ in content"
 }
 
+defs=0
 # 1. our engine's metadata: snapshots of snapshots, shared subtrees, deletes,
 #    a held metadata snapshot
 n=0
@@ -46,7 +48,15 @@ for spec in \
 		ok tpdump r.img
 		cmp out ours$n.xml || fail "metadata thin_restore 1.1.0 wrote from $x$n.xml dumps differently"
 	done
+	# tprestore reads its dump (shared runs as <def>/<ref>) as the source
+	image t.img 32M
+	ok tprestore -i theirs$n.xml -o t.img
+	ok tpcheck --metadata t.img
+	ok tpdump t.img
+	cmp out ours$n.xml || fail "tprestore of 1.1.0's dump differs from the source: $spec"
+	grep -q '<def' theirs$n.xml && defs=$((defs + 1))
 done
+[ "$defs" -gt 0 ] || fail "no workload made thin_dump 1.1.0 write a <def>"
 
 # 2. tprestore's output passes 1.1.0's thin_check and dumps the same there
 image t.img 32M
@@ -77,4 +87,8 @@ for f in "$TOP"/test/data/kernel-6.1/*_meta.img.xz; do
 	cp out k.xml
 	"$ref/thin_dump" k.img >k110.xml
 	same_content k.xml k110.xml "$(basename "$f")"
+	image t.img 16M
+	ok tprestore -i k110.xml -o t.img
+	ok tpdump t.img
+	cmp out k.xml || fail "tprestore of 1.1.0's dump of $(basename "$f") differs"
 done

@@ -20,6 +20,9 @@
 #define RANGE(o, d, l) "    <range_mapping origin_begin=\"" #o "\" data_begin=\"" #d \
 		       "\" length=\"" #l "\" time=\"0\"/>\n"
 #define END_DEV "  </device>\n"
+#define DEF(n) "  <def name=\"" #n "\">\n"
+#define END_DEF "  </def>\n"
+#define REF(n) "    <ref name=\"" #n "\"/>\n"
 #define END_SB "</superblock>\n"
 
 static const char doc_b[] =
@@ -269,12 +272,25 @@ static const struct bad_case bad_cases[] = {
 	{ "<?xml version=\"1.0\"?>\n<!-- nothing -->\n", "malformed XML", 3 },
 	/* unknown or misplaced elements */
 	{ "<metadata/>\n", "<metadata>: unknown element", 1 },
-	{ SB "  <def name=\"x\"/>\n" END_SB, "<def>: unknown element", 2 },
-	{ SB DEV(0) "    <ref name=\"x\"/>\n" END_DEV END_SB, "<ref>: unknown element", 3 },
+	/* 1.x's shared runs: <def> at superblock level, <ref> to an earlier def */
+	{ SB "  <def name=\"x\"/>\n" END_SB, "name=\"x\" is not a decimal number", 2 },
+	{ SB "  <def/>\n" END_SB, "<def>: missing attribute 'name'", 2 },
+	{ SB DEF(3) END_DEF DEF(3) END_DEF END_SB, "name \"3\" is defined twice", 4 },
+	{ SB DEV(0) DEF(3) END_DEF END_DEV END_SB, "<def>: only allowed directly inside", 3 },
+	{ SB DEV(0) REF(3) END_DEV END_SB, "<ref>: no <def name=\"3\"> before it", 3 },
+	{ SB DEF(3) REF(3) END_DEF END_SB, "<ref>: no <def name=\"3\"> before it", 3 },
+	{ SB DEV(0) END_DEV DEF(2) END_DEF DEV(1) REF(4) END_DEV END_SB, "no <def name=\"4\">", 7 },
+	{ SB REF(3) END_SB, "<ref>: only allowed inside <device> or <def>", 2 },
+	{ SB DEF(1) SINGLE(4, 0) SINGLE(2, 1) END_DEF END_SB,
+	  "origin block 2 overlaps or precedes the previous mapping of its <def>", 4 },
+	{ SB DEF(1) SINGLE(4, 0) END_DEF DEV(0) SINGLE(5, 1) REF(1) END_DEV END_SB,
+	  "<ref>: origin block 4 overlaps or precedes the previous mapping of device 0", 7 },
+	{ SB DEF(1) SINGLE(0, 1024) END_DEF END_SB, "data block 1024 is beyond", 3 },
+	{ SB DEV(0) "<ref name=\"1\"><device/></ref>" END_DEV END_SB, "no <def", 3 },
 	{ SB DEV(0) DEV(1) END_DEV END_DEV END_SB, "<device>: only allowed directly inside", 3 },
 	{ DEV(0) END_DEV, "<device>: only allowed directly inside", 1 },
-	{ SB SINGLE(0, 0) END_SB, "<single_mapping>: only allowed inside <device>", 2 },
-	{ SB RANGE(0, 0, 2) END_SB, "<range_mapping>: only allowed inside <device>", 2 },
+	{ SB SINGLE(0, 0) END_SB, "<single_mapping>: only allowed inside <device> or <def>", 2 },
+	{ SB RANGE(0, 0, 2) END_SB, "<range_mapping>: only allowed inside <device> or <def>", 2 },
 	{ SB "<superblock/>" END_SB, "only one superblock", 2 },
 	{ SB DEV(0) "<single_mapping origin_block=\"0\" data_block=\"0\" time=\"0\">"
 	  "<device/></single_mapping>" END_DEV END_SB, "mapping elements have no children", 3 },
@@ -366,6 +382,42 @@ static void test_bad_input(void)
 	}
 }
 
+/* thin_dump 1.x's shared runs: <def>s before the devices, <ref>s in
+ * devices and in later defs; the visitor sees the plain runs, and the
+ * emitter writes them as thin_dump 0.9.0 would (joined across a ref). */
+static void test_def_ref(void)
+{
+	static const char in[] =
+		SB
+		DEF(7) RANGE(10, 20, 5) SINGLE(16, 40) END_DEF
+		DEF(8) SINGLE(1, 3) REF(7) SINGLE(30, 50) END_DEF
+		"  <!-- a def may come after a device too -->\n"
+		DEV(0) SINGLE(0, 9) REF(7) SINGLE(17, 41) END_DEV
+		DEF(9) END_DEF
+		DEV(1) REF(8) REF(9) END_DEV
+		DEV(2) REF(9) END_DEV
+		END_SB;
+	static const char want[] =
+		SB
+		DEV(0) SINGLE(0, 9) RANGE(10, 20, 5) RANGE(16, 40, 2) END_DEV
+		DEV(1) SINGLE(1, 3) RANGE(10, 20, 5) SINGLE(16, 40) SINGLE(30, 50) END_DEV
+		DEV(2) END_DEV
+		END_SB;
+	struct thin_xml_error err;
+	int rc = -1;
+	char *out = reemit(in, strlen(in), &rc, &err);
+
+	if (rc)
+		fprintf(stderr, "\n%lu:%lu: %s\n", err.line, err.column, err.msg);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	if (strcmp(out, want))
+		fprintf(stderr, "\n%s", out);
+	CU_ASSERT_STRING_EQUAL(out, want);
+	free(out);
+	CU_ASSERT_EQUAL(thin_xml_parse_mem(in, strlen(in), NULL, &err), 0);
+}
+
 /* The column points at the offending element. */
 static void test_error_position(void)
 {
@@ -383,4 +435,5 @@ TP_TEST_SUITE(xml_parse, NULL, NULL,
 	      { "accepted_variants", test_accepted_variants },
 	      { "batches_and_fd", test_batches_and_fd },
 	      { "bad_input", test_bad_input },
+	      { "def_ref", test_def_ref },
 	      { "error_position", test_error_position })
