@@ -81,7 +81,11 @@ struct dm_task *tp_dm_lib_task(int type, const char *name)
 	struct dm_task *dmt = dm_task_create(type);
 
 	if (!dmt) {
-		log_error("out of memory for a device-mapper task");
+		/* libdevmapper checks the kernel's interface version here: NULL
+		 * is almost always an unusable /dev/mapper/control, rarely memory */
+		log_error("device-mapper is not usable: libdevmapper could not reach the kernel "
+			  "through /dev/mapper/control (is dm-mod loaded and the node right? "
+			  "TPTOOLS_DEBUG=kernel shows libdevmapper's own messages)");
 		return NULL;
 	}
 	if (name && !dm_task_set_name(dmt, name)) {
