@@ -48,8 +48,9 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
  * P->vg, rewriting stale copies. DEVICES "DATA,META": the paths P was
  * attached with (needed when a label is missing). 0 with nothing to do
  * when P is whole and RESTOREFILE NULL. -ENODATA (logged, with the
- * command to run) when no VG copy is left and no backup given; -EINVAL
- * (logged) for a device that fails the size or uuid check. */
+ * command to run) when no VG copy is left and no backup given; -ENOSPC
+ * or -EBUSY (logged) for a device that fails the size or uuid check,
+ * -EUCLEAN for a backup that is not the pool's. */
 int pool_relabel(struct pool *p, const char *devices, const char *restorefile,
 		 struct pool_repair_result *res) TP_MUST_CHECK;
 

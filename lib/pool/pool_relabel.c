@@ -76,7 +76,7 @@ static int label_matches(const struct pool *p, const struct vg *vg, enum vg_role
 		  "device %s of pool %s for its %s role: not restoring over it", p->name,
 		  p->pv[role].io->name, l->pv_uuid, l->pool_uuid, from, vg->dev[role].pv_uuid,
 		  vg->uuid, vg_role_name(role));
-	return -EINVAL;
+	return -EBUSY;
 }
 
 /* Open PATH for ROLE and write the label VG records for it, after the
@@ -96,7 +96,7 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 			  "device had: not the right device", p->name, path, io->size,
 			  vg->dev[role].size, vg_role_name(role));
 		io_destroy(io);
-		return -EINVAL;
+		return -ENOSPC;
 	}
 	r = vg_label_read(io, &old);
 	if (r == VG_LABEL_FOUND && (strcmp(old.pool_uuid, vg->uuid) ||
@@ -104,7 +104,7 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 		log_error("pool %s: %s carries a valid label of another device (%s, pool %s); "
 			  "not writing over it", p->name, path, old.pv_uuid, old.pool_name);
 		io_destroy(io);
-		return -EINVAL;
+		return -EBUSY;
 	}
 	label_from_vg(vg, role, &l);
 	r = vg_label_write(io, &l);
@@ -139,7 +139,7 @@ static int load_backup(const struct pool *p, const char *file, struct vg **out)
 		log_error("pool %s: the backup %s is of pool %s", p->name, file, (*out)->name);
 		vg_free(*out);
 		*out = NULL;
-		return -EINVAL;
+		return -EUCLEAN;
 	}
 	return 0;
 }
@@ -193,10 +193,13 @@ static int settle_vg(struct pool *p, struct vg *src, struct pool_repair_result *
 	if (st.seqno > src->seqno)
 		src->seqno = st.seqno;
 	vg_free(cur);
-	if ((r = vg_clone(src, &p->vg)) || (r = vg_clone(src, &next)))
+	if ((r = vg_clone(src, &p->vg)))
 		return r;
-	if ((r = pool_commit_vg(p, next)))
-		return r;
+	/* twice: a commit fills one slot per device, the damaged other one
+	 * is the second's */
+	for (int i = 0; i < VG_MDA_SLOTS; i++)
+		if ((r = vg_clone(p->vg, &next)) || (r = pool_commit_vg(p, next)))
+			return r;
 	res->vg_restored = 1;
 	return 0;
 }
@@ -299,6 +302,12 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	}
 	if (!p->vg) {
 		char *b = pool_backup_path(p->name, 0), *d = pool_backup_dir(p->name);
+		char both[sizeof(dev)];
+		if (nmissing == 0) {
+			snprintf(both, sizeof(both), "%s,%s", p->pv[VG_ROLE_DATA].io->name,
+				 p->pv[VG_ROLE_META].io->name);
+			paths = both;
+		}
 		if (b)
 			snprintf(buf, len, "restore with 'tprepair %s --restorefile %s --devices %s'",
 				 p->name, b, paths ? paths : "DATA,META");
