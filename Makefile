@@ -164,7 +164,9 @@ install: all
 	for m in man/*.[578]; do [ -e "$$m" ] || continue; \
 	  s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/; done
 	if ls udev/*.rules >/dev/null 2>&1; then install -d $(DESTDIR)/lib/udev/rules.d && \
-	  install -m 0644 udev/*.rules $(DESTDIR)/lib/udev/rules.d/; fi
+	  for r in udev/*.rules; do sed 's|/usr/sbin/tp |$(PREFIX)/sbin/tp |' $$r \
+	    >$(DESTDIR)/lib/udev/rules.d/$${r##*/} && \
+	    chmod 0644 $(DESTDIR)/lib/udev/rules.d/$${r##*/} || exit 1; done; fi
 
 clean:
 	rm -rf build build-san build-*

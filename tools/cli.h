@@ -1,7 +1,8 @@
 /* cli.h - the command table and the option handling every command shares.
  *
  * Owns: tp_commands[] (generated from commands.def: one row per
- * implemented command), the common options (-v, -q, -y, --help,
+ * implemented command; the internal ones, run by udev, are found by
+ * tp_command_find but not listed), the common options (-v, -q, -y, --help,
  * --version) and their values in tp_cli. Commands only parse and print:
  * each fills a params struct with popt, calls one lib/pool function and
  * maps the result to an exit code (lib/base/exitcodes.h). Tools include
@@ -22,7 +23,9 @@ struct tp_command {
 
 #define TP_COMMAND(name, alias, summary, args, fn) \
 	int fn(const struct tp_command *cmd, int argc, const char **argv);
+#define TP_INTERNAL(name, summary, args, fn) TP_COMMAND(name, NULL, summary, args, fn)
 #include "tools/commands.def"
+#undef TP_INTERNAL
 #undef TP_COMMAND
 
 extern const struct tp_command tp_commands[];

@@ -2,6 +2,7 @@
  * dispatch on the name a command was run by. */
 #include "tools/cli.h"
 #include "lib/base/exitcodes.h"
+#include "lib/base/compiler.h"
 #include "lib/base/log.h"
 
 #include <stdio.h>
@@ -18,12 +19,24 @@ const struct tp_command tp_commands[] = {
 
 const unsigned tp_ncommands = sizeof(tp_commands) / sizeof(tp_commands[0]) - 1;
 
+/* Not listed by `tp --help`; `tp NAME` only. */
+static const struct tp_command internal_commands[] = {
+#define TP_COMMAND(name, alias, summary, args, fn)
+#define TP_INTERNAL(name, summary, args, fn) { name, NULL, summary, args, fn },
+#include "tools/commands.def"
+#undef TP_INTERNAL
+#undef TP_COMMAND
+};
+
 const struct tp_command *tp_command_find(const char *name)
 {
 	for (unsigned i = 0; i < tp_ncommands; i++)
 		if (!strcmp(tp_commands[i].name, name) ||
 		    (tp_commands[i].alias && !strcmp(tp_commands[i].alias, name)))
 			return &tp_commands[i];
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(internal_commands); i++)
+		if (!strcmp(internal_commands[i].name, name))
+			return &internal_commands[i];
 	return NULL;
 }
 

@@ -106,7 +106,7 @@ static void print_json(const struct findings *fs, const struct pool_thin_summary
 }
 
 static void print_text(const char *what, const struct findings *fs,
-		       const struct pool_thin_summary *r, int code, int fast)
+		       const struct pool_thin_summary *r, int code, int fast, const char *next)
 {
 	size_t total = nr_total(fs, 0);
 
@@ -131,6 +131,8 @@ static void print_text(const char *what, const struct findings *fs,
 	else
 		printf("%s: FATAL damage (%zu problems): do not activate; run tprepair (see "
 		       "tprepair(8))\n", what, total);
+	if (code != TP_EXIT_OK && next[0])
+		printf("next: %s\n", next);
 }
 
 /* Print RES as asked; returns the exit code of its verdict. */
@@ -143,7 +145,7 @@ static int print_result(const char *what, int bare, const struct pool_check_resu
 	if (json)
 		print_json(&fs, &res->sum, code);
 	else if (!tp_cli.quiet)
-		print_text(what, &fs, &res->sum, code, fast);
+		print_text(what, &fs, &res->sum, code, fast, res->next);
 	return code;
 }
 

@@ -1,12 +1,15 @@
-/* tprepair.c - salvage damaged thin metadata.
+/* tprepair.c - repair a pool (labels, VG metadata, thin metadata) or
+ * salvage a bare thin-metadata area.
  *
- *   tprepair [--transaction-id N] [--devices DATA,META] POOL
+ *   tprepair [--force] [--transaction-id N] [--devices DATA,META] POOL
+ *   tprepair --restorefile FILE --devices DATA,META POOL
  *   tprepair --metadata IN [--offset BYTES] [--size BYTES] -o OUT [--force]
  *            [--transaction-id N] [--data-block-size SECTORS] [--nr-data-blocks N]
  *
  * Never writes the input; refuses an OUT that is a pool device unless
- * --force. Prints what was lost and what to do next. Exit: 0 repaired
- * (possibly with losses, listed), 3 bad command line, 5 nothing could be
+ * --force. A clean pool is left alone (say so, exit 0) unless --force.
+ * Prints what was done, what was lost and what to do next. Exit: 0
+ * repaired or clean (losses listed), 3 bad command line, 5 nothing could be
  * salvaged (OUT's superblock zeroed) or OUT refused. The work is
  * lib/pool/pool_check.h. */
 #include "lib/base/exitcodes.h"
@@ -97,23 +100,53 @@ static int check_modes(const struct tp_command *cmd, const struct pool_repair_pa
 	if (!p->metadata && (p->output || area->offset_s || area->size_s || salvage))
 		return cli_usage_error(cmd, "-o, --offset, --size, --data-block-size and "
 				       "--nr-data-blocks need --metadata");
-	if (!p->metadata && p->force)
-		return cli_usage_error(cmd, "--force is for -o OUT, with --metadata");
+	if (p->metadata && p->restorefile)
+		return cli_usage_error(cmd, "--restorefile restores a pool's labels and VG; it "
+				       "does not go with --metadata");
 	return cli_area(cmd, area, 1, NULL);
+}
+
+/* What a pool's repair did besides the salvage. */
+static void print_pool_steps(const struct pool_repair_params *p,
+			     const struct pool_repair_result *r)
+{
+	for (int i = 0; i < 2; i++)
+		if (r->relabeled & (1u << i))
+			printf("%s: rewrote the label of %s from %s\n", p->pool, r->device[i],
+			       p->restorefile ? p->restorefile : "the other device's VG metadata");
+	if (r->vg_restored)
+		printf("%s: VG metadata restored from %s onto both devices\n", p->pool,
+		       p->restorefile);
+	if (r->vg_rewritten)
+		printf("%s: damaged or stale VG metadata copies rewritten\n", p->pool);
 }
 
 static void print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)
 {
 	const char *what = p->metadata ? p->output : p->pool;
 
-	print_losses(what, r);
+	if (p->metadata || r->salvaged)
+		print_losses(what, r);
 	if (tp_cli.quiet)
 		return;
-	if (p->metadata)
+	if (p->metadata) {
 		printf("%s: repaired; check it with 'tpcheck --metadata %s' before use\n", what, what);
-	else
+		return;
+	}
+	print_pool_steps(p, r);
+	if (!r->relabeled && !r->vg_restored && !r->vg_rewritten && !r->salvaged) {
+		printf("%s: clean: nothing to repair, nothing written ('tprepair --force %s' "
+		       "salvages the thin metadata anyway)\n", what, what);
+		return;
+	}
+	if (r->saved[0])
+		printf("%s: the spare area's earlier content (the damaged copy an earlier repair "
+		       "set aside) was kept in %s\n", what, r->saved);
+	if (r->salvaged)
 		printf("%s: repaired into the spare area, which is now active; the damaged copy "
 		       "stays in the spare until the next repair. Run 'tpcheck %s'.\n", what, what);
+	else
+		printf("%s: repaired. Run 'tpcheck %s'.\n", what, what);
 }
 
 int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
@@ -130,8 +163,12 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		  "not IN)", "OUT" },
 		CLI_OPT_AREA(area, "with --metadata: ", "IN"),
 		{ "force", 'f', POPT_ARG_NONE, &p.force, 0,
-		  "with --metadata: write OUT even if it is a pool's device", NULL },
+		  "with --metadata: write OUT even if it is a pool's device; with POOL: salvage "
+		  "the thin metadata even when the check finds it clean", NULL },
 		CLI_OPT_DEVICES(p.devices),
+		{ "restorefile", '\0', POPT_ARG_STRING, &p.restorefile, 0,
+		  "with POOL: rebuild lost labels and VG metadata from this VG backup (the config "
+		  "dir's backup/POOL/*.vg)", "FILE" },
 		{ "transaction-id", '\0', POPT_ARG_STRING, &tid_s, 0,
 		  "transaction id to write (default: the VG's, or the old superblock's)", "N" },
 		{ "data-block-size", '\0', POPT_ARG_INT, &dbs, 0,
@@ -156,6 +193,7 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		goto done;
 	p.offset = area.offset;
 	p.size = area.size;
+	p.force_salvage = !p.metadata && p.force;
 	r = pool_repair_run(&p, &res);
 	if (!r)
 		print_done(&p, &res);

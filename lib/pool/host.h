@@ -25,7 +25,14 @@
  * atomically (temp file in the same directory, fsync, rename, fsync of
  * the directory); the newest POOL_BACKUP_KEEP files of a pool are kept,
  * older ones pruned. File names are the seqno in decimal, zero-padded to
- * 20 digits so they sort. */
+ * 20 digits so they sort.
+ *
+ * The damaged thin-metadata copies (host_spare.c): a repair writes into
+ * the spare area, which holds the copy the previous repair set aside.
+ * Before it is overwritten, its content goes to
+ * <config dir>/backup/<pool>/spare-<seqno>-<UTC time>.img (a sparse
+ * file the size of the area; seqno = the VG's before the repair); the
+ * newest POOL_SPARE_KEEP are kept. */
 #ifndef TP_POOL_HOST_H
 #define TP_POOL_HOST_H
 
@@ -94,7 +101,28 @@ int pool_backup_list(const char *pool, uint64_t **seqnos, size_t *n) TP_MUST_CHE
 int pool_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
 		     uint64_t *got_seqno) TP_MUST_CHECK;
 
+/* Path of backup SEQNO of POOL (0 = the newest; NULL when there is none,
+ * or on ENOMEM); caller frees. */
+char *pool_backup_path(const char *pool, uint64_t seqno);
+
+/* Load any backup file (tprepair --restorefile) into a malloc'd
+ * NUL-terminated *TEXT: 0 or -errno. */
+int pool_backup_read_file(const char *file, char **text, size_t *len) TP_MUST_CHECK;
+
 /* Delete all but the newest KEEP backups of POOL. */
 int pool_backup_prune(const char *pool, unsigned keep) TP_MUST_CHECK;
+
+/* ---- damaged thin-metadata copies ---- */
+
+#define POOL_SPARE_KEEP 3u
+
+struct io_engine;
+
+/* Copy AREA (the spare about to be overwritten) to a file as above. An
+ * area of zeroes (never used) is not copied: 0 with *SAVED NULL. Else 0
+ * with the file's path in *SAVED (caller frees), or -errno (logged): the
+ * caller must then not overwrite the area. */
+int pool_spare_save(const char *pool, uint64_t seqno, struct io_engine *area, char **saved)
+	TP_MUST_CHECK;
 
 #endif

@@ -225,14 +225,73 @@ void pool_backup_commit(const struct vg *vg)
 	free(text);
 }
 
+int pool_backup_read_file(const char *file, char **text, size_t *len)
+{
+	char *buf = NULL;
+	struct stat stt;
+	size_t got = 0;
+	int fd, r = 0;
+
+	*text = NULL;
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &stt)) {
+		r = -errno;
+		goto out;
+	}
+	buf = malloc((size_t)stt.st_size + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while (got < (size_t)stt.st_size) {
+		ssize_t rd = read(fd, buf + got, (size_t)stt.st_size - got);
+		if (rd < 0 && errno == EINTR)
+			continue;
+		if (rd <= 0) {
+			r = rd < 0 ? -errno : -EIO;
+			goto out;
+		}
+		got += (size_t)rd;
+	}
+	buf[stt.st_size] = '\0';
+	*text = buf;
+	*len = (size_t)stt.st_size;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+char *pool_backup_path(const char *pool, uint64_t seqno)
+{
+	char *dir, *file = NULL;
+
+	if (!seqno) {
+		uint64_t *seq;
+		size_t n;
+		if (!pool_backup_list(pool, &seq, &n) && n)
+			seqno = seq[n - 1];
+		free(seq);
+		if (!seqno)
+			return NULL;
+	}
+	dir = pool_backup_dir(pool);
+	if (dir)
+		file = backup_file(dir, seqno);
+	free(dir);
+	return file;
+}
+
 int pool_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
 		   uint64_t *got_seqno)
 {
 	uint64_t *seq;
 	size_t n;
-	char *dir, *file, *buf = NULL;
-	struct stat stt;
-	int fd, r;
+	char *file;
+	int r;
 
 	*text = NULL;
 	r = pool_backup_list(pool, &seq, &n);
@@ -246,45 +305,12 @@ int pool_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
 		seqno = seq[n - 1];
 	}
 	free(seq);
-	dir = pool_backup_dir(pool);
-	file = dir ? backup_file(dir, seqno) : NULL;
-	free(dir);
+	file = pool_backup_path(pool, seqno);
 	if (!file)
 		return -ENOMEM;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	r = pool_backup_read_file(file, text, len);
 	free(file);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &stt)) {
-		r = -errno;
-		goto out;
-	}
-	buf = malloc((size_t)stt.st_size + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	{
-		size_t got = 0;
-		while (got < (size_t)stt.st_size) {
-			ssize_t rd = read(fd, buf + got, (size_t)stt.st_size - got);
-			if (rd < 0 && errno == EINTR)
-				continue;
-			if (rd <= 0) {
-				r = rd < 0 ? -errno : -EIO;
-				goto out;
-			}
-			got += (size_t)rd;
-		}
-	}
-	buf[stt.st_size] = '\0';
-	*text = buf;
-	*len = (size_t)stt.st_size;
-	buf = NULL;
-	if (got_seqno)
+	if (!r && got_seqno)
 		*got_seqno = seqno;
-out:
-	free(buf);
-	close(fd);
 	return r;
 }

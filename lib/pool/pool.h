@@ -205,4 +205,20 @@ void pool_info_free(struct pool_info *info);
  * the array and each string. */
 int pool_list_names(char ***names, unsigned *n) TP_MUST_CHECK;
 
+/* ---- pool_member.c: a device's label, for udev ---- */
+
+/* What the tptools label of a device says (tp udev-probe). */
+struct pool_member {
+	char pool[POOL_NAME_MAX + 1];		/* "" when damaged */
+	char pool_uuid[POOL_UUID_LEN + 1];
+	char device_uuid[POOL_UUID_LEN + 1];
+	char role[8];				/* "data" or "meta" */
+	int damaged;	/* our magic, but the label is corrupt: fields empty */
+};
+
+/* Read PATH's label sector only (read-only open, no lock, no write): 1 it
+ * carries a tptools label (*M filled; M->damaged for a corrupt one), 0
+ * not ours, -errno when PATH cannot be read. */
+int pool_member_probe(const char *path, struct pool_member *m) TP_MUST_CHECK;
+
 #endif

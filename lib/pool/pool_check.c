@@ -35,49 +35,64 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 				     "space is lost until it is deleted)", ids[i]);
 }
 
-int pool_check(const char *name, const char *devices, const struct thin_check_opts *opts,
-	       struct pool_check_report *rep, struct thin_check_report *thin)
+int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
+			struct pool_check_report *rep, struct thin_check_report *thin)
 {
-	struct pool p;
+	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
 	struct io_engine *area = NULL;
+	int r;
+
+	if (io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &area)) {
+		pool_problem(rep, 1, "the active thin-metadata area lies beyond the end of %s",
+			     p->pv[VG_ROLE_META].io->name);
+		return 0;
+	}
+	r = thin_check_io(area, opts, thin);
+	io_destroy(area);
+	if (r || !thin->sb_ok)
+		return r;
+	if (thin->data_block_size != p->vg->chunk_size)
+		pool_problem(rep, 1, "the thin metadata's data block size (%" PRIu32 " sectors) "
+			     "differs from the pool's chunk (%" PRIu32 ")", thin->data_block_size,
+			     p->vg->chunk_size);
+	if (p->vg->transaction_id == thin->transaction_id) {
+		compare_devices(rep, p->vg, thin->dev_ids, thin->nr_dev_ids, 1);
+	} else if (p->vg->transaction_id == thin->transaction_id + 1) {
+		pool_problem(rep, 0, "an interrupted transaction: the VG metadata is at transaction %"
+			     PRIu64 ", the thin metadata at %" PRIu64 " (the next change to the "
+			     "pool completes it)", p->vg->transaction_id, thin->transaction_id);
+		compare_devices(rep, p->vg, thin->dev_ids, thin->nr_dev_ids, 0);
+	} else {
+		pool_problem(rep, 1, "transaction ids disagree: VG metadata %" PRIu64
+			     ", thin metadata %" PRIu64 " (tprepair sets the thin one to the VG's)",
+			     p->vg->transaction_id, thin->transaction_id);
+		compare_devices(rep, p->vg, thin->dev_ids, thin->nr_dev_ids, 1);
+	}
+	return 0;
+}
+
+int pool_check(const char *name, const char *devices, const struct thin_check_opts *opts,
+	       struct pool_check_report *rep, struct thin_check_report *thin, char *next,
+	       size_t len)
+{
+	char *listed = devices ? NULL : pool_devices_from_file(name);
+	struct pool p;
+	size_t before;
 	int r;
 
 	memset(rep, 0, sizeof(*rep));
 	memset(thin, 0, sizeof(*thin));
-	if ((r = pool_attach(&p, name, devices, POOL_RDONLY | POOL_ATTACH_OFFLINE, rep, NULL)))
+	if ((r = pool_attach(&p, name, devices ? devices : listed,
+			     POOL_RDONLY | POOL_ATTACH_OFFLINE, rep, NULL)))
 		goto out;
-	if (!p.vg)
-		goto out;
-	const struct vg_area *a = &p.pv[VG_ROLE_META].label.area[p.vg->metadata_area];
-	if ((r = io_window_create(p.pv[VG_ROLE_META].io, a->offset, a->size, 0, &area))) {
-		pool_problem(rep, 1, "the active thin-metadata area lies beyond the end of %s",
-			     p.pv[VG_ROLE_META].io->name);
-		r = 0;
-		goto out;
-	}
-	if ((r = thin_check_io(area, opts, thin)))
-		goto out;
-	if (!thin->sb_ok)
-		goto out;
-	if (thin->data_block_size != p.vg->chunk_size)
-		pool_problem(rep, 1, "the thin metadata's data block size (%" PRIu32 " sectors) "
-			     "differs from the pool's chunk (%" PRIu32 ")", thin->data_block_size,
-			     p.vg->chunk_size);
-	if (p.vg->transaction_id == thin->transaction_id) {
-		compare_devices(rep, p.vg, thin->dev_ids, thin->nr_dev_ids, 1);
-	} else if (p.vg->transaction_id == thin->transaction_id + 1) {
-		pool_problem(rep, 0, "an interrupted transaction: the VG metadata is at transaction %"
-			     PRIu64 ", the thin metadata at %" PRIu64 " (the next change to the "
-			     "pool completes it)", p.vg->transaction_id, thin->transaction_id);
-		compare_devices(rep, p.vg, thin->dev_ids, thin->nr_dev_ids, 0);
-	} else {
-		pool_problem(rep, 1, "transaction ids disagree: VG metadata %" PRIu64
-			     ", thin metadata %" PRIu64 " (tprepair sets the thin one to the VG's)",
-			     p.vg->transaction_id, thin->transaction_id);
-		compare_devices(rep, p.vg, thin->dev_ids, thin->nr_dev_ids, 1);
-	}
+	before = rep->f.nr_problems;
+	if (p.vg)
+		r = pool_check_attached(&p, opts, rep, thin);
+	if (!r)
+		pool_repair_advice(&p, devices, devices ? devices : listed, before > 0,
+				   rep->f.nr_problems > before || thin->f.nr_problems, next, len);
 out:
-	io_destroy(area);
+	free(listed);
 	pool_detach(&p);
 	return r;
 }

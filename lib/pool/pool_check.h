@@ -11,8 +11,15 @@
  * Repair: salvage the ACTIVE area into the SPARE area (metadata/thin/
  * repair.h), set the thin transaction id to the VG's, then swap active and
  * spare in ONE VG commit (pool_commit_vg). The damaged metadata stays in
- * what becomes the spare. On failure the spare's superblock is zeroed and
- * the VG is untouched. Offline only: the pool lock is taken exclusively.
+ * what becomes the spare; what the spare held before (the copy an earlier
+ * repair set aside) is first copied to a file in the backup dir (host.h).
+ * On failure the spare's superblock is zeroed and the VG is untouched.
+ * Offline only: the pool lock is taken exclusively. The repair checks
+ * first: a lost or corrupt label is rewritten from the VG copy on the
+ * other device (or from a backup file, RESTOREFILE, when no VG copy is
+ * left), damaged VG copies are rewritten, and the thin metadata is
+ * salvaged only when its check finds damage (or FORCE_SALVAGE): a clean
+ * pool is left untouched.
  *
  * A bare area (pool_area.c) is opened through lib/base/io_area.h and the
  * file itself is locked: shared to read, exclusively (failing at once
@@ -83,6 +90,7 @@ struct pool_check_result {
 	struct pool_findings pool;	/* pool level (none for a bare area) */
 	struct pool_findings thin;	/* the thin metadata */
 	struct pool_thin_summary sum;
+	char next[2048];		/* the command that fixes what was found, or "" */
 };
 
 int pool_check_run(const struct pool_check_params *p, struct pool_check_result *res)
@@ -100,6 +108,8 @@ struct pool_repair_params {
 	uint64_t transaction_id;
 	uint32_t data_block_size;	/* sectors; 0 = from the metadata (or the VG) */
 	uint64_t nr_data_blocks;	/* 0 = from the metadata (or the VG) */
+	const char *restorefile;	/* with POOL: a VG backup to restore labels and VG from */
+	int force_salvage;		/* with POOL: salvage even a clean pool */
 };
 
 struct pool_repair_lost {
@@ -118,6 +128,14 @@ struct pool_repair_result {
 	size_t nr_lost;
 	int snapshot_dropped;	/* the input held a metadata snapshot */
 	int details_rebuilt;	/* no details tree: made up from the mapping tree */
+	/* A pool's repair: what was done (all 0: the pool was clean, nothing
+	 * was written). */
+	unsigned relabeled;	/* bit per role (0 data, 1 meta): label rewritten */
+	int vg_restored;	/* the VG came from the restore file */
+	int vg_rewritten;	/* stale or damaged VG copies rewritten */
+	int salvaged;		/* thin metadata salvaged into the spare, areas swapped */
+	char saved[4096];	/* where the spare's earlier content was kept, or "" */
+	char device[2][4096];	/* the paths of the data and metadata devices */
 };
 
 int pool_repair_run(const struct pool_repair_params *p, struct pool_repair_result *res)

@@ -19,15 +19,54 @@ struct pool_check_report {
 };
 
 /* DEVICES: NULL or "DATA,META" (the --devices option). THIN receives the
- * thin metadata check (zeroed if the area could not be found). */
+ * thin metadata check (zeroed if the area could not be found). NEXT (LEN
+ * bytes) gets the command that fixes what was found, or "". */
 int pool_check(const char *name, const char *devices, const struct thin_check_opts *opts,
-	       struct pool_check_report *rep, struct thin_check_report *thin) TP_MUST_CHECK;
+	       struct pool_check_report *rep, struct thin_check_report *thin, char *next,
+	       size_t len) TP_MUST_CHECK;
 void pool_check_report_free(struct pool_check_report *rep);
 
-/* OPTS as for thin_repair_io (transaction id and data sizes come from the
- * VG when not given). */
-int pool_repair(const char *name, const char *devices, const struct thin_repair_opts *opts,
-		struct thin_repair_report *rep) TP_MUST_CHECK;
+struct pool;
+
+/* The thin-metadata part of pool_check on an attached pool with its VG:
+ * the active area and the VG against it (transaction ids, volumes). */
+int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
+			struct pool_check_report *rep, struct thin_check_report *thin)
+	TP_MUST_CHECK;
+
+/* Check first; then labels and VG areas (pool_relabel), a VG rewrite, or
+ * the salvage of the thin metadata into the spare area, as needed (or
+ * forced). OPTS as for thin_repair_io (transaction id and data sizes come
+ * from the VG when not given). RES gets what was done (the caller adds
+ * the salvage report REP). */
+int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_opts *opts,
+		struct thin_repair_report *rep, struct pool_repair_result *res) TP_MUST_CHECK;
+
+/* pool_relabel.c: rewrite the labels P lacks (pool_attach with a report
+ * left P->pv[role].io NULL) from the VG on the other device, or from
+ * RESTOREFILE when given; then read (or restore and commit) the VG into
+ * P->vg, rewriting stale copies. DEVICES "DATA,META": the paths P was
+ * attached with (needed when a label is missing). 0 with nothing to do
+ * when P is whole and RESTOREFILE NULL. -ENODATA (logged, with the
+ * command to run) when no VG copy is left and no backup given; -ENOSPC
+ * or -EBUSY (logged) for a device that fails the size or uuid check,
+ * -EUCLEAN for a backup that is not the pool's. */
+int pool_relabel(struct pool *p, const char *devices, const char *restorefile,
+		 struct pool_repair_result *res) TP_MUST_CHECK;
+
+/* "DATA,META" as the devices file lists POOL's devices (malloc'd), when
+ * one of them has lost its label (the label scan cannot find it then);
+ * else NULL. For check and repair without --devices. */
+char *pool_devices_from_file(const char *name);
+
+/* The command that fixes what a check of attached P found, into BUF:
+ * tprepair for a lost label (from the other device's VG copy), with
+ * --restorefile NEWEST-BACKUP when no VG copy is left, or for damaged VG
+ * copies (VG_BAD) or thin metadata (THIN_BAD); "" when there is nothing to fix.
+ * GIVEN: the --devices of the check (repeated in the advice); PATHS: the
+ * device paths used. */
+void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
+			int thin_bad, char *buf, size_t len);
 
 /* A bare thin-metadata area of a path, opened and locked (pool_area.c). */
 struct pool_area {

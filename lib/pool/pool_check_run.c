@@ -62,7 +62,8 @@ int pool_check_run(const struct pool_check_params *p, struct pool_check_result *
 	if (p->metadata)
 		r = pool_area_check(p->metadata, p->offset, p->size, &o, &thin);
 	else
-		r = pool_check(p->pool, p->devices, &o, &prep, &thin);
+		r = pool_check(p->pool, p->devices, &o, &prep, &thin, res->next,
+			       sizeof(res->next));
 	if (!r)
 		r = copy_findings(&prep.f, &res->pool);
 	if (!r)
@@ -123,7 +124,7 @@ int pool_repair_run(const struct pool_repair_params *p, struct pool_repair_resul
 	if (p->metadata)
 		r = pool_area_repair(p, &o, &rep);
 	else
-		r = pool_repair(p->pool, p->devices, &o, &rep);
+		r = pool_repair(p, &o, &rep, res);
 	if (!r)
 		r = copy_repair(&rep, res);
 	thin_repair_report_free(&rep);

@@ -1,105 +1,172 @@
-/* pool_repair.c - tprepair POOL: salvage the ACTIVE thin-metadata area
- * into the SPARE one and swap them in one VG commit. See pool_check.h.
- * The transaction id written is the VG's unless the caller gives one, so
- * VG and thin metadata agree afterwards - except after an interrupted
- * transaction (thin one behind the VG, old superblock readable): that
- * id is kept so the next change replays the VG's intent (pool.h). Devices
- * the VG lists but the salvage lost are reported (their volumes must be
- * removed or restored). */
+/* pool_repair.c - tprepair POOL. It checks first and does only what the
+ * damage asks for (see pool_check.h):
+ *   1. labels and VG areas (pool_relabel.c): a lost label from the other
+ *      device's VG copy, else everything from a backup (--restorefile);
+ *   2. damaged or stale VG copies alone: one VG commit rewrites them;
+ *   3. damaged thin metadata (or --force): salvage the ACTIVE area into
+ *      the SPARE one and swap them in one VG commit. What the spare held
+ *      (the copy the previous repair set aside) is first copied to a file
+ *      in the backup dir (host.h), so no damaged copy is ever lost.
+ * A clean pool is left untouched. The transaction id written is the VG's
+ * unless the caller gives one, so VG and thin metadata agree afterwards -
+ * except after an interrupted transaction (thin one behind the VG, old
+ * superblock readable): that id is kept so the next change replays the
+ * VG's intent (pool.h). Devices the VG lists but the salvage lost are
+ * reported (their volumes must be removed or restored). */
 #include "lib/pool/pool_check_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/base/log.h"
+#include "lib/pool/host.h"
 #include "lib/pool/pool_int.h"
 #include "metadata/thin/thin_sb.h"
 
-int pool_repair(const char *name, const char *devices, const struct thin_repair_opts *opts,
-		struct thin_repair_report *rep)
+/* The transaction id to write: the VG's, or the old superblock's after an
+ * interrupted transaction. */
+static void pick_transaction_id(const struct pool *p, struct io_engine *in,
+				struct thin_repair_opts *o)
 {
-	struct pool_check_report prep;
-	struct thin_repair_opts o = *opts;
-	struct io_engine *in = NULL, *out = NULL;
-	struct vg *next = NULL;
-	struct pool p;
-	int r;
+	struct thin_sb old;
 
-	memset(rep, 0, sizeof(*rep));
-	memset(&prep, 0, sizeof(prep));
-	r = pool_attach(&p, name, devices, POOL_ATTACH_OFFLINE, &prep, NULL);
-	for (size_t i = 0; i < prep.f.nr_problems; i++)
-		log_warn("pool %s: %s", name, prep.f.problems[i].msg);
-	if (r)
-		goto out;
-	if (!p.vg) {
-		log_error("pool %s: no usable labels or VG metadata: tprepair cannot tell where the "
-			  "thin metadata is; restore the VG from a backup (/etc/tptools/backup)", name);
-		r = -EUCLEAN;
-		goto out;
+	o->set_transaction_id = 1;
+	o->transaction_id = p->vg->transaction_id;
+	if (thin_sb_read(in, 0, &old) || old.trans_id == p->vg->transaction_id)
+		return;
+	if (old.trans_id + 1 == p->vg->transaction_id) {
+		/* keep the interrupted transaction for the replay */
+		o->transaction_id = old.trans_id;
+		log_warn("pool %s: an interrupted transaction (VG %" PRIu64 ", thin %" PRIu64 ") is "
+			 "kept; the next change to the pool completes it", p->name,
+			 p->vg->transaction_id, old.trans_id);
+	} else {
+		log_warn("pool %s: the thin transaction id was %" PRIu64 "; set to the VG's %" PRIu64,
+			 p->name, old.trans_id, p->vg->transaction_id);
 	}
-	unsigned act = p.vg->metadata_area, spare = !act;
-	const struct vg_area *a = &p.pv[VG_ROLE_META].label.area[act];
-	const struct vg_area *s = &p.pv[VG_ROLE_META].label.area[spare];
-	if (!s->size) {
-		log_error("pool %s: its metadata device has no spare area", name);
-		r = -ENOSPC;
-		goto out;
-	}
-	if ((r = io_window_create(p.pv[VG_ROLE_META].io, a->offset, a->size, 0, &in)) ||
-	    (r = io_window_create(p.pv[VG_ROLE_META].io, s->offset, s->size, 0, &out)))
-		goto out;
-	in->read_only = 1;	/* the damaged copy is never written */
-	if (!o.set_transaction_id) {
-		struct thin_sb old;
-		o.set_transaction_id = 1;
-		o.transaction_id = p.vg->transaction_id;
-		if (thin_sb_read(in, 0, &old) == 0 && old.trans_id != p.vg->transaction_id) {
-			if (old.trans_id + 1 == p.vg->transaction_id) {
-				/* keep the interrupted transaction for the replay */
-				o.transaction_id = old.trans_id;
-				log_warn("pool %s: an interrupted transaction (VG %" PRIu64 ", thin %"
-					 PRIu64 ") is kept; the next change to the pool completes it",
-					 name, p.vg->transaction_id, old.trans_id);
-			} else {
-				log_warn("pool %s: the thin transaction id was %" PRIu64 "; set to the "
-					 "VG's %" PRIu64, name, old.trans_id, p.vg->transaction_id);
-			}
-		}
-	}
-	if (!o.data_block_size)
-		o.data_block_size = p.vg->chunk_size;
-	if (!o.nr_data_blocks && p.vg->chunk_size)
-		o.nr_data_blocks = p.pv[VG_ROLE_DATA].label.area[0].size /
-				   ((uint64_t)p.vg->chunk_size * 512);
-	if ((r = thin_repair_io(in, out, &o, rep)))
-		goto out;
-	if ((r = io_flush(out)))
-		goto out;
-	if ((r = vg_clone(p.vg, &next)))
-		goto out;
-	next->metadata_area = spare;
-	r = pool_commit_vg(&p, next);	/* frees NEXT on failure */
-	if (r) {
-		log_error("pool %s: the repaired metadata is in the spare area but the VG commit "
-			  "failed; the pool still uses the damaged copy", name);
-		goto out;
-	}
-	for (unsigned i = 0; i < p.vg->nr_volumes; i++) {
-		uint64_t id = p.vg->volumes[i].dev_id;
+}
+
+static void report_lost_volumes(const struct pool *p, const struct thin_repair_report *rep)
+{
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
+		uint64_t id = p->vg->volumes[i].dev_id;
 		int found = 0;
 		for (size_t k = 0; k < rep->nr_dev_ids && !found; k++)
 			found = rep->dev_ids[k] == id;
 		if (!found)
 			log_warn("pool %s: volume %s (thin device %" PRIu64 ") was lost; remove it "
-				 "with 'tvremove %s/%s'", name, p.vg->volumes[i].name, id, name,
-				 p.vg->volumes[i].name);
+				 "with 'tvremove %s/%s'", p->name, p->vg->volumes[i].name, id, p->name,
+				 p->vg->volumes[i].name);
 	}
+}
+
+/* Keep what the spare holds, salvage the active area into it, swap. */
+static int salvage(struct pool *p, const struct thin_repair_opts *opts,
+		   struct thin_repair_report *rep, struct pool_repair_result *res)
+{
+	struct thin_repair_opts o = *opts;
+	struct io_engine *in = NULL, *out = NULL;
+	struct vg *next = NULL;
+	char *saved = NULL;
+	unsigned act = p->vg->metadata_area, spare = !act;
+	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[act];
+	const struct vg_area *s = &p->pv[VG_ROLE_META].label.area[spare];
+	int r;
+
+	if (!s->size) {
+		log_error("pool %s: its metadata device has no spare area", p->name);
+		return -ENOSPC;
+	}
+	if ((r = io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &in)) ||
+	    (r = io_window_create(p->pv[VG_ROLE_META].io, s->offset, s->size, 0, &out)))
+		goto out;
+	in->read_only = 1;	/* the damaged copy is never written */
+	if ((r = pool_spare_save(p->name, p->vg->seqno, out, &saved)))
+		goto out;
+	if (saved) {
+		snprintf(res->saved, sizeof(res->saved), "%s", saved);
+		free(saved);
+	}
+	if (!o.set_transaction_id)
+		pick_transaction_id(p, in, &o);
+	if (!o.data_block_size)
+		o.data_block_size = p->vg->chunk_size;
+	if (!o.nr_data_blocks && p->vg->chunk_size)
+		o.nr_data_blocks = p->pv[VG_ROLE_DATA].label.area[0].size /
+				   ((uint64_t)p->vg->chunk_size * 512);
+	if ((r = thin_repair_io(in, out, &o, rep)) || (r = io_flush(out)))
+		goto out;
+	if ((r = vg_clone(p->vg, &next)))
+		goto out;
+	next->metadata_area = spare;
+	r = pool_commit_vg(p, next);	/* frees NEXT on failure */
+	if (r) {
+		log_error("pool %s: the repaired metadata is in the spare area but the VG commit "
+			  "failed; the pool still uses the damaged copy", p->name);
+		goto out;
+	}
+	res->salvaged = 1;
+	report_lost_volumes(p, rep);
 out:
 	io_destroy(in);
 	io_destroy(out);
+	return r;
+}
+
+/* Is the thin metadata (or its agreement with the VG) damaged? */
+static int thin_damaged(struct pool *p, int *bad)
+{
+	struct thin_check_opts co = { 0, NULL, NULL };
+	struct pool_check_report crep;
+	struct thin_check_report tc;
+	int r;
+
+	memset(&crep, 0, sizeof(crep));
+	memset(&tc, 0, sizeof(tc));
+	r = pool_check_attached(p, &co, &crep, &tc);
+	*bad = crep.f.nr_problems || tc.f.nr_problems || !tc.sb_ok;
+	thin_check_report_free(&tc);
+	pool_check_report_free(&crep);
+	return r;
+}
+
+int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_opts *opts,
+		struct thin_repair_report *rep, struct pool_repair_result *res)
+{
+	char *listed = pp->devices ? NULL : pool_devices_from_file(pp->pool);
+	const char *devices = pp->devices ? pp->devices : listed;
+	struct pool_check_report prep;
+	struct vg_mda_status st;
+	struct vg *copy;
+	struct pool p;
+	int r, bad = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	memset(&prep, 0, sizeof(prep));
+	memset(&st, 0, sizeof(st));
+	r = pool_attach(&p, pp->pool, devices, POOL_ATTACH_OFFLINE, &prep, &st);
+	for (size_t i = 0; i < prep.f.nr_problems; i++)
+		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
+	if (r)
+		goto out;
+	if ((r = pool_relabel(&p, devices, pp->restorefile, res)))
+		goto out;
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		snprintf(res->device[i], sizeof(res->device[i]), "%s", p.pv[i].io->name);
+	if ((r = thin_damaged(&p, &bad)))
+		goto out;
+	if (bad || pp->force_salvage) {
+		r = salvage(&p, opts, rep, res);
+	} else if (st.needs_repair && !res->relabeled && !res->vg_restored && !res->vg_rewritten) {
+		if (!(r = vg_clone(p.vg, &copy)) && !(r = pool_commit_vg(&p, copy)))
+			res->vg_rewritten = 1;
+	}
+out:
 	pool_detach(&p);
 	pool_check_report_free(&prep);
+	free(listed);
 	return r;
 }

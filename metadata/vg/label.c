@@ -174,7 +174,8 @@ int vg_label_encode(const struct vg_label *l, uint8_t s[VG_LABEL_SIZE])
 static int corrupt(const char *name, const char *why)
 {
 	log_error("%s: tptools label in sector 1 is corrupt (%s); "
-		  "restore it from the other device's VG metadata or a backup", name, why);
+		  "tprepair rewrites it from the other device's VG metadata, or from a backup "
+		  "with --restorefile", name, why);
 	return -EUCLEAN;
 }
 

@@ -350,7 +350,8 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 				if (list[j]->crc != s->crc || list[j]->len != s->len ||
 				    memcmp(list[j]->text, s->text, s->len)) {
 					log_error("%s: two different VG metadata copies carry seqno "
-						  "%llu; restore the pool's VG metadata from a backup",
+						  "%llu; restore the pool's VG metadata from a backup "
+						  "(tprepair --restorefile)",
 						  pvs[i].io->name, (unsigned long long)s->seqno);
 					r = -EUCLEAN;
 					goto done;

@@ -35,7 +35,7 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 	if (nr < 0) {
 		if (nr == -ENODATA)
 			log_error("%s: no valid VG metadata on any pool device; restore it from a "
-				  "backup", pvs[0].io->name);
+				  "backup with tprepair --restorefile", pvs[0].io->name);
 		if (status)
 			*status = st;
 		return nr;

@@ -40,7 +40,7 @@ cmp out vault.xml || fail "tprestore --force differs"
 cp vault-meta.img victim2.img
 ok tprepair --metadata src.img -o victim2.img --force
 ok tpcheck --metadata victim2.img
-usage_error tprepair --force vault
+ok tprepair --force vault	# with a pool: salvage even when clean (t-repair-preserve)
 
 # the lock on the file itself
 if have flock; then
