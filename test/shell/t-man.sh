@@ -1,0 +1,13 @@
+# Every manual page renders with man -l at 80 columns without a warning or
+# an error (tbl tables that fit, no .so that only resolves once installed),
+# and every command of the table has a page.
+have man || skip "man (man-db) not installed"
+for m in "$TOP"/man/*.[578]; do
+	LC_ALL=C MANWIDTH=80 man --warnings -l "$m" >page.txt 2>warn.txt ||
+		{ cat warn.txt >&2; fail "man -l $(basename "$m") failed"; }
+	[ ! -s warn.txt ] || { cat warn.txt >&2; fail "man -l $(basename "$m") warns"; }
+	[ -s page.txt ] || fail "$(basename "$m") renders empty"
+done
+for c in $(sed -n 's/^TP_COMMAND(\([a-z]*\),.*/\1/p' "$TOP/tools/commands.def"); do
+	[ -e "$TOP/man/$c.8" ] || fail "command $c has no man page (man/$c.8)"
+done
