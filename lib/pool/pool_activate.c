@@ -118,11 +118,15 @@ static int activate_pool(struct pool *p)
 	}
 	if ((r = fast_check(p)))
 		return r;
-	pool_layout(p, &l);
-	/* Hand the metadata to the kernel: we must not hold it open. */
+	/* Hand the metadata and the devices to the kernel: we must not hold
+	 * the one open nor the others exclusively. */
 	thin_close(p->md);
 	p->md = NULL;
-	r = tp_dm_pool_activate(&l);
+	r = pool_share_devices(p);
+	if (!r) {
+		pool_layout(p, &l);
+		r = tp_dm_pool_activate(&l);
+	}
 	if (r) {
 		int e = pool_open_thin(p);
 		(void)e;
