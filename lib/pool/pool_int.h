@@ -72,6 +72,16 @@ enum pool_claim_flags {
 int pool_claim_open(const char *pool, const char *path, unsigned flags, struct tp_lock **lock,
 		    struct io_engine **io) TP_MUST_CHECK;
 
+/* ---- pool_guard.c: no change to a fatally damaged pool ---- */
+
+/* Refuse (-EUCLEAN, logged with REFUSED, e.g. "not activated", and the
+ * tpcheck/tprepair to run) an offline pool whose thin metadata is flagged
+ * needs_check or has fatal damage by a fast check; BEFORE names the step
+ * when the check cannot run. WARN_MINOR: also warn of non-fatal damage.
+ * 0 for a pool the kernel runs. */
+int pool_guard(struct pool *p, const char *before, const char *refused, int warn_minor)
+	TP_MUST_CHECK;
+
 /* ---- pool_txn.c: the transaction-id protocol (pool.h) ---- */
 
 /* Make the thin metadata agree with the VG. WRITE: complete an
