@@ -8,22 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 struct tp_lock {
 	int fd;
 };
 
-/* flock FD as FLAGS say; on success L owns FD. */
+/* flock FD as FLAGS say; on success L owns FD. BRIEF polls every 20 ms
+ * until TP_LOCK_BRIEF_MS have passed. */
 static int lock_fd(int fd, unsigned flags, struct tp_lock *l)
 {
+	const struct timespec tick = { 0, 20 * 1000 * 1000 };
 	int op = (flags & TP_LOCK_EXCL) ? LOCK_EX : LOCK_SH;
+	unsigned waited = 0;
 
-	if (flags & TP_LOCK_NOWAIT)
+	if (flags & (TP_LOCK_NOWAIT | TP_LOCK_BRIEF))
 		op |= LOCK_NB;
-	while (flock(fd, op))
+	while (flock(fd, op)) {
+		if (errno == EWOULDBLOCK && (flags & TP_LOCK_BRIEF) && !(flags & TP_LOCK_NOWAIT) &&
+		    waited < TP_LOCK_BRIEF_MS) {
+			nanosleep(&tick, NULL);
+			waited += 20;
+			continue;
+		}
 		if (errno != EINTR)
 			return -errno;
+	}
 	l->fd = fd;
 	return 0;
 }

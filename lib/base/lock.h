@@ -1,8 +1,9 @@
 /* lock.h - per-object advisory locks (flock) so two commands never
  * interleave on one pool. Lock files are <lock dir>/<name>.lock (see
  * paths.h); a bare file or device (tpdump FILE, tprestore -o FILE) is
- * locked itself. Functions return 0 or -errno; -EWOULDBLOCK when NOWAIT and
- * another process holds the lock. release accepts NULL. */
+ * locked itself. Functions return 0 or -errno; -EWOULDBLOCK when NOWAIT (or
+ * BRIEF, after its wait) and another process holds the lock. release
+ * accepts NULL. */
 #ifndef TP_BASE_LOCK_H
 #define TP_BASE_LOCK_H
 
@@ -14,7 +15,13 @@ enum tp_lock_flags {
 	TP_LOCK_SHARED = 0,
 	TP_LOCK_EXCL = 1 << 0,
 	TP_LOCK_NOWAIT = 1 << 1,
+	TP_LOCK_BRIEF = 1 << 2,	/* wait at most TP_LOCK_BRIEF_MS, then -EWOULDBLOCK */
 };
+
+/* How long a BRIEF lock waits for another command to finish: long enough
+ * for a tpcreate or a volume change on the same devices, short enough
+ * that a stuck holder is reported rather than waited on. */
+#define TP_LOCK_BRIEF_MS 5000
 
 int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out) TP_MUST_CHECK;
 /* Lock the existing file or block device PATH itself (shared for readers,

@@ -1,12 +1,12 @@
 /* pool_activate.c - loading and unloading an open pool's kernel targets
  * (pool.h: pool_activate, pool_deactivate): the thin-pool table from the
- * labels and the VG, a fast check of the thin metadata first (as LVM runs
- * thin_check before activating), and one thin target per volume. */
+ * labels and the VG, a fast check of the thin metadata first (pool_guard,
+ * as LVM runs thin_check before activating), and one thin target per
+ * volume. */
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
-#include "metadata/thin/check.h"
 
 #include <errno.h>
 #include <string.h>
@@ -63,34 +63,6 @@ static void pool_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 		l->features |= TP_DM_ERROR_IF_NO_SPACE;
 }
 
-/* tpcheck --fast before the kernel gets the metadata, as LVM runs
- * thin_check before activating a thin pool: fatal damage refuses. */
-static int fast_check(struct pool *p)
-{
-	struct thin_check_opts o = { THIN_CHECK_FAST, NULL, NULL };
-	struct thin_check_report rep;
-	int r = thin_check_io(p->thin_io, &o, &rep);
-
-	if (r) {
-		log_error("pool %s: the check before activation could not run: %s", p->name,
-			  strerror(-r));
-		return r;
-	}
-	if (rep.f.verdict == THIN_CHECK_FATAL) {
-		log_error("pool %s: its thin metadata is damaged%s%s; not activated. Run "
-			  "'tpcheck %s' for details and 'tprepair %s' to salvage it", p->name,
-			  rep.f.nr_problems ? ": " : "",
-			  rep.f.nr_problems ? rep.f.problems[0].msg : "", p->name, p->name);
-		r = -EUCLEAN;
-	} else if (rep.f.verdict == THIN_CHECK_NONFATAL) {
-		log_warn("pool %s: the thin metadata has minor problems (%s); 'tpcheck %s' "
-			 "lists them", p->name,
-			 rep.f.nr_problems ? rep.f.problems[0].msg : "non-fatal", p->name);
-	}
-	thin_check_report_free(&rep);
-	return r;
-}
-
 /* FN on the volumes VOLS of P (every volume when N = 0), up to the first
  * error. */
 static int each_volume(struct pool *p, const char *const *vols, unsigned n,
@@ -110,19 +82,17 @@ static int activate_pool(struct pool *p)
 	struct tp_dm_pool_layout l;
 	int r;
 
-	if (thin_needs_check(p->md)) {
-		log_error("pool %s: its thin metadata is flagged needs_check; run "
-			  "'tpcheck %s' and, if it finds damage, 'tprepair %s'",
-			  p->name, p->name, p->name);
-		return -EUCLEAN;
-	}
-	if ((r = fast_check(p)))
+	if ((r = pool_guard(p, "activation", "not activated", 1)))
 		return r;
-	pool_layout(p, &l);
-	/* Hand the metadata to the kernel: we must not hold it open. */
+	/* Hand the metadata and the devices to the kernel: we must not hold
+	 * the one open nor the others exclusively. */
 	thin_close(p->md);
 	p->md = NULL;
-	r = tp_dm_pool_activate(&l);
+	r = pool_share_devices(p);
+	if (!r) {
+		pool_layout(p, &l);
+		r = tp_dm_pool_activate(&l);
+	}
 	if (r) {
 		int e = pool_open_thin(p);
 		(void)e;

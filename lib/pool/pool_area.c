@@ -1,14 +1,18 @@
 /* pool_area.c - bare thin-metadata areas (tpcheck --metadata, tpdump
  * FILE, tprepair --metadata -o, tprestore -o): opened through lib/base,
- * the file itself locked, and a write target that is a pool device
- * refused. See pool_check_int.h. */
+ * the file itself locked, a write target that is a pool device refused,
+ * and a pool device given to tpcheck --metadata checked where its pool's
+ * thin metadata is. See pool_check_int.h. */
 #include "lib/pool/pool_check_int.h"
 #include "lib/pool/pool_int.h"
 
 #include "lib/base/io_area.h"
 #include "lib/base/log.h"
+#include "lib/dev/probe.h"
+#include "lib/pool/pool_vg.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 void pool_area_close(struct pool_area *a)
@@ -68,6 +72,29 @@ static int refuse_label(const char *path, uint64_t offset, const char *what_else
 	return -EBUSY;
 }
 
+/* Does writing AREA (SIZE 0: to the end) of PATH destroy another program's
+ * signature (a filesystem, a RAID or LVM member, ...) inside it? */
+static int refuse_signature(const char *path, const struct io_engine *area, uint64_t offset,
+			    const char *what_else)
+{
+	struct tp_probe_result res;
+	char what[160];
+	int r = tp_dev_probe(path, NULL, &res);
+
+	if (r <= 0)
+		return r;
+	for (unsigned k = 0; k < res.count; k++) {
+		const struct tp_signature *sig = &res.sig[k];
+		if (sig->offset != UINT64_MAX &&
+		    (sig->offset < offset || sig->offset - offset >= area->size))
+			continue;
+		log_error("%s: refusing to write: it carries %s; %s add --force to overwrite it",
+			  path, tp_signature_describe(sig, what, sizeof(what)), what_else);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 int pool_area_open_write(const char *path, unsigned io_flags, uint64_t offset, uint64_t size,
 			 int force, const char *what_else, struct pool_area *a)
 {
@@ -79,20 +106,88 @@ int pool_area_open_write(const char *path, unsigned io_flags, uint64_t offset, u
 		r = area_lock(path, TP_LOCK_EXCL | TP_LOCK_NOWAIT, a);
 	if (!r && !force)
 		r = refuse_label(path, offset, what_else);
+	if (!r && !force)
+		r = refuse_signature(path, a->io, offset, what_else);
 	if (r)
 		pool_area_close(a);
 	return r;
+}
+
+/* The active thin area of the pool whose metadata device PATH is (label
+ * L): its own VG says which of the two areas. */
+static int meta_device_area(const char *path, const struct vg_label *l, uint64_t *offset,
+			    uint64_t *size)
+{
+	struct vg_pv pv = { NULL, *l };
+	struct vg *vg;
+	int r = io_fd_open(path, IO_RDONLY, &pv.io);
+
+	if (r) {
+		log_error("%s: cannot open: %s", path, strerror(-r));
+		return r;
+	}
+	r = vg_read(&pv, 1, &vg, NULL);
+	io_destroy(pv.io);
+	if (r) {
+		log_error("%s is the metadata device of pool %s, whose VG metadata cannot be read "
+			  "here; run 'tpcheck %s'", path, l->pool_name, l->pool_name);
+		return r;
+	}
+	*offset = l->area[vg->metadata_area].offset;
+	*size = l->area[vg->metadata_area].size;
+	vg_free(vg);
+	return 0;
+}
+
+/* PATH, a whole device (no --offset/--size) given to tpcheck --metadata,
+ * carries our label: where its pool's active thin area is (*AREA_PATH
+ * malloc'd), said in words. 1: no label, check PATH as given. */
+static int pool_device_area(const char *path, char **area_path, uint64_t *offset,
+			    uint64_t *size)
+{
+	struct vg_label l;
+	int r = pool_read_label(path, &l);
+
+	if (r)
+		return 1;	/* not ours, or a damaged label: check what is there */
+	if (l.role == VG_ROLE_META) {
+		r = meta_device_area(path, &l, offset, size);
+		if (!r && !(*area_path = strdup(path)))
+			r = -ENOMEM;
+	} else {
+		r = pool_locate_metadata(l.pool_name, NULL, area_path, offset, size);
+		if (r) {
+			log_error("%s is the data device of pool %s and holds no thin metadata; "
+				  "check the pool with 'tpcheck %s' (--devices DATA,META names "
+				  "its devices)", path, l.pool_name, l.pool_name);
+			return r;
+		}
+	}
+	if (r)
+		return r;
+	log_warn("%s is the %s device of pool %s: checking the pool's active thin metadata "
+		 "area (%s, offset %llu, %llu bytes); 'tpcheck %s' checks the whole pool",
+		 path, l.role == VG_ROLE_META ? "metadata" : "data", l.pool_name, *area_path,
+		 (unsigned long long)*offset, (unsigned long long)*size, l.pool_name);
+	return 0;
 }
 
 int pool_area_check(const char *path, uint64_t offset, uint64_t size,
 		    const struct thin_check_opts *opts, struct thin_check_report *rep)
 {
 	struct pool_area a;
-	int r = pool_area_open_read(path, offset, size, &a);
+	char *area_path = NULL;
+	int r = 1;
 
+	if (!offset && !size)
+		r = pool_device_area(path, &area_path, &offset, &size);
+	if (r < 0)
+		return r;
+	r = pool_area_open_read(area_path ? area_path : path, offset, size, &a);
 	if (!r)
 		r = thin_check_io(a.io, opts, rep);
 	pool_area_close(&a);
+	free(area_path);
 	return r;
 }
 

@@ -66,16 +66,24 @@ static int split_devices(const char *devices, int report, char *paths[2])
 	return 0;
 }
 
-/* Open PATH and put it in P->pv by the role its label names. With REP a
+/* Open PATH (the I-th device; a writer claims it, pool_claim.c, with
+ * CLAIM) and put it in P->pv by the role its label names. With REP a
  * device without a label or with a taken role is a finding (1: skipped);
  * else an error. UUID: the pool uuid of the devices so far. */
-static int open_device(struct pool *p, const char *path, struct pool_check_report *rep,
+static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_report *rep,
 		       const char *const paths[2], char uuid[VG_UUID_LEN + 1])
 {
+	const char *path = paths[i];
 	struct io_engine *io;
 	struct vg_label l;
-	int r = io_fd_open(path, (p->flags & POOL_RDONLY) ? IO_RDONLY : 0, &io);
+	int r;
 
+	if (p->flags & POOL_RDONLY)
+		r = io_fd_open(path, IO_RDONLY, &io);
+	else
+		r = pool_claim_open(p->name, path, claim, &p->claim[i], &io);
+	if (r == -EBUSY && !(p->flags & POOL_RDONLY))
+		return r;	/* logged */
 	if (r) {
 		if (rep)
 			log_error("%s: cannot open: %s", path, strerror(-r));
@@ -189,6 +197,7 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 		  struct pool_check_report *rep, char *paths[2], struct vg_mda_status *st)
 {
 	char uuid[VG_UUID_LEN + 1] = "";
+	unsigned claim = 0;
 	int r;
 
 	r = tp_lock_acquire(p->name, (p->flags & POOL_RDONLY) ? TP_LOCK_SHARED : TP_LOCK_EXCL,
@@ -201,9 +210,22 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 		    : pool_find_devices(p->name, paths);
 	if (r)
 		return r;
-	for (int i = 0; i < 2; i++)
-		if ((r = open_device(p, paths[i], rep, (const char *const *)paths, uuid)) < 0)
+	/* Copies of the devices: a writer that did not pick with --devices
+	 * refuses, everyone else warns. */
+	r = pool_check_duplicates(p->name, paths, !devices && !(p->flags & POOL_RDONLY));
+	if (r)
+		return r;
+	/* The kernel holds an active pool's devices (pool_claim.c). */
+	if ((r = detect_live(p)))
+		return r;
+	if (p->live)
+		claim = POOL_CLAIM_LIVE;
+	for (int i = 0; i < 2; i++) {
+		unsigned held = i && pool_same_device(paths[0], paths[1]) ? POOL_CLAIM_HELD : 0;
+		if ((r = open_device(p, i, claim | held, rep, (const char *const *)paths,
+				     uuid)) < 0)
 			return r;
+	}
 	if (!p->pv[VG_ROLE_DATA].io || !p->pv[VG_ROLE_META].io)
 		return 0;	/* reported: nothing more to look at */
 	if (!rep && devices && !(p->flags & POOL_RDONLY)) {
@@ -214,8 +236,6 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 	r = read_vg(p, rep, st);
 	if (r)
 		return r < 0 ? r : 0;
-	if ((r = detect_live(p)))
-		return r;
 	if (p->live && (flags & POOL_ATTACH_OFFLINE)) {
 		log_error("pool %s is active in the kernel: its on-disk metadata changes under us; "
 			  "deactivate it first ('tpdeactivate %s')", p->name, p->name);
@@ -249,11 +269,32 @@ void pool_detach(struct pool *p)
 {
 	thin_close(p->md);
 	io_destroy(p->thin_io);
-	for (int i = 0; i < VG_NR_ROLES; i++)
+	for (int i = 0; i < VG_NR_ROLES; i++) {
 		io_destroy(p->pv[i].io);
+		tp_lock_release(p->claim[i]);
+	}
 	vg_free(p->vg);
 	tp_lock_release(p->lock);
 	memset(p, 0, sizeof(*p));
+}
+
+int pool_share_devices(struct pool *p)
+{
+	io_destroy(p->thin_io);
+	p->thin_io = NULL;
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		struct io_engine *io;
+		int r = io_fd_open(p->pv[i].io->name, 0, &io);
+
+		if (r) {
+			log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[i].io->name,
+				  strerror(-r));
+			return r;
+		}
+		io_destroy(p->pv[i].io);
+		p->pv[i].io = io;
+	}
+	return 0;
 }
 
 int pool_open_thin(struct pool *p)

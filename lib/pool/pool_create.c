@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,17 +44,6 @@ static int match_label(const void *buf, size_t len, struct tp_signature *sig, vo
 	else
 		snprintf(sig->label, sizeof(sig->label), "damaged label");
 	return 1;
-}
-
-static int same_device(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (stat(a, &sa) || stat(b, &sb))
-		return 0;
-	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
-		return sa.st_rdev == sb.st_rdev;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 static int device_size(const char *what, const char *path, uint64_t *size)
@@ -135,7 +123,7 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 		log_error("invalid pool name '%s': %s", p->name, why);
 		return -EINVAL;
 	}
-	if (same_device(p->data_path, p->meta_path)) {
+	if (pool_same_device(p->data_path, p->meta_path)) {
 		log_error("--data and --meta name the same device (%s); a pool needs two devices",
 			  p->data_path);
 		return -EINVAL;
@@ -268,9 +256,36 @@ static int zero_block(struct io_engine *io, uint64_t offset)
 	return io_write(io, offset, zero, sizeof(zero));
 }
 
+/* pool_plan's device checks again, under the pool lock and the claims:
+ * the name still free, no signature (or label of a known pool) that
+ * PLAN did not see. */
+static int recheck(const struct pool_create_params *p, const struct pool_create_plan *plan)
+{
+	struct pool_create_plan now;
+	struct pool_devices_entry e;
+	int r = pool_devices_lookup_pool(p->name, &e, 1);
+
+	if (r > 0) {
+		log_error("a pool named %s already exists (on %s); choose another name or remove "
+			  "it with 'tpremove %s'", p->name, e.path, p->name);
+		return -EEXIST;
+	}
+	memset(&now, 0, sizeof(now));
+	r = check_signatures(p, &now);
+	if (!r && now.nr_signatures > plan->nr_signatures) {
+		log_error("pool %s: %s and %s changed while tpcreate waited for them (%s%s%s); "
+			  "nothing was written", p->name, p->data_path, p->meta_path,
+			  now.signatures[0], now.signatures[0][0] && now.signatures[1][0] ? "; " : "",
+			  now.signatures[1]);
+		r = -EBUSY;
+	}
+	return r;
+}
+
 static int create(const struct pool_create_params *p, const struct pool_create_plan *plan)
 {
 	struct vg_pv pv[VG_NR_ROLES];
+	struct tp_lock *claim[VG_NR_ROLES] = { NULL, NULL };
 	struct io_engine *win = NULL;
 	struct thin_md *md = NULL;
 	struct tp_lock *lock = NULL;
@@ -283,6 +298,17 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 		log_error("pool %s: cannot take its lock: %s", p->name, strerror(-r));
 		return r;
 	}
+	for (int i = 0; i < VG_NR_ROLES && !r; i++) {
+		r = pool_claim_open(p->name, i == VG_ROLE_DATA ? p->data_path : p->meta_path, 0,
+				    &claim[i], &pv[i].io);
+		if (r && r != -EBUSY)
+			log_error("pool %s: cannot open its devices for writing: %s (in use?)",
+				  p->name, strerror(-r));
+	}
+	/* What pool_plan saw may have changed while we waited for the claim
+	 * (another tpcreate on the same devices): look again. */
+	if (r || (r = recheck(p, plan)))
+		goto out;
 	if ((r = build_vg(p, plan, &vg)))
 		goto out;
 	/* --force over old contents: erase what blkid and udev would still
@@ -292,12 +318,6 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	     (r = tp_dev_wipe_signatures(p->meta_path)) < 0))
 		goto out;
 	retire_backups(p->name);
-	if ((r = io_fd_open(p->data_path, IO_EXCL, &pv[VG_ROLE_DATA].io)) ||
-	    (r = io_fd_open(p->meta_path, IO_EXCL, &pv[VG_ROLE_META].io))) {
-		log_error("pool %s: cannot open its devices for writing: %s (in use?)", p->name,
-			  strerror(-r));
-		goto out;
-	}
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		fill_label(&pv[i].label, vg, (enum vg_role)i, pv[i].io->size);
 	/* 1. thin metadata in the active area; the spare starts empty */
@@ -329,8 +349,10 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 out:
 	thin_close(md);
 	io_destroy(win);
-	for (int i = 0; i < VG_NR_ROLES; i++)
+	for (int i = 0; i < VG_NR_ROLES; i++) {
 		io_destroy(pv[i].io);
+		tp_lock_release(claim[i]);
+	}
 	vg_free(vg);
 	tp_lock_release(lock);
 	return r;
@@ -378,19 +400,21 @@ int pool_remove(struct pool *p)
 /* Wipe the label and VG slots of PATH if it carries pool NAME's label. */
 static int forget_device(const char *name, const char *path)
 {
+	struct tp_lock *claim;
 	struct io_engine *io;
 	struct vg_label l;
 	int r;
 
 	if (pool_read_label(path, &l) || strcmp(l.pool_name, name))
 		return 0;
-	r = io_fd_open(path, 0, &io);
+	r = pool_claim_open(name, path, 0, &claim, &io);
 	if (r)
 		return r;
 	r = vg_mda_format(io, &l);
 	if (!r)
 		r = vg_label_wipe(io, 0);
 	io_destroy(io);
+	tp_lock_release(claim);
 	if (r >= 0)
 		log_warn("pool %s: wiped its label on %s", name, path);
 	return r < 0 ? r : 0;

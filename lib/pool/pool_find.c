@@ -1,15 +1,19 @@
 /* pool_find.c - where a pool's devices are: --devices, the devices file,
- * or a label scan of every block device (libudev via lib/dev/scan.h). */
+ * or a label scan of every block device (libudev via lib/dev/scan.h); and
+ * the copies of them (duplicates) the scan finds. */
 #include "lib/pool/pool_int.h"
 
 #include "lib/base/log.h"
 #include "lib/dev/scan.h"
 #include "lib/pool/host.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 int pool_read_label(const char *path, struct vg_label *l)
 {
@@ -20,6 +24,17 @@ int pool_read_label(const char *path, struct vg_label *l)
 	if (r == VG_LABEL_NONE)
 		return -ENOENT;
 	return r;
+}
+
+int pool_same_device(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return 0;
+	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
+		return sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* Does the devices-file entry E still point at its device? */
@@ -142,5 +157,77 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 		 "labels and recorded them", name, paths[VG_ROLE_DATA], paths[VG_ROLE_META]);
 	for (i = 0; i < VG_NR_ROLES; i++)
 		record(name, (enum vg_role)i, paths[i]);
+	return 0;
+}
+
+/* Is another block device built on DEV (an md member, a multipath path, an
+ * active pool's device)? Then its label is that device's, not a copy. */
+static int has_holders(const char *dev)
+{
+	char dir[64];
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
+		return 0;
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major(st.st_rdev),
+		 minor(st.st_rdev));
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n > 0;
+}
+
+/* Append "; PATH and COPY (the ROLE device, device uuid UUID)" to BUF. */
+static void add_duplicate(char *buf, size_t len, const char *path, const char *copy,
+			  const struct vg_label *l)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, len - used, "%s%s and %s (both carry the %s device uuid %s)",
+		 used ? "; " : "", path, copy, vg_role_name(l->role), l->pv_uuid);
+}
+
+int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int refuse)
+{
+	struct vg_label mine[VG_NR_ROLES];
+	struct tp_dev_list list;
+	char found[1024] = "";
+	int have[VG_NR_ROLES];
+
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		have[i] = paths[i] && !pool_read_label(paths[i], &mine[i]);
+	if ((!have[0] && !have[1]) || tp_dev_scan("TPTOOLS-", &list))
+		return 0;	/* nothing to compare, or no scan here: nothing found */
+	for (unsigned k = 0; k < list.count; k++) {
+		const char *dev = list.dev[k].path;
+		struct vg_label l;
+
+		if (pool_read_label(dev, &l) || has_holders(dev))
+			continue;
+		for (int i = 0; i < VG_NR_ROLES; i++)
+			if (have[i] && !strcmp(l.pv_uuid, mine[i].pv_uuid) &&
+			    !pool_same_device(dev, paths[i]))
+				add_duplicate(found, sizeof(found), paths[i], dev, &l);
+	}
+	tp_dev_list_free(&list);
+	if (!found[0])
+		return 0;
+	if (refuse) {
+		log_error("pool %s: duplicate devices: %s. They are copies (dd clones, LUN "
+			  "snapshots): tptools will not change a pool whose devices are "
+			  "duplicated. Pick the ones to use with --devices DATA,META, or detach "
+			  "or wipe the copies", name, found);
+		return -EBUSY;
+	}
+	log_warn("pool %s: duplicate devices: %s. Using %s and %s; pick with --devices "
+		 "DATA,META, or detach or wipe the copies", name, found, paths[VG_ROLE_DATA],
+		 paths[VG_ROLE_META]);
 	return 0;
 }

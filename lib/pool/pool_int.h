@@ -13,6 +13,7 @@ struct pool {
 	char name[VG_NAME_MAX + 1];
 	unsigned flags;
 	struct tp_lock *lock;
+	struct tp_lock *claim[VG_NR_ROLES];	/* writers: the devices' flocks, open order */
 	struct vg_pv pv[VG_NR_ROLES];	/* indexed by role; io owned */
 	struct vg *vg;
 	struct io_engine *thin_io;	/* window over the active area */
@@ -52,6 +53,34 @@ int pool_open_thin(struct pool *p) TP_MUST_CHECK;
 /* A pool-level finding (no block number) into REP. */
 void pool_problem(struct pool_check_report *rep, int fatal, const char *fmt, ...)
 	TP_PRINTF(3, 4);
+
+/* Hand the devices to the kernel (activation): reopen them without
+ * O_EXCL, keeping the flock claims. The thin metadata must be closed. */
+int pool_share_devices(struct pool *p) TP_MUST_CHECK;
+
+/* ---- pool_claim.c: one owner per device ---- */
+
+enum pool_claim_flags {
+	POOL_CLAIM_LIVE = 1 << 0,	/* the pool is active: the kernel holds the device */
+	POOL_CLAIM_HELD = 1 << 1,	/* this command claimed the same device already */
+};
+
+/* Open PATH for writing as its one owner (see pool_claim.c): *LOCK (an
+ * exclusive flock on PATH, waited on briefly; none with HELD) and *IO
+ * (O_EXCL unless LIVE or HELD). -EBUSY, logged, when another tptools
+ * command, the kernel or another program holds it; other -errno unlogged. */
+int pool_claim_open(const char *pool, const char *path, unsigned flags, struct tp_lock **lock,
+		    struct io_engine **io) TP_MUST_CHECK;
+
+/* ---- pool_guard.c: no change to a fatally damaged pool ---- */
+
+/* Refuse (-EUCLEAN, logged with REFUSED, e.g. "not activated", and the
+ * tpcheck/tprepair to run) an offline pool whose thin metadata is flagged
+ * needs_check or has fatal damage by a fast check; BEFORE names the step
+ * when the check cannot run. WARN_MINOR: also warn of non-fatal damage.
+ * 0 for a pool the kernel runs. */
+int pool_guard(struct pool *p, const char *before, const char *refused, int warn_minor)
+	TP_MUST_CHECK;
 
 /* ---- pool_txn.c: the transaction-id protocol (pool.h) ---- */
 
@@ -94,6 +123,18 @@ void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid
 /* Find the pool's devices: the devices file, else a label scan of block
  * devices. Fills PATHS[role] (malloc'd). */
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES]) TP_MUST_CHECK;
+
+/* Copies of PATHS (other block devices whose label carries the same
+ * device uuid, like LVM's duplicate PVs), found by a label scan; a device
+ * another one is built on (md member, multipath path: it has holders in
+ * sysfs) is not a copy. None: 0.
+ * Some: REFUSE -EBUSY with an error naming every pair and --devices as
+ * the way to pick, else a warning and 0. */
+int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int refuse)
+	TP_MUST_CHECK;
+
+/* Are A and B the same file or block device? */
+int pool_same_device(const char *a, const char *b);
 
 /* ---- pool.c ---- */
 

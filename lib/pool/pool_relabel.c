@@ -80,7 +80,9 @@ static int label_matches(const struct pool *p, const struct vg *vg, enum vg_role
 }
 
 /* Open PATH for ROLE and write the label VG records for it, after the
- * checks above. Fills P->pv[ROLE]. */
+ * checks above. Fills P->pv[ROLE]. PATH is one of the paths pool_attach
+ * opened and claimed (its lock on the device stays held until
+ * pool_detach), so no other tptools command can write it meanwhile. */
 static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const char *path)
 {
 	struct io_engine *io;

@@ -44,7 +44,8 @@ int pool_split_volume_spec(const char *spec, char pool[VG_NAME_MAX + 1],
 
 typedef int (*apply_fn)(struct pool *p, const void *arg);
 
-/* The protocol: commit NEXT (with transaction id + 1) as the VG, then
+/* The protocol: refuse a fatally damaged pool (pool_guard), commit NEXT
+ * (with transaction id + 1) as the VG, then
  * APPLY to the thin metadata, set its transaction id and commit it. On a
  * thin failure the thin transaction is aborted and the VG put back. */
 static int pool_change(struct pool *p, struct vg *next, apply_fn apply, const void *arg)
@@ -53,6 +54,11 @@ static int pool_change(struct pool *p, struct vg *next, apply_fn apply, const vo
 	struct vg *undo;
 	int r, u;
 
+	r = pool_guard(p, "the change", "nothing was changed", 0);
+	if (r) {
+		vg_free(next);
+		return r;
+	}
 	r = vg_clone(p->vg, &undo);
 	if (r) {
 		vg_free(next);
