@@ -167,21 +167,6 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	return 0;
 }
 
-static void fill_label(struct vg_label *l, const struct vg *vg, enum vg_role role,
-		       uint64_t size)
-{
-	memset(l, 0, sizeof(*l));
-	l->version = VG_LABEL_VERSION;
-	l->role = role;
-	strcpy(l->pv_uuid, vg->dev[role].pv_uuid);
-	strcpy(l->pool_uuid, vg->uuid);
-	snprintf(l->pool_name, sizeof(l->pool_name), "%s", vg->name);
-	l->device_size = size;
-	l->mda = vg->dev[role].mda;
-	l->area[0] = vg->dev[role].area[0];
-	l->area[1] = vg->dev[role].area[1];
-}
-
 static int build_vg(const struct pool_create_params *p, const struct pool_create_plan *plan,
 		    struct vg **out)
 {
@@ -319,7 +304,7 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 		goto out;
 	retire_backups(p->name);
 	for (int i = 0; i < VG_NR_ROLES; i++)
-		fill_label(&pv[i].label, vg, (enum vg_role)i, pv[i].io->size);
+		vg_label_from_vg(vg, (enum vg_role)i, pv[i].io->size, &pv[i].label);
 	/* 1. thin metadata in the active area; the spare starts empty */
 	r = io_window_create(pv[VG_ROLE_META].io, vg->dev[VG_ROLE_META].area[0].offset,
 			     vg->dev[VG_ROLE_META].area[0].size, 0, &win);

@@ -50,20 +50,6 @@ char *pool_devices_from_file(const char *name)
 	return s;
 }
 
-static void label_from_vg(const struct vg *vg, enum vg_role role, struct vg_label *l)
-{
-	memset(l, 0, sizeof(*l));
-	l->version = VG_LABEL_VERSION;
-	l->role = role;
-	strcpy(l->pv_uuid, vg->dev[role].pv_uuid);
-	strcpy(l->pool_uuid, vg->uuid);
-	snprintf(l->pool_name, sizeof(l->pool_name), "%s", vg->name);
-	l->device_size = vg->dev[role].size;
-	l->mda = vg->dev[role].mda;
-	l->area[0] = vg->dev[role].area[0];
-	l->area[1] = vg->dev[role].area[1];
-}
-
 /* Does the labelled device in ROLE belong to VG? */
 static int label_matches(const struct pool *p, const struct vg *vg, enum vg_role role,
 			 const char *from)
@@ -108,7 +94,7 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 		io_destroy(io);
 		return -EBUSY;
 	}
-	label_from_vg(vg, role, &l);
+	vg_label_from_vg(vg, role, vg->dev[role].size, &l);
 	r = vg_label_write(io, &l);
 	if (r) {
 		log_error("pool %s: cannot write the label of %s: %s", p->name, path, strerror(-r));

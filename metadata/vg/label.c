@@ -141,6 +141,21 @@ int vg_label_check(const struct vg_label *l)
 	return -EINVAL;
 }
 
+void vg_label_from_vg(const struct vg *vg, enum vg_role role, uint64_t device_size,
+		      struct vg_label *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->version = VG_LABEL_VERSION;
+	l->role = role;
+	strcpy(l->pv_uuid, vg->dev[role].pv_uuid);
+	strcpy(l->pool_uuid, vg->uuid);
+	snprintf(l->pool_name, sizeof(l->pool_name), "%s", vg->name);
+	l->device_size = device_size;
+	l->mda = vg->dev[role].mda;
+	l->area[0] = vg->dev[role].area[0];
+	l->area[1] = vg->dev[role].area[1];
+}
+
 int vg_label_encode(const struct vg_label *l, uint8_t s[VG_LABEL_SIZE])
 {
 	uint8_t raw[VG_UUID_BYTES];

@@ -83,6 +83,12 @@ int vg_role_parse(const char *s, enum vg_role *role) TP_MUST_CHECK;
  * Used by vg_label_write before writing and by decode. */
 int vg_label_check(const struct vg_label *l) TP_MUST_CHECK;
 
+struct vg;
+/* The label VG records for its device in ROLE, with DEVICE_SIZE (bytes)
+ * as the size when labelled: what tpcreate writes and tprepair rewrites. */
+void vg_label_from_vg(const struct vg *vg, enum vg_role role, uint64_t device_size,
+		      struct vg_label *l);
+
 /* Encode into / decode from one 512-byte sector image (pure: for tests
  * and tools). decode returns like vg_label_read; NAME names the device in
  * messages. */

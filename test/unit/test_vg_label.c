@@ -303,7 +303,25 @@ static void test_roles(void)
 	CU_ASSERT_EQUAL(vg_role_parse("Meta", &r), -EINVAL);
 }
 
+/* The label a VG records for each device is the label that device had. */
+static void test_from_vg(void)
+{
+	struct vg *vg = fx_vg();
+
+	for (int role = 0; role < VG_NR_ROLES; role++) {
+		struct vg_label want, got;
+
+		fx_label((enum vg_role)role, &want);
+		memset(&got, 0xa5, sizeof(got));
+		vg_label_from_vg(vg, (enum vg_role)role, FX_DEV_SIZE, &got);
+		CU_ASSERT_EQUAL(vg_label_check(&got), 0);
+		CU_ASSERT_EQUAL(memcmp(&got, &want, sizeof(got)), 0);
+	}
+	vg_free(vg);
+}
+
 TP_TEST_SUITE(vg_label, NULL, NULL,
+	      { "label from the VG's record of the device", test_from_vg },
 	      { "label roundtrip (both roles, 64-byte name)", test_roundtrip },
 	      { "every byte flip: not ours or corrupt, never found", test_every_byte_flip },
 	      { "bad fields under a valid checksum", test_bad_fields_valid_crc },
