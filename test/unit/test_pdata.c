@@ -7,6 +7,7 @@
 #include "metadata/pdata/btree.h"
 #include "metadata/pdata/btree_build.h"
 #include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/btree_ro.h"
 #include "metadata/pdata/le.h"
 #include "metadata/pdata/space_map.h"
 #include "metadata/pdata/transaction_manager.h"
@@ -169,6 +170,114 @@ static void test_space_map_many_bitmaps(void)
 	}
 	sm_destroy(d);
 	env_close(&e);
+}
+
+/* Counts >= 3 at scale: more changes in one transaction than the dirty map
+ * keeps (they go into the ref-count tree before the commit), counts right
+ * after reopening; then a commit of one changed count writes the path to
+ * it in the ref-count tree and the metadata map's own changes, whatever
+ * the size of the tree (the O(change) property; the old commit rebuilt all
+ * of the tree's ~700 nodes). Every write is one block (max_io 1), counted
+ * by the fault engine. */
+static uint32_t big_count(uint64_t b)
+{
+	return 3 + (uint32_t)(b % 5);
+}
+
+static void test_space_map_overflow_scale(void)
+{
+	const uint64_t nr = 2000000, step = 8, nover = 240000;	/* 240k counts >= 3 */
+	struct io_engine *mem, *io;
+	struct block_manager *bm;
+	struct space_map *m, *d;
+	struct sm_root root, mroot;
+	uint64_t w0, depth = 0, b;
+	unsigned char lf[BM_BLOCK_SIZE], val[4];
+	uint32_t c;
+
+	CU_ASSERT_FATAL(io_mem_create(16384ull * 4096, "scale", &mem) == 0);
+	CU_ASSERT_FATAL(io_fault_create(mem, 1, &io) == 0);
+	CU_ASSERT_FATAL(bm_create(io, 256, &bm) == 0);
+	bm_set_max_io(bm, 1);
+	CU_ASSERT_FATAL(sm_create(bm, SM_METADATA, 16384, &m) == 0);
+	CU_ASSERT_FATAL(sm_set(m, 0, 1) == 0);
+	CU_ASSERT_FATAL(sm_create(bm, SM_DATA, nr, &d) == 0);
+	sm_set_meta(d, m);
+	for (uint64_t i = 0; i < nover; i++)
+		CU_ASSERT_EQUAL_FATAL(sm_set(d, i * step, big_count(i * step)), 0);
+	for (uint64_t i = 0; i < nover; i += 3)	/* back below 3: leave the tree */
+		CU_ASSERT_EQUAL_FATAL(sm_set(d, i * step, 2), 0);
+	CU_ASSERT(sm_get(d, 9 * step, &c) == 0 && c == 2);
+	CU_ASSERT(sm_get(d, 10 * step, &c) == 0 && c == big_count(10 * step));
+	CU_ASSERT_FATAL(sm_commit(d, m, &root) == 0);
+	CU_ASSERT_FATAL(sm_commit(m, NULL, &mroot) == 0);
+	CU_ASSERT_FATAL(bm_flush(bm) == 0);
+	sm_destroy(d);
+	sm_destroy(m);
+	bm_forget(bm);
+
+	CU_ASSERT_FATAL(sm_open(bm, SM_METADATA, &mroot, &m) == 0);
+	CU_ASSERT_FATAL(sm_open(bm, SM_DATA, &root, &d) == 0);
+	sm_set_meta(d, m);
+	for (uint64_t i = 0; i < nover; i++) {
+		CU_ASSERT_EQUAL_FATAL(sm_get(d, i * step, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(c, i % 3 ? big_count(i * step) : 2);
+		CU_ASSERT_EQUAL_FATAL(sm_get(d, i * step + 1, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(c, 0);
+	}
+	/* the depth of the ref-count tree: the path a change copies */
+	for (b = root.ref_count_root;; depth++) {
+		struct bm_block *blk;
+		const void *n;
+		int leaf;
+		CU_ASSERT_FATAL(bm_read_lock(bm, b, &btree_node_validator, &blk) == 0);
+		n = bm_block_data(blk);
+		leaf = bn_is_leaf(n);
+		b = leaf ? 0 : bn_value64(n, 0);
+		bm_unlock(blk);
+		if (leaf)
+			break;
+	}
+	CU_ASSERT_EQUAL(depth, 2);	/* root, internal level, leaves: 3 nodes on a path */
+
+	/* one count changes (4 -> 5: the bitmap still says 3+) */
+	w0 = io_fault_writes(io);
+	CU_ASSERT_EQUAL(sm_inc(d, 100 * step + 0), 0);
+	CU_ASSERT_FATAL(sm_commit(d, m, &root) == 0);
+	CU_ASSERT_FATAL(sm_commit(m, NULL, &mroot) == 0);
+	CU_ASSERT_FATAL(bm_flush(bm) == 0);
+	/* 3 ref-count nodes + 1 metadata bitmap (3 allocated, 3 freed, in the
+	 * first one) + the metadata index block */
+	CU_ASSERT_EQUAL(io_fault_writes(io) - w0, 5);
+
+	/* one count leaves the tree (3+ -> 2): its data bitmap changes too, so
+	 * the data index (one leaf for 123 bitmaps) is written again */
+	/* its leaf is a third full (a third of the counts left the tree): the
+	 * remove rebalances it with a neighbour */
+	CU_ASSERT_EQUAL(btree_ro_lookup(bm, root.ref_count_root, 4, 200 * step, val, lf), 0);
+	CU_ASSERT_EQUAL(bn_nr(lf), bn_max(lf) / 3);
+	w0 = io_fault_writes(io);
+	CU_ASSERT_EQUAL(sm_set(d, 200 * step, 2), 0);
+	CU_ASSERT_FATAL(sm_commit(d, m, &root) == 0);
+	CU_ASSERT_FATAL(sm_commit(m, NULL, &mroot) == 0);
+	CU_ASSERT_FATAL(bm_flush(bm) == 0);
+	/* 3 ref-count nodes on the path + the neighbour, the data bitmap, the
+	 * data index (one leaf for 123 bitmaps), 1 metadata bitmap, the
+	 * metadata index block */
+	CU_ASSERT_EQUAL(io_fault_writes(io) - w0, 4 + 1 + 1 + 1 + 1);
+	sm_destroy(d);
+	sm_destroy(m);
+	bm_forget(bm);
+
+	CU_ASSERT_FATAL(sm_open(bm, SM_METADATA, &mroot, &m) == 0);
+	CU_ASSERT_FATAL(sm_open(bm, SM_DATA, &root, &d) == 0);
+	CU_ASSERT(sm_get(d, 100 * step, &c) == 0 && c == big_count(100 * step) + 1);
+	CU_ASSERT(sm_get(d, 200 * step, &c) == 0 && c == 2);
+	CU_ASSERT(sm_get(d, 202 * step, &c) == 0 && c == big_count(202 * step));
+	sm_destroy(d);
+	sm_destroy(m);
+	bm_destroy(bm);
+	io_destroy(io);
 }
 
 static void test_space_map_full(void)
@@ -385,6 +494,7 @@ TP_TEST_SUITE(pdata, NULL, NULL,
 	      { "space_map", test_space_map },
 	      { "space_map_full", test_space_map_full },
 	      { "space_map_many_bitmaps", test_space_map_many_bitmaps },
+	      { "space_map_overflow_scale", test_space_map_overflow_scale },
 	      { "btree_model", test_btree_model },
 	      { "btree_shared", test_btree_shared },
 	      { "btree_build", test_btree_build })
