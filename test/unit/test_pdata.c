@@ -177,7 +177,7 @@ static void test_space_map_many_bitmaps(void)
  * after reopening; then a commit of one changed count writes the path to
  * it in the ref-count tree and the metadata map's own changes, whatever
  * the size of the tree (the O(change) property; the old commit rebuilt all
- * of the tree's ~700 nodes). Every write is one block (max_io 1), counted
+ * of the tree's hundreds of nodes). Every write is one block (max_io 1), counted
  * by the fault engine. */
 static uint32_t big_count(uint64_t b)
 {
