@@ -48,11 +48,13 @@
 #define BITMAP_WORDS 510u
 #define PAIRS_LO 0x5555555555555555ull
 #define SM_MAX_LOADED 4096u	/* 16 MiB of bitmaps */
+#define FREED_WORDS (SM_ENTRIES_PER_BITMAP / 64)	/* 255 words: 2 KiB */
 #define SM_MAX_DIRTY 131072u	/* changed counts >= 3 in core (about 4 MiB) */
 #define SM_REF_VSIZE 4u		/* ref-count tree values: le32 counts */
 
 struct sm_bitmap {
 	uint64_t *words;	/* counts, natural bit order; NULL until loaded */
+	uint64_t *freed;	/* a bit per entry freed in this transaction; NULL: none */
 	uint64_t block;		/* location on disk, 0 = never written (all free) */
 	uint32_t nr_free;
 	uint32_t nfb;		/* none_free_before */
@@ -72,7 +74,6 @@ struct space_map {
 	struct sm_bitmap *bm_;
 	uint64_t nr_bitmaps;
 	struct u64map dirty;	/* block -> count, not yet in the ref-count tree */
-	struct u64map freed;	/* freed in this transaction */
 	int index_dirty, flushing;
 	uint64_t dirty_puts;	/* changes to the dirty map, ever */
 	uint64_t index_root, ref_root;	/* 0: not written yet */
@@ -175,7 +176,6 @@ static struct space_map *sm_alloc(struct block_manager *bm, enum sm_kind kind)
 	sm->bm = bm;
 	sm->kind = kind;
 	u64map_init(&sm->dirty);
-	u64map_init(&sm->freed);
 	if (kind == SM_METADATA)
 		sm->meta = sm;
 	return sm;
@@ -185,11 +185,12 @@ void sm_destroy(struct space_map *sm)
 {
 	if (!sm)
 		return;
-	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++) {
 		free(sm->bm_[i].words);
+		free(sm->bm_[i].freed);
+	}
 	free(sm->bm_);
 	u64map_destroy(&sm->dirty);
-	u64map_destroy(&sm->freed);
 	free(sm->index_nodes.b);
 	tm_destroy(sm->ref_tm);
 	free(sm->ref_leaf);
@@ -579,8 +580,9 @@ static int set_count(struct space_map *sm, uint64_t b, uint32_t old, uint32_t co
 		sm->nr_allocated--;
 		if (off < bmp->nfb)
 			bmp->nfb = off;
-		if ((r = u64map_put(&sm->freed, b, 1)))
-			return r;
+		if (!bmp->freed && !(bmp->freed = calloc(FREED_WORDS, sizeof(uint64_t))))
+			return -ENOMEM;
+		bmp->freed[off / 64] |= 1ull << (off % 64);
 	}
 	/* bounded memory: the data map's changed counts go into the tree now
 	 * and then (the metadata map's wait for the commit: few change) */
@@ -665,7 +667,7 @@ static int search(struct space_map *sm, uint64_t from, uint64_t to, uint64_t *ou
 				}
 				if (entry_get(bmp->words, (uint32_t)(e - base)))
 					continue;
-				if (sm->freed.nr && u64map_get(&sm->freed, e, NULL))
+				if (bmp->freed && (bmp->freed[(e - base) / 64] >> ((e - base) % 64) & 1))
 					continue;
 				if ((r = set_count(sm, e, 0, 1)))
 					return r;
@@ -937,7 +939,10 @@ int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root
 		return r;
 	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
 		sm->bm_[i].relocated = 0;
-	u64map_clear(&sm->freed);
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++) {
+		free(sm->bm_[i].freed);
+		sm->bm_[i].freed = NULL;
+	}
 	tm_destroy(sm->ref_tm);
 	sm->ref_tm = NULL;
 	sm->index_dirty = 0;
