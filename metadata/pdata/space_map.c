@@ -488,10 +488,38 @@ struct ref_change {
 	uint64_t b, count;
 };
 
-static int cmp_change(const void *a, const void *b)
+/* Sort C by block: LSD radix, 11 bits a pass, as many passes as the
+ * largest block needs (a flush sorts up to SM_MAX_DIRTY of them). */
+static int sort_changes(struct ref_change *c, size_t n)
 {
-	uint64_t x = ((const struct ref_change *)a)->b, y = ((const struct ref_change *)b)->b;
-	return x < y ? -1 : x > y;
+	struct ref_change *tmp = malloc(n * sizeof(*tmp)), *src = c, *dst = tmp, *t;
+	uint64_t max = 0;
+	size_t pos[2048];
+
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		max |= c[i].b;
+	for (unsigned shift = 0; shift < 64 && max >> shift; shift += 11) {
+		size_t sum = 0;
+		memset(pos, 0, sizeof(pos));
+		for (size_t i = 0; i < n; i++)
+			pos[src[i].b >> shift & 2047]++;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t k = pos[d];
+			pos[d] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[pos[src[i].b >> shift & 2047]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != c)
+		memcpy(c, src, n * sizeof(*c));
+	free(tmp);
+	return 0;
 }
 
 /* Put the dirty counts into the ref-count tree, in key order (neighbours
@@ -502,8 +530,8 @@ static int flush_refs(struct space_map *sm)
 {
 	struct btree_info info = { NULL, { SM_REF_VSIZE, NULL, NULL, NULL } };
 	struct ref_change *c;
-	uint64_t v, puts = sm->dirty_puts;
-	size_t n = 0, pos = 0;
+	uint64_t v, puts = sm->dirty_puts, *gone;
+	size_t n = 0, pos = 0, ngone = 0, done;
 	unsigned char val[SM_REF_VSIZE];
 	int r = 0;
 
@@ -518,23 +546,42 @@ static int flush_refs(struct space_map *sm)
 		return 0;
 	if (sm->ref_leaf)
 		bn_set_nr(sm->ref_leaf, 0);	/* the tree changes */
-	if (!(c = malloc(sm->dirty.nr * sizeof(*c))))
+	c = malloc(sm->dirty.nr * sizeof(*c));
+	gone = malloc(sm->dirty.nr * sizeof(*gone));
+	if (!c || !gone) {
+		free(c);
+		free(gone);
 		return -ENOMEM;
+	}
 	while (u64map_next(&sm->dirty, &pos, &c[n].b, &c[n].count))
 		n++;
-	qsort(c, n, sizeof(*c), cmp_change);
+	if ((r = sort_changes(c, n))) {
+		free(c);
+		free(gone);
+		return r;
+	}
 	sm->flushing = 1;
 	for (size_t i = 0; i < n && !r; i++) {
 		if (c[i].count >= 3) {
 			le32_put(val, (uint32_t)c[i].count);
 			r = btree_insert(&info, sm->ref_root, c[i].b, val, &sm->ref_root, NULL, 0);
-		} else {
-			r = btree_remove(&info, sm->ref_root, c[i].b, &sm->ref_root);
-			if (r == -ENODATA)	/* went above 2 and back in one go */
-				r = 0;
+			continue;
 		}
+		/* a run of keys leaving the tree: removed a leaf at a time */
+		for (ngone = 0; i + ngone < n && c[i + ngone].count < 3; ngone++)
+			gone[ngone] = c[i + ngone].b;
+		for (size_t j = 0; j < ngone && !r; j += done) {
+			r = btree_remove_run(&info, sm->ref_root, gone + j, ngone - j, &sm->ref_root,
+					     &done);
+			if (r == -ENODATA) {	/* went above 2 and back in one go */
+				r = 0;
+				done = 1;
+			}
+		}
+		i += ngone - 1;
 	}
 	sm->flushing = 0;
+	free(gone);
 	if (sm->ref_leaf)
 		bn_set_nr(sm->ref_leaf, 0);
 	if (!r && sm->dirty_puts == puts)
