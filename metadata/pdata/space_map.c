@@ -348,18 +348,53 @@ static void scan_free(const uint64_t *words, uint32_t *nr_free, uint32_t *nfb)
 	}
 }
 
-/* Drop unchanged loaded bitmaps (other than KEEP) down to the bound. */
-static void evict(struct space_map *sm, uint64_t keep)
+static int write_bitmap(struct space_map *sm, struct sm_bitmap *bmp);
+
+/* A changed data bitmap leaves core before the commit: it gets its new
+ * home now (as the commit would give it) and is written there through
+ * the block manager; a later change reads it back from there, and the
+ * commit writes it in place (it is relocated already) and rebuilds the
+ * index. The committed bitmap is not touched. */
+static int spill(struct space_map *sm, struct sm_bitmap *bmp)
 {
-	for (uint64_t tries = 0; sm->nr_loaded > SM_MAX_LOADED && tries < sm->nr_bitmaps; tries++) {
-		uint64_t i = sm->evict_hand++ % sm->nr_bitmaps;
-		struct sm_bitmap *bmp = &sm->bm_[i];
-		if (i == keep || !bmp->words || bmp->dirty)
-			continue;
-		free(bmp->words);
-		bmp->words = NULL;
-		sm->nr_loaded--;
+	uint64_t nb, old = bmp->block;
+	int r;
+
+	if (!bmp->relocated) {
+		if ((r = sm_new_block(sm->meta, &nb)))
+			return r;
+		bmp->block = nb;
+		bmp->relocated = 1;
+		if (old && (r = sm_dec(sm->meta, old)))
+			return r;
 	}
+	sm->index_dirty = 1;
+	return write_bitmap(sm, bmp);
+}
+
+/* Drop loaded bitmaps (other than KEEP) down to the bound: unchanged ones
+ * first; if that is not enough, a data map that knows its metadata map
+ * spills changed ones, so a transaction that touches every bitmap of a
+ * large pool stays within the bound too. */
+static int evict(struct space_map *sm, uint64_t keep)
+{
+	int spill_ok = sm->kind == SM_DATA && sm->meta && !sm->flushing, r;
+
+	for (int pass = 0; pass < 1 + spill_ok; pass++) {
+		for (uint64_t tries = 0; sm->nr_loaded > SM_MAX_LOADED && tries < sm->nr_bitmaps;
+		     tries++) {
+			uint64_t i = sm->evict_hand++ % sm->nr_bitmaps;
+			struct sm_bitmap *bmp = &sm->bm_[i];
+			if (i == keep || !bmp->words || (bmp->dirty && !pass))
+				continue;
+			if (bmp->dirty && (r = spill(sm, bmp)))
+				return r;
+			free(bmp->words);
+			bmp->words = NULL;
+			sm->nr_loaded--;
+		}
+	}
+	return 0;
 }
 
 static int load_bitmap(struct space_map *sm, uint64_t i)
@@ -387,8 +422,7 @@ static int load_bitmap(struct space_map *sm, uint64_t i)
 		/* the index's hints may be stale or junk: recompute them exactly */
 		scan_free(bmp->words, &bmp->nr_free, &bmp->nfb);
 	}
-	evict(sm, i);
-	return 0;
+	return evict(sm, i);
 }
 
 static int locate(struct space_map *sm, uint64_t b, struct sm_bitmap **bmp, uint32_t *off)

@@ -141,7 +141,8 @@ static void test_space_map(void)
 }
 
 /* More bitmaps than stay loaded: unchanged ones are dropped and re-read,
- * changed ones kept; counts stay right either way. */
+ * changed ones kept (or, with sm_set_meta, written out early); counts stay
+ * right either way. */
 static void test_space_map_many_bitmaps(void)
 {
 	const uint64_t nb = 4200, nr = nb * SM_ENTRIES_PER_BITMAP;
@@ -150,7 +151,7 @@ static void test_space_map_many_bitmaps(void)
 	struct space_map *d;
 	uint32_t c;
 
-	env_open(&e, 8192, 64);
+	env_open(&e, 16384, 64);
 	CU_ASSERT_FATAL(sm_create(e.bm, SM_DATA, nr, &d) == 0);
 	for (uint64_t i = 0; i < nb; i += 7)
 		CU_ASSERT_EQUAL_FATAL(sm_set(d, i * SM_ENTRIES_PER_BITMAP + i % 100, 1 + i % 5), 0);
@@ -167,6 +168,28 @@ static void test_space_map_many_bitmaps(void)
 			if (!pass && i < 50)	/* changed: must survive the evictions */
 				CU_ASSERT_EQUAL_FATAL(sm_inc(d, b), 0);
 		}
+	}
+	/* every bitmap changed: with its metadata map known, the data map
+	 * writes changed ones out early (spills) to stay within the bound */
+	sm_set_meta(d, e.sm);
+	for (uint64_t i = 0; i < nb; i++)
+		CU_ASSERT_EQUAL_FATAL(sm_inc(d, i * SM_ENTRIES_PER_BITMAP + 200), 0);
+	for (uint64_t i = 0; i < nb; i += 13) {
+		CU_ASSERT_EQUAL_FATAL(sm_inc(d, i * SM_ENTRIES_PER_BITMAP + 200), 0);
+		CU_ASSERT(sm_get(d, i * SM_ENTRIES_PER_BITMAP + 200, &c) == 0 && c == 2);
+	}
+	CU_ASSERT_FATAL(sm_commit(d, e.sm, &root) == 0);
+	CU_ASSERT_FATAL(sm_commit(e.sm, NULL, &mroot) == 0);
+	CU_ASSERT_FATAL(bm_flush(e.bm) == 0);
+	sm_destroy(d);
+	bm_forget(e.bm);
+	CU_ASSERT_FATAL(sm_open(e.bm, SM_DATA, &root, &d) == 0);
+	for (uint64_t i = 0; i < nb; i++) {
+		uint64_t b = i * SM_ENTRIES_PER_BITMAP;
+		CU_ASSERT_EQUAL_FATAL(sm_get(d, b + 200, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(c, i % 13 ? 1 : 2);
+		CU_ASSERT_EQUAL_FATAL(sm_get(d, b + i % 100, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(c, (i % 7 ? 0 : 1 + i % 5) + (i < 50));
 	}
 	sm_destroy(d);
 	env_close(&e);
