@@ -47,9 +47,9 @@
 #define BITMAP_HEADER 16u
 #define BITMAP_WORDS 510u
 #define PAIRS_LO 0x5555555555555555ull
-#define SM_MAX_LOADED 4096u	/* 16 MiB of bitmaps */
+#define SM_MAX_LOADED 1024u	/* 4 MiB of bitmaps (the block manager caches more) */
 #define FREED_WORDS (SM_ENTRIES_PER_BITMAP / 64)	/* 255 words: 2 KiB */
-#define SM_MAX_DIRTY 131072u	/* changed counts >= 3 in core (about 4 MiB) */
+#define SM_MAX_DIRTY 65536u	/* changed counts >= 3 in core (about 2 MiB) */
 #define SM_REF_VSIZE 4u		/* ref-count tree values: le32 counts */
 
 struct sm_bitmap {

@@ -3,11 +3,12 @@
  * reversed bit order, index entries, a ref-count btree for counts >= 3).
  *
  * Owns: the in-core state of one space map: the index (one entry per
- * 16320-block bitmap), bitmaps loaded on first use (unchanged ones beyond
- * 4096, 16 MiB, are dropped and re-read; changed ones stay until the
- * commit), the counts >= 3 changed since
- * they last went into the ref-count tree (at most 131072 for a data map
- * with sm_set_meta(); a metadata map keeps its few until the commit), and
+ * 16320-block bitmap), bitmaps loaded on first use (at most 1024, 4 MiB:
+ * unchanged ones beyond are dropped and re-read; changed ones stay until
+ * the commit, or in a data map with sm_set_meta() are written out early),
+ * the counts >= 3 changed since they last went into the ref-count tree
+ * (at most 65536 in a data map with sm_set_meta(); a metadata map keeps
+ * its few until the commit), and
  * the blocks freed in the current transaction (a bit each, 2 KiB per bitmap
  * with frees: they are not handed out again before commit, so the
  * committed trees stay intact on disk).
