@@ -20,6 +20,7 @@
 #ifndef TP_PDATA_BTREE_H
 #define TP_PDATA_BTREE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
@@ -54,6 +55,12 @@ int btree_insert(const struct btree_info *info, uint64_t root, uint64_t key, con
 /* Remove KEY (vt.dec on its value). */
 int btree_remove(const struct btree_info *info, uint64_t root, uint64_t key,
 		 uint64_t *new_root) TP_MUST_CHECK;
+/* Remove KEYS[0] and as many of the following (ascending) keys as lie in
+ * the same leaf and can go without a rebalance: *DONE of them, at least 1
+ * on success (a caller removing many sorted keys shadows each path once).
+ * -ENODATA when KEYS[0] is absent (*DONE 0, nothing changes). */
+int btree_remove_run(const struct btree_info *info, uint64_t root, const uint64_t *keys,
+		     size_t nr_keys, uint64_t *new_root, size_t *done) TP_MUST_CHECK;
 /* Drop one reference to the tree at ROOT; the last one frees its nodes and
  * calls vt.dec on every value (shared subtrees are only decremented). */
 int btree_del(const struct btree_info *info, uint64_t root) TP_MUST_CHECK;

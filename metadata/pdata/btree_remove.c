@@ -116,9 +116,37 @@ static int step_fixed(const struct btree_info *info, struct shadow_spine *s, uin
 int btree_remove(const struct btree_info *info, uint64_t root, uint64_t key,
 		 uint64_t *new_root)
 {
-	struct shadow_spine s;
+	size_t done;
+
+	return btree_remove_run(info, root, &key, 1, new_root, &done);
+}
+
+/* After KEYS[0] left leaf N: the following keys that are in N too, while
+ * N keeps more than max/3 entries (any number in a root leaf). */
+static int remove_more(const struct btree_info *info, unsigned char *n, int is_root,
+		       const uint64_t *keys, size_t nr_keys, size_t *done)
+{
 	int r;
 
+	for (*done = 1; *done < nr_keys && (is_root || bn_nr(n) > bn_max(n) / 3); (*done)++) {
+		int i = bn_lower_bound(n, keys[*done]);
+		if (i < 0 || bn_key(n, (uint32_t)i) != keys[*done])
+			break;
+		if (info->vt.dec && (r = info->vt.dec(info->vt.ctx, bn_value(n, (uint32_t)i))))
+			return r;
+		delete_at(n, (uint32_t)i);
+	}
+	return 0;
+}
+
+int btree_remove_run(const struct btree_info *info, uint64_t root, const uint64_t *keys,
+		     size_t nr_keys, uint64_t *new_root, size_t *done)
+{
+	struct shadow_spine s;
+	uint64_t key = keys[0];
+	int r;
+
+	*done = 0;
 	if ((r = btree_lookup(info, root, key, NULL)))
 		return r;	/* -ENODATA: nothing changes */
 	btree_shadow_spine_init(&s, info);
@@ -143,6 +171,9 @@ int btree_remove(const struct btree_info *info, uint64_t root, uint64_t key,
 			if (info->vt.dec && (r = info->vt.dec(info->vt.ctx, bn_value(n, (uint32_t)i))))
 				goto out;
 			delete_at(n, (uint32_t)i);
+			if ((r = remove_more(info, n, !btree_shadow_parent(&s), keys, nr_keys,
+					     done)))
+				goto out;
 			break;
 		}
 		if ((r = step_fixed(info, &s, key, (uint32_t)i)))

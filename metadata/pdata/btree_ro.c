@@ -80,3 +80,42 @@ int btree_ro_walk(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize,
 	btree_cursor_exit(&c);
 	return r;
 }
+
+int btree_ro_lookup(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize, uint64_t key,
+		    void *value, void *leaf)
+{
+	uint64_t b = root;
+
+	for (int depth = 0; depth < BTREE_MAX_DEPTH; depth++) {
+		struct bm_block *blk;
+		const unsigned char *n;
+		int i, r = bm_read_lock(bm, b, &btree_node_validator, &blk);
+
+		if (r)
+			return r;
+		n = bm_block_data(blk);
+		if ((r = btree_node_check_log(n, b, leaf_vsize,
+					      BTREE_RULE_NONEMPTY | BTREE_RULE_HEADER_DONE))) {
+			bm_unlock(blk);
+			return r;
+		}
+		i = bn_lower_bound(n, key);
+		if (bn_is_leaf(n)) {
+			r = i >= 0 && bn_key(n, (uint32_t)i) == key ? 0 : -ENODATA;
+			if (!r)
+				memcpy(value, bn_value(n, (uint32_t)i), leaf_vsize);
+			if (leaf)
+				memcpy(leaf, n, BM_BLOCK_SIZE);
+			bm_unlock(blk);
+			return r;
+		}
+		if (i < 0) {
+			bm_unlock(blk);
+			return -ENODATA;
+		}
+		b = bn_value64(n, (uint32_t)i);
+		bm_unlock(blk);
+	}
+	log_error("btree node %" PRIu64 ": tree deeper than %d levels (a loop?)", b, BTREE_MAX_DEPTH);
+	return -EUCLEAN;
+}

@@ -13,7 +13,20 @@
  * natural order (low bit first); loading and writing swap the bit pairs.
  * At most SM_MAX_LOADED bitmaps stay loaded: beyond that, unchanged ones
  * are dropped (they are re-read when needed), so memory stays bounded
- * however large the data device is. */
+ * however large the data device is.
+ *
+ * Counts >= 3 (the kernel's sm_ll_lookup/sm_ll_insert with the overflow
+ * btree): only the counts changed since the ref-count tree was last
+ * updated are in core (the dirty map; a count below 3 there means "leaves
+ * the tree"); any other is looked up in the tree on demand, through the
+ * block manager's bounded cache. The dirty entries go into the tree with
+ * the pdata btree (btree.c: copy-on-write of the changed paths only)
+ * through a transaction manager of the map's own (ref_tm) over the
+ * metadata space map (itself, for SM_METADATA): at commit, and for a data
+ * map with sm_set_meta() also whenever SM_MAX_DIRTY are pending, so a
+ * transaction that changes millions of counts still runs in bounded
+ * memory. ref_tm lives until the commit, so nodes it already copied in
+ * this transaction are changed in place. */
 #include "metadata/pdata/space_map.h"
 
 #include <errno.h>
@@ -23,19 +36,25 @@
 
 #include "lib/base/crc32c.h"
 #include "lib/base/log.h"
+#include "metadata/pdata/btree.h"
 #include "metadata/pdata/btree_build.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/btree_ro.h"
 #include "metadata/pdata/le.h"
+#include "metadata/pdata/transaction_manager.h"
 #include "metadata/pdata/u64map.h"
 
 #define BITMAP_HEADER 16u
 #define BITMAP_WORDS 510u
 #define PAIRS_LO 0x5555555555555555ull
-#define SM_MAX_LOADED 4096u	/* 16 MiB of bitmaps */
+#define SM_MAX_LOADED 1024u	/* 4 MiB of bitmaps (the block manager caches more) */
+#define FREED_WORDS (SM_ENTRIES_PER_BITMAP / 64)	/* 255 words: 2 KiB */
+#define SM_MAX_DIRTY 65536u	/* changed counts >= 3 in core (about 2 MiB) */
+#define SM_REF_VSIZE 4u		/* ref-count tree values: le32 counts */
 
 struct sm_bitmap {
 	uint64_t *words;	/* counts, natural bit order; NULL until loaded */
+	uint64_t *freed;	/* a bit per entry freed in this transaction; NULL: none */
 	uint64_t block;		/* location on disk, 0 = never written (all free) */
 	uint32_t nr_free;
 	uint32_t nfb;		/* none_free_before */
@@ -54,11 +73,14 @@ struct space_map {
 	uint64_t nr_blocks, nr_allocated;
 	struct sm_bitmap *bm_;
 	uint64_t nr_bitmaps;
-	struct u64map overflow;	/* block -> count >= 3 */
-	struct u64map freed;	/* freed in this transaction */
-	int overflow_dirty, index_dirty;
+	struct u64map dirty;	/* block -> count, not yet in the ref-count tree */
+	int index_dirty, flushing;
+	uint64_t dirty_puts;	/* changes to the dirty map, ever */
 	uint64_t index_root, ref_root;	/* 0: not written yet */
-	struct blist index_nodes, ref_nodes;	/* own blocks as of the last commit */
+	struct blist index_nodes;	/* own blocks as of the last commit */
+	struct space_map *meta;	/* SM_DATA: where ref-count tree nodes come from */
+	struct tm *ref_tm;	/* the ref-count tree's, until the commit */
+	unsigned char *ref_leaf;	/* the last ref-count leaf read; NULL: none */
 	uint64_t cursor;
 	uint64_t nr_loaded, evict_hand;
 };
@@ -153,8 +175,9 @@ static struct space_map *sm_alloc(struct block_manager *bm, enum sm_kind kind)
 		return NULL;
 	sm->bm = bm;
 	sm->kind = kind;
-	u64map_init(&sm->overflow);
-	u64map_init(&sm->freed);
+	u64map_init(&sm->dirty);
+	if (kind == SM_METADATA)
+		sm->meta = sm;
 	return sm;
 }
 
@@ -162,13 +185,15 @@ void sm_destroy(struct space_map *sm)
 {
 	if (!sm)
 		return;
-	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++) {
 		free(sm->bm_[i].words);
+		free(sm->bm_[i].freed);
+	}
 	free(sm->bm_);
-	u64map_destroy(&sm->overflow);
-	u64map_destroy(&sm->freed);
+	u64map_destroy(&sm->dirty);
 	free(sm->index_nodes.b);
-	free(sm->ref_nodes.b);
+	tm_destroy(sm->ref_tm);
+	free(sm->ref_leaf);
 	free(sm);
 }
 
@@ -189,7 +214,7 @@ int sm_create(struct block_manager *bm, enum sm_kind kind, uint64_t nr_blocks,
 		return r;
 	}
 	sm->nr_blocks = nr_blocks;
-	sm->overflow_dirty = sm->index_dirty = 1;
+	sm->index_dirty = 1;
 	*out = sm;
 	return 0;
 }
@@ -204,18 +229,6 @@ static int load_node(void *ctx, uint64_t b)
 {
 	struct load_ctx *c = ctx;
 	return blist_add(c->nodes, b);
-}
-
-static int load_overflow(void *ctx, uint64_t key, const void *value)
-{
-	struct load_ctx *c = ctx;
-	uint32_t count = le32_get(value);
-
-	if (key >= c->sm->nr_blocks || count < 3) {
-		log_error("space map ref-count tree: bad entry %" PRIu64 " -> %" PRIu32, key, count);
-		return -EUCLEAN;
-	}
-	return u64map_put(&c->sm->overflow, key, count);
 }
 
 static int set_index_entry(struct space_map *sm, uint64_t i, const void *e)
@@ -296,10 +309,6 @@ int sm_open(struct block_manager *bm, enum sm_kind kind, const struct sm_root *r
 			goto fail;
 		}
 	}
-	struct load_ctx c = { sm, &sm->ref_nodes, 0 };
-	struct btree_ro_visit v = { &c, load_overflow, load_node };
-	if ((r = btree_ro_walk(bm, root->ref_count_root, 4, &v)))
-		goto fail;
 	*out = sm;
 	return 0;
 fail:
@@ -339,18 +348,53 @@ static void scan_free(const uint64_t *words, uint32_t *nr_free, uint32_t *nfb)
 	}
 }
 
-/* Drop unchanged loaded bitmaps (other than KEEP) down to the bound. */
-static void evict(struct space_map *sm, uint64_t keep)
+static int write_bitmap(struct space_map *sm, struct sm_bitmap *bmp);
+
+/* A changed data bitmap leaves core before the commit: it gets its new
+ * home now (as the commit would give it) and is written there through
+ * the block manager; a later change reads it back from there, and the
+ * commit writes it in place (it is relocated already) and rebuilds the
+ * index. The committed bitmap is not touched. */
+static int spill(struct space_map *sm, struct sm_bitmap *bmp)
 {
-	for (uint64_t tries = 0; sm->nr_loaded > SM_MAX_LOADED && tries < sm->nr_bitmaps; tries++) {
-		uint64_t i = sm->evict_hand++ % sm->nr_bitmaps;
-		struct sm_bitmap *bmp = &sm->bm_[i];
-		if (i == keep || !bmp->words || bmp->dirty)
-			continue;
-		free(bmp->words);
-		bmp->words = NULL;
-		sm->nr_loaded--;
+	uint64_t nb, old = bmp->block;
+	int r;
+
+	if (!bmp->relocated) {
+		if ((r = sm_new_block(sm->meta, &nb)))
+			return r;
+		bmp->block = nb;
+		bmp->relocated = 1;
+		if (old && (r = sm_dec(sm->meta, old)))
+			return r;
 	}
+	sm->index_dirty = 1;
+	return write_bitmap(sm, bmp);
+}
+
+/* Drop loaded bitmaps (other than KEEP) down to the bound: unchanged ones
+ * first; if that is not enough, a data map that knows its metadata map
+ * spills changed ones, so a transaction that touches every bitmap of a
+ * large pool stays within the bound too. */
+static int evict(struct space_map *sm, uint64_t keep)
+{
+	int spill_ok = sm->kind == SM_DATA && sm->meta && !sm->flushing, r;
+
+	for (int pass = 0; pass < 1 + spill_ok; pass++) {
+		for (uint64_t tries = 0; sm->nr_loaded > SM_MAX_LOADED && tries < sm->nr_bitmaps;
+		     tries++) {
+			uint64_t i = sm->evict_hand++ % sm->nr_bitmaps;
+			struct sm_bitmap *bmp = &sm->bm_[i];
+			if (i == keep || !bmp->words || (bmp->dirty && !pass))
+				continue;
+			if (bmp->dirty && (r = spill(sm, bmp)))
+				return r;
+			free(bmp->words);
+			bmp->words = NULL;
+			sm->nr_loaded--;
+		}
+	}
+	return 0;
 }
 
 static int load_bitmap(struct space_map *sm, uint64_t i)
@@ -378,8 +422,7 @@ static int load_bitmap(struct space_map *sm, uint64_t i)
 		/* the index's hints may be stale or junk: recompute them exactly */
 		scan_free(bmp->words, &bmp->nr_free, &bmp->nfb);
 	}
-	evict(sm, i);
-	return 0;
+	return evict(sm, i);
 }
 
 static int locate(struct space_map *sm, uint64_t b, struct sm_bitmap **bmp, uint32_t *off)
@@ -409,11 +452,61 @@ uint64_t sm_nr_allocated(const struct space_map *sm)
 	return sm->nr_allocated;
 }
 
+/* B in the cached leaf: 1 and *VAL set (or -ENODATA in *R when absent
+ * there), else 0. Counts are read in runs (a device's blocks), so one
+ * leaf answers most lookups. */
+static int leaf_cached(const struct space_map *sm, uint64_t b, unsigned char *val, int *r)
+{
+	const unsigned char *n = sm->ref_leaf;
+	uint32_t nr;
+	int i;
+
+	if (!n || !(nr = bn_nr(n)) || b < bn_key(n, 0) || b > bn_key(n, nr - 1))
+		return 0;
+	i = bn_lower_bound(n, b);
+	*r = i >= 0 && bn_key(n, (uint32_t)i) == b ? 0 : -ENODATA;
+	if (!*r)
+		memcpy(val, bn_value(n, (uint32_t)i), SM_REF_VSIZE);
+	return 1;
+}
+
+/* A count >= 3: the dirty map, else the ref-count tree. */
+static int overflow_get(struct space_map *sm, uint64_t b, uint32_t *count)
+{
+	unsigned char val[SM_REF_VSIZE];
+	uint64_t v;
+	int r = -ENODATA;
+
+	if (u64map_get(&sm->dirty, b, &v)) {
+		*count = (uint32_t)v;
+		return 0;
+	}
+	if (!sm->ref_leaf && !(sm->ref_leaf = calloc(1, BM_BLOCK_SIZE)))
+		return -ENOMEM;
+	if (sm->ref_root && !leaf_cached(sm, b, val, &r)) {
+		bn_set_nr(sm->ref_leaf, 0);
+		r = btree_ro_lookup(sm->bm, sm->ref_root, SM_REF_VSIZE, b, val, sm->ref_leaf);
+	}
+	if (r == -ENODATA) {
+		log_error("%s block %" PRIu64 ": count 3+ in the bitmap but not in the ref-count tree",
+			  sm->kind == SM_DATA ? "data" : "metadata", b);
+		return -EUCLEAN;
+	}
+	if (r)
+		return r;
+	*count = le32_get(val);
+	if (*count < 3) {
+		log_error("%s space map ref-count tree %" PRIu64 ": bad entry %" PRIu64 " -> %" PRIu32,
+			  sm->kind == SM_DATA ? "data" : "metadata", sm->ref_root, b, *count);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
 int sm_get(struct space_map *sm, uint64_t b, uint32_t *count)
 {
 	struct sm_bitmap *bmp;
 	uint32_t off;
-	uint64_t v;
 	int r = locate(sm, b, &bmp, &off);
 
 	if (r)
@@ -422,33 +515,142 @@ int sm_get(struct space_map *sm, uint64_t b, uint32_t *count)
 		*count = entry_get(bmp->words, off);
 		return 0;
 	}
-	if (!u64map_get(&sm->overflow, b, &v)) {
-		log_error("%s block %" PRIu64 ": count 3+ in the bitmap but not in the ref-count tree",
-			  sm->kind == SM_DATA ? "data" : "metadata", b);
-		return -EUCLEAN;
+	return overflow_get(sm, b, count);
+}
+
+struct ref_change {
+	uint64_t b, count;
+};
+
+/* Sort C by block: LSD radix, 11 bits a pass, as many passes as the
+ * largest block needs (a flush sorts up to SM_MAX_DIRTY of them). */
+static int sort_changes(struct ref_change *c, size_t n)
+{
+	struct ref_change *tmp = malloc(n * sizeof(*tmp)), *src = c, *dst = tmp, *t;
+	uint64_t max = 0;
+	size_t pos[2048];
+
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		max |= c[i].b;
+	for (unsigned shift = 0; shift < 64 && max >> shift; shift += 11) {
+		size_t sum = 0;
+		memset(pos, 0, sizeof(pos));
+		for (size_t i = 0; i < n; i++)
+			pos[src[i].b >> shift & 2047]++;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t k = pos[d];
+			pos[d] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[pos[src[i].b >> shift & 2047]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
 	}
-	*count = (uint32_t)v;
+	if (src != c)
+		memcpy(c, src, n * sizeof(*c));
+	free(tmp);
 	return 0;
 }
 
-int sm_set(struct space_map *sm, uint64_t b, uint32_t count)
+/* Put the dirty counts into the ref-count tree, in key order (neighbours
+ * share leaves), through ref_tm over sm->meta; a tree is created when
+ * there is none yet. An entry leaves the dirty map once in the tree,
+ * unless it changed meanwhile (a metadata map counting its own blocks). */
+static int flush_refs(struct space_map *sm)
+{
+	struct btree_info info = { NULL, { SM_REF_VSIZE, NULL, NULL, NULL } };
+	struct ref_change *c;
+	uint64_t v, puts = sm->dirty_puts, *gone;
+	size_t n = 0, pos = 0, ngone = 0, done;
+	unsigned char val[SM_REF_VSIZE];
+	int r = 0;
+
+	if (!sm->meta)
+		return -EINVAL;
+	if (!sm->ref_tm && (r = tm_create(sm->bm, sm->meta, &sm->ref_tm)))
+		return r;
+	info.tm = sm->ref_tm;
+	if (!sm->ref_root && (r = btree_empty(&info, &sm->ref_root)))
+		return r;
+	if (!sm->dirty.nr)
+		return 0;
+	if (sm->ref_leaf)
+		bn_set_nr(sm->ref_leaf, 0);	/* the tree changes */
+	c = malloc(sm->dirty.nr * sizeof(*c));
+	gone = malloc(sm->dirty.nr * sizeof(*gone));
+	if (!c || !gone) {
+		free(c);
+		free(gone);
+		return -ENOMEM;
+	}
+	while (u64map_next(&sm->dirty, &pos, &c[n].b, &c[n].count))
+		n++;
+	if ((r = sort_changes(c, n))) {
+		free(c);
+		free(gone);
+		return r;
+	}
+	sm->flushing = 1;
+	for (size_t i = 0; i < n && !r; i++) {
+		if (c[i].count >= 3) {
+			le32_put(val, (uint32_t)c[i].count);
+			r = btree_insert(&info, sm->ref_root, c[i].b, val, &sm->ref_root, NULL, 0);
+			continue;
+		}
+		/* a run of keys leaving the tree: removed a leaf at a time */
+		for (ngone = 0; i + ngone < n && c[i + ngone].count < 3; ngone++)
+			gone[ngone] = c[i + ngone].b;
+		for (size_t j = 0; j < ngone && !r; j += done) {
+			r = btree_remove_run(&info, sm->ref_root, gone + j, ngone - j, &sm->ref_root,
+					     &done);
+			if (r == -ENODATA) {	/* went above 2 and back in one go */
+				r = 0;
+				done = 1;
+			}
+		}
+		i += ngone - 1;
+	}
+	sm->flushing = 0;
+	free(gone);
+	if (sm->ref_leaf)
+		bn_set_nr(sm->ref_leaf, 0);
+	if (!r && sm->dirty_puts == puts)
+		u64map_clear(&sm->dirty);
+	for (size_t i = 0; i < n && !r && sm->dirty.nr; i++)
+		if (u64map_get(&sm->dirty, c[i].b, &v) && v == c[i].count)
+			u64map_del(&sm->dirty, c[i].b);
+	free(c);
+	return r;
+}
+
+void sm_set_meta(struct space_map *data, struct space_map *meta)
+{
+	if (data->kind == SM_DATA)
+		data->meta = meta;
+}
+
+/* Change B's count from OLD (what sm_get said) to COUNT. */
+static int set_count(struct space_map *sm, uint64_t b, uint32_t old, uint32_t count)
 {
 	struct sm_bitmap *bmp = NULL;
-	uint32_t off = 0, old;
+	uint32_t off = 0;
 	int r;
 
-	if ((r = sm_get(sm, b, &old)) || (r = locate(sm, b, &bmp, &off)))
+	if ((r = locate(sm, b, &bmp, &off)))
 		return r;
-	if (count >= 3) {
-		if ((r = u64map_put(&sm->overflow, b, count)))
+	if (count >= 3 || old >= 3) {
+		if ((r = u64map_put(&sm->dirty, b, count)))
 			return r;
-		sm->overflow_dirty = 1;
-	} else if (old >= 3) {
-		u64map_del(&sm->overflow, b);
-		sm->overflow_dirty = 1;
+		sm->dirty_puts++;
 	}
-	entry_set(bmp->words, off, count >= 3 ? 3 : count);
-	bmp->dirty = 1;
+	if (entry_get(bmp->words, off) != (count >= 3 ? 3 : count)) {	/* else only the tree's */
+		entry_set(bmp->words, off, count >= 3 ? 3 : count);
+		bmp->dirty = 1;
+	}
 	if (!old && count) {
 		bmp->nr_free--;
 		sm->nr_allocated++;
@@ -459,17 +661,31 @@ int sm_set(struct space_map *sm, uint64_t b, uint32_t count)
 		sm->nr_allocated--;
 		if (off < bmp->nfb)
 			bmp->nfb = off;
-		if ((r = u64map_put(&sm->freed, b, 1)))
-			return r;
+		if (!bmp->freed && !(bmp->freed = calloc(FREED_WORDS, sizeof(uint64_t))))
+			return -ENOMEM;
+		bmp->freed[off / 64] |= 1ull << (off % 64);
 	}
+	/* bounded memory: the data map's changed counts go into the tree now
+	 * and then (the metadata map's wait for the commit: few change) */
+	if (sm->kind == SM_DATA && sm->meta && !sm->flushing && sm->dirty.nr >= SM_MAX_DIRTY)
+		return flush_refs(sm);
 	return 0;
+}
+
+int sm_set(struct space_map *sm, uint64_t b, uint32_t count)
+{
+	uint32_t old;
+	int r = sm_get(sm, b, &old);
+
+	return r ? r : set_count(sm, b, old, count);
 }
 
 int sm_inc(struct space_map *sm, uint64_t b)
 {
 	uint32_t c;
 	int r = sm_get(sm, b, &c);
-	return r ? r : sm_set(sm, b, c + 1);
+
+	return r ? r : set_count(sm, b, c, c + 1);
 }
 
 int sm_dec(struct space_map *sm, uint64_t b)
@@ -484,8 +700,31 @@ int sm_dec(struct space_map *sm, uint64_t b)
 			  sm->kind == SM_DATA ? "data" : "metadata", b);
 		return -EUCLEAN;
 	}
-	return sm_set(sm, b, c - 1);
+	return set_count(sm, b, c, c - 1);
 }
+
+/* The transaction manager's view of a space map (transaction_manager.h). */
+static int tms_new_block(void *ctx, uint64_t *b)
+{
+	return sm_new_block(ctx, b);
+}
+
+static int tms_get(void *ctx, uint64_t b, uint32_t *count)
+{
+	return sm_get(ctx, b, count);
+}
+
+static int tms_inc(void *ctx, uint64_t b)
+{
+	return sm_inc(ctx, b);
+}
+
+static int tms_dec(void *ctx, uint64_t b)
+{
+	return sm_dec(ctx, b);
+}
+
+const struct tm_space sm_tm_space = { tms_new_block, tms_get, tms_inc, tms_dec };
 
 /* First block in [FROM, TO) free now and in the committed state. */
 static int search(struct space_map *sm, uint64_t from, uint64_t to, uint64_t *out)
@@ -509,9 +748,9 @@ static int search(struct space_map *sm, uint64_t from, uint64_t to, uint64_t *ou
 				}
 				if (entry_get(bmp->words, (uint32_t)(e - base)))
 					continue;
-				if (sm->freed.nr && u64map_get(&sm->freed, e, NULL))
+				if (bmp->freed && (bmp->freed[(e - base) / 64] >> ((e - base) % 64) & 1))
 					continue;
-				if ((r = sm_set(sm, e, 1)))
+				if ((r = set_count(sm, e, 0, 1)))
 					return r;
 				*out = e;
 				sm->cursor = e + 1;
@@ -574,12 +813,6 @@ void sm_index_entry_pack(void *entry, uint64_t bitmap_block, uint32_t nr_free, u
 	le32_put(e + 12, nfb);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int write_bitmap(struct space_map *sm, struct sm_bitmap *bmp)
 {
 	struct bm_block *blk;
@@ -597,24 +830,14 @@ static int write_bitmap(struct space_map *sm, struct sm_bitmap *bmp)
 struct commit_ctx {
 	struct space_map *sm, *meta;
 	struct blist *nodes;
-	uint64_t *pre;		/* preallocated blocks (metadata ref-count tree) */
-	size_t npre, used;
 };
 
 static int commit_alloc(void *ctx, uint64_t *b)
 {
 	struct commit_ctx *c = ctx;
+	int r = sm_new_block(c->meta, b);
 
-	if (c->pre) {
-		if (c->used >= c->npre)
-			return -EUCLEAN;	/* cannot happen: nr_nodes predicted the build */
-		*b = c->pre[c->used++];
-	} else {
-		int r = sm_new_block(c->meta, b);
-		if (r)
-			return r;
-	}
-	return blist_add(c->nodes, *b);
+	return r ? r : blist_add(c->nodes, *b);
 }
 
 static int commit_write(void *ctx, uint64_t b, const void *data)
@@ -628,6 +851,12 @@ static int commit_write(void *ctx, uint64_t b, const void *data)
 	memcpy(bm_block_data(blk), data, BM_BLOCK_SIZE);
 	bm_unlock(blk);
 	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
 int sm_build_overflow_tree(const struct u64map *overflow,
@@ -660,11 +889,6 @@ int sm_build_overflow_tree(const struct u64map *overflow,
 	btree_build_destroy(&bb);
 	free(keys);
 	return r;
-}
-
-static int build_ref_tree(struct space_map *sm, struct commit_ctx *c)
-{
-	return sm_build_overflow_tree(&sm->overflow, commit_alloc, commit_write, c, &sm->ref_root);
 }
 
 static void pack_entry(unsigned char *e, const struct sm_bitmap *bmp)
@@ -723,21 +947,19 @@ static int relocate_bitmaps(struct space_map *sm, struct space_map *alloc_from, 
 
 static int commit_data(struct space_map *sm, struct space_map *meta)
 {
-	struct commit_ctx c = { sm, meta, NULL, NULL, 0, 0 };
+	struct commit_ctx c = { sm, meta, NULL };
 	int changed = 0, r;
 
+	if (sm->meta && sm->meta != meta)
+		return -EINVAL;
+	sm->meta = meta;
 	if ((r = relocate_bitmaps(sm, meta, &changed)))
 		return r;
 	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
 		if (sm->bm_[i].dirty && (r = write_bitmap(sm, &sm->bm_[i])))
 			return r;
-	if (sm->overflow_dirty || !sm->ref_root) {
-		if ((r = free_list(meta, &sm->ref_nodes)))
-			return r;
-		c.nodes = &sm->ref_nodes;
-		if ((r = build_ref_tree(sm, &c)))
-			return r;
-	}
+	if ((sm->dirty.nr || !sm->ref_root) && (r = flush_refs(sm)))
+		return r;
 	if (changed || sm->index_dirty || !sm->index_root) {
 		if ((r = free_list(meta, &sm->index_nodes)))
 			return r;
@@ -748,53 +970,46 @@ static int commit_data(struct space_map *sm, struct space_map *meta)
 	return 0;
 }
 
+/* Allocating from itself changes the map being written: first everything
+ * that allocates or frees (the ref-count tree's copied paths, the index
+ * block, new homes for the changed bitmaps, until none moves), then the
+ * writes, which change nothing. Its own blocks have count 1, so allocating
+ * them adds no dirty count; one that does is a shared own block (corrupt). */
 static int commit_metadata(struct space_map *sm)
 {
-	struct commit_ctx c = { sm, sm, &sm->ref_nodes, NULL, 0, 0 };
-	int changed = 0, rebuild_ref = sm->overflow_dirty || !sm->ref_root, r;
+	int changed = 0, r;
 	uint64_t index_block;
 	struct bm_block *blk;
 
 	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
 		changed |= sm->bm_[i].dirty;
-	if (!changed && !rebuild_ref && !sm->index_dirty && sm->index_root)
+	if (!changed && !sm->dirty.nr && sm->ref_root && !sm->index_dirty && sm->index_root)
 		return 0;
-	/* 1. everything this commit will allocate, until the counts are stable */
-	if (rebuild_ref) {
-		if ((r = free_list(sm, &sm->ref_nodes)))
-			return r;
-		c.npre = btree_build_nr_nodes(sm->overflow.nr, 4);
-		c.pre = malloc(c.npre * sizeof(uint64_t));
-		if (!c.pre)
-			return -ENOMEM;
-		for (size_t i = 0; i < c.npre; i++)
-			if ((r = sm_new_block(sm, &c.pre[i])))
-				goto out;
-	}
+	if ((r = flush_refs(sm)))
+		return r;
 	if ((r = sm_new_block(sm, &index_block)))
-		goto out;
+		return r;
 	if ((r = free_list(sm, &sm->index_nodes)) || (r = blist_add(&sm->index_nodes, index_block)))
-		goto out;
+		return r;
 	do {
 		changed = 0;
 		if ((r = relocate_bitmaps(sm, sm, &changed)))
-			goto out;
+			return r;
 	} while (changed);
-	/* 2. write: nothing below allocates or frees */
+	if (sm->dirty.nr) {
+		log_error("metadata space map: its own blocks are shared (count above 2)");
+		return -EUCLEAN;
+	}
 	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
 		if (sm->bm_[i].dirty && (r = write_bitmap(sm, &sm->bm_[i])))
-			goto out;
-	if (rebuild_ref && (r = build_ref_tree(sm, &c)))
-		goto out;
+			return r;
 	if ((r = bm_write_lock_zero(sm->bm, index_block, &sm_index_validator, &blk)))
-		goto out;
+		return r;
 	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
 		pack_entry((unsigned char *)bm_block_data(blk) + 16 + 16 * i, &sm->bm_[i]);
 	bm_unlock(blk);
 	sm->index_root = index_block;
-out:
-	free(c.pre);
-	return r;
+	return 0;
 }
 
 int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root)
@@ -805,8 +1020,13 @@ int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root
 		return r;
 	for (uint64_t i = 0; i < sm->nr_bitmaps; i++)
 		sm->bm_[i].relocated = 0;
-	u64map_clear(&sm->freed);
-	sm->overflow_dirty = sm->index_dirty = 0;
+	for (uint64_t i = 0; i < sm->nr_bitmaps; i++) {
+		free(sm->bm_[i].freed);
+		sm->bm_[i].freed = NULL;
+	}
+	tm_destroy(sm->ref_tm);
+	sm->ref_tm = NULL;
+	sm->index_dirty = 0;
 	root->nr_blocks = sm->nr_blocks;
 	root->nr_allocated = sm->nr_allocated;
 	root->bitmap_root = sm->index_root;
@@ -824,8 +1044,8 @@ int sm_for_each_own_block(struct space_map *sm, int (*fn)(void *ctx, uint64_t b)
 	for (size_t i = 0; i < sm->index_nodes.n; i++)
 		if ((r = fn(ctx, sm->index_nodes.b[i])))
 			return r;
-	for (size_t i = 0; i < sm->ref_nodes.n; i++)
-		if ((r = fn(ctx, sm->ref_nodes.b[i])))
-			return r;
-	return 0;
+	if (!sm->ref_root)
+		return 0;
+	struct btree_ro_visit v = { ctx, NULL, fn };
+	return btree_ro_walk(sm->bm, sm->ref_root, SM_REF_VSIZE, &v);
 }

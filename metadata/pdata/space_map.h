@@ -3,11 +3,16 @@
  * reversed bit order, index entries, a ref-count btree for counts >= 3).
  *
  * Owns: the in-core state of one space map: the index (one entry per
- * 16320-block bitmap), bitmaps loaded on first use (a bounded number of
- * them; unchanged ones are dropped and re-read), the overflow counts
- * (>= 3), and the set of blocks freed in
- * the current transaction (they are not handed out again before commit,
- * so the committed trees stay intact on disk).
+ * 16320-block bitmap), bitmaps loaded on first use (at most 1024, 4 MiB:
+ * unchanged ones beyond are dropped and re-read; changed ones stay until
+ * the commit, or in a data map with sm_set_meta() are written out early),
+ * the counts >= 3 changed since they last went into the ref-count tree
+ * (at most 65536 in a data map with sm_set_meta(); a metadata map keeps
+ * its few until the commit), and
+ * the blocks freed in the current transaction (a bit each, 2 KiB per bitmap
+ * with frees: they are not handed out again before commit, so the
+ * committed trees stay intact on disk).
+ * Unchanged counts >= 3 are read from the ref-count tree when asked for.
  *
  * Two kinds:
  *   SM_METADATA: index entries in one index block (at most 255 bitmaps);
@@ -17,9 +22,11 @@
  *                allocated from the metadata space map passed to commit.
  *
  * Commit (sm_commit) writes every changed bitmap to a new location (the
- * committed one is never overwritten), rebuilds the index and the
- * ref-count tree when they changed, frees the superseded blocks, and
- * fills the 32-byte root for the superblock. Abort = destroy + reopen.
+ * committed one is never overwritten), puts the changed counts >= 3 into
+ * the ref-count tree copy-on-write (only the paths to them are written),
+ * rebuilds the index when it changed, frees the superseded blocks, and
+ * fills the 32-byte root for the superblock: the work is proportional to
+ * the change, not to the size of the map. Abort = destroy + reopen.
  * All functions return 0 or -errno; corrupt structures give -EUCLEAN. */
 #ifndef TP_PDATA_SPACE_MAP_H
 #define TP_PDATA_SPACE_MAP_H
@@ -57,11 +64,16 @@ void sm_root_pack(void *disk, const struct sm_root *r);
 /* A new, empty map of NR_BLOCKS (nothing on disk until commit). */
 int sm_create(struct block_manager *bm, enum sm_kind kind, uint64_t nr_blocks,
 	      struct space_map **out) TP_MUST_CHECK;
-/* Load the committed map described by ROOT (index and overflow counts are
- * read now, bitmaps on first use). */
+/* Open the committed map described by ROOT (the index is read now, bitmaps
+ * on first use, counts >= 3 when asked for). */
 int sm_open(struct block_manager *bm, enum sm_kind kind, const struct sm_root *root,
 	    struct space_map **out) TP_MUST_CHECK;
 void sm_destroy(struct space_map *sm);
+/* A data map's ref-count tree nodes come from META, the metadata space map
+ * (the one later passed to sm_commit): with it, changed counts >= 3 go into
+ * the tree whenever too many are pending, instead of waiting in core for
+ * the commit. */
+void sm_set_meta(struct space_map *data, struct space_map *meta);
 
 uint64_t sm_nr_blocks(const struct space_map *sm);
 uint64_t sm_nr_allocated(const struct space_map *sm);
@@ -78,7 +90,8 @@ int sm_extend(struct space_map *sm, uint64_t nr_blocks) TP_MUST_CHECK;
 
 /* Write the map. META is the metadata space map to allocate from (NULL
  * for SM_METADATA, which allocates from itself and must be committed
- * last). ROOT receives what goes into the superblock. */
+ * last; for SM_DATA the one of sm_set_meta, if set, else -EINVAL). ROOT
+ * receives what goes into the superblock. */
 int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root) TP_MUST_CHECK;
 
 /* On-disk encoding helpers, shared with the from-scratch builder.
@@ -98,8 +111,8 @@ int sm_build_overflow_tree(const struct u64map *overflow,
 			   uint64_t *root) TP_MUST_CHECK;
 
 /* Call the function for every block the map itself occupies (bitmaps,
- * index block or index btree nodes, ref-count tree nodes), as of the last
- * commit or open. For reference checks. */
+ * index block or index btree nodes, ref-count tree nodes, the last read
+ * from the tree), as of the last commit or open. For reference checks. */
 int sm_for_each_own_block(struct space_map *sm, int (*fn)(void *ctx, uint64_t b), void *ctx);
 
 #endif

@@ -12,18 +12,21 @@
 
 struct tm {
 	struct block_manager *bm;
-	struct space_map *sm;
+	const struct tm_space *space;
+	void *sm;	/* the space's ctx */
 	struct u64map shadows;	/* blocks allocated or shadowed in this transaction */
 };
 
-int tm_create(struct block_manager *bm, struct space_map *meta_sm, struct tm **out)
+int tm_create_space(struct block_manager *bm, const struct tm_space *space, void *ctx,
+		    struct tm **out)
 {
 	struct tm *tm = calloc(1, sizeof(*tm));
 
 	if (!tm)
 		return -ENOMEM;
 	tm->bm = bm;
-	tm->sm = meta_sm;
+	tm->space = space;
+	tm->sm = ctx;
 	u64map_init(&tm->shadows);
 	*out = tm;
 	return 0;
@@ -42,18 +45,13 @@ struct block_manager *tm_bm(struct tm *tm)
 	return tm->bm;
 }
 
-struct space_map *tm_sm(struct tm *tm)
-{
-	return tm->sm;
-}
-
 int tm_new_block(struct tm *tm, const struct bm_validator *v, struct bm_block **out)
 {
 	uint64_t b;
 	int r;
 
 	/* I3: the space map hands out no block freed in this transaction */
-	if ((r = sm_new_block(tm->sm, &b)))
+	if ((r = tm->space->new_block(tm->sm, &b)))
 		return r;
 	if ((r = bm_write_lock_zero(tm->bm, b, v, out)))
 		return r;
@@ -71,7 +69,7 @@ int tm_shadow_block(struct tm *tm, uint64_t orig, const struct bm_validator *v,
 	uint32_t count;
 	int r;
 
-	if ((r = sm_get(tm->sm, orig, &count)))
+	if ((r = tm->space->get(tm->sm, orig, &count)))
 		return r;
 	if (!count) {
 		log_error("metadata block %llu is referenced but free in the space map",
@@ -90,7 +88,7 @@ int tm_shadow_block(struct tm *tm, uint64_t orig, const struct bm_validator *v,
 	}
 	memcpy(bm_block_data(dst), bm_block_data(src), BM_BLOCK_SIZE);
 	bm_unlock(src);
-	if ((r = sm_dec(tm->sm, orig))) {
+	if ((r = tm->space->dec(tm->sm, orig))) {
 		bm_unlock(dst);
 		return r;
 	}
@@ -111,17 +109,17 @@ void tm_unlock(struct tm *tm, struct bm_block *blk)
 
 int tm_inc(struct tm *tm, uint64_t b)
 {
-	return sm_inc(tm->sm, b);
+	return tm->space->inc(tm->sm, b);
 }
 
 int tm_dec(struct tm *tm, uint64_t b)
 {
-	return sm_dec(tm->sm, b);
+	return tm->space->dec(tm->sm, b);
 }
 
 int tm_ref(struct tm *tm, uint64_t b, uint32_t *count)
 {
-	return sm_get(tm->sm, b, count);
+	return tm->space->get(tm->sm, b, count);
 }
 
 int tm_pre_commit(struct tm *tm)

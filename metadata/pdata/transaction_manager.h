@@ -24,6 +24,12 @@
  *       +------(bm_forget, reload)----+          (superblock written, flushed)
  *       +-----------------------------------------------------+
  *
+ * The metadata space map is reached through struct tm_space (the kernel's
+ * dm_space_map idea): the transaction manager calls no space-map function
+ * by name, so a space map can keep its own btree (the ref-count tree)
+ * through a transaction manager of its own. tm_create() is the usual
+ * case: a space_map.h map behind sm_tm_space.
+ *
  * Returns 0 or -errno throughout. */
 #ifndef TP_PDATA_TRANSACTION_MANAGER_H
 #define TP_PDATA_TRANSACTION_MANAGER_H
@@ -36,10 +42,27 @@
 
 struct tm;
 
-int tm_create(struct block_manager *bm, struct space_map *meta_sm, struct tm **out) TP_MUST_CHECK;
+/* Where metadata blocks come from and how they are counted; CTX is the
+ * first argument of every call. */
+struct tm_space {
+	int (*new_block)(void *ctx, uint64_t *b);
+	int (*get)(void *ctx, uint64_t b, uint32_t *count);
+	int (*inc)(void *ctx, uint64_t b);
+	int (*dec)(void *ctx, uint64_t b);
+};
+
+/* sm_new_block, sm_get, sm_inc, sm_dec on a struct space_map (space_map.c). */
+extern const struct tm_space sm_tm_space;
+
+int tm_create_space(struct block_manager *bm, const struct tm_space *space, void *ctx,
+		    struct tm **out) TP_MUST_CHECK;
+static inline TP_MUST_CHECK int tm_create(struct block_manager *bm, struct space_map *meta_sm,
+					  struct tm **out)
+{
+	return tm_create_space(bm, &sm_tm_space, meta_sm, out);
+}
 void tm_destroy(struct tm *tm);	/* NULL ok */
 struct block_manager *tm_bm(struct tm *tm);
-struct space_map *tm_sm(struct tm *tm);
 
 /* A fresh zeroed block, count 1, write locked (in the shadow set). */
 int tm_new_block(struct tm *tm, const struct bm_validator *v, struct bm_block **out) TP_MUST_CHECK;

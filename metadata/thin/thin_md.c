@@ -97,6 +97,7 @@ static int load(struct thin_md *md)
 		return r;
 	if ((r = sm_open(md->bm, SM_DATA, &md->sb.data_sm, &md->dsm)))
 		return r;
+	sm_set_meta(md->dsm, md->msm);
 	if ((r = tm_create(md->bm, md->msm, &md->tm)))
 		return r;
 	setup_infos(md);
@@ -192,6 +193,7 @@ int thin_format(struct io_engine *meta, uint32_t data_block_size, uint64_t nr_da
 	    (r = sm_create(md->bm, SM_DATA, nr_data_blocks, &md->dsm)) ||
 	    (r = tm_create(md->bm, md->msm, &md->tm)))
 		goto fail;
+	sm_set_meta(md->dsm, md->msm);
 	setup_infos(md);
 	if ((r = btree_empty(&md->top, &md->sb.mapping_root)) ||
 	    (r = btree_empty(&md->details, &md->sb.details_root)))

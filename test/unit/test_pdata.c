@@ -7,6 +7,7 @@
 #include "metadata/pdata/btree.h"
 #include "metadata/pdata/btree_build.h"
 #include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/btree_ro.h"
 #include "metadata/pdata/le.h"
 #include "metadata/pdata/space_map.h"
 #include "metadata/pdata/transaction_manager.h"
@@ -140,7 +141,8 @@ static void test_space_map(void)
 }
 
 /* More bitmaps than stay loaded: unchanged ones are dropped and re-read,
- * changed ones kept; counts stay right either way. */
+ * changed ones kept (or, with sm_set_meta, written out early); counts stay
+ * right either way. */
 static void test_space_map_many_bitmaps(void)
 {
 	const uint64_t nb = 4200, nr = nb * SM_ENTRIES_PER_BITMAP;
@@ -149,7 +151,7 @@ static void test_space_map_many_bitmaps(void)
 	struct space_map *d;
 	uint32_t c;
 
-	env_open(&e, 8192, 64);
+	env_open(&e, 16384, 64);
 	CU_ASSERT_FATAL(sm_create(e.bm, SM_DATA, nr, &d) == 0);
 	for (uint64_t i = 0; i < nb; i += 7)
 		CU_ASSERT_EQUAL_FATAL(sm_set(d, i * SM_ENTRIES_PER_BITMAP + i % 100, 1 + i % 5), 0);
@@ -167,8 +169,138 @@ static void test_space_map_many_bitmaps(void)
 				CU_ASSERT_EQUAL_FATAL(sm_inc(d, b), 0);
 		}
 	}
+	/* every bitmap changed: with its metadata map known, the data map
+	 * writes changed ones out early (spills) to stay within the bound */
+	sm_set_meta(d, e.sm);
+	for (uint64_t i = 0; i < nb; i++)
+		CU_ASSERT_EQUAL_FATAL(sm_inc(d, i * SM_ENTRIES_PER_BITMAP + 200), 0);
+	for (uint64_t i = 0; i < nb; i += 13) {
+		CU_ASSERT_EQUAL_FATAL(sm_inc(d, i * SM_ENTRIES_PER_BITMAP + 200), 0);
+		CU_ASSERT(sm_get(d, i * SM_ENTRIES_PER_BITMAP + 200, &c) == 0 && c == 2);
+	}
+	CU_ASSERT_FATAL(sm_commit(d, e.sm, &root) == 0);
+	CU_ASSERT_FATAL(sm_commit(e.sm, NULL, &mroot) == 0);
+	CU_ASSERT_FATAL(bm_flush(e.bm) == 0);
+	sm_destroy(d);
+	bm_forget(e.bm);
+	CU_ASSERT_FATAL(sm_open(e.bm, SM_DATA, &root, &d) == 0);
+	for (uint64_t i = 0; i < nb; i++) {
+		uint64_t b = i * SM_ENTRIES_PER_BITMAP;
+		CU_ASSERT_EQUAL_FATAL(sm_get(d, b + 200, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(c, i % 13 ? 1 : 2);
+		CU_ASSERT_EQUAL_FATAL(sm_get(d, b + i % 100, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(c, (i % 7 ? 0 : 1 + i % 5) + (i < 50));
+	}
 	sm_destroy(d);
 	env_close(&e);
+}
+
+/* Counts >= 3 at scale: more changes in one transaction than the dirty map
+ * keeps (they go into the ref-count tree before the commit), counts right
+ * after reopening; then a commit of one changed count writes the path to
+ * it in the ref-count tree and the metadata map's own changes, whatever
+ * the size of the tree (the O(change) property; the old commit rebuilt all
+ * of the tree's hundreds of nodes). Every write is one block (max_io 1), counted
+ * by the fault engine. */
+static uint32_t big_count(uint64_t b)
+{
+	return 3 + (uint32_t)(b % 5);
+}
+
+static void test_space_map_overflow_scale(void)
+{
+	const uint64_t nr = 2000000, step = 8, nover = 240000;	/* 240k counts >= 3 */
+	struct io_engine *mem, *io;
+	struct block_manager *bm;
+	struct space_map *m, *d;
+	struct sm_root root, mroot;
+	uint64_t w0, depth = 0, b;
+	unsigned char lf[BM_BLOCK_SIZE], val[4];
+	uint32_t c;
+
+	CU_ASSERT_FATAL(io_mem_create(16384ull * 4096, "scale", &mem) == 0);
+	CU_ASSERT_FATAL(io_fault_create(mem, 1, &io) == 0);
+	CU_ASSERT_FATAL(bm_create(io, 256, &bm) == 0);
+	bm_set_max_io(bm, 1);
+	CU_ASSERT_FATAL(sm_create(bm, SM_METADATA, 16384, &m) == 0);
+	CU_ASSERT_FATAL(sm_set(m, 0, 1) == 0);
+	CU_ASSERT_FATAL(sm_create(bm, SM_DATA, nr, &d) == 0);
+	sm_set_meta(d, m);
+	for (uint64_t i = 0; i < nover; i++)
+		CU_ASSERT_EQUAL_FATAL(sm_set(d, i * step, big_count(i * step)), 0);
+	for (uint64_t i = 0; i < nover; i += 3)	/* back below 3: leave the tree */
+		CU_ASSERT_EQUAL_FATAL(sm_set(d, i * step, 2), 0);
+	CU_ASSERT(sm_get(d, 9 * step, &c) == 0 && c == 2);
+	CU_ASSERT(sm_get(d, 10 * step, &c) == 0 && c == big_count(10 * step));
+	CU_ASSERT_FATAL(sm_commit(d, m, &root) == 0);
+	CU_ASSERT_FATAL(sm_commit(m, NULL, &mroot) == 0);
+	CU_ASSERT_FATAL(bm_flush(bm) == 0);
+	sm_destroy(d);
+	sm_destroy(m);
+	bm_forget(bm);
+
+	CU_ASSERT_FATAL(sm_open(bm, SM_METADATA, &mroot, &m) == 0);
+	CU_ASSERT_FATAL(sm_open(bm, SM_DATA, &root, &d) == 0);
+	sm_set_meta(d, m);
+	for (uint64_t i = 0; i < nover; i++) {
+		CU_ASSERT_EQUAL_FATAL(sm_get(d, i * step, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(c, i % 3 ? big_count(i * step) : 2);
+		CU_ASSERT_EQUAL_FATAL(sm_get(d, i * step + 1, &c), 0);
+		CU_ASSERT_EQUAL_FATAL(c, 0);
+	}
+	/* the depth of the ref-count tree: the path a change copies */
+	for (b = root.ref_count_root;; depth++) {
+		struct bm_block *blk;
+		const void *n;
+		int leaf;
+		CU_ASSERT_FATAL(bm_read_lock(bm, b, &btree_node_validator, &blk) == 0);
+		n = bm_block_data(blk);
+		leaf = bn_is_leaf(n);
+		b = leaf ? 0 : bn_value64(n, 0);
+		bm_unlock(blk);
+		if (leaf)
+			break;
+	}
+	CU_ASSERT_EQUAL(depth, 2);	/* root, internal level, leaves: 3 nodes on a path */
+
+	/* one count changes (4 -> 5: the bitmap still says 3+) */
+	w0 = io_fault_writes(io);
+	CU_ASSERT_EQUAL(sm_inc(d, 100 * step + 0), 0);
+	CU_ASSERT_FATAL(sm_commit(d, m, &root) == 0);
+	CU_ASSERT_FATAL(sm_commit(m, NULL, &mroot) == 0);
+	CU_ASSERT_FATAL(bm_flush(bm) == 0);
+	/* 3 ref-count nodes + 1 metadata bitmap (3 allocated, 3 freed, in the
+	 * first one) + the metadata index block */
+	CU_ASSERT_EQUAL(io_fault_writes(io) - w0, 5);
+
+	/* one count leaves the tree (3+ -> 2): its data bitmap changes too, so
+	 * the data index (one leaf for 123 bitmaps) is written again */
+	/* its leaf is a third full (a third of the counts left the tree): the
+	 * remove rebalances it with a neighbour */
+	CU_ASSERT_EQUAL(btree_ro_lookup(bm, root.ref_count_root, 4, 200 * step, val, lf), 0);
+	CU_ASSERT_EQUAL(bn_nr(lf), bn_max(lf) / 3);
+	w0 = io_fault_writes(io);
+	CU_ASSERT_EQUAL(sm_set(d, 200 * step, 2), 0);
+	CU_ASSERT_FATAL(sm_commit(d, m, &root) == 0);
+	CU_ASSERT_FATAL(sm_commit(m, NULL, &mroot) == 0);
+	CU_ASSERT_FATAL(bm_flush(bm) == 0);
+	/* 3 ref-count nodes on the path + the neighbour, the data bitmap, the
+	 * data index (one leaf for 123 bitmaps), 1 metadata bitmap, the
+	 * metadata index block */
+	CU_ASSERT_EQUAL(io_fault_writes(io) - w0, 4 + 1 + 1 + 1 + 1);
+	sm_destroy(d);
+	sm_destroy(m);
+	bm_forget(bm);
+
+	CU_ASSERT_FATAL(sm_open(bm, SM_METADATA, &mroot, &m) == 0);
+	CU_ASSERT_FATAL(sm_open(bm, SM_DATA, &root, &d) == 0);
+	CU_ASSERT(sm_get(d, 100 * step, &c) == 0 && c == big_count(100 * step) + 1);
+	CU_ASSERT(sm_get(d, 200 * step, &c) == 0 && c == 2);
+	CU_ASSERT(sm_get(d, 202 * step, &c) == 0 && c == big_count(202 * step));
+	sm_destroy(d);
+	sm_destroy(m);
+	bm_destroy(bm);
+	io_destroy(io);
 }
 
 static void test_space_map_full(void)
@@ -269,10 +401,36 @@ static void test_btree_model(void)
 		uint64_t found;
 		CU_ASSERT_EQUAL(btree_lookup_ge(&info, root, 0, &found, v), live ? 0 : -ENODATA);
 	}
-	/* remove everything: the tree shrinks back to one leaf */
-	for (uint64_t k = 0; k < KEYS; k++)
-		if (model[k])
-			CU_ASSERT_EQUAL_FATAL(btree_remove(&info, root, k, &root), 0);
+	/* remove everything, a leaf's worth at a time (btree_remove_run, as the
+	 * space maps do), in two halves with the shape checked between: the
+	 * tree shrinks back to one leaf */
+	for (uint64_t half = 0; half < 2; half++) {
+		uint64_t keys[KEYS / 2], gone = 0, calls = 0, absent = 0;
+		size_t n = 0, done;
+		for (uint64_t k = half * KEYS / 2; k < (half + 1) * KEYS / 2; k++)
+			if (model[k] || k % 97 == 0)	/* absent ones too */
+				keys[n++] = k;
+		for (size_t j = 0; j < n; j += done, calls++) {
+			int r = btree_remove_run(&info, root, keys + j, n - j, &root, &done);
+			CU_ASSERT_EQUAL_FATAL(r, model[keys[j]] ? 0 : -ENODATA);
+			if (r) {
+				done = 1;
+				absent++;
+				continue;
+			}
+			for (size_t x = j; x < j + done; x++) {
+				CU_ASSERT_FATAL(model[keys[x]] != 0);
+				model[keys[x]] = 0;
+				gone++;
+			}
+		}
+		live -= gone;
+		CU_ASSERT((calls - absent) * 4 < gone);	/* a leaf's keys per call */
+		struct shape s = { e.tm, -1, 0, 0 };
+		check_shape(&s, root, 0, 1);
+		CU_ASSERT_EQUAL(s.errors, 0);
+		CU_ASSERT_EQUAL(s.entries, live);
+	}
 	{
 		struct shape s = { e.tm, -1, 0, 0 };
 		check_shape(&s, root, 0, 1);
@@ -385,6 +543,7 @@ TP_TEST_SUITE(pdata, NULL, NULL,
 	      { "space_map", test_space_map },
 	      { "space_map_full", test_space_map_full },
 	      { "space_map_many_bitmaps", test_space_map_many_bitmaps },
+	      { "space_map_overflow_scale", test_space_map_overflow_scale },
 	      { "btree_model", test_btree_model },
 	      { "btree_shared", test_btree_shared },
 	      { "btree_build", test_btree_build })

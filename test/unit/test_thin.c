@@ -8,6 +8,7 @@
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_builder.h"
+#include "metadata/thin/thin_internal.h"
 #include "metadata/thin/thin_walk.h"
 #include "test/unit/tp_test.h"
 
@@ -507,6 +508,49 @@ static void test_big_shared(void)
 	free(m);
 }
 
+/* O(change): three volumes share 60000 data blocks (count 3: a ref-count
+ * tree of 60000 entries, 3 levels); one mapping more on one of them writes
+ * the paths to it and nothing in proportion to the pool (the old commit
+ * rebuilt the whole ref-count tree: 180 nodes or more). Counted at the
+ * engine with one block per write. */
+static void test_commit_writes_change(void)
+{
+	enum { N = 60000 };
+	struct io_engine *mem, *io;
+	struct thin_md *md;
+	uint64_t w0;
+	uint32_t c;
+
+	CU_ASSERT_FATAL(io_mem_create(32 << 20, "change", &mem) == 0);
+	CU_ASSERT_FATAL(thin_format(mem, 128, 200000, &md) == 0);
+	for (uint64_t dev = 0; dev < 3; dev++) {
+		CU_ASSERT_FATAL(thin_create_thin(md, dev) == 0);
+		for (uint64_t v = 0; v < N; v++)
+			CU_ASSERT_EQUAL_FATAL(thin_insert_mapping(md, dev, v, v), 0);
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+
+	CU_ASSERT_FATAL(io_fault_create(mem, 1, &io) == 0);
+	CU_ASSERT_FATAL(thin_open(io, 0, &md) == 0);
+	bm_set_max_io(md->bm, 1);
+	CU_ASSERT(thin_data_count(md, 777, &c) == 0 && c == 3);
+	w0 = io_fault_writes(io);
+	CU_ASSERT_EQUAL(thin_insert_mapping(md, 1, N + 5, 777), 0);	/* count 3 -> 4 */
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	/* the top-level mapping leaf, volume 1's mapping path (3), the details
+	 * leaf, the ref-count path (3), one metadata bitmap, the metadata
+	 * index block, the superblock; the data bitmap keeps its 3+ entry */
+	CU_ASSERT_EQUAL(io_fault_writes(io) - w0, 1 + 3 + 1 + 3 + 1 + 1 + 1);
+	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+	thin_close(md);
+	CU_ASSERT_FATAL(thin_open(io, THIN_RDONLY, &md) == 0);
+	CU_ASSERT(thin_data_count(md, 777, &c) == 0 && c == 4);
+	CU_ASSERT(thin_data_count(md, 778, &c) == 0 && c == 3);
+	thin_close(md);
+	io_destroy(io);
+}
+
 /* Runs are merged within a leaf; SKIP_MAPPINGS visits devices only. */
 struct runs_seen {
 	int devices, batches;
@@ -694,6 +738,7 @@ TP_TEST_SUITE(thin, NULL, NULL,
 	      { "enospc", test_enospc },
 	      { "builder_failures", test_builder_failures },
 	      { "big_shared", test_big_shared },
+	      { "commit_writes_change", test_commit_writes_change },
 	      { "basics", test_basics },
 	      { "kernel_fixtures", test_fixtures },
 	      { "model", test_model })

@@ -113,11 +113,53 @@ static int transaction(struct thin_md *md)
 	return thin_commit(md);
 }
 
-static void test_cut_everywhere(void)
+/* Counts >= 3 on both sides of the cut: four devices map the same data
+ * blocks (count 4); the transaction moves counts within the ref-count tree
+ * (4 -> 3), out of it (3 -> 2) and into it (2 -> 3), over more leaves than
+ * one. */
+static int map_shared(struct thin_md *md, uint64_t dev, uint64_t from, uint64_t n)
+{
+	int r;
+
+	for (uint64_t i = 0; i < n; i++)
+		if ((r = thin_insert_mapping(md, dev, i, from + i)))
+			return r;
+	return 0;
+}
+
+static int base_shared(struct thin_md *md)
+{
+	int r;
+
+	if ((r = thin_create_thin(md, 0)) || (r = map_some(md, 0, 0, 1500, 1)))
+		return r;
+	for (uint64_t dev = 1; dev < 4; dev++)
+		if ((r = thin_create_thin(md, dev)) || (r = map_shared(md, dev, 0, 1500)))
+			return r;
+	return thin_commit(md);
+}
+
+static int transaction_shared(struct thin_md *md)
+{
+	int r;
+
+	if ((r = thin_delete(md, 1)))	/* 4 -> 3 */
+		return r;
+	for (uint64_t v = 0; v < 1500; v += 2)	/* 3 -> 2 */
+		if ((r = thin_remove_mapping(md, 2, v)))
+			return r;
+	if ((r = thin_create_thin(md, 5)) || (r = map_shared(md, 5, 0, 700)) ||	/* 2 -> 3 */
+	    (r = map_some(md, 3, 2000, 100, 1)))
+		return r;
+	return thin_commit(md);
+}
+
+static void cut_everywhere(int (*base)(struct thin_md *), int (*txn)(struct thin_md *),
+			   uint64_t min_writes)
 {
 	struct io_engine *io, *f;
 	struct thin_md *md;
-	unsigned char *base = malloc(SIZE);
+	unsigned char *before = malloc(SIZE);
 	uint32_t old_digest, new_digest, d;
 	uint64_t writes;
 	int olds = 0, news = 0;
@@ -125,21 +167,21 @@ static void test_cut_everywhere(void)
 
 	CU_ASSERT_FATAL(io_mem_create(SIZE, "crash", &io) == 0);
 	CU_ASSERT_FATAL(thin_format(io, 128, 8000, &md) == 0);
-	CU_ASSERT_FATAL(base_state(md) == 0);
+	CU_ASSERT_FATAL(base(md) == 0);
 	thin_close(md);
-	memcpy(base, io_mem_data(io), SIZE);
+	memcpy(before, io_mem_data(io), SIZE);
 	CU_ASSERT_FATAL(digest_of(io, &old_digest) == 0);
 	/* the transaction without faults: the new state and its write count */
 	CU_ASSERT_FATAL(io_fault_create(io, 0, &f) == 0);
 	CU_ASSERT_FATAL(thin_open(f, 0, &md) == 0);
 	bm_set_max_io(md->bm, 1);
-	CU_ASSERT_FATAL(transaction(md) == 0);
+	CU_ASSERT_FATAL(txn(md) == 0);
 	thin_close(md);
 	writes = io_fault_writes(f);
 	io_destroy(f);
 	CU_ASSERT_FATAL(digest_of(io, &new_digest) == 0);
 	CU_ASSERT_NOT_EQUAL(old_digest, new_digest);
-	CU_ASSERT(writes >= 40);
+	CU_ASSERT(writes >= min_writes);
 	if (getenv("TP_TEST_VERBOSE"))
 		fprintf(stderr, "crash test: %llu write points\n", (unsigned long long)writes);
 
@@ -147,12 +189,12 @@ static void test_cut_everywhere(void)
 	for (int mode = IO_FAULT_FAIL; mode <= IO_FAULT_DROP; mode++) {
 		for (uint64_t n = 0; n <= writes; n++) {
 			int r;
-			memcpy(io_mem_data(io), base, SIZE);
+			memcpy(io_mem_data(io), before, SIZE);
 			CU_ASSERT_FATAL(io_fault_create(io, 0, &f) == 0);
 			CU_ASSERT_FATAL(thin_open(f, 0, &md) == 0);
 			bm_set_max_io(md->bm, 1);
 			io_fault_set(f, (enum io_fault_mode)mode, n);
-			r = transaction(md);
+			r = txn(md);
 			if (mode == IO_FAULT_FAIL && n < writes) {
 				CU_ASSERT_EQUAL(r, -EIO);
 				/* abort reloads the old state from disk */
@@ -179,7 +221,17 @@ static void test_cut_everywhere(void)
 	tp_log_capture(NULL);
 	CU_ASSERT(olds > 0 && news > 0);
 	io_destroy(io);
-	free(base);
+	free(before);
+}
+
+static void test_cut_everywhere(void)
+{
+	cut_everywhere(base_state, transaction, 40);
+}
+
+static void test_cut_everywhere_shared(void)
+{
+	cut_everywhere(base_shared, transaction_shared, 30);
 }
 
 /* Formatting over old metadata and crashing: unformatted or the new empty
@@ -231,4 +283,5 @@ static void test_format_cut(void)
 }
 
 TP_TEST_SUITE(thin_crash, NULL, NULL, { "cut_everywhere", test_cut_everywhere },
+	      { "cut_everywhere_shared", test_cut_everywhere_shared },
 	      { "format_cut", test_format_cut })
