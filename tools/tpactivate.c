@@ -1,6 +1,6 @@
 /* tpactivate / tpdeactivate - load a pool and its volumes into the
  * kernel's dm thin-pool/thin targets, or unload them. With --all (every
- * known pool) or --auto POOL... (the boot unit, udev autoactivation) only
+ * known pool) or --auto POOL|DEVICE... (udev autoactivation) only
  * the pools whose devices are all present and the pools and volumes
  * flagged "activate y" come up; one pool failing does not stop the
  * others, and a summary line ends the run. */
@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct activation {
 	const char *pool;
@@ -91,6 +92,22 @@ static enum outcome auto_one(const char *name, int activate)
 	return DONE;
 }
 
+/* --auto takes a pool's device too (/dev/block/MAJ:MIN from the udev
+ * rule's unit instance): its label names the pool. NULL if it has none. */
+static const char *pool_of(const char *arg, struct pool_member *m)
+{
+	int r;
+
+	if (!strchr(arg, '/'))
+		return arg;
+	r = pool_member_probe(arg, m);
+	if (r < 0)
+		log_error("%s: cannot read its label: %s", arg, strerror(-r));
+	else if (!r || m->damaged)
+		log_error("%s carries no (readable) tptools label", arg);
+	return r > 0 && !m->damaged ? m->pool : NULL;
+}
+
 /* --all (NAMES NULL: every known pool) or --auto NAMES. */
 static int auto_run(const char *const *names, unsigned n, int activate)
 {
@@ -103,8 +120,11 @@ static int auto_run(const char *const *names, unsigned n, int activate)
 			return tp_exit_from_errno(r);
 		names = (const char *const *)all;
 	}
-	for (i = 0; i < n; i++)
-		count[auto_one(names[i], activate)]++;
+	for (i = 0; i < n; i++) {
+		struct pool_member m;
+		const char *name = pool_of(names[i], &m);
+		count[name ? auto_one(name, activate) : FAILED]++;
+	}
 	for (i = 0; all && i < n; i++)
 		free(all[i]);
 	free(all);
@@ -126,8 +146,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 			   : "every active pool",
 		  NULL },
 		{ "auto", '\0', POPT_ARG_NONE, &autom, 0,
-		  activate ? "the POOLs named, by the rules of --all (udev, boot)"
-			   : "the POOLs named, by the rules of --all",
+		  "the POOLs named (or the pools of the DEVICEs named), by the rules of --all",
 		  NULL },
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND

@@ -60,11 +60,33 @@ out_has "Pool beta: skipped"
 failed tpactivate --auto alpha beta
 out_has "1 failed"
 
-# a pool whose metadata device is gone is left for later, not a failure
+# --auto DEVICE (what the udev rule's unit runs for the device that just
+# appeared): the label names the pool
+ok tpactivate --auto "$PWD/beta-data.img"
+out_has "Pool beta: skipped"
+image plain.img 1M
+failed tpactivate --auto "$PWD/plain.img"
+err_has "no (readable) tptools label"
+out_has "0 pool(s) activated, 0 left as they were, 1 failed."
+
+# the first device of a pool appears, the other is still missing: left
+# for later (the event of the last device activates it), not a failure
 mv beta-meta.img beta-meta.away
+ok tpactivate --auto "$PWD/beta-data.img"
+out_has "Pool beta: not all of its devices are present"
 ok tpactivate --auto beta
 out_has "Pool beta: not all of its devices are present"
 mv beta-meta.away beta-meta.img
+ok tpchange --activate y beta
+mv alpha-meta.img alpha-meta.away
+failed tpactivate --auto "$PWD/beta-meta.img"
+out_has "0 pool(s) activated, 0 left as they were, 1 failed."
+# --all: alpha is incomplete (left), beta complete (tried: no dm here)
+failed tpactivate --all
+out_has "Pool alpha: not all of its devices are present"
+out_has "0 pool(s) activated, 1 left as they were, 1 failed."
+mv alpha-meta.away alpha-meta.img
+ok tpchange --activate n beta
 
 # deactivation of all: nothing is active on this host
 ok tpdeactivate --all
