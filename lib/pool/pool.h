@@ -155,8 +155,8 @@ int pool_activate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_C
  * volume in use: -EBUSY, logged. */
 int pool_deactivate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_CHECK;
 
-/* ---- activation at boot (flags: pool_autoactivate.c; names and presence:
- * pool_find.c; activation: pool_activate.c) ----
+/* ---- activation at boot (flags: pool_autoactivate.c; names: pool_names.c;
+ * presence: pool_find.c; activation: pool_activate.c) ----
  * Each pool and volume carries an activation flag in its VG (LVM's
  * activation skip): `tpactivate --all`, autoactivation by udev and the
  * boot unit activate only what is flagged "y"; naming a pool or volume
