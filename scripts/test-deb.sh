@@ -86,6 +86,8 @@ in_root apt-get purge -q -y tptools >"$work/purge.log" 2>&1 ||
 ! in_root dpkg -s tptools >/dev/null 2>&1 || fail "dpkg still knows tptools after the purge"
 while read -r f; do
 	[ -d "$root$f" ] && continue
-	[ ! -e "$root$f" ] && [ ! -L "$root$f" ] || fail "$f is left after the purge"
+	if [ -e "$root$f" ] || [ -L "$root$f" ]; then
+		fail "$f is left after the purge"
+	fi
 done <"$work/files"
 step "ok: tptools $version installs, runs and purges cleanly in bookworm"

@@ -14,7 +14,7 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Add NAME to the sorted-later array *NAMES of *N unless it is there. */
+/* Add a copy of NAME to the array *NAMES of *N unless it is there. */
 static int add_name(char ***names, unsigned *n, const char *name)
 {
 	char **grown;
