@@ -5,7 +5,9 @@
 #                        shell (+ VM) tests (LAYERS_STRICT=0: layer findings report only)
 #   make check-layers    build the objects, run scripts/check-layers.sh
 #   make SANITIZE=1 check   the same with ASan+UBSan (objects in build-san/)
-#   make install DESTDIR=... PREFIX=...
+#   make install DESTDIR=... PREFIX=...   binary, links, man, udev rules, systemd
+#                        units, bash completion (UDEVDIR, SYSTEMDUNITDIR, COMPLETIONDIR)
+#   make deb             a Debian package in $(BUILD)/deb/ (scripts/mkdeb.sh)
 #   make demo            install missing packages, build, run scripts/demo.sh
 #   make clean
 #
@@ -71,7 +73,7 @@ LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
 
 LAYERS_STRICT ?= 1
 
-.PHONY: all check check-unit check-shell check-vm check-fuzz check-layers demo install clean \
+.PHONY: all check check-unit check-shell check-vm check-fuzz check-layers demo install deb clean \
         deps tests libs print-libs
 all: $(TP) $(LINKS)
 
@@ -156,17 +158,32 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) scripts/demo.sh
 
+# Where udev rules and systemd units go: the system's directories, not
+# under PREFIX (udev and systemd look nowhere else); DESTDIR applies.
+UDEVDIR        ?= /lib/udev
+SYSTEMDUNITDIR ?= /lib/systemd/system
+COMPLETIONDIR  ?= $(PREFIX)/share/bash-completion/completions
+# Rules and units name /usr/sbin/tp...; an install elsewhere rewrites that.
+SBIN_SED := sed 's|/usr/sbin/tp|$(PREFIX)/sbin/tp|g'
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man5 \
-	           $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/man/man8
+	           $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/man/man8 \
+	           $(DESTDIR)$(UDEVDIR)/rules.d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(TP) $(DESTDIR)$(PREFIX)/sbin/tp
 	for c in $(COMMANDS); do ln -sf tp $(DESTDIR)$(PREFIX)/sbin/$$c; done
 	for m in man/*.[578]; do [ -e "$$m" ] || continue; \
 	  s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/; done
-	if ls udev/*.rules >/dev/null 2>&1; then install -d $(DESTDIR)/lib/udev/rules.d && \
-	  for r in udev/*.rules; do sed 's|/usr/sbin/tp |$(PREFIX)/sbin/tp |' $$r \
-	    >$(DESTDIR)/lib/udev/rules.d/$${r##*/} && \
-	    chmod 0644 $(DESTDIR)/lib/udev/rules.d/$${r##*/} || exit 1; done; fi
+	for r in udev/*.rules; do $(SBIN_SED) $$r >$(DESTDIR)$(UDEVDIR)/rules.d/$${r##*/} && \
+	  chmod 0644 $(DESTDIR)$(UDEVDIR)/rules.d/$${r##*/} || exit 1; done
+	for u in systemd/*.service; do $(SBIN_SED) $$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/} && \
+	  chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/} || exit 1; done
+	install -m 0644 completion/tp $(DESTDIR)$(COMPLETIONDIR)/tp
+	for c in $(COMMANDS); do ln -sf tp $(DESTDIR)$(COMPLETIONDIR)/$$c; done
+
+# A Debian package of `make install` (PREFIX /usr): scripts/mkdeb.sh.
+deb: all
+	@BUILD=$(BUILD) VERSION=$(VERSION) scripts/mkdeb.sh
 
 clean:
 	rm -rf build build-san build-*

@@ -187,6 +187,15 @@ int cli_size(const struct tp_command *cmd, const char *opt, const char *val, cha
 	return CLI_CONTINUE;
 }
 
+int cli_parse_activate(const struct tp_command *cmd, const char *val, int *on)
+{
+	if (val && (!strcmp(val, "y") || !strcmp(val, "n"))) {
+		*on = val[0] == 'y';
+		return CLI_CONTINUE;
+	}
+	return cli_usage_error(cmd, "--activate takes y or n, not '%s'", val ? val : "");
+}
+
 int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, const char *why)
 {
 	a->offset = a->size = 0;

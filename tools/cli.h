@@ -116,6 +116,10 @@ int cli_size(const struct tp_command *cmd, const char *opt, const char *val, cha
  * fails with the usage error WHY. Returns CLI_CONTINUE or 3. */
 int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, const char *why);
 
+/* Parse an --activate y|n value into *ON (tpcreate, tvcreate, tpchange,
+ * tvchange); returns CLI_CONTINUE or 3. */
+int cli_parse_activate(const struct tp_command *cmd, const char *val, int *on);
+
 /* Print "tptools VERSION" on stdout (--version). */
 void cli_print_version(void);
 

@@ -1,11 +1,19 @@
 /* tpactivate / tpdeactivate - load a pool and its volumes into the
- * kernel's dm thin-pool/thin targets, or unload them. */
+ * kernel's dm thin-pool/thin targets, or unload them. With --all (every
+ * known pool) or --auto POOL|DEVICE... (udev autoactivation) only
+ * the pools whose devices are all present and the pools and volumes
+ * flagged "activate y" come up; one pool failing does not stop the
+ * others, and a summary line ends the run. */
+#include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 struct activation {
 	const char *pool;
@@ -29,16 +37,136 @@ static int activation_op(struct pool *p, void *arg)
 	return 0;
 }
 
+/* What happened to each pool of a --all/--auto run. */
+enum outcome { DONE, SKIPPED, FAILED };
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (tp_log_verbosity() < 0)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
+
+/* One pool as at boot: devices all there, flagged y, then activate. */
+static enum outcome auto_one(const char *name, int activate)
+{
+	struct pool *p = NULL;
+	unsigned nr = 0;
+	int r = pool_devices_present(name);
+
+	if (r <= 0) {
+		if (!r)
+			say("Pool %s: not all of its devices are present; left as it is.\n", name);
+		return r ? FAILED : SKIPPED;
+	}
+	if ((r = pool_open(name, NULL, 0, &p)))
+		return FAILED;
+	if (activate && pool_get_autoactivate(p, NULL) == 0) {
+		say("Pool %s: skipped (activation flag n).\n", name);
+		pool_close(p);
+		return SKIPPED;
+	}
+	if (activate)
+		r = pool_autoactivate(p, &nr);
+	else if (pool_is_live(p))
+		r = pool_deactivate(p, NULL, 0);
+	else
+		r = 1;
+	pool_close(p);
+	if (r < 0)
+		return FAILED;
+	if (r > 0) {
+		if (tp_log_verbosity() > 0)
+			printf("Pool %s: not active.\n", name);
+		return SKIPPED;
+	}
+	if (activate)
+		say("Pool %s active, %u volume(s).\n", name, nr);
+	else
+		say("Pool %s inactive.\n", name);
+	return DONE;
+}
+
+/* --auto takes a pool's device too (/dev/block/MAJ:MIN from the udev
+ * rule's unit instance): its label names the pool. NULL if it has none. */
+static const char *pool_of(const char *arg, struct pool_member *m)
+{
+	int r;
+
+	if (!strchr(arg, '/'))
+		return arg;
+	r = pool_member_probe(arg, m);
+	if (r < 0)
+		log_error("%s: cannot read its label: %s", arg, strerror(-r));
+	else if (!r || m->damaged)
+		log_error("%s carries no (readable) tptools label", arg);
+	return r > 0 && !m->damaged ? m->pool : NULL;
+}
+
+/* --all (NAMES NULL: every known pool) or --auto NAMES. */
+static int auto_run(const char *const *names, unsigned n, int activate)
+{
+	char **all = NULL;
+	unsigned count[3] = { 0, 0, 0 }, i;
+	int r;
+
+	if (!names) {
+		if ((r = pool_list_all_names(&all, &n)))
+			return tp_exit_from_errno(r);
+		names = (const char *const *)all;
+	}
+	for (i = 0; i < n; i++) {
+		struct pool_member m;
+		const char *name = pool_of(names[i], &m);
+		count[name ? auto_one(name, activate) : FAILED]++;
+	}
+	for (i = 0; all && i < n; i++)
+		free(all[i]);
+	free(all);
+	if (tp_log_verbosity() >= 0)
+		printf("%u pool(s) %sactivated, %u left as they were, %u failed.\n", count[DONE],
+		       activate ? "" : "de", count[SKIPPED], count[FAILED]);
+	return count[FAILED] ? TP_EXIT_FAILED : TP_EXIT_OK;
+}
+
 static int run(const struct tp_command *cmd, int argc, const char **argv, int activate)
 {
-	const char **args;
-	int rc, nargs;
+	const char **args, *devices = NULL;
+	int rc, nargs, all = 0, autom = 0;
 	struct cli cli;
+	const struct poptOption opts[] = {
+		{ "all", 'a', POPT_ARG_NONE, &all, 0,
+		  activate ? "every pool whose devices are all present, except those flagged "
+			     "'activate n' (and their volumes so flagged)"
+			   : "every active pool",
+		  NULL },
+		{ "auto", '\0', POPT_ARG_NONE, &autom, 0,
+		  "the POOLs named (or the pools of the DEVICEs named), by the rules of --all",
+		  NULL },
+		CLI_OPT_DEVICES(devices),
+		POPT_TABLEEND
+	};
 
-	if ((rc = cli_parse_devices(&cli, cmd, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
+	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 0, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
-	struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
-	rc = tool_pool_op(args[0], cli.devices, activation_op, &a);
+	if (all && (autom || nargs))
+		rc = cli_usage_error(cmd, "--all takes no POOL (and no --auto)");
+	else if ((all || autom) && devices)
+		rc = cli_usage_error(cmd, "--devices names one pool's devices; not with --%s",
+				     all ? "all" : "auto");
+	else if (!all && !nargs)
+		rc = cli_usage_error(cmd, "name a POOL, or give --all");
+	else if (all || autom)
+		rc = auto_run(all ? NULL : args, all ? 0 : (unsigned)nargs, activate);
+	else {
+		struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
+		rc = tool_pool_op(args[0], devices, activation_op, &a);
+	}
 	cli_end(&cli);
 	return rc;
 }

@@ -60,7 +60,7 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 
 /* The option values as given, before parsing. */
 struct tpcreate_args {
-	const char *chunk, *zero, *msize, *discards, *when_full;
+	const char *chunk, *zero, *msize, *discards, *when_full, *activate;
 };
 
 static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *a,
@@ -89,6 +89,12 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 				       a->when_full);
 	p->when_full = a->when_full && !strcmp(a->when_full, "error") ? POOL_WHEN_FULL_ERROR
 								      : POOL_WHEN_FULL_QUEUE;
+	if (a->activate) {
+		int on;
+		if ((rc = cli_parse_activate(cmd, a->activate, &on)) != CLI_CONTINUE)
+			return rc;
+		p->no_autoactivate = !on;
+	}
 	return CLI_CONTINUE;
 }
 
@@ -150,6 +156,8 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		  "ignore|nopassdown|passdown" },
 		{ "when-full", '\0', POPT_ARG_STRING, &a.when_full, 0,
 		  "when the pool is full: queue writes or fail them (default queue)", "queue|error" },
+		{ "activate", 'a', POPT_ARG_STRING, &a.activate, 0,
+		  "activated by tpactivate --all, at boot and by udev (default y)", "y|n" },
 		{ "explain", 'e', POPT_ARG_NONE, &do_explain, 0,
 		  "print every geometry decision and its reason", NULL },
 		{ "force", 'f', POPT_ARG_NONE, &p.force, 0,

@@ -10,6 +10,7 @@
 struct creation {
 	const char *pool, *name;
 	uint64_t size;
+	int no_autoactivate;	/* --activate n */
 };
 
 static int creation_op(struct pool *p, void *arg)
@@ -20,6 +21,8 @@ static int creation_op(struct pool *p, void *arg)
 	char a[32], b[32];
 	int r = pool_volume_create(p, c->name, c->size, &over);
 
+	if (!r && c->no_autoactivate)
+		r = pool_set_autoactivate(p, c->name, 0);
 	if (!r)
 		r = pool_get_info(p, 0, &info);
 	if (r)
@@ -38,14 +41,16 @@ static int creation_op(struct pool *p, void *arg)
 
 int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char *vsize = NULL, *devices = NULL, **args;
-	struct creation c = { NULL, NULL, 0 };
+	const char *vsize = NULL, *devices = NULL, *activate = NULL, **args;
+	struct creation c = { NULL, NULL, 0, 0 };
 	int rc, nargs;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "virtualsize", 'V', POPT_ARG_STRING, &vsize, 0,
 		  "virtual size (may exceed the pool: over-provisioning); default unit M", "SIZE" },
 		{ "name", 'n', POPT_ARG_STRING, &c.name, 0, "volume name", "NAME" },
+		{ "activate", 'a', POPT_ARG_STRING, &activate, 0,
+		  "activated with its pool by tpactivate --all and at boot (default y)", "y|n" },
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
@@ -58,6 +63,11 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		rc = cli_size(cmd, "-V", vsize, 'm', &c.size);
 	if (rc == CLI_CONTINUE && !c.size)
 		rc = cli_usage_error(cmd, "-V must be greater than 0");
+	if (rc == CLI_CONTINUE && activate) {
+		int on;
+		if ((rc = cli_parse_activate(cmd, activate, &on)) == CLI_CONTINUE)
+			c.no_autoactivate = !on;
+	}
 	if (rc == CLI_CONTINUE) {
 		c.pool = args[0];
 		rc = tool_pool_op(args[0], devices, creation_op, &c);

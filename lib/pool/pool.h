@@ -76,6 +76,7 @@ struct pool_create_params {
 	int discards_set;
 	enum pool_when_full when_full;
 	int force;			/* override signature checks */
+	int no_autoactivate;		/* flag the pool "activate n" (see below) */
 };
 
 /* What tpcreate decided (for --explain and the summary). */
@@ -153,6 +154,29 @@ int pool_activate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_C
 /* Deactivate volumes VOLS, or (N = 0) every volume and then the pool. A
  * volume in use: -EBUSY, logged. */
 int pool_deactivate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_CHECK;
+
+/* ---- activation at boot (flags: pool_autoactivate.c; names: pool_names.c;
+ * presence: pool_find.c; activation: pool_activate.c) ----
+ * Each pool and volume carries an activation flag in its VG (LVM's
+ * activation skip): `tpactivate --all`, autoactivation by udev and the
+ * boot unit activate only what is flagged "y"; naming a pool or volume
+ * explicitly (`tpactivate POOL VOL`) activates it whatever its flag. */
+
+/* Names of every pool known from the devices file or from the label of a
+ * block device: sorted, unique; caller frees the array and each string. */
+int pool_list_all_names(char ***names, unsigned *n) TP_MUST_CHECK;
+/* Are both devices of pool NAME present (devices file, else a label
+ * scan)? 1 yes, 0 not (yet): nothing logged; -errno. */
+int pool_devices_present(const char *name) TP_MUST_CHECK;
+/* The activation flag of P (VOL NULL) or of its volume VOL: 1 activate,
+ * 0 skip; -ENOENT (logged) when there is no such volume. */
+int pool_get_autoactivate(const struct pool *p, const char *vol) TP_MUST_CHECK;
+/* Set that flag to ON (1|0): one VG commit; 0 or -errno (logged). */
+int pool_set_autoactivate(struct pool *p, const char *vol, int on) TP_MUST_CHECK;
+/* Activate P and those of its volumes flagged "y" (as pool_activate);
+ * *NR_VOLS: how many volumes that asked for. The pool's own flag is the
+ * caller's to check. */
+int pool_autoactivate(struct pool *p, unsigned *nr_vols) TP_MUST_CHECK;
 
 /* ---- status (pool_info.c) ---- */
 

@@ -2,13 +2,14 @@
  * (pool.h: pool_activate, pool_deactivate): the thin-pool table from the
  * labels and the VG, a fast check of the thin metadata first (pool_guard,
  * as LVM runs thin_check before activating), and one thin target per
- * volume. */
+ * volume; pool_autoactivate: only the volumes flagged for it. */
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int activate_volume(struct pool *p, const struct vg_volume *v)
@@ -111,6 +112,28 @@ int pool_activate(struct pool *p, const char *const *vols, unsigned n)
 	if (!p->live && (r = activate_pool(p)))
 		return r;
 	return each_volume(p, vols, n, activate_volume);
+}
+
+int pool_autoactivate(struct pool *p, unsigned *nr_vols)
+{
+	const struct vg *vg = p->vg;
+	const char **vols = calloc(vg->nr_volumes + 1, sizeof(*vols));
+	unsigned n = 0;
+	int r;
+
+	*nr_vols = 0;
+	if (!vols)
+		return -ENOMEM;
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		if (!vg->volumes[i].activation_skip)
+			vols[n++] = vg->volumes[i].name;
+	r = p->live ? 0 : activate_pool(p);
+	if (!r && n)
+		r = each_volume(p, vols, n, activate_volume);
+	if (!r)
+		*nr_vols = n;
+	free(vols);
+	return r;
 }
 
 static int deactivate_volume(struct pool *p, const struct vg_volume *v)

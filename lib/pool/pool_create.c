@@ -191,6 +191,7 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 	vg->discards = p->discards_set ? (enum vg_discards)p->discards
 			: pol->discards.passdown ? VG_DISCARDS_PASSDOWN : VG_DISCARDS_NOPASSDOWN;
 	vg->when_full = (enum vg_when_full)p->when_full;
+	vg->activation_skip = !!p->no_autoactivate;
 	vg->metadata_area = 0;
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		struct vg_device *d = &vg->dev[i];

@@ -106,36 +106,64 @@ static void record(const char *name, enum vg_role role, const char *path)
 		pool_record_device(name, role, l.pv_uuid, path);
 }
 
-int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
+/* PATHS of pool NAME from the devices file, completed by a label scan when
+ * an entry is missing or stale; either may stay NULL. *LISTED: entries the
+ * devices file had (current or stale); *SCANNED: the scan was needed.
+ * 0, or -errno with PATHS freed. */
+static int locate(const char *name, char *paths[VG_NR_ROLES], int *listed, int *scanned)
 {
 	struct pool_devices_entry ent[8];
-	int n, i, r, stale = 0;
+	int n, i, r;
 
 	paths[0] = paths[1] = NULL;
+	*listed = *scanned = 0;
 	n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
 	if (n < 0)
 		return n;
+	*listed = n;
 	for (i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
-		if (!entry_current(&ent[i])) {
-			stale = 1;
+		if (!entry_current(&ent[i]))
 			continue;
-		}
 		if (!paths[ent[i].role])
 			paths[ent[i].role] = strdup(ent[i].path);
 	}
 	if (paths[VG_ROLE_DATA] && paths[VG_ROLE_META])
 		return 0;
 	/* Lost or stale entries: look at every block device's label. */
+	*scanned = 1;
 	r = scan_labels(name, paths);
 	if (r) {
 		free(paths[0]);
 		free(paths[1]);
 		paths[0] = paths[1] = NULL;
-		return r;
 	}
+	return r;
+}
+
+int pool_devices_present(const char *name)
+{
+	char *paths[VG_NR_ROLES];
+	int listed, scanned, r = locate(name, paths, &listed, &scanned);
+
+	if (r)
+		return r;
+	r = paths[VG_ROLE_DATA] && paths[VG_ROLE_META];
+	free(paths[0]);
+	free(paths[1]);
+	return r;
+}
+
+int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
+{
+	int i, n, scanned, r = locate(name, paths, &n, &scanned);
+
+	if (r)
+		return r;
+	if (!scanned)
+		return 0;
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
 		char *file = pool_devices_path();
-		if (n > 0 || stale)
+		if (n > 0)
 			log_error("pool %s: its %s device was not found (the devices file %s lists "
 				  "it, and no block device carries its label); attach it, name the "
 				  "devices with --devices DATA,META, or forget the pool with "

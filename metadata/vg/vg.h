@@ -19,12 +19,15 @@
  *     name, uuid, seqno, format_version, creation_time, creation_host,
  *     chunk_size (sectors), zero (0|1), discards ("ignore"|"nopassdown"|
  *     "passdown"), when_full ("queue"|"error"), transaction_id,
- *     next_dev_id, metadata_area (0|1: which meta area[] is ACTIVE)
+ *     next_dev_id, metadata_area (0|1: which meta area[] is ACTIVE),
+ *     activation_skip (optional, 0|1, written only when 1: `tpactivate
+ *     --all` and autoactivation pass the pool by; absent reads as 0)
  *     devices { data { ... } meta { ... } }   each: uuid, path (hint, may
  *       be ""), size, mda_offset, mda_size, area0_offset, area0_size,
  *       area1_offset, area1_size
  *     volumes { <name> { dev_id, size, origin (optional, "" = none),
- *       creation_time, read_only (0|1) } ... }
+ *       creation_time, read_only (0|1), activation_skip (optional, as the
+ *       pool's) } ... }
  *   }
  */
 #ifndef TP_VG_VG_H
@@ -72,6 +75,7 @@ struct vg_volume {
 	char origin[VG_NAME_MAX + 1];	/* snapshot origin's name, "" if none */
 	int64_t creation_time;		/* unix seconds */
 	int read_only;
+	int activation_skip;		/* 1: activation of all (--all) passes it by */
 };
 
 struct vg {
@@ -88,6 +92,7 @@ struct vg {
 	uint64_t transaction_id;	/* <= INT64_MAX */
 	uint32_t next_dev_id;		/* <= VG_DEV_ID_MAX + 1 */
 	unsigned metadata_area;		/* 0|1: the meta device's ACTIVE area[] */
+	int activation_skip;		/* 1: activation of all (--all) passes it by */
 	struct vg_device dev[VG_NR_ROLES];	/* indexed by enum vg_role */
 	unsigned nr_volumes;
 	unsigned alloc_volumes;

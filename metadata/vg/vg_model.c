@@ -110,6 +110,9 @@ static int check_volume(const struct vg *vg, const struct vg_volume *v, char *ms
 			       v->name);
 	if (v->read_only != 0 && v->read_only != 1)
 		return problem(msg, len, "pool/volumes/%s/read_only: must be 0 or 1", v->name);
+	if (v->activation_skip != 0 && v->activation_skip != 1)
+		return problem(msg, len, "pool/volumes/%s/activation_skip: must be 0 or 1",
+			       v->name);
 	return 0;
 }
 
@@ -176,6 +179,8 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 			       "device id space", vg->next_dev_id);
 	if (vg->metadata_area > 1)
 		return problem(msg, len, "pool/metadata_area: must be 0 or 1");
+	if (vg->activation_skip != 0 && vg->activation_skip != 1)
+		return problem(msg, len, "pool/activation_skip: must be 0 or 1");
 	if (check_device(vg, VG_ROLE_DATA, msg, len) || check_device(vg, VG_ROLE_META, msg, len))
 		return -1;
 	if (!strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, vg->dev[VG_ROLE_META].pv_uuid))

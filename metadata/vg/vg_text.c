@@ -169,6 +169,8 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	add_int(&b, pool, "transaction_id", (int64_t)vg->transaction_id);
 	add_int(&b, pool, "next_dev_id", vg->next_dev_id);
 	add_int(&b, pool, "metadata_area", vg->metadata_area);
+	if (vg->activation_skip)
+		add_int(&b, pool, "activation_skip", 1);
 	devs = add_node(&b, pool, "devices");
 	export_device(&b, devs, vg, VG_ROLE_DATA);
 	export_device(&b, devs, vg, VG_ROLE_META);
@@ -182,6 +184,8 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 		add_str(&b, n, "origin", v->origin);
 		add_int(&b, n, "creation_time", v->creation_time);
 		add_int(&b, n, "read_only", v->read_only);
+		if (v->activation_skip)
+			add_int(&b, n, "activation_skip", 1);
 	}
 	if (!b.failed) {
 		putline("# tptools VG metadata: written by tptools, read back with checks.", &o);
@@ -277,6 +281,21 @@ static int get_int(struct reader *rd, const struct dm_config_node *parent, const
 	return 0;
 }
 
+/* An optional 0|1 flag: a missing key reads as 0. */
+static int get_flag(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		    const char *key, int *out)
+{
+	int64_t v;
+
+	*out = 0;
+	if (!child(parent, key))
+		return 0;
+	if (get_int(rd, parent, path, key, 0, 1, &v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 static int get_u64(struct reader *rd, const struct dm_config_node *parent, const char *path,
 		   const char *key, uint64_t *out)
 {
@@ -366,7 +385,7 @@ static int import_device(struct reader *rd, const struct dm_config_node *devs, s
 }
 
 static const char *const volume_keys[] = { "dev_id", "size", "origin", "creation_time",
-					   "read_only", NULL };
+					   "read_only", "activation_skip", NULL };
 
 static int import_volume(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
 {
@@ -387,7 +406,8 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 	    get_u64(rd, n, path, "size", &v.size) ||
 	    get_str(rd, n, path, "origin", v.origin, sizeof(v.origin), 1) ||
 	    get_int(rd, n, path, "creation_time", INT64_MIN, INT64_MAX, &v.creation_time) ||
-	    get_int(rd, n, path, "read_only", 0, 1, &i))
+	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
+	    get_flag(rd, n, path, "activation_skip", &v.activation_skip))
 		return -1;
 	v.read_only = (int)i;
 	return vg_append_volume(vg, &v);
@@ -399,7 +419,7 @@ static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "chunk_size",	   "zero",	     "discards",
 					 "when_full",	   "transaction_id", "next_dev_id",
 					 "metadata_area",  "devices",	     "volumes",
-					 NULL };
+					 "activation_skip", NULL };
 static const char *const devices_keys[] = { "data", "meta", NULL };
 
 static int import_tree(struct reader *rd, const struct dm_config_tree *cft, struct vg *vg)
@@ -440,7 +460,8 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	vg->when_full = (enum vg_when_full)e;
 	if (get_u64(rd, pool, "pool", "transaction_id", &vg->transaction_id) ||
 	    get_u32(rd, pool, "pool", "next_dev_id", VG_DEV_ID_MAX + 1, &vg->next_dev_id) ||
-	    get_int(rd, pool, "pool", "metadata_area", 0, 1, &i))
+	    get_int(rd, pool, "pool", "metadata_area", 0, 1, &i) ||
+	    get_flag(rd, pool, "pool", "activation_skip", &vg->activation_skip))
 		return -1;
 	vg->metadata_area = (unsigned)i;
 	if (get_section(rd, pool, "pool", "devices", &devs) ||

@@ -91,6 +91,7 @@ static void same_vg(const struct vg *a, const struct vg *b)
 	CU_ASSERT_EQUAL(a->transaction_id, b->transaction_id);
 	CU_ASSERT_EQUAL(a->next_dev_id, b->next_dev_id);
 	CU_ASSERT_EQUAL(a->metadata_area, b->metadata_area);
+	CU_ASSERT_EQUAL(a->activation_skip, b->activation_skip);
 	for (int r = 0; r < VG_NR_ROLES; r++) {
 		CU_ASSERT_STRING_EQUAL(a->dev[r].pv_uuid, b->dev[r].pv_uuid);
 		CU_ASSERT_STRING_EQUAL(a->dev[r].path, b->dev[r].path);
@@ -111,6 +112,7 @@ static void same_vg(const struct vg *a, const struct vg *b)
 		CU_ASSERT_STRING_EQUAL(x->origin, y->origin);
 		CU_ASSERT_EQUAL(x->creation_time, y->creation_time);
 		CU_ASSERT_EQUAL(x->read_only, y->read_only);
+		CU_ASSERT_EQUAL(x->activation_skip, y->activation_skip);
 	}
 }
 
@@ -227,6 +229,9 @@ static const struct mutation mutations[] = {
 	{ "www { dev_id = 1 size = 1073741824", "www { origin = \"snap\" dev_id = 1 size = 1073741824", "cycle" },
 	{ "read_only = 1", "read_only = 3", "pool/volumes/snap/read_only" },
 	{ "read_only = 1", "read_only = \"yes\"", "pool/volumes/snap/read_only: must be an integer" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  activation_skip = 2\n", "pool/activation_skip" },
+	{ "read_only = 1", "read_only = 1 activation_skip = \"n\"", "pool/volumes/snap/activation_skip: must be an integer" },
+	{ "read_only = 1", "read_only = 1 activation_skip = 0 activation_skip = 1", "pool/volumes/snap/activation_skip: duplicate key" },
 	{ "  volumes {\n", "  volumes { x = 1 }\n  volumes {\n", "pool/volumes: duplicate key" },
 	{ "pool {\n", "pool {\n  name = \"other\"\n", "pool/name: duplicate key" },
 	{ "\n}\n", "\n", "syntax error" },
@@ -431,12 +436,59 @@ static void test_random_damage(void)
 	vg_free(vg);
 }
 
+/* The activation flags: a text without them (every VG written before
+ * they existed) reads as "activate"; they are written only when set, so
+ * such VGs export byte for byte as before; set, they survive a roundtrip. */
+static void test_activation_skip(void)
+{
+	const char *set_vol = "read_only = 1";
+	struct vg *vg, *back;
+	char *t, *u;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(vg_import(good_text, strlen(good_text), &vg), 0);
+	CU_ASSERT_EQUAL(vg->activation_skip, 0);
+	CU_ASSERT_EQUAL(vg_find_volume(vg, "snap")->activation_skip, 0);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NULL(strstr(t, "activation_skip"));
+	free(t);
+	vg->activation_skip = 1;
+	vg_find_volume(vg, "snap")->activation_skip = 1;
+	roundtrip(vg);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_import(t, n, &back), 0);
+	CU_ASSERT_EQUAL(back->activation_skip, 1);
+	CU_ASSERT_EQUAL(vg_find_volume(back, "snap")->activation_skip, 1);
+	CU_ASSERT_EQUAL(vg_find_volume(back, "www")->activation_skip, 0);
+	vg_free(back);
+	free(t);
+	/* hand-written "= 0" is accepted too */
+	{
+		const char *at = strstr(good_text, set_vol);
+		size_t pre;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+		pre = (size_t)(at - good_text);
+		u = malloc(strlen(good_text) + 64);
+		memcpy(u, good_text, pre);
+		sprintf(u + pre, "%s activation_skip = 0%s", set_vol, at + strlen(set_vol));
+		CU_ASSERT_EQUAL_FATAL(vg_import(u, strlen(u), &back), 0);
+		CU_ASSERT_EQUAL(vg_find_volume(back, "snap")->activation_skip, 0);
+		vg_free(back);
+		free(u);
+	}
+	vg->activation_skip = 2;
+	CU_ASSERT_EQUAL(vg_validate(vg), -EINVAL);
+	vg_free(vg);
+}
+
 TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "import a hand-written text", test_import_handwritten },
 	      { "export/import roundtrip", test_roundtrip },
 	      { "validation matrix: each error names its key", test_validation_matrix },
 	      { "garbage and truncated text", test_garbage },
 	      { "vg_validate/vg_export refuse bad models", test_validate_model },
+	      { "activation flags: optional, written only when set", test_activation_skip },
 	      { "volume add/remove/find", test_volume_ops },
 	      { "3000 volumes fit a slot", test_many_volumes },
 	      { "random damage: refused or valid", test_random_damage })

@@ -4,7 +4,8 @@
 # volume, live snapshots and changes, deactivation and reactivation, the
 # kernel's figures in tpstatus agreeing with the offline ones, thin_check of
 # the kernel-written metadata, a transaction-id mismatch, a full pool, and
-# the RAID0/RAID5/plain geometries.
+# the RAID0/RAID5/plain geometries; tpactivate --all/--auto and
+# tpdeactivate --all with the activation flags (issue 13).
 . "$TP_SRC/test/vm/lib.sh"
 set -- $TP_DISKS
 [ $# -ge 8 ] || skip_scenario "needs 8 disks, have $#"
@@ -136,4 +137,30 @@ must tpcreate --data "${disks[0]}" --meta "$META" --force --yes plain
 c=$(tpstatus --noheadings --units b -o pool_chunk plain | awk 'NF{print $1; exit}')
 expect_eq "plain disk chunk (the floor)" "$c" $((512 << 10))b
 must tpremove -y plain
+
+step "tpactivate --all / --auto, tpdeactivate --all, the activation flags"
+for d in "${disks[@]:0:4}"; do
+	must dd if=/dev/zero of="$d" bs=1M count=4 status=none
+done
+must tpcreate --data "${disks[0]}" --meta "${disks[1]}" --yes a1
+must tpcreate --data "${disks[2]}" --meta "${disks[3]}" --yes --activate n a2
+must tvcreate -V 32M -n up a1
+must tvcreate -V 32M -n down --activate n a1
+must tvcreate -V 32M -n v a2
+must tpactivate --all
+ok test -b /dev/mapper/a1-up
+ok test ! -e /dev/mapper/a1-down
+ok test ! -e /dev/mapper/a2-v
+ok test ! -e /dev/mapper/a2-tpool
+must tpactivate a1 down		# named: whatever its flag
+ok test -b /dev/mapper/a1-down
+must tpchange --activate y a2
+must tpactivate --auto "${disks[3]}"	# the udev unit's call for a2's metadata device
+ok test -b /dev/mapper/a2-v
+must tpdeactivate --all
+for d in a1-up a1-down a1-tpool a2-v a2-tpool; do
+	ok test ! -e "/dev/mapper/$d"
+done
+must tpremove -y a1
+must tpremove -y a2
 finish

@@ -1,0 +1,115 @@
+#!/bin/bash
+# mkdeb.sh - build the tptools Debian package with dpkg-deb (make deb).
+#
+# Stages `make install PREFIX=/usr` into $BUILD/deb/stage, strips the
+# binary, compresses the manual pages, adds /usr/share/doc/tptools, a
+# DEBIAN/control whose Depends dpkg-shlibdeps computes from the binary
+# (libdevmapper1.02.1, libblkid1, libudev1, libpopt0, libexpat1, libc6),
+# and maintainer scripts that reload the udev rules and systemd and enable
+# tptools-activate.service the way debhelper does. Prints the .deb's path.
+# Environment: BUILD (build dir, default build), VERSION.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+VERSION=${VERSION:-$(cat VERSION)}
+arch=$(dpkg --print-architecture)
+out=$BUILD/deb
+stage=$out/stage
+rm -rf "$stage"
+mkdir -p "$stage/DEBIAN"
+make --no-print-directory -s install BUILD="$BUILD" DESTDIR="$PWD/$stage" PREFIX=/usr >/dev/null
+
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/sbin/tp"
+gzip -9n "$stage"/usr/share/man/man*/*
+doc=$stage/usr/share/doc/tptools
+install -d "$doc"
+cat >"$doc/copyright" <<'EOT'
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: tptools
+Comment: Built from the tptools source tree by scripts/mkdeb.sh.
+
+Files: *
+Copyright: 2026 the tptools authors
+License: tptools
+ The tptools source tree states no license yet; this package carries
+ the same terms as the tree it was built from.
+EOT
+printf 'tptools (%s) unstable; urgency=medium\n\n  * Package built by scripts/mkdeb.sh.\n\n -- tptools maintainers <maintainers@tptools.invalid>  %s\n' \
+	"$VERSION" "$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")" |
+	gzip -9n >"$doc/changelog.gz"
+chmod 0644 "$doc"/*
+
+# Depends from the binary's shared libraries
+shl=$(mktemp -d)
+trap 'rm -rf "$shl"' EXIT
+mkdir -p "$shl/debian"
+printf 'Source: tptools\n\nPackage: tptools\nArchitecture: any\n' >"$shl/debian/control"
+depends=$(cd "$shl" && dpkg-shlibdeps -O "$OLDPWD/$stage/usr/sbin/tp" 2>/dev/null |
+	sed -n 's/^shlibs:Depends=//p')
+[ -n "$depends" ] || { echo "mkdeb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+
+size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+cat >"$stage/DEBIAN/control" <<EOT
+Package: tptools
+Version: $VERSION
+Architecture: $arch
+Maintainer: tptools maintainers <maintainers@tptools.invalid>
+Installed-Size: $size
+Depends: $depends
+Recommends: udev, thin-provisioning-tools
+Section: admin
+Priority: optional
+Homepage: https://tptools.invalid/
+Description: thin-provisioned pools and volumes on device-mapper
+ tptools manages thin pools (a data device and a metadata device) and
+ thin volumes with snapshots through the kernel's dm-thin targets: one
+ multi-call binary, tp, with commands tpcreate, tvcreate, tvsnap,
+ tpactivate, tpstatus, tpcheck, tprepair and more.
+ .
+ The package brings udev rules (/dev/POOL/VOLUME links, pool devices
+ marked as taken, activation when a pool's last device appears), a
+ systemd unit that activates the pools at boot and deactivates them at
+ shutdown, and bash completion.
+EOT
+
+cat >"$stage/DEBIAN/postinst" <<'EOT'
+#!/bin/sh
+set -e
+if [ "$1" = configure ] || [ "$1" = abort-upgrade ] || [ "$1" = abort-deconfigure ] ||
+   [ "$1" = abort-remove ]; then
+	if command -v deb-systemd-helper >/dev/null; then
+		deb-systemd-helper unmask tptools-activate.service >/dev/null || true
+		if deb-systemd-helper --quiet was-enabled tptools-activate.service; then
+			deb-systemd-helper enable tptools-activate.service >/dev/null || true
+		else
+			deb-systemd-helper update-state tptools-activate.service >/dev/null || true
+		fi
+	fi
+	if [ -d /run/systemd/system ]; then
+		systemctl --system daemon-reload >/dev/null || true
+	fi
+	if [ -S /run/udev/control ] && command -v udevadm >/dev/null; then
+		udevadm control --reload-rules || true
+	fi
+fi
+EOT
+cat >"$stage/DEBIAN/postrm" <<'EOT'
+#!/bin/sh
+set -e
+if [ "$1" = remove ] || [ "$1" = purge ]; then
+	if [ -d /run/systemd/system ]; then
+		systemctl --system daemon-reload >/dev/null || true
+	fi
+	if [ -S /run/udev/control ] && command -v udevadm >/dev/null; then
+		udevadm control --reload-rules || true
+	fi
+fi
+if [ "$1" = purge ] && command -v deb-systemd-helper >/dev/null; then
+	deb-systemd-helper purge tptools-activate.service >/dev/null || true
+fi
+EOT
+chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/postrm"
+
+deb=$out/tptools_${VERSION}_$arch.deb
+fakeroot dpkg-deb --build -Zxz "$stage" "$deb" >/dev/null
+echo "$deb"

@@ -1,0 +1,66 @@
+# bash completion (completion/tp): with two pools on image files,
+# completing `tvsnap <TAB>` offers their volumes; pools, options, choice
+# values and commands come from the devices file and each command's --help.
+DATA_SIZE=128M META_SIZE=16M
+new_pool alpha
+new_pool beta
+ok tvcreate -V 1G -n www alpha
+ok tvcreate -V 1G -n db beta
+ok tvcreate -V 1G -n logs beta
+
+# shellcheck disable=SC1091
+source "$TOP/completion/tp"
+# complete WORD...: COMPREPLY for the last word, one a line, sorted, in ./out
+complete_words() {
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	COMP_LINE="$*"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	set +e
+	_tptools "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" ""
+	set -e
+	printf '%s\n' "${COMPREPLY[@]}" | sort >out
+}
+expect() { printf '%s\n' "$@" | sort >want; diff want out || fail "completion differs"; }
+
+complete_words tvsnap ""
+expect alpha/www beta/db beta/logs
+complete_words tvsnap b
+expect beta/db beta/logs
+complete_words tp snap ""
+expect alpha/www beta/db beta/logs
+complete_words tvremove alpha/www ""
+expect alpha/www beta/db beta/logs
+complete_words tvsnap -n ""		# a new name: nothing offered
+expect ""
+complete_words tpactivate ""
+expect alpha beta
+complete_words tpactivate beta ""
+expect db logs
+complete_words tpstatus alpha ""
+expect alpha beta
+complete_words tpcreate ""
+expect ""
+complete_words tpchange --activate ""
+expect n y
+complete_words tpcreate --discards ""
+expect ignore nopassdown passdown
+complete_words tvcreate --vir
+expect --virtualsize
+complete_words tpactivate --a
+expect --all --auto
+complete_words tp ""
+out_has "^tvsnap$"
+out_has "^tpchange$"
+out_has "^snap$"
+complete_words tp tvs
+expect tvsnap
+complete_words tpcreate --data alpha-d
+expect alpha-data.img
+complete_words tvsnap --devices alpha-data.img,alpha-m
+expect alpha-data.img,alpha-meta.img
+complete_words tpdump al
+expect alpha-data.img alpha-meta.img
+# every command has the completion
+complete -p tvsnap tpchange tvchange tpactivate tpcreate >/dev/null

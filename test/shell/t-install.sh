@@ -1,0 +1,77 @@
+# make install lays out everything under DESTDIR/PREFIX (binary, command
+# links, man pages, udev rules, systemd units, bash completion), the units
+# pass systemd-analyze verify, and make deb packages the same files with
+# the Depends the binary needs. (scripts/test-deb.sh installs the package
+# in a bookworm chroot; it needs root and a cached chroot, so it is not
+# part of this suite.)
+stage=$PWD/stage
+ok make -C "$TOP" -s --no-print-directory install BUILD="$BUILD" DESTDIR="$stage" PREFIX=/opt/tp
+cmds=$(sed -n 's/^TP_COMMAND(\([a-z]*\),.*/\1/p' "$TOP/tools/commands.def")
+[ -x "$stage/opt/tp/sbin/tp" ] || fail "no sbin/tp"
+for c in $cmds; do
+	[ "$(readlink "$stage/opt/tp/sbin/$c")" = tp ] || fail "sbin/$c is not a link to tp"
+	[ -f "$stage/opt/tp/share/man/man8/$c.8" ] || fail "no man page for $c"
+	[ "$(readlink "$stage/opt/tp/share/bash-completion/completions/$c")" = tp ] ||
+		fail "no completion link for $c"
+done
+for m in tp.8 tptools.7 tp-metadata.5; do
+	[ -f "$stage/opt/tp/share/man/man${m##*.}/$m" ] || fail "no $m"
+done
+[ -f "$stage/opt/tp/share/bash-completion/completions/tp" ] || fail "no completion"
+for r in 56-dm-tptools 60-tptools-member 69-tptools-autoactivate; do
+	[ -f "$stage/lib/udev/rules.d/$r.rules" ] || fail "no udev rule $r"
+done
+units=$stage/lib/systemd/system
+for u in tptools-activate.service tptools-autoactivate@.service; do
+	[ -f "$units/$u" ] || fail "no unit $u"
+done
+# tpmonitor does not exist yet: no unit for it
+[ ! -e "$units/tptools-monitor.service" ] || fail "tptools-monitor.service without tpmonitor"
+# PREFIX reaches the rules and the units
+grep -q "^ExecStart=/opt/tp/sbin/tpactivate --all$" "$units/tptools-activate.service" ||
+	fail "ExecStart does not name PREFIX"
+grep -q "^ExecStop=/opt/tp/sbin/tpdeactivate --all$" "$units/tptools-activate.service" ||
+	fail "ExecStop does not name PREFIX"
+grep -q '/opt/tp/sbin/tp udev-probe' "$stage/lib/udev/rules.d/60-tptools-member.rules" ||
+	fail "udev rule does not name PREFIX"
+! grep -rq /usr/sbin/tp "$units" "$stage/lib/udev/rules.d" || fail "a /usr/sbin/tp path is left"
+grep -q 'SYSTEMD_WANTS}+="tptools-autoactivate@$major:$minor.service"' \
+	"$stage/lib/udev/rules.d/69-tptools-autoactivate.rules" || fail "no autoactivation hook"
+
+# systemd-analyze verify: the units with their programs pointing at this build
+if have systemd-analyze; then
+	mkdir v
+	for u in "$units"/*.service; do
+		sed "s|/opt/tp/sbin/|$TOP/$BUILD/bin/|g" "$u" >"v/${u##*/}"
+	done
+	cp "v/tptools-autoactivate@.service" "v/tptools-autoactivate@loop0.service"
+	for u in tptools-activate.service tptools-autoactivate@.service \
+		tptools-autoactivate@loop0.service; do
+		systemd-analyze verify --man=no "v/$u" >verify.out 2>&1 ||
+			{ cat verify.out >&2; fail "systemd-analyze verify $u"; }
+		[ ! -s verify.out ] || { cat verify.out >&2; fail "systemd-analyze verify $u warns"; }
+	done
+	# the boot unit's ordering: after udev settles, before local-fs-pre,
+	# stopped at shutdown (after the filesystems are unmounted: reverse order)
+	a=v/tptools-activate.service
+	grep -q '^After=.*systemd-udev-settle.service' $a || fail "not after udev settle"
+	grep -q '^Before=local-fs-pre.target' $a || fail "not before local-fs-pre"
+	grep -q '^Conflicts=shutdown.target' $a || fail "not stopped at shutdown"
+	grep -q '^DefaultDependencies=no' $a || fail "default dependencies (after sysinit)"
+fi
+
+# the package: same files, Depends from the binary
+have dpkg-deb && have dpkg-shlibdeps && have fakeroot || skip "dpkg-dev/fakeroot missing"
+ok make -C "$TOP" -s --no-print-directory deb BUILD="$BUILD"
+deb=$(tail -1 out)
+case $deb in /*) ;; *) deb=$TOP/$deb ;; esac
+dpkg-deb -f "$deb" Depends >depends
+for lib in libdevmapper1.02.1 libblkid1 libudev1 libpopt0 libexpat1; do
+	grep -q "$lib" depends || { cat depends >&2; fail "Depends lacks $lib"; }
+done
+dpkg-deb -c "$deb" >contents
+for f in ./usr/sbin/tp ./usr/sbin/tvsnap ./lib/systemd/system/tptools-activate.service \
+	./lib/udev/rules.d/69-tptools-autoactivate.rules ./usr/share/man/man8/tvchange.8.gz \
+	./usr/share/bash-completion/completions/tvsnap ./usr/share/doc/tptools/copyright; do
+	grep -q " $f\( \|$\)" contents || { cat contents >&2; fail "package lacks $f"; }
+done

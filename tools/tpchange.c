@@ -1,0 +1,81 @@
+/* tpchange / tvchange - change the settings a pool or a volume keeps in
+ * its VG: today the activation flag (--activate y|n) that `tpactivate
+ * --all`, the boot unit and udev autoactivation honour. Without an option
+ * they print the current setting. */
+#include "lib/base/exitcodes.h"
+#include "lib/base/log.h"
+#include "lib/pool/pool.h"
+#include "tools/cli.h"
+#include "tools/pool_op.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct change {
+	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
+	int set, on;
+};
+
+static int change_op(struct pool *p, void *arg)
+{
+	const struct change *c = arg;
+	const char *vol = c->vol[0] ? c->vol : NULL;
+	int r = c->set ? pool_set_autoactivate(p, vol, c->on) : 0;
+
+	if (!r)
+		r = pool_get_autoactivate(p, vol);
+	if (r < 0)
+		return r;
+	if (tp_log_verbosity() >= 0) {
+		if (vol)
+			printf("Volume %s/%s: activate %s.\n", c->pool, vol, r ? "y" : "n");
+		else
+			printf("Pool %s: activate %s.\n", c->pool, r ? "y" : "n");
+	}
+	return 0;
+}
+
+static int run(const struct tp_command *cmd, int argc, const char **argv, int volume)
+{
+	const char **args, *devices = NULL, *activate = NULL;
+	struct change c = { "", "", 0, 1 };
+	int rc, nargs;
+	struct cli cli;
+	const struct poptOption opts[] = {
+		{ "activate", 'a', POPT_ARG_STRING, &activate, 0,
+		  volume ? "activated with its pool by tpactivate --all and at boot (y) or not (n)"
+			 : "activated by tpactivate --all, at boot and by udev (y) or not (n)",
+		  "y|n" },
+		CLI_OPT_DEVICES(devices),
+		POPT_TABLEEND
+	};
+
+	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
+		return rc;
+	c.set = activate != NULL;
+	if (c.set)
+		rc = cli_parse_activate(cmd, activate, &c.on);
+	if (rc == CLI_CONTINUE) {
+		if (volume && pool_split_volume_spec(args[0], c.pool, c.vol))
+			rc = TP_EXIT_USAGE;
+		else if (!volume && strlen(args[0]) > POOL_NAME_MAX)
+			rc = cli_usage_error(cmd, "pool name '%s' is too long", args[0]);
+		else {
+			if (!volume)
+				strcpy(c.pool, args[0]);
+			rc = tool_pool_op(c.pool, devices, change_op, &c);
+		}
+	}
+	cli_end(&cli);
+	return rc;
+}
+
+int cmd_tpchange(const struct tp_command *cmd, int argc, const char **argv)
+{
+	return run(cmd, argc, argv, 0);
+}
+
+int cmd_tvchange(const struct tp_command *cmd, int argc, const char **argv)
+{
+	return run(cmd, argc, argv, 1);
+}
