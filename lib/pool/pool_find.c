@@ -37,13 +37,16 @@ int pool_same_device(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Does the devices-file entry E still point at its device? */
+/* Does the devices-file entry E still point at its device? 1 yes, 0 no,
+ * or the -errno of a label that is there but cannot be read (damaged:
+ * logged by the probe). */
 static int entry_current(const struct pool_devices_entry *e)
 {
 	struct vg_label l;
+	int r = pool_read_label(e->path, &l);
 
-	if (pool_read_label(e->path, &l))
-		return 0;
+	if (r)
+		return r == -ENOENT ? 0 : r;
 	return !strcmp(l.pv_uuid, e->pv_uuid) && !strcmp(l.pool_name, e->pool) &&
 	       l.role == e->role;
 }
@@ -109,6 +112,7 @@ static void record(const char *name, enum vg_role role, const char *path)
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 {
 	struct pool_devices_entry ent[8];
+	const char *damaged[VG_NR_ROLES] = { NULL, NULL };
 	int n, i, r, stale = 0;
 
 	paths[0] = paths[1] = NULL;
@@ -116,8 +120,11 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 	if (n < 0)
 		return n;
 	for (i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
-		if (!entry_current(&ent[i])) {
+		r = entry_current(&ent[i]);
+		if (r <= 0) {
 			stale = 1;
+			if (r < 0)
+				damaged[ent[i].role] = ent[i].path;
 			continue;
 		}
 		if (!paths[ent[i].role])
@@ -135,7 +142,13 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 	}
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
 		char *file = pool_devices_path();
-		if (n > 0 || stale)
+		enum vg_role lost = paths[VG_ROLE_DATA] ? VG_ROLE_META : VG_ROLE_DATA;
+		if (damaged[lost])
+			log_error("pool %s: the label of its %s device %s is damaged (above) and no "
+				  "other device carries it; 'tprepair %s' rewrites it from the other "
+				  "device's copy", name, lost == VG_ROLE_DATA ? "data" : "metadata",
+				  damaged[lost], name);
+		else if (n > 0 || stale)
 			log_error("pool %s: its %s device was not found (the devices file %s lists "
 				  "it, and no block device carries its label); attach it, name the "
 				  "devices with --devices DATA,META, or forget the pool with "
