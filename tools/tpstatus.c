@@ -455,7 +455,8 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 	for (unsigned i = 0; i < n; i++)
 		any_pool |= !targets[i].vol;
 	if (o->select) {
-		uint32_t t = selection_table(o->select);
+		/* "-S help" lists the pool fields and the operators */
+		uint32_t t = !strcmp(o->select, "help") ? T_POOL : selection_table(o->select);
 		if (!t)
 			return cli_usage_error(cmd, "-S must name fields of one table, pool_* or "
 						    "vol_* (-o help lists them)");
@@ -477,8 +478,10 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 		rc = table_init(cmd, o, T_VOL, vol_f, vol_k, vol_sel, &vt);
 	if (rc != CLI_CONTINUE)
 		goto out;
-	pt.shown = pt.shown && pt.rh;
 	rc = TP_EXIT_OK;
+	if (o->select && !strcmp(o->select, "help"))
+		goto out;	/* dm_report printed the help */
+	pt.shown = pt.shown && pt.rh;
 	for (unsigned i = 0; i < n; i++) {
 		struct pool *p;
 		int r = pool_open(targets[i].pool, o->devices, POOL_RDONLY, &p);

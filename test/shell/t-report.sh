@@ -75,3 +75,6 @@ usage_error tpcheck --json --no-such-option a
 python3 -c '
 import json; d = json.load(open("out"))
 assert d["result"] == "error" and d["exit_code"] == 3, d' || fail "tpcheck --json usage"
+ok tpstatus -S help
+grep -q "pool_data_percent" err || fail "-S help lists no fields"
+[ ! -s out ] || fail "-S help printed a report"
