@@ -6,7 +6,9 @@
  *
  * Exit: 0 clean, 1 non-fatal damage, 2 fatal damage, 3 bad command line,
  * 5 could not run. The checks are lib/pool/pool_check.h; this file
- * parses and prints. */
+ * parses and prints. With --json, standard output is always one JSON
+ * object, also when the check could not run or the command line is bad
+ * (then with the messages, which still go to standard error too). */
 #include "lib/base/compiler.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
@@ -54,6 +56,48 @@ static void json_string(const char *s)
 			putchar(ch);
 	}
 	putchar('"');
+}
+
+/* --json anywhere before "--": known before popt has parsed anything, so
+ * a bad command line is reported as JSON too. */
+static int wants_json(int argc, const char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			return 1;
+	return 0;
+}
+
+/* Pass captured messages on to standard error, as they would have gone. */
+static void replay(const struct tp_command *cmd, const struct tp_log_capture *cap)
+{
+	const char *s = cap->buf;
+
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+		fprintf(stderr, "%s: %.*s\n", cmd->name, (int)n, s);
+		s += n + (s[n] == '\n');
+	}
+}
+
+/* The JSON of a check that did not run: CODE and the messages. */
+static void print_json_error(int code, const struct tp_log_capture *cap)
+{
+	const char *s = cap->buf;
+	int first = 1;
+
+	printf("{\n  \"result\": \"error\",\n  \"exit_code\": %d,\n  \"messages\": [", code);
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+		char line[2048];
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, s);
+		printf("%s\n    ", first ? "" : ",");
+		json_string(line);
+		first = 0;
+		s += n + (s[n] == '\n');
+	}
+	printf("%s]\n}\n", first ? "" : "\n  ");
 }
 
 static const char *verdict_name(int code)
@@ -167,12 +211,16 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 	};
 	struct progress pg = { 0 };
 	struct pool_check_result res = { 0 };
+	static struct tp_log_capture cap;
+	int capture = wants_json(argc, argv);
 	struct cli cli;
 
+	if (capture)
+		tp_log_capture(&cap);
 	code = cli_parse_pool_or_area(&cli, cmd, opts, argc, argv, &p.metadata, &p.devices,
 				      &p.pool);
 	if (code != CLI_CONTINUE)
-		return code;
+		goto done;
 	code = cli_area(cmd, &area, p.metadata != NULL, "--offset and --size need --metadata");
 	if (code != CLI_CONTINUE)
 		goto out;
@@ -196,5 +244,12 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 out:
 	pool_check_result_free(&res);
 	cli_end(&cli);
+done:
+	if (capture) {
+		tp_log_capture(NULL);
+		if (code == TP_EXIT_USAGE || code == TP_EXIT_FAILED)
+			print_json_error(code, &cap);
+		replay(cmd, &cap);
+	}
 	return code;
 }

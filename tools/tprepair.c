@@ -44,6 +44,26 @@ static const char *range(char *buf, size_t len, uint64_t begin, uint64_t end)
 	return buf;
 }
 
+/* The names of the volumes with thin device ids in [BEGIN, END), "a, b"
+ * in BUF; returns how many (0: a bare area, or ids the VG does not list). */
+static unsigned names_in(const struct pool_repair_result *r, uint64_t begin, uint64_t end,
+			 char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < r->nr_volumes; i++) {
+		if (r->volumes[i].dev_id < begin || r->volumes[i].dev_id >= end)
+			continue;
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", n ? ", " : "",
+						 r->volumes[i].name);
+		n++;
+	}
+	return n;
+}
+
 static void print_losses(const char *what, const struct pool_repair_result *r)
 {
 	if (!tp_cli.quiet)
@@ -52,15 +72,21 @@ static void print_losses(const char *what, const struct pool_repair_result *r)
 		       r->scanned ? " (device trees found by scanning every block)" : "");
 	for (size_t i = 0; i < r->nr_lost; i++) {
 		const struct pool_repair_lost *l = &r->lost[i];
-		char node[48] = "", rg[64];
+		char node[48] = "", rg[64], names[512];
 		if (l->block != UINT64_MAX)
 			snprintf(node, sizeof(node), ", bad node %" PRIu64, l->block);
-		if (l->whole_device)
-			printf("lost: thin devices %s (%s%s)\n", range(rg, sizeof(rg), l->begin, l->end),
-			       l->what, node);
-		else
+		if (l->whole_device) {
+			unsigned n = names_in(r, l->begin, l->end, names, sizeof(names));
+			printf("lost: thin devices %s%s%s (%s%s)\n",
+			       range(rg, sizeof(rg), l->begin, l->end),
+			       n ? (n > 1 ? ": volumes " : ": volume ") : "", names, l->what, node);
+		} else if (names_in(r, l->dev_id, l->dev_id + 1, names, sizeof(names))) {
+			printf("lost: volume %s (thin device %" PRIu64 ") blocks %s (%s%s)\n", names,
+			       l->dev_id, range(rg, sizeof(rg), l->begin, l->end), l->what, node);
+		} else {
 			printf("lost: thin device %" PRIu64 " blocks %s (%s%s)\n", l->dev_id,
 			       range(rg, sizeof(rg), l->begin, l->end), l->what, node);
+		}
 	}
 	if (r->details_rebuilt)
 		printf("lost: the device details (made up from the mapping trees: creation times "

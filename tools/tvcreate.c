@@ -6,12 +6,31 @@
 #include "tools/pool_op.h"
 
 #include <stdio.h>
+#include <string.h>
 
 struct creation {
 	const char *pool, *name;
 	uint64_t size;
 	int no_autoactivate;	/* --activate n */
 };
+
+/* Print A and B in one unit with two decimals (the unit of the smaller),
+ * in bytes when that makes two different sizes look the same. */
+static void same_unit(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t len)
+{
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	uint64_t small = a < b ? a : b;
+	int i;
+
+	for (i = 5; i > 0 && small < (1ull << (10 * i)); i--)
+		;
+	snprintf(abuf, len, "%.2f %s", (double)a / (double)(1ull << (10 * i)), names[i]);
+	snprintf(bbuf, len, "%.2f %s", (double)b / (double)(1ull << (10 * i)), names[i]);
+	if (!strcmp(abuf, bbuf)) {
+		snprintf(abuf, len, "%llu bytes", (unsigned long long)a);
+		snprintf(bbuf, len, "%llu bytes", (unsigned long long)b);
+	}
+}
 
 static int creation_op(struct pool *p, void *arg)
 {
@@ -27,11 +46,12 @@ static int creation_op(struct pool *p, void *arg)
 		r = pool_get_info(p, 0, &info);
 	if (r)
 		return r;
-	if (over)
+	if (over) {
+		same_unit(over, info.data_size, a, b, sizeof(a));
 		log_warn("the sum of all thin volume sizes (%s) exceeds the size of pool %s (%s): "
-			 "writes fail or queue once the pool is full; watch 'tpstatus %s'",
-			 tp_size_format(over, 'h', a, sizeof(a)), c->pool,
-			 tp_size_format(info.data_size, 'h', b, sizeof(b)), c->pool);
+			 "writes fail or queue once the pool is full; watch 'tpstatus %s'", a,
+			 c->pool, b, c->pool);
+	}
 	if (tp_log_verbosity() >= 0)
 		printf("Volume %s/%s created (%s).\n", c->pool, c->name,
 		       tp_size_format(info.volumes[info.nr_volumes - 1].size, 'h', a, sizeof(a)));

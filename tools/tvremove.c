@@ -1,24 +1,68 @@
-/* tvremove - remove thin volumes (their snapshots stay). */
+/* tvremove - remove thin volumes (their snapshots stay). Removing an
+ * origin asks first (-y answers yes; without a terminal it is refused)
+ * and names the snapshots that no longer record it. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 struct removal {
 	const char *spec;	/* POOL/VOLUME as given */
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
 };
 
+/* The snapshots of VOL in P, as "a, b" in BUF; returns how many. */
+static unsigned snapshots_of(struct pool *p, const char *vol, char *buf, size_t len, int *err)
+{
+	struct pool_info info;
+	unsigned n = 0;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	*err = pool_get_info(p, 0, &info);
+	if (*err)
+		return 0;
+	for (unsigned i = 0; i < info.nr_volumes; i++) {
+		if (strcmp(info.volumes[i].origin, vol))
+			continue;
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", n ? ", " : "",
+						 info.volumes[i].name);
+		n++;
+	}
+	pool_info_free(&info);
+	return n;
+}
+
 static int removal_op(struct pool *p, void *arg)
 {
 	const struct removal *rm = arg;
-	int r = pool_volume_remove(p, rm->vol);
+	char snaps[512];
+	int r;
+	unsigned n = snapshots_of(p, rm->vol, snaps, sizeof(snaps), &r);
 
-	if (!r && tp_log_verbosity() >= 0)
-		printf("Volume %s removed.\n", rm->spec);
+	if (r)
+		return r;
+	if (n && !cli_confirm("Volume %s is the origin of %u snapshot%s (%s); they keep their "
+			      "data but no longer record their origin. Remove %s?",
+			      rm->spec, n, n == 1 ? "" : "s", snaps, rm->spec)) {
+		log_error("volume %s not removed: it is the origin of %s (-y removes it)",
+			  rm->spec, snaps);
+		return -ECANCELED;
+	}
+	r = pool_volume_remove(p, rm->vol);
+	if (!r && tp_log_verbosity() >= 0) {
+		if (n)
+			printf("Volume %s removed; %s no longer record%s it as origin.\n", rm->spec,
+			       snaps, n == 1 ? "s" : "");
+		else
+			printf("Volume %s removed.\n", rm->spec);
+	}
 	return r;
 }
 

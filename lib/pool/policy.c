@@ -78,6 +78,18 @@ static const char *H(uint64_t bytes)
 	return tp_size_format(bytes, 'h', b, sizeof(bufs[0]));
 }
 
+/* A size as a whole number of MiB, rounded up: a lower bound that the
+ * two decimals of H() would blur ("4.00 GiB" for 4 GiB + 3 MiB). */
+static const char *M_up(uint64_t bytes)
+{
+	static char bufs[4][32];
+	static unsigned next;
+	char *b = bufs[next++ % TP_ARRAY_SIZE(bufs)];
+
+	snprintf(b, sizeof(bufs[0]), "%llu MiB", (unsigned long long)div_up(bytes, TP_MiB));
+	return b;
+}
+
 int tp_choice_parse(const char *s, enum tp_choice *out)
 {
 	if (!s)
@@ -488,11 +500,14 @@ int tp_policy_meta(const struct tp_meta_request *req, struct tp_meta_decision *o
 	out->end = layout_end(req->header, out->size, &out->active_offset, &out->spare_offset);
 	if (req->meta_dev_size && (out->size < need || out->end > req->meta_dev_size)) {
 		out->reason[0] = '\0';
-		say(out->reason, "Metadata device too small: %s cannot hold the label and VG area "
-				 "(%s) plus an active and a spare thin-metadata area of %s each; it "
-				 "must be at least %s.",
-		    H(req->meta_dev_size), H(round_up(req->header, TP_META_ALIGN)), H(need),
-		    H(out->min_dev_size));
+		say(out->reason, "Metadata device too small: %s (%s) cannot hold the label and VG "
+				 "area (%s) plus an active and a spare thin-metadata area of %s each "
+				 "(%s), each starting on a MiB boundary; it must be at least %s (%s), "
+				 "or use a larger --chunk or a smaller --metadata-size.",
+		    H(req->meta_dev_size), M_up(req->meta_dev_size),
+		    H(round_up(req->header, TP_META_ALIGN)), H(need),
+		    req->requested ? "as requested" : "the estimate for this data size and chunk",
+		    H(out->min_dev_size), M_up(out->min_dev_size));
 		return -ENOSPC;
 	}
 	say(out->reason, "Layout: label and VG area, active area at %s, spare area (for "

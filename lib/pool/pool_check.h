@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
+#include "lib/pool/pool.h"
 
 /* The worst damage found; the values are tpcheck's exit codes 0, 1, 2. */
 enum pool_verdict {
@@ -120,6 +121,13 @@ struct pool_repair_lost {
 	char what[64];		/* what was wrong ("bad checksum", ...) */
 };
 
+/* A volume of the repaired pool's VG: its thin device id and name, so that
+ * losses can be reported by name. */
+struct pool_repair_volume {
+	uint64_t dev_id;
+	char name[POOL_NAME_MAX + 1];
+};
+
 struct pool_repair_result {
 	int scanned;		/* roots found by scanning every block */
 	uint64_t transaction_id;	/* written */
@@ -136,6 +144,8 @@ struct pool_repair_result {
 	int salvaged;		/* thin metadata salvaged into the spare, areas swapped */
 	char saved[4096];	/* where the spare's earlier content was kept, or "" */
 	char device[2][4096];	/* the paths of the data and metadata devices */
+	struct pool_repair_volume *volumes;	/* a pool's salvage: the VG's volumes */
+	size_t nr_volumes;
 };
 
 int pool_repair_run(const struct pool_repair_params *p, struct pool_repair_result *res)

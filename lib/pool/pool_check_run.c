@@ -136,5 +136,6 @@ void pool_repair_result_free(struct pool_repair_result *res)
 	if (!res)
 		return;
 	free(res->lost);
+	free(res->volumes);
 	memset(res, 0, sizeof(*res));
 }

@@ -61,6 +61,12 @@ static int device_size(const char *what, const char *path, uint64_t *size)
 	}
 	*size = io->size;
 	io_destroy(io);
+	if (!*size) {
+		/* the policy reads a size of 0 as "not known" */
+		log_error("%s device %s is empty (0 bytes); an image file needs its size first "
+			  "(truncate -s SIZE %s)", what, path, path);
+		return -ENOSPC;
+	}
 	return 0;
 }
 
@@ -212,22 +218,28 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 }
 
 /* Backups of an earlier pool of the same name would mix with ours:
- * move them to backup/<name>.<time> (tpremove keeps them for recovery). */
+ * move them to backup/<name>.<time>, or <name>.<time>.<n> when a pool of
+ * that name was retired in the same second (tpremove keeps them for
+ * recovery). */
 static void retire_backups(const char *name)
 {
 	char *dir = pool_backup_dir(name), *old = NULL;
+	long long now = (long long)time(NULL);
 	size_t n;
 
 	if (!dir || access(dir, F_OK)) {
 		free(dir);
 		return;
 	}
-	n = strlen(dir) + 32;
+	n = strlen(dir) + 48;
 	old = malloc(n);
 	if (old) {
-		snprintf(old, n, "%s.%lld", dir, (long long)time(NULL));
+		snprintf(old, n, "%s.%lld", dir, now);
+		for (unsigned i = 1; !access(old, F_OK) && i < 1000000; i++)
+			snprintf(old, n, "%s.%lld.%u", dir, now, i);
 		if (rename(dir, old))
-			log_warn("could not move the old backups %s aside", dir);
+			log_warn("could not move the old backups %s aside to %s: %s", dir, old,
+				 strerror(errno));
 		else
 			log_info("backups of an earlier pool %s moved to %s", name, old);
 	}

@@ -37,13 +37,16 @@ int pool_same_device(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Does the devices-file entry E still point at its device? */
+/* Does the devices-file entry E still point at its device? 1 yes, 0 no,
+ * or the -errno of a label that is there but cannot be read (damaged:
+ * logged by the probe). */
 static int entry_current(const struct pool_devices_entry *e)
 {
 	struct vg_label l;
+	int r = pool_read_label(e->path, &l);
 
-	if (pool_read_label(e->path, &l))
-		return 0;
+	if (r)
+		return r == -ENOENT ? 0 : r;
 	return !strcmp(l.pv_uuid, e->pv_uuid) && !strcmp(l.pool_name, e->pool) &&
 	       l.role == e->role;
 }
@@ -106,31 +109,44 @@ static void record(const char *name, enum vg_role role, const char *path)
 		pool_record_device(name, role, l.pv_uuid, path);
 }
 
+/* What locate() learnt besides the paths. */
+struct located {
+	int listed;				/* entries the devices file had */
+	int stale;				/* one no longer pointed at its device */
+	int scanned;				/* the label scan was needed */
+	char damaged[VG_NR_ROLES][VG_PATH_MAX + 1];	/* listed, label damaged */
+};
+
 /* PATHS of pool NAME from the devices file, completed by a label scan when
- * an entry is missing or stale; either may stay NULL. *LISTED: entries the
- * devices file had (current or stale); *SCANNED: the scan was needed.
- * 0, or -errno with PATHS freed. */
-static int locate(const char *name, char *paths[VG_NR_ROLES], int *listed, int *scanned)
+ * an entry is missing or stale; either may stay NULL. 0, or -errno with
+ * PATHS freed. */
+static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at)
 {
 	struct pool_devices_entry ent[8];
 	int n, i, r;
 
 	paths[0] = paths[1] = NULL;
-	*listed = *scanned = 0;
+	memset(at, 0, sizeof(*at));
 	n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
 	if (n < 0)
 		return n;
-	*listed = n;
+	at->listed = n;
 	for (i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
-		if (!entry_current(&ent[i]))
+		r = entry_current(&ent[i]);
+		if (r <= 0) {
+			at->stale = 1;
+			if (r < 0)
+				snprintf(at->damaged[ent[i].role], sizeof(at->damaged[0]), "%s",
+					 ent[i].path);
 			continue;
+		}
 		if (!paths[ent[i].role])
 			paths[ent[i].role] = strdup(ent[i].path);
 	}
 	if (paths[VG_ROLE_DATA] && paths[VG_ROLE_META])
 		return 0;
 	/* Lost or stale entries: look at every block device's label. */
-	*scanned = 1;
+	at->scanned = 1;
 	r = scan_labels(name, paths);
 	if (r) {
 		free(paths[0]);
@@ -143,7 +159,8 @@ static int locate(const char *name, char *paths[VG_NR_ROLES], int *listed, int *
 int pool_devices_present(const char *name)
 {
 	char *paths[VG_NR_ROLES];
-	int listed, scanned, r = locate(name, paths, &listed, &scanned);
+	struct located at;
+	int r = locate(name, paths, &at);
 
 	if (r)
 		return r;
@@ -155,15 +172,22 @@ int pool_devices_present(const char *name)
 
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 {
-	int i, n, scanned, r = locate(name, paths, &n, &scanned);
+	struct located at;
+	int i, r = locate(name, paths, &at);
 
 	if (r)
 		return r;
-	if (!scanned)
+	if (!at.scanned)
 		return 0;
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
 		char *file = pool_devices_path();
-		if (n > 0)
+		enum vg_role lost = paths[VG_ROLE_DATA] ? VG_ROLE_META : VG_ROLE_DATA;
+		if (at.damaged[lost][0])
+			log_error("pool %s: the label of its %s device %s is damaged (above) and no "
+				  "other device carries it; 'tprepair %s' rewrites it from the other "
+				  "device's copy", name, lost == VG_ROLE_DATA ? "data" : "metadata",
+				  at.damaged[lost], name);
+		else if (at.listed > 0 || at.stale)
 			log_error("pool %s: its %s device was not found (the devices file %s lists "
 				  "it, and no block device carries its label); attach it, name the "
 				  "devices with --devices DATA,META, or forget the pool with "

@@ -63,6 +63,23 @@ static void report_lost_volumes(const struct pool *p, const struct thin_repair_r
 	}
 }
 
+/* The VG's volume names by thin device id, for the report of losses. */
+static int keep_names(const struct pool *p, struct pool_repair_result *res)
+{
+	if (!p->vg->nr_volumes)
+		return 0;
+	res->volumes = calloc(p->vg->nr_volumes, sizeof(*res->volumes));
+	if (!res->volumes)
+		return -ENOMEM;
+	res->nr_volumes = p->vg->nr_volumes;
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
+		res->volumes[i].dev_id = p->vg->volumes[i].dev_id;
+		snprintf(res->volumes[i].name, sizeof(res->volumes[i].name), "%s",
+			 p->vg->volumes[i].name);
+	}
+	return 0;
+}
+
 /* Keep what the spare holds, salvage the active area into it, swap. */
 static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 		   struct thin_repair_report *rep, struct pool_repair_result *res)
@@ -110,6 +127,7 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	}
 	res->salvaged = 1;
 	report_lost_volumes(p, rep);
+	r = keep_names(p, res);
 out:
 	io_destroy(in);
 	io_destroy(out);

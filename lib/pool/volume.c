@@ -12,8 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-/* 8 EiB: the block layer's limit for a device's sector count. */
-#define POOL_VOLUME_MAX_BYTES (1ull << 63)
+/* The largest volume: the VG metadata holds sizes as signed 64-bit byte
+ * counts in whole sectors, so 8 EiB less one sector. */
+#define POOL_VOLUME_MAX_BYTES ((1ull << 63) - 512)
 
 int pool_split_volume_spec(const char *spec, char pool[VG_NAME_MAX + 1],
 			   char vol[VG_NAME_MAX + 1])
@@ -176,8 +177,9 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 		return -EINVAL;
 	}
 	if (size > POOL_VOLUME_MAX_BYTES) {
-		log_error("volume %s: %s is beyond the largest volume the kernel supports (8 EiB)",
-			  name, tp_size_format(size, 'h', b, sizeof(b)));
+		log_error("volume %s: the size %s is too large: a volume must be smaller than "
+			  "8 EiB (at most %llu bytes)", name, tp_size_format(size, 'h', b, sizeof(b)),
+			  (unsigned long long)POOL_VOLUME_MAX_BYTES);
 		return -ERANGE;
 	}
 	memset(&v, 0, sizeof(v));

@@ -39,7 +39,9 @@ expect alpha beta
 complete_words tpactivate beta ""
 expect db logs
 complete_words tpstatus alpha ""
-expect alpha beta
+expect alpha beta alpha/www beta/db beta/logs
+complete_words tpstatus beta/
+expect beta/db beta/logs
 complete_words tpcreate ""
 expect ""
 complete_words tpchange --activate ""

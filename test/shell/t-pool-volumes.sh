@@ -29,9 +29,15 @@ ok tpstatus --noheadings --units b -o vol_name,vol_size vault
 grep -q "^small *1048576000b" out || fail "default unit: $(cat out)"
 grep -q "^tiny *512b" out || fail "sector unit"
 
-# removal keeps snapshots (their origin is forgotten)
-ok tvremove vault/www-mon
-out_has "removed"
+# removing an origin asks first: without a terminal and -y it is refused
+failed tvremove vault/www-mon </dev/null
+err_has "refusing to ask a question without a terminal"
+err_has "it is the origin of www-mon-2"
+ok tpstatus --noheadings -o vol_name vault
+out_has "^www-mon "
+# removal keeps snapshots (their origin is forgotten, and said so)
+ok tvremove -y vault/www-mon
+out_has "removed; www-mon-2 no longer records it as origin"
 thin_check_pool vault
 ok tpstatus --noheadings -o vol_name,vol_origin vault
 grep -q "^www-mon-2 *$" out || fail "origin not cleared: $(cat out)"

@@ -1,0 +1,32 @@
+# What the man pages state about behaviour, checked: --metadata-size
+# without a unit is MiB (tpcreate(8)); tpcreate --force erases the
+# signatures it found, an ext4 superblock included (tpcreate(8));
+# tpremove --force forgets a pool whose device is lost (tpremove(8)).
+
+# --metadata-size 64 = 64 MiB, as the page says
+image d.img 4G
+image m.img 512M
+ok tpcreate --data d.img --meta m.img --metadata-size 64 p
+ok tpstatus --noheadings -o pool_meta_length p
+[ "$(tr -d ' ' <out)" = $((64 << 20)) ] || fail "--metadata-size 64 is not 64 MiB: $(cat out)"
+grep -q "is in megabytes (MiB)" "$TOP/man/tpcreate.8" || fail "tpcreate(8) states another unit"
+ok tpremove -y p
+
+# --force erases an ext4 signature
+have mkfs.ext4 && have blkid || skip "mkfs.ext4 or blkid not installed"
+image fs.img 1G
+mkfs.ext4 -q -F fs.img
+failed tpcreate --data fs.img --meta m.img fs
+err_has "ext4"
+ok tpcreate --data fs.img --meta m.img --force -y fs
+! blkid -p fs.img >/dev/null 2>&1 || fail "the ext4 signature survived --force: $(blkid -p fs.img)"
+grep -q "erases every signature" "$TOP/man/tpcreate.8" || fail "tpcreate(8) says otherwise"
+
+# tpremove --force forgets a pool whose metadata device is lost
+rm m.img
+failed tpremove -y fs
+ok tpremove --force -y fs
+out_has "Pool fs forgotten."
+failed tpstatus fs
+image m.img 64M
+ok tpcreate --data fs.img --meta m.img fs

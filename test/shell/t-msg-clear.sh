@@ -1,0 +1,58 @@
+# Messages that say what is true (issue 13): each case once got a wrong,
+# blurred or contradictory message.
+
+# A volume as large as the data device exceeds the data area by the label
+# and VG area: the warning must show two different sizes, not "100 GiB"
+# against "100.00 GiB".
+DATA_SIZE=100G new_pool big
+ok tvcreate -V 100G -n v big
+err_has "exceeds the size of pool big"
+sum=$(sed -n 's/.*volume sizes (\([^)]*\)).*/\1/p' err)
+pool=$(sed -n 's/.*pool big (\([^)]*\)).*/\1/p' err)
+[ -n "$sum" ] && [ "$sum" != "$pool" ] || fail "sizes look alike: '$sum' / '$pool'"
+[ "$sum" = "107374182400 bytes" ] || fail "sum not exact: $sum"
+# formatted the same way when they differ visibly
+ok tvcreate -V 1G -n w big
+err_has "(101.00 GiB) exceeds the size of pool big (100.00 GiB)"
+
+# 8 EiB does not fit the VG metadata: a size message, not a VG-text path
+usage_error tvcreate -V 8192P -n huge big
+err_has "too large: a volume must be smaller than 8 EiB"
+! grep -q "pool/volumes" err || fail "VG-text path in the message"
+ok tvcreate -V 8191P -n huge big
+grep -q "smaller than 8 EiB" "$TOP/man/tvcreate.8" || fail "tvcreate(8) states another maximum"
+ok tpremove -y big
+
+# A damaged label: said once, then not "no block device carries its label"
+new_pool lab
+printf 'X' | dd of=lab-data.img bs=1 seek=552 conv=notrunc status=none
+failed tpstatus lab
+err_has "label in sector 1 is corrupt"
+err_has "the label of its data device .* is damaged"
+! grep -q "no block device carries its label" err || fail "contradictory message"
+ok tprepair lab
+ok tpstatus lab
+
+# Recreating a pool name within one second: old backups go aside, no warning
+for i in 1 2 3; do
+	ok tpremove -y lab
+	ok tpcreate --data lab-data.img --meta lab-meta.img --force -y lab
+	! grep -q "could not move the old backups" err || fail "backups not moved aside (round $i)"
+done
+[ "$(ls -d etc/backup/lab.* | wc -l)" -ge 3 ] || fail "old backups lost: $(ls etc/backup)"
+
+# A 0-byte metadata or data file
+: >empty.img
+image d0.img 1G
+failed tpcreate --data d0.img --meta empty.img zero
+err_has "metadata device empty.img is empty (0 bytes)"
+failed tpcreate --data empty.img --meta lab-meta.img zero
+err_has "data device empty.img is empty (0 bytes)"
+
+# A metadata device just too small: the bound is exact, not "4.00 GiB" on
+# a 4 GiB device
+image huge-data.img 8T
+image m4.img 4G
+failed tpcreate --data huge-data.img --meta m4.img --chunk 256k m4
+err_has "Metadata device too small: 4 GiB (4096 MiB)"
+err_has "at least 4.00 GiB (4099 MiB)"

@@ -1,0 +1,80 @@
+# Reports like lvs: tpstatus -o +FIELDS, -O (sort), -S (select, dm_report's
+# own), --separator, --nosuffix, --nameprefixes, POOL/VOLUME arguments,
+# --noheadings without a blank line between the tables; tpcheck --json is
+# JSON also when the check cannot run or the command line is bad.
+new_pool a
+new_pool b
+ok tvcreate -V 1G -n v1 a
+ok tvcreate -V 2G -n v2 a
+ok tvsnap a/v1 -n s1
+ok tvcreate -V 3G -n w b
+
+# -o +FIELDS: the defaults, then the added fields
+ok tpstatus -o +pool_uuid,vol_dev_id
+head -1 out | grep -q "^Pool .*Active *UUID" || fail "pool_uuid not added: $(head -1 out)"
+grep -q "^Pool *Volume.*Origin *DevId" out || fail "vol_dev_id not added"
+
+# --noheadings: no blank line between the tables
+ok tpstatus --noheadings
+! grep -q '^$' out || fail "blank line with --noheadings"
+[ "$(wc -l <out)" = 6 ] || fail "expected 2 pool + 4 volume rows"
+
+# -O: sort, descending with -
+ok tpstatus --noheadings -O -vol_size,vol_name -o vol_name
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "w,v2,s1,v1," ] || fail "sort: $(cat out)"
+ok tpstatus --noheadings -O pool_name -o pool_name,vol_name
+out_has "^a"
+
+# -S on volume fields, on pool fields (a pool's volumes go with it)
+ok tpstatus --noheadings -S 'vol_size>=2g' -o vol_name
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "v2,w," ] || fail "select size: $(cat out)"
+ok tpstatus --noheadings -S 'vol_origin=v1' -o vol_name
+[ "$(tr -d ' ' <out)" = "s1" ] || fail "select origin: $(cat out)"
+ok tpstatus --noheadings -S 'pool_volumes>1' -o pool_name,vol_name
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "a,v1,v2,s1," ] || fail "select pool: $(cat out)"
+ok tpstatus --noheadings -S 'pool_data_percent>80' -o pool_name,vol_name
+[ ! -s out ] || fail "no pool is 80% full: $(cat out)"
+ok tpstatus --noheadings -S 'pool_data_percent<80' -o pool_name
+[ "$(wc -l <out)" = 2 ] || fail "both pools are below 80%"
+usage_error tpstatus -S 'pool_name=a && vol_name=v1'
+usage_error tpstatus -S 'no_such_field=1'
+
+# --separator (unaligned), --nosuffix, --nameprefixes
+ok tpstatus --noheadings --separator : --nosuffix --units g -o pool_name,pool_size a
+[ "$(cat out)" = "a:4.00" ] || fail "separator/nosuffix: $(cat out)"
+ok tpstatus --noheadings --nosuffix -o vol_name,vol_size a/v2
+[ "$(tr -s ' ' <out)" = "v2 2" ] || fail "nosuffix: $(cat out)"
+ok tpstatus --noheadings --nameprefixes -o pool_name,vol_name b
+out_has "^TP_POOL_NAME='b'$"
+out_has "^TP_VOL_NAME='w'$"
+
+# POOL/VOLUME: that volume's row only, no pool table
+ok tpstatus a/s1
+[ "$(wc -l <out)" = 2 ] || fail "one heading and one row expected: $(cat out)"
+out_has "^Pool *Volume"
+out_has "^a *s1 .* v1"
+ok tpstatus --json -o vol_name a/s1 b
+python3 -c '
+import json; r = json.load(open("out"))["report"]
+vols = [v["vol_name"] for t in r if "volume" in t for v in t["volume"]]
+assert vols == ["s1", "w"], vols' || fail "json of a/s1 b"
+failed tpstatus a/nosuch
+err_has "pool a has no volume nosuch"
+usage_error tpstatus a/
+
+# tpcheck --json: always one JSON object
+ok tpcheck --json a
+python3 -c 'import json; d = json.load(open("out")); assert d["result"] == "clean"'
+failed tpcheck --json nosuch
+python3 -c '
+import json; d = json.load(open("out"))
+assert d["result"] == "error" and d["exit_code"] == 5, d
+assert any("nosuch" in m for m in d["messages"]), d' || fail "tpcheck --json nosuch"
+err_has "pool nosuch not found"
+usage_error tpcheck --json --no-such-option a
+python3 -c '
+import json; d = json.load(open("out"))
+assert d["result"] == "error" and d["exit_code"] == 3, d' || fail "tpcheck --json usage"
+ok tpstatus -S help
+grep -q "pool_data_percent" err || fail "-S help lists no fields"
+[ ! -s out ] || fail "-S help printed a report"

@@ -1,0 +1,241 @@
+/* status_fields.c - the rows and fields of tpstatus's reports; see
+ * status_fields.h. */
+#include "tools/status_fields.h"
+
+#include "lib/base/units.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* --units; 0 = bare byte counts (JSON without --units). */
+static char units = 'h';
+/* --nosuffix: sizes without their unit. */
+static int nosuffix;
+
+static int f_str(struct dm_report *rh, struct dm_pool *mem, struct dm_report_field *f,
+		 const void *d, void *priv)
+{
+	(void)mem;
+	(void)priv;
+	return dm_report_field_string(rh, f, (const char *const *)d);
+}
+
+static int f_num(struct dm_report *rh, struct dm_pool *mem, struct dm_report_field *f,
+		 const void *d, void *priv)
+{
+	(void)mem;
+	(void)priv;
+	return dm_report_field_uint64(rh, f, (const uint64_t *)d);
+}
+
+static int set_text(struct dm_pool *mem, struct dm_report_field *f, const char *text,
+		    uint64_t sortval)
+{
+	char *s = dm_pool_strdup(mem, text);
+	uint64_t *sv = dm_pool_alloc(mem, sizeof(*sv));
+
+	if (!s || !sv)
+		return 0;
+	*sv = sortval;
+	dm_report_field_set_value(f, s, sv);
+	return 1;
+}
+
+/* A size's sort value: dm_report selects on a double count of 512-byte
+ * sectors and sorts on its bits as a uint64 (the same order for
+ * non-negative doubles). */
+static int set_size(struct dm_pool *mem, struct dm_report_field *f, const char *text,
+		    uint64_t bytes)
+{
+	char *s = dm_pool_strdup(mem, text);
+	double *sv = dm_pool_alloc(mem, sizeof(*sv));
+
+	if (!s || !sv)
+		return 0;
+	*sv = (double)bytes / TP_SECTOR_SIZE;
+	dm_report_field_set_value(f, s, sv);
+	return 1;
+}
+
+static int f_size(struct dm_report *rh, struct dm_pool *mem, struct dm_report_field *f,
+		  const void *d, void *priv)
+{
+	uint64_t v = *(const uint64_t *)d;
+	char buf[48];
+
+	(void)rh;
+	(void)priv;
+	if (!units)
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	else
+		tp_size_format(v, units, buf, sizeof(buf));
+	if (nosuffix)
+		buf[strspn(buf, "0123456789.")] = '\0';
+	return set_size(mem, f, buf, v);
+}
+
+static int f_pct(struct dm_report *rh, struct dm_pool *mem, struct dm_report_field *f,
+		 const void *d, void *priv)
+{
+	uint64_t v = *(const uint64_t *)d;
+	char buf[32];
+
+	(void)rh;
+	(void)priv;
+	snprintf(buf, sizeof(buf), "%llu.%02llu", (unsigned long long)(v / 100),
+		 (unsigned long long)(v % 100));
+	/* dm_report's percent unit (DM_PERCENT_1 = 1%), for -S and -O */
+	return set_text(mem, f, buf, v * (DM_PERCENT_1 / 100));
+}
+
+static void *obj(void *o) { return o; }
+
+const struct dm_report_object_type status_types[] = {
+	{ T_POOL, "Pool", "pool_", obj },
+	{ T_VOL, "Volume", "vol_", obj },
+	{ 0, NULL, NULL, NULL },
+};
+
+#define L DM_REPORT_FIELD_ALIGN_LEFT
+#define STR (DM_REPORT_FIELD_TYPE_STRING | L)
+#define NUM DM_REPORT_FIELD_TYPE_NUMBER
+#define SZ DM_REPORT_FIELD_TYPE_SIZE
+#define PCT DM_REPORT_FIELD_TYPE_PERCENT
+#define P(f) offsetof(struct pool_row, f)
+#define V(f) offsetof(struct vol_row, f)
+
+const struct dm_report_field_type status_fields[] = {
+	{ T_POOL, STR, P(name), 4, "pool_name", "Pool", f_str, "pool name" },
+	{ T_POOL, SZ, P(size), 4, "pool_size", "Size", f_size, "data area size" },
+	{ T_POOL, SZ, P(chunk), 5, "pool_chunk", "Chunk", f_size, "chunk (data block) size" },
+	{ T_POOL, STR, P(zero), 4, "pool_zero", "Zero", f_str, "new chunks zeroed (yes/no)" },
+	{ T_POOL, SZ, P(data_used), 4, "pool_data_used", "Data", f_size, "data in use" },
+	{ T_POOL, PCT, P(data_pct), 5, "pool_data_percent", "Data%", f_pct, "data in use, %" },
+	{ T_POOL, SZ, P(meta_used), 4, "pool_meta_used", "Meta", f_size, "metadata in use" },
+	{ T_POOL, SZ, P(meta_size), 8, "pool_meta_size", "MetaSize", f_size,
+	  "size of the active thin-metadata area" },
+	{ T_POOL, PCT, P(meta_pct), 5, "pool_meta_percent", "Meta%", f_pct,
+	  "metadata in use, %" },
+	{ T_POOL, NUM, P(tid), 7, "pool_transaction_id", "TransId", f_num, "transaction id" },
+	{ T_POOL, NUM, P(nr_volumes), 4, "pool_volumes", "#Vol", f_num, "number of volumes" },
+	{ T_POOL, SZ, P(virtual_total), 7, "pool_virtual", "Virtual", f_size,
+	  "sum of the volumes' virtual sizes (over-provisioning when above Size)" },
+	{ T_POOL, STR, P(active), 6, "pool_active", "Active", f_str,
+	  "loaded in the kernel (yes/no); then the figures are the kernel's" },
+	{ T_POOL, STR, P(mode), 4, "pool_mode", "Mode", f_str,
+	  "kernel mode: rw, ro, out_of_data_space; - when inactive" },
+	{ T_POOL, STR, P(uuid), 4, "pool_uuid", "UUID", f_str, "pool uuid" },
+	{ T_POOL, STR, P(discards), 8, "pool_discards", "Discards", f_str, "discard handling" },
+	{ T_POOL, STR, P(when_full), 8, "pool_when_full", "WhenFull", f_str,
+	  "queue or error when full" },
+	{ T_POOL, STR, P(needs_check), 10, "pool_needs_check", "NeedsCheck", f_str,
+	  "thin metadata flagged for checking" },
+	{ T_POOL, STR, P(data_dev), 7, "pool_data_dev", "DataDev", f_str, "data device path" },
+	{ T_POOL, NUM, P(data_offset), 10, "pool_data_offset", "DataOffset", f_num,
+	  "byte offset of the data area on the data device" },
+	{ T_POOL, STR, P(meta_dev), 7, "pool_meta_dev", "MetaDev", f_str,
+	  "metadata device path" },
+	{ T_POOL, NUM, P(meta_offset), 10, "pool_meta_offset", "MetaOffset", f_num,
+	  "byte offset of the ACTIVE thin-metadata area on the metadata device" },
+	{ T_POOL, NUM, P(meta_len), 7, "pool_meta_length", "MetaLen", f_num,
+	  "byte length of the active thin-metadata area" },
+	{ T_POOL, NUM, P(spare_offset), 11, "pool_spare_offset", "SpareOffset", f_num,
+	  "byte offset of the spare thin-metadata area" },
+	{ T_VOL, STR, V(pool), 4, "vol_pool", "Pool", f_str, "pool name" },
+	{ T_VOL, STR, V(name), 6, "vol_name", "Volume", f_str, "volume name" },
+	{ T_VOL, SZ, V(size), 4, "vol_size", "Size", f_size, "virtual size" },
+	{ T_VOL, SZ, V(mapped), 6, "vol_mapped", "Mapped", f_size, "data mapped" },
+	{ T_VOL, PCT, V(mapped_pct), 7, "vol_mapped_percent", "Mapped%", f_pct,
+	  "data mapped, % of the virtual size" },
+	{ T_VOL, SZ, V(exclusive), 9, "vol_exclusive", "Exclusive", f_size,
+	  "data mapped by this volume only" },
+	{ T_VOL, SZ, V(shared), 6, "vol_shared", "Shared", f_size,
+	  "data shared with snapshots or origins" },
+	{ T_VOL, STR, V(origin), 6, "vol_origin", "Origin", f_str, "snapshot origin" },
+	{ T_VOL, NUM, V(dev_id), 5, "vol_dev_id", "DevId", f_num, "thin device id" },
+	{ T_VOL, STR, V(created), 7, "vol_created", "Created", f_str, "creation time (UTC)" },
+	{ 0, 0, 0, 0, "", "", NULL, NULL },
+};
+
+
+static uint64_t pct(uint64_t part, uint64_t whole)
+{
+	if (!whole)
+		return 0;
+	return (uint64_t)((unsigned __int128)part * 10000 / whole);
+}
+
+int status_is_field(uint32_t type, const char *name, size_t len)
+{
+	for (const struct dm_report_field_type *f = status_fields; f->report_fn; f++) {
+		const char *id = f->id;
+		if (f->type != type)
+			continue;
+		if (strlen(id) == len && !strncmp(id, name, len))
+			return 1;
+		if (type == T_VOL && strlen(id) == len + 4 && !strncmp(id + 4, name, len))
+			return 1;
+	}
+	return 0;
+}
+
+void status_set_format(char unit, int no_suffix)
+{
+	units = unit;
+	nosuffix = no_suffix;
+}
+
+void status_pool_row(const struct pool_info *in, struct pool_row *row)
+{
+	static const char *const discards[] = { "ignore", "nopassdown", "passdown" };
+
+	memset(row, 0, sizeof(*row));
+	row->name = in->name;
+	row->uuid = in->uuid;
+	row->zero = in->zero ? "yes" : "no";
+	row->discards = discards[in->discards];
+	row->when_full = in->when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue";
+	row->needs_check = in->needs_check ? "yes" : "no";
+	row->active = in->live ? "yes" : "no";
+	row->mode = !in->live ? "-" : in->out_of_data ? "out_of_data_space"
+				     : in->read_only ? "ro" : "rw";
+	row->data_dev = in->dev_path[POOL_ROLE_DATA];
+	row->meta_dev = in->dev_path[POOL_ROLE_META];
+	row->size = in->data_size;
+	row->chunk = in->chunk;
+	row->data_used = in->data_used;
+	row->data_pct = pct(in->data_used, in->data_size);
+	row->meta_used = in->meta_used;
+	row->meta_size = in->meta_size;
+	row->meta_pct = pct(in->meta_used, in->meta_size);
+	row->tid = in->transaction_id;
+	row->nr_volumes = in->nr_volumes;
+	row->virtual_total = in->virtual_total;
+	row->data_offset = in->data_offset;
+	row->meta_offset = in->meta_offset;
+	row->meta_len = in->meta_length;
+	row->spare_offset = in->spare_offset;
+}
+
+void status_vol_row(const struct pool_info *in, const struct pool_volume_info *vi,
+		    char created[STATUS_TIME_LEN], struct vol_row *v)
+{
+	time_t t = (time_t)vi->creation_time;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(created, STATUS_TIME_LEN, "%Y-%m-%d %H:%M:%S", &tm);
+	memset(v, 0, sizeof(*v));
+	v->pool = in->name;
+	v->name = vi->name;
+	v->origin = vi->origin;
+	v->created = created;
+	v->size = vi->size;
+	v->mapped = vi->mapped;
+	v->exclusive = vi->exclusive;
+	v->shared = vi->shared;
+	v->mapped_pct = pct(vi->mapped, vi->size);
+	v->dev_id = vi->dev_id;
+}

@@ -1,0 +1,56 @@
+/* status_fields.h - the rows and fields of tpstatus's reports.
+ *
+ * Owns: the pool and volume row types, how a pool_info fills them, and the
+ * libdevmapper dm_report field table: field names (pool_*, vol_*),
+ * headings, and formats (sizes in the --units unit or bare bytes,
+ * percentages with two decimals), with sort values in dm_report's own
+ * units so that its sorting (-O) and selection (-S) work: sizes as a
+ * double count of 512-byte sectors, percentages in DM_PERCENT_1. */
+#ifndef TP_TOOLS_STATUS_FIELDS_H
+#define TP_TOOLS_STATUS_FIELDS_H
+
+#include "lib/pool/pool.h"
+
+#include <libdevmapper.h>
+#include <stdint.h>
+
+struct pool_row {
+	const char *name, *uuid, *zero, *discards, *when_full, *needs_check, *active, *mode;
+	const char *data_dev, *meta_dev;
+	uint64_t size, chunk, data_used, meta_used, meta_size, tid, nr_volumes, virtual_total;
+	uint64_t data_pct, meta_pct;	/* hundredths of a percent */
+	uint64_t data_offset, meta_offset, meta_len, spare_offset;
+};
+
+struct vol_row {
+	const char *pool, *name, *origin, *created;
+	uint64_t size, mapped, exclusive, shared, mapped_pct, dev_id;
+};
+
+enum { T_POOL = 1, T_VOL = 2 };
+
+#define STATUS_POOL_DEFAULT "pool_name,pool_size,pool_chunk,pool_zero,pool_data_used,pool_data_percent," \
+	"pool_meta_used,pool_meta_size,pool_meta_percent,pool_transaction_id,pool_volumes," \
+	"pool_virtual,pool_active"
+#define STATUS_VOL_DEFAULT "vol_pool,vol_name,vol_size,vol_mapped,vol_mapped_percent,vol_exclusive," \
+	"vol_shared,vol_origin"
+
+extern const struct dm_report_object_type status_types[];
+extern const struct dm_report_field_type status_fields[];	/* ends with report_fn NULL */
+
+/* How sizes print: UNIT is an --units letter, or 0 for bare byte counts;
+ * NO_SUFFIX drops the unit (--nosuffix). */
+void status_set_format(char unit, int no_suffix);
+
+/* Is NAME[0..LEN) a field of TYPE (T_POOL, T_VOL; a volume field also
+ * without its vol_ prefix)? */
+int status_is_field(uint32_t type, const char *name, size_t len);
+
+/* Fill a row from IN (valid while IN is). CREATED holds the volume's
+ * creation time as text. */
+#define STATUS_TIME_LEN 32
+void status_pool_row(const struct pool_info *in, struct pool_row *row);
+void status_vol_row(const struct pool_info *in, const struct pool_volume_info *vi,
+		    char created[STATUS_TIME_LEN], struct vol_row *v);
+
+#endif
