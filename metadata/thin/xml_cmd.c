@@ -8,6 +8,7 @@
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
 #include "metadata/thin/xml_record.h"
+#include "metadata/thin/xml_scan.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -205,9 +206,12 @@ static void report(const char *name, int r, const struct thin_xml_error *e)
 		log_error("%s: %s", name, e->msg[0] ? e->msg : strerror(-r));
 }
 
-/* Pass 1: validate, count, record. */
-static int validate(int fd, const char *name, struct thin_ir_record *rec,
-		    struct thin_xml_stats *st)
+/* Pass 1: validate, count, record. A seekable input is read by the strict
+ * scanner first (*SCANNED set when it took the document); what it does not
+ * take is read again from the start by expat, the reference, with a fresh
+ * count and recording. */
+static int validate(int fd, int seekable, const char *name, struct thin_ir_record **rec,
+		    size_t record_max, struct thin_xml_stats *st, int *scanned)
 {
 	struct counter c;
 	struct thin_ir_visitor v = {
@@ -219,15 +223,42 @@ static int validate(int fd, const char *name, struct thin_ir_record *rec,
 		.mappings = count_mappings,
 	};
 	struct thin_xml_error err;
-	int r;
+	int r = 1;
 
 	memset(&c, 0, sizeof(c));
-	thin_ir_record_visitor(rec, &c.rec);
-	r = thin_xml_parse_fd(fd, &v, &err);
+	memset(st, 0, sizeof(*st));
+	thin_ir_record_visitor(*rec, &c.rec);
+	*scanned = 0;
+	if (seekable) {
+		r = thin_xml_scan_fd(fd, &v, &err);
+		if (r < 0) {
+			report(name, r, &err);
+			counter_release(&c);
+			return r;
+		}
+		*scanned = r == 0;
+	}
+	if (r) {
+		counter_release(&c);
+		memset(&c, 0, sizeof(c));
+		if (seekable) {
+			thin_ir_record_destroy(*rec);
+			*rec = NULL;
+			if (lseek(fd, 0, SEEK_SET)) {
+				r = -errno;
+				log_error("%s: cannot read it again: %s", name, strerror(errno));
+				return r;
+			}
+			if ((r = thin_ir_record_create(record_max, rec)))
+				return r;
+		}
+		thin_ir_record_visitor(*rec, &c.rec);
+		r = thin_xml_parse_fd(fd, &v, &err);
+		if (r)
+			report(name, r, &err);
+	}
 	counter_release(&c);
 	*st = c.st;
-	if (r)
-		report(name, r, &err);
 	return r;
 }
 
@@ -240,14 +271,14 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t
 	struct thin_builder *b;
 	struct thin_xml_stats st;
 	uint64_t need, have;
-	int r;
+	int r, scanned;
 
 	if (!record_max)
 		record_max = seekable ? THIN_XML_RECORD_MAX : THIN_XML_RECORD_MAX_PIPE;
 	r = thin_ir_record_create(record_max, &rec);
 	if (r)
 		return r;
-	r = validate(xml_fd, name, rec, &st);
+	r = validate(xml_fd, seekable, name, &rec, record_max, &st, &scanned);
 	if (stats)
 		*stats = st;
 	if (r)
@@ -280,6 +311,14 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t
 	} else if (lseek(xml_fd, 0, SEEK_SET)) {
 		r = -errno;
 		log_error("%s: cannot read it again: %s", name, strerror(errno));
+	} else if (scanned) {
+		r = thin_xml_scan_fd(xml_fd, thin_builder_visitor(b), &err);
+		if (r > 0) {
+			log_error("%s: changed while it was read", name);
+			r = -EIO;
+		} else if (r) {
+			report(name, r, &err);
+		}
 	} else {
 		r = thin_xml_parse_fd(xml_fd, thin_builder_visitor(b), &err);
 		if (r)
