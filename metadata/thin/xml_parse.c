@@ -92,47 +92,50 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+#define NAME(s) s, sizeof(s) - 1
+#define ATTR(name, max, required) { NAME(name), max, required }
+
 static const struct attr_spec superblock_attrs[] = {
-	{ "uuid", ATTR_STRING, 0 },
-	{ "time", UINT32_MAX, 1 },
-	{ "transaction", UINT64_MAX, 1 },
-	{ "flags", UINT32_MAX, 0 },
-	{ "version", UINT32_MAX, 0 },
-	{ "data_block_size", UINT32_MAX, 1 },
-	{ "nr_data_blocks", MAX_DATA_BLOCKS, 1 },
-	{ "metadata_snap", UINT64_MAX, 0 },
+	ATTR("uuid", ATTR_STRING, 0),
+	ATTR("time", UINT32_MAX, 1),
+	ATTR("transaction", UINT64_MAX, 1),
+	ATTR("flags", UINT32_MAX, 0),
+	ATTR("version", UINT32_MAX, 0),
+	ATTR("data_block_size", UINT32_MAX, 1),
+	ATTR("nr_data_blocks", MAX_DATA_BLOCKS, 1),
+	ATTR("metadata_snap", UINT64_MAX, 0),
 };
 
 static const struct attr_spec device_attrs[] = {
-	{ "dev_id", MAX_DEV_ID, 1 },
-	{ "mapped_blocks", UINT64_MAX, 1 },
-	{ "transaction", UINT64_MAX, 1 },
-	{ "creation_time", UINT32_MAX, 1 },
-	{ "snap_time", UINT32_MAX, 1 },
+	ATTR("dev_id", MAX_DEV_ID, 1),
+	ATTR("mapped_blocks", UINT64_MAX, 1),
+	ATTR("transaction", UINT64_MAX, 1),
+	ATTR("creation_time", UINT32_MAX, 1),
+	ATTR("snap_time", UINT32_MAX, 1),
 };
 
 static const struct attr_spec single_attrs[] = {
-	{ "origin_block", UINT64_MAX, 1 },
-	{ "data_block", UINT64_MAX, 1 },
-	{ "time", MAX_TIME, 1 },
+	ATTR("origin_block", UINT64_MAX, 1),
+	ATTR("data_block", UINT64_MAX, 1),
+	ATTR("time", MAX_TIME, 1),
 };
 
 static const struct attr_spec range_attrs[] = {
-	{ "origin_begin", UINT64_MAX, 1 },
-	{ "data_begin", UINT64_MAX, 1 },
-	{ "length", UINT64_MAX, 1 },
-	{ "time", MAX_TIME, 1 },
+	ATTR("origin_begin", UINT64_MAX, 1),
+	ATTR("data_begin", UINT64_MAX, 1),
+	ATTR("length", UINT64_MAX, 1),
+	ATTR("time", MAX_TIME, 1),
 };
 
-static const struct attr_spec def_name_attrs[] = { { "name", UINT64_MAX, 1 } };
+static const struct attr_spec def_name_attrs[] = { ATTR("name", UINT64_MAX, 1) };
 
 const struct elem_spec xml_elems[XML_NR_ELEMS] = {
-	[XML_SINGLE] = { "single_mapping", single_attrs, 3, { 0 } },
-	[XML_RANGE] = { "range_mapping", range_attrs, 4, { 0 } },
-	[XML_DEVICE] = { "device", device_attrs, 5, { 0 } },
-	[XML_REF] = { "ref", def_name_attrs, 1, { 0 } },
-	[XML_DEF] = { "def", def_name_attrs, 1, { 0 } },
-	[XML_SUPERBLOCK] = { "superblock", superblock_attrs, 8, { 0, 0, 0, 0, 2, 0, 0, 0 } },
+	[XML_SINGLE] = { NAME("single_mapping"), single_attrs, 3, { 0 } },
+	[XML_RANGE] = { NAME("range_mapping"), range_attrs, 4, { 0 } },
+	[XML_DEVICE] = { NAME("device"), device_attrs, 5, { 0 } },
+	[XML_REF] = { NAME("ref"), def_name_attrs, 1, { 0 } },
+	[XML_DEF] = { NAME("def"), def_name_attrs, 1, { 0 } },
+	[XML_SUPERBLOCK] = { NAME("superblock"), superblock_attrs, 8, { 0, 0, 0, 0, 2, 0, 0, 0 } },
 };
 
 /* Fill VALS[i] for SPEC[i] from expat's ATTS; unset optional values keep
@@ -399,6 +402,31 @@ void xml_elem_start(struct parser *p, enum xml_elem e, const uint64_t *vals)
 		start_superblock(p, vals);
 		break;
 	}
+}
+
+void xml_single(struct parser *p, uint64_t origin, uint64_t data, uint64_t time)
+{
+	struct thin_ir_mapping *m;
+
+	/* the common case in full: a device's next mapping, all in range */
+	if (p->where != IN_DEVICE || p->origin_full || origin < p->next_origin ||
+	    origin == UINT64_MAX || data >= p->nr_data_blocks ||
+	    !p->v || !p->v->mappings || p->rc) {
+		uint64_t vals[3] = { origin, data, time };
+
+		xml_elem_start(p, XML_SINGLE, vals);
+		if (!p->rc)
+			xml_elem_end(p);
+		return;
+	}
+	p->next_origin = origin + 1;
+	m = &p->batch[p->nbatch++];
+	m->origin_begin = origin;
+	m->data_begin = data;
+	m->length = 1;
+	m->time = (uint32_t)time;
+	if (p->nbatch == XML_BATCH)
+		flush_batch(p);
 }
 
 static void end_device(struct parser *p)

@@ -43,6 +43,7 @@ enum { ATTR_STRING = 0 };	/* max == 0: any string, ignored */
 
 struct attr_spec {
 	const char *name;
+	size_t len;		/* strlen(name) */
 	uint64_t max;		/* largest value allowed; ATTR_STRING for text */
 	int required;
 };
@@ -51,6 +52,7 @@ struct attr_spec {
 
 struct elem_spec {
 	const char *name;
+	size_t len;		/* strlen(name) */
 	const struct attr_spec *attrs;	/* in the order thin_dump writes them */
 	size_t n;
 	uint64_t defaults[XML_MAX_ATTRS];	/* of attributes not given */
@@ -86,6 +88,9 @@ void xml_state_destroy(struct parser *p);
 /* Element E starts, its attributes VALS (xml_elems[E] order, defaults
  * filled in) parsed and in range. */
 void xml_elem_start(struct parser *p, enum xml_elem e, const uint64_t *vals);
+/* <single_mapping/> with its attributes in range: xml_elem_start then
+ * xml_elem_end, short. */
+void xml_single(struct parser *p, uint64_t origin, uint64_t data, uint64_t time);
 /* The element open last ends. */
 void xml_elem_end(struct parser *p);
 /* The input ended and was well-formed: 0 after superblock_end, or the

@@ -28,13 +28,20 @@ struct scan {
 	struct parser p;
 };
 
+#define AHEAD 4096		/* text kept in the buffer ahead of the scan */
+
+/* XML white space. */
+static const unsigned char space[256] = { [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1 };
+
 static int is_space(char c)
 {
-	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+	return space[(unsigned char)c];
 }
 
-/* Keep buf[pos, len), append more text. 0, BAD (an element longer than
- * the buffer) or -errno. */
+/* Does the text at Q start with literal LIT? */
+#define AT(q, lit) (!memcmp((q), (lit), sizeof(lit) - 1))
+
+/* Keep buf[pos, len), append more text. 0 or -errno. */
 static int refill(struct scan *s)
 {
 	size_t room;
@@ -44,8 +51,6 @@ static int refill(struct scan *s)
 	s->len -= s->pos;
 	s->pos = 0;
 	room = BUF_SIZE - s->len;
-	if (!room)
-		return BAD;
 	if (s->mem) {
 		n = (ssize_t)(s->mem_left < room ? s->mem_left : room);
 		memcpy(s->buf + s->len, s->mem, (size_t)n);
@@ -64,18 +69,70 @@ static int refill(struct scan *s)
 	return 0;
 }
 
-/* Attribute NAME written at Q, followed by '='? */
-static int name_at(const char *q, const char *name, size_t *n)
+/* Plain decimal at Q up to a '"', one digit at a time. */
+static const char *scan_u64_slow(const char *q, uint64_t *out)
 {
-	size_t len = strlen(name);
+	const char *d = q;
+	uint64_t v = 0;
+	unsigned c;
 
-	if (memcmp(q, name, len) || q[len] != '=')
-		return 0;
-	*n = len;
-	return 1;
+	/* 19 digits cannot overflow */
+	while ((c = (unsigned)(unsigned char)*q - '0') <= 9 && q - d < 19) {
+		v = v * 10 + c;
+		q++;
+	}
+	if (c <= 9) {
+		if (v > (UINT64_MAX - c) / 10)
+			return NULL;
+		v = v * 10 + c;
+		q++;
+	}
+	if (q == d || *q != '"')
+		return NULL;
+	*out = v;
+	return q;
 }
 
-/* The attributes of element E from Q into VALS (defaults first); returns
+#define ONES 0x0101010101010101ull
+
+/* Plain decimal at Q up to a '"': its end (at the '"'), or NULL when not
+ * digits or above 2^64 - 1. Numbers of 1 to 7 digits are read 8 bytes at
+ * once (the buffer's zeros make the 8 bytes readable): the leading digits
+ * are found by their nibbles and converted by multiply-and-shift. */
+static const char *scan_u64(const char *q, uint64_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t raw, other, v;
+	unsigned n;
+
+	memcpy(&raw, q, 8);
+	/* a byte is a digit when it and it + 6 both have high nibble 3 (a
+	 * carry out of a byte only reaches bytes after a non-digit) */
+	other = ((raw & 0xf0 * ONES) ^ 0x30 * ONES) | (((raw + 6 * ONES) & 0xf0 * ONES) ^ 0x30 * ONES);
+	if (!other)
+		return scan_u64_slow(q, out);
+	n = (unsigned)__builtin_ctzll(other) / 8;
+	if (!n || q[n] != '"')
+		return NULL;
+	/* the n digits to the top bytes, zeros (leading zero digits) below */
+	v = ((raw & 0x0f * ONES) << (8 * (8 - n)));
+	v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffull;
+	v = (v * (1 + (100ull << 16))) >> 16 & 0x0000ffff0000ffffull;
+	v = (v * (1 + (10000ull << 32))) >> 32;
+	*out = v;
+	return q + n;
+#else
+	return scan_u64_slow(q, out);
+#endif
+}
+
+/* Is attribute A's name at Q, followed by '="'? */
+static int name_at(const char *q, const struct attr_spec *a)
+{
+	return !memcmp(q, a->name, a->len) && q[a->len] == '=' && q[a->len + 1] == '"';
+}
+
+/* The attributes of element ES from Q into VALS (defaults first); returns
  * the position after the tag's '>' with *CLOSED set for "/>", or NULL. */
 static const char *scan_attrs(const char *q, const struct elem_spec *es, uint64_t *vals,
 			      int *closed)
@@ -86,7 +143,7 @@ static const char *scan_attrs(const char *q, const struct elem_spec *es, uint64_
 	memcpy(vals, es->defaults, sizeof(es->defaults));
 	for (;;) {
 		const struct attr_spec *a;
-		size_t i = next, n;
+		size_t i = next;
 		int spaced = is_space(*q);
 
 		while (is_space(*q))
@@ -95,32 +152,21 @@ static const char *scan_attrs(const char *q, const struct elem_spec *es, uint64_
 			break;
 		if (!spaced)
 			return NULL;
-		if (i >= es->n || !name_at(q, es->attrs[i].name, &n))
-			for (i = 0; i < es->n && !name_at(q, es->attrs[i].name, &n); i++)
+		if (i >= es->n || !name_at(q, &es->attrs[i]))
+			for (i = 0; i < es->n && !name_at(q, &es->attrs[i]); i++)
 				;
-		if (i == es->n || (seen & (1u << i)) || q[n + 1] != '"')
+		if (i == es->n || (seen & (1u << i)))
 			return NULL;
 		seen |= 1u << i;
 		next = i + 1;
-		q += n + 2;
 		a = &es->attrs[i];
+		q += a->len + 2;
 		if (a->max == ATTR_STRING) {
 			for (; *q != '"'; q++)
 				if (*q < 0x20 || *q > 0x7e || *q == '<' || *q == '&')
 					return NULL;
-		} else {
-			const char *d = q;
-			uint64_t v = 0;
-			unsigned c;
-
-			for (; (c = (unsigned)(*q - '0')) <= 9; q++) {
-				if (v > (UINT64_MAX - c) / 10)
-					return NULL;
-				v = v * 10 + c;
-			}
-			if (q == d || *q != '"' || v > a->max)
-				return NULL;
-			vals[i] = v;
+		} else if (!(q = scan_u64(q, &vals[i])) || vals[i] > a->max) {
+			return NULL;
 		}
 		q++;
 	}
@@ -133,31 +179,52 @@ static const char *scan_attrs(const char *q, const struct elem_spec *es, uint64_
 	return q + 1;
 }
 
+/* The layout of nearly every element of a large dump, at C (after '<'):
+ * the position after it, with VALS filled, or NULL to read it the
+ * general way. */
+static const char *scan_single(const char *c, uint64_t *vals)
+{
+	if (!AT(c, "single_mapping origin_block=\"") ||
+	    !(c = scan_u64(c + 29, &vals[0])) || !AT(c, "\" data_block=\"") ||
+	    !(c = scan_u64(c + 14, &vals[1])) || !AT(c, "\" time=\"") ||
+	    !(c = scan_u64(c + 8, &vals[2])) || !AT(c, "\"/>") ||
+	    vals[2] > xml_elems[XML_SINGLE].attrs[2].max)
+		return NULL;
+	return c + 3;
+}
+
 /* The element whose '<' is at C: the position after it, or NULL. */
 static const char *scan_element(struct parser *p, const char *c)
 {
-	static const char *const closer[] = {
-		[IN_SUPERBLOCK] = "superblock", [IN_DEVICE] = "device", [IN_DEF] = "def",
+	static const struct {
+		const char *name;
+		size_t len;
+	} closer[] = {
+		[IN_SUPERBLOCK] = { "superblock>", 11 },
+		[IN_DEVICE] = { "device>", 7 },
+		[IN_DEF] = { "def>", 4 },
 	};
 	uint64_t vals[XML_MAX_ATTRS];
 	const struct elem_spec *es;
+	const char *end;
 	int e, closed;
-	size_t n;
 
-	if (*++c == '/') {
-		const char *name;
-
+	if ((end = scan_single(++c, vals))) {
+		xml_single(p, vals[0], vals[1], vals[2]);
+		return p->rc ? NULL : end;
+	}
+	if (*c == '/') {
 		if (p->where != IN_SUPERBLOCK && p->where != IN_DEVICE && p->where != IN_DEF)
 			return NULL;
-		name = closer[p->where];
-		n = strlen(name);
-		if (memcmp(c + 1, name, n) || c[1 + n] != '>')
+		if (memcmp(c + 1, closer[p->where].name, closer[p->where].len))
 			return NULL;
+		end = c + 1 + closer[p->where].len;
 		xml_elem_end(p);
-		return c + 2 + n;
+		return p->rc ? NULL : end;
 	}
 	for (e = 0; e < XML_NR_ELEMS; e++) {
-		n = strlen(xml_elems[e].name);
+		size_t n = xml_elems[e].len;
+
 		if (!memcmp(c, xml_elems[e].name, n) &&
 		    (is_space(c[n]) || c[n] == '/' || c[n] == '>'))
 			break;
@@ -165,20 +232,23 @@ static const char *scan_element(struct parser *p, const char *c)
 	if (e == XML_NR_ELEMS)
 		return NULL;
 	es = &xml_elems[e];
-	c = scan_attrs(c + n, es, vals, &closed);
-	if (!c || (!closed && (e == XML_SINGLE || e == XML_RANGE || e == XML_REF)))
+	end = scan_attrs(c + es->len, es, vals, &closed);
+	if (!end || (!closed && (e == XML_SINGLE || e == XML_RANGE || e == XML_REF)))
 		return NULL;
 	xml_elem_start(p, (enum xml_elem)e, vals);
 	if (closed && !p->rc)
 		xml_elem_end(p);
-	return p->rc ? NULL : c;
+	return p->rc ? NULL : end;
 }
 
+/* Every element is scanned with at least AHEAD bytes of text (or the
+ * rest of the input) in the buffer; one that runs into the zeros after
+ * the text is longer than that, or cut short: either way not taken. */
 static int scan_all(struct scan *s)
 {
 	int r = refill(s);
 
-	if (r || s->buf[0] != '<' || memcmp(s->buf, "<superblock", 11))
+	if (r || memcmp(s->buf, "<superblock", 11))
 		return r < 0 ? r : BAD;
 	for (;;) {
 		const char *c = s->buf + s->pos, *end;
@@ -186,18 +256,18 @@ static int scan_all(struct scan *s)
 		while (is_space(*c))
 			c++;
 		s->pos = (size_t)(c - s->buf);
-		if (s->pos == s->len || !memchr(c, '>', s->len - s->pos)) {
-			if (s->eof)
-				break;
+		if (s->len - s->pos < AHEAD && !s->eof) {
 			if ((r = refill(s)))
 				return r;
 			continue;
 		}
-		if (*c != '<' || !(end = scan_element(&s->p, c)))
+		if (s->pos == s->len)
+			break;
+		if (*c != '<' || !(end = scan_element(&s->p, c)) || end > s->buf + s->len)
 			return s->p.visitor_failed ? s->p.rc : BAD;
 		s->pos = (size_t)(end - s->buf);
 	}
-	if (s->pos != s->len || s->p.where != AT_END)
+	if (s->p.where != AT_END)
 		return BAD;
 	r = xml_state_finish(&s->p);
 	return r && !s->p.visitor_failed ? BAD : r;
