@@ -238,6 +238,8 @@ static void start_device(struct parser *p, const uint64_t *val)
 			(unsigned long long)p->last_dev_id);
 		return;
 	}
+	if (!p->have_dev)
+		p->first_dev_id = val[0];
 	p->have_dev = 1;
 	p->last_dev_id = val[0];
 	p->dev.dev_id = val[0];

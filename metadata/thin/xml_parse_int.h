@@ -68,8 +68,8 @@ struct parser {
 	int visitor_failed;	/* rc is a visitor's (or memory) */
 	enum where where;
 	uint64_t nr_data_blocks;
-	int have_dev;		/* a device was seen: last_dev_id is valid */
-	uint64_t last_dev_id;
+	int have_dev;		/* a device was seen: *_dev_id are valid */
+	uint64_t first_dev_id, last_dev_id;
 	struct thin_ir_device dev;
 	uint64_t next_origin;	/* first origin block the next mapping may use */
 	int origin_full;	/* the previous mapping ended at 2^64 */

@@ -21,6 +21,7 @@
 #define TP_THIN_XML_SCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/base/compiler.h"
 #include "metadata/thin/thin_ir.h"
@@ -32,5 +33,16 @@ int thin_xml_scan_fd(int fd, const struct thin_ir_visitor *v, struct thin_xml_er
 /* The same on a buffer. */
 int thin_xml_scan_mem(const char *buf, size_t len, const struct thin_ir_visitor *v,
 		      struct thin_xml_error *err) TP_MUST_CHECK;
+
+/* The same on a regular file of SIZE bytes (FD's position unused) in
+ * two halves at once, split at a device tag after the middle: V0 sees the
+ * superblock, the devices of the first half and superblock_end; V1, in
+ * another thread, the same superblock, the other devices and
+ * superblock_end (both ends only once the whole was found valid). The
+ * second half holds no 1.x <def> or <ref>. 1 also when the file cannot be
+ * split. */
+int thin_xml_scan_split(int fd, uint64_t size, const struct thin_ir_visitor *v0,
+			const struct thin_ir_visitor *v1, struct thin_xml_error *err)
+	TP_MUST_CHECK;
 
 #endif

@@ -6,6 +6,8 @@
  * hash of every call and argument). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "lib/base/log.h"
 #include "metadata/thin/xml_parse.h"
@@ -16,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct order {
 	int state;	/* 0 start, 1 in superblock, 2 in device, 3 ended */
 	uint64_t hash;	/* of every call and its arguments */
+	uint64_t devices, runs;
 };
 
 static void mix(struct order *o, uint64_t v)
@@ -56,6 +59,7 @@ static int dev_begin(void *ctx, const struct thin_ir_device *d)
 	if (o->state != 1)
 		abort();
 	mix(o, 3);
+	o->devices++;
 	mix(o, d->dev_id);
 	mix(o, d->mapped_blocks);
 	mix(o, d->transaction);
@@ -81,6 +85,7 @@ static int maps(void *ctx, const struct thin_ir_mapping *m, size_t n)
 	if (o->state != 2 || !n || !m[0].length)
 		abort();
 	mix(o, 5);
+	o->runs += n;
 	for (size_t i = 0; i < n; i++) {
 		mix(o, m[i].origin_begin);
 		mix(o, m[i].data_begin);
@@ -88,6 +93,28 @@ static int maps(void *ctx, const struct thin_ir_mapping *m, size_t n)
 		mix(o, m[i].time);
 	}
 	return 0;
+}
+
+/* The scanner's two halves at once, on the same text in a file: when
+ * they take it, together they saw what expat saw. */
+static void split_agrees(const uint8_t *data, size_t size, const struct order *x)
+{
+	struct order a = { 0 }, b = { 0 };
+	const struct thin_ir_visitor va = { &a, sb_begin, sb_end, dev_begin, dev_end, maps };
+	const struct thin_ir_visitor vb = { &b, sb_begin, sb_end, dev_begin, dev_end, maps };
+	struct thin_xml_error err;
+	int fd = memfd_create("fuzz_xml", 0), r;
+
+	if (fd < 0)
+		return;
+	if (write(fd, data, size) == (ssize_t)size) {
+		r = thin_xml_scan_split(fd, size, &va, &vb, &err);
+		if (r < 0 || (r == 0 && (a.state != 3 || b.state != 3 ||
+					 a.devices + b.devices != x->devices ||
+					 a.runs + b.runs != x->runs)))
+			abort();
+	}
+	close(fd);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -106,5 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s = thin_xml_scan_mem((const char *)data, size, &sv, &err);
 	if (s < 0 || (s == 0 && (!valid || so.state != 3 || so.hash != o.hash)))
 		abort();	/* what the scanner takes, expat takes the same way */
+	if (s == 0)
+		split_agrees(data, size, &o);
 	return 0;
 }

@@ -197,7 +197,120 @@ static void test_large_fd_and_errors(void)
 	free(doc);
 }
 
+/* Counts what one half saw. */
+struct tally {
+	int begins, ends;
+	uint64_t devices, runs, first_dev, last_dev;
+};
+
+static int t_sb(void *ctx, const struct thin_ir_superblock *sb)
+{
+	struct tally *t = ctx;
+
+	CU_ASSERT_EQUAL(sb->nr_data_blocks, 1024);
+	t->begins++;
+	return 0;
+}
+
+static int t_sb_end(void *ctx)
+{
+	((struct tally *)ctx)->ends++;
+	return 0;
+}
+
+static int t_dev(void *ctx, const struct thin_ir_device *d)
+{
+	struct tally *t = ctx;
+
+	if (!t->devices++)
+		t->first_dev = d->dev_id;
+	t->last_dev = d->dev_id;
+	return 0;
+}
+
+static int t_dev_end(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static int t_maps(void *ctx, const struct thin_ir_mapping *m, size_t n)
+{
+	(void)m;
+	((struct tally *)ctx)->runs += n;
+	return 0;
+}
+
+/* DOC into a file: the descriptor. */
+static int doc_file(const char *doc)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/split.xml", tp_test_tmpdir());
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	if (fd >= 0 && write(fd, doc, strlen(doc)) != (ssize_t)strlen(doc)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int split(const char *doc, struct tally *a, struct tally *b)
+{
+	const struct thin_ir_visitor va = { a, t_sb, t_sb_end, t_dev, t_dev_end, t_maps };
+	const struct thin_ir_visitor vb = { b, t_sb, t_sb_end, t_dev, t_dev_end, t_maps };
+	struct thin_xml_error err;
+	int fd = doc_file(doc), r;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	r = thin_xml_scan_split(fd, strlen(doc), &va, &vb, &err);
+	close(fd);
+	return r;
+}
+
+/* Two halves at once: each sees the superblock, the devices are shared
+ * out at the device tag nearest the middle, ends only when both are
+ * valid; what spans the split is checked across it; anything else is
+ * passed on (1). */
+static void test_split(void)
+{
+	struct tally a, b;
+
+	CU_ASSERT_EQUAL(split(SB DEV(1) SINGLE(0, 1) SINGLE(1, 2) END_DEV DEV(2) SINGLE(0, 3)
+			      END_DEV DEV(3) SINGLE(5, 4) END_DEV DEV(4) SINGLE(0, 3) END_DEV
+			      END_SB, &a, &b), 0);
+	CU_ASSERT_EQUAL(a.begins + b.begins, 2);
+	CU_ASSERT_EQUAL(a.ends + b.ends, 2);
+	CU_ASSERT_EQUAL(a.devices + b.devices, 4);
+	CU_ASSERT(a.devices > 0 && b.devices > 0);
+	CU_ASSERT_EQUAL(a.runs + b.runs, 5);
+	CU_ASSERT(a.last_dev < b.first_dev);
+
+	/* dev_id order across the split */
+	CU_ASSERT_EQUAL(split(SB DEV(1) END_DEV DEV(7) SINGLE(0, 1) END_DEV DEV(3) END_DEV DEV(4)
+			      SINGLE(0, 3) END_DEV END_SB, &a, &b), 1);
+	CU_ASSERT_EQUAL(a.ends + b.ends, 0);
+	/* an error in either half */
+	CU_ASSERT_EQUAL(split(SB DEV(1) SINGLE(0, 1) SINGLE(0, 2) END_DEV DEV(2) END_DEV DEV(3)
+			      END_DEV END_SB, &a, &b), 1);
+	CU_ASSERT_EQUAL(split(SB DEV(1) END_DEV DEV(2) END_DEV DEV(3) SINGLE(0, 1) SINGLE(0, 2)
+			      END_DEV END_SB, &a, &b), 1);
+	CU_ASSERT_EQUAL(a.ends + b.ends, 0);
+	/* 1.x refs in the second half name defs the first half holds */
+	CU_ASSERT_EQUAL(split(SB "<def name=\"1\">" SINGLE(0, 1) "</def>" DEV(1) END_DEV DEV(2)
+			      "<ref name=\"1\"/>" END_DEV END_SB, &a, &b), 1);
+	/* no device tag near the middle */
+	CU_ASSERT_EQUAL(split(SB DEV(1) SINGLE(0, 1) SINGLE(1, 2) SINGLE(2, 2) SINGLE(3, 2)
+			      SINGLE(4, 2) SINGLE(5, 2) SINGLE(6, 2) END_DEV END_SB, &a, &b), 1);
+	/* the second half cut short */
+	CU_ASSERT_EQUAL(split(SB DEV(1) END_DEV DEV(2) END_DEV DEV(3) END_DEV, &a, &b), 1);
+}
+
 TP_TEST_SUITE(xml_scan, NULL, NULL,
 	      { "takes_thin_dump_layout", test_takes_thin_dump_layout },
 	      { "passes_on", test_passes_on },
-	      { "large_fd_and_errors", test_large_fd_and_errors })
+	      { "large_fd_and_errors", test_large_fd_and_errors },
+	      { "split", test_split })
