@@ -2,8 +2,10 @@
  * xml_scan.h; the rules themselves are xml_parse_int.h's.
  *
  * The text is read in chunks into a buffer followed by zero bytes; a zero
- * stops every loop below (it is never valid here), so one element is
- * scanned without bounds checks once a '>' shows it is in the buffer. */
+ * stops every loop below (it is never valid here), so an element is
+ * scanned without bounds checks while AHEAD bytes or the rest of the
+ * input are in the buffer. A large file can be scanned in two halves,
+ * one per thread (thin_xml_scan_split). */
 #include "metadata/thin/xml_scan.h"
 #include "metadata/thin/xml_parse_int.h"
 
