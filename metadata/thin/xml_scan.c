@@ -5,34 +5,17 @@
  * stops every loop below (it is never valid here), so an element is
  * scanned without bounds checks while AHEAD bytes or the rest of the
  * input are in the buffer. A large file can be scanned in two halves,
- * one per thread (thin_xml_scan_split). */
+ * one per thread (xml_split.c). */
 #include "metadata/thin/xml_scan.h"
 #include "metadata/thin/xml_parse_int.h"
+#include "metadata/thin/xml_scan_int.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define BUF_SIZE (1u << 20)
-#define PAD 64			/* zeros after the text: longer than any name */
-#define BAD 1			/* not the strict layout: start over with expat */
-
-struct scan {
-	int fd;
-	const char *mem;	/* reading from mem, not fd */
-	size_t mem_left;
-	uint64_t off, end;	/* end != 0: pread [off, end) of fd */
-	const int *stop;	/* set by the other half: give up */
-	int tail;		/* the second half: no <def> or <ref> */
-	char *buf;
-	size_t len, pos;	/* text in buf[0, len), scanned up to pos */
-	int eof;
-	struct parser p;
-};
 
 #define AHEAD 4096		/* text kept in the buffer ahead of the scan */
 
@@ -49,7 +32,7 @@ static int is_space(char c)
 
 /* Keep buf[pos, len), append more text. 0, BAD (told to stop) or
  * -errno. */
-static int refill(struct scan *s)
+int xml_scan_refill(struct scan *s)
 {
 	size_t room;
 	ssize_t n;
@@ -212,7 +195,7 @@ static const char *scan_single(const char *c, uint64_t *vals)
 }
 
 /* The element whose '<' is at C: the position after it, or NULL. */
-static const char *scan_element(struct scan *s, const char *c)
+const char *xml_scan_element(struct scan *s, const char *c)
 {
 	struct parser *p = &s->p;
 	static const struct {
@@ -264,7 +247,7 @@ static const char *scan_element(struct scan *s, const char *c)
  * rest of the input) in the buffer; one that runs into the zeros after
  * the text is longer than that, or cut short: either way not taken.
  * Scans to the end of the input: 0, BAD or -errno. */
-static int scan_loop(struct scan *s)
+int xml_scan_loop(struct scan *s)
 {
 	for (;;) {
 		const char *c = s->buf + s->pos, *end;
@@ -274,13 +257,13 @@ static int scan_loop(struct scan *s)
 			c++;
 		s->pos = (size_t)(c - s->buf);
 		if (s->len - s->pos < AHEAD && !s->eof) {
-			if ((r = refill(s)))
+			if ((r = xml_scan_refill(s)))
 				return r;
 			continue;
 		}
 		if (s->pos == s->len)
 			return 0;
-		if (*c != '<' || !(end = scan_element(s, c)) || end > s->buf + s->len)
+		if (*c != '<' || !(end = xml_scan_element(s, c)) || end > s->buf + s->len)
 			return s->p.visitor_failed ? s->p.rc : BAD;
 		s->pos = (size_t)(end - s->buf);
 	}
@@ -288,9 +271,9 @@ static int scan_loop(struct scan *s)
 
 /* The document's first bytes into the buffer: 0 when they start it as
  * thin_dump does, BAD or -errno. */
-static int scan_head(struct scan *s)
+int xml_scan_head(struct scan *s)
 {
-	int r = refill(s);
+	int r = xml_scan_refill(s);
 
 	if (r || memcmp(s->buf, "<superblock", 11))
 		return r < 0 ? r : BAD;
@@ -298,7 +281,7 @@ static int scan_head(struct scan *s)
 }
 
 /* After the whole document: 0 with superblock_end called, BAD or -errno. */
-static int scan_finish(struct scan *s)
+int xml_scan_finish(struct scan *s)
 {
 	int r;
 
@@ -310,11 +293,11 @@ static int scan_finish(struct scan *s)
 
 static int scan_all(struct scan *s)
 {
-	int r = scan_head(s);
+	int r = xml_scan_head(s);
 
 	if (!r)
-		r = scan_loop(s);
-	return r ? r : scan_finish(s);
+		r = xml_scan_loop(s);
+	return r ? r : xml_scan_finish(s);
 }
 
 static int scan_run(struct scan *s, const struct thin_ir_visitor *v, struct thin_xml_error *err)
@@ -377,168 +360,5 @@ int thin_xml_scan_mem(const char *buf, size_t len, const struct thin_ir_visitor 
 	s->mem_left = buf ? len : 0;
 	r = scan_run(s, v, err);
 	free(s);
-	return r;
-}
-
-/* ---- two halves at once ---- */
-
-#define SPLIT_WINDOW (1u << 20)
-#define TAG "<device"
-#define TAG_LEN 7
-
-/* The offset in FD of the first (or LAST) device tag among the SPLIT_WINDOW
- * + TAG_LEN bytes at FROM (a tag is '<' after white space), or 0. W is
- * room for them and a zero. */
-static uint64_t tag_in(int fd, char *w, uint64_t from, int last)
-{
-	uint64_t at = 0;
-	ssize_t n = pread(fd, w, SPLIT_WINDOW + TAG_LEN, (off_t)from);
-	const char *c;
-
-	if (n <= 0)
-		return 0;
-	w[n] = '\0';
-	for (c = w; (c = memmem(c, (size_t)n - (size_t)(c - w), TAG, TAG_LEN)); c++)
-		if (c > w && is_space(c[-1]) && is_space(c[TAG_LEN])) {
-			at = from + (uint64_t)(c - w);
-			if (!last)
-				break;
-		}
-	return at;
-}
-
-/* The device tag nearest the middle of a file of SIZE bytes, within its
- * middle half, or 0. */
-static uint64_t find_split(int fd, uint64_t size)
-{
-	uint64_t mid = size / 2, at = 0;
-	char *w = malloc(SPLIT_WINDOW + TAG_LEN + 1);
-
-	for (uint64_t d = 0; w && !at && d < size / 4; d += SPLIT_WINDOW) {
-		at = tag_in(fd, w, mid + d, 0);
-		if (!at && mid >= d + SPLIT_WINDOW)
-			at = tag_in(fd, w, mid - d - SPLIT_WINDOW, 1);
-	}
-	free(w);
-	return at < size ? at : 0;
-}
-
-struct half {
-	struct scan s;
-	struct thin_xml_error err;
-	uint64_t split;
-	int rc;
-	int *stop;
-};
-
-/* The first half: [0, split) must leave the superblock open between
- * devices. */
-static int scan_first(struct scan *s)
-{
-	int r = scan_head(s);
-
-	if (!r)
-		r = scan_loop(s);
-	return r ? r : s->p.where == IN_SUPERBLOCK ? 0 : BAD;
-}
-
-/* The second half: the superblock's start tag, then [split, size). */
-static int scan_second(struct scan *s, uint64_t split)
-{
-	const char *end;
-	int r = scan_head(s);
-
-	if (r)
-		return r;
-	if (!(end = scan_element(s, s->buf)) || s->p.where != IN_SUPERBLOCK)
-		return s->p.visitor_failed ? s->p.rc : BAD;
-	s->off = split;
-	s->len = s->pos = 0;
-	s->eof = 0;
-	if ((r = refill(s)))
-		return r;
-	r = scan_loop(s);
-	return r ? r : s->p.where == AT_END ? 0 : BAD;
-}
-
-static void *second_main(void *arg)
-{
-	struct half *h = arg;
-
-	h->rc = scan_second(&h->s, h->split);
-	if (h->rc)
-		__atomic_store_n(h->stop, 1, __ATOMIC_RELAXED);
-	return NULL;
-}
-
-/* Set up H to read [0, end) of FD for V. */
-static int half_init(struct half *h, int fd, uint64_t end, int *stop,
-		     const struct thin_ir_visitor *v)
-{
-	memset(h, 0, sizeof(*h));
-	h->s.fd = fd;
-	h->s.end = end;
-	h->s.stop = stop;
-	h->stop = stop;
-	xml_state_init(&h->s.p, NULL, v, &h->err);
-	h->s.buf = malloc(BUF_SIZE + PAD);
-	return h->s.buf ? 0 : -ENOMEM;
-}
-
-static void half_destroy(struct half *h)
-{
-	xml_state_destroy(&h->s.p);
-	free(h->s.buf);
-}
-
-/* Both halves scanned: does the whole hold together? Then finish both. */
-static int join(struct half *a, struct half *b)
-{
-	int r;
-
-	if (a->rc || b->rc)
-		return a->rc < 0 ? a->rc : b->rc < 0 ? b->rc : BAD;
-	if (a->s.p.have_dev && b->s.p.have_dev && b->s.p.first_dev_id <= a->s.p.last_dev_id)
-		return BAD;
-	a->s.p.where = AT_END;
-	r = scan_finish(&b->s);
-	return r ? r : scan_finish(&a->s);
-}
-
-int thin_xml_scan_split(int fd, uint64_t size, const struct thin_ir_visitor *v0,
-			const struct thin_ir_visitor *v1, struct thin_xml_error *err)
-{
-	struct half *h = calloc(2, sizeof(*h));
-	uint64_t split = find_split(fd, size);
-	int stop = 0, r;
-	pthread_t t;
-
-	memset(err, 0, sizeof(*err));
-	if (!h || !split) {
-		free(h);
-		return BAD;
-	}
-	r = half_init(&h[0], fd, split, &stop, v0);
-	if (!r)
-		r = half_init(&h[1], fd, size, &stop, v1);
-	h[1].split = split;
-	h[1].s.tail = 1;
-	if (!r && (r = -pthread_create(&t, NULL, second_main, &h[1])))
-		r = BAD;	/* no thread: one scan will do */
-	if (!r) {
-		h[0].rc = scan_first(&h[0].s);
-		if (h[0].rc)
-			__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
-		pthread_join(t, NULL);
-		r = join(&h[0], &h[1]);
-	}
-	if (r < 0) {
-		*err = h[1].s.p.visitor_failed || h[1].rc < 0 ? h[1].err : h[0].err;
-		if (!err->msg[0])
-			snprintf(err->msg, sizeof(err->msg), "%s", strerror(-r));
-	}
-	half_destroy(&h[0]);
-	half_destroy(&h[1]);
-	free(h);
 	return r;
 }
