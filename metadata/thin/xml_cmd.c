@@ -7,10 +7,12 @@
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
+#include "metadata/thin/xml_pipe.h"
 #include "metadata/thin/xml_record.h"
 #include "metadata/thin/xml_scan.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -348,6 +350,21 @@ static int validate(int fd, int seekable, const char *name, struct thin_ir_recor
 	return r;
 }
 
+/* Pass 2 of a file the scanner took and no recording holds: it reads the
+ * file again in its own thread while the builder writes (xml_pipe.h). */
+struct rescan {
+	int fd;
+	struct thin_xml_error *err;
+	int r;			/* the scan's result */
+};
+
+static int rescan(void *arg, const struct thin_ir_visitor *v)
+{
+	struct rescan *rs = arg;
+
+	return rs->r = thin_xml_scan_fd(rs->fd, v, rs->err);
+}
+
 int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t record_max,
 		     struct thin_xml_stats *stats)
 {
@@ -398,7 +415,14 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t
 		r = -errno;
 		log_error("%s: cannot read it again: %s", name, strerror(errno));
 	} else if (scanned) {
-		r = thin_xml_scan_fd(xml_fd, thin_builder_visitor(b), &err);
+		struct rescan rs = { xml_fd, &err, 0 };
+
+		r = thin_ir_pipe(rescan, &rs, thin_builder_visitor(b));
+		if (r < 0 && r != rs.r) {	/* the builder's own error */
+			memset(&err, 0, sizeof(err));
+			snprintf(err.msg, sizeof(err.msg), "building the metadata: %s",
+				 strerror(-r));
+		}
 		if (r > 0) {
 			log_error("%s: changed while it was read", name);
 			r = -EIO;
