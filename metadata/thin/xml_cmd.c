@@ -7,11 +7,15 @@
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
+#include "metadata/thin/xml_pipe.h"
 #include "metadata/thin/xml_record.h"
+#include "metadata/thin/xml_scan.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -120,7 +124,7 @@ struct counter {
 	uint64_t dev_blocks;
 	uint8_t **chunks;
 	uint64_t nr_chunks;
-	struct thin_ir_visitor rec;	/* every event is also recorded */
+	struct thin_ir_visitor rec;	/* every event is also recorded (ctx NULL: not) */
 };
 
 static int count_sb(void *ctx, const struct thin_ir_superblock *sb)
@@ -130,14 +134,16 @@ static int count_sb(void *ctx, const struct thin_ir_superblock *sb)
 	c->st.nr_data_blocks = sb->nr_data_blocks;
 	c->nr_chunks = TP_DIV_ROUND_UP(sb->nr_data_blocks, CHUNK_BLOCKS);
 	c->chunks = calloc(c->nr_chunks ? c->nr_chunks : 1, sizeof(*c->chunks));
-	return c->chunks ? c->rec.superblock_begin(c->rec.ctx, sb) : -ENOMEM;
+	if (!c->chunks)
+		return -ENOMEM;
+	return c->rec.ctx ? c->rec.superblock_begin(c->rec.ctx, sb) : 0;
 }
 
 static int count_sb_end(void *ctx)
 {
 	struct counter *c = ctx;
 
-	return c->rec.superblock_end(c->rec.ctx);
+	return c->rec.ctx ? c->rec.superblock_end(c->rec.ctx) : 0;
 }
 
 static int count_dev_begin(void *ctx, const struct thin_ir_device *dev)
@@ -146,7 +152,7 @@ static int count_dev_begin(void *ctx, const struct thin_ir_device *dev)
 
 	c->st.nr_devices++;
 	c->dev_blocks = 0;
-	return c->rec.device_begin(c->rec.ctx, dev);
+	return c->rec.ctx ? c->rec.device_begin(c->rec.ctx, dev) : 0;
 }
 
 static int count_dev_end(void *ctx)
@@ -155,7 +161,7 @@ static int count_dev_end(void *ctx)
 
 	c->st.mapped_blocks += c->dev_blocks;
 	c->st.tree_blocks += btree_build_nr_nodes(c->dev_blocks, 8);
-	return c->rec.device_end(c->rec.ctx);
+	return c->rec.ctx ? c->rec.device_end(c->rec.ctx) : 0;
 }
 
 static int count_data(struct counter *c, uint64_t d)
@@ -186,7 +192,7 @@ static int count_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t 
 			if ((r = count_data(c, runs[i].data_begin + k)))
 				return r;
 	}
-	return c->rec.mappings(c->rec.ctx, runs, n);
+	return c->rec.ctx ? c->rec.mappings(c->rec.ctx, runs, n) : 0;
 }
 
 static void counter_release(struct counter *c)
@@ -197,6 +203,69 @@ static void counter_release(struct counter *c)
 	c->chunks = NULL;
 }
 
+/* Add B's counts into A (the halves of one document): reference counts
+ * saturate at 3, so the data blocks named 3 or more times are counted
+ * again over the sums. */
+static void counter_merge(struct counter *a, struct counter *b)
+{
+	a->st.nr_devices += b->st.nr_devices;
+	a->st.mapped_blocks += b->st.mapped_blocks;
+	a->st.tree_blocks += b->st.tree_blocks;
+	a->st.overflow_blocks = 0;
+	for (uint64_t i = 0; i < a->nr_chunks; i++) {
+		uint8_t *x = a->chunks[i], *y = b->chunks[i];
+
+		if (!x) {
+			x = a->chunks[i] = y;
+			b->chunks[i] = NULL;
+		} else if (y) {
+			for (size_t k = 0; k < CHUNK_BLOCKS / 4; k++) {
+				unsigned sum = 0;
+
+				for (unsigned sh = 0; sh < 8; sh += 2) {
+					unsigned v = ((x[k] >> sh) & 3) + ((y[k] >> sh) & 3);
+
+					sum |= (v > 3 ? 3 : v) << sh;
+				}
+				x[k] = (uint8_t)sum;
+			}
+		}
+		for (size_t k = 0; x && k < CHUNK_BLOCKS / 4; k++)
+			for (unsigned sh = 0; sh < 8; sh += 2)
+				a->st.overflow_blocks += ((x[k] >> sh) & 3) == 3;
+	}
+}
+
+/* A file this large (in recording limits) is past its limit anyway (a
+ * mapping is 60 to 90 bytes of XML, about 5 of recording): pass 1 then
+ * scans it in two halves at once and pass 2 reads it again. */
+#define SPLIT_MIN_RECORDINGS 16
+
+/* Pass 1 on a large file: validate and count in two halves at once (a
+ * counter each, merged), recording nothing. 0, 1 (not taken: reset C and
+ * go on with one reader) or -errno (ERR set). */
+static int count_split(int fd, uint64_t size, struct counter *c, struct thin_xml_error *err)
+{
+	struct counter c1;
+	struct thin_ir_visitor v0 = {
+		.ctx = c,
+		.superblock_begin = count_sb,
+		.superblock_end = count_sb_end,
+		.device_begin = count_dev_begin,
+		.device_end = count_dev_end,
+		.mappings = count_mappings,
+	}, v1 = v0;
+	int r;
+
+	memset(&c1, 0, sizeof(c1));
+	v1.ctx = &c1;
+	r = thin_xml_scan_split(fd, size, &v0, &v1, err);
+	if (!r)
+		counter_merge(c, &c1);
+	counter_release(&c1);
+	return r;
+}
+
 static void report(const char *name, int r, const struct thin_xml_error *e)
 {
 	if (e->line)
@@ -205,9 +274,12 @@ static void report(const char *name, int r, const struct thin_xml_error *e)
 		log_error("%s: %s", name, e->msg[0] ? e->msg : strerror(-r));
 }
 
-/* Pass 1: validate, count, record. */
-static int validate(int fd, const char *name, struct thin_ir_record *rec,
-		    struct thin_xml_stats *st)
+/* Pass 1: validate, count, record. A seekable input is read by the strict
+ * scanner first (*SCANNED set when it took the document), a large file in
+ * two halves at once; what it does not take is read again from the start
+ * by expat, the reference, with a fresh count and recording. */
+static int validate(int fd, int seekable, const char *name, struct thin_ir_record **rec,
+		    size_t record_max, struct thin_xml_stats *st, int *scanned)
 {
 	struct counter c;
 	struct thin_ir_visitor v = {
@@ -219,16 +291,78 @@ static int validate(int fd, const char *name, struct thin_ir_record *rec,
 		.mappings = count_mappings,
 	};
 	struct thin_xml_error err;
-	int r;
+	struct stat sb;
+	int r = 1;
 
 	memset(&c, 0, sizeof(c));
-	thin_ir_record_visitor(rec, &c.rec);
-	r = thin_xml_parse_fd(fd, &v, &err);
+	memset(st, 0, sizeof(*st));
+	*scanned = 0;
+	if (seekable && !fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
+	    (uint64_t)sb.st_size / SPLIT_MIN_RECORDINGS >= record_max) {
+		r = count_split(fd, (uint64_t)sb.st_size, &c, &err);
+		if (r <= 0) {
+			if (r)
+				report(name, r, &err);
+			*scanned = 1;
+			*st = c.st;
+			counter_release(&c);
+			return r;
+		}
+		counter_release(&c);
+		memset(&c, 0, sizeof(c));
+		if (lseek(fd, 0, SEEK_SET)) {
+			r = -errno;
+			log_error("%s: cannot read it again: %s", name, strerror(errno));
+			return r;
+		}
+	}
+	thin_ir_record_visitor(*rec, &c.rec);
+	if (seekable) {
+		r = thin_xml_scan_fd(fd, &v, &err);
+		if (r < 0) {
+			report(name, r, &err);
+			counter_release(&c);
+			return r;
+		}
+		*scanned = r == 0;
+	}
+	if (r) {
+		counter_release(&c);
+		memset(&c, 0, sizeof(c));
+		if (seekable) {
+			thin_ir_record_destroy(*rec);
+			*rec = NULL;
+			if (lseek(fd, 0, SEEK_SET)) {
+				r = -errno;
+				log_error("%s: cannot read it again: %s", name, strerror(errno));
+				return r;
+			}
+			if ((r = thin_ir_record_create(record_max, rec)))
+				return r;
+		}
+		thin_ir_record_visitor(*rec, &c.rec);
+		r = thin_xml_parse_fd(fd, &v, &err);
+		if (r)
+			report(name, r, &err);
+	}
 	counter_release(&c);
 	*st = c.st;
-	if (r)
-		report(name, r, &err);
 	return r;
+}
+
+/* Pass 2 of a file the scanner took and no recording holds: it reads the
+ * file again in its own thread while the builder writes (xml_pipe.h). */
+struct rescan {
+	int fd;
+	struct thin_xml_error *err;
+	int r;			/* the scan's result */
+};
+
+static int rescan(void *arg, const struct thin_ir_visitor *v)
+{
+	struct rescan *rs = arg;
+
+	return rs->r = thin_xml_scan_fd(rs->fd, v, rs->err);
 }
 
 int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t record_max,
@@ -240,14 +374,14 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t
 	struct thin_builder *b;
 	struct thin_xml_stats st;
 	uint64_t need, have;
-	int r;
+	int r, scanned;
 
 	if (!record_max)
 		record_max = seekable ? THIN_XML_RECORD_MAX : THIN_XML_RECORD_MAX_PIPE;
 	r = thin_ir_record_create(record_max, &rec);
 	if (r)
 		return r;
-	r = validate(xml_fd, name, rec, &st);
+	r = validate(xml_fd, seekable, name, &rec, record_max, &st, &scanned);
 	if (stats)
 		*stats = st;
 	if (r)
@@ -280,6 +414,21 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t
 	} else if (lseek(xml_fd, 0, SEEK_SET)) {
 		r = -errno;
 		log_error("%s: cannot read it again: %s", name, strerror(errno));
+	} else if (scanned) {
+		struct rescan rs = { xml_fd, &err, 0 };
+
+		r = thin_ir_pipe(rescan, &rs, thin_builder_visitor(b));
+		if (r < 0 && r != rs.r) {	/* the builder's own error */
+			memset(&err, 0, sizeof(err));
+			snprintf(err.msg, sizeof(err.msg), "building the metadata: %s",
+				 strerror(-r));
+		}
+		if (r > 0) {
+			log_error("%s: changed while it was read", name);
+			r = -EIO;
+		} else if (r) {
+			report(name, r, &err);
+		}
 	} else {
 		r = thin_xml_parse_fd(xml_fd, thin_builder_visitor(b), &err);
 		if (r)

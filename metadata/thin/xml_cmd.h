@@ -52,7 +52,12 @@ uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_met
  * validates the whole document, counts what the builder will need and
  * records it compactly, writing nothing; then OUT's size is checked; pass
  * 2 drives the builder from the recording (or, if the recording passed
- * RECORD_MAX bytes - 0: the default above - from the file again). NAME
+ * RECORD_MAX bytes - 0: the default above - from the file again). A file
+ * is read by the strict scanner (xml_scan.h) when it has thin_dump's exact
+ * layout - one of at least 16 x RECORD_MAX bytes, which no recording
+ * holds, in two halves at once (one thread each) - else by expat
+ * (xml_parse.h), whose messages are the ones given for any invalid
+ * document. NAME
  * labels messages ("FILE:LINE:COL: ..."). STATS (may be NULL) receives
  * what pass 1 counted.
  * Returns 0; -EBADMSG (invalid XML), -ENOSPC (OUT too small) or -EFBIG (a

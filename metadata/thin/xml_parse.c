@@ -3,6 +3,7 @@
 #include "metadata/thin/xml_parse.h"
 #include "lib/base/compiler.h"
 #include "metadata/thin/xml_defs.h"
+#include "metadata/thin/xml_parse_int.h"
 
 #include <errno.h>
 #include <expat.h>
@@ -13,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BATCH 1024			/* mapping runs per visitor call */
 #define READ_CHUNK (1u << 20)
 #define MAX_DEV_ID ((1ull << 24) - 1)
 #define MAX_TIME ((1ull << 24) - 1)	/* mapping times are 24 bits on disk */
@@ -21,36 +21,10 @@
 #define MIN_BLOCK_SIZE 128u
 #define MAX_BLOCK_SIZE 2097152u
 
-enum where {
-	AT_TOP,		/* before <superblock> */
-	IN_SUPERBLOCK,
-	IN_DEVICE,
-	IN_DEF,		/* inside a 1.x <def> (a shared run of mappings) */
-	IN_MAPPING,	/* inside a mapping or <ref>: no children allowed */
-	AT_END,		/* after </superblock> */
-};
-
-struct parser {
-	XML_Parser xp;
-	const struct thin_ir_visitor *v;
-	struct thin_xml_error *err;
-	int rc;			/* first error: -EBADMSG or a visitor's */
-	enum where where;
-	uint64_t nr_data_blocks;
-	int have_dev;		/* a device was seen: last_dev_id is valid */
-	uint64_t last_dev_id;
-	struct thin_ir_device dev;
-	uint64_t next_origin;	/* first origin block the next mapping may use */
-	int origin_full;	/* the previous mapping ended at 2^64 */
-	struct xml_defs defs;	/* 1.x <def>s seen so far */
-	size_t cur_def;		/* IN_DEF: the def being read */
-	enum where parent;	/* IN_MAPPING: where its end returns to */
-	size_t nbatch;
-	struct thin_ir_mapping batch[BATCH];
-};
-
 static void set_pos(struct parser *p)
 {
+	if (!p->xp)
+		return;	/* the strict scanner: any error sends the input to expat */
 	p->err->line = XML_GetCurrentLineNumber(p->xp);
 	p->err->column = XML_GetCurrentColumnNumber(p->xp) + 1;
 }
@@ -67,7 +41,8 @@ static void TP_PRINTF(2, 3) invalid(struct parser *p, const char *fmt, ...)
 	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
 	va_end(ap);
 	p->rc = -EBADMSG;
-	XML_StopParser(p->xp, XML_FALSE);
+	if (p->xp)
+		XML_StopParser(p->xp, XML_FALSE);
 }
 
 /* A visitor returned R (non-zero): stop with it. */
@@ -78,7 +53,9 @@ static void visitor_failed(struct parser *p, int r, const char *what)
 	set_pos(p);
 	snprintf(p->err->msg, sizeof(p->err->msg), "%s: %s", what, strerror(-r));
 	p->rc = r;
-	XML_StopParser(p->xp, XML_FALSE);
+	p->visitor_failed = 1;
+	if (p->xp)
+		XML_StopParser(p->xp, XML_FALSE);
 }
 
 /* Call the visitor's FN (if any) with ARGS; on failure stop with WHAT. */
@@ -92,14 +69,6 @@ static void visitor_failed(struct parser *p, int r, const char *what)
 	} while (0)
 
 /* ---- attributes ---- */
-
-enum { ATTR_STRING = 0 };	/* max == 0: any string, ignored */
-
-struct attr_spec {
-	const char *name;
-	uint64_t max;		/* largest value allowed; ATTR_STRING for text */
-	int required;
-};
 
 /* Plain decimal: digits only, no sign or space, value <= MAX. */
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -122,6 +91,52 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 	*out = v;
 	return 0;
 }
+
+#define NAME(s) s, sizeof(s) - 1
+#define ATTR(name, max, required) { NAME(name), max, required }
+
+static const struct attr_spec superblock_attrs[] = {
+	ATTR("uuid", ATTR_STRING, 0),
+	ATTR("time", UINT32_MAX, 1),
+	ATTR("transaction", UINT64_MAX, 1),
+	ATTR("flags", UINT32_MAX, 0),
+	ATTR("version", UINT32_MAX, 0),
+	ATTR("data_block_size", UINT32_MAX, 1),
+	ATTR("nr_data_blocks", MAX_DATA_BLOCKS, 1),
+	ATTR("metadata_snap", UINT64_MAX, 0),
+};
+
+static const struct attr_spec device_attrs[] = {
+	ATTR("dev_id", MAX_DEV_ID, 1),
+	ATTR("mapped_blocks", UINT64_MAX, 1),
+	ATTR("transaction", UINT64_MAX, 1),
+	ATTR("creation_time", UINT32_MAX, 1),
+	ATTR("snap_time", UINT32_MAX, 1),
+};
+
+static const struct attr_spec single_attrs[] = {
+	ATTR("origin_block", UINT64_MAX, 1),
+	ATTR("data_block", UINT64_MAX, 1),
+	ATTR("time", MAX_TIME, 1),
+};
+
+static const struct attr_spec range_attrs[] = {
+	ATTR("origin_begin", UINT64_MAX, 1),
+	ATTR("data_begin", UINT64_MAX, 1),
+	ATTR("length", UINT64_MAX, 1),
+	ATTR("time", MAX_TIME, 1),
+};
+
+static const struct attr_spec def_name_attrs[] = { ATTR("name", UINT64_MAX, 1) };
+
+const struct elem_spec xml_elems[XML_NR_ELEMS] = {
+	[XML_SINGLE] = { NAME("single_mapping"), single_attrs, 3, { 0 } },
+	[XML_RANGE] = { NAME("range_mapping"), range_attrs, 4, { 0 } },
+	[XML_DEVICE] = { NAME("device"), device_attrs, 5, { 0 } },
+	[XML_REF] = { NAME("ref"), def_name_attrs, 1, { 0 } },
+	[XML_DEF] = { NAME("def"), def_name_attrs, 1, { 0 } },
+	[XML_SUPERBLOCK] = { NAME("superblock"), superblock_attrs, 8, { 0, 0, 0, 0, 2, 0, 0, 0 } },
+};
 
 /* Fill VALS[i] for SPEC[i] from expat's ATTS; unset optional values keep
  * what the caller put there. Returns 0 or -1 (error recorded). */
@@ -166,6 +181,8 @@ static int get_attrs(struct parser *p, const char *elem, const char **atts,
 
 /* ---- elements ---- */
 
+/* ---- elements ---- */
+
 static void flush_batch(struct parser *p)
 {
 	if (!p->nbatch)
@@ -174,27 +191,14 @@ static void flush_batch(struct parser *p)
 	p->nbatch = 0;
 }
 
-static void start_superblock(struct parser *p, const char **atts)
+static void start_superblock(struct parser *p, const uint64_t *val)
 {
-	static const struct attr_spec spec[] = {
-		{ "uuid", ATTR_STRING, 0 },
-		{ "time", UINT32_MAX, 1 },
-		{ "transaction", UINT64_MAX, 1 },
-		{ "flags", UINT32_MAX, 0 },
-		{ "version", UINT32_MAX, 0 },
-		{ "data_block_size", UINT32_MAX, 1 },
-		{ "nr_data_blocks", MAX_DATA_BLOCKS, 1 },
-		{ "metadata_snap", UINT64_MAX, 0 },
-	};
-	uint64_t val[8] = { 0, 0, 0, 0, 2, 0, 0, 0 };
 	struct thin_ir_superblock sb;
 
 	if (p->where != AT_TOP) {
 		invalid(p, "<superblock>: only one superblock is allowed");
 		return;
 	}
-	if (get_attrs(p, "superblock", atts, spec, 8, val))
-		return;
 	if (val[4] < 1 || val[4] > 2) {
 		invalid(p, "<superblock>: version=\"%llu\" is not supported (1 or 2)",
 			(unsigned long long)val[4]);
@@ -218,23 +222,12 @@ static void start_superblock(struct parser *p, const char **atts)
 	VISIT(p, "starting the superblock", superblock_begin, &sb);
 }
 
-static void start_device(struct parser *p, const char **atts)
+static void start_device(struct parser *p, const uint64_t *val)
 {
-	static const struct attr_spec spec[] = {
-		{ "dev_id", MAX_DEV_ID, 1 },
-		{ "mapped_blocks", UINT64_MAX, 1 },
-		{ "transaction", UINT64_MAX, 1 },
-		{ "creation_time", UINT32_MAX, 1 },
-		{ "snap_time", UINT32_MAX, 1 },
-	};
-	uint64_t val[5] = { 0 };
-
 	if (p->where != IN_SUPERBLOCK) {
 		invalid(p, "<device>: only allowed directly inside <superblock>");
 		return;
 	}
-	if (get_attrs(p, "device", atts, spec, 5, val))
-		return;
 	if (p->have_dev && val[0] == p->last_dev_id) {
 		invalid(p, "<device>: duplicate dev_id %llu", (unsigned long long)val[0]);
 		return;
@@ -245,6 +238,8 @@ static void start_device(struct parser *p, const char **atts)
 			(unsigned long long)p->last_dev_id);
 		return;
 	}
+	if (!p->have_dev)
+		p->first_dev_id = val[0];
 	p->have_dev = 1;
 	p->last_dev_id = val[0];
 	p->dev.dev_id = val[0];
@@ -259,9 +254,9 @@ static void start_device(struct parser *p, const char **atts)
 }
 
 /* Is [ORIGIN, ORIGIN + LEN) -> DATA a valid run after *NEXT / *FULL (the
- * device's or the def's order so far)? Records the error and returns -1
- * if not, else moves *NEXT past it. */
-static int check_run(struct parser *p, const char *elem, const char *owner, uint64_t origin,
+ * device's order so far, or IN_DEF's def's)? Records the error and returns
+ * -1 if not, else moves *NEXT past it. */
+static int check_run(struct parser *p, const char *elem, int in_def, uint64_t origin,
 		     uint64_t data, uint64_t len, uint64_t *next, int *full)
 {
 	if (!len) {
@@ -269,6 +264,13 @@ static int check_run(struct parser *p, const char *elem, const char *owner, uint
 		return -1;
 	}
 	if (*full || origin < *next) {
+		char owner[48];
+
+		if (in_def)
+			snprintf(owner, sizeof(owner), "its <def>");
+		else
+			snprintf(owner, sizeof(owner), "device %llu",
+				 (unsigned long long)p->dev.dev_id);
 		invalid(p, "<%s>: origin block %llu overlaps or precedes the previous mapping of "
 			   "%s; mappings must be sorted and disjoint",
 			elem, (unsigned long long)origin, owner);
@@ -299,21 +301,18 @@ static void put_run(struct parser *p, const char *elem, uint64_t origin, uint64_
 		    uint64_t len, uint64_t time)
 {
 	struct thin_ir_mapping *m;
-	char owner[48];
 
 	if (p->where == IN_DEF) {
 		struct xml_def *d = xml_defs_at(&p->defs, p->cur_def);
 		struct thin_ir_mapping run = { origin, data, len, (uint32_t)time };
 
-		if (check_run(p, elem, "its <def>", origin, data, len, &d->next_origin,
-			      &d->origin_full))
+		if (check_run(p, elem, 1, origin, data, len, &d->next_origin, &d->origin_full))
 			return;
 		if (xml_def_append(d, &run))
 			visitor_failed(p, -ENOMEM, "keeping a <def>");
 		return;
 	}
-	snprintf(owner, sizeof(owner), "device %llu", (unsigned long long)p->dev.dev_id);
-	if (check_run(p, elem, owner, origin, data, len, &p->next_origin, &p->origin_full))
+	if (check_run(p, elem, 0, origin, data, len, &p->next_origin, &p->origin_full))
 		return;
 	if (!p->v || !p->v->mappings)
 		return;
@@ -322,7 +321,7 @@ static void put_run(struct parser *p, const char *elem, uint64_t origin, uint64_
 	m->data_begin = data;
 	m->length = len;
 	m->time = (uint32_t)time;
-	if (p->nbatch == BATCH)
+	if (p->nbatch == XML_BATCH)
 		flush_batch(p);
 }
 
@@ -341,46 +340,14 @@ static void add_mapping(struct parser *p, const char *elem, uint64_t origin, uin
 	}
 }
 
-static void start_single(struct parser *p, const char **atts)
+static void start_def(struct parser *p, uint64_t name)
 {
-	static const struct attr_spec spec[] = {
-		{ "origin_block", UINT64_MAX, 1 },
-		{ "data_block", UINT64_MAX, 1 },
-		{ "time", MAX_TIME, 1 },
-	};
-	uint64_t val[3] = { 0 };
-
-	if (!get_attrs(p, "single_mapping", atts, spec, 3, val))
-		add_mapping(p, "single_mapping", val[0], val[1], 1, val[2]);
-}
-
-static void start_range(struct parser *p, const char **atts)
-{
-	static const struct attr_spec spec[] = {
-		{ "origin_begin", UINT64_MAX, 1 },
-		{ "data_begin", UINT64_MAX, 1 },
-		{ "length", UINT64_MAX, 1 },
-		{ "time", MAX_TIME, 1 },
-	};
-	uint64_t val[4] = { 0 };
-
-	if (!get_attrs(p, "range_mapping", atts, spec, 4, val))
-		add_mapping(p, "range_mapping", val[0], val[1], val[2], val[3]);
-}
-
-static const struct attr_spec def_name_spec[] = { { "name", UINT64_MAX, 1 } };
-
-static void start_def(struct parser *p, const char **atts)
-{
-	uint64_t name = 0;
 	int r;
 
 	if (p->where != IN_SUPERBLOCK) {
 		invalid(p, "<def>: only allowed directly inside <superblock>");
 		return;
 	}
-	if (get_attrs(p, "def", atts, def_name_spec, 1, &name))
-		return;
 	r = xml_defs_begin(&p->defs, name, &p->cur_def);
 	if (r == -EEXIST)
 		invalid(p, "<def>: name \"%llu\" is defined twice", (unsigned long long)name);
@@ -391,18 +358,15 @@ static void start_def(struct parser *p, const char **atts)
 }
 
 /* <ref name="N"/>: def N's runs, here. */
-static void start_ref(struct parser *p, const char **atts)
+static void start_ref(struct parser *p, uint64_t name)
 {
 	const struct xml_def *d;
-	uint64_t name = 0;
 	enum where at = p->where;
 
 	if (at != IN_DEVICE && at != IN_DEF) {
 		invalid(p, "<ref>: only allowed inside <device> or <def>");
 		return;
 	}
-	if (get_attrs(p, "ref", atts, def_name_spec, 1, &name))
-		return;
 	d = xml_defs_find(&p->defs, name);
 	if (!d || (at == IN_DEF && d == xml_defs_at(&p->defs, p->cur_def))) {
 		invalid(p, "<ref>: no <def name=\"%llu\"> before it", (unsigned long long)name);
@@ -418,28 +382,53 @@ static void start_ref(struct parser *p, const char **atts)
 	}
 }
 
-static void XMLCALL on_start(void *ctx, const XML_Char *name, const XML_Char **atts)
+void xml_elem_start(struct parser *p, enum xml_elem e, const uint64_t *vals)
 {
-	struct parser *p = ctx;
+	switch (e) {
+	case XML_SINGLE:
+		add_mapping(p, "single_mapping", vals[0], vals[1], 1, vals[2]);
+		break;
+	case XML_RANGE:
+		add_mapping(p, "range_mapping", vals[0], vals[1], vals[2], vals[3]);
+		break;
+	case XML_DEVICE:
+		start_device(p, vals);
+		break;
+	case XML_REF:
+		start_ref(p, vals[0]);
+		break;
+	case XML_DEF:
+		start_def(p, vals[0]);
+		break;
+	default:
+		start_superblock(p, vals);
+		break;
+	}
+}
 
-	if (p->rc)
+void xml_single(struct parser *p, uint64_t origin, uint64_t data, uint64_t time)
+{
+	struct thin_ir_mapping *m;
+
+	/* the common case in full: a device's next mapping, all in range */
+	if (p->where != IN_DEVICE || p->origin_full || origin < p->next_origin ||
+	    origin == UINT64_MAX || data >= p->nr_data_blocks ||
+	    !p->v || !p->v->mappings || p->rc) {
+		uint64_t vals[3] = { origin, data, time };
+
+		xml_elem_start(p, XML_SINGLE, vals);
+		if (!p->rc)
+			xml_elem_end(p);
 		return;
-	if (p->where == IN_MAPPING)
-		invalid(p, "<%s>: mapping elements have no children", name);
-	else if (!strcmp(name, "single_mapping"))
-		start_single(p, atts);
-	else if (!strcmp(name, "range_mapping"))
-		start_range(p, atts);
-	else if (!strcmp(name, "device"))
-		start_device(p, atts);
-	else if (!strcmp(name, "ref"))
-		start_ref(p, atts);
-	else if (!strcmp(name, "def"))
-		start_def(p, atts);
-	else if (!strcmp(name, "superblock"))
-		start_superblock(p, atts);
-	else
-		invalid(p, "<%s>: unknown element", name);
+	}
+	p->next_origin = origin + 1;
+	m = &p->batch[p->nbatch++];
+	m->origin_begin = origin;
+	m->data_begin = data;
+	m->length = 1;
+	m->time = (uint32_t)time;
+	if (p->nbatch == XML_BATCH)
+		flush_batch(p);
 }
 
 static void end_device(struct parser *p)
@@ -451,13 +440,8 @@ static void end_device(struct parser *p)
 	VISIT(p, "finishing a device", device_end);
 }
 
-static void XMLCALL on_end(void *ctx, const XML_Char *name)
+void xml_elem_end(struct parser *p)
 {
-	struct parser *p = ctx;
-
-	(void)name;	/* expat guarantees it matches the open element */
-	if (p->rc)
-		return;
 	switch (p->where) {
 	case IN_MAPPING:
 		p->where = p->parent;
@@ -476,6 +460,115 @@ static void XMLCALL on_end(void *ctx, const XML_Char *name)
 	default:
 		break;
 	}
+}
+
+void xml_state_init(struct parser *p, XML_Parser xp, const struct thin_ir_visitor *v,
+		    struct thin_xml_error *err)
+{
+	xml_defs_init(&p->defs);
+	memset(err, 0, sizeof(*err));
+	p->xp = xp;
+	p->v = v;
+	p->err = err;
+	p->rc = 0;
+	p->visitor_failed = 0;
+	p->where = AT_TOP;
+	p->have_dev = 0;
+	p->nbatch = 0;
+}
+
+void xml_state_destroy(struct parser *p)
+{
+	xml_defs_destroy(&p->defs);
+}
+
+int xml_state_finish(struct parser *p)
+{
+	int r;
+
+	if (p->rc)
+		return p->rc;
+	if (p->where != AT_END) {
+		set_pos(p);
+		snprintf(p->err->msg, sizeof(p->err->msg), "the document has no <superblock>");
+		return p->rc = -EBADMSG;
+	}
+	if (p->v && p->v->superblock_end) {
+		r = p->v->superblock_end(p->v->ctx);
+		if (r) {
+			snprintf(p->err->msg, sizeof(p->err->msg), "finishing the superblock: %s",
+				 strerror(-r));
+			p->visitor_failed = 1;
+			return p->rc = r;
+		}
+	}
+	return 0;
+}
+
+/* ---- expat ---- */
+
+/* The checks that come before the attributes for element E (so that the
+ * message names the misplacement, as it always did): 0 to go on. */
+static int placement_ok(struct parser *p, enum xml_elem e)
+{
+	switch (e) {
+	case XML_SUPERBLOCK:
+		if (p->where != AT_TOP)
+			invalid(p, "<superblock>: only one superblock is allowed");
+		break;
+	case XML_DEVICE:
+		if (p->where != IN_SUPERBLOCK)
+			invalid(p, "<device>: only allowed directly inside <superblock>");
+		break;
+	case XML_DEF:
+		if (p->where != IN_SUPERBLOCK)
+			invalid(p, "<def>: only allowed directly inside <superblock>");
+		break;
+	case XML_REF:
+		if (p->where != IN_DEVICE && p->where != IN_DEF)
+			invalid(p, "<ref>: only allowed inside <device> or <def>");
+		break;
+	default:
+		break;
+	}
+	return !p->rc;
+}
+
+static void XMLCALL on_start(void *ctx, const XML_Char *name, const XML_Char **atts)
+{
+	struct parser *p = ctx;
+	const struct elem_spec *es;
+	uint64_t vals[XML_MAX_ATTRS];
+	int e;
+
+	if (p->rc)
+		return;
+	if (p->where == IN_MAPPING) {
+		invalid(p, "<%s>: mapping elements have no children", name);
+		return;
+	}
+	for (e = 0; e < XML_NR_ELEMS; e++)
+		if (!strcmp(name, xml_elems[e].name))
+			break;
+	if (e == XML_NR_ELEMS) {
+		invalid(p, "<%s>: unknown element", name);
+		return;
+	}
+	es = &xml_elems[e];
+	if (!placement_ok(p, (enum xml_elem)e))
+		return;
+	memcpy(vals, es->defaults, sizeof(vals));
+	if (!get_attrs(p, es->name, atts, es->attrs, es->n, vals))
+		xml_elem_start(p, (enum xml_elem)e, vals);
+}
+
+static void XMLCALL on_end(void *ctx, const XML_Char *name)
+{
+	struct parser *p = ctx;
+
+	(void)name;	/* expat guarantees it matches the open element */
+	if (!p->rc)
+		xml_elem_end(p);
 }
 
 static void XMLCALL on_text(void *ctx, const XML_Char *s, int len)
@@ -502,21 +595,15 @@ static void XMLCALL on_doctype(void *ctx, const XML_Char *name, const XML_Char *
 static int parser_init(struct parser *p, const struct thin_ir_visitor *v,
 		       struct thin_xml_error *err)
 {
-	xml_defs_init(&p->defs);
-	memset(err, 0, sizeof(*err));
-	p->xp = XML_ParserCreate("UTF-8");
-	if (!p->xp)
+	XML_Parser xp = XML_ParserCreate("UTF-8");
+
+	xml_state_init(p, xp, v, err);
+	if (!xp)
 		return -ENOMEM;
-	p->v = v;
-	p->err = err;
-	p->rc = 0;
-	p->where = AT_TOP;
-	p->have_dev = 0;
-	p->nbatch = 0;
-	XML_SetUserData(p->xp, p);
-	XML_SetElementHandler(p->xp, on_start, on_end);
-	XML_SetCharacterDataHandler(p->xp, on_text);
-	XML_SetStartDoctypeDeclHandler(p->xp, on_doctype);
+	XML_SetUserData(xp, p);
+	XML_SetElementHandler(xp, on_start, on_end);
+	XML_SetCharacterDataHandler(xp, on_text);
+	XML_SetStartDoctypeDeclHandler(xp, on_doctype);
 	return 0;
 }
 
@@ -534,27 +621,12 @@ static int parser_status(struct parser *p, enum XML_Status status)
 	return 0;
 }
 
-/* The input ended and expat accepted it: finish the superblock. */
-static int parser_finish(struct parser *p)
+static void parser_free(struct parser *p)
 {
-	int r;
-
-	if (p->rc)
-		return p->rc;
-	if (p->where != AT_END) {
-		set_pos(p);
-		snprintf(p->err->msg, sizeof(p->err->msg), "the document has no <superblock>");
-		return p->rc = -EBADMSG;
-	}
-	if (p->v && p->v->superblock_end) {
-		r = p->v->superblock_end(p->v->ctx);
-		if (r) {
-			snprintf(p->err->msg, sizeof(p->err->msg), "finishing the superblock: %s",
-				 strerror(-r));
-			return p->rc = r;
-		}
-	}
-	return 0;
+	if (p->xp)
+		XML_ParserFree(p->xp);
+	xml_state_destroy(p);
+	free(p);
 }
 
 int thin_xml_parse_fd(int fd, const struct thin_ir_visitor *v, struct thin_xml_error *err)
@@ -585,11 +657,8 @@ int thin_xml_parse_fd(int fd, const struct thin_ir_visitor *v, struct thin_xml_e
 		r = parser_status(p, XML_ParseBuffer(p->xp, (int)n, last));
 	}
 	if (!r)
-		r = parser_finish(p);
-	if (p->xp)
-		XML_ParserFree(p->xp);
-	xml_defs_destroy(&p->defs);
-	free(p);
+		r = xml_state_finish(p);
+	parser_free(p);
 	return r;
 }
 
@@ -612,10 +681,7 @@ int thin_xml_parse_mem(const char *buf, size_t len, const struct thin_ir_visitor
 			break;
 	}
 	if (!r)
-		r = parser_finish(p);
-	if (p->xp)
-		XML_ParserFree(p->xp);
-	xml_defs_destroy(&p->defs);
-	free(p);
+		r = xml_state_finish(p);
+	parser_free(p);
 	return r;
 }

@@ -28,7 +28,8 @@
  * (the builder) never commits a bad document; but earlier callbacks have
  * run by the time an error late in the input is found, so a caller that
  * must not touch its output on bad input validates first (V NULL) - see
- * xml_restore.h. A visitor error stops the parse and is returned as is. */
+ * xml_cmd.h. A visitor error stops the parse and is returned as is.
+ * The checks are shared with the strict scanner (xml_parse_int.h). */
 #ifndef TP_THIN_XML_PARSE_H
 #define TP_THIN_XML_PARSE_H
 

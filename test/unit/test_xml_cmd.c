@@ -277,10 +277,49 @@ static void test_blocks_needed(void)
 	}
 }
 
+/* A file large for its recording limit is validated and counted in two
+ * halves at once (xml_scan.h): the same counts, reference counts summed
+ * across the halves included, and the same metadata, byte for byte. */
+static void test_restore_split(void)
+{
+	static const struct { unsigned ndev; uint64_t blocks; unsigned share; } w[] = {
+		{ 3, 300, 2 }, { 130, 20, 3 }, { 5, 9000, 1 }, { 4, 5000, 7 },
+	};
+	enum { SIZE = 16 << 20 };
+	char *one = malloc(SIZE), *two = malloc(SIZE);
+
+	CU_ASSERT_FATAL(one && two);
+	for (size_t i = 0; i < TP_ARRAY_SIZE(w); i++) {
+		struct thin_xml_stats st1, st2;
+		struct io_engine *m1, *m2;
+		char *doc = workload(w[i].ndev, w[i].blocks, w[i].share);
+		int fd;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+		fd = text_file("work.xml", doc);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m1) == 0);
+		CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m2) == 0);
+		CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "work.xml", m1, 0, &st1), 0);
+		CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "work.xml", m2, 1, &st2), 0);
+		CU_ASSERT(!memcmp(&st1, &st2, sizeof(st1)));
+		CU_ASSERT_FATAL(io_read(m1, 0, one, SIZE) == 0);
+		CU_ASSERT_FATAL(io_read(m2, 0, two, SIZE) == 0);
+		CU_ASSERT(!memcmp(one, two, SIZE));
+		io_destroy(m1);
+		io_destroy(m2);
+		close(fd);
+		free(doc);
+	}
+	free(one);
+	free(two);
+}
+
 TP_TEST_SUITE(xml_cmd, NULL, NULL,
 	      { "restore_and_dump", test_restore_and_dump },
 	      { "restore_reparse", test_restore_reparse },
 	      { "restore_from_pipe", test_restore_from_pipe },
 	      { "bad_input_untouched", test_bad_input_untouched },
 	      { "too_small_untouched", test_too_small_untouched },
-	      { "blocks_needed", test_blocks_needed })
+	      { "blocks_needed", test_blocks_needed },
+	      { "restore_split", test_restore_split })
