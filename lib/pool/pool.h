@@ -138,6 +138,25 @@ int pool_remove(struct pool *p) TP_MUST_CHECK;
  * pool lock. 0, or -ENOENT when nothing at all is known of NAME. */
 int pool_forget(const char *name) TP_MUST_CHECK;
 
+/* ---- growth (pool_extend.c) ---- */
+
+/* What tpextend did and found. */
+struct pool_extend_result {
+	uint64_t old_data_size, new_data_size;	/* bytes, whole chunks */
+	uint64_t data_dev_size;			/* bytes, the data device now */
+	uint64_t chunk;				/* bytes */
+	int stripe_changed;	/* the data device's stripe no longer fits the chunk */
+	char stripe[512];	/* what changed and what the chunk now costs (--explain) */
+	char topo_desc[256];	/* the data device's geometry in words */
+};
+
+/* Grow the data area to the data device's current size, rounded down to
+ * whole chunks: one VG commit and one thin transaction (the protocol
+ * above), then the labels. An offline pool only (live: -EBUSY, logged);
+ * -ENOSPC (logged) when the device has no whole chunk beyond the area.
+ * The stripe check is made either way and filled into RES. */
+int pool_extend(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
+
 /* ---- kernel ---- */
 
 /* Is the pool active in the kernel (its thin-pool target loaded)? While it

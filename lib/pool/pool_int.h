@@ -109,6 +109,27 @@ int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id) TP_MUST_CH
  * (logged) while it is in use. */
 int pool_op_vol_deactivate(struct pool *p, const char *vol) TP_MUST_CHECK;
 
+/* ---- volume.c: one change under the protocol ---- */
+
+/* The thin side of a change: 0 or -errno (logged). */
+typedef int (*pool_apply_fn)(struct pool *p, const void *arg);
+
+/* The protocol (pool.h): refuse a fatally damaged pool (pool_guard),
+ * commit NEXT (with transaction id + 1) as the VG, then APPLY to the thin
+ * metadata (or the kernel), set its transaction id and commit it. On a
+ * thin failure the thin transaction is aborted and the VG put back. NEXT
+ * is consumed either way. */
+int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void *arg)
+	TP_MUST_CHECK;
+
+/* ---- pool_labels.c: the labels follow the VG ---- */
+
+/* Make the in-memory labels of P carry the geometry its VG records
+ * (device sizes, areas), which a growth commits first; unless
+ * POOL_RDONLY, also write each label that differs (0 or -errno, logged).
+ * *CHANGED (may be NULL) is set when a label differed. */
+int pool_sync_labels(struct pool *p, int *changed) TP_MUST_CHECK;
+
 /* ---- pool_find.c: where the devices are ---- */
 
 /* Read-only probe of PATH's label into *L (0 = ours, -ENOENT = not a

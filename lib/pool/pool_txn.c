@@ -6,6 +6,7 @@
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
+#include "metadata/thin/thin_ir.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -37,12 +38,38 @@ static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 	return diff;
 }
 
+/* Offline: grow the thin metadata's data space map to the data area the
+ * VG records (an interrupted tpextend). The kernel grows its own from the
+ * pool table. */
+static int replay_growth(struct pool *p)
+{
+	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512;
+	uint64_t want = p->vg->dev[VG_ROLE_DATA].area[0].size / chunk;
+	struct thin_ir_superblock sb;
+	int r;
+
+	if (p->live)
+		return 0;
+	if ((r = thin_superblock_info(p->md, &sb)))
+		return r;
+	if (sb.nr_data_blocks >= want)
+		return 0;
+	if ((r = thin_resize_data(p->md, want)))
+		return r;
+	log_warn("pool %s: completed the interrupted growth of the data area to %llu chunks",
+		 p->name, (unsigned long long)want);
+	return 0;
+}
+
 /* Replay the VG's intent onto the thin devices IDS (uncommitted when
  * offline; through pool messages when live). */
 static int replay(struct pool *p, const uint64_t *ids, size_t n)
 {
 	const struct vg *vg = p->vg;
-	int r;
+	int r = replay_growth(p);
+
+	if (r)
+		return r;
 
 	for (size_t i = 0; i < n; i++) {
 		if (vg_find_dev_id(vg, (uint32_t)ids[i]))

@@ -42,13 +42,7 @@ int pool_split_volume_spec(const char *spec, char pool[VG_NAME_MAX + 1],
 	return 0;
 }
 
-typedef int (*apply_fn)(struct pool *p, const void *arg);
-
-/* The protocol: refuse a fatally damaged pool (pool_guard), commit NEXT
- * (with transaction id + 1) as the VG, then
- * APPLY to the thin metadata, set its transaction id and commit it. On a
- * thin failure the thin transaction is aborted and the VG put back. */
-static int pool_change(struct pool *p, struct vg *next, apply_fn apply, const void *arg)
+int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void *arg)
 {
 	uint64_t tid = p->vg->transaction_id;
 	struct vg *undo;
@@ -146,7 +140,7 @@ static int apply_create(struct pool *p, const void *arg)
 	return r;
 }
 
-static int add_volume(struct pool *p, struct vg_volume *v, apply_fn apply)
+static int add_volume(struct pool *p, struct vg_volume *v, pool_apply_fn apply)
 {
 	struct vg *next;
 	int r = vg_clone(p->vg, &next);
