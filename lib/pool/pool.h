@@ -140,9 +140,17 @@ int pool_forget(const char *name) TP_MUST_CHECK;
 
 /* ---- growth (pool_extend.c) ---- */
 
+/* What tpextend is asked to do. */
+struct pool_extend_params {
+	int metadata;		/* grow the thin-metadata areas too */
+	uint64_t metadata_size;	/* with METADATA: bytes of one area; 0 = auto (all the
+				 * metadata device offers) */
+};
+
 /* What tpextend did and found. */
 struct pool_extend_result {
 	uint64_t old_data_size, new_data_size;	/* bytes, whole chunks */
+	uint64_t old_meta_size, new_meta_size;	/* bytes of one thin-metadata area */
 	uint64_t data_dev_size;			/* bytes, the data device now */
 	uint64_t chunk;				/* bytes */
 	int stripe_changed;	/* the data device's stripe no longer fits the chunk */
@@ -151,11 +159,18 @@ struct pool_extend_result {
 };
 
 /* Grow the data area to the data device's current size, rounded down to
- * whole chunks: one VG commit and one thin transaction (the protocol
- * above), then the labels. An offline pool only (live: -EBUSY, logged);
- * -ENOSPC (logged) when the device has no whole chunk beyond the area.
- * The stripe check is made either way and filled into RES. */
-int pool_extend(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
+ * whole chunks, and with X->metadata the active and spare thin-metadata
+ * areas to X->metadata_size each, into free space of the metadata device
+ * (the active area grows in place; the spare moves behind it when it is in
+ * the way). One VG commit and one thin transaction (the protocol above),
+ * then the labels. An offline pool only (live: -EBUSY, logged). -ENOSPC
+ * (logged) when a device has no room: the data device no whole chunk
+ * beyond the area (without X->metadata), the metadata device not the two
+ * areas; -EINVAL (logged) for a metadata size not above the current one
+ * or beyond the format's limit. The stripe check is made either way and
+ * filled into RES. */
+int pool_extend(struct pool *p, const struct pool_extend_params *x,
+		struct pool_extend_result *res) TP_MUST_CHECK;
 
 /* ---- kernel ---- */
 

@@ -55,21 +55,118 @@ static void check_stripe(struct pool *p, struct pool_extend_result *res)
 			 "now would get a multiple of %s", s, c, s);
 }
 
+/* The metadata layout after growth to SIZE per area, or -ENOSPC: the
+ * active area stays where it is and grows in place (only the spare can
+ * follow it); the spare stays where it is if it fits before the active
+ * area, else it goes to the next TP_META_ALIGN boundary behind it. */
+static int meta_layout(uint64_t active, uint64_t spare, uint64_t size, uint64_t dev_size,
+		       uint64_t *new_spare)
+{
+	uint64_t behind = (active + size + TP_META_ALIGN - 1) / TP_META_ALIGN * TP_META_ALIGN;
+
+	if (active + size > dev_size)
+		return -ENOSPC;
+	if (spare < active && spare + size <= active) {
+		*new_spare = spare;
+		return 0;
+	}
+	if (behind > dev_size || size > dev_size - behind)
+		return -ENOSPC;
+	*new_spare = behind;
+	return 0;
+}
+
+/* The largest area size meta_layout accepts (0 if none): the spare kept
+ * before the active area, or both areas sharing what follows the active
+ * area, in whole TP_META_ALIGN units; at most TP_META_MAX. */
+static uint64_t meta_room(uint64_t active, uint64_t spare, uint64_t dev_size)
+{
+	uint64_t keep = 0, behind, s;
+
+	if (active >= dev_size)
+		return 0;
+	if (spare < active)
+		keep = TP_MIN(active - spare, dev_size - active) / TP_META_BLOCK * TP_META_BLOCK;
+	behind = (dev_size - active) / 2 / TP_META_ALIGN * TP_META_ALIGN;
+	while (behind && meta_layout(active, spare, behind, dev_size, &s))
+		behind -= TP_META_ALIGN;
+	return TP_MIN(TP_MAX(keep, behind), TP_META_MAX);
+}
+
+/* Decide the metadata growth into NEXT: -EINVAL / -ENOSPC, logged. */
+static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct vg *next,
+		     struct pool_extend_result *res)
+{
+	struct vg_device *m = &next->dev[VG_ROLE_META];
+	unsigned act = next->metadata_area;
+	uint64_t dev_size = p->pv[VG_ROLE_META].io->size, size = x->metadata_size, spare;
+	char a[32], b[32], c[32];
+
+	if (!size)
+		size = meta_room(m->area[act].offset, m->area[!act].offset, dev_size);
+	size = (size + TP_META_BLOCK - 1) / TP_META_BLOCK * TP_META_BLOCK;
+	if (x->metadata_size && (size <= res->old_meta_size || size > TP_META_MAX)) {
+		log_error("pool %s: --metadata-size %s must be above the current %s and at most "
+			  "%s (the format's limit)", p->name,
+			  tp_size_format(size, 'h', a, sizeof(a)),
+			  tp_size_format(res->old_meta_size, 'h', b, sizeof(b)),
+			  tp_size_format(TP_META_MAX, 'h', c, sizeof(c)));
+		return -EINVAL;
+	}
+	if (size <= res->old_meta_size ||
+	    meta_layout(m->area[act].offset, m->area[!act].offset, size, dev_size, &spare)) {
+		log_error("pool %s: the metadata device %s (%s) has no room for an active and a "
+			  "spare thin-metadata area of %s each; grow the device first", p->name,
+			  p->pv[VG_ROLE_META].io->name, tp_size_format(dev_size, 'h', a, sizeof(a)),
+			  tp_size_format(size > res->old_meta_size ? size : res->old_meta_size +
+					 TP_META_BLOCK, 'h', b, sizeof(b)));
+		return -ENOSPC;
+	}
+	m->size = dev_size;
+	m->area[act].size = size;
+	m->area[!act].offset = spare;
+	m->area[!act].size = size;
+	res->new_meta_size = size;
+	return 0;
+}
+
+struct growth {
+	uint64_t data_blocks;	/* 0: unchanged */
+	uint64_t meta_blocks;	/* 0: unchanged */
+};
+
+/* The thin side: the window over the (grown) active area, then the space
+ * maps. */
 static int apply_grow(struct pool *p, const void *arg)
 {
-	const uint64_t *blocks = arg;
-	int r = thin_resize_data(p->md, *blocks);
+	const struct growth *g = arg;
+	int r = 0;
 
-	if (r)
-		log_error("pool %s: cannot grow the thin metadata's data space map to %llu "
-			  "chunks: %s", p->name, (unsigned long long)*blocks, strerror(-r));
+	if (g->meta_blocks) {
+		if ((r = pool_sync_labels(p, NULL)) || (r = pool_open_thin(p)))
+			return r;
+		r = thin_resize_metadata(p->md, g->meta_blocks);
+		if (r)
+			log_error("pool %s: cannot grow the thin metadata's space map to %llu "
+				  "blocks: %s", p->name, (unsigned long long)g->meta_blocks,
+				  strerror(-r));
+	}
+	if (!r && g->data_blocks) {
+		r = thin_resize_data(p->md, g->data_blocks);
+		if (r)
+			log_error("pool %s: cannot grow the thin metadata's data space map to %llu "
+				  "chunks: %s", p->name, (unsigned long long)g->data_blocks,
+				  strerror(-r));
+	}
 	return r;
 }
 
-int pool_extend(struct pool *p, struct pool_extend_result *res)
+int pool_extend(struct pool *p, const struct pool_extend_params *x,
+		struct pool_extend_result *res)
 {
 	const struct vg_device *d = &p->vg->dev[VG_ROLE_DATA];
 	uint64_t dev_size = p->pv[VG_ROLE_DATA].io->size, room, blocks;
+	struct growth g = { 0, 0 };
 	struct vg *next;
 	char a[32], b[32];
 	int r;
@@ -77,6 +174,8 @@ int pool_extend(struct pool *p, struct pool_extend_result *res)
 	memset(res, 0, sizeof(*res));
 	res->chunk = (uint64_t)p->vg->chunk_size * 512;
 	res->old_data_size = res->new_data_size = d->area[0].size / res->chunk * res->chunk;
+	res->old_meta_size = res->new_meta_size =
+		p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size;
 	res->data_dev_size = dev_size;
 	check_stripe(p, res);
 	if (p->live) {
@@ -88,7 +187,9 @@ int pool_extend(struct pool *p, struct pool_extend_result *res)
 	blocks = room / res->chunk;
 	if (blocks > THIN_MAX_DATA_BLOCKS)
 		blocks = THIN_MAX_DATA_BLOCKS;
-	if (blocks * res->chunk <= res->old_data_size) {
+	if (blocks * res->chunk > res->old_data_size)
+		g.data_blocks = blocks;
+	else if (!x->metadata) {
 		log_error("pool %s: the data device %s (%s) has no whole chunk (%s) beyond the data "
 			  "area; grow the device first", p->name, p->pv[VG_ROLE_DATA].io->name,
 			  tp_size_format(dev_size, 'h', a, sizeof(a)),
@@ -97,11 +198,26 @@ int pool_extend(struct pool *p, struct pool_extend_result *res)
 	}
 	if ((r = vg_clone(p->vg, &next)))
 		return r;
-	next->dev[VG_ROLE_DATA].size = dev_size;
-	next->dev[VG_ROLE_DATA].area[0].size = blocks * res->chunk;
-	r = pool_change(p, next, apply_grow, &blocks);
-	if (r)
+	if (g.data_blocks) {
+		next->dev[VG_ROLE_DATA].size = dev_size;
+		next->dev[VG_ROLE_DATA].area[0].size = g.data_blocks * res->chunk;
+	}
+	if (x->metadata) {
+		if ((r = plan_meta(p, x, next, res))) {
+			vg_free(next);
+			return r;
+		}
+		g.meta_blocks = TP_MIN(res->new_meta_size / TP_META_BLOCK, THIN_METADATA_MAX_BLOCKS);
+	}
+	r = pool_change(p, next, apply_grow, &g);
+	if (r) {
+		/* the VG was put back: so are the labels and the window */
+		res->new_meta_size = res->old_meta_size;
+		if (g.meta_blocks && !pool_sync_labels(p, NULL) && pool_open_thin(p))
+			log_error("pool %s: reopen it to go on", p->name);
 		return r;
-	res->new_data_size = blocks * res->chunk;
+	}
+	if (g.data_blocks)
+		res->new_data_size = g.data_blocks * res->chunk;
 	return pool_sync_labels(p, NULL);
 }

@@ -6,7 +6,6 @@
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
-#include "metadata/thin/thin_ir.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -38,26 +37,37 @@ static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 	return diff;
 }
 
-/* Offline: grow the thin metadata's data space map to the data area the
- * VG records (an interrupted tpextend). The kernel grows its own from the
- * pool table. */
+/* Offline: grow the thin metadata's space maps to the areas the VG
+ * records (an interrupted tpextend; the window over the active area
+ * already has the VG's size). The kernel grows its own from the pool
+ * table. */
 static int replay_growth(struct pool *p)
 {
 	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512;
-	uint64_t want = p->vg->dev[VG_ROLE_DATA].area[0].size / chunk;
-	struct thin_ir_superblock sb;
+	uint64_t data = p->vg->dev[VG_ROLE_DATA].area[0].size / chunk;
+	uint64_t meta = p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size /
+			THIN_METADATA_BLOCK_SIZE;
+	uint64_t meta_now, data_now;
 	int r;
 
 	if (p->live)
 		return 0;
-	if ((r = thin_superblock_info(p->md, &sb)))
+	if (meta > THIN_METADATA_MAX_BLOCKS)
+		meta = THIN_METADATA_MAX_BLOCKS;
+	if ((r = thin_usage(p->md, NULL, &meta_now, NULL, &data_now)))
 		return r;
-	if (sb.nr_data_blocks >= want)
-		return 0;
-	if ((r = thin_resize_data(p->md, want)))
-		return r;
-	log_warn("pool %s: completed the interrupted growth of the data area to %llu chunks",
-		 p->name, (unsigned long long)want);
+	if (meta_now < meta) {
+		if ((r = thin_resize_metadata(p->md, meta)))
+			return r;
+		log_warn("pool %s: completed the interrupted growth of the thin-metadata area to "
+			 "%llu blocks", p->name, (unsigned long long)meta);
+	}
+	if (data_now < data) {
+		if ((r = thin_resize_data(p->md, data)))
+			return r;
+		log_warn("pool %s: completed the interrupted growth of the data area to %llu "
+			 "chunks", p->name, (unsigned long long)data);
+	}
 	return 0;
 }
 
