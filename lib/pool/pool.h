@@ -128,6 +128,23 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 int pool_volume_snapshot(struct pool *p, const char *origin, const char *name) TP_MUST_CHECK;
 int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
 
+/* Resize volume NAME (volume_change.c): RELATIVE 0 sets SIZE bytes, +1
+ * adds, -1 takes away (rounded up to 512). Growing and shrinking change
+ * the VG only, unless FORCE lets a shrink unmap the chunks mapped at or
+ * beyond the new end (their data is lost: the caller asks first), which
+ * is one change under the protocol. A shrink over mapped chunks without
+ * FORCE: -ENOTEMPTY (logged, with how much is mapped there). The volume
+ * must not be loaded in the kernel, and a shrink needs an offline pool
+ * (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
+ * data unmapped. */
+int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,
+		       int force, uint64_t *old, uint64_t *new_size, uint64_t *unmapped)
+	TP_MUST_CHECK;
+/* Rename volume OLD to NEW (one VG commit; snapshots of OLD name NEW as
+ * their origin). The volume must not be loaded in the kernel (-EBUSY,
+ * logged); NEW taken: -EEXIST. */
+int pool_volume_rename(struct pool *p, const char *old, const char *new_name) TP_MUST_CHECK;
+
 /* Wipe the pool: labels and VG areas of both devices, the devices-file
  * entries; the backups stay. P is closed and freed either way. */
 int pool_remove(struct pool *p) TP_MUST_CHECK;

@@ -122,6 +122,17 @@ typedef int (*pool_apply_fn)(struct pool *p, const void *arg);
 int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void *arg)
 	TP_MUST_CHECK;
 
+/* NAME is a valid volume name not taken in P: 0, -EINVAL or -EEXIST
+ * (logged). */
+int pool_name_free(struct pool *p, const char *name) TP_MUST_CHECK;
+
+/* ---- volume_change.c ---- */
+
+/* Offline, with no uncommitted thin change: unmap every chunk mapped at or
+ * beyond the end of its volume in the VG (an interrupted forced shrink);
+ * uncommitted. 0 or -errno, logged. */
+int pool_unmap_beyond_ends(struct pool *p) TP_MUST_CHECK;
+
 /* ---- pool_labels.c: the labels follow the VG ---- */
 
 /* Make the in-memory labels of P carry the geometry its VG records

@@ -37,8 +37,9 @@ static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 	return diff;
 }
 
-/* Offline: grow the thin metadata's space maps to the areas the VG
- * records (an interrupted tpextend; the window over the active area
+/* Offline: unmap what lies beyond the volumes' ends (an interrupted
+ * forced shrink) and grow the thin metadata's space maps to the areas the
+ * VG records (an interrupted tpextend; the window over the active area
  * already has the VG's size). The kernel grows its own from the pool
  * table. */
 static int replay_growth(struct pool *p)
@@ -52,6 +53,8 @@ static int replay_growth(struct pool *p)
 
 	if (p->live)
 		return 0;
+	if ((r = pool_unmap_beyond_ends(p)))
+		return r;
 	if (meta > THIN_METADATA_MAX_BLOCKS)
 		meta = THIN_METADATA_MAX_BLOCKS;
 	if ((r = thin_usage(p->md, NULL, &meta_now, NULL, &data_now)))

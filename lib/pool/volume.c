@@ -84,7 +84,7 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 	return r;
 }
 
-static int name_free(struct pool *p, const char *name)
+int pool_name_free(struct pool *p, const char *name)
 {
 	const char *why;
 
@@ -163,7 +163,7 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 	int r;
 
 	*over = 0;
-	if ((r = name_free(p, name)))
+	if ((r = pool_name_free(p, name)))
 		return r;
 	if (!size) {
 		log_error("volume %s: the size must be greater than 0", name);
@@ -210,7 +210,7 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name)
 			  origin, p->name);
 		return -ENOENT;
 	}
-	if ((r = name_free(p, name)))
+	if ((r = pool_name_free(p, name)))
 		return r;
 	memset(&v, 0, sizeof(v));
 	snprintf(v.name, sizeof(v.name), "%s", name);
