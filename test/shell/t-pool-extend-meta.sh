@@ -2,6 +2,7 @@
 # the spare moves behind it, into free space of the metadata device; thin_check
 # and tpcheck accept the result; refusals change nothing; a crash after the
 # VG commit is completed by the next command.
+DATA_SIZE=256M
 new_pool mgrow
 ok tvcreate -V 1G -n a mgrow
 layout() { tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length,pool_spare_offset mgrow | awk 'NF { print $1, $2, $3; exit }'; }
@@ -27,7 +28,7 @@ ok tvcreate -V 1G -n b mgrow
 
 # an explicit size; the data area grows along when its device has
 truncate -s 300M mgrow-meta.img
-truncate -s 5G mgrow-data.img
+truncate -s 300M mgrow-data.img
 ok tpextend --metadata-size 120M mgrow
 out_has "to 120 MiB"
 out_has ": data area grown"

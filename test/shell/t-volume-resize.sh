@@ -2,7 +2,7 @@
 # data is refused unless --force (asked, -y), which unmaps it, and a crash
 # in between is completed by the next command. tvrename renames a volume
 # and its snapshots' origin; refusals change nothing.
-DATA_SIZE=1G
+DATA_SIZE=128M
 new_pool rs --chunk 64k
 ok tvcreate -V 100M -n a rs
 ok tvsnap rs/a -n a-snap
