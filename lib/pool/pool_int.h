@@ -111,6 +111,9 @@ int pool_op_vol_deactivate(struct pool *p, const char *vol) TP_MUST_CHECK;
 
 /* ---- volume.c: one change under the protocol ---- */
 
+/* 8 EiB: the block layer's limit for a device's sector count. */
+#define POOL_VOLUME_MAX_BYTES (1ull << 63)
+
 /* The thin side of a change: 0 or -errno (logged). */
 typedef int (*pool_apply_fn)(struct pool *p, const void *arg);
 
@@ -126,10 +129,29 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
  * (logged). */
 int pool_name_free(struct pool *p, const char *name) TP_MUST_CHECK;
 
-/* ---- volume_change.c ---- */
+/* ---- pool_beyond.c: chunks mapped beyond their volume's end ---- */
 
+struct pool_beyond {
+	const struct vg *vg;	/* the volume sizes that count */
+	uint64_t chunk;		/* bytes */
+	uint32_t dev_id;	/* unless ALL */
+	int all;
+	uint64_t first, cur;	/* walk state */
+	struct { uint64_t dev_id, vblock; } *found;	/* malloc'd, N of them */
+	size_t n, alloc;
+};
+
+/* Fill *B with the chunks of P's committed thin metadata mapped at or
+ * beyond the end VG gives their volume: device DEV_ID's, or with ALL
+ * every device's (devices VG does not list are left out). 0 or -errno,
+ * logged; free with pool_beyond_free either way. */
+int pool_find_beyond(struct pool *p, const struct vg *vg, int all, uint32_t dev_id,
+		     struct pool_beyond *b) TP_MUST_CHECK;
+void pool_beyond_free(struct pool_beyond *b);
+/* Unmap B's chunks (a pool_apply_fn; uncommitted). */
+int pool_unmap_beyond(struct pool *p, const void *b) TP_MUST_CHECK;
 /* Offline, with no uncommitted thin change: unmap every chunk mapped at or
- * beyond the end of its volume in the VG (an interrupted forced shrink);
+ * beyond the end of its volume in P's VG (an interrupted forced shrink);
  * uncommitted. 0 or -errno, logged. */
 int pool_unmap_beyond_ends(struct pool *p) TP_MUST_CHECK;
 

@@ -12,9 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-/* 8 EiB: the block layer's limit for a device's sector count. */
-#define POOL_VOLUME_MAX_BYTES (1ull << 63)
-
 int pool_split_volume_spec(const char *spec, char pool[VG_NAME_MAX + 1],
 			   char vol[VG_NAME_MAX + 1])
 {

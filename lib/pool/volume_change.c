@@ -7,23 +7,18 @@
  * change under the transaction-id protocol (pool_change), so a crash
  * between the two commits leaves the VG with the new size and the chunks
  * still mapped beyond its end: the next command completes the change
- * (pool_unmap_beyond_ends, from pool_txn.c), before a grow could show
- * them again. A volume the kernel has loaded is
+ * (pool_beyond.c, from pool_txn.c), before a grow could show them
+ * again. A volume the kernel has loaded is
  * left alone: its table carries its size and its dm name. */
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
-#include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* 8 EiB: the block layer's limit for a device's sector count. */
-#define VOLUME_MAX_BYTES (1ull << 63)
 
 /* -EBUSY (logged) when volume NAME of a live pool is loaded. */
 static int refuse_loaded(struct pool *p, const char *name, const char *what)
@@ -51,103 +46,6 @@ static struct vg_volume *find(struct pool *p, const char *name)
 
 /* ---- resize ---- */
 
-/* The mapped blocks of thin devices at or beyond their volume's end in
- * VG (one device, or every device with ALL). */
-struct beyond {
-	const struct vg *vg;
-	uint64_t chunk;		/* bytes */
-	uint32_t dev_id;	/* unless ALL */
-	int all;
-	uint64_t first;		/* of the device being walked; UINT64_MAX: skip it */
-	uint64_t cur;
-	struct { uint64_t dev_id, vblock; } *found;	/* malloc'd */
-	size_t n, alloc;
-};
-
-static int beyond_device(void *ctx, const struct thin_ir_device *d)
-{
-	struct beyond *b = ctx;
-	const struct vg_volume *v = vg_find_dev_id(b->vg, (uint32_t)d->dev_id);
-
-	b->cur = d->dev_id;
-	b->first = UINT64_MAX;
-	if (v && (b->all || d->dev_id == b->dev_id))
-		b->first = (v->size + b->chunk - 1) / b->chunk;
-	return 0;
-}
-
-static int beyond_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
-{
-	struct beyond *b = ctx;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = runs[i].origin_begin > b->first ? runs[i].origin_begin : b->first;
-
-		for (; v < runs[i].origin_begin + runs[i].length; v++) {
-			if (b->n == b->alloc) {
-				size_t na = b->alloc ? b->alloc * 2 : 256;
-				void *nv = realloc(b->found, na * sizeof(*b->found));
-				if (!nv)
-					return -ENOMEM;
-				b->found = nv;
-				b->alloc = na;
-			}
-			b->found[b->n].dev_id = b->cur;
-			b->found[b->n++].vblock = v;
-		}
-	}
-	return 0;
-}
-
-/* Fill B (vg, chunk, dev_id/all set by the caller) from P's committed
- * thin metadata. */
-static int find_beyond(struct pool *p, struct beyond *b)
-{
-	const struct thin_ir_visitor vis = { .ctx = b, .device_begin = beyond_device,
-					     .mappings = beyond_mappings };
-	int r = thin_walk(p->md, 0, &vis);
-
-	if (r)
-		log_error("pool %s: cannot read its mappings: %s", p->name, strerror(-r));
-	return r;
-}
-
-static int unmap_beyond(struct pool *p, const void *arg)
-{
-	const struct beyond *b = arg;
-
-	for (size_t i = 0; i < b->n; i++) {
-		int r = thin_remove_mapping(p->md, b->found[i].dev_id, b->found[i].vblock);
-		if (r) {
-			log_error("pool %s: cannot unmap block %llu of thin device %llu: %s",
-				  p->name, (unsigned long long)b->found[i].vblock,
-				  (unsigned long long)b->found[i].dev_id, strerror(-r));
-			return r;
-		}
-	}
-	return 0;
-}
-
-int pool_unmap_beyond_ends(struct pool *p)
-{
-	struct beyond b;
-	int r;
-
-	memset(&b, 0, sizeof(b));
-	b.vg = p->vg;
-	b.chunk = (uint64_t)p->vg->chunk_size * 512;
-	b.all = 1;
-	r = find_beyond(p, &b);
-	if (!r && b.n) {
-		r = unmap_beyond(p, &b);
-		if (!r)
-			log_warn("pool %s: completed the interrupted shrink: %zu chunks beyond the "
-				 "end of their volumes unmapped", p->name, b.n);
-	}
-	free(b.found);
-	return r;
-}
-
 static int new_size(const char *name, const struct vg_volume *v, int relative,
 		    uint64_t size, uint64_t *out)
 {
@@ -159,15 +57,15 @@ static int new_size(const char *name, const struct vg_volume *v, int relative,
 			  tp_size_format(v->size, 'h', b, sizeof(b)));
 		return -EINVAL;
 	}
-	if (relative > 0 && size > VOLUME_MAX_BYTES - v->size)
-		size = VOLUME_MAX_BYTES;
+	if (relative > 0 && size > POOL_VOLUME_MAX_BYTES - v->size)
+		size = POOL_VOLUME_MAX_BYTES;
 	else if (relative)
 		size = relative > 0 ? v->size + size : v->size - size;
 	if (!size) {
 		log_error("volume %s: the size must be greater than 0", name);
 		return -EINVAL;
 	}
-	if (size > VOLUME_MAX_BYTES) {
+	if (size > POOL_VOLUME_MAX_BYTES) {
 		log_error("volume %s: %s is beyond the largest volume the kernel supports (8 EiB)",
 			  name, tp_size_format(size, 'h', a, sizeof(a)));
 		return -ERANGE;
@@ -181,7 +79,7 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 {
 	const struct vg_volume *v = find(p, name);
 	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, want;
-	struct beyond b;
+	struct pool_beyond b;
 	struct vg *next;
 	char a[32];
 	int r;
@@ -204,10 +102,7 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 		return r;
 	vg_find_volume(next, name)->size = want;
 	memset(&b, 0, sizeof(b));
-	b.vg = next;
-	b.chunk = chunk;
-	b.dev_id = v->dev_id;
-	if (want < v->size && (r = find_beyond(p, &b)))
+	if (want < v->size && (r = pool_find_beyond(p, next, 0, v->dev_id, &b)))
 		goto fail;
 	if (b.n && !force) {
 		log_error("volume %s: %s of data is mapped beyond the new end; shrinking would "
@@ -216,15 +111,15 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 		r = -ENOTEMPTY;
 		goto fail;
 	}
-	r = b.n ? pool_change(p, next, unmap_beyond, &b) : pool_commit_vg(p, next);
-	free(b.found);
+	r = b.n ? pool_change(p, next, pool_unmap_beyond, &b) : pool_commit_vg(p, next);
 	if (!r) {
 		*new_size_out = want;
 		*unmapped = b.n * chunk;
 	}
+	pool_beyond_free(&b);
 	return r;
 fail:
-	free(b.found);
+	pool_beyond_free(&b);
 	vg_free(next);
 	return r;
 }
