@@ -51,3 +51,17 @@ err_has "completed the interrupted growth of the thin-metadata area to 38400 blo
 thin_check_pool mgrow
 ok tpcheck mgrow
 [ "$(thin_devices mgrow)" = 3 ] || fail "volumes lost"
+
+# after a repair swap the active area is the second one: it grows in place
+# and the spare, in its way no more than before it, moves behind it
+rm -f mgrow-*.img
+DATA_SIZE=256M new_pool swapped
+ok tvcreate -V 1G -n a swapped
+ok tprepair -y --force swapped
+swapped_layout() { tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length,pool_spare_offset swapped | awk 'NF { print $1, $2, $3; exit }'; }
+[ "$(swapped_layout)" = "33554432 32505856 1048576" ] || fail "setup: not swapped: $(swapped_layout)"
+truncate -s 100M swapped-meta.img
+ok tpextend --metadata-size auto swapped
+[ "$(swapped_layout)" = "33554432 35651584 69206016" ] || fail "layout after the swap: $(swapped_layout)"
+ok tpcheck swapped
+thin_check_pool swapped
