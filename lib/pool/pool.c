@@ -80,6 +80,10 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 		else if (!(r = rewrite_vg(p)))
 			log_warn("pool %s: a stale or damaged VG metadata copy was rewritten", name);
 	}
+	if (!r)
+		r = pool_sync_labels(p, NULL);
+	if (r)
+		goto fail;
 	if (p->live) {
 		r = pool_live_reconcile(p, !(flags & POOL_RDONLY));
 	} else {

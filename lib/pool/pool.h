@@ -129,6 +129,23 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 int pool_volume_snapshot(struct pool *p, const char *origin, const char *name) TP_MUST_CHECK;
 int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
 
+/* Resize volume NAME (volume_change.c): RELATIVE 0 sets SIZE bytes, +1
+ * adds, -1 takes away (rounded up to 512). Growing and shrinking change
+ * the VG only, unless FORCE lets a shrink unmap the chunks mapped at or
+ * beyond the new end (their data is lost: the caller asks first), which
+ * is one change under the protocol. A shrink over mapped chunks without
+ * FORCE: -ENOTEMPTY (logged, with how much is mapped there). The volume
+ * must not be loaded in the kernel, and a shrink needs an offline pool
+ * (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
+ * data unmapped. */
+int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,
+		       int force, uint64_t *old, uint64_t *new_size, uint64_t *unmapped)
+	TP_MUST_CHECK;
+/* Rename volume OLD to NEW (one VG commit; snapshots of OLD name NEW as
+ * their origin). The volume must not be loaded in the kernel (-EBUSY,
+ * logged); NEW taken: -EEXIST. */
+int pool_volume_rename(struct pool *p, const char *old, const char *new_name) TP_MUST_CHECK;
+
 /* Wipe the pool: labels and VG areas of both devices, the devices-file
  * entries; the backups stay. P is closed and freed either way. */
 int pool_remove(struct pool *p) TP_MUST_CHECK;
@@ -138,6 +155,40 @@ int pool_remove(struct pool *p) TP_MUST_CHECK;
  * file or a label scan), and drop its devices-file entries. Takes the
  * pool lock. 0, or -ENOENT when nothing at all is known of NAME. */
 int pool_forget(const char *name) TP_MUST_CHECK;
+
+/* ---- growth (pool_extend.c) ---- */
+
+/* What tpextend is asked to do. */
+struct pool_extend_params {
+	int metadata;		/* grow the thin-metadata areas too */
+	uint64_t metadata_size;	/* with METADATA: bytes of one area; 0 = auto (all the
+				 * metadata device offers) */
+};
+
+/* What tpextend did and found. */
+struct pool_extend_result {
+	uint64_t old_data_size, new_data_size;	/* bytes, whole chunks */
+	uint64_t old_meta_size, new_meta_size;	/* bytes of one thin-metadata area */
+	uint64_t data_dev_size;			/* bytes, the data device now */
+	uint64_t chunk;				/* bytes */
+	int stripe_changed;	/* the data device's stripe no longer fits the chunk */
+	char stripe[512];	/* what changed and what the chunk now costs (--explain) */
+	char topo_desc[256];	/* the data device's geometry in words */
+};
+
+/* Grow the data area to the data device's current size, rounded down to
+ * whole chunks, and with X->metadata the active and spare thin-metadata
+ * areas to X->metadata_size each, into free space of the metadata device
+ * (the active area grows in place; the spare moves behind it when it is in
+ * the way). One VG commit and one thin transaction (the protocol above),
+ * then the labels. An offline pool only (live: -EBUSY, logged). -ENOSPC
+ * (logged) when a device has no room: the data device no whole chunk
+ * beyond the area (without X->metadata), the metadata device not the two
+ * areas; -EINVAL (logged) for a metadata size not above the current one
+ * or beyond the format's limit. The stripe check is made either way and
+ * filled into RES. */
+int pool_extend(struct pool *p, const struct pool_extend_params *x,
+		struct pool_extend_result *res) TP_MUST_CHECK;
 
 /* ---- kernel ---- */
 

@@ -109,6 +109,61 @@ int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id) TP_MUST_CH
  * (logged) while it is in use. */
 int pool_op_vol_deactivate(struct pool *p, const char *vol) TP_MUST_CHECK;
 
+/* ---- volume.c: one change under the protocol ---- */
+
+/* The largest volume: the VG metadata holds sizes as signed 64-bit byte
+ * counts in whole sectors, so 8 EiB less one sector. */
+#define POOL_VOLUME_MAX_BYTES ((1ull << 63) - 512)
+
+/* The thin side of a change: 0 or -errno (logged). */
+typedef int (*pool_apply_fn)(struct pool *p, const void *arg);
+
+/* The protocol (pool.h): refuse a fatally damaged pool (pool_guard),
+ * commit NEXT (with transaction id + 1) as the VG, then APPLY to the thin
+ * metadata (or the kernel), set its transaction id and commit it. On a
+ * thin failure the thin transaction is aborted and the VG put back. NEXT
+ * is consumed either way. */
+int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void *arg)
+	TP_MUST_CHECK;
+
+/* NAME is a valid volume name not taken in P: 0, -EINVAL or -EEXIST
+ * (logged). */
+int pool_name_free(struct pool *p, const char *name) TP_MUST_CHECK;
+
+/* ---- pool_beyond.c: chunks mapped beyond their volume's end ---- */
+
+struct pool_beyond {
+	const struct vg *vg;	/* the volume sizes that count */
+	uint64_t chunk;		/* bytes */
+	uint32_t dev_id;	/* unless ALL */
+	int all;
+	uint64_t first, cur;	/* walk state */
+	struct { uint64_t dev_id, vblock; } *found;	/* malloc'd, N of them */
+	size_t n, alloc;
+};
+
+/* Fill *B with the chunks of P's committed thin metadata mapped at or
+ * beyond the end VG gives their volume: device DEV_ID's, or with ALL
+ * every device's (devices VG does not list are left out). 0 or -errno,
+ * logged; free with pool_beyond_free either way. */
+int pool_find_beyond(struct pool *p, const struct vg *vg, int all, uint32_t dev_id,
+		     struct pool_beyond *b) TP_MUST_CHECK;
+void pool_beyond_free(struct pool_beyond *b);
+/* Unmap B's chunks (a pool_apply_fn; uncommitted). */
+int pool_unmap_beyond(struct pool *p, const void *b) TP_MUST_CHECK;
+/* Offline, with no uncommitted thin change: unmap every chunk mapped at or
+ * beyond the end of its volume in P's VG (an interrupted forced shrink);
+ * uncommitted. 0 or -errno, logged. */
+int pool_unmap_beyond_ends(struct pool *p) TP_MUST_CHECK;
+
+/* ---- pool_labels.c: the labels follow the VG ---- */
+
+/* Make the in-memory labels of P carry the geometry its VG records
+ * (device sizes, areas), which a growth commits first; unless
+ * POOL_RDONLY, also write each label that differs (0 or -errno, logged).
+ * *CHANGED (may be NULL) is set when a label differed. */
+int pool_sync_labels(struct pool *p, int *changed) TP_MUST_CHECK;
+
 /* ---- pool_find.c: where the devices are ---- */
 
 /* Read-only probe of PATH's label into *L (0 = ours, -ENOENT = not a

@@ -37,12 +37,52 @@ static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 	return diff;
 }
 
+/* Offline: unmap what lies beyond the volumes' ends (an interrupted
+ * forced shrink) and grow the thin metadata's space maps to the areas the
+ * VG records (an interrupted tpextend; the window over the active area
+ * already has the VG's size). The kernel grows its own from the pool
+ * table. */
+static int replay_growth(struct pool *p)
+{
+	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512;
+	uint64_t data = p->vg->dev[VG_ROLE_DATA].area[0].size / chunk;
+	uint64_t meta = p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size /
+			THIN_METADATA_BLOCK_SIZE;
+	uint64_t meta_now, data_now;
+	int r;
+
+	if (p->live)
+		return 0;
+	if ((r = pool_unmap_beyond_ends(p)))
+		return r;
+	if (meta > THIN_METADATA_MAX_BLOCKS)
+		meta = THIN_METADATA_MAX_BLOCKS;
+	if ((r = thin_usage(p->md, NULL, &meta_now, NULL, &data_now)))
+		return r;
+	if (meta_now < meta) {
+		if ((r = thin_resize_metadata(p->md, meta)))
+			return r;
+		log_warn("pool %s: completed the interrupted growth of the thin-metadata area to "
+			 "%llu blocks", p->name, (unsigned long long)meta);
+	}
+	if (data_now < data) {
+		if ((r = thin_resize_data(p->md, data)))
+			return r;
+		log_warn("pool %s: completed the interrupted growth of the data area to %llu "
+			 "chunks", p->name, (unsigned long long)data);
+	}
+	return 0;
+}
+
 /* Replay the VG's intent onto the thin devices IDS (uncommitted when
  * offline; through pool messages when live). */
 static int replay(struct pool *p, const uint64_t *ids, size_t n)
 {
 	const struct vg *vg = p->vg;
-	int r;
+	int r = replay_growth(p);
+
+	if (r)
+		return r;
 
 	for (size_t i = 0; i < n; i++) {
 		if (vg_find_dev_id(vg, (uint32_t)ids[i]))

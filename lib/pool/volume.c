@@ -12,10 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-/* The largest volume: the VG metadata holds sizes as signed 64-bit byte
- * counts in whole sectors, so 8 EiB less one sector. */
-#define POOL_VOLUME_MAX_BYTES ((1ull << 63) - 512)
-
 int pool_split_volume_spec(const char *spec, char pool[VG_NAME_MAX + 1],
 			   char vol[VG_NAME_MAX + 1])
 {
@@ -43,13 +39,7 @@ int pool_split_volume_spec(const char *spec, char pool[VG_NAME_MAX + 1],
 	return 0;
 }
 
-typedef int (*apply_fn)(struct pool *p, const void *arg);
-
-/* The protocol: refuse a fatally damaged pool (pool_guard), commit NEXT
- * (with transaction id + 1) as the VG, then
- * APPLY to the thin metadata, set its transaction id and commit it. On a
- * thin failure the thin transaction is aborted and the VG put back. */
-static int pool_change(struct pool *p, struct vg *next, apply_fn apply, const void *arg)
+int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void *arg)
 {
 	uint64_t tid = p->vg->transaction_id;
 	struct vg *undo;
@@ -91,7 +81,7 @@ static int pool_change(struct pool *p, struct vg *next, apply_fn apply, const vo
 	return r;
 }
 
-static int name_free(struct pool *p, const char *name)
+int pool_name_free(struct pool *p, const char *name)
 {
 	const char *why;
 
@@ -147,7 +137,7 @@ static int apply_create(struct pool *p, const void *arg)
 	return r;
 }
 
-static int add_volume(struct pool *p, struct vg_volume *v, apply_fn apply)
+static int add_volume(struct pool *p, struct vg_volume *v, pool_apply_fn apply)
 {
 	struct vg *next;
 	int r = vg_clone(p->vg, &next);
@@ -170,7 +160,7 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 	int r;
 
 	*over = 0;
-	if ((r = name_free(p, name)))
+	if ((r = pool_name_free(p, name)))
 		return r;
 	if (!size) {
 		log_error("volume %s: the size must be greater than 0", name);
@@ -218,7 +208,7 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name)
 			  origin, p->name);
 		return -ENOENT;
 	}
-	if ((r = name_free(p, name)))
+	if ((r = pool_name_free(p, name)))
 		return r;
 	memset(&v, 0, sizeof(v));
 	snprintf(v.name, sizeof(v.name), "%s", name);

@@ -1,0 +1,67 @@
+# tpextend --metadata-size: the active thin-metadata area grows in place and
+# the spare moves behind it, into free space of the metadata device; thin_check
+# and tpcheck accept the result; refusals change nothing; a crash after the
+# VG commit is completed by the next command.
+DATA_SIZE=256M
+new_pool mgrow
+ok tvcreate -V 1G -n a mgrow
+layout() { tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length,pool_spare_offset mgrow | awk 'NF { print $1, $2, $3; exit }'; }
+[ "$(layout)" = "1048576 32505856 33554432" ] || fail "setup layout: $(layout)"
+
+# no room on the metadata device, a size not above the current one
+unchanged 5 tpextend --metadata-size auto mgrow
+err_has "no room"
+unchanged 3 tpextend --metadata-size 10M mgrow
+unchanged 5 tpextend --metadata-size 1G mgrow
+usage_error tpextend --metadata-size 0 mgrow
+usage_error tpextend --metadata-size x mgrow
+
+# auto: all the device offers (1 MiB header, two equal areas in whole MiB)
+truncate -s 200M mgrow-meta.img
+ok tpextend --metadata-size auto mgrow
+out_has "thin-metadata area grown from 31 MiB to 99 MiB"
+out_lacks ": data area"
+[ "$(layout)" = "1048576 103809024 104857600" ] || fail "layout after auto: $(layout)"
+thin_check_pool mgrow
+ok tpcheck mgrow
+ok tvcreate -V 1G -n b mgrow
+
+# an explicit size; the data area grows along when its device has
+truncate -s 300M mgrow-meta.img
+truncate -s 300M mgrow-data.img
+ok tpextend --metadata-size 120M mgrow
+out_has "to 120 MiB"
+out_has ": data area grown"
+[ "$(layout)" = "1048576 125829120 126877696" ] || fail "layout after 120M: $(layout)"
+thin_check_pool mgrow
+ok tpcheck mgrow
+
+# crash after the VG commit: the old thin superblock and labels are back
+truncate -s 400M mgrow-meta.img
+save_area mgrow before.img
+dd if=mgrow-meta.img of=sector.before bs=512 skip=1 count=1 status=none
+ok tpextend --metadata-size 150M mgrow
+load_area mgrow before.img
+dd if=sector.before of=mgrow-meta.img bs=512 seek=1 count=1 conv=notrunc status=none
+ok tpstatus mgrow
+err_has "interrupted"
+ok tvcreate -V 1G -n c mgrow
+err_has "completed the interrupted growth of the thin-metadata area to 38400 blocks"
+[ "$(layout)" = "1048576 157286400 158334976" ] || fail "layout after the crash: $(layout)"
+thin_check_pool mgrow
+ok tpcheck mgrow
+[ "$(thin_devices mgrow)" = 3 ] || fail "volumes lost"
+
+# after a repair swap the active area is the second one: it grows in place
+# and the spare, in its way no more than before it, moves behind it
+rm -f mgrow-*.img
+DATA_SIZE=256M new_pool swapped
+ok tvcreate -V 1G -n a swapped
+ok tprepair -y --force swapped
+swapped_layout() { tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length,pool_spare_offset swapped | awk 'NF { print $1, $2, $3; exit }'; }
+[ "$(swapped_layout)" = "33554432 32505856 1048576" ] || fail "setup: not swapped: $(swapped_layout)"
+truncate -s 100M swapped-meta.img
+ok tpextend --metadata-size auto swapped
+[ "$(swapped_layout)" = "33554432 35651584 69206016" ] || fail "layout after the swap: $(swapped_layout)"
+ok tpcheck swapped
+thin_check_pool swapped

@@ -1,0 +1,83 @@
+# tvresize grows and shrinks a volume's virtual size; a shrink over mapped
+# data is refused unless --force (asked, -y), which unmaps it, and a crash
+# in between is completed by the next command. tvrename renames a volume
+# and its snapshots' origin; refusals change nothing.
+DATA_SIZE=128M
+new_pool rs --chunk 64k
+ok tvcreate -V 100M -n a rs
+ok tvsnap rs/a -n a-snap
+vsize() { tpstatus --noheadings --units b -o vol_name,vol_size rs | awk -v v="$1" '$1 == v { print $2 }'; }
+origin() { tpstatus --noheadings -o vol_name,vol_origin rs | awk -v v="$1" '$1 == v { print $2 }'; }
+
+# give volume a (thin device 0) chunks 0..99 and 1500..1599 (64 KiB chunks)
+save_area rs area.img
+thin_dump area.img | awk '
+	/<device dev_id="0"/ { print; print "    <range_mapping origin_begin=\"0\" data_begin=\"0\" length=\"100\" time=\"0\"/>";
+		print "    <range_mapping origin_begin=\"1500\" data_begin=\"100\" length=\"100\" time=\"0\"/>"; next }
+	{ print }' >mapped.xml
+thin_restore -q -i mapped.xml -o area.img
+load_area rs area.img
+ok tpcheck rs
+
+# grow, absolute and relative
+ok tvresize -V 200M rs/a
+out_has "resized from 100 MiB to 200 MiB"
+[ "$(vsize a)" = "209715200b" ] || fail "size after grow: $(vsize a)"
+ok tvresize -V +1G rs/a-snap
+[ "$(vsize a-snap)" = "$((1124 * 1048576))b" ] || fail "relative grow: $(vsize a-snap)"
+ok tvresize -V -100M rs/a
+[ "$(vsize a)" = "104857600b" ] || fail "relative shrink over nothing mapped: $(vsize a)"
+
+# refusals: bad sizes, no such volume, mapped data beyond the new end
+unchanged 3 tvresize -V 0 rs/a
+unchanged 3 tvresize -V -200M rs/a
+unchanged 3 tvresize -V x rs/a
+unchanged 3 tvresize rs/a
+unchanged 3 tvresize -V 10M rs
+unchanged 5 tvresize -V 10M rs/nosuch
+unchanged 5 tvresize -V 50M rs/a
+err_has "6.25 MiB of data is mapped beyond the new end"
+unchanged 5 tvresize -V -1M rs/a
+err_has "1 MiB of data is mapped beyond"
+unchanged 5 tvresize --force -V 50M rs/a </dev/null
+
+# --force -y: unmapped, counted, the pool checks clean, a regrow shows nothing
+ok tvresize --force -y -V 50M rs/a
+out_has "6.25 MiB of data beyond the new end unmapped"
+ok tpcheck rs
+thin_check_pool rs
+ok tvresize -V 100M rs/a
+thin_dump area.img | grep -q 'origin_begin="1500"' && fail "unmapped chunks came back"
+thin_dump area.img | grep -q 'length="100"' || fail "chunks below the end were lost"
+
+# a crash between the VG commit and the unmapping: completed by the next command
+ok tvresize -V 200M rs/a
+save_area rs area.img
+thin_dump area.img | awk '
+	/<device dev_id="0"/ { print; print "    <range_mapping origin_begin=\"1500\" data_begin=\"200\" length=\"10\" time=\"0\"/>"; next }
+	{ print }' >mapped.xml
+thin_restore -q -i mapped.xml -o area.img
+load_area rs area.img
+save_area rs before.img
+ok tvresize --force -y -V 50M rs/a
+load_area rs before.img
+ok tpstatus rs
+err_has "interrupted"
+ok tvresize -V 200M rs/a
+err_has "completed the interrupted shrink: 10 chunks"
+thin_check_pool rs
+thin_dump area.img | grep -q 'origin_begin="1500"' && fail "the interrupted shrink left chunks mapped"
+ok tpcheck rs
+
+# tvrename: the volume and its snapshots' origin follow; refusals
+ok tvrename rs/a b
+out_has "Volume rs/a renamed to b."
+[ "$(vsize b)" = "209715200b" ] || fail "renamed volume lost its size"
+[ "$(origin a-snap)" = "b" ] || fail "snapshot origin not renamed: $(origin a-snap)"
+unchanged 5 tvrename rs/b a-snap
+err_has "already has a volume named a-snap"
+unchanged 5 tvrename rs/nosuch c
+unchanged 3 tvrename rs/b 'bad/name'
+unchanged 3 tvrename rs/b tpool
+unchanged 3 tvrename rs/b
+ok tpcheck rs

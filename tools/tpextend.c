@@ -1,0 +1,91 @@
+/* tpextend - grow a pool's data area to its data device's current size
+ * (an md array grown, a LUN resized, an image file made larger). */
+#include "lib/base/exitcodes.h"
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+#include "lib/pool/pool.h"
+#include "tools/cli.h"
+#include "tools/pool_op.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct extend {
+	int explain;
+	struct pool_extend_params params;
+	struct pool_extend_result res;
+};
+
+static void explain(const char *pool, const struct pool_extend_result *res)
+{
+	char a[32], b[32];
+
+	printf("Geometry of pool %s's data device: %s\n", pool,
+	       res->topo_desc[0] ? res->topo_desc : "unknown");
+	printf("  device:      %s\n", tp_size_format(res->data_dev_size, 'h', a, sizeof(a)));
+	printf("  chunk:       %s; the data area ends on a whole chunk\n",
+	       tp_size_format(res->chunk, 'h', b, sizeof(b)));
+	printf("  stripe:      %s\n",
+	       res->stripe_changed ? res->stripe : "the chunk is still a whole number of stripes "
+						   "(or the device reports none)");
+}
+
+static int extend_op(struct pool *p, void *arg)
+{
+	struct extend *x = arg;
+	char a[32], b[32];
+	int r = pool_extend(p, &x->params, &x->res);
+
+	if (x->explain)
+		explain(pool_name(p), &x->res);
+	else if (x->res.stripe_changed)
+		log_warn("pool %s: the array's stripe changed; 'tpextend --explain %s' says what "
+			 "it costs", pool_name(p), pool_name(p));
+	if (r || tp_log_verbosity() < 0)
+		return r;
+	if (x->res.new_data_size != x->res.old_data_size)
+		printf("Pool %s: data area grown from %s to %s (%llu chunks).\n", pool_name(p),
+		       tp_size_format(x->res.old_data_size, 'h', a, sizeof(a)),
+		       tp_size_format(x->res.new_data_size, 'h', b, sizeof(b)),
+		       (unsigned long long)(x->res.new_data_size / x->res.chunk));
+	if (x->res.new_meta_size != x->res.old_meta_size)
+		printf("Pool %s: thin-metadata area grown from %s to %s (and its spare).\n",
+		       pool_name(p), tp_size_format(x->res.old_meta_size, 'h', a, sizeof(a)),
+		       tp_size_format(x->res.new_meta_size, 'h', b, sizeof(b)));
+	return 0;
+}
+
+int cmd_tpextend(const struct tp_command *cmd, int argc, const char **argv)
+{
+	const char *devices = NULL, *meta = NULL, **args;
+	struct extend x;
+	int rc, nargs;
+	struct cli cli;
+
+	memset(&x, 0, sizeof(x));
+	const struct poptOption opts[] = {
+		{ "metadata-size", '\0', POPT_ARG_STRING, &meta, 0,
+		  "grow the thin-metadata area and its spare to SIZE each (default unit MiB), or "
+		  "to all the metadata device offers", "SIZE|auto" },
+		{ "explain", 'e', POPT_ARG_NONE, &x.explain, 0,
+		  "print the data device's geometry and what the chunk costs on it", NULL },
+		CLI_OPT_DEVICES(devices),
+		POPT_TABLEEND
+	};
+
+	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
+		return rc;
+	if (meta) {
+		x.params.metadata = 1;
+		if (strcmp(meta, "auto") &&
+		    cli_size(cmd, "--metadata-size", meta, 'm', &x.params.metadata_size) !=
+			    CLI_CONTINUE)
+			rc = TP_EXIT_USAGE;
+		else if (strcmp(meta, "auto") && !x.params.metadata_size)
+			rc = cli_usage_error(cmd, "--metadata-size must be greater than 0 (or auto)");
+	}
+	if (rc == CLI_CONTINUE)
+		rc = tool_pool_op(args[0], devices, extend_op, &x);
+	cli_end(&cli);
+	return rc;
+}
