@@ -46,7 +46,9 @@ for path in $SCENARIOS; do
 	dir=$(mktemp -d "/tmp/$s.XXXXXX")
 	echo "=== [$(now)s] $s"
 	t0=$(now)
-	(cd "$dir" && exec timeout -k 5 "$LIMIT" bash "$SRC/$path") 2>&1
+	# stdin is not the console: a command that asks must be given -y, or
+	# it refuses at once (as without a terminal) instead of waiting
+	(cd "$dir" && exec timeout -k 5 "$LIMIT" bash "$SRC/$path") </dev/null 2>&1
 	rc=$?
 	t1=$(now)
 	echo "VMTEST-SCENARIO $s $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
