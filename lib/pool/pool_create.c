@@ -6,6 +6,7 @@
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/dev/probe.h"
+#include "lib/dev/udev_mark.h"
 #include "lib/dev/topology.h"
 #include "lib/dev/wipe.h"
 #include "lib/pool/host.h"
@@ -84,6 +85,24 @@ static int in_use(const char *path)
 	return -EBUSY;
 }
 
+/* Another subsystem's claim that udev recorded (udev_mark.h): refused
+ * unless FORCE, which is for a mark that is stale. */
+static int udev_mark(const char *path, int force)
+{
+	char why[256];
+	int r = tp_udev_marked(path, why, sizeof(why));
+
+	if (r <= 0)
+		return r;
+	if (!force) {
+		log_error("%s: %s; tpcreate will not take it. Add --force only if that mark is "
+			  "stale", path, why);
+		return -EBUSY;
+	}
+	log_warn("%s: %s; taking it anyway (--force)", path, why);
+	return 0;
+}
+
 static int check_signatures(const struct pool_create_params *p, struct pool_create_plan *plan)
 {
 	const char *paths[2] = { p->data_path, p->meta_path };
@@ -113,6 +132,8 @@ static int check_signatures(const struct pool_create_params *p, struct pool_crea
 				  plan->signatures[i]);
 			return -EBUSY;
 		}
+		if ((r = udev_mark(paths[i], p->force)))
+			return r;
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include "lib/dev/probe.h"
 #include "lib/dev/scan.h"
 #include "lib/dev/topology.h"
+#include "lib/dev/udev_mark.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -535,7 +536,67 @@ static void test_scan(void)
 	tp_dev_list_free(NULL);
 }
 
+/* udev marks: a NULL-terminated key=value list stands in for the database */
+static const char *fake_prop(void *ctx, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *const *kv = ctx; *kv; kv++)
+		if (!strncmp(*kv, key, n) && (*kv)[n] == '=')
+			return *kv + n + 1;
+	return NULL;
+}
+
+static int marked(const char *const *props, const char *want)
+{
+	char why[256] = "";
+	int r = tp_udev_props_marked(fake_prop, (void *)props, why, sizeof(why));
+
+	if (r && want && !strstr(why, want))
+		fprintf(stderr, "\nwhy: %s (want %s)\n", why, want);
+	return r && (!want || strstr(why, want));
+}
+
+static void test_udev_marks(void)
+{
+	static const char *const none[] = { "DEVTYPE=disk", "ID_SERIAL=x", NULL };
+	static const char *const mpath[] = { "DM_MULTIPATH_DEVICE_PATH=1", NULL };
+	static const char *const mpath0[] = { "DM_MULTIPATH_DEVICE_PATH=0", NULL };
+	static const char *const notready[] = { "SYSTEMD_READY=0", NULL };
+	static const char *const ready[] = { "SYSTEMD_READY=1", NULL };
+	static const char *const raid[] = { "ID_FS_TYPE=linux_raid_member", "ID_FS_USAGE=raid",
+					    NULL };
+	static const char *const ours[] = { "ID_FS_TYPE=tptools_member", "ID_FS_USAGE=raid",
+					    NULL };
+	static const char *const empty[] = { "ID_FS_TYPE=", NULL };
+
+	CU_ASSERT_FALSE(marked(none, NULL));
+	CU_ASSERT(marked(mpath, "multipath"));
+	CU_ASSERT_FALSE(marked(mpath0, NULL));
+	CU_ASSERT(marked(notready, "SYSTEMD_READY=0"));
+	CU_ASSERT_FALSE(marked(ready, NULL));
+	CU_ASSERT(marked(raid, "ID_FS_TYPE=linux_raid_member, ID_FS_USAGE=raid"));
+	CU_ASSERT_FALSE(marked(ours, NULL));	/* our own label: the label check's business */
+	CU_ASSERT_FALSE(marked(empty, NULL));
+}
+
+/* An image file has no udev entry: nothing known, not an error. */
+static void test_udev_mark_file(void)
+{
+	char why[64];
+	char path[] = "/tmp/tp-udevmark.XXXXXX";
+	int fd = mkstemp(path);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL(tp_udev_marked(path, why, sizeof(why)), 0);
+	unlink(path);
+	CU_ASSERT_EQUAL(tp_udev_marked(path, why, sizeof(why)), -ENOENT);
+}
+
 TP_TEST_SUITE(dev, NULL, NULL,
+	      { "udev marks: multipath path, not ready, a signature udev saw", test_udev_marks },
+	      { "udev marks: an image file is unmarked", test_udev_mark_file },
 	      { "TPTOOLS_TOPOLOGY syntax", test_topology_parse },
 	      { "TPTOOLS_TOPOLOGY errors name the key", test_topology_parse_errors },
 	      { "image file topology and override", test_topology_file },
