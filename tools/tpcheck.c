@@ -193,11 +193,34 @@ static int print_result(const char *what, int bare, const struct pool_check_resu
 	return code;
 }
 
+/* Run the check P describes (a progress bar on a terminal unless JSON or
+ * -q) and print its result; returns the exit code. */
+static int run(struct pool_check_params *p, int json, int fast, struct pool_check_result *res)
+{
+	struct progress pg = { 0 };
+	int r;
+
+	p->flags = fast ? POOL_CHECK_FAST : 0;
+	if (!json && !tp_cli.quiet && isatty(STDERR_FILENO)) {
+		p->progress = show_progress;
+		p->progress_ctx = &pg;
+	}
+	r = pool_check_run(p, res);
+	if (pg.shown)
+		fprintf(stderr, "\r%60s\r", "");
+	if (r) {
+		log_error("%s: the check could not run: %s", p->pool ? p->pool : p->metadata,
+			  strerror(-r));
+		return r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
+	}
+	return print_result(p->pool ? p->pool : p->metadata, !p->pool, res, json, fast);
+}
+
 int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct pool_check_params p = { 0 };
 	struct cli_area area = { 0 };
-	int json = 0, fast = 0, code, r;
+	int json = 0, fast = 0, code;
 	const struct poptOption opts[] = {
 		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
 		  "check a bare thin metadata area (file or device) instead of a pool", "FILE" },
@@ -209,7 +232,6 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 		{ "json", 'j', POPT_ARG_NONE, &json, 0, "print the report as JSON", NULL },
 		POPT_TABLEEND
 	};
-	struct progress pg = { 0 };
 	struct pool_check_result res = { 0 };
 	static struct tp_log_capture cap;
 	int capture = wants_json(argc, argv);
@@ -226,21 +248,7 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 		goto out;
 	p.offset = area.offset;
 	p.size = area.size;
-	p.flags = fast ? POOL_CHECK_FAST : 0;
-	if (!json && !tp_cli.quiet && isatty(STDERR_FILENO)) {
-		p.progress = show_progress;
-		p.progress_ctx = &pg;
-	}
-	r = pool_check_run(&p, &res);
-	if (pg.shown)
-		fprintf(stderr, "\r%60s\r", "");
-	if (r) {
-		log_error("%s: the check could not run: %s", p.pool ? p.pool : p.metadata,
-			  strerror(-r));
-		code = r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
-		goto out;
-	}
-	code = print_result(p.pool ? p.pool : p.metadata, !p.pool, &res, json, fast);
+	code = run(&p, json, fast, &res);
 out:
 	pool_check_result_free(&res);
 	cli_end(&cli);
