@@ -2,6 +2,7 @@
  * batching, every validation error (with its position), visitor errors. */
 #include "metadata/thin/xml_emit.h"
 #include "metadata/thin/xml_parse.h"
+#include "test/unit/test_xml_util.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -48,24 +49,7 @@ static const char doc_b[] =
 /* Parse TEXT into a fresh XML emitter and return what it printed. */
 static char *reemit(const char *text, size_t len, int *rc, struct thin_xml_error *err)
 {
-	struct thin_emitter *e;
-	struct thin_ir_visitor v;
-	const char *out;
-	char *copy;
-	size_t n;
-
-	if (thin_emitter_create(THIN_EMIT_XML, -1, &e))
-		return NULL;
-	thin_emitter_visitor(e, &v);
-	*rc = thin_xml_parse_mem(text, len, &v, err);
-	out = thin_emitter_text(e, &n);
-	copy = malloc(n + 1);
-	if (copy) {
-		memcpy(copy, out, n);
-		copy[n] = '\0';
-	}
-	thin_emitter_destroy(e);
-	return copy;
+	return xml_reemit(thin_xml_parse_mem, text, len, rc, err);
 }
 
 static void test_roundtrip(void)

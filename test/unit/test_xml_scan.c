@@ -5,6 +5,7 @@
 #include "metadata/thin/xml_emit.h"
 #include "metadata/thin/xml_parse.h"
 #include "metadata/thin/xml_scan.h"
+#include "test/unit/test_xml_util.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -27,24 +28,8 @@
 static char *emit(int scan, const char *text, size_t len, int *rc)
 {
 	struct thin_xml_error err;
-	struct thin_emitter *e;
-	struct thin_ir_visitor v;
-	const char *out;
-	char *copy;
-	size_t n;
 
-	if (thin_emitter_create(THIN_EMIT_XML, -1, &e))
-		return NULL;
-	thin_emitter_visitor(e, &v);
-	*rc = scan ? thin_xml_scan_mem(text, len, &v, &err) : thin_xml_parse_mem(text, len, &v, &err);
-	out = thin_emitter_text(e, &n);
-	copy = malloc(n + 1);
-	if (copy) {
-		memcpy(copy, out, n);
-		copy[n] = '\0';
-	}
-	thin_emitter_destroy(e);
-	return copy;
+	return xml_reemit(scan ? thin_xml_scan_mem : thin_xml_parse_mem, text, len, rc, &err);
 }
 
 /* The scanner takes TEXT and makes exactly expat's calls. */
