@@ -5,7 +5,10 @@
 # in a bookworm chroot; it needs root and a cached chroot, so it is not
 # part of this suite.)
 stage=$PWD/stage
-ok make -C "$TOP" -s --no-print-directory install BUILD="$BUILD" DESTDIR="$stage" PREFIX=/opt/tp
+# the same flags as the build under test (the sanitizer build too), so
+# that make finds it up to date and relinks nothing
+mk=(make -C "$TOP" -s --no-print-directory BUILD="$BUILD" SANITIZE="${TP_SANITIZE:-0}")
+ok "${mk[@]}" install DESTDIR="$stage" PREFIX=/opt/tp
 cmds=$(sed -n 's/^TP_COMMAND(\([a-z]*\),.*/\1/p' "$TOP/tools/commands.def")
 [ -x "$stage/opt/tp/sbin/tp" ] || fail "no sbin/tp"
 for c in $cmds; do
@@ -62,7 +65,7 @@ fi
 
 # the package: same files, Depends from the binary
 have dpkg-deb && have dpkg-shlibdeps && have fakeroot || skip "dpkg-dev/fakeroot missing"
-ok make -C "$TOP" -s --no-print-directory deb BUILD="$BUILD"
+ok "${mk[@]}" deb
 deb=$(tail -1 out)
 case $deb in /*) ;; *) deb=$TOP/$deb ;; esac
 dpkg-deb -f "$deb" Depends >depends
