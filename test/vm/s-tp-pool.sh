@@ -69,7 +69,7 @@ ok test -b /dev/mapper/vault-tmp
 must dd if=/dev/urandom of=/dev/mapper/vault-tmp bs=1M count=2 oflag=direct status=none
 must tvremove vault/tmp
 ok test ! -e /dev/mapper/vault-tmp
-not tvremove vault/www
+not tvremove -y vault/www
 expect_eq "volume in use is kept" "$(vstatus vol_size www)" $((96 << 20))b
 
 step "the kernel's figures, then the same offline"
