@@ -196,7 +196,7 @@ disk_bytes=$(stat -c %s "$WORK/disk0.img" 2>/dev/null || echo 0)
 # ---- boot ----------------------------------------------------------------
 t_boot=$(date +%s.%N)
 echo "vm: kernel $KVER (${BOOT##*/} from $KDIR), ${#scenarios[@]} scenario(s), $SMP vCPU, ${MEM} MiB, $NDISKS disks of $DISK_SIZE"
-LOG=$WORK/console.log
+LOG=$WORK/console-$KVER.log # one per kernel: run-all.sh boots two in turn
 scen_list=$(IFS=,; echo "${scenarios[*]}")
 APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
 APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT"
