@@ -65,6 +65,7 @@ esac
 say "unpacking $real into $kdir"
 if [ ${#run[@]} -gt 0 ]; then
 	tmp=$(mktemp -d "$root/tmp/kernel.XXXXXX")
+	chmod 755 "$tmp" # apt's _apt sandbox user writes here
 	inside=/tmp/${tmp##*/}
 	"${run[@]}" sh -c "cd $inside && apt-get download -qq $real" >/dev/null 2>&1 ||
 		{ rm -rf "$tmp"; die "apt-get download $real failed"; }
