@@ -151,6 +151,8 @@ check-shell: tests
 check-fuzz: tests
 	@BUILD=$(BUILD) test/run-all.sh fuzz
 
+# The VM scenarios on Debian 12's kernel (6.1) and Debian 13's (6.12, skipped
+# when not fetched: scripts/fetch-kernel.sh 6.12); TP_VM_KERNELS=6.12 runs one.
 check-vm: tests
 	@BUILD=$(BUILD) test/run-all.sh vm
 

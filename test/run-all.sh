@@ -5,7 +5,9 @@
 #   BUILD=dir      build to test (default build)
 #   SAN_BUILD=dir  also run unit, shell and fuzz-corpus tests against this sanitizer build
 #   stages: layers unit shell fuzz vm (default: all; vm runs when QEMU and a
-#           kernel image are present, see test/vm/run.sh; layers is
+#           kernel image are present, see test/vm/run.sh, once per kernel
+#           of TP_VM_KERNELS, default "6.1 6.12", or once on TP_KERNEL_DIR;
+#           layers is
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there)
 set -u
@@ -49,17 +51,28 @@ run_stage() { # stage build label
 		echo "=== $label: fuzz corpus replay ($build)"
 		TP_RESULTS=$results BUILD=$build test/fuzz/replay.sh ;;
 	vm)
-		echo "=== $label: real-kernel tests under QEMU ($build)"
+		echo "=== $label: real-kernel tests under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}} ($build)"
 		TP_RESULTS=$results BUILD=$build test/vm/run.sh ;;
 	esac
 	add "$label $stage"
+}
+
+run_vm() { # every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR
+	local k
+	if [ -n "${TP_KERNEL_DIR:-}" ]; then
+		run_stage vm "$BUILD" main
+		return
+	fi
+	for k in ${TP_VM_KERNELS:-6.1 6.12}; do
+		TP_KERNEL=$k run_stage vm "$BUILD" main
+	done
 }
 
 for s in "${stages[@]}"; do
 	case $s in
 	layers|unit|shell) run_stage "$s" "$BUILD" main ;;
 	fuzz) [ -x test/fuzz/replay.sh ] && run_stage fuzz "$BUILD" main ;;
-	vm) [ -x test/vm/run.sh ] && run_stage vm "$BUILD" main ;;
+	vm) [ -x test/vm/run.sh ] && run_vm ;;
 	*) echo "unknown stage $s"; exit 3 ;;
 	esac
 done

@@ -19,8 +19,12 @@ mkdir -p /run/mdadm /run/lock
 
 now() { cut -d' ' -f1 /proc/uptime; }
 
-cleanup() {
-	local d
+cleanup() { # scenario-dir
+	local d m
+	# a killed scenario may leave file systems mounted in its dir
+	for m in $(awk -v d="$1/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
+		umount -l "$m" 2>/dev/null
+	done
 	# a killed scenario may leave devices suspended: resume before removal
 	for d in $(dmsetup ls 2>/dev/null | awk '$1 != "No" { print $1 }'); do
 		dmsetup resume "$d" >/dev/null 2>&1
@@ -52,6 +56,6 @@ for path in $SCENARIOS; do
 	rc=$?
 	t1=$(now)
 	echo "VMTEST-SCENARIO $s $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
-	cleanup
+	cleanup "$dir"
 	rm -rf "$dir"
 done

@@ -28,7 +28,10 @@
 # Settings (environment):
 #   BUILD          build dir to test (default build)
 #   TP_RESULTS     file that gets "passed failed" (test/run-all.sh)
-#   TP_KERNEL_DIR  unpacked Debian kernel package (default /var/cache/tptools/kernel)
+#   TP_KERNEL      which Debian kernel: 6.1 (Debian 12, the default) or 6.12
+#                  (Debian 13); scripts/fetch-kernel.sh VERSION unpacks them
+#   TP_KERNEL_DIR  an unpacked Debian kernel package (overrides TP_KERNEL;
+#                  default /var/cache/tptools/kernel, 6.12: .../kernel-6.12)
 #   TP_VM_SMP      vCPUs (default 1: emulation timing is steadier)
 #   TP_VM_MEM      guest MiB (default 1536)
 #   TP_VM_DISKS    number of scratch disks (default 8), TP_VM_DISK_SIZE (default 128M)
@@ -45,7 +48,11 @@ SRC=$(pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$SRC/$BUILD ;; esac
 RESULTS=${TP_RESULTS:-}
-KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel}
+case ${TP_KERNEL:-6.1} in
+6.1) KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel} ;;
+6.12) KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel-6.12} ;;
+*) echo "vm: TP_KERNEL=$TP_KERNEL: say 6.1 or 6.12"; [ -n "$RESULTS" ] && echo "0 1" >"$RESULTS"; exit 1 ;;
+esac
 SMP=${TP_VM_SMP:-1}
 MEM=${TP_VM_MEM:-1536}
 NDISKS=${TP_VM_DISKS:-8}
@@ -89,11 +96,14 @@ name_of() { local n=${1##*/}; echo "${n%.sh}"; }
 
 # ---- prerequisites -----------------------------------------------------
 QEMU=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 is not installed (scripts/install-deps.sh)"
-KVER=$(ls -1 "$KDIR/lib/modules" 2>/dev/null | sort -V | tail -1)
+# KBASE/lib/modules: Debian 13's packages put the modules under /usr
+KBASE=$KDIR
+[ -d "$KBASE/lib/modules" ] || KBASE=$KDIR/usr
+KVER=$(ls -1 "$KBASE/lib/modules" 2>/dev/null | sort -V | tail -1)
 [ -n "$KVER" ] && [ -f "$KDIR/boot/vmlinuz-$KVER" ] ||
-	skip "no kernel image in $KDIR (scripts/install-deps.sh unpacks Debian's)"
+	skip "no kernel image in $KDIR (scripts/fetch-kernel.sh ${TP_KERNEL:-6.1} unpacks Debian's)"
 BUSYBOX=$(command -v busybox) || skip "busybox is not installed (busybox-static)"
-for t in cpio depmod modprobe; do
+for t in cpio depmod modprobe xz; do
 	command -v $t >/dev/null || skip "$t is not installed"
 done
 [ -x "$BUILD/test/bin/tp-dmtest" ] || { echo "vm: $BUILD/test/bin/tp-dmtest is missing: build with 'make tests' first"; report 0 ${#scenarios[@]}; exit 1; }
@@ -119,20 +129,28 @@ MODDIR=lib/modules/$KVER
 # by scenarios with modprobe): the rest.
 BOOT_MODULES="virtio_pci virtio_blk 9pnet_virtio 9p dm-mod dm-thin-pool md-mod raid456"
 MORE_MODULES="brd loop raid0 raid1 raid10 linear ext4 xfs dm-delay dm-flakey"
-[ -s "$KDIR/$MODDIR/modules.dep" ] || depmod -b "$KDIR" "$KVER" || skip "depmod failed on $KDIR"
+[ -s "$KBASE/$MODDIR/modules.dep" ] || depmod -b "$KBASE" "$KVER" || skip "depmod failed on $KBASE"
+# module paths as /lib/modules/..., in load order; compressed modules
+# (6.12: .ko.xz) are unpacked into the initramfs as .ko, which busybox's
+# insmod loads, and the depmod below names them so
 modfiles() {
 	local m
 	for m in "$@"; do
-		modprobe -C /dev/null -d "$KDIR" -S "$KVER" --show-depends "$m" 2>/dev/null |
+		modprobe -C /dev/null -d "$KBASE" -S "$KVER" --show-depends "$m" 2>/dev/null |
 			awk '$1 == "insmod" { print $2 }'
-	done | sed "s#^${KDIR%/}/*#/#" | awk '!seen[$0]++'
+	done | sed "s#^${KBASE%/}/*#/#" | awk '!seen[$0]++'
 }
-modfiles $BOOT_MODULES >"$ROOT/etc/modules.boot"
+modfiles $BOOT_MODULES | sed -E 's/\.ko\.(xz|zst)$/.ko/' >"$ROOT/etc/modules.boot"
 modfiles $BOOT_MODULES $MORE_MODULES | while read -r f; do
 	mkdir -p "$ROOT$(dirname "$f")"
-	cp "$KDIR$f" "$ROOT$f"
+	case $f in
+	*.ko.xz) xz -dc "$KBASE$f" >"$ROOT${f%.xz}" ;;
+	*.ko.zst) zstd -qdc "$KBASE$f" >"$ROOT${f%.zst}" ;;
+	*) cp "$KBASE$f" "$ROOT$f" ;;
+	esac
 done
-cp "$KDIR/$MODDIR"/modules.{order,builtin,builtin.modinfo} "$ROOT/$MODDIR/" 2>/dev/null
+cp "$KBASE/$MODDIR"/modules.{order,builtin,builtin.modinfo} "$ROOT/$MODDIR/" 2>/dev/null
+sed -i -E 's/\.ko\.(xz|zst)$/.ko/' "$ROOT/$MODDIR/modules.order" 2>/dev/null
 depmod -b "$ROOT" "$KVER"
 cp test/vm/init.sh "$ROOT/init"
 chmod 755 "$ROOT/init"
@@ -140,19 +158,25 @@ INITRD=$WORK/initramfs.cpio
 (cd "$ROOT" && find . | cpio -o -H newc --quiet) >"$INITRD"
 
 # ---- kernel: boot the uncompressed vmlinux through PVH (no in-guest
-# decompression under emulation); cached per kernel version ------------
+# decompression under emulation); cached per kernel version. 6.1's image
+# is xz-compressed, 6.12's zstd: try each at its magic, keep an ELF -----
 KIMG=$KDIR/boot/vmlinuz-$KVER
 VMLINUX=$WORK/vmlinux-$KVER
-if [ ! -s "$VMLINUX" ]; then
-	off=$(LC_ALL=C grep -m1 -obUaP '\xfd7zXZ\x00' "$KIMG" 2>/dev/null | head -1 | cut -d: -f1)
-	if [ -n "$off" ]; then
-		tail -c +$((off + 1)) "$KIMG" | xz -dc --single-stream >"$VMLINUX.tmp" 2>/dev/null
-		if [ "$(head -c 4 "$VMLINUX.tmp" | od -An -c | tr -d ' ')" = '177ELF' ]; then
-			mv "$VMLINUX.tmp" "$VMLINUX"
-		fi
-		rm -f "$VMLINUX.tmp"
+unpack_at() { # magic decompressor...
+	local magic=$1 off
+	shift
+	command -v "$1" >/dev/null || return 1
+	off=$(LC_ALL=C grep -m1 -obUaP "$magic" "$KIMG" 2>/dev/null | head -1 | cut -d: -f1)
+	[ -n "$off" ] || return 1
+	tail -c +$((off + 1)) "$KIMG" | "$@" >"$VMLINUX.tmp" 2>/dev/null
+	if [ "$(head -c 4 "$VMLINUX.tmp" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+		mv "$VMLINUX.tmp" "$VMLINUX"
 	fi
-fi
+	rm -f "$VMLINUX.tmp"
+	[ -s "$VMLINUX" ]
+}
+[ -s "$VMLINUX" ] || unpack_at '\xfd7zXZ\x00' xz -dc --single-stream ||
+	unpack_at '\x28\xb5\x2f\xfd' zstd -qdc
 BOOT=$KIMG
 [ -s "$VMLINUX" ] && BOOT=$VMLINUX
 
@@ -171,8 +195,8 @@ disk_bytes=$(stat -c %s "$WORK/disk0.img" 2>/dev/null || echo 0)
 
 # ---- boot ----------------------------------------------------------------
 t_boot=$(date +%s.%N)
-echo "vm: kernel $KVER, ${#scenarios[@]} scenario(s), $SMP vCPU, ${MEM} MiB, $NDISKS disks of $DISK_SIZE"
-LOG=$WORK/console.log
+echo "vm: kernel $KVER (${BOOT##*/} from $KDIR), ${#scenarios[@]} scenario(s), $SMP vCPU, ${MEM} MiB, $NDISKS disks of $DISK_SIZE"
+LOG=$WORK/console-$KVER.log # one per kernel: run-all.sh boots two in turn
 scen_list=$(IFS=,; echo "${scenarios[*]}")
 APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
 APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT"
@@ -202,7 +226,8 @@ failed=0
 echo
 for p in "${scenarios[@]}"; do
 	s=$(name_of "$p")
-	line=$(tr -d '\r' <"$LOG" | grep "^VMTEST-SCENARIO $s " | tail -1)
+	# (anywhere in a line: a scenario's last output may lack its newline)
+	line=$(tr -d '\r' <"$LOG" | grep -o "VMTEST-SCENARIO $s .*" | tail -1)
 	if [ -z "$line" ]; then
 		printf 'vm: %-28s FAIL (no result: the VM stopped early)\n' "$s"
 		failed=$((failed + 1))
