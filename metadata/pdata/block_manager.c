@@ -315,6 +315,54 @@ static int cmp_blk(const void *a, const void *b)
 	return x->b < y->b ? -1 : x->b > y->b;
 }
 
+unsigned bm_state(struct block_manager *bm, uint64_t b)
+{
+	struct bm_block *blk;
+	uint64_t v;
+
+	if (!u64map_get(&bm->index, b, &v))
+		return 0;
+	blk = (struct bm_block *)(uintptr_t)v;
+	return (blk->dirty ? BM_STATE_DIRTY : 0) | (blk->read_locks ? BM_STATE_READ_LOCKED : 0) |
+	       (blk->write_locked ? BM_STATE_WRITE_LOCKED : 0);
+}
+
+int bm_first_dirty_except(struct block_manager *bm, uint64_t except, uint64_t *b)
+{
+	size_t pos = 0;
+	uint64_t k, v;
+	int found = 0;
+
+	while (u64map_next(&bm->index, &pos, &k, &v)) {
+		struct bm_block *blk = (struct bm_block *)(uintptr_t)v;
+		if (blk->dirty && k != except && (!found || k < *b)) {
+			*b = k;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* The flush invariant (block_manager.h): no dirty block may still be write
+ * locked. Each one is logged; -EBUSY if there is any. */
+static int check_no_write_locks(struct block_manager *bm)
+{
+	size_t pos = 0;
+	uint64_t k, v;
+	int r = 0;
+
+	while (u64map_next(&bm->index, &pos, &k, &v)) {
+		struct bm_block *blk = (struct bm_block *)(uintptr_t)v;
+		if (blk->dirty && blk->write_locked) {
+			log_error("%s: metadata block %" PRIu64 " is dirty and still write-locked "
+				  "at flush: refusing to write a half-updated block",
+				  bm->io->name, k);
+			r = -EBUSY;
+		}
+	}
+	return r;
+}
+
 int bm_flush(struct block_manager *bm)
 {
 	struct bm_block **list;
@@ -323,6 +371,8 @@ int bm_flush(struct block_manager *bm)
 	unsigned char *buf = NULL;
 	int r = 0;
 
+	if (bm->nr_dirty && (r = check_no_write_locks(bm)))
+		return r;
 	if (bm->nr_dirty) {
 		list = malloc(bm->nr_dirty * sizeof(*list));
 		buf = malloc(256 * BM_BLOCK_SIZE);
@@ -333,7 +383,7 @@ int bm_flush(struct block_manager *bm)
 		}
 		while (u64map_next(&bm->index, &pos, &k, &v)) {
 			struct bm_block *blk = (struct bm_block *)(uintptr_t)v;
-			if (blk->dirty && !blk->write_locked)
+			if (blk->dirty)
 				list[n++] = blk;
 		}
 		qsort(list, n, sizeof(*list), cmp_blk);

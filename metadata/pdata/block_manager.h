@@ -17,7 +17,13 @@
  * Writes: dirty blocks reach the disk when evicted or at bm_flush(), which
  * writes every dirty block (ascending block number, merged into large
  * writes) and then flushes the engine. bm_forget() drops the cache,
- * dirty blocks included (abort). */
+ * dirty blocks included (abort).
+ *
+ * Flush invariant: a write-locked block may be half updated, so bm_flush
+ * refuses (-EBUSY, writing nothing) while any dirty block is still write
+ * locked, and logs each such block by number. A leaked lock therefore
+ * fails the commit instead of letting a superblock point at a block that
+ * never reached the disk. */
 #ifndef TP_PDATA_BLOCK_MANAGER_H
 #define TP_PDATA_BLOCK_MANAGER_H
 
@@ -70,6 +76,16 @@ void *bm_block_data(struct bm_block *blk);
 uint64_t bm_block_location(struct bm_block *blk);
 
 int bm_flush(struct block_manager *bm) TP_MUST_CHECK;
+
+/* What the cache holds of block B (0: not cached, clean and unlocked). */
+enum bm_state_flags {
+	BM_STATE_DIRTY = 1 << 0,
+	BM_STATE_READ_LOCKED = 1 << 1,
+	BM_STATE_WRITE_LOCKED = 1 << 2,
+};
+unsigned bm_state(struct block_manager *bm, uint64_t b);
+/* 1 and the lowest dirty block other than EXCEPT in *B, or 0 if none. */
+int bm_first_dirty_except(struct block_manager *bm, uint64_t except, uint64_t *b);
 /* Largest merged write at flush, in blocks (1..256, default 256). Crash
  * tests set 1 so that every block is a write of its own they can cut. */
 void bm_set_max_io(struct block_manager *bm, unsigned blocks);

@@ -4,6 +4,7 @@
 #include "metadata/pdata/transaction_manager.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,14 +123,47 @@ int tm_ref(struct tm *tm, uint64_t b, uint32_t *count)
 	return tm->space->get(tm->sm, b, count);
 }
 
-int tm_pre_commit(struct tm *tm)
+static const char *lock_state(unsigned st)
 {
+	return (st & BM_STATE_WRITE_LOCKED) ? "write-locked" : "read-locked";
+}
+
+int tm_pre_commit(struct tm *tm, uint64_t sb)
+{
+	unsigned st = bm_state(tm->bm, sb);
+
+	/* I6: the superblock is written only after this flush */
+	if (st & (BM_STATE_READ_LOCKED | BM_STATE_WRITE_LOCKED)) {
+		log_error("%s: superblock %" PRIu64 " is still %s at pre-commit",
+			  bm_io(tm->bm)->name, sb, lock_state(st));
+		return -EBUSY;
+	}
+	if (st & BM_STATE_DIRTY) {
+		log_error("%s: superblock %" PRIu64 " is dirty at pre-commit: it would be "
+			  "written together with the blocks it points to", bm_io(tm->bm)->name, sb);
+		return -EBUSY;
+	}
 	return bm_flush(tm->bm);	/* I4: everything but the superblock */
 }
 
-int tm_commit(struct tm *tm)
+int tm_commit(struct tm *tm, uint64_t sb)
 {
-	int r = bm_flush(tm->bm);	/* I4: now the superblock */
+	unsigned st = bm_state(tm->bm, sb);
+	uint64_t other;
+	int r;
+
+	if (st & (BM_STATE_READ_LOCKED | BM_STATE_WRITE_LOCKED)) {	/* I6 */
+		log_error("%s: superblock %" PRIu64 " is still %s at commit",
+			  bm_io(tm->bm)->name, sb, lock_state(st));
+		return -EBUSY;
+	}
+	if (bm_first_dirty_except(tm->bm, sb, &other)) {
+		log_error("%s: metadata block %" PRIu64 " changed after the pre-commit: it "
+			  "would not be on disk before superblock %" PRIu64,
+			  bm_io(tm->bm)->name, other, sb);
+		return -EBUSY;
+	}
+	r = bm_flush(tm->bm);	/* I4: now the superblock */
 
 	if (!r)
 		u64map_clear(&tm->shadows);

@@ -14,6 +14,13 @@
  *      block has been written and flushed; it is the single commit point.
  *  I5. Shadowing a shared block (count > 1) reports inc_children: the
  *      caller must take one reference on everything the copy points to.
+ *  I6. I4 is enforced, not assumed: tm_pre_commit refuses (-EBUSY) while
+ *      the superblock is dirty or locked (it would reach the disk together
+ *      with, not after, the blocks it points to); bm_flush refuses while
+ *      any dirty block is still write locked (a leaked lock); tm_commit
+ *      refuses while the superblock is locked or any other block is dirty
+ *      (changed after the pre-commit, so not durable before the
+ *      superblock). Each refusal logs the block number.
  *
  * States:
  *
@@ -77,10 +84,12 @@ int tm_inc(struct tm *tm, uint64_t b) TP_MUST_CHECK;
 int tm_dec(struct tm *tm, uint64_t b) TP_MUST_CHECK;
 int tm_ref(struct tm *tm, uint64_t b, uint32_t *count) TP_MUST_CHECK;
 
-/* Write every dirty block except the superblock and flush (I4, first half). */
-int tm_pre_commit(struct tm *tm) TP_MUST_CHECK;
-/* Write the (already updated, unlocked) superblock and flush; the shadow
- * set is emptied (I4, second half). */
-int tm_commit(struct tm *tm) TP_MUST_CHECK;
+/* Write every dirty block and flush (I4, first half). The superblock SB
+ * must be neither dirty nor locked yet (I6). */
+int tm_pre_commit(struct tm *tm, uint64_t sb) TP_MUST_CHECK;
+/* Write the (already updated, unlocked) superblock SB and flush; the
+ * shadow set is emptied (I4, second half). No other block may be dirty
+ * (I6). */
+int tm_commit(struct tm *tm, uint64_t sb) TP_MUST_CHECK;
 
 #endif

@@ -219,11 +219,11 @@ struct io_engine *thin_io(struct thin_md *md)
 static int write_superblock(struct thin_md *md)
 {
 	struct bm_block *blk;
-	int r = bm_write_lock_zero(md->bm, 0, &thin_sb_validator, &blk);
+	int r = bm_write_lock_zero(md->bm, THIN_SB_BLOCK, &thin_sb_validator, &blk);
 
 	if (r)
 		return r;
-	md->sb.blocknr = 0;
+	md->sb.blocknr = THIN_SB_BLOCK;
 	thin_sb_pack(bm_block_data(blk), &md->sb);
 	bm_unlock(blk);
 	return 0;
@@ -238,9 +238,9 @@ int thin_commit(struct thin_md *md)
 	if ((r = thin_write_details(md)) ||
 	    (r = sm_commit(md->dsm, md->msm, &md->sb.data_sm)) ||
 	    (r = sm_commit(md->msm, NULL, &md->sb.meta_sm)) ||
-	    (r = tm_pre_commit(md->tm)) ||
+	    (r = tm_pre_commit(md->tm, THIN_SB_BLOCK)) ||
 	    (r = write_superblock(md)) ||
-	    (r = tm_commit(md->tm))) {
+	    (r = tm_commit(md->tm, THIN_SB_BLOCK))) {
 		log_error("%s: commit failed: %s", md->io->name, strerror(-r));
 		return r;
 	}

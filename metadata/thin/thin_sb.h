@@ -24,6 +24,7 @@
 #include "metadata/pdata/space_map.h"
 #include "metadata/thin/thin_ir.h"
 
+#define THIN_SB_BLOCK 0u	/* the superblock's location in the area */
 #define THIN_SB_MAGIC 27022010ull
 #define THIN_SB_CSUM_XOR 160774u
 #define THIN_SB_VERSION 2u

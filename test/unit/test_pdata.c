@@ -463,7 +463,8 @@ static void test_btree_shared(void)
 	{
 		struct sm_root r;
 		CU_ASSERT_EQUAL(sm_commit(e.sm, NULL, &r), 0);
-		CU_ASSERT_EQUAL(tm_commit(e.tm), 0);
+		CU_ASSERT_EQUAL(tm_pre_commit(e.tm, 0), 0);
+		CU_ASSERT_EQUAL(tm_commit(e.tm, 0), 0);
 	}
 	CU_ASSERT_EQUAL(tm_inc(e.tm, a), 0);
 	b = a;
