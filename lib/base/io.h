@@ -48,6 +48,11 @@ void io_destroy(struct io_engine *e);
 int io_fd_open(const char *path, unsigned flags, struct io_engine **out) TP_MUST_CHECK;
 /* The file descriptor of an fd engine (for ioctls and probing), else -1. */
 int io_fd_get(struct io_engine *e);
+/* Test seam (io_crash.h): while set, every engine io_fd_open makes is
+ * handed to WRAP, which returns the engine to give the caller or destroys
+ * it and fails. WRAP runs with the seam unset. NULL unsets it. */
+void io_fd_set_wrap(int (*wrap)(void *ctx, struct io_engine *e, struct io_engine **out),
+		    void *ctx);
 
 int io_mem_create(uint64_t size, const char *name, struct io_engine **out) TP_MUST_CHECK;
 unsigned char *io_mem_data(struct io_engine *e);

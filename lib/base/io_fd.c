@@ -87,6 +87,31 @@ static void fd_destroy(struct io_engine *e)
 
 static const struct io_ops fd_ops = { fd_read, fd_write, fd_flush, fd_destroy };
 
+static int (*fd_wrap)(void *ctx, struct io_engine *e, struct io_engine **out);
+static void *fd_wrap_ctx;
+
+void io_fd_set_wrap(int (*wrap)(void *ctx, struct io_engine *e, struct io_engine **out),
+		    void *ctx)
+{
+	fd_wrap = wrap;
+	fd_wrap_ctx = ctx;
+}
+
+static int wrapped(struct io_engine *e, struct io_engine **out)
+{
+	int (*wrap)(void *, struct io_engine *, struct io_engine **) = fd_wrap;
+	int r;
+
+	if (!wrap) {
+		*out = e;
+		return 0;
+	}
+	fd_wrap = NULL;	/* the wrapper may open files itself */
+	r = wrap(fd_wrap_ctx, e, out);
+	fd_wrap = wrap;
+	return r;
+}
+
 int io_fd_open(const char *path, unsigned flags, struct io_engine **out)
 {
 	struct io_fd *f;
@@ -138,8 +163,7 @@ int io_fd_open(const char *path, unsigned flags, struct io_engine **out)
 	f->e.read_only = !!(flags & IO_RDONLY);
 	f->fd = fd;
 	f->direct = !!(flags & IO_DIRECT);
-	*out = &f->e;
-	return 0;
+	return wrapped(&f->e, out);
 fail:
 	close(fd);
 	free(f->e.name);
