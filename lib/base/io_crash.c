@@ -29,7 +29,7 @@ struct disk {
 struct io_crash {
 	uint64_t rng;
 	struct disk *disks;
-	uint64_t writes, flushes;
+	uint64_t writes, flushes, events;	/* events: writes and flushes */
 	uint64_t arm_at, lose_flush;
 	enum io_crash_mode mode;
 	int cut;
@@ -116,6 +116,11 @@ uint64_t io_crash_flushes(const struct io_crash *c)
 	return c->flushes;
 }
 
+uint64_t io_crash_events(const struct io_crash *c)
+{
+	return c->events;
+}
+
 void io_crash_counts(const struct io_crash *c, uint64_t *kept, uint64_t *lost)
 {
 	*kept = c->kept;
@@ -165,7 +170,7 @@ static int cut_disk(struct io_crash *c, struct disk *d)
 	}
 	free(order);
 	drop_cache(d);
-	return r ? r : io_flush(d->medium);
+	return r;
 }
 
 int io_crash_cut(struct io_crash *c)
@@ -234,8 +239,9 @@ static int ce_write(struct io_engine *e, uint64_t off, const void *buf, size_t l
 
 	if (c->cut)
 		return -EIO;
-	if (c->writes++ == c->arm_at)
+	if (c->events++ == c->arm_at)
 		return (r = io_crash_cut(c)) ? r : -EIO;
+	c->writes++;
 	while (len) {
 		uint32_t n = IO_CRASH_UNIT - (uint32_t)(off % IO_CRASH_UNIT);
 		if (n > len)
@@ -258,12 +264,14 @@ static int ce_flush(struct io_engine *e)
 
 	if (c->cut)
 		return -EIO;
+	if (c->events++ == c->arm_at)
+		return (r = io_crash_cut(c)) ? r : -EIO;
 	if (c->flushes++ == c->lose_flush)
 		return 0;
 	for (size_t i = 0; i < d->n && !r; i++)
 		r = io_write(d->medium, d->p[i].off, d->p[i].data, d->p[i].len);
 	drop_cache(d);
-	return r ? r : io_flush(d->medium);
+	return r;
 }
 
 static void ce_destroy(struct io_engine *e)

@@ -4,12 +4,13 @@
  * (io_crash_wrap, or every io_fd_open while io_crash_hook is installed)
  * writes into its disk's cache, not the medium: reads see the cache, and
  * only a flush of that disk makes its cached writes durable (written to the
- * medium in order, then the medium flushed). Engines on one medium (the
+ * medium in order). The medium itself is never synced: the domain is the
+ * model of durability, and a test's image file never loses power. Engines on one medium (the
  * same file opened twice, a window of it) share one disk and one cache, as
  * opens of one device share the kernel's cache.
  *
- * The cut: armed at write N (counted over the whole domain, from 0), the
- * power fails just before write N. Each disk's medium then keeps, for each
+ * The cut: armed at event N (the writes and flushes of the whole domain,
+ * counted from 0), the power fails just before that write or flush. Each disk's medium then keeps, for each
  * 4 KiB unit (offset / 4096) written since that disk's last flush, the
  * content the unit had after ANY ONE of those writes, or the content from
  * before them; units choose independently (IO_CRASH_RANDOM, from the
@@ -63,8 +64,8 @@ int io_crash_wrap(struct io_crash *c, struct io_engine *inner, int own, struct i
 /* Wrap every engine io_fd_open returns from now on into C (NULL: stop). */
 void io_crash_hook(struct io_crash *c);
 
-/* Cut the power just before domain write NTH (UINT64_MAX: never), keeping
- * what MODE says. */
+/* Cut the power just before domain event NTH (a write or a flush;
+ * UINT64_MAX: never), keeping what MODE says. */
 void io_crash_arm(struct io_crash *c, uint64_t nth, enum io_crash_mode mode);
 /* Cut now (if not cut yet). 0, or -errno writing the medium. */
 int io_crash_cut(struct io_crash *c) TP_MUST_CHECK;
@@ -74,6 +75,7 @@ void io_crash_lose_flush(struct io_crash *c, uint64_t nth);
 
 uint64_t io_crash_writes(const struct io_crash *c);	/* writes issued so far */
 uint64_t io_crash_flushes(const struct io_crash *c);	/* flushes issued so far */
+uint64_t io_crash_events(const struct io_crash *c);	/* writes + flushes so far */
 /* Units that a RANDOM cut kept / lost (over all cuts of the domain). */
 void io_crash_counts(const struct io_crash *c, uint64_t *kept, uint64_t *lost);
 

@@ -101,7 +101,7 @@ static void test_random_cut(void)
 			for (unsigned u = 0; u < (v == 1 ? 5u : 4u); u++)
 				CU_ASSERT_EQUAL(io_write(e, u * U, blk, U), 0);
 		}
-		io_crash_arm(c, io_crash_writes(c) + 1, IO_CRASH_RANDOM);
+		io_crash_arm(c, io_crash_events(c) + 1, IO_CRASH_RANDOM);
 		CU_ASSERT_EQUAL(io_write(e, 6 * U, blk, U), 0);	/* cached */
 		CU_ASSERT_EQUAL(io_write(e, 7 * U, blk, U), -EIO);	/* the cut */
 		CU_ASSERT(io_crash_is_cut(c));

@@ -1,0 +1,569 @@
+/* Power cuts over lib/pool's commit paths: every device a command opens
+ * goes into one crash domain (lib/base/io_crash.h, io_crash_hook), and the
+ * command is cut before each of its writes and flushes, keeping all, none
+ * or random subsets of the unflushed writes on each device (crash_sim.h).
+ *
+ * Paths: a thin change under the transaction-id protocol (tvcreate,
+ * tvsnap, tvremove: one VG commit on both devices, one thin commit), a VG
+ * commit alone (tvrename), tprepair's salvage and area swap, tpextend of
+ * the data area and of the metadata areas (VG, thin superblock, labels),
+ * and tprestore into the pool's active area.
+ *
+ * The model: after the cut, the next writer opens the pool (completing an
+ * interrupted transaction, pool.h); what it sees must be exactly the state
+ * before or after the command (VG: settings, areas, volumes; thin: every
+ * device and the superblock), one more change must commit, and tpcheck
+ * must then find the pool clean. tprestore writes the area in place, so
+ * there a third outcome is allowed and required to be detectable: an area
+ * whose superblock is zeroed (what the builder writes first). */
+#include "lib/base/crc32c.h"
+#include "lib/base/io.h"
+#include "lib/base/io_area.h"
+#include "lib/base/log.h"
+#include "lib/pool/pool.h"
+#include "lib/pool/pool_check.h"
+#include "lib/pool/pool_dump.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_walk.h"
+#include "test/unit/crash_sim.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define POOL "crashp"
+#define DATA_SIZE (8u << 20)
+#define META_SIZE (6u << 20)
+
+static char data_path[640], meta_path[640], xml_path[640];
+
+/* ---- the images ---- */
+
+struct image {
+	unsigned char *data[2];
+	off_t size[2];
+};
+
+static const char *path_of(int i)
+{
+	return i ? meta_path : data_path;
+}
+
+static void image_save(struct image *im)
+{
+	for (int i = 0; i < 2; i++) {
+		int fd = open(path_of(i), O_RDONLY);
+		struct stat st;
+		CU_ASSERT_FATAL(fd >= 0 && fstat(fd, &st) == 0);
+		im->size[i] = st.st_size;
+		im->data[i] = malloc((size_t)st.st_size);
+		CU_ASSERT_FATAL(im->data[i] != NULL);
+		CU_ASSERT_FATAL(pread(fd, im->data[i], (size_t)st.st_size, 0) == st.st_size);
+		close(fd);
+	}
+}
+
+/* Put the saved images back, rewriting only the 64 KiB pieces that
+ * differ (a command writes little; the page cache need not churn). */
+static void image_load(const struct image *im)
+{
+	enum { PIECE = 64 << 10 };
+	static unsigned char buf[PIECE];
+
+	for (int i = 0; i < 2; i++) {
+		int fd = open(path_of(i), O_RDWR);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_FATAL(ftruncate(fd, im->size[i]) == 0);
+		for (off_t at = 0; at < im->size[i]; at += PIECE) {
+			size_t n = im->size[i] - at < PIECE ? (size_t)(im->size[i] - at) : PIECE;
+			if (pread(fd, buf, n, at) == (ssize_t)n && !memcmp(buf, im->data[i] + at, n))
+				continue;
+			CU_ASSERT_FATAL(pwrite(fd, im->data[i] + at, n, at) == (ssize_t)n);
+		}
+		close(fd);
+	}
+}
+
+static void image_free(struct image *im)
+{
+	free(im->data[0]);
+	free(im->data[1]);
+}
+
+static void grow(const char *path, off_t size)
+{
+	CU_ASSERT_FATAL(truncate(path, size) == 0);
+}
+
+/* ---- digests ---- */
+
+static void mix(uint32_t *d, uint64_t v)
+{
+	*d = tp_crc32c(*d, &v, sizeof(v));
+}
+
+static void mix_str(uint32_t *d, const char *s)
+{
+	*d = tp_crc32c(*d, s, strlen(s) + 1);
+}
+
+static int d_sb(void *ctx, const struct thin_ir_superblock *sb)
+{
+	mix(ctx, sb->time);
+	mix(ctx, sb->transaction);
+	mix(ctx, sb->nr_data_blocks);
+	mix(ctx, sb->data_block_size);
+	return 0;
+}
+
+static int d_dev(void *ctx, const struct thin_ir_device *d)
+{
+	mix(ctx, d->dev_id);
+	mix(ctx, d->mapped_blocks);
+	mix(ctx, d->transaction);
+	mix(ctx, d->creation_time);
+	mix(ctx, d->snap_time);
+	return 0;
+}
+
+/* The thin metadata in [OFF, OFF + LEN) of the metadata image: 0 and its
+ * digest, or -errno (-ENODATA: no superblock there). */
+static int thin_digest(uint64_t off, uint64_t len, uint32_t *out)
+{
+	struct thin_ir_visitor v = { out, d_sb, NULL, d_dev, NULL, NULL };
+	struct io_engine *io;
+	int r;
+
+	*out = 0;
+	if ((r = io_open_area(meta_path, IO_RDONLY, off, len, &io)))
+		return r;
+	r = thin_walk_io(io, 0, &v, NULL);
+	io_destroy(io);
+	return r;
+}
+
+/* Open the pool as the next writer does (completing an interrupted
+ * transaction) and digest the VG and the thin metadata. */
+static int pool_digest(uint32_t *out)
+{
+	struct pool *p;
+	struct pool_info info;
+	uint64_t off, len;
+	uint32_t d = 0, t;
+	int r;
+
+	if ((r = pool_open(POOL, NULL, 0, &p)))
+		return r;
+	if ((r = pool_get_info(p, 0, &info))) {
+		pool_close(p);
+		return r;
+	}
+	mix(&d, info.chunk);
+	mix(&d, info.data_size);
+	mix(&d, info.transaction_id);
+	mix(&d, info.data_offset);
+	mix(&d, info.meta_offset);
+	mix(&d, info.meta_length);
+	mix(&d, info.spare_offset);
+	for (unsigned i = 0; i < info.nr_volumes; i++) {
+		const struct pool_volume_info *v = &info.volumes[i];
+		mix_str(&d, v->name);
+		mix_str(&d, v->origin);
+		mix(&d, v->size);
+		mix(&d, v->dev_id);	/* not the creation time: the clock moves */
+	}
+	off = info.meta_offset;
+	len = info.meta_length;
+	pool_info_free(&info);
+	pool_close(p);
+	if ((r = thin_digest(off, len, &t)))
+		return r;
+	mix(&d, t);
+	*out = d;
+	return 0;
+}
+
+/* One more change commits, then tpcheck finds the pool clean. */
+static const char *still_works(void)
+{
+	struct pool_check_params cp = { .pool = POOL };
+	struct pool_check_result res;
+	struct pool *p;
+	uint64_t over;
+	int r, clean;
+
+	if (pool_open(POOL, NULL, 0, &p))
+		return "the pool does not open";
+	r = pool_volume_create(p, "extra", 1u << 20, &over);
+	if (!r)
+		r = pool_volume_remove(p, "extra");
+	pool_close(p);
+	if (r)
+		return "no change commits on top";
+	memset(&res, 0, sizeof(res));
+	if (pool_check_run(&cp, &res))
+		return "tpcheck does not run";
+	clean = res.pool.verdict == POOL_CLEAN && res.thin.verdict == POOL_CLEAN;
+	pool_check_result_free(&res);
+	return clean ? NULL : "tpcheck finds damage";
+}
+
+/* ---- the commands ---- */
+
+struct command {
+	const char *name;
+	int (*run)(void);
+	void (*setup)(void);	/* the world before (not under the simulator), or NULL */
+	int area_level;		/* judged as a bare area (tprestore) */
+};
+
+static int with_pool(int (*fn)(struct pool *p))
+{
+	struct pool *p;
+	int r = pool_open(POOL, NULL, 0, &p);
+
+	if (r)
+		return r;
+	r = fn(p);
+	pool_close(p);
+	return r;
+}
+
+static int do_create(struct pool *p)
+{
+	uint64_t over;
+	return pool_volume_create(p, "new", 64u << 20, &over);
+}
+
+static int do_snap(struct pool *p)
+{
+	return pool_volume_snapshot(p, "a", "a-snap2");
+}
+
+static int do_remove(struct pool *p)
+{
+	return pool_volume_remove(p, "b");
+}
+
+static int do_rename(struct pool *p)
+{
+	return pool_volume_rename(p, "b", "b-renamed");
+}
+
+static int run_create(void)
+{
+	return with_pool(do_create);
+}
+
+static int run_snap(void)
+{
+	return with_pool(do_snap);
+}
+
+static int run_remove(void)
+{
+	return with_pool(do_remove);
+}
+
+static int run_rename(void)
+{
+	return with_pool(do_rename);
+}
+
+static int run_repair(void)
+{
+	struct pool_repair_params rp = { .pool = POOL, .force_salvage = 1 };
+	struct pool_repair_result res;
+	int r;
+
+	memset(&res, 0, sizeof(res));
+	r = pool_repair_run(&rp, &res);
+	pool_repair_result_free(&res);
+	return r;
+}
+
+static int do_extend(struct pool *p)
+{
+	struct pool_extend_params x = { 0, 0 };
+	struct pool_extend_result res;
+	return pool_extend(p, &x, &res);
+}
+
+static int do_extend_meta(struct pool *p)
+{
+	struct pool_extend_params x = { 1, 3u << 20 };
+	struct pool_extend_result res;
+	return pool_extend(p, &x, &res);
+}
+
+static int run_extend(void)
+{
+	return with_pool(do_extend);
+}
+
+static int run_extend_meta(void)
+{
+	return with_pool(do_extend_meta);
+}
+
+static void setup_extend(void)
+{
+	grow(data_path, DATA_SIZE + (2u << 20));
+}
+
+static void setup_extend_meta(void)
+{
+	grow(meta_path, META_SIZE + (4u << 20));
+}
+
+static uint64_t restore_off, restore_len;
+
+static int run_restore(void)
+{
+	struct pool_restore_params rp = { xml_path, meta_path, restore_off, restore_len, 1 };
+	return pool_restore(&rp);
+}
+
+static const struct command commands[] = {
+	{ "tvcreate", run_create, NULL, 0 },
+	{ "tvsnap", run_snap, NULL, 0 },
+	{ "tvremove", run_remove, NULL, 0 },
+	{ "tvrename (VG commit)", run_rename, NULL, 0 },
+	{ "tprepair (salvage, area swap)", run_repair, NULL, 0 },
+	{ "tpextend (data)", run_extend, setup_extend, 0 },
+	{ "tpextend --metadata", run_extend_meta, setup_extend_meta, 0 },
+	{ "tprestore into the active area", run_restore, NULL, 1 },
+};
+
+/* ---- the pool and the driver ---- */
+
+static void make_pool(void)
+{
+	struct pool_create_params cp = { .name = POOL, .data_path = data_path,
+					 .meta_path = meta_path };
+	struct pool_create_plan plan;
+	struct pool_dump_params dp = { .source = POOL, .format = POOL_DUMP_XML,
+				       .output = xml_path };
+	struct pool *p;
+	uint64_t over;
+
+	for (int i = 0; i < 2; i++) {
+		int fd = open(path_of(i), O_CREAT | O_TRUNC | O_RDWR, 0600);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_FATAL(ftruncate(fd, i ? META_SIZE : DATA_SIZE) == 0);
+		close(fd);
+	}
+	CU_ASSERT_FATAL(pool_plan(&cp, &plan) == 0);
+	CU_ASSERT_FATAL(pool_create(&cp, &plan) == 0);
+	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
+	CU_ASSERT_FATAL(pool_volume_create(p, "a", 64u << 20, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_create(p, "gone", 64u << 20, &over) == 0);
+	pool_close(p);
+	/* the XML tprestore writes: this state (volumes a, gone) */
+	CU_ASSERT_FATAL(pool_dump(&dp) == 0);
+	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
+	CU_ASSERT_FATAL(pool_volume_remove(p, "gone") == 0);
+	CU_ASSERT_FATAL(pool_volume_create(p, "b", 32u << 20, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_snapshot(p, "a", "a-snap") == 0);
+	{
+		struct pool_info info;
+		CU_ASSERT_FATAL(pool_get_info(p, 0, &info) == 0);
+		restore_off = info.meta_offset;
+		restore_len = info.meta_length;
+		pool_info_free(&info);
+	}
+	pool_close(p);
+}
+
+static char cfg_dir[600];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* A fresh config dir and images for each command. The config dir (the
+ * devices file and a VG backup per commit, each fsync'd) goes to a tmpfs
+ * when there is one, or the hundreds of commits wait on the disk. */
+static void use_dir(const struct command *cmd)
+{
+	char dir[600];
+
+	snprintf(cfg_dir, sizeof(cfg_dir), "/dev/shm/tp-pool-crash-XXXXXX");
+	if (!mkdtemp(cfg_dir)) {
+		snprintf(cfg_dir, sizeof(cfg_dir), "%s/pool-crash-etc-%d", tp_test_tmpdir(),
+			 (int)(cmd - commands));
+		CU_ASSERT_FATAL(mkdir(cfg_dir, 0700) == 0);
+	}
+	setenv("TPTOOLS_DIR", cfg_dir, 1);
+	snprintf(dir, sizeof(dir), "%s/pool-crash-%d", tp_test_tmpdir(), (int)(cmd - commands));
+	CU_ASSERT_FATAL(mkdir(dir, 0700) == 0);
+	snprintf(data_path, sizeof(data_path), "%s/data.img", dir);
+	snprintf(meta_path, sizeof(meta_path), "%s/meta.img", dir);
+	snprintf(xml_path, sizeof(xml_path), "%s/restore.xml", dir);
+}
+
+/* What a cut left: NULL when it is the old or the new state, else why not. */
+static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32_t new_d,
+			       int *olds, int *news, int *blanks)
+{
+	uint32_t d;
+	int r;
+
+	if (cmd->area_level) {
+		r = thin_digest(restore_off, restore_len, &d);
+		if (r == -ENODATA) {
+			(*blanks)++;	/* superblock zeroed: detectably unformatted */
+			return NULL;
+		}
+	} else {
+		r = pool_digest(&d);
+	}
+	if (r)
+		return "the pool or its thin metadata does not open";
+	if (d != old_d && d != new_d)
+		return "neither the old nor the new state";
+	*olds += d == old_d;
+	*news += d == new_d;
+	return cmd->area_level ? NULL : still_works();
+}
+
+/* The same in a domain of its own that is never cut: the simulator's
+ * durability replaces the image files' (fdatasync on every commit). */
+static const char *judge(const struct command *cmd, uint32_t old_d, uint32_t new_d,
+			 int *olds, int *news, int *blanks)
+{
+	struct io_crash *c;
+	const char *why;
+
+	CU_ASSERT_FATAL(io_crash_create(0, &c) == 0);
+	io_crash_hook(c);
+	why = judge_state(cmd, old_d, new_d, olds, news, blanks);
+	io_crash_hook(NULL);
+	io_crash_destroy(c);
+	return why;
+}
+
+static uint32_t digest_for(const struct command *cmd)
+{
+	uint32_t d;
+	int r = cmd->area_level ? thin_digest(restore_off, restore_len, &d) : pool_digest(&d);
+
+	CU_ASSERT_FATAL(r == 0);
+	return d;
+}
+
+static void cut_command(const struct command *cmd)
+{
+	struct image before;
+	struct io_crash *c;
+	uint32_t old_d, new_d;
+	uint64_t events;
+	int olds = 0, news = 0, blanks = 0;
+	struct tp_log_capture cap;
+
+	use_dir(cmd);
+	tp_log_capture(&cap);
+	make_pool();
+	if (cmd->setup)
+		cmd->setup();
+	image_save(&before);
+	old_d = digest_for(cmd);
+	image_load(&before);
+	/* the whole command under the simulator: its events, the new state */
+	CU_ASSERT_FATAL(io_crash_create(1, &c) == 0);
+	io_crash_hook(c);
+	CU_ASSERT_EQUAL(cmd->run(), 0);
+	io_crash_hook(NULL);
+	events = io_crash_events(c);
+	io_crash_destroy(c);
+	new_d = digest_for(cmd);
+	CU_ASSERT_NOT_EQUAL(old_d, new_d);
+
+	for (uint64_t at = 0; at <= events; at++)
+		for (unsigned round = 0; round < crash_rounds(); round++) {
+			const char *why;
+
+			image_load(&before);
+			CU_ASSERT_FATAL(io_crash_create(crash_seed(at, round), &c) == 0);
+			io_crash_arm(c, at, crash_mode(round));
+			io_crash_hook(c);
+			(void)cmd->run();	/* fails at the cut, but for the last point */
+			io_crash_hook(NULL);
+			CU_ASSERT_EQUAL(io_crash_cut(c), 0);
+			io_crash_destroy(c);
+			if ((why = judge(cmd, old_d, new_d, &olds, &news, &blanks))) {
+				crash_report(cmd->name, at, round, why);
+				CU_FAIL("a power cut left a bad state");
+			}
+		}
+	tp_log_capture(NULL);
+	if (getenv("TP_TEST_VERBOSE"))
+		fprintf(stderr, "%s: %llu events x %u cuts: %d old, %d new, %d unformatted\n",
+			cmd->name, (unsigned long long)events + 1, crash_rounds(), olds, news,
+			blanks);
+	CU_ASSERT(olds > 0 && news > 0);
+	image_free(&before);
+	for (int i = 0; i < 2; i++)
+		unlink(path_of(i));
+	CU_ASSERT(nftw(cfg_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0);
+}
+
+static void test_create(void)
+{
+	cut_command(&commands[0]);
+}
+
+static void test_snap(void)
+{
+	cut_command(&commands[1]);
+}
+
+static void test_remove(void)
+{
+	cut_command(&commands[2]);
+}
+
+static void test_rename(void)
+{
+	cut_command(&commands[3]);
+}
+
+static void test_repair(void)
+{
+	cut_command(&commands[4]);
+}
+
+static void test_extend(void)
+{
+	cut_command(&commands[5]);
+}
+
+static void test_extend_meta(void)
+{
+	cut_command(&commands[6]);
+}
+
+static void test_restore(void)
+{
+	cut_command(&commands[7]);
+}
+
+TP_TEST_SUITE(pool_crash, NULL, NULL,
+	      { "tvcreate", test_create },
+	      { "tvsnap", test_snap },
+	      { "tvremove", test_remove },
+	      { "tvrename: a VG commit", test_rename },
+	      { "tprepair: salvage and area swap", test_repair },
+	      { "tpextend: data area", test_extend },
+	      { "tpextend --metadata", test_extend_meta },
+	      { "tprestore into the active area", test_restore })
