@@ -5,7 +5,8 @@
  * buffers are bounced, offsets and lengths must be multiples of 512 with
  * O_DIRECT), mem (a zeroed buffer), fault (wraps another engine and fails
  * or silently drops every write from the Nth on), window (a byte range of
- * another engine, e.g. a metadata area inside a pool device).
+ * another engine, e.g. a metadata area inside a pool device), and the
+ * power-cut simulator (io_crash.h: writes volatile until a flush).
  *
  * All functions return 0 or -errno. Accesses beyond the engine's size
  * fail with -ENXIO; short reads of a file return -EIO. An engine owns its
