@@ -98,6 +98,7 @@ static void test_pre_commit_and_commit(void)
 	struct bm_block *blk, *sb;
 	struct tp_log_capture cap;
 	unsigned char *disk;
+	uint64_t loc;
 
 	env_open(&e);
 	disk = io_mem_data(e.io);
@@ -150,8 +151,19 @@ static void test_pre_commit_and_commit(void)
 		CU_ASSERT(strstr(cap.buf, want) != NULL);
 	}
 	CU_ASSERT_EQUAL(disk[0], 0);
-	/* in order, it commits */
-	CU_ASSERT_EQUAL(tm_pre_commit(e.tm, 1), 0);	/* block 1 is not a superblock here */
+
+	/* in order, it commits: the blocks, then the superblock */
+	bm_forget(e.bm);
+	CU_ASSERT_FATAL(tm_new_block(e.tm, NULL, &blk) == 0);
+	fill(blk, 0x66);
+	loc = bm_block_location(blk);
+	tm_unlock(e.tm, blk);
+	CU_ASSERT_EQUAL_FATAL(tm_pre_commit(e.tm, 0), 0);
+	CU_ASSERT_EQUAL(disk[loc * BM_BLOCK_SIZE], 0x66);
+	CU_ASSERT_EQUAL(disk[0], 0);
+	CU_ASSERT_FATAL(bm_write_lock_zero(e.bm, 0, NULL, &sb) == 0);
+	fill(sb, 0x5b);
+	bm_unlock(sb);
 	CU_ASSERT_EQUAL(tm_commit(e.tm, 0), 0);
 	CU_ASSERT_EQUAL(disk[0], 0x5b);
 	env_close(&e);
