@@ -5,13 +5,14 @@
  * writes into its disk's cache, not the medium: reads see the cache, and
  * only a flush of that disk makes its cached writes durable (written to the
  * medium in order). The medium itself is never synced: the domain is the
- * model of durability, and a test's image file never loses power. Engines on one medium (the
- * same file opened twice, a window of it) share one disk and one cache, as
- * opens of one device share the kernel's cache.
+ * model of durability, and a test's image file never loses power. Engines
+ * on one medium (the same file opened twice, a window of it) share one
+ * disk and one cache, as opens of one device share the kernel's cache.
  *
  * The cut: armed at event N (the writes and flushes of the whole domain,
- * counted from 0), the power fails just before that write or flush. Each disk's medium then keeps, for each
- * 4 KiB unit (offset / 4096) written since that disk's last flush, the
+ * counted from 0), the power fails just before that write or flush. Each
+ * disk's medium then keeps, for each 4 KiB unit (offset / 4096) written
+ * since that disk's last flush, the
  * content the unit had after ANY ONE of those writes, or the content from
  * before them; units choose independently (IO_CRASH_RANDOM, from the
  * domain's seed), so any subset of the writes persists, in any order. The
