@@ -395,7 +395,12 @@ int pool_create(const struct pool_create_params *params, const struct pool_creat
 
 int pool_remove(struct pool *p)
 {
-	int r = 0, e;
+	int r = pool_refuse_live(p, "removing it"), e;
+
+	if (r) {
+		pool_close(p);
+		return r;
+	}
 
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		e = vg_label_wipe(p->pv[i].io, 0);

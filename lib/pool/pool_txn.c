@@ -5,6 +5,7 @@
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -51,7 +52,7 @@ static int replay_growth(struct pool *p)
 	uint64_t meta_now, data_now;
 	int r;
 
-	if (p->live)
+	if (p->be->live)
 		return 0;
 	if ((r = pool_unmap_beyond_ends(p)))
 		return r;
@@ -150,11 +151,13 @@ int pool_reconcile(struct pool *p, int write)
 		free(ids);
 		return 0;
 	}
+	tp_critical_begin();
 	r = replay(p, ids, n);
 	if (!r)
 		r = thin_set_transaction_id(p->md, tid, want);
 	if (!r)
 		r = thin_commit(p->md);
+	tp_critical_end();
 	free(ids);
 	if (r) {
 		int a = thin_abort(p->md);
@@ -166,6 +169,68 @@ int pool_reconcile(struct pool *p, int write)
 	log_warn("pool %s: transaction %llu had been interrupted; it is now complete", p->name,
 		 (unsigned long long)want);
 	return 0;
+}
+
+/* At one transaction the kernel's thin devices are the VG's volumes;
+ * tptools never leaves it otherwise (pool_live_settle), so a difference
+ * is someone else's change, reported. */
+static int live_same_transaction(struct pool *p, uint64_t tid)
+{
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	unsigned diff;
+	int r = pool_live_list_devices(p, &ids, &n);
+
+	if (r)
+		return r;
+	diff = count_diff(p->vg, ids, n);
+	free(ids);
+	if (diff)
+		log_warn("pool %s: the VG metadata and the kernel's pool list different volumes (%u "
+			 "differences) at the same transaction %llu, a change not made by tptools; "
+			 "deactivate the pool and run 'tpcheck %s'", p->name, diff,
+			 (unsigned long long)tid, p->name);
+	return 0;
+}
+
+int pool_live_settle(struct pool *p, uint64_t tid, struct vg *undo, int err)
+{
+	struct tp_dm_pool_status st;
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &st);
+
+	if (!r)
+		r = pool_live_list_devices(p, &ids, &n);
+	if (r) {
+		vg_free(undo);
+		log_error("pool %s: the change failed and the kernel's state cannot be read (%s); "
+			  "the VG keeps transaction %llu, which the next command completes",
+			  p->name, strerror(-r), (unsigned long long)tid + 1);
+		return err;
+	}
+	if (!count_diff(p->vg, ids, n) && (st.transaction_id == tid + 1 ||
+	    (st.transaction_id == tid && !(r = pool_op_set_tid(p, tid, tid + 1))))) {
+		free(ids);
+		vg_free(undo);
+		log_warn("pool %s: the kernel had applied the change; transaction %llu is "
+			 "complete", p->name, (unsigned long long)tid + 1);
+		return 0;
+	}
+	if (st.transaction_id == tid && !count_diff(undo, ids, n)) {
+		free(ids);
+		r = pool_commit_vg(p, undo);
+		if (r)
+			log_error("pool %s: could not undo the VG metadata of the failed change; the "
+				  "next command completes it", p->name);
+		return err;
+	}
+	free(ids);
+	vg_free(undo);
+	log_error("pool %s: the kernel holds part of transaction %llu%s%s; the next tptools "
+		  "command on the pool completes it", p->name, (unsigned long long)tid + 1,
+		  r ? ": " : "", r ? strerror(-r) : "");
+	return err;
 }
 
 int pool_live_reconcile(struct pool *p, int write)
@@ -183,7 +248,7 @@ int pool_live_reconcile(struct pool *p, int write)
 		return -EIO;
 	}
 	if (st.transaction_id == want)
-		return 0;
+		return live_same_transaction(p, want);
 	if (st.transaction_id + 1 != want) {
 		log_error("pool %s: transaction id mismatch: the VG metadata says %llu, the "
 			  "kernel's pool says %llu; deactivate the pool and run 'tpcheck %s'",
@@ -196,11 +261,13 @@ int pool_live_reconcile(struct pool *p, int write)
 			 p->name, (unsigned long long)want);
 		return 0;
 	}
+	tp_critical_begin();
 	r = pool_live_list_devices(p, &ids, &n);
 	if (!r)
 		r = replay(p, ids, n);
 	if (!r)
 		r = pool_op_set_tid(p, want - 1, want);
+	tp_critical_end();
 	free(ids);
 	if (r)
 		log_error("pool %s: could not complete interrupted transaction %llu", p->name,
