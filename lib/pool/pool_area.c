@@ -112,11 +112,11 @@ int pool_area_open_write(const char *path, unsigned io_flags, uint64_t offset, u
 	int r;
 
 	memset(a, 0, sizeof(*a));
-	r = io_open_area(path, io_flags, offset, size, &a->io);
+	r = refuse_active_pool(path);
+	if (!r)
+		r = io_open_area(path, io_flags, offset, size, &a->io);
 	if (!r)
 		r = area_lock(path, TP_LOCK_EXCL | TP_LOCK_NOWAIT, a);
-	if (!r)
-		r = refuse_active_pool(path);
 	if (!r && !force)
 		r = refuse_label(path, offset, what_else);
 	if (!r && !force)

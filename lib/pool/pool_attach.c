@@ -205,10 +205,9 @@ static int lock_devices(struct pool *p, char *const paths[2])
 		if (i && pool_same_device(paths[0], paths[1]))
 			break;
 		r = pool_claim_lock(p->name, paths[i], &p->claim[i]);
-		if (r == -ENOENT)
-			continue;	/* the open says it */
-		if (r)
-			return r;
+		if (r == -EBUSY)
+			return r;	/* logged */
+		/* other errors (no such device, no permission): the open says */
 	}
 	return 0;
 }

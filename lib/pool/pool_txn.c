@@ -171,28 +171,6 @@ int pool_reconcile(struct pool *p, int write)
 	return 0;
 }
 
-/* At one transaction the kernel's thin devices are the VG's volumes;
- * tptools never leaves it otherwise (pool_live_settle), so a difference
- * is someone else's change, reported. */
-static int live_same_transaction(struct pool *p, uint64_t tid)
-{
-	uint64_t *ids = NULL;
-	size_t n = 0;
-	unsigned diff;
-	int r = pool_live_list_devices(p, &ids, &n);
-
-	if (r)
-		return r;
-	diff = count_diff(p->vg, ids, n);
-	free(ids);
-	if (diff)
-		log_warn("pool %s: the VG metadata and the kernel's pool list different volumes (%u "
-			 "differences) at the same transaction %llu, a change not made by tptools; "
-			 "deactivate the pool and run 'tpcheck %s'", p->name, diff,
-			 (unsigned long long)tid, p->name);
-	return 0;
-}
-
 int pool_live_settle(struct pool *p, uint64_t tid, struct vg *undo, int err)
 {
 	struct tp_dm_pool_status st;
@@ -248,7 +226,7 @@ int pool_live_reconcile(struct pool *p, int write)
 		return -EIO;
 	}
 	if (st.transaction_id == want)
-		return live_same_transaction(p, want);
+		return 0;
 	if (st.transaction_id + 1 != want) {
 		log_error("pool %s: transaction id mismatch: the VG metadata says %llu, the "
 			  "kernel's pool says %llu; deactivate the pool and run 'tpcheck %s'",
