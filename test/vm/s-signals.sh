@@ -179,12 +179,18 @@ settled "completion"
 
 step "device-mapper that does not answer: refused, never offline"
 if command -v setpriv >/dev/null; then
+	# the devices readable, /dev/mapper/control not (root only)
 	chmod -R a+rwX "$TPTOOLS_DIR"
 	chmod a+rx "$PWD"
+	modes=$(stat -c %a "$DATA" "$META")
+	chmod a+r "$DATA" "$META"
 	setpriv --reuid=65534 --regid=65534 --clear-groups tpstatus sig 2>err
 	expect_eq "tpstatus as nobody: exit" "$?" 5
 	cat err
 	grep -q "cannot tell whether the kernel runs it" err || fail "no fail-closed refusal"
+	set -- $modes
+	chmod "$1" "$DATA"
+	chmod "$2" "$META"
 else
 	echo "no setpriv: skipped"
 fi
