@@ -95,9 +95,10 @@ int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid)
 		return 0;
 	case POOL_IS_HELD:
 		log_error("pool %s: %s is held by the kernel or another program (mounted, part of "
-			  "a device-mapper or md device, or opened exclusively), but none of the "
-			  "pool's own kernel devices is loaded; tptools will not touch a pool that "
-			  "may be running under another name. Find the holder (lsblk %s; "
+			  "a device-mapper or md device, or opened exclusively, e.g. by a tptools "
+			  "command of another configuration), but none of the pool's own kernel "
+			  "devices is loaded; tptools will not touch a pool that may be running "
+			  "under another name. Find the holder (lsblk %s; "
 			  "/sys/class/block/*/holders), stop it, and try again",
 			  p->name, busy, busy);
 		return -EBUSY;

@@ -29,12 +29,11 @@ struct pool {
  * and deactivation (pool_activate.c). Offline: the engine in metadata/thin
  * on the devices (changes uncommitted until commit). Live: the kernel's
  * pool, through messages (each one commits) and a metadata snapshot for
- * reads (pool_live.c). */
+ * reads (pool_live.c, pool_msnap.c). */
 struct pool_status;
 struct pool_dev_usage;
 struct pool_backend {
-	const char *what;	/* "offline" or "live", for messages */
-	int live;
+	int live;		/* the kernel runs the pool */
 	int (*create)(struct pool *p, uint32_t dev_id);
 	int (*snap)(struct pool *p, uint32_t dev_id, const struct vg_volume *origin);
 	/* VOL (may be NULL): the volume's name, unloaded first when live */
@@ -79,10 +78,10 @@ int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid) 
  * it offline..."), when P is live; else 0. */
 int pool_refuse_live(const struct pool *p, const char *what) TP_MUST_CHECK;
 
-/* PATH carries label L (a device of pool L->pool_name) and is about to be
- * written outside its pool (tprestore -o, tprepair -o): -EBUSY, logged,
- * while the kernel runs that pool, or the dm error when that cannot be
- * told; else 0. */
+/* pool_backend.c: PATH carries label L (a device of pool L->pool_name)
+ * and is about to be written outside its pool (tprestore -o, tprepair
+ * -o): -EBUSY, logged, while the kernel runs that pool, or the dm error
+ * when that cannot be told; else 0. */
 int pool_refuse_live_device(const char *path, const struct vg_label *l) TP_MUST_CHECK;
 
 /* ---- pool_leftovers.c: what a SIGKILL left behind ---- */
@@ -96,8 +95,9 @@ struct tp_dm_pool_devs;
 int pool_clear_leftovers(struct pool *p, const char *uuid, struct tp_dm_pool_devs *d)
 	TP_MUST_CHECK;
 
-/* pool_msnap.c: serialise the kernel's one metadata snapshot among tptools commands:
- * an exclusive lock per pool, taken around reserve..release. */
+/* pool_msnap.c: serialise the kernel's one metadata snapshot among
+ * tptools commands: an exclusive lock per pool ("POOL:metadata-snap" in
+ * the lock directory), taken around reserve..release. */
 int pool_msnap_lock(const struct pool *p, unsigned flags, struct tp_lock **l) TP_MUST_CHECK;
 
 /* ---- pool_attach.c: the one way into a pool's devices ---- */

@@ -80,7 +80,6 @@ static int live_figures(struct pool *p, struct pool_status *st, uint64_t *mu, ui
 }
 
 const struct pool_backend pool_backend_live = {
-	.what = "live",
 	.live = 1,
 	.create = live_create,
 	.snap = live_snap,

@@ -57,7 +57,6 @@ static int off_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_us
 }
 
 const struct pool_backend pool_backend_offline = {
-	.what = "offline",
 	.live = 0,
 	.create = off_create,
 	.snap = off_snap,

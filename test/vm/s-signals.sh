@@ -23,7 +23,9 @@ mkdir -p "$TPTOOLS_DIR"
 # kernel_tid / held_root: fields of the thin-pool status line
 kernel_tid() { dmsetup status sig-tpool | awk '{ print $4 }'; }
 held_root() { dmsetup status sig-tpool | awk '{ print $7 }'; }
-vg_tid() { tpstatus --noheadings -o pool_transaction_id sig 2>/dev/null | awk 'NF { print $1; exit }'; }
+vg_tid() {
+	tpstatus --noheadings -o pool_transaction_id sig 2>/dev/null | awk 'NF { print $1; exit }'
+}
 suspended() {
 	dmsetup info -c --noheadings --separator ' ' -o name,suspended 2>/dev/null |
 		awk '$2 == "Suspended" { print $1 }'
