@@ -41,6 +41,11 @@ struct pool_backend {
 	int (*set_tid)(struct pool *p, uint64_t old_id, uint64_t new_id);
 	int (*commit)(struct pool *p);	/* the thin transaction; live: done per message */
 	int (*abort)(struct pool *p);	/* drop the uncommitted part; live: nothing to drop */
+	/* A change failed (ERR, logged) after its VG commit to transaction
+	 * TID + 1; UNDO is the VG before it (consumed). Offline: drop the
+	 * thin transaction and put the VG back. Live: pool_live_settle.
+	 * Returns what the change returns: ERR, or 0 when it was completed. */
+	int (*settle)(struct pool *p, uint64_t tid, struct vg *undo, int err);
 	/* the transaction-id protocol at open (pool_txn.c) */
 	int (*reconcile)(struct pool *p, int write);
 	/* pool-level figures in blocks, and per-device usage (pool_status.c) */

@@ -87,6 +87,7 @@ const struct pool_backend pool_backend_live = {
 	.set_tid = live_set_tid,
 	.commit = live_nothing,
 	.abort = live_nothing,
+	.settle = pool_live_settle,
 	.reconcile = pool_live_reconcile,
 	.figures = live_figures,
 	.usage = pool_live_usage,

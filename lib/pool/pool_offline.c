@@ -1,10 +1,12 @@
 /* pool_offline.c - the offline backend (pool_int.h): the thin metadata
  * on the devices through metadata/thin, changes uncommitted until the
- * caller commits, figures from the space maps and a walk of the trees. */
+ * caller commits (a failed change: the thin transaction dropped, the VG
+ * put back), figures from the space maps and a walk of the trees. */
 #include "lib/pool/pool_int.h"
 #include "lib/pool/pool_usage.h"
 #include "lib/pool/pool_vg.h"
 
+#include "lib/base/log.h"
 #include "metadata/thin/thin_walk.h"
 
 static int off_create(struct pool *p, uint32_t dev_id)
@@ -38,6 +40,21 @@ static int off_abort(struct pool *p)
 	return thin_abort(p->md);
 }
 
+static int off_settle(struct pool *p, uint64_t tid, struct vg *undo, int err)
+{
+	int u = thin_abort(p->md);
+
+	(void)tid;
+	if (!u)
+		u = pool_commit_vg(p, undo);
+	else
+		vg_free(undo);
+	if (u)
+		log_error("pool %s: could not undo the VG metadata of the failed change; the next "
+			  "command completes or reports it", p->name);
+	return err;
+}
+
 static int off_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
 		       uint64_t *du, uint64_t *dt)
 {
@@ -64,6 +81,7 @@ const struct pool_backend pool_backend_offline = {
 	.set_tid = off_set_tid,
 	.commit = off_commit,
 	.abort = off_abort,
+	.settle = off_settle,
 	.reconcile = pool_reconcile,
 	.figures = off_figures,
 	.usage = off_usage,

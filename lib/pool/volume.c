@@ -44,7 +44,7 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 {
 	uint64_t tid = p->vg->transaction_id;
 	struct vg *undo;
-	int r, u;
+	int r;
 
 	r = pool_guard(p, "the change", "nothing was changed", 0);
 	if (r) {
@@ -76,20 +76,9 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 		vg_free(undo);
 		goto out;
 	}
-	if (p->be->live) {
-		/* the kernel may hold the change (a message commits at once):
-		 * complete it forward, or undo the VG if it does not */
-		r = pool_live_settle(p, tid, undo, r);
-		goto out;
-	}
-	u = p->be->abort(p);
-	if (!u)
-		u = pool_commit_vg(p, undo);
-	else
-		vg_free(undo);
-	if (u)
-		log_error("pool %s: could not undo the VG metadata of the failed change; the next "
-			  "command completes or reports it", p->name);
+	/* offline: undone; live: the kernel may hold the change (a message
+	 * commits at once), so it is completed forward or undone */
+	r = p->be->settle(p, tid, undo, r);
 out:
 	tp_critical_end();
 	return r;
