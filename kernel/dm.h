@@ -317,6 +317,28 @@ int tp_dm_pool_activate(const struct tp_dm_pool_layout *l) TP_MUST_CHECK;
  * commits its metadata. */
 int tp_dm_pool_deactivate(const char *pool) TP_MUST_CHECK;
 
+/* What device-mapper has loaded of the pool with uuid POOL_UUID, found by
+ * our dm uuids "TPTOOLS-<pool uuid>-<role>" whatever the devices' names
+ * (dm_pool_find.c). */
+#define TP_DM_POOL_SUSPENDED_MAX 8
+struct tp_dm_pool_devs {
+	bool have_dm;			/* false: this host has no device-mapper */
+	char tpool[TP_DM_NAME_MAX];	/* the thin-pool device's name, "" if none */
+	char tmeta[TP_DM_NAME_MAX];	/* "" if none */
+	char tdata[TP_DM_NAME_MAX];	/* "" if none */
+	unsigned nr_thin;		/* thin volumes loaded */
+	unsigned nr_suspended;		/* of these pieces, suspended (names below) */
+	char suspended[TP_DM_POOL_SUSPENDED_MAX][TP_DM_NAME_MAX];
+};
+
+/* Fill *D. A host without device-mapper (no dm-mod, no control node) has
+ * nothing loaded: 0 with D->have_dm false. Device-mapper present but not
+ * answering (no permission, an unusable control node, a failed ioctl):
+ * -errno with a sentence in WHY (nothing else logged), never "none
+ * loaded": callers must refuse rather than guess. */
+int tp_dm_pool_find(const char *pool_uuid, struct tp_dm_pool_devs *d, char *why, size_t len)
+	TP_MUST_CHECK;
+
 /* 1 when <pool>-tpool exists, 0 when not (also on a kernel without
  * device-mapper, silently: offline commands ask this), or -errno. */
 int tp_dm_pool_is_active(const char *pool) TP_MUST_CHECK;

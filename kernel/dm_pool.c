@@ -1,6 +1,7 @@
 /* dm_pool.c - a pool's device stack (tmeta, tdata, tpool) and its volumes
  * as units, with clean-up on failure (see dm.h "pool stacks"). */
 #include "kernel/dm.h"
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -201,17 +202,27 @@ int tp_dm_snapshot(const char *pool, const char *origin_vol, uint32_t dev_id,
 	if (origin_vol) {
 		if ((r = tp_dm_name(origin, sizeof(origin), pool, TP_DM_ROLE_THIN, origin_vol)))
 			return r;
-		/* flush the origin's writes and hold new ones while the
-		 * kernel shares its mappings */
-		if ((r = tp_dm_suspend(origin, 0)))
-			return r;
 	}
+	/* suspend..resume is one critical section: a signal waits for the
+	 * resume (a SIGKILL's suspended origin is resumed by the next
+	 * command, lib/pool/pool_leftovers.c) */
+	tp_critical_begin();
+	/* flush the origin's writes and hold new ones while the kernel
+	 * shares its mappings */
+	if (origin_vol && (r = tp_dm_suspend(origin, 0))) {
+		tp_critical_end();
+		return r;
+	}
+	if (origin_vol)
+		tp_test_pause("after-suspend");
 	r = tp_dm_create_snap(pool_name, dev_id, origin_id);
+	tp_test_pause("after-create-snap");
 	if (origin_vol && (rr = tp_dm_resume(origin))) {
 		log_error("%s/%s stays suspended: resume it with 'dmsetup resume %s'", pool,
 			  origin_vol, origin);
 		if (!r)
 			r = rr;
 	}
+	tp_critical_end();
 	return r;
 }

@@ -24,8 +24,12 @@ static int forget(const char *name)
 static int remove_pool(const char *name, struct pool *p)
 {
 	struct pool_info info;
-	int r = pool_get_info(p, 0, &info), yes;
+	int r, yes;
 
+	/* refused before asking: the kernel runs the pool */
+	if (pool_is_live(p))
+		return tp_exit_from_errno(pool_remove(p));
+	r = pool_get_info(p, 0, &info);
 	if (r) {
 		pool_close(p);
 		return tp_exit_from_errno(r);

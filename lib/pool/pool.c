@@ -15,7 +15,7 @@
 const struct vg *pool_vg(const struct pool *p) { return p->vg; }
 struct thin_md *pool_thin(struct pool *p) { return p->md; }
 const char *pool_name(const struct pool *p) { return p->name; }
-int pool_is_live(const struct pool *p) { return p->live; }
+int pool_is_live(const struct pool *p) { return p->be && p->be->live; }
 
 const char *pool_device_path(const struct pool *p, enum vg_role role)
 {
@@ -28,27 +28,6 @@ void pool_close(struct pool *p)
 		return;
 	pool_detach(p);
 	free(p);
-}
-
-int pool_commit_vg(struct pool *p, struct vg *next)
-{
-	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
-	int r;
-
-	for (int i = 0; i < VG_NR_ROLES; i++)
-		snprintf(next->dev[i].path, sizeof(next->dev[i].path), "%s", p->pv[i].io->name);
-	next->seqno = p->vg->seqno;
-	r = vg_commit(pvs, VG_NR_ROLES, next);
-	if (r) {
-		log_error("pool %s: VG metadata commit failed: %s; nothing was changed",
-			  p->name, strerror(-r));
-		vg_free(next);
-		return r;
-	}
-	pool_backup_commit(next);
-	vg_free(p->vg);
-	p->vg = next;
-	return 0;
 }
 
 /* Commit the VG as it is (repairs stale or damaged copies). */
@@ -84,13 +63,10 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 		r = pool_sync_labels(p, NULL);
 	if (r)
 		goto fail;
-	if (p->live) {
-		r = pool_live_reconcile(p, !(flags & POOL_RDONLY));
-	} else {
+	if (!p->be->live)
 		r = pool_open_thin(p);
-		if (!r)
-			r = pool_reconcile(p, !(flags & POOL_RDONLY));
-	}
+	if (!r)
+		r = p->be->reconcile(p, !(flags & POOL_RDONLY));
 	if (r)
 		goto fail;
 	*out = p;
@@ -109,11 +85,10 @@ int pool_locate_metadata(const char *name, const char *devices, char **path, uin
 
 	if (r)
 		return r;
-	if (p->live) {
-		log_error("pool %s is active: the kernel's metadata may be ahead of the disk; "
-			  "deactivate it first with 'tpdeactivate %s'", name, name);
+	if ((r = pool_refuse_live(p, "reading its thin metadata from the disk (the kernel's "
+				    "may be ahead of it)"))) {
 		pool_close(p);
-		return -EBUSY;
+		return r;
 	}
 	a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
 	*offset = a->offset;

@@ -6,6 +6,7 @@
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -92,14 +93,17 @@ static int activate_pool(struct pool *p)
 	r = pool_share_devices(p);
 	if (!r) {
 		pool_layout(p, &l);
+		/* the stack is made whole or not at all: a signal waits */
+		tp_critical_begin();
 		r = tp_dm_pool_activate(&l);
+		tp_critical_end();
 	}
 	if (r) {
 		int e = pool_open_thin(p);
 		(void)e;
 		return r;
 	}
-	p->live = 1;
+	p->be = &pool_backend_live;
 	return tp_dm_name(p->pool_dm, sizeof(p->pool_dm), p->name, TP_DM_ROLE_POOL, NULL);
 }
 
@@ -109,7 +113,7 @@ int pool_activate(struct pool *p, const char *const *vols, unsigned n)
 
 	if ((r = known_volumes(p, vols, n)))
 		return r;
-	if (!p->live && (r = activate_pool(p)))
+	if (!p->be->live && (r = activate_pool(p)))
 		return r;
 	return each_volume(p, vols, n, activate_volume);
 }
@@ -127,7 +131,7 @@ int pool_autoactivate(struct pool *p, unsigned *nr_vols)
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
 		if (!vg->volumes[i].activation_skip)
 			vols[n++] = vg->volumes[i].name;
-	r = p->live ? 0 : activate_pool(p);
+	r = p->be->live ? 0 : activate_pool(p);
 	if (!r && n)
 		r = each_volume(p, vols, n, activate_volume);
 	if (!r)
@@ -147,7 +151,7 @@ int pool_deactivate(struct pool *p, const char *const *vols, unsigned n)
 
 	if ((r = known_volumes(p, vols, n)))
 		return r;
-	if (!p->live) {
+	if (!p->be->live) {
 		if (n)
 			log_error("pool %s is not active", p->name);
 		return n ? -ENXIO : 0;
@@ -157,6 +161,7 @@ int pool_deactivate(struct pool *p, const char *const *vols, unsigned n)
 	r = tp_dm_pool_deactivate(p->name);
 	if (r)
 		return r;
-	p->live = 0;
+	p->be = &pool_backend_offline;
+	p->pool_dm[0] = '\0';
 	return pool_open_thin(p);
 }

@@ -72,6 +72,17 @@ static int refuse_label(const char *path, uint64_t offset, const char *what_else
 	return -EBUSY;
 }
 
+/* Is PATH a device of a pool the kernel runs? Refused even with --force:
+ * the kernel would overwrite, or be corrupted by, what is written. */
+static int refuse_active_pool(const char *path)
+{
+	struct vg_label l;
+
+	if (pool_read_label(path, &l))
+		return 0;	/* not ours (a damaged label: refuse_label says) */
+	return pool_refuse_live_device(path, &l);
+}
+
 /* Does writing AREA (SIZE 0: to the end) of PATH destroy another program's
  * signature (a filesystem, a RAID or LVM member, ...) inside it? */
 static int refuse_signature(const char *path, const struct io_engine *area, uint64_t offset,
@@ -101,7 +112,9 @@ int pool_area_open_write(const char *path, unsigned io_flags, uint64_t offset, u
 	int r;
 
 	memset(a, 0, sizeof(*a));
-	r = io_open_area(path, io_flags, offset, size, &a->io);
+	r = refuse_active_pool(path);
+	if (!r)
+		r = io_open_area(path, io_flags, offset, size, &a->io);
 	if (!r)
 		r = area_lock(path, TP_LOCK_EXCL | TP_LOCK_NOWAIT, a);
 	if (!r && !force)

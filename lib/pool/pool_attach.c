@@ -182,15 +182,34 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 	return 0;
 }
 
-/* Is the pool active in the kernel? Sets P->live and P->pool_dm. */
-static int detect_live(struct pool *p)
+/* The pool uuid the labels on PATHS give pool P ("" when neither can be
+ * read as one of P's): what device-mapper is asked by. */
+static void labels_uuid(const struct pool *p, char *const paths[2], char uuid[VG_UUID_LEN + 1])
 {
-	int r = tp_dm_pool_is_active(p->name);
+	struct vg_label l;
 
-	p->live = r == 1;
-	if (p->live && tp_dm_name(p->pool_dm, sizeof(p->pool_dm), p->name, TP_DM_ROLE_POOL, NULL))
-		return -EINVAL;
-	return 0;	/* no device-mapper here: the pool is simply not active */
+	uuid[0] = '\0';
+	for (int i = 0; i < 2 && !uuid[0]; i++)
+		if (!pool_read_label(paths[i], &l) && !strcmp(l.pool_name, p->name))
+			snprintf(uuid, VG_UUID_LEN + 1, "%s", l.pool_uuid);
+}
+
+/* Writers: the flock half of each device's claim, before the liveness
+ * decision (its exclusive-open probe must not meet another tptools
+ * writer's claim). */
+static int lock_devices(struct pool *p, char *const paths[2])
+{
+	for (int i = 0; i < 2; i++) {
+		int r;
+
+		if (i && pool_same_device(paths[0], paths[1]))
+			break;
+		r = pool_claim_lock(p->name, paths[i], &p->claim[i]);
+		if (r == -EBUSY)
+			return r;	/* logged */
+		/* other errors (no such device, no permission): the open says */
+	}
+	return 0;
 }
 
 static int attach(struct pool *p, const char *devices, unsigned flags,
@@ -215,13 +234,24 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 	r = pool_check_duplicates(p->name, paths, !devices && !(p->flags & POOL_RDONLY));
 	if (r)
 		return r;
-	/* The kernel holds an active pool's devices (pool_claim.c). */
-	if ((r = detect_live(p)))
+	if (!(p->flags & POOL_RDONLY) && (r = lock_devices(p, paths)))
 		return r;
-	if (p->live)
+	/* live or offline, once (pool_backend.c); the kernel holds an
+	 * active pool's devices (pool_claim.c) */
+	labels_uuid(p, paths, uuid);
+	if ((r = pool_decide_backend(p, paths, uuid)))
+		return r;
+	if ((flags & POOL_ATTACH_OFFLINE) &&
+	    (r = pool_refuse_live(p, "reading or writing its on-disk metadata")))
+		return r;
+	uuid[0] = '\0';
+	if (p->be->live)
 		claim = POOL_CLAIM_LIVE;
 	for (int i = 0; i < 2; i++) {
 		unsigned held = i && pool_same_device(paths[0], paths[1]) ? POOL_CLAIM_HELD : 0;
+
+		if (!held && p->claim[i])
+			held = POOL_CLAIM_LOCKED;
 		if ((r = open_device(p, i, claim | held, rep, (const char *const *)paths,
 				     uuid)) < 0)
 			return r;
@@ -236,11 +266,6 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 	r = read_vg(p, rep, st);
 	if (r)
 		return r < 0 ? r : 0;
-	if (p->live && (flags & POOL_ATTACH_OFFLINE)) {
-		log_error("pool %s is active in the kernel: its on-disk metadata changes under us; "
-			  "deactivate it first ('tpdeactivate %s')", p->name, p->name);
-		return -EBUSY;
-	}
 	return 0;
 }
 

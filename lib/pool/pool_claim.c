@@ -23,30 +23,35 @@
 #include <errno.h>
 #include <string.h>
 
+int pool_claim_lock(const char *pool, const char *path, struct tp_lock **lock)
+{
+	int r = tp_lock_file(path, TP_LOCK_EXCL | TP_LOCK_BRIEF, lock);
+
+	if (r == -EWOULDBLOCK) {
+		log_error("pool %s: %s is in use by another tptools command (waited %u s); try "
+			  "again when it has finished", pool, path, TP_LOCK_BRIEF_MS / 1000);
+		return -EBUSY;
+	}
+	return r;
+}
+
 int pool_claim_open(const char *pool, const char *path, unsigned flags, struct tp_lock **lock,
 		    struct io_engine **io)
 {
 	int r;
 
-	*lock = NULL;
 	*io = NULL;
-	if (!(flags & POOL_CLAIM_HELD)) {
-		r = tp_lock_file(path, TP_LOCK_EXCL | TP_LOCK_BRIEF, lock);
-		if (r == -EWOULDBLOCK) {
-			log_error("pool %s: %s is in use by another tptools command (waited %u s); "
-				  "try again when it has finished", pool, path,
-				  TP_LOCK_BRIEF_MS / 1000);
-			return -EBUSY;
-		}
-		if (r)
-			return r;
-	}
+	if (!(flags & POOL_CLAIM_LOCKED))
+		*lock = NULL;
+	if (!(flags & (POOL_CLAIM_HELD | POOL_CLAIM_LOCKED)) &&
+	    (r = pool_claim_lock(pool, path, lock)))
+		return r;
 	r = io_fd_open(path, (flags & (POOL_CLAIM_LIVE | POOL_CLAIM_HELD)) ? 0 : IO_EXCL, io);
 	if (r == -EBUSY)
 		log_error("pool %s: %s is held by the kernel or another program (mounted, part of "
 			  "an active device-mapper or md device, or opened exclusively); tptools "
 			  "will not write to it", pool, path);
-	if (r) {
+	if (r && !(flags & POOL_CLAIM_LOCKED)) {
 		tp_lock_release(*lock);
 		*lock = NULL;
 	}

@@ -3,6 +3,7 @@
  * and tpremove's wipe. */
 #include "lib/pool/pool_int.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/dev/probe.h"
@@ -351,13 +352,17 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 			  strerror(-r));
 		goto out;
 	}
-	/* 2. VG metadata on both devices, 3. labels: the pool exists from here */
+	/* 2. VG metadata on both devices, 3. labels: the pool exists from
+	 * here; one critical section, so a signal does not leave a VG
+	 * without its labels */
+	tp_critical_begin();
 	for (int i = 0; i < VG_NR_ROLES && !r; i++)
 		r = vg_mda_format(pv[i].io, &pv[i].label);
 	if (!r && !(r = vg_commit(pv, VG_NR_ROLES, vg)))
 		pool_backup_commit(vg);
 	for (int i = 0; i < VG_NR_ROLES && !r; i++)
 		r = vg_label_write(pv[i].io, &pv[i].label);
+	tp_critical_end();
 	if (r) {
 		log_error("pool %s: cannot write its labels and VG metadata: %s", p->name,
 			  strerror(-r));
@@ -395,7 +400,13 @@ int pool_create(const struct pool_create_params *params, const struct pool_creat
 
 int pool_remove(struct pool *p)
 {
-	int r = 0, e;
+	int r = pool_refuse_live(p, "removing it"), e;
+
+	if (r) {
+		pool_close(p);
+		return r;
+	}
+	tp_critical_begin();
 
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		e = vg_label_wipe(p->pv[i].io, 0);
@@ -407,6 +418,7 @@ int pool_remove(struct pool *p)
 		if (e && !r)
 			r = e;
 	}
+	tp_critical_end();
 	if (r)
 		log_error("pool %s: could not wipe all of its labels: %s", p->name, strerror(-r));
 	e = pool_devices_remove_pool(p->name);

@@ -178,11 +178,8 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size;
 	res->data_dev_size = dev_size;
 	check_stripe(p, res);
-	if (p->live) {
-		log_error("pool %s is active: growing an active pool is not supported yet; "
-			  "deactivate it with 'tpdeactivate %s' first", p->name, p->name);
-		return -EBUSY;
-	}
+	if ((r = pool_refuse_live(p, "growing it")))
+		return r;
 	room = dev_size > d->area[0].offset ? dev_size - d->area[0].offset : 0;
 	blocks = room / res->chunk;
 	if (blocks > THIN_MAX_DATA_BLOCKS)

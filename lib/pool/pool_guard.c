@@ -19,7 +19,7 @@ int pool_guard(struct pool *p, const char *before, const char *refused, int warn
 	struct thin_check_report rep;
 	int r;
 
-	if (p->live || !p->md)
+	if (p->be->live || !p->md)
 		return 0;
 	if (thin_needs_check(p->md)) {
 		log_error("pool %s: its thin metadata is flagged needs_check; run "

@@ -18,9 +18,92 @@ struct pool {
 	struct vg *vg;
 	struct io_engine *thin_io;	/* window over the active area */
 	struct thin_md *md;		/* NULL while the kernel runs the pool */
-	int live;			/* the pool is active in the kernel */
+	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 };
+
+/* ---- pool_backend.c: offline engine or live kernel, decided once ----
+ *
+ * Every operation on the thin side of a pool goes through P->be, chosen
+ * at attach time by pool_decide_backend and switched only by activation
+ * and deactivation (pool_activate.c). Offline: the engine in metadata/thin
+ * on the devices (changes uncommitted until commit). Live: the kernel's
+ * pool, through messages (each one commits) and a metadata snapshot for
+ * reads (pool_live.c, pool_msnap.c). */
+struct pool_status;
+struct pool_dev_usage;
+struct pool_backend {
+	int live;		/* the kernel runs the pool */
+	int (*create)(struct pool *p, uint32_t dev_id);
+	int (*snap)(struct pool *p, uint32_t dev_id, const struct vg_volume *origin);
+	/* VOL (may be NULL): the volume's name, unloaded first when live */
+	int (*delete_thin)(struct pool *p, uint32_t dev_id, const char *vol);
+	int (*set_tid)(struct pool *p, uint64_t old_id, uint64_t new_id);
+	int (*commit)(struct pool *p);	/* the thin transaction; live: done per message */
+	int (*abort)(struct pool *p);	/* drop the uncommitted part; live: nothing to drop */
+	/* A change failed (ERR, logged) after its VG commit to transaction
+	 * TID + 1; UNDO is the VG before it (consumed). Offline: drop the
+	 * thin transaction and put the VG back. Live: pool_live_settle.
+	 * Returns what the change returns: ERR, or 0 when it was completed. */
+	int (*settle)(struct pool *p, uint64_t tid, struct vg *undo, int err);
+	/* the transaction-id protocol at open (pool_txn.c) */
+	int (*reconcile)(struct pool *p, int write);
+	/* pool-level figures in blocks, and per-device usage (pool_status.c) */
+	int (*figures)(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+		       uint64_t *du, uint64_t *dt);
+	int (*usage)(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		     size_t *n);
+};
+extern const struct pool_backend pool_backend_offline;	/* pool_offline.c */
+extern const struct pool_backend pool_backend_live;	/* pool_live.c, pool_msnap.c */
+
+/* The pool's devices as the liveness decision sees them. */
+enum pool_liveness {
+	POOL_IS_OFFLINE,	/* nothing of the pool loaded, its devices free */
+	POOL_IS_LIVE,		/* its thin-pool device is loaded */
+	POOL_IS_HELD,		/* not loaded by us, but a device is held: refuse */
+	POOL_IS_UNKNOWN,	/* device-mapper present but not answering: refuse */
+};
+
+/* The decision as a pure function (unit tested): DM_ERR the answer of
+ * device-mapper (0, or -errno when it is present but could not be asked;
+ * a host without device-mapper answers 0 with nothing loaded), HAS_TPOOL
+ * whether the pool's thin-pool device is loaded, HELD whether a device of
+ * the pool refused an exclusive open. */
+enum pool_liveness pool_liveness_decide(int dm_err, int has_tpool, int held);
+
+/* Decide P's backend for the devices PATHS (pool uuid UUID, "" when no
+ * label could be read: then the dm name of the pool is asked), after
+ * clearing what a killed command left behind (pool_leftovers.c). Sets
+ * P->be and P->pool_dm. -EBUSY or the dm error, logged with what to do,
+ * when the answer is not a clear offline or live: the pool is refused. */
+int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid) TP_MUST_CHECK;
+
+/* pool_ops.c: -EBUSY, logged ("pool P is active in the kernel: WHAT needs
+ * it offline..."), when P is live; else 0. */
+int pool_refuse_live(const struct pool *p, const char *what) TP_MUST_CHECK;
+
+/* pool_backend.c: PATH carries label L (a device of pool L->pool_name)
+ * and is about to be written outside its pool (tprestore -o, tprepair
+ * -o): -EBUSY, logged, while the kernel runs that pool, or the dm error
+ * when that cannot be told; else 0. */
+int pool_refuse_live_device(const char *path, const struct vg_label *l) TP_MUST_CHECK;
+
+/* ---- pool_leftovers.c: what a SIGKILL left behind ---- */
+
+struct tp_dm_pool_devs;
+/* Clear what an interrupted tptools command left of pool P in the kernel
+ * (D: what device-mapper has loaded of it, refreshed here): resume its
+ * suspended devices, remove a half-made stack (tmeta/tdata without
+ * tpool), release a metadata snapshot no command holds. Each said in one
+ * line on stderr. 0 or -errno (logged). */
+int pool_clear_leftovers(struct pool *p, const char *uuid, struct tp_dm_pool_devs *d)
+	TP_MUST_CHECK;
+
+/* pool_msnap.c: serialise the kernel's one metadata snapshot among
+ * tptools commands: an exclusive lock per pool ("POOL:metadata-snap" in
+ * the lock directory), taken around reserve..release. */
+int pool_msnap_lock(const struct pool *p, unsigned flags, struct tp_lock **l) TP_MUST_CHECK;
 
 /* ---- pool_attach.c: the one way into a pool's devices ---- */
 
@@ -63,7 +146,13 @@ int pool_share_devices(struct pool *p) TP_MUST_CHECK;
 enum pool_claim_flags {
 	POOL_CLAIM_LIVE = 1 << 0,	/* the pool is active: the kernel holds the device */
 	POOL_CLAIM_HELD = 1 << 1,	/* this command claimed the same device already */
+	POOL_CLAIM_LOCKED = 1 << 2,	/* *LOCK is taken already (pool_claim_lock) */
 };
+
+/* The flock half of a claim alone (pool_attach.c takes it before deciding
+ * live or offline, so its exclusive-open probe never meets another
+ * tptools writer): -EBUSY, logged, after the brief wait. */
+int pool_claim_lock(const char *pool, const char *path, struct tp_lock **lock) TP_MUST_CHECK;
 
 /* Open PATH for writing as its one owner (see pool_claim.c): *LOCK (an
  * exclusive flock on PATH, waited on briefly; none with HELD) and *IO
@@ -87,10 +176,17 @@ int pool_guard(struct pool *p, const char *before, const char *refused, int warn
 /* Make the thin metadata agree with the VG. WRITE: complete an
  * interrupted transaction; else only report it. */
 int pool_reconcile(struct pool *p, int write) TP_MUST_CHECK;
-/* The same against the kernel's pool (P->live). */
+/* The same against the kernel's pool (a live P). */
 int pool_live_reconcile(struct pool *p, int write) TP_MUST_CHECK;
+/* A live change failed (ERR, logged) after its VG commit (transaction
+ * TID + 1; UNDO: the VG before it, consumed). The kernel is asked what
+ * it holds (its transaction id and thin devices): the change applied, its
+ * transaction id is set (completed forward, 0 returned); not applied, the
+ * VG is put back (ERR returned); neither state recognised, the VG stays
+ * the journal the next command replays (ERR returned). Said on stderr. */
+int pool_live_settle(struct pool *p, uint64_t tid, struct vg *undo, int err) TP_MUST_CHECK;
 
-/* ---- pool_live.c: reading an active pool's metadata ---- */
+/* ---- pool_msnap.c: reading an active pool's metadata ---- */
 
 /* Thin device ids in the kernel's metadata (via a metadata snapshot). */
 int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n) TP_MUST_CHECK;
@@ -191,7 +287,7 @@ int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int 
 /* Are A and B the same file or block device? */
 int pool_same_device(const char *a, const char *b);
 
-/* ---- pool.c ---- */
+/* ---- pool_commit.c ---- */
 
 /* Commit NEXT as the pool's new VG (seqno handled by vg_commit) and back
  * it up (host.h); on success P's VG is replaced by NEXT (ownership moves),

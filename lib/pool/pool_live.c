@@ -1,117 +1,94 @@
-/* pool_live.c - reading an active pool: the kernel owns the thin
- * metadata, so reads go through a metadata snapshot (the kernel's
- * reserve_metadata_snap: a consistent, held copy of the trees that we read
- * from the device with O_DIRECT); changes are pool messages (pool_ops.c). */
+/* pool_live.c - the live backend (pool_int.h): the kernel owns the thin
+ * metadata, so changes are pool messages (each one commits in the
+ * kernel), figures come from the pool's status and reads from its
+ * metadata snapshot (pool_msnap.c). */
 #include "lib/pool/pool_int.h"
-#include "lib/pool/pool_usage.h"
+#include "lib/pool/pool_vg.h"
 
 #include "kernel/dm.h"
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
-#include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-/* ---- reading through the kernel's metadata snapshot ---- */
-
-struct snap_read {
-	struct pool *p;
-	struct io_engine *dev, *area;
-};
-
-static int snap_walk(void *arg, const struct thin_ir_visitor *v)
+static int live_create(struct pool *p, uint32_t dev_id)
 {
-	struct snap_read *s = arg;
-	return thin_walk_io(s->area, THIN_WALK_METADATA_SNAP, v, NULL);
+	return tp_dm_create_thin(p->pool_dm, dev_id);
 }
 
-/* Hold a metadata snapshot and open the active area with O_DIRECT (the
- * page cache may hold stale blocks the kernel has since rewritten). */
-static int snap_begin(struct pool *p, struct snap_read *s)
+static int live_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *o)
 {
-	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
+	char dm[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
+	const char *active = NULL;
 	int r;
 
-	memset(s, 0, sizeof(*s));
-	s->p = p;
-	r = tp_dm_reserve_metadata_snap(p->pool_dm);
-	if (r == -EBUSY)
-		log_error("pool %s: the kernel already holds a metadata snapshot (another tool "
-			  "is reading it); try again", p->name);
+	/* The origin must be quiesced while the kernel shares its tree. */
+	if ((r = tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, o->name)))
+		return r;
+	r = tp_dm_info(dm, &info);
+	if (r && r != -ENXIO)
+		return r;
+	if (!r)
+		active = o->name;
+	return tp_dm_snapshot(p->name, active, dev_id, o->dev_id);
+}
+
+static int live_delete(struct pool *p, uint32_t dev_id, const char *vol)
+{
+	int r;
+
+	if (vol && (r = pool_op_vol_deactivate(p, vol)))
+		return r;
+	return tp_dm_delete_thin(p->pool_dm, dev_id);
+}
+
+static int live_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)
+{
+	if (tp_test_fail("set-tid"))
+		return -EIO;
+	return tp_dm_set_transaction_id(p->pool_dm, old_id, new_id);
+}
+
+static int live_nothing(struct pool *p)
+{
+	(void)p;
+	return 0;
+}
+
+static int live_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+			uint64_t *du, uint64_t *dt)
+{
+	struct tp_dm_pool_status ks;
+	int r = tp_dm_pool_status(p->pool_dm, 0, &ks);
+
 	if (r)
 		return r;
-	r = io_fd_open(p->pv[VG_ROLE_META].io->name, IO_RDONLY | IO_DIRECT, &s->dev);
-	if (!r)
-		r = io_window_create(s->dev, a->offset, a->size, 0, &s->area);
-	if (r) {
-		int e = tp_dm_release_metadata_snap(p->pool_dm);
-		(void)e;
-		io_destroy(s->dev);
+	if (ks.fail || ks.error) {
+		log_error("pool %s: the kernel reports the pool as failed", p->name);
+		return -EIO;
 	}
-	return r;
+	*mu = ks.used_meta_blocks;
+	*mt = ks.total_meta_blocks;
+	*du = ks.used_data_blocks;
+	*dt = ks.total_data_blocks;
+	st->live = 1;
+	st->needs_check = ks.needs_check;
+	st->read_only = ks.mode == TP_DM_MODE_RO;
+	st->out_of_data = ks.mode == TP_DM_MODE_OUT_OF_DATA;
+	return 0;
 }
 
-static int snap_end(struct snap_read *s)
-{
-	io_destroy(s->area);
-	io_destroy(s->dev);
-	return tp_dm_release_metadata_snap(s->p->pool_dm);
-}
-
-struct id_list {
-	uint64_t *ids;
-	size_t n, cap;
+const struct pool_backend pool_backend_live = {
+	.live = 1,
+	.create = live_create,
+	.snap = live_snap,
+	.delete_thin = live_delete,
+	.set_tid = live_set_tid,
+	.commit = live_nothing,
+	.abort = live_nothing,
+	.settle = pool_live_settle,
+	.reconcile = pool_live_reconcile,
+	.figures = live_figures,
+	.usage = pool_live_usage,
 };
-
-static int collect_id(void *ctx, const struct thin_ir_device *d)
-{
-	struct id_list *l = ctx;
-
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 32;
-		uint64_t *n = realloc(l->ids, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		l->ids = n;
-		l->cap = cap;
-	}
-	l->ids[l->n++] = d->dev_id;
-	return 0;
-}
-
-int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n)
-{
-	struct id_list l = { NULL, 0, 0 };
-	struct thin_ir_visitor v = { &l, NULL, NULL, collect_id, NULL, NULL };
-	struct snap_read s;
-	int r = snap_begin(p, &s), e;
-
-	if (r)
-		return r;
-	r = thin_walk_io(s.area, THIN_WALK_METADATA_SNAP | THIN_WALK_SKIP_MAPPINGS, &v, NULL);
-	e = snap_end(&s);
-	if (!r)
-		r = e;
-	if (r) {
-		free(l.ids);
-		return r;
-	}
-	*ids = l.ids;
-	*n = l.n;
-	return 0;
-}
-
-int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
-		    size_t *n)
-{
-	struct snap_read s;
-	int r = snap_begin(p, &s), e;
-
-	if (r)
-		return r;
-	r = pool_usage_walk(snap_walk, &s, nr_data_blocks, u, n);
-	e = snap_end(&s);
-	return r ? r : e;
-}

@@ -1,51 +1,14 @@
 /* pool_status.c - allocation figures of a pool and of each volume, from
- * the thin metadata, or from the kernel and its metadata snapshot while
- * the pool is active. */
+ * the pool's backend (pool_offline.c, pool_live.c). */
 #include "lib/pool/pool_int.h"
 #include "lib/pool/pool_vg.h"
 #include "lib/pool/pool_usage.h"
 
-#include "kernel/dm.h"
 #include "lib/base/log.h"
-#include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int md_walk(void *arg, const struct thin_ir_visitor *v)
-{
-	return thin_walk(arg, 0, v);
-}
-
-/* Pool-level figures in blocks: from the space maps or the kernel. */
-static int pool_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
-			uint64_t *du, uint64_t *dt)
-{
-	struct tp_dm_pool_status ks;
-	int r;
-
-	if (!p->live) {
-		st->needs_check = thin_needs_check(p->md);
-		return thin_usage(p->md, mu, mt, du, dt);
-	}
-	r = tp_dm_pool_status(p->pool_dm, 0, &ks);
-	if (r)
-		return r;
-	if (ks.fail || ks.error) {
-		log_error("pool %s: the kernel reports the pool as failed", p->name);
-		return -EIO;
-	}
-	*mu = ks.used_meta_blocks;
-	*mt = ks.total_meta_blocks;
-	*du = ks.used_data_blocks;
-	*dt = ks.total_data_blocks;
-	st->live = 1;
-	st->needs_check = ks.needs_check;
-	st->read_only = ks.mode == TP_DM_MODE_RO;
-	st->out_of_data = ks.mode == TP_DM_MODE_OUT_OF_DATA;
-	return 0;
-}
 
 int pool_get_status(struct pool *p, struct pool_status *st)
 {
@@ -56,10 +19,9 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	r = pool_figures(p, st, &mu, &mt, &du, &dt);
+	r = p->be->figures(p, st, &mu, &mt, &du, &dt);
 	if (!r)
-		r = p->live ? pool_live_usage(p, dt, &u, &nu)
-			    : pool_usage_walk(md_walk, p->md, dt, &u, &nu);
+		r = p->be->usage(p, dt, &u, &nu);
 	if (r) {
 		log_error("pool %s: cannot read its allocation: %s; run 'tpcheck %s'", p->name,
 			  strerror(-r), p->name);

@@ -5,6 +5,7 @@
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -51,7 +52,7 @@ static int replay_growth(struct pool *p)
 	uint64_t meta_now, data_now;
 	int r;
 
-	if (p->live)
+	if (p->be->live)
 		return 0;
 	if ((r = pool_unmap_beyond_ends(p)))
 		return r;
@@ -150,11 +151,13 @@ int pool_reconcile(struct pool *p, int write)
 		free(ids);
 		return 0;
 	}
+	tp_critical_begin();
 	r = replay(p, ids, n);
 	if (!r)
 		r = thin_set_transaction_id(p->md, tid, want);
 	if (!r)
 		r = thin_commit(p->md);
+	tp_critical_end();
 	free(ids);
 	if (r) {
 		int a = thin_abort(p->md);
@@ -166,6 +169,46 @@ int pool_reconcile(struct pool *p, int write)
 	log_warn("pool %s: transaction %llu had been interrupted; it is now complete", p->name,
 		 (unsigned long long)want);
 	return 0;
+}
+
+int pool_live_settle(struct pool *p, uint64_t tid, struct vg *undo, int err)
+{
+	struct tp_dm_pool_status st;
+	uint64_t *ids = NULL;
+	size_t n = 0;
+	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &st);
+
+	if (!r)
+		r = pool_live_list_devices(p, &ids, &n);
+	if (r) {
+		vg_free(undo);
+		log_error("pool %s: the change failed and the kernel's state cannot be read (%s); "
+			  "the VG keeps transaction %llu, which the next command completes",
+			  p->name, strerror(-r), (unsigned long long)tid + 1);
+		return err;
+	}
+	if (!count_diff(p->vg, ids, n) && (st.transaction_id == tid + 1 ||
+	    (st.transaction_id == tid && !(r = pool_op_set_tid(p, tid, tid + 1))))) {
+		free(ids);
+		vg_free(undo);
+		log_warn("pool %s: the kernel had applied the change; transaction %llu is "
+			 "complete", p->name, (unsigned long long)tid + 1);
+		return 0;
+	}
+	if (st.transaction_id == tid && !count_diff(undo, ids, n)) {
+		free(ids);
+		r = pool_commit_vg(p, undo);
+		if (r)
+			log_error("pool %s: could not undo the VG metadata of the failed change; the "
+				  "next command completes it", p->name);
+		return err;
+	}
+	free(ids);
+	vg_free(undo);
+	log_error("pool %s: the kernel holds part of transaction %llu%s%s; the next tptools "
+		  "command on the pool completes it", p->name, (unsigned long long)tid + 1,
+		  r ? ": " : "", r ? strerror(-r) : "");
+	return err;
 }
 
 int pool_live_reconcile(struct pool *p, int write)
@@ -196,11 +239,13 @@ int pool_live_reconcile(struct pool *p, int write)
 			 p->name, (unsigned long long)want);
 		return 0;
 	}
+	tp_critical_begin();
 	r = pool_live_list_devices(p, &ids, &n);
 	if (!r)
 		r = replay(p, ids, n);
 	if (!r)
 		r = pool_op_set_tid(p, want - 1, want);
+	tp_critical_end();
 	free(ids);
 	if (r)
 		log_error("pool %s: could not complete interrupted transaction %llu", p->name,

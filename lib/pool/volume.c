@@ -3,6 +3,7 @@
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -43,7 +44,7 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 {
 	uint64_t tid = p->vg->transaction_id;
 	struct vg *undo;
-	int r, u;
+	int r;
 
 	r = pool_guard(p, "the change", "nothing was changed", 0);
 	if (r) {
@@ -56,28 +57,30 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 		return r;
 	}
 	next->transaction_id = tid + 1;
+	/* one change is one critical section: a signal waits for its end */
+	tp_critical_begin();
 	r = pool_commit_vg(p, next);
 	if (r) {
 		vg_free(undo);
-		return r;
+		goto out;
 	}
+	tp_test_pause("after-vg-commit");
 	r = apply(p, arg);
-	if (!r)
+	if (!r) {
+		tp_test_pause("after-apply");
 		r = pool_op_set_tid(p, tid, tid + 1);
-	if (!r && !p->live)
-		r = thin_commit(p->md);	/* the kernel commits after every message */
+	}
+	if (!r)
+		r = p->be->commit(p);
 	if (!r) {
 		vg_free(undo);
-		return 0;
+		goto out;
 	}
-	u = p->live ? 0 : thin_abort(p->md);
-	if (!u)
-		u = pool_commit_vg(p, undo);
-	else
-		vg_free(undo);
-	if (u)
-		log_error("pool %s: could not undo the VG metadata of the failed change; the next "
-			  "command completes or reports it", p->name);
+	/* offline: undone; live: the kernel may hold the change (a message
+	 * commits at once), so it is completed forward or undone */
+	r = p->be->settle(p, tid, undo, r);
+out:
+	tp_critical_end();
 	return r;
 }
 
@@ -179,7 +182,7 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 	if ((r = next_dev_id(p, &v.dev_id)))
 		return r;
 	r = add_volume(p, &v, apply_create);
-	if (!r && p->live)
+	if (!r && p->be->live)
 		r = pool_activate(p, (const char *const[]){ v.name }, 1);
 	if (!r && virtual_total(p->vg) > data_size(p))
 		*over = virtual_total(p->vg);

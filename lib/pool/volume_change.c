@@ -26,7 +26,7 @@ static int refuse_loaded(struct pool *p, const char *name, const char *what)
 	char dm[TP_DM_NAME_MAX];
 	struct tp_dm_info info;
 
-	if (!p->live || tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, name) ||
+	if (!p->be->live || tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, name) ||
 	    tp_dm_info(dm, &info))
 		return 0;
 	log_error("pool %s: volume %s is active; %s it needs it deactivated first "
@@ -91,11 +91,8 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 	if ((r = new_size(name, v, relative, size, &want)) ||
 	    (r = refuse_loaded(p, name, "resizing")))
 		return r;
-	if (want < v->size && p->live) {
-		log_error("pool %s is active: shrinking a volume needs the pool deactivated "
-			  "('tpdeactivate %s')", p->name, p->name);
-		return -EBUSY;
-	}
+	if (want < v->size && (r = pool_refuse_live(p, "shrinking a volume")))
+		return r;
 	if (want < v->size && (r = pool_guard(p, "the shrink", "nothing was changed", 0)))
 		return r;
 	if ((r = vg_clone(p->vg, &next)))

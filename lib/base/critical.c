@@ -1,0 +1,84 @@
+/* critical.c - signal-blocking critical sections and test pauses (see
+ * critical.h). */
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int depth;
+static sigset_t saved;
+
+void tp_critical_begin(void)
+{
+	sigset_t block;
+
+	if (depth++)
+		return;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &saved);
+}
+
+void tp_critical_end(void)
+{
+	if (depth <= 0 || --depth)
+		return;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+}
+
+int tp_critical_depth(void)
+{
+	return depth;
+}
+
+/* Is STEP one of the comma-separated names in LIST? */
+static int listed(const char *list, const char *step)
+{
+	size_t n = strlen(step);
+
+	for (const char *s = list; *s;) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		if (len == n && !strncmp(s, step, n))
+			return 1;
+		s += len + (comma != NULL);
+	}
+	return 0;
+}
+
+void tp_test_pause(const char *step)
+{
+	const char *steps = getenv("TP_TEST_PAUSE"), *file = getenv("TP_TEST_PAUSE_FILE");
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	int fd;
+
+	if (!steps || !file || !*file || !listed(steps, step))
+		return;
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		log_warn("test pause at %s: cannot create %s: %s", step, file, strerror(errno));
+		return;
+	}
+	close(fd);
+	log_warn("test pause at %s (pid %ld): remove %s to go on", step, (long)getpid(), file);
+	while (access(file, F_OK) == 0)
+		nanosleep(&tick, NULL);
+}
+
+int tp_test_fail(const char *step)
+{
+	const char *steps = getenv("TP_TEST_FAIL");
+
+	if (!steps || !listed(steps, step))
+		return 0;
+	log_warn("test fault at %s", step);
+	return 1;
+}

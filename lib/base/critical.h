@@ -1,0 +1,36 @@
+/* critical.h - critical sections that a signal does not cut short, and
+ * the test pauses that let a test land a signal inside one.
+ *
+ * Owns: the process's blocked set of SIGINT, SIGTERM and SIGHUP while a
+ * section runs. A section is a change that must not stop half-way
+ * (suspend..resume of a device, reserve..release of the kernel's metadata
+ * snapshot, a VG commit, a thin commit, the repair swap, one change under
+ * the transaction-id protocol). Sections nest; the outermost end restores
+ * the mask the process had, so a signal that came in meanwhile takes
+ * effect then, with its normal action (the command ends there). SIGKILL
+ * cannot be blocked: lib/pool clears what it leaves behind at the start of
+ * the next command (pool_leftovers.c).
+ *
+ * Test pauses: with TP_TEST_PAUSE=STEP[,STEP...] and TP_TEST_PAUSE_FILE=F
+ * in the environment, tp_test_pause(STEP) creates F, says so on stderr,
+ * and waits until F is removed; a test sends its signal while F exists.
+ * Without those variables it does nothing.
+ * Test faults: with TP_TEST_FAIL=STEP[,STEP...], tp_test_fail(STEP) is 1
+ * (the caller fails that step as if the kernel or device had refused);
+ * used to prove that a half-applied change is completed. */
+#ifndef TP_BASE_CRITICAL_H
+#define TP_BASE_CRITICAL_H
+
+/* Block SIGINT, SIGTERM and SIGHUP (nested: counted). */
+void tp_critical_begin(void);
+/* End the section; the outermost end unblocks them again. */
+void tp_critical_end(void);
+/* Depth of the sections now open (0: none). */
+int tp_critical_depth(void);
+
+/* Pause at the named STEP when a test asks for it (see above). */
+void tp_test_pause(const char *step);
+/* 1 when a test asks STEP to fail (see above), else 0. */
+int tp_test_fail(const char *step);
+
+#endif

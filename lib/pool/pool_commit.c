@@ -1,0 +1,33 @@
+/* pool_commit.c - a VG commit of an open pool (pool_int.h): both
+ * devices' VG areas, as one critical section, then the backup. */
+#include "lib/pool/pool_int.h"
+
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+#include "lib/pool/host.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int pool_commit_vg(struct pool *p, struct vg *next)
+{
+	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
+	int r;
+
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		snprintf(next->dev[i].path, sizeof(next->dev[i].path), "%s", p->pv[i].io->name);
+	next->seqno = p->vg->seqno;
+	tp_critical_begin();
+	r = vg_commit(pvs, VG_NR_ROLES, next);
+	tp_critical_end();
+	if (r) {
+		log_error("pool %s: VG metadata commit failed: %s; nothing was changed",
+			  p->name, strerror(-r));
+		vg_free(next);
+		return r;
+	}
+	pool_backup_commit(next);
+	vg_free(p->vg);
+	p->vg = next;
+	return 0;
+}

@@ -1,0 +1,152 @@
+/* The live/offline decision (lib/pool/pool_backend.c), the refusal of an
+ * offline-only operation on a live pool, and lib/base/critical.c: signals
+ * wait for the end of a critical section, test pauses and faults. */
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+#include "lib/pool/pool_int.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void test_decide(void)
+{
+	/* a host without dm answers 0 with nothing loaded: offline */
+	CU_ASSERT_EQUAL(pool_liveness_decide(0, 0, 0), POOL_IS_OFFLINE);
+	CU_ASSERT_EQUAL(pool_liveness_decide(0, 1, 0), POOL_IS_LIVE);
+	/* the kernel's pool holds its devices: still live */
+	CU_ASSERT_EQUAL(pool_liveness_decide(0, 1, 1), POOL_IS_LIVE);
+	/* held, but none of ours loaded: refused, never offline */
+	CU_ASSERT_EQUAL(pool_liveness_decide(0, 0, 1), POOL_IS_HELD);
+	/* dm present but not answering: refused whatever else is known */
+	CU_ASSERT_EQUAL(pool_liveness_decide(-EACCES, 0, 0), POOL_IS_UNKNOWN);
+	CU_ASSERT_EQUAL(pool_liveness_decide(-EIO, 1, 0), POOL_IS_UNKNOWN);
+	CU_ASSERT_EQUAL(pool_liveness_decide(-ENOMEM, 0, 1), POOL_IS_UNKNOWN);
+}
+
+/* pool_remove of a live pool: refused before anything is touched (the
+ * pool has no devices here: a write would crash), the pool freed. */
+static void test_refuse_live(void)
+{
+	struct pool *p = calloc(1, sizeof(*p));
+	struct tp_log_capture cap;
+
+	CU_ASSERT_FATAL(p != NULL);
+	snprintf(p->name, sizeof(p->name), "vault");
+	p->be = &pool_backend_live;
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(pool_remove(p), -EBUSY);
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "pool vault is active in the kernel"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "tpdeactivate vault"));
+
+	p = calloc(1, sizeof(*p));
+	CU_ASSERT_FATAL(p != NULL);
+	p->be = &pool_backend_offline;
+	CU_ASSERT_EQUAL(pool_refuse_live(p, "anything"), 0);
+	p->be = &pool_backend_live;
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(pool_refuse_live(p, "growing it"), -EBUSY);
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "growing it needs it offline"));
+	free(p);
+}
+
+static volatile sig_atomic_t caught[3];
+
+static void on_signal(int sig)
+{
+	caught[sig == SIGINT ? 0 : sig == SIGTERM ? 1 : 2]++;
+}
+
+static void test_critical(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa, old[3];
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	for (int i = 0; i < 3; i++) {
+		caught[i] = 0;
+		sigaction(sigs[i], &sa, &old[i]);
+	}
+	tp_critical_begin();
+	tp_critical_begin();	/* nested */
+	CU_ASSERT_EQUAL(tp_critical_depth(), 2);
+	for (int i = 0; i < 3; i++)
+		raise(sigs[i]);
+	tp_critical_end();
+	/* the inner end keeps them blocked */
+	CU_ASSERT_EQUAL(caught[0] + caught[1] + caught[2], 0);
+	tp_critical_end();
+	/* the outermost end delivers each one */
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(caught[i], 1);
+	CU_ASSERT_EQUAL(tp_critical_depth(), 0);
+	tp_critical_end();	/* unbalanced: ignored */
+	CU_ASSERT_EQUAL(tp_critical_depth(), 0);
+	raise(SIGINT);	/* not blocked any more */
+	CU_ASSERT_EQUAL(caught[0], 2);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+}
+
+static void test_fail_hook(void)
+{
+	struct tp_log_capture cap;
+
+	unsetenv("TP_TEST_FAIL");
+	CU_ASSERT_EQUAL(tp_test_fail("set-tid"), 0);
+	setenv("TP_TEST_FAIL", "commit,set-tid", 1);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(tp_test_fail("set-tid"), 1);
+	CU_ASSERT_EQUAL(tp_test_fail("commit"), 1);
+	CU_ASSERT_EQUAL(tp_test_fail("set"), 0);
+	CU_ASSERT_EQUAL(tp_test_fail("set-tid-x"), 0);
+	tp_log_capture(NULL);
+	unsetenv("TP_TEST_FAIL");
+}
+
+/* A paused child waits for the file to go; a step not named never
+ * pauses. No timing is asserted: the parent waits for the file. */
+static void test_pause_hook(void)
+{
+	char file[512];
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int status;
+	pid_t pid;
+
+	snprintf(file, sizeof(file), "%s/pause", tp_test_tmpdir());
+	setenv("TP_TEST_PAUSE", "after-suspend,after-reserve", 1);
+	setenv("TP_TEST_PAUSE_FILE", file, 1);
+	tp_test_pause("after-apply");	/* not named: returns at once */
+	CU_ASSERT_NOT_EQUAL(access(file, F_OK), 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		tp_log_set_verbosity(-2);
+		tp_test_pause("after-reserve");
+		_exit(access(file, F_OK) == 0 ? 1 : 0);
+	}
+	while (access(file, F_OK) != 0)
+		nanosleep(&tick, NULL);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, WNOHANG), 0);	/* still paused */
+	unlink(file);
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	unsetenv("TP_TEST_PAUSE");
+	unsetenv("TP_TEST_PAUSE_FILE");
+}
+
+TP_TEST_SUITE(live, NULL, NULL,
+	{ "live or offline: the decision fails closed", test_decide },
+	{ "offline-only operations refuse a live pool", test_refuse_live },
+	{ "critical sections hold signals until their end", test_critical },
+	{ "test faults by name", test_fail_hook },
+	{ "test pauses wait for their file", test_pause_hook })
