@@ -70,6 +70,7 @@ struct pool_create_params {
 	const char *data_path;
 	const char *meta_path;
 	uint64_t chunk;			/* bytes; 0 = auto */
+	enum tp_profile profile;	/* the auto chunk's and zeroing's aim */
 	enum tp_choice zero;
 	uint64_t metadata_size;		/* bytes; 0 = auto */
 	enum pool_discards discards;	/* only when discards_set */
@@ -248,6 +249,7 @@ struct pool_info {
 	char uuid[POOL_UUID_LEN + 1];
 	const char *dev_path[2];		/* by enum pool_role, as opened; owned by the pool */
 	int zero;
+	const char *profile;			/* geometry profile, "custom", or "-" */
 	enum pool_discards discards;
 	enum pool_when_full when_full;
 	uint64_t chunk;				/* bytes */

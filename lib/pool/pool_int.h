@@ -22,6 +22,12 @@ struct pool {
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 };
 
+/* ---- pool_profile.c ---- */
+
+/* The name tpstatus prints for a recorded profile ("-" when none). */
+const char *pool_profile_name(enum vg_profile p);
+enum vg_profile pool_profile_to_vg(enum tp_profile p);
+
 /* ---- pool_attach.c: the one way into a pool's devices ---- */
 
 enum pool_attach_flags {
