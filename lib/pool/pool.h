@@ -130,6 +130,20 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 int pool_volume_snapshot(struct pool *p, const char *origin, const char *name) TP_MUST_CHECK;
 int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
 
+/* tvremove --wipe (pool_wipe.c): write zeros over the chunks of volume
+ * NAME that no other volume maps, so a later volume cannot read them
+ * (with zeroing off); shared chunks are left alone. Offline only: -EBUSY
+ * (logged) while the kernel runs the pool. Changes no metadata: remove
+ * the volume afterwards. */
+struct pool_wipe_result {
+	uint64_t wiped;		/* bytes zeroed (whole chunks) */
+	uint64_t extents;	/* runs of adjacent chunks written */
+	uint64_t shared;	/* bytes mapped by other volumes too, left alone */
+	double seconds;		/* walk + writes + flush */
+};
+int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
+	TP_MUST_CHECK;
+
 /* Resize volume NAME (volume_change.c): RELATIVE 0 sets SIZE bytes, +1
  * adds, -1 takes away (rounded up to 512). Growing and shrinking change
  * the VG only, unless FORCE lets a shrink unmap the chunks mapped at or
