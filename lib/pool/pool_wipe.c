@@ -132,6 +132,8 @@ static void merge_extents(struct wipe_walk *w)
 {
 	size_t out = 0;
 
+	if (w->nr < 2)
+		return;
 	qsort(w->ext, w->nr, sizeof(*w->ext), cmp_extent);
 	for (size_t i = 0; i < w->nr; i++) {
 		if (out && w->ext[out - 1].begin + w->ext[out - 1].len == w->ext[i].begin)
