@@ -435,7 +435,7 @@ static void explain_explicit(const struct chunk_plan *p, const struct tp_chunk_r
 				 "md chunk (%s) or be a multiple of it that divides or is a multiple "
 				 "of the full stripe (%s), else writes to a chunk make the RAID "
 				 "read-modify-write stripes it only partly covers;",
-		    H(c), p->stripe ? "stripe" : "md-chunk", H(p->md),
+		    H(c), p->stripe ? "stripe" : "md-chunk", p->md ? H(p->md) : "not reported",
 		    p->stripe ? H(p->stripe) : "none");
 	if (overbudget)
 		say(out->reason, " WARNING: the metadata for %s of data in %s chunks (about %s) "
