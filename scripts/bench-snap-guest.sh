@@ -28,7 +28,10 @@
 #                   (no random map: a few may land in an already broken
 #                   chunk)
 #   c1m             right after a snapshot, sequential 1M writes (qd 1)
-#   pr4k            provisioned volume (no snapshot), random 4K (qd 4)
+#   pr4k            random 4K (qd 4) to prov: plain provisioned writes only
+#                   when no c* workload ran before it in the boot (dm-thin
+#                   copies blocks mapped before a snapshot of the volume,
+#                   even one since deleted: it judges sharing by time)
 # The snapshot is deleted after each run, so every run starts with every
 # chunk of prov shared again.
 #
