@@ -3,12 +3,15 @@
 # on the real kernel (issue 7). Boots Debian's kernel under QEMU (one vCPU)
 # through test/vm/run.sh and runs scripts/bench-throughput-guest.sh there:
 # brd ramdisks as md RAID6/RAID5 arrays and as a plain disk, measured with
-# fio raw, through dm linear, and through thin pools: tptools' policy
-# (--chunk auto --zero auto), LVM's defaults (64K chunk, zeroing on, data at
+# fio raw, through dm linear, and through thin pools: tptools' whole-stripe
+# policy (--profile throughput, the default before issue 14), LVM's defaults (64K chunk, zeroing on, data at
 # 1 MiB) and the field report's 1 MiB chunk with zeroing.
 #
 #   scripts/bench-throughput.sh            # the full run (~25 min on 2 cores)
 #   QUICK=1 scripts/bench-throughput.sh    # a few-minute smoke run
+#
+# The after-snapshot matrix in steady state, every profile and LVM's
+# configurations, and the deterministic -icount mode: scripts/bench-snap.sh.
 #
 # Every figure is a ratio to the raw device in the same boot; each case is
 # run RUNS times (3) and reported as median [min-max] of the per-run ratios

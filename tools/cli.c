@@ -146,16 +146,6 @@ int cli_parse(struct cli *cli, const struct tp_command *cmd, const struct poptOp
 	return code;
 }
 
-int cli_parse_devices(struct cli *cli, const struct tp_command *cmd, int argc, const char **argv,
-		      int min, int max, const char ***args, int *nargs)
-{
-	const struct poptOption opts[2] = { CLI_OPT_DEVICES(cli->devices), POPT_TABLEEND };
-
-	cli->devices = NULL;
-	memcpy(cli->devices_only, opts, sizeof(opts));
-	return cli_parse(cli, cmd, cli->devices_only, argc, argv, min, max, args, nargs);
-}
-
 int cli_parse_pool_or_area(struct cli *cli, const struct tp_command *cmd,
 			   const struct poptOption *opts, int argc, const char **argv,
 			   const char *const *metadata, const char *const *devices,

@@ -70,8 +70,6 @@ struct cli {
 	const struct tp_command *cmd;
 	poptContext ctx;
 	struct poptOption table[3];
-	struct poptOption devices_only[2];	/* cli_parse_devices */
-	const char *devices;			/* its --devices value */
 };
 
 /* Start parsing a command line with OPTS (a table ending in POPT_TABLEEND;
@@ -92,11 +90,6 @@ int cli_args(struct cli *cli, int min, int max, const char ***args, int *nargs);
  * CLI_CONTINUE, or an exit code with CLI released. */
 int cli_parse(struct cli *cli, const struct tp_command *cmd, const struct poptOption *opts,
 	      int argc, const char **argv, int min, int max, const char ***args, int *nargs);
-
-/* cli_parse for a command whose only option is --devices (tpactivate,
- * tpdeactivate, tvremove): its value in CLI->devices. */
-int cli_parse_devices(struct cli *cli, const struct tp_command *cmd, int argc, const char **argv,
-		      int min, int max, const char ***args, int *nargs);
 
 /* cli_parse for the commands that take a POOL or --metadata FILE
  * (tpcheck, tprepair): one POOL argument, or none when *METADATA was

@@ -111,6 +111,8 @@ const struct dm_report_field_type status_fields[] = {
 	{ T_POOL, SZ, P(size), 4, "pool_size", "Size", f_size, "data area size" },
 	{ T_POOL, SZ, P(chunk), 5, "pool_chunk", "Chunk", f_size, "chunk (data block) size" },
 	{ T_POOL, STR, P(zero), 4, "pool_zero", "Zero", f_str, "new chunks zeroed (yes/no)" },
+	{ T_POOL, STR, P(profile), 7, "pool_profile", "Profile", f_str,
+	  "geometry profile (balanced, throughput, snapshots, custom; - before profiles)" },
 	{ T_POOL, SZ, P(data_used), 4, "pool_data_used", "Data", f_size, "data in use" },
 	{ T_POOL, PCT, P(data_pct), 5, "pool_data_percent", "Data%", f_pct, "data in use, %" },
 	{ T_POOL, SZ, P(meta_used), 4, "pool_meta_used", "Meta", f_size, "metadata in use" },
@@ -195,6 +197,7 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->name = in->name;
 	row->uuid = in->uuid;
 	row->zero = in->zero ? "yes" : "no";
+	row->profile = in->profile;
 	row->discards = discards[in->discards];
 	row->when_full = in->when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue";
 	row->needs_check = in->needs_check ? "yes" : "no";

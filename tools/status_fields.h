@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 struct pool_row {
-	const char *name, *uuid, *zero, *discards, *when_full, *needs_check, *active, *mode;
+	const char *name, *uuid, *zero, *profile, *discards, *when_full, *needs_check, *active, *mode;
 	const char *data_dev, *meta_dev;
 	uint64_t size, chunk, data_used, meta_used, meta_size, tid, nr_volumes, virtual_total;
 	uint64_t data_pct, meta_pct;	/* hundredths of a percent */
@@ -29,9 +29,9 @@ struct vol_row {
 
 enum { T_POOL = 1, T_VOL = 2 };
 
-#define STATUS_POOL_DEFAULT "pool_name,pool_size,pool_chunk,pool_zero,pool_data_used,pool_data_percent," \
-	"pool_meta_used,pool_meta_size,pool_meta_percent,pool_transaction_id,pool_volumes," \
-	"pool_virtual,pool_active"
+#define STATUS_POOL_DEFAULT "pool_name,pool_size,pool_chunk,pool_zero,pool_profile,pool_data_used," \
+	"pool_data_percent,pool_meta_used,pool_meta_size,pool_meta_percent,pool_transaction_id," \
+	"pool_volumes,pool_virtual,pool_active"
 #define STATUS_VOL_DEFAULT "vol_pool,vol_name,vol_size,vol_mapped,vol_mapped_percent,vol_exclusive," \
 	"vol_shared,vol_origin"
 

@@ -29,6 +29,12 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	char a[32], b[32], c[32], d[32];
 
 	printf("Geometry of %s: %s\n", p->data_path, plan->topo_desc);
+	printf("  profile:     %s%s\n               %s\n", tp_profile_name(p->profile),
+	       p->chunk ? " (for zeroing; --chunk sets the chunk: recorded as custom)" : "",
+	       "Criterion: of the chunk and zeroing configurations measured (fresh writes, and "
+	       "writes into chunks still shared with a snapshot), the default is the one whose "
+	       "worst ratio to the best configuration of each workload is highest (README "
+	       "\"Geometry policy\").");
 	printf("  stripe:      %s\n", plan->stripe_reason);
 	printf("  chunk:       %s\n               %s\n",
 	       tp_size_format(pol->chunk.chunk, 'h', a, sizeof(a)), pol->chunk.reason);
@@ -46,8 +52,7 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	       tp_size_format(pol->meta.active_offset, 'h', c, sizeof(c)),
 	       tp_size_format(pol->meta.spare_offset, 'h', d, sizeof(d)), pol->meta.reason);
 	printf("  snapshots:   the first write to a chunk shared with a snapshot copies the whole "
-	       "%s chunk;\n               volumes snapshotted often under small random writes may "
-	       "prefer a smaller --chunk\n",
+	       "%s chunk\n",
 	       tp_size_format(pol->chunk.chunk, 'h', a, sizeof(a)));
 	if (p->discards_set)
 		printf("  discards:    %s (as given)\n",
@@ -60,7 +65,7 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 
 /* The option values as given, before parsing. */
 struct tpcreate_args {
-	const char *chunk, *zero, *msize, *discards, *when_full, *activate;
+	const char *chunk, *profile, *zero, *msize, *discards, *when_full, *activate;
 };
 
 static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *a,
@@ -75,6 +80,9 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 	    (rc = parse_auto_size(cmd, "--metadata-size", a->msize, 'm', &p->metadata_size)) !=
 		    CLI_CONTINUE)
 		return rc;
+	if (a->profile && tp_profile_parse(a->profile, &p->profile))
+		return cli_usage_error(cmd, "--profile takes balanced, throughput or snapshots, "
+					    "not '%s'", a->profile);
 	if (a->zero && tp_choice_parse(a->zero, &p->zero))
 		return cli_usage_error(cmd, "--zero takes auto, y or n, not '%s'", a->zero);
 	for (unsigned i = 0; a->discards && !p->discards_set && i < 3; i++)
@@ -125,12 +133,13 @@ static int create(const struct pool_create_params *p, int do_explain)
 	if (r)
 		return tp_exit_from_errno(r);
 	if (tp_log_verbosity() >= 0)
-		printf("Pool %s created: %s of data in %llu chunks of %s on %s, zeroing %s; "
-		       "metadata on %s.\n",
+		printf("Pool %s created: %s of data in %llu chunks of %s on %s, zeroing %s "
+		       "(profile %s); metadata on %s.\n",
 		       p->name, tp_size_format(plan.data_area_size, 'h', a, sizeof(a)),
 		       (unsigned long long)plan.policy.data_blocks,
 		       tp_size_format(plan.policy.chunk.chunk, 'h', b, sizeof(b)), p->data_path,
-		       plan.policy.zero.zero ? "on" : "off", p->meta_path);
+		       plan.policy.zero.zero ? "on" : "off",
+		       p->chunk ? "custom" : tp_profile_name(p->profile), p->meta_path);
 	return TP_EXIT_OK;
 }
 
@@ -145,10 +154,15 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		{ "data", 'd', POPT_ARG_STRING, &p.data_path, 0, "data device (e.g. /dev/md0)", "DEV" },
 		{ "meta", 'm', POPT_ARG_STRING, &p.meta_path, 0, "metadata device", "DEV" },
 		{ "chunk", 'c', POPT_ARG_STRING, &a.chunk, 0,
-		  "data chunk size: auto (fitted to the RAID stripe) or SIZE (default auto)",
+		  "data chunk size: auto (chosen by --profile within the RAID geometry) or SIZE "
+		  "(default auto)",
 		  "auto|SIZE" },
+		{ "profile", 'P', POPT_ARG_STRING, &a.profile, 0,
+		  "what auto chunk and zeroing aim at (default balanced)",
+		  "balanced|throughput|snapshots" },
 		{ "zero", 'Z', POPT_ARG_STRING, &a.zero, 0,
-		  "zero newly provisioned chunks (default auto: off for chunks >= 512K)", "auto|y|n" },
+		  "zero newly provisioned chunks (default auto: on for --profile snapshots only)",
+		  "auto|y|n" },
 		{ "metadata-size", '\0', POPT_ARG_STRING, &a.msize, 0,
 		  "size of one thin-metadata area (default auto)", "auto|SIZE" },
 		{ "discards", '\0', POPT_ARG_STRING, &a.discards, 0,
@@ -157,7 +171,7 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		{ "when-full", '\0', POPT_ARG_STRING, &a.when_full, 0,
 		  "when the pool is full: queue writes or fail them (default queue)", "queue|error" },
 		{ "activate", 'a', POPT_ARG_STRING, &a.activate, 0,
-		  "activated by tpactivate --all, at boot and by udev (default y)", "y|n" },
+		  "activated at boot, by udev and by tpactivate --all (default y)", "y|n" },
 		{ "explain", 'e', POPT_ARG_NONE, &do_explain, 0,
 		  "print every geometry decision and its reason", NULL },
 		{ "force", 'f', POPT_ARG_NONE, &p.force, 0,

@@ -1,8 +1,10 @@
 /* tvremove - remove thin volumes (their snapshots stay). Removing an
  * origin asks first (-y answers yes; without a terminal it is refused)
- * and names the snapshots that no longer record it. */
+ * and names the snapshots that no longer record it. --wipe zeroes the
+ * chunks only the volume maps before removing it (pool_volume_wipe). */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
+#include "lib/base/units.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
@@ -14,7 +16,25 @@
 struct removal {
 	const char *spec;	/* POOL/VOLUME as given */
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
+	int wipe;		/* --wipe */
 };
+
+static void print_wipe(const struct removal *rm, const struct pool_wipe_result *w)
+{
+	char a[32], b[32];
+	double mbs = w->seconds > 0 ? (double)w->wiped / w->seconds / 1e6 : 0;
+
+	if (tp_log_verbosity() < 0)
+		return;
+	printf("Volume %s wiped: %s of chunks only it mapped now read zero (%llu extent%s, "
+	       "%.2f s, %.0f MB/s)",
+	       rm->spec, tp_size_format(w->wiped, 'h', a, sizeof(a)),
+	       (unsigned long long)w->extents, w->extents == 1 ? "" : "s", w->seconds, mbs);
+	if (w->shared)
+		printf("; %s shared with other volumes left to them",
+		       tp_size_format(w->shared, 'h', b, sizeof(b)));
+	printf(".\n");
+}
 
 /* The snapshots of VOL in P, as "a, b" in BUF; returns how many. */
 static unsigned snapshots_of(struct pool *p, const char *vol, char *buf, size_t len, int *err)
@@ -55,6 +75,13 @@ static int removal_op(struct pool *p, void *arg)
 			  rm->spec, snaps);
 		return -ECANCELED;
 	}
+	if (rm->wipe) {
+		struct pool_wipe_result w;
+		r = pool_volume_wipe(p, rm->vol, &w);
+		if (r)
+			return r;
+		print_wipe(rm, &w);
+	}
 	r = pool_volume_remove(p, rm->vol);
 	if (!r && tp_log_verbosity() >= 0) {
 		if (n)
@@ -68,12 +95,18 @@ static int removal_op(struct pool *p, void *arg)
 
 int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char **args;
-	struct removal rm;
+	const char **args, *devices = NULL;
+	struct removal rm = { 0 };
 	int rc, nargs, i, code, failed = TP_EXIT_OK;
 	struct cli cli;
+	const struct poptOption opts[] = {
+		CLI_OPT_DEVICES(devices),
+		{ "wipe", 'w', POPT_ARG_NONE, &rm.wipe, 0,
+		  "first write zeros over the chunks no other volume maps (inactive pool)", NULL },
+		POPT_TABLEEND
+	};
 
-	if ((rc = cli_parse_devices(&cli, cmd, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
+	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	/* Check every argument before changing anything. */
 	for (i = 0; i < nargs && rc == CLI_CONTINUE; i++)
@@ -82,7 +115,7 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 	for (i = 0; i < nargs && rc != TP_EXIT_USAGE; i++) {
 		rm.spec = args[i];
 		if (!pool_split_volume_spec(args[i], rm.pool, rm.vol) &&
-		    (code = tool_pool_op(rm.pool, cli.devices, removal_op, &rm)) != TP_EXIT_OK)
+		    (code = tool_pool_op(rm.pool, devices, removal_op, &rm)) != TP_EXIT_OK)
 			failed = code;
 	}
 	cli_end(&cli);

@@ -217,7 +217,51 @@ uint64_t tp_policy_meta_room(uint64_t dev_size, uint64_t header)
 	return TP_MAX(whole, part);
 }
 
+/* ---- profiles --------------------------------------------------------------- */
+
+static const char *const profile_names[] = { "balanced", "throughput", "snapshots" };
+
+const char *tp_profile_name(enum tp_profile p)
+{
+	return (unsigned)p < TP_ARRAY_SIZE(profile_names) ? profile_names[p] : "unknown";
+}
+
+int tp_profile_parse(const char *s, enum tp_profile *out)
+{
+	for (unsigned i = 0; s && i < TP_ARRAY_SIZE(profile_names); i++)
+		if (!strcasecmp(s, profile_names[i])) {
+			*out = (enum tp_profile)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 /* ---- chunk ---------------------------------------------------------------- */
+
+/* The md chunk the invariant respects: min_io when it is a whole number
+ * of sectors up to 1 GiB (a usable stripe is a multiple of it), else 0. */
+static uint64_t md_chunk(const struct tp_topology *t)
+{
+	uint64_t m = t->min_io;
+
+	return m && m % TP_SECTOR_SIZE == 0 && m <= TP_CHUNK_MAX ? m : 0;
+}
+
+/* The invariant for chunk C, md chunk M and stripe S (0 = none): C divides
+ * M, or C is a multiple of M that divides or is a multiple of S. */
+static int keeps_boundaries(uint64_t c, uint64_t m, uint64_t s)
+{
+	if (m && m % c == 0)
+		return 1;
+	if (m && c % m)
+		return 0;
+	return !s || s % c == 0 || c % s == 0;
+}
+
+int tp_policy_chunk_fits(const struct tp_topology *t, uint64_t chunk)
+{
+	return chunk && keeps_boundaries(chunk, md_chunk(t), tp_policy_stripe(t, NULL, 0));
+}
 
 /* The smallest chunk whose metadata estimate for DATA fits BUDGET
  * (0 when DATA is unknown; UINT64_MAX when no chunk can do it). */
@@ -238,32 +282,53 @@ static uint64_t budget_chunk(uint64_t data, uint64_t budget)
 }
 
 struct chunk_plan {
-	uint64_t stripe, unit, floor, need_budget, chunk;
-	int fits;		/* chunk is a multiple of unit within the limits */
+	enum tp_profile profile;
+	uint64_t stripe, md, unit, floor, need_budget, chunk;
+	int fits;		/* chunk keeps the invariant within the limits */
 };
+
+/* The smallest chunk >= WANT (a multiple of GRAIN) that keeps the
+ * invariant; whole stripes only with WHOLE. Above the stripe (or the md
+ * chunk without one) every valid chunk is a multiple of UNIT; below it
+ * the candidates are few, so they are tried one by one. May exceed
+ * TP_CHUNK_MAX (UINT64_MAX when it does not fit 64 bits). */
+static uint64_t smallest_fit(const struct chunk_plan *p, uint64_t want, int whole)
+{
+	uint64_t lim = p->stripe ? p->stripe : p->md;
+
+	if (!whole)
+		for (uint64_t c = want; c < lim && c <= TP_CHUNK_MAX; c += GRAIN)
+			if (keeps_boundaries(c, p->md, p->stripe))
+				return c;
+	return round_up(whole ? want : TP_MAX(want, lim), p->unit);
+}
 
 static void auto_chunk(const struct tp_topology *t, const struct tp_chunk_request *req,
 		       struct chunk_plan *p)
 {
 	uint64_t budget = req->meta_budget ? req->meta_budget : TP_META_MAX;
 	uint64_t want, base;
+	int whole;
 
 	memset(p, 0, sizeof(*p));
+	p->profile = req->profile;
+	whole = p->profile == TP_PROFILE_THROUGHPUT;
 	p->stripe = tp_policy_stripe(t, NULL, 0);
-	base = t->min_io ? round_up(t->min_io, GRAIN) : GRAIN;
-	p->unit = p->stripe ? lcm64(p->stripe, GRAIN) : base;
-	p->floor = round_up(req->floor ? req->floor : TP_CHUNK_FLOOR, GRAIN);
-	if (p->floor > TP_CHUNK_MAX)
-		p->floor = TP_CHUNK_MAX;
+	p->md = md_chunk(t);
+	p->unit = lcm64(p->stripe ? p->stripe : p->md ? p->md : GRAIN, GRAIN);
+	p->floor = req->floor ? req->floor : whole ? TP_CHUNK_FLOOR : TP_CHUNK_MIN;
+	p->floor = TP_MIN(round_up(p->floor, GRAIN), TP_CHUNK_MAX);
 	p->need_budget = budget_chunk(req->data_size, TP_MIN(budget, TP_META_MAX));
-	want = TP_MAX(p->floor, p->need_budget);
-	p->chunk = round_up(want, p->unit);
+	want = round_up(TP_MAX(p->floor, p->need_budget), GRAIN);
+	p->chunk = want > TP_CHUNK_MAX ? UINT64_MAX : smallest_fit(p, want, whole);
 	if (p->chunk <= TP_CHUNK_MAX) {
 		p->fits = 1;
 		return;
 	}
-	/* No multiple of the unit fits: fall back to the md chunk (or the
-	 * 64 KiB grain), as close to WANT as the limits allow. */
+	/* Nothing within the limits keeps the invariant: fall back to the md
+	 * chunk rounded to the 64 KiB grain, as close to WANT as the limits
+	 * allow. */
+	base = t->min_io ? round_up(t->min_io, GRAIN) : GRAIN;
 	if (base > TP_CHUNK_MAX)
 		base = GRAIN;
 	p->chunk = want > TP_CHUNK_MAX ? TP_CHUNK_MAX / base * base : round_up(want, base);
@@ -276,43 +341,63 @@ static void say_budget(const struct chunk_plan *p, const struct tp_chunk_request
 		       struct tp_chunk_decision *out)
 {
 	if (p->need_budget > p->floor)
-		say(out->reason, " and keeps the metadata of %s of data within %s",
-		    H(req->data_size), H(req->meta_budget ? req->meta_budget : TP_META_MAX));
+		say(out->reason, ", grown so the metadata of %s of data stays within %s (64 bytes "
+				 "a chunk; the kernel's limit is %s)",
+		    H(req->data_size), H(req->meta_budget ? req->meta_budget : TP_META_MAX),
+		    H(TP_META_MAX));
+}
+
+/* How chunk C keeps the invariant, for the reason text. */
+static void say_boundaries(const struct chunk_plan *p, uint64_t c, struct tp_chunk_decision *out)
+{
+	if (p->stripe && c % p->stripe == 0)
+		say(out->reason, "%llu full stripe%s of %s", (unsigned long long)(c / p->stripe),
+		    c / p->stripe > 1 ? "s" : "", H(p->stripe));
+	else if (p->md && p->md % c == 0)
+		say(out->reason, "%s the %s md chunk", c == p->md ? "exactly" : "divides",
+		    H(p->md));
+	else if (p->stripe)
+		say(out->reason, "a multiple of the %s md chunk that divides the %s full stripe",
+		    H(p->md), H(p->stripe));
+	else if (p->md)
+		say(out->reason, "a multiple of the %s minimum_io_size; no usable stripe is "
+				 "reported", H(p->md));
+	else
+		say(out->reason, "no stripe or md chunk is reported");
 }
 
 static void explain_auto(const struct chunk_plan *p, const struct tp_chunk_request *req,
 			 struct tp_chunk_decision *out)
 {
-	if (p->fits && p->stripe) {
-		say(out->reason,
-		    "Chunk %s: the smallest common multiple of the full stripe (%s) and 64 KiB "
-		    "that is at least %s",
-		    H(out->chunk), H(p->stripe), H(p->floor));
-		say_budget(p, req, out);
-		say(out->reason, "; every chunk covers whole stripes, so provisioning a chunk "
-				 "never makes the RAID read-modify-write a partial stripe.");
-	} else if (p->fits) {
-		if (out->chunk == p->floor)
-			say(out->reason, "Chunk %s: the floor of --chunk auto, as no usable stripe "
-					 "is reported",
-			    H(out->chunk));
-		else
-			say(out->reason, "Chunk %s: the smallest multiple of %s (minimum_io_size, "
-					 "in 64 KiB) that is at least %s; no usable stripe is "
-					 "reported",
-			    H(out->chunk), H(p->unit), H(p->floor));
-		say_budget(p, req, out);
-		say(out->reason, ".");
-	} else {
-		say(out->reason, "WARNING: no chunk within 64 KiB..1 GiB is a whole multiple of %s",
-		    H(p->unit));
+	if (!p->fits) {
+		say(out->reason, "WARNING: no chunk within 64 KiB..1 GiB keeps clear of the md "
+				 "chunk and stripe boundaries (unit %s)", H(p->unit));
 		if (p->need_budget > p->floor && p->need_budget != UINT64_MAX)
-			say(out->reason, " and at least %s (needed to keep the metadata within its "
-					 "budget)", H(p->need_budget));
+			say(out->reason, " and is at least %s (needed to keep the metadata within "
+					 "its budget)", H(p->need_budget));
 		else if (p->need_budget == UINT64_MAX)
 			say(out->reason, " (the metadata budget is too small for any chunk)");
 		say(out->reason, "; using %s.", H(out->chunk));
+		return;
 	}
+	say(out->reason, "Chunk %s (profile %s): ", H(out->chunk), tp_profile_name(p->profile));
+	if (p->profile == TP_PROFILE_THROUGHPUT)
+		say(out->reason, "the smallest whole-stripe chunk of at least %s: ", H(p->floor));
+	else
+		say(out->reason, "the smallest chunk of at least %s that keeps clear of md-chunk "
+				 "and stripe boundaries: ", H(p->floor));
+	say_boundaries(p, out->chunk, out);
+	say_budget(p, req, out);
+	say(out->reason, ". ");
+	if (p->profile == TP_PROFILE_THROUGHPUT)
+		say(out->reason, "Provisioning never makes the RAID read-modify-write a partial "
+				 "stripe, but the first write to a chunk shared with a snapshot copies "
+				 "all %s of it.", H(out->chunk));
+	else
+		say(out->reason, "The first write to a chunk shared with a snapshot copies only "
+				 "%s; --profile throughput chooses whole stripes instead (about 10%% "
+				 "faster fresh writes, 10-100x slower small writes after a snapshot).",
+		    H(out->chunk));
 }
 
 static int bad_chunk(uint64_t c, struct tp_chunk_decision *out)
@@ -330,10 +415,45 @@ static int bad_chunk(uint64_t c, struct tp_chunk_decision *out)
 	return -EINVAL;
 }
 
+static void explain_explicit(const struct chunk_plan *p, const struct tp_chunk_request *req,
+			     struct tp_chunk_decision *out)
+{
+	uint64_t c = req->requested, budget = req->meta_budget ? req->meta_budget : TP_META_MAX;
+	int misfit = !keeps_boundaries(c, p->md, p->stripe);
+	int overbudget = req->data_size && tp_policy_meta_estimate(req->data_size, c) > budget;
+
+	say(out->reason, "Chunk %s as requested", H(c));
+	if (!misfit && (p->stripe || p->md)) {
+		say(out->reason, " (");
+		say_boundaries(p, c, out);
+		say(out->reason, ").");
+	} else {
+		say(out->reason, ".");
+	}
+	if (misfit)
+		say(out->reason, " WARNING: %s straddles %s boundaries: a chunk should divide the "
+				 "md chunk (%s) or be a multiple of it that divides or is a multiple "
+				 "of the full stripe (%s), else writes to a chunk make the RAID "
+				 "read-modify-write stripes it only partly covers;",
+		    H(c), p->stripe ? "stripe" : "md-chunk", p->md ? H(p->md) : "not reported",
+		    p->stripe ? H(p->stripe) : "none");
+	if (overbudget)
+		say(out->reason, " WARNING: the metadata for %s of data in %s chunks (about %s) "
+				 "exceeds %s;",
+		    H(req->data_size), H(c), H(tp_policy_meta_estimate(req->data_size, c)),
+		    H(budget));
+	if (misfit || overbudget) {
+		out->warning = 1;
+		out->better = p->chunk;
+		say(out->reason, " --chunk %s (what --profile %s chooses) would fit.", H(p->chunk),
+		    tp_profile_name(p->profile));
+	}
+}
+
 int tp_policy_chunk(const struct tp_topology *t, const struct tp_chunk_request *req,
 		    struct tp_chunk_decision *out)
 {
-	uint64_t c = req->requested, budget = req->meta_budget ? req->meta_budget : TP_META_MAX;
+	uint64_t c = req->requested;
 	struct chunk_plan p;
 
 	memset(out, 0, sizeof(*out));
@@ -346,48 +466,25 @@ int tp_policy_chunk(const struct tp_topology *t, const struct tp_chunk_request *
 		out->warning = !p.fits;
 		explain_auto(&p, req, out);
 	} else {
-		int misfit = p.stripe && c % p.stripe;
-		int overbudget = req->data_size && tp_policy_meta_estimate(req->data_size, c) > budget;
-
 		out->chunk = c;
-		say(out->reason, "Chunk %s as requested", H(c));
-		if (!misfit && p.stripe)
-			say(out->reason, " (%llu full stripes).",
-			    (unsigned long long)(c / p.stripe));
-		else
-			say(out->reason, ".");
-		if (misfit) {
-			say(out->reason,
-			    " WARNING: %s is not a whole multiple of the full stripe %s: first writes "
-			    "to a chunk will cover partial stripes and make the RAID read-modify-write;",
-			    H(c), H(p.stripe));
-		}
-		if (overbudget)
-			say(out->reason,
-			    " WARNING: the metadata for %s of data in %s chunks (about %s) exceeds "
-			    "%s;",
-			    H(req->data_size), H(c), H(tp_policy_meta_estimate(req->data_size, c)),
-			    H(budget));
-		if (misfit || overbudget) {
-			out->warning = 1;
-			out->better = p.chunk;
-			say(out->reason, " --chunk %s (what auto chooses) would fit.", H(p.chunk));
-		}
+		explain_explicit(&p, req, out);
 	}
 	out->whole_stripe = out->stripe && out->chunk % out->stripe == 0;
+	out->fits = tp_policy_chunk_fits(t, out->chunk);
 	return 0;
 }
 
 /* ---- zeroing --------------------------------------------------------------- */
 
-void tp_policy_zero(enum tp_choice req, uint64_t chunk, struct tp_zero_decision *out)
+void tp_policy_zero(enum tp_choice req, enum tp_profile profile, uint64_t chunk,
+		    struct tp_zero_decision *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (req == TP_CHOICE_AUTO) {
-		out->zero = chunk < TP_ZERO_OFF_FROM;
-		say(out->reason, "Zeroing %s (auto: off for chunks of %s and more, on below; the "
-				 "chunk is %s). ",
-		    out->zero ? "on" : "off", H(TP_ZERO_OFF_FROM), H(chunk));
+		out->zero = profile == TP_PROFILE_SNAPSHOTS;
+		say(out->reason, "Zeroing %s (auto for profile %s: on for snapshots, off for "
+				 "balanced and throughput). ",
+		    out->zero ? "on" : "off", tp_profile_name(profile));
 	} else {
 		out->zero = req == TP_CHOICE_YES;
 		say(out->reason, "Zeroing %s (as requested with --zero %s). ",
@@ -396,13 +493,15 @@ void tp_policy_zero(enum tp_choice req, uint64_t chunk, struct tp_zero_decision 
 	if (out->zero)
 		say(out->reason, "Cost: the first write to each new chunk also writes the rest "
 				 "of the chunk with zeros (%s per chunk), which can halve the speed "
-				 "of fresh writes; in return no stale data is ever visible.",
+				 "of fresh writes and cut small random ones to a fifth; in return no "
+				 "stale data is ever visible.",
 		    H(chunk));
 	else
-		say(out->reason, "Trade-off: a newly provisioned chunk is not cleared, so until "
-				 "it is written a read of its unwritten parts may return stale data "
-				 "left on the device by earlier use; use --zero y where volumes are "
-				 "handed to untrusted users.");
+		say(out->reason, "Stale data: a newly provisioned chunk is not cleared, so until "
+				 "a volume has written all of it, reads of its unwritten parts return "
+				 "what the device held there before - possibly data of deleted "
+				 "volumes. Use --zero y where volumes go to different users, and "
+				 "'tvremove --wipe' to delete a volume's data for good.");
 }
 
 /* ---- data offset ----------------------------------------------------------- */
@@ -540,7 +639,9 @@ static int fail(struct tp_policy_plan *out, const char *reason, int err)
 
 int tp_policy_plan(const struct tp_policy_input *in, struct tp_policy_plan *out)
 {
-	struct tp_chunk_request creq = { .requested = in->chunk, .floor = in->chunk_floor };
+	struct tp_chunk_request creq = { .requested = in->chunk,
+					 .floor = in->chunk_floor,
+					 .profile = in->profile };
 	struct tp_meta_request mreq;
 	uint64_t data_size;
 	int r;
@@ -580,7 +681,7 @@ int tp_policy_plan(const struct tp_policy_input *in, struct tp_policy_plan *out)
 		return -ENOSPC;
 	}
 
-	tp_policy_zero(in->zero, out->chunk.chunk, &out->zero);
+	tp_policy_zero(in->zero, in->profile, out->chunk.chunk, &out->zero);
 
 	mreq = (struct tp_meta_request){ .requested = in->metadata_size,
 					 .data_size = out->data_blocks * out->chunk.chunk,

@@ -21,24 +21,38 @@
  *   is reported), or larger than TP_CHUNK_MAX - the values some USB/SCSI
  *   devices report that are not a RAID geometry.
  *
- * Chunk, auto: U = lcm(stripe, 64 KiB). Chunk = the smallest multiple of U
- *   that is >= the floor (TP_CHUNK_FLOOR unless the caller says otherwise)
- *   and keeps the metadata estimate of the data area within the metadata
- *   budget, and is <= TP_CHUNK_MAX. No (usable) stripe: U = min_io rounded
- *   up to a multiple of 64 KiB (64 KiB when min_io is not reported) and the
- *   same rule, so the floor applies to plain disks too. When no multiple of
- *   U fits the limits (U > 1 GiB, or the budget needs more than 1 GiB), the
- *   chunk falls back to a 64 KiB multiple (of min_io where possible) and
- *   `warning` is set, saying why no whole stripe was possible.
+ * Invariant (every profile; --chunk SIZE that breaks it is warned about):
+ *   a chunk never straddles a member-chunk or stripe boundary. With M the
+ *   md chunk (min_io, when a whole number of sectors) and S the usable
+ *   stripe: the chunk divides M, or it is a multiple of M that divides or
+ *   is a multiple of S. tp_policy_chunk_fits() is this test.
+ *
+ * Chunk, auto, by profile (enum tp_profile; default balanced):
+ *   balanced, snapshots: the smallest chunk >= the floor (64 KiB unless
+ *     the caller says otherwise) that keeps the invariant and keeps the
+ *     metadata estimate of the data area within the metadata budget.
+ *   throughput: the same over whole stripes only: the smallest multiple
+ *     of lcm(S, 64 KiB) >= the floor (TP_CHUNK_FLOOR) and the budget
+ *     (the policy before profiles). Without a usable stripe the unit is
+ *     lcm(M, 64 KiB) (64 KiB when M is not reported).
+ *   So the chunk grows with the pool size only where the metadata would
+ *   pass its budget (the metadata device's room, capped at the kernel's
+ *   limit TP_META_MAX), in steps that keep the invariant. When nothing
+ *   within 64 KiB..1 GiB keeps it, the chunk falls back to a multiple of
+ *   min_io rounded up to 64 KiB and `warning` is set.
+ *   Criterion (README "Geometry policy"): the default is the configuration
+ *   whose worst ratio to the best configuration of each measured workload
+ *   (fresh and after-snapshot writes) is highest.
  * Chunk, explicit: must be a multiple of 64 KiB in 64 KiB..1 GiB, else
  *   -EINVAL naming the nearest valid values. Accepted with `warning` set
- *   and `better` = the auto choice when it is not a whole multiple of the
- *   stripe, or when its metadata estimate exceeds the budget.
+ *   and `better` = the profile's auto choice when it breaks the invariant
+ *   or its metadata estimate exceeds the budget.
  *
- * Zeroing: auto = off for chunks >= 512 KiB (TP_ZERO_OFF_FROM), on below.
- *   The reason states both sides: with zeroing off a newly provisioned
- *   chunk may expose stale data from the device until it is written; with
- *   zeroing on every first write to a chunk also writes the whole chunk.
+ * Zeroing: auto = on for profile snapshots, off for balanced and
+ *   throughput. The reason states both sides: with zeroing off a newly
+ *   provisioned chunk may expose stale data (of deleted volumes too) until
+ *   it is written; with zeroing on every first write to a chunk also
+ *   writes the whole chunk.
  *
  * Data offset: the smallest (multiple of the stripe) + alignment_offset
  *   that is >= max(1 MiB, the header the caller needs before the data area:
@@ -77,8 +91,7 @@
 
 #define TP_CHUNK_MIN (64 * TP_KiB)	/* dm-thin: 128 sectors */
 #define TP_CHUNK_MAX TP_GiB		/* dm-thin: 2097152 sectors */
-#define TP_CHUNK_FLOOR (512 * TP_KiB)	/* default floor of --chunk auto */
-#define TP_ZERO_OFF_FROM (512 * TP_KiB)	/* --zero auto: off for chunks >= this */
+#define TP_CHUNK_FLOOR (512 * TP_KiB)	/* floor of profile throughput */
 #define TP_DATA_OFFSET_MIN TP_MiB
 #define TP_META_BLOCK 4096ull
 #define TP_META_MIN (2 * TP_MiB)
@@ -95,6 +108,18 @@ enum tp_choice {
 	TP_CHOICE_YES,
 	TP_CHOICE_NO,
 };
+
+/* --profile: what the auto chunk and zeroing optimise for */
+enum tp_profile {
+	TP_PROFILE_BALANCED = 0,	/* small chunks within the invariant, zeroing off */
+	TP_PROFILE_THROUGHPUT,		/* whole stripes, zeroing off */
+	TP_PROFILE_SNAPSHOTS,		/* small chunks, zeroing on */
+};
+
+/* "balanced", "throughput", "snapshots" ("unknown" out of range). */
+const char *tp_profile_name(enum tp_profile p);
+/* The reverse (any case): 0 or -EINVAL. */
+int tp_profile_parse(const char *s, enum tp_profile *out) TP_MUST_CHECK;
 
 /* Parse "auto", "y"/"yes", "n"/"no" (any case). 0 or -EINVAL. */
 int tp_choice_parse(const char *s, enum tp_choice *out) TP_MUST_CHECK;
@@ -117,7 +142,8 @@ uint64_t tp_policy_stripe(const struct tp_topology *t, char *why, size_t whylen)
 /* --- chunk ------------------------------------------------------------- */
 struct tp_chunk_request {
 	uint64_t requested;	/* --chunk SIZE in bytes; 0 = auto */
-	uint64_t floor;		/* 0 = TP_CHUNK_FLOOR */
+	uint64_t floor;		/* 0 = the profile's (64 KiB, throughput 512 KiB) */
+	enum tp_profile profile;
 	uint64_t data_size;	/* bytes of the data area (for the budget); 0 = unknown */
 	uint64_t meta_budget;	/* bytes one metadata area may use; 0 = TP_META_MAX */
 };
@@ -126,6 +152,7 @@ struct tp_chunk_decision {
 	uint64_t chunk;		/* bytes, a multiple of 64 KiB in 64 KiB..1 GiB */
 	uint64_t stripe;	/* the usable full stripe, 0 if none */
 	int whole_stripe;	/* stripe != 0 and chunk % stripe == 0 */
+	int fits;		/* tp_policy_chunk_fits(chunk) */
 	int warning;		/* reason is a warning the caller must print */
 	uint64_t better;	/* with warning on an explicit chunk: the auto choice */
 	char reason[TP_REASON_LEN];
@@ -134,13 +161,17 @@ struct tp_chunk_decision {
 int tp_policy_chunk(const struct tp_topology *t, const struct tp_chunk_request *req,
 		    struct tp_chunk_decision *out) TP_MUST_CHECK;
 
+/* 1 when CHUNK keeps the invariant on T (see above), else 0. */
+int tp_policy_chunk_fits(const struct tp_topology *t, uint64_t chunk);
+
 /* --- zeroing ------------------------------------------------------------ */
 struct tp_zero_decision {
 	int zero;		/* 1: zero newly provisioned chunks */
 	char reason[TP_REASON_LEN];
 };
 
-void tp_policy_zero(enum tp_choice req, uint64_t chunk, struct tp_zero_decision *out);
+void tp_policy_zero(enum tp_choice req, enum tp_profile profile, uint64_t chunk,
+		    struct tp_zero_decision *out);
 
 /* --- data offset -------------------------------------------------------- */
 struct tp_offset_decision {
@@ -199,7 +230,8 @@ struct tp_policy_input {
 	uint64_t meta_dev_size;		/* bytes; 0 = unknown */
 	uint64_t meta_header;		/* bytes before the active area: label + VG area */
 	uint64_t chunk;			/* --chunk; 0 = auto */
-	uint64_t chunk_floor;		/* 0 = TP_CHUNK_FLOOR */
+	uint64_t chunk_floor;		/* 0 = the profile's */
+	enum tp_profile profile;	/* --profile */
 	enum tp_choice zero;		/* --zero */
 	uint64_t metadata_size;		/* --metadata-size; 0 = auto */
 };

@@ -70,6 +70,7 @@ struct pool_create_params {
 	const char *data_path;
 	const char *meta_path;
 	uint64_t chunk;			/* bytes; 0 = auto */
+	enum tp_profile profile;	/* the auto chunk's and zeroing's aim */
 	enum tp_choice zero;
 	uint64_t metadata_size;		/* bytes; 0 = auto */
 	enum pool_discards discards;	/* only when discards_set */
@@ -128,6 +129,20 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 /* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine). */
 int pool_volume_snapshot(struct pool *p, const char *origin, const char *name) TP_MUST_CHECK;
 int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
+
+/* tvremove --wipe (pool_wipe.c): write zeros over the chunks of volume
+ * NAME that no other volume maps, so a later volume cannot read them
+ * (with zeroing off); shared chunks are left alone. Offline only: -EBUSY
+ * (logged) while the kernel runs the pool. Changes no metadata: remove
+ * the volume afterwards. */
+struct pool_wipe_result {
+	uint64_t wiped;		/* bytes zeroed (whole chunks) */
+	uint64_t extents;	/* runs of adjacent chunks written */
+	uint64_t shared;	/* bytes mapped by other volumes too, left alone */
+	double seconds;		/* walk + writes + flush */
+};
+int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
+	TP_MUST_CHECK;
 
 /* Resize volume NAME (volume_change.c): RELATIVE 0 sets SIZE bytes, +1
  * adds, -1 takes away (rounded up to 512). Growing and shrinking change
@@ -248,6 +263,7 @@ struct pool_info {
 	char uuid[POOL_UUID_LEN + 1];
 	const char *dev_path[2];		/* by enum pool_role, as opened; owned by the pool */
 	int zero;
+	const char *profile;			/* geometry profile, "custom", or "-" */
 	enum pool_discards discards;
 	enum pool_when_full when_full;
 	uint64_t chunk;				/* bytes */

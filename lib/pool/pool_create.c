@@ -177,6 +177,7 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	in.meta_dev_size = plan->meta_dev_size;
 	in.meta_header = POOL_HEADER;
 	in.chunk = p->chunk;
+	in.profile = p->profile;
 	in.zero = p->zero;
 	in.metadata_size = p->metadata_size;
 	tp_topology_describe(&plan->topo, plan->topo_desc, sizeof(plan->topo_desc));
@@ -216,6 +217,7 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 		strcpy(vg->creation_host, "unknown");
 	vg->chunk_size = (uint32_t)(pol->chunk.chunk / 512);
 	vg->zero = pol->zero.zero;
+	vg->profile = p->chunk ? VG_PROFILE_CUSTOM : pool_profile_to_vg(p->profile);
 	vg->discards = p->discards_set ? (enum vg_discards)p->discards
 			: pol->discards.passdown ? VG_DISCARDS_PASSDOWN : VG_DISCARDS_NOPASSDOWN;
 	vg->when_full = (enum vg_when_full)p->when_full;

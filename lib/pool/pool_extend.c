@@ -10,9 +10,9 @@
  *
  * The geometry: the new end is rounded down to whole chunks. The stripe
  * of the data device (libblkid topology, or $TPTOOLS_TOPOLOGY) is read
- * again: when a full stripe is reported that the chunk is not a multiple
- * of (a disk was added to the array), the result says so and what the
- * chunk now costs; the chunk of a pool cannot change. */
+ * again: when the chunk now straddles md-chunk or stripe boundaries
+ * (tp_policy_chunk_fits; a disk was added to the array), the result says
+ * so and what the chunk now costs; the chunk of a pool cannot change. */
 #include "lib/pool/pool_int.h"
 
 #include "lib/base/log.h"
@@ -34,25 +34,18 @@ static void check_stripe(struct pool *p, struct pool_extend_result *res)
 		return;
 	tp_topology_describe(&t, res->topo_desc, sizeof(res->topo_desc));
 	stripe = tp_policy_stripe(&t, NULL, 0);
-	if (!stripe || res->chunk % stripe == 0)
+	if (!stripe || tp_policy_chunk_fits(&t, res->chunk))
 		return;
 	res->stripe_changed = 1;
 	tp_size_format(res->chunk, 'h', c, sizeof(c));
 	tp_size_format(stripe, 'h', s, sizeof(s));
-	if (res->chunk < stripe)
-		snprintf(res->stripe, sizeof(res->stripe),
-			 "the array's stripe changed: a full stripe is now %s, and the pool's chunk of "
-			 "%s covers only part of one; every chunk the pool writes is a partial-stripe "
-			 "write, for which a parity array reads the rest of the stripe first "
-			 "(read-modify-write). The chunk of a pool cannot change: a pool created "
-			 "now would get a multiple of %s", s, c, s);
-	else
-		snprintf(res->stripe, sizeof(res->stripe),
-			 "the array's stripe changed: a full stripe is now %s, and the pool's chunk of "
-			 "%s is not a multiple of it; most chunks start or end inside a stripe, so "
-			 "writing one makes a parity array read the rest of that stripe first "
-			 "(read-modify-write). The chunk of a pool cannot change: a pool created "
-			 "now would get a multiple of %s", s, c, s);
+	snprintf(res->stripe, sizeof(res->stripe),
+		 "the array's stripe changed: a full stripe is now %s, and the pool's chunk of %s "
+		 "%s; chunks that start or end inside a stripe make a parity array read the rest "
+		 "of that stripe first (read-modify-write). The chunk of a pool cannot change: a "
+		 "pool created now would get a chunk that divides the md chunk or the stripe, or "
+		 "is a multiple of the stripe",
+		 s, c, res->chunk < stripe ? "does not divide it" : "is not a multiple of it");
 }
 
 /* The metadata layout after growth to SIZE per area, or -ENOSPC: the

@@ -34,6 +34,7 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	info->dev_path[POOL_ROLE_DATA] = pool_device_path(p, VG_ROLE_DATA);
 	info->dev_path[POOL_ROLE_META] = pool_device_path(p, VG_ROLE_META);
 	info->zero = vg->zero;
+	info->profile = pool_profile_name(vg->profile);
 	info->discards = (enum pool_discards)vg->discards;
 	info->when_full = (enum pool_when_full)vg->when_full;
 	info->chunk = chunk;

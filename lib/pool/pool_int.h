@@ -105,6 +105,12 @@ int pool_clear_leftovers(struct pool *p, const char *uuid, struct tp_dm_pool_dev
  * the lock directory), taken around reserve..release. */
 int pool_msnap_lock(const struct pool *p, unsigned flags, struct tp_lock **l) TP_MUST_CHECK;
 
+/* ---- pool_profile.c ---- */
+
+/* The name tpstatus prints for a recorded profile ("-" when none). */
+const char *pool_profile_name(enum vg_profile p);
+enum vg_profile pool_profile_to_vg(enum tp_profile p);
+
 /* ---- pool_attach.c: the one way into a pool's devices ---- */
 
 enum pool_attach_flags {

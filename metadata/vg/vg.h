@@ -21,7 +21,10 @@
  *     "passdown"), when_full ("queue"|"error"), transaction_id,
  *     next_dev_id, metadata_area (0|1: which meta area[] is ACTIVE),
  *     activation_skip (optional, 0|1, written only when 1: `tpactivate
- *     --all` and autoactivation pass the pool by; absent reads as 0)
+ *     --all` and autoactivation pass the pool by; absent reads as 0),
+ *     profile (optional: "balanced"|"throughput"|"snapshots"|"custom",
+ *     the geometry profile tpcreate applied; absent in pools made before
+ *     profiles, reads as VG_PROFILE_NONE)
  *     devices { data { ... } meta { ... } }   each: uuid, path (hint, may
  *       be ""), size, mda_offset, mda_size, area0_offset, area0_size,
  *       area1_offset, area1_size
@@ -60,6 +63,15 @@ enum vg_when_full {
 	VG_WHEN_FULL_ERROR,
 };
 
+/* The geometry profile tpcreate applied (custom: --chunk SIZE given). */
+enum vg_profile {
+	VG_PROFILE_NONE = 0,	/* not recorded */
+	VG_PROFILE_BALANCED,
+	VG_PROFILE_THROUGHPUT,
+	VG_PROFILE_SNAPSHOTS,
+	VG_PROFILE_CUSTOM,
+};
+
 struct vg_device {
 	char pv_uuid[VG_UUID_LEN + 1];
 	char path[VG_PATH_MAX + 1];	/* last known path; a hint only */
@@ -93,6 +105,7 @@ struct vg {
 	uint32_t next_dev_id;		/* <= VG_DEV_ID_MAX + 1 */
 	unsigned metadata_area;		/* 0|1: the meta device's ACTIVE area[] */
 	int activation_skip;		/* 1: activation of all (--all) passes it by */
+	enum vg_profile profile;
 	struct vg_device dev[VG_NR_ROLES];	/* indexed by enum vg_role */
 	unsigned nr_volumes;
 	unsigned alloc_volumes;

@@ -181,6 +181,8 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 		return problem(msg, len, "pool/metadata_area: must be 0 or 1");
 	if (vg->activation_skip != 0 && vg->activation_skip != 1)
 		return problem(msg, len, "pool/activation_skip: must be 0 or 1");
+	if (vg->profile > VG_PROFILE_CUSTOM)
+		return problem(msg, len, "pool/profile: bad value");
 	if (check_device(vg, VG_ROLE_DATA, msg, len) || check_device(vg, VG_ROLE_META, msg, len))
 		return -1;
 	if (!strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, vg->dev[VG_ROLE_META].pv_uuid))

@@ -23,6 +23,8 @@
 
 static const char *const discards_names[] = { "ignore", "nopassdown", "passdown" };
 static const char *const when_full_names[] = { "queue", "error" };
+static const char *const profile_names[] = { "", "balanced", "throughput", "snapshots",
+					     "custom" };
 
 /* ---- export ---- */
 
@@ -171,6 +173,8 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	add_int(&b, pool, "metadata_area", vg->metadata_area);
 	if (vg->activation_skip)
 		add_int(&b, pool, "activation_skip", 1);
+	if (vg->profile != VG_PROFILE_NONE)
+		add_str(&b, pool, "profile", profile_names[vg->profile]);
 	devs = add_node(&b, pool, "devices");
 	export_device(&b, devs, vg, VG_ROLE_DATA);
 	export_device(&b, devs, vg, VG_ROLE_META);
@@ -419,7 +423,7 @@ static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "chunk_size",	   "zero",	     "discards",
 					 "when_full",	   "transaction_id", "next_dev_id",
 					 "metadata_area",  "devices",	     "volumes",
-					 "activation_skip", NULL };
+					 "activation_skip", "profile", NULL };
 static const char *const devices_keys[] = { "data", "meta", NULL };
 
 static int import_tree(struct reader *rd, const struct dm_config_tree *cft, struct vg *vg)
@@ -464,6 +468,12 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	    get_flag(rd, pool, "pool", "activation_skip", &vg->activation_skip))
 		return -1;
 	vg->metadata_area = (unsigned)i;
+	if (child(pool, "profile")) {
+		if (get_enum(rd, pool, "pool", "profile", profile_names + 1,
+			     TP_ARRAY_SIZE(profile_names) - 1, &e))
+			return -1;
+		vg->profile = (enum vg_profile)(e + 1);
+	}
 	if (get_section(rd, pool, "pool", "devices", &devs) ||
 	    check_keys(rd, devs, "pool/devices", devices_keys) ||
 	    import_device(rd, devs, vg, VG_ROLE_DATA) || import_device(rd, devs, vg, VG_ROLE_META) ||

@@ -5,43 +5,63 @@
 raid_geometry 524288 2097152
 new_pool vault --chunk auto --explain
 out_has "Full stripe 2 MiB"
-out_has "chunk:       2 MiB"
+out_has "profile:     balanced"
+out_has "Criterion: .*worst ratio"
+out_has "chunk:       64 KiB"
+out_has "divides the 512 KiB md chunk"
 out_has "zeroing:     off"
-out_has "stale data"
+out_has "data of deleted volumes"
 out_has "data offset: 2 MiB"
-out_has "Pool vault created"
-ok tpstatus --noheadings --units b -o pool_chunk,pool_zero,pool_data_offset vault
-read -r chunk zero off < out
-[ "$chunk" = "2097152b" ] || fail "chunk $chunk"
+out_has "Pool vault created.*(profile balanced)"
+ok tpstatus --noheadings --units b -o pool_chunk,pool_zero,pool_profile,pool_data_offset vault
+read -r chunk zero profile off < out
+[ "$chunk" = "65536b" ] || fail "chunk $chunk"
 [ "$zero" = no ] || fail "zero $zero"
+[ "$profile" = balanced ] || fail "profile $profile"
 [ $((off % 2097152)) = 0 ] && [ "$off" -ge 1048576 ] || fail "data offset $off"
 thin_check_pool vault
 
 # 7-disk RAID6, 512K chunk: stripe 2.5M (not a power of two)
 raid_geometry 524288 2621440
-new_pool r7 --explain
+new_pool r7 --explain --profile throughput
+out_has "profile:     throughput"
 out_has "chunk:       2.50 MiB"
-ok tpstatus --noheadings --units b -o pool_chunk,pool_data_offset r7
-read -r chunk off < out
+out_has "1 full stripe of 2.50 MiB"
+ok tpstatus --noheadings --units b -o pool_chunk,pool_profile,pool_data_offset r7
+read -r chunk profile off < out
 [ "$chunk" = "2621440b" ] || fail "r7 chunk $chunk"
+[ "$profile" = throughput ] || fail "r7 profile $profile"
 [ $((off % 2621440)) = 0 ] || fail "r7 data offset $off not stripe aligned"
 thin_check_pool r7
 
 # alignment offset is added to the data offset
 raid_geometry 65536 196608 4096
-new_pool r5 --explain
+new_pool r5 --explain -P THROUGHPUT
 ok tpstatus --noheadings --units b -o pool_chunk,pool_data_offset r5
 read -r chunk off < out
 [ $(( ${chunk%b} % 196608 )) = 0 ] && [ $(( ${chunk%b} % 65536 )) = 0 ] || fail "r5 chunk $chunk"
 [ $(( (off - 4096) % 196608 )) = 0 ] || fail "r5 data offset $off"
 
-# explicit chunk that does not fit the stripe: accepted with a warning naming the better value
+# explicit chunk that straddles the stripe: accepted with a warning naming the better value
 raid_geometry 524288 2097152
 new_pool odd --chunk 768k
 err_has "warning"
 err_has "2 MiB"
-ok tpstatus --noheadings --units k -o pool_chunk odd
-grep -q "768k" out || fail "explicit chunk not kept"
+err_has "chunk 64 KiB (what --profile balanced chooses)"
+ok tpstatus --noheadings --units k -o pool_chunk,pool_profile odd
+grep -q "768k *custom" out || fail "explicit chunk not kept: $(cat out)"
+
+# the snapshots profile zeroes; a bad profile is a usage error that writes nothing
+new_pool snaps --profile snapshots
+out_has "zeroing on (profile snapshots)"
+ok tpstatus --noheadings -o pool_zero,pool_profile snaps
+grep -q "yes *snapshots" out || fail "snapshots profile: $(cat out)"
+image bad-d.img 1G
+image bad-m.img 16M
+before=$(sums bad-d.img bad-m.img)
+usage_error tpcreate --data bad-d.img --meta bad-m.img --profile fast bad
+err_has "--profile takes balanced, throughput or snapshots, not 'fast'"
+[ "$(sums bad-d.img bad-m.img)" = "$before" ] || fail "a refused --profile changed a device"
 
 # explicit zeroing and when-full; no topology at all
 unset TPTOOLS_TOPOLOGY

@@ -10,13 +10,18 @@ err_has "no whole chunk"
 usage_error tpextend
 usage_error tpextend small other
 
-# the array's stripe changed (3 MiB now): said, and --explain says what it costs
-raid_geometry 512k 3m
+# the array's stripe changed (2.5 MiB now, which the 1 MiB chunk straddles):
+# said, and --explain says what it costs
+raid_geometry 512k 2560k
 unchanged 5 tpextend small
 err_has "stripe changed"
 failed tpextend --explain small
-out_has "full stripe is now 3 MiB"
+out_has "full stripe is now 2.50 MiB"
 out_has "read-modify-write"
+# a stripe the chunk divides (3 MiB = 3 x 1 MiB) is no change worth a word
+raid_geometry 512k 3m
+unchanged 5 tpextend small
+! grep -q "stripe changed" err || fail "a 3 MiB stripe was reported as a change: $(cat err)"
 unset TPTOOLS_TOPOLOGY
 
 # a fatally damaged pool is not grown

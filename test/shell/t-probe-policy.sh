@@ -6,15 +6,22 @@ image data.img 1G
 image meta.img 64M
 image small-meta.img 2M
 
-# image files report no topology: the floor, 1 MiB offset
+# image files report no topology: 64 KiB (balanced), 512 KiB (throughput), 1 MiB offset
 ok tp-probe topology data.img
 out_has '^source=none$'
 out_has '^opt_io=0$'
 ok tp-probe plan data.img meta.img
-out_has '^chunk=524288$'
+out_has '^chunk=65536$'
 out_has '^data_offset=1048576$'
 out_has '^zero=0$'
-out_has '^reason_chunk=.*no usable stripe is reported'
+out_has '^reason_chunk=Chunk 64 KiB (profile balanced).*no stripe or md chunk is reported'
+ok tp-probe plan data.img meta.img profile=throughput
+out_has '^chunk=524288$'
+out_has '^zero=0$'
+ok tp-probe plan data.img meta.img profile=snapshots
+out_has '^chunk=65536$'
+out_has '^zero=1$'
+usage_error tp-probe plan data.img meta.img profile=fast
 
 # DESIGN.md's array: 7-disk RAID6, 512K md chunk -> 2.5 MiB stripe
 raid_geometry 512k 2560k
@@ -22,29 +29,44 @@ ok tp-probe topology data.img
 out_has '^source=TPTOOLS_TOPOLOGY$'
 out_has '^opt_io=2621440$'
 ok tp-probe plan data.img meta.img
+out_has '^chunk=65536$'			# balanced: divides the md chunk
+out_has '^whole_stripe=0$'
+out_has '^data_offset=2621440$'
+out_has '^zero=0$'
+out_has '^reason_zero=.*data of deleted volumes'
+out_has "^reason_zero=.*tvremove --wipe"
+out_lacks '^warning='
+ok tp-probe plan data.img meta.img profile=throughput
 out_has '^chunk=2621440$'
 out_has '^whole_stripe=1$'
 out_has '^data_offset=2621440$'
-out_has '^zero=0$'
-out_has '^reason_zero=.*stale data'
 out_lacks '^warning='
 
-# LVM's default chunk on that array: accepted, with the better value
+# LVM's default chunk on that array is the md chunk: no boundary straddled
 ok tp-probe plan data.img meta.img chunk=512k
 out_has '^chunk=524288$'
 out_has '^whole_stripe=0$'
-out_has '^better=2621440$'
+out_lacks '^warning='
+# 1 MiB straddles the 2.5 MiB stripes: accepted, with the better value
+ok tp-probe plan data.img meta.img chunk=1m
+out_has '^better=65536$'
 out_has '^warning=chunk$'
-out_has 'WARNING: 512 KiB is not a whole multiple of the full stripe 2.50 MiB'
+out_has 'WARNING: 1 MiB straddles stripe boundaries'
 
 # a 5-disk RAID6 (or 4-disk RAID5) with 64K md chunks: a 192K stripe, not a 64K power of two
 raid_geometry 64k 192k 4k
-ok tp-probe plan data.img meta.img
+ok tp-probe plan data.img meta.img profile=throughput
 out_has '^chunk=589824$'		# 3 x 192K: the first whole multiple >= 512K
 out_has '^data_offset=1183744$'		# 6 x 192K + 4K alignment_offset
+ok tp-probe plan data.img meta.img
+out_has '^chunk=65536$'			# one md chunk
+# 32K md chunks on 5-disk RAID6: a 96K stripe; 64K and 128K straddle it
+raid_geometry 32k 96k
+ok tp-probe plan data.img meta.img
+out_has '^chunk=196608$'
 
-# explicit zeroing and small chunks
-ok tp-probe plan data.img meta.img chunk=192k zero=auto
+# explicit zeroing and the snapshots profile
+ok tp-probe plan data.img meta.img chunk=192k zero=auto profile=snapshots
 out_has '^zero=1$'
 ok tp-probe plan data.img meta.img zero=y
 out_has '^zero=1$'

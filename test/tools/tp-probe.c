@@ -4,7 +4,7 @@
  *   tp-probe topology PATH
  *   tp-probe signatures PATH            exit 0 nothing found, 1 found
  *   tp-probe plan DATA META [chunk=SIZE] [zero=auto|y|n] [metadata_size=SIZE]
- *                           [floor=SIZE] [header=SIZE]
+ *                           [floor=SIZE] [header=SIZE] [profile=NAME]
  *       DATA's topology (TPTOOLS_TOPOLOGY applies), both devices' sizes;
  *       every decision with its reason (reason_*=) and warnings (warning=).
  *       header = bytes before each device's areas (default 1 MiB).
@@ -85,6 +85,8 @@ static int plan_arg(const char *arg, struct tp_policy_input *in)
 	v++;
 	if (!strncmp(arg, "zero=", 5))
 		return tp_choice_parse(v, &in->zero);
+	if (!strncmp(arg, "profile=", 8))
+		return tp_profile_parse(v, &in->profile);
 	if (!strncmp(arg, "chunk=", 6))
 		dst = &in->chunk;
 	else if (!strncmp(arg, "metadata_size=", 14))

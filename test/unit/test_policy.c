@@ -58,19 +58,47 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 	return a;
 }
 
-/* The smallest multiple of lcm(stripe, 64K) that is >= the floor, within
- * 1 GiB, whose estimate fits BUDGET: by walking the multiples. 0 if none. */
-static uint64_t brute_chunk(uint64_t stripe, uint64_t data, uint64_t budget)
+/* The invariant, written from its statement in policy.h: chunk C never
+ * straddles a boundary of md chunk MD or stripe S (0 = none): C divides MD,
+ * or C is a multiple of MD that divides or is a multiple of S. */
+static int no_straddle(uint64_t c, uint64_t md, uint64_t s)
 {
-	uint64_t unit = stripe / gcd_u64(stripe, 64 * K) * (64 * K);
+	if (md && md % c == 0)
+		return 1;
+	if (md && c % md)
+		return 0;
+	return !s || s % c == 0 || c % s == 0;
+}
 
-	for (uint64_t c = unit; c <= TP_CHUNK_MAX; c += unit)
-		if (c >= TP_CHUNK_FLOOR && tp_policy_meta_estimate(data, c) <= budget)
-			return c;
+/* The md chunk the policy respects (min_io in whole sectors up to 1 GiB). */
+static uint64_t md_of(const struct tp_topology *t)
+{
+	return t->min_io && t->min_io % 512 == 0 && t->min_io <= TP_CHUNK_MAX ? t->min_io : 0;
+}
+
+/* PROFILE's auto chunk by brute force: the smallest 64K multiple within
+ * 64K..1G that is >= the profile's floor, keeps the invariant (whole
+ * stripes for throughput) and whose estimate for DATA fits BUDGET. 0 if
+ * none. */
+static uint64_t brute_chunk(const struct tp_topology *t, enum tp_profile profile, uint64_t data,
+			    uint64_t budget)
+{
+	uint64_t s = tp_policy_stripe(t, NULL, 0), md = md_of(t);
+	int whole = profile == TP_PROFILE_THROUGHPUT;
+	uint64_t floor = whole ? TP_CHUNK_FLOOR : TP_CHUNK_MIN;
+
+	for (uint64_t c = floor; c <= TP_CHUNK_MAX; c += 64 * K) {
+		if (!no_straddle(c, md, s) || tp_policy_meta_estimate(data, c) > budget)
+			continue;
+		if (whole && (s ? c % s : md ? c % md : 0))
+			continue;
+		return c;
+	}
 	return 0;
 }
 
-static unsigned checked_cases, whole_stripe_cases, fallback_cases;
+static unsigned checked_cases, whole_stripe_cases, fallback_cases, small_cases;
+static unsigned grown_cases;
 
 /* All the invariants of one plan. */
 static void check_plan(const struct tp_policy_input *in, const struct tp_policy_plan *p,
@@ -87,21 +115,27 @@ static void check_plan(const struct tp_policy_input *in, const struct tp_policy_
 	checked_cases++;
 	/* chunk: dm-thin's limits */
 	ok &= c >= TP_CHUNK_MIN && c <= TP_CHUNK_MAX && c % (64 * K) == 0;
-	/* the chunk is a whole multiple of the stripe whenever one fits */
+	/* the profile's chunk (brute force) whenever one keeps the invariant:
+	 * no chunk straddles an md-chunk or stripe boundary */
 	if (in->meta_dev_size)
 		budget = tp_policy_meta_room(in->meta_dev_size, in->meta_header);
-	if (stripe) {
-		want = brute_chunk(stripe, data, budget);
-		if (want) {
+	want = brute_chunk(t, in->profile, data, budget);
+	if (want) {
+		ok &= c == want && !p->chunk.warning && p->chunk.fits;
+		ok &= no_straddle(c, md_of(t), stripe);
+		if (in->profile == TP_PROFILE_THROUGHPUT && stripe) {
 			whole_stripe_cases++;
-			ok &= c == want && c % stripe == 0 && p->chunk.whole_stripe &&
-			      !p->chunk.warning;
-		} else {
-			fallback_cases++;
-			ok &= p->chunk.warning;
+			ok &= c % stripe == 0 && p->chunk.whole_stripe;
+		} else if (stripe && c < stripe) {
+			small_cases++;
 		}
+		/* grown past the unbudgeted choice by the metadata budget only,
+		 * in a step that keeps the invariant (checked above) */
+		if (c > brute_chunk(t, in->profile, data, UINT64_MAX))
+			grown_cases++;
 	} else {
-		ok &= c >= TP_CHUNK_FLOOR && !p->chunk.whole_stripe;
+		fallback_cases++;
+		ok &= p->chunk.warning;
 	}
 	/* data offset: stripe grid plus alignment_offset, at least 1 MiB, the first */
 	ok &= off >= M && off >= in->data_header;
@@ -109,8 +143,8 @@ static void check_plan(const struct tp_policy_input *in, const struct tp_policy_
 		ok &= (off - align) % stripe == 0;
 		ok &= off - stripe < TP_MAX(M, in->data_header) || off == align;
 	}
-	/* zeroing rule */
-	ok &= p->zero.zero == (c < 512 * K);
+	/* zeroing rule: on for the snapshots profile only */
+	ok &= p->zero.zero == (in->profile == TP_PROFILE_SNAPSHOTS);
 	/* metadata */
 	ok &= p->meta.size >= TP_META_MIN && p->meta.size <= TP_META_MAX &&
 	      p->meta.size % 4096 == 0;
@@ -135,15 +169,17 @@ static void check_plan(const struct tp_policy_input *in, const struct tp_policy_
 	CU_ASSERT(ok);
 }
 
-/* RAID0/1/5/6/10 x 3..16 disks x 4K..1M md chunks x alignment offsets x
- * pool sizes from 16 GiB to 1 PiB x metadata devices (none/8M/1G/64G). */
+/* RAID0/1/5/6/10 x 3..16 disks (wide stripes: 14-disk RAID6 at 512K is
+ * 6 MiB) x 4K..1M md chunks x alignment offsets x pool sizes from 16 GiB
+ * to 1 PiB x metadata devices (none/8M/1G/64G), for each profile. */
 static void test_md_table(void)
 {
 	static const uint64_t sizes[] = { 16 * G, 16 * T, 256 * T, 1 * P };
 	static const uint64_t metas[] = { 0, 8 * M, 1 * G, 64 * G };
-	unsigned failed = 0;
+	unsigned failed = 0, per_profile[3] = { 0 };
 
-	checked_cases = whole_stripe_cases = fallback_cases = 0;
+	checked_cases = whole_stripe_cases = fallback_cases = small_cases = grown_cases = 0;
+	for (int pr = TP_PROFILE_BALANCED; pr <= TP_PROFILE_SNAPSHOTS; pr++)
 	for (int lv = RAID0; lv <= RAID10; lv++)
 		for (unsigned disks = (lv == RAID1 ? 2 : 3); disks <= 16; disks++)
 			for (uint64_t mc = 4 * K; mc <= 1 * M; mc *= 2)
@@ -156,6 +192,7 @@ static void test_md_table(void)
 	uint64_t align = ai == 0 ? 0 : ai == 1 ? 4 * K : mc / 2 + 512;
 	int r;
 
+	in.profile = (enum tp_profile)pr;
 	md_topology(lv, disks, mc, align, &in.topo);
 	if (in.topo.opt_io && align >= in.topo.opt_io)
 		in.topo.align_offset = 0;
@@ -163,8 +200,8 @@ static void test_md_table(void)
 	in.meta_dev_size = metas[mi];
 	in.data_header = 1 * M;
 	in.meta_header = 1 * M + 4 * K;
-	snprintf(what, sizeof(what), "%s %u disks %lluK chunk align %llu size %llu meta %llu",
-		 level_name[lv], disks, (unsigned long long)(mc / K),
+	snprintf(what, sizeof(what), "%s: %s %u disks %lluK chunk align %llu size %llu meta %llu",
+		 tp_profile_name(in.profile), level_name[lv], disks, (unsigned long long)(mc / K),
 		 (unsigned long long)in.topo.align_offset, (unsigned long long)sizes[si],
 		 (unsigned long long)metas[mi]);
 	r = tp_policy_plan(&in, &p);
@@ -182,12 +219,17 @@ static void test_md_table(void)
 		continue;
 	}
 	check_plan(&in, &p, what);
+	per_profile[pr]++;
 						}
 	CU_ASSERT_EQUAL(failed, 0);
-	/* the table really ran (RAID1 has no stripe; 8 MiB metadata devices
-	 * refuse the largest pools) */
-	CU_ASSERT(checked_cases > 20000);
+	/* the table really ran, over 20000 geometries a profile (RAID1 has no
+	 * stripe; 8 MiB metadata devices refuse the largest pools); balanced
+	 * chunks below the stripe and budget-grown chunks both happened */
+	for (int pr = 0; pr < 3; pr++)
+		CU_ASSERT(per_profile[pr] > 20000);
 	CU_ASSERT(whole_stripe_cases > 15000);
+	CU_ASSERT(small_cases > 8000);
+	CU_ASSERT(grown_cases > 1000);
 }
 
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
@@ -247,6 +289,7 @@ static void test_random_inputs(void)
 		if (rnd_below(6) == 0)
 			in.metadata_size = rnd_below(20 * G);
 		in.zero = (enum tp_choice)rnd_below(3);
+		in.profile = (enum tp_profile)rnd_below(3);
 
 		r = tp_policy_plan(&in, &p);
 		if (r) {
@@ -262,7 +305,10 @@ static void test_random_inputs(void)
 		bad += !(p.chunk.chunk >= TP_CHUNK_MIN && p.chunk.chunk <= TP_CHUNK_MAX &&
 			 p.chunk.chunk % (64 * K) == 0);
 		bad += in.chunk && p.chunk.chunk != in.chunk;
-		bad += !in.chunk && stripe && !p.chunk.warning && p.chunk.chunk % stripe;
+		bad += !in.chunk && !p.chunk.warning && !tp_policy_chunk_fits(&in.topo, p.chunk.chunk);
+		bad += !in.chunk && !p.chunk.warning && in.profile == TP_PROFILE_THROUGHPUT &&
+		       stripe && p.chunk.chunk % stripe;
+		bad += p.chunk.fits != tp_policy_chunk_fits(&in.topo, p.chunk.chunk);
 		bad += !(p.data_offset.offset >= lim && (p.data_offset.offset - align) % grid == 0 &&
 			 p.data_offset.offset - align < lim + grid);
 		bad += !(p.data_blocks >= 1 &&
@@ -271,7 +317,8 @@ static void test_random_inputs(void)
 			 p.meta.size % 4096 == 0 && p.meta.active_offset >= in.meta_header &&
 			 p.meta.spare_offset >= p.meta.active_offset + p.meta.size);
 		bad += in.meta_dev_size && p.meta.end > in.meta_dev_size;
-		bad += in.zero == TP_CHOICE_AUTO && p.zero.zero != (p.chunk.chunk < 512 * K);
+		bad += in.zero == TP_CHOICE_AUTO &&
+		       p.zero.zero != (in.profile == TP_PROFILE_SNAPSHOTS);
 		bad += in.zero == TP_CHOICE_YES && !p.zero.zero;
 		bad += in.zero == TP_CHOICE_NO && p.zero.zero;
 		bad += p.discards.passdown != in.topo.discard;
@@ -281,33 +328,87 @@ static void test_random_inputs(void)
 	CU_ASSERT(refused > 1000);
 }
 
-/* The evidence in DESIGN.md: 7-disk RAID6, 512K md chunk = 2.5 MiB stripe. */
+/* The evidence in DESIGN.md and issue 14: 7-disk RAID6, 512K md chunk =
+ * 2.5 MiB stripe. */
 static void test_design_evidence(void)
 {
 	struct tp_topology t;
 	struct tp_chunk_decision d;
-	struct tp_chunk_request auto_req = { .data_size = 16 * T };
-	struct tp_chunk_request lvm_req = { .requested = 512 * K, .data_size = 16 * T };
+	struct tp_chunk_request thr = { .data_size = 1 * T, .profile = TP_PROFILE_THROUGHPUT };
+	struct tp_chunk_request bal = { .data_size = 1 * T };
+	struct tp_chunk_request lvm = { .requested = 512 * K, .data_size = 1 * T };
 	struct tp_offset_decision o;
 
 	md_topology(RAID6, 7, 512 * K, 0, &t);
 	CU_ASSERT_EQUAL(tp_policy_stripe(&t, NULL, 0), 5 * 512 * K);
-	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &auto_req, &d), 0);
-	CU_ASSERT_EQUAL(d.chunk, 5 * 512 * K);	/* one full stripe: 2.5 MiB */
-	CU_ASSERT(d.whole_stripe && !d.warning);
-	/* LVM's default 512K chunk is never a whole stripe: accepted, warned */
-	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &lvm_req, &d), 0);
-	CU_ASSERT_EQUAL(d.chunk, 512 * K);
-	CU_ASSERT(d.warning && !d.whole_stripe);
-	CU_ASSERT_EQUAL(d.better, 5 * 512 * K);
+	/* throughput: one full stripe, 2.5 MiB (the policy before profiles) */
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &thr, &d), 0);
+	CU_ASSERT_EQUAL(d.chunk, 5 * 512 * K);
+	CU_ASSERT(d.whole_stripe && !d.warning && d.fits);
+	/* balanced (the default) and snapshots: 64 KiB, which divides the md chunk */
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &bal, &d), 0);
+	CU_ASSERT_EQUAL(d.chunk, 64 * K);
+	CU_ASSERT(!d.whole_stripe && !d.warning && d.fits);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.reason, "divides the 512 KiB md chunk"));
+	bal.profile = TP_PROFILE_SNAPSHOTS;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &bal, &d), 0);
+	CU_ASSERT_EQUAL(d.chunk, 64 * K);
+	/* LVM's default 512K chunk is the md chunk: it keeps the boundaries */
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &lvm, &d), 0);
+	CU_ASSERT(!d.warning && !d.whole_stripe && d.fits);
+	/* 1 MiB straddles stripes (2.5 MiB is no multiple of it): warned */
+	lvm.requested = 1 * M;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &lvm, &d), 0);
+	CU_ASSERT(d.warning && !d.fits);
+	CU_ASSERT_EQUAL(d.better, 64 * K);
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.reason, "2.50 MiB"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(d.reason, "WARNING"));
 	/* LVM starts data 1.5 MiB off a stripe boundary; ours is on one */
 	tp_policy_data_offset(&t, 1 * M, &o);
 	CU_ASSERT_EQUAL(o.offset % (5 * 512 * K), 0);
 	CU_ASSERT(o.offset >= 1 * M);
-	/* 16 TiB: LVM picks 16 MiB, not a multiple of 2.5 MiB; ours stays whole */
-	CU_ASSERT_EQUAL(d.better % (5 * 512 * K), 0);
+	/* 16 TiB: 64 KiB chunks would need 16 GiB of metadata, past the
+	 * kernel's limit: balanced grows to 128 KiB, still dividing the md
+	 * chunk; throughput stays one stripe (LVM picks 16 MiB, not a
+	 * multiple of 2.5 MiB) */
+	bal.profile = TP_PROFILE_BALANCED;
+	bal.data_size = 16 * T;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &bal, &d), 0);
+	CU_ASSERT_EQUAL(d.chunk, 128 * K);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.reason, "metadata"));
+	thr.data_size = 16 * T;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &thr, &d), 0);
+	CU_ASSERT_EQUAL(d.chunk, 5 * 512 * K);
+}
+
+/* Wide stripes and huge arrays: 14-disk RAID6 at 512K (6 MiB stripe) from
+ * 1 TiB to 1 PiB. Balanced steps through the md chunk's divisors, then
+ * whole stripes; every step keeps the boundaries. */
+static void test_wide_stripes(void)
+{
+	static const struct {
+		uint64_t size, chunk;
+	} steps[] = { { 1 * T, 64 * K },   { 16 * T, 128 * K },	  { 32 * T, 256 * K },
+		      { 64 * T, 512 * K }, { 128 * T, 1 * M },	  { 256 * T, 1536 * K },
+		      { 512 * T, 3 * M },  { 1 * P, 6 * M } };
+	struct tp_topology t;
+	struct tp_chunk_decision d;
+
+	md_topology(RAID6, 14, 512 * K, 0, &t);
+	CU_ASSERT_EQUAL(tp_policy_stripe(&t, NULL, 0), 6 * M);
+	for (size_t i = 0; i < TP_ARRAY_SIZE(steps); i++) {
+		struct tp_chunk_request req = { .data_size = steps[i].size };
+		CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+		CU_ASSERT_EQUAL(d.chunk, steps[i].chunk);
+		CU_ASSERT(d.fits && !d.warning);
+		CU_ASSERT(tp_policy_meta_estimate(steps[i].size, d.chunk) <= TP_META_MAX);
+		CU_ASSERT_EQUAL(d.chunk, brute_chunk(&t, TP_PROFILE_BALANCED, steps[i].size,
+						     TP_META_MAX));
+		req.profile = TP_PROFILE_THROUGHPUT;
+		CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+		CU_ASSERT_EQUAL(d.chunk % (6 * M), 0);
+		CU_ASSERT(d.chunk >= steps[i].chunk);
+	}
 }
 
 /* Stripes that are not 64 KiB multiples: the chunk is lcm-based. */
@@ -322,7 +423,8 @@ static void test_odd_stripes(void)
 	for (size_t i = 0; i < TP_ARRAY_SIZE(cases); i++) {
 		struct tp_topology t;
 		struct tp_chunk_decision d;
-		struct tp_chunk_request req = { .data_size = 1 * T };
+		struct tp_chunk_request req = { .data_size = 1 * T,
+						.profile = TP_PROFILE_THROUGHPUT };
 		uint64_t stripe = cases[i].data_disks * cases[i].md_chunk;
 
 		md_topology(RAID0, cases[i].data_disks, cases[i].md_chunk, 0, &t);
@@ -332,7 +434,29 @@ static void test_odd_stripes(void)
 		CU_ASSERT(d.chunk >= TP_CHUNK_FLOOR);
 		/* minimal: one stripe-and-grain multiple less would be below the floor */
 		CU_ASSERT(d.chunk - stripe / gcd_u64(stripe, 64 * K) * 64 * K < TP_CHUNK_FLOOR);
-		CU_ASSERT_EQUAL(d.chunk, brute_chunk(stripe, 1 * T, TP_META_MAX));
+		CU_ASSERT_EQUAL(d.chunk, brute_chunk(&t, TP_PROFILE_THROUGHPUT, 1 * T, TP_META_MAX));
+		/* balanced: the smallest chunk that keeps the boundaries */
+		req.profile = TP_PROFILE_BALANCED;
+		CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+		CU_ASSERT(d.fits && !d.warning);
+		CU_ASSERT_EQUAL(d.chunk, brute_chunk(&t, TP_PROFILE_BALANCED, 1 * T, TP_META_MAX));
+	}
+	/* 5-disk RAID6 at 32K: stripe 96K; 64K and 128K straddle it, 192K is
+	 * two stripes */
+	{
+		struct tp_topology t;
+		struct tp_chunk_decision d;
+		struct tp_chunk_request req = { .data_size = 1 * T };
+
+		md_topology(RAID6, 5, 32 * K, 0, &t);
+		CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+		CU_ASSERT_EQUAL(d.chunk, 192 * K);
+		CU_ASSERT(d.whole_stripe);
+		/* 12-disk RAID6 at 32K: stripe 320K; 64K = 2 md chunks divides it */
+		md_topology(RAID6, 12, 32 * K, 0, &t);
+		CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+		CU_ASSERT_EQUAL(d.chunk, 64 * K);
+		CU_ASSERT_PTR_NOT_NULL(strstr(d.reason, "divides the 320 KiB full stripe"));
 	}
 }
 
@@ -345,6 +469,10 @@ static void test_no_topology(void)
 
 	tp_topology_init(&t);
 	CU_ASSERT_EQUAL(tp_policy_stripe(&t, NULL, 0), 0);
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+	CU_ASSERT_EQUAL(d.chunk, 64 * K);	/* balanced: nothing to keep clear of */
+	CU_ASSERT(!d.warning && !d.whole_stripe);
+	req.profile = TP_PROFILE_THROUGHPUT;
 	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
 	CU_ASSERT_EQUAL(d.chunk, TP_CHUNK_FLOOR);
 	CU_ASSERT(!d.warning && !d.whole_stripe);
@@ -369,6 +497,19 @@ static void test_no_topology(void)
 	req.floor = 64 * K;
 	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
 	CU_ASSERT_EQUAL(d.chunk, 64 * K);
+
+	/* balanced below and above a lone min_io: divisors, then multiples */
+	req.floor = 0;
+	req.profile = TP_PROFILE_BALANCED;
+	t.min_io = 1 * M;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+	CU_ASSERT_EQUAL(d.chunk, 64 * K);
+	t.min_io = 192 * K;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+	CU_ASSERT_EQUAL(d.chunk, 64 * K);	/* divides 192K */
+	t.min_io = 96 * K;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+	CU_ASSERT_EQUAL(d.chunk, 192 * K);	/* 64K, 128K straddle 96K chunks */
 }
 
 /* optimal_io_size values that are not a RAID geometry are ignored. */
@@ -439,12 +580,24 @@ static void test_explicit_chunk(void)
 	struct tp_chunk_request ok = { .requested = 3 * 384 * K, .data_size = 1 * T };
 	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &ok, &d), 0);
 	CU_ASSERT(!d.warning && d.whole_stripe && d.chunk == 3 * 384 * K);
-	/* valid, not a whole stripe: accepted with the better value */
+	/* valid, straddling stripes: accepted with the better value */
 	ok.requested = 1 * M;
 	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &ok, &d), 0);
-	CU_ASSERT(d.warning && !d.whole_stripe && d.chunk == 1 * M);
+	CU_ASSERT(d.warning && !d.whole_stripe && !d.fits && d.chunk == 1 * M);
+	CU_ASSERT_EQUAL(d.better, 64 * K);	/* balanced: one md chunk */
+	ok.profile = TP_PROFILE_THROUGHPUT;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &ok, &d), 0);
 	CU_ASSERT_EQUAL(d.better % (384 * K), 0);
 	CU_ASSERT_EQUAL(d.better % (64 * K), 0);
+	ok.profile = TP_PROFILE_BALANCED;
+	/* 128K: two md chunks that divide the 384K stripe: no warning */
+	ok.requested = 128 * K;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &ok, &d), 0);
+	CU_ASSERT(!d.warning && d.fits);
+	/* 256K: four md chunks that do not divide 384K: warned */
+	ok.requested = 256 * K;
+	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &ok, &d), 0);
+	CU_ASSERT(d.warning && !d.fits);
 	/* the limits themselves are valid */
 	ok.requested = TP_CHUNK_MIN;
 	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &ok, &d), 0);
@@ -460,11 +613,15 @@ static void test_metadata_budget(void)
 	struct tp_chunk_request req = { .data_size = 1 * P };
 
 	md_topology(RAID6, 10, 64 * K, 0, &t);	/* stripe 512K */
-	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
-	CU_ASSERT(d.chunk > TP_CHUNK_FLOOR);
-	CU_ASSERT_EQUAL(d.chunk % (512 * K), 0);
-	CU_ASSERT(tp_policy_meta_estimate(1 * P, d.chunk) <= TP_META_MAX);
-	CU_ASSERT(tp_policy_meta_estimate(1 * P, d.chunk - 512 * K) > TP_META_MAX);
+	for (int pr = TP_PROFILE_BALANCED; pr <= TP_PROFILE_SNAPSHOTS; pr++) {
+		req.profile = (enum tp_profile)pr;
+		CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
+		CU_ASSERT(d.chunk > TP_CHUNK_FLOOR);
+		CU_ASSERT_EQUAL(d.chunk % (512 * K), 0);
+		CU_ASSERT(tp_policy_meta_estimate(1 * P, d.chunk) <= TP_META_MAX);
+		CU_ASSERT(tp_policy_meta_estimate(1 * P, d.chunk - 512 * K) > TP_META_MAX);
+	}
+	req.profile = TP_PROFILE_BALANCED;
 	/* a smaller budget (a small metadata device) needs a bigger chunk */
 	req.meta_budget = 1 * G;
 	CU_ASSERT_EQUAL(tp_policy_chunk(&t, &req, &d), 0);
@@ -488,20 +645,38 @@ static void test_zeroing(void)
 {
 	struct tp_zero_decision z;
 
-	tp_policy_zero(TP_CHOICE_AUTO, 448 * K, &z);
+	/* auto: on for the snapshots profile only, whatever the chunk */
+	tp_policy_zero(TP_CHOICE_AUTO, TP_PROFILE_SNAPSHOTS, 64 * K, &z);
 	CU_ASSERT_EQUAL(z.zero, 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(z.reason, "first write"));
-	tp_policy_zero(TP_CHOICE_AUTO, 512 * K, &z);
+	tp_policy_zero(TP_CHOICE_AUTO, TP_PROFILE_BALANCED, 64 * K, &z);
 	CU_ASSERT_EQUAL(z.zero, 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(z.reason, "stale data"));
-	tp_policy_zero(TP_CHOICE_AUTO, 64 * K, &z);
-	CU_ASSERT_EQUAL(z.zero, 1);
-	tp_policy_zero(TP_CHOICE_YES, 4 * M, &z);
+	/* the stale-data exposure is stated, with the ways out */
+	CU_ASSERT_PTR_NOT_NULL(strstr(z.reason, "deleted volumes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(z.reason, "tvremove --wipe"));
+	tp_policy_zero(TP_CHOICE_AUTO, TP_PROFILE_THROUGHPUT, 4 * M, &z);
+	CU_ASSERT_EQUAL(z.zero, 0);
+	tp_policy_zero(TP_CHOICE_YES, TP_PROFILE_BALANCED, 4 * M, &z);
 	CU_ASSERT_EQUAL(z.zero, 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(z.reason, "--zero y"));
-	tp_policy_zero(TP_CHOICE_NO, 64 * K, &z);
+	tp_policy_zero(TP_CHOICE_NO, TP_PROFILE_SNAPSHOTS, 64 * K, &z);
 	CU_ASSERT_EQUAL(z.zero, 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(z.reason, "stale data"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(z.reason, "Stale data"));
+}
+
+static void test_profile_names(void)
+{
+	enum tp_profile pr;
+
+	for (int i = TP_PROFILE_BALANCED; i <= TP_PROFILE_SNAPSHOTS; i++) {
+		CU_ASSERT_EQUAL(tp_profile_parse(tp_profile_name((enum tp_profile)i), &pr), 0);
+		CU_ASSERT_EQUAL((int)pr, i);
+	}
+	CU_ASSERT_EQUAL(tp_profile_parse("SNAPSHOTS", &pr), 0);
+	CU_ASSERT_EQUAL(pr, TP_PROFILE_SNAPSHOTS);
+	CU_ASSERT_EQUAL(tp_profile_parse("fast", &pr), -EINVAL);
+	CU_ASSERT_EQUAL(tp_profile_parse("", &pr), -EINVAL);
+	CU_ASSERT_EQUAL(tp_profile_parse(NULL, &pr), -EINVAL);
 }
 
 static void test_choice_parse(void)
@@ -636,7 +811,7 @@ static void test_plan_errors(void)
 	in.meta_dev_size = 16 * M;
 	CU_ASSERT_EQUAL(tp_policy_plan(&in, &p), -ENOSPC);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.error, "Data device too small"));
-	in.data_dev_size = 1 * M + 256 * K;	/* less than one chunk */
+	in.data_dev_size = 1 * M + 32 * K;	/* less than one chunk */
 	CU_ASSERT_EQUAL(tp_policy_plan(&in, &p), -ENOSPC);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p.error, "no whole"));
 	/* usage errors win over size errors */
@@ -662,6 +837,11 @@ static void test_plan_errors(void)
 					  NULL, 0), 0);
 	in.data_dev_size = 1 * G;
 	CU_ASSERT_EQUAL(tp_policy_plan(&in, &p), 0);
+	CU_ASSERT_EQUAL(p.chunk.chunk, 64 * K);
+	CU_ASSERT_EQUAL(p.data_offset.offset, 2560 * K);
+	CU_ASSERT_EQUAL(p.zero.zero, 0);
+	in.profile = TP_PROFILE_THROUGHPUT;
+	CU_ASSERT_EQUAL(tp_policy_plan(&in, &p), 0);
 	CU_ASSERT_EQUAL(p.chunk.chunk, 2560 * K);
 	CU_ASSERT_EQUAL(p.data_offset.offset, 2560 * K);
 	CU_ASSERT_EQUAL(p.zero.zero, 0);
@@ -672,6 +852,8 @@ TP_TEST_SUITE(policy, NULL, NULL,
 	      { "md geometry table: whole stripes, offsets, zeroing, metadata", test_md_table },
 	      { "random inputs: refused with a reason, or every invariant", test_random_inputs },
 	      { "DESIGN evidence: 7-disk RAID6 512K", test_design_evidence },
+	      { "wide stripes: 14-disk RAID6 512K, 1 TiB to 1 PiB", test_wide_stripes },
+	      { "profile names", test_profile_names },
 	      { "stripes that are not 64K multiples", test_odd_stripes },
 	      { "no topology / only min_io", test_no_topology },
 	      { "implausible optimal_io_size ignored", test_implausible_stripe },

@@ -92,6 +92,7 @@ static void same_vg(const struct vg *a, const struct vg *b)
 	CU_ASSERT_EQUAL(a->next_dev_id, b->next_dev_id);
 	CU_ASSERT_EQUAL(a->metadata_area, b->metadata_area);
 	CU_ASSERT_EQUAL(a->activation_skip, b->activation_skip);
+	CU_ASSERT_EQUAL(a->profile, b->profile);
 	for (int r = 0; r < VG_NR_ROLES; r++) {
 		CU_ASSERT_STRING_EQUAL(a->dev[r].pv_uuid, b->dev[r].pv_uuid);
 		CU_ASSERT_STRING_EQUAL(a->dev[r].path, b->dev[r].path);
@@ -230,6 +231,9 @@ static const struct mutation mutations[] = {
 	{ "read_only = 1", "read_only = 3", "pool/volumes/snap/read_only" },
 	{ "read_only = 1", "read_only = \"yes\"", "pool/volumes/snap/read_only: must be an integer" },
 	{ "  metadata_area = 1\n", "  metadata_area = 1\n  activation_skip = 2\n", "pool/activation_skip" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  profile = \"fast\"\n", "pool/profile: unknown value 'fast'" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  profile = 1\n", "pool/profile: must be a string" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  profile = \"\"\n", "pool/profile: unknown value ''" },
 	{ "read_only = 1", "read_only = 1 activation_skip = \"n\"", "pool/volumes/snap/activation_skip: must be an integer" },
 	{ "read_only = 1", "read_only = 1 activation_skip = 0 activation_skip = 1", "pool/volumes/snap/activation_skip: duplicate key" },
 	{ "  volumes {\n", "  volumes { x = 1 }\n  volumes {\n", "pool/volumes: duplicate key" },
@@ -482,7 +486,35 @@ static void test_activation_skip(void)
 	vg_free(vg);
 }
 
+/* The geometry profile: optional (VGs before profiles read as NONE and
+ * export without it), every recorded value survives a roundtrip. */
+static void test_profile(void)
+{
+	struct vg *vg, *back;
+	char *t;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(vg_import(good_text, strlen(good_text), &vg), 0);
+	CU_ASSERT_EQUAL(vg->profile, VG_PROFILE_NONE);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NULL(strstr(t, "profile"));
+	free(t);
+	for (int p = VG_PROFILE_BALANCED; p <= VG_PROFILE_CUSTOM; p++) {
+		vg->profile = (enum vg_profile)p;
+		CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(t, "profile"));
+		CU_ASSERT_EQUAL_FATAL(vg_import(t, n, &back), 0);
+		CU_ASSERT_EQUAL(back->profile, p);
+		vg_free(back);
+		free(t);
+	}
+	vg->profile = (enum vg_profile)(VG_PROFILE_CUSTOM + 1);
+	CU_ASSERT_EQUAL(vg_validate(vg), -EINVAL);
+	vg_free(vg);
+}
+
 TP_TEST_SUITE(vg_text, NULL, NULL,
+	      { "geometry profile: optional, every value roundtrips", test_profile },
 	      { "import a hand-written text", test_import_handwritten },
 	      { "export/import roundtrip", test_roundtrip },
 	      { "validation matrix: each error names its key", test_validation_matrix },

@@ -35,6 +35,10 @@
 #   TP_VM_SMP      vCPUs (default 1: emulation timing is steadier)
 #   TP_VM_MEM      guest MiB (default 1536)
 #   TP_VM_DISKS    number of scratch disks (default 8), TP_VM_DISK_SIZE (default 128M)
+#   TP_VM_DISK_CACHE  QEMU cache mode of the disks (default unsafe; none: the
+#                  host page cache is bypassed, so disk reads cost real I/O)
+#   TP_VM_ICOUNT   QEMU -icount value (e.g. shift=4,sleep=off): guest time
+#                  counts instructions, so timings repeat run to run
 #   TP_VM_TIMEOUT  seconds for the whole boot (default 480)
 #   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 240; rc 124)
 #   TP_VM_WORK     scratch dir (default $BUILD/vm)
@@ -187,7 +191,7 @@ letters=abcdefghijklmnopqrstuvwxyz
 for ((i = 0; i < NDISKS; i++)); do
 	rm -f "$WORK/disk$i.img"
 	truncate -s "$DISK_SIZE" "$WORK/disk$i.img"
-	DRIVES+=(-drive "file=$WORK/disk$i.img,if=virtio,format=raw,cache=unsafe")
+	DRIVES+=(-drive "file=$WORK/disk$i.img,if=virtio,format=raw,cache=${TP_VM_DISK_CACHE:-unsafe}")
 	DISKS="$DISKS,/dev/vd${letters:i:1}"
 done
 DISKS=${DISKS#,}
@@ -201,6 +205,8 @@ scen_list=$(IFS=,; echo "${scenarios[*]}")
 APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
 APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT"
 OUT_SHARE=()
+ICOUNT=()
+[ -n "${TP_VM_ICOUNT:-}" ] && ICOUNT=(-icount "$TP_VM_ICOUNT")
 if [ -n "${TP_VM_OUT:-}" ]; then
 	mkdir -p "$TP_VM_OUT" || { echo "vm: cannot make TP_VM_OUT=$TP_VM_OUT"; report 0 1; exit 1; }
 	OUT_SHARE=(-virtfs "local,path=$(realpath "$TP_VM_OUT"),mount_tag=out,security_model=none")
@@ -209,7 +215,7 @@ timeout "$TIMEOUT" "$QEMU" -nodefaults -machine pc -accel tcg -cpu max -smp "$SM
 	-display none -serial stdio -no-reboot -kernel "$BOOT" -initrd "$INITRD" \
 	-append "$APPEND" "${DRIVES[@]}" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-	"${OUT_SHARE[@]}" \
+	"${OUT_SHARE[@]}" "${ICOUNT[@]}" \
 	</dev/null >"$LOG" 2>&1 &
 qpid=$!
 # show scenario output as it comes (the console log is the record)
