@@ -54,6 +54,32 @@ uint64_t thin_chk_expected(struct chk *c, int data, uint64_t b)
 	return v;
 }
 
+/* Two bits per count (0, 1, 2, 3 for 3 and more), the high bit first. */
+static uint64_t two_bits(uint64_t v)
+{
+	static const uint64_t enc[4] = { 0, 2, 1, 3 };
+	return enc[v < 3 ? v : 3];
+}
+
+uint64_t thin_chk_expected_word(struct chk *c, int data, uint64_t b)
+{
+	uint64_t w = 0;
+
+	if (!data) {
+		for (unsigned i = 0; i < 32; i++)
+			w |= two_bits(c->mexp[b + i]) << (2 * i);
+		return w;
+	}
+	if (b & 1) {	/* not byte aligned: entry by entry */
+		for (unsigned i = 0; i < 32; i++)
+			w |= two_bits(get4(c->dexp, b + i)) << (2 * i);
+		return w;
+	}
+	for (unsigned i = 0; i < 16; i++)
+		w |= (uint64_t)c->dexp_enc[c->dexp[(b >> 1) + i]] << (4 * i);
+	return w;
+}
+
 int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn)
 {
 	static const char *const tree_name[] = {
@@ -102,6 +128,8 @@ int thin_chk_counts_alloc(struct chk *c)
 	c->dexp = fast ? NULL : calloc(c->nr_data / 2 + 1, 1);
 	if (!c->mexp || (!fast && !c->dexp))
 		return -ENOMEM;
+	for (unsigned x = 0; x < 256; x++)
+		c->dexp_enc[x] = (uint8_t)(two_bits(x & 15) | two_bits(x >> 4) << 2);
 	/* the superblock and the metadata snapshot's copy of it */
 	c->mexp[0]++;
 	if (c->sb.held_root)

@@ -231,6 +231,40 @@ static void check_entry(struct chk *c, const struct sm_view *v, uint64_t i, uint
 			      sm_name(v->data), i, e->nfb, first);
 }
 
+#define LOW_BITS 0x5555555555555555ull	/* the first bit of every entry */
+
+/* Of a bitmap word (32 two-bit entries, the first bit the high one), one
+ * bit (the first) per entry that is 0. */
+static uint64_t free_mask(uint64_t w)
+{
+	return ~(w | (w >> 1)) & LOW_BITS;
+}
+
+/* The fast path of the comparison: when the 32 entries of bitmap word W
+ * (blocks B..B+31, K the index of B in the bitmap) equal the expected
+ * counts and none is 3 (look in the overflow tree), account their free
+ * entries and answer 1; else 0 and nothing is changed. */
+static int word_matches(struct chk *c, int data, uint64_t b, uint64_t w, uint32_t *nfree,
+			uint32_t *first, uint32_t *second, uint32_t k)
+{
+	uint64_t z;
+
+	if ((w & (w >> 1) & LOW_BITS) || thin_chk_expected_word(c, data, b) != w)
+		return 0;
+	z = free_mask(w);
+	*nfree += (uint32_t)__builtin_popcountll(z);
+	for (int i = 0; i < 2 && z; i++, z &= z - 1) {
+		uint32_t f = k + (uint32_t)__builtin_ctzll(z) / 2;
+		if (f < *first) {
+			*second = *first;
+			*first = f;
+		} else if (f < *second) {
+			*second = f;
+		}
+	}
+	return 1;
+}
+
 int thin_chk_sm_compare(struct chk *c, int data, int counts)
 {
 	const struct sm_view *v = &c->sm[data];
@@ -260,6 +294,12 @@ int thin_chk_sm_compare(struct chk *c, int data, int counts)
 		for (uint32_t k = 0; k < covered; k++) {
 			uint64_t w = le64_get(n + 16 + 8 * (k / 32)), b = base + k, got, exp;
 			unsigned p = 2 * (k % 32);
+			if (!p && covered - k >= 32 && word_matches(c, data, b, w, &nfree, &first,
+								    &second, k)) {
+				allocated += 32 - (uint64_t)__builtin_popcountll(free_mask(w));
+				k += 31;
+				continue;
+			}
 			got = ((w >> p) & 1) * 2 + ((w >> (p + 1)) & 1);
 			if (got == 3)
 				got = ocur_count(&oc, b);
