@@ -34,11 +34,10 @@ static int read_meta(struct chk *c, uint64_t b, unsigned char *n)
 	return b < c->nr_meta ? io_read(c->io, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE) : -ENXIO;
 }
 
-/* Own blocks of the space maps count 1 each. */
-static void own(struct chk *c, uint64_t b)
+/* Own blocks of the space maps count 1 each. 0 or -ENOMEM. */
+static int own(struct chk *c, uint64_t b)
 {
-	if (b < c->nr_meta)
-		c->mexp[b]++;
+	return b < c->nr_meta && thin_chk_meta_ref(c, b) < 0 ? -ENOMEM : 0;
 }
 
 static void set_entry(struct sm_view *v, uint64_t k, const unsigned char *val)
@@ -64,8 +63,7 @@ static int tree_node(void *ctx, uint64_t b, const void *n, int depth)
 	struct sm_tree *t = ctx;
 
 	(void)n, (void)depth;
-	own(t->c, b);
-	return 0;
+	return own(t->c, b);
 }
 
 static int tree_bad(void *ctx, uint64_t b, const void *n, int err, enum btree_node_fault f)
@@ -91,6 +89,8 @@ static int load_tree(struct chk *c, struct sm_view *v, uint64_t root, uint32_t v
 	while (!r && btree_cursor_next(&cur))
 		if (vsize != 4 && cur.key < v->nb)
 			set_entry(v, cur.key, cur.value);
+	if (!r)
+		r = cur.err;	/* only tree_node stops it: -ENOMEM */
 	btree_cursor_exit(&cur);
 	return r;
 }
@@ -127,7 +127,8 @@ int thin_chk_sm_load(struct chk *c, int data)
 			      " unreadable", root->bitmap_root);
 		v->broken = 1;
 	} else {
-		own(c, root->bitmap_root);
+		if ((r = own(c, root->bitmap_root)))
+			return r;
 		for (uint64_t i = 0; i < v->nb; i++)
 			set_entry(v, i, n + 16 + i * SM_INDEX_ENTRY_SIZE);
 	}
@@ -137,7 +138,8 @@ int thin_chk_sm_load(struct chk *c, int data)
 				      PRIu64, sm_name(data), i);
 			v->broken = 1;
 		}
-		own(c, v->e[i].block);
+		if ((r = own(c, v->e[i].block)))
+			return r;
 	}
 	return load_tree(c, v, root->ref_count_root, 4);
 }

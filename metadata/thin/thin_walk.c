@@ -259,10 +259,13 @@ static int bottom_leaf(struct walker *w, const unsigned char *n, int seen, void 
 {
 	struct thin_ir_mapping *runs = w->runs;
 	size_t nr = 0;
+	/* stores to runs may alias the node: header fields read once */
+	const unsigned char *keys = n + BTREE_HEADER_SIZE, *vals = (const unsigned char *)bn_value(n, 0);
+	uint32_t count = bn_nr(n);
 	(void)ctx, (void)seen;
 
-	for (uint32_t i = 0; i < bn_nr(n); i++) {
-		uint64_t v = bn_key(n, i), bt = bn_value64(n, i);
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t v = le64_get(keys + 8 * i), bt = le64_get(vals + 8 * i);
 		uint64_t d = thin_bt_block(bt);
 		uint32_t t = thin_bt_time(bt);
 

@@ -158,6 +158,36 @@ static void test_data_counts(void)
 	thin_check_report_free(&rep);
 }
 
+/* 300 snapshots of one volume: its mapping tree's nodes and its data
+ * blocks are counted 301 times, past the checker's small counters (4 bits
+ * per data block, 8 bits per metadata block) and the space maps' 2-bit
+ * entries. */
+static void test_high_counts(void)
+{
+	struct thin_check_report rep;
+	struct thin_md *md;
+	uint64_t db;
+
+	io_destroy(io);
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "check", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 20000, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 0) == 0);
+	for (uint64_t v = 0; v < 40; v++) {
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 0, v, db) == 0);
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	for (uint64_t s = 1; s <= 300; s++)
+		CU_ASSERT_FATAL(thin_create_snap(md, s, 0) == 0);
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+	CU_ASSERT_EQUAL(check(io, 0, &rep), THIN_CHECK_CLEAN);
+	CU_ASSERT_EQUAL(rep.nr_devices, 301);
+	CU_ASSERT_EQUAL(rep.nr_mappings, 301 * 40);
+	CU_ASSERT_EQUAL(rep.data_used, 40);
+	thin_check_report_free(&rep);
+}
+
 static void test_mapped_blocks(void)
 {
 	struct thin_check_report rep;
@@ -375,6 +405,7 @@ TP_TEST_SUITE(check, NULL, cleanup,
 	      { "clean metadata, with and without a metadata snapshot", test_clean },
 	      { "data reference counts: leak non-fatal, extra reference fatal", test_data_counts },
 	      { "mapped_blocks disagreeing with the tree is fatal", test_mapped_blocks },
+	      { "counts of 301 (metadata and data) are checked exactly", test_high_counts },
 	      { "superblock fields and a zeroed superblock", test_superblock },
 	      { "a lost leaf: exact range; --fast sees roots only", test_lost_leaf_and_fast },
 	      { "repair skips exactly the lost range, input untouched", test_repair_leaf },
