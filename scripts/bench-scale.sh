@@ -12,7 +12,8 @@
 # into the pool's active metadata area (tpstatus -o pool_meta_offset,...),
 # so every data block has the count DEVICES and the data space map's
 # ref-count tree holds DATA_BLOCKS entries. That is done once; the
-# metadata is kept as meta.img.orig and copied back before each run.
+# metadata device is kept as meta.img.orig and the data device's label and
+# VG metadata area as data.head.orig, both copied back before each run.
 # Then, in this order: tpstatus (walks every tree for exclusive/shared),
 # tpcheck, tvcreate, tvsnap of volume v1, tvremove of v2 (a shared volume:
 # every one of its blocks drops from DEVICES to DEVICES-1), tvcreate again,
@@ -55,10 +56,14 @@ if [ ! -f "$dir/meta.img.orig" ]; then
 			print "  </device>"
 		}
 		print "</superblock>" }' | "$bin/tprestore" -q -i - -o "$dir/meta.img" --offset "$off" --size "$len"
+	# the data device's label and VG metadata area lie before its data area
+	data_off=$("$bin/tpstatus" --units b --noheadings -o pool_data_offset $pool | tr -d ' b')
+	head -c "$data_off" "$dir/data.img" >"$dir/data.head.orig"
 	cp --sparse=always "$dir/meta.img" "$dir/meta.img.orig"
 fi
 cp --sparse=always "$dir/meta.img.orig" "$dir/meta.img"
-sync "$dir/meta.img"	# the commits' flushes should not pay for the copy
+dd if="$dir/data.head.orig" of="$dir/data.img" conv=notrunc status=none
+sync "$dir/meta.img" "$dir/data.img"	# the commits' flushes should not pay for the copy
 run() { # label command...
 	/usr/bin/time -o "$dir/time.out" -f '%e %U %S %M' "$@" >"$dir/cmd.out" 2>&1 ||
 		{ cat "$dir/cmd.out" >&2; echo "$1 failed" >&2; exit 1; }

@@ -5,8 +5,11 @@
  * fetched in batches sorted by block number, with runs of consecutive
  * blocks merged into one large read, read and validated on a second
  * thread while the previous batch is processed (thin_walk_read.c), and
- * processed in key order. Leaves of a bottom-level tree become one batch
- * of runs each. */
+ * processed in key order. A level is held in memory up to WALK_LEVEL_MAX
+ * nodes; below a larger one (a tree of more than 8M to 16M mappings) the
+ * next level is walked in pieces of that size, still in key order, so
+ * memory does not grow with the tree. Leaves of a bottom-level tree
+ * become one batch of runs each. */
 #include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
@@ -36,6 +39,8 @@ struct walker {
 	struct thin_ir_mapping *runs;
 	struct ref_vec lost[2];	/* damaged details / top-level key ranges */
 };
+
+#define WALK_LEVEL_MAX 65536	/* nodes of a level collected before walking them (2-4 MiB) */
 
 typedef int (*leaf_fn)(struct walker *w, const unsigned char *node, int seen, void *ctx);
 
@@ -103,80 +108,106 @@ static int visit_node(struct walker *w, enum thin_damage_kind kind, uint64_t dev
 	return w->nv->node(w->nv->ctx, &wn);
 }
 
+/* One tree being walked. */
+struct tree_walk {
+	uint32_t leaf_vsize;
+	enum thin_damage_kind kind;
+	uint64_t dev;
+	leaf_fn fn;
+	void *ctx;
+	int root_only;
+	int level_kind[BTREE_MAX_DEPTH];	/* the node kind of each depth, 0 unknown */
+};
+
+/* The nodes CUR at DEPTH, in key order, in batches read ahead on the
+ * reader's thread; their children are collected and walked as the next
+ * level once all of CUR is processed, or once WALK_LEVEL_MAX are
+ * collected (then a level below a huge level is walked in pieces, so
+ * memory stays bounded; key order is kept). */
+static int walk_level(struct walker *w, struct tree_walk *t, const struct ref_vec *cur, int depth)
+{
+	struct ref_vec next = { 0 };
+	int r = 0, outstanding = 0;
+
+	if (depth >= BTREE_MAX_DEPTH)
+		return damage(w, t->kind, t->dev, &cur->v[0], -EUCLEAN, "tree too deep (a loop?)");
+	for (size_t base = 0; !r && base < cur->n; base += WALK_BATCH) {
+		size_t n = TP_MIN((size_t)WALK_BATCH, cur->n - base);
+		if (!outstanding)
+			walk_reader_submit(&w->rd, cur->v + base, n, t->leaf_vsize);
+		const struct walk_batch *b = walk_reader_wait(&w->rd);
+		outstanding = base + n < cur->n;
+		if (outstanding)
+			walk_reader_submit(&w->rd, cur->v + base + n,
+					   TP_MIN((size_t)WALK_BATCH, cur->n - base - n), t->leaf_vsize);
+		for (size_t i = 0; !r && i < n; i++) {
+			const struct node_ref *ref = &cur->v[base + i];
+			const unsigned char *node = b->node[i];
+			int err = b->err[i];
+
+			if (err) {
+				r = damage(w, t->kind, t->dev, ref, err == -ENXIO ? -EUCLEAN : err,
+					   err == -ENXIO ? "block beyond the end of the metadata"
+							 : "read error");
+				continue;
+			}
+			if (b->what[i]) {
+				r = damage(w, t->kind, t->dev, ref, -EUCLEAN, b->what[i]);
+				continue;
+			}
+			if (!t->level_kind[depth])
+				t->level_kind[depth] = (int)bn_flags(node);
+			if ((int)bn_flags(node) != t->level_kind[depth]) {
+				r = damage(w, t->kind, t->dev, ref, -EUCLEAN, "leaves at unequal depth");
+				continue;
+			}
+			int below_seen = visit_node(w, t->kind, t->dev, ref, node, depth);
+			if (below_seen != 0 && below_seen != THIN_WALK_SEEN) {
+				r = below_seen;
+				continue;
+			}
+			if (t->root_only)
+				continue;
+			if (bn_is_leaf(node)) {
+				r = t->fn(w, node, below_seen, t->ctx);
+				continue;
+			}
+			for (uint32_t c = 0; !r && c < bn_nr(node); c++) {
+				uint64_t lo = c ? bn_key(node, c) : ref->lo;
+				uint64_t hi = c + 1 < bn_nr(node) ? bn_key(node, c + 1) : ref->hi;
+				r = vec_push(&next, bn_value64(node, c), lo, hi, below_seen);
+			}
+		}
+		if (!r && next.n >= WALK_LEVEL_MAX) {
+			if (outstanding) {	/* the reader is ours below: read it again after */
+				(void)walk_reader_wait(&w->rd);
+				outstanding = 0;
+			}
+			r = walk_level(w, t, &next, depth + 1);
+			next.n = 0;
+		}
+	}
+	if (outstanding)	/* stopped early: the reader lets go of cur */
+		(void)walk_reader_wait(&w->rd);
+	if (!r && next.n)
+		r = walk_level(w, t, &next, depth + 1);
+	free(next.v);
+	return r;
+}
+
 /* Walk the tree at ROOT level by level; ROOT_ONLY: validate and show the
  * root node only. SEEN: the root is below a node the node visitor saw. */
 static int walk_tree(struct walker *w, uint64_t root, uint32_t leaf_vsize,
 		     enum thin_damage_kind kind, uint64_t dev, leaf_fn fn, void *ctx, int seen,
 		     int root_only)
 {
-	struct ref_vec cur = { 0 }, next = { 0 };
-	int r = vec_push(&cur, root, 0, UINT64_MAX, seen), level_kind;
+	struct tree_walk t = { leaf_vsize, kind, dev, fn, ctx, root_only, { 0 } };
+	struct ref_vec top = { 0 };
+	int r = vec_push(&top, root, 0, UINT64_MAX, seen);
 
-	for (int depth = 0; !r && cur.n; depth++) {
-		level_kind = 0;
-		if (depth >= BTREE_MAX_DEPTH) {
-			r = damage(w, kind, dev, &cur.v[0], -EUCLEAN, "tree too deep (a loop?)");
-			break;
-		}
-		int outstanding = 0;
-		for (size_t base = 0; !r && base < cur.n; base += WALK_BATCH) {
-			size_t n = TP_MIN((size_t)WALK_BATCH, cur.n - base);
-			if (!base)
-				walk_reader_submit(&w->rd, cur.v, n, leaf_vsize);
-			const struct walk_batch *b = walk_reader_wait(&w->rd);
-			outstanding = base + n < cur.n;
-			if (outstanding)
-				walk_reader_submit(&w->rd, cur.v + base + n,
-						   TP_MIN((size_t)WALK_BATCH, cur.n - base - n),
-						   leaf_vsize);
-			for (size_t i = 0; !r && i < n; i++) {
-				const struct node_ref *ref = &cur.v[base + i];
-				const unsigned char *node = b->node[i];
-				int err = b->err[i];
-
-				if (err) {
-					r = damage(w, kind, dev, ref, err == -ENXIO ? -EUCLEAN : err,
-						   err == -ENXIO ? "block beyond the end of the metadata"
-								 : "read error");
-					continue;
-				}
-				if (b->what[i]) {
-					r = damage(w, kind, dev, ref, -EUCLEAN, b->what[i]);
-					continue;
-				}
-				if (!level_kind)
-					level_kind = (int)bn_flags(node);
-				if ((int)bn_flags(node) != level_kind) {
-					r = damage(w, kind, dev, ref, -EUCLEAN, "leaves at unequal depth");
-					continue;
-				}
-				int below_seen = visit_node(w, kind, dev, ref, node, depth);
-				if (below_seen != 0 && below_seen != THIN_WALK_SEEN) {
-					r = below_seen;
-					continue;
-				}
-				if (root_only)
-					continue;
-				if (bn_is_leaf(node)) {
-					r = fn(w, node, below_seen, ctx);
-					continue;
-				}
-				for (uint32_t c = 0; !r && c < bn_nr(node); c++) {
-					uint64_t lo = c ? bn_key(node, c) : ref->lo;
-					uint64_t hi = c + 1 < bn_nr(node) ? bn_key(node, c + 1) : ref->hi;
-					r = vec_push(&next, bn_value64(node, c), lo, hi, below_seen);
-				}
-			}
-		}
-		if (outstanding)	/* stopped early: the reader lets go of cur */
-			(void)walk_reader_wait(&w->rd);
-		struct ref_vec t = cur;
-		cur = next;
-		next = t;
-		next.n = 0;
-	}
-	free(cur.v);
-	free(next.v);
+	if (!r)
+		r = walk_level(w, &t, &top, 0);
+	free(top.v);
 	return r;
 }
 
