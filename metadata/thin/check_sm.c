@@ -78,15 +78,18 @@ static int tree_bad(void *ctx, uint64_t b, const void *n, int err, enum btree_no
 }
 
 /* A btree of the space map (data index: value size 16; overflow: 4): its
- * nodes counted, a bad node reported, the index entries kept. */
-static int load_tree(struct chk *c, struct sm_view *v, uint64_t root, uint32_t vsize)
+ * nodes counted, a bad node reported, the index entries kept. ROOT_ONLY:
+ * the root node only (--fast: the overflow tree grows with the blocks
+ * shared three times or more, --fast must not). */
+static int load_tree(struct chk *c, struct sm_view *v, uint64_t root, uint32_t vsize,
+		     int root_only)
 {
 	struct sm_tree t = { c, v, vsize };
 	const struct btree_cursor_ops ops = { &t, tree_read, tree_node, tree_bad };
 	struct btree_cursor cur;
 	int r = btree_cursor_init(&cur, &ops, root, vsize, 0);
 
-	while (!r && btree_cursor_next(&cur))
+	while (!r && !root_only && btree_cursor_next(&cur))
 		if (vsize != 4 && cur.key < v->nb)
 			set_entry(v, cur.key, cur.value);
 	if (!r)
@@ -119,7 +122,7 @@ int thin_chk_sm_load(struct chk *c, int data)
 	if (!(v->e = calloc(v->nb ? v->nb : 1, sizeof(*v->e))))
 		return -ENOMEM;
 	if (data) {
-		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE)))
+		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE, 0)))
 			return r;
 	} else if (read_meta(c, root->bitmap_root, n) ||
 		   !bm_header_valid(n, root->bitmap_root, SM_INDEX_CSUM_XOR)) {
@@ -141,7 +144,7 @@ int thin_chk_sm_load(struct chk *c, int data)
 		if ((r = own(c, v->e[i].block)))
 			return r;
 	}
-	return load_tree(c, v, root->ref_count_root, 4);
+	return load_tree(c, v, root->ref_count_root, 4, c->o && (c->o->flags & THIN_CHECK_FAST));
 }
 
 void thin_chk_sm_free(struct chk *c)
