@@ -4,6 +4,7 @@
 #include "metadata/thin/thin_walk_int.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +72,10 @@ static void read_batch(struct walk_reader *rd, struct walk_batch *b)
 static void *reader_main(void *arg)
 {
 	struct walk_reader *rd = arg;
+	sigset_t all;
 
+	sigfillset(&all);	/* signals are the calling thread's */
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&rd->lock);
 	for (;;) {
 		while (!rd->pending && !rd->stop)
