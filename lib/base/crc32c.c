@@ -48,6 +48,34 @@ uint32_t tp_crc32c_sw(uint32_t crc, const void *buf, size_t len)
 }
 
 #if defined(__x86_64__)
+/* The instruction has a latency of three cycles and a throughput of one:
+ * a metadata block is cut into three lanes of LANE bytes whose registers
+ * are updated in the same loop, then joined. Joining uses linearity: the
+ * register after A then B is shift(reg after A) ^ (reg of B from 0), where
+ * shift advances a register over LANE zero bytes, a linear map kept as
+ * four byte tables. */
+#define LANE 1360u	/* 3 lanes: 4080 bytes, one block's checksummed part */
+
+static uint32_t lane_shift[4][256];
+static pthread_once_t lane_once = PTHREAD_ONCE_INIT;
+
+__attribute__((target("sse4.2"))) static void lane_init(void)
+{
+	for (unsigned j = 0; j < 4; j++)
+		for (uint32_t v = 0; v < 256; v++) {
+			uint64_t c = v << (8 * j);
+			for (unsigned k = 0; k < LANE / 8; k++)
+				c = __builtin_ia32_crc32di(c, 0);
+			lane_shift[j][v] = (uint32_t)c;
+		}
+}
+
+static uint32_t shift(uint32_t c)
+{
+	return lane_shift[0][c & 0xff] ^ lane_shift[1][(c >> 8) & 0xff] ^
+	       lane_shift[2][(c >> 16) & 0xff] ^ lane_shift[3][c >> 24];
+}
+
 __attribute__((target("sse4.2"))) uint32_t tp_crc32c_hw(uint32_t crc, const void *buf,
 							 size_t len)
 {
@@ -57,6 +85,22 @@ __attribute__((target("sse4.2"))) uint32_t tp_crc32c_hw(uint32_t crc, const void
 	while (len && ((uintptr_t)p & 7)) {
 		c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
 		len--;
+	}
+	if (len >= 3 * LANE)
+		pthread_once(&lane_once, lane_init);
+	while (len >= 3 * LANE) {
+		uint64_t b = 0, d = 0, w0, w1, w2;
+		for (unsigned k = 0; k < LANE; k += 8) {
+			memcpy(&w0, p + k, 8);
+			memcpy(&w1, p + LANE + k, 8);
+			memcpy(&w2, p + 2 * LANE + k, 8);
+			c = __builtin_ia32_crc32di(c, w0);
+			b = __builtin_ia32_crc32di(b, w1);
+			d = __builtin_ia32_crc32di(d, w2);
+		}
+		c = shift(shift((uint32_t)c) ^ (uint32_t)b) ^ (uint32_t)d;
+		p += 3 * LANE;
+		len -= 3 * LANE;
 	}
 	while (len >= 8) {
 		uint64_t w;

@@ -14,8 +14,9 @@
  *
  * --fast (THIN_CHECK_FAST) is bounded by the number of bitmaps and
  * devices, not mappings: superblock, space-map index and bitmaps, details
- * and top-level trees, the root node of every device's mapping tree. It
- * cannot see damage below those roots or wrong reference counts.
+ * and top-level trees, the root node of every device's mapping tree and
+ * of each space map's reference-count tree. It cannot see damage below
+ * those roots or wrong reference counts.
  *
  * Classification: a leaked block (count on disk, nothing refers to it), an
  * underfull node, nr_allocated/metadata_nr_blocks disagreeing, a mapping

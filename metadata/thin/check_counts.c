@@ -40,18 +40,65 @@ static int data_ref(struct chk *c, uint64_t b)
 	return u64map_put(&c->dover, b, big + 1);
 }
 
+int thin_chk_meta_ref(struct chk *c, uint64_t b)
+{
+	uint8_t v = c->mexp[b];
+	uint64_t big = UINT8_MAX;
+
+	if (v < UINT8_MAX) {
+		c->mexp[b] = (uint8_t)(v + 1);
+		if (v + 1 == UINT8_MAX && u64map_put(&c->mover, b, UINT8_MAX))
+			return -ENOMEM;
+		return v != 0;
+	}
+	u64map_get(&c->mover, b, &big);
+	return u64map_put(&c->mover, b, big + 1) ? -ENOMEM : 1;
+}
+
 uint64_t thin_chk_expected(struct chk *c, int data, uint64_t b)
 {
 	uint64_t v;
 
-	if (!data)
-		return b < c->nr_meta ? c->mexp[b] : 0;
+	if (!data) {
+		if (b >= c->nr_meta)
+			return 0;
+		v = c->mexp[b];
+		if (v == UINT8_MAX)
+			u64map_get(&c->mover, b, &v);
+		return v;
+	}
 	if (b >= c->nr_data || !c->dexp)
 		return 0;
 	v = get4(c->dexp, b);
 	if (v == NIBBLE_MAX)
 		u64map_get(&c->dover, b, &v);
 	return v;
+}
+
+/* Two bits per count (0, 1, 2, 3 for 3 and more), the high bit first. */
+static uint64_t two_bits(uint64_t v)
+{
+	static const uint64_t enc[4] = { 0, 2, 1, 3 };
+	return enc[v < 3 ? v : 3];
+}
+
+uint64_t thin_chk_expected_word(struct chk *c, int data, uint64_t b)
+{
+	uint64_t w = 0;
+
+	if (!data) {
+		for (unsigned i = 0; i < 32; i++)
+			w |= two_bits(c->mexp[b + i]) << (2 * i);
+		return w;
+	}
+	if (b & 1) {	/* not byte aligned: entry by entry */
+		for (unsigned i = 0; i < 32; i++)
+			w |= two_bits(get4(c->dexp, b + i)) << (2 * i);
+		return w;
+	}
+	for (unsigned i = 0; i < 16; i++)
+		w |= (uint64_t)c->dexp_enc[c->dexp[(b >> 1) + i]] << (4 * i);
+	return w;
 }
 
 int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn)
@@ -73,8 +120,8 @@ int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn)
 		c->count_unsure = 1;	/* beyond the space map: reported by the walk */
 		return THIN_WALK_SEEN;
 	}
-	if (c->mexp[b]++)
-		return THIN_WALK_SEEN;	/* children counted through the first reference */
+	if ((r = thin_chk_meta_ref(c, b)))
+		return r < 0 ? r : THIN_WALK_SEEN;	/* children counted through the first reference */
 	if (bn_max(n) % 3)
 		thin_chk_problem(c, 1, b, "%s tree node %" PRIu64 ": max_entries %" PRIu32
 				 " is not a multiple of 3", tree_name[wn->tree], b, bn_max(n));
@@ -84,12 +131,16 @@ int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn)
 				 nr, bn_max(n) / 3);
 	if (!bn_is_leaf(n))
 		return 0;
-	for (uint32_t i = 0; i < nr && !r; i++) {
-		if (wn->tree == THIN_TREE_MAPPINGS)
-			r = data_ref(c, thin_bt_block(bn_value64(n, i)));
-		else if (wn->tree == THIN_TREE_DETAILS)
-			c->total += le64_get(bn_value(n, i));
+	if (wn->tree == THIN_TREE_MAPPINGS) {
+		/* stores to dexp may alias the node: the values located once */
+		const unsigned char *vals = (const unsigned char *)bn_value(n, 0);
+		for (uint32_t i = 0; i < nr && !r; i++)
+			r = data_ref(c, thin_bt_block(le64_get(vals + 8 * i)));
+		return r;
 	}
+	for (uint32_t i = 0; i < nr; i++)
+		if (wn->tree == THIN_TREE_DETAILS)
+			c->total += le64_get(bn_value(n, i));
 	return r;
 }
 
@@ -98,11 +149,15 @@ int thin_chk_counts_alloc(struct chk *c)
 	int fast = c->o && (c->o->flags & THIN_CHECK_FAST);
 
 	u64map_init(&c->dover);
+	u64map_init(&c->mover);
 	c->mexp = calloc(c->nr_meta ? c->nr_meta : 1, sizeof(*c->mexp));
 	c->dexp = fast ? NULL : calloc(c->nr_data / 2 + 1, 1);
 	if (!c->mexp || (!fast && !c->dexp))
 		return -ENOMEM;
-	/* the superblock and the metadata snapshot's copy of it */
+	for (unsigned x = 0; x < 256; x++)
+		c->dexp_enc[x] = (uint8_t)(two_bits(x & 15) | two_bits(x >> 4) << 2);
+	/* the superblock and the metadata snapshot's copy of it (distinct
+	 * blocks, counted first: no overflow) */
 	c->mexp[0]++;
 	if (c->sb.held_root)
 		c->mexp[c->sb.held_root]++;
@@ -114,4 +169,5 @@ void thin_chk_counts_free(struct chk *c)
 	free(c->mexp);
 	free(c->dexp);
 	u64map_destroy(&c->dover);
+	u64map_destroy(&c->mover);
 }

@@ -41,9 +41,11 @@ struct chk {
 	struct sm_view sm[2];	/* metadata, data */
 
 	/* reference counting (check_counts.c) */
-	uint32_t *mexp;		/* expected metadata counts, nr_meta entries */
+	uint8_t *mexp;		/* expected metadata counts, 255 = see mover */
+	struct u64map mover;	/* expected metadata counts >= 255 */
 	uint8_t *dexp;		/* expected data counts, 4 bits each, 15 = see dover */
 	struct u64map dover;	/* expected data counts >= 15 */
+	uint8_t dexp_enc[256];	/* a byte of dexp as 2 bitmap entries (4 bits) */
 	int count_unsure;	/* a node could not be read: counts incomplete */
 
 	/* walk */
@@ -66,6 +68,13 @@ void thin_chk_problem(struct chk *c, int fatal, uint64_t block, const char *fmt,
 int thin_chk_counts_alloc(struct chk *c) TP_MUST_CHECK;
 int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn);
 uint64_t thin_chk_expected(struct chk *c, int data, uint64_t b);
+/* Count one reference to metadata block B (below nr_meta): 0 the first,
+ * 1 when it was counted before, or -ENOMEM. */
+int thin_chk_meta_ref(struct chk *c, uint64_t b) TP_MUST_CHECK;
+/* The expected counts of blocks B..B+31 (all below the space map's size)
+ * encoded as a bitmap word: two bits each, the high bit first, counts
+ * above 3 as 3. */
+uint64_t thin_chk_expected_word(struct chk *c, int data, uint64_t b);
 void thin_chk_counts_free(struct chk *c);
 /* check_sm.c. load: index and overflow tree of the metadata (0) or data
  * (1) space map, own blocks counted; compare: stream its bitmaps,

@@ -34,11 +34,10 @@ static int read_meta(struct chk *c, uint64_t b, unsigned char *n)
 	return b < c->nr_meta ? io_read(c->io, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE) : -ENXIO;
 }
 
-/* Own blocks of the space maps count 1 each. */
-static void own(struct chk *c, uint64_t b)
+/* Own blocks of the space maps count 1 each. 0 or -ENOMEM. */
+static int own(struct chk *c, uint64_t b)
 {
-	if (b < c->nr_meta)
-		c->mexp[b]++;
+	return b < c->nr_meta && thin_chk_meta_ref(c, b) < 0 ? -ENOMEM : 0;
 }
 
 static void set_entry(struct sm_view *v, uint64_t k, const unsigned char *val)
@@ -64,8 +63,7 @@ static int tree_node(void *ctx, uint64_t b, const void *n, int depth)
 	struct sm_tree *t = ctx;
 
 	(void)n, (void)depth;
-	own(t->c, b);
-	return 0;
+	return own(t->c, b);
 }
 
 static int tree_bad(void *ctx, uint64_t b, const void *n, int err, enum btree_node_fault f)
@@ -80,17 +78,22 @@ static int tree_bad(void *ctx, uint64_t b, const void *n, int err, enum btree_no
 }
 
 /* A btree of the space map (data index: value size 16; overflow: 4): its
- * nodes counted, a bad node reported, the index entries kept. */
-static int load_tree(struct chk *c, struct sm_view *v, uint64_t root, uint32_t vsize)
+ * nodes counted, a bad node reported, the index entries kept. ROOT_ONLY:
+ * the root node only (--fast: the overflow tree grows with the blocks
+ * shared three times or more, --fast must not). */
+static int load_tree(struct chk *c, struct sm_view *v, uint64_t root, uint32_t vsize,
+		     int root_only)
 {
 	struct sm_tree t = { c, v, vsize };
 	const struct btree_cursor_ops ops = { &t, tree_read, tree_node, tree_bad };
 	struct btree_cursor cur;
 	int r = btree_cursor_init(&cur, &ops, root, vsize, 0);
 
-	while (!r && btree_cursor_next(&cur))
+	while (!r && !root_only && btree_cursor_next(&cur))
 		if (vsize != 4 && cur.key < v->nb)
 			set_entry(v, cur.key, cur.value);
+	if (!r)
+		r = cur.err;	/* only tree_node stops it: -ENOMEM */
 	btree_cursor_exit(&cur);
 	return r;
 }
@@ -119,7 +122,7 @@ int thin_chk_sm_load(struct chk *c, int data)
 	if (!(v->e = calloc(v->nb ? v->nb : 1, sizeof(*v->e))))
 		return -ENOMEM;
 	if (data) {
-		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE)))
+		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE, 0)))
 			return r;
 	} else if (read_meta(c, root->bitmap_root, n) ||
 		   !bm_header_valid(n, root->bitmap_root, SM_INDEX_CSUM_XOR)) {
@@ -127,7 +130,8 @@ int thin_chk_sm_load(struct chk *c, int data)
 			      " unreadable", root->bitmap_root);
 		v->broken = 1;
 	} else {
-		own(c, root->bitmap_root);
+		if ((r = own(c, root->bitmap_root)))
+			return r;
 		for (uint64_t i = 0; i < v->nb; i++)
 			set_entry(v, i, n + 16 + i * SM_INDEX_ENTRY_SIZE);
 	}
@@ -137,9 +141,10 @@ int thin_chk_sm_load(struct chk *c, int data)
 				      PRIu64, sm_name(data), i);
 			v->broken = 1;
 		}
-		own(c, v->e[i].block);
+		if ((r = own(c, v->e[i].block)))
+			return r;
 	}
-	return load_tree(c, v, root->ref_count_root, 4);
+	return load_tree(c, v, root->ref_count_root, 4, c->o && (c->o->flags & THIN_CHECK_FAST));
 }
 
 void thin_chk_sm_free(struct chk *c)
@@ -231,6 +236,40 @@ static void check_entry(struct chk *c, const struct sm_view *v, uint64_t i, uint
 			      sm_name(v->data), i, e->nfb, first);
 }
 
+#define LOW_BITS 0x5555555555555555ull	/* the first bit of every entry */
+
+/* Of a bitmap word (32 two-bit entries, the first bit the high one), one
+ * bit (the first) per entry that is 0. */
+static uint64_t free_mask(uint64_t w)
+{
+	return ~(w | (w >> 1)) & LOW_BITS;
+}
+
+/* The fast path of the comparison: when the 32 entries of bitmap word W
+ * (blocks B..B+31, K the index of B in the bitmap) equal the expected
+ * counts and none is 3 (look in the overflow tree), account their free
+ * entries and answer 1; else 0 and nothing is changed. */
+static int word_matches(struct chk *c, int data, uint64_t b, uint64_t w, uint32_t *nfree,
+			uint32_t *first, uint32_t *second, uint32_t k)
+{
+	uint64_t z;
+
+	if ((w & (w >> 1) & LOW_BITS) || thin_chk_expected_word(c, data, b) != w)
+		return 0;
+	z = free_mask(w);
+	*nfree += (uint32_t)__builtin_popcountll(z);
+	for (int i = 0; i < 2 && z; i++, z &= z - 1) {
+		uint32_t f = k + (uint32_t)__builtin_ctzll(z) / 2;
+		if (f < *first) {
+			*second = *first;
+			*first = f;
+		} else if (f < *second) {
+			*second = f;
+		}
+	}
+	return 1;
+}
+
 int thin_chk_sm_compare(struct chk *c, int data, int counts)
 {
 	const struct sm_view *v = &c->sm[data];
@@ -260,6 +299,12 @@ int thin_chk_sm_compare(struct chk *c, int data, int counts)
 		for (uint32_t k = 0; k < covered; k++) {
 			uint64_t w = le64_get(n + 16 + 8 * (k / 32)), b = base + k, got, exp;
 			unsigned p = 2 * (k % 32);
+			if (!p && covered - k >= 32 && word_matches(c, data, b, w, &nfree, &first,
+								    &second, k)) {
+				allocated += 32 - (uint64_t)__builtin_popcountll(free_mask(w));
+				k += 31;
+				continue;
+			}
 			got = ((w >> p) & 1) * 2 + ((w >> (p + 1)) & 1);
 			if (got == 3)
 				got = ocur_count(&oc, b);

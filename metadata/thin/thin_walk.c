@@ -2,9 +2,14 @@
  *
  * Trees are read level by level: the nodes of one level are known (with
  * the key range their parent allows) before any is read, so they are
- * fetched in chunks sorted by block number, with runs of consecutive
- * blocks merged into one large read, and then processed in key order.
- * Leaves of a bottom-level tree become one batch of runs each. */
+ * fetched in batches sorted by block number, with runs of consecutive
+ * blocks merged into one large read, read and validated on a second
+ * thread while the previous batch is processed (thin_walk_read.c), and
+ * processed in key order. A level is held in memory up to WALK_LEVEL_MAX
+ * nodes; below a larger one (a tree of more than 8M to 16M mappings) the
+ * next level is walked in pieces of that size, still in key order, so
+ * memory does not grow with the tree. Leaves of a bottom-level tree
+ * become one batch of runs each. */
 #include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
@@ -18,15 +23,7 @@
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_internal.h"
 #include "metadata/thin/thin_sb.h"
-
-#define CHUNK 256		/* nodes per batch of reads (1 MiB) */
-#define MAX_RUN 64		/* blocks per read */
-
-struct node_ref {
-	uint64_t block;
-	uint64_t lo, hi;	/* keys allowed: [lo, hi) */
-	int seen;		/* below a node the node visitor has seen */
-};
+#include "metadata/thin/thin_walk_int.h"
 
 struct ref_vec {
 	struct node_ref *v;
@@ -35,17 +32,15 @@ struct ref_vec {
 
 struct walker {
 	struct io_engine *io;
-	uint64_t nr_blocks;
 	const struct thin_ir_visitor *v;
 	const struct thin_damage_visitor *dv;
 	const struct thin_node_visitor *nv;
-	unsigned char *bufs;	/* CHUNK nodes */
-	unsigned char *scratch;	/* MAX_RUN blocks */
-	int *errs;		/* per node of the chunk */
-	uint32_t *order;
+	struct walk_reader rd;
 	struct thin_ir_mapping *runs;
 	struct ref_vec lost[2];	/* damaged details / top-level key ranges */
 };
+
+#define WALK_LEVEL_MAX 65536	/* nodes of a level collected before walking them (2-4 MiB) */
 
 typedef int (*leaf_fn)(struct walker *w, const unsigned char *node, int seen, void *ctx);
 
@@ -61,59 +56,6 @@ static int vec_push(struct ref_vec *rv, uint64_t block, uint64_t lo, uint64_t hi
 	}
 	rv->v[rv->n++] = (struct node_ref){ block, lo, hi, seen };
 	return 0;
-}
-
-static int cmp_order(const void *a, const void *b, void *base)
-{
-	const struct node_ref *refs = base;
-	uint64_t x = refs[*(const uint32_t *)a].block, y = refs[*(const uint32_t *)b].block;
-	return x < y ? -1 : x > y;
-}
-
-/* Read refs[0..n) (n <= CHUNK) into w->bufs; w->errs[i] set per node. */
-static void read_chunk(struct walker *w, const struct node_ref *refs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		w->order[i] = (uint32_t)i;
-	qsort_r(w->order, n, sizeof(*w->order), cmp_order, (void *)refs);
-	for (size_t i = 0; i < n;) {
-		uint64_t first = refs[w->order[i]].block;
-		size_t j = i + 1;
-		int r;
-
-		if (first >= w->nr_blocks) {
-			w->errs[w->order[i]] = -ENXIO;
-			i++;
-			continue;
-		}
-		while (j < n && j - i < MAX_RUN && refs[w->order[j]].block == first + (j - i) &&
-		       refs[w->order[j]].block < w->nr_blocks)
-			j++;
-		r = io_read(w->io, first * BM_BLOCK_SIZE, w->scratch, (j - i) * BM_BLOCK_SIZE);
-		for (size_t k = i; k < j; k++) {
-			w->errs[w->order[k]] = r;
-			if (!r)
-				memcpy(w->bufs + (size_t)w->order[k] * BM_BLOCK_SIZE,
-				       w->scratch + (k - i) * BM_BLOCK_SIZE, BM_BLOCK_SIZE);
-		}
-		i = j;
-	}
-}
-
-/* Validate one node read for REF (btree_node_check, then the key range
- * its parent allows). Returns NULL or a description. */
-static const char *node_problem(const unsigned char *n, const struct node_ref *ref,
-				uint32_t leaf_vsize)
-{
-	enum btree_node_fault f;
-
-	if (btree_node_check(n, ref->block, leaf_vsize, BTREE_RULE_NONEMPTY | BTREE_RULE_KEY_ORDER,
-			     &f))
-		return btree_node_fault_str(f);
-	if (bn_nr(n) && (bn_key(n, 0) < ref->lo ||
-			 (ref->hi != UINT64_MAX && bn_key(n, bn_nr(n) - 1) >= ref->hi)))
-		return "key outside the range its parent allows";
-	return NULL;
 }
 
 static int damage(struct walker *w, enum thin_damage_kind kind, uint64_t dev,
@@ -166,70 +108,106 @@ static int visit_node(struct walker *w, enum thin_damage_kind kind, uint64_t dev
 	return w->nv->node(w->nv->ctx, &wn);
 }
 
+/* One tree being walked. */
+struct tree_walk {
+	uint32_t leaf_vsize;
+	enum thin_damage_kind kind;
+	uint64_t dev;
+	leaf_fn fn;
+	void *ctx;
+	int root_only;
+	int level_kind[BTREE_MAX_DEPTH];	/* the node kind of each depth, 0 unknown */
+};
+
+/* The nodes CUR at DEPTH, in key order, in batches read ahead on the
+ * reader's thread; their children are collected and walked as the next
+ * level once all of CUR is processed, or once WALK_LEVEL_MAX are
+ * collected (then a level below a huge level is walked in pieces, so
+ * memory stays bounded; key order is kept). */
+static int walk_level(struct walker *w, struct tree_walk *t, const struct ref_vec *cur, int depth)
+{
+	struct ref_vec next = { 0 };
+	int r = 0, outstanding = 0;
+
+	if (depth >= BTREE_MAX_DEPTH)
+		return damage(w, t->kind, t->dev, &cur->v[0], -EUCLEAN, "tree too deep (a loop?)");
+	for (size_t base = 0; !r && base < cur->n; base += WALK_BATCH) {
+		size_t n = TP_MIN((size_t)WALK_BATCH, cur->n - base);
+		if (!outstanding)
+			walk_reader_submit(&w->rd, cur->v + base, n, t->leaf_vsize);
+		const struct walk_batch *b = walk_reader_wait(&w->rd);
+		outstanding = base + n < cur->n;
+		if (outstanding)
+			walk_reader_submit(&w->rd, cur->v + base + n,
+					   TP_MIN((size_t)WALK_BATCH, cur->n - base - n), t->leaf_vsize);
+		for (size_t i = 0; !r && i < n; i++) {
+			const struct node_ref *ref = &cur->v[base + i];
+			const unsigned char *node = b->node[i];
+			int err = b->err[i];
+
+			if (err) {
+				r = damage(w, t->kind, t->dev, ref, err == -ENXIO ? -EUCLEAN : err,
+					   err == -ENXIO ? "block beyond the end of the metadata"
+							 : "read error");
+				continue;
+			}
+			if (b->what[i]) {
+				r = damage(w, t->kind, t->dev, ref, -EUCLEAN, b->what[i]);
+				continue;
+			}
+			if (!t->level_kind[depth])
+				t->level_kind[depth] = (int)bn_flags(node);
+			if ((int)bn_flags(node) != t->level_kind[depth]) {
+				r = damage(w, t->kind, t->dev, ref, -EUCLEAN, "leaves at unequal depth");
+				continue;
+			}
+			int below_seen = visit_node(w, t->kind, t->dev, ref, node, depth);
+			if (below_seen != 0 && below_seen != THIN_WALK_SEEN) {
+				r = below_seen;
+				continue;
+			}
+			if (t->root_only)
+				continue;
+			if (bn_is_leaf(node)) {
+				r = t->fn(w, node, below_seen, t->ctx);
+				continue;
+			}
+			for (uint32_t c = 0; !r && c < bn_nr(node); c++) {
+				uint64_t lo = c ? bn_key(node, c) : ref->lo;
+				uint64_t hi = c + 1 < bn_nr(node) ? bn_key(node, c + 1) : ref->hi;
+				r = vec_push(&next, bn_value64(node, c), lo, hi, below_seen);
+			}
+		}
+		if (!r && next.n >= WALK_LEVEL_MAX) {
+			if (outstanding) {	/* the reader is ours below: read it again after */
+				(void)walk_reader_wait(&w->rd);
+				outstanding = 0;
+			}
+			r = walk_level(w, t, &next, depth + 1);
+			next.n = 0;
+		}
+	}
+	if (outstanding)	/* stopped early: the reader lets go of cur */
+		(void)walk_reader_wait(&w->rd);
+	if (!r && next.n)
+		r = walk_level(w, t, &next, depth + 1);
+	free(next.v);
+	return r;
+}
+
 /* Walk the tree at ROOT level by level; ROOT_ONLY: validate and show the
  * root node only. SEEN: the root is below a node the node visitor saw. */
 static int walk_tree(struct walker *w, uint64_t root, uint32_t leaf_vsize,
 		     enum thin_damage_kind kind, uint64_t dev, leaf_fn fn, void *ctx, int seen,
 		     int root_only)
 {
-	struct ref_vec cur = { 0 }, next = { 0 };
-	int r = vec_push(&cur, root, 0, UINT64_MAX, seen), level_kind;
+	struct tree_walk t = { leaf_vsize, kind, dev, fn, ctx, root_only, { 0 } };
+	struct ref_vec top = { 0 };
+	int r = vec_push(&top, root, 0, UINT64_MAX, seen);
 
-	for (int depth = 0; !r && cur.n; depth++) {
-		level_kind = 0;
-		if (depth >= BTREE_MAX_DEPTH) {
-			r = damage(w, kind, dev, &cur.v[0], -EUCLEAN, "tree too deep (a loop?)");
-			break;
-		}
-		for (size_t base = 0; !r && base < cur.n; base += CHUNK) {
-			size_t n = TP_MIN((size_t)CHUNK, cur.n - base);
-			read_chunk(w, cur.v + base, n);
-			for (size_t i = 0; !r && i < n; i++) {
-				const struct node_ref *ref = &cur.v[base + i];
-				const unsigned char *node = w->bufs + i * BM_BLOCK_SIZE;
-				const char *what;
-
-				if (w->errs[i]) {
-					r = damage(w, kind, dev, ref, w->errs[i] == -ENXIO ? -EUCLEAN :
-						   w->errs[i], w->errs[i] == -ENXIO ?
-						   "block beyond the end of the metadata" : "read error");
-					continue;
-				}
-				if ((what = node_problem(node, ref, leaf_vsize))) {
-					r = damage(w, kind, dev, ref, -EUCLEAN, what);
-					continue;
-				}
-				if (!level_kind)
-					level_kind = (int)bn_flags(node);
-				if ((int)bn_flags(node) != level_kind) {
-					r = damage(w, kind, dev, ref, -EUCLEAN, "leaves at unequal depth");
-					continue;
-				}
-				int below_seen = visit_node(w, kind, dev, ref, node, depth);
-				if (below_seen != 0 && below_seen != THIN_WALK_SEEN) {
-					r = below_seen;
-					continue;
-				}
-				if (root_only)
-					continue;
-				if (bn_is_leaf(node)) {
-					r = fn(w, node, below_seen, ctx);
-					continue;
-				}
-				for (uint32_t c = 0; !r && c < bn_nr(node); c++) {
-					uint64_t lo = c ? bn_key(node, c) : ref->lo;
-					uint64_t hi = c + 1 < bn_nr(node) ? bn_key(node, c + 1) : ref->hi;
-					r = vec_push(&next, bn_value64(node, c), lo, hi, below_seen);
-				}
-			}
-		}
-		struct ref_vec t = cur;
-		cur = next;
-		next = t;
-		next.n = 0;
-	}
-	free(cur.v);
-	free(next.v);
+	if (!r)
+		r = walk_level(w, &t, &top, 0);
+	free(top.v);
 	return r;
 }
 
@@ -312,10 +290,13 @@ static int bottom_leaf(struct walker *w, const unsigned char *n, int seen, void 
 {
 	struct thin_ir_mapping *runs = w->runs;
 	size_t nr = 0;
+	/* stores to runs may alias the node: header fields read once */
+	const unsigned char *keys = n + BTREE_HEADER_SIZE, *vals = (const unsigned char *)bn_value(n, 0);
+	uint32_t count = bn_nr(n);
 	(void)ctx, (void)seen;
 
-	for (uint32_t i = 0; i < bn_nr(n); i++) {
-		uint64_t v = bn_key(n, i), bt = bn_value64(n, i);
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t v = le64_get(keys + 8 * i), bt = le64_get(vals + 8 * i);
 		uint64_t d = thin_bt_block(bt);
 		uint32_t t = thin_bt_time(bt);
 
@@ -413,23 +394,14 @@ int thin_walk_io(struct io_engine *meta, unsigned flags, const struct thin_ir_vi
 int thin_walk_nodes(struct io_engine *meta, unsigned flags, const struct thin_ir_visitor *v,
 		    const struct thin_damage_visitor *dv, const struct thin_node_visitor *nv)
 {
-	struct walker w = { meta, meta->size / BM_BLOCK_SIZE, v, dv, nv };
-	int r = -ENOMEM;
+	struct walker w = { .io = meta, .v = v, .dv = dv, .nv = nv };
+	int r;
 
-	/* page aligned: O_DIRECT engines read straight into them */
-	if (posix_memalign((void **)&w.bufs, 4096, (size_t)CHUNK * BM_BLOCK_SIZE))
-		w.bufs = NULL;
-	if (posix_memalign((void **)&w.scratch, 4096, (size_t)MAX_RUN * BM_BLOCK_SIZE))
-		w.scratch = NULL;
-	w.errs = malloc(CHUNK * sizeof(*w.errs));
-	w.order = malloc(CHUNK * sizeof(*w.order));
+	if ((r = walk_reader_init(&w.rd, meta, meta->size / BM_BLOCK_SIZE)))
+		return r;
 	w.runs = malloc(256 * sizeof(*w.runs));
-	if (w.bufs && w.scratch && w.errs && w.order && w.runs)
-		r = walk(&w, flags);
-	free(w.bufs);
-	free(w.scratch);
-	free(w.errs);
-	free(w.order);
+	r = w.runs ? walk(&w, flags) : -ENOMEM;
+	walk_reader_exit(&w.rd);
 	free(w.runs);
 	free(w.lost[0].v);
 	free(w.lost[1].v);

@@ -11,8 +11,11 @@
  * batch buffer is reused; visitors must copy what they keep.
  *
  * Reads go straight to the io_engine in large sequential chunks (leaves
- * are fetched in batches sorted by block number); nothing is allocated per
- * mapping. Every node is validated by the one node validator
+ * are fetched in batches sorted by block number, read and validated on a
+ * second thread while the walk processes the previous batch: the engine's
+ * read must allow calls from another thread, as every io engine does);
+ * nothing is allocated per mapping, and memory stays bounded however large
+ * a tree is. Visitors are called from the calling thread only. Every node is validated by the one node validator
  * (btree_node_check: checksum, own block number, bounds, key order, value
  * size, non-empty internal nodes) plus the key range its parent allows,
  * equal leaf depth and a depth limit (loops). A node visitor

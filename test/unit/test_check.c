@@ -158,6 +158,87 @@ static void test_data_counts(void)
 	thin_check_report_free(&rep);
 }
 
+/* 300 snapshots of one volume: the root of its mapping tree is counted
+ * 301 times, past the checker's 8-bit metadata counters; 20 snapshots of
+ * another, each written once (its leaf unshared), give that volume's data
+ * blocks counts of 21, past the 4-bit data counters. Both beyond the space
+ * maps' 2-bit entries. */
+static void test_high_counts(void)
+{
+	struct thin_check_report rep;
+	struct thin_md *md;
+	uint64_t db;
+
+	io_destroy(io);
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "check", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 20000, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 0) == 0);
+	for (uint64_t v = 0; v < 40; v++) {
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 0, v, db) == 0);
+	}
+	CU_ASSERT_FATAL(thin_create_thin(md, 1000) == 0);
+	for (uint64_t v = 0; v < 40; v++) {
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 1000, v, db) == 0);
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	for (uint64_t s = 1; s <= 300; s++)
+		CU_ASSERT_FATAL(thin_create_snap(md, s, 0) == 0);
+	for (uint64_t s = 1001; s <= 1020; s++) {
+		CU_ASSERT_FATAL(thin_create_snap(md, s, 1000) == 0);
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, s, 100, db) == 0);
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+	CU_ASSERT_EQUAL(check(io, 0, &rep), THIN_CHECK_CLEAN);
+	CU_ASSERT_EQUAL(rep.nr_devices, 322);
+	CU_ASSERT_EQUAL(rep.nr_mappings, 301 * 40 + 40 + 20 * 41);
+	CU_ASSERT_EQUAL(rep.data_used, 40 + 40 + 20);
+	thin_check_report_free(&rep);
+}
+
+/* --fast reads the root of the data space map's reference-count tree,
+ * not the tree: a lost leaf of it is seen by the full check only. */
+static void test_fast_refcount_root_only(void)
+{
+	struct thin_check_report rep;
+	struct thin_md *md;
+	struct thin_sb sb;
+	uint64_t db, leaf;
+
+	io_destroy(io);
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "check", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 20000, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 0) == 0);
+	for (uint64_t v = 0; v < 1000; v++) {	/* 1000 counts of 3: three leaves */
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 0, v, db) == 0);
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	CU_ASSERT_FATAL(thin_create_snap(md, 1, 0) == 0);
+	CU_ASSERT_FATAL(thin_create_snap(md, 2, 0) == 0);
+	/* a write into every leaf of each snapshot unshares the leaves: the
+	 * blocks they name get counts of 3 */
+	for (uint64_t s = 1; s <= 2; s++)
+		for (uint64_t v = 0; v < 1000; v += 50) {
+			CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+			CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, s, v, db) == 0);
+		}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+	CU_ASSERT_FATAL(thin_sb_read(io, 0, &sb) == 0);
+	CU_ASSERT_FATAL(!bn_is_leaf(blk(io, sb.data_sm.ref_count_root)));
+	leaf = bn_value64(blk(io, sb.data_sm.ref_count_root), 1);
+	memset(blk(io, leaf), 0, 4096);
+	CU_ASSERT_EQUAL(check(io, 0, &rep), THIN_CHECK_FATAL);
+	CU_ASSERT(has_problem(&rep, "reference-count tree node"));
+	thin_check_report_free(&rep);
+	CU_ASSERT_EQUAL(check(io, THIN_CHECK_FAST, &rep), THIN_CHECK_CLEAN);
+	thin_check_report_free(&rep);
+}
+
 static void test_mapped_blocks(void)
 {
 	struct thin_check_report rep;
@@ -375,6 +456,9 @@ TP_TEST_SUITE(check, NULL, cleanup,
 	      { "clean metadata, with and without a metadata snapshot", test_clean },
 	      { "data reference counts: leak non-fatal, extra reference fatal", test_data_counts },
 	      { "mapped_blocks disagreeing with the tree is fatal", test_mapped_blocks },
+	      { "counts of 301 (metadata and data) are checked exactly", test_high_counts },
+	      { "--fast reads only the root of the reference-count tree",
+		test_fast_refcount_root_only },
 	      { "superblock fields and a zeroed superblock", test_superblock },
 	      { "a lost leaf: exact range; --fast sees roots only", test_lost_leaf_and_fast },
 	      { "repair skips exactly the lost range, input untouched", test_repair_leaf },

@@ -17,7 +17,7 @@ static void test_check_value(void)
 
 static void test_hw_matches_sw(void)
 {
-	unsigned char buf[4099];
+	unsigned char buf[8200];
 	unsigned seed = 12345;
 
 	if (!tp_crc32c_hw_available()) {
@@ -31,6 +31,12 @@ static void test_hw_matches_sw(void)
 	/* every alignment and many lengths, including odd tails */
 	for (size_t off = 0; off < 9; off++)
 		for (size_t len = 0; len + off <= sizeof(buf); len += 37)
+			CU_ASSERT_EQUAL(tp_crc32c_hw(0x1234u, buf + off, len),
+					tp_crc32c_sw(0x1234u, buf + off, len));
+	/* around one and two rounds of three lanes (4080 bytes; a metadata
+	 * block checksums 4092) */
+	for (size_t off = 0; off < 9; off++)
+		for (size_t len = 4070; len + off <= sizeof(buf); len += len < 4110 ? 1 : 19)
 			CU_ASSERT_EQUAL(tp_crc32c_hw(0x1234u, buf + off, len),
 					tp_crc32c_sw(0x1234u, buf + off, len));
 }
