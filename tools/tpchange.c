@@ -1,36 +1,60 @@
 /* tpchange / tvchange - change the settings a pool or a volume keeps in
- * its VG: today the activation flag (--activate y|n) that `tpactivate
- * --all`, the boot unit and udev autoactivation honour. Without an option
- * they print the current setting. */
+ * its VG: the activation flag (--activate y|n) that `tpactivate --all`,
+ * the boot unit and udev autoactivation honour, and (tpchange) the
+ * monitoring policy (--warn, --autoextend-threshold, --autoextend-by).
+ * Without an option they print the current settings. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
+#include "tools/monitor_opts.h"
 #include "tools/pool_op.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 struct change {
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
 	int set, on;
+	const struct monitor_args *monitor;	/* tpchange */
+	const struct tp_command *cmd;
 };
+
+/* Apply the monitoring options given over P's policy; *NOW the result. */
+static int change_monitor(struct pool *p, const struct change *c,
+			  struct pool_monitor_policy *now)
+{
+	int given, rc;
+
+	pool_get_monitor_policy(p, now);
+	rc = monitor_args_apply(c->cmd, c->monitor, now, &given);
+	if (rc != CLI_CONTINUE)
+		return -EINVAL;
+	return given ? pool_set_monitor_policy(p, now) : 0;
+}
 
 static int change_op(struct pool *p, void *arg)
 {
 	const struct change *c = arg;
 	const char *vol = c->vol[0] ? c->vol : NULL;
-	int r = c->set ? pool_set_autoactivate(p, vol, c->on) : 0;
+	struct pool_monitor_policy m;
+	char policy[160];
+	int r = vol ? 0 : change_monitor(p, c, &m);
 
+	if (!r && c->set)
+		r = pool_set_autoactivate(p, vol, c->on);
 	if (!r)
 		r = pool_get_autoactivate(p, vol);
 	if (r < 0)
 		return r;
 	if (tp_log_verbosity() >= 0) {
-		if (vol)
+		if (vol) {
 			printf("Volume %s/%s: activate %s.\n", c->pool, vol, r ? "y" : "n");
-		else
-			printf("Pool %s: activate %s.\n", c->pool, r ? "y" : "n");
+		} else {
+			monitor_policy_format(&m, policy, sizeof(policy));
+			printf("Pool %s: activate %s; %s.\n", c->pool, r ? "y" : "n", policy);
+		}
 	}
 	return 0;
 }
@@ -38,7 +62,8 @@ static int change_op(struct pool *p, void *arg)
 static int run(const struct tp_command *cmd, int argc, const char **argv, int volume)
 {
 	const char **args, *devices = NULL, *activate = NULL;
-	struct change c = { "", "", 0, 1 };
+	struct monitor_args monitor = { NULL, NULL, NULL };
+	struct change c = { "", "", 0, 1, &monitor };
 	int rc, nargs;
 	struct cli cli;
 	const struct poptOption opts[] = {
@@ -46,15 +71,26 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		  volume ? "activated with its pool by tpactivate --all and at boot (y) or not (n)"
 			 : "activated by tpactivate --all, at boot and by udev (y) or not (n)",
 		  "y|n" },
+		CLI_OPT_MONITOR(monitor),
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
+	/* tvchange has no monitoring options: its table ends before them */
+	struct poptOption vopts[] = { opts[0], CLI_OPT_DEVICES(devices), POPT_TABLEEND };
 
-	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
+	if ((rc = cli_parse(&cli, cmd, volume ? vopts : opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	c.set = activate != NULL;
+	c.cmd = cmd;
 	if (c.set)
 		rc = cli_parse_activate(cmd, activate, &c.on);
+	if (rc == CLI_CONTINUE) {
+		/* the syntax, before the pool is opened; change_op applies them */
+		struct pool_monitor_policy probe;
+		int given;
+		pool_monitor_policy_default(&probe);
+		rc = monitor_args_apply(cmd, &monitor, &probe, &given);
+	}
 	if (rc == CLI_CONTINUE) {
 		if (volume && pool_split_volume_spec(args[0], c.pool, c.vol))
 			rc = TP_EXIT_USAGE;

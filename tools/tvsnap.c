@@ -18,6 +18,8 @@ static int snapshot_op(struct pool *p, void *arg)
 	const struct snapshot *s = arg;
 	int r = pool_volume_snapshot(p, s->origin, s->name);
 
+	if (!r)
+		(void)pool_warn_if_full(p);
 	if (!r && tp_log_verbosity() >= 0)
 		printf("Snapshot %s/%s of %s created.\n", s->pool, s->name, s->origin);
 	return r;

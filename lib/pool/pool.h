@@ -63,6 +63,23 @@ enum pool_role {
 	POOL_ROLE_META = 1,
 };
 
+/* ---- monitoring policy (pool_watch.c), kept in the VG ---- */
+
+#define POOL_WARN_DEFAULT 80u		/* percent */
+#define POOL_AUTOEXTEND_OFF 100u	/* autoextend_threshold: never grow */
+#define POOL_AUTOEXTEND_MIN 50u		/* lowest autoextend_threshold (as LVM) */
+#define POOL_AUTOEXTEND_PERCENT_MAX 1000u
+
+struct pool_monitor_policy {
+	unsigned warn;			/* percent used warned about (data, metadata); 0 = never */
+	unsigned autoextend_threshold;	/* percent used that grows the pool; 100 = off */
+	unsigned autoextend_percent;	/* grow by this percent of the area, or ... */
+	uint64_t autoextend_size;	/* ... by these bytes (data; one of the two is 0) */
+};
+
+/* The defaults: warn 80, no autoextension, by 20%. */
+void pool_monitor_policy_default(struct pool_monitor_policy *m);
+
 /* ---- create ---- */
 
 struct pool_create_params {
@@ -77,6 +94,7 @@ struct pool_create_params {
 	enum pool_when_full when_full;
 	int force;			/* override signature checks */
 	int no_autoactivate;		/* flag the pool "activate n" (see below) */
+	const struct pool_monitor_policy *monitor;	/* NULL: the defaults */
 };
 
 /* What tpcreate decided (for --explain and the summary). */
@@ -229,6 +247,29 @@ int pool_set_autoactivate(struct pool *p, const char *vol, int on) TP_MUST_CHECK
  * caller's to check. */
 int pool_autoactivate(struct pool *p, unsigned *nr_vols) TP_MUST_CHECK;
 
+/* ---- monitoring (pool_watch.c) ---- */
+
+/* P's policy into *M. */
+void pool_get_monitor_policy(const struct pool *p, struct pool_monitor_policy *m);
+/* Check M (-EINVAL, logged, naming the setting) and make it P's policy:
+ * one VG commit (also for a live pool: the kernel does not know it). */
+int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
+	TP_MUST_CHECK;
+
+/* How full the pool is, cheaply (the space maps offline, the kernel's
+ * status live; no walk of the mappings). Bytes. -errno, not logged. */
+struct pool_fill {
+	uint64_t data_used, data_size, meta_used, meta_size;
+	int live;
+};
+int pool_get_fill(struct pool *p, struct pool_fill *f) TP_MUST_CHECK;
+
+/* Warn (log_warn, naming the pool, the figure and what to do) when P's
+ * data or metadata use is at or above its warn threshold: 1 warned, 0
+ * below (or warn 0), -errno when the figures cannot be read (a warning
+ * says so: the caller's command has done its work). */
+int pool_warn_if_full(struct pool *p);
+
 /* ---- status (pool_info.c) ---- */
 
 struct pool_volume_info {
@@ -264,6 +305,9 @@ struct pool_info {
 	int live;				/* figures from the kernel */
 	int read_only;				/* kernel: pool in read-only mode */
 	int out_of_data;			/* kernel: out of data space */
+	struct pool_monitor_policy monitor;	/* the VG's policy */
+	int64_t monitor_time;			/* the monitor's last action: when (0: none) */
+	char monitor_action[256];		/* ... and what, in words */
 	unsigned nr_volumes;
 	struct pool_volume_info *volumes;	/* VG order */
 };

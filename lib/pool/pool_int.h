@@ -191,6 +191,13 @@ int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int 
 /* Are A and B the same file or block device? */
 int pool_same_device(const char *a, const char *b);
 
+/* ---- pool_watch.c: the monitoring policy ---- */
+
+/* M is a valid policy: 0, or -EINVAL logged naming POOL and the setting. */
+int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy *m)
+	TP_MUST_CHECK;
+void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v);
+
 /* ---- pool.c ---- */
 
 /* Commit NEXT as the pool's new VG (seqno handled by vg_commit) and back
