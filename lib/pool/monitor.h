@@ -37,6 +37,56 @@ struct pool_monitor_state {
 	char action[POOL_MONITOR_ACTION_MAX + 1];
 };
 
+/* ---- the decision (pool_monitor.c: pure) ---- */
+
+/* Data use at or above this percent with no way to grow: the pool is
+ * about to run out; the monitor switches it to error-when-full. */
+#define POOL_MONITOR_CRITICAL 95u
+/* Warnings repeat every this many percent above the warn threshold. */
+#define POOL_MONITOR_WARN_STEP 5u
+
+/* One look at a pool: the kernel's figures and the room its devices have. */
+struct pool_monitor_sample {
+	uint64_t data_used, data_total;		/* data blocks (kernel status) */
+	uint64_t meta_used, meta_total;		/* metadata blocks */
+	int out_of_data;			/* kernel mode out_of_data_space */
+	int error_if_no_space;			/* the table fails writes when full already */
+	uint64_t chunk;				/* bytes */
+	uint64_t data_size;			/* bytes: the data area (VG) */
+	uint64_t data_max;			/* bytes: the largest data area the device allows */
+	uint64_t meta_size;			/* bytes: one thin-metadata area (VG) */
+	uint64_t meta_max;			/* bytes: the largest area the meta device allows */
+};
+
+enum pool_monitor_action {
+	POOL_MON_WARN_DATA = 1u << 0,	/* data use crossed a warning level */
+	POOL_MON_WARN_META = 1u << 1,
+	POOL_MON_CALM_DATA = 1u << 2,	/* back below the warn threshold */
+	POOL_MON_CALM_META = 1u << 3,
+	POOL_MON_EXTEND_DATA = 1u << 4,	/* grow the data area to data_to */
+	POOL_MON_EXTEND_META = 1u << 5,	/* grow the metadata areas to meta_to */
+	POOL_MON_ERROR_WHEN_FULL = 1u << 6,	/* about to run out, cannot grow: switch */
+	POOL_MON_NO_ROOM_DATA = 1u << 7,	/* above the threshold, nothing to grow into */
+	POOL_MON_NO_ROOM_META = 1u << 8,
+};
+
+struct pool_monitor_decision {
+	unsigned actions;		/* enum pool_monitor_action */
+	unsigned data_pct, meta_pct;	/* rounded down */
+	unsigned data_level, meta_level;	/* the warning level crossed */
+	uint64_t data_to, meta_to;	/* bytes, with the EXTEND actions */
+};
+
+/* Decide what to do about sample S under policy POL, given what the
+ * monitor remembers (ST: warning levels, error_set), which is updated for
+ * the warnings (levels logged, or cleared below the threshold); the
+ * caller records the actions it carries out. Pure: no I/O. */
+void pool_monitor_decide(const struct pool_monitor_policy *pol,
+			 const struct pool_monitor_sample *s, struct pool_monitor_state *st,
+			 struct pool_monitor_decision *d);
+
+/* ---- the state file (pool_monitor_state.c) ---- */
+
 /* The state of the pool with uuid POOL_UUID into *S (zeroed first):
  * 0, -ENOENT when there is none, -EUCLEAN for a file that does not parse
  * (nothing logged: callers decide). */

@@ -199,7 +199,9 @@ struct pool_extend_result {
  * areas to X->metadata_size each, into free space of the metadata device
  * (the active area grows in place; the spare moves behind it when it is in
  * the way). One VG commit and one thin transaction (the protocol above),
- * then the labels. An offline pool only (live: -EBUSY, logged). -ENOSPC
+ * then the labels. Live, the kernel's tables are reloaded over the grown
+ * areas instead (the kernel grows its space maps on resume); a live
+ * growth a crash cut short is finished first (res then says so). -ENOSPC
  * (logged) when a device has no room: the data device no whole chunk
  * beyond the area (without X->metadata), the metadata device not the two
  * areas; -EINVAL (logged) for a metadata size not above the current one

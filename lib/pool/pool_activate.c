@@ -35,8 +35,7 @@ static int known_volumes(const struct pool *p, const char *const *vols, unsigned
 	return 0;
 }
 
-/* The dm table settings of P's thin-pool target. */
-static void pool_layout(const struct pool *p, struct tp_dm_pool_layout *l)
+void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 {
 	const struct vg *vg = p->vg;
 	const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
@@ -91,7 +90,7 @@ static int activate_pool(struct pool *p)
 	p->md = NULL;
 	r = pool_share_devices(p);
 	if (!r) {
-		pool_layout(p, &l);
+		pool_dm_layout(p, &l);
 		r = tp_dm_pool_activate(&l);
 	}
 	if (r) {

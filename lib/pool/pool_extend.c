@@ -8,6 +8,10 @@
  * is completed by the next command that opens the pool for writing
  * (pool_txn.c grows the space map, pool_labels.c the labels).
  *
+ * A live pool takes the same plan; its thin side is a reload of the
+ * kernel's table stack (pool_extend_live.c), after which the kernel grows
+ * its own space maps.
+ *
  * The geometry: the new end is rounded down to whole chunks. The stripe
  * of the data device (libblkid topology, or $TPTOOLS_TOPOLOGY) is read
  * again: when a full stripe is reported that the chunk is not a multiple
@@ -178,11 +182,9 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size;
 	res->data_dev_size = dev_size;
 	check_stripe(p, res);
-	if (p->live) {
-		log_error("pool %s is active: growing an active pool is not supported yet; "
-			  "deactivate it with 'tpdeactivate %s' first", p->name, p->name);
-		return -EBUSY;
-	}
+	/* live: a growth a crash cut short is finished first (pool_extend_live.c) */
+	if (p->live && (r = pool_extend_live_catch_up(p, res)))
+		return r < 0 ? r : 0;
 	room = dev_size > d->area[0].offset ? dev_size - d->area[0].offset : 0;
 	blocks = room / res->chunk;
 	if (blocks > THIN_MAX_DATA_BLOCKS)
@@ -209,10 +211,16 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		}
 		g.meta_blocks = TP_MIN(res->new_meta_size / TP_META_BLOCK, THIN_METADATA_MAX_BLOCKS);
 	}
-	r = pool_change(p, next, apply_grow, &g);
+	r = pool_change(p, next, p->live ? pool_extend_live_apply : apply_grow, &g);
 	if (r) {
 		/* the VG was put back: so are the labels and the window */
 		res->new_meta_size = res->old_meta_size;
+		if (p->live) {
+			if (pool_sync_labels(p, NULL))
+				log_error("pool %s: the labels could not follow the VG back; the "
+					  "next command that changes the pool rewrites them", p->name);
+			return r;
+		}
 		if (g.meta_blocks && !pool_sync_labels(p, NULL) && pool_open_thin(p))
 			log_error("pool %s: reopen it to go on", p->name);
 		return r;

@@ -191,6 +191,32 @@ int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int 
 /* Are A and B the same file or block device? */
 int pool_same_device(const char *a, const char *b);
 
+/* ---- pool_activate.c ---- */
+
+struct tp_dm_pool_layout;
+/* The dm table settings of P's thin-pool stack, from its labels and VG. */
+void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l);
+
+/* ---- pool_extend_live.c: growing an active pool ---- */
+
+/* pool_change's thin side for a live pool (ARG unused): the labels follow
+ * the VG just committed, then the kernel's stack is reloaded over the
+ * grown areas. 0 or -errno, logged. */
+int pool_extend_live_apply(struct pool *p, const void *arg) TP_MUST_CHECK;
+/* When the kernel's pool is smaller than P's VG says (a live growth cut
+ * short after its VG commit), reload it: 1 done (RES: the kernel's old
+ * sizes and the new ones), 0 nothing to finish, -errno (logged). */
+int pool_extend_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
+
+/* ---- volume_live.c ---- */
+
+/* After the VG commit that grew volume NAME (thin id DEV_ID) to SIZE
+ * bytes: when the kernel has it loaded, reload its table with the new
+ * size (0 too when not live or not loaded); -errno, logged, with the
+ * way to finish it. */
+int pool_volume_live_grow(struct pool *p, const char *name, uint32_t dev_id, uint64_t size)
+	TP_MUST_CHECK;
+
 /* ---- pool_watch.c: the monitoring policy ---- */
 
 /* M is a valid policy: 0, or -EINVAL logged naming POOL and the setting. */

@@ -48,9 +48,12 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 		snprintf(dst, max, "%s", val);
 		return 0;
 	}
+	if (strcmp(line, "data_warned") && strcmp(line, "meta_warned") &&
+	    strcmp(line, "error_set") && strcmp(line, "time"))
+		return 0;	/* a newer monitor's key */
 	errno = 0;
 	u = strtoull(val, &end, 10);
-	if (errno || end == val || *end)
+	if (errno || end == val || *end || *val == '-')
 		return -EUCLEAN;
 	if (!strcmp(line, "data_warned") && u <= 100)
 		s->data_warned = (unsigned)u;
@@ -60,8 +63,7 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 		s->error_set = (int)u;
 	else if (!strcmp(line, "time") && u <= INT64_MAX)
 		s->time = (int64_t)u;
-	else if (!strcmp(line, "data_warned") || !strcmp(line, "meta_warned") ||
-		 !strcmp(line, "error_set") || !strcmp(line, "time"))
+	else
 		return -EUCLEAN;
 	return 0;
 }
