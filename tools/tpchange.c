@@ -19,6 +19,7 @@ struct change {
 	int set, on;
 	const struct monitor_args *monitor;	/* tpchange */
 	const struct tp_command *cmd;
+	int when_full;		/* tpchange --when-full: -1 not given, else enum pool_when_full */
 };
 
 /* Apply the monitoring options given over P's policy; *NOW the result. */
@@ -40,8 +41,13 @@ static int change_op(struct pool *p, void *arg)
 	const char *vol = c->vol[0] ? c->vol : NULL;
 	struct pool_monitor_policy m;
 	char policy[160];
+	struct pool_info info;
 	int r = vol ? 0 : change_monitor(p, c, &m);
 
+	if (!r && !vol && c->when_full >= 0)
+		r = pool_set_when_full(p, (enum pool_when_full)c->when_full);
+	if (!r && !vol && (r = pool_get_info(p, 0, &info)) == 0)
+		pool_info_free(&info);
 	if (!r && c->set)
 		r = pool_set_autoactivate(p, vol, c->on);
 	if (!r)
@@ -53,7 +59,8 @@ static int change_op(struct pool *p, void *arg)
 			printf("Volume %s/%s: activate %s.\n", c->pool, vol, r ? "y" : "n");
 		} else {
 			monitor_policy_format(&m, policy, sizeof(policy));
-			printf("Pool %s: activate %s; %s.\n", c->pool, r ? "y" : "n", policy);
+			printf("Pool %s: activate %s; when full %s; %s.\n", c->pool, r ? "y" : "n",
+			       info.when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue", policy);
 		}
 	}
 	return 0;
@@ -63,7 +70,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 {
 	const char **args, *devices = NULL, *activate = NULL;
 	struct monitor_args monitor = { NULL, NULL, NULL };
-	struct change c = { "", "", 0, 1, &monitor };
+	const char *when_full = NULL;
+	struct change c = { "", "", 0, 1, &monitor, NULL, -1 };
 	int rc, nargs;
 	struct cli cli;
 	const struct poptOption opts[] = {
@@ -71,6 +79,9 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		  volume ? "activated with its pool by tpactivate --all and at boot (y) or not (n)"
 			 : "activated by tpactivate --all, at boot and by udev (y) or not (n)",
 		  "y|n" },
+		{ "when-full", '\0', POPT_ARG_STRING, &when_full, 0,
+		  "when the data area is full: queue writes or fail them (live: a table reload)",
+		  "queue|error" },
 		CLI_OPT_MONITOR(monitor),
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
@@ -84,6 +95,13 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	c.cmd = cmd;
 	if (c.set)
 		rc = cli_parse_activate(cmd, activate, &c.on);
+	if (rc == CLI_CONTINUE && when_full) {
+		if (!strcmp(when_full, "queue") || !strcmp(when_full, "error"))
+			c.when_full = when_full[0] == 'e' ? POOL_WHEN_FULL_ERROR : POOL_WHEN_FULL_QUEUE;
+		else
+			rc = cli_usage_error(cmd, "--when-full takes queue or error, not '%s'",
+					     when_full);
+	}
 	if (rc == CLI_CONTINUE) {
 		/* the syntax, before the pool is opened; change_op applies them */
 		struct pool_monitor_policy probe;

@@ -14,7 +14,7 @@
  *
  * Format: text lines "KEY VALUE" (VALUE runs to the end of the line):
  *   pool NAME, data_warned PCT, meta_warned PCT, error_set 0|1,
- *   time UNIX-SECONDS, action TEXT
+ *   no_room 0..3, time UNIX-SECONDS, action TEXT
  * Unknown keys are ignored (a newer monitor's state reads as far as it
  * goes); written atomically (temp file + rename).
  *
@@ -33,6 +33,7 @@ struct pool_monitor_state {
 	char pool[POOL_NAME_MAX + 1];
 	unsigned data_warned, meta_warned;	/* last level logged (percent); 0 = none */
 	int error_set;				/* switched the pool to error-when-full */
+	unsigned no_room;			/* bits: 1 data, 2 metadata had no room (said) */
 	int64_t time;				/* of the last action; 0 = none yet */
 	char action[POOL_MONITOR_ACTION_MAX + 1];
 };
@@ -94,6 +95,35 @@ int pool_monitor_state_read(const char *pool_uuid, struct pool_monitor_state *s)
 /* Write S as the state of POOL_UUID (creating the directory): 0 or -errno
  * (not logged). */
 int pool_monitor_state_write(const char *pool_uuid, const struct pool_monitor_state *s)
+	TP_MUST_CHECK;
+
+/* ---- watching the kernel's pools (pool_monitor_run.c) ---- */
+
+/* An active tptools pool: its name and uuid (from our dm uuid: another
+ * program's devices are never listed). */
+struct pool_monitor_pool {
+	char name[POOL_NAME_MAX + 1];
+	char uuid[POOL_UUID_LEN + 1];
+};
+
+/* Every active tptools pool into a malloc'd *OUT (caller frees), *N.
+ * A kernel without device-mapper has none: 0. */
+int pool_monitor_list(struct pool_monitor_pool **out, unsigned *n) TP_MUST_CHECK;
+
+/* One look at active pool PL (pool_monitor_decide) and what it asks:
+ * warnings logged, growth (pool_extend with the step), the switch to
+ * error-when-full, each logged with the pool's name; the state file
+ * updated when something changed. *ST is the monitor's memory of the
+ * pool (read from the state file by the caller at start). 0, or -errno
+ * (logged) when the pool could not be looked at or an action failed. */
+int pool_monitor_pass(const struct pool_monitor_pool *pl, struct pool_monitor_state *st)
+	TP_MUST_CHECK;
+
+/* The event counter of PL's thin-pool device now (*NR), and waiting for
+ * it to change (kernel/dm_event.c): 0, -EINTR on a signal, -ENXIO when
+ * the pool is gone. */
+int pool_monitor_event_nr(const struct pool_monitor_pool *pl, uint32_t *nr) TP_MUST_CHECK;
+int pool_monitor_wait(const struct pool_monitor_pool *pl, uint32_t nr, uint32_t *next)
 	TP_MUST_CHECK;
 
 #endif

@@ -178,6 +178,8 @@ int pool_forget(const char *name) TP_MUST_CHECK;
 
 /* What tpextend is asked to do. */
 struct pool_extend_params {
+	uint64_t data_size;	/* bytes: grow the data area to at most this; 0 = as far as the
+				 * data device allows (tpmonitor's steps set it) */
 	int metadata;		/* grow the thin-metadata areas too */
 	uint64_t metadata_size;	/* with METADATA: bytes of one area; 0 = auto (all the
 				 * metadata device offers) */
@@ -250,6 +252,12 @@ int pool_set_autoactivate(struct pool *p, const char *vol, int on) TP_MUST_CHECK
 int pool_autoactivate(struct pool *p, unsigned *nr_vols) TP_MUST_CHECK;
 
 /* ---- monitoring (pool_watch.c) ---- */
+
+/* Make the pool fail writes when its data area is full (POOL_WHEN_FULL_
+ * ERROR) or queue them (pool_when_full.c): one VG commit and, while the
+ * pool is active, a reload of its table (queued writes then fail with
+ * ENOSPC). 0 or -errno, logged; a failed reload puts the VG back. */
+int pool_set_when_full(struct pool *p, enum pool_when_full wf) TP_MUST_CHECK;
 
 /* P's policy into *M. */
 void pool_get_monitor_policy(const struct pool *p, struct pool_monitor_policy *m);

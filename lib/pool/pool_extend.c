@@ -97,6 +97,14 @@ static uint64_t meta_room(uint64_t active, uint64_t spare, uint64_t dev_size)
 	return TP_MIN(TP_MAX(keep, behind), TP_META_MAX);
 }
 
+uint64_t pool_meta_room(const struct pool *p)
+{
+	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
+	unsigned act = p->vg->metadata_area;
+
+	return meta_room(m->area[act].offset, m->area[!act].offset, p->pv[VG_ROLE_META].io->size);
+}
+
 /* Decide the metadata growth into NEXT: -EINVAL / -ENOSPC, logged. */
 static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct vg *next,
 		     struct pool_extend_result *res)
@@ -189,6 +197,8 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 	blocks = room / res->chunk;
 	if (blocks > THIN_MAX_DATA_BLOCKS)
 		blocks = THIN_MAX_DATA_BLOCKS;
+	if (x->data_size && blocks > x->data_size / res->chunk)
+		blocks = x->data_size / res->chunk;
 	if (blocks * res->chunk > res->old_data_size)
 		g.data_blocks = blocks;
 	else if (!x->metadata) {

@@ -197,6 +197,12 @@ struct tp_dm_pool_layout;
 /* The dm table settings of P's thin-pool stack, from its labels and VG. */
 void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l);
 
+/* ---- pool_extend.c ---- */
+
+/* The largest thin-metadata area (bytes) the metadata device has room
+ * for with its spare (the current size when none more). */
+uint64_t pool_meta_room(const struct pool *p);
+
 /* ---- pool_extend_live.c: growing an active pool ---- */
 
 /* pool_change's thin side for a live pool (ARG unused): the labels follow

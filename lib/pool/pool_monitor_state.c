@@ -49,7 +49,7 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 		return 0;
 	}
 	if (strcmp(line, "data_warned") && strcmp(line, "meta_warned") &&
-	    strcmp(line, "error_set") && strcmp(line, "time"))
+	    strcmp(line, "error_set") && strcmp(line, "no_room") && strcmp(line, "time"))
 		return 0;	/* a newer monitor's key */
 	errno = 0;
 	u = strtoull(val, &end, 10);
@@ -61,6 +61,8 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 		s->meta_warned = (unsigned)u;
 	else if (!strcmp(line, "error_set") && u <= 1)
 		s->error_set = (int)u;
+	else if (!strcmp(line, "no_room") && u <= 3)
+		s->no_room = (unsigned)u;
 	else if (!strcmp(line, "time") && u <= INT64_MAX)
 		s->time = (int64_t)u;
 	else
@@ -117,9 +119,9 @@ int pool_monitor_state_write(const char *pool_uuid, const struct pool_monitor_st
 		goto out;
 	}
 	fprintf(f, "# tpmonitor state: rewritten by tpmonitor; 'tpstatus' shows it\n"
-		"pool %s\ndata_warned %u\nmeta_warned %u\nerror_set %d\ntime %" PRId64
-		"\naction %s\n", s->pool, s->data_warned, s->meta_warned, s->error_set, s->time,
-		s->action);
+		"pool %s\ndata_warned %u\nmeta_warned %u\nerror_set %d\nno_room %u\ntime %" PRId64
+		"\naction %s\n", s->pool, s->data_warned, s->meta_warned, s->error_set, s->no_room,
+		s->time, s->action);
 	if (fflush(f) || ferror(f) || fsync(fileno(f)))
 		r = errno ? -errno : -EIO;
 	if (fclose(f) && !r)

@@ -71,3 +71,26 @@ out_has "2023-11-14 22:13:20 data 88% full"
 echo "time x" >"$TPTOOLS_DIR/run/monitor/$uuid"
 ok tpstatus --noheadings -o pool_monitor mp
 [ "$(tr -d ' ' <out)" = "-" ] || fail "a damaged state file shown: $(cat out)"
+
+# what a full pool does: tpchange --when-full (offline: the VG only)
+ok tpchange --when-full error mp
+out_has "when full error"
+[ "$(field pool_when_full)" = error ] || fail "when_full after tpchange: $(field pool_when_full)"
+ok tpchange --when-full queue mp
+[ "$(field pool_when_full)" = queue ] || fail "when_full back: $(field pool_when_full)"
+unchanged 3 tpchange --when-full never mp
+
+# tpmonitor: one instance; --once with no active pool (no device-mapper
+# here) looks at nothing and succeeds; bad options are usage errors
+ok tpmonitor --once
+usage_error tpmonitor --interval 0
+usage_error tpmonitor --once --daemon
+usage_error tpmonitor mp
+tpmonitor --interval 1 >mon.out 2>&1 &
+mon=$!
+for _ in $(seq 100); do grep -q started mon.out && break; sleep 0.1; done
+failed tpmonitor --once
+err_has "another tpmonitor is running"
+kill -TERM $mon
+wait $mon || fail "tpmonitor did not stop cleanly on SIGTERM: $(cat mon.out)"
+grep -q "stopped" mon.out || fail "no 'stopped' message: $(cat mon.out)"

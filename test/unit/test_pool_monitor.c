@@ -70,7 +70,7 @@ static void test_warning_levels(void)
 	CU_ASSERT_EQUAL(d.meta_level, 90);
 	/* a restarted monitor (the state read back) does not repeat them */
 	{
-		struct pool_monitor_state again = { "p", 85, 90, 0, 0, "" };
+		struct pool_monitor_state again = { "p", 85, 90, 0, 0, 0, "" };
 		CU_ASSERT_EQUAL(decide(&pol, &s, &again, &d), 0);
 	}
 	/* back below: said once, then quiet; rising again warns again */
@@ -185,7 +185,7 @@ static void test_error_when_full(void)
 
 static void test_state_file(void)
 {
-	struct pool_monitor_state a = { "vault", 85, 90, 1, 1700000000, "data grown to 5 GiB" };
+	struct pool_monitor_state a = { "vault", 85, 90, 1, 2, 1700000000, "data grown to 5 GiB" };
 	struct pool_monitor_state b;
 	const char *uuid = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
 	char path[512];
@@ -199,6 +199,7 @@ static void test_state_file(void)
 	CU_ASSERT_EQUAL(b.data_warned, 85);
 	CU_ASSERT_EQUAL(b.meta_warned, 90);
 	CU_ASSERT_EQUAL(b.error_set, 1);
+	CU_ASSERT_EQUAL(b.no_room, 2);
 	CU_ASSERT_EQUAL(b.time, 1700000000);
 	CU_ASSERT_STRING_EQUAL(b.action, "data grown to 5 GiB");
 	/* bad names and text that would break the format are refused */

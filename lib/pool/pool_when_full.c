@@ -1,0 +1,45 @@
+/* pool_when_full.c - what an active pool does with writes once its data
+ * area is full (pool.h: pool_set_when_full): queue them (the default, for
+ * an administrator to grow the pool) or fail them with ENOSPC (the
+ * thin-pool feature error_if_no_space). The setting lives in the VG; an
+ * active pool takes it by a reload of its table (kernel/dm_resize.c),
+ * which requeues what was queued, so it fails at once. */
+#include "lib/pool/pool_int.h"
+
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <string.h>
+
+int pool_set_when_full(struct pool *p, enum pool_when_full wf)
+{
+	enum vg_when_full old = p->vg->when_full;
+	struct tp_dm_pool_layout l;
+	struct vg *next, *undo;
+	int r;
+
+	if ((r = vg_clone(p->vg, &next)))
+		return r;
+	if ((r = vg_clone(p->vg, &undo))) {
+		vg_free(next);
+		return r;
+	}
+	next->when_full = (enum vg_when_full)wf;
+	if ((r = pool_commit_vg(p, next))) {
+		vg_free(undo);
+		return r;
+	}
+	if (p->live && (enum vg_when_full)wf != old) {
+		pool_dm_layout(p, &l);
+		if ((r = tp_dm_pool_reload(&l))) {
+			if (pool_commit_vg(p, undo))
+				log_error("pool %s: the VG metadata says when-full %s but the kernel "
+					  "runs the old setting; run 'tpchange --when-full' again",
+					  p->name, wf == POOL_WHEN_FULL_ERROR ? "error" : "queue");
+			return r;
+		}
+	}
+	vg_free(undo);
+	return 0;
+}
