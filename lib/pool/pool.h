@@ -164,6 +164,13 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
  * logged); NEW taken: -EEXIST. */
 int pool_volume_rename(struct pool *p, const char *old, const char *new_name) TP_MUST_CHECK;
 
+/* Rename pool OLD to NEW_NAME (pool_rename.c), offline: the VG metadata
+ * (one commit), the labels, the backups and the devices file, in that
+ * order; run again after an interruption it finishes the rename. DEVICES
+ * as for pool_open. -EINVAL bad or equal name, -EEXIST NEW_NAME taken,
+ * -EBUSY the pool is active, -ENOENT no such pool (all logged). */
+int pool_rename(const char *old, const char *new_name, const char *devices) TP_MUST_CHECK;
+
 /* Wipe the pool: labels and VG areas of both devices, the devices-file
  * entries; the backups stay. P is closed and freed either way. */
 int pool_remove(struct pool *p) TP_MUST_CHECK;

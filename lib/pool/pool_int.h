@@ -20,6 +20,7 @@ struct pool {
 	struct thin_md *md;		/* NULL while the kernel runs the pool */
 	int live;			/* the pool is active in the kernel */
 	char pool_dm[128];		/* its thin-pool dm name, when live */
+	const char *rename_to;		/* tprename: labels and VG may name this pool too */
 };
 
 /* ---- pool_attach.c: the one way into a pool's devices ---- */
@@ -43,6 +44,10 @@ struct pool_check_report;
  * P->vg NULL when no VG could be read. Release with pool_detach. */
 int pool_attach(struct pool *p, const char *name, const char *devices, unsigned flags,
 		struct pool_check_report *rep, struct vg_mda_status *status) TP_MUST_CHECK;
+/* pool_attach (no REP) of pool OLD being renamed to NEW_NAME: labels and
+ * the VG may name either (an interrupted rename). */
+int pool_attach_renaming(struct pool *p, const char *old, const char *new_name,
+			 const char *devices) TP_MUST_CHECK;
 /* Release everything pool_attach and pool_open_thin took; P is zeroed. */
 void pool_detach(struct pool *p);
 

@@ -4,7 +4,8 @@
 # blocks, fio sees no error and verifies its data; a pool with no room is
 # switched to error-when-full and fio gets ENOSPC instead of hanging; a
 # metadata area above its threshold is grown; live tpextend after the loop
-# device grows, live tvresize under fio; thin_check clean after each.
+# device grows, live tvresize under fio; thin_check clean after each;
+# tprename refuses an active pool.
 . "$TP_SRC/test/vm/lib.sh"
 set -- $TP_DISKS
 [ $# -ge 3 ] || skip_scenario "needs 3 disks, have $#"
@@ -97,6 +98,10 @@ grep -q "no room to grow into" mon2.log || fail "no 'no room' warning: $(cat mon
 expect_eq "when full" "$(status full pool_when_full)" error
 dmsetup table full-tpool | grep -q error_if_no_space || fail "table without error_if_no_space"
 mon_stop
+# an active pool is not renamed (its dm names carry the name)
+not tprename full other 2>rename.err
+grep -q "is active" rename.err || fail "tprename of an active pool: $(cat rename.err)"
+expect_eq "still active" "$(status full pool_active)" yes
 # back to queueing, live
 must tpchange --when-full queue full
 dmsetup table full-tpool | grep -q error_if_no_space && fail "still error_if_no_space"
