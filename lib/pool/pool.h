@@ -152,9 +152,9 @@ int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
  * the VG only, unless FORCE lets a shrink unmap the chunks mapped at or
  * beyond the new end (their data is lost: the caller asks first), which
  * is one change under the protocol. A shrink over mapped chunks without
- * FORCE: -ENOTEMPTY (logged, with how much is mapped there). The volume
- * must not be loaded in the kernel, and a shrink needs an offline pool
- * (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
+ * FORCE: -ENOTEMPTY (logged, with how much is mapped there). A volume the
+ * kernel has loaded grows by a reload of its table after the VG commit
+ * (volume_live.c); a shrink needs an offline pool (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
  * data unmapped. */
 int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,
 		       int force, uint64_t *old, uint64_t *new_size, uint64_t *unmapped)
