@@ -245,14 +245,20 @@ static int act(const struct pool_monitor_pool *pl, const struct pool_monitor_pol
 		x.metadata_size = d->meta_to;
 		r = pool_extend(p, &x, &res);
 		if (!r) {
-			tp_size_format(res.old_data_size, 'h', a, sizeof(a));
-			tp_size_format(res.new_data_size, 'h', b, sizeof(b));
-			tp_size_format(res.old_meta_size, 'h', c, sizeof(c));
-			tp_size_format(res.new_meta_size, 'h', e, sizeof(e));
+			char what[160] = "";
+			if (res.new_data_size > res.old_data_size)
+				snprintf(what, sizeof(what), "data %s -> %s",
+					 tp_size_format(res.old_data_size, 'h', a, sizeof(a)),
+					 tp_size_format(res.new_data_size, 'h', b, sizeof(b)));
+			if (res.new_meta_size > res.old_meta_size)
+				snprintf(what + strlen(what), sizeof(what) - strlen(what),
+					 "%smetadata %s -> %s", what[0] ? ", " : "",
+					 tp_size_format(res.old_meta_size, 'h', c, sizeof(c)),
+					 tp_size_format(res.new_meta_size, 'h', e, sizeof(e)));
 			log_notice("pool %s: autoextended (data %u%%, metadata %u%% full, threshold "
-				   "%u%%): data %s -> %s, metadata %s -> %s", pl->name, d->data_pct,
-				   d->meta_pct, pol->autoextend_threshold, a, b, c, e);
-			record(st, "autoextended: data %s -> %s, metadata %s -> %s", a, b, c, e);
+				   "%u%%): %s", pl->name, d->data_pct, d->meta_pct,
+				   pol->autoextend_threshold, what);
+			record(st, "autoextended: %s", what);
 		} else {
 			log_error("pool %s: autoextension failed; see the message above", pl->name);
 			record(st, "autoextension failed (%s)", strerror(-r));
