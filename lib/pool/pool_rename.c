@@ -153,7 +153,7 @@ int pool_rename(const char *old, const char *new_name, const char *devices)
 		devices = listed = relabelled_devices(old, new_name);
 	r = pool_attach_renaming(&p, old, new_name, devices);
 	if (r)
-		goto out;
+		goto detach;	/* what it took before failing */
 	if (p.live) {
 		log_error("pool %s is active: its kernel devices are named after it; deactivate it "
 			  "first ('tpdeactivate %s'), then rename it", old, old);
@@ -182,7 +182,6 @@ int pool_rename(const char *old, const char *new_name, const char *devices)
 	r = 0;
 detach:
 	pool_detach(&p);
-out:
 	free(listed);
 	tp_lock_release(lock);
 	return r;
