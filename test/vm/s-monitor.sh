@@ -57,6 +57,8 @@ grep -q "data is .* full (warn threshold 50%)" mon1.log || fail "no warning logg
 uuid=$(status mon pool_uuid)
 grep -q "^action " "$TPTOOLS_DIR/run/monitor/$uuid" || fail "no monitor state file"
 expect_eq "still queueing when full" "$(status mon pool_when_full)" queue
+# the monitor would take the room the next step gives tpextend
+mon_stop
 
 step "live tpextend after the loop device grows, live tvresize under fio"
 truncate -s 260M data.img
@@ -75,7 +77,6 @@ expect_eq "volume size in the VG" \
 	"$(tpstatus --noheadings --units b -o vol_name,vol_size mon | awk '$1 == "v" { print $2 }')" \
 	"$((214 << 20))b"
 ok dd if=/dev/mapper/mon-v of=/dev/null bs=1M skip=200 count=14 status=none
-mon_stop
 must tpdeactivate mon
 check_meta mon
 
