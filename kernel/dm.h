@@ -343,6 +343,26 @@ int tp_dm_pool_find(const char *pool_uuid, struct tp_dm_pool_devs *d, char *why,
  * device-mapper, silently: offline commands ask this), or -errno. */
 int tp_dm_pool_is_active(const char *pool) TP_MUST_CHECK;
 
+/* Reload the stack of active pool L->pool with layout L (dm_resize.c):
+ * tmeta and tdata over their (grown) areas, the pool with L's length and
+ * features; the kernel grows its space maps on the resume. The pool's
+ * data area never shrinks (-EINVAL, logged). On failure the old pool
+ * table is live again (logged, with the kernel's errno). */
+int tp_dm_pool_reload(const struct tp_dm_pool_layout *l) TP_MUST_CHECK;
+
+/* Give active volume VOL of POOL (thin id DEV_ID) a table of SECTORS
+ * (dm_resize.c): load, suspend (flushed, a filesystem frozen), resume.
+ * -ENXIO when it is not active; a failed load leaves the old table. */
+int tp_dm_vol_reload(const char *pool, const char *vol, uint32_t dev_id, uint64_t sectors)
+	TP_MUST_CHECK;
+
+/* Wait for the next event of dm device NAME (DM_DEVICE_WAITEVENT, as
+ * dmeventd): returns once its event counter differs from EVENT_NR (at
+ * once if it does already), with the counter in *NEXT. -EINTR (not
+ * logged) when a signal interrupted the wait, -ENXIO when NAME is gone
+ * (dm_event.c). */
+int tp_dm_wait_event(const char *name, uint32_t event_nr, uint32_t *next) TP_MUST_CHECK;
+
 /* Make volume VOL (thin id DEV_ID, SECTORS long) of the active pool live
  * as <pool>-<vol> with uuid thin<DEV_ID>. FLAGS: TP_DM_READ_ONLY.
  * -ENXIO (logged) when the pool is not active; -EEXIST (not logged) when

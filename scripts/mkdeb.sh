@@ -69,7 +69,8 @@ Description: thin-provisioned pools and volumes on device-mapper
  The package brings udev rules (/dev/POOL/VOLUME links, pool devices
  marked as taken, activation when a pool's last device appears), a
  systemd unit that activates the pools at boot and deactivates them at
- shutdown, and bash completion.
+ shutdown, one that runs tpmonitor (thresholds, autoextension), and bash
+ completion.
 EOT
 
 cat >"$stage/DEBIAN/postinst" <<'EOT'
@@ -78,12 +79,14 @@ set -e
 if [ "$1" = configure ] || [ "$1" = abort-upgrade ] || [ "$1" = abort-deconfigure ] ||
    [ "$1" = abort-remove ]; then
 	if command -v deb-systemd-helper >/dev/null; then
-		deb-systemd-helper unmask tptools-activate.service >/dev/null || true
-		if deb-systemd-helper --quiet was-enabled tptools-activate.service; then
-			deb-systemd-helper enable tptools-activate.service >/dev/null || true
-		else
-			deb-systemd-helper update-state tptools-activate.service >/dev/null || true
-		fi
+		for u in tptools-activate.service tptools-monitor.service; do
+			deb-systemd-helper unmask $u >/dev/null || true
+			if deb-systemd-helper --quiet was-enabled $u; then
+				deb-systemd-helper enable $u >/dev/null || true
+			else
+				deb-systemd-helper update-state $u >/dev/null || true
+			fi
+		done
 	fi
 	if [ -d /run/systemd/system ]; then
 		systemctl --system daemon-reload >/dev/null || true
@@ -105,7 +108,8 @@ if [ "$1" = remove ] || [ "$1" = purge ]; then
 	fi
 fi
 if [ "$1" = purge ] && command -v deb-systemd-helper >/dev/null; then
-	deb-systemd-helper purge tptools-activate.service >/dev/null || true
+	deb-systemd-helper purge tptools-activate.service tptools-monitor.service \
+		>/dev/null || true
 fi
 EOT
 chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/postrm"

@@ -145,6 +145,14 @@ const struct dm_report_field_type status_fields[] = {
 	  "byte length of the active thin-metadata area" },
 	{ T_POOL, NUM, P(spare_offset), 11, "pool_spare_offset", "SpareOffset", f_num,
 	  "byte offset of the spare thin-metadata area" },
+	{ T_POOL, NUM, P(warn), 4, "pool_warn", "Warn", f_num,
+	  "percent used (data or metadata) warned about; 0 = never" },
+	{ T_POOL, NUM, P(autoextend_threshold), 10, "pool_autoextend_threshold", "AutoExtend",
+	  f_num, "percent used at which tpmonitor grows the pool; 100 = never" },
+	{ T_POOL, STR, P(autoextend_by), 8, "pool_autoextend_by", "ExtendBy", f_str,
+	  "what one growth adds: a percentage of the area or a size" },
+	{ T_POOL, STR, P(monitor), 7, "pool_monitor", "Monitor", f_str,
+	  "tpmonitor's last action on the pool (UTC time and what); - when none" },
 	{ T_VOL, STR, V(pool), 4, "vol_pool", "Pool", f_str, "pool name" },
 	{ T_VOL, STR, V(name), 6, "vol_name", "Volume", f_str, "volume name" },
 	{ T_VOL, SZ, V(size), 4, "vol_size", "Size", f_size, "virtual size" },
@@ -220,6 +228,25 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->meta_offset = in->meta_offset;
 	row->meta_len = in->meta_length;
 	row->spare_offset = in->spare_offset;
+	row->warn = in->monitor.warn;
+	row->autoextend_threshold = in->monitor.autoextend_threshold;
+	if (in->monitor.autoextend_size)
+		tp_size_format(in->monitor.autoextend_size, 'h', row->by_buf, sizeof(row->by_buf));
+	else
+		snprintf(row->by_buf, sizeof(row->by_buf), "%u%%", in->monitor.autoextend_percent);
+	row->autoextend_by = row->by_buf;
+	row->monitor = "-";
+	if (in->monitor_time) {
+		time_t t = (time_t)in->monitor_time;
+		struct tm tm;
+		char when[32];
+
+		gmtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		snprintf(row->monitor_buf, sizeof(row->monitor_buf), "%s %s", when,
+			 in->monitor_action);
+		row->monitor = row->monitor_buf;
+	}
 }
 
 void status_vol_row(const struct pool_info *in, const struct pool_volume_info *vi,

@@ -17,6 +17,9 @@
 struct pool_row {
 	const char *name, *uuid, *zero, *profile, *discards, *when_full, *needs_check, *active, *mode;
 	const char *data_dev, *meta_dev;
+	const char *autoextend_by, *monitor;	/* point into by_buf, monitor_buf or "-" */
+	uint64_t warn, autoextend_threshold;
+	char by_buf[32], monitor_buf[320];
 	uint64_t size, chunk, data_used, meta_used, meta_size, tid, nr_volumes, virtual_total;
 	uint64_t data_pct, meta_pct;	/* hundredths of a percent */
 	uint64_t data_offset, meta_offset, meta_len, spare_offset;

@@ -1,36 +1,67 @@
 /* tpchange / tvchange - change the settings a pool or a volume keeps in
- * its VG: today the activation flag (--activate y|n) that `tpactivate
- * --all`, the boot unit and udev autoactivation honour. Without an option
- * they print the current setting. */
+ * its VG: the activation flag (--activate y|n) that `tpactivate --all`,
+ * the boot unit and udev autoactivation honour, and (tpchange) the
+ * monitoring policy (--warn, --autoextend-threshold, --autoextend-by).
+ * Without an option they print the current settings. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
+#include "tools/monitor_opts.h"
 #include "tools/pool_op.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 struct change {
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
 	int set, on;
+	const struct monitor_args *monitor;	/* tpchange */
+	const struct tp_command *cmd;
+	int when_full;		/* tpchange --when-full: -1 not given, else enum pool_when_full */
 };
+
+/* Apply the monitoring options given over P's policy; *NOW the result. */
+static int change_monitor(struct pool *p, const struct change *c,
+			  struct pool_monitor_policy *now)
+{
+	int given, rc;
+
+	pool_get_monitor_policy(p, now);
+	rc = monitor_args_apply(c->cmd, c->monitor, now, &given);
+	if (rc != CLI_CONTINUE)
+		return -EINVAL;
+	return given ? pool_set_monitor_policy(p, now) : 0;
+}
 
 static int change_op(struct pool *p, void *arg)
 {
 	const struct change *c = arg;
 	const char *vol = c->vol[0] ? c->vol : NULL;
-	int r = c->set ? pool_set_autoactivate(p, vol, c->on) : 0;
+	struct pool_monitor_policy m;
+	char policy[160];
+	struct pool_info info;
+	int r = vol ? 0 : change_monitor(p, c, &m);
 
+	if (!r && !vol && c->when_full >= 0)
+		r = pool_set_when_full(p, (enum pool_when_full)c->when_full);
+	if (!r && !vol && (r = pool_get_info(p, 0, &info)) == 0)
+		pool_info_free(&info);
+	if (!r && c->set)
+		r = pool_set_autoactivate(p, vol, c->on);
 	if (!r)
 		r = pool_get_autoactivate(p, vol);
 	if (r < 0)
 		return r;
 	if (tp_log_verbosity() >= 0) {
-		if (vol)
+		if (vol) {
 			printf("Volume %s/%s: activate %s.\n", c->pool, vol, r ? "y" : "n");
-		else
-			printf("Pool %s: activate %s.\n", c->pool, r ? "y" : "n");
+		} else {
+			monitor_policy_format(&m, policy, sizeof(policy));
+			printf("Pool %s: activate %s; when full %s; %s.\n", c->pool, r ? "y" : "n",
+			       info.when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue", policy);
+		}
 	}
 	return 0;
 }
@@ -38,7 +69,9 @@ static int change_op(struct pool *p, void *arg)
 static int run(const struct tp_command *cmd, int argc, const char **argv, int volume)
 {
 	const char **args, *devices = NULL, *activate = NULL;
-	struct change c = { "", "", 0, 1 };
+	struct monitor_args monitor = { NULL, NULL, NULL };
+	const char *when_full = NULL;
+	struct change c = { "", "", 0, 1, &monitor, NULL, -1 };
 	int rc, nargs;
 	struct cli cli;
 	const struct poptOption opts[] = {
@@ -46,15 +79,36 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		  volume ? "activated with its pool by tpactivate --all and at boot (y) or not (n)"
 			 : "activated by tpactivate --all, at boot and by udev (y) or not (n)",
 		  "y|n" },
+		{ "when-full", '\0', POPT_ARG_STRING, &when_full, 0,
+		  "when the data area is full: queue writes or fail them (live: a table reload)",
+		  "queue|error" },
+		CLI_OPT_MONITOR(monitor),
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
+	/* tvchange has no monitoring options: its table ends before them */
+	struct poptOption vopts[] = { opts[0], CLI_OPT_DEVICES(devices), POPT_TABLEEND };
 
-	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
+	if ((rc = cli_parse(&cli, cmd, volume ? vopts : opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	c.set = activate != NULL;
+	c.cmd = cmd;
 	if (c.set)
 		rc = cli_parse_activate(cmd, activate, &c.on);
+	if (rc == CLI_CONTINUE && when_full) {
+		if (!strcmp(when_full, "queue") || !strcmp(when_full, "error"))
+			c.when_full = when_full[0] == 'e' ? POOL_WHEN_FULL_ERROR : POOL_WHEN_FULL_QUEUE;
+		else
+			rc = cli_usage_error(cmd, "--when-full takes queue or error, not '%s'",
+					     when_full);
+	}
+	if (rc == CLI_CONTINUE) {
+		/* the syntax, before the pool is opened; change_op applies them */
+		struct pool_monitor_policy probe;
+		int given;
+		pool_monitor_policy_default(&probe);
+		rc = monitor_args_apply(cmd, &monitor, &probe, &given);
+	}
 	if (rc == CLI_CONTINUE) {
 		if (volume && pool_split_volume_spec(args[0], c.pool, c.vol))
 			rc = TP_EXIT_USAGE;

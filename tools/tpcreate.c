@@ -4,6 +4,7 @@
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
+#include "tools/monitor_opts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -66,13 +67,14 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 /* The option values as given, before parsing. */
 struct tpcreate_args {
 	const char *chunk, *profile, *zero, *msize, *discards, *when_full, *activate;
+	struct monitor_args monitor;
 };
 
 static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *a,
-		      struct pool_create_params *p)
+		      struct pool_create_params *p, struct pool_monitor_policy *m)
 {
 	static const char *const discards[] = { "ignore", "nopassdown", "passdown" };
-	int rc;
+	int rc, given;
 
 	if (!p->data_path || !p->meta_path)
 		return cli_usage_error(cmd, "both --data DEV and --meta DEV are required");
@@ -103,6 +105,10 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 			return rc;
 		p->no_autoactivate = !on;
 	}
+	pool_monitor_policy_default(m);
+	if ((rc = monitor_args_apply(cmd, &a->monitor, m, &given)) != CLI_CONTINUE)
+		return rc;
+	p->monitor = m;
 	return CLI_CONTINUE;
 }
 
@@ -147,6 +153,7 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct pool_create_params p = { 0 };
 	struct tpcreate_args a = { 0 };
+	struct pool_monitor_policy monitor;
 	int do_explain = 0, rc, nargs;
 	const char **args;
 	struct cli cli;
@@ -172,6 +179,7 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		  "when the pool is full: queue writes or fail them (default queue)", "queue|error" },
 		{ "activate", 'a', POPT_ARG_STRING, &a.activate, 0,
 		  "activated at boot, by udev and by tpactivate --all (default y)", "y|n" },
+		CLI_OPT_MONITOR(a.monitor),
 		{ "explain", 'e', POPT_ARG_NONE, &do_explain, 0,
 		  "print every geometry decision and its reason", NULL },
 		{ "force", 'f', POPT_ARG_NONE, &p.force, 0,
@@ -182,7 +190,7 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	p.name = args[0];
-	rc = parse_args(cmd, &a, &p);
+	rc = parse_args(cmd, &a, &p, &monitor);
 	if (rc == CLI_CONTINUE)
 		rc = create(&p, do_explain);
 	cli_end(&cli);

@@ -52,6 +52,7 @@ static int creation_op(struct pool *p, void *arg)
 			 "writes fail or queue once the pool is full; watch 'tpstatus %s'", a,
 			 c->pool, b, c->pool);
 	}
+	(void)pool_warn_if_full(p);
 	if (tp_log_verbosity() >= 0)
 		printf("Volume %s/%s created (%s).\n", c->pool, c->name,
 		       tp_size_format(info.volumes[info.nr_volumes - 1].size, 'h', a, sizeof(a)));

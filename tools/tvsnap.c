@@ -44,7 +44,10 @@ static int snapshot_op(struct pool *p, void *arg)
 	int r = pool_volume_snapshot(p, s->origin, s->name);
 	char c[32];
 
-	if (r || tp_log_verbosity() < 0)
+	if (r)
+		return r;
+	(void)pool_warn_if_full(p);
+	if (tp_log_verbosity() < 0)
 		return r;
 	printf("Snapshot %s/%s of %s created.\n", s->pool, s->name, s->origin);
 	if (notice)

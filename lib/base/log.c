@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <syslog.h>
 
 static const char *prog = "tp";
 static int verbosity;
@@ -80,12 +81,35 @@ void tp_log_capture(struct tp_log_capture *cap)
 	}
 }
 
+static int to_syslog, to_stderr = 1;
+
+void tp_log_syslog(int stderr_too)
+{
+	openlog(prog, LOG_PID, LOG_DAEMON);
+	to_syslog = 1;
+	to_stderr = stderr_too;
+}
+
+static int priority(const char *tag)
+{
+	switch (tag[0]) {
+	case 'e': return LOG_ERR;
+	case 'w': return LOG_WARNING;
+	case '[': return LOG_DEBUG;
+	default: return LOG_NOTICE;
+	}
+}
+
 static void emit(const char *tag, const char *fmt, va_list ap)
 {
 	char line[2048];
 	int n = vsnprintf(line, sizeof(line), fmt, ap);
 
 	if (n < 0)
+		return;
+	if (to_syslog)
+		syslog(priority(tag), "%s%s", tag, line);
+	if (to_syslog && !to_stderr)
 		return;
 	if (capture) {
 		int w = snprintf(capture->buf + capture->len, sizeof(capture->buf) - capture->len,
@@ -108,6 +132,17 @@ int log_error(const char *fmt, ...)
 	emit("error: ", fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+void log_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (verbosity < 0)
+		return;
+	va_start(ap, fmt);
+	emit("", fmt, ap);
+	va_end(ap);
 }
 
 void log_warn(const char *fmt, ...)

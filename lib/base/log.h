@@ -40,6 +40,13 @@ unsigned tp_debug_parse(const char *spec);
 int log_error(const char *fmt, ...) TP_PRINTF(1, 2);
 void log_warn(const char *fmt, ...) TP_PRINTF(1, 2);
 void log_info(const char *fmt, ...) TP_PRINTF(1, 2);
+/* Something done that people should hear of (a daemon's actions): shown
+ * like a warning, without the tag; LOG_NOTICE in the system log. */
+void log_notice(const char *fmt, ...) TP_PRINTF(1, 2);
+
+/* Daemons: also send every message to syslog (the journal) under the
+ * program name, and to stderr only when STDERR_TOO. */
+void tp_log_syslog(int stderr_too);
 void log_debug_class(unsigned cls, const char *fmt, ...) TP_PRINTF(2, 3);
 
 #define log_debug(cls, ...)                                   \

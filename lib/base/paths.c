@@ -30,6 +30,14 @@ char *tp_lock_dir(void)
 	return strdup("/run/lock/tptools");
 }
 
+char *tp_run_dir(void)
+{
+	const char *d = getenv("TPTOOLS_DIR");
+	if (d && *d)
+		return tp_path_join(d, "run");
+	return strdup("/run/tptools");
+}
+
 int tp_mkdir_p(const char *path)
 {
 	char *copy = strdup(path), *p;

@@ -63,6 +63,23 @@ enum pool_role {
 	POOL_ROLE_META = 1,
 };
 
+/* ---- monitoring policy (pool_watch.c), kept in the VG ---- */
+
+#define POOL_WARN_DEFAULT 80u		/* percent */
+#define POOL_AUTOEXTEND_OFF 100u	/* autoextend_threshold: never grow */
+#define POOL_AUTOEXTEND_MIN 50u		/* lowest autoextend_threshold (as LVM) */
+#define POOL_AUTOEXTEND_PERCENT_MAX 1000u
+
+struct pool_monitor_policy {
+	unsigned warn;			/* percent used warned about (data, metadata); 0 = never */
+	unsigned autoextend_threshold;	/* percent used that grows the pool; 100 = off */
+	unsigned autoextend_percent;	/* grow by this percent of the area, or ... */
+	uint64_t autoextend_size;	/* ... by these bytes (data; one of the two is 0) */
+};
+
+/* The defaults: warn 80, no autoextension, by 20%. */
+void pool_monitor_policy_default(struct pool_monitor_policy *m);
+
 /* ---- create ---- */
 
 struct pool_create_params {
@@ -78,6 +95,7 @@ struct pool_create_params {
 	enum pool_when_full when_full;
 	int force;			/* override signature checks */
 	int no_autoactivate;		/* flag the pool "activate n" (see below) */
+	const struct pool_monitor_policy *monitor;	/* NULL: the defaults */
 };
 
 /* What tpcreate decided (for --explain and the summary). */
@@ -149,9 +167,9 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
  * the VG only, unless FORCE lets a shrink unmap the chunks mapped at or
  * beyond the new end (their data is lost: the caller asks first), which
  * is one change under the protocol. A shrink over mapped chunks without
- * FORCE: -ENOTEMPTY (logged, with how much is mapped there). The volume
- * must not be loaded in the kernel, and a shrink needs an offline pool
- * (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
+ * FORCE: -ENOTEMPTY (logged, with how much is mapped there). A volume the
+ * kernel has loaded grows by a reload of its table after the VG commit
+ * (volume_live.c); a shrink needs an offline pool (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
  * data unmapped. */
 int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,
 		       int force, uint64_t *old, uint64_t *new_size, uint64_t *unmapped)
@@ -160,6 +178,13 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
  * their origin). The volume must not be loaded in the kernel (-EBUSY,
  * logged); NEW taken: -EEXIST. */
 int pool_volume_rename(struct pool *p, const char *old, const char *new_name) TP_MUST_CHECK;
+
+/* Rename pool OLD to NEW_NAME (pool_rename.c), offline: the VG metadata
+ * (one commit), the labels, the backups and the devices file, in that
+ * order; run again after an interruption it finishes the rename. DEVICES
+ * as for pool_open. -EINVAL bad or equal name, -EEXIST NEW_NAME taken,
+ * -EBUSY the pool is active, -ENOENT no such pool (all logged). */
+int pool_rename(const char *old, const char *new_name, const char *devices) TP_MUST_CHECK;
 
 /* Wipe the pool: labels and VG areas of both devices, the devices-file
  * entries; the backups stay. P is closed and freed either way. */
@@ -175,6 +200,8 @@ int pool_forget(const char *name) TP_MUST_CHECK;
 
 /* What tpextend is asked to do. */
 struct pool_extend_params {
+	uint64_t data_size;	/* bytes: grow the data area to at most this; 0 = as far as the
+				 * data device allows (tpmonitor's steps set it) */
 	int metadata;		/* grow the thin-metadata areas too */
 	uint64_t metadata_size;	/* with METADATA: bytes of one area; 0 = auto (all the
 				 * metadata device offers) */
@@ -196,7 +223,9 @@ struct pool_extend_result {
  * areas to X->metadata_size each, into free space of the metadata device
  * (the active area grows in place; the spare moves behind it when it is in
  * the way). One VG commit and one thin transaction (the protocol above),
- * then the labels. An offline pool only (live: -EBUSY, logged). -ENOSPC
+ * then the labels. Live, the kernel's tables are reloaded over the grown
+ * areas instead (the kernel grows its space maps on resume); a live
+ * growth a crash cut short is finished first (res then says so). -ENOSPC
  * (logged) when a device has no room: the data device no whole chunk
  * beyond the area (without X->metadata), the metadata device not the two
  * areas; -EINVAL (logged) for a metadata size not above the current one
@@ -244,6 +273,35 @@ int pool_set_autoactivate(struct pool *p, const char *vol, int on) TP_MUST_CHECK
  * caller's to check. */
 int pool_autoactivate(struct pool *p, unsigned *nr_vols) TP_MUST_CHECK;
 
+/* ---- monitoring (pool_watch.c) ---- */
+
+/* Make the pool fail writes when its data area is full (POOL_WHEN_FULL_
+ * ERROR) or queue them (pool_when_full.c): one VG commit and, while the
+ * pool is active, a reload of its table (queued writes then fail with
+ * ENOSPC). 0 or -errno, logged; a failed reload puts the VG back. */
+int pool_set_when_full(struct pool *p, enum pool_when_full wf) TP_MUST_CHECK;
+
+/* P's policy into *M. */
+void pool_get_monitor_policy(const struct pool *p, struct pool_monitor_policy *m);
+/* Check M (-EINVAL, logged, naming the setting) and make it P's policy:
+ * one VG commit (also for a live pool: the kernel does not know it). */
+int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
+	TP_MUST_CHECK;
+
+/* How full the pool is, cheaply (the space maps offline, the kernel's
+ * status live; no walk of the mappings). Bytes. -errno, not logged. */
+struct pool_fill {
+	uint64_t data_used, data_size, meta_used, meta_size;
+	int live;
+};
+int pool_get_fill(struct pool *p, struct pool_fill *f) TP_MUST_CHECK;
+
+/* Warn (log_warn, naming the pool, the figure and what to do) when P's
+ * data or metadata use is at or above its warn threshold: 1 warned, 0
+ * below (or warn 0), -errno when the figures cannot be read (a warning
+ * says so: the caller's command has done its work). */
+int pool_warn_if_full(struct pool *p);
+
 /* ---- status (pool_info.c) ---- */
 
 struct pool_volume_info {
@@ -280,6 +338,9 @@ struct pool_info {
 	int live;				/* figures from the kernel */
 	int read_only;				/* kernel: pool in read-only mode */
 	int out_of_data;			/* kernel: out of data space */
+	struct pool_monitor_policy monitor;	/* the VG's policy */
+	int64_t monitor_time;			/* the monitor's last action: when (0: none) */
+	char monitor_action[256];		/* ... and what, in words */
 	unsigned nr_volumes;
 	struct pool_volume_info *volumes;	/* VG order */
 };

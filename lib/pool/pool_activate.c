@@ -36,8 +36,22 @@ static int known_volumes(const struct pool *p, const char *const *vols, unsigned
 	return 0;
 }
 
-/* The dm table settings of P's thin-pool target. */
-static void pool_layout(const struct pool *p, struct tp_dm_pool_layout *l)
+/* The kernel raises a pool event when free data blocks fall to its low
+ * water mark: at the pool's first monitoring threshold (warn or
+ * autoextend), so tpmonitor hears of it at once, and at 95% used at the
+ * latest. */
+static unsigned pool_event_percent(const struct vg *vg)
+{
+	unsigned at = 95;
+
+	if (vg->monitor.warn && vg->monitor.warn < at)
+		at = vg->monitor.warn;
+	if (vg->monitor.autoextend_threshold < at)
+		at = vg->monitor.autoextend_threshold;
+	return at;
+}
+
+void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 {
 	const struct vg *vg = p->vg;
 	const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
@@ -54,7 +68,7 @@ static void pool_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 	l->data_offset = data->area[0].offset;
 	l->data_length = data->area[0].size / chunk * chunk;
 	l->block_sectors = vg->chunk_size;
-	l->low_water_blocks = l->data_length / chunk / 20;	/* 5% free: dm event */
+	l->low_water_blocks = l->data_length / chunk * (100 - pool_event_percent(vg)) / 100;
 	if (!vg->zero)
 		l->features |= TP_DM_SKIP_BLOCK_ZEROING;
 	if (vg->discards == VG_DISCARDS_IGNORE)
@@ -92,7 +106,7 @@ static int activate_pool(struct pool *p)
 	p->md = NULL;
 	r = pool_share_devices(p);
 	if (!r) {
-		pool_layout(p, &l);
+		pool_dm_layout(p, &l);
 		/* the stack is made whole or not at all: a signal waits */
 		tp_critical_begin();
 		r = tp_dm_pool_activate(&l);

@@ -110,8 +110,11 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 		io_destroy(io);
 		return 1;
 	}
-	if (!rep && strcmp(l.pool_name, p->name)) {
-		log_error("%s belongs to pool %s, not %s", path, l.pool_name, p->name);
+	if (!rep && strcmp(l.pool_name, p->name) &&
+	    !(p->rename_to && !strcmp(l.pool_name, p->rename_to))) {
+		log_error("%s belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
+			  "run it again to finish)", path, l.pool_name, p->name, p->name,
+			  l.pool_name);
 		io_destroy(io);
 		return -ENOENT;
 	}
@@ -175,8 +178,11 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 			  p->name);
 		return r;
 	}
-	if (strcmp(p->vg->name, p->name)) {
-		log_error("pool %s: its VG metadata names it %s", p->name, p->vg->name);
+	if (strcmp(p->vg->name, p->name) &&
+	    !(p->rename_to && !strcmp(p->vg->name, p->rename_to))) {
+		log_error("pool %s: its VG metadata names it %s: 'tprename %s %s' was "
+			  "interrupted; run it again to finish", p->name, p->vg->name, p->name,
+			  p->vg->name);
 		return -EUCLEAN;
 	}
 	return 0;
@@ -269,8 +275,25 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 	return 0;
 }
 
+static int attach_named(struct pool *p, const char *name, const char *rename_to,
+			const char *devices, unsigned flags, struct pool_check_report *rep,
+			struct vg_mda_status *st);
+
 int pool_attach(struct pool *p, const char *name, const char *devices, unsigned flags,
 		struct pool_check_report *rep, struct vg_mda_status *st)
+{
+	return attach_named(p, name, NULL, devices, flags, rep, st);
+}
+
+int pool_attach_renaming(struct pool *p, const char *old, const char *new_name,
+			 const char *devices)
+{
+	return attach_named(p, old, new_name, devices, 0, NULL, NULL);
+}
+
+static int attach_named(struct pool *p, const char *name, const char *rename_to,
+			const char *devices, unsigned flags, struct pool_check_report *rep,
+			struct vg_mda_status *st)
 {
 	char *paths[2] = { NULL, NULL };
 	struct vg_mda_status local;
@@ -284,6 +307,7 @@ int pool_attach(struct pool *p, const char *name, const char *devices, unsigned 
 	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->flags = flags & POOL_RDONLY;
+	p->rename_to = rename_to;
 	r = attach(p, devices, flags, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);

@@ -151,6 +151,8 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 		log_error("invalid pool name '%s': %s", p->name, why);
 		return -EINVAL;
 	}
+	if (p->monitor && pool_monitor_policy_check(p->name, p->monitor))
+		return -EINVAL;
 	if (pool_same_device(p->data_path, p->meta_path)) {
 		log_error("--data and --meta name the same device (%s); a pool needs two devices",
 			  p->data_path);
@@ -222,6 +224,8 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 			: pol->discards.passdown ? VG_DISCARDS_PASSDOWN : VG_DISCARDS_NOPASSDOWN;
 	vg->when_full = (enum vg_when_full)p->when_full;
 	vg->activation_skip = !!p->no_autoactivate;
+	if (p->monitor)
+		pool_monitor_policy_to_vg(p->monitor, &vg->monitor);
 	vg->metadata_area = 0;
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		struct vg_device *d = &vg->dev[i];

@@ -8,6 +8,10 @@
  * is completed by the next command that opens the pool for writing
  * (pool_txn.c grows the space map, pool_labels.c the labels).
  *
+ * A live pool takes the same plan; its thin side is a reload of the
+ * kernel's table stack (pool_extend_live.c), after which the kernel grows
+ * its own space maps.
+ *
  * The geometry: the new end is rounded down to whole chunks. The stripe
  * of the data device (libblkid topology, or $TPTOOLS_TOPOLOGY) is read
  * again: when the chunk now straddles md-chunk or stripe boundaries
@@ -84,6 +88,14 @@ static uint64_t meta_room(uint64_t active, uint64_t spare, uint64_t dev_size)
 	while (behind && meta_layout(active, spare, behind, dev_size, &s))
 		behind -= TP_META_ALIGN;
 	return TP_MIN(TP_MAX(keep, behind), TP_META_MAX);
+}
+
+uint64_t pool_meta_room(const struct pool *p)
+{
+	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
+	unsigned act = p->vg->metadata_area;
+
+	return meta_room(m->area[act].offset, m->area[!act].offset, p->pv[VG_ROLE_META].io->size);
 }
 
 /* Decide the metadata growth into NEXT: -EINVAL / -ENOSPC, logged. */
@@ -171,12 +183,15 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size;
 	res->data_dev_size = dev_size;
 	check_stripe(p, res);
-	if ((r = pool_refuse_live(p, "growing it")))
-		return r;
+	/* live: a growth a crash cut short is finished first (pool_extend_live.c) */
+	if (pool_is_live(p) && (r = pool_extend_live_catch_up(p, res)))
+		return r < 0 ? r : 0;
 	room = dev_size > d->area[0].offset ? dev_size - d->area[0].offset : 0;
 	blocks = room / res->chunk;
 	if (blocks > THIN_MAX_DATA_BLOCKS)
 		blocks = THIN_MAX_DATA_BLOCKS;
+	if (x->data_size && blocks > x->data_size / res->chunk)
+		blocks = x->data_size / res->chunk;
 	if (blocks * res->chunk > res->old_data_size)
 		g.data_blocks = blocks;
 	else if (!x->metadata) {
@@ -199,10 +214,16 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		}
 		g.meta_blocks = TP_MIN(res->new_meta_size / TP_META_BLOCK, THIN_METADATA_MAX_BLOCKS);
 	}
-	r = pool_change(p, next, apply_grow, &g);
+	r = pool_change(p, next, pool_is_live(p) ? pool_extend_live_apply : apply_grow, &g);
 	if (r) {
 		/* the VG was put back: so are the labels and the window */
 		res->new_meta_size = res->old_meta_size;
+		if (pool_is_live(p)) {
+			if (pool_sync_labels(p, NULL))
+				log_error("pool %s: the labels could not follow the VG back; the "
+					  "next command that changes the pool rewrites them", p->name);
+			return r;
+		}
 		if (g.meta_blocks && !pool_sync_labels(p, NULL) && pool_open_thin(p))
 			log_error("pool %s: reopen it to go on", p->name);
 		return r;

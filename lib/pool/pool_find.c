@@ -170,8 +170,28 @@ int pool_devices_present(const char *name)
 	return r;
 }
 
+/* A device the devices file lists for NAME whose label (same device uuid)
+ * now names another pool: an interrupted tprename. That name into OTHER
+ * (1), or 0. */
+static int renamed_to(const char *name, char other[VG_NAME_MAX + 1])
+{
+	struct pool_devices_entry e[VG_NR_ROLES];
+	struct vg_label l;
+	int n = pool_devices_lookup_pool(name, e, VG_NR_ROLES);
+
+	for (int i = 0; i < n && i < VG_NR_ROLES; i++) {
+		if (!pool_read_label(e[i].path, &l) && !strcmp(l.pv_uuid, e[i].pv_uuid) &&
+		    strcmp(l.pool_name, name)) {
+			snprintf(other, VG_NAME_MAX + 1, "%s", l.pool_name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 {
+	char other[VG_NAME_MAX + 1];
 	struct located at;
 	int i, r = locate(name, paths, &at);
 
@@ -187,6 +207,10 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 				  "other device carries it; 'tprepair %s' rewrites it from the other "
 				  "device's copy", name, lost == VG_ROLE_DATA ? "data" : "metadata",
 				  at.damaged[lost], name);
+		else if ((at.listed > 0 || at.stale) && renamed_to(name, other))
+			log_error("pool %s: the devices file lists a device for it whose label "
+				  "belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
+				  "run it again to finish)", name, other, name, name, other);
 		else if (at.listed > 0 || at.stale)
 			log_error("pool %s: its %s device was not found (the devices file %s lists "
 				  "it, and no block device carries its label); attach it, name the "

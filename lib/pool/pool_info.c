@@ -2,6 +2,7 @@
  * (pool.h), filled from the VG model and, with POOL_INFO_USAGE, from the
  * allocation figures of pool_status.c. Also pins lib/pool's names to the
  * VG metadata's values. */
+#include "lib/pool/monitor.h"
 #include "lib/pool/pool_int.h"
 #include "lib/pool/pool_vg.h"
 
@@ -22,6 +23,17 @@ _Static_assert((int)POOL_WHEN_FULL_QUEUE == (int)VG_WHEN_FULL_QUEUE &&
 _Static_assert((int)POOL_ROLE_DATA == (int)VG_ROLE_DATA &&
 	       (int)POOL_ROLE_META == (int)VG_ROLE_META,
 	       "enum pool_role differs from enum vg_role");
+
+/* The monitor's last action, from its state file (none: nothing said). */
+static void fill_monitor_state(struct pool_info *info)
+{
+	struct pool_monitor_state s;
+
+	if (pool_monitor_state_read(info->uuid, &s) || !s.time)
+		return;
+	info->monitor_time = s.time;
+	snprintf(info->monitor_action, sizeof(info->monitor_action), "%s", s.action);
+}
 
 static void fill_from_vg(struct pool *p, struct pool_info *info)
 {
@@ -44,6 +56,8 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	info->meta_offset = meta->area[vg->metadata_area].offset;
 	info->meta_length = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
 	info->spare_offset = meta->area[!vg->metadata_area].offset;
+	pool_get_monitor_policy(p, &info->monitor);
+	fill_monitor_state(info);
 	info->nr_volumes = vg->nr_volumes;
 	for (unsigned i = 0; i < vg->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];

@@ -20,6 +20,7 @@ struct pool {
 	struct thin_md *md;		/* NULL while the kernel runs the pool */
 	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
 	char pool_dm[128];		/* its thin-pool dm name, when live */
+	const char *rename_to;		/* tprename: labels and VG may name this pool too */
 };
 
 /* ---- pool_backend.c: offline engine or live kernel, decided once ----
@@ -132,6 +133,10 @@ struct pool_check_report;
  * P->vg NULL when no VG could be read. Release with pool_detach. */
 int pool_attach(struct pool *p, const char *name, const char *devices, unsigned flags,
 		struct pool_check_report *rep, struct vg_mda_status *status) TP_MUST_CHECK;
+/* pool_attach (no REP) of pool OLD being renamed to NEW_NAME: labels and
+ * the VG may name either (an interrupted rename). */
+int pool_attach_renaming(struct pool *p, const char *old, const char *new_name,
+			 const char *devices) TP_MUST_CHECK;
 /* Release everything pool_attach and pool_open_thin took; P is zeroed. */
 void pool_detach(struct pool *p);
 
@@ -292,6 +297,46 @@ int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int 
 
 /* Are A and B the same file or block device? */
 int pool_same_device(const char *a, const char *b);
+
+/* ---- pool_activate.c ---- */
+
+struct tp_dm_pool_layout;
+/* The dm table settings of P's thin-pool stack, from its labels and VG. */
+void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l);
+
+/* ---- pool_extend.c ---- */
+
+/* The largest thin-metadata area (bytes) the metadata device has room
+ * for with its spare (the current size when none more). */
+uint64_t pool_meta_room(const struct pool *p);
+
+/* ---- pool_extend_live.c: growing an active pool ---- */
+
+/* pool_change's thin side for a live pool (ARG unused): the labels follow
+ * the VG just committed, then the kernel's stack is reloaded over the
+ * grown areas. 0 or -errno, logged. */
+int pool_extend_live_apply(struct pool *p, const void *arg) TP_MUST_CHECK;
+/* When the kernel's pool is smaller than P's VG says (a live growth cut
+ * short after its VG commit), reload it: 1 done (RES: the kernel's old
+ * sizes and the new ones), 0 nothing to finish, -errno (logged). */
+int pool_extend_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
+
+/* ---- volume_live.c ---- */
+
+/* After the VG commit that grew volume NAME (thin id DEV_ID) to SIZE
+ * bytes: when the kernel has it loaded, reload its table with the new
+ * size (0 too when not live or not loaded); -errno, logged, with the
+ * way to finish it. */
+int pool_volume_live_grow(struct pool *p, const char *name, uint32_t dev_id, uint64_t size)
+	TP_MUST_CHECK;
+
+/* ---- pool_watch.c: the monitoring policy ---- */
+
+/* M is a valid policy: 0, or -EINVAL logged naming POOL and the setting. */
+int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy *m)
+	TP_MUST_CHECK;
+void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v);
+
 
 /* ---- pool_commit.c ---- */
 

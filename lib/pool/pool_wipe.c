@@ -200,7 +200,7 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 			  p->name);
 		return -ENOENT;
 	}
-	if (p->live || !p->md) {
+	if (pool_is_live(p) || !p->md) {
 		log_error("pool %s is active: --wipe writes zeros to the data device and works on "
 			  "an inactive pool only; run 'tpdeactivate %s' first (volume %s not "
 			  "removed)", p->name, p->name, name);

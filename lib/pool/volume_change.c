@@ -8,8 +8,9 @@
  * between the two commits leaves the VG with the new size and the chunks
  * still mapped beyond its end: the next command completes the change
  * (pool_beyond.c, from pool_txn.c), before a grow could show them
- * again. A volume the kernel has loaded is
- * left alone: its table carries its size and its dm name. */
+ * again. A volume the kernel has loaded grows by a reload of its table
+ * after the VG commit (volume_live.c); it is not shrunk or renamed (its
+ * table carries its size, its dm name the name). */
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
@@ -79,6 +80,7 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 {
 	const struct vg_volume *v = find(p, name);
 	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, want;
+	uint32_t dev_id;
 	struct pool_beyond b;
 	struct vg *next;
 	char a[32];
@@ -88,8 +90,9 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 	if (!v)
 		return -ENOENT;
 	*old = *new_size_out = v->size;
+	dev_id = v->dev_id;
 	if ((r = new_size(name, v, relative, size, &want)) ||
-	    (r = refuse_loaded(p, name, "resizing")))
+	    (want < v->size && (r = refuse_loaded(p, name, "shrinking"))))
 		return r;
 	if (want < v->size && (r = pool_refuse_live(p, "shrinking a volume")))
 		return r;
@@ -109,6 +112,9 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 		goto fail;
 	}
 	r = b.n ? pool_change(p, next, pool_unmap_beyond, &b) : pool_commit_vg(p, next);
+	/* a loaded volume takes its new size by a table reload (volume_live.c) */
+	if (!r && want >= *old)
+		r = pool_volume_live_grow(p, name, dev_id, want);
 	if (!r) {
 		*new_size_out = want;
 		*unmapped = b.n * chunk;

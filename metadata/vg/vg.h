@@ -24,7 +24,13 @@
  *     --all` and autoactivation pass the pool by; absent reads as 0),
  *     profile (optional: "balanced"|"throughput"|"snapshots"|"custom",
  *     the geometry profile tpcreate applied; absent in pools made before
- *     profiles, reads as VG_PROFILE_NONE)
+ *     profiles, reads as VG_PROFILE_NONE),
+ *     monitor (optional section, written only when it differs from the
+ *       defaults; a missing key reads as its default) { warn (percent
+ *       0..100, 0 = no warnings; default 80), autoextend_threshold
+ *       (percent 50..100, 100 = no autoextension; default 100),
+ *       autoextend_percent (1..1000; default 20) or autoextend_size
+ *       (bytes, a multiple of 512): exactly one of the two is non-zero }
  *     devices { data { ... } meta { ... } }   each: uuid, path (hint, may
  *       be ""), size, mda_offset, mda_size, area0_offset, area0_size,
  *       area1_offset, area1_size
@@ -72,6 +78,20 @@ enum vg_profile {
 	VG_PROFILE_CUSTOM,
 };
 
+/* The pool's monitoring policy (tpmonitor, tvcreate's warning). */
+#define VG_MONITOR_WARN_DEFAULT 80u
+#define VG_MONITOR_THRESHOLD_OFF 100u	/* autoextend_threshold: never extend */
+#define VG_MONITOR_THRESHOLD_MIN 50u	/* as LVM's thin_pool_autoextend_threshold */
+#define VG_MONITOR_PERCENT_DEFAULT 20u
+#define VG_MONITOR_PERCENT_MAX 1000u
+
+struct vg_monitor {
+	uint32_t warn;			/* percent used that is warned about; 0 = never */
+	uint32_t autoextend_threshold;	/* percent used that triggers growth; 100 = off */
+	uint32_t autoextend_percent;	/* grow by this percent of the area ... */
+	uint64_t autoextend_size;	/* ... or by these bytes (one of the two is 0) */
+};
+
 struct vg_device {
 	char pv_uuid[VG_UUID_LEN + 1];
 	char path[VG_PATH_MAX + 1];	/* last known path; a hint only */
@@ -106,6 +126,7 @@ struct vg {
 	unsigned metadata_area;		/* 0|1: the meta device's ACTIVE area[] */
 	int activation_skip;		/* 1: activation of all (--all) passes it by */
 	enum vg_profile profile;
+	struct vg_monitor monitor;	/* vg_alloc sets the defaults */
 	struct vg_device dev[VG_NR_ROLES];	/* indexed by enum vg_role */
 	unsigned nr_volumes;
 	unsigned alloc_volumes;
@@ -125,7 +146,13 @@ int vg_name_valid(const char *name, const char **why);
 
 /* ---- the model ---- */
 
-/* A zeroed vg (format_version set, no volumes); vg_free(NULL) is fine. */
+/* The default monitoring policy. */
+void vg_monitor_default(struct vg_monitor *m);
+/* 1 when M is the default policy (the text then leaves the section out). */
+int vg_monitor_is_default(const struct vg_monitor *m);
+
+/* A zeroed vg (format_version and the monitor defaults set, no volumes);
+ * vg_free(NULL) is fine. */
 struct vg *vg_alloc(void);
 void vg_free(struct vg *vg);
 /* Deep copy: 0 or -ENOMEM. */

@@ -15,17 +15,29 @@ struct vg *vg_alloc(void)
 {
 	struct vg *vg = calloc(1, sizeof(*vg));
 
-	if (vg)
+	if (vg) {
 		vg->format_version = VG_FORMAT_VERSION;
+		vg_monitor_default(&vg->monitor);
+	}
 	return vg;
 }
 
-void vg_free(struct vg *vg)
+void vg_monitor_default(struct vg_monitor *m)
 {
-	if (!vg)
-		return;
-	free(vg->volumes);
-	free(vg);
+	m->warn = VG_MONITOR_WARN_DEFAULT;
+	m->autoextend_threshold = VG_MONITOR_THRESHOLD_OFF;
+	m->autoextend_percent = VG_MONITOR_PERCENT_DEFAULT;
+	m->autoextend_size = 0;
+}
+
+int vg_monitor_is_default(const struct vg_monitor *m)
+{
+	struct vg_monitor d;
+
+	vg_monitor_default(&d);
+	return m->warn == d.warn && m->autoextend_threshold == d.autoextend_threshold &&
+	       m->autoextend_percent == d.autoextend_percent &&
+	       m->autoextend_size == d.autoextend_size;
 }
 
 int vg_clone(const struct vg *src, struct vg **out)
@@ -90,6 +102,36 @@ static int has_control(const char *s)
 }
 
 /* Volume V alone (no cross-references). */
+static int check_monitor(const struct vg_monitor *m, char *msg, size_t len)
+{
+	if (m->warn > 100)
+		return problem(msg, len, "pool/monitor/warn: %" PRIu32 " is not a percentage "
+			       "(0..100)", m->warn);
+	if (m->autoextend_threshold < VG_MONITOR_THRESHOLD_MIN ||
+	    m->autoextend_threshold > VG_MONITOR_THRESHOLD_OFF)
+		return problem(msg, len, "pool/monitor/autoextend_threshold: %" PRIu32 " is out "
+			       "of range %u..%u", m->autoextend_threshold,
+			       VG_MONITOR_THRESHOLD_MIN, VG_MONITOR_THRESHOLD_OFF);
+	if (m->autoextend_percent > VG_MONITOR_PERCENT_MAX)
+		return problem(msg, len, "pool/monitor/autoextend_percent: %" PRIu32 " is out "
+			       "of range 1..%u", m->autoextend_percent, VG_MONITOR_PERCENT_MAX);
+	if (m->autoextend_size % 512 || m->autoextend_size > (uint64_t)INT64_MAX)
+		return problem(msg, len, "pool/monitor/autoextend_size: %" PRIu64 " bytes is not "
+			       "a multiple of 512", m->autoextend_size);
+	if (!m->autoextend_percent == !m->autoextend_size)
+		return problem(msg, len, "pool/monitor: exactly one of autoextend_percent and "
+			       "autoextend_size must be set");
+	return 0;
+}
+
+void vg_free(struct vg *vg)
+{
+	if (!vg)
+		return;
+	free(vg->volumes);
+	free(vg);
+}
+
 static int check_volume(const struct vg *vg, const struct vg_volume *v, char *msg, size_t len)
 {
 	const char *why;
@@ -183,6 +225,8 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 		return problem(msg, len, "pool/activation_skip: must be 0 or 1");
 	if (vg->profile > VG_PROFILE_CUSTOM)
 		return problem(msg, len, "pool/profile: bad value");
+	if (check_monitor(&vg->monitor, msg, len))
+		return -1;
 	if (check_device(vg, VG_ROLE_DATA, msg, len) || check_device(vg, VG_ROLE_META, msg, len))
 		return -1;
 	if (!strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, vg->dev[VG_ROLE_META].pv_uuid))

@@ -175,6 +175,16 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 		add_int(&b, pool, "activation_skip", 1);
 	if (vg->profile != VG_PROFILE_NONE)
 		add_str(&b, pool, "profile", profile_names[vg->profile]);
+	if (!vg_monitor_is_default(&vg->monitor)) {
+		struct dm_config_node *m = add_node(&b, pool, "monitor");
+
+		add_int(&b, m, "warn", vg->monitor.warn);
+		add_int(&b, m, "autoextend_threshold", vg->monitor.autoextend_threshold);
+		if (vg->monitor.autoextend_size)
+			add_int(&b, m, "autoextend_size", (int64_t)vg->monitor.autoextend_size);
+		else
+			add_int(&b, m, "autoextend_percent", vg->monitor.autoextend_percent);
+	}
 	devs = add_node(&b, pool, "devices");
 	export_device(&b, devs, vg, VG_ROLE_DATA);
 	export_device(&b, devs, vg, VG_ROLE_META);
@@ -417,13 +427,46 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 	return vg_append_volume(vg, &v);
 }
 
+static const char *const monitor_keys[] = { "warn", "autoextend_threshold",
+					    "autoextend_percent", "autoextend_size", NULL };
+
+/* The optional monitor section: missing keys keep their defaults; an
+ * autoextend_size given replaces the default percent. */
+static int import_monitor(struct reader *rd, const struct dm_config_node *pool, struct vg *vg)
+{
+	const struct dm_config_node *n = child(pool, "monitor");
+	struct vg_monitor *m = &vg->monitor;
+	uint64_t size = 0;
+	uint32_t pct = VG_MONITOR_PERCENT_DEFAULT;
+
+	if (!n)
+		return 0;
+	if (n->v)
+		return bad(rd, "pool/monitor: must be a section");
+	if (check_keys(rd, n, "pool/monitor", monitor_keys) ||
+	    (child(n, "warn") && get_u32(rd, n, "pool/monitor", "warn", 100, &m->warn)) ||
+	    (child(n, "autoextend_threshold") &&
+	     get_u32(rd, n, "pool/monitor", "autoextend_threshold", VG_MONITOR_THRESHOLD_OFF,
+		     &m->autoextend_threshold)) ||
+	    (child(n, "autoextend_percent") &&
+	     get_u32(rd, n, "pool/monitor", "autoextend_percent", VG_MONITOR_PERCENT_MAX, &pct)) ||
+	    (child(n, "autoextend_size") &&
+	     get_u64(rd, n, "pool/monitor", "autoextend_size", &size)))
+		return -1;
+	if (size && child(n, "autoextend_percent"))
+		return bad(rd, "pool/monitor: autoextend_percent and autoextend_size both given");
+	m->autoextend_percent = size ? 0 : pct;
+	m->autoextend_size = size;
+	return 0;
+}
+
 static const char *const top_keys[] = { "contents", "version", "pool", NULL };
 static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "format_version", "creation_time",  "creation_host",
 					 "chunk_size",	   "zero",	     "discards",
 					 "when_full",	   "transaction_id", "next_dev_id",
 					 "metadata_area",  "devices",	     "volumes",
-					 "activation_skip", "profile", NULL };
+					 "activation_skip", "profile", "monitor", NULL };
 static const char *const devices_keys[] = { "data", "meta", NULL };
 
 static int import_tree(struct reader *rd, const struct dm_config_tree *cft, struct vg *vg)
@@ -474,7 +517,8 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 			return -1;
 		vg->profile = (enum vg_profile)(e + 1);
 	}
-	if (get_section(rd, pool, "pool", "devices", &devs) ||
+	if (import_monitor(rd, pool, vg) ||
+	    get_section(rd, pool, "pool", "devices", &devs) ||
 	    check_keys(rd, devs, "pool/devices", devices_keys) ||
 	    import_device(rd, devs, vg, VG_ROLE_DATA) || import_device(rd, devs, vg, VG_ROLE_META) ||
 	    get_section(rd, pool, "pool", "volumes", &vols) ||

@@ -25,11 +25,11 @@ for r in 56-dm-tptools 60-tptools-member 69-tptools-autoactivate; do
 	[ -f "$stage/lib/udev/rules.d/$r.rules" ] || fail "no udev rule $r"
 done
 units=$stage/lib/systemd/system
-for u in tptools-activate.service tptools-autoactivate@.service; do
+for u in tptools-activate.service tptools-autoactivate@.service tptools-monitor.service; do
 	[ -f "$units/$u" ] || fail "no unit $u"
 done
-# tpmonitor does not exist yet: no unit for it
-[ ! -e "$units/tptools-monitor.service" ] || fail "tptools-monitor.service without tpmonitor"
+grep -q "^ExecStart=/opt/tp/sbin/tpmonitor$" "$units/tptools-monitor.service" ||
+	fail "the monitor unit's ExecStart does not name PREFIX"
 # PREFIX reaches the rules and the units
 grep -q "^ExecStart=/opt/tp/sbin/tpactivate --all$" "$units/tptools-activate.service" ||
 	fail "ExecStart does not name PREFIX"
@@ -49,7 +49,7 @@ if have systemd-analyze; then
 	done
 	cp "v/tptools-autoactivate@.service" "v/tptools-autoactivate@loop0.service"
 	for u in tptools-activate.service tptools-autoactivate@.service \
-		tptools-autoactivate@loop0.service; do
+		tptools-autoactivate@loop0.service tptools-monitor.service; do
 		systemd-analyze verify --man=no "v/$u" >verify.out 2>&1 ||
 			{ cat verify.out >&2; fail "systemd-analyze verify $u"; }
 		[ ! -s verify.out ] || { cat verify.out >&2; fail "systemd-analyze verify $u warns"; }
@@ -74,6 +74,7 @@ for lib in libdevmapper1.02.1 libblkid1 libudev1 libpopt0 libexpat1; do
 done
 dpkg-deb -c "$deb" >contents
 for f in ./usr/sbin/tp ./usr/sbin/tvsnap ./lib/systemd/system/tptools-activate.service \
+	./lib/systemd/system/tptools-monitor.service ./usr/sbin/tpmonitor \
 	./lib/udev/rules.d/69-tptools-autoactivate.rules ./usr/share/man/man8/tvchange.8.gz \
 	./usr/share/bash-completion/completions/tvsnap ./usr/share/doc/tptools/copyright; do
 	grep -q " $f\( \|$\)" contents || { cat contents >&2; fail "package lacks $f"; }

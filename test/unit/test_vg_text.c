@@ -93,6 +93,10 @@ static void same_vg(const struct vg *a, const struct vg *b)
 	CU_ASSERT_EQUAL(a->metadata_area, b->metadata_area);
 	CU_ASSERT_EQUAL(a->activation_skip, b->activation_skip);
 	CU_ASSERT_EQUAL(a->profile, b->profile);
+	CU_ASSERT_EQUAL(a->monitor.warn, b->monitor.warn);
+	CU_ASSERT_EQUAL(a->monitor.autoextend_threshold, b->monitor.autoextend_threshold);
+	CU_ASSERT_EQUAL(a->monitor.autoextend_percent, b->monitor.autoextend_percent);
+	CU_ASSERT_EQUAL(a->monitor.autoextend_size, b->monitor.autoextend_size);
 	for (int r = 0; r < VG_NR_ROLES; r++) {
 		CU_ASSERT_STRING_EQUAL(a->dev[r].pv_uuid, b->dev[r].pv_uuid);
 		CU_ASSERT_STRING_EQUAL(a->dev[r].path, b->dev[r].path);
@@ -157,6 +161,15 @@ static void test_roundtrip(void)
 	vg->discards = VG_DISCARDS_IGNORE;
 	vg->when_full = VG_WHEN_FULL_ERROR;
 	vg->zero = 1;
+	roundtrip(vg);
+	/* a monitoring policy: by percent, then by size, then the extremes */
+	vg->monitor.warn = 0;
+	vg->monitor.autoextend_threshold = 50;
+	vg->monitor.autoextend_percent = 1000;
+	roundtrip(vg);
+	vg->monitor.warn = 100;
+	vg->monitor.autoextend_percent = 0;
+	vg->monitor.autoextend_size = (uint64_t)INT64_MAX - 511;
 	roundtrip(vg);
 	CU_ASSERT_EQUAL_FATAL(vg_clone(vg, &copy), 0);
 	same_vg(vg, copy);
@@ -237,6 +250,16 @@ static const struct mutation mutations[] = {
 	{ "read_only = 1", "read_only = 1 activation_skip = \"n\"", "pool/volumes/snap/activation_skip: must be an integer" },
 	{ "read_only = 1", "read_only = 1 activation_skip = 0 activation_skip = 1", "pool/volumes/snap/activation_skip: duplicate key" },
 	{ "  volumes {\n", "  volumes { x = 1 }\n  volumes {\n", "pool/volumes: duplicate key" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor = 1\n", "pool/monitor: must be a section" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { warn = 101 }\n", "pool/monitor/warn" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { warn = \"80\" }\n", "pool/monitor/warn: must be an integer" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { autoextend_threshold = 49 }\n", "pool/monitor/autoextend_threshold" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { autoextend_percent = 0 }\n", "pool/monitor: exactly one" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { autoextend_percent = 1001 }\n", "pool/monitor/autoextend_percent" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { autoextend_size = 1000 }\n", "pool/monitor/autoextend_size" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { autoextend_size = 512 autoextend_percent = 5 }\n", "both given" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { warn = 1 warn = 2 }\n", "pool/monitor/warn: duplicate key" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { colour = 1 }\n", "pool/monitor/colour: unknown key" },
 	{ "pool {\n", "pool {\n  name = \"other\"\n", "pool/name: duplicate key" },
 	{ "\n}\n", "\n", "syntax error" },
 	{ "version = 1\n", "version = 1\npool = 3\n", "duplicate key" },
@@ -513,6 +536,71 @@ static void test_profile(void)
 	vg_free(vg);
 }
 
+/* GOOD_TEXT with EXTRA inserted after "metadata_area = 1\n", imported. */
+static struct vg *import_with(const char *extra)
+{
+	const char *key = "metadata_area = 1\n", *at = strstr(good_text, key);
+	struct vg *vg = NULL;
+	size_t pre;
+	char *u;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	pre = (size_t)(at - good_text) + strlen(key);
+	u = malloc(strlen(good_text) + strlen(extra) + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	memcpy(u, good_text, pre);
+	strcpy(u + pre, extra);
+	strcat(u, good_text + pre);
+	CU_ASSERT_EQUAL(vg_import(u, strlen(u), &vg), 0);
+	free(u);
+	return vg;
+}
+
+static void test_monitor_policy(void)
+{
+	struct vg *vg;
+	char *t;
+	size_t n;
+
+	/* no section: the defaults, and none written back */
+	CU_ASSERT_EQUAL_FATAL(vg_import(good_text, strlen(good_text), &vg), 0);
+	CU_ASSERT_EQUAL(vg->monitor.warn, VG_MONITOR_WARN_DEFAULT);
+	CU_ASSERT_EQUAL(vg->monitor.autoextend_threshold, VG_MONITOR_THRESHOLD_OFF);
+	CU_ASSERT_EQUAL(vg->monitor.autoextend_percent, VG_MONITOR_PERCENT_DEFAULT);
+	CU_ASSERT_EQUAL(vg->monitor.autoextend_size, 0);
+	CU_ASSERT_TRUE(vg_monitor_is_default(&vg->monitor));
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NULL(strstr(t, "monitor"));
+	free(t);
+	/* one key changed: the section is written, with every key */
+	vg->monitor.autoextend_threshold = 75;
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "autoextend_threshold=75"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "warn=80"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "autoextend_percent=20"));
+	free(t);
+	vg_free(vg);
+	/* missing keys read as the defaults; a size replaces the percentage */
+	vg = import_with("  monitor { autoextend_size = 1048576 }\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vg);
+	CU_ASSERT_EQUAL(vg->monitor.warn, VG_MONITOR_WARN_DEFAULT);
+	CU_ASSERT_EQUAL(vg->monitor.autoextend_threshold, VG_MONITOR_THRESHOLD_OFF);
+	CU_ASSERT_EQUAL(vg->monitor.autoextend_percent, 0);
+	CU_ASSERT_EQUAL(vg->monitor.autoextend_size, 1048576);
+	vg_free(vg);
+	vg = import_with("  monitor { }\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vg);
+	CU_ASSERT_TRUE(vg_monitor_is_default(&vg->monitor));
+	/* the model check refuses what the text would */
+	vg->monitor.autoextend_size = 4096;
+	CU_ASSERT_EQUAL(vg_validate(vg), -EINVAL);
+	vg->monitor.autoextend_percent = 0;
+	CU_ASSERT_EQUAL(vg_validate(vg), 0);
+	vg->monitor.autoextend_threshold = 101;
+	CU_ASSERT_EQUAL(vg_validate(vg), -EINVAL);
+	vg_free(vg);
+}
+
 TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "geometry profile: optional, every value roundtrips", test_profile },
 	      { "import a hand-written text", test_import_handwritten },
@@ -521,6 +609,7 @@ TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "garbage and truncated text", test_garbage },
 	      { "vg_validate/vg_export refuse bad models", test_validate_model },
 	      { "activation flags: optional, written only when set", test_activation_skip },
+	      { "monitor policy: optional section, defaults, checks", test_monitor_policy },
 	      { "volume add/remove/find", test_volume_ops },
 	      { "3000 volumes fit a slot", test_many_volumes },
 	      { "random damage: refused or valid", test_random_damage })

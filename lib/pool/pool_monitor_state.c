@@ -1,0 +1,138 @@
+/* pool_monitor_state.c - the monitor's state file of each pool (see
+ * monitor.h for where it lives, why there, and its format). */
+#include "lib/pool/monitor.h"
+
+#include "lib/base/paths.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* <run dir>/monitor, or with UUID its file: malloc'd, NULL on ENOMEM. */
+static char *state_path(const char *uuid)
+{
+	char *run = tp_run_dir(), *dir, *file;
+
+	if (!run)
+		return NULL;
+	dir = tp_path_join(run, "monitor");
+	free(run);
+	if (!dir || !uuid)
+		return dir;
+	file = tp_path_join(dir, uuid);
+	free(dir);
+	return file;
+}
+
+/* A uuid is a file name: no '/', not empty, no dot names. */
+static int name_ok(const char *uuid)
+{
+	return uuid[0] && uuid[0] != '.' && !strchr(uuid, '/') && strlen(uuid) <= POOL_UUID_LEN;
+}
+
+static int parse_line(char *line, struct pool_monitor_state *s)
+{
+	char *val = strchr(line, ' ');
+	unsigned long long u;
+	char *end;
+
+	if (!val)
+		return *line ? -EUCLEAN : 0;
+	*val++ = '\0';
+	if (!strcmp(line, "pool") || !strcmp(line, "action")) {
+		char *dst = line[0] == 'p' ? s->pool : s->action;
+		size_t max = line[0] == 'p' ? sizeof(s->pool) : sizeof(s->action);
+		snprintf(dst, max, "%s", val);
+		return 0;
+	}
+	if (strcmp(line, "data_warned") && strcmp(line, "meta_warned") &&
+	    strcmp(line, "error_set") && strcmp(line, "no_room") && strcmp(line, "time"))
+		return 0;	/* a newer monitor's key */
+	errno = 0;
+	u = strtoull(val, &end, 10);
+	if (errno || end == val || *end || *val == '-')
+		return -EUCLEAN;
+	if (!strcmp(line, "data_warned") && u <= 100)
+		s->data_warned = (unsigned)u;
+	else if (!strcmp(line, "meta_warned") && u <= 100)
+		s->meta_warned = (unsigned)u;
+	else if (!strcmp(line, "error_set") && u <= 1)
+		s->error_set = (int)u;
+	else if (!strcmp(line, "no_room") && u <= 3)
+		s->no_room = (unsigned)u;
+	else if (!strcmp(line, "time") && u <= INT64_MAX)
+		s->time = (int64_t)u;
+	else
+		return -EUCLEAN;
+	return 0;
+}
+
+int pool_monitor_state_read(const char *pool_uuid, struct pool_monitor_state *s)
+{
+	char *path, line[512];
+	FILE *f;
+	int r = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!name_ok(pool_uuid))
+		return -EINVAL;
+	if (!(path = state_path(pool_uuid)))
+		return -ENOMEM;
+	f = fopen(path, "re");
+	free(path);
+	if (!f)
+		return -errno;
+	while (!r && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '#')
+			r = parse_line(line, s);
+	}
+	fclose(f);
+	if (r)
+		memset(s, 0, sizeof(*s));
+	return r;
+}
+
+int pool_monitor_state_write(const char *pool_uuid, const struct pool_monitor_state *s)
+{
+	char *dir = NULL, *path = NULL, *tmp = NULL;
+	FILE *f = NULL;
+	int r;
+
+	if (!name_ok(pool_uuid) || strchr(s->pool, '\n') || strchr(s->action, '\n'))
+		return -EINVAL;
+	dir = state_path(NULL);
+	path = state_path(pool_uuid);
+	tmp = path ? malloc(strlen(path) + 5) : NULL;
+	if (!dir || !tmp) {
+		r = -ENOMEM;
+		goto out;
+	}
+	sprintf(tmp, "%s.tmp", path);
+	if ((r = tp_mkdir_p(dir)))
+		goto out;
+	if (!(f = fopen(tmp, "we"))) {
+		r = -errno;
+		goto out;
+	}
+	fprintf(f, "# tpmonitor state: rewritten by tpmonitor; 'tpstatus' shows it\n"
+		"pool %s\ndata_warned %u\nmeta_warned %u\nerror_set %d\nno_room %u\ntime %" PRId64
+		"\naction %s\n", s->pool, s->data_warned, s->meta_warned, s->error_set, s->no_room,
+		s->time, s->action);
+	if (fflush(f) || ferror(f) || fsync(fileno(f)))
+		r = errno ? -errno : -EIO;
+	if (fclose(f) && !r)
+		r = -errno;
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+out:
+	free(dir);
+	free(path);
+	free(tmp);
+	return r;
+}

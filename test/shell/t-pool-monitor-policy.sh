@@ -1,0 +1,96 @@
+# The monitoring policy a pool keeps in its VG: set by tpcreate, shown and
+# changed by tpchange, reported by tpstatus; bad values refused with every
+# device unchanged; tvcreate and tvsnap warn above the warn threshold.
+DATA_SIZE=128M
+new_pool mp --chunk 64k --warn 85 --autoextend-threshold 70 --autoextend-by 25%
+field() { tpstatus --noheadings -o "$1" mp | tr -d ' '; }
+[ "$(field pool_warn)" = 85 ] || fail "warn after tpcreate: $(field pool_warn)"
+[ "$(field pool_autoextend_threshold)" = 70 ] || fail "threshold: $(field pool_autoextend_threshold)"
+[ "$(field pool_autoextend_by)" = "25%" ] || fail "by: $(field pool_autoextend_by)"
+[ "$(field pool_monitor)" = "-" ] || fail "a monitor action before any monitor ran"
+ok tpchange mp
+out_has "warn at 85%, autoextend at 70% by 25%"
+grep -q "autoextend_threshold=70" "$TPTOOLS_DIR"/backup/mp/*.vg || fail "policy not in the VG"
+
+# changes: one setting leaves the others; a size replaces the percentage
+ok tpchange --autoextend-by 2G mp
+out_has "warn at 85%, autoextend at 70% by 2 GiB"
+ok tpchange --warn 0 --autoextend-threshold off mp
+out_has "warn never, autoextend off (by 2 GiB when on)"
+ok tpchange --warn 80% --autoextend-threshold 100 --autoextend-by 10% mp
+out_has "warn at 80%, autoextend off (by 10% when on)"
+
+# refusals: usage errors, nothing written
+for bad in "--warn 101" "--warn -1" "--warn x" "--autoextend-threshold 49" \
+	   "--autoextend-threshold 101" "--autoextend-threshold on" "--autoextend-by 0%" \
+	   "--autoextend-by 1001%" "--autoextend-by 0" "--autoextend-by 5%%" "--autoextend-by x"; do
+	# shellcheck disable=SC2086
+	unchanged 3 tpchange $bad mp
+done
+unchanged 3 tvchange --warn 50 mp/x
+image x-data.img 128M
+image x-meta.img 16M
+unchanged 3 tpcreate --data x-data.img --meta x-meta.img --autoextend-threshold 20 x
+[ ! -e "$TPTOOLS_DIR/backup/x" ] || fail "a refused tpcreate left a backup"
+
+# a pool created without the options has the defaults, and its VG text no
+# monitor section (older tptools read it unchanged)
+new_pool plain
+ok tpchange plain
+out_has "warn at 80%, autoextend off (by 20% when on)"
+grep -q "monitor {" "$TPTOOLS_DIR"/backup/plain/*.vg && fail "default policy written to the VG"
+
+# tvcreate and tvsnap: no warning below the threshold ...
+ok tvcreate -V 100M -n a mp
+grep -q "full" err && fail "a warning below the threshold: $(cat err)"
+# ... and one above: 1800 of the 2032 chunks mapped (88%)
+save_area mp area.img
+thin_dump area.img | awk '
+	/<device dev_id="0"/ { print; print "    <range_mapping origin_begin=\"0\" data_begin=\"0\" length=\"1800\" time=\"0\"/>"; next }
+	{ print }' >mapped.xml
+thin_restore -q -i mapped.xml -o area.img
+load_area mp area.img
+ok tvcreate -V 10M -n b mp
+err_has "pool mp: data is 88% full (112.50 MiB of 127 MiB), at or above its warn threshold of 80%"
+err_has "tpextend mp"
+ok tvsnap mp/a -n a-snap
+err_has "pool mp: data is 88% full"
+# warn 0: never
+ok tpchange --warn 0 mp
+ok tvsnap mp/a -n a-snap2
+grep -q "full" err && fail "warned with --warn 0: $(cat err)"
+ok tpcheck mp
+
+# the monitor's last action comes from its state file (not the VG)
+uuid=$(tpstatus --noheadings -o pool_uuid mp | tr -d ' ')
+mkdir -p "$TPTOOLS_DIR/run/monitor"
+printf 'pool mp\ndata_warned 85\nmeta_warned 0\nerror_set 0\ntime 1700000000\naction data 88%% full\n' \
+	>"$TPTOOLS_DIR/run/monitor/$uuid"
+ok tpstatus --noheadings -o pool_monitor mp
+out_has "2023-11-14 22:13:20 data 88% full"
+echo "time x" >"$TPTOOLS_DIR/run/monitor/$uuid"
+ok tpstatus --noheadings -o pool_monitor mp
+[ "$(tr -d ' ' <out)" = "-" ] || fail "a damaged state file shown: $(cat out)"
+
+# what a full pool does: tpchange --when-full (offline: the VG only)
+ok tpchange --when-full error mp
+out_has "when full error"
+[ "$(field pool_when_full)" = error ] || fail "when_full after tpchange: $(field pool_when_full)"
+ok tpchange --when-full queue mp
+[ "$(field pool_when_full)" = queue ] || fail "when_full back: $(field pool_when_full)"
+unchanged 3 tpchange --when-full never mp
+
+# tpmonitor: one instance; --once with no active pool (no device-mapper
+# here) looks at nothing and succeeds; bad options are usage errors
+ok tpmonitor --once
+usage_error tpmonitor --interval 0
+usage_error tpmonitor --once --daemon
+usage_error tpmonitor mp
+tpmonitor --interval 1 >mon.out 2>&1 &
+mon=$!
+for _ in $(seq 100); do grep -q started mon.out && break; sleep 0.1; done
+failed tpmonitor --once
+err_has "another tpmonitor is running"
+kill -TERM $mon
+wait $mon || fail "tpmonitor did not stop cleanly on SIGTERM: $(cat mon.out)"
+grep -q "stopped" mon.out || fail "no 'stopped' message: $(cat mon.out)"

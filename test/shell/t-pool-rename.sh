@@ -1,0 +1,61 @@
+# tprename renames a pool offline: VG metadata, labels, backups, devices
+# file; refusals leave every image byte-identical; a rename cut short
+# after its VG commit, or after its labels, is refused by other commands
+# with the way out and finished by running it again.
+DATA_SIZE=128M
+META_SIZE=16M
+new_pool a --chunk 64k
+ok tvcreate -V 10M -n v a
+label_name() { tp-vgtool label "$1" | sed -n 's/^pool_name=//p'; }
+
+ok tprename a b
+out_has "Pool a renamed to b."
+ok tpstatus b
+failed tpstatus a
+[ "$(label_name a-data.img)" = b ] || fail "data label: $(label_name a-data.img)"
+[ "$(label_name a-meta.img)" = b ] || fail "meta label: $(label_name a-meta.img)"
+grep -q "^b data " "$TPTOOLS_DIR/devices" || fail "devices file: $(cat "$TPTOOLS_DIR/devices")"
+grep -q "^a " "$TPTOOLS_DIR/devices" && fail "devices file still names a"
+[ ! -d "$TPTOOLS_DIR/backup/a" ] || fail "backups left under a: $(ls "$TPTOOLS_DIR/backup/a")"
+[ "$(ls "$TPTOOLS_DIR/backup/b" | wc -l)" -ge 3 ] || fail "old backups not moved"
+ok tpcheck b
+thin_check_pool b
+ok tvcreate -V 10M -n w b
+
+# refusals: nothing written
+new_pool c --chunk 64k
+unchanged 5 tprename b c
+err_has "a pool named c exists already"
+unchanged 3 tprename b b
+unchanged 3 tprename b "x/y"
+unchanged 3 tprename b
+unchanged 5 tprename nosuch x
+ok tpstatus b
+
+# cut after the VG commit: labels, devices file (and backups) still old
+cp "$TPTOOLS_DIR/devices" devices.before
+dd if=a-data.img of=data.label bs=512 skip=1 count=1 status=none
+dd if=a-meta.img of=meta.label bs=512 skip=1 count=1 status=none
+ok tprename b d
+dd if=data.label of=a-data.img bs=512 seek=1 count=1 conv=notrunc status=none
+dd if=meta.label of=a-meta.img bs=512 seek=1 count=1 conv=notrunc status=none
+cp devices.before "$TPTOOLS_DIR/devices"
+failed tpstatus b
+err_has "'tprename b d' was interrupted; run it again to finish"
+unchanged 5 tprename b e
+ok tprename b d
+ok tpstatus d
+ok tpcheck d
+[ "$(label_name a-data.img)" = d ] || fail "label after finishing: $(label_name a-data.img)"
+
+# cut after the labels: the devices file still old
+cp "$TPTOOLS_DIR/devices" devices.before
+ok tprename d f
+cp devices.before "$TPTOOLS_DIR/devices"
+failed tpstatus d
+err_has "belongs to pool f, not d (if 'tprename d f' was interrupted, run it again to finish)"
+ok tprename d f
+ok tpstatus f
+ok tvremove f/w
+ok tpcheck f
+thin_check_pool f

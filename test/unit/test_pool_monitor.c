@@ -1,0 +1,231 @@
+/* test_pool_monitor.c - tpmonitor's decisions from status samples
+ * (lib/pool/pool_monitor.c) and its state file, without a kernel. */
+#include "lib/pool/monitor.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK (64 * 1024ull)
+#define MIB (1024 * 1024ull)
+#define GIB (1024 * MIB)
+
+/* A pool of 1000 chunks and 16 MiB metadata areas (4096 blocks), no room
+ * to grow, DATA and META percent used. */
+static struct pool_monitor_sample sample(unsigned data, unsigned meta)
+{
+	struct pool_monitor_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.data_total = 1000;
+	s.data_used = data * 10;
+	s.meta_total = 4096;
+	s.meta_used = 4096ull * meta / 100;
+	s.chunk = CHUNK;
+	s.data_size = s.data_max = 1000 * CHUNK;
+	s.meta_size = s.meta_max = 16 * MIB;
+	return s;
+}
+
+static struct pool_monitor_policy policy(unsigned warn, unsigned threshold, unsigned pct,
+					 uint64_t size)
+{
+	struct pool_monitor_policy p = { warn, threshold, pct, size };
+	return p;
+}
+
+static unsigned decide(const struct pool_monitor_policy *pol, const struct pool_monitor_sample *s,
+		       struct pool_monitor_state *st, struct pool_monitor_decision *d)
+{
+	pool_monitor_decide(pol, s, st, d);
+	return d->actions;
+}
+
+static void test_warning_levels(void)
+{
+	struct pool_monitor_policy pol = policy(80, 100, 20, 0);
+	struct pool_monitor_state st;
+	struct pool_monitor_decision d;
+	struct pool_monitor_sample s;
+
+	memset(&st, 0, sizeof(st));
+	s = sample(50, 10);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+	CU_ASSERT_EQUAL(d.data_pct, 50);
+	s = sample(80, 10);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_WARN_DATA);
+	CU_ASSERT_EQUAL(d.data_level, 80);
+	/* the same level again: said once */
+	s = sample(84, 10);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+	s = sample(85, 10);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_WARN_DATA);
+	CU_ASSERT_EQUAL(d.data_level, 85);
+	CU_ASSERT_EQUAL(st.data_warned, 85);
+	/* metadata has its own levels */
+	s = sample(85, 91);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_WARN_META);
+	CU_ASSERT_EQUAL(d.meta_level, 90);
+	/* a restarted monitor (the state read back) does not repeat them */
+	{
+		struct pool_monitor_state again = { "p", 85, 90, 0, 0, 0, "" };
+		CU_ASSERT_EQUAL(decide(&pol, &s, &again, &d), 0);
+	}
+	/* back below: said once, then quiet; rising again warns again */
+	s = sample(40, 10);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_CALM_DATA | POOL_MON_CALM_META);
+	CU_ASSERT_EQUAL(st.data_warned, 0);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+	s = sample(81, 10);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_WARN_DATA);
+	/* warn 0: never */
+	pol.warn = 0;
+	memset(&st, 0, sizeof(st));
+	s = sample(90, 90);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+	/* warn 100 caps at 100 */
+	pol.warn = 97;
+	s.data_used = s.data_total;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d) & POOL_MON_WARN_DATA, POOL_MON_WARN_DATA);
+	CU_ASSERT_EQUAL(d.data_level, 97);
+}
+
+static void test_autoextend(void)
+{
+	struct pool_monitor_policy pol = policy(0, 70, 20, 0);
+	struct pool_monitor_state st;
+	struct pool_monitor_decision d;
+	struct pool_monitor_sample s;
+
+	memset(&st, 0, sizeof(st));
+	/* below the threshold: nothing, whatever the room */
+	s = sample(69, 10);
+	s.data_max = 2000 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+	/* at it: by 20% */
+	s = sample(70, 10);
+	s.data_max = 2000 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_DATA);
+	CU_ASSERT_EQUAL(d.data_to, 1200 * CHUNK);
+	/* as far as the device has room, in whole chunks */
+	s.data_max = 1100 * CHUNK + 4096;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_DATA);
+	CU_ASSERT_EQUAL(d.data_to, 1100 * CHUNK);
+	/* less than a chunk of room: none */
+	s.data_max = 1000 * CHUNK + CHUNK - 512;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_NO_ROOM_DATA);
+	/* a step below one chunk still grows by one */
+	pol.autoextend_percent = 0;
+	pol.autoextend_size = 4096;
+	s.data_max = 2000 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_DATA);
+	CU_ASSERT_EQUAL(d.data_to, 1001 * CHUNK);
+	/* by a size: data by the size, metadata by 20% */
+	pol.autoextend_size = GIB;
+	s = sample(75, 75);
+	s.data_max = 100 * GIB;
+	s.meta_max = 1 * GIB;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_DATA | POOL_MON_EXTEND_META);
+	CU_ASSERT_EQUAL(d.data_to, 1000 * CHUNK + GIB);
+	CU_ASSERT_EQUAL(d.meta_to, (uint64_t)(16 * MIB * 120 / 100) / 4096 * 4096);
+	/* metadata: at least 1 MiB, at most the device's room */
+	pol = policy(0, 50, 1, 0);
+	s = sample(10, 60);
+	s.meta_max = 64 * MIB;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_META);
+	CU_ASSERT_EQUAL(d.meta_to, 17 * MIB);
+	s.meta_max = 16 * MIB;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_NO_ROOM_META);
+	/* off: never */
+	pol = policy(0, 100, 20, 0);
+	s = sample(90, 90);
+	s.data_max = 100 * GIB;
+	s.meta_max = 1 * GIB;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+}
+
+static void test_error_when_full(void)
+{
+	struct pool_monitor_policy pol = policy(0, 80, 20, 0);
+	struct pool_monitor_state st;
+	struct pool_monitor_decision d;
+	struct pool_monitor_sample s;
+
+	memset(&st, 0, sizeof(st));
+	/* room: it grows instead, even at 99% */
+	s = sample(99, 10);
+	s.data_max = 2000 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_DATA);
+	/* no room: at the critical level it switches */
+	s = sample(94, 10);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_NO_ROOM_DATA);
+	s = sample(95, 10);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d),
+			POOL_MON_NO_ROOM_DATA | POOL_MON_ERROR_WHEN_FULL);
+	/* ... unless the table fails writes already */
+	s.error_if_no_space = 1;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_NO_ROOM_DATA);
+	/* autoextension off: the same at the critical level */
+	pol.autoextend_threshold = 100;
+	s = sample(96, 10);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_ERROR_WHEN_FULL);
+	/* the kernel out of data space: at once, whatever the figures */
+	s = sample(50, 10);
+	s.out_of_data = 1;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_ERROR_WHEN_FULL);
+	/* metadata full never switches (no such kernel feature) */
+	s = sample(10, 99);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+	/* an empty sample (no figures) decides nothing */
+	memset(&s, 0, sizeof(s));
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+}
+
+static void test_state_file(void)
+{
+	struct pool_monitor_state a = { "vault", 85, 90, 1, 2, 1700000000, "data grown to 5 GiB" };
+	struct pool_monitor_state b;
+	const char *uuid = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
+	char path[512];
+	FILE *f;
+
+	setenv("TPTOOLS_DIR", tp_test_tmpdir(), 1);
+	CU_ASSERT_EQUAL(pool_monitor_state_read(uuid, &b), -ENOENT);
+	CU_ASSERT_EQUAL(pool_monitor_state_write(uuid, &a), 0);
+	CU_ASSERT_EQUAL(pool_monitor_state_read(uuid, &b), 0);
+	CU_ASSERT_STRING_EQUAL(b.pool, "vault");
+	CU_ASSERT_EQUAL(b.data_warned, 85);
+	CU_ASSERT_EQUAL(b.meta_warned, 90);
+	CU_ASSERT_EQUAL(b.error_set, 1);
+	CU_ASSERT_EQUAL(b.no_room, 2);
+	CU_ASSERT_EQUAL(b.time, 1700000000);
+	CU_ASSERT_STRING_EQUAL(b.action, "data grown to 5 GiB");
+	/* bad names and text that would break the format are refused */
+	CU_ASSERT_EQUAL(pool_monitor_state_write("../x", &a), -EINVAL);
+	CU_ASSERT_EQUAL(pool_monitor_state_read("", &b), -EINVAL);
+	strcpy(a.action, "two\nlines");
+	CU_ASSERT_EQUAL(pool_monitor_state_write(uuid, &a), -EINVAL);
+	/* damage: refused, nothing half read; unknown keys are skipped */
+	snprintf(path, sizeof(path), "%s/run/monitor/%s", tp_test_tmpdir(), uuid);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("pool vault\ncolour blue\ndata_warned 101\n", f);
+	fclose(f);
+	CU_ASSERT_EQUAL(pool_monitor_state_read(uuid, &b), -EUCLEAN);
+	CU_ASSERT_STRING_EQUAL(b.pool, "");
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("pool vault\ncolour blue\ndata_warned 90\n", f);
+	fclose(f);
+	CU_ASSERT_EQUAL(pool_monitor_state_read(uuid, &b), 0);
+	CU_ASSERT_EQUAL(b.data_warned, 90);
+	unsetenv("TPTOOLS_DIR");
+}
+
+TP_TEST_SUITE(pool_monitor, NULL, NULL,
+	      { "warnings: levels every 5%, once each, calm below", test_warning_levels },
+	      { "autoextension: step, room, whole chunks, off", test_autoextend },
+	      { "error-when-full: critical, no room, once", test_error_when_full },
+	      { "state file: round trip, refusals, damage", test_state_file })

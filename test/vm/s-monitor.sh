@@ -1,0 +1,146 @@
+#!/bin/bash
+# tpmonitor and live growth on the real kernel (issue 10): a pool filled by
+# fio while tpmonitor runs autoextends from a grown loop device before it
+# blocks, fio sees no error and verifies its data; a pool with no room is
+# switched to error-when-full and fio gets ENOSPC instead of hanging; a
+# metadata area above its threshold is grown; live tpextend after the loop
+# device grows, live tvresize under fio; thin_check clean after each;
+# tprename refuses an active pool.
+. "$TP_SRC/test/vm/lib.sh"
+set -- $TP_DISKS
+[ $# -ge 3 ] || skip_scenario "needs 3 disks, have $#"
+command -v fio >/dev/null || skip_scenario "no fio"
+disks=("$@")
+export TPTOOLS_DIR=$PWD/etc
+mkdir -p "$TPTOOLS_DIR"
+vm_modprobe loop 2>/dev/null || true
+
+# status POOL FIELDS: tpstatus values in bytes, one line
+status() { tpstatus --noheadings --units b -o "$2" "$1" | awk 'NF { $1 = $1; print; exit }'; }
+size_of() { status "$1" "$2" | tr -d b; }
+mon_start() { tpmonitor --interval 1 >"$1" 2>&1 & MON=$!; }
+mon_stop() { kill -TERM "$MON"; ok wait "$MON"; }
+# check_meta POOL: tpcheck and thin_check of the inactive pool's active area
+check_meta() {
+	local off len meta loopdev
+	ok tpcheck "$1"
+	read -r off len meta <<<"$(tpstatus --noheadings --units b \
+		-o pool_meta_offset,pool_meta_length,pool_meta_dev "$1" | awk 'NF == 3')"
+	dd if="$meta" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
+		status=none
+	loopdev=$(losetup -f --show area.img) || { fail "losetup"; return; }
+	ok thin_check "$loopdev"
+	losetup -d "$loopdev"
+	rm -f area.img
+}
+
+step "autoextension from a grown loop device while fio fills the pool"
+truncate -s 48M data.img
+DATA=$(losetup -f --show data.img) || die "losetup"
+must tpcreate --data "$DATA" --meta "${disks[0]}" --chunk 64k --zero n --warn 50 \
+	--autoextend-threshold 60 --autoextend-by 50% mon
+start_size=$(size_of mon pool_size)
+truncate -s 200M data.img
+must losetup -c "$DATA"
+must tvcreate -V 150M -n v mon
+must tpactivate mon
+mon_start mon1.log
+ok timeout 300 fio --name=fill --filename=/dev/mapper/mon-v --rw=write --bs=1M --size=140M \
+	--direct=1 --ioengine=psync --eta=never --verify=crc32c --do_verify=1 --output=fio1.out
+cat fio1.out | grep -E "err=|WRITE:|READ:" || true
+grown=$(size_of mon pool_size)
+echo "data area: $start_size -> $grown bytes"
+[ "$grown" -gt $((140 << 20)) ] || fail "the pool did not grow enough: $grown"
+grep -q "autoextended" mon1.log || fail "no autoextension logged: $(cat mon1.log)"
+grep -q "data is .* full (warn threshold 50%)" mon1.log || fail "no warning logged"
+[ "$(status mon pool_monitor)" != "-" ] || fail "tpstatus shows no monitor action"
+uuid=$(status mon pool_uuid)
+grep -q "^action " "$TPTOOLS_DIR/run/monitor/$uuid" || fail "no monitor state file"
+expect_eq "still queueing when full" "$(status mon pool_when_full)" queue
+# the monitor would take the room the next step gives tpextend
+mon_stop
+
+step "live tpextend after the loop device grows, live tvresize under fio"
+truncate -s 260M data.img
+must losetup -c "$DATA"
+must tpextend mon
+live=$(size_of mon pool_size)
+echo "live tpextend: $grown -> $live bytes"
+[ "$live" -gt $((250 << 20)) ] || fail "live tpextend: $live"
+fio --name=rewrite --filename=/dev/mapper/mon-v --rw=write --bs=1M --size=100M --direct=1 \
+	--ioengine=psync --verify=crc32c --do_verify=1 --output=fio2.out &
+FIO=$!
+must tvresize -V +64M mon/v
+ok wait "$FIO"
+expect_eq "volume size in the kernel" "$(blockdev --getsize64 /dev/mapper/mon-v)" $((214 << 20))
+expect_eq "volume size in the VG" \
+	"$(tpstatus --noheadings --units b -o vol_name,vol_size mon | awk '$1 == "v" { print $2 }')" \
+	"$((214 << 20))b"
+ok dd if=/dev/mapper/mon-v of=/dev/null bs=1M skip=200 count=14 status=none
+must tpdeactivate mon
+check_meta mon
+
+step "no room: switched to error-when-full, fio gets ENOSPC, nothing hangs"
+truncate -s 40M full.img
+FULL=$(losetup -f --show full.img) || die "losetup"
+must tpcreate --data "$FULL" --meta "${disks[1]}" --chunk 64k --zero n \
+	--autoextend-threshold 80 full
+must tvcreate -V 100M -n v full
+must tpactivate full
+mon_start mon2.log
+timeout 200 fio --name=over --filename=/dev/mapper/full-v --rw=write --bs=1M --size=100M \
+	--direct=1 --ioengine=psync --eta=never --output=fio3.out
+rc=$?
+grep -E "err=|error" fio3.out | head -3
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "fio on a full pool: exit $rc (124: it hung)"
+grep -q "No space left on device\|err=28" fio3.out || fail "fio saw no ENOSPC: $(cat fio3.out)"
+grep -q "switched to error-when-full" mon2.log || fail "no switch logged: $(cat mon2.log)"
+grep -q "no room to grow into" mon2.log || fail "no 'no room' warning: $(cat mon2.log)"
+expect_eq "when full" "$(status full pool_when_full)" error
+dmsetup table full-tpool | grep -q error_if_no_space || fail "table without error_if_no_space"
+mon_stop
+# an active pool is not renamed (its dm names carry the name)
+not tprename full other 2>rename.err
+grep -q "is active" rename.err || fail "tprename of an active pool: $(cat rename.err)"
+expect_eq "still active" "$(status full pool_active)" yes
+# back to queueing, live
+must tpchange --when-full queue full
+dmsetup table full-tpool | grep -q error_if_no_space && fail "still error_if_no_space"
+must tpdeactivate full
+check_meta full
+
+step "metadata above its threshold: tpmonitor grows the metadata area"
+truncate -s 5G meta.img
+DATA3=$(losetup -f --show meta.img) || die "losetup"
+must tpcreate --data "$DATA3" --meta "${disks[2]}" --chunk 64k --zero n --metadata-size 2M \
+	--autoextend-threshold 50 --autoextend-by 100% md
+must tvcreate -V 10G -n v md
+# 45000 single-chunk mappings for the volume (no data written: the
+# metadata is what fills), through thin_dump/thin_restore of the area
+read -r off len meta <<<"$(tpstatus --noheadings --units b \
+	-o pool_meta_offset,pool_meta_length,pool_meta_dev md | awk 'NF == 3')"
+must dd if="$meta" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
+	status=none
+# (tmpfs refuses O_DIRECT: the tools read and write the copy through a loop)
+AREA=$(losetup -f --show area.img) || die "losetup"
+thin_dump "$AREA" | awk '
+	/<device dev_id="0"/ { print; for (i = 0; i < 45000; i++)
+		printf "    <single_mapping origin_block=\"%d\" data_block=\"%d\" time=\"0\"/>\n", 2 * i, i
+		next }
+	{ print }' >mapped.xml
+must thin_restore -q -i mapped.xml -o "$AREA"
+losetup -d "$AREA"
+must dd if=area.img of="$meta" bs=1M oflag=seek_bytes seek="$off" conv=notrunc status=none
+rm -f area.img mapped.xml
+must tpactivate md
+before=$(size_of md pool_meta_size)
+echo "metadata: $(status md pool_meta_percent)% of $before bytes used"
+ok tpmonitor --once
+after=$(size_of md pool_meta_size)
+echo "metadata area: $before -> $after bytes"
+[ "$after" -ge $((before * 2)) ] || fail "metadata not grown: $before -> $after"
+status md pool_monitor | grep -q "autoextended" || fail "tpstatus shows no monitor action"
+must tpdeactivate md
+check_meta md
+losetup -d "$DATA" "$FULL" "$DATA3" 2>/dev/null
+finish

@@ -1,0 +1,32 @@
+/* monitor_opts.h - the monitoring-policy options tpcreate and tpchange
+ * share: --warn PCT, --autoextend-threshold PCT|off, --autoextend-by
+ * PCT%|SIZE (a bare number is MiB, as every size option reads it). */
+#ifndef TP_TOOLS_MONITOR_OPTS_H
+#define TP_TOOLS_MONITOR_OPTS_H
+
+#include "lib/pool/pool.h"
+#include "tools/cli.h"
+
+struct monitor_args {
+	const char *warn, *threshold, *by;
+};
+
+#define CLI_OPT_MONITOR(a)                                                          \
+	{ "warn", '\0', POPT_ARG_STRING, &(a).warn, 0,                                  \
+	  "warn when data or metadata use reaches PCT percent (0 = never; default 80)", \
+	  "PCT" },                                                                      \
+	{ "autoextend-threshold", '\0', POPT_ARG_STRING, &(a).threshold, 0,             \
+	  "tpmonitor grows the pool at PCT percent used (50..100; 100 or off = never, " \
+	  "the default)", "PCT|off" },                                                  \
+	{ "autoextend-by", '\0', POPT_ARG_STRING, &(a).by, 0,                           \
+	  "each growth adds PCT% of the area or SIZE of data (default 20%)", "PCT%|SIZE" }
+
+/* Apply the options given in A over *M (1 in *SET when any was given).
+ * Returns CLI_CONTINUE or 3 (usage error printed). */
+int monitor_args_apply(const struct tp_command *cmd, const struct monitor_args *a,
+		       struct pool_monitor_policy *m, int *set);
+
+/* "warn 80%, autoextend at 70% by 20%" (or "autoextend off"). */
+void monitor_policy_format(const struct pool_monitor_policy *m, char *buf, size_t len);
+
+#endif
