@@ -264,6 +264,8 @@ struct pool_info {
 	int live;				/* figures from the kernel */
 	int read_only;				/* kernel: pool in read-only mode */
 	int out_of_data;			/* kernel: out of data space */
+	int failed;				/* kernel: pool failed (no figures) */
+	int no_volume_usage;			/* kernel could not give per-volume figures */
 	unsigned nr_volumes;
 	struct pool_volume_info *volumes;	/* VG order */
 };

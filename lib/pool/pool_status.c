@@ -1,6 +1,8 @@
 /* pool_status.c - allocation figures of a pool and of each volume, from
  * the thin metadata, or from the kernel and its metadata snapshot while
- * the pool is active. */
+ * the pool is active. A pool the kernel has failed or made read-only is
+ * reported as such, with the figures the kernel still gives: it refuses the
+ * metadata snapshot the per-volume walk needs, so those are left out. */
 #include "lib/pool/pool_int.h"
 #include "lib/pool/pool_vg.h"
 #include "lib/pool/pool_usage.h"
@@ -32,18 +34,21 @@ static int pool_figures(struct pool *p, struct pool_status *st, uint64_t *mu, ui
 	r = tp_dm_pool_status(p->pool_dm, 0, &ks);
 	if (r)
 		return r;
+	st->live = 1;
 	if (ks.fail || ks.error) {
-		log_error("pool %s: the kernel reports the pool as failed", p->name);
-		return -EIO;
+		st->failed = 1;
+		st->no_volume_usage = 1;
+		*mu = *mt = *du = *dt = 0;
+		return 0;
 	}
 	*mu = ks.used_meta_blocks;
 	*mt = ks.total_meta_blocks;
 	*du = ks.used_data_blocks;
 	*dt = ks.total_data_blocks;
-	st->live = 1;
 	st->needs_check = ks.needs_check;
 	st->read_only = ks.mode == TP_DM_MODE_RO;
 	st->out_of_data = ks.mode == TP_DM_MODE_OUT_OF_DATA;
+	st->no_volume_usage = st->read_only || st->needs_check;
 	return 0;
 }
 
@@ -57,7 +62,7 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 
 	memset(st, 0, sizeof(*st));
 	r = pool_figures(p, st, &mu, &mt, &du, &dt);
-	if (!r)
+	if (!r && !st->no_volume_usage)
 		r = p->live ? pool_live_usage(p, dt, &u, &nu)
 			    : pool_usage_walk(md_walk, p->md, dt, &u, &nu);
 	if (r) {
