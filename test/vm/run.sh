@@ -35,8 +35,8 @@
 #   TP_VM_SMP      vCPUs (default 1: emulation timing is steadier)
 #   TP_VM_MEM      guest MiB (default 1536)
 #   TP_VM_DISKS    number of scratch disks (default 8), TP_VM_DISK_SIZE (default 128M)
-#   TP_VM_TIMEOUT  seconds for the whole boot (default 480, plus what
-#                  scenarios declaring a longer limit need beyond theirs)
+#   TP_VM_TIMEOUT  seconds for the whole boot (default 480, plus what each
+#                  scenario's limit, declared or set, allows beyond 240 s)
 #   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 240; rc 124);
 #                  a scenario with a line "# vm-timeout: SECONDS" gets at
 #                  least that (the fault scenarios run for minutes)
@@ -99,10 +99,12 @@ fi
 name_of() { local n=${1##*/}; echo "${n%.sh}"; }
 # the limit a scenario declares ("# vm-timeout: SECONDS"), else 0
 declared_limit() { sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -1 | grep . || echo 0; }
+# the boot's limit: 480 s, plus what each scenario may take beyond 240 s
 TIMEOUT=480
 for p in "${scenarios[@]}"; do
 	d=$(declared_limit "$p")
-	[ "$d" -gt "$SCENARIO_TIMEOUT" ] && TIMEOUT=$((TIMEOUT + d - SCENARIO_TIMEOUT))
+	[ "$d" -gt "$SCENARIO_TIMEOUT" ] || d=$SCENARIO_TIMEOUT
+	[ "$d" -gt 240 ] && TIMEOUT=$((TIMEOUT + d - 240))
 done
 TIMEOUT=${TP_VM_TIMEOUT:-$TIMEOUT}
 
