@@ -83,14 +83,14 @@ static int open_dev(const char *path, int flags, uint64_t *nblocks)
 static int cmd_write(uint64_t seed, uint64_t first, uint64_t last, unsigned per,
 		     const char *hook, int n, char **devs)
 {
-	int fd[n];
+	int fd[n], opened = 0, rc = 1;
 	uint64_t nb[n], *buf;
 
 	if (posix_memalign((void **)&buf, BLK, BLK))
 		return 1;
-	for (int d = 0; d < n; d++)
-		if ((fd[d] = open_dev(devs[d], O_RDWR, &nb[d])) < 0)
-			return 1;
+	for (; opened < n; opened++)
+		if ((fd[opened] = open_dev(devs[opened], O_RDWR, &nb[opened])) < 0)
+			goto out;
 	for (uint64_t r = first; r <= last; r++) {
 		for (int d = 0; d < n; d++)
 			for (unsigned i = 0; i < per; i++) {
@@ -101,14 +101,14 @@ static int cmd_write(uint64_t seed, uint64_t first, uint64_t last, unsigned per,
 					fprintf(stderr, "tp-crashwriter: round %" PRIu64 ": %s block %"
 						PRIu64 ": write failed: %s\n", r, devs[d], b,
 						strerror(errno));
-					return 1;
+					goto out;
 				}
 			}
 		for (int d = 0; d < n; d++)
 			if (fdatasync(fd[d])) {
 				fprintf(stderr, "tp-crashwriter: round %" PRIu64 ": %s: sync failed: %s\n",
 					r, devs[d], strerror(errno));
-				return 1;
+				goto out;
 			}
 		printf("synced %" PRIu64 "\n", r);
 		fflush(stdout);
@@ -118,12 +118,16 @@ static int cmd_write(uint64_t seed, uint64_t first, uint64_t last, unsigned per,
 			snprintf(cmd, sizeof(cmd), "%s %" PRIu64, hook, r);
 			if (system(cmd)) {
 				fprintf(stderr, "tp-crashwriter: hook '%s' failed\n", cmd);
-				return 1;
+				goto out;
 			}
 		}
 	}
+	rc = 0;
+out:
+	while (opened-- > 0)
+		close(fd[opened]);
 	free(buf);
-	return 0;
+	return rc;
 }
 
 static int is_zero(const uint64_t *b)

@@ -31,7 +31,7 @@ SEED=${FAULT_SEED:-$(($(date +%s%N) % 1000000007))}
 ROUNDS=${FAULT_ROUNDS:-24}
 PER=6			# blocks per volume and round
 RANDOM=$SEED
-echo "s-powercut: seed $SEED (FAULT_SEED=$SEED repeats this run), $CYCLES cycles, $ROUNDS rounds"
+echo "s-powercut: seed $SEED (FAULT_SEED=$SEED draws the same blocks and cut points), $CYCLES cycles, $ROUNDS rounds"
 
 # layout of the base device, in sectors: 1 MiB gap (no label at the disk's
 # own sector 1), 8 MiB metadata device, 64 MiB data device
