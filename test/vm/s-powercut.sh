@@ -96,20 +96,21 @@ grep -q ' end$' log.lst || die "the log is incomplete (log device full?)"
 echo "log: $nr entries of $unit-byte units, $(grep -c ' F' log.lst) flushes, \
 $(grep -c 'U' log.lst) FUA, $(grep -c ' M' log.lst) marks; cuts after entry $ready"
 
-# the cut points: half at flush/FUA/mark entries, half anywhere, in order
+# the cut points, all different: half at flush/FUA/mark entries, half
+# anywhere; in log order
 # (files, not <(...): the guest has no /dev/fd)
 awk -v r="$ready" 'NR > 1 && $1 > r { print $1 }' log.lst >sync.lst
 mapfile -t sync_pts <sync.lst
 [ ${#sync_pts[@]} -gt 0 ] && [ "$nr" -gt $((ready + 1)) ] || die "nothing logged after the pool was ready"
-points=()
-for ((c = 0; c < CYCLES; c++)); do
+declare -A picked=()
+for ((c = 0; ${#picked[@]} < CYCLES && c < 20 * CYCLES; c++)); do
 	if ((c % 2 == 0)); then
-		points+=("${sync_pts[RANDOM % ${#sync_pts[@]}]}")
+		picked[${sync_pts[RANDOM % ${#sync_pts[@]}]}]=1
 	else
-		points+=($((ready + 1 + (RANDOM * 32768 + RANDOM) % (nr - ready - 1))))
+		picked[$((ready + 1 + (RANDOM * 32768 + RANDOM) % (nr - ready - 1)))]=1
 	fi
 done
-printf '%s\n' "${points[@]}" | sort -n -u >points.lst
+printf '%s\n' "${!picked[@]}" | sort -n >points.lst
 mapfile -t points <points.lst
 
 # names of marks at or before entry $1 matching $2 (awk regex)
@@ -200,6 +201,7 @@ for p in "${points[@]}"; do
 	dmsetup remove cut-meta && dmsetup remove cut-data || die "cannot remove the slices"
 	[ $snap = 0 ] || dmsetup remove cut-snap || die "cannot remove the snapshot"
 done
+[ $cyc -ge "$CYCLES" ] || fail "only $cyc of $CYCLES cycles: the log has too few entries"
 echo "s-powercut: seed $SEED: $cyc cycles run, $cycle_fail failed, $repaired repaired," \
 	"$interrupted interrupted transactions completed; $ops live changes, $ROUNDS writer rounds"
 finish
