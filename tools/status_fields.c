@@ -127,7 +127,7 @@ const struct dm_report_field_type status_fields[] = {
 	{ T_POOL, STR, P(active), 6, "pool_active", "Active", f_str,
 	  "loaded in the kernel (yes/no); then the figures are the kernel's" },
 	{ T_POOL, STR, P(mode), 4, "pool_mode", "Mode", f_str,
-	  "kernel mode: rw, ro, out_of_data_space; - when inactive" },
+	  "kernel mode: rw, ro, out_of_data_space, failed; - when inactive" },
 	{ T_POOL, STR, P(uuid), 4, "pool_uuid", "UUID", f_str, "pool uuid" },
 	{ T_POOL, STR, P(discards), 8, "pool_discards", "Discards", f_str, "discard handling" },
 	{ T_POOL, STR, P(when_full), 8, "pool_when_full", "WhenFull", f_str,
@@ -210,7 +210,7 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->when_full = in->when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue";
 	row->needs_check = in->needs_check ? "yes" : "no";
 	row->active = in->live ? "yes" : "no";
-	row->mode = !in->live ? "-" : in->out_of_data ? "out_of_data_space"
+	row->mode = !in->live ? "-" : in->failed ? "failed" : in->out_of_data ? "out_of_data_space"
 				     : in->read_only ? "ro" : "rw";
 	row->data_dev = in->dev_path[POOL_ROLE_DATA];
 	row->meta_dev = in->dev_path[POOL_ROLE_META];

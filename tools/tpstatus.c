@@ -127,6 +127,41 @@ static int report_volumes(const struct pool_info *in, struct dm_report *vr, cons
 	return 0;
 }
 
+/* A pool the kernel stopped: say what it did and the way back (tptools(7),
+ * "When the kernel stops a pool"). */
+static void explain_kernel_mode(const struct pool_info *in)
+{
+	const char *n = in->name;
+
+	if (!in->live)
+		return;
+	if (in->failed)
+		log_warn("pool %s: the kernel has FAILED the pool (an I/O error on its metadata it "
+			 "could not recover from; the kernel log says which): its volumes return "
+			 "I/O errors and no figures are available. Fix the device, then run "
+			 "'tpdeactivate %s', 'tpcheck %s', 'tprepair %s' if it reports damage or "
+			 "needs_check, and 'tpactivate %s'", n, n, n, n, n);
+	else if (in->read_only && in->needs_check)
+		log_warn("pool %s: the kernel has made the pool READ-ONLY and flagged it "
+			 "needs_check: a metadata operation failed (the kernel log says why): "
+			 "writes to unprovisioned blocks fail. Fix the cause, then run "
+			 "'tpdeactivate %s', 'tpcheck %s', 'tprepair %s' and 'tpactivate %s'",
+			 n, n, n, n, n);
+	else if (in->read_only)
+		log_warn("pool %s: the kernel has made the pool READ-ONLY: its thin metadata is "
+			 "full (see pool_meta_percent); writes to unprovisioned blocks fail. Run "
+			 "'tpdeactivate %s', 'tpextend --metadata-size SIZE %s' (grows the "
+			 "metadata into free space of the metadata device) and 'tpactivate %s'",
+			 n, n, n, n);
+	else if (in->needs_check)
+		log_warn("pool %s: the kernel has flagged the pool needs_check; run "
+			 "'tpdeactivate %s', 'tpcheck %s', 'tprepair %s' and 'tpactivate %s'",
+			 n, n, n, n, n);
+	if (in->no_volume_usage)
+		log_warn("pool %s: per-volume figures are not available in this mode (the kernel "
+			 "refuses the metadata snapshot they are read from); they show as 0", n);
+}
+
 /* Report the pool row (unless a single volume is asked for) and its
  * volumes; a pool the selection drops takes its volumes with it. */
 static int report_pool(struct pool *p, const struct target *t, struct table *pt,
@@ -138,6 +173,7 @@ static int report_pool(struct pool *p, const struct target *t, struct table *pt,
 
 	if (r)
 		return r;
+	explain_kernel_mode(&in);
 	status_pool_row(&in, &row);
 	if (pt->rh && !t->vol && !dm_report_object_is_selected(pt->rh, &row, pt->shown, &selected))
 		r = -ENOMEM;

@@ -341,6 +341,8 @@ struct pool_info {
 	struct pool_monitor_policy monitor;	/* the VG's policy */
 	int64_t monitor_time;			/* the monitor's last action: when (0: none) */
 	char monitor_action[256];		/* ... and what, in words */
+	int failed;				/* kernel: pool failed (no figures) */
+	int no_volume_usage;			/* kernel could not give per-volume figures */
 	unsigned nr_volumes;
 	struct pool_volume_info *volumes;	/* VG order */
 };

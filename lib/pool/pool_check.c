@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "lib/base/log.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_sb.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -40,6 +42,7 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 {
 	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
 	struct io_engine *area = NULL;
+	struct thin_sb sb;
 	int r;
 
 	if (io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &area)) {
@@ -48,6 +51,10 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 		return 0;
 	}
 	r = thin_check_io(area, opts, thin);
+	if (!r && thin->sb_ok && !thin_sb_read(area, 0, &sb) &&
+	    (sb.flags & THIN_SB_FLAG_NEEDS_CHECK))
+		pool_problem(rep, 0, "needs_check is set (the kernel's mark after a metadata "
+			     "error); activation refuses until 'tprepair %s' clears it", p->name);
 	io_destroy(area);
 	if (r || !thin->sb_ok)
 		return r;

@@ -22,8 +22,9 @@ int pool_guard(struct pool *p, const char *before, const char *refused, int warn
 	if (p->be->live || !p->md)
 		return 0;
 	if (thin_needs_check(p->md)) {
-		log_error("pool %s: its thin metadata is flagged needs_check; run "
-			  "'tpcheck %s' and, if it finds damage, 'tprepair %s'",
+		log_error("pool %s: its thin metadata is flagged needs_check (the kernel sets it "
+			  "after a metadata I/O error or a failed commit); run 'tpcheck %s', then "
+			  "'tprepair %s', which checks it and rewrites it without the flag",
 			  p->name, p->name, p->name);
 		return -EUCLEAN;
 	}

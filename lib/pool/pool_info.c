@@ -97,6 +97,8 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	info->live = st.live;
 	info->read_only = st.read_only;
 	info->out_of_data = st.out_of_data;
+	info->failed = st.failed;
+	info->no_volume_usage = st.no_volume_usage;
 	for (unsigned i = 0; i < st.nr_volumes && i < info->nr_volumes; i++) {
 		info->volumes[i].mapped = st.volumes[i].mapped;
 		info->volumes[i].exclusive = st.volumes[i].exclusive;

@@ -64,18 +64,23 @@ static int live_figures(struct pool *p, struct pool_status *st, uint64_t *mu, ui
 
 	if (r)
 		return r;
+	st->live = 1;
 	if (ks.fail || ks.error) {
-		log_error("pool %s: the kernel reports the pool as failed", p->name);
-		return -EIO;
+		/* no figures: said by tpstatus with the way back */
+		st->failed = 1;
+		st->no_volume_usage = 1;
+		*mu = *mt = *du = *dt = 0;
+		return 0;
 	}
 	*mu = ks.used_meta_blocks;
 	*mt = ks.total_meta_blocks;
 	*du = ks.used_data_blocks;
 	*dt = ks.total_data_blocks;
-	st->live = 1;
 	st->needs_check = ks.needs_check;
 	st->read_only = ks.mode == TP_DM_MODE_RO;
 	st->out_of_data = ks.mode == TP_DM_MODE_OUT_OF_DATA;
+	/* the kernel refuses a metadata snapshot to a read-only pool */
+	st->no_volume_usage = st->read_only || st->needs_check;
 	return 0;
 }
 

@@ -1,5 +1,8 @@
 /* pool_status.c - allocation figures of a pool and of each volume, from
- * the pool's backend (pool_offline.c, pool_live.c). */
+ * the pool's backend (pool_offline.c, pool_live.c). A pool the kernel has
+ * failed or made read-only is reported as such, with the figures the
+ * kernel still gives: it refuses the metadata snapshot the per-volume
+ * walk needs, so those are left out. */
 #include "lib/pool/pool_int.h"
 #include "lib/pool/pool_vg.h"
 #include "lib/pool/pool_usage.h"
@@ -20,7 +23,7 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 
 	memset(st, 0, sizeof(*st));
 	r = p->be->figures(p, st, &mu, &mt, &du, &dt);
-	if (!r)
+	if (!r && !st->no_volume_usage)
 		r = p->be->usage(p, dt, &u, &nu);
 	if (r) {
 		log_error("pool %s: cannot read its allocation: %s; run 'tpcheck %s'", p->name,

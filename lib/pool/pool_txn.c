@@ -221,6 +221,8 @@ int pool_live_reconcile(struct pool *p, int write)
 	if (r)
 		return r;
 	if (st.fail || st.error) {
+		if (!write)
+			return 0;	/* a reader reports it (tpstatus: the way back) */
 		log_error("pool %s: the kernel reports the pool as failed; deactivate it and run "
 			  "'tpcheck %s'", p->name, p->name);
 		return -EIO;

@@ -43,6 +43,8 @@ struct pool_status {
 	int needs_check;
 	int live;				/* figures from the kernel */
 	int read_only;				/* kernel: pool in read-only mode */
+	int failed;				/* kernel: pool failed (no figures) */
+	int no_volume_usage;			/* ro/failed/needs_check: no metadata snapshot */
 	int out_of_data;			/* kernel: out of data space */
 	unsigned nr_volumes;
 	struct pool_volume_status *volumes;	/* VG order */

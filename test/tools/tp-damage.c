@@ -10,6 +10,8 @@
  *                                         entry field (valid checksum)
  *   tp-damage IMAGE mapped DEV N          set DEV's mapped_blocks (valid checksum)
  *   tp-damage IMAGE sb magic|version|mbs  break a superblock field (valid checksum)
+ *   tp-damage IMAGE sb needs_check        set the NEEDS_CHECK flag, as the kernel does
+ *                                         after a metadata error (valid checksum)
  *   tp-damage IMAGE trans N               set the transaction id (valid checksum)
  *   tp-damage IMAGE find DEV VBLOCK [LEVEL]   print "BLOCK LO HI" of the node at
  *                                         LEVEL above the leaf (0 = the leaf) of
@@ -214,8 +216,10 @@ int main(int argc, char **argv)
 			le32_put(d + 0x28, 7);
 		else if (!strcmp(argv[3], "mbs"))
 			le32_put(d + 0x154, 16);
+		else if (!strcmp(argv[3], "needs_check"))
+			le32_put(d + 0x04, le32_get(d + 0x04) | 1u);
 		else
-			die("sb magic|version|mbs");
+			die("sb magic|version|mbs|needs_check");
 		wr(0, d, THIN_SB_CSUM_XOR);
 	} else if (!strcmp(a, "trans") && argc == 4) {
 		rd(0, d);

@@ -5,11 +5,14 @@
 #   VMTEST-SCENARIO <name> <rc> <seconds>
 # Arguments: SRC BUILD DISKS DISK_BYTES SCENARIOS (lists comma separated;
 # scenarios are script paths relative to SRC)
-# SCENARIO_TIMEOUT (seconds; a scenario past it is killed: rc 124).
-SRC=$1 BUILD=$2 DISKS=${3//,/ } DISK_BYTES=$4 SCENARIOS=${5//,/ } LIMIT=${6:-240}
+# SCENARIO_TIMEOUT (seconds; a scenario past it is killed: rc 124),
+# ENVFILE (run.sh's FAULT_* knobs as export lines; optional).
+SRC=$1 BUILD=$2 DISKS=${3//,/ } DISK_BYTES=$4 SCENARIOS=${5//,/ } LIMIT=${6:-240} ENVFILE=${7:-}
 # a tree under the host's /tmp (a fresh clone) is at /run/host-tmp here
 case $SRC in /tmp/*) SRC=/run/host-tmp/${SRC#/tmp/} ;; esac
 case $BUILD in /tmp/*) BUILD=/run/host-tmp/${BUILD#/tmp/} ;; esac
+case $ENVFILE in /tmp/*) ENVFILE=/run/host-tmp/${ENVFILE#/tmp/} ;; esac
+[ -n "$ENVFILE" ] && [ -f "$ENVFILE" ] && . "$ENVFILE"
 export TP_SRC=$SRC TP_BUILD=$BUILD TP_DISKS=$DISKS TP_DISK_SIZE=$DISK_BYTES
 export PATH=$BUILD/bin:$BUILD/test/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TMPDIR=/tmp LC_ALL=C
@@ -52,7 +55,9 @@ for path in $SCENARIOS; do
 	t0=$(now)
 	# stdin is not the console: a command that asks must be given -y, or
 	# it refuses at once (as without a terminal) instead of waiting
-	(cd "$dir" && exec timeout -k 5 "$LIMIT" bash "$SRC/$path") </dev/null 2>&1
+	limit=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$SRC/$path" | head -1)
+	[ "${limit:-0}" -gt "$LIMIT" ] || limit=$LIMIT
+	(cd "$dir" && exec timeout -k 5 "$limit" bash "$SRC/$path") </dev/null 2>&1
 	rc=$?
 	t1=$(now)
 	echo "VMTEST-SCENARIO $s $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"

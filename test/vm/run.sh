@@ -39,12 +39,17 @@
 #                  host page cache is bypassed, so disk reads cost real I/O)
 #   TP_VM_ICOUNT   QEMU -icount value (e.g. shift=4,sleep=off): guest time
 #                  counts instructions, so timings repeat run to run
-#   TP_VM_TIMEOUT  seconds for the whole boot (default 480)
-#   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 240; rc 124)
+#   TP_VM_TIMEOUT  seconds for the whole boot (default 480, plus what each
+#                  scenario's limit, declared or set, allows beyond 240 s)
+#   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 240; rc 124);
+#                  a scenario with a line "# vm-timeout: SECONDS" gets at
+#                  least that (the fault scenarios run for minutes)
 #   TP_VM_WORK     scratch dir (default $BUILD/vm)
 #   TP_VM_KEEP=1   keep the console log and disk images
 #   TP_VM_OUT      a host dir shared READ-WRITE with the guest, where scripts
 #                  find it as $TP_OUT (results, e.g. benchmark CSV files)
+#   FAULT_*        passed to the scenarios' environment as they are (the fault
+#                  scenarios' knobs: FAULT_CYCLES, FAULT_SEED)
 # Missing qemu or kernel image: prints SKIP, counts 0 passed 0 failed, exit 0.
 set -u
 cd "$(dirname "$0")/../.."
@@ -61,7 +66,6 @@ SMP=${TP_VM_SMP:-1}
 MEM=${TP_VM_MEM:-1536}
 NDISKS=${TP_VM_DISKS:-8}
 DISK_SIZE=${TP_VM_DISK_SIZE:-128M}
-TIMEOUT=${TP_VM_TIMEOUT:-480}
 SCENARIO_TIMEOUT=${TP_VM_SCENARIO_TIMEOUT:-240}
 WORK=${TP_VM_WORK:-$BUILD/vm}
 
@@ -97,6 +101,16 @@ else
 fi
 [ ${#scenarios[@]} -gt 0 ] || skip "no scenarios in test/vm"
 name_of() { local n=${1##*/}; echo "${n%.sh}"; }
+# the limit a scenario declares ("# vm-timeout: SECONDS"), else 0
+declared_limit() { sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -1 | grep . || echo 0; }
+# the boot's limit: 480 s, plus what each scenario may take beyond 240 s
+TIMEOUT=480
+for p in "${scenarios[@]}"; do
+	d=$(declared_limit "$p")
+	[ "$d" -gt "$SCENARIO_TIMEOUT" ] || d=$SCENARIO_TIMEOUT
+	[ "$d" -gt 240 ] && TIMEOUT=$((TIMEOUT + d - 240))
+done
+TIMEOUT=${TP_VM_TIMEOUT:-$TIMEOUT}
 
 # ---- prerequisites -----------------------------------------------------
 QEMU=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 is not installed (scripts/install-deps.sh)"
@@ -132,7 +146,7 @@ MODDIR=lib/modules/$KVER
 # Loaded at boot: virtio disks, 9p, dm thin, md raid. Only copied (loaded
 # by scenarios with modprobe): the rest.
 BOOT_MODULES="virtio_pci virtio_blk 9pnet_virtio 9p dm-mod dm-thin-pool md-mod raid456"
-MORE_MODULES="brd loop raid0 raid1 raid10 linear ext4 xfs dm-delay dm-flakey"
+MORE_MODULES="brd loop raid0 raid1 raid10 linear ext4 xfs dm-delay dm-flakey dm-log-writes dm-snapshot"
 [ -s "$KBASE/$MODDIR/modules.dep" ] || depmod -b "$KBASE" "$KVER" || skip "depmod failed on $KBASE"
 # module paths as /lib/modules/..., in load order; compressed modules
 # (6.12: .ko.xz) are unpacked into the initramfs as .ko, which busybox's
@@ -202,8 +216,11 @@ t_boot=$(date +%s.%N)
 echo "vm: kernel $KVER (${BOOT##*/} from $KDIR), ${#scenarios[@]} scenario(s), $SMP vCPU, ${MEM} MiB, $NDISKS disks of $DISK_SIZE"
 LOG=$WORK/console-$KVER.log # one per kernel: run-all.sh boots two in turn
 scen_list=$(IFS=,; echo "${scenarios[*]}")
+# knobs for the scenarios: a file the guest reads through the shared root
+ENVFILE=$(cd "$WORK" && pwd -P)/guest.env
+env | grep -E '^FAULT_[A-Z0-9_]*=[A-Za-z0-9_.,-]*$' | sed 's/^/export /' >"$ENVFILE"
 APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
-APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT"
+APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT $ENVFILE"
 OUT_SHARE=()
 ICOUNT=()
 [ -n "${TP_VM_ICOUNT:-}" ] && ICOUNT=(-icount "$TP_VM_ICOUNT")
