@@ -8,6 +8,7 @@
  * same arguments (--thin1/--thin2 too). Exit: 0, 3 bad command line,
  * 5 no such volume or device, damaged metadata, output error. */
 #include "lib/base/exitcodes.h"
+#include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_diff.h"
@@ -62,6 +63,11 @@ static void print_human(FILE *f, const char *a, const char *b, const struct pool
 	fprintf(f, "A %s, B %s: %" PRIu64 " range%s differ, %s (chunk %s)\n", a, b, s->ranges,
 		s->ranges == 1 ? "" : "s", tp_size_format(s->bytes, 'h', t, sizeof(t)),
 		tp_size_format(s->chunk, 'h', c, sizeof(c)));
+	if (tp_cli.verbose > 0)
+		fprintf(f, "read %" PRIu64 " mapping-tree node%s; %" PRIu64
+			   " shared subtree%s skipped unread\n",
+			s->nodes_read, s->nodes_read == 1 ? "" : "s", s->subtrees_shared,
+			s->subtrees_shared == 1 ? "" : "s");
 	if (!rs->n)
 		return;
 	fprintf(f, "%20s %20s  %s\n", "OFFSET", "LENGTH", "CHANGE");
@@ -95,14 +101,14 @@ static int open_output(const char *path)
 		return STDOUT_FILENO;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		fprintf(stderr, "tpdiff: %s: cannot create: %s\n", path, strerror(errno));
+		log_error("%s: cannot create: %s", path, strerror(errno));
 	return fd;
 }
 
 static int close_output(const char *path, int fd, int code)
 {
 	if (path && close(fd) && code == TP_EXIT_OK) {
-		fprintf(stderr, "tpdiff: %s: %s\n", path, strerror(errno));
+		log_error("%s: %s", path, strerror(errno));
 		return TP_EXIT_FAILED;
 	}
 	return code;
@@ -119,7 +125,7 @@ static int print_native(int fd, enum fmt fmt, const char *a, const char *b,
 	if (!f) {
 		if (dfd >= 0)
 			close(dfd);
-		fprintf(stderr, "tpdiff: writing the output: %s\n", strerror(errno));
+		log_error("writing the output: %s", strerror(errno));
 		return TP_EXIT_FAILED;
 	}
 	if (fmt == FMT_JSON)
@@ -128,7 +134,7 @@ static int print_native(int fd, enum fmt fmt, const char *a, const char *b,
 		print_human(f, a, b, s, rs);
 	bad = ferror(f);
 	if (fclose(f) || bad) {
-		fprintf(stderr, "tpdiff: writing the output failed\n");
+		log_error("writing the output failed");
 		return TP_EXIT_FAILED;
 	}
 	return TP_EXIT_OK;
@@ -146,8 +152,8 @@ static int diff_volumes(const struct opts *o, enum fmt fmt, const char *a, const
 	if (pool_split_volume_spec(a, pa, va) || pool_split_volume_spec(b, pb, vb))
 		return TP_EXIT_USAGE;
 	if (strcmp(pa, pb)) {
-		fprintf(stderr, "tpdiff: %s and %s are in different pools: only volumes of one "
-				"pool share mappings to compare\n", a, b);
+		log_error("%s and %s are in different pools: only volumes of one pool share "
+			  "mappings to compare", a, b);
 		return TP_EXIT_USAGE;
 	}
 	if (pool_open(pa, o->devices, POOL_RDONLY, &p))
