@@ -402,3 +402,9 @@ int thin_delta_io(struct io_engine *meta, unsigned flags, uint64_t metadata_snap
 	free(bufs);
 	return r;
 }
+
+int thin_mappings_io(struct io_engine *meta, unsigned flags, uint64_t dev,
+		     const struct thin_delta_visitor *v)
+{
+	return thin_delta_io(meta, flags & ~(unsigned)THIN_DELTA_SKIP_SHARED, 0, dev, dev, v, NULL);
+}

@@ -72,4 +72,10 @@ int thin_delta_io(struct io_engine *meta, unsigned flags, uint64_t metadata_snap
 		  uint64_t left, uint64_t right, const struct thin_delta_visitor *v,
 		  struct thin_delta_stats *stats) TP_MUST_CHECK;
 
+/* One device's mappings: thin_delta_io of DEV against itself, each run of
+ * consecutive virtual and data blocks a SAME range (left_data the first
+ * data block), in ascending order. */
+int thin_mappings_io(struct io_engine *meta, unsigned flags, uint64_t dev,
+		     const struct thin_delta_visitor *v) TP_MUST_CHECK;
+
 #endif
