@@ -68,7 +68,9 @@ read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_m
 dd if="$META" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" status=none
 id1=$(tpstatus --noheadings -o vol_name,vol_dev_id snp | awk '$1 == "s1" { print $2 }')
 id2=$(tpstatus --noheadings -o vol_name,vol_dev_id snp | awk '$1 == "s2" { print $2 }')
-must thin_delta --snap1 "$id1" --snap2 "$id2" area.img >want.xml
+loopdev=$(losetup -f --show area.img) || die "losetup"	# thin_delta opens with O_DIRECT
+must thin_delta --snap1 "$id1" --snap2 "$id2" "$loopdev" >want.xml
+losetup -d "$loopdev"
 ok cmp offline.xml want.xml
 for s in s1 s2; do
 	must tpsend --format raw -o $s.img snp/$s
