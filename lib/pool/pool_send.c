@@ -6,6 +6,7 @@
  * BUF_SIZE and written out, the gaps between runs as zeros or holes. */
 #include "lib/pool/pool_send.h"
 #include "lib/pool/pool_int.h"
+#include "lib/pool/pool_stream.h"
 
 #include "lib/base/log.h"
 #include "metadata/thin/delta.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -172,6 +174,172 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
 		return r;
 	}
 	r = send_raw(p, v, fd, st);
+	if (output && close(fd) && !r) {
+		r = -errno;
+		log_error("%s: %s", output, strerror(errno));
+	}
+	return r;
+}
+
+/* ---- the send stream ---- */
+
+struct sender {
+	struct raw w;		/* output, data area, buffer, stats */
+	int incremental;
+	uint64_t records, data_bytes;
+};
+
+static int put_record(struct sender *s, uint32_t type, uint64_t off, uint64_t len,
+		      const void *data, uint64_t dlen)
+{
+	unsigned char head[STREAM_RECORD_SIZE];
+	struct stream_record r = { type, off, len };
+	int e;
+
+	stream_record_pack(head, &r, data, dlen);
+	if ((e = write_all(&s->w, head, sizeof(head))) || (dlen && (e = write_all(&s->w, data, dlen))))
+		return e;
+	if (type != STREAM_END)
+		s->records++;
+	return 0;
+}
+
+static int put_hole(struct sender *s, uint64_t off, uint64_t end)
+{
+	return end > off ? put_record(s, STREAM_HOLE, off, end - off, NULL, 0) : 0;
+}
+
+/* Data of LEN bytes at image offset OFF, from data chunk DBLOCK on. */
+static int put_data(struct sender *s, uint64_t off, uint64_t dblock, uint64_t len)
+{
+	struct raw *w = &s->w;
+	uint64_t src = dblock * w->chunk;
+	int r;
+
+	if (dblock >= w->area_size / w->chunk ||
+	    (len + w->chunk - 1) / w->chunk > w->area_size / w->chunk - dblock) {
+		log_error("pool %s: volume %s maps data chunk %" PRIu64 " beyond the data area; "
+			  "run tpcheck %s", w->p->name, w->vol, dblock, w->p->name);
+		return -EUCLEAN;
+	}
+	while (len) {
+		size_t n = len < STREAM_MAX_DATA ? (size_t)len : STREAM_MAX_DATA;
+		if ((r = io_read(w->p->pv[VG_ROLE_DATA].io, w->area_off + src, w->buf, n))) {
+			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", w->p->name,
+				  src / w->chunk, w->vol, strerror(-r));
+			return r;
+		}
+		if ((r = put_record(s, STREAM_DATA, off, n, w->buf, n)))
+			return r;
+		w->st->mapped += n;
+		s->data_bytes += n;
+		off += n;
+		src += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int stream_range(void *ctx, const struct thin_delta_range *x)
+{
+	struct sender *s = ctx;
+	struct raw *w = &s->w;
+	uint64_t off = x->begin * w->chunk, len = x->length * w->chunk;
+	int r;
+
+	if (off >= w->size)
+		return 0;	/* beyond the end (an interrupted shrink): not content */
+	if (s->incremental && (x->kind == THIN_DELTA_SAME || x->kind == THIN_DELTA_SHARED))
+		return 0;	/* equal in the base */
+	if (len > w->size - off)
+		len = w->size - off;
+	if (!s->incremental) {	/* a full stream: every mapping, holes between */
+		if ((r = put_hole(s, w->pos, off)) || (r = put_data(s, off, x->left_data, len)))
+			return r;
+		w->pos = off + len;
+		return 0;
+	}
+	if (x->kind == THIN_DELTA_LEFT_ONLY)
+		return put_hole(s, off, off + len);
+	return put_data(s, off, x->right_data, len);
+}
+
+static int frozen(struct pool *p, const struct vg_volume *v)
+{
+	if (v->read_only && v->content_uuid[0])
+		return 0;
+	log_error("pool %s: volume %s is writable: only a read-only volume can be sent (what "
+		  "was sent must stay what the receiver has); snapshot it with 'tvsnap --readonly' "
+		  "or make it read-only with 'tvchange --readonly y %s/%s'", p->name, v->name,
+		  p->name, v->name);
+	return -EPERM;
+}
+
+static int send_stream(struct pool *p, const struct vg_volume *v, const struct vg_volume *b,
+		       int fd, struct pool_send_stats *st)
+{
+	struct sender s = { { p, v->name, fd } };
+	struct stream_header h = { STREAM_VERSION, b ? STREAM_FLAG_INCREMENTAL : 0 };
+	unsigned char head[STREAM_HEADER_SIZE];
+	struct thin_delta_visitor vis = { &s, NULL, stream_range };
+	int r;
+
+	s.incremental = b != NULL;
+	s.w.chunk = (uint64_t)p->vg->chunk_size * 512;
+	s.w.size = v->size;
+	s.w.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	s.w.area_size = p->vg->dev[VG_ROLE_DATA].area[0].size;
+	s.w.st = st;
+	h.size = v->size;
+	h.chunk = s.w.chunk;
+	snprintf(h.uuid, sizeof(h.uuid), "%s", v->content_uuid);
+	if (b)
+		snprintf(h.base_uuid, sizeof(h.base_uuid), "%s", b->content_uuid);
+	snprintf(h.name, sizeof(h.name), "%s", v->name);
+	stream_header_pack(head, &h);
+	if (posix_memalign((void **)&s.w.buf, 4096, STREAM_MAX_DATA))
+		return -ENOMEM;
+	r = write_all(&s.w, head, sizeof(head));
+	if (!r && b)
+		r = thin_delta_io(p->thin_io, THIN_DELTA_SKIP_SHARED, 0, b->dev_id, v->dev_id, &vis,
+				  NULL);
+	else if (!r)
+		r = thin_mappings_io(p->thin_io, 0, v->dev_id, &vis);
+	if (!r && !b)
+		r = put_hole(&s, s.w.pos, s.w.size);
+	if (!r)
+		r = put_record(&s, STREAM_END, s.data_bytes, s.records, NULL, 0);
+	free(s.w.buf);
+	st->size = v->size;
+	return r;
+}
+
+int pool_send_stream(struct pool *p, const char *vol, const char *from, const char *output,
+		     struct pool_send_stats *st)
+{
+	const struct vg_volume *v = vg_find_volume(p->vg, vol);
+	const struct vg_volume *b = from ? vg_find_volume(p->vg, from) : NULL;
+	int fd = STDOUT_FILENO, r;
+
+	memset(st, 0, sizeof(*st));
+	if (!v || (from && !b)) {
+		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", p->name,
+			  v ? from : vol, p->name);
+		return -ENOENT;
+	}
+	if (p->live) {
+		log_error("pool %s is active: its volumes change under a reader; deactivate it "
+			  "first with 'tpdeactivate %s'", p->name, p->name);
+		return -EBUSY;
+	}
+	if ((r = frozen(p, v)) || (b && (r = frozen(p, b))))
+		return r;
+	if (output && (fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		r = -errno;
+		log_error("%s: cannot create: %s", output, strerror(errno));
+		return r;
+	}
+	r = send_stream(p, v, b, fd, st);
 	if (output && close(fd) && !r) {
 		r = -errno;
 		log_error("%s: %s", output, strerror(errno));

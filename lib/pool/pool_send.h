@@ -30,4 +30,14 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
 		  struct pool_send_stats *st)
 	TP_MUST_CHECK;
 
+/* pool_send_stream writes the send stream (man/tp-stream.5) of VOL to
+ * OUTPUT (as above): full (FROM NULL: the whole volume, data and holes),
+ * or incremental from volume FROM of the same pool (only the chunks where
+ * VOL differs from FROM, found by the delta walker: shared subtrees are
+ * not read). VOL and FROM must be read-only (their content uuids name
+ * them in the stream; a writable volume could change after it was sent):
+ * -EPERM, logged. Offline only, as pool_send_raw. */
+int pool_send_stream(struct pool *p, const char *vol, const char *from, const char *output,
+		     struct pool_send_stats *st) TP_MUST_CHECK;
+
 #endif

@@ -215,6 +215,8 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, i
 	snprintf(v.origin, sizeof(v.origin), "%s", origin);
 	v.size = o->size;
 	v.read_only = !!read_only;
+	if (read_only && (r = vg_uuid_generate(v.content_uuid)))
+		return r;
 	v.creation_time = (int64_t)time(NULL);
 	if ((r = next_dev_id(p, &v.dev_id)))
 		return r;

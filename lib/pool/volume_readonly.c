@@ -5,7 +5,8 @@
  * refuses writes to it (EROFS/EPERM); offline writers of a volume's
  * content ask pool_volume_refuse_readonly first. A loaded volume keeps the
  * table it was loaded with, so the flag is changed only while the volume
- * is not active. */
+ * is not active. A volume made read-only gets a fresh content uuid (the
+ * send stream's name for what it holds); made writable, it loses it. */
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
@@ -34,6 +35,7 @@ int pool_volume_set_readonly(struct pool *p, const char *vol, int on)
 {
 	char dm[TP_DM_NAME_MAX];
 	struct tp_dm_info info;
+	struct vg_volume *v;
 	struct vg *next;
 	int r;
 
@@ -50,7 +52,13 @@ int pool_volume_set_readonly(struct pool *p, const char *vol, int on)
 	}
 	if ((r = vg_clone(p->vg, &next)))
 		return r;
-	find(p, next, vol)->read_only = !!on;
+	v = find(p, next, vol);
+	v->read_only = !!on;
+	v->content_uuid[0] = '\0';
+	if (on && (r = vg_uuid_generate(v->content_uuid))) {
+		vg_free(next);
+		return r;
+	}
 	return pool_commit_vg(p, next);
 }
 
