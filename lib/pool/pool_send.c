@@ -1,9 +1,13 @@
-/* pool_send.c - a volume's content as a plain image. See pool_send.h.
+/* pool_send.c - a volume's content as a plain image or a send stream.
+ * See pool_send.h; the stream's layout is in pool_stream.h.
  *
- * The volume's mappings come from the delta walker (metadata/thin/delta.h,
- * one device against itself: runs of consecutive virtual and data
- * blocks); each run is read from the data area in pieces of at most
- * BUF_SIZE and written out, the gaps between runs as zeros or holes. */
+ * The volume's mappings come from the delta walker (metadata/thin/delta.h):
+ * one device against itself for the raw image and a full stream (runs of
+ * consecutive virtual and data blocks), the base against the volume for
+ * an incremental stream (only what differs; shared subtrees unread). Each
+ * run is read from the data area in pieces of at most 4 MiB and written
+ * out: raw, with the gaps as zeros or holes; streamed, as DATA records with
+ * HOLE records for what is unmapped. */
 #include "lib/pool/pool_send.h"
 #include "lib/pool/pool_int.h"
 #include "lib/pool/pool_stream.h"
