@@ -272,6 +272,12 @@ static int frozen(struct pool *p, const struct vg_volume *v)
 {
 	if (v->read_only && v->content_uuid[0])
 		return 0;
+	if (v->read_only) {
+		log_error("pool %s: volume %s was made read-only before volumes had content uuids; "
+			  "give it one with 'tvchange --readonly y %s/%s'", p->name, v->name, p->name,
+			  v->name);
+		return -EPERM;
+	}
 	log_error("pool %s: volume %s is writable: only a read-only volume can be sent (what "
 		  "was sent must stay what the receiver has); snapshot it with 'tvsnap --readonly' "
 		  "or make it read-only with 'tvchange --readonly y %s/%s'", p->name, v->name,

@@ -39,10 +39,10 @@ int pool_volume_set_readonly(struct pool *p, const char *vol, int on)
 	struct vg *next;
 	int r;
 
-	if (!find(p, p->vg, vol))
+	if (!(v = find(p, p->vg, vol)))
 		return -ENOENT;
-	if (find(p, p->vg, vol)->read_only == !!on)
-		return 0;
+	if (v->read_only == !!on && (!on || v->content_uuid[0]))
+		return 0;	/* (read-only from before content uuids: given one) */
 	if (p->live && !tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, vol) &&
 	    !tp_dm_info(dm, &info)) {
 		log_error("pool %s: volume %s is active (its table was loaded %s); deactivate it "

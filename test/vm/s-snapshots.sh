@@ -6,10 +6,12 @@
 # its XML equals thin_delta's on the same metadata once offline; a
 # read-only snapshot is activated read-only and refuses writes; offline,
 # tpsend --format raw of s1 and s2 gives images that mount with the files'
-# checksums of their moment.
+# checksums of their moment, and a full send of s1 then an incremental one
+# from s1 to s2 into a second pool give volumes that, activated there,
+# mount with the same checksums.
 . "$TP_SRC/test/vm/lib.sh"
 set -- $TP_DISKS
-[ $# -ge 2 ] || skip_scenario "needs 2 disks, have $#"
+[ $# -ge 4 ] || skip_scenario "needs 4 disks, have $#"
 disks=("$@")
 export TPTOOLS_DIR=$PWD/etc
 mkdir -p "$TPTOOLS_DIR" mnt img
@@ -31,12 +33,12 @@ sync
 s1_a=$(md5sum <mnt/a) s1_b=$(md5sum <mnt/b)
 
 step "live snapshot s1, more writes, live snapshot s2"
-must tvsnap snp/www -n s1
+must tvsnap --readonly snp/www -n s1
 must dd if=/dev/urandom of=mnt/a bs=1M count=1 seek=2 conv=notrunc status=none
 must dd if=/dev/urandom of=mnt/c bs=1M count=2 status=none
 sync
 s2_a=$(md5sum <mnt/a) s2_b=$(md5sum <mnt/b) s2_c=$(md5sum <mnt/c)
-must tvsnap snp/www -n s2
+must tvsnap --readonly snp/www -n s2
 
 step "tpdiff on the live pool (metadata snapshot held, then released)"
 n=$(ranges snp/s1 snp/s2)
@@ -86,5 +88,30 @@ for s in s1 s2; do
 	fi
 	must umount img
 done
+
+step "send s1 in full and s2 as changes to a second pool; activated, they mount"
+must tpcreate --data "${disks[2]}" --meta "${disks[3]}" --chunk 64k bak
+tpsend snp/s1 | tprecv bak || fail "full send | recv"
+must tpsend --from s1 -o inc.stream snp/s2
+must tpsend -o full.stream snp/s2
+echo "incremental stream $(stat -c %s inc.stream) bytes, full $(stat -c %s full.stream)"
+[ "$(stat -c %s inc.stream)" -lt "$(stat -c %s full.stream)" ] || fail "incremental not smaller"
+must tprecv -i inc.stream bak
+must tpactivate bak
+for s in s1 s2; do
+	expect_eq "received $s is read-only" "$(blockdev --getro /dev/mapper/bak-$s)" 1
+	must mount -o ro,noload /dev/mapper/bak-$s img
+	if [ $s = s1 ]; then
+		expect_eq "received s1: a" "$(md5sum <img/a)" "$s1_a"
+		expect_eq "received s1: b" "$(md5sum <img/b)" "$s1_b"
+	else
+		expect_eq "received s2: a" "$(md5sum <img/a)" "$s2_a"
+		expect_eq "received s2: b" "$(md5sum <img/b)" "$s2_b"
+		expect_eq "received s2: c" "$(md5sum <img/c)" "$s2_c"
+	fi
+	must umount img
+done
+must tpdeactivate bak
+must tpremove -y bak
 must tpremove -y snp
 finish
