@@ -3,6 +3,7 @@
 # human, JSON and XML (thin_delta's, checked against thin_delta itself)
 # outputs say the same; refusals exit 3 or 5 and change nothing.
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
+DATA_SIZE=512M
 new_pool vp --chunk 64k
 ok tvcreate -V 1G -n a vp
 dev_id() { tpstatus --noheadings -o vol_name,vol_dev_id vp | awk -v v="$1" '$1 == v { print $2 }'; }
