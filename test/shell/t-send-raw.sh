@@ -54,8 +54,8 @@ ok tpsend --format raw -o got.img sp/a
 cmp got.img a.want || fail "raw image of sp/a after the snapshot differs"
 
 # refusals
-unchanged 3 tpsend sp/a
-err_has "--format raw is required"
+unchanged 5 tpsend -o x.stream sp/a
+err_has "only a read-only volume can be sent"
 unchanged 3 tpsend --format zip sp/a
 unchanged 3 tpsend --format raw
 unchanged 5 tpsend --format raw -o got2.img sp/nope
