@@ -289,7 +289,9 @@ struct recv_ctx {
 	struct pool_recv *r;
 	const char *name;
 	uint32_t dev_id;
-	const struct vg_volume *base;
+	const struct vg_volume *base;	/* in P's VG before the change, else NULL */
+	int has_base;			/* the same, kept across the VG commit */
+	uint32_t base_dev;
 	struct vrange *beyond;	/* the base's mappings past the new end */
 	size_t nbeyond, cap;
 	uint64_t chunk, area_off;
@@ -361,7 +363,7 @@ static int replay(struct pool *p, struct recv_ctx *c, unsigned char *chunk_buf,
 		if (x.type == STREAM_HOLE) {
 			uint64_t first = x.offset / c->chunk;
 			uint64_t n = (x.offset + x.length + c->chunk - 1) / c->chunk - first;
-			if (c->base && (e = unmap(p, c->dev_id, first, n)))
+			if (c->has_base && (e = unmap(p, c->dev_id, first, n)))
 				return e;
 			continue;
 		}
@@ -387,8 +389,9 @@ static int apply_recv(struct pool *p, const void *arg)
 	unsigned char *chunk_buf = NULL, *buf = NULL;
 	int e;
 
-	e = c->base ? thin_create_snap(p->md, c->dev_id, c->base->dev_id)
-		    : thin_create_thin(p->md, c->dev_id);
+	/* (the VG C->base pointed into is gone: the change committed a new one) */
+	e = c->has_base ? thin_create_snap(p->md, c->dev_id, c->base_dev)
+			: thin_create_thin(p->md, c->dev_id);
 	for (size_t i = 0; !e && i < c->nbeyond; i++)
 		e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
 	if (!e && (posix_memalign((void **)&chunk_buf, 4096, c->chunk) ||
@@ -497,6 +500,9 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
 		goto out;
 	}
 	c.dev_id = v.dev_id;
+	c.has_base = c.base != NULL;
+	c.base_dev = c.base ? c.base->dev_id : 0;
+	c.base = NULL;
 	snprintf(res->name, sizeof(res->name), "%s", v.name);
 	snprintf(res->base, sizeof(res->base), "%s", v.origin);
 	res->size = v.size;
