@@ -1,8 +1,9 @@
 /* tpchange / tvchange - change the settings a pool or a volume keeps in
  * its VG: the activation flag (--activate y|n) that `tpactivate --all`,
- * the boot unit and udev autoactivation honour, and (tpchange) the
- * monitoring policy (--warn, --autoextend-threshold, --autoextend-by).
- * Without an option they print the current settings. */
+ * the boot unit and udev autoactivation honour, (tpchange) the monitoring
+ * policy (--warn, --autoextend-threshold, --autoextend-by) and the
+ * when-full mode, and (tvchange) a volume's read-only flag (--readonly
+ * y|n). Without an option they print the current settings. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
@@ -20,6 +21,7 @@ struct change {
 	const struct monitor_args *monitor;	/* tpchange */
 	const struct tp_command *cmd;
 	int when_full;		/* tpchange --when-full: -1 not given, else enum pool_when_full */
+	int set_ro, ro;	/* tvchange --readonly */
 };
 
 /* Apply the monitoring options given over P's policy; *NOW the result. */
@@ -44,6 +46,8 @@ static int change_op(struct pool *p, void *arg)
 	struct pool_info info;
 	int r = vol ? 0 : change_monitor(p, c, &m);
 
+	if (!r && c->set_ro)
+		r = pool_volume_set_readonly(p, vol, c->ro);
 	if (!r && !vol && c->when_full >= 0)
 		r = pool_set_when_full(p, (enum pool_when_full)c->when_full);
 	if (!r && !vol && (r = pool_get_info(p, 0, &info)) == 0)
@@ -54,7 +58,7 @@ static int change_op(struct pool *p, void *arg)
 		r = pool_get_autoactivate(p, vol);
 	if (r < 0)
 		return r;
-	if (tp_log_verbosity() >= 0) {
+	if (tp_log_verbosity() >= 0 && (!vol || c->set || !c->set_ro)) {
 		if (vol) {
 			printf("Volume %s/%s: activate %s.\n", c->pool, vol, r ? "y" : "n");
 		} else {
@@ -63,6 +67,10 @@ static int change_op(struct pool *p, void *arg)
 			       info.when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue", policy);
 		}
 	}
+	if (vol && (c->set_ro || !c->set) && (r = pool_volume_get_readonly(p, vol)) < 0)
+		return r;
+	if (vol && (c->set_ro || !c->set) && tp_log_verbosity() >= 0)
+		printf("Volume %s/%s: read-only %s.\n", c->pool, vol, r ? "y" : "n");
 	return 0;
 }
 
@@ -70,8 +78,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 {
 	const char **args, *devices = NULL, *activate = NULL;
 	struct monitor_args monitor = { NULL, NULL, NULL };
-	const char *when_full = NULL;
-	struct change c = { "", "", 0, 1, &monitor, NULL, -1 };
+	const char *when_full = NULL, *readonly = NULL;
+	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0 };
 	int rc, nargs;
 	struct cli cli;
 	const struct poptOption opts[] = {
@@ -86,8 +94,15 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
-	/* tvchange has no monitoring options: its table ends before them */
-	struct poptOption vopts[] = { opts[0], CLI_OPT_DEVICES(devices), POPT_TABLEEND };
+	/* tvchange: --activate, --readonly and --devices only */
+	struct poptOption vopts[] = {
+		opts[0],
+		{ "readonly", 'r', POPT_ARG_STRING, &readonly, 0,
+		  "read-only: activated read-only, offline writers refuse it (y), or writable (n)",
+		  "y|n" },
+		CLI_OPT_DEVICES(devices),
+		POPT_TABLEEND
+	};
 
 	if ((rc = cli_parse(&cli, cmd, volume ? vopts : opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
@@ -95,6 +110,12 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	c.cmd = cmd;
 	if (c.set)
 		rc = cli_parse_activate(cmd, activate, &c.on);
+	c.set_ro = readonly != NULL;
+	if (rc == CLI_CONTINUE && c.set_ro) {
+		if (strcmp(readonly, "y") && strcmp(readonly, "n"))
+			rc = cli_usage_error(cmd, "--readonly takes y or n, not '%s'", readonly);
+		c.ro = readonly[0] == 'y';
+	}
 	if (rc == CLI_CONTINUE && when_full) {
 		if (!strcmp(when_full, "queue") || !strcmp(when_full, "error"))
 			c.when_full = when_full[0] == 'e' ? POOL_WHEN_FULL_ERROR : POOL_WHEN_FULL_QUEUE;

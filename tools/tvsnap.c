@@ -17,6 +17,7 @@
 
 struct snapshot {
 	const char *name;
+	int readonly;
 	char pool[POOL_NAME_MAX + 1], origin[POOL_NAME_MAX + 1];
 };
 
@@ -41,7 +42,7 @@ static int snapshot_op(struct pool *p, void *arg)
 {
 	const struct snapshot *s = arg;
 	uint64_t notice = tp_log_verbosity() >= 0 ? first_large_snapshot(p) : 0;
-	int r = pool_volume_snapshot(p, s->origin, s->name);
+	int r = pool_volume_snapshot(p, s->origin, s->name, s->readonly);
 	char c[32];
 
 	if (r)
@@ -49,7 +50,8 @@ static int snapshot_op(struct pool *p, void *arg)
 	(void)pool_warn_if_full(p);
 	if (tp_log_verbosity() < 0)
 		return r;
-	printf("Snapshot %s/%s of %s created.\n", s->pool, s->name, s->origin);
+	printf("Snapshot %s/%s of %s created%s.\n", s->pool, s->name, s->origin,
+	       s->readonly ? ", read-only" : "");
 	if (notice)
 		printf("Note: pool %s has %s chunks: the first write to each chunk %s and %s share "
 		       "copies the whole %s first, so small writes run 10-100x slower than raw "
@@ -64,11 +66,14 @@ static int snapshot_op(struct pool *p, void *arg)
 int cmd_tvsnap(const struct tp_command *cmd, int argc, const char **argv)
 {
 	const char *devices = NULL, **args;
-	struct snapshot s = { NULL, "", "" };
+	struct snapshot s = { NULL, 0, "", "" };
 	int rc, nargs;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "name", 'n', POPT_ARG_STRING, &s.name, 0, "snapshot name", "NAME" },
+		{ "readonly", 'r', POPT_ARG_NONE, &s.readonly, 0,
+		  "make the snapshot read-only (activated read-only; tvchange --readonly n undoes it)",
+		  NULL },
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};

@@ -144,8 +144,10 @@ int pool_split_volume_spec(const char *spec, char pool[POOL_NAME_MAX + 1],
  * (over-provisioning), else 0. */
 int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
 	TP_MUST_CHECK;
-/* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine). */
-int pool_volume_snapshot(struct pool *p, const char *origin, const char *name) TP_MUST_CHECK;
+/* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine);
+ * READ_ONLY: the snapshot is read-only from the start (the same commit). */
+int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, int read_only)
+	TP_MUST_CHECK;
 int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
 
 /* tvremove --wipe (pool_wipe.c): write zeros over the chunks of volume
@@ -185,6 +187,16 @@ int pool_volume_rename(struct pool *p, const char *old, const char *new_name) TP
  * as for pool_open. -EINVAL bad or equal name, -EEXIST NEW_NAME taken,
  * -EBUSY the pool is active, -ENOENT no such pool (all logged). */
 int pool_rename(const char *old, const char *new_name, const char *devices) TP_MUST_CHECK;
+
+/* Read-only volumes (volume_readonly.c): activated read-only in the
+ * kernel, refused by offline writers of their content. get: 1, 0 or
+ * -ENOENT (logged). set: one VG commit (nothing when already so); the
+ * volume must not be active (-EBUSY, logged). refuse: -EROFS (logged,
+ * WHAT naming the change, e.g. "a shrink") for a read-only volume, else 0. */
+int pool_volume_get_readonly(const struct pool *p, const char *vol) TP_MUST_CHECK;
+int pool_volume_set_readonly(struct pool *p, const char *vol, int on) TP_MUST_CHECK;
+int pool_volume_refuse_readonly(const struct pool *p, const char *vol, const char *what)
+	TP_MUST_CHECK;
 
 /* Wipe the pool: labels and VG areas of both devices, the devices-file
  * entries; the backups stay. P is closed and freed either way. */

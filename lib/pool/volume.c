@@ -200,7 +200,7 @@ static int apply_snap(struct pool *p, const void *arg)
 	return r;
 }
 
-int pool_volume_snapshot(struct pool *p, const char *origin, const char *name)
+int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, int read_only)
 {
 	const struct vg_volume *o = vg_find_volume(p->vg, origin);
 	struct vg_volume v;
@@ -217,6 +217,9 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name)
 	snprintf(v.name, sizeof(v.name), "%s", name);
 	snprintf(v.origin, sizeof(v.origin), "%s", origin);
 	v.size = o->size;
+	v.read_only = !!read_only;
+	if (read_only && (r = vg_uuid_generate(v.content_uuid)))
+		return r;
 	v.creation_time = (int64_t)time(NULL);
 	if ((r = next_dev_id(p, &v.dev_id)))
 		return r;

@@ -104,6 +104,8 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 	memset(&b, 0, sizeof(b));
 	if (want < v->size && (r = pool_find_beyond(p, next, 0, v->dev_id, &b)))
 		goto fail;
+	if (b.n && (r = pool_volume_refuse_readonly(p, name, "unmapping data beyond the new end")))
+		goto fail;
 	if (b.n && !force) {
 		log_error("volume %s: %s of data is mapped beyond the new end; shrinking would "
 			  "lose it (--force unmaps it)", name,

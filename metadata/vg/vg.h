@@ -108,6 +108,10 @@ struct vg_volume {
 	int64_t creation_time;		/* unix seconds */
 	int read_only;
 	int activation_skip;		/* 1: activation of all (--all) passes it by */
+	/* a read-only volume's content: set when it becomes read-only or is
+	 * received (tprecv: the sender's), dropped when it becomes writable;
+	 * the send stream names bases by it. "" if none. */
+	char content_uuid[VG_UUID_LEN + 1];
 };
 
 struct vg {

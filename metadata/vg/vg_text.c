@@ -200,6 +200,8 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 		add_int(&b, n, "read_only", v->read_only);
 		if (v->activation_skip)
 			add_int(&b, n, "activation_skip", 1);
+		if (v->content_uuid[0])
+			add_str(&b, n, "content_uuid", v->content_uuid);
 	}
 	if (!b.failed) {
 		putline("# tptools VG metadata: written by tptools, read back with checks.", &o);
@@ -399,7 +401,7 @@ static int import_device(struct reader *rd, const struct dm_config_node *devs, s
 }
 
 static const char *const volume_keys[] = { "dev_id", "size", "origin", "creation_time",
-					   "read_only", "activation_skip", NULL };
+					   "read_only", "activation_skip", "content_uuid", NULL };
 
 static int import_volume(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
 {
@@ -421,7 +423,8 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 	    get_str(rd, n, path, "origin", v.origin, sizeof(v.origin), 1) ||
 	    get_int(rd, n, path, "creation_time", INT64_MIN, INT64_MAX, &v.creation_time) ||
 	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
-	    get_flag(rd, n, path, "activation_skip", &v.activation_skip))
+	    get_flag(rd, n, path, "activation_skip", &v.activation_skip) ||
+	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1))
 		return -1;
 	v.read_only = (int)i;
 	return vg_append_volume(vg, &v);

@@ -241,7 +241,7 @@ static int do_create(struct pool *p)
 
 static int do_snap(struct pool *p)
 {
-	return pool_volume_snapshot(p, "a", "a-snap2");
+	return pool_volume_snapshot(p, "a", "a-snap2", 0);
 }
 
 static int do_remove(struct pool *p)
@@ -368,7 +368,7 @@ static void make_pool(void)
 	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
 	CU_ASSERT_FATAL(pool_volume_remove(p, "gone") == 0);
 	CU_ASSERT_FATAL(pool_volume_create(p, "b", 32u << 20, &over) == 0);
-	CU_ASSERT_FATAL(pool_volume_snapshot(p, "a", "a-snap") == 0);
+	CU_ASSERT_FATAL(pool_volume_snapshot(p, "a", "a-snap", 0) == 0);
 	{
 		struct pool_info info;
 		CU_ASSERT_FATAL(pool_get_info(p, 0, &info) == 0);

@@ -1,0 +1,521 @@
+/* pool_recv.c - a send stream checked, then received into a pool. See
+ * pool_recv.h; the layout is in pool_stream.h.
+ *
+ * The check reads the stream once, front to back (a pipe is copied into
+ * an unlinked temporary file as it is read), so the receive reads it a
+ * second time knowing it is whole. The receive is one pool_change: the VG
+ * with the new volume first, then, in the thin transaction, the new thin
+ * device (a snapshot of the base, or empty), the holes unmapped, each
+ * chunk of data written to a newly allocated data block and mapped, the
+ * data device flushed; the thin commit makes it all visible at once. */
+#include "lib/pool/pool_recv.h"
+#include "lib/pool/pool_int.h"
+#include "lib/pool/pool_stream.h"
+
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+#include "metadata/thin/delta.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct pool_recv {
+	int fd;			/* the whole stream, seekable */
+	struct stream_header h;
+	uint64_t records, data_bytes;
+	uint64_t chunks;	/* chunks the data fills */
+	char where[128];	/* for messages */
+};
+
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* ---- the check ---- */
+
+struct reader {
+	struct pool_recv *r;
+	int in, spool;		/* spool: -1 when IN is the stream itself */
+	unsigned char *buf;
+};
+
+/* Read LEN bytes (copied to the spool); 0, -EBADMSG when the stream ends
+ * first (logged with WHAT), -errno. */
+static int take(struct reader *rd, void *buf, size_t len, const char *what)
+{
+	ssize_t n = read_full(rd->in, buf, len);
+	int e;
+
+	if (n < 0) {
+		log_error("reading the stream from %s: %s", rd->r->where, strerror((int)-n));
+		return (int)n;
+	}
+	if ((size_t)n < len) {
+		log_error("the stream from %s is truncated: it ends inside %s; nothing was received",
+			  rd->r->where, what);
+		return -EBADMSG;
+	}
+	if (rd->spool >= 0 && (e = write_full(rd->spool, buf, len))) {
+		log_error("copying the stream to a temporary file: %s (set TMPDIR to a directory "
+			  "with room)", strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+static int bad_record(struct pool_recv *r, uint64_t n, const char *why)
+{
+	log_error("the stream from %s is damaged: record %" PRIu64 ": %s; nothing was received",
+		  r->where, n, why);
+	return -EBADMSG;
+}
+
+static int check_header(struct reader *rd)
+{
+	unsigned char b[STREAM_HEADER_SIZE];
+	struct stream_header *h = &rd->r->h;
+	const char *why = NULL;
+	int e;
+
+	if ((e = take(rd, b, sizeof(b), "its header")) || (e = stream_header_unpack(b, h)))
+		return e;
+	if (h->flags & ~STREAM_FLAG_INCREMENTAL)
+		why = "unknown flags";
+	else if (!h->size || h->size % 512 || h->size > POOL_VOLUME_MAX_BYTES)
+		why = "impossible volume size";
+	else if (!h->chunk || h->chunk % 65536 || h->chunk > (1ull << 30))
+		why = "impossible chunk size";
+	else if (!vg_uuid_valid(h->uuid) ||
+		 ((h->flags & STREAM_FLAG_INCREMENTAL) ? !vg_uuid_valid(h->base_uuid)
+						       : h->base_uuid[0] != '\0'))
+		why = "bad uuids";
+	else if (!vg_name_valid(h->name, NULL))
+		why = "bad volume name";
+	if (why) {
+		log_error("the stream from %s has a damaged header (%s); nothing was received",
+			  rd->r->where, why);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Check one DATA or HOLE record's place: after *END, chunk-aligned or
+ * continuing a chunk begun by *PENDING, inside the volume. */
+static const char *misplaced(const struct pool_recv *r, const struct stream_record *x,
+			     uint64_t end, uint64_t pending)
+{
+	uint64_t c = r->h.chunk;
+
+	if (!x->length || x->length > r->h.size - x->offset || x->offset > r->h.size)
+		return "outside the volume";
+	if (x->offset < end)
+		return "out of order";
+	if (pending != UINT64_MAX && (x->type != STREAM_DATA || x->offset != pending))
+		return "a chunk left partly written";
+	if (pending == UINT64_MAX && x->offset % c)
+		return "not at a chunk boundary";
+	if (x->type == STREAM_DATA && x->length > STREAM_MAX_DATA)
+		return "too long";
+	if (x->type == STREAM_HOLE && (x->offset + x->length) % c &&
+	    x->offset + x->length != r->h.size)
+		return "a hole ending inside a chunk";
+	return NULL;
+}
+
+static int check_records(struct reader *rd)
+{
+	struct pool_recv *r = rd->r;
+	uint64_t end = 0, pending = UINT64_MAX, c = r->h.chunk;
+	unsigned char head[STREAM_RECORD_SIZE];
+	struct stream_record x;
+	const char *why;
+	int e;
+
+	for (;;) {
+		uint32_t crc;
+		if ((e = take(rd, head, sizeof(head), "a record (no END record)")))
+			return e;
+		stream_record_unpack(head, &x);
+		crc = stream_crc_begin(head);
+		if (x.type == STREAM_END) {
+			if (!stream_crc_ok(head, crc))
+				return bad_record(r, r->records, "bad checksum of the END record");
+			if (pending != UINT64_MAX)
+				return bad_record(r, r->records, "a chunk left partly written");
+			if (x.offset != r->data_bytes || x.length != r->records)
+				return bad_record(r, r->records, "totals differ from the records");
+			if (read_full(rd->in, head, 1) != 0)
+				return bad_record(r, r->records, "data after the END record");
+			return 0;
+		}
+		if (x.type != STREAM_DATA && x.type != STREAM_HOLE)
+			return bad_record(r, r->records, "unknown record type");
+		if ((why = misplaced(r, &x, end, pending)))
+			return bad_record(r, r->records, why);
+		if (x.type == STREAM_DATA) {
+			if ((e = take(rd, rd->buf, (size_t)x.length, "a data record")))
+				return e;
+			crc = stream_crc_add(crc, rd->buf, x.length);
+			r->data_bytes += x.length;
+			r->chunks += (x.offset + x.length + c - 1) / c - (x.offset + c - 1) / c;
+		}
+		if (!stream_crc_ok(head, crc))
+			return bad_record(r, r->records, "bad checksum");
+		end = x.offset + x.length;
+		pending = x.type == STREAM_DATA && end % c && end != r->h.size ? end : UINT64_MAX;
+		r->records++;
+	}
+}
+
+static int open_spool(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/tprecv.XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	else
+		log_error("%s: cannot create a temporary file for the stream: %s (set TMPDIR)", dir,
+			  strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+int pool_recv_check(const char *input, struct pool_recv **out)
+{
+	struct pool_recv *r = calloc(1, sizeof(*r));
+	struct reader rd = { r, STDIN_FILENO, -1, NULL };
+	struct stat st;
+	int e;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->fd = -1;
+	snprintf(r->where, sizeof(r->where), "%s", input ? input : "standard input");
+	if (input && (rd.in = open(input, O_RDONLY | O_CLOEXEC)) < 0) {
+		e = -errno;
+		log_error("%s: %s", input, strerror(errno));
+		free(r);
+		return e;
+	}
+	if (fstat(rd.in, &st) || !S_ISREG(st.st_mode) || lseek(rd.in, 0, SEEK_SET) < 0) {
+		if ((rd.spool = open_spool()) < 0) {
+			e = rd.spool;
+			goto fail;
+		}
+		r->fd = rd.spool;
+	} else {
+		r->fd = input ? rd.in : dup(rd.in);
+	}
+	if (posix_memalign((void **)&rd.buf, 4096, STREAM_MAX_DATA)) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	e = check_header(&rd);
+	if (!e)
+		e = check_records(&rd);
+	free(rd.buf);
+	if (e)
+		goto fail;
+	if (input && rd.in != r->fd)
+		close(rd.in);
+	*out = r;
+	return 0;
+fail:
+	if (input && rd.in != r->fd)
+		close(rd.in);
+	pool_recv_free(r);
+	return e;
+}
+
+void pool_recv_free(struct pool_recv *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r);
+}
+
+/* ---- the receive ---- */
+
+struct vrange {
+	uint64_t begin, length;
+};
+
+struct recv_ctx {
+	struct pool_recv *r;
+	const char *name;
+	uint32_t dev_id;
+	const struct vg_volume *base;	/* in P's VG before the change, else NULL */
+	int has_base;			/* the same, kept across the VG commit */
+	uint32_t base_dev;
+	struct vrange *beyond;	/* the base's mappings past the new end */
+	size_t nbeyond, cap;
+	uint64_t chunk, area_off;
+	struct pool_recv_result *res;
+};
+
+static int collect_beyond(void *ctx, const struct thin_delta_range *x)
+{
+	struct recv_ctx *c = ctx;
+	uint64_t first = (c->r->h.size + c->chunk - 1) / c->chunk;
+
+	if (x->begin + x->length <= first)
+		return 0;
+	if (c->nbeyond == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		struct vrange *n = realloc(c->beyond, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->beyond = n;
+		c->cap = cap;
+	}
+	uint64_t b = x->begin > first ? x->begin : first;
+	c->beyond[c->nbeyond++] = (struct vrange){ b, x->begin + x->length - b };
+	return 0;
+}
+
+static int unmap(struct pool *p, uint32_t dev, uint64_t begin, uint64_t n)
+{
+	for (uint64_t v = begin; v < begin + n; v++) {
+		int e = thin_remove_mapping(p->md, dev, v);
+		if (e && e != -ENODATA)
+			return e;
+	}
+	return 0;
+}
+
+/* Write the chunk in BUF at virtual block VB: a new data block, mapped. */
+static int put_chunk(struct pool *p, struct recv_ctx *c, uint64_t vb, const void *buf)
+{
+	uint64_t d;
+	int e;
+
+	if ((e = thin_alloc_data_block(p->md, &d)))
+		return e;
+	if ((e = io_write(p->pv[VG_ROLE_DATA].io, c->area_off + d * c->chunk, buf, c->chunk))) {
+		log_error("pool %s: writing data chunk %" PRIu64 ": %s", p->name, d, strerror(-e));
+		return e;
+	}
+	c->res->chunks++;
+	return thin_insert_mapping_alloced(p->md, c->dev_id, vb, d);
+}
+
+static int replay(struct pool *p, struct recv_ctx *c, unsigned char *chunk_buf,
+		  unsigned char *buf)
+{
+	struct pool_recv *r = c->r;
+	unsigned char head[STREAM_RECORD_SIZE];
+	struct stream_record x;
+	int e;
+
+	if (lseek(r->fd, STREAM_HEADER_SIZE, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		if (read_full(r->fd, head, sizeof(head)) != (ssize_t)sizeof(head))
+			return -EIO;
+		stream_record_unpack(head, &x);
+		if (x.type == STREAM_END)
+			return 0;
+		if (x.type == STREAM_HOLE) {
+			uint64_t first = x.offset / c->chunk;
+			uint64_t n = (x.offset + x.length + c->chunk - 1) / c->chunk - first;
+			if (c->has_base && (e = unmap(p, c->dev_id, first, n)))
+				return e;
+			continue;
+		}
+		if (read_full(r->fd, buf, (size_t)x.length) != (ssize_t)x.length)
+			return -EIO;
+		for (uint64_t done = 0; done < x.length;) {
+			uint64_t off = x.offset + done, in = off % c->chunk;
+			uint64_t n = c->chunk - in < x.length - done ? c->chunk - in : x.length - done;
+			memcpy(chunk_buf + in, buf + done, (size_t)n);
+			done += n;
+			if (in + n == c->chunk || off + n == r->h.size) {
+				memset(chunk_buf + in + n, 0, (size_t)(c->chunk - in - n));
+				if ((e = put_chunk(p, c, off / c->chunk, chunk_buf)))
+					return e;
+			}
+		}
+	}
+}
+
+static int apply_recv(struct pool *p, const void *arg)
+{
+	struct recv_ctx *c = (struct recv_ctx *)arg;
+	unsigned char *chunk_buf = NULL, *buf = NULL;
+	int e;
+
+	/* (the VG C->base pointed into is gone: the change committed a new one) */
+	e = c->has_base ? thin_create_snap(p->md, c->dev_id, c->base_dev)
+			: thin_create_thin(p->md, c->dev_id);
+	for (size_t i = 0; !e && i < c->nbeyond; i++)
+		e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
+	if (!e && (posix_memalign((void **)&chunk_buf, 4096, c->chunk) ||
+		   posix_memalign((void **)&buf, 4096, STREAM_MAX_DATA)))
+		e = -ENOMEM;
+	if (!e)
+		e = replay(p, c, chunk_buf, buf);
+	if (!e && (e = io_flush(p->pv[VG_ROLE_DATA].io)))
+		log_error("pool %s: flushing the data device: %s", p->name, strerror(-e));
+	else if (e)
+		log_error("pool %s: receiving %s failed: %s; nothing was received", p->name, c->name,
+			  strerror(-e));
+	free(chunk_buf);
+	free(buf);
+	return e;
+}
+
+/* The read-only volume whose content is the stream's base. */
+static const struct vg_volume *find_base(const struct pool *p, const struct pool_recv *r)
+{
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
+		const struct vg_volume *v = &p->vg->volumes[i];
+		if (v->read_only && !strcmp(v->content_uuid, r->h.base_uuid))
+			return v;
+	}
+	log_error("pool %s has no read-only volume with the stream's base (content uuid %s): "
+		  "receive the base first; a volume made writable since no longer counts as it",
+		  p->name, r->h.base_uuid);
+	return NULL;
+}
+
+static int preflight(struct pool *p, struct recv_ctx *c)
+{
+	struct pool_recv *r = c->r;
+	uint64_t mu, mt, du, dt;
+	char a[32], b[32];
+	int e;
+
+	if (pool_is_live(p)) {
+		log_error("pool %s is active: receive into it offline ('tpdeactivate %s' first)",
+			  p->name, p->name);
+		return -EBUSY;
+	}
+	if ((e = pool_name_free(p, c->name)))
+		return e;
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++)
+		if (!strcmp(p->vg->volumes[i].content_uuid, r->h.uuid)) {
+			log_error("pool %s: volume %s already holds this stream's content (uuid %s)",
+				  p->name, p->vg->volumes[i].name, r->h.uuid);
+			return -EEXIST;
+		}
+	if (r->h.chunk != c->chunk) {
+		log_error("pool %s has %s chunks, the stream %s chunks: receive it into a pool "
+			  "with the sender's chunk size", p->name,
+			  tp_size_format(c->chunk, 'h', a, sizeof(a)),
+			  tp_size_format(r->h.chunk, 'h', b, sizeof(b)));
+		return -EXDEV;
+	}
+	if ((r->h.flags & STREAM_FLAG_INCREMENTAL) && !(c->base = find_base(p, r)))
+		return -ENOENT;
+	if ((e = thin_usage(p->md, &mu, &mt, &du, &dt)))
+		return e;
+	if (dt - du < r->chunks) {
+		log_error("pool %s has %s of free data space; receiving %s needs %s: extend the "
+			  "pool (tpextend) or free space first", p->name,
+			  tp_size_format((dt - du) * c->chunk, 'h', a, sizeof(a)), c->name,
+			  tp_size_format(r->chunks * c->chunk, 'h', b, sizeof(b)));
+		return -ENOSPC;
+	}
+	if (c->base && c->base->size > r->h.size) {
+		struct thin_delta_visitor v = { c, NULL, collect_beyond };
+		if ((e = thin_mappings_io(p->thin_io, 0, c->base->dev_id, &v)))
+			return e;
+	}
+	return pool_guard(p, "receiving", "nothing was received", 0);
+}
+
+int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
+		    struct pool_recv_result *res)
+{
+	struct recv_ctx c = { r, name ? name : r->h.name };
+	struct vg_volume v;
+	struct vg *next;
+	int e;
+
+	memset(res, 0, sizeof(*res));
+	c.chunk = (uint64_t)p->vg->chunk_size * 512;
+	c.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	c.res = res;
+	if ((e = preflight(p, &c)))
+		goto out;
+	memset(&v, 0, sizeof(v));
+	snprintf(v.name, sizeof(v.name), "%s", c.name);
+	if (c.base)
+		snprintf(v.origin, sizeof(v.origin), "%s", c.base->name);
+	v.size = r->h.size;
+	v.creation_time = (int64_t)time(NULL);
+	v.read_only = 1;
+	snprintf(v.content_uuid, sizeof(v.content_uuid), "%s", r->h.uuid);
+	v.dev_id = p->vg->next_dev_id;
+	for (struct thin_ir_device d; !thin_device_info(p->md, v.dev_id, &d);)
+		v.dev_id++;
+	if (v.dev_id > VG_DEV_ID_MAX) {
+		log_error("pool %s: no thin device id left", p->name);
+		e = -ENOSPC;
+		goto out;
+	}
+	c.dev_id = v.dev_id;
+	c.has_base = c.base != NULL;
+	c.base_dev = c.base ? c.base->dev_id : 0;
+	c.base = NULL;
+	snprintf(res->name, sizeof(res->name), "%s", v.name);
+	snprintf(res->base, sizeof(res->base), "%s", v.origin);
+	res->size = v.size;
+	res->data_bytes = r->data_bytes;
+	if ((e = vg_clone(p->vg, &next)))
+		goto out;
+	next->next_dev_id = v.dev_id + 1;
+	if ((e = vg_add_volume(next, &v))) {
+		vg_free(next);
+		goto out;
+	}
+	e = pool_change(p, next, apply_recv, &c);
+out:
+	free(c.beyond);
+	return e;
+}

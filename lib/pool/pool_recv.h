@@ -1,0 +1,45 @@
+/* pool_recv.h - receiving a send stream (tprecv) into a pool.
+ *
+ * Two steps, so that nothing of the pool is touched by a bad stream:
+ * pool_recv_check reads the whole stream first (from a file, or from a
+ * pipe into a temporary file under $TMPDIR) and checks it: the header and
+ * every record's checksum, order, bounds and the END record's totals; a
+ * truncated or damaged stream is -EBADMSG (logged, naming the record).
+ * pool_recv_apply then receives it into an open, offline pool as one
+ * change under the transaction-id protocol (pool.h): a full stream
+ * creates volume NAME; an incremental one finds the read-only volume
+ * holding the stream's base (by its content uuid, which a volume loses
+ * when it is made writable), snapshots it as NAME and applies the
+ * changes; either way NAME becomes read-only with the sent volume's
+ * content uuid, so it can be the base of the next incremental stream.
+ * Before anything is written: no base (-ENOENT), a chunk size other than
+ * the pool's (-EXDEV), too little free data space (-ENOSPC), the name
+ * taken (-EEXIST), an active pool (-EBUSY): all logged, the pool
+ * unchanged. Received data goes into newly allocated chunks only. */
+#ifndef TP_POOL_POOL_RECV_H
+#define TP_POOL_POOL_RECV_H
+
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "lib/pool/pool.h"
+
+struct pool_recv;
+
+/* INPUT: a file, or NULL for standard input. */
+int pool_recv_check(const char *input, struct pool_recv **out) TP_MUST_CHECK;
+void pool_recv_free(struct pool_recv *r);	/* NULL ok */
+
+struct pool_recv_result {
+	char name[POOL_NAME_MAX + 1];
+	char base[POOL_NAME_MAX + 1];	/* incremental: the base volume; "" if full */
+	uint64_t size;			/* the volume's, bytes */
+	uint64_t data_bytes;		/* bytes of data received */
+	uint64_t chunks;		/* chunks written */
+};
+
+/* NAME: the new volume's name, NULL = the name in the stream. */
+int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
+		    struct pool_recv_result *res) TP_MUST_CHECK;
+
+#endif

@@ -1,0 +1,73 @@
+/* pool_stream.h - the send stream's layout (tpsend writes it, tprecv reads
+ * it; the format is documented for users in man/tp-stream.5). lib/pool
+ * internal. All integers little-endian; every crc is the standard
+ * CRC-32C (lib/base/crc32c.h, seeded 0xffffffff, inverted).
+ *
+ * Header, 256 bytes:
+ *     0  8  magic "TPSTREAM"
+ *     8  4  version (1)
+ *    12  4  flags: bit 0 incremental (BASE_UUID names the base)
+ *    16  8  volume size, bytes
+ *    24  8  chunk size, bytes (the sending pool's)
+ *    32 36  volume uuid (text)
+ *    68 36  base uuid (text; zeros in a full stream)
+ *   104 65  the volume's name (NUL-terminated)
+ *   169 83  zero
+ *   252  4  crc of bytes 0..251
+ * Records, each a 32-byte head then, for DATA, LENGTH bytes of data:
+ *     0  4  type: 1 DATA, 2 HOLE (unmapped: no data follows), 3 END
+ *     4  4  zero
+ *     8  8  offset, bytes (a multiple of the chunk size)
+ *    16  8  length, bytes (DATA and HOLE: > 0, whole chunks except at the
+ *           volume's end; END: the number of DATA and HOLE records)
+ *    24  4  END: zero; else zero
+ *    28  4  crc of bytes 0..27 and the data
+ * Records come in ascending offset order, never overlapping, within the
+ * volume; END carries in OFFSET the sum of DATA lengths. A full stream
+ * covers the whole volume with DATA and HOLE records; an incremental one
+ * only what differs from the base. */
+#ifndef TP_POOL_POOL_STREAM_H
+#define TP_POOL_POOL_STREAM_H
+
+#include <stdint.h>
+
+#define STREAM_MAGIC "TPSTREAM"
+#define STREAM_VERSION 1u
+#define STREAM_HEADER_SIZE 256u
+#define STREAM_RECORD_SIZE 32u
+#define STREAM_FLAG_INCREMENTAL 1u
+#define STREAM_MAX_DATA (4u << 20)	/* bytes of data in one record */
+
+enum stream_record_type {
+	STREAM_DATA = 1,
+	STREAM_HOLE = 2,
+	STREAM_END = 3,
+};
+
+struct stream_header {
+	uint32_t version, flags;
+	uint64_t size, chunk;
+	char uuid[37], base_uuid[37];
+	char name[65];
+};
+
+struct stream_record {
+	uint32_t type;
+	uint64_t offset, length;
+};
+
+void stream_header_pack(unsigned char b[STREAM_HEADER_SIZE], const struct stream_header *h);
+/* 0, or -EBADMSG (not a stream, bad crc) / -EPROTO (unknown version),
+ * logged. */
+int stream_header_unpack(const unsigned char b[STREAM_HEADER_SIZE], struct stream_header *h);
+/* The head of R, its crc taken over the head and DATA (LEN bytes). */
+void stream_record_pack(unsigned char b[STREAM_RECORD_SIZE], const struct stream_record *r,
+			const void *data, uint64_t len);
+/* The crc of a record head's first 28 bytes and its data, in pieces:
+ * begin with the head, add data, compare with the stored crc. */
+uint32_t stream_crc_begin(const unsigned char b[STREAM_RECORD_SIZE]);
+uint32_t stream_crc_add(uint32_t crc, const void *data, uint64_t len);
+int stream_crc_ok(const unsigned char b[STREAM_RECORD_SIZE], uint32_t crc);
+void stream_record_unpack(const unsigned char b[STREAM_RECORD_SIZE], struct stream_record *r);
+
+#endif

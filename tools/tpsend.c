@@ -1,0 +1,78 @@
+/* tpsend - a volume's content, read offline from the pool's devices.
+ *
+ *   tpsend [--from BASE] [-o FILE] [--devices D,M] POOL/VOLUME
+ *   tpsend --format raw [-o FILE] [--devices D,M] POOL/VOLUME
+ *
+ * Writes the send stream (man/tp-stream.5: full, or the changes since the
+ * volume BASE of the same pool) or, with --format raw, the volume's whole
+ * virtual size as a plain image (holes read as zeros; FILE stays sparse)
+ * to standard output or FILE. Exit: 0, 3 bad command line, 5 no such pool
+ * or volume, a writable volume to stream, the pool active, damaged
+ * metadata, a read or write error. */
+#include "lib/base/exitcodes.h"
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+#include "lib/pool/pool.h"
+#include "lib/pool/pool_send.h"
+#include "tools/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static int send(const char *spec, const char *from, int raw, const char *devices,
+		const char *output)
+{
+	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1], a[32], b[32];
+	struct pool_send_stats st;
+	struct pool *p;
+	int code;
+
+	if (pool_split_volume_spec(spec, pool, vol))
+		return TP_EXIT_USAGE;
+	if (pool_open(pool, devices, POOL_RDONLY, &p))
+		return TP_EXIT_FAILED;
+	code = tp_exit_from_errno(raw ? pool_send_raw(p, vol, output, &st)
+				      : pool_send_stream(p, vol, from, output, &st));
+	pool_close(p);
+	if (code == TP_EXIT_OK && output && tp_log_verbosity() >= 0)
+		printf("Wrote %s/%s to %s: %s, %s of it %s.\n", pool, vol, output,
+		       tp_size_format(st.size, 'h', a, sizeof(a)),
+		       tp_size_format(st.mapped, 'h', b, sizeof(b)),
+		       raw ? "mapped" : from ? "changed data" : "data");
+	return code;
+}
+
+int cmd_tpsend(const struct tp_command *cmd, int argc, const char **argv)
+{
+	const char *format = NULL, *output = NULL, *devices = NULL, *from = NULL, **args;
+	const struct poptOption opts[] = {
+		{ "from", '\0', POPT_ARG_STRING, &from, 0,
+		  "send only what differs from BASE, a read-only volume of the pool (incremental)",
+		  "BASE" },
+		{ "format", 'f', POPT_ARG_STRING, &format, 0,
+		  "stream (the default: checksummed, for tprecv) or raw (a plain image)", "FORMAT" },
+		{ "output", 'o', POPT_ARG_STRING, &output, 0,
+		  "write to FILE (sparse) instead of standard output", "FILE" },
+		CLI_OPT_DEVICES(devices),
+		POPT_TABLEEND
+	};
+	struct cli cli;
+	int nargs, code;
+
+	if ((code = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
+		return code;
+	if (format && strcmp(format, "raw") && strcmp(format, "stream"))
+		code = cli_usage_error(cmd, "unknown format '%s': use stream or raw", format);
+	else if (format && !strcmp(format, "raw") && from)
+		code = cli_usage_error(cmd, "--from makes a stream; --format raw is the whole volume");
+	else if (from && strchr(from, '/'))
+		code = cli_usage_error(cmd, "--from names a volume of the same pool: BASE, not "
+					    "POOL/BASE");
+	else if (!output && isatty(STDOUT_FILENO))
+		code = cli_usage_error(cmd, "standard output is a terminal: redirect it or use -o FILE");
+	else
+		code = send(args[0], from, format && !strcmp(format, "raw"), devices, output);
+	cli_end(&cli);
+	return code;
+}
