@@ -7,6 +7,10 @@
 #   stages: layers unit shell fuzz vm (default: all; vm runs when QEMU and a
 #           kernel image are present, see test/vm/run.sh, once per kernel
 #           of TP_VM_KERNELS, default "6.1 6.12", or once on TP_KERNEL_DIR;
+#           the first kernel runs every scenario, the others the scenarios
+#           of TP_VM_LATER (default below: the quick ones; the long fault
+#           and monitor soaks add little on a second kernel), or every
+#           scenario with TP_VM_FULL=1;
 #           layers is
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there)
@@ -34,7 +38,7 @@ add() { # add "label" from the results file
 	: >"$results"
 }
 
-run_stage() { # stage build label
+run_stage() { # stage build label [vm scenarios]
 	local stage=$1 build=$2 label=$3
 	: >"$results"
 	case $stage in
@@ -51,11 +55,14 @@ run_stage() { # stage build label
 		echo "=== $label: fuzz corpus replay ($build)"
 		TP_RESULTS=$results BUILD=$build test/fuzz/replay.sh ;;
 	vm)
-		echo "=== $label: real-kernel tests under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}} ($build)"
-		TP_RESULTS=$results BUILD=$build test/vm/run.sh ;;
+		echo "=== $label: real-kernel tests under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}} ($build)${4:+: $4}"
+		# shellcheck disable=SC2086 # $4: a list of scenario names
+		TP_RESULTS=$results BUILD=$build test/vm/run.sh ${4:-} ;;
 	esac
 	add "$label $stage"
 }
+
+VM_LATER=${TP_VM_LATER:-s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots s-wipe}
 
 run_vm() { # every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR
 	local k
@@ -63,8 +70,14 @@ run_vm() { # every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR
 		run_stage vm "$BUILD" main
 		return
 	fi
+	local first=1
 	for k in ${TP_VM_KERNELS:-6.1 6.12}; do
-		TP_KERNEL=$k run_stage vm "$BUILD" main
+		if [ $first = 1 ] || [ "${TP_VM_FULL:-0}" = 1 ]; then
+			TP_KERNEL=$k run_stage vm "$BUILD" main
+		else
+			TP_KERNEL=$k run_stage vm "$BUILD" main "$VM_LATER"
+		fi
+		first=0
 	done
 }
 
