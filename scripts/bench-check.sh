@@ -27,13 +27,13 @@ meta_size=$(( (total / 40 + 4096) * 4096 ))	# ~ 4 KiB per 40 mappings, plus room
 [ $meta_size -le $((16 * 1024 * 1024 * 1024)) ] || meta_size=$((16 * 1024 * 1024 * 1024))
 if [ ! -f "$img" ]; then
 	echo "generating $total mappings over $devs devices (once)..."
-	$BUILD/test/bin/tp-metagen --out "$img" --meta-size "$meta_size" --devices "$devs" \
+	"$BUILD"/test/bin/tp-metagen --out "$img" --meta-size "$meta_size" --devices "$devs" \
 		--mappings $((total / devs)) --snapshots $((devs / 4)) --seed 1 \
 		--data-blocks $((total * 2))
 fi
 measure() { # cmd... -> "seconds rss_kb cpu_seconds", the fastest of 3 runs (the machine is shared)
-	local best="" i s kb u k
-	for i in 1 2 3; do
+	local best="" _ s kb u k
+	for _ in 1 2 3; do
 		/usr/bin/time -o $dir/time.out -f '%e %M %U %S' "$@" >/dev/null 2>&1 || true
 		read -r s kb u k <$dir/time.out
 		if [ -z "$best" ] || awk -v a="$s" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
@@ -47,8 +47,8 @@ cat "$img" >/dev/null
 read -r tc_s tc_kb tc_cpu < <(measure thin_check "$img")
 r11_s=- r11_kb=- r11_cpu=-
 [ -n "$REF110" ] && read -r r11_s r11_kb r11_cpu < <(measure "$REF110/thin_check" "$img")
-read -r tp_s tp_kb tp_cpu < <(measure $BUILD/bin/tpcheck -q --metadata "$img")
-read -r fast_s fast_kb fast_cpu < <(measure $BUILD/bin/tpcheck -q --fast --metadata "$img")
+read -r tp_s tp_kb tp_cpu < <(measure "$BUILD"/bin/tpcheck -q --metadata "$img")
+read -r fast_s fast_kb fast_cpu < <(measure "$BUILD"/bin/tpcheck -q --fast --metadata "$img")
 printf '%-22s %10s %10s %12s\n' "" "wall s" "CPU s" "peak RSS KiB"
 printf '%-22s %10s %10s %12s\n' "thin_check 0.9.0" "$tc_s" "$tc_cpu" "$tc_kb"
 printf '%-22s %10s %10s %12s\n' "thin_check 1.1.0" "$r11_s" "$r11_cpu" "$r11_kb"
