@@ -2,7 +2,8 @@
 # bench-check.sh - tpcheck vs thin_check of both generations of
 # thin-provisioning-tools (0.9.0 from Debian 12; 1.1.0 from Debian 13, set up
 # by scripts/setup-reference.sh; REF110= skips it) on the same metadata, in
-# the same run: wall time and peak RSS of each, ratios, and tpcheck --fast.
+# the same run: wall time, CPU time (user + system, all threads) and peak
+# RSS of each, ratios, and tpcheck --fast.
 #
 #   scripts/bench-check.sh [TOTAL_MAPPINGS] [DEVICES]   (default 10000000 100)
 #
@@ -26,36 +27,38 @@ meta_size=$(( (total / 40 + 4096) * 4096 ))	# ~ 4 KiB per 40 mappings, plus room
 [ $meta_size -le $((16 * 1024 * 1024 * 1024)) ] || meta_size=$((16 * 1024 * 1024 * 1024))
 if [ ! -f "$img" ]; then
 	echo "generating $total mappings over $devs devices (once)..."
-	$BUILD/test/bin/tp-metagen --out "$img" --meta-size "$meta_size" --devices "$devs" \
+	"$BUILD"/test/bin/tp-metagen --out "$img" --meta-size "$meta_size" --devices "$devs" \
 		--mappings $((total / devs)) --snapshots $((devs / 4)) --seed 1 \
 		--data-blocks $((total * 2))
 fi
-measure() { # cmd... -> "seconds rss_kb", the fastest of 3 runs (the machine is shared)
-	local best="" i
-	for i in 1 2 3; do
-		/usr/bin/time -o $dir/time.out -f '%e %M' "$@" >/dev/null 2>&1 || true
-		read -r s kb <$dir/time.out
+measure() { # cmd... -> "seconds rss_kb cpu_seconds", the fastest of 3 runs (the machine is shared)
+	local best="" _ s kb u k
+	for _ in 1 2 3; do
+		/usr/bin/time -o $dir/time.out -f '%e %M %U %S' "$@" >/dev/null 2>&1 || true
+		read -r s kb u k <$dir/time.out
 		if [ -z "$best" ] || awk -v a="$s" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
-			best="$s $kb"
+			best="$s $kb $(awk -v u="$u" -v k="$k" 'BEGIN { printf "%.2f", u + k }')"
 		fi
 	done
 	echo "$best"
 }
 # warm the page cache so both read from memory
 cat "$img" >/dev/null
-read -r tc_s tc_kb < <(measure thin_check "$img")
-r11_s=- r11_kb=-
-[ -n "$REF110" ] && read -r r11_s r11_kb < <(measure "$REF110/thin_check" "$img")
-read -r tp_s tp_kb < <(measure $BUILD/bin/tpcheck -q --metadata "$img")
-read -r fast_s fast_kb < <(measure $BUILD/bin/tpcheck -q --fast --metadata "$img")
-printf '%-22s %10s %12s\n' "" "wall s" "peak RSS KiB"
-printf '%-22s %10s %12s\n' "thin_check 0.9.0" "$tc_s" "$tc_kb"
-printf '%-22s %10s %12s\n' "thin_check 1.1.0" "$r11_s" "$r11_kb"
-printf '%-22s %10s %12s\n' "tpcheck" "$tp_s" "$tp_kb"
-printf '%-22s %10s %12s\n' "tpcheck --fast" "$fast_s" "$fast_kb"
+read -r tc_s tc_kb tc_cpu < <(measure thin_check "$img")
+r11_s=- r11_kb=- r11_cpu=-
+[ -n "$REF110" ] && read -r r11_s r11_kb r11_cpu < <(measure "$REF110/thin_check" "$img")
+read -r tp_s tp_kb tp_cpu < <(measure "$BUILD"/bin/tpcheck -q --metadata "$img")
+read -r fast_s fast_kb fast_cpu < <(measure "$BUILD"/bin/tpcheck -q --fast --metadata "$img")
+printf '%-22s %10s %10s %12s\n' "" "wall s" "CPU s" "peak RSS KiB"
+printf '%-22s %10s %10s %12s\n' "thin_check 0.9.0" "$tc_s" "$tc_cpu" "$tc_kb"
+printf '%-22s %10s %10s %12s\n' "thin_check 1.1.0" "$r11_s" "$r11_cpu" "$r11_kb"
+printf '%-22s %10s %10s %12s\n' "tpcheck" "$tp_s" "$tp_cpu" "$tp_kb"
+printf '%-22s %10s %10s %12s\n' "tpcheck --fast" "$fast_s" "$fast_cpu" "$fast_kb"
 awk -v a="$tc_s" -v b="$tp_s" -v c="$tc_kb" -v d="$tp_kb" 'BEGIN {
 	printf "speed-up (thin_check / tpcheck): %.2fx (target >= 5)\n", a / (b > 0.01 ? b : 0.01)
 	printf "memory (tpcheck / thin_check):   %.2f (target <= 1)\n", (c > 0 ? d / c : 0) }'
 [ "$r11_s" = - ] || awk -v a="$r11_s" -v b="$tp_s" -v c="$r11_kb" -v d="$tp_kb" 'BEGIN {
 	printf "speed-up (thin_check 1.1.0 / tpcheck): %.2fx (target >= 4)\n", a / (b > 0.01 ? b : 0.01)
 	printf "memory (tpcheck / thin_check 1.1.0):   %.2f (target <= 1)\n", (c > 0 ? d / c : 0) }'
+[ "$r11_s" = - ] || awk -v a="$r11_cpu" -v b="$tp_cpu" 'BEGIN {
+	printf "CPU time (thin_check 1.1.0 / tpcheck): %.2fx (of the fastest runs)\n", a / (b > 0.01 ? b : 0.01) }'

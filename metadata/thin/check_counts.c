@@ -24,20 +24,43 @@ static unsigned get4(const uint8_t *a, uint64_t b)
 	return (a[b >> 1] >> ((b & 1) * 4)) & 15;
 }
 
-static int data_ref(struct chk *c, uint64_t b)
+/* One more reference to data block B (below nr_data) whose count is
+ * NIBBLE_MAX - 1 or more: the count moves to (or on in) the overflow map. */
+static int data_ref_over(struct chk *c, uint64_t b)
 {
-	unsigned v;
 	uint64_t big = NIBBLE_MAX;
 
-	if (b >= c->nr_data)
-		return 0;	/* reported by the walk */
-	v = get4(c->dexp, b);
-	if (v < NIBBLE_MAX) {
+	if (get4(c->dexp, b) < NIBBLE_MAX) {
 		c->dexp[b >> 1] = (uint8_t)(c->dexp[b >> 1] + (1u << ((b & 1) * 4)));
-		return v + 1 == NIBBLE_MAX ? u64map_put(&c->dover, b, NIBBLE_MAX) : 0;
+		return u64map_put(&c->dover, b, NIBBLE_MAX);
 	}
 	u64map_get(&c->dover, b, &big);
 	return u64map_put(&c->dover, b, big + 1);
+}
+
+/* Count the data blocks of the NR leaf values VALS (blocks beyond the
+ * data device are reported by the walk). */
+static int data_refs(struct chk *c, const unsigned char *vals, uint32_t nr)
+{
+	/* stores to dexp may alias anything: the fields read once */
+	uint8_t *dexp = c->dexp;
+	uint64_t nr_data = c->nr_data;
+	int r;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t b = thin_bt_block(le64_get(vals + 8 * i));
+		unsigned sh = (unsigned)(b & 1) * 4;
+
+		if (b >= nr_data)
+			continue;
+		if (((dexp[b >> 1] >> sh) & 15) < NIBBLE_MAX - 1) {
+			dexp[b >> 1] = (uint8_t)(dexp[b >> 1] + (1u << sh));
+			continue;
+		}
+		if ((r = data_ref_over(c, b)))
+			return r;
+	}
+	return 0;
 }
 
 int thin_chk_meta_ref(struct chk *c, uint64_t b)
@@ -131,13 +154,8 @@ int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn)
 				 nr, bn_max(n) / 3);
 	if (!bn_is_leaf(n))
 		return 0;
-	if (wn->tree == THIN_TREE_MAPPINGS) {
-		/* stores to dexp may alias the node: the values located once */
-		const unsigned char *vals = (const unsigned char *)bn_value(n, 0);
-		for (uint32_t i = 0; i < nr && !r; i++)
-			r = data_ref(c, thin_bt_block(le64_get(vals + 8 * i)));
-		return r;
-	}
+	if (wn->tree == THIN_TREE_MAPPINGS)
+		return data_refs(c, (const unsigned char *)bn_value(n, 0), nr);
 	for (uint32_t i = 0; i < nr; i++)
 		if (wn->tree == THIN_TREE_DETAILS)
 			c->total += le64_get(bn_value(n, i));

@@ -290,9 +290,12 @@ static int bottom_leaf(struct walker *w, const unsigned char *n, int seen, void 
 {
 	struct thin_ir_mapping *runs = w->runs;
 	size_t nr = 0;
-	/* stores to runs may alias the node: header fields read once */
+	/* stores to runs may alias the node: header fields read once, the
+	 * run being built kept in locals and stored when it ends */
 	const unsigned char *keys = n + BTREE_HEADER_SIZE, *vals = (const unsigned char *)bn_value(n, 0);
 	uint32_t count = bn_nr(n);
+	uint64_t ov = 0, db = 0, len = 0;
+	uint32_t tm = 0;
 	(void)ctx, (void)seen;
 
 	for (uint32_t i = 0; i < count; i++) {
@@ -300,16 +303,16 @@ static int bottom_leaf(struct walker *w, const unsigned char *n, int seen, void 
 		uint64_t d = thin_bt_block(bt);
 		uint32_t t = thin_bt_time(bt);
 
-		if (nr) {
-			struct thin_ir_mapping *p = &runs[nr - 1];
-			if (p->time == t && p->origin_begin + p->length == v &&
-			    p->data_begin + p->length == d) {
-				p->length++;
-				continue;
-			}
+		if (len && tm == t && ov + len == v && db + len == d) {
+			len++;
+			continue;
 		}
-		runs[nr++] = (struct thin_ir_mapping){ v, d, 1, t };
+		if (len)
+			runs[nr++] = (struct thin_ir_mapping){ ov, db, len, tm };
+		ov = v, db = d, len = 1, tm = t;
 	}
+	if (len)
+		runs[nr++] = (struct thin_ir_mapping){ ov, db, len, tm };
 	if (!nr || !w->v->mappings)
 		return 0;
 	return w->v->mappings(w->v->ctx, runs, nr);
