@@ -188,7 +188,8 @@ int pool_volume_rename(struct pool *p, const char *old, const char *new_name) TP
  * that was a snapshot of VOL (if any) takes VOL's former origin. SNAP
  * must be of VOL's snapshot family: the same volume ends both origin
  * chains (-EINVAL, also for VOL itself); VOL must be writable
- * (-EROFS) and not loaded in the kernel (-EBUSY); all logged. *OLD_SIZE:
+ * (-EROFS) and not open in the kernel (-EBUSY; a loaded VOL nobody holds
+ * is unloaded and loaded again on its new device); all logged. *OLD_SIZE:
  * VOL's size before. */
 int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint64_t *old_size)
 	TP_MUST_CHECK;

@@ -19,9 +19,17 @@
  * a volume can be rolled back to one checkpoint again and again, and a
  * typo naming an unrelated volume is refused. Refused (logged): SNAP of
  * another family or VOL itself (-EINVAL); VOL read-only (-EROFS); VOL
- * loaded in the kernel (-EBUSY).
- * On a live pool with VOL not loaded the same thin operations go through
- * the kernel's pool messages. */
+ * open in the kernel (-EBUSY).
+ *
+ * Live, the thin operations are the kernel's pool messages (create_snap,
+ * SNAP suspended meanwhile when it is active; delete). A loaded VOL that
+ * nobody holds open is unloaded before its old device is deleted (the
+ * kernel refuses to delete a device a table holds) and loaded again
+ * after the change, on its new device: a fresh dm device whose uuid
+ * names the new id, where a table reload would keep one naming the
+ * deleted id. A step that fails after create_snap deletes the new device
+ * again, so the kernel is as before and the VG commit is undone
+ * (pool_live_settle). */
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
@@ -33,7 +41,8 @@
 
 struct rollback {
 	uint32_t old_id, new_id;
-	char snap[VG_NAME_MAX + 1];
+	int loaded;			/* live: VOL's dm device exists */
+	char vol[VG_NAME_MAX + 1], snap[VG_NAME_MAX + 1];
 };
 
 static int apply_rollback(struct pool *p, const void *arg)
@@ -47,10 +56,15 @@ static int apply_rollback(struct pool *p, const void *arg)
 			  strerror(-r));
 		return r;
 	}
-	r = pool_op_delete(p, rb->old_id, NULL);
-	if (r)
-		log_error("pool %s: cannot delete thin device %u: %s", p->name, rb->old_id,
-			  strerror(-r));
+	r = pool_op_delete(p, rb->old_id, rb->loaded ? rb->vol : NULL);
+	if (r) {
+		if (r != -EBUSY)
+			log_error("pool %s: cannot delete thin device %u: %s", p->name,
+				  rb->old_id, strerror(-r));
+		if (pool_is_live(p) && pool_op_delete(p, rb->new_id, NULL))
+			log_error("pool %s: cannot delete the new thin device %u again",
+				  p->name, rb->new_id);
+	}
 	return r;
 }
 
@@ -79,16 +93,27 @@ static const struct vg_volume *family(const struct vg *vg, const char *name)
 	return v;
 }
 
-static int refuse_loaded(struct pool *p, const char *vol)
+/* Live: *LOADED set when VOL's dm device exists; -EBUSY (logged) when
+ * something holds it open. */
+static int refuse_open(struct pool *p, const char *vol, int *loaded)
 {
 	char dm[TP_DM_NAME_MAX];
 	struct tp_dm_info info;
+	int r;
 
-	if (!pool_is_live(p) || tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, vol) ||
-	    tp_dm_info(dm, &info))
+	*loaded = 0;
+	if (!pool_is_live(p))
 		return 0;
-	log_error("pool %s: volume %s is active in the kernel; deactivate it first "
-		  "('tpdeactivate %s %s'), then roll it back", p->name, vol, p->name, vol);
+	if ((r = tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, vol)))
+		return r;
+	if ((r = tp_dm_info(dm, &info)))
+		return r == -ENXIO ? 0 : r;
+	*loaded = 1;
+	if (info.open_count <= 0)
+		return 0;
+	log_error("pool %s: volume %s is open (mounted or in use by %d opener%s); unmount or "
+		  "close it first, then roll it back", p->name, vol, info.open_count,
+		  info.open_count == 1 ? "" : "s");
 	return -EBUSY;
 }
 
@@ -112,7 +137,8 @@ int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint
 			  "vol_name,vol_origin %s' shows them)", p->name, snap, vol, p->name);
 		return -EINVAL;
 	}
-	if ((r = pool_volume_refuse_readonly(p, vol, "a rollback")) || (r = refuse_loaded(p, vol)))
+	if ((r = pool_volume_refuse_readonly(p, vol, "a rollback")) ||
+	    (r = refuse_open(p, vol, &rb.loaded)))
 		return r;
 	if (p->vg->next_dev_id > VG_DEV_ID_MAX) {
 		log_error("pool %s: all %u thin device ids have been used", p->name,
@@ -122,6 +148,7 @@ int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint
 	*old_size = v->size;
 	rb.old_id = v->dev_id;
 	rb.new_id = p->vg->next_dev_id;
+	snprintf(rb.vol, sizeof(rb.vol), "%s", vol);
 	snprintf(rb.snap, sizeof(rb.snap), "%s", snap);
 	if ((r = vg_clone(p->vg, &next)))
 		return r;
@@ -133,5 +160,10 @@ int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint
 	nv->size = s->size;
 	nv->content_uuid[0] = '\0';
 	next->next_dev_id = rb.new_id + 1;
-	return pool_change(p, next, apply_rollback, &rb);
+	if ((r = pool_change(p, next, apply_rollback, &rb)) || !rb.loaded)
+		return r;
+	if ((r = pool_activate(p, (const char *const[]){ vol }, 1)))
+		log_error("pool %s: volume %s was rolled back but could not be loaded again; "
+			  "'tpactivate %s %s' loads it", p->name, vol, p->name, vol);
+	return r;
 }
