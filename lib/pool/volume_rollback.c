@@ -93,6 +93,16 @@ static const struct vg_volume *family(const struct vg *vg, const char *name)
 	return v;
 }
 
+/* Whether VOL's dm device exists (live). */
+static int is_loaded(const struct pool *p, const char *vol)
+{
+	char dm[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
+
+	return !tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, vol) &&
+	       !tp_dm_info(dm, &info);
+}
+
 /* Live: *LOADED set when VOL's dm device exists; -EBUSY (logged) when
  * something holds it open. */
 static int refuse_open(struct pool *p, const char *vol, int *loaded)
@@ -123,7 +133,7 @@ int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint
 	struct vg_volume *nv, *child;
 	struct rollback rb;
 	struct vg *next;
-	int r;
+	int r, a;
 
 	if (!v || !(s = vg_find_volume(p->vg, snap))) {
 		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name,
@@ -160,10 +170,13 @@ int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint
 	nv->size = s->size;
 	nv->content_uuid[0] = '\0';
 	next->next_dev_id = rb.new_id + 1;
-	if ((r = pool_change(p, next, apply_rollback, &rb)) || !rb.loaded)
-		return r;
-	if ((r = pool_activate(p, (const char *const[]){ vol }, 1)))
-		log_error("pool %s: volume %s was rolled back but could not be loaded again; "
-			  "'tpactivate %s %s' loads it", p->name, vol, p->name, vol);
-	return r;
+	r = pool_change(p, next, apply_rollback, &rb);
+	if (!rb.loaded || is_loaded(p, vol))
+		return r;	/* (a change that failed early left it loaded) */
+	a = pool_activate(p, (const char *const[]){ vol }, 1);
+	if (a)
+		log_error("pool %s: volume %s %s but could not be loaded again; 'tpactivate %s "
+			  "%s' loads it", p->name, vol, r ? "was not rolled back" : "was rolled back",
+			  p->name, vol);
+	return r ? r : a;
 }
