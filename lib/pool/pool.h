@@ -181,6 +181,19 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
  * logged); NEW taken: -EEXIST. */
 int pool_volume_rename(struct pool *p, const char *old, const char *new_name) TP_MUST_CHECK;
 
+/* Roll volume VOL back to SNAP (volume_rollback.c): VOL's content and
+ * virtual size become SNAP's, SNAP is kept; one change (VOL gets a new
+ * thin device id, a snapshot of SNAP's; its old one is deleted). VOL is
+ * then recorded as a snapshot of SNAP, and the volume of SNAP's chain
+ * that was a snapshot of VOL (if any) takes VOL's former origin. SNAP
+ * must be of VOL's snapshot family: the same volume ends both origin
+ * chains (-EINVAL, also for VOL itself); VOL must be writable
+ * (-EROFS) and not open in the kernel (-EBUSY; a loaded VOL nobody holds
+ * is unloaded and loaded again on its new device); all logged. *OLD_SIZE:
+ * VOL's size before. */
+int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint64_t *old_size)
+	TP_MUST_CHECK;
+
 /* Rename pool OLD to NEW_NAME (pool_rename.c), offline: the VG metadata
  * (one commit), the labels, the backups and the devices file, in that
  * order; run again after an interruption it finishes the rename. DEVICES

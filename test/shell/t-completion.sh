@@ -34,6 +34,10 @@ complete_words tvremove alpha/www ""
 expect alpha/www beta/db beta/logs
 complete_words tvsnap -n ""		# a new name: nothing offered
 expect ""
+complete_words tvrollback beta/db --to ""	# a snapshot: the volumes of that pool
+expect db logs
+complete_words tvrollback beta/db --to l
+expect logs
 complete_words tpactivate ""
 expect alpha beta
 complete_words tpactivate beta ""

@@ -60,7 +60,10 @@ md5sum dst-*.img >dst.before
 for bad in corrupt truncated trailing; do
 	cp inc.stream bad.stream
 	case $bad in
-	corrupt) printf '\x5a' | dd of=bad.stream bs=1 seek=$((256 + 32 + 1000)) conv=notrunc status=none ;;
+	corrupt)	# the byte's complement: a fixed byte equals the random one 1 time in 256
+		b=$(od -An -tu1 -j $((256 + 32 + 1000)) -N1 bad.stream)
+		printf "\\x$(printf %02x $((b ^ 255)))" |
+			dd of=bad.stream bs=1 seek=$((256 + 32 + 1000)) conv=notrunc status=none ;;
 	truncated) truncate -s $(($(stat -c %s inc.stream) - 40)) bad.stream ;;
 	trailing) echo extra >>bad.stream ;;
 	esac

@@ -4,10 +4,10 @@
  * or random subsets of the unflushed writes on each device (crash_sim.h).
  *
  * Paths: a thin change under the transaction-id protocol (tvcreate,
- * tvsnap, tvremove: one VG commit on both devices, one thin commit), a VG
- * commit alone (tvrename), tprepair's salvage and area swap, tpextend of
- * the data area and of the metadata areas (VG, thin superblock, labels),
- * and tprestore into the pool's active area.
+ * tvsnap, tvremove, tvrollback: one VG commit on both devices, one thin
+ * commit), a VG commit alone (tvrename), tprepair's salvage and area
+ * swap, tpextend of the data area and of the metadata areas (VG, thin
+ * superblock, labels), and tprestore into the pool's active area.
  *
  * The model: after the cut, the next writer opens the pool (completing an
  * interrupted transaction, pool.h); what it sees must be exactly the state
@@ -254,6 +254,17 @@ static int do_rename(struct pool *p)
 	return pool_volume_rename(p, "b", "b-renamed");
 }
 
+static int do_rollback(struct pool *p)
+{
+	uint64_t old_size;
+	return pool_volume_rollback(p, "a", "a-snap", &old_size);
+}
+
+static int run_rollback(void)
+{
+	return with_pool(do_rollback);
+}
+
 static int run_create(void)
 {
 	return with_pool(do_create);
@@ -337,6 +348,7 @@ static const struct command commands[] = {
 	{ "tpextend (data)", run_extend, setup_extend, 0 },
 	{ "tpextend --metadata", run_extend_meta, setup_extend_meta, 0 },
 	{ "tprestore into the active area", run_restore, NULL, 1 },
+	{ "tvrollback", run_rollback, NULL, 0 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -558,6 +570,11 @@ static void test_restore(void)
 	cut_command(&commands[7]);
 }
 
+static void test_rollback(void)
+{
+	cut_command(&commands[8]);
+}
+
 TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tvcreate", test_create },
 	      { "tvsnap", test_snap },
@@ -566,4 +583,5 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tprepair: salvage and area swap", test_repair },
 	      { "tpextend: data area", test_extend },
 	      { "tpextend --metadata", test_extend_meta },
-	      { "tprestore into the active area", test_restore })
+	      { "tprestore into the active area", test_restore },
+	      { "tvrollback: new device from the snapshot, old one deleted", test_rollback })

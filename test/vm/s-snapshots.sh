@@ -8,7 +8,9 @@
 # tpsend --format raw of s1 and s2 gives images that mount with the files'
 # checksums of their moment, and a full send of s1 then an incremental one
 # from s1 to s2 into a second pool give volumes that, activated there,
-# mount with the same checksums.
+# mount with the same checksums. tvrollback of the live volume: refused
+# while mounted; unmounted but loaded, and not loaded, it takes s1's and
+# then s2's content, which mounts with the files' checksums of then.
 . "$TP_SRC/test/vm/lib.sh"
 set -- $TP_DISKS
 [ $# -ge 4 ] || skip_scenario "needs 4 disks, have $#"
@@ -61,6 +63,32 @@ dd if=/dev/zero of=/dev/mapper/snp-ro bs=4k count=1 oflag=direct status=none 2>&
 not tvchange --readonly n snp/ro
 must tpdeactivate snp ro
 must tvchange --readonly n snp/ro
+
+step "live tvrollback: refused while mounted; unmounted (loaded, then not), it mounts as the snapshot"
+tvrollback snp/www --to s1 2>rb.err && fail "tvrollback of a mounted volume succeeded"
+cat rb.err
+grep -q "is open" rb.err || fail "no 'is open' message"
+must umount mnt
+id_www=$(tpstatus --noheadings -o vol_name,vol_dev_id snp | awk '$1 == "www" { print $2 }')
+must tvrollback snp/www --to s1
+[ -b /dev/mapper/snp-www ] || fail "www is not loaded again after the rollback"
+dmsetup table snp-www
+expect_eq "www's table names its new thin device" "$(dmsetup table snp-www | awk '{ print $5 }')" \
+	"$(tpstatus --noheadings -o vol_name,vol_dev_id snp | awk '$1 == "www" { print $2 }')"
+dmsetup message snp-tpool 0 "create_snap 999 $id_www" 2>/dev/null && fail "the old thin device of www still exists"
+must mount /dev/mapper/snp-www mnt
+expect_eq "rolled back to s1: a" "$(md5sum <mnt/a)" "$s1_a"
+expect_eq "rolled back to s1: b" "$(md5sum <mnt/b)" "$s1_b"
+ok test ! -e mnt/c
+must umount mnt
+must tpdeactivate snp www
+must tvrollback snp/www --to s2
+[ -b /dev/mapper/snp-www ] && fail "www was loaded by a rollback while inactive"
+must tpactivate snp www
+must mount /dev/mapper/snp-www mnt
+expect_eq "rolled back to s2: a" "$(md5sum <mnt/a)" "$s2_a"
+expect_eq "rolled back to s2: b" "$(md5sum <mnt/b)" "$s2_b"
+expect_eq "rolled back to s2: c" "$(md5sum <mnt/c)" "$s2_c"
 
 step "offline: tpdiff XML equals thin_delta's, raw images mount with the files"
 must umount mnt
