@@ -2,14 +2,12 @@
  * pool_diff.h.
  *
  * Offline the committed thin metadata of the active area is read; on a
- * live pool the kernel holds a metadata snapshot while the trees are
- * read from the device with O_DIRECT (the page cache may hold blocks the
- * kernel has rewritten since), and releases it after. */
+ * live pool the trees are read from a kernel metadata snapshot held for
+ * the walk (pool_msnap.c). */
 #include "lib/pool/pool_diff.h"
 #include "lib/pool/pool_check_int.h"
 #include "lib/pool/pool_int.h"
 
-#include "kernel/dm.h"
 #include "lib/base/log.h"
 #include "metadata/thin/delta.h"
 #include "metadata/thin/delta_xml.h"
@@ -17,52 +15,33 @@
 #include <errno.h>
 #include <string.h>
 
-/* Where the trees are read from. */
+/* Where the trees are read from: the active area offline, a held
+ * metadata snapshot live. */
 struct diff_src {
-	struct pool *p;
-	struct io_engine *io;		/* the active area, or the snapshot reader's */
-	struct io_engine *dev;		/* live: the metadata device, O_DIRECT */
+	struct io_engine *io;
+	struct pool_msnap snap;		/* live only */
 	unsigned flags;			/* THIN_DELTA_METADATA_SNAP when live */
 };
 
 static int src_begin(struct pool *p, struct diff_src *s)
 {
-	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
 	int r;
 
 	memset(s, 0, sizeof(*s));
-	s->p = p;
 	if (!pool_is_live(p)) {
 		s->io = p->thin_io;
 		return 0;
 	}
-	r = tp_dm_reserve_metadata_snap(p->pool_dm);
-	if (r == -EBUSY)
-		log_error("pool %s: the kernel already holds a metadata snapshot (another tool "
-			  "is reading it); try again", p->name);
-	if (r)
+	if ((r = pool_msnap_begin(p, &s->snap)))
 		return r;
-	r = io_fd_open(p->pv[VG_ROLE_META].io->name, IO_RDONLY | IO_DIRECT, &s->dev);
-	if (!r)
-		r = io_window_create(s->dev, a->offset, a->size, 0, &s->io);
-	if (r) {
-		log_error("pool %s: cannot read the metadata device: %s", p->name, strerror(-r));
-		io_destroy(s->dev);
-		if (tp_dm_release_metadata_snap(p->pool_dm))
-			log_warn("pool %s: releasing the metadata snapshot failed", p->name);
-		return r;
-	}
+	s->io = s->snap.area;
 	s->flags = THIN_DELTA_METADATA_SNAP;
 	return 0;
 }
 
 static int src_end(struct diff_src *s)
 {
-	if (!s->dev)
-		return 0;
-	io_destroy(s->io);
-	io_destroy(s->dev);
-	return tp_dm_release_metadata_snap(s->p->pool_dm);
+	return s->flags ? pool_msnap_end(&s->snap) : 0;
 }
 
 static int find_pair(struct pool *p, const char *a, const char *b, const struct vg_volume **va,

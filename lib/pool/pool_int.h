@@ -199,6 +199,22 @@ int pool_live_settle(struct pool *p, uint64_t tid, struct vg *undo, int err) TP_
 
 /* ---- pool_msnap.c: reading an active pool's metadata ---- */
 
+/* A held kernel metadata snapshot: AREA reads the metadata area with
+ * O_DIRECT (the page cache may hold blocks the kernel has since
+ * rewritten); walk it with THIN_WALK_METADATA_SNAP or
+ * THIN_DELTA_METADATA_SNAP. */
+struct pool_msnap {
+	struct pool *p;
+	struct io_engine *dev, *area;
+	struct tp_lock *lock;
+};
+/* Take the per-pool snapshot lock (waiting briefly), enter a critical
+ * section, reserve the snapshot (releasing a killed command's hold) and
+ * open the area. 0, or -errno logged (-EBUSY: another command holds it). */
+int pool_msnap_begin(struct pool *p, struct pool_msnap *s) TP_MUST_CHECK;
+/* Release what pool_msnap_begin took; 0 or -errno of the release. */
+int pool_msnap_end(struct pool_msnap *s);
+
 /* Thin device ids in the kernel's metadata (via a metadata snapshot). */
 int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n) TP_MUST_CHECK;
 /* Per-device usage from the kernel's metadata snapshot. */

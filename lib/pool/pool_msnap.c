@@ -20,12 +20,6 @@
 
 /* ---- reading through the kernel's metadata snapshot ---- */
 
-struct snap_read {
-	struct pool *p;
-	struct io_engine *dev, *area;
-	struct tp_lock *lock;
-};
-
 int pool_msnap_lock(const struct pool *p, unsigned flags, struct tp_lock **l)
 {
 	char name[VG_NAME_MAX + 16];
@@ -56,13 +50,11 @@ static int reserve(struct pool *p)
 
 static int snap_walk(void *arg, const struct thin_ir_visitor *v)
 {
-	struct snap_read *s = arg;
+	struct pool_msnap *s = arg;
 	return thin_walk_io(s->area, THIN_WALK_METADATA_SNAP, v, NULL);
 }
 
-/* Hold a metadata snapshot and open the active area with O_DIRECT (the
- * page cache may hold stale blocks the kernel has since rewritten). */
-static int snap_begin(struct pool *p, struct snap_read *s)
+int pool_msnap_begin(struct pool *p, struct pool_msnap *s)
 {
 	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
 	int r;
@@ -101,7 +93,7 @@ fail:
 	return r;
 }
 
-static int snap_end(struct snap_read *s)
+int pool_msnap_end(struct pool_msnap *s)
 {
 	int r;
 
@@ -139,13 +131,13 @@ int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n)
 {
 	struct id_list l = { NULL, 0, 0 };
 	struct thin_ir_visitor v = { &l, NULL, NULL, collect_id, NULL, NULL };
-	struct snap_read s;
-	int r = snap_begin(p, &s), e;
+	struct pool_msnap s;
+	int r = pool_msnap_begin(p, &s), e;
 
 	if (r)
 		return r;
 	r = thin_walk_io(s.area, THIN_WALK_METADATA_SNAP | THIN_WALK_SKIP_MAPPINGS, &v, NULL);
-	e = snap_end(&s);
+	e = pool_msnap_end(&s);
 	if (!r)
 		r = e;
 	if (r) {
@@ -160,13 +152,13 @@ int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n)
 int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		    size_t *n)
 {
-	struct snap_read s;
-	int r = snap_begin(p, &s), e;
+	struct pool_msnap s;
+	int r = pool_msnap_begin(p, &s), e;
 
 	if (r)
 		return r;
 	r = pool_usage_walk(snap_walk, &s, nr_data_blocks, u, n);
-	e = snap_end(&s);
+	e = pool_msnap_end(&s);
 	return r ? r : e;
 }
 
