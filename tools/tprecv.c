@@ -2,9 +2,10 @@
  *
  *   tprecv [-n NAME] [-i FILE] [--devices D,M] POOL
  *
- * The whole stream is checked before the pool is touched. Exit: 0, 3 bad
- * command line, 5 a truncated or damaged stream, no base, a full pool,
- * the name taken, the pool active: the pool unchanged. */
+ * The whole stream is checked before the pool is touched; the pool may be
+ * active. Exit: 0, 3 bad command line, 5 a truncated or damaged stream, no
+ * base, a full pool, the name taken, a live receive that failed: the pool
+ * unchanged. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"

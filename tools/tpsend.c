@@ -1,4 +1,5 @@
-/* tpsend - a volume's content, read offline from the pool's devices.
+/* tpsend - a volume's content, read from the pool's devices (offline, or
+ * live through a kernel metadata snapshot).
  *
  *   tpsend [--from BASE] [-o FILE] [--devices D,M] POOL/VOLUME
  *   tpsend --format raw [-o FILE] [--devices D,M] POOL/VOLUME
@@ -7,7 +8,7 @@
  * volume BASE of the same pool) or, with --format raw, the volume's whole
  * virtual size as a plain image (holes read as zeros; FILE stays sparse)
  * to standard output or FILE. Exit: 0, 3 bad command line, 5 no such pool
- * or volume, a writable volume to stream, the pool active, damaged
+ * or volume, a writable volume to stream (or, live, to export), damaged
  * metadata, a read or write error. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"

@@ -7,11 +7,15 @@
  * with the new volume first, then, in the thin transaction, the new thin
  * device (a snapshot of the base, or empty), the holes unmapped, each
  * chunk of data written to a newly allocated data block and mapped, the
- * data device flushed; the thin commit makes it all visible at once. */
+ * data device flushed; the thin commit makes it all visible at once. Into
+ * a live pool the data goes first, through the kernel
+ * (pool_recv_live.c), and the change only lists the volume. */
 #include "lib/pool/pool_recv.h"
 #include "lib/pool/pool_int.h"
+#include "lib/pool/pool_recv_int.h"
 #include "lib/pool/pool_stream.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "metadata/thin/delta.h"
@@ -25,31 +29,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-struct pool_recv {
-	int fd;			/* the whole stream, seekable */
-	struct stream_header h;
-	uint64_t records, data_bytes;
-	uint64_t chunks;	/* chunks the data fills */
-	char where[128];	/* for messages */
-};
-
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
 
 static int write_full(int fd, const void *buf, size_t len)
 {
@@ -77,7 +56,7 @@ struct reader {
  * first (logged with WHAT), -errno. */
 static int take(struct reader *rd, void *buf, size_t len, const char *what)
 {
-	ssize_t n = read_full(rd->in, buf, len);
+	ssize_t n = pool_recv_read_full(rd->in, buf, len);
 	int e;
 
 	if (n < 0) {
@@ -178,7 +157,7 @@ static int check_records(struct reader *rd)
 				return bad_record(r, r->records, "a chunk left partly written");
 			if (x.offset != r->data_bytes || x.length != r->records)
 				return bad_record(r, r->records, "totals differ from the records");
-			if (read_full(rd->in, head, 1) != 0)
+			if (pool_recv_read_full(rd->in, head, 1) != 0)
 				return bad_record(r, r->records, "data after the END record");
 			return 0;
 		}
@@ -195,6 +174,7 @@ static int check_records(struct reader *rd)
 		}
 		if (!stream_crc_ok(head, crc))
 			return bad_record(r, r->records, "bad checksum");
+		r->holes += x.type == STREAM_HOLE;
 		end = x.offset + x.length;
 		pending = x.type == STREAM_DATA && end % c && end != r->h.size ? end : UINT64_MAX;
 		r->records++;
@@ -286,6 +266,7 @@ struct vrange {
 };
 
 struct recv_ctx {
+	struct pool *p;
 	struct pool_recv *r;
 	const char *name;
 	uint32_t dev_id;
@@ -329,8 +310,10 @@ static int unmap(struct pool *p, uint32_t dev, uint64_t begin, uint64_t n)
 }
 
 /* Write the chunk in BUF at virtual block VB: a new data block, mapped. */
-static int put_chunk(struct pool *p, struct recv_ctx *c, uint64_t vb, const void *buf)
+static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 {
+	struct recv_ctx *c = ctx;
+	struct pool *p = c->p;
 	uint64_t d;
 	int e;
 
@@ -344,49 +327,17 @@ static int put_chunk(struct pool *p, struct recv_ctx *c, uint64_t vb, const void
 	return thin_insert_mapping_alloced(p->md, c->dev_id, vb, d);
 }
 
-static int replay(struct pool *p, struct recv_ctx *c, unsigned char *chunk_buf,
-		  unsigned char *buf)
+static int put_hole(void *ctx, uint64_t first, uint64_t n)
 {
-	struct pool_recv *r = c->r;
-	unsigned char head[STREAM_RECORD_SIZE];
-	struct stream_record x;
-	int e;
+	struct recv_ctx *c = ctx;
 
-	if (lseek(r->fd, STREAM_HEADER_SIZE, SEEK_SET) < 0)
-		return -errno;
-	for (;;) {
-		if (read_full(r->fd, head, sizeof(head)) != (ssize_t)sizeof(head))
-			return -EIO;
-		stream_record_unpack(head, &x);
-		if (x.type == STREAM_END)
-			return 0;
-		if (x.type == STREAM_HOLE) {
-			uint64_t first = x.offset / c->chunk;
-			uint64_t n = (x.offset + x.length + c->chunk - 1) / c->chunk - first;
-			if (c->has_base && (e = unmap(p, c->dev_id, first, n)))
-				return e;
-			continue;
-		}
-		if (read_full(r->fd, buf, (size_t)x.length) != (ssize_t)x.length)
-			return -EIO;
-		for (uint64_t done = 0; done < x.length;) {
-			uint64_t off = x.offset + done, in = off % c->chunk;
-			uint64_t n = c->chunk - in < x.length - done ? c->chunk - in : x.length - done;
-			memcpy(chunk_buf + in, buf + done, (size_t)n);
-			done += n;
-			if (in + n == c->chunk || off + n == r->h.size) {
-				memset(chunk_buf + in + n, 0, (size_t)(c->chunk - in - n));
-				if ((e = put_chunk(p, c, off / c->chunk, chunk_buf)))
-					return e;
-			}
-		}
-	}
+	return c->has_base ? unmap(c->p, c->dev_id, first, n) : 0;
 }
 
 static int apply_recv(struct pool *p, const void *arg)
 {
 	struct recv_ctx *c = (struct recv_ctx *)arg;
-	unsigned char *chunk_buf = NULL, *buf = NULL;
+	struct recv_sink sink = { c, put_chunk, put_hole };
 	int e;
 
 	/* (the VG C->base pointed into is gone: the change committed a new one) */
@@ -394,18 +345,13 @@ static int apply_recv(struct pool *p, const void *arg)
 			: thin_create_thin(p->md, c->dev_id);
 	for (size_t i = 0; !e && i < c->nbeyond; i++)
 		e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
-	if (!e && (posix_memalign((void **)&chunk_buf, 4096, c->chunk) ||
-		   posix_memalign((void **)&buf, 4096, STREAM_MAX_DATA)))
-		e = -ENOMEM;
 	if (!e)
-		e = replay(p, c, chunk_buf, buf);
+		e = pool_recv_replay(c->r, c->chunk, &sink);
 	if (!e && (e = io_flush(p->pv[VG_ROLE_DATA].io)))
 		log_error("pool %s: flushing the data device: %s", p->name, strerror(-e));
 	else if (e)
 		log_error("pool %s: receiving %s failed: %s; nothing was received", p->name, c->name,
 			  strerror(-e));
-	free(chunk_buf);
-	free(buf);
 	return e;
 }
 
@@ -430,11 +376,6 @@ static int preflight(struct pool *p, struct recv_ctx *c)
 	char a[32], b[32];
 	int e;
 
-	if (pool_is_live(p)) {
-		log_error("pool %s is active: receive into it offline ('tpdeactivate %s' first)",
-			  p->name, p->name);
-		return -EBUSY;
-	}
 	if ((e = pool_name_free(p, c->name)))
 		return e;
 	for (unsigned i = 0; i < p->vg->nr_volumes; i++)
@@ -452,6 +393,8 @@ static int preflight(struct pool *p, struct recv_ctx *c)
 	}
 	if ((r->h.flags & STREAM_FLAG_INCREMENTAL) && !(c->base = find_base(p, r)))
 		return -ENOENT;
+	if (pool_is_live(p))
+		return pool_recv_live_preflight(p, r, c->base);
 	if ((e = thin_usage(p->md, &mu, &mt, &du, &dt)))
 		return e;
 	if (dt - du < r->chunks) {
@@ -469,10 +412,68 @@ static int preflight(struct pool *p, struct recv_ctx *c)
 	return pool_guard(p, "receiving", "nothing was received", 0);
 }
 
+static int pick_dev_id(struct pool *p, uint32_t *dev_id)
+{
+	uint32_t id = p->vg->next_dev_id;
+	int e;
+
+	if (pool_is_live(p)) {
+		if ((e = pool_recv_live_dev_id(p, &id)))
+			return e;
+	} else {
+		for (struct thin_ir_device d; !thin_device_info(p->md, id, &d);)
+			id++;
+	}
+	if (id > VG_DEV_ID_MAX) {
+		log_error("pool %s: no thin device id left", p->name);
+		return -ENOSPC;
+	}
+	*dev_id = id;
+	return 0;
+}
+
+/* The live receive's VG change: the thin device is in the kernel already. */
+static int apply_none(struct pool *p, const void *arg)
+{
+	(void)p;
+	(void)arg;
+	return 0;
+}
+
+/* Live: the data goes in first, into a thin device the VG does not list
+ * yet (a killed receive leaves nothing the transaction-id protocol would
+ * complete), then one VG change lists it; the temporary device goes last. */
+static int recv_live(struct pool *p, struct recv_ctx *c, const struct vg_volume *base,
+		     struct vg *next)
+{
+	int e = pool_recv_live_write(p, c->r, c->dev_id, base, &c->res->chunks), f;
+
+	if (e) {
+		vg_free(next);
+		return e;
+	}
+	tp_critical_begin();	/* the temporary device goes with the change */
+	e = pool_change(p, next, apply_none, NULL);
+	f = pool_recv_live_finish(p, c->dev_id, vg_find_dev_id(p->vg, c->dev_id) != NULL);
+	tp_critical_end();
+	if (e) {
+		log_error("pool %s: receiving %s failed: %s", p->name, c->name, strerror(-e));
+		return e;
+	}
+	if (f)
+		log_warn("pool %s: %s was received; the next tptools command on the pool removes "
+			 "the temporary device left", p->name, c->name);
+	if (pool_activate(p, (const char *const[]){ c->name }, 1))
+		log_warn("pool %s: %s was received but could not be activated; activate it with "
+			 "'tpactivate %s %s'", p->name, c->name, p->name, c->name);
+	return 0;
+}
+
 int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
 		    struct pool_recv_result *res)
 {
-	struct recv_ctx c = { r, name ? name : r->h.name };
+	struct recv_ctx c = { p, r, name ? name : r->h.name };
+	const struct vg_volume *base;
 	struct vg_volume v;
 	struct vg *next;
 	int e;
@@ -491,17 +492,12 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
 	v.creation_time = (int64_t)time(NULL);
 	v.read_only = 1;
 	snprintf(v.content_uuid, sizeof(v.content_uuid), "%s", r->h.uuid);
-	v.dev_id = p->vg->next_dev_id;
-	for (struct thin_ir_device d; !thin_device_info(p->md, v.dev_id, &d);)
-		v.dev_id++;
-	if (v.dev_id > VG_DEV_ID_MAX) {
-		log_error("pool %s: no thin device id left", p->name);
-		e = -ENOSPC;
+	if ((e = pick_dev_id(p, &v.dev_id)))
 		goto out;
-	}
 	c.dev_id = v.dev_id;
 	c.has_base = c.base != NULL;
 	c.base_dev = c.base ? c.base->dev_id : 0;
+	base = c.base;
 	c.base = NULL;
 	snprintf(res->name, sizeof(res->name), "%s", v.name);
 	snprintf(res->base, sizeof(res->base), "%s", v.origin);
@@ -514,7 +510,7 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
 		vg_free(next);
 		goto out;
 	}
-	e = pool_change(p, next, apply_recv, &c);
+	e = pool_is_live(p) ? recv_live(p, &c, base, next) : pool_change(p, next, apply_recv, &c);
 out:
 	free(c.beyond);
 	return e;

@@ -5,8 +5,9 @@
  * pipe into a temporary file under $TMPDIR) and checks it: the header and
  * every record's checksum, order, bounds and the END record's totals; a
  * truncated or damaged stream is -EBADMSG (logged, naming the record).
- * pool_recv_apply then receives it into an open, offline pool as one
- * change under the transaction-id protocol (pool.h): a full stream
+ * pool_recv_apply then receives it into an open pool, offline or live
+ * (pool_recv_int.h: through a temporary thin device, the VG change last),
+ * as one change under the transaction-id protocol (pool.h): a full stream
  * creates volume NAME; an incremental one finds the read-only volume
  * holding the stream's base (by its content uuid, which a volume loses
  * when it is made writable), snapshots it as NAME and applies the
@@ -14,8 +15,11 @@
  * content uuid, so it can be the base of the next incremental stream.
  * Before anything is written: no base (-ENOENT), a chunk size other than
  * the pool's (-EXDEV), too little free data space (-ENOSPC), the name
- * taken (-EEXIST), an active pool (-EBUSY): all logged, the pool
- * unchanged. Received data goes into newly allocated chunks only. */
+ * taken (-EEXIST); live also a failed or read-only kernel pool (-EIO,
+ * -EROFS) and discards ignored where the stream unmaps (-EOPNOTSUPP):
+ * all logged, the pool unchanged. Received data goes into newly allocated
+ * chunks only; a live receive that fails later (space, I/O, a signal:
+ * -EINTR) removes what it made. */
 #ifndef TP_POOL_POOL_RECV_H
 #define TP_POOL_POOL_RECV_H
 

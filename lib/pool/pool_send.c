@@ -7,9 +7,12 @@
  * an incremental stream (only what differs; shared subtrees unread). Each
  * run is read from the data area in pieces of at most 4 MiB and written
  * out: raw, with the gaps as zeros or holes; streamed, as DATA records with
- * HOLE records for what is unmapped. */
+ * HOLE records for what is unmapped. On a live pool the mappings come from
+ * a kernel metadata snapshot and the data device is read with O_DIRECT
+ * (pool_send_src.c). */
 #include "lib/pool/pool_send.h"
 #include "lib/pool/pool_int.h"
+#include "lib/pool/pool_send_src.h"
 #include "lib/pool/pool_stream.h"
 
 #include "lib/base/log.h"
@@ -30,6 +33,7 @@ struct raw {
 	struct pool *p;
 	const char *vol;
 	int fd, seekable;
+	struct io_engine *data;		/* the data device (pool_send_src.h) */
 	uint64_t chunk, size;		/* bytes */
 	uint64_t area_off, area_size;	/* the data area on the data device */
 	uint64_t pos;			/* bytes of the image done */
@@ -86,7 +90,6 @@ static int gap(struct raw *w, uint64_t end)
 static int run(void *ctx, const struct thin_delta_range *x)
 {
 	struct raw *w = ctx;
-	struct io_engine *data = w->p->pv[VG_ROLE_DATA].io;
 	uint64_t off = x->begin * w->chunk, len = x->length * w->chunk;
 	uint64_t src = x->left_data * w->chunk;
 	int r;
@@ -106,7 +109,7 @@ static int run(void *ctx, const struct thin_delta_range *x)
 		return r;
 	while (len) {
 		size_t n = len < BUF_SIZE ? (size_t)len : BUF_SIZE;
-		if ((r = io_read(data, w->area_off + src, w->buf, n))) {
+		if ((r = io_read(w->data, w->area_off + src, w->buf, n))) {
 			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", w->p->name,
 				  src / w->chunk, w->vol, strerror(-r));
 			return r;
@@ -127,6 +130,7 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 	const char *vol = v->name;
 	struct thin_delta_visitor vis;
 	struct raw w = { p, vol, fd };
+	struct send_src src;
 	struct stat sb;
 	int r;
 
@@ -136,10 +140,16 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 	w.area_size = p->vg->dev[VG_ROLE_DATA].area[0].size;
 	w.st = st;
 	w.seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
-	if (posix_memalign((void **)&w.buf, 4096, BUF_SIZE))
+	if ((r = send_src_open(p, &src)))
+		return r;
+	w.data = src.data;
+	if (posix_memalign((void **)&w.buf, 4096, BUF_SIZE)) {
+		send_src_close(&src);
 		return -ENOMEM;
+	}
 	vis = (struct thin_delta_visitor){ &w, NULL, run };
-	r = thin_mappings_io(p->thin_io, 0, v->dev_id, &vis);
+	r = send_src_walk(&src, v->dev_id, v->dev_id, &vis);
+	send_src_close(&src);
 	if (!r)
 		r = gap(&w, w.size);
 	if (!r && w.seekable) {
@@ -167,10 +177,11 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
 			  p->name);
 		return -ENOENT;
 	}
-	if (pool_is_live(p)) {
-		log_error("pool %s is active: its volumes change under a reader; deactivate it "
-			  "first with 'tpdeactivate %s'", p->name, p->name);
-		return -EBUSY;
+	if (pool_is_live(p) && !v->read_only) {
+		log_error("pool %s is active and volume %s is writable: its chunks may change "
+			  "while they are read; snapshot it with 'tvsnap --readonly' and export the "
+			  "snapshot, or deactivate the pool first", p->name, vol);
+		return -EPERM;
 	}
 	if (output && (fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
 		r = -errno;
@@ -228,7 +239,7 @@ static int put_data(struct sender *s, uint64_t off, uint64_t dblock, uint64_t le
 	}
 	while (len) {
 		size_t n = len < STREAM_MAX_DATA ? (size_t)len : STREAM_MAX_DATA;
-		if ((r = io_read(w->p->pv[VG_ROLE_DATA].io, w->area_off + src, w->buf, n))) {
+		if ((r = io_read(w->data, w->area_off + src, w->buf, n))) {
 			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", w->p->name,
 				  src / w->chunk, w->vol, strerror(-r));
 			return r;
@@ -292,6 +303,7 @@ static int send_stream(struct pool *p, const struct vg_volume *v, const struct v
 	struct stream_header h = { STREAM_VERSION, b ? STREAM_FLAG_INCREMENTAL : 0 };
 	unsigned char head[STREAM_HEADER_SIZE];
 	struct thin_delta_visitor vis = { &s, NULL, stream_range };
+	struct send_src src;
 	int r;
 
 	s.incremental = b != NULL;
@@ -307,14 +319,17 @@ static int send_stream(struct pool *p, const struct vg_volume *v, const struct v
 		snprintf(h.base_uuid, sizeof(h.base_uuid), "%s", b->content_uuid);
 	snprintf(h.name, sizeof(h.name), "%s", v->name);
 	stream_header_pack(head, &h);
-	if (posix_memalign((void **)&s.w.buf, 4096, STREAM_MAX_DATA))
+	if ((r = send_src_open(p, &src)))
+		return r;
+	s.w.data = src.data;
+	if (posix_memalign((void **)&s.w.buf, 4096, STREAM_MAX_DATA)) {
+		send_src_close(&src);
 		return -ENOMEM;
+	}
 	r = write_all(&s.w, head, sizeof(head));
-	if (!r && b)
-		r = thin_delta_io(p->thin_io, THIN_DELTA_SKIP_SHARED, 0, b->dev_id, v->dev_id, &vis,
-				  NULL);
-	else if (!r)
-		r = thin_mappings_io(p->thin_io, 0, v->dev_id, &vis);
+	if (!r)
+		r = send_src_walk(&src, b ? b->dev_id : v->dev_id, v->dev_id, &vis);
+	send_src_close(&src);
 	if (!r && !b)
 		r = put_hole(&s, s.w.pos, s.w.size);
 	if (!r)
@@ -336,11 +351,6 @@ int pool_send_stream(struct pool *p, const char *vol, const char *from, const ch
 		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", p->name,
 			  v ? from : vol, p->name);
 		return -ENOENT;
-	}
-	if (pool_is_live(p)) {
-		log_error("pool %s is active: its volumes change under a reader; deactivate it "
-			  "first with 'tpdeactivate %s'", p->name, p->name);
-		return -EBUSY;
 	}
 	if ((r = frozen(p, v)) || (b && (r = frozen(p, b))))
 		return r;

@@ -5,10 +5,12 @@
  * as a plain image: its mapped chunks read from the data device at the data blocks
  * the thin metadata names (only mapped chunks are read), unmapped ranges
  * as zeros, or, when the output is a regular file, as holes (seeked over, the
- * file's size set at the end). The pool must be offline (the kernel not
- * running it: -EBUSY, logged): the committed metadata and the data device
- * are then a consistent picture, which also makes it a recovery tool for
- * a pool that cannot be activated.
+ * file's size set at the end). Offline, the committed metadata and the
+ * data device are a consistent picture (which also makes it a recovery
+ * tool for a pool that cannot be activated). On an active pool only a
+ * read-only volume is read (-EPERM, logged, for a writable one), its
+ * mappings from a kernel metadata snapshot (pool_send_src.h says what is
+ * guaranteed); -EBUSY when another command holds that snapshot.
  * Returns 0 or -errno, logged: -ENOENT no such volume; -EUCLEAN damaged
  * metadata or a data block beyond the data area; -EIO a read or write
  * failed. */
@@ -36,7 +38,7 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
  * VOL differs from FROM, found by the delta walker: shared subtrees are
  * not read). VOL and FROM must be read-only (their content uuids name
  * them in the stream; a writable volume could change after it was sent):
- * -EPERM, logged. Offline only, as pool_send_raw. */
+ * -EPERM, logged. Offline or live, as pool_send_raw. */
 int pool_send_stream(struct pool *p, const char *vol, const char *from, const char *output,
 		     struct pool_send_stats *st) TP_MUST_CHECK;
 

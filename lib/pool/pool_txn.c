@@ -3,6 +3,7 @@
  * it): detect an interrupted change and complete it from the VG, which is
  * committed first as the journal. */
 #include "lib/pool/pool_int.h"
+#include "lib/pool/pool_recv_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/critical.h"
@@ -227,6 +228,9 @@ int pool_live_reconcile(struct pool *p, int write)
 			  "'tpcheck %s'", p->name, p->name);
 		return -EIO;
 	}
+	/* a killed tprecv's device and thin id, before the ids are compared */
+	if ((r = pool_recv_live_leftovers(p, write)))
+		return r;
 	if (st.transaction_id == want)
 		return 0;
 	if (st.transaction_id + 1 != want) {

@@ -1,0 +1,82 @@
+/* pool_recv_int.h - a checked send stream as lib/pool's receivers see it
+ * (pool_recv.c offline, pool_recv_live.c into an active pool); not for
+ * tools. */
+#ifndef TP_POOL_POOL_RECV_INT_H
+#define TP_POOL_POOL_RECV_INT_H
+
+#include "lib/pool/pool_int.h"
+#include "lib/pool/pool_recv.h"
+#include "lib/pool/pool_stream.h"
+
+#include <sys/types.h>
+
+struct pool_recv {
+	int fd;			/* the whole stream, seekable */
+	struct stream_header h;
+	uint64_t records, data_bytes;
+	uint64_t chunks;	/* chunks the data fills */
+	uint64_t holes;		/* HOLE records */
+	char where[128];	/* for messages */
+};
+
+/* Where a receive puts the stream: CHUNK gets each whole chunk of data
+ * at virtual block VBLOCK (the last one zero-padded past the volume's
+ * end), HOLE each run of N chunks from FIRST that the stream unmaps. */
+struct recv_sink {
+	void *ctx;
+	int (*chunk)(void *ctx, uint64_t vblock, const void *buf);
+	int (*hole)(void *ctx, uint64_t first, uint64_t n);
+};
+
+/* read(2) until LEN bytes or the end: the bytes read, or -errno. */
+ssize_t pool_recv_read_full(int fd, void *buf, size_t len);
+
+/* Read checked stream R again, front to back, into S (CHUNK: the pool's
+ * chunk size in bytes, which R's equals). 0, -ENOMEM, -EIO, or the sink's
+ * error. */
+int pool_recv_replay(struct pool_recv *r, uint64_t chunk, const struct recv_sink *s)
+	TP_MUST_CHECK;
+
+/* ---- pool_recv_live.c: receiving into a pool the kernel runs ---- */
+
+/* Before anything is made: the kernel's pool can take R (not failed,
+ * read-only or out of data space; free data chunks for all R's data;
+ * discards passed to the thin devices when an incremental R unmaps
+ * chunks of BASE, or BASE is longer). -ENOSPC, -EROFS, -EOPNOTSUPP, logged. */
+int pool_recv_live_preflight(struct pool *p, const struct pool_recv *r,
+			     const struct vg_volume *base) TP_MUST_CHECK;
+
+/* A thin device id for the new volume: P's VG's next one, or the first
+ * after it that the kernel does not have. */
+int pool_recv_live_dev_id(struct pool *p, uint32_t *dev_id) TP_MUST_CHECK;
+
+/* Make thin device DEV_ID in the kernel (a snapshot of BASE, or empty),
+ * behind a temporary dm device ("<pool>-tprecv:<id>", dm uuid
+ * TPTOOLS-<pool uuid>-recv<id>, made first so a killed receive is always
+ * recognised), and write R into it: data with O_DIRECT, holes discarded,
+ * everything flushed. *CHUNKS: chunks written. The free space is checked
+ * again as the data goes in; a pending SIGINT, SIGTERM or SIGHUP stops
+ * it. On failure (logged) the device and the thin id are gone again. On
+ * success the temporary device stays, the marker of an unfinished
+ * receive, until pool_recv_live_finish. */
+int pool_recv_live_write(struct pool *p, struct pool_recv *r, uint32_t dev_id,
+			 const struct vg_volume *base, uint64_t *chunks) TP_MUST_CHECK;
+
+/* ---- pool_recv_leftovers.c: the temporary device and what outlives it ---- */
+
+/* The temporary device's dm name, and its dm uuid less the thin id. */
+int pool_recv_temp_name(const struct pool *p, uint32_t dev_id, char *buf, size_t len)
+	TP_MUST_CHECK;
+void pool_recv_uuid_prefix(const struct pool *p, char *buf, size_t len);
+
+/* Remove the temporary device of DEV_ID and, unless KEEP (the VG lists
+ * DEV_ID, or this receive did not make it), delete the thin device. 0 or
+ * -errno, logged with the way to finish by hand. */
+int pool_recv_live_finish(struct pool *p, uint32_t dev_id, int keep) TP_MUST_CHECK;
+
+/* What a killed live receive left (temporary devices, and thin ids the VG
+ * does not list behind them): WRITE removes them (said on stderr), else
+ * they are reported. Called by pool_live_reconcile. 0 or -errno. */
+int pool_recv_live_leftovers(struct pool *p, int write) TP_MUST_CHECK;
+
+#endif
