@@ -21,7 +21,8 @@
  * A full pool must not hang the receive: dm-thin queues writes when it
  * runs out of data space (the pool's when-full setting), so the free
  * chunks the pool status reports are checked against what the stream
- * needs before the first write and again every CHECK_EVERY chunks; a
+ * needs before anything is made, before the first write and again every
+ * CHECK_EVERY chunks; a
  * pool set to error when full fails the write instead, and a queued write
  * fails once the kernel's no_space_timeout (dm_thin_pool module
  * parameter, 60 s by default) passes. */
@@ -157,7 +158,7 @@ static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 		log_error("pool %s: interrupted by a signal", w->p->name);
 		return -EINTR;
 	}
-	if (w->written && w->written % CHECK_EVERY == 0 &&
+	if (w->written % CHECK_EVERY == 0 &&
 	    (e = room_for(w->p, w->r->chunks - w->written, w->chunk, "left")))
 		return e;
 	while (left) {

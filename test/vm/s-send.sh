@@ -6,11 +6,12 @@
 # tpsend --format raw of s2 equals dd of the activated snapshot and the
 # offline export. Into the live receiving pool, a corrupt stream, a
 # truncated one, one on a base it lacks, one larger than its free space,
-# and a receive stopped by SIGTERM all exit non-zero and leave it as it
-# was (volumes, thin ids, the kernel's transaction id and data use, no
-# temporary device); a SIGKILLed receive's temporary device and thin id
-# are reported by the next reader and removed by the next writer. Offline
-# at the end: tpcheck and thin_check find the pool clean. The live
+# one that fitted until another volume filled the pool, and a receive
+# stopped by SIGTERM all exit non-zero and leave it as it was (volumes,
+# thin ids, the kernel's transaction id and data use, no temporary
+# device); a SIGKILLed receive's temporary device and thin id are
+# reported by the next reader and removed by the next writer. Offline at
+# the end: tpcheck and thin_check find the pool clean. The live
 # incremental send's rate is printed next to dd's over the same amount of
 # data (reported, not asserted).
 . "$TP_SRC/test/vm/lib.sh"
@@ -117,6 +118,28 @@ cat full.err
 expect_eq "a stream larger than the live pool's free space: exit" "$rc" 5
 grep -q "free data space" full.err || fail "no free-space message"
 expect_eq "tiny unchanged" "$(dmsetup status tiny-tpool)" "$tiny_before"
+expect_eq "no temporary device" "$(dmsetup ls | grep -c tprecv)" 0
+
+step "the live pool fills while a receive that fitted is under way: exit 5, nothing received"
+must tvcreate -V 4M -n little snp
+must dd if=/dev/urandom of=/dev/mapper/snp-little bs=1M count=2 oflag=direct status=none
+must tvsnap --readonly snp/little -n l1
+must tpsend -o l1.stream snp/l1
+must tpchange --when-full error tiny
+must tvcreate -V 16M -n filler tiny
+rm -f pause
+TP_TEST_PAUSE=recv-thin-made TP_TEST_PAUSE_FILE=$PWD/pause tprecv -i l1.stream tiny 2>fill.err &
+pid=$!
+while [ ! -e pause ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+[ -e pause ] || fail "tprecv never reached recv-thin-made"
+dd if=/dev/urandom of=/dev/mapper/tiny-filler bs=64K oflag=direct status=none 2>/dev/null
+dmsetup status tiny-tpool
+rm -f pause
+wait "$pid"; rc=$?
+cat fill.err
+expect_eq "filled meanwhile: exit" "$rc" 5
+grep -q "free data space" fill.err || fail "no free-space message"
+expect_eq "tiny's volumes" "$(ids tiny | awk '{ print $1 }')" "filler"
 expect_eq "no temporary device" "$(dmsetup ls | grep -c tprecv)" 0
 must tpdeactivate tiny
 must tpremove -y tiny
