@@ -412,13 +412,29 @@ static int preflight(struct pool *p, struct recv_ctx *c)
 	return pool_guard(p, "receiving", "nothing was received", 0);
 }
 
+/* Live: the VG's next thin device id moves past ID before the kernel has
+ * it, so a thin device a crash leaves there (no temporary device to say
+ * whose, after a reboot; tpcheck reports it) is never handed out again. */
+static int reserve_dev_id(struct pool *p, uint32_t id)
+{
+	struct vg *next;
+	int e;
+
+	if (id > VG_DEV_ID_MAX || p->vg->next_dev_id > id)
+		return 0;
+	if ((e = vg_clone(p->vg, &next)))
+		return e;
+	next->next_dev_id = id + 1;
+	return pool_commit_vg(p, next);
+}
+
 static int pick_dev_id(struct pool *p, uint32_t *dev_id)
 {
 	uint32_t id = p->vg->next_dev_id;
 	int e;
 
 	if (pool_is_live(p)) {
-		if ((e = pool_recv_live_dev_id(p, &id)))
+		if ((e = pool_recv_live_dev_id(p, &id)) || (e = reserve_dev_id(p, id)))
 			return e;
 	} else {
 		for (struct thin_ir_device d; !thin_device_info(p->md, id, &d);)
@@ -494,6 +510,8 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
 	snprintf(v.content_uuid, sizeof(v.content_uuid), "%s", r->h.uuid);
 	if ((e = pick_dev_id(p, &v.dev_id)))
 		goto out;
+	if (c.base)	/* live, the VG C.base pointed into has been replaced */
+		c.base = vg_find_volume(p->vg, v.origin);
 	c.dev_id = v.dev_id;
 	c.has_base = c.base != NULL;
 	c.base_dev = c.base ? c.base->dev_id : 0;

@@ -293,5 +293,6 @@ int pool_recv_live_write(struct pool *p, struct pool_recv *r, uint32_t dev_id,
 		(void)f;
 	}
 	tp_critical_end();
-	return e;
+	/* the kernel's EINVAL (a message or table refused) is no usage error */
+	return e == -EINVAL || e == -ERANGE ? -EIO : e;
 }
