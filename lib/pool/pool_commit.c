@@ -1,5 +1,7 @@
 /* pool_commit.c - a VG commit of an open pool (pool_int.h): both
- * devices' VG areas, as one critical section, then the backup. */
+ * devices' VG areas, as one critical section, then the backup. A commit
+ * that would remove, thaw or re-point a volume a live tpsend reads is
+ * refused first (pool_send_hold.c). */
 #include "lib/pool/pool_int.h"
 
 #include "lib/base/critical.h"
@@ -14,6 +16,10 @@ int pool_commit_vg(struct pool *p, struct vg *next)
 	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
 	int r;
 
+	if ((r = pool_send_check_change(p, next))) {
+		vg_free(next);
+		return r;
+	}
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		snprintf(next->dev[i].path, sizeof(next->dev[i].path), "%s", p->pv[i].io->name);
 	next->seqno = p->vg->seqno;

@@ -354,6 +354,20 @@ int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy
 void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v);
 
 
+/* ---- pool_send_hold.c: a live send's volumes stay (see there) ---- */
+
+/* A live tpsend's shared hold on volume V (waits briefly); logged. */
+int pool_send_hold(const struct pool *p, const struct vg_volume *v, struct tp_lock **l)
+	TP_MUST_CHECK;
+/* -EBUSY (logged: "being read by tpsend") while a send holds V, else 0.
+ * Called by every change that would remove V, make it writable or give
+ * its name another thin device (or wipe its chunks) before it does so;
+ * the caller must hold the pool lock exclusively. */
+int pool_send_busy(const struct pool *p, const struct vg_volume *v) TP_MUST_CHECK;
+/* pool_send_busy for every read-only volume of P's VG that NEXT removes,
+ * makes writable or re-points. */
+int pool_send_check_change(const struct pool *p, const struct vg *next) TP_MUST_CHECK;
+
 /* ---- pool_commit.c ---- */
 
 /* Commit NEXT as the pool's new VG (seqno handled by vg_commit) and back

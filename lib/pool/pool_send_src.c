@@ -4,6 +4,7 @@
  * See pool_send_src.h. */
 #include "lib/pool/pool_send_src.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -36,6 +37,27 @@ void send_src_close(struct send_src *s)
 {
 	io_destroy(s->own_data);
 	s->own_data = s->data = NULL;
+	for (int i = 0; i < 2; i++) {
+		tp_lock_release(s->hold[i]);
+		s->hold[i] = NULL;
+	}
+}
+
+/* Hold the volumes read (pool_send_hold.c) and let the pool lock go. */
+static int hold(struct send_src *s, uint32_t left, uint32_t right)
+{
+	struct pool *p = s->p;
+	uint32_t ids[2] = { left, right };
+	int r;
+
+	for (int i = 0; i < (left == right ? 1 : 2); i++) {
+		const struct vg_volume *v = vg_find_dev_id(p->vg, ids[i]);
+		if (v && (r = pool_send_hold(p, v, &s->hold[i])))
+			return r;
+	}
+	tp_lock_release(p->lock);
+	p->lock = NULL;
+	return 0;
 }
 
 static int walk(struct io_engine *meta, unsigned flags, uint32_t left, uint32_t right,
@@ -133,6 +155,9 @@ int send_src_walk(struct send_src *s, uint32_t left, uint32_t right,
 			  strerror(-e));
 	if (!r)
 		r = e;
+	if (!r)
+		r = hold(s, left, right);
+	tp_test_pause("send-data");
 	if (!r)
 		r = replay(f, v);
 	fclose(f);

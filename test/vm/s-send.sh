@@ -10,7 +10,9 @@
 # stopped by SIGTERM all exit non-zero and leave it as it was (volumes,
 # thin ids, the kernel's transaction id and data use, no temporary
 # device); a SIGKILLed receive's temporary device and thin id are
-# reported by the next reader and removed by the next writer. Offline at
+# reported by the next reader and removed by the next writer. A paused
+# live send lets tvcreate run but refuses tvremove of its base and
+# thawing its volume. Offline at
 # the end: tpcheck and thin_check find the pool clean. The live
 # incremental send's rate is printed next to dd's over the same amount of
 # data (reported, not asserted).
@@ -67,6 +69,7 @@ must tpactivate snp s2
 must dd if=/dev/mapper/snp-s2 of=s2.dd.img bs=1M iflag=direct status=none
 ok cmp s2.live.img s2.dd.img
 rm -f s2.dd.img
+must tpdeactivate snp s2
 not tpsend --format raw -o www.img snp/www	# writable and live: refused
 
 step "incremental live send s1 -> s2 (rate against dd of as many bytes)"
@@ -87,6 +90,24 @@ expect_eq "received s2 is loaded read-only" "$(blockdev --getro /dev/mapper/bak-
 must mount -o ro,noload /dev/mapper/bak-s2 img
 expect_eq "received s2's files" "$(sums img s2 c)" "$want2"
 must umount img
+
+step "a live send holds its volumes, not the pool: writers go on, removing them is refused"
+rm -f pause
+TP_TEST_PAUSE=send-data TP_TEST_PAUSE_FILE=$PWD/pause tpsend --from s1 -o held.stream snp/s2 &
+pid=$!
+while [ ! -e pause ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+[ -e pause ] || fail "tpsend never reached send-data"
+timeout 60 tvcreate -V 4M -n during snp || fail "tvcreate during a send"
+tvremove -y snp/s1 2>rm.err; expect_eq "tvremove of the base being sent: exit" "$?" 5
+cat rm.err
+grep -q "being read by tpsend" rm.err || fail "no 'being read by tpsend' message"
+tvchange --readonly n snp/s2 2>thaw.err; expect_eq "thawing the volume being sent: exit" "$?" 5
+cat thaw.err
+grep -q "being read by tpsend" thaw.err || fail "no 'being read by tpsend' message"
+rm -f pause
+wait "$pid" || fail "the held send failed"
+ok cmp held.stream inc.stream
+must tvremove -y snp/during
 
 step "into the live pool: corrupt, truncated, wrong base, too large: exit 5, bak as it was"
 must dd if=/dev/urandom of=mnt/b bs=64K count=2 conv=notrunc status=none
