@@ -408,6 +408,9 @@ int pool_remove(struct pool *p)
 {
 	int r = pool_refuse_live(p, "removing it"), e;
 
+	for (unsigned i = 0; !r && p->vg && i < p->vg->nr_volumes; i++)
+		if (p->vg->volumes[i].read_only)
+			r = pool_send_busy(p, &p->vg->volumes[i]);
 	if (r) {
 		pool_close(p);
 		return r;

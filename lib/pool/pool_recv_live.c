@@ -59,13 +59,11 @@ static int pool_state(struct pool *p, struct tp_dm_pool_status *st)
 	}
 	if (st->fail || st->error || st->needs_check) {
 		log_error("pool %s: the kernel reports the pool as failed or needing a check; "
-			  "nothing was received: deactivate it and run 'tpcheck %s'", p->name,
-			  p->name);
+			  "deactivate it and run 'tpcheck %s'", p->name, p->name);
 		return -EIO;
 	}
 	if (st->mode == TP_DM_MODE_RO) {
-		log_error("pool %s: the kernel runs the pool read-only; nothing was received",
-			  p->name);
+		log_error("pool %s: the kernel runs the pool read-only", p->name);
 		return -EROFS;
 	}
 	return 0;
@@ -85,8 +83,8 @@ static int room_for(struct pool *p, uint64_t need, uint64_t chunk, const char *w
 			      ? st.total_data_blocks - st.used_data_blocks : 0;
 	if ((st.mode != TP_DM_MODE_OUT_OF_DATA || !need) && free_blocks >= need)
 		return 0;
-	log_error("pool %s has %s of free data space %s; the stream needs %s more: nothing was "
-		  "received; extend the pool (tpextend) or free space first", p->name,
+	log_error("pool %s has %s of free data space %s; the stream needs %s more: extend the "
+		  "pool (tpextend) or free space first", p->name,
 		  tp_size_format(free_blocks * chunk, 'h', a, sizeof(a)), when,
 		  tp_size_format(need * chunk, 'h', b, sizeof(b)));
 	return -ENOSPC;
@@ -134,7 +132,7 @@ struct writer {
 	struct pool *p;
 	struct pool_recv *r;
 	int fd;
-	uint64_t chunk, written, holes;
+	uint64_t chunk, written;
 };
 
 static int interrupted(void)
@@ -193,7 +191,6 @@ static int discard(struct writer *w, uint64_t first, uint64_t n)
 			  "volume: %s", w->p->name, first, first + n - 1, strerror(-e));
 		return e;
 	}
-	w->holes += n;
 	return 0;
 }
 
