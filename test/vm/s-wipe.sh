@@ -177,6 +177,22 @@ must tpactivate wp k
 expect_eq "k intact after the interruption" "$(nonzero k)" $((1024 * 1024))
 must tvremove --wipe wp/k
 
+step "live: a read-only volume, loaded read-only, is loaded writable for its wipe"
+must tvcreate -V 1M -n r wp
+must dd if=full.bin of=/dev/mapper/wp-r bs=1M count=1 oflag=direct conv=fsync status=none
+must tpdeactivate wp
+must tvchange --readonly y wp/r
+dev_chunks r >r-chunks
+expect_eq "r's chunks hold its data" "$(chunk_bytes r-chunks)" $((1024 * 1024))
+must tpactivate wp
+not dd if=/dev/zero of=/dev/mapper/wp-r bs=4096 count=1 oflag=direct status=none
+must tvremove --wipe wp/r >out
+cat out
+grep -q "Volume wp/r wiped live: 1 MiB" out || fail "r: no live wipe line"
+must tpdeactivate wp
+expect_eq "nonzero bytes left in r's chunks" "$(chunk_bytes r-chunks)" 0
+must tpactivate wp
+
 step "live: a new volume reads zeros where f and g had data"
 must tvcreate -V 16M -n h wp
 NCHUNKS=256 must write_heads h 357
