@@ -19,8 +19,9 @@
  * snapshot is gone or has its own copy), and a write to such a chunk goes
  * to a newly allocated block while the old one is freed with its data
  * still in it. Those chunks (mapping time < the volume's snapshot time)
- * and chunks the thin device cannot reach (mapped at or beyond the
- * volume's end: an interrupted forced shrink, or a last partial chunk)
+ * and chunks the thin device cannot reach (mapped at or beyond the end of
+ * the volume or of its loaded table: an interrupted forced shrink or live
+ * growth, or a last partial chunk)
  * are zeroed on the data device instead, with O_DIRECT, while the thin
  * device is suspended so no write can move them; that part is a critical
  * section (signals wait; a SIGKILL's suspended device is resumed by the
@@ -278,6 +279,9 @@ int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
 	}
 	if ((r = open_thin(p, v, &t)))
 		return r;
+	/* a device still loaded at an older, smaller size reaches less */
+	if (t.io->size / chunk < vend)
+		vend = t.io->size / chunk;
 	if ((r = pool_msnap_begin(p, &snap)))
 		goto out;
 	r = wipe_find(snap_walk, &snap, ks.total_data_blocks, v->dev_id, &s);
