@@ -1,7 +1,8 @@
 /* tvremove - remove thin volumes (their snapshots stay). Removing an
  * origin asks first (-y answers yes; without a terminal it is refused)
  * and names the snapshots that no longer record it. --wipe zeroes the
- * chunks only the volume maps before removing it (pool_volume_wipe). */
+ * chunks only the volume maps before removing it (pool_volume_wipe):
+ * offline on the data device, live through the kernel. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -26,10 +27,15 @@ static void print_wipe(const struct removal *rm, const struct pool_wipe_result *
 
 	if (tp_log_verbosity() < 0)
 		return;
-	printf("Volume %s wiped: %s of chunks only it mapped now read zero (%llu extent%s, "
+	printf("Volume %s wiped%s: %s of chunks only it mapped now read zero (%llu extent%s, "
 	       "%.2f s, %.0f MB/s)",
-	       rm->spec, tp_size_format(w->wiped, 'h', a, sizeof(a)),
+	       rm->spec, w->live ? " live" : "",
+	       tp_size_format(w->wiped, 'h', a, sizeof(a)),
 	       (unsigned long long)w->extents, w->extents == 1 ? "" : "s", w->seconds, mbs);
+	if (w->direct)
+		printf("; %s of them on the data device (chunks older than the volume's last "
+		       "snapshot, which the kernel would copy)",
+		       tp_size_format(w->direct, 'h', b, sizeof(b)));
 	if (w->shared)
 		printf("; %s shared with other volumes left to them",
 		       tp_size_format(w->shared, 'h', b, sizeof(b)));
@@ -102,7 +108,7 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 	const struct poptOption opts[] = {
 		CLI_OPT_DEVICES(devices),
 		{ "wipe", 'w', POPT_ARG_NONE, &rm.wipe, 0,
-		  "first write zeros over the chunks no other volume maps (inactive pool)", NULL },
+		  "first write zeros over the chunks no other volume maps", NULL },
 		POPT_TABLEEND
 	};
 

@@ -150,15 +150,20 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, i
 	TP_MUST_CHECK;
 int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
 
-/* tvremove --wipe (pool_wipe.c): write zeros over the chunks of volume
- * NAME that no other volume maps, so a later volume cannot read them
- * (with zeroing off); shared chunks are left alone. Offline only: -EBUSY
- * (logged) while the kernel runs the pool. Changes no metadata: remove
- * the volume afterwards. */
+/* tvremove --wipe (pool_wipe.c, pool_wipe_live.c): write zeros over the
+ * chunks of volume NAME that no other volume maps, so a later volume
+ * cannot read them (with zeroing off); shared chunks are left alone.
+ * Offline on the data device; on an active pool through the volume's thin
+ * device (loaded for it if need be), -EBUSY (logged) while the volume is
+ * open. A signal stops it with -EINTR (logged). Changes no metadata:
+ * remove the volume afterwards. */
 struct pool_wipe_result {
 	uint64_t wiped;		/* bytes zeroed (whole chunks) */
+	uint64_t planned;	/* bytes to zero (wiped < planned: stopped) */
 	uint64_t extents;	/* runs of adjacent chunks written */
 	uint64_t shared;	/* bytes mapped by other volumes too, left alone */
+	uint64_t direct;	/* live: bytes zeroed on the data device (see pool_wipe_live.c) */
+	int live;		/* zeroed through the kernel */
 	double seconds;		/* walk + writes + flush */
 };
 int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)

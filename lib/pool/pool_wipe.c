@@ -1,27 +1,22 @@
-/* pool_wipe.c - tvremove --wipe: zero on the data device the chunks that
- * only one volume maps, before its removal frees them (pool.h).
+/* pool_wipe.c - tvremove --wipe: zero the chunks that only one volume
+ * maps, before its removal frees them (pool.h). Owns the entry point and
+ * the offline path; the live path is pool_wipe_live.c, the search for the
+ * chunks and the stoppable zeroing pool_wipe_set.c.
  *
  * Why: with zeroing off a newly provisioned chunk is not cleared, so a
  * new volume can read what a removed one left in the parts of a chunk it
  * has not written yet. Wiping first leaves zeros there instead.
  *
- * Which chunks: those no other thin device maps, found by two walks of
- * the committed mapping trees (metadata/thin/thin_walk.h): the first
- * counts, per data block, how many device mappings name it (saturating at
- * 2); the second collects the volume's blocks counted once. The data
- * space map cannot answer this: a leaf a snapshot shares with its origin
- * holds one reference for both, so its blocks have count 1 yet belong to
- * two volumes. Shared chunks are left alone: the other volumes keep them.
+ * Which chunks: those no other thin device maps (pool_wipe_set.c).
+ * Shared chunks are left alone: the other volumes keep them.
  *
- * How: the blocks are sorted and merged into extents and written with
- * zeros through the data device's io engine, then flushed. Offline only:
- * while the kernel runs the pool its view of the mappings is newer than
- * the committed metadata and writes to the data device would race it, so
- * an active pool is refused (-EBUSY). Nothing in the metadata changes
- * here; the caller removes the volume afterwards, and a crash in between
- * leaves the volume in place with zeroed chunks (wiping again is
- * harmless). */
-#include "lib/pool/pool_int.h"
+ * Offline: the blocks are sorted and merged into extents and written with
+ * zeros through the data device's io engine, then flushed. Nothing in the
+ * metadata changes here; the caller removes the volume afterwards, and a
+ * crash or a signal in between leaves the volume in place with some or
+ * all chunks zeroed (wiping again is harmless). A signal (SIGINT, SIGTERM,
+ * SIGHUP) stops the writes at the next 4 MiB and returns -EINTR. */
+#include "lib/pool/pool_wipe.h"
 
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -32,165 +27,88 @@
 #include <string.h>
 #include <time.h>
 
-#define ZERO_BUF (1u << 20)
+/* ---- offline: the data device ---- */
 
-struct extent {
-	uint64_t begin, len;	/* data blocks */
-};
-
-struct wipe_walk {
-	uint8_t *count;		/* 2 bits per data block: 0, 1, 2 = several */
-	uint64_t nr_blocks;
-	uint64_t dev_id;
-	int pass, in_dev;
-	struct extent *ext;
-	size_t nr, cap;
-	uint64_t shared;	/* the volume's blocks another device maps too */
-};
-
-static unsigned get2(const uint8_t *c, uint64_t b)
+static int cmp_dbegin(const void *a, const void *b)
 {
-	return (c[b >> 2] >> ((b & 3) * 2)) & 3u;
+	const struct wipe_run *x = a, *y = b;
+
+	return x->dbegin < y->dbegin ? -1 : x->dbegin > y->dbegin;
 }
 
-static void inc2(uint8_t *c, uint64_t b)
-{
-	unsigned v = get2(c, b);
-
-	if (v < 2)
-		c[b >> 2] = (uint8_t)((c[b >> 2] & ~(3u << ((b & 3) * 2))) |
-				      ((v + 1) << ((b & 3) * 2)));
-}
-
-static int add_block(struct wipe_walk *w, uint64_t b)
-{
-	struct extent *last = w->nr ? &w->ext[w->nr - 1] : NULL;
-
-	if (last && last->begin + last->len == b) {
-		last->len++;
-		return 0;
-	}
-	if (w->nr == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		struct extent *n = realloc(w->ext, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		w->ext = n;
-		w->cap = cap;
-	}
-	w->ext[w->nr++] = (struct extent){ b, 1 };
-	return 0;
-}
-
-static int dev_begin(void *ctx, const struct thin_ir_device *d)
-{
-	struct wipe_walk *w = ctx;
-
-	w->in_dev = d->dev_id == w->dev_id;
-	return 0;
-}
-
-static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
-{
-	struct wipe_walk *w = ctx;
-
-	for (size_t i = 0; i < n; i++)
-		for (uint64_t k = 0; k < runs[i].length; k++) {
-			uint64_t b = runs[i].data_begin + k;
-			int r;
-
-			if (b >= w->nr_blocks) {
-				log_error("data block %llu is beyond the pool's %llu blocks",
-					  (unsigned long long)b, (unsigned long long)w->nr_blocks);
-				return -EUCLEAN;
-			}
-			if (w->pass == 0) {
-				inc2(w->count, b);
-				continue;
-			}
-			if (!w->in_dev)
-				continue;
-			if (get2(w->count, b) != 1) {
-				w->shared++;
-				continue;
-			}
-			if ((r = add_block(w, b)))
-				return r;
-		}
-	return 0;
-}
-
-static int cmp_extent(const void *a, const void *b)
-{
-	const struct extent *x = a, *y = b;
-
-	return x->begin < y->begin ? -1 : x->begin > y->begin;
-}
-
-/* Sort the extents by data block and merge neighbours. */
-static void merge_extents(struct wipe_walk *w)
+/* Sort the runs by data block and merge neighbours on the data device
+ * (their virtual chunks no longer count). */
+static void merge_by_data(struct wipe_set *s)
 {
 	size_t out = 0;
 
-	if (w->nr < 2)
+	if (s->nr < 2)
 		return;
-	qsort(w->ext, w->nr, sizeof(*w->ext), cmp_extent);
-	for (size_t i = 0; i < w->nr; i++) {
-		if (out && w->ext[out - 1].begin + w->ext[out - 1].len == w->ext[i].begin)
-			w->ext[out - 1].len += w->ext[i].len;
+	qsort(s->run, s->nr, sizeof(*s->run), cmp_dbegin);
+	for (size_t i = 0; i < s->nr; i++) {
+		if (out && s->run[out - 1].dbegin + s->run[out - 1].len == s->run[i].dbegin)
+			s->run[out - 1].len += s->run[i].len;
 		else
-			w->ext[out++] = w->ext[i];
+			s->run[out++] = s->run[i];
 	}
-	w->nr = out;
+	s->nr = out;
 }
 
-static int zero_extents(struct pool *p, const struct wipe_walk *w, uint64_t chunk)
+static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk, uint64_t *done)
 {
 	struct io_engine *data = p->pv[VG_ROLE_DATA].io;
 	uint64_t base = p->pv[VG_ROLE_DATA].label.area[0].offset;
 	void *zeros = NULL;
 	int r = 0;
 
-	if (posix_memalign(&zeros, 4096, ZERO_BUF))
+	if (posix_memalign(&zeros, 4096, WIPE_BUF))
 		return -ENOMEM;
-	memset(zeros, 0, ZERO_BUF);
-	for (size_t i = 0; i < w->nr && !r; i++) {
-		uint64_t off = base + w->ext[i].begin * chunk, left = w->ext[i].len * chunk;
-
-		while (left && !r) {
-			size_t n = left < ZERO_BUF ? (size_t)left : ZERO_BUF;
-			r = io_write(data, off, zeros, n);
-			off += n;
-			left -= n;
-		}
-	}
+	memset(zeros, 0, WIPE_BUF);
+	for (size_t i = 0; i < s->nr && !r; i++)
+		r = wipe_zero_range(data, base + s->run[i].dbegin * chunk, s->run[i].len * chunk,
+				    zeros, done);
 	if (!r)
 		r = io_flush(data);
 	free(zeros);
-	if (r)
+	if (r && r != -EINTR)
 		log_error("pool %s: writing zeros to %s failed: %s; the volume was not removed",
 			  p->name, data->name, strerror(-r));
 	return r;
 }
 
-static int walk_md(struct pool *p, struct wipe_walk *w)
+static int offline_walk(void *arg, const struct thin_ir_visitor *v)
 {
-	struct thin_ir_visitor v = { .ctx = w, .device_begin = dev_begin, .mappings = mappings };
-	int r = 0;
+	return thin_walk(arg, 0, v);
+}
 
-	for (w->pass = 0; w->pass < 2 && !r; w->pass++)
-		r = thin_walk(p->md, 0, &v);
+static int wipe_offline(struct pool *p, const struct vg_volume *v, struct pool_wipe_result *res)
+{
+	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, mu, mt, du, dt;
+	struct wipe_set s;
+	int r = thin_usage(p->md, &mu, &mt, &du, &dt);
+
 	if (r)
+		return r;
+	r = wipe_find(offline_walk, p->md, dt, v->dev_id, &s);
+	if (r) {
 		log_error("pool %s: cannot read its mappings: %s; run 'tpcheck %s'", p->name,
 			  strerror(-r), p->name);
+		wipe_set_free(&s);
+		return r;
+	}
+	merge_by_data(&s);
+	for (size_t i = 0; i < s.nr; i++)
+		res->planned += s.run[i].len * chunk;
+	res->extents = s.nr;
+	res->shared = s.shared * chunk;
+	r = zero_data(p, &s, chunk, &res->wiped);
+	wipe_set_free(&s);
 	return r;
 }
 
 int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
 {
 	const struct vg_volume *v = vg_find_volume(p->vg, name);
-	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, mu, mt, du, dt;
-	struct wipe_walk w = { 0 };
 	struct timespec t0, t1;
 	int r;
 
@@ -200,36 +118,26 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 			  p->name);
 		return -ENOENT;
 	}
-	if (pool_is_live(p) || !p->md) {
-		log_error("pool %s is active: --wipe writes zeros to the data device and works on "
-			  "an inactive pool only; run 'tpdeactivate %s' first (volume %s not "
-			  "removed)", p->name, p->name, name);
-		return -EBUSY;
-	}
-	r = thin_usage(p->md, &mu, &mt, &du, &dt);
-	if (r)
-		return r;
-	w.nr_blocks = dt;
-	w.dev_id = v->dev_id;
-	w.count = calloc(dt / 4 + 1, 1);
-	if (!w.count)
-		return -ENOMEM;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = walk_md(p, &w);
-	free(w.count);
-	if (!r) {
-		merge_extents(&w);
-		r = zero_extents(p, &w, chunk);
-	}
+	wipe_stop_begin();
+	if (pool_is_live(p))
+		r = pool_volume_wipe_live(p, v, res);
+	else if (!p->md)
+		r = -EINVAL;	/* an offline pool always has its thin metadata open */
+	else
+		r = wipe_offline(p, v, res);
+	if (!r && wipe_stopped())
+		r = -EINTR;
+	wipe_stop_end();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (!r) {
-		for (size_t i = 0; i < w.nr; i++)
-			res->wiped += w.ext[i].len * chunk;
-		res->extents = w.nr;
-		res->shared = w.shared * chunk;
-		res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
-			       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (r == -EINTR) {
+		char a[32], b[32];
+		log_error("pool %s: --wipe of volume %s interrupted after zeroing %s of %s; the "
+			  "volume was not removed (what was zeroed reads zero); run 'tvremove "
+			  "--wipe %s/%s' again", p->name, name,
+			  tp_size_format(res->wiped, 'h', a, sizeof(a)),
+			  tp_size_format(res->planned, 'h', b, sizeof(b)), p->name, name);
 	}
-	free(w.ext);
 	return r;
 }

@@ -68,6 +68,23 @@ out_has "320 KiB shared"
 expect_chunks kept 40 44
 expect_chunks zero 45 49
 
+# a signal during the zeroing stops it: b stays, nothing else changed
+rm -f pause
+TP_TEST_PAUSE=wipe-zeroing TP_TEST_PAUSE_FILE=$PWD/pause tvremove --wipe w/b >out 2>err &
+pid=$!
+for _ in $(seq 500); do [ -e pause ] && break; sleep 0.02; done
+[ -e pause ] || { kill $pid; fail "tvremove --wipe never reached its zeroing"; }
+kill -INT $pid
+rm -f pause
+rc=0; wait $pid || rc=$?
+[ $rc = 5 ] || { cat out err >&2; fail "interrupted --wipe exited $rc, not 5"; }
+err_has "interrupted after zeroing 0 B of 192 KiB; the volume was not removed"
+out_lacks "removed"
+expect_chunks kept 30 32
+ok tpcheck w
+ok tpstatus --noheadings -o vol_name w
+grep -qw b out || fail "b was removed by an interrupted --wipe"
+
 # a alone now: 0..9 and 20..24 wiped, the unmapped 10..19 and b's 30..32 kept
 ok tvremove --wipe w/a
 out_has "Volume w/a wiped: 960 KiB .*2 extents"

@@ -16,7 +16,6 @@
  * must then find the pool clean. tprestore writes the area in place, so
  * there a third outcome is allowed and required to be detectable: an area
  * whose superblock is zeroed (what the builder writes first). */
-#include "lib/base/crc32c.h"
 #include "lib/base/io.h"
 #include "lib/base/io_area.h"
 #include "lib/base/log.h"
@@ -24,7 +23,7 @@
 #include "lib/pool/pool_check.h"
 #include "lib/pool/pool_dump.h"
 #include "metadata/thin/thin.h"
-#include "metadata/thin/thin_walk.h"
+#include "test/unit/crash_digest.h"
 #include "test/unit/crash_sim.h"
 #include "test/unit/tp_test.h"
 
@@ -101,49 +100,19 @@ static void grow(const char *path, off_t size)
 	CU_ASSERT_FATAL(truncate(path, size) == 0);
 }
 
-/* ---- digests ---- */
-
-static void mix(uint32_t *d, uint64_t v)
-{
-	*d = tp_crc32c(*d, &v, sizeof(v));
-}
-
-static void mix_str(uint32_t *d, const char *s)
-{
-	*d = tp_crc32c(*d, s, strlen(s) + 1);
-}
-
-static int d_sb(void *ctx, const struct thin_ir_superblock *sb)
-{
-	mix(ctx, sb->time);
-	mix(ctx, sb->transaction);
-	mix(ctx, sb->nr_data_blocks);
-	mix(ctx, sb->data_block_size);
-	return 0;
-}
-
-static int d_dev(void *ctx, const struct thin_ir_device *d)
-{
-	mix(ctx, d->dev_id);
-	mix(ctx, d->mapped_blocks);
-	mix(ctx, d->transaction);
-	mix(ctx, d->creation_time);
-	mix(ctx, d->snap_time);
-	return 0;
-}
+/* ---- digests (crash_digest.h) ---- */
 
 /* The thin metadata in [OFF, OFF + LEN) of the metadata image: 0 and its
  * digest, or -errno (-ENODATA: no superblock there). */
 static int thin_digest(uint64_t off, uint64_t len, uint32_t *out)
 {
-	struct thin_ir_visitor v = { out, d_sb, NULL, d_dev, NULL, NULL };
 	struct io_engine *io;
 	int r;
 
 	*out = 0;
 	if ((r = io_open_area(meta_path, IO_RDONLY, off, len, &io)))
 		return r;
-	r = thin_walk_io(io, 0, &v, NULL);
+	r = crash_digest_thin(io, out);
 	io_destroy(io);
 	return r;
 }
@@ -166,19 +135,19 @@ static int pool_digest(uint32_t *out, int *changed)
 		pool_close(p);
 		return r;
 	}
-	mix(&d, info.chunk);
-	mix(&d, info.data_size);
-	mix(&d, info.transaction_id);
-	mix(&d, info.data_offset);
-	mix(&d, info.meta_offset);
-	mix(&d, info.meta_length);
-	mix(&d, info.spare_offset);
+	crash_mix(&d, info.chunk);
+	crash_mix(&d, info.data_size);
+	crash_mix(&d, info.transaction_id);
+	crash_mix(&d, info.data_offset);
+	crash_mix(&d, info.meta_offset);
+	crash_mix(&d, info.meta_length);
+	crash_mix(&d, info.spare_offset);
 	for (unsigned i = 0; i < info.nr_volumes; i++) {
 		const struct pool_volume_info *v = &info.volumes[i];
-		mix_str(&d, v->name);
-		mix_str(&d, v->origin);
-		mix(&d, v->size);
-		mix(&d, v->dev_id);	/* not the creation time: the clock moves */
+		crash_mix_str(&d, v->name);
+		crash_mix_str(&d, v->origin);
+		crash_mix(&d, v->size);
+		crash_mix(&d, v->dev_id);	/* not the creation time: the clock moves */
 	}
 	off = info.meta_offset;
 	len = info.meta_length;
@@ -192,7 +161,7 @@ static int pool_digest(uint32_t *out, int *changed)
 	pool_close(p);
 	if (r)
 		return r;
-	mix(&d, t);
+	crash_mix(&d, t);
 	*out = d;
 	return 0;
 }

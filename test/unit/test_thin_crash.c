@@ -7,12 +7,11 @@
  * every reference count right, and take one more transaction. A last test
  * loses the pre-commit flush on purpose and requires the simulator to
  * find a bad state. */
-#include "lib/base/crc32c.h"
 #include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_internal.h"
-#include "metadata/thin/thin_walk.h"
+#include "test/unit/crash_digest.h"
 #include "test/unit/crash_sim.h"
 #include "test/unit/tp_test.h"
 
@@ -23,56 +22,12 @@
 
 #define SIZE (4u << 20)
 
-/* ---- a digest of everything a walk reports ---- */
-
-struct digest {
-	uint32_t crc;
-};
-
-static void mix(struct digest *d, uint64_t v)
-{
-	d->crc = tp_crc32c(d->crc, &v, sizeof(v));
-}
-
-static int d_sb(void *ctx, const struct thin_ir_superblock *sb)
-{
-	mix(ctx, sb->time);
-	mix(ctx, sb->transaction);
-	mix(ctx, sb->flags);
-	mix(ctx, sb->nr_data_blocks);
-	mix(ctx, sb->metadata_snap);
-	return 0;
-}
-
-static int d_dev(void *ctx, const struct thin_ir_device *d)
-{
-	mix(ctx, d->dev_id);
-	mix(ctx, d->mapped_blocks);
-	mix(ctx, d->transaction);
-	mix(ctx, d->creation_time);
-	mix(ctx, d->snap_time);
-	return 0;
-}
-
-static int d_map(void *ctx, const struct thin_ir_mapping *runs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		for (uint64_t k = 0; k < runs[i].length; k++) {
-			mix(ctx, runs[i].origin_begin + k);
-			mix(ctx, runs[i].data_begin + k);
-			mix(ctx, runs[i].time);
-		}
-	return 0;
-}
+/* ---- a digest of everything a walk reports (crash_digest.h) ---- */
 
 static int digest_of(struct io_engine *io, uint32_t *out)
 {
-	struct digest d = { 0 };
-	struct thin_ir_visitor v = { &d, d_sb, NULL, d_dev, NULL, d_map };
-	int r = thin_walk_io(io, 0, &v, NULL);
-
-	*out = d.crc;
-	return r;
+	*out = 0;
+	return crash_digest_thin(io, out);
 }
 
 /* ---- the workloads ---- */

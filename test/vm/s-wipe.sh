@@ -3,7 +3,11 @@
 # volume reads what a removed one left in chunks it has only partly
 # written (shown first, as the control); after tvremove --wipe the data
 # device holds zeros there and a new volume reads zeros where the wiped
-# one had data. An active pool is refused.
+# one had data. Then the same on an active pool, through the kernel: a
+# volume with no snapshot history (zeroed in place through its thin
+# device), one whose chunks predate a snapshot (zeroed on the data device,
+# the kernel would copy them), a volume in use refused; and the cost of a
+# live wipe next to dd of zeros to the same volume (printed, not asserted).
 . "$TP_SRC/test/vm/lib.sh"
 set -- $TP_DISKS
 [ $# -ge 2 ] || skip_scenario "needs 2 disks, have $#"
@@ -12,17 +16,64 @@ mkdir -p "$TPTOOLS_DIR"
 DATA=$1 META=$2
 CHUNK=65536 NCHUNKS=128 SIZE=$((128 * 65536))
 
-# fill VOL's first 4 KiB of every chunk with byte OCTAL (direct I/O)
+# fill VOL's first 4 KiB of each of its first NCHUNKS chunks with byte
+# OCTAL, flushed (one process: a dd per chunk is slow under emulation)
 write_heads() {
-	local i
-	head -c 4096 /dev/zero | tr '\0' "\\$2" >head.bin
-	for i in $(seq 0 $((NCHUNKS - 1))); do
-		dd if=head.bin of="/dev/mapper/wp-$1" bs=4096 seek=$((i * 16)) oflag=direct \
-			conv=notrunc status=none || return 1
-	done
+	perl -MIO::Handle -e 'my ($dev, $byte, $n, $chunk) = @ARGV;
+		open(my $f, "+<", $dev) or die "$dev: $!";
+		my $b = chr(oct($byte)) x 4096;
+		for my $i (0 .. $n - 1) {
+			sysseek($f, $i * $chunk, 0) or die "seek: $!";
+			syswrite($f, $b) == 4096 or die "write: $!";
+		}
+		$f->sync or die "fsync: $!"; close($f) or die' \
+		"/dev/mapper/wp-$1" "$2" "$NCHUNKS" "$CHUNK"
+}
+# nonzero bytes of each chunk of volume VOL, one a line (caches dropped)
+chunk_nonzero() {
+	echo 3 >/proc/sys/vm/drop_caches
+	perl -e 'my ($dev, $chunk) = @ARGV; open(my $f, "<", $dev) or die "$dev: $!";
+		my $b; while (sysread($f, $b, $chunk)) { print(($b =~ tr/\0//c), "\n") }' \
+		"/dev/mapper/wp-$1" "$CHUNK"
 }
 # nonzero bytes of volume VOL (direct reads)
 nonzero() { dd if="/dev/mapper/wp-$1" bs=1M iflag=direct status=none | tr -d '\0' | wc -c; }
+
+# the data chunks volume VOL maps, one a line (pool inactive): which
+# chunks the kernel gave a volume differs between kernels (6.1 reuses
+# freed ones, 6.12 may take others), so they are read from its mappings
+dev_chunks() {
+	local id
+	id=$(tpstatus --noheadings -o vol_dev_id "wp/$1" | awk 'NF { print $1; exit }')
+	tpdump wp | awk -v id="$id" '
+		/<device / { on = ($0 ~ "dev_id=\"" id "\"") }
+		on && /single_mapping/ { match($0, /data_block="[0-9]+"/)
+			print substr($0, RSTART + 12, RLENGTH - 13) }
+		on && /range_mapping/ { match($0, /data_begin="[0-9]+"/)
+			b = substr($0, RSTART + 12, RLENGTH - 13)
+			match($0, /length="[0-9]+"/); n = substr($0, RSTART + 8, RLENGTH - 9) + 0
+			for (i = 0; i < n; i++) print b + i }'
+}
+# nonzero bytes on the data device in the chunks listed in FILE (pool
+# inactive; caches dropped: the kernel wrote the device beneath them)
+chunk_bytes() {
+	local off
+	off=$(tpstatus --noheadings --units b -o pool_data_offset wp | awk 'NF { print $1; exit }')
+	echo 3 >/proc/sys/vm/drop_caches
+	perl -e 'my ($dev, $off, $chunk, $list) = @ARGV; my ($z, $b) = (0, "");
+		open(my $f, "<", $dev) or die "$dev: $!"; open(my $l, "<", $list) or die;
+		while (my $c = <$l>) {
+			sysseek($f, $off + $c * $chunk, 0) or die "seek: $!";
+			sysread($f, $b, $chunk) == $chunk or die "read: $!";
+			$z += ($b =~ tr/\0//c);
+		}
+		print "$z\n"' "$DATA" "${off%b}" "$CHUNK" "$1"
+}
+# fill volume VOL with byte OCTAL, flushed
+fill() {
+	head -c "$SIZE" /dev/zero | tr '\0' "\\$2" >fill.bin
+	must dd if=fill.bin of="/dev/mapper/wp-$1" bs=1M oflag=direct conv=fsync status=none
+}
 
 step "pool with zeroing off; volume a fully written"
 must tpcreate --data "$DATA" --meta "$META" --chunk 64k --zero n wp
@@ -42,39 +93,136 @@ n=$(nonzero b)
 echo "b: $n nonzero bytes, $((NCHUNKS * 4096)) written by b"
 [ "$n" -gt $((NCHUNKS * 4096)) ] || fail "no stale data visible: the control shows nothing ($n)"
 
-step "--wipe is refused while the pool is active"
-not tvremove --wipe wp/b
-ok tpstatus --noheadings -o vol_name wp
-tpstatus --noheadings -o vol_name wp | grep -qw b || fail "b was removed by a refused --wipe"
 must tpdeactivate wp
 
 step "tvremove --wipe: b's chunks read zero, a new volume reads zeros"
-# b's data chunks, from its mappings: which chunks the kernel gave b
-# differs between kernels (6.1 reuses a's, 6.12 may take others)
-id=$(tpstatus --noheadings -o vol_dev_id wp/b | awk 'NF { print $1; exit }')
-tpdump wp | awk -v id="$id" '
-	/<device / { on = ($0 ~ "dev_id=\"" id "\"") }
-	on && /single_mapping/ { match($0, /data_block="[0-9]+"/)
-		print substr($0, RSTART + 12, RLENGTH - 13) }
-	on && /range_mapping/ { match($0, /data_begin="[0-9]+"/)
-		b = substr($0, RSTART + 12, RLENGTH - 13)
-		match($0, /length="[0-9]+"/); n = substr($0, RSTART + 8, RLENGTH - 9) + 0
-		for (i = 0; i < n; i++) print b + i }' >b-chunks
+dev_chunks b >b-chunks
 expect_eq "b's mapped chunks" "$(wc -l <b-chunks)" "$NCHUNKS"
-off=$(tpstatus --noheadings --units b -o pool_data_offset wp | awk 'NF { print $1; exit }')
-off=${off%b}
 must tvremove --wipe wp/b
-z=0
-while read -r c; do
-	n=$(dd if="$DATA" bs=$CHUNK skip=$((off / CHUNK + c)) count=1 iflag=direct status=none |
-		tr -d '\0' | wc -c)
-	z=$((z + n))
-done <b-chunks
-expect_eq "nonzero bytes left in b's chunks" "$z" 0
+expect_eq "nonzero bytes left in b's chunks" "$(chunk_bytes b-chunks)" 0
 must tvcreate -V 8M -n c wp
 must tpactivate wp
 must write_heads c 357
 expect_eq "c reads only what it wrote" "$(nonzero c)" $((NCHUNKS * 4096))
+
+step "live: f written (no snapshot history), g written then snapshotted"
+must tvcreate -V 8M -n f wp
+must tvcreate -V 8M -n g wp
+fill f 252
+fill g 246
+must tvsnap wp/g -n g1
+must tvremove wp/g1
+expect_eq "f fully written" "$(nonzero f)" "$SIZE"
+must tpdeactivate wp
+dev_chunks f >f-chunks
+dev_chunks g >g-chunks
+expect_eq "f's mapped chunks" "$(wc -l <f-chunks)" "$NCHUNKS"
+expect_eq "g's mapped chunks" "$(wc -l <g-chunks)" "$NCHUNKS"
+expect_eq "f's chunks hold its data" "$(chunk_bytes f-chunks)" "$SIZE"
+must tpactivate wp
+
+step "live: a volume in use is refused, exit 5, and left intact"
+rm -f held
+tp-hold /dev/mapper/wp-f held &
+hold=$!
+for _ in $(seq 250); do [ -e held ] && break; sleep 0.02; done
+[ -e held ] || fail "tp-hold did not hold wp-f"
+rc=0; tvremove --wipe wp/f >out 2>err || rc=$?
+cat out err
+expect_eq "tvremove --wipe of a held volume" "$rc" 5
+grep -q "volume f is in use" err || fail "no 'in use' message"
+rm -f held
+wait $hold
+tpstatus --noheadings -o vol_name wp | grep -qw f || fail "a refused --wipe removed f"
+expect_eq "f intact after the refusal" "$(nonzero f)" "$SIZE"
+
+step "live: tvremove --wipe f zeroes through the kernel, in place"
+must tvremove --wipe wp/f >out
+cat out
+grep -q "Volume wp/f wiped live: 8 MiB" out || fail "f: no live wipe line"
+grep -q "data device" out && fail "f: chunks zeroed on the data device (none predate a snapshot)"
+grep -q "Volume wp/f removed" out || fail "f not removed"
+
+step "live: g not loaded, its chunks predate a snapshot: zeroed on the data device"
+must tpdeactivate wp g
+must tvremove --wipe wp/g >out
+cat out
+grep -q "Volume wp/g wiped live: 8 MiB.*8 MiB of them on the data device" out ||
+	fail "g: not wiped on the data device"
+[ -e /dev/mapper/wp-g ] && fail "g's device is still loaded after its removal"
+must tpdeactivate wp
+expect_eq "nonzero bytes left in f's chunks" "$(chunk_bytes f-chunks)" 0
+expect_eq "nonzero bytes left in g's chunks" "$(chunk_bytes g-chunks)" 0
+must tpactivate wp
+
+step "live: an interrupt during the zeroing leaves the volume, put back as it was"
+must tvcreate -V 1M -n k wp
+must dd if=full.bin of=/dev/mapper/wp-k bs=1M count=1 oflag=direct conv=fsync status=none
+must tpdeactivate wp k
+rm -f pause
+TP_TEST_PAUSE=wipe-zeroing TP_TEST_PAUSE_FILE=$PWD/pause tvremove --wipe wp/k >out 2>err &
+pid=$!
+for _ in $(seq 500); do [ -e pause ] && break; sleep 0.02; done
+[ -e pause ] || fail "tvremove --wipe of k never reached its zeroing"
+kill -INT $pid
+rm -f pause
+rc=0; wait $pid || rc=$?
+cat out err
+expect_eq "interrupted live --wipe" "$rc" 5
+grep -q "interrupted after zeroing 0 B of 1 MiB; the volume was not removed" err ||
+	fail "no interruption message"
+tpstatus --noheadings -o vol_name wp | grep -qw k || fail "an interrupted --wipe removed k"
+[ -e /dev/mapper/wp-k ] && fail "k was left loaded: it was not before the wipe"
+must tpactivate wp k
+expect_eq "k intact after the interruption" "$(nonzero k)" $((1024 * 1024))
+must tvremove --wipe wp/k
+
+step "live: a read-only volume, loaded read-only, is loaded writable for its wipe"
+must tvcreate -V 1M -n r wp
+must dd if=full.bin of=/dev/mapper/wp-r bs=1M count=1 oflag=direct conv=fsync status=none
+must tpdeactivate wp
+must tvchange --readonly y wp/r
+dev_chunks r >r-chunks
+expect_eq "r's chunks hold its data" "$(chunk_bytes r-chunks)" $((1024 * 1024))
+must tpactivate wp
+not dd if=/dev/zero of=/dev/mapper/wp-r bs=4096 count=1 oflag=direct status=none
+must tvremove --wipe wp/r >out
+cat out
+grep -q "Volume wp/r wiped live: 1 MiB" out || fail "r: no live wipe line"
+must tpdeactivate wp
+expect_eq "nonzero bytes left in r's chunks" "$(chunk_bytes r-chunks)" 0
+must tpactivate wp
+
+step "live: a new volume reads zeros where f and g had data"
+must tvcreate -V 16M -n h wp
+NCHUNKS=256 must write_heads h 357
+chunk_nonzero h >h-bytes
+must tpdeactivate wp
+dev_chunks h >h-chunks
+expect_eq "h's mapped chunks" "$(wc -l <h-chunks)" 256
+# per chunk of h: its data chunk, its nonzero bytes; those that were f's or g's
+cat f-chunks g-chunks >fg-chunks
+paste h-chunks h-bytes | awk 'NR == FNR { old[$1] = 1; next }
+	($1 in old) { n++; if ($2 != 4096) bad++ }
+	END { printf "%d %d\n", n, bad }' fg-chunks - >h-check
+read -r reused bad <h-check
+echo "h: $reused of its 256 chunks were f's or g's; $bad of them read more than h wrote"
+[ "$reused" -gt 0 ] || fail "h took none of f's or g's chunks: nothing shown"
+expect_eq "h's chunks from f and g holding more than h wrote" "$bad" 0
+must tpactivate wp
+
+step "live wipe cost: tvremove --wipe vs dd of zeros to the same 48 MiB volume (twice)"
+for i in 1 2; do
+	must tvcreate -V 48M -n m$i wp
+	must dd if=/dev/zero of=/dev/mapper/wp-m$i bs=4M count=12 oflag=direct conv=fsync \
+		status=none
+	must dd if=/dev/zero of=/dev/mapper/wp-m$i bs=4M count=12 oflag=direct conv=fsync \
+		2>dd.err
+	must tvremove --wipe wp/m$i >out
+	cat out
+	echo "WIPE-COST $i: 48 MiB: dd zeros $(sed -n 's/.*, \([0-9.]* [MG]B\/s\)$/\1/p' dd.err)," \
+		"tvremove --wipe live $(sed -n 's/.* \([0-9]* MB\/s\)).*/\1/p' out)"
+done
 must tpdeactivate wp
 ok tpcheck wp
 must tpremove -y wp
