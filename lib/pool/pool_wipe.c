@@ -118,6 +118,9 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 			  p->name);
 		return -ENOENT;
 	}
+	/* a live tpsend reading V's chunks would send the zeros */
+	if ((r = pool_send_busy(p, v)))
+		return r;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	wipe_stop_begin();
 	if (pool_is_live(p))
