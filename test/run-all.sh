@@ -62,7 +62,7 @@ run_stage() { # stage build label [vm scenarios]
 	add "$label $stage"
 }
 
-VM_LATER=${TP_VM_LATER:-s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots s-send s-wipe}
+VM_LATER=${TP_VM_LATER:-s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots s-send}
 
 run_vm() { # every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR
 	local k

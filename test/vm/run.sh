@@ -215,6 +215,9 @@ disk_bytes=$(stat -c %s "$WORK/disk0.img" 2>/dev/null || echo 0)
 t_boot=$(date +%s.%N)
 echo "vm: kernel $KVER (${BOOT##*/} from $KDIR), ${#scenarios[@]} scenario(s), $SMP vCPU, ${MEM} MiB, $NDISKS disks of $DISK_SIZE"
 LOG=$WORK/console-$KVER.log # one per kernel: run-all.sh boots two in turn
+# empty now, not when QEMU's redirection runs: the tail below must not
+# show the last boot's log first
+: >"$LOG"
 scen_list=$(IFS=,; echo "${scenarios[*]}")
 # knobs for the scenarios: a file the guest reads through the shared root
 ENVFILE=$(cd "$WORK" && pwd -P)/guest.env

@@ -15,7 +15,7 @@
 # volume whose command had finished is lost and none removed comes back, and
 # after deactivation tpcheck is clean (no orphan, nothing left half done).
 #
-# Knobs (environment, passed by run.sh): FAULT_CYCLES (default 20),
+# Knobs (environment, passed by run.sh): FAULT_CYCLES (default 12),
 # FAULT_SEED (default: from the clock, printed), FAULT_ROUNDS (writer rounds,
 # default 24).
 . "$TP_SRC/test/vm/lib.sh"
@@ -26,7 +26,7 @@ vm_modprobe dm-log-writes || skip_scenario "no dm-log-writes module"
 export TPTOOLS_DIR=$PWD/etc
 mkdir -p "$TPTOOLS_DIR"
 
-CYCLES=${FAULT_CYCLES:-20}
+CYCLES=${FAULT_CYCLES:-12}
 SEED=${FAULT_SEED:-$(($(date +%s%N) % 1000000007))}
 ROUNDS=${FAULT_ROUNDS:-24}
 PER=6			# blocks per volume and round
