@@ -107,6 +107,7 @@ if [ "$BACKING" = ram ]; then
 	for ((i = 0; i < NDEV; i++)); do members+=("/dev/ram$i"); done
 	METADEV=/dev/ram$NDEV
 else
+	# shellcheck disable=SC2086 # one word per disk
 	set -- $TP_DISKS
 	[ $# -ge "$NDEV" ] || skip_scenario "needs $NDEV disks"
 	[ "$TP_DISK_SIZE" -ge $((MEMBER_MB << 20)) ] || die "disks of $TP_DISK_SIZE bytes, need $MEMBER_MB MiB"
@@ -120,7 +121,7 @@ if [ "$LEVEL" = 0 ]; then
 	ARRAY=${members[0]}
 else
 	ARRAY=/dev/md0
-	must mdadm --create /dev/md0 --run --quiet --assume-clean --level=$LEVEL \
+	must mdadm --create /dev/md0 --run --quiet --assume-clean --level="$LEVEL" \
 		--raid-devices="$NDEV" --chunk="$MDCHUNK_K" --size=$((MEMBER_MB - 4))M \
 		--metadata=1.2 "${members[@]}"
 fi
@@ -160,7 +161,7 @@ grid_off=$(((2048 + GRID_S - 1) / GRID_S * GRID_S))   # on the grid, >= 1 MiB
 for k in 64 128 256; do
 	fits $((k * 2)) && add c$k $((k * 2)) 0 "$grid_off" "${k}K, zeroing off"
 done
-[ "$MD_S" != 0 ] && add c$MDCHUNK_K "$MD_S" 0 "$grid_off" "md chunk, zeroing off"
+[ "$MD_S" != 0 ] && add "c$MDCHUNK_K" "$MD_S" 0 "$grid_off" "md chunk, zeroing off"
 [ "$STRIPE_S" != 0 ] && add c$((STRIPE_S / 2)) "$STRIPE_S" 0 "$grid_off" "full stripe, zeroing off"
 
 # LVM 2.03 (lvmteam/lvm2; see README "Geometry policy" for the sources):
@@ -237,7 +238,10 @@ must dmsetup create raw --table "0 $((VOL_MB * 2048)) linear $ARRAY 0"
 echo "  stride of the after-snapshot workloads: $((STRIDE_S / 2))K"
 
 # ---- one run -----------------------------------------------------------------
-job() { # WORKLOAD: the fio [global] section; every job is bound by its I/O
+# WORKLOAD: the fio [global] section; every job is bound by its I/O. The c*
+# jobs make one pass (number_ios): fio would wrap around and rewrite the
+# chunks it has already unshared until it had written size bytes.
+job() {
 	local size=$((VOL_MB << 20)) st=$((STRIDE_S / 2))
 	printf '[global]\nthread\ndirect=1\nioengine=libaio\nsize=%s\nrandrepeat=1\nstartdelay=%s\n' \
 		"$size" "$SETTLE"
@@ -245,8 +249,8 @@ job() { # WORKLOAD: the fio [global] section; every job is bound by its I/O
 	f1m) printf 'rw=write\nbs=1m\niodepth=4\n' ;;
 	f64k) printf 'rw=write\nbs=64k\niodepth=4\n' ;;
 	fr4k | pr4k) printf 'rw=randwrite\nbs=4k\niodepth=4\nio_size=%s\n' $((size / 2)) ;;
-	c4k) printf 'rw=write:%sk\nbs=4k\niodepth=1\n' $((st - 4)) ;;
-	c64k) printf 'rw=write:%sk\nbs=64k\niodepth=1\n' $((st - 64)) ;;
+	c4k) printf 'rw=write:%sk\nbs=4k\niodepth=1\nnumber_ios=%s\n' $((st - 4)) $((VOL_MB * 1024 / st)) ;;
+	c64k) printf 'rw=write:%sk\nbs=64k\niodepth=1\nnumber_ios=%s\n' $((st - 64)) $((VOL_MB * 1024 / st)) ;;
 	cr4k) printf 'rw=randwrite\nbs=4k\nblockalign=%sk\nnorandommap=1\niodepth=1\nnumber_ios=%s\n' \
 		"$st" $((VOL_MB * 1024 / st)) ;;
 	c1m) printf 'rw=write\nbs=1m\niodepth=1\n' ;;

@@ -8,8 +8,10 @@
 # over the workloads that are not after-snapshot (c*) ones. out=table
 # (default): a markdown table. out=tsv: lines
 #   cell CONFIG WORKLOAD MEDIAN MIN MAX
+#   ratio CONFIG WORKLOAD RUN RATIO
 #   score CONFIG SCORE SCORE_NO_SNAPSHOT CHUNK_K ZERO OFFSET_K
 #   runs N
+#   raw WORKLOAD SPREAD     raw's own MB/s over the runs: max/min - 1
 function median(a, n,   i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -32,7 +34,11 @@ END {
 		n = 0; lo = 1e9; hi = 0
 		for (r = 1; r <= runs[W[w]]; r++) {
 			raw = mb["raw", W[w], r]; v = mb[cfg[c], W[w], r]
-			if (raw > 0 && v != "") { x[++n] = v / raw; if (x[n] < lo) lo = x[n]; if (x[n] > hi) hi = x[n] }
+			if (raw > 0 && v != "") {
+				x[++n] = v / raw; rr[cfg[c], W[w], r] = x[n]
+				if (x[n] < lo) lo = x[n]
+				if (x[n] > hi) hi = x[n]
+			}
 		}
 		if (!n) continue
 		med[cfg[c], W[w]] = median(x, n); mn[cfg[c], W[w]] = lo; mx[cfg[c], W[w]] = hi
@@ -58,6 +64,8 @@ END {
 			if (cfg[c] == "raw") continue
 			for (w = 1; w <= nw; w++) if ((cfg[c], W[w]) in med)
 				printf "cell\t%s\t%s\t%.4f\t%.4f\t%.4f\n", cfg[c], W[w], med[cfg[c], W[w]], mn[cfg[c], W[w]], mx[cfg[c], W[w]]
+			for (w = 1; w <= nw; w++) for (r = 1; r <= runs[W[w]]; r++) if ((cfg[c], W[w], r) in rr)
+				printf "ratio\t%s\t%s\t%d\t%.4f\n", cfg[c], W[w], r, rr[cfg[c], W[w], r]
 			printf "score\t%s\t%.4f\t%.4f\t%s\t%s\t%s\n", cfg[c], score[cfg[c]], scoref[cfg[c]], chunk[cfg[c]], zero[cfg[c]], off[cfg[c]]
 		}
 		# raw's own run-to-run spread: max/min MB/s per workload
