@@ -13,7 +13,7 @@ set yrange [0:1.05]
 set ytics 0.1
 set grid ytics
 set key below horizontal font ",9"
-set xtics rotate by -25 font ",8"
+set xtics rotate by 20 right font ",8"
 colours = "#1f77b4 #ff7f0e #2ca02c #d62728 #ff9896"
 set multiplot layout 1,2 title "Criterion score (worst ratio to the best pool per workload; higher is better)"
 set title "all workloads (fresh, provisioned, after a snapshot)"
