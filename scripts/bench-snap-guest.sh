@@ -52,7 +52,10 @@
 # time costs no host time. The snapshot is deleted after each run, so
 # every run starts with every chunk of prov shared again.
 #
-# Reads $TP_OUT/bench.conf: GEOM, RUNS, SETTLE, WORKLOADS, CONFIGS (a subset of
+# Each run rotates the order of the pools in the fio run by one place
+# (ROTATE=1) so that no pool always follows the same one; ROTATE=0 keeps the
+# order, so that runs are exact repeats (the spread of the method itself).
+# Reads $TP_OUT/bench.conf: GEOM, RUNS, SETTLE, ROTATE, WORKLOADS, CONFIGS (a subset of
 # the names above), BACKING, VOL_MB, MODE (a label: wallclock or icount).
 # Writes $TP_OUT/runs.csv (mode,backing,config,workload,run,mbps) and
 # $TP_OUT/configs.csv (config,chunk_k,zero,offset_k,what).
@@ -65,6 +68,7 @@ BACKING=${BACKING:-ram}
 MODE=${MODE:-wallclock}
 VOL_MB=${VOL_MB:-40}
 SETTLE=${SETTLE:-2}
+ROTATE=${ROTATE:-1}
 WORKLOADS=${WORKLOADS:-pr4k f1m f64k fr4k c4k c64k cr4k c1m}
 CSV=$TP_OUT/runs.csv
 CFGCSV=$TP_OUT/configs.csv
@@ -261,7 +265,7 @@ run_once() { # WORKLOAD RUN
 	local w=$1 r=$2 c dev order=() i line name v cfgs
 	cfgs=(raw "${CFGS[@]}")
 	for ((i = 0; i < ${#cfgs[@]}; i++)); do
-		order+=("${cfgs[$(((i + r - 1) % ${#cfgs[@]}))]}")
+		order+=("${cfgs[$(((i + (ROTATE ? r - 1 : 0)) % ${#cfgs[@]}))]}")
 	done
 	N=$((N + 1))
 	{

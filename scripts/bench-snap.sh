@@ -25,7 +25,8 @@
 #   snap-TAG-configs.csv   the pools: config,chunk_k,zero,offset_k,what
 #   snap-TAG.md            the table with the scores, also printed
 # Settings: GEOM (r6x7-512k), BUILD (build), RUNS (3; QUICK 1), VOL_MB (40),
-# SETTLE (2: idle seconds before each job, see the guest script),
+# SETTLE (2: idle seconds before each job, see the guest script), ROTATE
+# (1; 0: the same order of pools in every run, TAG gets -samerun),
 # WORKLOADS, CONFIGS (see the guest script), ICOUNT (shift=4,sleep=off; the
 # guest's RTC then follows the virtual clock too), TP_VM_MEM (3584).
 set -eu
@@ -50,14 +51,16 @@ r6x12-64k) ;;
 *) echo "bench-snap: unknown GEOM '$GEOM' (r6x7-512k r6x6-512k r6x12-64k r5x5-512k disk)"; exit 2 ;;
 esac
 ndev=$(case $GEOM in r6x7-512k) echo 7 ;; r6x6-512k) echo 6 ;; r6x12-64k) echo 12 ;; r5x5-512k) echo 5 ;; disk) echo 1 ;; esac)
+ROTATE=${ROTATE:-1}
 tag=$GEOM-$MODE-$BACKING
+[ "$ROTATE" = 1 ] || tag=$tag-samerun
 
 make -s -j"$(nproc)" BUILD="$BUILD" tests >/dev/null
 VMOUT=$BUILD/bench-snap-$tag
 rm -rf "$VMOUT"
 mkdir -p "$VMOUT" "$OUT"
 {
-	echo "GEOM=$GEOM RUNS=$RUNS VOL_MB=$VOL_MB SETTLE=${SETTLE:-2} MODE=$MODE BACKING=$BACKING"
+	echo "GEOM=$GEOM RUNS=$RUNS VOL_MB=$VOL_MB SETTLE=${SETTLE:-2} ROTATE=$ROTATE MODE=$MODE BACKING=$BACKING"
 	echo "WORKLOADS='$WORKLOADS'"
 	[ -n "${CONFIGS:-}" ] && echo "CONFIGS='$CONFIGS'"
 	true
