@@ -26,7 +26,9 @@
 #   snap-TAG.md            the table with the scores, also printed
 # Settings: GEOM (r6x7-512k), BUILD (build), RUNS (3; QUICK 1), VOL_MB (40),
 # SETTLE (2: idle seconds before each job, see the guest script), ROTATE
-# (1; 0: the same order of pools in every run, TAG gets -samerun),
+# (1; 0: the same order of pools in every run, TAG gets -samerun), PRETOUCH
+# (1: write the array once first; 0: not, TAG gets -untouched; the results
+# in bench/ without PRETOUCH in their header line predate it and ran without),
 # WORKLOADS, CONFIGS (see the guest script), ICOUNT (shift=4,sleep=off; the
 # guest's RTC then follows the virtual clock too), TP_VM_MEM (3584).
 set -eu
@@ -54,13 +56,14 @@ ndev=$(case $GEOM in r6x7-512k) echo 7 ;; r6x6-512k) echo 6 ;; r6x12-64k) echo 1
 ROTATE=${ROTATE:-1}
 tag=$GEOM-$MODE-$BACKING
 [ "$ROTATE" = 1 ] || tag=$tag-samerun
+[ "${PRETOUCH:-1}" = 1 ] || tag=$tag-untouched
 
 make -s -j"$(nproc)" BUILD="$BUILD" tests >/dev/null
 VMOUT=$BUILD/bench-snap-$tag
 rm -rf "$VMOUT"
 mkdir -p "$VMOUT" "$OUT"
 {
-	echo "GEOM=$GEOM RUNS=$RUNS VOL_MB=$VOL_MB SETTLE=${SETTLE:-2} ROTATE=$ROTATE MODE=$MODE BACKING=$BACKING"
+	echo "GEOM=$GEOM RUNS=$RUNS VOL_MB=$VOL_MB SETTLE=${SETTLE:-2} ROTATE=$ROTATE PRETOUCH=${PRETOUCH:-1} MODE=$MODE BACKING=$BACKING"
 	echo "WORKLOADS='$WORKLOADS'"
 	[ -n "${CONFIGS:-}" ] && echo "CONFIGS='$CONFIGS'"
 	true
