@@ -8,7 +8,9 @@
 #   scripts/bench-snap-matrix.sh [TAG...]    # TAG = GEOM-MODE-BACKING
 #
 # Without TAGs: every bench/snap-GEOM-MODE-BACKING-configs.csv of the five
-# arrays. Writes bench/snap-matrix.md
+# arrays. A result set whose bench/snap-TAG.md header lacks PRETOUCH=1 ran
+# before the slices were pre-written at set-up and is labelled "before
+# PRETOUCH" ("(old)" in the plot). Writes bench/snap-matrix.md
 # (also printed) and, with gnuplot, bench/snap-matrix.png
 # (scripts/plot-snap-matrix.gp). Settings: OUT (bench).
 set -eu
@@ -17,8 +19,8 @@ OUT=${OUT:-bench}
 tags=("$@")
 if [ ${#tags[@]} = 0 ]; then
 	# the issue's order of arrays, deterministic mode first
-	for g in r6x7-512k r6x6-512k r6x12-64k r5x5-512k disk; do
-		for m in icount-ram wallclock-ram icount-disk wallclock-disk; do
+	for m in icount-ram wallclock-ram icount-disk wallclock-disk; do
+		for g in r6x7-512k r6x6-512k r6x12-64k r5x5-512k disk; do
 			[ -e "$OUT/snap-$g-$m-configs.csv" ] && tags+=("$g-$m")
 		done
 	done
@@ -28,8 +30,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for t in "${tags[@]}"; do
 	[ -f "$OUT/snap-$t-runs.csv" ] || { echo "bench-snap-matrix: no $OUT/snap-$t-runs.csv"; exit 1; }
+	# result sets whose header lacks PRETOUCH=1 predate the pre-write at set-up
+	grep -qs 'PRETOUCH=1' "$OUT/snap-$t.md" && lab=$t || lab="$t (before PRETOUCH)"
 	awk -F, -v out=tsv -f scripts/bench-snap.awk "$OUT/snap-$t-configs.csv" "$OUT/snap-$t-runs.csv" |
-		sed "s/^/$t\t/"
+		sed "s/^/$lab\t/"
 done >"$tmp/all.tsv"
 
 # TAG KIND ...: runs N | cell CFG W MED MIN MAX | score CFG S SF CHUNK ZERO OFF | raw W SPREAD
@@ -74,7 +78,8 @@ END {
 		for (j = 1; j <= nc[t]; j++) if (s[t, C[t, j]] > bs) { bs = s[t, C[t, j]]; b = C[t, j] }
 		printf "| %s (%d runs) | %s | %s | %s | %s | %s | %s (%s) %.2f |\n", t, runs[t], sc(t, "balanced"), sc(t, "throughput"),
 			sc(t, "snapshots"), sc(t, "lvm"), sc(t, "lvmperf"), b, cfgname(t, b), bs
-		printf "%s", t >dat; printf "%s", t >datf
+		xt = t; sub(/ \(before PRETOUCH\)/, "(old)", xt)
+		printf "%s", xt >dat; printf "%s", xt >datf
 		n = split("balanced throughput snapshots lvm lvmperf", P, " ")
 		for (k = 1; k <= n; k++) { printf " %s", ((t, P[k]) in s) ? s[t, P[k]] : "NaN" >dat; printf " %s", ((t, P[k]) in sf) ? sf[t, P[k]] : "NaN" >datf }
 		printf "\n" >dat; printf "\n" >datf
