@@ -51,6 +51,7 @@ function spread(t, c, w) { return med[t, c, w] > 0 ? (mx[t, c, w] - mn[t, c, w])
 		if (!((t, $3) in cseen)) { cseen[t, $3] = 1; C[t, ++nc[t]] = $3 }
 	} else if ($2 == "score") { s[t, $3] = $4; sf[t, $3] = $5; ch[t, $3] = $6; zr[t, $3] = $7; of[t, $3] = $8 }
 	else if ($2 == "raw") { if ($4 > rawsp[t]) rawsp[t] = $4 }
+	else if ($2 == "abs") { ab[t, ++nab[t]] = $5; if ($5 > abbig[t]) { abbig[t] = $5; abwhere[t] = $3 " " $4 } }
 	else if ($2 == "ratio") { rv[t, $3, $4, $5] = $6; if ($5 > nrun[t, $4]) nrun[t, $4] = $5 }
 }
 END {
@@ -118,9 +119,10 @@ END {
 	}
 	print "\n### Repeat spread\n"
 	print "Per result set: (max-min)/median of the ratio over the runs, for every pool and workload (median"
-	print "and largest), and the largest run-to-run change of the raw array itself (MB/s, max/min-1).\n"
-	print "| array (mode, backing) | runs | median cell spread | largest cell spread (where) | raw array, largest change |"
-	print "|---|---|---|---|---|"
+	print "and largest); the same for the pools\x27 own MB/s, without the raw slice; and the largest"
+	print "run-to-run change of the raw array itself (MB/s, max/min-1).\n"
+	print "| array (mode, backing) | runs | median cell spread | largest cell spread (where) | pools\x27 MB/s: median spread | pools\x27 MB/s: largest (where) | raw array, largest change |"
+	print "|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nt; i++) {
 		t = T[i]; n = 0; big = 0; where = ""
 		for (j = 1; j <= nc[t]; j++) for (k = 1; k <= nw[t]; k++) {
@@ -131,7 +133,12 @@ END {
 		}
 		for (a = 1; a <= n; a++) for (b2 = a + 1; b2 <= n; b2++) if (x[b2] < x[a]) { y = x[a]; x[a] = x[b2]; x[b2] = y }
 		m = n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
-		printf "| %s | %d | %.1f%% | %.1f%% (%s) | %.1f%% |\n", t, runs[t], 100 * m, 100 * big, where, 100 * rawsp[t]
+		na = nab[t]
+		for (a = 1; a <= na; a++) z[a] = ab[t, a]
+		for (a = 1; a <= na; a++) for (b2 = a + 1; b2 <= na; b2++) if (z[b2] < z[a]) { y = z[a]; z[a] = z[b2]; z[b2] = y }
+		am = !na ? 0 : na % 2 ? z[(na + 1) / 2] : (z[na / 2] + z[na / 2 + 1]) / 2
+		printf "| %s | %d | %.1f%% | %.1f%% (%s) | %.1f%% | %.1f%% (%s) | %.1f%% |\n", t, runs[t], 100 * m, 100 * big, where,
+			100 * am, 100 * abbig[t], abwhere[t], 100 * rawsp[t]
 	}
 }' "$tmp/all.tsv" >"$tmp/summary.md"
 {

@@ -12,6 +12,7 @@
 #   score CONFIG SCORE SCORE_NO_SNAPSHOT CHUNK_K ZERO OFFSET_K
 #   runs N
 #   raw WORKLOAD SPREAD     raw's own MB/s over the runs: max/min - 1
+#   abs CONFIG WORKLOAD SPREAD   the pool's own MB/s: (max-min)/median
 function median(a, n,   i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -66,6 +67,15 @@ END {
 				printf "cell\t%s\t%s\t%.4f\t%.4f\t%.4f\n", cfg[c], W[w], med[cfg[c], W[w]], mn[cfg[c], W[w]], mx[cfg[c], W[w]]
 			for (w = 1; w <= nw; w++) for (r = 1; r <= runs[W[w]]; r++) if ((cfg[c], W[w], r) in rr)
 				printf "ratio\t%s\t%s\t%d\t%.4f\n", cfg[c], W[w], r, rr[cfg[c], W[w], r]
+			for (w = 1; w <= nw; w++) {
+				n = 0
+				for (r = 1; r <= runs[W[w]]; r++) if (mb[cfg[c], W[w], r] != "") x[++n] = mb[cfg[c], W[w], r]
+				if (!n) continue
+				lo = x[1]; hi = x[1]
+				for (i = 2; i <= n; i++) { if (x[i] < lo) lo = x[i]; if (x[i] > hi) hi = x[i] }
+				m = median(x, n)
+				if (m > 0) printf "abs\t%s\t%s\t%.4f\n", cfg[c], W[w], (hi - lo) / m
+			}
 			printf "score\t%s\t%.4f\t%.4f\t%s\t%s\t%s\n", cfg[c], score[cfg[c]], scoref[cfg[c]], chunk[cfg[c]], zero[cfg[c]], off[cfg[c]]
 		}
 		# raw's own run-to-run spread: max/min MB/s per workload
