@@ -1,50 +1,69 @@
 #!/bin/bash
-# bench-snap.sh - the geometry matrix of issue 14 on the real kernel: chunk
-# sizes from 64 KiB to the full stripe, zeroing on and off, LVM's default
-# and "performance" configurations, measured fresh, provisioned, and in the
-# steady state after a snapshot (every write lands in a chunk still shared;
-# see scripts/bench-snap-guest.sh). Extends scripts/bench-throughput.sh,
-# whose after-snapshot rows measured mostly unshared writes.
+# bench-snap.sh - the geometry matrix of issue 14 on the real kernel: what
+# tpcreate's profiles pick, chunks from 64 KiB to the full stripe, LVM's
+# default and "performance" configurations, measured fresh, provisioned,
+# and in the steady state after a snapshot (every write lands in a chunk
+# still shared; see scripts/bench-snap-guest.sh for the configurations).
+# Extends scripts/bench-throughput.sh, whose after-snapshot rows measured
+# mostly unshared writes. scripts/bench-snap-matrix.sh summarises the
+# results of several geometries (bench/snap-matrix.md and its plot).
 #
 #   scripts/bench-snap.sh                   # RAID6 7x512K on ramdisks, wall clock
+#   GEOM=r6x12-64k scripts/bench-snap.sh    # r6x7-512k r6x6-512k r6x12-64k
+#                                           # r5x5-512k disk
 #   MODE=icount scripts/bench-snap.sh       # deterministic: QEMU -icount
-#   BACKING=disk scripts/bench-snap.sh      # md members on virtio disks, cache=none
+#   BACKING=disk scripts/bench-snap.sh      # members on virtio disks, cache=none
 #   QUICK=1 ...                             # one run per case, fewer workloads
 #
 # Every figure is a ratio to the raw array slice in the same fio invocation;
 # median [min-max] over RUNS runs. The criterion column: for each workload
 # the best configuration's median ratio; a configuration's score is its
 # worst ratio to that best over all workloads (higher is better), with and
-# without the after-snapshot workloads. Output in OUT (bench/):
-#   snap-MODE-BACKING-runs.csv   every run: mode,backing,config,workload,run,mbps
-#   snap-MODE-BACKING.md         the table with the scores, also printed
-# Settings: BUILD (build), RUNS (3; QUICK 1), RT (seconds per job, 1),
-# VOL_MB (40), WORKLOADS, CONFIGS (see the guest script), ICOUNT
-# (shift=4,sleep=off), TP_VM_MEM (3584).
+# without the after-snapshot workloads. Output in OUT (bench/), TAG =
+# GEOM-MODE-BACKING:
+#   snap-TAG-runs.csv      every run: mode,backing,config,workload,run,mbps
+#   snap-TAG-configs.csv   the pools: config,chunk_k,zero,offset_k,what
+#   snap-TAG.md            the table with the scores, also printed
+# Settings: GEOM (r6x7-512k), BUILD (build), RUNS (3; QUICK 1), VOL_MB (40),
+# SETTLE (2: idle seconds before each job, see the guest script), ROTATE
+# (1; 0: the same order of pools in every run, TAG gets -samerun), PRETOUCH
+# (1: write the array once first; 0: not, TAG gets -untouched; the results
+# in bench/ without PRETOUCH in their header line predate it and ran without),
+# WORKLOADS, CONFIGS (see the guest script), ICOUNT (shift=4,sleep=off; the
+# guest's RTC then follows the virtual clock too), TP_VM_MEM (3584).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 QUICK=${QUICK:-0}
+GEOM=${GEOM:-r6x7-512k}
 MODE=${MODE:-wallclock}
 BACKING=${BACKING:-ram}
 OUT=${OUT:-bench}
-RT=${RT:-1}
 VOL_MB=${VOL_MB:-40}
 if [ "$QUICK" = 1 ]; then
 	RUNS=${RUNS:-1}
-	WORKLOADS=${WORKLOADS:-f1m fr4k c4k c64k c1m pr4k}
+	WORKLOADS=${WORKLOADS:-pr4k f1m fr4k c4k c64k c1m}
 else
 	RUNS=${RUNS:-3}
-	WORKLOADS=${WORKLOADS:-f1m f64k fr4k c4k c64k cr4k c1m pr4k}
+	WORKLOADS=${WORKLOADS:-pr4k f1m f64k fr4k c4k c64k cr4k c1m}
 fi
-tag=$MODE-$BACKING
+case $GEOM in
+r6x7-512k | r6x6-512k | r5x5-512k | disk) ;;
+r6x12-64k) ;;
+*) echo "bench-snap: unknown GEOM '$GEOM' (r6x7-512k r6x6-512k r6x12-64k r5x5-512k disk)"; exit 2 ;;
+esac
+ndev=$(case $GEOM in r6x7-512k) echo 7 ;; r6x6-512k) echo 6 ;; r6x12-64k) echo 12 ;; r5x5-512k) echo 5 ;; disk) echo 1 ;; esac)
+ROTATE=${ROTATE:-1}
+tag=$GEOM-$MODE-$BACKING
+[ "$ROTATE" = 1 ] || tag=$tag-samerun
+[ "${PRETOUCH:-1}" = 1 ] || tag=$tag-untouched
 
 make -s -j"$(nproc)" BUILD="$BUILD" tests >/dev/null
 VMOUT=$BUILD/bench-snap-$tag
 rm -rf "$VMOUT"
 mkdir -p "$VMOUT" "$OUT"
 {
-	echo "RUNS=$RUNS RT=$RT VOL_MB=$VOL_MB MODE=$MODE BACKING=$BACKING"
+	echo "GEOM=$GEOM RUNS=$RUNS VOL_MB=$VOL_MB SETTLE=${SETTLE:-2} ROTATE=$ROTATE PRETOUCH=${PRETOUCH:-1} MODE=$MODE BACKING=$BACKING"
 	echo "WORKLOADS='$WORKLOADS'"
 	[ -n "${CONFIGS:-}" ] && echo "CONFIGS='$CONFIGS'"
 	true
@@ -54,7 +73,7 @@ mkdir -p "$VMOUT" "$OUT"
 vmenv=(TP_VM_OUT="$VMOUT" TP_VM_MEM="${TP_VM_MEM:-3584}" TP_VM_TIMEOUT="${TP_VM_TIMEOUT:-2400}"
 	TP_VM_SCENARIO_TIMEOUT=1000000 TP_VM_WORK="$BUILD/vm-snap-$tag")
 if [ "$BACKING" = disk ]; then
-	vmenv+=(TP_VM_DISKS=8 TP_VM_DISK_SIZE=320M TP_VM_DISK_CACHE=none)
+	vmenv+=(TP_VM_DISKS=$((ndev + 1)) TP_VM_DISK_SIZE="${TP_VM_DISK_SIZE:-640M}" TP_VM_DISK_CACHE=none)
 else
 	vmenv+=(TP_VM_DISKS=1 TP_VM_DISK_SIZE=8M)
 fi
@@ -63,43 +82,18 @@ env "${vmenv[@]}" BUILD="$BUILD" test/vm/run.sh scripts/bench-snap-guest.sh || v
 [ "$(wc -l <"$VMOUT/runs.csv")" -gt 1 ] || { echo "bench-snap: no results from the VM"; exit 1; }
 [ "${vmrc:-0}" = 0 ] || echo "bench-snap: WARNING: the guest reported failures; partial results"
 cp "$VMOUT/runs.csv" "$OUT/snap-$tag-runs.csv"
+cp "$VMOUT/configs.csv" "$OUT/snap-$tag-configs.csv"
 
-# ratios to raw per run; median [min-max]; criterion scores
-awk -F, -v tag="$tag" -v wl="$WORKLOADS" '
-NR == 1 { next }
-{ mb[$3, $4, $5] = $6; if (!($3 in seen)) { seen[$3] = 1; cfg[++nc] = $3 }; runs[$4] = $5 > runs[$4] ? $5 : runs[$4] }
-function median(a, n,   i, j, t) {
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-END {
-	nw = split(wl, W, " ")
-	for (w = 1; w <= nw; w++) for (c = 1; c <= nc; c++) {
-		n = 0; lo = 1e9; hi = 0
-		for (r = 1; r <= runs[W[w]]; r++) {
-			raw = mb["raw", W[w], r]; v = mb[cfg[c], W[w], r]
-			if (raw > 0 && v != "") { x[++n] = v / raw; if (x[n] < lo) lo = x[n]; if (x[n] > hi) hi = x[n] }
-		}
-		if (!n) continue
-		med[cfg[c], W[w]] = median(x, n); mn[cfg[c], W[w]] = lo; mx[cfg[c], W[w]] = hi; nr = n
-	}
-	printf "| %s (%d run%s) |", tag, nr, nr == 1 ? "" : "s"
-	for (w = 1; w <= nw; w++) printf " %s |", W[w]
-	printf " score | score, no snapshot workloads |\n|---|"
-	for (w = 1; w <= nw + 2; w++) printf "---|"
-	printf "\n"
-	for (w = 1; w <= nw; w++) { best[W[w]] = 0; for (c = 1; c <= nc; c++) if (cfg[c] != "raw" && med[cfg[c], W[w]] > best[W[w]]) best[W[w]] = med[cfg[c], W[w]] }
-	for (c = 1; c <= nc; c++) {
-		if (cfg[c] == "raw") continue
-		s = 1e9; sf = 1e9
-		printf "| %s |", cfg[c]
-		for (w = 1; w <= nw; w++) {
-			if (!((cfg[c], W[w]) in med)) { printf " |"; continue }
-			printf " %.3f [%.3f-%.3f] |", med[cfg[c], W[w]], mn[cfg[c], W[w]], mx[cfg[c], W[w]]
-			q = best[W[w]] > 0 ? med[cfg[c], W[w]] / best[W[w]] : 0
-			if (q < s) s = q
-			if (substr(W[w], 1, 1) != "c" && q < sf) sf = q
-		}
-		printf " %.2f | %.2f |\n", s, sf
-	}
-}' "$OUT/snap-$tag-runs.csv" | tee "$OUT/snap-$tag.md"
+# the table: ratios to raw per run, median [min-max], criterion scores
+{
+	echo "# bench-snap $tag"
+	echo
+	echo "Geometry $GEOM, backing $BACKING, mode $MODE ($([ "$MODE" = icount ] &&
+		echo "QEMU -icount ${ICOUNT:-shift=4,sleep=off}: guest time counts instructions" ||
+		echo "wall clock")); $(head -1 "$VMOUT/bench.conf"); workloads $WORKLOADS."
+	echo "Made by scripts/bench-snap.sh on $(date -u +%F); raw figures in snap-$tag-runs.csv,"
+	echo "pools in snap-$tag-configs.csv; the workloads and pools are described in"
+	echo "scripts/bench-snap-guest.sh. Ratio to the raw array slice in the same fio run."
+	echo
+	awk -F, -f scripts/bench-snap.awk "$OUT/snap-$tag-configs.csv" "$OUT/snap-$tag-runs.csv"
+} | tee "$OUT/snap-$tag.md"

@@ -38,7 +38,8 @@
 #   TP_VM_DISK_CACHE  QEMU cache mode of the disks (default unsafe; none: the
 #                  host page cache is bypassed, so disk reads cost real I/O)
 #   TP_VM_ICOUNT   QEMU -icount value (e.g. shift=4,sleep=off): guest time
-#                  counts instructions, so timings repeat run to run
+#                  counts instructions, so timings repeat run to run (the
+#                  RTC follows that clock too: -rtc clock=vm)
 #   TP_VM_TIMEOUT  seconds for the whole boot (default 480, plus what each
 #                  scenario's limit, declared or set, allows beyond 240 s)
 #   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 240; rc 124);
@@ -226,7 +227,7 @@ APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
 APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT $ENVFILE"
 OUT_SHARE=()
 ICOUNT=()
-[ -n "${TP_VM_ICOUNT:-}" ] && ICOUNT=(-icount "$TP_VM_ICOUNT")
+[ -n "${TP_VM_ICOUNT:-}" ] && ICOUNT=(-icount "$TP_VM_ICOUNT" -rtc clock=vm)
 if [ -n "${TP_VM_OUT:-}" ]; then
 	mkdir -p "$TP_VM_OUT" || { echo "vm: cannot make TP_VM_OUT=$TP_VM_OUT"; report 0 1; exit 1; }
 	OUT_SHARE=(-virtfs "local,path=$(realpath "$TP_VM_OUT"),mount_tag=out,security_model=none")
