@@ -9,6 +9,7 @@
  * Works on an open pool's committed metadata, or, for an active pool, on
  * the kernel's metadata snapshot read from the device (pool_live.c). */
 #include "lib/pool/pool_usage.h"
+#include "lib/pool/refcount2.h"
 
 #include "lib/base/log.h"
 #include "metadata/thin/thin_walk.h"
@@ -25,19 +26,6 @@ struct usage_walk {
 	size_t nr, cap;
 	struct pool_dev_usage *cur;
 };
-
-static unsigned get2(const uint8_t *c, uint64_t b)
-{
-	return (c[b >> 2] >> ((b & 3) * 2)) & 3u;
-}
-
-static void inc2(uint8_t *c, uint64_t b)
-{
-	unsigned v = get2(c, b);
-	if (v < 2)
-		c[b >> 2] = (uint8_t)((c[b >> 2] & ~(3u << ((b & 3) * 2))) |
-				      ((v + 1) << ((b & 3) * 2)));
-}
 
 static int dev_begin(void *ctx, const struct thin_ir_device *d)
 {
@@ -69,10 +57,10 @@ static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 			if (b >= w->nr_blocks)
 				continue;	/* beyond the pool: tpcheck reports it */
 			if (w->pass == 0) {
-				inc2(w->count, b);
+				refcount2_inc(w->count, b);
 			} else {
 				w->cur->mapped++;
-				w->cur->exclusive += get2(w->count, b) == 1;
+				w->cur->exclusive += refcount2_get(w->count, b) == 1;
 			}
 		}
 	}

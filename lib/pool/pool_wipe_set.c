@@ -15,6 +15,7 @@
  * wipe_stop_begin and wipe_stop_end; the zeroing checks it before each
  * 4 MiB write and returns -EINTR. */
 #include "lib/pool/pool_wipe.h"
+#include "lib/pool/refcount2.h"
 
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
@@ -33,20 +34,6 @@ struct wipe_walk {
 	int pass, in_dev;
 	struct wipe_set *set;
 };
-
-static unsigned get2(const uint8_t *c, uint64_t b)
-{
-	return (c[b >> 2] >> ((b & 3) * 2)) & 3u;
-}
-
-static void inc2(uint8_t *c, uint64_t b)
-{
-	unsigned v = get2(c, b);
-
-	if (v < 2)
-		c[b >> 2] = (uint8_t)((c[b >> 2] & ~(3u << ((b & 3) * 2))) |
-				      ((v + 1) << ((b & 3) * 2)));
-}
 
 /* One exclusive chunk, joined to the last run when it continues it. */
 static int add_chunk(struct wipe_set *s, uint64_t v, uint64_t d, uint32_t time)
@@ -95,12 +82,12 @@ static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 				return -EUCLEAN;
 			}
 			if (w->pass == 0) {
-				inc2(w->count, b);
+				refcount2_inc(w->count, b);
 				continue;
 			}
 			if (!w->in_dev)
 				continue;
-			if (get2(w->count, b) != 1) {
+			if (refcount2_get(w->count, b) != 1) {
 				w->set->shared++;
 				continue;
 			}

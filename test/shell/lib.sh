@@ -109,3 +109,27 @@ thin_devices() {
 	thin_check_pool "$1"
 	thin_dump area.img | grep -c "<device " || true
 }
+# vol_dev_id POOL VOL: the volume's thin device id
+vol_dev_id() {
+	tpstatus --noheadings -o vol_name,vol_dev_id "$1" | awk -v v="$2" '$1 == v { print $2 }'
+}
+# write_chunks POOL VOL VBLOCK COUNT: in a pool of 64 KiB chunks on
+# POOL-data.img, map COUNT chunks of VOL from VBLOCK on as the kernel
+# would (tp-thinmap) and put random data into them on the data device and
+# into VOL.want, the volume's expected image
+write_chunks() {
+	local pool=$1 vol=$2 vb=$3 n=$4 v d off
+	off=$(tpstatus --noheadings --units b -o pool_data_offset "$pool" |
+		awk 'NF { sub(/b$/, "", $1); print $1; exit }')
+	[ -n "$off" ] || fail "pool $pool: no data offset"
+	save_area "$pool" area.img
+	tp-thinmap area.img "$(vol_dev_id "$pool" "$vol")" "$vb" "$n" >map.txt ||
+		fail "tp-thinmap failed"
+	load_area "$pool" area.img
+	while read -r v d; do
+		head -c 65536 /dev/urandom >chunk.bin
+		dd if=chunk.bin of="$pool-data.img" bs=64K seek=$((off / 65536 + d)) \
+			conv=notrunc status=none
+		dd if=chunk.bin of="$vol.want" bs=64K seek="$v" conv=notrunc status=none
+	done <map.txt
+}

@@ -8,24 +8,8 @@ DATA_SIZE=256M
 new_pool sp --chunk 64k
 ok tvcreate -V 8M -n a sp
 ok tvcreate -V 1000K -n odd sp
-dev_id() { tpstatus --noheadings -o vol_name,vol_dev_id sp | awk -v v="$1" '$1 == v { print $2 }'; }
-data_off=$(tpstatus --noheadings --units b -o pool_data_offset sp | awk 'NF { sub(/b$/, "", $1); print $1; exit }')
-[ -n "$data_off" ] || fail "no data offset"
-
-# write VOL VBLOCK COUNT: map COUNT chunks as the kernel would and put
-# random data into them on the data device and into VOL's expected image
-write() {
-	local vol=$1 vb=$2 n=$3 v d
-	save_area sp area.img
-	tp-thinmap area.img "$(dev_id "$vol")" "$vb" "$n" >map.txt || fail "tp-thinmap failed"
-	load_area sp area.img
-	while read -r v d; do
-		head -c 65536 /dev/urandom >chunk.bin
-		dd if=chunk.bin of=sp-data.img bs=64K seek=$((data_off / 65536 + d)) conv=notrunc \
-			status=none
-		dd if=chunk.bin of="$vol.want" bs=64K seek="$v" conv=notrunc status=none
-	done <map.txt
-}
+dev_id() { vol_dev_id sp "$1"; }
+write() { write_chunks sp "$@"; }
 truncate -s 8M a.want
 truncate -s 1000K odd.want
 write a 0 3

@@ -7,25 +7,9 @@ have tp-thinmap || fail "tp-thinmap not built (make tests)"
 DATA_SIZE=256M
 new_pool rb --chunk 64k
 ok tvcreate -V 4M -n a rb
-dev_id() { tpstatus --noheadings -o vol_name,vol_dev_id rb | awk -v v="$1" '$1 == v { print $2 }'; }
+dev_id() { vol_dev_id rb "$1"; }
 origin() { tpstatus --noheadings -o vol_name,vol_origin rb | awk -v v="$1" '$1 == v { print $2 }'; }
-data_off=$(tpstatus --noheadings --units b -o pool_data_offset rb | awk 'NF { sub(/b$/, "", $1); print $1; exit }')
-[ -n "$data_off" ] || fail "no data offset"
-
-# write VOL VBLOCK COUNT: map COUNT chunks as the kernel would and put
-# random data into them on the data device and into VOL's expected image
-write() {
-	local vol=$1 vb=$2 n=$3 v d
-	save_area rb area.img
-	tp-thinmap area.img "$(dev_id "$vol")" "$vb" "$n" >map.txt || fail "tp-thinmap failed"
-	load_area rb area.img
-	while read -r v d; do
-		head -c 65536 /dev/urandom >chunk.bin
-		dd if=chunk.bin of=rb-data.img bs=64K seek=$((data_off / 65536 + d)) conv=notrunc \
-			status=none
-		dd if=chunk.bin of="$vol.want" bs=64K seek="$v" conv=notrunc status=none
-	done <map.txt
-}
+write() { write_chunks rb "$@"; }
 raw_is() {
 	tpsend --format raw -o got.raw "rb/$1" >/dev/null || fail "tpsend --format raw rb/$1 failed"
 	cmp got.raw "$2" || fail "rb/$1 does not hold $2"
