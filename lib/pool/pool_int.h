@@ -214,6 +214,12 @@ struct pool_msnap {
 int pool_msnap_begin(struct pool *p, struct pool_msnap *s) TP_MUST_CHECK;
 /* Release what pool_msnap_begin took; 0 or -errno of the release. */
 int pool_msnap_end(struct pool_msnap *s);
+/* Walk every device of a held snapshot (ARG: its struct pool_msnap) with
+ * V; the live twin of pool_md_walk, both of pool_usage.h's walk_fn. */
+struct thin_ir_visitor;
+int pool_msnap_walk(void *arg, const struct thin_ir_visitor *v) TP_MUST_CHECK;
+/* pool_offline.c: walk the open thin metadata (ARG: its struct thin_md). */
+int pool_md_walk(void *arg, const struct thin_ir_visitor *v) TP_MUST_CHECK;
 
 /* Thin device ids in the kernel's metadata (via a metadata snapshot). */
 int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n) TP_MUST_CHECK;

@@ -48,7 +48,7 @@ static int reserve(struct pool *p)
 	return r;
 }
 
-static int snap_walk(void *arg, const struct thin_ir_visitor *v)
+int pool_msnap_walk(void *arg, const struct thin_ir_visitor *v)
 {
 	struct pool_msnap *s = arg;
 	return thin_walk_io(s->area, THIN_WALK_METADATA_SNAP, v, NULL);
@@ -157,7 +157,7 @@ int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usa
 
 	if (r)
 		return r;
-	r = pool_usage_walk(snap_walk, &s, nr_data_blocks, u, n);
+	r = pool_usage_walk(pool_msnap_walk, &s, nr_data_blocks, u, n);
 	e = pool_msnap_end(&s);
 	return r ? r : e;
 }

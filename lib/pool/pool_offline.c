@@ -62,7 +62,7 @@ static int off_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uin
 	return thin_usage(p->md, mu, mt, du, dt);
 }
 
-static int md_walk(void *arg, const struct thin_ir_visitor *v)
+int pool_md_walk(void *arg, const struct thin_ir_visitor *v)
 {
 	return thin_walk(arg, 0, v);
 }
@@ -70,7 +70,7 @@ static int md_walk(void *arg, const struct thin_ir_visitor *v)
 static int off_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		     size_t *n)
 {
-	return pool_usage_walk(md_walk, p->md, nr_data_blocks, u, n);
+	return pool_usage_walk(pool_md_walk, p->md, nr_data_blocks, u, n);
 }
 
 const struct pool_backend pool_backend_offline = {

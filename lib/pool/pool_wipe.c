@@ -76,11 +76,6 @@ static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk, u
 	return r;
 }
 
-static int offline_walk(void *arg, const struct thin_ir_visitor *v)
-{
-	return thin_walk(arg, 0, v);
-}
-
 static int wipe_offline(struct pool *p, const struct vg_volume *v, struct pool_wipe_result *res)
 {
 	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, mu, mt, du, dt;
@@ -89,7 +84,7 @@ static int wipe_offline(struct pool *p, const struct vg_volume *v, struct pool_w
 
 	if (r)
 		return r;
-	r = wipe_find(offline_walk, p->md, dt, v->dev_id, &s);
+	r = wipe_find(pool_md_walk, p->md, dt, v->dev_id, &s);
 	if (r) {
 		log_error("pool %s: cannot read its mappings: %s; run 'tpcheck %s'", p->name,
 			  strerror(-r), p->name);

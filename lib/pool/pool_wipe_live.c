@@ -50,12 +50,6 @@ struct wipe_thin {
 	struct io_engine *io;	/* O_DIRECT | O_EXCL, read-write */
 };
 
-static int snap_walk(void *arg, const struct thin_ir_visitor *v)
-{
-	struct pool_msnap *s = arg;
-	return thin_walk_io(s->area, THIN_WALK_METADATA_SNAP, v, NULL);
-}
-
 /* Put the thin device back as it was found (after an error). */
 static void restore(struct pool *p, const struct vg_volume *v, struct wipe_thin *t)
 {
@@ -284,7 +278,7 @@ int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
 		vend = t.io->size / chunk;
 	if ((r = pool_msnap_begin(p, &snap)))
 		goto out;
-	r = wipe_find(snap_walk, &snap, ks.total_data_blocks, v->dev_id, &s);
+	r = wipe_find(pool_msnap_walk, &snap, ks.total_data_blocks, v->dev_id, &s);
 	e = pool_msnap_end(&snap);
 	if (!r && e)
 		log_error("pool %s: cannot release the kernel's metadata snapshot: %s", p->name,
