@@ -1,6 +1,7 @@
 #!/bin/bash
 # run-all.sh - run the test stages and print one closing line
-# "N passed, N failed" (the sum over all stages).
+# "N passed, N failed" (the sum over all stages), after one "FAILED stage:
+# test" line per failure, so that the end of the log names them.
 #
 #   BUILD=dir      build to test (default build)
 #   SAN_BUILD=dir  also run unit, shell and fuzz-corpus tests against this sanitizer build
@@ -26,14 +27,23 @@ total_fail=0
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
-add() { # add "label" from the results file
-	local p f
+failures=() # "label stage: what failed", printed again at the very end
+
+add() { # add "label" from the results file: "passed failed", then names
+	local p f n=0 name
 	if read -r p f <"$results" && [ -n "$p" ]; then
 		total_pass=$((total_pass + p))
 		total_fail=$((total_fail + f))
+		while read -r name; do
+			[ -n "$name" ] || continue
+			failures+=("$1: $name")
+			n=$((n + 1))
+		done < <(tail -n +2 "$results")
+		[ "$f" -gt "$n" ] && failures+=("$1: $((f - n)) failed (see its output above)")
 	else
 		echo "$1: produced no result (crashed?)"
 		total_fail=$((total_fail + 1))
+		failures+=("$1: produced no result (crashed?)")
 	fi
 	: >"$results"
 }
@@ -98,5 +108,9 @@ if [ -n "$SAN_BUILD" ]; then
 	done
 fi
 echo
+# the failures again, last: a CI log shows only its tail
+for f in "${failures[@]}"; do
+	echo "FAILED $f"
+done
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -36,6 +36,18 @@ image() { rm -f "$1"; truncate -s "$2" "$1"; }
 # geometry override for image files (see tpcreate(8)): md chunk, full stripe
 raid_geometry() { export TPTOOLS_TOPOLOGY="min_io=$1,opt_io=$2,align=${3:-0}"; }
 
+# wait_until PID CMD...: until CMD succeeds (true) or PID has ended or 5
+# minutes passed (false); a loaded or sanitizer run takes its time
+wait_until() {
+	local pid=$1 i
+	shift
+	for ((i = 0; i < 3000; i++)); do
+		"$@" && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	"$@"
+}
 have() { command -v "$1" >/dev/null 2>&1; }
 skip() { echo "SKIP: $*"; exit 77; }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # run.sh - run every test/shell/t-*.sh (or those named) in its own temp dir.
 # Exit 0 = pass, 77 = skipped (counted as passed, reported), else fail.
+# TP_RESULTS=FILE gets "passed failed", then the failed tests, one a line.
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -10,6 +11,7 @@ bindir=$top/$BUILD/bin
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(test/shell/t-*.sh)
 pass=0 fail=0 skipped=0
+failed_names=()
 for t in "${tests[@]}"; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
@@ -34,11 +36,14 @@ for t in "${tests[@]}"; do
 		skipped=$((skipped + 1)); pass=$((pass + 1))
 		echo "SKIP $name: $(grep '^SKIP' "$dir/log" | head -1)"; rm -rf "$dir"
 	else
-		fail=$((fail + 1)); echo "FAIL $name (exit $rc, ${secs}s); log:"
+		fail=$((fail + 1)); failed_names+=("$name (exit $rc)")
+		echo "FAIL $name (exit $rc, ${secs}s); log:"
 		tail -40 "$dir/log" | sed 's/^/    /'
 		echo "    (kept in $dir)"
 	fi
 done
 echo "shell: $pass passed, $fail failed ($skipped skipped)"
-[ -n "${TP_RESULTS:-}" ] && echo "$pass $fail" >"$TP_RESULTS"
+if [ -n "${TP_RESULTS:-}" ]; then # counts, then one failed test a line
+	{ echo "$pass $fail"; printf '%s\n' "${failed_names[@]}"; } >"$TP_RESULTS"
+fi
 [ $fail -eq 0 ]

@@ -88,7 +88,7 @@ usage_error tpmonitor --once --daemon
 usage_error tpmonitor mp
 tpmonitor --interval 1 >mon.out 2>&1 &
 mon=$!
-for _ in $(seq 100); do grep -q started mon.out && break; sleep 0.1; done
+wait_until $mon grep -q started mon.out || fail "tpmonitor did not start: $(cat mon.out)"
 failed tpmonitor --once
 err_has "another tpmonitor is running"
 kill -TERM $mon

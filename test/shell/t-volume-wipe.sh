@@ -72,8 +72,7 @@ expect_chunks zero 45 49
 rm -f pause
 TP_TEST_PAUSE=wipe-zeroing TP_TEST_PAUSE_FILE=$PWD/pause tvremove --wipe w/b >out 2>err &
 pid=$!
-for _ in $(seq 500); do [ -e pause ] && break; sleep 0.02; done
-[ -e pause ] || { kill $pid; fail "tvremove --wipe never reached its zeroing"; }
+wait_until $pid test -e pause || { kill $pid; fail "tvremove --wipe never reached its zeroing"; }
 kill -INT $pid
 rm -f pause
 rc=0; wait $pid || rc=$?

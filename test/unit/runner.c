@@ -1,6 +1,7 @@
 /* runner.c - the CUnit runner: every registered suite, or those named on
  * the command line. Prints CUnit's summary and a final
- * "unit: N passed, N failed" line; writes "N M" to $TP_RESULTS if set. */
+ * "unit: N passed, N failed" line; writes "N M" and the failed tests to
+ * $TP_RESULTS if set. */
 #include "test/unit/tp_test.h"
 
 #include <CUnit/Basic.h>
@@ -44,6 +45,28 @@ static int wanted(const char *name, int argc, char **argv)
 	return 0;
 }
 
+/* TP_RESULTS: "passed failed", then each failed test as "suite: test",
+ * once however many of its assertions failed (test/run-all.sh lists them) */
+static void write_results(const char *path, unsigned passed, unsigned failed)
+{
+	FILE *f = fopen(path, "w");
+	const CU_FailureRecord *r, *q;
+
+	if (!f)
+		return;
+	fprintf(f, "%u %u\n", passed, failed);
+	for (r = CU_get_failure_list(); r; r = r->pNext) {
+		for (q = CU_get_failure_list(); q != r; q = q->pNext)
+			if (q->pSuite == r->pSuite && q->pTest == r->pTest)
+				break;
+		if (q != r)
+			continue;
+		fprintf(f, "%s: %s\n", r->pSuite ? r->pSuite->pName : "?",
+			r->pTest ? r->pTest->pName : "(suite set-up or clean-up)");
+	}
+	fclose(f);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned run, failed;
@@ -65,6 +88,8 @@ int main(int argc, char **argv)
 	failed = CU_get_number_of_tests_failed();
 	if (CU_get_number_of_suites_failed())
 		failed += CU_get_number_of_suites_failed();
+	if (results)
+		write_results(results, run - (failed > run ? run : failed), failed);
 	CU_cleanup_registry();
 	if (tmpdir[0]) {
 		char cmd[300];
@@ -73,12 +98,5 @@ int main(int argc, char **argv)
 			fprintf(stderr, "could not remove %s\n", tmpdir);
 	}
 	printf("\nunit: %u passed, %u failed\n", run - (failed > run ? run : failed), failed);
-	if (results) {
-		FILE *f = fopen(results, "w");
-		if (f) {
-			fprintf(f, "%u %u\n", run - (failed > run ? run : failed), failed);
-			fclose(f);
-		}
-	}
 	return failed ? 1 : 0;
 }

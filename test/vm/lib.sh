@@ -23,6 +23,17 @@ not() { if "$@"; then fail "unexpected success: $*"; fi; }
 expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
 # field KEY LINE: the value of KEY=value in a key=value line
 field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
+# wait_file FILE PID: until FILE exists (true) or PID has ended or 5
+# minutes passed (false); a slow or loaded host may take many seconds
+wait_file() {
+	local i
+	for ((i = 0; i < 3000; i++)); do
+		[ -e "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	[ -e "$1" ]
+}
 # the guest kernel's modules (the chroot's /lib/modules is the host's)
 vm_modprobe() { modprobe -d /run/kmods "$@"; }
 # scenario end: exit status from the recorded failures

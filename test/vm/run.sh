@@ -27,7 +27,8 @@
 #
 # Settings (environment):
 #   BUILD          build dir to test (default build)
-#   TP_RESULTS     file that gets "passed failed" (test/run-all.sh)
+#   TP_RESULTS     file that gets "passed failed", then the failed
+#                  scenarios one a line (test/run-all.sh)
 #   TP_KERNEL      which Debian kernel: 6.1 (Debian 12, the default) or 6.12
 #                  (Debian 13); scripts/fetch-kernel.sh VERSION unpacks them
 #   TP_KERNEL_DIR  an unpacked Debian kernel package (overrides TP_KERNEL;
@@ -40,8 +41,8 @@
 #   TP_VM_ICOUNT   QEMU -icount value (e.g. shift=4,sleep=off): guest time
 #                  counts instructions, so timings repeat run to run (the
 #                  RTC follows that clock too: -rtc clock=vm)
-#   TP_VM_TIMEOUT  seconds for the whole boot (default 480, plus what each
-#                  scenario's limit, declared or set, allows beyond 240 s)
+#   TP_VM_TIMEOUT  seconds for the whole boot (default: the sum of the
+#                  scenarios' limits, declared or set, plus 300)
 #   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 240; rc 124);
 #                  a scenario with a line "# vm-timeout: SECONDS" gets at
 #                  least that (the fault scenarios run for minutes)
@@ -70,8 +71,9 @@ DISK_SIZE=${TP_VM_DISK_SIZE:-128M}
 SCENARIO_TIMEOUT=${TP_VM_SCENARIO_TIMEOUT:-240}
 WORK=${TP_VM_WORK:-$BUILD/vm}
 
-report() { # passed failed
-	[ -n "$RESULTS" ] && echo "$1 $2" >"$RESULTS"
+failed_names=()
+report() { # passed failed: the counts, then the failed scenarios one a line
+	[ -n "$RESULTS" ] && { echo "$1 $2"; printf '%s\n' "${failed_names[@]}"; } >"$RESULTS"
 	return 0
 }
 skip() {
@@ -104,12 +106,14 @@ fi
 name_of() { local n=${1##*/}; echo "${n%.sh}"; }
 # the limit a scenario declares ("# vm-timeout: SECONDS"), else 0
 declared_limit() { sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -1 | grep . || echo 0; }
-# the boot's limit: 480 s, plus what each scenario may take beyond 240 s
-TIMEOUT=480
+# the boot's limit, a backstop behind the guest's own limit on each
+# scenario: every scenario's limit, plus 300 s for booting, the clean-up
+# between scenarios and power-off (a slow or loaded host takes minutes)
+TIMEOUT=300
 for p in "${scenarios[@]}"; do
 	d=$(declared_limit "$p")
 	[ "$d" -gt "$SCENARIO_TIMEOUT" ] || d=$SCENARIO_TIMEOUT
-	[ "$d" -gt 240 ] && TIMEOUT=$((TIMEOUT + d - 240))
+	TIMEOUT=$((TIMEOUT + d))
 done
 TIMEOUT=${TP_VM_TIMEOUT:-$TIMEOUT}
 
@@ -250,14 +254,16 @@ t_end=$(date +%s.%N)
 # ---- results -------------------------------------------------------------
 passed=0
 failed=0
+early="the VM stopped early"
+[ "$qrc" = 124 ] && early="the VM ran past TP_VM_TIMEOUT=${TIMEOUT}s and was stopped"
 echo
 for p in "${scenarios[@]}"; do
 	s=$(name_of "$p")
 	# (anywhere in a line: a scenario's last output may lack its newline)
 	line=$(tr -d '\r' <"$LOG" | grep -o "VMTEST-SCENARIO $s .*" | tail -1)
 	if [ -z "$line" ]; then
-		printf 'vm: %-28s FAIL (no result: the VM stopped early)\n' "$s"
-		failed=$((failed + 1))
+		printf 'vm: %-28s FAIL (no result: %s)\n' "$s" "$early"
+		failed=$((failed + 1)); failed_names+=("$s on $KVER (no result: $early)")
 		continue
 	fi
 	set -- $line
@@ -270,10 +276,9 @@ for p in "${scenarios[@]}"; do
 		printf 'vm: %-28s SKIP  %6ss\n' "$s" "$secs"
 	else
 		printf 'vm: %-28s FAIL  %6ss (rc %s)\n' "$s" "$secs" "$rc"
-		failed=$((failed + 1))
+		failed=$((failed + 1)); failed_names+=("$s on $KVER (rc $rc after ${secs}s)")
 	fi
 done
-[ "$qrc" = 124 ] && echo "vm: the VM ran past TP_VM_TIMEOUT=${TIMEOUT}s and was stopped"
 awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" 'BEGIN {
 	printf "vm: total VM time %.1fs (boot to power-off), setup %.1fs\n", c - b, b - a }'
 echo "vm: $passed passed, $failed failed (console log: $LOG)"

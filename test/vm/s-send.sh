@@ -95,8 +95,7 @@ step "a live send holds its volumes, not the pool: writers go on, removing them 
 rm -f pause
 TP_TEST_PAUSE=send-data TP_TEST_PAUSE_FILE=$PWD/pause tpsend --from s1 -o held.stream snp/s2 &
 pid=$!
-while [ ! -e pause ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-[ -e pause ] || fail "tpsend never reached send-data"
+wait_file pause "$pid" || fail "tpsend never reached send-data"
 timeout 60 tvcreate -V 4M -n during snp || fail "tvcreate during a send"
 tvremove -y snp/s1 2>rm.err; expect_eq "tvremove of the base being sent: exit" "$?" 5
 cat rm.err
@@ -151,8 +150,7 @@ must tvcreate -V 16M -n filler tiny
 rm -f pause
 TP_TEST_PAUSE=recv-thin-made TP_TEST_PAUSE_FILE=$PWD/pause tprecv -i l1.stream tiny 2>fill.err &
 pid=$!
-while [ ! -e pause ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-[ -e pause ] || fail "tprecv never reached recv-thin-made"
+wait_file pause "$pid" || fail "tprecv never reached recv-thin-made"
 dd if=/dev/urandom of=/dev/mapper/tiny-filler bs=64K oflag=direct status=none 2>/dev/null
 dmsetup status tiny-tpool
 rm -f pause
@@ -171,8 +169,7 @@ rm -f pause
 TP_TEST_PAUSE=recv-thin-made TP_TEST_PAUSE_FILE=$PWD/pause \
 	env --default-signal=INT,TERM,HUP tprecv -i small.stream bak 2>term.err &
 pid=$!
-while [ ! -e pause ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-[ -e pause ] || fail "tprecv never reached recv-thin-made"
+wait_file pause "$pid" || fail "tprecv never reached recv-thin-made"
 dmsetup ls | grep tprecv || fail "no temporary device while receiving"
 kill -TERM "$pid"
 rm -f pause
@@ -185,8 +182,7 @@ step "a SIGKILLed receive: the next reader reports, the next writer clears"
 rm -f pause
 TP_TEST_PAUSE=recv-thin-made TP_TEST_PAUSE_FILE=$PWD/pause tprecv -i small.stream bak &
 pid=$!
-while [ ! -e pause ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-[ -e pause ] || fail "tprecv never reached recv-thin-made"
+wait_file pause "$pid" || fail "tprecv never reached recv-thin-made"
 kill -KILL "$pid"
 wait "$pid"
 rm -f pause

@@ -125,8 +125,7 @@ step "live: a volume in use is refused, exit 5, and left intact"
 rm -f held
 tp-hold /dev/mapper/wp-f held &
 hold=$!
-for _ in $(seq 250); do [ -e held ] && break; sleep 0.02; done
-[ -e held ] || fail "tp-hold did not hold wp-f"
+wait_file held "$hold" || fail "tp-hold did not hold wp-f"
 rc=0; tvremove --wipe wp/f >out 2>err || rc=$?
 cat out err
 expect_eq "tvremove --wipe of a held volume" "$rc" 5
@@ -162,8 +161,7 @@ must tpdeactivate wp k
 rm -f pause
 TP_TEST_PAUSE=wipe-zeroing TP_TEST_PAUSE_FILE=$PWD/pause tvremove --wipe wp/k >out 2>err &
 pid=$!
-for _ in $(seq 500); do [ -e pause ] && break; sleep 0.02; done
-[ -e pause ] || fail "tvremove --wipe of k never reached its zeroing"
+wait_file pause "$pid" || fail "tvremove --wipe of k never reached its zeroing"
 kill -INT $pid
 rm -f pause
 rc=0; wait $pid || rc=$?
