@@ -44,6 +44,14 @@
 # A short read job before and after the measured ones: under -icount the
 # last job of a fio run measured 4-5% slower than the same job one place
 # earlier, deterministically (the order rotates from run to run).
+# The raw slice is measured at both ends of every fio run, first and last
+# of the measured jobs ("raw@first", "raw@last" in runs.csv); "raw", the
+# denominator of every ratio, is the first. Rotated with the pools, raw
+# moved up to 10-80% from run to run while the pools' own rates moved
+# 0.3-0.7% (median): a job's rate depends on the job before it. In the
+# first place raw always follows the same short read and repeats to the
+# digit under -icount; raw@last shows how much the place costs (reported
+# by scripts/bench-snap-matrix.sh).
 # Every job is bound by its amount of I/O, not by time, so under -icount a
 # run repeats the same work, and waits SETTLE seconds (2; not counted in its
 # rate) before it starts, so the work the previous job left behind (dm-thin
@@ -273,11 +281,11 @@ job() {
 }
 N=0
 run_once() { # WORKLOAD RUN
-	local w=$1 r=$2 c dev order=() i line name v cfgs
-	cfgs=(raw "${CFGS[@]}")
-	for ((i = 0; i < ${#cfgs[@]}; i++)); do
-		order+=("${cfgs[$(((i + (ROTATE ? r - 1 : 0)) % ${#cfgs[@]}))]}")
+	local w=$1 r=$2 c dev order=() i line name v
+	for ((i = 0; i < ${#CFGS[@]}; i++)); do
+		order+=("${CFGS[$(((i + (ROTATE ? r - 1 : 0)) % ${#CFGS[@]}))]}")
 	done
+	order=(raw@first "${order[@]}" raw@last)
 	N=$((N + 1))
 	{
 		job "$w"
@@ -285,7 +293,7 @@ run_once() { # WORKLOAD RUN
 		for c in "${order[@]}"; do
 			dev=/dev/mapper/$c-0
 			case $c:$w in
-			raw:*) dev=/dev/mapper/raw ;;
+			raw@*) dev=/dev/mapper/raw ;;
 			*:f*)
 				must dmsetup message "$c-pool" 0 "create_thin $N"
 				must dmsetup create "$c-$N" --table "0 $((VOL_MB * 2048)) thin /dev/mapper/$c-pool $N"
@@ -312,6 +320,7 @@ run_once() { # WORKLOAD RUN
 		v=$(awk -v a="${f[6]}" -v b="${f[47]}" 'BEGIN { printf "%.2f", (a + b) * 1.024 / 1000 }')
 		echo "$MODE,$BACKING,$name,$w,$r,$v" >>"$CSV"
 		line="$line $name $v"
+		[ "$name" = raw@first ] && echo "$MODE,$BACKING,raw,$w,$r,$v" >>"$CSV"
 	done <fio.out
 	echo "$line"
 	for c in "${CFGS[@]}"; do

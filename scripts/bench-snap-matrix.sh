@@ -51,6 +51,7 @@ function spread(t, c, w) { return med[t, c, w] > 0 ? (mx[t, c, w] - mn[t, c, w])
 		if (!((t, $3) in cseen)) { cseen[t, $3] = 1; C[t, ++nc[t]] = $3 }
 	} else if ($2 == "score") { s[t, $3] = $4; sf[t, $3] = $5; ch[t, $3] = $6; zr[t, $3] = $7; of[t, $3] = $8 }
 	else if ($2 == "raw") { if ($4 > rawsp[t]) rawsp[t] = $4 }
+	else if ($2 == "place") { pl[t, ++npl[t]] = $4 }
 	else if ($2 == "abs") { ab[t, ++nab[t]] = $5; if ($5 > abbig[t]) { abbig[t] = $5; abwhere[t] = $3 " " $4 } }
 	else if ($2 == "ratio") { rv[t, $3, $4, $5] = $6; if ($5 > nrun[t, $4]) nrun[t, $4] = $5 }
 }
@@ -120,9 +121,11 @@ END {
 	print "\n### Repeat spread\n"
 	print "Per result set: (max-min)/median of the ratio over the runs, for every pool and workload (median"
 	print "and largest); the same for the pools\x27 own MB/s, without the raw slice; and the largest"
-	print "run-to-run change of the raw array itself (MB/s, max/min-1).\n"
-	print "| array (mode, backing) | runs | median cell spread | largest cell spread (where) | pools\x27 MB/s: median spread | pools\x27 MB/s: largest (where) | raw array, largest change |"
-	print "|---|---|---|---|---|---|---|"
+	print "run-to-run change of the raw array itself (MB/s, max/min-1); where raw was measured at both"
+	print "ends of each run, raw at the end against raw at the start (median over the workloads, and the"
+	print "lowest): what a job\x27s place in the run costs it.\n"
+	print "| array (mode, backing) | runs | median cell spread | largest cell spread (where) | pools\x27 MB/s: median spread | pools\x27 MB/s: largest (where) | raw array, largest change | raw last/first place |"
+	print "|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nt; i++) {
 		t = T[i]; n = 0; big = 0; where = ""
 		for (j = 1; j <= nc[t]; j++) for (k = 1; k <= nw[t]; k++) {
@@ -137,8 +140,12 @@ END {
 		for (a = 1; a <= na; a++) z[a] = ab[t, a]
 		for (a = 1; a <= na; a++) for (b2 = a + 1; b2 <= na; b2++) if (z[b2] < z[a]) { y = z[a]; z[a] = z[b2]; z[b2] = y }
 		am = !na ? 0 : na % 2 ? z[(na + 1) / 2] : (z[na / 2] + z[na / 2 + 1]) / 2
-		printf "| %s | %d | %.1f%% | %.1f%% (%s) | %.1f%% | %.1f%% (%s) | %.1f%% |\n", t, runs[t], 100 * m, 100 * big, where,
-			100 * am, 100 * abbig[t], abwhere[t], 100 * rawsp[t]
+		np = npl[t]; pm = "-"
+		for (a = 1; a <= np; a++) z[a] = pl[t, a]
+		for (a = 1; a <= np; a++) for (b2 = a + 1; b2 <= np; b2++) if (z[b2] < z[a]) { y = z[a]; z[a] = z[b2]; z[b2] = y }
+		if (np) pm = sprintf("%.3f (lowest %.3f)", np % 2 ? z[(np + 1) / 2] : (z[np / 2] + z[np / 2 + 1]) / 2, z[1])
+		printf "| %s | %d | %.1f%% | %.1f%% (%s) | %.1f%% | %.1f%% (%s) | %.1f%% | %s |\n", t, runs[t], 100 * m, 100 * big, where,
+			100 * am, 100 * abbig[t], abwhere[t], 100 * rawsp[t], pm
 	}
 }' "$tmp/all.tsv" >"$tmp/summary.md"
 {

@@ -1,7 +1,8 @@
 # bench-snap.awk - the statistics of one scripts/bench-snap.sh result:
 #   awk -F, -f scripts/bench-snap.awk [-v out=table|tsv] CONFIGS.csv RUNS.csv
 # CONFIGS.csv: config,chunk_k,zero,offset_k,what; RUNS.csv:
-# mode,backing,config,workload,run,mbps (raw = the array slice itself).
+# mode,backing,config,workload,run,mbps (raw = the array slice itself, in
+# the first place of each run; raw@first and raw@last: its two places).
 # Per configuration and workload: the ratio to raw in each run, median
 # [min-max]. Criterion: per workload the best configuration's median; a
 # configuration's score is its worst median/best over all workloads, and
@@ -13,6 +14,7 @@
 #   runs N
 #   raw WORKLOAD SPREAD     raw's own MB/s over the runs: max/min - 1
 #   abs CONFIG WORKLOAD SPREAD   the pool's own MB/s: (max-min)/median
+#   place WORKLOAD RATIO    raw@last / raw@first, median over the runs
 function median(a, n,   i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -23,6 +25,7 @@ FILENAME == ARGV[1] {
 	for (i = 6; i <= NF; i++) what[$1] = what[$1] "," $i
 	next
 }
+$3 ~ /^raw@/ { rw[$3, $4, $5] = $6; next } # raw's two places; "raw" is the first
 {
 	mb[$3, $4, $5] = $6
 	if (!($3 in seen)) { seen[$3] = 1; cfg[++nc] = $3 }
@@ -83,6 +86,15 @@ END {
 			lo = 1e9; hi = 0
 			for (r = 1; r <= runs[W[w]]; r++) { v = mb["raw", W[w], r]; if (v != "") { if (v < lo) lo = v; if (v > hi) hi = v } }
 			if (hi > 0) printf "raw\t%s\t%.4f\n", W[w], (hi - lo) / lo
+		}
+		# raw in the last place of a run against the first: median over runs
+		for (w = 1; w <= nw; w++) {
+			n = 0
+			for (r = 1; r <= runs[W[w]]; r++) {
+				a = rw["raw@first", W[w], r]; b = rw["raw@last", W[w], r]
+				if (a > 0 && b != "") x[++n] = b / a
+			}
+			if (n) printf "place\t%s\t%.4f\n", W[w], median(x, n)
 		}
 		exit
 	}

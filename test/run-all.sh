@@ -15,6 +15,10 @@
 #           layers is
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there)
+#   TP_VM_ALONGSIDE=0|1  run the vm stage alongside the others (default 1
+#           on a host with 2 or more CPUs: QEMU's emulation keeps one CPU
+#           busy, the host-side tests the other); its output is kept and
+#           printed, whole, when the other stages are done
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -24,31 +28,33 @@ stages=("$@")
 
 total_pass=0
 total_fail=0
-results=$(mktemp)
-trap 'rm -f "$results"' EXIT
+work=$(mktemp -d)
+vmpid=
+killtree() { local c; for c in $(pgrep -P "$1"); do killtree "$c"; done; kill "$1" 2>/dev/null; }
+trap '[ -n "$vmpid" ] && killtree "$vmpid"; rm -rf "$work"' EXIT
+results=$work/results
 
 failures=() # "label stage: what failed", printed again at the very end
 
-add() { # add "label" from the results file: "passed failed", then names
+add() { # label file: add a stage's results ("passed failed", then names)
 	local p f n=0 name
-	if read -r p f <"$results" && [ -n "$p" ]; then
+	if read -r p f <"$2" && [ -n "$p" ]; then
 		total_pass=$((total_pass + p))
 		total_fail=$((total_fail + f))
 		while read -r name; do
 			[ -n "$name" ] || continue
 			failures+=("$1: $name")
 			n=$((n + 1))
-		done < <(tail -n +2 "$results")
+		done < <(tail -n +2 "$2")
 		[ "$f" -gt "$n" ] && failures+=("$1: $((f - n)) failed (see its output above)")
 	else
 		echo "$1: produced no result (crashed?)"
 		total_fail=$((total_fail + 1))
 		failures+=("$1: produced no result (crashed?)")
 	fi
-	: >"$results"
 }
 
-run_stage() { # stage build label [vm scenarios]
+exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 	local stage=$1 build=$2 label=$3
 	: >"$results"
 	case $stage in
@@ -69,43 +75,73 @@ run_stage() { # stage build label [vm scenarios]
 		# shellcheck disable=SC2086 # $4: a list of scenario names
 		TP_RESULTS=$results BUILD=$build test/vm/run.sh ${4:-} ;;
 	esac
-	add "$label $stage"
+}
+
+run_stage() { # stage build label [vm scenarios]: run it and add its results
+	exec_stage "$@"
+	add "$3 $1" "$results"
 }
 
 VM_LATER=${TP_VM_LATER:-s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots s-send}
 
-run_vm() { # every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR
-	local k
+# run_vm: every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR; each
+# kernel's results go to $work/vm.N (added by add_vm)
+run_vm() {
+	local k n=0 first=1
 	if [ -n "${TP_KERNEL_DIR:-}" ]; then
-		run_stage vm "$BUILD" main
+		results=$work/vm.0 exec_stage vm "$BUILD" main
 		return
 	fi
-	local first=1
 	for k in ${TP_VM_KERNELS:-6.1 6.12}; do
 		if [ $first = 1 ] || [ "${TP_VM_FULL:-0}" = 1 ]; then
-			TP_KERNEL=$k run_stage vm "$BUILD" main
+			TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main
 		else
-			TP_KERNEL=$k run_stage vm "$BUILD" main "$VM_LATER"
+			TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main "$VM_LATER"
 		fi
 		first=0
+		n=$((n + 1))
 	done
 }
+add_vm() {
+	local f
+	for f in "$work"/vm.*; do
+		[ -e "$f" ] && add "main vm" "$f"
+	done
+}
+
+alongside=${TP_VM_ALONGSIDE:-}
+[ -n "$alongside" ] || { [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ] && alongside=1 || alongside=0; }
+want_vm=0
+for s in "${stages[@]}"; do [ "$s" = vm ] && want_vm=1; done
+[ -x test/vm/run.sh ] || want_vm=0
+[ ${#stages[@]} -gt 1 ] || [ -n "$SAN_BUILD" ] || alongside=0
+if [ $want_vm = 1 ] && [ "$alongside" = 1 ]; then
+	echo "=== main: real-kernel tests under QEMU: running alongside; output follows the other stages"
+	run_vm >"$work/vm.log" 2>&1 &
+	vmpid=$!
+fi
 
 for s in "${stages[@]}"; do
 	case $s in
 	layers|unit|shell) run_stage "$s" "$BUILD" main ;;
 	fuzz) [ -x test/fuzz/replay.sh ] && run_stage fuzz "$BUILD" main ;;
-	vm) [ -x test/vm/run.sh ] && run_vm ;;
+	vm) [ $want_vm = 1 ] && [ -z "$vmpid" ] && { run_vm; add_vm; } ;;
 	*) echo "unknown stage $s"; exit 3 ;;
 	esac
 done
 if [ -n "$SAN_BUILD" ]; then
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
-	export TP_SANITIZE=1
 	for s in "${stages[@]}"; do
-		case $s in unit|shell|fuzz) run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
+		case $s in unit|shell|fuzz) TP_SANITIZE=1 run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
 	done
+fi
+if [ -n "$vmpid" ]; then
+	echo "=== main: real-kernel tests under QEMU (ran alongside the stages above)"
+	wait "$vmpid"
+	vmpid=
+	cat "$work/vm.log"
+	add_vm
 fi
 echo
 # the failures again, last: a CI log shows only its tail
