@@ -77,8 +77,11 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 	esac
 }
 
+times=() # "label stage Ns", printed at the end
 run_stage() { # stage build label [vm scenarios]: run it and add its results
+	local t0=$SECONDS
 	exec_stage "$@"
+	times+=("$3 $1 $((SECONDS - t0))s")
 	add "$3 $1" "$results"
 }
 
@@ -87,26 +90,28 @@ VM_LATER=${TP_VM_LATER:-s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-sna
 # run_vm: every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR; each
 # kernel's results go to $work/vm.N (added by add_vm)
 run_vm() {
-	local k n=0 first=1
+	local k n=0 first=1 t0=$SECONDS
 	if [ -n "${TP_KERNEL_DIR:-}" ]; then
 		results=$work/vm.0 exec_stage vm "$BUILD" main
-		return
+	else
+		for k in ${TP_VM_KERNELS:-6.1 6.12}; do
+			if [ $first = 1 ] || [ "${TP_VM_FULL:-0}" = 1 ]; then
+				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main
+			else
+				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main "$VM_LATER"
+			fi
+			first=0
+			n=$((n + 1))
+		done
 	fi
-	for k in ${TP_VM_KERNELS:-6.1 6.12}; do
-		if [ $first = 1 ] || [ "${TP_VM_FULL:-0}" = 1 ]; then
-			TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main
-		else
-			TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main "$VM_LATER"
-		fi
-		first=0
-		n=$((n + 1))
-	done
+	echo "$((SECONDS - t0))" >"$work/vm.time"
 }
 add_vm() {
 	local f
-	for f in "$work"/vm.*; do
+	for f in "$work"/vm.[0-9]*; do
 		[ -e "$f" ] && add "main vm" "$f"
 	done
+	[ -s "$work/vm.time" ] && times+=("main vm $(cat "$work/vm.time")s")
 }
 
 alongside=${TP_VM_ALONGSIDE:-}
@@ -144,7 +149,9 @@ if [ -n "$vmpid" ]; then
 	add_vm
 fi
 echo
-# the failures again, last: a CI log shows only its tail
+# what each stage took, and the failures again, last: a CI log shows only
+# its tail
+echo "stage times: $(IFS=,; echo "${times[*]}" | sed 's/,/, /g') (total ${SECONDS}s)"
 for f in "${failures[@]}"; do
 	echo "FAILED $f"
 done
