@@ -36,7 +36,9 @@ for t in "${tests[@]}"; do
 		skipped=$((skipped + 1)); pass=$((pass + 1))
 		echo "SKIP $name: $(grep '^SKIP' "$dir/log" | head -1)"; rm -rf "$dir"
 	else
-		fail=$((fail + 1)); failed_names+=("$name (exit $rc)")
+		fail=$((fail + 1))
+		why=$(grep -m1 -E '^FAIL|ERROR: (Address|Leak|Undefined)|runtime error' "$dir/log" | cut -c1-200)
+		failed_names+=("$name (exit $rc)${why:+: $why}")
 		echo "FAIL $name (exit $rc, ${secs}s); log:"
 		tail -40 "$dir/log" | sed 's/^/    /'
 		echo "    (kept in $dir)"
