@@ -42,8 +42,8 @@
 #                  counts instructions, so timings repeat run to run (the
 #                  RTC follows that clock too: -rtc clock=vm)
 #   TP_VM_TIMEOUT  seconds for the whole boot (default: the sum of the
-#                  scenarios' limits, declared or set, plus 300)
-#   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 240; rc 124);
+#                  scenarios' limits, declared or set, plus 300, at most 3600)
+#   TP_VM_SCENARIO_TIMEOUT  seconds for one scenario (default 600; rc 124);
 #                  a scenario with a line "# vm-timeout: SECONDS" gets at
 #                  least that (the fault scenarios run for minutes)
 #   TP_VM_WORK     scratch dir (default $BUILD/vm)
@@ -68,7 +68,7 @@ SMP=${TP_VM_SMP:-1}
 MEM=${TP_VM_MEM:-1536}
 NDISKS=${TP_VM_DISKS:-8}
 DISK_SIZE=${TP_VM_DISK_SIZE:-128M}
-SCENARIO_TIMEOUT=${TP_VM_SCENARIO_TIMEOUT:-240}
+SCENARIO_TIMEOUT=${TP_VM_SCENARIO_TIMEOUT:-600}
 WORK=${TP_VM_WORK:-$BUILD/vm}
 
 failed_names=()
@@ -107,14 +107,16 @@ name_of() { local n=${1##*/}; echo "${n%.sh}"; }
 # the limit a scenario declares ("# vm-timeout: SECONDS"), else 0
 declared_limit() { sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -1 | grep . || echo 0; }
 # the boot's limit, a backstop behind the guest's own limit on each
-# scenario: every scenario's limit, plus 300 s for booting, the clean-up
-# between scenarios and power-off (a slow or loaded host takes minutes)
+# scenario (which stops a scenario that hangs): every scenario's limit plus
+# 300 s for booting, the clean-up between scenarios and power-off, at most
+# an hour (a loaded host runs the twelve scenarios in 15-20 minutes)
 TIMEOUT=300
 for p in "${scenarios[@]}"; do
 	d=$(declared_limit "$p")
 	[ "$d" -gt "$SCENARIO_TIMEOUT" ] || d=$SCENARIO_TIMEOUT
 	TIMEOUT=$((TIMEOUT + d))
 done
+[ "$TIMEOUT" -le 3600 ] || TIMEOUT=3600
 TIMEOUT=${TP_VM_TIMEOUT:-$TIMEOUT}
 
 # ---- prerequisites -----------------------------------------------------
@@ -276,7 +278,10 @@ for p in "${scenarios[@]}"; do
 		printf 'vm: %-28s SKIP  %6ss\n' "$s" "$secs"
 	else
 		printf 'vm: %-28s FAIL  %6ss (rc %s)\n' "$s" "$secs" "$rc"
-		failed=$((failed + 1)); failed_names+=("$s on $KVER (rc $rc after ${secs}s)")
+		# its first FAIL lines, for the summary at the end of run-all.sh
+		why=$(tr -d '\r' <"$LOG" | sed -n "/^=== \[[0-9.]*s\] $s\$/,/VMTEST-SCENARIO $s /p" |
+			grep -E '^FAIL' | head -2 | cut -c1-160 | paste -sd ';' -)
+		failed=$((failed + 1)); failed_names+=("$s on $KVER (rc $rc after ${secs}s)${why:+: $why}")
 	fi
 done
 awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" 'BEGIN {
