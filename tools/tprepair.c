@@ -145,6 +145,10 @@ static void print_pool_steps(const struct pool_repair_params *p,
 		       p->restorefile);
 	if (r->vg_rewritten)
 		printf("%s: damaged or stale VG metadata copies rewritten\n", p->pool);
+	if (r->strays_deleted)
+		printf("%s: deleted %u thin device(s) that belonged to no volume (a receive or "
+		       "creation cut short); their chunks are free again\n", p->pool,
+		       r->strays_deleted);
 }
 
 static void print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)
@@ -160,7 +164,8 @@ static void print_done(const struct pool_repair_params *p, const struct pool_rep
 		return;
 	}
 	print_pool_steps(p, r);
-	if (!r->relabeled && !r->vg_restored && !r->vg_rewritten && !r->salvaged) {
+	if (!r->relabeled && !r->vg_restored && !r->vg_rewritten && !r->salvaged &&
+	    !r->strays_deleted) {
 		printf("%s: clean: nothing to repair, nothing written ('tprepair --force %s' "
 		       "salvages the thin metadata anyway)\n", what, what);
 		return;

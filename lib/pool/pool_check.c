@@ -32,9 +32,12 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 				     " is missing from the thin metadata", vg->volumes[i].name, id);
 	}
 	for (size_t i = 0; i < n; i++)
-		if (!vg_find_dev_id(vg, (uint32_t)ids[i]) || ids[i] > UINT32_MAX)
+		if (!vg_find_dev_id(vg, (uint32_t)ids[i]) || ids[i] > UINT32_MAX) {
 			pool_problem(rep, 0, "thin device %" PRIu64 " belongs to no volume (its "
-				     "space is lost until it is deleted)", ids[i]);
+				     "space is lost until it is deleted: 'tprepair' deletes it)",
+				     ids[i]);
+			rep->nr_strays++;
+		}
 }
 
 int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
@@ -95,9 +98,13 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 	before = rep->f.nr_problems;
 	if (p.vg)
 		r = pool_check_attached(&p, opts, rep, thin);
-	if (!r)
-		pool_repair_advice(&p, devices, devices ? devices : listed, before > 0,
-				   rep->f.nr_problems > before || thin->f.nr_problems, next, len);
+	if (!r) {
+		/* strays alone: tprepair deletes them, no salvage */
+		int thin_bad = rep->f.nr_problems - rep->nr_strays > before || thin->f.nr_problems
+				       ? 1 : rep->nr_strays ? 2 : 0;
+		pool_repair_advice(&p, devices, devices ? devices : listed, before > 0, thin_bad,
+				   next, len);
+	}
 out:
 	free(listed);
 	pool_detach(&p);

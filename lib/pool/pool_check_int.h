@@ -16,6 +16,7 @@
 
 struct pool_check_report {
 	struct thin_check_findings f;	/* the pool-level findings only */
+	unsigned nr_strays;	/* of them: thin devices that belong to no volume */
 };
 
 /* DEVICES: NULL or "DATA,META" (the --devices option). THIN receives the
@@ -62,7 +63,9 @@ char *pool_devices_from_file(const char *name);
 /* The command that fixes what a check of attached P found, into BUF:
  * tprepair for a lost label (from the other device's VG copy), with
  * --restorefile NEWEST-BACKUP when no VG copy is left, or for damaged VG
- * copies (VG_BAD) or thin metadata (THIN_BAD); "" when there is nothing to fix.
+ * copies (VG_BAD) or thin metadata (THIN_BAD 1; 2: only thin devices that
+ * belong to no volume, which tprepair deletes without a salvage); "" when
+ * there is nothing to fix.
  * GIVEN: the --devices of the check (repeated in the advice); PATHS: the
  * device paths used. */
 void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,

@@ -308,7 +308,10 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 		free(d);
 		return;
 	}
-	if (thin_bad)
+	if (thin_bad == 2)
+		snprintf(buf, len, "run 'tprepair %s%s' to delete the thin devices that belong to "
+			 "no volume", p->name, dev);
+	else if (thin_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to salvage the thin metadata into the "
 			 "spare area", p->name, dev);
 	else if (vg_bad)

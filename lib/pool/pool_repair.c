@@ -12,7 +12,9 @@
  * except after an interrupted transaction (thin one behind the VG, old
  * superblock readable): that id is kept so the next change replays the
  * VG's intent (pool.h). Devices the VG lists but the salvage lost are
- * reported (their volumes must be removed or restored). */
+ * reported (their volumes must be removed or restored); thin devices the
+ * VG does not list (strays: a live receive cut short by a crash) are
+ * deleted, in a transaction of their own. */
 #include "lib/pool/pool_check_int.h"
 
 #include <errno.h>
@@ -134,7 +136,65 @@ out:
 	return r;
 }
 
-/* Is the thin metadata (or its agreement with the VG) damaged? */
+/* Thin devices that no volume lists hold chunks that nothing can reach:
+ * a live tprecv gets its thin id from the kernel before the VG lists the
+ * volume, so a crash in between leaves one (the VG never hands the id out
+ * again). They are deleted in one change (pool_change: the VG's
+ * transaction id moves first, so a cut is completed by the next command,
+ * which deletes what the VG does not list). Not while a transaction is
+ * interrupted: its replay deletes them. */
+struct strays {
+	uint32_t *ids;
+	unsigned n;
+};
+
+static int delete_each(struct pool *p, const void *arg)
+{
+	const struct strays *s = arg;
+	int r = 0;
+
+	for (unsigned i = 0; i < s->n && !r; i++)
+		r = pool_op_delete(p, s->ids[i], NULL);
+	return r;
+}
+
+static int delete_strays(struct pool *p, struct pool_repair_result *res)
+{
+	struct strays s = { NULL, 0 };
+	uint64_t *ids = NULL, tid;
+	size_t n = 0;
+	struct vg *next;
+	int r = pool_open_thin(p);
+
+	if (!r)
+		r = thin_get_transaction_id(p->md, &tid);
+	if (!r)
+		r = thin_list_devices(p->md, &ids, &n);
+	if (!r && n && !(s.ids = calloc(n, sizeof(*s.ids))))
+		r = -ENOMEM;
+	for (size_t i = 0; !r && i < n; i++) {
+		if (ids[i] <= VG_DEV_ID_MAX && vg_find_dev_id(p->vg, (uint32_t)ids[i]))
+			continue;
+		if (ids[i] > VG_DEV_ID_MAX) {	/* no kernel makes one: leave it */
+			log_error("pool %s: thin device %" PRIu64 " has an id beyond dm-thin's "
+				  "24 bits; no stray thin device was deleted", p->name, ids[i]);
+			r = -EUCLEAN;
+			break;
+		}
+		s.ids[s.n++] = (uint32_t)ids[i];
+	}
+	free(ids);
+	if (!r && s.n && tid == p->vg->transaction_id && !(r = vg_clone(p->vg, &next))) {
+		r = pool_change(p, next, delete_each, &s);
+		if (!r)
+			res->strays_deleted = s.n;
+	}
+	free(s.ids);
+	return r;
+}
+
+/* Is the thin metadata (or its agreement with the VG) damaged? Stray
+ * thin devices alone are not: delete_strays removes them. */
 static int thin_damaged(struct pool *p, int *bad)
 {
 	struct thin_check_opts co = { 0, NULL, NULL };
@@ -145,7 +205,7 @@ static int thin_damaged(struct pool *p, int *bad)
 	memset(&crep, 0, sizeof(crep));
 	memset(&tc, 0, sizeof(tc));
 	r = pool_check_attached(p, &co, &crep, &tc);
-	*bad = crep.f.nr_problems || tc.f.nr_problems || !tc.sb_ok;
+	*bad = crep.f.nr_problems > crep.nr_strays || tc.f.nr_problems || !tc.sb_ok;
 	thin_check_report_free(&tc);
 	pool_check_report_free(&crep);
 	return r;
@@ -182,6 +242,8 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 		if (!(r = vg_clone(p.vg, &copy)) && !(r = pool_commit_vg(&p, copy)))
 			res->vg_rewritten = 1;
 	}
+	if (!r)
+		r = delete_strays(&p, res);
 out:
 	pool_detach(&p);
 	pool_check_report_free(&prep);

@@ -1,13 +1,15 @@
 /* tp-thinmap - write to a thin device the way the kernel does, through
  * the thin API (test tool: tpdiff, tpsend and tprecv scenarios).
  *
- *   tp-thinmap FILE DEV VBLOCK [COUNT]
+ *   tp-thinmap [--create] FILE DEV VBLOCK [COUNT]
  *
  * FILE holds thin metadata (a saved pool area). Virtual blocks VBLOCK ..
  * VBLOCK+COUNT-1 (COUNT 1 by default) of thin device DEV get freshly
  * allocated data blocks (a snapshot's shared subtrees are broken only
  * along the way, as a kernel write breaks them), then the transaction is
  * committed. Prints the data blocks, one "vblock dblock" line each.
+ * --create makes DEV first, an empty thin device (as a live tprecv's
+ * create_thin message does before the VG lists the volume).
  * Exit 0, or 1 with a message. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,17 +24,20 @@ int main(int argc, char **argv)
 	struct io_engine *io = NULL;
 	struct thin_md *md = NULL;
 	uint64_t dev, v, n = 1;
-	int r;
+	int r, create = argc > 1 && !strcmp(argv[1], "--create");
 
+	argc -= create;
+	argv += create;
 	if (argc < 4 || argc > 5) {
-		fprintf(stderr, "usage: tp-thinmap FILE DEV VBLOCK [COUNT]\n");
+		fprintf(stderr, "usage: tp-thinmap [--create] FILE DEV VBLOCK [COUNT]\n");
 		return 1;
 	}
 	dev = strtoull(argv[2], NULL, 10);
 	v = strtoull(argv[3], NULL, 10);
 	if (argc == 5)
 		n = strtoull(argv[4], NULL, 10);
-	if ((r = io_fd_open(argv[1], 0, &io)) || (r = thin_open(io, 0, &md)))
+	if ((r = io_fd_open(argv[1], 0, &io)) || (r = thin_open(io, 0, &md)) ||
+	    (create && (r = thin_create_thin(md, dev))))
 		goto fail;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t d;
