@@ -200,6 +200,32 @@ must tprecv -i small.stream bak
 must mount -o ro,noload /dev/mapper/bak-s3 img
 expect_eq "received s3's files" "$(sums img s3 c)" "$want3"
 must umount img
+# tprepair's deletion is a transaction of its own: the tid moves on
+before_cut=$(state | sed 's/^tid [0-9]* //')
+
+step "a power cut after the kernel made the receive's thin device: tprepair deletes the stray"
+rm -f pause
+TP_TEST_PAUSE=recv-thin-made TP_TEST_PAUSE_FILE=$PWD/pause tprecv -i l1.stream -n cut bak &
+pid=$!
+wait_file pause "$pid" || fail "tprecv never reached recv-thin-made"
+kill -KILL "$pid"
+wait "$pid"
+rm -f pause
+# the reboot loses the temporary device; the kernel committed the thin device
+temp=$(dmsetup ls | awk '/tprecv/ { print $1 }')
+[ -n "$temp" ] || fail "no temporary device left by the killed tprecv"
+[ -z "$temp" ] || must dmsetup remove "$temp"
+must tpdeactivate bak
+rc=0; tpcheck bak >check.out 2>&1 || rc=$?
+cat check.out
+expect_eq "tpcheck of the stray: exit" "$rc" 1
+grep -q "belongs to no volume" check.out || fail "tpcheck does not report the stray"
+must tprepair bak >repair.out
+cat repair.out
+grep -q "deleted 1 thin device" repair.out || fail "tprepair did not delete the stray"
+ok tpcheck bak
+must tpactivate bak
+expect_eq "bak as before the cut receive" "$(state | sed 's/^tid [0-9]* //')" "$before_cut"
 
 step "offline: raw export equals the live one; bak passes tpcheck and thin_check"
 must umount mnt
