@@ -6,7 +6,8 @@
  * Paths: a thin change under the transaction-id protocol (tvcreate,
  * tvsnap, tvremove, tvrollback: one VG commit on both devices, one thin
  * commit), a VG commit alone (tvrename), tprepair's salvage and area
- * swap, tpextend of the data area and of the metadata areas (VG, thin
+ * swap, tprepair's deletion of a stray thin device (a change of its own),
+ * tpextend of the data area and of the metadata areas (VG, thin
  * superblock, labels), and tprestore into the pool's active area.
  *
  * The model: after the cut, the next writer opens the pool (completing an
@@ -188,6 +189,7 @@ struct command {
 	int (*run)(void);
 	void (*setup)(void);	/* the world before (not under the simulator), or NULL */
 	int area_level;		/* judged as a bare area (tprestore) */
+	int dirty_before;	/* tpcheck rightly finds the state before unclean */
 };
 
 static int with_pool(int (*fn)(struct pool *p))
@@ -302,6 +304,38 @@ static void setup_extend_meta(void)
 
 static uint64_t restore_off, restore_len;
 
+/* A thin device no volume lists, committed by the thin metadata alone (a
+ * live tprecv cut short after the kernel made it); tprepair deletes it. */
+static void setup_stray(void)
+{
+	struct io_engine *io = NULL, *area = NULL;
+	struct thin_md *md = NULL;
+
+	CU_ASSERT_FATAL(io_fd_open(meta_path, 0, &io) == 0);
+	CU_ASSERT_FATAL(io_window_create(io, restore_off, restore_len, 0, &area) == 0);
+	CU_ASSERT_FATAL(thin_open(area, 0, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 9) == 0);
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+	CU_ASSERT_FATAL(io_flush(area) == 0);
+	io_destroy(area);
+	io_destroy(io);
+}
+
+static int run_repair_strays(void)
+{
+	struct pool_repair_params rp = { .pool = POOL };
+	struct pool_repair_result res;
+	int r;
+
+	memset(&res, 0, sizeof(res));
+	r = pool_repair_run(&rp, &res);
+	if (!r && res.strays_deleted != 1)
+		r = -EPROTO;
+	pool_repair_result_free(&res);
+	return r;
+}
+
 static int run_restore(void)
 {
 	struct pool_restore_params rp = { xml_path, meta_path, restore_off, restore_len, 1 };
@@ -318,6 +352,7 @@ static const struct command commands[] = {
 	{ "tpextend --metadata", run_extend_meta, setup_extend_meta, 0 },
 	{ "tprestore into the active area", run_restore, NULL, 1 },
 	{ "tvrollback", run_rollback, NULL, 0 },
+	{ "tprepair (a stray thin device)", run_repair_strays, setup_stray, 0, 1 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -415,6 +450,8 @@ static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32
 	*news += d == new_d;
 	if (changed)
 		return "no change commits on top";
+	if (cmd->dirty_before && d == old_d)
+		return NULL;
 	return cmd->area_level ? NULL : check_clean();
 }
 
@@ -544,6 +581,11 @@ static void test_rollback(void)
 	cut_command(&commands[8]);
 }
 
+static void test_repair_strays(void)
+{
+	cut_command(&commands[9]);
+}
+
 TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tvcreate", test_create },
 	      { "tvsnap", test_snap },
@@ -553,4 +595,5 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tpextend: data area", test_extend },
 	      { "tpextend --metadata", test_extend_meta },
 	      { "tprestore into the active area", test_restore },
-	      { "tvrollback: new device from the snapshot, old one deleted", test_rollback })
+	      { "tvrollback: new device from the snapshot, old one deleted", test_rollback },
+	      { "tprepair: a stray thin device deleted", test_repair_strays })
