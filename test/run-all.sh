@@ -90,17 +90,16 @@ VM_LATER=${TP_VM_LATER:-s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-sna
 # run_vm: every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR; each
 # kernel's results go to $work/vm.N (added by add_vm)
 run_vm() {
-	local k n=0 first=1 t0=$SECONDS
+	local k n=0 t0=$SECONDS
 	if [ -n "${TP_KERNEL_DIR:-}" ]; then
 		results=$work/vm.0 exec_stage vm "$BUILD" main
 	else
 		for k in ${TP_VM_KERNELS:-6.1 6.12}; do
-			if [ $first = 1 ] || [ "${TP_VM_FULL:-0}" = 1 ]; then
+			if [ $n = 0 ] || [ "${TP_VM_FULL:-0}" = 1 ]; then
 				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main
 			else
 				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main "$VM_LATER"
 			fi
-			first=0
 			n=$((n + 1))
 		done
 	fi

@@ -77,7 +77,7 @@ fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
 print("held", flush=True)
 time.sleep(120)' "$D" >held &
 holder=$!
-while ! grep -q held held 2>/dev/null; do sleep 0.1; done
+wait_until "$holder" grep -q held held || fail "the holder of $D did not start"
 unchanged 5 tvcreate -V 8M -n x "$pool"
 err_has "$D is held by the kernel or another program"
 # readers too (issue 12): the pool may be running under another name, so

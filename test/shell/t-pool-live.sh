@@ -21,10 +21,7 @@ attach lm.img; lm=$loop
 # hold DEV: hold it exclusively in the background until release
 hold() {
 	tp-hold "$1" held & holder=$!
-	while [ ! -e held ]; do
-		kill -0 "$holder" 2>/dev/null || fail "tp-hold $1 did not start"
-		sleep 0.1
-	done
+	wait_until "$holder" test -e held || fail "tp-hold $1 did not start"
 }
 release() { rm -f held; wait "$holder"; holder=; }
 
