@@ -165,6 +165,11 @@ const struct dm_report_field_type status_fields[] = {
 	  "data shared with snapshots or origins" },
 	{ T_VOL, STR, V(origin), 6, "vol_origin", "Origin", f_str, "snapshot origin" },
 	{ T_VOL, NUM, V(dev_id), 5, "vol_dev_id", "DevId", f_num, "thin device id" },
+	{ T_VOL, STR, V(read_only), 2, "vol_read_only", "RO", f_str, "read-only (yes/no)" },
+	{ T_VOL, STR, V(activation_skip), 4, "vol_activation_skip", "Skip", f_str,
+	  "passed by activation of all volumes (yes/no)" },
+	{ T_VOL, STR, V(content_uuid), 11, "vol_content_uuid", "ContentUUID", f_str,
+	  "a read-only volume's content uuid (the base incremental streams name)" },
 	{ T_VOL, STR, V(created), 7, "vol_created", "Created", f_str, "creation time (UTC)" },
 	{ 0, 0, 0, 0, "", "", NULL, NULL },
 };
@@ -268,4 +273,7 @@ void status_vol_row(const struct pool_info *in, const struct pool_volume_info *v
 	v->shared = vi->shared;
 	v->mapped_pct = pct(vi->mapped, vi->size);
 	v->dev_id = vi->dev_id;
+	v->read_only = vi->read_only ? "yes" : "no";
+	v->activation_skip = vi->activation_skip ? "yes" : "no";
+	v->content_uuid = vi->content_uuid;
 }

@@ -26,7 +26,7 @@ struct pool_row {
 };
 
 struct vol_row {
-	const char *pool, *name, *origin, *created;
+	const char *pool, *name, *origin, *created, *read_only, *activation_skip, *content_uuid;
 	uint64_t size, mapped, exclusive, shared, mapped_pct, dev_id;
 };
 

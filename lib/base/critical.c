@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 
 static int depth;
 static sigset_t saved;
+static int last_pending;
 
 void tp_critical_begin(void)
 {
@@ -39,6 +41,24 @@ int tp_critical_depth(void)
 	return depth;
 }
 
+int tp_critical_pending(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t s;
+
+	if (sigpending(&s))
+		return 0;
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigismember(&s, sigs[i]) == 1)
+			return last_pending = sigs[i];
+	return 0;
+}
+
+int tp_critical_stopped_by(void)
+{
+	return last_pending;
+}
+
 /* Is STEP one of the comma-separated names in LIST? */
 static int listed(const char *list, const char *step)
 {
@@ -54,13 +74,13 @@ static int listed(const char *list, const char *step)
 	return 0;
 }
 
-void tp_test_pause(const char *step)
+static void pause_at(const char *step, const char *name)
 {
 	const char *steps = getenv("TP_TEST_PAUSE"), *file = getenv("TP_TEST_PAUSE_FILE");
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	int fd;
 
-	if (!steps || !file || !*file || !listed(steps, step))
+	if (!steps || !file || !*file || !listed(steps, name))
 		return;
 	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -71,6 +91,21 @@ void tp_test_pause(const char *step)
 	log_warn("test pause at %s (pid %ld): remove %s to go on", step, (long)getpid(), file);
 	while (access(file, F_OK) == 0)
 		nanosleep(&tick, NULL);
+}
+
+void tp_test_pause(const char *step)
+{
+	pause_at(step, step);
+}
+
+void tp_test_pause_n(const char *step, unsigned long n)
+{
+	char name[96];
+
+	if (!getenv("TP_TEST_PAUSE"))
+		return;
+	snprintf(name, sizeof(name), "%s=%lu", step, n);
+	pause_at(name, name);
 }
 
 int tp_test_fail(const char *step)

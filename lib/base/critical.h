@@ -27,9 +27,19 @@ void tp_critical_begin(void);
 void tp_critical_end(void);
 /* Depth of the sections now open (0: none). */
 int tp_critical_depth(void);
+/* The signal (SIGINT, SIGTERM or SIGHUP) that waits for the section to
+ * end, or 0: a long copy inside a section looks between two pieces of
+ * work and stops there (the signal takes effect when the section ends). */
+int tp_critical_pending(void);
+/* The last signal tp_critical_pending found, or 0: the command that
+ * stopped for it and is still running (the signal ignored, as in a
+ * background job) exits 128 + it all the same (tp_exit_from_errno). */
+int tp_critical_stopped_by(void);
 
 /* Pause at the named STEP when a test asks for it (see above). */
 void tp_test_pause(const char *step);
+/* The same at the Nth time through a loop: the list names it STEP=N. */
+void tp_test_pause_n(const char *step, unsigned long n);
 /* 1 when a test asks STEP to fail (see above), else 0. */
 int tp_test_fail(const char *step);
 

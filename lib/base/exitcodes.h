@@ -8,11 +8,18 @@ enum tp_exit {
 	TP_EXIT_DAMAGE = 1,	/* tpcheck: non-fatal damage found (e.g. leaked blocks) */
 	TP_EXIT_FATAL = 2,	/* tpcheck: fatal damage found */
 	TP_EXIT_USAGE = 3,	/* bad command line: unknown option, bad size, bad name */
-	TP_EXIT_FAILED = 5,	/* the command could not do its work; nothing changed */
+	/* the command could not do its work: no volume or pool setting a
+	 * reader sees was changed. A command that stopped part-way says in
+	 * its last error line what it kept (tprecv: an unfinished receive,
+	 * no volume, for --resume or --abort). */
+	TP_EXIT_FAILED = 5,
 };
 
 /* Map a negative errno from the library layers to an exit code:
- * -EINVAL and -ERANGE are the caller's input (3), everything else 5. */
+ * -EINVAL and -ERANGE are the caller's input (3); -EINTR from a long copy
+ * that a signal stopped (tp_critical_stopped_by) 128 + that signal, as if
+ * it had ended the process (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
+ * everything else 5. */
 int tp_exit_from_errno(int err);
 
 #endif

@@ -185,11 +185,3 @@ void log_debug_class(unsigned cls, const char *fmt, ...)
 	va_end(ap);
 }
 
-int tp_exit_from_errno(int err)
-{
-	if (err >= 0)
-		return TP_EXIT_OK;
-	if (err == -EINVAL || err == -ERANGE)
-		return TP_EXIT_USAGE;
-	return TP_EXIT_FAILED;
-}

@@ -343,6 +343,8 @@ struct pool_volume_info {
 	uint64_t mapped;		/* bytes (POOL_INFO_USAGE) */
 	uint64_t exclusive;		/* bytes only this volume maps */
 	uint64_t shared;		/* bytes shared with other volumes */
+	int read_only, activation_skip;
+	char content_uuid[POOL_UUID_LEN + 1];	/* a read-only volume's, else "" */
 };
 
 /* What the tools print of a pool. */

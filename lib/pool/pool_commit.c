@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int pool_commit_vg(struct pool *p, struct vg *next)
+static int commit(struct pool *p, struct vg *next, int backup)
 {
 	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
 	int r;
@@ -32,8 +32,19 @@ int pool_commit_vg(struct pool *p, struct vg *next)
 		vg_free(next);
 		return r;
 	}
-	pool_backup_commit(next);
+	if (backup)
+		pool_backup_commit(next);
 	vg_free(p->vg);
 	p->vg = next;
 	return 0;
+}
+
+int pool_commit_vg(struct pool *p, struct vg *next)
+{
+	return commit(p, next, 1);
+}
+
+int pool_commit_vg_progress(struct pool *p, struct vg *next)
+{
+	return commit(p, next, 0);
 }

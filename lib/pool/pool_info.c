@@ -68,6 +68,9 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 		vi->size = v->size;
 		vi->dev_id = v->dev_id;
 		vi->creation_time = v->creation_time;
+		vi->read_only = v->read_only;
+		vi->activation_skip = v->activation_skip;
+		snprintf(vi->content_uuid, sizeof(vi->content_uuid), "%s", v->content_uuid);
 		info->virtual_total += v->size;
 	}
 }

@@ -380,5 +380,10 @@ int pool_send_check_change(const struct pool *p, const struct vg *next) TP_MUST_
  * it up (host.h); on success P's VG is replaced by NEXT (ownership moves),
  * on failure NEXT is freed. */
 int pool_commit_vg(struct pool *p, struct vg *next) TP_MUST_CHECK;
+/* The same without the backup: for a commit that only moves a receive's
+ * progress mark (a backup from before it resumes the receive from an
+ * earlier place, which is as good), so that a long receive does not push
+ * the pool's real history out of the backups. */
+int pool_commit_vg_progress(struct pool *p, struct vg *next) TP_MUST_CHECK;
 
 #endif

@@ -261,6 +261,14 @@ void pool_recv_free(struct pool_recv *r)
 
 /* ---- the receive ---- */
 
+/* A change of the VG alone: the thin devices are as it says already. */
+static int apply_none(struct pool *p, const void *arg)
+{
+	(void)p;
+	(void)arg;
+	return 0;
+}
+
 struct vrange {
 	uint64_t begin, length;
 };
@@ -273,9 +281,15 @@ struct recv_ctx {
 	const struct vg_volume *base;	/* in P's VG before the change, else NULL */
 	int has_base;			/* the same, kept across the VG commit */
 	uint32_t base_dev;
-	struct vrange *beyond;	/* the base's mappings past the new end */
+	struct vrange *beyond;	/* mappings past the new end, to unmap */
 	size_t nbeyond, cap;
 	uint64_t chunk, area_off;
+	uint64_t durable;	/* offline: the volume's bytes received and committed */
+	uint64_t applied;	/* the same, applied since (not yet committed) */
+	uint64_t count;		/* chunks counted (the resume's preflight) */
+	unsigned long records;	/* records applied by this run (test pauses) */
+	struct timespec last;	/* of the last commit */
+	int stop;		/* the signal that stopped the receive, or 0 */
 	struct pool_recv_result *res;
 };
 
@@ -309,7 +323,8 @@ static int unmap(struct pool *p, uint32_t dev, uint64_t begin, uint64_t n)
 	return 0;
 }
 
-/* Write the chunk in BUF at virtual block VB: a new data block, mapped. */
+/* Write the chunk in BUF at virtual block VB: a new data block, mapped
+ * (over the block a cut run mapped there, which goes back to free). */
 static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 {
 	struct recv_ctx *c = ctx;
@@ -317,8 +332,11 @@ static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 	uint64_t d;
 	int e;
 
-	if ((e = thin_alloc_data_block(p->md, &d)))
+	if ((e = thin_alloc_data_block(p->md, &d))) {
+		if (e == -ENOSPC)
+			log_error("pool %s: out of data space", p->name);
 		return e;
+	}
 	if ((e = io_write(p->pv[VG_ROLE_DATA].io, c->area_off + d * c->chunk, buf, c->chunk))) {
 		log_error("pool %s: writing data chunk %" PRIu64 ": %s", p->name, d, strerror(-e));
 		return e;
@@ -334,25 +352,169 @@ static int put_hole(void *ctx, uint64_t first, uint64_t n)
 	return c->has_base ? unmap(c->p, c->dev_id, first, n) : 0;
 }
 
-static int apply_recv(struct pool *p, const void *arg)
+static double since(const struct timespec *t)
 {
-	struct recv_ctx *c = (struct recv_ctx *)arg;
-	struct recv_sink sink = { c, put_chunk, put_hole };
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* Make what the receive applied durable: the data device flushed, the
+ * thin metadata committed (the same transaction id: only the receive's
+ * own thin device changed), then the progress mark in the VG. A cut
+ * between the two leaves the mark behind the data: a resume writes those
+ * chunks again, over the old. */
+static int commit_progress(struct recv_ctx *c)
+{
+	struct pool *p = c->p;
+	struct vg_volume *v;
+	struct vg *next;
 	int e;
 
-	/* (the VG C->base pointed into is gone: the change committed a new one) */
-	e = c->has_base ? thin_create_snap(p->md, c->dev_id, c->base_dev)
-			: thin_create_thin(p->md, c->dev_id);
+	if ((e = io_flush(p->pv[VG_ROLE_DATA].io))) {
+		log_error("pool %s: flushing the data device: %s", p->name, strerror(-e));
+		return e;
+	}
+	if ((e = thin_commit(p->md))) {
+		log_error("pool %s: committing the thin metadata: %s", p->name, strerror(-e));
+		return e;
+	}
+	if ((e = vg_clone(p->vg, &next)))
+		return e;
+	if (!(v = vg_find_receive(next, c->name))) {
+		vg_free(next);
+		log_error("internal error: pool %s lost the receive of %s", p->name, c->name);
+		return -EFAULT;
+	}
+	v->received = c->applied;
+	if ((e = pool_commit_vg_progress(p, next)))
+		return e;
+	c->durable = c->applied;
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	return 0;
+}
+
+/* After each record: commit every second, and stop (committed) at a
+ * signal. */
+static int at_record(void *ctx, uint64_t end)
+{
+	struct recv_ctx *c = ctx;
+	int e;
+
+	c->applied = end;
+	tp_test_pause_n("recv-record", ++c->records);
+	c->stop = tp_critical_pending();
+	if (!c->stop && since(&c->last) < 1.0)
+		return 0;
+	if ((e = commit_progress(c)))
+		return e;
+	return c->stop ? -EINTR : 0;
+}
+
+static int count_chunk(void *ctx, uint64_t vb, const void *buf)
+{
+	(void)vb;
+	(void)buf;
+	((struct recv_ctx *)ctx)->count++;
+	return 0;
+}
+
+static int count_hole(void *ctx, uint64_t first, uint64_t n)
+{
+	(void)ctx;
+	(void)first;
+	(void)n;
+	return 0;
+}
+
+/* The pool's free data chunks against NEED: -ENOSPC, logged. */
+static int room_for(struct pool *p, const char *name, uint64_t need)
+{
+	uint64_t du, dt, chunk = (uint64_t)p->vg->chunk_size * 512;
+	char a[32], b[32];
+	int e;
+
+	if ((e = thin_usage(p->md, NULL, NULL, &du, &dt)))
+		return e;
+	if (dt - du >= need)
+		return 0;
+	log_error("pool %s has %s of free data space; receiving %s needs %s: extend the pool "
+		  "(tpextend) or free space first", p->name,
+		  tp_size_format((dt - du) * chunk, 'h', a, sizeof(a)), name,
+		  tp_size_format(need * chunk, 'h', b, sizeof(b)));
+	return -ENOSPC;
+}
+
+static const char *pct(const struct recv_ctx *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u%%", c->r->h.size ? (unsigned)((unsigned __int128)c->durable * 100 /
+							    c->r->h.size) : 100);
+	return buf;
+}
+
+/* Offline, after the receive's thin device exists: the data from byte
+ * FROM of the volume, committed every second, then the change that makes
+ * it a volume. A failure or signal leaves the receive unfinished at its
+ * last commit, said in one line. */
+static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
+{
+	struct recv_sink sink = { c, put_chunk, put_hole, at_record };
+	struct thin_delta_visitor bv = { c, NULL, collect_beyond };
+	struct vg *next;
+	char a[16];
+	int e;
+
+	c->durable = c->applied = from;
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	tp_test_pause("recv-begun");
+	/* signals wait, and the copy looks for them after every record */
+	tp_critical_begin();
+	e = thin_mappings_io(p->thin_io, 0, c->dev_id, &bv);
 	for (size_t i = 0; !e && i < c->nbeyond; i++)
 		e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
-	if (!e)
-		e = pool_recv_replay(c->r, c->chunk, &sink);
-	if (!e && (e = io_flush(p->pv[VG_ROLE_DATA].io)))
-		log_error("pool %s: flushing the data device: %s", p->name, strerror(-e));
-	else if (e)
-		log_error("pool %s: receiving %s failed: %s; nothing was received", p->name, c->name,
-			  strerror(-e));
-	return e;
+	if (!e && !tp_test_fail("recv-skip-data"))	/* proves the tests see it */
+		e = pool_recv_replay(c->r, c->chunk, from, &sink);
+	if (!e && c->durable < c->r->h.size) {
+		c->applied = c->r->h.size;
+		e = commit_progress(c);
+	}
+	if (e) {
+		int a2 = thin_abort(p->md);
+		if (a2)
+			log_error("pool %s: dropping the uncommitted part of the receive: %s",
+				  p->name, strerror(-a2));
+		log_error("pool %s: the receive of %s %s at %s of its volume; what it received "
+			  "is kept, but it is no volume: finish it with 'tprecv --resume' and "
+			  "the same stream, or drop it with 'tprecv --abort %s %s'", p->name,
+			  c->name, c->stop ? "was stopped by a signal" : "stopped", pct(c, a, sizeof(a)),
+			  c->name, p->name);
+		tp_critical_end();	/* a signal takes effect here */
+		return c->stop ? -EINTR : e == -EINTR ? -EIO : e;
+	}
+	tp_critical_end();
+	tp_test_pause("recv-data-done");
+	/* every chunk is durable: the volume appears, read-only, with the
+	 * stream's content uuid */
+	if ((e = vg_clone(p->vg, &next)))
+		return e;
+	if ((e = vg_finish_receive(next, c->name))) {
+		vg_free(next);
+		log_error("internal error: pool %s: the receive of %s cannot end: %s", p->name,
+			  c->name, strerror(-e));
+		return e == -ENOENT ? -EFAULT : e;
+	}
+	return pool_change(p, next, apply_none, NULL);
+}
+
+/* The receive's first change: its thin device, empty or the base's
+ * snapshot; the VG lists it as an unfinished receive, not as a volume. */
+static int apply_begin(struct pool *p, const void *arg)
+{
+	const struct recv_ctx *c = arg;
+
+	return c->has_base ? thin_create_snap(p->md, c->dev_id, c->base_dev)
+			   : thin_create_thin(p->md, c->dev_id);
 }
 
 /* The read-only volume whose content is the stream's base. */
@@ -372,7 +534,6 @@ static const struct vg_volume *find_base(const struct pool *p, const struct pool
 static int preflight(struct pool *p, struct recv_ctx *c)
 {
 	struct pool_recv *r = c->r;
-	uint64_t mu, mt, du, dt;
 	char a[32], b[32];
 	int e;
 
@@ -382,6 +543,13 @@ static int preflight(struct pool *p, struct recv_ctx *c)
 		if (!strcmp(p->vg->volumes[i].content_uuid, r->h.uuid)) {
 			log_error("pool %s: volume %s already holds this stream's content (uuid %s)",
 				  p->name, p->vg->volumes[i].name, r->h.uuid);
+			return -EEXIST;
+		}
+	for (unsigned i = 0; i < p->vg->nr_receives; i++)
+		if (!strcmp(p->vg->receives[i].content_uuid, r->h.uuid)) {
+			log_error("pool %s: this stream's receive into %s was cut short: finish it "
+				  "with 'tprecv --resume' or drop it with 'tprecv --abort %s %s'",
+				  p->name, p->vg->receives[i].name, p->vg->receives[i].name, p->name);
 			return -EEXIST;
 		}
 	if (r->h.chunk != c->chunk) {
@@ -395,20 +563,8 @@ static int preflight(struct pool *p, struct recv_ctx *c)
 		return -ENOENT;
 	if (pool_is_live(p))
 		return pool_recv_live_preflight(p, r, c->base);
-	if ((e = thin_usage(p->md, &mu, &mt, &du, &dt)))
+	if ((e = room_for(p, c->name, r->chunks)))
 		return e;
-	if (dt - du < r->chunks) {
-		log_error("pool %s has %s of free data space; receiving %s needs %s: extend the "
-			  "pool (tpextend) or free space first", p->name,
-			  tp_size_format((dt - du) * c->chunk, 'h', a, sizeof(a)), c->name,
-			  tp_size_format(r->chunks * c->chunk, 'h', b, sizeof(b)));
-		return -ENOSPC;
-	}
-	if (c->base && c->base->size > r->h.size) {
-		struct thin_delta_visitor v = { c, NULL, collect_beyond };
-		if ((e = thin_mappings_io(p->thin_io, 0, c->base->dev_id, &v)))
-			return e;
-	}
 	return pool_guard(p, "receiving", "nothing was received", 0);
 }
 
@@ -448,14 +604,6 @@ static int pick_dev_id(struct pool *p, uint32_t *dev_id)
 	return 0;
 }
 
-/* The live receive's VG change: the thin device is in the kernel already. */
-static int apply_none(struct pool *p, const void *arg)
-{
-	(void)p;
-	(void)arg;
-	return 0;
-}
-
 /* Live: the data goes in first, into a thin device the VG does not list
  * yet (a killed receive leaves nothing the transaction-id protocol would
  * complete), then one VG change lists it; the temporary device goes last. */
@@ -485,7 +633,59 @@ static int recv_live(struct pool *p, struct recv_ctx *c, const struct vg_volume 
 	return 0;
 }
 
-int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
+/* tprecv --resume: the unfinished receive of R's content (named NAME, if
+ * given) goes on from its last commit. */
+static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
+{
+	struct recv_sink count = { c, count_chunk, count_hole, NULL };
+	const struct vg_volume *v = NULL;
+	int e;
+
+	for (unsigned i = 0; i < p->vg->nr_receives && !v; i++)
+		if (name ? !strcmp(p->vg->receives[i].name, name)
+			 : !strcmp(p->vg->receives[i].content_uuid, c->r->h.uuid))
+			v = &p->vg->receives[i];
+	if (!v) {
+		log_error("pool %s has no unfinished receive %s%s%s: receive the stream without "
+			  "--resume", p->name, name ? "named " : "of this stream (uuid ",
+			  name ? name : c->r->h.uuid, name ? "" : ")");
+		return -ENOENT;
+	}
+	if (strcmp(v->content_uuid, c->r->h.uuid) || v->size != c->r->h.size) {
+		log_error("pool %s: the unfinished receive of %s is of another stream (uuid %s, "
+			  "%" PRIu64 " bytes), not this one (uuid %s, %" PRIu64 " bytes); nothing "
+			  "was received", p->name, v->name, v->content_uuid, v->size, c->r->h.uuid,
+			  c->r->h.size);
+		return -ENOENT;
+	}
+	if (c->r->h.chunk != c->chunk) {
+		log_error("pool %s: the stream's chunk size differs from the pool's; nothing was "
+			  "received", p->name);
+		return -EXDEV;
+	}
+	if (pool_is_live(p)) {
+		log_error("pool %s is active: an unfinished receive goes on with the pool "
+			  "inactive ('tpdeactivate %s', then tprecv --resume again); nothing was "
+			  "received", p->name, p->name);
+		return -EBUSY;
+	}
+	/* (V points into the VG that the first commit replaces) */
+	snprintf(c->res->name, sizeof(c->res->name), "%s", v->name);
+	c->name = c->res->name;
+	c->dev_id = v->dev_id;
+	c->has_base = (c->r->h.flags & STREAM_FLAG_INCREMENTAL) != 0;
+	snprintf(c->res->base, sizeof(c->res->base), "%s", v->origin);
+	c->res->size = v->size;
+	c->res->data_bytes = c->r->data_bytes;
+	c->res->resumed_at = v->received;
+	if ((e = pool_recv_replay(c->r, c->chunk, v->received, &count)) ||
+	    (e = room_for(p, c->name, c->count)) ||
+	    (e = pool_guard(p, "receiving", "nothing was received", 0)))
+		return e;
+	return recv_data(p, c, c->res->resumed_at);
+}
+
+int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsigned flags,
 		    struct pool_recv_result *res)
 {
 	struct recv_ctx c = { p, r, name ? name : r->h.name };
@@ -498,6 +698,10 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
 	c.chunk = (uint64_t)p->vg->chunk_size * 512;
 	c.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
 	c.res = res;
+	if (flags & POOL_RECV_RESUME) {
+		e = recv_resume(p, &c, name);
+		goto out;
+	}
 	if ((e = preflight(p, &c)))
 		goto out;
 	memset(&v, 0, sizeof(v));
@@ -524,12 +728,50 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
 	if ((e = vg_clone(p->vg, &next)))
 		goto out;
 	next->next_dev_id = v.dev_id + 1;
-	if ((e = vg_add_volume(next, &v))) {
+	if (pool_is_live(p)) {
+		if ((e = vg_add_volume(next, &v)))
+			vg_free(next);
+		else
+			e = recv_live(p, &c, base, next);
+		goto out;
+	}
+	/* offline: listed as an unfinished receive with its thin device
+	 * first, then the data, then the change that makes it a volume */
+	if ((e = vg_add_receive(next, &v))) {
 		vg_free(next);
 		goto out;
 	}
-	e = pool_is_live(p) ? recv_live(p, &c, base, next) : pool_change(p, next, apply_recv, &c);
+	if (!(e = pool_change(p, next, apply_begin, &c)))
+		e = recv_data(p, &c, 0);
 out:
 	free(c.beyond);
 	return e;
+}
+
+static int apply_delete(struct pool *p, const void *arg)
+{
+	const struct vg_volume *v = arg;
+
+	return pool_op_delete(p, v->dev_id, NULL);
+}
+
+int pool_recv_abort(struct pool *p, const char *name)
+{
+	struct vg_volume *v = vg_find_receive(p->vg, name), gone;
+	struct vg *next;
+	int e;
+
+	if (!v) {
+		log_error("pool %s has no unfinished receive named %s (tpstatus %s lists them)",
+			  p->name, name, p->name);
+		return -ENOENT;
+	}
+	gone = *v;
+	if ((e = vg_clone(p->vg, &next)))
+		return e;
+	if ((e = vg_remove_receive(next, name))) {
+		vg_free(next);
+		return e;
+	}
+	return pool_change(p, next, apply_delete, &gone);
 }

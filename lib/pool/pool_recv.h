@@ -40,10 +40,24 @@ struct pool_recv_result {
 	uint64_t size;			/* the volume's, bytes */
 	uint64_t data_bytes;		/* bytes of data received */
 	uint64_t chunks;		/* chunks written */
+	uint64_t resumed_at;		/* POOL_RECV_RESUME: the byte it went on from */
 };
 
-/* NAME: the new volume's name, NULL = the name in the stream. */
-int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name,
+/* NAME: the new volume's name, NULL = the name in the stream.
+ * POOL_RECV_RESUME: go on with the unfinished receive of R's content
+ * (NAME's, if given) from its last commit. Offline, a receive is three
+ * steps: a change that lists it as an unfinished receive (not a volume)
+ * with its thin device; the data, committed (data device flushed, thin
+ * metadata committed, then the progress mark in the VG) every second and
+ * when a signal stops it; and a change that makes it a read-only volume
+ * with the stream's content uuid. A failure or signal in the data step
+ * leaves it unfinished at its last commit (logged in one line): -EINTR
+ * for a signal, else the error. */
+#define POOL_RECV_RESUME 1u
+int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsigned flags,
 		    struct pool_recv_result *res) TP_MUST_CHECK;
+/* Drop the unfinished receive NAME and its thin device (one change):
+ * 0, -ENOENT (logged), or the change's error. */
+int pool_recv_abort(struct pool *p, const char *name) TP_MUST_CHECK;
 
 #endif

@@ -21,21 +21,25 @@ struct pool_recv {
 
 /* Where a receive puts the stream: CHUNK gets each whole chunk of data
  * at virtual block VBLOCK (the last one zero-padded past the volume's
- * end), HOLE each run of N chunks from FIRST that the stream unmaps. */
+ * end), HOLE each run of N chunks from FIRST that the stream unmaps;
+ * RECORD (may be NULL), after each record, the byte of the volume up to
+ * which the stream is now applied (a place a receive can go on from). */
 struct recv_sink {
 	void *ctx;
 	int (*chunk)(void *ctx, uint64_t vblock, const void *buf);
 	int (*hole)(void *ctx, uint64_t first, uint64_t n);
+	int (*record)(void *ctx, uint64_t end);
 };
 
 /* read(2) until LEN bytes or the end: the bytes read, or -errno. */
 ssize_t pool_recv_read_full(int fd, void *buf, size_t len);
 
 /* Read checked stream R again, front to back, into S (CHUNK: the pool's
- * chunk size in bytes, which R's equals). 0, -ENOMEM, -EIO, or the sink's
- * error. */
-int pool_recv_replay(struct pool_recv *r, uint64_t chunk, const struct recv_sink *s)
-	TP_MUST_CHECK;
+ * chunk size in bytes, which R's equals), passing over the records that
+ * end at or before byte FROM of the volume (a resumed receive: FROM is a
+ * place RECORD was given). 0, -ENOMEM, -EIO, or the sink's error. */
+int pool_recv_replay(struct pool_recv *r, uint64_t chunk, uint64_t from,
+		     const struct recv_sink *s) TP_MUST_CHECK;
 
 /* ---- pool_recv_live.c: receiving into a pool the kernel runs ---- */
 

@@ -135,16 +135,6 @@ struct writer {
 	uint64_t chunk, written;
 };
 
-static int interrupted(void)
-{
-	sigset_t s;
-
-	if (sigpending(&s))
-		return 0;
-	return sigismember(&s, SIGINT) == 1 || sigismember(&s, SIGTERM) == 1 ||
-	       sigismember(&s, SIGHUP) == 1;
-}
-
 static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 {
 	struct writer *w = ctx;
@@ -152,7 +142,7 @@ static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 	uint64_t off = vb * w->chunk, left = w->chunk;
 	int e;
 
-	if (interrupted()) {
+	if (tp_critical_pending()) {
 		log_error("pool %s: interrupted by a signal", w->p->name);
 		return -EINTR;
 	}
@@ -274,7 +264,7 @@ int pool_recv_live_write(struct pool *p, struct pool_recv *r, uint32_t dev_id,
 	if (!e && base && base->size > r->h.size)
 		e = discard(&w, first_beyond, nchunks - first_beyond);
 	if (!e)
-		e = pool_recv_replay(r, w.chunk, &sink);
+		e = pool_recv_replay(r, w.chunk, 0, &sink);
 	if (!e && fsync(w.fd)) {
 		e = -errno;
 		log_error("pool %s: flushing the received volume: %s", p->name, strerror(errno));

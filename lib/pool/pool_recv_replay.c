@@ -25,7 +25,8 @@ ssize_t pool_recv_read_full(int fd, void *buf, size_t len)
 	return (ssize_t)done;
 }
 
-int pool_recv_replay(struct pool_recv *r, uint64_t chunk, const struct recv_sink *s)
+int pool_recv_replay(struct pool_recv *r, uint64_t chunk, uint64_t from,
+		     const struct recv_sink *s)
 {
 	unsigned char head[STREAM_RECORD_SIZE], *chunk_buf = NULL, *buf = NULL;
 	struct stream_record x;
@@ -46,9 +47,16 @@ int pool_recv_replay(struct pool_recv *r, uint64_t chunk, const struct recv_sink
 		stream_record_unpack(head, &x);
 		if (x.type == STREAM_END)
 			break;
+		if (x.offset + x.length <= from) {	/* applied before */
+			if (x.type == STREAM_DATA && lseek(r->fd, (off_t)x.length, SEEK_CUR) < 0)
+				e = -errno;
+			continue;
+		}
 		if (x.type == STREAM_HOLE) {
 			uint64_t first = x.offset / chunk;
 			e = s->hole(s->ctx, first, (x.offset + x.length + chunk - 1) / chunk - first);
+			if (!e && s->record)
+				e = s->record(s->ctx, x.offset + x.length);
 			continue;
 		}
 		if (pool_recv_read_full(r->fd, buf, (size_t)x.length) != (ssize_t)x.length) {
@@ -65,6 +73,10 @@ int pool_recv_replay(struct pool_recv *r, uint64_t chunk, const struct recv_sink
 				e = s->chunk(s->ctx, off / chunk, chunk_buf);
 			}
 		}
+		/* a record ending inside a chunk continues in the next one */
+		if (!e && s->record && ((x.offset + x.length) % chunk == 0 ||
+					x.offset + x.length == r->h.size))
+			e = s->record(s->ctx, x.offset + x.length);
 	}
 	free(chunk_buf);
 	free(buf);

@@ -8,6 +8,7 @@
 #include "lib/pool/pool_usage.h"
 
 #include "lib/base/log.h"
+#include "lib/base/units.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -58,6 +59,20 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 			vs->exclusive = d->exclusive * chunk;
 			vs->shared = (d->mapped - d->exclusive) * chunk;
 		}
+	}
+	/* not volumes, but they hold space and names: said, with the way on */
+	for (unsigned i = 0; i < p->vg->nr_receives; i++) {
+		const struct vg_volume *v = &p->vg->receives[i];
+		const struct pool_dev_usage *d = pool_usage_find(u, nu, v->dev_id);
+		char a[32], b[32], h[32];
+
+		log_warn("pool %s: the receive of %s is unfinished (%s of %s received, %s of data "
+			 "held): finish it with 'tprecv --resume' and its stream, or drop it with "
+			 "'tprecv --abort %s %s'", p->name, v->name,
+			 tp_size_format(v->received, 'h', a, sizeof(a)),
+			 tp_size_format(v->size, 'h', b, sizeof(b)),
+			 tp_size_format(d ? d->mapped * chunk : 0, 'h', h, sizeof(h)), v->name,
+			 p->name);
 	}
 	free(u);
 	return 0;

@@ -28,12 +28,15 @@ static int has_id(const uint64_t *ids, size_t n, uint64_t id)
 	return 0;
 }
 
-/* Count the differences between the VG's volumes and the thin devices. */
+/* Count the differences between the VG's volumes and unfinished
+ * receives and the thin devices. */
 static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 {
 	unsigned diff = 0;
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
 		diff += !has_id(ids, n, vg->volumes[i].dev_id);
+	for (unsigned i = 0; i < vg->nr_receives; i++)
+		diff += !has_id(ids, n, vg->receives[i].dev_id);
 	for (size_t i = 0; i < n; i++)
 		diff += !vg_find_dev_id(vg, (uint32_t)ids[i]);
 	return diff;
@@ -95,8 +98,13 @@ static int replay(struct pool *p, const uint64_t *ids, size_t n)
 		log_warn("pool %s: completed the interrupted removal of thin device %llu", p->name,
 			 (unsigned long long)ids[i]);
 	}
-	for (unsigned i = 0; i < vg->nr_volumes; i++) {
-		const struct vg_volume *v = &vg->volumes[i];
+	/* an unfinished receive gets its thin device, as the receive's first
+	 * step made it (empty, or the base's snapshot), and stays unfinished:
+	 * its data is in no commit yet, so it is not made a volume here */
+	for (unsigned i = 0; i < vg->nr_volumes + vg->nr_receives; i++) {
+		int recv = i >= vg->nr_volumes;
+		const struct vg_volume *v = recv ? &vg->receives[i - vg->nr_volumes]
+						 : &vg->volumes[i];
 		const struct vg_volume *o = v->origin[0] ? vg_find_volume(vg, v->origin) : NULL;
 
 		if (has_id(ids, n, v->dev_id))
@@ -107,8 +115,13 @@ static int replay(struct pool *p, const uint64_t *ids, size_t n)
 			r = pool_op_create(p, v->dev_id);
 		if (r)
 			return r;
-		log_warn("pool %s: completed the interrupted creation of %s %s (thin device %u)",
-			 p->name, o ? "snapshot" : "volume", v->name, v->dev_id);
+		if (recv)
+			log_warn("pool %s: the receive of %s had been cut before its first commit; "
+				 "it stays unfinished, with none of its data", p->name, v->name);
+		else
+			log_warn("pool %s: completed the interrupted creation of %s %s (thin "
+				 "device %u)", p->name, o ? "snapshot" : "volume", v->name,
+				 v->dev_id);
 	}
 	return 0;
 }

@@ -112,6 +112,10 @@ struct vg_volume {
 	 * received (tprecv: the sender's), dropped when it becomes writable;
 	 * the send stream names bases by it. "" if none. */
 	char content_uuid[VG_UUID_LEN + 1];
+	/* Only in vg.receives: the bytes of the volume, from its start, that
+	 * the stream has durably given its thin device (tprecv --resume goes
+	 * on from there). 0 in vg.volumes. */
+	uint64_t received;
 };
 
 struct vg {
@@ -135,6 +139,13 @@ struct vg {
 	unsigned nr_volumes;
 	unsigned alloc_volumes;
 	struct vg_volume *volumes;	/* nr_volumes entries, in creation order */
+	/* Unfinished receives (tprecv): each holds a thin device and reserves
+	 * its name, but is not a volume: no reader lists it, nothing
+	 * activates, sends or snapshots it, and its content uuid names no
+	 * base until the receive ends and it moves to VOLUMES. */
+	unsigned nr_receives;
+	unsigned alloc_receives;
+	struct vg_volume *receives;
 	/* Not stored: the seqno of the copy vg_read took the text from (may be
 	 * below seqno after a fallback); vg_commit protects that copy. 0 for a
 	 * new VG. */
@@ -162,9 +173,14 @@ void vg_free(struct vg *vg);
 /* Deep copy: 0 or -ENOMEM. */
 int vg_clone(const struct vg *src, struct vg **out) TP_MUST_CHECK;
 
-/* NULL if there is no such volume. */
+/* NULL if there is no such volume. vg_find_dev_id also finds an
+ * unfinished receive (its thin device is the pool's like a volume's). */
 struct vg_volume *vg_find_volume(const struct vg *vg, const char *name);
 struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id);
+/* The unfinished receive NAME, or NULL. */
+struct vg_volume *vg_find_receive(const struct vg *vg, const char *name);
+/* 1 when NAME is a volume's or an unfinished receive's. */
+int vg_name_used(const struct vg *vg, const char *name);
 
 /* Append a copy of V (validated: name, unique name and dev_id, size,
  * origin exists): 0, -EINVAL (logged), -EEXIST (duplicate name or dev_id,
@@ -174,6 +190,16 @@ int vg_add_volume(struct vg *vg, const struct vg_volume *v) TP_MUST_CHECK;
 /* Remove volume NAME: 0 or -ENOENT. Volumes whose origin was NAME keep
  * existing and get origin "" (as LVM does for thin snapshots). */
 int vg_remove_volume(struct vg *vg, const char *name) TP_MUST_CHECK;
+
+/* An unfinished receive V (validated as vg_add_volume does; its name and
+ * dev_id unique among volumes and receives): 0, -EINVAL, -EEXIST, -ENOMEM,
+ * logged. */
+int vg_add_receive(struct vg *vg, const struct vg_volume *v) TP_MUST_CHECK;
+/* Drop the unfinished receive NAME: 0 or -ENOENT. */
+int vg_remove_receive(struct vg *vg, const char *name) TP_MUST_CHECK;
+/* The receive NAME ends: it becomes a volume (RECEIVED cleared, its
+ * content uuid kept): 0, -ENOENT, -ENOMEM. */
+int vg_finish_receive(struct vg *vg, const char *name) TP_MUST_CHECK;
 
 /* Check every field and cross-reference of VG (see the text layout):
  * 0 or -EINVAL with a message naming the key. */

@@ -58,6 +58,18 @@ int vg_clone(const struct vg *src, struct vg **out)
 		memcpy(vg->volumes, src->volumes, src->nr_volumes * sizeof(*vg->volumes));
 		vg->alloc_volumes = src->nr_volumes;
 	}
+	vg->receives = NULL;
+	vg->alloc_receives = 0;
+	if (src->nr_receives) {
+		vg->receives = malloc(src->nr_receives * sizeof(*vg->receives));
+		if (!vg->receives) {
+			free(vg->volumes);
+			free(vg);
+			return -ENOMEM;
+		}
+		memcpy(vg->receives, src->receives, src->nr_receives * sizeof(*vg->receives));
+		vg->alloc_receives = src->nr_receives;
+	}
 	*out = vg;
 	return 0;
 }
@@ -79,7 +91,23 @@ struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id)
 	for (i = 0; i < vg->nr_volumes; i++)
 		if (vg->volumes[i].dev_id == dev_id)
 			return &vg->volumes[i];
+	for (i = 0; i < vg->nr_receives; i++)
+		if (vg->receives[i].dev_id == dev_id)
+			return &vg->receives[i];
 	return NULL;
+}
+
+struct vg_volume *vg_find_receive(const struct vg *vg, const char *name)
+{
+	for (unsigned i = 0; i < vg->nr_receives; i++)
+		if (!strcmp(vg->receives[i].name, name))
+			return &vg->receives[i];
+	return NULL;
+}
+
+int vg_name_used(const struct vg *vg, const char *name)
+{
+	return vg_find_volume(vg, name) || vg_find_receive(vg, name);
 }
 
 static int problem(char *msg, size_t len, const char *fmt, ...) TP_PRINTF(3, 4);
@@ -129,6 +157,7 @@ void vg_free(struct vg *vg)
 	if (!vg)
 		return;
 	free(vg->volumes);
+	free(vg->receives);
 	free(vg);
 }
 
@@ -155,6 +184,9 @@ static int check_volume(const struct vg *vg, const struct vg_volume *v, char *ms
 	if (v->activation_skip != 0 && v->activation_skip != 1)
 		return problem(msg, len, "pool/volumes/%s/activation_skip: must be 0 or 1",
 			       v->name);
+	if (v->received > v->size)
+		return problem(msg, len, "pool/receiving/%s/received: %" PRIu64 " is beyond the "
+			       "volume's size", v->name, v->received);
 	return 0;
 }
 
@@ -248,6 +280,29 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 					       vg->volumes[j].name);
 		}
 	}
+	if (vg->nr_volumes + vg->nr_receives > VG_MAX_VOLUMES)
+		return problem(msg, len, "pool/receiving: more than %u volumes and receives",
+			       VG_MAX_VOLUMES);
+	for (i = 0; i < vg->nr_receives; i++) {
+		const struct vg_volume *v = &vg->receives[i], *o;
+		if (check_volume(vg, v, msg, len))
+			return -1;
+		if (v->read_only != 1 || !vg_uuid_valid(v->content_uuid))
+			return problem(msg, len, "pool/receiving/%s: must be read-only with a "
+				       "content uuid", v->name);
+		if (vg_find_volume(vg, v->name))
+			return problem(msg, len, "pool/receiving/%s: also a volume's name", v->name);
+		if ((o = vg_find_dev_id(vg, v->dev_id)) != v)
+			return problem(msg, len, "pool/receiving/%s/dev_id: %" PRIu32 " is also "
+				       "used by %s", v->name, v->dev_id, o->name);
+		for (j = 0; j < i; j++)
+			if (!strcmp(vg->receives[j].name, v->name))
+				return problem(msg, len, "pool/receiving/%s: duplicate name",
+					       v->name);
+		if (v->origin[0] && !vg_find_volume(vg, v->origin))
+			return problem(msg, len, "pool/receiving/%s/origin: no volume named '%s'",
+				       v->name, v->origin);
+	}
 	for (i = 0; i < vg->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];
 		unsigned depth = 0;
@@ -275,7 +330,9 @@ int vg_validate(const struct vg *vg)
 	return -EINVAL;
 }
 
-int vg_add_volume(struct vg *vg, const struct vg_volume *v)
+/* V may join VG as a volume or a receive: validated, its name and dev_id
+ * new, its origin a volume, room left. */
+static int check_new(const struct vg *vg, const struct vg_volume *v)
 {
 	char msg[512];
 
@@ -283,8 +340,9 @@ int vg_add_volume(struct vg *vg, const struct vg_volume *v)
 		log_error("pool %s: %s", vg->name, msg);
 		return -EINVAL;
 	}
-	if (vg_find_volume(vg, v->name)) {
-		log_error("pool %s already has a volume named %s", vg->name, v->name);
+	if (vg_name_used(vg, v->name)) {
+		log_error("pool %s already has a volume or an unfinished receive named %s",
+			  vg->name, v->name);
 		return -EEXIST;
 	}
 	if (vg_find_dev_id(vg, v->dev_id)) {
@@ -297,11 +355,18 @@ int vg_add_volume(struct vg *vg, const struct vg_volume *v)
 			  v->name);
 		return -EINVAL;
 	}
-	if (vg->nr_volumes >= VG_MAX_VOLUMES) {
+	if (vg->nr_volumes + vg->nr_receives >= VG_MAX_VOLUMES) {
 		log_error("pool %s: no more than %u volumes", vg->name, VG_MAX_VOLUMES);
 		return -EINVAL;
 	}
-	return vg_append_volume(vg, v);
+	return 0;
+}
+
+int vg_add_volume(struct vg *vg, const struct vg_volume *v)
+{
+	int r = check_new(vg, v);
+
+	return r ? r : vg_append_volume(vg, v);
 }
 
 int vg_append_volume(struct vg *vg, const struct vg_volume *v)
@@ -330,5 +395,55 @@ int vg_remove_volume(struct vg *vg, const char *name)
 	for (i = 0; i < vg->nr_volumes; i++)
 		if (!strcmp(vg->volumes[i].origin, name))
 			vg->volumes[i].origin[0] = '\0';
+	for (i = 0; i < vg->nr_receives; i++)
+		if (!strcmp(vg->receives[i].origin, name))
+			vg->receives[i].origin[0] = '\0';
 	return 0;
+}
+
+int vg_add_receive(struct vg *vg, const struct vg_volume *v)
+{
+	int r = check_new(vg, v);
+
+	return r ? r : vg_append_receive(vg, v);
+}
+
+int vg_append_receive(struct vg *vg, const struct vg_volume *v)
+{
+	struct vg_volume *p;
+
+	if (vg->nr_receives == vg->alloc_receives) {
+		unsigned n = vg->alloc_receives ? 2 * vg->alloc_receives : 4;
+		if (!(p = realloc(vg->receives, n * sizeof(*p))))
+			return -ENOMEM;
+		vg->receives = p;
+		vg->alloc_receives = n;
+	}
+	vg->receives[vg->nr_receives++] = *v;
+	return 0;
+}
+
+int vg_remove_receive(struct vg *vg, const char *name)
+{
+	struct vg_volume *v = vg_find_receive(vg, name);
+
+	if (!v)
+		return -ENOENT;
+	memmove(v, v + 1, (size_t)(vg->receives + vg->nr_receives - (v + 1)) * sizeof(*v));
+	vg->nr_receives--;
+	return 0;
+}
+
+int vg_finish_receive(struct vg *vg, const char *name)
+{
+	struct vg_volume *v = vg_find_receive(vg, name), done;
+	int r;
+
+	if (!v)
+		return -ENOENT;
+	done = *v;
+	done.received = 0;
+	if ((r = vg_remove_receive(vg, name)))
+		return r;
+	return vg_append_volume(vg, &done);
 }

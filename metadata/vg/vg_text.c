@@ -141,6 +141,24 @@ static void export_device(struct builder *b, struct dm_config_node *devs, const 
 	add_int(b, n, "area1_size", (int64_t)d->area[1].size);
 }
 
+static void export_volume(struct builder *b, struct dm_config_node *parent,
+			  const struct vg_volume *v, int receiving)
+{
+	struct dm_config_node *n = add_node(b, parent, v->name);
+
+	add_int(b, n, "dev_id", v->dev_id);
+	add_int(b, n, "size", (int64_t)v->size);
+	add_str(b, n, "origin", v->origin);
+	add_int(b, n, "creation_time", v->creation_time);
+	add_int(b, n, "read_only", v->read_only);
+	if (v->activation_skip)
+		add_int(b, n, "activation_skip", 1);
+	if (v->content_uuid[0])
+		add_str(b, n, "content_uuid", v->content_uuid);
+	if (receiving)
+		add_int(b, n, "received", (int64_t)v->received);
+}
+
 int vg_export(const struct vg *vg, char **text, size_t *len)
 {
 	struct builder b = { 0 };
@@ -189,19 +207,14 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	export_device(&b, devs, vg, VG_ROLE_DATA);
 	export_device(&b, devs, vg, VG_ROLE_META);
 	vols = add_node(&b, pool, "volumes");
-	for (i = 0; i < vg->nr_volumes && !b.failed; i++) {
-		const struct vg_volume *v = &vg->volumes[i];
-		struct dm_config_node *n = add_node(&b, vols, v->name);
-
-		add_int(&b, n, "dev_id", v->dev_id);
-		add_int(&b, n, "size", (int64_t)v->size);
-		add_str(&b, n, "origin", v->origin);
-		add_int(&b, n, "creation_time", v->creation_time);
-		add_int(&b, n, "read_only", v->read_only);
-		if (v->activation_skip)
-			add_int(&b, n, "activation_skip", 1);
-		if (v->content_uuid[0])
-			add_str(&b, n, "content_uuid", v->content_uuid);
+	for (i = 0; i < vg->nr_volumes && !b.failed; i++)
+		export_volume(&b, vols, &vg->volumes[i], 0);
+	/* an old tptools refuses the unknown section rather than taking an
+	 * unfinished receive for a volume */
+	if (vg->nr_receives) {
+		vols = add_node(&b, pool, "receiving");
+		for (i = 0; i < vg->nr_receives && !b.failed; i++)
+			export_volume(&b, vols, &vg->receives[i], 1);
 	}
 	if (!b.failed) {
 		putline("# tptools VG metadata: written by tptools, read back with checks.", &o);
@@ -402,32 +415,42 @@ static int import_device(struct reader *rd, const struct dm_config_node *devs, s
 
 static const char *const volume_keys[] = { "dev_id", "size", "origin", "creation_time",
 					   "read_only", "activation_skip", "content_uuid", NULL };
+static const char *const receive_keys[] = { "dev_id", "size", "origin", "creation_time",
+					    "read_only", "activation_skip", "content_uuid",
+					    "received", NULL };
 
-static int import_volume(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
+/* One volume of pool/volumes, or (RECEIVING) an unfinished receive of
+ * pool/receiving. */
+static int import_volume(struct reader *rd, const struct dm_config_node *n, struct vg *vg,
+			 int receiving)
 {
+	const char *sect = receiving ? "pool/receiving" : "pool/volumes";
 	struct vg_volume v;
 	char path[128];
 	const char *why;
 	int64_t i;
 
 	memset(&v, 0, sizeof(v));
-	snprintf(path, sizeof(path), "pool/volumes/%.64s", n->key);
+	snprintf(path, sizeof(path), "%s/%.64s", sect, n->key);
 	if (!vg_name_valid(n->key, &why))
-		return bad(rd, "pool/volumes/%.64s: bad volume name: %s", n->key, why);
+		return bad(rd, "%s/%.64s: bad volume name: %s", sect, n->key, why);
 	if (n->v)
 		return bad(rd, "%s: must be a section", path);
 	strcpy(v.name, n->key);
-	if (check_keys(rd, n, path, volume_keys) ||
+	if (check_keys(rd, n, path, receiving ? receive_keys : volume_keys) ||
 	    get_u32(rd, n, path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
 	    get_u64(rd, n, path, "size", &v.size) ||
 	    get_str(rd, n, path, "origin", v.origin, sizeof(v.origin), 1) ||
 	    get_int(rd, n, path, "creation_time", INT64_MIN, INT64_MAX, &v.creation_time) ||
 	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
 	    get_flag(rd, n, path, "activation_skip", &v.activation_skip) ||
-	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1))
+	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
+	    (receiving && get_u64(rd, n, path, "received", &v.received)))
 		return -1;
 	v.read_only = (int)i;
-	return vg_append_volume(vg, &v);
+	if (!receiving)
+		return vg_append_volume(vg, &v);
+	return vg_append_receive(vg, &v);
 }
 
 static const char *const monitor_keys[] = { "warn", "autoextend_threshold",
@@ -469,7 +492,7 @@ static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "chunk_size",	   "zero",	     "discards",
 					 "when_full",	   "transaction_id", "next_dev_id",
 					 "metadata_area",  "devices",	     "volumes",
-					 "activation_skip", "profile", "monitor", NULL };
+					 "activation_skip", "profile", "monitor", "receiving", NULL };
 static const char *const devices_keys[] = { "data", "meta", NULL };
 
 static int import_tree(struct reader *rd, const struct dm_config_tree *cft, struct vg *vg)
@@ -530,9 +553,21 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	for (n = vols->child; n; n = n->sib) {
 		if (vg->nr_volumes >= VG_MAX_VOLUMES)
 			return bad(rd, "pool/volumes: more than %u volumes", VG_MAX_VOLUMES);
-		r = import_volume(rd, n, vg);
+		r = import_volume(rd, n, vg, 0);
 		if (r)
 			return r;
+	}
+	if (child(pool, "receiving")) {
+		if (get_section(rd, pool, "pool", "receiving", &vols) ||
+		    check_keys(rd, vols, "pool/receiving", NULL))
+			return -1;
+		for (n = vols->child; n; n = n->sib) {
+			if (vg->nr_volumes + vg->nr_receives >= VG_MAX_VOLUMES)
+				return bad(rd, "pool/receiving: more than %u volumes and receives",
+					   VG_MAX_VOLUMES);
+			if ((r = import_volume(rd, n, vg, 1)))
+				return r;
+		}
 	}
 	return vg_check_model(vg, rd->msg, sizeof(rd->msg));
 }

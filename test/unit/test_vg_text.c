@@ -358,6 +358,74 @@ static void test_validate_model(void)
 	}
 }
 
+/* An unfinished receive: kept apart from the volumes, found by dev id,
+ * holds its name, roundtrips, ends as a volume; bad ones are refused. */
+static void test_receives(void)
+{
+	struct vg *vg, *back;
+	struct vg_volume r, *x;
+	char *text, *bad;
+	size_t len;
+
+	CU_ASSERT_EQUAL_FATAL(vg_import(good_text, strlen(good_text), &vg), 0);
+	memset(&r, 0, sizeof(r));
+	strcpy(r.name, "k9");
+	r.dev_id = 3;
+	r.size = 1 << 20;
+	strcpy(r.origin, "snap");
+	r.read_only = 1;
+	strcpy(r.content_uuid, "0b2d2b7c-52a8-4f0e-9d27-2d1f4a5e6c70");
+	r.received = 65536;
+	CU_ASSERT_EQUAL_FATAL(vg_add_receive(vg, &r), 0);
+	CU_ASSERT_EQUAL(vg->nr_volumes, 2);
+	CU_ASSERT_EQUAL(vg->nr_receives, 1);
+	CU_ASSERT_PTR_NULL(vg_find_volume(vg, "k9"));
+	CU_ASSERT_PTR_EQUAL(vg_find_dev_id(vg, 3), vg_find_receive(vg, "k9"));
+	CU_ASSERT(vg_name_used(vg, "k9"));
+	/* the name and the dev id are held */
+	r.dev_id = 2;
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &r), -EEXIST);
+	strcpy(r.name, "k10");
+	r.dev_id = 1;
+	CU_ASSERT_EQUAL(vg_add_receive(vg, &r), -EEXIST);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &text, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "receiving"));
+	CU_ASSERT_EQUAL_FATAL(vg_import(text, len, &back), 0);
+	x = vg_find_receive(back, "k9");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	CU_ASSERT_EQUAL(x->received, 65536);
+	CU_ASSERT_STRING_EQUAL(x->origin, "snap");
+	CU_ASSERT_EQUAL(back->nr_volumes, 2);
+	/* a text whose receive holds a volume's dev id, or has no uuid */
+	bad = strdup(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bad);
+	{
+		char *d = strstr(strstr(bad, "receiving"), "dev_id");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		d = strchr(d, '3');
+		CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+		*d = '4';
+		struct vg *no;
+		CU_ASSERT_EQUAL(vg_import(bad, len, &no), -EUCLEAN);
+	}
+	free(bad);
+	free(text);
+	/* removing the base clears the origin; the end makes it a volume */
+	CU_ASSERT_EQUAL(vg_remove_volume(back, "snap"), 0);
+	CU_ASSERT_STRING_EQUAL(vg_find_receive(back, "k9")->origin, "");
+	CU_ASSERT_EQUAL(vg_finish_receive(back, "k9"), 0);
+	CU_ASSERT_EQUAL(back->nr_receives, 0);
+	x = vg_find_volume(back, "k9");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	CU_ASSERT_EQUAL(x->received, 0);
+	CU_ASSERT_STRING_EQUAL(x->content_uuid, "0b2d2b7c-52a8-4f0e-9d27-2d1f4a5e6c70");
+	CU_ASSERT_EQUAL(vg_finish_receive(back, "k9"), -ENOENT);
+	CU_ASSERT_EQUAL(vg_remove_receive(back, "k9"), -ENOENT);
+	CU_ASSERT_EQUAL(vg_validate(back), 0);
+	vg_free(back);
+	vg_free(vg);
+}
+
 static void test_volume_ops(void)
 {
 	struct tp_log_capture cap;
@@ -611,5 +679,6 @@ TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "activation flags: optional, written only when set", test_activation_skip },
 	      { "monitor policy: optional section, defaults, checks", test_monitor_policy },
 	      { "volume add/remove/find", test_volume_ops },
+	      { "unfinished receives: apart, held, roundtrip, end", test_receives },
 	      { "3000 volumes fit a slot", test_many_volumes },
 	      { "random damage: refused or valid", test_random_damage })
