@@ -15,6 +15,7 @@
 #include "lib/pool/pool_send_src.h"
 #include "lib/pool/pool_stream.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "metadata/thin/delta.h"
 
@@ -39,12 +40,17 @@ struct raw {
 	uint64_t pos;			/* bytes of the image done */
 	unsigned char *buf;
 	struct pool_send_stats *st;
+	unsigned long writes;		/* for the send-write=N test pause */
 };
 
 static int write_all(struct raw *w, const void *b, size_t len)
 {
 	const unsigned char *c = b;
 
+	/* signals wait (pool_send_*) and are looked for between writes */
+	tp_test_pause_n("send-write", ++w->writes);
+	if (tp_critical_pending())
+		return -EINTR;
 	while (len) {
 		ssize_t n = write(w->fd, c, len);
 		if (n < 0 && errno == EINTR)
@@ -165,6 +171,43 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 	return r;
 }
 
+/* OUTPUT opened for the copy (NULL: standard output): fd or -errno. */
+static int open_output(const char *output)
+{
+	int fd;
+
+	if (!output)
+		return STDOUT_FILENO;
+	if ((fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		fd = -errno;
+		log_error("%s: cannot create: %s", output, strerror(errno));
+	}
+	return fd;
+}
+
+/* After the copy R into FD: OUTPUT closed; a copy a signal stopped
+ * (-EINTR) leaves no partial file behind and says what it left. */
+static int end_output(const struct pool *p, const char *vol, const char *output, int fd, int r)
+{
+	struct stat st;
+	int file = output && !fstat(fd, &st) && S_ISREG(st.st_mode);
+
+	if (output && close(fd) && !r) {
+		r = -errno;
+		log_error("%s: %s", output, strerror(errno));
+	}
+	if (r != -EINTR)
+		return r;
+	if (file && !unlink(output))
+		log_error("%s/%s: stopped by a signal; the partial %s is removed, nothing else "
+			  "changed", p->name, vol, output);
+	else
+		log_error("%s/%s: stopped by a signal; %s ends early (tprecv refuses a cut "
+			  "stream), nothing else changed", p->name, vol,
+			  output ? output : "standard output");
+	return r;
+}
+
 int pool_send_raw(struct pool *p, const char *vol, const char *output,
 		  struct pool_send_stats *st)
 {
@@ -183,16 +226,11 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
 			  "snapshot, or deactivate the pool first", p->name, vol);
 		return -EPERM;
 	}
-	if (output && (fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		r = -errno;
-		log_error("%s: cannot create: %s", output, strerror(errno));
-		return r;
-	}
-	r = send_raw(p, v, fd, st);
-	if (output && close(fd) && !r) {
-		r = -errno;
-		log_error("%s: %s", output, strerror(errno));
-	}
+	if ((fd = open_output(output)) < 0)
+		return fd;
+	tp_critical_begin();
+	r = end_output(p, vol, output, fd, send_raw(p, v, fd, st));
+	tp_critical_end();	/* a signal that stopped it takes effect here */
 	return r;
 }
 
@@ -354,15 +392,10 @@ int pool_send_stream(struct pool *p, const char *vol, const char *from, const ch
 	}
 	if ((r = frozen(p, v)) || (b && (r = frozen(p, b))))
 		return r;
-	if (output && (fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		r = -errno;
-		log_error("%s: cannot create: %s", output, strerror(errno));
-		return r;
-	}
-	r = send_stream(p, v, b, fd, st);
-	if (output && close(fd) && !r) {
-		r = -errno;
-		log_error("%s: %s", output, strerror(errno));
-	}
+	if ((fd = open_output(output)) < 0)
+		return fd;
+	tp_critical_begin();
+	r = end_output(p, vol, output, fd, send_stream(p, v, b, fd, st));
+	tp_critical_end();
 	return r;
 }
