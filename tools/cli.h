@@ -21,9 +21,9 @@ struct tp_command {
 	int (*run)(const struct tp_command *cmd, int argc, const char **argv);
 };
 
-#define TP_COMMAND(name, alias, summary, args, fn) \
+#define TP_COMMAND(name, alias, summary, args, fn, pauses) \
 	int fn(const struct tp_command *cmd, int argc, const char **argv);
-#define TP_INTERNAL(name, summary, args, fn) TP_COMMAND(name, NULL, summary, args, fn)
+#define TP_INTERNAL(name, summary, args, fn) TP_COMMAND(name, NULL, summary, args, fn, "")
 #include "tools/commands.def"
 #undef TP_INTERNAL
 #undef TP_COMMAND

@@ -10,7 +10,7 @@
 #include <string.h>
 
 const struct tp_command tp_commands[] = {
-#define TP_COMMAND(name, alias, summary, args, fn) \
+#define TP_COMMAND(name, alias, summary, args, fn, pauses) \
 	{ #name, alias, summary, args, fn },
 #include "tools/commands.def"
 #undef TP_COMMAND
@@ -21,7 +21,7 @@ const unsigned tp_ncommands = sizeof(tp_commands) / sizeof(tp_commands[0]) - 1;
 
 /* Not listed by `tp --help`; `tp NAME` only. */
 static const struct tp_command internal_commands[] = {
-#define TP_COMMAND(name, alias, summary, args, fn)
+#define TP_COMMAND(name, alias, summary, args, fn, pauses)
 #define TP_INTERNAL(name, summary, args, fn) { name, NULL, summary, args, fn },
 #include "tools/commands.def"
 #undef TP_INTERNAL

@@ -18,6 +18,7 @@
  * SIGHUP) stops the writes at the next 4 MiB and returns -EINTR. */
 #include "lib/pool/pool_wipe.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "metadata/thin/thin_walk.h"
@@ -117,16 +118,16 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 	if ((r = pool_send_busy(p, v)))
 		return r;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	wipe_stop_begin();
+	/* signals wait; the zeroing looks for them before every write */
+	tp_critical_begin();
 	if (pool_is_live(p))
 		r = pool_volume_wipe_live(p, v, res);
 	else if (!p->md)
-		r = -EINVAL;	/* an offline pool always has its thin metadata open */
+		r = -EFAULT;	/* an offline pool always has its thin metadata open */
 	else
 		r = wipe_offline(p, v, res);
-	if (!r && wipe_stopped())
+	if (!r && tp_critical_pending())
 		r = -EINTR;
-	wipe_stop_end();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (r == -EINTR) {
@@ -137,5 +138,6 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 			  tp_size_format(res->wiped, 'h', a, sizeof(a)),
 			  tp_size_format(res->planned, 'h', b, sizeof(b)), p->name, name);
 	}
+	tp_critical_end();	/* a signal that stopped it takes effect here */
 	return r;
 }

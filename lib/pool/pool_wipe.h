@@ -32,16 +32,9 @@ int wipe_find(walk_fn walk, void *arg, uint64_t nr_blocks, uint64_t dev_id, stru
 	TP_MUST_CHECK;
 void wipe_set_free(struct wipe_set *s);
 
-/* Catch SIGINT, SIGTERM and SIGHUP into a flag from wipe_stop_begin to
- * wipe_stop_end (which restores the previous handlers; a signal caught
- * meanwhile is not re-raised: the caller reports it). */
-void wipe_stop_begin(void);
-void wipe_stop_end(void);
-/* 1 once such a signal came since wipe_stop_begin. */
-int wipe_stopped(void);
-
 /* Write LEN zero bytes at OFF of IO in aligned 4 MiB writes, adding each
- * written to *DONE; -EINTR when a signal stopped it (wipe_stopped), else
+ * written to *DONE; -EINTR when a signal waits (the caller holds a
+ * critical section: tp_critical_pending), else
  * 0 or the io error. ZEROS: a zeroed, 4 KiB aligned WIPE_BUF. */
 #define WIPE_BUF (4u << 20)
 int wipe_zero_range(struct io_engine *io, uint64_t off, uint64_t len, const void *zeros,

@@ -11,8 +11,8 @@
  * reference for both, so its blocks have count 1 yet belong to two
  * volumes.
  *
- * Stopping: SIGINT, SIGTERM and SIGHUP are caught into a flag between
- * wipe_stop_begin and wipe_stop_end; the zeroing checks it before each
+ * Stopping: the wipe runs in a critical section (lib/base/critical.h), so
+ * SIGINT, SIGTERM and SIGHUP wait; the zeroing looks for one before each
  * 4 MiB write and returns -EINTR. */
 #include "lib/pool/pool_wipe.h"
 #include "lib/pool/refcount2.h"
@@ -21,7 +21,6 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,40 +126,6 @@ void wipe_set_free(struct wipe_set *s)
 
 /* ---- writing zeros, stoppable ---- */
 
-static volatile sig_atomic_t stop_flag;
-static struct sigaction old_int, old_term, old_hup;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
-void wipe_stop_begin(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	stop_flag = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-}
-
-void wipe_stop_end(void)
-{
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-}
-
-int wipe_stopped(void)
-{
-	return stop_flag != 0;
-}
-
 int wipe_zero_range(struct io_engine *io, uint64_t off, uint64_t len, const void *zeros,
 		    uint64_t *done)
 {
@@ -169,7 +134,7 @@ int wipe_zero_range(struct io_engine *io, uint64_t off, uint64_t len, const void
 		int r;
 
 		tp_test_pause("wipe-zeroing");
-		if (wipe_stopped())
+		if (tp_critical_pending())
 			return -EINTR;
 		if ((r = io_write(io, off, zeros, n)))
 			return r;

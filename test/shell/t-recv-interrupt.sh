@@ -50,15 +50,16 @@ cut() {
 	rm -f pause
 	if [ "$mode" = file ]; then
 		TP_TEST_PAUSE=recv-record=$n TP_TEST_PAUSE_FILE=$PWD/pause \
-			tprecv -i full.stream -n k dst >out 2>err &
+			env --default-signal=INT,TERM,HUP tprecv -i full.stream -n k dst >out 2>err &
 	else
 		cat full.stream | TP_TEST_PAUSE=recv-record=$n TP_TEST_PAUSE_FILE=$PWD/pause \
-			tprecv -n k dst >out 2>err &
+			env --default-signal=INT,TERM,HUP tprecv -n k dst >out 2>err &
 	fi
 	pid=$!
 	cuts=$((cuts + 1))
 	wait_until "$pid" test -e pause || { cat err >&2; fail "$mode $sig $n: tprecv never reached record $n"; }
-	# the tprecv process itself (in a pipe, \$! is the last of the pipe)
+	# the tprecv process itself (in a pipe, $! is the last of the pipe; a
+	# script's background jobs ignore SIGINT, env gives it back)
 	kill -s "$sig" "$pid"
 	rm -f pause
 	rc=0; wait "$pid" || rc=$?

@@ -14,7 +14,8 @@ stop() {
 	local sig=$1 rc=$2 pid got
 	shift 2
 	rm -f pause
-	TP_TEST_PAUSE=send-write=10 TP_TEST_PAUSE_FILE=$PWD/pause tpsend "$@" >out 2>err &
+	TP_TEST_PAUSE=send-write=10 TP_TEST_PAUSE_FILE=$PWD/pause \
+		env --default-signal=INT,TERM,HUP tpsend "$@" >out 2>err &
 	pid=$!
 	wait_until "$pid" test -e pause || { cat err >&2; fail "tpsend $* never paused"; }
 	kill -s "$sig" "$pid"

@@ -166,7 +166,7 @@ kill -INT $pid
 rm -f pause
 rc=0; wait $pid || rc=$?
 cat out err
-expect_eq "interrupted live --wipe" "$rc" 5
+expect_eq "interrupted live --wipe" "$rc" 130
 grep -q "interrupted after zeroing 0 B of 1 MiB; the volume was not removed" err ||
 	fail "no interruption message"
 tpstatus --noheadings -o vol_name wp | grep -qw k || fail "an interrupted --wipe removed k"
