@@ -3,13 +3,18 @@
  *
  * The check reads the stream once, front to back (a pipe is copied into
  * an unlinked temporary file as it is read), so the receive reads it a
- * second time knowing it is whole. The receive is one pool_change: the VG
- * with the new volume first, then, in the thin transaction, the new thin
- * device (a snapshot of the base, or empty), the holes unmapped, each
- * chunk of data written to a newly allocated data block and mapped, the
- * data device flushed; the thin commit makes it all visible at once. Into
- * a live pool the data goes first, through the kernel
- * (pool_recv_live.c), and the change only lists the volume. */
+ * second time knowing it is whole. The receive is three steps, offline
+ * and live alike: a pool_change that lists an unfinished receive (not a
+ * volume: vg.receives) with its new thin device (empty, or a snapshot of
+ * the base); the data, each chunk into a newly allocated block, holes
+ * unmapped, committed every second and when a signal stops it (offline:
+ * the data device flushed, then the thin metadata committed at the same
+ * transaction id; live: a flush of the receive's temporary device,
+ * pool_recv_live.c, which commits the kernel's metadata), each commit
+ * followed by the place reached in the VG; and a pool_change that makes
+ * it a read-only volume with the stream's content uuid. A cut anywhere
+ * leaves either no receive, an unfinished one at its last commit (for
+ * tprecv --resume or --abort), or the whole volume. */
 #include "lib/pool/pool_recv.h"
 #include "lib/pool/pool_int.h"
 #include "lib/pool/pool_recv_int.h"
@@ -290,6 +295,9 @@ struct recv_ctx {
 	unsigned long records;	/* records applied by this run (test pauses) */
 	struct timespec last;	/* of the last commit */
 	int stop;		/* the signal that stopped the receive, or 0 */
+	uint64_t base_size;	/* live: the base's size when it is longer, else 0 */
+	int live;		/* the kernel runs the pool: data through LD */
+	struct recv_live_dev ld;
 	struct pool_recv_result *res;
 };
 
@@ -332,6 +340,11 @@ static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 	uint64_t d;
 	int e;
 
+	if (c->live) {
+		if (!(e = pool_recv_live_chunk(&c->ld, vb, buf)))
+			c->res->chunks++;
+		return e;
+	}
 	if ((e = thin_alloc_data_block(p->md, &d))) {
 		if (e == -ENOSPC)
 			log_error("pool %s: out of data space", p->name);
@@ -349,7 +362,9 @@ static int put_hole(void *ctx, uint64_t first, uint64_t n)
 {
 	struct recv_ctx *c = ctx;
 
-	return c->has_base ? unmap(c->p, c->dev_id, first, n) : 0;
+	if (!c->has_base)
+		return 0;
+	return c->live ? pool_recv_live_hole(&c->ld, first, n) : unmap(c->p, c->dev_id, first, n);
 }
 
 static double since(const struct timespec *t)
@@ -372,11 +387,13 @@ static int commit_progress(struct recv_ctx *c)
 	struct vg *next;
 	int e;
 
-	if ((e = io_flush(p->pv[VG_ROLE_DATA].io))) {
+	if (c->live) {
+		if ((e = pool_recv_live_sync(&c->ld)))	/* the kernel commits */
+			return e;
+	} else if ((e = io_flush(p->pv[VG_ROLE_DATA].io))) {
 		log_error("pool %s: flushing the data device: %s", p->name, strerror(-e));
 		return e;
-	}
-	if ((e = thin_commit(p->md))) {
+	} else if ((e = thin_commit(p->md))) {
 		log_error("pool %s: committing the thin metadata: %s", p->name, strerror(-e));
 		return e;
 	}
@@ -465,22 +482,38 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 	char a[16];
 	int e;
 
+	uint64_t first_beyond = (c->r->h.size + c->chunk - 1) / c->chunk;
+	uint64_t size = c->base_size > c->r->h.size ? c->base_size : c->r->h.size;
+
 	c->durable = c->applied = from;
 	clock_gettime(CLOCK_MONOTONIC, &c->last);
 	tp_test_pause("recv-begun");
 	/* signals wait, and the copy looks for them after every record */
 	tp_critical_begin();
-	e = thin_mappings_io(p->thin_io, 0, c->dev_id, &bv);
-	for (size_t i = 0; !e && i < c->nbeyond; i++)
-		e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
+	if (c->live) {
+		/* the base's chunks past the new end are discarded through a
+		 * device that covers them */
+		e = pool_recv_live_open(p, c->dev_id, (size + c->chunk - 1) / c->chunk * c->chunk /
+					512, c->count, &c->ld);
+		if (!e && size > c->r->h.size)
+			e = pool_recv_live_hole(&c->ld, first_beyond,
+						(size + c->chunk - 1) / c->chunk - first_beyond);
+	} else {
+		e = thin_mappings_io(p->thin_io, 0, c->dev_id, &bv);
+		for (size_t i = 0; !e && i < c->nbeyond; i++)
+			e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
+	}
 	if (!e && !tp_test_fail("recv-skip-data"))	/* proves the tests see it */
 		e = pool_recv_replay(c->r, c->chunk, from, &sink);
 	if (!e && c->durable < c->r->h.size) {
 		c->applied = c->r->h.size;
 		e = commit_progress(c);
 	}
+	if (c->live && pool_recv_live_close(&c->ld) && !e)
+		log_warn("pool %s: the next tptools command on the pool removes the temporary "
+			 "device left", p->name);
 	if (e) {
-		int a2 = thin_abort(p->md);
+		int a2 = c->live ? 0 : thin_abort(p->md);
 		if (a2)
 			log_error("pool %s: dropping the uncommitted part of the receive: %s",
 				  p->name, strerror(-a2));
@@ -504,7 +537,12 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 			  c->name, strerror(-e));
 		return e == -ENOENT ? -EFAULT : e;
 	}
-	return pool_change(p, next, apply_none, NULL);
+	if ((e = pool_change(p, next, apply_none, NULL)))
+		return e;
+	if (c->live && pool_activate(p, (const char *const[]){ c->name }, 1))
+		log_warn("pool %s: %s was received but could not be activated; activate it with "
+			 "'tpactivate %s %s'", p->name, c->name, p->name, c->name);
+	return 0;
 }
 
 /* The receive's first change: its thin device, empty or the base's
@@ -512,9 +550,16 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 static int apply_begin(struct pool *p, const void *arg)
 {
 	const struct recv_ctx *c = arg;
+	const struct vg_volume *v = vg_find_receive(p->vg, c->name);
+	const struct vg_volume *o = v && v->origin[0] ? vg_find_volume(p->vg, v->origin) : NULL;
 
-	return c->has_base ? thin_create_snap(p->md, c->dev_id, c->base_dev)
-			   : thin_create_thin(p->md, c->dev_id);
+	if (!v || (c->has_base && !o)) {
+		log_error("internal error: pool %s lost the receive of %s", p->name, c->name);
+		return -EFAULT;
+	}
+	/* offline the thin transaction; live pool messages (an active base
+	 * suspended for the snapshot) */
+	return o ? pool_op_snap(p, c->dev_id, o) : pool_op_create(p, c->dev_id);
 }
 
 /* The read-only volume whose content is the stream's base. */
@@ -562,7 +607,9 @@ static int preflight(struct pool *p, struct recv_ctx *c)
 	if ((r->h.flags & STREAM_FLAG_INCREMENTAL) && !(c->base = find_base(p, r)))
 		return -ENOENT;
 	if (pool_is_live(p))
-		return pool_recv_live_preflight(p, r, c->base);
+		return pool_recv_live_preflight(p, c->base ? c->base->name : "",
+						c->base && (r->holes || c->base->size > r->h.size),
+						r->chunks);
 	if ((e = room_for(p, c->name, r->chunks)))
 		return e;
 	return pool_guard(p, "receiving", "nothing was received", 0);
@@ -604,41 +651,12 @@ static int pick_dev_id(struct pool *p, uint32_t *dev_id)
 	return 0;
 }
 
-/* Live: the data goes in first, into a thin device the VG does not list
- * yet (a killed receive leaves nothing the transaction-id protocol would
- * complete), then one VG change lists it; the temporary device goes last. */
-static int recv_live(struct pool *p, struct recv_ctx *c, const struct vg_volume *base,
-		     struct vg *next)
-{
-	int e = pool_recv_live_write(p, c->r, c->dev_id, base, &c->res->chunks), f;
-
-	if (e) {
-		vg_free(next);
-		return e;
-	}
-	tp_critical_begin();	/* the temporary device goes with the change */
-	e = pool_change(p, next, apply_none, NULL);
-	f = pool_recv_live_finish(p, c->dev_id, vg_find_dev_id(p->vg, c->dev_id) != NULL);
-	tp_critical_end();
-	if (e) {
-		log_error("pool %s: receiving %s failed: %s", p->name, c->name, strerror(-e));
-		return e;
-	}
-	if (f)
-		log_warn("pool %s: %s was received; the next tptools command on the pool removes "
-			 "the temporary device left", p->name, c->name);
-	if (pool_activate(p, (const char *const[]){ c->name }, 1))
-		log_warn("pool %s: %s was received but could not be activated; activate it with "
-			 "'tpactivate %s %s'", p->name, c->name, p->name, c->name);
-	return 0;
-}
-
 /* tprecv --resume: the unfinished receive of R's content (named NAME, if
  * given) goes on from its last commit. */
 static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 {
 	struct recv_sink count = { c, count_chunk, count_hole, NULL };
-	const struct vg_volume *v = NULL;
+	const struct vg_volume *v = NULL, *o;
 	int e;
 
 	for (unsigned i = 0; i < p->vg->nr_receives && !v; i++)
@@ -663,12 +681,6 @@ static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 			  "received", p->name);
 		return -EXDEV;
 	}
-	if (pool_is_live(p)) {
-		log_error("pool %s is active: an unfinished receive goes on with the pool "
-			  "inactive ('tpdeactivate %s', then tprecv --resume again); nothing was "
-			  "received", p->name, p->name);
-		return -EBUSY;
-	}
 	/* (V points into the VG that the first commit replaces) */
 	snprintf(c->res->name, sizeof(c->res->name), "%s", v->name);
 	c->name = c->res->name;
@@ -678,11 +690,17 @@ static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 	c->res->size = v->size;
 	c->res->data_bytes = c->r->data_bytes;
 	c->res->resumed_at = v->received;
-	if ((e = pool_recv_replay(c->r, c->chunk, v->received, &count)) ||
-	    (e = room_for(p, c->name, c->count)) ||
-	    (e = pool_guard(p, "receiving", "nothing was received", 0)))
+	/* a base still there: live, its chunks past the end go (again) */
+	o = v->origin[0] && !v->received ? vg_find_volume(p->vg, v->origin) : NULL;
+	c->base_size = o ? o->size : 0;
+	if ((e = pool_recv_replay(c->r, c->chunk, v->received, &count)))
 		return e;
-	return recv_data(p, c, c->res->resumed_at);
+	if (c->live)
+		e = pool_recv_live_preflight(p, v->origin, c->has_base && (c->r->holes ||
+					     c->base_size > c->r->h.size), c->count);
+	else if (!(e = room_for(p, c->name, c->count)))
+		e = pool_guard(p, "receiving", "nothing was received", 0);
+	return e ? e : recv_data(p, c, c->res->resumed_at);
 }
 
 int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsigned flags,
@@ -698,6 +716,7 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsig
 	c.chunk = (uint64_t)p->vg->chunk_size * 512;
 	c.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
 	c.res = res;
+	c.live = pool_is_live(p);
 	if (flags & POOL_RECV_RESUME) {
 		e = recv_resume(p, &c, name);
 		goto out;
@@ -725,18 +744,13 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsig
 	snprintf(res->base, sizeof(res->base), "%s", v.origin);
 	res->size = v.size;
 	res->data_bytes = r->data_bytes;
+	c.count = r->chunks;
+	c.base_size = base && base->size > r->h.size ? base->size : 0;
 	if ((e = vg_clone(p->vg, &next)))
 		goto out;
 	next->next_dev_id = v.dev_id + 1;
-	if (pool_is_live(p)) {
-		if ((e = vg_add_volume(next, &v)))
-			vg_free(next);
-		else
-			e = recv_live(p, &c, base, next);
-		goto out;
-	}
-	/* offline: listed as an unfinished receive with its thin device
-	 * first, then the data, then the change that makes it a volume */
+	/* listed as an unfinished receive with its thin device first, then
+	 * the data, then the change that makes it a volume */
 	if ((e = vg_add_receive(next, &v))) {
 		vg_free(next);
 		goto out;

@@ -4,6 +4,7 @@
 #ifndef TP_POOL_POOL_RECV_INT_H
 #define TP_POOL_POOL_RECV_INT_H
 
+#include "kernel/dm.h"
 #include "lib/pool/pool_int.h"
 #include "lib/pool/pool_recv.h"
 #include "lib/pool/pool_stream.h"
@@ -43,28 +44,37 @@ int pool_recv_replay(struct pool_recv *r, uint64_t chunk, uint64_t from,
 
 /* ---- pool_recv_live.c: receiving into a pool the kernel runs ---- */
 
-/* Before anything is made: the kernel's pool can take R (not failed,
- * read-only or out of data space; free data chunks for all R's data;
- * discards passed to the thin devices when an incremental R unmaps
- * chunks of BASE, or BASE is longer). -ENOSPC, -EROFS, -EOPNOTSUPP, logged. */
-int pool_recv_live_preflight(struct pool *p, const struct pool_recv *r,
-			     const struct vg_volume *base) TP_MUST_CHECK;
+/* Before anything is made: the kernel's pool can take NEED more chunks
+ * (not failed, read-only or out of data space) and, when the stream
+ * UNMAPS chunks of BASE (holes, or a longer base), passes discards to the
+ * thin devices. -ENOSPC, -EROFS, -EIO, -EOPNOTSUPP, logged. */
+int pool_recv_live_preflight(struct pool *p, const char *base, int unmaps, uint64_t need)
+	TP_MUST_CHECK;
 
 /* A thin device id for the new volume: P's VG's next one, or the first
  * after it that the kernel does not have. */
 int pool_recv_live_dev_id(struct pool *p, uint32_t *dev_id) TP_MUST_CHECK;
 
-/* Make thin device DEV_ID in the kernel (a snapshot of BASE, or empty),
- * behind a temporary dm device ("<pool>-tprecv:<id>", dm uuid
- * TPTOOLS-<pool uuid>-recv<id>, made first so a killed receive is always
- * recognised), and write R into it: data with O_DIRECT, holes discarded,
- * everything flushed. *CHUNKS: chunks written. The free space is checked
- * again as the data goes in; a pending SIGINT, SIGTERM or SIGHUP stops
- * it. On failure (logged) the device and the thin id are gone again. On
- * success the temporary device stays, the marker of an unfinished
- * receive, until pool_recv_live_finish. */
-int pool_recv_live_write(struct pool *p, struct pool_recv *r, uint32_t dev_id,
-			 const struct vg_volume *base, uint64_t *chunks) TP_MUST_CHECK;
+/* The receive's thin device DEV_ID (it exists in the kernel), loaded as
+ * the temporary device "<pool>-tprecv:<id>" of SECTORS and opened with
+ * O_DIRECT. CHUNK and HOLE are a recv_sink's for it (data written whole,
+ * holes discarded; the free space checked every 64 chunks against NEED
+ * less what was written); SYNC flushes it, which commits the kernel's
+ * metadata; CLOSE removes the temporary device and keeps the thin
+ * device. Errors logged. */
+struct recv_live_dev {
+	struct pool *p;
+	uint32_t dev_id;
+	int fd, loaded;
+	uint64_t chunk, written, need;
+	char dm[TP_DM_NAME_MAX];
+};
+int pool_recv_live_open(struct pool *p, uint32_t dev_id, uint64_t sectors, uint64_t need,
+			struct recv_live_dev *w) TP_MUST_CHECK;
+int pool_recv_live_chunk(void *w, uint64_t vblock, const void *buf);
+int pool_recv_live_hole(void *w, uint64_t first, uint64_t n);
+int pool_recv_live_sync(struct recv_live_dev *w) TP_MUST_CHECK;
+int pool_recv_live_close(struct recv_live_dev *w);
 
 /* ---- pool_recv_leftovers.c: the temporary device and what outlives it ---- */
 

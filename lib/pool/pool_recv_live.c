@@ -1,22 +1,21 @@
-/* pool_recv_live.c - a checked send stream received into a pool the
- * kernel runs. See pool_recv_int.h.
+/* pool_recv_live.c - a receive's data written into a pool the kernel
+ * runs. See pool_recv_int.h.
  *
  * The kernel owns the thin metadata, so the data goes in through a thin
- * device of its own: the new thin id (created by a pool message, empty or
- * a snapshot of the base) is loaded as a temporary dm device, each chunk
- * is written to it with O_DIRECT (a whole chunk: the kernel maps a fresh
- * block without zeroing or copying it) and each hole is discarded (which
- * unmaps on a dm-thin device), then the device is flushed, which commits
- * the kernel's metadata. Only then does the VG list the volume
- * (pool_recv.c), so a receive cut short never becomes a volume.
+ * device of its own: the receive's thin id (made by the receive's first
+ * change, pool_recv.c, empty or a snapshot of the base) is loaded as a
+ * temporary dm device, each chunk is written to it with O_DIRECT (a whole
+ * chunk: the kernel maps a fresh block without zeroing or copying it) and
+ * each hole is discarded (which unmaps on a dm-thin device); a flush of
+ * the device commits the kernel's metadata, which is how the receive's
+ * progress becomes durable. The VG lists the receive as unfinished the
+ * whole time, and as a volume only after the last flush.
  *
- * The temporary device is made first, with an error table (a target of
- * dm core: no module to load), and gets the thin table once the thin id
- * exists: while the thin id is not in the VG the device is always there
- * to say whose it is. Its name "<pool>-tprecv:<id>" cannot be a volume's
+ * The temporary device's name "<pool>-tprecv:<id>" cannot be a volume's
  * (':' is no volume-name character); its dm uuid is
  * TPTOOLS-<pool uuid>-recv<id>, which no other role has, and it is made
- * with the udev flags of an internal device.
+ * with the udev flags of an internal device. A killed receive leaves it:
+ * the next command that changes the pool removes it (pool_recv_leftovers.c).
  *
  * A full pool must not hang the receive: dm-thin queues writes when it
  * runs out of data space (the pool's when-full setting), so the free
@@ -90,23 +89,21 @@ static int room_for(struct pool *p, uint64_t need, uint64_t chunk, const char *w
 	return -ENOSPC;
 }
 
-int pool_recv_live_preflight(struct pool *p, const struct pool_recv *r,
-			     const struct vg_volume *base)
+int pool_recv_live_preflight(struct pool *p, const char *base, int unmaps, uint64_t need)
 {
 	struct tp_dm_pool_status st;
 	int e = pool_state(p, &st);
 
 	if (e)
 		return e;
-	if (base && (r->holes || base->size > r->h.size) &&
-	    st.discard == TP_DM_DISCARD_IGNORE) {
+	if (unmaps && st.discard == TP_DM_DISCARD_IGNORE) {
 		log_error("pool %s ignores discards, and this incremental stream unmaps chunks of "
 			  "%s: it cannot be received while the pool is active; deactivate the pool "
 			  "and receive it then",
-			  p->name, base->name);
+			  p->name, base);
 		return -EOPNOTSUPP;
 	}
-	return room_for(p, r->chunks, r->h.chunk, "now");
+	return room_for(p, need, (uint64_t)p->vg->chunk_size * 512, "now");
 }
 
 int pool_recv_live_dev_id(struct pool *p, uint32_t *dev_id)
@@ -128,26 +125,16 @@ int pool_recv_live_dev_id(struct pool *p, uint32_t *dev_id)
 
 /* ---- the temporary device ---- */
 
-struct writer {
-	struct pool *p;
-	struct pool_recv *r;
-	int fd;
-	uint64_t chunk, written;
-};
-
-static int put_chunk(void *ctx, uint64_t vb, const void *buf)
+int pool_recv_live_chunk(void *ctx, uint64_t vb, const void *buf)
 {
-	struct writer *w = ctx;
+	struct recv_live_dev *w = ctx;
 	const char *b = buf;
 	uint64_t off = vb * w->chunk, left = w->chunk;
 	int e;
 
-	if (tp_critical_pending()) {
-		log_error("pool %s: interrupted by a signal", w->p->name);
-		return -EINTR;
-	}
 	if (w->written % CHECK_EVERY == 0 &&
-	    (e = room_for(w->p, w->r->chunks - w->written, w->chunk, "left")))
+	    (e = room_for(w->p, w->need > w->written ? w->need - w->written : 0, w->chunk,
+			  "left")))
 		return e;
 	while (left) {
 		ssize_t n = pwrite(w->fd, b, left, (off_t)off);
@@ -169,8 +156,9 @@ static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 	return 0;
 }
 
-static int discard(struct writer *w, uint64_t first, uint64_t n)
+int pool_recv_live_hole(void *ctx, uint64_t first, uint64_t n)
 {
+	struct recv_live_dev *w = ctx;
 	uint64_t range[2] = { first * w->chunk, n * w->chunk };
 
 	if (!n)
@@ -184,102 +172,61 @@ static int discard(struct writer *w, uint64_t first, uint64_t n)
 	return 0;
 }
 
-static int put_hole(void *ctx, uint64_t first, uint64_t n)
+int pool_recv_live_sync(struct recv_live_dev *w)
 {
-	return discard(ctx, first, n);
-}
-
-static int make_thin(struct pool *p, uint32_t dev_id, const struct vg_volume *base)
-{
-	int e = base ? pool_op_snap(p, dev_id, base) : pool_op_create(p, dev_id);
-
-	if (e)
-		log_error("pool %s: cannot create thin device %u%s%s: %s", p->name, dev_id,
-			  base ? " as a snapshot of " : "", base ? base->name : "", strerror(-e));
-	return e;
-}
-
-/* The marker device with a zero table, the thin id, then the thin table. */
-static int make_device(struct pool *p, uint32_t dev_id, const struct vg_volume *base,
-		       uint64_t sectors, const char *dm, int *made_thin)
-{
-	struct tp_dm_target t = { 0, sectors, "error", "" };
-	char uuid[TP_DM_UUID_MAX + 16], prefix[TP_DM_UUID_MAX], pool_dev[32];
 	int e;
 
-	pool_recv_uuid_prefix(p, prefix, sizeof(prefix));
-	snprintf(uuid, sizeof(uuid), "%s%u", prefix, dev_id);
-	if ((e = tp_dm_devno(p->pool_dm, pool_dev, sizeof(pool_dev))))
-		return e;
-	if ((e = tp_dm_create(dm, uuid, &t, 1, TP_DM_INTERNAL))) {
-		log_error("pool %s: cannot create the temporary device %s: %s", p->name, dm,
-			  strerror(-e));
-		return e;
-	}
-	if ((e = make_thin(p, dev_id, base)))
-		return e;
-	*made_thin = 1;
-	tp_test_pause("recv-thin-made");
-	if ((e = tp_dm_thin(&t, sectors, pool_dev, dev_id, NULL)) ||
-	    (e = tp_dm_load(dm, &t, 1, TP_DM_INTERNAL)) || (e = tp_dm_resume(dm)))
-		log_error("pool %s: cannot load thin device %u as %s: %s", p->name, dev_id, dm,
-			  strerror(-e));
+	if (!fsync(w->fd))
+		return room_for(w->p, 0, w->chunk, "after the flush");
+	e = -errno;
+	log_error("pool %s: flushing the received data: %s", w->p->name, strerror(errno));
 	return e;
 }
 
-static int open_device(struct pool *p, const char *dm, int *fd)
+int pool_recv_live_open(struct pool *p, uint32_t dev_id, uint64_t sectors, uint64_t need,
+			struct recv_live_dev *w)
 {
+	struct tp_dm_target t;
+	char uuid[TP_DM_UUID_MAX + 16], prefix[TP_DM_UUID_MAX], pool_dev[32];
 	char path[TP_DM_NAME_MAX + 16];
 	int e;
 
-	if ((e = tp_dm_path(path, sizeof(path), dm)))
+	memset(w, 0, sizeof(*w));
+	w->p = p;
+	w->fd = -1;
+	w->dev_id = dev_id;
+	w->chunk = (uint64_t)p->vg->chunk_size * 512;
+	w->need = need;
+	pool_recv_uuid_prefix(p, prefix, sizeof(prefix));
+	snprintf(uuid, sizeof(uuid), "%s%u", prefix, dev_id);
+	if ((e = pool_recv_temp_name(p, dev_id, w->dm, sizeof(w->dm))) ||
+	    (e = tp_dm_devno(p->pool_dm, pool_dev, sizeof(pool_dev))) ||
+	    (e = tp_dm_thin(&t, sectors, pool_dev, dev_id, NULL)))
 		return e;
-	*fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
-	if (*fd >= 0)
+	if ((e = tp_dm_create(w->dm, uuid, &t, 1, TP_DM_INTERNAL))) {
+		log_error("pool %s: cannot load thin device %u as %s: %s", p->name, dev_id, w->dm,
+			  strerror(-e));
+		return e == -EINVAL ? -EIO : e;
+	}
+	w->loaded = 1;
+	tp_test_pause("recv-thin-made");
+	if ((e = tp_dm_path(path, sizeof(path), w->dm)))
+		return e;
+	if ((w->fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC)) >= 0)
 		return 0;
 	e = -errno;
 	log_error("pool %s: cannot open %s: %s", p->name, path, strerror(errno));
 	return e;
 }
 
-int pool_recv_live_write(struct pool *p, struct pool_recv *r, uint32_t dev_id,
-			 const struct vg_volume *base, uint64_t *chunks)
+int pool_recv_live_close(struct recv_live_dev *w)
 {
-	struct writer w = { p, r, -1, r->h.chunk };
-	struct recv_sink sink = { &w, put_chunk, put_hole };
-	uint64_t size = base && base->size > r->h.size ? base->size : r->h.size;
-	uint64_t nchunks = (size + w.chunk - 1) / w.chunk, first_beyond;
-	char dm[TP_DM_NAME_MAX];
-	int e, f, made_thin = 0;
-
-	*chunks = 0;
-	if ((e = pool_recv_temp_name(p, dev_id, dm, sizeof(dm))))
-		return e;
-	/* a killed command's signal waits; the writes below look for it */
-	tp_critical_begin();
-	e = make_device(p, dev_id, base, nchunks * w.chunk / 512, dm, &made_thin);
-	if (!e)
-		e = open_device(p, dm, &w.fd);
-	first_beyond = (r->h.size + w.chunk - 1) / w.chunk;
-	if (!e && base && base->size > r->h.size)
-		e = discard(&w, first_beyond, nchunks - first_beyond);
-	if (!e)
-		e = pool_recv_replay(r, w.chunk, 0, &sink);
-	if (!e && fsync(w.fd)) {
-		e = -errno;
-		log_error("pool %s: flushing the received volume: %s", p->name, strerror(errno));
-	}
-	if (w.fd >= 0)
-		close(w.fd);
-	if (!e)
-		e = room_for(p, 0, w.chunk, "after the receive");
-	*chunks = w.written;
-	if (e) {
-		log_error("pool %s: nothing was received", p->name);
-		f = pool_recv_live_finish(p, dev_id, !made_thin);
-		(void)f;
-	}
-	tp_critical_end();
-	/* the kernel's EINVAL (a message or table refused) is no usage error */
-	return e == -EINVAL || e == -ERANGE ? -EIO : e;
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	if (!w->loaded)
+		return 0;
+	w->loaded = 0;
+	/* the thin device is the unfinished receive's or the volume's now */
+	return pool_recv_live_finish(w->p, w->dev_id, 1);
 }
