@@ -211,7 +211,7 @@ static int run(struct pool_check_params *p, int json, int fast, struct pool_chec
 	if (r) {
 		log_error("%s: the check could not run: %s", p->pool ? p->pool : p->metadata,
 			  strerror(-r));
-		return r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
+		return tp_exit_from_errno(r);
 	}
 	return print_result(p->pool ? p->pool : p->metadata, !p->pool, res, json, fast);
 }

@@ -228,7 +228,7 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	r = pool_repair_run(&p, &res);
 	if (!r)
 		print_done(&p, &res);
-	code = r == 0 ? TP_EXIT_OK : r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
+	code = tp_exit_from_errno(r);
 	if (r)
 		log_error("%s: repair failed (%s); the input is unchanged",
 			  p.metadata ? p.metadata : p.pool, strerror(-r));

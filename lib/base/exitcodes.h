@@ -12,7 +12,10 @@ enum tp_exit {
 };
 
 /* Map a negative errno from the library layers to an exit code:
- * -EINVAL and -ERANGE are the caller's input (3), everything else 5. */
+ * -EINVAL and -ERANGE are the caller's input (3), and so is -ENOTBLK: a
+ * device path that is neither a block device nor an image file (a FIFO, a
+ * character device, a directory, a socket: refused before it is waited
+ * on, read or written, lib/base/devopen.h); everything else 5. */
 int tp_exit_from_errno(int err);
 
 #endif

@@ -189,7 +189,7 @@ int tp_exit_from_errno(int err)
 {
 	if (err >= 0)
 		return TP_EXIT_OK;
-	if (err == -EINVAL || err == -ERANGE)
+	if (err == -EINVAL || err == -ERANGE || err == -ENOTBLK)
 		return TP_EXIT_USAGE;
 	return TP_EXIT_FAILED;
 }
