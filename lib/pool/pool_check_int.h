@@ -83,9 +83,11 @@ int pool_area_open_read(const char *path, uint64_t offset, uint64_t size, struct
 	TP_MUST_CHECK;
 /* Open it for writing (IO_* flags IO_FLAGS) under an exclusive lock
  * (-EBUSY at once if another command holds one); refused with -EBUSY,
- * nothing written, when the area covers a tptools label or another
- * signature libblkid knows (lib/dev/probe.h: a filesystem, a RAID or LVM
- * member, ...) and !FORCE.
+ * nothing written, when the area covers a tptools label, overlaps an area
+ * a pool device's label records as the pool's (its VG metadata area, the
+ * data area, the active or the spare thin-metadata area), or covers
+ * another signature libblkid knows (lib/dev/probe.h: a filesystem, a RAID
+ * or LVM member, ...) and !FORCE.
  * WHAT_ELSE completes the message: the caller's way of aiming elsewhere. */
 int pool_area_open_write(const char *path, unsigned io_flags, uint64_t offset, uint64_t size,
 			 int force, const char *what_else, struct pool_area *a) TP_MUST_CHECK;
