@@ -151,6 +151,13 @@ static void print_pool_steps(const struct pool_repair_params *p,
 		       r->strays_deleted);
 }
 
+/* Did a pool's repair write anything (also when it failed later)? */
+static int wrote_something(const struct pool_repair_result *r)
+{
+	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
+	       r->strays_deleted;
+}
+
 static void print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)
 {
 	const char *what = p->metadata ? p->output : p->pool;
@@ -164,8 +171,7 @@ static void print_done(const struct pool_repair_params *p, const struct pool_rep
 		return;
 	}
 	print_pool_steps(p, r);
-	if (!r->relabeled && !r->vg_restored && !r->vg_rewritten && !r->salvaged &&
-	    !r->strays_deleted) {
+	if (!wrote_something(r)) {
 		printf("%s: clean: nothing to repair, nothing written ('tprepair --force %s' "
 		       "salvages the thin metadata anyway)\n", what, what);
 		return;
@@ -229,9 +235,14 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	if (!r)
 		print_done(&p, &res);
 	code = tp_exit_from_errno(r);
-	if (r)
+	if (r && !p.metadata && wrote_something(&res)) {
+		print_pool_steps(&p, &res);	/* what was written before the failure */
+		log_error("%s: repair failed (%s) after the steps above; run 'tpcheck %s'", p.pool,
+			  strerror(-r), p.pool);
+	} else if (r) {
 		log_error("%s: repair failed (%s); the input is unchanged",
 			  p.metadata ? p.metadata : p.pool, strerror(-r));
+	}
 done:
 	pool_repair_result_free(&res);
 	cli_end(&cli);

@@ -82,9 +82,13 @@ static int keep_names(const struct pool *p, struct pool_repair_result *res)
 	return 0;
 }
 
-/* Keep what the spare holds, salvage the active area into it, swap. */
+/* Keep what the spare holds, salvage the active area into it, swap: the
+ * swap is the VG commit that also writes what PLAN holds (labels, a
+ * restored VG), so nothing of those is written unless the salvage has
+ * succeeded. */
 static int salvage(struct pool *p, const struct thin_repair_opts *opts,
-		   struct thin_repair_report *rep, struct pool_repair_result *res)
+		   const struct pool_relabel_plan *plan, struct thin_repair_report *rep,
+		   struct pool_repair_result *res)
 {
 	struct thin_repair_opts o = *opts;
 	struct io_engine *in = NULL, *out = NULL;
@@ -121,7 +125,7 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	if ((r = vg_clone(p->vg, &next)))
 		goto out;
 	next->metadata_area = spare;
-	r = pool_commit_vg(p, next);	/* frees NEXT on failure */
+	r = pool_relabel_commit(p, plan, next, res);	/* consumes NEXT */
 	if (r) {
 		log_error("pool %s: the repaired metadata is in the spare area but the VG commit "
 			  "failed; the pool still uses the damaged copy", p->name);
@@ -217,6 +221,7 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	char *listed = pp->devices ? NULL : pool_devices_from_file(pp->pool);
 	const char *devices = pp->devices ? pp->devices : listed;
 	struct pool_check_report prep;
+	struct pool_relabel_plan plan;
 	struct vg_mda_status st;
 	struct vg *copy;
 	struct pool p;
@@ -230,17 +235,22 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
 	if (r)
 		goto out;
-	if ((r = pool_relabel(&p, devices, pp->restorefile, res)))
+	/* everything is decided and checked first; the writes come last */
+	if ((r = pool_relabel(&p, devices, pp->restorefile, pp->force_salvage, &plan)))
 		goto out;
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		snprintf(res->device[i], sizeof(res->device[i]), "%s", p.pv[i].io->name);
+	if (st.needs_repair && !plan.labels && !plan.restore)
+		plan.rewrite = 1;
 	if ((r = thin_damaged(&p, &bad)))
 		goto out;
 	if (bad || pp->force_salvage) {
-		r = salvage(&p, opts, rep, res);
-	} else if (st.needs_repair && !res->relabeled && !res->vg_restored && !res->vg_rewritten) {
-		if (!(r = vg_clone(p.vg, &copy)) && !(r = pool_commit_vg(&p, copy)))
-			res->vg_rewritten = 1;
+		r = salvage(&p, opts, &plan, rep, res);
+	} else if (plan.restore || plan.rewrite) {
+		if (!(r = vg_clone(p.vg, &copy)))
+			r = pool_relabel_commit(&p, &plan, copy, res);
+	} else if (plan.labels) {
+		r = pool_relabel_commit(&p, &plan, NULL, res);
 	}
 	if (!r)
 		r = delete_strays(&p, res);
