@@ -130,8 +130,9 @@ void pool_backup_advice(const char *pool, const struct pool_backup_choice *c,
 			 "metadata device (%s; the newest backup is at transaction %" PRIu64 "); "
 			 "copy a matching backup there from another host, or restore the newest "
 			 "anyway with 'tprepair %s --restorefile %s --devices %s --force', which "
-			 "salvages the thin metadata to the backup's transaction id and reports "
-			 "the volumes it lacks as lost", dir ? dir : "the backup dir", c->thin,
+			 "salvages the thin metadata to the backup's transaction id, reports "
+			 "the volumes it lacks as lost and keeps the thin devices it does not "
+			 "list", dir ? dir : "the backup dir", c->thin,
 			 c->newest_tid, pool, file ? file : "FILE", devices);
 	else
 		snprintf(buf, len, "no VG metadata copy is left and %s holds no backup; copy one "

@@ -49,6 +49,7 @@ struct pool_relabel_plan {
 	unsigned labels;	/* bit per role: P->pv[role].label is to be written */
 	int restore;		/* P->vg is the backup's, to be committed over every copy */
 	int rewrite;		/* stale or damaged VG copies: one commit rewrites them */
+	int forced;		/* the backup does not match the thin metadata (--force) */
 };
 
 /* pool_relabel.c, tprepair's first stage; it writes NOTHING. The labels P

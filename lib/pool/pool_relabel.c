@@ -166,7 +166,7 @@ static uint64_t newest_backup(const char *pool)
  * device? 0 yes, or forced (warned); -EUCLEAN (logged with the backup to
  * use instead, or what to do) no. */
 static int check_match(struct pool *p, const struct vg *src, const char *file, int force,
-		       const char *devices)
+		       const char *devices, struct pool_relabel_plan *plan)
 {
 	struct pool_backup_choice c;
 	uint64_t tid;
@@ -182,8 +182,9 @@ static int check_match(struct pool *p, const struct vg *src, const char *file, i
 		log_warn("pool %s: the backup %s is at transaction %" PRIu64 " but the thin "
 			 "metadata of the area it makes active %s; restoring it anyway (--force): "
 			 "the thin metadata is salvaged to the backup's transaction id and the "
-			 "volumes it lacks are reported lost", p->name, file, src->transaction_id,
-			 sb);
+			 "volumes it lacks are reported lost; thin devices it does not list are "
+			 "kept", p->name, file, src->transaction_id, sb);
+		plan->forced = 1;
 		return 0;
 	}
 	if (!pool_backup_pick(p->name, src->uuid, p->pv[VG_ROLE_META].io, &c))
@@ -226,7 +227,7 @@ static int settle_vg(struct pool *p, struct vg *src, const char *file, int force
 		vg_free(cur);
 		return r ? r : -EUCLEAN;
 	}
-	if ((r = check_match(p, src, file, force, devices))) {
+	if ((r = check_match(p, src, file, force, devices, plan))) {
 		vg_free(cur);
 		return r;
 	}

@@ -252,7 +252,11 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	} else if (plan.labels) {
 		r = pool_relabel_commit(&p, &plan, NULL, res);
 	}
-	if (!r)
+	if (!r && plan.forced)	/* they may be volumes of the state the devices hold */
+		log_warn("pool %s: thin devices that the restored backup lists as no volume are "
+			 "kept ('tpcheck %s' lists them; 'tprepair %s' deletes them)", p.name,
+			 p.name, p.name);
+	else if (!r)
 		r = delete_strays(&p, res);
 out:
 	pool_detach(&p);
