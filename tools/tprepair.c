@@ -239,6 +239,12 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		print_pool_steps(&p, &res);	/* what was written before the failure */
 		log_error("%s: repair failed (%s) after the steps above; run 'tpcheck %s'", p.pool,
 			  strerror(-r), p.pool);
+	} else if (r && !p.metadata && res.spare_written) {
+		log_error("%s: repair failed (%s); the pool is unchanged but for its spare "
+			  "thin-metadata area, which the salvage wrote (the pool does not use it; "
+			  "its earlier content %s%s)", p.pool, strerror(-r),
+			  res.saved[0] ? "is kept in " : "was zeroes, nothing to keep",
+			  res.saved);
 	} else if (r) {
 		log_error("%s: repair failed (%s); the input is unchanged",
 			  p.metadata ? p.metadata : p.pool, strerror(-r));

@@ -144,6 +144,8 @@ struct pool_repair_result {
 	int vg_rewritten;	/* stale or damaged VG copies rewritten */
 	int salvaged;		/* thin metadata salvaged into the spare, areas swapped */
 	unsigned strays_deleted;	/* thin devices that belonged to no volume */
+	int spare_written;	/* a salvage that did not finish wrote the spare area
+				 * (its superblock zeroed; the pool still uses the active) */
 	char saved[4096];	/* where the spare's earlier content was kept, or "" */
 	char device[2][4096];	/* the paths of the data and metadata devices */
 	struct pool_repair_volume *volumes;	/* a pool's salvage: the VG's volumes */

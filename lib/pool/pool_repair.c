@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/pool/host.h"
 #include "lib/pool/pool_int.h"
@@ -120,13 +121,21 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	if (!o.nr_data_blocks && p->vg->chunk_size)
 		o.nr_data_blocks = p->pv[VG_ROLE_DATA].label.area[0].size /
 				   ((uint64_t)p->vg->chunk_size * 512);
-	if ((r = thin_repair_io(in, out, &o, rep)) || (r = io_flush(out)))
-		goto out;
-	if ((r = vg_clone(p->vg, &next)))
-		goto out;
-	next->metadata_area = spare;
-	r = pool_relabel_commit(p, plan, next, res);	/* consumes NEXT */
+	r = thin_repair_io(in, out, &o, rep);
+	if (!r)
+		r = io_flush(out);
 	if (r) {
+		res->spare_written = rep->output_written;
+		goto out;
+	}
+	if (tp_test_fail("repair-commit")) {	/* the shell tests' fault before the commit */
+		r = -EIO;
+	} else if (!(r = vg_clone(p->vg, &next))) {
+		next->metadata_area = spare;
+		r = pool_relabel_commit(p, plan, next, res);	/* consumes NEXT */
+	}
+	if (r) {
+		res->spare_written = 1;
 		log_error("pool %s: the repaired metadata is in the spare area but the VG commit "
 			  "failed; the pool still uses the damaged copy", p->name);
 		goto out;
