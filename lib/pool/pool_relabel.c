@@ -21,6 +21,7 @@
 #include "lib/pool/pool_check_int.h"
 #include "lib/pool/pool_int.h"
 
+#include "lib/base/devopen.h"
 #include "lib/base/log.h"
 #include "lib/pool/host.h"
 
@@ -119,6 +120,13 @@ static int load_backup(const struct pool *p, const char *file, struct vg **out)
 	size_t len;
 	int r = pool_backup_read_file(file, &text, &len);
 
+	if (r == -EINVAL) {
+		const char *kind = io_dev_wrong_kind(file);
+		log_error("pool %s: the backup %s is %s, not a VG metadata backup file (%s/*.vg)",
+			  p->name, file, kind ? kind : "a block device",
+			  "the config dir's backup/POOL");
+		return r;
+	}
 	if (r) {
 		log_error("pool %s: cannot read the backup %s: %s", p->name, file, strerror(-r));
 		return r;

@@ -4,6 +4,7 @@
 # an error naming the path and its kind, before any wait (a FIFO's open
 # would block until a writer came); every image stays byte-for-byte
 # unchanged. Each command runs under `timeout 10`: a hang fails as 124.
+# A VG backup given to tprepair --restorefile must be a regular file.
 DATA_SIZE=64M META_SIZE=8M new_pool vault
 ok tvcreate -V 64M -n www vault
 ok tpdump -o vault.xml vault
@@ -62,6 +63,13 @@ kinds fifo "a FIFO"
 kinds dir "a directory"
 kinds sock "a socket"
 kinds /dev/null "a character device"
+# a VG backup (tprepair --restorefile) must be a regular file too
+for k in "fifo:a FIFO" "dir:a directory" "/dev/null:a character device"; do
+	expect_rc 3 timeout 10 tprepair vault --restorefile "${k%%:*}" \
+		--devices vault-data.img,vault-meta.img
+	err_has "the backup ${k%%:*} is ${k#*:}, not a VG metadata backup file"
+	same "tprepair --restorefile ${k%%:*}"
+done
 # JSON reports the refusal with its exit code
 expect_rc 3 timeout 10 tpcheck --json --metadata fifo
 out_has '"exit_code": 3'
