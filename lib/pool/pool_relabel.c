@@ -158,6 +158,8 @@ static int vg_from_survivors(struct pool *p, struct vg **out)
 	return n ? vg_read(pvs, n, out, NULL) : -ENODATA;
 }
 
+static void restore_advice(struct pool *p, const char *paths, char *buf, size_t len);
+
 /* The highest seqno of POOL's backups (0: none). */
 static uint64_t newest_backup(const char *pool)
 {
@@ -268,11 +270,10 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 	} else if (!p->vg) {
 		r = vg_from_survivors(p, &src);
 		if (r) {
-			char *b = pool_backup_path(p->name, 0);
-			log_error("pool %s: no VG metadata copy is left on its devices; restore it "
-				  "with 'tprepair %s --restorefile %s --devices %s'", p->name, p->name,
-				  b ? b : "FILE", devices ? devices : "DATA,META");
-			free(b);
+			char advice[1536];
+			restore_advice(p, devices, advice, sizeof(advice));
+			log_error("pool %s: no VG metadata copy is left on its devices; %s", p->name,
+				  advice);
 			return r == -ENOMEM ? r : -ENODATA;
 		}
 	}

@@ -60,7 +60,9 @@ err_has "restore with 'tprepair vault --restorefile"
 err_has "the input is unchanged"
 same "tprepair --restorefile NEWEST"
 expect_rc 5 tprepair vault --devices vault-data.img,vault-meta.img
-err_has "no VG metadata copy is left"
+err_has "no VG metadata copy is left on its devices; restore with 'tprepair vault --restorefile"
+err_has "the newest backup whose transaction id"
+grep -q "$newest" err && fail "tprepair named the newest backup, which does not match"
 same "tprepair without a backup"
 
 # the next: line(s), run as printed
