@@ -122,9 +122,9 @@ static int load_backup(const struct pool *p, const char *file, struct vg **out)
 
 	if (r == -EINVAL) {
 		const char *kind = io_dev_wrong_kind(file);
-		log_error("pool %s: the backup %s is %s, not a VG metadata backup file (%s/*.vg)",
-			  p->name, file, kind ? kind : "a block device",
-			  "the config dir's backup/POOL");
+		log_error("pool %s: the backup %s is %s, not a VG metadata backup file (one of "
+			  "the config dir's backup/%s/*.vg)", p->name, file,
+			  kind ? kind : "a block device", p->name);
 		return r;
 	}
 	if (r) {
