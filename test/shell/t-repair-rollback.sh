@@ -5,7 +5,8 @@
 # refuses one that does not match, naming the one that does, and every
 # refusal leaves the devices byte-for-byte unchanged (cmp with copies).
 # Following tpcheck's `next:` line alone brings the rolled-back state back:
-# the same volumes, the same thin metadata, the same content (raw exports).
+# the same volumes, the same thin metadata, the same content (raw exports),
+# also with both labels lost.
 # With no matching backup left, tpcheck says so and what to do.
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
 DATA_SIZE=256M META_SIZE=16M new_pool vault --chunk 64k
@@ -45,7 +46,7 @@ same() {	# same WHAT: both devices as they were after the loss
 	cmp -s vault-meta.img meta.lost || fail "$* changed vault-meta.img"
 }
 
-expect_rc 2 tpcheck --devices vault-data.img,vault-meta.img vault
+expect_rc 2 tpcheck vault
 out_has "^next: restore with 'tprepair vault --restorefile"
 grep "^next:" out | grep -q "$newest" && fail "tpcheck named the newest backup, which does not match"
 out_has "the newest backup whose transaction id, [0-9]*, is the thin metadata's"
@@ -91,6 +92,28 @@ for v in a a1; do
 done
 # no backup was overwritten by the restore's own commits
 grep -q 'a2 {' "$newest" || fail "the restore overwrote the newest backup"
+
+# the same with both labels lost too: the metadata device is found through
+# the devices file, and its thin superblock still picks the backup
+cp --sparse=always data.lost vault-data.img
+cp --sparse=always meta.lost vault-meta.img
+for dev in data meta; do
+	dd if=/dev/zero of=vault-$dev.img bs=512 seek=1 count=1 conv=notrunc status=none
+done
+expect_rc 2 tpcheck vault
+out_has "vault-meta.img: no valid tptools label"
+cmd=$(sed -n "s/^next: [^']*'\([^']*\)'.*/\1/p" out)
+[ -n "$cmd" ] || fail "tpcheck named no command"
+case $cmd in *"$newest"*) fail "tpcheck named the newest backup, which does not match" ;; esac
+# shellcheck disable=SC2086
+ok $cmd
+out_has "rewrote the label of .*vault-meta.img"
+ok tpcheck vault
+out_has "vault: clean"
+for v in a a1; do
+	ok tpsend --format raw -o "$v.got" "vault/$v"
+	cmp -s "$v.got" "$v.old" || fail "vault/$v's content is not the rolled-back one"
+done
 
 # no matching backup left: tpcheck says so and what to do; the refusal
 # changes nothing
