@@ -36,6 +36,7 @@ kinds() {
 		"tpstatus --devices vault-data.img,$path vault"
 		"tpdump $path"
 		"tpdiff --snap1 0 --snap2 0 $path"
+		"tpdiff --devices vault-data.img,$path vault/www vault/www"
 		"tpcheck --metadata $path"
 		"tpcheck --devices vault-data.img,$path vault"
 		"tprestore -i vault.xml -o $path"
