@@ -247,7 +247,9 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 			  res.saved);
 	} else if (r) {
 		log_error("%s: repair failed (%s); the input is unchanged",
-			  p.metadata ? p.metadata : p.pool, strerror(-r));
+			  p.metadata ? p.metadata : p.pool,
+			  r == -ENOTBLK ? "a path is neither a block device nor an image file"
+					: strerror(-r));
 	}
 done:
 	pool_repair_result_free(&res);
