@@ -55,7 +55,7 @@ if [ ! -f "$dir/meta.img.orig" ]; then
 			printf "    <range_mapping origin_begin=\"0\" data_begin=\"0\" length=\"%d\" time=\"0\"/>\n", n
 			print "  </device>"
 		}
-		print "</superblock>" }' | "$bin/tprestore" -q -i - -o "$dir/meta.img" --offset "$off" --size "$len"
+		print "</superblock>" }' | "$bin/tprestore" -q --force -i - -o "$dir/meta.img" --offset "$off" --size "$len"
 	# the data device's label and VG metadata area lie before its data area
 	data_off=$("$bin/tpstatus" --units b --noheadings -o pool_data_offset $pool | tr -d ' b')
 	head -c "$data_off" "$dir/data.img" >"$dir/data.head.orig"

@@ -208,11 +208,11 @@ static int run(struct pool_check_params *p, int json, int fast, struct pool_chec
 	r = pool_check_run(p, res);
 	if (pg.shown)
 		fprintf(stderr, "\r%60s\r", "");
-	if (r) {
+	if (r && r != -ENOTBLK)	/* a path of the wrong kind: said where it was refused */
 		log_error("%s: the check could not run: %s", p->pool ? p->pool : p->metadata,
 			  strerror(-r));
-		return r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
-	}
+	if (r)
+		return tp_exit_from_errno(r);
 	return print_result(p->pool ? p->pool : p->metadata, !p->pool, res, json, fast);
 }
 

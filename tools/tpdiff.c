@@ -156,8 +156,8 @@ static int diff_volumes(const struct opts *o, enum fmt fmt, const char *a, const
 			  "mappings to compare", a, b);
 		return TP_EXIT_USAGE;
 	}
-	if (pool_open(pa, o->devices, POOL_RDONLY, &p))
-		return TP_EXIT_FAILED;
+	if ((code = pool_open(pa, o->devices, POOL_RDONLY, &p)))
+		return tp_exit_from_errno(code);	/* e.g. a FIFO as a device: 3 */
 	if ((fd = open_output(o->output)) < 0) {
 		pool_close(p);
 		return TP_EXIT_FAILED;

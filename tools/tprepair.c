@@ -151,6 +151,13 @@ static void print_pool_steps(const struct pool_repair_params *p,
 		       r->strays_deleted);
 }
 
+/* Did a pool's repair write anything (also when it failed later)? */
+static int wrote_something(const struct pool_repair_result *r)
+{
+	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
+	       r->strays_deleted;
+}
+
 static void print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)
 {
 	const char *what = p->metadata ? p->output : p->pool;
@@ -164,8 +171,7 @@ static void print_done(const struct pool_repair_params *p, const struct pool_rep
 		return;
 	}
 	print_pool_steps(p, r);
-	if (!r->relabeled && !r->vg_restored && !r->vg_rewritten && !r->salvaged &&
-	    !r->strays_deleted) {
+	if (!wrote_something(r)) {
 		printf("%s: clean: nothing to repair, nothing written ('tprepair --force %s' "
 		       "salvages the thin metadata anyway)\n", what, what);
 		return;
@@ -228,10 +234,23 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	r = pool_repair_run(&p, &res);
 	if (!r)
 		print_done(&p, &res);
-	code = r == 0 ? TP_EXIT_OK : r == -EINVAL ? TP_EXIT_USAGE : TP_EXIT_FAILED;
-	if (r)
+	code = tp_exit_from_errno(r);
+	if (r && !p.metadata && wrote_something(&res)) {
+		print_pool_steps(&p, &res);	/* what was written before the failure */
+		log_error("%s: repair failed (%s) after the steps above; run 'tpcheck %s'", p.pool,
+			  strerror(-r), p.pool);
+	} else if (r && !p.metadata && res.spare_written) {
+		log_error("%s: repair failed (%s); the pool is unchanged but for its spare "
+			  "thin-metadata area, which the salvage wrote (the pool does not use it; "
+			  "its earlier content %s%s)", p.pool, strerror(-r),
+			  res.saved[0] ? "is kept in " : "was zeroes, nothing to keep",
+			  res.saved);
+	} else if (r) {
 		log_error("%s: repair failed (%s); the input is unchanged",
-			  p.metadata ? p.metadata : p.pool, strerror(-r));
+			  p.metadata ? p.metadata : p.pool,
+			  r == -ENOTBLK ? "a path is neither a block device nor an image file"
+					: strerror(-r));
+	}
 done:
 	pool_repair_result_free(&res);
 	cli_end(&cli);

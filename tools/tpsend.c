@@ -31,8 +31,9 @@ static int send(const char *spec, const char *from, int raw, const char *devices
 
 	if (pool_split_volume_spec(spec, pool, vol))
 		return TP_EXIT_USAGE;
-	if (pool_open(pool, devices, POOL_RDONLY, &p))
-		return TP_EXIT_FAILED;
+	/* (as the other commands: a --devices path that is no device is 3) */
+	if ((code = pool_open(pool, devices, POOL_RDONLY, &p)))
+		return tp_exit_from_errno(code);
 	code = tp_exit_from_errno(raw ? pool_send_raw(p, vol, output, &st)
 				      : pool_send_stream(p, vol, from, output, &st));
 	pool_close(p);

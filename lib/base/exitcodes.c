@@ -8,7 +8,7 @@ int tp_exit_from_errno(int err)
 {
 	if (err >= 0)
 		return TP_EXIT_OK;
-	if (err == -EINVAL || err == -ERANGE)
+	if (err == -EINVAL || err == -ERANGE || err == -ENOTBLK)
 		return TP_EXIT_USAGE;
 	if (err == -EINTR && tp_critical_stopped_by())
 		return 128 + tp_critical_stopped_by();

@@ -16,9 +16,12 @@ enum tp_exit {
 };
 
 /* Map a negative errno from the library layers to an exit code:
- * -EINVAL and -ERANGE are the caller's input (3); -EINTR from a long copy
- * that a signal stopped (tp_critical_stopped_by) 128 + that signal, as if
- * it had ended the process (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
+ * -EINVAL and -ERANGE are the caller's input (3), and so is -ENOTBLK: a
+ * device path that is neither a block device nor an image file (a FIFO, a
+ * character device, a directory, a socket: refused before it is waited
+ * on, read or written, lib/base/devopen.h); -EINTR from a long copy that
+ * a signal stopped (tp_critical_stopped_by) 128 + that signal, as if it
+ * had ended the process (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
  * everything else 5. */
 int tp_exit_from_errno(int err);
 

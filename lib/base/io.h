@@ -46,6 +46,9 @@ int io_write(struct io_engine *e, uint64_t off, const void *buf, size_t len) TP_
 int io_flush(struct io_engine *e) TP_MUST_CHECK;
 void io_destroy(struct io_engine *e);
 
+/* PATH must be a block device or a regular file: anything else (a FIFO, a
+ * character device, a directory, a socket) is -ENOTBLK, logged, at once
+ * (devopen.h). */
 int io_fd_open(const char *path, unsigned flags, struct io_engine **out) TP_MUST_CHECK;
 /* The file descriptor of an fd engine (for ioctls and probing), else -1. */
 int io_fd_get(struct io_engine *e);

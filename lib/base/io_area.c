@@ -14,7 +14,8 @@ int io_open_area(const char *path, unsigned io_flags, uint64_t offset, uint64_t 
 	*out = NULL;
 	r = io_fd_open(path, io_flags, &e);
 	if (r) {
-		log_error("%s: cannot open: %s", path, strerror(-r));
+		if (r != -ENOTBLK)	/* logged by io_fd_open */
+			log_error("%s: cannot open: %s", path, strerror(-r));
 		return r;
 	}
 	if (!offset && !length) {

@@ -1,5 +1,6 @@
 /* io_fd.c - the file/block-device engine (optionally O_DIRECT). See io.h. */
 #include "lib/base/io.h"
+#include "lib/base/devopen.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,22 +117,22 @@ int io_fd_open(const char *path, unsigned flags, struct io_engine **out)
 {
 	struct io_fd *f;
 	struct stat st;
-	int oflags = O_CLOEXEC | ((flags & IO_RDONLY) ? O_RDONLY : O_RDWR);
+	int oflags = (flags & IO_RDONLY) ? O_RDONLY : O_RDWR;
 	int fd, err;
 
 	if (flags & IO_DIRECT)
 		oflags |= O_DIRECT;
 	if (flags & IO_EXCL)
 		oflags |= O_EXCL;
-	fd = open(path, oflags);
-	if (fd < 0 && errno == EINVAL && (flags & IO_DIRECT)) {
+	fd = io_dev_open(path, oflags);
+	if (fd == -EINVAL && (flags & IO_DIRECT)) {
 		/* tmpfs and some filesystems refuse O_DIRECT: fall back to buffered. */
 		oflags &= ~O_DIRECT;
 		flags &= ~(unsigned)IO_DIRECT;
-		fd = open(path, oflags);
+		fd = io_dev_open(path, oflags);
 	}
 	if (fd < 0)
-		return -errno;
+		return fd;
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->e.name = strdup(path))) {
 		free(f);
@@ -156,7 +157,7 @@ int io_fd_open(const char *path, unsigned flags, struct io_engine **out)
 	} else if (S_ISREG(st.st_mode)) {
 		f->e.size = (uint64_t)st.st_size;
 	} else {
-		err = -ENOTBLK;
+		err = -ENOTBLK;	/* io_dev_open refused the other kinds */
 		goto fail;
 	}
 	f->e.ops = &fd_ops;

@@ -1,5 +1,6 @@
 /* lock.c - see lock.h. */
 #include "lib/base/lock.h"
+#include "lib/base/devopen.h"
 #include "lib/base/paths.h"
 
 #include <errno.h>
@@ -90,9 +91,9 @@ int tp_lock_file(const char *path, unsigned flags, struct tp_lock **out)
 
 	if (!l)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = io_dev_open(path, O_RDONLY);
 	if (fd < 0) {
-		r = -errno;
+		r = fd;
 		free(l);
 		return r;
 	}

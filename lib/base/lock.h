@@ -25,7 +25,8 @@ enum tp_lock_flags {
 
 int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out) TP_MUST_CHECK;
 /* Lock the existing file or block device PATH itself (shared for readers,
- * TP_LOCK_EXCL for a writer); -ENOENT when it does not exist. */
+ * TP_LOCK_EXCL for a writer); -ENOENT when it does not exist, -ENOTBLK
+ * (logged, at once) when it is neither (devopen.h). */
 int tp_lock_file(const char *path, unsigned flags, struct tp_lock **out) TP_MUST_CHECK;
 void tp_lock_release(struct tp_lock *l);
 

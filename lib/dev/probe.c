@@ -1,5 +1,6 @@
 /* probe.c - see probe.h. */
 #include "lib/dev/probe.h"
+#include "lib/base/devopen.h"
 #include "lib/base/log.h"
 
 #include <blkid.h>
@@ -188,7 +189,7 @@ int tp_dev_probe(const char *path, const struct tp_probe_hook *hook, struct tp_p
 	int fd, r;
 
 	memset(res, 0, sizeof(*res));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = io_dev_open(path, O_RDONLY);
 	if (fd < 0) {
 		r = -errno;
 		log_error("%s: cannot open: %s", path, strerror(errno));

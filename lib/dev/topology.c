@@ -1,5 +1,6 @@
 /* topology.c - see topology.h. */
 #include "lib/dev/topology.h"
+#include "lib/base/devopen.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -220,7 +221,7 @@ int tp_topology_get(const char *path, struct tp_topology *out)
 	struct stat st;
 	int fd, r = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = io_dev_open(path, O_RDONLY);
 	if (fd < 0) {
 		r = -errno;
 		log_error("%s: cannot open: %s", path, strerror(errno));

@@ -1,6 +1,7 @@
 /* wipe.c - see wipe.h. */
 #include "lib/dev/wipe.h"
 
+#include "lib/base/devopen.h"
 #include "lib/base/log.h"
 
 #include <blkid.h>
@@ -14,7 +15,7 @@ int tp_dev_wipe_signatures(const char *path)
 	blkid_probe pr;
 	int fd, n = 0, r = 0;
 
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = io_dev_open(path, O_RDWR);
 	if (fd < 0) {
 		r = -errno;
 		log_error("cannot open %s to wipe its signatures: %s", path, strerror(-r));

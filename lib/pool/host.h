@@ -106,7 +106,8 @@ int pool_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
 char *pool_backup_path(const char *pool, uint64_t seqno);
 
 /* Load any backup file (tprepair --restorefile) into a malloc'd
- * NUL-terminated *TEXT: 0 or -errno. */
+ * NUL-terminated *TEXT: 0 or -errno; -EINVAL, at once, for a path that is
+ * not a regular file (a FIFO is never waited on). */
 int pool_backup_read_file(const char *file, char **text, size_t *len) TP_MUST_CHECK;
 
 /* Delete all but the newest KEEP backups of POOL. */

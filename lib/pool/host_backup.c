@@ -233,11 +233,16 @@ int pool_backup_read_file(const char *file, char **text, size_t *len)
 	int fd, r = 0;
 
 	*text = NULL;
-	fd = open(file, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: a FIFO named by mistake is refused, not waited on */
+	fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &stt)) {
 		r = -errno;
+		goto out;
+	}
+	if (!S_ISREG(stt.st_mode)) {
+		r = -EINVAL;
 		goto out;
 	}
 	buf = malloc((size_t)stt.st_size + 1);

@@ -111,6 +111,10 @@ static int activate_pool(struct pool *p)
 		tp_critical_begin();
 		r = tp_dm_pool_activate(&l);
 		tp_critical_end();
+		/* the kernel's ENOTBLK (metadata it cannot read, kernel/dm.h) is
+		 * a failure, not a device path of the wrong kind (exit 3) */
+		if (r == -ENOTBLK)
+			r = -EIO;
 	}
 	if (r) {
 		int e = pool_open_thin(p);

@@ -50,25 +50,81 @@ int pool_area_open_read(const char *path, uint64_t offset, uint64_t size, struct
 	return r;
 }
 
-/* Does writing [OFFSET, ...) of PATH destroy a pool device's label? */
-static int refuse_label(const char *path, uint64_t offset, const char *what_else)
+/* The VG on PATH alone (its label L), quietly: NULL when unreadable. */
+static struct vg *own_vg(const char *path, const struct vg_label *l)
+{
+	struct vg_pv pv = { NULL, *l };
+	struct vg *vg = NULL;
+
+	if (io_fd_open(path, IO_RDONLY, &pv.io))
+		return NULL;
+	if (vg_read(&pv, 1, &vg, NULL))
+		vg = NULL;
+	io_destroy(pv.io);
+	return vg;
+}
+
+static int overlaps(uint64_t off, uint64_t len, const struct vg_area *a)
+{
+	return a->size && off < a->offset + a->size && a->offset < off + len;
+}
+
+/* Does writing [OFFSET, OFFSET + LEN) of PATH hit what a pool uses: a
+ * pool device's label, its VG metadata area, the data area, or either
+ * thin-metadata area (the active one, or the spare that holds the copy
+ * the last repair set aside)? Those are what the label records. */
+static int refuse_pool_area(const char *path, uint64_t offset, uint64_t len,
+			    const char *what_else)
 {
 	struct vg_label l;
-	int r;
+	struct vg *vg;
+	const char *what, *note = "";
+	const struct vg_area *hit = NULL;
+	int r = pool_read_label(path, &l), active = -1;
 
-	if (offset >= VG_LABEL_OFFSET + VG_LABEL_SIZE)
-		return 0;
-	r = pool_read_label(path, &l);
-	if (r == -EUCLEAN) {
+	if (r == -EUCLEAN && offset < VG_LABEL_OFFSET + VG_LABEL_SIZE) {
 		log_error("%s: refusing to write: it carries a damaged tptools label (a pool "
 			  "device?); %s add --force to overwrite it", path, what_else);
 		return -EBUSY;
 	}
 	if (r)
 		return 0;
-	log_error("%s: refusing to write: it is the %s device of pool %s and writing here "
-		  "would destroy the pool; %s add --force to overwrite it", path,
-		  vg_role_name(l.role) ? vg_role_name(l.role) : "?", l.pool_name, what_else);
+	if (offset < VG_LABEL_OFFSET + VG_LABEL_SIZE) {
+		log_error("%s: refusing to write: it is the %s device of pool %s and writing here "
+			  "would destroy the pool; %s add --force to overwrite it", path,
+			  vg_role_name(l.role) ? vg_role_name(l.role) : "?", l.pool_name,
+			  what_else);
+		return -EBUSY;
+	}
+	if (overlaps(offset, len, &l.mda)) {
+		hit = &l.mda;
+		what = "VG metadata area";
+	}
+	for (int i = 0; i < 2 && !hit; i++)
+		if (overlaps(offset, len, &l.area[i]))
+			hit = &l.area[i];
+	if (!hit)
+		return 0;
+	if (hit != &l.mda && l.role == VG_ROLE_DATA) {
+		what = "data area";
+	} else if (hit != &l.mda) {
+		if ((vg = own_vg(path, &l))) {
+			active = (int)vg->metadata_area;
+			vg_free(vg);
+		}
+		what = active < 0 ? "thin-metadata area" : hit == &l.area[active]
+								? "active thin-metadata area"
+								: "spare thin-metadata area";
+		note = active < 0 ? ": active or spare, its VG metadata cannot be read here"
+		       : hit == &l.area[active] ? ""
+						 : ": tprepair writes there, and it holds any copy "
+						   "an earlier repair set aside";
+	}
+	log_error("%s: refusing to write: the area written (offset %llu, %llu bytes) overlaps "
+		  "the %s of pool %s (offset %llu, %llu bytes%s), which the pool uses; %s add "
+		  "--force to overwrite it", path, (unsigned long long)offset,
+		  (unsigned long long)len, what, l.pool_name, (unsigned long long)hit->offset,
+		  (unsigned long long)hit->size, note, what_else);
 	return -EBUSY;
 }
 
@@ -118,7 +174,7 @@ int pool_area_open_write(const char *path, unsigned io_flags, uint64_t offset, u
 	if (!r)
 		r = area_lock(path, TP_LOCK_EXCL | TP_LOCK_NOWAIT, a);
 	if (!r && !force)
-		r = refuse_label(path, offset, what_else);
+		r = refuse_pool_area(path, offset, a->io->size, what_else);
 	if (!r && !force)
 		r = refuse_signature(path, a->io, offset, what_else);
 	if (r)

@@ -84,6 +84,8 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 		r = pool_claim_open(p->name, path, claim, &p->claim[i], &io);
 	if (r == -EBUSY && !(p->flags & POOL_RDONLY))
 		return r;	/* logged */
+	if (r == -ENOTBLK)
+		return r;	/* logged by io_fd_open */
 	if (r) {
 		if (rep)
 			log_error("%s: cannot open: %s", path, strerror(-r));

@@ -18,6 +18,7 @@
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
+#include "lib/base/devopen.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -46,7 +47,7 @@ static int held(const char *path)
 
 	if (stat(path, &st) || !S_ISBLK(st.st_mode))
 		return 0;
-	fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	fd = io_dev_open(path, O_RDONLY | O_EXCL);
 	if (fd >= 0) {
 		close(fd);
 		return 0;

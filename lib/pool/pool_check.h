@@ -23,10 +23,11 @@
  *
  * A bare area (pool_area.c) is opened through lib/base/io_area.h and the
  * file itself is locked: shared to read, exclusively (failing at once
- * with -EBUSY when another command holds it) to write. An output whose
- * first sectors carry a tptools label is refused (-EBUSY, the device left
- * untouched) unless the area written starts past the label (--offset) or
- * FORCE is set.
+ * with -EBUSY when another command holds it) to write. An output that is
+ * a pool device (it carries a tptools label) is refused (-EBUSY, the
+ * device left untouched) when the area written covers the label or
+ * overlaps any area the label records (VG metadata, data, the active or
+ * the spare thin-metadata area), unless FORCE is set.
  *
  * The results are lib/pool's own types below. Returns 0 when the work ran
  * (verdicts in the results), -errno when it could not (-ENOENT no such
@@ -143,6 +144,8 @@ struct pool_repair_result {
 	int vg_rewritten;	/* stale or damaged VG copies rewritten */
 	int salvaged;		/* thin metadata salvaged into the spare, areas swapped */
 	unsigned strays_deleted;	/* thin devices that belonged to no volume */
+	int spare_written;	/* a salvage that did not finish wrote the spare area
+				 * (its superblock zeroed; the pool still uses the active) */
 	char saved[4096];	/* where the spare's earlier content was kept, or "" */
 	char device[2][4096];	/* the paths of the data and metadata devices */
 	struct pool_repair_volume *volumes;	/* a pool's salvage: the VG's volumes */

@@ -54,12 +54,9 @@ static int device_size(const char *what, const char *path, uint64_t *size)
 	int r = io_fd_open(path, IO_RDONLY, &io);
 
 	if (r) {
-		if (r == -ENOTBLK)
-			log_error("%s device %s is neither a block device nor an image file", what,
-				  path);
-		else
+		if (r != -ENOTBLK)	/* logged by io_fd_open */
 			log_error("cannot open %s device %s: %s", what, path, strerror(-r));
-		return r == -ENOTBLK ? -EINVAL : r;
+		return r;
 	}
 	*size = io->size;
 	io_destroy(io);

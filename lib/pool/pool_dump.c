@@ -96,9 +96,8 @@ int pool_restore(const struct pool_restore_params *p)
 		return work_failed(r);
 	}
 	r = pool_area_open_write(p->output, IO_EXCL, p->offset, p->size, p->force,
-				 "aim at a metadata area inside it with --offset and --size "
-				 "('tpstatus -o pool_spare_offset,pool_meta_length POOL' shows "
-				 "the spare's), or",
+				 "restore into a file or device that is no pool's (and check "
+				 "it with 'tpcheck --metadata'), or",
 				 &a);
 	if (!r)
 		r = work_failed(thin_xml_restore(fd, named ? p->input : "<stdin>", a.io, 0, NULL));

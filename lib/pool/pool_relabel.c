@@ -6,14 +6,22 @@
  * corrupt gets it back from the VG copy on the other device; when no VG
  * copy is left (both labels gone, or every VG slot damaged), the VG comes
  * from a backup file the user names (--restorefile, LVM's vgcfgrestore),
- * and the labels from it. Before a label is written, the device must be
- * at least as large as the VG says, and a valid label left on it must
- * name the same pool and device uuid. A restored VG is committed with a
- * seqno above any on the devices; a VG on the devices at least as new as
- * the backup is kept instead. */
+ * and the labels from it. A backup is used only when it matches the thin
+ * metadata on the metadata device (pool_backup_match.c), unless forced.
+ * Before a label is written, the device must be at least as large as the
+ * VG says, and a valid label left on it must name the same pool and
+ * device uuid. A restored VG is committed with a seqno above any on the
+ * devices and any backup's; a VG on the devices at least as new as the
+ * backup is kept instead.
+ *
+ * Everything is checked before anything is written: pool_relabel only
+ * decides (labels and VG in memory), and pool_relabel_commit writes, at
+ * the end of the repair, with the VG commit that finishes it. A refusal
+ * leaves the devices byte-for-byte as they were. */
 #include "lib/pool/pool_check_int.h"
 #include "lib/pool/pool_int.h"
 
+#include "lib/base/devopen.h"
 #include "lib/base/log.h"
 #include "lib/pool/host.h"
 
@@ -65,10 +73,11 @@ static int label_matches(const struct pool *p, const struct vg *vg, enum vg_role
 	return -EBUSY;
 }
 
-/* Open PATH for ROLE and write the label VG records for it, after the
- * checks above. Fills P->pv[ROLE]. PATH is one of the paths pool_attach
- * opened and claimed (its lock on the device stays held until
- * pool_detach), so no other tptools command can write it meanwhile. */
+/* Open PATH for ROLE and make the label VG records for it, after the
+ * checks above; it is written by pool_relabel_commit. Fills P->pv[ROLE].
+ * PATH is one of the paths pool_attach opened and claimed (its lock on
+ * the device stays held until pool_detach), so no other tptools command
+ * can write it meanwhile. */
 static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const char *path)
 {
 	struct io_engine *io;
@@ -95,9 +104,7 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 		return -EBUSY;
 	}
 	vg_label_from_vg(vg, role, vg->dev[role].size, &l);
-	r = vg_label_write(io, &l);
-	if (r) {
-		log_error("pool %s: cannot write the label of %s: %s", p->name, path, strerror(-r));
+	if ((r = vg_label_check(&l))) {
 		io_destroy(io);
 		return r;
 	}
@@ -113,6 +120,13 @@ static int load_backup(const struct pool *p, const char *file, struct vg **out)
 	size_t len;
 	int r = pool_backup_read_file(file, &text, &len);
 
+	if (r == -EINVAL) {
+		const char *kind = io_dev_wrong_kind(file);
+		log_error("pool %s: the backup %s is %s, not a VG metadata backup file (one of "
+			  "the config dir's backup/%s/*.vg)", p->name, file,
+			  kind ? kind : "a block device", p->name);
+		return r;
+	}
 	if (r) {
 		log_error("pool %s: cannot read the backup %s: %s", p->name, file, strerror(-r));
 		return r;
@@ -144,14 +158,66 @@ static int vg_from_survivors(struct pool *p, struct vg **out)
 	return n ? vg_read(pvs, n, out, NULL) : -ENODATA;
 }
 
-/* Both devices labelled: read the VG (a stale or damaged copy is
- * rewritten); with a backup SRC, commit it instead unless the devices hold
- * one at least as new. */
-static int settle_vg(struct pool *p, struct vg *src, struct pool_repair_result *res)
+static void restore_advice(struct pool *p, const char *paths, char *buf, size_t len);
+
+/* The highest seqno of POOL's backups (0: none). */
+static uint64_t newest_backup(const char *pool)
+{
+	uint64_t *seq, top = 0;
+	size_t n;
+
+	if (!pool_backup_list(pool, &seq, &n) && n)
+		top = seq[n - 1];
+	free(seq);
+	return top;
+}
+
+/* Does the backup SRC (from FILE) match the thin metadata on P's metadata
+ * device? 0 yes, or forced (warned); -EUCLEAN (logged with the backup to
+ * use instead, or what to do) no. */
+static int check_match(struct pool *p, const struct vg *src, const char *file, int force,
+		       const char *devices, struct pool_relabel_plan *plan)
+{
+	struct pool_backup_choice c;
+	uint64_t tid;
+	char advice[1536] = "", sb[48];
+
+	if (pool_backup_matches(src, p->pv[VG_ROLE_META].io, &tid))
+		return 0;
+	if (tid == UINT64_MAX)
+		snprintf(sb, sizeof(sb), "holds no readable superblock");
+	else
+		snprintf(sb, sizeof(sb), "is at transaction %" PRIu64, tid);
+	if (force) {
+		log_warn("pool %s: the backup %s is at transaction %" PRIu64 " but the thin "
+			 "metadata of the area it makes active %s; restoring it anyway (--force): "
+			 "the thin metadata is salvaged to the backup's transaction id and the "
+			 "volumes it lacks are reported lost; thin devices it does not list are "
+			 "kept", p->name, file, src->transaction_id, sb);
+		plan->forced = 1;
+		return 0;
+	}
+	if (!pool_backup_pick(p->name, src->uuid, p->pv[VG_ROLE_META].io, &c))
+		pool_backup_advice(p->name, &c, devices ? devices : "DATA,META", advice,
+				   sizeof(advice));
+	log_error("pool %s: the backup %s does not match the devices: it is at transaction %"
+		  PRIu64 ", but the thin metadata of the area it makes active (area %u of %s) %s, "
+		  "so restoring it would point the pool at metadata of another moment; nothing "
+		  "was written; %s", p->name, file, src->transaction_id, src->metadata_area,
+		  p->pv[VG_ROLE_META].io->name, sb, advice);
+	return -EUCLEAN;
+}
+
+/* Both devices labelled (in memory): read the VG (a stale or damaged copy
+ * is to be rewritten); with a backup SRC, take it instead, once it
+ * matches, unless the devices hold one at least as new. Writes nothing. */
+static int settle_vg(struct pool *p, struct vg *src, const char *file, int force,
+		     const char *devices, struct pool_relabel_plan *plan)
 {
 	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
 	struct vg_mda_status st;
-	struct vg *cur = NULL, *next;
+	struct vg *cur = NULL;
+	uint64_t seqno;
 	int r;
 
 	vg_free(p->vg);
@@ -164,41 +230,39 @@ static int settle_vg(struct pool *p, struct vg *src, struct pool_repair_result *
 				 "than the backup's %" PRIu64 "; kept", p->name, cur->seqno,
 				 src->seqno);
 		p->vg = cur;
-		if (!st.needs_repair)
-			return 0;
-		if ((r = vg_clone(cur, &next)) || (r = pool_commit_vg(p, next)))
-			return r;
-		res->vg_rewritten = 1;
+		plan->rewrite = st.needs_repair;
 		return 0;
 	}
 	if (!src) {
 		vg_free(cur);
 		return r ? r : -EUCLEAN;
 	}
-	/* supersede every copy on the devices, valid or not */
-	if (cur && cur->seqno > src->seqno)
-		src->seqno = cur->seqno;
-	if (st.seqno > src->seqno)
-		src->seqno = st.seqno;
+	if ((r = check_match(p, src, file, force, devices, plan))) {
+		vg_free(cur);
+		return r;
+	}
+	/* supersede every copy on the devices, valid or not, and every
+	 * backup: the restore's own backups overwrite none */
+	seqno = TP_MAX(src->seqno, st.seqno);
+	if (cur)
+		seqno = TP_MAX(seqno, cur->seqno);
+	seqno = TP_MAX(seqno, newest_backup(p->name));
 	vg_free(cur);
 	if ((r = vg_clone(src, &p->vg)))
 		return r;
-	/* twice: a commit fills one slot per device, the damaged other one
-	 * is the second's */
-	for (int i = 0; i < VG_MDA_SLOTS; i++)
-		if ((r = vg_clone(p->vg, &next)) || (r = pool_commit_vg(p, next)))
-			return r;
-	res->vg_restored = 1;
+	p->vg->seqno = seqno;
+	plan->restore = 1;
 	return 0;
 }
 
-int pool_relabel(struct pool *p, const char *devices, const char *restorefile,
-		 struct pool_repair_result *res)
+int pool_relabel(struct pool *p, const char *devices, const char *restorefile, int force,
+		 struct pool_relabel_plan *plan)
 {
 	char *paths[VG_NR_ROLES] = { NULL, NULL };
 	struct vg *src = NULL;
 	int r = 0, missing = !p->pv[VG_ROLE_DATA].io || !p->pv[VG_ROLE_META].io;
 
+	memset(plan, 0, sizeof(*plan));
 	if (!missing && p->vg && !restorefile)
 		return 0;
 	if (restorefile) {
@@ -206,11 +270,10 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile,
 	} else if (!p->vg) {
 		r = vg_from_survivors(p, &src);
 		if (r) {
-			char *b = pool_backup_path(p->name, 0);
-			log_error("pool %s: no VG metadata copy is left on its devices; restore it "
-				  "with 'tprepair %s --restorefile %s --devices %s'", p->name, p->name,
-				  b ? b : "FILE", devices ? devices : "DATA,META");
-			free(b);
+			char advice[1536];
+			restore_advice(p, devices, advice, sizeof(advice));
+			log_error("pool %s: no VG metadata copy is left on its devices; %s", p->name,
+				  advice);
 			return r == -ENOMEM ? r : -ENODATA;
 		}
 	}
@@ -243,14 +306,43 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile,
 		if (p->pv[!i].io && !strcmp(p->pv[!i].io->name, paths[i]))
 			path = paths[!i];
 		if (!(r = relabel(p, src, role, path)))
-			res->relabeled |= 1u << i;
+			plan->labels |= 1u << i;
 	}
 	if (!r)
-		r = settle_vg(p, restorefile ? src : NULL, res);
+		r = settle_vg(p, restorefile ? src : NULL, restorefile, force, devices, plan);
 out:
 	vg_free(src);
 	free(paths[0]);
 	free(paths[1]);
+	return r;
+}
+
+int pool_relabel_commit(struct pool *p, const struct pool_relabel_plan *plan, struct vg *next,
+			struct pool_repair_result *res)
+{
+	int r = 0;
+
+	for (int i = 0; i < VG_NR_ROLES && !r; i++) {
+		if (!(plan->labels & (1u << i)))
+			continue;
+		r = vg_label_write(p->pv[i].io, &p->pv[i].label);
+		if (r)
+			log_error("pool %s: cannot write the label of %s: %s", p->name,
+				  p->pv[i].io->name, strerror(-r));
+		else
+			res->relabeled |= 1u << i;
+	}
+	if (r || !next) {
+		vg_free(next);
+		return r;
+	}
+	r = pool_commit_vg(p, next);	/* frees NEXT on failure */
+	if (!r && plan->restore && !(r = vg_clone(p->vg, &next)))
+		r = pool_commit_vg(p, next);
+	if (!r && plan->restore)
+		res->vg_restored = 1;
+	else if (!r && plan->rewrite)
+		res->vg_rewritten = 1;
 	return r;
 }
 
@@ -265,6 +357,67 @@ static const char *other_path(const char *paths, const char *survivor, char *buf
 	if (!strcmp(buf, survivor))
 		snprintf(buf, len, "%s", comma + 1);
 	return buf;
+}
+
+/* The metadata device of P to read thin superblocks on: the labelled one,
+ * else the META path of PATHS ("DATA,META"; the one that is not the data
+ * device when that kept its label), opened read-only into *OWN. NULL when
+ * there is none to open. */
+static struct io_engine *meta_device(const struct pool *p, const char *paths,
+				     struct io_engine **own)
+{
+	char buf[VG_PATH_MAX + 1];
+	const char *comma = paths ? strchr(paths, ',') : NULL;
+	const char *path;
+
+	*own = NULL;
+	if (p->pv[VG_ROLE_META].io)
+		return p->pv[VG_ROLE_META].io;
+	if (!comma)
+		return NULL;
+	if (p->pv[VG_ROLE_DATA].io)
+		path = other_path(paths, p->pv[VG_ROLE_DATA].io->name, buf, sizeof(buf));
+	else
+		path = comma + 1;
+	if (io_fd_open(path, IO_RDONLY, own))
+		*own = NULL;
+	return *own;
+}
+
+/* The pool uuid a surviving label of P gives, or NULL. */
+static const char *labels_pool_uuid(const struct pool *p)
+{
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		if (p->pv[i].io)
+			return p->pv[i].label.pool_uuid;
+	return NULL;
+}
+
+/* Which backup to restore P's VG from, in words (no VG copy is left). */
+static void restore_advice(struct pool *p, const char *paths, char *buf, size_t len)
+{
+	struct pool_backup_choice c;
+	struct io_engine *own, *meta = meta_device(p, paths, &own);
+	char *b, *d;
+
+	if (meta && !pool_backup_pick(p->name, labels_pool_uuid(p), meta, &c)) {
+		pool_backup_advice(p->name, &c, paths ? paths : "DATA,META", buf, len);
+		io_destroy(own);
+		return;
+	}
+	io_destroy(own);
+	b = pool_backup_path(p->name, 0);
+	d = pool_backup_dir(p->name);
+	if (b)	/* the metadata device cannot be read: the newest, unchecked */
+		snprintf(buf, len, "restore with 'tprepair %s --restorefile %s --devices %s'",
+			 p->name, b, paths ? paths : "DATA,META");
+	else
+		snprintf(buf, len, "no VG metadata copy is left and %s holds no backup; "
+			 "copy one there from another host, then run 'tprepair %s "
+			 "--restorefile FILE --devices %s'", d ? d : "the backup dir", p->name,
+			 paths ? paths : "DATA,META");
+	free(b);
+	free(d);
 }
 
 void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
@@ -289,23 +442,13 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 		}
 	}
 	if (!p->vg) {
-		char *b = pool_backup_path(p->name, 0), *d = pool_backup_dir(p->name);
 		char both[sizeof(dev)];
 		if (nmissing == 0) {
 			snprintf(both, sizeof(both), "%s,%s", p->pv[VG_ROLE_DATA].io->name,
 				 p->pv[VG_ROLE_META].io->name);
 			paths = both;
 		}
-		if (b)
-			snprintf(buf, len, "restore with 'tprepair %s --restorefile %s --devices %s'",
-				 p->name, b, paths ? paths : "DATA,META");
-		else
-			snprintf(buf, len, "no VG metadata copy is left and %s holds no backup; "
-				 "copy one there from another host, then run 'tprepair %s "
-				 "--restorefile FILE --devices %s'", d ? d : "the backup dir", p->name,
-				 paths ? paths : "DATA,META");
-		free(b);
-		free(d);
+		restore_advice(p, paths, buf, len);
 		return;
 	}
 	if (thin_bad == 2)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/pool/host.h"
 #include "lib/pool/pool_int.h"
@@ -82,9 +83,13 @@ static int keep_names(const struct pool *p, struct pool_repair_result *res)
 	return 0;
 }
 
-/* Keep what the spare holds, salvage the active area into it, swap. */
+/* Keep what the spare holds, salvage the active area into it, swap: the
+ * swap is the VG commit that also writes what PLAN holds (labels, a
+ * restored VG), so nothing of those is written unless the salvage has
+ * succeeded. */
 static int salvage(struct pool *p, const struct thin_repair_opts *opts,
-		   struct thin_repair_report *rep, struct pool_repair_result *res)
+		   const struct pool_relabel_plan *plan, struct thin_repair_report *rep,
+		   struct pool_repair_result *res)
 {
 	struct thin_repair_opts o = *opts;
 	struct io_engine *in = NULL, *out = NULL;
@@ -116,13 +121,21 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	if (!o.nr_data_blocks && p->vg->chunk_size)
 		o.nr_data_blocks = p->pv[VG_ROLE_DATA].label.area[0].size /
 				   ((uint64_t)p->vg->chunk_size * 512);
-	if ((r = thin_repair_io(in, out, &o, rep)) || (r = io_flush(out)))
-		goto out;
-	if ((r = vg_clone(p->vg, &next)))
-		goto out;
-	next->metadata_area = spare;
-	r = pool_commit_vg(p, next);	/* frees NEXT on failure */
+	r = thin_repair_io(in, out, &o, rep);
+	if (!r)
+		r = io_flush(out);
 	if (r) {
+		res->spare_written = rep->output_written;
+		goto out;
+	}
+	if (tp_test_fail("repair-commit")) {	/* the shell tests' fault before the commit */
+		r = -EIO;
+	} else if (!(r = vg_clone(p->vg, &next))) {
+		next->metadata_area = spare;
+		r = pool_relabel_commit(p, plan, next, res);	/* consumes NEXT */
+	}
+	if (r) {
+		res->spare_written = 1;
 		log_error("pool %s: the repaired metadata is in the spare area but the VG commit "
 			  "failed; the pool still uses the damaged copy", p->name);
 		goto out;
@@ -217,6 +230,7 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	char *listed = pp->devices ? NULL : pool_devices_from_file(pp->pool);
 	const char *devices = pp->devices ? pp->devices : listed;
 	struct pool_check_report prep;
+	struct pool_relabel_plan plan;
 	struct vg_mda_status st;
 	struct vg *copy;
 	struct pool p;
@@ -230,19 +244,28 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
 	if (r)
 		goto out;
-	if ((r = pool_relabel(&p, devices, pp->restorefile, res)))
+	/* everything is decided and checked first; the writes come last */
+	if ((r = pool_relabel(&p, devices, pp->restorefile, pp->force_salvage, &plan)))
 		goto out;
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		snprintf(res->device[i], sizeof(res->device[i]), "%s", p.pv[i].io->name);
+	if (st.needs_repair && !plan.labels && !plan.restore)
+		plan.rewrite = 1;
 	if ((r = thin_damaged(&p, &bad)))
 		goto out;
 	if (bad || pp->force_salvage) {
-		r = salvage(&p, opts, rep, res);
-	} else if (st.needs_repair && !res->relabeled && !res->vg_restored && !res->vg_rewritten) {
-		if (!(r = vg_clone(p.vg, &copy)) && !(r = pool_commit_vg(&p, copy)))
-			res->vg_rewritten = 1;
+		r = salvage(&p, opts, &plan, rep, res);
+	} else if (plan.restore || plan.rewrite) {
+		if (!(r = vg_clone(p.vg, &copy)))
+			r = pool_relabel_commit(&p, &plan, copy, res);
+	} else if (plan.labels) {
+		r = pool_relabel_commit(&p, &plan, NULL, res);
 	}
-	if (!r)
+	if (!r && plan.forced)	/* they may be volumes of the state the devices hold */
+		log_warn("pool %s: thin devices that the restored backup lists as no volume are "
+			 "kept ('tpcheck %s' lists them; 'tprepair %s' deletes them)", p.name,
+			 p.name, p.name);
+	else if (!r)
 		r = delete_strays(&p, res);
 out:
 	pool_detach(&p);

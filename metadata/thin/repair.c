@@ -387,6 +387,7 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out, const struct thi
 					    sb.data_block_size, sb.data_sm.nr_blocks, 0 };
 	rep->transaction_id = sb.trans_id;
 	w.out = thin_builder_visitor(b);
+	rep->output_written = 1;	/* the build walk writes OUT from its first step */
 	r = thin_walk_io(&ov->e, 0, &v, &dv);
 	if (!r && !thin_builder_finished(b))
 		r = -EIO;

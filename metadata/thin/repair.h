@@ -61,6 +61,7 @@ struct thin_repair_report {
 	size_t nr_lost;
 	int snapshot_dropped;	/* the input held a metadata snapshot */
 	int details_rebuilt;	/* no details tree: made up from the mapping tree */
+	int output_written;	/* OUT was written (on failure: its superblock zeroed) */
 };
 
 /* 0 when OUT holds the salvaged metadata (REP lists what was lost);

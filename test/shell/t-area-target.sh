@@ -1,8 +1,10 @@
 # Bare metadata areas go through lib/pool: a write target that is a pool
 # device (tptools label) is refused with exit 5 and left byte-for-byte
-# unchanged, unless the area is aimed past the label with --offset or
-# --force is given; the file itself is locked (a writer fails at once
-# while another command holds it, a reader shares it).
+# unchanged when the area written covers the label or overlaps any area
+# the pool uses (VG metadata, data, the active or the spare thin-metadata
+# area), unless --force is given; free space past the areas may be
+# written; the file itself is locked (a writer fails at once while
+# another command holds it, a reader shares it).
 DATA_SIZE=256M META_SIZE=16M new_pool vault
 ok tvcreate -V 64M -n www vault
 ok tpdump vault
@@ -16,7 +18,7 @@ save_area vault src.img
 # refused: both pool devices, for tprestore -o and tprepair -o
 unchanged 5 tprestore -i vault.xml -o vault-meta.img
 err_has "meta device of pool vault"
-err_has "--offset"
+err_has "no pool's"
 err_has "--force"
 unchanged 5 tprestore -i vault.xml -o vault-data.img
 err_has "data device of pool vault"
@@ -26,10 +28,55 @@ err_has "--force"
 unchanged 5 tprestore -i vault.xml -o vault-meta.img --offset 0 --size "$off"
 ok tpcheck vault
 
-# aimed at the spare area with --offset: written, the pool still fine
-ok tprestore -i vault.xml -o vault-meta.img --offset "$spare" --size "$len"
-ok tpdump vault-meta.img --offset "$spare" --size "$len"
-cmp out vault.xml || fail "tprestore --offset into the spare area differs"
+# aimed with --offset at an area the pool uses, or any overlap with one:
+# refused, every byte as it was (cmp against copies)
+mda=4096
+data_off=$(tpstatus --noheadings --units b -o pool_data_offset vault |
+	awk 'NF { sub(/b$/, "", $1); print $1; exit }')
+cp vault-meta.img meta.copy
+cp vault-data.img data.copy
+refused() {	# refused OUT WHAT ARGS...: refused naming WHAT, OUT as it was
+	local out=$1 what=$2
+	shift 2
+	expect_rc 5 "$@"
+	err_has "overlaps the $what of pool vault"
+	err_has "add --force"
+	cmp -s vault-meta.img meta.copy || fail "'$*' changed vault-meta.img"
+	cmp -s vault-data.img data.copy || fail "'$*' changed vault-data.img"
+}
+refused meta "active thin-metadata area" \
+	tprestore -i vault.xml -o vault-meta.img --offset "$off" --size "$len"
+refused meta "active thin-metadata area" \
+	tprestore -i vault.xml -o vault-meta.img --offset $((off + len / 2)) --size "$len"
+refused meta "spare thin-metadata area" \
+	tprestore -i vault.xml -o vault-meta.img --offset "$spare" --size "$len"
+refused meta "spare thin-metadata area" \
+	tprestore -i vault.xml -o vault-meta.img --offset $((spare + len / 2)) --size 1M
+refused meta "VG metadata area" \
+	tprestore -i vault.xml -o vault-meta.img --offset "$mda" --size 1M
+refused data "data area" \
+	tprestore -i vault.xml -o vault-data.img --offset $((data_off + 1048576)) --size 4M
+refused data "VG metadata area" \
+	tprestore -i vault.xml -o vault-data.img --offset "$mda" --size 1M
+ok tpcheck vault
+# after a repair swapped the areas, the names follow the VG
+ok tprepair --force vault
+cp vault-meta.img meta.copy
+cp vault-data.img data.copy
+refused meta "active thin-metadata area" \
+	tprestore -i vault.xml -o vault-meta.img --offset "$spare" --size "$len"
+refused meta "spare thin-metadata area" \
+	tprestore -i vault.xml -o vault-meta.img --offset "$off" --size "$len"
+# free space past the areas is no pool's: written
+truncate -s 24M vault-meta.img
+ok tprestore -i vault.xml -o vault-meta.img --offset 16M --size "$len"
+ok tpdump vault-meta.img --offset 16M --size "$len"
+cmp out vault.xml || fail "tprestore into free space differs"
+ok tpcheck vault
+# --force writes into the spare area
+ok tprestore --force -i vault.xml -o vault-meta.img --offset "$off" --size "$len"
+ok tpdump vault-meta.img --offset "$off" --size "$len"
+cmp out vault.xml || fail "tprestore --force into the spare area differs"
 ok tpcheck vault
 
 # --force overwrites a pool device (a copy here)

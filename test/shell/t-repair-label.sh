@@ -71,7 +71,7 @@ expect_rc 2 tpcheck vault
 out_has "next: restore with 'tprepair vault --restorefile $TPTOOLS_DIR/backup/vault/.*\.vg --devices .*vault-data.img,.*vault-meta.img'"
 cp out vg.out
 unchanged 5 tprepair vault
-err_has "no VG metadata copy is left on its devices; restore it with 'tprepair vault --restorefile"
+err_has "no VG metadata copy is left on its devices; restore with 'tprepair vault --restorefile"
 cp vg.out out
 run_next
 out_has "VG metadata restored from"

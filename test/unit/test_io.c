@@ -1,4 +1,5 @@
 /* io engines: mem, fd (buffered and O_DIRECT), fault, window; locks. */
+#include "lib/base/devopen.h"
 #include "lib/base/io.h"
 #include "lib/base/lock.h"
 #include "test/unit/tp_test.h"
@@ -8,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 static void test_mem(void)
@@ -72,6 +76,59 @@ static void test_fd_errors(void)
 	CU_ASSERT_EQUAL(io_fd_open("/nonexistent/x", 0, &e), -ENOENT);
 	CU_ASSERT_EQUAL(io_fd_open("/dev/null", 0, &e), -ENOTBLK);
 	CU_ASSERT_EQUAL(io_fd_open(tp_test_tmpdir(), IO_RDONLY, &e), -ENOTBLK);
+}
+
+/* A FIFO with no writer or reader, a socket, a directory, a character
+ * device: refused at once (a blocking open of the FIFO would hang this
+ * test), by the engine, the file lock and the bare open alike. A regular
+ * file opens, blocking again (O_NONBLOCK cleared). */
+static void test_dev_kinds(void)
+{
+	char fifo[512], sock[512], file[512];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct io_engine *e;
+	struct tp_lock *l;
+	int s, fd;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tp_test_tmpdir());
+	snprintf(sock, sizeof(sock), "%s/sock", tp_test_tmpdir());
+	snprintf(file, sizeof(file), "%s/kinds.img", tp_test_tmpdir());
+	unlink(fifo);
+	unlink(sock);
+	CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+	CU_ASSERT_EQUAL(io_dev_open(fifo, O_RDONLY), -ENOTBLK);
+	CU_ASSERT_EQUAL(errno, ENOTBLK);
+	CU_ASSERT_EQUAL(io_dev_open(fifo, O_WRONLY), -ENOTBLK);	/* no reader: ENXIO */
+	CU_ASSERT_EQUAL(io_dev_open(fifo, O_RDWR | O_EXCL), -ENOTBLK);
+	CU_ASSERT_EQUAL(io_fd_open(fifo, IO_RDONLY, &e), -ENOTBLK);
+	CU_ASSERT_EQUAL(io_fd_open(fifo, IO_DIRECT, &e), -ENOTBLK);
+	CU_ASSERT_EQUAL(tp_lock_file(fifo, TP_LOCK_EXCL, &l), -ENOTBLK);
+	CU_ASSERT_STRING_EQUAL(io_dev_wrong_kind(fifo), "a FIFO");
+	s = socket(AF_UNIX, SOCK_STREAM, 0);
+	CU_ASSERT_FATAL(s >= 0 && strlen(sock) < sizeof(sa.sun_path));
+	strcpy(sa.sun_path, sock);
+	CU_ASSERT_FATAL(bind(s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	CU_ASSERT_EQUAL(io_dev_open(sock, O_RDONLY), -ENOTBLK);	/* open: ENXIO */
+	CU_ASSERT_STRING_EQUAL(io_dev_wrong_kind(sock), "a socket");
+	close(s);
+	CU_ASSERT_EQUAL(io_dev_open(tp_test_tmpdir(), O_RDWR), -ENOTBLK);	/* EISDIR */
+	CU_ASSERT_STRING_EQUAL(io_dev_wrong_kind(tp_test_tmpdir()), "a directory");
+	CU_ASSERT_EQUAL(io_dev_open("/dev/null", O_RDONLY), -ENOTBLK);
+	CU_ASSERT_STRING_EQUAL(io_dev_wrong_kind("/dev/null"), "a character device");
+	CU_ASSERT_EQUAL(io_dev_open("/nonexistent/x", O_RDONLY), -ENOENT);
+	CU_ASSERT_PTR_NULL(io_dev_wrong_kind("/nonexistent/x"));
+	fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_PTR_NULL(io_dev_wrong_kind(file));
+	fd = io_dev_open(file, O_RDWR);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	CU_ASSERT(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	unlink(fifo);
+	unlink(sock);
+	unlink(file);
 }
 
 static void test_fault(void)
@@ -140,6 +197,7 @@ TP_TEST_SUITE(io, NULL, NULL,
 	      { "fd engine", test_fd },
 	      { "fd engine O_DIRECT, unaligned buffer", test_fd_direct },
 	      { "fd engine errors", test_fd_errors },
+	      { "device paths: only block devices and regular files", test_dev_kinds },
 	      { "fault engine drop and fail", test_fault },
 	      { "window engine", test_window },
 	      { "flock locks", test_lock })
