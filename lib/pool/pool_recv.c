@@ -463,10 +463,13 @@ static int room_for(struct pool *p, const char *name, uint64_t need)
 	return -ENOSPC;
 }
 
-static const char *pct(const struct recv_ctx *c, char *buf, size_t len)
+/* "X of SIZE": how far the receive's commits reached. */
+static const char *reached(const struct recv_ctx *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u%%", c->r->h.size ? (unsigned)((unsigned __int128)c->durable * 100 /
-							    c->r->h.size) : 100);
+	char a[32], b[32];
+
+	snprintf(buf, len, "%s of %s", tp_size_format(c->durable, 'h', a, sizeof(a)),
+		 tp_size_format(c->r->h.size, 'h', b, sizeof(b)));
 	return buf;
 }
 
@@ -479,7 +482,7 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 	struct recv_sink sink = { c, put_chunk, put_hole, at_record };
 	struct thin_delta_visitor bv = { c, NULL, collect_beyond };
 	struct vg *next;
-	char a[16];
+	char a[80];
 	int e;
 
 	uint64_t first_beyond = (c->r->h.size + c->chunk - 1) / c->chunk;
@@ -517,10 +520,11 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 		if (a2)
 			log_error("pool %s: dropping the uncommitted part of the receive: %s",
 				  p->name, strerror(-a2));
-		log_error("pool %s: the receive of %s %s at %s of its volume; what it received "
+		log_error("pool %s: the receive of %s %s at %s; what it received "
 			  "is kept, but it is no volume: finish it with 'tprecv --resume' and "
 			  "the same stream, or drop it with 'tprecv --abort %s %s'", p->name,
-			  c->name, c->stop ? "was stopped by a signal" : "stopped", pct(c, a, sizeof(a)),
+			  c->name, c->stop ? "was stopped by a signal" : "stopped",
+			  reached(c, a, sizeof(a)),
 			  c->name, p->name);
 		tp_critical_end();	/* a signal takes effect here */
 		return c->stop ? -EINTR : e == -EINTR ? -EIO : e;

@@ -67,11 +67,11 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 		char a[32], b[32], h[32];
 
 		log_warn("pool %s: the receive of %s is unfinished (%s of %s received, %s of data "
-			 "held): finish it with 'tprecv --resume' and its stream, or drop it with "
-			 "'tprecv --abort %s %s'", p->name, v->name,
+			 "its own): finish it with 'tprecv --resume' and its stream, or drop it "
+			 "with 'tprecv --abort %s %s'", p->name, v->name,
 			 tp_size_format(v->received, 'h', a, sizeof(a)),
 			 tp_size_format(v->size, 'h', b, sizeof(b)),
-			 tp_size_format(d ? d->mapped * chunk : 0, 'h', h, sizeof(h)), v->name,
+			 tp_size_format(d ? d->exclusive * chunk : 0, 'h', h, sizeof(h)), v->name,
 			 p->name);
 	}
 	free(u);
