@@ -223,6 +223,11 @@ int pool_md_walk(void *arg, const struct thin_ir_visitor *v) TP_MUST_CHECK;
 
 /* Thin device ids in the kernel's metadata (via a metadata snapshot). */
 int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n) TP_MUST_CHECK;
+/* The loaded dm device of P that maps thin id ID, if any (a volume whose
+ * rollback was cut after the VG commit still maps its old id): removed,
+ * its dm name in NAME ("" when none was loaded). -EBUSY (logged) while it
+ * is open. */
+int pool_live_unload_id(struct pool *p, uint32_t id, char *name, size_t len) TP_MUST_CHECK;
 /* Per-device usage from the kernel's metadata snapshot. */
 struct pool_dev_usage;
 int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,

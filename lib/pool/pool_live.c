@@ -10,6 +10,8 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 static int live_create(struct pool *p, uint32_t dev_id)
 {
@@ -97,3 +99,42 @@ const struct pool_backend pool_backend_live = {
 	.figures = live_figures,
 	.usage = pool_live_usage,
 };
+
+/* ---- an interrupted change's device left loaded ---- */
+
+struct loaded {
+	const char *uuid;
+	char *name;
+	size_t len;
+};
+
+static int find_loaded(const char *name, const char *uuid, void *arg)
+{
+	struct loaded *l = arg;
+
+	if (strcmp(uuid, l->uuid))
+		return 0;
+	snprintf(l->name, l->len, "%s", name);
+	return 1;
+}
+
+int pool_live_unload_id(struct pool *p, uint32_t id, char *name, size_t len)
+{
+	char uuid[TP_DM_UUID_MAX];
+	struct loaded l = { uuid, name, len };
+	int r;
+
+	name[0] = '\0';
+	if ((r = tp_dm_uuid(uuid, sizeof(uuid), p->vg->uuid, TP_DM_ROLE_THIN, id)))
+		return r;
+	if ((r = tp_dm_list(uuid, find_loaded, &l)) < 0)
+		return r;
+	if (!name[0])
+		return 0;
+	r = tp_dm_remove(name);
+	if (r == -EBUSY)
+		log_error("pool %s: %s still maps thin device %u, which an interrupted change "
+			  "removes; close it (unmount it) and run the command again", p->name, name,
+			  id);
+	return r == -ENXIO ? 0 : r;
+}

@@ -10,6 +10,7 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,11 +80,39 @@ static int replay_growth(struct pool *p)
 	return 0;
 }
 
+/* Volume devices a live replay unloaded, to load again afterwards. */
+struct reload {
+	unsigned n;
+	char dm[8][TP_DM_NAME_MAX];
+};
+
+/* Load again, on the thin device the VG now gives it, each volume whose
+ * device R names. */
+static void reload_volumes(struct pool *p, const struct reload *rl)
+{
+	char dm[TP_DM_NAME_MAX];
+
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
+		const char *v = p->vg->volumes[i].name;
+		for (unsigned j = 0; j < rl->n; j++) {
+			if (tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, v) ||
+			    strcmp(dm, rl->dm[j]))
+				continue;
+			if (pool_activate(p, (const char *const[]){ v }, 1))
+				log_warn("pool %s: load %s again with 'tpactivate %s %s'", p->name,
+					 v, p->name, v);
+		}
+	}
+}
+
 /* Replay the VG's intent onto the thin devices IDS (uncommitted when
- * offline; through pool messages when live). */
-static int replay(struct pool *p, const uint64_t *ids, size_t n)
+ * offline; through pool messages when live). Live, a device that still
+ * maps an id the VG dropped (a volume whose rollback was cut) is unloaded
+ * first and noted in RL. */
+static int replay(struct pool *p, const uint64_t *ids, size_t n, struct reload *rl)
 {
 	const struct vg *vg = p->vg;
+	char dm[TP_DM_NAME_MAX];
 	int r = replay_growth(p);
 
 	if (r)
@@ -92,6 +121,16 @@ static int replay(struct pool *p, const uint64_t *ids, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (vg_find_dev_id(vg, (uint32_t)ids[i]))
 			continue;
+		if (p->be->live) {
+			if ((r = pool_live_unload_id(p, (uint32_t)ids[i], dm, sizeof(dm))))
+				return r;
+			if (dm[0]) {
+				log_warn("pool %s: unloaded %s, which still mapped thin device %llu",
+					 p->name, dm, (unsigned long long)ids[i]);
+				if (rl->n < TP_ARRAY_SIZE(rl->dm))
+					snprintf(rl->dm[rl->n++], sizeof(rl->dm[0]), "%s", dm);
+			}
+		}
 		r = pool_op_delete(p, (uint32_t)ids[i], NULL);
 		if (r)
 			return r;
@@ -131,6 +170,7 @@ int pool_reconcile(struct pool *p, int write)
 	uint64_t tid, want = p->vg->transaction_id, *ids = NULL;
 	size_t n = 0;
 	unsigned diff;
+	struct reload rl = { 0 };
 	int r;
 
 	r = thin_get_transaction_id(p->md, &tid);
@@ -166,7 +206,7 @@ int pool_reconcile(struct pool *p, int write)
 		return 0;
 	}
 	tp_critical_begin();
-	r = replay(p, ids, n);
+	r = replay(p, ids, n, &rl);
 	if (!r)
 		r = thin_set_transaction_id(p->md, tid, want);
 	if (!r)
@@ -229,6 +269,7 @@ int pool_live_reconcile(struct pool *p, int write)
 {
 	struct tp_dm_pool_status st;
 	uint64_t want = p->vg->transaction_id, *ids = NULL;
+	struct reload rl = { 0 };
 	size_t n = 0;
 	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &st);
 
@@ -261,16 +302,18 @@ int pool_live_reconcile(struct pool *p, int write)
 	tp_critical_begin();
 	r = pool_live_list_devices(p, &ids, &n);
 	if (!r)
-		r = replay(p, ids, n);
+		r = replay(p, ids, n, &rl);
 	if (!r)
 		r = pool_op_set_tid(p, want - 1, want);
 	tp_critical_end();
 	free(ids);
-	if (r)
+	if (r) {
 		log_error("pool %s: could not complete interrupted transaction %llu", p->name,
 			  (unsigned long long)want);
-	else
-		log_warn("pool %s: transaction %llu had been interrupted; it is now complete",
-			 p->name, (unsigned long long)want);
-	return r;
+		return r;
+	}
+	log_warn("pool %s: transaction %llu had been interrupted; it is now complete", p->name,
+		 (unsigned long long)want);
+	reload_volumes(p, &rl);
+	return 0;
 }

@@ -4,7 +4,9 @@
 # blocks, fio sees no error and verifies its data; a pool with no room is
 # switched to error-when-full and fio gets ENOSPC instead of hanging; a
 # metadata area above its threshold is grown; live tpextend after the loop
-# device grows, live tvresize under fio; thin_check clean after each;
+# device grows (also cut by KILL after its VG commit and by INT after its
+# reload, each completed by the next change), live tvresize under fio;
+# thin_check clean after each;
 # tprename refuses an active pool.
 . "$TP_SRC/test/vm/lib.sh"
 set -- $TP_DISKS
@@ -77,6 +79,40 @@ expect_eq "volume size in the VG" \
 	"$(tpstatus --noheadings --units b -o vol_name,vol_size mon | awk '$1 == "v" { print $2 }')" \
 	"$((214 << 20))b"
 ok dd if=/dev/mapper/mon-v of=/dev/null bs=1M skip=200 count=14 status=none
+
+step "live tpextend stopped by KILL after its VG commit, and by INT after its reload"
+# the kernel's data blocks and the VG's, the transaction ids of both
+kstate() { dmsetup status mon-tpool | awk '{ split($6, d, "/"); print d[2], $4 }'; }
+vgstate() {
+	echo "$(( $(size_of mon pool_size) / 65536 ))" \
+		"$(tpstatus --noheadings -o pool_transaction_id mon | awk 'NF { print $1; exit }')"
+}
+n=0
+for cut in after-vg-commit:KILL:137 after-apply:INT:130; do
+	IFS=: read -r st sig want <<<"$cut"
+	truncate -s $((280 + 20 * n))M data.img
+	must losetup -c "$DATA"
+	n=$((n + 1))
+	rm -f pause
+	TP_TEST_PAUSE=$st TP_TEST_PAUSE_FILE=$PWD/pause \
+		env --default-signal=INT,TERM,HUP tpextend mon >ext.out 2>ext.err &
+	pid=$!
+	wait_file pause "$pid" || fail "tpextend never reached $st"
+	kill "-$sig" "$pid"
+	rm -f pause
+	rc=0; wait "$pid" || rc=$?
+	cat ext.err
+	expect_eq "tpextend at $st, $sig: exit" "$rc" "$want"
+	# one more change completes what the kill left
+	must tvcreate -V 4M -n "probe$n" mon
+	read -r kblocks ktid <<<"$(kstate)"
+	read -r vblocks vtid <<<"$(vgstate)"
+	expect_eq "tpextend at $st, $sig: the kernel's data blocks, the VG's" "$kblocks" "$vblocks"
+	expect_eq "tpextend at $st, $sig: transaction ids" "$ktid" "$vtid"
+	[ "$vblocks" -gt $(( (260 << 20) / 65536 )) ] || fail "tpextend at $st, $sig: not grown ($vblocks)"
+	ok dd if=/dev/mapper/mon-v of=/dev/null bs=1M skip=200 count=14 status=none
+	must tvremove -y "mon/probe$n"
+done
 must tpdeactivate mon
 check_meta mon
 

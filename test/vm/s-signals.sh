@@ -1,7 +1,7 @@
 #!/bin/bash
 # Signals, kills and half-applied changes on a live pool (issue 12).
-# SIGINT, SIGTERM and SIGKILL land at each step of a live tvsnap and of a
-# live tpstatus, deterministically: TP_TEST_PAUSE=STEP makes the command
+# SIGINT, SIGTERM and SIGKILL land at each step of a live tvsnap, a live
+# tvrollback and a live tpstatus, deterministically: TP_TEST_PAUSE=STEP makes the command
 # stop at STEP (lib/base/critical.h) until the scenario has sent its
 # signal. Afterwards: SIGINT/SIGTERM waited for the end of the critical
 # section (no device suspended, no metadata snapshot held, the change whole
@@ -128,6 +128,24 @@ for st in after-vg-commit after-suspend after-create-snap after-apply; do
 	ok tpdeactivate sig "$snap"
 	settled "tvsnap $st KILL"
 done
+
+step "tvrollback: INT, TERM and KILL at each step; the volume ends as the snapshot"
+must tvsnap sig/vol -n rb-base
+rb_sum=$(origin_sum)
+for st in after-vg-commit after-create-snap after-apply; do
+	for sig in INT TERM KILL; do
+		# the volume moves away from the snapshot, then is rolled back
+		must dd if=/dev/urandom of=/dev/mapper/sig-vol bs=1M count=2 oflag=direct status=none
+		[ "$(origin_sum)" != "$rb_sum" ] || fail "tvrollback $st $sig: the write did not land"
+		signal_at "$st" "$sig" tvrollback sig/vol --to rb-base
+		expect_eq "tvrollback $st $sig: exit" "$rc" "$(want_rc $sig)"
+		[ "$sig" = KILL ] && next_command "tvrollback $st KILL" "" ""
+		[ -b /dev/mapper/sig-vol ] || must tpactivate sig vol
+		sum=$rb_sum
+		settled "tvrollback $st $sig"
+	done
+done
+sum=$(origin_sum)
 
 step "tpstatus: SIGINT, SIGTERM and SIGKILL inside the metadata snapshot"
 for st in after-reserve before-release; do
