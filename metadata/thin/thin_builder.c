@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_build.h"
 #include "metadata/pdata/le.h"
@@ -48,6 +49,7 @@ struct thin_builder {
 	struct thin_ir_device cur;
 	uint64_t next_vblock;	/* first vblock the next run may use */
 	int first_run;
+	unsigned long flushes;	/* for the restore-write=N test pause */
 };
 
 /* ---- block output ---- */
@@ -58,6 +60,9 @@ static int wflush(struct thin_builder *b)
 
 	if (!b->wbuf_n)
 		return 0;
+	/* a cut here leaves the superblock zeroed (sb_begin), so no reader
+	 * takes the half-written area for metadata */
+	tp_test_pause_n("restore-write", ++b->flushes);
 	r = io_write(b->out, b->wbuf_start * BM_BLOCK_SIZE, b->wbuf, b->wbuf_n * BM_BLOCK_SIZE);
 	if (r)
 		log_error("%s: writing metadata blocks %" PRIu64 "..%" PRIu64 " failed: %s",
