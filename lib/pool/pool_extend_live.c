@@ -7,10 +7,11 @@
  * The protocol is pool_change's: the VG first (transaction id + 1), then
  * the reload, then the kernel's transaction id. A crash after the VG
  * commit leaves the kernel running the old, smaller tables under a VG
- * that records the growth: the next `tpextend` finds the kernel smaller
- * than the VG and reloads (pool_extend_live_catch_up); a deactivation and
- * activation gets the grown tables too, since activation builds them from
- * the VG. */
+ * that records the growth: the next command that changes the pool
+ * completes the transaction and with it reloads the tables
+ * (pool_extend_live_catch_up, from pool_txn.c's replay), and so does the
+ * next `tpextend`; a deactivation and activation gets the grown tables
+ * too, since activation builds them from the VG. */
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"

@@ -46,8 +46,9 @@ static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 /* Offline: unmap what lies beyond the volumes' ends (an interrupted
  * forced shrink) and grow the thin metadata's space maps to the areas the
  * VG records (an interrupted tpextend; the window over the active area
- * already has the VG's size). The kernel grows its own from the pool
- * table. */
+ * already has the VG's size). Live: the kernel grows its own when its
+ * tables are reloaded at the VG's sizes (what a tpextend cut after its VG
+ * commit had not done yet). */
 static int replay_growth(struct pool *p)
 {
 	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512;
@@ -55,10 +56,11 @@ static int replay_growth(struct pool *p)
 	uint64_t meta = p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size /
 			THIN_METADATA_BLOCK_SIZE;
 	uint64_t meta_now, data_now;
+	struct pool_extend_result grown;
 	int r;
 
 	if (p->be->live)
-		return 0;
+		return (r = pool_extend_live_catch_up(p, &grown)) > 0 ? 0 : r;
 	if ((r = pool_unmap_beyond_ends(p)))
 		return r;
 	if (meta > THIN_METADATA_MAX_BLOCKS)
