@@ -53,7 +53,7 @@ int tp_backing_overlap(const struct tp_backing *a, const char *a_name,
 				else if (x->id[i].how[0])
 					tp_dev_fmt(why, len, "%s %s", x_name, x->id[i].how);
 				else
-					snprintf(why, len, "%s and %s are the same %s", a_name, b_name,
+					snprintf(why, len, "they are the same %s",
 						 yid->kind == 'f' ? "file (a hard link or a symlink)"
 								  : "device");
 				return 1;

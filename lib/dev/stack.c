@@ -113,12 +113,15 @@ int tp_stack_decide(const struct tp_stack_facts *f, const char *pool_uuid,
 		if (h) {
 			tp_dev_fmt(v->top, sizeof(v->top), "/dev/%s", h->name);
 			tp_dev_fmt(v->what, sizeof(v->what), "a member of md array %s%s", v->top, ids);
+		} else if (f->raid_label[0]) {
+			tp_dev_fmt(v->what, sizeof(v->what),
+				   "a member of md array %s%s%s%s, which is not assembled",
+				   f->raid_label, f->raid_uuid[0] ? " (uuid " : "", f->raid_uuid,
+				   f->raid_uuid[0] ? ")" : "");
 		} else {
 			tp_dev_fmt(v->what, sizeof(v->what),
-				 "a member of md array %s%s, which is not assembled",
-				 f->raid_label[0] ? f->raid_label
-						  : f->raid_uuid[0] ? f->raid_uuid : "(unnamed)",
-				 ids);
+				   "a member of md array with uuid %s, which is not assembled",
+				   f->raid_uuid[0] ? f->raid_uuid : "(none)");
 		}
 		return 1;
 	}

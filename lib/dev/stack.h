@@ -135,8 +135,9 @@ struct tp_backing {
 };
 
 /* The decision: do A and B share storage (one is, or lies on, the other)?
- * 1 with WHY ("B is a loop device over A"), else 0. Pure. A_NAME and
- * B_NAME name them in WHY. */
+ * 1 with WHY ("B is a loop device over A", "they are the same file (a
+ * hard link or a symlink)"), else 0. Pure. A_NAME and B_NAME name them in
+ * WHY. */
 int tp_backing_overlap(const struct tp_backing *a, const char *a_name,
 		       const struct tp_backing *b, const char *b_name, char *why, size_t len);
 

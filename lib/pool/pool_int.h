@@ -4,6 +4,7 @@
 
 #include "lib/base/io.h"
 #include "lib/base/lock.h"
+#include "lib/dev/stack.h"
 #include "lib/pool/pool.h"
 #include "metadata/thin/thin.h"
 #include "metadata/vg/mda.h"
@@ -319,6 +320,23 @@ int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int 
 
 /* Are A and B the same file or block device? */
 int pool_same_device(const char *a, const char *b);
+
+/* ---- pool_stack.c: only the top of a stack is a pool device ---- */
+
+/* lib/dev's stack check of PATH (carrying a label of pool POOL_UUID, may
+ * be NULL), with our label as the partition-disk answer: 0 the top of its
+ * stack, 1 a component (*V says of what), -errno. */
+int pool_stack_check(const char *path, const char *pool_uuid, struct tp_stack_verdict *v)
+	TP_MUST_CHECK;
+/* The one line a component gets when it is passed by: "skipping PATH:
+ * WHAT; the pool is on TOP". */
+void pool_stack_skip_line(const char *path, const struct tp_stack_verdict *v);
+/* "WHAT; the pool is on TOP" into BUF. */
+void pool_stack_describe(const struct tp_stack_verdict *v, char *buf, size_t len);
+/* --devices: PATH a component is refused (-EBUSY, logged naming what
+ * stacks it and what to do) unless ALLOW (a warning, 1). 0 for the top of
+ * a stack; -errno when PATH cannot be probed. */
+int pool_stack_refuse(const char *path, const char *pool_uuid, int allow) TP_MUST_CHECK;
 
 /* ---- pool_activate.c ---- */
 

@@ -76,9 +76,10 @@ static void test_stack_table(void)
 		  "a member of md array /dev/md1 (name box:1, uuid 1111-2222)" },
 		{ "md member, array not assembled (1.0 at the end)", { "st/vdb", { { NULL } } },
 		  "linux_raid_member", "1111-2222", "box:1", 0, 0, TP_STACK_MD, "",
-		  "a member of md array box:1 (name box:1, uuid 1111-2222), which is not assembled" },
+		  "a member of md array box:1 (uuid 1111-2222), which is not assembled" },
 		{ "md member, 0.90 (no name)", { "st/vdc", { { NULL } } }, "linux_raid_member",
-		  "0102-0304", "", 0, 0, TP_STACK_MD, "", "md array 0102-0304 (uuid 0102-0304)" },
+		  "0102-0304", "", 0, 0, TP_STACK_MD, "", "md array with uuid 0102-0304, which is not "
+		  "assembled" },
 		{ "multipath path, a holder map", { "st/sdb",
 		  { { "dm-2", "mpath-3600a0b80", "mpatha" } } }, "", "", "", 0, 0, TP_STACK_MPATH,
 		  "/dev/mapper/mpatha", "a path of multipath device /dev/mapper/mpatha" },
