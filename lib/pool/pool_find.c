@@ -246,7 +246,7 @@ static void array_path(const struct located *at, const struct component *c, char
 
 /* The pool's LOST device is missing but components of it were seen: the
  * pool waits for its array (or other top device). Logged: 1; else 0. */
-static int waiting(const char *name, const struct located *at, enum vg_role lost)
+static int waiting_for(const char *name, const struct located *at, enum vg_role lost)
 {
 	const struct component *first = NULL;
 	char members[512] = "", top[VG_PATH_MAX + 1];
@@ -288,9 +288,46 @@ static int waiting(const char *name, const struct located *at, enum vg_role lost
 	return 1;
 }
 
-int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
+/* Does a missing device of PATHS wait for the top of its stack? Logged: 1. */
+static int waiting(const char *name, const struct located *at, char *const paths[VG_NR_ROLES])
+{
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		if (!paths[i] && waiting_for(name, at, (enum vg_role)i))
+			return 1;
+	return 0;
+}
+
+/* Why pool NAME's LOST device was not found (no component of it seen). */
+static void say_missing(const char *name, const struct located *at, enum vg_role lost)
 {
 	char other[VG_NAME_MAX + 1];
+	char *file = pool_devices_path();
+
+	if (at->damaged[lost][0])
+		log_error("pool %s: the label of its %s device %s is damaged (above) and no "
+			  "other device carries it; 'tprepair %s' rewrites it from the other "
+			  "device's copy", name, lost == VG_ROLE_DATA ? "data" : "metadata",
+			  at->damaged[lost], name);
+	else if ((at->listed > 0 || at->stale) && renamed_to(name, other))
+		log_error("pool %s: the devices file lists a device for it whose label "
+			  "belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
+			  "run it again to finish)", name, other, name, name, other);
+	else if (at->listed > 0 || at->stale)
+		log_error("pool %s: its %s device was not found (the devices file %s lists "
+			  "it, and no block device carries its label); attach it, name the "
+			  "devices with --devices DATA,META, or forget the pool with "
+			  "'tpremove --force %s'",
+			  name, lost == VG_ROLE_DATA ? "data" : "metadata", file ? file : "", name);
+	else
+		log_error("pool %s not found: no such pool in the devices file and no "
+			  "block device carries its label; 'tpstatus' lists the known pools, "
+			  "--devices DATA,META names image files",
+			  name);
+	free(file);
+}
+
+int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
+{
 	struct located at;
 	int i, r = locate(name, paths, &at);
 
@@ -299,33 +336,8 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 	if (!at.scanned)
 		return 0;
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
-		char *file = pool_devices_path();
-		enum vg_role lost = paths[VG_ROLE_DATA] ? VG_ROLE_META : VG_ROLE_DATA;
-		if (waiting(name, &at, lost) ||
-		    (!paths[VG_ROLE_DATA] && !paths[VG_ROLE_META] && waiting(name, &at, VG_ROLE_META)))
-			;
-		else if (at.damaged[lost][0])
-			log_error("pool %s: the label of its %s device %s is damaged (above) and no "
-				  "other device carries it; 'tprepair %s' rewrites it from the other "
-				  "device's copy", name, lost == VG_ROLE_DATA ? "data" : "metadata",
-				  at.damaged[lost], name);
-		else if ((at.listed > 0 || at.stale) && renamed_to(name, other))
-			log_error("pool %s: the devices file lists a device for it whose label "
-				  "belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
-				  "run it again to finish)", name, other, name, name, other);
-		else if (at.listed > 0 || at.stale)
-			log_error("pool %s: its %s device was not found (the devices file %s lists "
-				  "it, and no block device carries its label); attach it, name the "
-				  "devices with --devices DATA,META, or forget the pool with "
-				  "'tpremove --force %s'",
-				  name, paths[VG_ROLE_DATA] ? "metadata" : "data", file ? file : "",
-				  name);
-		else
-			log_error("pool %s not found: no such pool in the devices file and no "
-				  "block device carries its label; 'tpstatus' lists the known pools, "
-				  "--devices DATA,META names image files",
-				  name);
-		free(file);
+		if (!waiting(name, &at, paths))
+			say_missing(name, &at, paths[VG_ROLE_DATA] ? VG_ROLE_META : VG_ROLE_DATA);
 		free(paths[0]);
 		free(paths[1]);
 		paths[0] = paths[1] = NULL;
