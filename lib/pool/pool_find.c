@@ -264,21 +264,27 @@ static int waiting_for(const char *name, const struct located *at, enum vg_role 
 	}
 	if (!first)
 		return 0;
-	if (first->v.kind == TP_STACK_MD && !first->v.top[0]) {
-		array_path(at, first, top, sizeof(top));
+	if (first->v.kind == TP_STACK_MD) {
 		const struct tp_stack_verdict *v = &first->v;
-		char ids[160] = "";
+		char ids[160] = "", how[VG_PATH_MAX + 600];
 
 		array_path(at, first, top, sizeof(top));
 		if (v->md_name[0] || v->md_uuid[0])
 			snprintf(ids, sizeof(ids), " (%s%s%s%s%s)", v->md_name[0] ? "name " : "",
 				 v->md_name, v->md_name[0] && v->md_uuid[0] ? ", " : "",
 				 v->md_uuid[0] ? "uuid " : "", v->md_uuid);
-		log_error("pool %s: waiting for its %s device, md array %s%s: the array is not "
-			  "assembled, and its members (%s) are not pool devices. Start it with "
-			  "'mdadm --assemble --scan' (a degraded array: 'mdadm --assemble --run %s "
-			  "%s'), then run the command again",
-			  name, role, top, ids, members, top, members);
+		/* assembled but not started (incremental assembly waiting for
+		 * its other members), or not assembled at all */
+		if (v->top[0])
+			snprintf(how, sizeof(how), "is assembled but not running: start it with "
+				 "'mdadm --run %s' once its members are there", top);
+		else
+			snprintf(how, sizeof(how), "is not assembled: start it with 'mdadm "
+				 "--assemble --scan' (a degraded array: 'mdadm --assemble --run %s "
+				 "%s')", top, members);
+		log_error("pool %s: waiting for its %s device, md array %s%s: its members (%s) "
+			  "are not pool devices, and the array %s; then run the command again",
+			  name, role, top, ids, members, how);
 		return 1;
 	}
 	log_error("pool %s: its %s device was found only on %s, which is %s: not a pool device. "

@@ -38,21 +38,25 @@ wipe_member() {
 	dd if=/dev/zero of="$1" bs=1M count=1 seek=$((MIB - 1)) oflag=direct status=none
 }
 
-# udev_test DEV: `udevadm test` with our rules (the tp of this build) into
-# ./udev.out; mdadm's incremental assembly rule is masked so the test does
-# not start the array, and the database entry it wrote is dropped after.
+# udev_test DEV [RULES]: `udevadm test` with our rules (the tp of this
+# build) into ./udev.out; mdadm's incremental assembly rule is masked so
+# the test does not start the array, and the database entry it wrote is
+# dropped after. RULES: a rules file put at 68 (after our member rule,
+# before our autoactivation rule) to feign what other rules would set.
 udev_test() {
-	local mm
-	mkdir -p /run/udev/rules.d
+	local mm r=/run/udev/rules.d
+	mkdir -p $r
 	sed "s|/usr/sbin/tp |$TP_BUILD/bin/tp |" "$TP_SRC/udev/60-tptools-member.rules" \
-		>/run/udev/rules.d/60-tptools-member.rules
-	cp "$TP_SRC/udev/69-tptools-autoactivate.rules" /run/udev/rules.d/
-	: >/run/udev/rules.d/64-md-raid-assembly.rules
+		>$r/60-tptools-member.rules
+	cp "$TP_SRC/udev/69-tptools-autoactivate.rules" $r/
+	: >$r/64-md-raid-assembly.rules
+	printf '%s\n' "${2:-}" >$r/68-tptools-feign.rules
+	[ -z "${2:-}" ] || : >$r/63-md-raid-arrays.rules
 	udevadm test "/sys/class/block/${1#/dev/}" >udev.out 2>&1 || fail "udevadm test $1"
 	mm=$(printf '%d:%d' $(stat -Lc '0x%t 0x%T' "$1"))
-	rm -f /run/udev/rules.d/60-tptools-member.rules \
-		/run/udev/rules.d/69-tptools-autoactivate.rules \
-		/run/udev/rules.d/64-md-raid-assembly.rules "/run/udev/data/b$mm"
+	rm -f $r/60-tptools-member.rules $r/69-tptools-autoactivate.rules \
+		$r/64-md-raid-assembly.rules $r/63-md-raid-arrays.rules $r/68-tptools-feign.rules \
+		"/run/udev/data/b$mm"
 }
 
 # round VERSION POOL: the whole story on an md RAID1 of $A and $B
@@ -84,6 +88,7 @@ round() {
 		has err "skipping $A: a member of md array"
 		has err "skipping $B: a member of md array"
 		has err "waiting for its data device, md array /dev/md1"
+		has err "the array is not assembled"
 		has err "mdadm --assemble --run /dev/md1 $A $B"
 	fi
 	cmp -s etc/devices devices.before || fail "$ver: the devices file changed: $(cat etc/devices)"
@@ -120,6 +125,27 @@ round() {
 	no_pool "$pool"
 	cmp -s etc/devices devices.before || fail "$ver: the devices file changed: $(cat etc/devices)"
 
+	if [ "$ver" = 1.0 ] && [ -x /lib/systemd/systemd-udevd ]; then
+		step "metadata $ver: the degraded array assembled but not started (incremental)"
+		# what udev's incremental assembly does at boot with one member
+		mdadm --incremental "$A" 2>&1
+		md=$(ls "/sys/class/block/${A#/dev/}/holders" | head -1)
+		expect_eq "array state of $md, not started" \
+			"$(cat "/sys/class/block/$md/md/array_state" 2>&1)" inactive
+		expect_eq "$ver: tpactivate exit, inactive array" "$(rc tpactivate "$pool")" 5
+		cat err
+		has err "skipping $A: a member of md array /dev/$md"
+		has err "waiting for its data device, md array /dev/$md"
+		has err "mdadm --run /dev/$md"
+		no_pool "$pool"
+		# our own guard, with the member mark and without mdadm's rule
+		# (which would set SYSTEMD_READY=0 first)
+		udev_test "/dev/$md" 'ENV{ID_FS_TYPE}="tptools_member", ENV{TPTOOLS_POOL}="'"$pool"'"'
+		has udev.out "^ID_FS_TYPE=tptools_member"
+		lacks udev.out "tptools-autoactivate@"
+		must mdadm --stop --quiet "/dev/$md"
+	fi
+
 	step "metadata $ver: the degraded array assembled: the pool is there"
 	must mdadm --assemble --run --quiet /dev/md1 "$A"
 	expect_eq "$ver: tpactivate exit, assembled" "$(rc tpactivate "$pool")" 0
@@ -133,6 +159,11 @@ round() {
 		udev_test /dev/md1
 		has udev.out "ID_FS_TYPE=tptools_member"
 		has udev.out "^SYSTEMD_WANTS=.*tptools-autoactivate@9:1.service"
+		# a multipath path is never activated (the property multipath's
+		# rules set, feigned on the array)
+		udev_test /dev/md1 'ENV{DM_MULTIPATH_DEVICE_PATH}="1"'
+		has udev.out "ID_FS_TYPE=tptools_member"
+		lacks udev.out "tptools-autoactivate@"
 		must tpactivate "$pool"
 	fi
 	must tpdeactivate "$pool"
