@@ -17,11 +17,9 @@ _Static_assert(POOL_NAME_MAX == VG_NAME_MAX && POOL_UUID_LEN == VG_UUID_LEN,
 
 int pool_member_probe(const char *path, struct pool_member *m)
 {
-	struct vg_label l;
-	int r = vg_label_probe_path(path, &l);
-
 	struct tp_stack_verdict v;
-	int s;
+	struct vg_label l;
+	int r = vg_label_probe_path(path, &l), s;
 
 	memset(m, 0, sizeof(*m));
 	if (r == VG_LABEL_NONE)

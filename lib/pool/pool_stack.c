@@ -55,12 +55,12 @@ int pool_stack_refuse(const char *path, const char *pool_uuid, int allow)
 	if (v.kind == TP_STACK_MD && !v.top[0])
 		log_error("%s is %s: not a pool device, the pool is on the array. Assemble it "
 			  "('mdadm --assemble --scan') and name the array in --devices; "
-			  "--allow-component (tpactivate, tpdeactivate, tpstatus) takes the "
+			  "--allow-component (tpactivate, tpdeactivate, tpstatus, tpsend) takes the "
 			  "member itself, for recovery only", path, v.what);
 	else
 		log_error("%s is %s: not a pool device, the pool is on %s. Name %s in --devices; "
-			  "--allow-component (tpactivate, tpdeactivate, tpstatus) takes the component itself, "
-			  "for recovery only", path,
+			  "--allow-component (tpactivate, tpdeactivate, tpstatus, tpsend) takes the "
+			  "component itself, for recovery only", path,
 			  v.what, top_of(&v), v.top[0] ? v.top : "that device");
 	return -EBUSY;
 }

@@ -40,45 +40,54 @@ with open(path, "r+b") as f:
 EOF
 }
 
-image d.img 256M
-image m.img 16M
-ok tpcreate --data d.img --meta m.img mp
-ok tvcreate --devices d.img,m.img -V 64M -n v mp
+have tp-thinmap || fail "tp-thinmap not built (make tests)"
+DATA_SIZE=256M META_SIZE=16M new_pool mp --chunk 64k
+ok tvcreate -V 4M -n v mp
+truncate -s 4M v.want
+write_chunks mp v 0 3
 cp etc/devices devices.before
 
 for ver in 0.90 1.0; do
-	cp d.img d-$ver.img
+	cp mp-data.img d-$ver.img
 	md_super d-$ver.img $ver
 	blkid -p -o value -s TYPE d-$ver.img >type.out 2>&1 || true
 	[ "$(cat type.out)" = linux_raid_member ] || fail "blkid does not see md $ver: $(cat type.out)"
 done
-mv d-0.90.img d.img
-sums d.img m.img >sums.before
+mv d-0.90.img mp-data.img
+sums mp-data.img mp-meta.img >sums.before
 
 # --devices naming the member: refused, naming the array, nothing written
-failed tpstatus --devices d.img,m.img mp
-err_has "d.img is a member of md array"
+failed tpstatus --devices mp-data.img,mp-meta.img mp
+err_has "mp-data.img is a member of md array"
 err_has "md array with uuid 01020304-0506-0708-090a-0b0c0d0e0f10"
 err_has "not assembled"
 err_has "allow-component"
-failed tvcreate --devices d.img,m.img -V 64M -n w mp
+failed tvcreate --devices mp-data.img,mp-meta.img -V 64M -n w mp
 err_has "member of md array"
-failed tpactivate --devices d.img,m.img mp
+failed tpactivate --devices mp-data.img,mp-meta.img mp
 err_has "member of md array"
-sums d.img m.img | cmp -s - sums.before || fail "a refusal changed the images"
+sums mp-data.img mp-meta.img | cmp -s - sums.before || fail "a refusal changed the images"
 
 # --allow-component: for recovery, with a warning; still not recorded
-ok tpstatus --devices d.img,m.img --allow-component mp
+ok tpstatus --devices mp-data.img,mp-meta.img --allow-component mp
 err_has "using it anyway (--allow-component"
 out_has " v "
 usage_error tpstatus --allow-component mp
 err_has "goes with --devices"
 usage_error tpactivate --allow-component mp
+# recovery: a volume copied off the member, the same as before
+failed tpsend --format raw --devices mp-data.img,mp-meta.img -o v.raw mp/v
+err_has "member of md array"
+[ ! -e v.raw ] || fail "a refused tpsend wrote v.raw"
+ok tpsend --format raw --devices mp-data.img,mp-meta.img --allow-component -o v.raw mp/v
+err_has "using it anyway"
+cmp v.raw v.want || fail "the volume read off the member differs"
+usage_error tpsend --format raw --allow-component -o v.raw mp/v
 
-# the devices file's entry for d.img now points at a component: passed by
+# the devices file's entry for mp-data.img now points at a component: passed by
 # with one line, and the pool waits for its array; readers write nothing
 failed tpstatus mp
-err_has "skipping $PWD/d.img: a member of md array"
+err_has "skipping $PWD/mp-data.img: a member of md array"
 err_has "waiting for its data device, md array"
 err_has "mdadm --assemble --scan"
 err_has "mdadm --assemble --run"
@@ -87,21 +96,21 @@ failed tpactivate mp
 err_has "waiting for its data device, md array"
 failed tvcreate -V 64M -n w mp
 cmp -s etc/devices devices.before || fail "the devices file changed: $(cat etc/devices)"
-sums d.img m.img | cmp -s - sums.before || fail "a refusal changed the images"
+sums mp-data.img mp-meta.img | cmp -s - sums.before || fail "a refusal changed the images"
 
 # udev: nothing for the member, the metadata device is still marked;
 # autoactivation passes the member by (exit 0), the array's event does it
-ok tp udev-probe d.img
+ok tp udev-probe mp-data.img
 [ ! -s out ] || fail "udev-probe printed for a member: $(cat out)"
-ok tp udev-probe m.img
+ok tp udev-probe mp-meta.img
 out_has "ID_FS_TYPE=tptools_member"
-ok tpactivate --auto "$PWD/d.img"
-out_has "skipping $PWD/d.img: a member of md array"
+ok tpactivate --auto "$PWD/mp-data.img"
+out_has "skipping $PWD/mp-data.img: a member of md array"
 out_has "0 pool(s) activated, 1 left as they were, 0 failed"
 
 # md 1.0 (checksummed, named): the same, with the array's name
-mv d-1.0.img d.img
-failed tpstatus --devices d.img,m.img mp
+mv d-1.0.img mp-data.img
+failed tpstatus --devices mp-data.img,mp-meta.img mp
 err_has "a member of md array box:one (uuid 21222324"
 failed tpstatus mp
 err_has "waiting for its data device, md array"
@@ -110,7 +119,7 @@ err_has "waiting for its data device, md array"
 # by, the pool waits for its array, nothing is recorded; udev-probe marks
 # nothing on it (the rules themselves: `udevadm test` in test/vm/s-components.sh,
 # not here, where udev's database is the host's)
-if have losetup && ml=$(losetup -f --show d.img 2>/dev/null); then
+if have losetup && ml=$(losetup -f --show mp-data.img 2>/dev/null); then
 	trap 'losetup -d "$ml" 2>/dev/null || true' EXIT
 	grep -v "^mp data " devices.before >etc/devices
 	cp etc/devices devices.scan
