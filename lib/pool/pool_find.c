@@ -1,6 +1,9 @@
 /* pool_find.c - where a pool's devices are: --devices, the devices file,
  * or a label scan of every block device (libudev via lib/dev/scan.h); and
- * the copies of them (duplicates) the scan finds. */
+ * the copies of them (duplicates) the scan finds. Only the top of a stack
+ * is taken (pool_stack.c): a component (an md member showing the array's
+ * label, a multipath path) is passed by with one line, and a pool seen
+ * only on components waits for its array. */
 #include "lib/pool/pool_int.h"
 
 #include "lib/base/log.h"

@@ -306,13 +306,15 @@ void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid
 			const char *path);
 
 /* Find the pool's devices: the devices file, else a label scan of block
- * devices. Fills PATHS[role] (malloc'd). */
+ * devices, taking only the top of a stack (components are passed by with
+ * one line). Fills PATHS[role] (malloc'd); a device seen only on
+ * components (an md array not running) is -ENOENT with the array named. */
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES]) TP_MUST_CHECK;
 
 /* Copies of PATHS (other block devices whose label carries the same
- * device uuid, like LVM's duplicate PVs), found by a label scan; a device
- * another one is built on (md member, multipath path: it has holders in
- * sysfs) is not a copy. None: 0.
+ * device uuid, like LVM's duplicate PVs), found by a label scan; a
+ * component of another device (pool_stack.c: an md member, a multipath
+ * path, a device under a dm map) is not a copy. None: 0.
  * Some: REFUSE -EBUSY with an error naming every pair and --devices as
  * the way to pick, else a warning and 0. */
 int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int refuse)
