@@ -11,7 +11,8 @@
 # the data written before reads back. udev: `tp udev-probe` prints nothing
 # for a member, `udevadm test` on a member asks for no autoactivation and
 # on the running array does. A path of a dm-multipath map is passed by the
-# label scan the same way.
+# label scan the same way, and tpcreate refuses the map and its own path
+# as data and metadata (the same storage, sysfs slaves/).
 . "$TP_SRC/test/vm/lib.sh"
 set -- $TP_DISKS
 [ $# -ge 5 ] || skip_scenario "needs 5 disks, have $#"
@@ -189,6 +190,12 @@ if vm_modprobe dm-multipath && vm_modprobe dm-round-robin; then
 	sectors=$(blockdev --getsz "$MP")
 	must dmsetup create mpatha --uuid mpath-tptoolstest \
 		--table "0 $sectors multipath 0 0 1 1 round-robin 0 1 1 $MP 1000"
+	# data and metadata on the same storage: the map and its own path
+	head -c 1048576 "$MP" | md5sum >mp.sum
+	expect_eq "tpcreate on a map and its path" \
+		"$(rc tpcreate --data /dev/mapper/mpatha --meta "$MP" mp)" 3
+	has err "/dev/mapper/mpatha is built on $MP"
+	expect_eq "the path after the refusal" "$(head -c 1048576 "$MP" | md5sum)" "$(cat mp.sum)"
 	must tpcreate --data /dev/mapper/mpatha --meta "$MPMETA" mp
 	rm -f etc/devices
 	expect_eq "tpstatus over the label scan" "$(rc tpstatus mp)" 0
