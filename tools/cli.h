@@ -52,6 +52,14 @@ int tp_main(int argc, const char **argv);
 	{ "devices", '\0', POPT_ARG_STRING, &(var), 0,                          \
 	  "the pool's devices, instead of the devices file", "DATA,META" }
 
+/* --allow-component: --devices may name a component of another block
+ * device (an md member, a multipath path); for recovery only
+ * (POOL_ALLOW_COMPONENT, STACKED DEVICES in tptools(7)). */
+#define CLI_OPT_ALLOW_COMPONENT(var)                                           \
+	{ "allow-component", '\0', POPT_ARG_NONE, &(var), 0,                    \
+	  "with --devices: take a component of another device (an md member, a " \
+	  "multipath path); for recovery only", NULL }
+
 /* The --offset/--size options of a bare metadata area (tpcheck --metadata,
  * tpdump, tprepair --metadata, tprestore): PREFIX starts each help text
  * ("with --metadata: " or ""), FILE names the argument the area is in. */

@@ -5,8 +5,14 @@
 
 int tool_pool_op(const char *name, const char *devices, tool_pool_fn fn, void *arg)
 {
+	return tool_pool_op_flags(name, devices, 0, fn, arg);
+}
+
+int tool_pool_op_flags(const char *name, const char *devices, unsigned flags, tool_pool_fn fn,
+		       void *arg)
+{
 	struct pool *pool = NULL;
-	int r = pool_open(name, devices, 0, &pool);
+	int r = pool_open(name, devices, flags, &pool);
 
 	if (!r)
 		r = fn(pool, arg);

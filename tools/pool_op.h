@@ -12,5 +12,8 @@ typedef int (*tool_pool_fn)(struct pool *p, void *arg);
 /* Open pool NAME (DEVICES: the --devices option, or NULL), run FN(P, ARG),
  * close it. Returns the exit code. */
 int tool_pool_op(const char *name, const char *devices, tool_pool_fn fn, void *arg);
+/* The same with pool_open FLAGS (POOL_ALLOW_COMPONENT). */
+int tool_pool_op_flags(const char *name, const char *devices, unsigned flags, tool_pool_fn fn,
+		       void *arg);
 
 #endif

@@ -93,16 +93,21 @@ static enum outcome auto_one(const char *name, int activate)
 }
 
 /* --auto takes a pool's device too (/dev/block/MAJ:MIN from the udev
- * rule's unit instance): its label names the pool. NULL if it has none. */
+ * rule's unit instance): its label names the pool. NULL if it has none,
+ * or if it is a component of another device (an md member: the array's
+ * own event activates the pool; M->stacked says so). */
 static const char *pool_of(const char *arg, struct pool_member *m)
 {
 	int r;
 
+	memset(m, 0, sizeof(*m));
 	if (!strchr(arg, '/'))
 		return arg;
 	r = pool_member_probe(arg, m);
 	if (r < 0)
 		log_error("%s: cannot read its label: %s", arg, strerror(-r));
+	else if (!r && m->stacked[0])
+		say("skipping %s: %s.\n", arg, m->stacked);
 	else if (!r || m->damaged)
 		log_error("%s carries no (readable) tptools label", arg);
 	return r > 0 && !m->damaged ? m->pool : NULL;
@@ -123,7 +128,7 @@ static int auto_run(const char *const *names, unsigned n, int activate)
 	for (i = 0; i < n; i++) {
 		struct pool_member m;
 		const char *name = pool_of(names[i], &m);
-		count[name ? auto_one(name, activate) : FAILED]++;
+		count[name ? auto_one(name, activate) : m.stacked[0] ? SKIPPED : FAILED]++;
 	}
 	for (i = 0; all && i < n; i++)
 		free(all[i]);
@@ -137,7 +142,7 @@ static int auto_run(const char *const *names, unsigned n, int activate)
 static int run(const struct tp_command *cmd, int argc, const char **argv, int activate)
 {
 	const char **args, *devices = NULL;
-	int rc, nargs, all = 0, autom = 0;
+	int rc, nargs, all = 0, autom = 0, allow = 0;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "all", 'a', POPT_ARG_NONE, &all, 0,
@@ -149,6 +154,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		  "the POOLs named (or the pools of the DEVICEs named), by the rules of --all",
 		  NULL },
 		CLI_OPT_DEVICES(devices),
+		CLI_OPT_ALLOW_COMPONENT(allow),
 		POPT_TABLEEND
 	};
 
@@ -156,6 +162,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		return rc;
 	if (all && (autom || nargs))
 		rc = cli_usage_error(cmd, "--all takes no POOL (and no --auto)");
+	else if (allow && !devices)
+		rc = cli_usage_error(cmd, "--allow-component goes with --devices DATA,META");
 	else if ((all || autom) && devices)
 		rc = cli_usage_error(cmd, "--devices names one pool's devices; not with --%s",
 				     all ? "all" : "auto");
@@ -165,7 +173,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		rc = auto_run(all ? NULL : args, all ? 0 : (unsigned)nargs, activate);
 	else {
 		struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
-		rc = tool_pool_op(args[0], devices, activation_op, &a);
+		rc = tool_pool_op_flags(args[0], devices, allow ? POOL_ALLOW_COMPONENT : 0,
+					activation_op, &a);
 	}
 	cli_end(&cli);
 	return rc;

@@ -2,7 +2,7 @@
  * live through a kernel metadata snapshot).
  *
  *   tpsend [--from BASE] [-o FILE] [--devices D,M] POOL/VOLUME
- *   tpsend --format raw [-o FILE] [--devices D,M] POOL/VOLUME
+ *   tpsend --format raw [-o FILE] [--devices D,M [--allow-component]] POOL/VOLUME
  *
  * Writes the send stream (man/tp-stream.5: full, or the changes since the
  * volume BASE of the same pool) or, with --format raw, the volume's whole
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 static int send(const char *spec, const char *from, int raw, const char *devices,
-		const char *output)
+		unsigned flags, const char *output)
 {
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1], a[32], b[32];
 	struct pool_send_stats st;
@@ -32,7 +32,7 @@ static int send(const char *spec, const char *from, int raw, const char *devices
 	if (pool_split_volume_spec(spec, pool, vol))
 		return TP_EXIT_USAGE;
 	/* (as the other commands: a --devices path that is no device is 3) */
-	if ((code = pool_open(pool, devices, POOL_RDONLY, &p)))
+	if ((code = pool_open(pool, devices, POOL_RDONLY | flags, &p)))
 		return tp_exit_from_errno(code);
 	code = tp_exit_from_errno(raw ? pool_send_raw(p, vol, output, &st)
 				      : pool_send_stream(p, vol, from, output, &st));
@@ -48,6 +48,7 @@ static int send(const char *spec, const char *from, int raw, const char *devices
 int cmd_tpsend(const struct tp_command *cmd, int argc, const char **argv)
 {
 	const char *format = NULL, *output = NULL, *devices = NULL, *from = NULL, **args;
+	int allow = 0;
 	const struct poptOption opts[] = {
 		{ "from", '\0', POPT_ARG_STRING, &from, 0,
 		  "send only what differs from BASE, a read-only volume of the pool (incremental)",
@@ -57,6 +58,7 @@ int cmd_tpsend(const struct tp_command *cmd, int argc, const char **argv)
 		{ "output", 'o', POPT_ARG_STRING, &output, 0,
 		  "write to FILE (sparse) instead of standard output", "FILE" },
 		CLI_OPT_DEVICES(devices),
+		CLI_OPT_ALLOW_COMPONENT(allow),
 		POPT_TABLEEND
 	};
 	struct cli cli;
@@ -71,10 +73,13 @@ int cmd_tpsend(const struct tp_command *cmd, int argc, const char **argv)
 	else if (from && strchr(from, '/'))
 		code = cli_usage_error(cmd, "--from names a volume of the same pool: BASE, not "
 					    "POOL/BASE");
+	else if (allow && !devices)
+		code = cli_usage_error(cmd, "--allow-component goes with --devices DATA,META");
 	else if (!output && isatty(STDOUT_FILENO))
 		code = cli_usage_error(cmd, "standard output is a terminal: redirect it or use -o FILE");
 	else
-		code = send(args[0], from, format && !strcmp(format, "raw"), devices, output);
+		code = send(args[0], from, format && !strcmp(format, "raw"), devices,
+			    allow ? POOL_ALLOW_COMPONENT : 0, output);
 	cli_end(&cli);
 	return code;
 }

@@ -86,7 +86,7 @@ static uint32_t selection_table(const char *sel)
 }
 
 struct status_opts {
-	int json, noheadings, nosuffix, nameprefixes;
+	int json, noheadings, nosuffix, nameprefixes, allow_component;
 	const char *fields, *sort, *select, *separator, *devices;
 };
 
@@ -279,7 +279,8 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 	pt.shown = pt.shown && pt.rh;
 	for (unsigned i = 0; i < n; i++) {
 		struct pool *p;
-		int r = pool_open(targets[i].pool, o->devices, POOL_RDONLY, &p);
+		int r = pool_open(targets[i].pool, o->devices,
+				  POOL_RDONLY | (o->allow_component ? POOL_ALLOW_COMPONENT : 0), &p);
 		if (!r) {
 			r = report_pool(p, &targets[i], &pt, &vt);
 			pool_close(p);
@@ -360,6 +361,7 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 		  "only the rows that match (e.g. 'pool_data_percent>80')", "EXPR" },
 		{ "devices", '\0', POPT_ARG_STRING, &o.devices, 0,
 		  "the pool's devices, instead of the devices file (one pool only)", "DATA,META" },
+		CLI_OPT_ALLOW_COMPONENT(o.allow_component),
 		POPT_TABLEEND
 	};
 
@@ -374,6 +376,10 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 	}
 	/* JSON without --units: bare byte counts */
 	status_set_format(units_s ? units_s[0] : o.json ? 0 : 'h', o.nosuffix);
+	if (o.allow_component && !o.devices) {
+		rc = cli_usage_error(cmd, "--allow-component goes with --devices DATA,META");
+		goto out;
+	}
 	if (o.devices && nargs != 1) {
 		rc = cli_usage_error(cmd, "--devices needs exactly one POOL");
 		goto out;

@@ -14,17 +14,24 @@ static int is(const char *v, const char *want)
 	return v && !strcmp(v, want);
 }
 
+static int mpath_path(const char *(*get)(void *ctx, const char *key), void *ctx, char *why,
+		      size_t len)
+{
+	if (!is(get(ctx, "DM_MULTIPATH_DEVICE_PATH"), "1"))
+		return 0;
+	snprintf(why, len, "it is a path of a multipath device "
+			   "(DM_MULTIPATH_DEVICE_PATH=1): use the multipath device");
+	return 1;
+}
+
 int tp_udev_props_marked(const char *(*get)(void *ctx, const char *key), void *ctx, char *why,
 			 size_t len)
 {
 	const char *type = get(ctx, "ID_FS_TYPE");
 	const char *usage = get(ctx, "ID_FS_USAGE");
 
-	if (is(get(ctx, "DM_MULTIPATH_DEVICE_PATH"), "1")) {
-		snprintf(why, len, "it is a path of a multipath device "
-				   "(DM_MULTIPATH_DEVICE_PATH=1): use the multipath device");
+	if (mpath_path(get, ctx, why, len))
 		return 1;
-	}
 	if (is(get(ctx, "SYSTEMD_READY"), "0")) {
 		snprintf(why, len, "udev keeps it from use until its owner (multipath, LVM or md) "
 				   "assembles it (SYSTEMD_READY=0)");
@@ -43,7 +50,11 @@ static const char *prop(void *ctx, const char *key)
 	return udev_device_get_property_value(ctx, key);
 }
 
-int tp_udev_marked(const char *path, char *why, size_t len)
+typedef int (*rule_fn)(const char *(*get)(void *ctx, const char *key), void *ctx, char *why,
+		       size_t len);
+
+/* RULE over udev's database entry of PATH. */
+static int ask_udev(const char *path, rule_fn rule, char *why, size_t len)
 {
 	struct udev *udev;
 	struct udev_device *d;
@@ -66,10 +77,20 @@ int tp_udev_marked(const char *path, char *why, size_t len)
 		/* a device udev never processed has no database entry: then
 		 * its properties say nothing about other owners */
 		if (udev_device_get_is_initialized(d))
-			r = tp_udev_props_marked(prop, d, why, len);
+			r = rule(prop, d, why, len);
 		udev_device_unref(d);
 	}
 	udev_unref(udev);
 	log_debug(TP_DBG_DEV, "%s: udev %s", path, r ? why : "marks nothing");
 	return r;
+}
+
+int tp_udev_marked(const char *path, char *why, size_t len)
+{
+	return ask_udev(path, tp_udev_props_marked, why, len);
+}
+
+int tp_udev_is_mpath_path(const char *path, char *why, size_t len)
+{
+	return ask_udev(path, mpath_path, why, len);
 }

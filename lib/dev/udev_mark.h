@@ -25,4 +25,9 @@ int tp_udev_marked(const char *path, char *why, size_t len) TP_MUST_CHECK;
 int tp_udev_props_marked(const char *(*get)(void *ctx, const char *key), void *ctx, char *why,
 			 size_t len);
 
+/* Is PATH a path of a multipath map in udev's database
+ * (DM_MULTIPATH_DEVICE_PATH=1)? 1 (WHY filled), 0 (no, or nothing known:
+ * an image file, no udev), -errno when PATH cannot be examined (logged). */
+int tp_udev_is_mpath_path(const char *path, char *why, size_t len) TP_MUST_CHECK;
+
 #endif

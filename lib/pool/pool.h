@@ -123,6 +123,10 @@ int pool_create(const struct pool_create_params *p, const struct pool_create_pla
 
 enum pool_open_flags {
 	POOL_RDONLY = 1 << 0,	/* shared lock, no writes, no repairs */
+	/* --allow-component: --devices may name a component of another
+	 * block device (an md member, ...), with a warning; for recovery
+	 * only. Never recorded in the devices file. */
+	POOL_ALLOW_COMPONENT = 1 << 1,
 };
 
 /* DEVICES: NULL, or a comma-separated list of the pool's device paths. */
@@ -400,11 +404,16 @@ struct pool_member {
 	char device_uuid[POOL_UUID_LEN + 1];
 	char role[8];				/* "data" or "meta" */
 	int damaged;	/* our magic, but the label is corrupt: fields empty */
+	/* returned 0 for a component: what stacks it, "" otherwise */
+	char stacked[640];
 };
 
-/* Read PATH's label sector only (read-only open, no lock, no write): 1 it
- * carries a tptools label (*M filled; M->damaged for a corrupt one), 0
- * not ours, -errno when PATH cannot be read. */
+/* Read PATH's label sector (read-only open, no lock, no write) and, when
+ * it carries our label, whether anything stacks PATH (STACKED DEVICES in
+ * tptools(7)): 1 it carries a tptools label and is the top of its stack
+ * (*M filled; M->damaged for a corrupt one), 0 not ours, or a component of
+ * another device (M->stacked says what stacks it), -errno when PATH cannot
+ * be read. */
 int pool_member_probe(const char *path, struct pool_member *m) TP_MUST_CHECK;
 
 #endif

@@ -220,10 +220,33 @@ static int lock_devices(struct pool *p, char *const paths[2])
 	return 0;
 }
 
+/* --devices: each must be the top of its stack unless POOL_ALLOW_COMPONENT
+ * (STACKED DEVICES in tptools(7)); COMPONENT[i] says which were not. */
+static int check_stacks(const struct pool *p, char *const paths[2], int component[2])
+{
+	for (int i = 0; i < 2; i++) {
+		struct vg_label l;
+		int r = pool_read_label(paths[i], &l);
+
+		component[i] = 0;
+		if (r == -ENOENT)
+			continue;	/* no label: the open says so */
+		r = pool_stack_refuse(paths[i], r ? NULL : l.pool_uuid,
+				      !!(p->flags & POOL_ALLOW_COMPONENT));
+		if (r < 0 && r != -EBUSY)
+			continue;	/* cannot be probed: the open says why */
+		if (r < 0)
+			return r;
+		component[i] = r;
+	}
+	return 0;
+}
+
 static int attach(struct pool *p, const char *devices, unsigned flags,
 		  struct pool_check_report *rep, char *paths[2], struct vg_mda_status *st)
 {
 	char uuid[VG_UUID_LEN + 1] = "";
+	int component[2] = { 0, 0 };
 	unsigned claim = 0;
 	int r;
 
@@ -235,6 +258,8 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 	}
 	r = devices ? split_devices(devices, rep != NULL, paths)
 		    : pool_find_devices(p->name, paths);
+	if (!r && devices)
+		r = check_stacks(p, paths, component);
 	if (r)
 		return r;
 	/* Copies of the devices: a writer that did not pick with --devices
@@ -266,7 +291,8 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 	}
 	if (!p->pv[VG_ROLE_DATA].io || !p->pv[VG_ROLE_META].io)
 		return 0;	/* reported: nothing more to look at */
-	if (!rep && devices && !(p->flags & POOL_RDONLY)) {
+	/* a component (--allow-component) is never recorded */
+	if (!rep && devices && !(p->flags & POOL_RDONLY) && !component[0] && !component[1]) {
 		for (int i = 0; i < VG_NR_ROLES; i++)
 			pool_record_device(p->name, (enum vg_role)i, p->pv[i].label.pv_uuid,
 					   p->pv[i].io->name);
@@ -308,7 +334,7 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 		return -EINVAL;
 	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
-	p->flags = flags & POOL_RDONLY;
+	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT);
 	p->rename_to = rename_to;
 	r = attach(p, devices, flags, rep, paths, st ? st : &local);
 	free(paths[0]);

@@ -7,6 +7,7 @@
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/dev/probe.h"
+#include "lib/dev/stack.h"
 #include "lib/dev/udev_mark.h"
 #include "lib/dev/topology.h"
 #include "lib/dev/wipe.h"
@@ -136,6 +137,21 @@ static int check_signatures(const struct pool_create_params *p, struct pool_crea
 	return 0;
 }
 
+/* Data and metadata must not share storage (lib/dev/stack.h): the same
+ * file or device under two names, a loop device over the other, a device
+ * built on the other. -EINVAL (bad input), logged naming both. */
+static int separate_storage(const char *data, const char *meta)
+{
+	char why[512];
+	int r = tp_dev_same_storage(data, meta, why, sizeof(why));
+
+	if (r <= 0)
+		return r == -ENOENT ? 0 : r;	/* a missing device: device_size says so */
+	log_error("--data %s and --meta %s share their storage: %s. A pool needs two separate "
+		  "devices: name another device for --data or --meta", data, meta, why);
+	return -EINVAL;
+}
+
 int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 {
 	struct tp_policy_input in;
@@ -150,11 +166,8 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	}
 	if (p->monitor && pool_monitor_policy_check(p->name, p->monitor))
 		return -EINVAL;
-	if (pool_same_device(p->data_path, p->meta_path)) {
-		log_error("--data and --meta name the same device (%s); a pool needs two devices",
-			  p->data_path);
-		return -EINVAL;
-	}
+	if ((r = separate_storage(p->data_path, p->meta_path)))
+		return r;
 	r = pool_devices_lookup_pool(p->name, &e, 1);
 	if (r > 0) {
 		log_error("a pool named %s already exists (on %s); choose another name or remove "

@@ -1,19 +1,20 @@
 /* pool_find.c - where a pool's devices are: --devices, the devices file,
  * or a label scan of every block device (libudev via lib/dev/scan.h); and
- * the copies of them (duplicates) the scan finds. */
+ * the copies of them (duplicates) the scan finds. Only the top of a stack
+ * is taken (pool_stack.c): a component (an md member showing the array's
+ * label, a multipath path) is passed by with one line, and a pool seen
+ * only on components waits for its array. */
 #include "lib/pool/pool_int.h"
 
 #include "lib/base/log.h"
 #include "lib/dev/scan.h"
 #include "lib/pool/host.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 int pool_read_label(const char *path, struct vg_label *l)
 {
@@ -37,22 +38,67 @@ int pool_same_device(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Does the devices-file entry E still point at its device? 1 yes, 0 no,
- * or the -errno of a label that is there but cannot be read (damaged:
- * logged by the probe). */
-static int entry_current(const struct pool_devices_entry *e)
+/* A component seen where a pool device was looked for (the label scan or
+ * a devices-file entry): passed by with one line, and named when the
+ * pool's device is missing (waiting for its array). */
+struct component {
+	enum vg_role role;
+	char path[VG_PATH_MAX + 1];
+	struct tp_stack_verdict v;
+};
+
+/* What locate() learnt besides the paths. */
+struct located {
+	int listed;				/* entries the devices file had */
+	int stale;				/* one no longer pointed at its device */
+	int scanned;				/* the label scan was needed */
+	char damaged[VG_NR_ROLES][VG_PATH_MAX + 1];	/* listed, label damaged */
+	char listed_path[VG_NR_ROLES][VG_PATH_MAX + 1];	/* what the devices file says */
+	unsigned nr_comp;
+	struct component comp[8];
+};
+
+/* Is PATH, carrying label L, a component of another device? Then note it
+ * in AT and say so, once per path: 1. The top of its stack: 0. */
+static int component(struct located *at, const char *path, const struct vg_label *l)
+{
+	struct component *c;
+	struct tp_stack_verdict v;
+	int r = pool_stack_check(path, l->pool_uuid, &v);
+
+	if (r <= 0)
+		return 0;	/* a probe error: the open that follows says */
+	for (unsigned i = 0; i < at->nr_comp; i++)
+		if (!strcmp(at->comp[i].path, path))
+			return 1;
+	pool_stack_skip_line(path, &v);
+	if (at->nr_comp < TP_ARRAY_SIZE(at->comp)) {
+		c = &at->comp[at->nr_comp++];
+		c->role = l->role;
+		snprintf(c->path, sizeof(c->path), "%s", path);
+		c->v = v;
+	}
+	return 1;
+}
+
+/* Does the devices-file entry E still point at its device, the top of its
+ * stack? 1 yes, 0 no, or the -errno of a label that is there but cannot be
+ * read (damaged: logged by the probe). */
+static int entry_current(const struct pool_devices_entry *e, struct located *at)
 {
 	struct vg_label l;
 	int r = pool_read_label(e->path, &l);
 
 	if (r)
 		return r == -ENOENT ? 0 : r;
-	return !strcmp(l.pv_uuid, e->pv_uuid) && !strcmp(l.pool_name, e->pool) &&
-	       l.role == e->role;
+	if (strcmp(l.pv_uuid, e->pv_uuid) || strcmp(l.pool_name, e->pool) || l.role != e->role)
+		return 0;
+	return !component(at, e->path, &l);
 }
 
-/* Look at every block device's label for pool NAME. */
-static int scan_labels(const char *name, char *paths[VG_NR_ROLES])
+/* Look at every block device's label for pool NAME; components are
+ * passed by (noted in AT). */
+static int scan_labels(const char *name, char *paths[VG_NR_ROLES], struct located *at)
 {
 	struct tp_dev_list list;
 	char uuid[VG_UUID_LEN + 1] = "";
@@ -67,7 +113,8 @@ static int scan_labels(const char *name, char *paths[VG_NR_ROLES])
 		const char *path = list.dev[i].path;
 		struct vg_label l;
 
-		if (pool_read_label(path, &l) || strcmp(l.pool_name, name))
+		if (pool_read_label(path, &l) || strcmp(l.pool_name, name) ||
+		    component(at, path, &l))
 			continue;
 		if (uuid[0] && strcmp(uuid, l.pool_uuid)) {
 			log_error("two different pools named %s were found (%s is one); name the "
@@ -109,14 +156,6 @@ static void record(const char *name, enum vg_role role, const char *path)
 		pool_record_device(name, role, l.pv_uuid, path);
 }
 
-/* What locate() learnt besides the paths. */
-struct located {
-	int listed;				/* entries the devices file had */
-	int stale;				/* one no longer pointed at its device */
-	int scanned;				/* the label scan was needed */
-	char damaged[VG_NR_ROLES][VG_PATH_MAX + 1];	/* listed, label damaged */
-};
-
 /* PATHS of pool NAME from the devices file, completed by a label scan when
  * an entry is missing or stale; either may stay NULL. 0, or -errno with
  * PATHS freed. */
@@ -132,7 +171,9 @@ static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at
 		return n;
 	at->listed = n;
 	for (i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
-		r = entry_current(&ent[i]);
+		snprintf(at->listed_path[ent[i].role], sizeof(at->listed_path[0]), "%s",
+			 ent[i].path);
+		r = entry_current(&ent[i], at);
 		if (r <= 0) {
 			at->stale = 1;
 			if (r < 0)
@@ -147,7 +188,7 @@ static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at
 		return 0;
 	/* Lost or stale entries: look at every block device's label. */
 	at->scanned = 1;
-	r = scan_labels(name, paths);
+	r = scan_labels(name, paths, at);
 	if (r) {
 		free(paths[0]);
 		free(paths[1]);
@@ -189,9 +230,113 @@ static int renamed_to(const char *name, char other[VG_NAME_MAX + 1])
 	return 0;
 }
 
-int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
+/* Where the array of an md component C would appear: the devices file's
+ * path for its role when there is one, else /dev/md/NAME. */
+static void array_path(const struct located *at, const struct component *c, char *buf,
+		       size_t len)
+{
+	const char *colon = strchr(c->v.md_name, ':');
+
+	if (c->v.top[0])
+		snprintf(buf, len, "%s", c->v.top);
+	else if (at->listed_path[c->role][0] && strcmp(at->listed_path[c->role], c->path))
+		snprintf(buf, len, "%s", at->listed_path[c->role]);
+	else if (c->v.md_name[0])
+		snprintf(buf, len, "/dev/md/%s", colon ? colon + 1 : c->v.md_name);
+	else
+		snprintf(buf, len, "/dev/mdN");
+}
+
+/* The pool's LOST device is missing but components of it were seen: the
+ * pool waits for its array (or other top device). Logged: 1; else 0. */
+static int waiting_for(const char *name, const struct located *at, enum vg_role lost)
+{
+	const struct component *first = NULL;
+	char members[512] = "", top[VG_PATH_MAX + 1];
+	const char *role = lost == VG_ROLE_DATA ? "data" : "metadata";
+
+	for (unsigned i = 0; i < at->nr_comp; i++) {
+		const struct component *c = &at->comp[i];
+		size_t used = strlen(members);
+
+		if (c->role != lost)
+			continue;
+		if (!first)
+			first = c;
+		snprintf(members + used, sizeof(members) - used, "%s%s", used ? " " : "", c->path);
+	}
+	if (!first)
+		return 0;
+	if (first->v.kind == TP_STACK_MD) {
+		const struct tp_stack_verdict *v = &first->v;
+		char ids[160] = "", how[VG_PATH_MAX + 600];
+
+		array_path(at, first, top, sizeof(top));
+		if (v->md_name[0] || v->md_uuid[0])
+			snprintf(ids, sizeof(ids), " (%s%s%s%s%s)", v->md_name[0] ? "name " : "",
+				 v->md_name, v->md_name[0] && v->md_uuid[0] ? ", " : "",
+				 v->md_uuid[0] ? "uuid " : "", v->md_uuid);
+		/* assembled but not started (incremental assembly waiting for
+		 * its other members), or not assembled at all */
+		if (v->top[0])
+			snprintf(how, sizeof(how), "is assembled but not running: start it with "
+				 "'mdadm --run %s' once its members are there", top);
+		else
+			snprintf(how, sizeof(how), "is not assembled: start it with 'mdadm "
+				 "--assemble --scan' (a degraded array: 'mdadm --assemble --run %s "
+				 "%s')", top, members);
+		log_error("pool %s: waiting for its %s device, md array %s%s: its members (%s) "
+			  "are not pool devices, and the array %s; then run the command again",
+			  name, role, top, ids, members, how);
+		return 1;
+	}
+	log_error("pool %s: its %s device was found only on %s, which is %s: not a pool device. "
+		  "Bring up %s (or name the devices with --devices DATA,META), then run the "
+		  "command again", name, role, members, first->v.what,
+		  first->v.top[0] ? first->v.top : "the device built on it");
+	return 1;
+}
+
+/* Does a missing device of PATHS wait for the top of its stack? Logged: 1. */
+static int waiting(const char *name, const struct located *at, char *const paths[VG_NR_ROLES])
+{
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		if (!paths[i] && waiting_for(name, at, (enum vg_role)i))
+			return 1;
+	return 0;
+}
+
+/* Why pool NAME's LOST device was not found (no component of it seen). */
+static void say_missing(const char *name, const struct located *at, enum vg_role lost)
 {
 	char other[VG_NAME_MAX + 1];
+	char *file = pool_devices_path();
+
+	if (at->damaged[lost][0])
+		log_error("pool %s: the label of its %s device %s is damaged (above) and no "
+			  "other device carries it; 'tprepair %s' rewrites it from the other "
+			  "device's copy", name, lost == VG_ROLE_DATA ? "data" : "metadata",
+			  at->damaged[lost], name);
+	else if ((at->listed > 0 || at->stale) && renamed_to(name, other))
+		log_error("pool %s: the devices file lists a device for it whose label "
+			  "belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
+			  "run it again to finish)", name, other, name, name, other);
+	else if (at->listed > 0 || at->stale)
+		log_error("pool %s: its %s device was not found (the devices file %s lists "
+			  "it, and no block device carries its label); attach it, name the "
+			  "devices with --devices DATA,META, or forget the pool with "
+			  "'tpremove --force %s'",
+			  name, lost == VG_ROLE_DATA ? "data" : "metadata", file ? file : "", name);
+	else
+		log_error("pool %s not found: no such pool in the devices file and no "
+			  "block device carries its label; 'tpstatus' lists the known pools, "
+			  "--devices DATA,META names image files",
+			  name);
+	free(file);
+}
+
+int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
+{
 	struct located at;
 	int i, r = locate(name, paths, &at);
 
@@ -200,30 +345,8 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 	if (!at.scanned)
 		return 0;
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
-		char *file = pool_devices_path();
-		enum vg_role lost = paths[VG_ROLE_DATA] ? VG_ROLE_META : VG_ROLE_DATA;
-		if (at.damaged[lost][0])
-			log_error("pool %s: the label of its %s device %s is damaged (above) and no "
-				  "other device carries it; 'tprepair %s' rewrites it from the other "
-				  "device's copy", name, lost == VG_ROLE_DATA ? "data" : "metadata",
-				  at.damaged[lost], name);
-		else if ((at.listed > 0 || at.stale) && renamed_to(name, other))
-			log_error("pool %s: the devices file lists a device for it whose label "
-				  "belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
-				  "run it again to finish)", name, other, name, name, other);
-		else if (at.listed > 0 || at.stale)
-			log_error("pool %s: its %s device was not found (the devices file %s lists "
-				  "it, and no block device carries its label); attach it, name the "
-				  "devices with --devices DATA,META, or forget the pool with "
-				  "'tpremove --force %s'",
-				  name, paths[VG_ROLE_DATA] ? "metadata" : "data", file ? file : "",
-				  name);
-		else
-			log_error("pool %s not found: no such pool in the devices file and no "
-				  "block device carries its label; 'tpstatus' lists the known pools, "
-				  "--devices DATA,META names image files",
-				  name);
-		free(file);
+		if (!waiting(name, &at, paths))
+			say_missing(name, &at, paths[VG_ROLE_DATA] ? VG_ROLE_META : VG_ROLE_DATA);
 		free(paths[0]);
 		free(paths[1]);
 		paths[0] = paths[1] = NULL;
@@ -234,30 +357,6 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 	for (i = 0; i < VG_NR_ROLES; i++)
 		record(name, (enum vg_role)i, paths[i]);
 	return 0;
-}
-
-/* Is another block device built on DEV (an md member, a multipath path, an
- * active pool's device)? Then its label is that device's, not a copy. */
-static int has_holders(const char *dev)
-{
-	char dir[64];
-	struct stat st;
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
-
-	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
-		return 0;
-	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/holders", major(st.st_rdev),
-		 minor(st.st_rdev));
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n > 0;
 }
 
 /* Append "; PATH and COPY (the ROLE device, device uuid UUID)" to BUF. */
@@ -285,7 +384,9 @@ int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int 
 		const char *dev = list.dev[k].path;
 		struct vg_label l;
 
-		if (pool_read_label(dev, &l) || has_holders(dev))
+		struct tp_stack_verdict v;
+
+		if (pool_read_label(dev, &l) || pool_stack_check(dev, l.pool_uuid, &v))
 			continue;
 		for (int i = 0; i < VG_NR_ROLES; i++)
 			if (have[i] && !strcmp(l.pv_uuid, mine[i].pv_uuid) &&

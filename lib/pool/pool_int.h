@@ -4,6 +4,7 @@
 
 #include "lib/base/io.h"
 #include "lib/base/lock.h"
+#include "lib/dev/stack.h"
 #include "lib/pool/pool.h"
 #include "metadata/thin/thin.h"
 #include "metadata/vg/mda.h"
@@ -223,11 +224,6 @@ int pool_md_walk(void *arg, const struct thin_ir_visitor *v) TP_MUST_CHECK;
 
 /* Thin device ids in the kernel's metadata (via a metadata snapshot). */
 int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n) TP_MUST_CHECK;
-/* The loaded dm device of P that maps thin id ID, if any (a volume whose
- * rollback was cut after the VG commit still maps its old id): removed,
- * its dm name in NAME ("" when none was loaded). -EBUSY (logged) while it
- * is open. */
-int pool_live_unload_id(struct pool *p, uint32_t id, char *name, size_t len) TP_MUST_CHECK;
 /* Per-device usage from the kernel's metadata snapshot. */
 struct pool_dev_usage;
 int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
@@ -310,13 +306,15 @@ void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid
 			const char *path);
 
 /* Find the pool's devices: the devices file, else a label scan of block
- * devices. Fills PATHS[role] (malloc'd). */
+ * devices, taking only the top of a stack (components are passed by with
+ * one line). Fills PATHS[role] (malloc'd); a device seen only on
+ * components (an md array not running) is -ENOENT with the array named. */
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES]) TP_MUST_CHECK;
 
 /* Copies of PATHS (other block devices whose label carries the same
- * device uuid, like LVM's duplicate PVs), found by a label scan; a device
- * another one is built on (md member, multipath path: it has holders in
- * sysfs) is not a copy. None: 0.
+ * device uuid, like LVM's duplicate PVs), found by a label scan; a
+ * component of another device (pool_stack.c: an md member, a multipath
+ * path, a device under a dm map) is not a copy. None: 0.
  * Some: REFUSE -EBUSY with an error naming every pair and --devices as
  * the way to pick, else a warning and 0. */
 int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int refuse)
@@ -324,6 +322,23 @@ int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int 
 
 /* Are A and B the same file or block device? */
 int pool_same_device(const char *a, const char *b);
+
+/* ---- pool_stack.c: only the top of a stack is a pool device ---- */
+
+/* lib/dev's stack check of PATH (carrying a label of pool POOL_UUID, may
+ * be NULL), with our label as the partition-disk answer: 0 the top of its
+ * stack, 1 a component (*V says of what), -errno. */
+int pool_stack_check(const char *path, const char *pool_uuid, struct tp_stack_verdict *v)
+	TP_MUST_CHECK;
+/* The one line a component gets when it is passed by: "skipping PATH:
+ * WHAT; the pool is on TOP". */
+void pool_stack_skip_line(const char *path, const struct tp_stack_verdict *v);
+/* "WHAT; the pool is on TOP" into BUF. */
+void pool_stack_describe(const struct tp_stack_verdict *v, char *buf, size_t len);
+/* --devices: PATH a component is refused (-EBUSY, logged naming what
+ * stacks it and what to do) unless ALLOW (a warning, 1). 0 for the top of
+ * a stack; -errno when PATH cannot be probed. */
+int pool_stack_refuse(const char *path, const char *pool_uuid, int allow) TP_MUST_CHECK;
 
 /* ---- pool_activate.c ---- */
 

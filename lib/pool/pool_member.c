@@ -1,8 +1,10 @@
 /* pool_member.c - what a device's tptools label says, for udev
- * (`tp udev-probe`, udev/60-tptools-member.rules). Reads the label
- * sector only, through a read-only open: never writes, takes no lock, so
- * it is safe and fast in a udev worker. See pool.h. */
-#include "lib/pool/pool.h"
+ * (`tp udev-probe`, udev/60-tptools-member.rules) and autoactivation
+ * (tpactivate --auto). Reads the label sector and, for a device with our
+ * label, what stacks it (libblkid's RAID probe, sysfs, udev's database),
+ * through read-only opens: never writes, takes no lock, so it is safe and
+ * fast in a udev worker. See pool.h. */
+#include "lib/pool/pool_int.h"
 
 #include "metadata/vg/label.h"
 
@@ -15,12 +17,24 @@ _Static_assert(POOL_NAME_MAX == VG_NAME_MAX && POOL_UUID_LEN == VG_UUID_LEN,
 
 int pool_member_probe(const char *path, struct pool_member *m)
 {
+	struct tp_stack_verdict v;
 	struct vg_label l;
-	int r = vg_label_probe_path(path, &l);
+	int r = vg_label_probe_path(path, &l), s;
 
 	memset(m, 0, sizeof(*m));
 	if (r == VG_LABEL_NONE)
 		return 0;
+	if (r == VG_LABEL_FOUND || r == -EUCLEAN) {
+		/* a component shows the label of the device built on it: not
+		 * ours to mark or to activate (STACKED DEVICES, tptools(7)) */
+		s = pool_stack_check(path, r == VG_LABEL_FOUND ? l.pool_uuid : NULL, &v);
+		if (s < 0)
+			return s;
+		if (s > 0) {
+			pool_stack_describe(&v, m->stacked, sizeof(m->stacked));
+			return 0;
+		}
+	}
 	if (r == -EUCLEAN) {
 		m->damaged = 1;	/* our magic, but the label does not check out */
 		return 1;

@@ -82,6 +82,49 @@ static int replay_growth(struct pool *p)
 	return 0;
 }
 
+/* ---- live: a device an interrupted change left loaded ---- */
+
+struct loaded {
+	const char *uuid;
+	char *name;
+	size_t len;
+};
+
+static int find_loaded(const char *name, const char *uuid, void *arg)
+{
+	struct loaded *l = arg;
+
+	if (strcmp(uuid, l->uuid))
+		return 0;
+	snprintf(l->name, l->len, "%s", name);
+	return 1;
+}
+
+/* The loaded dm device of P that maps thin id ID, if any (a volume whose
+ * rollback was cut after the VG commit still maps its old id): removed,
+ * its dm name in NAME ("" when none was loaded). -EBUSY (logged) while it
+ * is open. */
+static int unload_id(struct pool *p, uint32_t id, char *name, size_t len)
+{
+	char uuid[TP_DM_UUID_MAX];
+	struct loaded l = { uuid, name, len };
+	int r;
+
+	name[0] = '\0';
+	if ((r = tp_dm_uuid(uuid, sizeof(uuid), p->vg->uuid, TP_DM_ROLE_THIN, id)))
+		return r;
+	if ((r = tp_dm_list(uuid, find_loaded, &l)) < 0)
+		return r;
+	if (!name[0])
+		return 0;
+	r = tp_dm_remove(name);
+	if (r == -EBUSY)
+		log_error("pool %s: %s still maps thin device %u, which an interrupted change "
+			  "removes; close it (unmount it) and run the command again", p->name, name,
+			  id);
+	return r == -ENXIO ? 0 : r;
+}
+
 /* Volume devices a live replay unloaded, to load again afterwards. */
 struct reload {
 	unsigned n;
@@ -100,9 +143,12 @@ static void reload_volumes(struct pool *p, const struct reload *rl)
 			if (tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, v) ||
 			    strcmp(dm, rl->dm[j]))
 				continue;
-			if (pool_activate(p, (const char *const[]){ v }, 1))
-				log_warn("pool %s: load %s again with 'tpactivate %s %s'", p->name,
-					 v, p->name, v);
+			const struct vg_volume *x = &p->vg->volumes[i];
+			int r = tp_dm_vol_activate(p->name, p->vg->uuid, v, x->dev_id, x->size / 512,
+						   x->read_only ? TP_DM_READ_ONLY : 0);
+			if (r && r != -EEXIST)
+				log_warn("pool %s: load %s again with 'tpactivate %s %s': %s",
+					 p->name, v, p->name, v, strerror(-r));
 		}
 	}
 }
@@ -124,7 +170,7 @@ static int replay(struct pool *p, const uint64_t *ids, size_t n, struct reload *
 		if (vg_find_dev_id(vg, (uint32_t)ids[i]))
 			continue;
 		if (p->be->live) {
-			if ((r = pool_live_unload_id(p, (uint32_t)ids[i], dm, sizeof(dm))))
+			if ((r = unload_id(p, (uint32_t)ids[i], dm, sizeof(dm))))
 				return r;
 			if (dm[0]) {
 				log_warn("pool %s: unloaded %s, which still mapped thin device %llu",

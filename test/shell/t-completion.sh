@@ -55,7 +55,7 @@ expect ignore nopassdown passdown
 complete_words tvcreate --vir
 expect --virtualsize
 complete_words tpactivate --a
-expect --all --auto
+expect --all --allow-component --auto
 complete_words tp ""
 out_has "^tvsnap$"
 out_has "^tpchange$"

@@ -6,6 +6,7 @@
 #include "lib/dev/scan.h"
 #include "lib/dev/topology.h"
 #include "lib/dev/udev_mark.h"
+#include "test/unit/dev_fixture.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -18,49 +19,12 @@
 
 #define IMG_SIZE (4u << 20)
 
-/* A sparse zero file of SIZE bytes in the test's temp dir. */
-static const char *img(const char *name, unsigned size)
-{
-	static char path[8][512];
-	static unsigned next;
-	char *p = path[next++ % 8];
-	int fd;
-
-	snprintf(p, sizeof(path[0]), "%s/%s", tp_test_tmpdir(), name);
-	fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_FATAL(ftruncate(fd, size) == 0);
-	close(fd);
-	return p;
-}
-
-static void put(const char *path, uint64_t off, const void *buf, size_t len)
-{
-	int fd = open(path, O_RDWR);
-
-	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_FATAL(pwrite(fd, buf, len, (off_t)off) == (ssize_t)len);
-	close(fd);
-}
-
 static int sh(const char *fmt, const char *arg)
 {
 	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), fmt, arg);
 	return system(cmd);
-}
-
-static void le32(unsigned char *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void le64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
 }
 
 /* ---- topology ------------------------------------------------------------- */
@@ -246,31 +210,6 @@ static void write_lvm_label(const char *path)
 	put(path, 512, s, sizeof(s));
 }
 
-/* An md v1.2 superblock 4 KiB into the device, checksum included. */
-static void write_md_super(const char *path)
-{
-	unsigned char sb[512] = { 0 };
-	uint64_t sum = 0;
-
-	le32(sb + 0, 0xa92b4efc);		/* magic */
-	le32(sb + 4, 1);			/* major version */
-	for (int i = 0; i < 16; i++)
-		sb[16 + i] = (unsigned char)(0x11 * (i + 1));	/* set uuid */
-	memcpy(sb + 32, "tpbox:7", 7);		/* set name */
-	le32(sb + 72, 6);			/* level */
-	le32(sb + 88, 1024);			/* chunk, sectors */
-	le32(sb + 92, 7);			/* raid disks */
-	le64(sb + 128, 2048);			/* data offset */
-	le64(sb + 136, 4096);			/* data size */
-	le64(sb + 144, 8);			/* super offset: sector 8 */
-	le32(sb + 220, 0);			/* max_dev */
-	for (int i = 0; i < 256; i += 4)
-		sum += (uint32_t)sb[i] | (uint32_t)sb[i + 1] << 8 | (uint32_t)sb[i + 2] << 16 |
-		       (uint32_t)sb[i + 3] << 24;
-	le32(sb + 216, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
-	put(path, 4096, sb, sizeof(sb));
-}
-
 /* A DOS partition table with one Linux partition. */
 static void write_dos_table(const char *path)
 {
@@ -401,7 +340,7 @@ static void test_probe_md(void)
 	const struct tp_signature *s;
 	const char *p = img("md.img", IMG_SIZE);
 
-	write_md_super(p);
+	write_md1_super(p, 4096, "tpbox:7");
 	s = expect_sig(p, "linux_raid_member", TP_SIG_RAID, &r);
 	CU_ASSERT_STRING_EQUAL(s->label, "tpbox:7");
 	CU_ASSERT_EQUAL(s->offset, 4096);

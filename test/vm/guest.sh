@@ -37,8 +37,12 @@ cleanup() { # scenario-dir
 	done
 	dmsetup remove_all >/dev/null 2>&1
 	mdadm --stop --scan >/dev/null 2>&1
+	# the first MiB and the last (md 1.0 and 0.90 superblocks live at
+	# the end: a stale one would make the disk an md member)
 	for d in $TP_DISKS; do
 		dd if=/dev/zero of="$d" bs=1M count=1 oflag=direct status=none 2>/dev/null
+		dd if=/dev/zero of="$d" bs=1M count=1 seek=$((TP_DISK_SIZE / 1048576 - 1)) \
+			oflag=direct status=none 2>/dev/null
 	done
 	for m in brd loop; do
 		grep -q "^$m " /proc/modules && rmmod $m 2>/dev/null

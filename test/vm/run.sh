@@ -153,7 +153,8 @@ MODDIR=lib/modules/$KVER
 # Loaded at boot: virtio disks, 9p, dm thin, md raid. Only copied (loaded
 # by scenarios with modprobe): the rest.
 BOOT_MODULES="virtio_pci virtio_blk 9pnet_virtio 9p dm-mod dm-thin-pool md-mod raid456"
-MORE_MODULES="brd loop raid0 raid1 raid10 linear ext4 xfs dm-delay dm-flakey dm-log-writes dm-snapshot"
+MORE_MODULES="brd loop raid0 raid1 raid10 linear ext4 xfs dm-delay dm-flakey dm-log-writes dm-snapshot
+	dm-multipath dm-round-robin"
 [ -s "$KBASE/$MODDIR/modules.dep" ] || depmod -b "$KBASE" "$KVER" || skip "depmod failed on $KBASE"
 # module paths as /lib/modules/..., in load order; compressed modules
 # (6.12: .ko.xz) are unpacked into the initramfs as .ko, which busybox's
