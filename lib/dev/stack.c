@@ -1,6 +1,7 @@
 /* stack.c - see stack.h: the decision, and the gatherer of its facts. */
 #include "lib/dev/stack.h"
 
+#include "lib/base/devopen.h"
 #include "lib/base/log.h"
 #include "lib/dev/sysfs.h"
 #include "lib/dev/udev_mark.h"
@@ -220,12 +221,12 @@ static const char *value(blkid_probe pr, const char *name)
 static int probe_raid(const char *path, struct tp_stack_facts *f)
 {
 	blkid_probe pr;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r = 0, rc;
+	int fd = io_dev_open(path, O_RDONLY), r = 0, rc;
 
 	if (fd < 0) {
-		r = -errno;
-		log_error("%s: cannot open: %s", path, strerror(errno));
-		return r;
+		if (fd != -ENOTBLK)	/* (said by io_dev_open) */
+			log_error("%s: cannot open: %s", path, strerror(-fd));
+		return fd;
 	}
 	pr = blkid_new_probe();
 	if (!pr) {
