@@ -61,4 +61,6 @@ stop() {
 stop "send to a file" tpsend -o cut.stream a/s
 stop "raw export" tpsend --format raw -o cut.raw a/s
 stop "receive" tprecv -i s.stream -n r b
+# the snapshot shares every chunk of v: without it the wipe has all to zero
+tvremove -y a/s >/dev/null
 stop "wipe" tvremove -y --wipe a/v
