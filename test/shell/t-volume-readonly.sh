@@ -27,6 +27,10 @@ out_has "Volume ro/a: read-only y."
 out_lacks "activate"
 ok tvchange -r y ro/a
 out_has "Volume ro/a: read-only y."
+ok tvchange --readonly No ro/a
+out_has "Volume ro/a: read-only n."
+ok tvchange --readonly yes ro/a
+out_has "Volume ro/a: read-only y."
 
 # a read-only volume's content is not changed offline
 unchanged 5 tvresize -y --force -V 4M ro/a
@@ -46,7 +50,7 @@ out_has "read-only y."
 
 # refusals
 unchanged 3 tvchange --readonly maybe ro/a
-err_has "--readonly takes y or n"
+err_has "--readonly takes y or yes, n or no"
 unchanged 3 tvsnap --readonly=y ro/a -n s2
 unchanged 5 tvchange --readonly y ro/nope
 unchanged 3 tpchange --readonly y ro
