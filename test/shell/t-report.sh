@@ -38,6 +38,14 @@ ok tpstatus --noheadings -S 'pool_data_percent<80' -o pool_name
 [ "$(wc -l <out)" = 2 ] || fail "both pools are below 80%"
 usage_error tpstatus -S 'pool_name=a && vol_name=v1'
 usage_error tpstatus -S 'no_such_field=1'
+# a bad expression: quoted, with what is wrong
+usage_error tpstatus -S 'vol_size>>1'
+err_has "bad -S selection 'vol_size>>1': Failed to parse numeric value for selection field vol_size"
+usage_error tpstatus -S 'pool_size=abc' a
+err_has "bad -S selection 'pool_size=abc': .*pool_size"
+usage_error tpstatus -S '(vol_size>1'
+err_has "bad -S selection '(vol_size>1': Syntax error: right parenthesis expected"
+out_lacks "Pool"
 
 # --separator (unaligned), --nosuffix, --nameprefixes
 ok tpstatus --noheadings --separator : --nosuffix --units g -o pool_name,pool_size a
@@ -47,6 +55,13 @@ ok tpstatus --noheadings --nosuffix -o vol_name,vol_size a/v2
 ok tpstatus --noheadings --nameprefixes -o pool_name,vol_name b
 out_has "^TP_POOL_NAME='b'$"
 out_has "^TP_VOL_NAME='w'$"
+# --nameprefixes alone: no heading line, no blank line, so eval works
+ok tpstatus --nameprefixes -o pool_name,pool_size,vol_name,vol_size b
+[ "$(wc -l <out)" = 2 ] || fail "--nameprefixes: one line a row expected: $(cat out)"
+! grep -v "^TP_" out || fail "--nameprefixes printed a line that is not NAME='value'"
+eval "$(tpstatus --nameprefixes --units b -o pool_name,pool_size,vol_name,vol_size b)"
+[ "$TP_POOL_NAME" = b ] && [ "$TP_VOL_NAME" = w ] && [ "$TP_VOL_SIZE" = 3221225472b ] ||
+	fail "eval of --nameprefixes: '$TP_POOL_NAME' '$TP_VOL_NAME' '$TP_VOL_SIZE'"
 
 # POOL/VOLUME: that volume's row only, no pool table
 ok tpstatus a/s1
