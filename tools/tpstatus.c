@@ -381,7 +381,8 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 	const struct poptOption opts[] = {
 		{ "json", 'j', POPT_ARG_NONE, &o.json, 0, "JSON output (schema in tpstatus(8))", NULL },
 		{ "units", '\0', POPT_ARG_STRING, &units_s, 0,
-		  "size units: h (human, default), b, s, k, m, g, t, p", "UNIT" },
+		  "size units: h (human, default), b, s, k, m, g, t, p (powers of 1024); "
+		  "H, K, M, G, T, P (of 1000)", "UNIT" },
 		{ "nosuffix", '\0', POPT_ARG_NONE, &o.nosuffix, 0, "sizes without their unit", NULL },
 		{ "noheadings", '\0', POPT_ARG_NONE, &o.noheadings, 0, "no column headings", NULL },
 		{ "nameprefixes", '\0', POPT_ARG_NONE, &o.nameprefixes, 0,
@@ -406,7 +407,9 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 	if ((rc = cli_args(&cli, 0, -1, &args, &nargs)) != CLI_CONTINUE)
 		goto out;
 	if (units_s && (strlen(units_s) != 1 || !tp_units_valid(units_s[0]))) {
-		rc = cli_usage_error(cmd, "--units takes one of h, b, s, k, m, g, t, p");
+		rc = cli_usage_error(cmd, "--units takes one of h, b, s, k, m, g, t, p (powers "
+				     "of 1024) or H, K, M, G, T, P (powers of 1000), not '%s'",
+				     units_s);
 		goto out;
 	}
 	/* JSON without --units: bare byte counts */

@@ -10,9 +10,13 @@
  * 64-bit byte counts.
  *
  * Printing: tp_size_format() prints bytes in a unit ('h' = human, the
- * largest unit giving a value >= 1; 'b','s','k','m','g','t','p' = that
- * unit) with two decimals where the value is not whole, e.g. "100.00 GiB"
- * for 'h', "204800s" for sectors, "1.50m" style for explicit units. */
+ * largest binary unit giving a value >= 1; 'b','s','k','m','g','t','p' =
+ * that unit, powers of 1024) with two decimals where the value is not
+ * whole, e.g. "1.50 GiB" for 'h', "204800s" for sectors, "1.50m" style
+ * for explicit units. Upper case is SI as in lvs(8) --units: 'H' the
+ * largest power of 1000 ("1.61 GB"), 'K','M','G','T','P' powers of 1000
+ * with an upper-case suffix ("1.61G"); 'B' and 'S' are 'b' and 's'.
+ * (Parsing stays binary in either case: -V 10G is 10 GiB, as in LVM.) */
 #ifndef TP_BASE_UNITS_H
 #define TP_BASE_UNITS_H
 
@@ -41,7 +45,8 @@ int tp_size_parse_arg(const char *what, const char *str, char default_unit,
 /* Is UNIT a valid --units letter (h or one of bskmgtp, any case)? */
 int tp_units_valid(char unit);
 
-/* Print BYTES in UNIT into BUF (at least 32 bytes); returns BUF. */
+/* Print BYTES in UNIT (an --units letter, or 0 for 'h') into BUF (at
+ * least 32 bytes); returns BUF. */
 const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len);
 
 #endif

@@ -63,6 +63,38 @@ eval "$(tpstatus --nameprefixes --units b -o pool_name,pool_size,vol_name,vol_si
 [ "$TP_POOL_NAME" = b ] && [ "$TP_VOL_NAME" = w ] && [ "$TP_VOL_SIZE" = 3221225472b ] ||
 	fail "eval of --nameprefixes: '$TP_POOL_NAME' '$TP_VOL_NAME' '$TP_VOL_SIZE'"
 
+# --units: every size field takes it (the SZ fields of the field table,
+# and the size in pool_autoextend_by); upper case is SI (powers of 1000)
+# as in lvs, lower case binary
+sed -n 's/.*, SZ, [PV]([a-z_]*), [0-9]*, "\([a-z_]*\)".*/\1/p' "$TOP/tools/status_fields.c" >size_fields
+[ "$(wc -l <size_fields)" -ge 10 ] || fail "too few size fields found: $(cat size_fields)"
+ok tpchange --autoextend-by 2G a
+for f in $(cat size_fields) pool_autoextend_by; do
+	case $f in vol_*) t=a/v1 ;; *) t=a ;; esac
+	ok tpstatus --noheadings --units b -o "$f" "$t"
+	grep -Eq '^ *[0-9]+b *$' out || fail "--units b: $f printed '$(cat out)'"
+done
+ok tpstatus --noheadings --units b -o pool_size,pool_chunk,pool_autoextend_by a
+[ "$(tr -s ' ' <out | sed 's/^ //; s/ $//')" = "4293918720b 65536b 2147483648b" ] ||
+	fail "--units b: $(cat out)"
+ok tpstatus --noheadings --units G -o pool_size,pool_autoextend_by a
+[ "$(tr -s ' ' <out | sed 's/^ //; s/ $//')" = "4.29G 2.15G" ] || fail "--units G: $(cat out)"
+ok tpstatus --noheadings --units g -o pool_size,pool_autoextend_by a
+[ "$(tr -s ' ' <out | sed 's/^ //; s/ $//')" = "4.00g 2g" ] || fail "--units g: $(cat out)"
+ok tpstatus --noheadings --units H -o pool_size,pool_chunk a
+[ "$(tr -s ' ' <out | sed 's/^ //; s/ $//')" = "4.29 GB 65.54 kB" ] || fail "--units H: $(cat out)"
+ok tpstatus --noheadings --units K -o vol_size a/v1
+[ "$(tr -d ' ' <out)" = "1073741.82K" ] || fail "--units K: $(cat out)"
+ok tpstatus --noheadings --units m -o vol_size a/v1
+[ "$(tr -d ' ' <out)" = "1024m" ] || fail "--units m: $(cat out)"
+ok tpstatus --json --units M -o vol_size a/v1
+out_has '"vol_size":"1073.74M"'
+ok tpchange --autoextend-by 20% a
+ok tpstatus --noheadings --units b -o pool_autoextend_by a
+[ "$(tr -d ' ' <out)" = "20%" ] || fail "a percentage stays one: $(cat out)"
+usage_error tpstatus --units x a
+err_has "H, K, M, G, T, P (powers of 1000), not 'x'"
+
 # POOL/VOLUME: that volume's row only, no pool table
 ok tpstatus a/s1
 [ "$(wc -l <out)" = 2 ] || fail "one heading and one row expected: $(cat out)"

@@ -81,7 +81,22 @@ static void test_format(void)
 	CU_ASSERT_STRING_EQUAL(tp_size_format(1023, 'h', b, sizeof(b)), "1023 B");
 	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 20, 's', b, sizeof(b)), "2048s");
 	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 20, 'k', b, sizeof(b)), "1024k");
-	CU_ASSERT_STRING_EQUAL(tp_size_format(1536ull << 10, 'M', b, sizeof(b)), "1.50m");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1536ull << 10, 'm', b, sizeof(b)), "1.50m");
+	/* upper case: SI powers of 1000, as lvs --units */
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1536ull << 10, 'M', b, sizeof(b)), "1.57M");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(2000000, 'M', b, sizeof(b)), "2M");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 20, 'K', b, sizeof(b)), "1048.58K");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(4000, 'K', b, sizeof(b)), "4K");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 30, 'G', b, sizeof(b)), "1.07G");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(3000000000000ull, 'T', b, sizeof(b)), "3T");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(5ull * 1000000000000000ull, 'P', b, sizeof(b)), "5P");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 30, 'H', b, sizeof(b)), "1.07 GB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(64000, 'H', b, sizeof(b)), "64 kB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(999, 'H', b, sizeof(b)), "999 B");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1000, 'H', b, sizeof(b)), "1 kB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1024, 'h', b, sizeof(b)), "1 KiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(5, 'B', b, sizeof(b)), "5b");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1024, 'S', b, sizeof(b)), "2s");
 	CU_ASSERT_STRING_EQUAL(tp_size_format(5, 'b', b, sizeof(b)), "5b");
 	CU_ASSERT_STRING_EQUAL(tp_size_format(2ull << 50, 'h', b, sizeof(b)), "2 PiB");
 }
