@@ -112,6 +112,9 @@ int tp_units_valid(char unit)
 	return unit && strchr("hHbBsSkKmMgGtTpP", unit) != NULL;
 }
 
+static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+static const char *const si[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+
 /* The human form of BYTES in powers of BASE (1024: KiB.. or 1000: kB..):
  * the largest unit giving a value >= 1, whole or with two decimals. */
 static void format_human(uint64_t bytes, uint64_t base, const char *const names[6], char *buf,
@@ -130,10 +133,54 @@ static void format_human(uint64_t bytes, uint64_t base, const char *const names[
 		snprintf(buf, len, "%.2f %s", (double)bytes / (double)mult, names[i]);
 }
 
+/* Is BYTES printed whole by 'h' (no decimals)? */
+static int human_whole(uint64_t bytes)
+{
+	uint64_t mult = 1;
+
+	while (mult < TP_PiB && bytes / mult >= 1024)
+		mult *= 1024;
+	return bytes % mult == 0;
+}
+
+const char *tp_size_format_exact(uint64_t bytes, char *buf, size_t len)
+{
+	char h[32];
+	int i = 0;
+
+	format_human(bytes, 1024, bin, h, sizeof(h));
+	if (human_whole(bytes)) {
+		snprintf(buf, len, "%s", h);
+		return buf;
+	}
+	/* the largest unit that divides it: the rounded form, then the exact one */
+	while (i < 5 && bytes % (1ull << (10 * (i + 1))) == 0)
+		i++;
+	snprintf(buf, len, "%s (%llu %s)", h, (unsigned long long)(bytes >> (10 * i)), bin[i]);
+	return buf;
+}
+
+const char *tp_size_format_min(uint64_t bytes, char *buf, size_t len)
+{
+	uint64_t unit = bytes >= TP_MiB ? TP_MiB : bytes >= TP_KiB ? TP_KiB : 1;
+	int i = 0;
+
+	if (human_whole(bytes))
+		return tp_size_format(bytes, 'h', buf, len);
+	/* exact in a unit of KiB or more ("1088 KiB"), else rounded up */
+	while (i < 5 && bytes % (1ull << (10 * (i + 1))) == 0)
+		i++;
+	if (i) {
+		snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> (10 * i)), bin[i]);
+		return buf;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)(bytes / unit + (bytes % unit != 0)),
+		 unit == TP_MiB ? "MiB" : unit == TP_KiB ? "KiB" : "B");
+	return buf;
+}
+
 const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len)
 {
-	static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	static const char *const si[] = { "B", "kB", "MB", "GB", "TB", "PB" };
 	static const char letters[] = "bkmgtp";
 	char lower = (char)tolower((unsigned char)unit), suffix;
 	uint64_t mult;

@@ -45,6 +45,18 @@ int tp_size_parse_arg(const char *what, const char *str, char default_unit,
 /* Is UNIT a valid --units letter (h or one of bskmgtp, any case)? */
 int tp_units_valid(char unit);
 
+/* BYTES for a message that states a device's size: 'h' when that is
+ * exact ("1 GiB"), else the rounded form and the exact one in the largest
+ * unit that divides it ("1.00 GiB (1025 MiB)"), which agree. */
+const char *tp_size_format_exact(uint64_t bytes, char *buf, size_t len);
+
+/* BYTES as a lower bound ("must be at least ..."), one figure that is
+ * never below it: 'h' when exact, else exact in the largest unit of KiB or
+ * more that divides it ("1088 KiB", "1025 MiB"), else rounded UP to a
+ * whole MiB (KiB, B below 1 MiB, 1 KiB). So the bound never reads as the
+ * device's own rounded size ("1.00 GiB" for what a 1 GiB device lacks). */
+const char *tp_size_format_min(uint64_t bytes, char *buf, size_t len);
+
 /* Print BYTES in UNIT (an --units letter, or 0 for 'h') into BUF (at
  * least 32 bytes); returns BUF. */
 const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len);
