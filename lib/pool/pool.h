@@ -177,7 +177,9 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
  * FORCE: -ENOTEMPTY (logged, with how much is mapped there). A volume the
  * kernel has loaded grows by a reload of its table after the VG commit
  * (volume_live.c); a shrink needs an offline pool (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
- * data unmapped. */
+ * data unmapped. A new size equal to the current one (after rounding)
+ * commits nothing: 0 with *OLD == *NEW (a loaded volume's table is still
+ * reloaded at that size, which finishes a live grow cut short). */
 int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,
 		       int force, uint64_t *old, uint64_t *new_size, uint64_t *unmapped)
 	TP_MUST_CHECK;
