@@ -211,7 +211,9 @@ int pool_rename(const char *old, const char *new_name, const char *devices) TP_M
 /* Read-only volumes (volume_readonly.c): activated read-only in the
  * kernel, refused by offline writers of their content. get: 1, 0 or
  * -ENOENT (logged). set: one VG commit (nothing when already so); the
- * volume must not be active (-EBUSY, logged). refuse: -EROFS (logged,
+ * volume must not be active (-EBUSY, logged); made writable, a volume
+ * that had a content uuid loses it, with a warning (incremental streams
+ * based on it are no longer accepted). refuse: -EROFS (logged,
  * WHAT naming the change, e.g. "a shrink") for a read-only volume, else 0. */
 int pool_volume_get_readonly(const struct pool *p, const char *vol) TP_MUST_CHECK;
 int pool_volume_set_readonly(struct pool *p, const char *vol, int on) TP_MUST_CHECK;
