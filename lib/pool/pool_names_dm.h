@@ -4,8 +4,9 @@
  * either name doubled (kernel/dm_names.c), and dm names hold at most 127
  * bytes (DM_NAME_LEN 128 with the NUL). A pool and a volume name can each
  * be 64 bytes, so a valid pair may not fit: such a name is refused when a
- * volume gets it (tvcreate, tvsnap, tvrename), before anything is written,
- * instead of failing at activation. pool_name_free (volume.c) should call
+ * volume gets it (tvcreate, tvsnap, tvrename), and a pool name that would
+ * make a volume's too long is refused by tprename, before anything is
+ * written, instead of failing at activation. pool_name_free (volume.c) should call
  * it too, for tprecv -n and any future creator. */
 #ifndef TP_POOL_NAMES_DM_H
 #define TP_POOL_NAMES_DM_H
