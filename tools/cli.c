@@ -3,6 +3,7 @@
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
+#include "lib/pool/policy.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -177,13 +178,21 @@ int cli_size(const struct tp_command *cmd, const char *opt, const char *val, cha
 	return CLI_CONTINUE;
 }
 
-int cli_parse_activate(const struct tp_command *cmd, const char *val, int *on)
+int cli_parse_yes_no(const struct tp_command *cmd, const char *opt, const char *val, int *on)
 {
-	if (val && (!strcmp(val, "y") || !strcmp(val, "n"))) {
-		*on = val[0] == 'y';
+	enum tp_choice c;
+
+	/* the spellings --zero takes (tp_choice_parse), less its auto */
+	if (!tp_choice_parse(val, &c) && c != TP_CHOICE_AUTO) {
+		*on = c == TP_CHOICE_YES;
 		return CLI_CONTINUE;
 	}
-	return cli_usage_error(cmd, "--activate takes y or n, not '%s'", val ? val : "");
+	return cli_usage_error(cmd, "%s takes y or yes, n or no, not '%s'", opt, val ? val : "");
+}
+
+int cli_parse_activate(const struct tp_command *cmd, const char *val, int *on)
+{
+	return cli_parse_yes_no(cmd, "--activate", val, on);
 }
 
 int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, const char *why)

@@ -117,8 +117,13 @@ int cli_size(const struct tp_command *cmd, const char *opt, const char *val, cha
  * fails with the usage error WHY. Returns CLI_CONTINUE or 3. */
 int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, const char *why);
 
-/* Parse an --activate y|n value into *ON (tpcreate, tvcreate, tpchange,
- * tvchange); returns CLI_CONTINUE or 3. */
+/* Parse the y|n value VAL of option OPT (e.g. "--readonly") into *ON:
+ * y, yes, n, no in any case, as --zero takes them (tp_choice_parse)
+ * without auto. Returns CLI_CONTINUE or 3 naming OPT. */
+int cli_parse_yes_no(const struct tp_command *cmd, const char *opt, const char *val, int *on);
+
+/* cli_parse_yes_no for --activate (tpcreate, tvcreate, tpchange,
+ * tvchange). */
 int cli_parse_activate(const struct tp_command *cmd, const char *val, int *on);
 
 /* Print "tptools VERSION" on stdout (--version). */

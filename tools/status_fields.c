@@ -59,6 +59,17 @@ static int set_size(struct dm_pool *mem, struct dm_report_field *f, const char *
 	return 1;
 }
 
+/* A size as --units and --nosuffix say, for every field that holds one. */
+static void format_size(uint64_t v, char *buf, size_t len)
+{
+	if (!units)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		tp_size_format(v, units, buf, len);
+	if (nosuffix)
+		buf[strspn(buf, "0123456789.")] = '\0';
+}
+
 static int f_size(struct dm_report *rh, struct dm_pool *mem, struct dm_report_field *f,
 		  const void *d, void *priv)
 {
@@ -67,12 +78,7 @@ static int f_size(struct dm_report *rh, struct dm_pool *mem, struct dm_report_fi
 
 	(void)rh;
 	(void)priv;
-	if (!units)
-		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	else
-		tp_size_format(v, units, buf, sizeof(buf));
-	if (nosuffix)
-		buf[strspn(buf, "0123456789.")] = '\0';
+	format_size(v, buf, sizeof(buf));
 	return set_size(mem, f, buf, v);
 }
 
@@ -236,7 +242,7 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->warn = in->monitor.warn;
 	row->autoextend_threshold = in->monitor.autoextend_threshold;
 	if (in->monitor.autoextend_size)
-		tp_size_format(in->monitor.autoextend_size, 'h', row->by_buf, sizeof(row->by_buf));
+		format_size(in->monitor.autoextend_size, row->by_buf, sizeof(row->by_buf));
 	else
 		snprintf(row->by_buf, sizeof(row->by_buf), "%u%%", in->monitor.autoextend_percent);
 	row->autoextend_by = row->by_buf;

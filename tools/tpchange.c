@@ -111,11 +111,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	if (c.set)
 		rc = cli_parse_activate(cmd, activate, &c.on);
 	c.set_ro = readonly != NULL;
-	if (rc == CLI_CONTINUE && c.set_ro) {
-		if (strcmp(readonly, "y") && strcmp(readonly, "n"))
-			rc = cli_usage_error(cmd, "--readonly takes y or n, not '%s'", readonly);
-		c.ro = readonly[0] == 'y';
-	}
+	if (rc == CLI_CONTINUE && c.set_ro)
+		rc = cli_parse_yes_no(cmd, "--readonly", readonly, &c.ro);
 	if (rc == CLI_CONTINUE && when_full) {
 		if (!strcmp(when_full, "queue") || !strcmp(when_full, "error"))
 			c.when_full = when_full[0] == 'e' ? POOL_WHEN_FULL_ERROR : POOL_WHEN_FULL_QUEUE;

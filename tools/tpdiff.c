@@ -260,7 +260,7 @@ int cmd_tpdiff(const struct tp_command *cmd, int argc, const char **argv)
 	struct opts o = { 0 };
 	const struct poptOption opts[] = {
 		{ "format", 'f', POPT_ARG_STRING, &o.format, 0,
-		  "human (the default), json, or xml (thin_delta's)", "FORMAT" },
+		  "human (the default), json, or xml (thin_delta's)", "human|json|xml" },
 		{ "output", 'o', POPT_ARG_STRING, &o.output, 0,
 		  "write to FILE instead of standard output", "FILE" },
 		CLI_OPT_DEVICES(o.devices),

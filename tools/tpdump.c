@@ -47,7 +47,7 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 	const char *format = NULL, *dev_id = NULL, **args;
 	const struct poptOption opts[] = {
 		{ "format", 'f', POPT_ARG_STRING, &format, 0,
-		  "xml (as thin_dump, the default) or human", "FORMAT" },
+		  "xml (as thin_dump, the default) or human", "xml|human" },
 		{ "metadata-snap", 'm', POPT_ARG_NONE, &p.metadata_snap, 0,
 		  "dump the metadata snapshot instead of the live metadata", NULL },
 		{ "dev-id", '\0', POPT_ARG_STRING, &dev_id, 0,

@@ -1,7 +1,7 @@
 /* tpsend - a volume's content, read from the pool's devices (offline, or
  * live through a kernel metadata snapshot).
  *
- *   tpsend [--from BASE] [-o FILE] [--devices D,M] POOL/VOLUME
+ *   tpsend [--from [POOL/]BASE] [-o FILE] [--devices D,M] POOL/VOLUME
  *   tpsend --format raw [-o FILE] [--devices D,M [--allow-component]] POOL/VOLUME
  *
  * Writes the send stream (man/tp-stream.5: full, or the changes since the
@@ -45,16 +45,36 @@ static int send(const char *spec, const char *from, int raw, const char *devices
 	return code;
 }
 
+/* --from POOL/BASE (*FROM): accepted when POOL is the pool of SPEC (the
+ * volume sent), *FROM then pointing at BASE within it; a base in another
+ * pool is a usage error naming both. Returns CLI_CONTINUE or an exit code. */
+static int from_same_pool(const struct tp_command *cmd, const char *spec, const char **from)
+{
+	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
+	char fpool[POOL_NAME_MAX + 1], fvol[POOL_NAME_MAX + 1];
+
+	if (pool_split_volume_spec(*from, fpool, fvol) || pool_split_volume_spec(spec, pool, vol))
+		return TP_EXIT_USAGE;
+	if (strcmp(pool, fpool))
+		return cli_usage_error(cmd, "--from %s: the base must be a volume of pool %s, the "
+					    "pool of %s (an incremental stream is the difference "
+					    "between two volumes of one pool); give --from BASE or "
+					    "--from %s/BASE", *from, pool, spec, pool);
+	*from = strchr(*from, '/') + 1;
+	return CLI_CONTINUE;
+}
+
 int cmd_tpsend(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char *format = NULL, *output = NULL, *devices = NULL, *from = NULL, **args;
+	const char *format = NULL, *output = NULL, *devices = NULL, *from = NULL, *base, **args;
 	int allow = 0;
 	const struct poptOption opts[] = {
 		{ "from", '\0', POPT_ARG_STRING, &from, 0,
-		  "send only what differs from BASE, a read-only volume of the pool (incremental)",
-		  "BASE" },
+		  "send only what differs from BASE, a read-only volume of the pool (incremental; "
+		  "POOL/BASE names the same pool)", "[POOL/]BASE" },
 		{ "format", 'f', POPT_ARG_STRING, &format, 0,
-		  "stream (the default: checksummed, for tprecv) or raw (a plain image)", "FORMAT" },
+		  "stream (the default: checksummed, for tprecv) or raw (a plain image)",
+		  "stream|raw" },
 		{ "output", 'o', POPT_ARG_STRING, &output, 0,
 		  "write to FILE (sparse) instead of standard output", "FILE" },
 		CLI_OPT_DEVICES(devices),
@@ -66,19 +86,20 @@ int cmd_tpsend(const struct tp_command *cmd, int argc, const char **argv)
 
 	if ((code = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return code;
+	base = from;	/* popt owns FROM */
 	if (format && strcmp(format, "raw") && strcmp(format, "stream"))
 		code = cli_usage_error(cmd, "unknown format '%s': use stream or raw", format);
 	else if (format && !strcmp(format, "raw") && from)
 		code = cli_usage_error(cmd, "--from makes a stream; --format raw is the whole volume");
-	else if (from && strchr(from, '/'))
-		code = cli_usage_error(cmd, "--from names a volume of the same pool: BASE, not "
-					    "POOL/BASE");
+	else if (from && strchr(from, '/') && (code = from_same_pool(cmd, args[0], &base)) !=
+							 CLI_CONTINUE)
+		;
 	else if (allow && !devices)
 		code = cli_usage_error(cmd, "--allow-component goes with --devices DATA,META");
 	else if (!output && isatty(STDOUT_FILENO))
 		code = cli_usage_error(cmd, "standard output is a terminal: redirect it or use -o FILE");
 	else
-		code = send(args[0], from, format && !strcmp(format, "raw"), devices,
+		code = send(args[0], base, format && !strcmp(format, "raw"), devices,
 			    allow ? POOL_ALLOW_COMPONENT : 0, output);
 	cli_end(&cli);
 	return code;

@@ -4,6 +4,7 @@
  * selection (dm_report's own sorting and selection), --separator,
  * --nosuffix, --nameprefixes; an argument POOL/VOLUME reports that
  * volume's row only. */
+#include "lib/base/dmlog.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -183,26 +184,62 @@ static int report_pool(struct pool *p, const struct target *t, struct table *pt,
 	return r;
 }
 
-/* Create the report of table TYPE with FIELDS, KEYS and SELECTION. */
-static int table_init(const struct tp_command *cmd, const struct status_opts *o, uint32_t type,
-		      const char *fields_s, const char *keys, const char *sel, struct table *t)
+/* Headings only in the aligned or separated tables: --nameprefixes
+ * prints NAME='value' lines a shell can eval, nothing else. */
+static int headings(const struct status_opts *o)
+{
+	return !o->noheadings && !o->nameprefixes;
+}
+
+static struct dm_report *report_init(const struct status_opts *o, uint32_t type,
+				     const char *fields_s, const char *keys, const char *sel)
 {
 	uint32_t flags = DM_REPORT_OUTPUT_BUFFERED;
 	uint32_t tt = type;
 
-	if (!o->noheadings)
+	if (headings(o))
 		flags |= DM_REPORT_OUTPUT_HEADINGS;
 	if (o->nameprefixes)
 		flags |= DM_REPORT_OUTPUT_FIELD_NAME_PREFIX;
 	else if (!o->separator)
 		flags |= DM_REPORT_OUTPUT_ALIGNED;
-	t->rh = dm_report_init_with_selection(&tt, status_types, status_fields, fields_s,
-					      o->separator ? o->separator : " ", flags, keys, sel,
-					      NULL, NULL);
+	return dm_report_init_with_selection(&tt, status_types, status_fields, fields_s,
+					     o->separator ? o->separator : " ", flags, keys, sel,
+					     NULL, NULL);
+}
+
+/* Create the report of table TYPE with FIELDS, KEYS and SELECTION: the
+ * fields and keys first (dm_report lists the fields after a bad one),
+ * then with the selection, whose error dm_report only logs: it is quoted
+ * with the expression ("-S help" prints dm_report's help itself). */
+static int table_init(const struct tp_command *cmd, const struct status_opts *o, uint32_t type,
+		      const char *fields_s, const char *keys, const char *sel, struct table *t)
+{
+	int help = sel && !strcmp(sel, "help");
+
+	t->rh = report_init(o, type, fields_s, keys, help ? sel : NULL);
 	if (!t->rh)
-		return cli_usage_error(cmd, "bad field list '%s'%s%s%s%s (-o help lists the fields)",
-				       fields_s, *keys ? ", sort keys '" : "", keys,
-				       *keys ? "'" : "", sel ? " or selection" : "");
+		return cli_usage_error(cmd, "bad field list '%s'%s%s%s (-o help lists the fields)",
+				       fields_s, *keys ? " or sort keys '" : "", keys,
+				       *keys ? "'" : "");
+	if (sel && !help) {
+		char why[256];
+		size_t len;
+
+		dm_report_free(t->rh);
+		tp_dmlog_install();
+		tp_dmlog_clear();
+		t->rh = report_init(o, type, fields_s, keys, sel);
+		if (!t->rh) {
+			snprintf(why, sizeof(why), "%s", *tp_dmlog_first_error()
+				 ? tp_dmlog_first_error() : "not a selection");
+			len = strlen(why);
+			if (len && why[len - 1] == '.')
+				why[len - 1] = '\0';
+			return cli_usage_error(cmd, "bad -S selection '%s': %s ('-S help' lists the "
+					       "fields and the operators)", sel, why);
+		}
+	}
 	if (o->nameprefixes && !dm_report_set_output_field_name_prefix(t->rh, "tp_"))
 		return TP_EXIT_FAILED;
 	return CLI_CONTINUE;
@@ -216,7 +253,7 @@ static int output(const struct status_opts *o, struct table *pt, struct table *v
 	if (!o->json) {
 		if (pt->shown)
 			ok = dm_report_output(pt->rh);
-		if (pt->shown && vt->shown && !dm_report_is_empty(vt->rh) && !o->noheadings)
+		if (pt->shown && vt->shown && !dm_report_is_empty(vt->rh) && headings(o))
 			putchar('\n');
 		if (vt->shown)
 			ok = dm_report_output(vt->rh) && ok;
@@ -345,7 +382,8 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 	const struct poptOption opts[] = {
 		{ "json", 'j', POPT_ARG_NONE, &o.json, 0, "JSON output (schema in tpstatus(8))", NULL },
 		{ "units", '\0', POPT_ARG_STRING, &units_s, 0,
-		  "size units: h (human, default), b, s, k, m, g, t, p", "UNIT" },
+		  "size units: h (human, default), b, s, k, m, g, t, p (powers of 1024); "
+		  "H, K, M, G, T, P (of 1000)", "UNIT" },
 		{ "nosuffix", '\0', POPT_ARG_NONE, &o.nosuffix, 0, "sizes without their unit", NULL },
 		{ "noheadings", '\0', POPT_ARG_NONE, &o.noheadings, 0, "no column headings", NULL },
 		{ "nameprefixes", '\0', POPT_ARG_NONE, &o.nameprefixes, 0,
@@ -371,7 +409,9 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 	if ((rc = cli_args(&cli, 0, -1, &args, &nargs)) != CLI_CONTINUE)
 		goto out;
 	if (units_s && (strlen(units_s) != 1 || !tp_units_valid(units_s[0]))) {
-		rc = cli_usage_error(cmd, "--units takes one of h, b, s, k, m, g, t, p");
+		rc = cli_usage_error(cmd, "--units takes one of h, b, s, k, m, g, t, p (powers "
+				     "of 1024) or H, K, M, G, T, P (powers of 1000), not '%s'",
+				     units_s);
 		goto out;
 	}
 	/* JSON without --units: bare byte counts */

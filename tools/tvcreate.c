@@ -1,7 +1,9 @@
 /* tvcreate - create a thin volume in a pool. */
+#include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_names_dm.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
 
@@ -89,6 +91,8 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		if ((rc = cli_parse_activate(cmd, activate, &on)) == CLI_CONTINUE)
 			c.no_autoactivate = !on;
 	}
+	if (rc == CLI_CONTINUE && pool_dm_vol_name_check(args[0], c.name))
+		rc = TP_EXIT_USAGE;
 	if (rc == CLI_CONTINUE) {
 		c.pool = args[0];
 		rc = tool_pool_op(args[0], devices, creation_op, &c);

@@ -2,6 +2,7 @@
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_names_dm.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
 
@@ -36,7 +37,7 @@ int cmd_tvrename(const struct tp_command *cmd, int argc, const char **argv)
 	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 2, 2, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	n.to = args[1];
-	if (pool_split_volume_spec(args[0], n.pool, n.vol))
+	if (pool_split_volume_spec(args[0], n.pool, n.vol) || pool_dm_vol_name_check(n.pool, n.to))
 		rc = TP_EXIT_USAGE;
 	else
 		rc = tool_pool_op(n.pool, devices, rename_op, &n);

@@ -19,12 +19,17 @@ static int resize_op(struct pool *p, void *arg)
 {
 	const struct resize *z = arg;
 	uint64_t old, now, unmapped;
-	char a[32], b[32];
+	char a[48], b[48];
 	int r = pool_volume_resize(p, z->vol, z->relative, z->size, z->force, &old, &now,
 				   &unmapped);
 
 	if (r || tp_log_verbosity() < 0)
 		return r;
+	if (old == now) {
+		printf("Volume %s/%s is already %s; nothing changed.\n", z->pool, z->vol,
+		       tp_size_format_exact(old, a, sizeof(a)));
+		return 0;
+	}
 	printf("Volume %s/%s resized from %s to %s", z->pool, z->vol,
 	       tp_size_format(old, 'h', a, sizeof(a)), tp_size_format(now, 'h', b, sizeof(b)));
 	if (unmapped)

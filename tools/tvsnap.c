@@ -5,6 +5,7 @@
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_names_dm.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
 
@@ -82,7 +83,8 @@ int cmd_tvsnap(const struct tp_command *cmd, int argc, const char **argv)
 		return rc;
 	if (!s.name)
 		rc = cli_usage_error(cmd, "-n NAME is required");
-	else if (pool_split_volume_spec(args[0], s.pool, s.origin))
+	else if (pool_split_volume_spec(args[0], s.pool, s.origin) ||
+		 pool_dm_vol_name_check(s.pool, s.name))
 		rc = TP_EXIT_USAGE;
 	else
 		rc = tool_pool_op(s.pool, devices, snapshot_op, &s);

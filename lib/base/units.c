@@ -112,41 +112,109 @@ int tp_units_valid(char unit)
 	return unit && strchr("hHbBsSkKmMgGtTpP", unit) != NULL;
 }
 
+static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+static const char *const si[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+
+/* The human form of BYTES in powers of BASE (1024: KiB.. or 1000: kB..):
+ * the largest unit giving a value >= 1, whole or with two decimals. */
+static void format_human(uint64_t bytes, uint64_t base, const char *const names[6], char *buf,
+			 size_t len)
+{
+	uint64_t mult = 1;
+	int i = 0;
+
+	while (i < 5 && bytes / mult >= base) {
+		mult *= base;
+		i++;
+	}
+	if (bytes % mult == 0)
+		snprintf(buf, len, "%llu %s", (unsigned long long)(bytes / mult), names[i]);
+	else
+		snprintf(buf, len, "%.2f %s", (double)bytes / (double)mult, names[i]);
+}
+
+/* Is BYTES printed whole by 'h' (no decimals)? */
+static int human_whole(uint64_t bytes)
+{
+	uint64_t mult = 1;
+
+	while (mult < TP_PiB && bytes / mult >= 1024)
+		mult *= 1024;
+	return bytes % mult == 0;
+}
+
+const char *tp_size_format_exact(uint64_t bytes, char *buf, size_t len)
+{
+	char h[32];
+	int i = 0;
+
+	format_human(bytes, 1024, bin, h, sizeof(h));
+	if (human_whole(bytes)) {
+		snprintf(buf, len, "%s", h);
+		return buf;
+	}
+	/* the largest unit that divides it: the rounded form, then the exact one */
+	while (i < 5 && bytes % (1ull << (10 * (i + 1))) == 0)
+		i++;
+	snprintf(buf, len, "%s (%llu %s)", h, (unsigned long long)(bytes >> (10 * i)), bin[i]);
+	return buf;
+}
+
+const char *tp_size_format_min(uint64_t bytes, char *buf, size_t len)
+{
+	uint64_t unit = bytes >= TP_MiB ? TP_MiB : bytes >= TP_KiB ? TP_KiB : 1;
+	int i = 0;
+
+	if (human_whole(bytes))
+		return tp_size_format(bytes, 'h', buf, len);
+	/* exact in a unit of KiB or more ("1088 KiB"), else rounded up */
+	while (i < 5 && bytes % (1ull << (10 * (i + 1))) == 0)
+		i++;
+	if (i) {
+		snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> (10 * i)), bin[i]);
+		return buf;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)(bytes / unit + (bytes % unit != 0)),
+		 unit == TP_MiB ? "MiB" : unit == TP_KiB ? "KiB" : "B");
+	return buf;
+}
+
 const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len)
 {
-	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
 	static const char letters[] = "bkmgtp";
+	char lower = (char)tolower((unsigned char)unit), suffix;
 	uint64_t mult;
 	int i;
 
-	unit = (char)tolower((unsigned char)unit);
-	if (unit == 's') {
+	if (lower == 's') {
 		if (bytes % TP_SECTOR_SIZE)
 			snprintf(buf, len, "%.2fs", (double)bytes / TP_SECTOR_SIZE);
 		else
 			snprintf(buf, len, "%llus", (unsigned long long)(bytes / TP_SECTOR_SIZE));
 		return buf;
 	}
-	if (unit == 'h' || !unit) {
-		for (i = 5; i > 0; i--)
-			if (bytes >= (1ull << (10 * i)))
-				break;
-		if (i == 0)
-			snprintf(buf, len, "%llu B", (unsigned long long)bytes);
-		else if (bytes % (1ull << (10 * i)) == 0)
-			snprintf(buf, len, "%llu %s", (unsigned long long)(bytes >> (10 * i)),
-				 names[i]);
-		else
-			snprintf(buf, len, "%.2f %s", (double)bytes / (double)(1ull << (10 * i)),
-				 names[i]);
+	if (unit == 'H') {
+		format_human(bytes, 1000, si, buf, len);
 		return buf;
 	}
-	if (unit_shift(unit, &mult))
-		mult = 1, unit = 'b';
-	i = (int)(strchr(letters, unit) - letters);
+	if (lower == 'h' || !unit) {
+		format_human(bytes, 1024, bin, buf, len);
+		return buf;
+	}
+	if (unit_shift(lower, &mult))
+		mult = 1, lower = 'b';
+	i = (int)(strchr(letters, lower) - letters);
+	suffix = letters[i];
+	if (unit != lower && lower != 'b') {
+		/* upper case: SI, as lvs(8) --units: K = 1000, M = 1000^2, ... */
+		mult = 1;
+		while (i--)
+			mult *= 1000;
+		suffix = unit;
+	}
 	if (bytes % mult == 0)
-		snprintf(buf, len, "%llu%c", (unsigned long long)(bytes / mult), letters[i]);
+		snprintf(buf, len, "%llu%c", (unsigned long long)(bytes / mult), suffix);
 	else
-		snprintf(buf, len, "%.2f%c", (double)bytes / (double)mult, letters[i]);
+		snprintf(buf, len, "%.2f%c", (double)bytes / (double)mult, suffix);
 	return buf;
 }

@@ -10,9 +10,13 @@
  * 64-bit byte counts.
  *
  * Printing: tp_size_format() prints bytes in a unit ('h' = human, the
- * largest unit giving a value >= 1; 'b','s','k','m','g','t','p' = that
- * unit) with two decimals where the value is not whole, e.g. "100.00 GiB"
- * for 'h', "204800s" for sectors, "1.50m" style for explicit units. */
+ * largest binary unit giving a value >= 1; 'b','s','k','m','g','t','p' =
+ * that unit, powers of 1024) with two decimals where the value is not
+ * whole, e.g. "1.50 GiB" for 'h', "204800s" for sectors, "1.50m" style
+ * for explicit units. Upper case is SI as in lvs(8) --units: 'H' the
+ * largest power of 1000 ("1.61 GB"), 'K','M','G','T','P' powers of 1000
+ * with an upper-case suffix ("1.61G"); 'B' and 'S' are 'b' and 's'.
+ * (Parsing stays binary in either case: -V 10G is 10 GiB, as in LVM.) */
 #ifndef TP_BASE_UNITS_H
 #define TP_BASE_UNITS_H
 
@@ -41,7 +45,20 @@ int tp_size_parse_arg(const char *what, const char *str, char default_unit,
 /* Is UNIT a valid --units letter (h or one of bskmgtp, any case)? */
 int tp_units_valid(char unit);
 
-/* Print BYTES in UNIT into BUF (at least 32 bytes); returns BUF. */
+/* BYTES for a message that states a device's size: 'h' when that is
+ * exact ("1 GiB"), else the rounded form and the exact one in the largest
+ * unit that divides it ("1.00 GiB (1025 MiB)"), which agree. */
+const char *tp_size_format_exact(uint64_t bytes, char *buf, size_t len);
+
+/* BYTES as a lower bound ("must be at least ..."), one figure that is
+ * never below it: 'h' when exact, else exact in the largest unit of KiB or
+ * more that divides it ("1088 KiB", "1025 MiB"), else rounded UP to a
+ * whole MiB (KiB, B below 1 MiB, 1 KiB). So the bound never reads as the
+ * device's own rounded size ("1.00 GiB" for what a 1 GiB device lacks). */
+const char *tp_size_format_min(uint64_t bytes, char *buf, size_t len);
+
+/* Print BYTES in UNIT (an --units letter, or 0 for 'h') into BUF (at
+ * least 32 bytes); returns BUF. */
 const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len);
 
 #endif

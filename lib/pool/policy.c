@@ -67,27 +67,33 @@ static void say(char *buf, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Human size in one of a few rotating static buffers: H(x) can appear
- * several times in one call. */
-static const char *H(uint64_t bytes)
+/* One of a few rotating static buffers: H(x) can appear several times in
+ * one call. */
+static char *size_buf(void)
 {
-	static char bufs[8][32];
+	static char bufs[8][48];
 	static unsigned next;
-	char *b = bufs[next++ % TP_ARRAY_SIZE(bufs)];
 
-	return tp_size_format(bytes, 'h', b, sizeof(bufs[0]));
+	return bufs[next++ % TP_ARRAY_SIZE(bufs)];
 }
 
-/* A size as a whole number of MiB, rounded up: a lower bound that the
- * two decimals of H() would blur ("4.00 GiB" for 4 GiB + 3 MiB). */
-static const char *M_up(uint64_t bytes)
+/* Human size. */
+static const char *H(uint64_t bytes)
 {
-	static char bufs[4][32];
-	static unsigned next;
-	char *b = bufs[next++ % TP_ARRAY_SIZE(bufs)];
+	return tp_size_format(bytes, 'h', size_buf(), 48);
+}
 
-	snprintf(b, sizeof(bufs[0]), "%llu MiB", (unsigned long long)div_up(bytes, TP_MiB));
-	return b;
+/* A device's size, exact ("1 GiB", "1.00 GiB (1025 MiB)"). */
+static const char *H_exact(uint64_t bytes)
+{
+	return tp_size_format_exact(bytes, size_buf(), 48);
+}
+
+/* A lower bound, rounded up, one figure ("1025 MiB", never "1.00 GiB"
+ * for what a 1 GiB device lacks). */
+static const char *H_min(uint64_t bytes)
+{
+	return tp_size_format_min(bytes, size_buf(), 48);
 }
 
 int tp_choice_parse(const char *s, enum tp_choice *out)
@@ -599,14 +605,13 @@ int tp_policy_meta(const struct tp_meta_request *req, struct tp_meta_decision *o
 	out->end = layout_end(req->header, out->size, &out->active_offset, &out->spare_offset);
 	if (req->meta_dev_size && (out->size < need || out->end > req->meta_dev_size)) {
 		out->reason[0] = '\0';
-		say(out->reason, "Metadata device too small: %s (%s) cannot hold the label and VG "
+		say(out->reason, "Metadata device too small: %s cannot hold the label and VG "
 				 "area (%s) plus an active and a spare thin-metadata area of %s each "
-				 "(%s), each starting on a MiB boundary; it must be at least %s (%s), "
+				 "(%s), each starting on a MiB boundary; it must be at least %s, "
 				 "or use a larger --chunk or a smaller --metadata-size.",
-		    H(req->meta_dev_size), M_up(req->meta_dev_size),
-		    H(round_up(req->header, TP_META_ALIGN)), H(need),
+		    H_exact(req->meta_dev_size), H(round_up(req->header, TP_META_ALIGN)), H(need),
 		    req->requested ? "as requested" : "the estimate for this data size and chunk",
-		    H(out->min_dev_size), M_up(out->min_dev_size));
+		    H_min(out->min_dev_size));
 		return -ENOSPC;
 	}
 	say(out->reason, "Layout: label and VG area, active area at %s, spare area (for "
@@ -657,7 +662,7 @@ int tp_policy_plan(const struct tp_policy_input *in, struct tp_policy_plan *out)
 	if (in->data_dev_size <= out->data_offset.offset) {
 		snprintf(out->error, sizeof(out->error),
 			 "Data device too small: %s, but the data area starts at %s.",
-			 H(in->data_dev_size), H(out->data_offset.offset));
+			 H_exact(in->data_dev_size), H(out->data_offset.offset));
 		return -ENOSPC;
 	}
 	data_size = in->data_dev_size - out->data_offset.offset;
@@ -676,8 +681,8 @@ int tp_policy_plan(const struct tp_policy_input *in, struct tp_policy_plan *out)
 		snprintf(out->error, sizeof(out->error),
 			 "Data device too small: the data area of %s (after the %s offset) holds no "
 			 "whole %s chunk; the device must be at least %s.",
-			 H(data_size), H(out->data_offset.offset), H(out->chunk.chunk),
-			 H(out->data_offset.offset + out->chunk.chunk));
+			 H_exact(data_size), H(out->data_offset.offset), H(out->chunk.chunk),
+			 H_min(out->data_offset.offset + out->chunk.chunk));
 		return -ENOSPC;
 	}
 

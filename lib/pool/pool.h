@@ -181,7 +181,9 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
  * FORCE: -ENOTEMPTY (logged, with how much is mapped there). A volume the
  * kernel has loaded grows by a reload of its table after the VG commit
  * (volume_live.c); a shrink needs an offline pool (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
- * data unmapped. */
+ * data unmapped. A new size equal to the current one (after rounding)
+ * commits nothing: 0 with *OLD == *NEW (a loaded volume's table is still
+ * reloaded at that size, which finishes a live grow cut short). */
 int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,
 		       int force, uint64_t *old, uint64_t *new_size, uint64_t *unmapped)
 	TP_MUST_CHECK;
@@ -213,7 +215,9 @@ int pool_rename(const char *old, const char *new_name, const char *devices) TP_M
 /* Read-only volumes (volume_readonly.c): activated read-only in the
  * kernel, refused by offline writers of their content. get: 1, 0 or
  * -ENOENT (logged). set: one VG commit (nothing when already so); the
- * volume must not be active (-EBUSY, logged). refuse: -EROFS (logged,
+ * volume must not be active (-EBUSY, logged); made writable, a volume
+ * that had a content uuid loses it, with a warning (incremental streams
+ * based on it are no longer accepted). refuse: -EROFS (logged,
  * WHAT naming the change, e.g. "a shrink") for a read-only volume, else 0. */
 int pool_volume_get_readonly(const struct pool *p, const char *vol) TP_MUST_CHECK;
 int pool_volume_set_readonly(struct pool *p, const char *vol, int on) TP_MUST_CHECK;

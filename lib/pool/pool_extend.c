@@ -105,7 +105,7 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 	struct vg_device *m = &next->dev[VG_ROLE_META];
 	unsigned act = next->metadata_area;
 	uint64_t dev_size = p->pv[VG_ROLE_META].io->size, size = x->metadata_size, spare;
-	char a[32], b[32], c[32];
+	char a[48], b[48], c[48];
 
 	if (!size)
 		size = meta_room(m->area[act].offset, m->area[!act].offset, dev_size);
@@ -113,8 +113,8 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 	if (x->metadata_size && (size <= res->old_meta_size || size > TP_META_MAX)) {
 		log_error("pool %s: --metadata-size %s must be above the current %s and at most "
 			  "%s (the format's limit)", p->name,
-			  tp_size_format(size, 'h', a, sizeof(a)),
-			  tp_size_format(res->old_meta_size, 'h', b, sizeof(b)),
+			  tp_size_format_exact(size, a, sizeof(a)),
+			  tp_size_format_exact(res->old_meta_size, b, sizeof(b)),
 			  tp_size_format(TP_META_MAX, 'h', c, sizeof(c)));
 		return -EINVAL;
 	}
@@ -122,7 +122,7 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 	    meta_layout(m->area[act].offset, m->area[!act].offset, size, dev_size, &spare)) {
 		log_error("pool %s: the metadata device %s (%s) has no room for an active and a "
 			  "spare thin-metadata area of %s each; grow the device first", p->name,
-			  p->pv[VG_ROLE_META].io->name, tp_size_format(dev_size, 'h', a, sizeof(a)),
+			  p->pv[VG_ROLE_META].io->name, tp_size_format_exact(dev_size, a, sizeof(a)),
 			  tp_size_format(size > res->old_meta_size ? size : res->old_meta_size +
 					 TP_META_BLOCK, 'h', b, sizeof(b)));
 		return -ENOSPC;
@@ -173,7 +173,7 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 	uint64_t dev_size = p->pv[VG_ROLE_DATA].io->size, room, blocks;
 	struct growth g = { 0, 0 };
 	struct vg *next;
-	char a[32], b[32];
+	char a[48], b[48];
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -197,7 +197,7 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 	else if (!x->metadata) {
 		log_error("pool %s: the data device %s (%s) has no whole chunk (%s) beyond the data "
 			  "area; grow the device first", p->name, p->pv[VG_ROLE_DATA].io->name,
-			  tp_size_format(dev_size, 'h', a, sizeof(a)),
+			  tp_size_format_exact(dev_size, a, sizeof(a)),
 			  tp_size_format(res->chunk, 'h', b, sizeof(b)));
 		return -ENOSPC;
 	}

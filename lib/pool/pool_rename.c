@@ -26,6 +26,7 @@
 #include "lib/base/log.h"
 #include "lib/base/paths.h"
 #include "lib/pool/host.h"
+#include "lib/pool/pool_names_dm.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -125,6 +126,25 @@ static char *relabelled_devices(const char *old, const char *new_name)
 	return s;
 }
 
+/* Every volume's device-mapper name under NEW_NAME fits the kernel's
+ * limit (pool_names_dm.h); else -EINVAL, naming the first that does not. */
+static int dm_names_fit(const struct pool *p, const char *new_name)
+{
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
+		const char *vol = p->vg->volumes[i].name;
+		size_t len = pool_dm_vol_name_len(new_name, vol);
+
+		if (len <= POOL_DM_NAME_LIMIT)
+			continue;
+		log_error("pool %s: cannot be renamed to %s: the device-mapper name of its volume "
+			  "%s ('%s-%s' with every '-' doubled) would be %zu bytes, over the kernel's "
+			  "limit of %d; choose a shorter pool name or rename the volume first",
+			  p->vg->name, new_name, vol, new_name, vol, len, POOL_DM_NAME_LIMIT);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int pool_rename(const char *old, const char *new_name, const char *devices)
 {
 	char *listed = NULL;
@@ -162,7 +182,8 @@ int pool_rename(const char *old, const char *new_name, const char *devices)
 	}
 	/* 1. the VG (skipped when a rename cut short did it) */
 	if (strcmp(p.vg->name, new_name)) {
-		if ((r = name_taken(new_name)) || (r = vg_clone(p.vg, &next)))
+		if ((r = dm_names_fit(&p, new_name)) || (r = name_taken(new_name)) ||
+		    (r = vg_clone(p.vg, &next)))
 			goto detach;
 		snprintf(next->name, sizeof(next->name), "%s", new_name);
 		if ((r = pool_commit_vg(&p, next)))

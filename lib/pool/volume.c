@@ -1,6 +1,7 @@
 /* volume.c - thin volume create, snapshot and remove: one VG commit (the
  * journal, first) and one thin-metadata transaction each. See pool.h. */
 #include "lib/pool/pool_int.h"
+#include "lib/pool/pool_names_dm.h"
 
 #include "kernel/dm.h"
 #include "lib/base/critical.h"
@@ -87,11 +88,14 @@ out:
 int pool_name_free(struct pool *p, const char *name)
 {
 	const char *why;
+	int r;
 
 	if (!vg_name_valid(name, &why)) {
 		log_error("invalid volume name '%s': %s", name, why);
 		return -EINVAL;
 	}
+	if ((r = pool_dm_vol_name_check(p->name, name)))
+		return r;
 	if (tp_dm_vol_name_reserved(name)) {
 		log_error("invalid volume name '%s': tpool, tmeta and tdata name the pool's own "
 			  "kernel devices", name);

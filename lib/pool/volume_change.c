@@ -91,8 +91,12 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 		return -ENOENT;
 	*old = *new_size_out = v->size;
 	dev_id = v->dev_id;
-	if ((r = new_size(name, v, relative, size, &want)) ||
-	    (want < v->size && (r = refuse_loaded(p, name, "shrinking"))))
+	if ((r = new_size(name, v, relative, size, &want)))
+		return r;
+	if (want == v->size)	/* no commit; a loaded volume is reloaded at that
+				 * size, which finishes a live grow cut short */
+		return pool_volume_live_grow(p, name, dev_id, want);
+	if (want < v->size && (r = refuse_loaded(p, name, "shrinking")))
 		return r;
 	if (want < v->size && (r = pool_refuse_live(p, "shrinking a volume")))
 		return r;

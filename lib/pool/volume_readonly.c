@@ -6,13 +6,16 @@
  * content ask pool_volume_refuse_readonly first. A loaded volume keeps the
  * table it was loaded with, so the flag is changed only while the volume
  * is not active. A volume made read-only gets a fresh content uuid (the
- * send stream's name for what it holds); made writable, it loses it. */
+ * send stream's name for what it holds); made writable, it loses it, and
+ * a warning says that incremental streams based on it are no longer
+ * accepted. */
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <stdio.h>
 
 static struct vg_volume *find(const struct pool *p, struct vg *vg, const char *vol)
 {
@@ -33,9 +36,9 @@ int pool_volume_get_readonly(const struct pool *p, const char *vol)
 
 int pool_volume_set_readonly(struct pool *p, const char *vol, int on)
 {
-	char dm[TP_DM_NAME_MAX];
-	struct tp_dm_info info;
 	struct vg_volume *v;
+	char dm[TP_DM_NAME_MAX], old_uuid[sizeof(v->content_uuid)];
+	struct tp_dm_info info;
 	struct vg *next;
 	int r;
 
@@ -53,13 +56,21 @@ int pool_volume_set_readonly(struct pool *p, const char *vol, int on)
 	if ((r = vg_clone(p->vg, &next)))
 		return r;
 	v = find(p, next, vol);
+	snprintf(old_uuid, sizeof(old_uuid), "%s", v->content_uuid);
 	v->read_only = !!on;
 	v->content_uuid[0] = '\0';
 	if (on && (r = vg_uuid_generate(v->content_uuid))) {
 		vg_free(next);
 		return r;
 	}
-	return pool_commit_vg(p, next);
+	if ((r = pool_commit_vg(p, next)))
+		return r;
+	if (!on && old_uuid[0])
+		log_warn("pool %s: volume %s dropped its content uuid %s: tprecv no longer "
+			 "accepts incremental streams based on it (tpsend --from %s), and "
+			 "read-only again it gets a new one; send a full stream to start a new "
+			 "chain", p->name, vol, old_uuid, vol);
+	return 0;
 }
 
 int pool_volume_refuse_readonly(const struct pool *p, const char *vol, const char *what)

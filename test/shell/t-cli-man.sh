@@ -4,6 +4,8 @@
 # man pages' EXAMPLES run. All data-driven: --help output, the man
 # sources and commands.def are parsed, nothing is listed by hand.
 #
+# An example that shows an error shows the message the command prints,
+# word for word ("..." for what differs from run to run).
 # Examples: in the EXAMPLES section, each "$ " line of a .nf block is run
 # (continuation lines ending in \e joined), in order, in one directory per
 # page, after that page's ".\" setup: CMD" comment lines. A command must
@@ -155,6 +157,18 @@ for page in sorted(os.listdir(f"{top}/man")):
         elif (r.returncode != 0) != want_fail:
             bad.append(f"{page}: example '{cmd}' exited {r.returncode}"
                        f"{' (the page shows an error)' if want_fail else ''}: {r.stderr.strip()[:300]}")
+        elif want_fail:
+            # the error shown is the one printed, word for word ("..." stands
+            # for what differs from run to run, e.g. a uuid)
+            lines = shown.splitlines()
+            first = next(i for i, l in enumerate(lines) if "error:" in l)
+            printed = {l.strip() for l in r.stdout.splitlines()}
+            want = " ".join(" ".join(l for l in lines[first:] if l.strip() not in printed).split())
+            pat = ".*?".join(re.escape(p) for p in want.split("..."))
+            got = " ".join(r.stderr.split())
+            if not re.search(pat, got):
+                bad.append(f"{page}: example '{cmd}' printed {got[:300]!r}, "
+                           f"the page shows {want[:300]!r}")
 print(f"{ran} examples run")
 if ran < 20:
     bad.append(f"only {ran} examples ran: is the EXAMPLES parser broken?")

@@ -34,10 +34,8 @@ complete_words tvremove alpha/www ""
 expect alpha/www beta/db beta/logs
 complete_words tvsnap -n ""		# a new name: nothing offered
 expect ""
-complete_words tvrollback beta/db --to ""	# a snapshot: the volumes of that pool
-expect db logs
-complete_words tvrollback beta/db --to l
-expect logs
+complete_words tvrollback beta/db --to ""	# a snapshot of db's family: none yet
+expect ""
 complete_words tpactivate ""
 expect alpha beta
 complete_words tpactivate beta ""
@@ -68,5 +66,35 @@ complete_words tvsnap --devices alpha-data.img,alpha-m
 expect alpha-data.img,alpha-meta.img
 complete_words tpdump al
 expect alpha-data.img alpha-meta.img
+# --profile and --format values (also short options), choices only
+complete_words tpcreate --profile ""
+expect balanced snapshots throughput
+complete_words tpcreate -P t
+expect throughput
+complete_words tpsend --format ""
+expect raw stream
+complete_words tpsend -f r
+expect raw
+complete_words tpdiff --format ""
+expect human json xml
+complete_words tpdump --format ""
+expect human xml
+# tvrollback --to: the snapshots of the volume's family (what tvrollback
+# accepts), not the other volumes of the pool nor the volume itself
+ok tvsnap beta/db -n db-mon
+ok tvsnap beta/db-mon -n db-tue
+ok tvsnap beta/logs -n logs-mon
+complete_words tvrollback beta/db --to ""
+expect db-mon db-tue
+complete_words tvrollback beta/db-tue --to ""
+expect db db-mon
+complete_words tvrollback beta/logs --to ""
+expect logs-mon
+complete_words tp vrollback beta/db --to db-t
+expect db-tue
+complete_words tvrollback beta/db-mon -t ""
+expect db db-tue
+complete_words tvrollback --to ""	# no volume named yet: nothing to offer
+expect ""
 # every command has the completion
 complete -p tvsnap tpchange tvchange tpactivate tpcreate >/dev/null

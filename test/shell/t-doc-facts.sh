@@ -12,6 +12,15 @@ ok tpstatus --noheadings -o pool_meta_length p
 grep -q "is in megabytes (MiB)" "$TOP/man/tpcreate.8" || fail "tpcreate(8) states another unit"
 ok tpremove -y p
 
+# the 10M-mapping tpcheck time: one figure, in README.md and tpcheck(8),
+# and a measured one (bench/check.md)
+readme=$(sed -n 's/^| tpcheck | \([0-9.]*\) s |.*/\1/p' "$TOP/README.md")
+page=$(sed -n 's/^full check took \([0-9.]*\) s .*/\1/p' "$TOP/man/tpcheck.8")
+[ -n "$readme" ] && [ -n "$page" ] || fail "no 10M tpcheck time found: README '$readme', tpcheck.8 '$page'"
+[ "$readme" = "$page" ] || fail "10M tpcheck time: README says $readme s, tpcheck(8) $page s"
+grep -q "| $readme s / [0-9.]* s / [0-9.]* MiB | [0-9.]*x |" "$TOP/bench/check.md" ||
+	fail "bench/check.md has no tpcheck run of $readme s"
+
 # --force erases an ext4 signature
 have mkfs.ext4 && have blkid || skip "mkfs.ext4 or blkid not installed"
 image fs.img 1G

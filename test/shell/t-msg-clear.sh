@@ -54,5 +54,20 @@ err_has "data device empty.img is empty (0 bytes)"
 image huge-data.img 8T
 image m4.img 4G
 failed tpcreate --data huge-data.img --meta m4.img --chunk 256k m4
-err_has "Metadata device too small: 4 GiB (4096 MiB)"
-err_has "at least 4.00 GiB (4099 MiB)"
+err_has "Metadata device too small: 4 GiB cannot hold"
+err_has "it must be at least 4099 MiB, or"
+# a 1 GiB device is not told it must be "at least 1.00 GiB", and a small
+# one is shown at its size, not "100 KiB (1 MiB)"
+image m1.img 1G
+failed tpcreate --data huge-data.img --meta m1.img --metadata-size 512M m1
+err_has "Metadata device too small: 1 GiB cannot hold"
+err_has "it must be at least 1025 MiB, or"
+! grep -q "at least 1.00 GiB" err || fail "bound printed as 1.00 GiB for a 1 GiB device"
+image m100k.img 100K
+failed tpcreate --data huge-data.img --meta m100k.img m100k
+err_has "Metadata device too small: 100 KiB cannot hold"
+! grep -Eq "[0-9] [KMGT]iB \([0-9]+ [KMGT]iB\)" err || fail "a size with a disagreeing pair: $(cat err)"
+image d1.img 1048577
+image m8.img 8M
+failed tpcreate --data d1.img --meta m8.img d1
+err_has "holds no whole 64 KiB chunk; the device must be at least 1088 KiB"

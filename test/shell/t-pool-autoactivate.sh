@@ -23,12 +23,33 @@ ok tvchange --activate n alpha/www
 ok tvchange --activate y alpha/www
 out_has "activate y"
 usage_error tpchange --activate maybe alpha
-err_has "y or n"
+err_has "--activate takes y or yes, n or no, not 'maybe'"
 usage_error tvchange alpha
 unchanged 5 tvchange --activate n alpha/nosuch
 err_has "no volume nosuch"
 usage_error tvcreate -V 1G -n x --activate 1 alpha
-usage_error tpcreate --data x --meta y --activate yes gamma
+usage_error tvcreate -V 1G -n x --activate auto alpha
+usage_error tpcreate --data x --meta y --activate maybe gamma
+# --activate takes the spellings --zero takes (less auto), on every command
+ok tpchange --activate No beta
+out_has "activate n"
+ok tpchange --activate YES beta
+out_has "activate y"
+ok tpchange --activate no beta
+ok tvchange --activate no alpha/www
+out_has "activate n"
+ok tvchange --activate yes alpha/www
+out_has "activate y"
+ok tvcreate -V 1G -n tmp --activate No alpha
+ok tvchange alpha/tmp
+out_has "Volume alpha/tmp: activate n."
+ok tvremove -y alpha/tmp
+image gamma-data.img 128M
+image gamma-meta.img 16M
+ok tpcreate --data gamma-data.img --meta gamma-meta.img --activate no gamma
+ok tpchange gamma
+out_has "Pool gamma: activate n."
+ok tpremove -y gamma
 
 # the command line
 usage_error tpactivate

@@ -89,3 +89,25 @@ unchanged 3 tpstatus --units x vault
 unchanged 3 tpstatus -o no_such_field vault
 unchanged 3 tpstatus --devices d.img vault
 thin_check_pool vault
+
+# Volume names valid for tptools whose dm name ("POOL-VOLUME", '-'
+# doubled) would pass device-mapper's 127 bytes: refused at creation
+long=$(printf 'p%.0s' $(seq 64))
+image long-d.img 24M
+image long-m.img 8M
+ok tpcreate --data long-d.img --meta long-m.img "$long"
+v62=$(printf 'v%.0s' $(seq 62))
+v63=${v62}v
+ok tvcreate -V 1M -n "$v62" "$long"	# 64 + 1 + 62 = 127: fits
+unchanged 3 tvcreate -V 1M -n "$v63" "$long"
+err_has "invalid volume name '$v63': in pool $long its device-mapper name"
+err_has "would be 128 bytes, over the kernel's limit of 127; choose a name of at most 62 bytes"
+unchanged 3 tvcreate -V 1M -n "${v62%v}-" "$long"	# the '-' counts twice
+err_has "would be 128 bytes"
+unchanged 3 tvsnap "$long/$v62" -n "$v63"
+err_has "over the kernel's limit of 127"
+unchanged 3 tvsnap --readonly "$long/$v62" -n "$v63"
+unchanged 3 tvrename "$long/$v62" "$v63"
+err_has "over the kernel's limit of 127"
+ok tvsnap "$long/$v62" -n s
+ok tvrename "$long/s" "${v62%v}s"

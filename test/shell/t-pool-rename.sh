@@ -30,6 +30,16 @@ unchanged 3 tprename b b
 unchanged 3 tprename b "x/y"
 unchanged 3 tprename b
 unchanged 5 tprename nosuch x
+# a new name that would make a volume's dm name ("POOL-VOLUME", '-'
+# doubled) longer than device-mapper's 127 bytes
+long=$(printf 'p%.0s' $(seq 64))
+v64=$(printf 'v%.0s' $(seq 64))
+ok tvcreate -V 1M -n "$v64" b
+unchanged 3 tprename b "$long"
+err_has "pool b: cannot be renamed to $long: the device-mapper name of its volume $v64"
+err_has "would be 129 bytes, over the kernel's limit of 127"
+failed tpstatus "$long"
+ok tvremove -y "b/$v64"
 ok tpstatus b
 
 # cut after the VG commit: labels, devices file (and backups) still old

@@ -181,3 +181,7 @@ ok tvremove -y dst/k
 DATA_SIZE=4M new_pool tiny --chunk 64k
 unchanged 5 tprecv -i full.stream -n k tiny
 err_has "receiving k needs"
+# a name whose device-mapper name would pass 127 bytes is refused first
+long="a$(printf -- '-%.0s' $(seq 63))"
+unchanged 3 tprecv -i full.stream -n "$long" dst
+err_has "127"

@@ -38,6 +38,14 @@ ok tpstatus --noheadings -S 'pool_data_percent<80' -o pool_name
 [ "$(wc -l <out)" = 2 ] || fail "both pools are below 80%"
 usage_error tpstatus -S 'pool_name=a && vol_name=v1'
 usage_error tpstatus -S 'no_such_field=1'
+# a bad expression: quoted, with what is wrong
+usage_error tpstatus -S 'vol_size>>1'
+err_has "bad -S selection 'vol_size>>1': Failed to parse numeric value for selection field vol_size"
+usage_error tpstatus -S 'pool_size=abc' a
+err_has "bad -S selection 'pool_size=abc': .*pool_size"
+usage_error tpstatus -S '(vol_size>1'
+err_has "bad -S selection '(vol_size>1': Syntax error: right parenthesis expected"
+out_lacks "Pool"
 
 # --separator (unaligned), --nosuffix, --nameprefixes
 ok tpstatus --noheadings --separator : --nosuffix --units g -o pool_name,pool_size a
@@ -47,6 +55,45 @@ ok tpstatus --noheadings --nosuffix -o vol_name,vol_size a/v2
 ok tpstatus --noheadings --nameprefixes -o pool_name,vol_name b
 out_has "^TP_POOL_NAME='b'$"
 out_has "^TP_VOL_NAME='w'$"
+# --nameprefixes alone: no heading line, no blank line, so eval works
+ok tpstatus --nameprefixes -o pool_name,pool_size,vol_name,vol_size b
+[ "$(wc -l <out)" = 2 ] || fail "--nameprefixes: one line a row expected: $(cat out)"
+! grep -v "^TP_" out || fail "--nameprefixes printed a line that is not NAME='value'"
+eval "$(tpstatus --nameprefixes --units b -o pool_name,pool_size,vol_name,vol_size b)"
+[ "$TP_POOL_NAME" = b ] && [ "$TP_VOL_NAME" = w ] && [ "$TP_VOL_SIZE" = 3221225472b ] ||
+	fail "eval of --nameprefixes: '$TP_POOL_NAME' '$TP_VOL_NAME' '$TP_VOL_SIZE'"
+
+# --units: every size field takes it (the SZ fields of the field table,
+# and the size in pool_autoextend_by); upper case is SI (powers of 1000)
+# as in lvs, lower case binary
+sed -n 's/.*, SZ, [PV]([a-z_]*), [0-9]*, "\([a-z_]*\)".*/\1/p' "$TOP/tools/status_fields.c" >size_fields
+[ "$(wc -l <size_fields)" -ge 10 ] || fail "too few size fields found: $(cat size_fields)"
+ok tpchange --autoextend-by 2G a
+for f in $(cat size_fields) pool_autoextend_by; do
+	case $f in vol_*) t=a/v1 ;; *) t=a ;; esac
+	ok tpstatus --noheadings --units b -o "$f" "$t"
+	grep -Eq '^ *[0-9]+b *$' out || fail "--units b: $f printed '$(cat out)'"
+done
+ok tpstatus --noheadings --units b -o pool_size,pool_chunk,pool_autoextend_by a
+[ "$(tr -s ' ' <out | sed 's/^ //; s/ $//')" = "4293918720b 65536b 2147483648b" ] ||
+	fail "--units b: $(cat out)"
+ok tpstatus --noheadings --units G -o pool_size,pool_autoextend_by a
+[ "$(tr -s ' ' <out | sed 's/^ //; s/ $//')" = "4.29G 2.15G" ] || fail "--units G: $(cat out)"
+ok tpstatus --noheadings --units g -o pool_size,pool_autoextend_by a
+[ "$(tr -s ' ' <out | sed 's/^ //; s/ $//')" = "4.00g 2g" ] || fail "--units g: $(cat out)"
+ok tpstatus --noheadings --units H -o pool_size,pool_chunk a
+[ "$(tr -s ' ' <out | sed 's/^ //; s/ $//')" = "4.29 GB 65.54 kB" ] || fail "--units H: $(cat out)"
+ok tpstatus --noheadings --units K -o vol_size a/v1
+[ "$(tr -d ' ' <out)" = "1073741.82K" ] || fail "--units K: $(cat out)"
+ok tpstatus --noheadings --units m -o vol_size a/v1
+[ "$(tr -d ' ' <out)" = "1024m" ] || fail "--units m: $(cat out)"
+ok tpstatus --json --units M -o vol_size a/v1
+out_has '"vol_size":"1073.74M"'
+ok tpchange --autoextend-by 20% a
+ok tpstatus --noheadings --units b -o pool_autoextend_by a
+[ "$(tr -d ' ' <out)" = "20%" ] || fail "a percentage stays one: $(cat out)"
+usage_error tpstatus --units x a
+err_has "H, K, M, G, T, P (powers of 1000), not 'x'"
 
 # POOL/VOLUME: that volume's row only, no pool table
 ok tpstatus a/s1

@@ -119,5 +119,13 @@ err_has "chunk size"
 unchanged 3 tprecv
 unchanged 3 tpsend --from s1 --format raw src/s2
 unchanged 3 tpsend --format zip src/s2
-unchanged 3 tpsend --from src/s1 src/s2
+# --from POOL/BASE: the same pool is accepted (the same stream as --from
+# BASE), another pool refused naming both
+ok tpsend --from src/s1 -o inc2.stream src/s2
+out_has "Wrote src/s2 to inc2.stream: 16 MiB, 448 KiB of it changed data."
+cmp -s inc.stream inc2.stream || fail "--from src/s1 and --from s1 wrote different streams"
+unchanged 3 tpsend --from dst/s1 -o x.stream src/s2
+err_has "tpsend: error: --from dst/s1: the base must be a volume of pool src, the pool of src/s2"
+[ ! -e x.stream ] || fail "a refused tpsend wrote its output"
+unchanged 3 tpsend --from src/ src/s2
 unchanged 5 tpsend --from nope -o x.stream src/s2

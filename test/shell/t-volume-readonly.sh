@@ -27,6 +27,19 @@ out_has "Volume ro/a: read-only y."
 out_lacks "activate"
 ok tvchange -r y ro/a
 out_has "Volume ro/a: read-only y."
+# writable again: its content uuid (the base incremental streams name)
+# goes, with a warning
+uuid=$(tpstatus --noheadings -o vol_content_uuid ro/a | tr -d ' ')
+[ -n "$uuid" ] || fail "a read-only volume has no content uuid"
+ok tvchange --readonly No ro/a
+out_has "Volume ro/a: read-only n."
+err_has "warning: pool ro: volume a dropped its content uuid $uuid: tprecv no longer accepts incremental streams based on it"
+[ -z "$(tpstatus --noheadings -o vol_content_uuid ro/a | tr -d ' ')" ] || fail "content uuid kept"
+# a writable volume made writable: nothing to warn about
+ok tvchange --readonly n ro/a
+[ ! -s err ] || fail "warned on a volume without a content uuid: $(cat err)"
+ok tvchange --readonly yes ro/a
+out_has "Volume ro/a: read-only y."
 
 # a read-only volume's content is not changed offline
 unchanged 5 tvresize -y --force -V 4M ro/a
@@ -46,7 +59,7 @@ out_has "read-only y."
 
 # refusals
 unchanged 3 tvchange --readonly maybe ro/a
-err_has "--readonly takes y or n"
+err_has "--readonly takes y or yes, n or no"
 unchanged 3 tvsnap --readonly=y ro/a -n s2
 unchanged 5 tvchange --readonly y ro/nope
 unchanged 3 tpchange --readonly y ro

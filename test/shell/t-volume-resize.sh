@@ -28,6 +28,17 @@ ok tvresize -V +1G rs/a-snap
 ok tvresize -V -100M rs/a
 [ "$(vsize a)" = "104857600b" ] || fail "relative shrink over nothing mapped: $(vsize a)"
 
+# the current size (also after rounding): said so, nothing written
+for v in 100M 102400k 104857599b; do
+	md5sum ./*.img >before
+	seq=$(ls etc/backup/rs | wc -l)
+	ok tvresize -V "$v" rs/a
+	[ "$(cat out)" = "Volume rs/a is already 100 MiB; nothing changed." ] ||
+		fail "tvresize -V $v to the current size: $(cat out)"
+	md5sum ./*.img | cmp -s - before || fail "tvresize -V $v to the current size wrote"
+	[ "$(ls etc/backup/rs | wc -l)" = "$seq" ] || fail "tvresize -V $v committed a VG"
+done
+
 # refusals: bad sizes, no such volume, mapped data beyond the new end
 unchanged 3 tvresize -V 0 rs/a
 unchanged 3 tvresize -V -200M rs/a

@@ -1,5 +1,6 @@
 /* lib/pool: volume specs and the exclusive/shared counting walk. */
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_names_dm.h"
 #include "lib/pool/pool_usage.h"
 #include "lib/base/log.h"
 #include "test/unit/tp_test.h"
@@ -92,7 +93,32 @@ static void test_usage_error(void)
 	CU_ASSERT_EQUAL(n, 0);
 }
 
+/* dm names: "POOL-VOLUME" with '-' doubled, at most 127 bytes */
+static void test_dm_names(void)
+{
+	char pool[65], vol[65];
+
+	memset(pool, 'p', 64);
+	pool[64] = '\0';
+	memset(vol, 'v', 62);
+	vol[62] = '\0';
+	CU_ASSERT_EQUAL(pool_dm_vol_name_len("a-b", "c--d"), 4 + 1 + 6);
+	CU_ASSERT_EQUAL(pool_dm_vol_name_len(pool, vol), 127);
+	CU_ASSERT_EQUAL(pool_dm_vol_name_check(pool, vol), 0);
+	vol[61] = '-';	/* counts twice: 128 */
+	CU_ASSERT_EQUAL(pool_dm_vol_name_len(pool, vol), 128);
+	tp_log_set_verbosity(-2);
+	CU_ASSERT_EQUAL(pool_dm_vol_name_check(pool, vol), -EINVAL);
+	strcpy(vol, "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv");
+	CU_ASSERT_EQUAL(pool_dm_vol_name_check(pool, vol), -EINVAL);
+	CU_ASSERT_EQUAL(pool_dm_vol_name_check("vault", vol), 0);
+	/* names invalid in other ways are left to the other checks */
+	CU_ASSERT_EQUAL(pool_dm_vol_name_check(pool, "-x"), 0);
+	tp_log_set_verbosity(0);
+}
+
 TP_TEST_SUITE(pool, NULL, NULL,
 	      { "POOL/VOLUME specs", test_split },
+	      { "device-mapper names of volumes fit 127 bytes", test_dm_names },
 	      { "exclusive and shared by walking", test_usage },
 	      { "walk errors pass up", test_usage_error })

@@ -81,9 +81,59 @@ static void test_format(void)
 	CU_ASSERT_STRING_EQUAL(tp_size_format(1023, 'h', b, sizeof(b)), "1023 B");
 	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 20, 's', b, sizeof(b)), "2048s");
 	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 20, 'k', b, sizeof(b)), "1024k");
-	CU_ASSERT_STRING_EQUAL(tp_size_format(1536ull << 10, 'M', b, sizeof(b)), "1.50m");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1536ull << 10, 'm', b, sizeof(b)), "1.50m");
+	/* upper case: SI powers of 1000, as lvs --units */
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1536ull << 10, 'M', b, sizeof(b)), "1.57M");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(2000000, 'M', b, sizeof(b)), "2M");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 20, 'K', b, sizeof(b)), "1048.58K");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(4000, 'K', b, sizeof(b)), "4K");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 30, 'G', b, sizeof(b)), "1.07G");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(3000000000000ull, 'T', b, sizeof(b)), "3T");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(5ull * 1000000000000000ull, 'P', b, sizeof(b)), "5P");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1ull << 30, 'H', b, sizeof(b)), "1.07 GB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(64000, 'H', b, sizeof(b)), "64 kB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(999, 'H', b, sizeof(b)), "999 B");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1000, 'H', b, sizeof(b)), "1 kB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1024, 'h', b, sizeof(b)), "1 KiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(5, 'B', b, sizeof(b)), "5b");
+	CU_ASSERT_STRING_EQUAL(tp_size_format(1024, 'S', b, sizeof(b)), "2s");
 	CU_ASSERT_STRING_EQUAL(tp_size_format(5, 'b', b, sizeof(b)), "5b");
 	CU_ASSERT_STRING_EQUAL(tp_size_format(2ull << 50, 'h', b, sizeof(b)), "2 PiB");
+}
+
+/* Sizes in messages: a device's size exact, a bound rounded up, never a
+ * pair that disagrees ("100 KiB (1 MiB)") or a bound that reads as the
+ * device's own size ("at least 1.00 GiB" for 1 GiB). */
+static void test_format_messages(void)
+{
+	char b[64];
+
+	CU_ASSERT_STRING_EQUAL(tp_size_format_exact(1ull << 30, b, sizeof(b)), "1 GiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_exact(100ull << 10, b, sizeof(b)), "100 KiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_exact(1025ull << 20, b, sizeof(b)),
+			       "1.00 GiB (1025 MiB)");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_exact(3ull << 29, b, sizeof(b)),
+			       "1.50 GiB (1536 MiB)");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_exact((1ull << 30) + 512, b, sizeof(b)),
+			       "1.00 GiB (1073742336 B)");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_exact(0, b, sizeof(b)), "0 B");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_min(1ull << 30, b, sizeof(b)), "1 GiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_min(1025ull << 20, b, sizeof(b)), "1025 MiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_min((1ull << 30) + 1, b, sizeof(b)), "1025 MiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_min((4ull << 30) + (3ull << 20), b, sizeof(b)),
+			       "4099 MiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_min(1500, b, sizeof(b)), "2 KiB");
+	CU_ASSERT_STRING_EQUAL(tp_size_format_min(999, b, sizeof(b)), "999 B");
+	/* a bound never below the value */
+	for (uint64_t v = 1; v < (1ull << 34); v = v * 3 + 7) {
+		uint64_t got;
+		char *sp;
+		tp_size_format_min(v, b, sizeof(b));
+		if ((sp = strchr(b, ' ')))	/* "1025 MiB" -> "1025MiB" */
+			memmove(sp, sp + 1, strlen(sp));
+		CU_ASSERT_EQUAL_FATAL(tp_size_parse(b, 'b', &got, NULL, 0), 0);
+		CU_ASSERT(got >= v);
+	}
 }
 
 static void test_roundtrip(void)
@@ -108,4 +158,5 @@ TP_TEST_SUITE(units, NULL, NULL,
 	      { "parse rejects garbage, signs, overflow", test_parse_rejects },
 	      { "parse NULL", test_parse_null },
 	      { "format", test_format },
+	      { "format for messages: exact sizes, bounds rounded up", test_format_messages },
 	      { "format/parse round trip", test_roundtrip })
