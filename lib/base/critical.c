@@ -74,13 +74,13 @@ static int listed(const char *list, const char *step)
 	return 0;
 }
 
-static void pause_at(const char *step, const char *name)
+void tp_test_pause(const char *step)
 {
 	const char *steps = getenv("TP_TEST_PAUSE"), *file = getenv("TP_TEST_PAUSE_FILE");
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	int fd;
 
-	if (!steps || !file || !*file || !listed(steps, name))
+	if (!steps || !file || !*file || !listed(steps, step))
 		return;
 	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -93,11 +93,6 @@ static void pause_at(const char *step, const char *name)
 		nanosleep(&tick, NULL);
 }
 
-void tp_test_pause(const char *step)
-{
-	pause_at(step, step);
-}
-
 void tp_test_pause_n(const char *step, unsigned long n)
 {
 	char name[96];
@@ -105,7 +100,7 @@ void tp_test_pause_n(const char *step, unsigned long n)
 	if (!getenv("TP_TEST_PAUSE"))
 		return;
 	snprintf(name, sizeof(name), "%s=%lu", step, n);
-	pause_at(name, name);
+	tp_test_pause(name);
 }
 
 int tp_test_fail(const char *step)

@@ -13,17 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int activate_volume(struct pool *p, const struct vg_volume *v)
-{
-	int r = tp_dm_vol_activate(p->name, p->vg->uuid, v->name, v->dev_id, v->size / 512,
-				   v->read_only ? TP_DM_READ_ONLY : 0);
-	if (r == -EEXIST)
-		return 0;	/* active already */
-	if (r)
-		log_error("pool %s: cannot activate volume %s: %s", p->name, v->name, strerror(-r));
-	return r;
-}
-
 /* Every name in VOLS is a volume of P: 0 or -ENOENT (logged). */
 static int known_volumes(const struct pool *p, const char *const *vols, unsigned n)
 {
@@ -90,7 +79,7 @@ int pool_activate(struct pool *p, const char *const *vols, unsigned n)
 		return r;
 	if (!p->be->live && (r = activate_pool(p)))
 		return r;
-	return each_volume(p, vols, n, activate_volume);
+	return each_volume(p, vols, n, pool_load_volume);
 }
 
 int pool_autoactivate(struct pool *p, unsigned *nr_vols)
@@ -108,7 +97,7 @@ int pool_autoactivate(struct pool *p, unsigned *nr_vols)
 			vols[n++] = vg->volumes[i].name;
 	r = p->be->live ? 0 : activate_pool(p);
 	if (!r && n)
-		r = each_volume(p, vols, n, activate_volume);
+		r = each_volume(p, vols, n, pool_load_volume);
 	if (!r)
 		*nr_vols = n;
 	free(vols);

@@ -345,6 +345,9 @@ int pool_stack_refuse(const char *path, const char *pool_uuid, int allow) TP_MUS
 struct tp_dm_pool_layout;
 /* The dm table settings of P's thin-pool stack, from its labels and VG. */
 void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l);
+/* Load volume V of the active pool P (0 when it is loaded already; an
+ * error logged). */
+int pool_load_volume(struct pool *p, const struct vg_volume *v) TP_MUST_CHECK;
 
 /* ---- pool_extend.c ---- */
 

@@ -1,12 +1,26 @@
-/* pool_layout.c - the kernel table stack of an open pool, from its labels
- * and VG (pool_int.h: pool_dm_layout): what activation loads and what a
- * live growth or the completion of one reloads. Calls nothing of lib/pool,
- * so the transaction code can use it without a circle. */
+/* pool_layout.c - the kernel tables of an open pool, from its labels and
+ * VG (pool_int.h: pool_dm_layout, pool_load_volume): what activation loads
+ * and what a live growth, or the completion of an interrupted change,
+ * loads again. Calls nothing of lib/pool, so the transaction code can use
+ * it without a circle. */
 #include "lib/pool/pool_int.h"
 
 #include "kernel/dm.h"
+#include "lib/base/log.h"
 
+#include <errno.h>
 #include <string.h>
+
+int pool_load_volume(struct pool *p, const struct vg_volume *v)
+{
+	int r = tp_dm_vol_activate(p->name, p->vg->uuid, v->name, v->dev_id, v->size / 512,
+				   v->read_only ? TP_DM_READ_ONLY : 0);
+	if (r == -EEXIST)
+		return 0;	/* active already */
+	if (r)
+		log_error("pool %s: cannot activate volume %s: %s", p->name, v->name, strerror(-r));
+	return r;
+}
 
 /* The kernel raises a pool event when free data blocks fall to its low
  * water mark: at the pool's first monitoring threshold (warn or

@@ -285,7 +285,6 @@ struct recv_ctx {
 	uint32_t dev_id;
 	const struct vg_volume *base;	/* in P's VG before the change, else NULL */
 	int has_base;			/* the same, kept across the VG commit */
-	uint32_t base_dev;
 	struct vrange *beyond;	/* mappings past the new end, to unmap */
 	size_t nbeyond, cap;
 	uint64_t chunk, area_off;
@@ -295,7 +294,7 @@ struct recv_ctx {
 	unsigned long records;	/* records applied by this run (test pauses) */
 	struct timespec last;	/* of the last commit */
 	int stop;		/* the signal that stopped the receive, or 0 */
-	uint64_t base_size;	/* live: the base's size when it is longer, else 0 */
+	uint64_t base_size;	/* the base's size; 0: no base, or none known */
 	int live;		/* the kernel runs the pool: data through LD */
 	struct recv_live_dev ld;
 	struct pool_recv_result *res;
@@ -473,20 +472,22 @@ static const char *reached(const struct recv_ctx *c, char *buf, size_t len)
 	return buf;
 }
 
-/* Offline, after the receive's thin device exists: the data from byte
- * FROM of the volume, committed every second, then the change that makes
- * it a volume. A failure or signal leaves the receive unfinished at its
- * last commit, said in one line. */
+/* After the receive's thin device exists: the data from byte FROM of the
+ * volume, committed every second, then the change that makes it a volume.
+ * A failure or signal leaves the receive unfinished at its last commit,
+ * said in one line. The base's chunks past the new end (a longer base)
+ * are unmapped before the first record, in the first commit: a run that
+ * goes on from a later place finds them gone already. */
 static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 {
 	struct recv_sink sink = { c, put_chunk, put_hole, at_record };
 	struct thin_delta_visitor bv = { c, NULL, collect_beyond };
-	struct vg *next;
-	char a[80];
-	int e;
-
 	uint64_t first_beyond = (c->r->h.size + c->chunk - 1) / c->chunk;
 	uint64_t size = c->base_size > c->r->h.size ? c->base_size : c->r->h.size;
+	int beyond = c->has_base && !from && (c->base_size > c->r->h.size || !c->base_size);
+	struct vg *next;
+	char a[80];
+	int e = 0;
 
 	c->durable = c->applied = from;
 	clock_gettime(CLOCK_MONOTONIC, &c->last);
@@ -498,10 +499,10 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 		 * device that covers them */
 		e = pool_recv_live_open(p, c->dev_id, (size + c->chunk - 1) / c->chunk * c->chunk /
 					512, c->count, &c->ld);
-		if (!e && size > c->r->h.size)
+		if (!e && beyond && size > c->r->h.size)
 			e = pool_recv_live_hole(&c->ld, first_beyond,
 						(size + c->chunk - 1) / c->chunk - first_beyond);
-	} else {
+	} else if (beyond) {	/* (a base of unknown size: its mappings say) */
 		e = thin_mappings_io(p->thin_io, 0, c->dev_id, &bv);
 		for (size_t i = 0; !e && i < c->nbeyond; i++)
 			e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
@@ -694,7 +695,8 @@ static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 	c->res->size = v->size;
 	c->res->data_bytes = c->r->data_bytes;
 	c->res->resumed_at = v->received;
-	/* a base still there: live, its chunks past the end go (again) */
+	/* cut before its first commit: the base's chunks past the end go
+	 * (its size, when it is still there, says whether there are any) */
 	o = v->origin[0] && !v->received ? vg_find_volume(p->vg, v->origin) : NULL;
 	c->base_size = o ? o->size : 0;
 	if ((e = pool_recv_replay(c->r, c->chunk, v->received, &count)))
@@ -741,7 +743,6 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsig
 		c.base = vg_find_volume(p->vg, v.origin);
 	c.dev_id = v.dev_id;
 	c.has_base = c.base != NULL;
-	c.base_dev = c.base ? c.base->dev_id : 0;
 	base = c.base;
 	c.base = NULL;
 	snprintf(res->name, sizeof(res->name), "%s", v.name);
@@ -749,7 +750,7 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsig
 	res->size = v.size;
 	res->data_bytes = r->data_bytes;
 	c.count = r->chunks;
-	c.base_size = base && base->size > r->h.size ? base->size : 0;
+	c.base_size = base ? base->size : 0;
 	if ((e = vg_clone(p->vg, &next)))
 		goto out;
 	next->next_dev_id = v.dev_id + 1;

@@ -83,10 +83,10 @@ int pool_recv_temp_name(const struct pool *p, uint32_t dev_id, char *buf, size_t
 	TP_MUST_CHECK;
 void pool_recv_uuid_prefix(const struct pool *p, char *buf, size_t len);
 
-/* Remove the temporary device of DEV_ID and, unless KEEP (the VG lists
- * DEV_ID, or this receive did not make it), delete the thin device. 0 or
- * -errno, logged with the way to finish by hand. */
-int pool_recv_live_finish(struct pool *p, uint32_t dev_id, int keep) TP_MUST_CHECK;
+/* Remove the temporary device of DEV_ID; the thin device stays (the VG
+ * lists it as the receive's or the volume's). 0 or -errno, logged with the
+ * way to finish by hand. */
+int pool_recv_live_finish(struct pool *p, uint32_t dev_id) TP_MUST_CHECK;
 
 /* What a killed live receive left (temporary devices, and thin ids the VG
  * does not list behind them): WRITE removes them (said on stderr), else

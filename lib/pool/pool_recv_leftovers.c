@@ -55,12 +55,12 @@ static int finish(struct pool *p, const char *dm, uint32_t dev_id, int keep)
 	return 0;
 }
 
-int pool_recv_live_finish(struct pool *p, uint32_t dev_id, int keep)
+int pool_recv_live_finish(struct pool *p, uint32_t dev_id)
 {
 	char dm[TP_DM_NAME_MAX];
 	int e = pool_recv_temp_name(p, dev_id, dm, sizeof(dm));
 
-	return e ? e : finish(p, dm, dev_id, keep);
+	return e ? e : finish(p, dm, dev_id, 1);
 }
 
 /* ---- what a killed receive left ---- */

@@ -36,7 +36,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,5 +227,5 @@ int pool_recv_live_close(struct recv_live_dev *w)
 		return 0;
 	w->loaded = 0;
 	/* the thin device is the unfinished receive's or the volume's now */
-	return pool_recv_live_finish(w->p, w->dev_id, 1);
+	return pool_recv_live_finish(w->p, w->dev_id);
 }

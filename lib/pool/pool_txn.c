@@ -132,24 +132,20 @@ struct reload {
 };
 
 /* Load again, on the thin device the VG now gives it, each volume whose
- * device R names. */
+ * device RL names. */
 static void reload_volumes(struct pool *p, const struct reload *rl)
 {
 	char dm[TP_DM_NAME_MAX];
 
-	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
-		const char *v = p->vg->volumes[i].name;
-		for (unsigned j = 0; j < rl->n; j++) {
-			if (tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, v) ||
-			    strcmp(dm, rl->dm[j]))
-				continue;
-			const struct vg_volume *x = &p->vg->volumes[i];
-			int r = tp_dm_vol_activate(p->name, p->vg->uuid, v, x->dev_id, x->size / 512,
-						   x->read_only ? TP_DM_READ_ONLY : 0);
-			if (r && r != -EEXIST)
-				log_warn("pool %s: load %s again with 'tpactivate %s %s': %s",
-					 p->name, v, p->name, v, strerror(-r));
-		}
+	for (unsigned i = 0; i < p->vg->nr_volumes && rl->n; i++) {
+		const struct vg_volume *v = &p->vg->volumes[i];
+
+		if (tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, v->name))
+			continue;
+		for (unsigned j = 0; j < rl->n; j++)
+			if (!strcmp(dm, rl->dm[j]) && pool_load_volume(p, v))
+				log_warn("pool %s: load %s again with 'tpactivate %s %s'", p->name,
+					 v->name, p->name, v->name);
 	}
 }
 
