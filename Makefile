@@ -41,11 +41,15 @@ CPPFLAGS += -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DTP_VERSION='"$(VERSION)"' -I.
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lm
 
-# The layers, top to bottom (DESIGN.md "Layers"): name:directory, one archive
+# The layers, top to bottom (docs/ARCHITECTURE.md "Layers"; lib/pool is its
+# public face over its modules): name:directory, one archive
 # $(BUILD)/lib/libtpNAME.a each, linked in this order so that a layer finds
 # only what lies below it. scripts/check-layers.sh holds the rules (what each
 # directory may include and call) and checks them; keep the two in step.
-LAYERS := pool:lib/pool thin:metadata/thin vg:metadata/vg kernel:kernel \
+LAYERS := face:lib/pool monitor:lib/pool/monitor admin:lib/pool/admin check:lib/pool/check \
+          stream:lib/pool/stream volume:lib/pool/volume core:lib/pool/core \
+          host:lib/pool/host policy:lib/pool/policy \
+          thin:metadata/thin vg:metadata/vg kernel:kernel \
           pdata:metadata/pdata dev:lib/dev base:lib/base
 layer_name = $(word 1,$(subst :, ,$1))
 layer_dir  = $(word 2,$(subst :, ,$1))

@@ -205,7 +205,7 @@ int tp_dm_snapshot(const char *pool, const char *origin_vol, uint32_t dev_id,
 	}
 	/* suspend..resume is one critical section: a signal waits for the
 	 * resume (a SIGKILL's suspended origin is resumed by the next
-	 * command, lib/pool/pool_leftovers.c) */
+	 * command, lib/pool/core/pool_leftovers.c) */
 	tp_critical_begin();
 	/* flush the origin's writes and hold new ones while the kernel
 	 * shares its mappings */

@@ -1,10 +1,19 @@
 #!/bin/bash
-# check-layers.sh - enforce the layer direction of DESIGN.md "Layers":
+# check-layers.sh - enforce the layer direction of docs/ARCHITECTURE.md
+# "Layers" and "lib/pool's modules":
 #
 #   tools -> lib/pool -> metadata/thin, metadata/vg, kernel -> metadata/pdata -> lib/dev, lib/base
 #
+# and inside lib/pool, whose top level is the public face (the headers
+# tools include, and pool_init.c):
+#
+#   monitor -> admin -> core;  check, stream, volume -> core;  core -> host, policy
+#
 # RULES below is the one table of what each layer directory may use besides
-# itself; anything under test/ may use anything and is not checked.
+# itself; anything under test/ may use anything and is not checked. Two
+# rules are not in the table: a lib/pool module may include the public
+# face's headers (but call nothing defined there), and a call from outside
+# lib/pool into any of its modules counts as a call of lib/pool.
 #
 #   scripts/check-layers.sh [-r ROOT] [-b BUILD] [GROUP...]
 #
@@ -16,7 +25,11 @@
 #             other directories defines: that directory must be allowed
 #   circles   two or more .c files of one directory that use each other's
 #             symbols (directly or round a longer circle)
-#   Default: all three. -r: source tree (default: this repository); -b: build
+#   modules   lib/pool: no .c file at the top level but the public face's
+#             (pool_init.c); every module directory has a rule; the
+#             table's graph of modules is acyclic; and the modules' own
+#             includes and calls form no circle between modules
+#   Default: all four. -r: source tree (default: this repository); -b: build
 #   directory relative to ROOT or absolute (default $BUILD, else build).
 #
 #   LAYERS_STRICT=0   report only: print the findings, exit 0 (default 1)
@@ -28,18 +41,29 @@
 # "dir: circle between FILES:" followed by its edges, one indented line each.
 set -u
 
-RULES='
+LOWER='kernel metadata/thin metadata/vg metadata/pdata lib/dev lib/base'
+RULES="
 lib/base:
-lib/dev:        lib/base
-metadata/pdata: lib/base
-metadata/thin:  metadata/pdata lib/base
-metadata/vg:    lib/base
-kernel:         lib/base
-lib/pool:       kernel metadata/thin metadata/vg metadata/pdata lib/dev lib/base
-tools:          lib/pool lib/base
-'
+lib/dev:          lib/base
+metadata/pdata:   lib/base
+metadata/thin:    metadata/pdata lib/base
+metadata/vg:      lib/base
+kernel:           lib/base
+lib/pool/policy:  lib/dev lib/base
+lib/pool/host:    kernel metadata/vg lib/dev lib/base
+lib/pool/core:    lib/pool/host lib/pool/policy $LOWER
+lib/pool/volume:  lib/pool/core lib/pool/host lib/pool/policy $LOWER
+lib/pool/stream:  lib/pool/core lib/pool/host $LOWER
+lib/pool/check:   lib/pool/core lib/pool/host $LOWER
+lib/pool/admin:   lib/pool/core lib/pool/host lib/pool/policy $LOWER
+lib/pool/monitor: lib/pool/admin lib/pool/core lib/pool/host lib/pool/policy $LOWER
+lib/pool:         lib/pool/monitor lib/pool/admin lib/pool/check lib/pool/stream lib/pool/volume lib/pool/core lib/pool/host lib/pool/policy $LOWER
+tools:            lib/pool lib/base
+"
+# the public face's one source file
+FACE_SOURCES='lib/pool/pool_init.c'
 
-usage() { echo "usage: $0 [-r ROOT] [-b BUILD] [includes|calls|circles]..." >&2; exit 2; }
+usage() { echo "usage: $0 [-r ROOT] [-b BUILD] [includes|calls|circles|modules]..." >&2; exit 2; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
@@ -52,9 +76,9 @@ while getopts r:b: opt; do
 done
 shift $((OPTIND - 1))
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(includes calls circles)
+[ ${#groups[@]} -gt 0 ] || groups=(includes calls circles modules)
 for g in "${groups[@]}"; do
-	case $g in includes|calls|circles) ;; *) usage ;; esac
+	case $g in includes|calls|circles|modules) ;; *) usage ;; esac
 done
 strict=${LAYERS_STRICT:-1}
 circles_fail=${LAYERS_CIRCLES:-1}
@@ -77,7 +101,7 @@ objects() {
 # rule (and no archive): say so instead of letting it pass unchecked.
 unplaced() {
 	local d
-	for d in lib/*/ metadata/*/; do
+	for d in lib/*/ lib/pool/*/ metadata/*/; do
 		d=${d%/}
 		[ -d "$d" ] || continue
 		grep -qx "$d" <<<"$dirs" || echo "$d: a source directory with no layer rule (add it to RULES in scripts/check-layers.sh)"
@@ -132,6 +156,8 @@ check_includes() {
 		if (target == "") next
 		to = dirof(target)
 		if (to == from || allow[from, to]) next
+		# a lib/pool module may include the public face headers
+		if (to == "lib/pool" && index(from, "lib/pool/") == 1 && target ~ /\.h$/) next
 		rule = allowed_text[from] == "" ? from " may include nothing of ours outside itself" \
 		                                : from " may include only " allowed_text[from]
 		what = (to in layer) ? "includes " target : "includes " target " (outside the layers)"
@@ -191,6 +217,9 @@ check_calls() {
 			split(use[i], u, " ")
 			if (!(u[3] in defdir)) continue
 			to = defdir[u[3]]
+			# from outside lib/pool, any of its modules is lib/pool
+			if (index(to, "lib/pool/") == 1 && u[1] != "lib/pool" && index(u[1], "lib/pool/") != 1)
+				to = "lib/pool"
 			if (to == u[1] || allow[u[1], to]) continue
 			rule = allowed_text[u[1]] == "" ? u[1] " may call nothing of ours outside itself" \
 			                                : u[1] " may call only " allowed_text[u[1]]
@@ -245,6 +274,78 @@ check_circles() {
 	}' "$syms"
 }
 
+# lib/pool's modules: what lies at its top level, whether the table's
+# graph of modules has a circle, and whether the modules' own includes and
+# calls (SYMS) make one.
+check_modules() {
+	local syms=$1 f d
+	for f in lib/pool/*.c; do
+		[ -e "$f" ] || continue
+		grep -qxF "$f" <<<"$FACE_SOURCES" ||
+			echo "$f: a source file at lib/pool's top level, beside the public face ($FACE_SOURCES): move it into the module it belongs to"
+	done
+	for d in lib/pool/*/; do
+		d=${d%/}
+		[ -d "$d" ] || continue
+		grep -qx "$d" <<<"$dirs" || echo "$d: a lib/pool module with no rule (add it to RULES in scripts/check-layers.sh)"
+	done
+	{
+		# the table's edges between lib/pool directories
+		awk -v rules="$RULES" 'BEGIN {
+			n = split(rules, line, "\n")
+			for (i = 1; i <= n; i++) {
+				if (split(line[i], f, ":") < 2 || f[1] !~ /^lib\/pool/) continue
+				m = split(f[2], a, " ")
+				for (j = 1; j <= m; j++) if (a[j] ~ /^lib\/pool/) print "rule", f[1], a[j], "-"
+			}
+		}'
+		# the objects' calls between lib/pool directories
+		awk '$4 == "D" { defdir[$3] = $1; next } { use[++nu] = $0 }
+		END {
+			for (i = 1; i <= nu; i++) {
+				split(use[i], u, " ")
+				if (!(u[3] in defdir)) continue
+				to = defdir[u[3]]
+				if (to != u[1] && u[1] ~ /^lib\/pool/ && to ~ /^lib\/pool/)
+					print "use", u[1], to, u[3] "()"
+			}
+		}' "$syms"
+		# the includes between lib/pool modules (the face's headers are
+		# everyone's types: no edge)
+		grep -H '^[ 	]*#[ 	]*include[ 	]*"lib/pool/[^/"]*/' lib/pool/*/*.[ch] 2>/dev/null |
+			sed 's|^\(lib/pool/[^/]*\)/[^:]*:[^"]*"\(lib/pool/[^/]*\)/\([^"]*\)".*|\1 \2 \3|' |
+			awk '$1 != $2 { print "use", $1, $2, $3 }'
+	} | awk '
+	{
+		k = $1; a = $2; b = $3
+		if (!((k, a, b) in edge)) edge[k, a, b] = $4
+		for (x = 2; x <= 3; x++) if (!((k, $x) in seen)) { seen[k, $x] = 1; node[k, ++cnt[k]] = $x }
+	}
+	END {
+		split("rule use", kinds, " ")
+		for (q = 1; q <= 2; q++) {
+			k = kinds[q]; n = cnt[k]
+			delete r
+			for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) r[i, j] = ((k, node[k, i], node[k, j]) in edge)
+			for (m = 1; m <= n; m++) for (i = 1; i <= n; i++) if (r[i, m])
+				for (j = 1; j <= n; j++) if (r[m, j]) r[i, j] = 1
+			delete done
+			for (i = 1; i <= n; i++) {
+				if (done[i] || !r[i, i]) continue
+				members = ""; edges = ""
+				for (j = 1; j <= n; j++) if (r[i, j] && r[j, i]) {
+					done[j] = 1
+					members = members (members == "" ? "" : ", ") node[k, j]
+					for (m = 1; m <= n; m++) if (r[i, m] && r[m, i] && ((k, node[k, j], node[k, m]) in edge))
+						edges = edges "\n    " node[k, j] " -> " node[k, m] (k == "use" ? " (" edge[k, node[k, j], node[k, m]] ")" : "")
+				}
+				if (k == "rule") printf "scripts/check-layers.sh: RULES: circle between modules %s:%s\n", members, edges
+				else printf "lib/pool: circle between modules %s:%s\n", members, edges
+			}
+		}
+	}'
+}
+
 passed=0 failed=0 rc=0
 report() { # group findings-file fails(0/1)
 	local group=$1 file=$2 counts=$3 n
@@ -272,7 +373,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for g in "${groups[@]}"; do
 	case $g in
-	calls|circles)
+	calls|circles|modules)
 		if [ ! -e "$tmp/syms" ]; then
 			symbols >"$tmp/syms" || { rc=2; failed=$((failed + 1)); break; }
 		fi ;;
@@ -281,6 +382,7 @@ for g in "${groups[@]}"; do
 	includes) check_includes >"$tmp/$g"; report "$g" "$tmp/$g" 1 ;;
 	calls) check_calls "$tmp/syms" >"$tmp/$g"; report "$g" "$tmp/$g" 1 ;;
 	circles) check_circles "$tmp/syms" >"$tmp/$g"; report "$g" "$tmp/$g" "$circles_fail" ;;
+	modules) check_modules "$tmp/syms" >"$tmp/$g"; report "$g" "$tmp/$g" 1 ;;
 	esac
 done
 [ -n "${TP_RESULTS:-}" ] && echo "$passed $failed" >"$TP_RESULTS"

@@ -4,6 +4,7 @@
 #include "lib/base/exitcodes.h"
 #include "lib/base/compiler.h"
 #include "lib/base/log.h"
+#include "lib/pool/pool.h"
 
 #include <stdio.h>
 
@@ -61,6 +62,7 @@ int tp_main(int argc, const char **argv)
 
 	base = base ? base + 1 : (argc > 0 ? argv[0] : "tp");
 	tp_log_init(base);
+	pool_init();
 	cmd = tp_command_find(base);
 	if (!cmd) {
 		/* Invoked as tp (or an unknown name): the command is argv[1]. */

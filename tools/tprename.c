@@ -1,4 +1,4 @@
-/* tprename - rename a pool (offline; lib/pool/pool_rename.c). */
+/* tprename - rename a pool (offline; lib/pool/admin/pool_rename.c). */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"

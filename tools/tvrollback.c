@@ -1,6 +1,6 @@
 /* tvrollback - roll a thin volume back to one of its snapshots: the
  * volume's content and virtual size become the snapshot's, the snapshot
- * is kept (lib/pool/volume_rollback.c does the change). */
+ * is kept (lib/pool/volume/volume_rollback.c does the change). */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"

@@ -10,6 +10,8 @@ int tp_exit_from_errno(int err)
 		return TP_EXIT_OK;
 	if (err == -EINVAL || err == -ERANGE || err == -ENOTBLK)
 		return TP_EXIT_USAGE;
+	if (err == -ENOTRECOVERABLE)
+		return TP_EXIT_BUG;
 	if (err == -EINTR && tp_critical_stopped_by())
 		return 128 + tp_critical_stopped_by();
 	return TP_EXIT_FAILED;

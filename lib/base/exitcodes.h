@@ -13,6 +13,10 @@ enum tp_exit {
 	 * its last error line what it kept (tprecv: an unfinished receive,
 	 * no volume, for --resume or --abort). */
 	TP_EXIT_FAILED = 5,
+	/* an internal error: a broken invariant of tptools itself, said as
+	 * "internal error at FILE:LINE ... this is a bug" (log.h: TP_BUG);
+	 * never the user's input. EX_SOFTWARE of sysexits(3). */
+	TP_EXIT_BUG = 70,
 };
 
 /* Map a negative errno from the library layers to an exit code:
@@ -22,7 +26,7 @@ enum tp_exit {
  * on, read or written, lib/base/devopen.h); -EINTR from a long copy that
  * a signal stopped (tp_critical_stopped_by) 128 + that signal, as if it
  * had ended the process (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
- * everything else 5. */
+ * -ENOTRECOVERABLE, an internal error (TP_BUG), 70; everything else 5. */
 int tp_exit_from_errno(int err);
 
 #endif

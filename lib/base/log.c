@@ -134,6 +134,19 @@ int log_error(const char *fmt, ...)
 	return -1;
 }
 
+int log_bug(const char *file, int line, const char *fmt, ...)
+{
+	char what[1536];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	log_error("internal error at %s:%d: %s; this is a bug in tptools, please report it",
+		  file, line, what);
+	return -ENOTRECOVERABLE;
+}
+
 void log_notice(const char *fmt, ...)
 {
 	va_list ap;

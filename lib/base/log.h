@@ -40,6 +40,14 @@ unsigned tp_debug_parse(const char *spec);
 int log_error(const char *fmt, ...) TP_PRINTF(1, 2);
 void log_warn(const char *fmt, ...) TP_PRINTF(1, 2);
 void log_info(const char *fmt, ...) TP_PRINTF(1, 2);
+/* An internal invariant broke (not the user's input, not the system):
+ * "error: internal error at FILE:LINE: ...; this is a bug in tptools,
+ * please report it", always shown. Returns -ENOTRECOVERABLE, the errno
+ * the library uses for nothing else, which tp_exit_from_errno maps to
+ * TP_EXIT_BUG (70). Use TP_BUG(fmt, ...), which names the call site. */
+int log_bug(const char *file, int line, const char *fmt, ...) TP_PRINTF(3, 4);
+#define TP_BUG(...) log_bug(__FILE__, __LINE__, __VA_ARGS__)
+
 /* Something done that people should hear of (a daemon's actions): shown
  * like a warning, without the tag; LOG_NOTICE in the system log. */
 void log_notice(const char *fmt, ...) TP_PRINTF(1, 2);

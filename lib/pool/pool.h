@@ -138,6 +138,10 @@ const char *pool_name(const struct pool *p);
 
 /* ---- volumes ---- */
 
+/* Once, before any other call of this library: every feature module
+ * registers its hooks with the core (lib/pool/pool_init.c). */
+void pool_init(void);
+
 /* Split "POOL/VOL" into its parts (copies into the buffers); -EINVAL with
  * a message if malformed or a name is invalid. */
 int pool_split_volume_spec(const char *spec, char pool[POOL_NAME_MAX + 1],

@@ -117,7 +117,7 @@ int thin_meta_count(struct thin_md *md, uint64_t block, uint32_t *count);
  * counts are per leaf, not per device: while a snapshot and its origin
  * still share a leaf, its blocks count as "exclusive" for both. What a
  * user means by exclusive (no other device maps the block) is counted by
- * walking every tree: lib/pool/pool_usage.c, which tpstatus uses. */
+ * walking every tree: lib/pool/core/pool_usage.c, which tpstatus uses. */
 int thin_device_usage(struct thin_md *md, uint64_t dev_id, uint64_t *mapped,
 		      uint64_t *exclusive, uint64_t *shared);
 int thin_usage(struct thin_md *md, uint64_t *meta_used, uint64_t *meta_total,

@@ -2,6 +2,7 @@
  * the command line. Prints CUnit's summary and a final
  * "unit: N passed, N failed" line; writes "N M" and the failed tests to
  * $TP_RESULTS if set. */
+#include "lib/pool/pool.h"
 #include "test/unit/tp_test.h"
 
 #include <CUnit/Basic.h>
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
 	unsigned run, failed;
 	const char *results = getenv("TP_RESULTS");
 
+	pool_init();
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	for (struct tp_test_suite *s = suites; s; s = s->next) {

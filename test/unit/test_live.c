@@ -1,9 +1,9 @@
-/* The live/offline decision (lib/pool/pool_backend.c), the refusal of an
+/* The live/offline decision (lib/pool/core/pool_backend.c), the refusal of an
  * offline-only operation on a live pool, and lib/base/critical.c: signals
  * wait for the end of a critical section, test pauses and faults. */
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
-#include "lib/pool/pool_int.h"
+#include "lib/pool/core/core.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* lib/pool: volume specs and the exclusive/shared counting walk. */
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_names_dm.h"
-#include "lib/pool/pool_usage.h"
+#include "lib/pool/core/pool_usage.h"
 #include "lib/base/log.h"
 #include "test/unit/tp_test.h"
 

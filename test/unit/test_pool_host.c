@@ -2,7 +2,7 @@
  * list, read, prune, one per pool commit) and the devices file (add/replace/remove/lookup, hand-made
  * lines kept), and finding a pool by labels when its entry is lost. */
 #include "lib/base/paths.h"
-#include "lib/pool/host.h"
+#include "lib/pool/host/host.h"
 #include "test/unit/test_vg_fixture.h"
 
 #include <dirent.h>

@@ -1,5 +1,5 @@
 /* test_pool_monitor.c - tpmonitor's decisions from status samples
- * (lib/pool/pool_monitor.c) and its state file, without a kernel. */
+ * (lib/pool/monitor/pool_monitor.c) and its state file, without a kernel. */
 #include "lib/pool/monitor.h"
 #include "test/unit/tp_test.h"
 

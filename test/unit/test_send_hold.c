@@ -1,8 +1,8 @@
-/* lib/pool/pool_send_hold.c: a live tpsend's hold on its volumes refuses
+/* lib/pool/core/pool_hold.c: a live tpsend's hold on its volumes refuses
  * the VG changes that would remove, thaw or re-point them, and only
  * those, and only while it is held. */
 #include "lib/base/log.h"
-#include "lib/pool/pool_int.h"
+#include "lib/pool/core/core.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -22,7 +22,7 @@ static void add(struct vg *vg, const char *name, uint32_t dev_id, int ro)
 	CU_ASSERT_EQUAL_FATAL(vg_add_volume(vg, &v), 0);
 }
 
-/* NEXT: P's VG changed by FN; pool_send_check_change's answer. */
+/* NEXT: P's VG changed by FN; pool_holds_check_change's answer. */
 static int check(struct pool *p, void (*fn)(struct vg *), struct tp_log_capture *cap)
 {
 	struct vg *next;
@@ -31,7 +31,7 @@ static int check(struct pool *p, void (*fn)(struct vg *), struct tp_log_capture 
 	CU_ASSERT_EQUAL_FATAL(vg_clone(p->vg, &next), 0);
 	fn(next);
 	tp_log_capture(cap);
-	r = pool_send_check_change(p, next);
+	r = pool_holds_check_change(p, next);
 	tp_log_capture(NULL);
 	vg_free(next);
 	return r;
@@ -66,7 +66,7 @@ static void test_hold(void)
 	CU_ASSERT_EQUAL(check(p, remove_s1, &cap), 0);
 	CU_ASSERT_EQUAL(check(p, thaw_s1, &cap), 0);
 
-	CU_ASSERT_EQUAL_FATAL(pool_send_hold(p, vg_find_volume(p->vg, "s1"), &hold), 0);
+	CU_ASSERT_EQUAL_FATAL(pool_hold_volume(p, vg_find_volume(p->vg, "s1"), &hold), 0);
 	CU_ASSERT_EQUAL(check(p, remove_s1, &cap), -EBUSY);
 	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "volume s1 is being read by tpsend"));
 	CU_ASSERT_EQUAL(check(p, thaw_s1, &cap), -EBUSY);
@@ -79,7 +79,7 @@ static void test_hold(void)
 	/* a second send holds it too; the hold ends with the last */
 	{
 		struct tp_lock *h2 = NULL;
-		CU_ASSERT_EQUAL_FATAL(pool_send_hold(p, vg_find_volume(p->vg, "s1"), &h2), 0);
+		CU_ASSERT_EQUAL_FATAL(pool_hold_volume(p, vg_find_volume(p->vg, "s1"), &h2), 0);
 		tp_lock_release(hold);
 		CU_ASSERT_EQUAL(check(p, remove_s1, &cap), -EBUSY);
 		tp_lock_release(h2);

@@ -1,0 +1,502 @@
+/* pool_create.c - tpcreate's engine: check the devices, decide the
+ * geometry (policy.h), write thin metadata, VG metadata and labels;
+ * and tpremove's wipe. */
+#include "lib/pool/core/core.h"
+
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+#include "lib/dev/probe.h"
+#include "lib/dev/stack.h"
+#include "lib/dev/udev_mark.h"
+#include "lib/dev/topology.h"
+#include "lib/dev/wipe.h"
+#include "lib/pool/host/host.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Bytes before the data area and before the active thin area: sector 0,
+ * the label, the VG metadata area. */
+#define POOL_HEADER ((uint64_t)VG_MDA_DEFAULT_OFFSET + VG_MDA_DEFAULT_SIZE)
+
+/* libblkid does not know our label: recognise it for tp_dev_probe. */
+static int match_label(const void *buf, size_t len, struct tp_signature *sig, void *arg)
+{
+	struct tp_log_capture quiet;
+	struct vg_label l;
+	int r;
+
+	(void)arg;
+	if (len < VG_LABEL_OFFSET + VG_LABEL_SIZE)
+		return 0;
+	if (memcmp((const char *)buf + VG_LABEL_OFFSET + 4, VG_LABEL_MAGIC, 8))
+		return 0;
+	sig->kind = TP_SIG_TPTOOLS;
+	snprintf(sig->type, sizeof(sig->type), "a");
+	sig->offset = VG_LABEL_OFFSET;
+	tp_log_capture(&quiet); /* a damaged label is reported below */
+	r = vg_label_decode((const uint8_t *)buf + VG_LABEL_OFFSET, "probe", &l);
+	tp_log_capture(NULL);
+	if (r == VG_LABEL_FOUND)
+		snprintf(sig->label, sizeof(sig->label), "pool %.56s", l.pool_name);
+	else
+		snprintf(sig->label, sizeof(sig->label), "damaged label");
+	return 1;
+}
+
+static int device_size(const char *what, const char *path, uint64_t *size)
+{
+	struct io_engine *io;
+	int r = io_fd_open(path, IO_RDONLY, &io);
+
+	if (r) {
+		if (r != -ENOTBLK)	/* logged by io_fd_open */
+			log_error("cannot open %s device %s: %s", what, path, strerror(-r));
+		return r;
+	}
+	*size = io->size;
+	io_destroy(io);
+	if (!*size) {
+		/* the policy reads a size of 0 as "not known" */
+		log_error("%s device %s is empty (0 bytes); an image file needs its size first "
+			  "(truncate -s SIZE %s)", what, path, path);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* A device that belongs to a pool in the devices file is never taken,
+ * not even with --force: that pool must be removed first. */
+static int in_use(const char *path)
+{
+	struct pool_devices_entry e;
+	struct vg_label l;
+
+	if (pool_read_label(path, &l) || pool_devices_lookup_pv(l.pv_uuid, &e))
+		return 0;
+	log_error("%s belongs to pool %s; remove that pool first with 'tpremove %s'", path,
+		  e.pool, e.pool);
+	return -EBUSY;
+}
+
+/* Another subsystem's claim that udev recorded (udev_mark.h): refused
+ * unless FORCE, which is for a mark that is stale. */
+static int udev_mark(const char *path, int force)
+{
+	char why[256];
+	int r = tp_udev_marked(path, why, sizeof(why));
+
+	if (r <= 0)
+		return r;
+	if (!force) {
+		log_error("%s: %s; tpcreate will not take it. Add --force only if that mark is "
+			  "stale", path, why);
+		return -EBUSY;
+	}
+	log_warn("%s: %s; taking it anyway (--force)", path, why);
+	return 0;
+}
+
+static int check_signatures(const struct pool_create_params *p, struct pool_create_plan *plan)
+{
+	const char *paths[2] = { p->data_path, p->meta_path };
+	const struct tp_probe_hook hook = { match_label, NULL };
+
+	for (int i = 0; i < 2; i++) {
+		struct tp_probe_result res;
+		char one[160];
+		int r = tp_dev_probe(paths[i], &hook, &res);
+
+		if (r < 0)
+			return r;
+		plan->signatures[i][0] = '\0';
+		for (unsigned k = 0; k < res.count; k++) {
+			size_t used = strlen(plan->signatures[i]);
+			tp_signature_describe(&res.sig[k], one, sizeof(one));
+			snprintf(plan->signatures[i] + used, sizeof(plan->signatures[i]) - used,
+				 "%s%s", k ? "; " : "", one);
+		}
+		plan->nr_signatures += res.count;
+		r = in_use(paths[i]);
+		if (r)
+			return r;
+		if (res.count && !p->force) {
+			log_error("%s carries %s; tpcreate will not overwrite it. Add --force "
+				  "if its contents are no longer needed", paths[i],
+				  plan->signatures[i]);
+			return -EBUSY;
+		}
+		if ((r = udev_mark(paths[i], p->force)))
+			return r;
+	}
+	return 0;
+}
+
+/* Data and metadata must not share storage (lib/dev/stack.h): the same
+ * file or device under two names, a loop device over the other, a device
+ * built on the other. -EINVAL (bad input), logged naming both. */
+static int separate_storage(const char *data, const char *meta)
+{
+	char why[512];
+	int r = tp_dev_same_storage(data, meta, why, sizeof(why));
+
+	if (r <= 0)
+		return r == -ENOENT ? 0 : r;	/* a missing device: device_size says so */
+	log_error("--data %s and --meta %s share their storage: %s. A pool needs two separate "
+		  "devices: name another device for --data or --meta", data, meta, why);
+	return -EINVAL;
+}
+
+int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
+{
+	struct tp_policy_input in;
+	struct pool_devices_entry e;
+	const char *why;
+	int r;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!vg_name_valid(p->name, &why)) {
+		log_error("invalid pool name '%s': %s", p->name, why);
+		return -EINVAL;
+	}
+	if (p->monitor && pool_monitor_policy_check(p->name, p->monitor))
+		return -EINVAL;
+	if ((r = separate_storage(p->data_path, p->meta_path)))
+		return r;
+	r = pool_devices_lookup_pool(p->name, &e, 1);
+	if (r > 0) {
+		log_error("a pool named %s already exists (on %s); choose another name or remove "
+			  "it with 'tpremove %s'", p->name, e.path, p->name);
+		return -EEXIST;
+	}
+	if ((r = device_size("data", p->data_path, &plan->data_dev_size)) ||
+	    (r = device_size("metadata", p->meta_path, &plan->meta_dev_size)))
+		return r;
+	if ((r = check_signatures(p, plan)))
+		return r;
+	r = tp_topology_get(p->data_path, &plan->topo);
+	if (r)
+		return r;
+	memset(&in, 0, sizeof(in));
+	in.topo = plan->topo;
+	in.data_dev_size = plan->data_dev_size;
+	in.data_header = POOL_HEADER;
+	in.meta_dev_size = plan->meta_dev_size;
+	in.meta_header = POOL_HEADER;
+	in.chunk = p->chunk;
+	in.profile = p->profile;
+	in.zero = p->zero;
+	in.metadata_size = p->metadata_size;
+	tp_topology_describe(&plan->topo, plan->topo_desc, sizeof(plan->topo_desc));
+	tp_policy_stripe(&plan->topo, plan->stripe_reason, sizeof(plan->stripe_reason));
+	r = tp_policy_plan(&in, &plan->policy);
+	if (r) {
+		log_error("pool %s: %s", p->name, plan->policy.error);
+		return r;
+	}
+	plan->data_area_size = plan->policy.data_blocks * plan->policy.chunk.chunk;
+	if (plan->policy.data_blocks > THIN_MAX_DATA_BLOCKS) {
+		log_error("pool %s: %llu chunks are more than dm-thin can address; choose a larger "
+			  "--chunk", p->name, (unsigned long long)plan->policy.data_blocks);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int build_vg(const struct pool_create_params *p, const struct pool_create_plan *plan,
+		    struct vg **out)
+{
+	const struct tp_policy_plan *pol = &plan->policy;
+	struct vg *vg = vg_alloc();
+	int r;
+
+	if (!vg)
+		return -ENOMEM;
+	snprintf(vg->name, sizeof(vg->name), "%s", p->name);
+	if ((r = vg_uuid_generate(vg->uuid)) ||
+	    (r = vg_uuid_generate(vg->dev[VG_ROLE_DATA].pv_uuid)) ||
+	    (r = vg_uuid_generate(vg->dev[VG_ROLE_META].pv_uuid))) {
+		vg_free(vg);
+		return r;
+	}
+	vg->creation_time = (int64_t)time(NULL);
+	if (gethostname(vg->creation_host, sizeof(vg->creation_host) - 1))
+		strcpy(vg->creation_host, "unknown");
+	vg->chunk_size = (uint32_t)(pol->chunk.chunk / 512);
+	vg->zero = pol->zero.zero;
+	vg->profile = p->chunk ? VG_PROFILE_CUSTOM : pool_profile_to_vg(p->profile);
+	vg->discards = p->discards_set ? (enum vg_discards)p->discards
+			: pol->discards.passdown ? VG_DISCARDS_PASSDOWN : VG_DISCARDS_NOPASSDOWN;
+	vg->when_full = (enum vg_when_full)p->when_full;
+	vg->activation_skip = !!p->no_autoactivate;
+	if (p->monitor)
+		pool_monitor_policy_to_vg(p->monitor, &vg->monitor);
+	vg->metadata_area = 0;
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		struct vg_device *d = &vg->dev[i];
+		snprintf(d->path, sizeof(d->path), "%s", i == VG_ROLE_DATA ? p->data_path
+									  : p->meta_path);
+		d->size = i == VG_ROLE_DATA ? plan->data_dev_size : plan->meta_dev_size;
+		d->mda.offset = VG_MDA_DEFAULT_OFFSET;
+		d->mda.size = VG_MDA_DEFAULT_SIZE;
+	}
+	vg->dev[VG_ROLE_DATA].area[0].offset = pol->data_offset.offset;
+	vg->dev[VG_ROLE_DATA].area[0].size = plan->data_area_size;
+	vg->dev[VG_ROLE_META].area[0].offset = pol->meta.active_offset;
+	vg->dev[VG_ROLE_META].area[0].size = pol->meta.size;
+	vg->dev[VG_ROLE_META].area[1].offset = pol->meta.spare_offset;
+	vg->dev[VG_ROLE_META].area[1].size = pol->meta.size;
+	*out = vg;
+	return 0;
+}
+
+/* Backups of an earlier pool of the same name would mix with ours:
+ * move them to backup/<name>.<time>, or <name>.<time>.<n> when a pool of
+ * that name was retired in the same second (tpremove keeps them for
+ * recovery). */
+static void retire_backups(const char *name)
+{
+	char *dir = pool_backup_dir(name), *old = NULL;
+	long long now = (long long)time(NULL);
+	size_t n;
+
+	if (!dir || access(dir, F_OK)) {
+		free(dir);
+		return;
+	}
+	n = strlen(dir) + 48;
+	old = malloc(n);
+	if (old) {
+		snprintf(old, n, "%s.%lld", dir, now);
+		for (unsigned i = 1; !access(old, F_OK) && i < 1000000; i++)
+			snprintf(old, n, "%s.%lld.%u", dir, now, i);
+		if (rename(dir, old))
+			log_warn("could not move the old backups %s aside to %s: %s", dir, old,
+				 strerror(errno));
+		else
+			log_info("backups of an earlier pool %s moved to %s", name, old);
+	}
+	free(old);
+	free(dir);
+}
+
+/* Zero the first metadata block of an area so nothing stale looks valid. */
+static int zero_block(struct io_engine *io, uint64_t offset)
+{
+	static const unsigned char zero[THIN_METADATA_BLOCK_SIZE];
+	return io_write(io, offset, zero, sizeof(zero));
+}
+
+/* pool_plan's device checks again, under the pool lock and the claims:
+ * the name still free, no signature (or label of a known pool) that
+ * PLAN did not see. */
+static int recheck(const struct pool_create_params *p, const struct pool_create_plan *plan)
+{
+	struct pool_create_plan now;
+	struct pool_devices_entry e;
+	int r = pool_devices_lookup_pool(p->name, &e, 1);
+
+	if (r > 0) {
+		log_error("a pool named %s already exists (on %s); choose another name or remove "
+			  "it with 'tpremove %s'", p->name, e.path, p->name);
+		return -EEXIST;
+	}
+	memset(&now, 0, sizeof(now));
+	r = check_signatures(p, &now);
+	if (!r && now.nr_signatures > plan->nr_signatures) {
+		log_error("pool %s: %s and %s changed while tpcreate waited for them (%s%s%s); "
+			  "nothing was written", p->name, p->data_path, p->meta_path,
+			  now.signatures[0], now.signatures[0][0] && now.signatures[1][0] ? "; " : "",
+			  now.signatures[1]);
+		r = -EBUSY;
+	}
+	return r;
+}
+
+static int create(const struct pool_create_params *p, const struct pool_create_plan *plan)
+{
+	struct vg_pv pv[VG_NR_ROLES];
+	struct tp_lock *claim[VG_NR_ROLES] = { NULL, NULL };
+	struct io_engine *win = NULL;
+	struct thin_md *md = NULL;
+	struct tp_lock *lock = NULL;
+	struct vg *vg = NULL;
+	int r;
+
+	memset(pv, 0, sizeof(pv));
+	r = tp_lock_acquire(p->name, TP_LOCK_EXCL, &lock);
+	if (r) {
+		log_error("pool %s: cannot take its lock: %s", p->name, strerror(-r));
+		return r;
+	}
+	for (int i = 0; i < VG_NR_ROLES && !r; i++) {
+		r = pool_claim_open(p->name, i == VG_ROLE_DATA ? p->data_path : p->meta_path, 0,
+				    &claim[i], &pv[i].io);
+		if (r && r != -EBUSY)
+			log_error("pool %s: cannot open its devices for writing: %s (in use?)",
+				  p->name, strerror(-r));
+	}
+	/* What pool_plan saw may have changed while we waited for the claim
+	 * (another tpcreate on the same devices): look again. */
+	if (r || (r = recheck(p, plan)))
+		goto out;
+	if ((r = build_vg(p, plan, &vg)))
+		goto out;
+	/* --force over old contents: erase what blkid and udev would still
+	 * recognise (the user has confirmed). */
+	if (p->force && plan->nr_signatures &&
+	    ((r = tp_dev_wipe_signatures(p->data_path)) < 0 ||
+	     (r = tp_dev_wipe_signatures(p->meta_path)) < 0))
+		goto out;
+	retire_backups(p->name);
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		vg_label_from_vg(vg, (enum vg_role)i, pv[i].io->size, &pv[i].label);
+	/* 1. thin metadata in the active area; the spare starts empty */
+	r = io_window_create(pv[VG_ROLE_META].io, vg->dev[VG_ROLE_META].area[0].offset,
+			     vg->dev[VG_ROLE_META].area[0].size, 0, &win);
+	if (!r)
+		r = thin_format(win, vg->chunk_size, plan->policy.data_blocks, &md);
+	if (!r)
+		r = zero_block(pv[VG_ROLE_META].io, vg->dev[VG_ROLE_META].area[1].offset);
+	if (r) {
+		log_error("pool %s: cannot write thin metadata on %s: %s", p->name, p->meta_path,
+			  strerror(-r));
+		goto out;
+	}
+	/* 2. VG metadata on both devices, 3. labels: the pool exists from
+	 * here; one critical section, so a signal does not leave a VG
+	 * without its labels */
+	tp_critical_begin();
+	for (int i = 0; i < VG_NR_ROLES && !r; i++)
+		r = vg_mda_format(pv[i].io, &pv[i].label);
+	if (!r && !(r = vg_commit(pv, VG_NR_ROLES, vg)))
+		pool_backup_commit(vg);
+	for (int i = 0; i < VG_NR_ROLES && !r; i++)
+		r = vg_label_write(pv[i].io, &pv[i].label);
+	tp_critical_end();
+	if (r) {
+		log_error("pool %s: cannot write its labels and VG metadata: %s", p->name,
+			  strerror(-r));
+		goto out;
+	}
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		pool_record_device(p->name, (enum vg_role)i, vg->dev[i].pv_uuid, vg->dev[i].path);
+out:
+	thin_close(md);
+	io_destroy(win);
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		io_destroy(pv[i].io);
+		tp_lock_release(claim[i]);
+	}
+	vg_free(vg);
+	tp_lock_release(lock);
+	return r;
+}
+
+int pool_create(const struct pool_create_params *params, const struct pool_create_plan *plan)
+{
+	/* Absolute paths: the devices file and VG path hints must not depend
+	 * on the current directory. */
+	char *data = realpath(params->data_path, NULL), *meta = realpath(params->meta_path, NULL);
+	struct pool_create_params abs = *params;
+	int r;
+
+	abs.data_path = data ? data : params->data_path;
+	abs.meta_path = meta ? meta : params->meta_path;
+	r = create(&abs, plan);
+	free(data);
+	free(meta);
+	return r;
+}
+
+int pool_remove(struct pool *p)
+{
+	int r = pool_refuse_live(p, "removing it"), e;
+
+	for (unsigned i = 0; !r && p->vg && i < p->vg->nr_volumes; i++)
+		if (p->vg->volumes[i].read_only)
+			r = pool_volume_held(p, &p->vg->volumes[i]);
+	if (r) {
+		pool_close(p);
+		return r;
+	}
+	tp_critical_begin();
+
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		e = vg_label_wipe(p->pv[i].io, 0);
+		if (e < 0 && !r)
+			r = e;
+	}
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		e = vg_mda_format(p->pv[i].io, &p->pv[i].label);
+		if (e && !r)
+			r = e;
+	}
+	tp_critical_end();
+	if (r)
+		log_error("pool %s: could not wipe all of its labels: %s", p->name, strerror(-r));
+	e = pool_devices_remove_pool(p->name);
+	if (e && !r)
+		r = e;
+	pool_close(p);
+	return r;
+}
+
+/* Wipe the label and VG slots of PATH if it carries pool NAME's label. */
+static int forget_device(const char *name, const char *path)
+{
+	struct tp_lock *claim;
+	struct io_engine *io;
+	struct vg_label l;
+	int r;
+
+	if (pool_read_label(path, &l) || strcmp(l.pool_name, name))
+		return 0;
+	r = pool_claim_open(name, path, 0, &claim, &io);
+	if (r)
+		return r;
+	r = vg_mda_format(io, &l);
+	if (!r)
+		r = vg_label_wipe(io, 0);
+	io_destroy(io);
+	tp_lock_release(claim);
+	if (r >= 0)
+		log_warn("pool %s: wiped its label on %s", name, path);
+	return r < 0 ? r : 0;
+}
+
+int pool_forget(const char *name)
+{
+	struct pool_devices_entry ent[8];
+	struct tp_lock *lock;
+	int n, r, e;
+
+	r = tp_lock_acquire(name, TP_LOCK_EXCL, &lock);
+	if (r)
+		return r;
+	n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
+	if (n < 0) {
+		tp_lock_release(lock);
+		return n;
+	}
+	r = 0;
+	for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
+		e = forget_device(name, ent[i].path);
+		if (e && !r)
+			r = e;
+	}
+	e = pool_devices_remove_pool(name);
+	if (e && !r)
+		r = e;
+	tp_lock_release(lock);
+	if (!r && n == 0) {
+		log_error("pool %s is not in the devices file; nothing to forget", name);
+		return -ENOENT;
+	}
+	return r;
+}

@@ -1,0 +1,234 @@
+/* pool_extend.c - grow a pool's data area to its data device's current
+ * size (tpextend; pool.h).
+ *
+ * The change is one VG commit (the new device size and data area, and
+ * transaction id + 1: the journal) and one thin transaction (the data
+ * space map grown, the transaction id set), through pool_change; the
+ * labels are rewritten last (pool_labels.c). A crash after the VG commit
+ * is completed by the next command that opens the pool for writing
+ * (pool_txn.c grows the space map, pool_labels.c the labels).
+ *
+ * A live pool takes the same plan; its thin side is a reload of the
+ * kernel's table stack (pool_extend_live.c), after which the kernel grows
+ * its own space maps.
+ *
+ * The geometry: the new end is rounded down to whole chunks. The stripe
+ * of the data device (libblkid topology, or $TPTOOLS_TOPOLOGY) is read
+ * again: when the chunk now straddles md-chunk or stripe boundaries
+ * (tp_policy_chunk_fits; a disk was added to the array), the result says
+ * so and what the chunk now costs; the chunk of a pool cannot change. */
+#include "lib/pool/core/core.h"
+
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+#include "lib/dev/topology.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Fill RES's stripe fields from the data device's topology now. */
+static void check_stripe(struct pool *p, struct pool_extend_result *res)
+{
+	struct tp_topology t;
+	char c[32], s[32];
+	uint64_t stripe;
+
+	if (tp_topology_get(p->pv[VG_ROLE_DATA].io->name, &t))
+		return;
+	tp_topology_describe(&t, res->topo_desc, sizeof(res->topo_desc));
+	stripe = tp_policy_stripe(&t, NULL, 0);
+	if (!stripe || tp_policy_chunk_fits(&t, res->chunk))
+		return;
+	res->stripe_changed = 1;
+	tp_size_format(res->chunk, 'h', c, sizeof(c));
+	tp_size_format(stripe, 'h', s, sizeof(s));
+	snprintf(res->stripe, sizeof(res->stripe),
+		 "the array's stripe changed: a full stripe is now %s, and the pool's chunk of %s "
+		 "%s; chunks that start or end inside a stripe make a parity array read the rest "
+		 "of that stripe first (read-modify-write). The chunk of a pool cannot change: a "
+		 "pool created now would get a chunk that divides the md chunk or the stripe, or "
+		 "is a multiple of the stripe",
+		 s, c, res->chunk < stripe ? "does not divide it" : "is not a multiple of it");
+}
+
+/* The metadata layout after growth to SIZE per area, or -ENOSPC: the
+ * active area stays where it is and grows in place (only the spare can
+ * follow it); the spare stays where it is if it fits before the active
+ * area, else it goes to the next TP_META_ALIGN boundary behind it. */
+static int meta_layout(uint64_t active, uint64_t spare, uint64_t size, uint64_t dev_size,
+		       uint64_t *new_spare)
+{
+	uint64_t behind = (active + size + TP_META_ALIGN - 1) / TP_META_ALIGN * TP_META_ALIGN;
+
+	if (active + size > dev_size)
+		return -ENOSPC;
+	if (spare < active && spare + size <= active) {
+		*new_spare = spare;
+		return 0;
+	}
+	if (behind > dev_size || size > dev_size - behind)
+		return -ENOSPC;
+	*new_spare = behind;
+	return 0;
+}
+
+/* The largest area size meta_layout accepts (0 if none): the spare kept
+ * before the active area, or both areas sharing what follows the active
+ * area, in whole TP_META_ALIGN units; at most TP_META_MAX. */
+static uint64_t meta_room(uint64_t active, uint64_t spare, uint64_t dev_size)
+{
+	uint64_t keep = 0, behind, s;
+
+	if (active >= dev_size)
+		return 0;
+	if (spare < active)
+		keep = TP_MIN(active - spare, dev_size - active) / TP_META_BLOCK * TP_META_BLOCK;
+	behind = (dev_size - active) / 2 / TP_META_ALIGN * TP_META_ALIGN;
+	while (behind && meta_layout(active, spare, behind, dev_size, &s))
+		behind -= TP_META_ALIGN;
+	return TP_MIN(TP_MAX(keep, behind), TP_META_MAX);
+}
+
+uint64_t pool_meta_room(const struct pool *p)
+{
+	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
+	unsigned act = p->vg->metadata_area;
+
+	return meta_room(m->area[act].offset, m->area[!act].offset, p->pv[VG_ROLE_META].io->size);
+}
+
+/* Decide the metadata growth into NEXT: -EINVAL / -ENOSPC, logged. */
+static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct vg *next,
+		     struct pool_extend_result *res)
+{
+	struct vg_device *m = &next->dev[VG_ROLE_META];
+	unsigned act = next->metadata_area;
+	uint64_t dev_size = p->pv[VG_ROLE_META].io->size, size = x->metadata_size, spare;
+	char a[48], b[48], c[48];
+
+	if (!size)
+		size = meta_room(m->area[act].offset, m->area[!act].offset, dev_size);
+	size = (size + TP_META_BLOCK - 1) / TP_META_BLOCK * TP_META_BLOCK;
+	if (x->metadata_size && (size <= res->old_meta_size || size > TP_META_MAX)) {
+		log_error("pool %s: --metadata-size %s must be above the current %s and at most "
+			  "%s (the format's limit)", p->name,
+			  tp_size_format_exact(size, a, sizeof(a)),
+			  tp_size_format_exact(res->old_meta_size, b, sizeof(b)),
+			  tp_size_format(TP_META_MAX, 'h', c, sizeof(c)));
+		return -EINVAL;
+	}
+	if (size <= res->old_meta_size ||
+	    meta_layout(m->area[act].offset, m->area[!act].offset, size, dev_size, &spare)) {
+		log_error("pool %s: the metadata device %s (%s) has no room for an active and a "
+			  "spare thin-metadata area of %s each; grow the device first", p->name,
+			  p->pv[VG_ROLE_META].io->name, tp_size_format_exact(dev_size, a, sizeof(a)),
+			  tp_size_format(size > res->old_meta_size ? size : res->old_meta_size +
+					 TP_META_BLOCK, 'h', b, sizeof(b)));
+		return -ENOSPC;
+	}
+	m->size = dev_size;
+	m->area[act].size = size;
+	m->area[!act].offset = spare;
+	m->area[!act].size = size;
+	res->new_meta_size = size;
+	return 0;
+}
+
+struct growth {
+	uint64_t data_blocks;	/* 0: unchanged */
+	uint64_t meta_blocks;	/* 0: unchanged */
+};
+
+/* The thin side: the window over the (grown) active area, then the space
+ * maps. */
+static int apply_grow(struct pool *p, const void *arg)
+{
+	const struct growth *g = arg;
+	int r = 0;
+
+	if (g->meta_blocks) {
+		if ((r = pool_sync_labels(p, NULL)) || (r = pool_open_thin(p)))
+			return r;
+		r = thin_resize_metadata(p->md, g->meta_blocks);
+		if (r)
+			log_error("pool %s: cannot grow the thin metadata's space map to %llu "
+				  "blocks: %s", p->name, (unsigned long long)g->meta_blocks,
+				  strerror(-r));
+	}
+	if (!r && g->data_blocks) {
+		r = thin_resize_data(p->md, g->data_blocks);
+		if (r)
+			log_error("pool %s: cannot grow the thin metadata's data space map to %llu "
+				  "chunks: %s", p->name, (unsigned long long)g->data_blocks,
+				  strerror(-r));
+	}
+	return r;
+}
+
+int pool_extend(struct pool *p, const struct pool_extend_params *x,
+		struct pool_extend_result *res)
+{
+	const struct vg_device *d = &p->vg->dev[VG_ROLE_DATA];
+	uint64_t dev_size = p->pv[VG_ROLE_DATA].io->size, room, blocks;
+	struct growth g = { 0, 0 };
+	struct vg *next;
+	char a[48], b[48];
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	res->chunk = (uint64_t)p->vg->chunk_size * 512;
+	res->old_data_size = res->new_data_size = d->area[0].size / res->chunk * res->chunk;
+	res->old_meta_size = res->new_meta_size =
+		p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size;
+	res->data_dev_size = dev_size;
+	check_stripe(p, res);
+	/* live: a growth a crash cut short is finished first (pool_extend_live.c) */
+	if (pool_is_live(p) && (r = pool_live_catch_up(p, res)))
+		return r < 0 ? r : 0;
+	room = dev_size > d->area[0].offset ? dev_size - d->area[0].offset : 0;
+	blocks = room / res->chunk;
+	if (blocks > THIN_MAX_DATA_BLOCKS)
+		blocks = THIN_MAX_DATA_BLOCKS;
+	if (x->data_size && blocks > x->data_size / res->chunk)
+		blocks = x->data_size / res->chunk;
+	if (blocks * res->chunk > res->old_data_size)
+		g.data_blocks = blocks;
+	else if (!x->metadata) {
+		log_error("pool %s: the data device %s (%s) has no whole chunk (%s) beyond the data "
+			  "area; grow the device first", p->name, p->pv[VG_ROLE_DATA].io->name,
+			  tp_size_format_exact(dev_size, a, sizeof(a)),
+			  tp_size_format(res->chunk, 'h', b, sizeof(b)));
+		return -ENOSPC;
+	}
+	if ((r = vg_clone(p->vg, &next)))
+		return r;
+	if (g.data_blocks) {
+		next->dev[VG_ROLE_DATA].size = dev_size;
+		next->dev[VG_ROLE_DATA].area[0].size = g.data_blocks * res->chunk;
+	}
+	if (x->metadata) {
+		if ((r = plan_meta(p, x, next, res))) {
+			vg_free(next);
+			return r;
+		}
+		g.meta_blocks = TP_MIN(res->new_meta_size / TP_META_BLOCK, THIN_METADATA_MAX_BLOCKS);
+	}
+	r = pool_change(p, next, pool_is_live(p) ? pool_extend_live_apply : apply_grow, &g);
+	if (r) {
+		/* the VG was put back: so are the labels and the window */
+		res->new_meta_size = res->old_meta_size;
+		if (pool_is_live(p)) {
+			if (pool_sync_labels(p, NULL))
+				log_error("pool %s: the labels could not follow the VG back; the "
+					  "next command that changes the pool rewrites them", p->name);
+			return r;
+		}
+		if (g.meta_blocks && !pool_sync_labels(p, NULL) && pool_open_thin(p))
+			log_error("pool %s: reopen it to go on", p->name);
+		return r;
+	}
+	if (g.data_blocks)
+		res->new_data_size = g.data_blocks * res->chunk;
+	return pool_sync_labels(p, NULL);
+}

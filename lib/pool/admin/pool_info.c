@@ -1,0 +1,121 @@
+/* pool_info.c - what the tools print of a pool, in lib/pool's own types
+ * (pool.h), filled from the VG model and, with POOL_INFO_USAGE, from the
+ * allocation figures of pool_status.c. Also pins lib/pool's names to the
+ * VG metadata's values. */
+#include "lib/pool/monitor.h"
+#include "lib/pool/core/core.h"
+#include "lib/pool/core/pool_vg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(POOL_NAME_MAX == VG_NAME_MAX, "pool and VG name lengths differ");
+_Static_assert(POOL_UUID_LEN == VG_UUID_LEN, "pool and VG uuid lengths differ");
+_Static_assert((int)POOL_DISCARDS_IGNORE == (int)VG_DISCARDS_IGNORE &&
+	       (int)POOL_DISCARDS_NOPASSDOWN == (int)VG_DISCARDS_NOPASSDOWN &&
+	       (int)POOL_DISCARDS_PASSDOWN == (int)VG_DISCARDS_PASSDOWN,
+	       "enum pool_discards differs from enum vg_discards");
+_Static_assert((int)POOL_WHEN_FULL_QUEUE == (int)VG_WHEN_FULL_QUEUE &&
+	       (int)POOL_WHEN_FULL_ERROR == (int)VG_WHEN_FULL_ERROR,
+	       "enum pool_when_full differs from enum vg_when_full");
+_Static_assert((int)POOL_ROLE_DATA == (int)VG_ROLE_DATA &&
+	       (int)POOL_ROLE_META == (int)VG_ROLE_META,
+	       "enum pool_role differs from enum vg_role");
+
+/* The monitor's last action, from its state file (none: nothing said). */
+static void fill_monitor_state(struct pool_info *info)
+{
+	struct pool_monitor_state s;
+
+	if (pool_monitor_state_read(info->uuid, &s) || !s.time)
+		return;
+	info->monitor_time = s.time;
+	snprintf(info->monitor_action, sizeof(info->monitor_action), "%s", s.action);
+}
+
+static void fill_from_vg(struct pool *p, struct pool_info *info)
+{
+	const struct vg *vg = p->vg;
+	const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
+
+	snprintf(info->name, sizeof(info->name), "%s", vg->name);
+	snprintf(info->uuid, sizeof(info->uuid), "%s", vg->uuid);
+	info->dev_path[POOL_ROLE_DATA] = pool_device_path(p, VG_ROLE_DATA);
+	info->dev_path[POOL_ROLE_META] = pool_device_path(p, VG_ROLE_META);
+	info->zero = vg->zero;
+	info->profile = pool_profile_name(vg->profile);
+	info->discards = (enum pool_discards)vg->discards;
+	info->when_full = (enum pool_when_full)vg->when_full;
+	info->chunk = chunk;
+	info->data_size = chunk ? chunk * (vg->dev[VG_ROLE_DATA].area[0].size / chunk) : 0;
+	info->transaction_id = vg->transaction_id;
+	info->data_offset = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	info->meta_offset = meta->area[vg->metadata_area].offset;
+	info->meta_length = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
+	info->spare_offset = meta->area[!vg->metadata_area].offset;
+	pool_get_monitor_policy(p, &info->monitor);
+	fill_monitor_state(info);
+	info->nr_volumes = vg->nr_volumes;
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		struct pool_volume_info *vi = &info->volumes[i];
+
+		snprintf(vi->name, sizeof(vi->name), "%s", v->name);
+		snprintf(vi->origin, sizeof(vi->origin), "%s", v->origin);
+		vi->size = v->size;
+		vi->dev_id = v->dev_id;
+		vi->creation_time = v->creation_time;
+		vi->read_only = v->read_only;
+		vi->activation_skip = v->activation_skip;
+		snprintf(vi->content_uuid, sizeof(vi->content_uuid), "%s", v->content_uuid);
+		info->virtual_total += v->size;
+	}
+}
+
+int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
+{
+	struct pool_status st;
+	int r;
+
+	memset(info, 0, sizeof(*info));
+	if (p->vg->nr_volumes &&
+	    !(info->volumes = calloc(p->vg->nr_volumes, sizeof(*info->volumes))))
+		return -ENOMEM;
+	fill_from_vg(p, info);
+	if (!(flags & POOL_INFO_USAGE))
+		return 0;
+	r = pool_get_status(p, &st);
+	if (r) {
+		pool_info_free(info);
+		return r;
+	}
+	info->data_size = st.data_size;
+	info->data_used = st.data_used;
+	info->meta_size = st.meta_size;
+	info->meta_used = st.meta_used;
+	info->needs_check = st.needs_check;
+	info->live = st.live;
+	info->read_only = st.read_only;
+	info->out_of_data = st.out_of_data;
+	info->failed = st.failed;
+	info->no_volume_usage = st.no_volume_usage;
+	for (unsigned i = 0; i < st.nr_volumes && i < info->nr_volumes; i++) {
+		info->volumes[i].mapped = st.volumes[i].mapped;
+		info->volumes[i].exclusive = st.volumes[i].exclusive;
+		info->volumes[i].shared = st.volumes[i].shared;
+	}
+	pool_status_free(&st);
+	return 0;
+}
+
+void pool_info_free(struct pool_info *info)
+{
+	if (!info)
+		return;
+	free(info->volumes);
+	info->volumes = NULL;
+	info->nr_volumes = 0;
+}

@@ -1,0 +1,88 @@
+/* pool_status.c - allocation figures of a pool and of each volume, from
+ * the pool's backend (pool_offline.c, pool_live.c). A pool the kernel has
+ * failed or made read-only is reported as such, with the figures the
+ * kernel still gives: it refuses the metadata snapshot the per-volume
+ * walk needs, so those are left out. */
+#include "lib/pool/core/core.h"
+#include "lib/pool/core/pool_vg.h"
+#include "lib/pool/core/pool_usage.h"
+
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pool_get_status(struct pool *p, struct pool_status *st)
+{
+	const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
+	uint64_t mu, mt, du, dt, chunk = (uint64_t)p->vg->chunk_size * 512;
+	struct pool_dev_usage *u = NULL;
+	size_t nu = 0;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	r = p->be->figures(p, st, &mu, &mt, &du, &dt);
+	if (!r && !st->no_volume_usage)
+		r = p->be->usage(p, dt, &u, &nu);
+	if (r) {
+		log_error("pool %s: cannot read its allocation: %s; run 'tpcheck %s'", p->name,
+			  strerror(-r), p->name);
+		return r;
+	}
+	st->chunk = chunk;
+	st->data_size = dt * chunk;
+	st->data_used = du * chunk;
+	st->meta_size = mt * THIN_METADATA_BLOCK_SIZE;
+	st->meta_used = mu * THIN_METADATA_BLOCK_SIZE;
+	st->transaction_id = p->vg->transaction_id;
+	st->data_offset = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	st->meta_offset = meta->area[p->vg->metadata_area].offset;
+	st->spare_offset = meta->area[!p->vg->metadata_area].offset;
+	st->nr_volumes = p->vg->nr_volumes;
+	if (st->nr_volumes && !(st->volumes = calloc(st->nr_volumes, sizeof(*st->volumes)))) {
+		free(u);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < st->nr_volumes; i++) {
+		struct pool_volume_status *vs = &st->volumes[i];
+		/* A volume whose creation was interrupted is not in the thin
+		 * metadata yet (pool_reconcile said so): nothing mapped. */
+		const struct pool_dev_usage *d;
+
+		vs->vol = &p->vg->volumes[i];
+		st->virtual_total += vs->vol->size;
+		d = pool_usage_find(u, nu, vs->vol->dev_id);
+		if (d) {
+			vs->mapped = d->mapped * chunk;
+			vs->exclusive = d->exclusive * chunk;
+			vs->shared = (d->mapped - d->exclusive) * chunk;
+		}
+	}
+	/* not volumes, but they hold space and names: said, with the way on */
+	for (unsigned i = 0; i < p->vg->nr_receives; i++) {
+		const struct vg_volume *v = &p->vg->receives[i];
+		const struct pool_dev_usage *d = pool_usage_find(u, nu, v->dev_id);
+		char a[32], b[32], h[32];
+
+		log_warn("pool %s: the receive of %s is unfinished (%s of %s received, %s of data "
+			 "its own): finish it with 'tprecv --resume' and its stream, or drop it "
+			 "with 'tprecv --abort %s %s'", p->name, v->name,
+			 tp_size_format(v->received, 'h', a, sizeof(a)),
+			 tp_size_format(v->size, 'h', b, sizeof(b)),
+			 tp_size_format(d ? d->exclusive * chunk : 0, 'h', h, sizeof(h)), v->name,
+			 p->name);
+	}
+	free(u);
+	return 0;
+}
+
+void pool_status_free(struct pool_status *st)
+{
+	if (!st)
+		return;
+	free(st->volumes);
+	st->volumes = NULL;
+	st->nr_volumes = 0;
+}

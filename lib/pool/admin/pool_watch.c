@@ -1,0 +1,152 @@
+/* pool_watch.c - a pool's monitoring policy (pool.h: warn threshold,
+ * autoextend threshold and step), kept in the VG's monitor section and
+ * changed by one VG commit; how full a pool is, cheaply (space maps or the
+ * kernel's status line, no walk of the mappings); and the warning that
+ * tvcreate and tvsnap give above the warn threshold. */
+#include "lib/pool/core/core.h"
+
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+
+#include <errno.h>
+#include <string.h>
+
+_Static_assert(POOL_WARN_DEFAULT == VG_MONITOR_WARN_DEFAULT &&
+	       POOL_AUTOEXTEND_OFF == VG_MONITOR_THRESHOLD_OFF &&
+	       POOL_AUTOEXTEND_MIN == VG_MONITOR_THRESHOLD_MIN &&
+	       POOL_AUTOEXTEND_PERCENT_MAX == VG_MONITOR_PERCENT_MAX,
+	       "pool and VG monitor limits differ");
+
+void pool_monitor_policy_default(struct pool_monitor_policy *m)
+{
+	struct vg_monitor v;
+
+	vg_monitor_default(&v);
+	m->warn = v.warn;
+	m->autoextend_threshold = v.autoextend_threshold;
+	m->autoextend_percent = v.autoextend_percent;
+	m->autoextend_size = v.autoextend_size;
+}
+
+void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v)
+{
+	v->warn = m->warn;
+	v->autoextend_threshold = m->autoextend_threshold;
+	v->autoextend_percent = m->autoextend_percent;
+	v->autoextend_size = m->autoextend_size;
+}
+
+int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy *m)
+{
+	if (m->warn > 100) {
+		log_error("pool %s: --warn %u is not a percentage (0..100; 0 = never warn)", pool,
+			  m->warn);
+		return -EINVAL;
+	}
+	if (m->autoextend_threshold < POOL_AUTOEXTEND_MIN ||
+	    m->autoextend_threshold > POOL_AUTOEXTEND_OFF) {
+		log_error("pool %s: --autoextend-threshold %u is out of range: give %u..%u "
+			  "(%u or 'off' = never extend)", pool, m->autoextend_threshold,
+			  POOL_AUTOEXTEND_MIN, POOL_AUTOEXTEND_OFF, POOL_AUTOEXTEND_OFF);
+		return -EINVAL;
+	}
+	if (!m->autoextend_percent == !m->autoextend_size ||
+	    m->autoextend_percent > POOL_AUTOEXTEND_PERCENT_MAX ||
+	    m->autoextend_size % 512 || m->autoextend_size > (uint64_t)INT64_MAX) {
+		log_error("pool %s: --autoextend-by takes a percentage (1..%u%%) or a size of at "
+			  "least one sector", pool, POOL_AUTOEXTEND_PERCENT_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void pool_get_monitor_policy(const struct pool *p, struct pool_monitor_policy *m)
+{
+	const struct vg_monitor *v = &p->vg->monitor;
+
+	m->warn = v->warn;
+	m->autoextend_threshold = v->autoextend_threshold;
+	m->autoextend_percent = v->autoextend_percent;
+	m->autoextend_size = v->autoextend_size;
+}
+
+int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
+{
+	struct vg *next;
+	int r;
+
+	if (pool_monitor_policy_check(p->name, m))
+		return -EINVAL;
+	if ((r = vg_clone(p->vg, &next)))
+		return r;
+	pool_monitor_policy_to_vg(m, &next->monitor);
+	return pool_commit_vg(p, next);
+}
+
+int pool_get_fill(struct pool *p, struct pool_fill *f)
+{
+	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, mu, mt, du, dt;
+	struct tp_dm_pool_status ks;
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	if (pool_is_live(p)) {
+		r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &ks);
+		if (!r && (ks.fail || ks.error))
+			r = -EIO;
+		mu = ks.used_meta_blocks;
+		mt = ks.total_meta_blocks;
+		du = ks.used_data_blocks;
+		dt = ks.total_data_blocks;
+	} else {
+		r = thin_usage(p->md, &mu, &mt, &du, &dt);
+	}
+	if (r)
+		return r;
+	f->data_used = du * chunk;
+	f->data_size = dt * chunk;
+	f->meta_used = mu * THIN_METADATA_BLOCK_SIZE;
+	f->meta_size = mt * THIN_METADATA_BLOCK_SIZE;
+	f->live = pool_is_live(p);
+	return 0;
+}
+
+/* Percent of WHOLE that PART is, rounded down. */
+static unsigned percent(uint64_t part, uint64_t whole)
+{
+	return whole ? (unsigned)((unsigned __int128)part * 100 / whole) : 0;
+}
+
+int pool_warn_if_full(struct pool *p)
+{
+	unsigned warn = p->vg->monitor.warn, dp, mp;
+	struct pool_fill f;
+	char a[32], b[32];
+	int r, warned = 0;
+
+	if (!warn)
+		return 0;
+	if ((r = pool_get_fill(p, &f))) {
+		log_warn("pool %s: cannot read how full it is (%s); see 'tpstatus %s'", p->name,
+			 strerror(-r), p->name);
+		return r;
+	}
+	dp = percent(f.data_used, f.data_size);
+	mp = percent(f.meta_used, f.meta_size);
+	if (dp >= warn) {
+		log_warn("pool %s: data is %u%% full (%s of %s), at or above its warn threshold of "
+			 "%u%%: grow it with 'tpextend %s' or free space", p->name, dp,
+			 tp_size_format(f.data_used, 'h', a, sizeof(a)),
+			 tp_size_format(f.data_size, 'h', b, sizeof(b)), warn, p->name);
+		warned = 1;
+	}
+	if (mp >= warn) {
+		log_warn("pool %s: metadata is %u%% full (%s of %s), at or above its warn "
+			 "threshold of %u%%: grow it with 'tpextend --metadata-size auto %s'",
+			 p->name, mp, tp_size_format(f.meta_used, 'h', a, sizeof(a)),
+			 tp_size_format(f.meta_size, 'h', b, sizeof(b)), warn, p->name);
+		warned = 1;
+	}
+	return warned;
+}

@@ -1,0 +1,56 @@
+/* pool_when_full.c - what an active pool does with writes once its data
+ * area is full (pool.h: pool_set_when_full): queue them (the default, for
+ * an administrator to grow the pool) or fail them with ENOSPC (the
+ * thin-pool feature error_if_no_space). The setting lives in the VG; an
+ * active pool takes it by a reload of its table (kernel/dm_resize.c),
+ * which requeues what was queued, so it fails at once. */
+#include "lib/pool/core/core.h"
+
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Does the live pool's table differ from WF (an interrupted change)? */
+static int kernel_lags(struct pool *p, enum pool_when_full wf)
+{
+	struct tp_dm_pool_status st;
+
+	if (tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &st) || st.nfields < 7)
+		return 1;
+	return st.error_if_no_space != (wf == POOL_WHEN_FULL_ERROR);
+}
+
+int pool_set_when_full(struct pool *p, enum pool_when_full wf)
+{
+	int change = p->vg->when_full != (enum vg_when_full)wf;
+	struct tp_dm_pool_layout l;
+	struct vg *next, *undo = NULL;
+	int r;
+
+	if (change) {
+		if ((r = vg_clone(p->vg, &undo)) || (r = vg_clone(p->vg, &next))) {
+			vg_free(undo);
+			return r;
+		}
+		next->when_full = (enum vg_when_full)wf;
+		if ((r = pool_commit_vg(p, next))) {
+			vg_free(undo);
+			return r;
+		}
+	}
+	/* the VG said so already: only the kernel may lag (an interrupted change) */
+	if (pool_is_live(p) && (change || kernel_lags(p, wf))) {
+		pool_dm_layout(p, &l);
+		r = tp_dm_pool_reload(&l);
+		if (r && undo && pool_commit_vg(p, undo))
+			log_error("pool %s: the VG metadata says when-full %s but the kernel runs "
+				  "the old setting; run 'tpchange --when-full' again", p->name,
+				  wf == POOL_WHEN_FULL_ERROR ? "error" : "queue");
+		if (r)
+			return r;
+	}
+	vg_free(undo);
+	return 0;
+}

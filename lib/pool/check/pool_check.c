@@ -1,0 +1,124 @@
+/* pool_check.c - tpcheck POOL: labels, VG copies, thin metadata, VG <->
+ * thin consistency. See pool_check.h. The devices are opened by
+ * pool_attach with a report (pool_open would refuse damaged thin
+ * metadata); a pool the kernel runs is refused (-EBUSY). */
+#include "lib/pool/check/pool_check_int.h"
+#include "lib/pool/core/core.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/log.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_sb.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The VG's volumes against the thin device ids (IDS ascending). */
+static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
+			    const uint64_t *ids, size_t n, int in_step)
+{
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		uint64_t id = vg->volumes[i].dev_id;
+		if (!bsearch(&id, ids, n, sizeof(*ids), cmp_u64))
+			pool_problem(rep, in_step, "volume %s: thin device %" PRIu64
+				     " is missing from the thin metadata", vg->volumes[i].name, id);
+	}
+	for (unsigned i = 0; i < vg->nr_receives; i++) {
+		uint64_t id = vg->receives[i].dev_id;
+		if (!bsearch(&id, ids, n, sizeof(*ids), cmp_u64))
+			pool_problem(rep, in_step, "unfinished receive %s: thin device %" PRIu64
+				     " is missing from the thin metadata", vg->receives[i].name, id);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!vg_find_dev_id(vg, (uint32_t)ids[i]) || ids[i] > UINT32_MAX) {
+			pool_problem(rep, 0, "thin device %" PRIu64 " belongs to no volume (its "
+				     "space is lost until it is deleted: 'tprepair' deletes it)",
+				     ids[i]);
+			rep->nr_strays++;
+		}
+}
+
+int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
+			struct pool_check_report *rep, struct thin_check_report *thin)
+{
+	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
+	struct io_engine *area = NULL;
+	struct thin_sb sb;
+	int r;
+
+	if (io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &area)) {
+		pool_problem(rep, 1, "the active thin-metadata area lies beyond the end of %s",
+			     p->pv[VG_ROLE_META].io->name);
+		return 0;
+	}
+	r = thin_check_io(area, opts, thin);
+	if (!r && thin->sb_ok && !thin_sb_read(area, 0, &sb) &&
+	    (sb.flags & THIN_SB_FLAG_NEEDS_CHECK))
+		pool_problem(rep, 0, "needs_check is set (the kernel's mark after a metadata "
+			     "error); activation refuses until 'tprepair %s' clears it", p->name);
+	io_destroy(area);
+	if (r || !thin->sb_ok)
+		return r;
+	if (thin->data_block_size != p->vg->chunk_size)
+		pool_problem(rep, 1, "the thin metadata's data block size (%" PRIu32 " sectors) "
+			     "differs from the pool's chunk (%" PRIu32 ")", thin->data_block_size,
+			     p->vg->chunk_size);
+	if (p->vg->transaction_id == thin->transaction_id) {
+		compare_devices(rep, p->vg, thin->dev_ids, thin->nr_dev_ids, 1);
+	} else if (p->vg->transaction_id == thin->transaction_id + 1) {
+		pool_problem(rep, 0, "an interrupted transaction: the VG metadata is at transaction %"
+			     PRIu64 ", the thin metadata at %" PRIu64 " (the next change to the "
+			     "pool completes it)", p->vg->transaction_id, thin->transaction_id);
+		compare_devices(rep, p->vg, thin->dev_ids, thin->nr_dev_ids, 0);
+	} else {
+		pool_problem(rep, 1, "transaction ids disagree: VG metadata %" PRIu64
+			     ", thin metadata %" PRIu64 " (tprepair sets the thin one to the VG's)",
+			     p->vg->transaction_id, thin->transaction_id);
+		compare_devices(rep, p->vg, thin->dev_ids, thin->nr_dev_ids, 1);
+	}
+	return 0;
+}
+
+int pool_check(const char *name, const char *devices, const struct thin_check_opts *opts,
+	       struct pool_check_report *rep, struct thin_check_report *thin, char *next,
+	       size_t len)
+{
+	char *listed = devices ? NULL : pool_devices_from_file(name);
+	struct pool p;
+	size_t before;
+	int r;
+
+	memset(rep, 0, sizeof(*rep));
+	memset(thin, 0, sizeof(*thin));
+	if ((r = pool_attach(&p, name, devices ? devices : listed,
+			     POOL_RDONLY | POOL_ATTACH_OFFLINE, rep, NULL)))
+		goto out;
+	before = rep->f.nr_problems;
+	if (p.vg)
+		r = pool_check_attached(&p, opts, rep, thin);
+	if (!r) {
+		/* strays alone: tprepair deletes them, no salvage */
+		int thin_bad = rep->f.nr_problems - rep->nr_strays > before || thin->f.nr_problems
+				       ? 1 : rep->nr_strays ? 2 : 0;
+		pool_repair_advice(&p, devices, devices ? devices : listed, before > 0, thin_bad,
+				   next, len);
+	}
+out:
+	free(listed);
+	pool_detach(&p);
+	return r;
+}
+
+void pool_check_report_free(struct pool_check_report *rep)
+{
+	if (rep)
+		thin_check_findings_free(&rep->f);
+}

@@ -1,0 +1,108 @@
+/* pool_dump.c - tpdump and tprestore. See pool_dump.h. */
+#include "lib/pool/pool_dump.h"
+#include "lib/pool/check/pool_check_int.h"
+#include "lib/pool/core/pool_vg.h"
+
+#include "lib/base/log.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_walk.h"
+#include "metadata/thin/xml_cmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert(POOL_MAX_DEV_ID == THIN_MAX_DEV_ID, "pool and thin device id ranges differ");
+_Static_assert((int)POOL_DUMP_XML == (int)THIN_EMIT_XML &&
+	       (int)POOL_DUMP_HUMAN == (int)THIN_EMIT_HUMAN,
+	       "enum pool_dump_format differs from enum thin_emit_format");
+
+/* Past the caller's input, an error is a failure of the work (exit 5). */
+static int work_failed(int r)
+{
+	return r == -EINVAL || r == -ERANGE ? -EIO : r;
+}
+
+int pool_dump_source_is_pool(const char *source)
+{
+	return access(source, F_OK) && vg_name_valid(source, NULL);
+}
+
+static int open_source(const struct pool_dump_params *p, struct pool_area *a)
+{
+	uint64_t offset, size;
+	char *path = NULL;
+	int r;
+
+	if (!pool_dump_source_is_pool(p->source))
+		return pool_area_open_read(p->source, p->offset, p->size, a);
+	r = pool_locate_metadata(p->source, p->devices, &path, &offset, &size);
+	if (!r)
+		r = pool_area_open_read(path, offset, size, a);
+	free(path);
+	return r;
+}
+
+static int dump_to(const struct pool_dump_params *p, struct io_engine *meta, int fd)
+{
+	struct thin_dump_opts d = {
+		.format = (enum thin_emit_format)p->format,
+		.walk_flags = (p->metadata_snap ? THIN_WALK_METADATA_SNAP : 0) |
+			      (p->skip_mappings ? THIN_WALK_SKIP_MAPPINGS : 0),
+		.one_device = p->one_device,
+		.dev_id = p->dev_id,
+	};
+
+	return thin_xml_dump(meta, &d, fd);
+}
+
+int pool_dump(const struct pool_dump_params *p)
+{
+	struct pool_area a;
+	int fd = STDOUT_FILENO, r = open_source(p, &a);
+
+	if (r)
+		return r;
+	if (p->output) {
+		fd = open(p->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			r = -errno;
+			log_error("%s: cannot create: %s", p->output, strerror(errno));
+			pool_area_close(&a);
+			return work_failed(r);
+		}
+	}
+	r = dump_to(p, a.io, fd);
+	if (p->output && close(fd) && !r) {
+		r = -errno;
+		log_error("%s: %s", p->output, strerror(errno));
+	}
+	pool_area_close(&a);
+	return work_failed(r);
+}
+
+int pool_restore(const struct pool_restore_params *p)
+{
+	int named = strcmp(p->input, "-") != 0;
+	int fd = named ? open(p->input, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	struct pool_area a;
+	int r;
+
+	if (fd < 0) {
+		r = -errno;
+		log_error("%s: cannot open: %s", p->input, strerror(errno));
+		return work_failed(r);
+	}
+	r = pool_area_open_write(p->output, IO_EXCL, p->offset, p->size, p->force,
+				 "restore into a file or device that is no pool's (and check "
+				 "it with 'tpcheck --metadata'), or",
+				 &a);
+	if (!r)
+		r = work_failed(thin_xml_restore(fd, named ? p->input : "<stdin>", a.io, 0, NULL));
+	pool_area_close(&a);
+	if (named)
+		close(fd);
+	return r;
+}

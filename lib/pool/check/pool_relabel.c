@@ -1,0 +1,463 @@
+/* pool_relabel.c - tprepair's first stage: a pool's labels and VG
+ * metadata areas (pool_check_int.h).
+ *
+ * Every device's label can be rebuilt from the VG metadata, which records
+ * each device's uuid, size and areas. So a device whose label is lost or
+ * corrupt gets it back from the VG copy on the other device; when no VG
+ * copy is left (both labels gone, or every VG slot damaged), the VG comes
+ * from a backup file the user names (--restorefile, LVM's vgcfgrestore),
+ * and the labels from it. A backup is used only when it matches the thin
+ * metadata on the metadata device (pool_backup_match.c), unless forced.
+ * Before a label is written, the device must be at least as large as the
+ * VG says, and a valid label left on it must name the same pool and
+ * device uuid. A restored VG is committed with a seqno above any on the
+ * devices and any backup's; a VG on the devices at least as new as the
+ * backup is kept instead.
+ *
+ * Everything is checked before anything is written: pool_relabel only
+ * decides (labels and VG in memory), and pool_relabel_commit writes, at
+ * the end of the repair, with the VG commit that finishes it. A refusal
+ * leaves the devices byte-for-byte as they were. */
+#include "lib/pool/check/pool_check_int.h"
+#include "lib/pool/core/core.h"
+
+#include "lib/base/devopen.h"
+#include "lib/base/log.h"
+#include "lib/pool/host/host.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *pool_devices_from_file(const char *name)
+{
+	struct pool_devices_entry ent[8];
+	const char *path[VG_NR_ROLES] = { NULL, NULL };
+	int n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent)), lost = 0;
+	char *s;
+
+	for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++)
+		if (!path[ent[i].role])
+			path[ent[i].role] = ent[i].path;
+	if (!path[VG_ROLE_DATA] || !path[VG_ROLE_META])
+		return NULL;
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		struct vg_label l;
+		int r = pool_read_label(path[i], &l);
+		if (r == -ENOENT || r == -EUCLEAN)
+			lost = 1;
+		else if (r || strcmp(l.pool_name, name))
+			return NULL;	/* moved or unreadable: the label scan's business */
+	}
+	if (!lost)
+		return NULL;
+	if (asprintf(&s, "%s,%s", path[VG_ROLE_DATA], path[VG_ROLE_META]) < 0)
+		return NULL;
+	return s;
+}
+
+/* Does the labelled device in ROLE belong to VG? */
+static int label_matches(const struct pool *p, const struct vg *vg, enum vg_role role,
+			 const char *from)
+{
+	const struct vg_label *l = &p->pv[role].label;
+
+	if (!strcmp(l->pool_uuid, vg->uuid) && !strcmp(l->pv_uuid, vg->dev[role].pv_uuid))
+		return 0;
+	log_error("pool %s: %s carries the label of device %s (pool uuid %s), but %s names "
+		  "device %s of pool %s for its %s role: not restoring over it", p->name,
+		  p->pv[role].io->name, l->pv_uuid, l->pool_uuid, from, vg->dev[role].pv_uuid,
+		  vg->uuid, vg_role_name(role));
+	return -EBUSY;
+}
+
+/* Open PATH for ROLE and make the label VG records for it, after the
+ * checks above; it is written by pool_relabel_commit. Fills P->pv[ROLE].
+ * PATH is one of the paths pool_attach opened and claimed (its lock on
+ * the device stays held until pool_detach), so no other tptools command
+ * can write it meanwhile. */
+static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const char *path)
+{
+	struct io_engine *io;
+	struct vg_label old, l;
+	int r = io_fd_open(path, 0, &io);
+
+	if (r) {
+		log_error("pool %s: cannot open %s: %s", p->name, path, strerror(-r));
+		return r;
+	}
+	if (io->size < vg->dev[role].size) {
+		log_error("pool %s: %s has %" PRIu64 " bytes, less than the %" PRIu64 " its %s "
+			  "device had: not the right device", p->name, path, io->size,
+			  vg->dev[role].size, vg_role_name(role));
+		io_destroy(io);
+		return -ENOSPC;
+	}
+	r = vg_label_read(io, &old);
+	if (r == VG_LABEL_FOUND && (strcmp(old.pool_uuid, vg->uuid) ||
+				    strcmp(old.pv_uuid, vg->dev[role].pv_uuid))) {
+		log_error("pool %s: %s carries a valid label of another device (%s, pool %s); "
+			  "not writing over it", p->name, path, old.pv_uuid, old.pool_name);
+		io_destroy(io);
+		return -EBUSY;
+	}
+	vg_label_from_vg(vg, role, vg->dev[role].size, &l);
+	if ((r = vg_label_check(&l))) {
+		io_destroy(io);
+		return r;
+	}
+	p->pv[role].io = io;
+	p->pv[role].label = l;
+	return 0;
+}
+
+/* The VG in FILE, which must be pool P's. */
+static int load_backup(const struct pool *p, const char *file, struct vg **out)
+{
+	char *text;
+	size_t len;
+	int r = pool_backup_read_file(file, &text, &len);
+
+	if (r == -EINVAL) {
+		const char *kind = io_dev_wrong_kind(file);
+		log_error("pool %s: the backup %s is %s, not a VG metadata backup file (one of "
+			  "the config dir's backup/%s/*.vg)", p->name, file,
+			  kind ? kind : "a block device", p->name);
+		return r;
+	}
+	if (r) {
+		log_error("pool %s: cannot read the backup %s: %s", p->name, file, strerror(-r));
+		return r;
+	}
+	r = vg_import(text, len, out);
+	free(text);
+	if (r) {
+		log_error("pool %s: %s is not a usable VG metadata backup", p->name, file);
+		return r;
+	}
+	if (strcmp((*out)->name, p->name)) {
+		log_error("pool %s: the backup %s is of pool %s", p->name, file, (*out)->name);
+		vg_free(*out);
+		*out = NULL;
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/* The VG from the devices that kept their label (no backup given). */
+static int vg_from_survivors(struct pool *p, struct vg **out)
+{
+	struct vg_pv pvs[VG_NR_ROLES];
+	unsigned n = 0;
+
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		if (p->pv[i].io)
+			pvs[n++] = p->pv[i];
+	return n ? vg_read(pvs, n, out, NULL) : -ENODATA;
+}
+
+static void restore_advice(struct pool *p, const char *paths, char *buf, size_t len);
+
+/* The highest seqno of POOL's backups (0: none). */
+static uint64_t newest_backup(const char *pool)
+{
+	uint64_t *seq, top = 0;
+	size_t n;
+
+	if (!pool_backup_list(pool, &seq, &n) && n)
+		top = seq[n - 1];
+	free(seq);
+	return top;
+}
+
+/* Does the backup SRC (from FILE) match the thin metadata on P's metadata
+ * device? 0 yes, or forced (warned); -EUCLEAN (logged with the backup to
+ * use instead, or what to do) no. */
+static int check_match(struct pool *p, const struct vg *src, const char *file, int force,
+		       const char *devices, struct pool_relabel_plan *plan)
+{
+	struct pool_backup_choice c;
+	uint64_t tid;
+	char advice[1536] = "", sb[48];
+
+	if (pool_backup_matches(src, p->pv[VG_ROLE_META].io, &tid))
+		return 0;
+	if (tid == UINT64_MAX)
+		snprintf(sb, sizeof(sb), "holds no readable superblock");
+	else
+		snprintf(sb, sizeof(sb), "is at transaction %" PRIu64, tid);
+	if (force) {
+		log_warn("pool %s: the backup %s is at transaction %" PRIu64 " but the thin "
+			 "metadata of the area it makes active %s; restoring it anyway (--force): "
+			 "the thin metadata is salvaged to the backup's transaction id and the "
+			 "volumes it lacks are reported lost; thin devices it does not list are "
+			 "kept", p->name, file, src->transaction_id, sb);
+		plan->forced = 1;
+		return 0;
+	}
+	if (!pool_backup_pick(p->name, src->uuid, p->pv[VG_ROLE_META].io, &c))
+		pool_backup_advice(p->name, &c, devices ? devices : "DATA,META", advice,
+				   sizeof(advice));
+	log_error("pool %s: the backup %s does not match the devices: it is at transaction %"
+		  PRIu64 ", but the thin metadata of the area it makes active (area %u of %s) %s, "
+		  "so restoring it would point the pool at metadata of another moment; nothing "
+		  "was written; %s", p->name, file, src->transaction_id, src->metadata_area,
+		  p->pv[VG_ROLE_META].io->name, sb, advice);
+	return -EUCLEAN;
+}
+
+/* Both devices labelled (in memory): read the VG (a stale or damaged copy
+ * is to be rewritten); with a backup SRC, take it instead, once it
+ * matches, unless the devices hold one at least as new. Writes nothing. */
+static int settle_vg(struct pool *p, struct vg *src, const char *file, int force,
+		     const char *devices, struct pool_relabel_plan *plan)
+{
+	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
+	struct vg_mda_status st;
+	struct vg *cur = NULL;
+	uint64_t seqno;
+	int r;
+
+	vg_free(p->vg);
+	p->vg = NULL;
+	memset(&st, 0, sizeof(st));
+	r = vg_read(pvs, VG_NR_ROLES, &cur, &st);
+	if (!r && (!src || cur->seqno >= src->seqno)) {
+		if (src)
+			log_warn("pool %s: the devices hold VG metadata seqno %" PRIu64 ", not older "
+				 "than the backup's %" PRIu64 "; kept", p->name, cur->seqno,
+				 src->seqno);
+		p->vg = cur;
+		plan->rewrite = st.needs_repair;
+		return 0;
+	}
+	if (!src) {
+		vg_free(cur);
+		return r ? r : -EUCLEAN;
+	}
+	if ((r = check_match(p, src, file, force, devices, plan))) {
+		vg_free(cur);
+		return r;
+	}
+	/* supersede every copy on the devices, valid or not, and every
+	 * backup: the restore's own backups overwrite none */
+	seqno = TP_MAX(src->seqno, st.seqno);
+	if (cur)
+		seqno = TP_MAX(seqno, cur->seqno);
+	seqno = TP_MAX(seqno, newest_backup(p->name));
+	vg_free(cur);
+	if ((r = vg_clone(src, &p->vg)))
+		return r;
+	p->vg->seqno = seqno;
+	plan->restore = 1;
+	return 0;
+}
+
+int pool_relabel(struct pool *p, const char *devices, const char *restorefile, int force,
+		 struct pool_relabel_plan *plan)
+{
+	char *paths[VG_NR_ROLES] = { NULL, NULL };
+	struct vg *src = NULL;
+	int r = 0, missing = !p->pv[VG_ROLE_DATA].io || !p->pv[VG_ROLE_META].io;
+
+	memset(plan, 0, sizeof(*plan));
+	if (!missing && p->vg && !restorefile)
+		return 0;
+	if (restorefile) {
+		r = load_backup(p, restorefile, &src);
+	} else if (!p->vg) {
+		r = vg_from_survivors(p, &src);
+		if (r) {
+			char advice[1536];
+			restore_advice(p, devices, advice, sizeof(advice));
+			log_error("pool %s: no VG metadata copy is left on its devices; %s", p->name,
+				  advice);
+			return r == -ENOMEM ? r : -ENODATA;
+		}
+	}
+	if (r)
+		return r;
+	if (missing && !devices) {
+		log_error("pool %s: name its devices with --devices DATA,META", p->name);
+		r = -ENOENT;
+		goto out;
+	}
+	if (missing) {
+		const char *comma = strchr(devices, ',');
+		paths[0] = strndup(devices, (size_t)(comma - devices));
+		paths[1] = strdup(comma + 1);
+		if (!paths[0] || !paths[1]) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	for (int i = 0; i < VG_NR_ROLES && !r; i++) {
+		enum vg_role role = (enum vg_role)i;
+		if (p->pv[i].io) {
+			if (src)
+				r = label_matches(p, src, role, restorefile ? restorefile
+									   : "the VG metadata");
+			continue;
+		}
+		/* the unlabelled path: by --devices order, or the role left */
+		const char *path = paths[i];
+		if (p->pv[!i].io && !strcmp(p->pv[!i].io->name, paths[i]))
+			path = paths[!i];
+		if (!(r = relabel(p, src, role, path)))
+			plan->labels |= 1u << i;
+	}
+	if (!r)
+		r = settle_vg(p, restorefile ? src : NULL, restorefile, force, devices, plan);
+out:
+	vg_free(src);
+	free(paths[0]);
+	free(paths[1]);
+	return r;
+}
+
+int pool_relabel_commit(struct pool *p, const struct pool_relabel_plan *plan, struct vg *next,
+			struct pool_repair_result *res)
+{
+	int r = 0;
+
+	for (int i = 0; i < VG_NR_ROLES && !r; i++) {
+		if (!(plan->labels & (1u << i)))
+			continue;
+		r = vg_label_write(p->pv[i].io, &p->pv[i].label);
+		if (r)
+			log_error("pool %s: cannot write the label of %s: %s", p->name,
+				  p->pv[i].io->name, strerror(-r));
+		else
+			res->relabeled |= 1u << i;
+	}
+	if (r || !next) {
+		vg_free(next);
+		return r;
+	}
+	r = pool_commit_vg(p, next);	/* frees NEXT on failure */
+	if (!r && plan->restore && !(r = vg_clone(p->vg, &next)))
+		r = pool_commit_vg(p, next);
+	if (!r && plan->restore)
+		res->vg_restored = 1;
+	else if (!r && plan->rewrite)
+		res->vg_rewritten = 1;
+	return r;
+}
+
+/* The path in PATHS ("A,B") that is not SURVIVOR, into BUF. */
+static const char *other_path(const char *paths, const char *survivor, char *buf, size_t len)
+{
+	const char *comma = paths ? strchr(paths, ',') : NULL;
+
+	if (!comma)
+		return "its other device";
+	snprintf(buf, len, "%.*s", (int)(comma - paths), paths);
+	if (!strcmp(buf, survivor))
+		snprintf(buf, len, "%s", comma + 1);
+	return buf;
+}
+
+/* The metadata device of P to read thin superblocks on: the labelled one,
+ * else the META path of PATHS ("DATA,META"; the one that is not the data
+ * device when that kept its label), opened read-only into *OWN. NULL when
+ * there is none to open. */
+static struct io_engine *meta_device(const struct pool *p, const char *paths,
+				     struct io_engine **own)
+{
+	char buf[VG_PATH_MAX + 1];
+	const char *comma = paths ? strchr(paths, ',') : NULL;
+	const char *path;
+
+	*own = NULL;
+	if (p->pv[VG_ROLE_META].io)
+		return p->pv[VG_ROLE_META].io;
+	if (!comma)
+		return NULL;
+	if (p->pv[VG_ROLE_DATA].io)
+		path = other_path(paths, p->pv[VG_ROLE_DATA].io->name, buf, sizeof(buf));
+	else
+		path = comma + 1;
+	if (io_fd_open(path, IO_RDONLY, own))
+		*own = NULL;
+	return *own;
+}
+
+/* The pool uuid a surviving label of P gives, or NULL. */
+static const char *labels_pool_uuid(const struct pool *p)
+{
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		if (p->pv[i].io)
+			return p->pv[i].label.pool_uuid;
+	return NULL;
+}
+
+/* Which backup to restore P's VG from, in words (no VG copy is left). */
+static void restore_advice(struct pool *p, const char *paths, char *buf, size_t len)
+{
+	struct pool_backup_choice c;
+	struct io_engine *own, *meta = meta_device(p, paths, &own);
+	char *b, *d;
+
+	if (meta && !pool_backup_pick(p->name, labels_pool_uuid(p), meta, &c)) {
+		pool_backup_advice(p->name, &c, paths ? paths : "DATA,META", buf, len);
+		io_destroy(own);
+		return;
+	}
+	io_destroy(own);
+	b = pool_backup_path(p->name, 0);
+	d = pool_backup_dir(p->name);
+	if (b)	/* the metadata device cannot be read: the newest, unchecked */
+		snprintf(buf, len, "restore with 'tprepair %s --restorefile %s --devices %s'",
+			 p->name, b, paths ? paths : "DATA,META");
+	else
+		snprintf(buf, len, "no VG metadata copy is left and %s holds no backup; "
+			 "copy one there from another host, then run 'tprepair %s "
+			 "--restorefile FILE --devices %s'", d ? d : "the backup dir", p->name,
+			 paths ? paths : "DATA,META");
+	free(b);
+	free(d);
+}
+
+void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
+			int thin_bad, char *buf, size_t len)
+{
+	char dev[2 * VG_PATH_MAX + 16] = "", path[VG_PATH_MAX + 1];
+	int nmissing = !p->pv[VG_ROLE_DATA].io + !p->pv[VG_ROLE_META].io;
+
+	buf[0] = '\0';
+	if (given)
+		snprintf(dev, sizeof(dev), " --devices %s", given);
+	if (nmissing == 1 && !p->vg) {
+		struct vg *vg = NULL;
+		if (!vg_from_survivors(p, &vg)) {
+			const struct vg_pv *s = &p->pv[p->pv[VG_ROLE_DATA].io ? VG_ROLE_DATA
+									     : VG_ROLE_META];
+			snprintf(buf, len, "run 'tprepair %s%s' to rewrite the label of %s from the "
+				 "other device's copy", p->name, dev,
+				 other_path(paths, s->io->name, path, sizeof(path)));
+			vg_free(vg);
+			return;
+		}
+	}
+	if (!p->vg) {
+		char both[sizeof(dev)];
+		if (nmissing == 0) {
+			snprintf(both, sizeof(both), "%s,%s", p->pv[VG_ROLE_DATA].io->name,
+				 p->pv[VG_ROLE_META].io->name);
+			paths = both;
+		}
+		restore_advice(p, paths, buf, len);
+		return;
+	}
+	if (thin_bad == 2)
+		snprintf(buf, len, "run 'tprepair %s%s' to delete the thin devices that belong to "
+			 "no volume", p->name, dev);
+	else if (thin_bad)
+		snprintf(buf, len, "run 'tprepair %s%s' to salvage the thin metadata into the "
+			 "spare area", p->name, dev);
+	else if (vg_bad)
+		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the damaged VG metadata copies",
+			 p->name, dev);
+}

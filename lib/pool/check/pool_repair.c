@@ -1,0 +1,275 @@
+/* pool_repair.c - tprepair POOL. It checks first and does only what the
+ * damage asks for (see pool_check.h):
+ *   1. labels and VG areas (pool_relabel.c): a lost label from the other
+ *      device's VG copy, else everything from a backup (--restorefile);
+ *   2. damaged or stale VG copies alone: one VG commit rewrites them;
+ *   3. damaged thin metadata (or --force): salvage the ACTIVE area into
+ *      the SPARE one and swap them in one VG commit. What the spare held
+ *      (the copy the previous repair set aside) is first copied to a file
+ *      in the backup dir (host.h), so no damaged copy is ever lost.
+ * A clean pool is left untouched. The transaction id written is the VG's
+ * unless the caller gives one, so VG and thin metadata agree afterwards -
+ * except after an interrupted transaction (thin one behind the VG, old
+ * superblock readable): that id is kept so the next change replays the
+ * VG's intent (pool.h). Devices the VG lists but the salvage lost are
+ * reported (their volumes must be removed or restored); thin devices the
+ * VG does not list (strays: a live receive cut short by a crash) are
+ * deleted, in a transaction of their own. */
+#include "lib/pool/check/pool_check_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+#include "lib/pool/host/host.h"
+#include "lib/pool/core/core.h"
+#include "metadata/thin/thin_sb.h"
+
+/* The transaction id to write: the VG's, or the old superblock's after an
+ * interrupted transaction. */
+static void pick_transaction_id(const struct pool *p, struct io_engine *in,
+				struct thin_repair_opts *o)
+{
+	struct thin_sb old;
+
+	o->set_transaction_id = 1;
+	o->transaction_id = p->vg->transaction_id;
+	if (thin_sb_read(in, 0, &old) || old.trans_id == p->vg->transaction_id)
+		return;
+	if (old.trans_id + 1 == p->vg->transaction_id) {
+		/* keep the interrupted transaction for the replay */
+		o->transaction_id = old.trans_id;
+		log_warn("pool %s: an interrupted transaction (VG %" PRIu64 ", thin %" PRIu64 ") is "
+			 "kept; the next change to the pool completes it", p->name,
+			 p->vg->transaction_id, old.trans_id);
+	} else {
+		log_warn("pool %s: the thin transaction id was %" PRIu64 "; set to the VG's %" PRIu64,
+			 p->name, old.trans_id, p->vg->transaction_id);
+	}
+}
+
+static void report_lost_volumes(const struct pool *p, const struct thin_repair_report *rep)
+{
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
+		uint64_t id = p->vg->volumes[i].dev_id;
+		int found = 0;
+		for (size_t k = 0; k < rep->nr_dev_ids && !found; k++)
+			found = rep->dev_ids[k] == id;
+		if (!found)
+			log_warn("pool %s: volume %s (thin device %" PRIu64 ") was lost; remove it "
+				 "with 'tvremove %s/%s'", p->name, p->vg->volumes[i].name, id, p->name,
+				 p->vg->volumes[i].name);
+	}
+}
+
+/* The VG's volume names by thin device id, for the report of losses. */
+static int keep_names(const struct pool *p, struct pool_repair_result *res)
+{
+	if (!p->vg->nr_volumes)
+		return 0;
+	res->volumes = calloc(p->vg->nr_volumes, sizeof(*res->volumes));
+	if (!res->volumes)
+		return -ENOMEM;
+	res->nr_volumes = p->vg->nr_volumes;
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
+		res->volumes[i].dev_id = p->vg->volumes[i].dev_id;
+		snprintf(res->volumes[i].name, sizeof(res->volumes[i].name), "%s",
+			 p->vg->volumes[i].name);
+	}
+	return 0;
+}
+
+/* Keep what the spare holds, salvage the active area into it, swap: the
+ * swap is the VG commit that also writes what PLAN holds (labels, a
+ * restored VG), so nothing of those is written unless the salvage has
+ * succeeded. */
+static int salvage(struct pool *p, const struct thin_repair_opts *opts,
+		   const struct pool_relabel_plan *plan, struct thin_repair_report *rep,
+		   struct pool_repair_result *res)
+{
+	struct thin_repair_opts o = *opts;
+	struct io_engine *in = NULL, *out = NULL;
+	struct vg *next = NULL;
+	char *saved = NULL;
+	unsigned act = p->vg->metadata_area, spare = !act;
+	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[act];
+	const struct vg_area *s = &p->pv[VG_ROLE_META].label.area[spare];
+	int r;
+
+	if (!s->size) {
+		log_error("pool %s: its metadata device has no spare area", p->name);
+		return -ENOSPC;
+	}
+	if ((r = io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &in)) ||
+	    (r = io_window_create(p->pv[VG_ROLE_META].io, s->offset, s->size, 0, &out)))
+		goto out;
+	in->read_only = 1;	/* the damaged copy is never written */
+	if ((r = pool_spare_save(p->name, p->vg->seqno, out, &saved)))
+		goto out;
+	if (saved) {
+		snprintf(res->saved, sizeof(res->saved), "%s", saved);
+		free(saved);
+	}
+	if (!o.set_transaction_id)
+		pick_transaction_id(p, in, &o);
+	if (!o.data_block_size)
+		o.data_block_size = p->vg->chunk_size;
+	if (!o.nr_data_blocks && p->vg->chunk_size)
+		o.nr_data_blocks = p->pv[VG_ROLE_DATA].label.area[0].size /
+				   ((uint64_t)p->vg->chunk_size * 512);
+	r = thin_repair_io(in, out, &o, rep);
+	if (!r)
+		r = io_flush(out);
+	if (r) {
+		res->spare_written = rep->output_written;
+		goto out;
+	}
+	if (tp_test_fail("repair-commit")) {	/* the shell tests' fault before the commit */
+		r = -EIO;
+	} else if (!(r = vg_clone(p->vg, &next))) {
+		next->metadata_area = spare;
+		r = pool_relabel_commit(p, plan, next, res);	/* consumes NEXT */
+	}
+	if (r) {
+		res->spare_written = 1;
+		log_error("pool %s: the repaired metadata is in the spare area but the VG commit "
+			  "failed; the pool still uses the damaged copy", p->name);
+		goto out;
+	}
+	res->salvaged = 1;
+	report_lost_volumes(p, rep);
+	r = keep_names(p, res);
+out:
+	io_destroy(in);
+	io_destroy(out);
+	return r;
+}
+
+/* Thin devices that no volume lists hold chunks that nothing can reach:
+ * a live tprecv gets its thin id from the kernel before the VG lists the
+ * volume, so a crash in between leaves one (the VG never hands the id out
+ * again). They are deleted in one change (pool_change: the VG's
+ * transaction id moves first, so a cut is completed by the next command,
+ * which deletes what the VG does not list). Not while a transaction is
+ * interrupted: its replay deletes them. */
+struct strays {
+	uint32_t *ids;
+	unsigned n;
+};
+
+static int delete_each(struct pool *p, const void *arg)
+{
+	const struct strays *s = arg;
+	int r = 0;
+
+	for (unsigned i = 0; i < s->n && !r; i++)
+		r = pool_op_delete(p, s->ids[i], NULL);
+	return r;
+}
+
+static int delete_strays(struct pool *p, struct pool_repair_result *res)
+{
+	struct strays s = { NULL, 0 };
+	uint64_t *ids = NULL, tid;
+	size_t n = 0;
+	struct vg *next;
+	int r = pool_open_thin(p);
+
+	if (!r)
+		r = thin_get_transaction_id(p->md, &tid);
+	if (!r)
+		r = thin_list_devices(p->md, &ids, &n);
+	if (!r && n && !(s.ids = calloc(n, sizeof(*s.ids))))
+		r = -ENOMEM;
+	for (size_t i = 0; !r && i < n; i++) {
+		if (ids[i] <= VG_DEV_ID_MAX && vg_find_dev_id(p->vg, (uint32_t)ids[i]))
+			continue;
+		if (ids[i] > VG_DEV_ID_MAX) {	/* no kernel makes one: leave it */
+			log_error("pool %s: thin device %" PRIu64 " has an id beyond dm-thin's "
+				  "24 bits; no stray thin device was deleted", p->name, ids[i]);
+			r = -EUCLEAN;
+			break;
+		}
+		s.ids[s.n++] = (uint32_t)ids[i];
+	}
+	free(ids);
+	if (!r && s.n && tid == p->vg->transaction_id && !(r = vg_clone(p->vg, &next))) {
+		r = pool_change(p, next, delete_each, &s);
+		if (!r)
+			res->strays_deleted = s.n;
+	}
+	free(s.ids);
+	return r;
+}
+
+/* Is the thin metadata (or its agreement with the VG) damaged? Stray
+ * thin devices alone are not: delete_strays removes them. */
+static int thin_damaged(struct pool *p, int *bad)
+{
+	struct thin_check_opts co = { 0, NULL, NULL };
+	struct pool_check_report crep;
+	struct thin_check_report tc;
+	int r;
+
+	memset(&crep, 0, sizeof(crep));
+	memset(&tc, 0, sizeof(tc));
+	r = pool_check_attached(p, &co, &crep, &tc);
+	*bad = crep.f.nr_problems > crep.nr_strays || tc.f.nr_problems || !tc.sb_ok;
+	thin_check_report_free(&tc);
+	pool_check_report_free(&crep);
+	return r;
+}
+
+int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_opts *opts,
+		struct thin_repair_report *rep, struct pool_repair_result *res)
+{
+	char *listed = pp->devices ? NULL : pool_devices_from_file(pp->pool);
+	const char *devices = pp->devices ? pp->devices : listed;
+	struct pool_check_report prep;
+	struct pool_relabel_plan plan;
+	struct vg_mda_status st;
+	struct vg *copy;
+	struct pool p;
+	int r, bad = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	memset(&prep, 0, sizeof(prep));
+	memset(&st, 0, sizeof(st));
+	r = pool_attach(&p, pp->pool, devices, POOL_ATTACH_OFFLINE, &prep, &st);
+	for (size_t i = 0; i < prep.f.nr_problems; i++)
+		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
+	if (r)
+		goto out;
+	/* everything is decided and checked first; the writes come last */
+	if ((r = pool_relabel(&p, devices, pp->restorefile, pp->force_salvage, &plan)))
+		goto out;
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		snprintf(res->device[i], sizeof(res->device[i]), "%s", p.pv[i].io->name);
+	if (st.needs_repair && !plan.labels && !plan.restore)
+		plan.rewrite = 1;
+	if ((r = thin_damaged(&p, &bad)))
+		goto out;
+	if (bad || pp->force_salvage) {
+		r = salvage(&p, opts, &plan, rep, res);
+	} else if (plan.restore || plan.rewrite) {
+		if (!(r = vg_clone(p.vg, &copy)))
+			r = pool_relabel_commit(&p, &plan, copy, res);
+	} else if (plan.labels) {
+		r = pool_relabel_commit(&p, &plan, NULL, res);
+	}
+	if (!r && plan.forced)	/* they may be volumes of the state the devices hold */
+		log_warn("pool %s: thin devices that the restored backup lists as no volume are "
+			 "kept ('tpcheck %s' lists them; 'tprepair %s' deletes them)", p.name,
+			 p.name, p.name);
+	else if (!r)
+		r = delete_strays(&p, res);
+out:
+	pool_detach(&p);
+	pool_check_report_free(&prep);
+	free(listed);
+	return r;
+}

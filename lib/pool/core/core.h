@@ -1,0 +1,397 @@
+/* core.h - lib/pool internals shared by its files; not for tools. */
+#ifndef TP_POOL_POOL_INT_H
+#define TP_POOL_POOL_INT_H
+
+#include "lib/base/io.h"
+#include "lib/base/lock.h"
+#include "lib/dev/stack.h"
+#include "lib/pool/host/host.h"
+#include "lib/pool/pool.h"
+#include "metadata/thin/check.h"
+#include "metadata/thin/thin.h"
+#include "metadata/vg/mda.h"
+#include "metadata/vg/vg.h"
+
+struct pool {
+	char name[VG_NAME_MAX + 1];
+	unsigned flags;
+	struct tp_lock *lock;
+	struct tp_lock *claim[VG_NR_ROLES];	/* writers: the devices' flocks, open order */
+	struct vg_pv pv[VG_NR_ROLES];	/* indexed by role; io owned */
+	struct vg *vg;
+	struct io_engine *thin_io;	/* window over the active area */
+	struct thin_md *md;		/* NULL while the kernel runs the pool */
+	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
+	char pool_dm[128];		/* its thin-pool dm name, when live */
+	const char *rename_to;		/* tprename: labels and VG may name this pool too */
+};
+
+/* ---- pool_backend.c: offline engine or live kernel, decided once ----
+ *
+ * Every operation on the thin side of a pool goes through P->be, chosen
+ * at attach time by pool_decide_backend and switched only by activation
+ * and deactivation (pool_activate.c). Offline: the engine in metadata/thin
+ * on the devices (changes uncommitted until commit). Live: the kernel's
+ * pool, through messages (each one commits) and a metadata snapshot for
+ * reads (pool_live.c, pool_msnap.c). */
+struct pool_status;
+struct pool_dev_usage;
+struct pool_backend {
+	int live;		/* the kernel runs the pool */
+	int (*create)(struct pool *p, uint32_t dev_id);
+	int (*snap)(struct pool *p, uint32_t dev_id, const struct vg_volume *origin);
+	/* VOL (may be NULL): the volume's name, unloaded first when live */
+	int (*delete_thin)(struct pool *p, uint32_t dev_id, const char *vol);
+	int (*set_tid)(struct pool *p, uint64_t old_id, uint64_t new_id);
+	int (*commit)(struct pool *p);	/* the thin transaction; live: done per message */
+	int (*abort)(struct pool *p);	/* drop the uncommitted part; live: nothing to drop */
+	/* A change failed (ERR, logged) after its VG commit to transaction
+	 * TID + 1; UNDO is the VG before it (consumed). Offline: drop the
+	 * thin transaction and put the VG back. Live: pool_live_settle.
+	 * Returns what the change returns: ERR, or 0 when it was completed. */
+	int (*settle)(struct pool *p, uint64_t tid, struct vg *undo, int err);
+	/* the transaction-id protocol at open (pool_txn.c) */
+	int (*reconcile)(struct pool *p, int write);
+	/* pool-level figures in blocks, and per-device usage (pool_status.c) */
+	int (*figures)(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+		       uint64_t *du, uint64_t *dt);
+	int (*usage)(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		     size_t *n);
+};
+extern const struct pool_backend pool_backend_offline;	/* pool_offline.c */
+extern const struct pool_backend pool_backend_live;	/* pool_live.c, pool_msnap.c */
+
+/* The pool's devices as the liveness decision sees them. */
+enum pool_liveness {
+	POOL_IS_OFFLINE,	/* nothing of the pool loaded, its devices free */
+	POOL_IS_LIVE,		/* its thin-pool device is loaded */
+	POOL_IS_HELD,		/* not loaded by us, but a device is held: refuse */
+	POOL_IS_UNKNOWN,	/* device-mapper present but not answering: refuse */
+};
+
+/* The decision as a pure function (unit tested): DM_ERR the answer of
+ * device-mapper (0, or -errno when it is present but could not be asked;
+ * a host without device-mapper answers 0 with nothing loaded), HAS_TPOOL
+ * whether the pool's thin-pool device is loaded, HELD whether a device of
+ * the pool refused an exclusive open. */
+enum pool_liveness pool_liveness_decide(int dm_err, int has_tpool, int held);
+
+/* Decide P's backend for the devices PATHS (pool uuid UUID, "" when no
+ * label could be read: then the dm name of the pool is asked), after
+ * clearing what a killed command left behind (pool_leftovers.c). Sets
+ * P->be and P->pool_dm. -EBUSY or the dm error, logged with what to do,
+ * when the answer is not a clear offline or live: the pool is refused. */
+int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid) TP_MUST_CHECK;
+
+/* pool_ops.c: -EBUSY, logged ("pool P is active in the kernel: WHAT needs
+ * it offline..."), when P is live; else 0. */
+int pool_refuse_live(const struct pool *p, const char *what) TP_MUST_CHECK;
+
+/* pool_backend.c: PATH carries label L (a device of pool L->pool_name)
+ * and is about to be written outside its pool (tprestore -o, tprepair
+ * -o): -EBUSY, logged, while the kernel runs that pool, or the dm error
+ * when that cannot be told; else 0. */
+int pool_refuse_live_device(const char *path, const struct vg_label *l) TP_MUST_CHECK;
+
+/* ---- pool_leftovers.c: what a SIGKILL left behind ---- */
+
+struct tp_dm_pool_devs;
+/* Clear what an interrupted tptools command left of pool P in the kernel
+ * (D: what device-mapper has loaded of it, refreshed here): resume its
+ * suspended devices, remove a half-made stack (tmeta/tdata without
+ * tpool), release a metadata snapshot no command holds. Each said in one
+ * line on stderr. 0 or -errno (logged). */
+int pool_clear_leftovers(struct pool *p, const char *uuid, struct tp_dm_pool_devs *d)
+	TP_MUST_CHECK;
+
+/* pool_msnap.c: serialise the kernel's one metadata snapshot among
+ * tptools commands: an exclusive lock per pool ("POOL:metadata-snap" in
+ * the lock directory), taken around reserve..release. */
+int pool_msnap_lock(const struct pool *p, unsigned flags, struct tp_lock **l) TP_MUST_CHECK;
+
+/* ---- pool_profile.c ---- */
+
+/* The name tpstatus prints for a recorded profile ("-" when none). */
+const char *pool_profile_name(enum vg_profile p);
+enum vg_profile pool_profile_to_vg(enum tp_profile p);
+
+/* ---- pool_attach.c: the one way into a pool's devices ---- */
+
+/* What an attach for tpcheck/tprepair found at the pool level (the check
+ * module fills the rest). */
+struct pool_check_report {
+	struct thin_check_findings f;	/* the pool-level findings only */
+	unsigned nr_strays;	/* of them: thin devices that belong to no volume */
+};
+
+enum pool_attach_flags {
+	/* POOL_RDONLY (pool.h): shared lock, devices opened read-only */
+	POOL_ATTACH_OFFLINE = 1 << 8,	/* refuse (-EBUSY) a pool the kernel runs */
+};
+
+struct pool_check_report;
+
+/* Fill P (zeroed here) for pool NAME: the name check, the pool lock
+ * (shared with POOL_RDONLY, else exclusive), the devices (DEVICES "A,B",
+ * else the devices file or a label scan), opened read-only with
+ * POOL_RDONLY, their labels by role, the VG (STATUS, may be NULL: its
+ * copies), and P->live / P->pool_dm. No thin metadata is opened.
+ * REP NULL (pool_open): every problem is an error, logged; DEVICES are
+ * absolute paths and recorded in the devices file unless POOL_RDONLY.
+ * REP given (check, repair): label and VG problems are findings in REP and
+ * 0 is returned, with P->pv[role].io NULL for a device not found and
+ * P->vg NULL when no VG could be read. Release with pool_detach. */
+int pool_attach(struct pool *p, const char *name, const char *devices, unsigned flags,
+		struct pool_check_report *rep, struct vg_mda_status *status) TP_MUST_CHECK;
+/* pool_attach (no REP) of pool OLD being renamed to NEW_NAME: labels and
+ * the VG may name either (an interrupted rename). */
+int pool_attach_renaming(struct pool *p, const char *old, const char *new_name,
+			 const char *devices) TP_MUST_CHECK;
+/* Release everything pool_attach and pool_open_thin took; P is zeroed. */
+void pool_detach(struct pool *p);
+
+/* Open the thin metadata of the active area (pool_open, after
+ * deactivation, after a repair swap). */
+int pool_open_thin(struct pool *p) TP_MUST_CHECK;
+
+/* A pool-level finding (no block number) into REP. */
+void pool_problem(struct pool_check_report *rep, int fatal, const char *fmt, ...)
+	TP_PRINTF(3, 4);
+
+/* Hand the devices to the kernel (activation): reopen them without
+ * O_EXCL, keeping the flock claims. The thin metadata must be closed. */
+int pool_share_devices(struct pool *p) TP_MUST_CHECK;
+
+/* ---- pool_claim.c: one owner per device ---- */
+
+enum pool_claim_flags {
+	POOL_CLAIM_LIVE = 1 << 0,	/* the pool is active: the kernel holds the device */
+	POOL_CLAIM_HELD = 1 << 1,	/* this command claimed the same device already */
+	POOL_CLAIM_LOCKED = 1 << 2,	/* *LOCK is taken already (pool_claim_lock) */
+};
+
+/* The flock half of a claim alone (pool_attach.c takes it before deciding
+ * live or offline, so its exclusive-open probe never meets another
+ * tptools writer): -EBUSY, logged, after the brief wait. */
+int pool_claim_lock(const char *pool, const char *path, struct tp_lock **lock) TP_MUST_CHECK;
+
+/* Open PATH for writing as its one owner (see pool_claim.c): *LOCK (an
+ * exclusive flock on PATH, waited on briefly; none with HELD) and *IO
+ * (O_EXCL unless LIVE or HELD). -EBUSY, logged, when another tptools
+ * command, the kernel or another program holds it; other -errno unlogged. */
+int pool_claim_open(const char *pool, const char *path, unsigned flags, struct tp_lock **lock,
+		    struct io_engine **io) TP_MUST_CHECK;
+
+/* ---- pool_guard.c: no change to a fatally damaged pool ---- */
+
+/* Refuse (-EUCLEAN, logged with REFUSED, e.g. "not activated", and the
+ * tpcheck/tprepair to run) an offline pool whose thin metadata is flagged
+ * needs_check or has fatal damage by a fast check; BEFORE names the step
+ * when the check cannot run. WARN_MINOR: also warn of non-fatal damage.
+ * 0 for a pool the kernel runs. */
+int pool_guard(struct pool *p, const char *before, const char *refused, int warn_minor)
+	TP_MUST_CHECK;
+
+/* ---- pool_txn.c: the transaction-id protocol (pool.h) ---- */
+
+/* Make the thin metadata agree with the VG. WRITE: complete an
+ * interrupted transaction; else only report it. */
+int pool_reconcile(struct pool *p, int write) TP_MUST_CHECK;
+/* The same against the kernel's pool (a live P). */
+int pool_live_reconcile(struct pool *p, int write) TP_MUST_CHECK;
+/* A live change failed (ERR, logged) after its VG commit (transaction
+ * TID + 1; UNDO: the VG before it, consumed). The kernel is asked what
+ * it holds (its transaction id and thin devices): the change applied, its
+ * transaction id is set (completed forward, 0 returned); not applied, the
+ * VG is put back (ERR returned); neither state recognised, the VG stays
+ * the journal the next command replays (ERR returned). Said on stderr. */
+int pool_live_settle(struct pool *p, uint64_t tid, struct vg *undo, int err) TP_MUST_CHECK;
+
+/* ---- pool_msnap.c: reading an active pool's metadata ---- */
+
+/* A held kernel metadata snapshot: AREA reads the metadata area with
+ * O_DIRECT (the page cache may hold blocks the kernel has since
+ * rewritten); walk it with THIN_WALK_METADATA_SNAP or
+ * THIN_DELTA_METADATA_SNAP. */
+struct pool_msnap {
+	struct pool *p;
+	struct io_engine *dev, *area;
+	struct tp_lock *lock;
+};
+/* Take the per-pool snapshot lock (waiting briefly), enter a critical
+ * section, reserve the snapshot (releasing a killed command's hold) and
+ * open the area. 0, or -errno logged (-EBUSY: another command holds it). */
+int pool_msnap_begin(struct pool *p, struct pool_msnap *s) TP_MUST_CHECK;
+/* Release what pool_msnap_begin took; 0 or -errno of the release. */
+int pool_msnap_end(struct pool_msnap *s);
+/* Walk every device of a held snapshot (ARG: its struct pool_msnap) with
+ * V; the live twin of pool_md_walk, both of pool_usage.h's walk_fn. */
+struct thin_ir_visitor;
+int pool_msnap_walk(void *arg, const struct thin_ir_visitor *v) TP_MUST_CHECK;
+/* pool_offline.c: walk the open thin metadata (ARG: its struct thin_md). */
+int pool_md_walk(void *arg, const struct thin_ir_visitor *v) TP_MUST_CHECK;
+
+/* Thin device ids in the kernel's metadata (via a metadata snapshot). */
+int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n) TP_MUST_CHECK;
+/* Per-device usage from the kernel's metadata snapshot. */
+struct pool_dev_usage;
+int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		    size_t *n) TP_MUST_CHECK;
+
+/* ---- pool_ops.c: thin-device operations, offline or through the kernel ---- */
+
+int pool_op_create(struct pool *p, uint32_t dev_id) TP_MUST_CHECK;
+int pool_op_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *origin) TP_MUST_CHECK;
+int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol) TP_MUST_CHECK;
+int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id) TP_MUST_CHECK;
+/* Unload volume VOL's thin target: 0 also when it was not loaded; -EBUSY
+ * (logged) while it is in use. */
+int pool_op_vol_deactivate(struct pool *p, const char *vol) TP_MUST_CHECK;
+
+/* ---- volume.c: one change under the protocol ---- */
+
+/* The largest volume: the VG metadata holds sizes as signed 64-bit byte
+ * counts in whole sectors, so 8 EiB less one sector. */
+#define POOL_VOLUME_MAX_BYTES ((1ull << 63) - 512)
+
+/* The thin side of a change: 0 or -errno (logged). */
+typedef int (*pool_apply_fn)(struct pool *p, const void *arg);
+
+/* The protocol (pool.h): refuse a fatally damaged pool (pool_guard),
+ * commit NEXT (with transaction id + 1) as the VG, then APPLY to the thin
+ * metadata (or the kernel), set its transaction id and commit it. On a
+ * thin failure the thin transaction is aborted and the VG put back. NEXT
+ * is consumed either way. */
+int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void *arg)
+	TP_MUST_CHECK;
+
+/* NAME is a valid volume name not taken in P: 0, -EINVAL or -EEXIST
+ * (logged). */
+int pool_name_free(struct pool *p, const char *name) TP_MUST_CHECK;
+
+/* The thin device id the next new volume of P gets: 0, or -ENOSPC logged
+ * when every id has been used. */
+int pool_next_dev_id(const struct pool *p, uint32_t *id) TP_MUST_CHECK;
+
+/* ---- pool_beyond.c: chunks mapped beyond their volume's end ---- */
+
+struct pool_beyond {
+	const struct vg *vg;	/* the volume sizes that count */
+	uint64_t chunk;		/* bytes */
+	uint32_t dev_id;	/* unless ALL */
+	int all;
+	uint64_t first, cur;	/* walk state */
+	struct { uint64_t dev_id, vblock; } *found;	/* malloc'd, N of them */
+	size_t n, alloc;
+};
+
+/* Fill *B with the chunks of P's committed thin metadata mapped at or
+ * beyond the end VG gives their volume: device DEV_ID's, or with ALL
+ * every device's (devices VG does not list are left out). 0 or -errno,
+ * logged; free with pool_beyond_free either way. */
+int pool_find_beyond(struct pool *p, const struct vg *vg, int all, uint32_t dev_id,
+		     struct pool_beyond *b) TP_MUST_CHECK;
+void pool_beyond_free(struct pool_beyond *b);
+/* Unmap B's chunks (a pool_apply_fn; uncommitted). */
+int pool_unmap_beyond(struct pool *p, const void *b) TP_MUST_CHECK;
+/* Offline, with no uncommitted thin change: unmap every chunk mapped at or
+ * beyond the end of its volume in P's VG (an interrupted forced shrink);
+ * uncommitted. 0 or -errno, logged. */
+int pool_unmap_beyond_ends(struct pool *p) TP_MUST_CHECK;
+
+/* ---- pool_labels.c: the labels follow the VG ---- */
+
+/* Make the in-memory labels of P carry the geometry its VG records
+ * (device sizes, areas), which a growth commits first; unless
+ * POOL_RDONLY, also write each label that differs (0 or -errno, logged).
+ * *CHANGED (may be NULL) is set when a label differed. */
+int pool_sync_labels(struct pool *p, int *changed) TP_MUST_CHECK;
+
+/* ---- pool_activate.c ---- */
+
+struct tp_dm_pool_layout;
+/* The dm table settings of P's thin-pool stack, from its labels and VG. */
+void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l);
+/* Load volume V of the active pool P (0 when it is loaded already; an
+ * error logged). */
+int pool_load_volume(struct pool *p, const struct vg_volume *v) TP_MUST_CHECK;
+
+/* ---- pool_extend.c ---- */
+
+/* The largest thin-metadata area (bytes) the metadata device has room
+ * for with its spare (the current size when none more). */
+uint64_t pool_meta_room(const struct pool *p);
+
+/* ---- pool_extend_live.c: growing an active pool ---- */
+
+/* pool_change's thin side for a live pool (ARG unused): the labels follow
+ * the VG just committed, then the kernel's stack is reloaded over the
+ * grown areas. 0 or -errno, logged. */
+int pool_extend_live_apply(struct pool *p, const void *arg) TP_MUST_CHECK;
+/* When the kernel's pool is smaller than P's VG says (a live growth cut
+ * short after its VG commit), reload it: 1 done (RES: the kernel's old
+ * sizes and the new ones), 0 nothing to finish, -errno (logged). */
+int pool_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
+
+/* ---- volume_live.c ---- */
+
+/* After the VG commit that grew volume NAME (thin id DEV_ID) to SIZE
+ * bytes: when the kernel has it loaded, reload its table with the new
+ * size (0 too when not live or not loaded); -errno, logged, with the
+ * way to finish it. */
+int pool_volume_live_grow(struct pool *p, const char *name, uint32_t dev_id, uint64_t size)
+	TP_MUST_CHECK;
+
+/* ---- pool_watch.c: the monitoring policy ---- */
+
+/* M is a valid policy: 0, or -EINVAL logged naming POOL and the setting. */
+int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy *m)
+	TP_MUST_CHECK;
+void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v);
+
+
+/* ---- pool_feature.c: the hooks features register (see there) ---- */
+
+struct pool_feature {
+	const char *name;
+	/* A live pool is opened (WRITE: for a change): clear, or report
+	 * when reading, what a killed command of this feature left in the
+	 * kernel, before the transaction ids are compared. 0 or -errno,
+	 * logged. */
+	int (*live_leftovers)(struct pool *p, int write);
+};
+/* Add F (static storage) to the hooks the core runs; once per feature. */
+void pool_feature_register(const struct pool_feature *f);
+/* Every feature has registered (pool_init). */
+void pool_features_ready(void);
+/* Run every feature's live_leftovers hook on P; an internal error when
+ * pool_init was never called. */
+int pool_features_live_leftovers(struct pool *p, int write) TP_MUST_CHECK;
+
+/* ---- pool_hold.c: a live send's volumes stay (see there) ---- */
+
+/* A live tpsend's shared hold on volume V (waits briefly); logged. */
+int pool_hold_volume(const struct pool *p, const struct vg_volume *v, struct tp_lock **l)
+	TP_MUST_CHECK;
+/* -EBUSY (logged: "being read by tpsend") while a send holds V, else 0.
+ * Called by every change that would remove V, make it writable or give
+ * its name another thin device (or wipe its chunks) before it does so;
+ * the caller must hold the pool lock exclusively. */
+int pool_volume_held(const struct pool *p, const struct vg_volume *v) TP_MUST_CHECK;
+/* pool_volume_held for every read-only volume of P's VG that NEXT removes,
+ * makes writable or re-points. */
+int pool_holds_check_change(const struct pool *p, const struct vg *next) TP_MUST_CHECK;
+
+/* ---- pool_commit.c ---- */
+
+/* Commit NEXT as the pool's new VG (seqno handled by vg_commit) and back
+ * it up (host.h); on success P's VG is replaced by NEXT (ownership moves),
+ * on failure NEXT is freed. */
+int pool_commit_vg(struct pool *p, struct vg *next) TP_MUST_CHECK;
+/* The same without the backup: for a commit that only moves a receive's
+ * progress mark (a backup from before it resumes the receive from an
+ * earlier place, which is as good), so that a long receive does not push
+ * the pool's real history out of the backups. */
+int pool_commit_vg_progress(struct pool *p, struct vg *next) TP_MUST_CHECK;
+
+#endif

@@ -1,0 +1,99 @@
+/* pool.c - open and close a pool (its devices through pool_attach.c, then
+ * the backend: the thin metadata, or the kernel when live) and its VG
+ * commits. See pool.h for the contract. */
+#include "lib/pool/core/core.h"
+#include "lib/pool/core/pool_vg.h"
+
+#include "lib/base/log.h"
+#include "lib/pool/host/host.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct vg *pool_vg(const struct pool *p) { return p->vg; }
+struct thin_md *pool_thin(struct pool *p) { return p->md; }
+const char *pool_name(const struct pool *p) { return p->name; }
+int pool_is_live(const struct pool *p) { return p->be && p->be->live; }
+
+const char *pool_device_path(const struct pool *p, enum vg_role role)
+{
+	return p->pv[role].io ? p->pv[role].io->name : "";
+}
+
+void pool_close(struct pool *p)
+{
+	if (!p)
+		return;
+	pool_detach(p);
+	free(p);
+}
+
+/* Commit the VG as it is (repairs stale or damaged copies). */
+static int rewrite_vg(struct pool *p)
+{
+	struct vg *copy;
+	int r = vg_clone(p->vg, &copy);
+
+	return r ? r : pool_commit_vg(p, copy);
+}
+
+int pool_open(const char *name, const char *devices, unsigned flags, struct pool **out)
+{
+	struct vg_mda_status st;
+	struct pool *p;
+	int r;
+
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	r = pool_attach(p, name, devices, flags, NULL, &st);
+	if (r)
+		goto fail;
+	if (st.needs_repair) {
+		if (flags & POOL_RDONLY)
+			log_warn("pool %s: one VG metadata copy is stale or damaged; the next change "
+				 "rewrites it", name);
+		else if (!(r = rewrite_vg(p)))
+			log_warn("pool %s: a stale or damaged VG metadata copy was rewritten", name);
+	}
+	if (!r)
+		r = pool_sync_labels(p, NULL);
+	if (r)
+		goto fail;
+	if (!p->be->live)
+		r = pool_open_thin(p);
+	if (!r)
+		r = p->be->reconcile(p, !(flags & POOL_RDONLY));
+	if (r)
+		goto fail;
+	*out = p;
+	return 0;
+fail:
+	pool_close(p);
+	return r;
+}
+
+int pool_locate_metadata(const char *name, const char *devices, char **path, uint64_t *offset,
+			 uint64_t *length)
+{
+	struct pool *p;
+	const struct vg_area *a;
+	int r = pool_open(name, devices, POOL_RDONLY, &p);
+
+	if (r)
+		return r;
+	if ((r = pool_refuse_live(p, "reading its thin metadata from the disk (the kernel's "
+				    "may be ahead of it)"))) {
+		pool_close(p);
+		return r;
+	}
+	a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
+	*offset = a->offset;
+	*length = a->size;
+	*path = strdup(p->pv[VG_ROLE_META].io->name);
+	pool_close(p);
+	return *path ? 0 : -ENOMEM;
+}

@@ -1,0 +1,399 @@
+/* pool_attach.c - the one way into a pool's devices, for pool_open,
+ * pool_check and pool_repair alike: the name check, the pool lock, where
+ * the devices are (--devices "A,B", else the devices file or a label scan:
+ * pool_find.c), opening them (read-only unless writing), their labels,
+ * the --devices record in the devices file, the VG, and whether the
+ * kernel runs the pool. Also opening the thin metadata of the active area.
+ *
+ * Two ways to meet a problem: pool_open (no report) wants a sound pool
+ * and fails on the first one, logged; check and repair (a report) note
+ * label and VG-copy problems as findings and go on as far as they can.
+ * Each keeps its own messages. See core.h for the contract. */
+#include "lib/pool/core/core.h"
+
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void pool_problem(struct pool_check_report *rep, int fatal, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	thin_check_vadd(&rep->f, fatal, UINT64_MAX, fmt, ap);
+	va_end(ap);
+}
+
+/* Split "A,B" into PATHS (malloc'd); -EINVAL unless exactly two. REPORT:
+ * check/repair (their message, the paths as given); else pool_open's
+ * message and absolute paths (the devices file must not depend on the
+ * cwd). */
+static int split_devices(const char *devices, int report, char *paths[2])
+{
+	const char *comma = strchr(devices, ',');
+
+	paths[0] = paths[1] = NULL;
+	if (!comma || comma == devices || !comma[1] || strchr(comma + 1, ',')) {
+		if (report)
+			log_error("--devices wants DATA,META, not '%s'", devices);
+		else
+			log_error("--devices '%s': give the pool's two devices as DATA,META",
+				  devices);
+		return -EINVAL;
+	}
+	paths[0] = strndup(devices, (size_t)(comma - devices));
+	paths[1] = strdup(comma + 1);
+	for (int i = 0; i < 2 && !report; i++) {
+		char *abs = paths[i] ? realpath(paths[i], NULL) : NULL;
+		if (abs) {
+			free(paths[i]);
+			paths[i] = abs;
+		}
+	}
+	if (!paths[0] || !paths[1]) {
+		free(paths[0]);
+		free(paths[1]);
+		paths[0] = paths[1] = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Open PATH (the I-th device; a writer claims it, pool_claim.c, with
+ * CLAIM) and put it in P->pv by the role its label names. With REP a
+ * device without a label or with a taken role is a finding (1: skipped);
+ * else an error. UUID: the pool uuid of the devices so far. */
+static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_report *rep,
+		       const char *const paths[2], char uuid[VG_UUID_LEN + 1])
+{
+	const char *path = paths[i];
+	struct io_engine *io;
+	struct vg_label l;
+	int r;
+
+	if (p->flags & POOL_RDONLY)
+		r = io_fd_open(path, IO_RDONLY, &io);
+	else
+		r = pool_claim_open(p->name, path, claim, &p->claim[i], &io);
+	if (r == -EBUSY && !(p->flags & POOL_RDONLY))
+		return r;	/* logged */
+	if (r == -ENOTBLK)
+		return r;	/* logged by io_fd_open */
+	if (r) {
+		if (rep)
+			log_error("%s: cannot open: %s", path, strerror(-r));
+		else
+			log_error("pool %s: cannot open %s: %s", p->name, path, strerror(-r));
+		return r;
+	}
+	r = vg_label_read(io, &l);
+	if (r != VG_LABEL_FOUND) {
+		io_destroy(io);
+		if (rep) {
+			pool_problem(rep, 1, "%s: no valid tptools label (%s)", path,
+				     r < 0 ? strerror(-r) : "none found");
+			return 1;
+		}
+		if (r == VG_LABEL_NONE)
+			log_error("%s carries no tptools label: it is not a device of pool %s", path,
+				  p->name);
+		return r == VG_LABEL_NONE ? -ENOENT : r;
+	}
+	if (rep && p->pv[l.role].io) {
+		pool_problem(rep, 1, "%s and %s both claim the %s role", p->pv[l.role].io->name,
+			     path, vg_role_name(l.role));
+		io_destroy(io);
+		return 1;
+	}
+	if (!rep && strcmp(l.pool_name, p->name) &&
+	    !(p->rename_to && !strcmp(l.pool_name, p->rename_to))) {
+		log_error("%s belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
+			  "run it again to finish)", path, l.pool_name, p->name, p->name,
+			  l.pool_name);
+		io_destroy(io);
+		return -ENOENT;
+	}
+	if (!rep && (p->pv[l.role].io || (uuid[0] && strcmp(uuid, l.pool_uuid)))) {
+		log_error("pool %s: %s and %s are not the data and metadata devices of one pool",
+			  p->name, paths[0], paths[1]);
+		io_destroy(io);
+		return -EINVAL;
+	}
+	strcpy(uuid, l.pool_uuid);
+	p->pv[l.role].io = io;
+	p->pv[l.role].label = l;
+	return 0;
+}
+
+/* The VG copies as findings (check/repair). */
+static void report_copies(const struct pool *p, const struct vg_mda_status *st,
+			  struct pool_check_report *rep)
+{
+	for (unsigned d = 0; d < st->nr_pvs; d++) {
+		int newest = 0;
+		if (st->read_error[d])
+			pool_problem(rep, 0, "%s: its VG metadata area cannot be read: %s",
+				     p->pv[d].io->name, strerror(-st->read_error[d]));
+		for (int s = 0; s < VG_MDA_SLOTS; s++) {
+			if (st->slot[d][s].state == VG_SLOT_CORRUPT)
+				pool_problem(rep, 0, "%s: VG metadata slot %d is damaged (the next change "
+					     "or tprepair rewrites it)", p->pv[d].io->name, s);
+			if (st->slot[d][s].state == VG_SLOT_VALID &&
+			    st->slot[d][s].seqno == st->seqno)
+				newest = 1;
+		}
+		if (!newest && !st->read_error[d])
+			pool_problem(rep, 0, "%s: lacks the newest VG metadata (seqno %" PRIu64 ")",
+				     p->pv[d].io->name, st->seqno);
+	}
+}
+
+/* Read the VG into P->vg. 1: none could be read (a finding with REP). */
+static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_status *st)
+{
+	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
+	int r = vg_read(pvs, VG_NR_ROLES, &p->vg, st);
+
+	if (rep) {
+		if (r == -ENOMEM)
+			return r;
+		if (r) {
+			pool_problem(rep, 1, "no usable VG metadata copy on either device (%s)",
+				     strerror(-r));
+			return 1;
+		}
+		report_copies(p, st, rep);
+		if (strcmp(p->vg->name, p->name))
+			pool_problem(rep, 1, "the VG metadata names the pool %s, not %s",
+				     p->vg->name, p->name);
+		return 0;
+	}
+	if (r) {
+		log_error("pool %s: no usable VG metadata; 'tpcheck %s' says more", p->name,
+			  p->name);
+		return r;
+	}
+	if (strcmp(p->vg->name, p->name) &&
+	    !(p->rename_to && !strcmp(p->vg->name, p->rename_to))) {
+		log_error("pool %s: its VG metadata names it %s: 'tprename %s %s' was "
+			  "interrupted; run it again to finish", p->name, p->vg->name, p->name,
+			  p->vg->name);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
+/* The pool uuid the labels on PATHS give pool P ("" when neither can be
+ * read as one of P's): what device-mapper is asked by. */
+static void labels_uuid(const struct pool *p, char *const paths[2], char uuid[VG_UUID_LEN + 1])
+{
+	struct vg_label l;
+
+	uuid[0] = '\0';
+	for (int i = 0; i < 2 && !uuid[0]; i++)
+		if (!pool_read_label(paths[i], &l) && !strcmp(l.pool_name, p->name))
+			snprintf(uuid, VG_UUID_LEN + 1, "%s", l.pool_uuid);
+}
+
+/* Writers: the flock half of each device's claim, before the liveness
+ * decision (its exclusive-open probe must not meet another tptools
+ * writer's claim). */
+static int lock_devices(struct pool *p, char *const paths[2])
+{
+	for (int i = 0; i < 2; i++) {
+		int r;
+
+		if (i && pool_same_device(paths[0], paths[1]))
+			break;
+		r = pool_claim_lock(p->name, paths[i], &p->claim[i]);
+		if (r == -EBUSY)
+			return r;	/* logged */
+		/* other errors (no such device, no permission): the open says */
+	}
+	return 0;
+}
+
+/* --devices: each must be the top of its stack unless POOL_ALLOW_COMPONENT
+ * (STACKED DEVICES in tptools(7)); COMPONENT[i] says which were not. */
+static int check_stacks(const struct pool *p, char *const paths[2], int component[2])
+{
+	for (int i = 0; i < 2; i++) {
+		struct vg_label l;
+		int r = pool_read_label(paths[i], &l);
+
+		component[i] = 0;
+		if (r == -ENOENT)
+			continue;	/* no label: the open says so */
+		r = pool_stack_refuse(paths[i], r ? NULL : l.pool_uuid,
+				      !!(p->flags & POOL_ALLOW_COMPONENT));
+		if (r < 0 && r != -EBUSY)
+			continue;	/* cannot be probed: the open says why */
+		if (r < 0)
+			return r;
+		component[i] = r;
+	}
+	return 0;
+}
+
+static int attach(struct pool *p, const char *devices, unsigned flags,
+		  struct pool_check_report *rep, char *paths[2], struct vg_mda_status *st)
+{
+	char uuid[VG_UUID_LEN + 1] = "";
+	int component[2] = { 0, 0 };
+	unsigned claim = 0;
+	int r;
+
+	r = tp_lock_acquire(p->name, (p->flags & POOL_RDONLY) ? TP_LOCK_SHARED : TP_LOCK_EXCL,
+			    &p->lock);
+	if (r) {
+		log_error("pool %s: cannot take its lock: %s", p->name, strerror(-r));
+		return r;
+	}
+	r = devices ? split_devices(devices, rep != NULL, paths)
+		    : pool_find_devices(p->name, paths);
+	if (!r && devices)
+		r = check_stacks(p, paths, component);
+	if (r)
+		return r;
+	/* Copies of the devices: a writer that did not pick with --devices
+	 * refuses, everyone else warns. */
+	r = pool_check_duplicates(p->name, paths, !devices && !(p->flags & POOL_RDONLY));
+	if (r)
+		return r;
+	if (!(p->flags & POOL_RDONLY) && (r = lock_devices(p, paths)))
+		return r;
+	/* live or offline, once (pool_backend.c); the kernel holds an
+	 * active pool's devices (pool_claim.c) */
+	labels_uuid(p, paths, uuid);
+	if ((r = pool_decide_backend(p, paths, uuid)))
+		return r;
+	if ((flags & POOL_ATTACH_OFFLINE) &&
+	    (r = pool_refuse_live(p, "reading or writing its on-disk metadata")))
+		return r;
+	uuid[0] = '\0';
+	if (p->be->live)
+		claim = POOL_CLAIM_LIVE;
+	for (int i = 0; i < 2; i++) {
+		unsigned held = i && pool_same_device(paths[0], paths[1]) ? POOL_CLAIM_HELD : 0;
+
+		if (!held && p->claim[i])
+			held = POOL_CLAIM_LOCKED;
+		if ((r = open_device(p, i, claim | held, rep, (const char *const *)paths,
+				     uuid)) < 0)
+			return r;
+	}
+	if (!p->pv[VG_ROLE_DATA].io || !p->pv[VG_ROLE_META].io)
+		return 0;	/* reported: nothing more to look at */
+	/* a component (--allow-component) is never recorded */
+	if (!rep && devices && !(p->flags & POOL_RDONLY) && !component[0] && !component[1]) {
+		for (int i = 0; i < VG_NR_ROLES; i++)
+			pool_record_device(p->name, (enum vg_role)i, p->pv[i].label.pv_uuid,
+					   p->pv[i].io->name);
+	}
+	r = read_vg(p, rep, st);
+	if (r)
+		return r < 0 ? r : 0;
+	return 0;
+}
+
+static int attach_named(struct pool *p, const char *name, const char *rename_to,
+			const char *devices, unsigned flags, struct pool_check_report *rep,
+			struct vg_mda_status *st);
+
+int pool_attach(struct pool *p, const char *name, const char *devices, unsigned flags,
+		struct pool_check_report *rep, struct vg_mda_status *st)
+{
+	return attach_named(p, name, NULL, devices, flags, rep, st);
+}
+
+int pool_attach_renaming(struct pool *p, const char *old, const char *new_name,
+			 const char *devices)
+{
+	return attach_named(p, old, new_name, devices, 0, NULL, NULL);
+}
+
+static int attach_named(struct pool *p, const char *name, const char *rename_to,
+			const char *devices, unsigned flags, struct pool_check_report *rep,
+			struct vg_mda_status *st)
+{
+	char *paths[2] = { NULL, NULL };
+	struct vg_mda_status local;
+	const char *why;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if (!vg_name_valid(name, &why)) {
+		log_error("invalid pool name '%s': %s", name, why);
+		return -EINVAL;
+	}
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT);
+	p->rename_to = rename_to;
+	r = attach(p, devices, flags, rep, paths, st ? st : &local);
+	free(paths[0]);
+	free(paths[1]);
+	return r;
+}
+
+void pool_detach(struct pool *p)
+{
+	thin_close(p->md);
+	io_destroy(p->thin_io);
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		io_destroy(p->pv[i].io);
+		tp_lock_release(p->claim[i]);
+	}
+	vg_free(p->vg);
+	tp_lock_release(p->lock);
+	memset(p, 0, sizeof(*p));
+}
+
+int pool_share_devices(struct pool *p)
+{
+	io_destroy(p->thin_io);
+	p->thin_io = NULL;
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		struct io_engine *io;
+		int r = io_fd_open(p->pv[i].io->name, 0, &io);
+
+		if (r) {
+			log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[i].io->name,
+				  strerror(-r));
+			return r;
+		}
+		io_destroy(p->pv[i].io);
+		p->pv[i].io = io;
+	}
+	return 0;
+}
+
+int pool_open_thin(struct pool *p)
+{
+	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
+	int r;
+
+	thin_close(p->md);
+	io_destroy(p->thin_io);
+	p->md = NULL;
+	p->thin_io = NULL;
+	r = io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &p->thin_io);
+	if (r) {
+		log_error("pool %s: the thin-metadata area lies beyond the end of %s", p->name,
+			  p->pv[VG_ROLE_META].io->name);
+		return r;
+	}
+	r = thin_open(p->thin_io, (p->flags & POOL_RDONLY) ? THIN_RDONLY : 0, &p->md);
+	if (r) {
+		log_error("pool %s: cannot open its thin metadata (%s at byte %llu): %s; run "
+			  "'tpcheck %s'", p->name, p->pv[VG_ROLE_META].io->name,
+			  (unsigned long long)a->offset, strerror(-r), p->name);
+		p->md = NULL;
+	}
+	return r;
+}

@@ -1,0 +1,50 @@
+/* pool_commit.c - a VG commit of an open pool (core.h): both
+ * devices' VG areas, as one critical section, then the backup. A commit
+ * that would remove, thaw or re-point a volume a live tpsend reads is
+ * refused first (pool_hold.c). */
+#include "lib/pool/core/core.h"
+
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+#include "lib/pool/host/host.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int commit(struct pool *p, struct vg *next, int backup)
+{
+	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
+	int r;
+
+	if ((r = pool_holds_check_change(p, next))) {
+		vg_free(next);
+		return r;
+	}
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		snprintf(next->dev[i].path, sizeof(next->dev[i].path), "%s", p->pv[i].io->name);
+	next->seqno = p->vg->seqno;
+	tp_critical_begin();
+	r = vg_commit(pvs, VG_NR_ROLES, next);
+	tp_critical_end();
+	if (r) {
+		log_error("pool %s: VG metadata commit failed: %s; nothing was changed",
+			  p->name, strerror(-r));
+		vg_free(next);
+		return r;
+	}
+	if (backup)
+		pool_backup_commit(next);
+	vg_free(p->vg);
+	p->vg = next;
+	return 0;
+}
+
+int pool_commit_vg(struct pool *p, struct vg *next)
+{
+	return commit(p, next, 1);
+}
+
+int pool_commit_vg_progress(struct pool *p, struct vg *next)
+{
+	return commit(p, next, 0);
+}

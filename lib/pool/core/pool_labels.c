@@ -1,0 +1,58 @@
+/* pool_labels.c - the labels follow the VG (core.h).
+ *
+ * A change of geometry (tpextend) commits the VG first, as the journal of
+ * the change, and rewrites the labels after the thin metadata. Whatever
+ * a crash left between those steps, the VG is what the pool is: each
+ * command that opens the pool takes the label's geometry (device size,
+ * VG metadata area, data or thin-metadata areas) and the pool name from
+ * the VG, and a writer puts a stale label right. Labels are one sector
+ * each, written and flushed one at a time. */
+#include "lib/pool/core/core.h"
+
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Does L's geometry and name differ from what VG records for ROLE? */
+static int stale(const struct vg_label *l, const struct vg *vg, enum vg_role role)
+{
+	const struct vg_device *d = &vg->dev[role];
+
+	return l->device_size != d->size || memcmp(&l->mda, &d->mda, sizeof(l->mda)) ||
+	       memcmp(l->area, d->area, sizeof(l->area)) || strcmp(l->pool_name, vg->name);
+}
+
+int pool_sync_labels(struct pool *p, int *changed)
+{
+	if (changed)
+		*changed = 0;
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		const struct vg_device *d = &p->vg->dev[i];
+		struct vg_label l = p->pv[i].label;
+		int r;
+
+		if (!stale(&l, p->vg, (enum vg_role)i))
+			continue;
+		if (changed)
+			*changed = 1;
+		l.device_size = d->size;
+		l.mda = d->mda;
+		l.area[0] = d->area[0];
+		l.area[1] = d->area[1];
+		snprintf(l.pool_name, sizeof(l.pool_name), "%s", p->vg->name);
+		if (!(p->flags & POOL_RDONLY)) {
+			r = vg_label_write(p->pv[i].io, &l);
+			if (r) {
+				log_error("pool %s: cannot bring the label of %s in step with the VG "
+					  "metadata: %s", p->name, p->pv[i].io->name, strerror(-r));
+				return r;
+			}
+			log_debug(TP_DBG_POOL, "pool %s: label of %s rewritten from the VG", p->name,
+				  p->pv[i].io->name);
+		}
+		p->pv[i].label = l;
+	}
+	return 0;
+}

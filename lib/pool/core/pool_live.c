@@ -1,0 +1,102 @@
+/* pool_live.c - the live backend (core.h): the kernel owns the thin
+ * metadata, so changes are pool messages (each one commits in the
+ * kernel), figures come from the pool's status and reads from its
+ * metadata snapshot (pool_msnap.c). */
+#include "lib/pool/core/core.h"
+#include "lib/pool/core/pool_vg.h"
+
+#include "kernel/dm.h"
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static int live_create(struct pool *p, uint32_t dev_id)
+{
+	return tp_dm_create_thin(p->pool_dm, dev_id);
+}
+
+static int live_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *o)
+{
+	char dm[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
+	const char *active = NULL;
+	int r;
+
+	/* The origin must be quiesced while the kernel shares its tree. */
+	if ((r = tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, o->name)))
+		return r;
+	r = tp_dm_info(dm, &info);
+	if (r && r != -ENXIO)
+		return r;
+	if (!r)
+		active = o->name;
+	return tp_dm_snapshot(p->name, active, dev_id, o->dev_id);
+}
+
+static int live_delete(struct pool *p, uint32_t dev_id, const char *vol)
+{
+	int r;
+
+	if (vol && (r = pool_op_vol_deactivate(p, vol)))
+		return r;
+	return tp_dm_delete_thin(p->pool_dm, dev_id);
+}
+
+static int live_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)
+{
+	if (tp_test_fail("set-tid"))
+		return -EIO;
+	return tp_dm_set_transaction_id(p->pool_dm, old_id, new_id);
+}
+
+static int live_nothing(struct pool *p)
+{
+	(void)p;
+	return 0;
+}
+
+static int live_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+			uint64_t *du, uint64_t *dt)
+{
+	struct tp_dm_pool_status ks;
+	int r = tp_dm_pool_status(p->pool_dm, 0, &ks);
+
+	if (r)
+		return r;
+	st->live = 1;
+	if (ks.fail || ks.error) {
+		/* no figures: said by tpstatus with the way back */
+		st->failed = 1;
+		st->no_volume_usage = 1;
+		*mu = *mt = *du = *dt = 0;
+		return 0;
+	}
+	*mu = ks.used_meta_blocks;
+	*mt = ks.total_meta_blocks;
+	*du = ks.used_data_blocks;
+	*dt = ks.total_data_blocks;
+	st->needs_check = ks.needs_check;
+	st->read_only = ks.mode == TP_DM_MODE_RO;
+	st->out_of_data = ks.mode == TP_DM_MODE_OUT_OF_DATA;
+	/* the kernel refuses a metadata snapshot to a read-only pool */
+	st->no_volume_usage = st->read_only || st->needs_check;
+	return 0;
+}
+
+const struct pool_backend pool_backend_live = {
+	.live = 1,
+	.create = live_create,
+	.snap = live_snap,
+	.delete_thin = live_delete,
+	.set_tid = live_set_tid,
+	.commit = live_nothing,
+	.abort = live_nothing,
+	.settle = pool_live_settle,
+	.reconcile = pool_live_reconcile,
+	.figures = live_figures,
+	.usage = pool_live_usage,
+};
+

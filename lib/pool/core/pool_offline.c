@@ -1,0 +1,88 @@
+/* pool_offline.c - the offline backend (core.h): the thin metadata
+ * on the devices through metadata/thin, changes uncommitted until the
+ * caller commits (a failed change: the thin transaction dropped, the VG
+ * put back), figures from the space maps and a walk of the trees. */
+#include "lib/pool/core/core.h"
+#include "lib/pool/core/pool_usage.h"
+#include "lib/pool/core/pool_vg.h"
+
+#include "lib/base/log.h"
+#include "metadata/thin/thin_walk.h"
+
+static int off_create(struct pool *p, uint32_t dev_id)
+{
+	return thin_create_thin(p->md, dev_id);
+}
+
+static int off_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *o)
+{
+	return thin_create_snap(p->md, dev_id, o->dev_id);
+}
+
+static int off_delete(struct pool *p, uint32_t dev_id, const char *vol)
+{
+	(void)vol;
+	return thin_delete(p->md, dev_id);
+}
+
+static int off_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)
+{
+	return thin_set_transaction_id(p->md, old_id, new_id);
+}
+
+static int off_commit(struct pool *p)
+{
+	return thin_commit(p->md);
+}
+
+static int off_abort(struct pool *p)
+{
+	return thin_abort(p->md);
+}
+
+static int off_settle(struct pool *p, uint64_t tid, struct vg *undo, int err)
+{
+	int u = thin_abort(p->md);
+
+	(void)tid;
+	if (!u)
+		u = pool_commit_vg(p, undo);
+	else
+		vg_free(undo);
+	if (u)
+		log_error("pool %s: could not undo the VG metadata of the failed change; the next "
+			  "command completes or reports it", p->name);
+	return err;
+}
+
+static int off_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+		       uint64_t *du, uint64_t *dt)
+{
+	st->needs_check = thin_needs_check(p->md);
+	return thin_usage(p->md, mu, mt, du, dt);
+}
+
+int pool_md_walk(void *arg, const struct thin_ir_visitor *v)
+{
+	return thin_walk(arg, 0, v);
+}
+
+static int off_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		     size_t *n)
+{
+	return pool_usage_walk(pool_md_walk, p->md, nr_data_blocks, u, n);
+}
+
+const struct pool_backend pool_backend_offline = {
+	.live = 0,
+	.create = off_create,
+	.snap = off_snap,
+	.delete_thin = off_delete,
+	.set_tid = off_set_tid,
+	.commit = off_commit,
+	.abort = off_abort,
+	.settle = off_settle,
+	.reconcile = pool_reconcile,
+	.figures = off_figures,
+	.usage = off_usage,
+};

@@ -1,0 +1,50 @@
+/* pool_ops.c - the thin-device operations of a change, on whichever side
+ * owns the thin metadata: P->be, the offline engine (uncommitted until
+ * the caller commits) or the kernel's pool (pool_backend.c decides).
+ * Returns 0 or -errno; volume.c and the transaction replay (pool_txn.c)
+ * call them. Also the one refusal of an offline-only operation. */
+#include "lib/pool/core/core.h"
+
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+
+#include <errno.h>
+
+int pool_op_create(struct pool *p, uint32_t dev_id)
+{
+	return p->be->create(p, dev_id);
+}
+
+int pool_op_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *o)
+{
+	return p->be->snap(p, dev_id, o);
+}
+
+int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol)
+{
+	return p->be->delete_thin(p, dev_id, vol);
+}
+
+int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)
+{
+	return p->be->set_tid(p, old_id, new_id);
+}
+
+int pool_op_vol_deactivate(struct pool *p, const char *vol)
+{
+	int r = tp_dm_vol_deactivate(p->name, vol);
+
+	if (r == -EBUSY)
+		log_error("pool %s: volume %s is in use (mounted or open); close it first",
+			  p->name, vol);
+	return r == -ENXIO ? 0 : r;
+}
+
+int pool_refuse_live(const struct pool *p, const char *what)
+{
+	if (!p->be->live)
+		return 0;
+	log_error("pool %s is active in the kernel: %s needs it offline; deactivate it first "
+		  "('tpdeactivate %s'); nothing was changed", p->name, what, p->name);
+	return -EBUSY;
+}

@@ -1,0 +1,176 @@
+/* host.h - what this host keeps about its pools, outside the pool devices
+ * (lib/pool internals; not for tools): the devices file and the VG
+ * metadata backups, both under the config dir (lib/base/paths.h:
+ * $TPTOOLS_DIR or /etc/tptools). The on-disk VG format itself is
+ * metadata/vg's. Functions return 0 or -errno.
+ *
+ * The devices file, <config dir>/devices (like LVM's system.devices):
+ * where each pool's devices were last seen (host_devices.c).
+ *
+ * Format: '#' comments and blank lines are ignored; every other line is
+ *   POOL ROLE PV_UUID PATH
+ * separated by single spaces, PATH running to the end of the line (it may
+ * contain spaces, not newlines). One line per pool device; PV_UUID is
+ * unique in the file. Lines that do not parse are kept verbatim on
+ * rewrite and reported once as a warning, so a hand edit never loses data.
+ *
+ * Every change takes the "#devices" lock (lock.h; '#' cannot occur in a
+ * pool name, so it never collides with a pool lock) exclusively, rereads
+ * the file, and rewrites it atomically (temp + fsync + rename). Lookups
+ * take it shared. The file is a cache: a lost entry is found again by
+ * reading labels (vg_label_probe_path).
+ *
+ * The backups, like LVM's /etc/lvm/archive: a copy of every VG commit in
+ * <config dir>/backup/<pool>/<seqno>.vg (host_backup.c). Written
+ * atomically (temp file in the same directory, fsync, rename, fsync of
+ * the directory); the newest POOL_BACKUP_KEEP files of a pool are kept,
+ * older ones pruned. File names are the seqno in decimal, zero-padded to
+ * 20 digits so they sort.
+ *
+ * The damaged thin-metadata copies (host_spare.c): a repair writes into
+ * the spare area, which holds the copy the previous repair set aside.
+ * Before it is overwritten, its content goes to
+ * <config dir>/backup/<pool>/spare-<seqno>-<UTC time>.img (a sparse
+ * file the size of the area; seqno = the VG's before the repair); the
+ * newest POOL_SPARE_KEEP are kept. */
+#ifndef TP_POOL_HOST_H
+#define TP_POOL_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "lib/dev/stack.h"
+#include "metadata/vg/label.h"
+#include "metadata/vg/uuid.h"
+#include "metadata/vg/vg.h"
+
+/* ---- the devices file ---- */
+
+struct pool_devices_entry {
+	char pool[VG_NAME_MAX + 1];
+	enum vg_role role;
+	char pv_uuid[VG_UUID_LEN + 1];
+	char path[VG_PATH_MAX + 1];
+};
+
+/* The file's path (caller frees) or NULL on ENOMEM. */
+char *pool_devices_path(void);
+
+/* Add E, replacing an entry with the same pv_uuid. -EINVAL for a bad
+ * name, uuid or path (empty, or containing a newline). */
+int pool_devices_add(const struct pool_devices_entry *e) TP_MUST_CHECK;
+
+/* Remove every entry of POOL: 0 (also when there were none). */
+int pool_devices_remove_pool(const char *pool) TP_MUST_CHECK;
+
+/* All entries (file order) into a malloc'd *ENTRIES (caller frees), *N.
+ * A missing file is 0 with *N = 0. */
+int pool_devices_list(struct pool_devices_entry **entries, size_t *n) TP_MUST_CHECK;
+
+/* Entries of POOL into OUT (up to MAX, in file order); returns the count
+ * found (may exceed MAX) or -errno. */
+int pool_devices_lookup_pool(const char *pool, struct pool_devices_entry *out,
+			     size_t max) TP_MUST_CHECK;
+/* The entry of PV_UUID into *OUT: 0 or -ENOENT. */
+int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out) TP_MUST_CHECK;
+
+/* ---- VG metadata backups ---- */
+
+#define POOL_BACKUP_KEEP 50u
+
+/* Write TEXT as the backup of POOL's commit SEQNO and prune to KEEP
+ * (0 = POOL_BACKUP_KEEP). -EINVAL for a bad pool name. */
+int pool_backup_write(const char *pool, uint64_t seqno, const char *text, size_t len,
+		      unsigned keep) TP_MUST_CHECK;
+
+/* Back up VG as just committed (vg->seqno is the commit's): its text as
+ * vg_export writes it. A failure is a warning (logged), never an error:
+ * the commit stands. */
+void pool_backup_commit(const struct vg *vg);
+
+/* The backup directory of POOL (caller frees) or NULL on ENOMEM. */
+char *pool_backup_dir(const char *pool);
+
+/* Seqnos of POOL's backups, ascending, into a malloc'd *SEQNOS (caller
+ * frees), *N entries. No directory is 0 with *N = 0. */
+int pool_backup_list(const char *pool, uint64_t **seqnos, size_t *n) TP_MUST_CHECK;
+
+/* Load backup SEQNO of POOL (0 = the newest) into a malloc'd
+ * NUL-terminated *TEXT; *GOT_SEQNO (may be NULL) says which. -ENOENT if
+ * none. */
+int pool_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
+		     uint64_t *got_seqno) TP_MUST_CHECK;
+
+/* Path of backup SEQNO of POOL (0 = the newest; NULL when there is none,
+ * or on ENOMEM); caller frees. */
+char *pool_backup_path(const char *pool, uint64_t seqno);
+
+/* Load any backup file (tprepair --restorefile) into a malloc'd
+ * NUL-terminated *TEXT: 0 or -errno; -EINVAL, at once, for a path that is
+ * not a regular file (a FIFO is never waited on). */
+int pool_backup_read_file(const char *file, char **text, size_t *len) TP_MUST_CHECK;
+
+/* Delete all but the newest KEEP backups of POOL. */
+int pool_backup_prune(const char *pool, unsigned keep) TP_MUST_CHECK;
+
+/* ---- damaged thin-metadata copies ---- */
+
+#define POOL_SPARE_KEEP 3u
+
+struct io_engine;
+
+/* Copy AREA (the spare about to be overwritten) to a file as above. An
+ * area of zeroes (never used) is not copied: 0 with *SAVED NULL. Else 0
+ * with the file's path in *SAVED (caller frees), or -errno (logged): the
+ * caller must then not overwrite the area. */
+int pool_spare_save(const char *pool, uint64_t seqno, struct io_engine *area, char **saved)
+	TP_MUST_CHECK;
+
+/* ---- pool_find.c: where the devices are ---- */
+
+/* Read-only probe of PATH's label into *L (0 = ours, -ENOENT = not a
+ * tptools device, -errno). */
+int pool_read_label(const char *path, struct vg_label *l) TP_MUST_CHECK;
+
+/* Add (or update) the devices-file entry of one pool device; a failure is
+ * a warning (the file is a cache). */
+void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid,
+			const char *path);
+
+/* Find the pool's devices: the devices file, else a label scan of block
+ * devices, taking only the top of a stack (components are passed by with
+ * one line). Fills PATHS[role] (malloc'd); a device seen only on
+ * components (an md array not running) is -ENOENT with the array named. */
+int pool_find_devices(const char *name, char *paths[VG_NR_ROLES]) TP_MUST_CHECK;
+
+/* Copies of PATHS (other block devices whose label carries the same
+ * device uuid, like LVM's duplicate PVs), found by a label scan; a
+ * component of another device (pool_stack.c: an md member, a multipath
+ * path, a device under a dm map) is not a copy. None: 0.
+ * Some: REFUSE -EBUSY with an error naming every pair and --devices as
+ * the way to pick, else a warning and 0. */
+int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int refuse)
+	TP_MUST_CHECK;
+
+/* Are A and B the same file or block device? */
+int pool_same_device(const char *a, const char *b);
+
+/* ---- pool_stack.c: only the top of a stack is a pool device ---- */
+
+/* lib/dev's stack check of PATH (carrying a label of pool POOL_UUID, may
+ * be NULL), with our label as the partition-disk answer: 0 the top of its
+ * stack, 1 a component (*V says of what), -errno. */
+int pool_stack_check(const char *path, const char *pool_uuid, struct tp_stack_verdict *v)
+	TP_MUST_CHECK;
+/* The one line a component gets when it is passed by: "skipping PATH:
+ * WHAT; the pool is on TOP". */
+void pool_stack_skip_line(const char *path, const struct tp_stack_verdict *v);
+/* "WHAT; the pool is on TOP" into BUF. */
+void pool_stack_describe(const struct tp_stack_verdict *v, char *buf, size_t len);
+/* --devices: PATH a component is refused (-EBUSY, logged naming what
+ * stacks it and what to do) unless ALLOW (a warning, 1). 0 for the top of
+ * a stack; -errno when PATH cannot be probed. */
+int pool_stack_refuse(const char *path, const char *pool_uuid, int allow) TP_MUST_CHECK;
+
+#endif

@@ -1,0 +1,356 @@
+/* host_devices.c - the devices file. See host.h. */
+#include "lib/pool/host/host.h"
+
+#include "lib/base/lock.h"
+#include "lib/base/log.h"
+#include "lib/base/paths.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEVICES_LOCK "#devices"
+#define DEVICES_HEADER "# tptools devices file: POOL ROLE PV_UUID PATH (one line per pool device)\n"
+
+/* One line of the file: a parsed entry, or a line kept verbatim. */
+struct line {
+	int parsed;
+	struct pool_devices_entry e;
+	char *raw;
+};
+
+struct file {
+	struct line *lines;
+	size_t n, alloc;
+};
+
+char *pool_devices_path(void)
+{
+	return tp_path_join(tp_config_dir(), "devices");
+}
+
+static void file_free(struct file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->lines[i].raw);
+	free(f->lines);
+	memset(f, 0, sizeof(*f));
+}
+
+static struct line *file_add(struct file *f)
+{
+	if (f->n == f->alloc) {
+		size_t a = f->alloc ? 2 * f->alloc : 16;
+		struct line *p = realloc(f->lines, a * sizeof(*p));
+		if (!p)
+			return NULL;
+		f->lines = p;
+		f->alloc = a;
+	}
+	memset(&f->lines[f->n], 0, sizeof(f->lines[0]));
+	return &f->lines[f->n++];
+}
+
+static int entry_valid(const struct pool_devices_entry *e)
+{
+	return vg_name_valid(e->pool, NULL) && vg_role_name(e->role) && vg_uuid_valid(e->pv_uuid) &&
+	       e->path[0] && !strchr(e->path, '\n') && strlen(e->path) <= VG_PATH_MAX;
+}
+
+/* "POOL ROLE UUID PATH" -> E; 0 or -1. */
+static int parse_line(const char *s, struct pool_devices_entry *e)
+{
+	const char *p = s, *sp;
+	char role[8];
+	size_t n;
+
+	memset(e, 0, sizeof(*e));
+	sp = strchr(p, ' ');
+	if (!sp || (n = (size_t)(sp - p)) > VG_NAME_MAX)
+		return -1;
+	memcpy(e->pool, p, n);
+	p = sp + 1;
+	sp = strchr(p, ' ');
+	if (!sp || (n = (size_t)(sp - p)) >= sizeof(role))
+		return -1;
+	memcpy(role, p, n);
+	role[n] = '\0';
+	if (vg_role_parse(role, &e->role))
+		return -1;
+	p = sp + 1;
+	sp = strchr(p, ' ');
+	if (!sp || (size_t)(sp - p) != VG_UUID_LEN)
+		return -1;
+	memcpy(e->pv_uuid, p, VG_UUID_LEN);
+	p = sp + 1;
+	if (strlen(p) > VG_PATH_MAX)
+		return -1;
+	strcpy(e->path, p);
+	return entry_valid(e) ? 0 : -1;
+}
+
+static int file_read(struct file *f)
+{
+	char *path = pool_devices_path(), *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *fp;
+	int r = 0, warned = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (!path)
+		return -ENOMEM;
+	fp = fopen(path, "re");
+	if (!fp) {
+		r = errno == ENOENT ? 0 : -errno;
+		if (r)
+			log_error("cannot read the devices file %s: %s", path, strerror(-r));
+		free(path);
+		return r;
+	}
+	while ((len = getline(&buf, &cap, fp)) >= 0) {
+		struct line *l;
+		if (len && buf[len - 1] == '\n')
+			buf[--len] = '\0';
+		if (!len || buf[0] == '#')
+			continue;
+		l = file_add(f);
+		if (!l) {
+			r = -ENOMEM;
+			break;
+		}
+		if (!parse_line(buf, &l->e)) {
+			l->parsed = 1;
+			continue;
+		}
+		if (!warned++)
+			log_warn("%s: ignoring a line that is not 'POOL ROLE PV_UUID PATH': %.80s",
+				 path, buf);
+		l->raw = strdup(buf);
+		if (!l->raw) {
+			f->n--;
+			r = -ENOMEM;
+			break;
+		}
+	}
+	if (!r && ferror(fp))
+		r = -EIO;
+	fclose(fp);
+	free(buf);
+	free(path);
+	if (r)
+		file_free(f);
+	return r;
+}
+
+static int file_write(const struct file *f)
+{
+	char *path = pool_devices_path(), *tmp = NULL;
+	FILE *fp = NULL;
+	size_t i;
+	int r = 0, fd;
+
+	if (!path)
+		return -ENOMEM;
+	tmp = tp_path_join(tp_config_dir(), ".devices.tmp");
+	if (!tmp) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = tp_mkdir_p(tp_config_dir());
+	if (r)
+		goto out;
+	fp = fopen(tmp, "we");
+	if (!fp) {
+		r = -errno;
+		goto out;
+	}
+	fputs(DEVICES_HEADER, fp);
+	for (i = 0; i < f->n; i++) {
+		const struct line *l = &f->lines[i];
+		if (l->parsed)
+			fprintf(fp, "%s %s %s %s\n", l->e.pool, vg_role_name(l->e.role),
+				l->e.pv_uuid, l->e.path);
+		else
+			fprintf(fp, "%s\n", l->raw);
+	}
+	if (fflush(fp) || fsync(fileno(fp)))
+		r = -errno;
+	if (fclose(fp) && !r)
+		r = -errno;
+	if (!r && rename(tmp, path))
+		r = -errno;
+	if (r) {
+		unlink(tmp);
+		goto out;
+	}
+	fd = open(tp_config_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (fsync(fd))
+			r = -errno;
+		close(fd);
+	}
+out:
+	if (r)
+		log_error("cannot write the devices file %s: %s", path, strerror(-r));
+	free(tmp);
+	free(path);
+	return r;
+}
+
+/* Lock, read, let EDIT change the file, write if it says so. */
+static int modify(int (*edit)(struct file *f, const void *arg), const void *arg)
+{
+	struct tp_lock *lk;
+	struct file f;
+	int r;
+
+	r = tp_lock_acquire(DEVICES_LOCK, TP_LOCK_EXCL, &lk);
+	if (r) {
+		log_error("cannot lock the devices file: %s", strerror(-r));
+		return r;
+	}
+	r = file_read(&f);
+	if (!r) {
+		r = edit(&f, arg);
+		if (r > 0)
+			r = file_write(&f);
+		file_free(&f);
+	}
+	tp_lock_release(lk);
+	return r;
+}
+
+static int edit_add(struct file *f, const void *arg)
+{
+	const struct pool_devices_entry *e = arg;
+	struct line *l = NULL;
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->lines[i].parsed && !strcmp(f->lines[i].e.pv_uuid, e->pv_uuid))
+			l = &f->lines[i];
+	if (!l && !(l = file_add(f)))
+		return -ENOMEM;
+	l->parsed = 1;
+	l->e = *e;
+	return 1;
+}
+
+int pool_devices_add(const struct pool_devices_entry *e)
+{
+	if (!entry_valid(e)) {
+		log_error("devices file: bad entry for pool '%.64s' (name, uuid or path)", e->pool);
+		return -EINVAL;
+	}
+	return modify(edit_add, e);
+}
+
+/* Drop the entries of pool ARG; returns 1 (rewrite) if any went. */
+static int edit_remove_pool(struct file *f, const void *arg)
+{
+	size_t i, o = 0;
+	int any = 0;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->lines[i].parsed && !strcmp(f->lines[i].e.pool, arg)) {
+			any = 1;
+			continue;
+		}
+		f->lines[o++] = f->lines[i];
+	}
+	f->n = o;
+	return any;
+}
+
+int pool_devices_remove_pool(const char *pool)
+{
+	return modify(edit_remove_pool, pool);
+}
+
+/* Read under a shared lock. */
+static int read_locked(struct file *f)
+{
+	struct tp_lock *lk;
+	int r;
+
+	r = tp_lock_acquire(DEVICES_LOCK, TP_LOCK_SHARED, &lk);
+	if (r) {
+		log_error("cannot lock the devices file: %s", strerror(-r));
+		return r;
+	}
+	r = file_read(f);
+	tp_lock_release(lk);
+	return r;
+}
+
+int pool_devices_list(struct pool_devices_entry **entries, size_t *n)
+{
+	struct file f;
+	size_t i, o = 0;
+	int r;
+
+	*entries = NULL;
+	*n = 0;
+	r = read_locked(&f);
+	if (r)
+		return r;
+	if (f.n) {
+		*entries = malloc(f.n * sizeof(**entries));
+		if (!*entries) {
+			file_free(&f);
+			return -ENOMEM;
+		}
+		for (i = 0; i < f.n; i++)
+			if (f.lines[i].parsed)
+				(*entries)[o++] = f.lines[i].e;
+	}
+	*n = o;
+	file_free(&f);
+	return 0;
+}
+
+int pool_devices_lookup_pool(const char *pool, struct pool_devices_entry *out, size_t max)
+{
+	struct pool_devices_entry *all;
+	size_t n, i;
+	int r, found = 0;
+
+	r = pool_devices_list(&all, &n);
+	if (r)
+		return r;
+	for (i = 0; i < n; i++) {
+		if (strcmp(all[i].pool, pool))
+			continue;
+		if ((size_t)found < max)
+			out[found] = all[i];
+		found++;
+	}
+	free(all);
+	return found;
+}
+
+int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out)
+{
+	struct pool_devices_entry *all;
+	size_t n, i;
+	int r = pool_devices_list(&all, &n);
+
+	if (r)
+		return r;
+	r = -ENOENT;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(all[i].pv_uuid, pv_uuid)) {
+			*out = all[i];
+			r = 0;
+			break;
+		}
+	}
+	free(all);
+	return r;
+}

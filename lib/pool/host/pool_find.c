@@ -1,0 +1,410 @@
+/* pool_find.c - where a pool's devices are: --devices, the devices file,
+ * or a label scan of every block device (libudev via lib/dev/scan.h); and
+ * the copies of them (duplicates) the scan finds. Only the top of a stack
+ * is taken (pool_stack.c): a component (an md member showing the array's
+ * label, a multipath path) is passed by with one line, and a pool seen
+ * only on components waits for its array. */
+#include "lib/pool/host/host.h"
+#include "lib/pool/pool.h"
+
+#include "lib/base/log.h"
+#include "lib/dev/scan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int pool_read_label(const char *path, struct vg_label *l)
+{
+	int r = vg_label_probe_path(path, l);
+
+	if (r == VG_LABEL_FOUND)
+		return 0;
+	if (r == VG_LABEL_NONE)
+		return -ENOENT;
+	return r;
+}
+
+int pool_same_device(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return 0;
+	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
+		return sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A component seen where a pool device was looked for (the label scan or
+ * a devices-file entry): passed by with one line, and named when the
+ * pool's device is missing (waiting for its array). */
+struct component {
+	enum vg_role role;
+	char path[VG_PATH_MAX + 1];
+	struct tp_stack_verdict v;
+};
+
+/* What locate() learnt besides the paths. */
+struct located {
+	int listed;				/* entries the devices file had */
+	int stale;				/* one no longer pointed at its device */
+	int scanned;				/* the label scan was needed */
+	char damaged[VG_NR_ROLES][VG_PATH_MAX + 1];	/* listed, label damaged */
+	char listed_path[VG_NR_ROLES][VG_PATH_MAX + 1];	/* what the devices file says */
+	unsigned nr_comp;
+	struct component comp[8];
+};
+
+/* Is PATH, carrying label L, a component of another device? Then note it
+ * in AT and say so, once per path: 1. The top of its stack: 0. */
+static int component(struct located *at, const char *path, const struct vg_label *l)
+{
+	struct component *c;
+	struct tp_stack_verdict v;
+	int r = pool_stack_check(path, l->pool_uuid, &v);
+
+	if (r <= 0)
+		return 0;	/* a probe error: the open that follows says */
+	for (unsigned i = 0; i < at->nr_comp; i++)
+		if (!strcmp(at->comp[i].path, path))
+			return 1;
+	pool_stack_skip_line(path, &v);
+	if (at->nr_comp < TP_ARRAY_SIZE(at->comp)) {
+		c = &at->comp[at->nr_comp++];
+		c->role = l->role;
+		snprintf(c->path, sizeof(c->path), "%s", path);
+		c->v = v;
+	}
+	return 1;
+}
+
+/* Does the devices-file entry E still point at its device, the top of its
+ * stack? 1 yes, 0 no, or the -errno of a label that is there but cannot be
+ * read (damaged: logged by the probe). */
+static int entry_current(const struct pool_devices_entry *e, struct located *at)
+{
+	struct vg_label l;
+	int r = pool_read_label(e->path, &l);
+
+	if (r)
+		return r == -ENOENT ? 0 : r;
+	if (strcmp(l.pv_uuid, e->pv_uuid) || strcmp(l.pool_name, e->pool) || l.role != e->role)
+		return 0;
+	return !component(at, e->path, &l);
+}
+
+/* Look at every block device's label for pool NAME; components are
+ * passed by (noted in AT). */
+static int scan_labels(const char *name, char *paths[VG_NR_ROLES], struct located *at)
+{
+	struct tp_dev_list list;
+	char uuid[VG_UUID_LEN + 1] = "";
+	unsigned i;
+	int r = tp_dev_scan("TPTOOLS-", &list);
+
+	if (r) {
+		log_debug(TP_DBG_POOL, "block device scan failed: %d", r);
+		return 0;
+	}
+	for (i = 0; i < list.count && !r; i++) {
+		const char *path = list.dev[i].path;
+		struct vg_label l;
+
+		if (pool_read_label(path, &l) || strcmp(l.pool_name, name) ||
+		    component(at, path, &l))
+			continue;
+		if (uuid[0] && strcmp(uuid, l.pool_uuid)) {
+			log_error("two different pools named %s were found (%s is one); name the "
+				  "devices with --devices DATA,META", name, path);
+			r = -EEXIST;
+			break;
+		}
+		strcpy(uuid, l.pool_uuid);
+		if (!paths[l.role] && !(paths[l.role] = strdup(path)))
+			r = -ENOMEM;
+	}
+	tp_dev_list_free(&list);
+	return r;
+}
+
+void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid,
+			const char *path)
+{
+	struct pool_devices_entry e;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.pool, sizeof(e.pool), "%s", pool);
+	e.role = role;
+	snprintf(e.pv_uuid, sizeof(e.pv_uuid), "%s", pv_uuid);
+	snprintf(e.path, sizeof(e.path), "%s", path);
+	if (pool_devices_add(&e)) {
+		char *file = pool_devices_path();
+		log_warn("pool %s: could not record %s in the devices file %s; name the devices "
+			 "with --devices", pool, path, file ? file : "");
+		free(file);
+	}
+}
+
+static void record(const char *name, enum vg_role role, const char *path)
+{
+	struct vg_label l;
+
+	if (!pool_read_label(path, &l))
+		pool_record_device(name, role, l.pv_uuid, path);
+}
+
+/* PATHS of pool NAME from the devices file, completed by a label scan when
+ * an entry is missing or stale; either may stay NULL. 0, or -errno with
+ * PATHS freed. */
+static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at)
+{
+	struct pool_devices_entry ent[8];
+	int n, i, r;
+
+	paths[0] = paths[1] = NULL;
+	memset(at, 0, sizeof(*at));
+	n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
+	if (n < 0)
+		return n;
+	at->listed = n;
+	for (i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
+		snprintf(at->listed_path[ent[i].role], sizeof(at->listed_path[0]), "%s",
+			 ent[i].path);
+		r = entry_current(&ent[i], at);
+		if (r <= 0) {
+			at->stale = 1;
+			if (r < 0)
+				snprintf(at->damaged[ent[i].role], sizeof(at->damaged[0]), "%s",
+					 ent[i].path);
+			continue;
+		}
+		if (!paths[ent[i].role])
+			paths[ent[i].role] = strdup(ent[i].path);
+	}
+	if (paths[VG_ROLE_DATA] && paths[VG_ROLE_META])
+		return 0;
+	/* Lost or stale entries: look at every block device's label. */
+	at->scanned = 1;
+	r = scan_labels(name, paths, at);
+	if (r) {
+		free(paths[0]);
+		free(paths[1]);
+		paths[0] = paths[1] = NULL;
+	}
+	return r;
+}
+
+int pool_devices_present(const char *name)
+{
+	char *paths[VG_NR_ROLES];
+	struct located at;
+	int r = locate(name, paths, &at);
+
+	if (r)
+		return r;
+	r = paths[VG_ROLE_DATA] && paths[VG_ROLE_META];
+	free(paths[0]);
+	free(paths[1]);
+	return r;
+}
+
+/* A device the devices file lists for NAME whose label (same device uuid)
+ * now names another pool: an interrupted tprename. That name into OTHER
+ * (1), or 0. */
+static int renamed_to(const char *name, char other[VG_NAME_MAX + 1])
+{
+	struct pool_devices_entry e[VG_NR_ROLES];
+	struct vg_label l;
+	int n = pool_devices_lookup_pool(name, e, VG_NR_ROLES);
+
+	for (int i = 0; i < n && i < VG_NR_ROLES; i++) {
+		if (!pool_read_label(e[i].path, &l) && !strcmp(l.pv_uuid, e[i].pv_uuid) &&
+		    strcmp(l.pool_name, name)) {
+			snprintf(other, VG_NAME_MAX + 1, "%s", l.pool_name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Where the array of an md component C would appear: the devices file's
+ * path for its role when there is one, else /dev/md/NAME. */
+static void array_path(const struct located *at, const struct component *c, char *buf,
+		       size_t len)
+{
+	const char *colon = strchr(c->v.md_name, ':');
+
+	if (c->v.top[0])
+		snprintf(buf, len, "%s", c->v.top);
+	else if (at->listed_path[c->role][0] && strcmp(at->listed_path[c->role], c->path))
+		snprintf(buf, len, "%s", at->listed_path[c->role]);
+	else if (c->v.md_name[0])
+		snprintf(buf, len, "/dev/md/%s", colon ? colon + 1 : c->v.md_name);
+	else
+		snprintf(buf, len, "/dev/mdN");
+}
+
+/* The pool's LOST device is missing but components of it were seen: the
+ * pool waits for its array (or other top device). Logged: 1; else 0. */
+static int waiting_for(const char *name, const struct located *at, enum vg_role lost)
+{
+	const struct component *first = NULL;
+	char members[512] = "", top[VG_PATH_MAX + 1];
+	const char *role = lost == VG_ROLE_DATA ? "data" : "metadata";
+
+	for (unsigned i = 0; i < at->nr_comp; i++) {
+		const struct component *c = &at->comp[i];
+		size_t used = strlen(members);
+
+		if (c->role != lost)
+			continue;
+		if (!first)
+			first = c;
+		snprintf(members + used, sizeof(members) - used, "%s%s", used ? " " : "", c->path);
+	}
+	if (!first)
+		return 0;
+	if (first->v.kind == TP_STACK_MD) {
+		const struct tp_stack_verdict *v = &first->v;
+		char ids[160] = "", how[VG_PATH_MAX + 600];
+
+		array_path(at, first, top, sizeof(top));
+		if (v->md_name[0] || v->md_uuid[0])
+			snprintf(ids, sizeof(ids), " (%s%s%s%s%s)", v->md_name[0] ? "name " : "",
+				 v->md_name, v->md_name[0] && v->md_uuid[0] ? ", " : "",
+				 v->md_uuid[0] ? "uuid " : "", v->md_uuid);
+		/* assembled but not started (incremental assembly waiting for
+		 * its other members), or not assembled at all */
+		if (v->top[0])
+			snprintf(how, sizeof(how), "is assembled but not running: start it with "
+				 "'mdadm --run %s' once its members are there", top);
+		else
+			snprintf(how, sizeof(how), "is not assembled: start it with 'mdadm "
+				 "--assemble --scan' (a degraded array: 'mdadm --assemble --run %s "
+				 "%s')", top, members);
+		log_error("pool %s: waiting for its %s device, md array %s%s: its members (%s) "
+			  "are not pool devices, and the array %s; then run the command again",
+			  name, role, top, ids, members, how);
+		return 1;
+	}
+	log_error("pool %s: its %s device was found only on %s, which is %s: not a pool device. "
+		  "Bring up %s (or name the devices with --devices DATA,META), then run the "
+		  "command again", name, role, members, first->v.what,
+		  first->v.top[0] ? first->v.top : "the device built on it");
+	return 1;
+}
+
+/* Does a missing device of PATHS wait for the top of its stack? Logged: 1. */
+static int waiting(const char *name, const struct located *at, char *const paths[VG_NR_ROLES])
+{
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		if (!paths[i] && waiting_for(name, at, (enum vg_role)i))
+			return 1;
+	return 0;
+}
+
+/* Why pool NAME's LOST device was not found (no component of it seen). */
+static void say_missing(const char *name, const struct located *at, enum vg_role lost)
+{
+	char other[VG_NAME_MAX + 1];
+	char *file = pool_devices_path();
+
+	if (at->damaged[lost][0])
+		log_error("pool %s: the label of its %s device %s is damaged (above) and no "
+			  "other device carries it; 'tprepair %s' rewrites it from the other "
+			  "device's copy", name, lost == VG_ROLE_DATA ? "data" : "metadata",
+			  at->damaged[lost], name);
+	else if ((at->listed > 0 || at->stale) && renamed_to(name, other))
+		log_error("pool %s: the devices file lists a device for it whose label "
+			  "belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
+			  "run it again to finish)", name, other, name, name, other);
+	else if (at->listed > 0 || at->stale)
+		log_error("pool %s: its %s device was not found (the devices file %s lists "
+			  "it, and no block device carries its label); attach it, name the "
+			  "devices with --devices DATA,META, or forget the pool with "
+			  "'tpremove --force %s'",
+			  name, lost == VG_ROLE_DATA ? "data" : "metadata", file ? file : "", name);
+	else
+		log_error("pool %s not found: no such pool in the devices file and no "
+			  "block device carries its label; 'tpstatus' lists the known pools, "
+			  "--devices DATA,META names image files",
+			  name);
+	free(file);
+}
+
+int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
+{
+	struct located at;
+	int i, r = locate(name, paths, &at);
+
+	if (r)
+		return r;
+	if (!at.scanned)
+		return 0;
+	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
+		if (!waiting(name, &at, paths))
+			say_missing(name, &at, paths[VG_ROLE_DATA] ? VG_ROLE_META : VG_ROLE_DATA);
+		free(paths[0]);
+		free(paths[1]);
+		paths[0] = paths[1] = NULL;
+		return -ENOENT;
+	}
+	log_warn("pool %s: devices file entry was missing or stale; found %s and %s by their "
+		 "labels and recorded them", name, paths[VG_ROLE_DATA], paths[VG_ROLE_META]);
+	for (i = 0; i < VG_NR_ROLES; i++)
+		record(name, (enum vg_role)i, paths[i]);
+	return 0;
+}
+
+/* Append "; PATH and COPY (the ROLE device, device uuid UUID)" to BUF. */
+static void add_duplicate(char *buf, size_t len, const char *path, const char *copy,
+			  const struct vg_label *l)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, len - used, "%s%s and %s (both carry the %s device uuid %s)",
+		 used ? "; " : "", path, copy, vg_role_name(l->role), l->pv_uuid);
+}
+
+int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int refuse)
+{
+	struct vg_label mine[VG_NR_ROLES];
+	struct tp_dev_list list;
+	char found[1024] = "";
+	int have[VG_NR_ROLES];
+
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		have[i] = paths[i] && !pool_read_label(paths[i], &mine[i]);
+	if ((!have[0] && !have[1]) || tp_dev_scan("TPTOOLS-", &list))
+		return 0;	/* nothing to compare, or no scan here: nothing found */
+	for (unsigned k = 0; k < list.count; k++) {
+		const char *dev = list.dev[k].path;
+		struct vg_label l;
+
+		struct tp_stack_verdict v;
+
+		if (pool_read_label(dev, &l) || pool_stack_check(dev, l.pool_uuid, &v))
+			continue;
+		for (int i = 0; i < VG_NR_ROLES; i++)
+			if (have[i] && !strcmp(l.pv_uuid, mine[i].pv_uuid) &&
+			    !pool_same_device(dev, paths[i]))
+				add_duplicate(found, sizeof(found), paths[i], dev, &l);
+	}
+	tp_dev_list_free(&list);
+	if (!found[0])
+		return 0;
+	if (refuse) {
+		log_error("pool %s: duplicate devices: %s. They are copies (dd clones, LUN "
+			  "snapshots): tptools will not change a pool whose devices are "
+			  "duplicated. Pick the ones to use with --devices DATA,META, or detach "
+			  "or wipe the copies", name, found);
+		return -EBUSY;
+	}
+	log_warn("pool %s: duplicate devices: %s. Using %s and %s; pick with --devices "
+		 "DATA,META, or detach or wipe the copies", name, found, paths[VG_ROLE_DATA],
+		 paths[VG_ROLE_META]);
+	return 0;
+}

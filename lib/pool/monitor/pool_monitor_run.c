@@ -1,0 +1,318 @@
+/* pool_monitor_run.c - tpmonitor's work on the kernel's pools (monitor.h):
+ * which pools are ours and active (our dm uuids only: a thin-pool another
+ * program made is never listed, so never touched), one look at a pool
+ * and the actions pool_monitor_decide asks for, and the pool's event
+ * counter for the daemon's waits.
+ *
+ * A look opens the pool read-only (shared lock: commands go on), reads
+ * the kernel's status without a metadata commit, and closes it; an action
+ * reopens it for writing (exclusive lock) and checks again that it is the
+ * same active pool (its uuid) before it changes anything. */
+#include "lib/pool/monitor.h"
+#include "lib/pool/core/core.h"
+
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the list ---- */
+
+struct list_ctx {
+	struct pool_monitor_pool *v;
+	unsigned n, alloc;
+};
+
+/* "<pool>-tpool" with '-' doubled inside the pool name (kernel/dm.h) back
+ * to the pool name: 0, or -EINVAL when NAME is not of that form. */
+static int pool_of_dm_name(const char *name, char *out, size_t len)
+{
+	static const char suffix[] = "-tpool";
+	size_t n = strlen(name), o = 0;
+
+	if (n <= sizeof(suffix) - 1 || strcmp(name + n - (sizeof(suffix) - 1), suffix))
+		return -EINVAL;
+	n -= sizeof(suffix) - 1;
+	for (size_t i = 0; i < n; i++) {
+		if (name[i] == '-' && (i + 1 >= n || name[++i] != '-'))
+			return -EINVAL;
+		if (o + 1 >= len)
+			return -EINVAL;
+		out[o++] = name[i];
+	}
+	out[o] = '\0';
+	return o ? 0 : -EINVAL;
+}
+
+static int list_one(const char *name, const char *uuid, void *arg)
+{
+	struct list_ctx *c = arg;
+	struct pool_monitor_pool pl;
+	enum tp_dm_role role;
+	uint32_t id;
+
+	if (tp_dm_uuid_parse(uuid, pl.uuid, sizeof(pl.uuid), &role, &id) ||
+	    role != TP_DM_ROLE_POOL || pool_of_dm_name(name, pl.name, sizeof(pl.name)))
+		return 0;
+	if (c->n == c->alloc) {
+		unsigned a = c->alloc ? c->alloc * 2 : 8;
+		struct pool_monitor_pool *v = realloc(c->v, a * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->alloc = a;
+	}
+	c->v[c->n++] = pl;
+	return 0;
+}
+
+int pool_monitor_list(struct pool_monitor_pool **out, unsigned *n)
+{
+	struct list_ctx c = { NULL, 0, 0 };
+	int r = tp_dm_list(TP_DM_UUID_PREFIX, list_one, &c);
+
+	if (r) {
+		free(c.v);
+		return r;
+	}
+	*out = c.v;
+	*n = c.n;
+	return 0;
+}
+
+/* ---- events ---- */
+
+static int pool_dm(const struct pool_monitor_pool *pl, char *buf, size_t len)
+{
+	return tp_dm_name(buf, len, pl->name, TP_DM_ROLE_POOL, NULL);
+}
+
+int pool_monitor_event_nr(const struct pool_monitor_pool *pl, uint32_t *nr)
+{
+	char name[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
+	int r = pool_dm(pl, name, sizeof(name));
+
+	if (!r)
+		r = tp_dm_info(name, &info);
+	if (!r)
+		*nr = info.event_nr;
+	return r;
+}
+
+int pool_monitor_wait(const struct pool_monitor_pool *pl, uint32_t nr, uint32_t *next)
+{
+	char name[TP_DM_NAME_MAX];
+	int r = pool_dm(pl, name, sizeof(name));
+
+	return r ? r : tp_dm_wait_event(name, nr, next);
+}
+
+/* ---- one look ---- */
+
+/* Open PL for a look (FLAGS POOL_RDONLY) or an action (0), and make sure
+ * it is still the active pool the kernel listed. */
+static int open_same(const struct pool_monitor_pool *pl, unsigned flags, struct pool **out)
+{
+	int r = pool_open(pl->name, NULL, flags, out);
+
+	if (r)
+		return r;
+	if (!pool_is_live(*out) || strcmp((*out)->vg->uuid, pl->uuid)) {
+		log_error("pool %s: the pool of that name is not the active pool with uuid %s "
+			  "any more; left alone", pl->name, pl->uuid);
+		pool_close(*out);
+		*out = NULL;
+		return -ESTALE;
+	}
+	return 0;
+}
+
+static int take_sample(struct pool *p, struct pool_monitor_sample *s)
+{
+	const struct vg *vg = p->vg;
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512, dev, off;
+	struct tp_dm_pool_status ks;
+	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &ks);
+
+	if (r)
+		return r;
+	if (ks.fail || ks.error) {
+		log_error("pool %s: the kernel reports the pool as failed; deactivate it and run "
+			  "'tpcheck %s'", p->name, p->name);
+		return -EIO;
+	}
+	memset(s, 0, sizeof(*s));
+	s->data_used = ks.used_data_blocks;
+	s->data_total = ks.total_data_blocks;
+	s->meta_used = ks.used_meta_blocks;
+	s->meta_total = ks.total_meta_blocks;
+	s->out_of_data = ks.mode == TP_DM_MODE_OUT_OF_DATA;
+	s->error_if_no_space = ks.nfields >= 7 && ks.error_if_no_space;
+	s->chunk = chunk;
+	s->data_size = vg->dev[VG_ROLE_DATA].area[0].size / chunk * chunk;
+	dev = p->pv[VG_ROLE_DATA].io->size;
+	off = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	s->data_max = dev > off ? TP_MIN((dev - off) / chunk, THIN_MAX_DATA_BLOCKS) * chunk : 0;
+	if (s->data_max < s->data_size)
+		s->data_max = s->data_size;
+	s->meta_size = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
+	s->meta_max = TP_MAX(pool_meta_room(p), s->meta_size);
+	return 0;
+}
+
+static void record(struct pool_monitor_state *st, const char *fmt, ...) TP_PRINTF(2, 3);
+static void record(struct pool_monitor_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->action, sizeof(st->action), fmt, ap);
+	va_end(ap);
+	st->time = (int64_t)time(NULL);
+}
+
+static void say_levels(const struct pool_monitor_pool *pl, const struct pool_monitor_policy *pol,
+		       const struct pool_monitor_decision *d, struct pool_monitor_state *st)
+{
+	if (d->actions & POOL_MON_WARN_DATA) {
+		log_warn("pool %s: data is %u%% full (warn threshold %u%%): grow it with "
+			 "'tpextend %s' after growing its data device, or free space",
+			 pl->name, d->data_pct, pol->warn, pl->name);
+		record(st, "warned: data %u%% full", d->data_pct);
+	}
+	if (d->actions & POOL_MON_WARN_META) {
+		log_warn("pool %s: metadata is %u%% full (warn threshold %u%%): grow it with "
+			 "'tpextend --metadata-size auto %s'", pl->name, d->meta_pct, pol->warn,
+			 pl->name);
+		record(st, "warned: metadata %u%% full", d->meta_pct);
+	}
+	if (d->actions & POOL_MON_CALM_DATA)
+		log_notice("pool %s: data is %u%% full, below its warn threshold again", pl->name,
+			   d->data_pct);
+	if (d->actions & POOL_MON_CALM_META)
+		log_notice("pool %s: metadata is %u%% full, below its warn threshold again",
+			   pl->name, d->meta_pct);
+}
+
+/* Say once that an area above the autoextend threshold has no room. */
+static void say_no_room(const struct pool_monitor_pool *pl, const struct pool_monitor_policy *pol,
+			const struct pool_monitor_decision *d, struct pool_monitor_state *st)
+{
+	unsigned now = (d->actions & POOL_MON_NO_ROOM_DATA ? 1u : 0u) |
+		       (d->actions & POOL_MON_NO_ROOM_META ? 2u : 0u);
+
+	if ((now & 1) && !(st->no_room & 1)) {
+		log_warn("pool %s: data is %u%% full (autoextend threshold %u%%) and its data "
+			 "device has no room to grow into: grow the device (the monitor then "
+			 "extends the pool) or free space", pl->name, d->data_pct,
+			 pol->autoextend_threshold);
+		record(st, "data %u%% full: no room to extend", d->data_pct);
+	}
+	if ((now & 2) && !(st->no_room & 2)) {
+		log_warn("pool %s: metadata is %u%% full (autoextend threshold %u%%) and its "
+			 "metadata device has no room to grow into: grow the device",
+			 pl->name, d->meta_pct, pol->autoextend_threshold);
+		record(st, "metadata %u%% full: no room to extend", d->meta_pct);
+	}
+	st->no_room = now;
+}
+
+/* Carry out the growth and the switch D asks for. */
+static int act(const struct pool_monitor_pool *pl, const struct pool_monitor_policy *pol,
+	       const struct pool_monitor_decision *d, struct pool_monitor_state *st)
+{
+	struct pool_extend_params x;
+	struct pool_extend_result res;
+	struct pool *p;
+	char a[32], b[32], c[32], e[32];
+	int r = open_same(pl, 0, &p), rr = 0;
+
+	if (r)
+		return r;
+	if (d->actions & (POOL_MON_EXTEND_DATA | POOL_MON_EXTEND_META)) {
+		memset(&x, 0, sizeof(x));
+		x.data_size = d->actions & POOL_MON_EXTEND_DATA
+				      ? d->data_to
+				      : p->vg->dev[VG_ROLE_DATA].area[0].size;
+		x.metadata = !!(d->actions & POOL_MON_EXTEND_META);
+		x.metadata_size = d->meta_to;
+		r = pool_extend(p, &x, &res);
+		if (!r) {
+			char what[160] = "";
+			if (res.new_data_size > res.old_data_size)
+				snprintf(what, sizeof(what), "data %s -> %s",
+					 tp_size_format(res.old_data_size, 'h', a, sizeof(a)),
+					 tp_size_format(res.new_data_size, 'h', b, sizeof(b)));
+			if (res.new_meta_size > res.old_meta_size)
+				snprintf(what + strlen(what), sizeof(what) - strlen(what),
+					 "%smetadata %s -> %s", what[0] ? ", " : "",
+					 tp_size_format(res.old_meta_size, 'h', c, sizeof(c)),
+					 tp_size_format(res.new_meta_size, 'h', e, sizeof(e)));
+			log_notice("pool %s: autoextended (data %u%%, metadata %u%% full, threshold "
+				   "%u%%): %s", pl->name, d->data_pct, d->meta_pct,
+				   pol->autoextend_threshold, what);
+			record(st, "autoextended: %s", what);
+		} else {
+			log_error("pool %s: autoextension failed; see the message above", pl->name);
+			record(st, "autoextension failed (%s)", strerror(-r));
+		}
+	}
+	if ((d->actions & POOL_MON_ERROR_WHEN_FULL) ||
+	    (r && (d->data_pct >= POOL_MONITOR_CRITICAL))) {
+		rr = pool_set_when_full(p, POOL_WHEN_FULL_ERROR);
+		if (!rr) {
+			log_warn("pool %s: data is %u%% full and cannot grow: switched to "
+				 "error-when-full, so writes beyond its free space fail (ENOSPC) "
+				 "instead of queueing; grow its data device, run 'tpextend %s', then "
+				 "'tpchange --when-full queue %s'", pl->name, d->data_pct, pl->name,
+				 pl->name);
+			record(st, "switched to error-when-full (data %u%% full, no room)",
+				d->data_pct);
+			st->error_set = 1;
+		} else {
+			log_error("pool %s: could not switch it to error-when-full", pl->name);
+		}
+	}
+	pool_close(p);
+	return r ? r : rr;
+}
+
+int pool_monitor_pass(const struct pool_monitor_pool *pl, struct pool_monitor_state *st)
+{
+	struct pool_monitor_state before = *st;
+	struct pool_monitor_policy pol;
+	struct pool_monitor_sample s;
+	struct pool_monitor_decision d;
+	struct pool *p;
+	int r = open_same(pl, POOL_RDONLY, &p);
+
+	if (r)
+		return r;
+	r = take_sample(p, &s);
+	pool_get_monitor_policy(p, &pol);
+	pool_close(p);
+	if (r)
+		return r;
+	snprintf(st->pool, sizeof(st->pool), "%s", pl->name);
+	pool_monitor_decide(&pol, &s, st, &d);
+	say_levels(pl, &pol, &d, st);
+	say_no_room(pl, &pol, &d, st);
+	if (!s.error_if_no_space)
+		st->error_set = 0;
+	if (d.actions & (POOL_MON_EXTEND_DATA | POOL_MON_EXTEND_META | POOL_MON_ERROR_WHEN_FULL))
+		r = act(pl, &pol, &d, st);
+	if (memcmp(&before, st, sizeof(*st))) {
+		int w = pool_monitor_state_write(pl->uuid, st);
+		if (w)
+			log_warn("pool %s: cannot write the monitor's state file: %s", pl->name,
+				 strerror(-w));
+	}
+	return r;
+}

@@ -1,0 +1,13 @@
+/* pool_init.c - the library's one entry before any pool is opened
+ * (pool.h: pool_init): every feature module registers its hooks with the
+ * core. The public face is the one place above every module, so this is
+ * where the features are named; the core never names one. */
+#include "lib/pool/pool.h"
+#include "lib/pool/core/core.h"
+#include "lib/pool/stream/pool_recv_int.h"
+
+void pool_init(void)
+{
+	pool_stream_register();
+	pool_features_ready();
+}

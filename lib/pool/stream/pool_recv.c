@@ -1,0 +1,796 @@
+/* pool_recv.c - a send stream checked, then received into a pool. See
+ * pool_recv.h; the layout is in pool_stream.h.
+ *
+ * The check reads the stream once, front to back (a pipe is copied into
+ * an unlinked temporary file as it is read), so the receive reads it a
+ * second time knowing it is whole. The receive is three steps, offline
+ * and live alike: a pool_change that lists an unfinished receive (not a
+ * volume: vg.receives) with its new thin device (empty, or a snapshot of
+ * the base); the data, each chunk into a newly allocated block, holes
+ * unmapped, committed every second and when a signal stops it (offline:
+ * the data device flushed, then the thin metadata committed at the same
+ * transaction id; live: a flush of the receive's temporary device,
+ * pool_recv_live.c, which commits the kernel's metadata), each commit
+ * followed by the place reached in the VG; and a pool_change that makes
+ * it a read-only volume with the stream's content uuid. A cut anywhere
+ * leaves either no receive, an unfinished one at its last commit (for
+ * tprecv --resume or --abort), or the whole volume. */
+#include "lib/pool/pool_recv.h"
+#include "lib/pool/core/core.h"
+#include "lib/pool/stream/pool_recv_int.h"
+#include "lib/pool/stream/pool_stream.h"
+
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+#include "metadata/thin/delta.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* ---- the check ---- */
+
+struct reader {
+	struct pool_recv *r;
+	int in, spool;		/* spool: -1 when IN is the stream itself */
+	unsigned char *buf;
+};
+
+/* Read LEN bytes (copied to the spool); 0, -EBADMSG when the stream ends
+ * first (logged with WHAT), -errno. */
+static int take(struct reader *rd, void *buf, size_t len, const char *what)
+{
+	ssize_t n = pool_recv_read_full(rd->in, buf, len);
+	int e;
+
+	if (n < 0) {
+		log_error("reading the stream from %s: %s", rd->r->where, strerror((int)-n));
+		return (int)n;
+	}
+	if ((size_t)n < len) {
+		log_error("the stream from %s is truncated: it ends inside %s; nothing was received",
+			  rd->r->where, what);
+		return -EBADMSG;
+	}
+	if (rd->spool >= 0 && (e = write_full(rd->spool, buf, len))) {
+		log_error("copying the stream to a temporary file: %s (set TMPDIR to a directory "
+			  "with room)", strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+static int bad_record(struct pool_recv *r, uint64_t n, const char *why)
+{
+	log_error("the stream from %s is damaged: record %" PRIu64 ": %s; nothing was received",
+		  r->where, n, why);
+	return -EBADMSG;
+}
+
+static int check_header(struct reader *rd)
+{
+	unsigned char b[STREAM_HEADER_SIZE];
+	struct stream_header *h = &rd->r->h;
+	const char *why = NULL;
+	int e;
+
+	if ((e = take(rd, b, sizeof(b), "its header")) || (e = stream_header_unpack(b, h)))
+		return e;
+	if (h->flags & ~STREAM_FLAG_INCREMENTAL)
+		why = "unknown flags";
+	else if (!h->size || h->size % 512 || h->size > POOL_VOLUME_MAX_BYTES)
+		why = "impossible volume size";
+	else if (!h->chunk || h->chunk % 65536 || h->chunk > (1ull << 30))
+		why = "impossible chunk size";
+	else if (!vg_uuid_valid(h->uuid) ||
+		 ((h->flags & STREAM_FLAG_INCREMENTAL) ? !vg_uuid_valid(h->base_uuid)
+						       : h->base_uuid[0] != '\0'))
+		why = "bad uuids";
+	else if (!vg_name_valid(h->name, NULL))
+		why = "bad volume name";
+	if (why) {
+		log_error("the stream from %s has a damaged header (%s); nothing was received",
+			  rd->r->where, why);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Check one DATA or HOLE record's place: after *END, chunk-aligned or
+ * continuing a chunk begun by *PENDING, inside the volume. */
+static const char *misplaced(const struct pool_recv *r, const struct stream_record *x,
+			     uint64_t end, uint64_t pending)
+{
+	uint64_t c = r->h.chunk;
+
+	if (!x->length || x->length > r->h.size - x->offset || x->offset > r->h.size)
+		return "outside the volume";
+	if (x->offset < end)
+		return "out of order";
+	if (pending != UINT64_MAX && (x->type != STREAM_DATA || x->offset != pending))
+		return "a chunk left partly written";
+	if (pending == UINT64_MAX && x->offset % c)
+		return "not at a chunk boundary";
+	if (x->type == STREAM_DATA && x->length > STREAM_MAX_DATA)
+		return "too long";
+	if (x->type == STREAM_HOLE && (x->offset + x->length) % c &&
+	    x->offset + x->length != r->h.size)
+		return "a hole ending inside a chunk";
+	return NULL;
+}
+
+static int check_records(struct reader *rd)
+{
+	struct pool_recv *r = rd->r;
+	uint64_t end = 0, pending = UINT64_MAX, c = r->h.chunk;
+	unsigned char head[STREAM_RECORD_SIZE];
+	struct stream_record x;
+	const char *why;
+	int e;
+
+	for (;;) {
+		uint32_t crc;
+		if ((e = take(rd, head, sizeof(head), "a record (no END record)")))
+			return e;
+		stream_record_unpack(head, &x);
+		crc = stream_crc_begin(head);
+		if (x.type == STREAM_END) {
+			if (!stream_crc_ok(head, crc))
+				return bad_record(r, r->records, "bad checksum of the END record");
+			if (pending != UINT64_MAX)
+				return bad_record(r, r->records, "a chunk left partly written");
+			if (x.offset != r->data_bytes || x.length != r->records)
+				return bad_record(r, r->records, "totals differ from the records");
+			if (pool_recv_read_full(rd->in, head, 1) != 0)
+				return bad_record(r, r->records, "data after the END record");
+			return 0;
+		}
+		if (x.type != STREAM_DATA && x.type != STREAM_HOLE)
+			return bad_record(r, r->records, "unknown record type");
+		if ((why = misplaced(r, &x, end, pending)))
+			return bad_record(r, r->records, why);
+		if (x.type == STREAM_DATA) {
+			if ((e = take(rd, rd->buf, (size_t)x.length, "a data record")))
+				return e;
+			crc = stream_crc_add(crc, rd->buf, x.length);
+			r->data_bytes += x.length;
+			r->chunks += (x.offset + x.length + c - 1) / c - (x.offset + c - 1) / c;
+		}
+		if (!stream_crc_ok(head, crc))
+			return bad_record(r, r->records, "bad checksum");
+		r->holes += x.type == STREAM_HOLE;
+		end = x.offset + x.length;
+		pending = x.type == STREAM_DATA && end % c && end != r->h.size ? end : UINT64_MAX;
+		r->records++;
+	}
+}
+
+static int open_spool(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/tprecv.XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	else
+		log_error("%s: cannot create a temporary file for the stream: %s (set TMPDIR)", dir,
+			  strerror(errno));
+	return fd < 0 ? -errno : fd;
+}
+
+int pool_recv_check(const char *input, struct pool_recv **out)
+{
+	struct pool_recv *r = calloc(1, sizeof(*r));
+	struct reader rd = { r, STDIN_FILENO, -1, NULL };
+	struct stat st;
+	int e;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->fd = -1;
+	snprintf(r->where, sizeof(r->where), "%s", input ? input : "standard input");
+	if (input && (rd.in = open(input, O_RDONLY | O_CLOEXEC)) < 0) {
+		e = -errno;
+		log_error("%s: %s", input, strerror(errno));
+		free(r);
+		return e;
+	}
+	if (fstat(rd.in, &st) || !S_ISREG(st.st_mode) || lseek(rd.in, 0, SEEK_SET) < 0) {
+		if ((rd.spool = open_spool()) < 0) {
+			e = rd.spool;
+			goto fail;
+		}
+		r->fd = rd.spool;
+	} else {
+		r->fd = input ? rd.in : dup(rd.in);
+	}
+	if (posix_memalign((void **)&rd.buf, 4096, STREAM_MAX_DATA)) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	e = check_header(&rd);
+	if (!e)
+		e = check_records(&rd);
+	free(rd.buf);
+	if (e)
+		goto fail;
+	if (input && rd.in != r->fd)
+		close(rd.in);
+	*out = r;
+	return 0;
+fail:
+	if (input && rd.in != r->fd)
+		close(rd.in);
+	pool_recv_free(r);
+	return e;
+}
+
+void pool_recv_free(struct pool_recv *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r);
+}
+
+/* ---- the receive ---- */
+
+/* A change of the VG alone: the thin devices are as it says already. */
+static int apply_none(struct pool *p, const void *arg)
+{
+	(void)p;
+	(void)arg;
+	return 0;
+}
+
+struct vrange {
+	uint64_t begin, length;
+};
+
+struct recv_ctx {
+	struct pool *p;
+	struct pool_recv *r;
+	const char *name;
+	uint32_t dev_id;
+	const struct vg_volume *base;	/* in P's VG before the change, else NULL */
+	int has_base;			/* the same, kept across the VG commit */
+	struct vrange *beyond;	/* mappings past the new end, to unmap */
+	size_t nbeyond, cap;
+	uint64_t chunk, area_off;
+	uint64_t durable;	/* offline: the volume's bytes received and committed */
+	uint64_t applied;	/* the same, applied since (not yet committed) */
+	uint64_t count;		/* chunks counted (the resume's preflight) */
+	unsigned long records;	/* records applied by this run (test pauses) */
+	struct timespec last;	/* of the last commit */
+	int stop;		/* the signal that stopped the receive, or 0 */
+	uint64_t base_size;	/* the base's size; 0: no base, or none known */
+	int live;		/* the kernel runs the pool: data through LD */
+	struct recv_live_dev ld;
+	struct pool_recv_result *res;
+};
+
+static int collect_beyond(void *ctx, const struct thin_delta_range *x)
+{
+	struct recv_ctx *c = ctx;
+	uint64_t first = (c->r->h.size + c->chunk - 1) / c->chunk;
+
+	if (x->begin + x->length <= first)
+		return 0;
+	if (c->nbeyond == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		struct vrange *n = realloc(c->beyond, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->beyond = n;
+		c->cap = cap;
+	}
+	uint64_t b = x->begin > first ? x->begin : first;
+	c->beyond[c->nbeyond++] = (struct vrange){ b, x->begin + x->length - b };
+	return 0;
+}
+
+static int unmap(struct pool *p, uint32_t dev, uint64_t begin, uint64_t n)
+{
+	for (uint64_t v = begin; v < begin + n; v++) {
+		int e = thin_remove_mapping(p->md, dev, v);
+		if (e && e != -ENODATA)
+			return e;
+	}
+	return 0;
+}
+
+/* Write the chunk in BUF at virtual block VB: a new data block, mapped
+ * (over the block a cut run mapped there, which goes back to free). */
+static int put_chunk(void *ctx, uint64_t vb, const void *buf)
+{
+	struct recv_ctx *c = ctx;
+	struct pool *p = c->p;
+	uint64_t d;
+	int e;
+
+	if (c->live) {
+		if (!(e = pool_recv_live_chunk(&c->ld, vb, buf)))
+			c->res->chunks++;
+		return e;
+	}
+	if ((e = thin_alloc_data_block(p->md, &d))) {
+		if (e == -ENOSPC)
+			log_error("pool %s: out of data space", p->name);
+		return e;
+	}
+	if ((e = io_write(p->pv[VG_ROLE_DATA].io, c->area_off + d * c->chunk, buf, c->chunk))) {
+		log_error("pool %s: writing data chunk %" PRIu64 ": %s", p->name, d, strerror(-e));
+		return e;
+	}
+	c->res->chunks++;
+	return thin_insert_mapping_alloced(p->md, c->dev_id, vb, d);
+}
+
+static int put_hole(void *ctx, uint64_t first, uint64_t n)
+{
+	struct recv_ctx *c = ctx;
+
+	if (!c->has_base)
+		return 0;
+	return c->live ? pool_recv_live_hole(&c->ld, first, n) : unmap(c->p, c->dev_id, first, n);
+}
+
+static double since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* Make what the receive applied durable: the data device flushed, the
+ * thin metadata committed (the same transaction id: only the receive's
+ * own thin device changed), then the progress mark in the VG. A cut
+ * between the two leaves the mark behind the data: a resume writes those
+ * chunks again, over the old. */
+static int commit_progress(struct recv_ctx *c)
+{
+	struct pool *p = c->p;
+	struct vg_volume *v;
+	struct vg *next;
+	int e;
+
+	if (c->live) {
+		if ((e = pool_recv_live_sync(&c->ld)))	/* the kernel commits */
+			return e;
+	} else if ((e = io_flush(p->pv[VG_ROLE_DATA].io))) {
+		log_error("pool %s: flushing the data device: %s", p->name, strerror(-e));
+		return e;
+	} else if ((e = thin_commit(p->md))) {
+		log_error("pool %s: committing the thin metadata: %s", p->name, strerror(-e));
+		return e;
+	}
+	if ((e = vg_clone(p->vg, &next)))
+		return e;
+	if (!(v = vg_find_receive(next, c->name))) {
+		vg_free(next);
+		log_error("internal error: pool %s lost the receive of %s", p->name, c->name);
+		return -EFAULT;
+	}
+	v->received = c->applied;
+	if ((e = pool_commit_vg_progress(p, next)))
+		return e;
+	c->durable = c->applied;
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	return 0;
+}
+
+/* After each record: commit every second, and stop (committed) at a
+ * signal. */
+static int at_record(void *ctx, uint64_t end)
+{
+	struct recv_ctx *c = ctx;
+	int e;
+
+	c->applied = end;
+	tp_test_pause_n("recv-record", ++c->records);
+	c->stop = tp_critical_pending();
+	if (!c->stop && since(&c->last) < 1.0)
+		return 0;
+	if ((e = commit_progress(c)))
+		return e;
+	return c->stop ? -EINTR : 0;
+}
+
+static int count_chunk(void *ctx, uint64_t vb, const void *buf)
+{
+	(void)vb;
+	(void)buf;
+	((struct recv_ctx *)ctx)->count++;
+	return 0;
+}
+
+static int count_hole(void *ctx, uint64_t first, uint64_t n)
+{
+	(void)ctx;
+	(void)first;
+	(void)n;
+	return 0;
+}
+
+/* The pool's free data chunks against NEED: -ENOSPC, logged. */
+static int room_for(struct pool *p, const char *name, uint64_t need)
+{
+	uint64_t du, dt, chunk = (uint64_t)p->vg->chunk_size * 512;
+	char a[32], b[32];
+	int e;
+
+	if ((e = thin_usage(p->md, NULL, NULL, &du, &dt)))
+		return e;
+	if (dt - du >= need)
+		return 0;
+	log_error("pool %s has %s of free data space; receiving %s needs %s: extend the pool "
+		  "(tpextend) or free space first", p->name,
+		  tp_size_format((dt - du) * chunk, 'h', a, sizeof(a)), name,
+		  tp_size_format(need * chunk, 'h', b, sizeof(b)));
+	return -ENOSPC;
+}
+
+/* "X of SIZE": how far the receive's commits reached. */
+static const char *reached(const struct recv_ctx *c, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	snprintf(buf, len, "%s of %s", tp_size_format(c->durable, 'h', a, sizeof(a)),
+		 tp_size_format(c->r->h.size, 'h', b, sizeof(b)));
+	return buf;
+}
+
+/* After the receive's thin device exists: the data from byte FROM of the
+ * volume, committed every second, then the change that makes it a volume.
+ * A failure or signal leaves the receive unfinished at its last commit,
+ * said in one line. The base's chunks past the new end (a longer base)
+ * are unmapped before the first record, in the first commit: a run that
+ * goes on from a later place finds them gone already. */
+static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
+{
+	struct recv_sink sink = { c, put_chunk, put_hole, at_record };
+	struct thin_delta_visitor bv = { c, NULL, collect_beyond };
+	uint64_t first_beyond = (c->r->h.size + c->chunk - 1) / c->chunk;
+	uint64_t size = c->base_size > c->r->h.size ? c->base_size : c->r->h.size;
+	int beyond = c->has_base && !from && (c->base_size > c->r->h.size || !c->base_size);
+	struct vg *next;
+	char a[80];
+	int e = 0;
+
+	c->durable = c->applied = from;
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	tp_test_pause("recv-begun");
+	/* signals wait, and the copy looks for them after every record */
+	tp_critical_begin();
+	if (c->live) {
+		/* the base's chunks past the new end are discarded through a
+		 * device that covers them */
+		e = pool_recv_live_open(p, c->dev_id, (size + c->chunk - 1) / c->chunk * c->chunk /
+					512, c->count, &c->ld);
+		if (!e && beyond && size > c->r->h.size)
+			e = pool_recv_live_hole(&c->ld, first_beyond,
+						(size + c->chunk - 1) / c->chunk - first_beyond);
+	} else if (beyond) {	/* (a base of unknown size: its mappings say) */
+		e = thin_mappings_io(p->thin_io, 0, c->dev_id, &bv);
+		for (size_t i = 0; !e && i < c->nbeyond; i++)
+			e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
+	}
+	if (!e && !tp_test_fail("recv-skip-data"))	/* proves the tests see it */
+		e = pool_recv_replay(c->r, c->chunk, from, &sink);
+	if (!e && c->durable < c->r->h.size) {
+		c->applied = c->r->h.size;
+		e = commit_progress(c);
+	}
+	if (c->live && pool_recv_live_close(&c->ld) && !e)
+		log_warn("pool %s: the next tptools command on the pool removes the temporary "
+			 "device left", p->name);
+	if (e) {
+		int a2 = c->live ? 0 : thin_abort(p->md);
+		if (a2)
+			log_error("pool %s: dropping the uncommitted part of the receive: %s",
+				  p->name, strerror(-a2));
+		log_error("pool %s: the receive of %s %s at %s; what it received "
+			  "is kept, but it is no volume: finish it with 'tprecv --resume' and "
+			  "the same stream, or drop it with 'tprecv --abort %s %s'", p->name,
+			  c->name, c->stop ? "was stopped by a signal" : "stopped",
+			  reached(c, a, sizeof(a)),
+			  c->name, p->name);
+		tp_critical_end();	/* a signal takes effect here */
+		return c->stop ? -EINTR : e == -EINTR ? -EIO : e;
+	}
+	tp_critical_end();
+	tp_test_pause("recv-data-done");
+	/* every chunk is durable: the volume appears, read-only, with the
+	 * stream's content uuid */
+	if ((e = vg_clone(p->vg, &next)))
+		return e;
+	if ((e = vg_finish_receive(next, c->name))) {
+		vg_free(next);
+		log_error("internal error: pool %s: the receive of %s cannot end: %s", p->name,
+			  c->name, strerror(-e));
+		return e == -ENOENT ? -EFAULT : e;
+	}
+	if ((e = pool_change(p, next, apply_none, NULL)))
+		return e;
+	if (c->live && pool_activate(p, (const char *const[]){ c->name }, 1))
+		log_warn("pool %s: %s was received but could not be activated; activate it with "
+			 "'tpactivate %s %s'", p->name, c->name, p->name, c->name);
+	return 0;
+}
+
+/* The receive's first change: its thin device, empty or the base's
+ * snapshot; the VG lists it as an unfinished receive, not as a volume. */
+static int apply_begin(struct pool *p, const void *arg)
+{
+	const struct recv_ctx *c = arg;
+	const struct vg_volume *v = vg_find_receive(p->vg, c->name);
+	const struct vg_volume *o = v && v->origin[0] ? vg_find_volume(p->vg, v->origin) : NULL;
+
+	if (!v || (c->has_base && !o)) {
+		log_error("internal error: pool %s lost the receive of %s", p->name, c->name);
+		return -EFAULT;
+	}
+	/* offline the thin transaction; live pool messages (an active base
+	 * suspended for the snapshot) */
+	return o ? pool_op_snap(p, c->dev_id, o) : pool_op_create(p, c->dev_id);
+}
+
+/* The read-only volume whose content is the stream's base. */
+static const struct vg_volume *find_base(const struct pool *p, const struct pool_recv *r)
+{
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
+		const struct vg_volume *v = &p->vg->volumes[i];
+		if (v->read_only && !strcmp(v->content_uuid, r->h.base_uuid))
+			return v;
+	}
+	log_error("pool %s has no read-only volume with the stream's base (content uuid %s): "
+		  "receive the base first; a volume made writable since no longer counts as it",
+		  p->name, r->h.base_uuid);
+	return NULL;
+}
+
+static int preflight(struct pool *p, struct recv_ctx *c)
+{
+	struct pool_recv *r = c->r;
+	char a[32], b[32];
+	int e;
+
+	if ((e = pool_name_free(p, c->name)))
+		return e;
+	for (unsigned i = 0; i < p->vg->nr_volumes; i++)
+		if (!strcmp(p->vg->volumes[i].content_uuid, r->h.uuid)) {
+			log_error("pool %s: volume %s already holds this stream's content (uuid %s)",
+				  p->name, p->vg->volumes[i].name, r->h.uuid);
+			return -EEXIST;
+		}
+	for (unsigned i = 0; i < p->vg->nr_receives; i++)
+		if (!strcmp(p->vg->receives[i].content_uuid, r->h.uuid)) {
+			log_error("pool %s: this stream's receive into %s was cut short: finish it "
+				  "with 'tprecv --resume' or drop it with 'tprecv --abort %s %s'",
+				  p->name, p->vg->receives[i].name, p->vg->receives[i].name, p->name);
+			return -EEXIST;
+		}
+	if (r->h.chunk != c->chunk) {
+		log_error("pool %s has %s chunks, the stream %s chunks: receive it into a pool "
+			  "with the sender's chunk size", p->name,
+			  tp_size_format(c->chunk, 'h', a, sizeof(a)),
+			  tp_size_format(r->h.chunk, 'h', b, sizeof(b)));
+		return -EXDEV;
+	}
+	if ((r->h.flags & STREAM_FLAG_INCREMENTAL) && !(c->base = find_base(p, r)))
+		return -ENOENT;
+	if (pool_is_live(p))
+		return pool_recv_live_preflight(p, c->base ? c->base->name : "",
+						c->base && (r->holes || c->base->size > r->h.size),
+						r->chunks);
+	if ((e = room_for(p, c->name, r->chunks)))
+		return e;
+	return pool_guard(p, "receiving", "nothing was received", 0);
+}
+
+/* Live: the VG's next thin device id moves past ID before the kernel has
+ * it, so a thin device a crash leaves there (no temporary device to say
+ * whose, after a reboot; tpcheck reports it) is never handed out again. */
+static int reserve_dev_id(struct pool *p, uint32_t id)
+{
+	struct vg *next;
+	int e;
+
+	if (id > VG_DEV_ID_MAX || p->vg->next_dev_id > id)
+		return 0;
+	if ((e = vg_clone(p->vg, &next)))
+		return e;
+	next->next_dev_id = id + 1;
+	return pool_commit_vg(p, next);
+}
+
+static int pick_dev_id(struct pool *p, uint32_t *dev_id)
+{
+	uint32_t id = p->vg->next_dev_id;
+	int e;
+
+	if (pool_is_live(p)) {
+		if ((e = pool_recv_live_dev_id(p, &id)) || (e = reserve_dev_id(p, id)))
+			return e;
+	} else {
+		for (struct thin_ir_device d; !thin_device_info(p->md, id, &d);)
+			id++;
+	}
+	if (id > VG_DEV_ID_MAX) {
+		log_error("pool %s: no thin device id left", p->name);
+		return -ENOSPC;
+	}
+	*dev_id = id;
+	return 0;
+}
+
+/* tprecv --resume: the unfinished receive of R's content (named NAME, if
+ * given) goes on from its last commit. */
+static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
+{
+	struct recv_sink count = { c, count_chunk, count_hole, NULL };
+	const struct vg_volume *v = NULL, *o;
+	int e;
+
+	for (unsigned i = 0; i < p->vg->nr_receives && !v; i++)
+		if (name ? !strcmp(p->vg->receives[i].name, name)
+			 : !strcmp(p->vg->receives[i].content_uuid, c->r->h.uuid))
+			v = &p->vg->receives[i];
+	if (!v) {
+		log_error("pool %s has no unfinished receive %s%s%s: receive the stream without "
+			  "--resume", p->name, name ? "named " : "of this stream (uuid ",
+			  name ? name : c->r->h.uuid, name ? "" : ")");
+		return -ENOENT;
+	}
+	if (strcmp(v->content_uuid, c->r->h.uuid) || v->size != c->r->h.size) {
+		log_error("pool %s: the unfinished receive of %s is of another stream (uuid %s, "
+			  "%" PRIu64 " bytes), not this one (uuid %s, %" PRIu64 " bytes); nothing "
+			  "was received", p->name, v->name, v->content_uuid, v->size, c->r->h.uuid,
+			  c->r->h.size);
+		return -ENOENT;
+	}
+	if (c->r->h.chunk != c->chunk) {
+		log_error("pool %s: the stream's chunk size differs from the pool's; nothing was "
+			  "received", p->name);
+		return -EXDEV;
+	}
+	/* (V points into the VG that the first commit replaces) */
+	snprintf(c->res->name, sizeof(c->res->name), "%s", v->name);
+	c->name = c->res->name;
+	c->dev_id = v->dev_id;
+	c->has_base = (c->r->h.flags & STREAM_FLAG_INCREMENTAL) != 0;
+	snprintf(c->res->base, sizeof(c->res->base), "%s", v->origin);
+	c->res->size = v->size;
+	c->res->data_bytes = c->r->data_bytes;
+	c->res->resumed_at = v->received;
+	/* cut before its first commit: the base's chunks past the end go
+	 * (its size, when it is still there, says whether there are any) */
+	o = v->origin[0] && !v->received ? vg_find_volume(p->vg, v->origin) : NULL;
+	c->base_size = o ? o->size : 0;
+	if ((e = pool_recv_replay(c->r, c->chunk, v->received, &count)))
+		return e;
+	if (c->live)
+		e = pool_recv_live_preflight(p, v->origin, c->has_base && (c->r->holes ||
+					     c->base_size > c->r->h.size), c->count);
+	else if (!(e = room_for(p, c->name, c->count)))
+		e = pool_guard(p, "receiving", "nothing was received", 0);
+	return e ? e : recv_data(p, c, c->res->resumed_at);
+}
+
+int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsigned flags,
+		    struct pool_recv_result *res)
+{
+	struct recv_ctx c = { p, r, name ? name : r->h.name };
+	const struct vg_volume *base;
+	struct vg_volume v;
+	struct vg *next;
+	int e;
+
+	memset(res, 0, sizeof(*res));
+	c.chunk = (uint64_t)p->vg->chunk_size * 512;
+	c.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	c.res = res;
+	c.live = pool_is_live(p);
+	if (flags & POOL_RECV_RESUME) {
+		e = recv_resume(p, &c, name);
+		goto out;
+	}
+	if ((e = preflight(p, &c)))
+		goto out;
+	memset(&v, 0, sizeof(v));
+	snprintf(v.name, sizeof(v.name), "%s", c.name);
+	if (c.base)
+		snprintf(v.origin, sizeof(v.origin), "%s", c.base->name);
+	v.size = r->h.size;
+	v.creation_time = (int64_t)time(NULL);
+	v.read_only = 1;
+	snprintf(v.content_uuid, sizeof(v.content_uuid), "%s", r->h.uuid);
+	if ((e = pick_dev_id(p, &v.dev_id)))
+		goto out;
+	if (c.base)	/* live, the VG C.base pointed into has been replaced */
+		c.base = vg_find_volume(p->vg, v.origin);
+	c.dev_id = v.dev_id;
+	c.has_base = c.base != NULL;
+	base = c.base;
+	c.base = NULL;
+	snprintf(res->name, sizeof(res->name), "%s", v.name);
+	snprintf(res->base, sizeof(res->base), "%s", v.origin);
+	res->size = v.size;
+	res->data_bytes = r->data_bytes;
+	c.count = r->chunks;
+	c.base_size = base ? base->size : 0;
+	if ((e = vg_clone(p->vg, &next)))
+		goto out;
+	next->next_dev_id = v.dev_id + 1;
+	/* listed as an unfinished receive with its thin device first, then
+	 * the data, then the change that makes it a volume */
+	if ((e = vg_add_receive(next, &v))) {
+		vg_free(next);
+		goto out;
+	}
+	if (!(e = pool_change(p, next, apply_begin, &c)))
+		e = recv_data(p, &c, 0);
+out:
+	free(c.beyond);
+	return e;
+}
+
+static int apply_delete(struct pool *p, const void *arg)
+{
+	const struct vg_volume *v = arg;
+
+	return pool_op_delete(p, v->dev_id, NULL);
+}
+
+int pool_recv_abort(struct pool *p, const char *name)
+{
+	struct vg_volume *v = vg_find_receive(p->vg, name), gone;
+	struct vg *next;
+	int e;
+
+	if (!v) {
+		log_error("pool %s has no unfinished receive named %s (tpstatus %s lists them)",
+			  p->name, name, p->name);
+		return -ENOENT;
+	}
+	gone = *v;
+	if ((e = vg_clone(p->vg, &next)))
+		return e;
+	if ((e = vg_remove_receive(next, name))) {
+		vg_free(next);
+		return e;
+	}
+	return pool_change(p, next, apply_delete, &gone);
+}

@@ -1,0 +1,99 @@
+/* pool_recv_int.h - a checked send stream as lib/pool's receivers see it
+ * (pool_recv.c offline, pool_recv_live.c into an active pool); not for
+ * tools. */
+#ifndef TP_POOL_POOL_RECV_INT_H
+#define TP_POOL_POOL_RECV_INT_H
+
+#include "kernel/dm.h"
+#include "lib/pool/core/core.h"
+#include "lib/pool/pool_recv.h"
+#include "lib/pool/stream/pool_stream.h"
+
+#include <sys/types.h>
+
+struct pool_recv {
+	int fd;			/* the whole stream, seekable */
+	struct stream_header h;
+	uint64_t records, data_bytes;
+	uint64_t chunks;	/* chunks the data fills */
+	uint64_t holes;		/* HOLE records */
+	char where[128];	/* for messages */
+};
+
+/* Where a receive puts the stream: CHUNK gets each whole chunk of data
+ * at virtual block VBLOCK (the last one zero-padded past the volume's
+ * end), HOLE each run of N chunks from FIRST that the stream unmaps;
+ * RECORD (may be NULL), after each record, the byte of the volume up to
+ * which the stream is now applied (a place a receive can go on from). */
+struct recv_sink {
+	void *ctx;
+	int (*chunk)(void *ctx, uint64_t vblock, const void *buf);
+	int (*hole)(void *ctx, uint64_t first, uint64_t n);
+	int (*record)(void *ctx, uint64_t end);
+};
+
+/* read(2) until LEN bytes or the end: the bytes read, or -errno. */
+ssize_t pool_recv_read_full(int fd, void *buf, size_t len);
+
+/* Read checked stream R again, front to back, into S (CHUNK: the pool's
+ * chunk size in bytes, which R's equals), passing over the records that
+ * end at or before byte FROM of the volume (a resumed receive: FROM is a
+ * place RECORD was given). 0, -ENOMEM, -EIO, or the sink's error. */
+int pool_recv_replay(struct pool_recv *r, uint64_t chunk, uint64_t from,
+		     const struct recv_sink *s) TP_MUST_CHECK;
+
+/* ---- pool_recv_live.c: receiving into a pool the kernel runs ---- */
+
+/* Before anything is made: the kernel's pool can take NEED more chunks
+ * (not failed, read-only or out of data space) and, when the stream
+ * UNMAPS chunks of BASE (holes, or a longer base), passes discards to the
+ * thin devices. -ENOSPC, -EROFS, -EIO, -EOPNOTSUPP, logged. */
+int pool_recv_live_preflight(struct pool *p, const char *base, int unmaps, uint64_t need)
+	TP_MUST_CHECK;
+
+/* A thin device id for the new volume: P's VG's next one, or the first
+ * after it that the kernel does not have. */
+int pool_recv_live_dev_id(struct pool *p, uint32_t *dev_id) TP_MUST_CHECK;
+
+/* The receive's thin device DEV_ID (it exists in the kernel), loaded as
+ * the temporary device "<pool>-tprecv:<id>" of SECTORS and opened with
+ * O_DIRECT. CHUNK and HOLE are a recv_sink's for it (data written whole,
+ * holes discarded; the free space checked every 64 chunks against NEED
+ * less what was written); SYNC flushes it, which commits the kernel's
+ * metadata; CLOSE removes the temporary device and keeps the thin
+ * device. Errors logged. */
+struct recv_live_dev {
+	struct pool *p;
+	uint32_t dev_id;
+	int fd, loaded;
+	uint64_t chunk, written, need;
+	char dm[TP_DM_NAME_MAX];
+};
+int pool_recv_live_open(struct pool *p, uint32_t dev_id, uint64_t sectors, uint64_t need,
+			struct recv_live_dev *w) TP_MUST_CHECK;
+int pool_recv_live_chunk(void *w, uint64_t vblock, const void *buf);
+int pool_recv_live_hole(void *w, uint64_t first, uint64_t n);
+int pool_recv_live_sync(struct recv_live_dev *w) TP_MUST_CHECK;
+int pool_recv_live_close(struct recv_live_dev *w);
+
+/* ---- pool_recv_leftovers.c: the temporary device and what outlives it ---- */
+
+/* The temporary device's dm name, and its dm uuid less the thin id. */
+int pool_recv_temp_name(const struct pool *p, uint32_t dev_id, char *buf, size_t len)
+	TP_MUST_CHECK;
+void pool_recv_uuid_prefix(const struct pool *p, char *buf, size_t len);
+
+/* Remove the temporary device of DEV_ID; the thin device stays (the VG
+ * lists it as the receive's or the volume's). 0 or -errno, logged with the
+ * way to finish by hand. */
+int pool_recv_live_finish(struct pool *p, uint32_t dev_id) TP_MUST_CHECK;
+
+/* What a killed live receive left (temporary devices, and thin ids the VG
+ * does not list behind them): WRITE removes them (said on stderr), else
+ * they are reported. The receive's live_leftovers hook (core.h), which
+ * pool_live_reconcile runs. 0 or -errno. */
+int pool_recv_live_leftovers(struct pool *p, int write) TP_MUST_CHECK;
+/* Register the stream module's hooks with the core (pool_init). */
+void pool_stream_register(void);
+
+#endif

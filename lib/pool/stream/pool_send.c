@@ -1,0 +1,401 @@
+/* pool_send.c - a volume's content as a plain image or a send stream.
+ * See pool_send.h; the stream's layout is in pool_stream.h.
+ *
+ * The volume's mappings come from the delta walker (metadata/thin/delta.h):
+ * one device against itself for the raw image and a full stream (runs of
+ * consecutive virtual and data blocks), the base against the volume for
+ * an incremental stream (only what differs; shared subtrees unread). Each
+ * run is read from the data area in pieces of at most 4 MiB and written
+ * out: raw, with the gaps as zeros or holes; streamed, as DATA records with
+ * HOLE records for what is unmapped. On a live pool the mappings come from
+ * a kernel metadata snapshot and the data device is read with O_DIRECT
+ * (pool_send_src.c). */
+#include "lib/pool/pool_send.h"
+#include "lib/pool/core/core.h"
+#include "lib/pool/stream/pool_send_src.h"
+#include "lib/pool/stream/pool_stream.h"
+
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+#include "metadata/thin/delta.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BUF_SIZE (4u << 20)
+
+struct raw {
+	struct pool *p;
+	const char *vol;
+	int fd, seekable;
+	struct io_engine *data;		/* the data device (pool_send_src.h) */
+	uint64_t chunk, size;		/* bytes */
+	uint64_t area_off, area_size;	/* the data area on the data device */
+	uint64_t pos;			/* bytes of the image done */
+	unsigned char *buf;
+	struct pool_send_stats *st;
+	unsigned long writes;		/* for the send-write=N test pause */
+};
+
+static int write_all(struct raw *w, const void *b, size_t len)
+{
+	const unsigned char *c = b;
+
+	/* signals wait (pool_send_*) and are looked for between writes */
+	tp_test_pause_n("send-write", ++w->writes);
+	if (tp_critical_pending())
+		return -EINTR;
+	while (len) {
+		ssize_t n = write(w->fd, c, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+			log_error("writing the image of %s/%s: %s", w->p->name, w->vol, strerror(e));
+			return -e;
+		}
+		c += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Zeros (or a hole) up to byte END of the image. */
+static int gap(struct raw *w, uint64_t end)
+{
+	int r;
+
+	if (end <= w->pos)
+		return 0;
+	if (w->seekable) {
+		if (lseek(w->fd, (off_t)(end - w->pos), SEEK_CUR) < 0) {
+			r = -errno;
+			log_error("seeking in the image of %s/%s: %s", w->p->name, w->vol,
+				  strerror(errno));
+			return r;
+		}
+		w->pos = end;
+		return 0;
+	}
+	memset(w->buf, 0, BUF_SIZE);
+	while (w->pos < end) {
+		size_t n = end - w->pos < BUF_SIZE ? (size_t)(end - w->pos) : BUF_SIZE;
+		if ((r = write_all(w, w->buf, n)))
+			return r;
+		w->pos += n;
+	}
+	return 0;
+}
+
+static int run(void *ctx, const struct thin_delta_range *x)
+{
+	struct raw *w = ctx;
+	uint64_t off = x->begin * w->chunk, len = x->length * w->chunk;
+	uint64_t src = x->left_data * w->chunk;
+	int r;
+
+	if (off >= w->size)
+		return 0;	/* beyond the end (an interrupted shrink): not content */
+	if (len > w->size - off)
+		len = w->size - off;
+	if (x->left_data >= w->area_size / w->chunk ||
+	    x->length > w->area_size / w->chunk - x->left_data) {
+		log_error("pool %s: volume %s maps data chunk %" PRIu64 " beyond the data area; "
+			  "run tpcheck %s", w->p->name, w->vol, x->left_data + x->length - 1,
+			  w->p->name);
+		return -EUCLEAN;
+	}
+	if ((r = gap(w, off)))
+		return r;
+	while (len) {
+		size_t n = len < BUF_SIZE ? (size_t)len : BUF_SIZE;
+		if ((r = io_read(w->data, w->area_off + src, w->buf, n))) {
+			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", w->p->name,
+				  src / w->chunk, w->vol, strerror(-r));
+			return r;
+		}
+		if ((r = write_all(w, w->buf, n)))
+			return r;
+		w->pos += n;
+		w->st->mapped += n;
+		src += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
+		    struct pool_send_stats *st)
+{
+	const char *vol = v->name;
+	struct thin_delta_visitor vis;
+	struct raw w = { p, vol, fd };
+	struct send_src src;
+	struct stat sb;
+	int r;
+
+	w.chunk = (uint64_t)p->vg->chunk_size * 512;
+	w.size = v->size;
+	w.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	w.area_size = p->vg->dev[VG_ROLE_DATA].area[0].size;
+	w.st = st;
+	w.seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
+	if ((r = send_src_open(p, &src)))
+		return r;
+	w.data = src.data;
+	if (posix_memalign((void **)&w.buf, 4096, BUF_SIZE)) {
+		send_src_close(&src);
+		return -ENOMEM;
+	}
+	vis = (struct thin_delta_visitor){ &w, NULL, run };
+	r = send_src_walk(&src, v->dev_id, v->dev_id, &vis);
+	send_src_close(&src);
+	if (!r)
+		r = gap(&w, w.size);
+	if (!r && w.seekable) {
+		off_t end = lseek(fd, 0, SEEK_CUR);
+		if (end < 0 || ftruncate(fd, end)) {
+			r = -errno;
+			log_error("setting the size of the image of %s/%s: %s", p->name, vol,
+				  strerror(errno));
+		}
+	}
+	free(w.buf);
+	st->size = w.pos;
+	return r;
+}
+
+/* OUTPUT opened for the copy (NULL: standard output): fd or -errno. */
+static int open_output(const char *output)
+{
+	int fd;
+
+	if (!output)
+		return STDOUT_FILENO;
+	if ((fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		fd = -errno;
+		log_error("%s: cannot create: %s", output, strerror(errno));
+	}
+	return fd;
+}
+
+/* After the copy R into FD: OUTPUT closed; a copy a signal stopped
+ * (-EINTR) leaves no partial file behind and says what it left. */
+static int end_output(const struct pool *p, const char *vol, const char *output, int fd, int r)
+{
+	struct stat st;
+	int file = output && !fstat(fd, &st) && S_ISREG(st.st_mode);
+
+	if (output && close(fd) && !r) {
+		r = -errno;
+		log_error("%s: %s", output, strerror(errno));
+	}
+	if (r != -EINTR)
+		return r;
+	if (file && !unlink(output))
+		log_error("%s/%s: stopped by a signal; the partial %s is removed, nothing else "
+			  "changed", p->name, vol, output);
+	else
+		log_error("%s/%s: stopped by a signal; %s ends early (tprecv refuses a cut "
+			  "stream), nothing else changed", p->name, vol,
+			  output ? output : "standard output");
+	return r;
+}
+
+int pool_send_raw(struct pool *p, const char *vol, const char *output,
+		  struct pool_send_stats *st)
+{
+	const struct vg_volume *v = vg_find_volume(p->vg, vol);
+	int fd = STDOUT_FILENO, r;
+
+	memset(st, 0, sizeof(*st));
+	if (!v) {
+		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", p->name, vol,
+			  p->name);
+		return -ENOENT;
+	}
+	if (pool_is_live(p) && !v->read_only) {
+		log_error("pool %s is active and volume %s is writable: its chunks may change "
+			  "while they are read; snapshot it with 'tvsnap --readonly' and export the "
+			  "snapshot, or deactivate the pool first", p->name, vol);
+		return -EPERM;
+	}
+	if ((fd = open_output(output)) < 0)
+		return fd;
+	tp_critical_begin();
+	r = end_output(p, vol, output, fd, send_raw(p, v, fd, st));
+	tp_critical_end();	/* a signal that stopped it takes effect here */
+	return r;
+}
+
+/* ---- the send stream ---- */
+
+struct sender {
+	struct raw w;		/* output, data area, buffer, stats */
+	int incremental;
+	uint64_t records, data_bytes;
+};
+
+static int put_record(struct sender *s, uint32_t type, uint64_t off, uint64_t len,
+		      const void *data, uint64_t dlen)
+{
+	unsigned char head[STREAM_RECORD_SIZE];
+	struct stream_record r = { type, off, len };
+	int e;
+
+	stream_record_pack(head, &r, data, dlen);
+	if ((e = write_all(&s->w, head, sizeof(head))) || (dlen && (e = write_all(&s->w, data, dlen))))
+		return e;
+	if (type != STREAM_END)
+		s->records++;
+	return 0;
+}
+
+static int put_hole(struct sender *s, uint64_t off, uint64_t end)
+{
+	return end > off ? put_record(s, STREAM_HOLE, off, end - off, NULL, 0) : 0;
+}
+
+/* Data of LEN bytes at image offset OFF, from data chunk DBLOCK on. */
+static int put_data(struct sender *s, uint64_t off, uint64_t dblock, uint64_t len)
+{
+	struct raw *w = &s->w;
+	uint64_t src = dblock * w->chunk;
+	int r;
+
+	if (dblock >= w->area_size / w->chunk ||
+	    (len + w->chunk - 1) / w->chunk > w->area_size / w->chunk - dblock) {
+		log_error("pool %s: volume %s maps data chunk %" PRIu64 " beyond the data area; "
+			  "run tpcheck %s", w->p->name, w->vol, dblock, w->p->name);
+		return -EUCLEAN;
+	}
+	while (len) {
+		size_t n = len < STREAM_MAX_DATA ? (size_t)len : STREAM_MAX_DATA;
+		if ((r = io_read(w->data, w->area_off + src, w->buf, n))) {
+			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", w->p->name,
+				  src / w->chunk, w->vol, strerror(-r));
+			return r;
+		}
+		if ((r = put_record(s, STREAM_DATA, off, n, w->buf, n)))
+			return r;
+		w->st->mapped += n;
+		s->data_bytes += n;
+		off += n;
+		src += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int stream_range(void *ctx, const struct thin_delta_range *x)
+{
+	struct sender *s = ctx;
+	struct raw *w = &s->w;
+	uint64_t off = x->begin * w->chunk, len = x->length * w->chunk;
+	int r;
+
+	if (off >= w->size)
+		return 0;	/* beyond the end (an interrupted shrink): not content */
+	if (s->incremental && (x->kind == THIN_DELTA_SAME || x->kind == THIN_DELTA_SHARED))
+		return 0;	/* equal in the base */
+	if (len > w->size - off)
+		len = w->size - off;
+	if (!s->incremental) {	/* a full stream: every mapping, holes between */
+		if ((r = put_hole(s, w->pos, off)) || (r = put_data(s, off, x->left_data, len)))
+			return r;
+		w->pos = off + len;
+		return 0;
+	}
+	if (x->kind == THIN_DELTA_LEFT_ONLY)
+		return put_hole(s, off, off + len);
+	return put_data(s, off, x->right_data, len);
+}
+
+static int frozen(struct pool *p, const struct vg_volume *v)
+{
+	if (v->read_only && v->content_uuid[0])
+		return 0;
+	if (v->read_only) {
+		log_error("pool %s: volume %s was made read-only before volumes had content uuids; "
+			  "give it one with 'tvchange --readonly y %s/%s'", p->name, v->name, p->name,
+			  v->name);
+		return -EPERM;
+	}
+	log_error("pool %s: volume %s is writable: only a read-only volume can be sent (what "
+		  "was sent must stay what the receiver has); snapshot it with 'tvsnap --readonly' "
+		  "or make it read-only with 'tvchange --readonly y %s/%s'", p->name, v->name,
+		  p->name, v->name);
+	return -EPERM;
+}
+
+static int send_stream(struct pool *p, const struct vg_volume *v, const struct vg_volume *b,
+		       int fd, struct pool_send_stats *st)
+{
+	struct sender s = { { p, v->name, fd } };
+	struct stream_header h = { STREAM_VERSION, b ? STREAM_FLAG_INCREMENTAL : 0 };
+	unsigned char head[STREAM_HEADER_SIZE];
+	struct thin_delta_visitor vis = { &s, NULL, stream_range };
+	struct send_src src;
+	int r;
+
+	s.incremental = b != NULL;
+	s.w.chunk = (uint64_t)p->vg->chunk_size * 512;
+	s.w.size = v->size;
+	s.w.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	s.w.area_size = p->vg->dev[VG_ROLE_DATA].area[0].size;
+	s.w.st = st;
+	h.size = v->size;
+	h.chunk = s.w.chunk;
+	snprintf(h.uuid, sizeof(h.uuid), "%s", v->content_uuid);
+	if (b)
+		snprintf(h.base_uuid, sizeof(h.base_uuid), "%s", b->content_uuid);
+	snprintf(h.name, sizeof(h.name), "%s", v->name);
+	stream_header_pack(head, &h);
+	if ((r = send_src_open(p, &src)))
+		return r;
+	s.w.data = src.data;
+	if (posix_memalign((void **)&s.w.buf, 4096, STREAM_MAX_DATA)) {
+		send_src_close(&src);
+		return -ENOMEM;
+	}
+	r = write_all(&s.w, head, sizeof(head));
+	if (!r)
+		r = send_src_walk(&src, b ? b->dev_id : v->dev_id, v->dev_id, &vis);
+	send_src_close(&src);
+	if (!r && !b)
+		r = put_hole(&s, s.w.pos, s.w.size);
+	if (!r)
+		r = put_record(&s, STREAM_END, s.data_bytes, s.records, NULL, 0);
+	free(s.w.buf);
+	st->size = v->size;
+	return r;
+}
+
+int pool_send_stream(struct pool *p, const char *vol, const char *from, const char *output,
+		     struct pool_send_stats *st)
+{
+	const struct vg_volume *v = vg_find_volume(p->vg, vol);
+	const struct vg_volume *b = from ? vg_find_volume(p->vg, from) : NULL;
+	int fd = STDOUT_FILENO, r;
+
+	memset(st, 0, sizeof(*st));
+	if (!v || (from && !b)) {
+		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", p->name,
+			  v ? from : vol, p->name);
+		return -ENOENT;
+	}
+	if ((r = frozen(p, v)) || (b && (r = frozen(p, b))))
+		return r;
+	if ((fd = open_output(output)) < 0)
+		return fd;
+	tp_critical_begin();
+	r = end_output(p, vol, output, fd, send_stream(p, v, b, fd, st));
+	tp_critical_end();
+	return r;
+}

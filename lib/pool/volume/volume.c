@@ -1,0 +1,165 @@
+/* volume.c - thin volume create, snapshot and remove: one VG commit (the
+ * journal, first) and one thin-metadata transaction each. See pool.h. */
+#include "lib/pool/core/core.h"
+#include "lib/pool/pool_names_dm.h"
+
+#include "kernel/dm.h"
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t data_size(const struct pool *p)
+{
+	return p->pv[VG_ROLE_DATA].label.area[0].size / ((uint64_t)p->vg->chunk_size * 512) *
+	       ((uint64_t)p->vg->chunk_size * 512);
+}
+
+static uint64_t virtual_total(const struct vg *vg)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		sum = vg->volumes[i].size > UINT64_MAX - sum ? UINT64_MAX : sum + vg->volumes[i].size;
+	return sum;
+}
+
+static int apply_create(struct pool *p, const void *arg)
+{
+	const struct vg_volume *v = arg;
+	int r = pool_op_create(p, v->dev_id);
+	if (r)
+		log_error("pool %s: cannot create thin device %u: %s", p->name, v->dev_id,
+			  strerror(-r));
+	return r;
+}
+
+static int add_volume(struct pool *p, struct vg_volume *v, pool_apply_fn apply)
+{
+	struct vg *next;
+	int r = vg_clone(p->vg, &next);
+
+	if (r)
+		return r;
+	next->next_dev_id = v->dev_id + 1;
+	r = vg_add_volume(next, v);
+	if (r) {
+		vg_free(next);
+		return r;
+	}
+	return pool_change(p, next, apply, v);
+}
+
+int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
+{
+	struct vg_volume v;
+	char b[32];
+	int r;
+
+	*over = 0;
+	if ((r = pool_name_free(p, name)))
+		return r;
+	if (!size) {
+		log_error("volume %s: the size must be greater than 0", name);
+		return -EINVAL;
+	}
+	if (size > POOL_VOLUME_MAX_BYTES) {
+		log_error("volume %s: the size %s is too large: a volume must be smaller than "
+			  "8 EiB (at most %llu bytes)", name, tp_size_format(size, 'h', b, sizeof(b)),
+			  (unsigned long long)POOL_VOLUME_MAX_BYTES);
+		return -ERANGE;
+	}
+	memset(&v, 0, sizeof(v));
+	snprintf(v.name, sizeof(v.name), "%s", name);
+	v.size = (size + 511) / 512 * 512;
+	v.creation_time = (int64_t)time(NULL);
+	if ((r = pool_next_dev_id(p, &v.dev_id)))
+		return r;
+	r = add_volume(p, &v, apply_create);
+	if (!r && p->be->live)
+		r = pool_activate(p, (const char *const[]){ v.name }, 1);
+	if (!r && virtual_total(p->vg) > data_size(p))
+		*over = virtual_total(p->vg);
+	return r;
+}
+
+static int apply_snap(struct pool *p, const void *arg)
+{
+	const struct vg_volume *v = arg;
+	const struct vg_volume *o = vg_find_volume(p->vg, v->origin);
+	int r = pool_op_snap(p, v->dev_id, o);
+	if (r)
+		log_error("pool %s: cannot snapshot thin device %u: %s", p->name, o->dev_id,
+			  strerror(-r));
+	return r;
+}
+
+int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, int read_only)
+{
+	const struct vg_volume *o = vg_find_volume(p->vg, origin);
+	struct vg_volume v;
+	int r;
+
+	if (!o) {
+		log_error("pool %s has no volume %s to snapshot; 'tpstatus %s' lists them", p->name,
+			  origin, p->name);
+		return -ENOENT;
+	}
+	if ((r = pool_name_free(p, name)))
+		return r;
+	memset(&v, 0, sizeof(v));
+	snprintf(v.name, sizeof(v.name), "%s", name);
+	snprintf(v.origin, sizeof(v.origin), "%s", origin);
+	v.size = o->size;
+	v.read_only = !!read_only;
+	if (read_only && (r = vg_uuid_generate(v.content_uuid)))
+		return r;
+	v.creation_time = (int64_t)time(NULL);
+	if ((r = pool_next_dev_id(p, &v.dev_id)))
+		return r;
+	return add_volume(p, &v, apply_snap);
+}
+
+struct removal {
+	uint32_t dev_id;
+	char name[VG_NAME_MAX + 1];
+};
+
+static int apply_remove(struct pool *p, const void *arg)
+{
+	const struct removal *rm = arg;
+	int r = pool_op_delete(p, rm->dev_id, rm->name);
+	if (r && r != -EBUSY)
+		log_error("pool %s: cannot delete thin device %u: %s", p->name, rm->dev_id,
+			  strerror(-r));
+	return r;
+}
+
+int pool_volume_remove(struct pool *p, const char *name)
+{
+	const struct vg_volume *v = vg_find_volume(p->vg, name);
+	struct vg *next;
+	struct removal rm;
+	int r;
+
+	if (!v) {
+		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name, name,
+			  p->name);
+		return -ENOENT;
+	}
+	rm.dev_id = v->dev_id;
+	snprintf(rm.name, sizeof(rm.name), "%s", name);
+	r = vg_clone(p->vg, &next);
+	if (r)
+		return r;
+	r = vg_remove_volume(next, name);
+	if (r) {
+		vg_free(next);
+		return r;
+	}
+	return pool_change(p, next, apply_remove, &rm);
+}
