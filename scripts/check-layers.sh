@@ -13,7 +13,9 @@
 # itself; anything under test/ may use anything and is not checked. Two
 # rules are not in the table: a lib/pool module may include the public
 # face's headers (but call nothing defined there), and a call from outside
-# lib/pool into any of its modules counts as a call of lib/pool.
+# lib/pool into any of its modules counts as a call of lib/pool. A header
+# named *_int.h is its directory's own (core_int.h, which alone shows
+# struct pool): no other directory includes it.
 #
 #   scripts/check-layers.sh [-r ROOT] [-b BUILD] [GROUP...]
 #
@@ -155,6 +157,10 @@ check_includes() {
 		else if (norm(inc) in exists) target = norm(inc)
 		if (target == "") next
 		to = dirof(target)
+		if (to != from && target ~ /_int\.h$/) {
+			printf "%s:%d: includes %s: the internal header of %s, for its own files only\n", FILENAME, FNR, target, to
+			next
+		}
 		if (to == from || allow[from, to]) next
 		# a lib/pool module may include the public face headers
 		if (to == "lib/pool" && index(from, "lib/pool/") == 1 && target ~ /\.h$/) next

@@ -4,7 +4,7 @@
  * where the features are named; the core never names one. */
 #include "lib/pool/pool.h"
 #include "lib/pool/core/core.h"
-#include "lib/pool/stream/pool_recv_int.h"
+#include "lib/pool/stream/stream.h"
 
 void pool_init(void)
 {

@@ -208,3 +208,13 @@ src tools/tpdump.c '#include "lib/pool/pool.h"' '#include "lib/pool/core/core.h"
 compile tools/tpdump.c
 layers 1
 out_has "^tools/tpdump.c:2: includes lib/pool/core/core.h: tools may include only lib/pool, lib/base$"
+
+# (i) a module including another module's internal header (core_int.h
+# alone shows struct pool)
+fresh
+src lib/pool/core/core_int.h '#include "lib/pool/core/core.h"' 'struct pool { int x; };'
+src lib/pool/volume/volume.c '#include "lib/pool/core/core_int.h"' '#include "lib/pool/volume/volume.h"' \
+	'int vol_make(int x) { return core_change(x); }'
+compile lib/pool/volume/volume.c
+layers 1 includes
+out_has "^lib/pool/volume/volume.c:1: includes lib/pool/core/core_int.h: the internal header of lib/pool/core, for its own files only$"

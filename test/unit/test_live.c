@@ -3,7 +3,7 @@
  * wait for the end of a critical section, test pauses and faults. */
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>

@@ -2,7 +2,7 @@
  * the VG changes that would remove, thaw or re-point them, and only
  * those, and only while it is held. */
 #include "lib/base/log.h"
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>

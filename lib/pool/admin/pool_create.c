@@ -418,9 +418,9 @@ int pool_remove(struct pool *p)
 {
 	int r = pool_refuse_live(p, "removing it"), e;
 
-	for (unsigned i = 0; !r && p->vg && i < p->vg->nr_volumes; i++)
-		if (p->vg->volumes[i].read_only)
-			r = pool_volume_held(p, &p->vg->volumes[i]);
+	for (unsigned i = 0; !r && pool_vg(p) && i < pool_vg(p)->nr_volumes; i++)
+		if (pool_vg(p)->volumes[i].read_only)
+			r = pool_volume_held(p, &pool_vg(p)->volumes[i]);
 	if (r) {
 		pool_close(p);
 		return r;
@@ -428,19 +428,19 @@ int pool_remove(struct pool *p)
 	tp_critical_begin();
 
 	for (int i = 0; i < VG_NR_ROLES; i++) {
-		e = vg_label_wipe(p->pv[i].io, 0);
+		e = vg_label_wipe(pool_pv(p, i)->io, 0);
 		if (e < 0 && !r)
 			r = e;
 	}
 	for (int i = 0; i < VG_NR_ROLES; i++) {
-		e = vg_mda_format(p->pv[i].io, &p->pv[i].label);
+		e = vg_mda_format(pool_pv(p, i)->io, &pool_pv(p, i)->label);
 		if (e && !r)
 			r = e;
 	}
 	tp_critical_end();
 	if (r)
-		log_error("pool %s: could not wipe all of its labels: %s", p->name, strerror(-r));
-	e = pool_devices_remove_pool(p->name);
+		log_error("pool %s: could not wipe all of its labels: %s", pool_name(p), strerror(-r));
+	e = pool_devices_remove_pool(pool_name(p));
 	if (e && !r)
 		r = e;
 	pool_close(p);

@@ -34,7 +34,7 @@ static void check_stripe(struct pool *p, struct pool_extend_result *res)
 	char c[32], s[32];
 	uint64_t stripe;
 
-	if (tp_topology_get(p->pv[VG_ROLE_DATA].io->name, &t))
+	if (tp_topology_get(pool_pv(p, VG_ROLE_DATA)->io->name, &t))
 		return;
 	tp_topology_describe(&t, res->topo_desc, sizeof(res->topo_desc));
 	stripe = tp_policy_stripe(&t, NULL, 0);
@@ -92,10 +92,10 @@ static uint64_t meta_room(uint64_t active, uint64_t spare, uint64_t dev_size)
 
 uint64_t pool_meta_room(const struct pool *p)
 {
-	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
-	unsigned act = p->vg->metadata_area;
+	const struct vg_device *m = &pool_vg(p)->dev[VG_ROLE_META];
+	unsigned act = pool_vg(p)->metadata_area;
 
-	return meta_room(m->area[act].offset, m->area[!act].offset, p->pv[VG_ROLE_META].io->size);
+	return meta_room(m->area[act].offset, m->area[!act].offset, pool_pv(p, VG_ROLE_META)->io->size);
 }
 
 /* Decide the metadata growth into NEXT: -EINVAL / -ENOSPC, logged. */
@@ -104,7 +104,7 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 {
 	struct vg_device *m = &next->dev[VG_ROLE_META];
 	unsigned act = next->metadata_area;
-	uint64_t dev_size = p->pv[VG_ROLE_META].io->size, size = x->metadata_size, spare;
+	uint64_t dev_size = pool_pv(p, VG_ROLE_META)->io->size, size = x->metadata_size, spare;
 	char a[48], b[48], c[48];
 
 	if (!size)
@@ -112,7 +112,7 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 	size = (size + TP_META_BLOCK - 1) / TP_META_BLOCK * TP_META_BLOCK;
 	if (x->metadata_size && (size <= res->old_meta_size || size > TP_META_MAX)) {
 		log_error("pool %s: --metadata-size %s must be above the current %s and at most "
-			  "%s (the format's limit)", p->name,
+			  "%s (the format's limit)", pool_name(p),
 			  tp_size_format_exact(size, a, sizeof(a)),
 			  tp_size_format_exact(res->old_meta_size, b, sizeof(b)),
 			  tp_size_format(TP_META_MAX, 'h', c, sizeof(c)));
@@ -121,8 +121,8 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 	if (size <= res->old_meta_size ||
 	    meta_layout(m->area[act].offset, m->area[!act].offset, size, dev_size, &spare)) {
 		log_error("pool %s: the metadata device %s (%s) has no room for an active and a "
-			  "spare thin-metadata area of %s each; grow the device first", p->name,
-			  p->pv[VG_ROLE_META].io->name, tp_size_format_exact(dev_size, a, sizeof(a)),
+			  "spare thin-metadata area of %s each; grow the device first", pool_name(p),
+			  pool_pv(p, VG_ROLE_META)->io->name, tp_size_format_exact(dev_size, a, sizeof(a)),
 			  tp_size_format(size > res->old_meta_size ? size : res->old_meta_size +
 					 TP_META_BLOCK, 'h', b, sizeof(b)));
 		return -ENOSPC;
@@ -150,17 +150,17 @@ static int apply_grow(struct pool *p, const void *arg)
 	if (g->meta_blocks) {
 		if ((r = pool_sync_labels(p, NULL)) || (r = pool_open_thin(p)))
 			return r;
-		r = thin_resize_metadata(p->md, g->meta_blocks);
+		r = thin_resize_metadata(pool_thin(p), g->meta_blocks);
 		if (r)
 			log_error("pool %s: cannot grow the thin metadata's space map to %llu "
-				  "blocks: %s", p->name, (unsigned long long)g->meta_blocks,
+				  "blocks: %s", pool_name(p), (unsigned long long)g->meta_blocks,
 				  strerror(-r));
 	}
 	if (!r && g->data_blocks) {
-		r = thin_resize_data(p->md, g->data_blocks);
+		r = thin_resize_data(pool_thin(p), g->data_blocks);
 		if (r)
 			log_error("pool %s: cannot grow the thin metadata's data space map to %llu "
-				  "chunks: %s", p->name, (unsigned long long)g->data_blocks,
+				  "chunks: %s", pool_name(p), (unsigned long long)g->data_blocks,
 				  strerror(-r));
 	}
 	return r;
@@ -169,18 +169,18 @@ static int apply_grow(struct pool *p, const void *arg)
 int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		struct pool_extend_result *res)
 {
-	const struct vg_device *d = &p->vg->dev[VG_ROLE_DATA];
-	uint64_t dev_size = p->pv[VG_ROLE_DATA].io->size, room, blocks;
+	const struct vg_device *d = &pool_vg(p)->dev[VG_ROLE_DATA];
+	uint64_t dev_size = pool_pv(p, VG_ROLE_DATA)->io->size, room, blocks;
 	struct growth g = { 0, 0 };
 	struct vg *next;
 	char a[48], b[48];
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	res->chunk = (uint64_t)p->vg->chunk_size * 512;
+	res->chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	res->old_data_size = res->new_data_size = d->area[0].size / res->chunk * res->chunk;
 	res->old_meta_size = res->new_meta_size =
-		p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size;
+		pool_vg(p)->dev[VG_ROLE_META].area[pool_vg(p)->metadata_area].size;
 	res->data_dev_size = dev_size;
 	check_stripe(p, res);
 	/* live: a growth a crash cut short is finished first (pool_extend_live.c) */
@@ -196,12 +196,12 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		g.data_blocks = blocks;
 	else if (!x->metadata) {
 		log_error("pool %s: the data device %s (%s) has no whole chunk (%s) beyond the data "
-			  "area; grow the device first", p->name, p->pv[VG_ROLE_DATA].io->name,
+			  "area; grow the device first", pool_name(p), pool_pv(p, VG_ROLE_DATA)->io->name,
 			  tp_size_format_exact(dev_size, a, sizeof(a)),
 			  tp_size_format(res->chunk, 'h', b, sizeof(b)));
 		return -ENOSPC;
 	}
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	if (g.data_blocks) {
 		next->dev[VG_ROLE_DATA].size = dev_size;
@@ -221,11 +221,11 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		if (pool_is_live(p)) {
 			if (pool_sync_labels(p, NULL))
 				log_error("pool %s: the labels could not follow the VG back; the "
-					  "next command that changes the pool rewrites them", p->name);
+					  "next command that changes the pool rewrites them", pool_name(p));
 			return r;
 		}
 		if (g.meta_blocks && !pool_sync_labels(p, NULL) && pool_open_thin(p))
-			log_error("pool %s: reopen it to go on", p->name);
+			log_error("pool %s: reopen it to go on", pool_name(p));
 		return r;
 	}
 	if (g.data_blocks)

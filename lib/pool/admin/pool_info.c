@@ -37,8 +37,8 @@ static void fill_monitor_state(struct pool_info *info)
 
 static void fill_from_vg(struct pool *p, struct pool_info *info)
 {
-	const struct vg *vg = p->vg;
-	const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
+	const struct vg *vg = pool_vg(p);
+	const struct vg_label *meta = &pool_pv(p, VG_ROLE_META)->label;
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
 
 	snprintf(info->name, sizeof(info->name), "%s", vg->name);
@@ -52,7 +52,7 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	info->chunk = chunk;
 	info->data_size = chunk ? chunk * (vg->dev[VG_ROLE_DATA].area[0].size / chunk) : 0;
 	info->transaction_id = vg->transaction_id;
-	info->data_offset = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	info->data_offset = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
 	info->meta_offset = meta->area[vg->metadata_area].offset;
 	info->meta_length = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
 	info->spare_offset = meta->area[!vg->metadata_area].offset;
@@ -81,8 +81,8 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	int r;
 
 	memset(info, 0, sizeof(*info));
-	if (p->vg->nr_volumes &&
-	    !(info->volumes = calloc(p->vg->nr_volumes, sizeof(*info->volumes))))
+	if (pool_vg(p)->nr_volumes &&
+	    !(info->volumes = calloc(pool_vg(p)->nr_volumes, sizeof(*info->volumes))))
 		return -ENOMEM;
 	fill_from_vg(p, info);
 	if (!(flags & POOL_INFO_USAGE))

@@ -130,8 +130,8 @@ static char *relabelled_devices(const char *old, const char *new_name)
  * limit (pool_names_dm.h); else -EINVAL, naming the first that does not. */
 static int dm_names_fit(const struct pool *p, const char *new_name)
 {
-	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
-		const char *vol = p->vg->volumes[i].name;
+	for (unsigned i = 0; i < pool_vg(p)->nr_volumes; i++) {
+		const char *vol = pool_vg(p)->volumes[i].name;
 		size_t len = pool_dm_vol_name_len(new_name, vol);
 
 		if (len <= POOL_DM_NAME_LIMIT)
@@ -139,7 +139,7 @@ static int dm_names_fit(const struct pool *p, const char *new_name)
 		log_error("pool %s: cannot be renamed to %s: the device-mapper name of its volume "
 			  "%s ('%s-%s' with every '-' doubled) would be %zu bytes, over the kernel's "
 			  "limit of %d; choose a shorter pool name or rename the volume first",
-			  p->vg->name, new_name, vol, new_name, vol, len, POOL_DM_NAME_LIMIT);
+			  pool_vg(p)->name, new_name, vol, new_name, vol, len, POOL_DM_NAME_LIMIT);
 		return -EINVAL;
 	}
 	return 0;
@@ -149,7 +149,7 @@ int pool_rename(const char *old, const char *new_name, const char *devices)
 {
 	char *listed = NULL;
 	struct tp_lock *lock = NULL;
-	struct pool p;
+	struct pool *p = NULL;
 	struct vg *next;
 	const char *why;
 	int r;
@@ -171,38 +171,38 @@ int pool_rename(const char *old, const char *new_name, const char *devices)
 	}
 	if (!devices)
 		devices = listed = relabelled_devices(old, new_name);
-	r = pool_attach_renaming(&p, old, new_name, devices);
+	r = (p = pool_alloc()) ? pool_attach_renaming(p, old, new_name, devices) : -ENOMEM;
 	if (r)
 		goto detach;	/* what it took before failing */
-	if (pool_is_live(&p)) {
+	if (pool_is_live(p)) {
 		log_error("pool %s is active: its kernel devices are named after it; deactivate it "
 			  "first ('tpdeactivate %s'), then rename it", old, old);
 		r = -EBUSY;
 		goto detach;
 	}
 	/* 1. the VG (skipped when a rename cut short did it) */
-	if (strcmp(p.vg->name, new_name)) {
-		if ((r = dm_names_fit(&p, new_name)) || (r = name_taken(new_name)) ||
-		    (r = vg_clone(p.vg, &next)))
+	if (strcmp(pool_vg(p)->name, new_name)) {
+		if ((r = dm_names_fit(p, new_name)) || (r = name_taken(new_name)) ||
+		    (r = vg_clone(pool_vg(p), &next)))
 			goto detach;
 		snprintf(next->name, sizeof(next->name), "%s", new_name);
-		if ((r = pool_commit_vg(&p, next)))
+		if ((r = pool_commit_vg(p, next)))
 			goto detach;
 	}
 	/* 2. the labels */
-	if ((r = pool_sync_labels(&p, NULL)))
+	if ((r = pool_sync_labels(p, NULL)))
 		goto detach;
 	/* 3. the backups, 4. the devices file */
 	move_backups(old, new_name);
 	for (int i = 0; i < VG_NR_ROLES; i++)
-		pool_record_device(new_name, (enum vg_role)i, p.pv[i].label.pv_uuid,
-				   p.pv[i].io->name);
+		pool_record_device(new_name, (enum vg_role)i, pool_pv(p, i)->label.pv_uuid,
+				   pool_pv(p, i)->io->name);
 	if ((r = pool_devices_remove_pool(old)))
 		log_warn("pool %s: the devices file still lists it under %s (%s); a label scan "
 			 "finds it", new_name, old, strerror(-r));
 	r = 0;
 detach:
-	pool_detach(&p);
+	pool_close(p);
 	free(listed);
 	tp_lock_release(lock);
 	return r;

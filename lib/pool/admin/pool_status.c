@@ -16,19 +16,19 @@
 
 int pool_get_status(struct pool *p, struct pool_status *st)
 {
-	const struct vg_label *meta = &p->pv[VG_ROLE_META].label;
-	uint64_t mu, mt, du, dt, chunk = (uint64_t)p->vg->chunk_size * 512;
+	const struct vg_label *meta = &pool_pv(p, VG_ROLE_META)->label;
+	uint64_t mu, mt, du, dt, chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	struct pool_dev_usage *u = NULL;
 	size_t nu = 0;
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	r = p->be->figures(p, st, &mu, &mt, &du, &dt);
+	r = pool_figures(p, st, &mu, &mt, &du, &dt);
 	if (!r && !st->no_volume_usage)
-		r = p->be->usage(p, dt, &u, &nu);
+		r = pool_dev_usage(p, dt, &u, &nu);
 	if (r) {
-		log_error("pool %s: cannot read its allocation: %s; run 'tpcheck %s'", p->name,
-			  strerror(-r), p->name);
+		log_error("pool %s: cannot read its allocation: %s; run 'tpcheck %s'", pool_name(p),
+			  strerror(-r), pool_name(p));
 		return r;
 	}
 	st->chunk = chunk;
@@ -36,11 +36,11 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 	st->data_used = du * chunk;
 	st->meta_size = mt * THIN_METADATA_BLOCK_SIZE;
 	st->meta_used = mu * THIN_METADATA_BLOCK_SIZE;
-	st->transaction_id = p->vg->transaction_id;
-	st->data_offset = p->pv[VG_ROLE_DATA].label.area[0].offset;
-	st->meta_offset = meta->area[p->vg->metadata_area].offset;
-	st->spare_offset = meta->area[!p->vg->metadata_area].offset;
-	st->nr_volumes = p->vg->nr_volumes;
+	st->transaction_id = pool_vg(p)->transaction_id;
+	st->data_offset = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
+	st->meta_offset = meta->area[pool_vg(p)->metadata_area].offset;
+	st->spare_offset = meta->area[!pool_vg(p)->metadata_area].offset;
+	st->nr_volumes = pool_vg(p)->nr_volumes;
 	if (st->nr_volumes && !(st->volumes = calloc(st->nr_volumes, sizeof(*st->volumes)))) {
 		free(u);
 		return -ENOMEM;
@@ -51,7 +51,7 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 		 * metadata yet (pool_reconcile said so): nothing mapped. */
 		const struct pool_dev_usage *d;
 
-		vs->vol = &p->vg->volumes[i];
+		vs->vol = &pool_vg(p)->volumes[i];
 		st->virtual_total += vs->vol->size;
 		d = pool_usage_find(u, nu, vs->vol->dev_id);
 		if (d) {
@@ -61,18 +61,18 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 		}
 	}
 	/* not volumes, but they hold space and names: said, with the way on */
-	for (unsigned i = 0; i < p->vg->nr_receives; i++) {
-		const struct vg_volume *v = &p->vg->receives[i];
+	for (unsigned i = 0; i < pool_vg(p)->nr_receives; i++) {
+		const struct vg_volume *v = &pool_vg(p)->receives[i];
 		const struct pool_dev_usage *d = pool_usage_find(u, nu, v->dev_id);
 		char a[32], b[32], h[32];
 
 		log_warn("pool %s: the receive of %s is unfinished (%s of %s received, %s of data "
 			 "its own): finish it with 'tprecv --resume' and its stream, or drop it "
-			 "with 'tprecv --abort %s %s'", p->name, v->name,
+			 "with 'tprecv --abort %s %s'", pool_name(p), v->name,
 			 tp_size_format(v->received, 'h', a, sizeof(a)),
 			 tp_size_format(v->size, 'h', b, sizeof(b)),
 			 tp_size_format(d ? d->exclusive * chunk : 0, 'h', h, sizeof(h)), v->name,
-			 p->name);
+			 pool_name(p));
 	}
 	free(u);
 	return 0;

@@ -63,7 +63,7 @@ int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy
 
 void pool_get_monitor_policy(const struct pool *p, struct pool_monitor_policy *m)
 {
-	const struct vg_monitor *v = &p->vg->monitor;
+	const struct vg_monitor *v = &pool_vg(p)->monitor;
 
 	m->warn = v->warn;
 	m->autoextend_threshold = v->autoextend_threshold;
@@ -76,9 +76,9 @@ int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
 	struct vg *next;
 	int r;
 
-	if (pool_monitor_policy_check(p->name, m))
+	if (pool_monitor_policy_check(pool_name(p), m))
 		return -EINVAL;
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	pool_monitor_policy_to_vg(m, &next->monitor);
 	return pool_commit_vg(p, next);
@@ -86,13 +86,13 @@ int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
 
 int pool_get_fill(struct pool *p, struct pool_fill *f)
 {
-	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, mu, mt, du, dt;
+	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, mu, mt, du, dt;
 	struct tp_dm_pool_status ks;
 	int r;
 
 	memset(f, 0, sizeof(*f));
 	if (pool_is_live(p)) {
-		r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &ks);
+		r = tp_dm_pool_status(pool_dm_name(p), TP_DM_NOFLUSH, &ks);
 		if (!r && (ks.fail || ks.error))
 			r = -EIO;
 		mu = ks.used_meta_blocks;
@@ -100,7 +100,7 @@ int pool_get_fill(struct pool *p, struct pool_fill *f)
 		du = ks.used_data_blocks;
 		dt = ks.total_data_blocks;
 	} else {
-		r = thin_usage(p->md, &mu, &mt, &du, &dt);
+		r = thin_usage(pool_thin(p), &mu, &mt, &du, &dt);
 	}
 	if (r)
 		return r;
@@ -120,7 +120,7 @@ static unsigned percent(uint64_t part, uint64_t whole)
 
 int pool_warn_if_full(struct pool *p)
 {
-	unsigned warn = p->vg->monitor.warn, dp, mp;
+	unsigned warn = pool_vg(p)->monitor.warn, dp, mp;
 	struct pool_fill f;
 	char a[32], b[32];
 	int r, warned = 0;
@@ -128,24 +128,24 @@ int pool_warn_if_full(struct pool *p)
 	if (!warn)
 		return 0;
 	if ((r = pool_get_fill(p, &f))) {
-		log_warn("pool %s: cannot read how full it is (%s); see 'tpstatus %s'", p->name,
-			 strerror(-r), p->name);
+		log_warn("pool %s: cannot read how full it is (%s); see 'tpstatus %s'", pool_name(p),
+			 strerror(-r), pool_name(p));
 		return r;
 	}
 	dp = percent(f.data_used, f.data_size);
 	mp = percent(f.meta_used, f.meta_size);
 	if (dp >= warn) {
 		log_warn("pool %s: data is %u%% full (%s of %s), at or above its warn threshold of "
-			 "%u%%: grow it with 'tpextend %s' or free space", p->name, dp,
+			 "%u%%: grow it with 'tpextend %s' or free space", pool_name(p), dp,
 			 tp_size_format(f.data_used, 'h', a, sizeof(a)),
-			 tp_size_format(f.data_size, 'h', b, sizeof(b)), warn, p->name);
+			 tp_size_format(f.data_size, 'h', b, sizeof(b)), warn, pool_name(p));
 		warned = 1;
 	}
 	if (mp >= warn) {
 		log_warn("pool %s: metadata is %u%% full (%s of %s), at or above its warn "
 			 "threshold of %u%%: grow it with 'tpextend --metadata-size auto %s'",
-			 p->name, mp, tp_size_format(f.meta_used, 'h', a, sizeof(a)),
-			 tp_size_format(f.meta_size, 'h', b, sizeof(b)), warn, p->name);
+			 pool_name(p), mp, tp_size_format(f.meta_used, 'h', a, sizeof(a)),
+			 tp_size_format(f.meta_size, 'h', b, sizeof(b)), warn, pool_name(p));
 		warned = 1;
 	}
 	return warned;

@@ -17,20 +17,20 @@ static int kernel_lags(struct pool *p, enum pool_when_full wf)
 {
 	struct tp_dm_pool_status st;
 
-	if (tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &st) || st.nfields < 7)
+	if (tp_dm_pool_status(pool_dm_name(p), TP_DM_NOFLUSH, &st) || st.nfields < 7)
 		return 1;
 	return st.error_if_no_space != (wf == POOL_WHEN_FULL_ERROR);
 }
 
 int pool_set_when_full(struct pool *p, enum pool_when_full wf)
 {
-	int change = p->vg->when_full != (enum vg_when_full)wf;
+	int change = pool_vg(p)->when_full != (enum vg_when_full)wf;
 	struct tp_dm_pool_layout l;
 	struct vg *next, *undo = NULL;
 	int r;
 
 	if (change) {
-		if ((r = vg_clone(p->vg, &undo)) || (r = vg_clone(p->vg, &next))) {
+		if ((r = vg_clone(pool_vg(p), &undo)) || (r = vg_clone(pool_vg(p), &next))) {
 			vg_free(undo);
 			return r;
 		}
@@ -46,7 +46,7 @@ int pool_set_when_full(struct pool *p, enum pool_when_full wf)
 		r = tp_dm_pool_reload(&l);
 		if (r && undo && pool_commit_vg(p, undo))
 			log_error("pool %s: the VG metadata says when-full %s but the kernel runs "
-				  "the old setting; run 'tpchange --when-full' again", p->name,
+				  "the old setting; run 'tpchange --when-full' again", pool_name(p),
 				  wf == POOL_WHEN_FULL_ERROR ? "error" : "queue");
 		if (r)
 			return r;

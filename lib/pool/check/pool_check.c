@@ -49,40 +49,40 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 			struct pool_check_report *rep, struct thin_check_report *thin)
 {
-	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
+	const struct vg_area *a = &pool_pv(p, VG_ROLE_META)->label.area[pool_vg(p)->metadata_area];
 	struct io_engine *area = NULL;
 	struct thin_sb sb;
 	int r;
 
-	if (io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &area)) {
+	if (io_window_create(pool_pv(p, VG_ROLE_META)->io, a->offset, a->size, 0, &area)) {
 		pool_problem(rep, 1, "the active thin-metadata area lies beyond the end of %s",
-			     p->pv[VG_ROLE_META].io->name);
+			     pool_pv(p, VG_ROLE_META)->io->name);
 		return 0;
 	}
 	r = thin_check_io(area, opts, thin);
 	if (!r && thin->sb_ok && !thin_sb_read(area, 0, &sb) &&
 	    (sb.flags & THIN_SB_FLAG_NEEDS_CHECK))
 		pool_problem(rep, 0, "needs_check is set (the kernel's mark after a metadata "
-			     "error); activation refuses until 'tprepair %s' clears it", p->name);
+			     "error); activation refuses until 'tprepair %s' clears it", pool_name(p));
 	io_destroy(area);
 	if (r || !thin->sb_ok)
 		return r;
-	if (thin->data_block_size != p->vg->chunk_size)
+	if (thin->data_block_size != pool_vg(p)->chunk_size)
 		pool_problem(rep, 1, "the thin metadata's data block size (%" PRIu32 " sectors) "
 			     "differs from the pool's chunk (%" PRIu32 ")", thin->data_block_size,
-			     p->vg->chunk_size);
-	if (p->vg->transaction_id == thin->transaction_id) {
-		compare_devices(rep, p->vg, thin->dev_ids, thin->nr_dev_ids, 1);
-	} else if (p->vg->transaction_id == thin->transaction_id + 1) {
+			     pool_vg(p)->chunk_size);
+	if (pool_vg(p)->transaction_id == thin->transaction_id) {
+		compare_devices(rep, pool_vg(p), thin->dev_ids, thin->nr_dev_ids, 1);
+	} else if (pool_vg(p)->transaction_id == thin->transaction_id + 1) {
 		pool_problem(rep, 0, "an interrupted transaction: the VG metadata is at transaction %"
 			     PRIu64 ", the thin metadata at %" PRIu64 " (the next change to the "
-			     "pool completes it)", p->vg->transaction_id, thin->transaction_id);
-		compare_devices(rep, p->vg, thin->dev_ids, thin->nr_dev_ids, 0);
+			     "pool completes it)", pool_vg(p)->transaction_id, thin->transaction_id);
+		compare_devices(rep, pool_vg(p), thin->dev_ids, thin->nr_dev_ids, 0);
 	} else {
 		pool_problem(rep, 1, "transaction ids disagree: VG metadata %" PRIu64
 			     ", thin metadata %" PRIu64 " (tprepair sets the thin one to the VG's)",
-			     p->vg->transaction_id, thin->transaction_id);
-		compare_devices(rep, p->vg, thin->dev_ids, thin->nr_dev_ids, 1);
+			     pool_vg(p)->transaction_id, thin->transaction_id);
+		compare_devices(rep, pool_vg(p), thin->dev_ids, thin->nr_dev_ids, 1);
 	}
 	return 0;
 }
@@ -92,28 +92,32 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 	       size_t len)
 {
 	char *listed = devices ? NULL : pool_devices_from_file(name);
-	struct pool p;
+	struct pool *p = NULL;
 	size_t before;
 	int r;
 
 	memset(rep, 0, sizeof(*rep));
 	memset(thin, 0, sizeof(*thin));
-	if ((r = pool_attach(&p, name, devices ? devices : listed,
+	if (!(p = pool_alloc())) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if ((r = pool_attach(p, name, devices ? devices : listed,
 			     POOL_RDONLY | POOL_ATTACH_OFFLINE, rep, NULL)))
 		goto out;
 	before = rep->f.nr_problems;
-	if (p.vg)
-		r = pool_check_attached(&p, opts, rep, thin);
+	if (pool_vg(p))
+		r = pool_check_attached(p, opts, rep, thin);
 	if (!r) {
 		/* strays alone: tprepair deletes them, no salvage */
 		int thin_bad = rep->f.nr_problems - rep->nr_strays > before || thin->f.nr_problems
 				       ? 1 : rep->nr_strays ? 2 : 0;
-		pool_repair_advice(&p, devices, devices ? devices : listed, before > 0, thin_bad,
+		pool_repair_advice(p, devices, devices ? devices : listed, before > 0, thin_bad,
 				   next, len);
 	}
 out:
 	free(listed);
-	pool_detach(&p);
+	pool_close(p);
 	return r;
 }
 

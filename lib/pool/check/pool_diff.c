@@ -29,7 +29,7 @@ static int src_begin(struct pool *p, struct diff_src *s)
 
 	memset(s, 0, sizeof(*s));
 	if (!pool_is_live(p)) {
-		s->io = p->thin_io;
+		s->io = pool_thin_io(p);
 		return 0;
 	}
 	if ((r = pool_msnap_begin(p, &s->snap)))
@@ -47,11 +47,11 @@ static int src_end(struct diff_src *s)
 static int find_pair(struct pool *p, const char *a, const char *b, const struct vg_volume **va,
 		     const struct vg_volume **vb)
 {
-	*va = vg_find_volume(p->vg, a);
-	*vb = vg_find_volume(p->vg, b);
+	*va = vg_find_volume(pool_vg(p), a);
+	*vb = vg_find_volume(pool_vg(p), b);
 	if (!*va || !*vb) {
-		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", p->name,
-			  *va ? b : a, p->name);
+		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", pool_name(p),
+			  *va ? b : a, pool_name(p));
 		return -ENOENT;
 	}
 	return 0;
@@ -87,7 +87,7 @@ int pool_diff_volumes(struct pool *p, const char *a, const char *b, pool_diff_fn
 		      struct pool_diff_summary *s)
 {
 	const struct vg_volume *va, *vb;
-	struct native n = { fn, ctx, (uint64_t)p->vg->chunk_size * 512, s };
+	struct native n = { fn, ctx, (uint64_t)pool_vg(p)->chunk_size * 512, s };
 	struct thin_delta_visitor v = { &n, NULL, native_range };
 	struct thin_delta_stats st;
 	struct diff_src src;

@@ -62,13 +62,13 @@ char *pool_devices_from_file(const char *name)
 static int label_matches(const struct pool *p, const struct vg *vg, enum vg_role role,
 			 const char *from)
 {
-	const struct vg_label *l = &p->pv[role].label;
+	const struct vg_label *l = &pool_pv(p, role)->label;
 
 	if (!strcmp(l->pool_uuid, vg->uuid) && !strcmp(l->pv_uuid, vg->dev[role].pv_uuid))
 		return 0;
 	log_error("pool %s: %s carries the label of device %s (pool uuid %s), but %s names "
-		  "device %s of pool %s for its %s role: not restoring over it", p->name,
-		  p->pv[role].io->name, l->pv_uuid, l->pool_uuid, from, vg->dev[role].pv_uuid,
+		  "device %s of pool %s for its %s role: not restoring over it", pool_name(p),
+		  pool_pv(p, role)->io->name, l->pv_uuid, l->pool_uuid, from, vg->dev[role].pv_uuid,
 		  vg->uuid, vg_role_name(role));
 	return -EBUSY;
 }
@@ -85,12 +85,12 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 	int r = io_fd_open(path, 0, &io);
 
 	if (r) {
-		log_error("pool %s: cannot open %s: %s", p->name, path, strerror(-r));
+		log_error("pool %s: cannot open %s: %s", pool_name(p), path, strerror(-r));
 		return r;
 	}
 	if (io->size < vg->dev[role].size) {
 		log_error("pool %s: %s has %" PRIu64 " bytes, less than the %" PRIu64 " its %s "
-			  "device had: not the right device", p->name, path, io->size,
+			  "device had: not the right device", pool_name(p), path, io->size,
 			  vg->dev[role].size, vg_role_name(role));
 		io_destroy(io);
 		return -ENOSPC;
@@ -99,7 +99,7 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 	if (r == VG_LABEL_FOUND && (strcmp(old.pool_uuid, vg->uuid) ||
 				    strcmp(old.pv_uuid, vg->dev[role].pv_uuid))) {
 		log_error("pool %s: %s carries a valid label of another device (%s, pool %s); "
-			  "not writing over it", p->name, path, old.pv_uuid, old.pool_name);
+			  "not writing over it", pool_name(p), path, old.pv_uuid, old.pool_name);
 		io_destroy(io);
 		return -EBUSY;
 	}
@@ -108,8 +108,7 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 		io_destroy(io);
 		return r;
 	}
-	p->pv[role].io = io;
-	p->pv[role].label = l;
+	pool_set_pv(p, role, io, &l);
 	return 0;
 }
 
@@ -123,22 +122,22 @@ static int load_backup(const struct pool *p, const char *file, struct vg **out)
 	if (r == -EINVAL) {
 		const char *kind = io_dev_wrong_kind(file);
 		log_error("pool %s: the backup %s is %s, not a VG metadata backup file (one of "
-			  "the config dir's backup/%s/*.vg)", p->name, file,
-			  kind ? kind : "a block device", p->name);
+			  "the config dir's backup/%s/*.vg)", pool_name(p), file,
+			  kind ? kind : "a block device", pool_name(p));
 		return r;
 	}
 	if (r) {
-		log_error("pool %s: cannot read the backup %s: %s", p->name, file, strerror(-r));
+		log_error("pool %s: cannot read the backup %s: %s", pool_name(p), file, strerror(-r));
 		return r;
 	}
 	r = vg_import(text, len, out);
 	free(text);
 	if (r) {
-		log_error("pool %s: %s is not a usable VG metadata backup", p->name, file);
+		log_error("pool %s: %s is not a usable VG metadata backup", pool_name(p), file);
 		return r;
 	}
-	if (strcmp((*out)->name, p->name)) {
-		log_error("pool %s: the backup %s is of pool %s", p->name, file, (*out)->name);
+	if (strcmp((*out)->name, pool_name(p))) {
+		log_error("pool %s: the backup %s is of pool %s", pool_name(p), file, (*out)->name);
 		vg_free(*out);
 		*out = NULL;
 		return -EUCLEAN;
@@ -153,8 +152,8 @@ static int vg_from_survivors(struct pool *p, struct vg **out)
 	unsigned n = 0;
 
 	for (int i = 0; i < VG_NR_ROLES; i++)
-		if (p->pv[i].io)
-			pvs[n++] = p->pv[i];
+		if (pool_pv(p, i)->io)
+			pvs[n++] = *pool_pv(p, i);
 	return n ? vg_read(pvs, n, out, NULL) : -ENODATA;
 }
 
@@ -182,7 +181,7 @@ static int check_match(struct pool *p, const struct vg *src, const char *file, i
 	uint64_t tid;
 	char advice[1536] = "", sb[48];
 
-	if (pool_backup_matches(src, p->pv[VG_ROLE_META].io, &tid))
+	if (pool_backup_matches(src, pool_pv(p, VG_ROLE_META)->io, &tid))
 		return 0;
 	if (tid == UINT64_MAX)
 		snprintf(sb, sizeof(sb), "holds no readable superblock");
@@ -193,18 +192,18 @@ static int check_match(struct pool *p, const struct vg *src, const char *file, i
 			 "metadata of the area it makes active %s; restoring it anyway (--force): "
 			 "the thin metadata is salvaged to the backup's transaction id and the "
 			 "volumes it lacks are reported lost; thin devices it does not list are "
-			 "kept", p->name, file, src->transaction_id, sb);
+			 "kept", pool_name(p), file, src->transaction_id, sb);
 		plan->forced = 1;
 		return 0;
 	}
-	if (!pool_backup_pick(p->name, src->uuid, p->pv[VG_ROLE_META].io, &c))
-		pool_backup_advice(p->name, &c, devices ? devices : "DATA,META", advice,
+	if (!pool_backup_pick(pool_name(p), src->uuid, pool_pv(p, VG_ROLE_META)->io, &c))
+		pool_backup_advice(pool_name(p), &c, devices ? devices : "DATA,META", advice,
 				   sizeof(advice));
 	log_error("pool %s: the backup %s does not match the devices: it is at transaction %"
 		  PRIu64 ", but the thin metadata of the area it makes active (area %u of %s) %s, "
 		  "so restoring it would point the pool at metadata of another moment; nothing "
-		  "was written; %s", p->name, file, src->transaction_id, src->metadata_area,
-		  p->pv[VG_ROLE_META].io->name, sb, advice);
+		  "was written; %s", pool_name(p), file, src->transaction_id, src->metadata_area,
+		  pool_pv(p, VG_ROLE_META)->io->name, sb, advice);
 	return -EUCLEAN;
 }
 
@@ -214,22 +213,21 @@ static int check_match(struct pool *p, const struct vg *src, const char *file, i
 static int settle_vg(struct pool *p, struct vg *src, const char *file, int force,
 		     const char *devices, struct pool_relabel_plan *plan)
 {
-	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
+	struct vg_pv pvs[VG_NR_ROLES] = { *pool_pv(p, 0), *pool_pv(p, 1) };
 	struct vg_mda_status st;
 	struct vg *cur = NULL;
 	uint64_t seqno;
 	int r;
 
-	vg_free(p->vg);
-	p->vg = NULL;
+	pool_set_vg(p, NULL);
 	memset(&st, 0, sizeof(st));
 	r = vg_read(pvs, VG_NR_ROLES, &cur, &st);
 	if (!r && (!src || cur->seqno >= src->seqno)) {
 		if (src)
 			log_warn("pool %s: the devices hold VG metadata seqno %" PRIu64 ", not older "
-				 "than the backup's %" PRIu64 "; kept", p->name, cur->seqno,
+				 "than the backup's %" PRIu64 "; kept", pool_name(p), cur->seqno,
 				 src->seqno);
-		p->vg = cur;
+		pool_set_vg(p, cur);
 		plan->rewrite = st.needs_repair;
 		return 0;
 	}
@@ -246,11 +244,12 @@ static int settle_vg(struct pool *p, struct vg *src, const char *file, int force
 	seqno = TP_MAX(src->seqno, st.seqno);
 	if (cur)
 		seqno = TP_MAX(seqno, cur->seqno);
-	seqno = TP_MAX(seqno, newest_backup(p->name));
+	seqno = TP_MAX(seqno, newest_backup(pool_name(p)));
 	vg_free(cur);
-	if ((r = vg_clone(src, &p->vg)))
+	if ((r = vg_clone(src, &cur)))
 		return r;
-	p->vg->seqno = seqno;
+	cur->seqno = seqno;
+	pool_set_vg(p, cur);
 	plan->restore = 1;
 	return 0;
 }
@@ -260,19 +259,19 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 {
 	char *paths[VG_NR_ROLES] = { NULL, NULL };
 	struct vg *src = NULL;
-	int r = 0, missing = !p->pv[VG_ROLE_DATA].io || !p->pv[VG_ROLE_META].io;
+	int r = 0, missing = !pool_pv(p, VG_ROLE_DATA)->io || !pool_pv(p, VG_ROLE_META)->io;
 
 	memset(plan, 0, sizeof(*plan));
-	if (!missing && p->vg && !restorefile)
+	if (!missing && pool_vg(p) && !restorefile)
 		return 0;
 	if (restorefile) {
 		r = load_backup(p, restorefile, &src);
-	} else if (!p->vg) {
+	} else if (!pool_vg(p)) {
 		r = vg_from_survivors(p, &src);
 		if (r) {
 			char advice[1536];
 			restore_advice(p, devices, advice, sizeof(advice));
-			log_error("pool %s: no VG metadata copy is left on its devices; %s", p->name,
+			log_error("pool %s: no VG metadata copy is left on its devices; %s", pool_name(p),
 				  advice);
 			return r == -ENOMEM ? r : -ENODATA;
 		}
@@ -280,7 +279,7 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 	if (r)
 		return r;
 	if (missing && !devices) {
-		log_error("pool %s: name its devices with --devices DATA,META", p->name);
+		log_error("pool %s: name its devices with --devices DATA,META", pool_name(p));
 		r = -ENOENT;
 		goto out;
 	}
@@ -295,7 +294,7 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 	}
 	for (int i = 0; i < VG_NR_ROLES && !r; i++) {
 		enum vg_role role = (enum vg_role)i;
-		if (p->pv[i].io) {
+		if (pool_pv(p, i)->io) {
 			if (src)
 				r = label_matches(p, src, role, restorefile ? restorefile
 									   : "the VG metadata");
@@ -303,7 +302,7 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 		}
 		/* the unlabelled path: by --devices order, or the role left */
 		const char *path = paths[i];
-		if (p->pv[!i].io && !strcmp(p->pv[!i].io->name, paths[i]))
+		if (pool_pv(p, !i)->io && !strcmp(pool_pv(p, !i)->io->name, paths[i]))
 			path = paths[!i];
 		if (!(r = relabel(p, src, role, path)))
 			plan->labels |= 1u << i;
@@ -325,10 +324,10 @@ int pool_relabel_commit(struct pool *p, const struct pool_relabel_plan *plan, st
 	for (int i = 0; i < VG_NR_ROLES && !r; i++) {
 		if (!(plan->labels & (1u << i)))
 			continue;
-		r = vg_label_write(p->pv[i].io, &p->pv[i].label);
+		r = vg_label_write(pool_pv(p, i)->io, &pool_pv(p, i)->label);
 		if (r)
-			log_error("pool %s: cannot write the label of %s: %s", p->name,
-				  p->pv[i].io->name, strerror(-r));
+			log_error("pool %s: cannot write the label of %s: %s", pool_name(p),
+				  pool_pv(p, i)->io->name, strerror(-r));
 		else
 			res->relabeled |= 1u << i;
 	}
@@ -337,7 +336,7 @@ int pool_relabel_commit(struct pool *p, const struct pool_relabel_plan *plan, st
 		return r;
 	}
 	r = pool_commit_vg(p, next);	/* frees NEXT on failure */
-	if (!r && plan->restore && !(r = vg_clone(p->vg, &next)))
+	if (!r && plan->restore && !(r = vg_clone(pool_vg(p), &next)))
 		r = pool_commit_vg(p, next);
 	if (!r && plan->restore)
 		res->vg_restored = 1;
@@ -371,12 +370,12 @@ static struct io_engine *meta_device(const struct pool *p, const char *paths,
 	const char *path;
 
 	*own = NULL;
-	if (p->pv[VG_ROLE_META].io)
-		return p->pv[VG_ROLE_META].io;
+	if (pool_pv(p, VG_ROLE_META)->io)
+		return pool_pv(p, VG_ROLE_META)->io;
 	if (!comma)
 		return NULL;
-	if (p->pv[VG_ROLE_DATA].io)
-		path = other_path(paths, p->pv[VG_ROLE_DATA].io->name, buf, sizeof(buf));
+	if (pool_pv(p, VG_ROLE_DATA)->io)
+		path = other_path(paths, pool_pv(p, VG_ROLE_DATA)->io->name, buf, sizeof(buf));
 	else
 		path = comma + 1;
 	if (io_fd_open(path, IO_RDONLY, own))
@@ -388,8 +387,8 @@ static struct io_engine *meta_device(const struct pool *p, const char *paths,
 static const char *labels_pool_uuid(const struct pool *p)
 {
 	for (int i = 0; i < VG_NR_ROLES; i++)
-		if (p->pv[i].io)
-			return p->pv[i].label.pool_uuid;
+		if (pool_pv(p, i)->io)
+			return pool_pv(p, i)->label.pool_uuid;
 	return NULL;
 }
 
@@ -400,21 +399,21 @@ static void restore_advice(struct pool *p, const char *paths, char *buf, size_t 
 	struct io_engine *own, *meta = meta_device(p, paths, &own);
 	char *b, *d;
 
-	if (meta && !pool_backup_pick(p->name, labels_pool_uuid(p), meta, &c)) {
-		pool_backup_advice(p->name, &c, paths ? paths : "DATA,META", buf, len);
+	if (meta && !pool_backup_pick(pool_name(p), labels_pool_uuid(p), meta, &c)) {
+		pool_backup_advice(pool_name(p), &c, paths ? paths : "DATA,META", buf, len);
 		io_destroy(own);
 		return;
 	}
 	io_destroy(own);
-	b = pool_backup_path(p->name, 0);
-	d = pool_backup_dir(p->name);
+	b = pool_backup_path(pool_name(p), 0);
+	d = pool_backup_dir(pool_name(p));
 	if (b)	/* the metadata device cannot be read: the newest, unchecked */
 		snprintf(buf, len, "restore with 'tprepair %s --restorefile %s --devices %s'",
-			 p->name, b, paths ? paths : "DATA,META");
+			 pool_name(p), b, paths ? paths : "DATA,META");
 	else
 		snprintf(buf, len, "no VG metadata copy is left and %s holds no backup; "
 			 "copy one there from another host, then run 'tprepair %s "
-			 "--restorefile FILE --devices %s'", d ? d : "the backup dir", p->name,
+			 "--restorefile FILE --devices %s'", d ? d : "the backup dir", pool_name(p),
 			 paths ? paths : "DATA,META");
 	free(b);
 	free(d);
@@ -424,28 +423,28 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 			int thin_bad, char *buf, size_t len)
 {
 	char dev[2 * VG_PATH_MAX + 16] = "", path[VG_PATH_MAX + 1];
-	int nmissing = !p->pv[VG_ROLE_DATA].io + !p->pv[VG_ROLE_META].io;
+	int nmissing = !pool_pv(p, VG_ROLE_DATA)->io + !pool_pv(p, VG_ROLE_META)->io;
 
 	buf[0] = '\0';
 	if (given)
 		snprintf(dev, sizeof(dev), " --devices %s", given);
-	if (nmissing == 1 && !p->vg) {
+	if (nmissing == 1 && !pool_vg(p)) {
 		struct vg *vg = NULL;
 		if (!vg_from_survivors(p, &vg)) {
-			const struct vg_pv *s = &p->pv[p->pv[VG_ROLE_DATA].io ? VG_ROLE_DATA
-									     : VG_ROLE_META];
+			const struct vg_pv *s = pool_pv(p, pool_pv(p, VG_ROLE_DATA)->io ? VG_ROLE_DATA
+										     : VG_ROLE_META);
 			snprintf(buf, len, "run 'tprepair %s%s' to rewrite the label of %s from the "
-				 "other device's copy", p->name, dev,
+				 "other device's copy", pool_name(p), dev,
 				 other_path(paths, s->io->name, path, sizeof(path)));
 			vg_free(vg);
 			return;
 		}
 	}
-	if (!p->vg) {
+	if (!pool_vg(p)) {
 		char both[sizeof(dev)];
 		if (nmissing == 0) {
-			snprintf(both, sizeof(both), "%s,%s", p->pv[VG_ROLE_DATA].io->name,
-				 p->pv[VG_ROLE_META].io->name);
+			snprintf(both, sizeof(both), "%s,%s", pool_pv(p, VG_ROLE_DATA)->io->name,
+				 pool_pv(p, VG_ROLE_META)->io->name);
 			paths = both;
 		}
 		restore_advice(p, paths, buf, len);
@@ -453,11 +452,11 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	}
 	if (thin_bad == 2)
 		snprintf(buf, len, "run 'tprepair %s%s' to delete the thin devices that belong to "
-			 "no volume", p->name, dev);
+			 "no volume", pool_name(p), dev);
 	else if (thin_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to salvage the thin metadata into the "
-			 "spare area", p->name, dev);
+			 "spare area", pool_name(p), dev);
 	else if (vg_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the damaged VG metadata copies",
-			 p->name, dev);
+			 pool_name(p), dev);
 }

@@ -37,48 +37,48 @@ static void pick_transaction_id(const struct pool *p, struct io_engine *in,
 	struct thin_sb old;
 
 	o->set_transaction_id = 1;
-	o->transaction_id = p->vg->transaction_id;
-	if (thin_sb_read(in, 0, &old) || old.trans_id == p->vg->transaction_id)
+	o->transaction_id = pool_vg(p)->transaction_id;
+	if (thin_sb_read(in, 0, &old) || old.trans_id == pool_vg(p)->transaction_id)
 		return;
-	if (old.trans_id + 1 == p->vg->transaction_id) {
+	if (old.trans_id + 1 == pool_vg(p)->transaction_id) {
 		/* keep the interrupted transaction for the replay */
 		o->transaction_id = old.trans_id;
 		log_warn("pool %s: an interrupted transaction (VG %" PRIu64 ", thin %" PRIu64 ") is "
-			 "kept; the next change to the pool completes it", p->name,
-			 p->vg->transaction_id, old.trans_id);
+			 "kept; the next change to the pool completes it", pool_name(p),
+			 pool_vg(p)->transaction_id, old.trans_id);
 	} else {
 		log_warn("pool %s: the thin transaction id was %" PRIu64 "; set to the VG's %" PRIu64,
-			 p->name, old.trans_id, p->vg->transaction_id);
+			 pool_name(p), old.trans_id, pool_vg(p)->transaction_id);
 	}
 }
 
 static void report_lost_volumes(const struct pool *p, const struct thin_repair_report *rep)
 {
-	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
-		uint64_t id = p->vg->volumes[i].dev_id;
+	for (unsigned i = 0; i < pool_vg(p)->nr_volumes; i++) {
+		uint64_t id = pool_vg(p)->volumes[i].dev_id;
 		int found = 0;
 		for (size_t k = 0; k < rep->nr_dev_ids && !found; k++)
 			found = rep->dev_ids[k] == id;
 		if (!found)
 			log_warn("pool %s: volume %s (thin device %" PRIu64 ") was lost; remove it "
-				 "with 'tvremove %s/%s'", p->name, p->vg->volumes[i].name, id, p->name,
-				 p->vg->volumes[i].name);
+				 "with 'tvremove %s/%s'", pool_name(p), pool_vg(p)->volumes[i].name, id, pool_name(p),
+				 pool_vg(p)->volumes[i].name);
 	}
 }
 
 /* The VG's volume names by thin device id, for the report of losses. */
 static int keep_names(const struct pool *p, struct pool_repair_result *res)
 {
-	if (!p->vg->nr_volumes)
+	if (!pool_vg(p)->nr_volumes)
 		return 0;
-	res->volumes = calloc(p->vg->nr_volumes, sizeof(*res->volumes));
+	res->volumes = calloc(pool_vg(p)->nr_volumes, sizeof(*res->volumes));
 	if (!res->volumes)
 		return -ENOMEM;
-	res->nr_volumes = p->vg->nr_volumes;
-	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
-		res->volumes[i].dev_id = p->vg->volumes[i].dev_id;
+	res->nr_volumes = pool_vg(p)->nr_volumes;
+	for (unsigned i = 0; i < pool_vg(p)->nr_volumes; i++) {
+		res->volumes[i].dev_id = pool_vg(p)->volumes[i].dev_id;
 		snprintf(res->volumes[i].name, sizeof(res->volumes[i].name), "%s",
-			 p->vg->volumes[i].name);
+			 pool_vg(p)->volumes[i].name);
 	}
 	return 0;
 }
@@ -95,20 +95,20 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	struct io_engine *in = NULL, *out = NULL;
 	struct vg *next = NULL;
 	char *saved = NULL;
-	unsigned act = p->vg->metadata_area, spare = !act;
-	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[act];
-	const struct vg_area *s = &p->pv[VG_ROLE_META].label.area[spare];
+	unsigned act = pool_vg(p)->metadata_area, spare = !act;
+	const struct vg_area *a = &pool_pv(p, VG_ROLE_META)->label.area[act];
+	const struct vg_area *s = &pool_pv(p, VG_ROLE_META)->label.area[spare];
 	int r;
 
 	if (!s->size) {
-		log_error("pool %s: its metadata device has no spare area", p->name);
+		log_error("pool %s: its metadata device has no spare area", pool_name(p));
 		return -ENOSPC;
 	}
-	if ((r = io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &in)) ||
-	    (r = io_window_create(p->pv[VG_ROLE_META].io, s->offset, s->size, 0, &out)))
+	if ((r = io_window_create(pool_pv(p, VG_ROLE_META)->io, a->offset, a->size, 0, &in)) ||
+	    (r = io_window_create(pool_pv(p, VG_ROLE_META)->io, s->offset, s->size, 0, &out)))
 		goto out;
 	in->read_only = 1;	/* the damaged copy is never written */
-	if ((r = pool_spare_save(p->name, p->vg->seqno, out, &saved)))
+	if ((r = pool_spare_save(pool_name(p), pool_vg(p)->seqno, out, &saved)))
 		goto out;
 	if (saved) {
 		snprintf(res->saved, sizeof(res->saved), "%s", saved);
@@ -117,10 +117,10 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	if (!o.set_transaction_id)
 		pick_transaction_id(p, in, &o);
 	if (!o.data_block_size)
-		o.data_block_size = p->vg->chunk_size;
-	if (!o.nr_data_blocks && p->vg->chunk_size)
-		o.nr_data_blocks = p->pv[VG_ROLE_DATA].label.area[0].size /
-				   ((uint64_t)p->vg->chunk_size * 512);
+		o.data_block_size = pool_vg(p)->chunk_size;
+	if (!o.nr_data_blocks && pool_vg(p)->chunk_size)
+		o.nr_data_blocks = pool_pv(p, VG_ROLE_DATA)->label.area[0].size /
+				   ((uint64_t)pool_vg(p)->chunk_size * 512);
 	r = thin_repair_io(in, out, &o, rep);
 	if (!r)
 		r = io_flush(out);
@@ -130,14 +130,14 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	}
 	if (tp_test_fail("repair-commit")) {	/* the shell tests' fault before the commit */
 		r = -EIO;
-	} else if (!(r = vg_clone(p->vg, &next))) {
+	} else if (!(r = vg_clone(pool_vg(p), &next))) {
 		next->metadata_area = spare;
 		r = pool_relabel_commit(p, plan, next, res);	/* consumes NEXT */
 	}
 	if (r) {
 		res->spare_written = 1;
 		log_error("pool %s: the repaired metadata is in the spare area but the VG commit "
-			  "failed; the pool still uses the damaged copy", p->name);
+			  "failed; the pool still uses the damaged copy", pool_name(p));
 		goto out;
 	}
 	res->salvaged = 1;
@@ -180,24 +180,24 @@ static int delete_strays(struct pool *p, struct pool_repair_result *res)
 	int r = pool_open_thin(p);
 
 	if (!r)
-		r = thin_get_transaction_id(p->md, &tid);
+		r = thin_get_transaction_id(pool_thin(p), &tid);
 	if (!r)
-		r = thin_list_devices(p->md, &ids, &n);
+		r = thin_list_devices(pool_thin(p), &ids, &n);
 	if (!r && n && !(s.ids = calloc(n, sizeof(*s.ids))))
 		r = -ENOMEM;
 	for (size_t i = 0; !r && i < n; i++) {
-		if (ids[i] <= VG_DEV_ID_MAX && vg_find_dev_id(p->vg, (uint32_t)ids[i]))
+		if (ids[i] <= VG_DEV_ID_MAX && vg_find_dev_id(pool_vg(p), (uint32_t)ids[i]))
 			continue;
 		if (ids[i] > VG_DEV_ID_MAX) {	/* no kernel makes one: leave it */
 			log_error("pool %s: thin device %" PRIu64 " has an id beyond dm-thin's "
-				  "24 bits; no stray thin device was deleted", p->name, ids[i]);
+				  "24 bits; no stray thin device was deleted", pool_name(p), ids[i]);
 			r = -EUCLEAN;
 			break;
 		}
 		s.ids[s.n++] = (uint32_t)ids[i];
 	}
 	free(ids);
-	if (!r && s.n && tid == p->vg->transaction_id && !(r = vg_clone(p->vg, &next))) {
+	if (!r && s.n && tid == pool_vg(p)->transaction_id && !(r = vg_clone(pool_vg(p), &next))) {
 		r = pool_change(p, next, delete_each, &s);
 		if (!r)
 			res->strays_deleted = s.n;
@@ -233,42 +233,43 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	struct pool_relabel_plan plan;
 	struct vg_mda_status st;
 	struct vg *copy;
-	struct pool p;
+	struct pool *p = NULL;
 	int r, bad = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	memset(&prep, 0, sizeof(prep));
 	memset(&st, 0, sizeof(st));
-	r = pool_attach(&p, pp->pool, devices, POOL_ATTACH_OFFLINE, &prep, &st);
+	r = (p = pool_alloc()) ? pool_attach(p, pp->pool, devices, POOL_ATTACH_OFFLINE, &prep, &st)
+			       : -ENOMEM;
 	for (size_t i = 0; i < prep.f.nr_problems; i++)
 		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
 	if (r)
 		goto out;
 	/* everything is decided and checked first; the writes come last */
-	if ((r = pool_relabel(&p, devices, pp->restorefile, pp->force_salvage, &plan)))
+	if ((r = pool_relabel(p, devices, pp->restorefile, pp->force_salvage, &plan)))
 		goto out;
 	for (int i = 0; i < VG_NR_ROLES; i++)
-		snprintf(res->device[i], sizeof(res->device[i]), "%s", p.pv[i].io->name);
+		snprintf(res->device[i], sizeof(res->device[i]), "%s", pool_pv(p, i)->io->name);
 	if (st.needs_repair && !plan.labels && !plan.restore)
 		plan.rewrite = 1;
-	if ((r = thin_damaged(&p, &bad)))
+	if ((r = thin_damaged(p, &bad)))
 		goto out;
 	if (bad || pp->force_salvage) {
-		r = salvage(&p, opts, &plan, rep, res);
+		r = salvage(p, opts, &plan, rep, res);
 	} else if (plan.restore || plan.rewrite) {
-		if (!(r = vg_clone(p.vg, &copy)))
-			r = pool_relabel_commit(&p, &plan, copy, res);
+		if (!(r = vg_clone(pool_vg(p), &copy)))
+			r = pool_relabel_commit(p, &plan, copy, res);
 	} else if (plan.labels) {
-		r = pool_relabel_commit(&p, &plan, NULL, res);
+		r = pool_relabel_commit(p, &plan, NULL, res);
 	}
 	if (!r && plan.forced)	/* they may be volumes of the state the devices hold */
 		log_warn("pool %s: thin devices that the restored backup lists as no volume are "
-			 "kept ('tpcheck %s' lists them; 'tprepair %s' deletes them)", p.name,
-			 p.name, p.name);
+			 "kept ('tpcheck %s' lists them; 'tprepair %s' deletes them)", pool_name(p),
+			 pool_name(p), pool_name(p));
 	else if (!r)
-		r = delete_strays(&p, res);
+		r = delete_strays(p, res);
 out:
-	pool_detach(&p);
+	pool_close(p);
 	pool_check_report_free(&prep);
 	free(listed);
 	return r;

@@ -1,6 +1,10 @@
-/* core.h - lib/pool internals shared by its files; not for tools. */
-#ifndef TP_POOL_POOL_INT_H
-#define TP_POOL_POOL_INT_H
+/* core.h - the core of lib/pool, as its modules see it (not for tools,
+ * which include the public face, lib/pool/pool.h): the change protocol,
+ * attach and open, commits, guards, holds, the hooks features register,
+ * and accessors of struct pool, whose fields only the core sees
+ * (core_int.h). docs/ARCHITECTURE.md "lib/pool's modules". */
+#ifndef TP_POOL_CORE_H
+#define TP_POOL_CORE_H
 
 #include "lib/base/io.h"
 #include "lib/base/lock.h"
@@ -12,76 +16,41 @@
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
 
-struct pool {
-	char name[VG_NAME_MAX + 1];
-	unsigned flags;
-	struct tp_lock *lock;
-	struct tp_lock *claim[VG_NR_ROLES];	/* writers: the devices' flocks, open order */
-	struct vg_pv pv[VG_NR_ROLES];	/* indexed by role; io owned */
-	struct vg *vg;
-	struct io_engine *thin_io;	/* window over the active area */
-	struct thin_md *md;		/* NULL while the kernel runs the pool */
-	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
-	char pool_dm[128];		/* its thin-pool dm name, when live */
-	const char *rename_to;		/* tprename: labels and VG may name this pool too */
-};
-
-/* ---- pool_backend.c: offline engine or live kernel, decided once ----
- *
- * Every operation on the thin side of a pool goes through P->be, chosen
- * at attach time by pool_decide_backend and switched only by activation
- * and deactivation (pool_activate.c). Offline: the engine in metadata/thin
- * on the devices (changes uncommitted until commit). Live: the kernel's
- * pool, through messages (each one commits) and a metadata snapshot for
- * reads (pool_live.c, pool_msnap.c). */
+/* struct pool is the core's (core_int.h): the other modules see it
+ * through these accessors and the core's functions below. */
 struct pool_status;
 struct pool_dev_usage;
-struct pool_backend {
-	int live;		/* the kernel runs the pool */
-	int (*create)(struct pool *p, uint32_t dev_id);
-	int (*snap)(struct pool *p, uint32_t dev_id, const struct vg_volume *origin);
-	/* VOL (may be NULL): the volume's name, unloaded first when live */
-	int (*delete_thin)(struct pool *p, uint32_t dev_id, const char *vol);
-	int (*set_tid)(struct pool *p, uint64_t old_id, uint64_t new_id);
-	int (*commit)(struct pool *p);	/* the thin transaction; live: done per message */
-	int (*abort)(struct pool *p);	/* drop the uncommitted part; live: nothing to drop */
-	/* A change failed (ERR, logged) after its VG commit to transaction
-	 * TID + 1; UNDO is the VG before it (consumed). Offline: drop the
-	 * thin transaction and put the VG back. Live: pool_live_settle.
-	 * Returns what the change returns: ERR, or 0 when it was completed. */
-	int (*settle)(struct pool *p, uint64_t tid, struct vg *undo, int err);
-	/* the transaction-id protocol at open (pool_txn.c) */
-	int (*reconcile)(struct pool *p, int write);
-	/* pool-level figures in blocks, and per-device usage (pool_status.c) */
-	int (*figures)(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
-		       uint64_t *du, uint64_t *dt);
-	int (*usage)(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
-		     size_t *n);
-};
-extern const struct pool_backend pool_backend_offline;	/* pool_offline.c */
-extern const struct pool_backend pool_backend_live;	/* pool_live.c, pool_msnap.c */
 
-/* The pool's devices as the liveness decision sees them. */
-enum pool_liveness {
-	POOL_IS_OFFLINE,	/* nothing of the pool loaded, its devices free */
-	POOL_IS_LIVE,		/* its thin-pool device is loaded */
-	POOL_IS_HELD,		/* not loaded by us, but a device is held: refuse */
-	POOL_IS_UNKNOWN,	/* device-mapper present but not answering: refuse */
-};
-
-/* The decision as a pure function (unit tested): DM_ERR the answer of
- * device-mapper (0, or -errno when it is present but could not be asked;
- * a host without device-mapper answers 0 with nothing loaded), HAS_TPOOL
- * whether the pool's thin-pool device is loaded, HELD whether a device of
- * the pool refused an exclusive open. */
-enum pool_liveness pool_liveness_decide(int dm_err, int has_tpool, int held);
-
-/* Decide P's backend for the devices PATHS (pool uuid UUID, "" when no
- * label could be read: then the dm name of the pool is asked), after
- * clearing what a killed command left behind (pool_leftovers.c). Sets
- * P->be and P->pool_dm. -EBUSY or the dm error, logged with what to do,
- * when the answer is not a clear offline or live: the pool is refused. */
-int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid) TP_MUST_CHECK;
+/* The VG metadata P has open (NULL only inside an attach for check or
+ * repair that could read none). */
+const struct vg *pool_vg(const struct pool *p);
+/* The device of ROLE as attached: its label and io (io NULL when it could
+ * not be opened, in a check or repair). */
+const struct vg_pv *pool_pv(const struct pool *p, enum vg_role role);
+/* The thin-pool's dm name, when live. */
+const char *pool_dm_name(const struct pool *p);
+/* POOL_* open flags. */
+unsigned pool_flags(const struct pool *p);
+/* The offline thin-metadata engine: NULL while the kernel runs the pool. */
+struct thin_md *pool_thin(const struct pool *p);
+/* The window over the active thin-metadata area (offline, or a check). */
+struct io_engine *pool_thin_io(const struct pool *p);
+/* A zeroed struct pool for pool_attach (NULL, logged, on ENOMEM); freed,
+ * detached first, by pool_close. */
+struct pool *pool_alloc(void);
+/* Repair (tprepair's relabel): make IO (owned by P from now) with label
+ * L the device of ROLE; make VG (owned, may be NULL) P's VG, freeing the
+ * one it had. */
+void pool_set_pv(struct pool *p, enum vg_role role, struct io_engine *io,
+		 const struct vg_label *l);
+void pool_set_vg(struct pool *p, struct vg *vg);
+/* Let the pool lock go (a reader that holds its volumes another way). */
+void pool_drop_lock(struct pool *p);
+/* The backend's pool-level figures in blocks and per-device usage. */
+int pool_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+		 uint64_t *du, uint64_t *dt) TP_MUST_CHECK;
+int pool_dev_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		   size_t *n) TP_MUST_CHECK;
 
 /* pool_ops.c: -EBUSY, logged ("pool P is active in the kernel: WHAT needs
  * it offline..."), when P is live; else 0. */
@@ -264,6 +233,12 @@ typedef int (*pool_apply_fn)(struct pool *p, const void *arg);
  * is consumed either way. */
 int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void *arg)
 	TP_MUST_CHECK;
+
+/* The one "pool POOL has no volume NAME; 'tpstatus POOL' lists them"
+ * error: logged, -ENOENT. */
+int pool_no_volume(const char *pool, const char *name);
+/* Volume NAME of P's VG, or NULL with pool_no_volume's error logged. */
+const struct vg_volume *pool_find_volume(const struct pool *p, const char *name);
 
 /* NAME is a valid volume name not taken in P: 0, -EINVAL or -EEXIST
  * (logged). */

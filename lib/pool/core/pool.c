@@ -1,7 +1,7 @@
 /* pool.c - open and close a pool (its devices through pool_attach.c, then
  * the backend: the thin metadata, or the kernel when live) and its VG
  * commits. See pool.h for the contract. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 #include "lib/pool/core/pool_vg.h"
 
 #include "lib/base/log.h"
@@ -12,14 +12,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct vg *pool_vg(const struct pool *p) { return p->vg; }
-struct thin_md *pool_thin(struct pool *p) { return p->md; }
 const char *pool_name(const struct pool *p) { return p->name; }
 int pool_is_live(const struct pool *p) { return p->be && p->be->live; }
+const struct vg *pool_vg(const struct pool *p) { return p->vg; }
+const struct vg_pv *pool_pv(const struct pool *p, enum vg_role role) { return &p->pv[role]; }
+const char *pool_dm_name(const struct pool *p) { return p->pool_dm; }
+unsigned pool_flags(const struct pool *p) { return p->flags; }
+struct thin_md *pool_thin(const struct pool *p) { return p->md; }
+struct io_engine *pool_thin_io(const struct pool *p) { return p->thin_io; }
+
+void pool_set_pv(struct pool *p, enum vg_role role, struct io_engine *io,
+		 const struct vg_label *l)
+{
+	p->pv[role].io = io;
+	p->pv[role].label = *l;
+}
+
+void pool_set_vg(struct pool *p, struct vg *vg)
+{
+	if (p->vg != vg)
+		vg_free(p->vg);
+	p->vg = vg;
+}
+
+void pool_drop_lock(struct pool *p)
+{
+	tp_lock_release(p->lock);
+	p->lock = NULL;
+}
+
+int pool_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+		 uint64_t *du, uint64_t *dt)
+{
+	return p->be->figures(p, st, mu, mt, du, dt);
+}
+
+int pool_dev_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		   size_t *n)
+{
+	return p->be->usage(p, nr_data_blocks, u, n);
+}
 
 const char *pool_device_path(const struct pool *p, enum vg_role role)
 {
 	return p->pv[role].io ? p->pv[role].io->name : "";
+}
+
+struct pool *pool_alloc(void)
+{
+	struct pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		log_error("out of memory for a pool");
+	return p;
 }
 
 void pool_close(struct pool *p)

@@ -3,7 +3,7 @@
  * labels and the VG, a fast check of the thin metadata first (pool_guard,
  * as LVM runs thin_check before activating), and one thin target per
  * volume; pool_autoactivate: only the volumes flagged for it. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/critical.h"

@@ -9,7 +9,7 @@
  * and fails on the first one, logged; check and repair (a report) note
  * label and VG-copy problems as findings and go on as far as they can.
  * Each keeps its own messages. See core.h for the contract. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"

@@ -15,7 +15,7 @@
  * pool's devices is loaded (active under another name, or in use by
  * something else). Before deciding, what an interrupted command left in
  * the kernel is cleared (pool_leftovers.c). */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/devopen.h"

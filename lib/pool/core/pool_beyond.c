@@ -3,7 +3,7 @@
  * in the open thin transaction. tvresize --force unmaps them after a
  * shrink; the replay of an interrupted transaction (pool_txn.c) unmaps
  * whatever such a shrink left, before a grow could show it again. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
 #include "metadata/thin/thin_walk.h"

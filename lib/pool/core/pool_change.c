@@ -2,7 +2,7 @@
  * thin-side change, the transaction id, the thin commit, and settling a
  * change that failed after its VG commit; and the rules every new volume
  * name and thin device id obey, whatever feature makes it. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 #include "lib/pool/pool_names_dm.h"
 
 #include "kernel/dm.h"
@@ -82,6 +82,21 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 out:
 	tp_critical_end();
 	return r;
+}
+
+int pool_no_volume(const char *pool, const char *name)
+{
+	log_error("pool %s has no volume %s; 'tpstatus %s' lists them", pool, name, pool);
+	return -ENOENT;
+}
+
+const struct vg_volume *pool_find_volume(const struct pool *p, const char *name)
+{
+	const struct vg_volume *v = vg_find_volume(p->vg, name);
+
+	if (!v)
+		pool_no_volume(p->name, name);
+	return v;
 }
 
 int pool_name_free(struct pool *p, const char *name)

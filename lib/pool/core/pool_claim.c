@@ -16,7 +16,7 @@
  * -EBUSY (exit 5) is logged here, naming the pool and the device; any
  * other -errno (cannot open) is left to the caller's message. Readers
  * (tpstatus, tpcheck) take no claim. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
 

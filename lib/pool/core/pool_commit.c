@@ -2,7 +2,7 @@
  * devices' VG areas, as one critical section, then the backup. A commit
  * that would remove, thaw or re-point a volume a live tpsend reads is
  * refused first (pool_hold.c). */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "lib/base/critical.h"
 #include "lib/base/log.h"

@@ -3,7 +3,7 @@
  * clear what a killed command of some feature left, that feature
  * registers a hook here once at start (pool_init, lib/pool/pool_init.c),
  * and the core runs every registered hook at its step. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
 

@@ -5,7 +5,7 @@
  * device trees and the root of each mapping tree; never the mappings),
  * plus the needs_check flag the kernel sets. A pool the kernel runs is
  * the kernel's to guard: nothing is read. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
 #include "metadata/thin/check.h"

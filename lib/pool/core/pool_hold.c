@@ -14,7 +14,7 @@
  * writer holds the pool lock exclusively, so no send can take a new hold
  * during its command: one try is an answer for the whole command.
  * Volumes a change has just made are held by no send. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
 

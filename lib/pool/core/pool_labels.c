@@ -7,7 +7,7 @@
  * VG metadata area, data or thin-metadata areas) and the pool name from
  * the VG, and a writer puts a stale label right. Labels are one sector
  * each, written and flushed one at a time. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
 

@@ -6,7 +6,7 @@
  * VG commit, for the transaction replay and for tpextend alike). Calls
  * only pool_labels.c, so the transaction code can use it without a
  * circle. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"

@@ -10,7 +10,7 @@
  * The pool lock is held (shared at least), so no tptools command of this
  * pool is inside a suspend or an activation meanwhile. Each clearing is
  * said in one line on stderr. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"

@@ -2,7 +2,7 @@
  * metadata, so changes are pool messages (each one commits in the
  * kernel), figures come from the pool's status and reads from its
  * metadata snapshot (pool_msnap.c). */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 #include "lib/pool/core/pool_vg.h"
 
 #include "kernel/dm.h"

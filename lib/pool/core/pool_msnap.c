@@ -5,7 +5,7 @@
  * (lib/base/critical.h) under a per-pool lock, so two tptools commands
  * never fight over the kernel's one snapshot and a killed one's hold is
  * recognised as a leftover and released (pool_leftovers.c). */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 #include "lib/pool/core/pool_usage.h"
 
 #include "kernel/dm.h"

@@ -2,7 +2,7 @@
  * on the devices through metadata/thin, changes uncommitted until the
  * caller commits (a failed change: the thin transaction dropped, the VG
  * put back), figures from the space maps and a walk of the trees. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 #include "lib/pool/core/pool_usage.h"
 #include "lib/pool/core/pool_vg.h"
 

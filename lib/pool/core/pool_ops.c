@@ -3,7 +3,7 @@
  * the caller commits) or the kernel's pool (pool_backend.c decides).
  * Returns 0 or -errno; volume.c and the transaction replay (pool_txn.c)
  * call them. Also the one refusal of an offline-only operation. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"

@@ -1,6 +1,6 @@
 /* pool_profile.c - the geometry profile between lib/pool's policy names
  * (enum tp_profile) and the VG metadata's record of it (enum vg_profile). */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 const char *pool_profile_name(enum vg_profile p)
 {

@@ -2,7 +2,7 @@
  * thin metadata, or the kernel's pool when it is live (pool.h explains
  * it): detect an interrupted change and complete it from the VG, which is
  * committed first as the journal. */
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/critical.h"

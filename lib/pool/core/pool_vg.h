@@ -7,13 +7,11 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
-#include "lib/pool/pool.h"
+#include "lib/pool/core/core.h"
 #include "metadata/vg/vg.h"
 
-struct thin_md;
 
-const struct vg *pool_vg(const struct pool *p);
-struct thin_md *pool_thin(struct pool *p);
+
 /* Path of the device in ROLE (as opened). */
 const char *pool_device_path(const struct pool *p, enum vg_role role);
 

@@ -124,7 +124,7 @@ static int open_same(const struct pool_monitor_pool *pl, unsigned flags, struct 
 
 	if (r)
 		return r;
-	if (!pool_is_live(*out) || strcmp((*out)->vg->uuid, pl->uuid)) {
+	if (!pool_is_live(*out) || strcmp(pool_vg((*out))->uuid, pl->uuid)) {
 		log_error("pool %s: the pool of that name is not the active pool with uuid %s "
 			  "any more; left alone", pl->name, pl->uuid);
 		pool_close(*out);
@@ -136,16 +136,16 @@ static int open_same(const struct pool_monitor_pool *pl, unsigned flags, struct 
 
 static int take_sample(struct pool *p, struct pool_monitor_sample *s)
 {
-	const struct vg *vg = p->vg;
+	const struct vg *vg = pool_vg(p);
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512, dev, off;
 	struct tp_dm_pool_status ks;
-	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &ks);
+	int r = tp_dm_pool_status(pool_dm_name(p), TP_DM_NOFLUSH, &ks);
 
 	if (r)
 		return r;
 	if (ks.fail || ks.error) {
 		log_error("pool %s: the kernel reports the pool as failed; deactivate it and run "
-			  "'tpcheck %s'", p->name, p->name);
+			  "'tpcheck %s'", pool_name(p), pool_name(p));
 		return -EIO;
 	}
 	memset(s, 0, sizeof(*s));
@@ -157,8 +157,8 @@ static int take_sample(struct pool *p, struct pool_monitor_sample *s)
 	s->error_if_no_space = ks.nfields >= 7 && ks.error_if_no_space;
 	s->chunk = chunk;
 	s->data_size = vg->dev[VG_ROLE_DATA].area[0].size / chunk * chunk;
-	dev = p->pv[VG_ROLE_DATA].io->size;
-	off = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	dev = pool_pv(p, VG_ROLE_DATA)->io->size;
+	off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
 	s->data_max = dev > off ? TP_MIN((dev - off) / chunk, THIN_MAX_DATA_BLOCKS) * chunk : 0;
 	if (s->data_max < s->data_size)
 		s->data_max = s->data_size;
@@ -240,7 +240,7 @@ static int act(const struct pool_monitor_pool *pl, const struct pool_monitor_pol
 		memset(&x, 0, sizeof(x));
 		x.data_size = d->actions & POOL_MON_EXTEND_DATA
 				      ? d->data_to
-				      : p->vg->dev[VG_ROLE_DATA].area[0].size;
+				      : pool_vg(p)->dev[VG_ROLE_DATA].area[0].size;
 		x.metadata = !!(d->actions & POOL_MON_EXTEND_META);
 		x.metadata_size = d->meta_to;
 		r = pool_extend(p, &x, &res);

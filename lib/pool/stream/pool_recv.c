@@ -323,7 +323,7 @@ static int collect_beyond(void *ctx, const struct thin_delta_range *x)
 static int unmap(struct pool *p, uint32_t dev, uint64_t begin, uint64_t n)
 {
 	for (uint64_t v = begin; v < begin + n; v++) {
-		int e = thin_remove_mapping(p->md, dev, v);
+		int e = thin_remove_mapping(pool_thin(p), dev, v);
 		if (e && e != -ENODATA)
 			return e;
 	}
@@ -344,17 +344,17 @@ static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 			c->res->chunks++;
 		return e;
 	}
-	if ((e = thin_alloc_data_block(p->md, &d))) {
+	if ((e = thin_alloc_data_block(pool_thin(p), &d))) {
 		if (e == -ENOSPC)
-			log_error("pool %s: out of data space", p->name);
+			log_error("pool %s: out of data space", pool_name(p));
 		return e;
 	}
-	if ((e = io_write(p->pv[VG_ROLE_DATA].io, c->area_off + d * c->chunk, buf, c->chunk))) {
-		log_error("pool %s: writing data chunk %" PRIu64 ": %s", p->name, d, strerror(-e));
+	if ((e = io_write(pool_pv(p, VG_ROLE_DATA)->io, c->area_off + d * c->chunk, buf, c->chunk))) {
+		log_error("pool %s: writing data chunk %" PRIu64 ": %s", pool_name(p), d, strerror(-e));
 		return e;
 	}
 	c->res->chunks++;
-	return thin_insert_mapping_alloced(p->md, c->dev_id, vb, d);
+	return thin_insert_mapping_alloced(pool_thin(p), c->dev_id, vb, d);
 }
 
 static int put_hole(void *ctx, uint64_t first, uint64_t n)
@@ -389,18 +389,18 @@ static int commit_progress(struct recv_ctx *c)
 	if (c->live) {
 		if ((e = pool_recv_live_sync(&c->ld)))	/* the kernel commits */
 			return e;
-	} else if ((e = io_flush(p->pv[VG_ROLE_DATA].io))) {
-		log_error("pool %s: flushing the data device: %s", p->name, strerror(-e));
+	} else if ((e = io_flush(pool_pv(p, VG_ROLE_DATA)->io))) {
+		log_error("pool %s: flushing the data device: %s", pool_name(p), strerror(-e));
 		return e;
-	} else if ((e = thin_commit(p->md))) {
-		log_error("pool %s: committing the thin metadata: %s", p->name, strerror(-e));
+	} else if ((e = thin_commit(pool_thin(p)))) {
+		log_error("pool %s: committing the thin metadata: %s", pool_name(p), strerror(-e));
 		return e;
 	}
-	if ((e = vg_clone(p->vg, &next)))
+	if ((e = vg_clone(pool_vg(p), &next)))
 		return e;
 	if (!(v = vg_find_receive(next, c->name))) {
 		vg_free(next);
-		log_error("internal error: pool %s lost the receive of %s", p->name, c->name);
+		log_error("internal error: pool %s lost the receive of %s", pool_name(p), c->name);
 		return -EFAULT;
 	}
 	v->received = c->applied;
@@ -447,16 +447,16 @@ static int count_hole(void *ctx, uint64_t first, uint64_t n)
 /* The pool's free data chunks against NEED: -ENOSPC, logged. */
 static int room_for(struct pool *p, const char *name, uint64_t need)
 {
-	uint64_t du, dt, chunk = (uint64_t)p->vg->chunk_size * 512;
+	uint64_t du, dt, chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	char a[32], b[32];
 	int e;
 
-	if ((e = thin_usage(p->md, NULL, NULL, &du, &dt)))
+	if ((e = thin_usage(pool_thin(p), NULL, NULL, &du, &dt)))
 		return e;
 	if (dt - du >= need)
 		return 0;
 	log_error("pool %s has %s of free data space; receiving %s needs %s: extend the pool "
-		  "(tpextend) or free space first", p->name,
+		  "(tpextend) or free space first", pool_name(p),
 		  tp_size_format((dt - du) * chunk, 'h', a, sizeof(a)), name,
 		  tp_size_format(need * chunk, 'h', b, sizeof(b)));
 	return -ENOSPC;
@@ -503,7 +503,7 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 			e = pool_recv_live_hole(&c->ld, first_beyond,
 						(size + c->chunk - 1) / c->chunk - first_beyond);
 	} else if (beyond) {	/* (a base of unknown size: its mappings say) */
-		e = thin_mappings_io(p->thin_io, 0, c->dev_id, &bv);
+		e = thin_mappings_io(pool_thin_io(p), 0, c->dev_id, &bv);
 		for (size_t i = 0; !e && i < c->nbeyond; i++)
 			e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
 	}
@@ -515,18 +515,18 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 	}
 	if (c->live && pool_recv_live_close(&c->ld) && !e)
 		log_warn("pool %s: the next tptools command on the pool removes the temporary "
-			 "device left", p->name);
+			 "device left", pool_name(p));
 	if (e) {
-		int a2 = c->live ? 0 : thin_abort(p->md);
+		int a2 = c->live ? 0 : thin_abort(pool_thin(p));
 		if (a2)
 			log_error("pool %s: dropping the uncommitted part of the receive: %s",
-				  p->name, strerror(-a2));
+				  pool_name(p), strerror(-a2));
 		log_error("pool %s: the receive of %s %s at %s; what it received "
 			  "is kept, but it is no volume: finish it with 'tprecv --resume' and "
-			  "the same stream, or drop it with 'tprecv --abort %s %s'", p->name,
+			  "the same stream, or drop it with 'tprecv --abort %s %s'", pool_name(p),
 			  c->name, c->stop ? "was stopped by a signal" : "stopped",
 			  reached(c, a, sizeof(a)),
-			  c->name, p->name);
+			  c->name, pool_name(p));
 		tp_critical_end();	/* a signal takes effect here */
 		return c->stop ? -EINTR : e == -EINTR ? -EIO : e;
 	}
@@ -534,11 +534,11 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 	tp_test_pause("recv-data-done");
 	/* every chunk is durable: the volume appears, read-only, with the
 	 * stream's content uuid */
-	if ((e = vg_clone(p->vg, &next)))
+	if ((e = vg_clone(pool_vg(p), &next)))
 		return e;
 	if ((e = vg_finish_receive(next, c->name))) {
 		vg_free(next);
-		log_error("internal error: pool %s: the receive of %s cannot end: %s", p->name,
+		log_error("internal error: pool %s: the receive of %s cannot end: %s", pool_name(p),
 			  c->name, strerror(-e));
 		return e == -ENOENT ? -EFAULT : e;
 	}
@@ -546,7 +546,7 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 		return e;
 	if (c->live && pool_activate(p, (const char *const[]){ c->name }, 1))
 		log_warn("pool %s: %s was received but could not be activated; activate it with "
-			 "'tpactivate %s %s'", p->name, c->name, p->name, c->name);
+			 "'tpactivate %s %s'", pool_name(p), c->name, pool_name(p), c->name);
 	return 0;
 }
 
@@ -555,11 +555,11 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 static int apply_begin(struct pool *p, const void *arg)
 {
 	const struct recv_ctx *c = arg;
-	const struct vg_volume *v = vg_find_receive(p->vg, c->name);
-	const struct vg_volume *o = v && v->origin[0] ? vg_find_volume(p->vg, v->origin) : NULL;
+	const struct vg_volume *v = vg_find_receive(pool_vg(p), c->name);
+	const struct vg_volume *o = v && v->origin[0] ? vg_find_volume(pool_vg(p), v->origin) : NULL;
 
 	if (!v || (c->has_base && !o)) {
-		log_error("internal error: pool %s lost the receive of %s", p->name, c->name);
+		log_error("internal error: pool %s lost the receive of %s", pool_name(p), c->name);
 		return -EFAULT;
 	}
 	/* offline the thin transaction; live pool messages (an active base
@@ -570,14 +570,14 @@ static int apply_begin(struct pool *p, const void *arg)
 /* The read-only volume whose content is the stream's base. */
 static const struct vg_volume *find_base(const struct pool *p, const struct pool_recv *r)
 {
-	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
-		const struct vg_volume *v = &p->vg->volumes[i];
+	for (unsigned i = 0; i < pool_vg(p)->nr_volumes; i++) {
+		const struct vg_volume *v = &pool_vg(p)->volumes[i];
 		if (v->read_only && !strcmp(v->content_uuid, r->h.base_uuid))
 			return v;
 	}
 	log_error("pool %s has no read-only volume with the stream's base (content uuid %s): "
 		  "receive the base first; a volume made writable since no longer counts as it",
-		  p->name, r->h.base_uuid);
+		  pool_name(p), r->h.base_uuid);
 	return NULL;
 }
 
@@ -589,22 +589,22 @@ static int preflight(struct pool *p, struct recv_ctx *c)
 
 	if ((e = pool_name_free(p, c->name)))
 		return e;
-	for (unsigned i = 0; i < p->vg->nr_volumes; i++)
-		if (!strcmp(p->vg->volumes[i].content_uuid, r->h.uuid)) {
+	for (unsigned i = 0; i < pool_vg(p)->nr_volumes; i++)
+		if (!strcmp(pool_vg(p)->volumes[i].content_uuid, r->h.uuid)) {
 			log_error("pool %s: volume %s already holds this stream's content (uuid %s)",
-				  p->name, p->vg->volumes[i].name, r->h.uuid);
+				  pool_name(p), pool_vg(p)->volumes[i].name, r->h.uuid);
 			return -EEXIST;
 		}
-	for (unsigned i = 0; i < p->vg->nr_receives; i++)
-		if (!strcmp(p->vg->receives[i].content_uuid, r->h.uuid)) {
+	for (unsigned i = 0; i < pool_vg(p)->nr_receives; i++)
+		if (!strcmp(pool_vg(p)->receives[i].content_uuid, r->h.uuid)) {
 			log_error("pool %s: this stream's receive into %s was cut short: finish it "
 				  "with 'tprecv --resume' or drop it with 'tprecv --abort %s %s'",
-				  p->name, p->vg->receives[i].name, p->vg->receives[i].name, p->name);
+				  pool_name(p), pool_vg(p)->receives[i].name, pool_vg(p)->receives[i].name, pool_name(p));
 			return -EEXIST;
 		}
 	if (r->h.chunk != c->chunk) {
 		log_error("pool %s has %s chunks, the stream %s chunks: receive it into a pool "
-			  "with the sender's chunk size", p->name,
+			  "with the sender's chunk size", pool_name(p),
 			  tp_size_format(c->chunk, 'h', a, sizeof(a)),
 			  tp_size_format(r->h.chunk, 'h', b, sizeof(b)));
 		return -EXDEV;
@@ -628,9 +628,9 @@ static int reserve_dev_id(struct pool *p, uint32_t id)
 	struct vg *next;
 	int e;
 
-	if (id > VG_DEV_ID_MAX || p->vg->next_dev_id > id)
+	if (id > VG_DEV_ID_MAX || pool_vg(p)->next_dev_id > id)
 		return 0;
-	if ((e = vg_clone(p->vg, &next)))
+	if ((e = vg_clone(pool_vg(p), &next)))
 		return e;
 	next->next_dev_id = id + 1;
 	return pool_commit_vg(p, next);
@@ -638,18 +638,18 @@ static int reserve_dev_id(struct pool *p, uint32_t id)
 
 static int pick_dev_id(struct pool *p, uint32_t *dev_id)
 {
-	uint32_t id = p->vg->next_dev_id;
+	uint32_t id = pool_vg(p)->next_dev_id;
 	int e;
 
 	if (pool_is_live(p)) {
 		if ((e = pool_recv_live_dev_id(p, &id)) || (e = reserve_dev_id(p, id)))
 			return e;
 	} else {
-		for (struct thin_ir_device d; !thin_device_info(p->md, id, &d);)
+		for (struct thin_ir_device d; !thin_device_info(pool_thin(p), id, &d);)
 			id++;
 	}
 	if (id > VG_DEV_ID_MAX) {
-		log_error("pool %s: no thin device id left", p->name);
+		log_error("pool %s: no thin device id left", pool_name(p));
 		return -ENOSPC;
 	}
 	*dev_id = id;
@@ -664,26 +664,26 @@ static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 	const struct vg_volume *v = NULL, *o;
 	int e;
 
-	for (unsigned i = 0; i < p->vg->nr_receives && !v; i++)
-		if (name ? !strcmp(p->vg->receives[i].name, name)
-			 : !strcmp(p->vg->receives[i].content_uuid, c->r->h.uuid))
-			v = &p->vg->receives[i];
+	for (unsigned i = 0; i < pool_vg(p)->nr_receives && !v; i++)
+		if (name ? !strcmp(pool_vg(p)->receives[i].name, name)
+			 : !strcmp(pool_vg(p)->receives[i].content_uuid, c->r->h.uuid))
+			v = &pool_vg(p)->receives[i];
 	if (!v) {
 		log_error("pool %s has no unfinished receive %s%s%s: receive the stream without "
-			  "--resume", p->name, name ? "named " : "of this stream (uuid ",
+			  "--resume", pool_name(p), name ? "named " : "of this stream (uuid ",
 			  name ? name : c->r->h.uuid, name ? "" : ")");
 		return -ENOENT;
 	}
 	if (strcmp(v->content_uuid, c->r->h.uuid) || v->size != c->r->h.size) {
 		log_error("pool %s: the unfinished receive of %s is of another stream (uuid %s, "
 			  "%" PRIu64 " bytes), not this one (uuid %s, %" PRIu64 " bytes); nothing "
-			  "was received", p->name, v->name, v->content_uuid, v->size, c->r->h.uuid,
+			  "was received", pool_name(p), v->name, v->content_uuid, v->size, c->r->h.uuid,
 			  c->r->h.size);
 		return -ENOENT;
 	}
 	if (c->r->h.chunk != c->chunk) {
 		log_error("pool %s: the stream's chunk size differs from the pool's; nothing was "
-			  "received", p->name);
+			  "received", pool_name(p));
 		return -EXDEV;
 	}
 	/* (V points into the VG that the first commit replaces) */
@@ -697,7 +697,7 @@ static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 	c->res->resumed_at = v->received;
 	/* cut before its first commit: the base's chunks past the end go
 	 * (its size, when it is still there, says whether there are any) */
-	o = v->origin[0] && !v->received ? vg_find_volume(p->vg, v->origin) : NULL;
+	o = v->origin[0] && !v->received ? vg_find_volume(pool_vg(p), v->origin) : NULL;
 	c->base_size = o ? o->size : 0;
 	if ((e = pool_recv_replay(c->r, c->chunk, v->received, &count)))
 		return e;
@@ -719,8 +719,8 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsig
 	int e;
 
 	memset(res, 0, sizeof(*res));
-	c.chunk = (uint64_t)p->vg->chunk_size * 512;
-	c.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	c.chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
+	c.area_off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
 	c.res = res;
 	c.live = pool_is_live(p);
 	if (flags & POOL_RECV_RESUME) {
@@ -740,7 +740,7 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsig
 	if ((e = pick_dev_id(p, &v.dev_id)))
 		goto out;
 	if (c.base)	/* live, the VG C.base pointed into has been replaced */
-		c.base = vg_find_volume(p->vg, v.origin);
+		c.base = vg_find_volume(pool_vg(p), v.origin);
 	c.dev_id = v.dev_id;
 	c.has_base = c.base != NULL;
 	base = c.base;
@@ -751,7 +751,7 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsig
 	res->data_bytes = r->data_bytes;
 	c.count = r->chunks;
 	c.base_size = base ? base->size : 0;
-	if ((e = vg_clone(p->vg, &next)))
+	if ((e = vg_clone(pool_vg(p), &next)))
 		goto out;
 	next->next_dev_id = v.dev_id + 1;
 	/* listed as an unfinished receive with its thin device first, then
@@ -776,17 +776,17 @@ static int apply_delete(struct pool *p, const void *arg)
 
 int pool_recv_abort(struct pool *p, const char *name)
 {
-	struct vg_volume *v = vg_find_receive(p->vg, name), gone;
+	struct vg_volume *v = vg_find_receive(pool_vg(p), name), gone;
 	struct vg *next;
 	int e;
 
 	if (!v) {
 		log_error("pool %s has no unfinished receive named %s (tpstatus %s lists them)",
-			  p->name, name, p->name);
+			  pool_name(p), name, pool_name(p));
 		return -ENOENT;
 	}
 	gone = *v;
-	if ((e = vg_clone(p->vg, &next)))
+	if ((e = vg_clone(pool_vg(p), &next)))
 		return e;
 	if ((e = vg_remove_receive(next, name))) {
 		vg_free(next);

@@ -93,7 +93,5 @@ int pool_recv_live_finish(struct pool *p, uint32_t dev_id) TP_MUST_CHECK;
  * they are reported. The receive's live_leftovers hook (core.h), which
  * pool_live_reconcile runs. 0 or -errno. */
 int pool_recv_live_leftovers(struct pool *p, int write) TP_MUST_CHECK;
-/* Register the stream module's hooks with the core (pool_init). */
-void pool_stream_register(void);
 
 #endif

@@ -7,6 +7,7 @@
  * is held, exclusively by the receive itself, so no temporary device that
  * a command meets here belongs to a receive still running. */
 #include "lib/pool/stream/pool_recv_int.h"
+#include "lib/pool/stream/stream.h"
 
 #include "kernel/dm.h"
 #include "lib/base/critical.h"
@@ -24,12 +25,12 @@ int pool_recv_temp_name(const struct pool *p, uint32_t dev_id, char *buf, size_t
 	char vol[32];
 
 	snprintf(vol, sizeof(vol), "tprecv:%u", dev_id);
-	return tp_dm_name(buf, len, p->name, TP_DM_ROLE_THIN, vol);
+	return tp_dm_name(buf, len, pool_name(p), TP_DM_ROLE_THIN, vol);
 }
 
 void pool_recv_uuid_prefix(const struct pool *p, char *buf, size_t len)
 {
-	snprintf(buf, len, TP_DM_UUID_PREFIX "%s-recv", p->vg->uuid);
+	snprintf(buf, len, TP_DM_UUID_PREFIX "%s-recv", pool_vg(p)->uuid);
 }
 
 /* ---- after: the temporary device goes ---- */
@@ -40,17 +41,17 @@ static int finish(struct pool *p, const char *dm, uint32_t dev_id, int keep)
 
 	if (e && e != -ENXIO) {
 		log_error("pool %s: cannot remove the temporary device %s: %s; remove it with "
-			  "'dmsetup remove %s'%s", p->name, dm, strerror(-e), dm,
+			  "'dmsetup remove %s'%s", pool_name(p), dm, strerror(-e), dm,
 			  keep ? "" : ", then run any tptools command on the pool");
 		return e;
 	}
 	if (keep)
 		return 0;
-	e = tp_dm_delete_thin(p->pool_dm, dev_id);
+	e = tp_dm_delete_thin(pool_dm_name(p), dev_id);
 	if (e && e != -ENODATA) {
 		log_error("pool %s: cannot delete thin device %u of the failed receive: %s; "
-			  "delete it with 'dmsetup message %s 0 \"delete %u\"'", p->name, dev_id,
-			  strerror(-e), p->pool_dm, dev_id);
+			  "delete it with 'dmsetup message %s 0 \"delete %u\"'", pool_name(p), dev_id,
+			  strerror(-e), pool_dm_name(p), dev_id);
 		return e;
 	}
 	return 0;
@@ -85,17 +86,17 @@ static int visit(const char *name, const char *uuid, void *arg)
 	id = strtoul(digits, &end, 10);
 	if (!*digits || *end || errno || id > TP_DM_THIN_ID_MAX)
 		return 0;	/* not of this form: not ours */
-	keep = vg_find_dev_id(l->p->vg, (uint32_t)id) != NULL;
+	keep = vg_find_dev_id(pool_vg(l->p), (uint32_t)id) != NULL;
 	if (!l->write) {
 		log_warn("pool %s: %s and thin device %lu are left from an interrupted tprecv; the "
-			 "next change to the pool removes them", l->p->name, name, id);
+			 "next change to the pool removes them", pool_name(l->p), name, id);
 		return 0;
 	}
 	if (finish(l->p, name, (uint32_t)id, keep)) {
 		l->err = -EBUSY;
 		return 0;
 	}
-	log_warn("pool %s: removed %s%s, left by an interrupted tprecv", l->p->name, name,
+	log_warn("pool %s: removed %s%s, left by an interrupted tprecv", pool_name(l->p), name,
 		 keep ? "" : " and its thin device");
 	return 0;
 }

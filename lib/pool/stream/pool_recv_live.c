@@ -48,20 +48,20 @@
 
 static int pool_state(struct pool *p, struct tp_dm_pool_status *st)
 {
-	int e = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, st);
+	int e = tp_dm_pool_status(pool_dm_name(p), TP_DM_NOFLUSH, st);
 
 	if (e) {
-		log_error("pool %s: cannot read the kernel's pool status: %s", p->name,
+		log_error("pool %s: cannot read the kernel's pool status: %s", pool_name(p),
 			  strerror(-e));
 		return e;
 	}
 	if (st->fail || st->error || st->needs_check) {
 		log_error("pool %s: the kernel reports the pool as failed or needing a check; "
-			  "deactivate it and run 'tpcheck %s'", p->name, p->name);
+			  "deactivate it and run 'tpcheck %s'", pool_name(p), pool_name(p));
 		return -EIO;
 	}
 	if (st->mode == TP_DM_MODE_RO) {
-		log_error("pool %s: the kernel runs the pool read-only", p->name);
+		log_error("pool %s: the kernel runs the pool read-only", pool_name(p));
 		return -EROFS;
 	}
 	return 0;
@@ -82,7 +82,7 @@ static int room_for(struct pool *p, uint64_t need, uint64_t chunk, const char *w
 	if ((st.mode != TP_DM_MODE_OUT_OF_DATA || !need) && free_blocks >= need)
 		return 0;
 	log_error("pool %s has %s of free data space %s; the stream needs %s more: extend the "
-		  "pool (tpextend) or free space first", p->name,
+		  "pool (tpextend) or free space first", pool_name(p),
 		  tp_size_format(free_blocks * chunk, 'h', a, sizeof(a)), when,
 		  tp_size_format(need * chunk, 'h', b, sizeof(b)));
 	return -ENOSPC;
@@ -99,17 +99,17 @@ int pool_recv_live_preflight(struct pool *p, const char *base, int unmaps, uint6
 		log_error("pool %s ignores discards, and this incremental stream unmaps chunks of "
 			  "%s: it cannot be received while the pool is active; deactivate the pool "
 			  "and receive it then",
-			  p->name, base);
+			  pool_name(p), base);
 		return -EOPNOTSUPP;
 	}
-	return room_for(p, need, (uint64_t)p->vg->chunk_size * 512, "now");
+	return room_for(p, need, (uint64_t)pool_vg(p)->chunk_size * 512, "now");
 }
 
 int pool_recv_live_dev_id(struct pool *p, uint32_t *dev_id)
 {
 	uint64_t *ids = NULL;
 	size_t n = 0;
-	uint32_t id = p->vg->next_dev_id;
+	uint32_t id = pool_vg(p)->next_dev_id;
 	int e = pool_live_list_devices(p, &ids, &n);
 
 	if (e)
@@ -142,7 +142,7 @@ int pool_recv_live_chunk(void *ctx, uint64_t vb, const void *buf)
 		if (n <= 0) {
 			e = n < 0 ? -errno : -EIO;
 			log_error("pool %s: writing the received data (chunk %" PRIu64 " of the "
-				  "volume): %s%s", w->p->name, vb, strerror(-e),
+				  "volume): %s%s", pool_name(w->p), vb, strerror(-e),
 				  e == -ENOSPC || e == -EIO ? " (the pool may be out of data space)"
 							    : "");
 			return e;
@@ -165,7 +165,7 @@ int pool_recv_live_hole(void *ctx, uint64_t first, uint64_t n)
 	if (ioctl(w->fd, BLKDISCARD, range)) {
 		int e = -errno;
 		log_error("pool %s: unmapping chunks %" PRIu64 "..%" PRIu64 " of the received "
-			  "volume: %s", w->p->name, first, first + n - 1, strerror(-e));
+			  "volume: %s", pool_name(w->p), first, first + n - 1, strerror(-e));
 		return e;
 	}
 	return 0;
@@ -178,7 +178,7 @@ int pool_recv_live_sync(struct recv_live_dev *w)
 	if (!fsync(w->fd))
 		return room_for(w->p, 0, w->chunk, "after the flush");
 	e = -errno;
-	log_error("pool %s: flushing the received data: %s", w->p->name, strerror(errno));
+	log_error("pool %s: flushing the received data: %s", pool_name(w->p), strerror(errno));
 	return e;
 }
 
@@ -194,16 +194,16 @@ int pool_recv_live_open(struct pool *p, uint32_t dev_id, uint64_t sectors, uint6
 	w->p = p;
 	w->fd = -1;
 	w->dev_id = dev_id;
-	w->chunk = (uint64_t)p->vg->chunk_size * 512;
+	w->chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	w->need = need;
 	pool_recv_uuid_prefix(p, prefix, sizeof(prefix));
 	snprintf(uuid, sizeof(uuid), "%s%u", prefix, dev_id);
 	if ((e = pool_recv_temp_name(p, dev_id, w->dm, sizeof(w->dm))) ||
-	    (e = tp_dm_devno(p->pool_dm, pool_dev, sizeof(pool_dev))) ||
+	    (e = tp_dm_devno(pool_dm_name(p), pool_dev, sizeof(pool_dev))) ||
 	    (e = tp_dm_thin(&t, sectors, pool_dev, dev_id, NULL)))
 		return e;
 	if ((e = tp_dm_create(w->dm, uuid, &t, 1, TP_DM_INTERNAL))) {
-		log_error("pool %s: cannot load thin device %u as %s: %s", p->name, dev_id, w->dm,
+		log_error("pool %s: cannot load thin device %u as %s: %s", pool_name(p), dev_id, w->dm,
 			  strerror(-e));
 		return e == -EINVAL ? -EIO : e;
 	}
@@ -214,7 +214,7 @@ int pool_recv_live_open(struct pool *p, uint32_t dev_id, uint64_t sectors, uint6
 	if ((w->fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC)) >= 0)
 		return 0;
 	e = -errno;
-	log_error("pool %s: cannot open %s: %s", p->name, path, strerror(errno));
+	log_error("pool %s: cannot open %s: %s", pool_name(p), path, strerror(errno));
 	return e;
 }
 

@@ -57,7 +57,7 @@ static int write_all(struct raw *w, const void *b, size_t len)
 			continue;
 		if (n <= 0) {
 			int e = n < 0 ? errno : EIO;
-			log_error("writing the image of %s/%s: %s", w->p->name, w->vol, strerror(e));
+			log_error("writing the image of %s/%s: %s", pool_name(w->p), w->vol, strerror(e));
 			return -e;
 		}
 		c += n;
@@ -76,7 +76,7 @@ static int gap(struct raw *w, uint64_t end)
 	if (w->seekable) {
 		if (lseek(w->fd, (off_t)(end - w->pos), SEEK_CUR) < 0) {
 			r = -errno;
-			log_error("seeking in the image of %s/%s: %s", w->p->name, w->vol,
+			log_error("seeking in the image of %s/%s: %s", pool_name(w->p), w->vol,
 				  strerror(errno));
 			return r;
 		}
@@ -107,8 +107,8 @@ static int run(void *ctx, const struct thin_delta_range *x)
 	if (x->left_data >= w->area_size / w->chunk ||
 	    x->length > w->area_size / w->chunk - x->left_data) {
 		log_error("pool %s: volume %s maps data chunk %" PRIu64 " beyond the data area; "
-			  "run tpcheck %s", w->p->name, w->vol, x->left_data + x->length - 1,
-			  w->p->name);
+			  "run tpcheck %s", pool_name(w->p), w->vol, x->left_data + x->length - 1,
+			  pool_name(w->p));
 		return -EUCLEAN;
 	}
 	if ((r = gap(w, off)))
@@ -116,7 +116,7 @@ static int run(void *ctx, const struct thin_delta_range *x)
 	while (len) {
 		size_t n = len < BUF_SIZE ? (size_t)len : BUF_SIZE;
 		if ((r = io_read(w->data, w->area_off + src, w->buf, n))) {
-			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", w->p->name,
+			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", pool_name(w->p),
 				  src / w->chunk, w->vol, strerror(-r));
 			return r;
 		}
@@ -140,10 +140,10 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 	struct stat sb;
 	int r;
 
-	w.chunk = (uint64_t)p->vg->chunk_size * 512;
+	w.chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	w.size = v->size;
-	w.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
-	w.area_size = p->vg->dev[VG_ROLE_DATA].area[0].size;
+	w.area_off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
+	w.area_size = pool_vg(p)->dev[VG_ROLE_DATA].area[0].size;
 	w.st = st;
 	w.seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
 	if ((r = send_src_open(p, &src)))
@@ -162,7 +162,7 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 		off_t end = lseek(fd, 0, SEEK_CUR);
 		if (end < 0 || ftruncate(fd, end)) {
 			r = -errno;
-			log_error("setting the size of the image of %s/%s: %s", p->name, vol,
+			log_error("setting the size of the image of %s/%s: %s", pool_name(p), vol,
 				  strerror(errno));
 		}
 	}
@@ -200,10 +200,10 @@ static int end_output(const struct pool *p, const char *vol, const char *output,
 		return r;
 	if (file && !unlink(output))
 		log_error("%s/%s: stopped by a signal; the partial %s is removed, nothing else "
-			  "changed", p->name, vol, output);
+			  "changed", pool_name(p), vol, output);
 	else
 		log_error("%s/%s: stopped by a signal; %s ends early (tprecv refuses a cut "
-			  "stream), nothing else changed", p->name, vol,
+			  "stream), nothing else changed", pool_name(p), vol,
 			  output ? output : "standard output");
 	return r;
 }
@@ -211,19 +211,19 @@ static int end_output(const struct pool *p, const char *vol, const char *output,
 int pool_send_raw(struct pool *p, const char *vol, const char *output,
 		  struct pool_send_stats *st)
 {
-	const struct vg_volume *v = vg_find_volume(p->vg, vol);
+	const struct vg_volume *v = vg_find_volume(pool_vg(p), vol);
 	int fd = STDOUT_FILENO, r;
 
 	memset(st, 0, sizeof(*st));
 	if (!v) {
-		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", p->name, vol,
-			  p->name);
+		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", pool_name(p), vol,
+			  pool_name(p));
 		return -ENOENT;
 	}
 	if (pool_is_live(p) && !v->read_only) {
 		log_error("pool %s is active and volume %s is writable: its chunks may change "
 			  "while they are read; snapshot it with 'tvsnap --readonly' and export the "
-			  "snapshot, or deactivate the pool first", p->name, vol);
+			  "snapshot, or deactivate the pool first", pool_name(p), vol);
 		return -EPERM;
 	}
 	if ((fd = open_output(output)) < 0)
@@ -272,13 +272,13 @@ static int put_data(struct sender *s, uint64_t off, uint64_t dblock, uint64_t le
 	if (dblock >= w->area_size / w->chunk ||
 	    (len + w->chunk - 1) / w->chunk > w->area_size / w->chunk - dblock) {
 		log_error("pool %s: volume %s maps data chunk %" PRIu64 " beyond the data area; "
-			  "run tpcheck %s", w->p->name, w->vol, dblock, w->p->name);
+			  "run tpcheck %s", pool_name(w->p), w->vol, dblock, pool_name(w->p));
 		return -EUCLEAN;
 	}
 	while (len) {
 		size_t n = len < STREAM_MAX_DATA ? (size_t)len : STREAM_MAX_DATA;
 		if ((r = io_read(w->data, w->area_off + src, w->buf, n))) {
-			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", w->p->name,
+			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", pool_name(w->p),
 				  src / w->chunk, w->vol, strerror(-r));
 			return r;
 		}
@@ -323,14 +323,14 @@ static int frozen(struct pool *p, const struct vg_volume *v)
 		return 0;
 	if (v->read_only) {
 		log_error("pool %s: volume %s was made read-only before volumes had content uuids; "
-			  "give it one with 'tvchange --readonly y %s/%s'", p->name, v->name, p->name,
+			  "give it one with 'tvchange --readonly y %s/%s'", pool_name(p), v->name, pool_name(p),
 			  v->name);
 		return -EPERM;
 	}
 	log_error("pool %s: volume %s is writable: only a read-only volume can be sent (what "
 		  "was sent must stay what the receiver has); snapshot it with 'tvsnap --readonly' "
-		  "or make it read-only with 'tvchange --readonly y %s/%s'", p->name, v->name,
-		  p->name, v->name);
+		  "or make it read-only with 'tvchange --readonly y %s/%s'", pool_name(p), v->name,
+		  pool_name(p), v->name);
 	return -EPERM;
 }
 
@@ -345,10 +345,10 @@ static int send_stream(struct pool *p, const struct vg_volume *v, const struct v
 	int r;
 
 	s.incremental = b != NULL;
-	s.w.chunk = (uint64_t)p->vg->chunk_size * 512;
+	s.w.chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	s.w.size = v->size;
-	s.w.area_off = p->pv[VG_ROLE_DATA].label.area[0].offset;
-	s.w.area_size = p->vg->dev[VG_ROLE_DATA].area[0].size;
+	s.w.area_off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
+	s.w.area_size = pool_vg(p)->dev[VG_ROLE_DATA].area[0].size;
 	s.w.st = st;
 	h.size = v->size;
 	h.chunk = s.w.chunk;
@@ -380,14 +380,14 @@ static int send_stream(struct pool *p, const struct vg_volume *v, const struct v
 int pool_send_stream(struct pool *p, const char *vol, const char *from, const char *output,
 		     struct pool_send_stats *st)
 {
-	const struct vg_volume *v = vg_find_volume(p->vg, vol);
-	const struct vg_volume *b = from ? vg_find_volume(p->vg, from) : NULL;
+	const struct vg_volume *v = vg_find_volume(pool_vg(p), vol);
+	const struct vg_volume *b = from ? vg_find_volume(pool_vg(p), from) : NULL;
 	int fd = STDOUT_FILENO, r;
 
 	memset(st, 0, sizeof(*st));
 	if (!v || (from && !b)) {
-		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", p->name,
-			  v ? from : vol, p->name);
+		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", pool_name(p),
+			  v ? from : vol, pool_name(p));
 		return -ENOENT;
 	}
 	if ((r = frozen(p, v)) || (b && (r = frozen(p, b))))

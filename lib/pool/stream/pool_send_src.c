@@ -16,16 +16,16 @@
 
 int send_src_open(struct pool *p, struct send_src *s)
 {
-	const char *path = p->pv[VG_ROLE_DATA].io->name;
+	const char *path = pool_pv(p, VG_ROLE_DATA)->io->name;
 	int r;
 
 	memset(s, 0, sizeof(*s));
 	s->p = p;
-	s->data = p->pv[VG_ROLE_DATA].io;
+	s->data = pool_pv(p, VG_ROLE_DATA)->io;
 	if (!pool_is_live(p))
 		return 0;
 	if ((r = io_fd_open(path, IO_RDONLY | IO_DIRECT, &s->own_data))) {
-		log_error("pool %s: cannot open its data device %s for reading: %s", p->name, path,
+		log_error("pool %s: cannot open its data device %s for reading: %s", pool_name(p), path,
 			  strerror(-r));
 		return r;
 	}
@@ -51,12 +51,11 @@ static int hold(struct send_src *s, uint32_t left, uint32_t right)
 	int r;
 
 	for (int i = 0; i < (left == right ? 1 : 2); i++) {
-		const struct vg_volume *v = vg_find_dev_id(p->vg, ids[i]);
+		const struct vg_volume *v = vg_find_dev_id(pool_vg(p), ids[i]);
 		if (v && (r = pool_hold_volume(p, v, &s->hold[i])))
 			return r;
 	}
-	tp_lock_release(p->lock);
-	p->lock = NULL;
+	pool_drop_lock(p);
 	return 0;
 }
 
@@ -84,7 +83,7 @@ static int spool_range(void *ctx, const struct thin_delta_range *x)
 		return 0;
 	r = errno ? -errno : -EIO;
 	log_error("pool %s: writing the volume's mappings to a temporary file: %s (set TMPDIR "
-		  "to a directory with room)", sp->p->name, strerror(-r));
+		  "to a directory with room)", pool_name(sp->p), strerror(-r));
 	return r;
 }
 
@@ -105,7 +104,7 @@ static FILE *open_spool(const struct pool *p)
 	}
 	if (fd < 0 || !(f = fdopen(fd, "w+"))) {
 		log_error("pool %s: cannot create a temporary file in %s for the volume's "
-			  "mappings: %s (set TMPDIR to a directory with room)", p->name, dir,
+			  "mappings: %s (set TMPDIR to a directory with room)", pool_name(p), dir,
 			  strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -140,7 +139,7 @@ int send_src_walk(struct send_src *s, uint32_t left, uint32_t right,
 	int r, e;
 
 	if (!pool_is_live(s->p))
-		return walk(s->p->thin_io, 0, left, right, v);
+		return walk(pool_thin_io(s->p), 0, left, right, v);
 	if (!(f = open_spool(s->p)))
 		return -EIO;
 	sp.f = f;
@@ -151,7 +150,7 @@ int send_src_walk(struct send_src *s, uint32_t left, uint32_t right,
 	r = walk(snap.area, THIN_DELTA_METADATA_SNAP, left, right, &spool);
 	e = pool_msnap_end(&snap);
 	if (!r && e)
-		log_error("pool %s: releasing the kernel's metadata snapshot: %s", s->p->name,
+		log_error("pool %s: releasing the kernel's metadata snapshot: %s", pool_name(s->p),
 			  strerror(-e));
 	if (!r)
 		r = e;

@@ -9,23 +9,22 @@
 
 #include <errno.h>
 
-static int *flag_of(struct vg *vg, const char *pool, const char *vol)
+static int *flag_of(struct vg *vg, const char *vol)
 {
 	struct vg_volume *v;
 
 	if (!vol)
 		return &vg->activation_skip;
-	if ((v = vg_find_volume(vg, vol)))
-		return &v->activation_skip;
-	log_error("pool %s has no volume %s; 'tpstatus %s' lists them", pool, vol, pool);
-	return NULL;
+	return (v = vg_find_volume(vg, vol)) ? &v->activation_skip : NULL;
 }
 
 int pool_get_autoactivate(const struct pool *p, const char *vol)
 {
-	const int *skip = flag_of(p->vg, p->name, vol);
+	const struct vg_volume *v = NULL;
 
-	return skip ? !*skip : -ENOENT;
+	if (vol && !(v = pool_find_volume(p, vol)))
+		return -ENOENT;
+	return !(v ? v->activation_skip : pool_vg(p)->activation_skip);
 }
 
 int pool_set_autoactivate(struct pool *p, const char *vol, int on)
@@ -33,11 +32,11 @@ int pool_set_autoactivate(struct pool *p, const char *vol, int on)
 	struct vg *next;
 	int *skip, r;
 
-	if (!flag_of(p->vg, p->name, vol))
+	if (vol && !pool_find_volume(p, vol))
 		return -ENOENT;
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
-	skip = flag_of(next, p->name, vol);
+	skip = flag_of(next, vol);
 	*skip = !on;
 	return pool_commit_vg(p, next);
 }

@@ -57,8 +57,8 @@ static void merge_by_data(struct wipe_set *s)
 
 static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk, uint64_t *done)
 {
-	struct io_engine *data = p->pv[VG_ROLE_DATA].io;
-	uint64_t base = p->pv[VG_ROLE_DATA].label.area[0].offset;
+	struct io_engine *data = pool_pv(p, VG_ROLE_DATA)->io;
+	uint64_t base = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
 	void *zeros = NULL;
 	int r = 0;
 
@@ -73,22 +73,22 @@ static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk, u
 	free(zeros);
 	if (r && r != -EINTR)
 		log_error("pool %s: writing zeros to %s failed: %s; the volume was not removed",
-			  p->name, data->name, strerror(-r));
+			  pool_name(p), data->name, strerror(-r));
 	return r;
 }
 
 static int wipe_offline(struct pool *p, const struct vg_volume *v, struct pool_wipe_result *res)
 {
-	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, mu, mt, du, dt;
+	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, mu, mt, du, dt;
 	struct wipe_set s;
-	int r = thin_usage(p->md, &mu, &mt, &du, &dt);
+	int r = thin_usage(pool_thin(p), &mu, &mt, &du, &dt);
 
 	if (r)
 		return r;
-	r = wipe_find(pool_md_walk, p->md, dt, v->dev_id, &s);
+	r = wipe_find(pool_md_walk, pool_thin(p), dt, v->dev_id, &s);
 	if (r) {
-		log_error("pool %s: cannot read its mappings: %s; run 'tpcheck %s'", p->name,
-			  strerror(-r), p->name);
+		log_error("pool %s: cannot read its mappings: %s; run 'tpcheck %s'", pool_name(p),
+			  strerror(-r), pool_name(p));
 		wipe_set_free(&s);
 		return r;
 	}
@@ -104,14 +104,14 @@ static int wipe_offline(struct pool *p, const struct vg_volume *v, struct pool_w
 
 int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
 {
-	const struct vg_volume *v = vg_find_volume(p->vg, name);
+	const struct vg_volume *v = vg_find_volume(pool_vg(p), name);
 	struct timespec t0, t1;
 	int r;
 
 	memset(res, 0, sizeof(*res));
 	if (!v) {
-		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name, name,
-			  p->name);
+		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", pool_name(p), name,
+			  pool_name(p));
 		return -ENOENT;
 	}
 	/* a live tpsend reading V's chunks would send the zeros */
@@ -122,7 +122,7 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 	tp_critical_begin();
 	if (pool_is_live(p))
 		r = pool_volume_wipe_live(p, v, res);
-	else if (!p->md)
+	else if (!pool_thin(p))
 		r = -EFAULT;	/* an offline pool always has its thin metadata open */
 	else
 		r = wipe_offline(p, v, res);
@@ -134,9 +134,9 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 		char a[32], b[32];
 		log_error("pool %s: --wipe of volume %s interrupted after zeroing %s of %s; the "
 			  "volume was not removed (what was zeroed reads zero); run 'tvremove "
-			  "--wipe %s/%s' again", p->name, name,
+			  "--wipe %s/%s' again", pool_name(p), name,
 			  tp_size_format(res->wiped, 'h', a, sizeof(a)),
-			  tp_size_format(res->planned, 'h', b, sizeof(b)), p->name, name);
+			  tp_size_format(res->planned, 'h', b, sizeof(b)), pool_name(p), name);
 	}
 	tp_critical_end();	/* a signal that stopped it takes effect here */
 	return r;

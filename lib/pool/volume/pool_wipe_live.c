@@ -59,21 +59,21 @@ static void restore(struct pool *p, const struct vg_volume *v, struct wipe_thin 
 	t->io = NULL;
 	if (!t->changed)
 		return;
-	r = tp_dm_vol_deactivate(p->name, v->name);
+	r = tp_dm_vol_deactivate(pool_name(p), v->name);
 	if (!r && t->was_loaded)
-		r = tp_dm_vol_activate(p->name, p->vg->uuid, v->name, v->dev_id, v->size / 512,
+		r = tp_dm_vol_activate(pool_name(p), pool_vg(p)->uuid, v->name, v->dev_id, v->size / 512,
 				       t->was_ro ? TP_DM_READ_ONLY : 0);
 	if (r && r != -ENXIO)
 		log_warn("pool %s: volume %s could not be put back as it was (%s): %s; run "
-			 "'%s %s %s'", p->name, v->name, t->was_loaded ? "loaded" : "not loaded",
-			 strerror(-r), t->was_loaded ? "tpactivate" : "tpdeactivate", p->name,
+			 "'%s %s %s'", pool_name(p), v->name, t->was_loaded ? "loaded" : "not loaded",
+			 strerror(-r), t->was_loaded ? "tpactivate" : "tpdeactivate", pool_name(p),
 			 v->name);
 }
 
 static int refuse_open(struct pool *p, const struct vg_volume *v, const struct wipe_thin *t)
 {
 	log_error("pool %s: volume %s is in use (mounted or open: %s); unmount or close it "
-		  "first; nothing was zeroed and the volume was not removed", p->name, v->name,
+		  "first; nothing was zeroed and the volume was not removed", pool_name(p), v->name,
 		  t->path);
 	return -EBUSY;
 }
@@ -104,7 +104,7 @@ static int open_thin(struct pool *p, const struct vg_volume *v, struct wipe_thin
 	struct tp_dm_info info;
 	int r;
 
-	if ((r = tp_dm_name(t->name, sizeof(t->name), p->name, TP_DM_ROLE_THIN, v->name)) ||
+	if ((r = tp_dm_name(t->name, sizeof(t->name), pool_name(p), TP_DM_ROLE_THIN, v->name)) ||
 	    (r = tp_dm_path(t->path, sizeof(t->path), t->name)))
 		return r;
 	r = tp_dm_info(t->name, &info);
@@ -113,7 +113,7 @@ static int open_thin(struct pool *p, const struct vg_volume *v, struct wipe_thin
 	t->was_loaded = !r;
 	t->was_ro = !r && info.read_only;
 	if (t->was_ro) {
-		r = tp_dm_vol_deactivate(p->name, v->name);
+		r = tp_dm_vol_deactivate(pool_name(p), v->name);
 		if (r == -EBUSY)
 			return refuse_open(p, v, t);
 		if (r && r != -ENXIO)
@@ -121,10 +121,10 @@ static int open_thin(struct pool *p, const struct vg_volume *v, struct wipe_thin
 		t->changed = 1;
 	}
 	if (!t->was_loaded || t->was_ro) {
-		r = tp_dm_vol_activate(p->name, p->vg->uuid, v->name, v->dev_id, v->size / 512, 0);
+		r = tp_dm_vol_activate(pool_name(p), pool_vg(p)->uuid, v->name, v->dev_id, v->size / 512, 0);
 		if (r) {
 			log_error("pool %s: cannot load volume %s to wipe it: %s; the volume was "
-				  "not removed", p->name, v->name, strerror(-r));
+				  "not removed", pool_name(p), v->name, strerror(-r));
 			restore(p, v, t);
 			return r;
 		}
@@ -134,7 +134,7 @@ static int open_thin(struct pool *p, const struct vg_volume *v, struct wipe_thin
 	if (r == -EBUSY)
 		r = refuse_open(p, v, t);
 	else if (r)
-		log_error("pool %s: cannot open %s: %s; the volume was not removed", p->name,
+		log_error("pool %s: cannot open %s: %s; the volume was not removed", pool_name(p),
 			  t->path, strerror(-r));
 	else
 		r = only_opener(p, v, t);
@@ -211,8 +211,8 @@ static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_s
 			uint64_t vend, uint64_t chunk, const void *zeros,
 			struct pool_wipe_result *res)
 {
-	uint64_t base = p->pv[VG_ROLE_DATA].label.area[0].offset, before = res->wiped;
-	const char *path = p->pv[VG_ROLE_DATA].io->name;
+	uint64_t base = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset, before = res->wiped;
+	const char *path = pool_pv(p, VG_ROLE_DATA)->io->name;
 	struct io_engine *data = NULL;
 	int r, e;
 	size_t i;
@@ -222,7 +222,7 @@ static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_s
 	if (i == s->nr)
 		return 0;
 	if ((r = io_fd_open(path, IO_DIRECT, &data))) {
-		log_error("pool %s: cannot open its data device %s: %s", p->name, path,
+		log_error("pool %s: cannot open its data device %s: %s", pool_name(p), path,
 			  strerror(-r));
 		return r;
 	}
@@ -242,9 +242,9 @@ static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_s
 	res->direct += res->wiped - before;
 	if (e)
 		log_error("pool %s: cannot resume %s: %s; the next tptools command on the pool "
-			  "resumes it", p->name, t->name, strerror(-e));
+			  "resumes it", pool_name(p), t->name, strerror(-e));
 	else if (r && r != -EINTR)
-		log_error("pool %s: writing zeros to %s failed: %s", p->name, path,
+		log_error("pool %s: writing zeros to %s failed: %s", pool_name(p), path,
 			  strerror(-r));
 	return r ? r : e;
 }
@@ -252,7 +252,7 @@ static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_s
 int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
 			  struct pool_wipe_result *res)
 {
-	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, vend = v->size / chunk;
+	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, vend = v->size / chunk;
 	struct tp_dm_pool_status ks;
 	struct wipe_thin t = { 0 };
 	struct pool_msnap snap;
@@ -261,14 +261,14 @@ int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
 	int r, e;
 
 	res->live = 1;
-	r = tp_dm_pool_status(p->pool_dm, 0, &ks);
+	r = tp_dm_pool_status(pool_dm_name(p), 0, &ks);
 	if (r)
 		return r;
 	if (ks.fail || ks.error || ks.mode == TP_DM_MODE_RO || ks.needs_check) {
 		log_error("pool %s is %s in the kernel: its mappings cannot be read live; "
 			  "'tpdeactivate %s' and 'tpcheck %s', then 'tvremove --wipe' works "
-			  "offline (volume %s not removed)", p->name,
-			  ks.fail || ks.error ? "failed" : "read-only", p->name, p->name, v->name);
+			  "offline (volume %s not removed)", pool_name(p),
+			  ks.fail || ks.error ? "failed" : "read-only", pool_name(p), pool_name(p), v->name);
 		return -EBUSY;
 	}
 	if ((r = open_thin(p, v, &t)))
@@ -281,11 +281,11 @@ int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
 	r = wipe_find(pool_msnap_walk, &snap, ks.total_data_blocks, v->dev_id, &s);
 	e = pool_msnap_end(&snap);
 	if (!r && e)
-		log_error("pool %s: cannot release the kernel's metadata snapshot: %s", p->name,
+		log_error("pool %s: cannot release the kernel's metadata snapshot: %s", pool_name(p),
 			  strerror(-(r = e)));
 	else if (r)
 		log_error("pool %s: cannot read its mappings from the kernel's metadata "
-			  "snapshot: %s; volume %s not removed", p->name, strerror(-r), v->name);
+			  "snapshot: %s; volume %s not removed", pool_name(p), strerror(-r), v->name);
 	if (!r)
 		r = split_at_end(&s, vend);
 	if (!r && posix_memalign(&zeros, 4096, WIPE_BUF))
@@ -298,7 +298,7 @@ int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
 		r = zero_through_kernel(&t, &s, vend, chunk, zeros, res);
 		if (r && r != -EINTR)
 			log_error("pool %s: writing zeros to %s failed: %s; the volume was not "
-				  "removed", p->name, t.path, strerror(-r));
+				  "removed", pool_name(p), t.path, strerror(-r));
 	}
 	if (!r)
 		r = zero_on_data(p, &t, &s, vend, chunk, zeros, res);

@@ -16,8 +16,8 @@
 
 static uint64_t data_size(const struct pool *p)
 {
-	return p->pv[VG_ROLE_DATA].label.area[0].size / ((uint64_t)p->vg->chunk_size * 512) *
-	       ((uint64_t)p->vg->chunk_size * 512);
+	return pool_pv(p, VG_ROLE_DATA)->label.area[0].size / ((uint64_t)pool_vg(p)->chunk_size * 512) *
+	       ((uint64_t)pool_vg(p)->chunk_size * 512);
 }
 
 static uint64_t virtual_total(const struct vg *vg)
@@ -33,7 +33,7 @@ static int apply_create(struct pool *p, const void *arg)
 	const struct vg_volume *v = arg;
 	int r = pool_op_create(p, v->dev_id);
 	if (r)
-		log_error("pool %s: cannot create thin device %u: %s", p->name, v->dev_id,
+		log_error("pool %s: cannot create thin device %u: %s", pool_name(p), v->dev_id,
 			  strerror(-r));
 	return r;
 }
@@ -41,7 +41,7 @@ static int apply_create(struct pool *p, const void *arg)
 static int add_volume(struct pool *p, struct vg_volume *v, pool_apply_fn apply)
 {
 	struct vg *next;
-	int r = vg_clone(p->vg, &next);
+	int r = vg_clone(pool_vg(p), &next);
 
 	if (r)
 		return r;
@@ -80,33 +80,33 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 	if ((r = pool_next_dev_id(p, &v.dev_id)))
 		return r;
 	r = add_volume(p, &v, apply_create);
-	if (!r && p->be->live)
+	if (!r && pool_is_live(p))
 		r = pool_activate(p, (const char *const[]){ v.name }, 1);
-	if (!r && virtual_total(p->vg) > data_size(p))
-		*over = virtual_total(p->vg);
+	if (!r && virtual_total(pool_vg(p)) > data_size(p))
+		*over = virtual_total(pool_vg(p));
 	return r;
 }
 
 static int apply_snap(struct pool *p, const void *arg)
 {
 	const struct vg_volume *v = arg;
-	const struct vg_volume *o = vg_find_volume(p->vg, v->origin);
+	const struct vg_volume *o = vg_find_volume(pool_vg(p), v->origin);
 	int r = pool_op_snap(p, v->dev_id, o);
 	if (r)
-		log_error("pool %s: cannot snapshot thin device %u: %s", p->name, o->dev_id,
+		log_error("pool %s: cannot snapshot thin device %u: %s", pool_name(p), o->dev_id,
 			  strerror(-r));
 	return r;
 }
 
 int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, int read_only)
 {
-	const struct vg_volume *o = vg_find_volume(p->vg, origin);
+	const struct vg_volume *o = vg_find_volume(pool_vg(p), origin);
 	struct vg_volume v;
 	int r;
 
 	if (!o) {
-		log_error("pool %s has no volume %s to snapshot; 'tpstatus %s' lists them", p->name,
-			  origin, p->name);
+		log_error("pool %s has no volume %s to snapshot; 'tpstatus %s' lists them", pool_name(p),
+			  origin, pool_name(p));
 		return -ENOENT;
 	}
 	if ((r = pool_name_free(p, name)))
@@ -134,26 +134,26 @@ static int apply_remove(struct pool *p, const void *arg)
 	const struct removal *rm = arg;
 	int r = pool_op_delete(p, rm->dev_id, rm->name);
 	if (r && r != -EBUSY)
-		log_error("pool %s: cannot delete thin device %u: %s", p->name, rm->dev_id,
+		log_error("pool %s: cannot delete thin device %u: %s", pool_name(p), rm->dev_id,
 			  strerror(-r));
 	return r;
 }
 
 int pool_volume_remove(struct pool *p, const char *name)
 {
-	const struct vg_volume *v = vg_find_volume(p->vg, name);
+	const struct vg_volume *v = vg_find_volume(pool_vg(p), name);
 	struct vg *next;
 	struct removal rm;
 	int r;
 
 	if (!v) {
-		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name, name,
-			  p->name);
+		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", pool_name(p), name,
+			  pool_name(p));
 		return -ENOENT;
 	}
 	rm.dev_id = v->dev_id;
 	snprintf(rm.name, sizeof(rm.name), "%s", name);
-	r = vg_clone(p->vg, &next);
+	r = vg_clone(pool_vg(p), &next);
 	if (r)
 		return r;
 	r = vg_remove_volume(next, name);

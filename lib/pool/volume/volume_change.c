@@ -27,21 +27,21 @@ static int refuse_loaded(struct pool *p, const char *name, const char *what)
 	char dm[TP_DM_NAME_MAX];
 	struct tp_dm_info info;
 
-	if (!p->be->live || tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, name) ||
+	if (!pool_is_live(p) || tp_dm_name(dm, sizeof(dm), pool_name(p), TP_DM_ROLE_THIN, name) ||
 	    tp_dm_info(dm, &info))
 		return 0;
 	log_error("pool %s: volume %s is active; %s it needs it deactivated first "
-		  "('tpdeactivate %s %s')", p->name, name, what, p->name, name);
+		  "('tpdeactivate %s %s')", pool_name(p), name, what, pool_name(p), name);
 	return -EBUSY;
 }
 
 static struct vg_volume *find(struct pool *p, const char *name)
 {
-	struct vg_volume *v = vg_find_volume(p->vg, name);
+	struct vg_volume *v = vg_find_volume(pool_vg(p), name);
 
 	if (!v)
-		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name, name,
-			  p->name);
+		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", pool_name(p), name,
+			  pool_name(p));
 	return v;
 }
 
@@ -79,7 +79,7 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 		       int force, uint64_t *old, uint64_t *new_size_out, uint64_t *unmapped)
 {
 	const struct vg_volume *v = find(p, name);
-	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, want;
+	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, want;
 	uint32_t dev_id;
 	struct pool_beyond b;
 	struct vg *next;
@@ -102,7 +102,7 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 		return r;
 	if (want < v->size && (r = pool_guard(p, "the shrink", "nothing was changed", 0)))
 		return r;
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	vg_find_volume(next, name)->size = want;
 	memset(&b, 0, sizeof(b));
@@ -144,7 +144,7 @@ int pool_volume_rename(struct pool *p, const char *old, const char *new_name)
 		return -ENOENT;
 	if ((r = pool_name_free(p, new_name)) || (r = refuse_loaded(p, old, "renaming")))
 		return r;
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	snprintf(vg_find_volume(next, old)->name, VG_NAME_MAX + 1, "%s", new_name);
 	for (unsigned i = 0; i < next->nr_volumes; i++)

@@ -19,13 +19,13 @@ int pool_volume_live_grow(struct pool *p, const char *name, uint32_t dev_id, uin
 
 	if (!pool_is_live(p))
 		return 0;
-	r = tp_dm_vol_reload(p->name, name, dev_id, size / 512);
+	r = tp_dm_vol_reload(pool_name(p), name, dev_id, size / 512);
 	if (r == -ENXIO)
 		return 0;	/* not loaded: activation takes the VG's size */
 	if (r)
 		log_error("pool %s: volume %s has its new size in the VG metadata but the kernel "
 			  "still runs it at the old one; run 'tvresize -V %llus %s/%s' again, or "
-			  "deactivate and activate it", p->name, name, (unsigned long long)(size / 512),
-			  p->name, name);
+			  "deactivate and activate it", pool_name(p), name, (unsigned long long)(size / 512),
+			  pool_name(p), name);
 	return r;
 }

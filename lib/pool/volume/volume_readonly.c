@@ -17,45 +17,36 @@
 #include <errno.h>
 #include <stdio.h>
 
-static struct vg_volume *find(const struct pool *p, struct vg *vg, const char *vol)
-{
-	struct vg_volume *v = vg_find_volume(vg, vol);
-
-	if (!v)
-		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name, vol,
-			  p->name);
-	return v;
-}
-
 int pool_volume_get_readonly(const struct pool *p, const char *vol)
 {
-	const struct vg_volume *v = find(p, p->vg, vol);
+	const struct vg_volume *v = pool_find_volume(p, vol);
 
 	return v ? v->read_only : -ENOENT;
 }
 
 int pool_volume_set_readonly(struct pool *p, const char *vol, int on)
 {
+	const struct vg_volume *cur;
 	struct vg_volume *v;
 	char dm[TP_DM_NAME_MAX], old_uuid[sizeof(v->content_uuid)];
 	struct tp_dm_info info;
 	struct vg *next;
 	int r;
 
-	if (!(v = find(p, p->vg, vol)))
+	if (!(cur = pool_find_volume(p, vol)))
 		return -ENOENT;
-	if (v->read_only == !!on && (!on || v->content_uuid[0]))
+	if (cur->read_only == !!on && (!on || cur->content_uuid[0]))
 		return 0;	/* (read-only from before content uuids: given one) */
-	if (pool_is_live(p) && !tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, vol) &&
+	if (pool_is_live(p) && !tp_dm_name(dm, sizeof(dm), pool_name(p), TP_DM_ROLE_THIN, vol) &&
 	    !tp_dm_info(dm, &info)) {
 		log_error("pool %s: volume %s is active (its table was loaded %s); deactivate it "
-			  "first ('tpdeactivate %s %s')", p->name, vol,
-			  info.read_only ? "read-only" : "writable", p->name, vol);
+			  "first ('tpdeactivate %s %s')", pool_name(p), vol,
+			  info.read_only ? "read-only" : "writable", pool_name(p), vol);
 		return -EBUSY;
 	}
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
-	v = find(p, next, vol);
+	v = vg_find_volume(next, vol);
 	snprintf(old_uuid, sizeof(old_uuid), "%s", v->content_uuid);
 	v->read_only = !!on;
 	v->content_uuid[0] = '\0';
@@ -69,18 +60,18 @@ int pool_volume_set_readonly(struct pool *p, const char *vol, int on)
 		log_warn("pool %s: volume %s dropped its content uuid %s: tprecv no longer "
 			 "accepts incremental streams based on it (tpsend --from %s), and "
 			 "read-only again it gets a new one; send a full stream to start a new "
-			 "chain", p->name, vol, old_uuid, vol);
+			 "chain", pool_name(p), vol, old_uuid, vol);
 	return 0;
 }
 
 int pool_volume_refuse_readonly(const struct pool *p, const char *vol, const char *what)
 {
-	const struct vg_volume *v = vg_find_volume(p->vg, vol);
+	const struct vg_volume *v = vg_find_volume(pool_vg(p), vol);
 
 	if (!v || !v->read_only)
 		return 0;
 	log_error("pool %s: volume %s is read-only: %s would change its content; make it "
-		  "writable first ('tvchange --readonly n %s/%s')", p->name, vol, what, p->name,
+		  "writable first ('tvchange --readonly n %s/%s')", pool_name(p), vol, what, pool_name(p),
 		  vol);
 	return -EROFS;
 }

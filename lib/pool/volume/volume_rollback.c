@@ -48,22 +48,22 @@ struct rollback {
 static int apply_rollback(struct pool *p, const void *arg)
 {
 	const struct rollback *rb = arg;
-	const struct vg_volume *s = vg_find_volume(p->vg, rb->snap);
+	const struct vg_volume *s = vg_find_volume(pool_vg(p), rb->snap);
 	int r = pool_op_snap(p, rb->new_id, s);
 
 	if (r) {
-		log_error("pool %s: cannot snapshot thin device %u: %s", p->name, s->dev_id,
+		log_error("pool %s: cannot snapshot thin device %u: %s", pool_name(p), s->dev_id,
 			  strerror(-r));
 		return r;
 	}
 	r = pool_op_delete(p, rb->old_id, rb->loaded ? rb->vol : NULL);
 	if (r) {
 		if (r != -EBUSY)
-			log_error("pool %s: cannot delete thin device %u: %s", p->name,
+			log_error("pool %s: cannot delete thin device %u: %s", pool_name(p),
 				  rb->old_id, strerror(-r));
 		if (pool_is_live(p) && pool_op_delete(p, rb->new_id, NULL))
 			log_error("pool %s: cannot delete the new thin device %u again",
-				  p->name, rb->new_id);
+				  pool_name(p), rb->new_id);
 	}
 	return r;
 }
@@ -99,7 +99,7 @@ static int is_loaded(const struct pool *p, const char *vol)
 	char dm[TP_DM_NAME_MAX];
 	struct tp_dm_info info;
 
-	return !tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, vol) &&
+	return !tp_dm_name(dm, sizeof(dm), pool_name(p), TP_DM_ROLE_THIN, vol) &&
 	       !tp_dm_info(dm, &info);
 }
 
@@ -114,7 +114,7 @@ static int refuse_open(struct pool *p, const char *vol, int *loaded)
 	*loaded = 0;
 	if (!pool_is_live(p))
 		return 0;
-	if ((r = tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, vol)))
+	if ((r = tp_dm_name(dm, sizeof(dm), pool_name(p), TP_DM_ROLE_THIN, vol)))
 		return r;
 	if ((r = tp_dm_info(dm, &info)))
 		return r == -ENXIO ? 0 : r;
@@ -122,29 +122,29 @@ static int refuse_open(struct pool *p, const char *vol, int *loaded)
 	if (info.open_count <= 0)
 		return 0;
 	log_error("pool %s: volume %s is open (mounted or in use by %d opener%s); unmount or "
-		  "close it first, then roll it back", p->name, vol, info.open_count,
+		  "close it first, then roll it back", pool_name(p), vol, info.open_count,
 		  info.open_count == 1 ? "" : "s");
 	return -EBUSY;
 }
 
 int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint64_t *old_size)
 {
-	const struct vg_volume *v = vg_find_volume(p->vg, vol), *s;
+	const struct vg_volume *v = vg_find_volume(pool_vg(p), vol), *s;
 	struct vg_volume *nv, *child;
 	struct rollback rb;
 	struct vg *next;
 	int r, a;
 
-	if (!v || !(s = vg_find_volume(p->vg, snap))) {
-		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name,
-			  v ? snap : vol, p->name);
+	if (!v || !(s = vg_find_volume(pool_vg(p), snap))) {
+		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", pool_name(p),
+			  v ? snap : vol, pool_name(p));
 		return -ENOENT;
 	}
-	if (!strcmp(vol, snap) || family(p->vg, vol) != family(p->vg, snap)) {
+	if (!strcmp(vol, snap) || family(pool_vg(p), vol) != family(pool_vg(p), snap)) {
 		log_error("pool %s: %s is not a snapshot of %s's family (neither is a snapshot of "
 			  "the other, directly or through others, nor do they share an origin); a "
 			  "volume rolls back only to the snapshots of its family ('tpstatus -o "
-			  "vol_name,vol_origin %s' shows them)", p->name, snap, vol, p->name);
+			  "vol_name,vol_origin %s' shows them)", pool_name(p), snap, vol, pool_name(p));
 		return -EINVAL;
 	}
 	if ((r = pool_volume_refuse_readonly(p, vol, "a rollback")) ||
@@ -156,7 +156,7 @@ int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint
 	rb.old_id = v->dev_id;
 	snprintf(rb.vol, sizeof(rb.vol), "%s", vol);
 	snprintf(rb.snap, sizeof(rb.snap), "%s", snap);
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	nv = vg_find_volume(next, vol);
 	if ((child = below(next, snap, vol)))
@@ -172,7 +172,7 @@ int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint
 	a = pool_activate(p, (const char *const[]){ vol }, 1);
 	if (a)
 		log_error("pool %s: volume %s %s but could not be loaded again; 'tpactivate %s "
-			  "%s' loads it", p->name, vol, r ? "was not rolled back" : "was rolled back",
-			  p->name, vol);
+			  "%s' loads it", pool_name(p), vol, r ? "was not rolled back" : "was rolled back",
+			  pool_name(p), vol);
 	return r ? r : a;
 }

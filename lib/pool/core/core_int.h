@@ -1,0 +1,79 @@
+/* core_int.h - what only lib/pool/core sees: struct pool and the
+ * backends behind it. Every other module goes through core.h. */
+#ifndef TP_POOL_CORE_INT_H
+#define TP_POOL_CORE_INT_H
+
+#include "lib/pool/core/core.h"
+
+struct pool {
+	char name[VG_NAME_MAX + 1];
+	unsigned flags;
+	struct tp_lock *lock;
+	struct tp_lock *claim[VG_NR_ROLES];	/* writers: the devices' flocks, open order */
+	struct vg_pv pv[VG_NR_ROLES];	/* indexed by role; io owned */
+	struct vg *vg;
+	struct io_engine *thin_io;	/* window over the active area */
+	struct thin_md *md;		/* NULL while the kernel runs the pool */
+	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
+	char pool_dm[128];		/* its thin-pool dm name, when live */
+	const char *rename_to;		/* tprename: labels and VG may name this pool too */
+};
+
+/* ---- pool_backend.c: offline engine or live kernel, decided once ----
+ *
+ * Every operation on the thin side of a pool goes through P->be, chosen
+ * at attach time by pool_decide_backend and switched only by activation
+ * and deactivation (pool_activate.c). Offline: the engine in metadata/thin
+ * on the devices (changes uncommitted until commit). Live: the kernel's
+ * pool, through messages (each one commits) and a metadata snapshot for
+ * reads (pool_live.c, pool_msnap.c). */
+struct pool_status;
+struct pool_dev_usage;
+struct pool_backend {
+	int live;		/* the kernel runs the pool */
+	int (*create)(struct pool *p, uint32_t dev_id);
+	int (*snap)(struct pool *p, uint32_t dev_id, const struct vg_volume *origin);
+	/* VOL (may be NULL): the volume's name, unloaded first when live */
+	int (*delete_thin)(struct pool *p, uint32_t dev_id, const char *vol);
+	int (*set_tid)(struct pool *p, uint64_t old_id, uint64_t new_id);
+	int (*commit)(struct pool *p);	/* the thin transaction; live: done per message */
+	int (*abort)(struct pool *p);	/* drop the uncommitted part; live: nothing to drop */
+	/* A change failed (ERR, logged) after its VG commit to transaction
+	 * TID + 1; UNDO is the VG before it (consumed). Offline: drop the
+	 * thin transaction and put the VG back. Live: pool_live_settle.
+	 * Returns what the change returns: ERR, or 0 when it was completed. */
+	int (*settle)(struct pool *p, uint64_t tid, struct vg *undo, int err);
+	/* the transaction-id protocol at open (pool_txn.c) */
+	int (*reconcile)(struct pool *p, int write);
+	/* pool-level figures in blocks, and per-device usage (pool_status.c) */
+	int (*figures)(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+		       uint64_t *du, uint64_t *dt);
+	int (*usage)(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		     size_t *n);
+};
+extern const struct pool_backend pool_backend_offline;	/* pool_offline.c */
+extern const struct pool_backend pool_backend_live;	/* pool_live.c, pool_msnap.c */
+
+/* The pool's devices as the liveness decision sees them. */
+enum pool_liveness {
+	POOL_IS_OFFLINE,	/* nothing of the pool loaded, its devices free */
+	POOL_IS_LIVE,		/* its thin-pool device is loaded */
+	POOL_IS_HELD,		/* not loaded by us, but a device is held: refuse */
+	POOL_IS_UNKNOWN,	/* device-mapper present but not answering: refuse */
+};
+
+/* The decision as a pure function (unit tested): DM_ERR the answer of
+ * device-mapper (0, or -errno when it is present but could not be asked;
+ * a host without device-mapper answers 0 with nothing loaded), HAS_TPOOL
+ * whether the pool's thin-pool device is loaded, HELD whether a device of
+ * the pool refused an exclusive open. */
+enum pool_liveness pool_liveness_decide(int dm_err, int has_tpool, int held);
+
+/* Decide P's backend for the devices PATHS (pool uuid UUID, "" when no
+ * label could be read: then the dm name of the pool is asked), after
+ * clearing what a killed command left behind (pool_leftovers.c). Sets
+ * P->be and P->pool_dm. -EBUSY or the dm error, logged with what to do,
+ * when the answer is not a clear offline or live: the pool is refused. */
+int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid) TP_MUST_CHECK;
+
+#endif
