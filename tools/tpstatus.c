@@ -120,11 +120,8 @@ static int report_volumes(const struct pool_info *in, struct dm_report *vr, cons
 	}
 	if (!ok)
 		return -ENOMEM;
-	if (only && !found) {
-		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", in->name, only,
-			  in->name);
-		return -ENOENT;
-	}
+	if (only && !found)
+		return pool_no_volume(in->name, only);
 	return 0;
 }
 

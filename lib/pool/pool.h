@@ -138,6 +138,10 @@ const char *pool_name(const struct pool *p);
 
 /* ---- volumes ---- */
 
+/* The one "pool POOL has no volume NAME; 'tpstatus POOL' lists them"
+ * error: logged, -ENOENT. */
+int pool_no_volume(const char *pool, const char *name);
+
 /* Once, before any other call of this library: every feature module
  * registers its hooks with the core (lib/pool/pool_init.c). */
 void pool_init(void);

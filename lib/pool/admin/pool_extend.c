@@ -135,43 +135,12 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 	return 0;
 }
 
-struct growth {
-	uint64_t data_blocks;	/* 0: unchanged */
-	uint64_t meta_blocks;	/* 0: unchanged */
-};
-
-/* The thin side: the window over the (grown) active area, then the space
- * maps. */
-static int apply_grow(struct pool *p, const void *arg)
-{
-	const struct growth *g = arg;
-	int r = 0;
-
-	if (g->meta_blocks) {
-		if ((r = pool_sync_labels(p, NULL)) || (r = pool_open_thin(p)))
-			return r;
-		r = thin_resize_metadata(pool_thin(p), g->meta_blocks);
-		if (r)
-			log_error("pool %s: cannot grow the thin metadata's space map to %llu "
-				  "blocks: %s", pool_name(p), (unsigned long long)g->meta_blocks,
-				  strerror(-r));
-	}
-	if (!r && g->data_blocks) {
-		r = thin_resize_data(pool_thin(p), g->data_blocks);
-		if (r)
-			log_error("pool %s: cannot grow the thin metadata's data space map to %llu "
-				  "chunks: %s", pool_name(p), (unsigned long long)g->data_blocks,
-				  strerror(-r));
-	}
-	return r;
-}
-
 int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		struct pool_extend_result *res)
 {
 	const struct vg_device *d = &pool_vg(p)->dev[VG_ROLE_DATA];
 	uint64_t dev_size = pool_pv(p, VG_ROLE_DATA)->io->size, room, blocks;
-	struct growth g = { 0, 0 };
+	struct pool_growth g = { 0, 0 };
 	struct vg *next;
 	char a[48], b[48];
 	int r;
@@ -183,8 +152,8 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		pool_vg(p)->dev[VG_ROLE_META].area[pool_vg(p)->metadata_area].size;
 	res->data_dev_size = dev_size;
 	check_stripe(p, res);
-	/* live: a growth a crash cut short is finished first (pool_extend_live.c) */
-	if (pool_is_live(p) && (r = pool_live_catch_up(p, res)))
+	/* a growth a crash cut short is finished first */
+	if ((r = pool_grow_catch_up(p, res)))
 		return r < 0 ? r : 0;
 	room = dev_size > d->area[0].offset ? dev_size - d->area[0].offset : 0;
 	blocks = room / res->chunk;
@@ -214,18 +183,11 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		}
 		g.meta_blocks = TP_MIN(res->new_meta_size / TP_META_BLOCK, THIN_METADATA_MAX_BLOCKS);
 	}
-	r = pool_change(p, next, pool_is_live(p) ? pool_extend_live_apply : apply_grow, &g);
+	r = pool_change(p, next, pool_grow_thin, &g);
 	if (r) {
 		/* the VG was put back: so are the labels and the window */
 		res->new_meta_size = res->old_meta_size;
-		if (pool_is_live(p)) {
-			if (pool_sync_labels(p, NULL))
-				log_error("pool %s: the labels could not follow the VG back; the "
-					  "next command that changes the pool rewrites them", pool_name(p));
-			return r;
-		}
-		if (g.meta_blocks && !pool_sync_labels(p, NULL) && pool_open_thin(p))
-			log_error("pool %s: reopen it to go on", pool_name(p));
+		pool_grow_undone(p, &g);
 		return r;
 	}
 	if (g.data_blocks)

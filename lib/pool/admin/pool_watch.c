@@ -87,21 +87,10 @@ int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
 int pool_get_fill(struct pool *p, struct pool_fill *f)
 {
 	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, mu, mt, du, dt;
-	struct tp_dm_pool_status ks;
 	int r;
 
 	memset(f, 0, sizeof(*f));
-	if (pool_is_live(p)) {
-		r = tp_dm_pool_status(pool_dm_name(p), TP_DM_NOFLUSH, &ks);
-		if (!r && (ks.fail || ks.error))
-			r = -EIO;
-		mu = ks.used_meta_blocks;
-		mt = ks.total_meta_blocks;
-		du = ks.used_data_blocks;
-		dt = ks.total_data_blocks;
-	} else {
-		r = thin_usage(pool_thin(p), &mu, &mt, &du, &dt);
-	}
+	r = pool_fill_blocks(p, &mu, &mt, &du, &dt);
 	if (r)
 		return r;
 	f->data_used = du * chunk;

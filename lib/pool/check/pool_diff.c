@@ -15,45 +15,14 @@
 #include <errno.h>
 #include <string.h>
 
-/* Where the trees are read from: the active area offline, a held
- * metadata snapshot live. */
-struct diff_src {
-	struct io_engine *io;
-	struct pool_msnap snap;		/* live only */
-	unsigned flags;			/* THIN_DELTA_METADATA_SNAP when live */
-};
-
-static int src_begin(struct pool *p, struct diff_src *s)
-{
-	int r;
-
-	memset(s, 0, sizeof(*s));
-	if (!pool_is_live(p)) {
-		s->io = pool_thin_io(p);
-		return 0;
-	}
-	if ((r = pool_msnap_begin(p, &s->snap)))
-		return r;
-	s->io = s->snap.area;
-	s->flags = THIN_DELTA_METADATA_SNAP;
-	return 0;
-}
-
-static int src_end(struct diff_src *s)
-{
-	return s->flags ? pool_msnap_end(&s->snap) : 0;
-}
 
 static int find_pair(struct pool *p, const char *a, const char *b, const struct vg_volume **va,
 		     const struct vg_volume **vb)
 {
 	*va = vg_find_volume(pool_vg(p), a);
 	*vb = vg_find_volume(pool_vg(p), b);
-	if (!*va || !*vb) {
-		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", pool_name(p),
-			  *va ? b : a, pool_name(p));
-		return -ENOENT;
-	}
+	if (!*va || !*vb)
+		return pool_no_volume(pool_name(p), *va ? b : a);
 	return 0;
 }
 
@@ -90,7 +59,7 @@ int pool_diff_volumes(struct pool *p, const char *a, const char *b, pool_diff_fn
 	struct native n = { fn, ctx, (uint64_t)pool_vg(p)->chunk_size * 512, s };
 	struct thin_delta_visitor v = { &n, NULL, native_range };
 	struct thin_delta_stats st;
-	struct diff_src src;
+	struct pool_meta_view src;
 	int r, e;
 
 	memset(s, 0, sizeof(*s));
@@ -101,11 +70,11 @@ int pool_diff_volumes(struct pool *p, const char *a, const char *b, pool_diff_fn
 	s->size_b = vb->size;
 	s->dev_a = va->dev_id;
 	s->dev_b = vb->dev_id;
-	if ((r = src_begin(p, &src)))
+	if ((r = pool_meta_view_begin(p, &src)))
 		return r;
 	r = thin_delta_io(src.io, src.flags | THIN_DELTA_SKIP_SHARED, 0, va->dev_id, vb->dev_id,
 			  &v, &st);
-	e = src_end(&src);
+	e = pool_meta_view_end(&src);
 	s->nodes_read = st.nodes_read;
 	s->subtrees_shared = st.subtrees_shared;
 	return r ? r : e;
@@ -118,7 +87,7 @@ int pool_delta_xml(const struct pool_delta_params *d)
 	struct thin_delta_xml_opts o = { d->metadata_snap, d->metadata_snap_block, d->left,
 					 d->right, d->verbose };
 	const struct vg_volume *va, *vb;
-	struct diff_src src;
+	struct pool_meta_view src;
 	struct pool_area area;
 	int r, e;
 
@@ -130,13 +99,13 @@ int pool_delta_xml(const struct pool_delta_params *d)
 		return r == -EINVAL || r == -ERANGE ? -EIO : r;
 	}
 	if ((r = find_pair(d->pool, d->vol_a, d->vol_b, &va, &vb)) ||
-	    (r = src_begin(d->pool, &src)))
+	    (r = pool_meta_view_begin(d->pool, &src)))
 		return r;
 	o.left = va->dev_id;
 	o.right = vb->dev_id;
 	o.metadata_snap = src.flags != 0;
 	o.metadata_snap_block = 0;
 	r = thin_delta_xml(src.io, &o, d->fd);
-	e = src_end(&src);
+	e = pool_meta_view_end(&src);
 	return r ? r : e;
 }

@@ -49,6 +49,10 @@ void pool_drop_lock(struct pool *p);
 /* The backend's pool-level figures in blocks and per-device usage. */
 int pool_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
 		 uint64_t *du, uint64_t *dt) TP_MUST_CHECK;
+/* Used and total metadata and data blocks, read cheaply (live: the
+ * kernel's status without a flush; -EIO for a failed pool). */
+int pool_fill_blocks(struct pool *p, uint64_t *mu, uint64_t *mt, uint64_t *du, uint64_t *dt)
+	TP_MUST_CHECK;
 int pool_dev_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		   size_t *n) TP_MUST_CHECK;
 
@@ -119,7 +123,7 @@ int pool_attach_renaming(struct pool *p, const char *old, const char *new_name,
 /* Release everything pool_attach and pool_open_thin took; P is zeroed. */
 void pool_detach(struct pool *p);
 
-/* Open the thin metadata of the active area (pool_open, after
+/* pool_offline.c: open the thin metadata of the active area (pool_open, after
  * deactivation, after a repair swap). */
 int pool_open_thin(struct pool *p) TP_MUST_CHECK;
 
@@ -197,6 +201,20 @@ int pool_msnap_end(struct pool_msnap *s);
  * V; the live twin of pool_md_walk, both of pool_usage.h's walk_fn. */
 struct thin_ir_visitor;
 int pool_msnap_walk(void *arg, const struct thin_ir_visitor *v) TP_MUST_CHECK;
+/* A view of P's thin metadata to read mappings from, whichever backend
+ * runs the pool: offline the open area itself; live a held kernel
+ * metadata snapshot (SNAPSHOT set: release it soon, other commands wait
+ * for it). Walk IO with FLAGS (THIN_DELTA_METADATA_SNAP or 0; the walk
+ * flag THIN_WALK_METADATA_SNAP has the same value). */
+struct pool_meta_view {
+	struct io_engine *io;
+	unsigned flags;
+	int snapshot;
+	struct pool_msnap snap;
+};
+int pool_meta_view_begin(struct pool *p, struct pool_meta_view *v) TP_MUST_CHECK;
+/* Release the view: 0 or -errno of the snapshot's release (logged). */
+int pool_meta_view_end(struct pool_meta_view *v);
 /* pool_offline.c: walk the open thin metadata (ARG: its struct thin_md). */
 int pool_md_walk(void *arg, const struct thin_ir_visitor *v) TP_MUST_CHECK;
 
@@ -234,9 +252,6 @@ typedef int (*pool_apply_fn)(struct pool *p, const void *arg);
 int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void *arg)
 	TP_MUST_CHECK;
 
-/* The one "pool POOL has no volume NAME; 'tpstatus POOL' lists them"
- * error: logged, -ENOENT. */
-int pool_no_volume(const char *pool, const char *name);
 /* Volume NAME of P's VG, or NULL with pool_no_volume's error logged. */
 const struct vg_volume *pool_find_volume(const struct pool *p, const char *name);
 
@@ -299,14 +314,29 @@ uint64_t pool_meta_room(const struct pool *p);
 
 /* ---- pool_extend_live.c: growing an active pool ---- */
 
-/* pool_change's thin side for a live pool (ARG unused): the labels follow
- * the VG just committed, then the kernel's stack is reloaded over the
- * grown areas. 0 or -errno, logged. */
-int pool_extend_live_apply(struct pool *p, const void *arg) TP_MUST_CHECK;
+/* ---- the growth of a pool's areas (tpextend), whichever backend ----
+ *
+ * pool_grow_thin is pool_change's thin side of a change whose VG grew the
+ * areas (ARG: a struct pool_growth). Offline: the labels follow the VG,
+ * the window over the active area is reopened when the metadata area
+ * grew, and the thin metadata's space maps are resized. Live: the labels
+ * follow, then the kernel's table stack is reloaded (kernel/dm_resize.c)
+ * and the kernel grows its space maps on the resume. A crash after the VG
+ * commit is completed by the transaction replay (offline: the space maps
+ * are resized at the next open; live: pool_grow_catch_up). */
+struct pool_growth {
+	uint64_t data_blocks;	/* 0: unchanged */
+	uint64_t meta_blocks;	/* 0: unchanged */
+};
+int pool_grow_thin(struct pool *p, const void *arg) TP_MUST_CHECK;
+/* After a growth change failed (its VG put back): the labels, and the
+ * offline window, follow the VG back; a failure is logged with the way on. */
+void pool_grow_undone(struct pool *p, const struct pool_growth *g);
 /* When the kernel's pool is smaller than P's VG says (a live growth cut
  * short after its VG commit), reload it: 1 done (RES: the kernel's old
- * sizes and the new ones), 0 nothing to finish, -errno (logged). */
-int pool_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
+ * sizes and the new ones), 0 nothing to finish (always offline: the open
+ * completes an offline growth), -errno (logged). */
+int pool_grow_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
 
 /* ---- volume_live.c ---- */
 

@@ -5,6 +5,9 @@
 
 #include "lib/pool/core/core.h"
 
+/* pool_layout.c: the live backend's grow_catch_up (core.h: pool_grow_catch_up) */
+int pool_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
+
 struct pool {
 	char name[VG_NAME_MAX + 1];
 	unsigned flags;
@@ -50,6 +53,17 @@ struct pool_backend {
 		       uint64_t *du, uint64_t *dt);
 	int (*usage)(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		     size_t *n);
+	/* the fill in blocks, cheaply: live without a flush (which would
+	 * commit), for the monitor and the warnings (core.h: pool_fill_blocks) */
+	int (*fill)(struct pool *p, uint64_t *mu, uint64_t *mt, uint64_t *du, uint64_t *dt);
+	/* a view of the thin metadata to read mappings from (core.h; the
+	 * view says itself what its end releases) */
+	int (*view_begin)(struct pool *p, struct pool_meta_view *v);
+	/* the growth of the areas (core.h: pool_grow_thin, pool_grow_undone,
+	 * pool_grow_catch_up) */
+	int (*grow)(struct pool *p, const struct pool_growth *g);
+	void (*grow_undone)(struct pool *p, const struct pool_growth *g);
+	int (*grow_catch_up)(struct pool *p, struct pool_extend_result *res);
 };
 extern const struct pool_backend pool_backend_offline;	/* pool_offline.c */
 extern const struct pool_backend pool_backend_live;	/* pool_live.c, pool_msnap.c */

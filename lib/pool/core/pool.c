@@ -47,6 +47,43 @@ int pool_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t 
 	return p->be->figures(p, st, mu, mt, du, dt);
 }
 
+int pool_meta_view_begin(struct pool *p, struct pool_meta_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	return p->be->view_begin(p, v);
+}
+
+int pool_meta_view_end(struct pool_meta_view *v)
+{
+	int r = v->snapshot ? pool_msnap_end(&v->snap) : 0;
+
+	if (r)
+		log_error("pool %s: releasing the kernel's metadata snapshot: %s",
+			  v->snap.p->name, strerror(-r));
+	v->snapshot = 0;
+	return r;
+}
+
+int pool_grow_thin(struct pool *p, const void *arg)
+{
+	return p->be->grow(p, arg);
+}
+
+void pool_grow_undone(struct pool *p, const struct pool_growth *g)
+{
+	p->be->grow_undone(p, g);
+}
+
+int pool_grow_catch_up(struct pool *p, struct pool_extend_result *res)
+{
+	return p->be->grow_catch_up(p, res);
+}
+
+int pool_fill_blocks(struct pool *p, uint64_t *mu, uint64_t *mt, uint64_t *du, uint64_t *dt)
+{
+	return p->be->fill(p, mu, mt, du, dt);
+}
+
 int pool_dev_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		   size_t *n)
 {

@@ -17,11 +17,8 @@
 static int known_volumes(const struct pool *p, const char *const *vols, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (!vg_find_volume(p->vg, vols[i])) {
-			log_error("pool %s has no volume %s; 'tpstatus %s' lists them", p->name,
-				  vols[i], p->name);
+		if (!pool_find_volume(p, vols[i]))
 			return -ENOENT;
-		}
 	return 0;
 }
 

@@ -373,27 +373,3 @@ int pool_share_devices(struct pool *p)
 	return 0;
 }
 
-int pool_open_thin(struct pool *p)
-{
-	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
-	int r;
-
-	thin_close(p->md);
-	io_destroy(p->thin_io);
-	p->md = NULL;
-	p->thin_io = NULL;
-	r = io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &p->thin_io);
-	if (r) {
-		log_error("pool %s: the thin-metadata area lies beyond the end of %s", p->name,
-			  p->pv[VG_ROLE_META].io->name);
-		return r;
-	}
-	r = thin_open(p->thin_io, (p->flags & POOL_RDONLY) ? THIN_RDONLY : 0, &p->md);
-	if (r) {
-		log_error("pool %s: cannot open its thin metadata (%s at byte %llu): %s; run "
-			  "'tpcheck %s'", p->name, p->pv[VG_ROLE_META].io->name,
-			  (unsigned long long)a->offset, strerror(-r), p->name);
-		p->md = NULL;
-	}
-	return r;
-}

@@ -6,6 +6,7 @@
 #include "lib/pool/core/pool_vg.h"
 
 #include "kernel/dm.h"
+#include "metadata/thin/delta.h"
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
 
@@ -86,6 +87,52 @@ static int live_figures(struct pool *p, struct pool_status *st, uint64_t *mu, ui
 	return 0;
 }
 
+static int live_fill(struct pool *p, uint64_t *mu, uint64_t *mt, uint64_t *du, uint64_t *dt)
+{
+	struct tp_dm_pool_status ks;
+	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &ks);
+
+	if (!r && (ks.fail || ks.error))
+		r = -EIO;
+	*mu = ks.used_meta_blocks;
+	*mt = ks.total_meta_blocks;
+	*du = ks.used_data_blocks;
+	*dt = ks.total_data_blocks;
+	return r;
+}
+
+static int live_view_begin(struct pool *p, struct pool_meta_view *v)
+{
+	int r = pool_msnap_begin(p, &v->snap);
+
+	if (r)
+		return r;
+	v->io = v->snap.area;
+	v->flags = THIN_DELTA_METADATA_SNAP;
+	v->snapshot = 1;
+	return 0;
+}
+
+static int live_grow(struct pool *p, const struct pool_growth *g)
+{
+	struct tp_dm_pool_layout l;
+	int r;
+
+	(void)g;
+	if ((r = pool_sync_labels(p, NULL)))
+		return r;
+	pool_dm_layout(p, &l);
+	return tp_dm_pool_reload(&l);
+}
+
+static void live_grow_undone(struct pool *p, const struct pool_growth *g)
+{
+	(void)g;
+	if (pool_sync_labels(p, NULL))
+		log_error("pool %s: the labels could not follow the VG back; the next command "
+			  "that changes the pool rewrites them", p->name);
+}
+
 const struct pool_backend pool_backend_live = {
 	.live = 1,
 	.create = live_create,
@@ -98,5 +145,10 @@ const struct pool_backend pool_backend_live = {
 	.reconcile = pool_live_reconcile,
 	.figures = live_figures,
 	.usage = pool_live_usage,
+	.fill = live_fill,
+	.view_begin = live_view_begin,
+	.grow = live_grow,
+	.grow_undone = live_grow_undone,
+	.grow_catch_up = pool_live_catch_up,
 };
 

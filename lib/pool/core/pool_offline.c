@@ -9,6 +9,8 @@
 #include "lib/base/log.h"
 #include "metadata/thin/thin_walk.h"
 
+#include <string.h>
+
 static int off_create(struct pool *p, uint32_t dev_id)
 {
 	return thin_create_thin(p->md, dev_id);
@@ -62,6 +64,11 @@ static int off_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uin
 	return thin_usage(p->md, mu, mt, du, dt);
 }
 
+static int off_fill(struct pool *p, uint64_t *mu, uint64_t *mt, uint64_t *du, uint64_t *dt)
+{
+	return thin_usage(p->md, mu, mt, du, dt);
+}
+
 int pool_md_walk(void *arg, const struct thin_ir_visitor *v)
 {
 	return thin_walk(arg, 0, v);
@@ -71,6 +78,73 @@ static int off_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_us
 		     size_t *n)
 {
 	return pool_usage_walk(pool_md_walk, p->md, nr_data_blocks, u, n);
+}
+
+static int off_view_begin(struct pool *p, struct pool_meta_view *v)
+{
+	v->io = p->thin_io;
+	return v->io ? 0 : TP_BUG("pool %s: offline with no thin-metadata area open", p->name);
+}
+
+int pool_open_thin(struct pool *p)
+{
+	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
+	int r;
+
+	thin_close(p->md);
+	io_destroy(p->thin_io);
+	p->md = NULL;
+	p->thin_io = NULL;
+	r = io_window_create(p->pv[VG_ROLE_META].io, a->offset, a->size, 0, &p->thin_io);
+	if (r) {
+		log_error("pool %s: the thin-metadata area lies beyond the end of %s", p->name,
+			  p->pv[VG_ROLE_META].io->name);
+		return r;
+	}
+	r = thin_open(p->thin_io, (p->flags & POOL_RDONLY) ? THIN_RDONLY : 0, &p->md);
+	if (r) {
+		log_error("pool %s: cannot open its thin metadata (%s at byte %llu): %s; run "
+			  "'tpcheck %s'", p->name, p->pv[VG_ROLE_META].io->name,
+			  (unsigned long long)a->offset, strerror(-r), p->name);
+		p->md = NULL;
+	}
+	return r;
+}
+
+static int off_grow(struct pool *p, const struct pool_growth *g)
+{
+	int r = 0;
+
+	if (g->meta_blocks) {
+		if ((r = pool_sync_labels(p, NULL)) || (r = pool_open_thin(p)))
+			return r;
+		r = thin_resize_metadata(p->md, g->meta_blocks);
+		if (r)
+			log_error("pool %s: cannot grow the thin metadata's space map to %llu "
+				  "blocks: %s", p->name, (unsigned long long)g->meta_blocks,
+				  strerror(-r));
+	}
+	if (!r && g->data_blocks) {
+		r = thin_resize_data(p->md, g->data_blocks);
+		if (r)
+			log_error("pool %s: cannot grow the thin metadata's data space map to %llu "
+				  "chunks: %s", p->name, (unsigned long long)g->data_blocks,
+				  strerror(-r));
+	}
+	return r;
+}
+
+static void off_grow_undone(struct pool *p, const struct pool_growth *g)
+{
+	if (g->meta_blocks && !pool_sync_labels(p, NULL) && pool_open_thin(p))
+		log_error("pool %s: reopen it to go on", p->name);
+}
+
+static int off_grow_catch_up(struct pool *p, struct pool_extend_result *res)
+{
+	(void)p;
+	(void)res;
+	return 0;	/* the open's replay did it (pool_txn.c) */
 }
 
 const struct pool_backend pool_backend_offline = {
@@ -85,4 +159,9 @@ const struct pool_backend pool_backend_offline = {
 	.reconcile = pool_reconcile,
 	.figures = off_figures,
 	.usage = off_usage,
+	.fill = off_fill,
+	.view_begin = off_view_begin,
+	.grow = off_grow,
+	.grow_undone = off_grow_undone,
+	.grow_catch_up = off_grow_catch_up,
 };

@@ -215,11 +215,8 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
 	int fd = STDOUT_FILENO, r;
 
 	memset(st, 0, sizeof(*st));
-	if (!v) {
-		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", pool_name(p), vol,
-			  pool_name(p));
-		return -ENOENT;
-	}
+	if (!v)
+		return pool_no_volume(pool_name(p), vol);
 	if (pool_is_live(p) && !v->read_only) {
 		log_error("pool %s is active and volume %s is writable: its chunks may change "
 			  "while they are read; snapshot it with 'tvsnap --readonly' and export the "
@@ -385,11 +382,8 @@ int pool_send_stream(struct pool *p, const char *vol, const char *from, const ch
 	int fd = STDOUT_FILENO, r;
 
 	memset(st, 0, sizeof(*st));
-	if (!v || (from && !b)) {
-		log_error("pool %s has no volume '%s'; 'tpstatus %s' lists them", pool_name(p),
-			  v ? from : vol, pool_name(p));
-		return -ENOENT;
-	}
+	if (!v || (from && !b))
+		return pool_no_volume(pool_name(p), v ? from : vol);
 	if ((r = frozen(p, v)) || (b && (r = frozen(p, b))))
 		return r;
 	if ((fd = open_output(output)) < 0)

@@ -134,24 +134,26 @@ int send_src_walk(struct send_src *s, uint32_t left, uint32_t right,
 {
 	struct spool sp = { NULL, s->p };
 	struct thin_delta_visitor spool = { &sp, NULL, spool_range };
-	struct pool_msnap snap;
+	struct pool_meta_view view;
 	FILE *f;
 	int r, e;
 
-	if (!pool_is_live(s->p))
-		return walk(pool_thin_io(s->p), 0, left, right, v);
-	if (!(f = open_spool(s->p)))
-		return -EIO;
-	sp.f = f;
-	if ((r = pool_msnap_begin(s->p, &snap))) {
-		fclose(f);
+	if ((r = pool_meta_view_begin(s->p, &view)))
 		return r;
+	if (!view.snapshot) {	/* offline: walk the metadata itself */
+		r = walk(view.io, view.flags, left, right, v);
+		e = pool_meta_view_end(&view);
+		return r ? r : e;
 	}
-	r = walk(snap.area, THIN_DELTA_METADATA_SNAP, left, right, &spool);
-	e = pool_msnap_end(&snap);
-	if (!r && e)
-		log_error("pool %s: releasing the kernel's metadata snapshot: %s", pool_name(s->p),
-			  strerror(-e));
+	/* a kernel snapshot: spool the ranges and release it before the
+	 * long read of the data */
+	if (!(f = open_spool(s->p))) {
+		e = pool_meta_view_end(&view);	/* its failure is logged */
+		return -EIO;
+	}
+	sp.f = f;
+	r = walk(view.io, view.flags, left, right, &spool);
+	e = pool_meta_view_end(&view);
 	if (!r)
 		r = e;
 	if (!r)

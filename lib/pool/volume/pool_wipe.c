@@ -109,11 +109,8 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	if (!v) {
-		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", pool_name(p), name,
-			  pool_name(p));
-		return -ENOENT;
-	}
+	if (!v)
+		return pool_no_volume(pool_name(p), name);
 	/* a live tpsend reading V's chunks would send the zeros */
 	if ((r = pool_volume_held(p, v)))
 		return r;

@@ -104,11 +104,8 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, i
 	struct vg_volume v;
 	int r;
 
-	if (!o) {
-		log_error("pool %s has no volume %s to snapshot; 'tpstatus %s' lists them", pool_name(p),
-			  origin, pool_name(p));
-		return -ENOENT;
-	}
+	if (!o)
+		return pool_no_volume(pool_name(p), origin);
 	if ((r = pool_name_free(p, name)))
 		return r;
 	memset(&v, 0, sizeof(v));
@@ -146,11 +143,8 @@ int pool_volume_remove(struct pool *p, const char *name)
 	struct removal rm;
 	int r;
 
-	if (!v) {
-		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", pool_name(p), name,
-			  pool_name(p));
-		return -ENOENT;
-	}
+	if (!v)
+		return pool_no_volume(pool_name(p), name);
 	rm.dev_id = v->dev_id;
 	snprintf(rm.name, sizeof(rm.name), "%s", name);
 	r = vg_clone(pool_vg(p), &next);

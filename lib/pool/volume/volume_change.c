@@ -40,8 +40,7 @@ static struct vg_volume *find(struct pool *p, const char *name)
 	struct vg_volume *v = vg_find_volume(pool_vg(p), name);
 
 	if (!v)
-		log_error("pool %s has no volume %s; 'tpstatus %s' lists them", pool_name(p), name,
-			  pool_name(p));
+		pool_no_volume(pool_name(p), name);
 	return v;
 }
 
