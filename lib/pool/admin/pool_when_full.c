@@ -12,20 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
-/* Does the live pool's table differ from WF (an interrupted change)? */
-static int kernel_lags(struct pool *p, enum pool_when_full wf)
-{
-	struct tp_dm_pool_status st;
-
-	if (tp_dm_pool_status(pool_dm_name(p), TP_DM_NOFLUSH, &st) || st.nfields < 7)
-		return 1;
-	return st.error_if_no_space != (wf == POOL_WHEN_FULL_ERROR);
-}
-
 int pool_set_when_full(struct pool *p, enum pool_when_full wf)
 {
 	int change = pool_vg(p)->when_full != (enum vg_when_full)wf;
-	struct tp_dm_pool_layout l;
 	struct vg *next, *undo = NULL;
 	int r;
 
@@ -41,16 +30,13 @@ int pool_set_when_full(struct pool *p, enum pool_when_full wf)
 		}
 	}
 	/* the VG said so already: only the kernel may lag (an interrupted change) */
-	if (pool_is_live(p) && (change || kernel_lags(p, wf))) {
-		pool_dm_layout(p, &l);
-		r = tp_dm_pool_reload(&l);
-		if (r && undo && pool_commit_vg(p, undo))
-			log_error("pool %s: the VG metadata says when-full %s but the kernel runs "
-				  "the old setting; run 'tpchange --when-full' again", pool_name(p),
-				  wf == POOL_WHEN_FULL_ERROR ? "error" : "queue");
-		if (r)
-			return r;
-	}
+	r = pool_table_follow_when_full(p, change);
+	if (r && undo && pool_commit_vg(p, undo))
+		log_error("pool %s: the VG metadata says when-full %s but the kernel runs the old "
+			  "setting; run 'tpchange --when-full' again", pool_name(p),
+			  wf == POOL_WHEN_FULL_ERROR ? "error" : "queue");
+	if (r)
+		return r;	/* (UNDO, if any, went to pool_commit_vg) */
 	vg_free(undo);
 	return 0;
 }

@@ -230,6 +230,29 @@ int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usa
 int pool_op_create(struct pool *p, uint32_t dev_id) TP_MUST_CHECK;
 int pool_op_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *origin) TP_MUST_CHECK;
 int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol) TP_MUST_CHECK;
+/* Inside an apply that fails after making thin device DEV_ID: undo it
+ * where it is already durable (live: the kernel committed the message;
+ * offline the abort drops it). A failure is logged. */
+void pool_op_unmake(struct pool *p, uint32_t dev_id);
+/* A volume a change has just made: live, load its device (a failure is
+ * -errno, logged); offline nothing (activation loads it later). */
+int pool_op_publish(struct pool *p, const char *vol) TP_MUST_CHECK;
+/* The kernel's pool table follows the VG's when-full setting: live, a
+ * reload when CHANGED or when the table differs (an interrupted change);
+ * offline nothing (activation builds the table from the VG). 0 or -errno
+ * of the reload. */
+int pool_table_follow_when_full(struct pool *p, int changed) TP_MUST_CHECK;
+/* Where to read P's data chunks from: offline the attached data device
+ * (*OWN NULL); live a reader of its own with O_DIRECT, since the page
+ * cache may hold blocks the kernel has since written (*OWN: to
+ * io_destroy). 0 or -errno, logged. */
+int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **own)
+	TP_MUST_CHECK;
+/* Is volume VOL's kernel device loaded? 1 (INFO filled), 0 (always
+ * offline), -errno of device-mapper. */
+struct tp_dm_info;
+int pool_volume_loaded(const struct pool *p, const char *vol, struct tp_dm_info *info)
+	TP_MUST_CHECK;
 int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id) TP_MUST_CHECK;
 /* Unload volume VOL's thin target: 0 also when it was not loaded; -EBUSY
  * (logged) while it is in use. */

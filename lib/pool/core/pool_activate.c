@@ -126,3 +126,8 @@ int pool_deactivate(struct pool *p, const char *const *vols, unsigned n)
 	p->pool_dm[0] = '\0';
 	return pool_open_thin(p);
 }
+
+int pool_op_publish(struct pool *p, const char *vol)
+{
+	return p->be->live ? pool_activate(p, (const char *const[]){ vol }, 1) : 0;
+}

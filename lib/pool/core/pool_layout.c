@@ -102,3 +102,17 @@ int pool_live_catch_up(struct pool *p, struct pool_extend_result *res)
 	res->new_meta_size = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
 	return 1;
 }
+
+int pool_table_follow_when_full(struct pool *p, int changed)
+{
+	struct tp_dm_pool_status st;
+	struct tp_dm_pool_layout l;
+
+	if (!p->be->live)
+		return 0;
+	if (!changed && !tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &st) && st.nfields >= 7 &&
+	    st.error_if_no_space == (p->vg->when_full == VG_WHEN_FULL_ERROR))
+		return 0;
+	pool_dm_layout(p, &l);
+	return tp_dm_pool_reload(&l);
+}

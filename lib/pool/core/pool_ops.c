@@ -9,6 +9,7 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <string.h>
 
 int pool_op_create(struct pool *p, uint32_t dev_id)
 {
@@ -23,6 +24,43 @@ int pool_op_snap(struct pool *p, uint32_t dev_id, const struct vg_volume *o)
 int pool_op_delete(struct pool *p, uint32_t dev_id, const char *vol)
 {
 	return p->be->delete_thin(p, dev_id, vol);
+}
+
+void pool_op_unmake(struct pool *p, uint32_t dev_id)
+{
+	if (p->be->live && p->be->delete_thin(p, dev_id, NULL))
+		log_error("pool %s: cannot delete the new thin device %u again", p->name, dev_id);
+}
+
+int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **own)
+{
+	const char *path = p->pv[VG_ROLE_DATA].io->name;
+	int r;
+
+	*rd = p->pv[VG_ROLE_DATA].io;
+	*own = NULL;
+	if (!p->be->live)
+		return 0;
+	if ((r = io_fd_open(path, IO_RDONLY | IO_DIRECT, own))) {
+		log_error("pool %s: cannot open its data device %s for reading: %s", p->name, path,
+			  strerror(-r));
+		return r;
+	}
+	*rd = *own;
+	return 0;
+}
+
+int pool_volume_loaded(const struct pool *p, const char *vol, struct tp_dm_info *info)
+{
+	char dm[TP_DM_NAME_MAX];
+	int r;
+
+	if (!p->be->live)
+		return 0;
+	if ((r = tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, vol)))
+		return r;
+	r = tp_dm_info(dm, info);
+	return r == -ENXIO ? 0 : r ? r : 1;
 }
 
 int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)

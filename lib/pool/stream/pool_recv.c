@@ -544,7 +544,7 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 	}
 	if ((e = pool_change(p, next, apply_none, NULL)))
 		return e;
-	if (c->live && pool_activate(p, (const char *const[]){ c->name }, 1))
+	if (pool_op_publish(p, c->name))
 		log_warn("pool %s: %s was received but could not be activated; activate it with "
 			 "'tpactivate %s %s'", pool_name(p), c->name, pool_name(p), c->name);
 	return 0;

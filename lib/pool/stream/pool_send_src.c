@@ -16,21 +16,9 @@
 
 int send_src_open(struct pool *p, struct send_src *s)
 {
-	const char *path = pool_pv(p, VG_ROLE_DATA)->io->name;
-	int r;
-
 	memset(s, 0, sizeof(*s));
 	s->p = p;
-	s->data = pool_pv(p, VG_ROLE_DATA)->io;
-	if (!pool_is_live(p))
-		return 0;
-	if ((r = io_fd_open(path, IO_RDONLY | IO_DIRECT, &s->own_data))) {
-		log_error("pool %s: cannot open its data device %s for reading: %s", pool_name(p), path,
-			  strerror(-r));
-		return r;
-	}
-	s->data = s->own_data;
-	return 0;
+	return pool_data_reader(p, &s->data, &s->own_data);
 }
 
 void send_src_close(struct send_src *s)

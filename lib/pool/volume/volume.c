@@ -80,8 +80,8 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 	if ((r = pool_next_dev_id(p, &v.dev_id)))
 		return r;
 	r = add_volume(p, &v, apply_create);
-	if (!r && pool_is_live(p))
-		r = pool_activate(p, (const char *const[]){ v.name }, 1);
+	if (!r)
+		r = pool_op_publish(p, v.name);
 	if (!r && virtual_total(pool_vg(p)) > data_size(p))
 		*over = virtual_total(pool_vg(p));
 	return r;

@@ -24,11 +24,9 @@
 /* -EBUSY (logged) when volume NAME of a live pool is loaded. */
 static int refuse_loaded(struct pool *p, const char *name, const char *what)
 {
-	char dm[TP_DM_NAME_MAX];
 	struct tp_dm_info info;
 
-	if (!pool_is_live(p) || tp_dm_name(dm, sizeof(dm), pool_name(p), TP_DM_ROLE_THIN, name) ||
-	    tp_dm_info(dm, &info))
+	if (pool_volume_loaded(p, name, &info) <= 0)
 		return 0;
 	log_error("pool %s: volume %s is active; %s it needs it deactivated first "
 		  "('tpdeactivate %s %s')", pool_name(p), name, what, pool_name(p), name);

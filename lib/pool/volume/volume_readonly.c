@@ -28,7 +28,7 @@ int pool_volume_set_readonly(struct pool *p, const char *vol, int on)
 {
 	const struct vg_volume *cur;
 	struct vg_volume *v;
-	char dm[TP_DM_NAME_MAX], old_uuid[sizeof(v->content_uuid)];
+	char old_uuid[sizeof(v->content_uuid)];
 	struct tp_dm_info info;
 	struct vg *next;
 	int r;
@@ -37,8 +37,7 @@ int pool_volume_set_readonly(struct pool *p, const char *vol, int on)
 		return -ENOENT;
 	if (cur->read_only == !!on && (!on || cur->content_uuid[0]))
 		return 0;	/* (read-only from before content uuids: given one) */
-	if (pool_is_live(p) && !tp_dm_name(dm, sizeof(dm), pool_name(p), TP_DM_ROLE_THIN, vol) &&
-	    !tp_dm_info(dm, &info)) {
+	if (pool_volume_loaded(p, vol, &info) > 0) {
 		log_error("pool %s: volume %s is active (its table was loaded %s); deactivate it "
 			  "first ('tpdeactivate %s %s')", pool_name(p), vol,
 			  info.read_only ? "read-only" : "writable", pool_name(p), vol);

@@ -61,9 +61,7 @@ static int apply_rollback(struct pool *p, const void *arg)
 		if (r != -EBUSY)
 			log_error("pool %s: cannot delete thin device %u: %s", pool_name(p),
 				  rb->old_id, strerror(-r));
-		if (pool_is_live(p) && pool_op_delete(p, rb->new_id, NULL))
-			log_error("pool %s: cannot delete the new thin device %u again",
-				  pool_name(p), rb->new_id);
+		pool_op_unmake(p, rb->new_id);
 	}
 	return r;
 }
@@ -96,28 +94,21 @@ static const struct vg_volume *family(const struct vg *vg, const char *name)
 /* Whether VOL's dm device exists (live). */
 static int is_loaded(const struct pool *p, const char *vol)
 {
-	char dm[TP_DM_NAME_MAX];
 	struct tp_dm_info info;
 
-	return !tp_dm_name(dm, sizeof(dm), pool_name(p), TP_DM_ROLE_THIN, vol) &&
-	       !tp_dm_info(dm, &info);
+	return pool_volume_loaded(p, vol, &info) > 0;
 }
 
 /* Live: *LOADED set when VOL's dm device exists; -EBUSY (logged) when
  * something holds it open. */
 static int refuse_open(struct pool *p, const char *vol, int *loaded)
 {
-	char dm[TP_DM_NAME_MAX];
 	struct tp_dm_info info;
 	int r;
 
 	*loaded = 0;
-	if (!pool_is_live(p))
-		return 0;
-	if ((r = tp_dm_name(dm, sizeof(dm), pool_name(p), TP_DM_ROLE_THIN, vol)))
+	if ((r = pool_volume_loaded(p, vol, &info)) <= 0)
 		return r;
-	if ((r = tp_dm_info(dm, &info)))
-		return r == -ENXIO ? 0 : r;
 	*loaded = 1;
 	if (info.open_count <= 0)
 		return 0;
