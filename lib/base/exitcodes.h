@@ -8,10 +8,13 @@ enum tp_exit {
 	TP_EXIT_DAMAGE = 1,	/* tpcheck: non-fatal damage found (e.g. leaked blocks) */
 	TP_EXIT_FATAL = 2,	/* tpcheck: fatal damage found */
 	TP_EXIT_USAGE = 3,	/* bad command line: unknown option, bad size, bad name */
-	/* the command could not do its work: no volume or pool setting a
-	 * reader sees was changed. A command that stopped part-way says in
-	 * its last error line what it kept (tprecv: an unfinished receive,
-	 * no volume, for --resume or --abort). */
+	/* the command failed or was refused: no volume or pool setting a
+	 * reader sees was changed (every metadata change is a transaction).
+	 * tvremove of several volumes removes each in a transaction of its
+	 * own. Two commands can stop part-way, keep what they did and say so
+	 * in their last error line: tprecv (an unfinished receive, no
+	 * volume, for --resume or --abort) and tvremove --wipe (the volume,
+	 * with the chunks it zeroed). man/tptools.7 EXIT STATUS. */
 	TP_EXIT_FAILED = 5,
 	/* an internal error: a broken invariant of tptools itself, said as
 	 * "internal error at FILE:LINE ... this is a bug" (log.h: TP_BUG);
@@ -26,7 +29,10 @@ enum tp_exit {
  * on, read or written, lib/base/devopen.h); -EINTR from a long copy that
  * a signal stopped (tp_critical_stopped_by) 128 + that signal, as if it
  * had ended the process (130 SIGINT, 143 SIGTERM, 129 SIGHUP);
- * -ENOTRECOVERABLE, an internal error (TP_BUG), 70; everything else 5. */
+ * -ENOTRECOVERABLE, an internal error (TP_BUG), 70; everything else 5.
+ * An error that reaches it with none logged yet in this process (an
+ * allocation that failed deep down) is logged here, so that no command
+ * fails silently. */
 int tp_exit_from_errno(int err);
 
 #endif

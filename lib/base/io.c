@@ -19,10 +19,16 @@ int io_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
 	return r ? r : e->ops->read(e, off, buf, len);
 }
 
+static int all_writes_failed;
+
+void io_fail_all_writes(void) { all_writes_failed = 1; }
+int io_all_writes_failed(void) { return all_writes_failed; }
+void io_fail_all_writes_reset(void) { all_writes_failed = 0; }
+
 int io_write(struct io_engine *e, uint64_t off, const void *buf, size_t len)
 {
 	int r;
-	if (e->read_only)
+	if (e->read_only || all_writes_failed)
 		return -EROFS;
 	r = bounds(e, off, len);
 	return r ? r : e->ops->write(e, off, buf, len);

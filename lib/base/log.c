@@ -1,6 +1,7 @@
 /* log.c - see log.h. */
 #include "lib/base/log.h"
 #include "lib/base/exitcodes.h"
+#include "lib/base/io.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -122,10 +123,18 @@ static void emit(const char *tag, const char *fmt, va_list ap)
 	fprintf(stderr, "%s: %s%s\n", prog, tag, line);
 }
 
+static unsigned nr_errors;
+
+unsigned tp_log_error_count(void)
+{
+	return nr_errors;
+}
+
 int log_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	nr_errors++;
 	if (verbosity < -1)
 		return -1;
 	va_start(ap, fmt);
@@ -144,6 +153,7 @@ int log_bug(const char *file, int line, const char *fmt, ...)
 	va_end(ap);
 	log_error("internal error at %s:%d: %s; this is a bug in tptools, please report it",
 		  file, line, what);
+	io_fail_all_writes();	/* what this process knows can no longer be trusted */
 	return -ENOTRECOVERABLE;
 }
 

@@ -38,13 +38,16 @@ unsigned tp_debug_mask(void);
 unsigned tp_debug_parse(const char *spec);
 
 int log_error(const char *fmt, ...) TP_PRINTF(1, 2);
+/* How many errors were logged so far (shown or not). */
+unsigned tp_log_error_count(void);
 void log_warn(const char *fmt, ...) TP_PRINTF(1, 2);
 void log_info(const char *fmt, ...) TP_PRINTF(1, 2);
 /* An internal invariant broke (not the user's input, not the system):
  * "error: internal error at FILE:LINE: ...; this is a bug in tptools,
  * please report it", always shown. Returns -ENOTRECOVERABLE, the errno
  * the library uses for nothing else, which tp_exit_from_errno maps to
- * TP_EXIT_BUG (70). Use TP_BUG(fmt, ...), which names the call site. */
+ * TP_EXIT_BUG (70), and fails every later write of the process
+ * (io_fail_all_writes). Use TP_BUG(fmt, ...), which names the call site. */
 int log_bug(const char *file, int line, const char *fmt, ...) TP_PRINTF(3, 4);
 #define TP_BUG(...) log_bug(__FILE__, __LINE__, __VA_ARGS__)
 

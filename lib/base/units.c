@@ -80,7 +80,7 @@ int tp_size_parse(const char *str, char default_unit, uint64_t *bytes, char *err
 		if (*u)
 			FAIL(-EINVAL, "unexpected '%s' after the unit", u);
 	} else if (unit_shift(default_unit, &mult)) {
-		FAIL(-EINVAL, "internal error: bad default unit");
+		return TP_BUG("size '%s': bad default unit '%c'", str, default_unit);
 	}
 	if (whole && mult > UINT64_MAX / whole)
 		FAIL(-ERANGE, "the size does not fit in 64 bits (16 EiB at most)");

@@ -44,6 +44,15 @@ struct pool *pool_alloc(void);
 void pool_set_pv(struct pool *p, enum vg_role role, struct io_engine *io,
 		 const struct vg_label *l);
 void pool_set_vg(struct pool *p, struct vg *vg);
+/* A rollback failed (an abort, an undo commit): what is on the devices
+ * is no longer what this command knows, so it writes no more to P (like
+ * the kernel's fail_io): its devices' engines turn read-only and every
+ * later change and VG commit of P in this command is refused (-EROFS,
+ * logged). WHY is said once. The next command starts afresh and
+ * completes or reports the change from what is on the devices. */
+void pool_latch_read_only(struct pool *p, const char *why);
+/* -EROFS, logged, once P is latched; else 0. */
+int pool_refuse_latched(const struct pool *p) TP_MUST_CHECK;
 /* Let the pool lock go (a reader that holds its volumes another way). */
 void pool_drop_lock(struct pool *p);
 /* The backend's pool-level figures in blocks and per-device usage. */
@@ -108,7 +117,8 @@ struct pool_check_report;
  * (shared with POOL_RDONLY, else exclusive), the devices (DEVICES "A,B",
  * else the devices file or a label scan), opened read-only with
  * POOL_RDONLY, their labels by role, the VG (STATUS, may be NULL: its
- * copies), and P->live / P->pool_dm. No thin metadata is opened.
+ * copies), and the backend (pool_decide_backend: offline or live, with
+ * the thin-pool dm name). No thin metadata is opened.
  * REP NULL (pool_open): every problem is an error, logged; DEVICES are
  * absolute paths and recorded in the devices file unless POOL_RDONLY.
  * REP given (check, repair): label and VG problems are findings in REP and

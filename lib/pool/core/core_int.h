@@ -20,6 +20,7 @@ struct pool {
 	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 	const char *rename_to;		/* tprename: labels and VG may name this pool too */
+	int latched;			/* pool_latch_read_only: no more writes */
 };
 
 /* ---- pool_backend.c: offline engine or live kernel, decided once ----

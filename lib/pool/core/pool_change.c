@@ -46,7 +46,9 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 	struct vg *undo;
 	int r;
 
-	r = pool_guard(p, "the change", "nothing was changed", 0);
+	r = pool_refuse_latched(p);
+	if (!r)
+		r = pool_guard(p, "the change", "nothing was changed", 0);
 	if (r) {
 		vg_free(next);
 		return r;

@@ -16,7 +16,7 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
 	int r;
 
-	if ((r = pool_holds_check_change(p, next))) {
+	if ((r = pool_refuse_latched(p)) || (r = pool_holds_check_change(p, next))) {
 		vg_free(next);
 		return r;
 	}

@@ -52,8 +52,7 @@ static int off_settle(struct pool *p, uint64_t tid, struct vg *undo, int err)
 	else
 		vg_free(undo);
 	if (u)
-		log_error("pool %s: could not undo the VG metadata of the failed change; the next "
-			  "command completes or reports it", p->name);
+		pool_latch_read_only(p, "could not undo the VG metadata of the failed change");
 	return err;
 }
 

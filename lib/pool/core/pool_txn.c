@@ -258,9 +258,12 @@ int pool_reconcile(struct pool *p, int write)
 	free(ids);
 	if (r) {
 		int a = thin_abort(p->md);
-		(void)a;
+
 		log_error("pool %s: could not complete interrupted transaction %llu: %s; run "
 			  "'tpcheck %s'", p->name, (unsigned long long)want, strerror(-r), p->name);
+		if (a)
+			pool_latch_read_only(p, "dropping the uncommitted part of the completion "
+					     "failed too");
 		return r;
 	}
 	log_warn("pool %s: transaction %llu had been interrupted; it is now complete", p->name,
@@ -296,8 +299,8 @@ int pool_live_settle(struct pool *p, uint64_t tid, struct vg *undo, int err)
 		free(ids);
 		r = pool_commit_vg(p, undo);
 		if (r)
-			log_error("pool %s: could not undo the VG metadata of the failed change; the "
-				  "next command completes it", p->name);
+			pool_latch_read_only(p, "could not undo the VG metadata of the failed "
+					     "change");
 		return err;
 	}
 	free(ids);

@@ -67,34 +67,17 @@ static void say(char *buf, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* One of a few rotating static buffers: H(x) can appear several times in
- * one call. */
-static char *size_buf(void)
-{
-	static char bufs[8][48];
-	static unsigned next;
-
-	return bufs[next++ % TP_ARRAY_SIZE(bufs)];
-}
-
+/* Sizes for people, each in a buffer of its own with the lifetime of the
+ * enclosing block (a compound literal), so H(x) may appear several times
+ * in one call and the policy keeps no state between calls. */
+#define SIZE_BUF (char[48]){ 0 }
 /* Human size. */
-static const char *H(uint64_t bytes)
-{
-	return tp_size_format(bytes, 'h', size_buf(), 48);
-}
-
+#define H(bytes) tp_size_format((bytes), 'h', SIZE_BUF, 48)
 /* A device's size, exact ("1 GiB", "1.00 GiB (1025 MiB)"). */
-static const char *H_exact(uint64_t bytes)
-{
-	return tp_size_format_exact(bytes, size_buf(), 48);
-}
-
+#define H_exact(bytes) tp_size_format_exact((bytes), SIZE_BUF, 48)
 /* A lower bound, rounded up, one figure ("1025 MiB", never "1.00 GiB"
  * for what a 1 GiB device lacks). */
-static const char *H_min(uint64_t bytes)
-{
-	return tp_size_format_min(bytes, size_buf(), 48);
-}
+#define H_min(bytes) tp_size_format_min((bytes), SIZE_BUF, 48)
 
 int tp_choice_parse(const char *s, enum tp_choice *out)
 {

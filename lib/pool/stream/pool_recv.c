@@ -400,8 +400,7 @@ static int commit_progress(struct recv_ctx *c)
 		return e;
 	if (!(v = vg_find_receive(next, c->name))) {
 		vg_free(next);
-		log_error("internal error: pool %s lost the receive of %s", pool_name(p), c->name);
-		return -EFAULT;
+		return TP_BUG("pool %s lost the receive of %s", pool_name(p), c->name);
 	}
 	v->received = c->applied;
 	if ((e = pool_commit_vg_progress(p, next)))
@@ -519,8 +518,8 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 	if (e) {
 		int a2 = c->live ? 0 : thin_abort(pool_thin(p));
 		if (a2)
-			log_error("pool %s: dropping the uncommitted part of the receive: %s",
-				  pool_name(p), strerror(-a2));
+			pool_latch_read_only(p, "dropping the uncommitted part of the receive "
+					     "failed");
 		log_error("pool %s: the receive of %s %s at %s; what it received "
 			  "is kept, but it is no volume: finish it with 'tprecv --resume' and "
 			  "the same stream, or drop it with 'tprecv --abort %s %s'", pool_name(p),
@@ -538,9 +537,11 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 		return e;
 	if ((e = vg_finish_receive(next, c->name))) {
 		vg_free(next);
-		log_error("internal error: pool %s: the receive of %s cannot end: %s", pool_name(p),
-			  c->name, strerror(-e));
-		return e == -ENOENT ? -EFAULT : e;
+		if (e == -ENOENT)
+			return TP_BUG("pool %s lost the receive of %s", pool_name(p), c->name);
+		log_error("pool %s: the receive of %s cannot end: %s", pool_name(p), c->name,
+			  strerror(-e));
+		return e;
 	}
 	if ((e = pool_change(p, next, apply_none, NULL)))
 		return e;
@@ -559,8 +560,7 @@ static int apply_begin(struct pool *p, const void *arg)
 	const struct vg_volume *o = v && v->origin[0] ? vg_find_volume(pool_vg(p), v->origin) : NULL;
 
 	if (!v || (c->has_base && !o)) {
-		log_error("internal error: pool %s lost the receive of %s", pool_name(p), c->name);
-		return -EFAULT;
+		return TP_BUG("pool %s lost the receive of %s", pool_name(p), c->name);
 	}
 	/* offline the thin transaction; live pool messages (an active base
 	 * suspended for the snapshot) */

@@ -119,8 +119,8 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 	tp_critical_begin();
 	if (pool_is_live(p))
 		r = pool_volume_wipe_live(p, v, res);
-	else if (!pool_thin(p))
-		r = -EFAULT;	/* an offline pool always has its thin metadata open */
+	else if (!pool_thin(p))	/* an offline pool always has its thin metadata open */
+		r = TP_BUG("pool %s: offline with no thin metadata open", pool_name(p));
 	else
 		r = wipe_offline(p, v, res);
 	if (!r && tp_critical_pending())

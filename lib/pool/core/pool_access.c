@@ -1,0 +1,111 @@
+/* pool_access.c - the accessors of struct pool for the other modules,
+ * the calls that dispatch to P's backend, and the read-only latch
+ * (core.h). A leaf of the core: it calls no other file of it but the
+ * metadata snapshot's release, so every core file may use it. */
+#include "lib/pool/core/core_int.h"
+
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <string.h>
+
+const char *pool_name(const struct pool *p) { return p->name; }
+int pool_is_live(const struct pool *p) { return p->be && p->be->live; }
+const struct vg *pool_vg(const struct pool *p) { return p->vg; }
+const struct vg_pv *pool_pv(const struct pool *p, enum vg_role role) { return &p->pv[role]; }
+const char *pool_dm_name(const struct pool *p) { return p->pool_dm; }
+unsigned pool_flags(const struct pool *p) { return p->flags; }
+struct thin_md *pool_thin(const struct pool *p) { return p->md; }
+struct io_engine *pool_thin_io(const struct pool *p) { return p->thin_io; }
+
+void pool_set_pv(struct pool *p, enum vg_role role, struct io_engine *io,
+		 const struct vg_label *l)
+{
+	p->pv[role].io = io;
+	p->pv[role].label = *l;
+}
+
+void pool_set_vg(struct pool *p, struct vg *vg)
+{
+	if (p->vg != vg)
+		vg_free(p->vg);
+	p->vg = vg;
+}
+
+void pool_latch_read_only(struct pool *p, const char *why)
+{
+	if (p->latched)
+		return;
+	p->latched = 1;
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		if (p->pv[i].io)
+			p->pv[i].io->read_only = 1;
+	if (p->thin_io)
+		p->thin_io->read_only = 1;
+	log_error("pool %s: %s; this command writes nothing more to it; the next command "
+		  "completes or reports the change from what is on the devices", p->name, why);
+}
+
+int pool_refuse_latched(const struct pool *p)
+{
+	if (!p->latched)
+		return 0;
+	log_error("pool %s: refused: a failed rollback earlier in this command made it "
+		  "read-only for the rest of the command; run the command again", p->name);
+	return -EROFS;
+}
+
+void pool_drop_lock(struct pool *p)
+{
+	tp_lock_release(p->lock);
+	p->lock = NULL;
+}
+
+int pool_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
+		 uint64_t *du, uint64_t *dt)
+{
+	return p->be->figures(p, st, mu, mt, du, dt);
+}
+
+int pool_meta_view_begin(struct pool *p, struct pool_meta_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	return p->be->view_begin(p, v);
+}
+
+int pool_meta_view_end(struct pool_meta_view *v)
+{
+	int r = v->snapshot ? pool_msnap_end(&v->snap) : 0;
+
+	if (r)
+		log_error("pool %s: releasing the kernel's metadata snapshot: %s",
+			  v->snap.p->name, strerror(-r));
+	v->snapshot = 0;
+	return r;
+}
+
+int pool_grow_thin(struct pool *p, const void *arg)
+{
+	return p->be->grow(p, arg);
+}
+
+void pool_grow_undone(struct pool *p, const struct pool_growth *g)
+{
+	p->be->grow_undone(p, g);
+}
+
+int pool_grow_catch_up(struct pool *p, struct pool_extend_result *res)
+{
+	return p->be->grow_catch_up(p, res);
+}
+
+int pool_fill_blocks(struct pool *p, uint64_t *mu, uint64_t *mt, uint64_t *du, uint64_t *dt)
+{
+	return p->be->fill(p, mu, mt, du, dt);
+}
+
+int pool_dev_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
+		   size_t *n)
+{
+	return p->be->usage(p, nr_data_blocks, u, n);
+}

@@ -1,0 +1,94 @@
+/* The error classes: an internal error (TP_BUG) names its call site,
+ * maps to exit 70 and fails every later write of the process; a pool
+ * whose rollback failed is latched read-only for the rest of the command
+ * (lib/pool/core/pool_access.c), so neither a change nor a VG commit
+ * writes to it again. */
+#include "lib/base/exitcodes.h"
+#include "lib/base/io.h"
+#include "lib/base/log.h"
+#include "lib/pool/core/core_int.h"
+#include "test/unit/tp_test.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_bug(void)
+{
+	struct tp_log_capture cap;
+	struct io_engine *e;
+	char line[16];
+	int r;
+
+	CU_ASSERT_EQUAL_FATAL(io_mem_create(4096, "mem", &e), 0);
+	CU_ASSERT_EQUAL(io_write(e, 0, "ok", 2), 0);
+	tp_log_capture(&cap);
+	r = TP_BUG("the %s broke", "invariant");
+	tp_log_capture(NULL);
+	snprintf(line, sizeof(line), ":%d:", __LINE__ - 2);
+	CU_ASSERT_EQUAL(r, -ENOTRECOVERABLE);
+	CU_ASSERT_EQUAL(tp_exit_from_errno(r), TP_EXIT_BUG);
+	CU_ASSERT_EQUAL(TP_EXIT_BUG, 70);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "internal error at test/unit/test_errors.c"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, line));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "the invariant broke; this is a bug in tptools"));
+	/* nothing more is written, through any engine */
+	CU_ASSERT(io_all_writes_failed());
+	CU_ASSERT_EQUAL(io_write(e, 0, "no", 2), -EROFS);
+	io_fail_all_writes_reset();
+	CU_ASSERT_EQUAL(io_write(e, 0, "ok", 2), 0);
+	io_destroy(e);
+	/* the classes stay apart: bad input 3, failure 5 */
+	CU_ASSERT_EQUAL(tp_exit_from_errno(-EINVAL), TP_EXIT_USAGE);
+	CU_ASSERT_EQUAL(tp_exit_from_errno(-EIO), TP_EXIT_FAILED);
+	CU_ASSERT_EQUAL(tp_exit_from_errno(-EFAULT), TP_EXIT_FAILED);
+}
+
+static int noop_apply(struct pool *p, const void *arg)
+{
+	(void)p;
+	(void)arg;
+	return 0;
+}
+
+static void test_latch(void)
+{
+	struct pool *p = pool_alloc();
+	struct tp_log_capture cap;
+	struct vg *next;
+	uint8_t before[512], after[512];
+
+	CU_ASSERT_FATAL(p != NULL);
+	snprintf(p->name, sizeof(p->name), "vault");
+	p->vg = vg_alloc();
+	CU_ASSERT_FATAL(p->vg != NULL);
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		CU_ASSERT_EQUAL_FATAL(io_mem_create(1 << 20, i ? "meta" : "data", &p->pv[i].io), 0);
+	CU_ASSERT_EQUAL_FATAL(io_read(p->pv[VG_ROLE_META].io, 0, before, sizeof(before)), 0);
+	CU_ASSERT_EQUAL(pool_refuse_latched(p), 0);
+
+	tp_log_capture(&cap);
+	pool_latch_read_only(p, "could not undo the VG metadata of the failed change");
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "pool vault: could not undo the VG metadata"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "writes nothing more to it"));
+	/* the devices' engines refuse writes */
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		CU_ASSERT_EQUAL(io_write(p->pv[i].io, 0, "x", 1), -EROFS);
+	/* a VG commit and a change are refused before they write */
+	CU_ASSERT_EQUAL_FATAL(vg_clone(p->vg, &next), 0);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(pool_commit_vg(p, next), -EROFS);
+	CU_ASSERT_EQUAL_FATAL(vg_clone(p->vg, &next), 0);
+	CU_ASSERT_EQUAL(pool_change(p, next, noop_apply, NULL), -EROFS);
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "made it read-only for the rest of the command"));
+	CU_ASSERT_EQUAL(io_read(p->pv[VG_ROLE_META].io, 0, after, sizeof(after)), 0);
+	CU_ASSERT_EQUAL(memcmp(before, after, sizeof(after)), 0);
+	pool_close(p);
+}
+
+TP_TEST_SUITE(errors, NULL, NULL,
+	{ "an internal error names its site, exits 70 and stops all writes", test_bug },
+	{ "a failed rollback latches the pool read-only for the command", test_latch })
