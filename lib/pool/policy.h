@@ -14,7 +14,7 @@
  * values); -ENOSPC = a device is too small (exit 5; the reason names the
  * minimum needed). tp_exit_from_errno() maps both correctly.
  *
- * The rules (DESIGN.md "The geometry policy"); all sizes in bytes:
+ * The rules (docs/ARCHITECTURE.md "The geometry policy"); all sizes in bytes:
  *
  * Stripe: the full stripe is topology opt_io. It is ignored (with a reason)
  *   when it is not a multiple of 512, not a multiple of min_io (when min_io

@@ -1,4 +1,4 @@
-# The layers as DESIGN.md draws them, for the tools: tools/ include only
+# The layers as docs/ARCHITECTURE.md draws them, for the tools: tools/ include only
 # lib/pool, lib/base and tools headers, and the lib/pool headers they
 # include name no metadata/ or kernel/ header (lib/pool's own types).
 cd "$TOP"

@@ -23,7 +23,7 @@ out_has '^chunk=65536$'
 out_has '^zero=1$'
 usage_error tp-probe plan data.img meta.img profile=fast
 
-# DESIGN.md's array: 7-disk RAID6, 512K md chunk -> 2.5 MiB stripe
+# The measured array (README, bench/): 7-disk RAID6, 512K md chunk -> 2.5 MiB stripe
 raid_geometry 512k 2560k
 ok tp-probe topology data.img
 out_has '^source=TPTOOLS_TOPOLOGY$'

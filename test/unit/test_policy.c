@@ -328,7 +328,7 @@ static void test_random_inputs(void)
 	CU_ASSERT(refused > 1000);
 }
 
-/* The evidence in DESIGN.md and issue 14: 7-disk RAID6, 512K md chunk =
+/* The evidence of issue 14 (README, bench/): 7-disk RAID6, 512K md chunk =
  * 2.5 MiB stripe. */
 static void test_design_evidence(void)
 {

@@ -1,0 +1,43 @@
+# docs/ARCHITECTURE.md is kept true with the code: its list of the calls
+# of pool_is_live() outside lib/pool/core is exactly the code's (file and
+# function), every lib/pool module is in its table, every file path it
+# names exists, and nothing in the tree cites a design document the tree
+# does not contain.
+cd "$TOP"
+doc=docs/ARCHITECTURE.md
+[ -f "$doc" ] || fail "no $doc"
+
+# the calls of pool_is_live() outside the core: "file function", from the sources
+for f in $(grep -l 'pool_is_live(' lib/pool/*/*.c | grep -v '^lib/pool/core/'); do
+	awk -v F="$f" '/^[a-z].*\(/ { fn = $0 }
+		/pool_is_live\(/ { sub(/\(.*/, "", fn); n = split(fn, a, " "); sub(/^\*/, "", a[n]); print F, a[n] }' "$f"
+done | sort -u >code.list
+[ -s code.list ] || fail "found no call of pool_is_live outside the core (the scan is broken)"
+sed -n '/<!-- live-uses: begin -->/,/<!-- live-uses: end -->/p' "$doc" |
+	awk -F'|' 'NF > 3 && $2 ~ /lib\/pool/ { gsub(/ /, "", $2); gsub(/ /, "", $3); print $2, $3 }' |
+	sort -u >doc.list
+[ -s doc.list ] || fail "$doc has no live-uses table"
+diff -u doc.list code.list >live.diff ||
+	fail "pool_is_live() outside the core differs from $doc's list (+ code, - doc): $(cat live.diff)"
+# and the backend's kind is read nowhere outside the core
+bad=$(grep -n 'be->live' lib/pool/*/*.c | grep -v '^lib/pool/core/' || true)
+[ -z "$bad" ] || fail "the backend's kind read outside the core: $bad"
+
+# every module directory has its row
+for d in lib/pool/*/; do
+	m=$(basename "$d")
+	grep -q "^| \`$m\` |" "$doc" || fail "$doc: no row for the module $m"
+done
+
+# every path the document names exists
+grep -o '`[a-z./_*-]*\.[ch]`\|`[a-z./_-]*\.sh`\|`[a-z/_]*/[a-z_]*\.\(def\|md\)`' "$doc" | tr -d '`' | sort -u |
+while read -r p; do
+	case $p in *'*'*|.*) continue ;; esac
+	[ -e "$p" ] || [ -e "lib/pool/$p" ] || [ -n "$(find lib tools test scripts docs metadata kernel -name "${p##*/}" -path "*$p" 2>/dev/null | head -1)" ] ||
+		fail "$doc names $p, which is not in the tree"
+done || exit 1
+
+# nothing cites a design document outside the tree
+bad=$(git grep -n 'DESIGN\.md' -- . ':!test/shell/t-architecture.sh' || true)
+[ -z "$bad" ] || fail "cites DESIGN.md, which is not in the tree: $bad"
+exit 0
