@@ -16,24 +16,6 @@ struct creation {
 	int no_autoactivate;	/* --activate n */
 };
 
-/* Print A and B in one unit with two decimals (the unit of the smaller),
- * in bytes when that makes two different sizes look the same. */
-static void same_unit(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t len)
-{
-	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	uint64_t small = a < b ? a : b;
-	int i;
-
-	for (i = 5; i > 0 && small < (1ull << (10 * i)); i--)
-		;
-	snprintf(abuf, len, "%.2f %s", (double)a / (double)(1ull << (10 * i)), names[i]);
-	snprintf(bbuf, len, "%.2f %s", (double)b / (double)(1ull << (10 * i)), names[i]);
-	if (!strcmp(abuf, bbuf)) {
-		snprintf(abuf, len, "%llu bytes", (unsigned long long)a);
-		snprintf(bbuf, len, "%llu bytes", (unsigned long long)b);
-	}
-}
-
 static int creation_op(struct pool *p, void *arg)
 {
 	const struct creation *c = arg;
@@ -49,7 +31,7 @@ static int creation_op(struct pool *p, void *arg)
 	if (r)
 		return r;
 	if (over) {
-		same_unit(over, info.data_size, a, b, sizeof(a));
+		tp_size_format_pair(over, info.data_size, a, b, sizeof(a));
 		log_warn("the sum of all thin volume sizes (%s) exceeds the size of pool %s (%s): "
 			 "writes fail or queue once the pool is full; watch 'tpstatus %s'", a,
 			 c->pool, b, c->pool);

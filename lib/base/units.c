@@ -218,3 +218,19 @@ const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len)
 		snprintf(buf, len, "%.2f%c", (double)bytes / (double)mult, suffix);
 	return buf;
 }
+
+void tp_size_format_pair(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t len)
+{
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	uint64_t small = a < b ? a : b;
+	int i;
+
+	for (i = 5; i > 0 && small < (1ull << (10 * i)); i--)
+		;
+	snprintf(abuf, len, "%.2f %s", (double)a / (double)(1ull << (10 * i)), names[i]);
+	snprintf(bbuf, len, "%.2f %s", (double)b / (double)(1ull << (10 * i)), names[i]);
+	if (!strcmp(abuf, bbuf)) {
+		snprintf(abuf, len, "%llu bytes", (unsigned long long)a);
+		snprintf(bbuf, len, "%llu bytes", (unsigned long long)b);
+	}
+}

@@ -60,5 +60,9 @@ const char *tp_size_format_min(uint64_t bytes, char *buf, size_t len);
 /* Print BYTES in UNIT (an --units letter, or 0 for 'h') into BUF (at
  * least 32 bytes); returns BUF. */
 const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len);
+/* A and B in one unit with two decimals (the unit of the smaller), so
+ * they compare at a glance; in bytes when that unit makes two different
+ * sizes look the same. */
+void tp_size_format_pair(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t len);
 
 #endif

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "metadata/pdata/block_manager.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 
 #define BTREE_CSUM_XOR 121107u
 #define BTREE_NODE_INTERNAL 1u

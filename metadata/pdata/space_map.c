@@ -40,7 +40,7 @@
 #include "metadata/pdata/btree_build.h"
 #include "metadata/pdata/btree_node.h"
 #include "metadata/pdata/btree_ro.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 #include "metadata/pdata/transaction_manager.h"
 #include "metadata/pdata/u64map.h"
 

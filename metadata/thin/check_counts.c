@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "metadata/pdata/btree_node.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 
 #define NIBBLE_MAX 15u	/* this count and more: in c->dover */
 

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "metadata/pdata/btree_cursor.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 
 static const char *sm_name(int data)
 {

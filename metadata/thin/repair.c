@@ -11,7 +11,7 @@
 #include "lib/base/compiler.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 #include "metadata/pdata/u64map.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_builder.h"

@@ -16,7 +16,7 @@
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_build.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 #include "metadata/pdata/space_map.h"
 #include "metadata/pdata/u64map.h"
 #include "metadata/thin/thin.h"

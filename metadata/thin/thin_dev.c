@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "lib/base/log.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 
 /* ---- the device table ---- */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/base/log.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 
 #define THIN_CACHE_BLOCKS 4096u	/* 16 MiB */
 

@@ -8,7 +8,7 @@
 
 #include "lib/base/crc32c.h"
 #include "lib/base/log.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 #include "metadata/thin/thin.h"
 
 static void sb_prepare(void *d, uint64_t b)

@@ -13,7 +13,7 @@
 
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 #include "metadata/pdata/u64map.h"
 #include "metadata/thin/thin_walk.h"
 

@@ -19,7 +19,7 @@
 
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_internal.h"
 #include "metadata/thin/thin_sb.h"

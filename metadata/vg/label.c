@@ -165,8 +165,8 @@ int vg_label_encode(const struct vg_label *l, uint8_t s[VG_LABEL_SIZE])
 		return r;
 	memset(s, 0, VG_LABEL_SIZE);
 	memcpy(s + LO_MAGIC, VG_LABEL_MAGIC, 8);
-	vg_put_le32(s + LO_VERSION, l->version);
-	vg_put_le64(s + LO_SECTOR, VG_LABEL_OFFSET / 512);
+	le32_put(s + LO_VERSION, l->version);
+	le64_put(s + LO_SECTOR, VG_LABEL_OFFSET / 512);
 	if (vg_uuid_parse(l->pv_uuid, raw))
 		return -EINVAL;
 	memcpy(s + LO_PV_UUID, raw, VG_UUID_BYTES);
@@ -174,15 +174,15 @@ int vg_label_encode(const struct vg_label *l, uint8_t s[VG_LABEL_SIZE])
 		return -EINVAL;
 	memcpy(s + LO_POOL_UUID, raw, VG_UUID_BYTES);
 	memcpy(s + LO_POOL_NAME, l->pool_name, strlen(l->pool_name));
-	vg_put_le32(s + LO_ROLE, (uint32_t)l->role);
-	vg_put_le64(s + LO_DEVICE_SIZE, l->device_size);
-	vg_put_le64(s + LO_MDA_OFFSET, l->mda.offset);
-	vg_put_le64(s + LO_MDA_SIZE, l->mda.size);
-	vg_put_le64(s + LO_AREA0_OFFSET, l->area[0].offset);
-	vg_put_le64(s + LO_AREA0_SIZE, l->area[0].size);
-	vg_put_le64(s + LO_AREA1_OFFSET, l->area[1].offset);
-	vg_put_le64(s + LO_AREA1_SIZE, l->area[1].size);
-	vg_put_le32(s + LO_CSUM, tp_block_csum(s, VG_LABEL_SIZE, VG_LABEL_CSUM_SALT));
+	le32_put(s + LO_ROLE, (uint32_t)l->role);
+	le64_put(s + LO_DEVICE_SIZE, l->device_size);
+	le64_put(s + LO_MDA_OFFSET, l->mda.offset);
+	le64_put(s + LO_MDA_SIZE, l->mda.size);
+	le64_put(s + LO_AREA0_OFFSET, l->area[0].offset);
+	le64_put(s + LO_AREA0_SIZE, l->area[0].size);
+	le64_put(s + LO_AREA1_OFFSET, l->area[1].offset);
+	le64_put(s + LO_AREA1_SIZE, l->area[1].size);
+	le32_put(s + LO_CSUM, tp_block_csum(s, VG_LABEL_SIZE, VG_LABEL_CSUM_SALT));
 	return 0;
 }
 
@@ -203,16 +203,16 @@ int vg_label_decode(const uint8_t s[VG_LABEL_SIZE], const char *name, struct vg_
 	memset(l, 0, sizeof(*l));
 	if (memcmp(s + LO_MAGIC, VG_LABEL_MAGIC, 8))
 		return VG_LABEL_NONE;
-	if (vg_get_le32(s + LO_CSUM) != tp_block_csum(s, VG_LABEL_SIZE, VG_LABEL_CSUM_SALT))
+	if (le32_get(s + LO_CSUM) != tp_block_csum(s, VG_LABEL_SIZE, VG_LABEL_CSUM_SALT))
 		return corrupt(name, "bad checksum");
-	l->version = vg_get_le32(s + LO_VERSION);
+	l->version = le32_get(s + LO_VERSION);
 	if (l->version != VG_LABEL_VERSION) {
 		snprintf(buf, sizeof(buf), "version %u, this tptools reads version %u",
 			 l->version, VG_LABEL_VERSION);
 		memset(l, 0, sizeof(*l));
 		return corrupt(name, buf);
 	}
-	if (vg_get_le64(s + LO_SECTOR) != VG_LABEL_OFFSET / 512) {
+	if (le64_get(s + LO_SECTOR) != VG_LABEL_OFFSET / 512) {
 		memset(l, 0, sizeof(*l));
 		return corrupt(name, "label records another location (a copied sector?)");
 	}
@@ -220,15 +220,15 @@ int vg_label_decode(const uint8_t s[VG_LABEL_SIZE], const char *name, struct vg_
 	vg_uuid_format(s + LO_POOL_UUID, l->pool_uuid);
 	memcpy(l->pool_name, s + LO_POOL_NAME, VG_NAME_MAX);
 	l->pool_name[VG_NAME_MAX] = '\0';
-	role = vg_get_le32(s + LO_ROLE);
+	role = le32_get(s + LO_ROLE);
 	l->role = role == VG_ROLE_META ? VG_ROLE_META : VG_ROLE_DATA;
-	l->device_size = vg_get_le64(s + LO_DEVICE_SIZE);
-	l->mda.offset = vg_get_le64(s + LO_MDA_OFFSET);
-	l->mda.size = vg_get_le64(s + LO_MDA_SIZE);
-	l->area[0].offset = vg_get_le64(s + LO_AREA0_OFFSET);
-	l->area[0].size = vg_get_le64(s + LO_AREA0_SIZE);
-	l->area[1].offset = vg_get_le64(s + LO_AREA1_OFFSET);
-	l->area[1].size = vg_get_le64(s + LO_AREA1_SIZE);
+	l->device_size = le64_get(s + LO_DEVICE_SIZE);
+	l->mda.offset = le64_get(s + LO_MDA_OFFSET);
+	l->mda.size = le64_get(s + LO_MDA_SIZE);
+	l->area[0].offset = le64_get(s + LO_AREA0_OFFSET);
+	l->area[0].size = le64_get(s + LO_AREA0_SIZE);
+	l->area[1].offset = le64_get(s + LO_AREA1_OFFSET);
+	l->area[1].size = le64_get(s + LO_AREA1_SIZE);
 	p = role > VG_ROLE_META ? "bad role" : vg_label_problem(l, buf, sizeof(buf));
 	if (p) {
 		memset(l, 0, sizeof(*l));

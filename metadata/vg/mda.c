@@ -122,12 +122,12 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int quie
 		c->state = VG_SLOT_EMPTY;
 		return 0;
 	}
-	if (vg_get_le32(h + MO_CSUM) != tp_block_csum(h, sizeof(h), VG_MDA_CSUM_SALT)) {
+	if (le32_get(h + MO_CSUM) != tp_block_csum(h, sizeof(h), VG_MDA_CSUM_SALT)) {
 		c->state = slot_bad(pv->io, k, "bad header checksum", quiet);
 		return 0;
 	}
-	if (vg_get_le32(h + MO_VERSION) != VG_MDA_VERSION || vg_get_le64(h + MO_OFFSET) != off ||
-	    vg_get_le32(h + MO_SLOT) != k) {
+	if (le32_get(h + MO_VERSION) != VG_MDA_VERSION || le64_get(h + MO_OFFSET) != off ||
+	    le32_get(h + MO_SLOT) != k) {
 		c->state = slot_bad(pv->io, k, "wrong version or location", quiet);
 		return 0;
 	}
@@ -135,8 +135,8 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int quie
 		c->state = slot_bad(pv->io, k, "belongs to another pool", quiet);
 		return 0;
 	}
-	len = vg_get_le64(h + MO_TEXT_LEN);
-	c->seqno = vg_get_le64(h + MO_SEQNO);
+	len = le64_get(h + MO_TEXT_LEN);
+	c->seqno = le64_get(h + MO_SEQNO);
 	if (!c->seqno || !len || len > vg_mda_capacity(l)) {
 		c->state = slot_bad(pv->io, k, "seqno or text length out of range", quiet);
 		return 0;
@@ -151,7 +151,7 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int quie
 	}
 	buf[len] = '\0';
 	c->crc = text_crc(buf, (size_t)len);
-	if (c->crc != vg_get_le32(h + MO_TEXT_CRC)) {
+	if (c->crc != le32_get(h + MO_TEXT_CRC)) {
 		free(buf);
 		c->state = slot_bad(pv->io, k, "bad text checksum: torn or damaged write", quiet);
 		return 0;
@@ -281,18 +281,18 @@ int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char
 		goto out;
 	}
 	memcpy(buf + MO_MAGIC, VG_MDA_MAGIC, 8);
-	vg_put_le32(buf + MO_VERSION, VG_MDA_VERSION);
+	le32_put(buf + MO_VERSION, VG_MDA_VERSION);
 	memcpy(buf + MO_POOL_UUID, raw, sizeof(raw));
-	vg_put_le64(buf + MO_SEQNO, seqno);
-	vg_put_le64(buf + MO_TEXT_LEN, len);
-	vg_put_le32(buf + MO_TEXT_CRC, text_crc(text, len));
+	le64_put(buf + MO_SEQNO, seqno);
+	le64_put(buf + MO_TEXT_LEN, len);
+	le32_put(buf + MO_TEXT_CRC, text_crc(text, len));
 	memcpy(buf + VG_MDA_SLOT_HEADER, text, len);
 	for (i = 0; i < n; i++) {
 		uint64_t off = slot_offset(&pvs[i].label, target[i]);
 
-		vg_put_le64(buf + MO_OFFSET, off);
-		vg_put_le32(buf + MO_SLOT, target[i]);
-		vg_put_le32(buf + MO_CSUM, tp_block_csum(buf, VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT));
+		le64_put(buf + MO_OFFSET, off);
+		le32_put(buf + MO_SLOT, target[i]);
+		le32_put(buf + MO_CSUM, tp_block_csum(buf, VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT));
 		r = io_write(pvs[i].io, off, buf, VG_MDA_SLOT_HEADER + round512(len));
 		if (!r)
 			r = io_flush(pvs[i].io);

@@ -73,7 +73,7 @@ unchanged 3 tpdiff vp/a other/b
 err_has "different pools"
 unchanged 3 tpdiff -f yaml vp/a vp/s1
 unchanged 5 tpdiff vp/a vp/nope
-err_has "no volume 'nope'"
+err_has "no volume nope"
 unchanged 5 tpdiff nopool/a nopool/b
 unchanged 3 tpdiff --snap1 0 vp/a vp/s1
 unchanged 3 tpdiff --snap1 0 --snap2 1

@@ -32,7 +32,7 @@
 #include "lib/base/crc32c.h"
 #include "lib/base/io.h"
 #include "metadata/pdata/btree_node.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 #include "metadata/pdata/space_map.h"
 #include "metadata/thin/thin_sb.h"
 

@@ -138,7 +138,7 @@ static int cmd_damage(const char *path, const char *slot, const char *what)
 	r = io_read(pv.io, off, h, sizeof(h));
 	if (r)
 		goto out;
-	len = vg_get_le64(h + 48);
+	len = le64_get(h + 48);
 	if (len > size - VG_MDA_SLOT_HEADER)
 		len = size - VG_MDA_SLOT_HEADER;
 	if (!strcmp(what, "header")) {

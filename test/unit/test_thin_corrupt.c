@@ -7,7 +7,7 @@
 #include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 #include "metadata/pdata/space_map.h"
 #include "metadata/thin/check.h"
 #include "metadata/thin/thin.h"

@@ -109,10 +109,10 @@ static void test_bad_fields_valid_crc(void)
 	for (i = 0; i < TP_ARRAY_SIZE(cases); i++) {
 		memcpy(s, good, sizeof(s));
 		if (cases[i].width == 4)
-			vg_put_le32(s + cases[i].off, (uint32_t)cases[i].value);
+			le32_put(s + cases[i].off, (uint32_t)cases[i].value);
 		else
-			vg_put_le64(s + cases[i].off, cases[i].value);
-		vg_put_le32(s, tp_block_csum(s, VG_LABEL_SIZE, VG_LABEL_CSUM_SALT));
+			le64_put(s + cases[i].off, cases[i].value);
+		le32_put(s, tp_block_csum(s, VG_LABEL_SIZE, VG_LABEL_CSUM_SALT));
 		tp_log_capture(&cap);
 		if (cases[i].msg) {
 			CU_ASSERT_EQUAL(vg_label_decode(s, "dev", &l), -EUCLEAN);
@@ -127,7 +127,7 @@ static void test_bad_fields_valid_crc(void)
 	/* a bad pool name */
 	memcpy(s, good, sizeof(s));
 	memcpy(s + 56, "a/b", 4);
-	vg_put_le32(s, tp_block_csum(s, VG_LABEL_SIZE, VG_LABEL_CSUM_SALT));
+	le32_put(s, tp_block_csum(s, VG_LABEL_SIZE, VG_LABEL_CSUM_SALT));
 	tp_log_capture(&cap);
 	CU_ASSERT_EQUAL(vg_label_decode(s, "dev", &l), -EUCLEAN);
 	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "bad pool name"));

@@ -8,6 +8,7 @@
 #include "kernel/dm.h"
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
+#include "lib/base/units.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -84,6 +85,24 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 out:
 	tp_critical_end();
 	return r;
+}
+
+int pool_volume_size_check(const char *name, uint64_t size, uint64_t *rounded)
+{
+	char b[32];
+
+	if (!size) {
+		log_error("volume %s: the size must be greater than 0", name);
+		return -EINVAL;
+	}
+	if (size > POOL_VOLUME_MAX_BYTES) {
+		log_error("volume %s: the size %s is too large: a volume must be smaller than "
+			  "8 EiB (at most %llu bytes)", name, tp_size_format(size, 'h', b, sizeof(b)),
+			  (unsigned long long)POOL_VOLUME_MAX_BYTES);
+		return -ERANGE;
+	}
+	*rounded = (size + 511) / 512 * 512;
+	return 0;
 }
 
 int pool_no_volume(const char *pool, const char *name)

@@ -4,7 +4,7 @@
 
 #include "lib/base/crc32c.h"
 #include "lib/base/log.h"
-#include "metadata/pdata/le.h"
+#include "lib/base/le.h"
 
 #include <errno.h>
 #include <inttypes.h>

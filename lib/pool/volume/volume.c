@@ -57,25 +57,15 @@ static int add_volume(struct pool *p, struct vg_volume *v, pool_apply_fn apply)
 int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
 {
 	struct vg_volume v;
-	char b[32];
 	int r;
 
 	*over = 0;
 	if ((r = pool_name_free(p, name)))
 		return r;
-	if (!size) {
-		log_error("volume %s: the size must be greater than 0", name);
-		return -EINVAL;
-	}
-	if (size > POOL_VOLUME_MAX_BYTES) {
-		log_error("volume %s: the size %s is too large: a volume must be smaller than "
-			  "8 EiB (at most %llu bytes)", name, tp_size_format(size, 'h', b, sizeof(b)),
-			  (unsigned long long)POOL_VOLUME_MAX_BYTES);
-		return -ERANGE;
-	}
 	memset(&v, 0, sizeof(v));
+	if ((r = pool_volume_size_check(name, size, &v.size)))
+		return r;
 	snprintf(v.name, sizeof(v.name), "%s", name);
-	v.size = (size + 511) / 512 * 512;
 	v.creation_time = (int64_t)time(NULL);
 	if ((r = pool_next_dev_id(p, &v.dev_id)))
 		return r;

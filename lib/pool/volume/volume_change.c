@@ -59,17 +59,7 @@ static int new_size(const char *name, const struct vg_volume *v, int relative,
 		size = POOL_VOLUME_MAX_BYTES;
 	else if (relative)
 		size = relative > 0 ? v->size + size : v->size - size;
-	if (!size) {
-		log_error("volume %s: the size must be greater than 0", name);
-		return -EINVAL;
-	}
-	if (size > POOL_VOLUME_MAX_BYTES) {
-		log_error("volume %s: %s is beyond the largest volume the kernel supports (8 EiB)",
-			  name, tp_size_format(size, 'h', a, sizeof(a)));
-		return -ERANGE;
-	}
-	*out = (size + 511) / 512 * 512;
-	return 0;
+	return pool_volume_size_check(name, size, out);
 }
 
 int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,

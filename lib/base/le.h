@@ -1,7 +1,8 @@
 /* le.h - little-endian loads and stores for on-disk structures (the
- * persistent-data format is little-endian everywhere). Header only. */
-#ifndef TP_PDATA_LE_H
-#define TP_PDATA_LE_H
+ * persistent-data format and our labels are little-endian everywhere).
+ * Header only. */
+#ifndef TP_BASE_LE_H
+#define TP_BASE_LE_H
 
 #include <stdint.h>
 #include <string.h>
