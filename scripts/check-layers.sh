@@ -238,6 +238,43 @@ check_calls() {
 	done | sort -t: -k1,1 -k2,2n
 }
 
+# circles: lines "HEAD<TAB>FROM<TAB>TO<TAB>WHY" on stdin, one per edge of a
+# graph named HEAD; every strongly connected set of two or more nodes is
+# printed as "HEAD NODES:" and its edges, one indented line each ("FROM
+# -> TO (WHY)"; no parenthesis for an empty WHY).
+circles() {
+	awk -F'\t' '
+	{
+		h = $1
+		if (!(h in hseen)) { hseen[h] = 1; hlist[++nh] = h }
+		if (!((h, $2, $3) in edge)) edge[h, $2, $3] = $4
+		for (x = 2; x <= 3; x++) if (!((h, $x) in seen)) { seen[h, $x] = 1; node[h, ++cnt[h]] = $x }
+	}
+	END {
+		for (q = 1; q <= nh; q++) {
+			h = hlist[q]; n = cnt[h]
+			delete r
+			for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) r[i, j] = ((h, node[h, i], node[h, j]) in edge)
+			for (m = 1; m <= n; m++) for (i = 1; i <= n; i++) if (r[i, m])
+				for (j = 1; j <= n; j++) if (r[m, j]) r[i, j] = 1
+			delete done
+			for (i = 1; i <= n; i++) {
+				if (done[i] || !r[i, i]) continue
+				members = ""; edges = ""
+				for (j = 1; j <= n; j++) if (r[i, j] && r[j, i]) {
+					done[j] = 1
+					members = members (members == "" ? "" : ", ") node[h, j]
+					for (m = 1; m <= n; m++) if (r[i, m] && r[m, i] && ((h, node[h, j], node[h, m]) in edge)) {
+						why = edge[h, node[h, j], node[h, m]]
+						edges = edges "\n    " node[h, j] " -> " node[h, m] (why == "" ? "" : " (" why ")")
+					}
+				}
+				printf "%s %s:%s\n", h, members, edges
+			}
+		}
+	}'
+}
+
 check_circles() {
 	local syms=$1
 	awk '
@@ -250,34 +287,9 @@ check_circles() {
 			if (!(u[3] in defobj)) continue
 			to = defobj[u[3]]; d = to; sub("/[^/]*$", "", d)
 			if (d != u[1] || to == u[2]) continue
-			if (!((u[2], to) in edge)) edge[u[2], to] = u[3]
-			for (k = 1; k <= 2; k++) {
-				o = k == 1 ? u[2] : to
-				if (!((d, o) in seen)) { seen[d, o] = 1; node[d, ++cnt[d]] = o }
-			}
-			if (!(d in dseen)) { dseen[d] = 1; dlist[++nd] = d }
+			printf "%s: circle between\t%s\t%s\t%s\n", d, base(u[2]), base(to), u[3]
 		}
-		for (x = 1; x <= nd; x++) {
-			d = dlist[x]; n = cnt[d]
-			for (i = 1; i <= n; i++) for (j = 1; j <= n; j++)
-				r[i, j] = ((node[d, i], node[d, j]) in edge)
-			for (k = 1; k <= n; k++) for (i = 1; i <= n; i++) if (r[i, k])
-				for (j = 1; j <= n; j++) if (r[k, j]) r[i, j] = 1
-			delete done
-			for (i = 1; i <= n; i++) {
-				if (done[i] || !r[i, i]) continue
-				members = ""; edges = ""
-				for (j = 1; j <= n; j++) if (r[i, j] && r[j, i]) {
-					done[j] = 1
-					members = members (members == "" ? "" : ", ") base(node[d, j])
-					for (k = 1; k <= n; k++) if (r[i, k] && r[k, i] && ((node[d, j], node[d, k]) in edge))
-						edges = edges "\n    " base(node[d, j]) " -> " base(node[d, k]) " (" edge[node[d, j], node[d, k]] ")"
-				}
-				printf "%s: circle between %s:%s\n", d, members, edges
-			}
-			delete r
-		}
-	}' "$syms"
+	}' "$syms" | circles
 }
 
 # lib/pool's modules: what lies at its top level, whether the table's
@@ -321,35 +333,7 @@ check_modules() {
 		grep -H '^[ 	]*#[ 	]*include[ 	]*"lib/pool/[^/"]*/' lib/pool/*/*.[ch] 2>/dev/null |
 			sed 's|^\(lib/pool/[^/]*\)/[^:]*:[^"]*"\(lib/pool/[^/]*\)/\([^"]*\)".*|\1 \2 \3|' |
 			awk '$1 != $2 { print "use", $1, $2, $3 }'
-	} | awk '
-	{
-		k = $1; a = $2; b = $3
-		if (!((k, a, b) in edge)) edge[k, a, b] = $4
-		for (x = 2; x <= 3; x++) if (!((k, $x) in seen)) { seen[k, $x] = 1; node[k, ++cnt[k]] = $x }
-	}
-	END {
-		split("rule use", kinds, " ")
-		for (q = 1; q <= 2; q++) {
-			k = kinds[q]; n = cnt[k]
-			delete r
-			for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) r[i, j] = ((k, node[k, i], node[k, j]) in edge)
-			for (m = 1; m <= n; m++) for (i = 1; i <= n; i++) if (r[i, m])
-				for (j = 1; j <= n; j++) if (r[m, j]) r[i, j] = 1
-			delete done
-			for (i = 1; i <= n; i++) {
-				if (done[i] || !r[i, i]) continue
-				members = ""; edges = ""
-				for (j = 1; j <= n; j++) if (r[i, j] && r[j, i]) {
-					done[j] = 1
-					members = members (members == "" ? "" : ", ") node[k, j]
-					for (m = 1; m <= n; m++) if (r[i, m] && r[m, i] && ((k, node[k, j], node[k, m]) in edge))
-						edges = edges "\n    " node[k, j] " -> " node[k, m] (k == "use" ? " (" edge[k, node[k, j], node[k, m]] ")" : "")
-				}
-				if (k == "rule") printf "scripts/check-layers.sh: RULES: circle between modules %s:%s\n", members, edges
-				else printf "lib/pool: circle between modules %s:%s\n", members, edges
-			}
-		}
-	}'
+	} | awk '{ printf "%s\t%s\t%s\t%s\n", $1 == "rule" ? "scripts/check-layers.sh: RULES: circle between modules" : "lib/pool: circle between modules", $2, $3, $4 == "-" ? "" : $4 }' | circles
 }
 
 passed=0 failed=0 rc=0
