@@ -19,7 +19,6 @@ struct pool {
 	struct thin_md *md;		/* NULL while the kernel runs the pool */
 	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
 	char pool_dm[128];		/* its thin-pool dm name, when live */
-	const char *rename_to;		/* tprename: labels and VG may name this pool too */
 	int latched;			/* pool_latch_read_only: no more writes */
 };
 

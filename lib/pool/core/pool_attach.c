@@ -70,7 +70,7 @@ static int split_devices(const char *devices, int report, char *paths[2])
  * device without a label or with a taken role is a finding (1: skipped);
  * else an error. UUID: the pool uuid of the devices so far. */
 static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_report *rep,
-		       const char *const paths[2], char uuid[VG_UUID_LEN + 1])
+		       const char *const paths[2], char uuid[VG_UUID_LEN + 1], const char *alias)
 {
 	const char *path = paths[i];
 	struct io_engine *io;
@@ -112,7 +112,7 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 		return 1;
 	}
 	if (!rep && strcmp(l.pool_name, p->name) &&
-	    !(p->rename_to && !strcmp(l.pool_name, p->rename_to))) {
+	    !(alias && !strcmp(l.pool_name, alias))) {
 		log_error("%s belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
 			  "run it again to finish)", path, l.pool_name, p->name, p->name,
 			  l.pool_name);
@@ -155,7 +155,8 @@ static void report_copies(const struct pool *p, const struct vg_mda_status *st,
 }
 
 /* Read the VG into P->vg. 1: none could be read (a finding with REP). */
-static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_status *st)
+static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_status *st,
+		   const char *alias)
 {
 	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
 	int r = vg_read(pvs, VG_NR_ROLES, &p->vg, st);
@@ -180,7 +181,7 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 		return r;
 	}
 	if (strcmp(p->vg->name, p->name) &&
-	    !(p->rename_to && !strcmp(p->vg->name, p->rename_to))) {
+	    !(alias && !strcmp(p->vg->name, alias))) {
 		log_error("pool %s: its VG metadata names it %s: 'tprename %s %s' was "
 			  "interrupted; run it again to finish", p->name, p->vg->name, p->name,
 			  p->vg->name);
@@ -241,7 +242,9 @@ static int check_stacks(const struct pool *p, char *const paths[2], int componen
 	return 0;
 }
 
-static int attach(struct pool *p, const char *devices, unsigned flags,
+/* ALIAS (may be NULL): the other name labels and the VG may carry (a
+ * tprename cut short: the old name or the new one). */
+static int attach(struct pool *p, const char *devices, unsigned flags, const char *alias,
 		  struct pool_check_report *rep, char *paths[2], struct vg_mda_status *st)
 {
 	char uuid[VG_UUID_LEN + 1] = "";
@@ -285,7 +288,7 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 		if (!held && p->claim[i])
 			held = POOL_CLAIM_LOCKED;
 		if ((r = open_device(p, i, claim | held, rep, (const char *const *)paths,
-				     uuid)) < 0)
+				     uuid, alias)) < 0)
 			return r;
 	}
 	if (!p->pv[VG_ROLE_DATA].io || !p->pv[VG_ROLE_META].io)
@@ -296,7 +299,7 @@ static int attach(struct pool *p, const char *devices, unsigned flags,
 			pool_record_device(p->name, (enum vg_role)i, p->pv[i].label.pv_uuid,
 					   p->pv[i].io->name);
 	}
-	r = read_vg(p, rep, st);
+	r = read_vg(p, rep, st, alias);
 	if (r)
 		return r < 0 ? r : 0;
 	return 0;
@@ -334,8 +337,7 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT);
-	p->rename_to = rename_to;
-	r = attach(p, devices, flags, rep, paths, st ? st : &local);
+	r = attach(p, devices, flags, rename_to, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);
 	return r;
