@@ -43,5 +43,5 @@ err_has "only a read-only volume can be sent"
 unchanged 3 tpsend --format zip sp/a
 unchanged 3 tpsend --format raw
 unchanged 5 tpsend --format raw -o got2.img sp/nope
-err_has "no volume 'nope'"
+err_has "no volume nope"
 unchanged 5 tpsend --format raw -o got2.img nopool/a
