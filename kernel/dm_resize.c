@@ -87,7 +87,7 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 	if (st.total_data_blocks * l->block_sectors > tp.length) {
 		log_error("pool %s: the kernel's data area (%" PRIu64 " blocks) is larger than "
 			  "the new one; a pool never shrinks", l->pool, st.total_data_blocks);
-		return -EINVAL;
+		return -EUCLEAN;	/* the kernel and the VG disagree: no input of the user's */
 	}
 	old.start = 0;
 	old.length = st.total_data_blocks * l->block_sectors;
