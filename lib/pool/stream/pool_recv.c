@@ -21,6 +21,7 @@
 #include "lib/pool/stream/pool_stream.h"
 
 #include "lib/base/critical.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "metadata/thin/delta.h"
@@ -186,27 +187,6 @@ static int check_records(struct reader *rd)
 	}
 }
 
-static int open_spool(void)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	int fd;
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	snprintf(path, sizeof(path), "%s/tprecv.XXXXXX", dir);
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(path);
-	else
-		log_error("%s: cannot create a temporary file for the stream: %s (set TMPDIR)", dir,
-			  strerror(errno));
-	return fd < 0 ? -errno : fd;
-}
-
 int pool_recv_check(const char *input, struct pool_recv **out)
 {
 	struct pool_recv *r = calloc(1, sizeof(*r));
@@ -226,7 +206,7 @@ int pool_recv_check(const char *input, struct pool_recv **out)
 		return e;
 	}
 	if (fstat(rd.in, &st) || !S_ISREG(st.st_mode) || lseek(rd.in, 0, SEEK_SET) < 0) {
-		if ((rd.spool = open_spool()) < 0) {
+		if ((rd.spool = tp_spool_open("the stream")) < 0) {
 			e = rd.spool;
 			goto fail;
 		}
