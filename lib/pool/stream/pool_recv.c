@@ -36,20 +36,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		buf = (const char *)buf + n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* ---- the check ---- */
 
 struct reader {
@@ -74,7 +60,7 @@ static int take(struct reader *rd, void *buf, size_t len, const char *what)
 			  rd->r->where, what);
 		return -EBADMSG;
 	}
-	if (rd->spool >= 0 && (e = write_full(rd->spool, buf, len))) {
+	if (rd->spool >= 0 && (e = tp_write_all(rd->spool, buf, len))) {
 		log_error("copying the stream to a temporary file: %s (set TMPDIR to a directory "
 			  "with room)", strerror(-e));
 		return e;
