@@ -1,6 +1,7 @@
 /* io_fd.c - the file/block-device engine (optionally O_DIRECT). See io.h. */
 #include "lib/base/io.h"
 #include "lib/base/devopen.h"
+#include "lib/base/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,7 @@ static int fd_rw(struct io_fd *f, uint64_t off, void *buf, size_t len, int write
 	unsigned char *p = buf;
 	void *bounce = NULL;
 	size_t done = 0;
+	int r = 0;
 
 	if (!direct_ok(f, off, len))
 		return -EINVAL;
@@ -41,22 +43,22 @@ static int fd_rw(struct io_fd *f, uint64_t off, void *buf, size_t len, int write
 			memcpy(bounce, buf, len);
 		p = bounce;
 	}
-	while (done < len) {
-		ssize_t n = write ? pwrite(f->fd, p + done, len - done, (off_t)(off + done))
-				  : pread(f->fd, p + done, len - done, (off_t)(off + done));
+	if (write)
+		r = tp_pwrite_all(f->fd, p, len, off);
+	while (!write && done < len) {
+		ssize_t n = pread(f->fd, p + done, len - done, (off_t)(off + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			int err = n < 0 ? -errno : -EIO;	/* 0: a short file */
-			free(bounce);
-			return err;
+			r = n < 0 ? -errno : -EIO;	/* 0: a short file */
+			break;
 		}
 		done += (size_t)n;
 	}
-	if (bounce && !write)
+	if (!r && bounce && !write)
 		memcpy(buf, bounce, len);
 	free(bounce);
-	return 0;
+	return r;
 }
 
 static int fd_read(struct io_engine *e, uint64_t off, void *buf, size_t len)

@@ -16,7 +16,8 @@
  *   pool NAME, data_warned PCT, meta_warned PCT, error_set 0|1,
  *   no_room 0..3, time UNIX-SECONDS, action TEXT
  * Unknown keys are ignored (a newer monitor's state reads as far as it
- * goes); written atomically (temp file + rename).
+ * goes); every write replaces the file whole, by lib/base/atomic.h's
+ * rule (a crash leaves the old state or the new).
  *
  * Errors: 0 or -errno. */
 #ifndef TP_POOL_MONITOR_H
@@ -92,8 +93,8 @@ void pool_monitor_decide(const struct pool_monitor_policy *pol,
  * 0, -ENOENT when there is none, -EUCLEAN for a file that does not parse
  * (nothing logged: callers decide). */
 int pool_monitor_state_read(const char *pool_uuid, struct pool_monitor_state *s) TP_MUST_CHECK;
-/* Write S as the state of POOL_UUID (creating the directory): 0 or -errno
- * (not logged). */
+/* Write S as the state of POOL_UUID (creating the directory), replaced
+ * as lib/base/atomic.h says: 0 or -errno, logged. */
 int pool_monitor_state_write(const char *pool_uuid, const struct pool_monitor_state *s)
 	TP_MUST_CHECK;
 

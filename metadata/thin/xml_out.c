@@ -1,9 +1,9 @@
 /* xml_out.c - buffered text output for the emitters. See xml_out.h. */
 #include "metadata/thin/xml_out.h"
+#include "lib/base/fileio.h"
 
 #include <errno.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #define XML_OUT_CAP (1u << 20)
 
@@ -26,21 +26,10 @@ void xml_out_release(struct xml_out *o)
 
 int xml_out_flush(struct xml_out *o)
 {
-	size_t done = 0;
-
 	if (o->err || o->fd < 0)
 		return o->err;
-	while (done < o->len) {
-		ssize_t n = write(o->fd, o->buf + done, o->len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			o->err = n < 0 ? -errno : -EIO;
-			return o->err;
-		}
-		done += (size_t)n;
-	}
+	if ((o->err = tp_write_all(o->fd, o->buf, o->len)))
+		return o->err;
 	o->len = 0;
 	return 0;
 }

@@ -4,6 +4,11 @@
  * $TPTOOLS_DIR or /etc/tptools). The on-disk VG format itself is
  * metadata/vg's. Functions return 0 or -errno.
  *
+ * Every file here is rewritten by one rule, lib/base/atomic.h's: a
+ * temporary file in the same directory, written, fsynced, renamed over
+ * the file, the directory fsynced; a crash leaves the old file or the
+ * new, and a failure is logged there, naming the file and the step.
+ *
  * The devices file, <config dir>/devices (like LVM's system.devices):
  * where each pool's devices were last seen (host_devices.c).
  *
@@ -16,23 +21,24 @@
  *
  * Every change takes the "#devices" lock (lock.h; '#' cannot occur in a
  * pool name, so it never collides with a pool lock) exclusively, rereads
- * the file, and rewrites it atomically (temp + fsync + rename). Lookups
- * take it shared. The file is a cache: a lost entry is found again by
- * reading labels (vg_label_probe_path).
+ * the file, and replaces it by the rule above (mode 0666 less the umask,
+ * temporary file .devices.tmp). Lookups take it shared. The file is a
+ * cache: a lost entry is found again by reading labels
+ * (vg_label_probe_path).
  *
  * The backups, like LVM's /etc/lvm/archive: a copy of every VG commit in
- * <config dir>/backup/<pool>/<seqno>.vg (host_backup.c). Written
- * atomically (temp file in the same directory, fsync, rename, fsync of
- * the directory); the newest POOL_BACKUP_KEEP files of a pool are kept,
- * older ones pruned. File names are the seqno in decimal, zero-padded to
- * 20 digits so they sort.
+ * <config dir>/backup/<pool>/<seqno>.vg (host_backup.c), each written
+ * by the rule above (mode 0600, temporary file .tmp.vg); the newest
+ * POOL_BACKUP_KEEP files of a pool are kept, older ones pruned. File
+ * names are the seqno in decimal, zero-padded to 20 digits so they sort.
  *
  * The damaged thin-metadata copies (host_spare.c): a repair writes into
  * the spare area, which holds the copy the previous repair set aside.
  * Before it is overwritten, its content goes to
  * <config dir>/backup/<pool>/spare-<seqno>-<UTC time>.img (a sparse
- * file the size of the area; seqno = the VG's before the repair); the
- * newest POOL_SPARE_KEEP are kept. */
+ * file the size of the area; seqno = the VG's before the repair), by the
+ * rule above (mode 0600, temporary file .tmp.spare); the newest
+ * POOL_SPARE_KEEP are kept. */
 #ifndef TP_POOL_HOST_H
 #define TP_POOL_HOST_H
 
@@ -80,7 +86,8 @@ int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out) 
 #define POOL_BACKUP_KEEP 50u
 
 /* Write TEXT as the backup of POOL's commit SEQNO and prune to KEEP
- * (0 = POOL_BACKUP_KEEP). -EINVAL for a bad pool name. */
+ * (0 = POOL_BACKUP_KEEP): 0 or -errno, logged; -EINVAL (not logged) for
+ * a bad pool name. */
 int pool_backup_write(const char *pool, uint64_t seqno, const char *text, size_t len,
 		      unsigned keep) TP_MUST_CHECK;
 

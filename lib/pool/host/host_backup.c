@@ -2,6 +2,7 @@
 #include "lib/pool/host/host.h"
 #include "metadata/vg/vg.h"
 
+#include "lib/base/atomic.h"
 #include "lib/base/log.h"
 #include "lib/base/paths.h"
 
@@ -26,33 +27,6 @@ char *pool_backup_dir(const char *pool)
 	d = tp_path_join(base, pool);
 	free(base);
 	return d;
-}
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		r = -errno;
-	close(fd);
-	return r;
 }
 
 /* Is NAME "<20 digits>.vg"? Then its seqno into *SEQ. */
@@ -166,46 +140,28 @@ int pool_backup_prune(const char *pool, unsigned keep)
 int pool_backup_write(const char *pool, uint64_t seqno, const char *text, size_t len,
 		    unsigned keep)
 {
-	char *dir = NULL, *file = NULL, *tmp = NULL;
-	int fd = -1, r;
+	char *dir = NULL, *file = NULL;
+	int r, logged = 0;
 
 	if (!vg_name_valid(pool, NULL))
 		return -EINVAL;
 	dir = pool_backup_dir(pool);
 	file = dir ? backup_file(dir, seqno) : NULL;
-	tmp = dir ? tp_path_join(dir, ".tmp.vg") : NULL;
-	if (!dir || !file || !tmp) {
+	if (!dir || !file) {
 		r = -ENOMEM;
 		goto out;
 	}
 	r = tp_mkdir_p(dir);
 	if (r)
 		goto out;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	r = write_all(fd, text, len);
-	if (!r && fsync(fd))
-		r = -errno;
-	if (close(fd) && !r)
-		r = -errno;
-	fd = -1;
-	if (!r && rename(tmp, file))
-		r = -errno;
-	if (r) {
-		unlink(tmp);
-		goto out;
-	}
-	r = fsync_dir(dir);
+	r = tp_atomic_replace(file, ".tmp.vg", 0600, text, len);
+	logged = r != 0;	/* tp_atomic_replace names the file and the step */
 	if (!r)
 		r = pool_backup_prune(pool, keep ? keep : POOL_BACKUP_KEEP);
 out:
-	if (r)
+	if (r && !logged)
 		log_error("pool %s: cannot write VG metadata backup %s: %s", pool,
 			  file ? file : "", strerror(-r));
-	free(tmp);
 	free(file);
 	free(dir);
 	return r;

@@ -1,16 +1,15 @@
 /* host_devices.c - the devices file. See host.h. */
 #include "lib/pool/host/host.h"
 
+#include "lib/base/atomic.h"
 #include "lib/base/lock.h"
 #include "lib/base/log.h"
 #include "lib/base/paths.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define DEVICES_LOCK "#devices"
 #define DEVICES_HEADER "# tptools devices file: POOL ROLE PV_UUID PATH (one line per pool device)\n"
@@ -150,57 +149,34 @@ static int file_read(struct file *f)
 
 static int file_write(const struct file *f)
 {
-	char *path = pool_devices_path(), *tmp = NULL;
-	FILE *fp = NULL;
+	char *path = pool_devices_path();
+	struct tp_atomic a;
 	size_t i;
-	int r = 0, fd;
+	int r;
 
 	if (!path)
 		return -ENOMEM;
-	tmp = tp_path_join(tp_config_dir(), ".devices.tmp");
-	if (!tmp) {
-		r = -ENOMEM;
-		goto out;
-	}
 	r = tp_mkdir_p(tp_config_dir());
-	if (r)
-		goto out;
-	fp = fopen(tmp, "we");
-	if (!fp) {
-		r = -errno;
-		goto out;
+	if (r) {
+		log_error("cannot write the devices file %s: %s", path, strerror(-r));
+		free(path);
+		return r;
 	}
-	fputs(DEVICES_HEADER, fp);
+	/* from here on tp_atomic_* name the file and the step of a failure */
+	r = tp_atomic_open(path, ".devices.tmp", 0666, &a);
+	free(path);
+	if (r)
+		return r;
+	tp_atomic_write(&a, DEVICES_HEADER, sizeof(DEVICES_HEADER) - 1);
 	for (i = 0; i < f->n; i++) {
 		const struct line *l = &f->lines[i];
 		if (l->parsed)
-			fprintf(fp, "%s %s %s %s\n", l->e.pool, vg_role_name(l->e.role),
-				l->e.pv_uuid, l->e.path);
+			tp_atomic_printf(&a, "%s %s %s %s\n", l->e.pool, vg_role_name(l->e.role),
+					 l->e.pv_uuid, l->e.path);
 		else
-			fprintf(fp, "%s\n", l->raw);
+			tp_atomic_printf(&a, "%s\n", l->raw);
 	}
-	if (fflush(fp) || fsync(fileno(fp)))
-		r = -errno;
-	if (fclose(fp) && !r)
-		r = -errno;
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r) {
-		unlink(tmp);
-		goto out;
-	}
-	fd = open(tp_config_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (fsync(fd))
-			r = -errno;
-		close(fd);
-	}
-out:
-	if (r)
-		log_error("cannot write the devices file %s: %s", path, strerror(-r));
-	free(tmp);
-	free(path);
-	return r;
+	return tp_atomic_commit(&a);
 }
 
 /* Lock, read, let EDIT change the file, write if it says so. */

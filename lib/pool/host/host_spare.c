@@ -2,12 +2,12 @@
  * config dir next to the VG backups. See host.h. */
 #include "lib/pool/host/host.h"
 
+#include "lib/base/atomic.h"
 #include "lib/base/log.h"
 #include "lib/base/paths.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,25 +69,12 @@ static int is_zero(const uint8_t *b, size_t n)
 	return 1;
 }
 
-static int pwrite_all(int fd, const uint8_t *b, size_t n, uint64_t off)
+/* Copy AREA's non-zero chunks into a sparse replacement of FILE (begun
+ * on the first one: *COPIED stays 0 for an area of zeroes, and no file is
+ * made). *LOGGED: the failure returned is tp_atomic_*'s, logged there. */
+static int copy_area(struct io_engine *area, const char *file, int *copied, int *logged)
 {
-	while (n) {
-		ssize_t w = pwrite(fd, b, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		b += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
-/* Copy AREA's non-zero chunks into a sparse FD (opened on the first one:
- * *FD stays -1 for an area of zeroes). */
-static int copy_area(struct io_engine *area, const char *tmp, int *fd)
-{
+	struct tp_atomic a = { .fd = -1 };
 	uint8_t *buf = malloc(CHUNK);
 	int r = buf ? 0 : -ENOMEM;
 
@@ -95,55 +82,62 @@ static int copy_area(struct io_engine *area, const char *tmp, int *fd)
 		size_t n = area->size - off < CHUNK ? (size_t)(area->size - off) : CHUNK;
 		if ((r = io_read(area, off, buf, n)) || is_zero(buf, n))
 			continue;
-		if (*fd < 0 && (*fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
-			r = -errno;
-		else
-			r = pwrite_all(*fd, buf, n, off);
+		if (!*copied) {
+			if ((r = tp_atomic_open(file, ".tmp.spare", 0600, &a))) {
+				*logged = 1;
+				break;
+			}
+			*copied = 1;
+		}
+		if ((r = tp_atomic_pwrite(&a, buf, n, off)))
+			*logged = 1;
 	}
-	if (!r && *fd >= 0 && (ftruncate(*fd, (off_t)area->size) || fsync(*fd)))
-		r = -errno;
 	free(buf);
+	if (!*copied)
+		return r;
+	if (!r) {
+		r = tp_atomic_set_size(&a, area->size);
+		*logged = r != 0;
+	}
+	if (r) {
+		tp_atomic_abort(&a);
+		return r;
+	}
+	r = tp_atomic_commit(&a);
+	*logged = r != 0;
 	return r;
 }
 
 int pool_spare_save(const char *pool, uint64_t seqno, struct io_engine *area, char **saved)
 {
 	char name[NAME_LEN + 1], stamp[17];
-	char *dir = pool_backup_dir(pool), *tmp = NULL, *file = NULL;
+	char *dir = pool_backup_dir(pool), *file = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
-	int fd = -1, r;
+	int copied = 0, logged = 0, r;
 
 	*saved = NULL;
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(name, sizeof(name), PREFIX "%020" PRIu64 "-%s" SUFFIX, seqno, stamp);
-	tmp = dir ? tp_path_join(dir, ".tmp.spare") : NULL;
 	file = dir ? tp_path_join(dir, name) : NULL;
-	if (!tmp || !file) {
+	if (!file) {
 		r = -ENOMEM;
 		goto out;
 	}
 	if ((r = tp_mkdir_p(dir)))
 		goto out;
-	r = copy_area(area, tmp, &fd);
-	if (fd >= 0 && close(fd) && !r)
-		r = -errno;
-	if (!r && fd >= 0 && rename(tmp, file))
-		r = -errno;
-	if (r && fd >= 0)
-		unlink(tmp);
-	if (r || fd < 0)
+	r = copy_area(area, file, &copied, &logged);
+	if (r || !copied)
 		goto out;
 	prune(dir, POOL_SPARE_KEEP);
 	*saved = file;
 	file = NULL;
 out:
-	if (r)
+	if (r && !logged)
 		log_error("pool %s: cannot keep the damaged thin-metadata copy in %s: %s", pool,
 			  dir ? dir : "", strerror(-r));
 	free(file);
-	free(tmp);
 	free(dir);
 	return r;
 }

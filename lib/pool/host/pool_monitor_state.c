@@ -2,6 +2,8 @@
  * monitor.h for where it lives, why there, and its format). */
 #include "lib/pool/monitor.h"
 
+#include "lib/base/atomic.h"
+#include "lib/base/log.h"
 #include "lib/base/paths.h"
 
 #include <errno.h>
@@ -9,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* <run dir>/monitor, or with UUID its file: malloc'd, NULL on ENOMEM. */
 static char *state_path(const char *uuid)
@@ -98,41 +99,38 @@ int pool_monitor_state_read(const char *pool_uuid, struct pool_monitor_state *s)
 
 int pool_monitor_state_write(const char *pool_uuid, const struct pool_monitor_state *s)
 {
-	char *dir = NULL, *path = NULL, *tmp = NULL;
-	FILE *f = NULL;
+	char *dir = NULL, *path = NULL;
+	struct tp_atomic a;
 	int r;
 
-	if (!name_ok(pool_uuid) || strchr(s->pool, '\n') || strchr(s->action, '\n'))
+	if (!name_ok(pool_uuid) || strchr(s->pool, '\n') || strchr(s->action, '\n')) {
+		log_error("pool %s: cannot write the monitor's state file: bad pool uuid '%s' or "
+			  "a newline in the name or the action", s->pool, pool_uuid);
 		return -EINVAL;
+	}
 	dir = state_path(NULL);
 	path = state_path(pool_uuid);
-	tmp = path ? malloc(strlen(path) + 5) : NULL;
-	if (!dir || !tmp) {
+	if (!dir || !path)
 		r = -ENOMEM;
+	else
+		r = tp_mkdir_p(dir);
+	if (r) {
+		log_error("pool %s: cannot write the monitor's state file %s: %s", s->pool,
+			  path ? path : "", strerror(-r));
 		goto out;
 	}
-	sprintf(tmp, "%s.tmp", path);
-	if ((r = tp_mkdir_p(dir)))
+	/* from here on tp_atomic_* name the file and the step of a failure */
+	if ((r = tp_atomic_open(path, NULL, 0666, &a)))
 		goto out;
-	if (!(f = fopen(tmp, "we"))) {
-		r = -errno;
-		goto out;
-	}
-	fprintf(f, "# tpmonitor state: rewritten by tpmonitor; 'tpstatus' shows it\n"
-		"pool %s\ndata_warned %u\nmeta_warned %u\nerror_set %d\nno_room %u\ntime %" PRId64
-		"\naction %s\n", s->pool, s->data_warned, s->meta_warned, s->error_set, s->no_room,
-		s->time, s->action);
-	if (fflush(f) || ferror(f) || fsync(fileno(f)))
-		r = errno ? -errno : -EIO;
-	if (fclose(f) && !r)
-		r = -errno;
-	if (!r && rename(tmp, path))
-		r = -errno;
-	if (r)
-		unlink(tmp);
+	tp_atomic_printf(&a,
+			 "# tpmonitor state: rewritten by tpmonitor; 'tpstatus' shows it\n"
+			 "pool %s\ndata_warned %u\nmeta_warned %u\nerror_set %d\nno_room %u\n"
+			 "time %" PRId64 "\naction %s\n",
+			 s->pool, s->data_warned, s->meta_warned, s->error_set, s->no_room, s->time,
+			 s->action);
+	r = tp_atomic_commit(&a);
 out:
 	free(dir);
 	free(path);
-	free(tmp);
 	return r;
 }

@@ -308,11 +308,9 @@ int pool_monitor_pass(const struct pool_monitor_pool *pl, struct pool_monitor_st
 		st->error_set = 0;
 	if (d.actions & (POOL_MON_EXTEND_DATA | POOL_MON_EXTEND_META | POOL_MON_ERROR_WHEN_FULL))
 		r = act(pl, &pol, &d, st);
-	if (memcmp(&before, st, sizeof(*st))) {
-		int w = pool_monitor_state_write(pl->uuid, st);
-		if (w)
-			log_warn("pool %s: cannot write the monitor's state file: %s", pl->name,
-				 strerror(-w));
+	if (memcmp(&before, st, sizeof(*st)) && pool_monitor_state_write(pl->uuid, st)) {
+		/* logged there, once; the pass stands (the file is only what a
+		 * restarted monitor remembers) */
 	}
 	return r;
 }

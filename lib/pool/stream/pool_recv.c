@@ -21,6 +21,7 @@
 #include "lib/pool/stream/pool_stream.h"
 
 #include "lib/base/critical.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "metadata/thin/delta.h"
@@ -34,20 +35,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		buf = (const char *)buf + n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* ---- the check ---- */
 
@@ -73,7 +60,7 @@ static int take(struct reader *rd, void *buf, size_t len, const char *what)
 			  rd->r->where, what);
 		return -EBADMSG;
 	}
-	if (rd->spool >= 0 && (e = write_full(rd->spool, buf, len))) {
+	if (rd->spool >= 0 && (e = tp_write_all(rd->spool, buf, len))) {
 		log_error("copying the stream to a temporary file: %s (set TMPDIR to a directory "
 			  "with room)", strerror(-e));
 		return e;
@@ -186,27 +173,6 @@ static int check_records(struct reader *rd)
 	}
 }
 
-static int open_spool(void)
-{
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
-	int fd;
-
-	if (!dir || !*dir)
-		dir = "/tmp";
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		return fd;
-	snprintf(path, sizeof(path), "%s/tprecv.XXXXXX", dir);
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd >= 0)
-		unlink(path);
-	else
-		log_error("%s: cannot create a temporary file for the stream: %s (set TMPDIR)", dir,
-			  strerror(errno));
-	return fd < 0 ? -errno : fd;
-}
-
 int pool_recv_check(const char *input, struct pool_recv **out)
 {
 	struct pool_recv *r = calloc(1, sizeof(*r));
@@ -226,7 +192,7 @@ int pool_recv_check(const char *input, struct pool_recv **out)
 		return e;
 	}
 	if (fstat(rd.in, &st) || !S_ISREG(st.st_mode) || lseek(rd.in, 0, SEEK_SET) < 0) {
-		if ((rd.spool = open_spool()) < 0) {
+		if ((rd.spool = tp_spool_open("the stream")) < 0) {
 			e = rd.spool;
 			goto fail;
 		}

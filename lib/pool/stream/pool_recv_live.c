@@ -29,6 +29,7 @@
 
 #include "kernel/dm.h"
 #include "lib/base/critical.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -127,29 +128,17 @@ int pool_recv_live_dev_id(struct pool *p, uint32_t *dev_id)
 int pool_recv_live_chunk(void *ctx, uint64_t vb, const void *buf)
 {
 	struct recv_live_dev *w = ctx;
-	const char *b = buf;
-	uint64_t off = vb * w->chunk, left = w->chunk;
 	int e;
 
 	if (w->written % CHECK_EVERY == 0 &&
 	    (e = room_for(w->p, w->need > w->written ? w->need - w->written : 0, w->chunk,
 			  "left")))
 		return e;
-	while (left) {
-		ssize_t n = pwrite(w->fd, b, left, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			e = n < 0 ? -errno : -EIO;
-			log_error("pool %s: writing the received data (chunk %" PRIu64 " of the "
-				  "volume): %s%s", pool_name(w->p), vb, strerror(-e),
-				  e == -ENOSPC || e == -EIO ? " (the pool may be out of data space)"
-							    : "");
-			return e;
-		}
-		b += n;
-		off += (uint64_t)n;
-		left -= (uint64_t)n;
+	if ((e = tp_pwrite_all(w->fd, buf, (size_t)w->chunk, vb * w->chunk))) {
+		log_error("pool %s: writing the received data (chunk %" PRIu64 " of the "
+			  "volume): %s%s", pool_name(w->p), vb, strerror(-e),
+			  e == -ENOSPC || e == -EIO ? " (the pool may be out of data space)" : "");
+		return e;
 	}
 	w->written++;
 	return 0;

@@ -16,6 +16,7 @@
 #include "lib/pool/stream/pool_stream.h"
 
 #include "lib/base/critical.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "metadata/thin/delta.h"
 
@@ -43,27 +44,20 @@ struct raw {
 	unsigned long writes;		/* for the send-write=N test pause */
 };
 
-static int write_all(struct raw *w, const void *b, size_t len)
+/* One piece of the image: the test pause and the signal check, then all
+ * of it written. */
+static int write_piece(struct raw *w, const void *b, size_t len)
 {
-	const unsigned char *c = b;
+	int r;
 
 	/* signals wait (pool_send_*) and are looked for between writes */
 	tp_test_pause_n("send-write", ++w->writes);
 	if (tp_critical_pending())
 		return -EINTR;
-	while (len) {
-		ssize_t n = write(w->fd, c, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			log_error("writing the image of %s/%s: %s", pool_name(w->p), w->vol, strerror(e));
-			return -e;
-		}
-		c += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	r = tp_write_all(w->fd, b, len);
+	if (r)
+		log_error("writing the image of %s/%s: %s", pool_name(w->p), w->vol, strerror(-r));
+	return r;
 }
 
 /* Zeros (or a hole) up to byte END of the image. */
@@ -86,7 +80,7 @@ static int gap(struct raw *w, uint64_t end)
 	memset(w->buf, 0, BUF_SIZE);
 	while (w->pos < end) {
 		size_t n = end - w->pos < BUF_SIZE ? (size_t)(end - w->pos) : BUF_SIZE;
-		if ((r = write_all(w, w->buf, n)))
+		if ((r = write_piece(w, w->buf, n)))
 			return r;
 		w->pos += n;
 	}
@@ -120,7 +114,7 @@ static int run(void *ctx, const struct thin_delta_range *x)
 				  src / w->chunk, w->vol, strerror(-r));
 			return r;
 		}
-		if ((r = write_all(w, w->buf, n)))
+		if ((r = write_piece(w, w->buf, n)))
 			return r;
 		w->pos += n;
 		w->st->mapped += n;
@@ -247,7 +241,8 @@ static int put_record(struct sender *s, uint32_t type, uint64_t off, uint64_t le
 	int e;
 
 	stream_record_pack(head, &r, data, dlen);
-	if ((e = write_all(&s->w, head, sizeof(head))) || (dlen && (e = write_all(&s->w, data, dlen))))
+	if ((e = write_piece(&s->w, head, sizeof(head))) ||
+	    (dlen && (e = write_piece(&s->w, data, dlen))))
 		return e;
 	if (type != STREAM_END)
 		s->records++;
@@ -361,7 +356,7 @@ static int send_stream(struct pool *p, const struct vg_volume *v, const struct v
 		send_src_close(&src);
 		return -ENOMEM;
 	}
-	r = write_all(&s.w, head, sizeof(head));
+	r = write_piece(&s.w, head, sizeof(head));
 	if (!r)
 		r = send_src_walk(&src, b ? b->dev_id : v->dev_id, v->dev_id, &vis);
 	send_src_close(&src);

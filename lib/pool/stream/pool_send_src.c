@@ -5,6 +5,7 @@
 #include "lib/pool/stream/pool_send_src.h"
 
 #include "lib/base/critical.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -77,26 +78,17 @@ static int spool_range(void *ctx, const struct thin_delta_range *x)
 
 static FILE *open_spool(const struct pool *p)
 {
-	const char *dir = getenv("TMPDIR");
-	char path[4096];
+	char what[VG_NAME_MAX + 64];
 	FILE *f;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "%s/tpsend.XXXXXX", dir);
-		if ((fd = mkostemp(path, O_CLOEXEC)) >= 0)
-			unlink(path);
-	}
-	if (fd < 0 || !(f = fdopen(fd, "w+"))) {
-		log_error("pool %s: cannot create a temporary file in %s for the volume's "
-			  "mappings: %s (set TMPDIR to a directory with room)", pool_name(p), dir,
-			  strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	snprintf(what, sizeof(what), "the volume's mappings of pool %s", pool_name(p));
+	if ((fd = tp_spool_open(what)) < 0)
 		return NULL;
+	if (!(f = fdopen(fd, "w+"))) {
+		log_error("pool %s: cannot open a stream on the temporary file of the volume's "
+			  "mappings: %s", pool_name(p), strerror(errno));
+		close(fd);
 	}
 	return f;
 }

@@ -1,0 +1,66 @@
+/* fileio.c - whole writes, and the spool file. See fileio.h. */
+#include "lib/base/fileio.h"
+#include "lib/base/log.h"
+#include "lib/base/paths.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* OFF < 0: write at the file position; else pwrite at OFF. */
+static int write_loop(int fd, const unsigned char *p, size_t len, int64_t off)
+{
+	while (len) {
+		ssize_t n = off < 0 ? write(fd, p, len) : pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		if (off >= 0)
+			off += n;
+	}
+	return 0;
+}
+
+int tp_write_all(int fd, const void *buf, size_t len)
+{
+	return write_loop(fd, buf, len, -1);
+}
+
+int tp_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	if (len > (uint64_t)INT64_MAX || off > (uint64_t)INT64_MAX - len)
+		return -EFBIG;
+	return write_loop(fd, buf, len, (int64_t)off);
+}
+
+int tp_spool_open(const char *what)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	int fd, e;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	path = tp_path_join(dir, "tptools-spool.XXXXXX");
+	if (!path) {
+		e = ENOMEM;
+	} else if ((fd = mkostemp(path, O_CLOEXEC)) < 0) {
+		e = errno;
+	} else {
+		unlink(path);
+		free(path);
+		return fd;
+	}
+	free(path);
+	log_error("cannot create a temporary file in %s for %s: %s (set TMPDIR to a directory "
+		  "with room)", dir, what, strerror(e));
+	return -e;
+}

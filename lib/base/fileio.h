@@ -1,0 +1,28 @@
+/* fileio.h - whole writes to a file descriptor, and the spool file.
+ *
+ * tp_write_all and tp_pwrite_all write all of LEN: a write cut short
+ * (a pipe's reader, a signal after some bytes) is continued, one
+ * interrupted before any byte (EINTR) is retried. 0 or -errno; a write
+ * that returns 0 is -EIO. Nothing is logged: the caller names the file.
+ *
+ * The spool: an unlinked temporary file in $TMPDIR (else /tmp), O_TMPFILE
+ * where the filesystem has it, else created and unlinked at once, mode
+ * 0600, close-on-exec. Nothing names it, so nothing is left behind
+ * however the program ends. */
+#ifndef TP_BASE_FILEIO_H
+#define TP_BASE_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+
+int tp_write_all(int fd, const void *buf, size_t len) TP_MUST_CHECK;
+int tp_pwrite_all(int fd, const void *buf, size_t len, uint64_t off) TP_MUST_CHECK;
+
+/* A spool file open for reading and writing: its fd, or -errno, logged
+ * as "cannot create a temporary file in DIR for WHAT: ... (set TMPDIR to
+ * a directory with room)". A caller wanting a FILE * fdopens it. */
+int tp_spool_open(const char *what) TP_MUST_CHECK;
+
+#endif
