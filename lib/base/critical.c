@@ -1,5 +1,5 @@
-/* critical.c - signal-blocking critical sections and test pauses (see
- * critical.h). */
+/* critical.c - signal-blocking critical sections, and the test hooks of a
+ * TP_TEST_HOOKS=1 build (see critical.h). */
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
 
@@ -59,6 +59,7 @@ int tp_critical_stopped_by(void)
 	return last_pending;
 }
 
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 /* Is STEP one of the comma-separated names in LIST? */
 static int listed(const char *list, const char *step)
 {
@@ -112,3 +113,4 @@ int tp_test_fail(const char *step)
 	log_warn("test fault at %s", step);
 	return 1;
 }
+#endif

@@ -1,5 +1,6 @@
 /* critical.h - critical sections that a signal does not cut short, and
- * the test pauses that let a test land a signal inside one.
+ * the test hooks that let a test land a signal inside one (only in a
+ * build with TP_TEST_HOOKS=1).
  *
  * Owns: the process's blocked set of SIGINT, SIGTERM and SIGHUP while a
  * section runs. A section is a change that must not stop half-way
@@ -11,6 +12,12 @@
  * cannot be blocked: lib/pool clears what it leaves behind at the start of
  * the next command (pool_leftovers.c).
  *
+ * Test hooks, compiled only with TP_TEST_HOOKS=1 (the Makefile's
+ * TESTHOOKS=1: the build the tests use; `make install` and `make deb`
+ * build without them, and then the macros below are empty, a constant 0
+ * for tp_test_fail, and neither a step's name nor the variables' names
+ * reach the binary; their arguments are not evaluated, so a counter
+ * passed as N counts only for the pauses):
  * Test pauses: with TP_TEST_PAUSE=STEP[,STEP...] and TP_TEST_PAUSE_FILE=F
  * in the environment, tp_test_pause(STEP) creates F, says so on stderr,
  * and waits until F is removed; a test sends its signal while F exists.
@@ -36,11 +43,18 @@ int tp_critical_pending(void);
  * background job) exits 128 + it all the same (tp_exit_from_errno). */
 int tp_critical_stopped_by(void);
 
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 /* Pause at the named STEP when a test asks for it (see above). */
 void tp_test_pause(const char *step);
 /* The same at the Nth time through a loop: the list names it STEP=N. */
 void tp_test_pause_n(const char *step, unsigned long n);
 /* 1 when a test asks STEP to fail (see above), else 0. */
 int tp_test_fail(const char *step);
+#else
+/* N is type-checked, never evaluated (no increment happens). */
+#define tp_test_pause(step) ((void)0)
+#define tp_test_pause_n(step, n) ((void)(0 && (n)))
+#define tp_test_fail(step) (0)
+#endif
 
 #endif

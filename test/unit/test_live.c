@@ -97,6 +97,7 @@ static void test_critical(void)
 		sigaction(sigs[i], &old[i], NULL);
 }
 
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 static void test_fail_hook(void)
 {
 	struct tp_log_capture cap;
@@ -143,6 +144,32 @@ static void test_pause_hook(void)
 	unsetenv("TP_TEST_PAUSE");
 	unsetenv("TP_TEST_PAUSE_FILE");
 }
+#else
+/* A build without the hooks (TESTHOOKS=0): the variables change nothing,
+ * and a pause's counter is not evaluated. */
+static void test_fail_hook(void)
+{
+	setenv("TP_TEST_FAIL", "set-tid", 1);
+	CU_ASSERT_EQUAL(tp_test_fail("set-tid"), 0);
+	unsetenv("TP_TEST_FAIL");
+}
+
+static void test_pause_hook(void)
+{
+	char file[512];
+	unsigned long n = 0;
+
+	snprintf(file, sizeof(file), "%s/pause", tp_test_tmpdir());
+	setenv("TP_TEST_PAUSE", "after-reserve,after-write=1", 1);
+	setenv("TP_TEST_PAUSE_FILE", file, 1);
+	tp_test_pause("after-reserve");
+	tp_test_pause_n("after-write", ++n);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_NOT_EQUAL(access(file, F_OK), 0);
+	unsetenv("TP_TEST_PAUSE");
+	unsetenv("TP_TEST_PAUSE_FILE");
+}
+#endif
 
 TP_TEST_SUITE(live, NULL, NULL,
 	{ "live or offline: the decision fails closed", test_decide },
