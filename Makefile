@@ -22,8 +22,7 @@
 # build the tests run (make, make tests, make check and its build-san) needs
 # them. TESTHOOKS=0 leaves them out (a release build: no hook's name, no
 # TP_TEST_* in the binary), in a directory of its own by default (build-rel,
-# build-san-rel with SANITIZE=1): make does not recompile on a change of
-# flags, so the two kinds of object must not share one.
+# build-san-rel with SANITIZE=1), so that switching recompiles nothing.
 # `make install` and `make deb` always install a release build: without
 # TESTHOOKS=0 they make it (SANITIZE=0) in RELEASE_BUILD (default: BUILD
 # without -san, then -rel: build-rel for build and build-san), kept up to
@@ -65,6 +64,14 @@ endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lm
 
+# $(BUILD)/.flags holds the flags its objects were compiled with; it is
+# rewritten when they differ (TESTHOOKS, SANITIZE, CFLAGS or CC changed for
+# the same BUILD) and every object depends on it, so such a change
+# recompiles them instead of mixing two kinds of object in one directory.
+FLAGS_FILE := $(BUILD)/.flags
+FLAGS_NOW   = $(CC) $(CPPFLAGS) $(ALL_CFLAGS)
+FLAGS_SH    = '$(subst ','\'',$(FLAGS_NOW))'
+
 # The layers, top to bottom (docs/ARCHITECTURE.md "Layers"; lib/pool is its
 # public face over its modules): name:directory, one archive
 # $(BUILD)/lib/libtpNAME.a each, linked in this order so that a layer finds
@@ -101,14 +108,17 @@ LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
 
 LAYERS_STRICT ?= 1
 
-.PHONY: all check check-unit check-shell check-vm check-fuzz check-layers demo install deb clean \
+.PHONY: FORCE all check check-unit check-shell check-vm check-fuzz check-layers demo install deb clean \
         deps tests libs print-libs
 all: $(TP) $(LINKS)
 
 # V=1 shows the full commands.
 Q := $(if $(V),,@)
 
-$(BUILD)/%.o: %.c
+$(FLAGS_FILE): FORCE
+	@mkdir -p $(@D); printf '%s\n' $(FLAGS_SH) | cmp -s - $@ || printf '%s\n' $(FLAGS_SH) >$@
+
+$(BUILD)/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
