@@ -89,9 +89,10 @@ usage_error tpmonitor mp
 # SIGTERM, SIGINT and SIGHUP each stop it, exit 0 (lib/base/critical.h
 # catches them for it: tp_signals_catch)
 for sig in TERM INT HUP; do
+	rm -f mon.out	# so that the wait is for this one's start
 	tpmonitor --interval 1 >mon.out 2>&1 &
 	mon=$!
-	wait_until $mon grep -q started mon.out || fail "tpmonitor did not start: $(cat mon.out)"
+	wait_until $mon grep -qs started mon.out || fail "tpmonitor did not start: $(cat mon.out)"
 	if [ $sig = TERM ]; then
 		failed tpmonitor --once
 		err_has "another tpmonitor is running"
