@@ -6,23 +6,43 @@
 #   make check-layers    build the objects, run scripts/check-layers.sh
 #   make SANITIZE=1 check   the same with ASan+UBSan (objects in build-san/)
 #   make install DESTDIR=... PREFIX=...   binary, links, man, udev rules, systemd
-#                        units, bash completion (UDEVDIR, SYSTEMDUNITDIR, COMPLETIONDIR)
-#   make deb             a Debian package in $(BUILD)/deb/ (scripts/mkdeb.sh)
+#                        units, bash completion (UDEVDIR, SYSTEMDUNITDIR, COMPLETIONDIR),
+#                        from a release build (below)
+#   make deb             a Debian package in $(BUILD)/deb/ of the release build
+#                        (scripts/mkdeb.sh)
 #   make demo            install missing packages, build, run scripts/demo.sh
 #   make clean
 #
 # Sources are found by wildcard: each layer directory's *.c goes into its own
 # archive (LAYERS below); tools/*.c into tp; test/unit/*.c into the unit runner.
 # BUILD=dir keeps objects apart (helpers and sanitizer builds use their own).
+#
+# TESTHOOKS=1 (the default) compiles the test pauses and faults in
+# (TP_TEST_HOOKS=1, lib/base/critical.h: TP_TEST_PAUSE, TP_TEST_FAIL): the
+# build the tests run (make, make tests, make check and its build-san) needs
+# them. TESTHOOKS=0 leaves them out (a release build: no hook's name, no
+# TP_TEST_* in the binary), in a directory of its own by default (build-rel,
+# build-san-rel with SANITIZE=1), so that switching recompiles nothing.
+# `make install` and `make deb` always install a release build: without
+# TESTHOOKS=0 they make it (SANITIZE=0) in RELEASE_BUILD (default: BUILD
+# without -san, then -rel: build-rel for build and build-san), kept up to
+# date by make's dependencies, so the tests that install compile it once.
 
 SANITIZE ?= 0
+TESTHOOKS ?= 1
+ifeq ($(TESTHOOKS),1)
+REL_SUFFIX :=
+else
+REL_SUFFIX := -rel
+endif
 ifeq ($(SANITIZE),1)
-BUILD ?= build-san
+BUILD ?= build-san$(REL_SUFFIX)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 else
-BUILD ?= build
+BUILD ?= build$(REL_SUFFIX)
 SANFLAGS :=
 endif
+RELEASE_BUILD ?= $(patsubst %-san,%,$(BUILD))-rel
 
 CC      ?= gcc
 PREFIX  ?= /usr/local
@@ -38,8 +58,19 @@ CFLAGS  ?= -O2 -g
 WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-missing-field-initializers
 CPPFLAGS += -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DTP_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS)
+ifeq ($(TESTHOOKS),1)
+CPPFLAGS += -DTP_TEST_HOOKS=1
+endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lm
+
+# $(BUILD)/.flags holds the flags its objects were compiled with; it is
+# rewritten when they differ (TESTHOOKS, SANITIZE, CFLAGS or CC changed for
+# the same BUILD) and every object depends on it, so such a change
+# recompiles them instead of mixing two kinds of object in one directory.
+FLAGS_FILE := $(BUILD)/.flags
+FLAGS_NOW   = $(CC) $(CPPFLAGS) $(ALL_CFLAGS)
+FLAGS_SH    = '$(subst ','\'',$(FLAGS_NOW))'
 
 # The layers, top to bottom (docs/ARCHITECTURE.md "Layers"; lib/pool is its
 # public face over its modules): name:directory, one archive
@@ -77,14 +108,17 @@ LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
 
 LAYERS_STRICT ?= 1
 
-.PHONY: all check check-unit check-shell check-vm check-fuzz check-layers demo install deb clean \
+.PHONY: FORCE all check check-unit check-shell check-vm check-fuzz check-layers demo install deb clean \
         deps tests libs print-libs
 all: $(TP) $(LINKS)
 
 # V=1 shows the full commands.
 Q := $(if $(V),,@)
 
-$(BUILD)/%.o: %.c
+$(FLAGS_FILE): FORCE
+	@mkdir -p $(@D); printf '%s\n' $(FLAGS_SH) | cmp -s - $@ || printf '%s\n' $(FLAGS_SH) >$@
+
+$(BUILD)/%.o: %.c $(FLAGS_FILE)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
@@ -172,6 +206,7 @@ COMPLETIONDIR  ?= $(PREFIX)/share/bash-completion/completions
 # Rules and units name /usr/sbin/tp...; an install elsewhere rewrites that.
 SBIN_SED := sed 's|/usr/sbin/tp|$(PREFIX)/sbin/tp|g'
 
+ifneq ($(TESTHOOKS),1)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/share/man/man5 \
 	           $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/man/man8 \
@@ -186,9 +221,15 @@ install: all
 	  chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/} || exit 1; done
 	install -m 0644 completion/tp $(DESTDIR)$(COMPLETIONDIR)/tp
 	for c in $(COMMANDS); do ln -sf tp $(DESTDIR)$(COMPLETIONDIR)/$$c; done
+else
+# the release build, in its own directory, installed from there
+install:
+	@$(MAKE) --no-print-directory TESTHOOKS=0 SANITIZE=0 BUILD=$(RELEASE_BUILD) install
+endif
 
-# A Debian package of `make install` (PREFIX /usr): scripts/mkdeb.sh.
-deb: all
+# A Debian package of `make install` (PREFIX /usr, so the release build):
+# scripts/mkdeb.sh, into $(BUILD)/deb/.
+deb:
 	@BUILD=$(BUILD) VERSION=$(VERSION) scripts/mkdeb.sh
 
 clean:

@@ -1,7 +1,8 @@
 #!/bin/bash
 # mkdeb.sh - build the tptools Debian package with dpkg-deb (make deb).
 #
-# Stages `make install PREFIX=/usr` into $BUILD/deb/stage, strips the
+# Stages `make install PREFIX=/usr` (the release build, without the test
+# hooks: the Makefile's TESTHOOKS) into $BUILD/deb/stage, strips the
 # binary, compresses the manual pages, adds /usr/share/doc/tptools, a
 # DEBIAN/control whose Depends dpkg-shlibdeps computes from the binary
 # (libdevmapper1.02.1, libblkid1, libudev1, libpopt0, libexpat1, libc6),

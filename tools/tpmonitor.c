@@ -6,10 +6,13 @@
  * pool gets a thread blocked in the kernel's wait for the pool's next
  * event (DM_DEVICE_WAITEVENT, as dmeventd); an event, or the polling
  * interval (the fallback, and the way new pools are found), wakes the
- * main loop through a pipe, which looks at every pool. SIGTERM/SIGINT end
- * it: the waits are interrupted with SIGUSR1 (no SA_RESTART) and joined.
+ * main loop through a pipe, which looks at every pool. SIGTERM, SIGINT
+ * (and SIGHUP) end it: lib/base/critical.h catches them (tp_signals_catch,
+ * which also wakes the pipe) and the loop looks at tp_critical_pending;
+ * the waits are interrupted (tp_signals_interrupt) and joined.
  * What the monitor did is kept per pool in its state file, read back at
  * start, so a restart neither repeats a warning nor forgets an action. */
+#include "lib/base/critical.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/lock.h"
 #include "lib/base/log.h"
@@ -20,14 +23,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t stopping;
 static int wake[2] = { -1, -1 };
 
 /* One pool the monitor knows: its memory and its event thread. */
@@ -48,23 +49,13 @@ static void poke(void)
 	(void)n;	/* a full pipe is already a wake-up */
 }
 
-static void on_signal(int sig)
-{
-	int e = errno;
-
-	if (sig != SIGUSR1)
-		stopping = 1;
-	poke();
-	errno = e;
-}
-
 static void *watch(void *arg)
 {
 	struct watched *w = arg;
 	uint32_t nr, next;
 	int r = pool_monitor_event_nr(&w->pl, &nr);
 
-	while (!r && !stopping) {
+	while (!r && !tp_signals_caught()) {
 		r = pool_monitor_wait(&w->pl, nr, &next);
 		if (r == -EINTR) {
 			r = 0;
@@ -90,7 +81,7 @@ static void stop_thread(struct watched *w)
 		return;
 	/* a wait that began after the flag was read needs another signal */
 	while (!w->done) {
-		pthread_kill(w->thread, SIGUSR1);
+		(void)tp_signals_interrupt(w->thread);	/* 0: caught, not joined yet */
 		nanosleep(&ts, NULL);
 	}
 	pthread_join(w->thread, NULL);
@@ -158,7 +149,7 @@ static void round_all(struct monitor *m)
 	}
 	for (unsigned i = 0; i < m->n; i++)
 		m->w[i]->seen = 0;
-	for (unsigned i = 0; i < n && !stopping; i++) {
+	for (unsigned i = 0; i < n && !tp_critical_pending(); i++) {
 		struct watched *w = find_or_add(m, &pools[i]);
 
 		if (!w) {
@@ -180,18 +171,9 @@ static void round_all(struct monitor *m)
 
 static int setup_signals(void)
 {
-	struct sigaction sa;
-
 	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK))
 		return -errno;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;	/* no SA_RESTART: a signal ends the kernel wait */
-	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL) ||
-	    sigaction(SIGHUP, &sa, NULL) || sigaction(SIGUSR1, &sa, NULL))
-		return -errno;
-	return 0;
+	return tp_signals_catch(wake[1]);
 }
 
 static void sleep_until_woken(int interval)
@@ -211,10 +193,9 @@ static int run(int once, int interval, int events)
 	do {
 		m.failed = 0;
 		round_all(&m);
-		if (!once && !stopping)
+		if (!once && !tp_critical_pending())
 			sleep_until_woken(interval);
-	} while (!once && !stopping);
-	stopping = 1;
+	} while (!once && !tp_critical_pending());
 	for (unsigned i = 0; i < m.n; i++) {
 		stop_thread(m.w[i]);
 		free(m.w[i]);

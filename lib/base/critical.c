@@ -1,5 +1,6 @@
-/* critical.c - signal-blocking critical sections and test pauses (see
- * critical.h). */
+/* critical.c - the process's signals: critical sections, the stop
+ * request, a daemon's handlers; and the test hooks of a TP_TEST_HOOKS=1
+ * build (see critical.h). */
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
 
@@ -15,6 +16,9 @@
 static int depth;
 static sigset_t saved;
 static int last_pending;
+static volatile sig_atomic_t caught;	/* the first stop signal caught */
+static volatile sig_atomic_t catching;	/* tp_signals_catch is done */
+static volatile sig_atomic_t wake_fd = -1;	/* tp_signals_catch's pipe */
 
 void tp_critical_begin(void)
 {
@@ -46,6 +50,8 @@ int tp_critical_pending(void)
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	sigset_t s;
 
+	if (caught)
+		return last_pending = caught;
 	if (sigpending(&s))
 		return 0;
 	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -59,6 +65,53 @@ int tp_critical_stopped_by(void)
 	return last_pending;
 }
 
+static void on_signal(int sig)
+{
+	int e = errno;
+
+	if (sig != SIGUSR1 && !caught)
+		caught = sig;
+	if (wake_fd >= 0) {
+		char c = 0;
+		ssize_t n = write(wake_fd, &c, 1);
+
+		(void)n;	/* a full pipe is already a wake-up */
+	}
+	errno = e;
+}
+
+int tp_signals_catch(int fd)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+	struct sigaction sa;
+
+	wake_fd = fd;
+	if (catching)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: a signal ends a blocking wait */
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], &sa, NULL))
+			return -errno;
+	catching = 1;
+	return 0;
+}
+
+int tp_signals_caught(void)
+{
+	return caught;
+}
+
+int tp_signals_interrupt(pthread_t thread)
+{
+	if (!catching)
+		return -EINVAL;	/* SIGUSR1 would end the process */
+	return -pthread_kill(thread, SIGUSR1);
+}
+
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 /* Is STEP one of the comma-separated names in LIST? */
 static int listed(const char *list, const char *step)
 {
@@ -112,3 +165,4 @@ int tp_test_fail(const char *step)
 	log_warn("test fault at %s", step);
 	return 1;
 }
+#endif

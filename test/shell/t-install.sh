@@ -5,9 +5,11 @@
 # in a bookworm chroot; it needs root and a cached chroot, so it is not
 # part of this suite.)
 stage=$PWD/stage
-# the same flags as the build under test (the sanitizer build too), so
-# that make finds it up to date and relinks nothing
-mk=(make -C "$TOP" -s --no-print-directory BUILD="$BUILD" SANITIZE="${TP_SANITIZE:-0}")
+# install and deb use the release build (no test hooks, no sanitizer:
+# the Makefile's RELEASE_BUILD, named after BUILD without -san, so the
+# sanitizer run finds the main run's up to date); make compiles it only
+# when it is missing or stale (t-release-build checks what is in it)
+mk=(make -C "$TOP" -s --no-print-directory -j"$(nproc)" BUILD="$BUILD" SANITIZE="${TP_SANITIZE:-0}")
 ok "${mk[@]}" install DESTDIR="$stage" PREFIX=/opt/tp
 cmds=$(sed -n 's/^TP_COMMAND(\([a-z]*\),.*/\1/p' "$TOP/tools/commands.def")
 [ -x "$stage/opt/tp/sbin/tp" ] || fail "no sbin/tp"

@@ -7,6 +7,8 @@
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,82 @@ static void test_critical(void)
 		sigaction(sigs[i], &old[i], NULL);
 }
 
+struct blocked {
+	int fd;
+	volatile int done, err;
+};
+
+static void *read_blocked(void *arg)
+{
+	struct blocked *b = arg;
+	char c;
+
+	b->err = read(b->fd, &c, 1) < 0 ? errno : 0;
+	b->done = 1;
+	return NULL;
+}
+
+/* The daemon's handlers, in a child (they stay for the process): a
+ * thread's blocking read is interrupted; a stop signal is recorded (the
+ * first one), wakes the pipe, and tp_critical_pending reports it. The
+ * child's exit code is the check that failed. */
+static int catch_child(void)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int wake[2], idle[2];
+	struct blocked b = { -1, 0, 0 };
+	pthread_t t;
+	char c;
+
+	if (pipe2(wake, O_NONBLOCK) || pipe(idle))
+		return 1;
+	if (tp_signals_interrupt(pthread_self()) != -EINVAL)
+		return 2;	/* not before the handlers are in */
+	if (tp_signals_catch(wake[1]) || tp_signals_catch(wake[1]))
+		return 3;
+	if (tp_signals_caught() || tp_critical_pending())
+		return 4;
+	b.fd = idle[0];
+	if (pthread_create(&t, NULL, read_blocked, &b))
+		return 5;
+	while (!b.done) {
+		if (tp_signals_interrupt(t))
+			return 6;
+		nanosleep(&tick, NULL);
+	}
+	pthread_join(t, NULL);
+	if (b.err != EINTR || tp_signals_caught())
+		return 7;	/* SIGUSR1 interrupts, asks nothing */
+	while (read(wake[0], &c, 1) > 0)
+		;
+	raise(SIGHUP);	/* caught: the process goes on */
+	if (tp_signals_caught() != SIGHUP || tp_critical_pending() != SIGHUP ||
+	    tp_critical_stopped_by() != SIGHUP)
+		return 8;
+	if (read(wake[0], &c, 1) != 1)
+		return 9;
+	tp_critical_begin();
+	raise(SIGTERM);
+	tp_critical_end();
+	if (tp_signals_caught() != SIGHUP || tp_critical_pending() != SIGHUP)
+		return 10;	/* the first one stays */
+	return 0;
+}
+
+static void test_signals_catch(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid)
+		_exit(catch_child());
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status));
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 static void test_fail_hook(void)
 {
 	struct tp_log_capture cap;
@@ -143,10 +221,37 @@ static void test_pause_hook(void)
 	unsetenv("TP_TEST_PAUSE");
 	unsetenv("TP_TEST_PAUSE_FILE");
 }
+#else
+/* A build without the hooks (TESTHOOKS=0): the variables change nothing,
+ * and a pause's counter is not evaluated. */
+static void test_fail_hook(void)
+{
+	setenv("TP_TEST_FAIL", "set-tid", 1);
+	CU_ASSERT_EQUAL(tp_test_fail("set-tid"), 0);
+	unsetenv("TP_TEST_FAIL");
+}
+
+static void test_pause_hook(void)
+{
+	char file[512];
+	unsigned long n = 0;
+
+	snprintf(file, sizeof(file), "%s/pause", tp_test_tmpdir());
+	setenv("TP_TEST_PAUSE", "after-reserve,after-write=1", 1);
+	setenv("TP_TEST_PAUSE_FILE", file, 1);
+	tp_test_pause("after-reserve");
+	tp_test_pause_n("after-write", ++n);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_NOT_EQUAL(access(file, F_OK), 0);
+	unsetenv("TP_TEST_PAUSE");
+	unsetenv("TP_TEST_PAUSE_FILE");
+}
+#endif
 
 TP_TEST_SUITE(live, NULL, NULL,
 	{ "live or offline: the decision fails closed", test_decide },
 	{ "offline-only operations refuse a live pool", test_refuse_live },
 	{ "critical sections hold signals until their end", test_critical },
+	{ "a daemon's signals: caught, recorded, interrupting", test_signals_catch },
 	{ "test faults by name", test_fail_hook },
 	{ "test pauses wait for their file", test_pause_hook })

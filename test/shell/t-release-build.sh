@@ -1,0 +1,46 @@
+# The installed tp is a release build: `make install` compiles it without
+# the test hooks (TESTHOOKS=0, lib/base/critical.h), so neither the
+# variables' names (TP_TEST_PAUSE, TP_TEST_FAIL) nor any step's name is in
+# the binary, and setting the variables changes nothing; the build under
+# test has every one of those strings (so the check can fail). The step
+# names come from the sources: the last column of tools/commands.def and
+# the hooks' call sites. make reuses the release build directory
+# (RELEASE_BUILD, the Makefile's header; t-install makes the same one) and
+# compiles only what is missing or stale.
+have strings || skip "strings (binutils) missing"
+stage=$PWD/stage
+ok make -C "$TOP" -s --no-print-directory -j"$(nproc)" BUILD="$BUILD" install \
+	DESTDIR="$stage" PREFIX=/usr
+rel=$stage/usr/sbin
+[ -x "$rel/tp" ] || fail "make install put no sbin/tp"
+
+# ---- the names, from the sources ----
+declared=$(awk '/^TP_COMMAND\(/ { want = 1; next }
+	want { gsub(/^[ \t]*"|"\)[ \t]*$/, ""); print; want = 0 }' "$TOP/tools/commands.def" |
+	tr ' ' '\n' | sed 's/^live://; s/=N$//' | grep . | sort -u || true)
+called=$(grep -rhoE 'tp_test_(pause(_n)?|fail)\("[a-z-]+"' "$TOP/lib" "$TOP/kernel" \
+	"$TOP/metadata" "$TOP/tools" | sed 's/.*("//; s/"$//' | sort -u || true)
+[ -n "$declared" ] || fail "no test pause declared in tools/commands.def (its layout changed?)"
+[ -n "$called" ] || fail "no tp_test_pause/tp_test_fail call found in the sources"
+names=$(printf '%s\n' TP_TEST_PAUSE TP_TEST_FAIL $declared $called | sort -u)
+
+# ---- the strings of both binaries ----
+strings "$TOP/$BUILD/bin/tp" >test.strings
+strings "$rel/tp" >release.strings
+for s in $names; do
+	grep -qF -- "$s" test.strings ||
+		fail "the build under test ($BUILD) lacks '$s' (built with TESTHOOKS=0?)"
+	! grep -F -- "$s" release.strings >found ||
+		fail "the installed tp contains '$s': $(head -3 found | tr '\n' ' ')"
+done
+
+# ---- and the variables do nothing to it: no pause, no fault ----
+image r-data.img 128M
+image r-meta.img 16M
+ok "$rel/tpcreate" --data r-data.img --meta r-meta.img r
+ok timeout 120 env TP_TEST_PAUSE=after-vg-commit,after-apply TP_TEST_PAUSE_FILE="$PWD/pause" \
+	TP_TEST_FAIL=set-tid,repair-commit "$rel/tvcreate" -V 4M -n v r
+[ ! -e pause ] || fail "the installed tvcreate paused"
+! grep -q "test pause\|test fault" err || fail "the installed tvcreate heeded a test hook: $(cat err)"
+ok tpstatus --noheadings -o vol_name r
+out_has "^ *v *$"
