@@ -72,9 +72,10 @@ void tp_atomic_abort(struct tp_atomic *a);
 int tp_atomic_replace(const char *path, const char *tmp_name, mode_t mode, const void *buf,
 		      size_t len) TP_MUST_CHECK;
 
-/* Test seam: while set, every replace fails at STEP with -ERR as though
- * its system call had (CLOSE still closes; DIRSYNC happens after the
- * rename). TP_ATOMIC_STEP_NONE unsets it. */
+/* Test seam, only in the test build (TP_TEST_HOOKS=1, critical.h): while
+ * set, every replace fails at STEP with -ERR as though its system call
+ * had (CLOSE still closes; DIRSYNC happens after the rename).
+ * TP_ATOMIC_STEP_NONE unsets it. */
 enum tp_atomic_step {
 	TP_ATOMIC_STEP_NONE,
 	TP_ATOMIC_STEP_CREATE,
@@ -84,6 +85,8 @@ enum tp_atomic_step {
 	TP_ATOMIC_STEP_RENAME,
 	TP_ATOMIC_STEP_DIRSYNC,
 };
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 void tp_atomic_test_fail(enum tp_atomic_step step, int err);
+#endif
 
 #endif
