@@ -18,7 +18,7 @@
  * outermost end restores the mask the thread had, so a signal that came
  * in meanwhile takes effect then, with its normal action (the command ends
  * there). SIGKILL cannot be blocked: lib/pool clears what it leaves behind
- * at the start of the next command (pool_leftovers.c).
+ * at the start of the next command (lib/pool/core/pool_leftovers.c).
  *
  * A daemon (tpmonitor) instead has the three signals caught once
  * (tp_signals_catch): they then ask it to stop, and its loop, like a long
