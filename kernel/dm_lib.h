@@ -31,4 +31,11 @@ struct dm_task *tp_dm_lib_task(int type, const char *name);
 int tp_dm_lib_run(struct dm_task *dmt, const char *what, const char *name, int udev_flags,
 		  int quiet_err);
 
+/* dm_table.c: the thin-pool table of layout L over the loaded devices
+ * META and DATA (dm names), into T (activation and a reload alike). */
+struct tp_dm_pool_layout;
+struct tp_dm_target;
+int tp_dm_pool_table(const struct tp_dm_pool_layout *l, const char *meta, const char *data,
+		     struct tp_dm_target *t);
+
 #endif

@@ -1,6 +1,7 @@
 /* dm_pool.c - a pool's device stack (tmeta, tdata, tpool) and its volumes
  * as units, with clean-up on failure (see dm.h "pool stacks"). */
 #include "kernel/dm.h"
+#include "kernel/dm_lib.h"
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -53,8 +54,7 @@ int tp_dm_pool_activate(const struct tp_dm_pool_layout *l)
 {
 	struct stack_names n;
 	struct tp_dm_target t;
-	struct tp_dm_pool_params p;
-	char meta_devno[32], data_devno[32], why[256];
+	char why[256];
 	int r;
 
 	if ((r = stack_names(l->pool, &n)))
@@ -82,15 +82,7 @@ int tp_dm_pool_activate(const struct tp_dm_pool_layout *l)
 	}
 	if ((r = create_piece(n.data, l->pool_uuid, TP_DM_ROLE_TDATA, &t)))
 		goto undo_meta;
-	if ((r = tp_dm_devno(n.meta, meta_devno, sizeof(meta_devno))) ||
-	    (r = tp_dm_devno(n.data, data_devno, sizeof(data_devno))))
-		goto undo_data;
-	p.meta_dev = meta_devno;
-	p.data_dev = data_devno;
-	p.block_sectors = l->block_sectors;
-	p.low_water_blocks = l->low_water_blocks;
-	p.features = l->features;
-	if ((r = tp_dm_thin_pool(&t, l->data_length / TP_SECTOR_SIZE, &p))) {
+	if ((r = tp_dm_pool_table(l, n.meta, n.data, &t))) {
 		log_error("pool %s: bad thin-pool settings (data block %" PRIu32
 			  " sectors, data area %" PRIu64 " bytes)",
 			  l->pool, l->block_sectors, l->data_length);

@@ -16,6 +16,7 @@
  * tmeta or tdata under it is harmless); a failed resume of the new table
  * loads the old one back (captured first) and resumes that. */
 #include "kernel/dm.h"
+#include "kernel/dm_lib.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -41,25 +42,6 @@ static int reload_linear(const char *pool, const char *name, const struct tp_dm_
 	return r;
 }
 
-/* The pool's thin-pool table in T, for layout L. */
-static int pool_table(const struct tp_dm_pool_layout *l, const char *meta, const char *data,
-		      struct tp_dm_target *t)
-{
-	struct tp_dm_pool_params p;
-	char meta_devno[32], data_devno[32];
-	int r;
-
-	if ((r = tp_dm_devno(meta, meta_devno, sizeof(meta_devno))) ||
-	    (r = tp_dm_devno(data, data_devno, sizeof(data_devno))))
-		return r;
-	p.meta_dev = meta_devno;
-	p.data_dev = data_devno;
-	p.block_sectors = l->block_sectors;
-	p.low_water_blocks = l->low_water_blocks;
-	p.features = l->features;
-	return tp_dm_thin_pool(t, l->data_length / TP_SECTOR_SIZE, &p);
-}
-
 int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 {
 	char meta[TP_DM_NAME_MAX], data[TP_DM_NAME_MAX], pool[TP_DM_NAME_MAX];
@@ -73,7 +55,7 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 		return r;
 	if ((r = tp_dm_linear(&tm, 0, l->meta_dev, l->meta_offset, l->meta_length)) ||
 	    (r = tp_dm_linear(&td, 0, l->data_dev, l->data_offset, l->data_length)) ||
-	    (r = pool_table(l, meta, data, &tp))) {
+	    (r = tp_dm_pool_table(l, meta, data, &tp))) {
 		log_error("pool %s: bad layout for a reload", l->pool);
 		return r;
 	}

@@ -1,6 +1,7 @@
 /* dm_table.c - table lines for the linear, thin-pool and thin targets
  * (THIN-METADATA-FORMAT.md 7.1 and 7.3). Pure: no ioctls. */
 #include "kernel/dm.h"
+#include "kernel/dm_lib.h"
 #include "lib/base/units.h"
 
 #include <errno.h>
@@ -108,4 +109,23 @@ int tp_dm_thin(struct tp_dm_target *t, uint64_t length, const char *pool_dev, ui
 	if (!r && origin)
 		r = put_params(t, &pos, " %s", origin);
 	return r;
+}
+
+/* The pool's thin-pool table in T, for layout L. */
+int tp_dm_pool_table(const struct tp_dm_pool_layout *l, const char *meta, const char *data,
+		      struct tp_dm_target *t)
+{
+	struct tp_dm_pool_params p;
+	char meta_devno[32], data_devno[32];
+	int r;
+
+	if ((r = tp_dm_devno(meta, meta_devno, sizeof(meta_devno))) ||
+	    (r = tp_dm_devno(data, data_devno, sizeof(data_devno))))
+		return r;
+	p.meta_dev = meta_devno;
+	p.data_dev = data_devno;
+	p.block_sectors = l->block_sectors;
+	p.low_water_blocks = l->low_water_blocks;
+	p.features = l->features;
+	return tp_dm_thin_pool(t, l->data_length / TP_SECTOR_SIZE, &p);
 }
