@@ -52,6 +52,22 @@ wait_until() {
 have() { command -v "$1" >/dev/null 2>&1; }
 skip() { echo "SKIP: $*"; exit 77; }
 
+# loop_attach VAR FILE: a loop device for FILE, its path in VAR and in
+# loops[] (skips the test when none can be attached); loops_detach
+# detaches every one listed (for the test's EXIT trap). Call loop_attach
+# in the test's own shell, not in $(...), or the trap misses the device.
+loops=()
+loop_attach() {
+	local l
+	l=$(losetup -f --show "$2") || skip "cannot attach a loop device"
+	loops+=("$l")
+	printf -v "$1" '%s' "$l"
+}
+loops_detach() {
+	local l
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+}
+
 # meta_area POOL [--devices D,M]: "offset length" of the active
 # thin-metadata area, read from tpstatus --json as external tools would
 meta_area() {
