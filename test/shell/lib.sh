@@ -2,7 +2,13 @@
 #
 # Each test runs in its own temporary directory (cwd) with TPTOOLS_DIR set
 # to ./etc and the freshly built commands first on PATH. A test passes when
-# it exits 0; `fail` stops it with a message.
+# it exits 0.
+#
+# ok and fail mean the same here and in test/vm/lib.sh: they STOP the test.
+# `fail MSG` stops it with a message; `ok CMD` demands that CMD succeeds,
+# else it stops. Every helper here that checks something stops on the first
+# failure; there is no "count and go on" (the VM scenarios' check, not,
+# expect_eq and note_fail do that).
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 

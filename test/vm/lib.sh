@@ -1,26 +1,40 @@
 #!/bin/bash
 # lib.sh - helpers for VM scenarios (source "$TP_SRC/test/vm/lib.sh").
-# A failed check prints FAIL with the command and location and makes the
-# scenario exit non-zero at the end (so one run shows every failure);
-# die stops at once.
+#
+# ok and fail mean the same here and in test/shell/lib.sh: they STOP the
+# scenario. `fail MSG` stops it with a message and its location; `ok CMD`
+# (like `must CMD`) demands that CMD succeeds, else it stops.
+# The checks that record a failure and go on, so that one run shows every
+# failure, have names of their own: `check CMD`, `not CMD`, `expect_eq`,
+# and `note_fail MSG`; `finish` then makes the scenario exit 1 when any
+# was recorded.
 set -u
 VM_FAILS=0
 
 now() { cut -d' ' -f1 /proc/uptime; }
 step() { echo "--- [$(now)s] $*"; }
+
+# ---- stop the scenario ----
+# fail MSG: stop at once (die: the same, for the bench scripts' guest parts)
+fail() { echo "FAIL: $* (${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]})"; exit 1; }
 die() { echo "FAIL: $* (${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]})"; exit 1; }
-fail() {
+# must CMD... / ok CMD...: CMD succeeds, else stop
+must() { "$@" || fail "exit $?: $*"; }
+ok() { "$@" || fail "exit $?: $*"; }
+
+# ---- record a failure and go on ----
+# note_fail MSG: print FAIL with MSG and the location, count it
+note_fail() {
 	echo "FAIL: $* (${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]})"
 	VM_FAILS=$((VM_FAILS + 1))
 }
-# must CMD...: CMD succeeds, else stop
-must() { "$@" || die "exit $?: $*"; }
-# ok CMD...: CMD succeeds, else record a failure
-ok() { "$@" || fail "exit $?: $*"; }
+# check CMD...: CMD succeeds, else record a failure
+check() { "$@" || note_fail "exit $?: $*"; }
 # not CMD...: CMD fails
-not() { if "$@"; then fail "unexpected success: $*"; fi; }
+not() { if "$@"; then note_fail "unexpected success: $*"; fi; }
 # expect_eq WHAT GOT WANT
-expect_eq() { [ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"; }
+expect_eq() { [ "$2" = "$3" ] || note_fail "$1: got '$2', want '$3'"; }
+
 # field KEY LINE: the value of KEY=value in a key=value line
 field() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 # wait_file FILE PID: until FILE exists (true) or PID has ended or 5
@@ -36,6 +50,8 @@ wait_file() {
 }
 # the guest kernel's modules (the chroot's /lib/modules is the host's)
 vm_modprobe() { modprobe -d /run/kmods "$@"; }
+skip_scenario() { echo "SKIP: $*"; exit 77; }
+
 # scenario end: exit status from the recorded failures
 finish() {
 	if [ "$VM_FAILS" -gt 0 ]; then
@@ -44,4 +60,3 @@ finish() {
 	fi
 	exit 0
 }
-skip_scenario() { echo "SKIP: $*"; exit 77; }

@@ -24,8 +24,8 @@ MIB=$((TP_DISK_SIZE >> 20))
 
 # rc CMD...: CMD's exit status, its stderr in ./err, stdout in ./out
 rc() { "$@" >out 2>err && echo 0 || echo $?; }
-has() { grep -q -- "$2" "$1" || fail "$1 lacks '$2': $(cat "$1")"; }
-lacks() { ! grep -q -- "$2" "$1" || fail "$1 has '$2': $(cat "$1")"; }
+has() { grep -q -- "$2" "$1" || note_fail "$1 lacks '$2': $(cat "$1")"; }
+lacks() { ! grep -q -- "$2" "$1" || note_fail "$1 has '$2': $(cat "$1")"; }
 # no_pool POOL: device-mapper holds nothing of POOL
 no_pool() {
 	local t
@@ -53,7 +53,7 @@ udev_test() {
 	: >$r/64-md-raid-assembly.rules
 	printf '%s\n' "${2:-}" >$r/68-tptools-feign.rules
 	[ -z "${2:-}" ] || : >$r/63-md-raid-arrays.rules
-	udevadm test "/sys/class/block/${1#/dev/}" >udev.out 2>&1 || fail "udevadm test $1"
+	udevadm test "/sys/class/block/${1#/dev/}" >udev.out 2>&1 || note_fail "udevadm test $1"
 	mm=$(printf '%d:%d' $(stat -Lc '0x%t 0x%T' "$1"))
 	rm -f $r/60-tptools-member.rules $r/69-tptools-autoactivate.rules \
 		$r/64-md-raid-assembly.rules $r/63-md-raid-arrays.rules $r/68-tptools-feign.rules \
@@ -92,7 +92,7 @@ round() {
 		has err "the array is not assembled"
 		has err "mdadm --assemble --run /dev/md1 $A $B"
 	fi
-	cmp -s etc/devices devices.before || fail "$ver: the devices file changed: $(cat etc/devices)"
+	cmp -s etc/devices devices.before || note_fail "$ver: the devices file changed: $(cat etc/devices)"
 	lacks etc/devices " $A$"
 	expect_eq "$ver: tpactivate exit" "$(rc tpactivate "$pool")" 5
 	[ "$ver" = 1.2 ] || has err "md array /dev/md1"
@@ -129,7 +129,7 @@ round() {
 	cat err
 	[ "$ver" = 1.2 ] || has err "md array /dev/md1"
 	no_pool "$pool"
-	cmp -s etc/devices devices.before || fail "$ver: the devices file changed: $(cat etc/devices)"
+	cmp -s etc/devices devices.before || note_fail "$ver: the devices file changed: $(cat etc/devices)"
 
 	if [ "$ver" = 1.0 ] && [ -x /lib/systemd/systemd-udevd ]; then
 		step "metadata $ver: the degraded array assembled but not started (incremental)"
