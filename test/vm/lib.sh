@@ -52,6 +52,47 @@ wait_file() {
 vm_modprobe() { modprobe -d /run/kmods "$@"; }
 skip_scenario() { echo "SKIP: $*"; exit 77; }
 
+# vm_begin [-n NDISKS] [-e] [-m] [-d DIR]... [-k MODULE]... [-o MODULE]...:
+# the opening scenarios share. disks[] gets the scratch disks of
+# TP_DISKS; with -n the scenario is skipped when there are fewer than
+# NDISKS. -e: TPTOOLS_DIR=$PWD/etc (exported, made); -m: /run/mdadm made
+# (mdadm's map); -d DIR: a directory made in the scenario's dir; -k
+# MODULE: a guest kernel module the scenario needs (skipped without it);
+# -o MODULE: one it may use (loaded if it can be, quietly). In the order
+# given.
+vm_begin() {
+	local opt OPTIND=1
+	# shellcheck disable=SC2206 # TP_DISKS: paths without blanks, split
+	disks=(${TP_DISKS:-})
+	while getopts "n:emd:k:o:" opt; do
+		case $opt in
+		n) [ ${#disks[@]} -ge "$OPTARG" ] ||
+			skip_scenario "needs $OPTARG disks, have ${#disks[@]}" ;;
+		e) export TPTOOLS_DIR=$PWD/etc
+		   mkdir -p "$TPTOOLS_DIR" ;;
+		m) mkdir -p /run/mdadm ;;
+		d) mkdir -p "$OPTARG" ;;
+		k) vm_modprobe "$OPTARG" || skip_scenario "no $OPTARG module" ;;
+		o) vm_modprobe "$OPTARG" 2>/dev/null || true ;;
+		*) fail "vm_begin: unknown option" ;;
+		esac
+	done
+}
+
+# vm_live_pool POOL DATA META SIZE VOLS [tpcreate options...]: pool POOL
+# made on DATA and META (tpcreate with the options), a volume of SIZE for
+# each name in VOLS (space separated; "" for none, SIZE then unused), then
+# activated; stops the scenario when a step fails
+vm_live_pool() {
+	local pool=$1 data=$2 meta=$3 size=$4 vols=$5 v
+	shift 5
+	must tpcreate --data "$data" --meta "$meta" "$@" "$pool"
+	for v in $vols; do
+		must tvcreate -V "$size" -n "$v" "$pool"
+	done
+	must tpactivate "$pool"
+}
+
 # scenario end: exit status from the recorded failures
 finish() {
 	if [ "$VM_FAILS" -gt 0 ]; then

@@ -14,12 +14,8 @@
 # label scan the same way, and tpcreate refuses the map and its own path
 # as data and metadata (the same storage, sysfs slaves/).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 5 ] || skip_scenario "needs 5 disks, have $#"
-A=$1 B=$2 META=$3 MP=$4 MPMETA=$5
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p /run/mdadm "$TPTOOLS_DIR"
-vm_modprobe raid1 || skip_scenario "no raid1 module"
+vm_begin -n 5 -e -m -k raid1
+A=${disks[0]} B=${disks[1]} META=${disks[2]} MP=${disks[3]} MPMETA=${disks[4]}
 MIB=$((TP_DISK_SIZE >> 20))
 
 # rc CMD...: CMD's exit status, its stderr in ./err, stdout in ./out
@@ -66,9 +62,7 @@ round() {
 	step "RAID1, metadata $ver: a pool on /dev/md1, data written"
 	must mdadm --create /dev/md1 --run --quiet --assume-clean --level=1 --raid-devices=2 \
 		--metadata="$ver" "$A" "$B"
-	must tpcreate --data /dev/md1 --meta "$META" "$pool"
-	must tvcreate -V 32M -n v "$pool"
-	must tpactivate "$pool"
+	vm_live_pool "$pool" /dev/md1 "$META" 32M v
 	must dd if=/dev/urandom of=data.bin bs=1M count=8 status=none
 	must dd if=data.bin of="/dev/mapper/$pool-v" bs=1M oflag=direct status=none
 	sum=$(md5sum <data.bin)

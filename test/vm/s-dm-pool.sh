@@ -5,8 +5,8 @@
 # use, garbage metadata, unknown thin id, read-only pool), reactivation
 # from kernel-written metadata, and a pool running out of data space.
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-MDISK=$1 DDISK=$2 XDISK=$3
+vm_begin
+MDISK=${disks[0]} DDISK=${disks[1]} XDISK=${disks[2]}
 P=vault PU=2b7c9a4e-1d3f-4a6b-8c5d-0e1f2a3b4c5d
 MOFF=$((1 << 20)) MLEN=$((4 << 20))
 DOFF=$((2 << 20)) DLEN=$((48 << 20))

@@ -6,8 +6,8 @@
 # messages and their kernel errors, removal; then thin_check and
 # thin_dump accept the metadata the kernel wrote.
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-MDISK=$1 DDISK=$2
+vm_begin
+MDISK=${disks[0]} DDISK=${disks[1]}
 POOL=tp-a			# a '-' in the name: dm names double it
 PUUID=0f3a6c2e9d1b4c55
 MOFF=$((1 << 20)) MLEN=$((8 << 20))	# metadata area: 1 MiB .. 9 MiB of disk 1

@@ -18,12 +18,7 @@
 # whose content is derived from seed, volume, block and round). Knob:
 # FAULT_SEED (default: from the clock, printed).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 5 ] || skip_scenario "needs 5 disks, have $#"
-disks=("$@")
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
-vm_modprobe dm-flakey || skip_scenario "no dm-flakey module"
+vm_begin -n 5 -e -k dm-flakey
 SEED=${FAULT_SEED:-$(($(date +%s%N) % 1000000007))}
 echo "s-faults: seed $SEED (FAULT_SEED=$SEED repeats this run)"
 faults=0
@@ -58,11 +53,8 @@ D0=${disks[0]} D1=${disks[1]}
 step "pool fp on dm devices over $D0 (data) and $D1 (metadata)"
 must dmsetup create flt-data --table "$(linear flt-data "$D0")"
 must dmsetup create flt-meta --table "$(linear flt-meta "$D1")"
-must tpcreate --data /dev/mapper/flt-data --meta /dev/mapper/flt-meta --chunk 64K \
-	--zero y --force --yes fp
-must tvcreate -V 16M -n v0 fp
-must tvcreate -V 16M -n v1 fp
-must tpactivate fp
+vm_live_pool fp /dev/mapper/flt-data /dev/mapper/flt-meta 16M "v0 v1" --chunk 64K --zero y \
+	--force --yes
 V=(/dev/mapper/fp-v0 /dev/mapper/fp-v1)
 PER=16
 must tp-crashwriter write "$SEED" 1 5 $PER - "${V[@]}" >/dev/null
@@ -134,10 +126,8 @@ s3=$(($(blockdev --getsz "$D3") - 2048)) s4=$(($(blockdev --getsz "$D4") - 2048)
 must dmsetup create mx-meta --table "0 32768 linear $D2 2048"
 must dmsetup create mx-data --table "0 $s3 linear $D3 2048
 $s3 $s4 linear $D4 2048"
-must tpcreate --data /dev/mapper/mx-data --meta /dev/mapper/mx-meta --chunk 64K \
-	--zero n --metadata-size 2M --force --yes mp
-must tvcreate -V 160M -n big mp
-must tpactivate mp
+vm_live_pool mp /dev/mapper/mx-data /dev/mapper/mx-meta 160M big --chunk 64K --zero n \
+	--metadata-size 2M --force --yes
 must dd if=/dev/zero of=/dev/mapper/mp-big bs=1M count=160 oflag=direct status=none
 full=0 k=0
 while [ $k -lt 200 ]; do

@@ -4,10 +4,7 @@
 # (6 disks, 512 KiB chunk: 512 KiB / 2 MiB), RAID5, RAID0 with a stripe
 # that is not a power of two, RAID10, and a plain disk (no stripe).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 7 ] || skip_scenario "needs 7 disks, have $#"
-disks=("$@")
-mkdir -p /run/mdadm
+vm_begin -n 7 -m
 
 # md LEVEL NDISKS CHUNK_K WANT_MIN WANT_OPT [mdadm options...]
 md() {

@@ -9,13 +9,8 @@
 # thin_check clean after each;
 # tprename refuses an active pool.
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 3 ] || skip_scenario "needs 3 disks, have $#"
+vm_begin -n 3 -e -o loop
 command -v fio >/dev/null || skip_scenario "no fio"
-disks=("$@")
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
-vm_modprobe loop 2>/dev/null || true
 
 # status POOL FIELDS: tpstatus values in bytes, one line
 status() { tpstatus --noheadings --units b -o "$2" "$1" | awk 'NF { $1 = $1; print; exit }'; }

@@ -19,12 +19,8 @@
 # FAULT_SEED (default: from the clock, printed), FAULT_ROUNDS (writer rounds,
 # default 24).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 4 ] || skip_scenario "needs 4 disks, have $#"
-BASE=$1 LOG=$2 REPLAY=$3 SCRATCH=$4
-vm_modprobe dm-log-writes || skip_scenario "no dm-log-writes module"
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
+vm_begin -n 4 -k dm-log-writes -e
+BASE=${disks[0]} LOG=${disks[1]} REPLAY=${disks[2]} SCRATCH=${disks[3]}
 
 CYCLES=${FAULT_CYCLES:-12}
 SEED=${FAULT_SEED:-$(($(date +%s%N) % 1000000007))}
@@ -50,12 +46,8 @@ must dmsetup create cut-log --table "0 $(blockdev --getsz "$BASE") log-writes $B
 mark start
 must dmsetup create cut-meta --table "0 $META linear /dev/mapper/cut-log $HDR"
 must dmsetup create cut-data --table "0 $DATA linear /dev/mapper/cut-log $((HDR + META))"
-must tpcreate --data /dev/mapper/cut-data --meta /dev/mapper/cut-meta --chunk 64K --zero y \
-	--yes pc
-for v in v0 v1 v2; do
-	must tvcreate -V 4M -n $v pc
-done
-must tpactivate pc
+vm_live_pool pc /dev/mapper/cut-data /dev/mapper/cut-meta 4M "v0 v1 v2" --chunk 64K --zero y \
+	--yes
 vols=(/dev/mapper/pc-v0 /dev/mapper/pc-v1 /dev/mapper/pc-v2)
 mark ready
 

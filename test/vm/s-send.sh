@@ -17,13 +17,7 @@
 # incremental send's rate is printed next to dd's over the same amount of
 # data (reported, not asserted).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 5 ] || skip_scenario "needs 5 disks, have $#"
-disks=("$@")
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR" mnt img
-vm_modprobe loop 2>/dev/null || true
-vm_modprobe ext4 || skip_scenario "no ext4 module"
+vm_begin -n 5 -e -d mnt -d img -o loop -k ext4
 
 ids() { tpstatus --noheadings -o vol_name,vol_dev_id "$1" | awk 'NF == 2' | sort; }
 # the receiving pool as the kernel and the VG see it
@@ -36,11 +30,8 @@ state() {
 sums() { (cd "$1" && md5sum a b ${3:+c}) | sed "s/^/$2 /"; }
 
 step "two active pools; ext4 with files on snp/www; read-only snapshot s1"
-must tpcreate --data "${disks[0]}" --meta "${disks[1]}" --chunk 64k snp
-must tpcreate --data "${disks[2]}" --meta "${disks[3]}" --chunk 64k bak
-must tvcreate -V 64M -n www snp
-must tpactivate snp
-must tpactivate bak
+vm_live_pool snp "${disks[0]}" "${disks[1]}" 64M www --chunk 64k
+vm_live_pool bak "${disks[2]}" "${disks[3]}" - "" --chunk 64k
 must mkfs.ext4 -q -F /dev/mapper/snp-www
 must mount /dev/mapper/snp-www mnt
 must dd if=/dev/urandom of=mnt/a bs=1M count=6 status=none
@@ -129,8 +120,7 @@ tprecv -i nobase.stream bak; expect_eq "stream on a base bak lacks: exit" "$?" 5
 expect_eq "bak unchanged" "$(state)" "$before"
 truncate -s 8M tiny.img
 tiny=$(losetup -f --show tiny.img) || fail "losetup"
-must tpcreate --data "$tiny" --meta "${disks[4]}" --chunk 64k tiny
-must tpactivate tiny
+vm_live_pool tiny "$tiny" "${disks[4]}" - "" --chunk 64k
 tiny_before=$(dmsetup status tiny-tpool)
 tpsend snp/s1 | tprecv tiny 2>full.err
 rc=${PIPESTATUS[1]}

@@ -14,11 +14,8 @@
 # device-mapper that does not answer (not root) refusing instead of
 # "offline". Finally the pool offline: tpcheck clean, data intact.
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 2 ] || skip_scenario "needs 2 disks, have $#"
-DATA=$1 META=$2
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
+vm_begin -n 2 -e
+DATA=${disks[0]} META=${disks[1]}
 
 # kernel_tid / held_root: fields of the thin-pool status line
 kernel_tid() { dmsetup status sig-tpool | awk '{ print $4 }'; }

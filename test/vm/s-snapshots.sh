@@ -12,21 +12,13 @@
 # while mounted; unmounted but loaded, and not loaded, it takes s1's and
 # then s2's content, which mounts with the files' checksums of then.
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 4 ] || skip_scenario "needs 4 disks, have $#"
-disks=("$@")
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR" mnt img
-vm_modprobe loop 2>/dev/null || true
-vm_modprobe ext4 || skip_scenario "no ext4 module"
+vm_begin -n 4 -e -d mnt -d img -o loop -k ext4
 DATA=${disks[0]} META=${disks[1]}
 
 ranges() { tpdiff -f json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["differing_ranges"])'; }
 
 step "pool, volume, ext4, files"
-must tpcreate --data "$DATA" --meta "$META" --chunk 64k snp
-must tvcreate -V 64M -n www snp
-must tpactivate snp
+vm_live_pool snp "$DATA" "$META" 64M www --chunk 64k
 must mkfs.ext4 -q -F /dev/mapper/snp-www
 must mount /dev/mapper/snp-www mnt
 must dd if=/dev/urandom of=mnt/a bs=1M count=6 status=none

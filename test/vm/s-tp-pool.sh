@@ -7,13 +7,7 @@
 # the RAID0/RAID5/plain geometries; tpactivate --all/--auto and
 # tpdeactivate --all with the activation flags (issue 13).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 8 ] || skip_scenario "needs 8 disks, have $#"
-disks=("$@")
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p /run/mdadm "$TPTOOLS_DIR" mnt snap
-vm_modprobe loop 2>/dev/null || true
-vm_modprobe ext4 || skip_scenario "no ext4 module"
+vm_begin -n 8 -m -e -d mnt -d snap -o loop -k ext4
 
 # status FIELDS: tpstatus values, one line
 status() { tpstatus --noheadings --units b -o "$1" vault | awk 'NF { $1 = $1; print; exit }'; }

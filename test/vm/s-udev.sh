@@ -8,8 +8,8 @@
 UDEVD=/lib/systemd/systemd-udevd
 [ -x "$UDEVD" ] || skip_scenario "no systemd-udevd on the host"
 [ -f /lib/udev/rules.d/95-dm-notify.rules ] || skip_scenario "no dm udev rules (dmsetup package)"
-set -- $TP_DISKS
-DISK=$1
+vm_begin
+DISK=${disks[0]}
 POOL=tp-b PUUID=udevtest1
 T=60	# seconds: a lost udev cookie would otherwise hang
 # `udevadm settle` and `udevadm trigger` do nothing in a chroot: wait for

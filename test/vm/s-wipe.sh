@@ -9,11 +9,8 @@
 # the kernel would copy them), a volume in use refused; and the cost of a
 # live wipe next to dd of zeros to the same volume (printed, not asserted).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 2 ] || skip_scenario "needs 2 disks, have $#"
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
-DATA=$1 META=$2
+vm_begin -n 2 -e
+DATA=${disks[0]} META=${disks[1]}
 CHUNK=65536 NCHUNKS=128 SIZE=$((128 * 65536))
 
 # fill VOL's first 4 KiB of each of its first NCHUNKS chunks with byte
@@ -76,9 +73,7 @@ fill() {
 }
 
 step "pool with zeroing off; volume a fully written"
-must tpcreate --data "$DATA" --meta "$META" --chunk 64k --zero n wp
-must tvcreate -V 8M -n a wp
-must tpactivate wp
+vm_live_pool wp "$DATA" "$META" 8M a --chunk 64k --zero n
 head -c "$SIZE" /dev/zero | tr '\0' '\253' >full.bin
 must dd if=full.bin of=/dev/mapper/wp-a bs=1M oflag=direct status=none
 expect_eq "a fully written" "$(nonzero a)" "$SIZE"
