@@ -24,6 +24,7 @@
 #include "metadata/vg/label.h"
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
+#include "test/unit/test_env.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -137,30 +138,19 @@ static int vg_same(const struct vg *a, const struct vg *b)
 /* ---- the image files, byte for byte ---- */
 
 struct image {
-	unsigned char *b[VG_NR_ROLES];
-	size_t n[VG_NR_ROLES];
+	struct file_copy f[VG_NR_ROLES];
 };
 
 static void image_read(struct image *im)
 {
-	for (int i = 0; i < VG_NR_ROLES; i++) {
-		int fd = open(path_of(i), O_RDONLY);
-		struct stat st;
-
-		CU_ASSERT_FATAL(fd >= 0 && fstat(fd, &st) == 0);
-		im->n[i] = (size_t)st.st_size;
-		im->b[i] = malloc(im->n[i]);
-		CU_ASSERT_FATAL(im->b[i] != NULL);
-		CU_ASSERT_FATAL(pread(fd, im->b[i], im->n[i], 0) == (ssize_t)im->n[i]);
-		close(fd);
-	}
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		file_copy_read(path_of(i), &im->f[i]);
 }
 
 static void image_free(struct image *im)
 {
 	for (int i = 0; i < VG_NR_ROLES; i++)
-		free(im->b[i]);
-	memset(im, 0, sizeof(*im));
+		file_copy_free(&im->f[i]);
 }
 
 /* A and B are the same, but (when VG is not NULL) for the VG metadata
@@ -168,17 +158,18 @@ static void image_free(struct image *im)
 static int image_same(const struct image *a, const struct image *b, const struct vg *vg)
 {
 	for (int i = 0; i < VG_NR_ROLES; i++) {
-		uint64_t skip_from = a->n[i], skip_to = a->n[i];
+		const struct file_copy *x = &a->f[i], *y = &b->f[i];
+		uint64_t skip_from = x->size, skip_to = x->size;
 
-		if (a->n[i] != b->n[i])
+		if (x->size != y->size)
 			return 0;
 		if (vg) {
 			skip_from = vg->dev[i].mda.offset;
 			skip_to = skip_from + vg->dev[i].mda.size;
-			CU_ASSERT_FATAL(skip_to <= a->n[i]);
+			CU_ASSERT_FATAL(skip_to <= x->size);
 		}
-		if (memcmp(a->b[i], b->b[i], skip_from) ||
-		    memcmp(a->b[i] + skip_to, b->b[i] + skip_to, a->n[i] - skip_to))
+		if (memcmp(x->data, y->data, skip_from) ||
+		    memcmp(x->data + skip_to, y->data + skip_to, x->size - skip_to))
 			return 0;
 	}
 	return 1;
@@ -243,9 +234,6 @@ static void thin_edit(void (*fn)(struct thin_md *md, void *arg), void *arg)
  * (16 MiB) and b (8 MiB). */
 static void fresh_pool(void)
 {
-	struct pool_create_params cp = { .name = POOL, .data_path = data_path,
-					 .meta_path = meta_path };
-	struct pool_create_plan plan;
 	struct tp_log_capture cap;
 	char dir[600], etc[620];
 	struct pool *p;
@@ -257,16 +245,8 @@ static void fresh_pool(void)
 	setenv("TPTOOLS_DIR", etc, 1);
 	snprintf(data_path, sizeof(data_path), "%s/data.img", dir);
 	snprintf(meta_path, sizeof(meta_path), "%s/meta.img", dir);
-	for (int i = 0; i < VG_NR_ROLES; i++) {
-		int fd = open(path_of(i), O_CREAT | O_TRUNC | O_RDWR, 0600);
-
-		CU_ASSERT_FATAL(fd >= 0);
-		CU_ASSERT_FATAL(ftruncate(fd, i == VG_ROLE_META ? META_SIZE : DATA_SIZE) == 0);
-		close(fd);
-	}
 	tp_log_capture(&cap);
-	CU_ASSERT_FATAL(pool_plan(&cp, &plan) == 0);
-	CU_ASSERT_FATAL(pool_create(&cp, &plan) == 0);
+	pool_on_images(POOL, data_path, DATA_SIZE, meta_path, META_SIZE);
 	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
 	CU_ASSERT_FATAL(pool_volume_create(p, "a", 16u << 20, &over) == 0);
 	CU_ASSERT_FATAL(pool_volume_create(p, "b", 8u << 20, &over) == 0);
