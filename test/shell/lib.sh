@@ -2,7 +2,13 @@
 #
 # Each test runs in its own temporary directory (cwd) with TPTOOLS_DIR set
 # to ./etc and the freshly built commands first on PATH. A test passes when
-# it exits 0; `fail` stops it with a message.
+# it exits 0.
+#
+# ok and fail mean the same here and in test/vm/lib.sh: they STOP the test.
+# `fail MSG` stops it with a message; `ok CMD` demands that CMD succeeds,
+# else it stops. Every helper here that checks something stops on the first
+# failure; there is no "count and go on" (the VM scenarios' check, not,
+# expect_eq and note_fail do that).
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -26,6 +32,7 @@ failed() { expect_rc 5 "$@"; }
 out_has() { grep -q -- "$1" out || { cat out >&2; fail "stdout lacks '$1'"; }; }
 err_has() { grep -q -- "$1" err || { cat err >&2; fail "stderr lacks '$1'"; }; }
 out_lacks() { ! grep -q -- "$1" out || { cat out >&2; fail "stdout has '$1'"; }; }
+err_lacks() { ! grep -q -- "$1" err || { cat err >&2; fail "stderr has '$1'"; }; }
 
 # sums FILE...: print one checksum line per file (for byte-for-byte checks)
 sums() { sha256sum "$@"; }
@@ -51,6 +58,22 @@ wait_until() {
 have() { command -v "$1" >/dev/null 2>&1; }
 skip() { echo "SKIP: $*"; exit 77; }
 
+# loop_attach VAR FILE: a loop device for FILE, its path in VAR and in
+# loops[] (skips the test when none can be attached); loops_detach
+# detaches every one listed (for the test's EXIT trap). Call loop_attach
+# in the test's own shell, not in $(...), or the trap misses the device.
+loops=()
+loop_attach() {
+	local l
+	l=$(losetup -f --show "$2") || skip "cannot attach a loop device"
+	loops+=("$l")
+	printf -v "$1" '%s' "$l"
+}
+loops_detach() {
+	local l
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+}
+
 # meta_area POOL [--devices D,M]: "offset length" of the active
 # thin-metadata area, read from tpstatus --json as external tools would
 meta_area() {
@@ -60,6 +83,13 @@ meta_area() {
 import json, sys
 p = json.load(sys.stdin)["report"][0]["pool"][0]
 print(p["pool_meta_offset"], p["pool_meta_length"])'
+}
+
+# pool_bytes POOL FIELD[,FIELD...]: the pool's values of those tpstatus
+# columns in bytes (--units b, the b suffix dropped), on one line
+pool_bytes() {
+	tpstatus --noheadings --units b -o "$2" "$1" |
+		awk 'NF { for (i = 1; i <= NF; i++) sub(/b$/, "", $i); $1 = $1; print; exit }'
 }
 
 # meta_dev POOL: the metadata device path
@@ -121,18 +151,23 @@ thin_devices() {
 	thin_check_pool "$1"
 	thin_dump area.img | grep -c "<device " || true
 }
-# vol_dev_id POOL VOL: the volume's thin device id
-vol_dev_id() {
-	tpstatus --noheadings -o vol_name,vol_dev_id "$1" | awk -v v="$2" '$1 == v { print $2 }'
+# vol_field POOL VOL FIELD [tpstatus options...]: the vol_* column FIELD of
+# volume VOL of POOL ("" when the pool has no such volume or the value is
+# empty); e.g. vol_field vault www vol_size --units b
+vol_field() {
+	local pool=$1 vol=$2 field=$3
+	shift 3
+	tpstatus --noheadings "$@" -o "vol_name,$field" "$pool" | awk -v v="$vol" '$1 == v { print $2 }'
 }
+# vol_dev_id POOL VOL: the volume's thin device id
+vol_dev_id() { vol_field "$1" "$2" vol_dev_id; }
 # write_chunks POOL VOL VBLOCK COUNT: in a pool of 64 KiB chunks on
 # POOL-data.img, map COUNT chunks of VOL from VBLOCK on as the kernel
 # would (tp-thinmap) and put random data into them on the data device and
 # into VOL.want, the volume's expected image
 write_chunks() {
 	local pool=$1 vol=$2 vb=$3 n=$4 v d off
-	off=$(tpstatus --noheadings --units b -o pool_data_offset "$pool" |
-		awk 'NF { sub(/b$/, "", $1); print $1; exit }')
+	off=$(pool_bytes "$pool" pool_data_offset)
 	[ -n "$off" ] || fail "pool $pool: no data offset"
 	save_area "$pool" area.img
 	tp-thinmap area.img "$(vol_dev_id "$pool" "$vol")" "$vb" "$n" >map.txt ||

@@ -31,8 +31,7 @@ ok tpcheck vault
 # aimed with --offset at an area the pool uses, or any overlap with one:
 # refused, every byte as it was (cmp against copies)
 mda=4096
-data_off=$(tpstatus --noheadings --units b -o pool_data_offset vault |
-	awk 'NF { sub(/b$/, "", $1); print $1; exit }')
+data_off=$(pool_bytes vault pool_data_offset)
 cp vault-meta.img meta.copy
 cp vault-data.img data.copy
 refused() {	# refused OUT WHAT ARGS...: refused naming WHAT, OUT as it was

@@ -6,33 +6,25 @@
 # writers and readers alike.
 [ "$(id -u)" = 0 ] || skip "loop devices need root"
 have losetup || skip "no losetup"
-loops=()
 cleanup() {
 	[ -z "${holder:-}" ] || kill "$holder" 2>/dev/null || true
-	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+	loops_detach
 }
 trap cleanup EXIT
-# attach VAR IMAGE: a loop device for IMAGE in VAR, detached on exit
-attach() {
-	local l
-	l=$(losetup -f --show "$2") || skip "cannot attach a loop device"
-	loops+=("$l")
-	printf -v "$1" '%s' "$l"
-}
 
 # a pool name no other test on this machine uses: the label scan sees
 # every block device
 pool=clone$$
 image d.img 64M
 image m.img 16M
-attach D d.img
-attach M m.img
+loop_attach D d.img
+loop_attach M m.img
 ok tpcreate -d "$D" -m "$M" "$pool"
 ok tvcreate -V 8M -n v "$pool"
 cp d.img d2.img
 cp m.img m2.img
-attach D2 d2.img
-attach M2 m2.img
+loop_attach D2 d2.img
+loop_attach M2 m2.img
 
 refused() {
 	unchanged 5 "$@"

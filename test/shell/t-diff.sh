@@ -6,11 +6,10 @@ have tp-thinmap || fail "tp-thinmap not built (make tests)"
 DATA_SIZE=512M
 new_pool vp --chunk 64k
 ok tvcreate -V 1G -n a vp
-dev_id() { tpstatus --noheadings -o vol_name,vol_dev_id vp | awk -v v="$1" '$1 == v { print $2 }'; }
 
 # volume a: 5000 chunks written (a tree of many leaves), then snapshot s1
 save_area vp area.img
-tp-thinmap area.img "$(dev_id a)" 0 5000 >/dev/null || fail "tp-thinmap failed"
+tp-thinmap area.img "$(vol_dev_id vp a)" 0 5000 >/dev/null || fail "tp-thinmap failed"
 load_area vp area.img
 ok tvsnap vp/a -n s1
 ok tpdiff vp/s1 vp/a
@@ -19,8 +18,8 @@ out_has "0 ranges differ"
 # writes after the snapshot, as the kernel makes them: chunks 100..104
 # overwritten, 6000..6009 new
 save_area vp area.img
-tp-thinmap area.img "$(dev_id a)" 100 5 >/dev/null || fail "tp-thinmap failed"
-tp-thinmap area.img "$(dev_id a)" 6000 10 >/dev/null || fail "tp-thinmap failed"
+tp-thinmap area.img "$(vol_dev_id vp a)" 100 5 >/dev/null || fail "tp-thinmap failed"
+tp-thinmap area.img "$(vol_dev_id vp a)" 6000 10 >/dev/null || fail "tp-thinmap failed"
 load_area vp area.img
 ok tpcheck vp
 
@@ -60,7 +59,7 @@ have thin_delta || skip "thin_delta not installed (the rest compares with it)"
 save_area vp area.img
 for v in "" --verbose; do
 	# shellcheck disable=SC2086
-	thin_delta $v --snap1 "$(dev_id s1)" --snap2 "$(dev_id a)" area.img >want.xml
+	thin_delta $v --snap1 "$(vol_dev_id vp s1)" --snap2 "$(vol_dev_id vp a)" area.img >want.xml
 	# shellcheck disable=SC2086
 	ok tpdiff $v -f xml -o got.xml vp/s1 vp/a
 	cmp got.xml want.xml || fail "tpdiff -f xml $v differs from thin_delta"

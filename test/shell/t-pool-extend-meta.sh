@@ -5,7 +5,7 @@
 DATA_SIZE=256M
 new_pool mgrow
 ok tvcreate -V 1G -n a mgrow
-layout() { tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length,pool_spare_offset mgrow | awk 'NF { print $1, $2, $3; exit }'; }
+layout() { pool_bytes mgrow pool_meta_offset,pool_meta_length,pool_spare_offset; }
 [ "$(layout)" = "1048576 32505856 33554432" ] || fail "setup layout: $(layout)"
 
 # no room on the metadata device, a size not above the current one
@@ -58,7 +58,7 @@ rm -f mgrow-*.img
 DATA_SIZE=256M new_pool swapped
 ok tvcreate -V 1G -n a swapped
 ok tprepair -y --force swapped
-swapped_layout() { tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length,pool_spare_offset swapped | awk 'NF { print $1, $2, $3; exit }'; }
+swapped_layout() { pool_bytes swapped pool_meta_offset,pool_meta_length,pool_spare_offset; }
 [ "$(swapped_layout)" = "33554432 32505856 1048576" ] || fail "setup: not swapped: $(swapped_layout)"
 truncate -s 100M swapped-meta.img
 ok tpextend --metadata-size auto swapped

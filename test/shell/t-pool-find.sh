@@ -24,13 +24,9 @@ err_has "no tptools label"
 have losetup || skip "no losetup"
 image ld.img 256M
 image lm.img 16M
-loops=()
-cleanup() { for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done; }
-trap cleanup EXIT
-# attach FILE: sets $loop (no subshell, so cleanup sees every device)
-attach() { loop=$(losetup -f --show "$1") || skip "cannot attach loop devices"; loops+=("$loop"); }
-attach ld.img; ld=$loop
-attach lm.img; lm=$loop
+trap loops_detach EXIT
+loop_attach ld ld.img
+loop_attach lm lm.img
 ok tpcreate --data "$ld" --meta "$lm" blk
 ok tvcreate -V 1G -n v blk
 rm etc/devices
@@ -38,10 +34,10 @@ ok tpstatus blk
 err_has "found"
 grep -q "^blk data .* $ld$" etc/devices || fail "scan did not record $ld: $(cat etc/devices)"
 # move: detach and attach the other way round (different loop numbers)
-cleanup
+loops_detach
 loops=()
-attach lm.img; lm2=$loop
-attach ld.img; ld2=$loop
+loop_attach lm2 lm.img
+loop_attach ld2 ld.img
 ok tvcreate -V 1G -n w blk
 ok tpstatus --noheadings -o pool_data_dev,pool_meta_dev blk
 read -r dd_ mm_ <out

@@ -7,16 +7,15 @@
 have losetup || skip "no losetup"
 image ld.img 128M
 image lm.img 16M
-loops=() holder=
+holder=
 cleanup() {
 	rm -f held
 	[ -z "$holder" ] || wait "$holder" 2>/dev/null || true
-	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+	loops_detach
 }
 trap cleanup EXIT
-attach() { loop=$(losetup -f --show "$1") || skip "cannot attach loop devices"; loops+=("$loop"); }
-attach ld.img; ld=$loop
-attach lm.img; lm=$loop
+loop_attach ld ld.img
+loop_attach lm lm.img
 
 # hold DEV: hold it exclusively in the background until release
 hold() {

@@ -24,7 +24,7 @@ ok tpsend -o full.stream src/s1
 ok tpsend --from s1 -o inc.stream src/s2
 ok tpsend --format raw -o s1.want src/s1
 ok tpsend --format raw -o s2.want src/s2
-uuid_of() { tpstatus --noheadings -o vol_name,vol_content_uuid "$1" | awk -v v="$2" '$1 == v { print $2 }'; }
+uuid_of() { vol_field "$1" "$2" vol_content_uuid; }
 s1_uuid=$(uuid_of src s1)
 [ -n "$s1_uuid" ] || fail "no content uuid for src/s1"
 

@@ -20,8 +20,7 @@ ok tpcheck vault
 for v in a a1; do ok tpsend --format raw -o "$v.old" "vault/$v"; done
 cmp -s a.old a.want || fail "the raw export of vault/a differs from what was written"
 ok tpdump -o old.xml vault
-read -r spare len < <(tpstatus --noheadings --units b -o pool_spare_offset,pool_meta_length vault |
-	awk 'NF { sub(/b$/, "", $1); sub(/b$/, "", $2); print $1, $2; exit }')
+read -r spare len < <(pool_bytes vault pool_spare_offset,pool_meta_length)
 [ -n "$len" ] || fail "no spare area"
 cp --sparse=always vault-data.img data.old
 cp --sparse=always vault-meta.img meta.old
@@ -139,7 +138,6 @@ cmd=$(sed -n "s/^next: .*'\(tprepair [^']*--force\)'.*/\1/p" nomatch.out)
 # shellcheck disable=SC2086
 expect_rc 5 env TP_TEST_FAIL=repair-commit $cmd
 err_has "the pool is unchanged but for its spare thin-metadata area"
-err_lacks() { ! grep -q -- "$1" err || { cat err >&2; fail "stderr has '$1'"; }; }
 err_lacks "the input is unchanged"
 cmp -s vault-data.img data.lost || fail "the failed repair changed vault-data.img"
 cmp -s -n "$spare" vault-meta.img meta.lost || fail "the failed repair wrote before the spare"

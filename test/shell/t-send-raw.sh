@@ -8,7 +8,6 @@ DATA_SIZE=256M
 new_pool sp --chunk 64k
 ok tvcreate -V 8M -n a sp
 ok tvcreate -V 1000K -n odd sp
-dev_id() { vol_dev_id sp "$1"; }
 write() { write_chunks sp "$@"; }
 truncate -s 8M a.want
 truncate -s 1000K odd.want

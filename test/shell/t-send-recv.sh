@@ -10,20 +10,9 @@ new_pool src --chunk 64k
 DATA_SIZE=64M
 new_pool dst --chunk 64k
 ok tvcreate -V 16M -n www src
-dev_id() { tpstatus --noheadings -o vol_name,vol_dev_id "$1" | awk -v v="$2" '$1 == v { print $2 }'; }
-data_off=$(tpstatus --noheadings --units b -o pool_data_offset src | awk 'NF { sub(/b$/, "", $1); print $1; exit }')
 
 # write VOL VBLOCK COUNT: chunks mapped as the kernel would, random data in them
-write() {
-	local v d
-	save_area src area.img
-	tp-thinmap area.img "$(dev_id src "$1")" "$2" "$3" >map.txt || fail "tp-thinmap failed"
-	load_area src area.img
-	while read -r v d; do
-		head -c 65536 /dev/urandom |
-			dd of=src-data.img bs=64K seek=$((data_off / 65536 + d)) conv=notrunc status=none
-	done <map.txt
-}
+write() { write_chunks src "$@"; }
 raw() { tpsend --format raw -o "$2" "$1" >/dev/null || fail "tpsend --format raw $1"; }
 write www 0 20
 write www 100 5
@@ -49,7 +38,7 @@ ok tpcheck dst
 write www 10 3
 write www 200 4
 save_area src area.img
-tp-thinmap area.img "$(dev_id src www)" 0 0 >/dev/null
+tp-thinmap area.img "$(vol_dev_id src www)" 0 0 >/dev/null
 load_area src area.img
 ok tvsnap --readonly src/www -n s2
 ok tpsend --from s1 -o inc.stream src/s2

@@ -6,8 +6,8 @@ DATA_SIZE=128M
 new_pool rs --chunk 64k
 ok tvcreate -V 100M -n a rs
 ok tvsnap rs/a -n a-snap
-vsize() { tpstatus --noheadings --units b -o vol_name,vol_size rs | awk -v v="$1" '$1 == v { print $2 }'; }
-origin() { tpstatus --noheadings -o vol_name,vol_origin rs | awk -v v="$1" '$1 == v { print $2 }'; }
+vsize() { vol_field rs "$1" vol_size --units b; }
+origin() { vol_field rs "$1" vol_origin; }
 
 # give volume a (thin device 0) chunks 0..99 and 1500..1599 (64 KiB chunks)
 save_area rs area.img

@@ -7,8 +7,7 @@ have tp-thinmap || fail "tp-thinmap not built (make tests)"
 DATA_SIZE=256M
 new_pool rb --chunk 64k
 ok tvcreate -V 4M -n a rb
-dev_id() { vol_dev_id rb "$1"; }
-origin() { tpstatus --noheadings -o vol_name,vol_origin rb | awk -v v="$1" '$1 == v { print $2 }'; }
+origin() { vol_field rb "$1" vol_origin; }
 write() { write_chunks rb "$@"; }
 raw_is() {
 	tpsend --format raw -o got.raw "rb/$1" >/dev/null || fail "tpsend --format raw rb/$1 failed"
@@ -28,14 +27,14 @@ raw_is a a.want
 raw_is s1 s1.want
 
 # roll back to s1: a's content is s1's, s1 and s2 are kept as they were
-old=$(dev_id a)
+old=$(vol_dev_id rb a)
 ok tvrollback rb/a --to s1
 out_has "Volume rb/a rolled back to snapshot s1."
 out_lacks "size changed"
 raw_is a s1.want
 raw_is s1 s1.want
 raw_is s2 s2.want
-[ "$(dev_id a)" != "$old" ] || fail "a kept its thin device id"
+[ "$(vol_dev_id rb a)" != "$old" ] || fail "a kept its thin device id"
 [ "$(origin a)" = s1 ] || fail "a is not recorded as a snapshot of s1"
 [ -z "$(origin s1)" ] || fail "s1 did not take a's former origin (none)"
 [ "$(origin s2)" = a ] || fail "s2 lost its origin"

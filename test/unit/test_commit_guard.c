@@ -11,6 +11,7 @@
 #include "metadata/pdata/transaction_manager.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_internal.h"
+#include "test/unit/test_env.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -66,41 +67,17 @@ static void test_flush_refuses_write_locked(void)
 	io_destroy(io);
 }
 
-struct env {
-	struct io_engine *io;
-	struct block_manager *bm;
-	struct space_map *sm;
-	struct tm *tm;
-};
-
-static void env_open(struct env *e)
-{
-	CU_ASSERT_FATAL(io_mem_create(BLOCKS * BM_BLOCK_SIZE, "guard", &e->io) == 0);
-	CU_ASSERT_FATAL(bm_create(e->io, 16, &e->bm) == 0);
-	CU_ASSERT_FATAL(sm_create(e->bm, SM_METADATA, BLOCKS, &e->sm) == 0);
-	CU_ASSERT_FATAL(sm_set(e->sm, 0, 1) == 0);
-	CU_ASSERT_FATAL(tm_create(e->bm, e->sm, &e->tm) == 0);
-}
-
-static void env_close(struct env *e)
-{
-	tm_destroy(e->tm);
-	sm_destroy(e->sm);
-	bm_destroy(e->bm);
-	io_destroy(e->io);
-}
-
 /* A new block, then the superblock (block 0) written before the
  * pre-commit, locked during it, or another block dirtied after it. */
 static void test_pre_commit_and_commit(void)
 {
-	struct env e;
+	struct tm_env e;
 	struct bm_block *blk, *sb;
 	struct tp_log_capture cap;
 	unsigned char *disk;
 	uint64_t loc;
 
-	env_open(&e);
+	tm_env_open(&e, "guard", BLOCKS, 16);
 	disk = io_mem_data(e.io);
 	CU_ASSERT_FATAL(tm_new_block(e.tm, NULL, &blk) == 0);
 	fill(blk, 0x11);
@@ -166,7 +143,7 @@ static void test_pre_commit_and_commit(void)
 	bm_unlock(sb);
 	CU_ASSERT_EQUAL(tm_commit(e.tm, 0), 0);
 	CU_ASSERT_EQUAL(disk[0], 0x5b);
-	env_close(&e);
+	tm_env_close(&e);
 }
 
 /* A write lock leaked inside the thin layer (on a device's mapping root,

@@ -12,6 +12,7 @@
 #include "metadata/pdata/space_map.h"
 #include "metadata/pdata/transaction_manager.h"
 #include "metadata/pdata/u64map.h"
+#include "test/unit/test_env.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -51,39 +52,15 @@ static void test_u64map(void)
 	u64map_destroy(&m);
 }
 
-struct env {
-	struct io_engine *io;
-	struct block_manager *bm;
-	struct space_map *sm;
-	struct tm *tm;
-};
-
-static void env_open(struct env *e, uint64_t blocks, unsigned cache)
-{
-	CU_ASSERT_FATAL(io_mem_create(blocks * 4096, "pdata", &e->io) == 0);
-	CU_ASSERT_FATAL(bm_create(e->io, cache, &e->bm) == 0);
-	CU_ASSERT_FATAL(sm_create(e->bm, SM_METADATA, blocks, &e->sm) == 0);
-	CU_ASSERT_FATAL(sm_set(e->sm, 0, 1) == 0);
-	CU_ASSERT_FATAL(tm_create(e->bm, e->sm, &e->tm) == 0);
-}
-
-static void env_close(struct env *e)
-{
-	tm_destroy(e->tm);
-	sm_destroy(e->sm);
-	bm_destroy(e->bm);
-	io_destroy(e->io);
-}
-
 static void test_space_map(void)
 {
-	struct env e;
+	struct tm_env e;
 	struct sm_root root;
 	struct space_map *d, *d2, *m2;
 	uint64_t b, first;
 	uint32_t c;
 
-	env_open(&e, 40000, 64);	/* three metadata bitmaps */
+	tm_env_open(&e, "pdata", 40000, 64);	/* three metadata bitmaps */
 	CU_ASSERT_FATAL(sm_create(e.bm, SM_DATA, 50000, &d) == 0);
 	CU_ASSERT_EQUAL(sm_new_block(d, &first), 0);
 	for (int i = 0; i < 20000; i++)
@@ -137,7 +114,7 @@ static void test_space_map(void)
 	CU_ASSERT(sm_get(d2, 17000, &c) == 0 && c == 2);
 	sm_destroy(d2);
 	sm_destroy(d);
-	env_close(&e);
+	tm_env_close(&e);
 }
 
 /* More bitmaps than stay loaded: unchanged ones are dropped and re-read,
@@ -146,12 +123,12 @@ static void test_space_map(void)
 static void test_space_map_many_bitmaps(void)
 {
 	const uint64_t nb = 4200, nr = nb * SM_ENTRIES_PER_BITMAP;
-	struct env e;
+	struct tm_env e;
 	struct sm_root root, mroot;
 	struct space_map *d;
 	uint32_t c;
 
-	env_open(&e, 16384, 64);
+	tm_env_open(&e, "pdata", 16384, 64);
 	CU_ASSERT_FATAL(sm_create(e.bm, SM_DATA, nr, &d) == 0);
 	for (uint64_t i = 0; i < nb; i += 7)
 		CU_ASSERT_EQUAL_FATAL(sm_set(d, i * SM_ENTRIES_PER_BITMAP + i % 100, 1 + i % 5), 0);
@@ -192,7 +169,7 @@ static void test_space_map_many_bitmaps(void)
 		CU_ASSERT_EQUAL_FATAL(c, (i % 7 ? 0 : 1 + i % 5) + (i < 50));
 	}
 	sm_destroy(d);
-	env_close(&e);
+	tm_env_close(&e);
 }
 
 /* Counts >= 3 at scale: more changes in one transaction than the dirty map
@@ -305,16 +282,16 @@ static void test_space_map_overflow_scale(void)
 
 static void test_space_map_full(void)
 {
-	struct env e;
+	struct tm_env e;
 	uint64_t b;
 	int n = 0;
 
-	env_open(&e, 100, 16);
+	tm_env_open(&e, "pdata", 100, 16);
 	while (sm_new_block(e.sm, &b) == 0)
 		n++;
 	CU_ASSERT_EQUAL(n, 99);
 	CU_ASSERT_EQUAL(sm_new_block(e.sm, &b), -ENOSPC);
-	env_close(&e);
+	tm_env_close(&e);
 }
 
 /* ---- btree against a model ---- */
@@ -359,14 +336,14 @@ static int count_dec(void *ctx, const void *v)
 static void test_btree_model(void)
 {
 	enum { N = 6000, KEYS = 20000 };
-	struct env e;
+	struct tm_env e;
 	int decs = 0;
 	struct btree_info info;
 	uint64_t root, *model = calloc(KEYS, sizeof(uint64_t));
 	unsigned char v[8];
 	uint64_t live = 0;
 
-	env_open(&e, 4096, 16);	/* a tiny cache: dirty blocks get evicted */
+	tm_env_open(&e, "pdata", 4096, 16);	/* a tiny cache: dirty blocks get evicted */
 	info = (struct btree_info){ e.tm, { 8, &decs, NULL, count_dec } };
 	CU_ASSERT_FATAL(btree_empty(&info, &root) == 0);
 	for (int i = 0; i < N; i++) {
@@ -441,18 +418,18 @@ static void test_btree_model(void)
 	CU_ASSERT_EQUAL(sm_nr_allocated(e.sm), 2);
 	CU_ASSERT(decs > 0);
 	free(model);
-	env_close(&e);
+	tm_env_close(&e);
 }
 
 static void test_btree_shared(void)
 {
-	struct env e;
+	struct tm_env e;
 	struct btree_info info;
 	uint64_t a, b, found;
 	unsigned char v[8];
 	uint32_t c;
 
-	env_open(&e, 4096, 256);
+	tm_env_open(&e, "pdata", 4096, 256);
 	info = (struct btree_info){ e.tm, { 8, NULL, NULL, NULL } };
 	CU_ASSERT_FATAL(btree_empty(&info, &a) == 0);
 	for (uint64_t k = 0; k < 2000; k++) {
@@ -481,7 +458,7 @@ static void test_btree_shared(void)
 	CU_ASSERT_EQUAL(btree_del(&info, a), 0);
 	CU_ASSERT_EQUAL(btree_del(&info, b), 0);
 	CU_ASSERT_EQUAL(sm_nr_allocated(e.sm), 1 + 3 /* space map blocks of the commit */);
-	env_close(&e);
+	tm_env_close(&e);
 }
 
 /* ---- bottom-up builder ---- */
@@ -505,9 +482,9 @@ static int sink_write(void *ctx, uint64_t b, const void *data)
 static void test_btree_build(void)
 {
 	static const uint64_t sizes[] = { 0, 1, 252, 253, 378, 504, 505, 63504, 63505, 100000 };
-	struct env e;
+	struct tm_env e;
 
-	env_open(&e, 8192, 256);
+	tm_env_open(&e, "pdata", 8192, 256);
 	for (size_t t = 0; t < TP_ARRAY_SIZE(sizes); t++) {
 		struct mem_sink sink = { e.io, 1 };
 		struct btree_build bb;
@@ -536,7 +513,7 @@ static void test_btree_build(void)
 		}
 		bm_forget(e.bm);
 	}
-	env_close(&e);
+	tm_env_close(&e);
 }
 
 TP_TEST_SUITE(pdata, NULL, NULL,

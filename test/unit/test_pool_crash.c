@@ -26,6 +26,7 @@
 #include "metadata/thin/thin.h"
 #include "test/unit/crash_digest.h"
 #include "test/unit/crash_sim.h"
+#include "test/unit/test_env.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -46,8 +47,7 @@ static char data_path[640], meta_path[640], xml_path[640];
 /* ---- the images ---- */
 
 struct image {
-	unsigned char *data[2];
-	off_t size[2];
+	struct file_copy f[2];
 };
 
 static const char *path_of(int i)
@@ -57,16 +57,8 @@ static const char *path_of(int i)
 
 static void image_save(struct image *im)
 {
-	for (int i = 0; i < 2; i++) {
-		int fd = open(path_of(i), O_RDONLY);
-		struct stat st;
-		CU_ASSERT_FATAL(fd >= 0 && fstat(fd, &st) == 0);
-		im->size[i] = st.st_size;
-		im->data[i] = malloc((size_t)st.st_size);
-		CU_ASSERT_FATAL(im->data[i] != NULL);
-		CU_ASSERT_FATAL(pread(fd, im->data[i], (size_t)st.st_size, 0) == st.st_size);
-		close(fd);
-	}
+	for (int i = 0; i < 2; i++)
+		file_copy_read(path_of(i), &im->f[i]);
 }
 
 /* Put the saved images back, rewriting only the 64 KiB pieces that
@@ -77,14 +69,16 @@ static void image_load(const struct image *im)
 	static unsigned char buf[PIECE];
 
 	for (int i = 0; i < 2; i++) {
+		const unsigned char *data = im->f[i].data;
+		off_t size = (off_t)im->f[i].size;
 		int fd = open(path_of(i), O_RDWR);
 		CU_ASSERT_FATAL(fd >= 0);
-		CU_ASSERT_FATAL(ftruncate(fd, im->size[i]) == 0);
-		for (off_t at = 0; at < im->size[i]; at += PIECE) {
-			size_t n = im->size[i] - at < PIECE ? (size_t)(im->size[i] - at) : PIECE;
-			if (pread(fd, buf, n, at) == (ssize_t)n && !memcmp(buf, im->data[i] + at, n))
+		CU_ASSERT_FATAL(ftruncate(fd, size) == 0);
+		for (off_t at = 0; at < size; at += PIECE) {
+			size_t n = size - at < PIECE ? (size_t)(size - at) : PIECE;
+			if (pread(fd, buf, n, at) == (ssize_t)n && !memcmp(buf, data + at, n))
 				continue;
-			CU_ASSERT_FATAL(pwrite(fd, im->data[i] + at, n, at) == (ssize_t)n);
+			CU_ASSERT_FATAL(pwrite(fd, data + at, n, at) == (ssize_t)n);
 		}
 		close(fd);
 	}
@@ -92,8 +86,8 @@ static void image_load(const struct image *im)
 
 static void image_free(struct image *im)
 {
-	free(im->data[0]);
-	free(im->data[1]);
+	file_copy_free(&im->f[0]);
+	file_copy_free(&im->f[1]);
 }
 
 static void grow(const char *path, off_t size)
@@ -359,22 +353,12 @@ static const struct command commands[] = {
 
 static void make_pool(void)
 {
-	struct pool_create_params cp = { .name = POOL, .data_path = data_path,
-					 .meta_path = meta_path };
-	struct pool_create_plan plan;
 	struct pool_dump_params dp = { .source = POOL, .format = POOL_DUMP_XML,
 				       .output = xml_path };
 	struct pool *p;
 	uint64_t over;
 
-	for (int i = 0; i < 2; i++) {
-		int fd = open(path_of(i), O_CREAT | O_TRUNC | O_RDWR, 0600);
-		CU_ASSERT_FATAL(fd >= 0);
-		CU_ASSERT_FATAL(ftruncate(fd, i ? META_SIZE : DATA_SIZE) == 0);
-		close(fd);
-	}
-	CU_ASSERT_FATAL(pool_plan(&cp, &plan) == 0);
-	CU_ASSERT_FATAL(pool_create(&cp, &plan) == 0);
+	pool_on_images(POOL, data_path, DATA_SIZE, meta_path, META_SIZE);
 	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
 	CU_ASSERT_FATAL(pool_volume_create(p, "a", 64u << 20, &over) == 0);
 	CU_ASSERT_FATAL(pool_volume_create(p, "gone", 64u << 20, &over) == 0);

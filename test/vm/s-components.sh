@@ -14,18 +14,14 @@
 # label scan the same way, and tpcreate refuses the map and its own path
 # as data and metadata (the same storage, sysfs slaves/).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 5 ] || skip_scenario "needs 5 disks, have $#"
-A=$1 B=$2 META=$3 MP=$4 MPMETA=$5
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p /run/mdadm "$TPTOOLS_DIR"
-vm_modprobe raid1 || skip_scenario "no raid1 module"
+vm_begin -n 5 -e -m -k raid1
+A=${disks[0]} B=${disks[1]} META=${disks[2]} MP=${disks[3]} MPMETA=${disks[4]}
 MIB=$((TP_DISK_SIZE >> 20))
 
 # rc CMD...: CMD's exit status, its stderr in ./err, stdout in ./out
 rc() { "$@" >out 2>err && echo 0 || echo $?; }
-has() { grep -q -- "$2" "$1" || fail "$1 lacks '$2': $(cat "$1")"; }
-lacks() { ! grep -q -- "$2" "$1" || fail "$1 has '$2': $(cat "$1")"; }
+has() { grep -q -- "$2" "$1" || note_fail "$1 lacks '$2': $(cat "$1")"; }
+lacks() { ! grep -q -- "$2" "$1" || note_fail "$1 has '$2': $(cat "$1")"; }
 # no_pool POOL: device-mapper holds nothing of POOL
 no_pool() {
 	local t
@@ -53,7 +49,7 @@ udev_test() {
 	: >$r/64-md-raid-assembly.rules
 	printf '%s\n' "${2:-}" >$r/68-tptools-feign.rules
 	[ -z "${2:-}" ] || : >$r/63-md-raid-arrays.rules
-	udevadm test "/sys/class/block/${1#/dev/}" >udev.out 2>&1 || fail "udevadm test $1"
+	udevadm test "/sys/class/block/${1#/dev/}" >udev.out 2>&1 || note_fail "udevadm test $1"
 	mm=$(printf '%d:%d' $(stat -Lc '0x%t 0x%T' "$1"))
 	rm -f $r/60-tptools-member.rules $r/69-tptools-autoactivate.rules \
 		$r/64-md-raid-assembly.rules $r/63-md-raid-arrays.rules $r/68-tptools-feign.rules \
@@ -66,9 +62,7 @@ round() {
 	step "RAID1, metadata $ver: a pool on /dev/md1, data written"
 	must mdadm --create /dev/md1 --run --quiet --assume-clean --level=1 --raid-devices=2 \
 		--metadata="$ver" "$A" "$B"
-	must tpcreate --data /dev/md1 --meta "$META" "$pool"
-	must tvcreate -V 32M -n v "$pool"
-	must tpactivate "$pool"
+	vm_live_pool "$pool" /dev/md1 "$META" 32M v
 	must dd if=/dev/urandom of=data.bin bs=1M count=8 status=none
 	must dd if=data.bin of="/dev/mapper/$pool-v" bs=1M oflag=direct status=none
 	sum=$(md5sum <data.bin)
@@ -92,7 +86,7 @@ round() {
 		has err "the array is not assembled"
 		has err "mdadm --assemble --run /dev/md1 $A $B"
 	fi
-	cmp -s etc/devices devices.before || fail "$ver: the devices file changed: $(cat etc/devices)"
+	cmp -s etc/devices devices.before || note_fail "$ver: the devices file changed: $(cat etc/devices)"
 	lacks etc/devices " $A$"
 	expect_eq "$ver: tpactivate exit" "$(rc tpactivate "$pool")" 5
 	[ "$ver" = 1.2 ] || has err "md array /dev/md1"
@@ -129,7 +123,7 @@ round() {
 	cat err
 	[ "$ver" = 1.2 ] || has err "md array /dev/md1"
 	no_pool "$pool"
-	cmp -s etc/devices devices.before || fail "$ver: the devices file changed: $(cat etc/devices)"
+	cmp -s etc/devices devices.before || note_fail "$ver: the devices file changed: $(cat etc/devices)"
 
 	if [ "$ver" = 1.0 ] && [ -x /lib/systemd/systemd-udevd ]; then
 		step "metadata $ver: the degraded array assembled but not started (incremental)"

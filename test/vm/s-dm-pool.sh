@@ -5,8 +5,8 @@
 # use, garbage metadata, unknown thin id, read-only pool), reactivation
 # from kernel-written metadata, and a pool running out of data space.
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-MDISK=$1 DDISK=$2 XDISK=$3
+vm_begin
+MDISK=${disks[0]} DDISK=${disks[1]} XDISK=${disks[2]}
 P=vault PU=2b7c9a4e-1d3f-4a6b-8c5d-0e1f2a3b4c5d
 MOFF=$((1 << 20)) MLEN=$((4 << 20))
 DOFF=$((2 << 20)) DLEN=$((48 << 20))
@@ -27,7 +27,7 @@ expect_eq "stack devices after a refused activation" "$(ours $PU)" 3
 step "volumes and live snapshots"
 must tp-dmtest create-thin $P-tpool 0
 must tp-dmtest vol-activate $P $PU www 0 $VS
-ok test -b /dev/mapper/$P-www
+check test -b /dev/mapper/$P-www
 must dd if=/dev/urandom of=pattern bs=1M count=4 status=none
 must dd if=pattern of=/dev/mapper/$P-www bs=1M oflag=direct status=none
 want=$(md5sum <pattern | cut -d' ' -f1)
@@ -48,7 +48,7 @@ expect_eq "origin resumed after a failed snapshot" "$(field suspended "$(tp-dmte
 
 step "refusals"
 expect_eq "volume with an unknown thin id" "$(tp-dmtest vol-activate $P $PU ghost 9 $VS 2>/dev/null)" "err=ENODATA"
-ok test ! -e /dev/mapper/$P-ghost
+check test ! -e /dev/mapper/$P-ghost
 expect_eq "pool in use" "$(tp-dmtest deactivate $P 2>/dev/null)" "err=EBUSY"
 expect_eq "stack kept" "$(ours $PU)" 5
 expect_eq "volume of an inactive pool" "$(tp-dmtest vol-activate nopool $PU v 0 $VS 2>/dev/null)" "err=ENXIO"
@@ -66,7 +66,7 @@ must tp-dmtest deactivate $P	# nothing left: still fine
 
 step "the kernel-written metadata"
 must tp-dmtest linear chk "" "$MDISK" $MOFF $MLEN
-ok thin_check /dev/mapper/chk
+check thin_check /dev/mapper/chk
 expect_eq "thin devices" "$(thin_dump /dev/mapper/chk | grep -c '<device ')" 3
 must tp-dmtest remove chk
 
@@ -94,7 +94,7 @@ step "garbage metadata is refused, nothing left behind"
 must dd if=/dev/urandom of="$XDISK" bs=1M count=4 oflag=direct status=none
 out=$(tp-dmtest activate bad "$PU" "$XDISK" 0 $MLEN "$DDISK" $DOFF $DLEN $BS 8 2>&1)
 echo "$out"
-[[ $out == *err=* ]] || fail "activation on garbage metadata succeeded"
+[[ $out == *err=* ]] || note_fail "activation on garbage metadata succeeded"
 expect_eq "after a refused activation" "$(ours $PU)" 0
 
 step "read-only pool: messages refused"
@@ -102,7 +102,7 @@ must act read_only
 out=$(tp-dmtest pool-status $P-tpool)
 expect_eq "read-only mode" "$(field mode "$out")" ro
 out=$(tp-dmtest create-thin $P-tpool 7 2>/dev/null)
-[[ $out == err=EOPNOTSUPP || $out == err=EINVAL ]] || fail "create_thin on a read-only pool: $out"
+[[ $out == err=EOPNOTSUPP || $out == err=EINVAL ]] || note_fail "create_thin on a read-only pool: $out"
 must tp-dmtest deactivate $P
 
 step "out of data space with error_if_no_space"

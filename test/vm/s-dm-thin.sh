@@ -6,8 +6,8 @@
 # messages and their kernel errors, removal; then thin_check and
 # thin_dump accept the metadata the kernel wrote.
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-MDISK=$1 DDISK=$2
+vm_begin
+MDISK=${disks[0]} DDISK=${disks[1]}
 POOL=tp-a			# a '-' in the name: dm names double it
 PUUID=0f3a6c2e9d1b4c55
 MOFF=$((1 << 20)) MLEN=$((8 << 20))	# metadata area: 1 MiB .. 9 MiB of disk 1
@@ -24,7 +24,7 @@ expect_eq "snapshot dm name" "$V1" "tp--a-v0--snap"
 
 step "kernel support"
 out=$(tp-dmtest available)
-ok test $? = 0
+check test $? = 0
 echo "${out:-available}"
 tp-dmtest version thin-pool
 tp-dmtest version thin
@@ -40,7 +40,7 @@ step "metadata and data areas (linear, internal)"
 must dd if=/dev/zero of="$MDISK" bs=4096 count=1 seek=$((MOFF / 4096)) oflag=direct status=none
 must tp-dmtest linear "$TMETA" "$(uuid tmeta)" "$MDISK" $MOFF $MLEN internal
 must tp-dmtest linear "$TDATA" "$(uuid tdata)" "$DDISK" $DOFF $DLEN internal
-ok test -b "/dev/mapper/$TMETA"
+check test -b "/dev/mapper/$TMETA"
 out=$(tp-dmtest info "$TMETA")
 expect_eq "tmeta uuid" "$(field uuid "$out")" "TPTOOLS-$PUUID-tmeta"
 expect_eq "tmeta size" "$(blockdev --getsize64 "/dev/mapper/$TMETA")" $MLEN
@@ -67,7 +67,7 @@ must tp-dmtest create-thin "$TPOOL" 0
 out=$(tp-dmtest create-thin "$TPOOL" 0)
 expect_eq "create_thin of a used id" "$out" "err=EEXIST"
 must tp-dmtest thin "$V0" "$(uuid thin 0)" "$(tp-dmtest devno "$TPOOL")" 0 $VSECT
-ok test -b "/dev/mapper/$V0"
+check test -b "/dev/mapper/$V0"
 must dd if=/dev/urandom of=pattern bs=1M count=8 status=none
 must dd if=pattern of="/dev/mapper/$V0" bs=1M oflag=direct status=none
 sum0=$(md5sum <pattern | cut -d' ' -f1)
@@ -91,7 +91,7 @@ must dd if=/dev/zero of="/dev/mapper/$V0" bs=1M count=1 oflag=direct status=none
 got=$(dd if="/dev/mapper/$V1" bs=1M count=8 iflag=direct status=none | md5sum | cut -d' ' -f1)
 expect_eq "snapshot keeps the old data" "$got" "$sum0"
 got=$(dd if="/dev/mapper/$V0" bs=1M count=8 iflag=direct status=none | md5sum | cut -d' ' -f1)
-[ "$got" != "$sum0" ] || fail "origin did not change"
+[ "$got" != "$sum0" ] || note_fail "origin did not change"
 
 step "external origin: unprovisioned blocks read from a read-only device"
 must dd if=/dev/urandom of=origin bs=1M count=2 status=none
@@ -128,7 +128,7 @@ step "metadata snapshot"
 must tp-dmtest reserve-snap "$TPOOL"
 out=$(tp-dmtest pool-status "$TPOOL")
 echo "$out"
-[ "$(field held_root "$out")" != "-0" ] || fail "no held root after reserve_metadata_snap"
+[ "$(field held_root "$out")" != "-0" ] || note_fail "no held root after reserve_metadata_snap"
 not tp-dmtest reserve-snap "$TPOOL"
 must tp-dmtest release-snap "$TPOOL"
 out=$(tp-dmtest pool-status "$TPOOL")
@@ -143,7 +143,7 @@ out=$(tp-dmtest delete "$TPOOL" 1)
 expect_eq "delete of an active thin" "$out" "err=EBUSY"
 must tp-dmtest remove "$V1"
 must tp-dmtest delete "$TPOOL" 1
-ok test ! -e "/dev/mapper/$V1"
+check test ! -e "/dev/mapper/$V1"
 out=$(tp-dmtest remove "$V1")
 expect_eq "remove of a removed device" "$out" "err=ENXIO"
 
@@ -177,12 +177,12 @@ step "thin_check and thin_dump on the kernel-written metadata"
 # through a linear device over the area (thin_check uses O_DIRECT, which
 # the guest's tmpfs refuses)
 must tp-dmtest linear "$TMETA" "$(uuid tmeta)" "$MDISK" $MOFF $MLEN internal
-ok thin_check "/dev/mapper/$TMETA"
-thin_dump "/dev/mapper/$TMETA" >dump.xml || fail "thin_dump"
+check thin_check "/dev/mapper/$TMETA"
+thin_dump "/dev/mapper/$TMETA" >dump.xml || note_fail "thin_dump"
 head -2 dump.xml
-grep -q 'transaction="1"' dump.xml || fail "thin_dump: transaction 1 not found"
-grep -q 'data_block_size="128"' dump.xml || fail "thin_dump: block size"
-grep -q "nr_data_blocks=\"$((DLEN * 3 / 1024 / BS))\"" dump.xml || fail "thin_dump: grown size"
+grep -q 'transaction="1"' dump.xml || note_fail "thin_dump: transaction 1 not found"
+grep -q 'data_block_size="128"' dump.xml || note_fail "thin_dump: block size"
+grep -q "nr_data_blocks=\"$((DLEN * 3 / 1024 / BS))\"" dump.xml || note_fail "thin_dump: grown size"
 expect_eq "devices in the dump" "$(grep -c '<device ' dump.xml)" 1
 must tp-dmtest remove "$TMETA"
 
@@ -190,8 +190,8 @@ step "without DM_DISABLE_UDEV and no udev running, nodes still appear"
 ( unset DM_DISABLE_UDEV
   VM_FAILS=0
   must tp-dmtest linear "$TMETA" "$(uuid tmeta)" "$MDISK" $MOFF $MLEN
-  ok test -b "/dev/mapper/$TMETA"
+  check test -b "/dev/mapper/$TMETA"
   must tp-dmtest remove "$TMETA"
-  ok test ! -e "/dev/mapper/$TMETA"
-  exit $VM_FAILS ) || fail "udev-less node handling"
+  check test ! -e "/dev/mapper/$TMETA"
+  exit $VM_FAILS ) || note_fail "udev-less node handling"
 finish

@@ -18,12 +18,7 @@
 # whose content is derived from seed, volume, block and round). Knob:
 # FAULT_SEED (default: from the clock, printed).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 5 ] || skip_scenario "needs 5 disks, have $#"
-disks=("$@")
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
-vm_modprobe dm-flakey || skip_scenario "no dm-flakey module"
+vm_begin -n 5 -e -k dm-flakey
 SEED=${FAULT_SEED:-$(($(date +%s%N) % 1000000007))}
 echo "s-faults: seed $SEED (FAULT_SEED=$SEED repeats this run)"
 faults=0
@@ -43,30 +38,27 @@ kneeds() { dmsetup status "$1-tpool" | awk '{ print ($4 == "Fail" ? "-" : $11) }
 # recover POOL: the documented way back after a fault (devices fixed)
 recover() {
 	local rc
-	ok tpdeactivate "$1"
+	check tpdeactivate "$1"
 	tpcheck "$1" >check.out 2>&1
 	rc=$?
 	sed 's/^/  tpcheck: /' check.out
 	if [ $rc -ge 1 ]; then	# damage, needs_check or leaks: tprepair
-		ok tprepair "$1"
-		tpcheck "$1" >check.out 2>&1 || { fail "tpcheck after tprepair exit $?"; cat check.out; }
+		check tprepair "$1"
+		tpcheck "$1" >check.out 2>&1 || { note_fail "tpcheck after tprepair exit $?"; cat check.out; }
 	fi
-	ok tpactivate "$1"
+	check tpactivate "$1"
 }
 
 D0=${disks[0]} D1=${disks[1]}
 step "pool fp on dm devices over $D0 (data) and $D1 (metadata)"
 must dmsetup create flt-data --table "$(linear flt-data "$D0")"
 must dmsetup create flt-meta --table "$(linear flt-meta "$D1")"
-must tpcreate --data /dev/mapper/flt-data --meta /dev/mapper/flt-meta --chunk 64K \
-	--zero y --force --yes fp
-must tvcreate -V 16M -n v0 fp
-must tvcreate -V 16M -n v1 fp
-must tpactivate fp
+vm_live_pool fp /dev/mapper/flt-data /dev/mapper/flt-meta 16M "v0 v1" --chunk 64K --zero y \
+	--force --yes
 V=(/dev/mapper/fp-v0 /dev/mapper/fp-v1)
 PER=16
 must tp-crashwriter write "$SEED" 1 5 $PER - "${V[@]}" >/dev/null
-ok tp-crashwriter verify "$SEED" 5 5 $PER "${V[@]}"
+check tp-crashwriter verify "$SEED" 5 5 $PER "${V[@]}"
 
 step "1. metadata device fails writes during a commit"
 table flt-meta "0 $(($(blockdev --getsz "$D1") - 2048)) flakey $D1 2048 0 1 1 error_writes"
@@ -74,18 +66,18 @@ faults=$((faults + 1))
 not tp-crashwriter write "$SEED" 6 6 $PER - "${V[@]}" >/dev/null
 mode=$(kmode fp)
 echo "kernel: pool mode '$mode', needs_check '$(kneeds fp)'"
-case $mode in ro | Fail) ;; *) fail "pool mode after a failed commit: '$mode'" ;; esac
+case $mode in ro | Fail) ;; *) note_fail "pool mode after a failed commit: '$mode'" ;; esac
 tpstatus fp >st.out 2>&1
 echo "tpstatus exit $?:"
 sed 's/^/  /' st.out
-grep -Eqi 'read-only|failed' st.out || fail "tpstatus does not say the pool is read-only/failed"
-grep -q 'tpcheck' st.out || fail "tpstatus does not name the recovery (tpcheck)"
+grep -Eqi 'read-only|failed' st.out || note_fail "tpstatus does not say the pool is read-only/failed"
+grep -q 'tpcheck' st.out || note_fail "tpstatus does not name the recovery (tpcheck)"
 table flt-meta "$(linear flt-meta "$D1")"
 recover fp
 expect_eq "mode after recovery" "$(kmode fp)" rw
-ok tp-crashwriter verify "$SEED" 5 6 $PER "${V[@]}"
+check tp-crashwriter verify "$SEED" 5 6 $PER "${V[@]}"
 must tp-crashwriter write "$SEED" 6 6 $PER - "${V[@]}" >/dev/null
-ok tp-crashwriter verify "$SEED" 6 6 $PER "${V[@]}"
+check tp-crashwriter verify "$SEED" 6 6 $PER "${V[@]}"
 
 step "2. data device fails writes"
 table flt-data "0 $(($(blockdev --getsz "$D0") - 2048)) flakey $D0 2048 0 1 1 error_writes"
@@ -98,12 +90,12 @@ echo "tpstatus exit $?:"
 sed 's/^/  /' st.out
 table flt-data "$(linear flt-data "$D0")"
 if [ "$mode" != rw ]; then
-	grep -Eqi 'read-only|failed' st.out || fail "tpstatus does not say the pool is $mode"
+	grep -Eqi 'read-only|failed' st.out || note_fail "tpstatus does not say the pool is $mode"
 	recover fp
 fi
-ok tp-crashwriter verify "$SEED" 6 7 $PER "${V[@]}"
+check tp-crashwriter verify "$SEED" 6 7 $PER "${V[@]}"
 must tp-crashwriter write "$SEED" 7 8 $PER - "${V[@]}" >/dev/null
-ok tp-crashwriter verify "$SEED" 8 8 $PER "${V[@]}"
+check tp-crashwriter verify "$SEED" 8 8 $PER "${V[@]}"
 
 step "3. read errors on the thin-metadata area during activation"
 must tpdeactivate fp
@@ -118,13 +110,13 @@ tpactivate fp >act.out 2>&1
 rc=$?
 sed 's/^/  tpactivate: /' act.out
 expect_eq "tpactivate on unreadable metadata exit" $rc 5
-grep -qi 'error\|cannot' act.out || fail "tpactivate does not explain"
-dmsetup ls | grep -q '^fp-\(tpool\|v0\|v1\)' && fail "a failed activation left devices behind"
+grep -qi 'error\|cannot' act.out || note_fail "tpactivate does not explain"
+dmsetup ls | grep -q '^fp-\(tpool\|v0\|v1\)' && note_fail "a failed activation left devices behind"
 table flt-meta "$(linear flt-meta "$D1")"
 must tpactivate fp
-ok tp-crashwriter verify "$SEED" 8 8 $PER "${V[@]}"
+check tp-crashwriter verify "$SEED" 8 8 $PER "${V[@]}"
 must tpdeactivate fp
-ok tpcheck fp
+check tpcheck fp
 must tpremove -y fp
 must dmsetup remove flt-data flt-meta
 
@@ -134,10 +126,8 @@ s3=$(($(blockdev --getsz "$D3") - 2048)) s4=$(($(blockdev --getsz "$D4") - 2048)
 must dmsetup create mx-meta --table "0 32768 linear $D2 2048"
 must dmsetup create mx-data --table "0 $s3 linear $D3 2048
 $s3 $s4 linear $D4 2048"
-must tpcreate --data /dev/mapper/mx-data --meta /dev/mapper/mx-meta --chunk 64K \
-	--zero n --metadata-size 2M --force --yes mp
-must tvcreate -V 160M -n big mp
-must tpactivate mp
+vm_live_pool mp /dev/mapper/mx-data /dev/mapper/mx-meta 160M big --chunk 64K --zero n \
+	--metadata-size 2M --force --yes
 must dd if=/dev/zero of=/dev/mapper/mp-big bs=1M count=160 oflag=direct status=none
 full=0 k=0
 while [ $k -lt 200 ]; do
@@ -160,23 +150,23 @@ faults=$((faults + 1))
 mode=$(kmode mp)
 echo "after $k snapshots: kernel pool mode '$mode', needs_check '$(kneeds mp)'"
 tpstatus -o pool_name,pool_mode,pool_meta_percent,pool_needs_check mp
-[ $full = 1 ] || fail "the metadata did not fill in $k rounds"
-[ "$mode" = ro ] || [ "$mode" = Fail ] || fail "pool mode with full metadata: '$mode'"
+[ $full = 1 ] || note_fail "the metadata did not fill in $k rounds"
+[ "$mode" = ro ] || [ "$mode" = Fail ] || note_fail "pool mode with full metadata: '$mode'"
 tpstatus mp >st.out 2>&1
 echo "tpstatus exit $?:"
 sed 's/^/  /' st.out
-grep -Eqi 'read-only|failed' st.out || fail "tpstatus does not say the pool is read-only"
-grep -q 'metadata-size' st.out || fail "tpstatus does not name the way out (tpextend --metadata-size)"
-ok tpdeactivate mp
-ok tpextend --metadata-size 4M mp
+grep -Eqi 'read-only|failed' st.out || note_fail "tpstatus does not say the pool is read-only"
+grep -q 'metadata-size' st.out || note_fail "tpstatus does not name the way out (tpextend --metadata-size)"
+check tpdeactivate mp
+check tpextend --metadata-size 4M mp
 recover mp
 expect_eq "mode after growing the metadata" "$(kmode mp)" rw
 # rounds before the fill were fsync'd; the last one may have failed
-ok tp-crashwriter verify "$SEED" $((k - 1)) $k 24 /dev/mapper/mp-big
+check tp-crashwriter verify "$SEED" $((k - 1)) $k 24 /dev/mapper/mp-big
 must tvsnap mp/big -n after
 must tp-crashwriter write "$SEED" $k $((k + 1)) 24 - /dev/mapper/mp-big >/dev/null
-ok tp-crashwriter verify "$SEED" $((k + 1)) $((k + 1)) 24 /dev/mapper/mp-big
+check tp-crashwriter verify "$SEED" $((k + 1)) $((k + 1)) 24 /dev/mapper/mp-big
 must tpdeactivate mp
-ok tpcheck mp
+check tpcheck mp
 echo "s-faults: seed $SEED: $faults faults injected"
 finish

@@ -9,36 +9,31 @@
 # thin_check clean after each;
 # tprename refuses an active pool.
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 3 ] || skip_scenario "needs 3 disks, have $#"
+vm_begin -n 3 -e -o loop
 command -v fio >/dev/null || skip_scenario "no fio"
-disks=("$@")
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
-vm_modprobe loop 2>/dev/null || true
 
 # status POOL FIELDS: tpstatus values in bytes, one line
 status() { tpstatus --noheadings --units b -o "$2" "$1" | awk 'NF { $1 = $1; print; exit }'; }
 size_of() { status "$1" "$2" | tr -d b; }
 mon_start() { tpmonitor --interval 1 >"$1" 2>&1 & MON=$!; }
-mon_stop() { kill -TERM "$MON"; ok wait "$MON"; }
+mon_stop() { kill -TERM "$MON"; check wait "$MON"; }
 # check_meta POOL: tpcheck and thin_check of the inactive pool's active area
 check_meta() {
 	local off len meta loopdev
-	ok tpcheck "$1"
+	check tpcheck "$1"
 	read -r off len meta <<<"$(tpstatus --noheadings --units b \
 		-o pool_meta_offset,pool_meta_length,pool_meta_dev "$1" | awk 'NF == 3')"
 	dd if="$meta" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
 		status=none
-	loopdev=$(losetup -f --show area.img) || { fail "losetup"; return; }
-	ok thin_check "$loopdev"
+	loopdev=$(losetup -f --show area.img) || { note_fail "losetup"; return; }
+	check thin_check "$loopdev"
 	losetup -d "$loopdev"
 	rm -f area.img
 }
 
 step "autoextension from a grown loop device while fio fills the pool"
 truncate -s 48M data.img
-DATA=$(losetup -f --show data.img) || die "losetup"
+DATA=$(losetup -f --show data.img) || fail "losetup"
 must tpcreate --data "$DATA" --meta "${disks[0]}" --chunk 64k --zero n --warn 50 \
 	--autoextend-threshold 60 --autoextend-by 50% mon
 start_size=$(size_of mon pool_size)
@@ -47,17 +42,17 @@ must losetup -c "$DATA"
 must tvcreate -V 150M -n v mon
 must tpactivate mon
 mon_start mon1.log
-ok timeout 300 fio --name=fill --filename=/dev/mapper/mon-v --rw=write --bs=1M --size=140M \
+check timeout 300 fio --name=fill --filename=/dev/mapper/mon-v --rw=write --bs=1M --size=140M \
 	--direct=1 --ioengine=psync --eta=never --verify=crc32c --do_verify=1 --output=fio1.out
 cat fio1.out | grep -E "err=|WRITE:|READ:" || true
 grown=$(size_of mon pool_size)
 echo "data area: $start_size -> $grown bytes"
-[ "$grown" -gt $((140 << 20)) ] || fail "the pool did not grow enough: $grown"
-grep -q "autoextended" mon1.log || fail "no autoextension logged: $(cat mon1.log)"
-grep -q "data is .* full (warn threshold 50%)" mon1.log || fail "no warning logged"
-[ "$(status mon pool_monitor)" != "-" ] || fail "tpstatus shows no monitor action"
+[ "$grown" -gt $((140 << 20)) ] || note_fail "the pool did not grow enough: $grown"
+grep -q "autoextended" mon1.log || note_fail "no autoextension logged: $(cat mon1.log)"
+grep -q "data is .* full (warn threshold 50%)" mon1.log || note_fail "no warning logged"
+[ "$(status mon pool_monitor)" != "-" ] || note_fail "tpstatus shows no monitor action"
 uuid=$(status mon pool_uuid)
-grep -q "^action " "$TPTOOLS_DIR/run/monitor/$uuid" || fail "no monitor state file"
+grep -q "^action " "$TPTOOLS_DIR/run/monitor/$uuid" || note_fail "no monitor state file"
 expect_eq "still queueing when full" "$(status mon pool_when_full)" queue
 # the monitor would take the room the next step gives tpextend
 mon_stop
@@ -68,17 +63,17 @@ must losetup -c "$DATA"
 must tpextend mon
 live=$(size_of mon pool_size)
 echo "live tpextend: $grown -> $live bytes"
-[ "$live" -gt $((250 << 20)) ] || fail "live tpextend: $live"
+[ "$live" -gt $((250 << 20)) ] || note_fail "live tpextend: $live"
 fio --name=rewrite --filename=/dev/mapper/mon-v --rw=write --bs=1M --size=100M --direct=1 \
 	--ioengine=psync --verify=crc32c --do_verify=1 --output=fio2.out &
 FIO=$!
 must tvresize -V +64M mon/v
-ok wait "$FIO"
+check wait "$FIO"
 expect_eq "volume size in the kernel" "$(blockdev --getsize64 /dev/mapper/mon-v)" $((214 << 20))
 expect_eq "volume size in the VG" \
 	"$(tpstatus --noheadings --units b -o vol_name,vol_size mon | awk '$1 == "v" { print $2 }')" \
 	"$((214 << 20))b"
-ok dd if=/dev/mapper/mon-v of=/dev/null bs=1M skip=200 count=14 status=none
+check dd if=/dev/mapper/mon-v of=/dev/null bs=1M skip=200 count=14 status=none
 
 step "live tpextend stopped by KILL after its VG commit, and by INT after its reload"
 # the kernel's data blocks and the VG's, the transaction ids of both
@@ -97,7 +92,7 @@ for cut in after-vg-commit:KILL:137 after-apply:INT:130; do
 	TP_TEST_PAUSE=$st TP_TEST_PAUSE_FILE=$PWD/pause \
 		env --default-signal=INT,TERM,HUP tpextend mon >ext.out 2>ext.err &
 	pid=$!
-	wait_file pause "$pid" || fail "tpextend never reached $st"
+	wait_file pause "$pid" || note_fail "tpextend never reached $st"
 	kill "-$sig" "$pid"
 	rm -f pause
 	rc=0; wait "$pid" || rc=$?
@@ -109,8 +104,8 @@ for cut in after-vg-commit:KILL:137 after-apply:INT:130; do
 	read -r vblocks vtid <<<"$(vgstate)"
 	expect_eq "tpextend at $st, $sig: the kernel's data blocks, the VG's" "$kblocks" "$vblocks"
 	expect_eq "tpextend at $st, $sig: transaction ids" "$ktid" "$vtid"
-	[ "$vblocks" -gt $(( (260 << 20) / 65536 )) ] || fail "tpextend at $st, $sig: not grown ($vblocks)"
-	ok dd if=/dev/mapper/mon-v of=/dev/null bs=1M skip=200 count=14 status=none
+	[ "$vblocks" -gt $(( (260 << 20) / 65536 )) ] || note_fail "tpextend at $st, $sig: not grown ($vblocks)"
+	check dd if=/dev/mapper/mon-v of=/dev/null bs=1M skip=200 count=14 status=none
 	must tvremove -y "mon/probe$n"
 done
 must tpdeactivate mon
@@ -118,7 +113,7 @@ check_meta mon
 
 step "no room: switched to error-when-full, fio gets ENOSPC, nothing hangs"
 truncate -s 40M full.img
-FULL=$(losetup -f --show full.img) || die "losetup"
+FULL=$(losetup -f --show full.img) || fail "losetup"
 must tpcreate --data "$FULL" --meta "${disks[1]}" --chunk 64k --zero n \
 	--autoextend-threshold 80 full
 must tvcreate -V 100M -n v full
@@ -128,26 +123,26 @@ timeout 200 fio --name=over --filename=/dev/mapper/full-v --rw=write --bs=1M --s
 	--direct=1 --ioengine=psync --eta=never --output=fio3.out
 rc=$?
 grep -E "err=|error" fio3.out | head -3
-[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "fio on a full pool: exit $rc (124: it hung)"
-grep -q "No space left on device\|err=28" fio3.out || fail "fio saw no ENOSPC: $(cat fio3.out)"
-grep -q "switched to error-when-full" mon2.log || fail "no switch logged: $(cat mon2.log)"
-grep -q "no room to grow into" mon2.log || fail "no 'no room' warning: $(cat mon2.log)"
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || note_fail "fio on a full pool: exit $rc (124: it hung)"
+grep -q "No space left on device\|err=28" fio3.out || note_fail "fio saw no ENOSPC: $(cat fio3.out)"
+grep -q "switched to error-when-full" mon2.log || note_fail "no switch logged: $(cat mon2.log)"
+grep -q "no room to grow into" mon2.log || note_fail "no 'no room' warning: $(cat mon2.log)"
 expect_eq "when full" "$(status full pool_when_full)" error
-dmsetup table full-tpool | grep -q error_if_no_space || fail "table without error_if_no_space"
+dmsetup table full-tpool | grep -q error_if_no_space || note_fail "table without error_if_no_space"
 mon_stop
 # an active pool is not renamed (its dm names carry the name)
 not tprename full other 2>rename.err
-grep -q "is active" rename.err || fail "tprename of an active pool: $(cat rename.err)"
+grep -q "is active" rename.err || note_fail "tprename of an active pool: $(cat rename.err)"
 expect_eq "still active" "$(status full pool_active)" yes
 # back to queueing, live
 must tpchange --when-full queue full
-dmsetup table full-tpool | grep -q error_if_no_space && fail "still error_if_no_space"
+dmsetup table full-tpool | grep -q error_if_no_space && note_fail "still error_if_no_space"
 must tpdeactivate full
 check_meta full
 
 step "metadata above its threshold: tpmonitor grows the metadata area"
 truncate -s 5G meta.img
-DATA3=$(losetup -f --show meta.img) || die "losetup"
+DATA3=$(losetup -f --show meta.img) || fail "losetup"
 must tpcreate --data "$DATA3" --meta "${disks[2]}" --chunk 64k --zero n --metadata-size 2M \
 	--autoextend-threshold 50 --autoextend-by 100% md
 must tvcreate -V 10G -n v md
@@ -158,7 +153,7 @@ read -r off len meta <<<"$(tpstatus --noheadings --units b \
 must dd if="$meta" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
 	status=none
 # (tmpfs refuses O_DIRECT: the tools read and write the copy through a loop)
-AREA=$(losetup -f --show area.img) || die "losetup"
+AREA=$(losetup -f --show area.img) || fail "losetup"
 thin_dump "$AREA" | awk '
 	/<device dev_id="0"/ { print; for (i = 0; i < 45000; i++)
 		printf "    <single_mapping origin_block=\"%d\" data_block=\"%d\" time=\"0\"/>\n", 2 * i, i
@@ -171,11 +166,11 @@ rm -f area.img mapped.xml
 must tpactivate md
 before=$(size_of md pool_meta_size)
 echo "metadata: $(status md pool_meta_percent)% of $before bytes used"
-ok tpmonitor --once
+check tpmonitor --once
 after=$(size_of md pool_meta_size)
 echo "metadata area: $before -> $after bytes"
-[ "$after" -ge $((before * 2)) ] || fail "metadata not grown: $before -> $after"
-status md pool_monitor | grep -q "autoextended" || fail "tpstatus shows no monitor action"
+[ "$after" -ge $((before * 2)) ] || note_fail "metadata not grown: $before -> $after"
+status md pool_monitor | grep -q "autoextended" || note_fail "tpstatus shows no monitor action"
 must tpdeactivate md
 check_meta md
 losetup -d "$DATA" "$FULL" "$DATA3" 2>/dev/null

@@ -19,12 +19,8 @@
 # FAULT_SEED (default: from the clock, printed), FAULT_ROUNDS (writer rounds,
 # default 24).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 4 ] || skip_scenario "needs 4 disks, have $#"
-BASE=$1 LOG=$2 REPLAY=$3 SCRATCH=$4
-vm_modprobe dm-log-writes || skip_scenario "no dm-log-writes module"
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
+vm_begin -n 4 -k dm-log-writes -e
+BASE=${disks[0]} LOG=${disks[1]} REPLAY=${disks[2]} SCRATCH=${disks[3]}
 
 CYCLES=${FAULT_CYCLES:-12}
 SEED=${FAULT_SEED:-$(($(date +%s%N) % 1000000007))}
@@ -41,7 +37,7 @@ slices() { # DEV: the pool's two devices on DEV
 	must dmsetup create cut-meta --table "0 $META linear $1 $HDR"
 	must dmsetup create cut-data --table "0 $DATA linear $1 $((HDR + META))"
 }
-mark() { dmsetup message cut-log 0 mark "$1" || fail "mark $1"; }
+mark() { dmsetup message cut-log 0 mark "$1" || note_fail "mark $1"; }
 
 step "pool on dm-log-writes (metadata and data devices sliced from one logged device)"
 must dd if=/dev/zero of="$BASE" bs=1M count=$MIB oflag=direct status=none
@@ -50,12 +46,8 @@ must dmsetup create cut-log --table "0 $(blockdev --getsz "$BASE") log-writes $B
 mark start
 must dmsetup create cut-meta --table "0 $META linear /dev/mapper/cut-log $HDR"
 must dmsetup create cut-data --table "0 $DATA linear /dev/mapper/cut-log $((HDR + META))"
-must tpcreate --data /dev/mapper/cut-data --meta /dev/mapper/cut-meta --chunk 64K --zero y \
-	--yes pc
-for v in v0 v1 v2; do
-	must tvcreate -V 4M -n $v pc
-done
-must tpactivate pc
+vm_live_pool pc /dev/mapper/cut-data /dev/mapper/cut-meta 4M "v0 v1 v2" --chunk 64K --zero y \
+	--yes
 vols=(/dev/mapper/pc-v0 /dev/mapper/pc-v1 /dev/mapper/pc-v2)
 mark ready
 
@@ -69,19 +61,19 @@ ops=0
 i=0
 while kill -0 $wpid 2>/dev/null; do
 	i=$((i + 1))
-	tvcreate -V 1M -n t$i pc >/dev/null && mark c-t$i || fail "live tvcreate t$i"
-	tvsnap pc/v0 -n s$i >/dev/null && mark c-s$i || fail "live tvsnap s$i"
+	tvcreate -V 1M -n t$i pc >/dev/null && mark c-t$i || note_fail "live tvcreate t$i"
+	tvsnap pc/v0 -n s$i >/dev/null && mark c-s$i || note_fail "live tvsnap s$i"
 	ops=$((ops + 2))
 	if [ $i -gt 2 ]; then
 		j=$((i - 2))
 		mark b-t$j
-		tvremove -y pc/t$j >/dev/null && mark r-t$j || fail "live tvremove t$j"
+		tvremove -y pc/t$j >/dev/null && mark r-t$j || note_fail "live tvremove t$j"
 		mark b-s$j
-		tvremove -y pc/s$j >/dev/null && mark r-s$j || fail "live tvremove s$j"
+		tvremove -y pc/s$j >/dev/null && mark r-s$j || note_fail "live tvremove s$j"
 		ops=$((ops + 2))
 	fi
 done
-wait $wpid || { cat writer.out; die "the writer failed without any fault"; }
+wait $wpid || { cat writer.out; fail "the writer failed without any fault"; }
 echo "writer: $(tail -1 writer.out); $ops live changes"
 mark end
 must tpdeactivate pc >/dev/null
@@ -92,7 +84,7 @@ blockdev --flushbufs "$LOG"
 must tp-logreplay "$LOG" list >log.lst
 read -r _ nr _ unit <log.lst
 ready=$(awk '$3 == "ready" { print $1 }' log.lst)
-grep -q ' end$' log.lst || die "the log is incomplete (log device full?)"
+grep -q ' end$' log.lst || fail "the log is incomplete (log device full?)"
 echo "log: $nr entries of $unit-byte units, $(grep -c ' F' log.lst) flushes, \
 $(grep -c 'U' log.lst) FUA, $(grep -c ' M' log.lst) marks; cuts after entry $ready"
 
@@ -101,7 +93,7 @@ $(grep -c 'U' log.lst) FUA, $(grep -c ' M' log.lst) marks; cuts after entry $rea
 # (files, not <(...): the guest has no /dev/fd)
 awk -v r="$ready" 'NR > 1 && $1 > r { print $1 }' log.lst >sync.lst
 mapfile -t sync_pts <sync.lst
-[ ${#sync_pts[@]} -gt 0 ] && [ "$nr" -gt $((ready + 1)) ] || die "nothing logged after the pool was ready"
+[ ${#sync_pts[@]} -gt 0 ] && [ "$nr" -gt $((ready + 1)) ] || fail "nothing logged after the pool was ready"
 declare -A picked=()
 for ((c = 0; ${#picked[@]} < CYCLES && c < 20 * CYCLES; c++)); do
 	if ((c % 2 == 0)); then
@@ -132,19 +124,19 @@ check_cut() { # POINT
 		echo "cut $p: tpcheck exit $rc; tprepair"
 		sed 's/^/  /' check.out
 		repaired=$((repaired + 1))
-		ok tprepair pc
+		check tprepair pc
 		tpcheck pc >check.out 2>&1
 		rc=$?
-		[ $rc -le 1 ] || { fail "cut $p: tpcheck exit $rc after tprepair"; sed 's/^/  /' check.out; }
+		[ $rc -le 1 ] || { note_fail "cut $p: tpcheck exit $rc after tprepair"; sed 's/^/  /' check.out; }
 	fi
 	grep -qi interrupted check.out && interrupted=$((interrupted + 1))
 	t+=($(now))
 	# what the VG says; activation completes an interrupted change to it
-	tpstatus --noheadings -o pool_transaction_id,vol_name pc >st.out || fail "cut $p: tpstatus"
+	tpstatus --noheadings -o pool_transaction_id,vol_name pc >st.out || note_fail "cut $p: tpstatus"
 	vtid=$(awk 'NF { print $1; exit }' st.out)
 	vols_now=" $(awk 'NF && n++ { printf "%s ", $1 }' st.out)"
 	if ! tpactivate pc $vols_now >act.out 2>&1; then
-		fail "cut $p: tpactivate failed"
+		note_fail "cut $p: tpactivate failed"
 		sed 's/^/  /' check.out act.out
 		return
 	fi
@@ -154,25 +146,25 @@ check_cut() { # POINT
 	# created before the cut and not being removed: must be there
 	for v in $(marks_upto "$p" '^c-' | sed 's/^c-//'); do
 		[ -n "$(marks_upto "$p" "^b-$v\$")" ] && continue
-		case $vols_now in *" $v "*) ;; *) fail "cut $p: volume $v (created before the cut) lost" ;; esac
+		case $vols_now in *" $v "*) ;; *) note_fail "cut $p: volume $v (created before the cut) lost" ;; esac
 	done
 	for v in $vols_now; do
-		[ -n "$(marks_upto "$p" "^r-$v\$")" ] && fail "cut $p: volume $v (removed before the cut) is back"
-		[ -b "/dev/mapper/pc-$v" ] || fail "cut $p: volume $v has no device"
+		[ -n "$(marks_upto "$p" "^r-$v\$")" ] && note_fail "cut $p: volume $v (removed before the cut) is back"
+		[ -b "/dev/mapper/pc-$v" ] || note_fail "cut $p: volume $v has no device"
 		case $v in s*) snaps=("0:/dev/mapper/pc-$v") ;; esac	# the newest
 	done
 	tp-crashwriter verify "$SEED" "$synced" "$ROUNDS" $PER "${vols[@]}" >verify.out ||
-		fail "cut $p: data of rounds fsync'd up to $synced"
+		note_fail "cut $p: data of rounds fsync'd up to $synced"
 	if [ ${#snaps[@]} -gt 0 ]; then
 		tp-crashwriter verify "$SEED" 0 "$ROUNDS" $PER "${snaps[@]}" >>verify.out ||
-			fail "cut $p: snapshot contents"
+			note_fail "cut $p: snapshot contents"
 	fi
 	[ $VM_FAILS -gt $f0 ] && sed 's/^/  /' verify.out
 	t+=($(now))
-	tpdeactivate pc >/dev/null || fail "cut $p: tpdeactivate"
+	tpdeactivate pc >/dev/null || note_fail "cut $p: tpdeactivate"
 	tpcheck pc >check.out 2>&1
 	rc=$?
-	[ $rc = 0 ] || { fail "cut $p: tpcheck exit $rc after recovery"; sed 's/^/  /' check.out; }
+	[ $rc = 0 ] || { note_fail "cut $p: tpcheck exit $rc after recovery"; sed 's/^/  /' check.out; }
 	t+=($(now))
 	echo "cut $p: tpcheck exit $rc0 at first, tid $vtid, fsync'd round $synced verified," \
 		"$(echo $vols_now | wc -w) volumes, clean after$([ $VM_FAILS -gt $f0 ] && echo ' -- FAILED')" \
@@ -198,10 +190,10 @@ for p in "${points[@]}"; do
 	fi
 	cyc=$((cyc + 1))
 	check_cut "$p"
-	dmsetup remove cut-meta && dmsetup remove cut-data || die "cannot remove the slices"
-	[ $snap = 0 ] || dmsetup remove cut-snap || die "cannot remove the snapshot"
+	dmsetup remove cut-meta && dmsetup remove cut-data || fail "cannot remove the slices"
+	[ $snap = 0 ] || dmsetup remove cut-snap || fail "cannot remove the snapshot"
 done
-[ $cyc -ge "$CYCLES" ] || fail "only $cyc of $CYCLES cycles: the log has too few entries"
+[ $cyc -ge "$CYCLES" ] || note_fail "only $cyc of $CYCLES cycles: the log has too few entries"
 echo "s-powercut: seed $SEED: $cyc cycles run, $cycle_fail failed, $repaired repaired," \
 	"$interrupted interrupted transactions completed; $ops live changes, $ROUNDS writer rounds"
 finish

@@ -17,13 +17,7 @@
 # incremental send's rate is printed next to dd's over the same amount of
 # data (reported, not asserted).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 5 ] || skip_scenario "needs 5 disks, have $#"
-disks=("$@")
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR" mnt img
-vm_modprobe loop 2>/dev/null || true
-vm_modprobe ext4 || skip_scenario "no ext4 module"
+vm_begin -n 5 -e -d mnt -d img -o loop -k ext4
 
 ids() { tpstatus --noheadings -o vol_name,vol_dev_id "$1" | awk 'NF == 2' | sort; }
 # the receiving pool as the kernel and the VG see it
@@ -36,11 +30,8 @@ state() {
 sums() { (cd "$1" && md5sum a b ${3:+c}) | sed "s/^/$2 /"; }
 
 step "two active pools; ext4 with files on snp/www; read-only snapshot s1"
-must tpcreate --data "${disks[0]}" --meta "${disks[1]}" --chunk 64k snp
-must tpcreate --data "${disks[2]}" --meta "${disks[3]}" --chunk 64k bak
-must tvcreate -V 64M -n www snp
-must tpactivate snp
-must tpactivate bak
+vm_live_pool snp "${disks[0]}" "${disks[1]}" 64M www --chunk 64k
+vm_live_pool bak "${disks[2]}" "${disks[3]}" - "" --chunk 64k
 must mkfs.ext4 -q -F /dev/mapper/snp-www
 must mount /dev/mapper/snp-www mnt
 must dd if=/dev/urandom of=mnt/a bs=1M count=6 status=none
@@ -50,7 +41,7 @@ want1=$(sums mnt s1)
 must tvsnap --readonly snp/www -n s1
 
 step "full live send of s1 into the live pool bak"
-tpsend snp/s1 | tprecv bak || fail "live tpsend | tprecv"
+tpsend snp/s1 | tprecv bak || note_fail "live tpsend | tprecv"
 expect_eq "no held metadata snapshot (snp)" "$(dmsetup status snp-tpool | awk '{ print $7 }')" "-"
 expect_eq "no temporary device" "$(dmsetup ls | grep -c tprecv)" 0
 expect_eq "received s1 is loaded read-only" "$(blockdev --getro /dev/mapper/bak-s1)" 1
@@ -67,7 +58,7 @@ must tvsnap --readonly snp/www -n s2
 must tpsend --format raw -o s2.live.img snp/s2
 must tpactivate snp s2
 must dd if=/dev/mapper/snp-s2 of=s2.dd.img bs=1M iflag=direct status=none
-ok cmp s2.live.img s2.dd.img
+check cmp s2.live.img s2.dd.img
 rm -f s2.dd.img
 must tpdeactivate snp s2
 not tpsend --format raw -o www.img snp/www	# writable and live: refused
@@ -95,17 +86,17 @@ step "a live send holds its volumes, not the pool: writers go on, removing them 
 rm -f pause
 TP_TEST_PAUSE=send-data TP_TEST_PAUSE_FILE=$PWD/pause tpsend --from s1 -o held.stream snp/s2 &
 pid=$!
-wait_file pause "$pid" || fail "tpsend never reached send-data"
-timeout 60 tvcreate -V 4M -n during snp || fail "tvcreate during a send"
+wait_file pause "$pid" || note_fail "tpsend never reached send-data"
+timeout 60 tvcreate -V 4M -n during snp || note_fail "tvcreate during a send"
 tvremove -y snp/s1 2>rm.err; expect_eq "tvremove of the base being sent: exit" "$?" 5
 cat rm.err
-grep -q "being read by tpsend" rm.err || fail "no 'being read by tpsend' message"
+grep -q "being read by tpsend" rm.err || note_fail "no 'being read by tpsend' message"
 tvchange --readonly n snp/s2 2>thaw.err; expect_eq "thawing the volume being sent: exit" "$?" 5
 cat thaw.err
-grep -q "being read by tpsend" thaw.err || fail "no 'being read by tpsend' message"
+grep -q "being read by tpsend" thaw.err || note_fail "no 'being read by tpsend' message"
 rm -f pause
-wait "$pid" || fail "the held send failed"
-ok cmp held.stream inc.stream
+wait "$pid" || note_fail "the held send failed"
+check cmp held.stream inc.stream
 must tvremove -y snp/during
 
 step "into the live pool: corrupt, truncated, wrong base, too large: exit 5, bak as it was"
@@ -128,15 +119,14 @@ tprecv -i short.stream bak; expect_eq "truncated stream: exit" "$?" 5
 tprecv -i nobase.stream bak; expect_eq "stream on a base bak lacks: exit" "$?" 5
 expect_eq "bak unchanged" "$(state)" "$before"
 truncate -s 8M tiny.img
-tiny=$(losetup -f --show tiny.img) || die "losetup"
-must tpcreate --data "$tiny" --meta "${disks[4]}" --chunk 64k tiny
-must tpactivate tiny
+tiny=$(losetup -f --show tiny.img) || fail "losetup"
+vm_live_pool tiny "$tiny" "${disks[4]}" - "" --chunk 64k
 tiny_before=$(dmsetup status tiny-tpool)
 tpsend snp/s1 | tprecv tiny 2>full.err
 rc=${PIPESTATUS[1]}
 cat full.err
 expect_eq "a stream larger than the live pool's free space: exit" "$rc" 5
-grep -q "free data space" full.err || fail "no free-space message"
+grep -q "free data space" full.err || note_fail "no free-space message"
 expect_eq "tiny unchanged" "$(dmsetup status tiny-tpool)" "$tiny_before"
 expect_eq "no temporary device" "$(dmsetup ls | grep -c tprecv)" 0
 
@@ -150,15 +140,15 @@ must tvcreate -V 16M -n filler tiny
 rm -f pause
 TP_TEST_PAUSE=recv-thin-made TP_TEST_PAUSE_FILE=$PWD/pause tprecv -i l1.stream tiny 2>fill.err &
 pid=$!
-wait_file pause "$pid" || fail "tprecv never reached recv-thin-made"
+wait_file pause "$pid" || note_fail "tprecv never reached recv-thin-made"
 dd if=/dev/urandom of=/dev/mapper/tiny-filler bs=64K oflag=direct status=none 2>/dev/null
 dmsetup status tiny-tpool
 rm -f pause
 wait "$pid"; rc=$?
 cat fill.err
 expect_eq "filled meanwhile: exit" "$rc" 5
-grep -q "free data space" fill.err || fail "no free-space message"
-grep -q "the receive of l1 stopped at" fill.err || fail "no line saying the receive is kept"
+grep -q "free data space" fill.err || note_fail "no free-space message"
+grep -q "the receive of l1 stopped at" fill.err || note_fail "no line saying the receive is kept"
 expect_eq "tiny's volumes" "$(ids tiny | awk '{ print $1 }')" "filler"
 expect_eq "no temporary device" "$(dmsetup ls | grep -c tprecv)" 0
 must tpdeactivate tiny
@@ -175,19 +165,19 @@ rm -f pause
 TP_TEST_PAUSE=recv-record=1 TP_TEST_PAUSE_FILE=$PWD/pause \
 	env --default-signal=INT,TERM,HUP tprecv -i small.stream bak 2>term.err &
 pid=$!
-wait_file pause "$pid" || fail "tprecv never reached its first record"
-dmsetup ls | grep tprecv || fail "no temporary device while receiving"
+wait_file pause "$pid" || note_fail "tprecv never reached its first record"
+dmsetup ls | grep tprecv || note_fail "no temporary device while receiving"
 kill -TERM "$pid"
 rm -f pause
 wait "$pid"; rc=$?
 cat term.err
 expect_eq "SIGTERM: exit" "$rc" 143
 expect_eq "one error line" "$(grep -c 'error:' term.err)" 1
-grep -q "was stopped by a signal" term.err || fail "no line saying what is kept"
+grep -q "was stopped by a signal" term.err || note_fail "no line saying what is kept"
 expect_eq "no temporary device after SIGTERM" "$(dmsetup ls | grep -c tprecv)" 0
-ids bak | grep -q '^s3 ' && fail "a stopped receive became a volume"
+ids bak | grep -q '^s3 ' && note_fail "a stopped receive became a volume"
 tpstatus bak >/dev/null 2>reader.err
-grep -q "the receive of s3 is unfinished" reader.err || fail "tpstatus does not name the cut receive"
+grep -q "the receive of s3 is unfinished" reader.err || note_fail "tpstatus does not name the cut receive"
 must tprecv --abort s3 bak
 expect_eq "bak as before, the receive dropped" "$(no_tid)" "$before"
 
@@ -195,20 +185,20 @@ step "a SIGKILLed live receive: the next writer removes its device, --resume fin
 rm -f pause
 TP_TEST_PAUSE=recv-record=1 TP_TEST_PAUSE_FILE=$PWD/pause tprecv -i small.stream bak &
 pid=$!
-wait_file pause "$pid" || fail "tprecv never reached its first record"
+wait_file pause "$pid" || note_fail "tprecv never reached its first record"
 kill -KILL "$pid"
 wait "$pid"
 rm -f pause
-dmsetup ls | grep tprecv || fail "no temporary device left by the killed tprecv"
+dmsetup ls | grep tprecv || note_fail "no temporary device left by the killed tprecv"
 tpstatus bak >/dev/null 2>reader.err
 cat reader.err
-grep -q "interrupted tprecv" reader.err || fail "tpstatus does not report the leftover"
+grep -q "interrupted tprecv" reader.err || note_fail "tpstatus does not report the leftover"
 must tvcreate -V 4M -n other bak 2>writer.err
 cat writer.err
 grep -q "removed bak-tprecv:.*, left by an interrupted tprecv" writer.err ||
-	fail "the next writer did not remove the temporary device"
-grep -q "and its thin device" writer.err && fail "the next writer deleted the unfinished receive"
-ids bak | grep -q '^s3 ' && fail "a killed receive became a volume"
+	note_fail "the next writer did not remove the temporary device"
+grep -q "and its thin device" writer.err && note_fail "the next writer deleted the unfinished receive"
+ids bak | grep -q '^s3 ' && note_fail "a killed receive became a volume"
 must tvremove -y bak/other
 must tprecv --resume -i small.stream bak
 must mount -o ro,noload /dev/mapper/bak-s3 img
@@ -220,20 +210,20 @@ step "a power cut during a live receive: tpcheck is clean, the receive unfinishe
 rm -f pause
 TP_TEST_PAUSE=recv-thin-made TP_TEST_PAUSE_FILE=$PWD/pause tprecv -i l1.stream -n cut bak &
 pid=$!
-wait_file pause "$pid" || fail "tprecv never reached recv-thin-made"
+wait_file pause "$pid" || note_fail "tprecv never reached recv-thin-made"
 kill -KILL "$pid"
 wait "$pid"
 rm -f pause
 # the reboot loses the temporary device; the kernel committed the thin device
 temp=$(dmsetup ls | awk '/tprecv/ { print $1 }')
-[ -n "$temp" ] || fail "no temporary device left by the killed tprecv"
+[ -n "$temp" ] || note_fail "no temporary device left by the killed tprecv"
 must dmsetup remove "$temp"
 must tpdeactivate bak
 rc=0; tpcheck bak >check.out 2>&1 || rc=$?
 cat check.out
 expect_eq "tpcheck after the cut receive: exit" "$rc" 0
 tpstatus bak >/dev/null 2>reader.err
-grep -q "the receive of cut is unfinished" reader.err || fail "tpstatus does not name the cut receive"
+grep -q "the receive of cut is unfinished" reader.err || note_fail "tpstatus does not name the cut receive"
 must tprecv --abort cut bak
 must tpactivate bak
 expect_eq "bak as before the cut receive" "$(no_tid)" "$before_cut"
@@ -242,13 +232,13 @@ step "offline: raw export equals the live one; bak passes tpcheck and thin_check
 must umount mnt
 must tpdeactivate snp
 must tpsend --format raw -o s2.off.img snp/s2
-ok cmp s2.live.img s2.off.img
+check cmp s2.live.img s2.off.img
 must tpdeactivate bak
-ok tpcheck bak
+check tpcheck bak
 read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length bak | awk 'NF == 2 { sub(/b$/, "", $1); sub(/b$/, "", $2); print }')"
 dd if="${disks[3]}" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" status=none
-loopdev=$(losetup -f --show area.img) || die "losetup"
-ok thin_check "$loopdev"
+loopdev=$(losetup -f --show area.img) || fail "losetup"
+check thin_check "$loopdev"
 losetup -d "$loopdev"
 must tpremove -y bak
 must tpremove -y snp

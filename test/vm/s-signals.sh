@@ -14,11 +14,8 @@
 # device-mapper that does not answer (not root) refusing instead of
 # "offline". Finally the pool offline: tpcheck clean, data intact.
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 2 ] || skip_scenario "needs 2 disks, have $#"
-DATA=$1 META=$2
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
+vm_begin -n 2 -e
+DATA=${disks[0]} META=${disks[1]}
 
 # kernel_tid / held_root: fields of the thin-pool status line
 kernel_tid() { dmsetup status sig-tpool | awk '{ print $4 }'; }
@@ -46,7 +43,7 @@ signal_at() {
 		if ! kill -0 "$pid" 2>/dev/null; then
 			wait "$pid"
 			cat cmd.err
-			fail "$* never reached $step (exit $?)"
+			note_fail "$* never reached $step (exit $?)"
 			rc=-1
 			return
 		fi
@@ -70,18 +67,18 @@ settled() {
 	expect_eq "$1: transaction ids (VG, kernel)" "$(vg_tid)" "$(kernel_tid)"
 	expect_eq "$1: origin data" "$(origin_sum)" "$sum"
 	timeout 120 dd if=/dev/urandom of=/dev/mapper/sig-vol bs=64K count=4 seek=512 \
-		oflag=direct status=none || fail "$1: the origin does not take writes"
+		oflag=direct status=none || note_fail "$1: the origin does not take writes"
 }
 
 # next_command WHAT: the next command (a reader, then a writer) clears
 # and completes what the killed one left, saying so
 next_command() {
-	tpstatus sig >next.out 2>next.err || { cat next.err; fail "$1: tpstatus after the kill"; }
+	tpstatus sig >next.out 2>next.err || { cat next.err; note_fail "$1: tpstatus after the kill"; }
 	cat next.err
-	[ -z "$2" ] || grep -q "$2" next.err || fail "$1: the next command did not say '$2'"
+	[ -z "$2" ] || grep -q "$2" next.err || note_fail "$1: the next command did not say '$2'"
 	must tvcreate -V 4M -n "probe$n" sig 2>next.err
 	cat next.err
-	[ -z "$3" ] || grep -q "$3" next.err || fail "$1: the next change did not say '$3'"
+	[ -z "$3" ] || grep -q "$3" next.err || note_fail "$1: the next change did not say '$3'"
 	n=$((n + 1))
 }
 
@@ -103,9 +100,9 @@ for st in after-vg-commit after-suspend after-create-snap after-apply; do
 		signal_at "$st" "$sig" tvsnap sig/vol -n "$snap"
 		expect_eq "tvsnap $st $sig: exit" "$rc" "$(want_rc $sig)"
 		# the snapshot is whole: in the VG and in the kernel
-		ok tpactivate sig "$snap"
-		ok test -b "/dev/mapper/sig-${snap//-/--}"
-		ok tpdeactivate sig "$snap"
+		check tpactivate sig "$snap"
+		check test -b "/dev/mapper/sig-${snap//-/--}"
+		check tpdeactivate sig "$snap"
 		settled "tvsnap $st $sig"
 	done
 done
@@ -124,8 +121,8 @@ for st in after-vg-commit after-suspend after-create-snap after-apply; do
 		expect_eq "tvsnap $st KILL: nothing suspended" "$left" ""
 		next_command "tvsnap $st KILL" "" "had been interrupted" ;;
 	esac
-	ok tpactivate sig "$snap"
-	ok tpdeactivate sig "$snap"
+	check tpactivate sig "$snap"
+	check tpdeactivate sig "$snap"
 	settled "tvsnap $st KILL"
 done
 
@@ -136,7 +133,7 @@ for st in after-vg-commit after-create-snap after-apply; do
 	for sig in INT TERM KILL; do
 		# the volume moves away from the snapshot, then is rolled back
 		must dd if=/dev/urandom of=/dev/mapper/sig-vol bs=1M count=2 oflag=direct status=none
-		[ "$(origin_sum)" != "$rb_sum" ] || fail "tvrollback $st $sig: the write did not land"
+		[ "$(origin_sum)" != "$rb_sum" ] || note_fail "tvrollback $st $sig: the write did not land"
 		signal_at "$st" "$sig" tvrollback sig/vol --to rb-base
 		expect_eq "tvrollback $st $sig: exit" "$rc" "$(want_rc $sig)"
 		[ "$sig" = KILL ] && next_command "tvrollback $st KILL" "" ""
@@ -153,7 +150,7 @@ for st in after-reserve before-release; do
 		signal_at "$st" "$sig" tpstatus sig
 		expect_eq "tpstatus $st $sig: exit" "$rc" "$(want_rc $sig)"
 		if [ "$sig" = KILL ]; then
-			[ "$(held_root)" != "-" ] || fail "tpstatus $st KILL: no snapshot was left held"
+			[ "$(held_root)" != "-" ] || note_fail "tpstatus $st KILL: no snapshot was left held"
 			next_command "tpstatus $st KILL" "released a metadata snapshot" ""
 		else
 			expect_eq "tpstatus $st $sig: snapshot released" "$(held_root)" "-"
@@ -165,20 +162,20 @@ done
 step "an active pool: tpremove, tprepair, tpcheck, tprestore refuse, nothing written"
 meta_before=$(dd if="$META" bs=1M count=1 status=none | md5sum)
 not tpremove -y sig 2>err
-grep -q "active in the kernel" err || { cat err; fail "tpremove: no clear refusal"; }
+grep -q "active in the kernel" err || { cat err; note_fail "tpremove: no clear refusal"; }
 not tprepair sig 2>err
-grep -q "active in the kernel" err || { cat err; fail "tprepair: no clear refusal"; }
+grep -q "active in the kernel" err || { cat err; note_fail "tprepair: no clear refusal"; }
 not tprepair --force sig 2>err
 not tpcheck sig 2>err
-grep -q "active in the kernel" err || { cat err; fail "tpcheck: no clear refusal"; }
+grep -q "active in the kernel" err || { cat err; note_fail "tpcheck: no clear refusal"; }
 tprestore -i sig.xml -o "$META" --offset "$spare" --size "$len" --force 2>err
 expect_eq "tprestore into the spare of an active pool: exit" "$?" 5
-grep -q "active in the kernel" err || { cat err; fail "tprestore: no clear refusal"; }
+grep -q "active in the kernel" err || { cat err; note_fail "tprestore: no clear refusal"; }
 tpremove -y sig >/dev/null 2>&1
 expect_eq "tpremove exit" "$?" 5
 expect_eq "labels and VG area unchanged" "$(dd if="$META" bs=1M count=1 status=none | md5sum)" \
 	"$meta_before"
-ok tpstatus sig
+check tpstatus sig
 settled "refusals"
 
 step "the kernel applied a change whose transaction id was not set"
@@ -186,15 +183,15 @@ tid=$(kernel_tid)
 TP_TEST_FAIL=set-tid tvcreate -V 8M -n half sig 2>err
 expect_eq "tvcreate with set_transaction_id failing: exit" "$?" 5
 cat err
-grep -q "completes it" err || fail "the half-applied change was not explained"
+grep -q "completes it" err || note_fail "the half-applied change was not explained"
 expect_eq "kernel transaction id unchanged" "$(kernel_tid)" "$tid"
 must tvcreate -V 4M -n after sig 2>err
 cat err
 grep -q "transaction $((tid + 1)) had been interrupted; it is now complete" err ||
-	fail "the next command did not complete transaction $((tid + 1))"
-ok tpactivate sig half
-ok test -b /dev/mapper/sig-half
-ok tpdeactivate sig half
+	note_fail "the next command did not complete transaction $((tid + 1))"
+check tpactivate sig half
+check test -b /dev/mapper/sig-half
+check tpdeactivate sig half
 settled "completion"
 
 step "device-mapper that does not answer: refused, never offline"
@@ -207,7 +204,7 @@ if command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups tpstatus sig 2>err
 	expect_eq "tpstatus as nobody: exit" "$?" 5
 	cat err
-	grep -q "cannot tell whether the kernel runs it" err || fail "no fail-closed refusal"
+	grep -q "cannot tell whether the kernel runs it" err || note_fail "no fail-closed refusal"
 	set -- $modes
 	chmod "$1" "$DATA"
 	chmod "$2" "$META"
@@ -217,7 +214,7 @@ fi
 
 step "offline: tpcheck clean, data intact"
 must tpdeactivate sig
-ok tpcheck sig
+check tpcheck sig
 must tpactivate sig vol
 expect_eq "origin data after reactivation" "$(origin_sum)" "$sum"
 must tpdeactivate sig

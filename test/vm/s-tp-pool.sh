@@ -7,13 +7,7 @@
 # the RAID0/RAID5/plain geometries; tpactivate --all/--auto and
 # tpdeactivate --all with the activation flags (issue 13).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 8 ] || skip_scenario "needs 8 disks, have $#"
-disks=("$@")
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p /run/mdadm "$TPTOOLS_DIR" mnt snap
-vm_modprobe loop 2>/dev/null || true
-vm_modprobe ext4 || skip_scenario "no ext4 module"
+vm_begin -n 8 -m -e -d mnt -d snap -o loop -k ext4
 
 # status FIELDS: tpstatus values, one line
 status() { tpstatus --noheadings --units b -o "$1" vault | awk 'NF { $1 = $1; print; exit }'; }
@@ -23,8 +17,8 @@ check_meta() {
 	local off len loopdev
 	read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length vault | awk 'NF == 2')"
 	dd if="$META" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" status=none
-	loopdev=$(losetup -f --show area.img) || { fail "losetup"; return; }
-	ok thin_check "$loopdev"
+	loopdev=$(losetup -f --show area.img) || { note_fail "losetup"; return; }
+	check thin_check "$loopdev"
 	losetup -d "$loopdev"
 }
 
@@ -44,7 +38,7 @@ expect_eq "data offset is stripe aligned" $((off % (2 << 20))) 0
 step "offline volume, then activation"
 must tvcreate -V 96M -n www vault
 must tpactivate vault
-ok test -b /dev/mapper/vault-www
+check test -b /dev/mapper/vault-www
 expect_eq "active" "$(status pool_active)" yes
 must mkfs.ext4 -q -F /dev/mapper/vault-www
 must mount /dev/mapper/vault-www mnt
@@ -66,10 +60,10 @@ must umount snap
 
 step "live create and remove"
 must tvcreate -V 32M -n tmp vault
-ok test -b /dev/mapper/vault-tmp
+check test -b /dev/mapper/vault-tmp
 must dd if=/dev/urandom of=/dev/mapper/vault-tmp bs=1M count=2 oflag=direct status=none
 must tvremove vault/tmp
-ok test ! -e /dev/mapper/vault-tmp
+check test ! -e /dev/mapper/vault-tmp
 not tvremove -y vault/www
 expect_eq "volume in use is kept" "$(vstatus vol_size www)" $((96 << 20))b
 
@@ -83,7 +77,7 @@ live_www=$(vstatus vol_mapped www)
 live_snap=$(vstatus vol_exclusive www-snap)
 echo "live: data $live_used, www mapped $live_www, snap exclusive $live_snap"
 must tpdeactivate vault
-ok test ! -e /dev/mapper/vault-www
+check test ! -e /dev/mapper/vault-www
 expect_eq "inactive" "$(status pool_active)" no
 expect_eq "data used offline" "$(status pool_data_used)" "$live_used"
 expect_eq "www mapped offline" "$(vstatus vol_mapped www)" "$live_www"
@@ -100,7 +94,7 @@ step "transaction id mismatch (VG says N, kernel says M)"
 tid=$(status pool_transaction_id)
 must dmsetup message vault-tpool 0 "set_transaction_id $tid $((tid + 5))"
 not tvcreate -V 32M -n x vault
-tvcreate -V 32M -n x vault 2>&1 | grep -q "transaction id mismatch" || fail "mismatch not explained"
+tvcreate -V 32M -n x vault 2>&1 | grep -q "transaction id mismatch" || note_fail "mismatch not explained"
 must dmsetup message vault-tpool 0 "set_transaction_id $((tid + 5)) $tid"
 must tpdeactivate vault
 check_meta
@@ -127,7 +121,7 @@ expect_eq "RAID5 throughput chunk is a whole stripe" $(( ${c%b} % (256 << 10) ))
 must tpremove -y r5
 must mdadm --stop --quiet /dev/md0
 must mdadm --zero-superblock "${disks[@]:0:5}"
-vm_modprobe raid0 || fail "modprobe raid0"
+vm_modprobe raid0 || note_fail "modprobe raid0"
 must mdadm --create /dev/md0 --run --quiet --level=0 --raid-devices=3 --chunk=128 \
 	--metadata=1.2 "${disks[@]:0:3}"
 must tpcreate --data /dev/md0 --meta "$META" --force --yes r0
@@ -151,18 +145,18 @@ must tvcreate -V 32M -n up a1
 must tvcreate -V 32M -n down --activate n a1
 must tvcreate -V 32M -n v a2
 must tpactivate --all
-ok test -b /dev/mapper/a1-up
-ok test ! -e /dev/mapper/a1-down
-ok test ! -e /dev/mapper/a2-v
-ok test ! -e /dev/mapper/a2-tpool
+check test -b /dev/mapper/a1-up
+check test ! -e /dev/mapper/a1-down
+check test ! -e /dev/mapper/a2-v
+check test ! -e /dev/mapper/a2-tpool
 must tpactivate a1 down		# named: whatever its flag
-ok test -b /dev/mapper/a1-down
+check test -b /dev/mapper/a1-down
 must tpchange --activate y a2
 must tpactivate --auto "${disks[3]}"	# the udev unit's call for a2's metadata device
-ok test -b /dev/mapper/a2-v
+check test -b /dev/mapper/a2-v
 must tpdeactivate --all
 for d in a1-up a1-down a1-tpool a2-v a2-tpool; do
-	ok test ! -e "/dev/mapper/$d"
+	check test ! -e "/dev/mapper/$d"
 done
 must tpremove -y a1
 must tpremove -y a2

@@ -8,8 +8,8 @@
 UDEVD=/lib/systemd/systemd-udevd
 [ -x "$UDEVD" ] || skip_scenario "no systemd-udevd on the host"
 [ -f /lib/udev/rules.d/95-dm-notify.rules ] || skip_scenario "no dm udev rules (dmsetup package)"
-set -- $TP_DISKS
-DISK=$1
+vm_begin
+DISK=${disks[0]}
 POOL=tp-b PUUID=udevtest1
 T=60	# seconds: a lost udev cookie would otherwise hang
 # `udevadm settle` and `udevadm trigger` do nothing in a chroot: wait for
@@ -20,13 +20,13 @@ settle() {
 		[ -e /run/udev/queue ] || return 0
 		sleep 0.1
 	done
-	fail "udev queue did not drain"
+	note_fail "udev queue did not drain"
 }
 # change_event DEV: a "change" uevent for DEV, returns once udevd has
 # processed it (its database entry was rewritten)
 change_event() {
 	local mm db old i
-	mm=$(stat -Lc '%t %T' "$1") || { fail "no device $1"; return; }
+	mm=$(stat -Lc '%t %T' "$1") || { note_fail "no device $1"; return; }
 	db=/run/udev/data/b$(printf '%d:%d' 0x${mm% *} 0x${mm#* })
 	old=$(stat -c %y "$db" 2>/dev/null)
 	echo change >"/sys/dev/block/$(printf '%d:%d' 0x${mm% *} 0x${mm#* })/uevent"
@@ -34,7 +34,7 @@ change_event() {
 		[ "$(stat -c %y "$db" 2>/dev/null)" != "$old" ] && [ ! -e /run/udev/queue ] && return 0
 		sleep 0.1
 	done
-	fail "udev did not process a change event of $1"
+	note_fail "udev did not process a change event of $1"
 }
 
 step "start udevd with our rules"
@@ -43,7 +43,7 @@ cp "$TP_SRC/udev/56-dm-tptools.rules" /run/udev/rules.d/
 must "$UDEVD" --daemon --resolve-names=never
 settle
 unset DM_DISABLE_UDEV
-ok test -S /run/udev/control
+check test -S /run/udev/control
 
 name() { tp-dmtest name "$POOL" "$@"; }
 uuid() { tp-dmtest uuid "$PUUID" "$@"; }
@@ -59,11 +59,11 @@ must timeout $T tp-dmtest pool "$TPOOL" "$(uuid tpool)" "$(tp-dmtest devno "$TME
 must timeout $T tp-dmtest create-thin "$TPOOL" 0
 must timeout $T tp-dmtest thin "$V0" "$(uuid thin 0)" "$(tp-dmtest devno "$TPOOL")" 0 $((32 << 11))
 ls -l /dev/mapper /dev/$POOL 2>&1
-ok test -b "/dev/mapper/$V0"
-ok test -L "/dev/$POOL/v-1"
+check test -b "/dev/mapper/$V0"
+check test -L "/dev/$POOL/v-1"
 expect_eq "link target" "$(readlink -f "/dev/$POOL/v-1")" "$(readlink -f "/dev/mapper/$V0")"
 for d in tpool tmeta tdata; do
-	ok test ! -e "/dev/$POOL/$d"
+	check test ! -e "/dev/$POOL/$d"
 done
 
 step "a filesystem on the volume is seen there, not in the data area"
@@ -89,13 +89,13 @@ expect_eq "by-uuid link" "$(readlink -f "/dev/disk/by-uuid/$fsuuid")" "$(readlin
 step "suspend and resume keep the link"
 must timeout $T tp-dmtest suspend "$V0"
 must timeout $T tp-dmtest resume "$V0"
-ok test -L "/dev/$POOL/v-1"
+check test -L "/dev/$POOL/v-1"
 
 step "removal removes the links"
 for d in "$V0" "$TPOOL" "$TDATA" "$TMETA"; do
 	must timeout $T tp-dmtest remove "$d"
 done
-ok test ! -e "/dev/$POOL/v-1"
-ok test ! -e "/dev/mapper/$V0"
+check test ! -e "/dev/$POOL/v-1"
+check test ! -e "/dev/mapper/$V0"
 udevadm control --exit
 finish

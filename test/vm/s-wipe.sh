@@ -9,11 +9,8 @@
 # the kernel would copy them), a volume in use refused; and the cost of a
 # live wipe next to dd of zeros to the same volume (printed, not asserted).
 . "$TP_SRC/test/vm/lib.sh"
-set -- $TP_DISKS
-[ $# -ge 2 ] || skip_scenario "needs 2 disks, have $#"
-export TPTOOLS_DIR=$PWD/etc
-mkdir -p "$TPTOOLS_DIR"
-DATA=$1 META=$2
+vm_begin -n 2 -e
+DATA=${disks[0]} META=${disks[1]}
 CHUNK=65536 NCHUNKS=128 SIZE=$((128 * 65536))
 
 # fill VOL's first 4 KiB of each of its first NCHUNKS chunks with byte
@@ -76,9 +73,7 @@ fill() {
 }
 
 step "pool with zeroing off; volume a fully written"
-must tpcreate --data "$DATA" --meta "$META" --chunk 64k --zero n wp
-must tvcreate -V 8M -n a wp
-must tpactivate wp
+vm_live_pool wp "$DATA" "$META" 8M a --chunk 64k --zero n
 head -c "$SIZE" /dev/zero | tr '\0' '\253' >full.bin
 must dd if=full.bin of=/dev/mapper/wp-a bs=1M oflag=direct status=none
 expect_eq "a fully written" "$(nonzero a)" "$SIZE"
@@ -91,7 +86,7 @@ must tpactivate wp
 must write_heads b 315
 n=$(nonzero b)
 echo "b: $n nonzero bytes, $((NCHUNKS * 4096)) written by b"
-[ "$n" -gt $((NCHUNKS * 4096)) ] || fail "no stale data visible: the control shows nothing ($n)"
+[ "$n" -gt $((NCHUNKS * 4096)) ] || note_fail "no stale data visible: the control shows nothing ($n)"
 
 must tpdeactivate wp
 
@@ -125,30 +120,30 @@ step "live: a volume in use is refused, exit 5, and left intact"
 rm -f held
 tp-hold /dev/mapper/wp-f held &
 hold=$!
-wait_file held "$hold" || fail "tp-hold did not hold wp-f"
+wait_file held "$hold" || note_fail "tp-hold did not hold wp-f"
 rc=0; tvremove --wipe wp/f >out 2>err || rc=$?
 cat out err
 expect_eq "tvremove --wipe of a held volume" "$rc" 5
-grep -q "volume f is in use" err || fail "no 'in use' message"
+grep -q "volume f is in use" err || note_fail "no 'in use' message"
 rm -f held
 wait $hold
-tpstatus --noheadings -o vol_name wp | grep -qw f || fail "a refused --wipe removed f"
+tpstatus --noheadings -o vol_name wp | grep -qw f || note_fail "a refused --wipe removed f"
 expect_eq "f intact after the refusal" "$(nonzero f)" "$SIZE"
 
 step "live: tvremove --wipe f zeroes through the kernel, in place"
 must tvremove --wipe wp/f >out
 cat out
-grep -q "Volume wp/f wiped live: 8 MiB" out || fail "f: no live wipe line"
-grep -q "data device" out && fail "f: chunks zeroed on the data device (none predate a snapshot)"
-grep -q "Volume wp/f removed" out || fail "f not removed"
+grep -q "Volume wp/f wiped live: 8 MiB" out || note_fail "f: no live wipe line"
+grep -q "data device" out && note_fail "f: chunks zeroed on the data device (none predate a snapshot)"
+grep -q "Volume wp/f removed" out || note_fail "f not removed"
 
 step "live: g not loaded, its chunks predate a snapshot: zeroed on the data device"
 must tpdeactivate wp g
 must tvremove --wipe wp/g >out
 cat out
 grep -q "Volume wp/g wiped live: 8 MiB.*8 MiB of them on the data device" out ||
-	fail "g: not wiped on the data device"
-[ -e /dev/mapper/wp-g ] && fail "g's device is still loaded after its removal"
+	note_fail "g: not wiped on the data device"
+[ -e /dev/mapper/wp-g ] && note_fail "g's device is still loaded after its removal"
 must tpdeactivate wp
 expect_eq "nonzero bytes left in f's chunks" "$(chunk_bytes f-chunks)" 0
 expect_eq "nonzero bytes left in g's chunks" "$(chunk_bytes g-chunks)" 0
@@ -161,16 +156,16 @@ must tpdeactivate wp k
 rm -f pause
 TP_TEST_PAUSE=wipe-zeroing TP_TEST_PAUSE_FILE=$PWD/pause tvremove --wipe wp/k >out 2>err &
 pid=$!
-wait_file pause "$pid" || fail "tvremove --wipe of k never reached its zeroing"
+wait_file pause "$pid" || note_fail "tvremove --wipe of k never reached its zeroing"
 kill -INT $pid
 rm -f pause
 rc=0; wait $pid || rc=$?
 cat out err
 expect_eq "interrupted live --wipe" "$rc" 130
 grep -q "interrupted after zeroing 0 B of 1 MiB; the volume was not removed" err ||
-	fail "no interruption message"
-tpstatus --noheadings -o vol_name wp | grep -qw k || fail "an interrupted --wipe removed k"
-[ -e /dev/mapper/wp-k ] && fail "k was left loaded: it was not before the wipe"
+	note_fail "no interruption message"
+tpstatus --noheadings -o vol_name wp | grep -qw k || note_fail "an interrupted --wipe removed k"
+[ -e /dev/mapper/wp-k ] && note_fail "k was left loaded: it was not before the wipe"
 must tpactivate wp k
 expect_eq "k intact after the interruption" "$(nonzero k)" $((1024 * 1024))
 must tvremove --wipe wp/k
@@ -186,7 +181,7 @@ must tpactivate wp
 not dd if=/dev/zero of=/dev/mapper/wp-r bs=4096 count=1 oflag=direct status=none
 must tvremove --wipe wp/r >out
 cat out
-grep -q "Volume wp/r wiped live: 1 MiB" out || fail "r: no live wipe line"
+grep -q "Volume wp/r wiped live: 1 MiB" out || note_fail "r: no live wipe line"
 must tpdeactivate wp
 expect_eq "nonzero bytes left in r's chunks" "$(chunk_bytes r-chunks)" 0
 must tpactivate wp
@@ -205,7 +200,7 @@ paste h-chunks h-bytes | awk 'NR == FNR { old[$1] = 1; next }
 	END { printf "%d %d\n", n, bad }' fg-chunks - >h-check
 read -r reused bad <h-check
 echo "h: $reused of its 256 chunks were f's or g's; $bad of them read more than h wrote"
-[ "$reused" -gt 0 ] || fail "h took none of f's or g's chunks: nothing shown"
+[ "$reused" -gt 0 ] || note_fail "h took none of f's or g's chunks: nothing shown"
 expect_eq "h's chunks from f and g holding more than h wrote" "$bad" 0
 must tpactivate wp
 
@@ -222,6 +217,6 @@ for i in 1 2; do
 		"tvremove --wipe live $(sed -n 's/.* \([0-9]* MB\/s\)).*/\1/p' out)"
 done
 must tpdeactivate wp
-ok tpcheck wp
+check tpcheck wp
 must tpremove -y wp
 finish
