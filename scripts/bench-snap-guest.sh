@@ -289,7 +289,7 @@ drop_stripe_cache() {
 	local f=/sys/block/md0/md/stripe_cache_size n
 	[ "$LEVEL" != 0 ] && [ -w "$f" ] || return 0
 	n=$(cat "$f")
-	echo 17 >"$f" && echo "$n" >"$f" || fail "cannot cycle $f"
+	echo 17 >"$f" && echo "$n" >"$f" || note_fail "cannot cycle $f"
 }
 N=0
 run_once() { # WORKLOAD RUN
@@ -324,7 +324,7 @@ run_once() { # WORKLOAD RUN
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	drop_stripe_cache
-	fio --minimal job.fio >fio.out 2>fio.err || fail "$w run $r: fio failed: $(head -3 fio.err)"
+	fio --minimal job.fio >fio.out 2>fio.err || note_fail "$w run $r: fio failed: $(head -3 fio.err)"
 	line="  $w run $r (MB/s):"
 	while IFS=';' read -r -a f; do
 		[ "${#f[@]}" -gt 48 ] || continue
@@ -339,10 +339,10 @@ run_once() { # WORKLOAD RUN
 	for c in "${CFGS[@]}"; do
 		case $w in
 		f*)
-			ok dmsetup remove "$c-$N"
-			ok dmsetup message "$c-pool" 0 "delete $N"
+			check dmsetup remove "$c-$N"
+			check dmsetup message "$c-pool" 0 "delete $N"
 			;;
-		c*) ok dmsetup message "$c-pool" 0 "delete $N" ;;
+		c*) check dmsetup message "$c-pool" 0 "delete $N" ;;
 		esac
 	done
 }
@@ -358,12 +358,12 @@ for c in "${CFGS[@]}"; do
 	echo "  $c: $(dmsetup status "$c-pool" | awk '{ print $5 }')"
 done
 for c in "${CFGS[@]}"; do
-	ok dmsetup remove "$c-0"
-	ok dmsetup remove "$c-pool"
-	ok dmsetup remove "$c-data"
-	ok dmsetup remove "$c-meta"
+	check dmsetup remove "$c-0"
+	check dmsetup remove "$c-pool"
+	check dmsetup remove "$c-data"
+	check dmsetup remove "$c-meta"
 done
-ok dmsetup remove raw
-[ "$LEVEL" = 0 ] || ok mdadm --stop --quiet /dev/md0
+check dmsetup remove raw
+[ "$LEVEL" = 0 ] || check mdadm --stop --quiet /dev/md0
 step "done"
 finish

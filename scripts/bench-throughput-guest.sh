@@ -139,7 +139,7 @@ run_once() { # TARGET WORKLOAD RUN CONFIGS...
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	t1=$(now)
-	fio --minimal job.fio >fio.out 2>fio.err || fail "$t $w run $r: fio failed: $(head -3 fio.err)"
+	fio --minimal job.fio >fio.out 2>fio.err || note_fail "$t $w run $r: fio failed: $(head -3 fio.err)"
 	t2=$(now)
 	line="  $t $w run $r (MB/s):"
 	while IFS=';' read -r -a f; do
@@ -153,13 +153,13 @@ run_once() { # TARGET WORKLOAD RUN CONFIGS...
 	echo "$line"
 	for c in "$@"; do
 		case $c in
-		tp-fresh) ok tvremove -q tp/f$NVOL >/dev/null ;;
-		tp-snap) ok tvremove -q tp/s$NVOL >/dev/null ;;
+		tp-fresh) check tvremove -q tp/f$NVOL >/dev/null ;;
+		tp-snap) check tvremove -q tp/s$NVOL >/dev/null ;;
 		lvm-fresh)
-			ok dmsetup remove bthin$NVOL
-			ok dmsetup message bpool 0 "delete $NVOL"
+			check dmsetup remove bthin$NVOL
+			check dmsetup message bpool 0 "delete $NVOL"
 			;;
-		field-fresh) ok tvremove -q fld/f$NVOL >/dev/null ;;
+		field-fresh) check tvremove -q fld/f$NVOL >/dev/null ;;
 		esac
 	done
 	awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$(now)" \
@@ -167,7 +167,7 @@ run_once() { # TARGET WORKLOAD RUN CONFIGS...
 }
 
 fill() { # DEV: provision the measured region
-	dd if=/dev/zero of="$1" bs=1M count="$VOL_MB" oflag=direct status=none || fail "filling $1"
+	dd if=/dev/zero of="$1" bs=1M count="$VOL_MB" oflag=direct status=none || note_fail "filling $1"
 }
 
 # ---- arrays: four of the same geometry (raw+linear, tptools, LVM, field)

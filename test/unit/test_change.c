@@ -16,7 +16,7 @@
 #include "lib/base/io.h"
 #include "lib/base/io_area.h"
 #include "lib/base/log.h"
-#include "lib/pool/core/core.h"
+#include "lib/pool/core/core_int.h"
 #include "lib/pool/pool.h"
 #include "metadata/pdata/block_manager.h"
 #include "metadata/thin/thin.h"
