@@ -64,12 +64,10 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 	struct cli cli;
 	int nargs, code;
 
-	code = cli_begin(&cli, cmd, opts, argc, argv);
+	code = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs);
 	if (code != CLI_CONTINUE)
 		return code;
-	code = cli_args(&cli, 1, 1, &args, &nargs);
-	if (code == CLI_CONTINUE)
-		code = parse_format(cmd, format, &p.format);
+	code = parse_format(cmd, format, &p.format);
 	if (code == CLI_CONTINUE && dev_id)
 		code = parse_dev_id(cmd, dev_id, &p);
 	if (code == CLI_CONTINUE)

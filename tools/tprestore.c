@@ -31,11 +31,10 @@ int cmd_tprestore(const struct tp_command *cmd, int argc, const char **argv)
 	struct cli cli;
 	int nargs, code;
 
-	code = cli_begin(&cli, cmd, opts, argc, argv);
+	code = cli_parse(&cli, cmd, opts, argc, argv, 0, 0, &args, &nargs);
 	if (code != CLI_CONTINUE)
 		return code;
-	code = cli_args(&cli, 0, 0, &args, &nargs);
-	if (code == CLI_CONTINUE && !p.input)
+	if (!p.input)
 		code = cli_usage_error(cmd, "missing -i XML");
 	if (code == CLI_CONTINUE && !p.output)
 		code = cli_usage_error(cmd, "missing -o METADATA");

@@ -74,14 +74,40 @@ int vg_clone(const struct vg *src, struct vg **out)
 	return 0;
 }
 
+/* The volumes and the unfinished receives are two lists of one type:
+ * found, appended to and dropped from the same way. */
+static struct vg_volume *vols_find(struct vg_volume *a, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(a[i].name, name))
+			return &a[i];
+	return NULL;
+}
+
+static int vols_append(struct vg_volume **a, unsigned *nr, unsigned *alloc, unsigned first,
+		       const struct vg_volume *v)
+{
+	if (*nr == *alloc) {
+		unsigned n = *alloc ? 2 * *alloc : first;
+		struct vg_volume *p = realloc(*a, n * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		*a = p;
+		*alloc = n;
+	}
+	(*a)[(*nr)++] = *v;
+	return 0;
+}
+
+static void vols_drop(struct vg_volume *a, unsigned *nr, struct vg_volume *v)
+{
+	memmove(v, v + 1, (size_t)(a + *nr - (v + 1)) * sizeof(*v));
+	(*nr)--;
+}
+
 struct vg_volume *vg_find_volume(const struct vg *vg, const char *name)
 {
-	unsigned i;
-
-	for (i = 0; i < vg->nr_volumes; i++)
-		if (!strcmp(vg->volumes[i].name, name))
-			return &vg->volumes[i];
-	return NULL;
+	return vols_find(vg->volumes, vg->nr_volumes, name);
 }
 
 struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id)
@@ -99,10 +125,7 @@ struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id)
 
 struct vg_volume *vg_find_receive(const struct vg *vg, const char *name)
 {
-	for (unsigned i = 0; i < vg->nr_receives; i++)
-		if (!strcmp(vg->receives[i].name, name))
-			return &vg->receives[i];
-	return NULL;
+	return vols_find(vg->receives, vg->nr_receives, name);
 }
 
 int vg_name_used(const struct vg *vg, const char *name)
@@ -371,16 +394,7 @@ int vg_add_volume(struct vg *vg, const struct vg_volume *v)
 
 int vg_append_volume(struct vg *vg, const struct vg_volume *v)
 {
-	if (vg->nr_volumes == vg->alloc_volumes) {
-		unsigned n = vg->alloc_volumes ? 2 * vg->alloc_volumes : 16;
-		struct vg_volume *p = realloc(vg->volumes, n * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		vg->volumes = p;
-		vg->alloc_volumes = n;
-	}
-	vg->volumes[vg->nr_volumes++] = *v;
-	return 0;
+	return vols_append(&vg->volumes, &vg->nr_volumes, &vg->alloc_volumes, 16, v);
 }
 
 int vg_remove_volume(struct vg *vg, const char *name)
@@ -390,8 +404,7 @@ int vg_remove_volume(struct vg *vg, const char *name)
 
 	if (!v)
 		return -ENOENT;
-	memmove(v, v + 1, (size_t)(vg->volumes + vg->nr_volumes - (v + 1)) * sizeof(*v));
-	vg->nr_volumes--;
+	vols_drop(vg->volumes, &vg->nr_volumes, v);
 	for (i = 0; i < vg->nr_volumes; i++)
 		if (!strcmp(vg->volumes[i].origin, name))
 			vg->volumes[i].origin[0] = '\0';
@@ -410,17 +423,7 @@ int vg_add_receive(struct vg *vg, const struct vg_volume *v)
 
 int vg_append_receive(struct vg *vg, const struct vg_volume *v)
 {
-	struct vg_volume *p;
-
-	if (vg->nr_receives == vg->alloc_receives) {
-		unsigned n = vg->alloc_receives ? 2 * vg->alloc_receives : 4;
-		if (!(p = realloc(vg->receives, n * sizeof(*p))))
-			return -ENOMEM;
-		vg->receives = p;
-		vg->alloc_receives = n;
-	}
-	vg->receives[vg->nr_receives++] = *v;
-	return 0;
+	return vols_append(&vg->receives, &vg->nr_receives, &vg->alloc_receives, 4, v);
 }
 
 int vg_remove_receive(struct vg *vg, const char *name)
@@ -429,8 +432,7 @@ int vg_remove_receive(struct vg *vg, const char *name)
 
 	if (!v)
 		return -ENOENT;
-	memmove(v, v + 1, (size_t)(vg->receives + vg->nr_receives - (v + 1)) * sizeof(*v));
-	vg->nr_receives--;
+	vols_drop(vg->receives, &vg->nr_receives, v);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test/unit/test_rand.h"
 #include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "metadata/thin/thin.h"
@@ -44,10 +45,7 @@ static uint64_t rs;
 
 static uint64_t rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return tp_test_xorshift64(&rs);
 }
 
 static int modify(struct thin_md *md)

@@ -37,6 +37,18 @@ static void fix(struct io_engine *e, uint64_t b, uint32_t salt)
 	le32_put(blk(e, b), tp_block_csum(blk(e, b), 4096, salt));
 }
 
+/* A fresh thin metadata in IO (the old one dropped) with thin device 0. */
+static struct thin_md *format_fresh(void)
+{
+	struct thin_md *md;
+
+	io_destroy(io);
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "check", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 20000, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 0) == 0);
+	return md;
+}
+
 /* dev 0: NR_MAP mappings; dev 1: a snapshot of 0 with 5 blocks rewritten;
  * dev 2: 10 mappings. ALLOC_ONLY leaks one data block; DOUBLE maps one
  * block with an extra reference. */
@@ -45,10 +57,7 @@ static void build(int metadata_snap, int leak, int double_ref)
 	struct thin_md *md;
 	uint64_t db;
 
-	io_destroy(io);
-	CU_ASSERT_FATAL(io_mem_create(SIZE, "check", &io) == 0);
-	CU_ASSERT_FATAL(thin_format(io, 128, 20000, &md) == 0);
-	CU_ASSERT_FATAL(thin_create_thin(md, 0) == 0);
+	md = format_fresh();
 	CU_ASSERT_FATAL(thin_create_thin(md, 2) == 0);
 	for (uint64_t v = 0; v < NR_MAP; v++) {
 		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
@@ -169,10 +178,7 @@ static void test_high_counts(void)
 	struct thin_md *md;
 	uint64_t db;
 
-	io_destroy(io);
-	CU_ASSERT_FATAL(io_mem_create(SIZE, "check", &io) == 0);
-	CU_ASSERT_FATAL(thin_format(io, 128, 20000, &md) == 0);
-	CU_ASSERT_FATAL(thin_create_thin(md, 0) == 0);
+	md = format_fresh();
 	for (uint64_t v = 0; v < 40; v++) {
 		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
 		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 0, v, db) == 0);
@@ -208,10 +214,7 @@ static void test_fast_refcount_root_only(void)
 	struct thin_sb sb;
 	uint64_t db, leaf;
 
-	io_destroy(io);
-	CU_ASSERT_FATAL(io_mem_create(SIZE, "check", &io) == 0);
-	CU_ASSERT_FATAL(thin_format(io, 128, 20000, &md) == 0);
-	CU_ASSERT_FATAL(thin_create_thin(md, 0) == 0);
+	md = format_fresh();
 	for (uint64_t v = 0; v < 1000; v++) {	/* 1000 counts of 3: three leaves */
 		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
 		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 0, v, db) == 0);

@@ -10,6 +10,7 @@
 #include "metadata/pdata/btree_node.h"
 #include "metadata/thin/delta.h"
 #include "metadata/thin/thin.h"
+#include "test/unit/test_rand.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -22,10 +23,7 @@ static uint64_t rs = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return tp_test_xorshift64(&rs);
 }
 
 /* What the walker said, per virtual block: 0 nothing, else kind + 1;

@@ -13,6 +13,7 @@
 #include "metadata/pdata/transaction_manager.h"
 #include "metadata/pdata/u64map.h"
 #include "test/unit/test_env.h"
+#include "test/unit/test_rand.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -23,10 +24,7 @@ static uint64_t rs = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return tp_test_xorshift64(&rs);
 }
 
 static void test_u64map(void)

@@ -5,6 +5,7 @@
  * expected policy results are computed by brute force from the rules in
  * policy.h, independently of the closed forms in policy.c. */
 #include "lib/pool/policy.h"
+#include "test/unit/test_rand.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -236,10 +237,7 @@ static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)	/* xorshift64: fixed seed, same cases every run */
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return tp_test_xorshift64(&rnd_state);
 }
 
 static uint64_t rnd_below(uint64_t n)

@@ -10,6 +10,7 @@
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_internal.h"
 #include "metadata/thin/thin_walk.h"
+#include "test/unit/test_rand.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -37,10 +38,7 @@ static uint64_t rs = 0x1234567887654321ull;
 
 static uint64_t rnd(void)
 {
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	return rs;
+	return tp_test_xorshift64(&rs);
 }
 
 /* ---- compare a walk with a model ---- */

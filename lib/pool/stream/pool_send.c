@@ -87,6 +87,31 @@ static int gap(struct raw *w, uint64_t end)
 	return 0;
 }
 
+/* Data chunks FIRST..FIRST+N-1 lie in the data area: 0, or -EUCLEAN
+ * logged naming the first chunk beyond it (damaged metadata). */
+static int in_area(const struct raw *w, uint64_t first, uint64_t n)
+{
+	uint64_t chunks = w->area_size / w->chunk;
+
+	if (first < chunks && n <= chunks - first)
+		return 0;
+	log_error("pool %s: volume %s maps data chunk %" PRIu64 " beyond the data area; run "
+		  "tpcheck %s", pool_name(w->p), w->vol, first < chunks ? chunks : first,
+		  pool_name(w->p));
+	return -EUCLEAN;
+}
+
+/* N bytes of the data area from byte SRC into W's buffer: 0 or -errno, logged. */
+static int read_data(struct raw *w, uint64_t src, size_t n)
+{
+	int r = io_read(w->data, w->area_off + src, w->buf, n);
+
+	if (r)
+		log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", pool_name(w->p),
+			  src / w->chunk, w->vol, strerror(-r));
+	return r;
+}
+
 static int run(void *ctx, const struct thin_delta_range *x)
 {
 	struct raw *w = ctx;
@@ -98,23 +123,13 @@ static int run(void *ctx, const struct thin_delta_range *x)
 		return 0;	/* beyond the end (an interrupted shrink): not content */
 	if (len > w->size - off)
 		len = w->size - off;
-	if (x->left_data >= w->area_size / w->chunk ||
-	    x->length > w->area_size / w->chunk - x->left_data) {
-		log_error("pool %s: volume %s maps data chunk %" PRIu64 " beyond the data area; "
-			  "run tpcheck %s", pool_name(w->p), w->vol, x->left_data + x->length - 1,
-			  pool_name(w->p));
-		return -EUCLEAN;
-	}
+	if ((r = in_area(w, x->left_data, x->length)))
+		return r;
 	if ((r = gap(w, off)))
 		return r;
 	while (len) {
 		size_t n = len < BUF_SIZE ? (size_t)len : BUF_SIZE;
-		if ((r = io_read(w->data, w->area_off + src, w->buf, n))) {
-			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", pool_name(w->p),
-				  src / w->chunk, w->vol, strerror(-r));
-			return r;
-		}
-		if ((r = write_piece(w, w->buf, n)))
+		if ((r = read_data(w, src, n)) || (r = write_piece(w, w->buf, n)))
 			return r;
 		w->pos += n;
 		w->st->mapped += n;
@@ -261,20 +276,12 @@ static int put_data(struct sender *s, uint64_t off, uint64_t dblock, uint64_t le
 	uint64_t src = dblock * w->chunk;
 	int r;
 
-	if (dblock >= w->area_size / w->chunk ||
-	    (len + w->chunk - 1) / w->chunk > w->area_size / w->chunk - dblock) {
-		log_error("pool %s: volume %s maps data chunk %" PRIu64 " beyond the data area; "
-			  "run tpcheck %s", pool_name(w->p), w->vol, dblock, pool_name(w->p));
-		return -EUCLEAN;
-	}
+	if ((r = in_area(w, dblock, (len + w->chunk - 1) / w->chunk)))
+		return r;
 	while (len) {
 		size_t n = len < STREAM_MAX_DATA ? (size_t)len : STREAM_MAX_DATA;
-		if ((r = io_read(w->data, w->area_off + src, w->buf, n))) {
-			log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", pool_name(w->p),
-				  src / w->chunk, w->vol, strerror(-r));
-			return r;
-		}
-		if ((r = put_record(s, STREAM_DATA, off, n, w->buf, n)))
+		if ((r = read_data(w, src, n)) ||
+		    (r = put_record(s, STREAM_DATA, off, n, w->buf, n)))
 			return r;
 		w->st->mapped += n;
 		s->data_bytes += n;
