@@ -146,6 +146,27 @@ load_area() {
 	dd if="$2" of="$(meta_dev "$1")" bs=1M oflag=seek_bytes seek="$off" conv=notrunc \
 		status=none
 }
+# map_ranges POOL DEV:ORIGIN:DATA:LEN...: add range mappings to the thin
+# devices of POOL's active area as if the kernel had made them (through
+# thin_dump, the XML and thin_restore; the data device is not written)
+map_ranges() {
+	local pool=$1
+	shift
+	save_area "$pool" area.img
+	thin_dump area.img | awk -v ranges="$*" '
+		BEGIN { n = split(ranges, r, " ") }
+		{ print }
+		/<device dev_id="/ {
+			id = $0; sub(/.*dev_id="/, "", id); sub(/".*/, "", id)
+			for (i = 1; i <= n; i++) {
+				split(r[i], f, ":")
+				if (f[1] == id)
+					printf "    <range_mapping origin_begin=\"%d\" data_begin=\"%d\" length=\"%d\" time=\"0\"/>\n", f[2], f[3], f[4]
+			}
+		}' >mapped.xml
+	thin_restore -q -i mapped.xml -o area.img || fail "map_ranges: thin_restore refused"
+	load_area "$pool" area.img
+}
 # thin_devices POOL: the number of thin devices in the active area (thin_dump)
 thin_devices() {
 	thin_check_pool "$1"

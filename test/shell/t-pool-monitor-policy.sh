@@ -44,12 +44,7 @@ grep -q "monitor {" "$TPTOOLS_DIR"/backup/plain/*.vg && fail "default policy wri
 ok tvcreate -V 100M -n a mp
 grep -q "full" err && fail "a warning below the threshold: $(cat err)"
 # ... and one above: 1800 of the 2032 chunks mapped (88%)
-save_area mp area.img
-thin_dump area.img | awk '
-	/<device dev_id="0"/ { print; print "    <range_mapping origin_begin=\"0\" data_begin=\"0\" length=\"1800\" time=\"0\"/>"; next }
-	{ print }' >mapped.xml
-thin_restore -q -i mapped.xml -o area.img
-load_area mp area.img
+map_ranges mp 0:0:0:1800
 ok tvcreate -V 10M -n b mp
 err_has "pool mp: data is 88% full (112.50 MiB of 127 MiB), at or above its warn threshold of 80%"
 err_has "tpextend mp"

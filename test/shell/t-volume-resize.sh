@@ -10,13 +10,7 @@ vsize() { vol_field rs "$1" vol_size --units b; }
 origin() { vol_field rs "$1" vol_origin; }
 
 # give volume a (thin device 0) chunks 0..99 and 1500..1599 (64 KiB chunks)
-save_area rs area.img
-thin_dump area.img | awk '
-	/<device dev_id="0"/ { print; print "    <range_mapping origin_begin=\"0\" data_begin=\"0\" length=\"100\" time=\"0\"/>";
-		print "    <range_mapping origin_begin=\"1500\" data_begin=\"100\" length=\"100\" time=\"0\"/>"; next }
-	{ print }' >mapped.xml
-thin_restore -q -i mapped.xml -o area.img
-load_area rs area.img
+map_ranges rs 0:0:0:100 0:1500:100:100
 ok tpcheck rs
 
 # grow, absolute and relative
@@ -63,12 +57,7 @@ thin_dump area.img | grep -q 'length="100"' || fail "chunks below the end were l
 
 # a crash between the VG commit and the unmapping: completed by the next command
 ok tvresize -V 200M rs/a
-save_area rs area.img
-thin_dump area.img | awk '
-	/<device dev_id="0"/ { print; print "    <range_mapping origin_begin=\"1500\" data_begin=\"200\" length=\"10\" time=\"0\"/>"; next }
-	{ print }' >mapped.xml
-thin_restore -q -i mapped.xml -o area.img
-load_area rs area.img
+map_ranges rs 0:1500:200:10
 save_area rs before.img
 ok tvresize --force -y -V 50M rs/a
 load_area rs before.img

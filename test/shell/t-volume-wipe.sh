@@ -7,17 +7,7 @@ new_pool w --chunk 64k --zero n
 for v in a b c d; do ok tvcreate -V 16M -n $v w; done	# thin devices 0..3
 
 # a: chunks 0..9 and 20..24; b: 30..32; c: 40..49; d: 40..44 (shared with c)
-save_area w area.img
-thin_dump area.img | awk '
-	function map(o, d, n) {
-		printf "    <range_mapping origin_begin=\"%d\" data_begin=\"%d\" length=\"%d\" time=\"0\"/>\n", o, d, n }
-	/<device dev_id="0"/ { print; map(0, 0, 10); map(10, 20, 5); next }
-	/<device dev_id="1"/ { print; map(0, 30, 3); next }
-	/<device dev_id="2"/ { print; map(0, 40, 10); next }
-	/<device dev_id="3"/ { print; map(0, 40, 5); next }
-	{ print }' >mapped.xml
-thin_restore -q -i mapped.xml -o area.img
-load_area w area.img
+map_ranges w 0:0:0:10 0:10:20:5 1:0:30:3 2:0:40:10 3:0:40:5
 ok tpcheck w
 # s shares a's whole mapping tree: the space map counts those chunks once
 ok tvsnap w/a -n s

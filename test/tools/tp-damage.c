@@ -141,6 +141,21 @@ static uint64_t descend(uint64_t root, uint64_t key, unsigned height, uint64_t *
 	return path[n - 1 - height];
 }
 
+/* DEV's entry in the top-level tree ROOT (details or mappings): its leaf
+ * read into D, *LEAF its block; the entry's index, or die. */
+static uint32_t dev_entry(uint64_t root, uint64_t dev, unsigned char *d, uint64_t *leaf)
+{
+	uint64_t lo, hi;
+	int i;
+
+	*leaf = descend(root, dev, 0, &lo, &hi);
+	rd(*leaf, d);
+	i = bn_lower_bound(d, dev);
+	if (i < 0 || bn_key(d, (uint32_t)i) != dev)
+		die("no such device");
+	return (uint32_t)i;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char d[4096];
@@ -200,13 +215,9 @@ int main(int argc, char **argv)
 			wr(b, d, SM_INDEX_CSUM_XOR);
 		}
 	} else if (!strcmp(a, "mapped") && argc == 5) {
-		uint64_t lo, hi, dev = strtoull(argv[3], NULL, 0);
-		uint64_t b = descend(sb().details_root, dev, 0, &lo, &hi);
-		rd(b, d);
-		int i = bn_lower_bound(d, dev);
-		if (i < 0 || bn_key(d, (uint32_t)i) != dev)
-			die("no such device");
-		le64_put(bn_value(d, (uint32_t)i), strtoull(argv[4], NULL, 0));
+		uint64_t b;
+		uint32_t i = dev_entry(sb().details_root, strtoull(argv[3], NULL, 0), d, &b);
+		le64_put(bn_value(d, i), strtoull(argv[4], NULL, 0));
 		wr(b, d, BTREE_CSUM_XOR);
 	} else if (!strcmp(a, "sb") && argc == 4) {
 		rd(0, d);
@@ -226,13 +237,9 @@ int main(int argc, char **argv)
 		le64_put(d + 0x30, strtoull(argv[3], NULL, 0));
 		wr(0, d, THIN_SB_CSUM_XOR);
 	} else if (!strcmp(a, "find") && (argc == 5 || argc == 6)) {
-		uint64_t lo, hi, dev = strtoull(argv[3], NULL, 0);
-		uint64_t top = descend(sb().mapping_root, dev, 0, &lo, &hi);
-		rd(top, d);
-		int i = bn_lower_bound(d, dev);
-		if (i < 0 || bn_key(d, (uint32_t)i) != dev)
-			die("no such device");
-		uint64_t b = descend(bn_value64(d, (uint32_t)i), strtoull(argv[4], NULL, 0),
+		uint64_t lo, hi, top;
+		uint32_t i = dev_entry(sb().mapping_root, strtoull(argv[3], NULL, 0), d, &top);
+		uint64_t b = descend(bn_value64(d, i), strtoull(argv[4], NULL, 0),
 				     argc == 6 ? (unsigned)atoi(argv[5]) : 0, &lo, &hi);
 		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", b, lo, hi);
 	} else if (!strcmp(a, "root") && argc == 4) {
