@@ -21,10 +21,8 @@ static int find_version(const char *target, uint32_t version[3], bool quiet)
 	unsigned next = 0;
 	int r;
 
-	if ((r = tp_dm_lib_ready(quiet, NULL, 0)))
+	if ((r = tp_dm_lib_start(DM_DEVICE_LIST_VERSIONS, NULL, quiet, &dmt)))
 		return r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_LIST_VERSIONS, NULL)))
-		return -ENOMEM;
 	/* a failing ioctl here means dm is there but unusable (permissions) */
 	if ((r = tp_dm_lib_run(dmt, "list target versions", NULL, -1,
 			       quiet ? TP_DM_LIB_QUIET_ALL : 0)))

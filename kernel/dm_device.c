@@ -52,10 +52,8 @@ static int simple_task(int type, const char *name, const char *what, int udev, u
 	struct dm_task *dmt;
 	int r;
 
-	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+	if ((r = tp_dm_lib_start(type, name, false, &dmt)))
 		return r;
-	if (!(dmt = tp_dm_lib_task(type, name)))
-		return -ENOMEM;
 	if (opts & TP_DM_NOFLUSH)
 		dm_task_no_flush(dmt);
 	if (opts & TP_DM_NOLOCKFS)
@@ -93,10 +91,8 @@ int tp_dm_create(const char *name, const char *uuid, const struct tp_dm_target *
 	struct dm_task *dmt;
 	int r;
 
-	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+	if ((r = tp_dm_lib_start(DM_DEVICE_CREATE, name, false, &dmt)))
 		return r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_CREATE, name)))
-		return -ENOMEM;
 	if (uuid && *uuid && !dm_task_set_uuid(dmt, uuid)) {
 		log_error("%s: device-mapper rejected the uuid '%s'", name, uuid);
 		r = -EINVAL;
@@ -122,10 +118,8 @@ int tp_dm_load(const char *name, const struct tp_dm_target *table, unsigned n, u
 	struct dm_task *dmt;
 	int r;
 
-	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+	if ((r = tp_dm_lib_start(DM_DEVICE_RELOAD, name, false, &dmt)))
 		return r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_RELOAD, name)))
-		return -ENOMEM;
 	if (!(r = add_table(dmt, name, table, n))) {
 		if (flags & TP_DM_READ_ONLY)
 			dm_task_set_ro(dmt);
@@ -171,10 +165,8 @@ int tp_dm_info(const char *name, struct tp_dm_info *info)
 	int r;
 
 	memset(info, 0, sizeof(*info));
-	if ((r = tp_dm_lib_ready(true, NULL, 0)))
+	if ((r = tp_dm_lib_start(DM_DEVICE_INFO, name, true, &dmt)))
 		return r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_INFO, name)))
-		return -ENOMEM;
 	r = tp_dm_lib_run(dmt, "info", name, -1, 0);
 	if (!r && !dm_task_get_info(dmt, &di))
 		r = -EIO;
@@ -218,10 +210,8 @@ int tp_dm_target_line(const char *name, bool table, unsigned flags, char *type, 
 	char *ttype = NULL, *tparams = NULL;
 	int r;
 
-	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+	if ((r = tp_dm_lib_start(table ? DM_DEVICE_TABLE : DM_DEVICE_STATUS, name, false, &dmt)))
 		return r;
-	if (!(dmt = tp_dm_lib_task(table ? DM_DEVICE_TABLE : DM_DEVICE_STATUS, name)))
-		return -ENOMEM;
 	if (flags & TP_DM_NOFLUSH)
 		dm_task_no_flush(dmt);
 	r = tp_dm_lib_run(dmt, table ? "table" : "status", name, -1, 0);
@@ -280,10 +270,8 @@ int tp_dm_list(const char *uuid_prefix,
 	unsigned next = 0;
 	int r;
 
-	if ((r = tp_dm_lib_ready(true, NULL, 0)))
+	if ((r = tp_dm_lib_start(DM_DEVICE_LIST, NULL, true, &dmt)))
 		return r == -ENODEV ? 0 : r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_LIST, NULL)))
-		return -ENOMEM;
 	if ((r = tp_dm_lib_run(dmt, "list devices", NULL, -1, 0)))
 		goto out;
 	names = dm_task_get_names(dmt);

@@ -16,10 +16,8 @@ int tp_dm_wait_event(const char *name, uint32_t event_nr, uint32_t *next)
 	struct dm_info di;
 	int r;
 
-	if ((r = tp_dm_lib_ready(true, NULL, 0)))
+	if ((r = tp_dm_lib_start(DM_DEVICE_WAITEVENT, name, true, &dmt)))
 		return r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_WAITEVENT, name)))
-		return -ENOMEM;
 	if (!dm_task_set_event_nr(dmt, event_nr)) {
 		dm_task_destroy(dmt);
 		return -ENOMEM;

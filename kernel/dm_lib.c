@@ -124,3 +124,13 @@ int tp_dm_lib_run(struct dm_task *dmt, const char *what, const char *name, int u
 			  strerror(-err));
 	return err;
 }
+
+int tp_dm_lib_start(int type, const char *name, bool quiet, struct dm_task **out)
+{
+	int r = tp_dm_lib_ready(quiet, NULL, 0);
+
+	*out = NULL;
+	if (r)
+		return r;
+	return (*out = tp_dm_lib_task(type, name)) ? 0 : -ENOMEM;
+}

@@ -21,6 +21,10 @@ bool tp_dm_lib_no_udev(void);
 /* dm_task_create(TYPE) with NAME set (NAME may be NULL); NULL on ENOMEM
  * (logged). */
 struct dm_task *tp_dm_lib_task(int type, const char *name);
+/* tp_dm_lib_ready (QUIET, no reason wanted), then the task of TYPE on
+ * NAME into *OUT: 0, ready's -errno, or -ENOMEM. Every call into
+ * libdevmapper starts here. */
+int tp_dm_lib_start(int type, const char *name, bool quiet, struct dm_task **out);
 
 /* Run DMT; on failure return the kernel's -errno (-EIO if unknown).
  * UDEV_FLAGS >= 0 sets a udev cookie with those flags and waits for udev

@@ -15,10 +15,8 @@ int tp_dm_message(const char *pool, const char *msg)
 	char what[160];
 	int r;
 
-	if ((r = tp_dm_lib_ready(false, NULL, 0)))
+	if ((r = tp_dm_lib_start(DM_DEVICE_TARGET_MSG, pool, false, &dmt)))
 		return r;
-	if (!(dmt = tp_dm_lib_task(DM_DEVICE_TARGET_MSG, pool)))
-		return -ENOMEM;
 	snprintf(what, sizeof(what), "message '%s'", msg);
 	log_debug(TP_DBG_KERNEL, "%s: %s", pool, what);
 	if (!dm_task_set_sector(dmt, 0) || !dm_task_set_message(dmt, msg)) {
