@@ -19,6 +19,17 @@ sed -n '/<!-- live-uses: begin -->/,/<!-- live-uses: end -->/p' "$doc" |
 [ -s doc.list ] || fail "$doc has no live-uses table"
 diff -u doc.list code.list >live.diff ||
 	fail "pool_is_live() outside the core differs from $doc's list (+ code, - doc): $(cat live.diff)"
+# inside the core, be->live outside the two backends: the second table
+for f in $(grep -l 'be->live' lib/pool/core/*.c | grep -v '/pool_live.c$\|/pool_offline.c$'); do
+	awk -v F="$f" '/^[a-z].*\(/ { fn = $0 }
+		/be->live/ { sub(/\(.*/, "", fn); n = split(fn, a, " "); sub(/^\*/, "", a[n]); print F, a[n] }' "$f"
+done | sort -u >core-code.list
+sed -n '/<!-- core-live-uses: begin -->/,/<!-- core-live-uses: end -->/p' "$doc" |
+	awk -F'|' 'NF > 3 && $2 ~ /lib\/pool/ { gsub(/ /, "", $2); gsub(/ /, "", $3); print $2, $3 }' |
+	sort -u >core-doc.list
+[ -s core-doc.list ] || fail "$doc has no core-live-uses table"
+diff -u core-doc.list core-code.list >core.diff ||
+	fail "be->live in the core differs from $doc's list (+ code, - doc): $(cat core.diff)"
 # and the backend's kind is read nowhere outside the core
 bad=$(grep -n 'be->live' lib/pool/*/*.c | grep -v '^lib/pool/core/' || true)
 [ -z "$bad" ] || fail "the backend's kind read outside the core: $bad"
