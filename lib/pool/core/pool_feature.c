@@ -22,6 +22,8 @@ void pool_feature_register(const struct pool_feature *f)
 			return;
 	if (nr_features < POOL_FEATURES_MAX)
 		features[nr_features++] = f;
+	else	/* a hook left out would be a cleanup silently skipped */
+		TP_BUG("feature %s: more than %d feature hooks", f->name, POOL_FEATURES_MAX);
 }
 
 void pool_features_ready(void)

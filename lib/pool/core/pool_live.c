@@ -59,11 +59,31 @@ static int live_nothing(struct pool *p)
 	return 0;
 }
 
+/* The kernel's status of P (FLAGS: TP_DM_NOFLUSH or 0) into *KS and its
+ * block counts, zero for a failed pool (no figures). 0 or -errno. */
+static int status_blocks(struct pool *p, unsigned flags, struct tp_dm_pool_status *ks,
+			 uint64_t *mu, uint64_t *mt, uint64_t *du, uint64_t *dt)
+{
+	int r = tp_dm_pool_status(p->pool_dm, flags, ks);
+
+	if (r)
+		return r;
+	if (ks->fail || ks->error) {
+		*mu = *mt = *du = *dt = 0;
+		return 0;
+	}
+	*mu = ks->used_meta_blocks;
+	*mt = ks->total_meta_blocks;
+	*du = ks->used_data_blocks;
+	*dt = ks->total_data_blocks;
+	return 0;
+}
+
 static int live_figures(struct pool *p, struct pool_status *st, uint64_t *mu, uint64_t *mt,
 			uint64_t *du, uint64_t *dt)
 {
 	struct tp_dm_pool_status ks;
-	int r = tp_dm_pool_status(p->pool_dm, 0, &ks);
+	int r = status_blocks(p, 0, &ks, mu, mt, du, dt);
 
 	if (r)
 		return r;
@@ -72,13 +92,8 @@ static int live_figures(struct pool *p, struct pool_status *st, uint64_t *mu, ui
 		/* no figures: said by tpstatus with the way back */
 		st->failed = 1;
 		st->no_volume_usage = 1;
-		*mu = *mt = *du = *dt = 0;
 		return 0;
 	}
-	*mu = ks.used_meta_blocks;
-	*mt = ks.total_meta_blocks;
-	*du = ks.used_data_blocks;
-	*dt = ks.total_data_blocks;
 	st->needs_check = ks.needs_check;
 	st->read_only = ks.mode == TP_DM_MODE_RO;
 	st->out_of_data = ks.mode == TP_DM_MODE_OUT_OF_DATA;
@@ -90,15 +105,9 @@ static int live_figures(struct pool *p, struct pool_status *st, uint64_t *mu, ui
 static int live_fill(struct pool *p, uint64_t *mu, uint64_t *mt, uint64_t *du, uint64_t *dt)
 {
 	struct tp_dm_pool_status ks;
-	int r = tp_dm_pool_status(p->pool_dm, TP_DM_NOFLUSH, &ks);
+	int r = status_blocks(p, TP_DM_NOFLUSH, &ks, mu, mt, du, dt);
 
-	if (!r && (ks.fail || ks.error))
-		r = -EIO;
-	*mu = ks.used_meta_blocks;
-	*mt = ks.total_meta_blocks;
-	*du = ks.used_data_blocks;
-	*dt = ks.total_data_blocks;
-	return r;
+	return r ? r : ks.fail || ks.error ? -EIO : 0;
 }
 
 static int live_view_begin(struct pool *p, struct pool_meta_view *v)
