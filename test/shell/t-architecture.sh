@@ -3,6 +3,7 @@
 # function), every lib/pool module is in its table, every file path it
 # names exists, and nothing in the tree cites a design document the tree
 # does not contain.
+w=$PWD	# the lists go to the test's own directory, never into the tree
 cd "$TOP"
 doc=docs/ARCHITECTURE.md
 [ -f "$doc" ] || fail "no $doc"
@@ -11,25 +12,25 @@ doc=docs/ARCHITECTURE.md
 for f in $(grep -l 'pool_is_live(' lib/pool/*/*.c | grep -v '^lib/pool/core/'); do
 	awk -v F="$f" '/^[a-z].*\(/ { fn = $0 }
 		/pool_is_live\(/ { sub(/\(.*/, "", fn); n = split(fn, a, " "); sub(/^\*/, "", a[n]); print F, a[n] }' "$f"
-done | sort -u >code.list
-[ -s code.list ] || fail "found no call of pool_is_live outside the core (the scan is broken)"
+done | sort -u >"$w"/code.list
+[ -s "$w"/code.list ] || fail "found no call of pool_is_live outside the core (the scan is broken)"
 sed -n '/<!-- live-uses: begin -->/,/<!-- live-uses: end -->/p' "$doc" |
 	awk -F'|' 'NF > 3 && $2 ~ /lib\/pool/ { gsub(/ /, "", $2); gsub(/ /, "", $3); print $2, $3 }' |
-	sort -u >doc.list
-[ -s doc.list ] || fail "$doc has no live-uses table"
-diff -u doc.list code.list >live.diff ||
-	fail "pool_is_live() outside the core differs from $doc's list (+ code, - doc): $(cat live.diff)"
+	sort -u >"$w"/doc.list
+[ -s "$w"/doc.list ] || fail "$doc has no live-uses table"
+diff -u "$w"/doc.list "$w"/code.list >"$w"/live.diff ||
+	fail "pool_is_live() outside the core differs from $doc's list (+ code, - doc): $(cat "$w"/live.diff)"
 # inside the core, be->live outside the two backends: the second table
 for f in $(grep -l 'be->live' lib/pool/core/*.c | grep -v '/pool_live.c$\|/pool_offline.c$'); do
 	awk -v F="$f" '/^[a-z].*\(/ { fn = $0 }
 		/be->live/ { sub(/\(.*/, "", fn); n = split(fn, a, " "); sub(/^\*/, "", a[n]); print F, a[n] }' "$f"
-done | sort -u >core-code.list
+done | sort -u >"$w"/core-code.list
 sed -n '/<!-- core-live-uses: begin -->/,/<!-- core-live-uses: end -->/p' "$doc" |
 	awk -F'|' 'NF > 3 && $2 ~ /lib\/pool/ { gsub(/ /, "", $2); gsub(/ /, "", $3); print $2, $3 }' |
-	sort -u >core-doc.list
-[ -s core-doc.list ] || fail "$doc has no core-live-uses table"
-diff -u core-doc.list core-code.list >core.diff ||
-	fail "be->live in the core differs from $doc's list (+ code, - doc): $(cat core.diff)"
+	sort -u >"$w"/core-doc.list
+[ -s "$w"/core-doc.list ] || fail "$doc has no core-live-uses table"
+diff -u "$w"/core-doc.list "$w"/core-code.list >"$w"/core.diff ||
+	fail "be->live in the core differs from $doc's list (+ code, - doc): $(cat "$w"/core.diff)"
 # and the backend's kind is read nowhere outside the core
 bad=$(grep -n 'be->live' lib/pool/*/*.c | grep -v '^lib/pool/core/' || true)
 [ -z "$bad" ] || fail "the backend's kind read outside the core: $bad"
