@@ -154,10 +154,15 @@ $(BUILD)/test/bin/%: test/tools/%.c $(LIBTP)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBTP) $(LDLIBS)
 
+# A harness of a parser that lives in tools/ links those sources too
+# (scripts/fuzz.sh reads these lines): FUZZ_EXTRA_<name> := FILES
+FUZZ_EXTRA_config := tools/config_keys.c tools/monitor_value.c
+$(BUILD)/test/bin/fuzz_config: $(FUZZ_EXTRA_config)
+
 $(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< test/fuzz/replay.c $(LIBTP) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< test/fuzz/replay.c $(FUZZ_EXTRA_$*) $(LIBTP) $(LDLIBS)
 
 tests: all $(UNIT) $(AUX_BINS) $(FUZZ_BINS)
 

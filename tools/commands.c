@@ -1,6 +1,7 @@
 /* commands.c - the command table, expanded from commands.def, and the
  * dispatch on the name a command was run by. */
 #include "tools/cli.h"
+#include "tools/config_keys.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/compiler.h"
 #include "lib/base/log.h"
@@ -87,6 +88,16 @@ int tp_main(int argc, const char **argv)
 		argc--;
 		argv++;
 		tp_log_init(cmd->name);
+	}
+	/* tptools.conf applies to every command; tpconfig reads it itself
+	 * (to report on it, or on another file with --file) */
+	if (cmd->run != cmd_tpconfig) {
+		int rc = config_keys_load(NULL);
+		if (rc) {
+			log_error("not run, for the configuration file above; 'tpconfig' "
+				  "checks it (tptools.conf(5))");
+			return rc;
+		}
 	}
 	return cmd->run(cmd, argc, argv);
 }

@@ -21,6 +21,13 @@ struct monitor_args {
 	{ "autoextend-by", '\0', POPT_ARG_STRING, &(a).by, 0,                           \
 	  "each growth adds PCT% of the area or SIZE of data (default 20%)", "PCT%|SIZE" }
 
+/* One monitoring value, as --warn, --autoextend-threshold and
+ * --autoextend-by (and tptools.conf's create/warn, ...) take it. */
+enum monitor_value { MONITOR_WARN, MONITOR_THRESHOLD, MONITOR_BY };
+/* Parse VAL into *M: 0, or -1 with WHY ("takes ...", without VAL). */
+int monitor_value_parse(enum monitor_value what, const char *val, struct pool_monitor_policy *m,
+			char *why, size_t len);
+
 /* Apply the options given in A over *M (1 in *SET when any was given).
  * Returns CLI_CONTINUE or 3 (usage error printed). */
 int monitor_args_apply(const struct tp_command *cmd, const struct monitor_args *a,

@@ -1,4 +1,5 @@
 /* tpcreate - create a pool on a data device and a metadata device. */
+#include "lib/base/config.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -112,6 +113,39 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 	return CLI_CONTINUE;
 }
 
+/* The tpcreate defaults tptools.conf sets (create/...), for the options
+ * not given: said with -v and by --explain, naming the file's line. */
+static void config_defaults(struct tpcreate_args *a, int explain)
+{
+	struct {
+		const char *key, *opt, **val;
+	} map[] = {
+		{ "create/chunk", "--chunk", &a->chunk },
+		{ "create/profile", "--profile", &a->profile },
+		{ "create/zero", "--zero", &a->zero },
+		{ "create/metadata_size", "--metadata-size", &a->msize },
+		{ "create/discards", "--discards", &a->discards },
+		{ "create/when_full", "--when-full", &a->when_full },
+		{ "create/activate", "--activate", &a->activate },
+		{ "create/warn", "--warn", &a->monitor.warn },
+		{ "create/autoextend_threshold", "--autoextend-threshold", &a->monitor.threshold },
+		{ "create/autoextend_by", "--autoextend-by", &a->monitor.by },
+	};
+	char where[4096];
+
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(map); i++) {
+		if (*map[i].val || !tp_config_is_set(map[i].key))
+			continue;
+		*map[i].val = tp_config_str(map[i].key);
+		tp_config_where(map[i].key, where, sizeof(where));
+		if (explain)
+			printf("Default %s %s from %s (%s)\n", map[i].opt, *map[i].val, map[i].key,
+			       where);
+		else
+			log_info("%s %s: %s in %s", map[i].opt, *map[i].val, map[i].key, where);
+	}
+}
+
 /* Plan, explain, ask about signatures, create, print. */
 static int create(const struct pool_create_params *p, int do_explain)
 {
@@ -190,6 +224,7 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	p.name = args[0];
+	config_defaults(&a, do_explain);
 	rc = parse_args(cmd, &a, &p, &monitor);
 	if (rc == CLI_CONTINUE)
 		rc = create(&p, do_explain);

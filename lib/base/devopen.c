@@ -1,6 +1,7 @@
 /* devopen.c - non-blocking, kind-checked opens of device paths. See
  * devopen.h. */
 #include "lib/base/devopen.h"
+#include "lib/base/devfilter.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -57,6 +58,17 @@ static int refuse(const char *path, const char *kind)
 	return -ENOTBLK;
 }
 
+/* A block device the devices filter rejects: refused before it is opened. */
+static int refuse_filtered(const char *path, const char *why)
+{
+	if (said_before(path))
+		return -ENOTBLK;
+	log_error("%s is excluded by the devices filter, pattern %s; to use it, accept it in "
+		  "devices/filter (tptools.conf(5), 'tpconfig devices/filter' shows the list)",
+		  path, why);
+	return -ENOTBLK;
+}
+
 static int failed(int err)
 {
 	errno = -err;
@@ -67,8 +79,12 @@ int io_dev_open(const char *path, int oflags)
 {
 	const char *kind;
 	struct stat st;
-	int fd = open(path, oflags | O_NONBLOCK | O_CLOEXEC), fl, err;
+	char why[512];
+	int fd, fl, err;
 
+	if (!tp_dev_filter_accepts(path, why, sizeof(why)))
+		return failed(refuse_filtered(path, why));
+	fd = open(path, oflags | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		/* a FIFO without a reader (O_WRONLY), a socket, a directory
 		 * opened for writing: say what it is, not the open's errno */

@@ -8,7 +8,10 @@
  * (/dev/null, a tty), a directory or a socket is refused at once, before
  * any wait and before anything is read or written. O_NONBLOCK on a block
  * device or a regular file changes nothing but that first open, so the
- * descriptor returned behaves as a plain open()'s would. */
+ * descriptor returned behaves as a plain open()'s would.
+ *
+ * A block device that tptools.conf's devices/filter rejects
+ * (devfilter.h) is refused the same way, before it is opened. */
 #ifndef TP_BASE_DEVOPEN_H
 #define TP_BASE_DEVOPEN_H
 
@@ -19,7 +22,9 @@
  * is anything but a block device or a regular file, logged here as
  * "PATH is a FIFO, not a block device or image file" (callers add nothing:
  * it is the caller's input, exit code 3, see exitcodes.h; said once per
- * path, so a path probed several times is reported once); any other
+ * path, so a path probed several times is reported once); so is a block
+ * device the devices filter rejects ("PATH is excluded by the devices
+ * filter, pattern ..."); any other
  * -errno is the open's, for the caller's message. errno is set to the
  * error too, so a plain open() call can be swapped for this one. */
 int io_dev_open(const char *path, int oflags) TP_MUST_CHECK;

@@ -7,7 +7,10 @@ enum tp_exit {
 	TP_EXIT_OK = 0,		/* success */
 	TP_EXIT_DAMAGE = 1,	/* tpcheck: non-fatal damage found (e.g. leaked blocks) */
 	TP_EXIT_FATAL = 2,	/* tpcheck: fatal damage found */
-	TP_EXIT_USAGE = 3,	/* bad command line: unknown option, bad size, bad name */
+	/* bad command line: unknown option, bad size, bad name, a device
+	 * path of the wrong kind or one the devices filter excludes; or a
+	 * refused tptools.conf (no command runs) */
+	TP_EXIT_USAGE = 3,
 	/* the command failed or was refused: no volume or pool setting a
 	 * reader sees was changed (every metadata change is a transaction).
 	 * tvremove of several volumes removes each in a transaction of its

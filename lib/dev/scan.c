@@ -1,6 +1,7 @@
 /* scan.c - see scan.h. */
 #include "lib/dev/scan.h"
 
+#include "lib/base/devfilter.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -68,7 +69,8 @@ int tp_dev_scan(const char *skip_dm_uuid_prefix, struct tp_dev_list *out)
 		if (!d)
 			continue;
 		memset(&e, 0, sizeof(e));
-		if (!describe(d, skip_dm_uuid_prefix, &e)) {
+		if (!describe(d, skip_dm_uuid_prefix, &e) &&
+		    tp_dev_filter_accepts(e.path, NULL, 0)) {
 			if (out->count == cap) {
 				struct tp_dev_entry *n;
 				cap = cap ? cap * 2 : 16;

@@ -7,6 +7,7 @@
 #include "lib/pool/host/host.h"
 #include "lib/pool/pool.h"
 
+#include "lib/base/devfilter.h"
 #include "lib/base/log.h"
 #include "lib/dev/scan.h"
 
@@ -18,7 +19,14 @@
 
 int pool_read_label(const char *path, struct vg_label *l)
 {
-	int r = vg_label_probe_path(path, l);
+	int r;
+
+	/* a device the devices filter rejects carries no label for us: the
+	 * scans pass it by in silence, and naming it is refused where it is
+	 * opened (lib/base/devopen.h) */
+	if (!tp_dev_filter_accepts(path, NULL, 0))
+		return -ENOENT;
+	r = vg_label_probe_path(path, l);
 
 	if (r == VG_LABEL_FOUND)
 		return 0;
@@ -309,10 +317,17 @@ static int waiting(const char *name, const struct located *at, char *const paths
 /* Why pool NAME's LOST device was not found (no component of it seen). */
 static void say_missing(const char *name, const struct located *at, enum vg_role lost)
 {
-	char other[VG_NAME_MAX + 1];
+	char other[VG_NAME_MAX + 1], why[512];
 	char *file = pool_devices_path();
 
-	if (at->damaged[lost][0])
+	if (at->listed_path[lost][0] &&
+	    !tp_dev_filter_accepts(at->listed_path[lost], why, sizeof(why)))
+		log_error("pool %s: its %s device %s (the devices file lists it) is excluded by "
+			  "the devices filter, pattern %s; accept it in devices/filter "
+			  "(tptools.conf(5)) to use the pool on this host",
+			  name, lost == VG_ROLE_DATA ? "data" : "metadata", at->listed_path[lost],
+			  why);
+	else if (at->damaged[lost][0])
 		log_error("pool %s: the label of its %s device %s is damaged (above) and no "
 			  "other device carries it; 'tprepair %s' rewrites it from the other "
 			  "device's copy", name, lost == VG_ROLE_DATA ? "data" : "metadata",

@@ -1,0 +1,33 @@
+/* devfilter.h - which block devices tptools may look at: the
+ * devices/filter list of tptools.conf (tptools.conf(5)), as lvm.conf's
+ * filter.
+ *
+ * Each pattern is "a" (accept) or "r" (reject), then a delimiter, an
+ * extended regular expression (regex(7)) and the same delimiter again:
+ * "a|^/dev/md|", "r|.*|". A device's names are the path it is named by
+ * and that path with its symbolic links resolved (realpath: /dev/md/data
+ * is also /dev/md127); the first pattern that matches one of them decides;
+ * a device no pattern matches is accepted. The filter is for block
+ * devices: an image file (a regular file) is never filtered.
+ *
+ * A rejected device is never opened: io_dev_open refuses it (devopen.h),
+ * and the label scans pass it by without a word. */
+#ifndef TP_BASE_DEVFILTER_H
+#define TP_BASE_DEVFILTER_H
+
+#include <stddef.h>
+
+/* 1 when PATH may be used: not a block device, or the filter accepts it.
+ * 0 when the filter rejects it; then, when WHY is given, it is set to the
+ * pattern and where it was set ("\"r|.*|\" (tptools.conf:4)"). */
+int tp_dev_filter_accepts(const char *path, char *why, size_t len);
+
+/* Is TEXT a valid pattern? 0, or nonzero with WHY set (tptools.conf's
+ * check of devices/filter). */
+int tp_dev_filter_check(const char *text, char *why, size_t len);
+
+/* How many times a device was refused by the filter in this process
+ * (tests and debug: "the label of a filtered device is never read"). */
+unsigned tp_dev_filter_refusals(void);
+
+#endif

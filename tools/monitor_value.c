@@ -1,0 +1,77 @@
+/* monitor_value.c - one monitoring value, as the options and tptools.conf
+ * take it (monitor_opts.h); apart from the option handling so that the
+ * configuration reader's fuzz harness links it alone. */
+#include "tools/monitor_opts.h"
+
+#include "lib/base/units.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "N" or "N%" with N in 0..MAX into *OUT: 0, or -1. */
+static int parse_pct(const char *val, unsigned max, unsigned *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (val[0] < '0' || val[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(val, &end, 10);
+	if (errno || (*end && strcmp(end, "%")) || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int monitor_value_parse(enum monitor_value what, const char *val, struct pool_monitor_policy *m,
+			char *why, size_t len)
+{
+	char size_why[160];
+
+	switch (what) {
+	case MONITOR_WARN:
+		if (!parse_pct(val, 100, &m->warn))
+			return 0;
+		snprintf(why, len, "takes a percentage 0..100 (0 = never)");
+		return -1;
+	case MONITOR_THRESHOLD:
+		if (!strcmp(val, "off")) {
+			m->autoextend_threshold = POOL_AUTOEXTEND_OFF;
+			return 0;
+		}
+		if (!parse_pct(val, POOL_AUTOEXTEND_OFF, &m->autoextend_threshold) &&
+		    m->autoextend_threshold >= POOL_AUTOEXTEND_MIN)
+			return 0;
+		snprintf(why, len, "takes a percentage %u..%u or off", POOL_AUTOEXTEND_MIN,
+			 POOL_AUTOEXTEND_OFF);
+		return -1;
+	case MONITOR_BY:
+		if (strchr(val, '%')) {
+			if (!parse_pct(val, POOL_AUTOEXTEND_PERCENT_MAX, &m->autoextend_percent) &&
+			    m->autoextend_percent) {
+				m->autoextend_size = 0;
+				return 0;
+			}
+			snprintf(why, len, "takes 1%%..%u%% or a size", POOL_AUTOEXTEND_PERCENT_MAX);
+			return -1;
+		}
+		if (tp_size_parse(val, 'm', &m->autoextend_size, size_why, sizeof(size_why))) {
+			snprintf(why, len, "takes 1%%..%u%% or a size (%s)",
+				 POOL_AUTOEXTEND_PERCENT_MAX, size_why);
+			return -1;
+		}
+		if (!m->autoextend_size) {
+			snprintf(why, len, "takes a size greater than 0");
+			return -1;
+		}
+		m->autoextend_size = (m->autoextend_size + 511) / 512 * 512;
+		m->autoextend_percent = 0;
+		return 0;
+	}
+	snprintf(why, len, "is not a monitoring setting");
+	return -1;
+}
+
