@@ -10,6 +10,7 @@
 #include "tools/cli.h"
 #include "tools/pool_op.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,8 +65,14 @@ static enum outcome auto_one(const char *name, int activate)
 			say("Pool %s: not all of its devices are present; left as it is.\n", name);
 		return r ? FAILED : SKIPPED;
 	}
-	if ((r = pool_open(name, NULL, 0, &p)))
-		return FAILED;
+	if ((r = pool_open(name, NULL, POOL_FOREIGN_QUIET, &p))) {
+		if (r != -EREMOTE)
+			return FAILED;
+		/* another host's pool: never activated at boot or by udev */
+		say("Pool %s: skipped (another host owns it; 'tpstatus -o +pool_system_id' "
+		    "names it).\n", name);
+		return SKIPPED;
+	}
 	if (activate && pool_get_autoactivate(p, NULL) == 0) {
 		say("Pool %s: skipped (activation flag n).\n", name);
 		pool_close(p);

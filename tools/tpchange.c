@@ -22,6 +22,7 @@ struct change {
 	const struct tp_command *cmd;
 	int when_full;		/* tpchange --when-full: -1 not given, else enum pool_when_full */
 	int set_ro, ro;	/* tvchange --readonly */
+	const char *systemid;	/* tpchange --systemid: the new owner */
 };
 
 /* Apply the monitoring options given over P's policy; *NOW the result. */
@@ -44,8 +45,19 @@ static int change_op(struct pool *p, void *arg)
 	struct pool_monitor_policy m;
 	char policy[160];
 	struct pool_info info;
+	char was[160];
 	int r = vol ? 0 : change_monitor(p, c, &m);
 
+	snprintf(was, sizeof(was), "%s", pool_owner(p));
+	if (!r && c->systemid && pool_is_foreign(p) &&
+	    !cli_confirm("Take pool %s from the host whose system id is \"%s\"? If that host "
+			 "still uses the pool, both writing destroy it.", c->pool, was)) {
+		log_error("pool %s not taken over", c->pool);
+		return -ECANCELED;
+	}
+	if (!r && c->systemid && !(r = pool_set_system_id(p, c->systemid)) && pool_is_foreign(p))
+		log_warn("pool %s taken over from the host whose system id is \"%s\" (--foreign "
+			 "--force)", c->pool, was);
 	if (!r && c->set_ro)
 		r = pool_volume_set_readonly(p, vol, c->ro);
 	if (!r && !vol && c->when_full >= 0)
@@ -67,6 +79,16 @@ static int change_op(struct pool *p, void *arg)
 			       info.when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue", policy);
 		}
 	}
+	if (!vol && tp_log_verbosity() >= 0 && (c->systemid || pool_owner(p)[0])) {
+		if (c->systemid && strcmp(was, c->systemid))
+			printf("Pool %s: owner %s%s%s (was %s%s%s).\n", c->pool,
+			       c->systemid[0] ? "\"" : "", c->systemid[0] ? c->systemid : "none",
+			       c->systemid[0] ? "\"" : "", was[0] ? "\"" : "", was[0] ? was : "none",
+			       was[0] ? "\"" : "");
+		else
+			printf("Pool %s: owner %s%s%s.\n", c->pool, was[0] ? "\"" : "",
+			       was[0] ? was : "none", was[0] ? "\"" : "");
+	}
 	if (vol && (c->set_ro || !c->set) && (r = pool_volume_get_readonly(p, vol)) < 0)
 		return r;
 	if (vol && (c->set_ro || !c->set) && tp_log_verbosity() >= 0)
@@ -79,8 +101,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	const char **args, *devices = NULL, *activate = NULL;
 	struct monitor_args monitor = { NULL, NULL, NULL };
 	const char *when_full = NULL, *readonly = NULL;
-	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0 };
-	int rc, nargs;
+	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL };
+	int rc, nargs, foreign = 0, force = 0;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "activate", 'a', POPT_ARG_STRING, &activate, 0,
@@ -91,6 +113,13 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		  "when the data area is full: queue writes or fail them (live: a table reload)",
 		  "queue|error" },
 		CLI_OPT_MONITOR(monitor),
+		{ "systemid", '\0', POPT_ARG_STRING, &c.systemid, 0,
+		  "hand the pool over to the host with this system id (\"\": to no owner); "
+		  "offline", "ID" },
+		{ "foreign", '\0', POPT_ARG_NONE, &foreign, 0,
+		  "with --systemid and --force: take a pool another host owns (that host is gone)",
+		  NULL },
+		{ "force", 'f', POPT_ARG_NONE, &force, 0, "with --foreign", NULL },
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
@@ -127,6 +156,9 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		pool_monitor_policy_default(&probe);
 		rc = monitor_args_apply(cmd, &monitor, &probe, &given);
 	}
+	if (rc == CLI_CONTINUE && (foreign || force) && !(foreign && force && c.systemid))
+		rc = cli_usage_error(cmd, "--foreign and --force go together, with --systemid ID: "
+					  "they take a pool from a host that is gone");
 	if (rc == CLI_CONTINUE) {
 		if (volume && pool_split_volume_spec(args[0], c.pool, c.vol))
 			rc = TP_EXIT_USAGE;
@@ -135,7 +167,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		else {
 			if (!volume)
 				strcpy(c.pool, args[0]);
-			rc = tool_pool_op(c.pool, devices, change_op, &c);
+			rc = tool_pool_op_flags(c.pool, devices, foreign ? POOL_FOREIGN_OK : 0,
+						change_op, &c);
 		}
 	}
 	cli_end(&cli);

@@ -382,6 +382,19 @@ static void adopt(struct loader *ld, int present)
 	ld->slot = NULL;
 }
 
+/* Only blanks and comments? (libdevmapper's parser calls that an error.) */
+static int blank(const char *t, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (t[i] == '#')
+			while (i < len && t[i] != '\n')
+				i++;
+		else if (!isspace((unsigned char)t[i]))
+			return 0;
+	}
+	return 1;
+}
+
 /* Parse TEXT (LEN bytes, NUL-terminated) of the file LD->file: 0, or
  * -EINVAL with every problem logged. */
 static int parse_text(struct loader *ld, const char *text, size_t len)
@@ -393,6 +406,8 @@ static int parse_text(struct loader *ld, const char *text, size_t len)
 		problem(ld, 0, "contains a NUL byte; it is not a text file");
 		return -EINVAL;
 	}
+	if (blank(text, len))
+		return 0;	/* a file of comments sets nothing */
 	if ((r = find_lines(text, len, &ld->lines, &ld->nlines)))
 		return r;
 	if (!(cft = dm_config_create()))

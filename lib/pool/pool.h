@@ -127,6 +127,14 @@ enum pool_open_flags {
 	 * block device (an md member, ...), with a warning; for recovery
 	 * only. Never recorded in the devices file. */
 	POOL_ALLOW_COMPONENT = 1 << 1,
+	/* A pool another host owns (its VG's system id is not this host's,
+	 * tptools.conf(5)) is refused with -EREMOTE (logged: whose it is and
+	 * how it is handed over) before anything is written. FOREIGN_OK:
+	 * open it anyway (tpstatus lists it; pool_is_foreign says so; with a
+	 * writer, tpchange --foreign --force taking it over). FOREIGN_QUIET:
+	 * -EREMOTE without a word (autoactivation passes it by). */
+	POOL_FOREIGN_OK = 1 << 2,
+	POOL_FOREIGN_QUIET = 1 << 3,
 };
 
 /* DEVICES: NULL, or a comma-separated list of the pool's device paths. */
@@ -135,6 +143,14 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 void pool_close(struct pool *p);	/* NULL ok */
 
 const char *pool_name(const struct pool *p);
+/* The system id of the host that owns P ("" when no host does), and 1 when
+ * that is another host than this one (opened with POOL_FOREIGN_OK). */
+const char *pool_owner(const struct pool *p);
+int pool_is_foreign(const struct pool *p);
+/* Hand P over to the host whose system id is ID ("" : to no owner, any
+ * host may use it): one VG commit. P must be inactive (-EBUSY, logged):
+ * the new owner activates it. */
+int pool_set_system_id(struct pool *p, const char *id) TP_MUST_CHECK;
 
 /* ---- volumes ---- */
 

@@ -52,6 +52,8 @@
 
 #define VG_FORMAT_VERSION 1u
 #define VG_HOST_MAX 255
+/* The owner's system id (lib/base/sysid.h: TP_SYSID_MAX). */
+#define VG_SYSID_MAX 128
 #define VG_PATH_MAX 1023
 #define VG_DEV_ID_MAX ((1u << 24) - 1)	/* dm-thin device ids are 24-bit */
 #define VG_CHUNK_MIN_SECTORS 128u	/* 64 KiB */
@@ -125,6 +127,11 @@ struct vg {
 	uint64_t seqno;			/* of the commit this was read from; >= 1 */
 	int64_t creation_time;
 	char creation_host[VG_HOST_MAX + 1];
+	/* The system id of the host that owns the pool (tptools.conf(5)
+	 * global/system_id); "" for a pool any host may use (a VG written
+	 * before owners, or by a host without an id). In the text only when
+	 * set, so such VGs read as they always did. */
+	char system_id[VG_SYSID_MAX + 1];
 	uint32_t chunk_size;		/* sectors: multiple of 128, 128..2097152 */
 	int zero;			/* zero new chunks (0|1) */
 	enum vg_discards discards;

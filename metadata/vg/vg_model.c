@@ -3,6 +3,7 @@
 #include "metadata/vg/vg_int.h"
 
 #include "lib/base/log.h"
+#include "lib/base/sysid.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -244,6 +245,7 @@ static int check_device(const struct vg *vg, enum vg_role role, char *msg, size_
 int vg_check_model(const struct vg *vg, char *msg, size_t len)
 {
 	const char *why;
+	char why_id[128];
 	unsigned i, j;
 
 	if (vg->format_version != VG_FORMAT_VERSION)
@@ -258,6 +260,8 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 	if (strlen(vg->creation_host) > VG_HOST_MAX || has_control(vg->creation_host))
 		return problem(msg, len, "pool/creation_host: too long or contains control "
 			       "characters");
+	if (vg->system_id[0] && tp_system_id_check(vg->system_id, why_id, sizeof(why_id)))
+		return problem(msg, len, "pool/system_id: '%.128s' %s", vg->system_id, why_id);
 	if (vg->chunk_size < VG_CHUNK_MIN_SECTORS || vg->chunk_size > VG_CHUNK_MAX_SECTORS ||
 	    vg->chunk_size % VG_CHUNK_MIN_SECTORS)
 		return problem(msg, len, "pool/chunk_size: %" PRIu32 " sectors is not a multiple "

@@ -182,6 +182,8 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	add_int(&b, pool, "format_version", vg->format_version);
 	add_int(&b, pool, "creation_time", vg->creation_time);
 	add_str(&b, pool, "creation_host", vg->creation_host);
+	if (vg->system_id[0])
+		add_str(&b, pool, "system_id", vg->system_id);
 	add_int(&b, pool, "chunk_size", vg->chunk_size);
 	add_int(&b, pool, "zero", vg->zero);
 	add_str(&b, pool, "discards", discards_names[vg->discards]);
@@ -492,7 +494,8 @@ static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "chunk_size",	   "zero",	     "discards",
 					 "when_full",	   "transaction_id", "next_dev_id",
 					 "metadata_area",  "devices",	     "volumes",
-					 "activation_skip", "profile", "monitor", "receiving", NULL };
+					 "activation_skip", "profile", "monitor", "receiving",
+					 "system_id", NULL };
 static const char *const devices_keys[] = { "data", "meta", NULL };
 
 static int import_tree(struct reader *rd, const struct dm_config_tree *cft, struct vg *vg)
@@ -521,6 +524,7 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	    get_int(rd, pool, "pool", "creation_time", INT64_MIN, INT64_MAX, &vg->creation_time) ||
 	    get_str(rd, pool, "pool", "creation_host", vg->creation_host,
 		    sizeof(vg->creation_host), 0) ||
+	    get_str(rd, pool, "pool", "system_id", vg->system_id, sizeof(vg->system_id), 1) ||
 	    get_u32(rd, pool, "pool", "chunk_size", VG_CHUNK_MAX_SECTORS, &vg->chunk_size) ||
 	    get_int(rd, pool, "pool", "zero", 0, 1, &i))
 		return -1;

@@ -16,6 +16,12 @@ ok tpconfig create/profile monitor/interval global/system_id
 [ "$(cat out)" = "$(printf 'balanced\n10\n')" ] || fail "bare values: $(cat out)"
 ok tpconfig --system-id
 [ ! -s out ] || fail "a system id without a source: $(cat out)"
+: >"$conf"
+ok tpconfig create/profile
+[ "$(cat out)" = balanced ] || fail "an empty file: $(cat out)"
+printf '# comments only\n\n  # and blanks\n' >"$conf"
+ok tpconfig --changed
+rm "$conf"
 usage_error tpconfig create/nosuch
 err_has "create/nosuch is not a setting"
 usage_error tpconfig --list --changed
@@ -78,8 +84,8 @@ ok tpconfig --file other.conf --system-id
 [ "$(cat out)" = "$(uname -n | tr -cd 'A-Za-z0-9._+-')" ] || fail "uname: $(cat out)"
 
 # refused files: each problem with its line; no command runs; nothing written
-new_pool p
 rm -f "$conf"
+new_pool p
 ok tvcreate -V 1G -n keep p
 cat >"$conf" <<'EOT'
 global {

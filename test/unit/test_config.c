@@ -83,6 +83,12 @@ static void test_no_file(void)
 	CU_ASSERT_STRING_EQUAL(tp_config_str("a/name"), "dflt");
 	CU_ASSERT_PTR_NULL(tp_config_str("a/odd"));
 	CU_ASSERT_EQUAL(tp_config_int("b/count"), 5);
+	/* an empty file and one of comments set nothing, and are no error */
+	CU_ASSERT_EQUAL(load(""), 0);
+	CU_ASSERT(tp_config_present());
+	CU_ASSERT_STRING_EQUAL(tp_config_str("a/name"), "dflt");
+	CU_ASSERT_EQUAL(load("# only\n  # comments\n\n"), 0);
+	CU_ASSERT(!tp_config_is_set("a/name"));
 	tp_config_unload();
 }
 

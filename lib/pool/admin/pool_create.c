@@ -4,6 +4,7 @@
 
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
+#include "lib/base/sysid.h"
 #include "lib/base/units.h"
 #include "lib/dev/probe.h"
 #include "lib/dev/stack.h"
@@ -220,6 +221,11 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 	if ((r = vg_uuid_generate(vg->uuid)) ||
 	    (r = vg_uuid_generate(vg->dev[VG_ROLE_DATA].pv_uuid)) ||
 	    (r = vg_uuid_generate(vg->dev[VG_ROLE_META].pv_uuid))) {
+		vg_free(vg);
+		return r;
+	}
+	/* the owner: this host, when it has a system id (tptools.conf(5)) */
+	if ((r = tp_system_id(vg->system_id, sizeof(vg->system_id), NULL))) {
 		vg_free(vg);
 		return r;
 	}

@@ -69,6 +69,12 @@ int pool_dev_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usag
  * it offline..."), when P is live; else 0. */
 int pool_refuse_live(const struct pool *p, const char *what) TP_MUST_CHECK;
 
+/* pool_owner.c: after the VG is read, is P another host's? Sets
+ * pool_is_foreign; -EREMOTE (logged, unless POOL_FOREIGN_QUIET) when it is
+ * and P was not opened with POOL_FOREIGN_OK; -errno when this host's id
+ * cannot be told (logged); else 0. */
+int pool_check_owner(struct pool *p) TP_MUST_CHECK;
+
 /* pool_backend.c: PATH carries label L (a device of pool L->pool_name)
  * and is about to be written outside its pool (tprestore -o, tprepair
  * -o): -EBUSY, logged, while the kernel runs that pool, or the dm error

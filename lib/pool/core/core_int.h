@@ -20,6 +20,7 @@ struct pool {
 	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 	int latched;			/* pool_latch_read_only: no more writes */
+	int foreign;			/* owned by another host (pool_owner.c) */
 };
 
 /* ---- pool_backend.c: offline engine or live kernel, decided once ----

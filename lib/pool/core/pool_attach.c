@@ -302,7 +302,8 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	r = read_vg(p, rep, st, alias);
 	if (r)
 		return r < 0 ? r : 0;
-	return 0;
+	/* another host's pool: refused before anything is written */
+	return pool_check_owner(p);
 }
 
 static int attach_named(struct pool *p, const char *name, const char *rename_to,
@@ -336,7 +337,7 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 		return -EINVAL;
 	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
-	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT);
+	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT | POOL_FOREIGN_OK | POOL_FOREIGN_QUIET);
 	r = attach(p, devices, flags, rename_to, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);
