@@ -77,8 +77,9 @@ int prom_add_pool(struct prom_report *r, const char *name, const char *devices, 
 		return rc;
 	/* the pool is closed: nothing of it may be pointed at */
 	pp->in.dev_path[POOL_ROLE_DATA] = pp->in.dev_path[POOL_ROLE_META] = NULL;
+	/* and its memory moves as the report grows: the profile is copied */
 	snprintf(pp->profile, sizeof(pp->profile), "%s", pp->in.profile ? pp->in.profile : "-");
-	pp->in.profile = pp->profile;
+	pp->in.profile = NULL;
 	if (!rc)
 		rc = keep_volumes(pp, vols, n_vols);
 	return rc;
@@ -260,7 +261,7 @@ static void write_info(FILE *f, const struct prom_report *r)
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct prom_pool *pp = &r->pools[i];
 		const char *labels[] = { "pool", pp->name, "uuid", pp->in.uuid, "profile",
-					 pp->in.profile, NULL };
+					 pp->profile, NULL };
 		if (pp->vg)
 			sample(&fam, 1, labels);
 	}

@@ -23,8 +23,8 @@ struct prom_pool {
 	char name[POOL_NAME_MAX + 1];	/* as asked for (the label) */
 	int vg;			/* its VG metadata was read: settings, volumes */
 	int up;			/* and its allocation: the figures too */
-	struct pool_info in;	/* valid with vg; dev_path cleared (closed) */
-	char profile[32];	/* in.profile points here */
+	struct pool_info in;	/* valid with vg; dev_path, profile cleared (closed) */
+	char profile[32];	/* in.profile's text */
 };
 
 struct prom_report {

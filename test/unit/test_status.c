@@ -177,6 +177,7 @@ static void test_metrics(void)
 	pools[0].in.no_volume_usage = 1;
 	pools[0].in.monitor_counts.autoextends = 3;
 	pools[0].in.monitor_time = 1700000000;
+	snprintf(pools[0].profile, sizeof(pools[0].profile), "balanced");
 	/* a pool whose allocation could not be read, and one not read at all */
 	snprintf(pools[1].name, sizeof(pools[1].name), "half");
 	pools[1].vg = 1;
@@ -189,6 +190,8 @@ static void test_metrics(void)
 	CU_ASSERT(has_line(m, "tptools_pool_up{pool=\"a\\\"b\"} 1"));
 	CU_ASSERT(has_line(m, "tptools_pool_up{pool=\"half\"} 0"));
 	CU_ASSERT(has_line(m, "tptools_pool_up{pool=\"gone\"} 0"));
+	CU_ASSERT(has_line(m, "tptools_pool_info{pool=\"a\\\"b\",uuid=\"0b1c2d3e-4f50-4617-8293-"
+			      "a4b5c6d7e8f9\",profile=\"balanced\"} 1"));
 	CU_ASSERT(has_line(m, "tptools_pool_active{pool=\"a\\\"b\"} 1"));
 	CU_ASSERT(has_line(m, "tptools_pool_mode{pool=\"a\\\"b\",mode=\"read_only\"} 1"));
 	CU_ASSERT(has_line(m, "tptools_pool_mode{pool=\"a\\\"b\",mode=\"read_write\"} 0"));
