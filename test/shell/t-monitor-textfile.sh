@@ -11,6 +11,13 @@
 # kept (--once: exit 5).
 DATA_SIZE=128M META_SIZE=16M
 umask 022
+# what runs in the background goes with the test, also when it fails
+watch_pid= r1= r2= mon=
+cleanup() {
+	touch stop
+	for p in $watch_pid $r1 $r2 $mon; do kill "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
 check() { python3 "$TOP/test/tools/promcheck.py" --strict-families --prefix tptools_ "$@"; }
 new_pool a
 new_pool b
@@ -39,7 +46,6 @@ cmp -s tf/tptools.prom want.prom || { diff want.prom tf/tptools.prom >&2; fail "
 [ "$(wc -c <want.prom)" -gt 30000 ] || fail "the file is too small to show a torn read"
 
 # replaced again and again while readers read it
-watch_pid=
 if have inotifywait; then
 	inotifywait -m -e create,modify,close_write,moved_to,moved_from,delete \
 		--format '%e %f' tf >events 2>events.err &
