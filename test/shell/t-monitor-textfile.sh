@@ -122,10 +122,10 @@ grep -q "pool b: can be read again" mon.out || fail "b's return not said: $(cat 
 sleep 1.5
 rm tf/tptools.prom
 mkdir tf/tptools.prom
-sleep 3.5
+wait_until $mon grep -qs "cannot rename .*tf/.tptools.prom.tmp" mon.out || fail "no failed replace said"
+sleep 2.5	# two more looks
 [ "$(grep -c "cannot rename .*tf/.tptools.prom.tmp" mon.out)" = 1 ] ||
 	{ cat mon.out >&2; fail "the failed replace not said exactly once"; }
-[ "$(ls -A tf)" = tptools.prom ] || fail "a failed replace left: $(ls -A tf)"
 rmdir tf/tptools.prom
 wait_until $mon test -f tf/tptools.prom || fail "the file is not written again"
 wait_until $mon grep -qs "tf/tptools.prom is written again" mon.out || fail "not said: written again"
@@ -134,7 +134,15 @@ kill -TERM $mon
 wait $mon || fail "tpmonitor did not stop cleanly: $(cat mon.out)"
 [ "$(ls -A tf)" = tptools.prom ] || fail "left in tf after the daemon: $(ls -A tf)"
 
-# --once: a replace that fails is exit 5, the old file kept
+# --once: a replace that fails is exit 5 and leaves no temporary file; a
+# failure before the rename keeps the old file
+mv tf/tptools.prom before.prom
+mkdir tf/tptools.prom
+failed tpmonitor --once --textfile tf
+err_has "cannot rename .*tptools.prom.tmp"
+[ "$(ls -A tf)" = tptools.prom ] || fail "a failed rename left: $(ls -A tf)"
+rmdir tf/tptools.prom
+mv before.prom tf/tptools.prom
 cp tf/tptools.prom before.prom
 mkdir tf/.tptools.prom.tmp	# cannot be removed as a stale file: the replace fails
 failed tpmonitor --once --textfile tf
