@@ -119,9 +119,7 @@ grep -q "pool b: can be read again" mon.out || fail "b's return not said: $(cat 
 
 # a file that cannot be replaced (a directory in its place): said once,
 # the monitor goes on, and says when it can write again
-sleep 1.5
-rm tf/tptools.prom
-mkdir tf/tptools.prom
+until mkdir tf/tptools.prom 2>/dev/null; do rm -f tf/tptools.prom; done	# (the daemon renames meanwhile)
 wait_until $mon grep -qs "cannot rename .*tf/.tptools.prom.tmp" mon.out || fail "no failed replace said"
 sleep 2.5	# two more looks
 [ "$(grep -c "cannot rename .*tf/.tptools.prom.tmp" mon.out)" = 1 ] ||
