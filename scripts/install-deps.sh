@@ -7,6 +7,10 @@
 #                   goes to /var/cache/tptools/kernel-6.12 too (through the
 #                   trixie root below): scripts/fetch-kernel.sh does both.
 #   TP_NO_VM=1      skip the VM packages and the kernel images.
+#   TP_PROMTOOL_DIR where promtool (the Prometheus text format's linter and rule
+#                   tester, for test/shell/t-prometheus.sh) is unpacked from Debian's
+#                   prometheus package (default /var/cache/tptools/promtool): not
+#                   installed, which would also start a Prometheus server.
 #   TP_NO_REF=1     skip thin-provisioning-tools 1.1.0 (scripts/setup-reference.sh:
 #                   a minimal Debian 13 under /var/cache/tptools/trixie, for the
 #                   interop tests and benchmarks against the current generation).
@@ -14,7 +18,8 @@ set -euo pipefail
 
 BUILD_PKGS="build-essential pkg-config libdevmapper-dev libblkid-dev libudev-dev libpopt-dev
   libcunit1-dev libexpat1-dev"
-TEST_PKGS="thin-provisioning-tools xz-utils python3 man-db clang libclang-rt-14-dev strace"
+TEST_PKGS="thin-provisioning-tools xz-utils python3 man-db clang libclang-rt-14-dev strace
+  inotify-tools"
 VM_PKGS="qemu-system-x86 busybox-static mdadm cpio kmod zstd dmsetup util-linux e2fsprogs fio
   gnuplot-nox"
 KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel}
@@ -42,6 +47,21 @@ if [ ${#want[@]} -gt 0 ]; then
 	apt_update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" \
 		>/dev/null
+fi
+
+# promtool: `apt-get download` + `dpkg-deb -x`, only the one binary
+PROMTOOL_DIR=${TP_PROMTOOL_DIR:-/var/cache/tptools/promtool}
+if ! command -v promtool >/dev/null && [ ! -x "$PROMTOOL_DIR/promtool" ] && [ "$(id -u)" = 0 ]; then
+	apt_update
+	tmp=$(mktemp -d)
+	if (cd "$tmp" && apt-get download -qq prometheus >/dev/null 2>&1) &&
+	   dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/x" &&
+	   install -D -m 0755 "$tmp/x/usr/bin/promtool" "$PROMTOOL_DIR/promtool"; then
+		echo "install-deps: promtool unpacked into $PROMTOOL_DIR"
+	else
+		echo "install-deps: promtool is not unpacked; t-prometheus skips its promtool checks"
+	fi
+	rm -rf "$tmp"
 fi
 
 if [ "${TP_NO_VM:-0}" != 1 ]; then

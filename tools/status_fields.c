@@ -159,6 +159,11 @@ const struct dm_report_field_type status_fields[] = {
 	  "what one growth adds: a percentage of the area or a size" },
 	{ T_POOL, STR, P(monitor), 7, "pool_monitor", "Monitor", f_str,
 	  "tpmonitor's last action on the pool (UTC time and what); - when none" },
+	{ T_POOL, STR, P(activation_skip), 4, "pool_activation_skip", "Skip", f_str,
+	  "passed by activation of all pools (yes/no)" },
+	{ T_POOL, STR, P(attr), 4, "pool_attr", "Attr", f_str,
+	  "attributes, a letter each: mode, active, when full, zeroing, needs_check, "
+	  "discards, activation skip, unfinished receive" },
 	{ T_VOL, STR, V(pool), 4, "vol_pool", "Pool", f_str, "pool name" },
 	{ T_VOL, STR, V(name), 6, "vol_name", "Volume", f_str, "volume name" },
 	{ T_VOL, SZ, V(size), 4, "vol_size", "Size", f_size, "virtual size" },
@@ -177,6 +182,9 @@ const struct dm_report_field_type status_fields[] = {
 	{ T_VOL, STR, V(content_uuid), 11, "vol_content_uuid", "ContentUUID", f_str,
 	  "a read-only volume's content uuid (the base incremental streams name)" },
 	{ T_VOL, STR, V(created), 7, "vol_created", "Created", f_str, "creation time (UTC)" },
+	{ T_VOL, STR, V(attr), 4, "vol_attr", "Attr", f_str,
+	  "attributes, a letter each: type, permissions, active, open, health, "
+	  "activation skip" },
 	{ 0, 0, 0, 0, "", "", NULL, NULL },
 };
 
@@ -206,6 +214,44 @@ void status_set_format(char unit, int no_suffix)
 {
 	units = unit;
 	nosuffix = no_suffix;
+}
+
+/* No chunk left to provision: the kernel's out-of-data-space mode, or
+ * offline a data area whose every chunk is in use. */
+static int out_of_data(const struct pool_info *in)
+{
+	if (in->live)
+		return in->out_of_data;
+	return in->data_size && in->data_used >= in->data_size;
+}
+
+void status_pool_attr(const struct pool_info *in, char attr[STATUS_POOL_ATTR_LEN + 1])
+{
+	static const char discards[] = { 'i', 'n', 'p' };
+
+	attr[0] = in->live && in->failed ? 'F' : in->live && in->read_only ? 'r'
+		  : out_of_data(in) ? 'D' : 'w';
+	attr[1] = in->live ? 'a' : '-';
+	attr[2] = in->when_full == POOL_WHEN_FULL_ERROR ? 'e' : 'q';
+	attr[3] = in->zero ? 'z' : '-';
+	attr[4] = in->needs_check ? 'c' : '-';
+	attr[5] = discards[in->discards];
+	attr[6] = in->activation_skip ? 'k' : '-';
+	attr[7] = in->nr_receives ? 'u' : '-';
+	attr[STATUS_POOL_ATTR_LEN] = '\0';
+}
+
+void status_vol_attr(const struct pool_info *in, const struct pool_volume_info *vi,
+		     char attr[STATUS_VOL_ATTR_LEN + 1])
+{
+	attr[0] = vi->origin[0] ? 's' : 'V';
+	attr[1] = vi->read_only ? 'r' : 'w';
+	attr[2] = vi->active ? 'a' : '-';
+	attr[3] = vi->open ? 'o' : '-';
+	attr[4] = in->live && in->failed ? 'F' : in->live && in->read_only ? 'M'
+		  : out_of_data(in) ? 'D' : in->needs_check ? 'C' : '-';
+	attr[5] = vi->activation_skip ? 'k' : '-';
+	attr[STATUS_VOL_ATTR_LEN] = '\0';
 }
 
 void status_pool_row(const struct pool_info *in, struct pool_row *row)
@@ -246,6 +292,9 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	else
 		snprintf(row->by_buf, sizeof(row->by_buf), "%u%%", in->monitor.autoextend_percent);
 	row->autoextend_by = row->by_buf;
+	row->activation_skip = in->activation_skip ? "yes" : "no";
+	status_pool_attr(in, row->attr_buf);
+	row->attr = row->attr_buf;
 	row->monitor = "-";
 	if (in->monitor_time) {
 		time_t t = (time_t)in->monitor_time;
@@ -282,4 +331,6 @@ void status_vol_row(const struct pool_info *in, const struct pool_volume_info *v
 	v->read_only = vi->read_only ? "yes" : "no";
 	v->activation_skip = vi->activation_skip ? "yes" : "no";
 	v->content_uuid = vi->content_uuid;
+	status_vol_attr(in, vi, v->attr_buf);
+	v->attr = v->attr_buf;
 }

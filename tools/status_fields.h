@@ -14,8 +14,14 @@
 #include <libdevmapper.h>
 #include <stdint.h>
 
+/* pool_attr and vol_attr (tpstatus(8) FIELDS): one letter a position. */
+#define STATUS_POOL_ATTR_LEN 8
+#define STATUS_VOL_ATTR_LEN 6
+
 struct pool_row {
 	const char *name, *uuid, *zero, *profile, *discards, *when_full, *needs_check, *active, *mode;
+	const char *attr, *activation_skip;	/* attr points into attr_buf */
+	char attr_buf[STATUS_POOL_ATTR_LEN + 1];
 	const char *data_dev, *meta_dev;
 	const char *autoextend_by, *monitor;	/* point into by_buf, monitor_buf or "-" */
 	uint64_t warn, autoextend_threshold;
@@ -27,6 +33,8 @@ struct pool_row {
 
 struct vol_row {
 	const char *pool, *name, *origin, *created, *read_only, *activation_skip, *content_uuid;
+	const char *attr;	/* points into attr_buf */
+	char attr_buf[STATUS_VOL_ATTR_LEN + 1];
 	uint64_t size, mapped, exclusive, shared, mapped_pct, dev_id;
 };
 
@@ -51,6 +59,12 @@ int status_is_field(uint32_t type, const char *name, size_t len);
 
 /* Fill a row from IN (valid while IN is). CREATED holds the volume's
  * creation time as text. */
+/* The attribute strings of a pool and of its volume VI, as tpstatus(8)
+ * lists their letters (NUL-terminated). */
+void status_pool_attr(const struct pool_info *in, char attr[STATUS_POOL_ATTR_LEN + 1]);
+void status_vol_attr(const struct pool_info *in, const struct pool_volume_info *vi,
+		     char attr[STATUS_VOL_ATTR_LEN + 1]);
+
 #define STATUS_TIME_LEN 32
 void status_pool_row(const struct pool_info *in, struct pool_row *row);
 void status_vol_row(const struct pool_info *in, const struct pool_volume_info *vi,

@@ -11,13 +11,20 @@
  * which also wakes the pipe) and the loop looks at tp_critical_pending;
  * the waits are interrupted (tp_signals_interrupt) and joined.
  * What the monitor did is kept per pool in its state file, read back at
- * start, so a restart neither repeats a warning nor forgets an action. */
+ * start, so a restart neither repeats a warning nor forgets an action.
+ * With --textfile DIR every round ends by replacing DIR/tptools.prom with
+ * the metrics of every pool (tools/status_prom.h: those of tpstatus
+ * --format prometheus), through lib/base/atomic.h's temporary file
+ * DIR/.tptools.prom.tmp (not *.prom: node_exporter reads only those). */
+#include "lib/base/atomic.h"
+#include "lib/base/compiler.h"
 #include "lib/base/critical.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/lock.h"
 #include "lib/base/log.h"
 #include "lib/pool/monitor.h"
 #include "tools/cli.h"
+#include "tools/status_prom.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,10 +96,23 @@ static void stop_thread(struct watched *w)
 	w->has_thread = 0;
 }
 
+/* --textfile: where, and what the last write found, so that a failure
+ * that repeats every round is said once (and its end too). */
+struct textfile {
+	char *path;		/* DIR/tptools.prom; NULL: no --textfile */
+	char **down;		/* the pools that could not be read last time */
+	unsigned ndown;
+	int failing;		/* the last replace failed */
+};
+
+#define TEXTFILE_NAME "tptools.prom"
+#define TEXTFILE_TMP ".tptools.prom.tmp"
+
 struct monitor {
 	struct watched **w;
 	unsigned n;
 	int events, failed;
+	struct textfile tf;
 };
 
 static struct watched *find_or_add(struct monitor *m, const struct pool_monitor_pool *pl)
@@ -169,6 +190,124 @@ static void round_all(struct monitor *m)
 	forget_gone(m);
 }
 
+/* ---- --textfile ---- */
+
+static int listed(char *const *names, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The pools of the textfile: those of the devices file and the active
+ * ones the monitor watches, sorted, each once. 0 or -errno. */
+static int textfile_pools(const struct monitor *m, char ***out, unsigned *n)
+{
+	char **names;
+	int r = pool_list_names(&names, n);
+
+	if (r)
+		return r;
+	for (unsigned i = 0; i < m->n; i++) {
+		char **grown;
+		if (listed(names, *n, m->w[i]->pl.name))
+			continue;
+		if (!(grown = realloc(names, (*n + 1) * sizeof(*grown))) ||
+		    !(grown[*n] = strdup(m->w[i]->pl.name))) {
+			free_names(grown ? grown : names, *n);
+			return -ENOMEM;
+		}
+		names = grown;
+		(*n)++;
+	}
+	qsort(names, *n, sizeof(*names), cmp_name);
+	*out = names;
+	return 0;
+}
+
+/* Read pool NAME into REP. Warnings are left out (a round comes every few
+ * seconds; tpstatus says them), and so are the errors of a pool that
+ * could not be read the round before: its tptools_pool_up says it. */
+static int textfile_read(struct textfile *t, struct prom_report *rep, const char *name)
+{
+	int v = tp_log_verbosity(), down = listed(t->down, t->ndown, name), r, up;
+
+	tp_log_set_verbosity(down ? -2 : TP_MIN(v, -1));
+	r = prom_add_pool(rep, name, NULL, 0, NULL, 0);
+	tp_log_set_verbosity(v);
+	if (r == -ENOMEM)
+		return r;
+	up = rep->pools[rep->n - 1].up;
+	if (!up && !down)
+		log_warn("pool %s: cannot be read (see above); %s says tptools_pool_up 0 for it "
+			 "until it can", name, t->path);
+	else if (up && down)
+		log_notice("pool %s: can be read again; its metrics are back in %s", name, t->path);
+	return 0;
+}
+
+/* Replace the textfile with the metrics of every pool: 0 or -errno. */
+static int textfile_write(struct monitor *m)
+{
+	struct textfile *t = &m->tf;
+	struct prom_report rep = { NULL, 0 };
+	char **names = NULL, *buf = NULL;
+	unsigned n = 0, nd = 0;
+	size_t len = 0;
+	FILE *f;
+	int v = tp_log_verbosity(), r = textfile_pools(m, &names, &n);
+
+	for (unsigned i = 0; !r && i < n; i++)
+		r = textfile_read(t, &rep, names[i]);
+	if (!r && !(f = open_memstream(&buf, &len)))
+		r = -errno;
+	else if (!r) {
+		r = prom_write(&rep, f);
+		if (fclose(f) && !r)
+			r = -EIO;
+	}
+	if (!r) {
+		/* the pools down this round, for the next one: NAMES keeps them */
+		for (unsigned i = 0; i < n; i++) {
+			if (!rep.pools[i].up)
+				names[nd++] = names[i];
+			else
+				free(names[i]);
+		}
+		free_names(t->down, t->ndown);
+		t->down = names;
+		t->ndown = nd;
+		names = NULL;
+		/* a replace that fails every round is said once (atomic.h logs it) */
+		tp_log_set_verbosity(t->failing ? -2 : v);
+		r = tp_atomic_replace(t->path, TEXTFILE_TMP, 0644, buf, len);
+		tp_log_set_verbosity(v);
+		if (!r && t->failing)
+			log_notice("%s is written again", t->path);
+		t->failing = !!r;
+	} else {
+		log_error("cannot make the metrics for %s: %s; it is left as it was", t->path,
+			  strerror(-r));
+	}
+	free_names(names, names ? n : 0);
+	free(buf);
+	prom_free(&rep);
+	return r;
+}
+
 static int setup_signals(void)
 {
 	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK))
@@ -186,13 +325,15 @@ static void sleep_until_woken(int interval)
 			;
 }
 
-static int run(int once, int interval, int events)
+static int run(int once, int interval, int events, char *textfile)
 {
-	struct monitor m = { NULL, 0, events && !once, 0 };
+	struct monitor m = { NULL, 0, events && !once, 0, { textfile, NULL, 0, 0 } };
 
 	do {
 		m.failed = 0;
 		round_all(&m);
+		if (textfile && !tp_critical_pending() && textfile_write(&m))
+			m.failed = 1;
 		if (!once && !tp_critical_pending())
 			sleep_until_woken(interval);
 	} while (!once && !tp_critical_pending());
@@ -201,16 +342,43 @@ static int run(int once, int interval, int events)
 		free(m.w[i]);
 	}
 	free(m.w);
+	free_names(m.tf.down, m.tf.ndown);
 	if (!once)
 		log_notice("stopped");
 	return m.failed ? TP_EXIT_FAILED : TP_EXIT_OK;
+}
+
+/* --textfile DIR: an existing directory, made absolute (a daemon runs in
+ * /); *PATH its DIR/tptools.prom (NULL on ENOMEM). CLI_CONTINUE or 3. */
+static int textfile_path(const struct tp_command *cmd, const char *dir, char **path)
+{
+	struct stat st;
+	char *abs;
+
+	*path = NULL;
+	const char *why = stat(dir, &st) ? strerror(errno)
+			  : !S_ISDIR(st.st_mode) ? "not a directory" : NULL;
+
+	if (why)
+		return cli_usage_error(cmd, "--textfile %s: %s; give the directory node_exporter's "
+				       "textfile collector reads (its --collector.textfile.directory)",
+				       dir, why);
+	if (!(abs = realpath(dir, NULL)))
+		return cli_usage_error(cmd, "--textfile %s: %s", dir, strerror(errno));
+	if (asprintf(path, "%s/%s", strcmp(abs, "/") ? abs : "", TEXTFILE_NAME) < 0) {
+		*path = NULL;
+		log_error("--textfile %s: %s", dir, strerror(ENOMEM));
+	}
+	free(abs);
+	return CLI_CONTINUE;
 }
 
 int cmd_tpmonitor(const struct tp_command *cmd, int argc, const char **argv)
 {
 	int once = 0, daemonize = 0, poll_only = 0, interval = 10, rc, nargs;
 	struct tp_lock *lock = NULL;
-	const char **args;
+	const char **args, *textfile_dir = NULL;
+	char *textfile = NULL;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "once", '1', POPT_ARG_NONE, &once, 0,
@@ -221,6 +389,9 @@ int cmd_tpmonitor(const struct tp_command *cmd, int argc, const char **argv)
 		  "seconds between looks at every pool, events or not (default 10)", "SECONDS" },
 		{ "poll", '\0', POPT_ARG_NONE, &poll_only, 0,
 		  "do not wait for the kernel's pool events: poll only", NULL },
+		{ "textfile", '\0', POPT_ARG_STRING, &textfile_dir, 0,
+		  "after every look, replace DIR/" TEXTFILE_NAME " with every pool's metrics "
+		  "(node_exporter's textfile collector)", "DIR" },
 		POPT_TABLEEND
 	};
 
@@ -230,34 +401,44 @@ int cmd_tpmonitor(const struct tp_command *cmd, int argc, const char **argv)
 		rc = cli_usage_error(cmd, "--interval takes 1..3600 seconds, not %d", interval);
 	else if (once && daemonize)
 		rc = cli_usage_error(cmd, "--once and --daemon exclude each other");
+	else if (textfile_dir && (rc = textfile_path(cmd, textfile_dir, &textfile)) == CLI_CONTINUE &&
+		 !textfile)
+		rc = TP_EXIT_FAILED;
 	cli_end(&cli);
-	if (rc != CLI_CONTINUE)
+	if (rc != CLI_CONTINUE) {
+		free(textfile);
 		return rc;
+	}
 	rc = tp_lock_acquire("#monitor", TP_LOCK_EXCL | TP_LOCK_NOWAIT, &lock);
 	if (rc == -EWOULDBLOCK) {
 		log_error("another tpmonitor is running (it holds the #monitor lock); one "
 			  "instance watches every pool");
-		return TP_EXIT_FAILED;
+		rc = TP_EXIT_FAILED;
+		goto out;
 	}
 	if (rc) {
 		log_error("cannot take the #monitor lock: %s", strerror(-rc));
-		return TP_EXIT_FAILED;
+		rc = TP_EXIT_FAILED;
+		goto out;
 	}
+	rc = TP_EXIT_FAILED;
 	if (daemonize && daemon(0, 0)) {
 		log_error("cannot run in the background: %s", strerror(errno));
-		tp_lock_release(lock);
-		return TP_EXIT_FAILED;
+		goto out;
 	}
 	tp_log_syslog(!daemonize);
 	if ((rc = setup_signals())) {
 		log_error("cannot set up signals: %s", strerror(-rc));
-		tp_lock_release(lock);
-		return TP_EXIT_FAILED;
+		rc = TP_EXIT_FAILED;
+		goto out;
 	}
 	if (!once)
-		log_notice("started: every %d s%s", interval,
-			   poll_only ? ", polling only" : ", and on pool events");
-	rc = run(once, interval, !poll_only);
+		log_notice("started: every %d s%s%s%s", interval,
+			   poll_only ? ", polling only" : ", and on pool events",
+			   textfile ? "; metrics to " : "", textfile ? textfile : "");
+	rc = run(once, interval, !poll_only, textfile);
+out:
 	tp_lock_release(lock);
+	free(textfile);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* tpstatus - allocation of pools and volumes at a glance, as a table or
- * JSON (libdevmapper's dm_report; the JSON schema is in tpstatus(8)).
+ * JSON (libdevmapper's dm_report; the JSON schema is in tpstatus(8)), or
+ * as Prometheus metrics (--format prometheus, tools/status_prom.h).
  * The report options follow lvs(8): -o [+]FIELDS, -O sort keys, -S
  * selection (dm_report's own sorting and selection), --separator,
  * --nosuffix, --nameprefixes; an argument POOL/VOLUME reports that
@@ -11,6 +12,7 @@
 #include "lib/pool/pool.h"
 #include "tools/cli.h"
 #include "tools/status_fields.h"
+#include "tools/status_prom.h"
 
 #include <errno.h>
 #include <libdevmapper.h>
@@ -87,7 +89,7 @@ static uint32_t selection_table(const char *sel)
 }
 
 struct status_opts {
-	int json, noheadings, nosuffix, nameprefixes, allow_component;
+	int json, prometheus, noheadings, nosuffix, nameprefixes, allow_component;
 	const char *fields, *sort, *select, *separator, *devices;
 };
 
@@ -336,6 +338,50 @@ out:
 	return rc;
 }
 
+/* --format prometheus: every pool of the targets once (POOL/VOLUME
+ * arguments of one pool keep those volumes only, unless the pool is named
+ * whole too), its kernel mode explained as for the tables. */
+static int run_prometheus(const struct status_opts *o, const struct target *t, unsigned n)
+{
+	unsigned flags = o->allow_component ? POOL_ALLOW_COMPONENT : 0;
+	struct prom_report rep = { NULL, 0 };
+	const char **vols = calloc(n ? n : 1, sizeof(*vols));
+	int rc = vols ? TP_EXIT_OK : TP_EXIT_FAILED;
+
+	for (unsigned i = 0; vols && i < n; i++) {
+		unsigned nv = 0, j;
+		int whole = 0, r;
+
+		for (j = 0; j < i && strcmp(t[j].pool, t[i].pool); j++)
+			;
+		if (j < i)
+			continue;	/* done with its first argument */
+		for (j = i; j < n; j++) {
+			if (strcmp(t[j].pool, t[i].pool))
+				continue;
+			whole |= !t[j].vol;
+			if (t[j].vol)
+				vols[nv++] = t[j].vol;
+		}
+		r = prom_add_pool(&rep, t[i].pool, o->devices, flags, vols, whole ? 0 : nv);
+		if (r == -ENOMEM) {
+			rc = tp_exit_from_errno(r);
+			break;
+		}
+		if (r)
+			rc = tp_exit_from_errno(r);
+		if (rep.pools[rep.n - 1].up)
+			explain_kernel_mode(&rep.pools[rep.n - 1].in);
+	}
+	if (prom_write(&rep, stdout)) {
+		log_error("cannot write the metrics to standard output: %s", strerror(EIO));
+		rc = TP_EXIT_FAILED;
+	}
+	prom_free(&rep);
+	free(vols);
+	return rc;
+}
+
 /* The arguments as targets: POOL, or POOL/VOLUME; without any, every pool
  * of the devices file. Returns 0, -EINVAL (a bad name) or -ENOMEM. */
 static int targets_from(const char **args, int nargs, struct target **out, unsigned *n)
@@ -371,13 +417,16 @@ static int targets_from(const char **args, int nargs, struct target **out, unsig
 int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct status_opts o;
-	const char *units_s = NULL, **args;
+	const char *units_s = NULL, *format = NULL, **args;
 	struct target *targets = NULL;
 	unsigned n = 0;
 	int rc, nargs, r;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "json", 'j', POPT_ARG_NONE, &o.json, 0, "JSON output (schema in tpstatus(8))", NULL },
+		{ "format", 'f', POPT_ARG_STRING, &format, 0,
+		  "table (the default), json (as --json), or prometheus (metrics in the text "
+		  "exposition format)", "table|json|prometheus" },
 		{ "units", '\0', POPT_ARG_STRING, &units_s, 0,
 		  "size units: h (human, default), b, s, k, m, g, t, p (powers of 1024); "
 		  "H, K, M, G, T, P (of 1000)", "UNIT" },
@@ -405,6 +454,26 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 		return rc;
 	if ((rc = cli_args(&cli, 0, -1, &args, &nargs)) != CLI_CONTINUE)
 		goto out;
+	if (format && strcmp(format, "table") && strcmp(format, "json") &&
+	    strcmp(format, "prometheus")) {
+		rc = cli_usage_error(cmd, "--format takes table, json or prometheus, not '%s'",
+				     format);
+		goto out;
+	}
+	if (format && o.json && strcmp(format, "json")) {
+		rc = cli_usage_error(cmd, "--json is --format json: it does not go with --format %s",
+				     format);
+		goto out;
+	}
+	o.json |= format && !strcmp(format, "json");
+	o.prometheus = format && !strcmp(format, "prometheus");
+	if (o.prometheus && (o.fields || o.sort || o.select || units_s || o.nosuffix ||
+			     o.noheadings || o.nameprefixes || o.separator)) {
+		rc = cli_usage_error(cmd, "--format prometheus prints every metric, sizes in bytes: "
+				     "-o, -O, -S, --units, --nosuffix, --noheadings, --nameprefixes "
+				     "and --separator do not go with it");
+		goto out;
+	}
 	if (units_s && (strlen(units_s) != 1 || !tp_units_valid(units_s[0]))) {
 		rc = cli_usage_error(cmd, "--units takes one of h, b, s, k, m, g, t, p (powers "
 				     "of 1024) or H, K, M, G, T, P (powers of 1000), not '%s'",
@@ -427,7 +496,7 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 				  : TP_EXIT_FAILED;
 		goto out;
 	}
-	rc = run_status(cmd, &o, targets, n);
+	rc = o.prometheus ? run_prometheus(&o, targets, n) : run_status(cmd, &o, targets, n);
 	free(targets);
 out:
 	cli_end(&cli);

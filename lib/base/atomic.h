@@ -1,7 +1,7 @@
 /* atomic.h - replacing a file so that a crash leaves its old content or
  * its new, never a mix: the one way tptools rewrites a file in place (the
  * devices file, the VG metadata backups, the damaged thin-metadata
- * copies, the monitor's state files).
+ * copies, the monitor's state files, tpmonitor --textfile's metrics).
  *
  * The rule, step by step:
  *   1. create a temporary file in the target's directory (the rename

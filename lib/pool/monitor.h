@@ -14,7 +14,10 @@
  *
  * Format: text lines "KEY VALUE" (VALUE runs to the end of the line):
  *   pool NAME, data_warned PCT, meta_warned PCT, error_set 0|1,
- *   no_room 0..3, time UNIX-SECONDS, action TEXT
+ *   no_room 0..3, time UNIX-SECONDS, action TEXT, and the counts of what
+ *   the monitor did (struct pool_monitor_counts, for tpstatus --format
+ *   prometheus): count_warnings, count_no_room, count_autoextends,
+ *   count_autoextend_failures, count_error_switches N (absent: 0)
  * Unknown keys are ignored (a newer monitor's state reads as far as it
  * goes); every write replaces the file whole, by lib/base/atomic.h's
  * rule (a crash leaves the old state or the new).
@@ -37,6 +40,7 @@ struct pool_monitor_state {
 	unsigned no_room;			/* bits: 1 data, 2 metadata had no room (said) */
 	int64_t time;				/* of the last action; 0 = none yet */
 	char action[POOL_MONITOR_ACTION_MAX + 1];
+	struct pool_monitor_counts counts;	/* every action, counted */
 };
 
 /* ---- the decision (pool_monitor.c: pure) ---- */

@@ -377,6 +377,19 @@ struct pool_volume_info {
 	uint64_t shared;		/* bytes shared with other volumes */
 	int read_only, activation_skip;
 	char content_uuid[POOL_UUID_LEN + 1];	/* a read-only volume's, else "" */
+	/* POOL_INFO_USAGE, from the kernel (0 offline): */
+	int active;			/* its thin device is loaded */
+	int open;			/* ... and held open (mounted, in use) */
+};
+
+/* What tpmonitor did to a pool, counted in its state file since the file
+ * began (pool_monitor_state.c: /run/tptools/monitor, cleared at boot). */
+struct pool_monitor_counts {
+	uint64_t warnings;		/* a data or metadata warning level logged */
+	uint64_t no_room;		/* "no room to extend" said */
+	uint64_t autoextends;		/* growths done */
+	uint64_t autoextend_failures;	/* growths tried that failed */
+	uint64_t error_switches;	/* switches to error-when-full */
 };
 
 /* What the tools print of a pool. */
@@ -405,6 +418,9 @@ struct pool_info {
 	struct pool_monitor_policy monitor;	/* the VG's policy */
 	int64_t monitor_time;			/* the monitor's last action: when (0: none) */
 	char monitor_action[256];		/* ... and what, in words */
+	struct pool_monitor_counts monitor_counts;	/* from the same state file (0: none) */
+	int activation_skip;			/* activation of all (--all) passes it by */
+	unsigned nr_receives;			/* unfinished receives (no volumes) */
 	int failed;				/* kernel: pool failed (no figures) */
 	int no_volume_usage;			/* kernel could not give per-volume figures */
 	unsigned nr_volumes;

@@ -79,6 +79,15 @@ complete_words tpdiff --format ""
 expect human json xml
 complete_words tpdump --format ""
 expect human xml
+complete_words tpstatus --format ""
+expect json prometheus table
+complete_words tpstatus -f p
+expect prometheus
+mkdir -p textfile.d
+complete_words tpmonitor --textfile text	# a directory: files and directories
+expect textfile.d
+complete_words tpmonitor --t
+expect --textfile
 # tvrollback --to: the snapshots of the volume's family (what tvrollback
 # accepts), not the other volumes of the pool nor the volume itself
 ok tvsnap beta/db -n db-mon

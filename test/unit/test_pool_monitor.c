@@ -185,7 +185,8 @@ static void test_error_when_full(void)
 
 static void test_state_file(void)
 {
-	struct pool_monitor_state a = { "vault", 85, 90, 1, 2, 1700000000, "data grown to 5 GiB" };
+	struct pool_monitor_state a = { "vault", 85, 90, 1, 2, 1700000000, "data grown to 5 GiB",
+					{ 7, 2, 3, 1, 1ull << 40 } };
 	struct pool_monitor_state b;
 	const char *uuid = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
 	char path[512];
@@ -202,6 +203,12 @@ static void test_state_file(void)
 	CU_ASSERT_EQUAL(b.no_room, 2);
 	CU_ASSERT_EQUAL(b.time, 1700000000);
 	CU_ASSERT_STRING_EQUAL(b.action, "data grown to 5 GiB");
+	/* the counts of what the monitor did */
+	CU_ASSERT_EQUAL(b.counts.warnings, 7);
+	CU_ASSERT_EQUAL(b.counts.no_room, 2);
+	CU_ASSERT_EQUAL(b.counts.autoextends, 3);
+	CU_ASSERT_EQUAL(b.counts.autoextend_failures, 1);
+	CU_ASSERT_EQUAL(b.counts.error_switches, 1ull << 40);
 	/* bad names and text that would break the format are refused */
 	CU_ASSERT_EQUAL(pool_monitor_state_write("../x", &a), -EINVAL);
 	CU_ASSERT_EQUAL(pool_monitor_state_read("", &b), -EINVAL);
@@ -221,6 +228,15 @@ static void test_state_file(void)
 	fclose(f);
 	CU_ASSERT_EQUAL(pool_monitor_state_read(uuid, &b), 0);
 	CU_ASSERT_EQUAL(b.data_warned, 90);
+	/* a file of an older monitor has no counts: 0; a bad count is damage */
+	CU_ASSERT_EQUAL(b.counts.warnings, 0);
+	CU_ASSERT_EQUAL(b.counts.autoextends, 0);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("pool vault\ncount_autoextends -1\n", f);
+	fclose(f);
+	CU_ASSERT_EQUAL(pool_monitor_state_read(uuid, &b), -EUCLEAN);
+	CU_ASSERT_EQUAL(b.counts.autoextends, 0);
 	unsetenv("TPTOOLS_DIR");
 }
 
@@ -228,4 +244,4 @@ TP_TEST_SUITE(pool_monitor, NULL, NULL,
 	      { "warnings: levels every 5%, once each, calm below", test_warning_levels },
 	      { "autoextension: step, room, whole chunks, off", test_autoextend },
 	      { "error-when-full: critical, no room, once", test_error_when_full },
-	      { "state file: round trip, refusals, damage", test_state_file })
+	      { "state file: round trip, counts, refusals, damage", test_state_file })

@@ -7,7 +7,8 @@
 # device grows (also cut by KILL after its VG commit and by INT after its
 # reload, each completed by the next change), live tvresize under fio;
 # thin_check clean after each;
-# tprename refuses an active pool.
+# tprename refuses an active pool; what the monitor did is counted in the
+# metrics (tpstatus --format prometheus, tpmonitor --textfile).
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 3 -e -o loop
 command -v fio >/dev/null || skip_scenario "no fio"
@@ -15,7 +16,13 @@ command -v fio >/dev/null || skip_scenario "no fio"
 # status POOL FIELDS: tpstatus values in bytes, one line
 status() { tpstatus --noheadings --units b -o "$2" "$1" | awk 'NF { $1 = $1; print; exit }'; }
 size_of() { status "$1" "$2" | tr -d b; }
-mon_start() { tpmonitor --interval 1 >"$1" 2>&1 & MON=$!; }
+mon_start() { local log=$1; shift; tpmonitor --interval 1 "$@" >"$log" 2>&1 & MON=$!; }
+# count FILE POOL ACTION: tptools_pool_monitor_actions_total of POOL, ACTION
+count() {
+	awk -v s="tptools_pool_monitor_actions_total{pool=\"$2\",action=\"$3\"}" \
+		'$1 == s { print $2; found = 1 } END { if (!found) print 0 }' "$1"
+}
+promcheck() { check python3 "$TP_SRC/test/tools/promcheck.py" --strict-families --prefix tptools_ "$1"; }
 mon_stop() { kill -TERM "$MON"; check wait "$MON"; }
 # check_meta POOL: tpcheck and thin_check of the inactive pool's active area
 check_meta() {
@@ -56,6 +63,11 @@ grep -q "^action " "$TPTOOLS_DIR/run/monitor/$uuid" || note_fail "no monitor sta
 expect_eq "still queueing when full" "$(status mon pool_when_full)" queue
 # the monitor would take the room the next step gives tpextend
 mon_stop
+tpstatus --format prometheus mon >mon.prom || note_fail "tpstatus --format prometheus mon: exit $?"
+promcheck mon.prom
+[ "$(count mon.prom mon autoextend)" -ge 1 ] || note_fail "no autoextension counted: $(grep actions mon.prom)"
+[ "$(count mon.prom mon warning)" -ge 1 ] || note_fail "no warning counted: $(grep actions mon.prom)"
+expect_eq "failed autoextensions counted" "$(count mon.prom mon autoextend_failure)" 0
 
 step "live tpextend after the loop device grows, live tvresize under fio"
 truncate -s 260M data.img
@@ -118,7 +130,8 @@ must tpcreate --data "$FULL" --meta "${disks[1]}" --chunk 64k --zero n \
 	--autoextend-threshold 80 full
 must tvcreate -V 100M -n v full
 must tpactivate full
-mon_start mon2.log
+mkdir -p tf
+mon_start mon2.log --textfile tf
 timeout 200 fio --name=over --filename=/dev/mapper/full-v --rw=write --bs=1M --size=100M \
 	--direct=1 --ioengine=psync --eta=never --output=fio3.out
 rc=$?
@@ -129,7 +142,14 @@ grep -q "switched to error-when-full" mon2.log || note_fail "no switch logged: $
 grep -q "no room to grow into" mon2.log || note_fail "no 'no room' warning: $(cat mon2.log)"
 expect_eq "when full" "$(status full pool_when_full)" error
 dmsetup table full-tpool | grep -q error_if_no_space || note_fail "table without error_if_no_space"
+sleep 2	# a look after the switch: the textfile shows it
 mon_stop
+promcheck tf/tptools.prom
+expect_eq "switches to error-when-full counted" "$(count tf/tptools.prom full error_when_full)" 1
+[ "$(count tf/tptools.prom full no_room)" -ge 1 ] || note_fail "no 'no room' counted"
+grep -qxF 'tptools_pool_error_when_full{pool="full"} 1' tf/tptools.prom ||
+	note_fail "the textfile does not show error-when-full"
+[ "$(ls -A tf)" = tptools.prom ] || note_fail "left in the textfile's directory: $(ls -A tf)"
 # an active pool is not renamed (its dm names carry the name)
 not tprename full other 2>rename.err
 grep -q "is active" rename.err || note_fail "tprename of an active pool: $(cat rename.err)"

@@ -5,13 +5,19 @@
 # kernel's figures in tpstatus agreeing with the offline ones, thin_check of
 # the kernel-written metadata, a transaction-id mismatch, a full pool, and
 # the RAID0/RAID5/plain geometries; tpactivate --all/--auto and
-# tpdeactivate --all with the activation flags (issue 13).
+# tpdeactivate --all with the activation flags (issue 13); the kernel's
+# letters of pool_attr and vol_attr (active, open, out of data space) and
+# the live pool in tpstatus --format prometheus and tpmonitor --textfile.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 8 -m -e -d mnt -d snap -o loop -k ext4
 
 # status FIELDS: tpstatus values, one line
 status() { tpstatus --noheadings --units b -o "$1" vault | awk 'NF { $1 = $1; print; exit }'; }
 vstatus() { tpstatus --noheadings --units b -o vol_name,"$1" vault | awk -v v="$2" '$1 == v { print $2 }'; }
+# promcheck FILE: the strict parser of the metrics' text format
+promcheck() { check python3 "$TP_SRC/test/tools/promcheck.py" --strict-families --prefix tptools_ "$1"; }
+# has FILE LINE: FILE holds the sample line LINE
+has() { grep -qxF -- "$2" "$1" || note_fail "$1 lacks '$2'"; }
 # check_meta: thin_check on the active area (through a loop device: O_DIRECT)
 check_meta() {
 	local off len loopdev
@@ -42,6 +48,16 @@ check test -b /dev/mapper/vault-www
 expect_eq "active" "$(status pool_active)" yes
 must mkfs.ext4 -q -F /dev/mapper/vault-www
 must mount /dev/mapper/vault-www mnt
+status pool_attr | grep -Eq '^waq--[pni]--$' || note_fail "pool_attr of an active pool: $(status pool_attr)"
+expect_eq "vol_attr of a mounted volume" "$(vstatus vol_attr www)" Vwao--
+tpstatus --format prometheus vault >live.prom || note_fail "tpstatus --format prometheus: exit $?"
+promcheck live.prom
+has live.prom 'tptools_pool_up{pool="vault"} 1'
+has live.prom 'tptools_pool_active{pool="vault"} 1'
+has live.prom 'tptools_pool_mode{pool="vault",mode="read_write"} 1'
+has live.prom 'tptools_pool_mode{pool="vault",mode="out_of_data_space"} 0'
+has live.prom 'tptools_volume_active{pool="vault",volume="www"} 1'
+has live.prom 'tptools_volume_open{pool="vault",volume="www"} 1'
 must dd if=/dev/urandom of=mnt/a bs=1M count=8 status=none
 must dd if=/dev/urandom of=mnt/b bs=1M count=4 status=none
 sum_a=$(md5sum <mnt/a) sum_b=$(md5sum <mnt/b)
@@ -56,7 +72,9 @@ must mount -o ro,noload /dev/mapper/vault-www--snap snap
 expect_eq "snapshot keeps the old data" "$(md5sum <snap/a)" "$sum_a"
 expect_eq "snapshot file b" "$(md5sum <snap/b)" "$sum_b"
 not cmp -s mnt/a snap/a
+expect_eq "vol_attr of a mounted snapshot" "$(vstatus vol_attr www-snap)" swao--
 must umount snap
+expect_eq "vol_attr of a loaded snapshot nobody holds" "$(vstatus vol_attr www-snap)" swa---
 
 step "live create and remove"
 must tvcreate -V 32M -n tmp vault
@@ -76,9 +94,25 @@ live_used=$(status pool_data_used)
 live_www=$(vstatus vol_mapped www)
 live_snap=$(vstatus vol_exclusive www-snap)
 echo "live: data $live_used, www mapped $live_www, snap exclusive $live_snap"
+# the same figures in the metrics, from tpstatus and from tpmonitor's textfile
+mkdir -p tf
+check tpmonitor --once --textfile tf
+for f in live.prom tf/tptools.prom; do
+	[ "$f" = live.prom ] && { tpstatus --format prometheus vault >live.prom || note_fail "exit $?"; }
+	promcheck "$f"
+	has "$f" "tptools_pool_data_used_bytes{pool=\"vault\"} ${live_used%b}"
+	has "$f" "tptools_volume_mapped_bytes{pool=\"vault\",volume=\"www\"} ${live_www%b}"
+	has "$f" "tptools_volume_exclusive_bytes{pool=\"vault\",volume=\"www-snap\"} ${live_snap%b}"
+	has "$f" 'tptools_pool_active{pool="vault"} 1'
+	has "$f" 'tptools_volume_open{pool="vault",volume="www"} 0'
+	has "$f" 'tptools_volume_active{pool="vault",volume="www"} 1'
+done
+[ "$(ls -A tf)" = tptools.prom ] || note_fail "left in the textfile's directory: $(ls -A tf)"
 must tpdeactivate vault
 check test ! -e /dev/mapper/vault-www
 expect_eq "inactive" "$(status pool_active)" no
+status pool_attr | grep -Eq '^w-q--[pni]--$' || note_fail "pool_attr inactive: $(status pool_attr)"
+expect_eq "vol_attr of an inactive pool's volume" "$(vstatus vol_attr www)" Vw----
 expect_eq "data used offline" "$(status pool_data_used)" "$live_used"
 expect_eq "www mapped offline" "$(vstatus vol_mapped www)" "$live_www"
 expect_eq "snapshot exclusive offline" "$(vstatus vol_exclusive www-snap)" "$live_snap"
@@ -109,6 +143,15 @@ must tvcreate -V 512M -n big full
 must tpactivate full
 not dd if=/dev/zero of=/dev/mapper/full-big bs=1M count=200 oflag=direct status=none
 expect_eq "mode" "$(tpstatus --noheadings -o pool_mode full | awk 'NF{print $1; exit}')" out_of_data_space
+tpstatus --noheadings -o pool_attr full | grep -Eq '^Dae--[pni]--$' ||
+	note_fail "pool_attr out of data space: $(tpstatus --noheadings -o pool_attr full)"
+expect_eq "vol_attr in a pool out of data space" \
+	"$(tpstatus --noheadings -o vol_name,vol_attr full | awk '$1 == "big" { print $2 }')" Vwa-D-
+tpstatus --format prometheus full >full.prom || note_fail "tpstatus --format prometheus full: exit $?"
+promcheck full.prom
+has full.prom 'tptools_pool_mode{pool="full",mode="out_of_data_space"} 1'
+has full.prom 'tptools_pool_mode{pool="full",mode="read_write"} 0'
+has full.prom 'tptools_pool_error_when_full{pool="full"} 1'
 must tpdeactivate full
 must tpremove -y full
 

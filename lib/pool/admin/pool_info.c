@@ -6,6 +6,9 @@
 #include "lib/pool/core/core.h"
 #include "lib/pool/core/pool_vg.h"
 
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +32,10 @@ static void fill_monitor_state(struct pool_info *info)
 {
 	struct pool_monitor_state s;
 
-	if (pool_monitor_state_read(info->uuid, &s) || !s.time)
+	if (pool_monitor_state_read(info->uuid, &s))
+		return;
+	info->monitor_counts = s.counts;
+	if (!s.time)
 		return;
 	info->monitor_time = s.time;
 	snprintf(info->monitor_action, sizeof(info->monitor_action), "%s", s.action);
@@ -58,6 +64,8 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	info->spare_offset = meta->area[!vg->metadata_area].offset;
 	pool_get_monitor_policy(p, &info->monitor);
 	fill_monitor_state(info);
+	info->activation_skip = vg->activation_skip;
+	info->nr_receives = vg->nr_receives;
 	info->nr_volumes = vg->nr_volumes;
 	for (unsigned i = 0; i < vg->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];
@@ -73,6 +81,27 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 		snprintf(vi->content_uuid, sizeof(vi->content_uuid), "%s", v->content_uuid);
 		info->virtual_total += v->size;
 	}
+}
+
+/* Which volumes the kernel has loaded and which of those are open (a
+ * device-mapper info each; nothing to ask offline). */
+static int fill_loaded(struct pool *p, struct pool_info *info)
+{
+	for (unsigned i = 0; i < info->nr_volumes; i++) {
+		struct pool_volume_info *vi = &info->volumes[i];
+		struct tp_dm_info dm;
+		int r = pool_volume_loaded(p, vi->name, &dm);
+
+		if (r < 0) {
+			log_error("pool %s: cannot ask device-mapper about volume %s: %s; see "
+				  "'dmsetup info'", info->name, vi->name, strerror(-r));
+			pool_info_free(info);
+			return r;
+		}
+		vi->active = r > 0;
+		vi->open = r > 0 && dm.open_count > 0;
+	}
+	return 0;
 }
 
 int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
@@ -108,7 +137,7 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 		info->volumes[i].shared = st.volumes[i].shared;
 	}
 	pool_status_free(&st);
-	return 0;
+	return fill_loaded(p, info);
 }
 
 void pool_info_free(struct pool_info *info)

@@ -34,10 +34,29 @@ static int name_ok(const char *uuid)
 	return uuid[0] && uuid[0] != '.' && !strchr(uuid, '/') && strlen(uuid) <= POOL_UUID_LEN;
 }
 
+/* The count_* keys and where each goes. */
+static uint64_t *count_of(struct pool_monitor_state *s, const char *key)
+{
+	struct pool_monitor_counts *c = &s->counts;
+
+	if (!strcmp(key, "count_warnings"))
+		return &c->warnings;
+	if (!strcmp(key, "count_no_room"))
+		return &c->no_room;
+	if (!strcmp(key, "count_autoextends"))
+		return &c->autoextends;
+	if (!strcmp(key, "count_autoextend_failures"))
+		return &c->autoextend_failures;
+	if (!strcmp(key, "count_error_switches"))
+		return &c->error_switches;
+	return NULL;
+}
+
 static int parse_line(char *line, struct pool_monitor_state *s)
 {
 	char *val = strchr(line, ' ');
 	unsigned long long u;
+	uint64_t *count;
 	char *end;
 
 	if (!val)
@@ -49,14 +68,17 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 		snprintf(dst, max, "%s", val);
 		return 0;
 	}
-	if (strcmp(line, "data_warned") && strcmp(line, "meta_warned") &&
+	count = count_of(s, line);
+	if (!count && strcmp(line, "data_warned") && strcmp(line, "meta_warned") &&
 	    strcmp(line, "error_set") && strcmp(line, "no_room") && strcmp(line, "time"))
 		return 0;	/* a newer monitor's key */
 	errno = 0;
 	u = strtoull(val, &end, 10);
 	if (errno || end == val || *end || *val == '-')
 		return -EUCLEAN;
-	if (!strcmp(line, "data_warned") && u <= 100)
+	if (count)
+		*count = u;
+	else if (!strcmp(line, "data_warned") && u <= 100)
 		s->data_warned = (unsigned)u;
 	else if (!strcmp(line, "meta_warned") && u <= 100)
 		s->meta_warned = (unsigned)u;
@@ -125,9 +147,13 @@ int pool_monitor_state_write(const char *pool_uuid, const struct pool_monitor_st
 	tp_atomic_printf(&a,
 			 "# tpmonitor state: rewritten by tpmonitor; 'tpstatus' shows it\n"
 			 "pool %s\ndata_warned %u\nmeta_warned %u\nerror_set %d\nno_room %u\n"
-			 "time %" PRId64 "\naction %s\n",
+			 "time %" PRId64 "\naction %s\n"
+			 "count_warnings %" PRIu64 "\ncount_no_room %" PRIu64 "\n"
+			 "count_autoextends %" PRIu64 "\ncount_autoextend_failures %" PRIu64 "\n"
+			 "count_error_switches %" PRIu64 "\n",
 			 s->pool, s->data_warned, s->meta_warned, s->error_set, s->no_room, s->time,
-			 s->action);
+			 s->action, s->counts.warnings, s->counts.no_room, s->counts.autoextends,
+			 s->counts.autoextend_failures, s->counts.error_switches);
 	r = tp_atomic_commit(&a);
 out:
 	free(dir);

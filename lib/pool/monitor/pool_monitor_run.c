@@ -186,12 +186,14 @@ static void say_levels(const struct pool_monitor_pool *pl, const struct pool_mon
 			 "'tpextend %s' after growing its data device, or free space",
 			 pl->name, d->data_pct, pol->warn, pl->name);
 		record(st, "warned: data %u%% full", d->data_pct);
+		st->counts.warnings++;
 	}
 	if (d->actions & POOL_MON_WARN_META) {
 		log_warn("pool %s: metadata is %u%% full (warn threshold %u%%): grow it with "
 			 "'tpextend --metadata-size auto %s'", pl->name, d->meta_pct, pol->warn,
 			 pl->name);
 		record(st, "warned: metadata %u%% full", d->meta_pct);
+		st->counts.warnings++;
 	}
 	if (d->actions & POOL_MON_CALM_DATA)
 		log_notice("pool %s: data is %u%% full, below its warn threshold again", pl->name,
@@ -214,12 +216,14 @@ static void say_no_room(const struct pool_monitor_pool *pl, const struct pool_mo
 			 "extends the pool) or free space", pl->name, d->data_pct,
 			 pol->autoextend_threshold);
 		record(st, "data %u%% full: no room to extend", d->data_pct);
+		st->counts.no_room++;
 	}
 	if ((now & 2) && !(st->no_room & 2)) {
 		log_warn("pool %s: metadata is %u%% full (autoextend threshold %u%%) and its "
 			 "metadata device has no room to grow into: grow the device",
 			 pl->name, d->meta_pct, pol->autoextend_threshold);
 		record(st, "metadata %u%% full: no room to extend", d->meta_pct);
+		st->counts.no_room++;
 	}
 	st->no_room = now;
 }
@@ -259,9 +263,11 @@ static int act(const struct pool_monitor_pool *pl, const struct pool_monitor_pol
 				   "%u%%): %s", pl->name, d->data_pct, d->meta_pct,
 				   pol->autoextend_threshold, what);
 			record(st, "autoextended: %s", what);
+			st->counts.autoextends++;
 		} else {
 			log_error("pool %s: autoextension failed; see the message above", pl->name);
 			record(st, "autoextension failed (%s)", strerror(-r));
+			st->counts.autoextend_failures++;
 		}
 	}
 	if ((d->actions & POOL_MON_ERROR_WHEN_FULL) ||
@@ -276,6 +282,7 @@ static int act(const struct pool_monitor_pool *pl, const struct pool_monitor_pol
 			record(st, "switched to error-when-full (data %u%% full, no room)",
 				d->data_pct);
 			st->error_set = 1;
+			st->counts.error_switches++;
 		} else {
 			log_error("pool %s: could not switch it to error-when-full", pl->name);
 		}
