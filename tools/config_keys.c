@@ -60,6 +60,15 @@ static int check_filter(const struct tp_conf_key *k, const char *v, char *why, s
 	return tp_dev_filter_check(v, why, len);
 }
 
+static int check_abs_dir(const struct tp_conf_key *k, const char *v, char *why, size_t len)
+{
+	(void)k;
+	if (v[0] == '/')
+		return 0;
+	snprintf(why, len, "takes an absolute directory path");
+	return -1;
+}
+
 static int check_sysid(const struct tp_conf_key *k, const char *v, char *why, size_t len)
 {
 	(void)k;
@@ -104,6 +113,9 @@ const struct tp_conf_key tp_conf_keys[] = {
 	  check_monitor },
 	{ "monitor/interval", TP_CONF_INT, "10", "1..3600",
 	  "tpmonitor --interval: seconds between two passes", 1, 3600, NULL },
+	{ "monitor/textfile", S, NULL, "DIR",
+	  "tpmonitor --textfile: the directory of node_exporter's textfile collector",
+	  0, 0, check_abs_dir },
 };
 #undef S
 const unsigned tp_conf_nkeys = sizeof(tp_conf_keys) / sizeof(tp_conf_keys[0]);

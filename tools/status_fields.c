@@ -163,7 +163,9 @@ const struct dm_report_field_type status_fields[] = {
 	  "passed by activation of all pools (yes/no)" },
 	{ T_POOL, STR, P(attr), 4, "pool_attr", "Attr", f_str,
 	  "attributes, a letter each: mode, active, when full, zeroing, needs_check, "
-	  "discards, activation skip, unfinished receive" },
+	  "discards, activation skip, unfinished receive, foreign" },
+	{ T_POOL, STR, P(system_id), 8, "pool_system_id", "SystemID", f_str,
+	  "the system id of the host that owns the pool (tptools.conf(5)); - when none" },
 	{ T_VOL, STR, V(pool), 4, "vol_pool", "Pool", f_str, "pool name" },
 	{ T_VOL, STR, V(name), 6, "vol_name", "Volume", f_str, "volume name" },
 	{ T_VOL, SZ, V(size), 4, "vol_size", "Size", f_size, "virtual size" },
@@ -238,6 +240,7 @@ void status_pool_attr(const struct pool_info *in, char attr[STATUS_POOL_ATTR_LEN
 	attr[5] = discards[in->discards];
 	attr[6] = in->activation_skip ? 'k' : '-';
 	attr[7] = in->nr_receives ? 'u' : '-';
+	attr[8] = in->foreign ? 'f' : '-';
 	attr[STATUS_POOL_ATTR_LEN] = '\0';
 }
 
@@ -293,6 +296,7 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 		snprintf(row->by_buf, sizeof(row->by_buf), "%u%%", in->monitor.autoextend_percent);
 	row->autoextend_by = row->by_buf;
 	row->activation_skip = in->activation_skip ? "yes" : "no";
+	row->system_id = in->system_id[0] ? in->system_id : "-";
 	status_pool_attr(in, row->attr_buf);
 	row->attr = row->attr_buf;
 	row->monitor = "-";

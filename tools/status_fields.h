@@ -15,12 +15,13 @@
 #include <stdint.h>
 
 /* pool_attr and vol_attr (tpstatus(8) FIELDS): one letter a position. */
-#define STATUS_POOL_ATTR_LEN 8
+#define STATUS_POOL_ATTR_LEN 9
 #define STATUS_VOL_ATTR_LEN 6
 
 struct pool_row {
 	const char *name, *uuid, *zero, *profile, *discards, *when_full, *needs_check, *active, *mode;
 	const char *attr, *activation_skip;	/* attr points into attr_buf */
+	const char *system_id;			/* the owner's, "-" for none */
 	char attr_buf[STATUS_POOL_ATTR_LEN + 1];
 	const char *data_dev, *meta_dev;
 	const char *autoextend_by, *monitor;	/* point into by_buf, monitor_buf or "-" */

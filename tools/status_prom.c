@@ -63,7 +63,7 @@ int prom_add_pool(struct prom_report *r, const char *name, const char *devices, 
 
 	if (!pp)
 		return -ENOMEM;
-	rc = pool_open(name, devices, flags | POOL_RDONLY, &p);
+	rc = pool_open(name, devices, flags | POOL_RDONLY | POOL_FOREIGN_OK, &p);
 	if (rc)
 		return rc;
 	rc = pool_get_info(p, POOL_INFO_USAGE, &pp->in);
@@ -79,6 +79,7 @@ int prom_add_pool(struct prom_report *r, const char *name, const char *devices, 
 	pp->in.dev_path[POOL_ROLE_DATA] = pp->in.dev_path[POOL_ROLE_META] = NULL;
 	/* and its memory moves as the report grows: the profile is copied */
 	snprintf(pp->profile, sizeof(pp->profile), "%s", pp->in.profile ? pp->in.profile : "-");
+	/* (the owner's system id is a copy already, pool_info.system_id) */
 	pp->in.profile = NULL;
 	if (!rc)
 		rc = keep_volumes(pp, vols, n_vols);
@@ -256,12 +257,13 @@ static void write_pool_metric(FILE *f, const struct prom_report *r, const struct
 static void write_info(FILE *f, const struct prom_report *r)
 {
 	struct family fam = { f, "tptools_pool_info", GAUGE,
-			      "The pool's uuid and geometry profile, as labels; always 1", 0 };
+			      "The pool's uuid, geometry profile and owner (system id, empty for "
+			      "none), as labels; always 1", 0 };
 
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct prom_pool *pp = &r->pools[i];
 		const char *labels[] = { "pool", pp->name, "uuid", pp->in.uuid, "profile",
-					 pp->profile, NULL };
+					 pp->profile, "system_id", pp->in.system_id, NULL };
 		if (pp->vg)
 			sample(&fam, 1, labels);
 	}

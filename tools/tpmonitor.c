@@ -18,6 +18,7 @@
  * DIR/.tptools.prom.tmp (not *.prom: node_exporter reads only those). */
 #include "lib/base/atomic.h"
 #include "lib/base/compiler.h"
+#include "lib/base/config.h"
 #include "lib/base/critical.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/lock.h"
@@ -375,9 +376,12 @@ static int textfile_path(const struct tp_command *cmd, const char *dir, char **p
 
 int cmd_tpmonitor(const struct tp_command *cmd, int argc, const char **argv)
 {
-	int once = 0, daemonize = 0, poll_only = 0, interval = 10, rc, nargs;
+	/* the defaults: tptools.conf's monitor section (its own defaults: 10 s,
+	 * no textfile) */
+	int once = 0, daemonize = 0, poll_only = 0, rc, nargs;
+	int interval = (int)tp_config_int("monitor/interval");
 	struct tp_lock *lock = NULL;
-	const char **args, *textfile_dir = NULL;
+	const char **args, *textfile_dir = tp_config_str("monitor/textfile");
 	char *textfile = NULL;
 	struct cli cli;
 	const struct poptOption opts[] = {
@@ -386,12 +390,14 @@ int cmd_tpmonitor(const struct tp_command *cmd, int argc, const char **argv)
 		{ "daemon", 'd', POPT_ARG_NONE, &daemonize, 0,
 		  "run in the background (messages to the system log only)", NULL },
 		{ "interval", 'i', POPT_ARG_INT, &interval, 0,
-		  "seconds between looks at every pool, events or not (default 10)", "SECONDS" },
+		  "seconds between looks at every pool, events or not (default 10, or "
+		  "tptools.conf's monitor/interval)", "SECONDS" },
 		{ "poll", '\0', POPT_ARG_NONE, &poll_only, 0,
 		  "do not wait for the kernel's pool events: poll only", NULL },
 		{ "textfile", '\0', POPT_ARG_STRING, &textfile_dir, 0,
 		  "after every look, replace DIR/" TEXTFILE_NAME " with every pool's metrics "
-		  "(node_exporter's textfile collector)", "DIR" },
+		  "(node_exporter's textfile collector; default: tptools.conf's "
+		  "monitor/textfile)", "DIR" },
 		POPT_TABLEEND
 	};
 

@@ -315,8 +315,11 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 	pt.shown = pt.shown && pt.rh;
 	for (unsigned i = 0; i < n; i++) {
 		struct pool *p;
+		/* another host's pool is listed too, marked (pool_attr f) */
 		int r = pool_open(targets[i].pool, o->devices,
-				  POOL_RDONLY | (o->allow_component ? POOL_ALLOW_COMPONENT : 0), &p);
+				  POOL_RDONLY | POOL_FOREIGN_OK |
+					  (o->allow_component ? POOL_ALLOW_COMPONENT : 0),
+				  &p);
 		if (!r) {
 			r = report_pool(p, &targets[i], &pt, &vt);
 			pool_close(p);

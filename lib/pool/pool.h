@@ -46,6 +46,7 @@ struct pool;
  * those of the VG metadata (checked in pool_info.c). */
 #define POOL_NAME_MAX 64	/* bytes of a pool or volume name */
 #define POOL_UUID_LEN 36	/* string length, without the NUL */
+#define POOL_SYSID_MAX 128		/* a system id (tptools.conf(5)) */
 
 enum pool_discards {
 	POOL_DISCARDS_IGNORE = 0,
@@ -421,6 +422,8 @@ struct pool_info {
 	struct pool_monitor_counts monitor_counts;	/* from the same state file (0: none) */
 	int activation_skip;			/* activation of all (--all) passes it by */
 	unsigned nr_receives;			/* unfinished receives (no volumes) */
+	char system_id[POOL_SYSID_MAX + 1];	/* the owner's, "" for none */
+	int foreign;				/* another host owns it (pool_owner) */
 	int failed;				/* kernel: pool failed (no figures) */
 	int no_volume_usage;			/* kernel could not give per-volume figures */
 	unsigned nr_volumes;

@@ -28,7 +28,8 @@ usage_error tpconfig --list --changed
 ok tpconfig --list
 for k in global/system_id global/system_id_source devices/filter create/profile create/chunk \
 	 create/metadata_size create/zero create/discards create/when_full create/activate \
-	 create/warn create/autoextend_threshold create/autoextend_by monitor/interval; do
+	 create/warn create/autoextend_threshold create/autoextend_by monitor/interval \
+	 monitor/textfile; do
 	grep -q "^$k$" out || fail "--list lacks $k"
 done
 # every setting is in the manual page, and the page names no other
@@ -167,6 +168,21 @@ out_has "warn at 90%"
 [ "$(tpstatus --noheadings -o pool_zero c2 | tr -d ' ')" = yes ] || fail "--zero y lost to the file"
 new_pool c3 --chunk 64k --explain
 out_has "Default --profile snapshots from create/profile ($conf:2)"
+rm -f "$conf"
+
+# tpmonitor's defaults from monitor/...; an option wins
+mkdir prom
+printf 'monitor {\n\tinterval = 7\n\ttextfile = "%s/prom"\n}\n' "$PWD" >"$conf"
+ok tpmonitor --once
+[ -s prom/tptools.prom ] || fail "monitor/textfile: no metrics written"
+grep -q '^tptools_pool_up{pool="c1"}' prom/tptools.prom || fail "monitor/textfile: $(head -3 prom/tptools.prom)"
+timeout -s TERM 3 tpmonitor --poll >out 2>err || true
+err_has "started: every 7 s"
+timeout -s TERM 3 tpmonitor --poll --interval 9 >out 2>err || true
+err_has "started: every 9 s"
+printf 'monitor {\n\ttextfile = "prom"\n}\n' >"$conf"
+usage_error tpmonitor --once
+err_has "monitor/textfile takes an absolute directory path"
 rm -f "$conf"
 
 # the devices filter: a rejected block device is never opened

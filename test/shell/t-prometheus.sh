@@ -114,7 +114,7 @@ for v in v s ro; do
 done
 metric all.prom 'tptools_volume_read_only{pool="a",volume="ro"}' | grep -qx 1 || fail "ro is not read-only"
 metric all.prom 'tptools_volume_read_only{pool="a",volume="v"}' | grep -qx 0 || fail "v is read-only"
-metric all.prom "tptools_pool_info{pool=\"a\",uuid=\"$uuid\",profile=\"balanced\"}" | grep -qx 1 ||
+metric all.prom "tptools_pool_info{pool=\"a\",uuid=\"$uuid\",profile=\"balanced\",system_id=\"\"}" | grep -qx 1 ||
 	fail "no info series of a"
 # inactive: not active, no mode; settings from the VG
 metric all.prom 'tptools_pool_active{pool="a"}' | grep -qx 0 || fail "a active"

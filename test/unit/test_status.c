@@ -65,10 +65,10 @@ static void test_pool_attr(void)
 {
 	struct pool_info in = pool();
 
-	CU_ASSERT_STRING_EQUAL(pattr(&in), "w-q--p--");
+	CU_ASSERT_STRING_EQUAL(pattr(&in), "w-q--p---");
 	/* offline, every chunk in use: out of data space */
 	in.data_used = in.data_size;
-	CU_ASSERT_STRING_EQUAL(pattr(&in), "D-q--p--");
+	CU_ASSERT_STRING_EQUAL(pattr(&in), "D-q--p---");
 	in.data_used = 10 * CHUNK;
 	in.when_full = POOL_WHEN_FULL_ERROR;
 	in.zero = 1;
@@ -76,22 +76,23 @@ static void test_pool_attr(void)
 	in.discards = POOL_DISCARDS_NOPASSDOWN;
 	in.activation_skip = 1;
 	in.nr_receives = 1;
-	CU_ASSERT_STRING_EQUAL(pattr(&in), "w-ezcnku");
+	in.foreign = 1;
+	CU_ASSERT_STRING_EQUAL(pattr(&in), "w-ezcnkuf");
 	in = pool();
 	in.discards = POOL_DISCARDS_IGNORE;
-	CU_ASSERT_STRING_EQUAL(pattr(&in), "w-q--i--");
+	CU_ASSERT_STRING_EQUAL(pattr(&in), "w-q--i---");
 	/* live: the kernel's mode; its out-of-data mode, not the figures */
 	in = pool();
 	in.live = 1;
-	CU_ASSERT_STRING_EQUAL(pattr(&in), "waq--p--");
+	CU_ASSERT_STRING_EQUAL(pattr(&in), "waq--p---");
 	in.data_used = in.data_size;
-	CU_ASSERT_STRING_EQUAL(pattr(&in), "waq--p--");
+	CU_ASSERT_STRING_EQUAL(pattr(&in), "waq--p---");
 	in.out_of_data = 1;
-	CU_ASSERT_STRING_EQUAL(pattr(&in), "Daq--p--");
+	CU_ASSERT_STRING_EQUAL(pattr(&in), "Daq--p---");
 	in.read_only = 1;
-	CU_ASSERT_STRING_EQUAL(pattr(&in), "raq--p--");
+	CU_ASSERT_STRING_EQUAL(pattr(&in), "raq--p---");
 	in.failed = 1;
-	CU_ASSERT_STRING_EQUAL(pattr(&in), "Faq--p--");
+	CU_ASSERT_STRING_EQUAL(pattr(&in), "Faq--p---");
 }
 
 static void test_vol_attr(void)
@@ -191,7 +192,7 @@ static void test_metrics(void)
 	CU_ASSERT(has_line(m, "tptools_pool_up{pool=\"half\"} 0"));
 	CU_ASSERT(has_line(m, "tptools_pool_up{pool=\"gone\"} 0"));
 	CU_ASSERT(has_line(m, "tptools_pool_info{pool=\"a\\\"b\",uuid=\"0b1c2d3e-4f50-4617-8293-"
-			      "a4b5c6d7e8f9\",profile=\"balanced\"} 1"));
+			      "a4b5c6d7e8f9\",profile=\"balanced\",system_id=\"\"} 1"));
 	CU_ASSERT(has_line(m, "tptools_pool_active{pool=\"a\\\"b\"} 1"));
 	CU_ASSERT(has_line(m, "tptools_pool_mode{pool=\"a\\\"b\",mode=\"read_only\"} 1"));
 	CU_ASSERT(has_line(m, "tptools_pool_mode{pool=\"a\\\"b\",mode=\"read_write\"} 0"));

@@ -48,7 +48,7 @@ check test -b /dev/mapper/vault-www
 expect_eq "active" "$(status pool_active)" yes
 must mkfs.ext4 -q -F /dev/mapper/vault-www
 must mount /dev/mapper/vault-www mnt
-status pool_attr | grep -Eq '^waq--[pni]--$' || note_fail "pool_attr of an active pool: $(status pool_attr)"
+status pool_attr | grep -Eq '^waq--[pni]---$' || note_fail "pool_attr of an active pool: $(status pool_attr)"
 expect_eq "vol_attr of a mounted volume" "$(vstatus vol_attr www)" Vwao--
 tpstatus --format prometheus vault >live.prom || note_fail "tpstatus --format prometheus: exit $?"
 promcheck live.prom
@@ -111,7 +111,7 @@ done
 must tpdeactivate vault
 check test ! -e /dev/mapper/vault-www
 expect_eq "inactive" "$(status pool_active)" no
-status pool_attr | grep -Eq '^w-q--[pni]--$' || note_fail "pool_attr inactive: $(status pool_attr)"
+status pool_attr | grep -Eq '^w-q--[pni]---$' || note_fail "pool_attr inactive: $(status pool_attr)"
 expect_eq "vol_attr of an inactive pool's volume" "$(vstatus vol_attr www)" Vw----
 expect_eq "data used offline" "$(status pool_data_used)" "$live_used"
 expect_eq "www mapped offline" "$(vstatus vol_mapped www)" "$live_www"
@@ -143,7 +143,7 @@ must tvcreate -V 512M -n big full
 must tpactivate full
 not dd if=/dev/zero of=/dev/mapper/full-big bs=1M count=200 oflag=direct status=none
 expect_eq "mode" "$(tpstatus --noheadings -o pool_mode full | awk 'NF{print $1; exit}')" out_of_data_space
-tpstatus --noheadings -o pool_attr full | grep -Eq '^Dae--[pni]--$' ||
+tpstatus --noheadings -o pool_attr full | grep -Eq '^Dae--[pni]---$' ||
 	note_fail "pool_attr out of data space: $(tpstatus --noheadings -o pool_attr full)"
 expect_eq "vol_attr in a pool out of data space" \
 	"$(tpstatus --noheadings -o vol_name,vol_attr full | awk '$1 == "big" { print $2 }')" Vwa-D-

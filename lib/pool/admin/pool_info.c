@@ -65,6 +65,8 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	pool_get_monitor_policy(p, &info->monitor);
 	fill_monitor_state(info);
 	info->activation_skip = vg->activation_skip;
+	snprintf(info->system_id, sizeof(info->system_id), "%s", vg->system_id);
+	info->foreign = pool_is_foreign(p);
 	info->nr_receives = vg->nr_receives;
 	info->nr_volumes = vg->nr_volumes;
 	for (unsigned i = 0; i < vg->nr_volumes; i++) {
