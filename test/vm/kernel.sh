@@ -16,6 +16,7 @@
 #   vm_vmlinux WORK     prints the image to boot: the uncompressed vmlinux
 #                       (PVH: no in-guest decompression under emulation),
 #                       cached in WORK per kernel version, else KIMG
+# shellcheck disable=SC2034 # VM_KERNEL_BAD: read by the scripts that source this
 vm_kernel_find() {
 	VM_KERNEL_BAD=0
 	case ${TP_KERNEL:-6.1} in
@@ -57,7 +58,7 @@ vm_copy_modules() {
 }
 
 vm_vmlinux() {
-	local work=$1 vmlinux=$1/vmlinux-$KVER
+	local vmlinux=$1/vmlinux-$KVER
 	# 6.1's image is xz-compressed, 6.12's zstd: try each at its magic,
 	# keep an ELF
 	unpack_at() { # magic decompressor...
