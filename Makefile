@@ -4,6 +4,8 @@
 #   make check           install missing packages, build, check the layers, run unit +
 #                        shell (+ VM) tests (LAYERS_STRICT=0: layer findings report only)
 #   make check-layers    build the objects, run scripts/check-layers.sh
+#   make check-boot      boot a Debian 12 system with the package installed, under
+#                        QEMU, four times (test/vm/boot.sh)
 #   make SANITIZE=1 check   the same with ASan+UBSan (objects in build-san/)
 #   make install DESTDIR=... PREFIX=...   binary, links, man, udev rules, systemd
 #                        units, bash completion (UDEVDIR, SYSTEMDUNITDIR, COMPLETIONDIR),
@@ -108,7 +110,7 @@ LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
 
 LAYERS_STRICT ?= 1
 
-.PHONY: FORCE all check check-unit check-shell check-vm check-fuzz check-layers demo install deb clean \
+.PHONY: FORCE all check check-unit check-shell check-vm check-boot check-fuzz check-layers demo install deb clean \
         deps tests libs print-libs
 all: $(TP) $(LINKS)
 
@@ -198,6 +200,13 @@ check-fuzz: tests
 # when not fetched: scripts/fetch-kernel.sh 6.12); TP_VM_KERNELS=6.12 runs one.
 check-vm: tests
 	@BUILD=$(BUILD) test/run-all.sh vm
+
+# The boot test: a Debian 12 system with systemd and the package installed
+# by dpkg, booted four times under QEMU (test/vm/boot.sh; the root is made
+# once by scripts/mkbootroot.sh). Not part of make check (5-7 minutes; TP_VM_BOOT=1
+# make check runs it after the VM stage).
+check-boot: tests
+	@BUILD=$(BUILD) test/run-all.sh boot
 
 demo: deps
 	@$(MAKE) --no-print-directory all

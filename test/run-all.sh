@@ -15,6 +15,10 @@
 #           layers is
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there)
+#   boot    the boot test (test/vm/boot.sh: a Debian 12 system with the
+#           package booted four times under QEMU; make check-boot), not run
+#           by default; TP_VM_BOOT=1 runs it after the vm stage's kernels, in
+#           the same job (alongside the other stages)
 #   TP_VM_ALONGSIDE=0|1  run the vm stage alongside the others (default 1
 #           on a host with 2 or more CPUs: QEMU's emulation keeps one CPU
 #           busy, the host-side tests the other); its output is kept and
@@ -74,6 +78,9 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 		echo "=== $label: real-kernel tests under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}} ($build)${4:+: $4}"
 		# shellcheck disable=SC2086 # $4: a list of scenario names
 		TP_RESULTS=$results BUILD=$build test/vm/run.sh ${4:-} ;;
+	boot)
+		echo "=== $label: boot test under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}} ($build)"
+		TP_RESULTS=$results BUILD=$build test/vm/boot.sh ;;
 	esac
 }
 
@@ -103,6 +110,9 @@ run_vm() {
 			n=$((n + 1))
 		done
 	fi
+	if [ "${TP_VM_BOOT:-0}" = 1 ]; then
+		results=$work/vm.$((n + 1)) exec_stage boot "$BUILD" main
+	fi
 	echo "$((SECONDS - t0))" >"$work/vm.time"
 }
 add_vm() {
@@ -128,6 +138,7 @@ fi
 for s in "${stages[@]}"; do
 	case $s in
 	layers|unit|shell) run_stage "$s" "$BUILD" main ;;
+	boot) [ -x test/vm/boot.sh ] && run_stage boot "$BUILD" main ;;
 	fuzz) [ -x test/fuzz/replay.sh ] && run_stage fuzz "$BUILD" main ;;
 	vm) [ $want_vm = 1 ] && [ -z "$vmpid" ] && { run_vm; add_vm; } ;;
 	*) echo "unknown stage $s"; exit 3 ;;

@@ -59,11 +59,6 @@ SRC=$(pwd -P)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$SRC/$BUILD ;; esac
 RESULTS=${TP_RESULTS:-}
-case ${TP_KERNEL:-6.1} in
-6.1) KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel} ;;
-6.12) KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel-6.12} ;;
-*) echo "vm: TP_KERNEL=$TP_KERNEL: say 6.1 or 6.12"; [ -n "$RESULTS" ] && echo "0 1" >"$RESULTS"; exit 1 ;;
-esac
 SMP=${TP_VM_SMP:-1}
 MEM=${TP_VM_MEM:-1536}
 NDISKS=${TP_VM_DISKS:-8}
@@ -120,12 +115,14 @@ done
 TIMEOUT=${TP_VM_TIMEOUT:-$TIMEOUT}
 
 # ---- prerequisites -----------------------------------------------------
+. test/vm/kernel.sh
+if ! vm_kernel_find && [ "$VM_KERNEL_BAD" = 1 ]; then
+	echo "vm: TP_KERNEL=$TP_KERNEL: say 6.1 or 6.12"
+	report 0 1
+	exit 1
+fi
 QEMU=$(command -v qemu-system-x86_64) || skip "qemu-system-x86_64 is not installed (scripts/install-deps.sh)"
-# KBASE/lib/modules: Debian 13's packages put the modules under /usr
-KBASE=$KDIR
-[ -d "$KBASE/lib/modules" ] || KBASE=$KDIR/usr
-KVER=$(ls -1 "$KBASE/lib/modules" 2>/dev/null | sort -V | tail -1)
-[ -n "$KVER" ] && [ -f "$KDIR/boot/vmlinuz-$KVER" ] ||
+[ -n "$KVER" ] && [ -f "$KIMG" ] ||
 	skip "no kernel image in $KDIR (scripts/fetch-kernel.sh ${TP_KERNEL:-6.1} unpacks Debian's)"
 BUSYBOX=$(command -v busybox) || skip "busybox is not installed (busybox-static)"
 for t in cpio depmod modprobe xz; do
@@ -149,62 +146,24 @@ cp "$BUSYBOX" "$ROOT/bin/busybox"
 for a in sh mount umount mkdir insmod chroot poweroff cat cut sync sleep echo ls; do
 	ln -s busybox "$ROOT/bin/$a"
 done
-MODDIR=lib/modules/$KVER
 # Loaded at boot: virtio disks, 9p, dm thin, md raid. Only copied (loaded
-# by scenarios with modprobe): the rest.
+# by scenarios with modprobe): the rest. Compressed modules (6.12: .ko.xz)
+# are unpacked (kernel.sh).
 BOOT_MODULES="virtio_pci virtio_blk 9pnet_virtio 9p dm-mod dm-thin-pool md-mod raid456"
 MORE_MODULES="brd loop raid0 raid1 raid10 linear ext4 xfs dm-delay dm-flakey dm-log-writes dm-snapshot
 	dm-multipath dm-round-robin"
-[ -s "$KBASE/$MODDIR/modules.dep" ] || depmod -b "$KBASE" "$KVER" || skip "depmod failed on $KBASE"
-# module paths as /lib/modules/..., in load order; compressed modules
-# (6.12: .ko.xz) are unpacked into the initramfs as .ko, which busybox's
-# insmod loads, and the depmod below names them so
-modfiles() {
-	local m
-	for m in "$@"; do
-		modprobe -C /dev/null -d "$KBASE" -S "$KVER" --show-depends "$m" 2>/dev/null |
-			awk '$1 == "insmod" { print $2 }'
-	done | sed "s#^${KBASE%/}/*#/#" | awk '!seen[$0]++'
-}
-modfiles $BOOT_MODULES | sed -E 's/\.ko\.(xz|zst)$/.ko/' >"$ROOT/etc/modules.boot"
-modfiles $BOOT_MODULES $MORE_MODULES | while read -r f; do
-	mkdir -p "$ROOT$(dirname "$f")"
-	case $f in
-	*.ko.xz) xz -dc "$KBASE$f" >"$ROOT${f%.xz}" ;;
-	*.ko.zst) zstd -qdc "$KBASE$f" >"$ROOT${f%.zst}" ;;
-	*) cp "$KBASE$f" "$ROOT$f" ;;
-	esac
-done
-cp "$KBASE/$MODDIR"/modules.{order,builtin,builtin.modinfo} "$ROOT/$MODDIR/" 2>/dev/null
-sed -i -E 's/\.ko\.(xz|zst)$/.ko/' "$ROOT/$MODDIR/modules.order" 2>/dev/null
-depmod -b "$ROOT" "$KVER"
+# shellcheck disable=SC2086 # lists of module names
+vm_copy_modules "$ROOT" $BOOT_MODULES $MORE_MODULES || skip "depmod failed on $KBASE"
+# shellcheck disable=SC2086
+vm_modfiles $BOOT_MODULES | sed -E 's/\.ko\.(xz|zst)$/.ko/' >"$ROOT/etc/modules.boot"
 cp test/vm/init.sh "$ROOT/init"
 chmod 755 "$ROOT/init"
 INITRD=$WORK/initramfs.cpio
 (cd "$ROOT" && find . | cpio -o -H newc --quiet) >"$INITRD"
 
-# ---- kernel: boot the uncompressed vmlinux through PVH (no in-guest
-# decompression under emulation); cached per kernel version. 6.1's image
-# is xz-compressed, 6.12's zstd: try each at its magic, keep an ELF -----
-KIMG=$KDIR/boot/vmlinuz-$KVER
-VMLINUX=$WORK/vmlinux-$KVER
-unpack_at() { # magic decompressor...
-	local magic=$1 off
-	shift
-	command -v "$1" >/dev/null || return 1
-	off=$(LC_ALL=C grep -m1 -obUaP "$magic" "$KIMG" 2>/dev/null | head -1 | cut -d: -f1)
-	[ -n "$off" ] || return 1
-	tail -c +$((off + 1)) "$KIMG" | "$@" >"$VMLINUX.tmp" 2>/dev/null
-	if [ "$(head -c 4 "$VMLINUX.tmp" | od -An -c | tr -d ' ')" = '177ELF' ]; then
-		mv "$VMLINUX.tmp" "$VMLINUX"
-	fi
-	rm -f "$VMLINUX.tmp"
-	[ -s "$VMLINUX" ]
-}
-[ -s "$VMLINUX" ] || unpack_at '\xfd7zXZ\x00' xz -dc --single-stream ||
-	unpack_at '\x28\xb5\x2f\xfd' zstd -qdc
-BOOT=$KIMG
-[ -s "$VMLINUX" ] && BOOT=$VMLINUX
+# ---- kernel: the uncompressed vmlinux through PVH (no in-guest
+# decompression under emulation), cached per kernel version --------------
+BOOT=$(vm_vmlinux "$WORK")
 
 # ---- disks ---------------------------------------------------------------
 DRIVES=()
