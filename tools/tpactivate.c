@@ -66,6 +66,13 @@ static enum outcome auto_one(const char *name, int activate)
 		return r ? FAILED : SKIPPED;
 	}
 	if ((r = pool_open(name, NULL, POOL_FOREIGN_QUIET, &p))) {
+		/* deactivating, a pool that cannot be opened (its metadata
+		 * damaged, said above) but has nothing in the kernel is
+		 * inactive already: left as it is, as tpdeactivate(8) says */
+		if (!activate && r != -EREMOTE && pool_name_loaded(name) == 0) {
+			say("Pool %s: not active; left as it is.\n", name);
+			return SKIPPED;
+		}
 		if (r != -EREMOTE)
 			return FAILED;
 		/* another host's pool: never activated at boot or by udev */

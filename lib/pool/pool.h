@@ -331,6 +331,10 @@ int pool_devices_present(const char *name) TP_MUST_CHECK;
 int pool_get_autoactivate(const struct pool *p, const char *vol) TP_MUST_CHECK;
 /* Set that flag to ON (1|0): one VG commit; 0 or -errno (logged). */
 int pool_set_autoactivate(struct pool *p, const char *vol, int on) TP_MUST_CHECK;
+/* Does this host's kernel hold anything of pool NAME (its thin-pool, tmeta
+ * or tdata device, by name)? 1, 0, or -errno when that cannot be told (no
+ * device-mapper). Opens nothing of the pool. */
+int pool_name_loaded(const char *name) TP_MUST_CHECK;
 /* Activate P and those of its volumes flagged "y" (as pool_activate);
  * *NR_VOLS: how many volumes that asked for. The pool's own flag is the
  * caller's to check. */

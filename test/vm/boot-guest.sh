@@ -372,6 +372,12 @@ tpd_checks() {
 		pass "tpactivate --all names tpd's damage" || bad "tpactivate --all did not name tpd's damage"
 	expect "tpactivate --all at boot" "$(jlog 0 tptools-activate.service | grep 'pool(s) activated' | tail -1)" \
 		"2 pool(s) activated, 1 left as they were, 1 failed."
+	# deactivation of all (shutdown's) leaves the damaged, inactive pool
+	# as it is: no failure (the pool cannot be opened, and the kernel
+	# holds nothing of it)
+	expect "tpdeactivate --auto of the damaged, inactive tpd" \
+		"$(tpdeactivate --auto tpd 2>/dev/null | tail -1; echo "rc=${PIPESTATUS[0]}")" \
+		"$(printf '0 pool(s) deactivated, 1 left as they were, 0 failed.\nrc=0')"
 	# what tpcheck would tell a person to do; then it is a pool like the
 	# others, active at shutdown
 	check "tprepair tpd" tprepair -y tpd

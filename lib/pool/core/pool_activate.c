@@ -127,6 +127,23 @@ int pool_deactivate(struct pool *p, const char *const *vols, unsigned n)
 	return pool_open_thin(p);
 }
 
+int pool_name_loaded(const char *name)
+{
+	static const enum tp_dm_role roles[] = { TP_DM_ROLE_POOL, TP_DM_ROLE_TMETA,
+						 TP_DM_ROLE_TDATA };
+	char dm[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
+
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(roles); i++) {
+		int r = tp_dm_name(dm, sizeof(dm), name, roles[i], NULL);
+		if (!r)
+			r = tp_dm_info(dm, &info);
+		if (r != -ENXIO)
+			return r ? r : 1;
+	}
+	return 0;
+}
+
 int pool_op_publish(struct pool *p, const char *vol)
 {
 	return p->be->live ? pool_activate(p, (const char *const[]){ vol }, 1) : 0;
