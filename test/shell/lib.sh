@@ -74,6 +74,20 @@ loops_detach() {
 	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
 }
 
+# loop_pool POOL: pool POOL on two loop devices (their paths in ld and lm)
+# over new images ld.img (256M) and lm.img (16M), with a 1G volume v; the
+# EXIT trap detaches them (skips the test without losetup)
+loop_pool() {
+	have losetup || skip "no losetup"
+	image ld.img 256M
+	image lm.img 16M
+	trap loops_detach EXIT
+	loop_attach ld ld.img
+	loop_attach lm lm.img
+	ok tpcreate --data "$ld" --meta "$lm" "$1"
+	ok tvcreate -V 1G -n v "$1"
+}
+
 # meta_area POOL [--devices D,M]: "offset length" of the active
 # thin-metadata area, read from tpstatus --json as external tools would
 meta_area() {

@@ -186,14 +186,7 @@ err_has "monitor/textfile takes an absolute directory path"
 rm -f "$conf"
 
 # the devices filter: a rejected block device is never opened
-have losetup || skip "no losetup"
-image ld.img 256M
-image lm.img 16M
-trap loops_detach EXIT
-loop_attach ld ld.img
-loop_attach lm lm.img
-ok tpcreate --data "$ld" --meta "$lm" blk
-ok tvcreate -V 1G -n v blk
+loop_pool blk
 ln -s "$ld" data-link
 printf 'devices {\n\tfilter = [ "r|^%s$|" ]\n}\n' "$ld" >"$conf"
 # named: refused (the symbolic link too, by its resolved name), nothing written

@@ -21,14 +21,7 @@ unchanged 5 tpstatus --devices d.img,other.img files
 err_has "no tptools label"
 
 # block devices: a lost entry and moved devices are found by their labels
-have losetup || skip "no losetup"
-image ld.img 256M
-image lm.img 16M
-trap loops_detach EXIT
-loop_attach ld ld.img
-loop_attach lm lm.img
-ok tpcreate --data "$ld" --meta "$lm" blk
-ok tvcreate -V 1G -n v blk
+loop_pool blk
 rm etc/devices
 ok tpstatus blk
 err_has "found"
