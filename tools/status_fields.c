@@ -212,6 +212,36 @@ int status_is_field(uint32_t type, const char *name, size_t len)
 	return 0;
 }
 
+static int walk_field(const char *s, size_t len)
+{
+	static const char *const names[] = { "vol_exclusive", "exclusive", "vol_shared", "shared",
+					     "vol_all", "all" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !strncmp(names[i], s, len))
+			return 1;
+	return 0;
+}
+
+int status_needs_sharing(const char *text)
+{
+	for (const char *s = text ? text : ""; *s;) {
+		if (*s == '"' || *s == '\'') {
+			const char *end = strchr(s + 1, *s);
+			s = end ? end + 1 : s + strlen(s);
+		} else if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_') {
+			size_t len = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+					       "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
+			if (walk_field(s, len))
+				return 1;
+			s += len;
+		} else {
+			s++;
+		}
+	}
+	return 0;
+}
+
 void status_set_format(char unit, int no_suffix)
 {
 	units = unit;

@@ -44,8 +44,13 @@ enum { T_POOL = 1, T_VOL = 2 };
 #define STATUS_POOL_DEFAULT "pool_name,pool_size,pool_chunk,pool_zero,pool_profile,pool_data_used," \
 	"pool_data_percent,pool_meta_used,pool_meta_size,pool_meta_percent,pool_transaction_id," \
 	"pool_volumes,pool_virtual,pool_active"
-#define STATUS_VOL_DEFAULT "vol_pool,vol_name,vol_size,vol_mapped,vol_mapped_percent,vol_exclusive," \
-	"vol_shared,vol_origin"
+/* The defaults read O(volumes): no exclusive or shared, which walk every
+ * mapping tree (status_needs_sharing). JSON's default is every volume
+ * field but those two. */
+#define STATUS_VOL_DEFAULT "vol_pool,vol_name,vol_size,vol_mapped,vol_mapped_percent,vol_origin"
+#define STATUS_VOL_JSON_DEFAULT "vol_pool,vol_name,vol_size,vol_mapped,vol_mapped_percent," \
+	"vol_origin,vol_dev_id,vol_read_only,vol_activation_skip,vol_content_uuid,vol_created," \
+	"vol_attr"
 
 extern const struct dm_report_object_type status_types[];
 extern const struct dm_report_field_type status_fields[];	/* ends with report_fn NULL */
@@ -57,6 +62,11 @@ void status_set_format(char unit, int no_suffix);
 /* Is NAME[0..LEN) a field of TYPE (T_POOL, T_VOL; a volume field also
  * without its vol_ prefix)? */
 int status_is_field(uint32_t type, const char *name, size_t len);
+
+/* Does TEXT (a volume table's -o list, -O keys or -S expression) name a
+ * field that needs the mapping walk: vol_exclusive, vol_shared (also
+ * without vol_), or all / vol_all? Quoted strings are skipped. */
+int status_needs_sharing(const char *text);
 
 /* Fill a row from IN (valid while IN is). CREATED holds the volume's
  * creation time as text. */

@@ -66,7 +66,8 @@ int prom_add_pool(struct prom_report *r, const char *name, const char *devices, 
 	rc = pool_open(name, devices, flags | POOL_RDONLY | POOL_FOREIGN_OK, &p);
 	if (rc)
 		return rc;
-	rc = pool_get_info(p, POOL_INFO_USAGE, &pp->in);
+	/* tptools_volume_exclusive_bytes: the mapping walk (tpstatus(8), COST) */
+	rc = pool_get_info(p, POOL_INFO_USAGE | POOL_INFO_SHARING, &pp->in);
 	if (!rc) {
 		pp->up = pp->vg = 1;
 	} else if (!pool_get_info(p, 0, &pp->in)) {

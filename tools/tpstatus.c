@@ -164,12 +164,12 @@ static void explain_kernel_mode(const struct pool_info *in)
 
 /* Report the pool row (unless a single volume is asked for) and its
  * volumes; a pool the selection drops takes its volumes with it. */
-static int report_pool(struct pool *p, const struct target *t, struct table *pt,
+static int report_pool(struct pool *p, const struct target *t, unsigned flags, struct table *pt,
 		       struct table *vt)
 {
 	struct pool_info in;
 	struct pool_row row;
-	int r = pool_get_info(p, POOL_INFO_USAGE, &in), selected = 1;
+	int r = pool_get_info(p, flags, &in), selected = 1;
 
 	if (r)
 		return r;
@@ -282,6 +282,7 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 	struct table pt = { NULL, 0 }, vt = { NULL, 0 };
 	const char *pool_sel = NULL, *vol_sel = NULL;
 	int rc = CLI_CONTINUE, any_pool = !n;
+	unsigned flags = POOL_INFO_USAGE;
 
 	for (unsigned i = 0; i < n; i++)
 		any_pool |= !targets[i].vol;
@@ -294,7 +295,7 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 		*(t == T_POOL ? &pool_sel : &vol_sel) = o->select;
 	}
 	if (split_list(o->fields, o->json ? "pool_all" : STATUS_POOL_DEFAULT,
-		       o->json ? "vol_all" : STATUS_VOL_DEFAULT, &pool_f, &vol_f) ||
+		       o->json ? STATUS_VOL_JSON_DEFAULT : STATUS_VOL_DEFAULT, &pool_f, &vol_f) ||
 	    split_list(o->sort, "", "", &pool_k, &vol_k)) {
 		rc = TP_EXIT_FAILED;
 		goto out;
@@ -313,6 +314,11 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 	if (o->select && !strcmp(o->select, "help"))
 		goto out;	/* dm_report printed the help */
 	pt.shown = pt.shown && pt.rh;
+	/* the mapping walk only for a volume field, key or selection that
+	 * needs it (tpstatus(8), COST) */
+	if (vt.shown && (status_needs_sharing(vol_f) || status_needs_sharing(vol_k) ||
+			 status_needs_sharing(vol_sel)))
+		flags |= POOL_INFO_SHARING;
 	for (unsigned i = 0; i < n; i++) {
 		struct pool *p;
 		/* another host's pool is listed too, marked (pool_attr f) */
@@ -321,7 +327,7 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 					  (o->allow_component ? POOL_ALLOW_COMPONENT : 0),
 				  &p);
 		if (!r) {
-			r = report_pool(p, &targets[i], &pt, &vt);
+			r = report_pool(p, &targets[i], flags, &pt, &vt);
 			pool_close(p);
 		}
 		if (r)

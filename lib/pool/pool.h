@@ -378,8 +378,8 @@ struct pool_volume_info {
 	uint64_t dev_id;		/* thin device id */
 	uint64_t creation_time;		/* seconds since the epoch */
 	uint64_t mapped;		/* bytes (POOL_INFO_USAGE) */
-	uint64_t exclusive;		/* bytes only this volume maps */
-	uint64_t shared;		/* bytes shared with other volumes */
+	uint64_t exclusive;		/* bytes only this volume maps (POOL_INFO_SHARING) */
+	uint64_t shared;		/* bytes shared with other volumes (POOL_INFO_SHARING) */
 	int read_only, activation_skip;
 	char content_uuid[POOL_UUID_LEN + 1];	/* a read-only volume's, else "" */
 	/* POOL_INFO_USAGE, from the kernel (0 offline): */
@@ -430,12 +430,20 @@ struct pool_info {
 	int foreign;				/* another host owns it (pool_owner) */
 	int failed;				/* kernel: pool failed (no figures) */
 	int no_volume_usage;			/* kernel could not give per-volume figures */
+	int sharing;				/* exclusive and shared are filled in */
 	unsigned nr_volumes;
 	struct pool_volume_info *volumes;	/* VG order */
 };
 
 enum pool_info_flags {
-	POOL_INFO_USAGE = 1 << 0,	/* walk the mappings for the allocation figures */
+	/* the allocation figures: the pool's from the space maps (live: the
+	 * kernel's pool status), each volume's mapped from the thin device
+	 * details (live: of the kernel's metadata snapshot); O(volumes) */
+	POOL_INFO_USAGE = 1 << 0,
+	/* with POOL_INFO_USAGE: each volume's exclusive and shared too, by
+	 * walking every mapping tree (O(mapped blocks)); info->sharing says
+	 * they were (not for a pool whose kernel refuses the snapshot) */
+	POOL_INFO_SHARING = 1 << 1,
 };
 
 /* Fill INFO from the open pool P (valid while P is open). */

@@ -773,6 +773,53 @@ static void test_mismatch(void)
 	refuse_open();
 }
 
+/* pool_get_info: POOL_INFO_USAGE gives mapped from the device details
+ * alone (exclusive and shared 0, sharing unset); with POOL_INFO_SHARING
+ * the walk adds them, mapped the same. */
+static void test_info_sharing(void)
+{
+	struct pool_info info;
+	struct thin_md *md;
+	struct pool *p;
+	uint32_t a;
+	uint64_t b;
+
+	fresh_pool();
+	a = dev_id_of("a");
+	p = open_pool(0);
+	md = pool_md_of(p);
+	for (uint64_t v = 0; v < 3; v++) {
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &b) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, a, v, b) == 0);
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+
+	CU_ASSERT_FATAL(pool_get_info(p, POOL_INFO_USAGE, &info) == 0);
+	CU_ASSERT_FATAL(info.nr_volumes == 2);
+	CU_ASSERT(!info.sharing);
+	CU_ASSERT_EQUAL(info.volumes[0].mapped, 3 * info.chunk);
+	CU_ASSERT_EQUAL(info.volumes[0].exclusive, 0);
+	CU_ASSERT_EQUAL(info.volumes[0].shared, 0);
+	CU_ASSERT_EQUAL(info.volumes[1].mapped, 0);
+	CU_ASSERT_EQUAL(info.data_used, 3 * info.chunk);
+	pool_info_free(&info);
+
+	CU_ASSERT_FATAL(pool_get_info(p, POOL_INFO_USAGE | POOL_INFO_SHARING, &info) == 0);
+	CU_ASSERT(info.sharing);
+	CU_ASSERT_EQUAL(info.volumes[0].mapped, 3 * info.chunk);
+	CU_ASSERT_EQUAL(info.volumes[0].exclusive, 3 * info.chunk);
+	CU_ASSERT_EQUAL(info.volumes[0].shared, 0);
+	CU_ASSERT_EQUAL(info.volumes[1].mapped, 0);
+	pool_info_free(&info);
+
+	/* without POOL_INFO_USAGE no figures at all */
+	CU_ASSERT_FATAL(pool_get_info(p, POOL_INFO_SHARING, &info) == 0);
+	CU_ASSERT_EQUAL(info.volumes[0].mapped, 0);
+	CU_ASSERT(!info.sharing);
+	pool_info_free(&info);
+	pool_close(p);
+}
+
 static int cleanup(void)
 {
 	unsetenv("TPTOOLS_DIR");
@@ -790,4 +837,6 @@ TP_TEST_SUITE(change, NULL, cleanup,
 	      { "killed after the VG commit: reported, then completed at open",
 		test_complete_killed },
 	      { "a lost thin side replayed at open: snapshot, removal", test_complete_replay },
-	      { "VG and thin further apart: refused, nothing written", test_mismatch })
+	      { "VG and thin further apart: refused, nothing written", test_mismatch },
+	      { "pool_get_info walks the mappings only with POOL_INFO_SHARING",
+		test_info_sharing })

@@ -1,6 +1,7 @@
 /* pool_info.c - what the tools print of a pool, in lib/pool's own types
  * (pool.h), filled from the VG model and, with POOL_INFO_USAGE, from the
- * allocation figures of pool_status.c. Also pins lib/pool's names to the
+ * allocation figures of pool_status.c (the mapping walk for exclusive
+ * and shared only with POOL_INFO_SHARING). Also pins lib/pool's names to the
  * VG metadata's values. */
 #include "lib/pool/monitor.h"
 #include "lib/pool/core/core.h"
@@ -118,7 +119,7 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	fill_from_vg(p, info);
 	if (!(flags & POOL_INFO_USAGE))
 		return 0;
-	r = pool_get_status(p, &st);
+	r = pool_get_status(p, (flags & POOL_INFO_SHARING) != 0, &st);
 	if (r) {
 		pool_info_free(info);
 		return r;
@@ -133,6 +134,7 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	info->out_of_data = st.out_of_data;
 	info->failed = st.failed;
 	info->no_volume_usage = st.no_volume_usage;
+	info->sharing = st.sharing;
 	for (unsigned i = 0; i < st.nr_volumes && i < info->nr_volumes; i++) {
 		info->volumes[i].mapped = st.volumes[i].mapped;
 		info->volumes[i].exclusive = st.volumes[i].exclusive;

@@ -1,5 +1,7 @@
 /* pool_status.c - allocation figures of a pool and of each volume, from
- * the pool's backend (pool_offline.c, pool_live.c). A pool the kernel has
+ * the pool's backend (pool_offline.c, pool_live.c): mapped from the
+ * device details, exclusive and shared, when asked, from a walk of every
+ * mapping tree (pool_usage.c). A pool the kernel has
  * failed or made read-only is reported as such, with the figures the
  * kernel still gives: it refuses the metadata snapshot the per-volume
  * walk needs, so those are left out. */
@@ -14,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pool_get_status(struct pool *p, struct pool_status *st)
+int pool_get_status(struct pool *p, int sharing, struct pool_status *st)
 {
 	const struct vg_label *meta = &pool_pv(p, VG_ROLE_META)->label;
 	uint64_t mu, mt, du, dt, chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
@@ -25,7 +27,7 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 	memset(st, 0, sizeof(*st));
 	r = pool_figures(p, st, &mu, &mt, &du, &dt);
 	if (!r && !st->no_volume_usage)
-		r = pool_dev_usage(p, dt, &u, &nu);
+		r = sharing ? pool_dev_usage(p, dt, &u, &nu) : pool_dev_mapped(p, &u, &nu);
 	if (r) {
 		log_error("pool %s: cannot read its allocation: %s; run 'tpcheck %s'", pool_name(p),
 			  strerror(-r), pool_name(p));
@@ -40,6 +42,7 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 	st->data_offset = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
 	st->meta_offset = meta->area[pool_vg(p)->metadata_area].offset;
 	st->spare_offset = meta->area[!pool_vg(p)->metadata_area].offset;
+	st->sharing = sharing && !st->no_volume_usage;
 	st->nr_volumes = pool_vg(p)->nr_volumes;
 	if (st->nr_volumes && !(st->volumes = calloc(st->nr_volumes, sizeof(*st->volumes)))) {
 		free(u);
@@ -54,8 +57,9 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 		vs->vol = &pool_vg(p)->volumes[i];
 		st->virtual_total += vs->vol->size;
 		d = pool_usage_find(u, nu, vs->vol->dev_id);
-		if (d) {
+		if (d)
 			vs->mapped = d->mapped * chunk;
+		if (d && st->sharing) {
 			vs->exclusive = d->exclusive * chunk;
 			vs->shared = (d->mapped - d->exclusive) * chunk;
 		}
@@ -65,13 +69,16 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 		const struct vg_volume *v = &pool_vg(p)->receives[i];
 		const struct pool_dev_usage *d = pool_usage_find(u, nu, v->dev_id);
 		char a[32], b[32], h[32];
+		/* without the walk, what it maps (what is its own needs the walk) */
+		uint64_t own = d ? (st->sharing ? d->exclusive : d->mapped) * chunk : 0;
 
 		log_warn("pool %s: the receive of %s is unfinished (%s of %s received, %s of data "
-			 "its own): finish it with 'tprecv --resume' and its stream, or drop it "
+			 "%s): finish it with 'tprecv --resume' and its stream, or drop it "
 			 "with 'tprecv --abort %s %s'", pool_name(p), v->name,
 			 tp_size_format(v->received, 'h', a, sizeof(a)),
 			 tp_size_format(v->size, 'h', b, sizeof(b)),
-			 tp_size_format(d ? d->exclusive * chunk : 0, 'h', h, sizeof(h)), v->name,
+			 tp_size_format(own, 'h', h, sizeof(h)),
+			 st->sharing ? "its own" : "mapped", v->name,
 			 pool_name(p));
 	}
 	free(u);

@@ -64,6 +64,9 @@ int pool_fill_blocks(struct pool *p, uint64_t *mu, uint64_t *mt, uint64_t *du, u
 	TP_MUST_CHECK;
 int pool_dev_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		   size_t *n) TP_MUST_CHECK;
+/* Per-device mapped blocks alone (exclusive 0), from the thin device
+ * details (live: of the kernel's metadata snapshot): no mapping walk. */
+int pool_dev_mapped(struct pool *p, struct pool_dev_usage **u, size_t *n) TP_MUST_CHECK;
 
 /* pool_ops.c: -EBUSY, logged ("pool P is active in the kernel: WHAT needs
  * it offline..."), when P is live; else 0. */
@@ -240,6 +243,8 @@ int pool_live_list_devices(struct pool *p, uint64_t **ids, size_t *n) TP_MUST_CH
 struct pool_dev_usage;
 int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		    size_t *n) TP_MUST_CHECK;
+/* Per-device mapped blocks from the snapshot's device details. */
+int pool_live_details(struct pool *p, struct pool_dev_usage **u, size_t *n) TP_MUST_CHECK;
 
 /* ---- pool_ops.c: thin-device operations, offline or through the kernel ---- */
 

@@ -54,6 +54,8 @@ struct pool_backend {
 		       uint64_t *du, uint64_t *dt);
 	int (*usage)(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		     size_t *n);
+	/* per-device mapped alone, from the device details: O(devices) */
+	int (*details)(struct pool *p, struct pool_dev_usage **u, size_t *n);
 	/* the fill in blocks, cheaply: live without a flush (which would
 	 * commit), for the monitor and the warnings (core.h: pool_fill_blocks) */
 	int (*fill)(struct pool *p, uint64_t *mu, uint64_t *mt, uint64_t *du, uint64_t *dt);

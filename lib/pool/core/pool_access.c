@@ -109,3 +109,8 @@ int pool_dev_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usag
 {
 	return p->be->usage(p, nr_data_blocks, u, n);
 }
+
+int pool_dev_mapped(struct pool *p, struct pool_dev_usage **u, size_t *n)
+{
+	return p->be->details(p, u, n);
+}

@@ -154,6 +154,7 @@ const struct pool_backend pool_backend_live = {
 	.reconcile = pool_live_reconcile,
 	.figures = live_figures,
 	.usage = pool_live_usage,
+	.details = pool_live_details,
 	.fill = live_fill,
 	.view_begin = live_view_begin,
 	.grow = live_grow,

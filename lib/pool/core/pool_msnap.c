@@ -162,3 +162,26 @@ int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usa
 	return r ? r : e;
 }
 
+static int msnap_walk_details(void *arg, const struct thin_ir_visitor *v)
+{
+	struct pool_msnap *s = arg;
+	return thin_walk_io(s->area, THIN_WALK_METADATA_SNAP | THIN_WALK_SKIP_MAPPINGS, v, NULL);
+}
+
+int pool_live_details(struct pool *p, struct pool_dev_usage **u, size_t *n)
+{
+	struct pool_msnap s;
+	int r = pool_msnap_begin(p, &s), e;
+
+	if (r)
+		return r;
+	r = pool_usage_details(msnap_walk_details, &s, u, n);
+	e = pool_msnap_end(&s);
+	if (!r && e) {
+		free(*u);
+		*u = NULL;
+		*n = 0;
+	}
+	return r ? r : e;
+}
+

@@ -1,7 +1,8 @@
 /* pool_offline.c - the offline backend (core.h): the thin metadata
  * on the devices through metadata/thin, changes uncommitted until the
  * caller commits (a failed change: the thin transaction dropped, the VG
- * put back), figures from the space maps and a walk of the trees. */
+ * put back), figures from the space maps, the device details and, for
+ * exclusive and shared, a walk of the trees. */
 #include "lib/pool/core/core_int.h"
 #include "lib/pool/core/pool_usage.h"
 #include "lib/pool/core/pool_vg.h"
@@ -77,6 +78,16 @@ static int off_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_us
 		     size_t *n)
 {
 	return pool_usage_walk(pool_md_walk, p->md, nr_data_blocks, u, n);
+}
+
+static int md_walk_details(void *arg, const struct thin_ir_visitor *v)
+{
+	return thin_walk(arg, THIN_WALK_SKIP_MAPPINGS, v);
+}
+
+static int off_details(struct pool *p, struct pool_dev_usage **u, size_t *n)
+{
+	return pool_usage_details(md_walk_details, p->md, u, n);
 }
 
 static int off_view_begin(struct pool *p, struct pool_meta_view *v)
@@ -158,6 +169,7 @@ const struct pool_backend pool_backend_offline = {
 	.reconcile = pool_reconcile,
 	.figures = off_figures,
 	.usage = off_usage,
+	.details = off_details,
 	.fill = off_fill,
 	.view_begin = off_view_begin,
 	.grow = off_grow,

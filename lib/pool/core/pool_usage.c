@@ -4,7 +4,9 @@
  * space map cannot say this: a leaf shared by a snapshot and its origin
  * holds one reference for both.) Two walks: the first counts, per data
  * block, how many device mappings name it (saturating at 2); the second
- * sums each device's mapped and exclusive blocks.
+ * sums each device's mapped and exclusive blocks. Without exclusive,
+ * mapped is the device details' mapped_blocks (pool_usage_details: the
+ * kernel keeps it, and tpcheck checks it against the walk's count).
  *
  * Works on an open pool's committed metadata, or, for an active pool, on
  * the kernel's metadata snapshot read from the device (pool_live.c). */
@@ -21,7 +23,7 @@
 struct usage_walk {
 	uint8_t *count;		/* 2 bits per data block: 0, 1, 2 = many */
 	uint64_t nr_blocks;
-	int pass;
+	int pass;		/* 0 count, 1 sum, 2 details only */
 	struct pool_dev_usage *devs;
 	size_t nr, cap;
 	struct pool_dev_usage *cur;
@@ -44,6 +46,8 @@ static int dev_begin(void *ctx, const struct thin_ir_device *d)
 	w->cur = &w->devs[w->nr++];
 	memset(w->cur, 0, sizeof(*w->cur));
 	w->cur->dev_id = d->dev_id;
+	if (w->pass == 2)
+		w->cur->mapped = d->mapped_blocks;
 	return 0;
 }
 
@@ -88,6 +92,26 @@ int pool_usage_walk(walk_fn walk, void *arg, uint64_t nr_data_blocks,
 	free(w.count);
 	if (r) {
 		free(w.devs);
+		return r;
+	}
+	*out = w.devs;
+	*nr = w.nr;
+	return 0;
+}
+
+int pool_usage_details(walk_fn walk, void *arg, struct pool_dev_usage **out, size_t *nr)
+{
+	struct usage_walk w;
+	struct thin_ir_visitor v = { &w, NULL, NULL, dev_begin, NULL, NULL };
+	int r;
+
+	memset(&w, 0, sizeof(w));
+	w.pass = 2;	/* devices only: mapped from their details */
+	r = walk(arg, &v);
+	if (r) {
+		free(w.devs);
+		*out = NULL;
+		*nr = 0;
 		return r;
 	}
 	*out = w.devs;

@@ -1,5 +1,6 @@
 /* pool_usage.h - per-device mapped and exclusive data blocks from a walk
- * of the mapping trees (see pool_usage.c). lib/pool internal. */
+ * of the mapping trees, or mapped alone from the device details (see
+ * pool_usage.c). lib/pool internal. */
 #ifndef TP_POOL_POOL_USAGE_H
 #define TP_POOL_POOL_USAGE_H
 
@@ -21,6 +22,11 @@ typedef int (*walk_fn)(void *arg, const struct thin_ir_visitor *v);
 /* *OUT: malloc'd, ascending dev_id, one entry per device walked. */
 int pool_usage_walk(walk_fn walk, void *arg, uint64_t nr_data_blocks,
 		    struct pool_dev_usage **out, size_t *nr) TP_MUST_CHECK;
+/* Mapped blocks alone (exclusive left 0), from the device details that
+ * WALK, a walk_fn of the devices only (THIN_WALK_SKIP_MAPPINGS), reads:
+ * O(devices), no mapping tree below its root is read. *OUT as above. */
+int pool_usage_details(walk_fn walk, void *arg, struct pool_dev_usage **out, size_t *nr)
+	TP_MUST_CHECK;
 const struct pool_dev_usage *pool_usage_find(const struct pool_dev_usage *u, size_t n,
 					     uint64_t dev_id);
 

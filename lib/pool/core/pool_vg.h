@@ -25,8 +25,8 @@ int pool_locate_metadata(const char *name, const char *devices, char **path, uin
 struct pool_volume_status {
 	const struct vg_volume *vol;
 	uint64_t mapped;	/* bytes */
-	uint64_t exclusive;	/* bytes only this volume maps */
-	uint64_t shared;	/* bytes shared with other volumes */
+	uint64_t exclusive;	/* bytes only this volume maps (sharing only) */
+	uint64_t shared;	/* bytes shared with other volumes (sharing only) */
 };
 
 struct pool_status {
@@ -44,11 +44,15 @@ struct pool_status {
 	int failed;				/* kernel: pool failed (no figures) */
 	int no_volume_usage;			/* ro/failed/needs_check: no metadata snapshot */
 	int out_of_data;			/* kernel: out of data space */
+	int sharing;				/* exclusive and shared were walked */
 	unsigned nr_volumes;
 	struct pool_volume_status *volumes;	/* VG order */
 };
 
-int pool_get_status(struct pool *p, struct pool_status *st) TP_MUST_CHECK;
+/* SHARING: exclusive and shared too, by walking every mapping tree
+ * (O(mapped blocks)); else mapped alone, from the device details
+ * (O(volumes)), exclusive and shared left 0. */
+int pool_get_status(struct pool *p, int sharing, struct pool_status *st) TP_MUST_CHECK;
 void pool_status_free(struct pool_status *st);
 
 #endif
