@@ -157,6 +157,8 @@ static void export_volume(struct builder *b, struct dm_config_node *parent,
 		add_str(b, n, "content_uuid", v->content_uuid);
 	if (receiving)
 		add_int(b, n, "received", (int64_t)v->received);
+	if (receiving && v->raw)
+		add_int(b, n, "raw", 1);
 }
 
 int vg_export(const struct vg *vg, char **text, size_t *len)
@@ -417,7 +419,7 @@ static const char *const volume_keys[] = { "dev_id", "size", "origin", "creation
 					   "read_only", "activation_skip", "content_uuid", NULL };
 static const char *const receive_keys[] = { "dev_id", "size", "origin", "creation_time",
 					    "read_only", "activation_skip", "content_uuid",
-					    "received", NULL };
+					    "received", "raw", NULL };
 
 /* One volume of pool/volumes, or (RECEIVING) an unfinished receive of
  * pool/receiving. */
@@ -445,7 +447,8 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
 	    get_flag(rd, n, path, "activation_skip", &v.activation_skip) ||
 	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
-	    (receiving && get_u64(rd, n, path, "received", &v.received)))
+	    (receiving && get_u64(rd, n, path, "received", &v.received)) ||
+	    (receiving && get_flag(rd, n, path, "raw", &v.raw)))
 		return -1;
 	v.read_only = (int)i;
 	if (!receiving)
