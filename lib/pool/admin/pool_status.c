@@ -66,6 +66,14 @@ int pool_get_status(struct pool *p, struct pool_status *st)
 		const struct pool_dev_usage *d = pool_usage_find(u, nu, v->dev_id);
 		char a[32], b[32], h[32];
 
+		if (v->raw) {
+			log_warn("pool %s: the raw import of %s was cut short (%s of data its own): "
+				 "it is no volume and cannot go on; drop it with 'tprecv --abort %s "
+				 "%s'", pool_name(p), v->name,
+				 tp_size_format(d ? d->exclusive * chunk : 0, 'h', h, sizeof(h)),
+				 v->name, pool_name(p));
+			continue;
+		}
 		log_warn("pool %s: the receive of %s is unfinished (%s of %s received, %s of data "
 			 "its own): finish it with 'tprecv --resume' and its stream, or drop it "
 			 "with 'tprecv --abort %s %s'", pool_name(p), v->name,
