@@ -7,7 +7,7 @@
 #include "lib/pool/pool.h"
 
 #include <stdio.h>
-
+#include <stdlib.h>
 #include <string.h>
 
 const struct tp_command tp_commands[] = {
@@ -87,6 +87,19 @@ int tp_main(int argc, const char **argv)
 		argc--;
 		argv++;
 		tp_log_init(cmd->name);
+	}
+	/* what the VG backups of this command say made them: the command
+	 * line, under the command's own name */
+	if (argc > 0) {
+		const char **words = malloc((size_t)argc * sizeof(*words));
+
+		if (words) {
+			words[0] = cmd->name;
+			for (int i = 1; i < argc; i++)
+				words[i] = argv[i];
+			tp_log_set_command(argc, words);
+			free(words);
+		}
 	}
 	return cmd->run(cmd, argc, argv);
 }
