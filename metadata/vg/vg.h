@@ -222,6 +222,11 @@ int vg_export(const struct vg *vg, char **text, size_t *len) TP_MUST_CHECK;
  * wrong types, bad or out-of-range values, duplicates (message names the
  * key); -ENOMEM. TEXT need not be NUL-terminated. */
 int vg_import(const char *text, size_t len, struct vg **out) TP_MUST_CHECK;
+/* The same, silent: the reason a text does not import goes into WHY
+ * (WHYLEN bytes, "" when it imports), for a caller that reports it its
+ * own way (a listing of backups). */
+int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size_t whylen)
+	TP_MUST_CHECK;
 
 /* ---- read / commit over the devices ---- */
 

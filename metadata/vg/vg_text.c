@@ -600,6 +600,16 @@ static int parse(struct dm_config_tree *cft, const char *text, size_t len)
 
 int vg_import(const char *text, size_t len, struct vg **out)
 {
+	char why[512];
+	int r = vg_import_why(text, len, out, why, sizeof(why));
+
+	if (r == -EUCLEAN)
+		log_error("VG text: %s", why);
+	return r;
+}
+
+int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size_t whylen)
+{
 	struct dm_config_tree *cft;
 	struct reader rd = { { 0 } };
 	struct vg *vg;
@@ -621,8 +631,10 @@ int vg_import(const char *text, size_t len, struct vg **out)
 	} else {
 		r = import_tree(&rd, cft, vg);
 	}
+	if (whylen)
+		why[0] = '\0';
 	if (r == -1) {
-		log_error("VG text: %s", rd.msg);
+		snprintf(why, whylen, "%s", rd.msg);
 		r = -EUCLEAN;
 	}
 	if (!r) {
