@@ -5,7 +5,8 @@
 # data prove it); input shorter than -V reads as zeros; input longer is
 # refused before the pool is touched (a file) or dropped (a pipe), and a
 # name in use is refused, every image byte-identical; -V defaults to a
-# file's or device's size and is needed for a pipe. Stopped at each step
+# file's or device's size and is needed for a pipe; a run of adjacent
+# chunks goes out in one write (strace). Stopped at each step
 # (every piece, the steps of the change protocol, the drop) with KILL, INT
 # and TERM, from a pipe and from a file: never a volume, INT and TERM
 # leave nothing (one line saying so, exit 130 or 143), KILL an unfinished
@@ -87,6 +88,20 @@ cat img3 | tprecv --format raw -V 1G -n huge p >out 2>err || { cat err >&2; fail
 err_has "exceeds the size of pool p"
 ok tvremove -y p/huge
 clean
+
+# one write per run of adjacent new chunks (when strace can trace here)
+if have strace && strace -o /dev/null true 2>/dev/null; then
+	DATA_SIZE=64M new_pool q --chunk 64k
+	image runs.img 768K
+	put_random runs.img 0 1 2 3 4 5 10 11
+	strace -f -e trace=pwrite64 -o trace.txt tprecv --format raw -n v -i runs.img q >out 2>err ||
+		{ cat err >&2; fail "import under strace"; }
+	grep -q " 393216, [0-9]*) = 393216$" trace.txt && grep -q " 131072, [0-9]*) = 131072$" trace.txt ||
+		{ grep pwrite trace.txt >&2; fail "the runs of 6 and 2 chunks were not written in one write each"; }
+	! grep -q " 65536, [0-9]*) = 65536$" trace.txt || fail "a chunk of a run was written on its own"
+	tpsend --format raw q/v | cmp - runs.img || fail "q/v reads back other bytes"
+	ok tpremove -y q
+fi
 
 # ---- refused: nothing changed ----
 unchanged 5 tprecv --format raw -V 1M -n long p <img1
@@ -173,6 +188,8 @@ stop() {
 		err_has "drop it with 'tprecv --abort k p'"
 		failed tvcreate -V 1M -n k p
 		err_has "a raw import cut short: drop it with 'tprecv --abort k p'"
+		unchanged 5 tprecv --format raw -V 2M -n k p <img1
+		err_has "a raw import cut short"
 		failed tprecv --resume -n k -i x.stream p
 		err_has "k is a raw import that was cut short"
 		clean
