@@ -139,7 +139,7 @@ int cmd_tprecv(const struct tp_command *cmd, int argc, const char **argv)
 		  "with --format raw: the new volume's size (default: the image file's or "
 		  "device's; a pipe needs it); default unit M", "SIZE" },
 		{ "input", 'i', POPT_ARG_STRING, &input, 0,
-		  "read the stream from FILE instead of standard input", "FILE" },
+		  "read the stream (or the raw image) from FILE instead of standard input", "FILE" },
 		{ "resume", 0, POPT_ARG_NONE, &resume, 0,
 		  "go on with the unfinished receive of this stream from its last commit", NULL },
 		{ "abort", 0, POPT_ARG_STRING, &o.abort, 0,
