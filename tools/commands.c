@@ -8,7 +8,7 @@
 #include "lib/pool/pool.h"
 
 #include <stdio.h>
-
+#include <stdlib.h>
 #include <string.h>
 
 const struct tp_command tp_commands[] = {
@@ -97,6 +97,19 @@ int tp_main(int argc, const char **argv)
 			log_error("not run, for the configuration file above; 'tpconfig' "
 				  "checks it (tptools.conf(5))");
 			return rc;
+		}
+	}
+	/* what the VG backups of this command say made them: the command
+	 * line, under the command's own name */
+	if (argc > 0) {
+		const char **words = malloc((size_t)argc * sizeof(*words));
+
+		if (words) {
+			words[0] = cmd->name;
+			for (int i = 1; i < argc; i++)
+				words[i] = argv[i];
+			tp_log_set_command(argc, words);
+			free(words);
 		}
 	}
 	return cmd->run(cmd, argc, argv);

@@ -5,13 +5,14 @@
  *   tprepair --restorefile FILE --devices DATA,META POOL
  *   tprepair --metadata IN [--offset BYTES] [--size BYTES] -o OUT [--force]
  *            [--transaction-id N] [--data-block-size SECTORS] [--nr-data-blocks N]
+ *   tprepair --list-backups POOL
  *
  * Never writes the input; refuses an OUT that is a pool device unless
  * --force. A clean pool is left alone (say so, exit 0) unless --force.
  * Prints what was done, what was lost and what to do next. Exit: 0
  * repaired or clean (losses listed), 3 bad command line, 5 nothing could be
- * salvaged (OUT's superblock zeroed) or OUT refused. The work is
- * lib/pool/pool_check.h. */
+ * salvaged (OUT's superblock zeroed) or OUT refused, or no backups to
+ * list. The work is lib/pool/pool_check.h. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool_check.h"
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int parse_u64(const struct tp_command *cmd, const char *opt, const char *s, uint64_t *v)
 {
@@ -186,12 +188,61 @@ static void print_done(const struct pool_repair_params *p, const struct pool_rep
 		printf("%s: repaired. Run 'tpcheck %s'.\n", what, what);
 }
 
+/* tprepair --list-backups POOL: one line per backup, oldest first. */
+static int list_backups(const char *pool)
+{
+	struct pool_backup_listing l;
+	int r = pool_backup_listing(pool, &l);
+
+	if (r)
+		return tp_exit_from_errno(r);
+	printf("%5s %11s %-24s %7s  %s  %s\n", "Seqno", "Transaction", "Time", "Volumes",
+	       "File", "Description");
+	for (size_t i = 0; i < l.n; i++) {
+		const struct pool_backup_entry *e = &l.e[i];
+		char when[40] = "-", tid[24] = "-", vols[16] = "-";
+		time_t t = (time_t)e->mtime;
+		struct tm tm;
+
+		if (e->mtime && localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S%z", &tm);
+		if (e->readable) {
+			snprintf(tid, sizeof(tid), "%" PRIu64, e->transaction_id);
+			snprintf(vols, sizeof(vols), "%u", e->nr_volumes);
+		}
+		printf("%5" PRIu64 " %11s %-24s %7s  %s  ", e->seqno, tid, when, vols, e->path);
+		if (!e->readable) {
+			printf("damaged: %s\n", e->problem);
+			continue;
+		}
+		printf("%s", e->description[0] ? e->description : "-");
+		if (e->nr_receives)
+			printf("; %u unfinished receive%s", e->nr_receives,
+			       e->nr_receives > 1 ? "s" : "");
+		if (e->other_pool)
+			printf("; of another pool: %s, uuid %s", e->pool, e->uuid);
+		if (e->problem[0])
+			printf("; %s", e->problem);
+		printf("\n");
+	}
+	if (l.pool[0] && strcmp(l.pool, pool))
+		log_notice("these are backups of a pool named %s (uuid %s), kept in %s", l.pool,
+			   l.uuid, l.dir);
+	if (l.nr_earlier)
+		log_notice("backups of %zu earlier pool%s named %s, moved aside by tpcreate, are "
+			   "listed by 'tprepair --list-backups %s'%s", l.nr_earlier,
+			   l.nr_earlier > 1 ? "s" : "", pool, l.earlier[0],
+			   l.nr_earlier > 1 ? " and the like" : "");
+	pool_backup_listing_free(&l);
+	return TP_EXIT_OK;
+}
+
 int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct pool_repair_params p = { 0 };
 	struct cli_area area = { 0 };
 	const char *tid_s = NULL, *nr_s = NULL;
-	int dbs = 0, code, r;
+	int dbs = 0, list = 0, code, r;
 	const struct poptOption opts[] = {
 		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
 		  "repair a bare thin metadata area (file or device); needs -o", "IN" },
@@ -212,6 +263,9 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		  "with --metadata: data block size in sectors when the superblock is lost", "SECTORS" },
 		{ "nr-data-blocks", '\0', POPT_ARG_STRING, &nr_s, 0,
 		  "with --metadata: data device size in blocks when the superblock is lost", "N" },
+		{ "list-backups", '\0', POPT_ARG_NONE, &list, 0,
+		  "list the VG metadata backups this host keeps of POOL, oldest first (reads only "
+		  "this host's files; the pool's devices may be gone)", NULL },
 		POPT_TABLEEND
 	};
 	struct pool_repair_result res = { 0 };
@@ -221,6 +275,16 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 				      &p.pool);
 	if (code != CLI_CONTINUE)
 		return code;
+	if (list) {
+		if (p.metadata || p.output || p.devices || p.restorefile || p.force || tid_s ||
+		    nr_s || dbs || area.offset_s || area.size_s)
+			code = cli_usage_error(cmd, "--list-backups POOL takes no other option: it "
+						    "reads only this host's backup files");
+		else
+			code = list_backups(p.pool);
+		cli_end(&cli);
+		return code;
+	}
 	code = check_modes(cmd, &p, &area, dbs || nr_s);
 	if (code == CLI_CONTINUE)
 		code = parse_salvage(cmd, tid_s, nr_s, dbs, &p);

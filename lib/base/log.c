@@ -61,6 +61,53 @@ void tp_log_init(const char *progname)
 	debug_loaded = 1;
 }
 
+static char command[1024];
+
+/* Append C to COMMAND at *N, leaving room for "..."; 0 when full. */
+static int command_add(size_t *n, char c)
+{
+	if (*n + 1 > sizeof(command) - 4)
+		return 0;
+	command[(*n)++] = c;
+	return 1;
+}
+
+void tp_log_set_command(int argc, const char *const *argv)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_./,:=+@%-";
+	size_t n = 0;
+	int ok = 1;
+
+	for (int i = 0; i < argc && ok; i++) {
+		const char *w = argv[i];
+		int quote = !*w || strspn(w, plain) != strlen(w);
+
+		if (i)
+			ok = command_add(&n, ' ');
+		if (ok && quote)
+			ok = command_add(&n, '"');
+		for (const unsigned char *c = (const unsigned char *)w; ok && *c; c++) {
+			if (quote && (*c == '"' || *c == '\\'))
+				ok = command_add(&n, '\\');
+			if (ok)
+				ok = command_add(&n, *c < 0x20 || *c == 0x7f ? '?' : (char)*c);
+		}
+		if (ok && quote)
+			ok = command_add(&n, '"');
+	}
+	if (!ok) {
+		memcpy(command + n, "...", 3);
+		n += 3;
+	}
+	command[n] = '\0';
+}
+
+const char *tp_log_command(void)
+{
+	return command;
+}
+
 void tp_log_set_verbosity(int v) { verbosity = v; }
 int tp_log_verbosity(void) { return verbosity; }
 

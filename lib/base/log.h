@@ -31,6 +31,13 @@ enum tp_debug_class {
 
 /* verbosity: -1 per -q, +1 per -v; 0 is the default (errors and warnings). */
 void tp_log_init(const char *progname);
+/* The command line this process runs, ARGC words of ARGV, for records
+ * that say what made them (the VG backups): one line, a word with
+ * characters other than letters, digits and _./,:=+@%- in double quotes,
+ * control characters as '?', at most 1 KiB ("..." at the cut). Set by
+ * the dispatcher; tp_log_command is "" until then. */
+void tp_log_set_command(int argc, const char *const *argv);
+const char *tp_log_command(void);
 void tp_log_set_verbosity(int v);
 int tp_log_verbosity(void);
 unsigned tp_debug_mask(void);

@@ -156,4 +156,45 @@ int pool_repair_run(const struct pool_repair_params *p, struct pool_repair_resul
 	TP_MUST_CHECK;
 void pool_repair_result_free(struct pool_repair_result *res);
 
+/* tprepair --list-backups (pool_backups.c): the VG metadata backups this
+ * host keeps of POOL (<config dir>/backup/POOL/SEQNO.vg, one per commit,
+ * the newest 50), oldest first, read from the files alone: the pool's
+ * devices are not opened, not even looked for, and no lock is taken. A
+ * file that does not read as VG metadata is listed with the reason. */
+struct pool_backup_entry {
+	char path[4096];
+	uint64_t seqno;			/* the file name's (the commit's) */
+	int64_t mtime;			/* when the file was written (unix seconds) */
+	int readable;			/* the text imports as VG metadata; then: */
+	uint64_t transaction_id;
+	unsigned nr_volumes, nr_receives;	/* volumes, unfinished receives */
+	char pool[POOL_NAME_MAX + 1];	/* the pool the text names */
+	char uuid[POOL_UUID_LEN + 1];
+	int other_pool;			/* another pool's name or uuid than the newest's */
+	char problem[256];		/* why not readable, or "" */
+	char description[1100];		/* what the file says made it ("after '...'"), or "" */
+};
+
+struct pool_backup_listing {
+	char dir[4096];			/* where they are */
+	/* the pool the newest readable backup records (another name than
+	 * POOL's in an earlier pool's directory), "" when none is readable;
+	 * an entry of another name or uuid is other_pool */
+	char pool[POOL_NAME_MAX + 1];
+	char uuid[POOL_UUID_LEN + 1];
+	struct pool_backup_entry *e;	/* oldest first */
+	size_t n;
+	/* backup directories of earlier pools of this name, which tpcreate
+	 * moved aside as POOL.TIME[.N]: their names ("" ends) */
+	char earlier[8][POOL_NAME_MAX + 1];
+	size_t nr_earlier;		/* may exceed 8: the first 8 are named */
+};
+
+/* 0 (at least one backup), -ENOENT when there is none (logged, naming
+ * POOL, the directory and the earlier pools' directories, if any),
+ * -EINVAL for a bad pool name (logged), -ENOMEM, or the directory's read
+ * error (logged). Free with pool_backup_listing_free. */
+int pool_backup_listing(const char *pool, struct pool_backup_listing *l) TP_MUST_CHECK;
+void pool_backup_listing_free(struct pool_backup_listing *l);
+
 #endif

@@ -41,6 +41,7 @@ struct pool_recv_result {
 	uint64_t data_bytes;		/* bytes of data received */
 	uint64_t chunks;		/* chunks written */
 	uint64_t resumed_at;		/* POOL_RECV_RESUME: the byte it went on from */
+	uint64_t input_bytes;		/* raw: the bytes read from the input */
 };
 
 /* NAME: the new volume's name, NULL = the name in the stream.
@@ -57,7 +58,38 @@ struct pool_recv_result {
 int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsigned flags,
 		    struct pool_recv_result *res) TP_MUST_CHECK;
 /* Drop the unfinished receive NAME and its thin device (one change):
- * 0, -ENOENT (logged), or the change's error. */
+ * 0, -ENOENT (logged), or the change's error. A raw import's too. */
 int pool_recv_abort(struct pool *p, const char *name) TP_MUST_CHECK;
+
+/* ---- tprecv --format raw (pool_recv_raw.c) ----
+ *
+ * A plain image (what tpsend --format raw writes) made a new volume of an
+ * inactive pool, read once from INPUT (NULL: standard input): a pipe is
+ * streamed, never seeked; a file or block device is read from its offset.
+ * pool_recv_raw_open opens it (-EISDIR, or the open's error, logged);
+ * pool_recv_raw_known is 1 with *BYTES what a file or device holds from
+ * there, else 0 (a pipe: known at its end only). pool_recv_raw_size
+ * checks the name (-EINVAL), sets the volume's size, SIZE rounded up to
+ * 512 (pool_volume_size_check's -EINVAL, -ERANGE), and refuses an input
+ * known to be longer (-EFBIG), all logged, before any pool is opened. The result is pool_recv_free's.
+ *
+ * pool_recv_raw_apply makes volume NAME of P (the name pool_recv_raw_size
+ * was given): a chunk of zeros is left unmapped, every other chunk goes
+ * into a newly allocated data block; input shorter than the volume leaves
+ * the rest zeros (unmapped). Three steps under the protocol, as a
+ * receive's: an unfinished receive marked raw (vg_volume.raw), the data
+ * (durable at the end), a change that makes it a writable volume without
+ * a content uuid. Refused, nothing written: an active pool (-EBUSY), the
+ * name taken (-EEXIST), a damaged pool (-EUCLEAN). A failure or a signal
+ * after the first change, or input longer than the volume (-EFBIG),
+ * drops what it made in one more change and returns the error (-EINTR
+ * for a signal); logged in one line that says nothing was imported.
+ * Killed, it leaves an unfinished receive that no command completes and
+ * tprecv --abort drops. */
+int pool_recv_raw_open(const char *input, struct pool_recv **out) TP_MUST_CHECK;
+int pool_recv_raw_known(const struct pool_recv *r, uint64_t *bytes);
+int pool_recv_raw_size(struct pool_recv *r, const char *name, uint64_t size) TP_MUST_CHECK;
+int pool_recv_raw_apply(struct pool *p, struct pool_recv *r, struct pool_recv_result *res)
+	TP_MUST_CHECK;
 
 #endif

@@ -37,6 +37,9 @@
  *     volumes { <name> { dev_id, size, origin (optional, "" = none),
  *       creation_time, read_only (0|1), activation_skip (optional, as the
  *       pool's) } ... }
+ *     receiving (optional: unfinished receives) { <name> { the keys of a
+ *       volume, received (bytes), raw (optional, 0|1, written only when
+ *       1: a raw import) } ... }
  *   }
  */
 #ifndef TP_VG_VG_H
@@ -118,6 +121,10 @@ struct vg_volume {
 	 * the stream has durably given its thin device (tprecv --resume goes
 	 * on from there). 0 in vg.volumes. */
 	uint64_t received;
+	/* Only in vg.receives: 1 for a raw import (tprecv --format raw), whose
+	 * input was read once: it cannot go on, only be dropped; it ends as a
+	 * writable volume without a content uuid. 0 in vg.volumes. */
+	int raw;
 };
 
 struct vg {
@@ -205,7 +212,8 @@ int vg_add_receive(struct vg *vg, const struct vg_volume *v) TP_MUST_CHECK;
 /* Drop the unfinished receive NAME: 0 or -ENOENT. */
 int vg_remove_receive(struct vg *vg, const char *name) TP_MUST_CHECK;
 /* The receive NAME ends: it becomes a volume (RECEIVED cleared, its
- * content uuid kept): 0, -ENOENT, -ENOMEM. */
+ * content uuid kept; a raw import's volume is writable, without a content
+ * uuid, RAW cleared): 0, -ENOENT, -ENOMEM. */
 int vg_finish_receive(struct vg *vg, const char *name) TP_MUST_CHECK;
 
 /* Check every field and cross-reference of VG (see the text layout):
@@ -221,6 +229,11 @@ int vg_export(const struct vg *vg, char **text, size_t *len) TP_MUST_CHECK;
  * wrong types, bad or out-of-range values, duplicates (message names the
  * key); -ENOMEM. TEXT need not be NUL-terminated. */
 int vg_import(const char *text, size_t len, struct vg **out) TP_MUST_CHECK;
+/* The same, silent: the reason a text does not import goes into WHY
+ * (WHYLEN bytes, "" when it imports), for a caller that reports it its
+ * own way (a listing of backups). */
+int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size_t whylen)
+	TP_MUST_CHECK;
 
 /* ---- read / commit over the devices ---- */
 

@@ -211,6 +211,8 @@ static int check_volume(const struct vg *vg, const struct vg_volume *v, char *ms
 	if (v->received > v->size)
 		return problem(msg, len, "pool/receiving/%s/received: %" PRIu64 " is beyond the "
 			       "volume's size", v->name, v->received);
+	if (v->raw != 0 && v->raw != 1)
+		return problem(msg, len, "pool/receiving/%s/raw: must be 0 or 1", v->name);
 	return 0;
 }
 
@@ -297,6 +299,9 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 		const struct vg_volume *v = &vg->volumes[i];
 		if (check_volume(vg, v, msg, len))
 			return -1;
+		if (v->raw || v->received)
+			return problem(msg, len, "pool/volumes/%s: a volume has no receive's state",
+				       v->name);
 		for (j = 0; j < i; j++) {
 			if (!strcmp(vg->volumes[j].name, v->name))
 				return problem(msg, len, "pool/volumes/%s: duplicate volume name",
@@ -329,6 +334,9 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 		if (v->origin[0] && !vg_find_volume(vg, v->origin))
 			return problem(msg, len, "pool/receiving/%s/origin: no volume named '%s'",
 				       v->name, v->origin);
+		if (v->raw && v->origin[0])
+			return problem(msg, len, "pool/receiving/%s: a raw import has no origin",
+				       v->name);
 	}
 	for (i = 0; i < vg->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];
@@ -449,6 +457,11 @@ int vg_finish_receive(struct vg *vg, const char *name)
 		return -ENOENT;
 	done = *v;
 	done.received = 0;
+	if (done.raw) {	/* a plain image: an ordinary volume */
+		done.read_only = 0;
+		done.content_uuid[0] = '\0';
+		done.raw = 0;
+	}
 	if ((r = vg_remove_receive(vg, name)))
 		return r;
 	return vg_append_volume(vg, &done);

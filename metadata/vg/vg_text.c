@@ -157,6 +157,8 @@ static void export_volume(struct builder *b, struct dm_config_node *parent,
 		add_str(b, n, "content_uuid", v->content_uuid);
 	if (receiving)
 		add_int(b, n, "received", (int64_t)v->received);
+	if (receiving && v->raw)
+		add_int(b, n, "raw", 1);
 }
 
 int vg_export(const struct vg *vg, char **text, size_t *len)
@@ -419,7 +421,7 @@ static const char *const volume_keys[] = { "dev_id", "size", "origin", "creation
 					   "read_only", "activation_skip", "content_uuid", NULL };
 static const char *const receive_keys[] = { "dev_id", "size", "origin", "creation_time",
 					    "read_only", "activation_skip", "content_uuid",
-					    "received", NULL };
+					    "received", "raw", NULL };
 
 /* One volume of pool/volumes, or (RECEIVING) an unfinished receive of
  * pool/receiving. */
@@ -447,7 +449,8 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
 	    get_flag(rd, n, path, "activation_skip", &v.activation_skip) ||
 	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
-	    (receiving && get_u64(rd, n, path, "received", &v.received)))
+	    (receiving && get_u64(rd, n, path, "received", &v.received)) ||
+	    (receiving && get_flag(rd, n, path, "raw", &v.raw)))
 		return -1;
 	v.read_only = (int)i;
 	if (!receiving)
@@ -601,6 +604,16 @@ static int parse(struct dm_config_tree *cft, const char *text, size_t len)
 
 int vg_import(const char *text, size_t len, struct vg **out)
 {
+	char why[512];
+	int r = vg_import_why(text, len, out, why, sizeof(why));
+
+	if (r == -EUCLEAN)
+		log_error("VG text: %s", why);
+	return r;
+}
+
+int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size_t whylen)
+{
 	struct dm_config_tree *cft;
 	struct reader rd = { { 0 } };
 	struct vg *vg;
@@ -622,8 +635,10 @@ int vg_import(const char *text, size_t len, struct vg **out)
 	} else {
 		r = import_tree(&rd, cft, vg);
 	}
+	if (whylen)
+		why[0] = '\0';
 	if (r == -1) {
-		log_error("VG text: %s", rd.msg);
+		snprintf(why, whylen, "%s", rd.msg);
 		r = -EUCLEAN;
 	}
 	if (!r) {

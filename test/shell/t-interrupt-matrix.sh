@@ -1,7 +1,10 @@
 # The interruption matrix, generated from the command table: every
 # command that declares test pauses (tools/commands.def, its last column)
 # is stopped at every pause it declares for an inactive pool, with KILL,
-# INT and TERM. After each stop one more change runs (tvcreate, which
+# INT and TERM, in each of its scenarios that reaches the pause (tprecv:
+# a stream, a raw image from a file, and a raw image through a pipe that
+# is longer than its volume, which the import drops; every declared pause
+# must be reached by some scenario). After each stop one more change runs (tvcreate, which
 # completes what the transaction-id protocol finds interrupted); then
 # every volume's content (raw export checksum) is the one it had before
 # the command or the one an uninterrupted run gives it, no volume exists
@@ -49,6 +52,8 @@ ok tvcreate -V 4M -n x src
 for i in 0 4 8 12 16 20; do write_chunks src x "$i" 2; done
 ok tvsnap --readonly src/x -n xs
 ok tpsend -o x.stream src/xs
+ok tpsend --format raw -o x.img src/xs
+{ cat x.img; echo more; } >long.raw
 x_uuid=$(tpstatus --noheadings -o vol_name,vol_content_uuid src | awk '$1 == "xs" { print $2 }')
 x_sum=$(tpsend --format raw src/xs | md5sum | cut -d' ' -f1)
 ok tpremove -y src
@@ -90,6 +95,25 @@ done_right() {
 		fail "tpsend stopped with exit $2 left a partial out.stream" ;;
 	esac
 }
+# scenarios_of COMMAND: its scenarios; command_of SCENARIO: its command
+# line; feed_of SCENARIO: the file piped into it, if any; rc_of SCENARIO:
+# its exit when it runs uninterrupted; reaches SCENARIO STEP: whether it
+# comes to that declared pause
+scenarios_of() {
+	case $1 in
+	tprecv) echo "tprecv tprecv-raw tprecv-raw-long" ;;
+	*) echo "$1" ;;
+	esac
+}
+feed_of() { case $1 in tprecv-raw-long) echo long.raw ;; esac; }
+rc_of() { case $1 in tprecv-raw-long) echo 5 ;; *) echo 0 ;; esac; }
+reaches() {
+	case $1:$2 in
+	tprecv:recv-raw-*) return 1 ;;
+	tprecv-raw:recv-record=* | tprecv-raw:recv-raw-drop) return 1 ;;
+	tprecv-raw-long:recv-record=* | tprecv-raw-long:recv-data-done) return 1 ;;
+	esac
+}
 command_of() {
 	case $1 in
 	tvcreate) echo "tvcreate -V 4M -n new p" ;;
@@ -99,6 +123,8 @@ command_of() {
 	tvrollback) echo "tvrollback -y --to s p/a" ;;
 	tpextend) echo "tpextend p" ;;
 	tprecv) echo "tprecv -i x.stream -n r p" ;;
+	tprecv-raw) echo "tprecv --format raw -i x.img -n raw p" ;;
+	tprecv-raw-long) echo "tprecv --format raw -V 4M -n raw p" ;;
 	tprepair) echo "tprepair -y p" ;;
 	tpsend) echo "tpsend -o out.stream p/s" ;;
 	tprestore) echo "tprestore -i p.xml -o out.meta" ;;
@@ -127,41 +153,71 @@ check_state() {
 
 signals=${TP_MATRIX_SIGNALS:-KILL INT TERM}
 want_rc() { case $1 in INT) echo 130 ;; TERM) echo 143 ;; KILL) echo 137 ;; esac; }
+# run SCENARIO [ENV...]: its command in the background (fed its file
+# through a pipe: $! is then the command, the pipe's last), output in
+# ./out and ./err
+run() {
+	local scen=$1 cmd feed
+	shift
+	cmd=$(command_of "$scen")
+	feed=$(feed_of "$scen")
+	if [ -n "$feed" ]; then
+		cat "$feed" | env "$@" $cmd >out 2>err &
+	else
+		env "$@" $cmd >out 2>err &
+	fi
+}
 echo "tprecv-src $x_sum $x_uuid" >uuids
 cases=0
 for c in $table; do
 	steps=$(pauses_of "$c")
 	[ -n "$steps" ] || continue
-	cmd=$(command_of "$c") || fail "$c declares test pauses but has no scenario in t-interrupt-matrix"
-	# the old state, the check's verdict on it, and the new state
-	restore; prepare "$c"
-	state >old
-	rc0=0; tpcheck p >/dev/null 2>&1 || rc0=$?
-	$cmd >out 2>err || { cat err >&2; fail "$cmd (uninterrupted) failed"; }
-	state >new
-	for step in $steps; do
-		[ "${step%=N}" != "$step" ] && step=${step%=N}=1
-		for sig in $signals; do
-			restore; prepare "$c"
-			rm -f pause out.stream
-			TP_TEST_PAUSE=$step TP_TEST_PAUSE_FILE=$PWD/pause \
-				env --default-signal=INT,TERM,HUP $cmd >out 2>err &
-			pid=$!
-			wait_until "$pid" test -e pause ||
-				{ cat err >&2; fail "$c never reached its declared pause $step"; }
-			kill -s "$sig" "$pid"
-			rm -f pause
-			rc=0; wait "$pid" || rc=$?
-			[ $rc = 0 ] || [ $rc = "$(want_rc "$sig")" ] ||
-				{ cat err >&2; fail "$c at $step with $sig: exit $rc"; }
-			done_right "$c" "$rc"
-			ok tvcreate -V 1M -n zz p
-			check_state "$c at $step with $sig"
-			rc1=0; tpcheck p >/dev/null 2>&1 || rc1=$?
-			[ $rc1 = 0 ] || [ $rc1 = "$rc0" ] ||
-				fail "$c at $step with $sig: tpcheck exits $rc1 (before: $rc0)"
-			cases=$((cases + 1))
+	reached=
+	for scen in $(scenarios_of "$c"); do
+		command_of "$scen" >/dev/null ||
+			fail "$c declares test pauses but has no scenario in t-interrupt-matrix"
+		# the old state, the check's verdict on it, and the new state
+		restore; prepare "$c"
+		state >old
+		rc0=0; tpcheck p >/dev/null 2>&1 || rc0=$?
+		run "$scen"
+		rc=0; wait $! || rc=$?
+		[ $rc = "$(rc_of "$scen")" ] ||
+			{ cat err >&2; fail "$scen (uninterrupted) exited $rc, not $(rc_of "$scen")"; }
+		state >new
+		for step in $steps; do
+			reaches "$scen" "$step" || continue
+			reached="$reached $step"
+			[ "${step%=N}" != "$step" ] && step=${step%=N}=1
+			for sig in $signals; do
+				restore; prepare "$c"
+				rm -f pause out.stream
+				run "$scen" --default-signal=INT,TERM,HUP TP_TEST_PAUSE="$step" \
+					TP_TEST_PAUSE_FILE="$PWD/pause"
+				pid=$!
+				wait_until "$pid" test -e pause ||
+					{ cat err >&2; fail "$scen never reached its declared pause $step"; }
+				kill -s "$sig" "$pid"
+				# (a command that goes on to the same step again, as
+				# a raw import's drop does, is let through)
+				while kill -0 "$pid" 2>/dev/null; do rm -f pause; sleep 0.05; done
+				rm -f pause
+				rc=0; wait "$pid" || rc=$?
+				[ $rc = "$(rc_of "$scen")" ] || [ $rc = "$(want_rc "$sig")" ] ||
+					{ cat err >&2; fail "$scen at $step with $sig: exit $rc"; }
+				done_right "$c" "$rc"
+				ok tvcreate -V 1M -n zz p
+				check_state "$scen at $step with $sig"
+				rc1=0; tpcheck p >/dev/null 2>&1 || rc1=$?
+				[ $rc1 = 0 ] || [ $rc1 = "$rc0" ] ||
+					fail "$scen at $step with $sig: tpcheck exits $rc1 (before: $rc0)"
+				cases=$((cases + 1))
+			done
 		done
+	done
+	for step in $steps; do
+		tr ' ' '\n' <<<"$reached" | grep -qx -- "$step" ||
+			fail "$c declares the pause $step, which none of its scenarios reaches"
 	done
 done
 echo "$cases cases"

@@ -4,6 +4,7 @@
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/pool/core/core_int.h"
+#include "lib/pool/pool_recv.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -33,7 +34,8 @@ static void test_decide(void)
 }
 
 /* pool_remove of a live pool: refused before anything is touched (the
- * pool has no devices here: a write would crash), the pool freed. */
+ * pool has no devices here: a write would crash), the pool freed; and so
+ * are the other offline-only operations, a raw import among them. */
 static void test_refuse_live(void)
 {
 	struct pool *p = calloc(1, sizeof(*p));
@@ -57,6 +59,22 @@ static void test_refuse_live(void)
 	CU_ASSERT_EQUAL(pool_refuse_live(p, "growing it"), -EBUSY);
 	tp_log_capture(NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "growing it needs it offline"));
+	/* a raw import (tprecv --format raw) too, before it reads anything */
+	{
+		struct pool_recv *r;
+		struct pool_recv_result res;
+
+		snprintf(p->name, sizeof(p->name), "vault");
+		CU_ASSERT_EQUAL_FATAL(pool_recv_raw_open("/dev/null", &r), 0);
+		CU_ASSERT_EQUAL_FATAL(pool_recv_raw_size(r, "imp", 1 << 20), 0);
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(pool_recv_raw_apply(p, r, &res), -EBUSY);
+		tp_log_capture(NULL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "pool vault is active in the kernel: a raw "
+						       "import (tprecv --format raw) needs it offline"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "tpdeactivate vault"));
+		pool_recv_free(r);
+	}
 	free(p);
 }
 

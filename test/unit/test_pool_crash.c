@@ -8,7 +8,9 @@
  * commit), a VG commit alone (tvrename), tprepair's salvage and area
  * swap, tprepair's deletion of a stray thin device (a change of its own),
  * tpextend of the data area and of the metadata areas (VG, thin
- * superblock, labels), and tprestore into the pool's active area.
+ * superblock, labels), tprestore into the pool's active area, and a raw
+ * import (tprecv --format raw: an unfinished receive, the data, the
+ * change that makes it a volume).
  *
  * The model: after the cut, the next writer opens the pool (completing an
  * interrupted transaction, pool.h); what it sees must be exactly the state
@@ -16,13 +18,18 @@
  * device and the superblock), one more change must commit, and tpcheck
  * must then find the pool clean. tprestore writes the area in place, so
  * there a third outcome is allowed and required to be detectable: an area
- * whose superblock is zeroed (what the builder writes first). */
+ * whose superblock is zeroed (what the builder writes first). A raw import
+ * has a third outcome too: an unfinished receive (no volume), which
+ * tprecv --abort drops, leaving the volumes as before; and when the
+ * volume is there, it reads back as the image, byte for byte. */
 #include "lib/base/io.h"
 #include "lib/base/io_area.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_check.h"
 #include "lib/pool/pool_dump.h"
+#include "lib/pool/pool_recv.h"
+#include "lib/pool/pool_send.h"
 #include "metadata/thin/thin.h"
 #include "test/unit/crash_digest.h"
 #include "test/unit/crash_sim.h"
@@ -42,7 +49,7 @@
 #define DATA_SIZE (8u << 20)
 #define META_SIZE (6u << 20)
 
-static char data_path[640], meta_path[640], xml_path[640];
+static char data_path[640], meta_path[640], xml_path[640], img_path[640], got_path[640];
 
 /* ---- the images ---- */
 
@@ -184,6 +191,7 @@ struct command {
 	void (*setup)(void);	/* the world before (not under the simulator), or NULL */
 	int area_level;		/* judged as a bare area (tprestore) */
 	int dirty_before;	/* tpcheck rightly finds the state before unclean */
+	int import;		/* a raw import of img_path as volume "imp" */
 };
 
 static int with_pool(int (*fn)(struct pool *p))
@@ -336,6 +344,52 @@ static int run_restore(void)
 	return pool_restore(&rp);
 }
 
+/* The image a raw import reads: 1.5 MiB, data in some chunks of 64 KiB
+ * (one partly), zeros in the others. */
+#define IMPORT_SIZE (1536u << 10)
+
+static void setup_import(void)
+{
+	static const unsigned data_chunks[] = { 0, 1, 2, 7, 8, 15, 23 };
+	unsigned char *b = calloc(1, IMPORT_SIZE);
+	uint32_t x = 0x2545f491u;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	for (unsigned i = 0; i < sizeof(data_chunks) / sizeof(data_chunks[0]); i++)
+		for (unsigned j = 0; j < 65536; j++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			b[data_chunks[i] * 65536u + j] = (unsigned char)x;
+		}
+	memset(b + 15 * 65536u + 100, 0, 65536 - 100);	/* a chunk with a little data */
+	f = fopen(img_path, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_FATAL(fwrite(b, 1, IMPORT_SIZE, f) == IMPORT_SIZE);
+	CU_ASSERT_FATAL(fclose(f) == 0);
+	free(b);
+}
+
+static struct pool_recv *import_in;
+
+static int do_import(struct pool *p)
+{
+	struct pool_recv_result res;
+	return pool_recv_raw_apply(p, import_in, &res);
+}
+
+static int run_import(void)
+{
+	int r = pool_recv_raw_open(img_path, &import_in);
+
+	if (!r)
+		r = pool_recv_raw_size(import_in, "imp", IMPORT_SIZE);
+	if (!r)
+		r = with_pool(do_import);
+	pool_recv_free(import_in);
+	import_in = NULL;
+	return r;
+}
+
 static const struct command commands[] = {
 	{ "tvcreate", run_create, NULL, 0 },
 	{ "tvsnap", run_snap, NULL, 0 },
@@ -347,6 +401,7 @@ static const struct command commands[] = {
 	{ "tprestore into the active area", run_restore, NULL, 1 },
 	{ "tvrollback", run_rollback, NULL, 0 },
 	{ "tprepair (a stray thin device)", run_repair_strays, setup_stray, 0, 1 },
+	{ "tprecv --format raw", run_import, setup_import, 0, 0, 1 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -408,6 +463,74 @@ static void use_dir(const struct command *cmd)
 	snprintf(data_path, sizeof(data_path), "%s/data.img", dir);
 	snprintf(meta_path, sizeof(meta_path), "%s/meta.img", dir);
 	snprintf(xml_path, sizeof(xml_path), "%s/restore.xml", dir);
+	snprintf(img_path, sizeof(img_path), "%s/import.img", dir);
+	snprintf(got_path, sizeof(got_path), "%s/got.img", dir);
+}
+
+/* The volumes of the pool (names, sizes, thin ids), without the
+ * transaction ids: what a dropped import must leave as it found. */
+static int volumes_digest(uint32_t *out)
+{
+	struct pool *p;
+	struct pool_info info;
+	int r;
+
+	*out = 0;
+	if ((r = pool_open(POOL, NULL, POOL_RDONLY, &p)))
+		return r;
+	if (!(r = pool_get_info(p, 0, &info))) {
+		for (unsigned i = 0; i < info.nr_volumes; i++) {
+			crash_mix_str(out, info.volumes[i].name);
+			crash_mix(out, info.volumes[i].size);
+			crash_mix(out, info.volumes[i].dev_id);
+		}
+		pool_info_free(&info);
+	}
+	pool_close(p);
+	return r;
+}
+
+static uint32_t import_old_vols;
+
+/* After a cut of the raw import: an unfinished receive is dropped by
+ * tprecv --abort (*UNFINISHED counted), which gives back the volumes the
+ * pool had; else the import's volume, when there, reads as the image.
+ * NULL, or what is wrong. */
+static const char *judge_import(int *unfinished, int *whole)
+{
+	struct pool_send_stats st;
+	struct file_copy want, got;
+	struct pool *p;
+	uint32_t v;
+	int r, same;
+
+	if (pool_open(POOL, NULL, 0, &p))
+		return "the pool does not open";
+	r = pool_recv_abort(p, "imp");
+	if (!r) {
+		pool_close(p);
+		(*unfinished)++;
+		if (volumes_digest(&v) || v != import_old_vols)
+			return "the dropped import left other volumes than before";
+		return NULL;
+	}
+	if (r != -ENOENT) {
+		pool_close(p);
+		return "tprecv --abort of the unfinished import fails";
+	}
+	r = pool_send_raw(p, "imp", got_path, &st);
+	pool_close(p);
+	if (r == -ENOENT)
+		return NULL;	/* no volume: the old state, judged by its digest */
+	if (r)
+		return "the imported volume cannot be read";
+	file_copy_read(img_path, &want);
+	file_copy_read(got_path, &got);
+	same = want.size == got.size && !memcmp(want.data, got.data, want.size);
+	file_copy_free(&want);
+	file_copy_free(&got);
+	(*whole)++;
+	return same ? NULL : "the imported volume does not read as the image";
 }
 
 /* What a cut left: NULL when it is the old or the new state, else why not. */
@@ -416,7 +539,19 @@ static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32
 {
 	uint32_t d;
 	int r, changed = 0;
+	const char *why;
 
+	if (cmd->import) {
+		int unfinished = 0, whole = 0;
+		if ((why = judge_import(&unfinished, &whole)))
+			return why;
+		*blanks += unfinished;
+		if (unfinished) {	/* dropped: one more change, then clean */
+			if (pool_digest(&d, &changed))
+				return "the pool does not open after the drop";
+			return changed ? "no change commits on top" : check_clean();
+		}
+	}
 	if (cmd->area_level) {
 		r = thin_digest(restore_off, restore_len, &d);
 		if (r == -ENODATA) {
@@ -478,6 +613,8 @@ static void cut_command(const struct command *cmd)
 	make_pool();
 	if (cmd->setup)
 		cmd->setup();
+	if (cmd->import)
+		CU_ASSERT_FATAL(volumes_digest(&import_old_vols) == 0);
 	image_save(&before);
 	old_d = digest_for(cmd);
 	image_load(&before);
@@ -510,13 +647,16 @@ static void cut_command(const struct command *cmd)
 		}
 	tp_log_capture(NULL);
 	if (getenv("TP_TEST_VERBOSE"))
-		fprintf(stderr, "%s: %llu events x %u cuts: %d old, %d new, %d unformatted\n",
+		fprintf(stderr, "%s: %llu events x %u cuts: %d old, %d new, %d %s\n",
 			cmd->name, (unsigned long long)events + 1, crash_rounds(), olds, news,
-			blanks);
+			blanks, cmd->import ? "unfinished" : "unformatted");
 	CU_ASSERT(olds > 0 && news > 0);
+	CU_ASSERT(!cmd->import || blanks > 0);
 	image_free(&before);
 	for (int i = 0; i < 2; i++)
 		unlink(path_of(i));
+	unlink(img_path);
+	unlink(got_path);
 	CU_ASSERT(nftw(cfg_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0);
 }
 
@@ -570,6 +710,11 @@ static void test_repair_strays(void)
 	cut_command(&commands[9]);
 }
 
+static void test_import(void)
+{
+	cut_command(&commands[10]);
+}
+
 TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tvcreate", test_create },
 	      { "tvsnap", test_snap },
@@ -580,4 +725,5 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tpextend --metadata", test_extend_meta },
 	      { "tprestore into the active area", test_restore },
 	      { "tvrollback: new device from the snapshot, old one deleted", test_rollback },
-	      { "tprepair: a stray thin device deleted", test_repair_strays })
+	      { "tprepair: a stray thin device deleted", test_repair_strays },
+	      { "tprecv --format raw: unfinished, dropped, or whole", test_import })

@@ -1,6 +1,7 @@
 /* lib/pool's files in the config dir (host.h): VG backups (atomic write,
  * list, read, prune, one per pool commit) and the devices file (add/replace/remove/lookup, hand-made
  * lines kept), and finding a pool by labels when its entry is lost. */
+#include "lib/base/log.h"
 #include "lib/base/paths.h"
 #include "lib/pool/host/host.h"
 #include "test/unit/test_vg_fixture.h"
@@ -9,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static char cfgdir[600];
@@ -115,6 +117,47 @@ static void test_backup_commit(void)
 	CU_ASSERT_EQUAL(b->seqno, 2);
 	CU_ASSERT_EQUAL(b->transaction_id, vg->transaction_id);
 	vg_free(b);
+	free(t);
+	vg_free(vg);
+}
+
+/* A backup a command wrote says which, in its first line: the command
+ * line, a word with a space, a quote or a control character quoted; the
+ * text still imports. Without a command line, no such line. */
+static void test_backup_description(void)
+{
+	const char *words[] = { "tvrename", "vault/a", "b c", "say \"hi\"\\", "tab\there", "" };
+	char big[3000];
+	const char *long_words[] = { "tvcreate", big };
+	struct vg *vg = fx_vg(), *b;
+	size_t len;
+	char *t;
+
+	fresh_dir("described");
+	tp_log_set_command(6, words);
+	CU_ASSERT_STRING_EQUAL(tp_log_command(),
+			       "tvrename vault/a \"b c\" \"say \\\"hi\\\"\\\\\" \"tab?here\" \"\"");
+	vg->seqno = 1;
+	pool_backup_commit(vg);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_read("vault", 1, &t, &len, NULL), 0);
+	CU_ASSERT_EQUAL(strncmp(t, "# description: after 'tvrename vault/a \"b c\" ", 45), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_import(t, len, &b), 0);
+	CU_ASSERT_EQUAL(b->seqno, 1);
+	vg_free(b);
+	free(t);
+	/* a long command line is cut, and says so */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	tp_log_set_command(2, long_words);
+	CU_ASSERT(strlen(tp_log_command()) < 1024);
+	CU_ASSERT_STRING_EQUAL(tp_log_command() + strlen(tp_log_command()) - 4, "x...");
+	/* no command line: no description */
+	tp_log_set_command(0, NULL);
+	CU_ASSERT_STRING_EQUAL(tp_log_command(), "");
+	vg->seqno = 2;
+	pool_backup_commit(vg);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_read("vault", 2, &t, &len, NULL), 0);
+	CU_ASSERT_PTR_NULL(strstr(t, "# description"));
 	free(t);
 	vg_free(vg);
 }
@@ -267,5 +310,6 @@ static void test_find_by_label(void)
 TP_TEST_SUITE(pool_host, NULL, NULL,
 	      { "backups written, listed, read and pruned", test_backup },
 	      { "a commit's backup holds its text", test_backup_commit },
+	      { "a command's backup names the command", test_backup_description },
 	      { "devices file add/replace/remove/lookup", test_devices },
 	      { "a lost entry is found again by labels", test_find_by_label })

@@ -426,6 +426,64 @@ static void test_receives(void)
 	vg_free(vg);
 }
 
+/* A raw import's receive: its flag roundtrips (written only when set),
+ * it has no origin, and it ends as a writable volume without a content
+ * uuid; a volume never carries the flag. */
+static void test_raw_receive(void)
+{
+	struct vg *vg, *back, *no;
+	struct vg_volume r, *x;
+	char *text, *bad;
+	size_t len;
+
+	CU_ASSERT_EQUAL_FATAL(vg_import(good_text, strlen(good_text), &vg), 0);
+	memset(&r, 0, sizeof(r));
+	strcpy(r.name, "img");
+	r.dev_id = 3;
+	r.size = 3 << 20;
+	r.read_only = 1;
+	strcpy(r.content_uuid, "0b2d2b7c-52a8-4f0e-9d27-2d1f4a5e6c70");
+	r.raw = 1;
+	CU_ASSERT_EQUAL_FATAL(vg_add_receive(vg, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &text, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "raw=1"));
+	CU_ASSERT_EQUAL_FATAL(vg_import(text, len, &back), 0);
+	x = vg_find_receive(back, "img");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	CU_ASSERT_EQUAL(x->raw, 1);
+	/* raw=2 is refused */
+	bad = strdup(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bad);
+	*(strstr(bad, "raw=1") + 4) = '2';
+	CU_ASSERT_EQUAL(vg_import(bad, len, &no), -EUCLEAN);
+	free(bad);
+	free(text);
+	/* a stream's receive writes no raw key */
+	x->raw = 0;
+	CU_ASSERT_EQUAL_FATAL(vg_export(back, &text, &len), 0);
+	CU_ASSERT_PTR_NULL(strstr(text, "raw="));
+	free(text);
+	x->raw = 1;
+	/* a raw import with an origin, or a volume with the flag: refused */
+	strcpy(x->origin, "snap");
+	CU_ASSERT_EQUAL(vg_validate(back), -EINVAL);
+	x->origin[0] = '\0';
+	vg_find_volume(back, "snap")->raw = 1;
+	CU_ASSERT_EQUAL(vg_validate(back), -EINVAL);
+	vg_find_volume(back, "snap")->raw = 0;
+	CU_ASSERT_EQUAL(vg_validate(back), 0);
+	/* the end: an ordinary writable volume */
+	CU_ASSERT_EQUAL(vg_finish_receive(back, "img"), 0);
+	x = vg_find_volume(back, "img");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	CU_ASSERT_EQUAL(x->read_only, 0);
+	CU_ASSERT_EQUAL(x->raw, 0);
+	CU_ASSERT_STRING_EQUAL(x->content_uuid, "");
+	CU_ASSERT_EQUAL(vg_validate(back), 0);
+	vg_free(back);
+	vg_free(vg);
+}
+
 static void test_volume_ops(void)
 {
 	struct tp_log_capture cap;
@@ -680,5 +738,6 @@ TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "monitor policy: optional section, defaults, checks", test_monitor_policy },
 	      { "volume add/remove/find", test_volume_ops },
 	      { "unfinished receives: apart, held, roundtrip, end", test_receives },
+	      { "a raw import's receive: flag, no origin, ends writable", test_raw_receive },
 	      { "3000 volumes fit a slot", test_many_volumes },
 	      { "random damage: refused or valid", test_random_damage })

@@ -72,6 +72,14 @@ int pool_get_status(struct pool *p, int sharing, struct pool_status *st)
 		/* without the walk, what it maps (what is its own needs the walk) */
 		uint64_t own = d ? (st->sharing ? d->exclusive : d->mapped) * chunk : 0;
 
+		if (v->raw) {
+			log_warn("pool %s: the raw import of %s was cut short (%s of data its own): "
+				 "it is no volume and cannot go on; drop it with 'tprecv --abort %s "
+				 "%s'", pool_name(p), v->name,
+				 tp_size_format(d ? d->exclusive * chunk : 0, 'h', h, sizeof(h)),
+				 v->name, pool_name(p));
+			continue;
+		}
 		log_warn("pool %s: the receive of %s is unfinished (%s of %s received, %s of data "
 			 "%s): finish it with 'tprecv --resume' and its stream, or drop it "
 			 "with 'tprecv --abort %s %s'", pool_name(p), v->name,

@@ -141,6 +141,12 @@ int pool_name_free(struct pool *p, const char *name)
 			  name);
 		return -EEXIST;
 	}
+	if (vg_find_receive(p->vg, name) && vg_find_receive(p->vg, name)->raw) {
+		log_error("pool %s has an unfinished receive of %s, a raw import cut short: "
+			  "drop it with 'tprecv --abort %s %s', or choose another name", p->name,
+			  name, name, p->name);
+		return -EEXIST;
+	}
 	if (vg_find_receive(p->vg, name)) {
 		log_error("pool %s has an unfinished receive of %s: finish it with 'tprecv "
 			  "--resume' or drop it with 'tprecv --abort %s %s', or choose another "

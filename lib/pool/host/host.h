@@ -31,6 +31,10 @@
  * by the rule above (mode 0600, temporary file .tmp.vg); the newest
  * POOL_BACKUP_KEEP files of a pool are kept, older ones pruned. File
  * names are the seqno in decimal, zero-padded to 20 digits so they sort.
+ * A backup a command wrote begins with a comment line that says which
+ * (POOL_BACKUP_DESCRIPTION "after 'tvcreate -V 1G -n www vault'", the
+ * command line as lib/base/log.h's tp_log_command gives it); the VG text
+ * reader passes comments by, so the file restores as it did before.
  *
  * The damaged thin-metadata copies (host_spare.c): a repair writes into
  * the spare area, which holds the copy the previous repair set aside.
@@ -84,6 +88,8 @@ int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out) 
 /* ---- VG metadata backups ---- */
 
 #define POOL_BACKUP_KEEP 50u
+/* The first line of a backup a command wrote: this, then what made it. */
+#define POOL_BACKUP_DESCRIPTION "# description: "
 
 /* Write TEXT as the backup of POOL's commit SEQNO and prune to KEEP
  * (0 = POOL_BACKUP_KEEP): 0 or -errno, logged; -EINVAL (not logged) for

@@ -167,12 +167,35 @@ out:
 	return r;
 }
 
+/* TEXT (LEN bytes, malloc'd) with the description line before it, when
+ * the command line is known: 0, or -ENOMEM (TEXT kept). */
+static int describe(char **text, size_t *len)
+{
+	const char *cmd = tp_log_command();
+	size_t n;
+	char *d;
+
+	if (!*cmd)
+		return 0;
+	n = strlen(POOL_BACKUP_DESCRIPTION "after ''\n") + strlen(cmd);
+	if (!(d = malloc(n + *len + 1)))
+		return -ENOMEM;
+	snprintf(d, n + 1, POOL_BACKUP_DESCRIPTION "after '%s'\n", cmd);
+	memcpy(d + n, *text, *len + 1);
+	free(*text);
+	*text = d;
+	*len += n;
+	return 0;
+}
+
 void pool_backup_commit(const struct vg *vg)
 {
 	char *text = NULL;
 	size_t len;
 	int r = vg_export(vg, &text, &len);
 
+	if (!r)
+		r = describe(&text, &len);
 	if (!r)
 		r = pool_backup_write(vg->name, vg->seqno, text, len, 0);
 	if (r)

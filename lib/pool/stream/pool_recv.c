@@ -640,6 +640,13 @@ static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 			  name ? name : c->r->h.uuid, name ? "" : ")");
 		return -ENOENT;
 	}
+	if (v->raw) {
+		log_error("pool %s: %s is a raw import that was cut short (tprecv --format raw): "
+			  "its input was read once, so it cannot go on; drop it with 'tprecv "
+			  "--abort %s %s' and import again", pool_name(p), v->name, v->name,
+			  pool_name(p));
+		return -EOPNOTSUPP;
+	}
 	if (strcmp(v->content_uuid, c->r->h.uuid) || v->size != c->r->h.size) {
 		log_error("pool %s: the unfinished receive of %s is of another stream (uuid %s, "
 			  "%" PRIu64 " bytes), not this one (uuid %s, %" PRIu64 " bytes); nothing "

@@ -12,7 +12,12 @@
 #include <sys/types.h>
 
 struct pool_recv {
-	int fd;			/* the whole stream, seekable */
+	int fd;			/* the whole stream, seekable; raw: the input */
+	/* raw (pool_recv_raw.c): a plain image read once, not a stream; H
+	 * holds only the volume's size and name. SIZED: a file or a block
+	 * device, whose KNOWN bytes from its offset were known at the open */
+	int raw, sized;
+	uint64_t known;
 	struct stream_header h;
 	uint64_t records, data_bytes;
 	uint64_t chunks;	/* chunks the data fills */

@@ -1,0 +1,137 @@
+# tprepair --list-backups POOL (tprepair(8), "Listing the backups"): one
+# line per VG metadata backup, oldest first, with its seqno, transaction
+# id, time, volumes, file and the command that made it; from this host's
+# files alone (the devices gone, nothing written); a damaged file listed
+# as such; unfinished receives and another pool's backups said; an
+# earlier pool of the same name named and listed by its own name; no
+# backups, a bad name or other options refused. A listed backup restores
+# with --restorefile (its description line is a comment).
+DATA_SIZE=256M META_SIZE=16M
+new_pool vault --chunk 64k
+ok tvcreate -V 4M -n www vault
+ok tvsnap --readonly vault/www -n "mon"
+ok tvrename vault/mon monday
+dir=$TPTOOLS_DIR/backup/vault
+
+# rows: the listing's lines less the heading, in ./rows
+list() {
+	ok tprepair --list-backups "$@"
+	head -1 out | grep -q "^Seqno Transaction Time  *Volumes  File  Description$" ||
+		{ cat out >&2; fail "no heading line"; }
+	tail -n +2 out >rows
+}
+list vault
+[ "$(wc -l <rows)" = "$(ls "$dir"/*.vg | wc -l)" ] || { cat out >&2; fail "not one line per backup"; }
+[ "$(wc -l <rows)" = 4 ] || { cat out >&2; fail "4 commits, not $(wc -l <rows) lines"; }
+# oldest first: the seqnos ascend, the files are the backups, in order
+awk '{ print $1 }' rows >seqnos
+sort -n seqnos | cmp -s - seqnos || fail "the lines are not oldest first"
+[ "$(awk '{ print $5 }' rows)" = "$(ls "$dir"/*.vg)" ] || { cat out >&2; fail "the files differ"; }
+[ "$(tail -1 seqnos)" = "$(sed -n 's/^\t*seqno *= *\([0-9]*\)$/\1/p' "$dir/$(ls "$dir" | tail -1)" | head -1)" ] ||
+	fail "the newest line's seqno is not the newest backup's"
+# what each records: transaction ids 0..3, the volumes, the commands
+expect_line() { # N TID VOLUMES DESCRIPTION
+	awk -v n="$1" 'NR == n' rows >line
+	read -r s t when v f rest <line
+	[ "$t" = "$2" ] && [ "$v" = "$3" ] && [ "$rest" = "$4" ] ||
+		{ cat line >&2; fail "line $1: not transaction $2, $3 volumes, '$4'"; }
+	[[ $when =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{4}$ ]] ||
+		fail "line $1: time '$when' is not ISO 8601"
+	[ -f "$f" ] || fail "line $1: no file $f"
+}
+expect_line 1 0 0 "after 'tpcreate --data vault-data.img --meta vault-meta.img --chunk 64k vault'"
+expect_line 2 1 1 "after 'tvcreate -V 4M -n www vault'"
+expect_line 3 2 2 "after 'tvsnap --readonly vault/www -n mon'"
+expect_line 4 2 2 "after 'tvrename vault/mon monday'"
+[ "$(tail -1 rows | awk '{ print $2 }')" = "$(pool_bytes vault pool_transaction_id)" ] ||
+	fail "the newest backup's transaction id is not the pool's"
+ok tpchange --warn 85 vault
+ok tprepair --list-backups vault
+out_has "after 'tpchange --warn 85 vault'$"
+cp out listed.before
+
+# the devices gone: the same list, and nothing written
+md5sum ./*.img >sums.before
+mkdir gone
+mv vault-data.img vault-meta.img gone/
+ok tprepair --list-backups vault
+cmp -s out listed.before || { diff listed.before out >&2; fail "the list differs without the devices"; }
+mv gone/* .
+md5sum ./*.img >sums.after
+cmp -s sums.before sums.after || fail "--list-backups changed a device"
+[ "$(ls "$dir"/*.vg | wc -l)" = "$(($(wc -l <listed.before) - 1))" ] || fail "it wrote a backup"
+
+# refused: no backups, a bad name, other options
+unchanged 5 tprepair --list-backups nosuch
+err_has "pool nosuch has no VG metadata backups in $TPTOOLS_DIR/backup/nosuch"
+err_has "check the name"
+unchanged 3 tprepair --list-backups 'a/b'
+err_has "invalid pool name 'a/b'"
+unchanged 3 tprepair --list-backups --devices vault-data.img,vault-meta.img vault
+err_has "takes no other option"
+unchanged 3 tprepair --list-backups --force vault
+unchanged 3 tprepair --list-backups --metadata vault-meta.img -o x.img
+unchanged 3 tprepair --list-backups
+unchanged 3 tprepair --list-backups vault other
+
+# damaged files, a backup from before descriptions, another pool's
+newest=$(ls "$dir"/*.vg | tail -1)
+echo "not VG metadata {" >"$dir/00000000000000000090.vg"
+cp "$newest" "$dir/00000000000000000091.vg"
+sed -i '1d; s/^\(\t*seqno *= *\)[0-9]*$/\191/' "$dir/00000000000000000091.vg"
+head -c 0 /dev/null >"$dir/00000000000000000092.vg"
+list vault
+awk '$1 == 90 && $2 == "-" && $4 == "-"' rows | grep -q "$dir/00000000000000000090.vg  damaged: syntax error" ||
+	{ cat out >&2; fail "a damaged backup is not listed as such"; }
+awk '$1 == 92' rows | grep -q "damaged: an empty file$" || { cat out >&2; fail "an empty backup is not damaged"; }
+grep -q "^ *91 .*/00000000000000000091.vg  -$" rows ||
+	{ cat out >&2; fail "a backup without a description does not say '-'"; }
+# another pool's (its uuid) among them; the newest readable one decides
+cp "$newest" "$dir/00000000000000000093.vg"
+sed -i '1d; s/^\(\t*seqno *= *\)[0-9]*$/\193/; s/^\(\tuuid *= *"\)[0-9a-f]\{8\}/\1deadbeef/' \
+	"$dir/00000000000000000093.vg"
+cp "$newest" "$dir/00000000000000000094.vg"
+sed -i 's/^\(\t*seqno *= *\)[0-9]*$/\194/' "$dir/00000000000000000094.vg"
+list vault
+grep -q "^ *93 .*; of another pool: vault, uuid deadbeef" rows ||
+	{ cat out >&2; fail "another pool's backup is not said"; }
+grep "^ *9[14] " rows | grep -q "another pool" && { cat out >&2; fail "the pool's own backups called another pool's"; }
+rm -f "$dir"/000000000000000000{90,91,92,93,94}.vg
+
+# an unfinished receive is said
+head -c 8M /dev/urandom >img
+rm -f pause
+env TP_TEST_PAUSE=recv-raw-piece=1 TP_TEST_PAUSE_FILE="$PWD/pause" \
+	tprecv --format raw -n k -i img vault >recv.out 2>recv.err &
+pid=$!
+wait_until "$pid" test -e pause || { cat recv.err >&2; fail "the import never paused"; }
+kill -KILL "$pid"
+wait "$pid" || true
+rm -f pause
+list vault
+tail -1 rows | grep -q "after 'tprecv --format raw -n k -i img vault'; 1 unfinished receive$" ||
+	{ cat out >&2; fail "the unfinished receive is not said"; }
+ok tprecv --abort k vault
+
+# a listed backup restores: both labels lost, --restorefile the newest line's file
+list vault
+file=$(tail -1 rows | awk '{ print $5 }')
+dd if=/dev/zero of=vault-data.img bs=512 seek=1 count=1 conv=notrunc status=none
+dd if=/dev/zero of=vault-meta.img bs=512 seek=1 count=1 conv=notrunc status=none
+ok tprepair vault --restorefile "$file" --devices vault-data.img,vault-meta.img
+expect_rc 0 tpcheck vault
+[ "$(vol_field vault www vol_name)" = www ] || fail "the restored pool lacks www"
+
+# an earlier pool of the same name: named, and listed by its own name
+ok tpremove -y vault
+new_pool vault --chunk 64k
+list vault
+[ "$(wc -l <rows)" = 1 ] || { cat out >&2; fail "the new pool's list has the old pool's backups"; }
+old=$(cd "$TPTOOLS_DIR/backup" && ls -d vault.* | head -1)
+[ -n "$old" ] || fail "no earlier pool's backups"
+err_has "backups of 1 earlier pool named vault, moved aside by tpcreate, are listed by 'tprepair --list-backups $old'"
+list "$old"
+[ "$(wc -l <rows)" = 7 ] || { cat out >&2; fail "the earlier pool's backups are not all listed"; }
+err_has "these are backups of a pool named vault"
+grep -q "another pool" rows && { cat out >&2; fail "an earlier pool's own backups called another pool's"; }
+true
