@@ -312,7 +312,7 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	} else if (r) {
 		log_error("%s: repair failed (%s); the input is unchanged",
 			  p.metadata ? p.metadata : p.pool,
-			  r == -ENOTBLK ? "a path is neither a block device nor an image file"
+			  r == -ENOTBLK ? "a device path was refused, as said above"
 					: strerror(-r));
 	}
 done:
