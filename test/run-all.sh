@@ -16,9 +16,12 @@
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there)
 #   boot    the boot test (test/vm/boot.sh: a Debian 12 system with the
-#           package booted four times under QEMU; make check-boot), not run
-#           by default; TP_VM_BOOT=1 runs it after the vm stage's kernels, in
-#           the same job (alongside the other stages)
+#           package booted four times under QEMU; make check-boot), run
+#           after the vm stage's kernels, in the same job (alongside the
+#           other stages, whose host-side shell runs take longer);
+#           TP_VM_BOOT=0 leaves it out
+#   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
+#           with one signal in turn (t-recv-raw) use all three
 #   TP_VM_ALONGSIDE=0|1  run the vm stage alongside the others (default 1
 #           on a host with 2 or more CPUs: QEMU's emulation keeps one CPU
 #           busy, the host-side tests the other); its output is kept and
@@ -110,7 +113,7 @@ run_vm() {
 			n=$((n + 1))
 		done
 	fi
-	if [ "${TP_VM_BOOT:-0}" = 1 ]; then
+	if [ "${TP_VM_BOOT:-1}" = 1 ]; then
 		results=$work/vm.$((n + 1)) exec_stage boot "$BUILD" main
 	fi
 	echo "$((SECONDS - t0))" >"$work/vm.time"

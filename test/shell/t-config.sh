@@ -5,7 +5,7 @@
 # unchanged); tpcreate takes its defaults from create/...; the devices
 # filter keeps a block device out of every scan and every open.
 conf=$TPTOOLS_DIR/tptools.conf
-DATA_SIZE=128M
+DATA_SIZE=32M META_SIZE=16M
 values() { grep -v '^[[:space:]]*#' "$1" | sed 's/[[:space:]]*#.*$//'; }
 
 # no file: the defaults, said so
