@@ -223,7 +223,8 @@ static int walk_field(const char *s, size_t len)
 	return 0;
 }
 
-int status_needs_sharing(const char *text)
+int status_each_name(const char *text, int (*fn)(const char *name, size_t len, void *arg),
+		     void *arg)
 {
 	for (const char *s = text ? text : ""; *s;) {
 		if (*s == '"' || *s == '\'') {
@@ -232,14 +233,26 @@ int status_needs_sharing(const char *text)
 		} else if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_') {
 			size_t len = strspn(s, "abcdefghijklmnopqrstuvwxyz"
 					       "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
-			if (walk_field(s, len))
-				return 1;
+			int r = fn(s, len, arg);
+			if (r)
+				return r;
 			s += len;
 		} else {
 			s++;
 		}
 	}
 	return 0;
+}
+
+static int names_walk_field(const char *s, size_t len, void *arg)
+{
+	(void)arg;
+	return walk_field(s, len);
+}
+
+int status_needs_sharing(const char *text)
+{
+	return status_each_name(text, names_walk_field, NULL);
 }
 
 void status_set_format(char unit, int no_suffix)

@@ -67,6 +67,11 @@ int status_is_field(uint32_t type, const char *name, size_t len);
  * field that needs the mapping walk: vol_exclusive, vol_shared (also
  * without vol_), or all / vol_all? Quoted strings are skipped. */
 int status_needs_sharing(const char *text);
+/* Call FN on each name (identifier) of TEXT outside quoted values (a -o,
+ * -O or -S argument), in order, until it returns nonzero: that value, or
+ * 0 after the last. */
+int status_each_name(const char *text, int (*fn)(const char *name, size_t len, void *arg),
+		     void *arg);
 
 /* Fill a row from IN (valid while IN is). CREATED holds the volume's
  * creation time as text. */

@@ -63,29 +63,23 @@ static int split_list(const char *spec, const char *pool_def, const char *vol_de
 /* The table a -S expression selects on: T_POOL or T_VOL by the field
  * names it mentions (quoted values skipped), 0 when it mixes them or
  * names none. */
+static int name_table(const char *s, size_t len, void *arg)
+{
+	uint32_t *t = arg, ft = status_is_field(T_POOL, s, len) ? T_POOL
+				 : status_is_field(T_VOL, s, len) ? T_VOL : 0;
+
+	if (ft && *t && ft != *t)
+		return 1;	/* mixed */
+	if (ft)
+		*t = ft;
+	return 0;
+}
+
 static uint32_t selection_table(const char *sel)
 {
 	uint32_t t = 0;
 
-	for (const char *s = sel; *s;) {
-		if (*s == '"' || *s == '\'') {
-			const char *end = strchr(s + 1, *s);
-			s = end ? end + 1 : s + strlen(s);
-		} else if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_') {
-			size_t len = strspn(s, "abcdefghijklmnopqrstuvwxyz"
-					       "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789");
-			uint32_t ft = status_is_field(T_POOL, s, len) ? T_POOL
-				      : status_is_field(T_VOL, s, len) ? T_VOL : 0;
-			if (ft && t && ft != t)
-				return 0;
-			if (ft)
-				t = ft;
-			s += len;
-		} else {
-			s++;
-		}
-	}
-	return t;
+	return status_each_name(sel, name_table, &t) ? 0 : t;
 }
 
 struct status_opts {
