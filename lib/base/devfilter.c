@@ -92,6 +92,12 @@ static unsigned long copies(const char *e)
 	return f;
 }
 
+/* Short enough, and its repetitions within bounds, for regcomp. */
+static int bounded(const char *expr)
+{
+	return strlen(expr) <= FILTER_MAX_LEN && copies(expr) <= FILTER_MAX_COPIES;
+}
+
 int tp_dev_filter_check(const char *text, char *why, size_t len)
 {
 	int accept, r;
@@ -100,7 +106,7 @@ int tp_dev_filter_check(const char *text, char *why, size_t len)
 
 	if (split(text, &accept, &expr, why, len))
 		return -1;
-	if (strlen(expr) > FILTER_MAX_LEN || copies(expr) > FILTER_MAX_COPIES) {
+	if (!bounded(expr)) {
 		snprintf(why, len, "has an expression too long or whose repetitions (+, {m,n}) "
 			 "multiply past %u copies; write a simpler one", FILTER_MAX_COPIES);
 		free(expr);
@@ -144,10 +150,11 @@ static void cache_fill(void)
 	for (unsigned i = 0; i < n; i++) {
 		struct pattern *p = &cache.p[cache.n];
 		char why[256], *expr;
-		if (tp_dev_filter_check(items[i], why, sizeof(why)) ||
-		    split(items[i], &p->accept, &expr, why, sizeof(why)))
+		/* (the load checked each pattern; compiled here once more, to
+		 * keep, and still only when it is bounded) */
+		if (split(items[i], &p->accept, &expr, why, sizeof(why)))
 			continue;
-		if (!regcomp(&p->re, expr, REG_EXTENDED | REG_NOSUB)) {
+		if (bounded(expr) && !regcomp(&p->re, expr, REG_EXTENDED | REG_NOSUB)) {
 			p->text = items[i];
 			cache.n++;
 		}
