@@ -65,6 +65,37 @@ void cli_end(struct cli *cli)
 		free_strings(cli->table);
 	}
 	cli->ctx = NULL;
+	free(cli->argv);
+	cli->argv = NULL;
+}
+
+/* Does OPTS have --progress? */
+static int has_progress(const struct poptOption *opts)
+{
+	for (; opts->longName || opts->shortName || opts->argInfo; opts++)
+		if (opts->longName && !strcmp(opts->longName, "progress"))
+			return 1;
+	return 0;
+}
+
+/* ARGV for popt: with a --progress option, a bare "--progress" before "--"
+ * becomes "--progress=yes", so its optional value never swallows the next
+ * argument ("--progress POOL"). NULL on allocation failure. */
+static const char **cli_argv(const struct poptOption *opts, int argc, const char **argv)
+{
+	const char **a = calloc((size_t)argc + 1, sizeof(*a));
+	int progress = has_progress(opts), end = 0;
+
+	if (!a)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		a[i] = argv[i];
+		if (i && !end && !strcmp(argv[i], "--"))
+			end = 1;
+		else if (i && !end && progress && !strcmp(argv[i], "--progress"))
+			a[i] = "--progress=yes";
+	}
+	return a;
 }
 
 int cli_begin(struct cli *cli, const struct tp_command *cmd, const struct poptOption *opts,
@@ -83,9 +114,13 @@ int cli_begin(struct cli *cli, const struct tp_command *cmd, const struct poptOp
 	tp_log_set_verbosity(0);
 	cli->cmd = cmd;
 	memcpy(cli->table, table, sizeof(table));
-	cli->ctx = poptGetContext(cmd->name, argc, argv, cli->table, 0);
-	if (!cli->ctx)
+	cli->argv = cli_argv(opts, argc, argv);
+	cli->ctx = cli->argv ? poptGetContext(cmd->name, argc, cli->argv, cli->table, 0) : NULL;
+	if (!cli->ctx) {
+		free(cli->argv);
+		cli->argv = NULL;
 		return TP_EXIT_FAILED;
+	}
 	snprintf(synopsis, sizeof(synopsis), "[OPTION...] %s", cmd->args ? cmd->args : "");
 	poptSetOtherOptionHelp(cli->ctx, synopsis);
 	while (code == CLI_CONTINUE && (rc = poptGetNextOpt(cli->ctx)) > 0) {
@@ -166,6 +201,22 @@ int cli_parse_pool_or_area(struct cli *cli, const struct tp_command *cmd,
 	else if (!*metadata)
 		*pool = args[0];
 	return code;
+}
+
+int cli_progress(const struct tp_command *cmd, const char *val, enum tp_progress_mode *mode)
+{
+	*mode = TP_PROGRESS_AUTO;
+	if (val && tp_progress_parse(val, mode))
+		return cli_usage_error(cmd, "invalid value '%s' for --progress: use yes, no or json",
+				       val);
+	return CLI_CONTINUE;
+}
+
+void cli_progress_begin(struct tp_progress *pg, const struct tp_command *cmd,
+			enum tp_progress_mode mode, const char *object, enum tp_progress_unit unit,
+			const char *items)
+{
+	tp_progress_begin(pg, mode, tp_cli.quiet, STDERR_FILENO, cmd->name, object, unit, items);
 }
 
 int cli_size(const struct tp_command *cmd, const char *opt, const char *val, char default_unit,

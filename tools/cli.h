@@ -11,6 +11,7 @@
 #define TP_TOOLS_CLI_H
 
 #include <popt.h>
+#include "lib/base/progress.h"
 #include <stdint.h>
 
 struct tp_command {
@@ -60,6 +61,16 @@ int tp_main(int argc, const char **argv);
 	  "with --devices: take a component of another device (an md member, a " \
 	  "multipath path); for recovery only", NULL }
 
+/* --progress[=WHEN] of a command that can run long (tptools(7) PROGRESS,
+ * lib/base/progress.h): VAR is a const char * (NULL when not given; a bare
+ * --progress reads as "yes", so it never takes the next argument). Parse
+ * it with cli_progress, then show with cli_progress_begin. */
+#define CLI_OPT_PROGRESS(var)                                                  \
+	{ "progress", '\0', POPT_ARG_STRING | POPT_ARGFLAG_OPTIONAL, &(var), 0,   \
+	  "progress on standard error: shown on a terminal unless -q; WHEN: yes "  \
+	  "(also when not a terminal), no, json (one JSON object per line)",      \
+	  "WHEN" }
+
 /* The --offset/--size options of a bare metadata area (tpcheck --metadata,
  * tpdump, tprepair --metadata, tprestore): PREFIX starts each help text
  * ("with --metadata: " or ""), FILE names the argument the area is in. */
@@ -78,6 +89,7 @@ struct cli {
 	const struct tp_command *cmd;
 	poptContext ctx;
 	struct poptOption table[3];
+	const char **argv;	/* the command line popt reads (see CLI_OPT_PROGRESS) */
 };
 
 /* Start parsing a command line with OPTS (a table ending in POPT_TABLEEND;
@@ -107,6 +119,15 @@ int cli_parse_pool_or_area(struct cli *cli, const struct tp_command *cmd,
 			   const struct poptOption *opts, int argc, const char **argv,
 			   const char *const *metadata, const char *const *devices,
 			   const char **pool);
+
+/* Parse the value of CLI_OPT_PROGRESS (NULL: not given, AUTO) into *MODE.
+ * Returns CLI_CONTINUE or 3 with a message. */
+int cli_progress(const struct tp_command *cmd, const char *val, enum tp_progress_mode *mode);
+
+/* tp_progress_begin on standard error for CMD, honouring -q. */
+void cli_progress_begin(struct tp_progress *pg, const struct tp_command *cmd,
+			enum tp_progress_mode mode, const char *object, enum tp_progress_unit unit,
+			const char *items);
 
 /* Parse a size option value (K/M/G/T/P/s); returns CLI_CONTINUE or 3. */
 int cli_size(const struct tp_command *cmd, const char *opt, const char *val, char default_unit,

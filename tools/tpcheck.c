@@ -21,28 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-struct progress {
-	int shown;
-	unsigned last_pct;
-};
-
-static void show_progress(void *ctx, uint64_t done, uint64_t total)
-{
-	struct progress *pg = ctx;
-	unsigned pct = total ? (unsigned)(done >= total ? 100 : done * 100 / total) : 100;
-	char bar[41];
-
-	if (pg->shown && pct == pg->last_pct)
-		return;
-	pg->shown = 1;
-	pg->last_pct = pct;
-	memset(bar, '#', pct * 40 / 100);
-	memset(bar + pct * 40 / 100, '.', 40 - pct * 40 / 100);
-	bar[40] = '\0';
-	fprintf(stderr, "\rchecking mappings [%s] %3u%%", bar, pct);
-	fflush(stderr);
-}
-
 static void json_string(const char *s)
 {
 	putchar('"');
@@ -193,21 +171,21 @@ static int print_result(const char *what, int bare, const struct pool_check_resu
 	return code;
 }
 
-/* Run the check P describes (a progress bar on a terminal unless JSON or
- * -q) and print its result; returns the exit code. */
-static int run(struct pool_check_params *p, int json, int fast, struct pool_check_result *res)
+/* Run the check P describes (progress as MODE asks: by default on a
+ * terminal unless JSON or -q) and print its result; returns the exit code. */
+static int run(const struct tp_command *cmd, struct pool_check_params *p, int json, int fast,
+	       enum tp_progress_mode mode, struct pool_check_result *res)
 {
-	struct progress pg = { 0 };
+	struct tp_progress pg;
 	int r;
 
 	p->flags = fast ? POOL_CHECK_FAST : 0;
-	if (!json && !tp_cli.quiet && isatty(STDERR_FILENO)) {
-		p->progress = show_progress;
-		p->progress_ctx = &pg;
-	}
+	cli_progress_begin(&pg, cmd, json && mode == TP_PROGRESS_AUTO ? TP_PROGRESS_NONE : mode,
+			   p->pool ? p->pool : p->metadata, TP_PROGRESS_ITEMS, "mappings");
+	p->progress = tp_progress_cb;
+	p->progress_ctx = &pg;
 	r = pool_check_run(p, res);
-	if (pg.shown)
-		fprintf(stderr, "\r%60s\r", "");
+	tp_progress_end(&pg, r == 0);
 	if (r && r != -ENOTBLK)	/* a path of the wrong kind: said where it was refused */
 		log_error("%s: the check could not run: %s", p->pool ? p->pool : p->metadata,
 			  strerror(-r));
@@ -221,6 +199,7 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 	struct pool_check_params p = { 0 };
 	struct cli_area area = { 0 };
 	int json = 0, fast = 0, code;
+	const char *progress = NULL;
 	const struct poptOption opts[] = {
 		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
 		  "check a bare thin metadata area (file or device) instead of a pool", "FILE" },
@@ -230,8 +209,10 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 		  "bounded-time boot check: superblock, space maps, device trees, tree roots "
 		  "(weaker than the full check)", NULL },
 		{ "json", 'j', POPT_ARG_NONE, &json, 0, "print the report as JSON", NULL },
+		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
+	enum tp_progress_mode mode;
 	struct pool_check_result res = { 0 };
 	static struct tp_log_capture cap;
 	int capture = wants_json(argc, argv);
@@ -248,7 +229,9 @@ int cmd_tpcheck(const struct tp_command *cmd, int argc, const char **argv)
 		goto out;
 	p.offset = area.offset;
 	p.size = area.size;
-	code = run(&p, json, fast, &res);
+	code = cli_progress(cmd, progress, &mode);
+	if (code == CLI_CONTINUE)
+		code = run(cmd, &p, json, fast, mode, &res);
 out:
 	pool_check_result_free(&res);
 	cli_end(&cli);
