@@ -21,7 +21,8 @@
 #           other stages, whose host-side shell runs take longer);
 #           TP_VM_BOOT=0 leaves it out
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
-#           with one signal in turn (t-recv-raw) use all three
+#           with one signal in turn (t-recv-raw) use all three, and
+#           t-recv-interrupt cuts a receive at 20 places per input, not 10
 #   TP_VM_ALONGSIDE=0|1  run the vm stage alongside the others (default 1
 #           on a host with 2 or more CPUs: QEMU's emulation keeps one CPU
 #           busy, the host-side tests the other); its output is kept and
