@@ -16,10 +16,12 @@
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there)
 #   boot    the boot test (test/vm/boot.sh: a Debian 12 system with the
-#           package booted four times under QEMU; make check-boot), run
-#           after the vm stage's kernels, in the same job (alongside the
-#           other stages, whose host-side shell runs take longer);
-#           TP_VM_BOOT=0 leaves it out
+#           package booted four times under QEMU; make check-boot), part
+#           of the vm stage: run after its kernels when the vm stage runs
+#           in turn; when it runs alongside, the boot test starts as soon
+#           as the host-side stages are done, on the CPU they leave, while
+#           the vm stage's kernels go on (its own scratch dir); TP_VM_BOOT=0
+#           leaves it out
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
 #           with one signal in turn (t-recv-raw) use all three, and
 #           t-recv-interrupt cuts a receive at 20 places per input, not 10
@@ -39,7 +41,7 @@ total_fail=0
 work=$(mktemp -d)
 vmpid=
 killtree() { local c; for c in $(pgrep -P "$1"); do killtree "$c"; done; kill "$1" 2>/dev/null; }
-trap '[ -n "$vmpid" ] && killtree "$vmpid"; rm -rf "$work"' EXIT
+trap '[ -n "$vmpid" ] && killtree "$vmpid"; [ -n "${bootpid:-}" ] && killtree "$bootpid"; rm -rf "$work"' EXIT
 results=$work/results
 
 failures=() # "label stage: what failed", printed again at the very end
@@ -114,10 +116,16 @@ run_vm() {
 			n=$((n + 1))
 		done
 	fi
-	if [ "${TP_VM_BOOT:-1}" = 1 ]; then
-		results=$work/vm.$((n + 1)) exec_stage boot "$BUILD" main
+	if [ "${TP_VM_BOOT:-1}" = 1 ] && [ "${1:-}" != kernels ]; then
+		run_boot
 	fi
 	echo "$((SECONDS - t0))" >"$work/vm.time"
+}
+# run_boot: the boot test, results to $work/vm.9, its time to boot.time
+run_boot() {
+	local t0=$SECONDS
+	results=$work/vm.9 exec_stage boot "$BUILD" main
+	echo "$((SECONDS - t0))" >"$work/boot.time"
 }
 add_vm() {
 	local f
@@ -125,6 +133,8 @@ add_vm() {
 		[ -e "$f" ] && add "main vm" "$f"
 	done
 	[ -s "$work/vm.time" ] && times+=("main vm $(cat "$work/vm.time")s")
+	[ -s "$work/boot.time" ] && times+=("main boot $(cat "$work/boot.time")s")
+	return 0
 }
 
 alongside=${TP_VM_ALONGSIDE:-}
@@ -135,9 +145,10 @@ for s in "${stages[@]}"; do [ "$s" = vm ] && want_vm=1; done
 [ ${#stages[@]} -gt 1 ] || [ -n "$SAN_BUILD" ] || alongside=0
 if [ $want_vm = 1 ] && [ "$alongside" = 1 ]; then
 	echo "=== main: real-kernel tests under QEMU: running alongside; output follows the other stages"
-	run_vm >"$work/vm.log" 2>&1 &
+	run_vm kernels >"$work/vm.log" 2>&1 &
 	vmpid=$!
 fi
+bootpid=
 
 for s in "${stages[@]}"; do
 	case $s in
@@ -155,11 +166,21 @@ if [ -n "$SAN_BUILD" ]; then
 		case $s in unit|shell|fuzz) TP_SANITIZE=1 run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
 	done
 fi
+if [ -n "$vmpid" ] && [ "${TP_VM_BOOT:-1}" = 1 ]; then
+	# the host-side stages are done: the boot test takes their CPU
+	run_boot >"$work/boot.log" 2>&1 &
+	bootpid=$!
+fi
 if [ -n "$vmpid" ]; then
 	echo "=== main: real-kernel tests under QEMU (ran alongside the stages above)"
 	wait "$vmpid"
 	vmpid=
 	cat "$work/vm.log"
+	if [ -n "$bootpid" ]; then
+		wait "$bootpid"
+		bootpid=
+		cat "$work/boot.log"
+	fi
 	add_vm
 fi
 echo
