@@ -21,7 +21,10 @@
 #           in turn; when it runs alongside, the boot test starts as soon
 #           as the host-side stages are done, on the CPU they leave, while
 #           the vm stage's kernels go on (its own scratch dir); TP_VM_BOOT=0
-#           leaves it out
+#           leaves it out. Before it, in the same way, the two-host
+#           scenarios (TP_VM_HOSTS=2 test/vm/run.sh: two guests sharing
+#           disks, test/vm/s2-*.sh) on the first kernel; TP_VM_TWOHOST=0
+#           leaves them out
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
 #           with one signal in turn (t-recv-raw) use all three, and
 #           t-recv-interrupt cuts a receive at 20 places per input, not 10
@@ -81,7 +84,7 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 		echo "=== $label: fuzz corpus replay ($build)"
 		TP_RESULTS=$results BUILD=$build test/fuzz/replay.sh ;;
 	vm)
-		echo "=== $label: real-kernel tests under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}} ($build)${4:+: $4}"
+		echo "=== $label: real-kernel tests under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}}${TP_VM_HOSTS:+, $TP_VM_HOSTS hosts} ($build)${4:+: $4}"
 		# shellcheck disable=SC2086 # $4: a list of scenario names
 		TP_RESULTS=$results BUILD=$build test/vm/run.sh ${4:-} ;;
 	boot)
@@ -116,14 +119,19 @@ run_vm() {
 			n=$((n + 1))
 		done
 	fi
-	if [ "${TP_VM_BOOT:-1}" = 1 ] && [ "${1:-}" != kernels ]; then
-		run_boot
-	fi
+	[ "${1:-}" = kernels ] || run_boot
 	echo "$((SECONDS - t0))" >"$work/vm.time"
 }
-# run_boot: the boot test, results to $work/vm.9, its time to boot.time
+# run_boot: the two-host scenarios (results to $work/vm.8, time to
+# hosts.time), then the boot test (results to $work/vm.9, boot.time)
 run_boot() {
 	local t0=$SECONDS
+	if [ "${TP_VM_TWOHOST:-1}" = 1 ] && [ -z "${TP_KERNEL_DIR:-}" ]; then
+		TP_VM_HOSTS=2 results=$work/vm.8 exec_stage vm "$BUILD" main
+		echo "$((SECONDS - t0))" >"$work/hosts.time"
+	fi
+	[ "${TP_VM_BOOT:-1}" = 1 ] || return 0
+	t0=$SECONDS
 	results=$work/vm.9 exec_stage boot "$BUILD" main
 	echo "$((SECONDS - t0))" >"$work/boot.time"
 }
@@ -133,6 +141,7 @@ add_vm() {
 		[ -e "$f" ] && add "main vm" "$f"
 	done
 	[ -s "$work/vm.time" ] && times+=("main vm $(cat "$work/vm.time")s")
+	[ -s "$work/hosts.time" ] && times+=("main two-host $(cat "$work/hosts.time")s")
 	[ -s "$work/boot.time" ] && times+=("main boot $(cat "$work/boot.time")s")
 	return 0
 }
@@ -166,8 +175,9 @@ if [ -n "$SAN_BUILD" ]; then
 		case $s in unit|shell|fuzz) TP_SANITIZE=1 run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
 	done
 fi
-if [ -n "$vmpid" ] && [ "${TP_VM_BOOT:-1}" = 1 ]; then
-	# the host-side stages are done: the boot test takes their CPU
+if [ -n "$vmpid" ]; then
+	# the host-side stages are done: the two-host scenarios and the boot
+	# test take their CPU
 	run_boot >"$work/boot.log" 2>&1 &
 	bootpid=$!
 fi
