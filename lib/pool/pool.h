@@ -76,10 +76,24 @@ struct pool_monitor_policy {
 	unsigned autoextend_threshold;	/* percent used that grows the pool; 100 = off */
 	unsigned autoextend_percent;	/* grow by this percent of the area, or ... */
 	uint64_t autoextend_size;	/* ... by these bytes (data; one of the two is 0) */
+	uint64_t autoextend_max;	/* bytes: the data area is never grown past; 0 = no cap */
 };
 
 /* The defaults: warn 80, no autoextension, by 20%. */
 void pool_monitor_policy_default(struct pool_monitor_policy *m);
+
+/* ---- the over-provisioning limit (core/pool_provision.c), kept in the VG ----
+ *
+ * The sum of the volumes' virtual sizes (snapshots and unfinished
+ * receives included) may be at most this percent of the data area (100:
+ * no over-provisioning); 0 = unlimited, as in pools made before it. Every
+ * change that would raise the sum above it is refused before anything is
+ * written: -EDQUOT, logged with the figures and what to do. */
+#define POOL_OVERPROVISION_MAX 100000000u
+/* Make PERCENT P's limit (0: none): one VG commit; a pool already above
+ * the new limit is said (a warning: it keeps what it has, and no volume
+ * grows until it is back under). */
+int pool_set_max_overprovision(struct pool *p, unsigned percent) TP_MUST_CHECK;
 
 /* ---- create ---- */
 
@@ -97,6 +111,7 @@ struct pool_create_params {
 	int force;			/* override signature checks */
 	int no_autoactivate;		/* flag the pool "activate n" (see below) */
 	const struct pool_monitor_policy *monitor;	/* NULL: the defaults */
+	unsigned max_overprovision;	/* percent (POOL_OVERPROVISION_MAX); 0 = unlimited */
 };
 
 /* What tpcreate decided (for --explain and the summary). */
@@ -107,6 +122,7 @@ struct pool_create_plan {
 	struct tp_policy_plan policy;
 	uint64_t data_dev_size, meta_dev_size;
 	uint64_t data_area_size;	/* whole chunks only */
+	uint64_t mda_offset, mda_size;	/* the VG metadata area on each device, bytes */
 	unsigned nr_signatures;		/* found on the devices (refused unless force) */
 	char signatures[2][256];	/* one description per device ("" if none) */
 };
@@ -410,6 +426,7 @@ struct pool_info {
 	uint64_t data_size;			/* bytes: the data area in whole chunks */
 	uint64_t transaction_id;
 	uint64_t virtual_total;			/* sum of volume sizes */
+	unsigned max_overprovision;		/* percent of data_size; 0 = unlimited */
 	uint64_t data_offset;			/* byte offset of the data area */
 	uint64_t meta_offset, meta_length;	/* the ACTIVE thin area, bytes */
 	uint64_t spare_offset;			/* byte offset of the spare area */
