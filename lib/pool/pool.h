@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
+#include "lib/base/progress.h"
 #include "lib/pool/policy.h"
 
 struct pool;
@@ -312,6 +313,45 @@ struct pool_extend_result {
  * filled into RES. */
 int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		struct pool_extend_result *res) TP_MUST_CHECK;
+
+/* ---- trim (pool_trim.c) ----
+ *
+ * tptrim: give every data chunk no volume maps back to the data device's
+ * storage (an SSD, a thin LUN, a sparse image file): the chunks with a
+ * reference count of 0 in the committed data space map, in runs of
+ * adjacent chunks, each discarded in pieces of at most MAX_BATCH bytes
+ * (BLKDISCARD on a block device, a hole punched into an image file:
+ * lib/dev/discard.h). Offline only (-EBUSY, logged: a live pool passes
+ * volumes' discards down itself, tpcreate --discards); a pool flagged
+ * needs_check or fatally damaged is refused as by every offline writer
+ * (-EUCLEAN), and so is one whose thin metadata holds a metadata snapshot
+ * (-EBUSY: its mappings may still name freed chunks). Changes no
+ * metadata: a kill at any point leaves the pool as it was, a chunk
+ * discarded or not. A signal stops it between two pieces (-EINTR,
+ * logged). With TEST only the runs are found and reported. */
+#define POOL_TRIM_BATCH (1ull << 30)	/* bytes per discard, by default */
+struct pool_trim_params {
+	int test;				/* find and report, discard nothing */
+	uint64_t max_batch;			/* bytes; 0 = POOL_TRIM_BATCH */
+	/* each run of free chunks, before it is discarded: its first chunk,
+	 * how many, the device and the byte offset there (NULL: none) */
+	void (*range)(void *ctx, uint64_t chunk, uint64_t nr, const char *dev, uint64_t off,
+		      uint64_t bytes);
+	void *range_ctx;
+	tp_progress_fn *progress;		/* chunks looked at, of all (NULL: none) */
+	void *progress_ctx;
+};
+struct pool_trim_result {
+	uint64_t chunks;	/* of the data area */
+	uint64_t free;		/* of those, mapped by no volume */
+	uint64_t runs;		/* runs of adjacent free chunks */
+	uint64_t discards;	/* pieces discarded (or, with test, to discard) */
+	uint64_t bytes;		/* bytes discarded (or to discard) */
+	uint64_t chunk;		/* bytes */
+	int punch;		/* the data device is an image file: holes punched */
+};
+int pool_trim(struct pool *p, const struct pool_trim_params *x, struct pool_trim_result *res)
+	TP_MUST_CHECK;
 
 /* ---- kernel ---- */
 
