@@ -25,6 +25,9 @@ struct pool_row {
 	char attr_buf[STATUS_POOL_ATTR_LEN + 1];
 	const char *data_dev, *meta_dev;
 	const char *autoextend_by, *monitor;	/* point into by_buf, monitor_buf or "-" */
+	const char *autoextend_max;		/* max_buf, or "none" */
+	const char *overprovision, *max_overprovision;	/* over_buf, maxover_buf or "none" */
+	char max_buf[32], over_buf[32], maxover_buf[32];
 	uint64_t warn, autoextend_threshold;
 	char by_buf[32], monitor_buf[320];
 	uint64_t size, chunk, data_used, meta_used, meta_size, tid, nr_volumes, virtual_total;

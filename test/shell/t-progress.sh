@@ -49,3 +49,17 @@ ok tpcheck --progress=no p
 # A bad value: exit 3, the pool untouched.
 unchanged 3 tpcheck --progress=sometimes p
 err_has "invalid value 'sometimes' for --progress"
+
+# tptrim: chunks looked at, of the data area; the same summary with or
+# without the line (p has 1008 chunks of 64 KiB)
+ok tptrim --test p
+cp out trim.out
+[ ! -s err ] || fail "tptrim: progress on a pipe without --progress: $(cat err)"
+ok tptrim --test --progress=json p
+cmp -s out trim.out || fail "tptrim's stdout differs with --progress=json"
+json_lines err
+grep -q '"command":"tptrim","object":"p","unit":"chunks","done":1008,"total":1008' err ||
+	fail "tptrim's last progress: $(cat err)"
+ok tptrim --test --progress p
+grep -qx "tptrim: p: 1008 of 1008 chunks (100%)" err || fail "tptrim --progress line: $(cat err)"
+unchanged 3 tptrim --progress=sometimes p
