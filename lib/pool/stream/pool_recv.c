@@ -42,6 +42,7 @@ struct reader {
 	struct pool_recv *r;
 	int in, spool;		/* spool: -1 when IN is the stream itself */
 	unsigned char *buf;
+	uint64_t read, total;	/* bytes read; the file's size (0: a pipe) */
 };
 
 /* Read LEN bytes (copied to the spool); 0, -EBADMSG when the stream ends
@@ -65,6 +66,9 @@ static int take(struct reader *rd, void *buf, size_t len, const char *what)
 			  "with room)", strerror(-e));
 		return e;
 	}
+	rd->read += len;
+	if (len > STREAM_RECORD_SIZE)	/* data: often enough, cheap */
+		pool_recv_report(rd->r, rd->read, rd->total);
 	return 0;
 }
 
@@ -173,7 +177,14 @@ static int check_records(struct reader *rd)
 	}
 }
 
-int pool_recv_check(const char *input, struct pool_recv **out)
+void pool_recv_watch(struct pool_recv *r, tp_progress_fn *progress, void *ctx)
+{
+	r->progress = progress;
+	r->progress_ctx = ctx;
+}
+
+int pool_recv_check(const char *input, tp_progress_fn *progress, void *ctx,
+		    struct pool_recv **out)
 {
 	struct pool_recv *r = calloc(1, sizeof(*r));
 	struct reader rd = { r, STDIN_FILENO, -1, NULL };
@@ -184,6 +195,7 @@ int pool_recv_check(const char *input, struct pool_recv **out)
 	if (!r)
 		return -ENOMEM;
 	r->fd = -1;
+	pool_recv_watch(r, progress, ctx);
 	snprintf(r->where, sizeof(r->where), "%s", input ? input : "standard input");
 	if (input && (rd.in = open(input, O_RDONLY | O_CLOEXEC)) < 0) {
 		e = -errno;
@@ -199,6 +211,7 @@ int pool_recv_check(const char *input, struct pool_recv **out)
 		r->fd = rd.spool;
 	} else {
 		r->fd = input ? rd.in : dup(rd.in);
+		rd.total = (uint64_t)st.st_size;
 	}
 	if (posix_memalign((void **)&rd.buf, 4096, STREAM_MAX_DATA)) {
 		e = -ENOMEM;
@@ -208,6 +221,7 @@ int pool_recv_check(const char *input, struct pool_recv **out)
 	if (!e)
 		e = check_records(&rd);
 	free(rd.buf);
+	pool_recv_watch(r, NULL, NULL);	/* the apply is watched anew */
 	if (e)
 		goto fail;
 	if (input && rd.in != r->fd)
