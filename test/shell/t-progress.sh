@@ -89,6 +89,27 @@ grep -q '"command":"tprecv","object":"q","unit":"bytes","done":8388608,"total":8
 	fail "tprecv --format raw's progress: $(cat err)"
 cmp <(tpsend --format raw q/imp2) v.want || fail "the import with --progress differs"
 
+# ---- metadata: tpdump, tprestore, tprepair ----
+tpdump p >plain.xml 2>err || fail "tpdump failed: $(cat err)"
+[ ! -s err ] || fail "tpdump: progress on a pipe without --progress: $(cat err)"
+tpdump --progress=json p >prog.xml 2>err || fail "tpdump --progress=json failed: $(cat err)"
+cmp -s plain.xml prog.xml || fail "the dump differs with --progress=json"
+json_lines err
+grep -q '"command":"tpdump","object":"p","unit":"mappings","done":60,"total":null' err ||
+	fail "tpdump's progress: $(cat err)"
+truncate -s 16M restored.bin
+ok tprestore --progress=json -i plain.xml -o restored.bin
+json_lines err
+grep -q '"command":"tprestore","object":"restored.bin","unit":"mappings","done":60,"total":60' err ||
+	fail "tprestore's progress: $(cat err)"
+ok tpdump restored.bin
+cmp -s out plain.xml || fail "the metadata restored with --progress dumps otherwise"
+truncate -s 16M repaired.bin
+ok tprepair --progress=json --metadata restored.bin -o repaired.bin
+json_lines err
+grep -q '"command":"tprepair","object":"restored.bin","unit":"mappings","done":60' err ||
+	fail "tprepair's progress: $(cat err)"
+
 # ---- on a terminal (tmux): a 4 GiB send shows its line while it runs ----
 # 64 chunks of 1 MiB spread over 4 GiB; its stream read by a slow reader
 # (about 20 MiB/s) so the send lasts a few seconds on any machine
