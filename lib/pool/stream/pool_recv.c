@@ -278,7 +278,14 @@ struct recv_ctx {
 	int live;		/* the kernel runs the pool: data through LD */
 	struct recv_live_dev ld;
 	struct pool_recv_result *res;
+	/* offline: chunks on consecutive data blocks gathered for one write
+	 * (PEND_N of at most PEND_MAX, from data block PEND_D), written
+	 * before every commit */
+	unsigned char *pend;
+	uint64_t pend_d, pend_n, pend_max;
 };
+
+#define RECV_WRITE (4u << 20)	/* bytes gathered for one write, at most */
 
 static int collect_beyond(void *ctx, const struct thin_delta_range *x)
 {
@@ -310,8 +317,27 @@ static int unmap(struct pool *p, uint32_t dev, uint64_t begin, uint64_t n)
 	return 0;
 }
 
+/* The gathered chunks written: 0 or -errno, logged. */
+static int put_pending(struct recv_ctx *c)
+{
+	struct pool *p = c->p;
+	int e;
+
+	if (!c->pend_n)
+		return 0;
+	e = io_write(pool_pv(p, VG_ROLE_DATA)->io, c->area_off + c->pend_d * c->chunk, c->pend,
+		     c->pend_n * c->chunk);
+	if (e)
+		log_error("pool %s: writing data chunks %" PRIu64 "-%" PRIu64 ": %s", pool_name(p),
+			  c->pend_d, c->pend_d + c->pend_n - 1, strerror(-e));
+	c->pend_n = 0;
+	return e;
+}
+
 /* Write the chunk in BUF at virtual block VB: a new data block, mapped
- * (over the block a cut run mapped there, which goes back to free). */
+ * (over the block a cut run mapped there, which goes back to free). The
+ * write is gathered with the chunks before it while their data blocks
+ * follow each other (one write of up to RECV_WRITE bytes). */
 static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 {
 	struct recv_ctx *c = ctx;
@@ -329,10 +355,12 @@ static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 			log_error("pool %s: out of data space", pool_name(p));
 		return e;
 	}
-	if ((e = io_write(pool_pv(p, VG_ROLE_DATA)->io, c->area_off + d * c->chunk, buf, c->chunk))) {
-		log_error("pool %s: writing data chunk %" PRIu64 ": %s", pool_name(p), d, strerror(-e));
+	if (c->pend_n && (d != c->pend_d + c->pend_n || c->pend_n == c->pend_max) &&
+	    (e = put_pending(c)))
 		return e;
-	}
+	if (!c->pend_n)
+		c->pend_d = d;
+	memcpy(c->pend + c->pend_n++ * c->chunk, buf, c->chunk);
 	c->res->chunks++;
 	return thin_insert_mapping_alloced(pool_thin(p), c->dev_id, vb, d);
 }
@@ -369,6 +397,8 @@ static int commit_progress(struct recv_ctx *c)
 	if (c->live) {
 		if ((e = pool_recv_live_sync(&c->ld)))	/* the kernel commits */
 			return e;
+	} else if ((e = put_pending(c))) {
+		return e;
 	} else if ((e = io_flush(pool_pv(p, VG_ROLE_DATA)->io))) {
 		log_error("pool %s: flushing the data device: %s", pool_name(p), strerror(-e));
 		return e;
@@ -486,12 +516,20 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 		for (size_t i = 0; !e && i < c->nbeyond; i++)
 			e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
 	}
+	if (!e && !c->live) {
+		c->pend_max = c->chunk < RECV_WRITE ? RECV_WRITE / c->chunk : 1;
+		if (posix_memalign((void **)&c->pend, 4096, c->pend_max * c->chunk))
+			e = -ENOMEM;
+	}
 	if (!e && !tp_test_fail("recv-skip-data"))	/* proves the tests see it */
 		e = pool_recv_replay(c->r, c->chunk, from, &sink);
-	if (!e && c->durable < c->r->h.size) {
+	if (!e && (c->durable < c->r->h.size || c->pend_n)) {
 		c->applied = c->r->h.size;
 		e = commit_progress(c);
 	}
+	free(c->pend);	/* (what was gathered and not written is not committed) */
+	c->pend = NULL;
+	c->pend_n = 0;
 	if (c->live && pool_recv_live_close(&c->ld) && !e)
 		log_warn("pool %s: the next tptools command on the pool removes the temporary "
 			 "device left", pool_name(p));
