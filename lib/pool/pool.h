@@ -214,6 +214,15 @@ struct pool_wipe_result {
 };
 int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
 	TP_MUST_CHECK;
+/* The same, watched: WP->progress (WP or it NULL: none) is called with
+ * WP->progress_ctx after every write, with the bytes zeroed of the bytes
+ * to zero (pool_wipe_result's wiped and planned). */
+struct pool_wipe_params {
+	tp_progress_fn *progress;
+	void *progress_ctx;
+};
+int pool_volume_wipe_watched(struct pool *p, const char *name, const struct pool_wipe_params *wp,
+			     struct pool_wipe_result *res) TP_MUST_CHECK;
 
 /* Resize volume NAME (volume_change.c): RELATIVE 0 sets SIZE bytes, +1
  * adds, -1 takes away (rounded up to 512). Growing and shrinking change
