@@ -18,6 +18,8 @@ struct removal {
 	const char *spec;	/* POOL/VOLUME as given */
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
 	int wipe;		/* --wipe */
+	enum tp_progress_mode progress;
+	const struct tp_command *cmd;
 };
 
 static void print_wipe(const struct removal *rm, const struct pool_wipe_result *w)
@@ -88,7 +90,14 @@ static int removal_op(struct pool *p, void *arg)
 			return r;
 		print_wipe(rm, &w);
 	}
-	r = pool_volume_remove(p, rm->vol);
+	{
+		struct tp_progress pg;
+
+		cli_progress_begin(&pg, rm->cmd, rm->progress, rm->spec, TP_PROGRESS_ITEMS,
+				   "chunks");
+		r = pool_volume_remove_progress(p, rm->vol, tp_progress_cb, &pg);
+		tp_progress_end(&pg, r == 0);
+	}
 	if (!r && tp_log_verbosity() >= 0) {
 		if (n)
 			printf("Volume %s removed; %s no longer record%s it as origin.\n", rm->spec,
@@ -101,7 +110,7 @@ static int removal_op(struct pool *p, void *arg)
 
 int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char **args, *devices = NULL;
+	const char **args, *devices = NULL, *progress = NULL;
 	struct removal rm = { 0 };
 	int rc, nargs, i, code, failed = TP_EXIT_OK;
 	struct cli cli;
@@ -109,11 +118,18 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 		CLI_OPT_DEVICES(devices),
 		{ "wipe", 'w', POPT_ARG_NONE, &rm.wipe, 0,
 		  "first write zeros over the chunks no other volume maps", NULL },
+		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
 
 	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
+	rm.cmd = cmd;
+	if ((rc = cli_progress(cmd, progress, &rm.progress)) != CLI_CONTINUE) {
+		cli_end(&cli);
+		return rc;
+	}
+	rc = CLI_CONTINUE;
 	/* Check every argument before changing anything. */
 	for (i = 0; i < nargs && rc == CLI_CONTINUE; i++)
 		if (pool_split_volume_spec(args[i], rm.pool, rm.vol))
