@@ -1,4 +1,6 @@
-/* tvremove - remove thin volumes (their snapshots stay). Removing an
+/* tvremove - remove thin volumes (their snapshots stay), in bounded steps
+ * with progress (pool_volume_remove_progress; a removal another command
+ * left under way is gone on with). Removing an
  * origin asks first (-y answers yes; without a terminal it is refused)
  * and names the snapshots that no longer record it. --wipe zeroes the
  * chunks only the volume maps before removing it (pool_volume_wipe):

@@ -49,3 +49,18 @@ ok tpcheck --progress=no p
 # A bad value: exit 3, the pool untouched.
 unchanged 3 tpcheck --progress=sometimes p
 err_has "invalid value 'sometimes' for --progress"
+
+# tvremove: chunks given back of what the volume mapped; quiet on a pipe.
+ok tvcreate -V 8M -n w p
+write_chunks p w 0 20
+ok tvremove p/w
+[ "$(cat out)" = "Volume p/w removed." ] || fail "tvremove's summary: $(cat out)"
+[ ! -s err ] || fail "tvremove: progress on a pipe without --progress: $(cat err)"
+ok tvcreate -V 8M -n w p
+write_chunks p w 0 20
+TP_TEST_REMOVE_STEP=8 ok tvremove --progress=json p/w
+json_lines err
+grep -q '"command":"tvremove","object":"p/w","unit":"chunks","done":20,"total":20' err ||
+	fail "tvremove's last progress: $(cat err)"
+unchanged 3 tvremove --progress=sometimes p/v
+err_has "invalid value 'sometimes' for --progress"

@@ -55,3 +55,16 @@ grep '^{' err | python3 -c 'import json,sys; [json.loads(l) for l in sys.stdin]'
 	fail "the progress lines do not parse"
 ok tpcheck p
 [ "$(tpsend --format raw p/b | md5sum)" = "$b_sum" ] || fail "volume b's data changed"
+
+# on a terminal (script(1) gives it one) the line is drawn once the removal
+# has run half a second: here it waits at its fourth step for a second
+ok tvcreate -V 4M -n t p
+write_chunks p t 0 20
+script -qec "env TP_TEST_REMOVE_STEP=2 TP_TEST_PAUSE=remove-step=3 TP_TEST_PAUSE_FILE=$PWD/pause tvremove p/t" tty.log >/dev/null &
+pid=$!
+wait_until "$pid" test -e pause || { cat tty.log >&2; fail "tvremove never reached remove-step=3"; }
+sleep 1
+rm -f pause
+wait "$pid" || { cat tty.log >&2; fail "tvremove on a terminal failed"; }
+grep -q "tvremove: p/t: [0-9]* of 20 chunks" tty.log || { cat -v tty.log >&2; fail "no progress line on the terminal"; }
+grep -q "Volume p/t removed." tty.log || fail "no summary on the terminal"

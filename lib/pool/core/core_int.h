@@ -51,7 +51,7 @@ struct pool_backend {
 	 * unmap one step's worth of its mappings from chunk *POS on and make
 	 * that durable; *POS moves past what was done, *LEFT gets the
 	 * mappings it still has. Offline the first 65536 mappings go and the
-	 * thin metadata is committed; live a discard of 1 GiB of chunks from
+	 * thin metadata is committed; live a discard of 1024 chunks from
 	 * *POS through its device, then a flush (the kernel commits). */
 	int (*unmap_step)(struct pool *p, const struct vg_volume *rm, int do_step,
 			  uint64_t *pos, uint64_t *left);

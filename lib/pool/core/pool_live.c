@@ -51,7 +51,7 @@ static int live_delete(struct pool *p, uint32_t dev_id, const char *vol)
 }
 
 /* The removal's step through its own thin device (loaded under its name,
- * which the removal keeps taken): a discard of 1 GiB of chunks from *POS
+ * which the removal keeps taken): a discard of 1024 chunks from *POS
  * unmaps only this device's mappings and drops their data references
  * (blocks a snapshot shares stay its), the flush after it makes the
  * kernel commit, and the device's status says what is left. -EOPNOTSUPP
@@ -60,7 +60,7 @@ static int live_unmap_step(struct pool *p, const struct vg_volume *rm, int do_st
 			   uint64_t *pos, uint64_t *left)
 {
 	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, end = rm->size / chunk * chunk;
-	uint64_t step = do_step ? pool_removal_step((1ull << 30) / chunk) : 0;
+	uint64_t step = do_step ? pool_removal_step(1024) : 0;
 	char dm[TP_DM_NAME_MAX], path[TP_DM_NAME_MAX + 16];
 	struct tp_dm_thin_status st;
 	int fd, r;

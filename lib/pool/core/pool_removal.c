@@ -24,6 +24,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 uint64_t pool_removal_step(uint64_t step)
 {
@@ -75,9 +84,14 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 		fn(ctx, 0, total);
 	while (left && r == 0) {
 		uint64_t before = pos;
+		double t;
 
 		tp_test_pause_n("remove-step", n++);
+		t = seconds();
 		r = p->be->unmap_step(p, &rm, 1, &pos, &left);
+		/* what one step cost (the benchmark's worst transaction) */
+		log_debug(TP_DBG_POOL, "removal of %s: step %lu in %.3f s, %llu mappings left",
+			  name, n, seconds() - t, (unsigned long long)left);
 		if (r == -EOPNOTSUPP) {
 			log_info("pool %s ignores discards: the delete of %s gives its chunks back "
 				 "in one transaction", p->name, name);
