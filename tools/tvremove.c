@@ -1,7 +1,10 @@
-/* tvremove - remove thin volumes (their snapshots stay). Removing an
+/* tvremove - remove thin volumes (their snapshots stay), in bounded steps
+ * with progress (pool_volume_remove_progress; a removal another command
+ * left under way is gone on with). Removing an
  * origin asks first (-y answers yes; without a terminal it is refused)
  * and names the snapshots that no longer record it. --wipe zeroes the
- * chunks only the volume maps before removing it (pool_volume_wipe):
+ * chunks only the volume maps before removing it (pool_volume_wipe_watched,
+ * with its own progress line):
  * offline on the data device, live through the kernel. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
@@ -18,6 +21,8 @@ struct removal {
 	const char *spec;	/* POOL/VOLUME as given */
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
 	int wipe;		/* --wipe */
+	enum tp_progress_mode progress;
+	const struct tp_command *cmd;
 };
 
 static void print_wipe(const struct removal *rm, const struct pool_wipe_result *w)
@@ -83,12 +88,24 @@ static int removal_op(struct pool *p, void *arg)
 	}
 	if (rm->wipe) {
 		struct pool_wipe_result w;
-		r = pool_volume_wipe(p, rm->vol, &w);
+		struct tp_progress pg;
+		struct pool_wipe_params wp = { tp_progress_cb, &pg };
+
+		cli_progress_begin(&pg, rm->cmd, rm->progress, rm->spec, TP_PROGRESS_BYTES, NULL);
+		r = pool_volume_wipe_watched(p, rm->vol, &wp, &w);
+		tp_progress_end(&pg, r == 0);
 		if (r)
 			return r;
 		print_wipe(rm, &w);
 	}
-	r = pool_volume_remove(p, rm->vol);
+	{
+		struct tp_progress pg;
+
+		cli_progress_begin(&pg, rm->cmd, rm->progress, rm->spec, TP_PROGRESS_ITEMS,
+				   "chunks");
+		r = pool_volume_remove_progress(p, rm->vol, tp_progress_cb, &pg);
+		tp_progress_end(&pg, r == 0);
+	}
 	if (!r && tp_log_verbosity() >= 0) {
 		if (n)
 			printf("Volume %s removed; %s no longer record%s it as origin.\n", rm->spec,
@@ -101,7 +118,7 @@ static int removal_op(struct pool *p, void *arg)
 
 int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char **args, *devices = NULL;
+	const char **args, *devices = NULL, *progress = NULL;
 	struct removal rm = { 0 };
 	int rc, nargs, i, code, failed = TP_EXIT_OK;
 	struct cli cli;
@@ -109,11 +126,18 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 		CLI_OPT_DEVICES(devices),
 		{ "wipe", 'w', POPT_ARG_NONE, &rm.wipe, 0,
 		  "first write zeros over the chunks no other volume maps", NULL },
+		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
 
 	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
+	rm.cmd = cmd;
+	if ((rc = cli_progress(cmd, progress, &rm.progress)) != CLI_CONTINUE) {
+		cli_end(&cli);
+		return rc;
+	}
+	rc = CLI_CONTINUE;
 	/* Check every argument before changing anything. */
 	for (i = 0; i < nargs && rc == CLI_CONTINUE; i++)
 		if (pool_split_volume_spec(args[i], rm.pool, rm.vol))

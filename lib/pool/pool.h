@@ -195,6 +195,15 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, int read_only)
 	TP_MUST_CHECK;
 int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
+/* The same, FN (may be NULL) hearing the chunks given back of the total
+ * the volume mapped. A removal is bounded steps, each durable: the
+ * volume first becomes a removal under way (no volume any more, its name
+ * still taken), then its mappings go a step at a time (offline 65536 per
+ * thin transaction; live discards of 256 chunks through its device), its
+ * emptied thin device last. A cut one is finished by the next tvremove of
+ * NAME or by the next writer's open. */
+int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
+				void *ctx) TP_MUST_CHECK;
 
 /* tvremove --wipe (pool_wipe.c, pool_wipe_live.c): write zeros over the
  * chunks of volume NAME that no other volume maps, so a later volume

@@ -102,6 +102,13 @@ int thin_insert_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock, ui
 int thin_insert_mapping_alloced(struct thin_md *md, uint64_t dev_id, uint64_t vblock,
 				uint64_t dblock) TP_MUST_CHECK;
 int thin_remove_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock) TP_MUST_CHECK;
+/* Unmap the first MAX (at most 1M) mappings of DEV_ID in key order, each
+ * dropping its data reference, in the current transaction: the bounded
+ * step of a removal (a caller commits between steps, so the work of one
+ * transaction stays bounded). *REMOVED gets how many went (0: the device
+ * maps nothing). */
+int thin_unmap_first(struct thin_md *md, uint64_t dev_id, uint64_t max, uint64_t *removed)
+	TP_MUST_CHECK;
 /* -ENODATA if unmapped. TIME may be NULL. */
 int thin_lookup(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t *dblock,
 		uint32_t *time);

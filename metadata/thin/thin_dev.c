@@ -336,6 +336,58 @@ int thin_remove_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock)
 	return update_root(md, dev, root);
 }
 
+/* The first keys of a tree, in order, up to C->max. */
+struct first_keys {
+	uint64_t *keys;
+	size_t n, max;
+};
+
+static int first_key(void *ctx, uint64_t key, const void *value)
+{
+	struct first_keys *c = ctx;
+
+	(void)value;
+	c->keys[c->n++] = key;
+	return c->n == c->max;	/* 1 stops the walk */
+}
+
+int thin_unmap_first(struct thin_md *md, uint64_t dev_id, uint64_t max, uint64_t *removed)
+{
+	struct first_keys c = { NULL, 0, 0 };
+	struct thin_dev *dev;
+	uint64_t root;
+	size_t i, done;
+	int r;
+
+	*removed = 0;
+	if ((r = get_dev(md, dev_id, &dev)) || (r = thin_writable(md)))
+		return r;
+	if (!max || !dev->d.mapped_blocks)
+		return 0;
+	c.max = max < (1u << 20) ? (size_t)max : (1u << 20);
+	if (!(c.keys = malloc(c.max * sizeof(*c.keys))))
+		return -ENOMEM;
+	r = btree_walk(&md->bottom, dev->root, first_key, &c);
+	if (r < 0)
+		goto out;
+	if ((r = touch(md, dev)))
+		goto out;
+	/* the sorted keys leave one leaf at a time; each shadows its path once */
+	for (i = 0; i < c.n; i += done) {
+		if ((r = btree_remove_run(&md->bottom, dev->root, c.keys + i, c.n - i, &root,
+					  &done)))
+			goto out;
+		dev->d.mapped_blocks = dev->d.mapped_blocks > done ? dev->d.mapped_blocks - done : 0;
+		dev->dirty = 1;
+		*removed += done;
+		if ((r = update_root(md, dev, root)))
+			goto out;
+	}
+out:
+	free(c.keys);
+	return r;
+}
+
 int thin_lookup(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t *dblock,
 		uint32_t *time)
 {

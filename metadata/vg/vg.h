@@ -46,6 +46,8 @@
  *     receiving (optional: unfinished receives) { <name> { the keys of a
  *       volume, received (bytes), raw (optional, 0|1, written only when
  *       1: a raw import) } ... }
+ *     removing (optional: removals under way, tvremove) { <name> {
+ *       dev_id, size } ... }
  *   }
  */
 #ifndef TP_VG_VG_H
@@ -173,6 +175,13 @@ struct vg {
 	unsigned nr_receives;
 	unsigned alloc_receives;
 	struct vg_volume *receives;
+	/* Removals under way (tvremove): each was a volume and still holds
+	 * its thin device, whose mappings go in bounded steps; it reserves
+	 * its name, but nothing lists it as a volume, activates, sends or
+	 * snapshots it. Only name, dev_id and size are kept. */
+	unsigned nr_removals;
+	unsigned alloc_removals;
+	struct vg_volume *removals;
 	/* Not stored: the seqno of the copy vg_read took the text from (may be
 	 * below seqno after a fallback); vg_commit protects that copy. 0 for a
 	 * new VG. */
@@ -201,12 +210,15 @@ void vg_free(struct vg *vg);
 int vg_clone(const struct vg *src, struct vg **out) TP_MUST_CHECK;
 
 /* NULL if there is no such volume. vg_find_dev_id also finds an
- * unfinished receive (its thin device is the pool's like a volume's). */
+ * unfinished receive and a removal under way (their thin devices are the
+ * pool's like a volume's). */
 struct vg_volume *vg_find_volume(const struct vg *vg, const char *name);
 struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id);
 /* The unfinished receive NAME, or NULL. */
 struct vg_volume *vg_find_receive(const struct vg *vg, const char *name);
-/* 1 when NAME is a volume's or an unfinished receive's. */
+/* The removal under way of NAME, or NULL. */
+struct vg_volume *vg_find_removal(const struct vg *vg, const char *name);
+/* 1 when NAME is a volume's, an unfinished receive's or a removal's. */
 int vg_name_used(const struct vg *vg, const char *name);
 
 /* Append a copy of V (validated: name, unique name and dev_id, size,
@@ -217,6 +229,13 @@ int vg_add_volume(struct vg *vg, const struct vg_volume *v) TP_MUST_CHECK;
 /* Remove volume NAME: 0 or -ENOENT. Volumes whose origin was NAME keep
  * existing and get origin "" (as LVM does for thin snapshots). */
 int vg_remove_volume(struct vg *vg, const char *name) TP_MUST_CHECK;
+
+/* Volume NAME begins its removal: it leaves the volumes as
+ * vg_remove_volume does and joins the removals (name, dev_id, size): 0,
+ * -ENOENT, -ENOMEM. */
+int vg_begin_removal(struct vg *vg, const char *name) TP_MUST_CHECK;
+/* The removal NAME ends (its thin device is gone): 0 or -ENOENT. */
+int vg_end_removal(struct vg *vg, const char *name) TP_MUST_CHECK;
 
 /* An unfinished receive V (validated as vg_add_volume does; its name and
  * dev_id unique among volumes and receives): 0, -EINVAL, -EEXIST, -ENOMEM,

@@ -19,6 +19,7 @@ const char *vg_label_problem(const struct vg_label *l, char *buf, size_t buflen)
 struct vg_volume;
 int vg_append_volume(struct vg *vg, const struct vg_volume *v);
 int vg_append_receive(struct vg *vg, const struct vg_volume *v);
+int vg_append_removal(struct vg *vg, const struct vg_volume *v);
 
 /* Check every field of VG; on a problem write "key: problem" (the key as
  * a path such as "pool/volumes/www/dev_id") into MSG and return -1. */

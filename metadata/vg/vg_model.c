@@ -72,6 +72,19 @@ int vg_clone(const struct vg *src, struct vg **out)
 		memcpy(vg->receives, src->receives, src->nr_receives * sizeof(*vg->receives));
 		vg->alloc_receives = src->nr_receives;
 	}
+	vg->removals = NULL;
+	vg->alloc_removals = 0;
+	if (src->nr_removals) {
+		vg->removals = malloc(src->nr_removals * sizeof(*vg->removals));
+		if (!vg->removals) {
+			free(vg->receives);
+			free(vg->volumes);
+			free(vg);
+			return -ENOMEM;
+		}
+		memcpy(vg->removals, src->removals, src->nr_removals * sizeof(*vg->removals));
+		vg->alloc_removals = src->nr_removals;
+	}
 	*out = vg;
 	return 0;
 }
@@ -122,6 +135,9 @@ struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id)
 	for (i = 0; i < vg->nr_receives; i++)
 		if (vg->receives[i].dev_id == dev_id)
 			return &vg->receives[i];
+	for (i = 0; i < vg->nr_removals; i++)
+		if (vg->removals[i].dev_id == dev_id)
+			return &vg->removals[i];
 	return NULL;
 }
 
@@ -130,9 +146,15 @@ struct vg_volume *vg_find_receive(const struct vg *vg, const char *name)
 	return vols_find(vg->receives, vg->nr_receives, name);
 }
 
+struct vg_volume *vg_find_removal(const struct vg *vg, const char *name)
+{
+	return vols_find(vg->removals, vg->nr_removals, name);
+}
+
 int vg_name_used(const struct vg *vg, const char *name)
 {
-	return vg_find_volume(vg, name) || vg_find_receive(vg, name);
+	return vg_find_volume(vg, name) || vg_find_receive(vg, name) ||
+	       vg_find_removal(vg, name);
 }
 
 static int problem(char *msg, size_t len, const char *fmt, ...) TP_PRINTF(3, 4);
@@ -186,6 +208,7 @@ void vg_free(struct vg *vg)
 		return;
 	free(vg->volumes);
 	free(vg->receives);
+	free(vg->removals);
 	free(vg);
 }
 
@@ -342,6 +365,27 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 			return problem(msg, len, "pool/receiving/%s: a raw import has no origin",
 				       v->name);
 	}
+	if (vg->nr_volumes + vg->nr_receives + vg->nr_removals > VG_MAX_VOLUMES)
+		return problem(msg, len, "pool/removing: more than %u volumes, receives and "
+			       "removals", VG_MAX_VOLUMES);
+	for (i = 0; i < vg->nr_removals; i++) {
+		const struct vg_volume *v = &vg->removals[i], *o;
+		if (check_volume(vg, v, msg, len))
+			return -1;
+		if (v->origin[0] || v->read_only || v->raw || v->received || v->content_uuid[0])
+			return problem(msg, len, "pool/removing/%s: a removal keeps only its "
+				       "dev_id and size", v->name);
+		if (vg_find_volume(vg, v->name) || vg_find_receive(vg, v->name))
+			return problem(msg, len, "pool/removing/%s: also a volume's or a "
+				       "receive's name", v->name);
+		if ((o = vg_find_dev_id(vg, v->dev_id)) != v)
+			return problem(msg, len, "pool/removing/%s/dev_id: %" PRIu32 " is also "
+				       "used by %s", v->name, v->dev_id, o->name);
+		for (j = 0; j < i; j++)
+			if (!strcmp(vg->removals[j].name, v->name))
+				return problem(msg, len, "pool/removing/%s: duplicate name",
+					       v->name);
+	}
 	for (i = 0; i < vg->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];
 		unsigned depth = 0;
@@ -394,7 +438,7 @@ static int check_new(const struct vg *vg, const struct vg_volume *v)
 			  v->name);
 		return -EINVAL;
 	}
-	if (vg->nr_volumes + vg->nr_receives >= VG_MAX_VOLUMES) {
+	if (vg->nr_volumes + vg->nr_receives + vg->nr_removals >= VG_MAX_VOLUMES) {
 		log_error("pool %s: no more than %u volumes", vg->name, VG_MAX_VOLUMES);
 		return -EINVAL;
 	}
@@ -427,6 +471,37 @@ int vg_remove_volume(struct vg *vg, const char *name)
 	for (i = 0; i < vg->nr_receives; i++)
 		if (!strcmp(vg->receives[i].origin, name))
 			vg->receives[i].origin[0] = '\0';
+	return 0;
+}
+
+int vg_begin_removal(struct vg *vg, const char *name)
+{
+	struct vg_volume *v = vg_find_volume(vg, name), rm;
+	int r;
+
+	if (!v)
+		return -ENOENT;
+	memset(&rm, 0, sizeof(rm));
+	snprintf(rm.name, sizeof(rm.name), "%s", v->name);
+	rm.dev_id = v->dev_id;
+	rm.size = v->size;
+	if ((r = vg_remove_volume(vg, name)))
+		return r;
+	return vg_append_removal(vg, &rm);
+}
+
+int vg_append_removal(struct vg *vg, const struct vg_volume *v)
+{
+	return vols_append(&vg->removals, &vg->nr_removals, &vg->alloc_removals, 4, v);
+}
+
+int vg_end_removal(struct vg *vg, const char *name)
+{
+	struct vg_volume *v = vg_find_removal(vg, name);
+
+	if (!v)
+		return -ENOENT;
+	vols_drop(vg->removals, &vg->nr_removals, v);
 	return 0;
 }
 

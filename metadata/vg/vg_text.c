@@ -224,6 +224,17 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 		for (i = 0; i < vg->nr_receives && !b.failed; i++)
 			export_volume(&b, vols, &vg->receives[i], 1);
 	}
+	/* the same for a removal under way: an old tptools must not take it
+	 * for a thin device no volume owns, nor reuse its name */
+	if (vg->nr_removals) {
+		vols = add_node(&b, pool, "removing");
+		for (i = 0; i < vg->nr_removals && !b.failed; i++) {
+			struct dm_config_node *n = add_node(&b, vols, vg->removals[i].name);
+
+			add_int(&b, n, "dev_id", vg->removals[i].dev_id);
+			add_int(&b, n, "size", (int64_t)vg->removals[i].size);
+		}
+	}
 	if (!b.failed) {
 		putline("# tptools VG metadata: written by tptools, read back with checks.", &o);
 		putline("# Edit a backup copy only, never the device.", &o);
@@ -462,6 +473,29 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 	return vg_append_receive(vg, &v);
 }
 
+static const char *const removal_keys[] = { "dev_id", "size", NULL };
+
+/* One removal under way of pool/removing. */
+static int import_removal(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
+{
+	struct vg_volume v;
+	char path[128];
+	const char *why;
+
+	memset(&v, 0, sizeof(v));
+	snprintf(path, sizeof(path), "pool/removing/%.64s", n->key);
+	if (!vg_name_valid(n->key, &why))
+		return bad(rd, "pool/removing/%.64s: bad volume name: %s", n->key, why);
+	if (n->v)
+		return bad(rd, "%s: must be a section", path);
+	strcpy(v.name, n->key);
+	if (check_keys(rd, n, path, removal_keys) ||
+	    get_u32(rd, n, path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
+	    get_u64(rd, n, path, "size", &v.size))
+		return -1;
+	return vg_append_removal(vg, &v);
+}
+
 static const char *const monitor_keys[] = { "warn", "autoextend_threshold",
 					    "autoextend_percent", "autoextend_size",
 					    "autoextend_max", NULL };
@@ -504,7 +538,7 @@ static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "chunk_size",	   "zero",	     "discards",
 					 "when_full",	   "transaction_id", "next_dev_id",
 					 "metadata_area",  "devices",	     "volumes",
-					 "activation_skip", "profile", "monitor", "receiving",
+					 "activation_skip", "profile", "monitor", "receiving", "removing",
 					 "system_id", "max_overprovision_percent", NULL };
 static const char *const devices_keys[] = { "data", "meta", NULL };
 
@@ -583,6 +617,18 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 				return bad(rd, "pool/receiving: more than %u volumes and receives",
 					   VG_MAX_VOLUMES);
 			if ((r = import_volume(rd, n, vg, 1)))
+				return r;
+		}
+	}
+	if (child(pool, "removing")) {
+		if (get_section(rd, pool, "pool", "removing", &vols) ||
+		    check_keys(rd, vols, "pool/removing", NULL))
+			return -1;
+		for (n = vols->child; n; n = n->sib) {
+			if (vg->nr_volumes + vg->nr_receives + vg->nr_removals >= VG_MAX_VOLUMES)
+				return bad(rd, "pool/removing: more than %u volumes, receives and "
+					   "removals", VG_MAX_VOLUMES);
+			if ((r = import_removal(rd, n, vg)))
 				return r;
 		}
 	}

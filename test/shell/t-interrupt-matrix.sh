@@ -119,7 +119,7 @@ command_of() {
 	case $1 in
 	tvcreate) echo "tvcreate -V 4M -n new p" ;;
 	tvsnap) echo "tvsnap --readonly p/a -n snew" ;;
-	tvremove) echo "tvremove -y --wipe p/b" ;;
+	tvremove) echo "env TP_TEST_REMOVE_STEP=3 tvremove -y --wipe p/b" ;; # steps of 3 chunks
 	tvresize) echo "tvresize -y -f -V 1M p/a" ;;
 	tvrollback) echo "tvrollback -y --to s p/a" ;;
 	tpextend) echo "tpextend p" ;;

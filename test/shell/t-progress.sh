@@ -178,3 +178,34 @@ PY
 	tpsend big/vol | cmp -s - big.stream || fail "the stream written under tmux differs"
 	rm -f big.src big.stream
 fi
+
+# tvremove: chunks given back of what the volume mapped; quiet on a pipe.
+ok tvcreate -V 8M -n w p
+write_chunks p w 0 20
+ok tvremove p/w
+[ "$(cat out)" = "Volume p/w removed." ] || fail "tvremove's summary: $(cat out)"
+[ ! -s err ] || fail "tvremove: progress on a pipe without --progress: $(cat err)"
+ok tvcreate -V 8M -n w p
+write_chunks p w 0 20
+TP_TEST_REMOVE_STEP=8 ok tvremove --progress=json p/w
+json_lines err
+grep -q '"command":"tvremove","object":"p/w","unit":"chunks","done":20,"total":20' err ||
+	fail "tvremove's last progress: $(cat err)"
+unchanged 3 tvremove --progress=sometimes p/v
+err_has "invalid value 'sometimes' for --progress"
+# --wipe: the wipe's bytes first, then the removal's chunks
+ok tvcreate -V 8M -n w p
+write_chunks p w 0 20
+ok tvremove --wipe --progress=json p/w
+python3 -c '
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+finals = [o["unit"] for o in objs if o["final"]]
+assert finals == ["bytes", "chunks"], finals
+' err || fail "tvremove --wipe: the wipe's and the removal's JSON: $(cat err)"
+grep -q '"command":"tvremove","object":"p/w","unit":"bytes","done":1310720,"total":1310720.*"final":true' err ||
+	fail "tvremove --wipe's progress: $(cat err)"
+grep -q '"command":"tvremove","object":"p/w","unit":"chunks","done":20,"total":20' err ||
+	fail "tvremove --wipe's removal progress: $(cat err)"
+ok tvremove -y --wipe p/v
+[ ! -s err ] || fail "tvremove --wipe: progress on a pipe without --progress: $(cat err)"

@@ -10,7 +10,8 @@
  * tpextend of the data area and of the metadata areas (VG, thin
  * superblock, labels), tprestore into the pool's active area, and a raw
  * import (tprecv --format raw: an unfinished receive, the data, the
- * change that makes it a volume).
+ * change that makes it a volume), and a removal in bounded steps (a
+ * change, a thin commit per step, a change) of a shared origin.
  *
  * The model: after the cut, the next writer opens the pool (completing an
  * interrupted transaction, pool.h); what it sees must be exactly the state
@@ -21,7 +22,9 @@
  * whose superblock is zeroed (what the builder writes first). A raw import
  * has a third outcome too: an unfinished receive (no volume), which
  * tprecv --abort drops, leaving the volumes as before; and when the
- * volume is there, it reads back as the image, byte for byte. */
+ * volume is there, it reads back as the image, byte for byte. A removal
+ * cut between its steps is finished by that next writer's open, so it
+ * too must then show the old or the new state. */
 #include "lib/base/io.h"
 #include "lib/base/io_area.h"
 #include "lib/base/log.h"
@@ -324,6 +327,49 @@ static void setup_stray(void)
 	io_destroy(io);
 }
 
+/* Volume a (thin device 0) maps 7 chunks and its snapshot a-snap (3)
+ * shares them, committed by the thin metadata alone, as a kernel that
+ * wrote them would leave it: the removal of a below goes in steps. */
+static void setup_mapped(void)
+{
+	struct io_engine *io = NULL, *area = NULL;
+	struct thin_md *md = NULL;
+
+	CU_ASSERT_FATAL(io_fd_open(meta_path, 0, &io) == 0);
+	CU_ASSERT_FATAL(io_window_create(io, restore_off, restore_len, 0, &area) == 0);
+	CU_ASSERT_FATAL(thin_open(area, 0, &md) == 0);
+	for (uint64_t i = 0; i < 7; i++) {
+		uint64_t b;
+
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &b) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 0, i * 3, b) == 0);
+		if (i != 4)	/* one chunk a alone maps */
+			CU_ASSERT_FATAL(thin_insert_mapping(md, 3, i * 3, b) == 0);
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+	CU_ASSERT_FATAL(io_flush(area) == 0);
+	io_destroy(area);
+	io_destroy(io);
+}
+
+static int do_remove_origin(struct pool *p)
+{
+	return pool_volume_remove(p, "a");
+}
+
+/* the removal of a shared origin in steps of 2 mappings: a change, four
+ * thin commits, a change */
+static int run_remove_steps(void)
+{
+	int r;
+
+	setenv("TP_TEST_REMOVE_STEP", "2", 1);
+	r = with_pool(do_remove_origin);
+	unsetenv("TP_TEST_REMOVE_STEP");
+	return r;
+}
+
 static int run_repair_strays(void)
 {
 	struct pool_repair_params rp = { .pool = POOL };
@@ -402,6 +448,7 @@ static const struct command commands[] = {
 	{ "tvrollback", run_rollback, NULL, 0 },
 	{ "tprepair (a stray thin device)", run_repair_strays, setup_stray, 0, 1 },
 	{ "tprecv --format raw", run_import, setup_import, 0, 0, 1 },
+	{ "tvremove in bounded steps", run_remove_steps, setup_mapped, 0 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -715,6 +762,11 @@ static void test_import(void)
 	cut_command(&commands[10]);
 }
 
+static void test_remove_steps(void)
+{
+	cut_command(&commands[11]);
+}
+
 TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tvcreate", test_create },
 	      { "tvsnap", test_snap },
@@ -726,4 +778,5 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tprestore into the active area", test_restore },
 	      { "tvrollback: new device from the snapshot, old one deleted", test_rollback },
 	      { "tprepair: a stray thin device deleted", test_repair_strays },
-	      { "tprecv --format raw: unfinished, dropped, or whole", test_import })
+	      { "tprecv --format raw: unfinished, dropped, or whole", test_import },
+	      { "tvremove in bounded steps: a shared origin, resumed", test_remove_steps })

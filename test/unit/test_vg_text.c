@@ -437,6 +437,72 @@ static void test_receives(void)
 	vg_free(vg);
 }
 
+/* A removal under way: the volume leaves the volumes (its snapshot's
+ * origin cleared), its name and dev id stay held, only dev_id and size
+ * are written and read back, a bad one is refused, the end frees both. */
+static void test_removals(void)
+{
+	struct vg *vg, *back, *no;
+	struct vg_volume v, *x;
+	char *text, *bad, *d;
+	size_t len;
+
+	CU_ASSERT_EQUAL_FATAL(vg_import(good_text, strlen(good_text), &vg), 0);
+	CU_ASSERT_EQUAL(vg_begin_removal(vg, "nope"), -ENOENT);
+	CU_ASSERT_EQUAL_FATAL(vg_begin_removal(vg, "www"), 0);
+	CU_ASSERT_EQUAL(vg->nr_volumes, 1);
+	CU_ASSERT_EQUAL(vg->nr_removals, 1);
+	CU_ASSERT_PTR_NULL(vg_find_volume(vg, "www"));
+	CU_ASSERT_STRING_EQUAL(vg_find_volume(vg, "snap")->origin, "");
+	CU_ASSERT_PTR_EQUAL(vg_find_dev_id(vg, 1), vg_find_removal(vg, "www"));
+	CU_ASSERT(vg_name_used(vg, "www"));
+	memset(&v, 0, sizeof(v));
+	strcpy(v.name, "www");
+	v.dev_id = 2;
+	v.size = 1 << 20;
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), -EEXIST);	/* the name is held */
+	strcpy(v.name, "new");
+	v.dev_id = 1;
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), -EEXIST);	/* and the dev id */
+	CU_ASSERT_EQUAL(vg_validate(vg), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &text, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(strstr(text, "removing"));
+	CU_ASSERT_EQUAL_FATAL(vg_import(text, len, &back), 0);
+	x = vg_find_removal(back, "www");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	CU_ASSERT_EQUAL(x->dev_id, 1);
+	CU_ASSERT_EQUAL(x->size, 1073741824);
+	CU_ASSERT_PTR_NULL(vg_find_volume(back, "www"));
+	/* a removal holding a volume's dev id is refused */
+	bad = strdup(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bad);
+	d = strstr(strstr(bad, "removing"), "dev_id");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	d = strchr(d, '1');
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	*d = '4';
+	CU_ASSERT_EQUAL(vg_import(bad, len, &no), -EUCLEAN);
+	free(bad);
+	/* a removal with an unknown key is refused */
+	bad = malloc(len + 32);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bad);
+	d = strstr(strstr(text, "removing"), "size");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	memcpy(bad, text, (size_t)(d - text));
+	strcpy(bad + (d - text), "origin = \"snap\"\n");
+	strcat(bad, d);
+	CU_ASSERT_EQUAL(vg_import(bad, strlen(bad), &no), -EUCLEAN);
+	free(bad);
+	free(text);
+	CU_ASSERT_EQUAL(vg_end_removal(back, "www"), 0);
+	CU_ASSERT_EQUAL(vg_end_removal(back, "www"), -ENOENT);
+	CU_ASSERT(!vg_name_used(back, "www"));
+	CU_ASSERT_PTR_NULL(vg_find_dev_id(back, 1));
+	CU_ASSERT_EQUAL(vg_validate(back), 0);
+	vg_free(back);
+	vg_free(vg);
+}
+
 /* A raw import's receive: its flag roundtrips (written only when set),
  * it has no origin, and it ends as a writable volume without a content
  * uuid; a volume never carries the flag. */
@@ -753,5 +819,6 @@ TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "volume add/remove/find", test_volume_ops },
 	      { "unfinished receives: apart, held, roundtrip, end", test_receives },
 	      { "a raw import's receive: flag, no origin, ends writable", test_raw_receive },
+	      { "a removal under way: apart, held, roundtrip, end", test_removals },
 	      { "3000 volumes fit a slot", test_many_volumes },
 	      { "random damage: refused or valid", test_random_damage })

@@ -89,6 +89,17 @@ int pool_get_status(struct pool *p, int sharing, struct pool_status *st)
 			 st->sharing ? "its own" : "mapped", v->name,
 			 pool_name(p));
 	}
+	for (unsigned i = 0; i < pool_vg(p)->nr_removals; i++) {
+		const struct vg_volume *v = &pool_vg(p)->removals[i];
+		const struct pool_dev_usage *d = pool_usage_find(u, nu, v->dev_id);
+		char h[32];
+
+		log_warn("pool %s: the removal of %s is under way (%s still mapped): it is no "
+			 "volume any more; 'tvremove %s/%s', or any change to the pool, finishes "
+			 "it", pool_name(p), v->name,
+			 tp_size_format(d ? d->mapped * chunk : 0, 'h', h, sizeof(h)), pool_name(p),
+			 v->name);
+	}
 	free(u);
 	return 0;
 }

@@ -37,6 +37,12 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 			pool_problem(rep, in_step, "unfinished receive %s: thin device %" PRIu64
 				     " is missing from the thin metadata", vg->receives[i].name, id);
 	}
+	for (unsigned i = 0; i < vg->nr_removals; i++) {
+		uint64_t id = vg->removals[i].dev_id;
+		if (!bsearch(&id, ids, n, sizeof(*ids), cmp_u64))
+			pool_problem(rep, in_step, "removal of %s: thin device %" PRIu64
+				     " is missing from the thin metadata", vg->removals[i].name, id);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (!vg_find_dev_id(vg, (uint32_t)ids[i]) || ids[i] > UINT32_MAX) {
 			pool_problem(rep, 0, "thin device %" PRIu64 " belongs to no volume (its "

@@ -279,6 +279,24 @@ int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id) TP_MUST_CH
  * (logged) while it is in use. */
 int pool_op_vol_deactivate(struct pool *p, const char *vol) TP_MUST_CHECK;
 
+/* ---- pool_removal.c: a volume's removal in bounded steps ---- */
+
+/* Volume NAME becomes a removal under way (one change; live, its device
+ * is unloaded first: -EBUSY, logged, while it is open, nothing changed):
+ * 0. A volume that maps nothing is removed in that one change: 1. */
+int pool_removal_begin(struct pool *p, const char *name) TP_MUST_CHECK;
+/* Run the removal NAME to its end: bounded steps, each durable, then the
+ * change that deletes its emptied thin device. FN (may be NULL) hears
+ * the mappings given back of the total it had. 0 or -errno, logged; a
+ * failure leaves a removal that the next run finishes. */
+int pool_removal_run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
+	TP_MUST_CHECK;
+/* At a writer's open: finish every interrupted removal (a failure is
+ * warned about; the removal stays for the next writer). */
+void pool_removals_finish(struct pool *p);
+/* 1 when this command's open finished the removal NAME. */
+int pool_removal_finished(const struct pool *p, const char *name);
+
 /* ---- volume.c: one change under the protocol ---- */
 
 /* The largest volume: the VG metadata holds sizes as signed 64-bit byte

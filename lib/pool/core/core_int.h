@@ -21,7 +21,14 @@ struct pool {
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 	int latched;			/* pool_latch_read_only: no more writes */
 	int foreign;			/* owned by another host (pool_owner.c) */
+	/* removals this command's open finished (pool_removal_finished) */
+	unsigned nr_finished;
+	char finished[4][VG_NAME_MAX + 1];
 };
+
+/* The size of a removal step (pool_removal.c): STEP, or what a test asks
+ * for (TP_TEST_REMOVE_STEP, test builds only). */
+uint64_t pool_removal_step(uint64_t step);
 
 /* ---- pool_backend.c: offline engine or live kernel, decided once ----
  *
@@ -40,6 +47,14 @@ struct pool_backend {
 	/* VOL (may be NULL): the volume's name, unloaded first when live */
 	int (*delete_thin)(struct pool *p, uint32_t dev_id, const char *vol);
 	int (*set_tid)(struct pool *p, uint64_t old_id, uint64_t new_id);
+	/* One bounded step of removal RM (pool_removal.c): unless PROBE,
+	 * unmap one step's worth of its mappings from chunk *POS on and make
+	 * that durable; *POS moves past what was done, *LEFT gets the
+	 * mappings it still has. Offline the first 65536 mappings go and the
+	 * thin metadata is committed; live a discard of 256 chunks from
+	 * *POS through its device, a flush every 16th (the kernel commits). */
+	int (*unmap_step)(struct pool *p, const struct vg_volume *rm, int do_step,
+			  uint64_t *pos, uint64_t *left);
 	int (*commit)(struct pool *p);	/* the thin transaction; live: done per message */
 	int (*abort)(struct pool *p);	/* drop the uncommitted part; live: nothing to drop */
 	/* A change failed (ERR, logged) after its VG commit to transaction

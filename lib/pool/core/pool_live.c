@@ -11,8 +11,12 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 static int live_create(struct pool *p, uint32_t dev_id)
 {
@@ -44,6 +48,63 @@ static int live_delete(struct pool *p, uint32_t dev_id, const char *vol)
 	if (vol && (r = pool_op_vol_deactivate(p, vol)))
 		return r;
 	return tp_dm_delete_thin(p->pool_dm, dev_id);
+}
+
+/* The removal's step through its own thin device (loaded under its name,
+ * which the removal keeps taken): a discard of 256 chunks from *POS
+ * unmaps only this device's mappings and drops their data references
+ * (blocks a snapshot shares stay its). The kernel holds the pool's
+ * metadata while it unmaps a discarded range, so the range is small.
+ * Every 16th step (4096 chunks) and the last one end with a flush, which
+ * makes the kernel commit (it also commits on its own every second); an
+ * uncommitted step lost in a crash is discarded again by the resumed
+ * removal, which starts over at chunk 0. The device's status says what is
+ * left. -EOPNOTSUPP
+ * when the pool ignores discards (VG discards=ignore). */
+static int live_unmap_step(struct pool *p, const struct vg_volume *rm, int do_step,
+			   uint64_t *pos, uint64_t *left)
+{
+	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, end = rm->size / chunk * chunk;
+	uint64_t step = do_step ? pool_removal_step(256) : 0;
+	char dm[TP_DM_NAME_MAX], path[TP_DM_NAME_MAX + 16];
+	struct tp_dm_thin_status st;
+	int fd, r;
+
+	if ((r = pool_load_volume(p, rm)) ||
+	    (r = tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, rm->name)) ||
+	    (r = tp_dm_path(path, sizeof(path), dm)))
+		return r;
+	if (step && *pos * chunk < end) {
+		uint64_t range[2] = { *pos * chunk, step * chunk };
+
+		if (range[1] > end - range[0])
+			range[1] = end - range[0];
+		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+			r = -errno;
+			log_error("pool %s: cannot open %s to give back the chunks of %s: %s",
+				  p->name, path, rm->name, strerror(-r));
+			return r;
+		}
+		r = ioctl(fd, BLKDISCARD, range) ? -errno : 0;
+		if (!r && ((range[0] + range[1]) / chunk / step % 16 == 0 ||
+			   range[0] + range[1] == end) && fsync(fd))
+			r = -errno;
+		close(fd);
+		if (r) {
+			if (r != -EOPNOTSUPP)
+				log_error("pool %s: discard of %s at chunk %llu failed: %s", p->name,
+					  rm->name, (unsigned long long)*pos, strerror(-r));
+			return r;
+		}
+		*pos += range[1] / chunk;
+	}
+	if ((r = tp_dm_thin_status(dm, &st)))
+		return r;
+	*left = st.mapped_sectors / p->vg->chunk_size;
+	/* nothing mapped at or beyond *POS: the rest is done */
+	if (!st.has_highest || st.highest_sector < *pos * (chunk / 512))
+		*left = 0;
+	return 0;
 }
 
 static int live_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)
@@ -147,6 +208,7 @@ const struct pool_backend pool_backend_live = {
 	.create = live_create,
 	.snap = live_snap,
 	.delete_thin = live_delete,
+	.unmap_step = live_unmap_step,
 	.set_tid = live_set_tid,
 	.commit = live_nothing,
 	.abort = live_nothing,

@@ -28,6 +28,28 @@ static int off_delete(struct pool *p, uint32_t dev_id, const char *vol)
 	return thin_delete(p->md, dev_id);
 }
 
+static int off_unmap_step(struct pool *p, const struct vg_volume *rm, int do_step,
+			  uint64_t *pos, uint64_t *left)
+{
+	struct thin_ir_device d;
+	uint64_t removed = 0;
+	int r = thin_unmap_first(p->md, rm->dev_id, do_step ? pool_removal_step(65536) : 0,
+				 &removed);
+
+	if (!r && removed)
+		r = thin_commit(p->md);
+	if (r) {
+		if (thin_abort(p->md))
+			pool_latch_read_only(p, "dropping the uncommitted removal step failed");
+		return r;
+	}
+	*pos += removed;
+	if ((r = thin_device_info(p->md, rm->dev_id, &d)))
+		return r;
+	*left = d.mapped_blocks;
+	return 0;
+}
+
 static int off_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id)
 {
 	return thin_set_transaction_id(p->md, old_id, new_id);
@@ -162,6 +184,7 @@ const struct pool_backend pool_backend_offline = {
 	.create = off_create,
 	.snap = off_snap,
 	.delete_thin = off_delete,
+	.unmap_step = off_unmap_step,
 	.set_tid = off_set_tid,
 	.commit = off_commit,
 	.abort = off_abort,

@@ -111,39 +111,25 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, i
 	return add_volume(p, &v, apply_snap);
 }
 
-struct removal {
-	uint32_t dev_id;
-	char name[VG_NAME_MAX + 1];
-};
-
-static int apply_remove(struct pool *p, const void *arg)
+/* The removal in bounded steps (core/pool_removal.c): the volume becomes
+ * a removal under way, its mappings go a step at a time, its emptied thin
+ * device last. A removal an earlier command left is gone on with. */
+int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
+				void *ctx)
 {
-	const struct removal *rm = arg;
-	int r = pool_op_delete(p, rm->dev_id, rm->name);
-	if (r && r != -EBUSY)
-		log_error("pool %s: cannot delete thin device %u: %s", pool_name(p), rm->dev_id,
-			  strerror(-r));
-	return r;
+	int r;
+
+	if (!vg_find_volume(pool_vg(p), name) && !vg_find_removal(pool_vg(p), name)) {
+		if (pool_removal_finished(p, name))
+			return 0;	/* the open finished what an earlier one began */
+		return pool_no_volume(pool_name(p), name);
+	}
+	if (vg_find_volume(pool_vg(p), name) && (r = pool_removal_begin(p, name)))
+		return r < 0 ? r : 0;	/* 1: it mapped nothing, removed at once */
+	return pool_removal_run(p, name, fn, ctx);
 }
 
 int pool_volume_remove(struct pool *p, const char *name)
 {
-	const struct vg_volume *v = vg_find_volume(pool_vg(p), name);
-	struct vg *next;
-	struct removal rm;
-	int r;
-
-	if (!v)
-		return pool_no_volume(pool_name(p), name);
-	rm.dev_id = v->dev_id;
-	snprintf(rm.name, sizeof(rm.name), "%s", name);
-	r = vg_clone(pool_vg(p), &next);
-	if (r)
-		return r;
-	r = vg_remove_volume(next, name);
-	if (r) {
-		vg_free(next);
-		return r;
-	}
-	return pool_change(p, next, apply_remove, &rm);
+	return pool_volume_remove_progress(p, name, NULL, NULL);
 }

@@ -1,0 +1,189 @@
+/* pool_removal.c - the removal of a volume in bounded steps (core.h).
+ *
+ * A removal is three kinds of transaction, so that no one of them does
+ * work in proportion to the volume's mappings:
+ * 1. a change (pool_change) moves the volume from the VG's volumes to
+ *    its removals: from then on it is no volume (nothing lists,
+ *    activates, sends or snapshots it) but its name stays taken and its
+ *    thin device stays;
+ * 2. steps, each unmapping at most one step's worth of its mappings and
+ *    committing (offline a thin commit of its own; live a discard through
+ *    its device and a flush, after which the kernel commits): the VG does
+ *    not change, the transaction ids stay equal;
+ * 3. a change that drops the removal from the VG and deletes the now
+ *    empty thin device.
+ * A cut anywhere leaves a removal that the next tvremove of its name, or
+ * the next change of any kind (pool_change), finishes from what is
+ * durable: the steps only ever take away mappings the device still has. */
+#include "lib/pool/core/core_int.h"
+
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+uint64_t pool_removal_step(uint64_t step)
+{
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
+	const char *t = getenv("TP_TEST_REMOVE_STEP");
+
+	if (t && strtoull(t, NULL, 10))
+		step = strtoull(t, NULL, 10);
+#endif
+	return step ? step : 1;
+}
+
+struct removal_end {
+	uint32_t dev_id;
+	char name[VG_NAME_MAX + 1];
+};
+
+static int apply_end(struct pool *p, const void *arg)
+{
+	const struct removal_end *e = arg;
+	int r = pool_op_delete(p, e->dev_id, e->name);
+
+	if (r && r != -EBUSY)
+		log_error("pool %s: cannot delete thin device %u: %s", p->name, e->dev_id,
+			  strerror(-r));
+	return r;
+}
+
+static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
+{
+	const struct vg_volume *v = vg_find_removal(p->vg, name);
+	struct vg_volume rm;
+	struct removal_end e;
+	uint64_t pos = 0, left = 0, total;
+	unsigned long n = 0;
+	struct vg *next;
+	int r;
+
+	if (!v)
+		return pool_no_volume(p->name, name);
+	rm = *v;	/* the VG is replaced by the end's commit */
+	if ((r = pool_refuse_latched(p)) ||
+	    (r = pool_guard(p, "the removal", "nothing was changed", 0)))
+		return r;
+	if ((r = p->be->unmap_step(p, &rm, 0, &pos, &left)))
+		return r;
+	total = left;
+	if (fn)
+		fn(ctx, 0, total);
+	while (left && r == 0) {
+		uint64_t before = pos;
+		double t;
+
+		tp_test_pause_n("remove-step", n++);
+		t = seconds();
+		r = p->be->unmap_step(p, &rm, 1, &pos, &left);
+		/* what one step cost (the benchmark's worst transaction) */
+		log_debug(TP_DBG_POOL, "removal of %s: step %lu in %.3f s, %llu mappings left",
+			  name, n, seconds() - t, (unsigned long long)left);
+		if (r == -EOPNOTSUPP) {
+			log_info("pool %s ignores discards: the delete of %s gives its chunks back "
+				 "in one transaction", p->name, name);
+			r = 0;
+			break;
+		}
+		if (!r && fn)
+			fn(ctx, total - (left < total ? left : total), total);
+		/* a step that got nowhere would loop for ever */
+		if (!r && left && pos == before) {
+			log_error("pool %s: the removal of %s got no further at chunk %llu; run "
+				  "'tpcheck %s'", p->name, name, (unsigned long long)pos, p->name);
+			r = -EUCLEAN;
+		}
+	}
+	if (r)
+		return r;
+	tp_test_pause("remove-emptied");
+	e.dev_id = rm.dev_id;
+	snprintf(e.name, sizeof(e.name), "%s", rm.name);
+	if ((r = vg_clone(p->vg, &next)))
+		return r;
+	if ((r = vg_end_removal(next, name))) {
+		vg_free(next);
+		return r;
+	}
+	return pool_change(p, next, apply_end, &e);
+}
+
+int pool_removal_run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
+{
+	return run(p, name, fn, ctx);
+}
+
+void pool_removals_finish(struct pool *p)
+{
+	while (p->vg->nr_removals) {
+		char name[VG_NAME_MAX + 1];
+
+		snprintf(name, sizeof(name), "%s", p->vg->removals[0].name);
+		log_warn("pool %s: finishing the interrupted removal of %s", p->name, name);
+		if (pool_removal_run(p, name, NULL, NULL)) {
+			log_warn("pool %s: the removal of %s is still under way; 'tvremove %s/%s' "
+				 "goes on with it", p->name, name, p->name, name);
+			return;
+		}
+		if (p->nr_finished < TP_ARRAY_SIZE(p->finished))
+			snprintf(p->finished[p->nr_finished++], sizeof(p->finished[0]), "%s",
+				 name);
+	}
+}
+
+int pool_removal_finished(const struct pool *p, const char *name)
+{
+	for (unsigned i = 0; i < p->nr_finished; i++)
+		if (!strcmp(p->finished[i], name))
+			return 1;
+	return 0;
+}
+
+static int apply_nothing(struct pool *p, const void *arg)
+{
+	(void)p;
+	(void)arg;
+	return 0;
+}
+
+int pool_removal_begin(struct pool *p, const char *name)
+{
+	const struct vg_volume *v = vg_find_volume(p->vg, name);
+	uint64_t pos = 0, left = 0;
+	struct removal_end e;
+	struct vg *next;
+	int r;
+
+	if (!v)
+		return pool_no_volume(p->name, name);
+	e.dev_id = v->dev_id;
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	if ((r = p->be->unmap_step(p, v, 0, &pos, &left)))
+		return r;
+	/* live, an open volume is refused before anything changes */
+	if (p->be->live && (r = pool_op_vol_deactivate(p, name)))
+		return r;
+	if ((r = vg_clone(p->vg, &next)))
+		return r;
+	/* a volume that maps nothing goes in one change, as it always did */
+	r = left ? vg_begin_removal(next, name) : vg_remove_volume(next, name);
+	if (r) {
+		vg_free(next);
+		return r;
+	}
+	r = pool_change(p, next, left ? apply_nothing : apply_end, &e);
+	return r ? r : !left;
+}

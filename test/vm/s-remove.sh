@@ -1,0 +1,42 @@
+#!/bin/bash
+# tvremove of a live pool's volume in bounded steps (tvremove(8) "Removal
+# in steps"): discards of a bounded range through the volume's device, each
+# committed by a flush, then the kernel's delete of the emptied device. The
+# volume is a snapshot's origin: its chunks shared with the snapshot stay
+# (the snapshot reads as before), those only it mapped go back to the
+# pool; the other volume's data is unchanged; tpcheck clean afterwards.
+# The step is 2 MiB here (TP_TEST_REMOVE_STEP), so 16 MiB take 8 steps.
+. "$TP_SRC/test/vm/lib.sh"
+vm_begin -n 2 -e
+DATA=${disks[0]} META=${disks[1]}
+
+step "pool rp, volumes a (16 MiB written), its snapshot s, b"
+vm_live_pool rp "$DATA" "$META" 32M "a b" --chunk 64k --discards nopassdown
+must dd if=/dev/urandom of=/dev/mapper/rp-a bs=1M count=16 oflag=direct status=none
+must dd if=/dev/urandom of=/dev/mapper/rp-b bs=1M count=4 oflag=direct status=none
+must tvsnap rp/a -n s
+must tpactivate rp s
+# a writes half of its chunks anew: those are its own, the rest shared
+must dd if=/dev/urandom of=/dev/mapper/rp-a bs=1M count=8 oflag=direct status=none
+s_sum=$(md5sum </dev/mapper/rp-s)
+b_sum=$(md5sum </dev/mapper/rp-b)
+# the pool's data in use, in bytes
+used() { tpstatus --noheadings --units b -o pool_data_used rp | awk 'NF { sub(/b$/, "", $1); print $1; exit }'; }
+used0=$(used)
+
+step "tvremove -y rp/a in steps of 32 chunks"
+TP_TEST_REMOVE_STEP=32 must tvremove -y --progress=json rp/a 2>progress.json
+cat progress.json
+# the discards gave back all 256 chunks a mapped before the delete
+check grep -q '"done":256,"total":256,.*"final":true' progress.json
+used1=$(used)
+expect_eq "data freed (the 8 MiB only a mapped)" "$((used0 - used1))" "$((8 << 20))"
+expect_eq "snapshot s unchanged" "$(md5sum </dev/mapper/rp-s)" "$s_sum"
+expect_eq "volume b unchanged" "$(md5sum </dev/mapper/rp-b)" "$b_sum"
+check test ! -e /dev/mapper/rp-a
+not tpstatus rp/a
+
+step "deactivated: tpcheck clean"
+must tpdeactivate rp
+check tpcheck rp
+finish
