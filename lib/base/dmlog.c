@@ -27,14 +27,17 @@ static void dmlog(int level, const char *file, int line, int dm_errno_or_class, 
 	(void)file;
 	(void)line;
 	(void)dm_errno_or_class;
-	va_start(ap, f);
-	vsnprintf(msg, sizeof(msg), f, ap);
-	va_end(ap);
 	if (level == DMLOG_WARN) {	/* log_print: output, e.g. a dm_report table */
-		fputs(msg, stdout);
+		/* whole, however long (a JSON line of every pool field) */
+		va_start(ap, f);
+		vprintf(f, ap);
+		va_end(ap);
 		putchar('\n');
 		return;
 	}
+	va_start(ap, f);
+	vsnprintf(msg, sizeof(msg), f, ap);
+	va_end(ap);
 	if (DMLOG_LEVEL(level) <= DMLOG_ERR && !first_error[0])
 		snprintf(first_error, sizeof(first_error), "%.255s", msg);
 	log_debug(TP_DBG_KERNEL, "libdevmapper[%d]: %s", DMLOG_LEVEL(level), msg);

@@ -297,6 +297,51 @@ struct pool_extend_result {
 int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		struct pool_extend_result *res) TP_MUST_CHECK;
 
+/* ---- several data devices (pool_extend_data.c) ----
+ * A pool's data area is a linear concatenation of up to 8 data devices:
+ * the first, then each one tpextend --data added, in that order. */
+#define POOL_DATA_DEVICES_MAX 8
+
+struct pool_extend_data_params {
+	const char *path;	/* the new data device */
+	int force;		/* take a device whose stripe the chunk does not fit */
+	int test;		/* decide and say, write nothing (the pool open read-only) */
+};
+
+struct pool_extend_data_result {
+	unsigned index;			/* the new device's place (1: the second) */
+	uint64_t chunk;			/* bytes */
+	uint64_t dev_size;		/* bytes, the new device */
+	uint64_t offset;		/* its data area's start, bytes */
+	uint64_t grid;			/* the alignment unit of that start */
+	uint64_t first_chunk, chunks;	/* the range of the pool's chunks it holds */
+	uint64_t old_data_size, new_data_size;	/* bytes, the whole data area */
+	uint64_t meta_size;		/* bytes of the active thin-metadata area */
+	uint64_t meta_estimate;		/* bytes of thin metadata the new size wants */
+	int fits;			/* the chunk fits the device's stripe */
+	int written;			/* the device was added */
+	char topo_desc[256];		/* the new device's geometry in words */
+	char offset_reason[640];
+	char stripe_reason[640];
+};
+
+/* Add X->path to P's data area, behind the last data device: its data
+ * area aligned for it (the geometry policy), its label and a VG copy
+ * written, then one change (the VG listing it with its range, the thin
+ * data space map grown), then the labels. Refused, nothing written:
+ * -EINVAL (logged) when the chunk does not fit the device's stripe
+ * without X->force, -ENOSPC for a device without a whole chunk behind
+ * its header or a pool with 8 data devices, -EBUSY for a device in use
+ * or carrying a signature (another pool's label, a filesystem).
+ * X->test fills RES and writes nothing. Live: the kernel's data device
+ * is reloaded as a linear table over the devices. */
+int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
+		     struct pool_extend_data_result *res) TP_MUST_CHECK;
+
+/* The data devices of P, in the data area's order: paths and ranges. */
+struct pool_data_device;
+unsigned pool_data_devices(const struct pool *p, struct pool_data_device *out, unsigned max);
+
 /* ---- kernel ---- */
 
 /* Is the pool active in the kernel (its thin-pool target loaded)? While it
@@ -398,10 +443,21 @@ struct pool_monitor_counts {
 };
 
 /* What the tools print of a pool. */
+/* One data device of a pool: its path, device uuid and range. */
+struct pool_data_device {
+	const char *path;		/* as opened */
+	char pv_uuid[40];
+	uint64_t dev_size, offset, first_chunk, chunks;	/* bytes; chunks */
+};
+
 struct pool_info {
 	char name[POOL_NAME_MAX + 1];
 	char uuid[POOL_UUID_LEN + 1];
 	const char *dev_path[2];		/* by enum pool_role, as opened; owned by the pool */
+	/* every data device in the data area's order (the first is
+	 * dev_path[POOL_ROLE_DATA]); paths owned by the pool */
+	unsigned nr_data_devs;
+	struct pool_data_device data_devs[8];
 	int zero;
 	const char *profile;			/* geometry profile, "custom", or "-" */
 	enum pool_discards discards;
