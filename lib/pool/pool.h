@@ -368,8 +368,9 @@ int pool_deactivate(struct pool *p, const char *const *vols, unsigned n) TP_MUST
 /* Names of every pool known from the devices file or from the label of a
  * block device: sorted, unique; caller frees the array and each string. */
 int pool_list_all_names(char ***names, unsigned *n) TP_MUST_CHECK;
-/* Are both devices of pool NAME present (devices file, else a label
- * scan)? 1 yes, 0 not (yet): nothing logged; -errno. */
+/* Are all devices of pool NAME present (devices file, else a label
+ * scan; the data devices tpextend --data added by their device uuids)?
+ * 1 yes, 0 not (yet): nothing logged; -errno. */
 int pool_devices_present(const char *name) TP_MUST_CHECK;
 /* The activation flag of P (VOL NULL) or of its volume VOL: 1 activate,
  * 0 skip; -ENOENT (logged) when there is no such volume. */

@@ -6,7 +6,9 @@
 # tpcheck and thin_check are clean; --test prints every decision and
 # writes nothing; every bad input leaves every image unchanged; a pool
 # whose middle data device is moved away refuses to open and to activate
-# with exit 5, naming the missing device; on loop devices the pool is
+# with exit 5, naming the missing device, and tpactivate --all passes it
+# by; tpcheck finds a damaged VG copy on an added device; tprename and
+# tpremove go over every device; on loop devices the pool is
 # found by its labels, all of its data devices, after the devices file is
 # deleted.
 
@@ -102,6 +104,7 @@ image qm.img 16M
 ok tpcreate --data q1.img --meta qm.img q
 unchanged 5 tpextend --data qm.img p
 err_has "label of pool q"
+ok tpremove -y q
 raid_geometry 32768 98304
 image odd.img 40M
 unchanged 5 tpextend --data odd.img p
@@ -119,8 +122,32 @@ err_has "d2.img"
 unchanged 5 tpactivate p
 err_has "missing"
 unchanged 5 tvcreate -V 1G -n c p
+# activation of all pools passes it by, saying why
+ok tpactivate --all
+out_has "not all of its devices are present"
 mv d2.away d2.img
 ok tpcheck p
+
+# tpcheck looks at every device's label and VG copies: a damaged slot on
+# the third device is a finding, which the next change puts right
+printf 'garbage' | dd of=d3.img bs=1 seek=4100 conv=notrunc status=none
+printf 'garbage' | dd of=d3.img bs=1 seek=$((4096 + 522240 + 4)) conv=notrunc status=none
+expect_rc 1 tpcheck p
+grep -q "d3.img: lacks the newest VG metadata" out err || fail "no finding for d3's VG copy: $(cat out err)"
+ok tvcreate -V 4M -n c p
+ok tpcheck p
+
+# rename and remove go over every device
+ok tprename p r
+ok tpstatus --noheadings --devices-report r
+[ "$(grep -c '^r ' out)" = 4 ] || fail "renamed pool's devices: $(cat out)"
+vol_image r b 40M b.got
+cmp b.got b.want || fail "volume b after the rename"
+ok tpremove -y r
+for f in d1.img d2.img d3.img m.img; do
+	cmp -s -n 512 <(dd if=$f bs=512 skip=1 count=1 status=none) /dev/zero ||
+		fail "tpremove left the label of $f"
+done
 
 # loop devices: found by their labels after the devices file is lost
 have losetup || skip "no losetup"

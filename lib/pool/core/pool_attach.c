@@ -131,6 +131,9 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 	return 0;
 }
 
+static void report_copies_from(const struct pool *p, const struct vg_mda_status *st,
+			       struct pool_check_report *rep, unsigned from);
+
 /* Open PATH, data device I of P, and check its label against the VG. */
 static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned claim,
 		      struct pool_check_report *rep)
@@ -204,11 +207,15 @@ int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *
 		p->nr_pv = VG_NR_ROLES + i;
 	}
 	if (n > 1) {
+		struct vg_mda_status st;
+
 		/* every copy counts: an added device may hold the newest one */
 		memcpy(pvs, p->pv, sizeof(pvs));
-		r = vg_read(pvs, p->nr_pv, &vg, NULL);
+		r = vg_read(pvs, p->nr_pv, &vg, &st);
 		if (r)
 			return r;
+		if (rep)	/* the first two were reported with the VG */
+			report_copies_from(p, &st, rep, VG_NR_ROLES);
 		if (vg->seqno != p->vg->seqno || vg_nr_data(vg) != n) {
 			log_error("pool %s: its added data devices hold VG metadata (seqno %llu) "
 				  "the data and metadata devices do not (seqno %llu); 'tprepair %s' "
@@ -222,11 +229,11 @@ int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *
 	return pool_data_rebuild(p);
 }
 
-/* The VG copies as findings (check/repair). */
-static void report_copies(const struct pool *p, const struct vg_mda_status *st,
-			  struct pool_check_report *rep)
+/* The VG copies as findings (check/repair), of the devices from FROM on. */
+static void report_copies_from(const struct pool *p, const struct vg_mda_status *st,
+			       struct pool_check_report *rep, unsigned from)
 {
-	for (unsigned d = 0; d < st->nr_pvs; d++) {
+	for (unsigned d = from; d < st->nr_pvs; d++) {
 		int newest = 0;
 		if (st->read_error[d])
 			pool_problem(rep, 0, "%s: its VG metadata area cannot be read: %s",
@@ -243,6 +250,12 @@ static void report_copies(const struct pool *p, const struct vg_mda_status *st,
 			pool_problem(rep, 0, "%s: lacks the newest VG metadata (seqno %" PRIu64 ")",
 				     p->pv[d].io->name, st->seqno);
 	}
+}
+
+static void report_copies(const struct pool *p, const struct vg_mda_status *st,
+			  struct pool_check_report *rep)
+{
+	report_copies_from(p, st, rep, 0);
 }
 
 /* Read the VG into P->vg. 1: none could be read (a finding with REP). */

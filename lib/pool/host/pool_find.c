@@ -209,6 +209,39 @@ static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at
 	return r;
 }
 
+/* Are the data devices the VG on PATHS lists after the first present
+ * too? 1 yes (or the VG cannot be read here: the open says why), 0 not. */
+static int added_present(const char *name, char *const paths[VG_NR_ROLES])
+{
+	struct vg_pv pv[VG_NR_ROLES];
+	struct tp_log_capture quiet;
+	struct vg *vg = NULL;
+	int r = 1, n = 0;
+
+	memset(pv, 0, sizeof(pv));
+	tp_log_capture(&quiet);
+	for (; n < VG_NR_ROLES; n++)
+		if (io_fd_open(paths[n], IO_RDONLY, &pv[n].io) ||
+		    vg_label_read(pv[n].io, &pv[n].label) != VG_LABEL_FOUND)
+			break;
+	if (n == VG_NR_ROLES && !vg_read(pv, VG_NR_ROLES, &vg, NULL)) {
+		for (unsigned i = 1; r && i < vg_nr_data(vg); i++) {
+			const struct vg_device *d = vg_data_dev(vg, i);
+			char *path = NULL;
+
+			if (pool_find_data_device(name, vg->uuid, d->pv_uuid, i, d->path, 0, &path) ==
+			    -ENOENT)
+				r = 0;
+			free(path);
+		}
+		vg_free(vg);
+	}
+	tp_log_capture(NULL);
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		io_destroy(pv[i].io);
+	return r;
+}
+
 int pool_devices_present(const char *name)
 {
 	char *paths[VG_NR_ROLES];
@@ -217,7 +250,7 @@ int pool_devices_present(const char *name)
 
 	if (r)
 		return r;
-	r = paths[VG_ROLE_DATA] && paths[VG_ROLE_META];
+	r = paths[VG_ROLE_DATA] && paths[VG_ROLE_META] && added_present(name, paths);
 	free(paths[0]);
 	free(paths[1]);
 	return r;
