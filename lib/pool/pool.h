@@ -338,6 +338,26 @@ struct pool_extend_data_result {
 int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 		     struct pool_extend_data_result *res) TP_MUST_CHECK;
 
+/* Take the last data device away from P (tpreduce --data PATH; PATH
+ * must be it: the ranges of the others are numbered from the first
+ * device on, so only the last can go without moving chunks) when no
+ * chunk of its range is in use: the thin metadata is rebuilt into the
+ * spare area with the data space map ending where the device's range
+ * began, and one VG commit (to the devices that stay) makes that area
+ * active and drops the device; then its label and VG area are wiped and
+ * its devices-file entry dropped. Offline only. -EBUSY (logged, naming
+ * how many chunks are in use there) when it holds data, -EINVAL when
+ * PATH is not the last data device or P has one. TEST: decide, say,
+ * write nothing. */
+struct pool_reduce_data_result {
+	unsigned index;			/* the device's place (1: the second) */
+	uint64_t first_chunk, chunks, used;
+	uint64_t old_data_size, new_data_size;	/* bytes */
+	int written;
+};
+int pool_reduce_data(struct pool *p, const char *path, int test,
+		     struct pool_reduce_data_result *res) TP_MUST_CHECK;
+
 /* The data devices of P, in the data area's order: paths and ranges. */
 struct pool_data_device;
 unsigned pool_data_devices(const struct pool *p, struct pool_data_device *out, unsigned max);

@@ -80,6 +80,8 @@ state() {
 prepare() {
 	case $1 in
 	tpextend) truncate -s 160M p-data.img; rm -f p-data2.img; truncate -s 32M p-data2.img ;;
+	tpreduce) rm -f p-data2.img; truncate -s 32M p-data2.img
+		tpextend -q --data p-data2.img p || fail "tpreduce: the device to take away not added" ;;
 	tprepair) # a stray thin device, as a live receive cut by a crash leaves
 		save_area p area.bin; tp-thinmap --create area.bin 9 0 6 >/dev/null; load_area p area.bin ;;
 	tprestore) tpdump p >p.xml; rm -f out.meta; truncate -s 16M out.meta ;;
@@ -125,6 +127,7 @@ command_of() {
 	tvrollback) echo "tvrollback -y --to s p/a" ;;
 	tpextend) echo "tpextend p" ;;
 	tpextend-data) echo "tpextend --data p-data2.img p" ;;
+	tpreduce) echo "tpreduce --data p-data2.img p" ;;
 	tprecv) echo "tprecv -i x.stream -n r p" ;;
 	tprecv-raw) echo "tprecv --format raw -i x.img -n raw p" ;;
 	tprecv-raw-long) echo "tprecv --format raw -V 4M -n raw p" ;;

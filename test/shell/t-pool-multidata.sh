@@ -8,7 +8,8 @@
 # whose middle data device is moved away refuses to open and to activate
 # with exit 5, naming the missing device, and tpactivate --all passes it
 # by; tpcheck finds a damaged VG copy on an added device; tprename and
-# tpremove go over every device; on loop devices the pool is
+# tpremove go over every device; tpreduce takes the last data device away
+# while none of its chunks is in use; on loop devices the pool is
 # found by its labels, all of its data devices, after the devices file is
 # deleted.
 
@@ -123,7 +124,7 @@ unchanged 5 tpactivate p
 err_has "missing"
 unchanged 5 tvcreate -V 1G -n c p
 # activation of all pools passes it by, saying why
-ok tpactivate --all
+ok tpactivate --auto p
 out_has "not all of its devices are present"
 mv d2.away d2.img
 ok tpcheck p
@@ -137,14 +138,38 @@ grep -q "d3.img: lacks the newest VG metadata" out err || fail "no finding for d
 ok tvcreate -V 4M -n c p
 ok tpcheck p
 
+# tpreduce: only the last data device, only while none of its chunks is
+# in use; b has chunks on d3
+unchanged 3 tpreduce --data d2.img p
+err_has "only the last one"
+unchanged 5 tpreduce --data d3.img p
+err_has "in use"
+unchanged 3 tpreduce p
+image d4.img 20M
+ok tpextend --data d4.img p
+unchanged_ok tpreduce --test --data d4.img p
+out_has "can be taken away"
+ok tpreduce --data d4.img p
+ok tpstatus --noheadings --devices-report p
+[ "$(grep -c ' data ' out)" = 3 ] || fail "d4 still listed: $(cat out)"
+grep -q d4.img etc/devices && fail "the devices file still lists d4: $(cat etc/devices)"
+cmp -s -n 512 <(dd if=d4.img bs=512 skip=1 count=1 status=none) /dev/zero ||
+	fail "tpreduce left the label of d4"
+ok tpcheck p
+thin_check_pool p
+vol_image p b 40M b.got
+cmp b.got b.want || fail "volume b after tpreduce"
+# a pool whose last added device went reads its VG as before the addition
+ok tpextend --data d4.img p
+
 # rename and remove go over every device
 ok tprename p r
 ok tpstatus --noheadings --devices-report r
-[ "$(grep -c '^r ' out)" = 4 ] || fail "renamed pool's devices: $(cat out)"
+[ "$(grep -c '^r ' out)" = 5 ] || fail "renamed pool's devices: $(cat out)"
 vol_image r b 40M b.got
 cmp b.got b.want || fail "volume b after the rename"
 ok tpremove -y r
-for f in d1.img d2.img d3.img m.img; do
+for f in d1.img d2.img d3.img d4.img m.img; do
 	cmp -s -n 512 <(dd if=$f bs=512 skip=1 count=1 status=none) /dev/zero ||
 		fail "tpremove left the label of $f"
 done

@@ -22,6 +22,8 @@
 #include "lib/base/units.h"
 #include "lib/dev/probe.h"
 #include "lib/dev/topology.h"
+#include "metadata/thin/repair.h"
+#include "metadata/thin/thin.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -267,4 +269,143 @@ out:
 	tp_lock_release(claim);
 	free(path);
 	return r;
+}
+
+/* How many chunks of [FIRST, FIRST + N) the thin metadata holds (a
+ * reference count above 0): 0 and *USED, or -errno. */
+static int chunks_in_use(struct pool *p, uint64_t first, uint64_t n, uint64_t *used)
+{
+	int r = pool_open_thin(p);
+
+	*used = 0;
+	for (uint64_t b = first; !r && b < first + n; b++) {
+		uint32_t c = 0;
+
+		if (!(r = thin_data_count(pool_thin(p), b, &c)))
+			*used += c > 0;
+	}
+	return r;
+}
+
+/* The thin metadata of the active area rebuilt into the spare area with
+ * NR_BLOCKS data chunks (nothing at or beyond it is in use). */
+static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks)
+{
+	const struct vg *vg = pool_vg(p);
+	const struct vg_pv *meta = pool_pv(p, VG_ROLE_META);
+	const struct vg_area *a = &meta->label.area[vg->metadata_area];
+	const struct vg_area *s = &meta->label.area[!vg->metadata_area];
+	struct thin_repair_opts o = { 1, vg->transaction_id, vg->chunk_size, nr_blocks };
+	struct thin_repair_report rep;
+	struct io_engine *in = NULL, *out = NULL;
+	char *saved = NULL;
+	int r;
+
+	memset(&rep, 0, sizeof(rep));
+	if ((r = io_window_create(meta->io, a->offset, a->size, 0, &in)) ||
+	    (r = io_window_create(meta->io, s->offset, s->size, 0, &out)))
+		goto out;
+	in->read_only = 1;
+	/* what the spare holds (a damaged copy a repair set aside) is kept */
+	if ((r = pool_spare_save(pool_name(p), vg->seqno, out, &saved)))
+		goto out;
+	free(saved);
+	r = thin_repair_io(in, out, &o, &rep);
+	if (!r && rep.nr_lost) {
+		log_error("pool %s: rebuilding its thin metadata lost mappings; nothing was "
+			  "changed ('tpcheck %s')", pool_name(p), pool_name(p));
+		r = -EUCLEAN;
+	}
+	if (!r)
+		r = io_flush(out);
+	if (r)
+		log_error("pool %s: cannot rebuild its thin metadata into the spare area: %s; "
+			  "nothing was changed", pool_name(p), strerror(-r));
+out:
+	thin_repair_report_free(&rep);
+	io_destroy(in);
+	io_destroy(out);
+	return r;
+}
+
+int pool_reduce_data(struct pool *p, const char *path, int test,
+		     struct pool_reduce_data_result *res)
+{
+	const struct vg *vg = pool_vg(p);
+	unsigned n = vg_nr_data(vg), last = n - 1;
+	char uuid[VG_UUID_LEN + 1], *real;
+	struct io_engine *io;
+	struct vg *next;
+	int r, e;
+
+	memset(res, 0, sizeof(res[0]));
+	if ((r = pool_refuse_live(p, "rebuilding its thin metadata without the device")))
+		return r;
+	if (n == 1) {
+		log_error("pool %s has one data device; there is none to take away",
+			  pool_name(p));
+		return -EINVAL;
+	}
+	if (!(real = realpath(path, NULL)) || !pool_same_device(real, pool_data_dev_path(p, last))) {
+		unsigned i;
+
+		for (i = 0; real && i < last && !pool_same_device(real, pool_data_dev_path(p, i)); i++)
+			;
+		if (real && i < last)
+			log_error("pool %s: %s is its data device %u; only the last one (%s) can be "
+				  "taken away: the chunks of the devices after it would have to move",
+				  pool_name(p), path, i + 1, pool_data_dev_path(p, last));
+		else
+			log_error("pool %s: %s is not one of its data devices ('tpstatus "
+				  "--devices-report %s' lists them)", pool_name(p), path, pool_name(p));
+		free(real);
+		return -EINVAL;
+	}
+	free(real);
+	res->index = last;
+	res->first_chunk = vg_data_first_chunk(vg, last);
+	res->chunks = vg_data_dev_chunks(vg, last);
+	res->old_data_size = vg_data_chunks(vg) * (uint64_t)vg->chunk_size * 512;
+	res->new_data_size = res->first_chunk * (uint64_t)vg->chunk_size * 512;
+	if ((r = pool_guard(p, "taking the device away", "nothing was changed", 0)) ||
+	    (r = chunks_in_use(p, res->first_chunk, res->chunks, &res->used)))
+		return r;
+	if (res->used) {
+		log_error("pool %s: %llu of the %llu chunks of %s are in use; it can be taken "
+			  "away only when it holds none (moving chunks is not done yet)",
+			  pool_name(p), (unsigned long long)res->used,
+			  (unsigned long long)res->chunks, path);
+		return -EBUSY;
+	}
+	if (test)
+		return 0;
+	/* 1. the thin metadata without the range, into the spare area */
+	if ((r = rebuild_into_spare(p, res->first_chunk)))
+		return r;
+	tp_test_pause("xdata-rebuilt");
+	/* 2. one VG commit: that area active, the device gone */
+	if ((r = vg_clone(vg, &next)))
+		return r;
+	snprintf(uuid, sizeof(uuid), "%s", vg_data_dev(vg, last)->pv_uuid);
+	memset(vg_data_dev(next, last), 0, sizeof(next->xdata[0]));
+	next->nr_xdata--;
+	next->metadata_area = !vg->metadata_area;
+	if ((r = pool_commit_vg(p, next)))	/* consumes NEXT */
+		return r;
+	res->written = 1;
+	tp_test_pause("xdata-dropped");
+	/* 3. its label and VG area, its devices-file entry */
+	io = pool_pv_at(p, pool_nr_pvs(p) - 1)->io;
+	tp_critical_begin();
+	e = vg_label_wipe(io, 0);
+	if (e >= 0)
+		e = vg_mda_format(io, &pool_pv_at(p, pool_nr_pvs(p) - 1)->label);
+	tp_critical_end();
+	if (e < 0)
+		log_warn("pool %s: %s is no longer its device, but its label could not be wiped "
+			 "(%s); 'wipefs -a %s' removes it", pool_name(p), path, strerror(-e), path);
+	if (pool_devices_remove_pv(uuid))
+		log_warn("pool %s: the devices file still lists %s", pool_name(p), path);
+	pool_drop_data_pv(p);
+	return 0;
 }

@@ -73,6 +73,8 @@ int pool_devices_add(const struct pool_devices_entry *e) TP_MUST_CHECK;
 
 /* Remove every entry of POOL: 0 (also when there were none). */
 int pool_devices_remove_pool(const char *pool) TP_MUST_CHECK;
+/* Drop the entry of one device (a data device taken away). */
+int pool_devices_remove_pv(const char *pv_uuid) TP_MUST_CHECK;
 
 /* All entries (file order) into a malloc'd *ENTRIES (caller frees), *N.
  * A missing file is 0 with *N = 0. */
