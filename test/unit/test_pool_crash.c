@@ -9,7 +9,9 @@
  * swap, tprepair's deletion of a stray thin device (a change of its own),
  * tpextend of the data area and of the metadata areas (VG, thin
  * superblock, labels), tpextend --data (the new device's label and VG
- * area, the VG commit on three devices, the space map grown), tprestore
+ * area, the VG commit on three devices, the space map grown), tpreduce
+ * --data (the thin metadata rebuilt into the spare, the VG commit that
+ * swaps the areas and drops the device, its label wiped), tprestore
  * into the pool's active area, and a raw
  * import (tprecv --format raw: an unfinished receive, the data, the
  * change that makes it a volume).
@@ -302,6 +304,23 @@ static int run_extend_data(void)
 	return with_pool(do_extend_data);
 }
 
+static int do_reduce_data(struct pool *p)
+{
+	struct pool_reduce_data_result res;
+	return pool_reduce_data(p, data2_path, 0, &res);
+}
+
+static int run_reduce_data(void)
+{
+	return with_pool(do_reduce_data);
+}
+
+/* the world before tpreduce: the second data device added, holding nothing */
+static void setup_reduce_data(void)
+{
+	CU_ASSERT_FATAL(with_pool(do_extend_data) == 0);
+}
+
 static int run_extend(void)
 {
 	return with_pool(do_extend);
@@ -421,6 +440,7 @@ static const struct command commands[] = {
 	{ "tprepair (a stray thin device)", run_repair_strays, setup_stray, 0, 1 },
 	{ "tprecv --format raw", run_import, setup_import, 0, 0, 1 },
 	{ "tpextend --data", run_extend_data, NULL, 0 },
+	{ "tpreduce --data", run_reduce_data, setup_reduce_data, 0 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -746,6 +766,11 @@ static void test_extend_data(void)
 	cut_command(&commands[11]);
 }
 
+static void test_reduce_data(void)
+{
+	cut_command(&commands[12]);
+}
+
 TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tvcreate", test_create },
 	      { "tvsnap", test_snap },
@@ -758,4 +783,5 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tvrollback: new device from the snapshot, old one deleted", test_rollback },
 	      { "tprepair: a stray thin device deleted", test_repair_strays },
 	      { "tprecv --format raw: unfinished, dropped, or whole", test_import },
-	      { "tpextend --data: a second data device", test_extend_data })
+	      { "tpextend --data: a second data device", test_extend_data },
+	      { "tpreduce --data: the second data device taken away", test_reduce_data })
