@@ -263,6 +263,7 @@ int io_window_create(struct io_engine *inner, uint64_t offset, uint64_t len, int
 struct io_concat {
 	struct io_engine e;
 	unsigned n;
+	int own;
 	struct io_concat_seg seg[];
 };
 
@@ -336,13 +337,17 @@ static int cat_flush(struct io_engine *e)
 
 static void cat_destroy(struct io_engine *e)
 {
+	struct io_concat *c = TP_CONTAINER_OF(e, struct io_concat, e);
+
+	for (unsigned i = 0; c->own && i < c->n; i++)
+		io_destroy(c->seg[i].io);
 	free(e->name);
-	free(TP_CONTAINER_OF(e, struct io_concat, e));
+	free(c);
 }
 
 static const struct io_ops concat_ops = { cat_read, cat_write, cat_flush, cat_destroy };
 
-int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *name,
+int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *name, int own,
 		     struct io_engine **out)
 {
 	struct io_concat *c;
@@ -357,6 +362,7 @@ int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *na
 	}
 	c->e.ops = &concat_ops;
 	c->n = n;
+	c->own = own;
 	memcpy(c->seg, seg, n * sizeof(*seg));
 	for (unsigned i = 0; i < n; i++) {
 		c->e.size += seg[i].length;

@@ -86,13 +86,14 @@ int io_window_create(struct io_engine *inner, uint64_t offset, uint64_t len, int
 
 /* A linear concatenation (as device-mapper's linear target): bytes
  * LENGTH of segment 0 from its OFFSET, then segment 1's, and so on; an
- * access may cross segments. The segments' engines are not owned; flush
- * flushes each once. NAME names the concatenation in messages. */
+ * access may cross segments. With OWN the segments' engines are destroyed
+ * with it (each segment its own engine then); flush flushes each once.
+ * NAME names the concatenation in messages. */
 struct io_concat_seg {
 	struct io_engine *io;
 	uint64_t offset, length;	/* bytes */
 };
-int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *name,
+int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *name, int own,
 		     struct io_engine **out) TP_MUST_CHECK;
 
 #endif

@@ -202,7 +202,7 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 		goto out;
 	/* open it (the test read-only) for its size; a writer claims it */
 	r = x->test ? io_fd_open(path, IO_RDONLY, &io)
-		    : pool_claim_open(pool_name(p), path, 0, &claim, &io);
+		    : pool_claim_new_data(p, path, &claim, &io);
 	if (r) {
 		if (r != -EBUSY)
 			log_error("pool %s: cannot open %s: %s", pool_name(p), x->path, strerror(-r));

@@ -50,6 +50,11 @@ int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io
  * (the open device's, 0 when not open). */
 const char *pool_data_dev_path(const struct pool *p, unsigned i);
 uint64_t pool_data_dev_size(const struct pool *p, unsigned i);
+/* tpextend --data: claim PATH, a new data device of P (pool_claim_open;
+ * of a live pool, after the exclusive open proved it free, it is kept open
+ * without O_EXCL, since the kernel's table is to hold it). */
+int pool_claim_new_data(struct pool *p, const char *path, struct tp_lock **lock,
+			struct io_engine **io) TP_MUST_CHECK;
 /* tpextend --data / tpreduce --data: the new device (its engine, label and
  * flock, all handed over) becomes the last of P's devices before the VG
  * commit that lists it; drop takes the last one away again (closed). */

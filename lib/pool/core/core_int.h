@@ -114,6 +114,11 @@ int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid) 
  * the missing device) and the like. */
 int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *rep)
 	TP_MUST_CHECK;
+/* The data area over every data device, each opened anew with io_fd_open
+ * FLAGS (the live reader: O_DIRECT beside the kernel), in *OUT (owning
+ * them). 0 or -errno, logged. */
+int pool_data_reader_multi(struct pool *p, unsigned flags, struct io_engine **out)
+	TP_MUST_CHECK;
 /* (Re)build P->data_cat from P->vg and the open devices. */
 int pool_data_rebuild(struct pool *p) TP_MUST_CHECK;
 

@@ -43,11 +43,38 @@ int pool_data_rebuild(struct pool *p)
 		seg[i].offset = i ? d->area[0].offset : 0;
 		seg[i].length = (i ? 0 : d->area[0].offset) + vg_data_dev_chunks(vg, i) * chunk;
 	}
-	if ((r = io_concat_create(seg, n, p->pv[VG_ROLE_DATA].io->name, &p->data_cat)))
+	if ((r = io_concat_create(seg, n, p->pv[VG_ROLE_DATA].io->name, 0, &p->data_cat)))
 		return r;
 	p->data_view.io = p->data_cat;
 	p->data_view.label = p->pv[VG_ROLE_DATA].label;
 	return 0;
+}
+
+int pool_data_reader_multi(struct pool *p, unsigned flags, struct io_engine **out)
+{
+	struct io_concat_seg seg[VG_DATA_DEVICES_MAX];
+	const struct vg *vg = p->vg;
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
+	unsigned n = vg_nr_data(vg), i;
+	int r = 0;
+
+	*out = NULL;
+	for (i = 0; i < n && !r; i++) {
+		const char *path = p->pv[POOL_DATA_PV(i)].io->name;
+
+		seg[i].offset = i ? vg_data_dev(vg, i)->area[0].offset : 0;
+		seg[i].length = (i ? 0 : vg_data_dev(vg, 0)->area[0].offset) +
+				vg_data_dev_chunks(vg, i) * chunk;
+		if ((r = io_fd_open(path, flags, &seg[i].io)))
+			log_error("pool %s: cannot open its data device %s: %s", p->name, path,
+				  strerror(-r));
+	}
+	if (!r)
+		r = io_concat_create(seg, n, p->pv[VG_ROLE_DATA].io->name, 1, out);
+	if (r)
+		for (unsigned k = 0; k < i; k++)
+			io_destroy(seg[k].io);
+	return r;
 }
 
 int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
@@ -74,6 +101,24 @@ uint64_t pool_data_dev_size(const struct pool *p, unsigned i)
 	const struct vg_pv *pv = i < vg_nr_data(p->vg) ? &p->pv[POOL_DATA_PV(i)] : NULL;
 
 	return pv && pv->io ? pv->io->size : 0;
+}
+
+int pool_claim_new_data(struct pool *p, const char *path, struct tp_lock **lock,
+			struct io_engine **io)
+{
+	int r = pool_claim_open(p->name, path, 0, lock, io);
+
+	if (r || !p->be->live)
+		return r;
+	/* the kernel's table will hold it: no O_EXCL of ours in its way (the
+	 * exclusive open above proved nobody else holds it; the flock stays) */
+	io_destroy(*io);
+	*io = NULL;
+	if ((r = pool_claim_open(p->name, path, POOL_CLAIM_LIVE | POOL_CLAIM_LOCKED, lock, io))) {
+		tp_lock_release(*lock);
+		*lock = NULL;
+	}
+	return r;
 }
 
 int pool_add_data_pv(struct pool *p, struct io_engine *io, const struct vg_label *l,
