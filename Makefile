@@ -82,7 +82,7 @@ FLAGS_SH    = '$(subst ','\'',$(FLAGS_NOW))'
 LAYERS := face:lib/pool monitor:lib/pool/monitor admin:lib/pool/admin check:lib/pool/check \
           stream:lib/pool/stream volume:lib/pool/volume core:lib/pool/core \
           host:lib/pool/host policy:lib/pool/policy \
-          thin:metadata/thin vg:metadata/vg kernel:kernel \
+          thin:metadata/thin vg:metadata/vg kernel:kernel lease:lease \
           pdata:metadata/pdata dev:lib/dev base:lib/base
 layer_name = $(word 1,$(subst :, ,$1))
 layer_dir  = $(word 2,$(subst :, ,$1))
@@ -149,12 +149,16 @@ $(LINKS): $(TP)
 $(UNIT): $(UNIT_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS) $(AUX_LIBS_tp-lease)
 
+# A test tool that needs a library the commands do not: AUX_LIBS_<name>
+# (tp-lease, and the unit tests' lease suite: sanlock's client library,
+# until the commands use leases)
+AUX_LIBS_tp-lease := -lsanlock_client
 $(BUILD)/test/bin/%: test/tools/%.c $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBTP) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIBTP) $(LDLIBS) $(AUX_LIBS_$*)
 
 # A harness of a parser that lives in tools/ links those sources too
 # (scripts/fuzz.sh reads these lines): FUZZ_EXTRA_<name> := FILES
@@ -203,8 +207,9 @@ check-vm: tests
 
 # The boot test: a Debian 12 system with systemd and the package installed
 # by dpkg, booted four times under QEMU (test/vm/boot.sh; the root is made
-# once by scripts/mkbootroot.sh). make check runs it too, after the VM
-# stage's kernels (5-7 minutes; TP_VM_BOOT=0 leaves it out).
+# once by scripts/mkbootroot.sh). make check runs it too, once the host-side
+# stages are done, beside the VM stage's kernels (5-7 minutes; TP_VM_BOOT=0
+# leaves it out).
 check-boot: tests
 	@BUILD=$(BUILD) test/run-all.sh boot
 

@@ -51,6 +51,7 @@ metadata/pdata:   lib/base
 metadata/thin:    metadata/pdata lib/base
 metadata/vg:      lib/base
 kernel:           lib/base
+lease:            lib/base
 lib/pool/policy:  lib/dev lib/base
 lib/pool/host:    kernel metadata/vg lib/dev lib/base
 lib/pool/core:    lib/pool/host lib/pool/policy $LOWER

@@ -17,10 +17,10 @@
 set -euo pipefail
 
 BUILD_PKGS="build-essential pkg-config libdevmapper-dev libblkid-dev libudev-dev libpopt-dev
-  libcunit1-dev libexpat1-dev"
+  libcunit1-dev libexpat1-dev libsanlock-dev"
 TEST_PKGS="thin-provisioning-tools xz-utils python3 man-db clang libclang-rt-14-dev strace
   inotify-tools"
-VM_PKGS="qemu-system-x86 busybox-static mdadm cpio kmod zstd dmsetup util-linux e2fsprogs fio debootstrap
+VM_PKGS="qemu-system-x86 busybox-static sanlock mdadm cpio kmod zstd dmsetup util-linux e2fsprogs fio debootstrap
   gnuplot-nox"
 KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel}
 

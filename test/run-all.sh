@@ -16,12 +16,18 @@
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there)
 #   boot    the boot test (test/vm/boot.sh: a Debian 12 system with the
-#           package booted four times under QEMU; make check-boot), run
-#           after the vm stage's kernels, in the same job (alongside the
-#           other stages, whose host-side shell runs take longer);
-#           TP_VM_BOOT=0 leaves it out
+#           package booted four times under QEMU; make check-boot), part
+#           of the vm stage: run after its kernels when the vm stage runs
+#           in turn; when it runs alongside, the boot test starts as soon
+#           as the host-side stages are done, on the CPU they leave, while
+#           the vm stage's kernels go on (its own scratch dir); TP_VM_BOOT=0
+#           leaves it out. Before it, in the same way, the two-host
+#           scenarios (TP_VM_HOSTS=2 test/vm/run.sh: two guests sharing
+#           disks, test/vm/s2-*.sh) on the first kernel; TP_VM_TWOHOST=0
+#           leaves them out
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
-#           with one signal in turn (t-recv-raw) use all three
+#           with one signal in turn (t-recv-raw) use all three, and
+#           t-recv-interrupt cuts a receive at 20 places per input, not 10
 #   TP_VM_ALONGSIDE=0|1  run the vm stage alongside the others (default 1
 #           on a host with 2 or more CPUs: QEMU's emulation keeps one CPU
 #           busy, the host-side tests the other); its output is kept and
@@ -38,7 +44,7 @@ total_fail=0
 work=$(mktemp -d)
 vmpid=
 killtree() { local c; for c in $(pgrep -P "$1"); do killtree "$c"; done; kill "$1" 2>/dev/null; }
-trap '[ -n "$vmpid" ] && killtree "$vmpid"; rm -rf "$work"' EXIT
+trap '[ -n "$vmpid" ] && killtree "$vmpid"; [ -n "${bootpid:-}" ] && killtree "$bootpid"; rm -rf "$work"' EXIT
 results=$work/results
 
 failures=() # "label stage: what failed", printed again at the very end
@@ -78,7 +84,7 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 		echo "=== $label: fuzz corpus replay ($build)"
 		TP_RESULTS=$results BUILD=$build test/fuzz/replay.sh ;;
 	vm)
-		echo "=== $label: real-kernel tests under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}} ($build)${4:+: $4}"
+		echo "=== $label: real-kernel tests under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}}${TP_VM_HOSTS:+, $TP_VM_HOSTS hosts} ($build)${4:+: $4}"
 		# shellcheck disable=SC2086 # $4: a list of scenario names
 		TP_RESULTS=$results BUILD=$build test/vm/run.sh ${4:-} ;;
 	boot)
@@ -113,10 +119,21 @@ run_vm() {
 			n=$((n + 1))
 		done
 	fi
-	if [ "${TP_VM_BOOT:-1}" = 1 ]; then
-		results=$work/vm.$((n + 1)) exec_stage boot "$BUILD" main
-	fi
+	[ "${1:-}" = kernels ] || run_boot
 	echo "$((SECONDS - t0))" >"$work/vm.time"
+}
+# run_boot: the two-host scenarios (results to $work/vm.8, time to
+# hosts.time), then the boot test (results to $work/vm.9, boot.time)
+run_boot() {
+	local t0=$SECONDS
+	if [ "${TP_VM_TWOHOST:-1}" = 1 ] && [ -z "${TP_KERNEL_DIR:-}" ]; then
+		TP_VM_HOSTS=2 results=$work/vm.8 exec_stage vm "$BUILD" main
+		echo "$((SECONDS - t0))" >"$work/hosts.time"
+	fi
+	[ "${TP_VM_BOOT:-1}" = 1 ] || return 0
+	t0=$SECONDS
+	results=$work/vm.9 exec_stage boot "$BUILD" main
+	echo "$((SECONDS - t0))" >"$work/boot.time"
 }
 add_vm() {
 	local f
@@ -124,6 +141,9 @@ add_vm() {
 		[ -e "$f" ] && add "main vm" "$f"
 	done
 	[ -s "$work/vm.time" ] && times+=("main vm $(cat "$work/vm.time")s")
+	[ -s "$work/hosts.time" ] && times+=("main two-host $(cat "$work/hosts.time")s")
+	[ -s "$work/boot.time" ] && times+=("main boot $(cat "$work/boot.time")s")
+	return 0
 }
 
 alongside=${TP_VM_ALONGSIDE:-}
@@ -134,9 +154,10 @@ for s in "${stages[@]}"; do [ "$s" = vm ] && want_vm=1; done
 [ ${#stages[@]} -gt 1 ] || [ -n "$SAN_BUILD" ] || alongside=0
 if [ $want_vm = 1 ] && [ "$alongside" = 1 ]; then
 	echo "=== main: real-kernel tests under QEMU: running alongside; output follows the other stages"
-	run_vm >"$work/vm.log" 2>&1 &
+	run_vm kernels >"$work/vm.log" 2>&1 &
 	vmpid=$!
 fi
+bootpid=
 
 for s in "${stages[@]}"; do
 	case $s in
@@ -155,10 +176,21 @@ if [ -n "$SAN_BUILD" ]; then
 	done
 fi
 if [ -n "$vmpid" ]; then
+	# the host-side stages are done: the two-host scenarios and the boot
+	# test take their CPU
+	run_boot >"$work/boot.log" 2>&1 &
+	bootpid=$!
+fi
+if [ -n "$vmpid" ]; then
 	echo "=== main: real-kernel tests under QEMU (ran alongside the stages above)"
 	wait "$vmpid"
 	vmpid=
 	cat "$work/vm.log"
+	if [ -n "$bootpid" ]; then
+		wait "$bootpid"
+		bootpid=
+		cat "$work/boot.log"
+	fi
 	add_vm
 fi
 echo

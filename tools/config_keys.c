@@ -48,6 +48,8 @@ static int check_monitor(const struct tp_conf_key *k, const char *v, char *why, 
 	enum monitor_value what = !strcmp(k->path, "create/warn") ? MONITOR_WARN
 				  : !strcmp(k->path, "create/autoextend_threshold")
 					  ? MONITOR_THRESHOLD
+				  : !strcmp(k->path, "create/autoextend_max")
+					  ? MONITOR_MAX
 					  : MONITOR_BY;
 
 	pool_monitor_policy_default(&m);
@@ -110,6 +112,9 @@ const struct tp_conf_key tp_conf_keys[] = {
 	  check_monitor },
 	{ "create/autoextend_by", S, "20%", "PCT%|SIZE",
 	  "tpcreate --autoextend-by: each growth adds PCT% of the area or SIZE", 0, 0,
+	  check_monitor },
+	{ "create/autoextend_max", S, "none", "SIZE|none",
+	  "tpcreate --autoextend-max: tpmonitor never grows the data area past SIZE", 0, 0,
 	  check_monitor },
 	{ "monitor/interval", TP_CONF_INT, "10", "1..3600",
 	  "tpmonitor --interval: seconds between two passes", 1, 3600, NULL },

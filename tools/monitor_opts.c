@@ -12,12 +12,13 @@
 int monitor_args_apply(const struct tp_command *cmd, const struct monitor_args *a,
 		       struct pool_monitor_policy *m, int *set)
 {
-	static const char *const opt[] = { "--warn", "--autoextend-threshold", "--autoextend-by" };
-	const char *val[] = { a->warn, a->threshold, a->by };
+	static const char *const opt[] = { "--warn", "--autoextend-threshold", "--autoextend-by",
+					   "--autoextend-max" };
+	const char *val[] = { a->warn, a->threshold, a->by, a->max };
 	char why[256];
 
-	*set = a->warn || a->threshold || a->by;
-	for (unsigned i = 0; i < 3; i++)
+	*set = a->warn || a->threshold || a->by || a->max;
+	for (unsigned i = 0; i < 4; i++)
 		if (val[i] && monitor_value_parse((enum monitor_value)i, val[i], m, why, sizeof(why)))
 			return cli_usage_error(cmd, "%s %s, not '%s'", opt[i], why, val[i]);
 	return CLI_CONTINUE;
@@ -25,7 +26,7 @@ int monitor_args_apply(const struct tp_command *cmd, const struct monitor_args *
 
 void monitor_policy_format(const struct pool_monitor_policy *m, char *buf, size_t len)
 {
-	char warn[32], by[32];
+	char warn[32], by[32], max[48] = "", cap[32];
 
 	if (m->warn)
 		snprintf(warn, sizeof(warn), "warn at %u%%", m->warn);
@@ -35,9 +36,12 @@ void monitor_policy_format(const struct pool_monitor_policy *m, char *buf, size_
 		tp_size_format(m->autoextend_size, 'h', by, sizeof(by));
 	else
 		snprintf(by, sizeof(by), "%u%%", m->autoextend_percent);
+	if (m->autoextend_max)
+		snprintf(max, sizeof(max), " up to %s",
+			 tp_size_format(m->autoextend_max, 'h', cap, sizeof(cap)));
 	if (m->autoextend_threshold >= POOL_AUTOEXTEND_OFF)
-		snprintf(buf, len, "%s, autoextend off (by %s when on)", warn, by);
+		snprintf(buf, len, "%s, autoextend off (by %s%s when on)", warn, by, max);
 	else
-		snprintf(buf, len, "%s, autoextend at %u%% by %s", warn, m->autoextend_threshold,
-			 by);
+		snprintf(buf, len, "%s, autoextend at %u%% by %s%s", warn, m->autoextend_threshold,
+			 by, max);
 }

@@ -70,8 +70,55 @@ int monitor_value_parse(enum monitor_value what, const char *val, struct pool_mo
 		m->autoextend_size = (m->autoextend_size + 511) / 512 * 512;
 		m->autoextend_percent = 0;
 		return 0;
+	case MONITOR_MAX:
+		if (!strcmp(val, "none")) {
+			m->autoextend_max = 0;
+			return 0;
+		}
+		if (tp_size_parse(val, 'm', &m->autoextend_max, size_why, sizeof(size_why)) ||
+		    !m->autoextend_max || m->autoextend_max > (uint64_t)INT64_MAX) {
+			snprintf(why, len, "takes a size greater than 0, or none");
+			return -1;
+		}
+		m->autoextend_max = m->autoextend_max / 512 * 512;
+		return 0;
 	}
 	snprintf(why, len, "is not a monitoring setting");
 	return -1;
 }
 
+
+int overprovision_parse(const char *val, unsigned *percent)
+{
+	unsigned long whole, frac = 0;
+	const char *p = val;
+	char *end;
+	int digits = 0;
+
+	if (!strcmp(val, "none")) {
+		*percent = 0;
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	whole = strtoul(p, &end, 10);
+	if (errno || whole > POOL_OVERPROVISION_MAX / 100)
+		return -1;
+	if (*end == '.') {
+		for (p = end + 1; *p >= '0' && *p <= '9'; p++, digits++)
+			if (digits < 2)
+				frac = frac * 10 + (unsigned long)(*p - '0');
+			else if (*p != '0')
+				return -1;
+		if (!digits)
+			return -1;
+		if (digits == 1)
+			frac *= 10;
+		end = (char *)p;
+	}
+	if (*end || whole * 100 + frac == 0 || whole * 100 + frac > POOL_OVERPROVISION_MAX)
+		return -1;
+	*percent = (unsigned)(whole * 100 + frac);
+	return 0;
+}

@@ -159,6 +159,12 @@ const struct dm_report_field_type status_fields[] = {
 	  f_num, "percent used at which tpmonitor grows the pool; 100 = never" },
 	{ T_POOL, STR, P(autoextend_by), 8, "pool_autoextend_by", "ExtendBy", f_str,
 	  "what one growth adds: a percentage of the area or a size" },
+	{ T_POOL, STR, P(autoextend_max), 9, "pool_autoextend_max", "ExtendMax", f_str,
+	  "the data size tpmonitor never grows the pool past; none = no limit" },
+	{ T_POOL, STR, P(overprovision), 9, "pool_overprovision", "OverProv", f_str,
+	  "the volumes' virtual sizes over the data size (1.00 = as large as the pool)" },
+	{ T_POOL, STR, P(max_overprovision), 7, "pool_max_overprovision", "MaxOver", f_str,
+	  "the most pool_overprovision may become (--max-overprovision); none = unlimited" },
 	{ T_POOL, STR, P(monitor), 7, "pool_monitor", "Monitor", f_str,
 	  "tpmonitor's last action on the pool (UTC time and what); - when none" },
 	{ T_POOL, STR, P(activation_skip), 4, "pool_activation_skip", "Skip", f_str,
@@ -347,6 +353,20 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	else
 		snprintf(row->by_buf, sizeof(row->by_buf), "%u%%", in->monitor.autoextend_percent);
 	row->autoextend_by = row->by_buf;
+	row->autoextend_max = "none";
+	if (in->monitor.autoextend_max) {
+		format_size(in->monitor.autoextend_max, row->max_buf, sizeof(row->max_buf));
+		row->autoextend_max = row->max_buf;
+	}
+	snprintf(row->over_buf, sizeof(row->over_buf), "%.2f",
+		 in->data_size ? (double)in->virtual_total / (double)in->data_size : 0.0);
+	row->overprovision = row->over_buf;
+	row->max_overprovision = "none";
+	if (in->max_overprovision) {
+		snprintf(row->maxover_buf, sizeof(row->maxover_buf), "%u.%02u",
+			 in->max_overprovision / 100, in->max_overprovision % 100);
+		row->max_overprovision = row->maxover_buf;
+	}
 	row->activation_skip = in->activation_skip ? "yes" : "no";
 	row->system_id = in->system_id[0] ? in->system_id : "-";
 	status_pool_attr(in, row->attr_buf);

@@ -27,6 +27,9 @@ struct pool_row {
 	const char *devices;			/* points into devices_buf */
 	char devices_buf[4096];
 	const char *autoextend_by, *monitor;	/* point into by_buf, monitor_buf or "-" */
+	const char *autoextend_max;		/* max_buf, or "none" */
+	const char *overprovision, *max_overprovision;	/* over_buf, maxover_buf or "none" */
+	char max_buf[32], over_buf[32], maxover_buf[32];
 	uint64_t warn, autoextend_threshold;
 	char by_buf[32], monitor_buf[320];
 	uint64_t size, chunk, data_used, meta_used, meta_size, tid, nr_volumes, virtual_total;

@@ -1,7 +1,8 @@
 /* tpchange / tvchange - change the settings a pool or a volume keeps in
  * its VG: the activation flag (--activate y|n) that `tpactivate --all`,
  * the boot unit and udev autoactivation honour, (tpchange) the monitoring
- * policy (--warn, --autoextend-threshold, --autoextend-by) and the
+ * policy (--warn, --autoextend-threshold, --autoextend-by,
+ * --autoextend-max), the over-provisioning limit (--max-overprovision) and the
  * when-full mode, and (tvchange) a volume's read-only flag (--readonly
  * y|n). Without an option they print the current settings. */
 #include "lib/base/exitcodes.h"
@@ -23,6 +24,8 @@ struct change {
 	int when_full;		/* tpchange --when-full: -1 not given, else enum pool_when_full */
 	int set_ro, ro;	/* tvchange --readonly */
 	const char *systemid;	/* tpchange --systemid: the new owner */
+	int set_over;		/* tpchange --max-overprovision given */
+	unsigned over;		/* ... its percent (0: none) */
 };
 
 /* Apply the monitoring options given over P's policy; *NOW the result. */
@@ -62,6 +65,8 @@ static int change_op(struct pool *p, void *arg)
 		r = pool_volume_set_readonly(p, vol, c->ro);
 	if (!r && !vol && c->when_full >= 0)
 		r = pool_set_when_full(p, (enum pool_when_full)c->when_full);
+	if (!r && !vol && c->set_over)
+		r = pool_set_max_overprovision(p, c->over);
 	if (!r && !vol && (r = pool_get_info(p, 0, &info)) == 0)
 		pool_info_free(&info);
 	if (!r && c->set)
@@ -74,9 +79,15 @@ static int change_op(struct pool *p, void *arg)
 		if (vol) {
 			printf("Volume %s/%s: activate %s.\n", c->pool, vol, r ? "y" : "n");
 		} else {
+			char over[48] = "unlimited";
+
 			monitor_policy_format(&m, policy, sizeof(policy));
-			printf("Pool %s: activate %s; when full %s; %s.\n", c->pool, r ? "y" : "n",
-			       info.when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue", policy);
+			if (info.max_overprovision)
+				snprintf(over, sizeof(over), "at most %u.%02u x its data size",
+					 info.max_overprovision / 100, info.max_overprovision % 100);
+			printf("Pool %s: activate %s; when full %s; %s; over-provisioning %s.\n",
+			       c->pool, r ? "y" : "n",
+			       info.when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue", policy, over);
 		}
 	}
 	if (!vol && tp_log_verbosity() >= 0 && (c->systemid || pool_owner(p)[0])) {
@@ -99,9 +110,9 @@ static int change_op(struct pool *p, void *arg)
 static int run(const struct tp_command *cmd, int argc, const char **argv, int volume)
 {
 	const char **args, *devices = NULL, *activate = NULL;
-	struct monitor_args monitor = { NULL, NULL, NULL };
-	const char *when_full = NULL, *readonly = NULL;
-	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL };
+	struct monitor_args monitor = { NULL, NULL, NULL, NULL };
+	const char *when_full = NULL, *readonly = NULL, *over = NULL;
+	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0 };
 	int rc, nargs, foreign = 0, force = 0;
 	struct cli cli;
 	const struct poptOption opts[] = {
@@ -113,6 +124,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		  "when the data area is full: queue writes or fail them (live: a table reload)",
 		  "queue|error" },
 		CLI_OPT_MONITOR(monitor),
+		{ "max-overprovision", '\0', POPT_ARG_STRING, &over, 0, OVERPROVISION_HELP,
+		  "RATIO|none" },
 		{ "systemid", '\0', POPT_ARG_STRING, &c.systemid, 0,
 		  "hand the pool over to the host with this system id (\"\": to no owner); "
 		  "offline", "ID" },
@@ -155,6 +168,13 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		int given;
 		pool_monitor_policy_default(&probe);
 		rc = monitor_args_apply(cmd, &monitor, &probe, &given);
+	}
+	if (rc == CLI_CONTINUE && over) {
+		c.set_over = 1;
+		if (overprovision_parse(over, &c.over))
+			rc = cli_usage_error(cmd, "--max-overprovision takes a ratio greater than 0 "
+						  "with at most two decimals (1 = no "
+						  "over-provisioning) or none, not '%s'", over);
 	}
 	if (rc == CLI_CONTINUE && (foreign || force) && !(foreign && force && c.systemid))
 		rc = cli_usage_error(cmd, "--foreign and --force go together, with --systemid ID: "

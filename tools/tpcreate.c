@@ -65,9 +65,74 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 		       pol->discards.passdown ? "passdown" : "nopassdown", pol->discards.reason);
 }
 
+/* tpcreate --test: what a create would write, in exact figures (each the
+ * value tpstatus then reports: pool_chunk, pool_data_offset, pool_size,
+ * pool_meta_offset, pool_meta_length, pool_spare_offset), and the
+ * metadata-size arithmetic; nothing is written. */
+static void test_report(const struct pool_create_params *p, const struct pool_create_plan *plan,
+			const char *monitor)
+{
+	const struct tp_policy_plan *pol = &plan->policy;
+	uint64_t chunk = pol->chunk.chunk, n = (plan->data_area_size + chunk - 1) / chunk;
+	uint64_t raw = n * TP_META_BYTES_PER_CHUNK + TP_META_FIXED;
+	uint64_t rounded = (raw + TP_META_BLOCK - 1) / TP_META_BLOCK * TP_META_BLOCK;
+	char a[32];
+
+	printf("Test mode: nothing was written. Without --test, tpcreate would write:\n");
+	printf("  pool:            %s, profile %s, zeroing %s, discards %s, when full %s, "
+	       "activate %s\n", p->name, p->chunk ? "custom" : tp_profile_name(p->profile),
+	       pol->zero.zero ? "on" : "off",
+	       p->discards_set ? (p->discards == POOL_DISCARDS_IGNORE ? "ignore"
+				  : p->discards == POOL_DISCARDS_PASSDOWN ? "passdown" : "nopassdown")
+			       : pol->discards.passdown ? "passdown" : "nopassdown",
+	       p->when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue",
+	       p->no_autoactivate ? "n" : "y");
+	printf("  chunk:           %llu bytes\n", (unsigned long long)chunk);
+	printf("  data device:     %s, %llu bytes; label and VG area at %llu (%llu bytes)\n",
+	       p->data_path, (unsigned long long)plan->data_dev_size,
+	       (unsigned long long)plan->mda_offset, (unsigned long long)plan->mda_size);
+	printf("  data area:       offset %llu, %llu bytes = %llu chunks (%llu bytes of the "
+	       "device after it unused)\n", (unsigned long long)pol->data_offset.offset,
+	       (unsigned long long)plan->data_area_size, (unsigned long long)pol->data_blocks,
+	       (unsigned long long)(plan->data_dev_size - pol->data_offset.offset -
+				    plan->data_area_size));
+	printf("  metadata device: %s, %llu bytes; label and VG area at %llu (%llu bytes)\n",
+	       p->meta_path, (unsigned long long)plan->meta_dev_size,
+	       (unsigned long long)plan->mda_offset, (unsigned long long)plan->mda_size);
+	printf("  metadata areas:  active at %llu, spare at %llu, %llu bytes each\n",
+	       (unsigned long long)pol->meta.active_offset,
+	       (unsigned long long)pol->meta.spare_offset, (unsigned long long)pol->meta.size);
+	printf("  metadata size:   estimate = %llu chunks x %llu bytes + %llu = %llu bytes, "
+	       "rounded up to %llu-byte blocks = %llu, at least %llu: %llu bytes (%s); area %s\n",
+	       (unsigned long long)n, (unsigned long long)TP_META_BYTES_PER_CHUNK,
+	       (unsigned long long)TP_META_FIXED, (unsigned long long)raw,
+	       (unsigned long long)TP_META_BLOCK, (unsigned long long)rounded,
+	       (unsigned long long)TP_META_MIN, (unsigned long long)pol->meta.estimate,
+	       tp_size_format(pol->meta.estimate, 'h', a, sizeof(a)),
+	       p->metadata_size ? "as --metadata-size asked"
+				: "all the metadata device offers for two areas");
+	printf("  thin metadata:   formatted in the active area (%llu data blocks), the first "
+	       "block of the spare area zeroed\n", (unsigned long long)pol->data_blocks);
+	printf("  monitoring:      %s\n", monitor);
+	if (p->max_overprovision)
+		printf("  over-provision:  at most %u.%02u x the data size = %llu bytes of volumes\n",
+		       p->max_overprovision / 100, p->max_overprovision % 100,
+		       (unsigned long long)((unsigned __int128)plan->data_area_size *
+					    p->max_overprovision / 100));
+	else
+		printf("  over-provision:  unlimited\n");
+	if (plan->nr_signatures)
+		printf("  signatures:      erased first (--force): %s%s%s\n", plan->signatures[0],
+		       plan->signatures[0][0] && plan->signatures[1][0] ? "; " : "",
+		       plan->signatures[1]);
+	printf("  devices file:    %s and %s recorded as pool %s; a VG backup written\n",
+	       p->data_path, p->meta_path, p->name);
+}
+
 /* The option values as given, before parsing. */
 struct tpcreate_args {
 	const char *chunk, *profile, *zero, *msize, *discards, *when_full, *activate;
+	const char *overprovision;
 	struct monitor_args monitor;
 };
 
@@ -106,6 +171,10 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 			return rc;
 		p->no_autoactivate = !on;
 	}
+	if (a->overprovision && overprovision_parse(a->overprovision, &p->max_overprovision))
+		return cli_usage_error(cmd, "--max-overprovision takes a ratio greater than 0 with "
+					    "at most two decimals (1 = no over-provisioning) or none, "
+					    "not '%s'", a->overprovision);
 	pool_monitor_policy_default(m);
 	if ((rc = monitor_args_apply(cmd, &a->monitor, m, &given)) != CLI_CONTINUE)
 		return rc;
@@ -130,6 +199,7 @@ static void config_defaults(struct tpcreate_args *a, int explain)
 		{ "create/warn", "--warn", &a->monitor.warn },
 		{ "create/autoextend_threshold", "--autoextend-threshold", &a->monitor.threshold },
 		{ "create/autoextend_by", "--autoextend-by", &a->monitor.by },
+		{ "create/autoextend_max", "--autoextend-max", &a->monitor.max },
 	};
 	char where[4096];
 
@@ -146,8 +216,9 @@ static void config_defaults(struct tpcreate_args *a, int explain)
 	}
 }
 
-/* Plan, explain, ask about signatures, create, print. */
-static int create(const struct pool_create_params *p, int do_explain)
+/* Plan, explain, ask about signatures, create, print; with TEST, plan,
+ * explain and say what would be written, and stop. */
+static int create(const struct pool_create_params *p, int do_explain, int test)
 {
 	struct pool_create_plan plan;
 	char a[32], b[32];
@@ -159,8 +230,20 @@ static int create(const struct pool_create_params *p, int do_explain)
 		log_warn("%s", plan.policy.chunk.reason);
 	if (plan.policy.meta.warning)
 		log_warn("%s", plan.policy.meta.reason);
-	if (do_explain)
+	if (do_explain || test)
 		explain(p, &plan);
+	if (test) {
+		char policy[200];
+		struct pool_monitor_policy m;
+
+		if (p->monitor)
+			m = *p->monitor;
+		else
+			pool_monitor_policy_default(&m);
+		monitor_policy_format(&m, policy, sizeof(policy));
+		test_report(p, &plan, policy);
+		return TP_EXIT_OK;
+	}
 	if (plan.nr_signatures &&
 	    !cli_confirm("Overwrite %s%s%s%s%s (all data on them is lost)?",
 			 plan.signatures[0][0] ? p->data_path : "",
@@ -188,7 +271,7 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 	struct pool_create_params p = { 0 };
 	struct tpcreate_args a = { 0 };
 	struct pool_monitor_policy monitor;
-	int do_explain = 0, rc, nargs;
+	int do_explain = 0, test = 0, rc, nargs;
 	const char **args;
 	struct cli cli;
 	const struct poptOption opts[] = {
@@ -214,8 +297,13 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		{ "activate", 'a', POPT_ARG_STRING, &a.activate, 0,
 		  "activated at boot, by udev and by tpactivate --all (default y)", "y|n" },
 		CLI_OPT_MONITOR(a.monitor),
+		{ "max-overprovision", '\0', POPT_ARG_STRING, &a.overprovision, 0,
+		  OVERPROVISION_HELP, "RATIO|none" },
 		{ "explain", 'e', POPT_ARG_NONE, &do_explain, 0,
 		  "print every geometry decision and its reason", NULL },
+		{ "test", 't', POPT_ARG_NONE, &test, 0,
+		  "dry run: check the devices, print every decision (as --explain) and what would "
+		  "be written, write nothing", NULL },
 		{ "force", 'f', POPT_ARG_NONE, &p.force, 0,
 		  "overwrite devices that carry a filesystem, RAID, LVM or tptools signature", NULL },
 		POPT_TABLEEND
@@ -224,10 +312,10 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	p.name = args[0];
-	config_defaults(&a, do_explain);
+	config_defaults(&a, do_explain || test);
 	rc = parse_args(cmd, &a, &p, &monitor);
 	if (rc == CLI_CONTINUE)
-		rc = create(&p, do_explain);
+		rc = create(&p, do_explain, test);
 	cli_end(&cli);
 	return rc;
 }

@@ -44,7 +44,9 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct pool_dump_params p = { 0 };
 	struct cli_area area = { 0 };
-	const char *format = NULL, *dev_id = NULL, **args;
+	const char *format = NULL, *dev_id = NULL, *progress = NULL, **args;
+	enum tp_progress_mode mode;
+	struct tp_progress pg;
 	const struct poptOption opts[] = {
 		{ "format", 'f', POPT_ARG_STRING, &format, 0,
 		  "xml (as thin_dump, the default) or human", "xml|human" },
@@ -59,6 +61,7 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		  "write to FILE instead of standard output", "FILE" },
 		{ "devices", '\0', POPT_ARG_STRING, &p.devices, 0,
 		  "with a POOL: its devices, instead of the devices file", "DATA,META" },
+		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
 	struct cli cli;
@@ -68,6 +71,8 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 	if (code != CLI_CONTINUE)
 		return code;
 	code = parse_format(cmd, format, &p.format);
+	if (code == CLI_CONTINUE)
+		code = cli_progress(cmd, progress, &mode);
 	if (code == CLI_CONTINUE && dev_id)
 		code = parse_dev_id(cmd, dev_id, &p);
 	if (code == CLI_CONTINUE)
@@ -77,7 +82,12 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		p.source = args[0];
 		p.offset = area.offset;
 		p.size = area.size;
+		/* on standard error only: the dump may be standard output */
+		cli_progress_begin(&pg, cmd, mode, args[0], TP_PROGRESS_ITEMS, "mappings");
+		p.progress = tp_progress_cb;
+		p.progress_ctx = &pg;
 		code = tp_exit_from_errno(pool_dump(&p));
+		tp_progress_end(&pg, code == TP_EXIT_OK);
 	}
 	cli_end(&cli);
 	return code;

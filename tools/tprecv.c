@@ -31,7 +31,25 @@ struct recv_op {
 	unsigned flags;
 	int raw;	/* --format raw: STREAM is the image */
 	char pool[POOL_NAME_MAX + 1];
+	const struct tp_command *cmd;
+	enum tp_progress_mode mode;	/* --progress */
 };
+
+/* The apply of O->stream, watched as --progress asks (the display on
+ * standard error). */
+static int watched(struct recv_op *o, struct pool *p, struct pool_recv_result *res)
+{
+	struct tp_progress pg;
+	int r;
+
+	cli_progress_begin(&pg, o->cmd, o->mode, o->pool, TP_PROGRESS_BYTES, NULL);
+	pool_recv_watch(o->stream, tp_progress_cb, &pg);
+	r = o->raw ? pool_recv_raw_apply(p, o->stream, res)
+		   : pool_recv_apply(p, o->stream, o->name, o->flags, res);
+	pool_recv_watch(o->stream, NULL, NULL);
+	tp_progress_end(&pg, r == 0);
+	return r;
+}
 
 /* After a raw import: the over-provisioning warning of tvcreate. */
 static void warn_over(struct pool *p, const char *pool)
@@ -54,7 +72,7 @@ static int raw_op(struct recv_op *o, struct pool *p)
 {
 	struct pool_recv_result res;
 	char a[32], b[32];
-	int r = pool_recv_raw_apply(p, o->stream, &res);
+	int r = watched(o, p, &res);
 
 	if (r)
 		return r;
@@ -81,7 +99,7 @@ static int recv_op(struct pool *p, void *arg)
 			printf("Unfinished receive %s/%s dropped.\n", o->pool, o->abort);
 		return r;
 	}
-	r = pool_recv_apply(p, o->stream, o->name, o->flags, &res);
+	r = watched(o, p, &res);
 	if (r)
 		return r;
 	if (tp_log_verbosity() >= 0) {
@@ -95,6 +113,21 @@ static int recv_op(struct pool *p, void *arg)
 	}
 	(void)pool_warn_if_full(p);
 	return 0;
+}
+
+/* The check of the stream from INPUT into O->stream, watched as
+ * --progress asks ("POOL (check)"): an exit code. */
+static int check(struct recv_op *o, const char *input, const char *pool)
+{
+	char what[POOL_NAME_MAX + 16];
+	struct tp_progress pg;
+	int r;
+
+	snprintf(what, sizeof(what), "%s (check)", pool);
+	cli_progress_begin(&pg, o->cmd, o->mode, what, TP_PROGRESS_BYTES, NULL);
+	r = pool_recv_check(input, tp_progress_cb, &pg, &o->stream);
+	tp_progress_end(&pg, r == 0);
+	return tp_exit_from_errno(r);
 }
 
 /* --format raw: open the image, take its size (-V, else the file's or
@@ -126,7 +159,8 @@ static int raw_input(const struct tp_command *cmd, const char *input, const char
 int cmd_tprecv(const struct tp_command *cmd, int argc, const char **argv)
 {
 	const char *devices = NULL, *input = NULL, *format = NULL, *vsize = NULL, **args;
-	struct recv_op o = { NULL, NULL, NULL, 0, 0, "" };
+	struct recv_op o = { NULL, NULL, NULL, 0, 0, "", cmd, TP_PROGRESS_AUTO };
+	const char *progress = NULL;
 	int resume = 0;
 	const struct poptOption opts[] = {
 		{ "name", 'n', POPT_ARG_STRING, &o.name, 0,
@@ -145,6 +179,7 @@ int cmd_tprecv(const struct tp_command *cmd, int argc, const char **argv)
 		{ "abort", 0, POPT_ARG_STRING, &o.abort, 0,
 		  "drop the unfinished receive NAME and what it received", "NAME" },
 		CLI_OPT_DEVICES(devices),
+		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
 	struct cli cli;
@@ -152,6 +187,10 @@ int cmd_tprecv(const struct tp_command *cmd, int argc, const char **argv)
 
 	if ((code = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return code;
+	if ((code = cli_progress(cmd, progress, &o.mode)) != CLI_CONTINUE) {
+		cli_end(&cli);
+		return code;
+	}
 	o.flags = resume ? POOL_RECV_RESUME : 0;
 	o.raw = format && !strcmp(format, "raw");
 	if (strlen(args[0]) > POOL_NAME_MAX)
@@ -187,7 +226,7 @@ int cmd_tprecv(const struct tp_command *cmd, int argc, const char **argv)
 			strcpy(o.pool, args[0]);
 			code = tool_pool_op(o.pool, devices, recv_op, &o);
 		}
-	} else if ((code = tp_exit_from_errno(pool_recv_check(input, &o.stream))) == TP_EXIT_OK) {
+	} else if ((code = check(&o, input, args[0])) == TP_EXIT_OK) {
 		strcpy(o.pool, args[0]);
 		code = tool_pool_op(o.pool, devices, recv_op, &o);
 	}

@@ -241,7 +241,9 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct pool_repair_params p = { 0 };
 	struct cli_area area = { 0 };
-	const char *tid_s = NULL, *nr_s = NULL;
+	const char *tid_s = NULL, *nr_s = NULL, *progress = NULL;
+	enum tp_progress_mode mode;
+	struct tp_progress pg;
 	int dbs = 0, list = 0, code, r;
 	const struct poptOption opts[] = {
 		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
@@ -266,6 +268,7 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		{ "list-backups", '\0', POPT_ARG_NONE, &list, 0,
 		  "list the VG metadata backups this host keeps of POOL, oldest first (reads only "
 		  "this host's files; the pool's devices may be gone)", NULL },
+		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
 	struct pool_repair_result res = { 0 };
@@ -288,6 +291,8 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	code = check_modes(cmd, &p, &area, dbs || nr_s);
 	if (code == CLI_CONTINUE)
 		code = parse_salvage(cmd, tid_s, nr_s, dbs, &p);
+	if (code == CLI_CONTINUE)
+		code = cli_progress(cmd, progress, &mode);
 	if (code == CLI_CONTINUE && p.metadata && !strcmp(p.metadata, p.output))
 		code = cli_usage_error(cmd, "OUT must not be IN: the input is never written");
 	if (code != CLI_CONTINUE)
@@ -295,7 +300,12 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	p.offset = area.offset;
 	p.size = area.size;
 	p.force_salvage = !p.metadata && p.force;
+	cli_progress_begin(&pg, cmd, mode, p.metadata ? p.metadata : p.pool, TP_PROGRESS_ITEMS,
+			   "mappings");
+	p.progress = tp_progress_cb;
+	p.progress_ctx = &pg;
 	r = pool_repair_run(&p, &res);
+	tp_progress_end(&pg, r == 0);
 	if (!r)
 		print_done(&p, &res);
 	code = tp_exit_from_errno(r);

@@ -16,6 +16,7 @@
 int cmd_tprestore(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct pool_restore_params p = { 0 };
+	const char *progress = NULL;
 	struct cli_area area = { 0 };
 	const struct poptOption opts[] = {
 		{ "input", 'i', POPT_ARG_STRING, &p.input, 0,
@@ -25,9 +26,12 @@ int cmd_tprestore(const struct tp_command *cmd, int argc, const char **argv)
 		CLI_OPT_AREA(area, "", "METADATA"),
 		{ "force", 'f', POPT_ARG_NONE, &p.force, 0,
 		  "write METADATA even if it is a pool's device", NULL },
+		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
 	const char **args;
+	enum tp_progress_mode mode;
+	struct tp_progress pg;
 	struct cli cli;
 	int nargs, code;
 
@@ -40,10 +44,16 @@ int cmd_tprestore(const struct tp_command *cmd, int argc, const char **argv)
 		code = cli_usage_error(cmd, "missing -o METADATA");
 	if (code == CLI_CONTINUE)
 		code = cli_area(cmd, &area, 1, NULL);
+	if (code == CLI_CONTINUE)
+		code = cli_progress(cmd, progress, &mode);
 	if (code == CLI_CONTINUE) {
 		p.offset = area.offset;
 		p.size = area.size;
+		cli_progress_begin(&pg, cmd, mode, p.output, TP_PROGRESS_ITEMS, "mappings");
+		p.progress = tp_progress_cb;
+		p.progress_ctx = &pg;
 		code = tp_exit_from_errno(pool_restore(&p));
+		tp_progress_end(&pg, code == TP_EXIT_OK);
 	}
 	cli_end(&cli);
 	return code;

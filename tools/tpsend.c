@@ -21,11 +21,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static int send(const char *spec, const char *from, int raw, const char *devices,
-		unsigned flags, const char *output)
+static int send(const struct tp_command *cmd, const char *spec, const char *from, int raw,
+		const char *devices, unsigned flags, const char *output,
+		enum tp_progress_mode mode)
 {
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1], a[32], b[32];
 	struct pool_send_stats st;
+	struct pool_send_params sp = { tp_progress_cb, NULL };
+	struct tp_progress pg;
 	struct pool *p;
 	int code;
 
@@ -34,8 +37,12 @@ static int send(const char *spec, const char *from, int raw, const char *devices
 	/* (as the other commands: a --devices path that is no device is 3) */
 	if ((code = pool_open(pool, devices, POOL_RDONLY | flags, &p)))
 		return tp_exit_from_errno(code);
-	code = tp_exit_from_errno(raw ? pool_send_raw(p, vol, output, &st)
-				      : pool_send_stream(p, vol, from, output, &st));
+	/* on standard error only: the stream may be standard output */
+	cli_progress_begin(&pg, cmd, mode, spec, TP_PROGRESS_BYTES, NULL);
+	sp.progress_ctx = &pg;
+	code = tp_exit_from_errno(raw ? pool_send_raw(p, vol, output, &sp, &st)
+				      : pool_send_stream(p, vol, from, output, &sp, &st));
+	tp_progress_end(&pg, code == TP_EXIT_OK);
 	pool_close(p);
 	if (code == TP_EXIT_OK && output && tp_log_verbosity() >= 0)
 		printf("Wrote %s/%s to %s: %s, %s of it %s.\n", pool, vol, output,
@@ -67,6 +74,8 @@ static int from_same_pool(const struct tp_command *cmd, const char *spec, const 
 int cmd_tpsend(const struct tp_command *cmd, int argc, const char **argv)
 {
 	const char *format = NULL, *output = NULL, *devices = NULL, *from = NULL, *base, **args;
+	const char *progress = NULL;
+	enum tp_progress_mode mode;
 	int allow = 0;
 	const struct poptOption opts[] = {
 		{ "from", '\0', POPT_ARG_STRING, &from, 0,
@@ -79,6 +88,7 @@ int cmd_tpsend(const struct tp_command *cmd, int argc, const char **argv)
 		  "write to FILE (sparse) instead of standard output", "FILE" },
 		CLI_OPT_DEVICES(devices),
 		CLI_OPT_ALLOW_COMPONENT(allow),
+		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
 	struct cli cli;
@@ -98,9 +108,9 @@ int cmd_tpsend(const struct tp_command *cmd, int argc, const char **argv)
 		code = cli_usage_error(cmd, "--allow-component goes with --devices DATA,META");
 	else if (!output && isatty(STDOUT_FILENO))
 		code = cli_usage_error(cmd, "standard output is a terminal: redirect it or use -o FILE");
-	else
-		code = send(args[0], base, format && !strcmp(format, "raw"), devices,
-			    allow ? POOL_ALLOW_COMPONENT : 0, output);
+	else if ((code = cli_progress(cmd, progress, &mode)) == CLI_CONTINUE)
+		code = send(cmd, args[0], base, format && !strcmp(format, "raw"), devices,
+			    allow ? POOL_ALLOW_COMPONENT : 0, output, mode);
 	cli_end(&cli);
 	return code;
 }

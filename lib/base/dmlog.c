@@ -28,9 +28,10 @@ static void dmlog(int level, const char *file, int line, int dm_errno_or_class, 
 	(void)line;
 	(void)dm_errno_or_class;
 	if (level == DMLOG_WARN) {	/* log_print: output, e.g. a dm_report table */
-		/* whole, however long (a JSON line of every pool field) */
+		/* whole, however long (a JSON report's line of every pool field
+		 * passes any fixed buffer) */
 		va_start(ap, f);
-		vprintf(f, ap);
+		vfprintf(stdout, f, ap);
 		va_end(ap);
 		putchar('\n');
 		return;

@@ -14,7 +14,7 @@
  *
  * Format: text lines "KEY VALUE" (VALUE runs to the end of the line):
  *   pool NAME, data_warned PCT, meta_warned PCT, error_set 0|1,
- *   no_room 0..3, time UNIX-SECONDS, action TEXT, and the counts of what
+ *   no_room 0..7, time UNIX-SECONDS, action TEXT, and the counts of what
  *   the monitor did (struct pool_monitor_counts, for tpstatus --format
  *   prometheus): count_warnings, count_no_room, count_autoextends,
  *   count_autoextend_failures, count_error_switches N (absent: 0)
@@ -37,7 +37,8 @@ struct pool_monitor_state {
 	char pool[POOL_NAME_MAX + 1];
 	unsigned data_warned, meta_warned;	/* last level logged (percent); 0 = none */
 	int error_set;				/* switched the pool to error-when-full */
-	unsigned no_room;			/* bits: 1 data, 2 metadata had no room (said) */
+	unsigned no_room;			/* bits: 1 data, 2 metadata had no room, 4 data
+						 * at autoextend_max (each said once) */
 	int64_t time;				/* of the last action; 0 = none yet */
 	char action[POOL_MONITOR_ACTION_MAX + 1];
 	struct pool_monitor_counts counts;	/* every action, counted */
@@ -74,6 +75,7 @@ enum pool_monitor_action {
 	POOL_MON_ERROR_WHEN_FULL = 1u << 6,	/* about to run out, cannot grow: switch */
 	POOL_MON_NO_ROOM_DATA = 1u << 7,	/* above the threshold, nothing to grow into */
 	POOL_MON_NO_ROOM_META = 1u << 8,
+	POOL_MON_CAP_DATA = 1u << 9,	/* above the threshold, at the policy's autoextend_max */
 };
 
 struct pool_monitor_decision {
@@ -90,6 +92,13 @@ struct pool_monitor_decision {
 void pool_monitor_decide(const struct pool_monitor_policy *pol,
 			 const struct pool_monitor_sample *s, struct pool_monitor_state *st,
 			 struct pool_monitor_decision *d);
+
+/* The "no room" and "at autoextend_max" conditions of decision ACTIONS
+ * that are new since ST last saw them (bits as st->no_room: 1 data no
+ * room, 2 metadata no room, 4 data at autoextend_max), each said once;
+ * ST->no_room becomes what holds now (a condition that ends is forgotten,
+ * so it is said again when it comes back). Pure. */
+unsigned pool_monitor_room_news(struct pool_monitor_state *st, unsigned actions);
 
 /* ---- the state file (pool_monitor_state.c) ---- */
 

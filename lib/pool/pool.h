@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
+#include "lib/base/progress.h"
 #include "lib/pool/policy.h"
 
 struct pool;
@@ -76,10 +77,24 @@ struct pool_monitor_policy {
 	unsigned autoextend_threshold;	/* percent used that grows the pool; 100 = off */
 	unsigned autoextend_percent;	/* grow by this percent of the area, or ... */
 	uint64_t autoextend_size;	/* ... by these bytes (data; one of the two is 0) */
+	uint64_t autoextend_max;	/* bytes: the data area is never grown past; 0 = no cap */
 };
 
 /* The defaults: warn 80, no autoextension, by 20%. */
 void pool_monitor_policy_default(struct pool_monitor_policy *m);
+
+/* ---- the over-provisioning limit (core/pool_provision.c), kept in the VG ----
+ *
+ * The sum of the volumes' virtual sizes (snapshots and unfinished
+ * receives included) may be at most this percent of the data area (100:
+ * no over-provisioning); 0 = unlimited, as in pools made before it. Every
+ * change that would raise the sum above it is refused before anything is
+ * written: -EDQUOT, logged with the figures and what to do. */
+#define POOL_OVERPROVISION_MAX 100000000u
+/* Make PERCENT P's limit (0: none): one VG commit; a pool already above
+ * the new limit is said (a warning: it keeps what it has, and no volume
+ * grows until it is back under). */
+int pool_set_max_overprovision(struct pool *p, unsigned percent) TP_MUST_CHECK;
 
 /* ---- create ---- */
 
@@ -97,6 +112,7 @@ struct pool_create_params {
 	int force;			/* override signature checks */
 	int no_autoactivate;		/* flag the pool "activate n" (see below) */
 	const struct pool_monitor_policy *monitor;	/* NULL: the defaults */
+	unsigned max_overprovision;	/* percent (POOL_OVERPROVISION_MAX); 0 = unlimited */
 };
 
 /* What tpcreate decided (for --explain and the summary). */
@@ -107,6 +123,7 @@ struct pool_create_plan {
 	struct tp_policy_plan policy;
 	uint64_t data_dev_size, meta_dev_size;
 	uint64_t data_area_size;	/* whole chunks only */
+	uint64_t mda_offset, mda_size;	/* the VG metadata area on each device, bytes */
 	unsigned nr_signatures;		/* found on the devices (refused unless force) */
 	char signatures[2][256];	/* one description per device ("" if none) */
 };
@@ -197,6 +214,15 @@ struct pool_wipe_result {
 };
 int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
 	TP_MUST_CHECK;
+/* The same, watched: WP->progress (WP or it NULL: none) is called with
+ * WP->progress_ctx after every write, with the bytes zeroed of the bytes
+ * to zero (pool_wipe_result's wiped and planned). */
+struct pool_wipe_params {
+	tp_progress_fn *progress;
+	void *progress_ctx;
+};
+int pool_volume_wipe_watched(struct pool *p, const char *name, const struct pool_wipe_params *wp,
+			     struct pool_wipe_result *res) TP_MUST_CHECK;
 
 /* Resize volume NAME (volume_change.c): RELATIVE 0 sets SIZE bytes, +1
  * adds, -1 takes away (rounded up to 512). Growing and shrinking change
@@ -362,6 +388,45 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 struct pool_data_device;
 unsigned pool_data_devices(const struct pool *p, struct pool_data_device *out, unsigned max);
 
+/* ---- trim (pool_trim.c) ----
+ *
+ * tptrim: give every data chunk no volume maps back to the data device's
+ * storage (an SSD, a thin LUN, a sparse image file): the chunks with a
+ * reference count of 0 in the committed data space map, in runs of
+ * adjacent chunks, each discarded in pieces of at most MAX_BATCH bytes
+ * (BLKDISCARD on a block device, a hole punched into an image file:
+ * lib/dev/discard.h). Offline only (-EBUSY, logged: a live pool passes
+ * volumes' discards down itself, tpcreate --discards); a pool flagged
+ * needs_check or fatally damaged is refused as by every offline writer
+ * (-EUCLEAN), and so is one whose thin metadata holds a metadata snapshot
+ * (-EBUSY: its mappings may still name freed chunks). Changes no
+ * metadata: a kill at any point leaves the pool as it was, a chunk
+ * discarded or not. A signal stops it between two pieces (-EINTR,
+ * logged). With TEST only the runs are found and reported. */
+#define POOL_TRIM_BATCH (1ull << 30)	/* bytes per discard, by default */
+struct pool_trim_params {
+	int test;				/* find and report, discard nothing */
+	uint64_t max_batch;			/* bytes; 0 = POOL_TRIM_BATCH */
+	/* each run of free chunks, before it is discarded: its first chunk,
+	 * how many, the device and the byte offset there (NULL: none) */
+	void (*range)(void *ctx, uint64_t chunk, uint64_t nr, const char *dev, uint64_t off,
+		      uint64_t bytes);
+	void *range_ctx;
+	tp_progress_fn *progress;		/* chunks looked at, of all (NULL: none) */
+	void *progress_ctx;
+};
+struct pool_trim_result {
+	uint64_t chunks;	/* of the data area */
+	uint64_t free;		/* of those, mapped by no volume */
+	uint64_t runs;		/* runs of adjacent free chunks */
+	uint64_t discards;	/* pieces discarded (or, with test, to discard) */
+	uint64_t bytes;		/* bytes discarded (or to discard) */
+	uint64_t chunk;		/* bytes */
+	int punch;		/* the data device is an image file: holes punched */
+};
+int pool_trim(struct pool *p, const struct pool_trim_params *x, struct pool_trim_result *res)
+	TP_MUST_CHECK;
+
 /* ---- kernel ---- */
 
 /* Is the pool active in the kernel (its thin-pool target loaded)? While it
@@ -487,6 +552,7 @@ struct pool_info {
 	uint64_t data_size;			/* bytes: the data area in whole chunks */
 	uint64_t transaction_id;
 	uint64_t virtual_total;			/* sum of volume sizes */
+	unsigned max_overprovision;		/* percent of data_size; 0 = unlimited */
 	uint64_t data_offset;			/* byte offset of the data area */
 	uint64_t meta_offset, meta_length;	/* the ACTIVE thin area, bytes */
 	uint64_t spare_offset;			/* byte offset of the spare area */

@@ -112,6 +112,9 @@ struct pool_repair_params {
 	uint64_t nr_data_blocks;	/* 0 = from the metadata (or the VG) */
 	const char *restorefile;	/* with POOL: a VG backup to restore labels and VG from */
 	int force_salvage;		/* with POOL: salvage even a clean pool */
+	/* Mappings written so far (total 0: not known); NULL: none. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 struct pool_repair_lost {

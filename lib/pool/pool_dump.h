@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
+#include "lib/base/progress.h"
 
 #define POOL_MAX_DEV_ID ((1ull << 24) - 1)	/* highest thin device id */
 
@@ -33,6 +34,8 @@ struct pool_dump_params {
 	int one_device;		/* only device DEV_ID */
 	uint64_t dev_id;
 	const char *output;	/* created (truncated) after the source opened; NULL = stdout */
+	tp_progress_fn *progress;	/* mapped blocks printed (total 0: unknown); NULL: none */
+	void *progress_ctx;
 };
 
 /* Is SOURCE a pool name (no such path, and a valid pool name)? */
@@ -44,6 +47,8 @@ struct pool_restore_params {
 	const char *output;	/* an existing file or device */
 	uint64_t offset, size;	/* of the area in OUTPUT; size 0 = to the end */
 	int force;		/* write OUTPUT even if it carries a tptools label */
+	tp_progress_fn *progress;	/* mapped blocks written of the XML's; NULL: none */
+	void *progress_ctx;
 };
 
 /* The whole XML is validated first: invalid XML or an area too small for

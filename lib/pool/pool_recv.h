@@ -26,13 +26,20 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
+#include "lib/base/progress.h"
 #include "lib/pool/pool.h"
 
 struct pool_recv;
 
-/* INPUT: a file, or NULL for standard input. */
-int pool_recv_check(const char *input, struct pool_recv **out) TP_MUST_CHECK;
+/* INPUT: a file, or NULL for standard input. PROGRESS (NULL: none) is
+ * called with CTX as the stream is read: bytes read of the file's size (0
+ * for a pipe). */
+int pool_recv_check(const char *input, tp_progress_fn *progress, void *ctx,
+		    struct pool_recv **out) TP_MUST_CHECK;
 void pool_recv_free(struct pool_recv *r);	/* NULL ok */
+/* From now on pool_recv_apply and pool_recv_raw_apply call PROGRESS with
+ * CTX: the bytes of the volume applied of its size. */
+void pool_recv_watch(struct pool_recv *r, tp_progress_fn *progress, void *ctx);
 
 struct pool_recv_result {
 	char name[POOL_NAME_MAX + 1];

@@ -20,8 +20,17 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
+#include "lib/base/progress.h"
 
 struct pool;
+
+/* What the caller watches (NULL: nothing): PROGRESS is called with the
+ * bytes of the volume done (the image written up to there, or the stream
+ * through that offset) of its size; it must be cheap. */
+struct pool_send_params {
+	tp_progress_fn *progress;
+	void *progress_ctx;
+};
 
 struct pool_send_stats {
 	uint64_t size;		/* bytes written or skipped: the volume's size */
@@ -29,7 +38,7 @@ struct pool_send_stats {
 };
 
 int pool_send_raw(struct pool *p, const char *vol, const char *output,
-		  struct pool_send_stats *st)
+		  const struct pool_send_params *sp, struct pool_send_stats *st)
 	TP_MUST_CHECK;
 
 /* pool_send_stream writes the send stream (man/tp-stream.5) of VOL to
@@ -40,6 +49,6 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
  * them in the stream; a writable volume could change after it was sent):
  * -EPERM, logged. Offline or live, as pool_send_raw. */
 int pool_send_stream(struct pool *p, const char *vol, const char *from, const char *output,
-		     struct pool_send_stats *st) TP_MUST_CHECK;
+		     const struct pool_send_params *sp, struct pool_send_stats *st) TP_MUST_CHECK;
 
 #endif

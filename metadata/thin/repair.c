@@ -131,6 +131,8 @@ struct rep_walk {
 	uint64_t max_data, max_trans;
 	uint32_t max_time;
 	int any_mapping;
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);	/* the write pass */
+	void *progress_ctx;
 };
 
 static int add_lost(struct thin_repair_report *rep, const struct thin_repair_lost *l)
@@ -255,6 +257,8 @@ static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 			w->buf[k++] = m;
 		w->rep->nr_mappings += m.length;
 	}
+	if (w->progress)
+		w->progress(w->progress_ctx, w->rep->nr_mappings, 0);
 	if (!k || !w->out->mappings)
 		return 0;
 	return w->out->mappings(w->out->ctx, w->buf, k);
@@ -336,6 +340,8 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out, const struct thi
 	if (!ov)
 		return -ENOMEM;
 	w.rep = rep;
+	w.progress = o->progress;
+	w.progress_ctx = o->progress_ctx;
 	dv.ctx = &w;
 	/* the output never looks valid until the builder is done */
 	if ((r = thin_builder_create(out, &b)))

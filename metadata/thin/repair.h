@@ -39,6 +39,10 @@ struct thin_repair_opts {
 	uint64_t transaction_id;
 	uint32_t data_block_size;	/* sectors; 0 = from the metadata */
 	uint64_t nr_data_blocks;	/* 0 = from the metadata or inferred */
+	/* Called as mappings are written, with the mapped blocks so far
+	 * (total 0: not known); may be NULL. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 struct thin_repair_lost {

@@ -62,8 +62,72 @@ static int filter_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t
 	return f->on ? f->next->mappings(f->next->ctx, runs, n) : 0;
 }
 
+/* A visitor that passes everything on to NEXT and tells FN the mapped
+ * blocks that went through (of TOTAL). */
+struct tally {
+	const struct thin_ir_visitor *next;
+	void (*fn)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+	uint64_t done, total;
+};
+
+static int tally_sb_begin(void *ctx, const struct thin_ir_superblock *sb)
+{
+	struct tally *t = ctx;
+
+	return t->next->superblock_begin(t->next->ctx, sb);
+}
+
+static int tally_sb_end(void *ctx)
+{
+	struct tally *t = ctx;
+
+	return t->next->superblock_end(t->next->ctx);
+}
+
+static int tally_dev_begin(void *ctx, const struct thin_ir_device *dev)
+{
+	struct tally *t = ctx;
+
+	return t->next->device_begin(t->next->ctx, dev);
+}
+
+static int tally_dev_end(void *ctx)
+{
+	struct tally *t = ctx;
+
+	return t->next->device_end(t->next->ctx);
+}
+
+static int tally_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	struct tally *t = ctx;
+	int r = t->next->mappings(t->next->ctx, runs, n);
+
+	for (size_t i = 0; i < n; i++)
+		t->done += runs[i].length;
+	t->fn(t->ctx, t->done, t->total);
+	return r;
+}
+
+/* V wrapped in T when FN watches (else V itself). */
+static const struct thin_ir_visitor *tallied(struct tally *t, struct thin_ir_visitor *w,
+					      const struct thin_ir_visitor *v,
+					      void (*fn)(void *, uint64_t, uint64_t), void *ctx,
+					      uint64_t total)
+{
+	if (!fn)
+		return v;
+	*t = (struct tally){ v, fn, ctx, 0, total };
+	*w = (struct thin_ir_visitor){ t, tally_sb_begin, tally_sb_end, tally_dev_begin,
+				       tally_dev_end, tally_mappings };
+	return w;
+}
+
 int thin_xml_dump(struct io_engine *meta, const struct thin_dump_opts *opts, int fd)
 {
+	struct tally t;
+	struct thin_ir_visitor tv;
 	struct dev_filter f = { .dev_id = opts->dev_id };
 	struct thin_ir_visitor v, fv = {
 		.ctx = &f,
@@ -81,7 +145,9 @@ int thin_xml_dump(struct io_engine *meta, const struct thin_dump_opts *opts, int
 		return r;
 	thin_emitter_visitor(e, &v);
 	f.next = &v;
-	r = thin_walk_io(meta, opts->walk_flags, opts->one_device ? &fv : &v, NULL);
+	r = thin_walk_io(meta, opts->walk_flags,
+			 tallied(&t, &tv, opts->one_device ? &fv : &v, opts->progress,
+				 opts->progress_ctx, 0), NULL);
 	if (!r)
 		r = thin_emitter_flush(e);
 	/* the walker logs its own errors; only output errors are ours */
@@ -368,6 +434,16 @@ static int rescan(void *arg, const struct thin_ir_visitor *v)
 int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t record_max,
 		     struct thin_xml_stats *stats)
 {
+	return thin_xml_restore_watched(xml_fd, name, out, record_max, stats, NULL, NULL);
+}
+
+int thin_xml_restore_watched(int xml_fd, const char *name, struct io_engine *out,
+			     size_t record_max, struct thin_xml_stats *stats,
+			     void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx)
+{
+	const struct thin_ir_visitor *bv;
+	struct thin_ir_visitor tv;
+	struct tally t;
 	int seekable = lseek(xml_fd, 0, SEEK_SET) == 0;
 	struct thin_ir_record *rec;
 	struct thin_xml_error err;
@@ -409,15 +485,16 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t
 		goto out;
 	}
 	/* pass 2: from the recording, or the XML again when it did not fit */
+	bv = tallied(&t, &tv, thin_builder_visitor(b), progress, ctx, st.mapped_blocks);
 	if (thin_ir_record_complete(rec)) {
-		r = thin_ir_record_replay(rec, thin_builder_visitor(b));
+		r = thin_ir_record_replay(rec, bv);
 	} else if (lseek(xml_fd, 0, SEEK_SET)) {
 		r = -errno;
 		log_error("%s: cannot read it again: %s", name, strerror(errno));
 	} else if (scanned) {
 		struct rescan rs = { xml_fd, &err, 0 };
 
-		r = thin_ir_pipe(rescan, &rs, thin_builder_visitor(b));
+		r = thin_ir_pipe(rescan, &rs, bv);
 		if (r < 0 && r != rs.r) {	/* the builder's own error */
 			memset(&err, 0, sizeof(err));
 			snprintf(err.msg, sizeof(err.msg), "building the metadata: %s",
@@ -430,7 +507,7 @@ int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t
 			report(name, r, &err);
 		}
 	} else {
-		r = thin_xml_parse_fd(xml_fd, thin_builder_visitor(b), &err);
+		r = thin_xml_parse_fd(xml_fd, bv, &err);
 		if (r)
 			report(name, r, &err);
 	}

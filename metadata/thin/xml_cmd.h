@@ -21,6 +21,11 @@ struct thin_dump_opts {
 	unsigned walk_flags;	/* THIN_WALK_*: metadata snapshot, skip mappings */
 	int one_device;		/* print only device DEV_ID (thin_dump --dev-id) */
 	uint64_t dev_id;
+	/* Called after each batch of mappings printed, with the mapped
+	 * blocks done so far (total 0: not known before the walk); may be
+	 * NULL. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *progress_ctx;
 };
 
 /* Walk the committed metadata on META as OPTS says and print it to FD.
@@ -65,5 +70,11 @@ uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_met
  * (OUT's superblock is then zeroed). */
 int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t record_max,
 		     struct thin_xml_stats *stats) TP_MUST_CHECK;
+/* The same, PROGRESS (may be NULL) called with CTX as the metadata is
+ * written (pass 2): mapped blocks done of those pass 1 counted. */
+int thin_xml_restore_watched(int xml_fd, const char *name, struct io_engine *out,
+			     size_t record_max, struct thin_xml_stats *stats,
+			     void (*progress)(void *ctx, uint64_t done, uint64_t total),
+			     void *ctx) TP_MUST_CHECK;
 
 #endif

@@ -30,7 +30,13 @@
  *       0..100, 0 = no warnings; default 80), autoextend_threshold
  *       (percent 50..100, 100 = no autoextension; default 100),
  *       autoextend_percent (1..1000; default 20) or autoextend_size
- *       (bytes, a multiple of 512): exactly one of the two is non-zero }
+ *       (bytes, a multiple of 512): exactly one of the two is non-zero;
+ *       autoextend_max (optional, bytes, a multiple of 512: the data area
+ *       tpmonitor never grows past; absent or 0 = no cap) }
+ *     max_overprovision_percent (optional, written only when set: the sum
+ *       of the volumes' and unfinished receives' virtual sizes may be at
+ *       most this percent of the data area; 100 = no over-provisioning;
+ *       absent = unlimited, as in VGs written before it)
  *     devices { data { ... } meta { ... } }   each: uuid, path (hint, may
  *       be ""), size, mda_offset, mda_size, area0_offset, area0_size,
  *       area1_offset, area1_size
@@ -101,7 +107,11 @@ struct vg_monitor {
 	uint32_t autoextend_threshold;	/* percent used that triggers growth; 100 = off */
 	uint32_t autoextend_percent;	/* grow by this percent of the area ... */
 	uint64_t autoextend_size;	/* ... or by these bytes (one of the two is 0) */
+	uint64_t autoextend_max;	/* bytes: the data area is never grown past; 0 = no cap */
 };
+
+/* max_overprovision_percent: 1..VG_OVERPROVISION_MAX (0 = unlimited). */
+#define VG_OVERPROVISION_MAX 100000000u
 
 struct vg_device {
 	char pv_uuid[VG_UUID_LEN + 1];
@@ -155,6 +165,9 @@ struct vg {
 	int activation_skip;		/* 1: activation of all (--all) passes it by */
 	enum vg_profile profile;
 	struct vg_monitor monitor;	/* vg_alloc sets the defaults */
+	/* percent of the data area the volumes' virtual sizes may add up to
+	 * (100 = no over-provisioning); 0 = unlimited */
+	uint32_t max_overprovision;
 	struct vg_device dev[VG_NR_ROLES];	/* indexed by enum vg_role */
 	/* The data devices after the first (dev[VG_ROLE_DATA]), in the order
 	 * of the data area: data chunk 0 is the first chunk of the first

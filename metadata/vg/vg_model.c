@@ -29,6 +29,7 @@ void vg_monitor_default(struct vg_monitor *m)
 	m->autoextend_threshold = VG_MONITOR_THRESHOLD_OFF;
 	m->autoextend_percent = VG_MONITOR_PERCENT_DEFAULT;
 	m->autoextend_size = 0;
+	m->autoextend_max = 0;
 }
 
 int vg_monitor_is_default(const struct vg_monitor *m)
@@ -38,7 +39,7 @@ int vg_monitor_is_default(const struct vg_monitor *m)
 	vg_monitor_default(&d);
 	return m->warn == d.warn && m->autoextend_threshold == d.autoextend_threshold &&
 	       m->autoextend_percent == d.autoextend_percent &&
-	       m->autoextend_size == d.autoextend_size;
+	       m->autoextend_size == d.autoextend_size && m->autoextend_max == d.autoextend_max;
 }
 
 int vg_clone(const struct vg *src, struct vg **out)
@@ -173,6 +174,9 @@ static int check_monitor(const struct vg_monitor *m, char *msg, size_t len)
 	if (!m->autoextend_percent == !m->autoextend_size)
 		return problem(msg, len, "pool/monitor: exactly one of autoextend_percent and "
 			       "autoextend_size must be set");
+	if (m->autoextend_max % 512 || m->autoextend_max > (uint64_t)INT64_MAX)
+		return problem(msg, len, "pool/monitor/autoextend_max: %" PRIu64 " bytes is not "
+			       "a multiple of 512", m->autoextend_max);
 	return 0;
 }
 

@@ -227,7 +227,11 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 			add_int(&b, m, "autoextend_size", (int64_t)vg->monitor.autoextend_size);
 		else
 			add_int(&b, m, "autoextend_percent", vg->monitor.autoextend_percent);
+		if (vg->monitor.autoextend_max)
+			add_int(&b, m, "autoextend_max", (int64_t)vg->monitor.autoextend_max);
 	}
+	if (vg->max_overprovision)
+		add_int(&b, pool, "max_overprovision_percent", vg->max_overprovision);
 	devs = add_node(&b, pool, "devices");
 	export_device(&b, devs, vg, VG_ROLE_DATA);
 	export_device(&b, devs, vg, VG_ROLE_META);
@@ -523,7 +527,8 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 }
 
 static const char *const monitor_keys[] = { "warn", "autoextend_threshold",
-					    "autoextend_percent", "autoextend_size", NULL };
+					    "autoextend_percent", "autoextend_size",
+					    "autoextend_max", NULL };
 
 /* The optional monitor section: missing keys keep their defaults; an
  * autoextend_size given replaces the default percent. */
@@ -546,7 +551,9 @@ static int import_monitor(struct reader *rd, const struct dm_config_node *pool, 
 	    (child(n, "autoextend_percent") &&
 	     get_u32(rd, n, "pool/monitor", "autoextend_percent", VG_MONITOR_PERCENT_MAX, &pct)) ||
 	    (child(n, "autoextend_size") &&
-	     get_u64(rd, n, "pool/monitor", "autoextend_size", &size)))
+	     get_u64(rd, n, "pool/monitor", "autoextend_size", &size)) ||
+	    (child(n, "autoextend_max") &&
+	     get_u64(rd, n, "pool/monitor", "autoextend_max", &m->autoextend_max)))
 		return -1;
 	if (size && child(n, "autoextend_percent"))
 		return bad(rd, "pool/monitor: autoextend_percent and autoextend_size both given");
@@ -562,7 +569,7 @@ static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "when_full",	   "transaction_id", "next_dev_id",
 					 "metadata_area",  "devices",	     "volumes",
 					 "activation_skip", "profile", "monitor", "receiving",
-					 "system_id", NULL };
+					 "system_id", "max_overprovision_percent", NULL };
 static const char *const devices_keys[] = { "data",  "meta",  "data1", "data2", "data3",
 					    "data4", "data5", "data6", "data7", NULL };
 
@@ -606,7 +613,10 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	if (get_u64(rd, pool, "pool", "transaction_id", &vg->transaction_id) ||
 	    get_u32(rd, pool, "pool", "next_dev_id", VG_DEV_ID_MAX + 1, &vg->next_dev_id) ||
 	    get_int(rd, pool, "pool", "metadata_area", 0, 1, &i) ||
-	    get_flag(rd, pool, "pool", "activation_skip", &vg->activation_skip))
+	    get_flag(rd, pool, "pool", "activation_skip", &vg->activation_skip) ||
+	    (child(pool, "max_overprovision_percent") &&
+	     get_u32(rd, pool, "pool", "max_overprovision_percent", VG_OVERPROVISION_MAX,
+		     &vg->max_overprovision)))
 		return -1;
 	vg->metadata_area = (unsigned)i;
 	if (child(pool, "profile")) {

@@ -34,8 +34,14 @@ err_has() { grep -q -- "$1" err || { cat err >&2; fail "stderr lacks '$1'"; }; }
 out_lacks() { ! grep -q -- "$1" out || { cat out >&2; fail "stdout has '$1'"; }; }
 err_lacks() { ! grep -q -- "$1" err || { cat err >&2; fail "stderr has '$1'"; }; }
 
-# sums FILE...: print one checksum line per file (for byte-for-byte checks)
-sums() { sha256sum "$@"; }
+# sums FILE...: print one checksum line per file (for byte-for-byte checks).
+# CRC-32 with the file's length (cksum): a test compares a device with
+# itself before and after a command, not against an adversary, and it
+# reads sparse images about 20 times faster than md5sum (0.04 s against
+# 0.8 s for 256 MiB here), which the hundreds of `unchanged` calls feel.
+sums() { cksum "$@"; }
+# sums_same FILE: the files FILE (a `sums` output) names still have its sums
+sums_same() { sums $(awk '{ print $3 }' "$1") | cmp -s - "$1"; }
 
 # image NAME SIZE: a sparse image file
 image() { rm -f "$1"; truncate -s "$2" "$1"; }
@@ -138,10 +144,10 @@ new_pool() {
 unchanged() {
 	local want=$1
 	shift
-	md5sum ./*.img >sums.before 2>/dev/null || true
+	sums ./*.img >sums.before 2>/dev/null || true
 	expect_rc "$want" "$@"
 	grep -q "error" err || { cat err >&2; fail "'$*' printed no error message"; }
-	md5sum ./*.img >sums.after 2>/dev/null || true
+	sums ./*.img >sums.after 2>/dev/null || true
 	cmp -s sums.before sums.after || { diff sums.before sums.after >&2; fail "'$*' changed a device"; }
 }
 

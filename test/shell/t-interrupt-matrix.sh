@@ -85,6 +85,7 @@ prepare() {
 	tprepair) # a stray thin device, as a live receive cut by a crash leaves
 		save_area p area.bin; tp-thinmap --create area.bin 9 0 6 >/dev/null; load_area p area.bin ;;
 	tprestore) tpdump p >p.xml; rm -f out.meta; truncate -s 16M out.meta ;;
+	tptrim) tvremove -y p/b >/dev/null 2>&1 || fail "tvremove p/b before tptrim" ;;
 	esac
 }
 # done_right COMMAND RC: what a command stopped part-way leaves besides the pool
@@ -134,6 +135,7 @@ command_of() {
 	tprepair) echo "tprepair -y p" ;;
 	tpsend) echo "tpsend -o out.stream p/s" ;;
 	tprestore) echo "tprestore -i p.xml -o out.meta" ;;
+	tptrim) echo "tptrim --batch 64k p" ;;
 	*) return 1 ;;
 	esac
 }

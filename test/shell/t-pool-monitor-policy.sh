@@ -19,11 +19,20 @@ ok tpchange --warn 0 --autoextend-threshold off mp
 out_has "warn never, autoextend off (by 2 GiB when on)"
 ok tpchange --warn 80% --autoextend-threshold 100 --autoextend-by 10% mp
 out_has "warn at 80%, autoextend off (by 10% when on)"
+# the cap: kept in the VG's monitor section, shown, removed with none
+ok tpchange --autoextend-max 3G mp
+out_has "warn at 80%, autoextend off (by 10% up to 3 GiB when on)"
+grep -q "autoextend_max=3221225472" "$TPTOOLS_DIR"/backup/mp/*.vg || fail "cap not in the VG"
+[ "$(field pool_autoextend_max)" = 3GiB ] || fail "pool_autoextend_max: $(field pool_autoextend_max)"
+ok tpchange --autoextend-max none mp
+out_lacks "up to"
+[ "$(field pool_autoextend_max)" = none ] || fail "pool_autoextend_max none: $(field pool_autoextend_max)"
 
 # refusals: usage errors, nothing written
 for bad in "--warn 101" "--warn -1" "--warn x" "--autoextend-threshold 49" \
 	   "--autoextend-threshold 101" "--autoextend-threshold on" "--autoextend-by 0%" \
-	   "--autoextend-by 1001%" "--autoextend-by 0" "--autoextend-by 5%%" "--autoextend-by x"; do
+	   "--autoextend-by 1001%" "--autoextend-by 0" "--autoextend-by 5%%" "--autoextend-by x" \
+	   "--autoextend-max 0" "--autoextend-max x" "--autoextend-max -1G"; do
 	# shellcheck disable=SC2086
 	unchanged 3 tpchange $bad mp
 done

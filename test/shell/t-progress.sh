@@ -7,20 +7,22 @@ new_pool p --chunk 64k
 ok tvcreate -V 8M -n v p
 write_chunks p v 0 30
 
-# json_lines FILE: every line of FILE is a progress object; the last is final
+# json_lines FILE: every line of FILE is a progress object; each display
+# (one object name after another) ends with its final line, ok
 json_lines() {
 	python3 - "$1" <<'PY' || fail "progress JSON: $(cat "$1")"
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 assert lines, "no progress lines"
-for l in lines:
-    o = json.loads(l)
+objs = [json.loads(l) for l in lines]
+for o, l in zip(objs, lines):
     for k in ("command", "object", "unit", "done", "total", "elapsed_s", "rate", "eta_s", "final"):
         assert k in o, (k, l)
     assert o["total"] is None or o["done"] <= o["total"], l
-last = json.loads(lines[-1])
-assert last["final"] is True and last["ok"] is True, lines[-1]
-assert all(not json.loads(l)["final"] for l in lines[:-1])
+for i, o in enumerate(objs):
+    last = i + 1 == len(objs) or objs[i + 1]["object"] != o["object"]
+    assert o["final"] is last, lines[i]
+    assert not last or o["ok"] is True, lines[i]
 PY
 }
 
@@ -49,3 +51,130 @@ ok tpcheck --progress=no p
 # A bad value: exit 3, the pool untouched.
 unchanged 3 tpcheck --progress=sometimes p
 err_has "invalid value 'sometimes' for --progress"
+
+# tptrim: chunks looked at, of the data area; the same summary with or
+# without the line (p has 1008 chunks of 64 KiB)
+ok tptrim --test p
+cp out trim.out
+[ ! -s err ] || fail "tptrim: progress on a pipe without --progress: $(cat err)"
+ok tptrim --test --progress=json p
+cmp -s out trim.out || fail "tptrim's stdout differs with --progress=json"
+json_lines err
+grep -q '"command":"tptrim","object":"p","unit":"chunks","done":1008,"total":1008' err ||
+	fail "tptrim's last progress: $(cat err)"
+ok tptrim --test --progress p
+grep -qx "tptrim: p: 1008 of 1008 chunks (100%)" err || fail "tptrim --progress line: $(cat err)"
+unchanged 3 tptrim --progress=sometimes p
+
+# ---- copies: tpsend (stream, raw), tprecv (stream, raw) ----
+ok tvsnap --readonly p/v -n s
+truncate -s 8M v.want	# the rest of v reads as zeros
+# the stream, and the image, are the same with and without --progress
+tpsend p/s >plain.stream 2>err || fail "tpsend failed: $(cat err)"
+[ ! -s err ] || fail "tpsend: progress on a pipe without --progress: $(cat err)"
+for pr in --progress --progress=json; do
+	tpsend $pr p/s >prog.stream 2>err || fail "tpsend $pr failed: $(cat err)"
+	cmp -s plain.stream prog.stream || fail "the stream differs with $pr"
+	tpsend $pr --format raw p/s >prog.raw 2>err.raw || fail "tpsend --format raw $pr failed"
+	cmp -s prog.raw v.want || fail "the raw image differs with $pr"
+done
+json_lines err
+grep -q '"command":"tpsend","object":"p/s","unit":"bytes","done":8388608,"total":8388608' err ||
+	fail "tpsend's last progress: $(cat err)"
+json_lines err.raw
+ok tpsend --progress -o plain2.stream p/s
+cmp -s plain.stream plain2.stream || fail "tpsend -o --progress: another stream"
+grep -Eqx "tpsend: p/s: 8 MiB of 8 MiB \(100%\).*" err || fail "tpsend --progress: $(cat err)"
+
+DATA_SIZE=64M META_SIZE=16M new_pool q --chunk 64k
+ok tprecv -i plain.stream q
+[ ! -s err ] || fail "tprecv: progress on a pipe without --progress: $(cat err)"
+ok tvremove -y q/s
+ok tprecv --progress=json -i plain.stream q
+json_lines err
+grep -q '"command":"tprecv","object":"q (check)"' err || fail "tprecv's check: $(cat err)"
+grep -q '"command":"tprecv","object":"q","unit":"bytes","done":8388608,"total":8388608' err ||
+	fail "tprecv's apply: $(cat err)"
+ok tprecv --format raw -n imp -i v.want q
+[ ! -s err ] || fail "tprecv --format raw: progress without --progress: $(cat err)"
+ok tprecv --progress=json --format raw -n imp2 -i v.want q
+json_lines err
+grep -q '"command":"tprecv","object":"q","unit":"bytes","done":8388608,"total":8388608' err ||
+	fail "tprecv --format raw's progress: $(cat err)"
+cmp <(tpsend --format raw q/imp2) v.want || fail "the import with --progress differs"
+
+# ---- metadata: tpdump, tprestore, tprepair ----
+tpdump p >plain.xml 2>err || fail "tpdump failed: $(cat err)"
+[ ! -s err ] || fail "tpdump: progress on a pipe without --progress: $(cat err)"
+tpdump --progress=json p >prog.xml 2>err || fail "tpdump --progress=json failed: $(cat err)"
+cmp -s plain.xml prog.xml || fail "the dump differs with --progress=json"
+json_lines err
+grep -q '"command":"tpdump","object":"p","unit":"mappings","done":60,"total":null' err ||
+	fail "tpdump's progress: $(cat err)"
+truncate -s 16M restored.bin
+ok tprestore --progress=json -i plain.xml -o restored.bin
+json_lines err
+grep -q '"command":"tprestore","object":"restored.bin","unit":"mappings","done":60,"total":60' err ||
+	fail "tprestore's progress: $(cat err)"
+ok tpdump restored.bin
+cmp -s out plain.xml || fail "the metadata restored with --progress dumps otherwise"
+truncate -s 16M repaired.bin
+ok tprepair --progress=json --metadata restored.bin -o repaired.bin
+json_lines err
+grep -q '"command":"tprepair","object":"restored.bin","unit":"mappings","done":60' err ||
+	fail "tprepair's progress: $(cat err)"
+
+# ---- on a terminal (tmux): a 4 GiB send shows its line while it runs ----
+# 64 chunks of 1 MiB spread over 4 GiB; its stream read by a slow reader
+# (about 20 MiB/s) so the send lasts a few seconds on any machine
+if have tmux; then
+	DATA_SIZE=5G META_SIZE=64M new_pool big --chunk 64k
+	truncate -s 4G big.src
+	for i in $(seq 0 63); do
+		head -c 1048576 /dev/urandom |
+			dd of=big.src bs=1M seek=$((i * 64)) conv=notrunc status=none
+	done
+	ok tprecv --format raw -n vol -i big.src big
+	ok tvchange --readonly y big/vol
+	cat >slow.py <<'PY'
+import sys, time
+with open(sys.argv[1], "wb") as out:
+    while True:
+        b = sys.stdin.buffer.read(1 << 20)
+        if not b:
+            break
+        out.write(b)
+        time.sleep(0.05)
+PY
+	declare -px >env.sh 2>/dev/null
+	{
+		echo ". $PWD/env.sh 2>/dev/null"
+		echo "cd $PWD"
+		echo "tpsend big/vol | python3 slow.py big.stream"
+		echo 'echo "tpsend-finished rc=${PIPESTATUS[0]}"'
+		echo "sleep 60"
+	} >pane.sh
+	sock=$PWD/tmux.sock
+	tmux -S "$sock" new-session -d -x 160 -y 12 "bash $PWD/pane.sh"
+	seen=""
+	for _ in $(seq 1 600); do	# at most a minute
+		tmux -S "$sock" capture-pane -p >pane.txt 2>/dev/null || break
+		grep -q "tpsend-finished" pane.txt && break
+		if grep -Eq "^tpsend: big/vol: .* of 4 GiB \([0-9]+%\)" pane.txt; then
+			seen=$(grep -E "^tpsend: big/vol: " pane.txt)
+			break
+		fi
+		sleep 0.1
+	done
+	for _ in $(seq 1 600); do
+		tmux -S "$sock" capture-pane -p >pane.txt 2>/dev/null || break
+		grep -q "tpsend-finished" pane.txt && break
+		sleep 0.1
+	done
+	tmux -S "$sock" kill-server 2>/dev/null || true
+	[ -n "$seen" ] || fail "no progress line on the terminal while tpsend ran: $(cat pane.txt)"
+	grep -q "tpsend-finished rc=0" pane.txt || fail "tpsend in tmux: $(cat pane.txt)"
+	! grep -q "(.*%)" pane.txt || fail "the progress line was not cleared: $(cat pane.txt)"
+	tpsend big/vol | cmp -s - big.stream || fail "the stream written under tmux differs"
+	rm -f big.src big.stream
+fi

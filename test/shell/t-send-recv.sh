@@ -45,7 +45,7 @@ ok tpsend --from s1 -o inc.stream src/s2
 out_has "Wrote src/s2 to inc.stream: 16 MiB, 448 KiB of it changed data."
 ok tpsend -o full.stream src/s2
 [ "$(stat -c %s inc.stream)" -lt "$(stat -c %s full.stream)" ] || fail "the incremental stream is not smaller"
-md5sum dst-*.img >dst.before
+sums dst-*.img >dst.before
 for bad in corrupt truncated trailing; do
 	cp inc.stream bad.stream
 	case $bad in
@@ -60,7 +60,7 @@ for bad in corrupt truncated trailing; do
 	err_has "nothing was received"
 	tprecv dst <bad.stream >/dev/null 2>&1 && fail "$bad stream through a pipe accepted"
 done
-md5sum dst-*.img | cmp -s - dst.before || fail "a bad stream changed dst"
+sums dst-*.img | cmp -s - dst.before || fail "a bad stream changed dst"
 # the base missing (not received), or changed (made writable since)
 DATA_SIZE=64M
 new_pool other --chunk 64k

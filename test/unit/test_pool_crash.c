@@ -564,7 +564,7 @@ static const char *judge_import(int *unfinished, int *whole)
 		pool_close(p);
 		return "tprecv --abort of the unfinished import fails";
 	}
-	r = pool_send_raw(p, "imp", got_path, &st);
+	r = pool_send_raw(p, "imp", got_path, NULL, &st);
 	pool_close(p);
 	if (r == -ENOENT)
 		return NULL;	/* no volume: the old state, judged by its digest */

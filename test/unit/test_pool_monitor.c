@@ -32,7 +32,7 @@ static struct pool_monitor_sample sample(unsigned data, unsigned meta)
 static struct pool_monitor_policy policy(unsigned warn, unsigned threshold, unsigned pct,
 					 uint64_t size)
 {
-	struct pool_monitor_policy p = { warn, threshold, pct, size };
+	struct pool_monitor_policy p = { warn, threshold, pct, size, 0 };
 	return p;
 }
 
@@ -146,6 +146,65 @@ static void test_autoextend(void)
 	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
 }
 
+/* --autoextend-max: a step cut down to the cap, none past it, said once */
+static void test_autoextend_max(void)
+{
+	struct pool_monitor_policy pol = policy(0, 70, 20, 0);
+	struct pool_monitor_state st;
+	struct pool_monitor_decision d;
+	struct pool_monitor_sample s;
+
+	memset(&st, 0, sizeof(st));
+	pol.autoextend_max = 1100 * CHUNK + 4096;
+	s = sample(80, 10);
+	s.data_max = 100 * GIB;
+	/* 20% would be 1200 chunks: cut to the cap, whole chunks */
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_DATA);
+	CU_ASSERT_EQUAL(d.data_to, 1100 * CHUNK);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 0);
+	/* grown to the cap: no growth, the cap reached instead of "no room" */
+	s.data_size = 1100 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_CAP_DATA);
+	CU_ASSERT_EQUAL(d.data_to, 0);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 4);
+	CU_ASSERT_EQUAL(st.no_room, 4);
+	/* the next passes: the same condition, not said again */
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_CAP_DATA);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 0);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_CAP_DATA);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 0);
+	/* a pool grown past the cap by hand is not grown by the monitor */
+	s.data_size = 1500 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_CAP_DATA);
+	/* at the cap and critically full: error-when-full, as with no room */
+	s = sample(96, 10);
+	s.data_size = 1100 * CHUNK;
+	s.data_max = 100 * GIB;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_CAP_DATA | POOL_MON_ERROR_WHEN_FULL);
+	/* below the threshold the condition ends; coming back it is said again */
+	s = sample(50, 10);
+	s.data_size = 1100 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 0);
+	CU_ASSERT_EQUAL(st.no_room, 0);
+	s = sample(80, 10);
+	s.data_size = 1100 * CHUNK;
+	s.data_max = 100 * GIB;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_CAP_DATA);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 4);
+	/* the device's room is the lower limit: "no room", not the cap */
+	s.data_max = 1100 * CHUNK;
+	pol.autoextend_max = 2000 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_NO_ROOM_DATA);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 1);
+	/* the metadata is not capped */
+	pol = policy(0, 50, 20, 0);
+	pol.autoextend_max = 1000 * CHUNK;
+	s = sample(10, 60);
+	s.meta_max = 64 * MIB;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_META);
+}
+
 static void test_error_when_full(void)
 {
 	struct pool_monitor_policy pol = policy(0, 80, 20, 0);
@@ -243,5 +302,6 @@ static void test_state_file(void)
 TP_TEST_SUITE(pool_monitor, NULL, NULL,
 	      { "warnings: levels every 5%, once each, calm below", test_warning_levels },
 	      { "autoextension: step, room, whole chunks, off", test_autoextend },
+	      { "autoextend-max: cut to the cap, none past it, said once", test_autoextend_max },
 	      { "error-when-full: critical, no room, once", test_error_when_full },
 	      { "state file: round trip, counts, refusals, damage", test_state_file })

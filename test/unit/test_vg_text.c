@@ -97,6 +97,8 @@ static void same_vg(const struct vg *a, const struct vg *b)
 	CU_ASSERT_EQUAL(a->monitor.autoextend_threshold, b->monitor.autoextend_threshold);
 	CU_ASSERT_EQUAL(a->monitor.autoextend_percent, b->monitor.autoextend_percent);
 	CU_ASSERT_EQUAL(a->monitor.autoextend_size, b->monitor.autoextend_size);
+	CU_ASSERT_EQUAL(a->monitor.autoextend_max, b->monitor.autoextend_max);
+	CU_ASSERT_EQUAL(a->max_overprovision, b->max_overprovision);
 	for (int r = 0; r < VG_NR_ROLES; r++) {
 		CU_ASSERT_STRING_EQUAL(a->dev[r].pv_uuid, b->dev[r].pv_uuid);
 		CU_ASSERT_STRING_EQUAL(a->dev[r].path, b->dev[r].path);
@@ -170,6 +172,12 @@ static void test_roundtrip(void)
 	vg->monitor.warn = 100;
 	vg->monitor.autoextend_percent = 0;
 	vg->monitor.autoextend_size = (uint64_t)INT64_MAX - 511;
+	roundtrip(vg);
+	/* the autoextend cap and the over-provisioning limit */
+	vg->monitor.autoextend_max = 1ull << 40;
+	vg->max_overprovision = 150;
+	roundtrip(vg);
+	vg->max_overprovision = VG_OVERPROVISION_MAX;
 	roundtrip(vg);
 	CU_ASSERT_EQUAL_FATAL(vg_clone(vg, &copy), 0);
 	same_vg(vg, copy);
@@ -260,6 +268,9 @@ static const struct mutation mutations[] = {
 	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { autoextend_size = 512 autoextend_percent = 5 }\n", "both given" },
 	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { warn = 1 warn = 2 }\n", "pool/monitor/warn: duplicate key" },
 	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { colour = 1 }\n", "pool/monitor/colour: unknown key" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { autoextend_max = 1000 }\n", "pool/monitor/autoextend_max" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  max_overprovision_percent = 100000001\n", "pool/max_overprovision_percent" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  max_overprovision_percent = \"1.5\"\n", "pool/max_overprovision_percent: must be an integer" },
 	{ "pool {\n", "pool {\n  name = \"other\"\n", "pool/name: duplicate key" },
 	{ "\n}\n", "\n", "syntax error" },
 	{ "version = 1\n", "version = 1\npool = 3\n", "duplicate key" },
@@ -694,9 +705,12 @@ static void test_monitor_policy(void)
 	CU_ASSERT_EQUAL(vg->monitor.autoextend_threshold, VG_MONITOR_THRESHOLD_OFF);
 	CU_ASSERT_EQUAL(vg->monitor.autoextend_percent, VG_MONITOR_PERCENT_DEFAULT);
 	CU_ASSERT_EQUAL(vg->monitor.autoextend_size, 0);
+	CU_ASSERT_EQUAL(vg->monitor.autoextend_max, 0);
+	CU_ASSERT_EQUAL(vg->max_overprovision, 0);
 	CU_ASSERT_TRUE(vg_monitor_is_default(&vg->monitor));
 	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
 	CU_ASSERT_PTR_NULL(strstr(t, "monitor"));
+	CU_ASSERT_PTR_NULL(strstr(t, "overprovision"));
 	free(t);
 	/* one key changed: the section is written, with every key */
 	vg->monitor.autoextend_threshold = 75;

@@ -13,6 +13,24 @@ case $SRC in /tmp/*) SRC=/run/host-tmp/${SRC#/tmp/} ;; esac
 case $BUILD in /tmp/*) BUILD=/run/host-tmp/${BUILD#/tmp/} ;; esac
 case $ENVFILE in /tmp/*) ENVFILE=/run/host-tmp/${ENVFILE#/tmp/} ;; esac
 [ -n "$ENVFILE" ] && [ -f "$ENVFILE" ] && . "$ENVFILE"
+if [ -n "${TP_HOST:-}" ]; then
+	# two hosts: the shared disks are the virtio disks with serial tpsharedN
+	# (their names depend on the order QEMU probes them), in N's order; the
+	# others are this host's scratch disks
+	TP_SHARED="" DISKS=""
+	for b in /sys/block/vd*; do
+		serial=$(cat "$b/serial" 2>/dev/null)
+		case $serial in tpshared*) ;; *) DISKS="$DISKS /dev/${b##*/}" ;; esac
+	done
+	for ((i = 0; ; i++)); do
+		d=$(grep -lx "tpshared$i" /sys/block/vd*/serial 2>/dev/null | head -1)
+		[ -n "$d" ] || break
+		d=${d%/serial}
+		TP_SHARED="$TP_SHARED /dev/${d##*/}"
+	done
+	TP_SHARED=${TP_SHARED# } DISKS=${DISKS# }
+	export TP_SHARED
+fi
 export TP_SRC=$SRC TP_BUILD=$BUILD TP_DISKS=$DISKS TP_DISK_SIZE=$DISK_BYTES
 export PATH=$BUILD/bin:$BUILD/test/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TMPDIR=/tmp LC_ALL=C
@@ -50,6 +68,9 @@ cleanup() { # scenario-dir
 }
 
 [ -d /run/out ] && export TP_OUT=/run/out
+# two hosts: the meeting points, and which disks both hosts see
+[ -d /run/sync ] && [ -n "${TP_HOST:-}" ] && export TP_SYNC=/run/sync
+. "$SRC/test/vm/sync.sh"
 
 for path in $SCENARIOS; do
 	s=${path##*/}
@@ -61,10 +82,20 @@ for path in $SCENARIOS; do
 	# it refuses at once (as without a terminal) instead of waiting
 	limit=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$SRC/$path" | head -1)
 	[ "${limit:-0}" -gt "$LIMIT" ] || limit=$LIMIT
-	(cd "$dir" && exec timeout -k 5 "$limit" bash "$SRC/$path") </dev/null 2>&1
+	(cd "$dir" && TP_SCENARIO=$s exec timeout -k 5 "$limit" bash "$SRC/$path") </dev/null 2>&1
 	rc=$?
 	t1=$(now)
 	echo "VMTEST-SCENARIO $s $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
 	cleanup "$dir"
 	rm -rf "$dir"
+	if [ -n "${TP_SYNC:-}" ]; then
+		# both done with it; host a blanks the shared disks, then both go on
+		vm_barrier "end-$s" "$limit" || echo "VMTEST: host $(vm_other_host) did not end $s"
+		[ "$TP_HOST" = a ] && for d in $TP_SHARED; do
+			dd if=/dev/zero of="$d" bs=1M count=1 oflag=direct status=none
+			dd if=/dev/zero of="$d" bs=1M count=1 seek=$((TP_DISK_SIZE / 1048576 - 1)) \
+				oflag=direct status=none
+		done
+		vm_barrier "clean-$s" 120 || echo "VMTEST: host $(vm_other_host) did not clean up after $s"
+	fi
 done

@@ -29,6 +29,10 @@ if mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288,cache=loose,ro host
 	mkdir -p $H/run/out
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 out $H/run/out 2>/dev/null ||
 		rmdir $H/run/out
+	# and, for two hosts (TP_VM_HOSTS=2), the meeting points as "sync"
+	mkdir -p $H/run/sync
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 sync $H/run/sync 2>/dev/null ||
+		rmdir $H/run/sync
 	case $1 in /tmp/*) src=/run/host-tmp/${1#/tmp/} ;; *) src=$1 ;; esac
 	chroot $H /bin/bash "$src/test/vm/guest.sh" "$@"
 	echo "VMTEST-DONE rc=$?"

@@ -93,6 +93,25 @@ vm_live_pool() {
 	must tpactivate "$pool"
 }
 
+# ---- two hosts (TP_VM_HOSTS=2, s2-*.sh scenarios) ----
+# shellcheck source=test/vm/sync.sh
+. "${TP_SRC:-.}/test/vm/sync.sh"
+# barrier NAME: wait until the other host reached NAME too, else stop
+barrier() {
+	step "host $TP_HOST at $1"
+	vm_barrier "$1" || fail "host $(vm_other_host) never reached '$1'"
+}
+# on_host H CMD...: run CMD only on host H
+on_host() { local h=$1; shift; [ "${TP_HOST:-}" != "$h" ] || "$@"; }
+# drop_caches: forget what this guest's page cache holds of the disks, so
+# the next read sees what the other host wrote
+drop_caches() {
+	local d
+	sync
+	for d in ${TP_SHARED:-}; do blockdev --flushbufs "$d"; done
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
 # scenario end: exit status from the recorded failures
 finish() {
 	if [ "$VM_FAILS" -gt 0 ]; then

@@ -52,6 +52,14 @@
 #                  find it as $TP_OUT (results, e.g. benchmark CSV files)
 #   FAULT_*        passed to the scenarios' environment as they are (the fault
 #                  scenarios' knobs: FAULT_CYCLES, FAULT_SEED)
+#   TP_VM_HOSTS=2  two guests, "a" and "b", booted side by side, each with its
+#                  own scratch disks (TP_DISKS) and both with the same
+#                  TP_VM_SHARED disks (default 2, TP_DISK_SIZE each, virtio
+#                  share-rw: one shared LUN seen by two hosts); they run the
+#                  two-host scenarios test/vm/s2-*.sh (default), each guest
+#                  with TP_HOST=a|b, TP_SHARED (the shared disks' paths) and
+#                  TP_SYNC (a directory both see, for `barrier` in lib.sh);
+#                  a scenario passes when it passes on both
 # Missing qemu or kernel image: prints SKIP, counts 0 passed 0 failed, exit 0.
 set -u
 cd "$(dirname "$0")/../.."
@@ -64,7 +72,12 @@ MEM=${TP_VM_MEM:-1536}
 NDISKS=${TP_VM_DISKS:-8}
 DISK_SIZE=${TP_VM_DISK_SIZE:-128M}
 SCENARIO_TIMEOUT=${TP_VM_SCENARIO_TIMEOUT:-600}
+HOSTS=${TP_VM_HOSTS:-1}
+case $HOSTS in 1) HOST_NAMES="-" ;; 2) HOST_NAMES="a b" ;; *) echo "vm: TP_VM_HOSTS is 1 or 2"; exit 1 ;; esac
+NSHARED=${TP_VM_SHARED:-2}
+[ "$HOSTS" = 2 ] || NSHARED=0
 WORK=${TP_VM_WORK:-$BUILD/vm}
+[ "$HOSTS" = 2 ] && WORK=${TP_VM_WORK:-$BUILD/vm2}
 
 failed_names=()
 report() { # passed failed: the counts, then the failed scenarios one a line
@@ -93,7 +106,9 @@ if [ $# -gt 0 ]; then
 		scenarios+=("$p")
 	done
 else
-	for f in test/vm/s-*.sh; do
+	glob="test/vm/s-*.sh"
+	[ "$HOSTS" = 2 ] && glob="test/vm/s2-*.sh"
+	for f in $glob; do
 		[ -f "$f" ] && scenarios+=("$f")
 	done
 fi
@@ -165,32 +180,45 @@ INITRD=$WORK/initramfs.cpio
 # decompression under emulation), cached per kernel version --------------
 BOOT=$(vm_vmlinux "$WORK")
 
-# ---- disks ---------------------------------------------------------------
-DRIVES=()
-DISKS=""
+# ---- disks: each host's scratch disks, then the shared ones ------------
 letters=abcdefghijklmnopqrstuvwxyz
-for ((i = 0; i < NDISKS; i++)); do
-	rm -f "$WORK/disk$i.img"
-	truncate -s "$DISK_SIZE" "$WORK/disk$i.img"
-	DRIVES+=(-drive "file=$WORK/disk$i.img,if=virtio,format=raw,cache=${TP_VM_DISK_CACHE:-unsafe}")
-	DISKS="$DISKS,/dev/vd${letters:i:1}"
+# host_drives H: DRIVES (QEMU options) and DISKS (guest paths, as the
+# guest will probably name them) of host H
+host_drives() {
+	local h=$1 i f tag=${1#-}
+	DRIVES=() DISKS=""
+	for ((i = 0; i < NDISKS; i++)); do
+		f=$WORK/${tag:+$tag-}disk$i.img
+		rm -f "$f"
+		truncate -s "$DISK_SIZE" "$f"
+		DRIVES+=(-drive "file=$f,if=virtio,format=raw,cache=${TP_VM_DISK_CACHE:-unsafe}")
+		DISKS="$DISKS,/dev/vd${letters:i:1}"
+	done
+	# shared: the same file in both QEMUs, through the host's page cache
+	# (one cache for both, so what one guest writes with O_DIRECT or a
+	# flush the other reads), image locking off
+	for ((i = 0; i < NSHARED; i++)); do
+		f=$WORK/shared$i.img
+		DRIVES+=(-drive "file=$f,if=none,id=shared$i,format=raw,cache=writeback,file.locking=off"
+			 -device "virtio-blk-pci,drive=shared$i,share-rw=on,serial=tpshared$i")
+	done
+	DISKS=${DISKS#,}
+}
+for ((i = 0; i < NSHARED; i++)); do
+	rm -f "$WORK/shared$i.img"
+	truncate -s "$DISK_SIZE" "$WORK/shared$i.img"
 done
-DISKS=${DISKS#,}
-disk_bytes=$(stat -c %s "$WORK/disk0.img" 2>/dev/null || echo 0)
+if [ "$HOSTS" = 2 ]; then
+	rm -rf "$WORK/sync"
+	mkdir -p "$WORK/sync"
+fi
 
 # ---- boot ----------------------------------------------------------------
 t_boot=$(date +%s.%N)
-echo "vm: kernel $KVER (${BOOT##*/} from $KDIR), ${#scenarios[@]} scenario(s), $SMP vCPU, ${MEM} MiB, $NDISKS disks of $DISK_SIZE"
-LOG=$WORK/console-$KVER.log # one per kernel: run-all.sh boots two in turn
-# empty now, not when QEMU's redirection runs: the tail below must not
-# show the last boot's log first
-: >"$LOG"
+shared_note=""
+[ "$HOSTS" = 2 ] && shared_note=" each; 2 hosts sharing $NSHARED more"
+echo "vm: kernel $KVER (${BOOT##*/} from $KDIR), ${#scenarios[@]} scenario(s), $SMP vCPU, ${MEM} MiB, $NDISKS disks of $DISK_SIZE$shared_note"
 scen_list=$(IFS=,; echo "${scenarios[*]}")
-# knobs for the scenarios: a file the guest reads through the shared root
-ENVFILE=$(cd "$WORK" && pwd -P)/guest.env
-env | grep -E '^FAULT_[A-Z0-9_]*=[A-Za-z0-9_.,-]*$' | sed 's/^/export /' >"$ENVFILE"
-APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
-APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT $ENVFILE"
 OUT_SHARE=()
 ICOUNT=()
 [ -n "${TP_VM_ICOUNT:-}" ] && ICOUNT=(-icount "$TP_VM_ICOUNT" -rtc clock=vm)
@@ -198,19 +226,45 @@ if [ -n "${TP_VM_OUT:-}" ]; then
 	mkdir -p "$TP_VM_OUT" || { echo "vm: cannot make TP_VM_OUT=$TP_VM_OUT"; report 0 1; exit 1; }
 	OUT_SHARE=(-virtfs "local,path=$(realpath "$TP_VM_OUT"),mount_tag=out,security_model=none")
 fi
-timeout "$TIMEOUT" "$QEMU" -nodefaults -machine pc -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
-	-display none -serial stdio -no-reboot -kernel "$BOOT" -initrd "$INITRD" \
-	-append "$APPEND" "${DRIVES[@]}" \
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-	"${OUT_SHARE[@]}" "${ICOUNT[@]}" \
-	</dev/null >"$LOG" 2>&1 &
-qpid=$!
-# show scenario output as it comes (the console log is the record)
-tail -n +1 -f "$LOG" --pid=$qpid 2>/dev/null | sed -u -e 's/\r$//' -e '/^\[ *[0-9.]*\]/d' &
-tpid=$!
-wait $qpid
-qrc=$?
-wait $tpid 2>/dev/null
+SYNC_SHARE=()
+[ "$HOSTS" = 2 ] &&
+	SYNC_SHARE=(-virtfs "local,path=$(realpath "$WORK/sync"),mount_tag=sync,security_model=none")
+qpids=() LOGS=()
+for h in $HOST_NAMES; do
+	tag=${h#-}
+	host_drives "$h"
+	disk_bytes=$(stat -c %s "$WORK/${tag:+$tag-}disk0.img" 2>/dev/null || echo 0)
+	# one log per kernel (run-all.sh boots two in turn) and host
+	LOG=$WORK/console-$KVER${tag:+-$tag}.log
+	LOGS+=("$LOG")
+	# empty now, not when QEMU's redirection runs: the tail below must not
+	# show the last boot's log first
+	: >"$LOG"
+	# knobs for the scenarios: a file the guest reads through the shared root
+	ENVFILE=$(cd "$WORK" && pwd -P)/guest${tag:+-$tag}.env
+	{
+		env | grep -E '^FAULT_[A-Z0-9_]*=[A-Za-z0-9_.,-]*$' | sed 's/^/export /'
+		# (guest.sh finds the shared disks by their serial numbers)
+		[ -n "$tag" ] && echo "export TP_HOST=$tag"
+	} >"$ENVFILE"
+	APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
+	APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT $ENVFILE"
+	timeout "$TIMEOUT" "$QEMU" -nodefaults -machine pc -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
+		-display none -serial stdio -no-reboot -kernel "$BOOT" -initrd "$INITRD" \
+		-append "$APPEND" "${DRIVES[@]}" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		"${OUT_SHARE[@]}" "${SYNC_SHARE[@]}" "${ICOUNT[@]}" \
+		</dev/null >"$LOG" 2>&1 &
+	qpids+=($!)
+	# show scenario output as it comes (the console log is the record)
+	tail -n +1 -f "$LOG" --pid=$! 2>/dev/null |
+		sed -u -e 's/\r$//' -e '/^\[ *[0-9.]*\]/d' ${tag:+-e "s/^/[$tag] /"} &
+done
+qrc=0
+for q in "${qpids[@]}"; do
+	wait "$q" || { r=$?; [ "$qrc" = 124 ] || qrc=$r; }
+done
+wait 2>/dev/null
 t_end=$(date +%s.%N)
 
 # ---- results -------------------------------------------------------------
@@ -219,37 +273,49 @@ failed=0
 early="the VM stopped early"
 [ "$qrc" = 124 ] && early="the VM ran past TP_VM_TIMEOUT=${TIMEOUT}s and was stopped"
 echo
+# result_of S LOG: "RC SECS" of scenario S in LOG, or nothing
+result_of() {
+	# (anywhere in a line: a scenario's last output may lack its newline)
+	tr -d '\r' <"$2" | grep -o "VMTEST-SCENARIO $1 .*" | tail -1 | cut -d' ' -f3,4
+}
 for p in "${scenarios[@]}"; do
 	s=$(name_of "$p")
-	# (anywhere in a line: a scenario's last output may lack its newline)
-	line=$(tr -d '\r' <"$LOG" | grep -o "VMTEST-SCENARIO $s .*" | tail -1)
-	if [ -z "$line" ]; then
-		printf 'vm: %-28s FAIL (no result: %s)\n' "$s" "$early"
-		failed=$((failed + 1)); failed_names+=("$s on $KVER (no result: $early)")
-		continue
-	fi
-	set -- $line
-	rc=$3
-	secs=$4
-	if [ "$rc" = 0 ]; then
+	rc=0 secs=0 where=""
+	for LOG in "${LOGS[@]}"; do
+		[ "$HOSTS" = 2 ] && { where=${LOG%.log}; where=" on host ${where##*-}"; }
+		r=$(result_of "$s" "$LOG")
+		if [ -z "$r" ]; then
+			rc=none
+			break
+		fi
+		set -- $r
+		secs=$2
+		[ "$1" = 0 ] && continue
+		rc=$1
+		[ "$1" = 77 ] || break
+	done
+	if [ "$rc" = none ]; then
+		printf 'vm: %-28s FAIL (no result%s: %s)\n' "$s" "$where" "$early"
+		failed=$((failed + 1)); failed_names+=("$s on $KVER (no result$where: $early)")
+	elif [ "$rc" = 0 ]; then
 		printf 'vm: %-28s PASS  %6ss\n' "$s" "$secs"
 		passed=$((passed + 1))
 	elif [ "$rc" = 77 ]; then
 		printf 'vm: %-28s SKIP  %6ss\n' "$s" "$secs"
 	else
-		printf 'vm: %-28s FAIL  %6ss (rc %s)\n' "$s" "$secs" "$rc"
+		printf 'vm: %-28s FAIL  %6ss (rc %s%s)\n' "$s" "$secs" "$rc" "$where"
 		# its first FAIL lines, for the summary at the end of run-all.sh
 		why=$(tr -d '\r' <"$LOG" | sed -n "/^=== \[[0-9.]*s\] $s\$/,/VMTEST-SCENARIO $s /p" |
 			grep -E '^FAIL' | head -2 | cut -c1-160 | paste -sd ';' -)
-		failed=$((failed + 1)); failed_names+=("$s on $KVER (rc $rc after ${secs}s)${why:+: $why}")
+		failed=$((failed + 1)); failed_names+=("$s on $KVER (rc $rc after ${secs}s$where)${why:+: $why}")
 	fi
 done
 awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" 'BEGIN {
 	printf "vm: total VM time %.1fs (boot to power-off), setup %.1fs\n", c - b, b - a }'
-echo "vm: $passed passed, $failed failed (console log: $LOG)"
+echo "vm: $passed passed, $failed failed (console log$([ "$HOSTS" = 2 ] && echo s): ${LOGS[*]})"
 report "$passed" "$failed"
 if [ "${TP_VM_KEEP:-0}" != 1 ]; then
-	rm -f "$WORK"/disk*.img
+	rm -f "$WORK"/disk*.img "$WORK"/[ab]-disk*.img "$WORK"/shared*.img
 	rm -rf "$ROOT"
 fi
 [ "$failed" = 0 ]

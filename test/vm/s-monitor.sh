@@ -8,7 +8,8 @@
 # reload, each completed by the next change), live tvresize under fio;
 # thin_check clean after each;
 # tprename refuses an active pool; what the monitor did is counted in the
-# metrics (tpstatus --format prometheus, tpmonitor --textfile).
+# metrics (tpstatus --format prometheus, tpmonitor --textfile); a pool
+# stops growing at its --autoextend-max.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 3 -e -o loop
 command -v fio >/dev/null || skip_scenario "no fio"
@@ -193,5 +194,36 @@ echo "metadata area: $before -> $after bytes"
 status md pool_monitor | grep -q "autoextended" || note_fail "tpstatus shows no monitor action"
 must tpdeactivate md
 check_meta md
-losetup -d "$DATA" "$FULL" "$DATA3" 2>/dev/null
+step "--autoextend-max: tpmonitor grows the pool up to it, then says so once and stops"
+truncate -s 32M cap.img
+truncate -s 16M capm.img
+CAP=$(losetup -f --show cap.img) || fail "losetup"
+CAPM=$(losetup -f --show capm.img) || fail "losetup"
+must tpcreate --data "$CAP" --meta "$CAPM" --chunk 64k --zero n --warn 0 \
+	--autoextend-threshold 60 --autoextend-by 50% --autoextend-max 48M cap
+truncate -s 200M cap.img
+must losetup -c "$CAP"
+must tvcreate -V 100M -n v cap
+must tpactivate cap
+head -c 45M /dev/urandom >cap.bin
+# cap_fill MIB: the first MIB MiB of the volume written (from cap.bin); then one pass
+cap_fill() {
+	check dd if=cap.bin of=/dev/mapper/cap-v bs=1M count="$1" oflag=direct status=none
+	check tpmonitor --once >>cap.log 2>&1
+}
+cap_fill 20	# 20 of 31 MiB (64%): grown by 50%, to 46.5 MiB
+expect_eq "first growth" "$(size_of cap pool_size)" $((93 << 19))
+cap_fill 30	# 30 of 46.5 MiB (64%): 69.75 MiB cut down to the 48 MiB limit
+expect_eq "growth cut to --autoextend-max" "$(size_of cap pool_size)" $((48 << 20))
+cap_fill 45	# 45 of 48 MiB (93%): at the limit, not grown, said
+cap_fill 45
+expect_eq "not grown past --autoextend-max" "$(size_of cap pool_size)" $((48 << 20))
+expect_eq "the limit said once" "$(grep -c "reached its autoextend limit of 48 MiB" cap.log)" 1
+status cap pool_monitor | grep -q "at autoextend-max 48 MiB" ||
+	note_fail "tpstatus shows no autoextend-max action: $(status cap pool_monitor)"
+expect_eq "still queueing (below the critical 95%)" "$(status cap pool_when_full)" queue
+check cmp -n $((45 << 20)) cap.bin /dev/mapper/cap-v
+must tpdeactivate cap
+check_meta cap
+losetup -d "$DATA" "$FULL" "$DATA3" "$CAP" "$CAPM" 2>/dev/null
 finish

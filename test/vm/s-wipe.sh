@@ -8,8 +8,10 @@
 # device), one whose chunks predate a snapshot (zeroed on the data device,
 # the kernel would copy them), a volume in use refused; and the cost of a
 # live wipe next to dd of zeros to the same volume (printed, not asserted).
+# Last, tptrim on block devices (loop devices over files): BLKDISCARD
+# releases a removed volume's chunks, the kept volume reads back the same.
 . "$TP_SRC/test/vm/lib.sh"
-vm_begin -n 2 -e
+vm_begin -n 2 -e -o loop
 DATA=${disks[0]} META=${disks[1]}
 CHUNK=65536 NCHUNKS=128 SIZE=$((128 * 65536))
 
@@ -219,4 +221,41 @@ done
 must tpdeactivate wp
 check tpcheck wp
 must tpremove -y wp
+
+step "tptrim: BLKDISCARD of the free chunks of a pool on loop devices"
+command -v losetup >/dev/null || skip_scenario "no losetup"
+truncate -s 64M trim-data.img
+truncate -s 16M trim-meta.img
+TD=$(losetup -f --show trim-data.img) || fail "losetup"
+TM=$(losetup -f --show trim-meta.img) || fail "losetup"
+must tpcreate --data "$TD" --meta "$TM" --chunk 64k --zero n tt
+must tvcreate -V 16M -n keep tt
+must tvcreate -V 16M -n gone tt
+must tpactivate tt
+head -c 16M /dev/urandom >keep.bin
+must dd if=keep.bin of=/dev/mapper/tt-keep bs=1M oflag=direct conv=fsync status=none
+must dd if=/dev/urandom of=/dev/mapper/tt-gone bs=1M count=16 oflag=direct conv=fsync \
+	status=none
+must tpdeactivate tt
+must tvremove -y tt/gone
+# a live pool is refused
+must tpactivate tt
+expect_eq "tptrim of an active pool: exit" "$(tptrim tt >/dev/null 2>&1; echo $?)" 5
+must tpdeactivate tt
+sync
+before=$(( $(stat -c '%b * %B' trim-data.img) ))
+must tptrim tt >trim.out
+cat trim.out
+grep -q "holes punched" trim.out && note_fail "tptrim took the loop device for an image file"
+sync
+after=$(( $(stat -c '%b * %B' trim-data.img) ))
+echo "trim-data.img: $before -> $after bytes allocated"
+[ $((before - after)) -ge $(( (16 << 20) - (64 << 10) )) ] ||
+	note_fail "BLKDISCARD released $((before - after)) bytes, not gone's 16 MiB"
+must tpactivate tt
+check cmp keep.bin /dev/mapper/tt-keep
+must tpdeactivate tt
+check tpcheck tt
+must tpremove -y tt
+losetup -d "$TD" "$TM"
 finish

@@ -166,6 +166,10 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	}
 	if (p->monitor && pool_monitor_policy_check(p->name, p->monitor))
 		return -EINVAL;
+	if (p->max_overprovision > POOL_OVERPROVISION_MAX) {
+		log_error("pool %s: --max-overprovision is out of range", p->name);
+		return -EINVAL;
+	}
 	if ((r = separate_storage(p->data_path, p->meta_path)))
 		return r;
 	r = pool_devices_lookup_pool(p->name, &e, 1);
@@ -200,6 +204,8 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 		return r;
 	}
 	plan->data_area_size = plan->policy.data_blocks * plan->policy.chunk.chunk;
+	plan->mda_offset = VG_MDA_DEFAULT_OFFSET;
+	plan->mda_size = VG_MDA_DEFAULT_SIZE;
 	if (plan->policy.data_blocks > THIN_MAX_DATA_BLOCKS) {
 		log_error("pool %s: %llu chunks are more than dm-thin can address; choose a larger "
 			  "--chunk", p->name, (unsigned long long)plan->policy.data_blocks);
@@ -241,6 +247,7 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 	vg->activation_skip = !!p->no_autoactivate;
 	if (p->monitor)
 		pool_monitor_policy_to_vg(p->monitor, &vg->monitor);
+	vg->max_overprovision = p->max_overprovision;
 	vg->metadata_area = 0;
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		struct vg_device *d = &vg->dev[i];

@@ -65,6 +65,7 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	info->meta_length = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
 	info->spare_offset = meta->area[!vg->metadata_area].offset;
 	pool_get_monitor_policy(p, &info->monitor);
+	info->max_overprovision = vg->max_overprovision;
 	fill_monitor_state(info);
 	info->activation_skip = vg->activation_skip;
 	snprintf(info->system_id, sizeof(info->system_id), "%s", vg->system_id);

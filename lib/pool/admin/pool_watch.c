@@ -27,6 +27,7 @@ void pool_monitor_policy_default(struct pool_monitor_policy *m)
 	m->autoextend_threshold = v.autoextend_threshold;
 	m->autoextend_percent = v.autoextend_percent;
 	m->autoextend_size = v.autoextend_size;
+	m->autoextend_max = v.autoextend_max;
 }
 
 void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v)
@@ -35,6 +36,7 @@ void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_mo
 	v->autoextend_threshold = m->autoextend_threshold;
 	v->autoextend_percent = m->autoextend_percent;
 	v->autoextend_size = m->autoextend_size;
+	v->autoextend_max = m->autoextend_max;
 }
 
 int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy *m)
@@ -58,6 +60,10 @@ int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy
 			  "least one sector", pool, POOL_AUTOEXTEND_PERCENT_MAX);
 		return -EINVAL;
 	}
+	if (m->autoextend_max % 512 || m->autoextend_max > (uint64_t)INT64_MAX) {
+		log_error("pool %s: --autoextend-max takes a size of whole sectors, or none", pool);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -69,6 +75,7 @@ void pool_get_monitor_policy(const struct pool *p, struct pool_monitor_policy *m
 	m->autoextend_threshold = v->autoextend_threshold;
 	m->autoextend_percent = v->autoextend_percent;
 	m->autoextend_size = v->autoextend_size;
+	m->autoextend_max = v->autoextend_max;
 }
 
 int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
@@ -82,6 +89,35 @@ int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
 		return r;
 	pool_monitor_policy_to_vg(m, &next->monitor);
 	return pool_commit_vg(p, next);
+}
+
+int pool_set_max_overprovision(struct pool *p, unsigned percent)
+{
+	struct vg *next;
+	uint64_t sum, limit;
+	char a[32], b[32], ratio[24];
+	int r;
+
+	if (percent > POOL_OVERPROVISION_MAX) {
+		log_error("pool %s: --max-overprovision is out of range", pool_name(p));
+		return -EINVAL;
+	}
+	if ((r = vg_clone(pool_vg(p), &next)))
+		return r;
+	next->max_overprovision = percent;
+	sum = pool_vg_virtual_total(next);
+	limit = pool_vg_overprovision_limit(next);
+	if ((r = pool_commit_vg(p, next)))
+		return r;
+	if (sum > limit) {
+		pool_ratio_format(percent, ratio, sizeof(ratio));
+		log_warn("pool %s: its volumes already add up to %s, above the new limit of %s "
+			 "(%s x its data size): they are kept, but no volume is added or grown "
+			 "until the sum is under the limit (remove volumes or 'tpextend %s')",
+			 pool_name(p), tp_size_format(sum, 'h', a, sizeof(a)),
+			 tp_size_format(limit, 'h', b, sizeof(b)), ratio, pool_name(p));
+	}
+	return 0;
 }
 
 int pool_get_fill(struct pool *p, struct pool_fill *f)

@@ -115,7 +115,8 @@ static int copy_repair(const struct thin_repair_report *t, struct pool_repair_re
 int pool_repair_run(const struct pool_repair_params *p, struct pool_repair_result *res)
 {
 	struct thin_repair_opts o = { p->set_transaction_id, p->transaction_id,
-				      p->data_block_size, p->nr_data_blocks };
+				      p->data_block_size, p->nr_data_blocks, p->progress,
+				      p->progress_ctx };
 	struct thin_repair_report rep;
 	int r;
 

@@ -53,6 +53,8 @@ static int dump_to(const struct pool_dump_params *p, struct io_engine *meta, int
 			      (p->skip_mappings ? THIN_WALK_SKIP_MAPPINGS : 0),
 		.one_device = p->one_device,
 		.dev_id = p->dev_id,
+		.progress = p->progress,
+		.progress_ctx = p->progress_ctx,
 	};
 
 	return thin_xml_dump(meta, &d, fd);
@@ -100,7 +102,8 @@ int pool_restore(const struct pool_restore_params *p)
 				 "it with 'tpcheck --metadata'), or",
 				 &a);
 	if (!r)
-		r = work_failed(thin_xml_restore(fd, named ? p->input : "<stdin>", a.io, 0, NULL));
+		r = work_failed(thin_xml_restore_watched(fd, named ? p->input : "<stdin>", a.io, 0,
+							 NULL, p->progress, p->progress_ctx));
 	pool_area_close(&a);
 	if (named)
 		close(fd);

@@ -469,6 +469,22 @@ int pool_volume_held(const struct pool *p, const struct vg_volume *v) TP_MUST_CH
  * makes writable or re-points. */
 int pool_holds_check_change(const struct pool *p, const struct vg *next) TP_MUST_CHECK;
 
+/* ---- pool_provision.c: the over-provisioning limit ---- */
+
+/* The sum of VG's volumes' and unfinished receives' virtual sizes, each
+ * rounded up to whole chunks (saturating), its data area in whole chunks, and the most that sum may
+ * be under VG's max_overprovision (UINT64_MAX: unlimited); bytes. */
+uint64_t pool_vg_virtual_total(const struct vg *vg);
+uint64_t pool_vg_data_bytes(const struct vg *vg);
+uint64_t pool_vg_overprovision_limit(const struct vg *vg);
+/* A percentage as a ratio: 150 -> "1.50", 100 -> "1.0". */
+void pool_ratio_format(uint32_t percent, char *buf, size_t len);
+/* Would committing NEXT over P's VG raise the virtual sum above NEXT's
+ * limit? -EDQUOT (logged: the figures, nothing changed, what to do), else
+ * 0. An older transaction (an undo) and a commit that does not raise the
+ * sum pass. */
+int pool_provision_check(const struct pool *p, const struct vg *next) TP_MUST_CHECK;
+
 /* ---- pool_commit.c ---- */
 
 /* Commit NEXT as the pool's new VG (seqno handled by vg_commit) and back

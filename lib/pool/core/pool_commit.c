@@ -1,7 +1,9 @@
 /* pool_commit.c - a VG commit of an open pool (core.h): both
  * devices' VG areas, as one critical section, then the backup. A commit
  * that would remove, thaw or re-point a volume a live tpsend reads is
- * refused first (pool_hold.c). */
+ * refused first (pool_hold.c), and so is one that would raise the
+ * volumes' virtual sizes above the pool's over-provisioning limit
+ * (pool_provision.c). */
 #include "lib/pool/core/core_int.h"
 
 #include "lib/base/critical.h"
@@ -24,7 +26,8 @@ static int commit(struct pool *p, struct vg *next, int backup)
 
 	memcpy(pvs, p->pv, sizeof(pvs));
 
-	if ((r = pool_refuse_latched(p)) || (r = pool_holds_check_change(p, next))) {
+	if ((r = pool_refuse_latched(p)) || (r = pool_holds_check_change(p, next)) ||
+	    (r = pool_provision_check(p, next))) {
 		vg_free(next);
 		return r;
 	}

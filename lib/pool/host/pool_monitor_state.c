@@ -84,7 +84,7 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 		s->meta_warned = (unsigned)u;
 	else if (!strcmp(line, "error_set") && u <= 1)
 		s->error_set = (int)u;
-	else if (!strcmp(line, "no_room") && u <= 3)
+	else if (!strcmp(line, "no_room") && u <= 7)
 		s->no_room = (unsigned)u;
 	else if (!strcmp(line, "time") && u <= INT64_MAX)
 		s->time = (int64_t)u;

@@ -11,6 +11,9 @@
  *   area grows by the policy's step (a percentage of the area, or a size:
  *   the metadata then grows by 20%), at least one chunk of data or 1 MiB
  *   of metadata, as far as the device has room; none left is said.
+ *   The data area never grows past the policy's autoextend_max (when
+ *   set): a step is cut down to it, and a pool already there gets
+ *   POOL_MON_CAP_DATA instead of a growth (said once, like no room).
  * - Error when full: data use at or above POOL_MONITOR_CRITICAL, or the
  *   kernel already out of data space, with no growth possible now
  *   (autoextension off or no room): a pool that queues writes when full
@@ -83,15 +86,21 @@ void pool_monitor_decide(const struct pool_monitor_policy *pol,
 	warnings(pol->warn, d->meta_pct, &st->meta_warned, &d->meta_level, POOL_MON_WARN_META,
 		 POOL_MON_CALM_META, &d->actions);
 	if (extend && d->data_pct >= pol->autoextend_threshold && s->chunk) {
+		int capped = 0;
+
 		to = grown(pol, s->data_size, 0, s->chunk);
 		if (to > s->data_max)
 			to = s->data_max;
+		if (pol->autoextend_max && to > pol->autoextend_max) {
+			to = pol->autoextend_max;
+			capped = 1;
+		}
 		to = to / s->chunk * s->chunk;
 		if (to >= s->data_size + s->chunk) {
 			d->actions |= POOL_MON_EXTEND_DATA;
 			d->data_to = to;
 		} else {
-			d->actions |= POOL_MON_NO_ROOM_DATA;
+			d->actions |= capped ? POOL_MON_CAP_DATA : POOL_MON_NO_ROOM_DATA;
 		}
 	}
 	if (extend && d->meta_pct >= pol->autoextend_threshold) {
@@ -109,4 +118,15 @@ void pool_monitor_decide(const struct pool_monitor_policy *pol,
 	if (!s->error_if_no_space && !(d->actions & POOL_MON_EXTEND_DATA) &&
 	    (s->out_of_data || d->data_pct >= POOL_MONITOR_CRITICAL))
 		d->actions |= POOL_MON_ERROR_WHEN_FULL;
+}
+
+unsigned pool_monitor_room_news(struct pool_monitor_state *st, unsigned actions)
+{
+	unsigned now = (actions & POOL_MON_NO_ROOM_DATA ? 1u : 0u) |
+		       (actions & POOL_MON_NO_ROOM_META ? 2u : 0u) |
+		       (actions & POOL_MON_CAP_DATA ? 4u : 0u);
+	unsigned news = now & ~st->no_room;
+
+	st->no_room = now;
+	return news;
 }

@@ -211,10 +211,10 @@ static void say_levels(const struct pool_monitor_pool *pl, const struct pool_mon
 static void say_no_room(const struct pool_monitor_pool *pl, const struct pool_monitor_policy *pol,
 			const struct pool_monitor_decision *d, struct pool_monitor_state *st)
 {
-	unsigned now = (d->actions & POOL_MON_NO_ROOM_DATA ? 1u : 0u) |
-		       (d->actions & POOL_MON_NO_ROOM_META ? 2u : 0u);
+	unsigned news = pool_monitor_room_news(st, d->actions);
+	char cap[32];
 
-	if ((now & 1) && !(st->no_room & 1)) {
+	if (news & 1) {
 		log_warn("pool %s: data is %u%% full (autoextend threshold %u%%) and its data "
 			 "device has no room to grow into: grow the device (the monitor then "
 			 "extends the pool) or free space", pl->name, d->data_pct,
@@ -222,14 +222,23 @@ static void say_no_room(const struct pool_monitor_pool *pl, const struct pool_mo
 		record(st, "data %u%% full: no room to extend", d->data_pct);
 		st->counts.no_room++;
 	}
-	if ((now & 2) && !(st->no_room & 2)) {
+	if (news & 2) {
 		log_warn("pool %s: metadata is %u%% full (autoextend threshold %u%%) and its "
 			 "metadata device has no room to grow into: grow the device",
 			 pl->name, d->meta_pct, pol->autoextend_threshold);
 		record(st, "metadata %u%% full: no room to extend", d->meta_pct);
 		st->counts.no_room++;
 	}
-	st->no_room = now;
+	if (news & 4) {
+		tp_size_format(pol->autoextend_max, 'h', cap, sizeof(cap));
+		log_warn("pool %s: data is %u%% full (autoextend threshold %u%%) and the pool has "
+			 "reached its autoextend limit of %s (--autoextend-max): it is not grown "
+			 "further; raise the limit with 'tpchange --autoextend-max SIZE %s', or "
+			 "free space", pl->name, d->data_pct, pol->autoextend_threshold, cap,
+			 pl->name);
+		record(st, "data %u%% full: at autoextend-max %s, not extended", d->data_pct, cap);
+		st->counts.no_room++;
+	}
 }
 
 /* Carry out the growth and the switch D asks for. */

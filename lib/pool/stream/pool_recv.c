@@ -42,6 +42,7 @@ struct reader {
 	struct pool_recv *r;
 	int in, spool;		/* spool: -1 when IN is the stream itself */
 	unsigned char *buf;
+	uint64_t read, total;	/* bytes read; the file's size (0: a pipe) */
 };
 
 /* Read LEN bytes (copied to the spool); 0, -EBADMSG when the stream ends
@@ -65,6 +66,9 @@ static int take(struct reader *rd, void *buf, size_t len, const char *what)
 			  "with room)", strerror(-e));
 		return e;
 	}
+	rd->read += len;
+	if (len > STREAM_RECORD_SIZE)	/* data: often enough, cheap */
+		pool_recv_report(rd->r, rd->read, rd->total);
 	return 0;
 }
 
@@ -173,7 +177,14 @@ static int check_records(struct reader *rd)
 	}
 }
 
-int pool_recv_check(const char *input, struct pool_recv **out)
+void pool_recv_watch(struct pool_recv *r, tp_progress_fn *progress, void *ctx)
+{
+	r->progress = progress;
+	r->progress_ctx = ctx;
+}
+
+int pool_recv_check(const char *input, tp_progress_fn *progress, void *ctx,
+		    struct pool_recv **out)
 {
 	struct pool_recv *r = calloc(1, sizeof(*r));
 	struct reader rd = { r, STDIN_FILENO, -1, NULL };
@@ -184,6 +195,7 @@ int pool_recv_check(const char *input, struct pool_recv **out)
 	if (!r)
 		return -ENOMEM;
 	r->fd = -1;
+	pool_recv_watch(r, progress, ctx);
 	snprintf(r->where, sizeof(r->where), "%s", input ? input : "standard input");
 	if (input && (rd.in = open(input, O_RDONLY | O_CLOEXEC)) < 0) {
 		e = -errno;
@@ -199,6 +211,7 @@ int pool_recv_check(const char *input, struct pool_recv **out)
 		r->fd = rd.spool;
 	} else {
 		r->fd = input ? rd.in : dup(rd.in);
+		rd.total = (uint64_t)st.st_size;
 	}
 	if (posix_memalign((void **)&rd.buf, 4096, STREAM_MAX_DATA)) {
 		e = -ENOMEM;
@@ -208,6 +221,7 @@ int pool_recv_check(const char *input, struct pool_recv **out)
 	if (!e)
 		e = check_records(&rd);
 	free(rd.buf);
+	pool_recv_watch(r, NULL, NULL);	/* the apply is watched anew */
 	if (e)
 		goto fail;
 	if (input && rd.in != r->fd)
@@ -264,7 +278,14 @@ struct recv_ctx {
 	int live;		/* the kernel runs the pool: data through LD */
 	struct recv_live_dev ld;
 	struct pool_recv_result *res;
+	/* offline: chunks on consecutive data blocks gathered for one write
+	 * (PEND_N of at most PEND_MAX, from data block PEND_D), written
+	 * before every commit */
+	unsigned char *pend;
+	uint64_t pend_d, pend_n, pend_max;
 };
+
+#define RECV_WRITE (4u << 20)	/* bytes gathered for one write, at most */
 
 static int collect_beyond(void *ctx, const struct thin_delta_range *x)
 {
@@ -296,8 +317,27 @@ static int unmap(struct pool *p, uint32_t dev, uint64_t begin, uint64_t n)
 	return 0;
 }
 
+/* The gathered chunks written: 0 or -errno, logged. */
+static int put_pending(struct recv_ctx *c)
+{
+	struct pool *p = c->p;
+	int e;
+
+	if (!c->pend_n)
+		return 0;
+	e = io_write(pool_pv(p, VG_ROLE_DATA)->io, c->area_off + c->pend_d * c->chunk, c->pend,
+		     c->pend_n * c->chunk);
+	if (e)
+		log_error("pool %s: writing data chunks %" PRIu64 "-%" PRIu64 ": %s", pool_name(p),
+			  c->pend_d, c->pend_d + c->pend_n - 1, strerror(-e));
+	c->pend_n = 0;
+	return e;
+}
+
 /* Write the chunk in BUF at virtual block VB: a new data block, mapped
- * (over the block a cut run mapped there, which goes back to free). */
+ * (over the block a cut run mapped there, which goes back to free). The
+ * write is gathered with the chunks before it while their data blocks
+ * follow each other (one write of up to RECV_WRITE bytes). */
 static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 {
 	struct recv_ctx *c = ctx;
@@ -315,10 +355,12 @@ static int put_chunk(void *ctx, uint64_t vb, const void *buf)
 			log_error("pool %s: out of data space", pool_name(p));
 		return e;
 	}
-	if ((e = io_write(pool_pv(p, VG_ROLE_DATA)->io, c->area_off + d * c->chunk, buf, c->chunk))) {
-		log_error("pool %s: writing data chunk %" PRIu64 ": %s", pool_name(p), d, strerror(-e));
+	if (c->pend_n && (d != c->pend_d + c->pend_n || c->pend_n == c->pend_max) &&
+	    (e = put_pending(c)))
 		return e;
-	}
+	if (!c->pend_n)
+		c->pend_d = d;
+	memcpy(c->pend + c->pend_n++ * c->chunk, buf, c->chunk);
 	c->res->chunks++;
 	return thin_insert_mapping_alloced(pool_thin(p), c->dev_id, vb, d);
 }
@@ -355,6 +397,8 @@ static int commit_progress(struct recv_ctx *c)
 	if (c->live) {
 		if ((e = pool_recv_live_sync(&c->ld)))	/* the kernel commits */
 			return e;
+	} else if ((e = put_pending(c))) {
+		return e;
 	} else if ((e = io_flush(pool_pv(p, VG_ROLE_DATA)->io))) {
 		log_error("pool %s: flushing the data device: %s", pool_name(p), strerror(-e));
 		return e;
@@ -472,12 +516,20 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 		for (size_t i = 0; !e && i < c->nbeyond; i++)
 			e = unmap(p, c->dev_id, c->beyond[i].begin, c->beyond[i].length);
 	}
+	if (!e && !c->live) {
+		c->pend_max = c->chunk < RECV_WRITE ? RECV_WRITE / c->chunk : 1;
+		if (posix_memalign((void **)&c->pend, 4096, c->pend_max * c->chunk))
+			e = -ENOMEM;
+	}
 	if (!e && !tp_test_fail("recv-skip-data"))	/* proves the tests see it */
 		e = pool_recv_replay(c->r, c->chunk, from, &sink);
-	if (!e && c->durable < c->r->h.size) {
+	if (!e && (c->durable < c->r->h.size || c->pend_n)) {
 		c->applied = c->r->h.size;
 		e = commit_progress(c);
 	}
+	free(c->pend);	/* (what was gathered and not written is not committed) */
+	c->pend = NULL;
+	c->pend_n = 0;
 	if (c->live && pool_recv_live_close(&c->ld) && !e)
 		log_warn("pool %s: the next tptools command on the pool removes the temporary "
 			 "device left", pool_name(p));

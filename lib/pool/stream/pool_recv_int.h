@@ -23,7 +23,16 @@ struct pool_recv {
 	uint64_t chunks;	/* chunks the data fills */
 	uint64_t holes;		/* HOLE records */
 	char where[128];	/* for messages */
+	tp_progress_fn *progress;	/* pool_recv_watch; NULL: nobody watches */
+	void *progress_ctx;
 };
+
+/* Progress, if watched: DONE of TOTAL bytes. */
+static inline void pool_recv_report(const struct pool_recv *r, uint64_t done, uint64_t total)
+{
+	if (r->progress)
+		r->progress(r->progress_ctx, done, total);
+}
 
 /* Where a receive puts the stream: CHUNK gets each whole chunk of data
  * at virtual block VBLOCK (the last one zero-padded past the volume's

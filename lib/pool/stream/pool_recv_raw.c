@@ -279,6 +279,7 @@ static int copy(struct raw_ctx *c, unsigned char *buf, uint64_t piece)
 		if ((e = put_piece(c, c->pos / c->chunk, buf, span / c->chunk)))
 			return e;
 		c->pos += (uint64_t)n;
+		pool_recv_report(r, c->pos, size);
 		tp_test_pause_n("recv-raw-piece", ++c->pieces);
 		if ((c->stop = tp_critical_pending()))
 			return -EINTR;

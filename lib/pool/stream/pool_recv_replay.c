@@ -57,6 +57,7 @@ int pool_recv_replay(struct pool_recv *r, uint64_t chunk, uint64_t from,
 			e = s->hole(s->ctx, first, (x.offset + x.length + chunk - 1) / chunk - first);
 			if (!e && s->record)
 				e = s->record(s->ctx, x.offset + x.length);
+			pool_recv_report(r, x.offset + x.length, r->h.size);
 			continue;
 		}
 		if (pool_recv_read_full(r->fd, buf, (size_t)x.length) != (ssize_t)x.length) {
@@ -77,6 +78,7 @@ int pool_recv_replay(struct pool_recv *r, uint64_t chunk, uint64_t from,
 		if (!e && s->record && ((x.offset + x.length) % chunk == 0 ||
 					x.offset + x.length == r->h.size))
 			e = s->record(s->ctx, x.offset + x.length);
+		pool_recv_report(r, x.offset + x.length, r->h.size);
 	}
 	free(chunk_buf);
 	free(buf);

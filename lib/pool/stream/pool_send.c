@@ -7,7 +7,10 @@
  * an incremental stream (only what differs; shared subtrees unread). Each
  * run is read from the data area in pieces of at most 4 MiB and written
  * out: raw, with the gaps as zeros or holes; streamed, as DATA records with
- * HOLE records for what is unmapped. On a live pool the mappings come from
+ * HOLE records for what is unmapped. The reads run ahead of the writes: a
+ * writer thread (lib/base/fdwriter.h) writes the pieces in order, each
+ * record with one writev after its crc is taken there, while the next
+ * piece is read into another of BUFS buffers. On a live pool the mappings come from
  * a kernel metadata snapshot and the data device is read with O_DIRECT
  * (pool_send_src.c). */
 #include "lib/pool/pool_send.h"
@@ -16,6 +19,7 @@
 #include "lib/pool/stream/pool_stream.h"
 
 #include "lib/base/critical.h"
+#include "lib/base/fdwriter.h"
 #include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "metadata/thin/delta.h"
@@ -30,6 +34,7 @@
 #include <unistd.h>
 
 #define BUF_SIZE (4u << 20)
+#define BUFS 4u		/* pieces in flight: read ahead of the writer */
 
 struct raw {
 	struct pool *p;
@@ -39,25 +44,61 @@ struct raw {
 	uint64_t chunk, size;		/* bytes */
 	uint64_t area_off, area_size;	/* the data area on the data device */
 	uint64_t pos;			/* bytes of the image done */
-	unsigned char *buf;
+	struct tp_fdwriter *out;	/* writes FD in order, beside the reads */
+	const unsigned char *zeros;	/* BUF_SIZE zeros (gaps on a pipe) */
 	struct pool_send_stats *st;
+	tp_progress_fn *progress;
+	void *progress_ctx;
 	unsigned long writes;		/* for the send-write=N test pause */
+	int logged;			/* the write error is told */
 };
 
-/* One piece of the image: the test pause and the signal check, then all
- * of it written. */
-static int write_piece(struct raw *w, const void *b, size_t len)
+/* A write error R of the writer, told once. */
+static int write_failed(struct raw *w, int r)
 {
-	int r;
-
-	/* signals wait (pool_send_*) and are looked for between writes */
-	tp_test_pause_n("send-write", ++w->writes);
-	if (tp_critical_pending())
-		return -EINTR;
-	r = tp_write_all(w->fd, b, len);
-	if (r)
+	if (r && r != -EINTR && !w->logged) {
+		w->logged = 1;
 		log_error("writing the image of %s/%s: %s", pool_name(w->p), w->vol, strerror(-r));
+	}
 	return r;
+}
+
+/* Before each write: the test pause and the signal check (signals wait,
+ * pool_send_*, and are looked for between writes). */
+static int step(struct raw *w)
+{
+	tp_test_pause_n("send-write", ++w->writes);
+	return tp_critical_pending() ? -EINTR : 0;
+}
+
+/* One piece of the image queued: HEAD (HLEN bytes) then B (LEN bytes: a
+ * buffer of the writer's, or memory that stays as it is). */
+static int write_piece(struct raw *w, const void *head, size_t hlen, const void *b, size_t len)
+{
+	int r = step(w);
+
+	return r ? r : write_failed(w, tp_fdwriter_put(w->out, head, hlen, b, len));
+}
+
+/* A buffer of the writer's to read the next piece into: NULL (the write
+ * error logged, *R set) once a write failed. */
+static unsigned char *next_buf(struct raw *w, int *r)
+{
+	unsigned char *b = tp_fdwriter_buf(w->out);
+
+	if (!b) {	/* a write failed: an empty put returns its error */
+		*r = write_failed(w, tp_fdwriter_put(w->out, NULL, 0, NULL, 0));
+		if (!*r)
+			*r = -EIO;
+	}
+	return b;
+}
+
+/* Progress: the image done up to byte AT of the volume. */
+static void report(struct raw *w, uint64_t at)
+{
+	if (w->progress)
+		w->progress(w->progress_ctx, at, w->size);
 }
 
 /* Zeros (or a hole) up to byte END of the image. */
@@ -67,22 +108,19 @@ static int gap(struct raw *w, uint64_t end)
 
 	if (end <= w->pos)
 		return 0;
-	if (w->seekable) {
-		if (lseek(w->fd, (off_t)(end - w->pos), SEEK_CUR) < 0) {
-			r = -errno;
-			log_error("seeking in the image of %s/%s: %s", pool_name(w->p), w->vol,
-				  strerror(errno));
+	if (w->seekable) {	/* a hole: the writer seeks over it in turn */
+		if ((r = write_failed(w, tp_fdwriter_skip(w->out, end - w->pos))))
 			return r;
-		}
 		w->pos = end;
+		report(w, w->pos);
 		return 0;
 	}
-	memset(w->buf, 0, BUF_SIZE);
 	while (w->pos < end) {
 		size_t n = end - w->pos < BUF_SIZE ? (size_t)(end - w->pos) : BUF_SIZE;
-		if ((r = write_piece(w, w->buf, n)))
+		if ((r = write_piece(w, NULL, 0, w->zeros, n)))
 			return r;
 		w->pos += n;
+		report(w, w->pos);
 	}
 	return 0;
 }
@@ -101,10 +139,10 @@ static int in_area(const struct raw *w, uint64_t first, uint64_t n)
 	return -EUCLEAN;
 }
 
-/* N bytes of the data area from byte SRC into W's buffer: 0 or -errno, logged. */
-static int read_data(struct raw *w, uint64_t src, size_t n)
+/* N bytes of the data area from byte SRC into BUF: 0 or -errno, logged. */
+static int read_data(struct raw *w, uint64_t src, unsigned char *buf, size_t n)
 {
-	int r = io_read(w->data, w->area_off + src, w->buf, n);
+	int r = io_read(w->data, w->area_off + src, buf, n);
 
 	if (r)
 		log_error("pool %s: reading data chunk %" PRIu64 " of %s: %s", pool_name(w->p),
@@ -129,9 +167,11 @@ static int run(void *ctx, const struct thin_delta_range *x)
 		return r;
 	while (len) {
 		size_t n = len < BUF_SIZE ? (size_t)len : BUF_SIZE;
-		if ((r = read_data(w, src, n)) || (r = write_piece(w, w->buf, n)))
+		unsigned char *b = next_buf(w, &r);
+		if (!b || (r = read_data(w, src, b, n)) || (r = write_piece(w, NULL, 0, b, n)))
 			return r;
 		w->pos += n;
+		report(w, w->pos);
 		w->st->mapped += n;
 		src += n;
 		len -= n;
@@ -139,8 +179,33 @@ static int run(void *ctx, const struct thin_delta_range *x)
 	return 0;
 }
 
+/* The writer for W's output started (SEAL: see fdwriter.h), and zeros for
+ * the gaps of a raw image on a pipe. 0 or -ENOMEM. */
+static int out_begin(struct raw *w, tp_fdwriter_seal_fn *seal, int zeros)
+{
+	if (zeros && !w->seekable && !(w->zeros = calloc(1, BUF_SIZE)))
+		return -ENOMEM;
+	if (tp_fdwriter_start(w->fd, BUFS, BUF_SIZE, seal, &w->out)) {
+		free((void *)w->zeros);
+		w->zeros = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* After the copy R: everything queued written; R or the write error. */
+static int out_end(struct raw *w, int r)
+{
+	int e = tp_fdwriter_finish(w->out);
+
+	w->out = NULL;
+	free((void *)w->zeros);
+	w->zeros = NULL;
+	return r ? r : write_failed(w, e);
+}
+
 static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
-		    struct pool_send_stats *st)
+		    const struct pool_send_params *sp, struct pool_send_stats *st)
 {
 	const char *vol = v->name;
 	struct thin_delta_visitor vis;
@@ -154,19 +219,24 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 	w.area_off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
 	w.area_size = pool_vg(p)->dev[VG_ROLE_DATA].area[0].size;
 	w.st = st;
+	if (sp) {
+		w.progress = sp->progress;
+		w.progress_ctx = sp->progress_ctx;
+	}
 	w.seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
 	if ((r = send_src_open(p, &src)))
 		return r;
 	w.data = src.data;
-	if (posix_memalign((void **)&w.buf, 4096, BUF_SIZE)) {
+	if ((r = out_begin(&w, NULL, 1))) {
 		send_src_close(&src);
-		return -ENOMEM;
+		return r;
 	}
 	vis = (struct thin_delta_visitor){ &w, NULL, run };
 	r = send_src_walk(&src, v->dev_id, v->dev_id, &vis);
 	send_src_close(&src);
 	if (!r)
 		r = gap(&w, w.size);
+	r = out_end(&w, r);
 	if (!r && w.seekable) {
 		off_t end = lseek(fd, 0, SEEK_CUR);
 		if (end < 0 || ftruncate(fd, end)) {
@@ -175,7 +245,6 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 				  strerror(errno));
 		}
 	}
-	free(w.buf);
 	st->size = w.pos;
 	return r;
 }
@@ -218,7 +287,7 @@ static int end_output(const struct pool *p, const char *vol, const char *output,
 }
 
 int pool_send_raw(struct pool *p, const char *vol, const char *output,
-		  struct pool_send_stats *st)
+		  const struct pool_send_params *sp, struct pool_send_stats *st)
 {
 	const struct vg_volume *v = vg_find_volume(pool_vg(p), vol);
 	int fd = STDOUT_FILENO, r;
@@ -235,7 +304,7 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
 	if ((fd = open_output(output)) < 0)
 		return fd;
 	tp_critical_begin();
-	r = end_output(p, vol, output, fd, send_raw(p, v, fd, st));
+	r = end_output(p, vol, output, fd, send_raw(p, v, fd, sp, st));
 	tp_critical_end();	/* a signal that stopped it takes effect here */
 	return r;
 }
@@ -243,11 +312,26 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
 /* ---- the send stream ---- */
 
 struct sender {
-	struct raw w;		/* output, data area, buffer, stats */
+	struct raw w;		/* output, data area, stats */
 	int incremental;
 	uint64_t records, data_bytes;
+	unsigned char head[STREAM_HEADER_SIZE];	/* the stream's header, queued */
 };
 
+/* In the writer thread, before a record is written: its crc over the
+ * head and the data (the stream header, queued as data, has no head). */
+static void seal(unsigned char *head, size_t hlen, const void *data, size_t len)
+{
+	struct stream_record r;
+
+	if (hlen != STREAM_RECORD_SIZE)
+		return;
+	stream_record_unpack(head, &r);
+	stream_record_pack(head, &r, data, len);
+}
+
+/* A record queued: its head (the crc taken by seal) and DLEN bytes of
+ * DATA; two steps for a record with data, as it was two writes. */
 static int put_record(struct sender *s, uint32_t type, uint64_t off, uint64_t len,
 		      const void *data, uint64_t dlen)
 {
@@ -255,9 +339,10 @@ static int put_record(struct sender *s, uint32_t type, uint64_t off, uint64_t le
 	struct stream_record r = { type, off, len };
 	int e;
 
-	stream_record_pack(head, &r, data, dlen);
-	if ((e = write_piece(&s->w, head, sizeof(head))) ||
-	    (dlen && (e = write_piece(&s->w, data, dlen))))
+	stream_record_pack(head, &r, NULL, 0);
+	if (dlen && (e = step(&s->w)))
+		return e;
+	if ((e = write_piece(&s->w, head, sizeof(head), data, (size_t)dlen)))
 		return e;
 	if (type != STREAM_END)
 		s->records++;
@@ -266,7 +351,11 @@ static int put_record(struct sender *s, uint32_t type, uint64_t off, uint64_t le
 
 static int put_hole(struct sender *s, uint64_t off, uint64_t end)
 {
-	return end > off ? put_record(s, STREAM_HOLE, off, end - off, NULL, 0) : 0;
+	int r = end > off ? put_record(s, STREAM_HOLE, off, end - off, NULL, 0) : 0;
+
+	if (!r && end > off)
+		report(&s->w, end);
+	return r;
 }
 
 /* Data of LEN bytes at image offset OFF, from data chunk DBLOCK on. */
@@ -280,9 +369,11 @@ static int put_data(struct sender *s, uint64_t off, uint64_t dblock, uint64_t le
 		return r;
 	while (len) {
 		size_t n = len < STREAM_MAX_DATA ? (size_t)len : STREAM_MAX_DATA;
-		if ((r = read_data(w, src, n)) ||
-		    (r = put_record(s, STREAM_DATA, off, n, w->buf, n)))
+		unsigned char *b = next_buf(w, &r);
+		if (!b || (r = read_data(w, src, b, n)) ||
+		    (r = put_record(s, STREAM_DATA, off, n, b, n)))
 			return r;
+		report(w, off + n);
 		w->st->mapped += n;
 		s->data_bytes += n;
 		off += n;
@@ -334,11 +425,10 @@ static int frozen(struct pool *p, const struct vg_volume *v)
 }
 
 static int send_stream(struct pool *p, const struct vg_volume *v, const struct vg_volume *b,
-		       int fd, struct pool_send_stats *st)
+		       int fd, const struct pool_send_params *sp, struct pool_send_stats *st)
 {
 	struct sender s = { { p, v->name, fd } };
 	struct stream_header h = { STREAM_VERSION, b ? STREAM_FLAG_INCREMENTAL : 0 };
-	unsigned char head[STREAM_HEADER_SIZE];
 	struct thin_delta_visitor vis = { &s, NULL, stream_range };
 	struct send_src src;
 	int r;
@@ -349,21 +439,25 @@ static int send_stream(struct pool *p, const struct vg_volume *v, const struct v
 	s.w.area_off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
 	s.w.area_size = pool_vg(p)->dev[VG_ROLE_DATA].area[0].size;
 	s.w.st = st;
+	if (sp) {
+		s.w.progress = sp->progress;
+		s.w.progress_ctx = sp->progress_ctx;
+	}
 	h.size = v->size;
 	h.chunk = s.w.chunk;
 	snprintf(h.uuid, sizeof(h.uuid), "%s", v->content_uuid);
 	if (b)
 		snprintf(h.base_uuid, sizeof(h.base_uuid), "%s", b->content_uuid);
 	snprintf(h.name, sizeof(h.name), "%s", v->name);
-	stream_header_pack(head, &h);
+	stream_header_pack(s.head, &h);
 	if ((r = send_src_open(p, &src)))
 		return r;
 	s.w.data = src.data;
-	if (posix_memalign((void **)&s.w.buf, 4096, STREAM_MAX_DATA)) {
+	if ((r = out_begin(&s.w, seal, 0))) {
 		send_src_close(&src);
-		return -ENOMEM;
+		return r;
 	}
-	r = write_piece(&s.w, head, sizeof(head));
+	r = write_piece(&s.w, NULL, 0, s.head, sizeof(s.head));
 	if (!r)
 		r = send_src_walk(&src, b ? b->dev_id : v->dev_id, v->dev_id, &vis);
 	send_src_close(&src);
@@ -371,13 +465,13 @@ static int send_stream(struct pool *p, const struct vg_volume *v, const struct v
 		r = put_hole(&s, s.w.pos, s.w.size);
 	if (!r)
 		r = put_record(&s, STREAM_END, s.data_bytes, s.records, NULL, 0);
-	free(s.w.buf);
+	r = out_end(&s.w, r);
 	st->size = v->size;
 	return r;
 }
 
 int pool_send_stream(struct pool *p, const char *vol, const char *from, const char *output,
-		     struct pool_send_stats *st)
+		     const struct pool_send_params *sp, struct pool_send_stats *st)
 {
 	const struct vg_volume *v = vg_find_volume(pool_vg(p), vol);
 	const struct vg_volume *b = from ? vg_find_volume(pool_vg(p), from) : NULL;
@@ -391,7 +485,7 @@ int pool_send_stream(struct pool *p, const char *vol, const char *from, const ch
 	if ((fd = open_output(output)) < 0)
 		return fd;
 	tp_critical_begin();
-	r = end_output(p, vol, output, fd, send_stream(p, v, b, fd, st));
+	r = end_output(p, vol, output, fd, send_stream(p, v, b, fd, sp, st));
 	tp_critical_end();
 	return r;
 }

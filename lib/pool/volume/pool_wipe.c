@@ -55,7 +55,8 @@ static void merge_by_data(struct wipe_set *s)
 	s->nr = out;
 }
 
-static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk, uint64_t *done)
+static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk,
+		     const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 {
 	struct io_engine *data = pool_pv(p, VG_ROLE_DATA)->io;
 	uint64_t base = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
@@ -67,7 +68,7 @@ static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk, u
 	memset(zeros, 0, WIPE_BUF);
 	for (size_t i = 0; i < s->nr && !r; i++)
 		r = wipe_zero_range(data, base + s->run[i].dbegin * chunk, s->run[i].len * chunk,
-				    zeros, done);
+				    zeros, wp, res);
 	if (!r)
 		r = io_flush(data);
 	free(zeros);
@@ -77,7 +78,8 @@ static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk, u
 	return r;
 }
 
-static int wipe_offline(struct pool *p, const struct vg_volume *v, struct pool_wipe_result *res)
+static int wipe_offline(struct pool *p, const struct vg_volume *v,
+			const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 {
 	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, mu, mt, du, dt;
 	struct wipe_set s;
@@ -97,12 +99,18 @@ static int wipe_offline(struct pool *p, const struct vg_volume *v, struct pool_w
 		res->planned += s.run[i].len * chunk;
 	res->extents = s.nr;
 	res->shared = s.shared * chunk;
-	r = zero_data(p, &s, chunk, &res->wiped);
+	r = zero_data(p, &s, chunk, wp, res);
 	wipe_set_free(&s);
 	return r;
 }
 
 int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
+{
+	return pool_volume_wipe_watched(p, name, NULL, res);
+}
+
+int pool_volume_wipe_watched(struct pool *p, const char *name, const struct pool_wipe_params *wp,
+			     struct pool_wipe_result *res)
 {
 	const struct vg_volume *v = vg_find_volume(pool_vg(p), name);
 	struct timespec t0, t1;
@@ -118,11 +126,11 @@ int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *
 	/* signals wait; the zeroing looks for them before every write */
 	tp_critical_begin();
 	if (pool_is_live(p))
-		r = pool_volume_wipe_live(p, v, res);
+		r = pool_volume_wipe_live(p, v, wp, res);
 	else if (!pool_thin(p))	/* an offline pool always has its thin metadata open */
 		r = TP_BUG("pool %s: offline with no thin metadata open", pool_name(p));
 	else
-		r = wipe_offline(p, v, res);
+		r = wipe_offline(p, v, wp, res);
 	if (!r && tp_critical_pending())
 		r = -EINTR;
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -33,15 +33,18 @@ int wipe_find(walk_fn walk, void *arg, uint64_t nr_blocks, uint64_t dev_id, stru
 void wipe_set_free(struct wipe_set *s);
 
 /* Write LEN zero bytes at OFF of IO in aligned 4 MiB writes, adding each
- * written to *DONE; -EINTR when a signal waits (the caller holds a
- * critical section: tp_critical_pending), else
- * 0 or the io error. ZEROS: a zeroed, 4 KiB aligned WIPE_BUF. */
+ * written to RES->wiped and telling WP's progress (RES->wiped of
+ * RES->planned; WP may be NULL); -EINTR when a signal waits (the caller
+ * holds a critical section: tp_critical_pending), else 0 or the io
+ * error. ZEROS: a zeroed, 4 KiB aligned WIPE_BUF. */
 #define WIPE_BUF (4u << 20)
 int wipe_zero_range(struct io_engine *io, uint64_t off, uint64_t len, const void *zeros,
-		    uint64_t *done) TP_MUST_CHECK;
+		    const struct pool_wipe_params *wp, struct pool_wipe_result *res)
+	TP_MUST_CHECK;
 
 /* The live path of pool_volume_wipe (V: the volume, RES zeroed). */
 int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
-			  struct pool_wipe_result *res) TP_MUST_CHECK;
+			  const struct pool_wipe_params *wp, struct pool_wipe_result *res)
+	TP_MUST_CHECK;
 
 #endif

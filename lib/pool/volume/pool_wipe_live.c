@@ -180,7 +180,8 @@ static int split_at_end(struct wipe_set *s, uint64_t vend)
 /* Zeros through the thin device at the virtual offsets of the in-place
  * runs, joining runs adjacent in the volume; then a flush. */
 static int zero_through_kernel(struct wipe_thin *t, const struct wipe_set *s, uint64_t vend,
-			       uint64_t chunk, const void *zeros, struct pool_wipe_result *res)
+			       uint64_t chunk, const void *zeros,
+			       const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 {
 	uint64_t start = 0, len = 0;
 	int r = 0;
@@ -195,7 +196,7 @@ static int zero_through_kernel(struct wipe_thin *t, const struct wipe_set *s, ui
 			continue;
 		}
 		if (len) {
-			r = wipe_zero_range(t->io, start * chunk, len * chunk, zeros, &res->wiped);
+			r = wipe_zero_range(t->io, start * chunk, len * chunk, zeros, wp, res);
 			res->extents++;
 		}
 		if (run) {
@@ -209,7 +210,7 @@ static int zero_through_kernel(struct wipe_thin *t, const struct wipe_set *s, ui
 /* The other runs on the data device, the thin device suspended. */
 static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_set *s,
 			uint64_t vend, uint64_t chunk, const void *zeros,
-			struct pool_wipe_result *res)
+			const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 {
 	uint64_t base = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset, before = res->wiped;
 	const char *path = pool_pv(p, VG_ROLE_DATA)->io->name;
@@ -231,7 +232,7 @@ static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_s
 	for (; i < s->nr && !r; i++)
 		if (direct_run(s, &s->run[i], vend)) {
 			r = wipe_zero_range(data, base + s->run[i].dbegin * chunk,
-					    s->run[i].len * chunk, zeros, &res->wiped);
+					    s->run[i].len * chunk, zeros, wp, res);
 			res->extents++;
 		}
 	if (!r)
@@ -250,7 +251,7 @@ static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_s
 }
 
 int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
-			  struct pool_wipe_result *res)
+			  const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 {
 	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, vend = v->size / chunk;
 	struct tp_dm_pool_status ks;
@@ -295,13 +296,13 @@ int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
 		for (size_t i = 0; i < s.nr; i++)
 			res->planned += s.run[i].len * chunk;
 		res->shared = s.shared * chunk;
-		r = zero_through_kernel(&t, &s, vend, chunk, zeros, res);
+		r = zero_through_kernel(&t, &s, vend, chunk, zeros, wp, res);
 		if (r && r != -EINTR)
 			log_error("pool %s: writing zeros to %s failed: %s; the volume was not "
 				  "removed", pool_name(p), t.path, strerror(-r));
 	}
 	if (!r)
-		r = zero_on_data(p, &t, &s, vend, chunk, zeros, res);
+		r = zero_on_data(p, &t, &s, vend, chunk, zeros, wp, res);
 	free(zeros);
 	wipe_set_free(&s);
 out:

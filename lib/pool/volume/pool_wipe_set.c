@@ -127,7 +127,7 @@ void wipe_set_free(struct wipe_set *s)
 /* ---- writing zeros, stoppable ---- */
 
 int wipe_zero_range(struct io_engine *io, uint64_t off, uint64_t len, const void *zeros,
-		    uint64_t *done)
+		    const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 {
 	while (len) {
 		size_t n = len < WIPE_BUF ? (size_t)len : WIPE_BUF;
@@ -138,7 +138,9 @@ int wipe_zero_range(struct io_engine *io, uint64_t off, uint64_t len, const void
 			return -EINTR;
 		if ((r = io_write(io, off, zeros, n)))
 			return r;
-		*done += n;
+		res->wiped += n;
+		if (wp && wp->progress)
+			wp->progress(wp->progress_ctx, res->wiped, res->planned);
 		off += n;
 		len -= n;
 	}

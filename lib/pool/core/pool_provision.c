@@ -1,0 +1,99 @@
+/* pool_provision.c - the over-provisioning limit (core.h): a pool's VG
+ * may cap the sum of its volumes' virtual sizes at a percentage of its
+ * data area (tpcreate/tpchange --max-overprovision). Every forward VG
+ * commit (pool_commit.c) asks here first, so each command that adds
+ * virtual size (a new volume, a snapshot, a grown volume, a receive or
+ * import, a rollback to a larger snapshot) is refused before anything is
+ * written, whichever module makes it.
+ *
+ * What counts: every volume's virtual size, snapshots included (a
+ * snapshot can come to map its whole size once its origin is
+ * overwritten, as LVM's thin-pool over-provisioning warnings count it),
+ * and every unfinished receive's (it becomes a volume of that size), each
+ * rounded up to whole chunks (a volume's partial last chunk takes a whole
+ * one when written). So with a limit of 1.0 every volume can be written
+ * whole without the data area running out, snapshots included. A
+ * commit that does not raise the sum is never refused, so lowering the
+ * limit under what a pool already holds, removing volumes and undoing a
+ * change all go through. */
+#include "lib/pool/core/core_int.h"
+
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+/* SIZE in whole chunks: a volume's last, partial chunk is a whole one
+ * when written. */
+static uint64_t in_chunks(uint64_t size, uint64_t chunk)
+{
+	return chunk && size % chunk ? add_sat(size - size % chunk, chunk) : size;
+}
+
+uint64_t pool_vg_virtual_total(const struct vg *vg)
+{
+	uint64_t sum = 0, chunk = (uint64_t)vg->chunk_size * 512;
+
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		sum = add_sat(sum, in_chunks(vg->volumes[i].size, chunk));
+	for (unsigned i = 0; i < vg->nr_receives; i++)
+		sum = add_sat(sum, in_chunks(vg->receives[i].size, chunk));
+	return sum;
+}
+
+/* The data area in whole chunks, bytes (one place to follow a data area
+ * made of several devices). */
+uint64_t pool_vg_data_bytes(const struct vg *vg)
+{
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
+
+	return vg_data_chunks(vg) * chunk;
+}
+
+uint64_t pool_vg_overprovision_limit(const struct vg *vg)
+{
+	unsigned __int128 l;
+
+	if (!vg->max_overprovision)
+		return UINT64_MAX;
+	l = (unsigned __int128)pool_vg_data_bytes(vg) * vg->max_overprovision / 100;
+	return l > UINT64_MAX ? UINT64_MAX : (uint64_t)l;
+}
+
+void pool_ratio_format(uint32_t percent, char *buf, size_t len)
+{
+	if (percent % 100)
+		snprintf(buf, len, "%" PRIu32 ".%02" PRIu32, percent / 100, percent % 100);
+	else
+		snprintf(buf, len, "%" PRIu32 ".0", percent / 100);
+}
+
+int pool_provision_check(const struct pool *p, const struct vg *next)
+{
+	uint64_t now = pool_vg_virtual_total(p->vg), want = pool_vg_virtual_total(next);
+	uint64_t limit = pool_vg_overprovision_limit(next);
+	char a[32], b[32], c[32], d[32], e[32], ratio[24];
+
+	/* an undo or settle puts an older transaction back: never refused */
+	if (next->transaction_id < p->vg->transaction_id || want <= now || want <= limit)
+		return 0;
+	pool_ratio_format(next->max_overprovision, ratio, sizeof(ratio));
+	log_error("pool %s: refused: the volumes' virtual sizes would add up to %s (now %s, "
+		  "requested +%s), above the pool's over-provisioning limit of %s (%s x its data "
+		  "size of %s); nothing was changed. Grow the pool ('tpextend %s'), raise the "
+		  "limit ('tpchange --max-overprovision RATIO %s'), or ask for less",
+		  p->name, tp_size_format(want, 'h', a, sizeof(a)),
+		  tp_size_format(now, 'h', b, sizeof(b)),
+		  tp_size_format(want - now, 'h', c, sizeof(c)),
+		  tp_size_format(limit, 'h', d, sizeof(d)), ratio,
+		  tp_size_format(pool_vg_data_bytes(next), 'h', e, sizeof(e)),
+		  p->name, p->name);
+	return -EDQUOT;
+}
