@@ -286,6 +286,14 @@ int tp_dm_release_metadata_snap(const char *pool) TP_MUST_CHECK;
 /* ------------------------------------------ pool stacks (dm_pool.c) */
 
 /* Where a pool's areas lie (bytes) and how its thin-pool target runs. */
+/* One piece of a data device made of several (a pool over several data
+ * devices): LENGTH bytes of DEV from OFFSET, multiples of 512. */
+#define TP_DM_DATA_SEGS_MAX 8
+struct tp_dm_data_seg {
+	const char *dev;
+	uint64_t offset, length;
+};
+
 struct tp_dm_pool_layout {
 	const char *pool;		/* pool name */
 	const char *pool_uuid;
@@ -298,6 +306,11 @@ struct tp_dm_pool_layout {
 	uint32_t block_sectors;		/* data block size */
 	uint64_t low_water_blocks;
 	unsigned features;		/* enum tp_dm_pool_feature */
+	/* 0: the data device is linear over data_dev alone; else linear over
+	 * these pieces in order (data_dev, data_offset unused), whose lengths
+	 * add up to data_length */
+	unsigned nr_data_segs;
+	struct tp_dm_data_seg data_seg[TP_DM_DATA_SEGS_MAX];
 };
 
 /* Make <pool>-tmeta and <pool>-tdata (linear over the areas) and
@@ -310,6 +323,12 @@ struct tp_dm_pool_layout {
  * cannot read gives whatever errno its constructor chose: ENOTBLK on 6.1,
  * so check metadata before activating rather than decode this). */
 int tp_dm_pool_activate(const struct tp_dm_pool_layout *l) TP_MUST_CHECK;
+
+/* The table of <pool>-tdata for L: one linear target, or one per piece
+ * (dm_table.c). T has room for TP_DM_DATA_SEGS_MAX; *N gets the count.
+ * -EINVAL for a bad piece. */
+int tp_dm_pool_data_table(const struct tp_dm_pool_layout *l, struct tp_dm_target *t,
+			  unsigned *n) TP_MUST_CHECK;
 
 /* Remove <pool>-tpool, -tdata, -tmeta (pieces already gone are skipped, so
  * a half-made stack can be cleaned up). -EBUSY, nothing removed, while a

@@ -37,8 +37,8 @@ static int stack_names(const char *pool, struct stack_names *n)
 }
 
 /* create one internal linear or pool device of the stack */
-static int create_piece(const char *name, const char *pool_uuid, enum tp_dm_role role,
-			const struct tp_dm_target *t)
+static int create_pieces(const char *name, const char *pool_uuid, enum tp_dm_role role,
+			 const struct tp_dm_target *t, unsigned n)
 {
 	char uuid[TP_DM_UUID_MAX];
 	int r = tp_dm_uuid(uuid, sizeof(uuid), pool_uuid, role, 0);
@@ -47,13 +47,20 @@ static int create_piece(const char *name, const char *pool_uuid, enum tp_dm_role
 		log_error("%s: bad pool uuid '%s'", name, pool_uuid ? pool_uuid : "");
 		return r;
 	}
-	return tp_dm_create(name, uuid, t, 1, TP_DM_INTERNAL);
+	return tp_dm_create(name, uuid, t, n, TP_DM_INTERNAL);
+}
+
+static int create_piece(const char *name, const char *pool_uuid, enum tp_dm_role role,
+			const struct tp_dm_target *t)
+{
+	return create_pieces(name, pool_uuid, role, t, 1);
 }
 
 int tp_dm_pool_activate(const struct tp_dm_pool_layout *l)
 {
 	struct stack_names n;
-	struct tp_dm_target t;
+	struct tp_dm_target t, td[TP_DM_DATA_SEGS_MAX];
+	unsigned nd;
 	char why[256];
 	int r;
 
@@ -75,12 +82,12 @@ int tp_dm_pool_activate(const struct tp_dm_pool_layout *l)
 	}
 	if ((r = create_piece(n.meta, l->pool_uuid, TP_DM_ROLE_TMETA, &t)))
 		return r;
-	if ((r = tp_dm_linear(&t, 0, l->data_dev, l->data_offset, l->data_length))) {
+	if ((r = tp_dm_pool_data_table(l, td, &nd))) {
 		log_error("pool %s: bad data area %s at %" PRIu64 " length %" PRIu64, l->pool,
 			  l->data_dev ? l->data_dev : "", l->data_offset, l->data_length);
 		goto undo_meta;
 	}
-	if ((r = create_piece(n.data, l->pool_uuid, TP_DM_ROLE_TDATA, &t)))
+	if ((r = create_pieces(n.data, l->pool_uuid, TP_DM_ROLE_TDATA, td, nd)))
 		goto undo_meta;
 	if ((r = tp_dm_pool_table(l, n.meta, n.data, &t))) {
 		log_error("pool %s: bad thin-pool settings (data block %" PRIu32

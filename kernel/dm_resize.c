@@ -26,11 +26,12 @@
 #include <string.h>
 
 /* Give linear device NAME (suspended pool above it) the table T. */
-static int reload_linear(const char *pool, const char *name, const struct tp_dm_target *t)
+static int reload_linear(const char *pool, const char *name, const struct tp_dm_target *t,
+			 unsigned n)
 {
 	int r;
 
-	if ((r = tp_dm_load(name, t, 1, 0)))
+	if ((r = tp_dm_load(name, t, n, 0)))
 		return r;
 	if ((r = tp_dm_suspend(name, 0))) {
 		log_error("pool %s: cannot suspend %s: %s", pool, name, strerror(-r));
@@ -45,8 +46,9 @@ static int reload_linear(const char *pool, const char *name, const struct tp_dm_
 int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 {
 	char meta[TP_DM_NAME_MAX], data[TP_DM_NAME_MAX], pool[TP_DM_NAME_MAX];
-	struct tp_dm_target tm, td, tp, old;
+	struct tp_dm_target tm, td[TP_DM_DATA_SEGS_MAX], tp, old;
 	struct tp_dm_pool_status st;
+	unsigned nd;
 	int r, rr;
 
 	if ((r = tp_dm_name(meta, sizeof(meta), l->pool, TP_DM_ROLE_TMETA, NULL)) ||
@@ -54,7 +56,7 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 	    (r = tp_dm_name(pool, sizeof(pool), l->pool, TP_DM_ROLE_POOL, NULL)))
 		return r;
 	if ((r = tp_dm_linear(&tm, 0, l->meta_dev, l->meta_offset, l->meta_length)) ||
-	    (r = tp_dm_linear(&td, 0, l->data_dev, l->data_offset, l->data_length)) ||
+	    (r = tp_dm_pool_data_table(l, td, &nd)) ||
 	    (r = tp_dm_pool_table(l, meta, data, &tp))) {
 		log_error("pool %s: bad layout for a reload", l->pool);
 		return r;
@@ -77,7 +79,7 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 		log_error("pool %s: cannot suspend %s: %s", l->pool, pool, strerror(-r));
 		return r;
 	}
-	if (!(r = reload_linear(l->pool, meta, &tm)) && !(r = reload_linear(l->pool, data, &td)))
+	if (!(r = reload_linear(l->pool, meta, &tm, 1)) && !(r = reload_linear(l->pool, data, td, nd)))
 		r = tp_dm_load(pool, &tp, 1, 0);
 	if (r) {
 		log_error("pool %s: the kernel refused the new table: %s; the pool goes on with "

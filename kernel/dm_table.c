@@ -129,3 +129,30 @@ int tp_dm_pool_table(const struct tp_dm_pool_layout *l, const char *meta, const 
 	p.features = l->features;
 	return tp_dm_thin_pool(t, l->data_length / TP_SECTOR_SIZE, &p);
 }
+
+int tp_dm_pool_data_table(const struct tp_dm_pool_layout *l, struct tp_dm_target *t,
+			  unsigned *n)
+{
+	uint64_t start = 0, sum = 0;
+	int r;
+
+	*n = 0;
+	if (!l->nr_data_segs) {
+		*n = 1;
+		return tp_dm_linear(t, 0, l->data_dev, l->data_offset, l->data_length);
+	}
+	if (l->nr_data_segs > TP_DM_DATA_SEGS_MAX)
+		return -EINVAL;
+	for (unsigned i = 0; i < l->nr_data_segs; i++) {
+		const struct tp_dm_data_seg *s = &l->data_seg[i];
+
+		if ((r = tp_dm_linear(&t[i], start, s->dev, s->offset, s->length)))
+			return r;
+		start += s->length / TP_SECTOR_SIZE;
+		sum += s->length;
+	}
+	if (sum != l->data_length)
+		return -EINVAL;
+	*n = l->nr_data_segs;
+	return 0;
+}

@@ -141,6 +141,8 @@ const struct dm_report_field_type status_fields[] = {
 	{ T_POOL, STR, P(needs_check), 10, "pool_needs_check", "NeedsCheck", f_str,
 	  "thin metadata flagged for checking" },
 	{ T_POOL, STR, P(data_dev), 7, "pool_data_dev", "DataDev", f_str, "data device path" },
+	{ T_POOL, STR, P(devices), 7, "pool_devices", "Devices", f_str,
+	  "every data device in the data area's order, comma-separated" },
 	{ T_POOL, NUM, P(data_offset), 10, "pool_data_offset", "DataOffset", f_num,
 	  "byte offset of the data area on the data device" },
 	{ T_POOL, STR, P(meta_dev), 7, "pool_meta_dev", "MetaDev", f_str,
@@ -323,6 +325,13 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 				     : in->read_only ? "ro" : "rw";
 	row->data_dev = in->dev_path[POOL_ROLE_DATA];
 	row->meta_dev = in->dev_path[POOL_ROLE_META];
+	for (unsigned i = 0; i < in->nr_data_devs; i++) {
+		size_t used = strlen(row->devices_buf);
+
+		snprintf(row->devices_buf + used, sizeof(row->devices_buf) - used, "%s%s",
+			 i ? "," : "", in->data_devs[i].path);
+	}
+	row->devices = row->devices_buf;
 	row->size = in->data_size;
 	row->chunk = in->chunk;
 	row->data_used = in->data_used;

@@ -24,6 +24,8 @@ struct pool_row {
 	const char *system_id;			/* the owner's, "-" for none */
 	char attr_buf[STATUS_POOL_ATTR_LEN + 1];
 	const char *data_dev, *meta_dev;
+	const char *devices;			/* points into devices_buf */
+	char devices_buf[4096];
 	const char *autoextend_by, *monitor;	/* point into by_buf, monitor_buf or "-" */
 	const char *autoextend_max;		/* max_buf, or "none" */
 	const char *overprovision, *max_overprovision;	/* over_buf, maxover_buf or "none" */

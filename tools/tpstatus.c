@@ -83,8 +83,9 @@ static uint32_t selection_table(const char *sel)
 }
 
 struct status_opts {
-	int json, prometheus, noheadings, nosuffix, nameprefixes, allow_component;
+	int json, prometheus, noheadings, nosuffix, nameprefixes, allow_component, devices_report;
 	const char *fields, *sort, *select, *separator, *devices;
+	char units;	/* --units for --devices-report ('h' when not given) */
 };
 
 /* One pool or volume table being built. */
@@ -385,6 +386,51 @@ static int run_prometheus(const struct status_opts *o, const struct target *t, u
 	return rc;
 }
 
+/* --devices-report: one line per device of each pool (like pvs): the
+ * data devices in the data area's order, each with the range of chunks
+ * it holds, then the metadata device. */
+static int run_devices(const struct status_opts *o, const struct target *t, unsigned n)
+{
+	int rc = TP_EXIT_OK;
+
+	if (!o->noheadings)
+		printf("%-12s %-4s %-5s %12s %12s %12s %12s %-36s %s\n", "Pool", "Role", "Place",
+		       "DevSize", "DataStart", "FirstChunk", "Chunks", "DevUUID", "Path");
+	for (unsigned i = 0; i < n; i++) {
+		struct pool_info in;
+		struct pool *p;
+		char a[32], b[32];
+		int r;
+
+		if (i && !strcmp(t[i].pool, t[i - 1].pool))
+			continue;
+		r = pool_open(t[i].pool, o->devices,
+			      POOL_RDONLY | POOL_FOREIGN_OK |
+				      (o->allow_component ? POOL_ALLOW_COMPONENT : 0), &p);
+		if (!r) {
+			r = pool_get_info(p, 0, &in);
+			for (unsigned k = 0; !r && k < in.nr_data_devs; k++) {
+				const struct pool_data_device *d = &in.data_devs[k];
+
+				printf("%-12s %-4s %-5u %12s %12s %12llu %12llu %-36s %s\n", in.name,
+				       "data", k + 1, tp_size_format(d->dev_size, o->units, a, sizeof(a)),
+				       tp_size_format(d->offset, o->units, b, sizeof(b)),
+				       (unsigned long long)d->first_chunk,
+				       (unsigned long long)d->chunks, d->pv_uuid, d->path);
+			}
+			if (!r) {
+				printf("%-12s %-4s %-5s %12s %12s %12s %12s %-36s %s\n", in.name, "meta",
+				       "-", "-", "-", "-", "-", "-", in.dev_path[POOL_ROLE_META]);
+				pool_info_free(&in);
+			}
+			pool_close(p);
+		}
+		if (r)
+			rc = tp_exit_from_errno(r);
+	}
+	return rc;
+}
+
 /* The arguments as targets: POOL, or POOL/VOLUME; without any, every pool
  * of the devices file. Returns 0, -EINVAL (a bad name) or -ENOMEM. */
 static int targets_from(const char **args, int nargs, struct target **out, unsigned *n)
@@ -448,6 +494,8 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 		  "only the rows that match (e.g. 'pool_data_percent>80')", "EXPR" },
 		{ "devices", '\0', POPT_ARG_STRING, &o.devices, 0,
 		  "the pool's devices, instead of the devices file (one pool only)", "DATA,META" },
+		{ "devices-report", '\0', POPT_ARG_NONE, &o.devices_report, 0,
+		  "one line per device of each pool, data devices with their ranges", NULL },
 		CLI_OPT_ALLOW_COMPONENT(o.allow_component),
 		POPT_TABLEEND
 	};
@@ -483,6 +531,7 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 				     units_s);
 		goto out;
 	}
+	o.units = units_s ? units_s[0] : 'h';
 	/* JSON without --units: bare byte counts */
 	status_set_format(units_s ? units_s[0] : o.json ? 0 : 'h', o.nosuffix);
 	if (o.allow_component && !o.devices) {
@@ -499,7 +548,15 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 				  : TP_EXIT_FAILED;
 		goto out;
 	}
-	rc = o.prometheus ? run_prometheus(&o, targets, n) : run_status(cmd, &o, targets, n);
+	if (o.devices_report && (o.json || o.prometheus || o.fields || o.sort || o.select)) {
+		free(targets);
+		rc = cli_usage_error(cmd, "--devices-report is a table of its own: -o, -O, -S, "
+				     "--json and --format do not go with it");
+		goto out;
+	}
+	rc = o.devices_report ? run_devices(&o, targets, n)
+	     : o.prometheus  ? run_prometheus(&o, targets, n)
+			     : run_status(cmd, &o, targets, n);
 	free(targets);
 out:
 	cli_end(&cli);

@@ -257,3 +257,117 @@ int io_window_create(struct io_engine *inner, uint64_t offset, uint64_t len, int
 	*out = &w->e;
 	return 0;
 }
+
+/* ---- concat engine ---- */
+
+struct io_concat {
+	struct io_engine e;
+	unsigned n;
+	int own;
+	struct io_concat_seg seg[];
+};
+
+/* Each byte range of the concatenation, in pieces that each lie on one
+ * segment: FN(segment, its offset, buffer position, length). */
+static int cat_each(struct io_concat *c, uint64_t off, size_t len,
+		    int (*fn)(const struct io_concat_seg *s, uint64_t o, size_t pos, size_t n,
+			      void *arg),
+		    void *arg)
+{
+	uint64_t start = 0;
+	size_t pos = 0;
+
+	for (unsigned i = 0; i < c->n && pos < len; i++) {
+		const struct io_concat_seg *s = &c->seg[i];
+		uint64_t end = start + s->length;
+
+		if (off + pos < end) {
+			uint64_t in = off + pos - start;
+			size_t n = (size_t)TP_MIN((uint64_t)(len - pos), s->length - in);
+			int r = fn(s, s->offset + in, pos, n, arg);
+
+			if (r)
+				return r;
+			pos += n;
+		}
+		start = end;
+	}
+	return pos == len ? 0 : -ENXIO;
+}
+
+static int seg_read(const struct io_concat_seg *s, uint64_t o, size_t pos, size_t n, void *arg)
+{
+	return io_read(s->io, o, (char *)arg + pos, n);
+}
+
+static int seg_write(const struct io_concat_seg *s, uint64_t o, size_t pos, size_t n, void *arg)
+{
+	return io_write(s->io, o, (const char *)arg + pos, n);
+}
+
+static int cat_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
+{
+	return cat_each(TP_CONTAINER_OF(e, struct io_concat, e), off, len, seg_read, buf);
+}
+
+static int cat_write(struct io_engine *e, uint64_t off, const void *buf, size_t len)
+{
+	return cat_each(TP_CONTAINER_OF(e, struct io_concat, e), off, len, seg_write,
+			(void *)buf);
+}
+
+static int cat_flush(struct io_engine *e)
+{
+	struct io_concat *c = TP_CONTAINER_OF(e, struct io_concat, e);
+	int r = 0;
+
+	for (unsigned i = 0; i < c->n; i++) {
+		int f = 1;
+
+		for (unsigned j = 0; j < i; j++)
+			f &= c->seg[j].io != c->seg[i].io;
+		if (f) {
+			int e2 = io_flush(c->seg[i].io);
+			if (e2 && !r)
+				r = e2;
+		}
+	}
+	return r;
+}
+
+static void cat_destroy(struct io_engine *e)
+{
+	struct io_concat *c = TP_CONTAINER_OF(e, struct io_concat, e);
+
+	for (unsigned i = 0; c->own && i < c->n; i++)
+		io_destroy(c->seg[i].io);
+	free(e->name);
+	free(c);
+}
+
+static const struct io_ops concat_ops = { cat_read, cat_write, cat_flush, cat_destroy };
+
+int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *name, int own,
+		     struct io_engine **out)
+{
+	struct io_concat *c;
+
+	*out = NULL;
+	if (!n)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c) + n * sizeof(*seg));
+	if (!c || !(c->e.name = strdup(name))) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->e.ops = &concat_ops;
+	c->n = n;
+	c->own = own;
+	memcpy(c->seg, seg, n * sizeof(*seg));
+	for (unsigned i = 0; i < n; i++) {
+		c->e.size += seg[i].length;
+		c->e.read_only |= seg[i].io->read_only;
+	}
+	*out = &c->e;
+	return 0;
+}

@@ -5,7 +5,9 @@
  * buffers are bounced, offsets and lengths must be multiples of 512 with
  * O_DIRECT), mem (a zeroed buffer), fault (wraps another engine and fails
  * or silently drops every write from the Nth on), window (a byte range of
- * another engine, e.g. a metadata area inside a pool device), and the
+ * another engine, e.g. a metadata area inside a pool device), concat
+ * (several engines end to end: a pool's data area over its data
+ * devices), and the
  * power-cut simulator (io_crash.h: writes volatile until a flush).
  *
  * All functions return 0 or -errno. Accesses beyond the engine's size
@@ -80,6 +82,18 @@ void io_fault_set(struct io_engine *e, enum io_fault_mode mode, uint64_t nth);
 uint64_t io_fault_writes(struct io_engine *e);	/* writes attempted so far */
 
 int io_window_create(struct io_engine *inner, uint64_t offset, uint64_t len, int own,
+		     struct io_engine **out) TP_MUST_CHECK;
+
+/* A linear concatenation (as device-mapper's linear target): bytes
+ * LENGTH of segment 0 from its OFFSET, then segment 1's, and so on; an
+ * access may cross segments. With OWN the segments' engines are destroyed
+ * with it (each segment its own engine then); flush flushes each once.
+ * NAME names the concatenation in messages. */
+struct io_concat_seg {
+	struct io_engine *io;
+	uint64_t offset, length;	/* bytes */
+};
+int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *name, int own,
 		     struct io_engine **out) TP_MUST_CHECK;
 
 #endif

@@ -252,4 +252,21 @@ struct tp_policy_plan {
  * data area that holds no whole chunk); the reason is in out->error. */
 int tp_policy_plan(const struct tp_policy_input *in, struct tp_policy_plan *out) TP_MUST_CHECK;
 
+/* --- another data device (tpextend --data) ---------------------------- */
+struct tp_add_data_decision {
+	struct tp_offset_decision offset;	/* the data area's start on the new device */
+	uint64_t chunks;	/* whole chunks of the new device's data area */
+	uint64_t stripe;	/* the new device's usable full stripe, 0 if none */
+	int fits;		/* tp_policy_chunk_fits(chunk) on the new device */
+	char reason[TP_REASON_LEN];	/* the chunk against the device's stripe */
+};
+
+/* The data area of a new data device of DEV_SIZE bytes with topology T in
+ * a pool of CHUNK bytes (HEADER: label and VG area before the area),
+ * aligned for that device alone; at most MAX_CHUNKS chunks. -ENOSPC
+ * when not one whole chunk fits behind the header. */
+int tp_policy_add_data(const struct tp_topology *t, uint64_t dev_size, uint64_t header,
+		       uint64_t chunk, uint64_t max_chunks, struct tp_add_data_decision *out)
+	TP_MUST_CHECK;
+
 #endif

@@ -332,6 +332,71 @@ struct pool_extend_result {
 int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		struct pool_extend_result *res) TP_MUST_CHECK;
 
+/* ---- several data devices (pool_extend_data.c) ----
+ * A pool's data area is a linear concatenation of up to 8 data devices:
+ * the first, then each one tpextend --data added, in that order. */
+#define POOL_DATA_DEVICES_MAX 8
+
+struct pool_extend_data_params {
+	const char *path;	/* the new data device */
+	int force;		/* take a device whose stripe the chunk does not fit */
+	int test;		/* decide and say, write nothing (the pool open read-only) */
+};
+
+struct pool_extend_data_result {
+	unsigned index;			/* the new device's place (1: the second) */
+	uint64_t chunk;			/* bytes */
+	uint64_t dev_size;		/* bytes, the new device */
+	uint64_t offset;		/* its data area's start, bytes */
+	uint64_t grid;			/* the alignment unit of that start */
+	uint64_t first_chunk, chunks;	/* the range of the pool's chunks it holds */
+	uint64_t old_data_size, new_data_size;	/* bytes, the whole data area */
+	uint64_t meta_size;		/* bytes of the active thin-metadata area */
+	uint64_t meta_estimate;		/* bytes of thin metadata the new size wants */
+	int fits;			/* the chunk fits the device's stripe */
+	int written;			/* the device was added */
+	char topo_desc[256];		/* the new device's geometry in words */
+	char offset_reason[640];
+	char stripe_reason[640];
+};
+
+/* Add X->path to P's data area, behind the last data device: its data
+ * area aligned for it (the geometry policy), its label and a VG copy
+ * written, then one change (the VG listing it with its range, the thin
+ * data space map grown), then the labels. Refused, nothing written:
+ * -EINVAL (logged) when the chunk does not fit the device's stripe
+ * without X->force, -ENOSPC for a device without a whole chunk behind
+ * its header or a pool with 8 data devices, -EBUSY for a device in use
+ * or carrying a signature (another pool's label, a filesystem).
+ * X->test fills RES and writes nothing. Live: the kernel's data device
+ * is reloaded as a linear table over the devices. */
+int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
+		     struct pool_extend_data_result *res) TP_MUST_CHECK;
+
+/* Take the last data device away from P (tpreduce --data PATH; PATH
+ * must be it: the ranges of the others are numbered from the first
+ * device on, so only the last can go without moving chunks) when no
+ * chunk of its range is in use: the thin metadata is rebuilt into the
+ * spare area with the data space map ending where the device's range
+ * began, and one VG commit (to the devices that stay) makes that area
+ * active and drops the device; then its label and VG area are wiped and
+ * its devices-file entry dropped. Offline only. -EBUSY (logged, naming
+ * how many chunks are in use there) when it holds data, -EINVAL when
+ * PATH is not the last data device or P has one. TEST: decide, say,
+ * write nothing. */
+struct pool_reduce_data_result {
+	unsigned index;			/* the device's place (1: the second) */
+	uint64_t first_chunk, chunks, used;
+	uint64_t old_data_size, new_data_size;	/* bytes */
+	int written;
+};
+int pool_reduce_data(struct pool *p, const char *path, int test,
+		     struct pool_reduce_data_result *res) TP_MUST_CHECK;
+
+/* The data devices of P, in the data area's order: paths and ranges. */
+struct pool_data_device;
+unsigned pool_data_devices(const struct pool *p, struct pool_data_device *out, unsigned max);
+
 /* ---- trim (pool_trim.c) ----
  *
  * tptrim: give every data chunk no volume maps back to the data device's
@@ -397,8 +462,9 @@ int pool_deactivate(struct pool *p, const char *const *vols, unsigned n) TP_MUST
 /* Names of every pool known from the devices file or from the label of a
  * block device: sorted, unique; caller frees the array and each string. */
 int pool_list_all_names(char ***names, unsigned *n) TP_MUST_CHECK;
-/* Are both devices of pool NAME present (devices file, else a label
- * scan)? 1 yes, 0 not (yet): nothing logged; -errno. */
+/* Are all devices of pool NAME present (devices file, else a label
+ * scan; the data devices tpextend --data added by their device uuids)?
+ * 1 yes, 0 not (yet): nothing logged; -errno. */
 int pool_devices_present(const char *name) TP_MUST_CHECK;
 /* The activation flag of P (VOL NULL) or of its volume VOL: 1 activate,
  * 0 skip; -ENOENT (logged) when there is no such volume. */
@@ -472,10 +538,21 @@ struct pool_monitor_counts {
 };
 
 /* What the tools print of a pool. */
+/* One data device of a pool: its path, device uuid and range. */
+struct pool_data_device {
+	const char *path;		/* as opened */
+	char pv_uuid[40];
+	uint64_t dev_size, offset, first_chunk, chunks;	/* bytes; chunks */
+};
+
 struct pool_info {
 	char name[POOL_NAME_MAX + 1];
 	char uuid[POOL_UUID_LEN + 1];
 	const char *dev_path[2];		/* by enum pool_role, as opened; owned by the pool */
+	/* every data device in the data area's order (the first is
+	 * dev_path[POOL_ROLE_DATA]); paths owned by the pool */
+	unsigned nr_data_devs;
+	struct pool_data_device data_devs[8];
 	int zero;
 	const char *profile;			/* geometry profile, "custom", or "-" */
 	enum pool_discards discards;

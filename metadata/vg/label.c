@@ -12,7 +12,8 @@
  *    40   16 pool_uuid     the pool (VG)
  *    56   64 pool_name     NUL-padded (no NUL when exactly 64 bytes)
  *   120    4 role          0 data, 1 meta
- *   124    4 reserved      0
+ *   124    4 data_index    data: place in the data area (0 the first device);
+ *                          meta: 0 (reserved, 0, in labels of older pools)
  *   128    8 device_size   bytes
  *   136    8 mda_offset    VG metadata area, bytes
  *   144    8 mda_size
@@ -42,6 +43,7 @@ enum {
 	LO_POOL_UUID = 40,
 	LO_POOL_NAME = 56,
 	LO_ROLE = 120,
+	LO_DATA_INDEX = 124,
 	LO_DEVICE_SIZE = 128,
 	LO_MDA_OFFSET = 136,
 	LO_MDA_SIZE = 144,
@@ -106,6 +108,10 @@ const char *vg_label_problem(const struct vg_label *l, char *buf, size_t buflen)
 		return "empty area 0";
 	if (l->role == VG_ROLE_DATA && (l->area[1].offset || l->area[1].size))
 		return "data device with a second area";
+	if (l->role == VG_ROLE_META && l->data_index)
+		return "metadata device with a data index";
+	if (l->data_index >= VG_DATA_DEVICES_MAX)
+		return "data index beyond the most data devices a pool has";
 	if (l->role == VG_ROLE_META && l->area[1].size != l->area[0].size)
 		return "the two thin-metadata areas differ in size";
 	r[n++] = (struct region){ "label", 0, VG_LABEL_OFFSET + VG_LABEL_SIZE };
@@ -156,6 +162,19 @@ void vg_label_from_vg(const struct vg *vg, enum vg_role role, uint64_t device_si
 	l->area[1] = vg->dev[role].area[1];
 }
 
+void vg_label_from_vg_data(const struct vg *vg, unsigned i, uint64_t device_size,
+			   struct vg_label *l)
+{
+	const struct vg_device *d = i ? &vg->xdata[i - 1] : &vg->dev[VG_ROLE_DATA];
+
+	vg_label_from_vg(vg, VG_ROLE_DATA, device_size, l);
+	l->data_index = i;
+	strcpy(l->pv_uuid, d->pv_uuid);
+	l->mda = d->mda;
+	l->area[0] = d->area[0];
+	l->area[1] = d->area[1];
+}
+
 int vg_label_encode(const struct vg_label *l, uint8_t s[VG_LABEL_SIZE])
 {
 	uint8_t raw[VG_UUID_BYTES];
@@ -175,6 +194,7 @@ int vg_label_encode(const struct vg_label *l, uint8_t s[VG_LABEL_SIZE])
 	memcpy(s + LO_POOL_UUID, raw, VG_UUID_BYTES);
 	memcpy(s + LO_POOL_NAME, l->pool_name, strlen(l->pool_name));
 	le32_put(s + LO_ROLE, (uint32_t)l->role);
+	le32_put(s + LO_DATA_INDEX, l->data_index);
 	le64_put(s + LO_DEVICE_SIZE, l->device_size);
 	le64_put(s + LO_MDA_OFFSET, l->mda.offset);
 	le64_put(s + LO_MDA_SIZE, l->mda.size);
@@ -222,6 +242,7 @@ int vg_label_decode(const uint8_t s[VG_LABEL_SIZE], const char *name, struct vg_
 	l->pool_name[VG_NAME_MAX] = '\0';
 	role = le32_get(s + LO_ROLE);
 	l->role = role == VG_ROLE_META ? VG_ROLE_META : VG_ROLE_DATA;
+	l->data_index = le32_get(s + LO_DATA_INDEX);
 	l->device_size = le64_get(s + LO_DEVICE_SIZE);
 	l->mda.offset = le64_get(s + LO_MDA_OFFSET);
 	l->mda.size = le64_get(s + LO_MDA_SIZE);

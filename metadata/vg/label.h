@@ -51,6 +51,9 @@ enum vg_role {
 	VG_ROLE_META = 1,
 };
 #define VG_NR_ROLES 2
+/* The most data devices of one pool: the first and up to 7 that tpextend
+ * --data added, concatenated in that order. */
+#define VG_DATA_DEVICES_MAX 8
 
 enum vg_label_result {
 	VG_LABEL_NONE = 0,	/* not ours */
@@ -68,6 +71,11 @@ struct vg_label {
 	char pv_uuid[VG_UUID_LEN + 1];		/* this device */
 	char pool_uuid[VG_UUID_LEN + 1];	/* the pool (VG) */
 	char pool_name[VG_NAME_MAX + 1];	/* hint for scans; the VG text is authoritative */
+	/* data role: the device's place in the pool's data area (0 the first
+	 * data device, 1.. the devices tpextend --data added, in order);
+	 * meta role: 0. Bytes 124..127, reserved (0) before pools had several
+	 * data devices, so older labels read as 0. */
+	uint32_t data_index;
 	uint64_t device_size;			/* bytes, when labelled */
 	struct vg_area mda;
 	struct vg_area area[2];
@@ -88,6 +96,11 @@ struct vg;
  * as the size when labelled: what tpcreate writes and tprepair rewrites. */
 void vg_label_from_vg(const struct vg *vg, enum vg_role role, uint64_t device_size,
 		      struct vg_label *l);
+
+/* The same for data device I of VG (0 the first, 1.. the added ones;
+ * vg.h: vg_data_dev). */
+void vg_label_from_vg_data(const struct vg *vg, unsigned i, uint64_t device_size,
+			   struct vg_label *l);
 
 /* Encode into / decode from one 512-byte sector image (pure: for tests
  * and tools). decode returns like vg_label_read; NAME names the device in

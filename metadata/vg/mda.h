@@ -41,7 +41,8 @@
 #define VG_MDA_SLOT_HEADER 512u
 #define VG_MDA_CSUM_SALT 0x41444d56u	/* xor into the slot header crc */
 #define VG_MDA_SLOTS 2
-#define VG_MDA_MAX_DEVICES 2		/* a pool has a data and a meta device */
+/* the most devices a VG is read from (label.h: VG_DATA_DEVICES_MAX) */
+#define VG_MDA_MAX_DEVICES (VG_DATA_DEVICES_MAX + 1)	/* the data devices and the meta */
 
 /* One labelled pool device: an open engine and its label (read with
  * vg_label_read or just written). The caller owns both. */

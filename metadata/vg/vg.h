@@ -40,6 +40,12 @@
  *     devices { data { ... } meta { ... } }   each: uuid, path (hint, may
  *       be ""), size, mda_offset, mda_size, area0_offset, area0_size,
  *       area1_offset, area1_size
+ *       data1 { ... } .. data7 { ... } (optional, written only for a pool
+ *       over several data devices: the devices tpextend --data added, in
+ *       the order their data areas follow the first one's): the keys of
+ *       a device and first_chunk, chunks (the pool's data chunks the
+ *       device holds: first_chunk is the sum of the chunks before it,
+ *       chunks is area0_size / chunk bytes, which must be whole)
  *     volumes { <name> { dev_id, size, origin (optional, "" = none),
  *       creation_time, read_only (0|1), activation_skip (optional, as the
  *       pool's) } ... }
@@ -165,6 +171,12 @@ struct vg {
 	 * (100 = no over-provisioning); 0 = unlimited */
 	uint32_t max_overprovision;
 	struct vg_device dev[VG_NR_ROLES];	/* indexed by enum vg_role */
+	/* The data devices after the first (dev[VG_ROLE_DATA]), in the order
+	 * of the data area: data chunk 0 is the first chunk of the first
+	 * device's area, then each device's area follows. 0 for a pool on
+	 * one data device (the text then has no data1.. keys). */
+	unsigned nr_xdata;
+	struct vg_device xdata[VG_DATA_DEVICES_MAX - 1];
 	unsigned nr_volumes;
 	unsigned alloc_volumes;
 	struct vg_volume *volumes;	/* nr_volumes entries, in creation order */
@@ -220,6 +232,25 @@ struct vg_volume *vg_find_receive(const struct vg *vg, const char *name);
 struct vg_volume *vg_find_removal(const struct vg *vg, const char *name);
 /* 1 when NAME is a volume's, an unfinished receive's or a removal's. */
 int vg_name_used(const struct vg *vg, const char *name);
+
+/* ---- the data area over the data devices ---- */
+
+/* How many data devices VG has (1 + nr_xdata), and data device I (0 the
+ * first, dev[VG_ROLE_DATA]; I < vg_nr_data). */
+unsigned vg_nr_data(const struct vg *vg);
+struct vg_device *vg_data_dev(const struct vg *vg, unsigned i);
+/* The pool's data chunks device I holds (its area rounded down to whole
+ * chunks), the first of them, and all the pool's data chunks. */
+uint64_t vg_data_dev_chunks(const struct vg *vg, unsigned i);
+uint64_t vg_data_first_chunk(const struct vg *vg, unsigned i);
+uint64_t vg_data_chunks(const struct vg *vg);
+/* Where data chunk CHUNK lies: the data device *DEV, the byte offset
+ * *OFF on it, and *RUN, the chunks from CHUNK on that follow it on the
+ * same device. 0, or -ERANGE for a chunk beyond the data area. */
+int vg_data_locate(const struct vg *vg, uint64_t chunk, unsigned *dev, uint64_t *off,
+		   uint64_t *run) TP_MUST_CHECK;
+/* The data device whose device uuid is PV_UUID, or -1. */
+int vg_data_index(const struct vg *vg, const char *pv_uuid);
 
 /* Append a copy of V (validated: name, unique name and dev_id, size,
  * origin exists): 0, -EINVAL (logged), -EEXIST (duplicate name or dev_id,

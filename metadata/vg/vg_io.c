@@ -14,7 +14,12 @@ static int matches_labels(const struct vg *vg, struct vg_pv *pvs, unsigned n)
 
 	for (i = 0; i < n; i++) {
 		const struct vg_label *l = &pvs[i].label;
-		if (strcmp(l->pool_uuid, vg->uuid) || strcmp(l->pv_uuid, vg->dev[l->role].pv_uuid)) {
+		const char *want = l->role == VG_ROLE_DATA && l->data_index < vg_nr_data(vg)
+					   ? vg_data_dev(vg, l->data_index)->pv_uuid
+					   : vg->dev[l->role].pv_uuid;
+
+		if (strcmp(l->pool_uuid, vg->uuid) || strcmp(l->pv_uuid, want) ||
+		    (l->role == VG_ROLE_DATA && l->data_index >= vg_nr_data(vg))) {
 			log_error("%s: its label does not match pool %s's VG metadata (device "
 				  "uuid %s)", pvs[i].io->name, vg->name, l->pv_uuid);
 			return -EUCLEAN;

@@ -243,10 +243,68 @@ static int check_volume(const struct vg *vg, const struct vg_volume *v, char *ms
 	return 0;
 }
 
-static int check_device(const struct vg *vg, enum vg_role role, char *msg, size_t len)
+unsigned vg_nr_data(const struct vg *vg)
 {
-	const struct vg_device *d = &vg->dev[role];
-	const char *rn = vg_role_name(role), *p;
+	return 1 + vg->nr_xdata;
+}
+
+struct vg_device *vg_data_dev(const struct vg *vg, unsigned i)
+{
+	return (struct vg_device *)(i ? &vg->xdata[i - 1] : &vg->dev[VG_ROLE_DATA]);
+}
+
+uint64_t vg_data_dev_chunks(const struct vg *vg, unsigned i)
+{
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
+
+	return chunk ? vg_data_dev(vg, i)->area[0].size / chunk : 0;
+}
+
+uint64_t vg_data_first_chunk(const struct vg *vg, unsigned i)
+{
+	uint64_t first = 0;
+
+	for (unsigned k = 0; k < i; k++)
+		first += vg_data_dev_chunks(vg, k);
+	return first;
+}
+
+uint64_t vg_data_chunks(const struct vg *vg)
+{
+	return vg_data_first_chunk(vg, vg_nr_data(vg));
+}
+
+int vg_data_locate(const struct vg *vg, uint64_t chunk, unsigned *dev, uint64_t *off,
+		   uint64_t *run)
+{
+	uint64_t bytes = (uint64_t)vg->chunk_size * 512;
+
+	for (unsigned i = 0; i < vg_nr_data(vg); i++) {
+		uint64_t n = vg_data_dev_chunks(vg, i);
+
+		if (chunk < n) {
+			*dev = i;
+			*off = vg_data_dev(vg, i)->area[0].offset + chunk * bytes;
+			*run = n - chunk;
+			return 0;
+		}
+		chunk -= n;
+	}
+	return -ERANGE;
+}
+
+int vg_data_index(const struct vg *vg, const char *pv_uuid)
+{
+	for (unsigned i = 0; i < vg_nr_data(vg); i++)
+		if (!strcmp(vg_data_dev(vg, i)->pv_uuid, pv_uuid))
+			return (int)i;
+	return -1;
+}
+
+static int check_one_device(const struct vg *vg, const struct vg_device *d, enum vg_role role,
+			    const char *rn, char *msg, size_t len)
+{
+	const char *p;
 	struct vg_label l;
 	char buf[192];
 
@@ -268,6 +326,47 @@ static int check_device(const struct vg *vg, enum vg_role role, char *msg, size_
 	p = vg_label_problem(&l, buf, sizeof(buf));
 	if (p)
 		return problem(msg, len, "pool/devices/%s: %s", rn, p);
+	return 0;
+}
+
+static int check_device(const struct vg *vg, enum vg_role role, char *msg, size_t len)
+{
+	return check_one_device(vg, &vg->dev[role], role, vg_role_name(role), msg, len);
+}
+
+/* The added data devices: each a data device of whole chunks, every
+ * device uuid once in the pool. */
+static int check_xdata(const struct vg *vg, char *msg, size_t len)
+{
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
+	char rn[16];
+
+	if (vg->nr_xdata > VG_DATA_DEVICES_MAX - 1)
+		return problem(msg, len, "pool/devices: more than %u data devices",
+			       VG_DATA_DEVICES_MAX);
+	for (unsigned i = 1; i < vg_nr_data(vg); i++) {
+		const struct vg_device *d = vg_data_dev(vg, i);
+
+		snprintf(rn, sizeof(rn), "data%u", i);
+		if (check_one_device(vg, d, VG_ROLE_DATA, rn, msg, len))
+			return -1;
+		if (d->area[0].size % chunk)
+			return problem(msg, len, "pool/devices/%s/area0_size: not a whole number "
+				       "of chunks", rn);
+		if (vg_data_dev(vg, i - 1)->area[0].size % chunk)
+			return problem(msg, len, "pool/devices/%s/area0_size: not a whole number "
+				       "of chunks, and a data device follows it",
+				       i == 1 ? "data" : rn);
+	}
+	for (unsigned i = 0; i < vg_nr_data(vg) + 1; i++)
+		for (unsigned j = i + 1; j < vg_nr_data(vg) + 1; j++) {
+			const struct vg_device *a = i ? vg_data_dev(vg, i - 1) : &vg->dev[VG_ROLE_META];
+			const struct vg_device *b = vg_data_dev(vg, j - 1);
+
+			if (!strcmp(a->pv_uuid, b->pv_uuid))
+				return problem(msg, len, "pool/devices: two devices have the uuid %s",
+					       a->pv_uuid);
+		}
 	return 0;
 }
 
@@ -319,6 +418,8 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 		return -1;
 	if (!strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, vg->dev[VG_ROLE_META].pv_uuid))
 		return problem(msg, len, "pool/devices: data and meta have the same uuid");
+	if (check_xdata(vg, msg, len))
+		return -1;
 	if (vg->nr_volumes > VG_MAX_VOLUMES)
 		return problem(msg, len, "pool/volumes: more than %u volumes", VG_MAX_VOLUMES);
 	/* O(n^2) duplicate checks: fine for the few thousand volumes a slot holds. */

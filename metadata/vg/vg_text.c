@@ -124,11 +124,10 @@ static int putline(const char *line, void *baton)
 	return 1;
 }
 
-static void export_device(struct builder *b, struct dm_config_node *devs, const struct vg *vg,
-			  enum vg_role role)
+static struct dm_config_node *export_one(struct builder *b, struct dm_config_node *devs,
+					 const struct vg_device *d, const char *key)
 {
-	const struct vg_device *d = &vg->dev[role];
-	struct dm_config_node *n = add_node(b, devs, vg_role_name(role));
+	struct dm_config_node *n = add_node(b, devs, key);
 
 	add_str(b, n, "uuid", d->pv_uuid);
 	add_str(b, n, "path", d->path);
@@ -139,6 +138,28 @@ static void export_device(struct builder *b, struct dm_config_node *devs, const 
 	add_int(b, n, "area0_size", (int64_t)d->area[0].size);
 	add_int(b, n, "area1_offset", (int64_t)d->area[1].offset);
 	add_int(b, n, "area1_size", (int64_t)d->area[1].size);
+	return n;
+}
+
+static void export_device(struct builder *b, struct dm_config_node *devs, const struct vg *vg,
+			  enum vg_role role)
+{
+	export_one(b, devs, &vg->dev[role], vg_role_name(role));
+}
+
+/* data1..: the added data devices, with the range of chunks each holds */
+static void export_xdata(struct builder *b, struct dm_config_node *devs, const struct vg *vg)
+{
+	char key[16];
+
+	for (unsigned i = 1; i < vg_nr_data(vg); i++) {
+		struct dm_config_node *n;
+
+		snprintf(key, sizeof(key), "data%u", i);
+		n = export_one(b, devs, vg_data_dev(vg, i), key);
+		add_int(b, n, "first_chunk", (int64_t)vg_data_first_chunk(vg, i));
+		add_int(b, n, "chunks", (int64_t)vg_data_dev_chunks(vg, i));
+	}
 }
 
 static void export_volume(struct builder *b, struct dm_config_node *parent,
@@ -214,6 +235,7 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	devs = add_node(&b, pool, "devices");
 	export_device(&b, devs, vg, VG_ROLE_DATA);
 	export_device(&b, devs, vg, VG_ROLE_META);
+	export_xdata(&b, devs, vg);
 	vols = add_node(&b, pool, "volumes");
 	for (i = 0; i < vg->nr_volumes && !b.failed; i++)
 		export_volume(&b, vols, &vg->volumes[i], 0);
@@ -409,16 +431,20 @@ static const char *const device_keys[] = { "uuid",	   "path",	   "size",
 					   "area0_size",   "area1_offset", "area1_size",
 					   NULL };
 
-static int import_device(struct reader *rd, const struct dm_config_node *devs, struct vg *vg,
-			 enum vg_role role)
+static const char *const xdata_keys[] = { "uuid",	     "path",	     "size",
+					  "mda_offset",	     "mda_size",     "area0_offset",
+					  "area0_size",	     "area1_offset", "area1_size",
+					  "first_chunk",     "chunks",	     NULL };
+
+static int import_one(struct reader *rd, const struct dm_config_node *devs, struct vg_device *d,
+		      const char *key, const char *const *keys, const struct dm_config_node **np)
 {
 	const struct dm_config_node *n;
-	struct vg_device *d = &vg->dev[role];
 	char path[64];
 
-	snprintf(path, sizeof(path), "pool/devices/%s", vg_role_name(role));
-	if (get_section(rd, devs, "pool/devices", vg_role_name(role), &n) ||
-	    check_keys(rd, n, path, device_keys) ||
+	snprintf(path, sizeof(path), "pool/devices/%s", key);
+	if (get_section(rd, devs, "pool/devices", key, &n) ||
+	    check_keys(rd, n, path, keys) ||
 	    get_str(rd, n, path, "uuid", d->pv_uuid, sizeof(d->pv_uuid), 0) ||
 	    get_str(rd, n, path, "path", d->path, sizeof(d->path), 0) ||
 	    get_u64(rd, n, path, "size", &d->size) ||
@@ -429,6 +455,44 @@ static int import_device(struct reader *rd, const struct dm_config_node *devs, s
 	    get_u64(rd, n, path, "area1_offset", &d->area[1].offset) ||
 	    get_u64(rd, n, path, "area1_size", &d->area[1].size))
 		return -1;
+	*np = n;
+	return 0;
+}
+
+static int import_device(struct reader *rd, const struct dm_config_node *devs, struct vg *vg,
+			 enum vg_role role)
+{
+	const struct dm_config_node *n;
+
+	return import_one(rd, devs, &vg->dev[role], vg_role_name(role), device_keys, &n);
+}
+
+/* data1.. in order, each with the range the model derives from the areas */
+static int import_xdata(struct reader *rd, const struct dm_config_node *devs, struct vg *vg)
+{
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512, first, chunks;
+	char key[16], path[64];
+
+	for (unsigned i = 1; i < VG_DATA_DEVICES_MAX; i++) {
+		const struct dm_config_node *n;
+
+		snprintf(key, sizeof(key), "data%u", i);
+		if (!child(devs, key))
+			break;
+		snprintf(path, sizeof(path), "pool/devices/%s", key);
+		vg->nr_xdata = i;
+		if (import_one(rd, devs, vg_data_dev(vg, i), key, xdata_keys, &n) ||
+		    get_u64(rd, n, path, "first_chunk", &first) ||
+		    get_u64(rd, n, path, "chunks", &chunks))
+			return -1;
+		if (!chunk || chunks != vg_data_dev(vg, i)->area[0].size / chunk)
+			return bad(rd, "%s/chunks: %" PRIu64 " is not the chunks of its data area",
+				   path, chunks);
+		if (first != vg_data_first_chunk(vg, i))
+			return bad(rd, "%s/first_chunk: %" PRIu64 " is not the sum of the chunks "
+				   "before it (%" PRIu64 ")", path, first,
+				   vg_data_first_chunk(vg, i));
+	}
 	return 0;
 }
 
@@ -540,7 +604,8 @@ static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "metadata_area",  "devices",	     "volumes",
 					 "activation_skip", "profile", "monitor", "receiving", "removing",
 					 "system_id", "max_overprovision_percent", NULL };
-static const char *const devices_keys[] = { "data", "meta", NULL };
+static const char *const devices_keys[] = { "data",  "meta",  "data1", "data2", "data3",
+					    "data4", "data5", "data6", "data7", NULL };
 
 static int import_tree(struct reader *rd, const struct dm_config_tree *cft, struct vg *vg)
 {
@@ -598,6 +663,7 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	    get_section(rd, pool, "pool", "devices", &devs) ||
 	    check_keys(rd, devs, "pool/devices", devices_keys) ||
 	    import_device(rd, devs, vg, VG_ROLE_DATA) || import_device(rd, devs, vg, VG_ROLE_META) ||
+	    import_xdata(rd, devs, vg) ||
 	    get_section(rd, pool, "pool", "volumes", &vols) ||
 	    check_keys(rd, vols, "pool/volumes", NULL))
 		return -1;

@@ -79,7 +79,9 @@ state() {
 # ---- the scenarios: prepare (on the restored pool), then the command ----
 prepare() {
 	case $1 in
-	tpextend) truncate -s 160M p-data.img ;;
+	tpextend) truncate -s 160M p-data.img; rm -f p-data2.img; truncate -s 32M p-data2.img ;;
+	tpreduce) rm -f p-data2.img; truncate -s 32M p-data2.img
+		tpextend -q --data p-data2.img p || fail "tpreduce: the device to take away not added" ;;
 	tprepair) # a stray thin device, as a live receive cut by a crash leaves
 		save_area p area.bin; tp-thinmap --create area.bin 9 0 6 >/dev/null; load_area p area.bin ;;
 	tprestore) tpdump p >p.xml; rm -f out.meta; truncate -s 16M out.meta ;;
@@ -103,6 +105,7 @@ done_right() {
 scenarios_of() {
 	case $1 in
 	tprecv) echo "tprecv tprecv-raw tprecv-raw-long" ;;
+	tpextend) echo "tpextend tpextend-data" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -111,6 +114,7 @@ rc_of() { case $1 in tprecv-raw-long) echo 5 ;; *) echo 0 ;; esac; }
 reaches() {
 	case $1:$2 in
 	tprecv:recv-raw-*) return 1 ;;
+	tpextend:xdata-labelled) return 1 ;;
 	tprecv-raw:recv-record=* | tprecv-raw:recv-raw-drop) return 1 ;;
 	tprecv-raw-long:recv-record=* | tprecv-raw-long:recv-data-done) return 1 ;;
 	esac
@@ -123,6 +127,8 @@ command_of() {
 	tvresize) echo "tvresize -y -f -V 1M p/a" ;;
 	tvrollback) echo "tvrollback -y --to s p/a" ;;
 	tpextend) echo "tpextend p" ;;
+	tpextend-data) echo "tpextend --data p-data2.img p" ;;
+	tpreduce) echo "tpreduce --data p-data2.img p" ;;
 	tprecv) echo "tprecv -i x.stream -n r p" ;;
 	tprecv-raw) echo "tprecv --format raw -i x.img -n raw p" ;;
 	tprecv-raw-long) echo "tprecv --format raw -V 4M -n raw p" ;;

@@ -174,6 +174,37 @@ static void test_window(void)
 	io_destroy(m);
 }
 
+/* A concatenation: the first engine up to 600, then 300 bytes of the
+ * second from 100; accesses across the boundary split, beyond fail. */
+static void test_concat(void)
+{
+	struct io_engine *a, *b, *c;
+	struct io_concat_seg seg[2];
+	unsigned char buf[16];
+
+	CU_ASSERT_FATAL(io_mem_create(1024, "a", &a) == 0);
+	CU_ASSERT_FATAL(io_mem_create(1024, "b", &b) == 0);
+	seg[0] = (struct io_concat_seg){ a, 0, 600 };
+	seg[1] = (struct io_concat_seg){ b, 100, 300 };
+	CU_ASSERT_EQUAL(io_concat_create(seg, 0, "c", 0, &c), -EINVAL);
+	CU_ASSERT_FATAL(io_concat_create(seg, 2, "c", 0, &c) == 0);
+	CU_ASSERT_EQUAL(c->size, 900);
+	CU_ASSERT_STRING_EQUAL(c->name, "c");
+	CU_ASSERT_EQUAL(io_write(c, 596, "abcdefgh", 8), 0);
+	CU_ASSERT_EQUAL(memcmp(io_mem_data(a) + 596, "abcd", 4), 0);
+	CU_ASSERT_EQUAL(memcmp(io_mem_data(b) + 100, "efgh", 4), 0);
+	CU_ASSERT_EQUAL(io_mem_data(a)[600], 0);
+	CU_ASSERT_EQUAL(io_read(c, 598, buf, 4), 0);
+	CU_ASSERT_EQUAL(memcmp(buf, "cdef", 4), 0);
+	CU_ASSERT_EQUAL(io_read(c, 895, buf, 8), -ENXIO);
+	CU_ASSERT_EQUAL(io_write(c, 900, buf, 1), -ENXIO);
+	CU_ASSERT_EQUAL(io_flush(c), 0);
+	io_destroy(c);
+	/* owning: the segments go with it (LeakSanitizer would say) */
+	CU_ASSERT_FATAL(io_concat_create(seg, 2, "c", 1, &c) == 0);
+	io_destroy(c);
+}
+
 static void test_lock(void)
 {
 	struct tp_lock *a, *b;
@@ -194,6 +225,7 @@ static void test_lock(void)
 
 TP_TEST_SUITE(io, NULL, NULL,
 	      { "memory engine", test_mem },
+	      { "concat engine: across the boundary, bounds, owning", test_concat },
 	      { "fd engine", test_fd },
 	      { "fd engine O_DIRECT, unaligned buffer", test_fd_direct },
 	      { "fd engine errors", test_fd_errors },

@@ -8,7 +8,11 @@
  * commit), a VG commit alone (tvrename), tprepair's salvage and area
  * swap, tprepair's deletion of a stray thin device (a change of its own),
  * tpextend of the data area and of the metadata areas (VG, thin
- * superblock, labels), tprestore into the pool's active area, and a raw
+ * superblock, labels), tpextend --data (the new device's label and VG
+ * area, the VG commit on three devices, the space map grown), tpreduce
+ * --data (the thin metadata rebuilt into the spare, the VG commit that
+ * swaps the areas and drops the device, its label wiped), tprestore
+ * into the pool's active area, and a raw
  * import (tprecv --format raw: an unfinished receive, the data, the
  * change that makes it a volume), and a removal in bounded steps (a
  * change, a thin commit per step, a change) of a shared origin.
@@ -53,21 +57,25 @@
 #define META_SIZE (6u << 20)
 
 static char data_path[640], meta_path[640], xml_path[640], img_path[640], got_path[640];
+/* the device tpextend --data adds (in every command's images: small) */
+static char data2_path[640];
+#define NR_IMAGES 3
+#define DATA2_SIZE (4u << 20)
 
 /* ---- the images ---- */
 
 struct image {
-	struct file_copy f[2];
+	struct file_copy f[NR_IMAGES];
 };
 
 static const char *path_of(int i)
 {
-	return i ? meta_path : data_path;
+	return i == 2 ? data2_path : i ? meta_path : data_path;
 }
 
 static void image_save(struct image *im)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NR_IMAGES; i++)
 		file_copy_read(path_of(i), &im->f[i]);
 }
 
@@ -78,7 +86,7 @@ static void image_load(const struct image *im)
 	enum { PIECE = 64 << 10 };
 	static unsigned char buf[PIECE];
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NR_IMAGES; i++) {
 		const unsigned char *data = im->f[i].data;
 		off_t size = (off_t)im->f[i].size;
 		int fd = open(path_of(i), O_RDWR);
@@ -96,8 +104,8 @@ static void image_load(const struct image *im)
 
 static void image_free(struct image *im)
 {
-	file_copy_free(&im->f[0]);
-	file_copy_free(&im->f[1]);
+	for (int i = 0; i < NR_IMAGES; i++)
+		file_copy_free(&im->f[i]);
 }
 
 static void grow(const char *path, off_t size)
@@ -287,6 +295,35 @@ static int do_extend_meta(struct pool *p)
 	return pool_extend(p, &x, &res);
 }
 
+static int do_extend_data(struct pool *p)
+{
+	struct pool_extend_data_params x = { data2_path, 0, 0 };
+	struct pool_extend_data_result res;
+	return pool_extend_data(p, &x, &res);
+}
+
+static int run_extend_data(void)
+{
+	return with_pool(do_extend_data);
+}
+
+static int do_reduce_data(struct pool *p)
+{
+	struct pool_reduce_data_result res;
+	return pool_reduce_data(p, data2_path, 0, &res);
+}
+
+static int run_reduce_data(void)
+{
+	return with_pool(do_reduce_data);
+}
+
+/* the world before tpreduce: the second data device added, holding nothing */
+static void setup_reduce_data(void)
+{
+	CU_ASSERT_FATAL(with_pool(do_extend_data) == 0);
+}
+
 static int run_extend(void)
 {
 	return with_pool(do_extend);
@@ -449,6 +486,8 @@ static const struct command commands[] = {
 	{ "tprepair (a stray thin device)", run_repair_strays, setup_stray, 0, 1 },
 	{ "tprecv --format raw", run_import, setup_import, 0, 0, 1 },
 	{ "tvremove in bounded steps", run_remove_steps, setup_mapped, 0 },
+	{ "tpextend --data", run_extend_data, NULL, 0 },
+	{ "tpreduce --data", run_reduce_data, setup_reduce_data, 0 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -512,6 +551,13 @@ static void use_dir(const struct command *cmd)
 	snprintf(xml_path, sizeof(xml_path), "%s/restore.xml", dir);
 	snprintf(img_path, sizeof(img_path), "%s/import.img", dir);
 	snprintf(got_path, sizeof(got_path), "%s/got.img", dir);
+	snprintf(data2_path, sizeof(data2_path), "%s/data2.img", dir);
+	{
+		int fd = open(data2_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_FATAL(ftruncate(fd, DATA2_SIZE) == 0);
+		close(fd);
+	}
 }
 
 /* The volumes of the pool (names, sizes, thin ids), without the
@@ -700,7 +746,7 @@ static void cut_command(const struct command *cmd)
 	CU_ASSERT(olds > 0 && news > 0);
 	CU_ASSERT(!cmd->import || blanks > 0);
 	image_free(&before);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NR_IMAGES; i++)
 		unlink(path_of(i));
 	unlink(img_path);
 	unlink(got_path);
@@ -767,6 +813,16 @@ static void test_remove_steps(void)
 	cut_command(&commands[11]);
 }
 
+static void test_extend_data(void)
+{
+	cut_command(&commands[12]);
+}
+
+static void test_reduce_data(void)
+{
+	cut_command(&commands[13]);
+}
+
 TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tvcreate", test_create },
 	      { "tvsnap", test_snap },
@@ -779,4 +835,6 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tvrollback: new device from the snapshot, old one deleted", test_rollback },
 	      { "tprepair: a stray thin device deleted", test_repair_strays },
 	      { "tprecv --format raw: unfinished, dropped, or whole", test_import },
-	      { "tvremove in bounded steps: a shared origin, resumed", test_remove_steps })
+	      { "tvremove in bounded steps: a shared origin, resumed", test_remove_steps },
+	      { "tpextend --data: a second data device", test_extend_data },
+	      { "tpreduce --data: the second data device taken away", test_reduce_data })

@@ -807,7 +807,79 @@ static void test_monitor_policy(void)
 	vg_free(vg);
 }
 
+/* Several data devices: a pool on one writes no data1.. (its text as
+ * before), the added ones roundtrip with their ranges, the ranges must
+ * agree with the areas, and chunks are located on the right device. */
+static void test_data_devices(void)
+{
+	struct vg *vg = fx_vg(), *back;
+	struct vg_label l;
+	uint64_t chunk = 2ull << 20, off, run;
+	unsigned dev;
+	char *t, *bad;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NULL(strstr(t, "data1"));
+	CU_ASSERT_PTR_NULL(strstr(t, "first_chunk"));
+	free(t);
+	CU_ASSERT_EQUAL(vg_nr_data(vg), 1);
+	CU_ASSERT_EQUAL(vg_data_chunks(vg), (FX_DEV_SIZE - (1ull << 20)) / chunk);
+	/* a second device: 7 chunks each (the first's area cut to whole chunks) */
+	vg->dev[VG_ROLE_DATA].area[0].size = 7 * chunk;
+	vg->nr_xdata = 1;
+	vg->xdata[0] = vg->dev[VG_ROLE_DATA];
+	strcpy(vg->xdata[0].pv_uuid, "77777777-7777-4777-8777-777777777777");
+	strcpy(vg->xdata[0].path, "/dev/test-data2");
+	CU_ASSERT_EQUAL(vg_validate(vg), 0);
+	CU_ASSERT_EQUAL(vg_data_chunks(vg), 14);
+	CU_ASSERT_EQUAL(vg_data_first_chunk(vg, 1), 7);
+	CU_ASSERT_EQUAL(vg_data_locate(vg, 9, &dev, &off, &run), 0);
+	CU_ASSERT_EQUAL(dev, 1);
+	CU_ASSERT_EQUAL(off, (1ull << 20) + 2 * chunk);
+	CU_ASSERT_EQUAL(run, 5);
+	CU_ASSERT_EQUAL(vg_data_locate(vg, 6, &dev, &off, &run), 0);
+	CU_ASSERT_EQUAL(dev, 0);
+	CU_ASSERT_EQUAL(run, 1);
+	CU_ASSERT_EQUAL(vg_data_locate(vg, 14, &dev, &off, &run), -ERANGE);
+	CU_ASSERT_EQUAL(vg_data_index(vg, "77777777-7777-4777-8777-777777777777"), 1);
+	roundtrip(vg);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "first_chunk=7"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "\tchunks=7"));
+	/* a range that disagrees with the areas is refused, naming the key */
+	bad = strdup(t);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bad);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(strstr(bad, "first_chunk=7"));
+	memcpy(strstr(bad, "first_chunk=7"), "first_chunk=6", 13);
+	CU_ASSERT_EQUAL(vg_import(bad, n, &back), -EUCLEAN);
+	free(bad);
+	free(t);
+	/* the added device's label carries its place */
+	vg_label_from_vg_data(vg, 1, FX_DEV_SIZE, &l);
+	CU_ASSERT_EQUAL(l.data_index, 1);
+	CU_ASSERT_STRING_EQUAL(l.pv_uuid, "77777777-7777-4777-8777-777777777777");
+	{
+		uint8_t s[VG_LABEL_SIZE];
+		struct vg_label got;
+
+		CU_ASSERT_EQUAL_FATAL(vg_label_encode(&l, s), 0);
+		CU_ASSERT_EQUAL(vg_label_decode(s, "t", &got), VG_LABEL_FOUND);
+		CU_ASSERT_EQUAL(got.data_index, 1);
+		l.role = VG_ROLE_META;
+		CU_ASSERT_EQUAL(vg_label_check(&l), -EINVAL);
+	}
+	/* a device uuid twice, and a first area of a partial chunk before another */
+	strcpy(vg->xdata[0].pv_uuid, vg->dev[VG_ROLE_META].pv_uuid);
+	CU_ASSERT_EQUAL(vg_validate(vg), -EINVAL);
+	strcpy(vg->xdata[0].pv_uuid, "77777777-7777-4777-8777-777777777777");
+	vg->dev[VG_ROLE_DATA].area[0].size = 7 * chunk + 512;
+	CU_ASSERT_EQUAL(vg_validate(vg), -EINVAL);
+	vg_free(vg);
+}
+
 TP_TEST_SUITE(vg_text, NULL, NULL,
+	      { "several data devices: ranges, roundtrip, one device as before", test_data_devices },
 	      { "geometry profile: optional, every value roundtrips", test_profile },
 	      { "import a hand-written text", test_import_handwritten },
 	      { "export/import roundtrip", test_roundtrip },

@@ -34,7 +34,7 @@ static void check_stripe(struct pool *p, struct pool_extend_result *res)
 	char c[32], s[32];
 	uint64_t stripe;
 
-	if (tp_topology_get(pool_pv(p, VG_ROLE_DATA)->io->name, &t))
+	if (tp_topology_get(pool_data_dev_path(p, vg_nr_data(pool_vg(p)) - 1), &t))
 		return;
 	tp_topology_describe(&t, res->topo_desc, sizeof(res->topo_desc));
 	stripe = tp_policy_stripe(&t, NULL, 0);
@@ -138,8 +138,12 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		struct pool_extend_result *res)
 {
-	const struct vg_device *d = &pool_vg(p)->dev[VG_ROLE_DATA];
-	uint64_t dev_size = pool_pv(p, VG_ROLE_DATA)->io->size, room, blocks;
+	/* the last data device is the one that can grow: the ones before it
+	 * are followed by another's range */
+	unsigned last = vg_nr_data(pool_vg(p)) - 1;
+	const struct vg_device *d = vg_data_dev(pool_vg(p), last);
+	uint64_t dev_size = pool_data_dev_size(p, last), room, blocks;
+	uint64_t before = vg_data_first_chunk(pool_vg(p), last);
 	struct pool_growth g = { 0, 0 };
 	struct vg *next;
 	char a[48], b[48];
@@ -147,7 +151,7 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 
 	memset(res, 0, sizeof(*res));
 	res->chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
-	res->old_data_size = res->new_data_size = d->area[0].size / res->chunk * res->chunk;
+	res->old_data_size = res->new_data_size = vg_data_chunks(pool_vg(p)) * res->chunk;
 	res->old_meta_size = res->new_meta_size =
 		pool_vg(p)->dev[VG_ROLE_META].area[pool_vg(p)->metadata_area].size;
 	res->data_dev_size = dev_size;
@@ -156,7 +160,7 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 	if ((r = pool_grow_catch_up(p, res)))
 		return r < 0 ? r : 0;
 	room = dev_size > d->area[0].offset ? dev_size - d->area[0].offset : 0;
-	blocks = room / res->chunk;
+	blocks = before + room / res->chunk;
 	if (blocks > THIN_MAX_DATA_BLOCKS)
 		blocks = THIN_MAX_DATA_BLOCKS;
 	if (x->data_size && blocks > x->data_size / res->chunk)
@@ -165,7 +169,7 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		g.data_blocks = blocks;
 	else if (!x->metadata) {
 		log_error("pool %s: the data device %s (%s) has no whole chunk (%s) beyond the data "
-			  "area; grow the device first", pool_name(p), pool_pv(p, VG_ROLE_DATA)->io->name,
+			  "area; grow the device first", pool_name(p), pool_data_dev_path(p, last),
 			  tp_size_format_exact(dev_size, a, sizeof(a)),
 			  tp_size_format(res->chunk, 'h', b, sizeof(b)));
 		return -ENOSPC;
@@ -173,8 +177,8 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	if (g.data_blocks) {
-		next->dev[VG_ROLE_DATA].size = dev_size;
-		next->dev[VG_ROLE_DATA].area[0].size = g.data_blocks * res->chunk;
+		vg_data_dev(next, last)->size = dev_size;
+		vg_data_dev(next, last)->area[0].size = (g.data_blocks - before) * res->chunk;
 	}
 	if (x->metadata) {
 		if ((r = plan_meta(p, x, next, res))) {

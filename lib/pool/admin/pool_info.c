@@ -52,12 +52,13 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	snprintf(info->uuid, sizeof(info->uuid), "%s", vg->uuid);
 	info->dev_path[POOL_ROLE_DATA] = pool_device_path(p, VG_ROLE_DATA);
 	info->dev_path[POOL_ROLE_META] = pool_device_path(p, VG_ROLE_META);
+	info->nr_data_devs = pool_data_devices(p, info->data_devs, TP_ARRAY_SIZE(info->data_devs));
 	info->zero = vg->zero;
 	info->profile = pool_profile_name(vg->profile);
 	info->discards = (enum pool_discards)vg->discards;
 	info->when_full = (enum pool_when_full)vg->when_full;
 	info->chunk = chunk;
-	info->data_size = chunk ? chunk * (vg->dev[VG_ROLE_DATA].area[0].size / chunk) : 0;
+	info->data_size = chunk * vg_data_chunks(vg);
 	info->transaction_id = vg->transaction_id;
 	info->data_offset = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
 	info->meta_offset = meta->area[vg->metadata_area].offset;

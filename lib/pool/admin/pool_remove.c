@@ -25,13 +25,13 @@ int pool_remove(struct pool *p)
 	}
 	tp_critical_begin();
 
-	for (int i = 0; i < VG_NR_ROLES; i++) {
-		e = vg_label_wipe(pool_pv(p, i)->io, 0);
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++) {
+		e = vg_label_wipe(pool_pv_at(p, i)->io, 0);
 		if (e < 0 && !r)
 			r = e;
 	}
-	for (int i = 0; i < VG_NR_ROLES; i++) {
-		e = vg_mda_format(pool_pv(p, i)->io, &pool_pv(p, i)->label);
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++) {
+		e = vg_mda_format(pool_pv_at(p, i)->io, &pool_pv_at(p, i)->label);
 		if (e && !r)
 			r = e;
 	}

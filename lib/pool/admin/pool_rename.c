@@ -194,9 +194,9 @@ int pool_rename(const char *old, const char *new_name, const char *devices)
 		goto detach;
 	/* 3. the backups, 4. the devices file */
 	move_backups(old, new_name);
-	for (int i = 0; i < VG_NR_ROLES; i++)
-		pool_record_device(new_name, (enum vg_role)i, pool_pv(p, i)->label.pv_uuid,
-				   pool_pv(p, i)->io->name);
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
+		pool_record_device(new_name, pool_pv_at(p, i)->label.role,
+				   pool_pv_at(p, i)->label.pv_uuid, pool_pv_at(p, i)->io->name);
 	if ((r = pool_devices_remove_pool(old)))
 		log_warn("pool %s: the devices file still lists it under %s (%s); a label scan "
 			 "finds it", new_name, old, strerror(-r));

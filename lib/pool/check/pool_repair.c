@@ -119,8 +119,7 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	if (!o.data_block_size)
 		o.data_block_size = pool_vg(p)->chunk_size;
 	if (!o.nr_data_blocks && pool_vg(p)->chunk_size)
-		o.nr_data_blocks = pool_pv(p, VG_ROLE_DATA)->label.area[0].size /
-				   ((uint64_t)pool_vg(p)->chunk_size * 512);
+		o.nr_data_blocks = vg_data_chunks(pool_vg(p));
 	r = thin_repair_io(in, out, &o, rep);
 	if (!r)
 		r = io_flush(out);

@@ -26,7 +26,41 @@ struct pool_dev_usage;
 const struct vg *pool_vg(const struct pool *p);
 /* The device of ROLE as attached: its label and io (io NULL when it could
  * not be opened, in a check or repair). */
+/* The device in ROLE. For VG_ROLE_DATA of a pool over several data
+ * devices: the first device's label with an engine over the whole data
+ * area (the first device up to its area's end, then each added device's
+ * area), so a data chunk C lies at label.area[0].offset + C * chunk of
+ * it on every pool, as on the kernel's data device. */
 const struct vg_pv *pool_pv(const struct pool *p, enum vg_role role);
+/* Every device of the pool, one by one: 0 the (first) data device, 1 the
+ * meta device, 2.. the added data devices in order (each its own engine
+ * and label): labels, VG copies, wipes and renames go over these. */
+unsigned pool_nr_pvs(const struct pool *p);
+const struct vg_pv *pool_pv_at(const struct pool *p, unsigned i);
+
+/* THE place of a data chunk (pool_data.c): data chunk CHUNK of P lies on
+ * the engine *IO (a data device of the pool) at byte *OFF, and *RUN
+ * chunks from CHUNK on follow it there. 0, -ERANGE beyond the data area.
+ * Offline code that reads or writes data chunks device by device (trim,
+ * a chunk mover) goes by it; pool_pv(p, VG_ROLE_DATA)->io is the same
+ * mapping as one engine. */
+int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
+		     uint64_t *run) TP_MUST_CHECK;
+/* The path of data device I of P ("" when not open), and its size now
+ * (the open device's, 0 when not open). */
+const char *pool_data_dev_path(const struct pool *p, unsigned i);
+uint64_t pool_data_dev_size(const struct pool *p, unsigned i);
+/* tpextend --data: claim PATH, a new data device of P (pool_claim_open;
+ * of a live pool, after the exclusive open proved it free, it is kept open
+ * without O_EXCL, since the kernel's table is to hold it). */
+int pool_claim_new_data(struct pool *p, const char *path, struct tp_lock **lock,
+			struct io_engine **io) TP_MUST_CHECK;
+/* tpextend --data / tpreduce --data: the new device (its engine, label and
+ * flock, all handed over) becomes the last of P's devices before the VG
+ * commit that lists it; drop takes the last one away again (closed). */
+int pool_add_data_pv(struct pool *p, struct io_engine *io, const struct vg_label *l,
+		     struct tp_lock *claim) TP_MUST_CHECK;
+void pool_drop_data_pv(struct pool *p);
 /* The thin-pool's dm name, when live. */
 const char *pool_dm_name(const struct pool *p);
 /* POOL_* open flags. */

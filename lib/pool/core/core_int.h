@@ -8,12 +8,25 @@
 /* pool_layout.c: the live backend's grow_catch_up (core.h: pool_grow_catch_up) */
 int pool_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
 
+/* Every device of a pool: the data and meta devices (by role), then the
+ * data devices tpextend --data added, in the data area's order. */
+#define POOL_MAX_PVS (VG_NR_ROLES + VG_DATA_DEVICES_MAX - 1)
+/* The index in struct pool's pv[] of data device I (vg.h: vg_data_dev). */
+#define POOL_DATA_PV(i) ((i) ? VG_NR_ROLES + (i) - 1 : VG_ROLE_DATA)
+
 struct pool {
 	char name[VG_NAME_MAX + 1];
 	unsigned flags;
 	struct tp_lock *lock;
-	struct tp_lock *claim[VG_NR_ROLES];	/* writers: the devices' flocks, open order */
-	struct vg_pv pv[VG_NR_ROLES];	/* indexed by role; io owned */
+	struct tp_lock *claim[POOL_MAX_PVS];	/* writers: the devices' flocks, open order */
+	struct vg_pv pv[POOL_MAX_PVS];	/* by role, then added data devices; io owned */
+	unsigned nr_pv;			/* VG_NR_ROLES + the added data devices open */
+	/* A pool over several data devices: the concatenation of their data
+	 * areas behind the first device's label and VG area (pool_data.c),
+	 * and what pool_pv(p, VG_ROLE_DATA) hands out: the data device as
+	 * the pool (and the kernel's linear table) sees it. NULL for one. */
+	struct io_engine *data_cat;
+	struct vg_pv data_view;
 	struct vg *vg;
 	struct io_engine *thin_io;	/* window over the active area */
 	struct thin_md *md;		/* NULL while the kernel runs the pool */
@@ -107,5 +120,21 @@ enum pool_liveness pool_liveness_decide(int dm_err, int has_tpool, int held);
  * P->be and P->pool_dm. -EBUSY or the dm error, logged with what to do,
  * when the answer is not a clear offline or live: the pool is refused. */
 int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid) TP_MUST_CHECK;
+
+/* ---- pool_data.c: the data area over several data devices ---- */
+
+/* Open the data devices the VG lists after the first (pool_attach.c:
+ * after the VG is read; REP: check and repair, a missing device is a
+ * finding) and build the concatenation. 0, or -ENOENT (logged, naming
+ * the missing device) and the like. */
+int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *rep)
+	TP_MUST_CHECK;
+/* The data area over every data device, each opened anew with io_fd_open
+ * FLAGS (the live reader: O_DIRECT beside the kernel), in *OUT (owning
+ * them). 0 or -errno, logged. */
+int pool_data_reader_multi(struct pool *p, unsigned flags, struct io_engine **out)
+	TP_MUST_CHECK;
+/* (Re)build P->data_cat from P->vg and the open devices. */
+int pool_data_rebuild(struct pool *p) TP_MUST_CHECK;
 
 #endif

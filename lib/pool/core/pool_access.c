@@ -12,7 +12,14 @@
 const char *pool_name(const struct pool *p) { return p->name; }
 int pool_is_live(const struct pool *p) { return p->be && p->be->live; }
 const struct vg *pool_vg(const struct pool *p) { return p->vg; }
-const struct vg_pv *pool_pv(const struct pool *p, enum vg_role role) { return &p->pv[role]; }
+const struct vg_pv *pool_pv(const struct pool *p, enum vg_role role)
+{
+	return role == VG_ROLE_DATA && p->data_cat ? &p->data_view : &p->pv[role];
+}
+
+unsigned pool_nr_pvs(const struct pool *p) { return p->nr_pv ? p->nr_pv : VG_NR_ROLES; }
+
+const struct vg_pv *pool_pv_at(const struct pool *p, unsigned i) { return &p->pv[i]; }
 const char *pool_dm_name(const struct pool *p) { return p->pool_dm; }
 unsigned pool_flags(const struct pool *p) { return p->flags; }
 struct thin_md *pool_thin(const struct pool *p) { return p->md; }
@@ -37,9 +44,11 @@ void pool_latch_read_only(struct pool *p, const char *why)
 	if (p->latched)
 		return;
 	p->latched = 1;
-	for (int i = 0; i < VG_NR_ROLES; i++)
+	for (unsigned i = 0; i < POOL_MAX_PVS; i++)
 		if (p->pv[i].io)
 			p->pv[i].io->read_only = 1;
+	if (p->data_cat)
+		p->data_cat->read_only = 1;
 	if (p->thin_io)
 		p->thin_io->read_only = 1;
 	log_error("pool %s: %s; this command writes nothing more to it; the next command "

@@ -131,11 +131,109 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 	return 0;
 }
 
-/* The VG copies as findings (check/repair). */
-static void report_copies(const struct pool *p, const struct vg_mda_status *st,
-			  struct pool_check_report *rep)
+static void report_copies_from(const struct pool *p, const struct vg_mda_status *st,
+			       struct pool_check_report *rep, unsigned from);
+
+/* Open PATH, data device I of P, and check its label against the VG. */
+static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned claim,
+		      struct pool_check_report *rep)
 {
-	for (unsigned d = 0; d < st->nr_pvs; d++) {
+	const struct vg_device *d = vg_data_dev(p->vg, i);
+	unsigned k = POOL_DATA_PV(i);
+	struct io_engine *io;
+	struct vg_label l;
+	int r;
+
+	if (p->flags & POOL_RDONLY)
+		r = io_fd_open(path, IO_RDONLY, &io);
+	else
+		r = pool_claim_open(p->name, path, claim, &p->claim[k], &io);
+	if (r) {
+		if (r != -EBUSY)
+			log_error("pool %s: cannot open its data device %s: %s", p->name, path,
+				  strerror(-r));
+		return r;
+	}
+	r = vg_label_read(io, &l);
+	if (r != VG_LABEL_FOUND || l.role != VG_ROLE_DATA || l.data_index != i ||
+	    strcmp(l.pv_uuid, d->pv_uuid) || strcmp(l.pool_uuid, p->vg->uuid)) {
+		io_destroy(io);
+		if (rep) {
+			pool_problem(rep, 1, "%s: not data device %u of the pool (its label)", path, i);
+			return 1;
+		}
+		log_error("pool %s: %s is no longer its data device %u (device uuid %s)", p->name,
+			  path, i, d->pv_uuid);
+		return -ENOENT;
+	}
+	p->pv[k].io = io;
+	p->pv[k].label = l;
+	return 0;
+}
+
+int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *rep)
+{
+	struct vg_pv pvs[POOL_MAX_PVS];
+	struct vg *vg = NULL;
+	unsigned n = vg_nr_data(p->vg);
+	int r;
+
+	p->nr_pv = VG_NR_ROLES;
+	for (unsigned i = 1; i < n; i++) {
+		const struct vg_device *d = vg_data_dev(p->vg, i);
+		char *path = NULL;
+
+		r = pool_find_data_device(p->name, p->vg->uuid, d->pv_uuid, i, d->path,
+					  !(p->flags & POOL_RDONLY), &path);
+		if (r == -ENOENT) {
+			if (rep) {
+				pool_problem(rep, 1, "data device %u (device uuid %s, last seen at %s) "
+					     "is missing", i, d->pv_uuid, d->path[0] ? d->path : "?");
+				return 1;
+			}
+			log_error("pool %s: its data device %u (device uuid %s, last seen at %s) is "
+				  "missing: no device carries its label. Attach it and run the "
+				  "command again; the pool cannot be opened or activated without "
+				  "every data device ('tpstatus --devices-report %s' lists them)",
+				  p->name, i, d->pv_uuid, d->path[0] ? d->path : "unknown", p->name);
+			return r;
+		}
+		if (r)
+			return r;
+		r = open_xdata(p, i, path, claim, rep);
+		free(path);
+		if (r)
+			return r < 0 ? r : 0;
+		p->nr_pv = VG_NR_ROLES + i;
+	}
+	if (n > 1) {
+		struct vg_mda_status st;
+
+		/* every copy counts: an added device may hold the newest one */
+		memcpy(pvs, p->pv, sizeof(pvs));
+		r = vg_read(pvs, p->nr_pv, &vg, &st);
+		if (r)
+			return r;
+		if (rep)	/* the first two were reported with the VG */
+			report_copies_from(p, &st, rep, VG_NR_ROLES);
+		if (vg->seqno != p->vg->seqno || vg_nr_data(vg) != n) {
+			log_error("pool %s: its added data devices hold VG metadata (seqno %llu) "
+				  "the data and metadata devices do not (seqno %llu); 'tprepair %s' "
+				  "puts them in step", p->name, (unsigned long long)vg->seqno,
+				  (unsigned long long)p->vg->seqno, p->name);
+			vg_free(vg);
+			return rep ? 0 : -EUCLEAN;
+		}
+		vg_free(vg);
+	}
+	return pool_data_rebuild(p);
+}
+
+/* The VG copies as findings (check/repair), of the devices from FROM on. */
+static void report_copies_from(const struct pool *p, const struct vg_mda_status *st,
+			       struct pool_check_report *rep, unsigned from)
+{
+	for (unsigned d = from; d < st->nr_pvs; d++) {
 		int newest = 0;
 		if (st->read_error[d])
 			pool_problem(rep, 0, "%s: its VG metadata area cannot be read: %s",
@@ -152,6 +250,12 @@ static void report_copies(const struct pool *p, const struct vg_mda_status *st,
 			pool_problem(rep, 0, "%s: lacks the newest VG metadata (seqno %" PRIu64 ")",
 				     p->pv[d].io->name, st->seqno);
 	}
+}
+
+static void report_copies(const struct pool *p, const struct vg_mda_status *st,
+			  struct pool_check_report *rep)
+{
+	report_copies_from(p, st, rep, 0);
 }
 
 /* Read the VG into P->vg. 1: none could be read (a finding with REP). */
@@ -302,6 +406,9 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	r = read_vg(p, rep, st, alias);
 	if (r)
 		return r < 0 ? r : 0;
+	/* the data devices tpextend --data added, by the VG */
+	if ((r = pool_attach_xdata(p, claim, rep)))
+		return r < 0 ? r : 0;
 	/* another host's pool: refused before anything is written */
 	return pool_check_owner(p);
 }
@@ -348,7 +455,8 @@ void pool_detach(struct pool *p)
 {
 	thin_close(p->md);
 	io_destroy(p->thin_io);
-	for (int i = 0; i < VG_NR_ROLES; i++) {
+	io_destroy(p->data_cat);
+	for (int i = 0; i < POOL_MAX_PVS; i++) {
 		io_destroy(p->pv[i].io);
 		tp_lock_release(p->claim[i]);
 	}
@@ -361,7 +469,7 @@ int pool_share_devices(struct pool *p)
 {
 	io_destroy(p->thin_io);
 	p->thin_io = NULL;
-	for (int i = 0; i < VG_NR_ROLES; i++) {
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++) {
 		struct io_engine *io;
 		int r = io_fd_open(p->pv[i].io->name, 0, &io);
 
@@ -373,6 +481,6 @@ int pool_share_devices(struct pool *p)
 		io_destroy(p->pv[i].io);
 		p->pv[i].io = io;
 	}
-	return 0;
+	return p->vg ? pool_data_rebuild(p) : 0;
 }
 

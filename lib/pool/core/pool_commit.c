@@ -15,8 +15,16 @@
 
 static int commit(struct pool *p, struct vg *next, int backup)
 {
-	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
+	struct vg_pv pvs[POOL_MAX_PVS];
+	unsigned n = pool_nr_pvs(p);
 	int r;
+
+	/* only the devices NEXT lists: a device being added or taken away
+	 * gets no copy of a VG without it */
+	if (n > VG_NR_ROLES + next->nr_xdata)
+		n = VG_NR_ROLES + next->nr_xdata;
+
+	memcpy(pvs, p->pv, sizeof(pvs));
 
 	if ((r = pool_refuse_latched(p)) || (r = pool_holds_check_change(p, next)) ||
 	    (r = pool_provision_check(p, next))) {
@@ -25,9 +33,12 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	}
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		snprintf(next->dev[i].path, sizeof(next->dev[i].path), "%s", p->pv[i].io->name);
+	for (unsigned i = 1; i < vg_nr_data(next) && POOL_DATA_PV(i) < n; i++)
+		snprintf(vg_data_dev(next, i)->path, sizeof(next->dev[0].path), "%s",
+			 p->pv[POOL_DATA_PV(i)].io->name);
 	next->seqno = p->vg->seqno;
 	tp_critical_begin();
-	r = vg_commit(pvs, VG_NR_ROLES, next);
+	r = vg_commit(pvs, n, next);
 	tp_critical_end();
 	if (r) {
 		log_error("pool %s: VG metadata commit failed: %s; nothing was changed",
@@ -39,7 +50,7 @@ static int commit(struct pool *p, struct vg *next, int backup)
 		pool_backup_commit(next);
 	vg_free(p->vg);
 	p->vg = next;
-	return 0;
+	return pool_data_rebuild(p);
 }
 
 int pool_commit_vg(struct pool *p, struct vg *next)

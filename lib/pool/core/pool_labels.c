@@ -16,10 +16,8 @@
 #include <string.h>
 
 /* Does L's geometry and name differ from what VG records for ROLE? */
-static int stale(const struct vg_label *l, const struct vg *vg, enum vg_role role)
+static int stale(const struct vg_label *l, const struct vg *vg, const struct vg_device *d)
 {
-	const struct vg_device *d = &vg->dev[role];
-
 	return l->device_size != d->size || memcmp(&l->mda, &d->mda, sizeof(l->mda)) ||
 	       memcmp(l->area, d->area, sizeof(l->area)) || strcmp(l->pool_name, vg->name);
 }
@@ -28,12 +26,15 @@ int pool_sync_labels(struct pool *p, int *changed)
 {
 	if (changed)
 		*changed = 0;
-	for (int i = 0; i < VG_NR_ROLES; i++) {
-		const struct vg_device *d = &p->vg->dev[i];
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++) {
+		const struct vg_device *d = i < VG_NR_ROLES ? &p->vg->dev[i]
+							    : vg_data_dev(p->vg, i - VG_NR_ROLES + 1);
 		struct vg_label l = p->pv[i].label;
 		int r;
 
-		if (!stale(&l, p->vg, (enum vg_role)i))
+		if (i >= VG_NR_ROLES && i - VG_NR_ROLES + 1 >= vg_nr_data(p->vg))
+			break;	/* a device the VG does not list (yet, or any more) */
+		if (!p->pv[i].io || !stale(&l, p->vg, d))
 			continue;
 		if (changed)
 			*changed = 1;
@@ -54,5 +55,7 @@ int pool_sync_labels(struct pool *p, int *changed)
 		}
 		p->pv[i].label = l;
 	}
+	if (p->data_cat)
+		p->data_view.label = p->pv[VG_ROLE_DATA].label;
 	return 0;
 }

@@ -57,6 +57,20 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 	l->data_dev = p->pv[VG_ROLE_DATA].io->name;
 	l->data_offset = data->area[0].offset;
 	l->data_length = data->area[0].size / chunk * chunk;
+	if (vg_nr_data(vg) > 1) {
+		/* several data devices: the data device is linear over each
+		 * one's area, in the VG's order (pool_data.c) */
+		l->nr_data_segs = vg_nr_data(vg);
+		l->data_length = 0;
+		for (unsigned i = 0; i < vg_nr_data(vg); i++) {
+			struct tp_dm_data_seg *s = &l->data_seg[i];
+
+			s->dev = p->pv[POOL_DATA_PV(i)].io->name;
+			s->offset = vg_data_dev(vg, i)->area[0].offset;
+			s->length = vg_data_dev_chunks(vg, i) * chunk;
+			l->data_length += s->length;
+		}
+	}
 	l->block_sectors = vg->chunk_size;
 	l->low_water_blocks = l->data_length / chunk * (100 - pool_event_percent(vg)) / 100;
 	if (!vg->zero)
@@ -73,7 +87,7 @@ int pool_live_catch_up(struct pool *p, struct pool_extend_result *res)
 {
 	const struct vg *vg = p->vg;
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
-	uint64_t data = vg->dev[VG_ROLE_DATA].area[0].size / chunk * chunk;
+	uint64_t data = vg_data_chunks(vg) * chunk;
 	uint64_t meta = TP_MIN(vg->dev[VG_ROLE_META].area[vg->metadata_area].size /
 			       THIN_METADATA_BLOCK_SIZE, THIN_METADATA_MAX_BLOCKS);
 	struct tp_dm_pool_status st;

@@ -37,10 +37,16 @@ int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **o
 	const char *path = p->pv[VG_ROLE_DATA].io->name;
 	int r;
 
-	*rd = p->pv[VG_ROLE_DATA].io;
+	*rd = p->data_cat ? p->data_cat : p->pv[VG_ROLE_DATA].io;
 	*own = NULL;
 	if (!p->be->live)
 		return 0;
+	if (p->data_cat) {	/* several data devices: each opened anew */
+		if ((r = pool_data_reader_multi(p, IO_RDONLY | IO_DIRECT, own)))
+			return r;
+		*rd = *own;
+		return 0;
+	}
 	if ((r = io_fd_open(path, IO_RDONLY | IO_DIRECT, own))) {
 		log_error("pool %s: cannot open its data device %s for reading: %s", p->name, path,
 			  strerror(-r));

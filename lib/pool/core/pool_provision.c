@@ -54,7 +54,7 @@ uint64_t pool_vg_data_bytes(const struct vg *vg)
 {
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
 
-	return chunk ? vg->dev[VG_ROLE_DATA].area[0].size / chunk * chunk : 0;
+	return vg_data_chunks(vg) * chunk;
 }
 
 uint64_t pool_vg_overprovision_limit(const struct vg *vg)

@@ -50,8 +50,7 @@ static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
  * commit had not done yet). */
 static int replay_growth(struct pool *p)
 {
-	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512;
-	uint64_t data = p->vg->dev[VG_ROLE_DATA].area[0].size / chunk;
+	uint64_t data = vg_data_chunks(p->vg);
 	uint64_t meta = p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area].size /
 			THIN_METADATA_BLOCK_SIZE;
 	uint64_t meta_now, data_now;

@@ -73,6 +73,8 @@ int pool_devices_add(const struct pool_devices_entry *e) TP_MUST_CHECK;
 
 /* Remove every entry of POOL: 0 (also when there were none). */
 int pool_devices_remove_pool(const char *pool) TP_MUST_CHECK;
+/* Drop the entry of one device (a data device taken away). */
+int pool_devices_remove_pv(const char *pv_uuid) TP_MUST_CHECK;
 
 /* All entries (file order) into a malloc'd *ENTRIES (caller frees), *N.
  * A missing file is 0 with *N = 0. */
@@ -156,6 +158,16 @@ void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid
  * one line). Fills PATHS[role] (malloc'd); a device seen only on
  * components (an md array not running) is -ENOENT with the array named. */
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES]) TP_MUST_CHECK;
+
+/* Data device INDEX (1.. : one tpextend --data added) of the pool
+ * POOL_UUID named NAME, device uuid PV_UUID: the devices file's path for
+ * that uuid, else HINT (the VG's last known path), else a label scan; the
+ * devices file is put right. A copy of it elsewhere (the same device
+ * uuid): REFUSE_COPIES -EBUSY, else a warning. *PATH malloc'd. -ENOENT
+ * (not logged) when no device carries it. */
+int pool_find_data_device(const char *name, const char *pool_uuid, const char *pv_uuid,
+			  unsigned index, const char *hint, int refuse_copies, char **path)
+	TP_MUST_CHECK;
 
 /* Copies of PATHS (other block devices whose label carries the same
  * device uuid, like LVM's duplicate PVs), found by a label scan; a

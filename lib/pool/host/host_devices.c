@@ -249,6 +249,28 @@ int pool_devices_remove_pool(const char *pool)
 	return modify(edit_remove_pool, pool);
 }
 
+/* Drop the entry of device uuid ARG; 1 (rewrite) if it went. */
+static int edit_remove_pv(struct file *f, const void *arg)
+{
+	size_t i, o = 0;
+	int any = 0;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->lines[i].parsed && !strcmp(f->lines[i].e.pv_uuid, arg)) {
+			any = 1;
+			continue;
+		}
+		f->lines[o++] = f->lines[i];
+	}
+	f->n = o;
+	return any;
+}
+
+int pool_devices_remove_pv(const char *pv_uuid)
+{
+	return modify(edit_remove_pv, pv_uuid);
+}
+
 /* Read under a shared lock. */
 static int read_locked(struct file *f)
 {

@@ -101,6 +101,8 @@ static int entry_current(const struct pool_devices_entry *e, struct located *at)
 		return r == -ENOENT ? 0 : r;
 	if (strcmp(l.pv_uuid, e->pv_uuid) || strcmp(l.pool_name, e->pool) || l.role != e->role)
 		return 0;
+	if (l.data_index)
+		return 2;	/* an added data device: found through the VG */
 	return !component(at, e->path, &l);
 }
 
@@ -121,7 +123,7 @@ static int scan_labels(const char *name, char *paths[VG_NR_ROLES], struct locate
 		const char *path = list.dev[i].path;
 		struct vg_label l;
 
-		if (pool_read_label(path, &l) || strcmp(l.pool_name, name) ||
+		if (pool_read_label(path, &l) || strcmp(l.pool_name, name) || l.data_index ||
 		    component(at, path, &l))
 			continue;
 		if (uuid[0] && strcmp(uuid, l.pool_uuid)) {
@@ -182,6 +184,8 @@ static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at
 		snprintf(at->listed_path[ent[i].role], sizeof(at->listed_path[0]), "%s",
 			 ent[i].path);
 		r = entry_current(&ent[i], at);
+		if (r == 2)
+			continue;
 		if (r <= 0) {
 			at->stale = 1;
 			if (r < 0)
@@ -205,6 +209,39 @@ static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at
 	return r;
 }
 
+/* Are the data devices the VG on PATHS lists after the first present
+ * too? 1 yes (or the VG cannot be read here: the open says why), 0 not. */
+static int added_present(const char *name, char *const paths[VG_NR_ROLES])
+{
+	struct vg_pv pv[VG_NR_ROLES];
+	struct tp_log_capture quiet;
+	struct vg *vg = NULL;
+	int r = 1, n = 0;
+
+	memset(pv, 0, sizeof(pv));
+	tp_log_capture(&quiet);
+	for (; n < VG_NR_ROLES; n++)
+		if (io_fd_open(paths[n], IO_RDONLY, &pv[n].io) ||
+		    vg_label_read(pv[n].io, &pv[n].label) != VG_LABEL_FOUND)
+			break;
+	if (n == VG_NR_ROLES && !vg_read(pv, VG_NR_ROLES, &vg, NULL)) {
+		for (unsigned i = 1; r && i < vg_nr_data(vg); i++) {
+			const struct vg_device *d = vg_data_dev(vg, i);
+			char *path = NULL;
+
+			if (pool_find_data_device(name, vg->uuid, d->pv_uuid, i, d->path, 0, &path) ==
+			    -ENOENT)
+				r = 0;
+			free(path);
+		}
+		vg_free(vg);
+	}
+	tp_log_capture(NULL);
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		io_destroy(pv[i].io);
+	return r;
+}
+
 int pool_devices_present(const char *name)
 {
 	char *paths[VG_NR_ROLES];
@@ -213,7 +250,7 @@ int pool_devices_present(const char *name)
 
 	if (r)
 		return r;
-	r = paths[VG_ROLE_DATA] && paths[VG_ROLE_META];
+	r = paths[VG_ROLE_DATA] && paths[VG_ROLE_META] && added_present(name, paths);
 	free(paths[0]);
 	free(paths[1]);
 	return r;
@@ -372,6 +409,67 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 	for (i = 0; i < VG_NR_ROLES; i++)
 		record(name, (enum vg_role)i, paths[i]);
 	return 0;
+}
+
+/* Is PATH data device INDEX (device uuid PV_UUID) of the pool POOL_UUID,
+ * the top of its stack? */
+static int is_data_device(const char *path, const char *pool_uuid, const char *pv_uuid,
+			  unsigned index)
+{
+	struct tp_stack_verdict v;
+	struct vg_label l;
+
+	return path && path[0] && !pool_read_label(path, &l) && l.role == VG_ROLE_DATA &&
+	       l.data_index == index && !strcmp(l.pv_uuid, pv_uuid) &&
+	       !strcmp(l.pool_uuid, pool_uuid) && pool_stack_check(path, pool_uuid, &v) <= 0;
+}
+
+int pool_find_data_device(const char *name, const char *pool_uuid, const char *pv_uuid,
+			  unsigned index, const char *hint, int refuse_copies, char **path)
+{
+	struct pool_devices_entry e;
+	struct tp_dev_list list;
+	char found[VG_PATH_MAX + 1] = "", copy[VG_PATH_MAX + 1] = "";
+	int r;
+
+	*path = NULL;
+	if (!pool_devices_lookup_pv(pv_uuid, &e) &&
+	    is_data_device(e.path, pool_uuid, pv_uuid, index))
+		snprintf(found, sizeof(found), "%s", e.path);
+	else if (is_data_device(hint, pool_uuid, pv_uuid, index))
+		snprintf(found, sizeof(found), "%s", hint);
+	/* the scan: to find a device that moved, and copies of it */
+	if (!tp_dev_scan("TPTOOLS-", &list)) {
+		for (unsigned k = 0; k < list.count; k++) {
+			const char *dev = list.dev[k].path;
+
+			if (!is_data_device(dev, pool_uuid, pv_uuid, index))
+				continue;
+			if (!found[0])
+				snprintf(found, sizeof(found), "%s", dev);
+			else if (!pool_same_device(found, dev) && !copy[0])
+				snprintf(copy, sizeof(copy), "%s", dev);
+		}
+		tp_dev_list_free(&list);
+	}
+	if (!found[0])
+		return -ENOENT;
+	if (copy[0]) {
+		if (refuse_copies) {
+			log_error("pool %s: duplicate devices: %s and %s (both carry the data device "
+				  "uuid %s). They are copies (dd clones, LUN snapshots): tptools will "
+				  "not change a pool whose devices are duplicated; detach or wipe the "
+				  "copy", name, found, copy, pv_uuid);
+			return -EBUSY;
+		}
+		log_warn("pool %s: duplicate devices: %s and %s (both carry the data device uuid "
+			 "%s). Using %s; detach or wipe the copy", name, found, copy, pv_uuid, found);
+	}
+	r = pool_devices_lookup_pv(pv_uuid, &e);
+	if (r || strcmp(e.path, found) || strcmp(e.pool, name))
+		pool_record_device(name, VG_ROLE_DATA, pv_uuid, found);
+	*path = strdup(found);
+	return *path ? 0 : -ENOMEM;
 }
 
 /* Append "; PATH and COPY (the ROLE device, device uuid UUID)" to BUF. */

@@ -138,6 +138,7 @@ static int take_sample(struct pool *p, struct pool_monitor_sample *s)
 {
 	const struct vg *vg = pool_vg(p);
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512, dev, off;
+	unsigned last;
 	struct tp_dm_pool_status ks;
 	int r = tp_dm_pool_status(pool_dm_name(p), TP_DM_NOFLUSH, &ks);
 
@@ -156,10 +157,13 @@ static int take_sample(struct pool *p, struct pool_monitor_sample *s)
 	s->out_of_data = ks.mode == TP_DM_MODE_OUT_OF_DATA;
 	s->error_if_no_space = ks.nfields >= 7 && ks.error_if_no_space;
 	s->chunk = chunk;
-	s->data_size = vg->dev[VG_ROLE_DATA].area[0].size / chunk * chunk;
-	dev = pool_pv(p, VG_ROLE_DATA)->io->size;
-	off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
-	s->data_max = dev > off ? TP_MIN((dev - off) / chunk, THIN_MAX_DATA_BLOCKS) * chunk : 0;
+	s->data_size = vg_data_chunks(vg) * chunk;
+	/* the last data device is the one that grows (pool_extend) */
+	last = vg_nr_data(vg) - 1;
+	dev = pool_data_dev_size(p, last);
+	off = vg_data_dev(vg, last)->area[0].offset;
+	s->data_max = dev > off ? TP_MIN(vg_data_first_chunk(vg, last) + (dev - off) / chunk,
+					 THIN_MAX_DATA_BLOCKS) * chunk : 0;
 	if (s->data_max < s->data_size)
 		s->data_max = s->data_size;
 	s->meta_size = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
@@ -253,7 +257,7 @@ static int act(const struct pool_monitor_pool *pl, const struct pool_monitor_pol
 		memset(&x, 0, sizeof(x));
 		x.data_size = d->actions & POOL_MON_EXTEND_DATA
 				      ? d->data_to
-				      : pool_vg(p)->dev[VG_ROLE_DATA].area[0].size;
+				      : vg_data_chunks(pool_vg(p)) * ((uint64_t)pool_vg(p)->chunk_size * 512);
 		x.metadata = !!(d->actions & POOL_MON_EXTEND_META);
 		x.metadata_size = d->meta_to;
 		r = pool_extend(p, &x, &res);

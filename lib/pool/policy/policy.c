@@ -1,6 +1,8 @@
 /* policy.c - see policy.h. Pure: no I/O, no logging, no allocation. */
 #include "lib/pool/policy.h"
 
+#include "lib/base/units.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -681,5 +683,34 @@ int tp_policy_plan(const struct tp_policy_input *in, struct tp_policy_plan *out)
 		return fail(out, out->meta.reason, r);
 
 	tp_policy_discards(in->topo.discard, &out->discards);
+	return 0;
+}
+
+int tp_policy_add_data(const struct tp_topology *t, uint64_t dev_size, uint64_t header,
+		       uint64_t chunk, uint64_t max_chunks, struct tp_add_data_decision *out)
+{
+	char c[32], s[32];
+
+	memset(out, 0, sizeof(*out));
+	tp_policy_data_offset(t, header, &out->offset);
+	out->stripe = tp_policy_stripe(t, NULL, 0);
+	out->fits = tp_policy_chunk_fits(t, chunk);
+	tp_size_format(chunk, 'h', c, sizeof(c));
+	tp_size_format(out->stripe, 'h', s, sizeof(s));
+	if (!out->stripe)
+		snprintf(out->reason, sizeof(out->reason), "the device reports no stripe: any "
+			 "chunk fits");
+	else if (out->fits)
+		snprintf(out->reason, sizeof(out->reason), "the chunk of %s %s the device's full "
+			 "stripe of %s", c, chunk < out->stripe ? "divides" : "is a whole number of",
+			 s);
+	else
+		snprintf(out->reason, sizeof(out->reason), "the pool's chunk of %s %s the "
+			 "device's full stripe of %s: chunks would start or end inside a stripe, "
+			 "and a parity array reads the rest of it first (read-modify-write)", c,
+			 chunk < out->stripe ? "does not divide" : "is not a multiple of", s);
+	if (dev_size <= out->offset.offset || (dev_size - out->offset.offset) / chunk == 0)
+		return -ENOSPC;
+	out->chunks = TP_MIN((dev_size - out->offset.offset) / chunk, max_chunks);
 	return 0;
 }

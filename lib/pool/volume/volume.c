@@ -16,8 +16,7 @@
 
 static uint64_t data_size(const struct pool *p)
 {
-	return pool_pv(p, VG_ROLE_DATA)->label.area[0].size / ((uint64_t)pool_vg(p)->chunk_size * 512) *
-	       ((uint64_t)pool_vg(p)->chunk_size * 512);
+	return vg_data_chunks(pool_vg(p)) * ((uint64_t)pool_vg(p)->chunk_size * 512);
 }
 
 static uint64_t virtual_total(const struct vg *vg)

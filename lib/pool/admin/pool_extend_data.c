@@ -1,0 +1,411 @@
+/* pool_extend_data.c - tpextend --data and tpreduce --data: a data
+ * device added behind the last one, or the last one taken away when no
+ * volume maps a chunk of it (pool.h).
+ *
+ * Adding: the new device's label (role data, its place as data_index) and
+ * an empty VG area are written first; a crash there leaves the pool as it
+ * was (its VG does not list the device, and a device whose label names a
+ * place the VG does not have is no device of the pool: the next
+ * tpextend --data takes it again). Then one change: the VG, written to
+ * every device including the new one, lists it with its range and the
+ * thin data space map grows to the new number of chunks; a crash after
+ * the VG commit is completed by the next writer (core: the growth
+ * replay). Taking away is the reverse: one change (VG without the
+ * device, space map shrunk), then the label wiped. */
+#include "lib/pool/pool.h"
+#include "lib/pool/core/core.h"
+#include "lib/pool/host/host.h"
+#include "lib/pool/policy.h"
+
+#include "lib/base/critical.h"
+#include "lib/base/log.h"
+#include "lib/base/units.h"
+#include "lib/dev/probe.h"
+#include "lib/dev/topology.h"
+#include "metadata/thin/repair.h"
+#include "metadata/thin/thin.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes before a data area: sector 0, the label, the VG metadata area. */
+#define DATA_HEADER ((uint64_t)VG_MDA_DEFAULT_OFFSET + VG_MDA_DEFAULT_SIZE)
+
+unsigned pool_data_devices(const struct pool *p, struct pool_data_device *out, unsigned max)
+{
+	const struct vg *vg = pool_vg(p);
+	unsigned n = vg_nr_data(vg);
+
+	for (unsigned i = 0; i < n && i < max; i++) {
+		const struct vg_device *d = vg_data_dev(vg, i);
+
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].path = pool_data_dev_path(p, i);
+		snprintf(out[i].pv_uuid, sizeof(out[i].pv_uuid), "%s", d->pv_uuid);
+		out[i].dev_size = d->size;
+		out[i].offset = d->area[0].offset;
+		out[i].first_chunk = vg_data_first_chunk(vg, i);
+		out[i].chunks = vg_data_dev_chunks(vg, i);
+	}
+	return n;
+}
+
+/* Is PATH a device of P already? */
+static int is_member(const struct pool *p, const char *path)
+{
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
+		if (pool_pv_at(p, i)->io && pool_same_device(pool_pv_at(p, i)->io->name, path))
+			return 1;
+	return 0;
+}
+
+/* PATH carries a signature: refuse, unless it is only a label of this
+ * pool that no VG lists (an earlier tpextend --data cut short). */
+static int check_signatures(const struct pool *p, const char *path)
+{
+	struct tp_probe_result res;
+	struct vg_label l;
+	char one[160];
+	int r = pool_read_label(path, &l);
+
+	if (!r) {
+		if (!strcmp(l.pool_uuid, pool_vg(p)->uuid) && l.role == VG_ROLE_DATA &&
+		    vg_data_index(pool_vg(p), l.pv_uuid) < 0)
+			return 0;	/* our own leftover: taken again */
+		log_error("pool %s: %s carries the label of pool %s (%s device); tpextend will "
+			  "not take another pool's device. Remove that pool first ('tpremove %s')",
+			  pool_name(p), path, l.pool_name, vg_role_name(l.role), l.pool_name);
+		return -EBUSY;
+	}
+	if (r != -ENOENT) {
+		log_error("pool %s: %s carries a damaged tptools label; tpextend will not "
+			  "overwrite it. Wipe it ('wipefs -a %s') if it is no longer needed",
+			  pool_name(p), path, path);
+		return -EBUSY;
+	}
+	if ((r = tp_dev_probe(path, NULL, &res)) < 0) {
+		log_error("pool %s: cannot probe %s: %s", pool_name(p), path, strerror(-r));
+		return r;
+	}
+	if (res.count) {
+		tp_signature_describe(&res.sig[0], one, sizeof(one));
+		log_error("pool %s: %s carries %s; tpextend will not overwrite it. Wipe it "
+			  "('wipefs -a %s') if its contents are no longer needed", pool_name(p),
+			  path, one, path);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* RES: every decision for the new device of DEV_SIZE bytes at PATH. */
+static int decide(struct pool *p, const struct pool_extend_data_params *x, uint64_t dev_size,
+		  struct pool_extend_data_result *res)
+{
+	const struct vg *vg = pool_vg(p);
+	struct tp_add_data_decision d;
+	struct tp_topology t;
+	uint64_t have = vg_data_chunks(vg), max;
+	char c[32], s[32];
+	int r;
+
+	res->index = vg_nr_data(vg);
+	res->chunk = (uint64_t)vg->chunk_size * 512;
+	res->dev_size = dev_size;
+	res->first_chunk = have;
+	res->old_data_size = have * res->chunk;
+	res->meta_size = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
+	if ((r = tp_topology_get(x->path, &t)))
+		return r;
+	tp_topology_describe(&t, res->topo_desc, sizeof(res->topo_desc));
+	max = have < THIN_MAX_DATA_BLOCKS ? THIN_MAX_DATA_BLOCKS - have : 0;
+	r = tp_policy_add_data(&t, dev_size, DATA_HEADER, res->chunk, max, &d);
+	res->offset = d.offset.offset;
+	res->grid = d.offset.grid;
+	res->fits = d.fits;
+	snprintf(res->offset_reason, sizeof(res->offset_reason), "%s", d.offset.reason);
+	snprintf(res->stripe_reason, sizeof(res->stripe_reason), "%s", d.reason);
+	if (r || !max) {
+		log_error("pool %s: %s (%s) has no whole chunk (%s) behind its label, VG area "
+			  "and alignment (data area from %s)", pool_name(p), x->path,
+			  tp_size_format_exact(dev_size, c, sizeof(c)),
+			  tp_size_format(res->chunk, 'h', s, sizeof(s)),
+			  tp_size_format_exact(res->offset, s, sizeof(s)));
+		return -ENOSPC;
+	}
+	res->chunks = d.chunks;
+	res->new_data_size = (have + d.chunks) * res->chunk;
+	res->meta_estimate = tp_policy_meta_estimate(res->new_data_size, res->chunk);
+	return 0;
+}
+
+/* The VG with the new device NEW (uuid, path, sizes) behind the last. */
+static int next_vg(const struct pool *p, const struct pool_extend_data_result *res,
+		   const char *uuid, const char *path, struct vg **out)
+{
+	struct vg *next;
+	struct vg_device *d;
+	int r;
+
+	if ((r = vg_clone(pool_vg(p), &next)))
+		return r;
+	/* the device before it ends on a whole chunk (as its range does) */
+	d = vg_data_dev(next, vg_nr_data(next) - 1);
+	d->area[0].size = d->area[0].size / res->chunk * res->chunk;
+	next->nr_xdata++;
+	d = vg_data_dev(next, res->index);
+	memset(d, 0, sizeof(*d));
+	snprintf(d->pv_uuid, sizeof(d->pv_uuid), "%s", uuid);
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	d->size = res->dev_size;
+	d->mda.offset = VG_MDA_DEFAULT_OFFSET;
+	d->mda.size = VG_MDA_DEFAULT_SIZE;
+	d->area[0].offset = res->offset;
+	d->area[0].size = res->chunks * res->chunk;
+	if ((r = vg_validate(next))) {
+		vg_free(next);
+		return r;
+	}
+	*out = next;
+	return 0;
+}
+
+int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
+		     struct pool_extend_data_result *res)
+{
+	struct pool_growth g = { 0, 0 };
+	struct tp_lock *claim = NULL;
+	struct io_engine *io = NULL;
+	char uuid[VG_UUID_LEN + 1], *path;
+	struct vg_label l, old;
+	struct vg *next = NULL;
+	int r, e;
+
+	memset(res, 0, sizeof(*res));
+	if (vg_nr_data(pool_vg(p)) >= POOL_DATA_DEVICES_MAX) {
+		log_error("pool %s has %u data devices, the most a pool can have; grow one of "
+			  "them instead", pool_name(p), POOL_DATA_DEVICES_MAX);
+		return -ENOSPC;
+	}
+	if (!(path = realpath(x->path, NULL))) {
+		log_error("pool %s: %s: %s", pool_name(p), x->path, strerror(errno));
+		return -ENOENT;
+	}
+	if (is_member(p, path)) {
+		log_error("pool %s: %s is one of its devices already", pool_name(p), x->path);
+		free(path);
+		return -EINVAL;
+	}
+	if ((r = check_signatures(p, path)))
+		goto out;
+	/* open it (the test read-only) for its size; a writer claims it */
+	r = x->test ? io_fd_open(path, IO_RDONLY, &io)
+		    : pool_claim_new_data(p, path, &claim, &io);
+	if (r) {
+		if (r != -EBUSY)
+			log_error("pool %s: cannot open %s: %s", pool_name(p), x->path, strerror(-r));
+		goto out;
+	}
+	if ((r = decide(p, x, io->size, res)))
+		goto out;
+	if (!res->fits && !x->force) {
+		log_error("pool %s: %s: %s; add --force to take it anyway ('tpextend --data %s "
+			  "--explain %s' says more)", pool_name(p), x->path, res->stripe_reason,
+			  x->path, pool_name(p));
+		r = -EDOM;
+		goto out;
+	}
+	if (!res->fits)
+		log_warn("pool %s: %s: %s; taking it anyway (--force)", pool_name(p), x->path,
+			 res->stripe_reason);
+	if (x->test)
+		goto out;
+	/* 1. the new device's label and empty VG area */
+	if ((r = vg_uuid_generate(uuid)) || (r = next_vg(p, res, uuid, path, &next)))
+		goto out;
+	vg_label_from_vg_data(next, res->index, io->size, &l);
+	if ((e = vg_label_read(io, &old)) == VG_LABEL_FOUND && (r = vg_label_wipe(io, 0)) < 0)
+		goto out;
+	tp_critical_begin();
+	r = vg_mda_format(io, &l);
+	if (!r)
+		r = vg_label_write(io, &l);
+	tp_critical_end();
+	if (r) {
+		log_error("pool %s: cannot label %s: %s; nothing was changed", pool_name(p),
+			  x->path, strerror(-r));
+		goto out;
+	}
+	pool_record_device(pool_name(p), VG_ROLE_DATA, uuid, path);
+	tp_test_pause("xdata-labelled");
+	/* 2. the change: the VG on every device, the space map grown */
+	if ((r = pool_add_data_pv(p, io, &l, claim)))
+		goto out;
+	io = NULL;
+	claim = NULL;
+	g.data_blocks = res->new_data_size / res->chunk;
+	r = pool_change(p, next, pool_grow_thin, &g);
+	next = NULL;	/* consumed */
+	if (r) {
+		const struct vg_pv *pv = pool_pv_at(p, pool_nr_pvs(p) - 1);
+
+		/* the VG was put back: the device is no part of the pool */
+		if (vg_data_index(pool_vg(p), pv->label.pv_uuid) < 0) {
+			if (vg_label_wipe(pv->io, 0) < 0)
+				log_warn("pool %s: %s keeps a label of the pool; 'wipefs -a %s' "
+					 "removes it", pool_name(p), x->path, x->path);
+			pool_drop_data_pv(p);
+		}
+		pool_grow_undone(p, &g);
+		goto out;
+	}
+	res->written = 1;
+	r = pool_sync_labels(p, NULL);
+out:
+	vg_free(next);
+	io_destroy(io);
+	tp_lock_release(claim);
+	free(path);
+	return r;
+}
+
+/* How many chunks of [FIRST, FIRST + N) the thin metadata holds (a
+ * reference count above 0): 0 and *USED, or -errno. */
+static int chunks_in_use(struct pool *p, uint64_t first, uint64_t n, uint64_t *used)
+{
+	int r = pool_open_thin(p);
+
+	*used = 0;
+	for (uint64_t b = first; !r && b < first + n; b++) {
+		uint32_t c = 0;
+
+		if (!(r = thin_data_count(pool_thin(p), b, &c)))
+			*used += c > 0;
+	}
+	return r;
+}
+
+/* The thin metadata of the active area rebuilt into the spare area with
+ * NR_BLOCKS data chunks (nothing at or beyond it is in use). */
+static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks)
+{
+	const struct vg *vg = pool_vg(p);
+	const struct vg_pv *meta = pool_pv(p, VG_ROLE_META);
+	const struct vg_area *a = &meta->label.area[vg->metadata_area];
+	const struct vg_area *s = &meta->label.area[!vg->metadata_area];
+	struct thin_repair_opts o = { 1, vg->transaction_id, vg->chunk_size, nr_blocks };
+	struct thin_repair_report rep;
+	struct io_engine *in = NULL, *out = NULL;
+	char *saved = NULL;
+	int r;
+
+	memset(&rep, 0, sizeof(rep));
+	if ((r = io_window_create(meta->io, a->offset, a->size, 0, &in)) ||
+	    (r = io_window_create(meta->io, s->offset, s->size, 0, &out)))
+		goto out;
+	in->read_only = 1;
+	/* what the spare holds (a damaged copy a repair set aside) is kept */
+	if ((r = pool_spare_save(pool_name(p), vg->seqno, out, &saved)))
+		goto out;
+	free(saved);
+	r = thin_repair_io(in, out, &o, &rep);
+	if (!r && rep.nr_lost) {
+		log_error("pool %s: rebuilding its thin metadata lost mappings; nothing was "
+			  "changed ('tpcheck %s')", pool_name(p), pool_name(p));
+		r = -EUCLEAN;
+	}
+	if (!r)
+		r = io_flush(out);
+	if (r)
+		log_error("pool %s: cannot rebuild its thin metadata into the spare area: %s; "
+			  "nothing was changed", pool_name(p), strerror(-r));
+out:
+	thin_repair_report_free(&rep);
+	io_destroy(in);
+	io_destroy(out);
+	return r;
+}
+
+int pool_reduce_data(struct pool *p, const char *path, int test,
+		     struct pool_reduce_data_result *res)
+{
+	const struct vg *vg = pool_vg(p);
+	unsigned n = vg_nr_data(vg), last = n - 1;
+	char uuid[VG_UUID_LEN + 1], *real;
+	struct io_engine *io;
+	struct vg *next;
+	int r, e;
+
+	memset(res, 0, sizeof(res[0]));
+	if ((r = pool_refuse_live(p, "rebuilding its thin metadata without the device")))
+		return r;
+	if (n == 1) {
+		log_error("pool %s has one data device; there is none to take away",
+			  pool_name(p));
+		return -EINVAL;
+	}
+	if (!(real = realpath(path, NULL)) || !pool_same_device(real, pool_data_dev_path(p, last))) {
+		unsigned i;
+
+		for (i = 0; real && i < last && !pool_same_device(real, pool_data_dev_path(p, i)); i++)
+			;
+		if (real && i < last)
+			log_error("pool %s: %s is its data device %u; only the last one (%s) can be "
+				  "taken away: the chunks of the devices after it would have to move",
+				  pool_name(p), path, i + 1, pool_data_dev_path(p, last));
+		else
+			log_error("pool %s: %s is not one of its data devices ('tpstatus "
+				  "--devices-report %s' lists them)", pool_name(p), path, pool_name(p));
+		free(real);
+		return -EINVAL;
+	}
+	free(real);
+	res->index = last;
+	res->first_chunk = vg_data_first_chunk(vg, last);
+	res->chunks = vg_data_dev_chunks(vg, last);
+	res->old_data_size = vg_data_chunks(vg) * (uint64_t)vg->chunk_size * 512;
+	res->new_data_size = res->first_chunk * (uint64_t)vg->chunk_size * 512;
+	if ((r = pool_guard(p, "taking the device away", "nothing was changed", 0)) ||
+	    (r = chunks_in_use(p, res->first_chunk, res->chunks, &res->used)))
+		return r;
+	if (res->used) {
+		log_error("pool %s: %llu of the %llu chunks of %s are in use; it can be taken "
+			  "away only when it holds none (moving chunks is not done yet)",
+			  pool_name(p), (unsigned long long)res->used,
+			  (unsigned long long)res->chunks, path);
+		return -EBUSY;
+	}
+	if (test)
+		return 0;
+	/* 1. the thin metadata without the range, into the spare area */
+	if ((r = rebuild_into_spare(p, res->first_chunk)))
+		return r;
+	tp_test_pause("xdata-rebuilt");
+	/* 2. one VG commit: that area active, the device gone */
+	if ((r = vg_clone(vg, &next)))
+		return r;
+	snprintf(uuid, sizeof(uuid), "%s", vg_data_dev(vg, last)->pv_uuid);
+	memset(vg_data_dev(next, last), 0, sizeof(next->xdata[0]));
+	next->nr_xdata--;
+	next->metadata_area = !vg->metadata_area;
+	if ((r = pool_commit_vg(p, next)))	/* consumes NEXT */
+		return r;
+	res->written = 1;
+	tp_test_pause("xdata-dropped");
+	/* 3. its label and VG area, its devices-file entry */
+	io = pool_pv_at(p, pool_nr_pvs(p) - 1)->io;
+	tp_critical_begin();
+	e = vg_label_wipe(io, 0);
+	if (e >= 0)
+		e = vg_mda_format(io, &pool_pv_at(p, pool_nr_pvs(p) - 1)->label);
+	tp_critical_end();
+	if (e < 0)
+		log_warn("pool %s: %s is no longer its device, but its label could not be wiped "
+			 "(%s); 'wipefs -a %s' removes it", pool_name(p), path, strerror(-e), path);
+	if (pool_devices_remove_pv(uuid))
+		log_warn("pool %s: the devices file still lists %s", pool_name(p), path);
+	pool_drop_data_pv(p);
+	return 0;
+}

@@ -1,0 +1,197 @@
+# A pool over several data devices (tpextend(8), "Several data devices"):
+# a pool on one data image grows by a second and a third with tpextend
+# --data; volumes written before and after read back the same (read from
+# the images through the thin mappings and the ranges tpstatus
+# --devices-report gives, so the concatenation is checked from outside);
+# tpcheck and thin_check are clean; --test prints every decision and
+# writes nothing; every bad input leaves every image unchanged; a pool
+# whose middle data device is moved away refuses to open and to activate
+# with exit 5, naming the missing device, and tpactivate --all passes it
+# by; tpcheck finds a damaged VG copy on an added device; tprename and
+# tpremove go over every device; tpreduce takes the last data device away
+# while none of its chunks is in use; on loop devices the pool is
+# found by its labels, all of its data devices, after the devices file is
+# deleted.
+
+# vol_image POOL VOL SIZE OUT: VOL's bytes (SIZE of them) read from the
+# data devices: each mapping of its thin device (thin_dump) located by the
+# device report's ranges (64 KiB chunks)
+vol_image() {
+	local pool=$1 vol=$2 size=$3 out=$4 id
+	id=$(vol_dev_id "$pool" "$vol")
+	thin_check_pool "$pool"
+	tpstatus --noheadings --units b --devices-report "$pool" | awk '$2 == "data" {
+		sub(/b$/, "", $5); print $6, $7, $5, $9 }' >ranges.txt
+	rm -f "$out"
+	truncate -s "$size" "$out"
+	thin_dump area.img | awk -v id="$id" '
+		/<device dev_id="/ { d = $0; sub(/.*dev_id="/, "", d); sub(/".*/, "", d); on = d == id }
+		on && /single_mapping/ { o = $0; sub(/.*origin_block="/, "", o); sub(/".*/, "", o)
+			b = $0; sub(/.*data_block="/, "", b); sub(/".*/, "", b); print o, b, 1 }
+		on && /range_mapping/ { o = $0; sub(/.*origin_begin="/, "", o); sub(/".*/, "", o)
+			b = $0; sub(/.*data_begin="/, "", b); sub(/".*/, "", b)
+			n = $0; sub(/.*length="/, "", n); sub(/".*/, "", n); print o, b, n }' |
+	while read -r o b n; do
+		for ((k = 0; k < n; k++)); do
+			local c=$((b + k)) first chunks off path found=
+			while read -r first chunks off path; do
+				if [ "$c" -ge "$first" ] && [ "$c" -lt $((first + chunks)) ]; then
+					dd if="$path" of="$out" bs=64K count=1 conv=notrunc status=none \
+						iflag=skip_bytes skip=$((off + (c - first) * 65536)) \
+						seek=$((o + k))
+					found=1
+					break
+				fi
+			done <ranges.txt
+			[ -n "$found" ] || fail "chunk $c lies on no data device"
+		done
+	done
+}
+
+image d1.img 40M
+image m.img 16M
+image d2.img 24M
+image d3.img 33M
+ok tpcreate --data d1.img --meta m.img --chunk 64K p
+head -c 30M /dev/urandom >a.want
+ok tprecv --format raw -n a p <a.want
+# a pool on one device: its VG has no added devices, and --test writes nothing
+unchanged_ok() {
+	md5sum ./*.img >sums.before
+	ok "$@"
+	md5sum ./*.img >sums.after
+	cmp -s sums.before sums.after || fail "'$*' changed a device"
+}
+unchanged_ok tpextend --test --data d2.img p
+out_has "data device 2"
+out_has "range:       chunks 624..991"
+out_has "metadata:"
+out_has "nothing was written"
+unchanged_ok tpextend --test --explain --data d2.img p
+
+ok tpextend --data d2.img p
+out_has "data device 2, 368 chunks"
+ok tpextend --data d3.img p
+ok tpstatus --noheadings -o pool_devices p
+out_has "d1.img,.*d2.img,.*d3.img"
+ok tpstatus --noheadings --devices-report p
+[ "$(grep -c ' data ' out)" = 3 ] || fail "three data devices expected: $(cat out)"
+# the area of all three, less the chunks of a
+size=$(pool_bytes p pool_size)
+[ "$size" = $(((624 + 368 + 512) * 65536)) ] || fail "data area $size"
+
+# b fills the rest of d1 and runs over d2 into d3
+head -c 40M /dev/urandom >b.want
+ok tprecv --format raw -n b p <b.want
+ok tpcheck p
+thin_check_pool p
+vol_image p a 30M a.got
+cmp a.got a.want || fail "volume a (written before the growth) reads back other bytes"
+vol_image p b 40M b.got
+cmp b.got b.want || fail "volume b (over three devices) reads back other bytes"
+# b's chunks lie on all three devices
+awk '{ print $1 }' ranges.txt | tr '\n' ' ' | grep -q "^0 624 992 " || fail "ranges: $(cat ranges.txt)"
+
+# bad input: nothing changes
+unchanged 3 tpextend --data d2.img p
+err_has "one of its devices already"
+unchanged 3 tpextend --test p
+unchanged 3 tpextend --data d2.img --metadata-size 20 p
+image tiny.img 1M
+unchanged 5 tpextend --data tiny.img p
+err_has "no whole chunk"
+image q1.img 40M
+image qm.img 16M
+ok tpcreate --data q1.img --meta qm.img q
+unchanged 5 tpextend --data qm.img p
+err_has "label of pool q"
+ok tpremove -y q
+raid_geometry 32768 98304
+image odd.img 40M
+unchanged 5 tpextend --data odd.img p
+err_has "add --force"
+ok tpextend --test --force --data odd.img p
+out_has "does not divide"
+unset TPTOOLS_TOPOLOGY
+unchanged 5 tpextend --data nosuch.img p
+
+# the middle device moved away: refused, naming it
+mv d2.img d2.away
+unchanged 5 tpstatus p
+err_has "data device 1 (device uuid"
+err_has "d2.img"
+unchanged 5 tpactivate p
+err_has "missing"
+unchanged 5 tvcreate -V 1G -n c p
+# activation of all pools passes it by, saying why
+ok tpactivate --auto p
+out_has "not all of its devices are present"
+mv d2.away d2.img
+ok tpcheck p
+
+# tpcheck looks at every device's label and VG copies: a damaged slot on
+# the third device is a finding, which the next change puts right
+printf 'garbage' | dd of=d3.img bs=1 seek=4100 conv=notrunc status=none
+printf 'garbage' | dd of=d3.img bs=1 seek=$((4096 + 522240 + 4)) conv=notrunc status=none
+expect_rc 1 tpcheck p
+grep -q "d3.img: lacks the newest VG metadata" out err || fail "no finding for d3's VG copy: $(cat out err)"
+ok tvcreate -V 4M -n c p
+ok tpcheck p
+
+# tpreduce: only the last data device, only while none of its chunks is
+# in use; b has chunks on d3
+unchanged 3 tpreduce --data d2.img p
+err_has "only the last one"
+unchanged 5 tpreduce --data d3.img p
+err_has "in use"
+unchanged 3 tpreduce p
+image d4.img 20M
+ok tpextend --data d4.img p
+unchanged_ok tpreduce --test --data d4.img p
+out_has "can be taken away"
+ok tpreduce --data d4.img p
+ok tpstatus --noheadings --devices-report p
+[ "$(grep -c ' data ' out)" = 3 ] || fail "d4 still listed: $(cat out)"
+grep -q d4.img etc/devices && fail "the devices file still lists d4: $(cat etc/devices)"
+cmp -s -n 512 <(dd if=d4.img bs=512 skip=1 count=1 status=none) /dev/zero ||
+	fail "tpreduce left the label of d4"
+ok tpcheck p
+thin_check_pool p
+vol_image p b 40M b.got
+cmp b.got b.want || fail "volume b after tpreduce"
+# a pool whose last added device went reads its VG as before the addition
+ok tpextend --data d4.img p
+
+# rename and remove go over every device
+ok tprename p r
+ok tpstatus --noheadings --devices-report r
+[ "$(grep -c '^r ' out)" = 5 ] || fail "renamed pool's devices: $(cat out)"
+vol_image r b 40M b.got
+cmp b.got b.want || fail "volume b after the rename"
+ok tpremove -y r
+for f in d1.img d2.img d3.img d4.img m.img; do
+	cmp -s -n 512 <(dd if=$f bs=512 skip=1 count=1 status=none) /dev/zero ||
+		fail "tpremove left the label of $f"
+done
+
+# loop devices: found by their labels after the devices file is lost
+have losetup || skip "no losetup"
+trap loops_detach EXIT
+image ld1.img 40M
+image ld2.img 24M
+image lm.img 16M
+loop_attach l1 ld1.img
+loop_attach l2 ld2.img
+loop_attach lm lm.img
+ok tpcreate --data "$l1" --meta "$lm" --chunk 64K lp
+ok tpextend --data "$l2" lp
+head -c 50M /dev/urandom >c.want
+ok tprecv --format raw -n c lp <c.want
+rm etc/devices
+ok tpstatus --devices-report lp
+out_has "$l2"
+grep -q " $l2$" etc/devices || fail "the added device was not recorded again: $(cat etc/devices)"
+ok tpcheck lp
+vol_image lp c 50M c.got
+cmp c.got c.want || fail "volume c reads back other bytes after the scan"
+ok tpremove -y lp
