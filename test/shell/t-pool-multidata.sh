@@ -91,6 +91,38 @@ vol_image p b 40M b.got
 cmp b.got b.want || fail "volume b (over three devices) reads back other bytes"
 # b's chunks lie on all three devices
 awk '{ print $1 }' ranges.txt | tr '\n' ' ' | grep -q "^0 624 992 " || fail "ranges: $(cat ranges.txt)"
+# the raw export reads across the devices too
+ok tpsend --format raw -o b.raw p/b
+cmp b.raw b.want || fail "tpsend --format raw of b (over three devices) differs"
+# tptrim finds each free chunk's device (here the free chunks are the end
+# of the third one): the discard lands there, a hole in d3.img at the
+# offset --test named, and every volume reads as before
+head -c 8M /dev/urandom >t.want
+ok tprecv --format raw -n t2 p <t.want
+ok tptrim --test p
+out_has "of $PWD/d3.img"
+read -r off len < <(sed -n 's/.*: \([0-9]*\) bytes at byte \([0-9]*\) of .*d3.img$/\2 \1/p' out | tail -1)
+[ -n "$off" ] || fail "tptrim --test named no range of d3.img: $(cat out)"
+dd if=/dev/urandom of=d3.img bs=64k seek=$((off / 65536)) count=$((len / 65536)) conv=notrunc status=none
+ok tptrim p
+python3 - d3.img "$off" "$len" <<'PY' || fail "tptrim left data in d3.img at $off (+$len)"
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+off, ln = int(sys.argv[2]), int(sys.argv[3])
+try:
+    nxt = os.lseek(fd, off, os.SEEK_DATA)
+except OSError:
+    nxt = os.fstat(fd).st_size
+sys.exit(0 if nxt >= off + ln else 1)
+PY
+ok tpsend --format raw -o a.raw p/a
+cmp a.raw a.want || fail "volume a changed by tptrim"
+ok tpsend --format raw -o b.raw p/b
+cmp b.raw b.want || fail "volume b changed by tptrim"
+ok tpsend --format raw -o t2.raw p/t2
+cmp t2.raw t.want || fail "volume t2 changed by tptrim"
+ok tpcheck p
+ok tvremove -y p/t2
 
 # bad input: nothing changes
 unchanged 3 tpextend --data d2.img p

@@ -25,17 +25,20 @@
 
 #define PROGRESS_EVERY 65536u	/* chunks between two progress calls in the scan */
 
-/* Chunks [CHUNK, CHUNK + NR) on the data device: the device, the byte
- * offset of CHUNK there and how many of the NR lie there contiguously
- * (*CONTIG <= NR). */
-static void data_extent(const struct pool *p, uint64_t chunk, uint64_t nr,
-			const struct vg_pv **pv, uint64_t *off, uint64_t *contig)
+/* Chunks [CHUNK, CHUNK + NR) of the data area: the data device they are
+ * on, the byte offset of CHUNK there and how many of the NR lie there
+ * contiguously (*CONTIG <= NR), by the pool's one map of its data area
+ * (pool_data_locate: several data devices are a concatenation). */
+static int data_extent(const struct pool *p, uint64_t chunk, uint64_t nr, struct io_engine **io,
+		       uint64_t *off, uint64_t *contig)
 {
-	uint64_t bytes = (uint64_t)pool_vg(p)->chunk_size * 512;
+	uint64_t run;
+	int r = pool_data_locate(p, chunk, io, off, &run);
 
-	*pv = pool_pv(p, VG_ROLE_DATA);
-	*off = (*pv)->label.area[0].offset + chunk * bytes;
-	*contig = nr;
+	if (r)
+		return r;
+	*contig = TP_MIN(nr, run);
+	return 0;
 }
 
 struct trim {
@@ -54,15 +57,19 @@ static int trim_run(struct trim *t, uint64_t b, uint64_t n)
 
 	t->res->runs++;
 	while (n) {
-		const struct vg_pv *pv;
+		struct io_engine *io;
 		uint64_t off, len, take = TP_MIN(n, t->batch);
 		enum tp_discard_kind kind;
 		int fd;
 
-		data_extent(t->p, b, take, &pv, &off, &take);
+		if ((r = data_extent(t->p, b, take, &io, &off, &take))) {
+			log_error("pool %s: data chunk %llu is beyond its data area: %s",
+				  pool_name(t->p), (unsigned long long)b, strerror(-r));
+			return r;
+		}
 		len = take * chunk;
 		if (t->x->range)
-			t->x->range(t->x->range_ctx, b, take, pv->io->name, off, len);
+			t->x->range(t->x->range_ctx, b, take, io->name, off, len);
 		if (!t->x->test) {
 			if (tp_critical_pending()) {
 				log_error("pool %s: tptrim stopped by a signal after discarding %s; "
@@ -71,7 +78,7 @@ static int trim_run(struct trim *t, uint64_t b, uint64_t n)
 					  tp_size_format(t->res->bytes, 'h', (char[32]){ 0 }, 32));
 				return -EINTR;
 			}
-			fd = io_fd_get(pv->io);
+			fd = io_fd_get(io);
 			r = fd < 0 ? -EOPNOTSUPP : tp_discard_kind(fd, &kind);
 			if (!r)
 				r = tp_discard(fd, kind, off, len);
@@ -79,7 +86,7 @@ static int trim_run(struct trim *t, uint64_t b, uint64_t n)
 				log_error("pool %s: cannot discard %s at byte %llu of %s: %s%s; the pool "
 					  "is unchanged", pool_name(t->p),
 					  tp_size_format(len, 'h', (char[32]){ 0 }, 32),
-					  (unsigned long long)off, pv->io->name, strerror(-r),
+					  (unsigned long long)off, io->name, strerror(-r),
 					  r == -EOPNOTSUPP ? " (the device or its file system cannot "
 							     "discard)" : "");
 				return r;
@@ -123,9 +130,14 @@ int pool_trim(struct pool *p, const struct pool_trim_params *x, struct pool_trim
 			  (unsigned long long)sb.metadata_snap);
 		return -EBUSY;
 	}
-	n = TP_MIN(sb.nr_data_blocks, pool_vg(p)->dev[VG_ROLE_DATA].area[0].size / chunk);
+	n = TP_MIN(sb.nr_data_blocks, vg_data_chunks(pool_vg(p)));
 	res->chunks = n;
-	fd = io_fd_get(pool_pv(p, VG_ROLE_DATA)->io);
+	{
+		struct io_engine *io;
+		uint64_t off, first_run;
+
+		fd = n && !pool_data_locate(p, 0, &io, &off, &first_run) ? io_fd_get(io) : -1;
+	}
 	res->punch = fd >= 0 && !tp_discard_kind(fd, &kind) && kind == TP_DISCARD_PUNCH;
 	memset(&t, 0, sizeof(t));
 	t.p = p;

@@ -303,6 +303,11 @@ int pool_table_follow_when_full(struct pool *p, int changed) TP_MUST_CHECK;
  * io_destroy). 0 or -errno, logged. */
 int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **own)
 	TP_MUST_CHECK;
+/* P's data area opened anew with FLAGS (e.g. IO_DIRECT to write beside a
+ * live kernel): the data device, or the concatenation of P's data devices
+ * (byte offsets as pool_pv(p, VG_ROLE_DATA)'s, pool_data_locate). *OUT to
+ * io_destroy. 0 or -errno, logged. */
+int pool_data_open(struct pool *p, unsigned flags, struct io_engine **out) TP_MUST_CHECK;
 /* Is volume VOL's kernel device loaded? 1 (INFO filled), 0 (always
  * offline), -errno of device-mapper. */
 struct tp_dm_info;

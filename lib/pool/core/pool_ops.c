@@ -32,6 +32,19 @@ void pool_op_unmake(struct pool *p, uint32_t dev_id)
 		log_error("pool %s: cannot delete the new thin device %u again", p->name, dev_id);
 }
 
+int pool_data_open(struct pool *p, unsigned flags, struct io_engine **out)
+{
+	const char *path = p->pv[VG_ROLE_DATA].io->name;
+	int r;
+
+	if (p->data_cat)	/* several data devices: each opened anew */
+		return pool_data_reader_multi(p, flags, out);
+	if ((r = io_fd_open(path, flags, out)))
+		log_error("pool %s: cannot open its data device %s: %s", p->name, path,
+			  strerror(-r));
+	return r;
+}
+
 int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **own)
 {
 	const char *path = p->pv[VG_ROLE_DATA].io->name;

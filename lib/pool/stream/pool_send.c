@@ -217,7 +217,7 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 	w.chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	w.size = v->size;
 	w.area_off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
-	w.area_size = pool_vg(p)->dev[VG_ROLE_DATA].area[0].size;
+	w.area_size = vg_data_chunks(pool_vg(p)) * ((uint64_t)pool_vg(p)->chunk_size * 512);
 	w.st = st;
 	if (sp) {
 		w.progress = sp->progress;
@@ -437,7 +437,7 @@ static int send_stream(struct pool *p, const struct vg_volume *v, const struct v
 	s.w.chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	s.w.size = v->size;
 	s.w.area_off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
-	s.w.area_size = pool_vg(p)->dev[VG_ROLE_DATA].area[0].size;
+	s.w.area_size = vg_data_chunks(pool_vg(p)) * ((uint64_t)pool_vg(p)->chunk_size * 512);
 	s.w.st = st;
 	if (sp) {
 		s.w.progress = sp->progress;

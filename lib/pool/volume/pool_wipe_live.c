@@ -213,7 +213,6 @@ static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_s
 			const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 {
 	uint64_t base = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset, before = res->wiped;
-	const char *path = pool_pv(p, VG_ROLE_DATA)->io->name;
 	struct io_engine *data = NULL;
 	int r, e;
 	size_t i;
@@ -222,11 +221,10 @@ static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_s
 		;
 	if (i == s->nr)
 		return 0;
-	if ((r = io_fd_open(path, IO_DIRECT, &data))) {
-		log_error("pool %s: cannot open its data device %s: %s", pool_name(p), path,
-			  strerror(-r));
+	/* the data area anew, O_DIRECT beside the kernel; over every data
+	 * device when there are several (chunk offsets as offline) */
+	if ((r = pool_data_open(p, IO_DIRECT, &data)))
 		return r;
-	}
 	tp_critical_begin();
 	r = tp_dm_suspend(t->name, 0);
 	for (; i < s->nr && !r; i++)
@@ -245,8 +243,8 @@ static int zero_on_data(struct pool *p, struct wipe_thin *t, const struct wipe_s
 		log_error("pool %s: cannot resume %s: %s; the next tptools command on the pool "
 			  "resumes it", pool_name(p), t->name, strerror(-e));
 	else if (r && r != -EINTR)
-		log_error("pool %s: writing zeros to %s failed: %s", pool_name(p), path,
-			  strerror(-r));
+		log_error("pool %s: writing zeros to %s failed: %s", pool_name(p),
+			  pool_pv(p, VG_ROLE_DATA)->io->name, strerror(-r));
 	return r ? r : e;
 }
 
