@@ -70,6 +70,18 @@ static int write_item(int fd, struct item *it)
 	return 0;
 }
 
+/* The writer's lock, conditions and buffers, and W itself (the thread
+ * has ended or never started). */
+static void writer_free(struct tp_fdwriter *w)
+{
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->room);
+	free(w->bufs);
+	free(w->free_buf);
+	free(w);
+}
+
 static void *writer(void *arg)
 {
 	struct tp_fdwriter *w = arg;
@@ -127,12 +139,7 @@ int tp_fdwriter_start(int fd, unsigned nbuf, size_t bufsize, tp_fdwriter_seal_fn
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->room, NULL);
 	if ((r = pthread_create(&w->thread, NULL, writer, w))) {
-		pthread_mutex_destroy(&w->lock);
-		pthread_cond_destroy(&w->work);
-		pthread_cond_destroy(&w->room);
-		free(w->bufs);
-		free(w->free_buf);
-		free(w);
+		writer_free(w);
 		return -r;
 	}
 	*out = w;
@@ -209,11 +216,6 @@ int tp_fdwriter_finish(struct tp_fdwriter *w)
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
 	r = w->err;
-	pthread_mutex_destroy(&w->lock);
-	pthread_cond_destroy(&w->work);
-	pthread_cond_destroy(&w->room);
-	free(w->bufs);
-	free(w->free_buf);
-	free(w);
+	writer_free(w);
 	return r;
 }

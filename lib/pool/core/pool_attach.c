@@ -65,6 +65,16 @@ static int split_devices(const char *devices, int report, char *paths[2])
 	return 0;
 }
 
+/* Open PATH, device K of P: read-only for a reader, else claimed
+ * (pool_claim_open: exclusive, its flock kept in P->claim[K]). */
+static int open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
+		   struct io_engine **io)
+{
+	if (p->flags & POOL_RDONLY)
+		return io_fd_open(path, IO_RDONLY, io);
+	return pool_claim_open(p->name, path, claim, &p->claim[k], io);
+}
+
 /* Open PATH (the I-th device; a writer claims it, pool_claim.c, with
  * CLAIM) and put it in P->pv by the role its label names. With REP a
  * device without a label or with a taken role is a finding (1: skipped);
@@ -77,10 +87,7 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 	struct vg_label l;
 	int r;
 
-	if (p->flags & POOL_RDONLY)
-		r = io_fd_open(path, IO_RDONLY, &io);
-	else
-		r = pool_claim_open(p->name, path, claim, &p->claim[i], &io);
+	r = open_pv(p, (unsigned)i, path, claim, &io);
 	if (r == -EBUSY && !(p->flags & POOL_RDONLY))
 		return r;	/* logged */
 	if (r == -ENOTBLK)
@@ -144,10 +151,7 @@ static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned cla
 	struct vg_label l;
 	int r;
 
-	if (p->flags & POOL_RDONLY)
-		r = io_fd_open(path, IO_RDONLY, &io);
-	else
-		r = pool_claim_open(p->name, path, claim, &p->claim[k], &io);
+	r = open_pv(p, k, path, claim, &io);
 	if (r) {
 		if (r != -EBUSY)
 			log_error("pool %s: cannot open its data device %s: %s", p->name, path,
