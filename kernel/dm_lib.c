@@ -5,6 +5,7 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libdevmapper.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +37,23 @@ static bool misc_has_dm(void)
 	return found;
 }
 
+/* A /dev/mapper/control node with no driver behind it: left by a package
+ * (lvm2, dmsetup) on a kernel without device-mapper. Opening the node is
+ * what loads dm-mod on demand, so only a failed open says so. */
+static bool control_is_stale(void)
+{
+	int fd;
+
+	if (exists("/sys/class/misc/device-mapper") || misc_has_dm())
+		return false;
+	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == ENODEV || errno == ENXIO;
+}
+
 int tp_dm_lib_ready(bool quiet, char *why, size_t len)
 {
 	if (ready == 1) {
@@ -60,6 +78,12 @@ int tp_dm_lib_ready(bool quiet, char *why, size_t len)
 				 "no permission to use device-mapper (/dev/mapper/control): run as "
 				 "root");
 			ready = -EACCES;
+		} else if (exists("/dev/mapper/control") && control_is_stale()) {
+			snprintf(ready_why, sizeof(ready_why),
+				 "the running kernel has no device-mapper (/dev/mapper/control is "
+				 "there but no driver answers it): load dm-mod with 'modprobe dm-mod' "
+				 "or use a kernel with CONFIG_BLK_DEV_DM");
+			ready = -ENODEV;
 		} else {
 			ready = 0;
 		}

@@ -178,9 +178,9 @@ printf 'monitor {\n\tinterval = 7\n\ttextfile = "%s/prom"\n}\n' "$PWD" >"$conf"
 ok tpmonitor --once
 [ -s prom/tptools.prom ] || fail "monitor/textfile: no metrics written"
 grep -q '^tptools_pool_up{pool="c1"}' prom/tptools.prom || fail "monitor/textfile: $(head -3 prom/tptools.prom)"
-timeout -s TERM 3 tpmonitor --poll >out 2>err || true
+timeout -k 10 -s TERM 3 tpmonitor --poll >out 2>err || true
 err_has "started: every 7 s"
-timeout -s TERM 3 tpmonitor --poll --interval 9 >out 2>err || true
+timeout -k 10 -s TERM 3 tpmonitor --poll --interval 9 >out 2>err || true
 err_has "started: every 9 s"
 printf 'monitor {\n\ttextfile = "prom"\n}\n' >"$conf"
 usage_error tpmonitor --once
