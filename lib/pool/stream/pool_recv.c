@@ -20,6 +20,7 @@
 #include "lib/pool/stream/pool_recv_int.h"
 #include "lib/pool/stream/pool_stream.h"
 
+#include "lib/base/crc32c.h"
 #include "lib/base/critical.h"
 #include "lib/base/fileio.h"
 #include "lib/base/log.h"
@@ -43,6 +44,7 @@ struct reader {
 	int in, spool;		/* spool: -1 when IN is the stream itself */
 	unsigned char *buf;	/* a pipe's bytes (a file's are read in place) */
 	struct recv_view view;	/* a file: read through a mapping */
+	struct tp_crc32c_pair *pair;	/* a second thread for the crc, or NULL */
 	uint64_t read, total;	/* bytes read; the file's size (0: a pipe) */
 };
 
@@ -187,7 +189,7 @@ static int check_records(struct reader *rd)
 		if (x.type == STREAM_DATA) {
 			if ((e = take(rd, (size_t)x.length, &p, "a data record")))
 				return e;
-			crc = stream_crc_add(crc, p, x.length);
+			crc = tp_crc32c_pair(rd->pair, crc, p, (size_t)x.length);
 			r->data_bytes += x.length;
 			r->chunks += (x.offset + x.length + c - 1) / c - (x.offset + c - 1) / c;
 		}
@@ -241,9 +243,13 @@ int pool_recv_check(const char *input, tp_progress_fn *progress, void *ctx,
 		goto fail;
 	}
 	recv_view_init(&rd.view, r->fd, rd.total);
+	/* the data's crc by two threads (none: by this one) */
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1 && tp_crc32c_pair_start(&rd.pair))
+		rd.pair = NULL;
 	e = check_header(&rd);
 	if (!e)
 		e = check_records(&rd);
+	tp_crc32c_pair_end(rd.pair);
 	recv_view_end(&rd.view);
 	free(rd.buf);
 	pool_recv_watch(r, NULL, NULL);	/* the apply is watched anew */
