@@ -3,14 +3,18 @@
 # thin-provisioning-tools (0.9.0 from Debian 12; 1.1.0 from Debian 13, set up
 # by scripts/setup-reference.sh; REF110= skips it) on the same metadata, in
 # the same run: wall time, CPU time (user + system, all threads) and peak
-# RSS of each, ratios, and tpcheck --fast.
+# RSS of each, ratios, and tpcheck --fast; then tpdump against thin_dump
+# 1.1.0 (the XML to /dev/null) and tprestore against thin_restore 1.1.0 (that
+# XML into a metadata file of the same size), each pair in the same run
+# (DUMP=0 leaves them out).
 #
 #   scripts/bench-check.sh [TOTAL_MAPPINGS] [DEVICES]   (default 10000000 100)
 #
 # The metadata (tp-metagen: DEVICES devices, TOTAL/DEVICES mappings each,
 # DEVICES/4 snapshots with overwrites) is generated once into
 # build-bench/check-N.img and reused. Targets: 5x faster, no more memory,
-# --fast under 1 s; at least 4x faster than 1.1.0 at no more memory.
+# --fast under 1 s; tpcheck, tpdump and tprestore at least 5x faster than
+# 1.1.0 at no more memory (issue 26).
 # Needs `make tests` (BUILD=build by default).
 set -eu
 cd "$(dirname "$0")/.."
@@ -58,7 +62,36 @@ awk -v a="$tc_s" -v b="$tp_s" -v c="$tc_kb" -v d="$tp_kb" 'BEGIN {
 	printf "speed-up (thin_check / tpcheck): %.2fx (target >= 5)\n", a / (b > 0.01 ? b : 0.01)
 	printf "memory (tpcheck / thin_check):   %.2f (target <= 1)\n", (c > 0 ? d / c : 0) }'
 [ "$r11_s" = - ] || awk -v a="$r11_s" -v b="$tp_s" -v c="$r11_kb" -v d="$tp_kb" 'BEGIN {
-	printf "speed-up (thin_check 1.1.0 / tpcheck): %.2fx (target >= 4)\n", a / (b > 0.01 ? b : 0.01)
+	printf "speed-up (thin_check 1.1.0 / tpcheck): %.2fx (target >= 5)\n", a / (b > 0.01 ? b : 0.01)
 	printf "memory (tpcheck / thin_check 1.1.0):   %.2f (target <= 1)\n", (c > 0 ? d / c : 0) }'
 [ "$r11_s" = - ] || awk -v a="$r11_cpu" -v b="$tp_cpu" 'BEGIN {
 	printf "CPU time (thin_check 1.1.0 / tpcheck): %.2fx (of the fastest runs)\n", a / (b > 0.01 ? b : 0.01) }'
+
+[ "${DUMP:-1}" = 1 ] && [ -n "$REF110" ] || exit 0
+# ---- tpdump / thin_dump 1.1.0, tprestore / thin_restore 1.1.0 ----
+xml=$dir/check-$total-$devs.xml
+[ -s "$xml" ] || "$REF110/thin_dump" "$img" >"$xml"
+cat "$xml" >/dev/null
+out=$dir/restore-$total-$devs.img
+rm -f "$out"
+truncate -s "$(stat -c %s "$img")" "$out"
+read -r d11_s d11_kb d11_cpu < <(measure "$REF110/thin_dump" "$img")
+read -r dtp_s dtp_kb dtp_cpu < <(measure "$BUILD"/bin/tpdump -q "$img")
+read -r r11_s r11_kb r11_cpu < <(measure "$REF110/thin_restore" -q -i "$xml" -o "$out")
+read -r rtp_s rtp_kb rtp_cpu < <(measure "$BUILD"/bin/tprestore -q -i "$xml" -o "$out")
+# (1.1.0's XML shares runs in <def> sections: compare tpdump of both images)
+cmp -s <("$BUILD"/bin/tpdump -q "$out") <("$BUILD"/bin/tpdump -q "$img") ||
+	echo "bench-check: WARNING: tprestore's metadata does not dump as the original does"
+rm -f "$out"
+printf '%-22s %10s %10s %12s\n' "" "wall s" "CPU s" "peak RSS KiB"
+printf '%-22s %10s %10s %12s\n' "thin_dump 1.1.0" "$d11_s" "$d11_cpu" "$d11_kb"
+printf '%-22s %10s %10s %12s\n' "tpdump" "$dtp_s" "$dtp_cpu" "$dtp_kb"
+printf '%-22s %10s %10s %12s\n' "thin_restore 1.1.0" "$r11_s" "$r11_cpu" "$r11_kb"
+printf '%-22s %10s %10s %12s\n' "tprestore" "$rtp_s" "$rtp_cpu" "$rtp_kb"
+ratio() { # NAME REF_S OURS_S REF_KB OURS_KB
+	awk -v n="$1" -v a="$2" -v b="$3" -v c="$4" -v d="$5" 'BEGIN {
+		printf "speed-up (%s): %.2fx (target >= 5); memory: %.2f (target <= 1)\n", n,
+			a / (b > 0.01 ? b : 0.01), (c > 0 ? d / c : 0) }'
+}
+ratio "thin_dump 1.1.0 / tpdump" "$d11_s" "$dtp_s" "$d11_kb" "$dtp_kb"
+ratio "thin_restore 1.1.0 / tprestore" "$r11_s" "$rtp_s" "$r11_kb" "$rtp_kb"

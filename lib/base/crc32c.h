@@ -20,6 +20,22 @@ uint32_t tp_crc32c_sw(uint32_t seed, const void *buf, size_t len);
 uint32_t tp_crc32c_hw(uint32_t seed, const void *buf, size_t len);
 int tp_crc32c_hw_available(void);
 
+/* The register CRC after LEN more bytes of zeros, to join the sums of two
+ * pieces: tp_crc32c(c, A then B) equals
+ * tp_crc32c_shift(tp_crc32c(c, A), len(B)) ^ tp_crc32c(0, B). */
+uint32_t tp_crc32c_shift(uint32_t crc, uint64_t len);
+
+/* A helper thread that sums the second half of a large buffer while the
+ * caller sums the first (two cores: twice the speed on memory the cache
+ * does not hold). _pair is tp_crc32c; buffers below TP_CRC32C_PAIR_MIN,
+ * or a NULL pair, are summed by the caller alone. The helper blocks every
+ * signal. One caller thread per pair. start: 0 or -errno. */
+#define TP_CRC32C_PAIR_MIN (256u << 10)
+struct tp_crc32c_pair;
+int tp_crc32c_pair_start(struct tp_crc32c_pair **out);
+uint32_t tp_crc32c_pair(struct tp_crc32c_pair *p, uint32_t crc, const void *buf, size_t len);
+void tp_crc32c_pair_end(struct tp_crc32c_pair *p);
+
 /* Checksum of a metadata block: crc over BLOCK[4..LEN), xor SALT. */
 uint32_t tp_block_csum(const void *block, size_t len, uint32_t salt);
 

@@ -60,6 +60,11 @@ void io_destroy(struct io_engine *e);
 int io_fd_open(const char *path, unsigned flags, struct io_engine **out) TP_MUST_CHECK;
 /* The file descriptor of an fd engine (for ioctls and probing), else -1. */
 int io_fd_get(struct io_engine *e);
+/* Start writing LEN bytes from OFF of an fd engine back to the device
+ * now, without waiting (sync_file_range WRITE), so that a long copy's
+ * flush finds most of it written; nothing for other engines or an
+ * O_DIRECT one. Durability still comes from io_flush only. */
+void io_fd_writeback(struct io_engine *e, uint64_t off, uint64_t len);
 /* Test seam (io_crash.h): while set, every engine io_fd_open makes is
  * handed to WRAP, which returns the engine to give the caller or destroys
  * it and fails. WRAP runs with the seam unset. NULL unsets it. */

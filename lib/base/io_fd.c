@@ -178,3 +178,14 @@ int io_fd_get(struct io_engine *e)
 {
 	return e->ops == &fd_ops ? TP_CONTAINER_OF(e, struct io_fd, e)->fd : -1;
 }
+
+void io_fd_writeback(struct io_engine *e, uint64_t off, uint64_t len)
+{
+	struct io_fd *f;
+
+	if (e->ops != &fd_ops || e->read_only || !len)
+		return;
+	f = TP_CONTAINER_OF(e, struct io_fd, e);
+	if (!f->direct)	/* (an error here changes nothing: the flush reports) */
+		(void)sync_file_range(f->fd, (off64_t)off, (off64_t)len, SYNC_FILE_RANGE_WRITE);
+}

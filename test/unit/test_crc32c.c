@@ -59,7 +59,40 @@ static void test_block_examples(void)
 	CU_ASSERT_EQUAL(tp_block_csum(b, 4096, 240779), 0x58a67d79u);
 }
 
+/* The sum of A then B joined from the sums of A and of B alone; and the
+ * two-thread sum equal to the one-thread sum, around its threshold. */
+static void test_join_and_pair(void)
+{
+	size_t n = TP_CRC32C_PAIR_MIN * 2 + 4099;
+	unsigned char *buf = malloc(n);
+	struct tp_crc32c_pair *pair = NULL;
+	unsigned seed = 777;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(seed >> 16);
+	}
+	for (size_t a = 0; a < 5000; a += 613) {
+		size_t b = 9000 - a;
+		uint32_t whole = tp_crc32c_sw(0xffffffffu, buf, a + b);
+		uint32_t first = tp_crc32c_sw(0xffffffffu, buf, a);
+		CU_ASSERT_EQUAL(tp_crc32c_shift(first, b) ^ tp_crc32c_sw(0, buf + a, b), whole);
+	}
+	CU_ASSERT_EQUAL(tp_crc32c_shift(0x1234u, 0), 0x1234u);
+	CU_ASSERT_EQUAL(tp_crc32c_pair_start(&pair), 0);
+	for (size_t len = TP_CRC32C_PAIR_MIN - 3; len <= n; len += 65537)
+		for (size_t off = 0; off < 3; off++)
+			CU_ASSERT_EQUAL(tp_crc32c_pair(pair, 0xffffffffu, buf + off, len - off),
+					tp_crc32c(0xffffffffu, buf + off, len - off));
+	CU_ASSERT_EQUAL(tp_crc32c_pair(NULL, 7u, buf, n), tp_crc32c(7u, buf, n));
+	tp_crc32c_pair_end(pair);
+	tp_crc32c_pair_end(NULL);
+	free(buf);
+}
+
 TP_TEST_SUITE(crc32c, NULL, NULL,
+	      { "the sums of two pieces joined; two threads", test_join_and_pair },
 	      { "standard check value", test_check_value },
 	      { "instruction equals table", test_hw_matches_sw },
 	      { "dm block checksum examples", test_block_examples })

@@ -298,10 +298,21 @@ int pool_op_publish(struct pool *p, const char *vol) TP_MUST_CHECK;
  * of the reload. */
 int pool_table_follow_when_full(struct pool *p, int changed) TP_MUST_CHECK;
 /* Where to read P's data chunks from: offline the attached data device
- * (*OWN NULL); live a reader of its own with O_DIRECT, since the page
- * cache may hold blocks the kernel has since written (*OWN: to
+ * (*OWN NULL), or of block devices a reader of its own with O_DIRECT
+ * (pool_data_bulk); live a reader of its own with O_DIRECT, since the
+ * page cache may hold blocks the kernel has since written (*OWN: to
  * io_destroy). 0 or -errno, logged. */
 int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **own)
+	TP_MUST_CHECK;
+/* The data area for a large copy (send, receive, raw import, wipe), in
+ * *IO: live, and offline when every data device is a block device, an
+ * engine of its own with O_DIRECT and FLAGS (IO_RDONLY to read), in *OWN
+ * to io_destroy (the copy bypasses the page cache: no second copy of each
+ * byte through it, nothing others cache is pushed out, and the device
+ * runs at its own speed); image files through the attached engine (*OWN
+ * NULL: their page cache is the warm one). Offline a failed open falls
+ * back to the attached engine; live it is -EIO, logged. */
+int pool_data_bulk(struct pool *p, unsigned flags, struct io_engine **io, struct io_engine **own)
 	TP_MUST_CHECK;
 /* P's data area opened anew with FLAGS (e.g. IO_DIRECT to write beside a
  * live kernel): the data device, or the concatenation of P's data devices

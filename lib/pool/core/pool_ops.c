@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int pool_op_create(struct pool *p, uint32_t dev_id)
 {
@@ -45,6 +46,33 @@ int pool_data_open(struct pool *p, unsigned flags, struct io_engine **out)
 	return r;
 }
 
+/* Every data device of P is a block device (seen through its open fd). */
+static int data_all_block(const struct pool *p)
+{
+	unsigned n = vg_nr_data(p->vg);
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct vg_pv *pv = &p->pv[POOL_DATA_PV(i)];
+		struct stat st;
+		int fd = pv->io ? io_fd_get(pv->io) : -1;
+		if (fd < 0 || fstat(fd, &st) || !S_ISBLK(st.st_mode))
+			return 0;
+	}
+	return n > 0;
+}
+
+int pool_data_bulk(struct pool *p, unsigned flags, struct io_engine **io, struct io_engine **own)
+{
+	*io = p->data_cat ? p->data_cat : p->pv[VG_ROLE_DATA].io;
+	*own = NULL;
+	if (!p->be->live && !data_all_block(p))
+		return 0;
+	if (pool_data_open(p, flags | IO_DIRECT, own))
+		return p->be->live ? -EIO : 0;	/* offline the attached one serves */
+	*io = *own;
+	return 0;
+}
+
 int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **own)
 {
 	const char *path = p->pv[VG_ROLE_DATA].io->name;
@@ -52,8 +80,8 @@ int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **o
 
 	*rd = p->data_cat ? p->data_cat : p->pv[VG_ROLE_DATA].io;
 	*own = NULL;
-	if (!p->be->live)
-		return 0;
+	if (!p->be->live)	/* block devices: with O_DIRECT (pool_data_bulk) */
+		return pool_data_bulk(p, IO_RDONLY, rd, own);
 	if (p->data_cat) {	/* several data devices: each opened anew */
 		if ((r = pool_data_reader_multi(p, IO_RDONLY | IO_DIRECT, own)))
 			return r;

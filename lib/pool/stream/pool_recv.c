@@ -20,6 +20,7 @@
 #include "lib/pool/stream/pool_recv_int.h"
 #include "lib/pool/stream/pool_stream.h"
 
+#include "lib/base/crc32c.h"
 #include "lib/base/critical.h"
 #include "lib/base/fileio.h"
 #include "lib/base/log.h"
@@ -41,17 +42,28 @@
 struct reader {
 	struct pool_recv *r;
 	int in, spool;		/* spool: -1 when IN is the stream itself */
-	unsigned char *buf;
+	unsigned char *buf;	/* a pipe's bytes (a file's are read in place) */
+	struct recv_view view;	/* a file: read through a mapping */
+	struct tp_crc32c_pair *pair;	/* a second thread for the crc, or NULL */
 	uint64_t read, total;	/* bytes read; the file's size (0: a pipe) */
 };
 
-/* Read LEN bytes (copied to the spool); 0, -EBADMSG when the stream ends
- * first (logged with WHAT), -errno. */
-static int take(struct reader *rd, void *buf, size_t len, const char *what)
+/* *P: the next LEN bytes (of a pipe, in the reader's buffer, copied to the
+ * spool; of a file, where the view has them); 0, -EBADMSG when the stream
+ * ends first (logged with WHAT), -errno. */
+static int take(struct reader *rd, size_t len, const unsigned char **p, const char *what)
 {
-	ssize_t n = pool_recv_read_full(rd->in, buf, len);
+	ssize_t n = (ssize_t)len;
 	int e;
 
+	if (rd->spool < 0) {	/* a file of TOTAL bytes */
+		if (rd->total - rd->read < len)
+			n = (ssize_t)(rd->total - rd->read);
+		else if ((e = recv_view_get(&rd->view, rd->read, len, p)))
+			n = e;
+	} else if ((n = pool_recv_read_full(rd->in, rd->buf, len)) >= 0) {
+		*p = rd->buf;
+	}
 	if (n < 0) {
 		log_error("reading the stream from %s: %s", rd->r->where, strerror((int)-n));
 		return (int)n;
@@ -61,7 +73,7 @@ static int take(struct reader *rd, void *buf, size_t len, const char *what)
 			  rd->r->where, what);
 		return -EBADMSG;
 	}
-	if (rd->spool >= 0 && (e = tp_write_all(rd->spool, buf, len))) {
+	if (rd->spool >= 0 && (e = tp_write_all(rd->spool, rd->buf, len))) {
 		log_error("copying the stream to a temporary file: %s (set TMPDIR to a directory "
 			  "with room)", strerror(-e));
 		return e;
@@ -70,6 +82,16 @@ static int take(struct reader *rd, void *buf, size_t len, const char *what)
 	if (len > STREAM_RECORD_SIZE)	/* data: often enough, cheap */
 		pool_recv_report(rd->r, rd->read, rd->total);
 	return 0;
+}
+
+/* Nothing after the END record. */
+static int at_end(struct reader *rd)
+{
+	unsigned char b;
+
+	if (rd->spool < 0)
+		return rd->read == rd->total;
+	return pool_recv_read_full(rd->in, &b, 1) == 0;
 }
 
 static int bad_record(struct pool_recv *r, uint64_t n, const char *why)
@@ -81,12 +103,13 @@ static int bad_record(struct pool_recv *r, uint64_t n, const char *why)
 
 static int check_header(struct reader *rd)
 {
-	unsigned char b[STREAM_HEADER_SIZE];
+	const unsigned char *b;
 	struct stream_header *h = &rd->r->h;
 	const char *why = NULL;
 	int e;
 
-	if ((e = take(rd, b, sizeof(b), "its header")) || (e = stream_header_unpack(b, h)))
+	if ((e = take(rd, STREAM_HEADER_SIZE, &b, "its header")) ||
+	    (e = stream_header_unpack(b, h)))
 		return e;
 	if (h->flags & ~STREAM_FLAG_INCREMENTAL)
 		why = "unknown flags";
@@ -136,14 +159,16 @@ static int check_records(struct reader *rd)
 	struct pool_recv *r = rd->r;
 	uint64_t end = 0, pending = UINT64_MAX, c = r->h.chunk;
 	unsigned char head[STREAM_RECORD_SIZE];
+	const unsigned char *p;
 	struct stream_record x;
 	const char *why;
 	int e;
 
 	for (;;) {
 		uint32_t crc;
-		if ((e = take(rd, head, sizeof(head), "a record (no END record)")))
+		if ((e = take(rd, sizeof(head), &p, "a record (no END record)")))
 			return e;
+		memcpy(head, p, sizeof(head));
 		stream_record_unpack(head, &x);
 		crc = stream_crc_begin(head);
 		if (x.type == STREAM_END) {
@@ -153,7 +178,7 @@ static int check_records(struct reader *rd)
 				return bad_record(r, r->records, "a chunk left partly written");
 			if (x.offset != r->data_bytes || x.length != r->records)
 				return bad_record(r, r->records, "totals differ from the records");
-			if (pool_recv_read_full(rd->in, head, 1) != 0)
+			if (!at_end(rd))
 				return bad_record(r, r->records, "data after the END record");
 			return 0;
 		}
@@ -162,9 +187,9 @@ static int check_records(struct reader *rd)
 		if ((why = misplaced(r, &x, end, pending)))
 			return bad_record(r, r->records, why);
 		if (x.type == STREAM_DATA) {
-			if ((e = take(rd, rd->buf, (size_t)x.length, "a data record")))
+			if ((e = take(rd, (size_t)x.length, &p, "a data record")))
 				return e;
-			crc = stream_crc_add(crc, rd->buf, x.length);
+			crc = tp_crc32c_pair(rd->pair, crc, p, (size_t)x.length);
 			r->data_bytes += x.length;
 			r->chunks += (x.offset + x.length + c - 1) / c - (x.offset + c - 1) / c;
 		}
@@ -213,13 +238,19 @@ int pool_recv_check(const char *input, tp_progress_fn *progress, void *ctx,
 		r->fd = input ? rd.in : dup(rd.in);
 		rd.total = (uint64_t)st.st_size;
 	}
-	if (posix_memalign((void **)&rd.buf, 4096, STREAM_MAX_DATA)) {
+	if (rd.spool >= 0 && posix_memalign((void **)&rd.buf, 4096, STREAM_MAX_DATA)) {
 		e = -ENOMEM;
 		goto fail;
 	}
+	recv_view_init(&rd.view, r->fd, rd.total);
+	/* the data's crc by two threads (none: by this one) */
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1 && tp_crc32c_pair_start(&rd.pair))
+		rd.pair = NULL;
 	e = check_header(&rd);
 	if (!e)
 		e = check_records(&rd);
+	tp_crc32c_pair_end(rd.pair);
+	recv_view_end(&rd.view);
 	free(rd.buf);
 	pool_recv_watch(r, NULL, NULL);	/* the apply is watched anew */
 	if (e)
@@ -278,11 +309,14 @@ struct recv_ctx {
 	int live;		/* the kernel runs the pool: data through LD */
 	struct recv_live_dev ld;
 	struct pool_recv_result *res;
-	/* offline: chunks on consecutive data blocks gathered for one write
-	 * (PEND_N of at most PEND_MAX, from data block PEND_D), written
-	 * before every commit */
+	/* offline: short runs of chunks on consecutive data blocks gathered
+	 * for one write (PEND_N of at most PEND_MAX, from data block PEND_D),
+	 * written before every commit */
 	unsigned char *pend;
 	uint64_t pend_d, pend_n, pend_max;
+	/* offline: where the data goes (pool_data_bulk; OWN: O_DIRECT, every
+	 * run gathered through PEND, which is aligned) */
+	struct io_engine *data, *own;
 };
 
 #define RECV_WRITE (4u << 20)	/* bytes gathered for one write, at most */
@@ -317,52 +351,116 @@ static int unmap(struct pool *p, uint32_t dev, uint64_t begin, uint64_t n)
 	return 0;
 }
 
+/* Data blocks D.. (N of them) written: their write-back begins now, on
+ * each data device, so the next commit's flush has little left to wait
+ * for (the copy goes on meanwhile). */
+static void start_writeback(struct recv_ctx *c, uint64_t d, uint64_t n)
+{
+	while (n) {
+		struct io_engine *io;
+		uint64_t off, run;
+		if (pool_data_locate(c->p, d, &io, &off, &run) || !run)
+			return;
+		if (run > n)
+			run = n;
+		io_fd_writeback(io, off, run * c->chunk);
+		d += run;
+		n -= run;
+	}
+}
+
+/* N chunks in BUF onto data blocks D..: 0 or -errno, logged. */
+static int write_blocks(struct recv_ctx *c, uint64_t d, const void *buf, uint64_t n)
+{
+	struct pool *p = c->p;
+	int e = io_write(c->data, c->area_off + d * c->chunk, buf, n * c->chunk);
+
+	if (e)
+		log_error("pool %s: writing data chunks %" PRIu64 "-%" PRIu64 ": %s", pool_name(p),
+			  d, d + n - 1, strerror(-e));
+	else if (!c->own)
+		start_writeback(c, d, n);
+	return e;
+}
+
 /* The gathered chunks written: 0 or -errno, logged. */
 static int put_pending(struct recv_ctx *c)
 {
-	struct pool *p = c->p;
 	int e;
 
 	if (!c->pend_n)
 		return 0;
-	e = io_write(pool_pv(p, VG_ROLE_DATA)->io, c->area_off + c->pend_d * c->chunk, c->pend,
-		     c->pend_n * c->chunk);
-	if (e)
-		log_error("pool %s: writing data chunks %" PRIu64 "-%" PRIu64 ": %s", pool_name(p),
-			  c->pend_d, c->pend_d + c->pend_n - 1, strerror(-e));
+	e = write_blocks(c, c->pend_d, c->pend, c->pend_n);
 	c->pend_n = 0;
 	return e;
 }
 
-/* Write the chunk in BUF at virtual block VB: a new data block, mapped
- * (over the block a cut run mapped there, which goes back to free). The
- * write is gathered with the chunks before it while their data blocks
- * follow each other (one write of up to RECV_WRITE bytes). */
-static int put_chunk(void *ctx, uint64_t vb, const void *buf)
+/* N chunks in BUF onto data blocks D.. that follow each other: a short
+ * run is gathered with the runs before it while their blocks follow each
+ * other (one write of up to RECV_WRITE bytes), a long one is written from
+ * where it is (BUF is the stream file's mapping: no copy); with O_DIRECT
+ * every run goes through the aligned buffer. */
+static int put_blocks(struct recv_ctx *c, uint64_t d, const unsigned char *buf, uint64_t n)
+{
+	int direct = !c->own && n * 2 >= c->pend_max;
+	int e;
+
+	while (n) {
+		uint64_t k;
+		if (c->pend_n && (direct || d != c->pend_d + c->pend_n ||
+				  c->pend_n == c->pend_max) && (e = put_pending(c)))
+			return e;
+		if (direct)
+			return write_blocks(c, d, buf, n);
+		if (!c->pend_n)
+			c->pend_d = d;
+		k = c->pend_max - c->pend_n < n ? c->pend_max - c->pend_n : n;
+		memcpy(c->pend + c->pend_n * c->chunk, buf, k * c->chunk);
+		c->pend_n += k;
+		d += k;
+		buf += k * c->chunk;
+		n -= k;
+	}
+	return 0;
+}
+
+/* Write the N chunks in BUF at virtual blocks VB..: each onto a new data
+ * block, mapped (over the block a cut run mapped there, which goes back
+ * to free); consecutive blocks in one write. */
+static int put_chunks(void *ctx, uint64_t vb, const void *buf, uint64_t n)
 {
 	struct recv_ctx *c = ctx;
 	struct pool *p = c->p;
-	uint64_t d;
+	const unsigned char *b = buf;
+	uint64_t start = 0, d0 = 0, d = 0;
 	int e;
 
 	if (c->live) {
-		if (!(e = pool_recv_live_chunk(&c->ld, vb, buf)))
-			c->res->chunks++;
+		if (!(e = pool_recv_live_chunks(&c->ld, vb, buf, n)))
+			c->res->chunks += n;
 		return e;
 	}
-	if ((e = thin_alloc_data_block(pool_thin(p), &d))) {
-		if (e == -ENOSPC)
-			log_error("pool %s: out of data space", pool_name(p));
-		return e;
+	for (uint64_t i = 0; i <= n; i++) {
+		if (i < n && (e = thin_alloc_data_block(pool_thin(p), &d))) {
+			if (e == -ENOSPC)
+				log_error("pool %s: out of data space", pool_name(p));
+			return e;
+		}
+		if (i && (i == n || d != d0 + (i - start))) {	/* a run of blocks ends */
+			uint64_t k = i - start;
+			if ((e = put_blocks(c, d0, b + start * c->chunk, k)))
+				return e;
+			for (uint64_t j = 0; j < k; j++)
+				if ((e = thin_insert_mapping_alloced(pool_thin(p), c->dev_id,
+								     vb + start + j, d0 + j)))
+					return e;
+			c->res->chunks += k;
+			start = i;
+		}
+		if (i == start)
+			d0 = d;
 	}
-	if (c->pend_n && (d != c->pend_d + c->pend_n || c->pend_n == c->pend_max) &&
-	    (e = put_pending(c)))
-		return e;
-	if (!c->pend_n)
-		c->pend_d = d;
-	memcpy(c->pend + c->pend_n++ * c->chunk, buf, c->chunk);
-	c->res->chunks++;
-	return thin_insert_mapping_alloced(pool_thin(p), c->dev_id, vb, d);
+	return 0;
 }
 
 static int put_hole(void *ctx, uint64_t first, uint64_t n)
@@ -399,7 +497,7 @@ static int commit_progress(struct recv_ctx *c)
 			return e;
 	} else if ((e = put_pending(c))) {
 		return e;
-	} else if ((e = io_flush(pool_pv(p, VG_ROLE_DATA)->io))) {
+	} else if ((e = io_flush(c->data))) {
 		log_error("pool %s: flushing the data device: %s", pool_name(p), strerror(-e));
 		return e;
 	} else if ((e = thin_commit(pool_thin(p)))) {
@@ -437,11 +535,11 @@ static int at_record(void *ctx, uint64_t end)
 	return c->stop ? -EINTR : 0;
 }
 
-static int count_chunk(void *ctx, uint64_t vb, const void *buf)
+static int count_chunks(void *ctx, uint64_t vb, const void *buf, uint64_t n)
 {
 	(void)vb;
 	(void)buf;
-	((struct recv_ctx *)ctx)->count++;
+	((struct recv_ctx *)ctx)->count += n;
 	return 0;
 }
 
@@ -489,7 +587,7 @@ static const char *reached(const struct recv_ctx *c, char *buf, size_t len)
  * goes on from a later place finds them gone already. */
 static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 {
-	struct recv_sink sink = { c, put_chunk, put_hole, at_record };
+	struct recv_sink sink = { c, put_chunks, put_hole, at_record };
 	struct thin_delta_visitor bv = { c, NULL, collect_beyond };
 	uint64_t first_beyond = (c->r->h.size + c->chunk - 1) / c->chunk;
 	uint64_t size = c->base_size > c->r->h.size ? c->base_size : c->r->h.size;
@@ -520,6 +618,8 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 		c->pend_max = c->chunk < RECV_WRITE ? RECV_WRITE / c->chunk : 1;
 		if (posix_memalign((void **)&c->pend, 4096, c->pend_max * c->chunk))
 			e = -ENOMEM;
+		else
+			e = pool_data_bulk(p, 0, &c->data, &c->own);
 	}
 	if (!e && !tp_test_fail("recv-skip-data"))	/* proves the tests see it */
 		e = pool_recv_replay(c->r, c->chunk, from, &sink);
@@ -530,6 +630,8 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 	free(c->pend);	/* (what was gathered and not written is not committed) */
 	c->pend = NULL;
 	c->pend_n = 0;
+	io_destroy(c->own);
+	c->own = NULL;
 	if (c->live && pool_recv_live_close(&c->ld) && !e)
 		log_warn("pool %s: the next tptools command on the pool removes the temporary "
 			 "device left", pool_name(p));
@@ -678,7 +780,7 @@ static int pick_dev_id(struct pool *p, uint32_t *dev_id)
  * given) goes on from its last commit. */
 static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 {
-	struct recv_sink count = { c, count_chunk, count_hole, NULL };
+	struct recv_sink count = { c, count_chunks, count_hole, NULL };
 	const struct vg_volume *v = NULL, *o;
 	int e;
 

@@ -34,20 +34,38 @@ static inline void pool_recv_report(const struct pool_recv *r, uint64_t done, ui
 		r->progress(r->progress_ctx, done, total);
 }
 
-/* Where a receive puts the stream: CHUNK gets each whole chunk of data
- * at virtual block VBLOCK (the last one zero-padded past the volume's
- * end), HOLE each run of N chunks from FIRST that the stream unmaps;
- * RECORD (may be NULL), after each record, the byte of the volume up to
- * which the stream is now applied (a place a receive can go on from). */
+/* Where a receive puts the stream: CHUNKS gets N whole chunks of data
+ * for virtual blocks VBLOCK.. (consecutive in BUF, which is valid only
+ * during the call; the volume's last chunk zero-padded past its end),
+ * HOLE each run of N chunks from FIRST that the stream unmaps; RECORD
+ * (may be NULL), after each record, the byte of the volume up to which
+ * the stream is now applied (a place a receive can go on from). */
 struct recv_sink {
 	void *ctx;
-	int (*chunk)(void *ctx, uint64_t vblock, const void *buf);
+	int (*chunks)(void *ctx, uint64_t vblock, const void *buf, uint64_t n);
 	int (*hole)(void *ctx, uint64_t first, uint64_t n);
 	int (*record)(void *ctx, uint64_t end);
 };
 
 /* read(2) until LEN bytes or the end: the bytes read, or -errno. */
 ssize_t pool_recv_read_full(int fd, void *buf, size_t len);
+
+/* A stream file read through a window mapped into memory (a file that
+ * cannot be mapped: read into a buffer), so the check and the replay
+ * take its bytes from the page cache in place. SIZE: the file's size the
+ * reader trusts; a file found shorter is -EIO (not a fault). */
+struct recv_view {
+	int fd, copied;
+	uint64_t size, page, moff;
+	unsigned char *map;
+	size_t mlen;
+};
+void recv_view_init(struct recv_view *v, int fd, uint64_t size);
+/* *OUT: LEN bytes of the file from OFF, valid until the next get or the
+ * end. 0, -EIO (past SIZE, or the file is shorter now), -ENOMEM. */
+int recv_view_get(struct recv_view *v, uint64_t off, size_t len, const unsigned char **out)
+	TP_MUST_CHECK;
+void recv_view_end(struct recv_view *v);
 
 /* Read checked stream R again, front to back, into S (CHUNK: the pool's
  * chunk size in bytes, which R's equals), passing over the records that
@@ -71,21 +89,26 @@ int pool_recv_live_dev_id(struct pool *p, uint32_t *dev_id) TP_MUST_CHECK;
 
 /* The receive's thin device DEV_ID (it exists in the kernel), loaded as
  * the temporary device "<pool>-tprecv:<id>" of SECTORS and opened with
- * O_DIRECT. CHUNK and HOLE are a recv_sink's for it (data written whole,
- * holes discarded; the free space checked every 64 chunks against NEED
- * less what was written); SYNC flushes it, which commits the kernel's
+ * O_DIRECT. CHUNKS and HOLE are a recv_sink's for it (data written whole,
+ * a run of chunks in writes of up to RECV_LIVE_WRITE bytes, or one
+ * chunk, through an aligned buffer; holes discarded; the free space checked before a run
+ * once 64 chunks were written since the last look, against NEED less
+ * what was written); SYNC flushes it, which commits the kernel's
  * metadata; CLOSE removes the temporary device and keeps the thin
  * device. Errors logged. */
+#define RECV_LIVE_WRITE (4u << 20)
 struct recv_live_dev {
 	struct pool *p;
 	uint32_t dev_id;
 	int fd, loaded;
-	uint64_t chunk, written, need;
+	uint64_t chunk, written, need, checked;
+	unsigned char *buf;	/* BUFSIZE bytes (whole chunks, at least one), aligned */
+	size_t bufsize;
 	char dm[TP_DM_NAME_MAX];
 };
 int pool_recv_live_open(struct pool *p, uint32_t dev_id, uint64_t sectors, uint64_t need,
 			struct recv_live_dev *w) TP_MUST_CHECK;
-int pool_recv_live_chunk(void *w, uint64_t vblock, const void *buf);
+int pool_recv_live_chunks(void *w, uint64_t vblock, const void *buf, uint64_t n);
 int pool_recv_live_hole(void *w, uint64_t first, uint64_t n);
 int pool_recv_live_sync(struct recv_live_dev *w) TP_MUST_CHECK;
 int pool_recv_live_close(struct recv_live_dev *w);

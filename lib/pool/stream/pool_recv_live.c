@@ -125,22 +125,39 @@ int pool_recv_live_dev_id(struct pool *p, uint32_t *dev_id)
 
 /* ---- the temporary device ---- */
 
-int pool_recv_live_chunk(void *ctx, uint64_t vb, const void *buf)
+int pool_recv_live_chunks(void *ctx, uint64_t vb, const void *buf, uint64_t n)
 {
 	struct recv_live_dev *w = ctx;
+	uint64_t max = w->bufsize / w->chunk;
+	const unsigned char *b = buf;
 	int e;
 
-	if (w->written % CHECK_EVERY == 0 &&
-	    (e = room_for(w->p, w->need > w->written ? w->need - w->written : 0, w->chunk,
-			  "left")))
-		return e;
-	if ((e = tp_pwrite_all(w->fd, buf, (size_t)w->chunk, vb * w->chunk))) {
-		log_error("pool %s: writing the received data (chunk %" PRIu64 " of the "
-			  "volume): %s%s", pool_name(w->p), vb, strerror(-e),
-			  e == -ENOSPC || e == -EIO ? " (the pool may be out of data space)" : "");
-		return e;
+	while (n) {
+		uint64_t k = n < max ? n : max;
+		size_t len = (size_t)(k * w->chunk);
+		const unsigned char *src = b;
+		if (!w->written || w->written - w->checked >= CHECK_EVERY) {
+			if ((e = room_for(w->p, w->need > w->written ? w->need - w->written : 0,
+					  w->chunk, "left")))
+				return e;
+			w->checked = w->written;
+		}
+		if ((uintptr_t)b % 4096) {	/* O_DIRECT wants it aligned */
+			memcpy(w->buf, b, len);
+			src = w->buf;
+		}
+		if ((e = tp_pwrite_all(w->fd, src, len, vb * w->chunk))) {
+			log_error("pool %s: writing the received data (chunks %" PRIu64 "..%" PRIu64
+				  " of the volume): %s%s", pool_name(w->p), vb, vb + k - 1,
+				  strerror(-e), e == -ENOSPC || e == -EIO
+				  ? " (the pool may be out of data space)" : "");
+			return e;
+		}
+		w->written += k;
+		vb += k;
+		b += len;
+		n -= k;
 	}
-	w->written++;
 	return 0;
 }
 
@@ -185,6 +202,9 @@ int pool_recv_live_open(struct pool *p, uint32_t dev_id, uint64_t sectors, uint6
 	w->dev_id = dev_id;
 	w->chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	w->need = need;
+	w->bufsize = w->chunk < RECV_LIVE_WRITE ? RECV_LIVE_WRITE / w->chunk * w->chunk : w->chunk;
+	if (posix_memalign((void **)&w->buf, 4096, w->bufsize))
+		return -ENOMEM;
 	pool_recv_uuid_prefix(p, prefix, sizeof(prefix));
 	snprintf(uuid, sizeof(uuid), "%s%u", prefix, dev_id);
 	if ((e = pool_recv_temp_name(p, dev_id, w->dm, sizeof(w->dm))) ||
@@ -212,6 +232,8 @@ int pool_recv_live_close(struct recv_live_dev *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
+	free(w->buf);
+	w->buf = NULL;
 	if (!w->loaded)
 		return 0;
 	w->loaded = 0;

@@ -58,13 +58,19 @@ static void merge_by_data(struct wipe_set *s)
 static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk,
 		     const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 {
-	struct io_engine *data = pool_pv(p, VG_ROLE_DATA)->io;
+	struct io_engine *data, *own;
 	uint64_t base = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
 	void *zeros = NULL;
 	int r = 0;
 
 	if (posix_memalign(&zeros, 4096, WIPE_BUF))
 		return -ENOMEM;
+	/* block devices with O_DIRECT (the zeros need not pass through the
+	 * page cache) */
+	if ((r = pool_data_bulk(p, 0, &data, &own))) {
+		free(zeros);
+		return r;
+	}
 	memset(zeros, 0, WIPE_BUF);
 	for (size_t i = 0; i < s->nr && !r; i++)
 		r = wipe_zero_range(data, base + s->run[i].dbegin * chunk, s->run[i].len * chunk,
@@ -75,6 +81,7 @@ static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk,
 	if (r && r != -EINTR)
 		log_error("pool %s: writing zeros to %s failed: %s; the volume was not removed",
 			  pool_name(p), data->name, strerror(-r));
+	io_destroy(own);
 	return r;
 }
 
