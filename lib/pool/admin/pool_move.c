@@ -270,8 +270,7 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 	memset(&col, 0, sizeof(col));
 	memset(&m, 0, sizeof(m));
 	res->chunk = (uint64_t)vg->chunk_size * 512;
-	if ((r = pool_refuse_live(p, "tpmove (it moves chunks of an inactive pool; deactivate "
-				     "it first)")) ||
+	if ((r = pool_refuse_live(p, "moving its chunks (tpmove)")) ||
 	    (r = find_device(p, x->path, &index)))
 		return r;
 	res->index = index;
