@@ -71,6 +71,7 @@ enum pool_role {
 #define POOL_AUTOEXTEND_OFF 100u	/* autoextend_threshold: never grow */
 #define POOL_AUTOEXTEND_MIN 50u		/* lowest autoextend_threshold (as LVM) */
 #define POOL_AUTOEXTEND_PERCENT_MAX 1000u
+#define POOL_DEVICE_PATH_MAX 1023u	/* a device path kept in the VG */
 
 struct pool_monitor_policy {
 	unsigned warn;			/* percent used warned about (data, metadata); 0 = never */
@@ -78,6 +79,9 @@ struct pool_monitor_policy {
 	unsigned autoextend_percent;	/* grow by this percent of the area, or ... */
 	uint64_t autoextend_size;	/* ... by these bytes (data; one of the two is 0) */
 	uint64_t autoextend_max;	/* bytes: the data area is never grown past; 0 = no cap */
+	/* added as a data device (live tpextend --data) when the data devices
+	 * have no room to grow; absolute path, "" = none */
+	char autoextend_device[POOL_DEVICE_PATH_MAX + 1];
 };
 
 /* The defaults: warn 80, no autoextension, by 20%. */
