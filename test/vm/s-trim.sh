@@ -12,7 +12,10 @@
 # tptrim is; inactive, it moves every chunk off the first device onto the
 # second (a snapshot's shared chunks once), and the kernel reads the
 # volumes the same from there; a write to an origin whose chunks moved
-# still breaks the sharing (the mappings kept their times).
+# still breaks the sharing (the mappings kept their times). Last, a live
+# tprecv into a pool with --max-overprovision 1 that would pass it is
+# refused (exit 5, the kernel's devices and the volumes unchanged), and
+# the same receive fits once room is made.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -e -d mnt -o loop -k ext4
 command -v losetup >/dev/null || skip_scenario "no losetup"
@@ -150,4 +153,38 @@ expect_eq "ws after a write to w" "$(md5sum </dev/mapper/tr-ws)" "$sum_w"
 check fsck.ext4 -n -f /dev/mapper/tr-fs
 must tpdeactivate tr
 must tpremove -y tr
+
+step "--max-overprovision 1: a live tprecv that would pass it is refused, exit 5"
+truncate -s 40M src.img srcm.img op.img opm.img
+S=$(losetup -f --show src.img) && SM=$(losetup -f --show srcm.img) &&
+	O=$(losetup -f --show op.img) && OM=$(losetup -f --show opm.img) || fail "losetup"
+must tpcreate -q --data "$S" --meta "$SM" --chunk 64k src
+must tvcreate -q -V 20M -n x src
+must tpactivate -q src
+must dd if=/dev/urandom of=/dev/mapper/src-x bs=1M count=20 oflag=direct conv=fsync status=none
+sum_x=$(md5sum </dev/mapper/src-x)
+must tpdeactivate -q src
+must tvchange -q --readonly y src/x
+must tpsend -o x.stream src/x
+must tpcreate -q --data "$O" --meta "$OM" --chunk 64k --max-overprovision 1 op
+must tvcreate -q -V 24M -n b op	# of about 39 MiB: the 20 MiB of x would pass it
+must tpactivate op
+dmsetup ls | sort >dm.before
+rc=0; tprecv -i x.stream -n r op >out 2>err || rc=$?
+cat err
+expect_eq "live tprecv past --max-overprovision: exit" "$rc" 5
+grep -q "over-provision" err || note_fail "the refusal does not name the limit"
+dmsetup ls | sort | cmp -s - dm.before || note_fail "the refused receive changed the kernel's devices"
+expect_eq "volumes after the refusal" "$(tpstatus --noheadings -o vol_name op | tr -d ' ' | sort | tr '\n' ' ')" "b "
+# room made: the same receive fits and reads back
+must tvremove -y op/b
+must tprecv -i x.stream -n r op
+must tpactivate op r
+echo 3 >/proc/sys/vm/drop_caches
+expect_eq "r as received" "$(md5sum </dev/mapper/op-r)" "$sum_x"
+must tpdeactivate op
+check tpcheck op
+must tpremove -y op
+must tpremove -y src
+losetup -d "$S" "$SM" "$O" "$OM"
 finish
