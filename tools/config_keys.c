@@ -56,6 +56,19 @@ static int check_monitor(const struct tp_conf_key *k, const char *v, char *why, 
 	return monitor_value_parse(what, v, &m, why, len);
 }
 
+static int check_overprovision(const struct tp_conf_key *k, const char *v, char *why,
+			       size_t len)
+{
+	unsigned percent;
+
+	(void)k;
+	if (!overprovision_parse(v, &percent))
+		return 0;
+	snprintf(why, len, "takes a ratio greater than 0 with at most two decimals (1 = no "
+		 "over-provisioning) or none");
+	return -1;
+}
+
 static int check_filter(const struct tp_conf_key *k, const char *v, char *why, size_t len)
 {
 	(void)k;
@@ -116,6 +129,9 @@ const struct tp_conf_key tp_conf_keys[] = {
 	{ "create/autoextend_max", S, "none", "SIZE|none",
 	  "tpcreate --autoextend-max: tpmonitor never grows the data area past SIZE", 0, 0,
 	  check_monitor },
+	{ "create/max_overprovision", S, "none", "RATIO|none",
+	  "tpcreate --max-overprovision: the volumes' virtual sizes add up to at most RATIO x "
+	  "the data size", 0, 0, check_overprovision },
 	{ "monitor/interval", TP_CONF_INT, "10", "1..3600",
 	  "tpmonitor --interval: seconds between two passes", 1, 3600, NULL },
 	{ "monitor/textfile", S, NULL, "DIR",

@@ -1,7 +1,7 @@
 /* monitor_opts.h - the monitoring-policy options tpcreate and tpchange
  * share: --warn PCT, --autoextend-threshold PCT|off, --autoextend-by
  * PCT%|SIZE, --autoextend-max SIZE|none (a bare number is MiB, as every
- * size option reads it). */
+ * size option reads it), --autoextend-device DEV|none. */
 #ifndef TP_TOOLS_MONITOR_OPTS_H
 #define TP_TOOLS_MONITOR_OPTS_H
 
@@ -9,7 +9,7 @@
 #include "tools/cli.h"
 
 struct monitor_args {
-	const char *warn, *threshold, *by, *max;
+	const char *warn, *threshold, *by, *max, *device;
 };
 
 #define CLI_OPT_MONITOR(a)                                                          \
@@ -23,11 +23,14 @@ struct monitor_args {
 	  "each growth adds PCT% of the area or SIZE of data (default 20%)", "PCT%|SIZE" }, \
 	{ "autoextend-max", '\0', POPT_ARG_STRING, &(a).max, 0,                         \
 	  "tpmonitor never grows the data area past SIZE (none = no limit, the "        \
-	  "default)", "SIZE|none" }
+	  "default)", "SIZE|none" },                                                    \
+	{ "autoextend-device", '\0', POPT_ARG_STRING, &(a).device, 0,                   \
+	  "when the data devices have no room, tpmonitor adds DEV as a data device "    \
+	  "(none = no device, the default)", "DEV|none" }
 
 /* One monitoring value, as --warn, --autoextend-threshold and
  * --autoextend-by (and tptools.conf's create/warn, ...) take it. */
-enum monitor_value { MONITOR_WARN, MONITOR_THRESHOLD, MONITOR_BY, MONITOR_MAX };
+enum monitor_value { MONITOR_WARN, MONITOR_THRESHOLD, MONITOR_BY, MONITOR_MAX, MONITOR_DEVICE };
 /* Parse VAL into *M: 0, or -1 with WHY ("takes ...", without VAL). */
 int monitor_value_parse(enum monitor_value what, const char *val, struct pool_monitor_policy *m,
 			char *why, size_t len);

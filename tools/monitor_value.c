@@ -82,6 +82,33 @@ int monitor_value_parse(enum monitor_value what, const char *val, struct pool_mo
 		}
 		m->autoextend_max = m->autoextend_max / 512 * 512;
 		return 0;
+	case MONITOR_DEVICE: {
+		char *real;
+
+		if (!strcmp(val, "none")) {
+			m->autoextend_device[0] = '\0';
+			return 0;
+		}
+		/* kept in the VG for a daemon: an absolute path, the link kept
+		 * (a /dev/disk/by-id name stays right when the kernel's changes) */
+		if (val[0] == '/') {
+			if (strlen(val) > POOL_DEVICE_PATH_MAX) {
+				snprintf(why, len, "takes a path of at most %u bytes",
+					 POOL_DEVICE_PATH_MAX);
+				return -1;
+			}
+			snprintf(m->autoextend_device, sizeof(m->autoextend_device), "%s", val);
+			return 0;
+		}
+		if (!(real = realpath(val, NULL)) || strlen(real) > POOL_DEVICE_PATH_MAX) {
+			snprintf(why, len, "takes an existing device (or none)");
+			free(real);
+			return -1;
+		}
+		snprintf(m->autoextend_device, sizeof(m->autoextend_device), "%s", real);
+		free(real);
+		return 0;
+	}
 	}
 	snprintf(why, len, "is not a monitoring setting");
 	return -1;

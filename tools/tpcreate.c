@@ -200,6 +200,7 @@ static void config_defaults(struct tpcreate_args *a, int explain)
 		{ "create/autoextend_threshold", "--autoextend-threshold", &a->monitor.threshold },
 		{ "create/autoextend_by", "--autoextend-by", &a->monitor.by },
 		{ "create/autoextend_max", "--autoextend-max", &a->monitor.max },
+		{ "create/max_overprovision", "--max-overprovision", &a->overprovision },
 	};
 	char where[4096];
 

@@ -17,7 +17,8 @@
  *   no_room 0..7, time UNIX-SECONDS, action TEXT, and the counts of what
  *   the monitor did (struct pool_monitor_counts, for tpstatus --format
  *   prometheus): count_warnings, count_no_room, count_autoextends,
- *   count_autoextend_failures, count_error_switches N (absent: 0)
+ *   count_autoextend_failures, count_error_switches N (absent: 0), and
+ *   add_failed PATH (absent: none)
  * Unknown keys are ignored (a newer monitor's state reads as far as it
  * goes); every write replaces the file whole, by lib/base/atomic.h's
  * rule (a crash leaves the old state or the new).
@@ -42,6 +43,9 @@ struct pool_monitor_state {
 	int64_t time;				/* of the last action; 0 = none yet */
 	char action[POOL_MONITOR_ACTION_MAX + 1];
 	struct pool_monitor_counts counts;	/* every action, counted */
+	/* the autoextend device whose addition failed: not tried again while
+	 * data stays above the autoextend threshold ("" = none) */
+	char add_failed[POOL_DEVICE_PATH_MAX + 1];
 };
 
 /* ---- the decision (pool_monitor.c: pure) ---- */
@@ -63,6 +67,9 @@ struct pool_monitor_sample {
 	uint64_t data_max;			/* bytes: the largest data area the device allows */
 	uint64_t meta_size;			/* bytes: one thin-metadata area (VG) */
 	uint64_t meta_max;			/* bytes: the largest area the meta device allows */
+	uint64_t add_room;			/* bytes the policy's autoextend device would add
+						 * (about: its size less a label's room); 0 = none
+						 * named, or it is a device of the pool already */
 };
 
 enum pool_monitor_action {
@@ -76,6 +83,7 @@ enum pool_monitor_action {
 	POOL_MON_NO_ROOM_DATA = 1u << 7,	/* above the threshold, nothing to grow into */
 	POOL_MON_NO_ROOM_META = 1u << 8,
 	POOL_MON_CAP_DATA = 1u << 9,	/* above the threshold, at the policy's autoextend_max */
+	POOL_MON_ADD_DATA = 1u << 10,	/* no room: add the policy's autoextend device */
 };
 
 struct pool_monitor_decision {

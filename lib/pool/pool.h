@@ -71,6 +71,7 @@ enum pool_role {
 #define POOL_AUTOEXTEND_OFF 100u	/* autoextend_threshold: never grow */
 #define POOL_AUTOEXTEND_MIN 50u		/* lowest autoextend_threshold (as LVM) */
 #define POOL_AUTOEXTEND_PERCENT_MAX 1000u
+#define POOL_DEVICE_PATH_MAX 1023u	/* a device path kept in the VG */
 
 struct pool_monitor_policy {
 	unsigned warn;			/* percent used warned about (data, metadata); 0 = never */
@@ -78,6 +79,9 @@ struct pool_monitor_policy {
 	unsigned autoextend_percent;	/* grow by this percent of the area, or ... */
 	uint64_t autoextend_size;	/* ... by these bytes (data; one of the two is 0) */
 	uint64_t autoextend_max;	/* bytes: the data area is never grown past; 0 = no cap */
+	/* added as a data device (live tpextend --data) when the data devices
+	 * have no room to grow; absolute path, "" = none */
+	char autoextend_device[POOL_DEVICE_PATH_MAX + 1];
 };
 
 /* The defaults: warn 80, no autoextension, by 20%. */
@@ -373,17 +377,16 @@ struct pool_extend_data_result {
 int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 		     struct pool_extend_data_result *res) TP_MUST_CHECK;
 
-/* Take the last data device away from P (tpreduce --data PATH; PATH
- * must be it: the ranges of the others are numbered from the first
- * device on, so only the last can go without moving chunks) when no
- * chunk of its range is in use: the thin metadata is rebuilt into the
- * spare area with the data space map ending where the device's range
- * began, and one VG commit (to the devices that stay) makes that area
- * active and drops the device; then its label and VG area are wiped and
- * its devices-file entry dropped. Offline only. -EBUSY (logged, naming
- * how many chunks are in use there) when it holds data, -EINVAL when
- * PATH is not the last data device or P has one. TEST: decide, say,
- * write nothing. */
+/* Take a data device but the first away from P (tpreduce --data PATH)
+ * when no chunk of its range is in use (pool_move_data empties one): the
+ * thin metadata is rebuilt into the spare area without the range (the
+ * chunks behind it numbered down by its size), and one VG commit (to the
+ * devices that stay) makes that area active and drops the device (the
+ * ones behind it one place up); then its label and VG area are wiped, its
+ * devices-file entry dropped and the labels behind it given their new
+ * places. Offline only. -EBUSY (logged, naming how many chunks are in use
+ * there) when it holds data, -EINVAL when PATH is none of P's data
+ * devices or its first, or P has one. TEST: decide, say, write nothing. */
 struct pool_reduce_data_result {
 	unsigned index;			/* the device's place (1: the second) */
 	uint64_t first_chunk, chunks, used;
@@ -392,6 +395,43 @@ struct pool_reduce_data_result {
 };
 int pool_reduce_data(struct pool *p, const char *path, int test,
 		     struct pool_reduce_data_result *res) TP_MUST_CHECK;
+
+/* ---- the chunk mover (pool_move.c) ---- */
+#define POOL_MOVE_STEP 16384u	/* the most mappings one step re-points */
+
+struct pool_move_params {
+	const char *path;	/* the data device to empty */
+	int test;		/* count and decide, move nothing */
+	uint64_t step;		/* mappings per step; 0 = POOL_MOVE_STEP */
+	tp_progress_fn *progress;	/* chunks moved of those to move; may be NULL */
+	void *progress_ctx;
+};
+
+struct pool_move_result {
+	unsigned index;			/* the device's place (0: the first) */
+	uint64_t chunk;			/* bytes */
+	uint64_t first_chunk, chunks;	/* its range of the pool's chunks */
+	uint64_t used;			/* chunks of the range in use before */
+	uint64_t mappings;		/* mappings naming them (a shared chunk: several) */
+	uint64_t free_elsewhere;	/* free chunks on the other devices before */
+	uint64_t moved, steps;		/* chunks moved, thin commits made */
+};
+
+/* Move every chunk a volume maps on the data device X->path of the
+ * inactive pool P onto free chunks of its other data devices, in steps
+ * of at most X->step mappings: each step copies its chunks' data, flushes
+ * it, then re-points their mappings (a chunk shared by several volumes
+ * once, all its mappings with it) in one thin commit. A run cut anywhere
+ * leaves every volume reading what it read; running it again goes on.
+ * Refused, nothing written: -EINVAL (logged) for a device that is none
+ * of P's data devices or a pool with one, -ENOSPC when the other devices
+ * have fewer free chunks than the device uses, -EBUSY for a live pool or
+ * a held metadata snapshot. A signal stops it between two steps
+ * (-EINTR, logged). X->test: RES filled, nothing written. */
+int pool_move_data(struct pool *p, const struct pool_move_params *x,
+		   struct pool_move_result *res) TP_MUST_CHECK;
+/* STEP, or the test build's TP_TEST_MOVE_STEP; never 0. */
+uint64_t pool_move_step(uint64_t step);
 
 /* The data devices of P, in the data area's order: paths and ranges. */
 struct pool_data_device;

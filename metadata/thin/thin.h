@@ -102,6 +102,12 @@ int thin_insert_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock, ui
 int thin_insert_mapping_alloced(struct thin_md *md, uint64_t dev_id, uint64_t vblock,
 				uint64_t dblock) TP_MUST_CHECK;
 int thin_remove_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock) TP_MUST_CHECK;
+/* Point the mapping of VBLOCK, which names data block FROM, at TO,
+ * keeping its time (whether a later write breaks sharing goes by it):
+ * TO takes a reference, FROM loses one. -ENODATA if VBLOCK is unmapped,
+ * -ESTALE if it names another block than FROM. A chunk mover's step. */
+int thin_remap_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t from,
+		       uint64_t to) TP_MUST_CHECK;
 /* Unmap the first MAX (at most 1M) mappings of DEV_ID in key order, each
  * dropping its data reference, in the current transaction: the bounded
  * step of a removal (a caller commits between steps, so the work of one

@@ -280,7 +280,7 @@ static int update_root(struct thin_md *md, struct thin_dev *dev, uint64_t root)
 }
 
 static int insert(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t dblock,
-		  int alloced)
+		  int alloced, uint32_t time)
 {
 	struct thin_dev *dev;
 	unsigned char v[8];
@@ -298,7 +298,7 @@ static int insert(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t
 		return r;
 	if (!alloced && (r = sm_inc(md->dsm, dblock)))
 		return r;
-	le64_put(v, thin_bt_pack(dblock, md->sb.time));
+	le64_put(v, thin_bt_pack(dblock, time));
 	if ((r = btree_insert(&md->bottom, dev->root, vblock, v, &root, &inserted, 0)))
 		return r;
 	if (inserted) {
@@ -310,13 +310,27 @@ static int insert(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t
 
 int thin_insert_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t dblock)
 {
-	return insert(md, dev_id, vblock, dblock, 0);
+	return insert(md, dev_id, vblock, dblock, 0, md->sb.time);
 }
 
 int thin_insert_mapping_alloced(struct thin_md *md, uint64_t dev_id, uint64_t vblock,
 				uint64_t dblock)
 {
-	return insert(md, dev_id, vblock, dblock, 1);
+	return insert(md, dev_id, vblock, dblock, 1, md->sb.time);
+}
+
+int thin_remap_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t from,
+		       uint64_t to)
+{
+	uint64_t d;
+	uint32_t time;
+	int r = thin_lookup(md, dev_id, vblock, &d, &time);
+
+	if (r)
+		return r;
+	if (d != from)
+		return -ESTALE;
+	return insert(md, dev_id, vblock, to, 0, time);
 }
 
 int thin_remove_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock)

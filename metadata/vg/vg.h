@@ -110,6 +110,9 @@ struct vg_monitor {
 	uint32_t autoextend_percent;	/* grow by this percent of the area ... */
 	uint64_t autoextend_size;	/* ... or by these bytes (one of the two is 0) */
 	uint64_t autoextend_max;	/* bytes: the data area is never grown past; 0 = no cap */
+	/* a device tpmonitor adds as a data device when the others have no
+	 * room (absolute path; "" = none) */
+	char autoextend_device[VG_PATH_MAX + 1];
 };
 
 /* max_overprovision_percent: 1..VG_OVERPROVISION_MAX (0 = unlimited). */

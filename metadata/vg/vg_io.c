@@ -7,19 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Does VG belong to the labelled devices PVS? */
+/* Does VG belong to the labelled devices PVS? An added data device
+ * (data_index 1 and up) is matched by its device uuid among the VG's
+ * added devices: its place in the label may lag one VG commit behind
+ * after a device before it was taken away (tpreduce --data), until the
+ * next writer brings the label in step. */
 static int matches_labels(const struct vg *vg, struct vg_pv *pvs, unsigned n)
 {
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
 		const struct vg_label *l = &pvs[i].label;
-		const char *want = l->role == VG_ROLE_DATA && l->data_index < vg_nr_data(vg)
-					   ? vg_data_dev(vg, l->data_index)->pv_uuid
-					   : vg->dev[l->role].pv_uuid;
+		int at = l->role == VG_ROLE_DATA && l->data_index ? vg_data_index(vg, l->pv_uuid) : 0;
+		const char *want = at > 0 ? vg_data_dev(vg, (unsigned)at)->pv_uuid
+					  : vg->dev[l->role].pv_uuid;
 
 		if (strcmp(l->pool_uuid, vg->uuid) || strcmp(l->pv_uuid, want) ||
-		    (l->role == VG_ROLE_DATA && l->data_index >= vg_nr_data(vg))) {
+		    (l->role == VG_ROLE_DATA && l->data_index && at <= 0)) {
 			log_error("%s: its label does not match pool %s's VG metadata (device "
 				  "uuid %s)", pvs[i].io->name, vg->name, l->pv_uuid);
 			return -EUCLEAN;

@@ -30,6 +30,7 @@ void vg_monitor_default(struct vg_monitor *m)
 	m->autoextend_percent = VG_MONITOR_PERCENT_DEFAULT;
 	m->autoextend_size = 0;
 	m->autoextend_max = 0;
+	m->autoextend_device[0] = '\0';
 }
 
 int vg_monitor_is_default(const struct vg_monitor *m)
@@ -39,7 +40,8 @@ int vg_monitor_is_default(const struct vg_monitor *m)
 	vg_monitor_default(&d);
 	return m->warn == d.warn && m->autoextend_threshold == d.autoextend_threshold &&
 	       m->autoextend_percent == d.autoextend_percent &&
-	       m->autoextend_size == d.autoextend_size && m->autoextend_max == d.autoextend_max;
+	       m->autoextend_size == d.autoextend_size && m->autoextend_max == d.autoextend_max &&
+	       !m->autoextend_device[0];
 }
 
 int vg_clone(const struct vg *src, struct vg **out)

@@ -229,6 +229,8 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 			add_int(&b, m, "autoextend_percent", vg->monitor.autoextend_percent);
 		if (vg->monitor.autoextend_max)
 			add_int(&b, m, "autoextend_max", (int64_t)vg->monitor.autoextend_max);
+		if (vg->monitor.autoextend_device[0])
+			add_str(&b, m, "autoextend_device", vg->monitor.autoextend_device);
 	}
 	if (vg->max_overprovision)
 		add_int(&b, pool, "max_overprovision_percent", vg->max_overprovision);
@@ -562,7 +564,7 @@ static int import_removal(struct reader *rd, const struct dm_config_node *n, str
 
 static const char *const monitor_keys[] = { "warn", "autoextend_threshold",
 					    "autoextend_percent", "autoextend_size",
-					    "autoextend_max", NULL };
+					    "autoextend_max", "autoextend_device", NULL };
 
 /* The optional monitor section: missing keys keep their defaults; an
  * autoextend_size given replaces the default percent. */
@@ -587,7 +589,9 @@ static int import_monitor(struct reader *rd, const struct dm_config_node *pool, 
 	    (child(n, "autoextend_size") &&
 	     get_u64(rd, n, "pool/monitor", "autoextend_size", &size)) ||
 	    (child(n, "autoextend_max") &&
-	     get_u64(rd, n, "pool/monitor", "autoextend_max", &m->autoextend_max)))
+	     get_u64(rd, n, "pool/monitor", "autoextend_max", &m->autoextend_max)) ||
+	    get_str(rd, n, "pool/monitor", "autoextend_device", m->autoextend_device,
+		    sizeof(m->autoextend_device), 1))
 		return -1;
 	if (size && child(n, "autoextend_percent"))
 		return bad(rd, "pool/monitor: autoextend_percent and autoextend_size both given");

@@ -29,7 +29,7 @@ ok tpconfig --list
 for k in global/system_id global/system_id_source devices/filter create/profile create/chunk \
 	 create/metadata_size create/zero create/discards create/when_full create/activate \
 	 create/warn create/autoextend_threshold create/autoextend_by create/autoextend_max \
-	 monitor/interval \
+	 create/max_overprovision monitor/interval \
 	 monitor/textfile; do
 	grep -q "^$k$" out || fail "--list lacks $k"
 done
@@ -155,6 +155,7 @@ create {
 	autoextend_max = "10G"
 	activate = "n"
 	when_full = "error"
+	max_overprovision = "1.5"
 }
 EOT
 new_pool c1 --chunk 64k
@@ -163,11 +164,15 @@ out_has "warn at 65%, autoextend at 75% by 2 GiB up to 10 GiB"
 [ "$(tpstatus --noheadings -o pool_zero c1 | tr -d ' ')" = no ] || fail "create/zero n not taken"
 [ "$(tpstatus --noheadings -o pool_when_full c1 | tr -d ' ')" = error ] || fail "when_full"
 grep -q 'activation_skip=1' "$TPTOOLS_DIR"/backup/c1/*.vg || fail "create/activate n not taken"
-new_pool c2 --chunk 64k --warn 90 --activate y --zero y -v
+grep -q 'max_overprovision_percent=150' "$TPTOOLS_DIR"/backup/c1/*.vg ||
+	fail "create/max_overprovision 1.5 not taken"
+new_pool c2 --chunk 64k --warn 90 --activate y --zero y --max-overprovision none -v
 err_has "--when-full error: create/when_full in $conf:9"
 ok tpchange c2
 out_has "warn at 90%"
 [ "$(tpstatus --noheadings -o pool_zero c2 | tr -d ' ')" = yes ] || fail "--zero y lost to the file"
+grep -q 'max_overprovision_percent' "$TPTOOLS_DIR"/backup/c2/*.vg &&
+	fail "--max-overprovision none lost to the file"
 new_pool c3 --chunk 64k --explain
 out_has "Default --profile snapshots from create/profile ($conf:2)"
 rm -f "$conf"

@@ -85,6 +85,8 @@ prepare() {
 	tprepair) # a stray thin device, as a live receive cut by a crash leaves
 		save_area p area.bin; tp-thinmap --create area.bin 9 0 6 >/dev/null; load_area p area.bin ;;
 	tprestore) tpdump p >p.xml; rm -f out.meta; truncate -s 16M out.meta ;;
+	tpmove) rm -f p-data2.img; truncate -s 32M p-data2.img
+		tpextend -q --data p-data2.img p || fail "tpmove: the device to move to not added" ;;
 	tptrim) tvremove -y p/b >/dev/null 2>&1 || fail "tvremove p/b before tptrim" ;;
 	esac
 }
@@ -136,6 +138,7 @@ command_of() {
 	tpsend) echo "tpsend -o out.stream p/s" ;;
 	tprestore) echo "tprestore -i p.xml -o out.meta" ;;
 	tptrim) echo "tptrim --batch 64k p" ;;
+	tpmove) echo "env TP_TEST_MOVE_STEP=3 tpmove --from p-data.img p" ;; # steps of 3 mappings
 	*) return 1 ;;
 	esac
 }

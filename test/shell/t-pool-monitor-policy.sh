@@ -27,6 +27,21 @@ grep -q "autoextend_max=3221225472" "$TPTOOLS_DIR"/backup/mp/*.vg || fail "cap n
 ok tpchange --autoextend-max none mp
 out_lacks "up to"
 [ "$(field pool_autoextend_max)" = none ] || fail "pool_autoextend_max none: $(field pool_autoextend_max)"
+# the autoextend device: an absolute path kept in the VG, shown, removed
+# with none; a relative one resolved; a device of the pool refused
+image spare.img 64M
+ok tpchange --autoextend-device spare.img mp
+out_has "then onto $PWD/spare.img"
+grep -q "autoextend_device=\"$PWD/spare.img\"" "$TPTOOLS_DIR"/backup/mp/*.vg ||
+	fail "the autoextend device is not in the VG"
+ok tpchange --autoextend-max 3G mp
+out_has "up to 3 GiB, then onto $PWD/spare.img"
+ok tpchange --autoextend-device none --autoextend-max none mp
+out_lacks "onto"
+unchanged 3 tpchange --autoextend-device mp-data.img mp
+err_has "one of its devices already"
+unchanged 3 tpchange --autoextend-device nothere.img mp
+unchanged 3 tpchange --autoextend-device "" mp
 
 # refusals: usage errors, nothing written
 for bad in "--warn 101" "--warn -1" "--warn x" "--autoextend-threshold 49" \

@@ -29,6 +29,7 @@
  * volume is there, it reads back as the image, byte for byte. A removal
  * cut between its steps is finished by that next writer's open, so it
  * too must then show the old or the new state. */
+#include "lib/base/crc32c.h"
 #include "lib/base/io.h"
 #include "lib/base/io_area.h"
 #include "lib/base/log.h"
@@ -58,8 +59,8 @@
 
 static char data_path[640], meta_path[640], xml_path[640], img_path[640], got_path[640];
 /* the device tpextend --data adds (in every command's images: small) */
-static char data2_path[640];
-#define NR_IMAGES 3
+static char data2_path[640], data3_path[640];
+#define NR_IMAGES 4
 #define DATA2_SIZE (4u << 20)
 
 /* ---- the images ---- */
@@ -70,7 +71,7 @@ struct image {
 
 static const char *path_of(int i)
 {
-	return i == 2 ? data2_path : i ? meta_path : data_path;
+	return i == 3 ? data3_path : i == 2 ? data2_path : i ? meta_path : data_path;
 }
 
 static void image_save(struct image *im)
@@ -196,6 +197,8 @@ static const char *check_clean(void)
 
 /* ---- the commands ---- */
 
+static uint64_t restore_off, restore_len;	/* the active thin-metadata area */
+
 struct command {
 	const char *name;
 	int (*run)(void);
@@ -203,6 +206,8 @@ struct command {
 	int area_level;		/* judged as a bare area (tprestore) */
 	int dirty_before;	/* tpcheck rightly finds the state before unclean */
 	int import;		/* a raw import of img_path as volume "imp" */
+	int (*resume)(void);	/* a cut is resumed by this (the volumes reading the same
+				 * at each cut), then judged by the new state */
 };
 
 static int with_pool(int (*fn)(struct pool *p))
@@ -318,6 +323,114 @@ static int run_reduce_data(void)
 	return with_pool(do_reduce_data);
 }
 
+static int do_extend_data3(struct pool *p)
+{
+	struct pool_extend_data_params x = { data3_path, 0, 0 };
+	struct pool_extend_data_result res;
+	return pool_extend_data(p, &x, &res);
+}
+
+/* the world before: a second and a third data device, holding nothing */
+static void setup_reduce_middle(void)
+{
+	CU_ASSERT_FATAL(with_pool(do_extend_data) == 0);
+	CU_ASSERT_FATAL(with_pool(do_extend_data3) == 0);
+}
+
+/* the middle one of three taken away: the third's range numbered down */
+static int run_reduce_middle(void)
+{
+	return with_pool(do_reduce_data);
+}
+
+/* The world before tpmove: a second data device, and volume a (thin 0)
+ * mapping 6 chunks there, 5 of them shared by its snapshot a-snap (3),
+ * each chunk's data random, committed by the thin metadata alone as a
+ * kernel that wrote them would leave it. */
+#define MOVE_CHUNKS 6u
+static void setup_move(void)
+{
+	struct pool_data_device dev[POOL_DATA_DEVICES_MAX];
+	struct io_engine *io = NULL, *area = NULL;
+	struct thin_md *md = NULL;
+	struct pool *p;
+	uint64_t first, off, chunk;
+	uint32_t x = 0x9e3779b9u;
+	unsigned char *buf;
+	int fd;
+
+	CU_ASSERT_FATAL(with_pool(do_extend_data) == 0);
+	CU_ASSERT_FATAL(pool_open(POOL, NULL, POOL_RDONLY, &p) == 0);
+	CU_ASSERT_FATAL(pool_data_devices(p, dev, POOL_DATA_DEVICES_MAX) == 2);
+	first = dev[1].first_chunk;
+	off = dev[1].offset;
+	{
+		struct pool_info info;
+
+		CU_ASSERT_FATAL(pool_get_info(p, 0, &info) == 0);
+		chunk = info.chunk;
+		pool_info_free(&info);
+	}
+	pool_close(p);
+	CU_ASSERT_FATAL(io_fd_open(meta_path, 0, &io) == 0);
+	CU_ASSERT_FATAL(io_window_create(io, restore_off, restore_len, 0, &area) == 0);
+	CU_ASSERT_FATAL(thin_open(area, 0, &md) == 0);
+	buf = malloc(chunk);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	fd = open(data2_path, O_RDWR);
+	CU_ASSERT_FATAL(fd >= 0);
+	for (uint64_t i = 0; i < MOVE_CHUNKS; i++) {
+		uint64_t b = first + 2 * i;	/* every other chunk of the device */
+
+		CU_ASSERT_FATAL(thin_insert_mapping(md, 0, i * 3, b) == 0);
+		if (i != 4)	/* one chunk a alone maps */
+			CU_ASSERT_FATAL(thin_insert_mapping(md, 3, i * 3, b) == 0);
+		for (uint64_t j = 0; j < chunk; j++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			buf[j] = (unsigned char)x;
+		}
+		CU_ASSERT_FATAL(pwrite(fd, buf, chunk, (off_t)(off + 2 * i * chunk)) ==
+				(ssize_t)chunk);
+	}
+	close(fd);
+	free(buf);
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+	CU_ASSERT_FATAL(io_flush(area) == 0);
+	io_destroy(area);
+	io_destroy(io);
+}
+
+static int do_move(struct pool *p)
+{
+	struct pool_move_params x = { data2_path, 0, 2, NULL, NULL };
+	struct pool_move_result res;
+	int r = pool_move_data(p, &x, &res);
+
+	return r ? r : res.used == MOVE_CHUNKS ? 0 : -EPROTO;
+}
+
+/* the move in steps of 2 mappings: 6 chunks, 11 mappings, 6 thin commits
+ * (a resumed run finds fewer, so only a whole first run checks the count) */
+static int run_move(void)
+{
+	return with_pool(do_move);
+}
+
+static int do_move_rest(struct pool *p)
+{
+	struct pool_move_params x = { data2_path, 0, 2, NULL, NULL };
+	struct pool_move_result res;
+	int r = pool_move_data(p, &x, &res);
+
+	return r ? r : res.moved == res.used ? 0 : -EPROTO;
+}
+
+static int run_move_rest(void)
+{
+	return with_pool(do_move_rest);
+}
+
 /* the world before tpreduce: the second data device added, holding nothing */
 static void setup_reduce_data(void)
 {
@@ -344,7 +457,6 @@ static void setup_extend_meta(void)
 	grow(meta_path, META_SIZE + (4u << 20));
 }
 
-static uint64_t restore_off, restore_len;
 
 /* A thin device no volume lists, committed by the thin metadata alone (a
  * live tprecv cut short after the kernel made it); tprepair deletes it. */
@@ -488,6 +600,8 @@ static const struct command commands[] = {
 	{ "tvremove in bounded steps", run_remove_steps, setup_mapped, 0 },
 	{ "tpextend --data", run_extend_data, NULL, 0 },
 	{ "tpreduce --data", run_reduce_data, setup_reduce_data, 0 },
+	{ "tpreduce --data of a middle device", run_reduce_middle, setup_reduce_middle, 0 },
+	{ "tpmove in steps, resumed", run_move, setup_move, 0, 0, 0, run_move_rest },
 };
 
 /* ---- the pool and the driver ---- */
@@ -552,8 +666,9 @@ static void use_dir(const struct command *cmd)
 	snprintf(img_path, sizeof(img_path), "%s/import.img", dir);
 	snprintf(got_path, sizeof(got_path), "%s/got.img", dir);
 	snprintf(data2_path, sizeof(data2_path), "%s/data2.img", dir);
-	{
-		int fd = open(data2_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	snprintf(data3_path, sizeof(data3_path), "%s/data3.img", dir);
+	for (int i = 2; i < NR_IMAGES; i++) {
+		int fd = open(path_of(i), O_RDWR | O_CREAT | O_TRUNC, 0600);
 		CU_ASSERT_FATAL(fd >= 0);
 		CU_ASSERT_FATAL(ftruncate(fd, DATA2_SIZE) == 0);
 		close(fd);
@@ -626,6 +741,66 @@ static const char *judge_import(int *unfinished, int *whole)
 	return same ? NULL : "the imported volume does not read as the image";
 }
 
+/* The first MiB of every volume's raw export, a crc32c each in turn
+ * folded into *OUT (what the moved chunks hold lies there). */
+static int volumes_read(uint32_t *out)
+{
+	static unsigned char buf[1u << 20];
+	struct pool_send_stats st;
+	struct pool_info info;
+	struct pool *p;
+	int r;
+
+	*out = 0;
+	if ((r = pool_open(POOL, NULL, POOL_RDONLY, &p)))
+		return r;
+	if (!(r = pool_get_info(p, 0, &info))) {
+		for (unsigned i = 0; i < info.nr_volumes && !r; i++) {
+			int fd;
+
+			unlink(got_path);
+			if ((r = pool_send_raw(p, info.volumes[i].name, got_path, NULL, &st)))
+				break;
+			fd = open(got_path, O_RDONLY);
+			if (fd < 0 || pread(fd, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+				r = -EIO;
+			if (fd >= 0)
+				close(fd);
+			crash_mix_str(out, info.volumes[i].name);
+			crash_mix(out, tp_crc32c(0, buf, sizeof(buf)));
+		}
+		pool_info_free(&info);
+	}
+	pool_close(p);
+	return r;
+}
+
+static uint32_t resume_old_read;
+
+/* A cut of a resumable command: every volume reads what it read, the
+ * state is the old one, the new one or one between (*PARTS counted);
+ * then the resumed command finishes, and the caller judges the new state. */
+static const char *judge_resume(const struct command *cmd, uint32_t old_d, uint32_t new_d,
+				int *olds, int *news, int *parts)
+{
+	uint32_t d, v;
+
+	if (volumes_read(&v))
+		return "the volumes cannot be read after the cut";
+	if (v != resume_old_read)
+		return "a volume reads other bytes after the cut";
+	if (pool_digest(&d, NULL))
+		return "the pool does not open after the cut";
+	*olds += d == old_d;
+	*news += d == new_d;
+	*parts += d != old_d && d != new_d;
+	if (cmd->resume())
+		return "the resumed command fails";
+	if (volumes_read(&v) || v != resume_old_read)
+		return "a volume reads other bytes after the resumed command";
+	return NULL;
+}
+
 /* What a cut left: NULL when it is the old or the new state, else why not. */
 static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32_t new_d,
 			       int *olds, int *news, int *blanks)
@@ -634,6 +809,19 @@ static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32
 	int r, changed = 0;
 	const char *why;
 
+	if (cmd->resume) {
+		int o = 0, n = 0;
+
+		if ((why = judge_resume(cmd, old_d, new_d, &o, &n, blanks)))
+			return why;
+		*olds += o;
+		*news += n;
+		if (pool_digest(&d, &changed))
+			return "the pool does not open after the resumed command";
+		if (d != new_d)
+			return "the resumed command does not end in the new state";
+		return changed ? "no change commits on top" : check_clean();
+	}
 	if (cmd->import) {
 		int unfinished = 0, whole = 0;
 		if ((why = judge_import(&unfinished, &whole)))
@@ -708,6 +896,8 @@ static void cut_command(const struct command *cmd)
 		cmd->setup();
 	if (cmd->import)
 		CU_ASSERT_FATAL(volumes_digest(&import_old_vols) == 0);
+	if (cmd->resume)
+		CU_ASSERT_FATAL(volumes_read(&resume_old_read) == 0);
 	image_save(&before);
 	old_d = digest_for(cmd);
 	image_load(&before);
@@ -742,9 +932,10 @@ static void cut_command(const struct command *cmd)
 	if (getenv("TP_TEST_VERBOSE"))
 		fprintf(stderr, "%s: %llu events x %u cuts: %d old, %d new, %d %s\n",
 			cmd->name, (unsigned long long)events + 1, crash_rounds(), olds, news,
-			blanks, cmd->import ? "unfinished" : "unformatted");
+			blanks, cmd->import ? "unfinished" : cmd->resume ? "between" : "unformatted");
 	CU_ASSERT(olds > 0 && news > 0);
 	CU_ASSERT(!cmd->import || blanks > 0);
+	CU_ASSERT(!cmd->resume || blanks > 0);
 	image_free(&before);
 	for (int i = 0; i < NR_IMAGES; i++)
 		unlink(path_of(i));
@@ -818,6 +1009,16 @@ static void test_extend_data(void)
 	cut_command(&commands[12]);
 }
 
+static void test_reduce_middle(void)
+{
+	cut_command(&commands[14]);
+}
+
+static void test_move(void)
+{
+	cut_command(&commands[15]);
+}
+
 static void test_reduce_data(void)
 {
 	cut_command(&commands[13]);
@@ -837,4 +1038,6 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tprecv --format raw: unfinished, dropped, or whole", test_import },
 	      { "tvremove in bounded steps: a shared origin, resumed", test_remove_steps },
 	      { "tpextend --data: a second data device", test_extend_data },
-	      { "tpreduce --data: the second data device taken away", test_reduce_data })
+	      { "tpreduce --data: the second data device taken away", test_reduce_data },
+	      { "tpreduce --data: the middle one of three taken away", test_reduce_middle },
+	      { "tpmove: chunks shared by a snapshot moved in steps, resumed", test_move })

@@ -205,6 +205,70 @@ static void test_autoextend_max(void)
 	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_META);
 }
 
+/* --autoextend-device: the devices full, the named one added whole; not
+ * past autoextend_max; a failed addition not tried again while data stays
+ * above the threshold, "no room" said once then; below it, forgotten. */
+static void test_autoextend_device(void)
+{
+	struct pool_monitor_policy pol = policy(0, 70, 20, 0);
+	struct pool_monitor_state st;
+	struct pool_monitor_decision d;
+	struct pool_monitor_sample s;
+
+	memset(&st, 0, sizeof(st));
+	snprintf(pol.autoextend_device, sizeof(pol.autoextend_device), "/dev/sdz");
+	s = sample(80, 10);
+	/* the device has room: it grows first, the named device waits */
+	s.data_max = 2000 * CHUNK;
+	s.add_room = 500 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_EXTEND_DATA);
+	/* no room: the named device is added */
+	s.data_max = s.data_size;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_ADD_DATA);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 0);
+	/* critically full, but the addition is a growth: no switch */
+	s = sample(97, 10);
+	s.add_room = 500 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_ADD_DATA);
+	/* less than a chunk to add (or none named, or a member): no room */
+	s = sample(80, 10);
+	s.add_room = CHUNK - 1;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_NO_ROOM_DATA);
+	st.no_room = 0;
+	/* adding it would pass autoextend_max: the cap */
+	s.add_room = 500 * CHUNK;
+	pol.autoextend_max = 1400 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_CAP_DATA);
+	pol.autoextend_max = 1500 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_ADD_DATA);
+	pol.autoextend_max = 0;
+	/* the addition failed (the monitor records the device): no room,
+	 * said once; another device named is tried */
+	st.no_room = 0;
+	snprintf(st.add_failed, sizeof(st.add_failed), "/dev/sdz");
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_NO_ROOM_DATA);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 1);
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_NO_ROOM_DATA);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 0);
+	snprintf(pol.autoextend_device, sizeof(pol.autoextend_device), "/dev/sdy");
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_ADD_DATA);
+	snprintf(pol.autoextend_device, sizeof(pol.autoextend_device), "/dev/sdz");
+	/* critically full with the addition failed: error-when-full */
+	s = sample(96, 10);
+	s.add_room = 500 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_NO_ROOM_DATA | POOL_MON_ERROR_WHEN_FULL);
+	/* below the threshold it is forgotten; above again, tried again */
+	s = sample(50, 10);
+	s.add_room = 500 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), 0);
+	CU_ASSERT_EQUAL(pool_monitor_room_news(&st, d.actions), 0);
+	CU_ASSERT_EQUAL(st.no_room, 0);
+	CU_ASSERT_STRING_EQUAL(st.add_failed, "");
+	s = sample(80, 10);
+	s.add_room = 500 * CHUNK;
+	CU_ASSERT_EQUAL(decide(&pol, &s, &st, &d), POOL_MON_ADD_DATA);
+}
+
 static void test_error_when_full(void)
 {
 	struct pool_monitor_policy pol = policy(0, 80, 20, 0);
@@ -245,7 +309,7 @@ static void test_error_when_full(void)
 static void test_state_file(void)
 {
 	struct pool_monitor_state a = { "vault", 85, 90, 1, 2, 1700000000, "data grown to 5 GiB",
-					{ 7, 2, 3, 1, 1ull << 40 } };
+					{ 7, 2, 3, 1, 1ull << 40 }, "/dev/disk/by-id/wwn-0x5000 x" };
 	struct pool_monitor_state b;
 	const char *uuid = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
 	char path[512];
@@ -268,6 +332,7 @@ static void test_state_file(void)
 	CU_ASSERT_EQUAL(b.counts.autoextends, 3);
 	CU_ASSERT_EQUAL(b.counts.autoextend_failures, 1);
 	CU_ASSERT_EQUAL(b.counts.error_switches, 1ull << 40);
+	CU_ASSERT_STRING_EQUAL(b.add_failed, "/dev/disk/by-id/wwn-0x5000 x");
 	/* bad names and text that would break the format are refused */
 	CU_ASSERT_EQUAL(pool_monitor_state_write("../x", &a), -EINVAL);
 	CU_ASSERT_EQUAL(pool_monitor_state_read("", &b), -EINVAL);
@@ -304,4 +369,5 @@ TP_TEST_SUITE(pool_monitor, NULL, NULL,
 	      { "autoextension: step, room, whole chunks, off", test_autoextend },
 	      { "autoextend-max: cut to the cap, none past it, said once", test_autoextend_max },
 	      { "error-when-full: critical, no room, once", test_error_when_full },
+	      { "autoextend-device: added when full, capped, a failure once", test_autoextend_device },
 	      { "state file: round trip, counts, refusals, damage", test_state_file })

@@ -9,7 +9,9 @@
 # thin_check clean after each;
 # tprename refuses an active pool; what the monitor did is counted in the
 # metrics (tpstatus --format prometheus, tpmonitor --textfile); a pool
-# stops growing at its --autoextend-max.
+# stops growing at its --autoextend-max; with no room left it is grown
+# onto its --autoextend-device by a live tpextend --data (a device with
+# another pool's label and one in use refused first, each said once).
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 3 -e -o loop
 command -v fio >/dev/null || skip_scenario "no fio"
@@ -225,5 +227,69 @@ expect_eq "still queueing (below the critical 95%)" "$(status cap pool_when_full
 check cmp -n $((45 << 20)) cap.bin /dev/mapper/cap-v
 must tpdeactivate cap
 check_meta cap
+
+step "--autoextend-device: refused while another pool's or in use, then added live, said once"
+for f in ad adm sp ot otm hd; do truncate -s 32M $f.img; done
+truncate -s 64M sp.img
+AD=$(losetup -f --show ad.img) && ADM=$(losetup -f --show adm.img) &&
+	SP=$(losetup -f --show sp.img) && OT=$(losetup -f --show ot.img) &&
+	OTM=$(losetup -f --show otm.img) && HD=$(losetup -f --show hd.img) || fail "losetup"
+must tpcreate -q --data "$OT" --meta "$OTM" other
+must tpcreate --data "$AD" --meta "$ADM" --chunk 64k --zero n --warn 0 \
+	--autoextend-threshold 60 --autoextend-by 50% --autoextend-device "$OT" ad
+must tvcreate -V 100M -n v ad
+must tpactivate ad
+head -c 40M /dev/urandom >ad.bin
+# ad_pass: one look; its exit is logged (5: an action, the addition, failed)
+ad_pass() { local rc=0; tpmonitor --once >>ad.log 2>&1 || rc=$?; echo "rc=$rc" >>ad.log; }
+check dd if=ad.bin of=/dev/mapper/ad-v bs=1M count=24 oflag=direct status=none
+size0=$(size_of ad pool_size)
+ad_pass	# 24 of 31 MiB: no room; the named device carries pool other's label
+ad_pass
+ad_pass
+cat ad.log
+expect_eq "not grown onto another pool's device" "$(size_of ad pool_size)" "$size0"
+grep -q "carries the label of pool other" ad.log || note_fail "no refusal naming pool other"
+expect_eq "the failed addition said once" "$(grep -c "could not add its autoextend device" ad.log)" 1
+expect_eq "then no room, said once" "$(grep -c "no room to grow into" ad.log)" 1
+expect_eq "passes that failed (exit 5)" "$(grep -c '^rc=5' ad.log)" 1
+check tpstatus --noheadings -o pool_name other
+# a device in use (held open exclusively, as a mount holds it)
+rm -f held
+tp-hold "$HD" held &
+hold=$!
+wait_file held "$hold" || note_fail "tp-hold did not hold $HD"
+must tpchange -q --autoextend-device "$HD" ad
+: >ad.log
+ad_pass
+ad_pass
+cat ad.log
+expect_eq "not grown onto a held device" "$(size_of ad pool_size)" "$size0"
+expect_eq "the held device refused once" "$(grep -c "could not add its autoextend device $HD" ad.log)" 1
+expect_eq "passes that failed (exit 5)" "$(grep -c '^rc=5' ad.log)" 1
+rm -f held
+wait "$hold"
+check cmp -n 1048576 /dev/zero "$HD"
+# a free device: added by a live tpextend --data while the volume is in use
+must tpchange -q --autoextend-device "$SP" ad
+: >ad.log
+ad_pass
+ad_pass
+cat ad.log
+grown=$(size_of ad pool_size)
+echo "data area: $size0 -> $grown bytes"
+[ "$grown" -gt $((size0 + (60 << 20))) ] || note_fail "the pool did not grow by the device: $grown"
+expect_eq "the addition said once" "$(grep -c "added its autoextend device $SP as data device 2" ad.log)" 1
+expect_eq "passes that failed" "$(grep -c '^rc=[^0]' ad.log)" 0
+tpstatus --noheadings --devices-report ad | grep -q " $SP$" || note_fail "$SP is not a data device of ad"
+status ad pool_monitor | grep -q "autoextended onto $SP" ||
+	note_fail "tpstatus shows no autoextend-device action: $(status ad pool_monitor)"
+# the pool takes writes beyond its old size, and reads back
+check dd if=ad.bin of=/dev/mapper/ad-v bs=1M count=40 oflag=direct conv=fsync status=none
+check cmp -n $((40 << 20)) ad.bin /dev/mapper/ad-v
+must tpdeactivate ad
+check_meta ad
+must tpremove -y other
+losetup -d "$AD" "$ADM" "$SP" "$OT" "$OTM" "$HD"
 losetup -d "$DATA" "$FULL" "$DATA3" "$CAP" "$CAPM" 2>/dev/null
 finish

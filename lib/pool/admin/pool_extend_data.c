@@ -1,6 +1,6 @@
 /* pool_extend_data.c - tpextend --data and tpreduce --data: a data
- * device added behind the last one, or the last one taken away when no
- * volume maps a chunk of it (pool.h).
+ * device added behind the last one, or one but the first taken away when
+ * no volume maps a chunk of it (pool.h; tpmove empties one).
  *
  * Adding: the new device's label (role data, its place as data_index) and
  * an empty VG area are written first; a crash there leaves the pool as it
@@ -10,8 +10,12 @@
  * every device including the new one, lists it with its range and the
  * thin data space map grows to the new number of chunks; a crash after
  * the VG commit is completed by the next writer (core: the growth
- * replay). Taking away is the reverse: one change (VG without the
- * device, space map shrunk), then the label wiped. */
+ * replay). Taking away is the reverse: the thin metadata rebuilt into
+ * the spare area without the device's range (a middle device: the chunks
+ * behind it numbered down by its size), one VG commit that makes that
+ * area active and drops the device, then its label wiped and the places
+ * in the labels behind it brought in step (a label whose place lags is
+ * still matched by its device uuid, metadata/vg/vg_io.c). */
 #include "lib/pool/pool.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/host/host.h"
@@ -24,6 +28,8 @@
 #include "lib/dev/topology.h"
 #include "metadata/thin/repair.h"
 #include "metadata/thin/thin.h"
+#include "metadata/thin/thin_builder.h"
+#include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -287,9 +293,91 @@ static int chunks_in_use(struct pool *p, uint64_t first, uint64_t n, uint64_t *u
 	return r;
 }
 
+/* The walk of the active area fed to the builder of the spare one, the
+ * data blocks behind the range [FIRST, FIRST + N) moved down by N (the
+ * range itself maps nothing: a run is wholly before or wholly behind). */
+struct cut {
+	const struct thin_ir_visitor *out;
+	uint64_t first, n, nr_blocks;
+	struct thin_ir_mapping *buf;
+	size_t alloc;
+};
+
+static int cut_sb(void *ctx, const struct thin_ir_superblock *sb)
+{
+	struct cut *c = ctx;
+	struct thin_ir_superblock s = *sb;
+
+	s.nr_data_blocks = c->nr_blocks;
+	s.metadata_snap = 0;
+	return c->out->superblock_begin(c->out->ctx, &s);
+}
+
+static int cut_sb_end(void *ctx)
+{
+	struct cut *c = ctx;
+	return c->out->superblock_end(c->out->ctx);
+}
+
+static int cut_dev(void *ctx, const struct thin_ir_device *d)
+{
+	struct cut *c = ctx;
+	return c->out->device_begin(c->out->ctx, d);
+}
+
+static int cut_dev_end(void *ctx)
+{
+	struct cut *c = ctx;
+	return c->out->device_end(c->out->ctx);
+}
+
+static int cut_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	struct cut *c = ctx;
+
+	if (n > c->alloc) {
+		void *nb = realloc(c->buf, n * sizeof(*c->buf));
+
+		if (!nb)
+			return -ENOMEM;
+		c->buf = nb;
+		c->alloc = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		c->buf[i] = runs[i];
+		if (runs[i].data_begin >= c->first + c->n)
+			c->buf[i].data_begin -= c->n;
+		else if (runs[i].data_begin + runs[i].length > c->first)
+			return -EBUSY;	/* a mapping into the range: checked before */
+	}
+	return c->out->mappings(c->out->ctx, c->buf, n);
+}
+
+static int rebuild_cut(struct io_engine *in, struct io_engine *out, uint64_t first, uint64_t n,
+		       uint64_t nr_blocks)
+{
+	struct thin_builder *b = NULL;
+	struct cut c = { NULL, first, n, nr_blocks, NULL, 0 };
+	const struct thin_ir_visitor vis = { &c, cut_sb, cut_sb_end, cut_dev, cut_dev_end,
+					     cut_mappings };
+	int r;
+
+	if ((r = thin_builder_create(out, &b)))
+		return r;
+	c.out = thin_builder_visitor(b);
+	r = thin_walk_io(in, 0, &vis, NULL);
+	if (!r && !thin_builder_finished(b))
+		r = -EIO;
+	thin_builder_destroy(b);
+	free(c.buf);
+	return r;
+}
+
 /* The thin metadata of the active area rebuilt into the spare area with
- * NR_BLOCKS data chunks (nothing at or beyond it is in use). */
-static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks)
+ * NR_BLOCKS data chunks: without the chunks from NR_BLOCKS on (CUT 0), or
+ * without the CUT chunks from FIRST on, those behind them numbered down
+ * (nothing in the range is in use). */
+static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, uint64_t first, uint64_t cut)
 {
 	const struct vg *vg = pool_vg(p);
 	const struct vg_pv *meta = pool_pv(p, VG_ROLE_META);
@@ -310,11 +398,15 @@ static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks)
 	if ((r = pool_spare_save(pool_name(p), vg->seqno, out, &saved)))
 		goto out;
 	free(saved);
-	r = thin_repair_io(in, out, &o, &rep);
-	if (!r && rep.nr_lost) {
-		log_error("pool %s: rebuilding its thin metadata lost mappings; nothing was "
-			  "changed ('tpcheck %s')", pool_name(p), pool_name(p));
-		r = -EUCLEAN;
+	if (cut) {
+		r = rebuild_cut(in, out, first, cut, nr_blocks);
+	} else {
+		r = thin_repair_io(in, out, &o, &rep);
+		if (!r && rep.nr_lost) {
+			log_error("pool %s: rebuilding its thin metadata lost mappings; nothing was "
+				  "changed ('tpcheck %s')", pool_name(p), pool_name(p));
+			r = -EUCLEAN;
+		}
 	}
 	if (!r)
 		r = io_flush(out);
@@ -332,7 +424,8 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 		     struct pool_reduce_data_result *res)
 {
 	const struct vg *vg = pool_vg(p);
-	unsigned n = vg_nr_data(vg), last = n - 1;
+	unsigned n = vg_nr_data(vg), last = n - 1, i;
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
 	char uuid[VG_UUID_LEN + 1], *real;
 	struct io_engine *io;
 	struct vg *next;
@@ -346,55 +439,67 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 			  pool_name(p));
 		return -EINVAL;
 	}
-	if (!(real = realpath(path, NULL)) || !pool_same_device(real, pool_data_dev_path(p, last))) {
-		unsigned i;
-
-		for (i = 0; real && i < last && !pool_same_device(real, pool_data_dev_path(p, i)); i++)
-			;
-		if (real && i < last)
-			log_error("pool %s: %s is its data device %u; only the last one (%s) can be "
-				  "taken away: the chunks of the devices after it would have to move",
-				  pool_name(p), path, i + 1, pool_data_dev_path(p, last));
-		else
-			log_error("pool %s: %s is not one of its data devices ('tpstatus "
-				  "--devices-report %s' lists them)", pool_name(p), path, pool_name(p));
-		free(real);
+	real = realpath(path, NULL);
+	for (i = 0; real && i < n && !pool_same_device(real, pool_data_dev_path(p, i)); i++)
+		;
+	if (!real)
+		i = n;
+	free(real);
+	if (i == n) {
+		log_error("pool %s: %s is not one of its data devices ('tpstatus --devices-report "
+			  "%s' lists them)", pool_name(p), path, pool_name(p));
 		return -EINVAL;
 	}
-	free(real);
-	res->index = last;
-	res->first_chunk = vg_data_first_chunk(vg, last);
-	res->chunks = vg_data_dev_chunks(vg, last);
-	res->old_data_size = vg_data_chunks(vg) * (uint64_t)vg->chunk_size * 512;
-	res->new_data_size = res->first_chunk * (uint64_t)vg->chunk_size * 512;
+	if (!i) {
+		log_error("pool %s: %s is its first data device, which cannot be taken away (not "
+			  "done yet: the pool is found by it); take the others away instead",
+			  pool_name(p), path);
+		return -EINVAL;
+	}
+	res->index = i;
+	res->first_chunk = vg_data_first_chunk(vg, i);
+	res->chunks = vg_data_dev_chunks(vg, i);
+	res->old_data_size = vg_data_chunks(vg) * chunk;
+	res->new_data_size = res->old_data_size - res->chunks * chunk;
 	if ((r = pool_guard(p, "taking the device away", "nothing was changed", 0)) ||
 	    (r = chunks_in_use(p, res->first_chunk, res->chunks, &res->used)))
 		return r;
 	if (res->used) {
 		log_error("pool %s: %llu of the %llu chunks of %s are in use; it can be taken "
-			  "away only when it holds none (moving chunks is not done yet)",
-			  pool_name(p), (unsigned long long)res->used,
-			  (unsigned long long)res->chunks, path);
+			  "away only when it holds none: move them to the other data devices "
+			  "first ('tpmove --from %s %s')", pool_name(p),
+			  (unsigned long long)res->used, (unsigned long long)res->chunks, path, path,
+			  pool_name(p));
 		return -EBUSY;
 	}
 	if (test)
 		return 0;
 	/* 1. the thin metadata without the range, into the spare area */
-	if ((r = rebuild_into_spare(p, res->first_chunk)))
+	r = i == last ? rebuild_into_spare(p, res->first_chunk, 0, 0)
+		      : rebuild_into_spare(p, res->new_data_size / chunk, res->first_chunk,
+					   res->chunks);
+	if (r)
 		return r;
 	tp_test_pause("xdata-rebuilt");
-	/* 2. one VG commit: that area active, the device gone */
+	/* 2. one VG commit: that area active, the device gone (the ones
+	 * behind it one place up), to the devices that stay */
 	if ((r = vg_clone(vg, &next)))
 		return r;
-	snprintf(uuid, sizeof(uuid), "%s", vg_data_dev(vg, last)->pv_uuid);
+	snprintf(uuid, sizeof(uuid), "%s", vg_data_dev(vg, i)->pv_uuid);
+	memmove(vg_data_dev(next, i), vg_data_dev(next, i) + 1,
+		(last - i) * sizeof(next->xdata[0]));
 	memset(vg_data_dev(next, last), 0, sizeof(next->xdata[0]));
 	next->nr_xdata--;
 	next->metadata_area = !vg->metadata_area;
-	if ((r = pool_commit_vg(p, next)))	/* consumes NEXT */
+	pool_data_pv_to_end(p, i);
+	if ((r = pool_commit_vg(p, next))) {	/* consumes NEXT */
+		pool_data_pv_from_end(p, i);
 		return r;
+	}
 	res->written = 1;
 	tp_test_pause("xdata-dropped");
-	/* 3. its label and VG area, its devices-file entry */
+	/* 3. its label and VG area, its devices-file entry; the places in
+	 * the labels of the devices behind it */
 	io = pool_pv_at(p, pool_nr_pvs(p) - 1)->io;
 	tp_critical_begin();
 	e = vg_label_wipe(io, 0);
@@ -407,5 +512,9 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	if (pool_devices_remove_pv(uuid))
 		log_warn("pool %s: the devices file still lists %s", pool_name(p), path);
 	pool_drop_data_pv(p);
+	if (pool_sync_labels(p, NULL))
+		log_warn("pool %s: the labels of its data devices behind %s keep their old places; "
+			 "the next command that changes the pool brings them in step", pool_name(p),
+			 path);
 	return 0;
 }

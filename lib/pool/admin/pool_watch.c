@@ -4,6 +4,7 @@
  * kernel's status line, no walk of the mappings); and the warning that
  * tvcreate and tvsnap give above the warn threshold. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/host/host.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
@@ -15,7 +16,8 @@
 _Static_assert(POOL_WARN_DEFAULT == VG_MONITOR_WARN_DEFAULT &&
 	       POOL_AUTOEXTEND_OFF == VG_MONITOR_THRESHOLD_OFF &&
 	       POOL_AUTOEXTEND_MIN == VG_MONITOR_THRESHOLD_MIN &&
-	       POOL_AUTOEXTEND_PERCENT_MAX == VG_MONITOR_PERCENT_MAX,
+	       POOL_AUTOEXTEND_PERCENT_MAX == VG_MONITOR_PERCENT_MAX &&
+	       POOL_DEVICE_PATH_MAX == VG_PATH_MAX,
 	       "pool and VG monitor limits differ");
 
 void pool_monitor_policy_default(struct pool_monitor_policy *m)
@@ -28,6 +30,7 @@ void pool_monitor_policy_default(struct pool_monitor_policy *m)
 	m->autoextend_percent = v.autoextend_percent;
 	m->autoextend_size = v.autoextend_size;
 	m->autoextend_max = v.autoextend_max;
+	memcpy(m->autoextend_device, v.autoextend_device, sizeof(m->autoextend_device));
 }
 
 void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v)
@@ -37,6 +40,7 @@ void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_mo
 	v->autoextend_percent = m->autoextend_percent;
 	v->autoextend_size = m->autoextend_size;
 	v->autoextend_max = m->autoextend_max;
+	memcpy(v->autoextend_device, m->autoextend_device, sizeof(v->autoextend_device));
 }
 
 int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy *m)
@@ -64,6 +68,11 @@ int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy
 		log_error("pool %s: --autoextend-max takes a size of whole sectors, or none", pool);
 		return -EINVAL;
 	}
+	if (m->autoextend_device[0] != '\0' && m->autoextend_device[0] != '/') {
+		log_error("pool %s: --autoextend-device takes an absolute path, not '%s'", pool,
+			  m->autoextend_device);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -76,6 +85,7 @@ void pool_get_monitor_policy(const struct pool *p, struct pool_monitor_policy *m
 	m->autoextend_percent = v->autoextend_percent;
 	m->autoextend_size = v->autoextend_size;
 	m->autoextend_max = v->autoextend_max;
+	memcpy(m->autoextend_device, v->autoextend_device, sizeof(m->autoextend_device));
 }
 
 int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
@@ -85,6 +95,13 @@ int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
 
 	if (pool_monitor_policy_check(pool_name(p), m))
 		return -EINVAL;
+	for (unsigned i = 0; m->autoextend_device[0] && i < pool_nr_pvs(p); i++)
+		if (pool_pv_at(p, i)->io && pool_same_device(pool_pv_at(p, i)->io->name,
+							      m->autoextend_device)) {
+			log_error("pool %s: %s is one of its devices already; --autoextend-device "
+				  "names a device to add", pool_name(p), m->autoextend_device);
+			return -EINVAL;
+		}
 	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	pool_monitor_policy_to_vg(m, &next->monitor);

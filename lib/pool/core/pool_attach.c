@@ -159,7 +159,8 @@ static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned cla
 		return r;
 	}
 	r = vg_label_read(io, &l);
-	if (r != VG_LABEL_FOUND || l.role != VG_ROLE_DATA || l.data_index != i ||
+	/* (an added device's place in its label may lag: vg_io.c) */
+	if (r != VG_LABEL_FOUND || l.role != VG_ROLE_DATA || !l.data_index != !i ||
 	    strcmp(l.pv_uuid, d->pv_uuid) || strcmp(l.pool_uuid, p->vg->uuid)) {
 		io_destroy(io);
 		if (rep) {

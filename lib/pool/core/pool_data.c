@@ -143,3 +143,40 @@ void pool_drop_data_pv(struct pool *p)
 	memset(&p->pv[p->nr_pv], 0, sizeof(p->pv[0]));
 	p->claim[p->nr_pv] = NULL;
 }
+
+/* Rotate P's devices [A, B] by one: up (the one at A goes to B) or down. */
+static void rotate(struct pool *p, unsigned a, unsigned b, int up)
+{
+	struct vg_pv pv;
+	struct tp_lock *claim;
+
+	if (a >= b || b >= p->nr_pv)
+		return;
+	if (up) {
+		pv = p->pv[a];
+		claim = p->claim[a];
+		memmove(&p->pv[a], &p->pv[a + 1], (b - a) * sizeof(p->pv[0]));
+		memmove(&p->claim[a], &p->claim[a + 1], (b - a) * sizeof(p->claim[0]));
+		p->pv[b] = pv;
+		p->claim[b] = claim;
+	} else {
+		pv = p->pv[b];
+		claim = p->claim[b];
+		memmove(&p->pv[a + 1], &p->pv[a], (b - a) * sizeof(p->pv[0]));
+		memmove(&p->claim[a + 1], &p->claim[a], (b - a) * sizeof(p->claim[0]));
+		p->pv[a] = pv;
+		p->claim[a] = claim;
+	}
+}
+
+void pool_data_pv_to_end(struct pool *p, unsigned i)
+{
+	if (i)
+		rotate(p, POOL_DATA_PV(i), p->nr_pv - 1, 1);
+}
+
+void pool_data_pv_from_end(struct pool *p, unsigned i)
+{
+	if (i)
+		rotate(p, POOL_DATA_PV(i), p->nr_pv - 1, 0);
+}

@@ -16,10 +16,12 @@
 #include <string.h>
 
 /* Does L's geometry and name differ from what VG records for ROLE? */
-static int stale(const struct vg_label *l, const struct vg *vg, const struct vg_device *d)
+static int stale(const struct vg_label *l, const struct vg *vg, const struct vg_device *d,
+		 unsigned index)
 {
 	return l->device_size != d->size || memcmp(&l->mda, &d->mda, sizeof(l->mda)) ||
-	       memcmp(l->area, d->area, sizeof(l->area)) || strcmp(l->pool_name, vg->name);
+	       memcmp(l->area, d->area, sizeof(l->area)) || strcmp(l->pool_name, vg->name) ||
+	       (l->role == VG_ROLE_DATA && l->data_index != index);
 }
 
 int pool_sync_labels(struct pool *p, int *changed)
@@ -30,15 +32,18 @@ int pool_sync_labels(struct pool *p, int *changed)
 		const struct vg_device *d = i < VG_NR_ROLES ? &p->vg->dev[i]
 							    : vg_data_dev(p->vg, i - VG_NR_ROLES + 1);
 		struct vg_label l = p->pv[i].label;
+		unsigned index = i < VG_NR_ROLES ? 0 : i - VG_NR_ROLES + 1;
 		int r;
 
-		if (i >= VG_NR_ROLES && i - VG_NR_ROLES + 1 >= vg_nr_data(p->vg))
+		if (i >= VG_NR_ROLES && index >= vg_nr_data(p->vg))
 			break;	/* a device the VG does not list (yet, or any more) */
-		if (!p->pv[i].io || !stale(&l, p->vg, d))
+		if (!p->pv[i].io || !stale(&l, p->vg, d, index))
 			continue;
 		if (changed)
 			*changed = 1;
 		l.device_size = d->size;
+		if (l.role == VG_ROLE_DATA)
+			l.data_index = index;	/* a device before it taken away */
 		l.mda = d->mda;
 		l.area[0] = d->area[0];
 		l.area[1] = d->area[1];

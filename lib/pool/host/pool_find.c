@@ -412,7 +412,8 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 }
 
 /* Is PATH data device INDEX (device uuid PV_UUID) of the pool POOL_UUID,
- * the top of its stack? */
+ * the top of its stack? An added device (INDEX 1 and up) goes by its
+ * uuid: its label's place may lag behind a tpreduce --data (vg_io.c). */
 static int is_data_device(const char *path, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index)
 {
@@ -420,7 +421,7 @@ static int is_data_device(const char *path, const char *pool_uuid, const char *p
 	struct vg_label l;
 
 	return path && path[0] && !pool_read_label(path, &l) && l.role == VG_ROLE_DATA &&
-	       l.data_index == index && !strcmp(l.pv_uuid, pv_uuid) &&
+	       !l.data_index == !index && !strcmp(l.pv_uuid, pv_uuid) &&
 	       !strcmp(l.pool_uuid, pool_uuid) && pool_stack_check(path, pool_uuid, &v) <= 0;
 }
 

@@ -68,6 +68,12 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 		snprintf(dst, max, "%s", val);
 		return 0;
 	}
+	if (!strcmp(line, "add_failed")) {
+		if (strlen(val) >= sizeof(s->add_failed))
+			return -EUCLEAN;
+		snprintf(s->add_failed, sizeof(s->add_failed), "%s", val);
+		return 0;
+	}
 	count = count_of(s, line);
 	if (!count && strcmp(line, "data_warned") && strcmp(line, "meta_warned") &&
 	    strcmp(line, "error_set") && strcmp(line, "no_room") && strcmp(line, "time"))
@@ -95,7 +101,7 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 
 int pool_monitor_state_read(const char *pool_uuid, struct pool_monitor_state *s)
 {
-	char *path, line[512];
+	char *path, line[POOL_DEVICE_PATH_MAX + 64];
 	FILE *f;
 	int r = 0;
 
@@ -125,7 +131,8 @@ int pool_monitor_state_write(const char *pool_uuid, const struct pool_monitor_st
 	struct tp_atomic a;
 	int r;
 
-	if (!name_ok(pool_uuid) || strchr(s->pool, '\n') || strchr(s->action, '\n')) {
+	if (!name_ok(pool_uuid) || strchr(s->pool, '\n') || strchr(s->action, '\n') ||
+	    strchr(s->add_failed, '\n')) {
 		log_error("pool %s: cannot write the monitor's state file: bad pool uuid '%s' or "
 			  "a newline in the name or the action", s->pool, pool_uuid);
 		return -EINVAL;
@@ -154,6 +161,8 @@ int pool_monitor_state_write(const char *pool_uuid, const struct pool_monitor_st
 			 s->pool, s->data_warned, s->meta_warned, s->error_set, s->no_room, s->time,
 			 s->action, s->counts.warnings, s->counts.no_room, s->counts.autoextends,
 			 s->counts.autoextend_failures, s->counts.error_switches);
+	if (s->add_failed[0])
+		tp_atomic_printf(&a, "add_failed %s\n", s->add_failed);
 	r = tp_atomic_commit(&a);
 out:
 	free(dir);

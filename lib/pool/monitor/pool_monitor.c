@@ -14,6 +14,12 @@
  *   The data area never grows past the policy's autoextend_max (when
  *   set): a step is cut down to it, and a pool already there gets
  *   POOL_MON_CAP_DATA instead of a growth (said once, like no room).
+ *   When the data devices have no room left and the policy names an
+ *   autoextend device that is not yet the pool's, it is added whole
+ *   (POOL_MON_ADD_DATA), unless that would pass autoextend_max (then
+ *   POOL_MON_CAP_DATA) or adding that device failed since the data rose
+ *   above the threshold (st->add_failed: then no room, said once; below
+ *   the threshold it is forgotten, and another device is tried at once).
  * - Error when full: data use at or above POOL_MONITOR_CRITICAL, or the
  *   kernel already out of data space, with no growth possible now
  *   (autoextension off or no room): a pool that queues writes when full
@@ -21,6 +27,8 @@
  *   hanging. Metadata has no such switch (a pool out of metadata turns
  *   read-only): it gets the warnings and the growth. */
 #include "lib/pool/monitor.h"
+
+#include <string.h>
 
 #define MIB (1024ull * 1024)
 #define META_BLOCK 4096ull
@@ -99,10 +107,18 @@ void pool_monitor_decide(const struct pool_monitor_policy *pol,
 		if (to >= s->data_size + s->chunk) {
 			d->actions |= POOL_MON_EXTEND_DATA;
 			d->data_to = to;
+		} else if (!capped && s->add_room >= s->chunk &&
+			   strcmp(st->add_failed, pol->autoextend_device)) {
+			if (pol->autoextend_max && s->data_size + s->add_room > pol->autoextend_max)
+				d->actions |= POOL_MON_CAP_DATA;
+			else
+				d->actions |= POOL_MON_ADD_DATA;
 		} else {
 			d->actions |= capped ? POOL_MON_CAP_DATA : POOL_MON_NO_ROOM_DATA;
 		}
 	}
+	if (!extend || d->data_pct < pol->autoextend_threshold)
+		st->add_failed[0] = '\0';
 	if (extend && d->meta_pct >= pol->autoextend_threshold) {
 		to = grown(pol, s->meta_size, 1, MIB);
 		if (to > s->meta_max)
@@ -115,7 +131,7 @@ void pool_monitor_decide(const struct pool_monitor_policy *pol,
 			d->actions |= POOL_MON_NO_ROOM_META;
 		}
 	}
-	if (!s->error_if_no_space && !(d->actions & POOL_MON_EXTEND_DATA) &&
+	if (!s->error_if_no_space && !(d->actions & (POOL_MON_EXTEND_DATA | POOL_MON_ADD_DATA)) &&
 	    (s->out_of_data || d->data_pct >= POOL_MONITOR_CRITICAL))
 		d->actions |= POOL_MON_ERROR_WHEN_FULL;
 }

@@ -10,6 +10,7 @@
  * same active pool (its uuid) before it changes anything. */
 #include "lib/pool/monitor.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/host/host.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
@@ -171,6 +172,30 @@ static int take_sample(struct pool *p, struct pool_monitor_sample *s)
 	return 0;
 }
 
+/* The bytes the policy's autoextend device would add to P's data area:
+ * its size less a label and VG area, in whole chunks (tpextend --data
+ * aligns the area, so this is an upper bound); 0 when none is named, it
+ * is a device of P already, or it cannot be opened (the addition would
+ * fail the same way: said when it is tried, not on every look). */
+static uint64_t add_room(struct pool *p, const struct pool_monitor_policy *pol)
+{
+	const uint64_t header = (uint64_t)VG_MDA_DEFAULT_OFFSET + VG_MDA_DEFAULT_SIZE;
+	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, size;
+	struct io_engine *io;
+
+	if (!pol->autoextend_device[0])
+		return 0;
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
+		if (pool_pv_at(p, i)->io &&
+		    pool_same_device(pool_pv_at(p, i)->io->name, pol->autoextend_device))
+			return 0;
+	if (io_fd_open(pol->autoextend_device, IO_RDONLY, &io))
+		return chunk;	/* tried, and the failure said once (st->add_failed) */
+	size = io->size;
+	io_destroy(io);
+	return size > header ? (size - header) / chunk * chunk : 0;
+}
+
 static void record(struct pool_monitor_state *st, const char *fmt, ...) TP_PRINTF(2, 3);
 static void record(struct pool_monitor_state *st, const char *fmt, ...)
 {
@@ -253,6 +278,34 @@ static int act(const struct pool_monitor_pool *pl, const struct pool_monitor_pol
 
 	if (r)
 		return r;
+	if (d->actions & POOL_MON_ADD_DATA) {
+		struct pool_extend_data_params xd = { pol->autoextend_device, 0, 0 };
+		struct pool_extend_data_result rd;
+
+		r = pool_extend_data(p, &xd, &rd);
+		if (!r) {
+			tp_size_format(rd.old_data_size, 'h', a, sizeof(a));
+			tp_size_format(rd.new_data_size, 'h', b, sizeof(b));
+			log_notice("pool %s: data is %u%% full (autoextend threshold %u%%) and its data "
+				   "devices have no room: added its autoextend device %s as data "
+				   "device %u, data %s -> %s", pl->name, d->data_pct,
+				   pol->autoextend_threshold, pol->autoextend_device, rd.index + 1,
+				   a, b);
+			record(st, "autoextended onto %s: data %s -> %s", pol->autoextend_device, a,
+			       b);
+			st->counts.autoextends++;
+		} else {
+			log_error("pool %s: could not add its autoextend device %s (see the message "
+				  "above); not tried again while its data stays above the threshold. "
+				  "Name another with 'tpchange --autoextend-device DEV %s'", pl->name,
+				  pol->autoextend_device, pl->name);
+			record(st, "autoextension onto %s failed (%s)", pol->autoextend_device,
+			       strerror(-r));
+			snprintf(st->add_failed, sizeof(st->add_failed), "%s",
+				 pol->autoextend_device);
+			st->counts.autoextend_failures++;
+		}
+	}
 	if (d->actions & (POOL_MON_EXTEND_DATA | POOL_MON_EXTEND_META)) {
 		memset(&x, 0, sizeof(x));
 		x.data_size = d->actions & POOL_MON_EXTEND_DATA
@@ -317,6 +370,8 @@ int pool_monitor_pass(const struct pool_monitor_pool *pl, struct pool_monitor_st
 		return r;
 	r = take_sample(p, &s);
 	pool_get_monitor_policy(p, &pol);
+	if (!r)
+		s.add_room = add_room(p, &pol);
 	pool_close(p);
 	if (r)
 		return r;
@@ -326,7 +381,8 @@ int pool_monitor_pass(const struct pool_monitor_pool *pl, struct pool_monitor_st
 	say_no_room(pl, &pol, &d, st);
 	if (!s.error_if_no_space)
 		st->error_set = 0;
-	if (d.actions & (POOL_MON_EXTEND_DATA | POOL_MON_EXTEND_META | POOL_MON_ERROR_WHEN_FULL))
+	if (d.actions & (POOL_MON_EXTEND_DATA | POOL_MON_EXTEND_META | POOL_MON_ADD_DATA |
+			 POOL_MON_ERROR_WHEN_FULL))
 		r = act(pl, &pol, &d, st);
 	if (memcmp(&before, st, sizeof(*st)) && pool_monitor_state_write(pl->uuid, st)) {
 		/* logged there, once; the pass stands (the file is only what a
