@@ -64,7 +64,7 @@ ifeq ($(TESTHOOKS),1)
 CPPFLAGS += -DTP_TEST_HOOKS=1
 endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
-LDLIBS  := $(PKG_LIBS) -lm
+LDLIBS  := $(PKG_LIBS) -lsanlock_client -lm
 
 # $(BUILD)/.flags holds the flags its objects were compiled with; it is
 # rewritten when they differ (TESTHOOKS, SANITIZE, CFLAGS or CC changed for
@@ -149,12 +149,11 @@ $(LINKS): $(TP)
 $(UNIT): $(UNIT_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS) $(AUX_LIBS_tp-lease)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS)
 
 # A test tool that needs a library the commands do not: AUX_LIBS_<name>
-# (tp-lease, and the unit tests' lease suite: sanlock's client library,
-# until the commands use leases)
-AUX_LIBS_tp-lease := -lsanlock_client
+# (none today: sanlock's client library is in LDLIBS since the commands
+# take leases, lib/pool/core/pool_lease.c)
 $(BUILD)/test/bin/%: test/tools/%.c $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")

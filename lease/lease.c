@@ -247,3 +247,48 @@ int lease_release(struct lease_hold *h, const struct lease_area *a)
 	h->sock = -1;
 	return r;
 }
+
+int lease_daemon_check(const char *who)
+{
+	uint32_t version = 0, proto = 0;
+	int rv = sanlock_version(0, &version, &proto);
+
+	if (rv >= 0)
+		return 0;
+	log_error("%s: the sanlock daemon does not answer (%s); start it ('systemctl start "
+		  "sanlock'; sanlock(8)) and run the command again", who, strerror(-rv));
+	return -ENOTCONN;
+}
+
+int lease_daemon_up(void)
+{
+	uint32_t version = 0, proto = 0;
+
+	return sanlock_version(0, &version, &proto) >= 0;
+}
+
+int lease_held_by(const struct lease_area *a, int pid)
+{
+	char *state = NULL, want[2 * (LEASE_NAME_MAX + 1) + 2];
+	int n = 0, rv, r;
+
+	if ((r = check_area(a)))
+		return r;
+	rv = sanlock_inquire(-1, pid, 0, &n, &state);
+	/* -ESRCH: PID is not registered; the others: no daemon (its socket) */
+	if (rv == -ESRCH || rv == -ENOENT || rv == -ENOTCONN || rv == -ECONNREFUSED) {
+		free(state);
+		return rv == -ESRCH ? 0 : -ENOTCONN;
+	}
+	if (rv < 0) {
+		free(state);
+		return from_sanlock(rv, "asking who holds the lease", a);
+	}
+	/* each resource as "LOCKSPACE:NAME:PATH:OFFSET[:...]", space-separated */
+	snprintf(want, sizeof(want), "%s:%s:", a->name, a->name);
+	r = 0;
+	for (char *t = state; t && *t && !r; t = strchr(t, ' ') ? strchr(t, ' ') + 1 : NULL)
+		r = !strncmp(t, want, strlen(want));
+	free(state);
+	return r;
+}

@@ -45,6 +45,16 @@ struct lease_area {
 	uint64_t offset;
 };
 
+/* 0 when this host's sanlock daemon answers, else -ENOTCONN (logged,
+ * naming WHO, e.g. "pool vault"). */
+int lease_daemon_check(const char *who) TP_MUST_CHECK;
+/* 1 when the daemon answers, 0 when not; nothing logged. */
+int lease_daemon_up(void);
+
+/* 1 when process PID holds A's resource lease, 0 when it holds none of
+ * it (or is not registered with sanlock), -errno. */
+int lease_held_by(const struct lease_area *a, int pid);
+
 /* Who holds a resource lease. */
 struct lease_owner {
 	uint64_t host_id;	/* 0: nobody */

@@ -43,7 +43,7 @@
 # "dir: circle between FILES:" followed by its edges, one indented line each.
 set -u
 
-LOWER='kernel metadata/thin metadata/vg metadata/pdata lib/dev lib/base'
+LOWER='kernel lease metadata/thin metadata/vg metadata/pdata lib/dev lib/base'
 RULES="
 lib/base:
 lib/dev:          lib/base

@@ -58,6 +58,7 @@ Maintainer: tptools maintainers <maintainers@tptools.invalid>
 Installed-Size: $size
 Depends: $depends
 Recommends: udev, thin-provisioning-tools
+Suggests: sanlock
 Section: admin
 Priority: optional
 Homepage: https://tptools.invalid/

@@ -97,6 +97,12 @@ const struct tp_conf_key tp_conf_keys[] = {
 	  check_sysid },
 	{ "global/system_id_source", S, "none", "none|machineid|uname",
 	  "where the system id comes from when system_id is not set", 0, 0, check_choice },
+	{ "global/host_id", TP_CONF_INT, NULL, "1..2000",
+	  "this host's sanlock host id in the lockspaces of shared pools (one per host)", 1,
+	  2000, NULL },
+	{ "global/sanlock_io_timeout", TP_CONF_INT, "10", "1..300",
+	  "tpcreate/tpchange --lock-type sanlock: sanlock's io_timeout, seconds (a dead "
+	  "host's lease is free 8 x io_timeout + 60 s after its last renewal)", 1, 300, NULL },
 	{ "devices/filter", TP_CONF_LIST, NULL, "[ \"a|REGEX|\", \"r|REGEX|\", ... ]",
 	  "block devices tptools may open: the first pattern that matches a device's path "
 	  "decides (a accept, r reject); none matches: accepted",

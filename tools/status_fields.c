@@ -174,6 +174,11 @@ const struct dm_report_field_type status_fields[] = {
 	  "discards, activation skip, unfinished receive, foreign" },
 	{ T_POOL, STR, P(system_id), 8, "pool_system_id", "SystemID", f_str,
 	  "the system id of the host that owns the pool (tptools.conf(5)); - when none" },
+	{ T_POOL, STR, P(lock_type), 8, "pool_lock_type", "LockType", f_str,
+	  "sanlock for a pool on shared storage (tpcreate --lock-type), else none" },
+	{ T_POOL, STR, P(lease_owner), 10, "pool_lease_owner", "LeaseOwner", f_str,
+	  "the sanlock host id that holds a shared pool's lease, none, ? when this host's "
+	  "sanlock daemon does not answer; - for a pool of one host" },
 	{ T_VOL, STR, V(pool), 4, "vol_pool", "Pool", f_str, "pool name" },
 	{ T_VOL, STR, V(name), 6, "vol_name", "Volume", f_str, "volume name" },
 	{ T_VOL, SZ, V(size), 4, "vol_size", "Size", f_size, "virtual size" },
@@ -369,6 +374,19 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	}
 	row->activation_skip = in->activation_skip ? "yes" : "no";
 	row->system_id = in->system_id[0] ? in->system_id : "-";
+	row->lock_type = in->lock_type ? in->lock_type : "none";
+	row->lease_owner = "-";
+	if (in->lock_type && !strcmp(in->lock_type, "sanlock")) {
+		if (in->lease_owner < 0)
+			row->lease_owner = "?";
+		else if (!in->lease_owner)
+			row->lease_owner = "none";
+		else {
+			snprintf(row->lease_buf, sizeof(row->lease_buf), "%lld",
+				 (long long)in->lease_owner);
+			row->lease_owner = row->lease_buf;
+		}
+	}
 	status_pool_attr(in, row->attr_buf);
 	row->attr = row->attr_buf;
 	row->monitor = "-";

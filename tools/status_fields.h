@@ -22,6 +22,8 @@ struct pool_row {
 	const char *name, *uuid, *zero, *profile, *discards, *when_full, *needs_check, *active, *mode;
 	const char *attr, *activation_skip;	/* attr points into attr_buf */
 	const char *system_id;			/* the owner's, "-" for none */
+	const char *lock_type, *lease_owner;	/* lease_owner points into lease_buf or "-" */
+	char lease_buf[24];
 	char attr_buf[STATUS_POOL_ATTR_LEN + 1];
 	const char *data_dev, *meta_dev;
 	const char *devices;			/* points into devices_buf */

@@ -65,12 +65,24 @@ static enum outcome auto_one(const char *name, int activate)
 			say("Pool %s: not all of its devices are present; left as it is.\n", name);
 		return r ? FAILED : SKIPPED;
 	}
-	if ((r = pool_open(name, NULL, POOL_FOREIGN_QUIET, &p))) {
+	if ((r = pool_open(name, NULL, POOL_FOREIGN_QUIET | (activate ? POOL_LEASE_KEEP : 0),
+			   &p))) {
 		/* deactivating, a pool that cannot be opened (its metadata
 		 * damaged, said above) but has nothing in the kernel is
 		 * inactive already: left as it is, as tpdeactivate(8) says */
 		if (!activate && r != -EREMOTE && pool_name_loaded(name) == 0) {
 			say("Pool %s: not active; left as it is.\n", name);
+			return SKIPPED;
+		}
+		/* a shared pool another host holds (said above): its host runs it */
+		if (r == -EBUSY) {
+			say("Pool %s: skipped (another host holds its lease).\n", name);
+			return SKIPPED;
+		}
+		if (r == -ENOTCONN && activate) {
+			say("Pool %s: a shared pool, and this host's sanlock daemon does not "
+			    "answer: left for tptools-activate-shared.service (after "
+			    "sanlock.service).\n", name);
 			return SKIPPED;
 		}
 		if (r != -EREMOTE)
@@ -187,7 +199,9 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		rc = auto_run(all ? NULL : args, all ? 0 : (unsigned)nargs, activate);
 	else {
 		struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
-		rc = tool_pool_op_flags(args[0], devices, allow ? POOL_ALLOW_COMPONENT : 0,
+		rc = tool_pool_op_flags(args[0], devices,
+					(allow ? POOL_ALLOW_COMPONENT : 0) |
+						(activate ? POOL_LEASE_KEEP : 0),
 					activation_op, &a);
 	}
 	cli_end(&cli);

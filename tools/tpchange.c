@@ -5,6 +5,7 @@
  * --autoextend-max), the over-provisioning limit (--max-overprovision) and the
  * when-full mode, and (tvchange) a volume's read-only flag (--readonly
  * y|n). Without an option they print the current settings. */
+#include "lib/base/config.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
@@ -26,6 +27,7 @@ struct change {
 	const char *systemid;	/* tpchange --systemid: the new owner */
 	int set_over;		/* tpchange --max-overprovision given */
 	unsigned over;		/* ... its percent (0: none) */
+	int lock;		/* tpchange --lock-type: -1 not given, 0 none, 1 sanlock */
 };
 
 /* Apply the monitoring options given over P's policy; *NOW the result. */
@@ -67,6 +69,9 @@ static int change_op(struct pool *p, void *arg)
 		r = pool_set_when_full(p, (enum pool_when_full)c->when_full);
 	if (!r && !vol && c->set_over)
 		r = pool_set_max_overprovision(p, c->over);
+	if (!r && !vol && c->lock >= 0)
+		r = pool_set_lock_type(p, c->lock,
+				       (unsigned)tp_config_int("global/sanlock_io_timeout"));
 	if (!r && !vol && (r = pool_get_info(p, 0, &info)) == 0)
 		pool_info_free(&info);
 	if (!r && c->set)
@@ -90,6 +95,19 @@ static int change_op(struct pool *p, void *arg)
 			       info.when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue", policy, over);
 		}
 	}
+	if (!vol && tp_log_verbosity() >= 0 && (c->lock >= 0 || pool_is_shared(p))) {
+		if (!pool_is_shared(p))
+			printf("Pool %s: lock type none.\n", c->pool);
+		else if ((r = pool_get_info(p, 0, &info)) == 0) {
+			printf("Pool %s: lock type sanlock (a lease area at %llu on %s, io_timeout "
+			       "%u s: a dead host's lease is free %llu s after its last "
+			       "renewal).\n", c->pool, (unsigned long long)info.lease_offset,
+			       info.dev_path[POOL_ROLE_META], info.io_timeout,
+			       (unsigned long long)pool_lease_dead_seconds(info.io_timeout));
+			pool_info_free(&info);
+		}
+		r = 0;
+	}
 	if (!vol && tp_log_verbosity() >= 0 && (c->systemid || pool_owner(p)[0])) {
 		if (c->systemid && strcmp(was, c->systemid))
 			printf("Pool %s: owner %s%s%s (was %s%s%s).\n", c->pool,
@@ -112,7 +130,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	const char **args, *devices = NULL, *activate = NULL;
 	struct monitor_args monitor = { NULL, NULL, NULL, NULL };
 	const char *when_full = NULL, *readonly = NULL, *over = NULL;
-	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0 };
+	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0, -1 };
+	const char *lock_type = NULL;
 	int rc, nargs, foreign = 0, force = 0;
 	struct cli cli;
 	const struct poptOption opts[] = {
@@ -129,6 +148,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		{ "systemid", '\0', POPT_ARG_STRING, &c.systemid, 0,
 		  "hand the pool over to the host with this system id (\"\": to no owner); "
 		  "offline", "ID" },
+		{ "lock-type", '\0', POPT_ARG_STRING, &lock_type, 0,
+		  "sanlock: make the pool a shared pool, written by one host at a time (a lease "
+		  "area on its metadata device); none: a pool of one host again; offline",
+		  "none|sanlock" },
 		{ "foreign", '\0', POPT_ARG_NONE, &foreign, 0,
 		  "with --systemid and --force: take a pool another host owns (that host is gone)",
 		  NULL },
@@ -175,6 +198,13 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 			rc = cli_usage_error(cmd, "--max-overprovision takes a ratio greater than 0 "
 						  "with at most two decimals (1 = no "
 						  "over-provisioning) or none, not '%s'", over);
+	}
+	if (rc == CLI_CONTINUE && lock_type) {
+		if (!strcmp(lock_type, "none") || !strcmp(lock_type, "sanlock"))
+			c.lock = lock_type[0] == 's';
+		else
+			rc = cli_usage_error(cmd, "--lock-type takes none or sanlock, not '%s'",
+					     lock_type);
 	}
 	if (rc == CLI_CONTINUE && (foreign || force) && !(foreign && force && c.systemid))
 		rc = cli_usage_error(cmd, "--foreign and --force go together, with --systemid ID: "

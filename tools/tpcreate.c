@@ -113,6 +113,10 @@ static void test_report(const struct pool_create_params *p, const struct pool_cr
 				: "all the metadata device offers for two areas");
 	printf("  thin metadata:   formatted in the active area (%llu data blocks), the first "
 	       "block of the spare area zeroed\n", (unsigned long long)pol->data_blocks);
+	if (p->shared)
+		printf("  lease area:      sanlock, at %llu on the metadata device (%u bytes), "
+		       "io_timeout %u s: written through this host's sanlock daemon\n",
+		       (unsigned long long)plan->lease_offset, POOL_LEASE_AREA_BYTES, p->io_timeout);
 	printf("  monitoring:      %s\n", monitor);
 	if (p->max_overprovision)
 		printf("  over-provision:  at most %u.%02u x the data size = %llu bytes of volumes\n",
@@ -273,7 +277,7 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 	struct tpcreate_args a = { 0 };
 	struct pool_monitor_policy monitor;
 	int do_explain = 0, test = 0, rc, nargs;
-	const char **args;
+	const char **args, *lock_type = NULL;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "data", 'd', POPT_ARG_STRING, &p.data_path, 0, "data device (e.g. /dev/md0)", "DEV" },
@@ -300,6 +304,9 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		CLI_OPT_MONITOR(a.monitor),
 		{ "max-overprovision", '\0', POPT_ARG_STRING, &a.overprovision, 0,
 		  OVERPROVISION_HELP, "RATIO|none" },
+		{ "lock-type", '\0', POPT_ARG_STRING, &lock_type, 0,
+		  "sanlock: a pool on shared storage, written by one host at a time (a sanlock "
+		  "lease on the metadata device; default none)", "none|sanlock" },
 		{ "explain", 'e', POPT_ARG_NONE, &do_explain, 0,
 		  "print every geometry decision and its reason", NULL },
 		{ "test", 't', POPT_ARG_NONE, &test, 0,
@@ -315,6 +322,11 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 	p.name = args[0];
 	config_defaults(&a, do_explain || test);
 	rc = parse_args(cmd, &a, &p, &monitor);
+	if (rc == CLI_CONTINUE && lock_type && strcmp(lock_type, "none") &&
+	    strcmp(lock_type, "sanlock"))
+		rc = cli_usage_error(cmd, "--lock-type takes none or sanlock, not '%s'", lock_type);
+	p.shared = lock_type && !strcmp(lock_type, "sanlock");
+	p.io_timeout = (unsigned)tp_config_int("global/sanlock_io_timeout");
 	if (rc == CLI_CONTINUE)
 		rc = create(&p, do_explain, test);
 	cli_end(&cli);

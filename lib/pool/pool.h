@@ -117,7 +117,18 @@ struct pool_create_params {
 	int no_autoactivate;		/* flag the pool "activate n" (see below) */
 	const struct pool_monitor_policy *monitor;	/* NULL: the defaults */
 	unsigned max_overprovision;	/* percent (POOL_OVERPROVISION_MAX); 0 = unlimited */
+	/* --lock-type sanlock: a pool on shared storage, written by one host
+	 * at a time (a sanlock lease area on the metadata device, formatted
+	 * through this host's sanlock daemon, which must run: without it
+	 * nothing is written, -ENOTCONN); IO_TIMEOUT sanlock's, seconds */
+	int shared;
+	unsigned io_timeout;
 };
+
+/* The bytes of a pool's lease area, and its place on a new pool's
+ * metadata device (behind the VG area, before the thin metadata). */
+#define POOL_LEASE_AREA_BYTES (2u * 1024u * 1024u)
+#define POOL_LEASE_OFFSET (1024u * 1024u)
 
 /* What tpcreate decided (for --explain and the summary). */
 struct pool_create_plan {
@@ -130,6 +141,7 @@ struct pool_create_plan {
 	uint64_t mda_offset, mda_size;	/* the VG metadata area on each device, bytes */
 	unsigned nr_signatures;		/* found on the devices (refused unless force) */
 	char signatures[2][256];	/* one description per device ("" if none) */
+	uint64_t lease_offset;		/* shared: the lease area on the meta device */
 };
 
 /* Check the devices and decide the geometry without writing anything.
@@ -157,6 +169,15 @@ enum pool_open_flags {
 	 * -EREMOTE without a word (autoactivation passes it by). */
 	POOL_FOREIGN_OK = 1 << 2,
 	POOL_FOREIGN_QUIET = 1 << 3,
+	/* A shared pool (its VG has a lock: tpcreate --lock-type sanlock):
+	 * every writer takes its sanlock lease at open, before anything is
+	 * written, and lets it go at close (-EBUSY, logged with the holder's
+	 * host id, when another host has it; -ENOLCK when this host has no
+	 * global/host_id; -ENOTCONN without a sanlock daemon). LEASE_KEEP
+	 * (tpactivate): a holder process of this host takes it instead and
+	 * keeps it while the pool stays active; a close that leaves the pool
+	 * inactive ends that holder (tpdeactivate). */
+	POOL_LEASE_KEEP = 1 << 4,
 };
 
 /* DEVICES: NULL, or a comma-separated list of the pool's device paths. */
@@ -165,6 +186,28 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 void pool_close(struct pool *p);	/* NULL ok */
 
 const char *pool_name(const struct pool *p);
+/* tpchange --lock-type: SHARED 1 makes P a shared pool (a lease area
+ * found on its metadata device, -ENOSPC logged when it has no 2 MiB free
+ * outside its other areas; written through the sanlock daemon, -ENOTCONN
+ * without one; IO_TIMEOUT sanlock's), 0 a pool of one host again. P
+ * inactive (-EBUSY). */
+int pool_set_lock_type(struct pool *p, int shared, unsigned io_timeout) TP_MUST_CHECK;
+/* 1 when P is on shared storage (a sanlock lease guards it). */
+int pool_is_shared(const struct pool *p);
+/* This host's sanlock host id (tptools.conf(5) global/host_id), 0: none. */
+unsigned pool_host_id(void);
+/* The seconds after its last renewal that sanlock counts a host dead
+ * with IO_TIMEOUT: then another host may take its lease. */
+uint64_t pool_lease_dead_seconds(unsigned io_timeout);
+/* Who holds P's lease, as the storage says (*HOST_ID 0: nobody; P not
+ * shared: 0 with 0). Needs the sanlock daemon (-ENOTCONN, not logged). */
+int pool_lease_owner(const struct pool *p, uint64_t *host_id) TP_MUST_CHECK;
+/* The hidden commands of the multi-call binary: `tp __lease-holder` (the
+ * process that keeps an active pool's lease, started by tpactivate) and
+ * `tp __lease-fence` (the kill path sanlock runs when the lease is lost).
+ * ARGV[0] is the command's name; they return an exit code. */
+int pool_lease_holder_main(int argc, const char **argv);
+int pool_lease_fence_main(int argc, const char **argv);
 /* The system id of the host that owns P ("" when no host does), and 1 when
  * that is another host than this one (opened with POOL_FOREIGN_OK). */
 const char *pool_owner(const struct pool *p);
@@ -620,6 +663,11 @@ struct pool_info {
 	unsigned nr_receives;			/* unfinished receives (no volumes) */
 	char system_id[POOL_SYSID_MAX + 1];	/* the owner's, "" for none */
 	int foreign;				/* another host owns it (pool_owner) */
+	const char *lock_type;			/* "sanlock" (a shared pool) or "none" */
+	uint64_t lease_offset;			/* shared: its lease area on the meta device */
+	unsigned io_timeout;			/* shared: sanlock's, seconds */
+	int64_t lease_owner;			/* shared: the host id holding its lease,
+						 * 0 none, -1 unknown (no sanlock daemon) */
 	int failed;				/* kernel: pool failed (no figures) */
 	int no_volume_usage;			/* kernel could not give per-volume figures */
 	int sharing;				/* exclusive and shared are filled in */

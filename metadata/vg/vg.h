@@ -33,6 +33,13 @@
  *       (bytes, a multiple of 512): exactly one of the two is non-zero;
  *       autoextend_max (optional, bytes, a multiple of 512: the data area
  *       tpmonitor never grows past; absent or 0 = no cap) }
+ *     lock (optional section, written only for a pool on shared storage:
+ *       tpcreate --lock-type sanlock, tpchange --lock-type) { type
+ *       ("sanlock"), offset (bytes, a multiple of 1 MiB: the lease area
+ *       on the meta device, VG_LOCK_AREA_BYTES long, outside the VG area
+ *       and both thin-metadata areas), io_timeout (seconds, 1..300:
+ *       sanlock's, which the host-dead time follows), name (the
+ *       lockspace's and the resource's, "tp-" + the pool's uuid) }
  *     max_overprovision_percent (optional, written only when set: the sum
  *       of the volumes' and unfinished receives' virtual sizes may be at
  *       most this percent of the data area; 100 = no over-provisioning;
@@ -115,6 +122,28 @@ struct vg_monitor {
 	char autoextend_device[VG_PATH_MAX + 1];
 };
 
+/* A pool's lease on shared storage (lease/lease.h): its area on the meta
+ * device. VG_LOCK_AREA_BYTES and VG_LOCK_ALIGN are lease.h's
+ * LEASE_AREA_BYTES and LEASE_ALIGN (the VG layer does not see lease/). */
+enum vg_lock_type {
+	VG_LOCK_NONE = 0,
+	VG_LOCK_SANLOCK,
+};
+#define VG_LOCK_ALIGN (1024u * 1024u)
+#define VG_LOCK_AREA_BYTES (2u * VG_LOCK_ALIGN)
+#define VG_LOCK_NAME_MAX 47u
+#define VG_LOCK_IO_TIMEOUT_MAX 300u
+
+struct vg_lock {
+	enum vg_lock_type type;
+	uint64_t offset;		/* bytes on the meta device */
+	uint32_t io_timeout;		/* seconds */
+	char name[VG_LOCK_NAME_MAX + 1];
+};
+
+/* The lease name of the pool with uuid UUID: "tp-" + UUID. */
+void vg_lock_name(const char *uuid, char out[VG_LOCK_NAME_MAX + 1]);
+
 /* max_overprovision_percent: 1..VG_OVERPROVISION_MAX (0 = unlimited). */
 #define VG_OVERPROVISION_MAX 100000000u
 
@@ -173,6 +202,7 @@ struct vg {
 	/* percent of the data area the volumes' virtual sizes may add up to
 	 * (100 = no over-provisioning); 0 = unlimited */
 	uint32_t max_overprovision;
+	struct vg_lock lock;		/* type VG_LOCK_NONE: a pool of one host */
 	struct vg_device dev[VG_NR_ROLES];	/* indexed by enum vg_role */
 	/* The data devices after the first (dev[VG_ROLE_DATA]), in the order
 	 * of the data area: data chunk 0 is the first chunk of the first

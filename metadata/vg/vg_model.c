@@ -372,6 +372,46 @@ static int check_xdata(const struct vg *vg, char *msg, size_t len)
 	return 0;
 }
 
+void vg_lock_name(const char *uuid, char out[VG_LOCK_NAME_MAX + 1])
+{
+	snprintf(out, VG_LOCK_NAME_MAX + 1, "tp-%s", uuid);
+}
+
+static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return alen && blen && a < b + blen && b < a + alen;
+}
+
+/* pool/lock: the lease area on the meta device, clear of its other areas */
+static int check_lock(const struct vg *vg, char *msg, size_t len)
+{
+	const struct vg_lock *l = &vg->lock;
+	const struct vg_device *m = &vg->dev[VG_ROLE_META];
+	char name[VG_LOCK_NAME_MAX + 1];
+
+	if (l->type == VG_LOCK_NONE)
+		return 0;
+	if (l->type != VG_LOCK_SANLOCK)
+		return problem(msg, len, "pool/lock/type: bad value");
+	if (l->offset % VG_LOCK_ALIGN || l->offset < VG_LOCK_ALIGN ||
+	    l->offset > m->size || m->size - l->offset < VG_LOCK_AREA_BYTES)
+		return problem(msg, len, "pool/lock/offset: %" PRIu64 " is not a multiple of 1 MiB "
+			       "with a 2 MiB lease area inside the meta device", l->offset);
+	if (overlaps(l->offset, VG_LOCK_AREA_BYTES, m->mda.offset, m->mda.size) ||
+	    overlaps(l->offset, VG_LOCK_AREA_BYTES, m->area[0].offset, m->area[0].size) ||
+	    overlaps(l->offset, VG_LOCK_AREA_BYTES, m->area[1].offset, m->area[1].size))
+		return problem(msg, len, "pool/lock/offset: the lease area at %" PRIu64 " overlaps "
+			       "the meta device's VG or thin-metadata areas", l->offset);
+	if (!l->io_timeout || l->io_timeout > VG_LOCK_IO_TIMEOUT_MAX)
+		return problem(msg, len, "pool/lock/io_timeout: %" PRIu32 " is not 1..%u seconds",
+			       l->io_timeout, VG_LOCK_IO_TIMEOUT_MAX);
+	vg_lock_name(vg->uuid, name);
+	if (strcmp(l->name, name))
+		return problem(msg, len, "pool/lock/name: '%.47s' is not the pool's ('%s')",
+			       l->name, name);
+	return 0;
+}
+
 int vg_check_model(const struct vg *vg, char *msg, size_t len)
 {
 	const char *why;
@@ -420,7 +460,7 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 		return -1;
 	if (!strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, vg->dev[VG_ROLE_META].pv_uuid))
 		return problem(msg, len, "pool/devices: data and meta have the same uuid");
-	if (check_xdata(vg, msg, len))
+	if (check_xdata(vg, msg, len) || check_lock(vg, msg, len))
 		return -1;
 	if (vg->nr_volumes > VG_MAX_VOLUMES)
 		return problem(msg, len, "pool/volumes: more than %u volumes", VG_MAX_VOLUMES);

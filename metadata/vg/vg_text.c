@@ -23,6 +23,7 @@
 
 static const char *const discards_names[] = { "ignore", "nopassdown", "passdown" };
 static const char *const when_full_names[] = { "queue", "error" };
+static const char *const lock_type_names[] = { "none", "sanlock" };
 static const char *const profile_names[] = { "", "balanced", "throughput", "snapshots",
 					     "custom" };
 
@@ -234,6 +235,14 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	}
 	if (vg->max_overprovision)
 		add_int(&b, pool, "max_overprovision_percent", vg->max_overprovision);
+	if (vg->lock.type != VG_LOCK_NONE) {
+		struct dm_config_node *l = add_node(&b, pool, "lock");
+
+		add_str(&b, l, "type", lock_type_names[vg->lock.type]);
+		add_int(&b, l, "offset", (int64_t)vg->lock.offset);
+		add_int(&b, l, "io_timeout", vg->lock.io_timeout);
+		add_str(&b, l, "name", vg->lock.name);
+	}
 	devs = add_node(&b, pool, "devices");
 	export_device(&b, devs, vg, VG_ROLE_DATA);
 	export_device(&b, devs, vg, VG_ROLE_META);
@@ -607,7 +616,27 @@ static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "when_full",	   "transaction_id", "next_dev_id",
 					 "metadata_area",  "devices",	     "volumes",
 					 "activation_skip", "profile", "monitor", "receiving", "removing",
-					 "system_id", "max_overprovision_percent", NULL };
+					 "system_id", "max_overprovision_percent", "lock", NULL };
+static const char *const lock_keys[] = { "type", "offset", "io_timeout", "name", NULL };
+
+/* pool/lock (optional): a pool on shared storage */
+static int import_lock(struct reader *rd, const struct dm_config_node *pool, struct vg *vg)
+{
+	const struct dm_config_node *n;
+	unsigned e = 0;
+
+	if (!child(pool, "lock"))
+		return 0;
+	if (get_section(rd, pool, "pool", "lock", &n) || check_keys(rd, n, "pool/lock", lock_keys) ||
+	    get_enum(rd, n, "pool/lock", "type", lock_type_names + 1,
+		     TP_ARRAY_SIZE(lock_type_names) - 1, &e) ||
+	    get_u64(rd, n, "pool/lock", "offset", &vg->lock.offset) ||
+	    get_u32(rd, n, "pool/lock", "io_timeout", VG_LOCK_IO_TIMEOUT_MAX, &vg->lock.io_timeout) ||
+	    get_str(rd, n, "pool/lock", "name", vg->lock.name, sizeof(vg->lock.name), 0))
+		return -1;
+	vg->lock.type = (enum vg_lock_type)(e + 1);
+	return 0;
+}
 static const char *const devices_keys[] = { "data",  "meta",  "data1", "data2", "data3",
 					    "data4", "data5", "data6", "data7", NULL };
 
@@ -663,7 +692,7 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 			return -1;
 		vg->profile = (enum vg_profile)(e + 1);
 	}
-	if (import_monitor(rd, pool, vg) ||
+	if (import_monitor(rd, pool, vg) || import_lock(rd, pool, vg) ||
 	    get_section(rd, pool, "pool", "devices", &devs) ||
 	    check_keys(rd, devs, "pool/devices", devices_keys) ||
 	    import_device(rd, devs, vg, VG_ROLE_DATA) || import_device(rd, devs, vg, VG_ROLE_META) ||

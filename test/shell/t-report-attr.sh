@@ -106,9 +106,11 @@ r = json.load(open(sys.argv[1]))["report"]
 pool, vols = r[0]["pool"][0], r[1]["volume"]
 keys = list(pool)
 assert pool["pool_attr"] == "w-q--n---", pool["pool_attr"]
-assert keys[-3:] == ["pool_activation_skip", "pool_attr", "pool_system_id"], keys[-4:]
-assert keys.index("pool_monitor") == len(keys) - 4, keys
+assert keys[-5:] == ["pool_activation_skip", "pool_attr", "pool_system_id", "pool_lock_type",
+                     "pool_lease_owner"], keys[-6:]
+assert keys.index("pool_monitor") == len(keys) - 6, keys
 assert pool["pool_system_id"] == "-", pool["pool_system_id"]
+assert pool["pool_lock_type"] == "none" and pool["pool_lease_owner"] == "-", pool
 v = {x["vol_name"]: x for x in vols}
 assert v["ro"]["vol_attr"] == "sr----", v["ro"]
 assert list(v["v"])[-1] == "vol_attr" and list(v["v"])[-2] == "vol_created", list(v["v"])

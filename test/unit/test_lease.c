@@ -61,6 +61,16 @@ static void test_no_daemon(void)
 	CU_ASSERT_EQUAL(lease_join(&a, 1, 10), -ENOTCONN);
 	tp_log_capture(NULL);
 	CU_ASSERT(strstr(cap.buf, "sanlock.service") != NULL);
+	/* the checks before a shared pool is written, and the holder's */
+	CU_ASSERT_EQUAL(lease_daemon_up(), 0);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(lease_daemon_check("pool p"), -ENOTCONN);
+	tp_log_capture(NULL);
+	CU_ASSERT(strstr(cap.buf, "pool p: the sanlock daemon does not answer") != NULL);
+	CU_ASSERT(strstr(cap.buf, "systemctl start sanlock") != NULL);
+	CU_ASSERT_EQUAL(lease_held_by(&a, (int)getpid()), -ENOTCONN);
+	a.offset = 4096;
+	CU_ASSERT_EQUAL(lease_held_by(&a, (int)getpid()), -EINVAL);
 }
 
 TP_TEST_SUITE(lease, NULL, NULL,

@@ -189,6 +189,63 @@ static void test_roundtrip(void)
 	vg_free(vg);
 }
 
+/* pool/lock: absent in a pool of one host; roundtrips; every bad value
+ * refused naming its key (the area clear of the meta device's others). */
+static void test_lock(void)
+{
+	struct tp_log_capture cap;
+	struct vg *vg = fx_vg(), *back;
+	char *t;
+	size_t n;
+	struct {
+		uint64_t offset;
+		uint32_t io_timeout;
+		const char *name, *key;
+	} bad[] = {
+		{ 8ull << 20, 10, NULL, "pool/lock/offset" },		/* in the spare */
+		{ (9ull << 20) + 4096, 10, NULL, "pool/lock/offset" },	/* not aligned */
+		{ 0, 10, NULL, "pool/lock/offset" },			/* the label, VG area */
+		{ FX_DEV_SIZE - (1ull << 20), 10, NULL, "pool/lock/offset" }, /* past the end */
+		{ 9ull << 20, 0, NULL, "pool/lock/io_timeout" },
+		{ 9ull << 20, VG_LOCK_IO_TIMEOUT_MAX + 1, NULL, "pool/lock/io_timeout" },
+		{ 9ull << 20, 10, "tp-someone-else", "pool/lock/name" },
+	};
+
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NULL(strstr(t, "lock"));
+	free(t);
+	vg->lock.type = VG_LOCK_SANLOCK;
+	vg->lock.offset = 9ull << 20;	/* behind the spare (5..9 MiB) */
+	vg->lock.io_timeout = 10;
+	vg_lock_name(vg->uuid, vg->lock.name);
+	CU_ASSERT_EQUAL(strncmp(vg->lock.name, "tp-", 3), 0);
+	CU_ASSERT_EQUAL(strlen(vg->lock.name), 3 + VG_UUID_LEN);
+	roundtrip(vg);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "sanlock"));
+	CU_ASSERT_EQUAL_FATAL(vg_import(t, n, &back), 0);
+	CU_ASSERT_EQUAL(back->lock.type, VG_LOCK_SANLOCK);
+	CU_ASSERT_EQUAL(back->lock.offset, 9ull << 20);
+	CU_ASSERT_EQUAL(back->lock.io_timeout, 10);
+	CU_ASSERT_STRING_EQUAL(back->lock.name, vg->lock.name);
+	vg_free(back);
+	free(t);
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(bad); i++) {
+		struct vg_lock keep = vg->lock;
+
+		vg->lock.offset = bad[i].offset;
+		vg->lock.io_timeout = bad[i].io_timeout;
+		if (bad[i].name)
+			snprintf(vg->lock.name, sizeof(vg->lock.name), "%s", bad[i].name);
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(vg_validate(vg), -EINVAL);
+		tp_log_capture(NULL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, bad[i].key));
+		vg->lock = keep;
+	}
+	vg_free(vg);
+}
+
 /* Replace the first FROM in good_text by TO; import must fail with
  * -EUCLEAN and a message containing KEY. */
 struct mutation {
@@ -271,6 +328,9 @@ static const struct mutation mutations[] = {
 	{ "  metadata_area = 1\n", "  metadata_area = 1\n  monitor { autoextend_max = 1000 }\n", "pool/monitor/autoextend_max" },
 	{ "  metadata_area = 1\n", "  metadata_area = 1\n  max_overprovision_percent = 100000001\n", "pool/max_overprovision_percent" },
 	{ "  metadata_area = 1\n", "  metadata_area = 1\n  max_overprovision_percent = \"1.5\"\n", "pool/max_overprovision_percent: must be an integer" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  lock { type = \"dlm\" offset = 9437184 io_timeout = 10 name = \"x\" }\n", "pool/lock/type: unknown value 'dlm'" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  lock { type = \"sanlock\" offset = 9437184 io_timeout = 10 }\n", "pool/lock/name" },
+	{ "  metadata_area = 1\n", "  metadata_area = 1\n  lock { type = \"sanlock\" offset = 9437184 io_timeout = 10 name = \"x\" colour = 1 }\n", "pool/lock/colour: unknown key" },
 	{ "pool {\n", "pool {\n  name = \"other\"\n", "pool/name: duplicate key" },
 	{ "\n}\n", "\n", "syntax error" },
 	{ "version = 1\n", "version = 1\npool = 3\n", "duplicate key" },
@@ -883,6 +943,7 @@ TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "geometry profile: optional, every value roundtrips", test_profile },
 	      { "import a hand-written text", test_import_handwritten },
 	      { "export/import roundtrip", test_roundtrip },
+	      { "a shared pool's lock: optional, roundtrips, bad values named", test_lock },
 	      { "validation matrix: each error names its key", test_validation_matrix },
 	      { "garbage and truncated text", test_garbage },
 	      { "vg_validate/vg_export refuse bad models", test_validate_model },

@@ -192,6 +192,16 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	in.data_header = POOL_HEADER;
 	in.meta_dev_size = plan->meta_dev_size;
 	in.meta_header = POOL_HEADER;
+	if (p->shared) {
+		/* the lease area right behind the VG area (pool_lease.c) */
+		plan->lease_offset = POOL_LEASE_OFFSET;
+		in.meta_header = POOL_LEASE_OFFSET + POOL_LEASE_AREA_BYTES;
+		if (!p->io_timeout || p->io_timeout > VG_LOCK_IO_TIMEOUT_MAX) {
+			log_error("pool %s: sanlock's io_timeout must be 1..%u seconds",
+				  p->name, VG_LOCK_IO_TIMEOUT_MAX);
+			return -EINVAL;
+		}
+	}
 	in.chunk = p->chunk;
 	in.profile = p->profile;
 	in.zero = p->zero;
@@ -230,8 +240,9 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 		vg_free(vg);
 		return r;
 	}
-	/* the owner: this host, when it has a system id (tptools.conf(5)) */
-	if ((r = tp_system_id(vg->system_id, sizeof(vg->system_id), NULL))) {
+	/* the owner: this host, when it has a system id (tptools.conf(5));
+	 * a shared pool has none (its lease decides) */
+	if (!p->shared && (r = tp_system_id(vg->system_id, sizeof(vg->system_id), NULL))) {
 		vg_free(vg);
 		return r;
 	}
@@ -248,6 +259,12 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 	if (p->monitor)
 		pool_monitor_policy_to_vg(p->monitor, &vg->monitor);
 	vg->max_overprovision = p->max_overprovision;
+	if (p->shared) {
+		vg->lock.type = VG_LOCK_SANLOCK;
+		vg->lock.offset = plan->lease_offset;
+		vg->lock.io_timeout = p->io_timeout;
+		vg_lock_name(vg->uuid, vg->lock.name);
+	}
 	vg->metadata_area = 0;
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		struct vg_device *d = &vg->dev[i];
@@ -341,6 +358,10 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	int r;
 
 	memset(pv, 0, sizeof(pv));
+	/* a shared pool's lease area is written through sanlock: without
+	 * its daemon, nothing is written at all */
+	if (p->shared && (r = pool_lease_check_daemon(p->name)))
+		return r;
 	r = tp_lock_acquire(p->name, TP_LOCK_EXCL, &lock);
 	if (r) {
 		log_error("pool %s: cannot take its lock: %s", p->name, strerror(-r));
@@ -364,6 +385,11 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	if (p->force && plan->nr_signatures &&
 	    ((r = tp_dev_wipe_signatures(p->data_path)) < 0 ||
 	     (r = tp_dev_wipe_signatures(p->meta_path)) < 0))
+		goto out;
+	/* 0. the lease area (a new lockspace and lease, no holder) */
+	if (vg->lock.type != VG_LOCK_NONE &&
+	    (r = pool_lease_format(p->name, vg->lock.name, p->meta_path, vg->lock.offset,
+				   vg->lock.io_timeout)))
 		goto out;
 	retire_backups(p->name);
 	for (int i = 0; i < VG_NR_ROLES; i++)

@@ -90,12 +90,26 @@ static uint64_t meta_room(uint64_t active, uint64_t spare, uint64_t dev_size)
 	return TP_MIN(TP_MAX(keep, behind), TP_META_MAX);
 }
 
+/* Where the thin-metadata areas of P must end: the device's end, or a
+ * lease area behind the active area (tpchange --lock-type put it there). */
+static uint64_t meta_end(const struct pool *p)
+{
+	const struct vg *vg = pool_vg(p);
+	uint64_t end = pool_pv(p, VG_ROLE_META)->io->size;
+
+	if (vg->lock.type != VG_LOCK_NONE &&
+	    vg->lock.offset > vg->dev[VG_ROLE_META].area[vg->metadata_area].offset &&
+	    vg->lock.offset < end)
+		end = vg->lock.offset;
+	return end;
+}
+
 uint64_t pool_meta_room(const struct pool *p)
 {
 	const struct vg_device *m = &pool_vg(p)->dev[VG_ROLE_META];
 	unsigned act = pool_vg(p)->metadata_area;
 
-	return meta_room(m->area[act].offset, m->area[!act].offset, pool_pv(p, VG_ROLE_META)->io->size);
+	return meta_room(m->area[act].offset, m->area[!act].offset, meta_end(p));
 }
 
 /* Decide the metadata growth into NEXT: -EINVAL / -ENOSPC, logged. */
@@ -104,7 +118,7 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 {
 	struct vg_device *m = &next->dev[VG_ROLE_META];
 	unsigned act = next->metadata_area;
-	uint64_t dev_size = pool_pv(p, VG_ROLE_META)->io->size, size = x->metadata_size, spare;
+	uint64_t dev_size = meta_end(p), size = x->metadata_size, spare;
 	char a[48], b[48], c[48];
 
 	if (!size)
@@ -127,7 +141,7 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 					 TP_META_BLOCK, 'h', b, sizeof(b)));
 		return -ENOSPC;
 	}
-	m->size = dev_size;
+	m->size = pool_pv(p, VG_ROLE_META)->io->size;
 	m->area[act].size = size;
 	m->area[!act].offset = spare;
 	m->area[!act].size = size;

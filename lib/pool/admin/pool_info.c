@@ -70,6 +70,15 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	info->activation_skip = vg->activation_skip;
 	snprintf(info->system_id, sizeof(info->system_id), "%s", vg->system_id);
 	info->foreign = pool_is_foreign(p);
+	info->lock_type = vg->lock.type == VG_LOCK_SANLOCK ? "sanlock" : "none";
+	info->lease_offset = vg->lock.offset;
+	info->io_timeout = vg->lock.io_timeout;
+	info->lease_owner = 0;
+	if (vg->lock.type != VG_LOCK_NONE) {
+		uint64_t id = 0;
+
+		info->lease_owner = pool_lease_owner(p, &id) ? -1 : (int64_t)id;
+	}
 	info->nr_receives = vg->nr_receives;
 	info->nr_volumes = vg->nr_volumes;
 	for (unsigned i = 0; i < vg->nr_volumes; i++) {

@@ -21,6 +21,12 @@ int pool_set_system_id(struct pool *p, const char *id)
 		log_error("--systemid '%s' %s", id, why);
 		return -EINVAL;
 	}
+	if (pool_vg(p)->lock.type != VG_LOCK_NONE) {
+		log_error("pool %s is a shared pool: no host owns it, whichever host holds its "
+			  "sanlock lease writes it; 'tpchange --lock-type none %s' makes it a pool "
+			  "of this host first", pool_name(p), pool_name(p));
+		return -EINVAL;
+	}
 	if (!strcmp(pool_vg(p)->system_id, id))
 		return 0;
 	if ((r = pool_refuse_live(p, "a change of its owner (the new owner activates it)")))

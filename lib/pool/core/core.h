@@ -16,6 +16,17 @@
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
 
+/* pool_lease.c: a writer's attach takes a shared pool's lease (after the
+ * owner check), detach lets it go (pool.h: POOL_LEASE_KEEP). */
+int pool_lease_take(struct pool *p) TP_MUST_CHECK;
+void pool_lease_drop(struct pool *p);
+/* Before a new shared pool or lease area is written: 0 when the sanlock
+ * daemon answers (else -ENOTCONN, logged). */
+int pool_lease_check_daemon(const char *pool) TP_MUST_CHECK;
+/* Write an empty lease area NAME on PATH at OFFSET (through the daemon). */
+int pool_lease_format(const char *pool, const char *name, const char *path, uint64_t offset,
+		      unsigned io_timeout) TP_MUST_CHECK;
+
 /* struct pool is the core's (core_int.h): the other modules see it
  * through these accessors and the core's functions below. */
 struct pool_status;

@@ -3,6 +3,7 @@
 #ifndef TP_POOL_CORE_INT_H
 #define TP_POOL_CORE_INT_H
 
+#include "lease/lease.h"
 #include "lib/pool/core/core.h"
 
 /* pool_layout.c: the live backend's grow_catch_up (core.h: pool_grow_catch_up) */
@@ -34,6 +35,11 @@ struct pool {
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 	int latched;			/* pool_latch_read_only: no more writes */
 	int foreign;			/* owned by another host (pool_owner.c) */
+	/* a shared pool's lease (pool_lease.c): held by this command
+	 * (LEASE_OWN), or by this host's holder process LEASE_HOLDER */
+	struct lease_hold lease;
+	int lease_own;
+	int lease_holder;
 	/* removals this command's open finished (pool_removal_finished) */
 	unsigned nr_finished;
 	char finished[4][VG_NAME_MAX + 1];

@@ -414,8 +414,11 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	/* the data devices tpextend --data added, by the VG */
 	if ((r = pool_attach_xdata(p, claim, rep)))
 		return r < 0 ? r : 0;
-	/* another host's pool: refused before anything is written */
-	return pool_check_owner(p);
+	/* another host's pool: refused before anything is written; a shared
+	 * pool's lease taken before anything is written (pool_lease.c) */
+	if ((r = pool_check_owner(p)))
+		return r;
+	return pool_lease_take(p);
 }
 
 static int attach_named(struct pool *p, const char *name, const char *rename_to,
@@ -449,7 +452,8 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 		return -EINVAL;
 	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
-	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT | POOL_FOREIGN_OK | POOL_FOREIGN_QUIET);
+	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT | POOL_FOREIGN_OK | POOL_FOREIGN_QUIET |
+			    POOL_LEASE_KEEP);
 	r = attach(p, devices, flags, rename_to, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);
@@ -458,6 +462,7 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 
 void pool_detach(struct pool *p)
 {
+	pool_lease_drop(p);
 	thin_close(p->md);
 	io_destroy(p->thin_io);
 	io_destroy(p->data_cat);

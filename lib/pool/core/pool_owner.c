@@ -31,7 +31,8 @@ int pool_check_owner(struct pool *p)
 	int r;
 
 	p->foreign = 0;
-	if (!p->vg || !p->vg->system_id[0])
+	/* a shared pool has no owner: its lease decides (pool_lease.c) */
+	if (!p->vg || !p->vg->system_id[0] || p->vg->lock.type != VG_LOCK_NONE)
 		return 0;
 	if ((r = tp_system_id(me, sizeof(me), NULL)))
 		return r;

@@ -1,0 +1,574 @@
+/* pool_lease.c - a shared pool's sanlock lease (pool.h: POOL_LEASE_KEEP,
+ * pool_lease_*; lease/lease.h does the talking to sanlock). A pool whose
+ * VG has a lock (tpcreate/tpchange --lock-type sanlock) is written by the
+ * host that holds its resource lease only:
+ *
+ * - every writer's attach takes it right after the VG is read and the
+ *   owner checked, before anything is written (the stale-copy rewrite,
+ *   the transaction replay): the command holds it itself (an offline
+ *   change) and lets it go at detach; or this host's holder process has
+ *   it (the pool is active here) and the command runs under that;
+ * - tpactivate (POOL_LEASE_KEEP) starts the holder instead: a process of
+ *   its own (`tp __lease-holder`, setsid) that acquires the lease with a
+ *   kill path and keeps it while the pool is loaded, its pid in
+ *   <run dir>/lease/<pool uuid>.pid. sanlock ends a lease with the
+ *   process that holds it, so the lease outlives tpactivate only so;
+ * - a detach that leaves the pool inactive stops this host's holder
+ *   (tpdeactivate, or an activation that failed);
+ * - the kill path (`tp __lease-fence UUID NAME`), which sanlock runs when
+ *   this host can no longer renew its lease (the storage is gone, or the
+ *   host was paused past its lease), switches the pool's devices to the
+ *   error target, the bottom ones (tmeta, tdata) first, tears them down,
+ *   logs it to syslog, and ends the holder.
+ *
+ * Another host holding the lease: -EBUSY, logged with its host id. */
+#include "lib/pool/core/core_int.h"
+
+#include "kernel/dm.h"
+#include "lease/lease.h"
+#include "lib/base/atomic.h"
+#include "lib/base/config.h"
+#include "lib/base/log.h"
+#include "lib/base/paths.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+_Static_assert(VG_LOCK_AREA_BYTES == LEASE_AREA_BYTES && VG_LOCK_ALIGN == LEASE_ALIGN &&
+		       VG_LOCK_NAME_MAX == LEASE_NAME_MAX,
+	       "the VG's lease area is lease.h's");
+
+int pool_is_shared(const struct pool *p)
+{
+	return p->vg && p->vg->lock.type != VG_LOCK_NONE;
+}
+
+static void area_of(const struct pool *p, struct lease_area *a)
+{
+	a->name = p->vg->lock.name;
+	a->path = p->pv[VG_ROLE_META].io->name;
+	a->offset = p->vg->lock.offset;
+}
+
+uint64_t pool_lease_dead_seconds(unsigned io_timeout)
+{
+	/* sanlock's host_dead_seconds: a host whose delta lease is this old
+	 * is dead. Its own sanlock gives up renewing after 8 io_timeouts
+	 * (id_renewal_fail_seconds) and runs the kill paths; its watchdog
+	 * (wdmd) resets it at the latest 60 s later (the watchdog's fire
+	 * timeout), which every other host waits out as well */
+	return 8ull * io_timeout + 60;
+}
+
+/* <run dir>/lease/<uuid>.pid; caller frees */
+static char *pid_file(const char *uuid)
+{
+	char *run = tp_run_dir(), *dir = run ? tp_path_join(run, "lease") : NULL, *f = NULL;
+	char name[VG_UUID_LEN + 8];
+
+	snprintf(name, sizeof(name), "%s.pid", uuid);
+	if (dir)
+		f = tp_path_join(dir, name);
+	free(run);
+	free(dir);
+	return f;
+}
+
+/* The pid in UUID's pid file, 0 when none. */
+static int holder_pid(const char *uuid)
+{
+	char *f = pid_file(uuid), buf[32] = "";
+	FILE *fp = f ? fopen(f, "r") : NULL;
+	int pid = 0;
+
+	if (fp) {
+		if (fgets(buf, sizeof(buf), fp))
+			pid = atoi(buf);
+		fclose(fp);
+	}
+	free(f);
+	return pid > 1 && !kill(pid, 0) ? pid : 0;
+}
+
+unsigned pool_host_id(void)
+{
+	return (unsigned)tp_config_int("global/host_id");
+}
+
+/* This host in A's lockspace, joined if need be. */
+static int join(struct pool *p, const struct lease_area *a)
+{
+	unsigned id = pool_host_id();
+	int r;
+
+	if (!id) {
+		log_error("pool %s is on shared storage (lock type sanlock), and this host has no "
+			  "sanlock host id: set 'global { host_id = N }' in tptools.conf(5), a "
+			  "number 1..2000 that no other host uses; nothing was changed", p->name);
+		return -ENOLCK;
+	}
+	if ((r = lease_daemon_check(p->name)))
+		return r;
+	if ((r = lease_joined(a, id)) < 0)
+		return r;
+	if (r)
+		return 0;
+	log_info("pool %s: joining its sanlock lockspace as host %u (sanlock first makes sure "
+		 "no other host uses the id: %u s or more)", p->name, id,
+		 2 * p->vg->lock.io_timeout);
+	if ((r = lease_join(a, id, p->vg->lock.io_timeout)))
+		log_error("pool %s: cannot join its sanlock lockspace as host %u: %s", p->name, id,
+			  strerror(-r));
+	return r;
+}
+
+static int busy(const struct pool *p, const struct lease_owner *o)
+{
+	char host[32] = "another host";
+
+	if (o->host_id)
+		snprintf(host, sizeof(host), "host %" PRIu64, o->host_id);
+	log_error("pool %s is held by %s (its sanlock lease: the pool is active there, or a "
+		  "change runs there); nothing was changed. Deactivate it there ('tpdeactivate "
+		  "%s'); if that host is dead, sanlock frees its lease %" PRIu64 " s after its last "
+		  "renewal (8 x io_timeout %u s + 60 s): run the command again then",
+		  p->name, o->host_id ? host : "another host", p->name,
+		  pool_lease_dead_seconds(p->vg->lock.io_timeout), p->vg->lock.io_timeout);
+	return -EBUSY;
+}
+
+/* The path of this program, for the holder and the kill path. */
+static int self_path(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	if (n <= 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Start the holder and wait until it has the lease (0), or says why not. */
+static int start_holder(struct pool *p, const struct lease_area *a)
+{
+	char exe[4096], off[32], fdno[16], line[128] = "";
+	int fds[2], status, r;
+	ssize_t n;
+	pid_t pid;
+
+	if ((r = self_path(exe, sizeof(exe))))
+		return r;
+	if (pipe(fds))
+		return -errno;
+	snprintf(off, sizeof(off), "%" PRIu64, a->offset);
+	snprintf(fdno, sizeof(fdno), "%d", fds[1]);
+	pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return r;
+	}
+	if (!pid) {
+		/* none of the pool's descriptors (and flocks) go with it */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != fds[1])
+				close(fd);
+		execl(exe, "tp", "__lease-holder", p->name, p->vg->uuid, a->path, off, fdno,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	n = read(fds[0], line, sizeof(line) - 1);
+	close(fds[0]);
+	if (n > 0 && !strncmp(line, "ok", 2)) {
+		p->lease_holder = pid;
+		return 0;
+	}
+	waitpid(pid, &status, 0);
+	if (n > 0 && !strncmp(line, "busy", 4)) {
+		struct lease_owner o = { 0 };
+
+		o.host_id = strtoull(line + 4, NULL, 10);
+		return busy(p, &o);
+	}
+	r = n > 0 && !strncmp(line, "err", 3) ? -atoi(line + 3) : -EPROTO;
+	if (!r)
+		r = -EPROTO;
+	log_error("pool %s: the lease holder could not take its sanlock lease: %s", p->name,
+		  strerror(-r));
+	return r;
+}
+
+int pool_lease_take(struct pool *p)
+{
+	struct lease_area a;
+	struct lease_owner o;
+	int r, pid;
+
+	if (!pool_is_shared(p) || (p->flags & POOL_RDONLY) || p->foreign)
+		return 0;
+	area_of(p, &a);
+	/* boot and udev (--all, --auto) pass a shared pool by while sanlock
+	 * is not up yet: tptools-activate-shared.service comes after it */
+	if ((p->flags & POOL_FOREIGN_QUIET) && !lease_daemon_up())
+		return -ENOTCONN;
+	if ((r = join(p, &a)))
+		return r;
+	/* active here: the holder has it */
+	if ((pid = holder_pid(p->vg->uuid)) && lease_held_by(&a, pid) == 1) {
+		p->lease_holder = pid;
+		return 0;
+	}
+	if (p->flags & POOL_LEASE_KEEP)
+		return start_holder(p, &a);
+	r = lease_acquire(&p->lease, &a, NULL, NULL, &o);
+	if (!r)
+		p->lease_own = 1;
+	if (r == -EBUSY)
+		return busy(p, &o);
+	if (r)
+		log_error("pool %s: cannot take its sanlock lease: %s; nothing was changed",
+			  p->name, strerror(-r));
+	return r;
+}
+
+/* Ask the holder PID to end (it does once the pool is unloaded), and wait
+ * a little for it. */
+static void stop_holder(const char *name, int pid)
+{
+	if (kill(pid, SIGTERM))
+		return;
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(pid, NULL, WNOHANG) == pid || kill(pid, 0))
+			return;
+		usleep(50 * 1000);
+	}
+	log_warn("pool %s: its lease holder (pid %d) has not ended yet", name, pid);
+}
+
+void pool_lease_drop(struct pool *p)
+{
+	if (p->lease_own && p->vg) {
+		struct lease_area a;
+
+		area_of(p, &a);
+		if (lease_release(&p->lease, &a))
+			log_warn("pool %s: its sanlock lease was not released cleanly; sanlock "
+				 "releases it as this command ends", p->name);
+	}
+	p->lease_own = 0;
+	/* the holder lives while the pool is active here */
+	if (p->lease_holder && !(p->be && p->be->live))
+		stop_holder(p->name, p->lease_holder);
+	p->lease_holder = 0;
+}
+
+int pool_lease_owner(const struct pool *p, uint64_t *host_id)
+{
+	struct lease_area a;
+	struct lease_owner o;
+	int r;
+
+	*host_id = 0;
+	if (!pool_is_shared(p))
+		return 0;
+	if (!lease_daemon_up())
+		return -ENOTCONN;
+	area_of(p, &a);
+	if ((r = lease_owner(&a, &o)))
+		return r;
+	*host_id = o.host_id;
+	return 0;
+}
+
+/* Test builds only: TP_TEST_LEASE_UNFORMATTED=1 makes a shared pool
+ * without a sanlock daemon, its lease area left unwritten, so that shell
+ * tests can prove the refusals of a host without a daemon on it. */
+static int test_unformatted(void)
+{
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
+	const char *t = getenv("TP_TEST_LEASE_UNFORMATTED");
+
+	return t && !strcmp(t, "1");
+#else
+	return 0;
+#endif
+}
+
+int pool_lease_format(const char *pool, const char *name, const char *path, uint64_t offset,
+		      unsigned io_timeout)
+{
+	struct lease_area a = { name, path, offset };
+	int r = test_unformatted() ? 0 : lease_format(&a, io_timeout);
+
+	if (r)
+		log_error("pool %s: cannot write its lease area on %s: %s", pool, path,
+			  strerror(-r));
+	return r;
+}
+
+int pool_lease_check_daemon(const char *pool)
+{
+	char who[VG_NAME_MAX + 8];
+
+	snprintf(who, sizeof(who), "pool %s", pool);
+	return test_unformatted() ? 0 : lease_daemon_check(who);
+}
+
+/* ---- the holder and the kill path: processes of their own ---- */
+
+static volatile sig_atomic_t holder_stop;
+static void on_stop(int sig)
+{
+	(void)sig;
+	holder_stop = 1;
+}
+
+static int count_dev(const char *name, const char *uuid, void *arg)
+{
+	(void)name;
+	(void)uuid;
+	(*(unsigned *)arg)++;
+	return 0;
+}
+
+/* How many of pool UUID's devices device-mapper has loaded (0 on error). */
+static unsigned loaded(const char *uuid)
+{
+	char prefix[TP_DM_UUID_MAX];
+	unsigned n = 0;
+
+	snprintf(prefix, sizeof(prefix), "%s%s-", TP_DM_UUID_PREFIX, uuid);
+	if (tp_dm_list(prefix, count_dev, &n))
+		return 0;
+	return n;
+}
+
+int pool_lease_holder_main(int argc, const char **argv)
+{
+	struct lease_area a;
+	struct lease_owner o;
+	struct lease_hold h;
+	char exe[4096], args[256], line[64], lname[VG_LOCK_NAME_MAX + 1];
+	const char *name, *uuid;
+	pid_t parent;
+	char *file = NULL, *dir;
+	struct sigaction sa;
+	int fd, r;
+
+	if (argc != 6)
+		return 3;
+	name = argv[1];
+	uuid = argv[2];
+	a.path = argv[3];
+	a.offset = strtoull(argv[4], NULL, 10);
+	fd = atoi(argv[5]);
+	vg_lock_name(uuid, lname);
+	a.name = lname;
+	parent = getppid();
+	setsid();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	openlog("tptools", LOG_PID, LOG_DAEMON);
+	if ((r = self_path(exe, sizeof(exe))))
+		goto fail;
+	snprintf(args, sizeof(args), "__lease-fence %s %s %d", uuid, name, (int)getpid());
+	r = lease_acquire(&h, &a, exe, args, &o);
+	if (r == -EBUSY) {
+		snprintf(line, sizeof(line), "busy %" PRIu64 "\n", o.host_id);
+		if (write(fd, line, strlen(line)) < 0)
+			return 5;
+		return 2;
+	}
+	if (r)
+		goto fail;
+	file = pid_file(uuid);
+	dir = tp_run_dir();
+	if (dir) {
+		char *ld = tp_path_join(dir, "lease");
+		if (ld)
+			tp_mkdir_p(ld);
+		free(ld);
+	}
+	free(dir);
+	snprintf(line, sizeof(line), "%d\n", (int)getpid());
+	if (!file || (r = tp_atomic_replace(file, NULL, 0644, line, strlen(line)))) {
+		r = file ? r : -ENOMEM;
+		lease_release(&h, &a);
+		goto fail;
+	}
+	if (write(fd, "ok\n", 3) < 0) {
+		/* tpactivate is gone: it did not load the pool */
+		lease_release(&h, &a);
+		unlink(file);
+		free(file);
+		return 5;
+	}
+	close(fd);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	syslog(LOG_INFO, "pool %s: this host holds its sanlock lease (host id %u)", name,
+	       pool_host_id());
+	for (;;) {
+		if (holder_stop) {
+			holder_stop = 0;
+			if (!loaded(uuid))
+				break;
+			syslog(LOG_WARNING, "pool %s is still active: its lease is kept ("
+			       "tpdeactivate %s ends it)", name, name);
+		}
+		sleep(1);
+		/* the tpactivate that started us ended (killed, say) before it
+		 * loaded the pool: nothing here needs the lease */
+		if (getppid() != parent && !loaded(uuid)) {
+			syslog(LOG_WARNING, "pool %s: tpactivate ended without loading it; its "
+			       "lease is released", name);
+			break;
+		}
+	}
+	unlink(file);
+	free(file);
+	r = lease_release(&h, &a);
+	syslog(LOG_INFO, "pool %s: its sanlock lease is released", name);
+	return r ? 5 : 0;
+fail:
+	snprintf(line, sizeof(line), "err %d\n", -r);
+	if (write(fd, line, strlen(line)) < 0)
+		return 5;
+	return 5;
+}
+
+struct fence {
+	const char *role;	/* the uuid's ending to act on, NULL: the thin volumes */
+	unsigned done;
+};
+
+static int dev_sectors(const char *name, uint64_t *sectors)
+{
+	struct tp_dm_info info;
+	char path[64];
+	unsigned long long v = 0;
+	FILE *f;
+	int r = tp_dm_info(name, &info);
+
+	if (r)
+		return r;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", info.major, info.minor);
+	if (!(f = fopen(path, "r")))
+		return -errno;
+	r = fscanf(f, "%llu", &v) == 1 ? 0 : -EIO;
+	fclose(f);
+	*sectors = v;
+	return r;
+}
+
+static int is_role(const char *uuid, const char *role)
+{
+	const char *dash = strrchr(uuid, '-');
+
+	if (!dash)
+		return 0;
+	if (!role)
+		return !strncmp(dash + 1, "thin", 4);
+	return !strcmp(dash + 1, role);
+}
+
+static int error_one(const char *name, const char *uuid, void *arg)
+{
+	struct fence *f = arg;
+	struct tp_dm_target t;
+	uint64_t sectors = 0;
+	int r;
+
+	if (!is_role(uuid, f->role))
+		return 0;
+	memset(&t, 0, sizeof(t));
+	snprintf(t.type, sizeof(t.type), "error");
+	if ((r = dev_sectors(name, &sectors)) || !sectors) {
+		syslog(LOG_CRIT, "%s: cannot read its size (%s); suspending it instead", name,
+		       strerror(r ? -r : EINVAL));
+		if (tp_dm_suspend(name, TP_DM_NOFLUSH | TP_DM_NOLOCKFS))
+			syslog(LOG_CRIT, "%s: could not be suspended either", name);
+		return 0;
+	}
+	t.length = sectors;
+	if ((r = tp_dm_suspend(name, TP_DM_NOFLUSH | TP_DM_NOLOCKFS)) ||
+	    (r = tp_dm_load(name, &t, 1, 0)) || (r = tp_dm_resume(name)))
+		syslog(LOG_CRIT, "%s: could not be switched to the error target: %s", name,
+		       strerror(-r));
+	else
+		f->done++;
+	return 0;
+}
+
+static int remove_one(const char *name, const char *uuid, void *arg)
+{
+	struct fence *f = arg;
+
+	if (is_role(uuid, f->role) && !tp_dm_remove(name))
+		f->done++;
+	return 0;
+}
+
+int pool_lease_fence_main(int argc, const char **argv)
+{
+	static const char *const order[] = { "tmeta", "tdata", NULL, "tpool" };
+	static const char *const down[] = { NULL, "tpool", "tmeta", "tdata" };
+	char prefix[TP_DM_UUID_MAX];
+	unsigned errored = 0, removed = 0;
+	const char *uuid, *name;
+	int pid;
+
+	if (argc != 4)
+		return 3;
+	uuid = argv[1];
+	name = argv[2];
+	pid = atoi(argv[3]);
+	openlog("tptools", LOG_PID | LOG_CONS, LOG_DAEMON);
+	syslog(LOG_CRIT, "pool %s lost its sanlock lease (this host could not renew it in time: "
+	       "the shared storage is unreachable, or the host was stopped): its devices are "
+	       "switched to the error target and torn down; nothing more of it reaches the disk "
+	       "from this host", name);
+	snprintf(prefix, sizeof(prefix), "%s%s-", TP_DM_UUID_PREFIX, uuid);
+	/* the bottom first: once tmeta and tdata fail every I/O, nothing of
+	 * the pool (not its commit at suspend) reaches the shared disk */
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(order); i++) {
+		struct fence f = { order[i], 0 };
+
+		if (tp_dm_list(prefix, error_one, &f))
+			break;
+		errored += f.done;
+	}
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(down); i++) {
+		struct fence f = { down[i], 0 };
+
+		if (tp_dm_list(prefix, remove_one, &f))
+			break;
+		removed += f.done;
+	}
+	syslog(LOG_CRIT, "pool %s: %u device(s) switched to the error target, %u removed%s", name,
+	       errored, removed, loaded(uuid) ? "; some are still open (unmount them)" : "");
+	/* the holder ends once nothing is loaded; sanlock kills it if not */
+	if (pid > 1)
+		kill(pid, SIGTERM);
+	return 0;
+}

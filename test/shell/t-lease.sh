@@ -1,0 +1,71 @@
+# Shared pools (tptools(7) SHARED STORAGE) on a host without a sanlock
+# daemon, on image files: tpcreate --lock-type sanlock and tpchange
+# --lock-type sanlock refuse before anything is written (exit 5, naming
+# sanlock.service), tpchange says when the metadata device has no room
+# for a lease area; a shared pool (made with the test hook that leaves its
+# lease area unwritten) is refused by every writer and by tpactivate
+# (exit 5) with the images byte-for-byte unchanged: without a host id,
+# naming global/host_id; with one, naming the sanlock daemon; readers list
+# it with its lock type and an unknown lease owner. The leases themselves
+# are proved between two kernels (test/vm/s2-lease.sh, s2-failover.sh).
+conf=$TPTOOLS_DIR/tptools.conf
+DATA_SIZE=64M META_SIZE=16M
+[ -S /run/sanlock/sanlock.sock ] && skip "a sanlock daemon runs on this host"
+
+# tpcreate: no daemon, nothing written
+image s-data.img 64M
+image s-meta.img 16M
+unchanged 5 tpcreate --data s-data.img --meta s-meta.img --lock-type sanlock s
+err_has "sanlock daemon does not answer"
+err_has "systemctl start sanlock"
+[ -z "$(tp-vgtool label s-meta.img 2>/dev/null)" ] || fail "a label was written"
+unchanged 3 tpcreate --data s-data.img --meta s-meta.img --lock-type dlm s
+err_has "takes none or sanlock"
+ok tpcreate --test --data s-data.img --meta s-meta.img --lock-type sanlock s
+out_has "lease area: *sanlock, at 1048576 on the metadata device (2097152 bytes), io_timeout 10 s"
+out_has "active at 3145728"
+
+# tpchange: a metadata device without room, then one with room
+new_pool full --chunk 64k
+unchanged 5 tpchange --lock-type sanlock full
+err_has "has no 2 MiB free outside its VG area"
+err_has "grow the device by 2 MiB"
+new_pool roomy --chunk 64k --metadata-size 2M
+unchanged 5 tpchange --lock-type sanlock roomy
+err_has "sanlock daemon does not answer"
+ok tpchange roomy
+out_lacks "lock type"
+
+# a shared pool (its lease area left unwritten: no daemon here)
+printf 'global {\n\tsystem_id = "hostA"\n\tsanlock_io_timeout = 3\n}\n' >"$conf"
+TP_TEST_LEASE_UNFORMATTED=1 ok tpcreate --data s-data.img --meta s-meta.img --lock-type sanlock --chunk 64k s
+vg=$(ls "$TPTOOLS_DIR"/backup/s/*.vg | tail -1)
+grep -q 'type="sanlock"' "$vg" || fail "the VG records no lock: $(cat "$vg")"
+grep -q 'offset=1048576' "$vg" || fail "the lease area is not at 1 MiB"
+grep -q 'io_timeout=3' "$vg" || fail "the VG records not the configured io_timeout"
+grep -q 'system_id' "$vg" && fail "a shared pool records an owner"
+uuid=$(tp-vgtool label s-meta.img | sed -n 's/^pool_uuid=//p')
+grep -q "name=\"tp-$uuid\"" "$vg" || fail "the lease is not named after the pool's uuid"
+ok tpstatus -o pool_name,pool_lock_type,pool_lease_owner s
+out_has "s *sanlock *?"
+ok tpstatus -o pool_name,pool_lock_type,pool_lease_owner full
+out_has "full *none *-"
+writers=("tvcreate -V 16M -n v s" "tpchange --warn 50 s" "tpchange --lock-type none s"
+	 "tpextend s" "tprename s q" "tpremove -y s" "tpactivate s" "tprepair s")
+for cmd in "${writers[@]}"; do
+	# shellcheck disable=SC2086
+	unchanged 5 $cmd
+	err_has "this host has no sanlock host id"
+	err_has "global { host_id = N }"
+done
+printf 'global {\n\tsystem_id = "hostB"\n\thost_id = 2\n}\n' >"$conf"
+ok tpconfig global/host_id
+out_has "^2$"
+for cmd in "${writers[@]}"; do
+	# shellcheck disable=SC2086
+	unchanged 5 $cmd
+	err_has "sanlock daemon does not answer"
+done
+# readers need no lease
+ok tpcheck s
+ok tpstatus s
