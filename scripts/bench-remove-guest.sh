@@ -6,17 +6,26 @@
 # kernel's delete) and by LVM's lvremove (the kernel's delete message in
 # one transaction), each pool on disks of its own, in one boot.
 #
-# The big volume is filled with one 4 KiB write per chunk (zeroing off, so
-# each write maps a whole chunk without writing it): the kernel's metadata
-# is then exactly what 64 GiB of written data would give, at 1/16 of the
-# I/O. The measured volume is written first over its whole test range, so
+# The big volume's CHUNKS mappings are put into each pool's thin metadata
+# while the pool is inactive (FILL=restore, the default): the metadata is
+# dumped, one range of CHUNKS mappings is added to the big volume's device,
+# and it is restored by thin_restore (for both, so both trees have the
+# same shape): into the tptools pool's metadata area through a loop
+# device, into a spare LV that lvconvert --poolmetadata then swaps in as
+# the LVM pool's metadata. thin_check and tpcheck check both, and the
+# kernel's status of each big volume after activation must show CHUNKS
+# chunks mapped. The data chunks are never written (neither removal reads
+# or writes them: the pools do not pass discards down). FILL=fio fills by
+# one 4 KiB write per chunk through the kernel instead (zeroing off, so
+# each write maps a whole chunk), about half an hour at 1M chunks under
+# TCG. The measured volume is written first over its whole test range, so
 # fio's random writes during the removal are overwrites: what they wait
 # for is the pool's metadata lock, not provisioning.
 # Results: $TP_OUT/results.txt (key=value lines) and the latency logs.
 . "$TP_SRC/test/vm/lib.sh"
 [ -n "${TP_OUT:-}" ] || skip_scenario "needs TP_VM_OUT (results)"
 [ -f "$TP_OUT/bench.conf" ] && . "$TP_OUT/bench.conf"
-vm_begin -n 3 -e
+vm_begin -n 3 -e -k loop
 CHUNKS=${CHUNKS:-1048576}
 FIO_MB=${FIO_MB:-256}
 command -v fio >/dev/null || die "fio is not installed (scripts/install-deps.sh)"
@@ -38,11 +47,64 @@ export LVM_SYSTEM_DIR=$PWD/lvmconf
 
 ms() { date +%s%3N; }
 
+FILL=${FILL:-restore}
 # fill DEV: one 4 KiB write at the start of each of CHUNKS chunks
 fill() {
 	fio --name=fill --filename="$1" --rw=write:60k --bs=4k --direct=1 --ioengine=libaio \
 		--iodepth=32 --size=$((CHUNKS * 64))k --io_size=$((CHUNKS * 4))k --output=/dev/null ||
 		die "fio fill of $1"
+}
+# addmap DEV_ID < XML > XML: a thin_dump/tpdump document with one range of
+# CHUNKS mappings (data blocks from 0, time 0) added to device DEV_ID
+addmap() {
+	awk -v id="$1" -v n="$CHUNKS" '
+	/<device / && $0 ~ "dev_id=\"" id "\"" {
+		if ($0 !~ /mapped_blocks="0"/) { print "device " id " already maps blocks" > "/dev/stderr"; exit 1 }
+		sub(/mapped_blocks="[0-9]*"/, "mapped_blocks=\"" n "\""); print
+		printf "    <range_mapping origin_begin=\"0\" data_begin=\"0\" length=\"%d\" time=\"0\"/>\n", n
+		found = 1; next }
+	{ print }
+	END { if (!found) { print "no device " id > "/dev/stderr"; exit 1 } }'
+}
+# restore_tp: CHUNKS mappings for rp/big, into the inactive pool's
+# metadata area (a loop device over it) by thin_dump, the XML and
+# thin_restore, as for the LVM pool (the same tool gives both the same
+# tree: thin_restore fills its leaves about half, as the kernel's inserts
+# do); thin_check, then tpcheck
+restore_tp() {
+	local off len id loop
+	read -r off len <<<"$(tpstatus --units b --noheadings -o pool_meta_offset,pool_meta_length rp)"
+	id=$(tpstatus --noheadings -o vol_name,vol_dev_id rp | awk '$1 == "big" { print $2 }')
+	loop=$(losetup -f --show -o "${off%b}" --sizelimit "${len%b}" "${disks[1]}") || die "losetup"
+	thin_dump "$loop" >tp-before.xml || die "thin_dump of rp's metadata area"
+	addmap "$id" <tp-before.xml >tp-fill.xml || die "tp-fill.xml"
+	thin_restore -q -i tp-fill.xml -o "$loop" || die "thin_restore into rp's metadata area"
+	thin_check "$loop" || die "thin_check of rp's metadata area"
+	losetup -d "$loop"
+	must tpcheck rp
+}
+# restore_lvm: CHUNKS mappings for bvg/big: the pool's metadata swapped
+# out into bvg/fillmeta, dumped, restored with the range, swapped back in
+restore_lvm() {
+	local size id
+	must lvm vgchange -q -an bvg
+	size=$(lvm lvs --noheadings --nosuffix --units b -o lv_metadata_size bvg/pool | tr -d ' ')
+	id=$(lvm lvs --noheadings -o thin_id bvg/big | tr -d ' ')
+	must lvm lvcreate -q -an -Zn -L "${size}b" -n fillmeta bvg
+	must lvm lvconvert -q -y --thinpool bvg/pool --poolmetadata bvg/fillmeta
+	must lvm lvchange -q -ay bvg/fillmeta
+	thin_dump /dev/mapper/bvg-fillmeta >lvm-before.xml || die "thin_dump of bvg's pool metadata"
+	addmap "$id" <lvm-before.xml >lvm-fill.xml || die "lvm-fill.xml"
+	thin_restore -q -i lvm-fill.xml -o /dev/mapper/bvg-fillmeta || die "thin_restore"
+	thin_check /dev/mapper/bvg-fillmeta || die "thin_check of bvg's restored metadata"
+	must lvm lvchange -q -an bvg/fillmeta
+	must lvm lvconvert -q -y --thinpool bvg/pool --poolmetadata bvg/fillmeta
+	must lvm lvremove -q -y bvg/fillmeta
+	must lvm vgchange -q -ay bvg
+}
+# mapped_chunks DMNAME: the chunks a thin device maps, by the kernel's status
+mapped_chunks() {
+	dmsetup status "$1" | awk '$3 == "thin" { print $4 / 128 }'
 }
 # prefill DEV's first FIO_MB MiB (the measured range)
 prefill() {
@@ -57,7 +119,7 @@ measure() {
 	start=$(ms)
 	fio --name="$tag" --filename="$dev" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
 		--iodepth=1 --size="${FIO_MB}M" --time_based --runtime=3600 \
-		--write_lat_log="$TP_OUT/$tag" --log_avg_msec=0 --output=/dev/null &
+		--write_lat_log="$TP_OUT/$tag" --log_avg_msec=0 --eta=never --output=/dev/null &
 	fpid=$!
 	sleep 4
 	t0=$(ms)
@@ -67,6 +129,9 @@ measure() {
 	kill -INT "$fpid"
 	wait "$fpid" || true
 	echo "$tag.seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1000 }')" >>"$RES"
+	# where the command ran in fio's log (ms from about fio's start)
+	echo "$tag.window_ms=$((t0 - start))-$((t1 - start))" >>"$RES"
+	echo "$tag.start_ms=$start" >>"$RES"
 	# fio's log: msec since its start, latency in ns, ... (the guest's awk
 	# is mawk: sorted by sort)
 	awk -F, -v lo=$((t0 - start - 1000)) -v hi=$((t1 - start + 1000)) \
@@ -87,6 +152,7 @@ must tpcreate --data "${disks[0]}" --meta "${disks[1]}" --chunk 64k --zero n \
 	--discards nopassdown rp
 must tvcreate -V "${big_gib}G" -n big rp
 must tvcreate -V 1G -n other rp
+[ "$FILL" = restore ] && restore_tp
 must tpactivate rp
 step "LVM thin pool bvg/pool on ${disks[2]}"
 must lvm pvcreate -q "${disks[2]}"
@@ -97,9 +163,14 @@ must lvm lvcreate -q -V "${big_gib}G" -T bvg/pool -n big
 must lvm lvcreate -q -V 1G -T bvg/pool -n other
 lvm lvs -a bvg
 
-step "filling both big volumes with $CHUNKS chunks"
-t=$(ms); fill /dev/mapper/rp-big; echo "fill_tp.seconds=$((($(ms) - t) / 1000))" >>"$RES"
-t=$(ms); fill /dev/mapper/bvg-big; echo "fill_lvm.seconds=$((($(ms) - t) / 1000))" >>"$RES"
+if [ "$FILL" = restore ]; then
+	step "bvg/big: $CHUNKS mappings restored into the pool's metadata"
+	t=$(ms); restore_lvm; echo "fill_lvm.seconds=$((($(ms) - t) / 1000))" >>"$RES"
+else
+	step "filling both big volumes with $CHUNKS chunks by fio"
+	t=$(ms); fill /dev/mapper/rp-big; echo "fill_tp.seconds=$((($(ms) - t) / 1000))" >>"$RES"
+	t=$(ms); fill /dev/mapper/bvg-big; echo "fill_lvm.seconds=$((($(ms) - t) / 1000))" >>"$RES"
+fi
 prefill /dev/mapper/rp-other
 prefill /dev/mapper/bvg-other
 sync
@@ -107,14 +178,40 @@ tpstatus rp
 lvm lvs bvg
 tp_mapped=$(tpstatus --noheadings --units b -o vol_name,vol_mapped rp | awk '$1 == "big" { sub(/b$/, "", $2); print $2 / 65536 }')
 echo "tp.mapped_chunks=$tp_mapped" >>"$RES"
+# what the kernel maps, for both (the same count, or the run means nothing)
+k_tp=$(mapped_chunks rp-big)
+k_lvm=$(mapped_chunks bvg-big)
+echo "kernel.tp_mapped_chunks=$k_tp" >>"$RES"
+echo "kernel.lvm_mapped_chunks=$k_lvm" >>"$RES"
+dmsetup status | grep -E ' thin-pool ' >>"$TP_OUT/pools.status"
+[ "$k_tp" = "$CHUNKS" ] && [ "$k_lvm" = "$CHUNKS" ] ||
+	die "the kernel maps $k_tp chunks of rp/big and $k_lvm of bvg/big, want $CHUNKS each"
 
 step "idle baseline on each (no removal: sleep 10)"
 measure idle_tp /dev/mapper/rp-other sleep 10
 measure idle_lvm /dev/mapper/bvg-other sleep 10
 step "tvremove -y rp/big under fio on rp/other"
-measure tvremove /dev/mapper/rp-other tvremove -y rp/big
+# the debug log has each step's time (stderr is no terminal: no progress)
+measure tvremove /dev/mapper/rp-other env TPTOOLS_DEBUG=pool tvremove -y rp/big \
+	2>"$TP_OUT/tvremove.debug"
 step "lvremove -y bvg/big under fio on bvg/other"
 measure lvremove /dev/mapper/bvg-other lvm lvremove -q -y bvg/big
+
+# VARIANTS="STEP:FLUSH ...": more tvremove runs of the same volume, with
+# the live step and flush cadence a test build takes from
+# TP_TEST_REMOVE_STEP and TP_TEST_REMOVE_FLUSH (a fresh rp/big each time)
+for v in ${VARIANTS:-}; do
+	st=${v%%:*}
+	fl=${v##*:}
+	step "tvremove with steps of $st chunks, a flush every $fl steps"
+	must tpdeactivate rp
+	must tvcreate -V "${big_gib}G" -n big rp
+	restore_tp
+	must tpactivate rp
+	[ "$(mapped_chunks rp-big)" = "$CHUNKS" ] || die "rp/big: $(mapped_chunks rp-big) chunks mapped"
+	measure "tv_${st}_$fl" /dev/mapper/rp-other env TPTOOLS_DEBUG=pool TP_TEST_REMOVE_STEP="$st" \
+		TP_TEST_REMOVE_FLUSH="$fl" tvremove -y rp/big 2>"$TP_OUT/tv_${st}_$fl.debug"
+done
 
 tpstatus rp
 lvm lvs bvg

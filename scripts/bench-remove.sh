@@ -60,7 +60,7 @@ command -v lvm >/dev/null || { echo "bench-remove: lvm2 is not installed (script
 VMOUT=$BUILD/bench-remove
 rm -rf "$VMOUT"
 mkdir -p "$VMOUT"
-echo "CHUNKS=$CHUNKS FIO_MB=$FIO_MB" >"$VMOUT/bench.conf"
+echo "CHUNKS=$CHUNKS FIO_MB=$FIO_MB FILL=${FILL:-restore} VARIANTS='${VARIANTS:-}'" >"$VMOUT/bench.conf"
 disk=$(((CHUNKS * 64 / 1048576 + 4) ))G
 vmrc=0
 TP_VM_OUT=$VMOUT TP_VM_MEM=${TP_VM_MEM:-3072} TP_VM_DISKS=3 TP_VM_DISK_SIZE=$disk \
@@ -72,7 +72,7 @@ r() { awk -F= -v k="$1" '$1 == k { print $2 }' "$VMOUT/results.txt"; }
 echo
 echo "removal of a volume with $(r tp.mapped_chunks) mapped chunks of 64 KiB, fio 4k randwrite QD1 on another volume"
 printf '%-10s %10s %10s %10s %8s\n' "" "removal s" "max ms" "p99 ms" "I/Os"
-for t in idle_tp tvremove idle_lvm lvremove; do
+for t in idle_tp tvremove idle_lvm lvremove $(for v in ${VARIANTS:-}; do echo "tv_${v/:/_}"; done); do
 	printf '%-10s %10s %10s %10s %8s\n' "$t" "$(r $t.seconds)" "$(r $t.max_ms)" "$(r $t.p99_ms)" "$(r $t.ios)"
 done
 awk -v a="$(r tvremove.max_ms)" -v b="$(r lvremove.max_ms)" -v c="$(r tvremove.p99_ms)" \

@@ -141,7 +141,10 @@ void tp_test_pause(const char *step)
 		return;
 	}
 	close(fd);
-	log_warn("test pause at %s (pid %ld): remove %s to go on", step, (long)getpid(), file);
+	/* TP_TEST_PAUSE_QUIET: no line on a terminal a test watches */
+	if (!getenv("TP_TEST_PAUSE_QUIET"))
+		log_warn("test pause at %s (pid %ld): remove %s to go on", step, (long)getpid(),
+			 file);
 	while (access(file, F_OK) == 0)
 		nanosleep(&tick, NULL);
 }

@@ -32,8 +32,9 @@
  * passed as N counts only for the pauses):
  * Test pauses: with TP_TEST_PAUSE=STEP[,STEP...] and TP_TEST_PAUSE_FILE=F
  * in the environment, tp_test_pause(STEP) creates F, says so on stderr,
- * and waits until F is removed; a test sends its signal while F exists.
- * Without those variables it does nothing.
+ * and waits until F is removed; a test sends its signal while F exists
+ * (TP_TEST_PAUSE_QUIET=1: it says nothing, for a test that watches a
+ * terminal). Without those variables it does nothing.
  * Test faults: with TP_TEST_FAIL=STEP[,STEP...], tp_test_fail(STEP) is 1
  * (the caller fails that step as if the kernel or device had refused);
  * used to prove that a half-applied change is completed. */

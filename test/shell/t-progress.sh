@@ -179,6 +179,60 @@ PY
 	rm -f big.src big.stream
 fi
 
+# ---- on a terminal (tmux): a removal of 1M mappings shows its line ----
+# The volume's 1048576 mappings are restored into the metadata (the data
+# device is not written), and tvremove gives them back in its own offline
+# steps (65536 mappings each). The first line is drawn at the first step
+# after half a second (TP_PROGRESS_DELAY_MS), and a step is a bounded
+# amount of work, so it comes within 2 s; so that it does on any machine,
+# the removal waits at its second step until that half second has passed
+# (quiet test pauses: no warning on the pane), and waits again at its
+# third step while the pane is read. At the end the line is cleared.
+if have tmux && have thin_restore; then
+	DATA_SIZE=68G META_SIZE=160M new_pool rmp --chunk 64k
+	ok tvcreate -V 64G -n big rmp
+	map_ranges rmp "$(vol_dev_id rmp big):0:0:1048576"
+	ok tpcheck rmp
+	[ "$(vol_field rmp big vol_mapped --units b)" = "$((1048576 * 65536))b" ] ||
+		fail "rmp/big does not map 1M chunks: $(vol_field rmp big vol_mapped --units b)"
+	declare -px >env.sh 2>/dev/null
+	{
+		echo ". $PWD/env.sh 2>/dev/null"
+		echo "cd $PWD"
+		echo "export TP_TEST_PAUSE=remove-step=1,remove-step=2 TP_TEST_PAUSE_FILE=$PWD/rmpause TP_TEST_PAUSE_QUIET=1"
+		echo "tvremove rmp/big"
+		echo 'echo "tvremove-finished rc=$?"'
+		echo "sleep 60"
+	} >pane.sh
+	rm -f rmpause
+	sock=$PWD/tmux-rm.sock
+	tmux -S "$sock" new-session -d -x 160 -y 12 "bash $PWD/pane.sh"
+	paused() { tmux -S "$sock" capture-pane -p >pane.txt 2>/dev/null && [ -e rmpause ]; }
+	for _ in $(seq 1 600); do paused && break; sleep 0.1; done
+	[ -e rmpause ] || fail "tvremove never reached its second step: $(cat pane.txt)"
+	sleep 0.6	# past TP_PROGRESS_DELAY_MS: the next step draws the line
+	rm -f rmpause
+	for _ in $(seq 1 600); do paused && break; sleep 0.1; done
+	[ -e rmpause ] || fail "tvremove never reached its third step: $(cat pane.txt)"
+	tmux -S "$sock" capture-pane -p >pane.txt
+	seen=$(grep -E "^tvremove: rmp/big: [0-9]+ of 1048576 chunks \([0-9]+%\)" pane.txt || true)
+	rm -f rmpause
+	for _ in $(seq 1 600); do
+		tmux -S "$sock" capture-pane -p >pane.txt 2>/dev/null || break
+		grep -q "tvremove-finished" pane.txt && break
+		sleep 0.1
+	done
+	tmux -S "$sock" kill-server 2>/dev/null || true
+	[ -n "$seen" ] || fail "no progress line on the terminal while tvremove ran: $(cat pane.txt)"
+	grep -q "tvremove-finished rc=0" pane.txt || fail "tvremove in tmux: $(cat pane.txt)"
+	grep -q "^Volume rmp/big removed.$" pane.txt || fail "tvremove's summary in tmux: $(cat pane.txt)"
+	! grep -q "(.*%)" pane.txt || fail "the removal's progress line was not cleared: $(cat pane.txt)"
+	ok tpcheck rmp
+	[ "$(pool_bytes rmp pool_data_used)" = 0 ] ||
+		fail "rmp's data in use after the removal: $(pool_bytes rmp pool_data_used)"
+	rm -f rmp-data.img rmp-meta.img
+fi
+
 # tvremove: chunks given back of what the volume mapped; quiet on a pipe.
 ok tvcreate -V 8M -n w p
 write_chunks p w 0 20

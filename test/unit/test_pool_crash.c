@@ -28,7 +28,8 @@
  * tprecv --abort drops, leaving the volumes as before; and when the
  * volume is there, it reads back as the image, byte for byte. A removal
  * cut between its steps is finished by that next writer's open, so it
- * too must then show the old or the new state. */
+ * too must then show the old or the new state; before that, tpcheck must
+ * find a cut between its steps clean (and some cuts must leave one). */
 #include "lib/base/crc32c.h"
 #include "lib/base/io.h"
 #include "lib/base/io_area.h"
@@ -191,6 +192,9 @@ static const char *check_clean(void)
 	if (pool_check_run(&cp, &res))
 		return "tpcheck does not run";
 	clean = res.pool.verdict == POOL_CLEAN && res.thin.verdict == POOL_CLEAN;
+	if (!clean && getenv("TP_DEBUG_CUT"))
+		for (size_t i = 0; i < res.pool.nr_kept; i++)
+			fprintf(stderr, "  pool: %s\n", res.pool.kept[i].msg);
 	pool_check_result_free(&res);
 	return clean ? NULL : "tpcheck finds damage";
 }
@@ -208,6 +212,7 @@ struct command {
 	int import;		/* a raw import of img_path as volume "imp" */
 	int (*resume)(void);	/* a cut is resumed by this (the volumes reading the same
 				 * at each cut), then judged by the new state */
+	int check_cut;		/* tpcheck on the cut state too, before it is resumed */
 };
 
 static int with_pool(int (*fn)(struct pool *p))
@@ -597,7 +602,7 @@ static const struct command commands[] = {
 	{ "tvrollback", run_rollback, NULL, 0 },
 	{ "tprepair (a stray thin device)", run_repair_strays, setup_stray, 0, 1 },
 	{ "tprecv --format raw", run_import, setup_import, 0, 0, 1 },
-	{ "tvremove in bounded steps", run_remove_steps, setup_mapped, 0 },
+	{ "tvremove in bounded steps", run_remove_steps, setup_mapped, 0, 0, 0, NULL, 1 },
 	{ "tpextend --data", run_extend_data, NULL, 0 },
 	{ "tpreduce --data", run_reduce_data, setup_reduce_data, 0 },
 	{ "tpreduce --data of a middle device", run_reduce_middle, setup_reduce_middle, 0 },
@@ -800,6 +805,41 @@ static const char *judge_resume(const struct command *cmd, uint32_t old_d, uint3
 		return "a volume reads other bytes after the resumed command";
 	return NULL;
 }
+/* A removal of volume a under way between its steps: a is no volume any
+ * more, but its thin device (0, the first created) is still in the thin
+ * metadata, and no change is half done (the VG's and the thin metadata's
+ * transaction ids agree; a cut inside one of the removal's two changes is
+ * an interrupted transaction, which tpcheck rightly reports until the next
+ * change completes it, as for every change). */
+static int removal_under_way(void)
+{
+	struct thin_ir_device dev;
+	struct pool_info info;
+	struct io_engine *io;
+	struct thin_md *md;
+	struct pool *p;
+	uint64_t tid = 0;
+	int gone, there = 0;
+
+	if (pool_open(POOL, NULL, POOL_RDONLY, &p))
+		return 0;
+	gone = pool_volume_get_readonly(p, "a") == -ENOENT;
+	if (pool_get_info(p, 0, &info))
+		gone = 0;
+	pool_close(p);
+	if (!gone || io_open_area(meta_path, IO_RDONLY, restore_off, restore_len, &io))
+		return 0;
+	if (!thin_open(io, THIN_RDONLY, &md)) {
+		there = thin_device_info(md, 0, &dev) == 0 &&
+			!thin_get_transaction_id(md, &tid) && tid == info.transaction_id;
+		thin_close(md);
+	}
+	io_destroy(io);
+	return there;
+}
+
+/* cuts that left a removal under way (check_cut commands) */
+static int mids;
 
 /* What a cut left: NULL when it is the old or the new state, else why not. */
 static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32_t new_d,
@@ -822,6 +862,14 @@ static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32
 			return "the resumed command does not end in the new state";
 		return changed ? "no change commits on top" : check_clean();
 	}
+	/* tpcheck finds a removal cut between its steps clean before anything
+	 * resumes it */
+	if (cmd->check_cut && removal_under_way()) {
+		mids++;
+		if ((why = check_clean()))
+			return "tpcheck finds the cut removal (before it is resumed) unclean";
+	}
+
 	if (cmd->import) {
 		int unfinished = 0, whole = 0;
 		if ((why = judge_import(&unfinished, &whole)))
@@ -936,6 +984,11 @@ static void cut_command(const struct command *cmd)
 	CU_ASSERT(olds > 0 && news > 0);
 	CU_ASSERT(!cmd->import || blanks > 0);
 	CU_ASSERT(!cmd->resume || blanks > 0);
+	if (cmd->check_cut && getenv("TP_TEST_VERBOSE"))
+		fprintf(stderr, "%s: %d cuts left a removal under way\n", cmd->name, mids);
+	/* the cuts reached the steps, not only the changes around them */
+	CU_ASSERT(!cmd->check_cut || mids > 0);
+	mids = 0;
 	image_free(&before);
 	for (int i = 0; i < NR_IMAGES; i++)
 		unlink(path_of(i));

@@ -48,6 +48,9 @@ struct pool {
 /* The size of a removal step (pool_removal.c): STEP, or what a test asks
  * for (TP_TEST_REMOVE_STEP, test builds only). */
 uint64_t pool_removal_step(uint64_t step);
+/* Live, every how many steps a flush makes the kernel commit: EVERY, or
+ * TP_TEST_REMOVE_FLUSH (test builds only; the benchmark tries others). */
+uint64_t pool_removal_flush_every(uint64_t every);
 
 /* ---- pool_backend.c: offline engine or live kernel, decided once ----
  *

@@ -34,6 +34,16 @@ static double seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* the wall clock in ms, for the debug log (the benchmark lines its steps
+ * up with fio's latency log) */
+static unsigned long long wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+}
+
 uint64_t pool_removal_step(uint64_t step)
 {
 #if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
@@ -43,6 +53,17 @@ uint64_t pool_removal_step(uint64_t step)
 		step = strtoull(t, NULL, 10);
 #endif
 	return step ? step : 1;
+}
+
+uint64_t pool_removal_flush_every(uint64_t every)
+{
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
+	const char *t = getenv("TP_TEST_REMOVE_FLUSH");
+
+	if (t && strtoull(t, NULL, 10))
+		every = strtoull(t, NULL, 10);
+#endif
+	return every ? every : 1;
 }
 
 struct removal_end {
@@ -84,14 +105,16 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 		fn(ctx, 0, total);
 	while (left && r == 0) {
 		uint64_t before = pos;
+		unsigned long long at;
 		double t;
 
 		tp_test_pause_n("remove-step", n++);
+		at = wall_ms();
 		t = seconds();
 		r = p->be->unmap_step(p, &rm, 1, &pos, &left);
 		/* what one step cost (the benchmark's worst transaction) */
-		log_debug(TP_DBG_POOL, "removal of %s: step %lu in %.3f s, %llu mappings left",
-			  name, n, seconds() - t, (unsigned long long)left);
+		log_debug(TP_DBG_POOL, "removal of %s: step %lu in %.3f s, %llu mappings left "
+			  "(at %llu ms)", name, n, seconds() - t, (unsigned long long)left, at);
 		if (r == -EOPNOTSUPP) {
 			log_info("pool %s ignores discards: the delete of %s gives its chunks back "
 				 "in one transaction", p->name, name);
