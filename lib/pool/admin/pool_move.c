@@ -307,7 +307,8 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 			  strerror(-r));
 		goto out;
 	}
-	qsort(col.refs, col.n, sizeof(*col.refs), ref_cmp);
+	if (col.n)
+		qsort(col.refs, col.n, sizeof(*col.refs), ref_cmp);
 	res->mappings = col.n;
 	for (size_t i = 0; i < col.n; i++)
 		res->used += !i || col.refs[i].data != col.refs[i - 1].data;
