@@ -1,5 +1,6 @@
 /* crc32c.c - see crc32c.h. Table: slicing-by-8 generated at first use. */
 #include "lib/base/crc32c.h"
+#include "lib/base/critical.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -219,7 +220,6 @@ static void *pair_main(void *arg)
 int tp_crc32c_pair_start(struct tp_crc32c_pair **out)
 {
 	struct tp_crc32c_pair *p = calloc(1, sizeof(*p));
-	sigset_t all, old;
 	int e;
 
 	*out = NULL;
@@ -229,10 +229,7 @@ int tp_crc32c_pair_start(struct tp_crc32c_pair **out)
 	pthread_cond_init(&p->go, NULL);
 	pthread_cond_init(&p->done, NULL);
 	/* the helper takes no signal: the caller's thread sees them all */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	e = pthread_create(&p->th, NULL, pair_main, p);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	e = tp_thread_start_unsignalled(&p->th, pair_main, p);
 	if (e) {
 		pthread_cond_destroy(&p->done);
 		pthread_cond_destroy(&p->go);

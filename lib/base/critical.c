@@ -111,6 +111,39 @@ int tp_signals_interrupt(pthread_t thread)
 	return -pthread_kill(thread, SIGUSR1);
 }
 
+int tp_signals_take(void)
+{
+	int sig = caught;
+
+	caught = 0;
+	return sig;
+}
+
+int tp_thread_start_unsignalled(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int e;
+
+	/* the new thread inherits the mask in force when it is created */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	e = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e;
+}
+
+int tp_process_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+int tp_process_stop(long pid)
+{
+	if (pid <= 1)
+		return -EINVAL;
+	return kill((pid_t)pid, SIGTERM) ? -errno : 0;
+}
+
 #if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 /* Is STEP one of the comma-separated names in LIST? */
 static int listed(const char *list, const char *step)

@@ -75,6 +75,19 @@ int tp_signals_caught(void);
  * since tp_signals_catch. 0 or -errno (-EINVAL before tp_signals_catch). */
 int tp_signals_interrupt(pthread_t thread);
 
+/* The signal recorded since tp_signals_catch (or the last take), or 0, and
+ * forget it: for a daemon that goes on after a request to stop (the lease
+ * holder keeps a pool's lease while the pool is loaded). */
+int tp_signals_take(void);
+/* Start a thread that takes no signal (all blocked in its mask), so that
+ * the process's signals reach the command's own thread: pthread_create's
+ * 0 or its error number. */
+int tp_thread_start_unsignalled(pthread_t *t, void *(*fn)(void *), void *arg);
+/* Another process: 1 when PID is alive, else 0; ask it to end (SIGTERM):
+ * 0 or -errno. */
+int tp_process_alive(long pid);
+int tp_process_stop(long pid);
+
 #if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 /* Pause at the named STEP when a test asks for it (see above). */
 void tp_test_pause(const char *step);

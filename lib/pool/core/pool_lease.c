@@ -28,6 +28,7 @@
 #include "lease/lease.h"
 #include "lib/base/atomic.h"
 #include "lib/base/config.h"
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/base/paths.h"
 
@@ -96,7 +97,7 @@ static int holder_pid(const char *uuid)
 		fclose(fp);
 	}
 	free(f);
-	return pid > 1 && !kill(pid, 0) ? pid : 0;
+	return pid > 1 && tp_process_alive(pid) ? pid : 0;
 }
 
 unsigned pool_host_id(void)
@@ -246,10 +247,10 @@ int pool_lease_take(struct pool *p)
  * a little for it. */
 static void stop_holder(const char *name, int pid)
 {
-	if (kill(pid, SIGTERM))
+	if (tp_process_stop(pid))
 		return;
 	for (int i = 0; i < 100; i++) {
-		if (waitpid(pid, NULL, WNOHANG) == pid || kill(pid, 0))
+		if (waitpid(pid, NULL, WNOHANG) == pid || !tp_process_alive(pid))
 			return;
 		usleep(50 * 1000);
 	}
@@ -327,13 +328,6 @@ int pool_lease_check_daemon(const char *pool)
 
 /* ---- the holder and the kill path: processes of their own ---- */
 
-static volatile sig_atomic_t holder_stop;
-static void on_stop(int sig)
-{
-	(void)sig;
-	holder_stop = 1;
-}
-
 static int count_dev(const char *name, const char *uuid, void *arg)
 {
 	(void)name;
@@ -363,7 +357,6 @@ int pool_lease_holder_main(int argc, const char **argv)
 	const char *name, *uuid;
 	pid_t parent;
 	char *file = NULL, *dir;
-	struct sigaction sa;
 	int fd, r;
 
 	if (argc != 6)
@@ -377,11 +370,9 @@ int pool_lease_holder_main(int argc, const char **argv)
 	a.name = lname;
 	parent = getppid();
 	setsid();
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* SIGTERM, SIGINT, SIGHUP: a request to end, looked at each second */
+	if ((r = tp_signals_catch(-1)))
+		goto fail;
 	openlog("tptools", LOG_PID, LOG_DAEMON);
 	if ((r = self_path(exe, sizeof(exe))))
 		goto fail;
@@ -429,8 +420,7 @@ int pool_lease_holder_main(int argc, const char **argv)
 	syslog(LOG_INFO, "pool %s: this host holds its sanlock lease (host id %u)", name,
 	       pool_host_id());
 	for (;;) {
-		if (holder_stop) {
-			holder_stop = 0;
+		if (tp_signals_take()) {
 			if (!loaded(uuid))
 				break;
 			syslog(LOG_WARNING, "pool %s is still active: its lease is kept ("
@@ -569,6 +559,6 @@ int pool_lease_fence_main(int argc, const char **argv)
 	       errored, removed, loaded(uuid) ? "; some are still open (unmount them)" : "");
 	/* the holder ends once nothing is loaded; sanlock kills it if not */
 	if (pid > 1)
-		kill(pid, SIGTERM);
+		(void)tp_process_stop(pid);
 	return 0;
 }
