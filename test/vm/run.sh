@@ -287,8 +287,10 @@ while :; do
 		if [ "$HOSTS" = 2 ] && [ -s "$again" ]; then
 			scen=$(cat "$again")
 			rm -f "$again"
+			# that scenario and the ones after it (the other host runs them too)
+			rest=$(tr ',' '\n' <<<"$scen_list" | sed -n "\|^$scen\$|,\$p" | paste -sd, -)
 			echo "vm: host ${qtags[$i]} crashed on request; booting it again for ${scen##*/}"
-			boot_host "${qtags[$i]}" "$scen" 2
+			boot_host "${qtags[$i]}" "${rest:-$scen}" 2
 			alive=1
 		fi
 	done
