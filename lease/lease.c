@@ -78,6 +78,7 @@ static int from_sanlock(int rv, const char *what, const struct lease_area *a)
 	case SANLK_ACQUIRE_IDLIVE:
 	case SANLK_ACQUIRE_OWNED:
 	case SANLK_ACQUIRE_OTHER:
+	case SANLK_ACQUIRE_OWNED_RETRY:	/* its owner's host is dying, not dead yet */
 	case -EAGAIN:
 	case -EBUSY:
 	case -EEXIST:	/* another process of this host holds it */
@@ -192,8 +193,8 @@ int lease_owner(const struct lease_area *a, struct lease_owner *owner)
 	return r;
 }
 
-int lease_acquire(struct lease_hold *h, const struct lease_area *a, const char *killpath,
-		  const char *killargs, struct lease_owner *owner)
+static int acquire(struct lease_hold *h, const struct lease_area *a, const char *killpath,
+		   const char *killargs, struct lease_owner *owner, int persistent)
 {
 	struct res1 x;
 	struct sanlk_resource *rs[1] = { &x.r };
@@ -205,6 +206,8 @@ int lease_acquire(struct lease_hold *h, const struct lease_area *a, const char *
 		memset(owner, 0, sizeof(*owner));
 	if ((r = fill_res(&x, a)))
 		return r;
+	if (persistent)
+		x.r.flags |= SANLK_RES_PERSISTENT;
 	if (killpath && (strlen(killpath) >= SANLK_HELPER_PATH_LEN ||
 			 (killargs && strlen(killargs) >= sizeof(args))))
 		return -EINVAL;
@@ -221,15 +224,59 @@ int lease_acquire(struct lease_hold *h, const struct lease_area *a, const char *
 		if (r)
 			goto fail;
 	}
-	r = from_sanlock(sanlock_acquire(h->sock, -1, 0, 1, rs, NULL), "acquiring the lease", a);
+	/* never wait for a dying owner's lease to time out (tens of seconds):
+	 * busy, and the caller says when to try again; busy with nobody on
+	 * the disk: its holder let it go in between, try again at once */
+	for (int tries = 0; tries < 3; tries++) {
+		struct lease_owner o;
+
+		r = from_sanlock(sanlock_acquire(h->sock, -1,
+						 SANLK_ACQUIRE_OWNER_NOWAIT |
+							 (persistent ? SANLK_ACQUIRE_ORPHAN : 0),
+						 1, rs, NULL),
+				 "acquiring the lease", a);
+		if (r != -EBUSY)
+			break;
+		if (lease_owner(a, &o))
+			memset(&o, 0, sizeof(o));
+		if (owner)
+			*owner = o;
+		if (o.host_id)
+			break;
+	}
 	if (!r)
 		return 0;
-	if (r == -EBUSY && owner && lease_owner(a, owner))
-		memset(owner, 0, sizeof(*owner));
 fail:
 	close(h->sock);
 	h->sock = -1;
 	return r;
+}
+
+int lease_acquire(struct lease_hold *h, const struct lease_area *a, const char *killpath,
+		  const char *killargs, struct lease_owner *owner)
+{
+	return acquire(h, a, killpath, killargs, owner, 0);
+}
+
+int lease_acquire_persistent(struct lease_hold *h, const struct lease_area *a,
+			     const char *killpath, const char *killargs, struct lease_owner *owner)
+{
+	return acquire(h, a, killpath, killargs, owner, 1);
+}
+
+int lease_release_orphan(const struct lease_area *a)
+{
+	struct res1 x;
+	struct sanlk_resource *rs[1] = { &x.r };
+	int r = fill_res(&x, a), rv;
+
+	if (r)
+		return r;
+	x.r.flags |= SANLK_RES_PERSISTENT;
+	rv = sanlock_release(-1, -1, SANLK_REL_ORPHAN, 1, rs);
+	if (rv == -ENOENT)
+		return 0;
+	return from_sanlock(rv, "releasing this host's orphan lease", a);
 }
 
 int lease_release(struct lease_hold *h, const struct lease_area *a)

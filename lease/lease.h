@@ -85,6 +85,15 @@ struct lease_hold {
  * it. */
 int lease_acquire(struct lease_hold *h, const struct lease_area *a, const char *killpath,
 		  const char *killargs, struct lease_owner *owner) TP_MUST_CHECK;
+/* The same, a persistent lease: when the process ends without releasing it
+ * (killed), sanlock keeps it held by this host (an orphan: other hosts
+ * still see it held until this host is dead), and the next persistent
+ * acquire on this host takes the orphan over. */
+int lease_acquire_persistent(struct lease_hold *h, const struct lease_area *a,
+			     const char *killpath, const char *killargs, struct lease_owner *owner)
+	TP_MUST_CHECK;
+/* Release A's lease if it is an orphan of this host (asynchronous). */
+int lease_release_orphan(const struct lease_area *a);
 /* Release it and end the registration; safe on a hold that has none. */
 int lease_release(struct lease_hold *h, const struct lease_area *a);
 

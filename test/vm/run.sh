@@ -50,6 +50,9 @@
 #   TP_VM_KEEP=1   keep the console log and disk images
 #   TP_VM_OUT      a host dir shared READ-WRITE with the guest, where scripts
 #                  find it as $TP_OUT (results, e.g. benchmark CSV files)
+#   TP_VM_SOAK=1   also the scenarios marked "# vm-soak" (long ones: the
+#                  two-host failover, fence and serial scenarios), which
+#                  the default run leaves out; a scenario named runs anyway
 #   FAULT_*        passed to the scenarios' environment as they are (the fault
 #                  scenarios' knobs: FAULT_CYCLES, FAULT_SEED)
 #   TP_VM_HOSTS=2  two guests, "a" and "b", booted side by side, each with its
@@ -109,7 +112,10 @@ else
 	glob="test/vm/s-*.sh"
 	[ "$HOSTS" = 2 ] && glob="test/vm/s2-*.sh"
 	for f in $glob; do
-		[ -f "$f" ] && scenarios+=("$f")
+		[ -f "$f" ] || continue
+		# "# vm-soak" scenarios (long) run only with TP_VM_SOAK=1 or by name
+		grep -q '^# vm-soak' "$f" && [ "${TP_VM_SOAK:-0}" != 1 ] && continue
+		scenarios+=("$f")
 	done
 fi
 [ ${#scenarios[@]} -gt 0 ] || skip "no scenarios in test/vm"
@@ -229,40 +235,73 @@ fi
 SYNC_SHARE=()
 [ "$HOSTS" = 2 ] &&
 	SYNC_SHARE=(-virtfs "local,path=$(realpath "$WORK/sync"),mount_tag=sync,security_model=none")
-qpids=() LOGS=()
-for h in $HOST_NAMES; do
+qpids=() LOGS=() qtags=()
+# boot_host H SCENARIOS [BOOT]: start host H's QEMU (BOOT 2: again, after the
+# guest asked for it, its console log appended to), its pid in qpids[]
+boot_host() {
+	local h=$1 scens=$2 boot=${3:-1} tag disk_bytes LOG ENVFILE APPEND
 	tag=${h#-}
 	host_drives "$h"
 	disk_bytes=$(stat -c %s "$WORK/${tag:+$tag-}disk0.img" 2>/dev/null || echo 0)
 	# one log per kernel (run-all.sh boots two in turn) and host
 	LOG=$WORK/console-$KVER${tag:+-$tag}.log
-	LOGS+=("$LOG")
 	# empty now, not when QEMU's redirection runs: the tail below must not
 	# show the last boot's log first
-	: >"$LOG"
+	[ "$boot" = 1 ] && { : >"$LOG"; LOGS+=("$LOG"); }
 	# knobs for the scenarios: a file the guest reads through the shared root
 	ENVFILE=$(cd "$WORK" && pwd -P)/guest${tag:+-$tag}.env
 	{
 		env | grep -E '^FAULT_[A-Z0-9_]*=[A-Za-z0-9_.,-]*$' | sed 's/^/export /'
 		# (guest.sh finds the shared disks by their serial numbers)
 		[ -n "$tag" ] && echo "export TP_HOST=$tag"
+		echo "export TP_BOOT=$boot"
 	} >"$ENVFILE"
 	APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
-	APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scen_list $SCENARIO_TIMEOUT $ENVFILE"
+	APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scens $SCENARIO_TIMEOUT $ENVFILE"
 	timeout "$TIMEOUT" "$QEMU" -nodefaults -machine pc -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
 		-display none -serial stdio -no-reboot -kernel "$BOOT" -initrd "$INITRD" \
 		-append "$APPEND" "${DRIVES[@]}" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		"${OUT_SHARE[@]}" "${SYNC_SHARE[@]}" "${ICOUNT[@]}" \
-		</dev/null >"$LOG" 2>&1 &
+		</dev/null >>"$LOG" 2>&1 &
 	qpids+=($!)
+	qtags+=("$tag")
 	# show scenario output as it comes (the console log is the record)
-	tail -n +1 -f "$LOG" --pid=$! 2>/dev/null |
+	tail -n "$([ "$boot" = 1 ] && echo +1 || echo 0)" -f "$LOG" --pid=$! 2>/dev/null |
 		sed -u -e 's/\r$//' -e '/^\[ *[0-9.]*\]/d' ${tag:+-e "s/^/[$tag] /"} &
+}
+for h in $HOST_NAMES; do
+	boot_host "$h" "$scen_list"
 done
+# Two hosts: a guest that crashes itself for a scenario (sysrq, so QEMU
+# exits: -no-reboot) first leaves $TP_SYNC/boot-again.HOST naming the
+# scenario's path; its QEMU is then started again with that scenario alone
+# and TP_BOOT=2 (the scenario's second half: the host after its crash).
 qrc=0
-for q in "${qpids[@]}"; do
-	wait "$q" || { r=$?; [ "$qrc" = 124 ] || qrc=$r; }
+while :; do
+	alive=0
+	for i in "${!qpids[@]}"; do
+		q=${qpids[$i]}
+		[ -n "$q" ] || continue
+		if kill -0 "$q" 2>/dev/null; then
+			alive=1
+			continue
+		fi
+		wait "$q" || { r=$?; [ "$qrc" = 124 ] || qrc=$r; }
+		qpids[$i]=""
+		again=$WORK/sync/boot-again.${qtags[$i]}
+		if [ "$HOSTS" = 2 ] && [ -s "$again" ]; then
+			scen=$(cat "$again")
+			rm -f "$again"
+			# that scenario and the ones after it (the other host runs them too)
+			rest=$(tr ',' '\n' <<<"$scen_list" | sed -n "\|^$scen\$|,\$p" | paste -sd, -)
+			echo "vm: host ${qtags[$i]} crashed on request; booting it again for ${scen##*/}"
+			boot_host "${qtags[$i]}" "${rest:-$scen}" 2
+			alive=1
+		fi
+	done
+	[ "$alive" = 1 ] || break
+	sleep 1
 done
 wait 2>/dev/null
 t_end=$(date +%s.%N)

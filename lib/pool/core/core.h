@@ -17,7 +17,10 @@
 #include "metadata/vg/vg.h"
 
 /* pool_lease.c: a writer's attach takes a shared pool's lease (after the
- * owner check), detach lets it go (pool.h: POOL_LEASE_KEEP). */
+ * owner check), detach lets it go (pool.h: POOL_LEASE_KEEP). Returns 1
+ * when the lease was taken now (the VG read before it is to be read again:
+ * another host may have changed it), 0 when none is needed or this host's
+ * holder has it, or -errno (logged). */
 int pool_lease_take(struct pool *p) TP_MUST_CHECK;
 void pool_lease_drop(struct pool *p);
 /* Before a new shared pool or lease area is written: 0 when the sanlock

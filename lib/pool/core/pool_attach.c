@@ -299,6 +299,40 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 	return 0;
 }
 
+/* A shared pool's lease was just taken: the VG read before it may be
+ * older than what the host that let the lease go committed. Read it again;
+ * a pool whose devices changed meanwhile (tpextend --data there) is
+ * refused: the command runs again from the start. */
+static int reread_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_status *st,
+		     const char *alias)
+{
+	struct vg *old = p->vg;
+	int r, same;
+
+	p->vg = NULL;
+	r = read_vg(p, rep, st, alias);
+	if (r || !p->vg) {
+		vg_free(p->vg);
+		p->vg = old;
+		return r < 0 ? r : -EIO;
+	}
+	if (p->vg->seqno == old->seqno) {
+		vg_free(old);
+		return 0;
+	}
+	same = p->vg->nr_xdata == old->nr_xdata;
+	for (unsigned i = 0; same && i < old->nr_xdata; i++)
+		same = !strcmp(p->vg->xdata[i].pv_uuid, old->xdata[i].pv_uuid);
+	vg_free(old);
+	if (!same) {
+		log_error("pool %s: another host changed its data devices while this command "
+			  "waited for its lease; nothing was changed: run the command again",
+			  p->name);
+		return -EAGAIN;
+	}
+	return pool_data_rebuild(p);
+}
+
 /* The pool uuid the labels on PATHS give pool P ("" when neither can be
  * read as one of P's): what device-mapper is asked by. */
 static void labels_uuid(const struct pool *p, char *const paths[2], char uuid[VG_UUID_LEN + 1])
@@ -418,7 +452,9 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	 * pool's lease taken before anything is written (pool_lease.c) */
 	if ((r = pool_check_owner(p)))
 		return r;
-	return pool_lease_take(p);
+	if ((r = pool_lease_take(p)) <= 0)
+		return r;
+	return reread_vg(p, rep, st, alias);
 }
 
 static int attach_named(struct pool *p, const char *name, const char *rename_to,

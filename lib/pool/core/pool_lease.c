@@ -36,9 +36,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
@@ -210,6 +214,27 @@ static int start_holder(struct pool *p, const struct lease_area *a)
 	return r;
 }
 
+/* What this host's page cache holds of the pool's devices may be older
+ * than what the host that let the lease go wrote: drop it, so that the
+ * VG and the thin metadata are read from the disks. */
+static void forget_cached(struct pool *p)
+{
+	for (unsigned i = 0; i < POOL_MAX_PVS; i++) {
+		int fd = p->pv[i].io ? io_fd_get(p->pv[i].io) : -1;
+		struct stat st;
+
+		if (fd < 0 || fstat(fd, &st))
+			continue;
+		if (S_ISBLK(st.st_mode)) {
+			if (ioctl(fd, BLKFLSBUF, 0))
+				log_warn("pool %s: cannot drop the cached blocks of %s: %s",
+					 p->name, p->pv[i].io->name, strerror(errno));
+		} else {
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		}
+	}
+}
+
 int pool_lease_take(struct pool *p)
 {
 	struct lease_area a;
@@ -230,11 +255,32 @@ int pool_lease_take(struct pool *p)
 		p->lease_holder = pid;
 		return 0;
 	}
-	if (p->flags & POOL_LEASE_KEEP)
-		return start_holder(p, &a);
+	/* tpactivate; or the pool is loaded here and its holder is gone
+	 * (killed): a new holder takes over the lease it left (sanlock keeps
+	 * a holder's lease as this host's orphan), or is refused when another
+	 * host took it */
+	if ((p->flags & POOL_LEASE_KEEP) || (p->be && p->be->live)) {
+		if ((r = start_holder(p, &a)))
+			return r;
+		forget_cached(p);
+		return 1;
+	}
 	r = lease_acquire(&p->lease, &a, NULL, NULL, &o);
-	if (!r)
+	if (r == -EBUSY && o.host_id == pool_host_id() && !lease_release_orphan(&a)) {
+		/* this host's own lease, left by a holder that was killed while
+		 * nothing of the pool is loaded: nothing writes, free it */
+		log_warn("pool %s: its lease was still held by this host (a lease holder was "
+			 "killed); released", p->name);
+		for (int i = 0; i < 20 && r == -EBUSY; i++) {
+			usleep(250 * 1000);
+			r = lease_acquire(&p->lease, &a, NULL, NULL, &o);
+		}
+	}
+	if (!r) {
 		p->lease_own = 1;
+		forget_cached(p);
+		return 1;
+	}
 	if (r == -EBUSY)
 		return busy(p, &o);
 	if (r)
@@ -377,7 +423,9 @@ int pool_lease_holder_main(int argc, const char **argv)
 	if ((r = self_path(exe, sizeof(exe))))
 		goto fail;
 	snprintf(args, sizeof(args), "__lease-fence %s %s %d", uuid, name, (int)getpid());
-	r = lease_acquire(&h, &a, exe, args, &o);
+	/* persistent: should this process be killed while the pool is loaded,
+	 * the lease stays this host's (an orphan), not free for another */
+	r = lease_acquire_persistent(&h, &a, exe, args, &o);
 	if (r == -EBUSY) {
 		snprintf(line, sizeof(line), "busy %" PRIu64 "\n", o.host_id);
 		if (write(fd, line, strlen(line)) < 0)
@@ -519,6 +567,26 @@ static int remove_one(const char *name, const char *uuid, void *arg)
 	return 0;
 }
 
+/* The kernel's log too (the journal has it; so has a host without a
+ * syslog daemon), at the critical level. */
+static void kmsg(const char *fmt, ...) TP_PRINTF(1, 2);
+static void kmsg(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "<2>tptools: ");
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	va_end(ap);
+	if (write(fd, line, strlen(line)) < 0)
+		n = 0;
+	close(fd);
+}
+
 int pool_lease_fence_main(int argc, const char **argv)
 {
 	static const char *const order[] = { "tmeta", "tdata", NULL, "tpool" };
@@ -534,6 +602,7 @@ int pool_lease_fence_main(int argc, const char **argv)
 	name = argv[2];
 	pid = atoi(argv[3]);
 	openlog("tptools", LOG_PID | LOG_CONS, LOG_DAEMON);
+	kmsg("pool %s lost its sanlock lease: its devices are switched to the error target", name);
 	syslog(LOG_CRIT, "pool %s lost its sanlock lease (this host could not renew it in time: "
 	       "the shared storage is unreachable, or the host was stopped): its devices are "
 	       "switched to the error target and torn down; nothing more of it reaches the disk "
@@ -557,6 +626,8 @@ int pool_lease_fence_main(int argc, const char **argv)
 	}
 	syslog(LOG_CRIT, "pool %s: %u device(s) switched to the error target, %u removed%s", name,
 	       errored, removed, loaded(uuid) ? "; some are still open (unmount them)" : "");
+	kmsg("pool %s: %u device(s) switched to the error target, %u removed", name, errored,
+	     removed);
 	/* the holder ends once nothing is loaded; sanlock kills it if not */
 	if (pid > 1)
 		(void)tp_process_stop(pid);
