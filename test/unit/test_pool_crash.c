@@ -818,7 +818,7 @@ static int removal_under_way(void)
 	struct io_engine *io;
 	struct thin_md *md;
 	struct pool *p;
-	uint64_t tid = 0;
+	uint64_t tid = 0, vg_tid = 0;
 	int gone, there = 0;
 
 	if (pool_open(POOL, NULL, POOL_RDONLY, &p))
@@ -826,12 +826,16 @@ static int removal_under_way(void)
 	gone = pool_volume_get_readonly(p, "a") == -ENOENT;
 	if (pool_get_info(p, 0, &info))
 		gone = 0;
+	else {
+		vg_tid = info.transaction_id;
+		pool_info_free(&info);
+	}
 	pool_close(p);
 	if (!gone || io_open_area(meta_path, IO_RDONLY, restore_off, restore_len, &io))
 		return 0;
 	if (!thin_open(io, THIN_RDONLY, &md)) {
 		there = thin_device_info(md, 0, &dev) == 0 &&
-			!thin_get_transaction_id(md, &tid) && tid == info.transaction_id;
+			!thin_get_transaction_id(md, &tid) && tid == vg_tid;
 		thin_close(md);
 	}
 	io_destroy(io);
