@@ -424,6 +424,48 @@ static int put_blocks(struct recv_ctx *c, uint64_t d, const unsigned char *buf, 
 	return 0;
 }
 
+int pool_recv_map_runs(struct pool *p, uint32_t dev_id, uint64_t vfirst, uint64_t n,
+		       int (*put)(void *ctx, uint64_t d0, uint64_t start, uint64_t k), void *ctx,
+		       uint64_t *mapped, int *alloc_failed)
+{
+	uint64_t start = 0, d0 = 0, d = 0;
+	int e;
+
+	*alloc_failed = 0;
+	for (uint64_t i = 0; i <= n; i++) {
+		if (i < n && (e = thin_alloc_data_block(pool_thin(p), &d))) {
+			*alloc_failed = 1;
+			return e;
+		}
+		if (i && (i == n || d != d0 + (i - start))) {	/* a run of blocks ends */
+			uint64_t k = i - start;
+			if ((e = put(ctx, d0, start, k)))
+				return e;
+			for (uint64_t j = 0; j < k; j++)
+				if ((e = thin_insert_mapping_alloced(pool_thin(p), dev_id,
+								     vfirst + start + j, d0 + j)))
+					return e;
+			*mapped += k;
+			start = i;
+		}
+		if (i == start)
+			d0 = d;
+	}
+	return 0;
+}
+
+struct put_run_arg {
+	struct recv_ctx *c;
+	const unsigned char *buf;
+};
+
+static int put_run_at(void *ctx, uint64_t d0, uint64_t start, uint64_t k)
+{
+	struct put_run_arg *a = ctx;
+
+	return put_blocks(a->c, d0, a->buf + start * a->c->chunk, k);
+}
+
 /* Write the N chunks in BUF at virtual blocks VB..: each onto a new data
  * block, mapped (over the block a cut run mapped there, which goes back
  * to free); consecutive blocks in one write. */
@@ -432,35 +474,18 @@ static int put_chunks(void *ctx, uint64_t vb, const void *buf, uint64_t n)
 	struct recv_ctx *c = ctx;
 	struct pool *p = c->p;
 	const unsigned char *b = buf;
-	uint64_t start = 0, d0 = 0, d = 0;
-	int e;
+	int e, alloc_failed = 0;
 
 	if (c->live) {
 		if (!(e = pool_recv_live_chunks(&c->ld, vb, buf, n)))
 			c->res->chunks += n;
 		return e;
 	}
-	for (uint64_t i = 0; i <= n; i++) {
-		if (i < n && (e = thin_alloc_data_block(pool_thin(p), &d))) {
-			if (e == -ENOSPC)
-				log_error("pool %s: out of data space", pool_name(p));
-			return e;
-		}
-		if (i && (i == n || d != d0 + (i - start))) {	/* a run of blocks ends */
-			uint64_t k = i - start;
-			if ((e = put_blocks(c, d0, b + start * c->chunk, k)))
-				return e;
-			for (uint64_t j = 0; j < k; j++)
-				if ((e = thin_insert_mapping_alloced(pool_thin(p), c->dev_id,
-								     vb + start + j, d0 + j)))
-					return e;
-			c->res->chunks += k;
-			start = i;
-		}
-		if (i == start)
-			d0 = d;
-	}
-	return 0;
+	e = pool_recv_map_runs(p, c->dev_id, vb, n, put_run_at, &(struct put_run_arg){ c, b },
+			       &c->res->chunks, &alloc_failed);
+	if (e && alloc_failed && e == -ENOSPC)
+		log_error("pool %s: out of data space", pool_name(p));
+	return e;
 }
 
 static int put_hole(void *ctx, uint64_t first, uint64_t n)

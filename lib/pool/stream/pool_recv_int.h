@@ -67,6 +67,16 @@ int recv_view_get(struct recv_view *v, uint64_t off, size_t len, const unsigned 
 	TP_MUST_CHECK;
 void recv_view_end(struct recv_view *v);
 
+/* Map chunks VFIRST..VFIRST+N-1 of thin device DEV_ID onto newly
+ * allocated data blocks (uncommitted): for each run of K consecutive
+ * blocks from D0, PUT(CTX, D0, START, K) writes the run's chunks (START..
+ * START+K-1 of the N) before they are mapped; *MAPPED grows by the chunks
+ * mapped. 0 or -errno; *ALLOC_FAILED is set when a block could not be
+ * allocated (the caller names that failure; PUT names its own). */
+int pool_recv_map_runs(struct pool *p, uint32_t dev_id, uint64_t vfirst, uint64_t n,
+		       int (*put)(void *ctx, uint64_t d0, uint64_t start, uint64_t k), void *ctx,
+		       uint64_t *mapped, int *alloc_failed) TP_MUST_CHECK;
+
 /* Read checked stream R again, front to back, into S (CHUNK: the pool's
  * chunk size in bytes, which R's equals), passing over the records that
  * end at or before byte FROM of the volume (a resumed receive: FROM is a

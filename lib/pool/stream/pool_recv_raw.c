@@ -202,42 +202,40 @@ static int all_zero(const unsigned char *b, uint64_t len)
 /* Chunks FIRST..FIRST+N-1 of the volume, in BUF: each into a newly
  * allocated data block, written with one write per run of consecutive
  * blocks, then mapped (uncommitted). */
+struct raw_run_arg {
+	struct raw_ctx *c;
+	const unsigned char *buf;
+};
+
+static int write_run(void *ctx, uint64_t d0, uint64_t start, uint64_t k)
+{
+	struct raw_run_arg *a = ctx;
+	struct raw_ctx *c = a->c;
+	int e = io_write(c->data, c->area_off + d0 * c->chunk, a->buf + start * c->chunk,
+			 (size_t)(k * c->chunk));
+
+	if (e)
+		log_error("pool %s: writing data chunks %" PRIu64 "..%" PRIu64 ": %s",
+			  pool_name(c->p), d0, d0 + k - 1, strerror(-e));
+	return e;
+}
+
 static int put_run(struct raw_ctx *c, uint64_t first, const unsigned char *buf, uint64_t n)
 {
-	struct pool *p = c->p;
-	struct io_engine *io = c->data;
-	uint64_t start = 0, d0 = 0, d;
-	int e;
+	struct raw_run_arg a = { c, buf };
+	int alloc_failed, e;
 
-	for (uint64_t i = 0; i <= n; i++) {
-		if (i < n && (e = thin_alloc_data_block(pool_thin(p), &d))) {
-			if (e == -ENOSPC)
-				log_error("pool %s is out of data space: extend it (tpextend) or free "
-					  "space, then import again", pool_name(p));
-			else
-				log_error("pool %s: allocating a data chunk: %s", pool_name(p),
-					  strerror(-e));
-			return e;
-		}
-		if (i && (i == n || d != d0 + (i - start))) {	/* the run of blocks ends */
-			uint64_t k = i - start;
-			if ((e = io_write(io, c->area_off + d0 * c->chunk, buf + start * c->chunk,
-					  (size_t)(k * c->chunk)))) {
-				log_error("pool %s: writing data chunks %" PRIu64 "..%" PRIu64 ": %s",
-					  pool_name(p), d0, d0 + k - 1, strerror(-e));
-				return e;
-			}
-			for (uint64_t j = 0; j < k; j++)
-				if ((e = thin_insert_mapping_alloced(pool_thin(p), c->dev_id,
-								     first + start + j, d0 + j)))
-					return e;
-			c->res->chunks += k;
-			start = i;
-		}
-		if (i == start)
-			d0 = d;
+	e = pool_recv_map_runs(c->p, c->dev_id, first, n, write_run, &a, &c->res->chunks,
+			       &alloc_failed);
+	if (e && alloc_failed) {
+		if (e == -ENOSPC)
+			log_error("pool %s is out of data space: extend it (tpextend) or free "
+				  "space, then import again", pool_name(c->p));
+		else
+			log_error("pool %s: allocating a data chunk: %s", pool_name(c->p),
+				  strerror(-e));
 	}
-	return 0;
+	return e;
 }
 
 /* One piece: N chunks of the volume from chunk FIRST, in BUF; the
