@@ -160,6 +160,14 @@ static int listed(const char *list, const char *step)
 	return 0;
 }
 
+uint64_t tp_test_count(const char *name, uint64_t dflt)
+{
+	const char *t = getenv(name);
+	uint64_t v = t ? strtoull(t, NULL, 10) : 0;
+
+	return v ? v : dflt;
+}
+
 void tp_test_pause(const char *step)
 {
 	const char *steps = getenv("TP_TEST_PAUSE"), *file = getenv("TP_TEST_PAUSE_FILE");

@@ -42,6 +42,7 @@
 #define TP_BASE_CRITICAL_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 /* Block SIGINT, SIGTERM and SIGHUP (nested: counted). */
 void tp_critical_begin(void);
@@ -95,11 +96,15 @@ void tp_test_pause(const char *step);
 void tp_test_pause_n(const char *step, unsigned long n);
 /* 1 when a test asks STEP to fail (see above), else 0. */
 int tp_test_fail(const char *step);
+/* A count a test may set: the environment variable NAME when it holds a
+ * positive number, else DFLT (the size of a step, how often to flush). */
+uint64_t tp_test_count(const char *name, uint64_t dflt);
 #else
 /* N is type-checked, never evaluated (no increment happens). */
 #define tp_test_pause(step) ((void)0)
 #define tp_test_pause_n(step, n) ((void)(0 && (n)))
 #define tp_test_fail(step) (0)
+#define tp_test_count(name, dflt) (dflt)
 #endif
 
 #endif

@@ -113,12 +113,7 @@ static int find_device(struct pool *p, const char *path, unsigned *index)
 
 uint64_t pool_move_step(uint64_t step)
 {
-#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
-	const char *t = getenv("TP_TEST_MOVE_STEP");
-
-	if (t && strtoull(t, NULL, 10))
-		step = strtoull(t, NULL, 10);
-#endif
+	step = tp_test_count("TP_TEST_MOVE_STEP", step);
 	return step ? step : POOL_MOVE_STEP;
 }
 
@@ -283,18 +278,9 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 	}
 	if ((r = pool_guard(p, "the move", "nothing was moved", 0)) || (r = pool_open_thin(p)))
 		return r;
-	if ((r = thin_superblock_info(pool_thin(p), &sb))) {
-		log_error("pool %s: cannot read the thin superblock: %s", pool_name(p), strerror(-r));
+	if ((r = pool_superblock_unsnapped(p, "would still name the old chunks",
+					   "nothing was moved", "tpmove", &sb)))
 		return r;
-	}
-	if (sb.metadata_snap) {
-		log_error("pool %s: its thin metadata holds a metadata snapshot (block %llu), whose "
-			  "mappings would still name the old chunks; nothing was moved. Release it "
-			  "(activate the pool, 'dmsetup message POOL-tpool 0 release_metadata_snap', "
-			  "deactivate) and run tpmove again", pool_name(p),
-			  (unsigned long long)sb.metadata_snap);
-		return -EBUSY;
-	}
 	/* what maps into the range */
 	col.first = res->first_chunk;
 	col.end = res->first_chunk + res->chunks;

@@ -118,18 +118,9 @@ int pool_trim(struct pool *p, const struct pool_trim_params *x, struct pool_trim
 	if ((r = pool_guard(p, "the trim", "nothing was discarded", 0)))
 		return r;
 	md = pool_thin(p);
-	if ((r = thin_superblock_info(md, &sb))) {
-		log_error("pool %s: cannot read the thin superblock: %s", pool_name(p), strerror(-r));
+	if ((r = pool_superblock_unsnapped(p, "may name chunks the pool has freed",
+					   "nothing was discarded", "tptrim", &sb)))
 		return r;
-	}
-	if (sb.metadata_snap) {
-		log_error("pool %s: its thin metadata holds a metadata snapshot (block %llu), whose "
-			  "mappings may name chunks the pool has freed; nothing was discarded. "
-			  "Release it (activate the pool, 'dmsetup message POOL-tpool 0 "
-			  "release_metadata_snap', deactivate) and run tptrim again", pool_name(p),
-			  (unsigned long long)sb.metadata_snap);
-		return -EBUSY;
-	}
 	n = TP_MIN(sb.nr_data_blocks, vg_data_chunks(pool_vg(p)));
 	res->chunks = n;
 	{

@@ -46,23 +46,13 @@ static unsigned long long wall_ms(void)
 
 uint64_t pool_removal_step(uint64_t step)
 {
-#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
-	const char *t = getenv("TP_TEST_REMOVE_STEP");
-
-	if (t && strtoull(t, NULL, 10))
-		step = strtoull(t, NULL, 10);
-#endif
+	step = tp_test_count("TP_TEST_REMOVE_STEP", step);
 	return step ? step : 1;
 }
 
 uint64_t pool_removal_flush_every(uint64_t every)
 {
-#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
-	const char *t = getenv("TP_TEST_REMOVE_FLUSH");
-
-	if (t && strtoull(t, NULL, 10))
-		every = strtoull(t, NULL, 10);
-#endif
+	every = tp_test_count("TP_TEST_REMOVE_FLUSH", every);
 	return every ? every : 1;
 }
 
