@@ -161,6 +161,8 @@ const struct dm_report_field_type status_fields[] = {
 	  "what one growth adds: a percentage of the area or a size" },
 	{ T_POOL, STR, P(autoextend_max), 9, "pool_autoextend_max", "ExtendMax", f_str,
 	  "the data size tpmonitor never grows the pool past; none = no limit" },
+	{ T_POOL, STR, P(autoextend_device), 16, "pool_autoextend_device", "ExtendDevice",
+	  f_str, "the device tpmonitor adds when the data devices have no room; none = none" },
 	{ T_POOL, STR, P(overprovision), 9, "pool_overprovision", "OverProv", f_str,
 	  "the volumes' virtual sizes over the data size (1.00 = as large as the pool)" },
 	{ T_POOL, STR, P(max_overprovision), 7, "pool_max_overprovision", "MaxOver", f_str,
@@ -363,6 +365,8 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 		format_size(in->monitor.autoextend_max, row->max_buf, sizeof(row->max_buf));
 		row->autoextend_max = row->max_buf;
 	}
+	row->autoextend_device = in->monitor.autoextend_device[0] ?
+		in->monitor.autoextend_device : "none";
 	snprintf(row->over_buf, sizeof(row->over_buf), "%.2f",
 		 in->data_size ? (double)in->virtual_total / (double)in->data_size : 0.0);
 	row->overprovision = row->over_buf;

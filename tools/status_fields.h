@@ -30,6 +30,7 @@ struct pool_row {
 	char devices_buf[4096];
 	const char *autoextend_by, *monitor;	/* point into by_buf, monitor_buf or "-" */
 	const char *autoextend_max;		/* max_buf, or "none" */
+	const char *autoextend_device;		/* the policy's device, or "none" */
 	const char *overprovision, *max_overprovision;	/* over_buf, maxover_buf or "none" */
 	char max_buf[32], over_buf[32], maxover_buf[32];
 	uint64_t warn, autoextend_threshold;

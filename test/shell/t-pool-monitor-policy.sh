@@ -34,10 +34,14 @@ ok tpchange --autoextend-device spare.img mp
 out_has "then onto $PWD/spare.img"
 grep -q "autoextend_device=\"$PWD/spare.img\"" "$TPTOOLS_DIR"/backup/mp/*.vg ||
 	fail "the autoextend device is not in the VG"
+[ "$(field pool_autoextend_device)" = "$PWD/spare.img" ] ||
+	fail "pool_autoextend_device: $(field pool_autoextend_device)"
 ok tpchange --autoextend-max 3G mp
 out_has "up to 3 GiB, then onto $PWD/spare.img"
 ok tpchange --autoextend-device none --autoextend-max none mp
 out_lacks "onto"
+[ "$(field pool_autoextend_device)" = none ] ||
+	fail "pool_autoextend_device after none: $(field pool_autoextend_device)"
 unchanged 3 tpchange --autoextend-device mp-data.img mp
 err_has "one of its devices already"
 unchanged 3 tpchange --autoextend-device nothere.img mp
