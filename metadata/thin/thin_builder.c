@@ -23,6 +23,7 @@
 #include "metadata/thin/thin_sb.h"
 
 #define WBUF_BLOCKS 256u	/* 1 MiB writes */
+#define XCOUNT_IN_MAP 255u
 
 struct bdev {
 	uint64_t root;
@@ -42,6 +43,10 @@ struct thin_builder {
 	 * words per 16320-block bitmap, allocated when first used */
 	uint64_t **dcount;
 	uint64_t nr_dbitmaps;
+	/* blocks named 3 or more times, per bitmap (allocated when first
+	 * needed): count - 2, or XCOUNT_IN_MAP: the count is in overflow */
+	uint8_t **xcount;
+	uint64_t nr_over;
 	struct u64map overflow;
 	struct bdev *devs;
 	size_t nr_devs, cap_devs;
@@ -137,7 +142,8 @@ static int sb_begin(void *ctx, const struct thin_ir_superblock *sb)
 	b->have_sb = 1;
 	b->nr_dbitmaps = TP_DIV_ROUND_UP(sb->nr_data_blocks, SM_ENTRIES_PER_BITMAP);
 	b->dcount = calloc(b->nr_dbitmaps ? b->nr_dbitmaps : 1, sizeof(*b->dcount));
-	return b->dcount ? 0 : -ENOMEM;
+	b->xcount = calloc(b->nr_dbitmaps ? b->nr_dbitmaps : 1, sizeof(*b->xcount));
+	return b->dcount && b->xcount ? 0 : -ENOMEM;
 }
 
 static int dev_begin(void *ctx, const struct thin_ir_device *dev)
@@ -165,34 +171,63 @@ static int dev_begin(void *ctx, const struct thin_ir_device *dev)
 }
 
 
-static int count_data(struct thin_builder *b, uint64_t d)
+/* Data block I of bitmap BM, counted twice already, is named again. */
+static int count_over(struct thin_builder *b, uint64_t bm, uint32_t i, unsigned twobit)
 {
-	uint64_t i = d / SM_ENTRIES_PER_BITMAP, e = d % SM_ENTRIES_PER_BITMAP, c;
-	unsigned shift = 2 * (unsigned)(e % 32);
-	uint64_t *w;
+	uint8_t *x = b->xcount[bm];
+	uint64_t d = bm * SM_ENTRIES_PER_BITMAP + i, c;
 
-	if (!b->dcount[i] && !(b->dcount[i] = calloc(SM_ENTRIES_PER_BITMAP / 32, 8)))
+	if (!x && !(x = b->xcount[bm] = calloc(SM_ENTRIES_PER_BITMAP, 1)))
 		return -ENOMEM;
-	w = &b->dcount[i][e / 32];
-	switch ((*w >> shift) & 3) {
-	case 0:
-	case 1:
-		*w += 1ull << shift;
+	if (twobit == 2) {		/* now 3 */
+		x[i] = 1;
+		b->nr_over++;
 		return 0;
-	case 2:
-		*w += 1ull << shift;
-		return u64map_put(&b->overflow, d, 3);
-	default:
-		c = 3;
-		u64map_get(&b->overflow, d, &c);
-		return u64map_put(&b->overflow, d, c + 1);
 	}
+	if (x[i] < XCOUNT_IN_MAP - 1) {
+		x[i]++;
+		return 0;
+	}
+	if (x[i] == XCOUNT_IN_MAP - 1) {
+		x[i] = XCOUNT_IN_MAP;
+		return u64map_put(&b->overflow, d, 2 + XCOUNT_IN_MAP);
+	}
+	c = 2 + XCOUNT_IN_MAP;
+	u64map_get(&b->overflow, d, &c);
+	return u64map_put(&b->overflow, d, c + 1);
+}
+
+/* The data blocks D .. D+LEN-1 are named once more. */
+static int count_data(struct thin_builder *b, uint64_t d, uint64_t len)
+{
+	int r;
+
+	while (len) {
+		uint64_t bm = d / SM_ENTRIES_PER_BITMAP;
+		uint32_t e = (uint32_t)(d % SM_ENTRIES_PER_BITMAP);
+		uint64_t n = TP_MIN(len, (uint64_t)(SM_ENTRIES_PER_BITMAP - e));
+		uint64_t *w = b->dcount[bm];
+
+		if (!w && !(w = b->dcount[bm] = calloc(SM_ENTRIES_PER_BITMAP / 32, 8)))
+			return -ENOMEM;
+		for (uint32_t k = 0; k < n; k++, e++) {
+			uint64_t *wp = &w[e / 32];
+			unsigned shift = 2 * (e % 32), c = (unsigned)(*wp >> shift) & 3;
+
+			if (c < 3)
+				*wp += 1ull << shift;
+			if (c >= 2 && (r = count_over(b, bm, e, c)))
+				return r;
+		}
+		d += n;
+		len -= n;
+	}
+	return 0;
 }
 
 static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 {
 	struct thin_builder *b = ctx;
-	unsigned char v[8];
 	int r;
 
 	if (!b->in_dev)
@@ -218,12 +253,11 @@ static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 				  b->cur.dev_id, m->time);
 			return -EINVAL;
 		}
-		for (uint64_t k = 0; k < m->length; k++) {
-			le64_put(v, thin_bt_pack(m->data_begin + k, m->time));
-			if ((r = btree_build_add(&b->bottom, m->origin_begin + k, v)) ||
-			    (r = count_data(b, m->data_begin + k)))
-				return r;
-		}
+		if ((r = btree_build_add_seq64(&b->bottom, m->origin_begin, m->length,
+						 thin_bt_pack(m->data_begin, m->time),
+						 thin_bt_pack(1, 0))) ||
+		    (r = count_data(b, m->data_begin, m->length)))
+			return r;
 		b->cur.mapped_blocks += m->length;
 		b->next_vblock = m->origin_begin + m->length;
 		b->first_run = 0;
@@ -297,11 +331,30 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 	struct btree_build bb;
 	uint64_t k, first;
 	unsigned char val[16];
-	int r;
+	int r = 0;
 
-	/* ref-count tree */
-	if ((r = sm_build_overflow_tree(&b->overflow, alloc_block, write_block, b,
-					&root->ref_count_root)))
+	/* ref-count tree: the blocks named 3 or more times, in order */
+	btree_build_init(&bb, 4, alloc_block, write_block, b);
+	for (uint64_t i = 0; i < b->nr_dbitmaps && !r; i++) {
+		const uint8_t *x = b->xcount[i];
+
+		for (uint32_t e = 0; x && e < SM_ENTRIES_PER_BITMAP && !r; e++) {
+			uint64_t c;
+
+			if (!x[e])
+				continue;
+			k = i * SM_ENTRIES_PER_BITMAP + e;
+			c = 2 + (uint64_t)x[e];
+			if (x[e] == XCOUNT_IN_MAP)
+				u64map_get(&b->overflow, k, &c);
+			le32_put(val, (uint32_t)c);
+			r = btree_build_add(&bb, k, val);
+		}
+	}
+	if (!r)
+		r = btree_build_finish(&bb, &root->ref_count_root);
+	btree_build_destroy(&bb);
+	if (r)
 		return r;
 	/* bitmaps, then the index btree over them */
 	if (b->next_block + b->nr_dbitmaps > b->nr_meta)
@@ -460,7 +513,10 @@ void thin_builder_destroy(struct thin_builder *b)
 		btree_build_destroy(&b->bottom);
 	for (uint64_t i = 0; b->dcount && i < b->nr_dbitmaps; i++)
 		free(b->dcount[i]);
+	for (uint64_t i = 0; b->xcount && i < b->nr_dbitmaps; i++)
+		free(b->xcount[i]);
 	free(b->dcount);
+	free(b->xcount);
 	u64map_destroy(&b->overflow);
 	free(b->devs);
 	free(b->wbuf);
