@@ -24,6 +24,7 @@
 
 #define WBUF_BLOCKS 256u	/* 1 MiB writes */
 #define XCOUNT_IN_MAP 255u
+#define WRITEBACK_BLOCKS 2048u	/* write-back begun every 8 MiB */
 
 struct bdev {
 	uint64_t root;
@@ -39,15 +40,9 @@ struct thin_builder {
 	size_t wbuf_n;
 	struct thin_ir_superblock sb;
 	int have_sb, in_dev, finished, ended, sb_zeroed;
-	/* data reference counts, 2 bits per block (3 = see overflow), 510
-	 * words per 16320-block bitmap, allocated when first used */
-	uint64_t **dcount;
 	uint64_t nr_dbitmaps;
-	/* blocks named 3 or more times, per bitmap (allocated when first
-	 * needed): count - 2, or XCOUNT_IN_MAP: the count is in overflow */
-	uint8_t **xcount;
-	uint64_t nr_over;
-	struct u64map overflow;
+	struct thin_data_counts *dc;	/* the data reference counts */
+	int counts_given;		/* dc came counted: mappings count nothing */
 	struct bdev *devs;
 	size_t nr_devs, cap_devs;
 	struct btree_build bottom;
@@ -55,7 +50,142 @@ struct thin_builder {
 	uint64_t next_vblock;	/* first vblock the next run may use */
 	int first_run;
 	unsigned long flushes;	/* for the restore-write=N test pause */
+	uint64_t wb_next;	/* write-back begun for the blocks before */
 };
+
+/* ---- data reference counts ---- */
+
+/* 2 bits per data block (3: see xcount), 510 words per 16320-block bitmap,
+ * allocated when first used; for the blocks named 3 or more times, a byte
+ * each in their bitmap's xcount (allocated when first needed): count - 2,
+ * or XCOUNT_IN_MAP: the count is in overflow. */
+struct thin_data_counts {
+	uint64_t nr_blocks, nr_bitmaps;
+	uint64_t **dcount;
+	uint8_t **xcount;
+	uint64_t nr_over;
+	struct u64map overflow;
+};
+
+#define PAIRS_LOW 0x5555555555555555ull
+
+int thin_data_counts_create(uint64_t nr_blocks, struct thin_data_counts **out)
+{
+	struct thin_data_counts *c = calloc(1, sizeof(*c));
+	size_t n;
+
+	if (!c)
+		return -ENOMEM;
+	c->nr_blocks = nr_blocks;
+	c->nr_bitmaps = TP_DIV_ROUND_UP(nr_blocks, SM_ENTRIES_PER_BITMAP);
+	n = c->nr_bitmaps ? c->nr_bitmaps : 1;
+	c->dcount = calloc(n, sizeof(*c->dcount));
+	c->xcount = calloc(n, sizeof(*c->xcount));
+	u64map_init(&c->overflow);
+	if (!c->dcount || !c->xcount) {
+		thin_data_counts_destroy(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+void thin_data_counts_destroy(struct thin_data_counts *c)
+{
+	if (!c)
+		return;
+	for (uint64_t i = 0; c->dcount && i < c->nr_bitmaps; i++)
+		free(c->dcount[i]);
+	for (uint64_t i = 0; c->xcount && i < c->nr_bitmaps; i++)
+		free(c->xcount[i]);
+	free(c->dcount);
+	free(c->xcount);
+	u64map_destroy(&c->overflow);
+	free(c);
+}
+
+uint64_t thin_data_counts_over(const struct thin_data_counts *c)
+{
+	return c->nr_over;
+}
+
+/* Data block I of bitmap BM, counted TWOBIT (2 or 3) already, is named
+ * again. */
+static int count_over(struct thin_data_counts *c, uint64_t bm, uint32_t i, unsigned twobit)
+{
+	uint8_t *x = c->xcount[bm];
+	uint64_t d = bm * SM_ENTRIES_PER_BITMAP + i, n;
+
+	if (!x && !(x = c->xcount[bm] = calloc(SM_ENTRIES_PER_BITMAP, 1)))
+		return -ENOMEM;
+	if (twobit == 2) {		/* now 3 */
+		x[i] = 1;
+		c->nr_over++;
+		return 0;
+	}
+	if (x[i] < XCOUNT_IN_MAP - 1) {
+		x[i]++;
+		return 0;
+	}
+	if (x[i] == XCOUNT_IN_MAP - 1) {
+		x[i] = XCOUNT_IN_MAP;
+		return u64map_put(&c->overflow, d, 2 + XCOUNT_IN_MAP);
+	}
+	n = 2 + XCOUNT_IN_MAP;
+	u64map_get(&c->overflow, d, &n);
+	return u64map_put(&c->overflow, d, n + 1);
+}
+
+/* The pairs of word *WP from E to E+N-1 (within the word) count once more. */
+static int count_word(struct thin_data_counts *c, uint64_t bm, uint64_t *wp, uint32_t e,
+		      uint32_t n)
+{
+	unsigned first = e % 32;
+	uint64_t low = (n == 32 ? ~0ull : ((1ull << (2 * n)) - 1) << (2 * first)) & PAIRS_LOW;
+	int r;
+
+	if (!(*wp & (low << 1))) {	/* every pair 0 or 1: no carry, no overflow */
+		*wp += low;
+		return 0;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		unsigned shift = 2 * (first + k), v = (unsigned)(*wp >> shift) & 3;
+
+		if (v < 3)
+			*wp += 1ull << shift;
+		if (v >= 2 && (r = count_over(c, bm, e + k, v)))
+			return r;
+	}
+	return 0;
+}
+
+int thin_data_counts_add(struct thin_data_counts *c, uint64_t d, uint64_t len)
+{
+	int r;
+
+	if (d >= c->nr_blocks || len > c->nr_blocks - d)
+		return -EINVAL;
+	while (len) {
+		uint64_t bm = d / SM_ENTRIES_PER_BITMAP;
+		uint32_t e = (uint32_t)(d % SM_ENTRIES_PER_BITMAP);
+		uint64_t n = TP_MIN(len, (uint64_t)(SM_ENTRIES_PER_BITMAP - e));
+		uint64_t *w = c->dcount[bm];
+
+		if (!w && !(w = c->dcount[bm] = calloc(SM_ENTRIES_PER_BITMAP / 32, 8)))
+			return -ENOMEM;
+		d += n;
+		len -= n;
+		while (n) {
+			uint32_t k = TP_MIN((uint32_t)n, 32 - e % 32);
+
+			if ((r = count_word(c, bm, &w[e / 32], e, k)))
+				return r;
+			e += k;
+			n -= k;
+		}
+	}
+	return 0;
+}
 
 /* ---- block output ---- */
 
@@ -69,6 +199,13 @@ static int wflush(struct thin_builder *b)
 	 * takes the half-written area for metadata */
 	tp_test_pause_n("restore-write", ++b->flushes);
 	r = io_write(b->out, b->wbuf_start * BM_BLOCK_SIZE, b->wbuf, b->wbuf_n * BM_BLOCK_SIZE);
+	/* begin the write-back of what is written, a few MiB at a time, so that
+	 * the flush before the superblock finds most of it on its way */
+	if (!r && b->wbuf_start + b->wbuf_n >= b->wb_next + WRITEBACK_BLOCKS) {
+		io_fd_writeback(b->out, b->wb_next * BM_BLOCK_SIZE,
+				(b->wbuf_start + b->wbuf_n - b->wb_next) * BM_BLOCK_SIZE);
+		b->wb_next = b->wbuf_start + b->wbuf_n;
+	}
 	if (r)
 		log_error("%s: writing metadata blocks %" PRIu64 "..%" PRIu64 " failed: %s",
 			  b->out->name, b->wbuf_start, b->wbuf_start + b->wbuf_n - 1, strerror(-r));
@@ -141,9 +278,9 @@ static int sb_begin(void *ctx, const struct thin_ir_superblock *sb)
 	b->sb = *sb;
 	b->have_sb = 1;
 	b->nr_dbitmaps = TP_DIV_ROUND_UP(sb->nr_data_blocks, SM_ENTRIES_PER_BITMAP);
-	b->dcount = calloc(b->nr_dbitmaps ? b->nr_dbitmaps : 1, sizeof(*b->dcount));
-	b->xcount = calloc(b->nr_dbitmaps ? b->nr_dbitmaps : 1, sizeof(*b->xcount));
-	return b->dcount && b->xcount ? 0 : -ENOMEM;
+	if (b->counts_given)
+		return b->dc->nr_blocks == sb->nr_data_blocks ? 0 : -EINVAL;
+	return thin_data_counts_create(sb->nr_data_blocks, &b->dc);
 }
 
 static int dev_begin(void *ctx, const struct thin_ir_device *dev)
@@ -170,60 +307,6 @@ static int dev_begin(void *ctx, const struct thin_ir_device *dev)
 	return 0;
 }
 
-
-/* Data block I of bitmap BM, counted twice already, is named again. */
-static int count_over(struct thin_builder *b, uint64_t bm, uint32_t i, unsigned twobit)
-{
-	uint8_t *x = b->xcount[bm];
-	uint64_t d = bm * SM_ENTRIES_PER_BITMAP + i, c;
-
-	if (!x && !(x = b->xcount[bm] = calloc(SM_ENTRIES_PER_BITMAP, 1)))
-		return -ENOMEM;
-	if (twobit == 2) {		/* now 3 */
-		x[i] = 1;
-		b->nr_over++;
-		return 0;
-	}
-	if (x[i] < XCOUNT_IN_MAP - 1) {
-		x[i]++;
-		return 0;
-	}
-	if (x[i] == XCOUNT_IN_MAP - 1) {
-		x[i] = XCOUNT_IN_MAP;
-		return u64map_put(&b->overflow, d, 2 + XCOUNT_IN_MAP);
-	}
-	c = 2 + XCOUNT_IN_MAP;
-	u64map_get(&b->overflow, d, &c);
-	return u64map_put(&b->overflow, d, c + 1);
-}
-
-/* The data blocks D .. D+LEN-1 are named once more. */
-static int count_data(struct thin_builder *b, uint64_t d, uint64_t len)
-{
-	int r;
-
-	while (len) {
-		uint64_t bm = d / SM_ENTRIES_PER_BITMAP;
-		uint32_t e = (uint32_t)(d % SM_ENTRIES_PER_BITMAP);
-		uint64_t n = TP_MIN(len, (uint64_t)(SM_ENTRIES_PER_BITMAP - e));
-		uint64_t *w = b->dcount[bm];
-
-		if (!w && !(w = b->dcount[bm] = calloc(SM_ENTRIES_PER_BITMAP / 32, 8)))
-			return -ENOMEM;
-		for (uint32_t k = 0; k < n; k++, e++) {
-			uint64_t *wp = &w[e / 32];
-			unsigned shift = 2 * (e % 32), c = (unsigned)(*wp >> shift) & 3;
-
-			if (c < 3)
-				*wp += 1ull << shift;
-			if (c >= 2 && (r = count_over(b, bm, e, c)))
-				return r;
-		}
-		d += n;
-		len -= n;
-	}
-	return 0;
-}
 
 static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 {
@@ -256,7 +339,8 @@ static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 		if ((r = btree_build_add_seq64(&b->bottom, m->origin_begin, m->length,
 						 thin_bt_pack(m->data_begin, m->time),
 						 thin_bt_pack(1, 0))) ||
-		    (r = count_data(b, m->data_begin, m->length)))
+		    (!b->counts_given && (r = thin_data_counts_add(b->dc, m->data_begin,
+								       m->length))))
 			return r;
 		b->cur.mapped_blocks += m->length;
 		b->next_vblock = m->origin_begin + m->length;
@@ -336,7 +420,7 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 	/* ref-count tree: the blocks named 3 or more times, in order */
 	btree_build_init(&bb, 4, alloc_block, write_block, b);
 	for (uint64_t i = 0; i < b->nr_dbitmaps && !r; i++) {
-		const uint8_t *x = b->xcount[i];
+		const uint8_t *x = b->dc->xcount[i];
 
 		for (uint32_t e = 0; x && e < SM_ENTRIES_PER_BITMAP && !r; e++) {
 			uint64_t c;
@@ -346,7 +430,7 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 			k = i * SM_ENTRIES_PER_BITMAP + e;
 			c = 2 + (uint64_t)x[e];
 			if (x[e] == XCOUNT_IN_MAP)
-				u64map_get(&b->overflow, k, &c);
+				u64map_get(&b->dc->overflow, k, &c);
 			le32_put(val, (uint32_t)c);
 			r = btree_build_add(&bb, k, val);
 		}
@@ -365,7 +449,7 @@ static int build_data_sm(struct thin_builder *b, unsigned char *blk, struct sm_r
 	root->nr_allocated = 0;
 	for (uint64_t i = 0; i < b->nr_dbitmaps && !r; i++) {
 		uint32_t nr_free, nfb;
-		sm_bitmap_encode(blk, b->dcount[i], &nr_free, &nfb);
+		sm_bitmap_encode(blk, b->dc->dcount[i], &nr_free, &nfb);
 		root->nr_allocated += SM_ENTRIES_PER_BITMAP - nr_free;
 		if ((r = write_bitmap(b, blk, first + i)))
 			break;
@@ -486,10 +570,16 @@ int thin_builder_create(struct io_engine *out, struct thin_builder **bp)
 	b->out = out;
 	b->nr_meta = TP_MIN(out->size / BM_BLOCK_SIZE, THIN_METADATA_MAX_BLOCKS);
 	b->next_block = 1;
-	u64map_init(&b->overflow);
 	b->visitor = (struct thin_ir_visitor){ b, sb_begin, sb_end, dev_begin, dev_end, mappings };
 	*bp = b;
 	return 0;
+}
+
+void thin_builder_take_counts(struct thin_builder *b, struct thin_data_counts *c)
+{
+	thin_data_counts_destroy(b->dc);
+	b->dc = c;
+	b->counts_given = 1;
 }
 
 const struct thin_ir_visitor *thin_builder_visitor(struct thin_builder *b)
@@ -511,13 +601,7 @@ void thin_builder_destroy(struct thin_builder *b)
 			  b->out->name);
 	if (b->in_dev)
 		btree_build_destroy(&b->bottom);
-	for (uint64_t i = 0; b->dcount && i < b->nr_dbitmaps; i++)
-		free(b->dcount[i]);
-	for (uint64_t i = 0; b->xcount && i < b->nr_dbitmaps; i++)
-		free(b->xcount[i]);
-	free(b->dcount);
-	free(b->xcount);
-	u64map_destroy(&b->overflow);
+	thin_data_counts_destroy(b->dc);
 	free(b->devs);
 	free(b->wbuf);
 	free(b);

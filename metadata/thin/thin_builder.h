@@ -32,7 +32,23 @@
 
 struct thin_builder;
 
+/* The reference counts of data blocks: the number of mapping entries
+ * naming each (2 bits per block of the bitmaps used, a byte more for the
+ * blocks of a bitmap named 3 or more times). */
+struct thin_data_counts;
+
+int thin_data_counts_create(uint64_t nr_data_blocks, struct thin_data_counts **c) TP_MUST_CHECK;
+/* Data blocks D .. D+LEN-1 are named once more. -EINVAL past the end. */
+int thin_data_counts_add(struct thin_data_counts *c, uint64_t d, uint64_t len) TP_MUST_CHECK;
+/* How many blocks were named 3 or more times. */
+uint64_t thin_data_counts_over(const struct thin_data_counts *c);
+void thin_data_counts_destroy(struct thin_data_counts *c);
+
 int thin_builder_create(struct io_engine *out, struct thin_builder **b) TP_MUST_CHECK;
+/* B takes C (and frees it): C holds the counts of exactly the mappings B is
+ * going to be given (counted while they were validated), so B counts none
+ * itself. Before superblock_begin, whose nr_data_blocks must be C's. */
+void thin_builder_take_counts(struct thin_builder *b, struct thin_data_counts *c);
 const struct thin_ir_visitor *thin_builder_visitor(struct thin_builder *b);
 int thin_builder_finished(struct thin_builder *b);
 /* NULL ok. Zeroes the superblock unless finished. */

@@ -231,7 +231,7 @@ const char *xml_scan_element(struct scan *s, const char *c)
 		    (is_space(c[n]) || c[n] == '/' || c[n] == '>'))
 			break;
 	}
-	if (e == XML_NR_ELEMS || (s->tail && (e == XML_DEF || e == XML_REF)))
+	if (e == XML_NR_ELEMS || (s->tail && e == XML_DEF))
 		return NULL;
 	es = &xml_elems[e];
 	end = scan_attrs(c + es->len, es, vals, &closed);
