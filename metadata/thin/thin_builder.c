@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,9 +36,17 @@ struct thin_builder {
 	struct io_engine *out;
 	struct thin_ir_visitor visitor;
 	uint64_t nr_meta, next_block;
-	unsigned char *wbuf;
+	unsigned char *wbuf, *wbuf2;	/* the one being filled, the writer's */
 	uint64_t wbuf_start;
 	size_t wbuf_n;
+	/* the writer thread: writes the buffer handed over while the next fills */
+	pthread_t wt;
+	int wt_started, wt_busy, wt_quit, wt_err;
+	pthread_mutex_t wt_lock;
+	pthread_cond_t wt_cond;
+	const unsigned char *wt_buf;
+	uint64_t wt_start;
+	size_t wt_n;
 	struct thin_ir_superblock sb;
 	int have_sb, in_dev, finished, ended, sb_zeroed;
 	uint64_t nr_dbitmaps;
@@ -189,28 +198,108 @@ int thin_data_counts_add(struct thin_data_counts *c, uint64_t d, uint64_t len)
 
 /* ---- block output ---- */
 
+/* Write N blocks of BUF at block START (either thread). */
+static int write_out(struct thin_builder *b, const unsigned char *buf, uint64_t start, size_t n)
+{
+	int r = io_write(b->out, start * BM_BLOCK_SIZE, buf, n * BM_BLOCK_SIZE);
+
+	/* begin the write-back of what is written, a few MiB at a time, so that
+	 * the flush before the superblock finds most of it on its way */
+	if (!r && start + n >= b->wb_next + WRITEBACK_BLOCKS) {
+		io_fd_writeback(b->out, b->wb_next * BM_BLOCK_SIZE,
+				(start + n - b->wb_next) * BM_BLOCK_SIZE);
+		b->wb_next = start + n;
+	}
+	if (r)
+		log_error("%s: writing metadata blocks %" PRIu64 "..%" PRIu64 " failed: %s",
+			  b->out->name, start, start + n - 1, strerror(-r));
+	return r;
+}
+
+static void *writer_main(void *arg)
+{
+	struct thin_builder *b = arg;
+
+	pthread_mutex_lock(&b->wt_lock);
+	for (;;) {
+		while (!b->wt_busy && !b->wt_quit)
+			pthread_cond_wait(&b->wt_cond, &b->wt_lock);
+		if (!b->wt_busy)
+			break;
+		pthread_mutex_unlock(&b->wt_lock);
+		int r = write_out(b, b->wt_buf, b->wt_start, b->wt_n);
+		pthread_mutex_lock(&b->wt_lock);
+		if (r && !b->wt_err)
+			b->wt_err = r;
+		b->wt_busy = 0;
+		pthread_cond_broadcast(&b->wt_cond);
+	}
+	pthread_mutex_unlock(&b->wt_lock);
+	return NULL;
+}
+
+/* Wait until the writer has written what it was given: its first error. */
+static int writer_wait(struct thin_builder *b)
+{
+	int r;
+
+	if (!b->wt_started)
+		return 0;
+	pthread_mutex_lock(&b->wt_lock);
+	while (b->wt_busy)
+		pthread_cond_wait(&b->wt_cond, &b->wt_lock);
+	r = b->wt_err;
+	pthread_mutex_unlock(&b->wt_lock);
+	return r;
+}
+
+static void writer_stop(struct thin_builder *b)
+{
+	if (!b->wt_started)
+		return;
+	pthread_mutex_lock(&b->wt_lock);
+	b->wt_quit = 1;
+	pthread_cond_broadcast(&b->wt_cond);
+	pthread_mutex_unlock(&b->wt_lock);
+	pthread_join(b->wt, NULL);
+	b->wt_started = 0;
+}
+
+/* Hand the filled buffer to the writer thread (written here when there is
+ * none), go on filling the other. */
 static int wflush(struct thin_builder *b)
 {
+	unsigned char *t;
 	int r;
 
 	if (!b->wbuf_n)
 		return 0;
+	if ((r = writer_wait(b))) {
+		b->wbuf_n = 0;
+		return r;
+	}
 	/* a cut here leaves the superblock zeroed (sb_begin), so no reader
 	 * takes the half-written area for metadata */
 	tp_test_pause_n("restore-write", ++b->flushes);
-	r = io_write(b->out, b->wbuf_start * BM_BLOCK_SIZE, b->wbuf, b->wbuf_n * BM_BLOCK_SIZE);
-	/* begin the write-back of what is written, a few MiB at a time, so that
-	 * the flush before the superblock finds most of it on its way */
-	if (!r && b->wbuf_start + b->wbuf_n >= b->wb_next + WRITEBACK_BLOCKS) {
-		io_fd_writeback(b->out, b->wb_next * BM_BLOCK_SIZE,
-				(b->wbuf_start + b->wbuf_n - b->wb_next) * BM_BLOCK_SIZE);
-		b->wb_next = b->wbuf_start + b->wbuf_n;
+	if (!b->wt_started && !pthread_create(&b->wt, NULL, writer_main, b))
+		b->wt_started = 1;
+	if (!b->wt_started) {
+		r = write_out(b, b->wbuf, b->wbuf_start, b->wbuf_n);
+		b->wbuf_n = 0;
+		return r;
 	}
-	if (r)
-		log_error("%s: writing metadata blocks %" PRIu64 "..%" PRIu64 " failed: %s",
-			  b->out->name, b->wbuf_start, b->wbuf_start + b->wbuf_n - 1, strerror(-r));
+	pthread_mutex_lock(&b->wt_lock);
+	b->wt_buf = b->wbuf;
+	b->wt_start = b->wbuf_start;
+	b->wt_n = b->wbuf_n;
+	b->wt_busy = 1;
+	pthread_cond_broadcast(&b->wt_cond);
+	pthread_mutex_unlock(&b->wt_lock);
+	t = b->wbuf;
+	b->wbuf = b->wbuf2;
+	b->wbuf2 = t;
 	b->wbuf_n = 0;
-	return r;
+	return 0;
 }
 
 static int alloc_block(void *ctx, uint64_t *blk)
@@ -534,7 +623,7 @@ static int sb_end(void *ctx)
 	if ((r = build_top_and_details(b, &sb.mapping_root, &sb.details_root)) ||
 	    (r = build_data_sm(b, blk, &sb.data_sm)) ||
 	    (r = build_meta_sm(b, blk, &sb.meta_sm)) ||
-	    (r = wflush(b)) || (r = io_flush(b->out)))
+	    (r = wflush(b)) || (r = writer_wait(b)) || (r = io_flush(b->out)))
 		goto out;
 	thin_sb_pack(blk, &sb);
 	bm_header_prepare(blk, 0, THIN_SB_CSUM_XOR);
@@ -567,6 +656,13 @@ int thin_builder_create(struct io_engine *out, struct thin_builder **bp)
 		free(b);
 		return -ENOMEM;
 	}
+	if (posix_memalign((void **)&b->wbuf2, 4096, (size_t)WBUF_BLOCKS * BM_BLOCK_SIZE)) {
+		free(b->wbuf);
+		free(b);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&b->wt_lock, NULL);
+	pthread_cond_init(&b->wt_cond, NULL);
 	b->out = out;
 	b->nr_meta = TP_MIN(out->size / BM_BLOCK_SIZE, THIN_METADATA_MAX_BLOCKS);
 	b->next_block = 1;
@@ -596,6 +692,7 @@ void thin_builder_destroy(struct thin_builder *b)
 {
 	if (!b)
 		return;
+	writer_stop(b);
 	if (!b->finished && b->sb_zeroed && zero_superblock(b))
 		log_error("%s: could not zero the superblock of the unfinished metadata",
 			  b->out->name);
@@ -603,6 +700,9 @@ void thin_builder_destroy(struct thin_builder *b)
 		btree_build_destroy(&b->bottom);
 	thin_data_counts_destroy(b->dc);
 	free(b->devs);
+	pthread_cond_destroy(&b->wt_cond);
+	pthread_mutex_destroy(&b->wt_lock);
 	free(b->wbuf);
+	free(b->wbuf2);
 	free(b);
 }
