@@ -196,6 +196,82 @@ int thin_data_counts_add(struct thin_data_counts *c, uint64_t d, uint64_t len)
 	return 0;
 }
 
+/* The count of block E of bitmap BM. */
+static uint64_t count_of(const struct thin_data_counts *c, uint64_t bm, uint32_t e)
+{
+	unsigned v = (unsigned)(c->dcount[bm][e / 32] >> (2 * (e % 32))) & 3;
+	uint64_t n;
+
+	if (v < 3)
+		return v;
+	if (c->xcount[bm][e] < XCOUNT_IN_MAP)
+		return 2 + (uint64_t)c->xcount[bm][e];
+	n = 2 + XCOUNT_IN_MAP;
+	u64map_get(&c->overflow, bm * SM_ENTRIES_PER_BITMAP + e, &n);
+	return n;
+}
+
+/* Block E of bitmap BM, counted V (< 3) or more times already, is counted
+ * N times: set it so. */
+static int set_count(struct thin_data_counts *c, uint64_t bm, uint32_t e, uint64_t n)
+{
+	uint64_t *wp = &c->dcount[bm][e / 32];
+	unsigned shift = 2 * (e % 32);
+	uint8_t *x;
+
+	*wp = (*wp & ~(3ull << shift)) | ((uint64_t)(n < 3 ? n : 3) << shift);
+	if (n < 3)
+		return 0;
+	if (!(x = c->xcount[bm]) && !(x = c->xcount[bm] = calloc(SM_ENTRIES_PER_BITMAP, 1)))
+		return -ENOMEM;
+	if (n - 2 < XCOUNT_IN_MAP) {
+		x[e] = (uint8_t)(n - 2);
+		return 0;
+	}
+	x[e] = XCOUNT_IN_MAP;
+	return u64map_put(&c->overflow, bm * SM_ENTRIES_PER_BITMAP + e, n);
+}
+
+int thin_data_counts_merge(struct thin_data_counts *a, struct thin_data_counts *b)
+{
+	int r;
+
+	if (a->nr_blocks != b->nr_blocks)
+		return -EINVAL;
+	for (uint64_t bm = 0; bm < a->nr_bitmaps; bm++) {
+		uint64_t *wa = a->dcount[bm], *wb = b->dcount[bm];
+
+		if (!wb)
+			continue;
+		if (!wa && !b->xcount[bm]) {	/* only B's: take it over */
+			a->dcount[bm] = wb;
+			b->dcount[bm] = NULL;
+			continue;
+		}
+		if (!wa && !(wa = a->dcount[bm] = calloc(SM_ENTRIES_PER_BITMAP / 32, 8)))
+			return -ENOMEM;
+		for (uint32_t w = 0; w < SM_ENTRIES_PER_BITMAP / 32; w++) {
+			if (!wb[w])
+				continue;
+			if (!((wa[w] | wb[w]) & (PAIRS_LOW << 1))) {	/* 0 or 1 each: no carry */
+				wa[w] += wb[w];
+				continue;
+			}
+			for (uint32_t e = w * 32; e < w * 32 + 32; e++) {
+				uint64_t nb = count_of(b, bm, e);
+
+				if (nb && (r = set_count(a, bm, e, count_of(a, bm, e) + nb)))
+					return r;
+			}
+		}
+	}
+	a->nr_over = 0;
+	for (uint64_t bm = 0; bm < a->nr_bitmaps; bm++)
+		for (uint32_t e = 0; a->xcount[bm] && e < SM_ENTRIES_PER_BITMAP; e++)
+			a->nr_over += a->xcount[bm][e] != 0;
+	return 0;
+}
+
 /* ---- block output ---- */
 
 /* Write N blocks of BUF at block START (either thread). */

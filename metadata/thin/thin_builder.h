@@ -40,6 +40,9 @@ struct thin_data_counts;
 int thin_data_counts_create(uint64_t nr_data_blocks, struct thin_data_counts **c) TP_MUST_CHECK;
 /* Data blocks D .. D+LEN-1 are named once more. -EINVAL past the end. */
 int thin_data_counts_add(struct thin_data_counts *c, uint64_t d, uint64_t len) TP_MUST_CHECK;
+/* Add B's counts (of as many data blocks) to A's; B is left in pieces, to
+ * destroy. */
+int thin_data_counts_merge(struct thin_data_counts *a, struct thin_data_counts *b) TP_MUST_CHECK;
 /* How many blocks were named 3 or more times. */
 uint64_t thin_data_counts_over(const struct thin_data_counts *c);
 void thin_data_counts_destroy(struct thin_data_counts *c);

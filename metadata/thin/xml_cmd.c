@@ -307,11 +307,17 @@ static void counter_release(struct counter *c)
 /* Add B's counts into A (the halves of one document): reference counts
  * saturate at 3, so the data blocks named 3 or more times are counted
  * again over the sums. */
-static void counter_merge(struct counter *a, struct counter *b)
+static int counter_merge(struct counter *a, struct counter *b)
 {
 	a->st.nr_devices += b->st.nr_devices;
 	a->st.mapped_blocks += b->st.mapped_blocks;
 	a->st.tree_blocks += b->st.tree_blocks;
+	if (a->dc && b->dc) {	/* exact counts */
+		int r = thin_data_counts_merge(a->dc, b->dc);
+
+		a->st.overflow_blocks = thin_data_counts_over(a->dc);
+		return r;
+	}
 	a->st.overflow_blocks = 0;
 	for (uint64_t i = 0; i < a->nr_chunks; i++) {
 		uint8_t *x = a->chunks[i], *y = b->chunks[i];
@@ -335,6 +341,7 @@ static void counter_merge(struct counter *a, struct counter *b)
 			for (unsigned sh = 0; sh < 8; sh += 2)
 				a->st.overflow_blocks += ((x[k] >> sh) & 3) == 3;
 	}
+	return 0;
 }
 
 /* A file this large (in recording limits) is past its limit anyway (a
@@ -347,7 +354,7 @@ static void counter_merge(struct counter *a, struct counter *b)
 
 /* Pass 1 on a large file: validate and count in two halves at once (a
  * counter each, merged), each half recorded into REC0 and REC1 unless
- * NULL. 0, 1 (not taken: reset C and go on with one reader) or -errno
+ * NULL (and then counted exactly, for the builder: C->dc). 0, 1 (not taken: reset C and go on with one reader) or -errno
  * (ERR set). */
 static int count_split(int fd, uint64_t size, struct counter *c, struct thin_ir_record *rec0,
 		       struct thin_ir_record *rec1, struct thin_xml_error *err)
@@ -364,14 +371,17 @@ static int count_split(int fd, uint64_t size, struct counter *c, struct thin_ir_
 	int r;
 
 	memset(&c1, 0, sizeof(c1));
-	if (rec0 && rec1) {
+	if (rec0 && rec1) {	/* exact counts too, for the builder */
 		thin_ir_record_visitor(rec0, &c->rec);
 		thin_ir_record_visitor(rec1, &c1.rec);
+		c->exact = c1.exact = 1;
 	}
 	v1.ctx = &c1;
 	r = thin_xml_scan_split(fd, size, &v0, &v1, err);
-	if (!r)
-		counter_merge(c, &c1);
+	if (!r && (r = counter_merge(c, &c1))) {
+		memset(err, 0, sizeof(*err));
+		snprintf(err->msg, sizeof(err->msg), "counting the mappings: %s", strerror(-r));
+	}
 	counter_release(&c1);
 	memset(&c->rec, 0, sizeof(c->rec));
 	return r;
@@ -447,13 +457,16 @@ static int validate(int fd, int seekable, const char *name, struct thin_ir_recor
 				report(name, r, &err);
 			*scanned = 1;
 			*st = c.st;
-			counter_release(&c);
 			if (!r && record && thin_ir_record_complete(r0) &&
 			    thin_ir_record_complete(r1)) {
 				thin_ir_record_destroy(*rec);
 				*rec = r0;
 				*rec1 = r1;
+				*dc = c.dc;
+				c.dc = NULL;
+				counter_release(&c);
 			} else {
+				counter_release(&c);
 				thin_ir_record_destroy(r0);
 				thin_ir_record_destroy(r1);
 			}

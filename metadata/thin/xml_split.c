@@ -48,24 +48,24 @@ static uint64_t tag_in(int fd, char *w, uint64_t from, int last)
 
 /* The device tag nearest the middle of a file of SIZE bytes, within its
  * middle half, or 0; *FIRST: the first device tag (0 if none before the
- * split). */
+ * split). The second half reads [0, *FIRST) too, so the middle is that of
+ * the rest. */
 static uint64_t find_split(int fd, uint64_t size, uint64_t *first)
 {
-	uint64_t mid = size / 2, at = 0;
+	uint64_t mid, at = 0;
 	char *w = malloc(SPLIT_WINDOW + TAG_LEN + 1);
 
 	*first = 0;
-	for (uint64_t d = 0; w && !at && d < size / 4; d += SPLIT_WINDOW) {
+	for (uint64_t from = 0; w && !*first && from < size / 2; from += SPLIT_WINDOW)
+		*first = tag_in(fd, w, from, 0);
+	mid = *first + (size - *first) / 2;
+	for (uint64_t d = 0; w && *first && !at && d < size / 4; d += SPLIT_WINDOW) {
 		at = tag_in(fd, w, mid + d, 0);
 		if (!at && mid >= d + SPLIT_WINDOW)
 			at = tag_in(fd, w, mid - d - SPLIT_WINDOW, 1);
 	}
-	for (uint64_t from = 0; w && at && !*first && from < at; from += SPLIT_WINDOW)
-		*first = tag_in(fd, w, from, 0);
 	free(w);
-	if (*first >= at)
-		*first = 0;
-	return at < size && *first ? at : 0;
+	return at < size && *first && *first < at ? at : 0;
 }
 
 struct half {

@@ -417,13 +417,16 @@ static int restore_piped(const char *doc, struct io_engine *meta)
 
 /* A 1.x dump of at least 16 MiB is scanned in two halves too, the second
  * reading the <def>s before the first device for its <ref>s; each half
- * is recorded and replayed (or, past the limit, the file read again):
- * the same metadata, byte for byte, as one reader through a pipe. */
+ * is recorded and replayed with the counts of both halves added (or, past
+ * the limit, the file read again): the same metadata, byte for byte, as
+ * one reader through a pipe. */
 static void test_restore_split_defs(void)
 {
-	enum { SIZE = 32 << 20 };
+	enum { SIZE = 48 << 20 };
 	uint64_t mapped;
-	char *doc = workload_defs(40, 7000, 300, 20, 0, &mapped);
+	/* 800 devices: each def is named by about 267 of them, past what a
+	 * byte of count holds (257), about 133 in each half */
+	char *doc = workload_defs(800, 330, 300, 20, 0, &mapped);
 	char *one = malloc(SIZE), *two = malloc(SIZE);
 	struct seen s0 = { 0 }, s1 = { 0 };
 	const struct thin_ir_visitor v0 = { &s0, NULL, seen_end, seen_dev, NULL, seen_runs };
@@ -440,7 +443,7 @@ static void test_restore_split_defs(void)
 	/* the split is taken: each half sees devices, together all mappings */
 	CU_ASSERT_EQUAL_FATAL(thin_xml_scan_split(fd, strlen(doc), &v0, &v1, &err), 0);
 	CU_ASSERT(s0.devices > 0 && s1.devices > 0);
-	CU_ASSERT_EQUAL(s0.devices + s1.devices, 40);
+	CU_ASSERT_EQUAL(s0.devices + s1.devices, 800);
 	CU_ASSERT_EQUAL(s0.blocks + s1.blocks, mapped);
 	CU_ASSERT(s0.ended == 1 && s1.ended == 1);
 	CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m1) == 0);
@@ -449,7 +452,8 @@ static void test_restore_split_defs(void)
 	CU_ASSERT_FATAL(lseek(fd, 0, SEEK_SET) == 0);
 	CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "defs.xml", m1, 0, &st), 0);
 	CU_ASSERT_EQUAL(st.mapped_blocks, mapped);
-	CU_ASSERT_EQUAL(st.nr_devices, 40);
+	CU_ASSERT_EQUAL(st.nr_devices, 800);
+	CU_ASSERT_EQUAL(st.overflow_blocks, 300 * 20);
 	CU_ASSERT_EQUAL_FATAL(restore_piped(doc, m2), 0);
 	CU_ASSERT_FATAL(io_read(m1, 0, one, SIZE) == 0);
 	CU_ASSERT_FATAL(io_read(m2, 0, two, SIZE) == 0);
