@@ -3,10 +3,12 @@
  *
  * Trees are built bottom-up in one pass: leaves full (the last two of a
  * level balanced, so every non-root node is at least half full), nodes
- * written in large sequential chunks as they fill, space maps computed from
- * scratch at the end (data counts = number of mapping entries naming a
- * block; every metadata block has count 1), then flush, then the
- * superblock, then flush. Nothing in the input is shared (no def/ref).
+ * written in large sequential chunks as they fill (by a writer thread,
+ * one chunk while the next fills), space maps computed from scratch at the
+ * end (data counts = number of mapping entries naming a block, counted
+ * here or given by thin_builder_take_counts; every metadata block has
+ * count 1), then flush, then the superblock, then flush. Nothing in the
+ * input is shared (no def/ref).
  *
  * Input rules (-EINVAL with a message): data_block_size 128..2097152 and a
  * multiple of 128; dev_id <= THIN_MAX_DEV_ID, ascending; runs ascending and
