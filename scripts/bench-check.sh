@@ -82,6 +82,10 @@ read -r rtp_s rtp_kb rtp_cpu < <(measure "$BUILD"/bin/tprestore -q -i "$xml" -o 
 # (1.1.0's XML shares runs in <def> sections: compare tpdump of both images)
 cmp -s <("$BUILD"/bin/tpdump -q "$out") <("$BUILD"/bin/tpdump -q "$img") ||
 	echo "bench-check: WARNING: tprestore's metadata does not dump as the original does"
+"$BUILD"/bin/tpcheck -q --metadata "$out" ||
+	echo "bench-check: WARNING: tpcheck finds tprestore's metadata damaged"
+"$REF110/thin_check" -q "$out" ||
+	echo "bench-check: WARNING: thin_check 1.1.0 finds tprestore's metadata damaged"
 rm -f "$out"
 printf '%-22s %10s %10s %12s\n' "" "wall s" "CPU s" "peak RSS KiB"
 printf '%-22s %10s %10s %12s\n' "thin_dump 1.1.0" "$d11_s" "$d11_cpu" "$d11_kb"

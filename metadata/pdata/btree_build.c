@@ -91,6 +91,51 @@ int btree_build_add(struct btree_build *bb, uint64_t key, const void *value)
 	return add_at(bb, 0, key, value);
 }
 
+int btree_build_add_seq64(struct btree_build *bb, uint64_t key, uint64_t n, uint64_t value,
+			  uint64_t step)
+{
+	unsigned char v[8];
+	int r;
+
+	if (!n)
+		return 0;
+	if (bb->vsize != 8 || key + (n - 1) < key)
+		return -EINVAL;
+	while (n) {
+		unsigned char *cur = bb->lv[0].cur;
+		uint32_t nr, room;
+
+		if (!cur || (nr = bn_nr(cur)) == bn_max(cur)) {
+			/* a new leaf: the general path rotates the nodes */
+			le64_put(v, value);
+			if ((r = btree_build_add(bb, key, v)))
+				return r;
+			key++;
+			value += step;
+			n--;
+			continue;
+		}
+		if (bb->entries && key <= bb->last_key)
+			return -EINVAL;
+		room = bn_max(cur) - nr;
+		if (room > n)
+			room = (uint32_t)n;
+		unsigned char *kp = cur + BTREE_HEADER_SIZE + 8 * (size_t)nr;
+		unsigned char *vp = (unsigned char *)bn_value(cur, nr);
+		for (uint32_t i = 0; i < room; i++) {
+			le64_put(kp + 8 * (size_t)i, key + i);
+			le64_put(vp + 8 * (size_t)i, value + i * step);
+		}
+		bn_set_nr(cur, nr + room);
+		bb->entries += room;
+		bb->last_key = key + room - 1;
+		key += room;
+		value += room * step;
+		n -= room;
+	}
+	return 0;
+}
+
 /* Move entries from the end of LEFT (full) to the front of RIGHT so both
  * hold about half of the total. */
 static void balance(unsigned char *left, unsigned char *right)

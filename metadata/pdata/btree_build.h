@@ -36,6 +36,11 @@ void btree_build_init(struct btree_build *bb, uint32_t vsize,
 		      int (*write)(void *ctx, uint64_t b, const void *data), void *ctx);
 /* Keys must be strictly ascending (else -EINVAL). */
 int btree_build_add(struct btree_build *bb, uint64_t key, const void *value) TP_MUST_CHECK;
+/* Of a tree of 8-byte values (else -EINVAL): the N entries KEY, KEY+1, ...
+ * with the values VALUE, VALUE+STEP, ... (as 64-bit little-endian), as N
+ * calls of btree_build_add would add them, filling the leaf in place. */
+int btree_build_add_seq64(struct btree_build *bb, uint64_t key, uint64_t n, uint64_t value,
+			  uint64_t step) TP_MUST_CHECK;
 int btree_build_finish(struct btree_build *bb, uint64_t *root) TP_MUST_CHECK;
 void btree_build_destroy(struct btree_build *bb);
 /* Nodes a build of NR entries writes. */

@@ -191,6 +191,8 @@ struct counter {
 	uint8_t **chunks;
 	uint64_t nr_chunks;
 	struct thin_ir_visitor rec;	/* every event is also recorded (ctx NULL: not) */
+	int exact;			/* count into dc (the builder's counts) */
+	struct thin_data_counts *dc;
 };
 
 static int count_sb(void *ctx, const struct thin_ir_superblock *sb)
@@ -198,6 +200,13 @@ static int count_sb(void *ctx, const struct thin_ir_superblock *sb)
 	struct counter *c = ctx;
 
 	c->st.nr_data_blocks = sb->nr_data_blocks;
+	if (c->exact) {
+		int r = thin_data_counts_create(sb->nr_data_blocks, &c->dc);
+
+		if (r)
+			return r;
+		return c->rec.ctx ? c->rec.superblock_begin(c->rec.ctx, sb) : 0;
+	}
 	c->nr_chunks = TP_DIV_ROUND_UP(sb->nr_data_blocks, CHUNK_BLOCKS);
 	c->chunks = calloc(c->nr_chunks ? c->nr_chunks : 1, sizeof(*c->chunks));
 	if (!c->chunks)
@@ -209,6 +218,8 @@ static int count_sb_end(void *ctx)
 {
 	struct counter *c = ctx;
 
+	if (c->dc)
+		c->st.overflow_blocks = thin_data_counts_over(c->dc);
 	return c->rec.ctx ? c->rec.superblock_end(c->rec.ctx) : 0;
 }
 
@@ -230,20 +241,38 @@ static int count_dev_end(void *ctx)
 	return c->rec.ctx ? c->rec.device_end(c->rec.ctx) : 0;
 }
 
-static int count_data(struct counter *c, uint64_t d)
+/* Data blocks D .. D+LEN-1 are named once more: a byte (four blocks) at a
+ * time where none of its blocks is named twice yet. */
+static int count_data(struct counter *c, uint64_t d, uint64_t len)
 {
-	uint8_t **chunk = &c->chunks[d >> CHUNK_SHIFT];
-	uint64_t i = d & (CHUNK_BLOCKS - 1);
-	unsigned shift = (unsigned)(i & 3) * 2, v;
+	while (len) {
+		uint8_t **chunk = &c->chunks[d >> CHUNK_SHIFT];
+		uint64_t i = d & (CHUNK_BLOCKS - 1);
+		uint64_t n = TP_MIN(len, CHUNK_BLOCKS - i);
 
-	if (!*chunk && !(*chunk = calloc(CHUNK_BLOCKS / 4, 1)))
-		return -ENOMEM;
-	v = ((*chunk)[i >> 2] >> shift) & 3;
-	if (v == 3)
-		return 0;
-	(*chunk)[i >> 2] = (uint8_t)((*chunk)[i >> 2] + (1u << shift));
-	if (v == 2)
-		c->st.overflow_blocks++;
+		if (!*chunk && !(*chunk = calloc(CHUNK_BLOCKS / 4, 1)))
+			return -ENOMEM;
+		d += n;
+		len -= n;
+		while (n) {
+			uint8_t *b = &(*chunk)[i >> 2];
+
+			if (!(i & 3) && n >= 4 && !(*b & 0xaa)) {	/* all 0 or 1 */
+				*b = (uint8_t)(*b + 0x55);
+				i += 4;
+				n -= 4;
+				continue;
+			}
+			unsigned shift = (unsigned)(i & 3) * 2, v = (*b >> shift) & 3;
+
+			if (v < 3)
+				*b = (uint8_t)(*b + (1u << shift));
+			if (v == 2)
+				c->st.overflow_blocks++;
+			i++;
+			n--;
+		}
+	}
 	return 0;
 }
 
@@ -254,9 +283,13 @@ static int count_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t 
 
 	for (size_t i = 0; i < n; i++) {
 		c->dev_blocks += runs[i].length;
-		for (uint64_t k = 0; k < runs[i].length; k++)
-			if ((r = count_data(c, runs[i].data_begin + k)))
+		if (c->dc) {
+			if ((r = thin_data_counts_add(c->dc, runs[i].data_begin, runs[i].length)))
 				return r;
+			continue;
+		}
+		if ((r = count_data(c, runs[i].data_begin, runs[i].length)))
+			return r;
 	}
 	return c->rec.ctx ? c->rec.mappings(c->rec.ctx, runs, n) : 0;
 }
@@ -267,16 +300,24 @@ static void counter_release(struct counter *c)
 		free(c->chunks[i]);
 	free(c->chunks);
 	c->chunks = NULL;
+	thin_data_counts_destroy(c->dc);
+	c->dc = NULL;
 }
 
 /* Add B's counts into A (the halves of one document): reference counts
  * saturate at 3, so the data blocks named 3 or more times are counted
  * again over the sums. */
-static void counter_merge(struct counter *a, struct counter *b)
+static int counter_merge(struct counter *a, struct counter *b)
 {
 	a->st.nr_devices += b->st.nr_devices;
 	a->st.mapped_blocks += b->st.mapped_blocks;
 	a->st.tree_blocks += b->st.tree_blocks;
+	if (a->dc && b->dc) {	/* exact counts */
+		int r = thin_data_counts_merge(a->dc, b->dc);
+
+		a->st.overflow_blocks = thin_data_counts_over(a->dc);
+		return r;
+	}
 	a->st.overflow_blocks = 0;
 	for (uint64_t i = 0; i < a->nr_chunks; i++) {
 		uint8_t *x = a->chunks[i], *y = b->chunks[i];
@@ -300,17 +341,23 @@ static void counter_merge(struct counter *a, struct counter *b)
 			for (unsigned sh = 0; sh < 8; sh += 2)
 				a->st.overflow_blocks += ((x[k] >> sh) & 3) == 3;
 	}
+	return 0;
 }
 
 /* A file this large (in recording limits) is past its limit anyway (a
  * mapping is 60 to 90 bytes of XML, about 5 of recording): pass 1 then
- * scans it in two halves at once and pass 2 reads it again. */
+ * scans it in two halves at once and pass 2 reads it again. A smaller one
+ * of at least SPLIT_MIN_BYTES is scanned in two halves too, each recorded
+ * within half the limit, pass 2 replaying both. */
 #define SPLIT_MIN_RECORDINGS 16
+#define SPLIT_MIN_BYTES (16u << 20)
 
 /* Pass 1 on a large file: validate and count in two halves at once (a
- * counter each, merged), recording nothing. 0, 1 (not taken: reset C and
- * go on with one reader) or -errno (ERR set). */
-static int count_split(int fd, uint64_t size, struct counter *c, struct thin_xml_error *err)
+ * counter each, merged), each half recorded into REC0 and REC1 unless
+ * NULL (and then counted exactly, for the builder: C->dc). 0, 1 (not taken: reset C and go on with one reader) or -errno
+ * (ERR set). */
+static int count_split(int fd, uint64_t size, struct counter *c, struct thin_ir_record *rec0,
+		       struct thin_ir_record *rec1, struct thin_xml_error *err)
 {
 	struct counter c1;
 	struct thin_ir_visitor v0 = {
@@ -324,11 +371,19 @@ static int count_split(int fd, uint64_t size, struct counter *c, struct thin_xml
 	int r;
 
 	memset(&c1, 0, sizeof(c1));
+	if (rec0 && rec1) {	/* exact counts too, for the builder */
+		thin_ir_record_visitor(rec0, &c->rec);
+		thin_ir_record_visitor(rec1, &c1.rec);
+		c->exact = c1.exact = 1;
+	}
 	v1.ctx = &c1;
 	r = thin_xml_scan_split(fd, size, &v0, &v1, err);
-	if (!r)
-		counter_merge(c, &c1);
+	if (!r && (r = counter_merge(c, &c1))) {
+		memset(err, 0, sizeof(*err));
+		snprintf(err->msg, sizeof(err->msg), "counting the mappings: %s", strerror(-r));
+	}
 	counter_release(&c1);
+	memset(&c->rec, 0, sizeof(c->rec));
 	return r;
 }
 
@@ -340,12 +395,32 @@ static void report(const char *name, int r, const struct thin_xml_error *e)
 		log_error("%s: %s", name, e->msg[0] ? e->msg : strerror(-r));
 }
 
+/* The strict scanner in its own thread (xml_pipe.h): in pass 1 while the
+ * counter counts and records, in pass 2 of a file the scanner took and no
+ * recording holds while the builder writes. */
+struct rescan {
+	int fd;
+	struct thin_xml_error *err;
+	int r;			/* the scan's result */
+};
+
+static int rescan(void *arg, const struct thin_ir_visitor *v)
+{
+	struct rescan *rs = arg;
+
+	return rs->r = thin_xml_scan_fd(rs->fd, v, rs->err);
+}
+
 /* Pass 1: validate, count, record. A seekable input is read by the strict
  * scanner first (*SCANNED set when it took the document), a large file in
  * two halves at once; what it does not take is read again from the start
- * by expat, the reference, with a fresh count and recording. */
+ * by expat, the reference, with a fresh count and recording. When the
+ * recording holds the whole document, *DC gets its data reference counts
+ * for the builder (else NULL). Two halves recorded: *REC the first, *REC1
+ * the second (else NULL). */
 static int validate(int fd, int seekable, const char *name, struct thin_ir_record **rec,
-		    size_t record_max, struct thin_xml_stats *st, int *scanned)
+		    struct thin_ir_record **rec1, size_t record_max, struct thin_xml_stats *st,
+		    int *scanned, struct thin_data_counts **dc)
 {
 	struct counter c;
 	struct thin_ir_visitor v = {
@@ -363,17 +438,42 @@ static int validate(int fd, int seekable, const char *name, struct thin_ir_recor
 	memset(&c, 0, sizeof(c));
 	memset(st, 0, sizeof(*st));
 	*scanned = 0;
+	*dc = NULL;
+	*rec1 = NULL;
 	if (seekable && !fstat(fd, &sb) && S_ISREG(sb.st_mode) &&
-	    (uint64_t)sb.st_size / SPLIT_MIN_RECORDINGS >= record_max) {
-		r = count_split(fd, (uint64_t)sb.st_size, &c, &err);
+	    (uint64_t)sb.st_size >= SPLIT_MIN_BYTES) {
+		int record = (uint64_t)sb.st_size / SPLIT_MIN_RECORDINGS < record_max;
+		struct thin_ir_record *r0 = NULL, *r1 = NULL;
+
+		if (record && (thin_ir_record_create(record_max / 2, &r0) ||
+			       thin_ir_record_create(record_max / 2, &r1))) {
+			thin_ir_record_destroy(r0);
+			r0 = NULL;
+			record = 0;
+		}
+		r = count_split(fd, (uint64_t)sb.st_size, &c, r0, r1, &err);
 		if (r <= 0) {
 			if (r)
 				report(name, r, &err);
 			*scanned = 1;
 			*st = c.st;
-			counter_release(&c);
+			if (!r && record && thin_ir_record_complete(r0) &&
+			    thin_ir_record_complete(r1)) {
+				thin_ir_record_destroy(*rec);
+				*rec = r0;
+				*rec1 = r1;
+				*dc = c.dc;
+				c.dc = NULL;
+				counter_release(&c);
+			} else {
+				counter_release(&c);
+				thin_ir_record_destroy(r0);
+				thin_ir_record_destroy(r1);
+			}
 			return r;
 		}
+		thin_ir_record_destroy(r0);
+		thin_ir_record_destroy(r1);
 		counter_release(&c);
 		memset(&c, 0, sizeof(c));
 		if (lseek(fd, 0, SEEK_SET)) {
@@ -382,9 +482,17 @@ static int validate(int fd, int seekable, const char *name, struct thin_ir_recor
 			return r;
 		}
 	}
+	c.exact = 1;
 	thin_ir_record_visitor(*rec, &c.rec);
 	if (seekable) {
-		r = thin_xml_scan_fd(fd, &v, &err);
+		struct rescan rs = { fd, &err, 0 };
+
+		r = thin_ir_pipe(rescan, &rs, &v);
+		if (r < 0 && r != rs.r) {	/* the counter's own error */
+			memset(&err, 0, sizeof(err));
+			snprintf(err.msg, sizeof(err.msg), "counting the mappings: %s",
+				 strerror(-r));
+		}
 		if (r < 0) {
 			report(name, r, &err);
 			counter_release(&c);
@@ -395,6 +503,7 @@ static int validate(int fd, int seekable, const char *name, struct thin_ir_recor
 	if (r) {
 		counter_release(&c);
 		memset(&c, 0, sizeof(c));
+		c.exact = 1;
 		if (seekable) {
 			thin_ir_record_destroy(*rec);
 			*rec = NULL;
@@ -411,24 +520,13 @@ static int validate(int fd, int seekable, const char *name, struct thin_ir_recor
 		if (r)
 			report(name, r, &err);
 	}
+	if (!r && *rec && thin_ir_record_complete(*rec)) {
+		*dc = c.dc;
+		c.dc = NULL;
+	}
 	counter_release(&c);
 	*st = c.st;
 	return r;
-}
-
-/* Pass 2 of a file the scanner took and no recording holds: it reads the
- * file again in its own thread while the builder writes (xml_pipe.h). */
-struct rescan {
-	int fd;
-	struct thin_xml_error *err;
-	int r;			/* the scan's result */
-};
-
-static int rescan(void *arg, const struct thin_ir_visitor *v)
-{
-	struct rescan *rs = arg;
-
-	return rs->r = thin_xml_scan_fd(rs->fd, v, rs->err);
 }
 
 int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t record_max,
@@ -445,10 +543,11 @@ int thin_xml_restore_watched(int xml_fd, const char *name, struct io_engine *out
 	struct thin_ir_visitor tv;
 	struct tally t;
 	int seekable = lseek(xml_fd, 0, SEEK_SET) == 0;
-	struct thin_ir_record *rec;
+	struct thin_ir_record *rec, *rec1 = NULL;
 	struct thin_xml_error err;
 	struct thin_builder *b;
 	struct thin_xml_stats st;
+	struct thin_data_counts *dc = NULL;
 	uint64_t need, have;
 	int r, scanned;
 
@@ -457,12 +556,12 @@ int thin_xml_restore_watched(int xml_fd, const char *name, struct io_engine *out
 	r = thin_ir_record_create(record_max, &rec);
 	if (r)
 		return r;
-	r = validate(xml_fd, seekable, name, &rec, record_max, &st, &scanned);
+	r = validate(xml_fd, seekable, name, &rec, &rec1, record_max, &st, &scanned, &dc);
 	if (stats)
 		*stats = st;
 	if (r)
 		goto out;
-	if (!thin_ir_record_complete(rec) && !seekable) {
+	if (!rec1 && !thin_ir_record_complete(rec) && !seekable) {
 		log_error("%s: too large to restore from a pipe (it is read twice): give a file",
 			  name);
 		r = -EFBIG;
@@ -484,9 +583,21 @@ int thin_xml_restore_watched(int xml_fd, const char *name, struct io_engine *out
 		log_error("%s: cannot start writing metadata: %s", out->name, strerror(-r));
 		goto out;
 	}
+	if (dc) {	/* the recording is what was counted */
+		thin_builder_take_counts(b, dc);
+		dc = NULL;
+	}
 	/* pass 2: from the recording, or the XML again when it did not fit */
 	bv = tallied(&t, &tv, thin_builder_visitor(b), progress, ctx, st.mapped_blocks);
-	if (thin_ir_record_complete(rec)) {
+	if (rec1) {	/* the halves: the first ends no superblock, the second starts none */
+		struct thin_ir_visitor v0 = *bv, v1 = *bv;
+
+		v0.superblock_end = NULL;
+		v1.superblock_begin = NULL;
+		r = thin_ir_record_replay(rec, &v0);
+		if (!r)
+			r = thin_ir_record_replay(rec1, &v1);
+	} else if (thin_ir_record_complete(rec)) {
 		r = thin_ir_record_replay(rec, bv);
 	} else if (lseek(xml_fd, 0, SEEK_SET)) {
 		r = -errno;
@@ -517,6 +628,8 @@ int thin_xml_restore_watched(int xml_fd, const char *name, struct io_engine *out
 	}
 	thin_builder_destroy(b);
 out:
+	thin_data_counts_destroy(dc);
+	thin_ir_record_destroy(rec1);
 	thin_ir_record_destroy(rec);
 	return r;
 }

@@ -49,8 +49,10 @@ uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_met
 
 /* The recording of pass 1 (xml_record.h) is kept up to this many bytes
  * (about 5 bytes per mapping run); beyond it a file is parsed again. A
- * pipe cannot be read again, so its limit is higher. */
-#define THIN_XML_RECORD_MAX (8u << 20)
+ * pipe cannot be read again, so its limit is higher. When pass 1 recorded
+ * the whole document in one piece, the builder takes the data reference
+ * counts it made too (thin_builder_take_counts). */
+#define THIN_XML_RECORD_MAX (16u << 20)
 #define THIN_XML_RECORD_MAX_PIPE (256u << 20)
 
 /* Restore the XML read from XML_FD (a file or a pipe) over OUT. Pass 1
@@ -59,8 +61,11 @@ uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_met
  * 2 drives the builder from the recording (or, if the recording passed
  * RECORD_MAX bytes - 0: the default above - from the file again). A file
  * is read by the strict scanner (xml_scan.h) when it has thin_dump's exact
- * layout - one of at least 16 x RECORD_MAX bytes, which no recording
- * holds, in two halves at once (one thread each) - else by expat
+ * layout - one of at least 16 MiB in two halves at once (one thread each),
+ * each recorded within half of RECORD_MAX unless the file is 16 x
+ * RECORD_MAX bytes or more, which no recording holds; a smaller one in a
+ * thread of its own while the caller's thread counts and records - else
+ * by expat
  * (xml_parse.h), whose messages are the ones given for any invalid
  * document. NAME
  * labels messages ("FILE:LINE:COL: ..."). STATS (may be NULL) receives

@@ -194,6 +194,22 @@ static const char *scan_single(const char *c, uint64_t *vals)
 	return c + 3;
 }
 
+/* The same for the range mappings of a 1.x dump. */
+static const char *scan_range(const char *c, uint64_t *vals)
+{
+#define SKIP(q, lit) ((q) + sizeof(lit) - 1)
+	if (!AT(c, "range_mapping origin_begin=\"") ||
+	    !(c = scan_u64(SKIP(c, "range_mapping origin_begin=\""), &vals[0])) ||
+	    !AT(c, "\" data_begin=\"") ||
+	    !(c = scan_u64(SKIP(c, "\" data_begin=\""), &vals[1])) || !AT(c, "\" length=\"") ||
+	    !(c = scan_u64(SKIP(c, "\" length=\""), &vals[2])) || !AT(c, "\" time=\"") ||
+	    !(c = scan_u64(SKIP(c, "\" time=\""), &vals[3])) || !AT(c, "\"/>") ||
+	    vals[3] > xml_elems[XML_RANGE].attrs[3].max)
+		return NULL;
+#undef SKIP
+	return c + 3;
+}
+
 /* The element whose '<' is at C: the position after it, or NULL. */
 const char *xml_scan_element(struct scan *s, const char *c)
 {
@@ -215,6 +231,12 @@ const char *xml_scan_element(struct scan *s, const char *c)
 		xml_single(p, vals[0], vals[1], vals[2]);
 		return p->rc ? NULL : end;
 	}
+	if (*c == 'r' && (end = scan_range(c, vals))) {
+		xml_elem_start(p, XML_RANGE, vals);
+		if (!p->rc)
+			xml_elem_end(p);
+		return p->rc ? NULL : end;
+	}
 	if (*c == '/') {
 		if (p->where != IN_SUPERBLOCK && p->where != IN_DEVICE && p->where != IN_DEF)
 			return NULL;
@@ -231,7 +253,7 @@ const char *xml_scan_element(struct scan *s, const char *c)
 		    (is_space(c[n]) || c[n] == '/' || c[n] == '>'))
 			break;
 	}
-	if (e == XML_NR_ELEMS || (s->tail && (e == XML_DEF || e == XML_REF)))
+	if (e == XML_NR_ELEMS || (s->tail && e == XML_DEF))
 		return NULL;
 	es = &xml_elems[e];
 	end = scan_attrs(c + es->len, es, vals, &closed);

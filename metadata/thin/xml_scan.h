@@ -39,8 +39,9 @@ int thin_xml_scan_mem(const char *buf, size_t len, const struct thin_ir_visitor 
  * superblock, the devices of the first half and superblock_end; V1, in
  * another thread, the same superblock, the other devices and
  * superblock_end (both ends only once the whole was found valid). The
- * second half holds no 1.x <def> or <ref>. 1 also when the file cannot be
- * split. */
+ * second half's 1.x <ref>s name <def>s written before the first device
+ * (as 1.x writes them), and it holds no <def>. 1 also when the file
+ * cannot be split. */
 int thin_xml_scan_split(int fd, uint64_t size, const struct thin_ir_visitor *v0,
 			const struct thin_ir_visitor *v1, struct thin_xml_error *err)
 	TP_MUST_CHECK;

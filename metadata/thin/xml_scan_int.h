@@ -23,7 +23,7 @@ struct scan {
 	size_t mem_left;
 	uint64_t off, end;	/* end != 0: pread [off, end) of fd */
 	const int *stop;	/* set by the other half: give up */
-	int tail;		/* the second half: no <def> or <ref> */
+	int tail;		/* the second half past the middle: no <def> */
 	char *buf;
 	size_t len, pos;	/* text in buf[0, len), scanned up to pos */
 	int eof;

@@ -1,9 +1,10 @@
 /* xml_split.c - the strict scanner on a large file in two halves, one per
  * thread (thin_xml_scan_split in xml_scan.h). The halves meet at the
  * device tag nearest the middle: the first must end between devices, the
- * second starts from the superblock's tag and goes on from there; they
- * are joined only when both are valid and the second's first device
- * follows the first's last. */
+ * second reads the superblock's tag and what precedes the first device
+ * (the <def>s a 1.x dump writes there, for its <ref>s) and goes on from
+ * the middle; they are joined only when both are valid and the second's
+ * first device follows the first's last. */
 #include "metadata/thin/xml_scan.h"
 #include "metadata/thin/xml_scan_int.h"
 
@@ -46,25 +47,31 @@ static uint64_t tag_in(int fd, char *w, uint64_t from, int last)
 }
 
 /* The device tag nearest the middle of a file of SIZE bytes, within its
- * middle half, or 0. */
-static uint64_t find_split(int fd, uint64_t size)
+ * middle half, or 0; *FIRST: the first device tag (0 if none before the
+ * split). The second half reads [0, *FIRST) too, so the middle is that of
+ * the rest. */
+static uint64_t find_split(int fd, uint64_t size, uint64_t *first)
 {
-	uint64_t mid = size / 2, at = 0;
+	uint64_t mid, at = 0;
 	char *w = malloc(SPLIT_WINDOW + TAG_LEN + 1);
 
-	for (uint64_t d = 0; w && !at && d < size / 4; d += SPLIT_WINDOW) {
+	*first = 0;
+	for (uint64_t from = 0; w && !*first && from < size / 2; from += SPLIT_WINDOW)
+		*first = tag_in(fd, w, from, 0);
+	mid = *first + (size - *first) / 2;
+	for (uint64_t d = 0; w && *first && !at && d < size / 4; d += SPLIT_WINDOW) {
 		at = tag_in(fd, w, mid + d, 0);
 		if (!at && mid >= d + SPLIT_WINDOW)
 			at = tag_in(fd, w, mid - d - SPLIT_WINDOW, 1);
 	}
 	free(w);
-	return at < size ? at : 0;
+	return at < size && *first && *first < at ? at : 0;
 }
 
 struct half {
 	struct scan s;
 	struct thin_xml_error err;
-	uint64_t split;
+	uint64_t split, first, size;
 	int rc;
 	int *stop;
 };
@@ -80,16 +87,25 @@ static int scan_first(struct scan *s)
 	return r ? r : s->p.where == IN_SUPERBLOCK ? 0 : BAD;
 }
 
-/* The second half: the superblock's start tag, then [split, size). */
-static int scan_second(struct scan *s, uint64_t split)
+/* The second half: the superblock's start tag and the defs up to the first
+ * device tag at FIRST, then [split, size) with no more defs. */
+static int scan_second(struct scan *s, uint64_t split, uint64_t first, uint64_t size)
 {
 	const char *end;
-	int r = xml_scan_head(s);
+	int r;
 
-	if (r)
+	s->end = first;
+	if ((r = xml_scan_head(s)))
 		return r;
 	if (!(end = xml_scan_element(s, s->buf)) || s->p.where != IN_SUPERBLOCK)
 		return s->p.visitor_failed ? s->p.rc : BAD;
+	s->pos = (size_t)(end - s->buf);
+	if ((r = xml_scan_loop(s)))
+		return r;
+	if (s->p.where != IN_SUPERBLOCK || s->p.have_dev)
+		return BAD;
+	s->tail = 1;
+	s->end = size;
 	s->off = split;
 	s->len = s->pos = 0;
 	s->eof = 0;
@@ -103,7 +119,7 @@ static void *second_main(void *arg)
 {
 	struct half *h = arg;
 
-	h->rc = scan_second(&h->s, h->split);
+	h->rc = scan_second(&h->s, h->split, h->first, h->size);
 	if (h->rc)
 		__atomic_store_n(h->stop, 1, __ATOMIC_RELAXED);
 	return NULL;
@@ -147,7 +163,7 @@ int thin_xml_scan_split(int fd, uint64_t size, const struct thin_ir_visitor *v0,
 			const struct thin_ir_visitor *v1, struct thin_xml_error *err)
 {
 	struct half *h = calloc(2, sizeof(*h));
-	uint64_t split = find_split(fd, size);
+	uint64_t first, split = find_split(fd, size, &first);
 	int stop = 0, r;
 	pthread_t t;
 
@@ -160,7 +176,8 @@ int thin_xml_scan_split(int fd, uint64_t size, const struct thin_ir_visitor *v0,
 	if (!r)
 		r = half_init(&h[1], fd, size, &stop, v1);
 	h[1].split = split;
-	h[1].s.tail = 1;
+	h[1].first = first;
+	h[1].size = size;
 	if (!r && (r = -pthread_create(&t, NULL, second_main, &h[1])))
 		r = BAD;	/* no thread: one scan will do */
 	if (!r) {

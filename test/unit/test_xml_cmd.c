@@ -3,6 +3,7 @@
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
 #include "metadata/thin/xml_cmd.h"
+#include "metadata/thin/xml_scan.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char good_doc[] =
@@ -315,6 +317,176 @@ static void test_restore_split(void)
 	free(two);
 }
 
+
+/* A 1.x dump: NDEF <def>s of LEN-block runs first (def j at origin
+ * 1000000 + 1000 j, data block 100 j), then NDEV devices of BLOCKS
+ * single-block runs each with a <ref> to every third def after them. LATE:
+ * one more def (named NDEF, origin 5000000) after the first device, which
+ * the last device names at its end. */
+static char *workload_defs(unsigned ndev, uint64_t blocks, unsigned ndef, unsigned len,
+			   int late, uint64_t *mapped)
+{
+	struct text t = { 0 };
+	uint64_t own = 100ull * ndef + len;
+
+	*mapped = 0;
+	put(&t, "<superblock uuid=\"\" time=\"1\" transaction=\"2\" version=\"2\" "
+		"data_block_size=\"128\" nr_data_blocks=\"%llu\">\n",
+	    (unsigned long long)(own + ndev * blocks));
+	for (unsigned j = 0; j < ndef; j++)
+		put(&t, "  <def name=\"%u\">\n    <range_mapping origin_begin=\"%u\" "
+			"data_begin=\"%u\" length=\"%u\" time=\"0\"/>\n  </def>\n",
+		    j, 1000000 + 1000 * j, 100 * j, len);
+	for (unsigned d = 0; d < ndev; d++) {
+		put(&t, "  <device dev_id=\"%u\" mapped_blocks=\"0\" transaction=\"0\" "
+			"creation_time=\"0\" snap_time=\"0\">\n", d);
+		for (uint64_t i = 0; i < blocks; i++)
+			put(&t, "    <single_mapping origin_block=\"%llu\" data_block=\"%llu\" "
+				"time=\"1\"/>\n", (unsigned long long)(i * 3),
+			    (unsigned long long)own++);
+		for (unsigned j = d % 3; j < ndef; j += 3)
+			put(&t, "    <ref name=\"%u\"/>\n", j);
+		*mapped += blocks + (uint64_t)len * ((ndef - d % 3 + 2) / 3);
+		if (late && d == ndev - 1) {
+			put(&t, "    <ref name=\"%u\"/>\n", ndef);
+			*mapped += len;
+		}
+		put(&t, "  </device>\n");
+		if (late && d == 0)
+			put(&t, "  <def name=\"%u\">\n    <range_mapping origin_begin=\"5000000\" "
+				"data_begin=\"0\" length=\"%u\" time=\"0\"/>\n  </def>\n",
+			    ndef, len);
+	}
+	put(&t, "</superblock>\n");
+	return t.buf;
+}
+
+struct seen {
+	uint64_t devices, blocks;
+	int ended;
+};
+
+static int seen_dev(void *ctx, const struct thin_ir_device *dev)
+{
+	(void)dev;
+	((struct seen *)ctx)->devices++;
+	return 0;
+}
+
+static int seen_end(void *ctx)
+{
+	((struct seen *)ctx)->ended++;
+	return 0;
+}
+
+static int seen_runs(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		((struct seen *)ctx)->blocks += runs[i].length;
+	return 0;
+}
+
+/* Restore DOC into META through a pipe (expat, one reader). */
+static int restore_piped(const char *doc, struct io_engine *meta)
+{
+	int p[2], st, r;
+	pid_t pid;
+
+	if (pipe(p))
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		size_t n = strlen(doc), done = 0;
+
+		close(p[0]);
+		while (done < n) {
+			ssize_t k = write(p[1], doc + done, n - done);
+			if (k <= 0)
+				_exit(1);
+			done += (size_t)k;
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	r = pid < 0 ? -errno : thin_xml_restore(p[0], "<pipe>", meta, 0, NULL);
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	return r;
+}
+
+/* A 1.x dump of at least 16 MiB is scanned in two halves too, the second
+ * reading the <def>s before the first device for its <ref>s; each half
+ * is recorded and replayed with the counts of both halves added (or, past
+ * the limit, the file read again): the same metadata, byte for byte, as
+ * one reader through a pipe. */
+static void test_restore_split_defs(void)
+{
+	enum { SIZE = 48 << 20 };
+	uint64_t mapped;
+	/* 800 devices: each def is named by about 267 of them, past what a
+	 * byte of count holds (257), about 133 in each half */
+	char *doc = workload_defs(800, 330, 300, 20, 0, &mapped);
+	char *one = malloc(SIZE), *two = malloc(SIZE);
+	struct seen s0 = { 0 }, s1 = { 0 };
+	const struct thin_ir_visitor v0 = { &s0, NULL, seen_end, seen_dev, NULL, seen_runs };
+	const struct thin_ir_visitor v1 = { &s1, NULL, seen_end, seen_dev, NULL, seen_runs };
+	struct thin_xml_error err;
+	struct thin_xml_stats st;
+	struct io_engine *m1, *m2, *m3;
+	int fd;
+
+	CU_ASSERT_FATAL(doc && one && two);
+	CU_ASSERT_FATAL(strlen(doc) >= (16u << 20));
+	fd = text_file("defs.xml", doc);
+	CU_ASSERT_FATAL(fd >= 0);
+	/* the split is taken: each half sees devices, together all mappings */
+	CU_ASSERT_EQUAL_FATAL(thin_xml_scan_split(fd, strlen(doc), &v0, &v1, &err), 0);
+	CU_ASSERT(s0.devices > 0 && s1.devices > 0);
+	CU_ASSERT_EQUAL(s0.devices + s1.devices, 800);
+	CU_ASSERT_EQUAL(s0.blocks + s1.blocks, mapped);
+	CU_ASSERT(s0.ended == 1 && s1.ended == 1);
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m1) == 0);
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m2) == 0);
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m3) == 0);
+	CU_ASSERT_FATAL(lseek(fd, 0, SEEK_SET) == 0);
+	CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "defs.xml", m1, 0, &st), 0);
+	CU_ASSERT_EQUAL(st.mapped_blocks, mapped);
+	CU_ASSERT_EQUAL(st.nr_devices, 800);
+	CU_ASSERT_EQUAL(st.overflow_blocks, 300 * 20);
+	CU_ASSERT_EQUAL_FATAL(restore_piped(doc, m2), 0);
+	CU_ASSERT_FATAL(io_read(m1, 0, one, SIZE) == 0);
+	CU_ASSERT_FATAL(io_read(m2, 0, two, SIZE) == 0);
+	CU_ASSERT(!memcmp(one, two, SIZE));
+	/* halves not recorded (limit 1 byte): pass 2 reads the file again */
+	CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "defs.xml", m3, 1, NULL), 0);
+	CU_ASSERT_FATAL(io_read(m3, 0, one, SIZE) == 0);
+	CU_ASSERT(!memcmp(one, two, SIZE));
+	close(fd);
+	free(doc);
+	/* a <ref> past the middle to a <def> written between devices: the
+	 * halves cannot take it, one reader does: the same metadata */
+	doc = workload_defs(40, 7000, 300, 20, 1, &mapped);
+	CU_ASSERT_FATAL(doc != NULL);
+	fd = text_file("defs.xml", doc);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL(thin_xml_scan_split(fd, strlen(doc), &v0, &v1, &err), 1);
+	CU_ASSERT_FATAL(lseek(fd, 0, SEEK_SET) == 0);
+	CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "defs.xml", m1, 0, &st), 0);
+	CU_ASSERT_EQUAL(st.mapped_blocks, mapped);
+	CU_ASSERT_EQUAL_FATAL(restore_piped(doc, m2), 0);
+	CU_ASSERT_FATAL(io_read(m1, 0, one, SIZE) == 0);
+	CU_ASSERT_FATAL(io_read(m2, 0, two, SIZE) == 0);
+	CU_ASSERT(!memcmp(one, two, SIZE));
+	io_destroy(m1);
+	io_destroy(m2);
+	io_destroy(m3);
+	close(fd);
+	free(doc);
+	free(one);
+	free(two);
+}
+
 TP_TEST_SUITE(xml_cmd, NULL, NULL,
 	      { "restore_and_dump", test_restore_and_dump },
 	      { "restore_reparse", test_restore_reparse },
@@ -322,4 +494,5 @@ TP_TEST_SUITE(xml_cmd, NULL, NULL,
 	      { "bad_input_untouched", test_bad_input_untouched },
 	      { "too_small_untouched", test_too_small_untouched },
 	      { "blocks_needed", test_blocks_needed },
-	      { "restore_split", test_restore_split })
+	      { "restore_split", test_restore_split },
+	      { "restore_split_defs", test_restore_split_defs })

@@ -284,9 +284,23 @@ static void test_split(void)
 	CU_ASSERT_EQUAL(split(SB DEV(1) END_DEV DEV(2) END_DEV DEV(3) SINGLE(0, 1) SINGLE(0, 2)
 			      END_DEV END_SB, &a, &b), 1);
 	CU_ASSERT_EQUAL(a.ends + b.ends, 0);
-	/* 1.x refs in the second half name defs the first half holds */
-	CU_ASSERT_EQUAL(split(SB "<def name=\"1\">" SINGLE(0, 1) "</def>" DEV(1) END_DEV DEV(2)
-			      "<ref name=\"1\"/>" END_DEV END_SB, &a, &b), 1);
+	/* 1.x refs in the second half name the defs before the first device,
+	 * which the second half reads too */
+	CU_ASSERT_EQUAL(split(SB "<def name=\"1\">" SINGLE(0, 1) SINGLE(1, 2) "</def>\n" DEV(1)
+			      "<ref name=\"1\"/>" END_DEV DEV(2) "<ref name=\"1\"/>" END_DEV
+			      DEV(3) "<ref name=\"1\"/>" END_DEV DEV(4) "<ref name=\"1\"/>" END_DEV
+			      END_SB, &a, &b), 0);
+	CU_ASSERT(a.devices > 0 && b.devices > 0);
+	CU_ASSERT_EQUAL(a.devices + b.devices, 4);
+	CU_ASSERT(a.runs > 0 && b.runs > 0);
+	CU_ASSERT_EQUAL(a.ends + b.ends, 2);
+	/* ... but not a def written between devices (one reader takes it) */
+	CU_ASSERT_EQUAL(split(SB DEV(1) END_DEV "<def name=\"1\">" SINGLE(0, 1) "</def>\n"
+			      DEV(2) END_DEV DEV(3) "<ref name=\"1\"/>" END_DEV END_SB, &a, &b), 1);
+	/* nor a def past the middle */
+	CU_ASSERT_EQUAL(split(SB DEV(1) END_DEV DEV(2) END_DEV "<def name=\"1\">" SINGLE(0, 1)
+			      "</def>\n" DEV(3) "<ref name=\"1\"/>" END_DEV END_SB, &a, &b), 1);
+	CU_ASSERT_EQUAL(a.ends + b.ends, 0);
 	/* no device tag near the middle */
 	CU_ASSERT_EQUAL(split(SB DEV(1) SINGLE(0, 1) SINGLE(1, 2) SINGLE(2, 2) SINGLE(3, 2)
 			      SINGLE(4, 2) SINGLE(5, 2) SINGLE(6, 2) END_DEV END_SB, &a, &b), 1);
