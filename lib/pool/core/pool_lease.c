@@ -21,7 +21,8 @@
  *   error target, the bottom ones (tmeta, tdata) first, tears them down,
  *   logs it to syslog, and ends the holder.
  *
- * Another host holding the lease: -EBUSY, logged with its host id. */
+ * Another host holding the lease: -EUSERS, logged with its host id (not
+ * -EBUSY: that is this host's own business, a device in use). */
 #include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
@@ -136,10 +137,22 @@ static int join(struct pool *p, const struct lease_area *a)
 	return r;
 }
 
+/* The host id named by this process's last refusal (busy), 0: none. */
+static uint64_t refused_by;
+
+uint64_t pool_lease_refused_by(void)
+{
+	return refused_by;
+}
+
 static int busy(const struct pool *p, const struct lease_owner *o)
 {
 	char host[32] = "another host";
 
+	refused_by = o->host_id;
+	/* autoactivation says it in its own line */
+	if (p->flags & POOL_FOREIGN_QUIET)
+		return -EUSERS;
 	if (o->host_id)
 		snprintf(host, sizeof(host), "host %" PRIu64, o->host_id);
 	log_error("pool %s is held by %s (its sanlock lease: the pool is active there, or a "
@@ -148,7 +161,7 @@ static int busy(const struct pool *p, const struct lease_owner *o)
 		  "renewal (8 x io_timeout %u s + 60 s): run the command again then",
 		  p->name, o->host_id ? host : "another host", p->name,
 		  pool_lease_dead_seconds(p->vg->lock.io_timeout), p->vg->lock.io_timeout);
-	return -EBUSY;
+	return -EUSERS;
 }
 
 /* The path of this program, for the holder and the kill path. */
@@ -394,16 +407,37 @@ static unsigned loaded(const char *uuid)
 	return n;
 }
 
+static void fence(const char *uuid, const char *name, const char *why);
+
+/* The holder's second watch, beside sanlock's renewal of this host's
+ * delta lease: a host that was stopped (a hypervisor's pause, SIGSTOP of
+ * the whole machine) past its host-dead time may come back with its clock
+ * stopped too, so its sanlock sees no late renewal and runs no kill path,
+ * while another host has acquired the lease in between. sanlock re-reads
+ * no resource lease it holds; the holder does, once a second: when the
+ * lease's owner on the disk is no longer MINE (another host, another
+ * generation, or nobody), the pool is fenced. 1: lost (*NOW says to whom),
+ * 0: still ours, or the disk could not be read (sanlock's renewal deals
+ * with storage that is gone). */
+static int lease_lost(const struct lease_area *a, const struct lease_owner *mine,
+		      struct lease_owner *now)
+{
+	if (lease_owner(a, now))
+		return 0;
+	return now->host_id != mine->host_id ||
+	       (mine->generation && now->generation != mine->generation);
+}
+
 int pool_lease_holder_main(int argc, const char **argv)
 {
 	struct lease_area a;
-	struct lease_owner o;
+	struct lease_owner o, mine, now;
 	struct lease_hold h;
 	char exe[4096], args[256], line[64], lname[VG_LOCK_NAME_MAX + 1];
 	const char *name, *uuid;
 	pid_t parent;
 	char *file = NULL, *dir;
-	int fd, r;
+	int fd, r, lost = 0;
 
 	if (argc != 6)
 		return 3;
@@ -465,6 +499,11 @@ int pool_lease_holder_main(int argc, const char **argv)
 		if (fd > 2)
 			close(fd);
 	}
+	/* what the disk says of us as the owner, to watch it (lease_lost) */
+	if (lease_owner(&a, &mine) || mine.host_id != pool_host_id()) {
+		memset(&mine, 0, sizeof(mine));
+		mine.host_id = pool_host_id();
+	}
 	syslog(LOG_INFO, "pool %s: this host holds its sanlock lease (host id %u)", name,
 	       pool_host_id());
 	for (;;) {
@@ -475,6 +514,20 @@ int pool_lease_holder_main(int argc, const char **argv)
 			       "tpdeactivate %s ends it)", name, name);
 		}
 		sleep(1);
+		if (lease_lost(&a, &mine, &now)) {
+			char why[160];
+
+			if (now.host_id)
+				snprintf(why, sizeof(why), "host %" PRIu64 " holds it now: this host "
+					 "was stopped past its lease, and its own sanlock did not "
+					 "notice", now.host_id);
+			else
+				snprintf(why, sizeof(why), "nobody holds it on the disk: another host "
+					 "took it while this host was stopped, and let it go");
+			fence(uuid, name, why);
+			lost = 1;
+			break;
+		}
 		/* the tpactivate that started us ended (killed, say) before it
 		 * loaded the pool: nothing here needs the lease */
 		if (getppid() != parent && !loaded(uuid)) {
@@ -485,7 +538,11 @@ int pool_lease_holder_main(int argc, const char **argv)
 	}
 	unlink(file);
 	free(file);
+	/* lost: sanlock writes nothing over the new owner's lease (its
+	 * release finds another owner on the disk), it only forgets ours */
 	r = lease_release(&h, &a);
+	if (lost)
+		return 5;
 	syslog(LOG_INFO, "pool %s: its sanlock lease is released", name);
 	return r ? 5 : 0;
 fail:
@@ -587,26 +644,20 @@ static void kmsg(const char *fmt, ...)
 	close(fd);
 }
 
-int pool_lease_fence_main(int argc, const char **argv)
+/* Switch pool UUID's devices to the error target, the bottom ones first,
+ * and remove them; WHY says how the lease was lost (the log's words). */
+static void fence(const char *uuid, const char *name, const char *why)
 {
 	static const char *const order[] = { "tmeta", "tdata", NULL, "tpool" };
 	static const char *const down[] = { NULL, "tpool", "tmeta", "tdata" };
 	char prefix[TP_DM_UUID_MAX];
 	unsigned errored = 0, removed = 0;
-	const char *uuid, *name;
-	int pid;
 
-	if (argc != 4)
-		return 3;
-	uuid = argv[1];
-	name = argv[2];
-	pid = atoi(argv[3]);
-	openlog("tptools", LOG_PID | LOG_CONS, LOG_DAEMON);
-	kmsg("pool %s lost its sanlock lease: its devices are switched to the error target", name);
-	syslog(LOG_CRIT, "pool %s lost its sanlock lease (this host could not renew it in time: "
-	       "the shared storage is unreachable, or the host was stopped): its devices are "
-	       "switched to the error target and torn down; nothing more of it reaches the disk "
-	       "from this host", name);
+	kmsg("pool %s lost its sanlock lease (%s): its devices are switched to the error target",
+	     name, why);
+	syslog(LOG_CRIT, "pool %s lost its sanlock lease (%s): its devices are switched to the "
+	       "error target and torn down; nothing more of it reaches the disk from this host",
+	       name, why);
 	snprintf(prefix, sizeof(prefix), "%s%s-", TP_DM_UUID_PREFIX, uuid);
 	/* the bottom first: once tmeta and tdata fail every I/O, nothing of
 	 * the pool (not its commit at suspend) reaches the shared disk */
@@ -628,6 +679,18 @@ int pool_lease_fence_main(int argc, const char **argv)
 	       errored, removed, loaded(uuid) ? "; some are still open (unmount them)" : "");
 	kmsg("pool %s: %u device(s) switched to the error target, %u removed", name, errored,
 	     removed);
+}
+
+int pool_lease_fence_main(int argc, const char **argv)
+{
+	int pid;
+
+	if (argc != 4)
+		return 3;
+	pid = atoi(argv[3]);
+	openlog("tptools", LOG_PID | LOG_CONS, LOG_DAEMON);
+	fence(argv[1], argv[2], "this host could not renew it in time: the shared storage is "
+	      "unreachable, or the host was stopped");
 	/* the holder ends once nothing is loaded; sanlock kills it if not */
 	if (pid > 1)
 		(void)tp_process_stop(pid);
