@@ -84,7 +84,8 @@ for path in $SCENARIOS; do
 	[ "${limit:-0}" -gt "$LIMIT" ] || limit=$LIMIT
 	# TP_BOOT=2: the host booted again after its crash in this scenario
 	boot=1
-	[ "$path" = "${TP_BOOT_AGAIN:-}" ] && boot=2
+	[ "$path" = "${TP_BOOT_AGAIN:-}" ] && boot=2 &&
+		echo "VMTEST: $s again after this host's crash (TP_BOOT=2)"
 	(cd "$dir" && TP_SCENARIO=$s TP_BOOT=$boot exec timeout -k 5 "$limit" bash "$SRC/$path") \
 		</dev/null 2>&1
 	rc=$?

@@ -19,7 +19,10 @@
  *   this host can no longer renew its lease (the storage is gone, or the
  *   host was paused past its lease), switches the pool's devices to the
  *   error target, the bottom ones (tmeta, tdata) first, tears them down,
- *   logs it to syslog, and ends the holder.
+ *   logs it to syslog, and ends the holder;
+ * - the holder fences the pool the same way itself when the lease's owner
+ *   on the disk is no longer this host (lease_lost: a host paused with
+ *   its clock, whose sanlock saw nothing late).
  *
  * Another host holding the lease: -EUSERS, logged with its host id (not
  * -EBUSY: that is this host's own business, a device in use). */
