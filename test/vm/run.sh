@@ -293,7 +293,9 @@ done
 # pause_host TAG PID HOW SECONDS (in the background)
 pause_host() {
 	local tag=$1 pid=$2 how=$3 secs=$4
-	echo "vm: host $tag paused ($how) for $secs s at most"
+	# PID is the timeout(1) that runs the host's QEMU: stop its child
+	[ "$how" = sigstop ] && pid=$(ps -o pid= --ppid "$pid" | head -1 | tr -d ' ')
+	echo "vm: host $tag paused ($how${pid:+ of pid $pid}) for $secs s at most"
 	if [ "$how" = sigstop ]; then
 		kill -STOP "$pid"
 	else

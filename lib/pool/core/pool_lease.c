@@ -20,9 +20,10 @@
  *   host was paused past its lease), switches the pool's devices to the
  *   error target, the bottom ones (tmeta, tdata) first, tears them down,
  *   logs it to syslog, and ends the holder;
- * - the holder fences the pool the same way itself when the lease's owner
- *   on the disk is no longer this host (lease_lost: a host paused with
- *   its clock, whose sanlock saw nothing late).
+ * - the holder's watcher (a child sanlock does not know) fences the pool
+ *   the same way when the lease's owner on the disk is no longer this
+ *   host, or when sanlock killed the holder outright (watch: a host that
+ *   was paused).
  *
  * Another host holding the lease: -EUSERS, logged with its host id (not
  * -EBUSY: that is this host's own business, a device in use). */
@@ -412,16 +413,9 @@ static unsigned loaded(const char *uuid)
 
 static void fence(const char *uuid, const char *name, const char *why);
 
-/* The holder's second watch, beside sanlock's renewal of this host's
- * delta lease: a host that was stopped (a hypervisor's pause, SIGSTOP of
- * the whole machine) past its host-dead time may come back with its clock
- * stopped too, so its sanlock sees no late renewal and runs no kill path,
- * while another host has acquired the lease in between. sanlock re-reads
- * no resource lease it holds; the holder does, once a second: when the
- * lease's owner on the disk is no longer MINE (another host, another
- * generation, or nobody), the pool is fenced. 1: lost (*NOW says to whom),
- * 0: still ours, or the disk could not be read (sanlock's renewal deals
- * with storage that is gone). */
+/* 1 when the lease's owner on the disk is no longer MINE (another host,
+ * another generation, or nobody; *NOW says who), 0 when it is, or when
+ * the disk could not be read (lost storage is sanlock's renewal's case). */
 static int lease_lost(const struct lease_area *a, const struct lease_owner *mine,
 		      struct lease_owner *now)
 {
@@ -431,16 +425,69 @@ static int lease_lost(const struct lease_area *a, const struct lease_owner *mine
 	       (mine->generation && now->generation != mine->generation);
 }
 
+/* The holder's watcher: a child of the holder that sanlock does not know
+ * (not registered), so that it lives on when sanlock kills the holder.
+ * It watches what sanlock's renewal cannot see:
+ * - a host paused with its clock (a hypervisor's stop) past its host-dead
+ *   time comes back with its renewals looking punctual, so its sanlock
+ *   runs no kill path, while another host has acquired the lease in
+ *   between; sanlock never reads a resource lease it holds again. The
+ *   watcher does, once a second while the pool is loaded: another owner
+ *   on the disk (or none), and the pool is fenced;
+ * - a host whose clock ran on over the stop (SIGSTOP of the machine) is
+ *   late past sanlock's grace time: sanlock SIGKILLs the holder at once,
+ *   without the kill path. The holder gone while the pool is loaded and
+ *   this host no longer in the lockspace: the pool is fenced. (Gone while
+ *   this host is still in the lockspace: someone killed it; the lease
+ *   stays this host's orphan, and the watch goes on.)
+ * It ends when the holder is gone and nothing of the pool is loaded. */
+static void watch(const char *uuid, const char *name, const struct lease_area *a,
+		  const struct lease_owner *mine, pid_t holder)
+{
+	struct lease_owner now;
+	char why[200];
+
+	for (;;) {
+		int gone;
+
+		sleep(1);
+		gone = getppid() != holder;
+		if (!loaded(uuid)) {
+			if (gone)
+				return;
+			continue;
+		}
+		if (lease_lost(a, mine, &now)) {
+			if (now.host_id)
+				snprintf(why, sizeof(why), "host %" PRIu64 " holds it now: this host "
+					 "was stopped past its lease", now.host_id);
+			else
+				snprintf(why, sizeof(why), "nobody holds it on the disk: another host "
+					 "took it while this host was stopped, and let it go");
+		} else if (gone && lease_joined(a, mine->host_id) != 1) {
+			snprintf(why, sizeof(why), "sanlock killed its lease holder: this host's "
+				 "renewals were too late, the host was stopped past its lease");
+		} else {
+			continue;
+		}
+		fence(uuid, name, why);
+		if (!gone)
+			(void)tp_process_stop(holder);
+		return;
+	}
+}
+
 int pool_lease_holder_main(int argc, const char **argv)
 {
 	struct lease_area a;
-	struct lease_owner o, mine, now;
+	struct lease_owner o, mine;
 	struct lease_hold h;
 	char exe[4096], args[256], line[64], lname[VG_LOCK_NAME_MAX + 1];
 	const char *name, *uuid;
 	pid_t parent;
 	char *file = NULL, *dir;
-	int fd, r, lost = 0;
+	pid_t holder, watcher;
+	int fd, r;
 
 	if (argc != 6)
 		return 3;
@@ -452,6 +499,7 @@ int pool_lease_holder_main(int argc, const char **argv)
 	vg_lock_name(uuid, lname);
 	a.name = lname;
 	parent = getppid();
+	holder = getpid();
 	setsid();
 	/* SIGTERM, SIGINT, SIGHUP: a request to end, looked at each second */
 	if ((r = tp_signals_catch(-1)))
@@ -502,11 +550,21 @@ int pool_lease_holder_main(int argc, const char **argv)
 		if (fd > 2)
 			close(fd);
 	}
-	/* what the disk says of us as the owner, to watch it (lease_lost) */
+	/* what the disk says of us as the owner, for the watcher */
 	if (lease_owner(&a, &mine) || mine.host_id != pool_host_id()) {
 		memset(&mine, 0, sizeof(mine));
 		mine.host_id = pool_host_id();
 	}
+	watcher = fork();
+	if (!watcher) {
+		/* not ours to keep: sanlock must see the holder end with it */
+		close(h.sock);
+		watch(uuid, name, &a, &mine, holder);
+		_exit(0);
+	}
+	if (watcher < 0)
+		syslog(LOG_WARNING, "pool %s: no watcher for its lease (%s): a pause of this host "
+		       "past its lease goes unseen", name, strerror(errno));
 	syslog(LOG_INFO, "pool %s: this host holds its sanlock lease (host id %u)", name,
 	       pool_host_id());
 	for (;;) {
@@ -517,20 +575,6 @@ int pool_lease_holder_main(int argc, const char **argv)
 			       "tpdeactivate %s ends it)", name, name);
 		}
 		sleep(1);
-		if (lease_lost(&a, &mine, &now)) {
-			char why[160];
-
-			if (now.host_id)
-				snprintf(why, sizeof(why), "host %" PRIu64 " holds it now: this host "
-					 "was stopped past its lease, and its own sanlock did not "
-					 "notice", now.host_id);
-			else
-				snprintf(why, sizeof(why), "nobody holds it on the disk: another host "
-					 "took it while this host was stopped, and let it go");
-			fence(uuid, name, why);
-			lost = 1;
-			break;
-		}
 		/* the tpactivate that started us ended (killed, say) before it
 		 * loaded the pool: nothing here needs the lease */
 		if (getppid() != parent && !loaded(uuid)) {
@@ -541,11 +585,9 @@ int pool_lease_holder_main(int argc, const char **argv)
 	}
 	unlink(file);
 	free(file);
-	/* lost: sanlock writes nothing over the new owner's lease (its
-	 * release finds another owner on the disk), it only forgets ours */
+	/* after a fence, sanlock writes nothing over the new owner's lease
+	 * (its release finds another host's leader on the disk) */
 	r = lease_release(&h, &a);
-	if (lost)
-		return 5;
 	syslog(LOG_INFO, "pool %s: its sanlock lease is released", name);
 	return r ? 5 : 0;
 fail:
