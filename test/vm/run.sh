@@ -294,8 +294,10 @@ done
 pause_host() {
 	local tag=$1 pid=$2 how=$3 secs=$4
 	# PID is the timeout(1) that runs the host's QEMU: stop its child
-	[ "$how" = sigstop ] && pid=$(ps -o pid= --ppid "$pid" | head -1 | tr -d ' ')
-	echo "vm: host $tag paused ($how${pid:+ of pid $pid}) for $secs s at most"
+	local of=""
+	[ "$how" = sigstop ] && pid=$(ps -o pid= --ppid "$pid" | head -1 | tr -d ' ') &&
+		of=" of pid $pid"
+	echo "vm: host $tag paused ($how$of) for $secs s at most"
 	if [ "$how" = sigstop ]; then
 		kill -STOP "$pid"
 	else
