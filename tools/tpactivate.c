@@ -74,9 +74,18 @@ static enum outcome auto_one(const char *name, int activate)
 			say("Pool %s: not active; left as it is.\n", name);
 			return SKIPPED;
 		}
-		/* a shared pool another host holds (said above): its host runs it */
-		if (r == -EBUSY) {
-			say("Pool %s: skipped (another host holds its lease).\n", name);
+		/* a shared pool another host holds: its host runs it (any other
+		 * busy case, a device in use here, is a failure, said above) */
+		if (r == -EUSERS) {
+			uint64_t h = pool_lease_refused_by();
+
+			if (h)
+				say("Pool %s: skipped (host %llu holds its sanlock lease: the pool "
+				    "is active there, or a change runs there).\n", name,
+				    (unsigned long long)h);
+			else
+				say("Pool %s: skipped (another host holds its sanlock lease).\n",
+				    name);
 			return SKIPPED;
 		}
 		if (r == -ENOTCONN && activate) {

@@ -171,8 +171,9 @@ enum pool_open_flags {
 	POOL_FOREIGN_QUIET = 1 << 3,
 	/* A shared pool (its VG has a lock: tpcreate --lock-type sanlock):
 	 * every writer takes its sanlock lease at open, before anything is
-	 * written, and lets it go at close (-EBUSY, logged with the holder's
-	 * host id, when another host has it; -ENOLCK when this host has no
+	 * written, and lets it go at close (-EUSERS, logged with the holder's
+	 * host id, when another host has it: pool_lease_refused_by names it;
+	 * with FOREIGN_QUIET not logged; -ENOLCK when this host has no
 	 * global/host_id; -ENOTCONN without a sanlock daemon). LEASE_KEEP
 	 * (tpactivate): a holder process of this host takes it instead and
 	 * keeps it while the pool stays active; a close that leaves the pool
@@ -196,6 +197,9 @@ int pool_set_lock_type(struct pool *p, int shared, unsigned io_timeout) TP_MUST_
 int pool_is_shared(const struct pool *p);
 /* This host's sanlock host id (tptools.conf(5) global/host_id), 0: none. */
 unsigned pool_host_id(void);
+/* The host id of the host whose lease refused this process's last open
+ * (-EUSERS), 0 when none did or the disk named nobody. */
+uint64_t pool_lease_refused_by(void);
 /* The seconds after its last renewal that sanlock counts a host dead
  * with IO_TIMEOUT: then another host may take its lease. */
 uint64_t pool_lease_dead_seconds(unsigned io_timeout);

@@ -65,6 +65,14 @@ failed tpactivate --all
 out_has "Pool beta: skipped (activation flag n)."
 out_has "0 pool(s) activated, 1 left as they were, 1 failed."
 err_has "device-mapper"
+# a pool busy on this host (its data device in use by another tptools
+# command, here a held flock) is a failure, said as such: not passed by as
+# a shared pool whose lease another host holds (tptools(7) SHARED STORAGE;
+# that case, between two kernels: test/vm/s2-pause.sh)
+expect_rc 5 flock -x alpha-data.img tpactivate --all
+err_has "alpha-data.img is in use by another tptools command"
+out_lacks "lease"
+out_has "0 pool(s) activated, 1 left as they were, 1 failed."
 # nothing flagged y: nothing wanted, nothing failed
 ok tpchange --activate n alpha
 ok tpactivate --all

@@ -82,7 +82,12 @@ for path in $SCENARIOS; do
 	# it refuses at once (as without a terminal) instead of waiting
 	limit=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$SRC/$path" | head -1)
 	[ "${limit:-0}" -gt "$LIMIT" ] || limit=$LIMIT
-	(cd "$dir" && TP_SCENARIO=$s exec timeout -k 5 "$limit" bash "$SRC/$path") </dev/null 2>&1
+	# TP_BOOT=2: the host booted again after its crash in this scenario
+	boot=1
+	[ "$path" = "${TP_BOOT_AGAIN:-}" ] && boot=2 &&
+		echo "VMTEST: $s again after this host's crash (TP_BOOT=2)"
+	(cd "$dir" && TP_SCENARIO=$s TP_BOOT=$boot exec timeout -k 5 "$limit" bash "$SRC/$path") \
+		</dev/null 2>&1
 	rc=$?
 	t1=$(now)
 	echo "VMTEST-SCENARIO $s $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"

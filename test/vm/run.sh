@@ -51,7 +51,7 @@
 #   TP_VM_OUT      a host dir shared READ-WRITE with the guest, where scripts
 #                  find it as $TP_OUT (results, e.g. benchmark CSV files)
 #   TP_VM_SOAK=1   also the scenarios marked "# vm-soak" (long ones: the
-#                  two-host failover, fence and serial scenarios), which
+#                  two-host failover, fence, pause and serial scenarios), which
 #                  the default run leaves out; a scenario named runs anyway
 #   FAULT_*        passed to the scenarios' environment as they are (the fault
 #                  scenarios' knobs: FAULT_CYCLES, FAULT_SEED)
@@ -254,15 +254,22 @@ boot_host() {
 		env | grep -E '^FAULT_[A-Z0-9_]*=[A-Za-z0-9_.,-]*$' | sed 's/^/export /'
 		# (guest.sh finds the shared disks by their serial numbers)
 		[ -n "$tag" ] && echo "export TP_HOST=$tag"
-		echo "export TP_BOOT=$boot"
+		# TP_BOOT=2 for the scenario the host crashed in only (guest.sh)
+		[ "$boot" = 2 ] && echo "export TP_BOOT_AGAIN=${scens%%,*}"
 	} >"$ENVFILE"
+	# two hosts: a monitor on FIFOs, for a guest's request to be paused
+	MONITOR=()
+	if [ "$HOSTS" = 2 ]; then
+		[ -p "$WORK/mon-$tag.in" ] || mkfifo "$WORK/mon-$tag.in" "$WORK/mon-$tag.out"
+		MONITOR=(-monitor "pipe:$WORK/mon-$tag")
+	fi
 	APPEND="console=ttyS0 panic=-1 loglevel=3 mitigations=off rdinit=/init"
 	APPEND="$APPEND -- $SRC $BUILD $DISKS $disk_bytes $scens $SCENARIO_TIMEOUT $ENVFILE"
 	timeout "$TIMEOUT" "$QEMU" -nodefaults -machine pc -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
 		-display none -serial stdio -no-reboot -kernel "$BOOT" -initrd "$INITRD" \
 		-append "$APPEND" "${DRIVES[@]}" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-		"${OUT_SHARE[@]}" "${SYNC_SHARE[@]}" "${ICOUNT[@]}" \
+		"${OUT_SHARE[@]}" "${SYNC_SHARE[@]}" "${ICOUNT[@]}" "${MONITOR[@]}" \
 		</dev/null >>"$LOG" 2>&1 &
 	qpids+=($!)
 	qtags+=("$tag")
@@ -277,6 +284,39 @@ done
 # exits: -no-reboot) first leaves $TP_SYNC/boot-again.HOST naming the
 # scenario's path; its QEMU is then started again with that scenario alone
 # and TP_BOOT=2 (the scenario's second half: the host after its crash).
+# A guest that asks to be paused (stop, as a hypervisor pauses a machine)
+# writes "stop SECONDS" or "sigstop SECONDS" to $TP_SYNC/pause.HOST: its
+# QEMU gets the monitor's stop and cont (the guest's clocks stand still
+# meanwhile), or SIGSTOP and SIGCONT (its clocks jump on), SECONDS apart or
+# sooner, when the other guest leaves $TP_SYNC/unpause.HOST; then
+# $TP_SYNC/resumed.HOST says that it runs again.
+# pause_host TAG PID HOW SECONDS (in the background)
+pause_host() {
+	local tag=$1 pid=$2 how=$3 secs=$4
+	# PID is the timeout(1) that runs the host's QEMU: stop its child
+	local of=""
+	[ "$how" = sigstop ] && pid=$(ps -o pid= --ppid "$pid" | head -1 | tr -d ' ') &&
+		of=" of pid $pid"
+	echo "vm: host $tag paused ($how$of) for $secs s at most"
+	if [ "$how" = sigstop ]; then
+		kill -STOP "$pid"
+	else
+		timeout 5 sh -c 'echo stop >"$1"' - "$WORK/mon-$tag.in"
+	fi
+	# SECONDS at most; the other guest may end the pause sooner
+	for ((t = 0; t < secs; t++)); do
+		[ -e "$WORK/sync/unpause.$tag" ] && break
+		sleep 1
+	done
+	rm -f "$WORK/sync/unpause.$tag"
+	if [ "$how" = sigstop ]; then
+		kill -CONT "$pid"
+	else
+		timeout 5 sh -c 'echo cont >"$1"' - "$WORK/mon-$tag.in"
+	fi
+	: >"$WORK/sync/resumed.$tag"
+	echo "vm: host $tag resumed"
+}
 qrc=0
 while :; do
 	alive=0
@@ -285,6 +325,15 @@ while :; do
 		[ -n "$q" ] || continue
 		if kill -0 "$q" 2>/dev/null; then
 			alive=1
+			req=$WORK/sync/pause.${qtags[$i]}
+			if [ "$HOSTS" = 2 ] && [ -s "$req" ]; then
+				read -r how secs <"$req"
+				rm -f "$req" "$WORK/sync/resumed.${qtags[$i]}"
+				case $how:$secs in
+				stop:[0-9]* | sigstop:[0-9]*) pause_host "${qtags[$i]}" "$q" "$how" "$secs" & ;;
+				*) echo "vm: host ${qtags[$i]}: a pause request '$how $secs' (want stop|sigstop SECONDS)" ;;
+				esac
+			fi
 			continue
 		fi
 		wait "$q" || { r=$?; [ "$qrc" = 124 ] || qrc=$r; }
@@ -354,7 +403,7 @@ awk -v a="$t_start" -v b="$t_boot" -v c="$t_end" 'BEGIN {
 echo "vm: $passed passed, $failed failed (console log$([ "$HOSTS" = 2 ] && echo s): ${LOGS[*]})"
 report "$passed" "$failed"
 if [ "${TP_VM_KEEP:-0}" != 1 ]; then
-	rm -f "$WORK"/disk*.img "$WORK"/[ab]-disk*.img "$WORK"/shared*.img
+	rm -f "$WORK"/disk*.img "$WORK"/[ab]-disk*.img "$WORK"/shared*.img "$WORK"/mon-*.in "$WORK"/mon-*.out
 	rm -rf "$ROOT"
 fi
 [ "$failed" = 0 ]

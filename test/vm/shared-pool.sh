@@ -1,4 +1,4 @@
-# shared-pool.sh - sourced by the shared-pool scenarios (s2-failover,
+# shared-pool.sh - sourced by the shared-pool scenarios (s2-failover, s2-pause,
 # s2-fence, s2-serial): this host's tptools.conf (host id: a 1, b 2;
 # sanlock's io_timeout 2 s) and its sanlock daemon without the watchdog
 # (-w 0: the guests have no watchdog device; tptools(7) SHARED STORAGE

@@ -19,9 +19,14 @@
  *   this host can no longer renew its lease (the storage is gone, or the
  *   host was paused past its lease), switches the pool's devices to the
  *   error target, the bottom ones (tmeta, tdata) first, tears them down,
- *   logs it to syslog, and ends the holder.
+ *   logs it to syslog, and ends the holder;
+ * - the holder's watcher (a child sanlock does not know) fences the pool
+ *   the same way when the lease's owner on the disk is no longer this
+ *   host, or when sanlock killed the holder outright (watch: a host that
+ *   was paused).
  *
- * Another host holding the lease: -EBUSY, logged with its host id. */
+ * Another host holding the lease: -EUSERS, logged with its host id (not
+ * -EBUSY: that is this host's own business, a device in use). */
 #include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
@@ -136,10 +141,22 @@ static int join(struct pool *p, const struct lease_area *a)
 	return r;
 }
 
+/* The host id named by this process's last refusal (busy), 0: none. */
+static uint64_t refused_by;
+
+uint64_t pool_lease_refused_by(void)
+{
+	return refused_by;
+}
+
 static int busy(const struct pool *p, const struct lease_owner *o)
 {
 	char host[32] = "another host";
 
+	refused_by = o->host_id;
+	/* autoactivation says it in its own line */
+	if (p->flags & POOL_FOREIGN_QUIET)
+		return -EUSERS;
 	if (o->host_id)
 		snprintf(host, sizeof(host), "host %" PRIu64, o->host_id);
 	log_error("pool %s is held by %s (its sanlock lease: the pool is active there, or a "
@@ -148,7 +165,7 @@ static int busy(const struct pool *p, const struct lease_owner *o)
 		  "renewal (8 x io_timeout %u s + 60 s): run the command again then",
 		  p->name, o->host_id ? host : "another host", p->name,
 		  pool_lease_dead_seconds(p->vg->lock.io_timeout), p->vg->lock.io_timeout);
-	return -EBUSY;
+	return -EUSERS;
 }
 
 /* The path of this program, for the holder and the kill path. */
@@ -394,15 +411,82 @@ static unsigned loaded(const char *uuid)
 	return n;
 }
 
+static void fence(const char *uuid, const char *name, const char *why);
+
+/* 1 when the lease's owner on the disk is no longer MINE (another host,
+ * another generation, or nobody; *NOW says who), 0 when it is, or when
+ * the disk could not be read (lost storage is sanlock's renewal's case). */
+static int lease_lost(const struct lease_area *a, const struct lease_owner *mine,
+		      struct lease_owner *now)
+{
+	if (lease_owner(a, now))
+		return 0;
+	return now->host_id != mine->host_id ||
+	       (mine->generation && now->generation != mine->generation);
+}
+
+/* The holder's watcher: a child of the holder that sanlock does not know
+ * (not registered), so that it lives on when sanlock kills the holder.
+ * It watches what sanlock's renewal cannot see:
+ * - a host paused with its clock (a hypervisor's stop) past its host-dead
+ *   time comes back with its renewals looking punctual, so its sanlock
+ *   runs no kill path, while another host has acquired the lease in
+ *   between; sanlock never reads a resource lease it holds again. The
+ *   watcher does, once a second while the pool is loaded: another owner
+ *   on the disk (or none), and the pool is fenced;
+ * - a host whose clock ran on over the stop (SIGSTOP of the machine) is
+ *   late past sanlock's grace time: sanlock SIGKILLs the holder at once,
+ *   without the kill path. The holder gone while the pool is loaded and
+ *   this host no longer in the lockspace: the pool is fenced. (Gone while
+ *   this host is still in the lockspace: someone killed it; the lease
+ *   stays this host's orphan, and the watch goes on.)
+ * It ends when the holder is gone and nothing of the pool is loaded. */
+static void watch(const char *uuid, const char *name, const struct lease_area *a,
+		  const struct lease_owner *mine, pid_t holder)
+{
+	struct lease_owner now;
+	char why[200];
+
+	for (;;) {
+		int gone;
+
+		sleep(1);
+		gone = getppid() != holder;
+		if (!loaded(uuid)) {
+			if (gone)
+				return;
+			continue;
+		}
+		if (lease_lost(a, mine, &now)) {
+			if (now.host_id)
+				snprintf(why, sizeof(why), "host %" PRIu64 " holds it now: this host "
+					 "was stopped past its lease", now.host_id);
+			else
+				snprintf(why, sizeof(why), "nobody holds it on the disk: another host "
+					 "took it while this host was stopped, and let it go");
+		} else if (gone && lease_joined(a, mine->host_id) != 1) {
+			snprintf(why, sizeof(why), "sanlock killed its lease holder: this host's "
+				 "renewals were too late, the host was stopped past its lease");
+		} else {
+			continue;
+		}
+		fence(uuid, name, why);
+		if (!gone)
+			(void)tp_process_stop(holder);
+		return;
+	}
+}
+
 int pool_lease_holder_main(int argc, const char **argv)
 {
 	struct lease_area a;
-	struct lease_owner o;
+	struct lease_owner o, mine;
 	struct lease_hold h;
 	char exe[4096], args[256], line[64], lname[VG_LOCK_NAME_MAX + 1];
 	const char *name, *uuid;
 	pid_t parent;
 	char *file = NULL, *dir;
+	pid_t holder, watcher;
 	int fd, r;
 
 	if (argc != 6)
@@ -415,6 +499,7 @@ int pool_lease_holder_main(int argc, const char **argv)
 	vg_lock_name(uuid, lname);
 	a.name = lname;
 	parent = getppid();
+	holder = getpid();
 	setsid();
 	/* SIGTERM, SIGINT, SIGHUP: a request to end, looked at each second */
 	if ((r = tp_signals_catch(-1)))
@@ -465,6 +550,21 @@ int pool_lease_holder_main(int argc, const char **argv)
 		if (fd > 2)
 			close(fd);
 	}
+	/* what the disk says of us as the owner, for the watcher */
+	if (lease_owner(&a, &mine) || mine.host_id != pool_host_id()) {
+		memset(&mine, 0, sizeof(mine));
+		mine.host_id = pool_host_id();
+	}
+	watcher = fork();
+	if (!watcher) {
+		/* not ours to keep: sanlock must see the holder end with it */
+		close(h.sock);
+		watch(uuid, name, &a, &mine, holder);
+		_exit(0);
+	}
+	if (watcher < 0)
+		syslog(LOG_WARNING, "pool %s: no watcher for its lease (%s): a pause of this host "
+		       "past its lease goes unseen", name, strerror(errno));
 	syslog(LOG_INFO, "pool %s: this host holds its sanlock lease (host id %u)", name,
 	       pool_host_id());
 	for (;;) {
@@ -485,6 +585,8 @@ int pool_lease_holder_main(int argc, const char **argv)
 	}
 	unlink(file);
 	free(file);
+	/* after a fence, sanlock writes nothing over the new owner's lease
+	 * (its release finds another host's leader on the disk) */
 	r = lease_release(&h, &a);
 	syslog(LOG_INFO, "pool %s: its sanlock lease is released", name);
 	return r ? 5 : 0;
@@ -587,26 +689,20 @@ static void kmsg(const char *fmt, ...)
 	close(fd);
 }
 
-int pool_lease_fence_main(int argc, const char **argv)
+/* Switch pool UUID's devices to the error target, the bottom ones first,
+ * and remove them; WHY says how the lease was lost (the log's words). */
+static void fence(const char *uuid, const char *name, const char *why)
 {
 	static const char *const order[] = { "tmeta", "tdata", NULL, "tpool" };
 	static const char *const down[] = { NULL, "tpool", "tmeta", "tdata" };
 	char prefix[TP_DM_UUID_MAX];
 	unsigned errored = 0, removed = 0;
-	const char *uuid, *name;
-	int pid;
 
-	if (argc != 4)
-		return 3;
-	uuid = argv[1];
-	name = argv[2];
-	pid = atoi(argv[3]);
-	openlog("tptools", LOG_PID | LOG_CONS, LOG_DAEMON);
-	kmsg("pool %s lost its sanlock lease: its devices are switched to the error target", name);
-	syslog(LOG_CRIT, "pool %s lost its sanlock lease (this host could not renew it in time: "
-	       "the shared storage is unreachable, or the host was stopped): its devices are "
-	       "switched to the error target and torn down; nothing more of it reaches the disk "
-	       "from this host", name);
+	kmsg("pool %s lost its sanlock lease (%s): its devices are switched to the error target",
+	     name, why);
+	syslog(LOG_CRIT, "pool %s lost its sanlock lease (%s): its devices are switched to the "
+	       "error target and torn down; nothing more of it reaches the disk from this host",
+	       name, why);
 	snprintf(prefix, sizeof(prefix), "%s%s-", TP_DM_UUID_PREFIX, uuid);
 	/* the bottom first: once tmeta and tdata fail every I/O, nothing of
 	 * the pool (not its commit at suspend) reaches the shared disk */
@@ -628,6 +724,18 @@ int pool_lease_fence_main(int argc, const char **argv)
 	       errored, removed, loaded(uuid) ? "; some are still open (unmount them)" : "");
 	kmsg("pool %s: %u device(s) switched to the error target, %u removed", name, errored,
 	     removed);
+}
+
+int pool_lease_fence_main(int argc, const char **argv)
+{
+	int pid;
+
+	if (argc != 4)
+		return 3;
+	pid = atoi(argv[3]);
+	openlog("tptools", LOG_PID | LOG_CONS, LOG_DAEMON);
+	fence(argv[1], argv[2], "this host could not renew it in time: the shared storage is "
+	      "unreachable, or the host was stopped");
 	/* the holder ends once nothing is loaded; sanlock kills it if not */
 	if (pid > 1)
 		(void)tp_process_stop(pid);
