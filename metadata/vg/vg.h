@@ -53,6 +53,10 @@
  *       a device and first_chunk, chunks (the pool's data chunks the
  *       device holds: first_chunk is the sum of the chunks before it,
  *       chunks is area0_size / chunk bytes, which must be whole)
+ *       meta1 { ... } (optional, written only for a pool whose thin
+ *       metadata is mirrored, tpcreate --meta DEV1,DEV2: the second
+ *       metadata device, the keys of a device; its VG area and both
+ *       thin-metadata areas lie where meta's do)
  *     volumes { <name> { dev_id, size, origin (optional, "" = none),
  *       creation_time, read_only (0|1), activation_skip (optional, as the
  *       pool's) } ... }
@@ -210,6 +214,11 @@ struct vg {
 	 * one data device (the text then has no data1.. keys). */
 	unsigned nr_xdata;
 	struct vg_device xdata[VG_DATA_DEVICES_MAX - 1];
+	/* 1: the thin metadata is mirrored onto META1, a second metadata
+	 * device laid out as dev[VG_ROLE_META] (the text's meta1 key, written
+	 * only then, so a VG without it reads and writes as before) */
+	int meta_mirror;
+	struct vg_device meta1;
 	unsigned nr_volumes;
 	unsigned alloc_volumes;
 	struct vg_volume *volumes;	/* nr_volumes entries, in creation order */

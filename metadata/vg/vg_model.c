@@ -372,6 +372,26 @@ static int check_xdata(const struct vg *vg, char *msg, size_t len)
 	return 0;
 }
 
+/* meta1: a metadata device laid out as meta, its uuid its own */
+static int check_meta1(const struct vg *vg, char *msg, size_t len)
+{
+	const struct vg_device *m = &vg->dev[VG_ROLE_META], *d = &vg->meta1;
+
+	if (vg->meta_mirror != 0 && vg->meta_mirror != 1)
+		return problem(msg, len, "pool/devices/meta1: bad mirror flag");
+	if (!vg->meta_mirror)
+		return 0;
+	if (check_one_device(vg, d, VG_ROLE_META, "meta1", msg, len))
+		return -1;
+	if (d->mda.offset != m->mda.offset || d->mda.size != m->mda.size ||
+	    d->area[0].offset != m->area[0].offset || d->area[0].size != m->area[0].size ||
+	    d->area[1].offset != m->area[1].offset || d->area[1].size != m->area[1].size)
+		return problem(msg, len, "pool/devices/meta1: its areas do not lie where meta's do");
+	if (vg_data_index(vg, d->pv_uuid) >= 0 || !strcmp(d->pv_uuid, m->pv_uuid))
+		return problem(msg, len, "pool/devices: two devices have the uuid %s", d->pv_uuid);
+	return 0;
+}
+
 void vg_lock_name(const char *uuid, char out[VG_LOCK_NAME_MAX + 1])
 {
 	snprintf(out, VG_LOCK_NAME_MAX + 1, "tp-%s", uuid);
@@ -460,7 +480,7 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 		return -1;
 	if (!strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, vg->dev[VG_ROLE_META].pv_uuid))
 		return problem(msg, len, "pool/devices: data and meta have the same uuid");
-	if (check_xdata(vg, msg, len) || check_lock(vg, msg, len))
+	if (check_xdata(vg, msg, len) || check_lock(vg, msg, len) || check_meta1(vg, msg, len))
 		return -1;
 	if (vg->nr_volumes > VG_MAX_VOLUMES)
 		return problem(msg, len, "pool/volumes: more than %u volumes", VG_MAX_VOLUMES);

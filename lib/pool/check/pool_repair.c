@@ -104,8 +104,8 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 		log_error("pool %s: its metadata device has no spare area", pool_name(p));
 		return -ENOSPC;
 	}
-	if ((r = io_window_create(pool_pv(p, VG_ROLE_META)->io, a->offset, a->size, 0, &in)) ||
-	    (r = io_window_create(pool_pv(p, VG_ROLE_META)->io, s->offset, s->size, 0, &out)))
+	if ((r = io_window_create(pool_meta_io(p), a->offset, a->size, 0, &in)) ||
+	    (r = io_window_create(pool_meta_io(p), s->offset, s->size, 0, &out)))
 		goto out;
 	in->read_only = 1;	/* the damaged copy is never written */
 	if ((r = pool_spare_save(pool_name(p), pool_vg(p)->seqno, out, &saved)))

@@ -67,8 +67,8 @@ static int split_devices(const char *devices, int report, char *paths[2])
 
 /* Open PATH, device K of P: read-only for a reader, else claimed
  * (pool_claim_open: exclusive, its flock kept in P->claim[K]). */
-static int open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
-		   struct io_engine **io)
+int pool_open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
+		 struct io_engine **io)
 {
 	if (p->flags & POOL_RDONLY)
 		return io_fd_open(path, IO_RDONLY, io);
@@ -87,7 +87,7 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 	struct vg_label l;
 	int r;
 
-	r = open_pv(p, (unsigned)i, path, claim, &io);
+	r = pool_open_pv(p, (unsigned)i, path, claim, &io);
 	if (r == -EBUSY && !(p->flags & POOL_RDONLY))
 		return r;	/* logged */
 	if (r == -ENOTBLK)
@@ -151,7 +151,7 @@ static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned cla
 	struct vg_label l;
 	int r;
 
-	r = open_pv(p, k, path, claim, &io);
+	r = pool_open_pv(p, k, path, claim, &io);
 	if (r) {
 		if (r != -EBUSY)
 			log_error("pool %s: cannot open its data device %s: %s", p->name, path,
@@ -448,6 +448,9 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	/* the data devices tpextend --data added, by the VG */
 	if ((r = pool_attach_xdata(p, claim, rep)))
 		return r < 0 ? r : 0;
+	/* the second metadata device of a mirrored pool */
+	if ((r = pool_attach_meta1(p, claim, rep)))
+		return r;
 	/* another host's pool: refused before anything is written; a shared
 	 * pool's lease taken before anything is written (pool_lease.c) */
 	if ((r = pool_check_owner(p)))
@@ -501,6 +504,7 @@ void pool_detach(struct pool *p)
 	pool_lease_drop(p);
 	thin_close(p->md);
 	io_destroy(p->thin_io);
+	io_destroy(p->meta_io);
 	io_destroy(p->data_cat);
 	for (int i = 0; i < POOL_MAX_PVS; i++) {
 		io_destroy(p->pv[i].io);
@@ -513,11 +517,18 @@ void pool_detach(struct pool *p)
 
 int pool_share_devices(struct pool *p)
 {
+	int r0;
+
 	io_destroy(p->thin_io);
 	p->thin_io = NULL;
-	for (unsigned i = 0; i < pool_nr_pvs(p); i++) {
+	for (unsigned k = 0; k <= pool_nr_pvs(p); k++) {
+		unsigned i = k < pool_nr_pvs(p) ? k : POOL_META1_PV;
 		struct io_engine *io;
-		int r = io_fd_open(p->pv[i].io->name, 0, &io);
+		int r;
+
+		if (!p->pv[i].io)
+			continue;	/* a mirror leg that is not there */
+		r = io_fd_open(p->pv[i].io->name, 0, &io);
 
 		if (r) {
 			log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[i].io->name,
@@ -527,6 +538,8 @@ int pool_share_devices(struct pool *p)
 		io_destroy(p->pv[i].io);
 		p->pv[i].io = io;
 	}
+	if (p->meta_io && (r0 = pool_meta_rebuild(p)))
+		return r0;
 	return p->vg ? pool_data_rebuild(p) : 0;
 }
 
