@@ -148,6 +148,17 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 
 	if (!p->data_path || !p->meta_path)
 		return cli_usage_error(cmd, "both --data DEV and --meta DEV are required");
+	/* --meta DEV1,DEV2: mirrored thin metadata (the option's own string
+	 * is split in place: popt's, freed as it was given) */
+	if (strchr(p->meta_path, ',')) {
+		char *comma = strchr(p->meta_path, ',');
+
+		if (comma == p->meta_path || !comma[1] || strchr(comma + 1, ','))
+			return cli_usage_error(cmd, "--meta takes DEV or DEV1,DEV2 (a mirror), not "
+						    "'%s'", p->meta_path);
+		*comma = '\0';
+		p->meta1_path = comma + 1;
+	}
 	if ((rc = parse_auto_size(cmd, "--chunk", a->chunk, 'k', &p->chunk)) != CLI_CONTINUE ||
 	    (rc = parse_auto_size(cmd, "--metadata-size", a->msize, 'm', &p->metadata_size)) !=
 		    CLI_CONTINUE)
@@ -281,7 +292,8 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "data", 'd', POPT_ARG_STRING, &p.data_path, 0, "data device (e.g. /dev/md0)", "DEV" },
-		{ "meta", 'm', POPT_ARG_STRING, &p.meta_path, 0, "metadata device", "DEV" },
+		{ "meta", 'm', POPT_ARG_STRING, &p.meta_path, 0,
+		  "metadata device, or two: the thin metadata mirrored onto both", "DEV[,DEV2]" },
 		{ "chunk", 'c', POPT_ARG_STRING, &a.chunk, 0,
 		  "data chunk size: auto (chosen by --profile within the RAID geometry) or SIZE "
 		  "(default auto)",

@@ -106,6 +106,9 @@ struct pool_create_params {
 	const char *name;
 	const char *data_path;
 	const char *meta_path;
+	/* a second metadata device (tpcreate --meta DEV1,DEV2): the thin
+	 * metadata mirrored onto it, laid out as META_PATH; NULL for none */
+	const char *meta1_path;
 	uint64_t chunk;			/* bytes; 0 = auto */
 	enum tp_profile profile;	/* the auto chunk's and zeroing's aim */
 	enum tp_choice zero;
@@ -132,6 +135,7 @@ struct pool_create_params {
 
 /* What tpcreate decided (for --explain and the summary). */
 struct pool_create_plan {
+	uint64_t meta1_dev_size;	/* bytes of the second metadata device, or 0 */
 	struct tp_topology topo;
 	char topo_desc[256];		/* the geometry in words (--explain) */
 	char stripe_reason[TP_REASON_LEN];
@@ -184,6 +188,17 @@ enum pool_open_flags {
 int pool_open(const char *name, const char *devices, unsigned flags, struct pool **out)
 	TP_MUST_CHECK;
 void pool_close(struct pool *p);	/* NULL ok */
+
+/* tpchange --meta-replace DEV: the leg of P's metadata mirror that is out
+ * (missing, stale or failed) becomes DEV (or the same device again):
+ * offline both thin-metadata areas are copied onto it from the good leg,
+ * live the kernel's raid1 rebuilds it; then its label and VG area, and
+ * the VG commit that names it. -EINVAL (exit 3 at the tool) for a pool
+ * without a mirror or a device of the pool; -EBUSY when both legs are in
+ * sync; nothing written on a refusal (lib/pool/core/pool_mirror.c). */
+int pool_meta_replace(struct pool *p, const char *dev) TP_MUST_CHECK;
+/* "single", "mirrored", "resyncing" or "degraded" (core.h). */
+const char *pool_meta_health(const struct pool *p);
 
 const char *pool_name(const struct pool *p);
 /* tpchange --lock-type: SHARED 1 makes P a shared pool (a lease area
