@@ -647,6 +647,11 @@ struct pool_info {
 	char name[POOL_NAME_MAX + 1];
 	char uuid[POOL_UUID_LEN + 1];
 	const char *dev_path[2];		/* by enum pool_role, as opened; owned by the pool */
+	/* mirrored thin metadata: "single", "mirrored", "resyncing" or
+	 * "degraded" (pool_meta_health), and each leg "PATH(STATE)" joined by
+	 * ","; "" for one metadata device */
+	const char *meta_health;
+	char meta_legs[2 * 4200];
 	/* every data device in the data area's order (the first is
 	 * dev_path[POOL_ROLE_DATA]); paths owned by the pool */
 	unsigned nr_data_devs;

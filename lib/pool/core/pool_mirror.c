@@ -152,11 +152,9 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 		if (!e)
 			continue;
 		if (rep)
-			pool_problem(rep, 0, "metadata mirror leg %u (%s, device uuid %s) is %s: the "
-				     "thin metadata runs on one leg (degraded); 'tpchange "
-				     "--meta-replace DEV %s' resyncs it", i, leg_path(p, i),
-				     i ? d->pv_uuid : p->vg->dev[VG_ROLE_META].pv_uuid, leg_why(e),
-				     p->name);
+			pool_problem(rep, 0, "metadata mirror degraded: leg %u (%s) is %s; "
+				     "'tpchange --meta-replace DEV %s' resyncs it", i, leg_path(p, i),
+				     leg_why(e), p->name);
 		else
 			log_warn("pool %s: metadata mirror leg %u (%s) is %s: its thin metadata runs "
 				 "on the other leg (degraded); 'tpchange --meta-replace DEV %s' "
@@ -271,6 +269,7 @@ int pool_meta_replace(struct pool *p, const char *path)
 	struct vg_device *d;
 	struct vg_label lab;
 	unsigned out, slot;
+	char old_uuid[VG_UUID_LEN + 1];
 	char *abs;
 	int r;
 
@@ -338,6 +337,7 @@ int pool_meta_replace(struct pool *p, const char *path)
 	if ((r = vg_clone(p->vg, &next)))
 		goto fail;
 	d = out ? &next->meta1 : &next->dev[VG_ROLE_META];
+	memcpy(old_uuid, d->pv_uuid, sizeof(old_uuid));
 	if ((r = vg_uuid_generate(d->pv_uuid)))
 		goto fail;
 	snprintf(d->path, sizeof(d->path), "%s", abs);
@@ -371,6 +371,10 @@ int pool_meta_replace(struct pool *p, const char *path)
 	next = NULL;
 	if (r)
 		goto fail;
+	/* the devices file: the new leg in, the old one's entry out */
+	if (pool_devices_remove_pv(old_uuid) < 0)
+		log_warn("pool %s: could not drop the old leg from the devices file", p->name);
+	pool_record_device(p->name, VG_ROLE_META, lab.pv_uuid, abs);
 	/* the mirror over both legs again */
 	thin_close(p->md);
 	p->md = NULL;
