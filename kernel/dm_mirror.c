@@ -41,7 +41,6 @@ int tp_dm_raid1_table(const struct tp_dm_pool_layout *l, const char leg[2][TP_DM
 		      int rebuild, struct tp_dm_target *t)
 {
 	char params[32] = "1 0";
-
 	int n;
 
 	if (!l->meta_length || l->meta_length % 512 || (!leg[0][0] && !leg[1][0]))
@@ -54,6 +53,20 @@ int tp_dm_raid1_table(const struct tp_dm_pool_layout *l, const char leg[2][TP_DM
 	n = snprintf(t->params, sizeof(t->params), "raid1 %s 2 - %s - %s", params,
 		     leg[0][0] ? leg[0] : "-", leg[1][0] ? leg[1] : "-");
 	return n < 0 || (size_t)n >= sizeof(t->params) ? -ENAMETOOLONG : 0;
+}
+
+/* The raid1 over the leg devices NAMES (dm names, "" missing), which
+ * the table names by major:minor */
+static int raid1_over(const struct tp_dm_pool_layout *l, const char names[2][TP_DM_NAME_MAX],
+		      int rebuild, struct tp_dm_target *t)
+{
+	char devno[2][TP_DM_NAME_MAX] = { "", "" };
+	int r;
+
+	for (unsigned i = 0; i < 2; i++)
+		if (names[i][0] && (r = tp_dm_devno(names[i], devno[i], sizeof(devno[i]))))
+			return r;
+	return tp_dm_raid1_table(l, (const char(*)[TP_DM_NAME_MAX])devno, rebuild, t);
 }
 
 static int leg_table(const struct tp_dm_pool_layout *l, unsigned i, struct tp_dm_target *t)
@@ -104,7 +117,7 @@ int tp_dm_meta_create(const struct tp_dm_pool_layout *l, const char *tmeta)
 		if ((r = tp_dm_create(leg[i], uuid, &t, 1, TP_DM_INTERNAL)))
 			goto undo;
 	}
-	if ((r = tp_dm_raid1_table(l, (const char(*)[TP_DM_NAME_MAX])leg, -1, &t)) ||
+	if ((r = raid1_over(l, (const char(*)[TP_DM_NAME_MAX])leg, -1, &t)) ||
 	    (r = tp_dm_uuid(uuid, sizeof(uuid), l->pool_uuid, TP_DM_ROLE_TMETA, 0)))
 		goto undo;
 	if ((r = tp_dm_create(tmeta, uuid, &t, 1, TP_DM_INTERNAL))) {
@@ -134,8 +147,7 @@ int tp_dm_meta_replace_leg(const struct tp_dm_pool_layout *l, unsigned i)
 	for (unsigned k = 0; k < 2; k++)
 		if ((r = leg_name(leg[k], tmeta, k)))
 			return r;
-	if ((r = leg_table(l, i, &t)) ||
-	    (r = tp_dm_raid1_table(l, (const char(*)[TP_DM_NAME_MAX])leg, (int)i, &tr)))
+	if ((r = leg_table(l, i, &t)))
 		return r;
 	/* the leg device: made anew when the set ran without it */
 	if (tp_dm_info(leg[i], &info) == -ENXIO) {
@@ -143,6 +155,8 @@ int tp_dm_meta_replace_leg(const struct tp_dm_pool_layout *l, unsigned i)
 		    (r = tp_dm_create(leg[i], uuid, &t, 1, TP_DM_INTERNAL)))
 			return r;
 	}
+	if ((r = raid1_over(l, (const char(*)[TP_DM_NAME_MAX])leg, (int)i, &tr)))
+		return r;
 	if ((r = tp_dm_load(tmeta, &tr, 1, 0))) {
 		log_error("pool %s: the kernel refused the new raid1 of %s: %s", l->pool, tmeta,
 			  strerror(-r));

@@ -239,7 +239,10 @@ int pool_meta_rebuild(struct pool *p)
 	return 0;
 }
 
-/* Copy both thin-metadata areas of the good leg GOOD onto IO, flushed. */
+/* Copy both thin-metadata areas of the good leg GOOD onto IO: each area
+ * but its first block, flushed, then the first blocks (the superblocks),
+ * flushed; a copy cut short leaves IO's superblock as it was, so a stale
+ * leg stays stale. */
 static int copy_areas(struct pool *p, unsigned good, struct io_engine *io)
 {
 	struct io_engine *src = good ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io;
@@ -249,12 +252,18 @@ static int copy_areas(struct pool *p, unsigned good, struct io_engine *io)
 	int r = buf ? 0 : -ENOMEM;
 
 	for (unsigned a = 0; a < 2 && !r; a++)
-		for (uint64_t off = 0; off < m->area[a].size && !r; off += len) {
+		for (uint64_t off = THIN_METADATA_BLOCK_SIZE; off < m->area[a].size && !r;
+		     off += len) {
 			size_t n = (size_t)TP_MIN((uint64_t)len, m->area[a].size - off);
 
 			if (!(r = io_read(src, m->area[a].offset + off, buf, n)))
 				r = io_write(io, m->area[a].offset + off, buf, n);
 		}
+	if (!r)
+		r = io_flush(io);
+	for (unsigned a = 0; a < 2 && !r; a++)
+		if (!(r = io_read(src, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE)))
+			r = io_write(io, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE);
 	free(buf);
 	return r ? r : io_flush(io);
 }
@@ -269,6 +278,7 @@ int pool_meta_replace(struct pool *p, const char *path)
 	struct vg_device *d;
 	struct vg_label lab;
 	unsigned out, slot;
+	int same = 0;
 	char old_uuid[VG_UUID_LEN + 1];
 	char *abs;
 	int r;
@@ -300,8 +310,11 @@ int pool_meta_replace(struct pool *p, const char *path)
 		log_error("pool %s: --meta-replace %s: %s", p->name, path, strerror(errno));
 		return -ENOENT;
 	}
-	/* the leg that is out may be given again: its device is resynced */
+	/* the leg that is out may be given again: its device is resynced in
+	 * place, its label (it matched) and device uuid kept */
 	if (p->pv[slot].io && pool_same_device(p->pv[slot].io->name, abs)) {
+		same = 1;
+		lab = p->pv[slot].label;
 		io_destroy(p->pv[slot].io);
 		p->pv[slot].io = NULL;
 		tp_lock_release(p->claim[slot]);
@@ -338,24 +351,27 @@ int pool_meta_replace(struct pool *p, const char *path)
 		goto fail;
 	d = out ? &next->meta1 : &next->dev[VG_ROLE_META];
 	memcpy(old_uuid, d->pv_uuid, sizeof(old_uuid));
-	if ((r = vg_uuid_generate(d->pv_uuid)))
+	if (!same && (r = vg_uuid_generate(d->pv_uuid)))
 		goto fail;
 	snprintf(d->path, sizeof(d->path), "%s", abs);
-	d->size = io->size;
-	if (out)
-		vg_label_from_vg_meta1(next, io->size, &lab);
-	else
-		vg_label_from_vg(next, VG_ROLE_META, io->size, &lab);
+	if (!same) {
+		d->size = io->size;
+		if (out)
+			vg_label_from_vg_meta1(next, io->size, &lab);
+		else
+			vg_label_from_vg(next, VG_ROLE_META, io->size, &lab);
+	}
 	/* 1. offline, the areas copied from the good leg (live the kernel's
-	 * raid1 rebuilds the leg); 2. its VG area and label; 3. the VG
-	 * commit that names it: before it the old VG stands and the new
-	 * device is no device of the pool */
+	 * raid1 rebuilds the leg), superblocks last; 2. a new device's VG
+	 * area and label; 3. the VG commit that names it: before it the old
+	 * VG stands and the new device is no device of the pool (the same
+	 * device resynced in place is in sync once its superblocks are) */
 	if (!p->be->live && (r = copy_areas(p, 1 - out, io))) {
 		log_error("pool %s: cannot copy its thin metadata onto %s: %s; nothing was changed",
 			  p->name, abs, strerror(-r));
 		goto fail;
 	}
-	if ((r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))) {
+	if (!same && ((r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab)))) {
 		log_error("pool %s: cannot label %s: %s; nothing was changed", p->name, abs,
 			  strerror(-r));
 		goto fail;
@@ -372,9 +388,22 @@ int pool_meta_replace(struct pool *p, const char *path)
 	if (r)
 		goto fail;
 	/* the devices file: the new leg in, the old one's entry out */
-	if (pool_devices_remove_pv(old_uuid) < 0)
+	if (!same && pool_devices_remove_pv(old_uuid) < 0)
 		log_warn("pool %s: could not drop the old leg from the devices file", p->name);
 	pool_record_device(p->name, VG_ROLE_META, lab.pv_uuid, abs);
+	/* live, the kernel opens the new leg: our exclusive open goes (the
+	 * flock claim stays), as at activation */
+	if (p->be->live) {
+		struct io_engine *shared;
+
+		if ((r = io_fd_open(p->pv[slot].io->name, 0, &shared))) {
+			log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[slot].io->name,
+				  strerror(-r));
+			goto fail;
+		}
+		io_destroy(p->pv[slot].io);
+		p->pv[slot].io = shared;
+	}
 	/* the mirror over both legs again */
 	thin_close(p->md);
 	p->md = NULL;
