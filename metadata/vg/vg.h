@@ -219,6 +219,9 @@ struct vg {
 	 * only then, so a VG without it reads and writes as before) */
 	int meta_mirror;
 	struct vg_device meta1;
+	/* (each metadata device of a mirrored pool keeps the kernel raid1's
+	 * metadata, VG_RAID_META_BYTES, right after its VG area:
+	 * vg_raid_meta_offset; its VG area is that much smaller) */
 	unsigned nr_volumes;
 	unsigned alloc_volumes;
 	struct vg_volume *volumes;	/* nr_volumes entries, in creation order */
@@ -243,6 +246,12 @@ struct vg {
 };
 
 /* ---- names ---- */
+
+/* The kernel raid1's metadata (dm-raid superblock and bitmap) of a leg of
+ * mirrored thin metadata: VG_RAID_META_BYTES right after the leg's VG
+ * area, which tpcreate makes that much smaller than the default. */
+#define VG_RAID_META_BYTES (512u * 1024u)
+uint64_t vg_raid_meta_offset(const struct vg *vg);
 
 /* Pool and volume names: 1..64 bytes of [A-Za-z0-9+_.-], not starting
  * with '-', not "." or "..". Returns 1 if valid; else 0 and, if WHY is not

@@ -372,6 +372,8 @@ static int check_xdata(const struct vg *vg, char *msg, size_t len)
 	return 0;
 }
 
+static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
+
 /* meta1: a metadata device laid out as meta, its uuid its own */
 static int check_meta1(const struct vg *vg, char *msg, size_t len)
 {
@@ -389,7 +391,23 @@ static int check_meta1(const struct vg *vg, char *msg, size_t len)
 		return problem(msg, len, "pool/devices/meta1: its areas do not lie where meta's do");
 	if (vg_data_index(vg, d->pv_uuid) >= 0 || !strcmp(d->pv_uuid, m->pv_uuid))
 		return problem(msg, len, "pool/devices: two devices have the uuid %s", d->pv_uuid);
+	/* the raid metadata after the VG area, clear of the other areas */
+	for (unsigned a = 0; a < 2; a++)
+		if (overlaps(vg_raid_meta_offset(vg), VG_RAID_META_BYTES, m->area[a].offset,
+			     m->area[a].size))
+			return problem(msg, len, "pool/devices/meta1: no room for the raid metadata "
+				       "between the VG area and thin-metadata area %u", a);
+	if (vg->lock.type != VG_LOCK_NONE &&
+	    overlaps(vg_raid_meta_offset(vg), VG_RAID_META_BYTES, vg->lock.offset,
+		     VG_LOCK_AREA_BYTES))
+		return problem(msg, len, "pool/devices/meta1: the raid metadata overlaps the lease "
+			       "area");
 	return 0;
+}
+
+uint64_t vg_raid_meta_offset(const struct vg *vg)
+{
+	return vg->dev[VG_ROLE_META].mda.offset + vg->dev[VG_ROLE_META].mda.size;
 }
 
 void vg_lock_name(const char *uuid, char out[VG_LOCK_NAME_MAX + 1])

@@ -281,7 +281,9 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 	vg->dev[VG_ROLE_META].area[1].offset = pol->meta.spare_offset;
 	vg->dev[VG_ROLE_META].area[1].size = pol->meta.size;
 	if (p->meta1_path) {
+		/* the kernel raid1's metadata after the VG area (vg.h) */
 		vg->meta_mirror = 1;
+		vg->dev[VG_ROLE_META].mda.size -= VG_RAID_META_BYTES;
 		vg->meta1 = vg->dev[VG_ROLE_META];
 		snprintf(vg->meta1.path, sizeof(vg->meta1.path), "%s", p->meta1_path);
 		vg->meta1.size = plan->meta1_dev_size;
@@ -454,6 +456,9 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 		r = thin_format(win, vg->chunk_size, plan->policy.data_blocks, &md);
 	if (!r)
 		r = zero_block(mio, vg->dev[VG_ROLE_META].area[1].offset);
+	/* the raid metadata zeroed: the kernel's raid1 starts as a new set */
+	if (!r && p->meta1_path)
+		r = pool_zero_raid_meta(mio, vg);
 	if (!r && io_mirror_in_use(mio) != (p->meta1_path ? 3u : 1u))
 		r = -EIO;	/* a leg failed a write */
 	if (r) {

@@ -107,6 +107,9 @@ struct pool_meta_leg {
 	int resyncing;
 };
 int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2]);
+/* Zero the kernel raid1's metadata area of mirrored VG on IO (a leg, or
+ * the mirror over both): a new raid set, or a new leg to rebuild. */
+int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg) TP_MUST_CHECK;
 /* "single" (one metadata device), "mirrored", "resyncing" or "degraded". */
 const char *pool_meta_health(const struct pool *p);
 /* A zeroed struct pool for pool_attach (NULL, logged, on ENOMEM); freed,

@@ -371,7 +371,9 @@ int pool_meta_replace(struct pool *p, const char *path)
 			  p->name, abs, strerror(-r));
 		goto fail;
 	}
-	if (!same && ((r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab)))) {
+	/* a new leg's raid metadata zeroed: the kernel rebuilds it */
+	if ((r = pool_zero_raid_meta(io, next)) ||
+	    (!same && ((r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))))) {
 		log_error("pool %s: cannot label %s: %s; nothing was changed", p->name, abs,
 			  strerror(-r));
 		goto fail;
@@ -431,4 +433,14 @@ fail:
 	tp_lock_release(claim);
 	free(abs);
 	return r;
+}
+
+int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg)
+{
+	static const unsigned char zero[64 * 1024];
+	int r = 0;
+
+	for (uint64_t off = 0; off < VG_RAID_META_BYTES && !r; off += sizeof(zero))
+		r = io_write(io, vg_raid_meta_offset(vg) + off, zero, sizeof(zero));
+	return r ? r : io_flush(io);
 }
