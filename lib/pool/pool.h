@@ -144,7 +144,9 @@ struct pool_create_plan {
 	uint64_t data_area_size;	/* whole chunks only */
 	uint64_t mda_offset, mda_size;	/* the VG metadata area on each device, bytes */
 	unsigned nr_signatures;		/* found on the devices (refused unless force) */
-	char signatures[2][256];	/* one description per device ("" if none) */
+	/* one description per device ("" if none): data, meta, the second
+	 * metadata device */
+	char signatures[3][256];
 	uint64_t lease_offset;		/* shared: the lease area on the meta device */
 };
 

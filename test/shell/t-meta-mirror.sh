@@ -7,7 +7,8 @@
 # new image (or the same one), tprepair onto the stale leg's own image,
 # and tpcheck is clean again, the areas equal;
 # the refusals (a pool without a mirror, both legs in sync, a device of
-# the pool, --meta with three devices) leave every image byte for byte.
+# the pool, another pool's device, --meta with three devices or one twice)
+# leave every image byte for byte.
 
 areas_equal() {	# the thin-metadata areas (1 MiB on) of two legs
 	cmp -s <(dd if="$1" bs=1M skip=1 status=none) <(dd if="$2" bs=1M skip=1 status=none)
@@ -88,3 +89,21 @@ ok tpcreate --data e.img --meta n.img --chunk 64K q
 md5sum ./*.img >sums.before
 expect_rc 3 tpchange --meta-replace m1.img q
 md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
+
+# another pool's device is never taken as a leg, by tpcreate or a replace
+image d9.img 64M
+image m9.img 16M
+md5sum ./*.img >sums.before
+failed tpcreate --data d9.img --meta m9.img,n.img --chunk 64K r
+err_has "belongs to pool q"
+usage_error tpcreate --data d9.img --meta m9.img,m9.img --chunk 64K r
+md5sum -c --quiet sums.before || fail "a refused tpcreate changed an image"
+rm m2.img
+expect_rc 1 tpcheck p
+md5sum ./*.img >sums.before
+failed tpchange --meta-replace n.img p
+err_has "label of pool q"
+md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
+image m8.img 16M
+ok tpcreate --data d9.img --meta m9.img,m8.img --chunk 64K r
+out_has "mirrored on"

@@ -4,7 +4,8 @@
 # over their own disks, so one can be swapped for the error target. The
 # pool's tmeta is the kernel's raid1 over both legs; fio writes and
 # verifies while leg 1 is replaced by dm-error: the pool keeps running,
-# the raid1 marks the leg failed, tpstatus says degraded; tpchange
+# the raid1 marks the leg failed, tpstatus says degraded, tpmonitor says
+# it once (and once that it is whole after the rebuild); tpchange
 # --meta-replace puts the leg on a third disk and the kernel rebuilds it
 # (tpstatus: mirrored again, the active areas of both legs byte-identical
 # once deactivated); fio verifies everything it wrote; tpcheck is clean.
@@ -67,6 +68,12 @@ dmsetup status mm-tpool
 expect_eq "pool still read-write" "$(tpstatus --noheadings -o pool_mode mm | awk 'NF { print $1; exit }')" rw
 expect_eq "health with leg B failed" "$(health)" degraded
 tpstatus -o pool_name,pool_meta_health,pool_meta_legs mm
+# tpmonitor says it once: one pass, then another that says nothing new
+tpmonitor --once >mon1.log 2>&1
+tpmonitor --once >mon2.log 2>&1
+cat mon1.log mon2.log
+expect_eq "tpmonitor's degraded warnings, two passes" \
+	"$(cat mon1.log mon2.log | grep -c 'metadata mirror is degraded')" 1
 
 step "tpchange --meta-replace onto a third disk (mlegC): the kernel rebuilds it"
 leg mlegC "${disks[3]}"
@@ -76,6 +83,10 @@ dmsetup status mm-tmeta
 dmsetup table | grep mm-tmeta
 wait_synced
 expect_eq "health after the rebuild" "$(health)" mirrored
+tpmonitor --once >mon3.log 2>&1
+cat mon3.log
+grep -q "metadata mirror is mirrored again" mon3.log ||
+	note_fail "tpmonitor did not say that the mirror is whole again"
 check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
 	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio2.out
 grep -E "err=" fio2.out || true

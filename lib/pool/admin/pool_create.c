@@ -104,10 +104,10 @@ static int udev_mark(const char *path, int force)
 
 static int check_signatures(const struct pool_create_params *p, struct pool_create_plan *plan)
 {
-	const char *paths[2] = { p->data_path, p->meta_path };
+	const char *paths[3] = { p->data_path, p->meta_path, p->meta1_path };
 	const struct tp_probe_hook hook = { match_label, NULL };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < (p->meta1_path ? 3 : 2); i++) {
 		struct tp_probe_result res;
 		char one[160];
 		int r = tp_dev_probe(paths[i], &hook, &res);
@@ -170,7 +170,9 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 		log_error("pool %s: --max-overprovision is out of range", p->name);
 		return -EINVAL;
 	}
-	if ((r = separate_storage(p->data_path, p->meta_path)))
+	if ((r = separate_storage(p->data_path, p->meta_path)) ||
+	    (p->meta1_path && ((r = separate_storage(p->data_path, p->meta1_path)) ||
+			       (r = separate_storage(p->meta_path, p->meta1_path)))))
 		return r;
 	r = pool_devices_lookup_pool(p->name, &e, 1);
 	if (r > 0) {
@@ -353,7 +355,7 @@ static int recheck(const struct pool_create_params *p, const struct pool_create_
 		log_error("pool %s: %s and %s changed while tpcreate waited for them (%s%s%s); "
 			  "nothing was written", p->name, p->data_path, p->meta_path,
 			  now.signatures[0], now.signatures[0][0] && now.signatures[1][0] ? "; " : "",
-			  now.signatures[1]);
+			  now.signatures[1][0] ? now.signatures[1] : now.signatures[2]);
 		r = -EBUSY;
 	}
 	return r;

@@ -6,6 +6,7 @@
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
+#include "lib/dev/probe.h"
 #include "lib/pool/host/host.h"
 #include "metadata/thin/thin.h"
 
@@ -41,6 +42,42 @@ static int copy_areas(struct pool *p, unsigned good, struct io_engine *io)
 			r = io_write(io, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE);
 	free(buf);
 	return r ? r : io_flush(io);
+}
+
+/* A new leg at PATH carries a signature: refuse, unless it is a metadata
+ * label of this pool itself (the old leg, or a replace cut short): no
+ * leg in use is PATH, the caller made sure. */
+static int check_new_leg(const struct pool *p, const char *path)
+{
+	struct tp_probe_result res;
+	struct vg_label l;
+	char one[160];
+	int r = pool_read_label(path, &l);
+
+	if (!r) {
+		if (!strcmp(l.pool_uuid, p->vg->uuid) && l.role == VG_ROLE_META)
+			return 0;
+		log_error("pool %s: %s carries the label of pool %s (%s device); nothing was "
+			  "changed: remove that pool first ('tpremove %s')", p->name, path,
+			  l.pool_name, vg_role_name(l.role), l.pool_name);
+		return -EBUSY;
+	}
+	if (r != -ENOENT) {
+		log_error("pool %s: %s carries a damaged tptools label; nothing was changed. Wipe "
+			  "it ('wipefs -a %s') if it is no longer needed", p->name, path, path);
+		return -EBUSY;
+	}
+	if ((r = tp_dev_probe(path, NULL, &res)) < 0) {
+		log_error("pool %s: cannot probe %s: %s", p->name, path, strerror(-r));
+		return r;
+	}
+	if (res.count) {
+		tp_signature_describe(&res.sig[0], one, sizeof(one));
+		log_error("pool %s: %s carries %s; nothing was changed. Wipe it ('wipefs -a %s') "
+			  "if its contents are no longer needed", p->name, path, one, path);
+		return -EBUSY;
+	}
+	return 0;
 }
 
 int pool_meta_replace(struct pool *p, const char *path)
@@ -105,6 +142,8 @@ int pool_meta_replace(struct pool *p, const char *path)
 			return -EINVAL;
 		}
 	}
+	if (!same && (r = check_new_leg(p, abs)))
+		goto fail;
 	r = pool_claim_open(p->name, abs, 0, &claim, &io);
 	if (r) {
 		if (r != -EBUSY)
