@@ -8,7 +8,8 @@
 # and tpcheck is clean again, the areas equal;
 # the refusals (a pool without a mirror, both legs in sync, a device of
 # the pool, another pool's device, --meta with three devices or one twice)
-# leave every image byte for byte.
+# leave every image byte for byte; tprename and tpremove go over both
+# metadata devices.
 
 areas_equal() {	# the thin-metadata areas (1 MiB on) of two legs
 	cmp -s <(dd if="$1" bs=1M skip=1 status=none) <(dd if="$2" bs=1M skip=1 status=none)
@@ -107,3 +108,22 @@ md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image
 image m8.img 16M
 ok tpcreate --data d9.img --meta m9.img,m8.img --chunk 64K r
 out_has "mirrored on"
+
+# tprename and tpremove go over both metadata devices: the renamed pool is
+# mirrored and clean; once removed, no image carries its label (a new pool
+# takes them without --force)
+ok tvcreate -V 8M -n x r
+ok tprename r s
+ok tpcheck s
+out_has clean
+ok tpstatus --noheadings -o pool_meta_health s
+out_has mirrored
+ok tpremove -y s
+ok tpcreate --data d9.img --meta m9.img,m8.img --chunk 64K t
+ok tpcheck t
+out_has clean
+# growing a mirrored pool's metadata areas is refused, byte for byte
+md5sum ./*.img >sums.before
+failed tpextend --metadata-size auto t
+err_has "mirrored"
+md5sum -c --quiet sums.before || fail "a refused tpextend changed an image"

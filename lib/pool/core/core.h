@@ -107,6 +107,9 @@ struct pool_meta_leg {
 	int resyncing;
 };
 int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2]);
+/* The second metadata device of a mirrored pool, when it is open (its
+ * label matched); else NULL. */
+const struct vg_pv *pool_meta1_pv(const struct pool *p);
 /* Zero the kernel raid1's metadata area of mirrored VG on IO (a leg, or
  * the mirror over both): a new raid set, or a new leg to rebuild. */
 int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg) TP_MUST_CHECK;

@@ -133,3 +133,9 @@ int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg)
 		r = io_write(io, vg_raid_meta_offset(vg) + off, zero, sizeof(zero));
 	return r ? r : io_flush(io);
 }
+
+const struct vg_pv *pool_meta1_pv(const struct pool *p)
+{
+	return p->vg && p->vg->meta_mirror && p->pv[POOL_META1_PV].io ? &p->pv[POOL_META1_PV]
+								    : NULL;
+}
