@@ -199,6 +199,12 @@ void pool_close(struct pool *p);	/* NULL ok */
  * without a mirror or a device of the pool; -EBUSY when both legs are in
  * sync; nothing written on a refusal (lib/pool/core/pool_mirror.c). */
 int pool_meta_replace(struct pool *p, const char *dev) TP_MUST_CHECK;
+/* tpchange --meta-mirror DEV: mirror P's thin metadata onto DEV (inactive
+ * pool): both areas copied, the kernel raid1's metadata placed behind the
+ * meta device's VG area or its last area, DEV labelled, one VG commit.
+ * -EBUSY mirrored already, -ENOSPC no room (on the meta device or DEV),
+ * -EINVAL a device of the pool; nothing written on a refusal. */
+int pool_meta_mirror_add(struct pool *p, const char *dev) TP_MUST_CHECK;
 /* "single", "mirrored", "resyncing" or "degraded" (core.h). */
 const char *pool_meta_health(const struct pool *p);
 

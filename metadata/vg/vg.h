@@ -56,7 +56,9 @@
  *       meta1 { ... } (optional, written only for a pool whose thin
  *       metadata is mirrored, tpcreate --meta DEV1,DEV2: the second
  *       metadata device, the keys of a device; its VG area and both
- *       thin-metadata areas lie where meta's do)
+ *       thin-metadata areas lie where meta's do; raid_meta_offset
+ *       (optional, bytes: where both devices keep the kernel raid1's
+ *       metadata when not right after the VG area))
  *     volumes { <name> { dev_id, size, origin (optional, "" = none),
  *       creation_time, read_only (0|1), activation_skip (optional, as the
  *       pool's) } ... }
@@ -220,8 +222,11 @@ struct vg {
 	int meta_mirror;
 	struct vg_device meta1;
 	/* (each metadata device of a mirrored pool keeps the kernel raid1's
-	 * metadata, VG_RAID_META_BYTES, right after its VG area:
-	 * vg_raid_meta_offset; its VG area is that much smaller) */
+	 * metadata, VG_RAID_META_BYTES, right after its VG area, which
+	 * tpcreate makes that much smaller; or, for a pool mirrored later
+	 * (tpchange --meta-mirror), at RAID_META_OFFSET: the text's meta1
+	 * key raid_meta_offset, written only when not 0: vg_raid_meta_offset) */
+	uint64_t raid_meta_offset;
 	unsigned nr_volumes;
 	unsigned alloc_volumes;
 	struct vg_volume *volumes;	/* nr_volumes entries, in creation order */

@@ -391,7 +391,15 @@ static int check_meta1(const struct vg *vg, char *msg, size_t len)
 		return problem(msg, len, "pool/devices/meta1: its areas do not lie where meta's do");
 	if (vg_data_index(vg, d->pv_uuid) >= 0 || !strcmp(d->pv_uuid, m->pv_uuid))
 		return problem(msg, len, "pool/devices: two devices have the uuid %s", d->pv_uuid);
-	/* the raid metadata after the VG area, clear of the other areas */
+	/* the raid metadata after the VG area (or where recorded), clear of
+	 * the other areas, on both devices */
+	if (vg->raid_meta_offset &&
+	    (vg->raid_meta_offset % 4096 ||
+	     overlaps(vg->raid_meta_offset, VG_RAID_META_BYTES, 0, m->mda.offset + m->mda.size) ||
+	     vg->raid_meta_offset + VG_RAID_META_BYTES > TP_MIN(m->size, d->size)))
+		return problem(msg, len, "pool/devices/meta1/raid_meta_offset: %" PRIu64 " is not "
+			       "a 4 KiB multiple behind the VG area with 512 KiB inside both "
+			       "metadata devices", vg->raid_meta_offset);
 	for (unsigned a = 0; a < 2; a++)
 		if (overlaps(vg_raid_meta_offset(vg), VG_RAID_META_BYTES, m->area[a].offset,
 			     m->area[a].size))
@@ -407,7 +415,8 @@ static int check_meta1(const struct vg *vg, char *msg, size_t len)
 
 uint64_t vg_raid_meta_offset(const struct vg *vg)
 {
-	return vg->dev[VG_ROLE_META].mda.offset + vg->dev[VG_ROLE_META].mda.size;
+	return vg->raid_meta_offset ? vg->raid_meta_offset
+				    : vg->dev[VG_ROLE_META].mda.offset + vg->dev[VG_ROLE_META].mda.size;
 }
 
 void vg_lock_name(const char *uuid, char out[VG_LOCK_NAME_MAX + 1])

@@ -247,8 +247,12 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	export_device(&b, devs, vg, VG_ROLE_DATA);
 	export_device(&b, devs, vg, VG_ROLE_META);
 	export_xdata(&b, devs, vg);
-	if (vg->meta_mirror)
-		export_one(&b, devs, &vg->meta1, "meta1");
+	if (vg->meta_mirror) {
+		struct dm_config_node *m1 = export_one(&b, devs, &vg->meta1, "meta1");
+
+		if (vg->raid_meta_offset)
+			add_int(&b, m1, "raid_meta_offset", (int64_t)vg->raid_meta_offset);
+	}
 	vols = add_node(&b, pool, "volumes");
 	for (i = 0; i < vg->nr_volumes && !b.failed; i++)
 		export_volume(&b, vols, &vg->volumes[i], 0);
@@ -514,10 +518,20 @@ static int import_meta1(struct reader *rd, const struct dm_config_node *devs, st
 {
 	const struct dm_config_node *n;
 
+	static const char *const keys[] = { "uuid",	     "path",	     "size",
+					    "mda_offset",    "mda_size",     "area0_offset",
+					    "area0_size",    "area1_offset", "area1_size",
+					    "raid_meta_offset", NULL };
+
 	if (!child(devs, "meta1"))
 		return 0;
 	vg->meta_mirror = 1;
-	return import_one(rd, devs, &vg->meta1, "meta1", device_keys, &n);
+	if (import_one(rd, devs, &vg->meta1, "meta1", keys, &n))
+		return -1;
+	return child(n, "raid_meta_offset")
+		       ? get_u64(rd, n, "pool/devices/meta1", "raid_meta_offset",
+				 &vg->raid_meta_offset)
+		       : 0;
 }
 
 static const char *const volume_keys[] = { "dev_id", "size", "origin", "creation_time",

@@ -9,7 +9,8 @@
 # the refusals (a pool without a mirror, both legs in sync, a device of
 # the pool, another pool's device, --meta with three devices or one twice)
 # leave every image byte for byte; tprename and tpremove go over both
-# metadata devices.
+# metadata devices; tpextend --metadata-size is refused; tpchange
+# --meta-mirror mirrors a pool made with one metadata device.
 
 areas_equal() {	# the thin-metadata areas (1 MiB on) of two legs
 	cmp -s <(dd if="$1" bs=1M skip=1 status=none) <(dd if="$2" bs=1M skip=1 status=none)
@@ -127,3 +128,36 @@ md5sum ./*.img >sums.before
 failed tpextend --metadata-size auto t
 err_has "mirrored"
 md5sum -c --quiet sums.before || fail "a refused tpextend changed an image"
+
+# tpchange --meta-mirror: an existing pool's thin metadata mirrored later;
+# a volume written before reads back, the areas are equal, tpcheck clean;
+# a second time is refused byte for byte; degraded and resynced like the
+# others
+image e2.img 64M
+image n2.img 16M
+image n3.img 16M
+ok tpcreate --data e2.img --meta n2.img --chunk 64K u
+ok tprecv --format raw -n a u <a.want
+ok tpchange --meta-mirror n3.img u
+areas_equal n2.img n3.img || fail "--meta-mirror left the thin-metadata areas different"
+ok tpcheck u
+out_has clean
+ok tpstatus --noheadings -o pool_meta_health u
+out_has mirrored
+rm -f a.got
+ok tpsend --format raw -o a.got u/a
+cmp a.want a.got || fail "volume a of the pool mirrored later reads back different"
+md5sum ./*.img >sums.before
+failed tpchange --meta-mirror m8.img u
+err_has "mirrored already"
+md5sum -c --quiet sums.before || fail "a refused --meta-mirror changed an image"
+dd if=/dev/urandom of=n3.img bs=4096 seek=$(($(meta_area u | awk '{ print $1 }') / 4096)) \
+	count=1 conv=notrunc status=none
+expect_rc 1 tpcheck u
+ok tprepair u
+ok tpcheck u
+out_has clean
+# a device of the pool is no mirror leg, byte for byte
+md5sum ./*.img >sums.before
+usage_error tpchange --meta-mirror e.img q
+md5sum -c --quiet sums.before || fail "a refused --meta-mirror changed an image"

@@ -15,7 +15,11 @@
  * into the pool's active area, and a raw
  * import (tprecv --format raw: an unfinished receive, the data, the
  * change that makes it a volume), and a removal in bounded steps (a
- * change, a thin commit per step, a change) of a shared origin.
+ * change, a thin commit per step, a change) of a shared origin; mirrored
+ * thin metadata: a pool mirrored later (tpchange --meta-mirror: the areas
+ * copied, the raid metadata zeroed, the new leg labelled, one VG commit), a
+ * stale leg put on a new device (--meta-replace) and resynced in place
+ * (tprepair).
  *
  * The model: after the cut, the next writer opens the pool (completing an
  * interrupted transaction, pool.h); what it sees must be exactly the state
@@ -341,6 +345,22 @@ static int run_meta_replace(void)
 	return with_pool(do_meta_replace);
 }
 
+/* tpchange --meta-mirror: the pool's thin metadata mirrored onto data2 */
+static int do_meta_mirror(struct pool *p)
+{
+	return pool_meta_mirror_add(p, data2_path);
+}
+
+static int run_meta_mirror(void)
+{
+	return with_pool(do_meta_mirror);
+}
+
+static void setup_meta_mirror(void)
+{
+	grow(data2_path, META_SIZE);
+}
+
 /* tprepair: the stale leg resynced onto its own device */
 static int run_meta_resync(void)
 {
@@ -649,6 +669,7 @@ static const struct command commands[] = {
 	{ "tpchange --meta-replace", run_meta_replace, setup_meta_stale, 0, 1, 0, NULL, 0, 1 },
 	{ "tprepair: a stale mirror leg resynced", run_meta_resync, setup_meta_stale, 0, 1, 0,
 	  NULL, 0, 1 },
+	{ "tpchange --meta-mirror", run_meta_mirror, setup_meta_mirror, 0 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -1072,6 +1093,11 @@ static void test_meta_resync(void)
 	cut_command(&commands[17]);
 }
 
+static void test_meta_mirror(void)
+{
+	cut_command(&commands[18]);
+}
+
 static void test_create(void)
 {
 	cut_command(&commands[0]);
@@ -1171,4 +1197,6 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tpmove: chunks shared by a snapshot moved in steps, resumed", test_move },
 	      { "tpchange --meta-replace: a stale mirror leg onto a new device",
 		test_meta_replace },
-	      { "tprepair: a stale mirror leg resynced onto its own device", test_meta_resync })
+	      { "tprepair: a stale mirror leg resynced onto its own device", test_meta_resync },
+	      { "tpchange --meta-mirror: an existing pool's thin metadata mirrored",
+		test_meta_mirror })

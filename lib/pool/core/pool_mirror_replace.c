@@ -249,3 +249,138 @@ fail:
 	return r;
 }
 
+
+/* Where META (the pool's metadata device) has VG_RAID_META_BYTES free for
+ * the raid metadata: right after its VG area (0: the derived place), else
+ * on the first 1 MiB boundary behind its last area; -ENOSPC when neither. */
+static int raid_meta_place(const struct vg *vg, uint64_t *off)
+{
+	const struct vg_device *m = &vg->dev[VG_ROLE_META];
+	uint64_t after_mda = m->mda.offset + m->mda.size, end = 0, first = UINT64_MAX;
+
+	for (unsigned a = 0; a < 2; a++) {
+		first = TP_MIN(first, m->area[a].offset);
+		end = TP_MAX(end, m->area[a].offset + m->area[a].size);
+	}
+	if (vg->lock.type != VG_LOCK_NONE) {
+		first = TP_MIN(first, vg->lock.offset);
+		end = TP_MAX(end, vg->lock.offset + VG_LOCK_AREA_BYTES);
+	}
+	if (after_mda + VG_RAID_META_BYTES <= first) {
+		*off = 0;
+		return 0;
+	}
+	end = (end + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+	if (end + VG_RAID_META_BYTES <= m->size) {
+		*off = end;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int pool_meta_mirror_add(struct pool *p, const char *path)
+{
+	struct io_engine *io = NULL, *mio;
+	struct tp_lock *claim = NULL;
+	struct vg *next = NULL;
+	struct vg_label lab;
+	uint64_t off, need;
+	char *abs;
+	int r;
+
+	if (p->vg->meta_mirror) {
+		log_error("pool %s: its thin metadata is mirrored already (%s); 'tpchange "
+			  "--meta-replace DEV %s' puts a failed leg on DEV; nothing was changed",
+			  p->name, p->vg->meta1.path, p->name);
+		return -EBUSY;
+	}
+	if ((r = pool_refuse_live(p, "mirroring its thin metadata")) || (r = pool_refuse_latched(p)))
+		return r;
+	if (raid_meta_place(p->vg, &off)) {
+		log_error("pool %s: its metadata device %s has no 512 KiB free for the kernel "
+			  "raid1's metadata (behind its VG area or its last area); grow the device "
+			  "first; nothing was changed", p->name, p->pv[VG_ROLE_META].io->name);
+		return -ENOSPC;
+	}
+	abs = realpath(path, NULL);
+	if (!abs) {
+		log_error("pool %s: --meta-mirror %s: %s", p->name, path, strerror(errno));
+		return -ENOENT;
+	}
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
+		if (p->pv[i].io && pool_same_device(p->pv[i].io->name, abs)) {
+			log_error("pool %s: %s is one of its devices already; nothing was changed",
+				  p->name, abs);
+			free(abs);
+			return -EINVAL;
+		}
+	if ((r = check_new_leg(p, abs)) || (r = pool_claim_open(p->name, abs, 0, &claim, &io))) {
+		if (r != -EBUSY)
+			log_error("pool %s: cannot take %s: %s", p->name, abs, strerror(-r));
+		goto fail;
+	}
+	if ((r = vg_clone(p->vg, &next)))
+		goto fail;
+	next->meta_mirror = 1;
+	next->raid_meta_offset = off;
+	next->meta1 = next->dev[VG_ROLE_META];
+	need = TP_MAX(vg_raid_meta_offset(next) + VG_RAID_META_BYTES,
+		      TP_MAX(next->meta1.area[0].offset + next->meta1.area[0].size,
+			     next->meta1.area[1].offset + next->meta1.area[1].size));
+	if (io->size < need) {
+		log_error("pool %s: %s is smaller than the layout of %s needs (%llu bytes); "
+			  "nothing was changed", p->name, abs, p->pv[VG_ROLE_META].io->name,
+			  (unsigned long long)need);
+		r = -ENOSPC;
+		goto fail;
+	}
+	if ((r = vg_uuid_generate(next->meta1.pv_uuid)))
+		goto fail;
+	snprintf(next->meta1.path, sizeof(next->meta1.path), "%s", abs);
+	next->meta1.size = io->size;
+	vg_label_from_vg_meta1(next, io->size, &lab);
+	/* 1. both areas copied, superblocks last; 2. the raid metadata zeroed
+	 * on both devices (free space of the meta device until the commit);
+	 * 3. the new device's VG area and label; 4. the VG commit that makes
+	 * the pool mirrored: before it the new device is nobody's */
+	if ((r = copy_areas(p, 0, io)) || (r = pool_zero_raid_meta(io, next)) ||
+	    (r = pool_zero_raid_meta(p->pv[VG_ROLE_META].io, next)) ||
+	    (r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))) {
+		log_error("pool %s: cannot prepare %s as its second metadata device: %s; nothing "
+			  "was changed", p->name, abs, strerror(-r));
+		goto fail;
+	}
+	p->pv[POOL_META1_PV].io = io;
+	p->pv[POOL_META1_PV].label = lab;
+	p->claim[POOL_META1_PV] = claim;
+	io = NULL;
+	claim = NULL;
+	r = pool_commit_vg(p, next);
+	next = NULL;
+	if (r) {
+		io_destroy(p->pv[POOL_META1_PV].io);
+		p->pv[POOL_META1_PV].io = NULL;
+		tp_lock_release(p->claim[POOL_META1_PV]);
+		p->claim[POOL_META1_PV] = NULL;
+		goto fail;
+	}
+	pool_record_device(p->name, VG_ROLE_META, lab.pv_uuid, abs);
+	thin_close(p->md);
+	p->md = NULL;
+	io_destroy(p->thin_io);
+	p->thin_io = NULL;
+	if ((r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io, 0,
+				  p->pv[VG_ROLE_META].io->name, 0, &mio)))
+		goto fail;
+	io_destroy(p->meta_io);
+	p->meta_io = mio;
+	r = pool_open_thin(p);
+	free(abs);
+	return r;
+fail:
+	vg_free(next);
+	io_destroy(io);
+	tp_lock_release(claim);
+	free(abs);
+	return r;
+}
