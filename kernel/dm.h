@@ -311,7 +311,45 @@ struct tp_dm_pool_layout {
 	 * add up to data_length */
 	unsigned nr_data_segs;
 	struct tp_dm_data_seg data_seg[TP_DM_DATA_SEGS_MAX];
+	/* mirrored thin metadata (dm_mirror.c): tmeta is the kernel's raid1
+	 * over <tmeta>-leg0 and <tmeta>-leg1, each linear over META_LEG[i] at
+	 * meta_offset (the legs are laid out alike), leg I in the raid
+	 * table's place I; a NULL leg is missing or out of step ("- -": the
+	 * raid1 runs degraded). meta_dev unused then. */
+	int meta_mirror;
+	const char *meta_leg[2];
+	/* each leg's raid metadata (dm-raid superblock and bitmap): linear
+	 * <tmeta>-rmeta0/1 over META_LEG[i] at raid_meta_offset */
+	uint64_t raid_meta_offset, raid_meta_length;
 };
+
+/* The raid1 status of a mirrored tmeta (dm_mirror.c): each leg's health
+ * character in the raid table's order ('A' in sync, 'a' not yet in sync,
+ * 'D' failed), the sync ratio's two numbers and the sync action. */
+struct tp_dm_raid_status {
+	unsigned nr_devs;
+	char health[8];
+	uint64_t sync_done, sync_total;
+	char action[16];
+};
+int tp_dm_parse_raid_status(const char *params, struct tp_dm_raid_status *st) TP_MUST_CHECK;
+int tp_dm_raid_status(const char *name, struct tp_dm_raid_status *st) TP_MUST_CHECK;
+/* The table of a mirrored tmeta for L over the leg devices LEG with their
+ * raid metadata devices RMETA ("major:minor" or paths; LEG "" for a
+ * missing leg: "- -"): raid1; REBUILD >= 0: that leg is rebuilt from the
+ * other (its old content is not read). */
+int tp_dm_raid1_table(const struct tp_dm_pool_layout *l, const char rmeta[2][TP_DM_NAME_MAX],
+		      const char leg[2][TP_DM_NAME_MAX], int rebuild, struct tp_dm_target *t)
+	TP_MUST_CHECK;
+/* Make tmeta (NAME) for L: linear, or the legs and the raid1 over them. */
+int tp_dm_meta_create(const struct tp_dm_pool_layout *l, const char *name) TP_MUST_CHECK;
+/* Remove the legs of tmeta NAME and their raid metadata devices (after
+ * NAME itself); absent ones are skipped. */
+int tp_dm_meta_legs_remove(const char *name) TP_MUST_CHECK;
+/* Live: give leg I of mirrored tmeta L a new device (L's meta_leg[I]) and
+ * reload the raid1 with leg I to rebuild from the other (the pool keeps
+ * running on top: its metadata I/O waits while tmeta is suspended). */
+int tp_dm_meta_replace_leg(const struct tp_dm_pool_layout *l, unsigned i) TP_MUST_CHECK;
 
 /* Make <pool>-tmeta and <pool>-tdata (linear over the areas) and
  * <pool>-tpool (thin-pool over them) live, all TP_DM_INTERNAL. A zeroed

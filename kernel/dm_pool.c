@@ -75,12 +75,7 @@ int tp_dm_pool_activate(const struct tp_dm_pool_layout *l)
 		log_error("pool %s is active already (%s exists)", l->pool, n.pool);
 		return -EEXIST;
 	}
-	if ((r = tp_dm_linear(&t, 0, l->meta_dev, l->meta_offset, l->meta_length))) {
-		log_error("pool %s: bad metadata area %s at %" PRIu64 " length %" PRIu64, l->pool,
-			  l->meta_dev ? l->meta_dev : "", l->meta_offset, l->meta_length);
-		return r;
-	}
-	if ((r = create_piece(n.meta, l->pool_uuid, TP_DM_ROLE_TMETA, &t)))
+	if ((r = tp_dm_meta_create(l, n.meta)))
 		return r;
 	if ((r = tp_dm_pool_data_table(l, td, &nd))) {
 		log_error("pool %s: bad data area %s at %" PRIu64 " length %" PRIu64, l->pool,
@@ -103,7 +98,7 @@ undo_data:
 	if (remove_if_present(n.data))
 		log_warn("pool %s: could not remove %s after the failure", l->pool, n.data);
 undo_meta:
-	if (remove_if_present(n.meta))
+	if (remove_if_present(n.meta) || tp_dm_meta_legs_remove(n.meta))
 		log_warn("pool %s: could not remove %s after the failure", l->pool, n.meta);
 	return r;
 }
@@ -143,7 +138,7 @@ int tp_dm_pool_deactivate(const char *pool)
 	if (r && r != -ENXIO)
 		return r;
 	if ((r = remove_if_present(n.pool)) || (r = remove_if_present(n.data)) ||
-	    (r = remove_if_present(n.meta)))
+	    (r = remove_if_present(n.meta)) || (r = tp_dm_meta_legs_remove(n.meta)))
 		return r;
 	return 0;
 }

@@ -55,7 +55,10 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 	    (r = tp_dm_name(data, sizeof(data), l->pool, TP_DM_ROLE_TDATA, NULL)) ||
 	    (r = tp_dm_name(pool, sizeof(pool), l->pool, TP_DM_ROLE_POOL, NULL)))
 		return r;
-	if ((r = tp_dm_linear(&tm, 0, l->meta_dev, l->meta_offset, l->meta_length)) ||
+	/* a mirrored tmeta (dm_mirror.c) keeps its raid1: its area is not
+	 * grown live (lib/pool refuses that) */
+	if ((!l->meta_mirror &&
+	     (r = tp_dm_linear(&tm, 0, l->meta_dev, l->meta_offset, l->meta_length))) ||
 	    (r = tp_dm_pool_data_table(l, td, &nd)) ||
 	    (r = tp_dm_pool_table(l, meta, data, &tp))) {
 		log_error("pool %s: bad layout for a reload", l->pool);
@@ -79,7 +82,8 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 		log_error("pool %s: cannot suspend %s: %s", l->pool, pool, strerror(-r));
 		return r;
 	}
-	if (!(r = reload_linear(l->pool, meta, &tm, 1)) && !(r = reload_linear(l->pool, data, td, nd)))
+	if (!(r = l->meta_mirror ? 0 : reload_linear(l->pool, meta, &tm, 1)) &&
+	    !(r = reload_linear(l->pool, data, td, nd)))
 		r = tp_dm_load(pool, &tp, 1, 0);
 	if (r) {
 		log_error("pool %s: the kernel refused the new table: %s; the pool goes on with "

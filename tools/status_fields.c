@@ -147,6 +147,10 @@ const struct dm_report_field_type status_fields[] = {
 	  "byte offset of the data area on the data device" },
 	{ T_POOL, STR, P(meta_dev), 7, "pool_meta_dev", "MetaDev", f_str,
 	  "metadata device path" },
+	{ T_POOL, STR, P(meta_health), 10, "pool_meta_health", "MetaHealth", f_str,
+	  "thin metadata: single, or mirrored, resyncing, degraded (a leg out)" },
+	{ T_POOL, STR, P(meta_legs), 8, "pool_meta_legs", "MetaLegs", f_str,
+	  "the metadata mirror's two legs, each PATH(STATE); - for one device" },
 	{ T_POOL, NUM, P(meta_offset), 10, "pool_meta_offset", "MetaOffset", f_num,
 	  "byte offset of the ACTIVE thin-metadata area on the metadata device" },
 	{ T_POOL, NUM, P(meta_len), 7, "pool_meta_length", "MetaLen", f_num,
@@ -332,6 +336,8 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 				     : in->read_only ? "ro" : "rw";
 	row->data_dev = in->dev_path[POOL_ROLE_DATA];
 	row->meta_dev = in->dev_path[POOL_ROLE_META];
+	row->meta_health = in->meta_health;
+	row->meta_legs = in->meta_legs[0] ? in->meta_legs : "-";
 	for (unsigned i = 0; i < in->nr_data_devs; i++) {
 		size_t used = strlen(row->devices_buf);
 

@@ -28,6 +28,8 @@ struct change {
 	int set_over;		/* tpchange --max-overprovision given */
 	unsigned over;		/* ... its percent (0: none) */
 	int lock;		/* tpchange --lock-type: -1 not given, 0 none, 1 sanlock */
+	const char *meta_replace;	/* tpchange --meta-replace DEV */
+	const char *meta_mirror;	/* tpchange --meta-mirror DEV */
 };
 
 /* Apply the monitoring options given over P's policy; *NOW the result. */
@@ -52,6 +54,20 @@ static int change_op(struct pool *p, void *arg)
 	struct pool_info info;
 	char was[160];
 	int r = vol ? 0 : change_monitor(p, c, &m);
+
+	if (!r && !vol && c->meta_mirror) {
+		if ((r = pool_meta_mirror_add(p, c->meta_mirror)))
+			return r;
+		if (tp_log_verbosity() >= 0)
+			printf("Pool %s: thin metadata mirrored onto %s.\n", c->pool, c->meta_mirror);
+	}
+	if (!r && !vol && c->meta_replace) {
+		if ((r = pool_meta_replace(p, c->meta_replace)))
+			return r;
+		if (tp_log_verbosity() >= 0)
+			printf("Pool %s: metadata mirror %s, its out leg now on %s.\n", c->pool,
+			       pool_meta_health(p), c->meta_replace);
+	}
 
 	snprintf(was, sizeof(was), "%s", pool_owner(p));
 	if (!r && c->systemid && pool_is_foreign(p) &&
@@ -130,7 +146,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	const char **args, *devices = NULL, *activate = NULL;
 	struct monitor_args monitor = { NULL, NULL, NULL, NULL };
 	const char *when_full = NULL, *readonly = NULL, *over = NULL;
-	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0, -1 };
+	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0, -1, NULL, NULL };
 	const char *lock_type = NULL;
 	int rc, nargs, foreign = 0, force = 0;
 	struct cli cli;
@@ -148,6 +164,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		{ "systemid", '\0', POPT_ARG_STRING, &c.systemid, 0,
 		  "hand the pool over to the host with this system id (\"\": to no owner); "
 		  "offline", "ID" },
+		{ "meta-mirror", '\0', POPT_ARG_STRING, &c.meta_mirror, 0,
+		  "mirror the thin metadata onto DEV as well (offline)", "DEV" },
+		{ "meta-replace", '\0', POPT_ARG_STRING, &c.meta_replace, 0,
+		  "put the metadata mirror's missing or stale leg on DEV and resync it", "DEV" },
 		{ "lock-type", '\0', POPT_ARG_STRING, &lock_type, 0,
 		  "sanlock: make the pool a shared pool, written by one host at a time (a lease "
 		  "area on its metadata device); none: a pool of one host again; offline",

@@ -126,9 +126,11 @@ static void test_report(const struct pool_create_params *p, const struct pool_cr
 	else
 		printf("  over-provision:  unlimited\n");
 	if (plan->nr_signatures)
-		printf("  signatures:      erased first (--force): %s%s%s\n", plan->signatures[0],
+		printf("  signatures:      erased first (--force): %s%s%s%s%s\n", plan->signatures[0],
 		       plan->signatures[0][0] && plan->signatures[1][0] ? "; " : "",
-		       plan->signatures[1]);
+		       plan->signatures[1],
+		       (plan->signatures[0][0] || plan->signatures[1][0]) && plan->signatures[2][0]
+			       ? "; " : "", plan->signatures[2]);
 	printf("  devices file:    %s and %s recorded as pool %s; a VG backup written\n",
 	       p->data_path, p->meta_path, p->name);
 }
@@ -148,6 +150,17 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 
 	if (!p->data_path || !p->meta_path)
 		return cli_usage_error(cmd, "both --data DEV and --meta DEV are required");
+	/* --meta DEV1,DEV2: mirrored thin metadata (the option's own string
+	 * is split in place: popt's, freed as it was given) */
+	if (strchr(p->meta_path, ',')) {
+		char *comma = strchr(p->meta_path, ',');
+
+		if (comma == p->meta_path || !comma[1] || strchr(comma + 1, ','))
+			return cli_usage_error(cmd, "--meta takes DEV or DEV1,DEV2 (a mirror), not "
+						    "'%s'", p->meta_path);
+		*comma = '\0';
+		p->meta1_path = comma + 1;
+	}
 	if ((rc = parse_auto_size(cmd, "--chunk", a->chunk, 'k', &p->chunk)) != CLI_CONTINUE ||
 	    (rc = parse_auto_size(cmd, "--metadata-size", a->msize, 'm', &p->metadata_size)) !=
 		    CLI_CONTINUE)
@@ -250,10 +263,12 @@ static int create(const struct pool_create_params *p, int do_explain, int test)
 		return TP_EXIT_OK;
 	}
 	if (plan.nr_signatures &&
-	    !cli_confirm("Overwrite %s%s%s%s%s (all data on them is lost)?",
+	    !cli_confirm("Overwrite %s%s%s%s%s%s%s (all data on them is lost)?",
 			 plan.signatures[0][0] ? p->data_path : "",
 			 plan.signatures[0][0] ? " (" : "", plan.signatures[0],
-			 plan.signatures[0][0] ? ") " : "", plan.signatures[1][0] ? p->meta_path : "")) {
+			 plan.signatures[0][0] ? ") " : "", plan.signatures[1][0] ? p->meta_path : "",
+			 plan.signatures[1][0] && plan.signatures[2][0] ? " " : "",
+			 plan.signatures[2][0] && p->meta1_path ? p->meta1_path : "")) {
 		log_error("pool %s not created", p->name);
 		return TP_EXIT_FAILED;
 	}
@@ -262,12 +277,13 @@ static int create(const struct pool_create_params *p, int do_explain, int test)
 		return tp_exit_from_errno(r);
 	if (tp_log_verbosity() >= 0)
 		printf("Pool %s created: %s of data in %llu chunks of %s on %s, zeroing %s "
-		       "(profile %s); metadata on %s.\n",
+		       "(profile %s); metadata on %s%s%s.\n",
 		       p->name, tp_size_format(plan.data_area_size, 'h', a, sizeof(a)),
 		       (unsigned long long)plan.policy.data_blocks,
 		       tp_size_format(plan.policy.chunk.chunk, 'h', b, sizeof(b)), p->data_path,
 		       plan.policy.zero.zero ? "on" : "off",
-		       p->chunk ? "custom" : tp_profile_name(p->profile), p->meta_path);
+		       p->chunk ? "custom" : tp_profile_name(p->profile), p->meta_path,
+		       p->meta1_path ? ", mirrored on " : "", p->meta1_path ? p->meta1_path : "");
 	return TP_EXIT_OK;
 }
 
@@ -281,7 +297,8 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "data", 'd', POPT_ARG_STRING, &p.data_path, 0, "data device (e.g. /dev/md0)", "DEV" },
-		{ "meta", 'm', POPT_ARG_STRING, &p.meta_path, 0, "metadata device", "DEV" },
+		{ "meta", 'm', POPT_ARG_STRING, &p.meta_path, 0,
+		  "metadata device, or two: the thin metadata mirrored onto both", "DEV[,DEV2]" },
 		{ "chunk", 'c', POPT_ARG_STRING, &a.chunk, 0,
 		  "data chunk size: auto (chosen by --profile within the RAID geometry) or SIZE "
 		  "(default auto)",

@@ -147,6 +147,9 @@ static void print_pool_steps(const struct pool_repair_params *p,
 		       p->restorefile);
 	if (r->vg_rewritten)
 		printf("%s: damaged or stale VG metadata copies rewritten\n", p->pool);
+	if (r->meta_resynced[0])
+		printf("%s: the metadata mirror's stale leg %s resynced from the other\n", p->pool,
+		       r->meta_resynced);
 	if (r->strays_deleted)
 		printf("%s: deleted %u thin device(s) that belonged to no volume (a receive or "
 		       "creation cut short); their chunks are free again\n", p->pool,
@@ -157,7 +160,7 @@ static void print_pool_steps(const struct pool_repair_params *p,
 static int wrote_something(const struct pool_repair_result *r)
 {
 	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
-	       r->strays_deleted;
+	       r->strays_deleted || r->meta_resynced[0];
 }
 
 static void print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)

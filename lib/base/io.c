@@ -371,3 +371,148 @@ int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *na
 	*out = &c->e;
 	return 0;
 }
+
+/* ---- mirror engine ---- */
+
+struct io_mirror {
+	struct io_engine e;
+	struct io_engine *leg[2];
+	unsigned primary;
+	unsigned in_use;	/* bit I: leg I takes writes and may be read */
+	int err[2];		/* the error that took leg I out, or 0 */
+	int own;
+};
+
+static void mir_drop(struct io_mirror *m, unsigned i, int err)
+{
+	m->in_use &= ~(1u << i);
+	if (!m->err[i])
+		m->err[i] = err;
+	if (m->primary == i && (m->in_use & (1u << (1 - i))))
+		m->primary = 1 - i;
+}
+
+static int mir_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
+{
+	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
+	int r = -EIO;
+
+	for (unsigned k = 0; k < 2; k++) {
+		unsigned i = k ? 1 - m->primary : m->primary;
+
+		if (!(m->in_use & (1u << i)))
+			continue;
+		r = io_read(m->leg[i], off, buf, len);
+		if (!r || r == -ENXIO)
+			return r;
+		mir_drop(m, i, r);	/* a leg that fails a read is not trusted again */
+	}
+	return r;
+}
+
+static int mir_write(struct io_engine *e, uint64_t off, const void *buf, size_t len)
+{
+	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
+	int r = -EIO;
+
+	for (unsigned i = 0; i < 2; i++) {
+		int w;
+
+		if (!(m->in_use & (1u << i)))
+			continue;
+		w = io_write(m->leg[i], off, buf, len);
+		if (w == -ENXIO || w == -EROFS)
+			return w;
+		if (w)
+			mir_drop(m, i, w);
+		else
+			r = 0;
+	}
+	return r;
+}
+
+static int mir_flush(struct io_engine *e)
+{
+	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
+	int r = -EIO;
+
+	for (unsigned i = 0; i < 2; i++) {
+		int f;
+
+		if (!(m->in_use & (1u << i)))
+			continue;
+		f = io_flush(m->leg[i]);
+		if (f)
+			mir_drop(m, i, f);
+		else
+			r = 0;
+	}
+	return r;
+}
+
+static void mir_destroy(struct io_engine *e)
+{
+	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
+
+	for (unsigned i = 0; m->own && i < 2; i++)
+		io_destroy(m->leg[i]);
+	free(e->name);
+	free(m);
+}
+
+static const struct io_ops mirror_ops = { mir_read, mir_write, mir_flush, mir_destroy };
+
+int io_mirror_create(struct io_engine *leg0, struct io_engine *leg1, unsigned primary,
+		     const char *name, int own, struct io_engine **out)
+{
+	struct io_mirror *m;
+
+	*out = NULL;
+	if ((!leg0 && !leg1) || primary > 1 || (leg0 && leg1 && leg0->size != leg1->size))
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->e.name = strdup(name))) {
+		free(m);
+		return -ENOMEM;
+	}
+	m->e.ops = &mirror_ops;
+	m->leg[0] = leg0;
+	m->leg[1] = leg1;
+	m->own = own;
+	for (unsigned i = 0; i < 2; i++) {
+		if (m->leg[i]) {
+			m->in_use |= 1u << i;
+			m->e.size = m->leg[i]->size;
+			m->e.read_only |= m->leg[i]->read_only;
+		} else {
+			m->err[i] = -ENODEV;
+		}
+	}
+	m->primary = (m->in_use & (1u << primary)) ? primary : 1 - primary;
+	*out = &m->e;
+	return 0;
+}
+
+unsigned io_mirror_in_use(struct io_engine *e)
+{
+	return e->ops == &mirror_ops ? TP_CONTAINER_OF(e, struct io_mirror, e)->in_use : 0;
+}
+
+int io_mirror_error(struct io_engine *e, unsigned leg)
+{
+	return e->ops == &mirror_ops && leg < 2 ? TP_CONTAINER_OF(e, struct io_mirror, e)->err[leg]
+						: 0;
+}
+
+unsigned io_mirror_primary(struct io_engine *e)
+{
+	return e->ops == &mirror_ops ? TP_CONTAINER_OF(e, struct io_mirror, e)->primary : 0;
+}
+
+void io_mirror_take_out(struct io_engine *e, unsigned leg, int err)
+{
+	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
+
+	if (e->ops == &mirror_ops && leg < 2 && (m->in_use & ~(1u << leg)))
+		mir_drop(m, leg, err);
+}

@@ -7,7 +7,7 @@
  * or silently drops every write from the Nth on), window (a byte range of
  * another engine, e.g. a metadata area inside a pool device), concat
  * (several engines end to end: a pool's data area over its data
- * devices), and the
+ * devices), mirror (two legs written alike: mirrored thin metadata), and the
  * power-cut simulator (io_crash.h: writes volatile until a flush).
  *
  * All functions return 0 or -errno. Accesses beyond the engine's size
@@ -100,5 +100,25 @@ struct io_concat_seg {
 };
 int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *name, int own,
 		     struct io_engine **out) TP_MUST_CHECK;
+
+/* A mirror of two engines of one size (mirrored thin metadata, both legs
+ * laid out alike): a write goes to each leg in use, leg 0 first, and
+ * succeeds when one leg took it; a read goes to the PRIMARY leg and, on
+ * an I/O error, to the other. A leg whose read, write or flush fails
+ * drops out for the engine's life (io_mirror_in_use, io_mirror_error say
+ * which and why), so a leg that missed a write is never read again; with
+ * no leg left the error is returned. A NULL leg is a missing one (out
+ * from the start, -ENODEV). With OWN the legs are destroyed with it. */
+int io_mirror_create(struct io_engine *leg0, struct io_engine *leg1, unsigned primary,
+		     const char *name, int own, struct io_engine **out) TP_MUST_CHECK;
+/* Bit I set: leg I is in use (0 for an engine that is no mirror). */
+unsigned io_mirror_in_use(struct io_engine *e);
+/* What took leg LEG out (-errno; -ENODEV missing, or what the caller gave
+ * io_mirror_take_out), 0 while it is in use. */
+int io_mirror_error(struct io_engine *e, unsigned leg);
+unsigned io_mirror_primary(struct io_engine *e);
+/* Take leg LEG out with ERR (a stale leg found at open); the last leg in
+ * use stays. */
+void io_mirror_take_out(struct io_engine *e, unsigned leg, int err);
 
 #endif

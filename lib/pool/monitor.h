@@ -46,6 +46,9 @@ struct pool_monitor_state {
 	/* the autoextend device whose addition failed: not tried again while
 	 * data stays above the autoextend threshold ("" = none) */
 	char add_failed[POOL_DEVICE_PATH_MAX + 1];
+	/* 1: the metadata mirror was degraded when last looked at (said
+	 * once; its recovery said once too) */
+	int meta_degraded;
 };
 
 /* ---- the decision (pool_monitor.c: pure) ---- */

@@ -106,6 +106,9 @@ struct pool_create_params {
 	const char *name;
 	const char *data_path;
 	const char *meta_path;
+	/* a second metadata device (tpcreate --meta DEV1,DEV2): the thin
+	 * metadata mirrored onto it, laid out as META_PATH; NULL for none */
+	const char *meta1_path;
 	uint64_t chunk;			/* bytes; 0 = auto */
 	enum tp_profile profile;	/* the auto chunk's and zeroing's aim */
 	enum tp_choice zero;
@@ -132,6 +135,7 @@ struct pool_create_params {
 
 /* What tpcreate decided (for --explain and the summary). */
 struct pool_create_plan {
+	uint64_t meta1_dev_size;	/* bytes of the second metadata device, or 0 */
 	struct tp_topology topo;
 	char topo_desc[256];		/* the geometry in words (--explain) */
 	char stripe_reason[TP_REASON_LEN];
@@ -140,7 +144,9 @@ struct pool_create_plan {
 	uint64_t data_area_size;	/* whole chunks only */
 	uint64_t mda_offset, mda_size;	/* the VG metadata area on each device, bytes */
 	unsigned nr_signatures;		/* found on the devices (refused unless force) */
-	char signatures[2][256];	/* one description per device ("" if none) */
+	/* one description per device ("" if none): data, meta, the second
+	 * metadata device */
+	char signatures[3][256];
 	uint64_t lease_offset;		/* shared: the lease area on the meta device */
 };
 
@@ -185,6 +191,23 @@ enum pool_open_flags {
 int pool_open(const char *name, const char *devices, unsigned flags, struct pool **out)
 	TP_MUST_CHECK;
 void pool_close(struct pool *p);	/* NULL ok */
+
+/* tpchange --meta-replace DEV: the leg of P's metadata mirror that is out
+ * (missing, stale or failed) becomes DEV (or the same device again):
+ * offline both thin-metadata areas are copied onto it from the good leg,
+ * live the kernel's raid1 rebuilds it; then its label and VG area, and
+ * the VG commit that names it. -EINVAL (exit 3 at the tool) for a pool
+ * without a mirror or a device of the pool; -EBUSY when both legs are in
+ * sync; nothing written on a refusal (lib/pool/core/pool_mirror.c). */
+int pool_meta_replace(struct pool *p, const char *dev) TP_MUST_CHECK;
+/* tpchange --meta-mirror DEV: mirror P's thin metadata onto DEV (inactive
+ * pool): both areas copied, the kernel raid1's metadata placed behind the
+ * meta device's VG area or its last area, DEV labelled, one VG commit.
+ * -EBUSY mirrored already, -ENOSPC no room (on the meta device or DEV),
+ * -EINVAL a device of the pool; nothing written on a refusal. */
+int pool_meta_mirror_add(struct pool *p, const char *dev) TP_MUST_CHECK;
+/* "single", "mirrored", "resyncing" or "degraded" (core.h). */
+const char *pool_meta_health(const struct pool *p);
 
 const char *pool_name(const struct pool *p);
 /* tpchange --lock-type: SHARED 1 makes P a shared pool (a lease area
@@ -636,6 +659,11 @@ struct pool_info {
 	char name[POOL_NAME_MAX + 1];
 	char uuid[POOL_UUID_LEN + 1];
 	const char *dev_path[2];		/* by enum pool_role, as opened; owned by the pool */
+	/* mirrored thin metadata: "single", "mirrored", "resyncing" or
+	 * "degraded" (pool_meta_health), and each leg "PATH(STATE)" joined by
+	 * ","; "" for one metadata device */
+	const char *meta_health;
+	char meta_legs[2 * 4200];
 	/* every data device in the data area's order (the first is
 	 * dev_path[POOL_ROLE_DATA]); paths owned by the pool */
 	unsigned nr_data_devs;

@@ -147,6 +147,9 @@ struct pool_repair_result {
 	int vg_rewritten;	/* stale or damaged VG copies rewritten */
 	int salvaged;		/* thin metadata salvaged into the spare, areas swapped */
 	unsigned strays_deleted;	/* thin devices that belonged to no volume */
+	/* mirrored thin metadata: the stale leg resynced onto its own device
+	 * (its path), or "" */
+	char meta_resynced[4096];
 	int spare_written;	/* a salvage that did not finish wrote the spare area
 				 * (its superblock zeroed; the pool still uses the active) */
 	char saved[4096];	/* where the spare's earlier content was kept, or "" */

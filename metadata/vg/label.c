@@ -13,7 +13,8 @@
  *    56   64 pool_name     NUL-padded (no NUL when exactly 64 bytes)
  *   120    4 role          0 data, 1 meta
  *   124    4 data_index    data: place in the data area (0 the first device);
- *                          meta: 0 (reserved, 0, in labels of older pools)
+ *                          meta: 0, or 1 for the second metadata device of
+ *                          a mirrored pool (reserved, 0, in older labels)
  *   128    8 device_size   bytes
  *   136    8 mda_offset    VG metadata area, bytes
  *   144    8 mda_size
@@ -108,7 +109,7 @@ const char *vg_label_problem(const struct vg_label *l, char *buf, size_t buflen)
 		return "empty area 0";
 	if (l->role == VG_ROLE_DATA && (l->area[1].offset || l->area[1].size))
 		return "data device with a second area";
-	if (l->role == VG_ROLE_META && l->data_index)
+	if (l->role == VG_ROLE_META && l->data_index > 1)
 		return "metadata device with a data index";
 	if (l->data_index >= VG_DATA_DEVICES_MAX)
 		return "data index beyond the most data devices a pool has";
@@ -173,6 +174,13 @@ void vg_label_from_vg_data(const struct vg *vg, unsigned i, uint64_t device_size
 	l->mda = d->mda;
 	l->area[0] = d->area[0];
 	l->area[1] = d->area[1];
+}
+
+void vg_label_from_vg_meta1(const struct vg *vg, uint64_t device_size, struct vg_label *l)
+{
+	vg_label_from_vg(vg, VG_ROLE_META, device_size, l);
+	l->data_index = 1;
+	strcpy(l->pv_uuid, vg->meta1.pv_uuid);
 }
 
 int vg_label_encode(const struct vg_label *l, uint8_t s[VG_LABEL_SIZE])

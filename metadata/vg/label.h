@@ -74,7 +74,8 @@ struct vg_label {
 	/* data role: the device's place in the pool's data area (0 the first
 	 * data device, 1.. the devices tpextend --data added, in order);
 	 * meta role: 0. Bytes 124..127, reserved (0) before pools had several
-	 * data devices, so older labels read as 0. */
+	 * data devices, so older labels read as 0; 1 for the second metadata
+	 * device of a pool with mirrored thin metadata (vg.h: meta1). */
 	uint32_t data_index;
 	uint64_t device_size;			/* bytes, when labelled */
 	struct vg_area mda;
@@ -101,6 +102,10 @@ void vg_label_from_vg(const struct vg *vg, enum vg_role role, uint64_t device_si
  * vg.h: vg_data_dev). */
 void vg_label_from_vg_data(const struct vg *vg, unsigned i, uint64_t device_size,
 			   struct vg_label *l);
+
+/* The label of VG's second metadata device (vg.meta1: role meta,
+ * data_index 1, the areas of meta). */
+void vg_label_from_vg_meta1(const struct vg *vg, uint64_t device_size, struct vg_label *l);
 
 /* Encode into / decode from one 512-byte sector image (pure: for tests
  * and tools). decode returns like vg_label_read; NAME names the device in

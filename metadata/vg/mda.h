@@ -42,7 +42,7 @@
 #define VG_MDA_CSUM_SALT 0x41444d56u	/* xor into the slot header crc */
 #define VG_MDA_SLOTS 2
 /* the most devices a VG is read from (label.h: VG_DATA_DEVICES_MAX) */
-#define VG_MDA_MAX_DEVICES (VG_DATA_DEVICES_MAX + 1)	/* the data devices and the meta */
+#define VG_MDA_MAX_DEVICES (VG_DATA_DEVICES_MAX + 2)	/* the data devices and both metas */
 
 /* One labelled pool device: an open engine and its label (read with
  * vg_label_read or just written). The caller owns both. */

@@ -53,6 +53,12 @@
  *       a device and first_chunk, chunks (the pool's data chunks the
  *       device holds: first_chunk is the sum of the chunks before it,
  *       chunks is area0_size / chunk bytes, which must be whole)
+ *       meta1 { ... } (optional, written only for a pool whose thin
+ *       metadata is mirrored, tpcreate --meta DEV1,DEV2: the second
+ *       metadata device, the keys of a device; its VG area and both
+ *       thin-metadata areas lie where meta's do; raid_meta_offset
+ *       (optional, bytes: where both devices keep the kernel raid1's
+ *       metadata when not right after the VG area))
  *     volumes { <name> { dev_id, size, origin (optional, "" = none),
  *       creation_time, read_only (0|1), activation_skip (optional, as the
  *       pool's) } ... }
@@ -210,6 +216,17 @@ struct vg {
 	 * one data device (the text then has no data1.. keys). */
 	unsigned nr_xdata;
 	struct vg_device xdata[VG_DATA_DEVICES_MAX - 1];
+	/* 1: the thin metadata is mirrored onto META1, a second metadata
+	 * device laid out as dev[VG_ROLE_META] (the text's meta1 key, written
+	 * only then, so a VG without it reads and writes as before) */
+	int meta_mirror;
+	struct vg_device meta1;
+	/* (each metadata device of a mirrored pool keeps the kernel raid1's
+	 * metadata, VG_RAID_META_BYTES, right after its VG area, which
+	 * tpcreate makes that much smaller; or, for a pool mirrored later
+	 * (tpchange --meta-mirror), at RAID_META_OFFSET: the text's meta1
+	 * key raid_meta_offset, written only when not 0: vg_raid_meta_offset) */
+	uint64_t raid_meta_offset;
 	unsigned nr_volumes;
 	unsigned alloc_volumes;
 	struct vg_volume *volumes;	/* nr_volumes entries, in creation order */
@@ -234,6 +251,12 @@ struct vg {
 };
 
 /* ---- names ---- */
+
+/* The kernel raid1's metadata (dm-raid superblock and bitmap) of a leg of
+ * mirrored thin metadata: VG_RAID_META_BYTES right after the leg's VG
+ * area, which tpcreate makes that much smaller than the default. */
+#define VG_RAID_META_BYTES (512u * 1024u)
+uint64_t vg_raid_meta_offset(const struct vg *vg);
 
 /* Pool and volume names: 1..64 bytes of [A-Za-z0-9+_.-], not starting
  * with '-', not "." or "..". Returns 1 if valid; else 0 and, if WHY is not

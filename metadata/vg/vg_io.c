@@ -22,6 +22,10 @@ static int matches_labels(const struct vg *vg, struct vg_pv *pvs, unsigned n)
 		const char *want = at > 0 ? vg_data_dev(vg, (unsigned)at)->pv_uuid
 					  : vg->dev[l->role].pv_uuid;
 
+		/* the second metadata device of a mirrored pool (index 1) */
+		if (l->role == VG_ROLE_META && l->data_index)
+			want = vg->meta_mirror ? vg->meta1.pv_uuid : "";
+
 		if (strcmp(l->pool_uuid, vg->uuid) || strcmp(l->pv_uuid, want) ||
 		    (l->role == VG_ROLE_DATA && l->data_index && at <= 0)) {
 			log_error("%s: its label does not match pool %s's VG metadata (device "

@@ -372,6 +372,53 @@ static int check_xdata(const struct vg *vg, char *msg, size_t len)
 	return 0;
 }
 
+static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
+
+/* meta1: a metadata device laid out as meta, its uuid its own */
+static int check_meta1(const struct vg *vg, char *msg, size_t len)
+{
+	const struct vg_device *m = &vg->dev[VG_ROLE_META], *d = &vg->meta1;
+
+	if (vg->meta_mirror != 0 && vg->meta_mirror != 1)
+		return problem(msg, len, "pool/devices/meta1: bad mirror flag");
+	if (!vg->meta_mirror)
+		return 0;
+	if (check_one_device(vg, d, VG_ROLE_META, "meta1", msg, len))
+		return -1;
+	if (d->mda.offset != m->mda.offset || d->mda.size != m->mda.size ||
+	    d->area[0].offset != m->area[0].offset || d->area[0].size != m->area[0].size ||
+	    d->area[1].offset != m->area[1].offset || d->area[1].size != m->area[1].size)
+		return problem(msg, len, "pool/devices/meta1: its areas do not lie where meta's do");
+	if (vg_data_index(vg, d->pv_uuid) >= 0 || !strcmp(d->pv_uuid, m->pv_uuid))
+		return problem(msg, len, "pool/devices: two devices have the uuid %s", d->pv_uuid);
+	/* the raid metadata after the VG area (or where recorded), clear of
+	 * the other areas, on both devices */
+	if (vg->raid_meta_offset &&
+	    (vg->raid_meta_offset % 4096 ||
+	     overlaps(vg->raid_meta_offset, VG_RAID_META_BYTES, 0, m->mda.offset + m->mda.size) ||
+	     vg->raid_meta_offset + VG_RAID_META_BYTES > TP_MIN(m->size, d->size)))
+		return problem(msg, len, "pool/devices/meta1/raid_meta_offset: %" PRIu64 " is not "
+			       "a 4 KiB multiple behind the VG area with 512 KiB inside both "
+			       "metadata devices", vg->raid_meta_offset);
+	for (unsigned a = 0; a < 2; a++)
+		if (overlaps(vg_raid_meta_offset(vg), VG_RAID_META_BYTES, m->area[a].offset,
+			     m->area[a].size))
+			return problem(msg, len, "pool/devices/meta1: no room for the raid metadata "
+				       "between the VG area and thin-metadata area %u", a);
+	if (vg->lock.type != VG_LOCK_NONE &&
+	    overlaps(vg_raid_meta_offset(vg), VG_RAID_META_BYTES, vg->lock.offset,
+		     VG_LOCK_AREA_BYTES))
+		return problem(msg, len, "pool/devices/meta1: the raid metadata overlaps the lease "
+			       "area");
+	return 0;
+}
+
+uint64_t vg_raid_meta_offset(const struct vg *vg)
+{
+	return vg->raid_meta_offset ? vg->raid_meta_offset
+				    : vg->dev[VG_ROLE_META].mda.offset + vg->dev[VG_ROLE_META].mda.size;
+}
+
 void vg_lock_name(const char *uuid, char out[VG_LOCK_NAME_MAX + 1])
 {
 	snprintf(out, VG_LOCK_NAME_MAX + 1, "tp-%s", uuid);
@@ -460,7 +507,7 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 		return -1;
 	if (!strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, vg->dev[VG_ROLE_META].pv_uuid))
 		return problem(msg, len, "pool/devices: data and meta have the same uuid");
-	if (check_xdata(vg, msg, len) || check_lock(vg, msg, len))
+	if (check_xdata(vg, msg, len) || check_lock(vg, msg, len) || check_meta1(vg, msg, len))
 		return -1;
 	if (vg->nr_volumes > VG_MAX_VOLUMES)
 		return problem(msg, len, "pool/volumes: more than %u volumes", VG_MAX_VOLUMES);

@@ -247,6 +247,12 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	export_device(&b, devs, vg, VG_ROLE_DATA);
 	export_device(&b, devs, vg, VG_ROLE_META);
 	export_xdata(&b, devs, vg);
+	if (vg->meta_mirror) {
+		struct dm_config_node *m1 = export_one(&b, devs, &vg->meta1, "meta1");
+
+		if (vg->raid_meta_offset)
+			add_int(&b, m1, "raid_meta_offset", (int64_t)vg->raid_meta_offset);
+	}
 	vols = add_node(&b, pool, "volumes");
 	for (i = 0; i < vg->nr_volumes && !b.failed; i++)
 		export_volume(&b, vols, &vg->volumes[i], 0);
@@ -507,6 +513,27 @@ static int import_xdata(struct reader *rd, const struct dm_config_node *devs, st
 	return 0;
 }
 
+/* meta1: the second metadata device of a mirrored pool, when there is one */
+static int import_meta1(struct reader *rd, const struct dm_config_node *devs, struct vg *vg)
+{
+	const struct dm_config_node *n;
+
+	static const char *const keys[] = { "uuid",	     "path",	     "size",
+					    "mda_offset",    "mda_size",     "area0_offset",
+					    "area0_size",    "area1_offset", "area1_size",
+					    "raid_meta_offset", NULL };
+
+	if (!child(devs, "meta1"))
+		return 0;
+	vg->meta_mirror = 1;
+	if (import_one(rd, devs, &vg->meta1, "meta1", keys, &n))
+		return -1;
+	return child(n, "raid_meta_offset")
+		       ? get_u64(rd, n, "pool/devices/meta1", "raid_meta_offset",
+				 &vg->raid_meta_offset)
+		       : 0;
+}
+
 static const char *const volume_keys[] = { "dev_id", "size", "origin", "creation_time",
 					   "read_only", "activation_skip", "content_uuid", NULL };
 static const char *const receive_keys[] = { "dev_id", "size", "origin", "creation_time",
@@ -638,7 +665,7 @@ static int import_lock(struct reader *rd, const struct dm_config_node *pool, str
 	return 0;
 }
 static const char *const devices_keys[] = { "data",  "meta",  "data1", "data2", "data3",
-					    "data4", "data5", "data6", "data7", NULL };
+					    "data4", "data5", "data6", "data7", "meta1", NULL };
 
 static int import_tree(struct reader *rd, const struct dm_config_tree *cft, struct vg *vg)
 {
@@ -696,7 +723,7 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	    get_section(rd, pool, "pool", "devices", &devs) ||
 	    check_keys(rd, devs, "pool/devices", devices_keys) ||
 	    import_device(rd, devs, vg, VG_ROLE_DATA) || import_device(rd, devs, vg, VG_ROLE_META) ||
-	    import_xdata(rd, devs, vg) ||
+	    import_xdata(rd, devs, vg) || import_meta1(rd, devs, vg) ||
 	    get_section(rd, pool, "pool", "volumes", &vols) ||
 	    check_keys(rd, vols, "pool/volumes", NULL))
 		return -1;

@@ -205,6 +205,83 @@ static void test_concat(void)
 	io_destroy(c);
 }
 
+/* A mirror: writes reach both legs, reads the primary; a leg whose write
+ * fails drops out and is never read again; a read error falls back to the
+ * other leg (not provoked here: the fault engine fails writes only); a
+ * missing leg and a leg taken out take no writes. */
+static void test_mirror(void)
+{
+	struct io_engine *a, *b, *fa, *fb, *m;
+	char buf[8];
+
+	CU_ASSERT_FATAL(io_mem_create(1024, "a", &a) == 0);
+	CU_ASSERT_FATAL(io_mem_create(1024, "b", &b) == 0);
+	CU_ASSERT_FATAL(io_fault_create(a, 1, &fa) == 0);
+	CU_ASSERT_FATAL(io_fault_create(b, 1, &fb) == 0);
+	CU_ASSERT_EQUAL(io_mirror_create(NULL, NULL, 0, "m", 0, &m), -EINVAL);
+	CU_ASSERT_FATAL(io_mirror_create(fa, fb, 0, "m", 1, &m) == 0);
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 3u);
+	CU_ASSERT_EQUAL(io_mirror_in_use(a), 0u);	/* no mirror */
+	CU_ASSERT_EQUAL(io_write(m, 10, "abcd", 4), 0);
+	CU_ASSERT_EQUAL(memcmp(io_mem_data(a) + 10, "abcd", 4), 0);
+	CU_ASSERT_EQUAL(memcmp(io_mem_data(b) + 10, "abcd", 4), 0);
+	CU_ASSERT_EQUAL(io_flush(m), 0);
+	/* the primary is read: leg 1 differs and is not seen */
+	memcpy(io_mem_data(b) + 10, "wxyz", 4);
+	CU_ASSERT_EQUAL(io_read(m, 10, buf, 4), 0);
+	CU_ASSERT_EQUAL(memcmp(buf, "abcd", 4), 0);
+	memcpy(io_mem_data(b) + 10, "abcd", 4);
+	/* leg 0 fails its writes: it drops out, the write succeeds on leg 1,
+	 * and reads go to leg 1 from then on */
+	io_fault_set(fa, IO_FAULT_FAIL, io_fault_writes(fa));
+	CU_ASSERT_EQUAL(io_write(m, 20, "1234", 4), 0);
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 2u);
+	CU_ASSERT_EQUAL(io_mirror_error(m, 0), -EIO);
+	CU_ASSERT_EQUAL(io_mirror_error(m, 1), 0);
+	CU_ASSERT_EQUAL(io_mirror_primary(m), 1u);
+	CU_ASSERT_EQUAL(io_mem_data(a)[20], 0);
+	CU_ASSERT_EQUAL(io_read(m, 20, buf, 4), 0);
+	CU_ASSERT_EQUAL(memcmp(buf, "1234", 4), 0);
+	/* the last leg stays: taking it out is refused, its failure returned */
+	io_mirror_take_out(m, 1, -ESTALE);
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 2u);
+	io_fault_set(fb, IO_FAULT_FAIL, io_fault_writes(fb));
+	CU_ASSERT_EQUAL(io_write(m, 30, "5678", 4), -EIO);
+	CU_ASSERT_EQUAL(io_read(m, 2000, buf, 1), -ENXIO);
+	io_destroy(m);
+
+	/* a missing leg: out from the start, the other takes everything */
+	CU_ASSERT_FATAL(io_mem_create(1024, "a", &a) == 0);
+	CU_ASSERT_FATAL(io_mirror_create(NULL, a, 0, "m", 1, &m) == 0);
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 2u);
+	CU_ASSERT_EQUAL(io_mirror_error(m, 0), -ENODEV);
+	CU_ASSERT_EQUAL(io_mirror_primary(m), 1u);
+	CU_ASSERT_EQUAL(io_write(m, 0, "ok", 2), 0);
+	CU_ASSERT_EQUAL(memcmp(io_mem_data(a), "ok", 2), 0);
+	io_destroy(m);
+
+	/* a stale leg taken out takes no writes and is not read */
+	CU_ASSERT_FATAL(io_mem_create(1024, "a", &a) == 0);
+	CU_ASSERT_FATAL(io_mem_create(1024, "b", &b) == 0);
+	CU_ASSERT_FATAL(io_mirror_create(a, b, 0, "m", 1, &m) == 0);
+	io_mirror_take_out(m, 0, -ESTALE);
+	CU_ASSERT_EQUAL(io_mirror_error(m, 0), -ESTALE);
+	CU_ASSERT_EQUAL(io_write(m, 0, "zz", 2), 0);
+	CU_ASSERT_EQUAL(io_mem_data(a)[0], 0);
+	CU_ASSERT_EQUAL(io_mem_data(b)[0], 'z');
+	memcpy(io_mem_data(a), "AA", 2);
+	CU_ASSERT_EQUAL(io_read(m, 0, buf, 2), 0);
+	CU_ASSERT_EQUAL(memcmp(buf, "zz", 2), 0);
+	io_destroy(m);
+
+	/* legs of different sizes are refused */
+	CU_ASSERT_FATAL(io_mem_create(512, "a", &a) == 0);
+	CU_ASSERT_FATAL(io_mem_create(1024, "b", &b) == 0);
+	CU_ASSERT_EQUAL(io_mirror_create(a, b, 0, "m", 0, &m), -EINVAL);	/* sizes differ */
+	io_destroy(a);
+	io_destroy(b);
+}
+
 static void test_lock(void)
 {
 	struct tp_lock *a, *b;
@@ -232,4 +309,5 @@ TP_TEST_SUITE(io, NULL, NULL,
 	      { "device paths: only block devices and regular files", test_dev_kinds },
 	      { "fault engine drop and fail", test_fault },
 	      { "window engine", test_window },
+	      { "mirror engine: both legs written, a failed or stale leg out", test_mirror },
 	      { "flock locks", test_lock })

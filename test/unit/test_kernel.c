@@ -404,9 +404,46 @@ static void test_available(void)
 	}
 }
 
+/* Mirrored thin metadata: the raid1 table over both legs with their raid
+ * metadata, a missing leg as "- -", a rebuild; the raid status line. */
+static void test_raid1(void)
+{
+	struct tp_dm_pool_layout l = { .meta_length = 4u << 20 };
+	const char m[2][TP_DM_NAME_MAX] = { "253:4", "253:6" };
+	const char d[2][TP_DM_NAME_MAX] = { "253:5", "253:7" };
+	const char gone[2][TP_DM_NAME_MAX] = { "253:5", "" };
+	const char none[2][TP_DM_NAME_MAX] = { "", "" };
+	struct tp_dm_raid_status st;
+	struct tp_dm_target t;
+
+	CU_ASSERT_EQUAL(tp_dm_raid1_table(&l, m, d, -1, &t), 0);
+	CU_ASSERT_STRING_EQUAL(t.type, "raid");
+	CU_ASSERT_EQUAL(t.length, 8192u);
+	CU_ASSERT_STRING_EQUAL(t.params, "raid1 1 0 2 253:4 253:5 253:6 253:7");
+	CU_ASSERT_EQUAL(tp_dm_raid1_table(&l, m, gone, -1, &t), 0);
+	CU_ASSERT_STRING_EQUAL(t.params, "raid1 1 0 2 253:4 253:5 - -");
+	CU_ASSERT_EQUAL(tp_dm_raid1_table(&l, m, d, 1, &t), 0);
+	CU_ASSERT_STRING_EQUAL(t.params, "raid1 3 0 rebuild 1 2 253:4 253:5 253:6 253:7");
+	CU_ASSERT_EQUAL(tp_dm_raid1_table(&l, m, none, -1, &t), -EINVAL);
+	l.meta_length = 1000;
+	CU_ASSERT_EQUAL(tp_dm_raid1_table(&l, m, d, -1, &t), -EINVAL);
+
+	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("raid1 2 AD 8192/8192 idle 0 0 -", &st), 0);
+	CU_ASSERT_EQUAL(st.nr_devs, 2u);
+	CU_ASSERT_EQUAL(memcmp(st.health, "AD", 2), 0);
+	CU_ASSERT_EQUAL(st.sync_done, 8192u);
+	CU_ASSERT_STRING_EQUAL(st.action, "idle");
+	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("raid1 2 Aa 1024/8192 recover 0 0 -", &st), 0);
+	CU_ASSERT(st.sync_done < st.sync_total);
+	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("raid1 2 A 1/2 idle", &st), -EPROTO);
+	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("raid5_ls 3 AAA 1/2 idle", &st), -EPROTO);
+	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("garbage", &st), -EPROTO);
+}
+
 TP_TEST_SUITE(kernel, NULL, NULL, { "names", test_names }, { "names_split", test_names_split },
 	      { "names_reject", test_names_reject }, { "uuid", test_uuid },
 	      { "table_linear", test_table_linear }, { "table_pool", test_table_pool },
 	      { "table_thin", test_table_thin }, { "pool_status", test_pool_status },
 	      { "pool_status_garbage", test_pool_status_garbage },
-	      { "thin_status", test_thin_status }, { "available", test_available })
+	      { "thin_status", test_thin_status }, { "available", test_available },
+	      { "raid1 of mirrored thin metadata", test_raid1 })

@@ -15,7 +15,11 @@
  * into the pool's active area, and a raw
  * import (tprecv --format raw: an unfinished receive, the data, the
  * change that makes it a volume), and a removal in bounded steps (a
- * change, a thin commit per step, a change) of a shared origin.
+ * change, a thin commit per step, a change) of a shared origin; mirrored
+ * thin metadata: a pool mirrored later (tpchange --meta-mirror: the areas
+ * copied, the raid metadata zeroed, the new leg labelled, one VG commit), a
+ * stale leg put on a new device (--meta-replace) and resynced in place
+ * (tprepair).
  *
  * The model: after the cut, the next writer opens the pool (completing an
  * interrupted transaction, pool.h); what it sees must be exactly the state
@@ -157,6 +161,7 @@ static int pool_digest(uint32_t *out, int *changed)
 	crash_mix(&d, info.meta_offset);
 	crash_mix(&d, info.meta_length);
 	crash_mix(&d, info.spare_offset);
+	crash_mix_str(&d, info.meta_legs);	/* mirrored: each leg's path and state */
 	for (unsigned i = 0; i < info.nr_volumes; i++) {
 		const struct pool_volume_info *v = &info.volumes[i];
 		crash_mix_str(&d, v->name);
@@ -213,6 +218,7 @@ struct command {
 	int (*resume)(void);	/* a cut is resumed by this (the volumes reading the same
 				 * at each cut), then judged by the new state */
 	int check_cut;		/* tpcheck on the cut state too, before it is resumed */
+	int mirror;		/* the pool's thin metadata mirrored onto data3 */
 };
 
 static int with_pool(int (*fn)(struct pool *p))
@@ -326,6 +332,46 @@ static int do_reduce_data(struct pool *p)
 static int run_reduce_data(void)
 {
 	return with_pool(do_reduce_data);
+}
+
+/* mirrored thin metadata: the stale leg (data3) put on data2, resynced */
+static int do_meta_replace(struct pool *p)
+{
+	return pool_meta_replace(p, data2_path);
+}
+
+static int run_meta_replace(void)
+{
+	return with_pool(do_meta_replace);
+}
+
+/* tpchange --meta-mirror: the pool's thin metadata mirrored onto data2 */
+static int do_meta_mirror(struct pool *p)
+{
+	return pool_meta_mirror_add(p, data2_path);
+}
+
+static int run_meta_mirror(void)
+{
+	return with_pool(do_meta_mirror);
+}
+
+static void setup_meta_mirror(void)
+{
+	grow(data2_path, META_SIZE);
+}
+
+/* tprepair: the stale leg resynced onto its own device */
+static int run_meta_resync(void)
+{
+	struct pool_repair_params rp = { .pool = POOL };
+	struct pool_repair_result res;
+	int r;
+
+	memset(&res, 0, sizeof(res));
+	r = pool_repair_run(&rp, &res);
+	pool_repair_result_free(&res);
+	return r;
 }
 
 static int do_extend_data3(struct pool *p)
@@ -450,6 +496,19 @@ static int run_extend(void)
 static int run_extend_meta(void)
 {
 	return with_pool(do_extend_meta);
+}
+
+/* A mirrored pool whose second leg (data3) is stale: its active
+ * superblock overwritten; data2 big enough to take its place. */
+static void setup_meta_stale(void)
+{
+	static const char junk[4096] = "not a superblock";
+	int fd = open(data3_path, O_RDWR);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(pwrite(fd, junk, sizeof(junk), (off_t)restore_off) == (ssize_t)sizeof(junk));
+	close(fd);
+	grow(data2_path, META_SIZE);
 }
 
 static void setup_extend(void)
@@ -607,18 +666,41 @@ static const struct command commands[] = {
 	{ "tpreduce --data", run_reduce_data, setup_reduce_data, 0 },
 	{ "tpreduce --data of a middle device", run_reduce_middle, setup_reduce_middle, 0 },
 	{ "tpmove in steps, resumed", run_move, setup_move, 0, 0, 0, run_move_rest },
+	{ "tpchange --meta-replace", run_meta_replace, setup_meta_stale, 0, 1, 0, NULL, 0, 1 },
+	{ "tprepair: a stale mirror leg resynced", run_meta_resync, setup_meta_stale, 0, 1, 0,
+	  NULL, 0, 1 },
+	{ "tpchange --meta-mirror", run_meta_mirror, setup_meta_mirror, 0 },
 };
 
 /* ---- the pool and the driver ---- */
 
-static void make_pool(void)
+static void make_pool(int mirror)
 {
 	struct pool_dump_params dp = { .source = POOL, .format = POOL_DUMP_XML,
 				       .output = xml_path };
 	struct pool *p;
 	uint64_t over;
 
-	pool_on_images(POOL, data_path, DATA_SIZE, meta_path, META_SIZE);
+	if (mirror) {
+		struct pool_create_params cp = { .name = POOL, .data_path = data_path,
+						 .meta_path = meta_path, .meta1_path = data3_path };
+		struct pool_create_plan plan;
+
+		const char *path[3] = { data_path, meta_path, data3_path };
+		off_t size[3] = { DATA_SIZE, META_SIZE, META_SIZE };
+
+		for (int i = 0; i < 3; i++) {
+			int fd = open(path[i], O_CREAT | O_TRUNC | O_RDWR, 0600);
+
+			CU_ASSERT_FATAL(fd >= 0);
+			CU_ASSERT_FATAL(ftruncate(fd, size[i]) == 0);
+			close(fd);
+		}
+		CU_ASSERT_FATAL(pool_plan(&cp, &plan) == 0);
+		CU_ASSERT_FATAL(pool_create(&cp, &plan) == 0);
+	} else {
+		pool_on_images(POOL, data_path, DATA_SIZE, meta_path, META_SIZE);
+	}
 	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
 	CU_ASSERT_FATAL(pool_volume_create(p, "a", 64u << 20, &over) == 0);
 	CU_ASSERT_FATAL(pool_volume_create(p, "gone", 64u << 20, &over) == 0);
@@ -943,7 +1025,7 @@ static void cut_command(const struct command *cmd)
 
 	use_dir(cmd);
 	tp_log_capture(&cap);
-	make_pool();
+	make_pool(cmd->mirror);
 	if (cmd->setup)
 		cmd->setup();
 	if (cmd->import)
@@ -999,6 +1081,21 @@ static void cut_command(const struct command *cmd)
 	unlink(img_path);
 	unlink(got_path);
 	CU_ASSERT(nftw(cfg_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0);
+}
+
+static void test_meta_replace(void)
+{
+	cut_command(&commands[16]);
+}
+
+static void test_meta_resync(void)
+{
+	cut_command(&commands[17]);
+}
+
+static void test_meta_mirror(void)
+{
+	cut_command(&commands[18]);
 }
 
 static void test_create(void)
@@ -1097,4 +1194,9 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tpextend --data: a second data device", test_extend_data },
 	      { "tpreduce --data: the second data device taken away", test_reduce_data },
 	      { "tpreduce --data: the middle one of three taken away", test_reduce_middle },
-	      { "tpmove: chunks shared by a snapshot moved in steps, resumed", test_move })
+	      { "tpmove: chunks shared by a snapshot moved in steps, resumed", test_move },
+	      { "tpchange --meta-replace: a stale mirror leg onto a new device",
+		test_meta_replace },
+	      { "tprepair: a stale mirror leg resynced onto its own device", test_meta_resync },
+	      { "tpchange --meta-mirror: an existing pool's thin metadata mirrored",
+		test_meta_mirror })

@@ -104,10 +104,10 @@ static int udev_mark(const char *path, int force)
 
 static int check_signatures(const struct pool_create_params *p, struct pool_create_plan *plan)
 {
-	const char *paths[2] = { p->data_path, p->meta_path };
+	const char *paths[3] = { p->data_path, p->meta_path, p->meta1_path };
 	const struct tp_probe_hook hook = { match_label, NULL };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < (p->meta1_path ? 3 : 2); i++) {
 		struct tp_probe_result res;
 		char one[160];
 		int r = tp_dev_probe(paths[i], &hook, &res);
@@ -170,7 +170,9 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 		log_error("pool %s: --max-overprovision is out of range", p->name);
 		return -EINVAL;
 	}
-	if ((r = separate_storage(p->data_path, p->meta_path)))
+	if ((r = separate_storage(p->data_path, p->meta_path)) ||
+	    (p->meta1_path && ((r = separate_storage(p->data_path, p->meta1_path)) ||
+			       (r = separate_storage(p->meta_path, p->meta1_path)))))
 		return r;
 	r = pool_devices_lookup_pool(p->name, &e, 1);
 	if (r > 0) {
@@ -280,6 +282,18 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 	vg->dev[VG_ROLE_META].area[0].size = pol->meta.size;
 	vg->dev[VG_ROLE_META].area[1].offset = pol->meta.spare_offset;
 	vg->dev[VG_ROLE_META].area[1].size = pol->meta.size;
+	if (p->meta1_path) {
+		/* the kernel raid1's metadata after the VG area (vg.h) */
+		vg->meta_mirror = 1;
+		vg->dev[VG_ROLE_META].mda.size -= VG_RAID_META_BYTES;
+		vg->meta1 = vg->dev[VG_ROLE_META];
+		snprintf(vg->meta1.path, sizeof(vg->meta1.path), "%s", p->meta1_path);
+		vg->meta1.size = plan->meta1_dev_size;
+		if ((r = vg_uuid_generate(vg->meta1.pv_uuid))) {
+			vg_free(vg);
+			return r;
+		}
+	}
 	*out = vg;
 	return 0;
 }
@@ -341,17 +355,51 @@ static int recheck(const struct pool_create_params *p, const struct pool_create_
 		log_error("pool %s: %s and %s changed while tpcreate waited for them (%s%s%s); "
 			  "nothing was written", p->name, p->data_path, p->meta_path,
 			  now.signatures[0], now.signatures[0][0] && now.signatures[1][0] ? "; " : "",
-			  now.signatures[1]);
+			  now.signatures[1][0] ? now.signatures[1] : now.signatures[2]);
 		r = -EBUSY;
 	}
 	return r;
 }
 
-static int create(const struct pool_create_params *p, const struct pool_create_plan *plan)
+/* The second metadata device of a mirrored pool: claimed, and big enough
+ * for the meta device's layout. */
+static int open_meta1(const struct pool_create_params *p, const struct pool_create_plan *plan,
+		      struct tp_lock **claim, struct vg_pv *pv)
 {
-	struct vg_pv pv[VG_NR_ROLES];
-	struct tp_lock *claim[VG_NR_ROLES] = { NULL, NULL };
-	struct io_engine *win = NULL;
+	const struct tp_policy_plan *pol = &plan->policy;
+	uint64_t end = TP_MAX(pol->meta.active_offset, pol->meta.spare_offset) + pol->meta.size;
+	char a[32], b[32];
+	int r;
+
+	if (!strcmp(p->meta1_path, p->meta_path) || !strcmp(p->meta1_path, p->data_path)) {
+		log_error("pool %s: --meta %s,%s: the second metadata device must be a device of "
+			  "its own; nothing was written", p->name, p->meta_path, p->meta1_path);
+		return -EINVAL;
+	}
+	r = pool_claim_open(p->name, p->meta1_path, 0, claim, &pv->io);
+	if (r) {
+		if (r != -EBUSY)
+			log_error("pool %s: cannot open %s for writing: %s (in use?)", p->name,
+				  p->meta1_path, strerror(-r));
+		return r;
+	}
+	if (pv->io->size < end) {
+		log_error("pool %s: the second metadata device %s (%s) is smaller than the layout "
+			  "of %s needs (%s); nothing was written", p->name, p->meta1_path,
+			  tp_size_format(pv->io->size, 'h', a, sizeof(a)), p->meta_path,
+			  tp_size_format(end, 'h', b, sizeof(b)));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static int create(const struct pool_create_params *p, const struct pool_create_plan *plan_in)
+{
+	struct vg_pv pv[VG_NR_ROLES + 1];
+	struct tp_lock *claim[VG_NR_ROLES + 1] = { NULL, NULL, NULL };
+	struct pool_create_plan plan_mirror = *plan_in, *plan = &plan_mirror;
+	struct io_engine *win = NULL, *mio = NULL;
+	unsigned npv = p->meta1_path ? VG_NR_ROLES + 1 : VG_NR_ROLES;
 	struct thin_md *md = NULL;
 	struct tp_lock *lock = NULL;
 	struct vg *vg = NULL;
@@ -374,6 +422,8 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 			log_error("pool %s: cannot open its devices for writing: %s (in use?)",
 				  p->name, strerror(-r));
 	}
+	if (!r && p->meta1_path && !(r = open_meta1(p, plan, &claim[VG_NR_ROLES], &pv[VG_NR_ROLES])))
+		plan_mirror.meta1_dev_size = pv[VG_NR_ROLES].io->size;
 	/* What pool_plan saw may have changed while we waited for the claim
 	 * (another tpcreate on the same devices): look again. */
 	if (r || (r = recheck(p, plan)))
@@ -384,7 +434,8 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	 * recognise (the user has confirmed). */
 	if (p->force && plan->nr_signatures &&
 	    ((r = tp_dev_wipe_signatures(p->data_path)) < 0 ||
-	     (r = tp_dev_wipe_signatures(p->meta_path)) < 0))
+	     (r = tp_dev_wipe_signatures(p->meta_path)) < 0 ||
+	     (p->meta1_path && (r = tp_dev_wipe_signatures(p->meta1_path)) < 0)))
 		goto out;
 	/* 0. the lease area (a new lockspace and lease, no holder) */
 	if (vg->lock.type != VG_LOCK_NONE &&
@@ -394,13 +445,24 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	retire_backups(p->name);
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		vg_label_from_vg(vg, (enum vg_role)i, pv[i].io->size, &pv[i].label);
-	/* 1. thin metadata in the active area; the spare starts empty */
-	r = io_window_create(pv[VG_ROLE_META].io, vg->dev[VG_ROLE_META].area[0].offset,
-			     vg->dev[VG_ROLE_META].area[0].size, 0, &win);
+	if (p->meta1_path)
+		vg_label_from_vg_meta1(vg, pv[VG_NR_ROLES].io->size, &pv[VG_NR_ROLES].label);
+	/* 1. thin metadata in the active area; the spare starts empty (both
+	 * legs of a mirror alike, through the mirror engine) */
+	r = io_mirror_create(pv[VG_ROLE_META].io, p->meta1_path ? pv[VG_NR_ROLES].io : NULL, 0,
+			     pv[VG_ROLE_META].io->name, 0, &mio);
+	if (!r)
+		r = io_window_create(mio, vg->dev[VG_ROLE_META].area[0].offset,
+				     vg->dev[VG_ROLE_META].area[0].size, 0, &win);
 	if (!r)
 		r = thin_format(win, vg->chunk_size, plan->policy.data_blocks, &md);
 	if (!r)
-		r = zero_block(pv[VG_ROLE_META].io, vg->dev[VG_ROLE_META].area[1].offset);
+		r = zero_block(mio, vg->dev[VG_ROLE_META].area[1].offset);
+	/* the raid metadata zeroed: the kernel's raid1 starts as a new set */
+	if (!r && p->meta1_path)
+		r = pool_zero_raid_meta(mio, vg);
+	if (!r && io_mirror_in_use(mio) != (p->meta1_path ? 3u : 1u))
+		r = -EIO;	/* a leg failed a write */
 	if (r) {
 		log_error("pool %s: cannot write thin metadata on %s: %s", p->name, p->meta_path,
 			  strerror(-r));
@@ -410,11 +472,11 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	 * here; one critical section, so a signal does not leave a VG
 	 * without its labels */
 	tp_critical_begin();
-	for (int i = 0; i < VG_NR_ROLES && !r; i++)
+	for (unsigned i = 0; i < npv && !r; i++)
 		r = vg_mda_format(pv[i].io, &pv[i].label);
-	if (!r && !(r = vg_commit(pv, VG_NR_ROLES, vg)))
+	if (!r && !(r = vg_commit(pv, npv, vg)))
 		pool_backup_commit(vg);
-	for (int i = 0; i < VG_NR_ROLES && !r; i++)
+	for (unsigned i = 0; i < npv && !r; i++)
 		r = vg_label_write(pv[i].io, &pv[i].label);
 	tp_critical_end();
 	if (r) {
@@ -427,7 +489,8 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 out:
 	thin_close(md);
 	io_destroy(win);
-	for (int i = 0; i < VG_NR_ROLES; i++) {
+	io_destroy(mio);
+	for (unsigned i = 0; i < VG_NR_ROLES + 1; i++) {
 		io_destroy(pv[i].io);
 		tp_lock_release(claim[i]);
 	}
@@ -441,13 +504,17 @@ int pool_create(const struct pool_create_params *params, const struct pool_creat
 	/* Absolute paths: the devices file and VG path hints must not depend
 	 * on the current directory. */
 	char *data = realpath(params->data_path, NULL), *meta = realpath(params->meta_path, NULL);
+	char *meta1 = params->meta1_path ? realpath(params->meta1_path, NULL) : NULL;
 	struct pool_create_params abs = *params;
 	int r;
 
 	abs.data_path = data ? data : params->data_path;
 	abs.meta_path = meta ? meta : params->meta_path;
+	if (params->meta1_path)
+		abs.meta1_path = meta1 ? meta1 : params->meta1_path;
 	r = create(&abs, plan);
 	free(data);
 	free(meta);
+	free(meta1);
 	return r;
 }

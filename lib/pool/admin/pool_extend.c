@@ -194,6 +194,13 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		vg_data_dev(next, last)->size = dev_size;
 		vg_data_dev(next, last)->area[0].size = (g.data_blocks - before) * res->chunk;
 	}
+	if (x->metadata && pool_vg(p)->meta_mirror) {
+		/* both legs would have to grow alike: not done yet */
+		log_error("pool %s: its thin metadata is mirrored; growing the metadata areas of "
+			  "a mirrored pool is not supported yet; nothing was changed", pool_name(p));
+		vg_free(next);
+		return -EOPNOTSUPP;
+	}
 	if (x->metadata) {
 		if ((r = plan_meta(p, x, next, res))) {
 			vg_free(next);

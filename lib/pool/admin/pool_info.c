@@ -52,6 +52,15 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	snprintf(info->uuid, sizeof(info->uuid), "%s", vg->uuid);
 	info->dev_path[POOL_ROLE_DATA] = pool_device_path(p, VG_ROLE_DATA);
 	info->dev_path[POOL_ROLE_META] = pool_device_path(p, VG_ROLE_META);
+	info->meta_health = pool_meta_health(p);
+	{
+		struct pool_meta_leg leg[2];
+
+		info->meta_legs[0] = '\0';
+		if (pool_meta_legs(p, leg))
+			snprintf(info->meta_legs, sizeof(info->meta_legs), "%s(%s),%s(%s)",
+				 leg[0].path, leg[0].state, leg[1].path, leg[1].state);
+	}
 	info->nr_data_devs = pool_data_devices(p, info->data_devs, TP_ARRAY_SIZE(info->data_devs));
 	info->zero = vg->zero;
 	info->profile = pool_profile_name(vg->profile);

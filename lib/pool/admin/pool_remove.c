@@ -35,6 +35,16 @@ int pool_remove(struct pool *p)
 		if (e && !r)
 			r = e;
 	}
+	/* a mirrored pool's second metadata device (a missing one keeps its
+	 * label: tpcreate then names the pool it belonged to) */
+	if (pool_meta1_pv(p)) {
+		e = vg_label_wipe(pool_meta1_pv(p)->io, 0);
+		if (e < 0 && !r)
+			r = e;
+		e = vg_mda_format(pool_meta1_pv(p)->io, &pool_meta1_pv(p)->label);
+		if (e && !r)
+			r = e;
+	}
 	tp_critical_end();
 	if (r)
 		log_error("pool %s: could not wipe all of its labels: %s", pool_name(p), strerror(-r));

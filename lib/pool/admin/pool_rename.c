@@ -197,6 +197,9 @@ int pool_rename(const char *old, const char *new_name, const char *devices)
 	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
 		pool_record_device(new_name, pool_pv_at(p, i)->label.role,
 				   pool_pv_at(p, i)->label.pv_uuid, pool_pv_at(p, i)->io->name);
+	if (pool_meta1_pv(p))
+		pool_record_device(new_name, VG_ROLE_META, pool_meta1_pv(p)->label.pv_uuid,
+				   pool_meta1_pv(p)->io->name);
 	if ((r = pool_devices_remove_pool(old)))
 		log_warn("pool %s: the devices file still lists it under %s (%s); a label scan "
 			 "finds it", new_name, old, strerror(-r));

@@ -60,7 +60,7 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 	struct thin_sb sb;
 	int r;
 
-	if (io_window_create(pool_pv(p, VG_ROLE_META)->io, a->offset, a->size, 0, &area)) {
+	if (io_window_create(pool_meta_io(p), a->offset, a->size, 0, &area)) {
 		pool_problem(rep, 1, "the active thin-metadata area lies beyond the end of %s",
 			     pool_pv(p, VG_ROLE_META)->io->name);
 		return 0;

@@ -456,6 +456,10 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	else if (thin_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to salvage the thin metadata into the "
 			 "spare area", pool_name(p), dev);
+	else if (!strcmp(pool_meta_health(p), "degraded"))
+		snprintf(buf, len, "run 'tprepair %s%s' to resync the metadata mirror's stale leg, "
+			 "or 'tpchange --meta-replace DEV %s' to put a missing one on DEV",
+			 pool_name(p), dev, pool_name(p));
 	else if (vg_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the damaged VG metadata copies",
 			 pool_name(p), dev);

@@ -104,8 +104,8 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 		log_error("pool %s: its metadata device has no spare area", pool_name(p));
 		return -ENOSPC;
 	}
-	if ((r = io_window_create(pool_pv(p, VG_ROLE_META)->io, a->offset, a->size, 0, &in)) ||
-	    (r = io_window_create(pool_pv(p, VG_ROLE_META)->io, s->offset, s->size, 0, &out)))
+	if ((r = io_window_create(pool_meta_io(p), a->offset, a->size, 0, &in)) ||
+	    (r = io_window_create(pool_meta_io(p), s->offset, s->size, 0, &out)))
 		goto out;
 	in->read_only = 1;	/* the damaged copy is never written */
 	if ((r = pool_spare_save(pool_name(p), pool_vg(p)->seqno, out, &saved)))
@@ -223,6 +223,30 @@ static int thin_damaged(struct pool *p, int *bad)
 	return r;
 }
 
+/* A mirrored pool's leg that is out while its device is there (stale:
+ * a crash between the legs' writes, a corrupted area) is resynced onto
+ * the same device; a missing one is said, for tpchange --meta-replace. */
+static int resync_mirror(struct pool *p, struct pool_repair_result *res)
+{
+	struct pool_meta_leg leg[2];
+
+	if (!pool_meta_legs(p, leg) || (!leg[0].err && !leg[1].err) || (leg[0].err && leg[1].err))
+		return 0;
+	for (unsigned i = 0; i < 2; i++) {
+		if (!leg[i].err)
+			continue;
+		if (leg[i].err == -ENODEV) {
+			log_warn("pool %s: metadata mirror leg %u (%s) is missing: put it on a new "
+				 "device with 'tpchange --meta-replace DEV %s'", pool_name(p), i,
+				 leg[i].path, pool_name(p));
+			return 0;
+		}
+		snprintf(res->meta_resynced, sizeof(res->meta_resynced), "%s", leg[i].path);
+		return pool_meta_replace(p, leg[i].path);
+	}
+	return 0;
+}
+
 int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_opts *opts,
 		struct thin_repair_report *rep, struct pool_repair_result *res)
 {
@@ -267,6 +291,8 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 			 pool_name(p), pool_name(p));
 	else if (!r)
 		r = delete_strays(p, res);
+	if (!r)
+		r = resync_mirror(p, res);
 out:
 	pool_close(p);
 	pool_check_report_free(&prep);

@@ -88,6 +88,33 @@ unsigned pool_flags(const struct pool *p);
 struct thin_md *pool_thin(const struct pool *p);
 /* The window over the active thin-metadata area (offline, or a check). */
 struct io_engine *pool_thin_io(const struct pool *p);
+
+/* ---- mirrored thin metadata (pool_mirror.c) ---- */
+
+/* What the thin-metadata areas are read and written through offline: the
+ * mirror over both metadata devices of a mirrored pool, else the meta
+ * device. */
+struct io_engine *pool_meta_io(const struct pool *p);
+/* Each leg of a mirrored pool's thin metadata (leg 0 the meta device, 1
+ * vg.meta1): its path, and its state ("in sync", "missing", "stale",
+ * "failed", "resyncing": live from the kernel's raid1). ERR: 0 in use,
+ * else why it is out. Returns 0 for a pool without a mirror (LEG zeroed),
+ * else 1. */
+struct pool_meta_leg {
+	char path[VG_PATH_MAX + 1];
+	const char *state;
+	int err;
+	int resyncing;
+};
+int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2]);
+/* The second metadata device of a mirrored pool, when it is open (its
+ * label matched); else NULL. */
+const struct vg_pv *pool_meta1_pv(const struct pool *p);
+/* Zero the kernel raid1's metadata area of mirrored VG on IO (a leg, or
+ * the mirror over both): a new raid set, or a new leg to rebuild. */
+int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg) TP_MUST_CHECK;
+/* "single" (one metadata device), "mirrored", "resyncing" or "degraded". */
+const char *pool_meta_health(const struct pool *p);
 /* A zeroed struct pool for pool_attach (NULL, logged, on ENOMEM); freed,
  * detached first, by pool_close. */
 struct pool *pool_alloc(void);

@@ -11,7 +11,10 @@ int pool_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_C
 
 /* Every device of a pool: the data and meta devices (by role), then the
  * data devices tpextend --data added, in the data area's order. */
-#define POOL_MAX_PVS (VG_NR_ROLES + VG_DATA_DEVICES_MAX - 1)
+#define POOL_MAX_PVS (VG_NR_ROLES + VG_DATA_DEVICES_MAX)
+/* The second metadata device of a mirrored pool (vg.meta1), when open:
+ * the last slot, outside pool_nr_pvs's count. */
+#define POOL_META1_PV (POOL_MAX_PVS - 1)
 /* The index in struct pool's pv[] of data device I (vg.h: vg_data_dev). */
 #define POOL_DATA_PV(i) ((i) ? VG_NR_ROLES + (i) - 1 : VG_ROLE_DATA)
 
@@ -30,6 +33,11 @@ struct pool {
 	struct vg_pv data_view;
 	struct vg *vg;
 	struct io_engine *thin_io;	/* window over the active area */
+	/* mirrored thin metadata (pool_mirror.c): the mirror over the meta
+	 * device and pv[POOL_META1_PV], what the thin-metadata areas are read
+	 * and written through offline; NULL for one metadata device */
+	struct io_engine *meta_io;
+	unsigned meta_primary;		/* the leg that validated */
 	struct thin_md *md;		/* NULL while the kernel runs the pool */
 	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
 	char pool_dm[128];		/* its thin-pool dm name, when live */
@@ -143,6 +151,24 @@ int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *
  * them). 0 or -errno, logged. */
 int pool_data_reader_multi(struct pool *p, unsigned flags, struct io_engine **out)
 	TP_MUST_CHECK;
+/* pool_attach.c: open PATH as device K of P (read-only for a reader, else
+ * claimed with CLAIM). */
+int pool_open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
+		 struct io_engine **io) TP_MUST_CHECK;
+/* pool_mirror.c: open the second metadata device of a mirrored pool and
+ * build P->meta_io, the leg that validates its primary; a leg missing,
+ * unreadable or stale is taken out (logged, or a finding with REP), not an
+ * error. */
+int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *rep)
+	TP_MUST_CHECK;
+
+/* pool_mirror.c: leg I's path (the open device, else the VG's hint) and
+ * the word for why a leg is out (io_mirror_error's -errno; 0 in sync). */
+const char *pool_meta_leg_path(const struct pool *p, unsigned i);
+const char *pool_meta_leg_why(int err);
+/* Build P->meta_io again over the legs now open, the legs out staying out. */
+int pool_meta_rebuild(struct pool *p) TP_MUST_CHECK;
+
 /* (Re)build P->data_cat from P->vg and the open devices. */
 int pool_data_rebuild(struct pool *p) TP_MUST_CHECK;
 

@@ -12,7 +12,12 @@
 #include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
+#include "lib/base/le.h"
 #include "lib/base/log.h"
+#include "lib/pool/host/host.h"
+#include "metadata/pdata/block_manager.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_sb.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -67,8 +72,8 @@ static int split_devices(const char *devices, int report, char *paths[2])
 
 /* Open PATH, device K of P: read-only for a reader, else claimed
  * (pool_claim_open: exclusive, its flock kept in P->claim[K]). */
-static int open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
-		   struct io_engine **io)
+int pool_open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
+		 struct io_engine **io)
 {
 	if (p->flags & POOL_RDONLY)
 		return io_fd_open(path, IO_RDONLY, io);
@@ -87,7 +92,7 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 	struct vg_label l;
 	int r;
 
-	r = open_pv(p, (unsigned)i, path, claim, &io);
+	r = pool_open_pv(p, (unsigned)i, path, claim, &io);
 	if (r == -EBUSY && !(p->flags & POOL_RDONLY))
 		return r;	/* logged */
 	if (r == -ENOTBLK)
@@ -141,6 +146,125 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 static void report_copies_from(const struct pool *p, const struct vg_mda_status *st,
 			       struct pool_check_report *rep, unsigned from);
 
+/* ---- mirrored thin metadata: the second leg (pool_mirror.c) ---- */
+
+/* The superblock block of the active area on leg IO, checked quietly
+ * (location, magic, checksum): 0 with *SB and RAW, -EUCLEAN, or -errno */
+static int leg_sb(const struct pool *p, struct io_engine *io, struct thin_sb *sb,
+		  unsigned char *raw)
+{
+	const struct vg_area *a = &p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area];
+	int r;
+
+	if (!io)
+		return -ENODEV;
+	if ((r = io_read(io, a->offset, raw, THIN_METADATA_BLOCK_SIZE)))
+		return r;
+	if (!bm_header_valid(raw, THIN_SB_BLOCK, THIN_SB_CSUM_XOR) ||
+	    le64_get(raw + 0x20) != THIN_SB_MAGIC)
+		return -EUCLEAN;
+	thin_sb_unpack(raw, sb);
+	return 0;
+}
+
+/* Which leg is good: take the other out when it is stale. */
+static void pick_legs(struct pool *p)
+{
+	static unsigned char raw[2][THIN_METADATA_BLOCK_SIZE];
+	struct thin_sb sb[2];
+	int r[2];
+	unsigned good;
+
+	for (unsigned i = 0; i < 2; i++)
+		r[i] = (io_mirror_in_use(p->meta_io) & (1u << i))
+			       ? leg_sb(p, i ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io,
+					&sb[i], raw[i])
+			       : -ENODEV;
+	if (r[0] && r[1])
+		return;		/* neither validates: the open and the check say so */
+	if (r[0] || r[1]) {
+		good = r[0] ? 1 : 0;
+		if (r[1 - good] != -ENODEV)
+			io_mirror_take_out(p->meta_io, 1 - good,
+					   r[1 - good] == -EIO ? -EIO : -EUCLEAN);
+		p->meta_primary = good;
+		return;
+	}
+	if (!memcmp(raw[0], raw[1], sizeof(raw[0])))
+		return;		/* in step */
+	if ((sb[0].trans_id == p->vg->transaction_id) != (sb[1].trans_id == p->vg->transaction_id))
+		good = sb[1].trans_id == p->vg->transaction_id;
+	else
+		good = sb[1].trans_id > sb[0].trans_id;
+	io_mirror_take_out(p->meta_io, 1 - good, -ESTALE);
+	p->meta_primary = good;
+}
+
+int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *rep)
+{
+	const struct vg_device *d = &p->vg->meta1;
+	struct io_engine *io = NULL, *legs[2];
+	struct vg_label l;
+	char *path = NULL;
+	int r, why = 0;
+
+	if (!p->vg->meta_mirror)
+		return 0;
+	r = pool_find_meta_leg(p->name, p->vg->uuid, d->pv_uuid, d->path,
+			       !(p->flags & POOL_RDONLY), &path);
+	if (r == -ENOENT)
+		why = -ENODEV;
+	else if (r)
+		return r;
+	if (!why) {
+		r = pool_open_pv(p, POOL_META1_PV, path, claim, &io);
+		if (r == -EBUSY && !(p->flags & POOL_RDONLY)) {
+			free(path);
+			return r;
+		}
+		if (r)
+			why = -EIO;
+	}
+	if (io) {
+		r = vg_label_read(io, &l);
+		if (r != VG_LABEL_FOUND || l.role != VG_ROLE_META || l.data_index != 1 ||
+		    strcmp(l.pv_uuid, d->pv_uuid) || strcmp(l.pool_uuid, p->vg->uuid)) {
+			why = r < 0 && r != -EUCLEAN ? -EIO : -ENOENT;
+			io_destroy(io);
+			io = NULL;
+		}
+	}
+	if (io) {
+		p->pv[POOL_META1_PV].io = io;
+		p->pv[POOL_META1_PV].label = l;
+	}
+	free(path);
+	legs[0] = p->pv[VG_ROLE_META].io;
+	legs[1] = io;
+	if ((r = io_mirror_create(legs[0], legs[1], 0, legs[0]->name, 0, &p->meta_io)))
+		return r;
+	if (why)
+		io_mirror_take_out(p->meta_io, 1, why);
+	if (!p->be->live)
+		pick_legs(p);
+	for (unsigned i = 0; i < 2; i++) {
+		int e = io_mirror_error(p->meta_io, i);
+
+		if (!e)
+			continue;
+		if (rep)
+			pool_problem(rep, 0, "metadata mirror degraded: leg %u (%s) is %s; "
+				     "'tpchange --meta-replace DEV %s' resyncs it", i, pool_meta_leg_path(p, i),
+				     pool_meta_leg_why(e), p->name);
+		else
+			log_warn("pool %s: metadata mirror leg %u (%s) is %s: its thin metadata runs "
+				 "on the other leg (degraded); 'tpchange --meta-replace DEV %s' "
+				 "resyncs onto DEV", p->name, i, pool_meta_leg_path(p, i), pool_meta_leg_why(e), p->name);
+	}
+	return 0;
+}
+
+
 /* Open PATH, data device I of P, and check its label against the VG. */
 static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned claim,
 		      struct pool_check_report *rep)
@@ -151,7 +275,7 @@ static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned cla
 	struct vg_label l;
 	int r;
 
-	r = open_pv(p, k, path, claim, &io);
+	r = pool_open_pv(p, k, path, claim, &io);
 	if (r) {
 		if (r != -EBUSY)
 			log_error("pool %s: cannot open its data device %s: %s", p->name, path,
@@ -448,6 +572,9 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	/* the data devices tpextend --data added, by the VG */
 	if ((r = pool_attach_xdata(p, claim, rep)))
 		return r < 0 ? r : 0;
+	/* the second metadata device of a mirrored pool */
+	if ((r = pool_attach_meta1(p, claim, rep)))
+		return r;
 	/* another host's pool: refused before anything is written; a shared
 	 * pool's lease taken before anything is written (pool_lease.c) */
 	if ((r = pool_check_owner(p)))
@@ -501,6 +628,7 @@ void pool_detach(struct pool *p)
 	pool_lease_drop(p);
 	thin_close(p->md);
 	io_destroy(p->thin_io);
+	io_destroy(p->meta_io);
 	io_destroy(p->data_cat);
 	for (int i = 0; i < POOL_MAX_PVS; i++) {
 		io_destroy(p->pv[i].io);
@@ -513,11 +641,18 @@ void pool_detach(struct pool *p)
 
 int pool_share_devices(struct pool *p)
 {
+	int r0;
+
 	io_destroy(p->thin_io);
 	p->thin_io = NULL;
-	for (unsigned i = 0; i < pool_nr_pvs(p); i++) {
+	for (unsigned k = 0; k <= pool_nr_pvs(p); k++) {
+		unsigned i = k < pool_nr_pvs(p) ? k : POOL_META1_PV;
 		struct io_engine *io;
-		int r = io_fd_open(p->pv[i].io->name, 0, &io);
+		int r;
+
+		if (!p->pv[i].io)
+			continue;	/* a mirror leg that is not there */
+		r = io_fd_open(p->pv[i].io->name, 0, &io);
 
 		if (r) {
 			log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[i].io->name,
@@ -527,6 +662,8 @@ int pool_share_devices(struct pool *p)
 		io_destroy(p->pv[i].io);
 		p->pv[i].io = io;
 	}
+	if (p->meta_io && (r0 = pool_meta_rebuild(p)))
+		return r0;
 	return p->vg ? pool_data_rebuild(p) : 0;
 }
 

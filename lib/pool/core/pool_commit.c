@@ -36,6 +36,14 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	for (unsigned i = 1; i < vg_nr_data(next) && POOL_DATA_PV(i) < n; i++)
 		snprintf(vg_data_dev(next, i)->path, sizeof(next->dev[0].path), "%s",
 			 p->pv[POOL_DATA_PV(i)].io->name);
+	/* the second metadata device of a mirrored pool, when it is open and
+	 * NEXT still lists it */
+	if (next->meta_mirror && p->pv[POOL_META1_PV].io &&
+	    !strcmp(next->meta1.pv_uuid, p->pv[POOL_META1_PV].label.pv_uuid)) {
+		pvs[n++] = p->pv[POOL_META1_PV];
+		snprintf(next->meta1.path, sizeof(next->meta1.path), "%s",
+			 p->pv[POOL_META1_PV].io->name);
+	}
 	next->seqno = p->vg->seqno;
 	tp_critical_begin();
 	r = vg_commit(pvs, n, next);

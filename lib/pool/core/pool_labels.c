@@ -60,6 +60,27 @@ int pool_sync_labels(struct pool *p, int *changed)
 		}
 		p->pv[i].label = l;
 	}
+	/* the second metadata device of a mirrored pool */
+	if (p->vg->meta_mirror && p->pv[POOL_META1_PV].io &&
+	    !strcmp(p->pv[POOL_META1_PV].label.pv_uuid, p->vg->meta1.pv_uuid) &&
+	    stale(&p->pv[POOL_META1_PV].label, p->vg, &p->vg->meta1, 0)) {
+		struct vg_label l;
+
+		if (changed)
+			*changed = 1;
+		vg_label_from_vg_meta1(p->vg, p->vg->meta1.size, &l);
+		if (!(p->flags & POOL_RDONLY)) {
+			int r = vg_label_write(p->pv[POOL_META1_PV].io, &l);
+
+			if (r) {
+				log_error("pool %s: cannot bring the label of %s in step with the VG "
+					  "metadata: %s", p->name, p->pv[POOL_META1_PV].io->name,
+					  strerror(-r));
+				return r;
+			}
+		}
+		p->pv[POOL_META1_PV].label = l;
+	}
 	if (p->data_cat)
 		p->data_view.label = p->pv[VG_ROLE_DATA].label;
 	return 0;

@@ -71,6 +71,20 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 			l->data_length += s->length;
 		}
 	}
+	if (vg->meta_mirror) {
+		/* the kernel's raid1 over the legs in use (pool_mirror.c):
+		 * a missing or stale leg is left out, the set degraded */
+		l->meta_mirror = 1;
+		l->raid_meta_offset = vg_raid_meta_offset(vg);
+		l->raid_meta_length = VG_RAID_META_BYTES;
+		for (unsigned i = 0; i < 2; i++) {
+			const struct vg_pv *pv = i ? &p->pv[POOL_META1_PV] : &p->pv[VG_ROLE_META];
+
+			l->meta_leg[i] = pv->io && p->meta_io &&
+						 (io_mirror_in_use(p->meta_io) & (1u << i))
+					 ? pv->io->name : NULL;
+		}
+	}
 	l->block_sectors = vg->chunk_size;
 	l->low_water_blocks = l->data_length / chunk * (100 - pool_event_percent(vg)) / 100;
 	if (!vg->zero)

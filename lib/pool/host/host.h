@@ -168,6 +168,10 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES]) TP_MUST_CHECK;
 int pool_find_data_device(const char *name, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index, const char *hint, int refuse_copies, char **path)
 	TP_MUST_CHECK;
+/* The same for the second metadata device of a mirrored pool (role meta,
+ * data_index 1; vg.h: meta1). */
+int pool_find_meta_leg(const char *name, const char *pool_uuid, const char *pv_uuid,
+		       const char *hint, int refuse_copies, char **path) TP_MUST_CHECK;
 
 /* Copies of PATHS (other block devices whose label carries the same
  * device uuid, like LVM's duplicate PVs), found by a label scan; a

@@ -415,18 +415,36 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
  * the top of its stack? An added device (INDEX 1 and up) goes by its
  * uuid: its label's place may lag behind a tpreduce --data (vg_io.c). */
 static int is_data_device(const char *path, const char *pool_uuid, const char *pv_uuid,
-			  unsigned index)
+			  unsigned index, enum vg_role role)
 {
 	struct tp_stack_verdict v;
 	struct vg_label l;
 
-	return path && path[0] && !pool_read_label(path, &l) && l.role == VG_ROLE_DATA &&
+	return path && path[0] && !pool_read_label(path, &l) && l.role == role &&
 	       !l.data_index == !index && !strcmp(l.pv_uuid, pv_uuid) &&
 	       !strcmp(l.pool_uuid, pool_uuid) && pool_stack_check(path, pool_uuid, &v) <= 0;
 }
 
+static int find_device(const char *name, const char *pool_uuid, const char *pv_uuid,
+		       unsigned index, enum vg_role role, const char *hint, int refuse_copies,
+		       char **path);
+
 int pool_find_data_device(const char *name, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index, const char *hint, int refuse_copies, char **path)
+{
+	return find_device(name, pool_uuid, pv_uuid, index, VG_ROLE_DATA, hint, refuse_copies,
+			   path);
+}
+
+int pool_find_meta_leg(const char *name, const char *pool_uuid, const char *pv_uuid,
+		       const char *hint, int refuse_copies, char **path)
+{
+	return find_device(name, pool_uuid, pv_uuid, 1, VG_ROLE_META, hint, refuse_copies, path);
+}
+
+static int find_device(const char *name, const char *pool_uuid, const char *pv_uuid,
+		       unsigned index, enum vg_role role, const char *hint, int refuse_copies,
+		       char **path)
 {
 	struct pool_devices_entry e;
 	struct tp_dev_list list;
@@ -435,16 +453,16 @@ int pool_find_data_device(const char *name, const char *pool_uuid, const char *p
 
 	*path = NULL;
 	if (!pool_devices_lookup_pv(pv_uuid, &e) &&
-	    is_data_device(e.path, pool_uuid, pv_uuid, index))
+	    is_data_device(e.path, pool_uuid, pv_uuid, index, role))
 		snprintf(found, sizeof(found), "%s", e.path);
-	else if (is_data_device(hint, pool_uuid, pv_uuid, index))
+	else if (is_data_device(hint, pool_uuid, pv_uuid, index, role))
 		snprintf(found, sizeof(found), "%s", hint);
 	/* the scan: to find a device that moved, and copies of it */
 	if (!tp_dev_scan("TPTOOLS-", &list)) {
 		for (unsigned k = 0; k < list.count; k++) {
 			const char *dev = list.dev[k].path;
 
-			if (!is_data_device(dev, pool_uuid, pv_uuid, index))
+			if (!is_data_device(dev, pool_uuid, pv_uuid, index, role))
 				continue;
 			if (!found[0])
 				snprintf(found, sizeof(found), "%s", dev);
@@ -457,18 +475,19 @@ int pool_find_data_device(const char *name, const char *pool_uuid, const char *p
 		return -ENOENT;
 	if (copy[0]) {
 		if (refuse_copies) {
-			log_error("pool %s: duplicate devices: %s and %s (both carry the data device "
+			log_error("pool %s: duplicate devices: %s and %s (both carry the %s device "
 				  "uuid %s). They are copies (dd clones, LUN snapshots): tptools will "
 				  "not change a pool whose devices are duplicated; detach or wipe the "
-				  "copy", name, found, copy, pv_uuid);
+				  "copy", name, found, copy, vg_role_name(role), pv_uuid);
 			return -EBUSY;
 		}
-		log_warn("pool %s: duplicate devices: %s and %s (both carry the data device uuid "
-			 "%s). Using %s; detach or wipe the copy", name, found, copy, pv_uuid, found);
+		log_warn("pool %s: duplicate devices: %s and %s (both carry the %s device uuid "
+			 "%s). Using %s; detach or wipe the copy", name, found, copy, vg_role_name(role),
+			 pv_uuid, found);
 	}
 	r = pool_devices_lookup_pv(pv_uuid, &e);
 	if (r || strcmp(e.path, found) || strcmp(e.pool, name))
-		pool_record_device(name, VG_ROLE_DATA, pv_uuid, found);
+		pool_record_device(name, role, pv_uuid, found);
 	*path = strdup(found);
 	return *path ? 0 : -ENOMEM;
 }

@@ -76,7 +76,8 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 	}
 	count = count_of(s, line);
 	if (!count && strcmp(line, "data_warned") && strcmp(line, "meta_warned") &&
-	    strcmp(line, "error_set") && strcmp(line, "no_room") && strcmp(line, "time"))
+	    strcmp(line, "error_set") && strcmp(line, "no_room") && strcmp(line, "time") &&
+	    strcmp(line, "meta_degraded"))
 		return 0;	/* a newer monitor's key */
 	errno = 0;
 	u = strtoull(val, &end, 10);
@@ -94,6 +95,8 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 		s->no_room = (unsigned)u;
 	else if (!strcmp(line, "time") && u <= INT64_MAX)
 		s->time = (int64_t)u;
+	else if (!strcmp(line, "meta_degraded") && u <= 1)
+		s->meta_degraded = (int)u;
 	else
 		return -EUCLEAN;
 	return 0;
@@ -163,6 +166,8 @@ int pool_monitor_state_write(const char *pool_uuid, const struct pool_monitor_st
 			 s->counts.autoextend_failures, s->counts.error_switches);
 	if (s->add_failed[0])
 		tp_atomic_printf(&a, "add_failed %s\n", s->add_failed);
+	if (s->meta_degraded)
+		tp_atomic_printf(&a, "meta_degraded 1\n");
 	r = tp_atomic_commit(&a);
 out:
 	free(dir);

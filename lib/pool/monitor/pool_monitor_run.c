@@ -357,6 +357,27 @@ static int act(const struct pool_monitor_pool *pl, const struct pool_monitor_pol
 	return r ? r : rr;
 }
 
+/* A degraded metadata mirror (a leg failed, missing or stale) said once,
+ * and once more when it is whole again. */
+static void say_mirror(const struct pool_monitor_pool *pl, const struct pool *p,
+		       struct pool_monitor_state *st)
+{
+	const char *h = pool_meta_health(p);
+	int degraded = !strcmp(h, "degraded");
+
+	if (degraded && !st->meta_degraded) {
+		log_warn("pool %s: its metadata mirror is degraded (a leg failed, is missing or "
+			 "stale): the pool runs on one metadata device; 'tpstatus -o "
+			 "pool_meta_legs %s' says which, 'tpchange --meta-replace DEV %s' resyncs it",
+			 pl->name, pl->name, pl->name);
+		record(st, "warned: metadata mirror degraded");
+		st->counts.warnings++;
+	} else if (!degraded && st->meta_degraded && strcmp(h, "single")) {
+		log_notice("pool %s: its metadata mirror is %s again", pl->name, h);
+	}
+	st->meta_degraded = degraded;
+}
+
 int pool_monitor_pass(const struct pool_monitor_pool *pl, struct pool_monitor_state *st)
 {
 	struct pool_monitor_state before = *st;
@@ -372,6 +393,7 @@ int pool_monitor_pass(const struct pool_monitor_pool *pl, struct pool_monitor_st
 	pool_get_monitor_policy(p, &pol);
 	if (!r)
 		s.add_room = add_room(p, &pol);
+	say_mirror(pl, p, st);
 	pool_close(p);
 	if (r)
 		return r;

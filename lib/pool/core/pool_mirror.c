@@ -1,0 +1,141 @@
+/* pool_mirror.c - mirrored thin metadata (core.h: pool_meta_io,
+ * pool_meta_legs, pool_meta_health, pool_zero_raid_meta): the second
+ * metadata device of a pool made with tpcreate --meta DEV1,DEV2 (vg.meta1,
+ * laid out as the first), opened after the VG is read (pool_attach.c:
+ * pool_attach_meta1), and the mirror engine (lib/base/io.h: io_mirror)
+ * over the two that every offline read and write of the thin-metadata
+ * areas goes through; the replace is pool_mirror_replace.c. At open the superblocks
+ * of the active area on both legs are compared: a leg whose superblock
+ * does not validate, or differs from the other's (a write it missed, a
+ * crash between the legs' writes), is stale and taken out, never read;
+ * the one that validates, with the VG's transaction id (else the higher
+ * one, else the first leg), is the primary. Live, the kernel's raid1
+ * (pool_layout.c) runs both legs and its status says their health. */
+#include "lib/pool/core/core_int.h"
+
+#include "kernel/dm.h"
+#include "lib/base/le.h"
+#include "lib/base/log.h"
+#include "lib/pool/host/host.h"
+#include "metadata/pdata/block_manager.h"
+#include "metadata/thin/thin.h"
+#include "metadata/thin/thin_sb.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *pool_meta_leg_path(const struct pool *p, unsigned i)
+{
+	const struct vg_pv *pv = i ? &p->pv[POOL_META1_PV] : &p->pv[VG_ROLE_META];
+
+	if (pv->io)
+		return pv->io->name;
+	return i ? (p->vg->meta1.path[0] ? p->vg->meta1.path : "?") : "?";
+}
+
+const char *pool_meta_leg_why(int err)
+{
+	switch (err) {
+	case 0: return "in sync";
+	case -ENODEV: return "missing";
+	case -ESTALE: return "stale";
+	case -EUCLEAN: return "stale (its thin superblock does not validate)";
+	case -ENOENT: return "not the pool's (its label)";
+	default: return "failed";
+	}
+}
+
+struct io_engine *pool_meta_io(const struct pool *p)
+{
+	return p->meta_io ? p->meta_io : p->pv[VG_ROLE_META].io;
+}
+
+/* The kernel's raid1 under tmeta: its health characters, when it runs */
+static int live_health(const struct pool *p, char health[3], int *syncing)
+{
+	struct tp_dm_raid_status st;
+	char name[TP_DM_NAME_MAX];
+	int r;
+
+	if ((r = tp_dm_name(name, sizeof(name), p->name, TP_DM_ROLE_TMETA, NULL)) ||
+	    (r = tp_dm_raid_status(name, &st)))
+		return r;
+	if (st.nr_devs != 2)
+		return -EPROTO;
+	memcpy(health, st.health, 3);
+	*syncing = st.sync_done < st.sync_total;
+	return 0;
+}
+
+int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2])
+{
+	char health[3] = "AA";
+	int syncing = 0, live = 0;
+
+	memset(leg, 0, 2 * sizeof(*leg));
+	if (!p->vg->meta_mirror)
+		return 0;
+	if (p->be->live && !live_health(p, health, &syncing))
+		live = 1;
+	for (unsigned i = 0; i < 2; i++) {
+		int e = p->meta_io ? io_mirror_error(p->meta_io, i) : -ENODEV;
+		char h = health[i];	/* leg I is the raid table's place I */
+
+		snprintf(leg[i].path, sizeof(leg[i].path), "%s", pool_meta_leg_path(p, i));
+		leg[i].err = e;
+		if (live && h == 'D' && !e)
+			leg[i].err = -EIO;
+		leg[i].state = pool_meta_leg_why(leg[i].err);
+		if (live && h == 'a' && !leg[i].err)
+			leg[i].state = "resyncing";
+		leg[i].resyncing = live && h == 'a';
+	}
+	return 1;
+}
+
+const char *pool_meta_health(const struct pool *p)
+{
+	struct pool_meta_leg leg[2];
+
+	if (!pool_meta_legs(p, leg))
+		return "single";
+	if (leg[0].err || leg[1].err)
+		return "degraded";
+	return leg[0].resyncing || leg[1].resyncing ? "resyncing" : "mirrored";
+}
+
+int pool_meta_rebuild(struct pool *p)
+{
+	struct io_engine *old = p->meta_io, *io;
+	int r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io,
+				 old ? io_mirror_primary(old) : 0, p->pv[VG_ROLE_META].io->name, 0,
+				 &io);
+
+	if (r)
+		return r;
+	for (unsigned i = 0; old && i < 2; i++)
+		if (io_mirror_error(old, i))
+			io_mirror_take_out(io, i, io_mirror_error(old, i));
+	io_destroy(old);
+	p->meta_io = io;
+	return 0;
+}
+
+int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg)
+{
+	static const unsigned char zero[64 * 1024];
+	int r = 0;
+
+	for (uint64_t off = 0; off < VG_RAID_META_BYTES && !r; off += sizeof(zero))
+		r = io_write(io, vg_raid_meta_offset(vg) + off, zero, sizeof(zero));
+	return r ? r : io_flush(io);
+}
+
+const struct vg_pv *pool_meta1_pv(const struct pool *p)
+{
+	return p->vg && p->vg->meta_mirror && p->pv[POOL_META1_PV].io ? &p->pv[POOL_META1_PV]
+								    : NULL;
+}

@@ -1,0 +1,386 @@
+/* pool_mirror_replace.c - tpchange --meta-replace and tprepair's resync
+ * of a stale leg of mirrored thin metadata (pool.h: pool_meta_replace):
+ * apart from pool_mirror.c, which the attach and the offline engine use,
+ * because this uses them. */
+#include "lib/pool/core/core_int.h"
+
+#include "kernel/dm.h"
+#include "lib/base/log.h"
+#include "lib/dev/probe.h"
+#include "lib/pool/host/host.h"
+#include "metadata/thin/thin.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copy both thin-metadata areas of the good leg GOOD onto IO: each area
+ * but its first block, flushed, then the first blocks (the superblocks),
+ * flushed; a copy cut short leaves IO's superblock as it was, so a stale
+ * leg stays stale. */
+static int copy_areas(struct pool *p, unsigned good, struct io_engine *io)
+{
+	struct io_engine *src = good ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io;
+	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
+	size_t len = 1u << 20;
+	char *buf = malloc(len);
+	int r = buf ? 0 : -ENOMEM;
+
+	for (unsigned a = 0; a < 2 && !r; a++)
+		for (uint64_t off = THIN_METADATA_BLOCK_SIZE; off < m->area[a].size && !r;
+		     off += len) {
+			size_t n = (size_t)TP_MIN((uint64_t)len, m->area[a].size - off);
+
+			if (!(r = io_read(src, m->area[a].offset + off, buf, n)))
+				r = io_write(io, m->area[a].offset + off, buf, n);
+		}
+	if (!r)
+		r = io_flush(io);
+	for (unsigned a = 0; a < 2 && !r; a++)
+		if (!(r = io_read(src, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE)))
+			r = io_write(io, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE);
+	free(buf);
+	return r ? r : io_flush(io);
+}
+
+/* A new leg at PATH carries a signature: refuse, unless it is a metadata
+ * label of this pool itself (the old leg, or a replace cut short): no
+ * leg in use is PATH, the caller made sure. */
+static int check_new_leg(const struct pool *p, const char *path)
+{
+	struct tp_probe_result res;
+	struct vg_label l;
+	char one[160];
+	int r = pool_read_label(path, &l);
+
+	if (!r) {
+		if (!strcmp(l.pool_uuid, p->vg->uuid) && l.role == VG_ROLE_META)
+			return 0;
+		log_error("pool %s: %s carries the label of pool %s (%s device); nothing was "
+			  "changed: remove that pool first ('tpremove %s')", p->name, path,
+			  l.pool_name, vg_role_name(l.role), l.pool_name);
+		return -EBUSY;
+	}
+	if (r != -ENOENT) {
+		log_error("pool %s: %s carries a damaged tptools label; nothing was changed. Wipe "
+			  "it ('wipefs -a %s') if it is no longer needed", p->name, path, path);
+		return -EBUSY;
+	}
+	if ((r = tp_dev_probe(path, NULL, &res)) < 0) {
+		log_error("pool %s: cannot probe %s: %s", p->name, path, strerror(-r));
+		return r;
+	}
+	if (res.count) {
+		tp_signature_describe(&res.sig[0], one, sizeof(one));
+		log_error("pool %s: %s carries %s; nothing was changed. Wipe it ('wipefs -a %s') "
+			  "if its contents are no longer needed", p->name, path, one, path);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+int pool_meta_replace(struct pool *p, const char *path)
+{
+	struct pool_meta_leg leg[2];
+	struct tp_dm_pool_layout l;
+	struct io_engine *io = NULL, *mio;
+	struct tp_lock *claim = NULL;
+	struct vg *next = NULL;
+	struct vg_device *d;
+	struct vg_label lab;
+	unsigned out, slot;
+	int same = 0;
+	char old_uuid[VG_UUID_LEN + 1];
+	char *abs;
+	int r;
+
+	if (!p->vg->meta_mirror) {
+		log_error("pool %s has one metadata device, no mirror: nothing to replace "
+			  "(tpcreate --meta DEV1,DEV2 makes a mirrored pool); nothing was changed",
+			  p->name);
+		return -EINVAL;
+	}
+	pool_meta_legs(p, leg);
+	if (!leg[0].err && !leg[1].err) {
+		log_error("pool %s: both legs of its metadata mirror (%s, %s) are in sync: "
+			  "nothing to replace; nothing was changed", p->name, leg[0].path,
+			  leg[1].path);
+		return -EBUSY;
+	}
+	if (leg[0].err && leg[1].err) {
+		log_error("pool %s: neither leg of its metadata mirror is in sync: there is "
+			  "nothing to resync from; 'tpcheck %s' says more", p->name, p->name);
+		return -EUCLEAN;
+	}
+	out = leg[0].err ? 0 : 1;
+	slot = out ? POOL_META1_PV : VG_ROLE_META;
+	if ((r = pool_refuse_latched(p)))
+		return r;
+	abs = realpath(path, NULL);
+	if (!abs) {
+		log_error("pool %s: --meta-replace %s: %s", p->name, path, strerror(errno));
+		return -ENOENT;
+	}
+	/* the leg that is out may be given again: its device is resynced in
+	 * place, its label (it matched) and device uuid kept */
+	if (p->pv[slot].io && pool_same_device(p->pv[slot].io->name, abs)) {
+		same = 1;
+		lab = p->pv[slot].label;
+		io_destroy(p->pv[slot].io);
+		p->pv[slot].io = NULL;
+		tp_lock_release(p->claim[slot]);
+		p->claim[slot] = NULL;
+	}
+	for (unsigned i = 0; i < pool_nr_pvs(p) + 1; i++) {
+		unsigned k = i < pool_nr_pvs(p) ? i : POOL_META1_PV;
+
+		if (p->pv[k].io && pool_same_device(p->pv[k].io->name, abs)) {
+			log_error("pool %s: %s is one of its devices already; nothing was changed",
+				  p->name, abs);
+			free(abs);
+			return -EINVAL;
+		}
+	}
+	if (!same && (r = check_new_leg(p, abs)))
+		goto fail;
+	r = pool_claim_open(p->name, abs, 0, &claim, &io);
+	if (r) {
+		if (r != -EBUSY)
+			log_error("pool %s: cannot open %s for writing: %s", p->name, abs,
+				  strerror(-r));
+		goto fail;
+	}
+	if (io->size < p->vg->dev[VG_ROLE_META].size &&
+	    io->size < TP_MAX(p->vg->dev[VG_ROLE_META].area[0].offset +
+				      p->vg->dev[VG_ROLE_META].area[0].size,
+			      p->vg->dev[VG_ROLE_META].area[1].offset +
+				      p->vg->dev[VG_ROLE_META].area[1].size)) {
+		log_error("pool %s: %s is smaller than its metadata layout; nothing was changed",
+			  p->name, abs);
+		r = -ENOSPC;
+		goto fail;
+	}
+	if ((r = vg_clone(p->vg, &next)))
+		goto fail;
+	d = out ? &next->meta1 : &next->dev[VG_ROLE_META];
+	memcpy(old_uuid, d->pv_uuid, sizeof(old_uuid));
+	if (!same && (r = vg_uuid_generate(d->pv_uuid)))
+		goto fail;
+	snprintf(d->path, sizeof(d->path), "%s", abs);
+	if (!same) {
+		d->size = io->size;
+		if (out)
+			vg_label_from_vg_meta1(next, io->size, &lab);
+		else
+			vg_label_from_vg(next, VG_ROLE_META, io->size, &lab);
+	}
+	/* 1. offline, the areas copied from the good leg (live the kernel's
+	 * raid1 rebuilds the leg), superblocks last; 2. a new device's VG
+	 * area and label; 3. the VG commit that names it: before it the old
+	 * VG stands and the new device is no device of the pool (the same
+	 * device resynced in place is in sync once its superblocks are) */
+	if (!p->be->live && (r = copy_areas(p, 1 - out, io))) {
+		log_error("pool %s: cannot copy its thin metadata onto %s: %s; nothing was changed",
+			  p->name, abs, strerror(-r));
+		goto fail;
+	}
+	/* a new leg's raid metadata zeroed: the kernel rebuilds it */
+	if ((r = pool_zero_raid_meta(io, next)) ||
+	    (!same && ((r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))))) {
+		log_error("pool %s: cannot label %s: %s; nothing was changed", p->name, abs,
+			  strerror(-r));
+		goto fail;
+	}
+	io_destroy(p->pv[slot].io);
+	tp_lock_release(p->claim[slot]);
+	p->pv[slot].io = io;
+	p->pv[slot].label = lab;
+	p->claim[slot] = claim;
+	io = NULL;
+	claim = NULL;
+	r = pool_commit_vg(p, next);
+	next = NULL;
+	if (r)
+		goto fail;
+	/* the devices file: the new leg in, the old one's entry out */
+	if (!same && pool_devices_remove_pv(old_uuid) < 0)
+		log_warn("pool %s: could not drop the old leg from the devices file", p->name);
+	pool_record_device(p->name, VG_ROLE_META, lab.pv_uuid, abs);
+	/* live, the kernel opens the new leg: our exclusive open goes (the
+	 * flock claim stays), as at activation */
+	if (p->be->live) {
+		struct io_engine *shared;
+
+		if ((r = io_fd_open(p->pv[slot].io->name, 0, &shared))) {
+			log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[slot].io->name,
+				  strerror(-r));
+			goto fail;
+		}
+		io_destroy(p->pv[slot].io);
+		p->pv[slot].io = shared;
+	}
+	/* the mirror over both legs again */
+	thin_close(p->md);
+	p->md = NULL;
+	io_destroy(p->thin_io);
+	p->thin_io = NULL;
+	if ((r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io, 1 - out,
+				  p->pv[VG_ROLE_META].io->name, 0, &mio)))
+		goto fail;
+	io_destroy(p->meta_io);
+	p->meta_io = mio;
+	if (p->be->live) {
+		pool_dm_layout(p, &l);
+		r = tp_dm_meta_replace_leg(&l, out);
+	} else {
+		r = pool_open_thin(p);
+	}
+	if (!r)
+		log_info("pool %s: metadata mirror leg %u is now %s%s", p->name, out, abs,
+			 p->be->live ? " (the kernel resyncs it)" : ", resynced");
+	free(abs);
+	return r;
+fail:
+	vg_free(next);
+	io_destroy(io);
+	tp_lock_release(claim);
+	free(abs);
+	return r;
+}
+
+
+/* Where META (the pool's metadata device) has VG_RAID_META_BYTES free for
+ * the raid metadata: right after its VG area (0: the derived place), else
+ * on the first 1 MiB boundary behind its last area; -ENOSPC when neither. */
+static int raid_meta_place(const struct vg *vg, uint64_t *off)
+{
+	const struct vg_device *m = &vg->dev[VG_ROLE_META];
+	uint64_t after_mda = m->mda.offset + m->mda.size, end = 0, first = UINT64_MAX;
+
+	for (unsigned a = 0; a < 2; a++) {
+		first = TP_MIN(first, m->area[a].offset);
+		end = TP_MAX(end, m->area[a].offset + m->area[a].size);
+	}
+	if (vg->lock.type != VG_LOCK_NONE) {
+		first = TP_MIN(first, vg->lock.offset);
+		end = TP_MAX(end, vg->lock.offset + VG_LOCK_AREA_BYTES);
+	}
+	if (after_mda + VG_RAID_META_BYTES <= first) {
+		*off = 0;
+		return 0;
+	}
+	end = (end + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+	if (end + VG_RAID_META_BYTES <= m->size) {
+		*off = end;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int pool_meta_mirror_add(struct pool *p, const char *path)
+{
+	struct io_engine *io = NULL, *mio;
+	struct tp_lock *claim = NULL;
+	struct vg *next = NULL;
+	struct vg_label lab;
+	uint64_t off, need;
+	char *abs;
+	int r;
+
+	if (p->vg->meta_mirror) {
+		log_error("pool %s: its thin metadata is mirrored already (%s); 'tpchange "
+			  "--meta-replace DEV %s' puts a failed leg on DEV; nothing was changed",
+			  p->name, p->vg->meta1.path, p->name);
+		return -EBUSY;
+	}
+	if ((r = pool_refuse_live(p, "mirroring its thin metadata")) || (r = pool_refuse_latched(p)))
+		return r;
+	if (raid_meta_place(p->vg, &off)) {
+		log_error("pool %s: its metadata device %s has no 512 KiB free for the kernel "
+			  "raid1's metadata (behind its VG area or its last area); grow the device "
+			  "first; nothing was changed", p->name, p->pv[VG_ROLE_META].io->name);
+		return -ENOSPC;
+	}
+	abs = realpath(path, NULL);
+	if (!abs) {
+		log_error("pool %s: --meta-mirror %s: %s", p->name, path, strerror(errno));
+		return -ENOENT;
+	}
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
+		if (p->pv[i].io && pool_same_device(p->pv[i].io->name, abs)) {
+			log_error("pool %s: %s is one of its devices already; nothing was changed",
+				  p->name, abs);
+			free(abs);
+			return -EINVAL;
+		}
+	if ((r = check_new_leg(p, abs)) || (r = pool_claim_open(p->name, abs, 0, &claim, &io))) {
+		if (r != -EBUSY)
+			log_error("pool %s: cannot take %s: %s", p->name, abs, strerror(-r));
+		goto fail;
+	}
+	if ((r = vg_clone(p->vg, &next)))
+		goto fail;
+	next->meta_mirror = 1;
+	next->raid_meta_offset = off;
+	next->meta1 = next->dev[VG_ROLE_META];
+	need = TP_MAX(vg_raid_meta_offset(next) + VG_RAID_META_BYTES,
+		      TP_MAX(next->meta1.area[0].offset + next->meta1.area[0].size,
+			     next->meta1.area[1].offset + next->meta1.area[1].size));
+	if (io->size < need) {
+		log_error("pool %s: %s is smaller than the layout of %s needs (%llu bytes); "
+			  "nothing was changed", p->name, abs, p->pv[VG_ROLE_META].io->name,
+			  (unsigned long long)need);
+		r = -ENOSPC;
+		goto fail;
+	}
+	if ((r = vg_uuid_generate(next->meta1.pv_uuid)))
+		goto fail;
+	snprintf(next->meta1.path, sizeof(next->meta1.path), "%s", abs);
+	next->meta1.size = io->size;
+	vg_label_from_vg_meta1(next, io->size, &lab);
+	/* 1. both areas copied, superblocks last; 2. the raid metadata zeroed
+	 * on both devices (free space of the meta device until the commit);
+	 * 3. the new device's VG area and label; 4. the VG commit that makes
+	 * the pool mirrored: before it the new device is nobody's */
+	if ((r = copy_areas(p, 0, io)) || (r = pool_zero_raid_meta(io, next)) ||
+	    (r = pool_zero_raid_meta(p->pv[VG_ROLE_META].io, next)) ||
+	    (r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))) {
+		log_error("pool %s: cannot prepare %s as its second metadata device: %s; nothing "
+			  "was changed", p->name, abs, strerror(-r));
+		goto fail;
+	}
+	p->pv[POOL_META1_PV].io = io;
+	p->pv[POOL_META1_PV].label = lab;
+	p->claim[POOL_META1_PV] = claim;
+	io = NULL;
+	claim = NULL;
+	r = pool_commit_vg(p, next);
+	next = NULL;
+	if (r) {
+		io_destroy(p->pv[POOL_META1_PV].io);
+		p->pv[POOL_META1_PV].io = NULL;
+		tp_lock_release(p->claim[POOL_META1_PV]);
+		p->claim[POOL_META1_PV] = NULL;
+		goto fail;
+	}
+	pool_record_device(p->name, VG_ROLE_META, lab.pv_uuid, abs);
+	thin_close(p->md);
+	p->md = NULL;
+	io_destroy(p->thin_io);
+	p->thin_io = NULL;
+	if ((r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io, 0,
+				  p->pv[VG_ROLE_META].io->name, 0, &mio)))
+		goto fail;
+	io_destroy(p->meta_io);
+	p->meta_io = mio;
+	r = pool_open_thin(p);
+	free(abs);
+	return r;
+fail:
+	vg_free(next);
+	io_destroy(io);
+	tp_lock_release(claim);
+	free(abs);
+	return r;
+}

@@ -1,0 +1,163 @@
+# Mirrored thin metadata on image files (tpcreate(8) --meta DEV1,DEV2,
+# tpchange(8) --meta-replace, tpcheck(8)): a pool made with two metadata
+# images writes its thin-metadata areas to both (byte-identical past the
+# labels and VG areas); a volume's raw export reads back; one leg
+# corrupted or removed: tpcheck reports the leg degraded (exit 1), the pool
+# still opens, writes and reads; tpchange --meta-replace resyncs onto a
+# new image (or the same one), tprepair onto the stale leg's own image,
+# and tpcheck is clean again, the areas equal;
+# the refusals (a pool without a mirror, both legs in sync, a device of
+# the pool, another pool's device, --meta with three devices or one twice)
+# leave every image byte for byte; tprename and tpremove go over both
+# metadata devices; tpextend --metadata-size is refused; tpchange
+# --meta-mirror mirrors a pool made with one metadata device.
+
+areas_equal() {	# the thin-metadata areas (1 MiB on) of two legs
+	cmp -s <(dd if="$1" bs=1M skip=1 status=none) <(dd if="$2" bs=1M skip=1 status=none)
+}
+
+image d.img 64M
+image m0.img 16M
+image m1.img 16M
+image m2.img 16M
+usage_error tpcreate --data d.img --meta m0.img,m1.img,m2.img --chunk 64K p
+ok tpcreate --data d.img --meta m0.img,m1.img --chunk 64K p
+head -c 3M /dev/urandom >a.want
+ok tprecv --format raw -n a p <a.want
+areas_equal m0.img m1.img || fail "the legs' thin-metadata areas differ after writes"
+ok tpcheck p
+rm -f a.got; ok tpsend --format raw -o a.got p/a
+cmp a.want a.got || fail "volume a reads back different"
+ok tpstatus --noheadings -o pool_meta_health p
+out_has mirrored
+
+# refusals: both legs in sync; a device of the pool; no change anywhere
+md5sum ./*.img >sums.before
+failed tpchange --meta-replace m2.img p
+err_has "in sync"
+md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
+
+# leg 1's active superblock corrupted: degraded, the pool still works
+off=$(meta_area p | awk '{ print $1 }')
+dd if=/dev/urandom of=m1.img bs=4096 seek=$((off / 4096)) count=1 conv=notrunc status=none
+expect_rc 1 tpcheck p
+out_has "degraded"
+ok tpstatus --noheadings -o pool_meta_health p
+out_has degraded
+ok tvcreate -V 8M -n b p
+err_has "degraded"
+rm -f a.got; ok tpsend --format raw -o a.got p/a
+cmp a.want a.got || fail "volume a reads back different on one leg"
+# the stale leg took no writes: its superblock is still the corrupt one
+areas_equal m0.img m1.img && fail "the stale leg was written"
+# a device of the pool is refused, byte for byte
+md5sum ./*.img >sums.before
+usage_error tpchange --meta-replace d.img p
+md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
+# resync onto the same image
+ok tpchange --meta-replace m1.img p
+areas_equal m0.img m1.img || fail "the resync left the areas different"
+ok tpcheck p
+out_has clean
+
+# leg 1 removed: degraded; resync onto a new image
+rm m1.img
+expect_rc 1 tpcheck p
+out_has "missing"
+ok tvcreate -V 8M -n c p
+ok tpchange --meta-replace m2.img p
+areas_equal m0.img m2.img || fail "the resync onto m2.img left the areas different"
+ok tpcheck p
+out_has clean
+ok tpstatus --noheadings -o pool_meta_health p
+out_has mirrored
+
+# leg 0 corrupted: leg 1 is the primary, the pool goes on
+dd if=/dev/urandom of=m0.img bs=4096 seek=$((off / 4096)) count=1 conv=notrunc status=none
+expect_rc 1 tpcheck p
+grep -q "tprepair p' to resync" out err || fail "tpcheck does not name tprepair's resync"
+rm -f a.got; ok tpsend --format raw -o a.got p/a
+cmp a.want a.got || fail "volume a reads back different from leg 1"
+ok tprepair p
+out_has "resynced"
+areas_equal m0.img m2.img || fail "tprepair's resync of leg 0 left the areas different"
+ok tpcheck p
+out_has clean
+
+# a pool without a mirror: nothing to replace, nothing changed
+image e.img 64M
+image n.img 16M
+ok tpcreate --data e.img --meta n.img --chunk 64K q
+md5sum ./*.img >sums.before
+expect_rc 3 tpchange --meta-replace m1.img q
+md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
+
+# another pool's device is never taken as a leg, by tpcreate or a replace
+image d9.img 64M
+image m9.img 16M
+md5sum ./*.img >sums.before
+failed tpcreate --data d9.img --meta m9.img,n.img --chunk 64K r
+err_has "belongs to pool q"
+usage_error tpcreate --data d9.img --meta m9.img,m9.img --chunk 64K r
+md5sum -c --quiet sums.before || fail "a refused tpcreate changed an image"
+rm m2.img
+expect_rc 1 tpcheck p
+md5sum ./*.img >sums.before
+failed tpchange --meta-replace n.img p
+err_has "label of pool q"
+md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
+image m8.img 16M
+ok tpcreate --data d9.img --meta m9.img,m8.img --chunk 64K r
+out_has "mirrored on"
+
+# tprename and tpremove go over both metadata devices: the renamed pool is
+# mirrored and clean; once removed, no image carries its label (a new pool
+# takes them without --force)
+ok tvcreate -V 8M -n x r
+ok tprename r s
+ok tpcheck s
+out_has clean
+ok tpstatus --noheadings -o pool_meta_health s
+out_has mirrored
+ok tpremove -y s
+ok tpcreate --data d9.img --meta m9.img,m8.img --chunk 64K t
+ok tpcheck t
+out_has clean
+# growing a mirrored pool's metadata areas is refused, byte for byte
+md5sum ./*.img >sums.before
+failed tpextend --metadata-size auto t
+err_has "mirrored"
+md5sum -c --quiet sums.before || fail "a refused tpextend changed an image"
+
+# tpchange --meta-mirror: an existing pool's thin metadata mirrored later;
+# a volume written before reads back, the areas are equal, tpcheck clean;
+# a second time is refused byte for byte; degraded and resynced like the
+# others
+image e2.img 64M
+image n2.img 16M
+image n3.img 16M
+ok tpcreate --data e2.img --meta n2.img --chunk 64K u
+ok tprecv --format raw -n a u <a.want
+ok tpchange --meta-mirror n3.img u
+areas_equal n2.img n3.img || fail "--meta-mirror left the thin-metadata areas different"
+ok tpcheck u
+out_has clean
+ok tpstatus --noheadings -o pool_meta_health u
+out_has mirrored
+rm -f a.got
+ok tpsend --format raw -o a.got u/a
+cmp a.want a.got || fail "volume a of the pool mirrored later reads back different"
+md5sum ./*.img >sums.before
+failed tpchange --meta-mirror m8.img u
+err_has "mirrored already"
+md5sum -c --quiet sums.before || fail "a refused --meta-mirror changed an image"
+dd if=/dev/urandom of=n3.img bs=4096 seek=$(($(meta_area u | awk '{ print $1 }') / 4096)) \
+	count=1 conv=notrunc status=none
+expect_rc 1 tpcheck u
+ok tprepair u
+ok tpcheck u
+out_has clean
+# a device of the pool is no mirror leg, byte for byte
+md5sum ./*.img >sums.before
+usage_error tpchange --meta-mirror e.img q
+md5sum -c --quiet sums.before || fail "a refused --meta-mirror changed an image"

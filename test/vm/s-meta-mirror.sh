@@ -1,0 +1,119 @@
+#!/bin/bash
+# Mirrored thin metadata on the real kernel (issue 25; tpcreate(8) --meta
+# DEV1,DEV2, tpchange(8) --meta-replace): the legs are dm linear devices
+# over their own disks, so one can be swapped for the error target. The
+# pool's tmeta is the kernel's raid1 over both legs; fio writes and
+# verifies while leg 1 is replaced by dm-error: the pool keeps running,
+# the raid1 marks the leg failed, tpstatus says degraded, tpmonitor says
+# it once (and once that it is whole after the rebuild); tpchange
+# --meta-replace puts the leg on a third disk and the kernel rebuilds it
+# (tpstatus: mirrored again, the active areas of both legs byte-identical
+# once deactivated); fio verifies everything it wrote; tpcheck is clean.
+# Then the new leg's disk is taken away: the pool activates degraded
+# (tmeta a raid1 with one leg "- -"), the volume reads back, tpstatus and
+# tpcheck say degraded.
+. "$TP_SRC/test/vm/lib.sh"
+vm_begin -n 4 -e -k dm-raid -o raid1
+command -v fio >/dev/null || skip_scenario "no fio"
+
+health() { tpstatus --noheadings -o pool_meta_health mm | awk 'NF { print $1; exit }'; }
+# wait_synced: until the raid1 under mm-tmeta reports both legs in sync
+wait_synced() {
+	local i st
+	for ((i = 0; i < 600; i++)); do
+		st=$(dmsetup status mm-tmeta)
+		# "0 LEN raid raid1 2 AA N/N idle 0 ..."
+		set -- $st
+		[ "$6" = AA ] && [ "${7%/*}" = "${7#*/}" ] && return 0
+		[ $((i % 20)) -eq 19 ] && echo "waiting for the raid1: $st"
+		sleep 1
+	done
+	note_fail "the raid1 never came in sync: $st"
+	return 1
+}
+leg() {	# leg NAME DISK: a dm linear device over the whole DISK
+	must dmsetup create "$1" --table "0 $(blockdev --getsz "$2") linear $2 0"
+}
+
+step "legs mlegA, mlegB (dm linear over their disks); the pool on both"
+leg mlegA "${disks[1]}"
+leg mlegB "${disks[2]}"
+must tpcreate --data "${disks[0]}" --meta /dev/mapper/mlegA,/dev/mapper/mlegB --chunk 64k \
+	--zero n mm
+must tvcreate -V 256M -n v mm
+expect_eq "health offline" "$(health)" mirrored
+must tpactivate mm
+dmsetup table mm-tmeta
+expect_eq "tmeta target" "$(dmsetup table mm-tmeta | awk '{ print $3, $4 }')" "raid raid1"
+wait_synced
+dmsetup status mm-tmeta
+expect_eq "health live" "$(health)" mirrored
+
+step "fio writes; leg B becomes dm-error under it"
+fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M --direct=1 \
+	--ioengine=psync --eta=never --verify=crc32c --do_verify=1 --output=fio1.out &
+fpid=$!
+sleep 2
+must dmsetup load mlegB --table "0 $(blockdev --getsz "${disks[2]}") error"
+must dmsetup suspend mlegB
+must dmsetup resume mlegB
+wait $fpid || note_fail "fio with a failed metadata leg: exit $?"
+grep -E "err=" fio1.out || true
+# a commit reaches the legs: the failed one is marked
+sync
+must dmsetup message mm-tpool 0 reserve_metadata_snap
+must dmsetup message mm-tpool 0 release_metadata_snap
+dmsetup status mm-tmeta
+dmsetup status mm-tpool
+expect_eq "pool still read-write" "$(tpstatus --noheadings -o pool_mode mm | awk 'NF { print $1; exit }')" rw
+expect_eq "health with leg B failed" "$(health)" degraded
+tpstatus -o pool_name,pool_meta_health,pool_meta_legs mm
+# tpmonitor says it once: one pass, then another that says nothing new
+tpmonitor --once >mon1.log 2>&1
+tpmonitor --once >mon2.log 2>&1
+cat mon1.log mon2.log
+expect_eq "tpmonitor's degraded warnings, two passes" \
+	"$(cat mon1.log mon2.log | grep -c 'metadata mirror is degraded')" 1
+
+step "tpchange --meta-replace onto a third disk (mlegC): the kernel rebuilds it"
+leg mlegC "${disks[3]}"
+must tpchange --meta-replace /dev/mapper/mlegC mm
+dmsetup table mm-tmeta
+dmsetup status mm-tmeta
+dmsetup table | grep mm-tmeta
+wait_synced
+expect_eq "health after the rebuild" "$(health)" mirrored
+tpmonitor --once >mon3.log 2>&1
+cat mon3.log
+grep -q "metadata mirror is mirrored again" mon3.log ||
+	note_fail "tpmonitor did not say that the mirror is whole again"
+check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
+	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio2.out
+grep -E "err=" fio2.out || true
+must tpdeactivate mm
+check tpcheck mm
+read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length mm | awk 'NF == 2 { sub(/b$/, "", $1); sub(/b$/, "", $2); print }')"
+dd if=/dev/mapper/mlegA of=legA.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
+	status=none
+dd if=/dev/mapper/mlegC of=legC.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
+	status=none
+cmp legA.img legC.img || note_fail "the legs' active thin-metadata areas differ after the rebuild"
+
+step "leg C's disk taken away (its virtio device unbound): activation works degraded"
+must dmsetup remove mlegC
+vdev=$(basename "$(readlink -f "/sys/block/${disks[3]#/dev/}/device")")
+must sh -c "echo $vdev >/sys/bus/virtio/drivers/virtio_blk/unbind"
+[ ! -e "${disks[3]}" ] || note_fail "${disks[3]} still there after the unbind"
+must tpactivate mm
+dmsetup table mm-tmeta
+expect_eq "degraded table" "$(dmsetup table mm-tmeta | awk '{ print $(NF-1), $NF }')" "- -"
+expect_eq "health, leg missing" "$(health)" degraded
+check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
+	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio3.out
+must tpdeactivate mm
+tpcheck mm
+rc=$?
+expect_eq "tpcheck of a degraded mirror" "$rc" 1
+dmsetup remove mlegB || true
+dmsetup remove mlegA || true
+finish
