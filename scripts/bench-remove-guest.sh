@@ -2,7 +2,7 @@
 # bench-remove-guest.sh - the guest part of scripts/bench-remove.sh (run by
 # test/vm/run.sh): the worst I/O stall of a fio job on one volume of a
 # thin pool while another volume of the same pool, with CHUNKS mapped
-# 64 KiB chunks, is removed: by tvremove (discards in 1 GiB steps, then the
+# 64 KiB chunks, is removed: by tvremove (discards of 64 chunks, then the
 # kernel's delete) and by LVM's lvremove (the kernel's delete message in
 # one transaction), each pool on disks of its own, in one boot.
 #
@@ -187,15 +187,48 @@ dmsetup status | grep -E ' thin-pool ' >>"$TP_OUT/pools.status"
 [ "$k_tp" = "$CHUNKS" ] && [ "$k_lvm" = "$CHUNKS" ] ||
 	die "the kernel maps $k_tp chunks of rp/big and $k_lvm of bvg/big, want $CHUNKS each"
 
-step "idle baseline on each (no removal: sleep 10)"
-measure idle_tp /dev/mapper/rp-other sleep 10
-measure idle_lvm /dev/mapper/bvg-other sleep 10
-step "tvremove -y rp/big under fio on rp/other"
-# the debug log has each step's time (stderr is no terminal: no progress)
-measure tvremove /dev/mapper/rp-other env TPTOOLS_DEBUG=pool tvremove -y rp/big \
-	2>"$TP_OUT/tvremove.debug"
-step "lvremove -y bvg/big under fio on bvg/other"
-measure lvremove /dev/mapper/bvg-other lvm lvremove -q -y bvg/big
+# RUNS pairs: in each an idle row on each pool (sleep 10: the emulator's
+# own noise, at the time of that pair), then tvremove and lvremove of the
+# big volumes, in turns (odd runs tvremove first, even runs lvremove
+# first, so that a drift of the host's load does not always favour one);
+# from the second run on both big volumes are made and restored again
+RUNS=${RUNS:-1}
+[ "$RUNS" = 1 ] || [ "$FILL" = restore ] || die "RUNS > 1 needs FILL=restore"
+echo "runs=$RUNS" >>"$RES"
+tv_run() {
+	step "run $1: tvremove -y rp/big under fio on rp/other"
+	# the debug log has each step's time (stderr is no terminal: no progress)
+	measure "tvremove_$1" /dev/mapper/rp-other env TPTOOLS_DEBUG=pool tvremove -y rp/big \
+		2>"$TP_OUT/tvremove_$1.debug"
+}
+lvm_run() {
+	step "run $1: lvremove -y bvg/big under fio on bvg/other"
+	measure "lvremove_$1" /dev/mapper/bvg-other lvm lvremove -q -y bvg/big
+}
+for run in $(seq 1 "$RUNS"); do
+	if [ "$run" -gt 1 ]; then
+		step "run $run: both big volumes again, $CHUNKS mappings restored"
+		must tpdeactivate rp
+		must tvcreate -V "${big_gib}G" -n big rp
+		restore_tp
+		must tpactivate rp
+		must lvm lvcreate -q -V "${big_gib}G" -T bvg/pool -n big
+		restore_lvm
+		sync
+		[ "$(mapped_chunks rp-big)" = "$CHUNKS" ] && [ "$(mapped_chunks bvg-big)" = "$CHUNKS" ] ||
+			die "run $run: the kernel maps $(mapped_chunks rp-big) chunks of rp/big and $(mapped_chunks bvg-big) of bvg/big"
+	fi
+	step "run $run: idle baseline on each (no removal: sleep 10)"
+	measure "idle_tp_$run" /dev/mapper/rp-other sleep 10
+	measure "idle_lvm_$run" /dev/mapper/bvg-other sleep 10
+	if [ $((run % 2)) = 1 ]; then
+		tv_run "$run"
+		lvm_run "$run"
+	else
+		lvm_run "$run"
+		tv_run "$run"
+	fi
+done
 
 # VARIANTS="STEP:FLUSH ...": more tvremove runs of the same volume, with
 # the live step and flush cadence a test build takes from
