@@ -6,8 +6,10 @@
 # committed by a flush every 4th, then the kernel's delete of the emptied
 # device) and by LVM's lvremove (the kernel's delete message, one
 # transaction), in one boot on disks of the same kind. RUNS pairs, each with
-# an idle row per pool (the emulator's own worst case at that time) and a
-# fresh restore of both volumes; prints each run's rows and ratios and the
+# an idle row (the emulator's own worst case at that time), a
+# fresh restore of both volumes, and a control job on the other pool during
+# each removal (the same window's noise, a pool the removal does not
+# touch); prints each run's rows and ratios and the
 # median ratio. The guest part is scripts/bench-remove-guest.sh. Needs lvm2
 # on the host (the guest runs the host's root): scripts/install-deps.sh.
 #
@@ -82,21 +84,24 @@ r() { awk -F= -v k="$1" '$1 == k { print $2 }' "$VMOUT/results.txt"; }
 runs=$(r runs)
 echo
 echo "removal of a volume with $(r tp.mapped_chunks) mapped chunks of 64 KiB (the kernel: $(r kernel.tp_mapped_chunks) and $(r kernel.lvm_mapped_chunks)), fio 4k randwrite QD1 on another volume, $runs run(s)"
-printf '%-12s %10s %10s %10s %10s %8s\n' "" "removal s" "max ms" "p99 ms" "p50 ms" "I/Os"
-row() { printf '%-12s %10s %10s %10s %10s %8s\n' "$1" "$(r "$1".seconds)" "$(r "$1".max_ms)" \
+printf '%-16s %10s %10s %10s %10s %8s\n' "" "removal s" "max ms" "p99 ms" "p50 ms" "I/Os"
+row() { printf '%-16s %10s %10s %10s %10s %8s\n' "$1" "$(r "$1".seconds)" "$(r "$1".max_ms)" \
 	"$(r "$1".p99_ms)" "$(r "$1".p50_ms)" "$(r "$1".ios)"; }
 : >"$VMOUT/ratios"
 for i in $(seq 1 "${runs:-0}"); do
-	for t in idle_tp idle_lvm tvremove lvremove; do row "${t}_$i"; done
+	for t in idle tvremove lvremove; do row "${t}_$i"; row "${t}_${i}_ctl"; done
 	[ -n "$(r "lvremove_$i.max_ms")" ] && [ -n "$(r "tvremove_$i.max_ms")" ] || continue
 	awk -v i="$i" -v a="$(r "tvremove_$i.max_ms")" -v b="$(r "lvremove_$i.max_ms")" \
 		-v c="$(r "tvremove_$i.p99_ms")" -v d="$(r "lvremove_$i.p99_ms")" \
-		-v e="$(r "idle_tp_$i.max_ms")" -v f="$(r "idle_lvm_$i.max_ms")" 'BEGIN {
-		printf "run %d: worst stall tvremove %.1f ms, lvremove %.1f ms: ratio %.3f; p99 %.2f / %.2f ms: ratio %.3f; idle max %.1f / %.1f ms\n",
-			i, a, b, b ? a / b : 0, c, d, d ? c / d : 0, e, f
+		-v e="$(r "tvremove_${i}_ctl.max_ms")" -v f="$(r "lvremove_${i}_ctl.max_ms")" \
+		-v g="$(r "idle_$i.max_ms")" -v h="$(r "idle_${i}_ctl.max_ms")" 'BEGIN {
+		printf "run %d: worst stall tvremove %.1f ms, lvremove %.1f ms: ratio %.3f; p99 %.2f / %.2f ms: ratio %.3f\n",
+			i, a, b, b ? a / b : 0, c, d, d ? c / d : 0
+		printf "run %d: noise: the untouched pool worst %.1f ms during tvremove, %.1f ms during lvremove; idle %.1f / %.1f ms\n",
+			i, e, f, g, h
 		printf "%.4f %.4f\n", b ? a / b : 0, d ? c / d : 0 >> "'"$VMOUT/ratios"'" }'
 done
-for v in ${VARIANTS:-}; do row "tv_${v/:/_}"; done
+for v in ${VARIANTS:-}; do row "tv_${v/:/_}"; row "tv_${v/:/_}_ctl"; done
 # the medians of the per-run ratios (worst stall, p99)
 med() { sort -g | awk '{ v[++n] = $1 } END { if (n) printf "%.3f", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'; }
 n=$(wc -l <"$VMOUT/ratios")
