@@ -112,9 +112,12 @@ prefill() {
 }
 
 # stats TAG LO HI: the latency of every I/O of fio job TAG that completed
-# from LO to HI (Unix ms) into $RES (the guest's awk is mawk: sorted by sort)
+# from LO to HI (Unix ms) into $RES. The guest's awk is mawk: sorted by
+# sort, and the latency (ns) is passed on as fio wrote it, since mawk prints
+# a number above 2^31 (2.1 s) as 5.35423e+09, which sort -n takes for 5:
+# the runs before this fix lost every stall longer than 2.1 s that way
 stats() {
-	awk -F, -v lo="$2" -v hi="$3" '$1 >= lo && $1 <= hi { print $2 + 0 }' \
+	awk -F, -v lo="$2" -v hi="$3" '$1 >= lo && $1 <= hi { sub(/^ +/, "", $2); print $2 }' \
 		"$TP_OUT/${1}_lat.1.log" | sort -n |
 		awk -v tag="$1" '{ v[++n] = $1 }
 		END {

@@ -17,7 +17,8 @@
 #   CHUNKS=262144 scripts/bench-remove.sh    # smaller, quicker
 #   OFFLINE=0 CHUNKS=4194304 RUNS=3 scripts/bench-remove.sh   # the big one:
 #       256 GiB volumes on sparse disks (only metadata is written), about
-#       20 minutes of TCG per run
+#       25 minutes of TCG per pair (2 restores of 2-3.5 min, tvremove's
+#       65536 steps 16-19 min)
 #
 # Settings: CHUNKS (1048576), RUNS (1), FIO_MB (256: the measured volume's
 # range), VARIANTS ('' or "STEP:FLUSH ...": more tvremove rows with other
