@@ -2,7 +2,7 @@
 # bench-remove-guest.sh - the guest part of scripts/bench-remove.sh (run by
 # test/vm/run.sh): the worst I/O stall of a fio job on one volume of a
 # thin pool while another volume of the same pool, with CHUNKS mapped
-# 64 KiB chunks, is removed: by tvremove (discards in 1 GiB steps, then the
+# 64 KiB chunks, is removed: by tvremove (discards of 64 chunks, then the
 # kernel's delete) and by LVM's lvremove (the kernel's delete message in
 # one transaction), each pool on disks of its own, in one boot.
 #
@@ -111,32 +111,15 @@ prefill() {
 	dd if=/dev/zero of="$1" bs=1M count="$FIO_MB" oflag=direct status=none || die "prefill $1"
 }
 
-# measure TAG DEV CMD...: fio random writes on DEV while CMD runs; the
-# latency of every I/O that completed from 1 s before CMD to 1 s after it
-measure() {
-	local tag=$1 dev=$2 start t0 t1 fpid
-	shift 2
-	start=$(ms)
-	fio --name="$tag" --filename="$dev" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
-		--iodepth=1 --size="${FIO_MB}M" --time_based --runtime=3600 \
-		--write_lat_log="$TP_OUT/$tag" --log_avg_msec=0 --eta=never --output=/dev/null &
-	fpid=$!
-	sleep 4
-	t0=$(ms)
-	"$@" || die "$tag: $* failed"
-	t1=$(ms)
-	sleep 2
-	kill -INT "$fpid"
-	wait "$fpid" || true
-	echo "$tag.seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1000 }')" >>"$RES"
-	# where the command ran in fio's log (ms from about fio's start)
-	echo "$tag.window_ms=$((t0 - start))-$((t1 - start))" >>"$RES"
-	echo "$tag.start_ms=$start" >>"$RES"
-	# fio's log: msec since its start, latency in ns, ... (the guest's awk
-	# is mawk: sorted by sort)
-	awk -F, -v lo=$((t0 - start - 1000)) -v hi=$((t1 - start + 1000)) \
-		'$1 >= lo && $1 <= hi { print $2 + 0 }' "$TP_OUT/${tag}_lat.1.log" | sort -n |
-		awk -v tag="$tag" '{ v[++n] = $1 }
+# stats TAG LO HI: the latency of every I/O of fio job TAG that completed
+# from LO to HI (Unix ms) into $RES. The guest's awk is mawk: sorted by
+# sort, and the latency (ns) is passed on as fio wrote it, since mawk prints
+# a number above 2^31 (2.1 s) as 5.35423e+09, which sort -n takes for 5:
+# the runs before this fix lost every stall longer than 2.1 s that way
+stats() {
+	awk -F, -v lo="$2" -v hi="$3" '$1 >= lo && $1 <= hi { sub(/^ +/, "", $2); print $2 }' \
+		"$TP_OUT/${1}_lat.1.log" | sort -n |
+		awk -v tag="$1" '{ v[++n] = $1 }
 		END {
 			if (!n) { print tag ".ios=0"; exit }
 			p99 = int(n * 0.99); if (p99 < 1) p99 = 1
@@ -144,7 +127,43 @@ measure() {
 			printf "%s.ios=%d\n%s.max_ms=%.2f\n%s.p99_ms=%.3f\n%s.p50_ms=%.3f\n",
 				tag, n, tag, v[n] / 1e6, tag, v[p99] / 1e6, tag, v[p50] / 1e6
 		}' >>"$RES"
-	rm -f "$TP_OUT/${tag}_clat.1.log" "$TP_OUT/${tag}_slat.1.log"
+	rm -f "$TP_OUT/${1}_clat.1.log" "$TP_OUT/${1}_slat.1.log"
+}
+# job TAG DEV: fio random writes on DEV until killed, logging each I/O's
+# completion time in Unix ms (fio's own zero is its start, seconds after
+# the shell's under TCG) and its latency
+job() {
+	fio --name="$1" --filename="$2" --rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
+		--iodepth=1 --size="${FIO_MB}M" --time_based --runtime=7200 \
+		--write_lat_log="$TP_OUT/$1" --log_avg_msec=0 --log_unix_epoch=1 --eta=never \
+		--output=/dev/null &
+}
+# measure TAG DEV CTL CMD...: fio random writes on DEV while CMD runs; the
+# latency of every I/O that completed from 1 s before CMD to 1 s after it.
+# CTL ("-": none) is the other pool's measured volume: a second job there
+# over the same window (TAG_ctl) is the control, a pool CMD does not touch,
+# so what it sees is the emulator's and the host's noise at that time
+measure() {
+	local tag=$1 dev=$2 ctl=$3 t0 t1 fpid cpid=
+	shift 3
+	job "$tag" "$dev"
+	fpid=$!
+	if [ "$ctl" != - ]; then
+		job "${tag}_ctl" "$ctl"
+		cpid=$!
+	fi
+	sleep 6
+	t0=$(ms)
+	"$@" || die "$tag: $* failed"
+	t1=$(ms)
+	sleep 2
+	kill -INT "$fpid" $cpid
+	wait "$fpid" || true
+	[ -z "$cpid" ] || wait "$cpid" || true
+	echo "$tag.seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1000 }')" >>"$RES"
+	echo "$tag.window_ms=$((t0 - 1000))-$((t1 + 1000))" >>"$RES"
+	stats "$tag" $((t0 - 1000)) $((t1 + 1000))
+	[ -z "$cpid" ] || stats "${tag}_ctl" $((t0 - 1000)) $((t1 + 1000))
 }
 
 step "tptools pool rp on ${disks[0]} (data) and ${disks[1]} (metadata)"
@@ -187,15 +206,47 @@ dmsetup status | grep -E ' thin-pool ' >>"$TP_OUT/pools.status"
 [ "$k_tp" = "$CHUNKS" ] && [ "$k_lvm" = "$CHUNKS" ] ||
 	die "the kernel maps $k_tp chunks of rp/big and $k_lvm of bvg/big, want $CHUNKS each"
 
-step "idle baseline on each (no removal: sleep 10)"
-measure idle_tp /dev/mapper/rp-other sleep 10
-measure idle_lvm /dev/mapper/bvg-other sleep 10
-step "tvremove -y rp/big under fio on rp/other"
-# the debug log has each step's time (stderr is no terminal: no progress)
-measure tvremove /dev/mapper/rp-other env TPTOOLS_DEBUG=pool tvremove -y rp/big \
-	2>"$TP_OUT/tvremove.debug"
-step "lvremove -y bvg/big under fio on bvg/other"
-measure lvremove /dev/mapper/bvg-other lvm lvremove -q -y bvg/big
+# RUNS pairs: in each an idle row (sleep 20, both jobs: the emulator's own
+# noise at the time of that pair), then tvremove and lvremove of the
+# big volumes, in turns (odd runs tvremove first, even runs lvremove
+# first, so that a drift of the host's load does not always favour one);
+# from the second run on both big volumes are made and restored again
+RUNS=${RUNS:-1}
+[ "$RUNS" = 1 ] || [ "$FILL" = restore ] || die "RUNS > 1 needs FILL=restore"
+echo "runs=$RUNS" >>"$RES"
+tv_run() {
+	step "run $1: tvremove -y rp/big under fio on rp/other"
+	# the debug log has each step's time (stderr is no terminal: no progress)
+	measure "tvremove_$1" /dev/mapper/rp-other /dev/mapper/bvg-other env TPTOOLS_DEBUG=pool tvremove -y rp/big \
+		2>"$TP_OUT/tvremove_$1.debug"
+}
+lvm_run() {
+	step "run $1: lvremove -y bvg/big under fio on bvg/other"
+	measure "lvremove_$1" /dev/mapper/bvg-other /dev/mapper/rp-other lvm lvremove -q -y bvg/big
+}
+for run in $(seq 1 "$RUNS"); do
+	if [ "$run" -gt 1 ]; then
+		step "run $run: both big volumes again, $CHUNKS mappings restored"
+		must tpdeactivate rp
+		must tvcreate -V "${big_gib}G" -n big rp
+		restore_tp
+		must tpactivate rp
+		must lvm lvcreate -q -V "${big_gib}G" -T bvg/pool -n big
+		restore_lvm
+		sync
+		[ "$(mapped_chunks rp-big)" = "$CHUNKS" ] && [ "$(mapped_chunks bvg-big)" = "$CHUNKS" ] ||
+			die "run $run: the kernel maps $(mapped_chunks rp-big) chunks of rp/big and $(mapped_chunks bvg-big) of bvg/big"
+	fi
+	step "run $run: idle baseline, both jobs (no removal: sleep 20)"
+	measure "idle_$run" /dev/mapper/rp-other /dev/mapper/bvg-other sleep 20
+	if [ $((run % 2)) = 1 ]; then
+		tv_run "$run"
+		lvm_run "$run"
+	else
+		lvm_run "$run"
+		tv_run "$run"
+	fi
+done
 
 # VARIANTS="STEP:FLUSH ...": more tvremove runs of the same volume, with
 # the live step and flush cadence a test build takes from
@@ -209,7 +260,7 @@ for v in ${VARIANTS:-}; do
 	restore_tp
 	must tpactivate rp
 	[ "$(mapped_chunks rp-big)" = "$CHUNKS" ] || die "rp/big: $(mapped_chunks rp-big) chunks mapped"
-	measure "tv_${st}_$fl" /dev/mapper/rp-other env TPTOOLS_DEBUG=pool TP_TEST_REMOVE_STEP="$st" \
+	measure "tv_${st}_$fl" /dev/mapper/rp-other /dev/mapper/bvg-other env TPTOOLS_DEBUG=pool TP_TEST_REMOVE_STEP="$st" \
 		TP_TEST_REMOVE_FLUSH="$fl" tvremove -y rp/big 2>"$TP_OUT/tv_${st}_$fl.debug"
 done
 
