@@ -76,8 +76,17 @@ loop_attach() {
 	printf -v "$1" '%s' "$l"
 }
 loops_detach() {
-	local l
+	local l i
 	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+	# a detach that finds the device open (another program's label scan of
+	# the host's block devices) is done at its last close: wait for it, so
+	# the next attach of the same image is no duplicate of a lingering one
+	for l in "${loops[@]}"; do
+		for ((i = 0; i < 50; i++)); do
+			[ -n "$(losetup -n -O BACK-FILE "$l" 2>/dev/null)" ] || break
+			sleep 0.1
+		done
+	done
 }
 
 # loop_pool POOL: pool POOL on two loop devices (their paths in ld and lm)
