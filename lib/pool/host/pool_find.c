@@ -421,15 +421,17 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 		return r;
 	if (!at.scanned)
 		return 0;
-	/* a mirrored pool without its first metadata device: it opens on the
-	 * second, degraded (pool_attach.c says so) */
-	if (paths[VG_ROLE_DATA] && !paths[VG_ROLE_META] && !waiting(name, &at, paths) &&
-	    pool_meta_leg0_lost(name, paths[VG_ROLE_DATA])) {
-		record(name, VG_ROLE_DATA, paths[VG_ROLE_DATA]);
-		return 0;
-	}
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
-		if (!waiting(name, &at, paths))
+		int wait = waiting(name, &at, paths);
+
+		/* a mirrored pool without its first metadata device (not one
+		 * waiting for its array): it opens on the second, degraded
+		 * (pool_attach.c says so) */
+		if (!wait && paths[VG_ROLE_DATA] && pool_meta_leg0_lost(name, paths[VG_ROLE_DATA])) {
+			record(name, VG_ROLE_DATA, paths[VG_ROLE_DATA]);
+			return 0;
+		}
+		if (!wait)
 			say_missing(name, &at, paths[VG_ROLE_DATA] ? VG_ROLE_META : VG_ROLE_DATA);
 		free(paths[0]);
 		free(paths[1]);
