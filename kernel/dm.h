@@ -321,6 +321,11 @@ struct tp_dm_pool_layout {
 	/* each leg's raid metadata (dm-raid superblock and bitmap): linear
 	 * <tmeta>-rmeta0/1 over META_LEG[i] at raid_meta_offset */
 	uint64_t raid_meta_offset, raid_meta_length;
+	/* I + 1: leg I's raid metadata is zeroed while the other's is not (a
+	 * leg put in offline by a replace): the set is created with
+	 * "rebuild I", as the kernel wants for a new device in an existing
+	 * set; 0: none */
+	int meta_rebuild;
 };
 
 /* The raid1 status of a mirrored tmeta (dm_mirror.c): each leg's health

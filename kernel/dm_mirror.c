@@ -153,12 +153,20 @@ int tp_dm_meta_create(const struct tp_dm_pool_layout *l, const char *tmeta)
 			goto undo;
 		legs |= 1u << i;
 	}
-	if ((r = raid1_over(l, tmeta, legs, -1, &t)) ||
+	if ((r = raid1_over(l, tmeta, legs, legs == 3 ? l->meta_rebuild - 1 : -1, &t)) ||
 	    (r = tp_dm_uuid(uuid, sizeof(uuid), l->pool_uuid, TP_DM_ROLE_TMETA, 0)))
 		goto undo;
 	if ((r = tp_dm_create(tmeta, uuid, &t, 1, TP_DM_INTERNAL))) {
-		log_error("pool %s: the kernel refused the raid1 of its metadata mirror (%s): %s; "
-			  "is the dm-raid module there?", l->pool, t.params, strerror(-r));
+		if (r == -EINVAL && legs != 3)
+			log_error("pool %s: the kernel refused the raid1 of its metadata mirror on "
+				  "leg %u alone (%s): a leg with no raid metadata of an earlier "
+				  "activation (one put in offline by a replace, before the pool ran "
+				  "with both legs) cannot carry the set by itself", l->pool,
+				  legs == 1 ? 0 : 1, t.params);
+		else
+			log_error("pool %s: the kernel refused the raid1 of its metadata mirror "
+				  "(%s): %s; is the dm-raid module there?", l->pool, t.params,
+				  strerror(-r));
 		goto undo;
 	}
 	return 0;

@@ -65,7 +65,8 @@ static enum outcome auto_one(const char *name, int activate)
 			say("Pool %s: not all of its devices are present; left as it is.\n", name);
 		return r ? FAILED : SKIPPED;
 	}
-	if ((r = pool_open(name, NULL, POOL_FOREIGN_QUIET | (activate ? POOL_LEASE_KEEP : 0),
+	if ((r = pool_open(name, NULL, POOL_FOREIGN_QUIET | POOL_META_LEG0_LOST_OK |
+					  (activate ? POOL_LEASE_KEEP : 0),
 			   &p))) {
 		/* deactivating, a pool that cannot be opened (its metadata
 		 * damaged, said above) but has nothing in the kernel is
@@ -209,7 +210,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 	else {
 		struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
 		rc = tool_pool_op_flags(args[0], devices,
-					(allow ? POOL_ALLOW_COMPONENT : 0) |
+					(allow ? POOL_ALLOW_COMPONENT : 0) | POOL_META_LEG0_LOST_OK |
 						(activate ? POOL_LEASE_KEEP : 0),
 					activation_op, &a);
 	}

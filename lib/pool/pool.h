@@ -185,6 +185,13 @@ enum pool_open_flags {
 	 * keeps it while the pool stays active; a close that leaves the pool
 	 * inactive ends that holder (tpdeactivate). */
 	POOL_LEASE_KEEP = 1 << 4,
+	/* A mirrored pool whose first metadata device is missing (tpcreate
+	 * --meta DEV1,DEV2, DEV1 lost) opens on the second, degraded: for
+	 * readers always; a writer is refused (-ENODEV, logged: 'tpchange
+	 * --meta-replace DEV') unless it gives META_LEG0_LOST_OK (tpactivate,
+	 * tpdeactivate, tpchange --meta-replace). A shared pool, whose lease
+	 * area is on that device, is refused to every writer. */
+	POOL_META_LEG0_LOST_OK = 1 << 5,
 };
 
 /* DEVICES: NULL, or a comma-separated list of the pool's device paths. */

@@ -10,7 +10,10 @@
 # the pool, another pool's device, --meta with three devices or one twice)
 # leave every image byte for byte; tprename and tpremove go over both
 # metadata devices; tpextend --metadata-size is refused; tpchange
-# --meta-mirror mirrors a pool made with one metadata device.
+# --meta-mirror mirrors a pool made with one metadata device. The first
+# metadata image lost (renamed away, or its label wiped): the pool opens
+# degraded on the second, readers and --meta-replace work, other writers
+# refuse byte for byte, a shared pool refuses every writer.
 
 areas_equal() {	# the thin-metadata areas (1 MiB on) of two legs
 	cmp -s <(dd if="$1" bs=1M skip=1 status=none) <(dd if="$2" bs=1M skip=1 status=none)
@@ -161,3 +164,101 @@ out_has clean
 md5sum ./*.img >sums.before
 usage_error tpchange --meta-mirror e.img q
 md5sum -c --quiet sums.before || fail "a refused --meta-mirror changed an image"
+
+# leg 0 lost: the first metadata image renamed away, its devices-file entry
+# pointing nowhere. The pool is found on its data image and leg 1 (the VG
+# is on every device), tpstatus lists it degraded, tpcheck exits 1 naming
+# leg 0 and the replace; readers read; the other writers (and tprepair,
+# which has no device to resync onto) refuse, byte for byte; tpchange
+# --meta-replace puts leg 0 on a new image, mirrored and clean again, the
+# volumes' raw exports unchanged; leg 0's label wiped is the same; with
+# neither leg the pool is not found
+image d6.img 64M
+image k0.img 16M
+image k1.img 16M
+image k2.img 16M
+ok tpcreate --data d6.img --meta k0.img,k1.img --chunk 64K v
+ok tprecv --format raw -n a v <a.want
+head -c 1M /dev/urandom >b.want
+ok tprecv --format raw -n b v <b.want
+mv k0.img k0.gone
+grep -q "k0.img" "$TPTOOLS_DIR/devices" || fail "the devices file no longer names leg 0"
+ok tpstatus --noheadings -o pool_name,pool_meta_health
+out_has "v *degraded"
+ok tpstatus --noheadings -o pool_meta_legs v
+out_has "missing"
+expect_rc 1 tpcheck v
+out_has "leg 0 (.*k0.img) is missing"
+out_has "tpchange --meta-replace DEV v"
+for vol in a b; do
+	rm -f "$vol.got"; ok tpsend --format raw -o "$vol.got" "v/$vol"
+	cmp "$vol.want" "$vol.got" || fail "volume $vol reads back different without leg 0"
+done
+md5sum ./*.img ./*.gone >sums.before
+failed tvcreate -V 8M -n c v
+err_has "first metadata device .*k0.img.* is missing"
+err_has "tpchange --meta-replace DEV v"
+failed tprepair v
+err_has "first metadata device"
+failed tvremove -y v/b
+md5sum -c --quiet sums.before || fail "a writer refused without leg 0 changed an image"
+# leg 1, the one in sync, is no new leg 0
+usage_error tpchange --meta-replace k1.img v
+err_has "one of its devices already"
+md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
+ok tpchange --meta-replace k2.img v
+out_has "mirrored"
+areas_equal k1.img k2.img || fail "the resync of leg 0 onto k2.img left the areas different"
+ok tpcheck v
+out_has clean
+ok tpstatus --noheadings -o pool_meta_health v
+out_has mirrored
+for vol in a b; do
+	rm -f "$vol.got"; ok tpsend --format raw -o "$vol.got" "v/$vol"
+	cmp "$vol.want" "$vol.got" || fail "volume $vol reads back different after the replace"
+done
+ok tvcreate -V 8M -n c v
+ok tpcheck v
+out_has clean
+# leg 0's label wiped (now k2.img, listed in the devices file): degraded the
+# same way; replaced onto the same image, clean
+dd if=/dev/zero of=k2.img bs=4096 count=1 conv=notrunc status=none
+expect_rc 1 tpcheck v
+out_has "leg 0 (.*k2.img) is missing"
+out_has "tpchange --meta-replace DEV v"
+ok tpstatus --noheadings -o pool_meta_health v
+out_has degraded
+ok tpchange --meta-replace k2.img v
+areas_equal k1.img k2.img || fail "the resync of leg 0 onto its own image left the areas different"
+ok tpcheck v
+out_has clean
+# both metadata images gone: refused like a pool without its metadata device
+mv k1.img k1.gone
+mv k2.img k2.gone
+md5sum ./*.img ./*.gone >sums.before
+failed tpstatus v
+failed tpcheck v
+md5sum -c --quiet sums.before || fail "a pool without either leg had an image changed"
+
+# a shared pool (tpcreate --lock-type sanlock; its lease area left
+# unwritten by the test hook) keeps its lease area on the first metadata
+# device: without it every writer and tpactivate are refused, byte for
+# byte, naming the lease area; readers still list it degraded
+if [ ! -S /run/sanlock/sanlock.sock ]; then
+	printf 'global {\n\tsystem_id = "hostA"\n\thost_id = 2\n}\n' >"$TPTOOLS_DIR/tptools.conf"
+	image sd.img 64M
+	image s0.img 16M
+	image s1.img 16M
+	image s2.img 16M
+	TP_TEST_LEASE_UNFORMATTED=1 ok tpcreate --data sd.img --meta s0.img,s1.img \
+		--lock-type sanlock --chunk 64k sh
+	mv s0.img s0.gone
+	ok tpstatus --noheadings -o pool_name,pool_meta_health sh
+	out_has "sh *degraded"
+	for cmd in "tvcreate -V 8M -n v sh" "tpactivate sh" "tpchange --meta-replace s2.img sh"; do
+		# shellcheck disable=SC2086
+		unchanged 5 $cmd
+		err_has "its lease area is on that device"
+	done
+	rm -f "$TPTOOLS_DIR/tptools.conf"
+fi

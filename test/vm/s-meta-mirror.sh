@@ -11,7 +11,9 @@
 # once deactivated); fio verifies everything it wrote; tpcheck is clean.
 # Then the new leg's disk is taken away: the pool activates degraded
 # (tmeta a raid1 with one leg "- -"), the volume reads back, tpstatus and
-# tpcheck say degraded.
+# tpcheck say degraded. Last, with leg 1 back, leg 0's label is wiped: the
+# pool is found on its data device and leg 1, activates with leg 0 "- -",
+# fio verifies; tpchange --meta-replace puts leg 0 on a new device.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 4 -e -k dm-raid -o raid1
 command -v fio >/dev/null || skip_scenario "no fio"
@@ -114,6 +116,44 @@ must tpdeactivate mm
 tpcheck mm
 rc=$?
 expect_eq "tpcheck of a degraded mirror" "$rc" 1
+
+step "leg 1 back on mlegB; then leg 0's label wiped: the pool activates on leg 1 alone"
+must dmsetup load mlegB --table "0 $(blockdev --getsz "${disks[2]}") linear ${disks[2]} 0"
+must dmsetup suspend mlegB
+must dmsetup resume mlegB
+must dd if=/dev/zero of=/dev/mapper/mlegB bs=1M count=1 oflag=direct status=none
+must tpchange --meta-replace /dev/mapper/mlegB mm
+expect_eq "health, leg 1 on mlegB" "$(health)" mirrored
+# the kernel writes the new leg's raid metadata at the first activation
+# (offline the replace leaves it zeroed): only then can the set run on it alone
+must tpactivate mm
+wait_synced
+must tpdeactivate mm
+must dd if=/dev/zero of=/dev/mapper/mlegA bs=1M count=1 oflag=direct status=none
+expect_eq "health, leg 0 lost" "$(health)" degraded
+tpcheck mm >check0.out
+rc=$?
+cat check0.out
+expect_eq "tpcheck without leg 0" "$rc" 1
+grep -q "leg 0 .* is missing" check0.out || note_fail "tpcheck does not name leg 0 missing"
+must tpactivate mm
+dmsetup table mm-tmeta
+expect_eq "table, leg 0 out" "$(dmsetup table mm-tmeta | awk '{ print $(NF-3), $(NF-2) }')" "- -"
+expect_eq "health live, leg 0 lost" "$(health)" degraded
+check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
+	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio4.out
+must tpdeactivate mm
+
+step "tpchange --meta-replace puts leg 0 on mlegA again: mirrored, clean, fio verifies"
+must tpchange --meta-replace /dev/mapper/mlegA mm
+expect_eq "health after leg 0's replace" "$(health)" mirrored
+check tpcheck mm
+must tpactivate mm
+wait_synced
+expect_eq "health live after leg 0's replace" "$(health)" mirrored
+check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
+	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio5.out
+must tpdeactivate mm
 dmsetup remove mlegB || true
 dmsetup remove mlegA || true
 finish

@@ -62,7 +62,7 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 
 	if (io_window_create(pool_meta_io(p), a->offset, a->size, 0, &area)) {
 		pool_problem(rep, 1, "the active thin-metadata area lies beyond the end of %s",
-			     pool_pv(p, VG_ROLE_META)->io->name);
+			     pool_meta_dev_name(p));
 		return 0;
 	}
 	r = thin_check_io(area, opts, thin);

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char *pool_devices_from_file(const char *name)
 {
@@ -46,8 +47,17 @@ char *pool_devices_from_file(const char *name)
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		struct vg_label l;
 		int r = pool_read_label(path[i], &l);
-		if (r == -ENOENT || r == -EUCLEAN)
+		/* a device that is not there at all: the label scan's business
+		 * (a mirror's lost first leg opens degraded, pool_find.c) */
+		if (access(path[i], F_OK))
+			return NULL;
+		if (r == -ENOENT || r == -EUCLEAN) {
+			/* a mirror's first leg without its label: the pool
+			 * opens degraded on the second (pool_find.c) */
+			if (i == VG_ROLE_META && pool_meta_leg0_lost(name, path[VG_ROLE_DATA]))
+				return NULL;
 			lost = 1;
+		}
 		else if (r || strcmp(l.pool_name, name))
 			return NULL;	/* moved or unreadable: the label scan's business */
 	}
@@ -419,11 +429,25 @@ static void restore_advice(struct pool *p, const char *paths, char *buf, size_t 
 	free(d);
 }
 
+/* The leg of P's metadata mirror that is missing (its device not there:
+ * only a replace helps, tprepair has nothing to resync onto), or -1. */
+static int missing_leg(const struct pool *p, struct pool_meta_leg leg[2])
+{
+	if (!pool_meta_legs(p, leg))
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (leg[i].err == -ENODEV)
+			return i;
+	return -1;
+}
+
 void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
 			int thin_bad, char *buf, size_t len)
 {
 	char dev[2 * VG_PATH_MAX + 16] = "", path[VG_PATH_MAX + 1];
 	int nmissing = !pool_pv(p, VG_ROLE_DATA)->io + !pool_pv(p, VG_ROLE_META)->io;
+	struct pool_meta_leg leg[2];
+	int gone;
 
 	buf[0] = '\0';
 	if (given)
@@ -456,6 +480,10 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	else if (thin_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to salvage the thin metadata into the "
 			 "spare area", pool_name(p), dev);
+	else if ((gone = missing_leg(p, leg)) >= 0)
+		snprintf(buf, len, "run 'tpchange --meta-replace DEV %s' to put the metadata "
+			 "mirror's missing leg %d (%s) on DEV, resynced from the other",
+			 pool_name(p), gone, leg[gone].path);
 	else if (!strcmp(pool_meta_health(p), "degraded"))
 		snprintf(buf, len, "run 'tprepair %s%s' to resync the metadata mirror's stale leg, "
 			 "or 'tpchange --meta-replace DEV %s' to put a missing one on DEV",

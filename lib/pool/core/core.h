@@ -115,6 +115,9 @@ const struct vg_pv *pool_meta1_pv(const struct pool *p);
 int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg) TP_MUST_CHECK;
 /* "single" (one metadata device), "mirrored", "resyncing" or "degraded". */
 const char *pool_meta_health(const struct pool *p);
+/* The metadata device to name or read directly: the first, else (a
+ * mirror's lost first leg) the second. */
+const char *pool_meta_dev_name(const struct pool *p);
 /* A zeroed struct pool for pool_attach (NULL, logged, on ENOMEM); freed,
  * detached first, by pool_close. */
 struct pool *pool_alloc(void);

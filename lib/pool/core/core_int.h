@@ -165,6 +165,7 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 /* pool_mirror.c: leg I's path (the open device, else the VG's hint) and
  * the word for why a leg is out (io_mirror_error's -errno; 0 in sync). */
 const char *pool_meta_leg_path(const struct pool *p, unsigned i);
+
 const char *pool_meta_leg_why(int err);
 /* Build P->meta_io again over the legs now open, the legs out staying out. */
 int pool_meta_rebuild(struct pool *p) TP_MUST_CHECK;

@@ -208,8 +208,13 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 	char *path = NULL;
 	int r, why = 0;
 
-	if (!p->vg->meta_mirror)
-		return 0;
+	if (!p->vg->meta_mirror) {
+		if (p->pv[VG_ROLE_META].io)
+			return 0;
+		log_error("pool %s: its metadata device (device uuid %s) is missing", p->name,
+			  p->vg->dev[VG_ROLE_META].pv_uuid);
+		return -ENODEV;
+	}
 	r = pool_find_meta_leg(p->name, p->vg->uuid, d->pv_uuid, d->path,
 			       !(p->flags & POOL_RDONLY), &path);
 	if (r == -ENOENT)
@@ -241,7 +246,22 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 	free(path);
 	legs[0] = p->pv[VG_ROLE_META].io;
 	legs[1] = io;
-	if ((r = io_mirror_create(legs[0], legs[1], 0, legs[0]->name, 0, &p->meta_io)))
+	if (!legs[0] && !legs[1]) {
+		log_error("pool %s: neither of its metadata devices (device uuids %s and %s) is "
+			  "there; attach one and run the command again", p->name,
+			  p->vg->dev[VG_ROLE_META].pv_uuid, d->pv_uuid);
+		return -ENODEV;
+	}
+	if (!legs[0]) {
+		/* the first leg lost: the second stands in for its label's
+		 * areas (laid out alike, vg_check_model) */
+		p->pv[VG_ROLE_META].label = l;
+		p->pv[VG_ROLE_META].label.data_index = 0;
+		snprintf(p->pv[VG_ROLE_META].label.pv_uuid, sizeof(l.pv_uuid), "%s",
+			 p->vg->dev[VG_ROLE_META].pv_uuid);
+	}
+	if ((r = io_mirror_create(legs[0], legs[1], legs[0] ? 0 : 1,
+				  legs[0] ? legs[0]->name : legs[1]->name, 0, &p->meta_io)))
 		return r;
 	if (why)
 		io_mirror_take_out(p->meta_io, 1, why);
@@ -392,7 +412,9 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 		   const char *alias)
 {
 	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
-	int r = vg_read(pvs, VG_NR_ROLES, &p->vg, st);
+	/* without the first metadata device (a mirror's lost leg 0), the data
+	 * device's copy: every device holds the VG */
+	int r = vg_read(pvs, p->pv[VG_ROLE_META].io ? VG_NR_ROLES : 1, &p->vg, st);
 
 	if (rep) {
 		if (r == -ENOMEM)
@@ -465,7 +487,7 @@ static void labels_uuid(const struct pool *p, char *const paths[2], char uuid[VG
 
 	uuid[0] = '\0';
 	for (int i = 0; i < 2 && !uuid[0]; i++)
-		if (!pool_read_label(paths[i], &l) && !strcmp(l.pool_name, p->name))
+		if (paths[i] && !pool_read_label(paths[i], &l) && !strcmp(l.pool_name, p->name))
 			snprintf(uuid, VG_UUID_LEN + 1, "%s", l.pool_uuid);
 }
 
@@ -477,7 +499,7 @@ static int lock_devices(struct pool *p, char *const paths[2])
 	for (int i = 0; i < 2; i++) {
 		int r;
 
-		if (i && pool_same_device(paths[0], paths[1]))
+		if (!paths[i] || (i && pool_same_device(paths[0], paths[1])))
 			break;
 		r = pool_claim_lock(p->name, paths[i], &p->claim[i]);
 		if (r == -EBUSY)
@@ -507,6 +529,31 @@ static int check_stacks(const struct pool *p, char *const paths[2], int componen
 		component[i] = r;
 	}
 	return 0;
+}
+
+/* A mirrored pool opened without its first metadata device: readers go on,
+ * and the writers that can (pool.h: POOL_META_LEG0_LOST_OK). */
+static int refuse_leg0_lost(const struct pool *p, unsigned flags)
+{
+	const char *last = p->vg->dev[VG_ROLE_META].path;
+
+	if (p->pv[VG_ROLE_META].io || (p->flags & POOL_RDONLY))
+		return 0;
+	if (p->vg->lock.type != VG_LOCK_NONE) {
+		log_error("pool %s: its first metadata device (last seen at %s) is missing, and "
+			  "the pool is shared: its lease area is on that device, so nothing can "
+			  "be changed or activated; attach the device and run the command again "
+			  "(nothing was changed)", p->name, last[0] ? last : "?");
+		return -ENODEV;
+	}
+	if (flags & POOL_META_LEG0_LOST_OK)
+		return 0;
+	log_error("pool %s: its first metadata device (last seen at %s) is missing: the pool "
+		  "runs degraded on the second one (%s), and only tpactivate, tpdeactivate "
+		  "and 'tpchange --meta-replace DEV %s' work on it until DEV takes the lost "
+		  "leg's place; nothing was changed", p->name, last[0] ? last : "?",
+		  pool_meta_leg_path(p, 1), p->name);
+	return -ENODEV;
 }
 
 /* ALIAS (may be NULL): the other name labels and the VG may carry (a
@@ -550,7 +597,11 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	if (p->be->live)
 		claim = POOL_CLAIM_LIVE;
 	for (int i = 0; i < 2; i++) {
-		unsigned held = i && pool_same_device(paths[0], paths[1]) ? POOL_CLAIM_HELD : 0;
+		unsigned held = i && paths[1] && pool_same_device(paths[0], paths[1])
+					? POOL_CLAIM_HELD : 0;
+
+		if (!paths[i])
+			continue;	/* a mirror's lost first leg (pool_find.c) */
 
 		if (!held && p->claim[i])
 			held = POOL_CLAIM_LOCKED;
@@ -558,7 +609,7 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 				     uuid, alias)) < 0)
 			return r;
 	}
-	if (!p->pv[VG_ROLE_DATA].io || !p->pv[VG_ROLE_META].io)
+	if (!p->pv[VG_ROLE_DATA].io || (!p->pv[VG_ROLE_META].io && paths[1]))
 		return 0;	/* reported: nothing more to look at */
 	/* a component (--allow-component) is never recorded */
 	if (!rep && devices && !(p->flags & POOL_RDONLY) && !component[0] && !component[1]) {
@@ -574,6 +625,8 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 		return r < 0 ? r : 0;
 	/* the second metadata device of a mirrored pool */
 	if ((r = pool_attach_meta1(p, claim, rep)))
+		return r;
+	if ((r = refuse_leg0_lost(p, flags)))
 		return r;
 	/* another host's pool: refused before anything is written; a shared
 	 * pool's lease taken before anything is written (pool_lease.c) */
@@ -616,7 +669,7 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT | POOL_FOREIGN_OK | POOL_FOREIGN_QUIET |
-			    POOL_LEASE_KEEP);
+			    POOL_LEASE_KEEP | POOL_META_LEG0_LOST_OK);
 	r = attach(p, devices, flags, rename_to, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);

@@ -32,7 +32,9 @@ static int commit(struct pool *p, struct vg *next, int backup)
 		return r;
 	}
 	for (int i = 0; i < VG_NR_ROLES; i++)
-		snprintf(next->dev[i].path, sizeof(next->dev[i].path), "%s", p->pv[i].io->name);
+		if (p->pv[i].io)
+			snprintf(next->dev[i].path, sizeof(next->dev[i].path), "%s",
+				 p->pv[i].io->name);
 	for (unsigned i = 1; i < vg_nr_data(next) && POOL_DATA_PV(i) < n; i++)
 		snprintf(vg_data_dev(next, i)->path, sizeof(next->dev[0].path), "%s",
 			 p->pv[POOL_DATA_PV(i)].io->name);
@@ -43,6 +45,12 @@ static int commit(struct pool *p, struct vg *next, int backup)
 		pvs[n++] = p->pv[POOL_META1_PV];
 		snprintf(next->meta1.path, sizeof(next->meta1.path), "%s",
 			 p->pv[POOL_META1_PV].io->name);
+	}
+	/* a mirror's lost first metadata device gets no copy (pool_attach.c) */
+	if (!pvs[VG_ROLE_META].io) {
+		memmove(&pvs[VG_ROLE_META], &pvs[VG_ROLE_META + 1],
+			(n - VG_ROLE_META - 1) * sizeof(pvs[0]));
+		n--;
 	}
 	next->seqno = p->vg->seqno;
 	tp_critical_begin();

@@ -9,6 +9,7 @@
 #include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
+#include "lib/base/le.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -41,6 +42,18 @@ static unsigned pool_event_percent(const struct vg *vg)
 	return at;
 }
 
+/* Does leg IO carry a dm-raid superblock (its magic) at the start of its
+ * raid metadata? 1 yes, 0 no (zeroed: a leg put in offline by a replace,
+ * or a set never activated), -1 unreadable. */
+static int raid_sb_there(const struct pool *p, struct io_engine *io)
+{
+	static unsigned char b[4096] __attribute__((aligned(4096)));
+
+	if (!io || io_read(io, vg_raid_meta_offset(p->vg), b, sizeof(b)))
+		return -1;
+	return le32_get(b) == 0x64526D44u;	/* "DmRd", dm-raid.c's DM_RAID_MAGIC */
+}
+
 void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 {
 	const struct vg *vg = p->vg;
@@ -51,7 +64,8 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 	memset(l, 0, sizeof(*l));
 	l->pool = p->name;
 	l->pool_uuid = vg->uuid;
-	l->meta_dev = p->pv[VG_ROLE_META].io->name;
+	/* (a mirror's lost first leg: the raid1 below leaves it out) */
+	l->meta_dev = pool_meta_dev_name(p);
 	l->meta_offset = meta->area[vg->metadata_area].offset;
 	l->meta_length = meta->area[vg->metadata_area].size;
 	l->data_dev = p->pv[VG_ROLE_DATA].io->name;
@@ -83,6 +97,17 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 			l->meta_leg[i] = pv->io && p->meta_io &&
 						 (io_mirror_in_use(p->meta_io) & (1u << i))
 					 ? pv->io->name : NULL;
+		}
+		/* one leg's raid metadata zeroed, the other's not: the kernel
+		 * takes the zeroed one as a new device, to be rebuilt */
+		if (l->meta_leg[0] && l->meta_leg[1]) {
+			int sb0 = raid_sb_there(p, p->pv[VG_ROLE_META].io);
+			int sb1 = raid_sb_there(p, p->pv[POOL_META1_PV].io);
+
+			if (sb0 == 1 && sb1 == 0)
+				l->meta_rebuild = 2;
+			else if (sb0 == 0 && sb1 == 1)
+				l->meta_rebuild = 1;
 		}
 	}
 	l->block_sectors = vg->chunk_size;

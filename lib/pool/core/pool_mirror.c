@@ -30,10 +30,19 @@
 const char *pool_meta_leg_path(const struct pool *p, unsigned i)
 {
 	const struct vg_pv *pv = i ? &p->pv[POOL_META1_PV] : &p->pv[VG_ROLE_META];
+	const char *last = i ? p->vg->meta1.path : p->vg->dev[VG_ROLE_META].path;
 
 	if (pv->io)
 		return pv->io->name;
-	return i ? (p->vg->meta1.path[0] ? p->vg->meta1.path : "?") : "?";
+	return last[0] ? last : "?";	/* where the VG saw it last */
+}
+
+const char *pool_meta_dev_name(const struct pool *p)
+{
+	const struct io_engine *io = p->pv[VG_ROLE_META].io ? p->pv[VG_ROLE_META].io
+							    : p->pv[POOL_META1_PV].io;
+
+	return io ? io->name : "?";
 }
 
 const char *pool_meta_leg_why(int err)
@@ -111,7 +120,7 @@ int pool_meta_rebuild(struct pool *p)
 {
 	struct io_engine *old = p->meta_io, *io;
 	int r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io,
-				 old ? io_mirror_primary(old) : 0, p->pv[VG_ROLE_META].io->name, 0,
+				 old ? io_mirror_primary(old) : 0, pool_meta_dev_name(p), 0,
 				 &io);
 
 	if (r)

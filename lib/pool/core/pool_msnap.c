@@ -78,7 +78,7 @@ int pool_msnap_begin(struct pool *p, struct pool_msnap *s)
 	if (r)
 		goto fail;
 	tp_test_pause("after-reserve");
-	r = io_fd_open(p->pv[VG_ROLE_META].io->name, IO_RDONLY | IO_DIRECT, &s->dev);
+	r = io_fd_open(pool_meta_dev_name(p), IO_RDONLY | IO_DIRECT, &s->dev);
 	if (!r)
 		r = io_window_create(s->dev, a->offset, a->size, 0, &s->area);
 	if (!r)

@@ -130,13 +130,13 @@ int pool_open_thin(struct pool *p)
 	r = io_window_create(pool_meta_io(p), a->offset, a->size, 0, &p->thin_io);
 	if (r) {
 		log_error("pool %s: the thin-metadata area lies beyond the end of %s", p->name,
-			  p->pv[VG_ROLE_META].io->name);
+			  pool_meta_dev_name(p));
 		return r;
 	}
 	r = thin_open(p->thin_io, (p->flags & POOL_RDONLY) ? THIN_RDONLY : 0, &p->md);
 	if (r) {
 		log_error("pool %s: cannot open its thin metadata (%s at byte %llu): %s; run "
-			  "'tpcheck %s'", p->name, p->pv[VG_ROLE_META].io->name,
+			  "'tpcheck %s'", p->name, pool_meta_dev_name(p),
 			  (unsigned long long)a->offset, strerror(-r), p->name);
 		p->md = NULL;
 	}

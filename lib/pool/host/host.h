@@ -156,8 +156,15 @@ void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid
 /* Find the pool's devices: the devices file, else a label scan of block
  * devices, taking only the top of a stack (components are passed by with
  * one line). Fills PATHS[role] (malloc'd); a device seen only on
- * components (an md array not running) is -ENOENT with the array named. */
+ * components (an md array not running) is -ENOENT with the array named.
+ * A mirrored pool whose first metadata device is missing while its second
+ * is there: 0 with PATHS[meta] NULL (it opens degraded, pool_attach.c). */
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES]) TP_MUST_CHECK;
+/* The first metadata device of pool NAME is not found but its data device
+ * DATA is: is the pool mirrored (the VG on DATA says so: every device holds
+ * a copy) with its second metadata device present? 1 yes: the pool opens
+ * degraded, on that leg (pool_attach.c); 0 no. Quiet. */
+int pool_meta_leg0_lost(const char *name, const char *data);
 
 /* Data device INDEX (1.. : one tpextend --data added) of the pool
  * POOL_UUID named NAME, device uuid PV_UUID: the devices file's path for

@@ -242,6 +242,28 @@ static int added_present(const char *name, char *const paths[VG_NR_ROLES])
 	return r;
 }
 
+int pool_meta_leg0_lost(const char *name, const char *data)
+{
+	struct vg_pv pv;
+	struct tp_log_capture quiet;
+	struct vg *vg = NULL;
+	char *path = NULL;
+	int r = 0;
+
+	memset(&pv, 0, sizeof(pv));
+	tp_log_capture(&quiet);
+	if (!io_fd_open(data, IO_RDONLY, &pv.io) &&
+	    vg_label_read(pv.io, &pv.label) == VG_LABEL_FOUND && pv.label.role == VG_ROLE_DATA &&
+	    !vg_read(&pv, 1, &vg, NULL) && vg->meta_mirror &&
+	    !pool_find_meta_leg(name, vg->uuid, vg->meta1.pv_uuid, vg->meta1.path, 0, &path))
+		r = 1;
+	free(path);
+	vg_free(vg);
+	io_destroy(pv.io);
+	tp_log_capture(NULL);
+	return r;
+}
+
 int pool_devices_present(const char *name)
 {
 	char *paths[VG_NR_ROLES];
@@ -250,7 +272,10 @@ int pool_devices_present(const char *name)
 
 	if (r)
 		return r;
-	r = paths[VG_ROLE_DATA] && paths[VG_ROLE_META] && added_present(name, paths);
+	if (paths[VG_ROLE_DATA] && !paths[VG_ROLE_META])
+		r = pool_meta_leg0_lost(name, paths[VG_ROLE_DATA]);	/* degraded; no added data devices checked */
+	else
+		r = paths[VG_ROLE_DATA] && paths[VG_ROLE_META] && added_present(name, paths);
 	free(paths[0]);
 	free(paths[1]);
 	return r;
@@ -397,7 +422,16 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 	if (!at.scanned)
 		return 0;
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
-		if (!waiting(name, &at, paths))
+		int wait = waiting(name, &at, paths);
+
+		/* a mirrored pool without its first metadata device (not one
+		 * waiting for its array): it opens on the second, degraded
+		 * (pool_attach.c says so) */
+		if (!wait && paths[VG_ROLE_DATA] && pool_meta_leg0_lost(name, paths[VG_ROLE_DATA])) {
+			record(name, VG_ROLE_DATA, paths[VG_ROLE_DATA]);
+			return 0;
+		}
+		if (!wait)
 			say_missing(name, &at, paths[VG_ROLE_DATA] ? VG_ROLE_META : VG_ROLE_DATA);
 		free(paths[0]);
 		free(paths[1]);
