@@ -80,11 +80,30 @@ static int check_new_leg(const struct pool *p, const char *path)
 	return 0;
 }
 
+/* P's thin metadata closed and its engine made again: the mirror over
+ * both legs, leg PRIMARY read first. 0 or -errno (the old engine kept). */
+static int remirror(struct pool *p, unsigned primary)
+{
+	struct io_engine *mio;
+	int r;
+
+	thin_close(p->md);
+	p->md = NULL;
+	io_destroy(p->thin_io);
+	p->thin_io = NULL;
+	if ((r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io, primary,
+				  p->pv[VG_ROLE_META].io->name, 0, &mio)))
+		return r;
+	io_destroy(p->meta_io);
+	p->meta_io = mio;
+	return 0;
+}
+
 int pool_meta_replace(struct pool *p, const char *path)
 {
 	struct pool_meta_leg leg[2];
 	struct tp_dm_pool_layout l;
-	struct io_engine *io = NULL, *mio;
+	struct io_engine *io = NULL;
 	struct tp_lock *claim = NULL;
 	struct vg *next = NULL;
 	struct vg_device *d;
@@ -221,15 +240,8 @@ int pool_meta_replace(struct pool *p, const char *path)
 		p->pv[slot].io = shared;
 	}
 	/* the mirror over both legs again */
-	thin_close(p->md);
-	p->md = NULL;
-	io_destroy(p->thin_io);
-	p->thin_io = NULL;
-	if ((r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io, 1 - out,
-				  p->pv[VG_ROLE_META].io->name, 0, &mio)))
+	if ((r = remirror(p, 1 - out)))
 		goto fail;
-	io_destroy(p->meta_io);
-	p->meta_io = mio;
 	if (p->be->live) {
 		pool_dm_layout(p, &l);
 		r = tp_dm_meta_replace_leg(&l, out);
@@ -280,7 +292,7 @@ static int raid_meta_place(const struct vg *vg, uint64_t *off)
 
 int pool_meta_mirror_add(struct pool *p, const char *path)
 {
-	struct io_engine *io = NULL, *mio;
+	struct io_engine *io = NULL;
 	struct tp_lock *claim = NULL;
 	struct vg *next = NULL;
 	struct vg_label lab;
@@ -365,15 +377,8 @@ int pool_meta_mirror_add(struct pool *p, const char *path)
 		goto fail;
 	}
 	pool_record_device(p->name, VG_ROLE_META, lab.pv_uuid, abs);
-	thin_close(p->md);
-	p->md = NULL;
-	io_destroy(p->thin_io);
-	p->thin_io = NULL;
-	if ((r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io, 0,
-				  p->pv[VG_ROLE_META].io->name, 0, &mio)))
+	if ((r = remirror(p, 0)))
 		goto fail;
-	io_destroy(p->meta_io);
-	p->meta_io = mio;
 	r = pool_open_thin(p);
 	free(abs);
 	return r;
