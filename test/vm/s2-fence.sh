@@ -75,14 +75,7 @@ fi
 barrier fenced
 
 if [ "$TP_HOST" = b ]; then
-	t0=$(now) refused=0
-	until tpactivate pool >act.out 2>&1; do
-		grep -q "is held by host 1" act.out || fail "b's tpactivate: $(cat act.out)"
-		refused=$((refused + 1))
-		[ "$refused" -lt 100 ] || fail "b never took the pool over"
-		sleep 2
-	done
-	step "b activated the pool $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s after a's fence ($refused refusals first)"
+	take_over 100 "a's fence"
 	must tpdeactivate pool
 	expect_eq "the shared data disk b finds" "$(disk_sum)" "$(get sum)"
 	must tpactivate pool

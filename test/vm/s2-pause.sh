@@ -110,14 +110,7 @@ if [ "$TP_HOST" = b ]; then
 	grep -q "Pool pool: skipped (host 1 holds its sanlock lease" all.out ||
 		note_fail "tpactivate --all: $(cat all.out)"
 	[ -e "$VOL" ] && note_fail "tpactivate --all loaded the volume a holds"
-	t0=$(now) refused=0
-	until tpactivate pool >act.out 2>&1; do
-		grep -q "is held by host 1" act.out || fail "b's tpactivate: $(cat act.out)"
-		refused=$((refused + 1))
-		[ "$refused" -lt 150 ] || fail "b never took the pool over"
-		sleep 2
-	done
-	step "b activated the pool $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s after a's pause began ($refused refusals first)"
+	take_over 150 "a's pause began"
 	[ "$refused" -ge 1 ] || note_fail "b took the pool at once: a's fresh lease did not count"
 	expect_eq "a's data, read on b" "$(vol_sum 0 8)" "$(get asum)"
 	head -c 8M /dev/urandom >data

@@ -30,3 +30,17 @@ holder_pid() {
 	f=$(ls "$TPTOOLS_DIR"/run/lease/*.pid 2>/dev/null | head -1)
 	[ -n "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && cat "$f"
 }
+# take_over MAX WHAT: tpactivate the pool until the lease of host 1 lets it
+# go, each refusal naming host 1, at most MAX tries 2 s apart; says how long
+# after WHAT it took; REFUSED holds the refusals
+take_over() {
+	local t0
+	t0=$(now) refused=0
+	until tpactivate pool >act.out 2>&1; do
+		grep -q "is held by host 1" act.out || fail "b's tpactivate: $(cat act.out)"
+		refused=$((refused + 1))
+		[ "$refused" -lt "$1" ] || fail "b never took the pool over"
+		sleep 2
+	done
+	step "b activated the pool $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s after $2 ($refused refusals first)"
+}
