@@ -468,7 +468,7 @@ int io_mirror_create(struct io_engine *leg0, struct io_engine *leg1, unsigned pr
 	struct io_mirror *m;
 
 	*out = NULL;
-	if ((!leg0 && !leg1) || primary > 1 || (leg0 && leg1 && leg0->size != leg1->size))
+	if ((!leg0 && !leg1) || primary > 1)
 		return -EINVAL;
 	m = calloc(1, sizeof(*m));
 	if (!m || !(m->e.name = strdup(name))) {
@@ -481,8 +481,9 @@ int io_mirror_create(struct io_engine *leg0, struct io_engine *leg1, unsigned pr
 	m->own = own;
 	for (unsigned i = 0; i < 2; i++) {
 		if (m->leg[i]) {
+			if (!m->in_use || m->leg[i]->size < m->e.size)
+				m->e.size = m->leg[i]->size;	/* the smaller leg's */
 			m->in_use |= 1u << i;
-			m->e.size = m->leg[i]->size;
 			m->e.read_only |= m->leg[i]->read_only;
 		} else {
 			m->err[i] = -ENODEV;

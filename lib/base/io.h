@@ -101,8 +101,9 @@ struct io_concat_seg {
 int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *name, int own,
 		     struct io_engine **out) TP_MUST_CHECK;
 
-/* A mirror of two engines of one size (mirrored thin metadata, both legs
- * laid out alike): a write goes to each leg in use, leg 0 first, and
+/* A mirror of two engines (mirrored thin metadata, both legs laid out
+ * alike), as large as the smaller one (a leg's device grown first, before
+ * the other's and the areas; tpextend --metadata-size): a write goes to each leg in use, leg 0 first, and
  * succeeds when one leg took it; a read goes to the PRIMARY leg and, on
  * an I/O error, to the other. A leg whose read, write or flush fails
  * drops out for the engine's life (io_mirror_in_use, io_mirror_error say

@@ -9,7 +9,8 @@
 # the refusals (a pool without a mirror, both legs in sync, a device of
 # the pool, another pool's device, --meta with three devices or one twice)
 # leave every image byte for byte; tprename and tpremove go over both
-# metadata devices; tpextend --metadata-size is refused; tpchange
+# metadata devices; tpextend --metadata-size grows both legs alike offline
+# (refused byte for byte when a leg has no room or is missing); tpchange
 # --meta-mirror mirrors a pool made with one metadata device. The first
 # metadata image lost (renamed away, or its label wiped): the pool opens
 # degraded on the second, readers and --meta-replace work, other writers
@@ -126,11 +127,54 @@ ok tpremove -y s
 ok tpcreate --data d9.img --meta m9.img,m8.img --chunk 64K t
 ok tpcheck t
 out_has clean
-# growing a mirrored pool's metadata areas is refused, byte for byte
-md5sum ./*.img >sums.before
-failed tpextend --metadata-size auto t
-err_has "mirrored"
-md5sum -c --quiet sums.before || fail "a refused tpextend changed an image"
+# growing a mirrored pool's metadata areas (offline): with no room on the
+# legs, or room on one leg only, refused byte for byte, naming the leg;
+# with a leg missing, refused (degraded) byte for byte; with room on both,
+# both legs' active and spare areas grow alike, byte-identical, tpcheck
+# clean, the volume reads back
+head -c 2M /dev/urandom >g.want
+ok tprecv --format raw -n g t <g.want
+read -r off0 len0 < <(meta_area t)
+unchanged 5 tpextend --metadata-size auto t
+err_has "each metadata mirror leg, .*m9.img and .*m8.img, (16 MiB) has no room"
+truncate -s 32M m9.img
+unchanged 5 tpextend --metadata-size auto t
+err_has "leg 1, .*m8.img, (16 MiB) has no room"
+err_has "they need"
+unchanged 5 tpextend --metadata-size $(((len0 >> 20) + 4)) t
+err_has "leg 1, .*m8.img, (16 MiB) has no room"
+truncate -s 32M m8.img
+mv m8.img m8.gone
+unchanged 5 tpextend --metadata-size auto t
+err_has "degraded: leg 1 (.*m8.img) is missing"
+mv m8.gone m8.img
+ok tpextend --metadata-size $(((len0 >> 20) + 4)) t
+out_has "thin-metadata area grown"
+read -r off len < <(meta_area t)
+[ "$off" = "$off0" ] || fail "the active area moved ($off0 -> $off)"
+[ "$len" = $(((len0 >> 20 << 20) + (4 << 20))) ] ||
+	fail "the active area is $len bytes, not ${len0} + 4 MiB"
+ok tpstatus --noheadings -o pool_meta_legs,pool_meta_length,pool_spare_offset t
+out_has "in sync.*in sync"
+out_has "$len"
+spare=$(awk '{ print $NF }' out)
+for range in "$off $len" "$spare $len"; do
+	set -- $range
+	cmp -s <(dd if=m9.img bs=4096 skip=$(($1 / 4096)) count=$(($2 / 4096)) status=none) \
+		<(dd if=m8.img bs=4096 skip=$(($1 / 4096)) count=$(($2 / 4096)) status=none) ||
+		fail "the legs' areas at byte $1 differ after the growth"
+done
+areas_equal m9.img m8.img || fail "the legs differ after the growth"
+ok tpcheck t
+out_has clean
+rm -f g.got; ok tpsend --format raw -o g.got t/g
+cmp g.want g.got || fail "volume g reads back different after the growth"
+ok tpextend --metadata-size auto t
+read -r off2 len2 < <(meta_area t)
+[ "$len2" -gt "$len" ] || fail "auto did not grow the areas further ($len -> $len2)"
+ok tpcheck t
+out_has clean
+areas_equal m9.img m8.img || fail "the legs differ after the auto growth"
 
 # tpchange --meta-mirror: an existing pool's thin metadata mirrored later;
 # a volume written before reads back, the areas are equal, tpcheck clean;
@@ -145,6 +189,12 @@ ok tpchange --meta-mirror n3.img u
 areas_equal n2.img n3.img || fail "--meta-mirror left the thin-metadata areas different"
 ok tpcheck u
 out_has clean
+# its raid metadata lies behind the areas: they cannot grow past it, even
+# on grown devices; refused byte for byte
+truncate -s 32M n2.img
+truncate -s 32M n3.img
+unchanged 5 tpextend --metadata-size auto u
+err_has "cannot grow past byte .* where the raid metadata"
 ok tpstatus --noheadings -o pool_meta_health u
 out_has mirrored
 rm -f a.got

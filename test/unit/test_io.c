@@ -274,10 +274,18 @@ static void test_mirror(void)
 	CU_ASSERT_EQUAL(memcmp(buf, "zz", 2), 0);
 	io_destroy(m);
 
-	/* legs of different sizes are refused */
-	CU_ASSERT_FATAL(io_mem_create(512, "a", &a) == 0);
-	CU_ASSERT_FATAL(io_mem_create(1024, "b", &b) == 0);
-	CU_ASSERT_EQUAL(io_mirror_create(a, b, 0, "m", 0, &m), -EINVAL);	/* sizes differ */
+	/* legs of different sizes: the mirror is the smaller one's size, and
+	 * nothing is written past it on the larger one */
+	CU_ASSERT_FATAL(io_mem_create(1024, "a", &a) == 0);
+	CU_ASSERT_FATAL(io_mem_create(512, "b", &b) == 0);
+	CU_ASSERT_FATAL(io_mirror_create(a, b, 0, "m", 0, &m) == 0);
+	CU_ASSERT_EQUAL(m->size, 512);
+	CU_ASSERT_EQUAL(io_write(m, 512, "x", 1), -ENXIO);
+	CU_ASSERT_EQUAL(io_mem_data(a)[512], 0);
+	CU_ASSERT_EQUAL(io_write(m, 511, "y", 1), 0);
+	CU_ASSERT_EQUAL(io_mem_data(a)[511], 'y');
+	CU_ASSERT_EQUAL(io_mem_data(b)[511], 'y');
+	io_destroy(m);
 	io_destroy(a);
 	io_destroy(b);
 }

@@ -17,7 +17,8 @@
  * change that makes it a volume), and a removal in bounded steps (a
  * change, a thin commit per step, a change) of a shared origin; mirrored
  * thin metadata: a pool mirrored later (tpchange --meta-mirror: the areas
- * copied, the raid metadata zeroed, the new leg labelled, one VG commit), a
+ * copied, the raid metadata zeroed, the new leg labelled, one VG commit), the
+ * growth of a mirrored pool's metadata areas (tpextend --metadata), a
  * stale leg put on a new device (--meta-replace) and resynced in place
  * (tprepair).
  *
@@ -219,6 +220,9 @@ struct command {
 				 * at each cut), then judged by the new state */
 	int check_cut;		/* tpcheck on the cut state too, before it is resumed */
 	int mirror;		/* the pool's thin metadata mirrored onto data3 */
+	int resync;		/* a cut between the legs' superblock writes leaves the
+				 * second stale (as for every thin commit of a mirrored
+				 * pool): tprepair resyncs it before the judgement */
 };
 
 static int with_pool(int (*fn)(struct pool *p))
@@ -521,6 +525,13 @@ static void setup_extend_meta(void)
 	grow(meta_path, META_SIZE + (4u << 20));
 }
 
+/* a mirrored pool: both legs' devices grown alike */
+static void setup_extend_meta_mirror(void)
+{
+	grow(meta_path, META_SIZE + (4u << 20));
+	grow(data3_path, META_SIZE + (4u << 20));
+}
+
 
 /* A thin device no volume lists, committed by the thin metadata alone (a
  * live tprecv cut short after the kernel made it); tprepair deletes it. */
@@ -670,6 +681,8 @@ static const struct command commands[] = {
 	{ "tprepair: a stale mirror leg resynced", run_meta_resync, setup_meta_stale, 0, 1, 0,
 	  NULL, 0, 1 },
 	{ "tpchange --meta-mirror", run_meta_mirror, setup_meta_mirror, 0 },
+	{ "tpextend --metadata of a mirrored pool", run_extend_meta, setup_extend_meta_mirror, 0,
+	  0, 0, NULL, 0, 1, 1 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -928,6 +941,25 @@ static int removal_under_way(void)
 static int mids;
 
 /* What a cut left: NULL when it is the old or the new state, else why not. */
+static int resyncs;	/* cuts that left a mirror leg stale (struct command: resync) */
+
+/* 1 when a leg of the pool's mirror is stale, 0 not, -errno */
+static int leg_stale(void)
+{
+	struct pool_info info;
+	struct pool *p;
+	int r = pool_open(POOL, NULL, POOL_RDONLY, &p);
+
+	if (r)
+		return r;
+	if (!(r = pool_get_info(p, 0, &info))) {
+		r = strstr(info.meta_legs, "stale") != NULL;
+		pool_info_free(&info);
+	}
+	pool_close(p);
+	return r;
+}
+
 static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32_t new_d,
 			       int *olds, int *news, int *blanks)
 {
@@ -974,6 +1006,15 @@ static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32
 			return NULL;
 		}
 	} else {
+		if (cmd->resync && (r = leg_stale())) {
+			if (r < 0)
+				return "the pool does not open after the cut";
+			resyncs++;
+			if (run_meta_resync())
+				return "tprepair does not resync the stale leg";
+			if (leg_stale())
+				return "a leg is still stale after tprepair";
+		}
 		r = pool_digest(&d, &changed);
 	}
 	if (r)
@@ -1068,6 +1109,11 @@ static void cut_command(const struct command *cmd)
 			cmd->name, (unsigned long long)events + 1, crash_rounds(), olds, news,
 			blanks, cmd->import ? "unfinished" : cmd->resume ? "between" : "unformatted");
 	CU_ASSERT(olds > 0 && news > 0);
+	if (cmd->resync && getenv("TP_TEST_VERBOSE"))
+		fprintf(stderr, "%s: %d cuts left a leg stale, resynced\n", cmd->name, resyncs);
+	/* the cuts reached between the legs' writes */
+	CU_ASSERT(!cmd->resync || resyncs > 0);
+	resyncs = 0;
 	CU_ASSERT(!cmd->import || blanks > 0);
 	CU_ASSERT(!cmd->resume || blanks > 0);
 	if (cmd->check_cut && getenv("TP_TEST_VERBOSE"))
@@ -1096,6 +1142,11 @@ static void test_meta_resync(void)
 static void test_meta_mirror(void)
 {
 	cut_command(&commands[18]);
+}
+
+static void test_extend_meta_mirror(void)
+{
+	cut_command(&commands[19]);
 }
 
 static void test_create(void)
@@ -1199,4 +1250,6 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 		test_meta_replace },
 	      { "tprepair: a stale mirror leg resynced onto its own device", test_meta_resync },
 	      { "tpchange --meta-mirror: an existing pool's thin metadata mirrored",
-		test_meta_mirror })
+		test_meta_mirror },
+	      { "tpextend --metadata: a mirrored pool's areas grown on both legs",
+		test_extend_meta_mirror })

@@ -24,6 +24,7 @@
 #include "lib/dev/topology.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,17 +91,32 @@ static uint64_t meta_room(uint64_t active, uint64_t spare, uint64_t dev_size)
 	return TP_MIN(TP_MAX(keep, behind), TP_META_MAX);
 }
 
-/* Where the thin-metadata areas of P must end: the device's end, or a
- * lease area behind the active area (tpchange --lock-type put it there). */
-static uint64_t meta_end(const struct pool *p)
+/* Where the thin-metadata areas of P must end: the device's end (of a
+ * mirror: the smaller leg's; *LEG which, -1 when not a leg's), or a lease
+ * area or the raid metadata behind the active area (tpchange --lock-type,
+ * tpchange --meta-mirror put them there). */
+static uint64_t meta_end(const struct pool *p, int *leg)
 {
 	const struct vg *vg = pool_vg(p);
+	uint64_t act = vg->dev[VG_ROLE_META].area[vg->metadata_area].offset;
 	uint64_t end = pool_pv(p, VG_ROLE_META)->io->size;
+	const struct vg_pv *m1 = pool_meta1_pv(p);
+	int which = 0;
 
-	if (vg->lock.type != VG_LOCK_NONE &&
-	    vg->lock.offset > vg->dev[VG_ROLE_META].area[vg->metadata_area].offset &&
-	    vg->lock.offset < end)
+	if (m1 && m1->io->size < end) {
+		end = m1->io->size;
+		which = 1;
+	}
+	if (vg->lock.type != VG_LOCK_NONE && vg->lock.offset > act && vg->lock.offset < end) {
 		end = vg->lock.offset;
+		which = -1;
+	}
+	if (vg->meta_mirror && vg_raid_meta_offset(vg) > act && vg_raid_meta_offset(vg) < end) {
+		end = vg_raid_meta_offset(vg);
+		which = -1;
+	}
+	if (leg)
+		*leg = which;
 	return end;
 }
 
@@ -109,17 +125,20 @@ uint64_t pool_meta_room(const struct pool *p)
 	const struct vg_device *m = &pool_vg(p)->dev[VG_ROLE_META];
 	unsigned act = pool_vg(p)->metadata_area;
 
-	return meta_room(m->area[act].offset, m->area[!act].offset, meta_end(p));
+	return meta_room(m->area[act].offset, m->area[!act].offset, meta_end(p, NULL));
 }
 
-/* Decide the metadata growth into NEXT: -EINVAL / -ENOSPC, logged. */
+/* Decide the metadata growth into NEXT: -EINVAL / -ENOSPC, logged. A
+ * mirrored pool's second leg takes the same areas (the VG requires it:
+ * vg_check_model), its own device size. */
 static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct vg *next,
 		     struct pool_extend_result *res)
 {
 	struct vg_device *m = &next->dev[VG_ROLE_META];
 	unsigned act = next->metadata_area;
-	uint64_t dev_size = meta_end(p), size = x->metadata_size, spare;
-	char a[48], b[48], c[48];
+	int leg;
+	uint64_t dev_size = meta_end(p, &leg), size = x->metadata_size, spare, need;
+	char a[48], b[48], c[48], d[48], what[VG_PATH_MAX + 160];
 
 	if (!size)
 		size = meta_room(m->area[act].offset, m->area[!act].offset, dev_size);
@@ -134,19 +153,68 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 	}
 	if (size <= res->old_meta_size ||
 	    meta_layout(m->area[act].offset, m->area[!act].offset, size, dev_size, &spare)) {
-		log_error("pool %s: the metadata device %s (%s) has no room for an active and a "
-			  "spare thin-metadata area of %s each; grow the device first", pool_name(p),
-			  pool_pv(p, VG_ROLE_META)->io->name, tp_size_format_exact(dev_size, a, sizeof(a)),
-			  tp_size_format(size > res->old_meta_size ? size : res->old_meta_size +
-					 TP_META_BLOCK, 'h', b, sizeof(b)));
+		uint64_t want = size > res->old_meta_size ? size : res->old_meta_size + TP_META_BLOCK;
+
+		/* what the two areas would need the device to reach */
+		need = m->area[act].offset + want;
+		if (!meta_layout(m->area[act].offset, m->area[!act].offset, want, UINT64_MAX, &spare))
+			need = TP_MAX(need, spare + want);
+		if (!next->meta_mirror)
+			snprintf(what, sizeof(what), "the metadata device %s",
+				 pool_pv(p, VG_ROLE_META)->io->name);
+		else if (leg >= 0 && pool_meta1_pv(p)->io->size == pool_pv(p, VG_ROLE_META)->io->size)
+			snprintf(what, sizeof(what), "each metadata mirror leg, %s and %s,",
+				 pool_pv(p, VG_ROLE_META)->io->name, pool_meta1_pv(p)->io->name);
+		else if (leg >= 0)
+			snprintf(what, sizeof(what), "metadata mirror leg %d, %s,", leg,
+				 leg ? pool_meta1_pv(p)->io->name : pool_pv(p, VG_ROLE_META)->io->name);
+		else {
+			log_error("pool %s: the thin-metadata areas of its mirror cannot grow "
+				  "past byte %" PRIu64 ", where the raid metadata or the lease area "
+				  "lies behind the active area; they would need %s each (up to byte "
+				  "%" PRIu64 "); nothing was changed", pool_name(p), dev_size,
+				  tp_size_format(want, 'h', b, sizeof(b)), need);
+			return -ENOSPC;
+		}
+		log_error("pool %s: %s (%s) has no room for an active and a spare thin-metadata "
+			  "area of %s each (they need %s); grow the device first; nothing was "
+			  "changed", pool_name(p), what, tp_size_format_exact(dev_size, a, sizeof(a)),
+			  tp_size_format(want, 'h', b, sizeof(b)),
+			  tp_size_format_exact(need, d, sizeof(d)));
 		return -ENOSPC;
 	}
 	m->size = pool_pv(p, VG_ROLE_META)->io->size;
 	m->area[act].size = size;
 	m->area[!act].offset = spare;
 	m->area[!act].size = size;
+	if (next->meta_mirror) {
+		next->meta1.size = pool_meta1_pv(p)->io->size;
+		next->meta1.area[0] = m->area[0];
+		next->meta1.area[1] = m->area[1];
+	}
 	res->new_meta_size = size;
 	return 0;
+}
+
+/* A mirrored pool's metadata grows offline, on both legs in sync. */
+static int mirror_ready(struct pool *p)
+{
+	struct pool_meta_leg leg[2];
+	int r;
+
+	if ((r = pool_refuse_live(p, "growing the metadata areas of a mirrored pool")))
+		return r;
+	if (!pool_meta_legs(p, leg))
+		return 0;
+	for (unsigned i = 0; i < 2; i++)
+		if (leg[i].err) {
+			log_error("pool %s: its metadata mirror is degraded: leg %u (%s) is %s; "
+				  "resync it first ('tpchange --meta-replace DEV %s', or 'tprepair "
+				  "%s' for a stale leg); nothing was changed", pool_name(p), i,
+				  leg[i].path, leg[i].state, pool_name(p), pool_name(p));
+			return -ESTALE;
+		}
+	return pool_meta1_pv(p) && pool_pv(p, VG_ROLE_META)->io ? 0 : -ESTALE;
 }
 
 int pool_extend(struct pool *p, const struct pool_extend_params *x,
@@ -194,15 +262,9 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		vg_data_dev(next, last)->size = dev_size;
 		vg_data_dev(next, last)->area[0].size = (g.data_blocks - before) * res->chunk;
 	}
-	if (x->metadata && pool_vg(p)->meta_mirror) {
-		/* both legs would have to grow alike: not done yet */
-		log_error("pool %s: its thin metadata is mirrored; growing the metadata areas of "
-			  "a mirrored pool is not supported yet; nothing was changed", pool_name(p));
-		vg_free(next);
-		return -EOPNOTSUPP;
-	}
 	if (x->metadata) {
-		if ((r = plan_meta(p, x, next, res))) {
+		if ((pool_vg(p)->meta_mirror && (r = mirror_ready(p))) ||
+		    (r = plan_meta(p, x, next, res))) {
 			vg_free(next);
 			return r;
 		}
