@@ -55,9 +55,16 @@ cleanup() { # scenario-dir
 	done
 	dmsetup remove_all >/dev/null 2>&1
 	mdadm --stop --scan >/dev/null 2>&1
+	# a disk a scenario took away (its virtio device unbound) comes back
+	for v in /sys/bus/virtio/devices/*; do
+		[ -e "$v/driver" ] || echo "${v##*/}" >/sys/bus/virtio/drivers/virtio_blk/bind \
+			2>/dev/null
+	done
 	# the first MiB and the last (md 1.0 and 0.90 superblocks live at
-	# the end: a stale one would make the disk an md member)
+	# the end: a stale one would make the disk an md member); never a
+	# regular file made in /dev where a disk is missing
 	for d in $TP_DISKS; do
+		[ -b "$d" ] || { echo "VMTEST: $d is missing after the scenario"; continue; }
 		dd if=/dev/zero of="$d" bs=1M count=1 oflag=direct status=none 2>/dev/null
 		dd if=/dev/zero of="$d" bs=1M count=1 seek=$((TP_DISK_SIZE / 1048576 - 1)) \
 			oflag=direct status=none 2>/dev/null

@@ -104,6 +104,10 @@ cmp legA.img legC.img || note_fail "the legs' active thin-metadata areas differ 
 step "leg C's disk taken away (its virtio device unbound): activation works degraded"
 must dmsetup remove mlegC
 vdev=$(basename "$(readlink -f "/sys/block/${disks[3]#/dev/}/device")")
+# the disk comes back when the scenario ends (early too): the scenarios
+# after this one use it (it stays away here, so leg C stays missing)
+rebind() { echo "$vdev" >/sys/bus/virtio/drivers/virtio_blk/bind 2>/dev/null; }
+trap rebind EXIT
 must sh -c "echo $vdev >/sys/bus/virtio/drivers/virtio_blk/unbind"
 [ ! -e "${disks[3]}" ] || note_fail "${disks[3]} still there after the unbind"
 must tpactivate mm
