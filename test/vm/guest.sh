@@ -41,7 +41,19 @@ mkdir -p /run/mdadm /run/lock
 now() { cut -d' ' -f1 /proc/uptime; }
 
 cleanup() { # scenario-dir
-	local d m
+	local d m i
+	# no udev between scenarios (see above): a udevd a scenario left
+	# running is stopped and its database dropped
+	if pgrep -x systemd-udevd >/dev/null; then
+		echo "VMTEST: a udevd was left running; stopping it"
+		SYSTEMD_IGNORE_CHROOT=1 udevadm control --exit 2>/dev/null
+		for ((i = 0; i < 50; i++)); do
+			pgrep -x systemd-udevd >/dev/null || break
+			sleep 0.1
+		done
+		pkill -KILL -x systemd-udevd 2>/dev/null
+	fi
+	[ -e /run/udev ] && rm -rf /run/udev
 	# a killed scenario may leave file systems mounted in its dir
 	for m in $(awk -v d="$1/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
 		umount -l "$m" 2>/dev/null
