@@ -2,6 +2,7 @@
  * and a stack of free buffers; the caller waits on "room" (a free slot or
  * buffer), the writer on "work". */
 #include "lib/base/fdwriter.h"
+#include "lib/base/fileio.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -123,7 +124,7 @@ int tp_fdwriter_start(int fd, unsigned nbuf, size_t bufsize, tp_fdwriter_seal_fn
 
 	*out = NULL;
 	if (!w || !nbuf || !(w->free_buf = calloc(nbuf, sizeof(void *))) ||
-	    posix_memalign(&w->bufs, 4096, nbuf * bufsize)) {
+	    tp_copybuf_alloc(nbuf * bufsize, &w->bufs)) {
 		if (w)
 			free(w->free_buf);
 		free(w);

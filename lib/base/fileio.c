@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* OFF < 0: write at the file position; else pwrite at OFF. */
@@ -63,4 +64,21 @@ int tp_spool_open(const char *what)
 	log_error("cannot create a temporary file in %s for %s: %s (set TMPDIR to a directory "
 		  "with room)", dir, what, strerror(e));
 	return -e;
+}
+
+#define HUGE_PAGE (2u << 20)	/* x86-64's and arm64's with 4 KiB pages */
+
+int tp_copybuf_alloc(size_t len, void **out)
+{
+	size_t align = len >= HUGE_PAGE ? HUGE_PAGE : 4096;
+
+	*out = NULL;
+	if (!len || posix_memalign(out, align, len)) {
+		*out = NULL;
+		return -ENOMEM;
+	}
+	/* advice only: a kernel without transparent huge pages ignores it */
+	if (align == HUGE_PAGE)
+		(void)madvise(*out, len, MADV_HUGEPAGE);
+	return 0;
 }

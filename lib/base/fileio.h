@@ -8,7 +8,13 @@
  * The spool: an unlinked temporary file in $TMPDIR (else /tmp), O_TMPFILE
  * where the filesystem has it, else created and unlinked at once, mode
  * 0600, close-on-exec. Nothing names it, so nothing is left behind
- * however the program ends. */
+ * however the program ends.
+ *
+ * A copy buffer: LEN bytes for the pieces of a bulk copy, 4 KiB aligned
+ * (O_DIRECT takes it) and, from 2 MiB up, aligned to and advised for
+ * huge pages, so filling it the first time is not a page fault per 4 KiB
+ * (a fifth of a 1 GiB raw export's time in a virtual machine). Freed
+ * with free(). */
 #ifndef TP_BASE_FILEIO_H
 #define TP_BASE_FILEIO_H
 
@@ -24,5 +30,8 @@ int tp_pwrite_all(int fd, const void *buf, size_t len, uint64_t off) TP_MUST_CHE
  * as "cannot create a temporary file in DIR for WHAT: ... (set TMPDIR to
  * a directory with room)". A caller wanting a FILE * fdopens it. */
 int tp_spool_open(const char *what) TP_MUST_CHECK;
+
+/* *OUT: a copy buffer of LEN bytes (uninitialised). 0 or -ENOMEM. */
+int tp_copybuf_alloc(size_t len, void **out) TP_MUST_CHECK;
 
 #endif

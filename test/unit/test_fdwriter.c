@@ -2,11 +2,13 @@
  * order queued (through a pipe and into a file), runs SEAL on each item
  * before its write, hands its buffers back, and keeps the first error. */
 #include "lib/base/fdwriter.h"
+#include "lib/base/fileio.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +137,25 @@ static void test_error_kept(void)
 	close(fd);
 }
 
+/* copy buffers: O_DIRECT's alignment always, a huge page's from 2 MiB */
+static void test_copybuf(void)
+{
+	void *b;
+
+	CU_ASSERT_EQUAL_FATAL(tp_copybuf_alloc(64 << 10, &b), 0);
+	CU_ASSERT_EQUAL((uintptr_t)b % 4096, 0);
+	memset(b, 1, 64 << 10);
+	free(b);
+	CU_ASSERT_EQUAL_FATAL(tp_copybuf_alloc(4u << 20, &b), 0);
+	CU_ASSERT_EQUAL((uintptr_t)b % (2u << 20), 0);
+	memset(b, 2, 4u << 20);
+	free(b);
+	CU_ASSERT_EQUAL(tp_copybuf_alloc(0, &b), -ENOMEM);
+	CU_ASSERT_PTR_NULL(b);
+}
+
 TP_TEST_SUITE(fdwriter, NULL, NULL,
 	      { "pieces through a pipe in order, sealed", test_order_pipe },
 	      { "skips and caller memory in a file", test_skip_file },
-	      { "the first write error is kept", test_error_kept })
+	      { "the first write error is kept", test_error_kept },
+	      { "copy buffers aligned for O_DIRECT and huge pages", test_copybuf })

@@ -238,7 +238,7 @@ int pool_recv_check(const char *input, tp_progress_fn *progress, void *ctx,
 		r->fd = input ? rd.in : dup(rd.in);
 		rd.total = (uint64_t)st.st_size;
 	}
-	if (rd.spool >= 0 && posix_memalign((void **)&rd.buf, 4096, STREAM_MAX_DATA)) {
+	if (rd.spool >= 0 && tp_copybuf_alloc(STREAM_MAX_DATA, (void **)&rd.buf)) {
 		e = -ENOMEM;
 		goto fail;
 	}
@@ -641,7 +641,7 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 	}
 	if (!e && !c->live) {
 		c->pend_max = c->chunk < RECV_WRITE ? RECV_WRITE / c->chunk : 1;
-		if (posix_memalign((void **)&c->pend, 4096, c->pend_max * c->chunk))
+		if (tp_copybuf_alloc(c->pend_max * c->chunk, (void **)&c->pend))
 			e = -ENOMEM;
 		else
 			e = pool_data_bulk(p, 0, &c->data, &c->own);

@@ -203,7 +203,7 @@ int pool_recv_live_open(struct pool *p, uint32_t dev_id, uint64_t sectors, uint6
 	w->chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	w->need = need;
 	w->bufsize = w->chunk < RECV_LIVE_WRITE ? RECV_LIVE_WRITE / w->chunk * w->chunk : w->chunk;
-	if (posix_memalign((void **)&w->buf, 4096, w->bufsize))
+	if (tp_copybuf_alloc(w->bufsize, (void **)&w->buf))
 		return -ENOMEM;
 	pool_recv_uuid_prefix(p, prefix, sizeof(prefix));
 	snprintf(uuid, sizeof(uuid), "%s%u", prefix, dev_id);

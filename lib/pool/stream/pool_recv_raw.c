@@ -28,6 +28,7 @@
 #include "lib/pool/stream/pool_recv_int.h"
 
 #include "lib/base/critical.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -399,7 +400,7 @@ static int import(struct raw_ctx *c)
 	if ((e = vg_uuid_generate(v.content_uuid)) || (e = pick_dev_id(p, &v.dev_id)))
 		return e;
 	c->dev_id = v.dev_id;
-	if (posix_memalign((void **)&buf, 4096, (size_t)piece))
+	if (tp_copybuf_alloc((size_t)piece, (void **)&buf))
 		return -ENOMEM;
 	if ((e = vg_clone(pool_vg(p), &next))) {
 		free(buf);

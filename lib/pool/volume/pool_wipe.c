@@ -19,6 +19,7 @@
 #include "lib/pool/volume/pool_wipe.h"
 
 #include "lib/base/critical.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "metadata/thin/thin_walk.h"
@@ -63,7 +64,7 @@ static int zero_data(struct pool *p, const struct wipe_set *s, uint64_t chunk,
 	void *zeros = NULL;
 	int r = 0;
 
-	if (posix_memalign(&zeros, 4096, WIPE_BUF))
+	if (tp_copybuf_alloc(WIPE_BUF, &zeros))
 		return -ENOMEM;
 	/* block devices with O_DIRECT (the zeros need not pass through the
 	 * page cache) */

@@ -35,6 +35,7 @@
 
 #include "kernel/dm.h"
 #include "lib/base/critical.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "metadata/thin/thin_walk.h"
 
@@ -287,7 +288,7 @@ int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
 			  "snapshot: %s; volume %s not removed", pool_name(p), strerror(-r), v->name);
 	if (!r)
 		r = split_at_end(&s, vend);
-	if (!r && posix_memalign(&zeros, 4096, WIPE_BUF))
+	if (!r && tp_copybuf_alloc(WIPE_BUF, &zeros))
 		r = -ENOMEM;
 	if (!r) {
 		memset(zeros, 0, WIPE_BUF);
