@@ -237,8 +237,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		else {
 			if (!volume)
 				strcpy(c.pool, args[0]);
+			unsigned replace = POOL_META_LEG0_LOST_OK | POOL_META_KEEP_STALE;
+
 			rc = tool_pool_op_flags(c.pool, devices, (foreign ? POOL_FOREIGN_OK : 0) |
-							   (c.meta_replace ? POOL_META_LEG0_LOST_OK : 0),
+							   (c.meta_replace ? replace : 0),
 						change_op, &c);
 		}
 	}

@@ -192,6 +192,14 @@ enum pool_open_flags {
 	 * tpdeactivate, tpchange --meta-replace). A shared pool, whose lease
 	 * area is on that device, is refused to every writer. */
 	POOL_META_LEG0_LOST_OK = 1 << 5,
+	/* A mirrored pool with a stale leg (its superblock does not validate,
+	 * is older than the other's, or the kernel's rebuild of it did not
+	 * finish) whose device is there: an offline writer's open resyncs it
+	 * from the good leg before anything else is written (one warning);
+	 * META_KEEP_STALE leaves it out instead: tpactivate, whose kernel
+	 * raid1 rebuilds it, and tpchange --meta-replace, which resyncs it
+	 * itself. Readers never write it. */
+	POOL_META_KEEP_STALE = 1 << 6,
 };
 
 /* DEVICES: NULL, or a comma-separated list of the pool's device paths. */

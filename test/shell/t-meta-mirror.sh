@@ -41,26 +41,81 @@ failed tpchange --meta-replace m2.img p
 err_has "in sync"
 md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
 
-# leg 1's active superblock corrupted: degraded, the pool still works
+# leg 1's active superblock corrupted: degraded; the readers (tpcheck,
+# tpstatus, tpsend, tpdump) write nothing, every image byte for byte
 off=$(meta_area p | awk '{ print $1 }')
 dd if=/dev/urandom of=m1.img bs=4096 seek=$((off / 4096)) count=1 conv=notrunc status=none
+md5sum ./*.img >sums.before
 expect_rc 1 tpcheck p
 out_has "degraded"
+out_has "stale"
 ok tpstatus --noheadings -o pool_meta_health p
 out_has degraded
-ok tvcreate -V 8M -n b p
-err_has "degraded"
 rm -f a.got; ok tpsend --format raw -o a.got p/a
 cmp a.want a.got || fail "volume a reads back different on one leg"
-# the stale leg took no writes: its superblock is still the corrupt one
-areas_equal m0.img m1.img && fail "the stale leg was written"
+ok tpdump p
+md5sum -c --quiet sums.before || fail "a reader wrote an image of a pool with a stale leg"
 # a device of the pool is refused, byte for byte
-md5sum ./*.img >sums.before
 usage_error tpchange --meta-replace d.img p
 md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
-# resync onto the same image
+# resync onto the same image (--meta-replace keeps the stale leg for itself)
 ok tpchange --meta-replace m1.img p
 areas_equal m0.img m1.img || fail "the resync left the areas different"
+ok tpcheck p
+out_has clean
+
+# a writer resyncs a stale leg by itself (issue 25): leg 1's superblock
+# corrupted again, tvcreate says so in one line, the legs are equal after,
+# tpcheck is clean, the volume reads back
+dd if=/dev/urandom of=m1.img bs=4096 seek=$((off / 4096)) count=1 conv=notrunc status=none
+ok tvcreate -V 8M -n b p
+err_has "leg 1 .*m1.img.* was stale (its thin superblock does not validate): resynced from leg 0"
+[ "$(wc -l <err)" = 1 ] || fail "the resync said more than one line: $(cat err)"
+areas_equal m0.img m1.img || fail "the writer's resync left the areas different"
+ok tpcheck p
+out_has clean
+rm -f a.got; ok tpsend --format raw -o a.got p/a
+cmp a.want a.got || fail "volume a reads back different after the writer's resync"
+# leg 1 away while the pool is written, then back: its transaction is
+# older (stale); a reader leaves it so, the next writer resyncs it
+mv m1.img m1.away
+ok tvcreate -V 8M -n b2 p
+err_has "missing"
+mv m1.away m1.img
+md5sum ./*.img >sums.before
+expect_rc 1 tpcheck p
+out_has "leg 1 .* is stale"
+ok tpstatus --noheadings -o pool_meta_legs p
+out_has "stale"
+md5sum -c --quiet sums.before || fail "a reader wrote an image of a pool with a stale leg"
+ok tvremove -y p/b2
+err_has "leg 1 .*m1.img.* was stale: resynced from leg 0"
+areas_equal m0.img m1.img || fail "the writer's resync of the older leg left the areas different"
+ok tpcheck p
+out_has clean
+# a kernel rebuild of leg 1 that did not finish (the dm-raid superblocks
+# of its raid metadata: leg 0's recovery offset at the end, leg 1's short
+# of it) while the thin superblocks match: stale, never in sync; a
+# reader says so byte for byte, a writer resyncs it and zeroes its raid
+# metadata (the kernel rebuilds it at the next activation)
+read -r mda_off mda_size < <(strings m0.img | awk '/^\t\tmeta \{/ { m = 1 }
+	m && /mda_offset=/ { sub(/.*=/, ""); o = $0 } m && /mda_size=/ { sub(/.*=/, ""); print o, $0; exit }')
+raid=$((mda_off + mda_size))
+raid_sb() {	# raid_sb IMAGE RECOVERY-OFFSET-BYTES: a dm-raid superblock's magic and offset
+	printf 'DmRd' | dd of="$1" bs=1 seek=$raid conv=notrunc status=none
+	printf "$2" | dd of="$1" bs=1 seek=$((raid + 32)) conv=notrunc status=none
+}
+raid_sb m0.img '\xff\xff\xff\xff\xff\xff\xff\xff'
+raid_sb m1.img '\x00\x08\x00\x00\x00\x00\x00\x00'
+areas_equal m0.img m1.img || fail "the legs' areas differ before the unfinished rebuild"
+md5sum ./*.img >sums.before
+expect_rc 1 tpcheck p
+out_has "leg 1 .* is stale (the kernel's rebuild of it did not finish)"
+md5sum -c --quiet sums.before || fail "a reader wrote an image of a pool with an unfinished rebuild"
+ok tvcreate -V 8M -n b3 p
+err_has "leg 1 .*m1.img.* was stale (the kernel's rebuild of it did not finish): resynced from leg 0"
+cmp -s <(dd if=m1.img bs=4096 skip=$((raid / 4096)) count=128 status=none) <(head -c 512K /dev/zero) ||
+	fail "the resync left leg 1's raid metadata as it was"
 ok tpcheck p
 out_has clean
 

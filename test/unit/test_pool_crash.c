@@ -20,7 +20,8 @@
  * copied, the raid metadata zeroed, the new leg labelled, one VG commit), the
  * growth of a mirrored pool's metadata areas (tpextend --metadata), a
  * stale leg put on a new device (--meta-replace) and resynced in place
- * (tprepair).
+ * (tprepair), and by a writer's open (the old state: the leg stale; the
+ * new: in step, its thin metadata digesting as the good leg's).
  *
  * The model: after the cut, the next writer opens the pool (completing an
  * interrupted transaction, pool.h); what it sees must be exactly the state
@@ -122,25 +123,31 @@ static void grow(const char *path, off_t size)
 
 /* ---- digests (crash_digest.h) ---- */
 
-/* The thin metadata in [OFF, OFF + LEN) of the metadata image: 0 and its
- * digest, or -errno (-ENODATA: no superblock there). */
-static int thin_digest(uint64_t off, uint64_t len, uint32_t *out)
+/* The thin metadata in [OFF, OFF + LEN) of image PATH: 0 and its digest,
+ * or -errno (-ENODATA: no superblock there). */
+static int thin_digest_at(const char *path, uint64_t off, uint64_t len, uint32_t *out)
 {
 	struct io_engine *io;
 	int r;
 
 	*out = 0;
-	if ((r = io_open_area(meta_path, IO_RDONLY, off, len, &io)))
+	if ((r = io_open_area(path, IO_RDONLY, off, len, &io)))
 		return r;
 	r = crash_digest_thin(io, out);
 	io_destroy(io);
 	return r;
 }
 
+/* ... of the metadata image */
+static int thin_digest(uint64_t off, uint64_t len, uint32_t *out)
+{
+	return thin_digest_at(meta_path, off, len, out);
+}
+
 /* Open the pool as the next writer does (completing an interrupted
- * transaction) and digest the VG and the thin metadata; with CHANGED, then
- * make one more change (a volume created and removed) and put its result
- * there. */
+ * transaction; a stale mirror leg is left as it is, a state to judge)
+ * and digest the VG and the thin metadata; with CHANGED, then make one
+ * more change (a volume created and removed) and put its result there. */
 static int pool_digest(uint32_t *out, int *changed)
 {
 	struct pool *p;
@@ -149,7 +156,7 @@ static int pool_digest(uint32_t *out, int *changed)
 	uint32_t d = 0, t;
 	int r;
 
-	if ((r = pool_open(POOL, NULL, 0, &p)))
+	if ((r = pool_open(POOL, NULL, POOL_META_KEEP_STALE, &p)))
 		return r;
 	if ((r = pool_get_info(p, 0, &info))) {
 		pool_close(p);
@@ -223,12 +230,15 @@ struct command {
 	int resync;		/* a cut between the legs' superblock writes leaves the
 				 * second stale (as for every thin commit of a mirrored
 				 * pool): tprepair resyncs it before the judgement */
+	int legs_equal;		/* the new state: the second leg's (data3) active area
+				 * digests as the first's */
 };
 
+/* (a stale mirror leg kept: the commands that resync it do it themselves) */
 static int with_pool(int (*fn)(struct pool *p))
 {
 	struct pool *p;
-	int r = pool_open(POOL, NULL, 0, &p);
+	int r = pool_open(POOL, NULL, POOL_META_KEEP_STALE, &p);
 
 	if (r)
 		return r;
@@ -497,6 +507,16 @@ static int run_extend(void)
 	return with_pool(do_extend);
 }
 
+/* a writer's open: a stale mirror leg resynced from the good one */
+static int run_open_resync(void)
+{
+	struct pool *p;
+	int r = pool_open(POOL, NULL, 0, &p);
+
+	pool_close(p);
+	return r;
+}
+
 static int run_extend_meta(void)
 {
 	return with_pool(do_extend_meta);
@@ -683,6 +703,8 @@ static const struct command commands[] = {
 	{ "tpchange --meta-mirror", run_meta_mirror, setup_meta_mirror, 0 },
 	{ "tpextend --metadata of a mirrored pool", run_extend_meta, setup_extend_meta_mirror, 0,
 	  0, 0, NULL, 0, 1, 1 },
+	{ "a writer's open: a stale mirror leg resynced", run_open_resync, setup_meta_stale, 0, 1,
+	  0, NULL, 0, 1, 0, 1 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -1021,6 +1043,13 @@ static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32
 		return "the pool or its thin metadata does not open";
 	if (d != old_d && d != new_d)
 		return "neither the old nor the new state";
+	if (cmd->legs_equal && d == new_d) {
+		uint32_t t0, t1;
+
+		if (thin_digest(restore_off, restore_len, &t0) ||
+		    thin_digest_at(data3_path, restore_off, restore_len, &t1) || t0 != t1)
+			return "the resynced leg's thin metadata differs from the good leg's";
+	}
 	*olds += d == old_d;
 	*news += d == new_d;
 	if (changed)
@@ -1149,6 +1178,11 @@ static void test_extend_meta_mirror(void)
 	cut_command(&commands[19]);
 }
 
+static void test_open_resync(void)
+{
+	cut_command(&commands[20]);
+}
+
 static void test_create(void)
 {
 	cut_command(&commands[0]);
@@ -1252,4 +1286,6 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tpchange --meta-mirror: an existing pool's thin metadata mirrored",
 		test_meta_mirror },
 	      { "tpextend --metadata: a mirrored pool's areas grown on both legs",
-		test_extend_meta_mirror })
+		test_extend_meta_mirror },
+	      { "a writer's open: a stale mirror leg resynced from the good one",
+		test_open_resync })

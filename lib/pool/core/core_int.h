@@ -169,6 +169,21 @@ const char *pool_meta_leg_path(const struct pool *p, unsigned i);
 const char *pool_meta_leg_why(int err);
 /* Build P->meta_io again over the legs now open, the legs out staying out. */
 int pool_meta_rebuild(struct pool *p) TP_MUST_CHECK;
+/* pool_mirror.c: the leg of P that is stale while its device is there and
+ * the other leg is in use (a resync can bring it back: -ESTALE, -EUCLEAN,
+ * -EINPROGRESS), or -1. */
+int pool_meta_stale_leg(const struct pool *p);
+/* pool_mirror.c: does leg IO carry a dm-raid superblock at the start of its
+ * raid metadata? 1 yes (*RECOVERY: its disk_recovery_offset, UINT64_MAX
+ * when the kernel had it in sync; may be NULL), 0 no (zeroed), -1
+ * unreadable. */
+int pool_raid_sb(const struct vg *vg, struct io_engine *io, uint64_t *recovery);
+/* pool_mirror_replace.c: an offline writer's open (pool.c) resyncs the
+ * stale leg (pool_meta_stale_leg) in place from the good one: both areas
+ * copied, the active superblock last, its raid metadata zeroed (the
+ * kernel rebuilds it at the next activation), the mirror over both legs
+ * again; one warning. A failure is a warning too: the leg stays out. */
+void pool_meta_resync_stale(struct pool *p);
 
 /* (Re)build P->data_cat from P->vg and the open devices. */
 int pool_data_rebuild(struct pool *p) TP_MUST_CHECK;

@@ -67,6 +67,10 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 		r = pool_sync_labels(p, NULL);
 	if (r)
 		goto fail;
+	/* a stale mirror leg whose device is there: a writer resyncs it
+	 * before it writes anything else (pool_mirror_replace.c) */
+	if (!(flags & (POOL_RDONLY | POOL_META_KEEP_STALE)) && !p->be->live)
+		pool_meta_resync_stale(p);
 	if (!p->be->live)
 		r = pool_open_thin(p);
 	if (!r)

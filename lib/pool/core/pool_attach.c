@@ -182,6 +182,23 @@ static void pick_legs(struct pool *p)
 			       : -ENODEV;
 	if (r[0] && r[1])
 		return;		/* neither validates: the open and the check say so */
+	/* a leg the kernel was rebuilding when the pool went down (its raid
+	 * metadata's recovery offset short of the end, the other's at the
+	 * end): its thin superblock may match while blocks behind it do not */
+	if (!r[0] && !r[1]) {
+		uint64_t rec[2];
+
+		for (unsigned i = 0; i < 2; i++)
+			if (pool_raid_sb(p->vg, i ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io,
+					 &rec[i]) != 1)
+				rec[i] = UINT64_MAX;	/* no raid metadata: nothing under way */
+		if ((rec[0] == UINT64_MAX) != (rec[1] == UINT64_MAX)) {
+			good = rec[0] == UINT64_MAX ? 0 : 1;
+			io_mirror_take_out(p->meta_io, 1 - good, -EINPROGRESS);
+			p->meta_primary = good;
+			return;
+		}
+	}
 	if (r[0] || r[1]) {
 		good = r[0] ? 1 : 0;
 		if (r[1 - good] != -ENODEV)
@@ -271,6 +288,10 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 		int e = io_mirror_error(p->meta_io, i);
 
 		if (!e)
+			continue;
+		/* an offline writer resyncs it at once, and says so (pool.c) */
+		if (!rep && !p->be->live && !(p->flags & (POOL_RDONLY | POOL_META_KEEP_STALE)) &&
+		    pool_meta_stale_leg(p) == (int)i)
 			continue;
 		if (rep)
 			pool_problem(rep, 0, "metadata mirror degraded: leg %u (%s) is %s; "
@@ -669,7 +690,8 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT | POOL_FOREIGN_OK | POOL_FOREIGN_QUIET |
-			    POOL_LEASE_KEEP | POOL_META_LEG0_LOST_OK);
+			    POOL_LEASE_KEEP | POOL_META_LEG0_LOST_OK |
+			    POOL_META_KEEP_STALE);
 	r = attach(p, devices, flags, rename_to, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);

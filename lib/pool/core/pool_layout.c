@@ -42,18 +42,6 @@ static unsigned pool_event_percent(const struct vg *vg)
 	return at;
 }
 
-/* Does leg IO carry a dm-raid superblock (its magic) at the start of its
- * raid metadata? 1 yes, 0 no (zeroed: a leg put in offline by a replace,
- * or a set never activated), -1 unreadable. */
-static int raid_sb_there(const struct pool *p, struct io_engine *io)
-{
-	static unsigned char b[4096] __attribute__((aligned(4096)));
-
-	if (!io || io_read(io, vg_raid_meta_offset(p->vg), b, sizeof(b)))
-		return -1;
-	return le32_get(b) == 0x64526D44u;	/* "DmRd", dm-raid.c's DM_RAID_MAGIC */
-}
-
 void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 {
 	const struct vg *vg = p->vg;
@@ -101,8 +89,8 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 		/* one leg's raid metadata zeroed, the other's not: the kernel
 		 * takes the zeroed one as a new device, to be rebuilt */
 		if (l->meta_leg[0] && l->meta_leg[1]) {
-			int sb0 = raid_sb_there(p, p->pv[VG_ROLE_META].io);
-			int sb1 = raid_sb_there(p, p->pv[POOL_META1_PV].io);
+			int sb0 = pool_raid_sb(vg, p->pv[VG_ROLE_META].io, NULL);
+			int sb1 = pool_raid_sb(vg, p->pv[POOL_META1_PV].io, NULL);
 
 			if (sb0 == 1 && sb1 == 0)
 				l->meta_rebuild = 2;

@@ -52,6 +52,7 @@ const char *pool_meta_leg_why(int err)
 	case -ENODEV: return "missing";
 	case -ESTALE: return "stale";
 	case -EUCLEAN: return "stale (its thin superblock does not validate)";
+	case -EINPROGRESS: return "stale (the kernel's rebuild of it did not finish)";
 	case -ENOENT: return "not the pool's (its label)";
 	default: return "failed";
 	}
@@ -131,6 +132,32 @@ int pool_meta_rebuild(struct pool *p)
 	io_destroy(old);
 	p->meta_io = io;
 	return 0;
+}
+
+int pool_meta_stale_leg(const struct pool *p)
+{
+	for (unsigned i = 0; p->vg->meta_mirror && p->meta_io && i < 2; i++) {
+		int e = io_mirror_error(p->meta_io, i);
+		const struct vg_pv *pv = i ? &p->pv[POOL_META1_PV] : &p->pv[VG_ROLE_META];
+
+		if ((e == -ESTALE || e == -EUCLEAN || e == -EINPROGRESS) && pv->io &&
+		    !io_mirror_error(p->meta_io, 1 - i))
+			return (int)i;
+	}
+	return -1;
+}
+
+int pool_raid_sb(const struct vg *vg, struct io_engine *io, uint64_t *recovery)
+{
+	static unsigned char b[4096] __attribute__((aligned(4096)));
+
+	if (!io || io_read(io, vg_raid_meta_offset(vg), b, sizeof(b)))
+		return -1;
+	if (le32_get(b) != 0x64526D44u)	/* "DmRd", dm-raid.c's DM_RAID_MAGIC */
+		return 0;
+	if (recovery)	/* struct dm_raid_superblock: disk_recovery_offset */
+		*recovery = le64_get(b + 32);
+	return 1;
 }
 
 int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg)

@@ -17,8 +17,8 @@
 
 /* Copy both thin-metadata areas of the good leg GOOD onto IO: each area
  * but its first block, flushed, then the first blocks (the superblocks),
- * flushed; a copy cut short leaves IO's superblock as it was, so a stale
- * leg stays stale. */
+ * the active area's last, flushed; a copy cut short leaves IO's active
+ * superblock as it was, so a stale leg stays stale. */
 static int copy_areas(struct pool *p, unsigned good, struct io_engine *io)
 {
 	struct io_engine *src = good ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io;
@@ -37,9 +37,14 @@ static int copy_areas(struct pool *p, unsigned good, struct io_engine *io)
 		}
 	if (!r)
 		r = io_flush(io);
-	for (unsigned a = 0; a < 2 && !r; a++)
+	for (unsigned k = 0; k < 2 && !r; k++) {
+		unsigned a = k ? p->vg->metadata_area : 1 - p->vg->metadata_area;
+
 		if (!(r = io_read(src, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE)))
 			r = io_write(io, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE);
+		if (!r && !k)
+			r = io_flush(io);
+	}
 	free(buf);
 	return r ? r : io_flush(io);
 }
@@ -97,6 +102,30 @@ static int remirror(struct pool *p, unsigned primary)
 	io_destroy(p->meta_io);
 	p->meta_io = mio;
 	return 0;
+}
+
+void pool_meta_resync_stale(struct pool *p)
+{
+	int i = pool_meta_stale_leg(p), e, r;
+	unsigned slot;
+
+	if (i < 0)
+		return;
+	slot = i ? POOL_META1_PV : VG_ROLE_META;
+	e = io_mirror_error(p->meta_io, (unsigned)i);
+	/* the raid metadata zeroed last: a cut before it leaves a leg in
+	 * step whose old raid metadata the kernel reconciles (or, after an
+	 * unfinished rebuild, still says stale: resynced again) */
+	if ((r = copy_areas(p, 1 - (unsigned)i, p->pv[slot].io)) ||
+	    (r = pool_zero_raid_meta(p->pv[slot].io, p->vg)) || (r = remirror(p, 1 - (unsigned)i))) {
+		log_warn("pool %s: metadata mirror leg %u (%s) is %s and could not be resynced: "
+			 "%s; it stays out (degraded); 'tprepair %s' tries again", p->name, i,
+			 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), strerror(-r),
+			 p->name);
+		return;
+	}
+	log_warn("pool %s: metadata mirror leg %u (%s) was %s: resynced from leg %u", p->name, i,
+		 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), 1 - i);
 }
 
 int pool_meta_replace(struct pool *p, const char *path)
