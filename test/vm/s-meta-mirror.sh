@@ -13,7 +13,13 @@
 # (tmeta a raid1 with one leg "- -"), the volume reads back, tpstatus and
 # tpcheck say degraded. Last, with leg 1 back, leg 0's label is wiped: the
 # pool is found on its data device and leg 1, activates with leg 0 "- -",
-# fio verifies; tpchange --meta-replace puts leg 0 on a new device.
+# fio verifies; tpchange --meta-replace puts leg 0 on a new device. Then
+# leg 1 away while the pool is written offline, then back (stale):
+# tpactivate loads tmeta with "rebuild 1", the kernel rebuilds it, and
+# once deactivated the legs' areas are equal, tpcheck clean; the same with
+# md's sync speed at 1 KiB/s and the pool deactivated mid-rebuild: the
+# next open says the leg is stale (tpcheck exits 1), the next activation
+# rebuilds it again.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 4 -e -k dm-raid -o raid1
 command -v fio >/dev/null || skip_scenario "no fio"
@@ -158,6 +164,81 @@ expect_eq "health live after leg 0's replace" "$(health)" mirrored
 check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
 	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio5.out
 must tpdeactivate mm
+
+# legs_equal WHAT: the legs' active thin-metadata areas (mlegA, mlegB) are
+# byte-identical (the pool inactive)
+legs_equal() {
+	local off len
+	read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length mm | awk 'NF == 2 { sub(/b$/, "", $1); sub(/b$/, "", $2); print }')"
+	dd if=/dev/mapper/mlegA of=eqA.img bs=1M iflag=skip_bytes,count_bytes skip="$off" \
+		count="$len" status=none
+	dd if=/dev/mapper/mlegB of=eqB.img bs=1M iflag=skip_bytes,count_bytes skip="$off" \
+		count="$len" status=none
+	cmp eqA.img eqB.img || note_fail "the legs' active thin-metadata areas differ $1"
+}
+# stale_b: leg B's active thin superblock overwritten (the raid metadata
+# says both legs in sync: loaded as it is, the kernel would read either)
+stale_b() {
+	local off
+	off=$(tpstatus --noheadings --units b -o pool_meta_offset mm | awk 'NF { sub(/b$/, "", $1); print $1; exit }')
+	must dd if=/dev/urandom of=/dev/mapper/mlegB bs=4096 seek=$((off / 4096)) count=1 \
+		oflag=direct status=none
+}
+# raid_sb LEG: its dm-raid superblock's magic, events and recovery offset
+read -r mda_off mda_size <<<"$(dd if=/dev/mapper/mlegA bs=1M count=1 status=none |
+	grep -a -A8 -m1 $'^\t\tmeta {' | awk -F= '/mda_offset/ { o = $2 } /mda_size/ { print o, $2; exit }')"
+raid_off=$((mda_off + mda_size))
+raid_sb() {
+	dd if="/dev/mapper/$1" bs=4096 iflag=skip_bytes skip="$raid_off" count=1 status=none |
+		od -A d -t x8 -N 48 | head -3
+}
+
+step "leg B's thin superblock overwritten: stale; tpactivate has the kernel rebuild it"
+stale_b
+tpcheck mm >check1.out
+rc=$?
+cat check1.out
+expect_eq "tpcheck of a stale leg" "$rc" 1
+grep -q "leg 1 .* is stale" check1.out || note_fail "tpcheck does not say leg 1 is stale"
+must tpactivate mm 2>act1.err
+cat act1.err
+grep -q "leg 1 .* the kernel rebuilds it from leg 0" act1.err ||
+	note_fail "tpactivate does not say that the kernel rebuilds leg 1"
+dmsetup table mm-tmeta
+dmsetup table mm-tmeta | grep -q "rebuild 1" || note_fail "tmeta not loaded with rebuild 1"
+wait_synced
+expect_eq "health after the kernel's rebuild" "$(health)" mirrored
+must tpdeactivate mm
+raid_sb mlegA
+raid_sb mlegB
+check tpcheck mm
+legs_equal "after the kernel's rebuild at activation"
+
+step "a kernel rebuild cut short (md at 1 KiB/s, deactivated mid-rebuild): stale next time, rebuilt again"
+stale_b
+smin=$(cat /proc/sys/dev/raid/speed_limit_min)
+smax=$(cat /proc/sys/dev/raid/speed_limit_max)
+echo 1 >/proc/sys/dev/raid/speed_limit_min
+echo 1 >/proc/sys/dev/raid/speed_limit_max
+must tpactivate mm
+sleep 2
+dmsetup status mm-tmeta
+must tpdeactivate mm
+echo "$smin" >/proc/sys/dev/raid/speed_limit_min
+echo "$smax" >/proc/sys/dev/raid/speed_limit_max
+raid_sb mlegA
+raid_sb mlegB
+tpcheck mm >check2.out
+rc=$?
+cat check2.out
+expect_eq "tpcheck after a rebuild cut short" "$rc" 1
+grep -q "leg 1 .* is stale" check2.out || note_fail "tpcheck takes a leg whose rebuild was cut short for in sync"
+must tpactivate mm
+dmsetup table mm-tmeta | grep -q "rebuild 1" || note_fail "tmeta not loaded with rebuild 1 again"
+wait_synced
+must tpdeactivate mm
+check tpcheck mm
+legs_equal "after the rebuild done again"
 dmsetup remove mlegB || true
 dmsetup remove mlegA || true
 finish

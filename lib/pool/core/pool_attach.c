@@ -289,8 +289,10 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 
 		if (!e)
 			continue;
-		/* an offline writer resyncs it at once, and says so (pool.c) */
-		if (!rep && !p->be->live && !(p->flags & (POOL_RDONLY | POOL_META_KEEP_STALE)) &&
+		/* an offline writer resyncs it at once, and says so (pool.c);
+		 * one that keeps it does something with it and says what
+		 * (an activation, pool_activate.c; a replace) */
+		if (!rep && !p->be->live && !(p->flags & POOL_RDONLY) &&
 		    pool_meta_stale_leg(p) == (int)i)
 			continue;
 		if (rep)

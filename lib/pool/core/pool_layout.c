@@ -86,9 +86,22 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 						 (io_mirror_in_use(p->meta_io) & (1u << i))
 					 ? pv->io->name : NULL;
 		}
+		/* a stale leg whose device is there (an activation's open
+		 * keeps it: POOL_META_KEEP_STALE) goes in to be rebuilt from
+		 * the other, when the kernel knows that one in sync (its raid
+		 * metadata written); else it stays out (degraded) */
+		int stale = pool_meta_stale_leg(p);
+
+		if (stale >= 0 && !l->meta_leg[stale] && l->meta_leg[1 - stale] &&
+		    pool_raid_sb(vg, (1 - stale) ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io,
+				 NULL) == 1) {
+			l->meta_leg[stale] = (stale ? p->pv[POOL_META1_PV].io
+						    : p->pv[VG_ROLE_META].io)->name;
+			l->meta_rebuild = stale + 1;
+		}
 		/* one leg's raid metadata zeroed, the other's not: the kernel
 		 * takes the zeroed one as a new device, to be rebuilt */
-		if (l->meta_leg[0] && l->meta_leg[1]) {
+		if (l->meta_leg[0] && l->meta_leg[1] && !l->meta_rebuild) {
 			int sb0 = pool_raid_sb(vg, p->pv[VG_ROLE_META].io, NULL);
 			int sb1 = pool_raid_sb(vg, p->pv[POOL_META1_PV].io, NULL);
 
