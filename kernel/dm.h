@@ -355,6 +355,11 @@ int tp_dm_meta_legs_remove(const char *name) TP_MUST_CHECK;
  * reload the raid1 with leg I to rebuild from the other (the pool keeps
  * running on top: its metadata I/O waits while tmeta is suspended). */
 int tp_dm_meta_replace_leg(const struct tp_dm_pool_layout *l, unsigned i) TP_MUST_CHECK;
+/* Live: mirror the running linear tmeta of L (now meta_mirror, both legs,
+ * leg 0 the device the linear table mapped): both legs' devices made,
+ * then tmeta reloaded as the raid1 over them with leg 1 to rebuild from
+ * leg 0; the legs removed again when the kernel refuses the table. */
+int tp_dm_meta_mirror_live(const struct tp_dm_pool_layout *l) TP_MUST_CHECK;
 
 /* Make <pool>-tmeta and <pool>-tdata (linear over the areas) and
  * <pool>-tpool (thin-pool over them) live, all TP_DM_INTERNAL. A zeroed

@@ -177,12 +177,41 @@ undo:
 	return r;
 }
 
+/* Load table TR into the running tmeta TMETA and switch to it; the pool's
+ * metadata I/O waits while tmeta is suspended. *REFUSED: the kernel
+ * refused the table (the old one runs on, nothing refers to the legs). */
+static int reload_tmeta(const struct tp_dm_pool_layout *l, const char *tmeta,
+			const struct tp_dm_target *tr, int *refused)
+{
+	int r, rr;
+
+	*refused = 0;
+	if ((r = tp_dm_load(tmeta, tr, 1, 0))) {
+		log_error("pool %s: the kernel refused the new raid1 of %s (%s): %s", l->pool,
+			  tmeta, tr->params, strerror(-r));
+		*refused = 1;
+		return r;
+	}
+	tp_critical_begin();
+	if ((r = tp_dm_suspend(tmeta, 0))) {
+		tp_critical_end();
+		log_error("pool %s: cannot suspend %s: %s", l->pool, tmeta, strerror(-r));
+		return r;
+	}
+	rr = tp_dm_resume(tmeta);
+	tp_critical_end();
+	if (rr)
+		log_error("pool %s: cannot resume %s: %s; run 'dmsetup resume %s'", l->pool, tmeta,
+			  strerror(-rr), tmeta);
+	return rr;
+}
+
 int tp_dm_meta_replace_leg(const struct tp_dm_pool_layout *l, unsigned i)
 {
 	char tmeta[TP_DM_NAME_MAX], name[TP_DM_NAME_MAX];
 	struct tp_dm_target t, tr;
 	struct tp_dm_info info;
-	int r, rr;
+	int r, refused;
 
 	if (i > 1 || !l->meta_mirror || !l->meta_leg[i] || !l->meta_leg[1 - i])
 		return -EINVAL;
@@ -206,25 +235,30 @@ int tp_dm_meta_replace_leg(const struct tp_dm_pool_layout *l, unsigned i)
 	}
 	if (r || (r = legs_create(l, tmeta, i)) || (r = raid1_over(l, tmeta, 3, (int)i, &tr)))
 		return r;
-	/* 2. the raid1 with the leg to rebuild; the pool's metadata I/O
-	 * waits while tmeta is suspended */
-	if ((r = tp_dm_load(tmeta, &tr, 1, 0))) {
-		log_error("pool %s: the kernel refused the new raid1 of %s: %s", l->pool, tmeta,
-			  strerror(-r));
+	/* 2. the raid1 with the leg to rebuild */
+	return reload_tmeta(l, tmeta, &tr, &refused);
+}
+
+int tp_dm_meta_mirror_live(const struct tp_dm_pool_layout *l)
+{
+	char tmeta[TP_DM_NAME_MAX];
+	struct tp_dm_target t;
+	int r, refused = 1;
+
+	if (!l->meta_mirror || !l->meta_leg[0] || !l->meta_leg[1])
+		return -EINVAL;
+	if ((r = tp_dm_name(tmeta, sizeof(tmeta), l->pool, TP_DM_ROLE_TMETA, NULL)))
 		return r;
-	}
-	tp_critical_begin();
-	if ((r = tp_dm_suspend(tmeta, 0))) {
-		tp_critical_end();
-		log_error("pool %s: cannot suspend %s: %s", l->pool, tmeta, strerror(-r));
-		return r;
-	}
-	rr = tp_dm_resume(tmeta);
-	tp_critical_end();
-	if (rr)
-		log_error("pool %s: cannot resume %s: %s; run 'dmsetup resume %s'", l->pool, tmeta,
-			  strerror(-rr), tmeta);
-	return rr;
+	/* both legs' devices, then tmeta from linear to the raid1 over them
+	 * with leg 1 to rebuild from leg 0 (whose area the linear table
+	 * mapped); until the reload, nothing uses the legs */
+	if (!(r = legs_create(l, tmeta, 0)) && !(r = legs_create(l, tmeta, 1)) &&
+	    !(r = raid1_over(l, tmeta, 3, 1, &t)))
+		r = reload_tmeta(l, tmeta, &t, &refused);
+	if (r && refused && tp_dm_meta_legs_remove(tmeta))
+		log_warn("pool %s: could not remove the legs of %s after the failure", l->pool,
+			 tmeta);
+	return r;
 }
 
 int tp_dm_parse_raid_status(const char *params, struct tp_dm_raid_status *st)

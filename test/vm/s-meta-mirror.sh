@@ -19,17 +19,19 @@
 # once deactivated the legs' areas are equal, tpcheck clean; the same with
 # md's sync speed at 1 KiB/s and the pool deactivated mid-rebuild: the
 # next open says the leg is stale (tpcheck exits 1), the next activation
-# rebuilds it again.
+# rebuilds it again. Last, tpchange --meta-mirror on an active pool made
+# with one metadata device: tmeta goes from linear to the raid1 with the
+# new leg rebuilt, fio verifies, the legs are equal once deactivated.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 4 -e -k dm-raid -o raid1
 command -v fio >/dev/null || skip_scenario "no fio"
 
 health() { tpstatus --noheadings -o pool_meta_health mm | awk 'NF { print $1; exit }'; }
-# wait_synced: until the raid1 under mm-tmeta reports both legs in sync
+# wait_synced [POOL]: until the raid1 under POOL-tmeta (mm) reports both legs in sync
 wait_synced() {
-	local i st
+	local i st tmeta=${1:-mm}-tmeta
 	for ((i = 0; i < 600; i++)); do
-		st=$(dmsetup status mm-tmeta)
+		st=$(dmsetup status "$tmeta")
 		# "0 LEN raid raid1 2 AA N/N idle 0 ..."
 		set -- $st
 		[ "$6" = AA ] && [ "${7%/*}" = "${7#*/}" ] && return 0
@@ -165,11 +167,11 @@ check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=
 	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio5.out
 must tpdeactivate mm
 
-# legs_equal WHAT: the legs' active thin-metadata areas (mlegA, mlegB) are
-# byte-identical (the pool inactive)
+# legs_equal WHAT [POOL]: the legs' active thin-metadata areas (mlegA,
+# mlegB) are byte-identical (the pool, POOL or mm, inactive)
 legs_equal() {
 	local off len
-	read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length mm | awk 'NF == 2 { sub(/b$/, "", $1); sub(/b$/, "", $2); print }')"
+	read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length "${2:-mm}" | awk 'NF == 2 { sub(/b$/, "", $1); sub(/b$/, "", $2); print }')"
 	dd if=/dev/mapper/mlegA of=eqA.img bs=1M iflag=skip_bytes,count_bytes skip="$off" \
 		count="$len" status=none
 	dd if=/dev/mapper/mlegB of=eqB.img bs=1M iflag=skip_bytes,count_bytes skip="$off" \
@@ -239,6 +241,35 @@ wait_synced
 must tpdeactivate mm
 check tpcheck mm
 legs_equal "after the rebuild done again"
+
+step "tpchange --meta-mirror on an active pool: tmeta reloaded from linear to raid1, the kernel syncs the new leg"
+must tpremove -y mm
+must tpcreate --data "${disks[0]}" --meta /dev/mapper/mlegA --chunk 64k --zero n mn
+must tvcreate -V 256M -n v mn
+must tpactivate mn
+check fio --name=two --filename=/dev/mapper/mn-v --rw=randwrite --bs=64k --size=32M --direct=1 \
+	--ioengine=psync --eta=never --verify=crc32c --do_verify=1 --output=fio7.out
+expect_eq "tmeta before" "$(dmsetup table mn-tmeta | awk '{ print $3 }')" linear
+must tpchange --meta-mirror /dev/mapper/mlegB mn
+dmsetup table mn-tmeta
+dmsetup status mn-tmeta
+expect_eq "tmeta after" "$(dmsetup table mn-tmeta | awk '{ print $3, $4 }')" "raid raid1"
+wait_synced mn
+expect_eq "health after the live mirror" \
+	"$(tpstatus --noheadings -o pool_meta_health mn | awk 'NF { print $1; exit }')" mirrored
+check fio --name=two --filename=/dev/mapper/mn-v --rw=randwrite --bs=64k --size=32M --direct=1 \
+	--ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio8.out
+must tvcreate -V 64M -n v2 mn
+must tpdeactivate mn
+check tpcheck mn
+legs_equal "after the live --meta-mirror" mn
+must tpactivate mn
+dmsetup table mn-tmeta
+wait_synced mn
+check fio --name=two --filename=/dev/mapper/mn-v --rw=randwrite --bs=64k --size=32M --direct=1 \
+	--ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio9.out
+must tpdeactivate mn
+check tpcheck mn
 dmsetup remove mlegB || true
 dmsetup remove mlegA || true
 finish

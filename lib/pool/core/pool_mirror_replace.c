@@ -319,6 +319,46 @@ static int raid_meta_place(const struct vg *vg, uint64_t *off)
 	return -ENOSPC;
 }
 
+/* Zero the first block (the superblock) of both thin-metadata areas on
+ * IO, flushed: a leg whose content is not yet copied never validates. */
+static int zero_superblocks(struct pool *p, struct io_engine *io)
+{
+	static const unsigned char zero[THIN_METADATA_BLOCK_SIZE] __attribute__((aligned(4096)));
+	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
+	int r = 0;
+
+	for (unsigned a = 0; a < 2 && !r; a++)
+		r = io_write(io, m->area[a].offset, zero, sizeof(zero));
+	return r ? r : io_flush(io);
+}
+
+/* Live, after the VG commit that made P mirrored: the kernel opens the new
+ * leg (our exclusive open goes, the flock claim stays, as at activation),
+ * and tmeta becomes the raid1 that rebuilds it from the first leg. */
+static int mirror_live(struct pool *p)
+{
+	struct tp_dm_pool_layout l;
+	struct io_engine *shared;
+	int r;
+
+	if ((r = io_fd_open(p->pv[POOL_META1_PV].io->name, 0, &shared))) {
+		log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[POOL_META1_PV].io->name,
+			  strerror(-r));
+		return r;
+	}
+	io_destroy(p->pv[POOL_META1_PV].io);
+	p->pv[POOL_META1_PV].io = shared;
+	if ((r = remirror(p, 0)))
+		return r;
+	pool_dm_layout(p, &l);
+	if ((r = tp_dm_meta_mirror_live(&l)))
+		log_error("pool %s: its VG names %s as the second metadata leg, but the kernel "
+			  "runs on the first alone: %s; once the pool is deactivated, its next "
+			  "change resyncs the leg", p->name, p->pv[POOL_META1_PV].io->name,
+			  strerror(-r));
+	return r;
+}
+
 int pool_meta_mirror_add(struct pool *p, const char *path)
 {
 	struct io_engine *io = NULL;
@@ -335,7 +375,7 @@ int pool_meta_mirror_add(struct pool *p, const char *path)
 			  p->name, p->vg->meta1.path, p->name);
 		return -EBUSY;
 	}
-	if ((r = pool_refuse_live(p, "mirroring its thin metadata")) || (r = pool_refuse_latched(p)))
+	if ((r = pool_refuse_latched(p)))
 		return r;
 	if (raid_meta_place(p->vg, &off)) {
 		log_error("pool %s: its metadata device %s has no 512 KiB free for the kernel "
@@ -380,11 +420,17 @@ int pool_meta_mirror_add(struct pool *p, const char *path)
 	snprintf(next->meta1.path, sizeof(next->meta1.path), "%s", abs);
 	next->meta1.size = io->size;
 	vg_label_from_vg_meta1(next, io->size, &lab);
-	/* 1. both areas copied, superblocks last; 2. the raid metadata zeroed
-	 * on both devices (free space of the meta device until the commit);
-	 * 3. the new device's VG area and label; 4. the VG commit that makes
-	 * the pool mirrored: before it the new device is nobody's */
-	if ((r = copy_areas(p, 0, io)) || (r = pool_zero_raid_meta(io, next)) ||
+	/* 1. offline both areas copied, superblocks last (live the kernel
+	 * owns them: the new leg's superblocks zeroed, so that until the
+	 * kernel has rebuilt it the leg is stale, never in sync); 2. the raid
+	 * metadata zeroed on both devices (free space of the meta device until
+	 * the commit); 3. the new device's VG area and label; 4. the VG commit
+	 * that makes the pool mirrored: before it the new device is nobody's;
+	 * 5. live, tmeta reloaded from linear to the raid1 over both, the new
+	 * leg to rebuild (a cut before it: the next activation or offline
+	 * writer finds the leg stale) */
+	if ((r = p->be->live ? zero_superblocks(p, io) : copy_areas(p, 0, io)) ||
+	    (r = pool_zero_raid_meta(io, next)) ||
 	    (r = pool_zero_raid_meta(p->pv[VG_ROLE_META].io, next)) ||
 	    (r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))) {
 		log_error("pool %s: cannot prepare %s as its second metadata device: %s; nothing "
@@ -406,6 +452,11 @@ int pool_meta_mirror_add(struct pool *p, const char *path)
 		goto fail;
 	}
 	pool_record_device(p->name, VG_ROLE_META, lab.pv_uuid, abs);
+	if (p->be->live) {
+		r = mirror_live(p);
+		free(abs);
+		return r;
+	}
 	if ((r = remirror(p, 0)))
 		goto fail;
 	r = pool_open_thin(p);
