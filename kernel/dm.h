@@ -360,6 +360,10 @@ int tp_dm_meta_replace_leg(const struct tp_dm_pool_layout *l, unsigned i) TP_MUS
  * then tmeta reloaded as the raid1 over them with leg 1 to rebuild from
  * leg 0; the legs removed again when the kernel refuses the table. */
 int tp_dm_meta_mirror_live(const struct tp_dm_pool_layout *l) TP_MUST_CHECK;
+/* Live, the pool above suspended: grow mirrored tmeta TMETA (its name) to
+ * L's meta_length: the legs' linear devices, then the raid1 over the legs
+ * in use (md grows the set on resume and resyncs the new part). */
+int tp_dm_meta_mirror_grow(const struct tp_dm_pool_layout *l, const char *tmeta) TP_MUST_CHECK;
 
 /* Make <pool>-tmeta and <pool>-tdata (linear over the areas) and
  * <pool>-tpool (thin-pool over them) live, all TP_DM_INTERNAL. A zeroed

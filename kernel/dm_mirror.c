@@ -261,6 +261,46 @@ int tp_dm_meta_mirror_live(const struct tp_dm_pool_layout *l)
 	return r;
 }
 
+int tp_dm_meta_mirror_grow(const struct tp_dm_pool_layout *l, const char *tmeta)
+{
+	char name[TP_DM_NAME_MAX];
+	struct tp_dm_target t, tr;
+	unsigned legs = 0;
+	int r, rr;
+
+	for (unsigned i = 0; i < 2; i++)
+		if (l->meta_leg[i])
+			legs |= 1u << i;
+	if (!l->meta_mirror || !legs)
+		return -EINVAL;
+	if ((r = raid1_over(l, tmeta, legs, -1, &tr)))
+		return r;
+	if ((r = tp_dm_suspend(tmeta, 0))) {
+		log_error("pool %s: cannot suspend %s: %s", l->pool, tmeta, strerror(-r));
+		return r;
+	}
+	/* the legs' linear devices longer (nothing reaches them while tmeta
+	 * is suspended), then the raid1 over them: md grows the set on resume
+	 * and resyncs the new part from leg 0; a refused table leaves the old
+	 * one, and longer legs under it are harmless */
+	for (unsigned i = 0; i < 2 && !r; i++) {
+		if (!(legs & (1u << i)))
+			continue;
+		if ((r = leg_name(name, tmeta, "leg", i)) || (r = piece_table(l, i, 0, &t)))
+			break;
+		if ((r = tp_dm_load(name, &t, 1, 0)) || (r = tp_dm_suspend(name, 0)) ||
+		    (r = tp_dm_resume(name)))
+			log_error("pool %s: cannot grow %s: %s", l->pool, name, strerror(-r));
+	}
+	if (!r && (r = tp_dm_load(tmeta, &tr, 1, 0)))
+		log_error("pool %s: the kernel refused the longer raid1 of %s (%s): %s", l->pool,
+			  tmeta, tr.params, strerror(-r));
+	if ((rr = tp_dm_resume(tmeta)))
+		log_error("pool %s: cannot resume %s: %s; run 'dmsetup resume %s'", l->pool, tmeta,
+			  strerror(-rr), tmeta);
+	return r ? r : rr;
+}
+
 int tp_dm_parse_raid_status(const char *params, struct tp_dm_raid_status *st)
 {
 	char type[16], health[16], ratio[64];

@@ -6,7 +6,8 @@
  * presuspend suspends its active thin devices without flushing, so queued
  * I/O stays queued, and its postsuspend commits the metadata); then tmeta
  * and tdata get their longer linear tables (suspend, load, resume: no I/O
- * reaches them while the pool is suspended); then the pool's new table
+ * reaches them while the pool is suspended; a mirrored tmeta its longer
+ * legs and raid1, dm_mirror.c, only when it grows); then the pool's new table
  * is loaded - the kernel checks it against the grown tdata - and resumed.
  * On resume the thin-pool target compares the new lengths with its space
  * maps and grows them (data: the target's length in blocks; metadata: the
@@ -55,8 +56,7 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 	    (r = tp_dm_name(data, sizeof(data), l->pool, TP_DM_ROLE_TDATA, NULL)) ||
 	    (r = tp_dm_name(pool, sizeof(pool), l->pool, TP_DM_ROLE_POOL, NULL)))
 		return r;
-	/* a mirrored tmeta (dm_mirror.c) keeps its raid1: its area is not
-	 * grown live (lib/pool refuses that) */
+	/* a mirrored tmeta (dm_mirror.c) stays the raid1, grown below */
 	if ((!l->meta_mirror &&
 	     (r = tp_dm_linear(&tm, 0, l->meta_dev, l->meta_offset, l->meta_length))) ||
 	    (r = tp_dm_pool_data_table(l, td, &nd)) ||
@@ -82,7 +82,11 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 		log_error("pool %s: cannot suspend %s: %s", l->pool, pool, strerror(-r));
 		return r;
 	}
-	if (!(r = l->meta_mirror ? 0 : reload_linear(l->pool, meta, &tm, 1)) &&
+	/* a mirrored tmeta is reloaded only to grow (dm_mirror.c): a raid1
+	 * table loaded again for nothing would disturb a running resync */
+	if (!(r = !l->meta_mirror ? reload_linear(l->pool, meta, &tm, 1)
+	      : l->meta_length / 4096 > st.total_meta_blocks ? tp_dm_meta_mirror_grow(l, meta)
+							       : 0) &&
 	    !(r = reload_linear(l->pool, data, td, nd)))
 		r = tp_dm_load(pool, &tp, 1, 0);
 	if (r) {

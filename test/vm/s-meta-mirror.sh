@@ -22,6 +22,9 @@
 # rebuilds it again. Last, tpchange --meta-mirror on an active pool made
 # with one metadata device: tmeta goes from linear to the raid1 with the
 # new leg rebuilt, fio verifies, the legs are equal once deactivated.
+# And tpextend --metadata-size auto on an active mirrored pool whose leg
+# devices grew: tmeta's legs and raid1 grow live, the pool's metadata
+# space map follows, fio verifies, the legs are equal once deactivated.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 4 -e -k dm-raid -o raid1
 command -v fio >/dev/null || skip_scenario "no fio"
@@ -270,6 +273,48 @@ check fio --name=two --filename=/dev/mapper/mn-v --rw=randwrite --bs=64k --size=
 	--ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio9.out
 must tpdeactivate mn
 check tpcheck mn
+
+step "tpextend --metadata-size on an active mirrored pool: the legs and the raid1 grow live"
+must tpremove -y mn
+for l in mlegA mlegB; do	# 64 MiB legs, grown under the active pool later
+	must dmsetup load $l --table "0 131072 linear ${disks[$([ $l = mlegA ] && echo 1 || echo 2)]} 0"
+	must dmsetup suspend $l
+	must dmsetup resume $l
+done
+must tpcreate --data "${disks[0]}" --meta /dev/mapper/mlegA,/dev/mapper/mlegB --chunk 64k \
+	--zero n mg
+must tvcreate -V 256M -n v mg
+must tpactivate mg
+wait_synced mg
+check fio --name=three --filename=/dev/mapper/mg-v --rw=randwrite --bs=64k --size=32M --direct=1 \
+	--ioengine=psync --eta=never --verify=crc32c --do_verify=1 --output=fio10.out
+len0=$(dmsetup table mg-tmeta | awk '{ print $2 }')
+for l in mlegA mlegB; do
+	d=${disks[$([ $l = mlegA ] && echo 1 || echo 2)]}
+	must dmsetup load $l --table "0 $(blockdev --getsz "$d") linear $d 0"
+	must dmsetup suspend $l
+	must dmsetup resume $l
+done
+must tpextend --metadata-size auto mg
+dmsetup table mg-tmeta
+dmsetup status mg-tmeta
+dmsetup status mg-tpool
+len1=$(dmsetup table mg-tmeta | awk '{ print $2 }')
+[ "$len1" -gt "$len0" ] || note_fail "tmeta did not grow live ($len0 -> $len1 sectors)"
+expect_eq "tmeta after the growth" "$(dmsetup table mg-tmeta | awk '{ print $3, $4 }')" "raid raid1"
+tpool_meta=$(dmsetup status mg-tpool | awk '{ split($5, a, "/"); print a[2] }')
+expect_eq "the pool's metadata blocks after the growth" "$tpool_meta" $((len1 / 8))
+wait_synced mg
+check fio --name=three --filename=/dev/mapper/mg-v --rw=randwrite --bs=64k --size=32M --direct=1 \
+	--ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio11.out
+must tvcreate -V 64M -n v2 mg
+must tpdeactivate mg
+check tpcheck mg
+legs_equal "after the live growth" mg
+must tpactivate mg
+wait_synced mg
+must tpdeactivate mg
+check tpcheck mg
 dmsetup remove mlegB || true
 dmsetup remove mlegA || true
 finish

@@ -196,17 +196,22 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 	return 0;
 }
 
-/* A mirrored pool's metadata grows offline, on both legs in sync. */
+/* A mirrored pool's metadata grows on both legs in sync (live: the
+ * kernel's raid1 with both legs in sync, no rebuild under way). */
 static int mirror_ready(struct pool *p)
 {
 	struct pool_meta_leg leg[2];
-	int r;
 
-	if ((r = pool_refuse_live(p, "growing the metadata areas of a mirrored pool")))
-		return r;
 	if (!pool_meta_legs(p, leg))
 		return 0;
-	for (unsigned i = 0; i < 2; i++)
+	for (unsigned i = 0; i < 2; i++) {
+		if (leg[i].resyncing) {
+			log_error("pool %s: the kernel is still resyncing leg %u (%s) of its "
+				  "metadata mirror; grow it once 'tpstatus -o pool_meta_health %s' "
+				  "says mirrored; nothing was changed", pool_name(p), i, leg[i].path,
+				  pool_name(p));
+			return -EBUSY;
+		}
 		if (leg[i].err) {
 			log_error("pool %s: its metadata mirror is degraded: leg %u (%s) is %s; "
 				  "resync it first ('tpchange --meta-replace DEV %s', or 'tprepair "
@@ -214,6 +219,7 @@ static int mirror_ready(struct pool *p)
 				  leg[i].path, leg[i].state, pool_name(p), pool_name(p));
 			return -ESTALE;
 		}
+	}
 	return pool_meta1_pv(p) && pool_pv(p, VG_ROLE_META)->io ? 0 : -ESTALE;
 }
 
