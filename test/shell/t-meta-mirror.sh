@@ -345,6 +345,33 @@ failed tpstatus v
 failed tpcheck v
 md5sum -c --quiet sums.before || fail "a pool without either leg had an image changed"
 
+# a mirrored pool over three data images: tpextend --data, tpmove and
+# tpreduce (a middle device, later the last) rebuild the thin metadata into
+# the spare area of both legs (a tpreduce once wrote leg 0's only: leg 1
+# was left stale); the legs equal, tpcheck clean, the volume reads back
+image xd1.img 64M
+image xd2.img 64M
+image xd3.img 64M
+image xm0.img 16M
+image xm1.img 16M
+ok tpcreate --data xd1.img --meta xm0.img,xm1.img --chunk 64k x
+ok tpextend --data xd2.img x
+ok tpextend --data xd3.img x
+areas_equal xm0.img xm1.img || fail "the legs differ after tpextend --data"
+head -c 3M /dev/urandom >x.want
+ok tprecv --format raw -V 3M -n a x <x.want
+ok tpreduce --data xd2.img x
+areas_equal xm0.img xm1.img || fail "the legs differ after tpreduce of a middle device"
+ok tpmove --from xd1.img x
+areas_equal xm0.img xm1.img || fail "the legs differ after tpmove"
+ok tpextend --data xd2.img x
+ok tpmove --from xd3.img x
+ok tpreduce --data xd3.img x
+areas_equal xm0.img xm1.img || fail "the legs differ after tpreduce of the last device"
+ok tpcheck x
+rm -f x.got; ok tpsend --format raw -o x.got x/a
+cmp x.want x.got || fail "volume x/a reads back different after tpmove and tpreduce"
+
 # a shared pool (tpcreate --lock-type sanlock; its lease area left
 # unwritten by the test hook) keeps its lease area on the first metadata
 # device: without it every writer and tpactivate are refused, byte for

@@ -390,8 +390,8 @@ static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, uint64_t first
 	int r;
 
 	memset(&rep, 0, sizeof(rep));
-	if ((r = io_window_create(meta->io, a->offset, a->size, 0, &in)) ||
-	    (r = io_window_create(meta->io, s->offset, s->size, 0, &out)))
+	if ((r = io_window_create(pool_meta_io(p), a->offset, a->size, 0, &in)) ||
+	    (r = io_window_create(pool_meta_io(p), s->offset, s->size, 0, &out)))
 		goto out;
 	in->read_only = 1;
 	/* what the spare holds (a damaged copy a repair set aside) is kept */
