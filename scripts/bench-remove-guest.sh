@@ -25,8 +25,17 @@
 . "$TP_SRC/test/vm/lib.sh"
 [ -n "${TP_OUT:-}" ] || skip_scenario "needs TP_VM_OUT (results)"
 [ -f "$TP_OUT/bench.conf" ] && . "$TP_OUT/bench.conf"
-vm_begin -n 3 -e -k loop
 CHUNKS=${CHUNKS:-1048576}
+if [ "${BACKING:-disk}" = ram ]; then
+	# three brd RAM disks of DISK_GIB each (pages are allocated on first
+	# write, so only the metadata and the prewritten ranges take memory)
+	vm_begin -e -k loop
+	vm_modprobe brd rd_nr=3 rd_size=$((${DISK_GIB:-$((CHUNKS * 64 / 1048576 + 4))} * 1048576)) max_part=0 ||
+		die "modprobe brd"
+	disks=(/dev/ram0 /dev/ram1 /dev/ram2)
+else
+	vm_begin -n 3 -e -k loop
+fi
 FIO_MB=${FIO_MB:-256}
 command -v fio >/dev/null || die "fio is not installed (scripts/install-deps.sh)"
 command -v lvm >/dev/null || die "lvm2 is not installed on the host (scripts/install-deps.sh)"
@@ -138,13 +147,29 @@ job() {
 		--write_lat_log="$TP_OUT/$1" --log_avg_msec=0 --log_unix_epoch=1 --eta=never \
 		--output=/dev/null &
 }
+# writes DEV: the writes completed on DEV so far (its block statistics)
+writes() {
+	# (/dev/mapper's nodes are made by dmsetup, not links: by number)
+	awk '{ print $5 }' "/sys/dev/block/$((0x$(stat -Lc %t "$1"))):$((0x$(stat -Lc %T "$1")))/stat"
+}
+# running DEV: wait until 2000 more writes completed on DEV (a fio job on it
+# is running), at most 300 s
+running() {
+	local w0 i
+	w0=$(writes "$1")
+	for ((i = 0; i < 600; i++)); do
+		[ $(($(writes "$1") - w0)) -ge 2000 ] && return 0
+		sleep 0.5
+	done
+	die "no fio job writing to $1 after 300 s"
+}
 # measure TAG DEV CTL CMD...: fio random writes on DEV while CMD runs; the
 # latency of every I/O that completed from 1 s before CMD to 1 s after it.
 # CTL ("-": none) is the other pool's measured volume: a second job there
 # over the same window (TAG_ctl) is the control, a pool CMD does not touch,
 # so what it sees is the emulator's and the host's noise at that time
 measure() {
-	local tag=$1 dev=$2 ctl=$3 t0 t1 fpid cpid=
+	local tag=$1 dev=$2 ctl=$3 t0 t1 fpid cpid= wpid=
 	shift 3
 	job "$tag" "$dev"
 	fpid=$!
@@ -152,12 +177,24 @@ measure() {
 		job "${tag}_ctl" "$ctl"
 		cpid=$!
 	fi
-	sleep 6
+	if [ -n "${WATCH:-}" ]; then
+		( while sleep "$WATCH"; do echo "watch: $(date +%T.%N) $(cat /proc/loadavg)"; top -bn1 | sed -n 7,12p; done ) &
+		wpid=$!
+	fi
+	# each job must be writing before the window opens: under -icount with
+	# sleep=off the guest's clock leaps ahead while it waits on the host
+	# (fio's start reads its binary and libraries through 9p), so a fixed
+	# sleep could end before fio's first write (seen at 1M chunks: no I/O
+	# in a 20 s idle window)
+	running "$dev"
+	[ "$ctl" = - ] || running "$ctl"
+	sleep 2
 	t0=$(ms)
 	"$@" || die "$tag: $* failed"
 	t1=$(ms)
 	sleep 2
 	kill -INT "$fpid" $cpid
+	[ -z "${wpid:-}" ] || kill "$wpid"
 	wait "$fpid" || true
 	[ -z "$cpid" ] || wait "$cpid" || true
 	echo "$tag.seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1000 }')" >>"$RES"
@@ -195,6 +232,7 @@ prefill /dev/mapper/bvg-other
 sync
 tpstatus rp
 lvm lvs bvg
+free -m
 tp_mapped=$(tpstatus --noheadings --units b -o vol_name,vol_mapped rp | awk '$1 == "big" { sub(/b$/, "", $2); print $2 / 65536 }')
 echo "tp.mapped_chunks=$tp_mapped" >>"$RES"
 # what the kernel maps, for both (the same count, or the run means nothing)

@@ -22,8 +22,16 @@
 #
 # Settings: CHUNKS (1048576), RUNS (1), FIO_MB (256: the measured volume's
 # range), VARIANTS ('' or "STEP:FLUSH ...": more tvremove rows with other
-# live steps, test builds only), BUILD (build), TP_VM_MEM (3072),
-# TP_VM_TIMEOUT (from RUNS and CHUNKS).
+# live steps, test builds only), BUILD (build), TP_VM_MEM (3072; 4096 on
+# ram), TP_VM_TIMEOUT (from RUNS and CHUNKS),
+# MODE: icount (the default) runs QEMU with -icount ICOUNT (shift=4,sleep=off):
+#   the guest's clock counts the instructions it executes, so a latency is
+#   what the guest did, not when the host ran it: the host's load and its
+#   descheduling of the emulator (the 15-800 ms noise of the wall-clock rows
+#   in bench/remove.md) do not show; wallclock: the guest's clock is the host's
+# BACKING: ram (the default) puts the three pools' devices on brd RAM disks in
+#   the guest (sparse: only what is written takes memory), so no I/O waits on
+#   the host either; disk: three sparse virtio disks (cache=unsafe).
 # Then, offline on the host (OFFLINE=0 skips it): the same number of
 # mappings restored into a pool's metadata with tp-thinmap, removed by
 # tvremove, timed, with the longest single thin transaction (from the
@@ -73,17 +81,28 @@ command -v lvm >/dev/null || { echo "bench-remove: lvm2 is not installed (script
 VMOUT=$BUILD/bench-remove
 rm -rf "$VMOUT"
 mkdir -p "$VMOUT"
-echo "CHUNKS=$CHUNKS FIO_MB=$FIO_MB FILL=${FILL:-restore} RUNS=$RUNS VARIANTS='${VARIANTS:-}'" >"$VMOUT/bench.conf"
-disk=$(((CHUNKS * 64 / 1048576 + 4) ))G
+MODE=${MODE:-icount}
+BACKING=${BACKING:-ram}
+case $MODE in icount|wallclock) ;; *) echo "bench-remove: MODE is icount or wallclock, not '$MODE'"; exit 2 ;; esac
+case $BACKING in ram|disk) ;; *) echo "bench-remove: BACKING is ram or disk, not '$BACKING'"; exit 2 ;; esac
+disk_gib=$((CHUNKS * 64 / 1048576 + 4))
+echo "CHUNKS=$CHUNKS FIO_MB=$FIO_MB FILL=${FILL:-restore} RUNS=$RUNS VARIANTS='${VARIANTS:-}' BACKING=$BACKING DISK_GIB=$disk_gib WATCH=${WATCH:-}" >"$VMOUT/bench.conf"
+vmenv=(TP_VM_OUT="$VMOUT" TP_VM_TIMEOUT="$TIMEOUT" TP_VM_SCENARIO_TIMEOUT="$TIMEOUT" BUILD="$BUILD")
+if [ "$BACKING" = disk ]; then
+	vmenv+=(TP_VM_MEM="${TP_VM_MEM:-3072}" TP_VM_DISKS=3 TP_VM_DISK_SIZE="${disk_gib}G")
+else
+	vmenv+=(TP_VM_MEM="${TP_VM_MEM:-4096}" TP_VM_DISKS=1)	# the guest's arguments want one disk; unused
+fi
+[ "$MODE" = icount ] && vmenv+=(TP_VM_ICOUNT="${ICOUNT:-shift=4,sleep=off}")
+echo "mode $MODE$([ "$MODE" = icount ] && echo " (QEMU -icount ${ICOUNT:-shift=4,sleep=off}: guest time counts instructions)"), backing $BACKING"
 vmrc=0
-TP_VM_OUT=$VMOUT TP_VM_MEM=${TP_VM_MEM:-3072} TP_VM_DISKS=3 TP_VM_DISK_SIZE=$disk \
-	TP_VM_TIMEOUT=$TIMEOUT TP_VM_SCENARIO_TIMEOUT=$TIMEOUT \
-	BUILD=$BUILD test/vm/run.sh scripts/bench-remove-guest.sh || vmrc=$?
+env "${vmenv[@]}" test/vm/run.sh scripts/bench-remove-guest.sh || vmrc=$?
 [ -s "$VMOUT/results.txt" ] || { echo "bench-remove: no results from the VM"; exit 1; }
 [ "$vmrc" = 0 ] || echo "bench-remove: WARNING: the guest part reported failures; partial results follow"
 r() { awk -F= -v k="$1" '$1 == k { print $2 }' "$VMOUT/results.txt"; }
 runs=$(r runs)
 echo
+echo "mode $MODE, backing $BACKING"
 echo "removal of a volume with $(r tp.mapped_chunks) mapped chunks of 64 KiB (the kernel: $(r kernel.tp_mapped_chunks) and $(r kernel.lvm_mapped_chunks)), fio 4k randwrite QD1 on another volume, $runs run(s)"
 printf '%-16s %10s %10s %10s %10s %8s\n' "" "removal s" "max ms" "p99 ms" "p50 ms" "I/Os"
 row() { printf '%-16s %10s %10s %10s %10s %8s\n' "$1" "$(r "$1".seconds)" "$(r "$1".max_ms)" \
