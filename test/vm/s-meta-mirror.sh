@@ -29,6 +29,15 @@
 vm_begin -n 4 -e -k dm-raid -o raid1
 command -v fio >/dev/null || skip_scenario "no fio"
 
+# fio_job NAME POOL SIZE write|verify OUT: fio's checksummed random writes
+# of SIZE on POOL/v (write: written and verified; verify: what an earlier
+# job NAME wrote, read back and checked), its report in OUT
+fio_job() {
+	local how=--do_verify=1
+	[ "$4" = verify ] && how=--verify_only
+	fio --name="$1" --filename="/dev/mapper/$2-v" --rw=randwrite --bs=64k --size="$3" \
+		--direct=1 --ioengine=psync --eta=never --verify=crc32c "$how" --output="$5"
+}
 health() { tpstatus --noheadings -o pool_meta_health mm | awk 'NF { print $1; exit }'; }
 # wait_synced [POOL]: until the raid1 under POOL-tmeta (mm) reports both legs in sync
 wait_synced() {
@@ -63,8 +72,7 @@ dmsetup status mm-tmeta
 expect_eq "health live" "$(health)" mirrored
 
 step "fio writes; leg B becomes dm-error under it"
-fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M --direct=1 \
-	--ioengine=psync --eta=never --verify=crc32c --do_verify=1 --output=fio1.out &
+fio_job one mm 64M write fio1.out &
 fpid=$!
 sleep 2
 must dmsetup load mlegB --table "0 $(blockdev --getsz "${disks[2]}") error"
@@ -100,8 +108,7 @@ tpmonitor --once >mon3.log 2>&1
 cat mon3.log
 grep -q "metadata mirror is mirrored again" mon3.log ||
 	note_fail "tpmonitor did not say that the mirror is whole again"
-check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
-	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio2.out
+check fio_job one mm 64M verify fio2.out
 grep -E "err=" fio2.out || true
 must tpdeactivate mm
 check tpcheck mm
@@ -125,8 +132,7 @@ must tpactivate mm
 dmsetup table mm-tmeta
 expect_eq "degraded table" "$(dmsetup table mm-tmeta | awk '{ print $(NF-1), $NF }')" "- -"
 expect_eq "health, leg missing" "$(health)" degraded
-check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
-	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio3.out
+check fio_job one mm 64M verify fio3.out
 must tpdeactivate mm
 tpcheck mm
 rc=$?
@@ -155,8 +161,7 @@ must tpactivate mm
 dmsetup table mm-tmeta
 expect_eq "table, leg 0 out" "$(dmsetup table mm-tmeta | awk '{ print $(NF-3), $(NF-2) }')" "- -"
 expect_eq "health live, leg 0 lost" "$(health)" degraded
-check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
-	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio4.out
+check fio_job one mm 64M verify fio4.out
 must tpdeactivate mm
 
 step "tpchange --meta-replace puts leg 0 on mlegA again: mirrored, clean, fio verifies"
@@ -166,8 +171,7 @@ check tpcheck mm
 must tpactivate mm
 wait_synced
 expect_eq "health live after leg 0's replace" "$(health)" mirrored
-check fio --name=one --filename=/dev/mapper/mm-v --rw=randwrite --bs=64k --size=64M \
-	--direct=1 --ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio5.out
+check fio_job one mm 64M verify fio5.out
 must tpdeactivate mm
 
 # legs_equal WHAT [POOL]: the legs' active thin-metadata areas (mlegA,
@@ -250,8 +254,7 @@ must tpremove -y mm
 must tpcreate --data "${disks[0]}" --meta /dev/mapper/mlegA --chunk 64k --zero n mn
 must tvcreate -V 256M -n v mn
 must tpactivate mn
-check fio --name=two --filename=/dev/mapper/mn-v --rw=randwrite --bs=64k --size=32M --direct=1 \
-	--ioengine=psync --eta=never --verify=crc32c --do_verify=1 --output=fio7.out
+check fio_job two mn 32M write fio7.out
 expect_eq "tmeta before" "$(dmsetup table mn-tmeta | awk '{ print $3 }')" linear
 must tpchange --meta-mirror /dev/mapper/mlegB mn
 dmsetup table mn-tmeta
@@ -260,8 +263,7 @@ expect_eq "tmeta after" "$(dmsetup table mn-tmeta | awk '{ print $3, $4 }')" "ra
 wait_synced mn
 expect_eq "health after the live mirror" \
 	"$(tpstatus --noheadings -o pool_meta_health mn | awk 'NF { print $1; exit }')" mirrored
-check fio --name=two --filename=/dev/mapper/mn-v --rw=randwrite --bs=64k --size=32M --direct=1 \
-	--ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio8.out
+check fio_job two mn 32M verify fio8.out
 must tvcreate -V 64M -n v2 mn
 must tpdeactivate mn
 check tpcheck mn
@@ -269,8 +271,7 @@ legs_equal "after the live --meta-mirror" mn
 must tpactivate mn
 dmsetup table mn-tmeta
 wait_synced mn
-check fio --name=two --filename=/dev/mapper/mn-v --rw=randwrite --bs=64k --size=32M --direct=1 \
-	--ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio9.out
+check fio_job two mn 32M verify fio9.out
 must tpdeactivate mn
 check tpcheck mn
 
@@ -286,8 +287,7 @@ must tpcreate --data "${disks[0]}" --meta /dev/mapper/mlegA,/dev/mapper/mlegB --
 must tvcreate -V 256M -n v mg
 must tpactivate mg
 wait_synced mg
-check fio --name=three --filename=/dev/mapper/mg-v --rw=randwrite --bs=64k --size=32M --direct=1 \
-	--ioengine=psync --eta=never --verify=crc32c --do_verify=1 --output=fio10.out
+check fio_job three mg 32M write fio10.out
 len0=$(dmsetup table mg-tmeta | awk '{ print $2 }')
 for l in mlegA mlegB; do
 	d=${disks[$([ $l = mlegA ] && echo 1 || echo 2)]}
@@ -305,8 +305,7 @@ expect_eq "tmeta after the growth" "$(dmsetup table mg-tmeta | awk '{ print $3, 
 tpool_meta=$(dmsetup status mg-tpool | awk '{ split($5, a, "/"); print a[2] }')
 expect_eq "the pool's metadata blocks after the growth" "$tpool_meta" $((len1 / 8))
 wait_synced mg
-check fio --name=three --filename=/dev/mapper/mg-v --rw=randwrite --bs=64k --size=32M --direct=1 \
-	--ioengine=psync --eta=never --verify=crc32c --verify_only --output=fio11.out
+check fio_job three mg 32M verify fio11.out
 must tvcreate -V 64M -n v2 mg
 must tpdeactivate mg
 check tpcheck mg
