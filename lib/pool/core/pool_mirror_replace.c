@@ -87,6 +87,23 @@ static int check_new_leg(const struct pool *p, const char *path)
 
 /* P's thin metadata closed and its engine made again: the mirror over
  * both legs, leg PRIMARY read first. 0 or -errno (the old engine kept). */
+/* P's device SLOT opened again without O_EXCL (the flock claim stays), so
+ * the kernel can open it as a raid1 leg, as at activation. 0 or -errno. */
+static int reopen_shared(struct pool *p, unsigned slot)
+{
+	struct io_engine *shared;
+	int r = io_fd_open(p->pv[slot].io->name, 0, &shared);
+
+	if (r) {
+		log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[slot].io->name,
+			  strerror(-r));
+		return r;
+	}
+	io_destroy(p->pv[slot].io);
+	p->pv[slot].io = shared;
+	return 0;
+}
+
 static int remirror(struct pool *p, unsigned primary)
 {
 	struct io_engine *mio;
@@ -258,15 +275,8 @@ int pool_meta_replace(struct pool *p, const char *path)
 	/* live, the kernel opens the new leg: our exclusive open goes (the
 	 * flock claim stays), as at activation */
 	if (p->be->live) {
-		struct io_engine *shared;
-
-		if ((r = io_fd_open(p->pv[slot].io->name, 0, &shared))) {
-			log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[slot].io->name,
-				  strerror(-r));
+		if ((r = reopen_shared(p, slot)))
 			goto fail;
-		}
-		io_destroy(p->pv[slot].io);
-		p->pv[slot].io = shared;
 	}
 	/* the mirror over both legs again */
 	if ((r = remirror(p, 1 - out)))
@@ -338,17 +348,9 @@ static int zero_superblocks(struct pool *p, struct io_engine *io)
 static int mirror_live(struct pool *p)
 {
 	struct tp_dm_pool_layout l;
-	struct io_engine *shared;
 	int r;
 
-	if ((r = io_fd_open(p->pv[POOL_META1_PV].io->name, 0, &shared))) {
-		log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[POOL_META1_PV].io->name,
-			  strerror(-r));
-		return r;
-	}
-	io_destroy(p->pv[POOL_META1_PV].io);
-	p->pv[POOL_META1_PV].io = shared;
-	if ((r = remirror(p, 0)))
+	if ((r = reopen_shared(p, POOL_META1_PV)) || (r = remirror(p, 0)))
 		return r;
 	pool_dm_layout(p, &l);
 	if ((r = tp_dm_meta_mirror_live(&l)))
