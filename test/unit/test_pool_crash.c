@@ -11,7 +11,8 @@
  * superblock, labels), tpextend --data (the new device's label and VG
  * area, the VG commit on three devices, the space map grown), tpreduce
  * --data (the thin metadata rebuilt into the spare, the VG commit that
- * swaps the areas and drops the device, its label wiped), tprestore
+ * swaps the areas and drops the device, its label wiped; of a mirrored
+ * pool too, the rebuild reaching both legs), tprestore
  * into the pool's active area, and a raw
  * import (tprecv --format raw: an unfinished receive, the data, the
  * change that makes it a volume), and a removal in bounded steps (a
@@ -65,8 +66,8 @@
 
 static char data_path[640], meta_path[640], xml_path[640], img_path[640], got_path[640];
 /* the device tpextend --data adds (in every command's images: small) */
-static char data2_path[640], data3_path[640];
-#define NR_IMAGES 4
+static char data2_path[640], data3_path[640], data4_path[640];
+#define NR_IMAGES 5
 #define DATA2_SIZE (4u << 20)
 
 /* ---- the images ---- */
@@ -77,7 +78,8 @@ struct image {
 
 static const char *path_of(int i)
 {
-	return i == 3 ? data3_path : i == 2 ? data2_path : i ? meta_path : data_path;
+	return i == 4 ? data4_path : i == 3 ? data3_path : i == 2 ? data2_path
+	       : i ? meta_path : data_path;
 }
 
 static void image_save(struct image *im)
@@ -392,6 +394,20 @@ static void setup_reduce_middle(void)
 	CU_ASSERT_FATAL(with_pool(do_extend_data3) == 0);
 }
 
+static int do_extend_data4(struct pool *p)
+{
+	struct pool_extend_data_params x = { data4_path, 0, 0 };
+	struct pool_extend_data_result res;
+	return pool_extend_data(p, &x, &res);
+}
+
+/* the same for a mirrored pool (data3 its second leg): data2 and data4 */
+static void setup_reduce_middle_mirror(void)
+{
+	CU_ASSERT_FATAL(with_pool(do_extend_data) == 0);
+	CU_ASSERT_FATAL(with_pool(do_extend_data4) == 0);
+}
+
 /* the middle one of three taken away: the third's range numbered down */
 static int run_reduce_middle(void)
 {
@@ -683,6 +699,12 @@ static const struct command commands[] = {
 	{ "tpchange --meta-mirror", run_meta_mirror, setup_meta_mirror, 0 },
 	{ "tpextend --metadata of a mirrored pool", run_extend_meta, setup_extend_meta_mirror, 0,
 	  0, 0, NULL, 0, 1, 1 },
+	/* the rebuild goes to the spare area, flushed on both legs before
+	 * the VG commit makes it active: no cut leaves a leg stale */
+	{ "tpreduce --data of a mirrored pool", run_reduce_data, setup_reduce_data, 0, 0, 0,
+	  NULL, 0, 1 },
+	{ "tpreduce --data of a mirrored pool's middle device", run_reduce_middle,
+	  setup_reduce_middle_mirror, 0, 0, 0, NULL, 0, 1 },
 };
 
 /* ---- the pool and the driver ---- */
@@ -767,6 +789,7 @@ static void use_dir(const struct command *cmd)
 	snprintf(got_path, sizeof(got_path), "%s/got.img", dir);
 	snprintf(data2_path, sizeof(data2_path), "%s/data2.img", dir);
 	snprintf(data3_path, sizeof(data3_path), "%s/data3.img", dir);
+	snprintf(data4_path, sizeof(data4_path), "%s/data4.img", dir);
 	for (int i = 2; i < NR_IMAGES; i++) {
 		int fd = open(path_of(i), O_RDWR | O_CREAT | O_TRUNC, 0600);
 		CU_ASSERT_FATAL(fd >= 0);
@@ -1149,6 +1172,16 @@ static void test_extend_meta_mirror(void)
 	cut_command(&commands[19]);
 }
 
+static void test_reduce_mirror(void)
+{
+	cut_command(&commands[20]);
+}
+
+static void test_reduce_middle_mirror(void)
+{
+	cut_command(&commands[21]);
+}
+
 static void test_create(void)
 {
 	cut_command(&commands[0]);
@@ -1252,4 +1285,8 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tpchange --meta-mirror: an existing pool's thin metadata mirrored",
 		test_meta_mirror },
 	      { "tpextend --metadata: a mirrored pool's areas grown on both legs",
-		test_extend_meta_mirror })
+		test_extend_meta_mirror },
+	      { "tpreduce --data: a mirrored pool's second data device taken away",
+		test_reduce_mirror },
+	      { "tpreduce --data: a mirrored pool's middle one of three taken away",
+		test_reduce_middle_mirror })

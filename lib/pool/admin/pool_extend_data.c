@@ -380,9 +380,6 @@ static int rebuild_cut(struct io_engine *in, struct io_engine *out, uint64_t fir
 static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, uint64_t first, uint64_t cut)
 {
 	const struct vg *vg = pool_vg(p);
-	const struct vg_pv *meta = pool_pv(p, VG_ROLE_META);
-	const struct vg_area *a = &meta->label.area[vg->metadata_area];
-	const struct vg_area *s = &meta->label.area[!vg->metadata_area];
 	struct thin_repair_opts o = { 1, vg->transaction_id, vg->chunk_size, nr_blocks };
 	struct thin_repair_report rep;
 	struct io_engine *in = NULL, *out = NULL;
@@ -390,8 +387,9 @@ static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, uint64_t first
 	int r;
 
 	memset(&rep, 0, sizeof(rep));
-	if ((r = io_window_create(meta->io, a->offset, a->size, 0, &in)) ||
-	    (r = io_window_create(meta->io, s->offset, s->size, 0, &out)))
+	/* through the mirror engine: a mirrored pool's legs both get the
+	 * rebuilt area, or the commit below would leave the second stale */
+	if ((r = pool_meta_area_io(p, 0, &in)) || (r = pool_meta_area_io(p, 1, &out)))
 		goto out;
 	in->read_only = 1;
 	/* what the spare holds (a damaged copy a repair set aside) is kept */

@@ -95,8 +95,7 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	struct io_engine *in = NULL, *out = NULL;
 	struct vg *next = NULL;
 	char *saved = NULL;
-	unsigned act = pool_vg(p)->metadata_area, spare = !act;
-	const struct vg_area *a = &pool_pv(p, VG_ROLE_META)->label.area[act];
+	unsigned spare = !pool_vg(p)->metadata_area;
 	const struct vg_area *s = &pool_pv(p, VG_ROLE_META)->label.area[spare];
 	int r;
 
@@ -104,8 +103,7 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 		log_error("pool %s: its metadata device has no spare area", pool_name(p));
 		return -ENOSPC;
 	}
-	if ((r = io_window_create(pool_meta_io(p), a->offset, a->size, 0, &in)) ||
-	    (r = io_window_create(pool_meta_io(p), s->offset, s->size, 0, &out)))
+	if ((r = pool_meta_area_io(p, 0, &in)) || (r = pool_meta_area_io(p, 1, &out)))
 		goto out;
 	in->read_only = 1;	/* the damaged copy is never written */
 	if ((r = pool_spare_save(pool_name(p), pool_vg(p)->seqno, out, &saved)))

@@ -95,6 +95,11 @@ struct io_engine *pool_thin_io(const struct pool *p);
  * mirror over both metadata devices of a mirrored pool, else the meta
  * device. */
 struct io_engine *pool_meta_io(const struct pool *p);
+/* A window over the active (SPARE 0) or the spare (SPARE 1) thin-metadata
+ * area through pool_meta_io, so that a mirrored pool's legs take every
+ * write alike: the one way to a whole area (a rebuild, a repair, a check).
+ * 0 and *OUT (io_destroy it), -ENOSPC for an area of no size, or -errno. */
+int pool_meta_area_io(const struct pool *p, int spare, struct io_engine **out) TP_MUST_CHECK;
 /* Each leg of a mirrored pool's thin metadata (leg 0 the meta device, 1
  * vg.meta1): its path, and its state ("in sync", "missing", "stale",
  * "failed", "resyncing": live from the kernel's raid1). ERR: 0 in use,
