@@ -448,12 +448,6 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 			  "%s' lists them)", pool_name(p), path, pool_name(p));
 		return -EINVAL;
 	}
-	if (!i) {
-		log_error("pool %s: %s is its first data device, which cannot be taken away (not "
-			  "done yet: the pool is found by it); take the others away instead",
-			  pool_name(p), path);
-		return -EINVAL;
-	}
 	res->index = i;
 	res->first_chunk = vg_data_first_chunk(vg, i);
 	res->chunks = vg_data_dev_chunks(vg, i);
@@ -480,12 +474,15 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 		return r;
 	tp_test_pause("xdata-rebuilt");
 	/* 2. one VG commit: that area active, the device gone (the ones
-	 * behind it one place up), to the devices that stay */
+	 * behind it one place up; the first one gone, the second is the
+	 * first), to the devices that stay */
 	if ((r = vg_clone(vg, &next)))
 		return r;
 	snprintf(uuid, sizeof(uuid), "%s", vg_data_dev(vg, i)->pv_uuid);
-	memmove(vg_data_dev(next, i), vg_data_dev(next, i) + 1,
-		(last - i) * sizeof(next->xdata[0]));
+	if (!i)
+		next->dev[VG_ROLE_DATA] = *vg_data_dev(next, 1);
+	memmove(vg_data_dev(next, i ? i : 1), vg_data_dev(next, i ? i : 1) + 1,
+		(last - (i ? i : 1)) * sizeof(next->xdata[0]));
 	memset(vg_data_dev(next, last), 0, sizeof(next->xdata[0]));
 	next->nr_xdata--;
 	next->metadata_area = !vg->metadata_area;
@@ -496,8 +493,18 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	}
 	res->written = 1;
 	tp_test_pause("xdata-dropped");
-	/* 3. its label and VG area, its devices-file entry; the places in
-	 * the labels of the devices behind it */
+	/* 3. the places in the labels of the devices behind it (the new
+	 * first one's 0), its devices-file entry, then its label and VG
+	 * area, last: a cut before leaves a label the VG does not list, a
+	 * place that lags, both found by their device uuids through the VG
+	 * (pool_find.c), and never a listed device without its label (which
+	 * the check would take for a lost label to rewrite) */
+	if (pool_sync_labels(p, NULL))
+		log_warn("pool %s: the labels of its data devices behind %s keep their old places; "
+			 "the next command that changes the pool brings them in step", pool_name(p),
+			 path);
+	if (pool_devices_remove_pv(uuid))
+		log_warn("pool %s: the devices file still lists %s", pool_name(p), path);
 	io = pool_pv_at(p, pool_nr_pvs(p) - 1)->io;
 	tp_critical_begin();
 	e = vg_label_wipe(io, 0);
@@ -507,12 +514,6 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	if (e < 0)
 		log_warn("pool %s: %s is no longer its device, but its label could not be wiped "
 			 "(%s); 'wipefs -a %s' removes it", pool_name(p), path, strerror(-e), path);
-	if (pool_devices_remove_pv(uuid))
-		log_warn("pool %s: the devices file still lists %s", pool_name(p), path);
 	pool_drop_data_pv(p);
-	if (pool_sync_labels(p, NULL))
-		log_warn("pool %s: the labels of its data devices behind %s keep their old places; "
-			 "the next command that changes the pool brings them in step", pool_name(p),
-			 path);
 	return 0;
 }

@@ -75,9 +75,10 @@ int pool_claim_new_data(struct pool *p, const char *path, struct tp_lock **lock,
 int pool_add_data_pv(struct pool *p, struct io_engine *io, const struct vg_label *l,
 		     struct tp_lock *claim) TP_MUST_CHECK;
 void pool_drop_data_pv(struct pool *p);
-/* Data device I (1 and up) of P's devices put last, the ones after it
- * moved up one (tpreduce --data of a middle device: the VG commit goes to
- * the devices the next VG lists, in its order); and the reverse. */
+/* Data device I of P's devices put last, the ones after it moved up one
+ * (tpreduce --data: the VG commit goes to the devices the next VG lists,
+ * in its order; for the first, I 0, the second takes its role's slot);
+ * and the reverse. */
 void pool_data_pv_to_end(struct pool *p, unsigned i);
 void pool_data_pv_from_end(struct pool *p, unsigned i);
 /* The thin-pool's dm name, when live. */
