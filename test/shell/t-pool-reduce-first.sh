@@ -11,9 +11,12 @@
 # new volume can be made; the same on a pool with mirrored thin metadata,
 # whose two legs' areas stay equal; killed (SIGKILL) after its VG commit,
 # the pool is found through the VG without the old first image, reads the
-# same and is clean, and the next writer gives the labels their places; on
-# loop devices the same cut with the devices file lost (found by the label
-# scan and the VG on the metadata device).
+# same and is clean, the next writer gives the labels their places, and
+# tprepair wipes the old first image's leftover label, saying so (then
+# finds the pool clean); on loop devices the same cut with the devices
+# file lost (found by the label scan and the VG on the metadata device;
+# tprepair finds the leftover by the scan); a device a cut tpextend --data
+# was adding is left alone by tprepair.
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
 
 areas_equal() {	# the thin-metadata areas (1 MiB on) of two legs
@@ -87,6 +90,16 @@ round() {
 		[ "$(place "$d2")" = 0 ] || fail "$d2's label gives place $(place "$d2"), not 0"
 		unchanged 3 tpreduce --data "$d1" "$pool"
 		err_has "not one of its data devices"
+		# tprepair wipes the leftover label and says so, then finds
+		# nothing more to do
+		ok tprepair "$pool"
+		out_has "wiped the leftover label of .*$d1"
+		out_lacks "nothing written"
+		cmp -s -n 512 <(dd if="$d1" bs=512 skip=1 count=1 status=none) /dev/zero ||
+			fail "tprepair left the label of $d1"
+		! grep -q "$d1" "$TPTOOLS_DIR/devices" || fail "the devices file still names $d1"
+		ok tprepair "$pool"
+		out_has "clean: nothing to repair"
 	else
 		ok tpreduce --data "$d1" "$pool"
 		out_has "taken away"
@@ -95,14 +108,13 @@ round() {
 	[ "$(grep -c ' data ' out)" = 2 ] || fail "two data devices expected: $(cat out)"
 	grep -q " data 1 .* 0 .*$d2\$" out || fail "$d2 is not data device 1 from chunk 0: $(cat out)"
 	grep -q " data 2 .*$d3\$" out || fail "$d3 is not data device 2: $(cat out)"
-	[ "${6:-}" = kill ] || cmp -s -n 512 <(dd if="$d1" bs=512 skip=1 count=1 status=none) \
-		/dev/zero || fail "tpreduce left the label of $d1"
+	cmp -s -n 512 <(dd if="$d1" bs=512 skip=1 count=1 status=none) /dev/zero ||
+		fail "tpreduce left the label of $d1"
 	[ "$(place "$d2")" = 0 ] || fail "$d2's label gives place $(place "$d2"), not 0"
 	[ "$(place "$d3")" = 1 ] || fail "$d3's label gives place $(place "$d3"), not 1"
 	check_all "$pool" "after tpreduce"
 	# the devices file no longer names the first image
-	[ "${6:-}" = kill ] || ! grep -q "$d1" "$TPTOOLS_DIR/devices" ||
-		fail "the devices file still names $d1"
+	! grep -q "$d1" "$TPTOOLS_DIR/devices" || fail "the devices file still names $d1"
 	ok tvcreate -V 1M -n one-more "$pool"
 	ok tpcheck "$pool"
 	out_has clean
@@ -117,6 +129,27 @@ round q e1.img e2.img e3.img m0.img,m1.img
 areas_equal m0.img m1.img || fail "the legs' thin-metadata areas differ after tpreduce"
 image r0.img 16M
 round r f1.img f2.img f3.img r0.img kill
+
+# a device a tpextend --data killed before its VG commit was adding (its
+# label written, its VG area empty) is no leftover of a tpreduce: tprepair
+# leaves it alone, byte for byte
+image g1.img 16M
+image g2.img 16M
+image gm.img 16M
+ok tpcreate --data g1.img --meta gm.img --chunk 64K gp
+rm -f pause
+env TP_TEST_PAUSE=xdata-labelled TP_TEST_PAUSE_FILE="$PWD/pause" tpextend --data g2.img gp \
+	>out 2>err &
+pid=$!
+wait_until "$pid" test -e pause || fail "tpextend did not reach xdata-labelled"
+kill -KILL "$pid"
+rc=0; wait "$pid" || rc=$?
+[ $rc = 137 ] || { cat err >&2; fail "tpextend at xdata-labelled: exit $rc"; }
+[ "$(place g2.img)" = 1 ] || fail "the killed tpextend left no label on g2.img"
+sums g2.img >g2.before
+ok tprepair gp
+out_lacks "leftover"
+sums g2.img | cmp -s - g2.before || fail "tprepair wrote g2.img, which a cut tpextend was adding"
 
 # loop devices: killed after the VG commit and the devices file lost, the
 # label scan finds the old first device (still labelled, place 0) and the
@@ -155,7 +188,11 @@ ok tpcheck lp
 out_has clean
 ok tvcreate -V 1M -n w lp
 [ "$(place ld2.img)" = 0 ] || fail "$l2's label gives place $(place ld2.img), not 0"
-dd if=/dev/zero of="$l1" bs=4096 count=1 conv=notrunc,fsync status=none
+# tprepair finds the leftover label by the scan and wipes it
+ok tprepair lp
+out_has "wiped the leftover label of $l1"
+cmp -s -n 512 <(dd if="$l1" bs=512 skip=1 count=1 status=none) /dev/zero ||
+	fail "tprepair left the label of $l1"
 rm "$TPTOOLS_DIR/devices"
 ok tpcheck lp
 out_has clean

@@ -575,6 +575,57 @@ static int find_device(const char *name, const char *pool_uuid, const char *pv_u
 	return *path ? 0 : -ENOMEM;
 }
 
+/* Is PATH a data device the pool VG had and no longer lists (its label not
+ * wiped)? */
+static int leftover(const char *path, const struct vg *vg)
+{
+	struct vg_pv pv;
+	struct vg *own = NULL;
+	int r;
+
+	memset(&pv, 0, sizeof(pv));
+	if (pool_read_label(path, &pv.label) || pv.label.role != VG_ROLE_DATA ||
+	    strcmp(pv.label.pool_uuid, vg->uuid) || vg_data_index(vg, pv.label.pv_uuid) >= 0)
+		return 0;
+	r = !io_fd_open(path, IO_RDONLY, &pv.io) &&
+	    vg_label_read(pv.io, &pv.label) == VG_LABEL_FOUND && !vg_read(&pv, 1, &own, NULL) &&
+	    own->seqno < vg->seqno && vg_data_index(own, pv.label.pv_uuid) >= 0;
+	vg_free(own);
+	io_destroy(pv.io);
+	return r;
+}
+
+static void add_leftover(const char *path, const struct vg *vg, char out[][VG_PATH_MAX + 1],
+			 unsigned max, unsigned *n)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (pool_same_device(out[i], path))
+			return;
+	if (*n < max && leftover(path, vg))
+		snprintf(out[(*n)++], VG_PATH_MAX + 1, "%s", path);
+}
+
+unsigned pool_find_leftovers(const char *name, const struct vg *vg,
+			     char out[][VG_PATH_MAX + 1], unsigned max)
+{
+	struct pool_devices_entry ent[16];
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct tp_dev_list list;
+	unsigned n = 0;
+	int nr = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
+
+	for (int i = 0; i < nr && i < (int)TP_ARRAY_SIZE(ent); i++)
+		if (ent[i].role == VG_ROLE_DATA)
+			add_leftover(ent[i].path, vg, out, max, &n);
+	if (!tp_dev_scan("TPTOOLS-", &list)) {
+		for (unsigned k = 0; k < list.count; k++)
+			add_leftover(list.dev[k].path, vg, out, max, &n);
+		tp_dev_list_free(&list);
+	}
+	tp_log_capture_pop(outer);
+	return n;
+}
+
 /* Append "; PATH and COPY (the ROLE device, device uuid UUID)" to BUF. */
 static void add_duplicate(char *buf, size_t len, const char *path, const char *copy,
 			  const struct vg_label *l)
