@@ -11,7 +11,8 @@
 # new volume can be made; the same on a pool with mirrored thin metadata,
 # whose two legs' areas stay equal; killed (SIGKILL) after its VG commit,
 # the pool is found through the VG without the old first image, reads the
-# same and is clean, the next writer gives the labels their places, and
+# same and is clean, --devices naming the old first image is refused byte
+# for byte, the next writer gives the labels their places, and
 # tprepair wipes the old first image's leftover label, saying so (then
 # finds the pool clean); on loop devices the same cut with the devices
 # file lost (found by the label scan and the VG on the metadata device;
@@ -84,6 +85,11 @@ round() {
 		[ "$(place "$d1")" = 0 ] || fail "the kill left no label on $d1"
 		[ "$(place "$d2")" = 1 ] || fail "$d2's place followed before the kill"
 		check_all "$pool" "killed after the VG commit"
+		# --devices naming the old first image (still labelled):
+		# refused, byte for byte; the new first one works
+		unchanged 5 tvcreate --devices "$d1,$meta" -V 1M -n x "$pool"
+		err_has "not its first data device"
+		ok tpstatus --devices "$d2,$meta" "$pool"
 		# the next writer gives the labels their places (its open
 		# finishes what the VG commit made durable)
 		ok tvcreate -V 1M -n after-kill "$pool"

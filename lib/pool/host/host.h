@@ -175,6 +175,9 @@ int pool_meta_leg0_lost(const char *name, const char *data);
 int pool_find_data_device(const char *name, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index, const char *hint, int refuse_copies, char **path)
 	TP_MUST_CHECK;
+/* The device uuid of the first data device that the VG copy on metadata
+ * device META names, into UUID: 0, or -errno. Quiet. */
+int pool_vg_first_data(const char *meta, char uuid[VG_UUID_LEN + 1]) TP_MUST_CHECK;
 /* Data devices a tpreduce --data took away from pool NAME whose labels it
  * did not get to wipe (a cut between its VG commit and the wipe): a device
  * the devices file lists for NAME or a label scan finds whose label is a

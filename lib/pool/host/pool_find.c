@@ -166,11 +166,44 @@ static void record(const char *name, enum vg_role role, const char *path)
 		pool_record_device(name, role, l.pv_uuid, path);
 }
 
+/* The VG from the copy on metadata device META alone, quietly: 0 and
+ * *VG, or -errno. */
+static int meta_vg(const char *meta, struct vg **vg)
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct vg_pv pv;
+	int r;
+
+	*vg = NULL;
+	memset(&pv, 0, sizeof(pv));
+	r = io_fd_open(meta, IO_RDONLY, &pv.io);
+	if (!r && (vg_label_read(pv.io, &pv.label) != VG_LABEL_FOUND ||
+		   pv.label.role != VG_ROLE_META || pv.label.data_index))
+		r = -ENOENT;
+	if (!r)
+		r = vg_read(&pv, 1, vg, NULL);
+	io_destroy(pv.io);
+	tp_log_capture_pop(outer);
+	return r;
+}
+
+int pool_vg_first_data(const char *meta, char uuid[VG_UUID_LEN + 1])
+{
+	struct vg *vg;
+	int r = meta_vg(meta, &vg);
+
+	if (!r)
+		snprintf(uuid, VG_UUID_LEN + 1, "%s", vg->dev[VG_ROLE_DATA].pv_uuid);
+	vg_free(vg);
+	return r;
+}
+
 /* The pool's first data device is the one its VG names, read from the
- * copy on the metadata device META (a VG commit writes it right after the
- * first data device's): tpreduce --data of the first makes the second the
- * first in one VG commit, and the labels follow after it (the new first
- * one's place, then the old one's label wiped). A DATA that is not that
+ * copy on the metadata device META (a VG commit that changes the first
+ * data device writes it before the new first one's: core/pool_commit.c):
+ * tpreduce --data of the first makes the second the first in one VG
+ * commit, and the labels follow after it (the new first one's place,
+ * then the old one's label wiped). A DATA that is not that
  * device (the old first, still labelled), or none (its label wiped, the
  * new first one's place not yet 0), is replaced by the VG's first, found
  * by its device uuid. Finding a pool thus never depends on which device
@@ -180,19 +213,13 @@ static void first_by_vg(const char *name, char *paths[VG_NR_ROLES])
 {
 	struct tp_log_capture quiet, *outer;
 	struct vg_label l;
-	struct vg_pv pv;
 	struct vg *vg = NULL;
 	const struct vg_device *first;
 	char *path = NULL;
 
-	if (!paths[VG_ROLE_META])
+	if (!paths[VG_ROLE_META] || meta_vg(paths[VG_ROLE_META], &vg))
 		return;
-	memset(&pv, 0, sizeof(pv));
 	outer = tp_log_capture_push(&quiet);
-	if (io_fd_open(paths[VG_ROLE_META], IO_RDONLY, &pv.io) ||
-	    vg_label_read(pv.io, &pv.label) != VG_LABEL_FOUND || pv.label.role != VG_ROLE_META ||
-	    pv.label.data_index || vg_read(&pv, 1, &vg, NULL))
-		goto out;
 	first = &vg->dev[VG_ROLE_DATA];
 	if (paths[VG_ROLE_DATA] && !pool_read_label(paths[VG_ROLE_DATA], &l) &&
 	    !strcmp(l.pv_uuid, first->pv_uuid))
@@ -206,7 +233,6 @@ out:
 	tp_log_capture_pop(outer);
 	free(path);
 	vg_free(vg);
-	io_destroy(pv.io);
 }
 
 /* PATHS of pool NAME from the devices file, completed by a label scan when
