@@ -1,4 +1,4 @@
-/* tpreduce - take a data device (any but the first) away from a pool over several
+/* tpreduce - take a data device away from a pool over several
  * (the reverse of tpextend --data), when no chunk of its range is in use. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
@@ -48,7 +48,7 @@ int cmd_tpreduce(const struct tp_command *cmd, int argc, const char **argv)
 	memset(&x, 0, sizeof(x));
 	const struct poptOption opts[] = {
 		{ "data", '\0', POPT_ARG_STRING, &x.data, 0,
-		  "the data device to take away (any but the pool's first)", "DEV" },
+		  "the data device to take away (any of the pool's)", "DEV" },
 		{ "test", 't', POPT_ARG_NONE, &x.test, 0, "say what would be done, write nothing",
 		  NULL },
 		CLI_OPT_DEVICES(devices),

@@ -154,13 +154,16 @@ static void print_pool_steps(const struct pool_repair_params *p,
 		printf("%s: deleted %u thin device(s) that belonged to no volume (a receive or "
 		       "creation cut short); their chunks are free again\n", p->pool,
 		       r->strays_deleted);
+	if (r->leftovers_wiped)
+		printf("%s: wiped the leftover label of %s, a data device an interrupted tpreduce "
+		       "took away (the VG no longer lists it)\n", p->pool, r->leftovers);
 }
 
 /* Did a pool's repair write anything (also when it failed later)? */
 static int wrote_something(const struct pool_repair_result *r)
 {
 	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
-	       r->strays_deleted || r->meta_resynced[0];
+	       r->strays_deleted || r->meta_resynced[0] || r->leftovers_wiped;
 }
 
 static void print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)

@@ -129,6 +129,19 @@ void tp_log_capture(struct tp_log_capture *cap)
 	}
 }
 
+struct tp_log_capture *tp_log_capture_push(struct tp_log_capture *cap)
+{
+	struct tp_log_capture *old = capture;
+
+	tp_log_capture(cap);
+	return old;
+}
+
+void tp_log_capture_pop(struct tp_log_capture *old)
+{
+	capture = old;
+}
+
 static int to_syslog, to_stderr = 1;
 
 void tp_log_syslog(int stderr_too)

@@ -79,5 +79,10 @@ struct tp_log_capture {
 	size_t len;
 };
 void tp_log_capture(struct tp_log_capture *cap);
+/* The same for a quiet stretch inside whatever captures now (a test's
+ * capture stays, untouched): returns the capture to give back to
+ * tp_log_capture_pop. */
+struct tp_log_capture *tp_log_capture_push(struct tp_log_capture *cap);
+void tp_log_capture_pop(struct tp_log_capture *old);
 
 #endif

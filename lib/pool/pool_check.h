@@ -150,6 +150,10 @@ struct pool_repair_result {
 	/* mirrored thin metadata: the stale leg resynced onto its own device
 	 * (its path), or "" */
 	char meta_resynced[4096];
+	/* data devices an interrupted tpreduce --data took away, whose labels
+	 * (and VG areas) were wiped now: how many, their paths (", ") */
+	unsigned leftovers_wiped;
+	char leftovers[4096];
 	int spare_written;	/* a salvage that did not finish wrote the spare area
 				 * (its superblock zeroed; the pool still uses the active) */
 	char saved[4096];	/* where the spare's earlier content was kept, or "" */

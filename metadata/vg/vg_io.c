@@ -9,9 +9,10 @@
 
 /* Does VG belong to the labelled devices PVS? An added data device
  * (data_index 1 and up) is matched by its device uuid among the VG's
- * added devices: its place in the label may lag one VG commit behind
+ * data devices: its place in the label may lag one VG commit behind
  * after a device before it was taken away (tpreduce --data), until the
- * next writer brings the label in step. */
+ * next writer brings the label in step; so may the new first one's when
+ * the first was taken away (its label still says 1, the VG 0). */
 static int matches_labels(const struct vg *vg, struct vg_pv *pvs, unsigned n)
 {
 	unsigned i;
@@ -19,15 +20,16 @@ static int matches_labels(const struct vg *vg, struct vg_pv *pvs, unsigned n)
 	for (i = 0; i < n; i++) {
 		const struct vg_label *l = &pvs[i].label;
 		int at = l->role == VG_ROLE_DATA && l->data_index ? vg_data_index(vg, l->pv_uuid) : 0;
-		const char *want = at > 0 ? vg_data_dev(vg, (unsigned)at)->pv_uuid
-					  : vg->dev[l->role].pv_uuid;
+		const char *want = at >= 0 && l->role == VG_ROLE_DATA
+					   ? vg_data_dev(vg, (unsigned)at)->pv_uuid
+					   : vg->dev[l->role].pv_uuid;
 
 		/* the second metadata device of a mirrored pool (index 1) */
 		if (l->role == VG_ROLE_META && l->data_index)
 			want = vg->meta_mirror ? vg->meta1.pv_uuid : "";
 
 		if (strcmp(l->pool_uuid, vg->uuid) || strcmp(l->pv_uuid, want) ||
-		    (l->role == VG_ROLE_DATA && l->data_index && at <= 0)) {
+		    (l->role == VG_ROLE_DATA && l->data_index && at < 0)) {
 			log_error("%s: its label does not match pool %s's VG metadata (device "
 				  "uuid %s)", pvs[i].io->name, vg->name, l->pv_uuid);
 			return -EUCLEAN;

@@ -11,7 +11,8 @@
 # leave every image byte for byte; tprename and tpremove go over both
 # metadata devices; tpextend --metadata-size grows both legs alike offline
 # (refused byte for byte when a leg has no room or is missing); tpchange
-# --meta-mirror mirrors a pool made with one metadata device. The first
+# --meta-mirror mirrors a pool made with one metadata device; tpextend
+# --data, tpmove and tpreduce keep both legs alike. The first
 # metadata image lost (renamed away, or its label wiped): the pool opens
 # degraded on the second, readers and --meta-replace work, other writers
 # refuse byte for byte, a shared pool refuses every writer.
@@ -269,6 +270,44 @@ out_has clean
 md5sum ./*.img >sums.before
 usage_error tpchange --meta-mirror e.img q
 md5sum -c --quiet sums.before || fail "a refused --meta-mirror changed an image"
+
+# a mirrored pool over several data images: tpextend --data, tpmove and
+# tpreduce (a middle device, whose mappings behind it are numbered down,
+# and the last one) rewrite its thin metadata, tpreduce wholesale into the
+# spare area it then makes active; each write reaches both legs: the areas
+# stay equal, tpcheck and thin_check are clean, the volumes read the same
+image x1.img 16M
+image x2.img 16M
+image x3.img 24M
+image x4.img 16M
+image w0.img 16M
+image w1.img 16M
+ok tpcreate --data x1.img --meta w0.img,w1.img --chunk 64K w
+head -c 12M /dev/urandom >xa.want
+ok tprecv --format raw -n a w <xa.want
+ok tpextend --data x2.img w
+head -c 8M /dev/urandom >xb.want
+ok tprecv --format raw -n b w <xb.want
+ok tvsnap w/b -n s
+legs_clean() {	# after $1: the legs alike, the pool clean, the volumes as written
+	areas_equal w0.img w1.img || fail "the legs' thin-metadata areas differ after $1"
+	ok tpcheck w
+	out_has clean
+	thin_check_pool w
+	for vol in a b s; do
+		rm -f x.got; ok tpsend --format raw -o x.got "w/$vol"
+		cmp -s "x${vol/s/b}.want" x.got || fail "volume $vol reads back different after $1"
+	done
+}
+legs_clean "tpextend --data"
+ok tpextend --data x3.img w
+ok tpmove --from x2.img w
+legs_clean "tpmove"
+ok tpreduce --data x2.img w
+legs_clean "tpreduce of a middle device"
+ok tpextend --data x4.img w
+ok tpreduce --data x4.img w
+legs_clean "tpreduce of the last device"
 
 # leg 0 lost: the first metadata image renamed away, its devices-file entry
 # pointing nowhere. The pool is found on its data image and leg 1 (the VG

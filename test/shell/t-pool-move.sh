@@ -57,8 +57,8 @@ unchanged 3 tpmove --from m.img p
 unchanged 3 tpmove p
 unchanged 5 tpreduce --data d2.img p
 err_has "tpmove --from d2.img p"
-unchanged 3 tpreduce --data d1.img p
-err_has "first data device"
+unchanged 5 tpreduce --data d1.img p
+err_has "tpmove --from d1.img p"
 
 ok tpextend --data d3.img p
 md5sum ./*.img >sums.before

@@ -9,7 +9,7 @@
 # with exit 5, naming the missing device, and tpactivate --all passes it
 # by; tpcheck finds a damaged VG copy on an added device; tprename and
 # tpremove go over every device; tpreduce takes the last data device away
-# while none of its chunks is in use (not the first one); on loop devices the pool is
+# while none of its chunks is in use; on loop devices the pool is
 # found by its labels, all of its data devices, after the devices file is
 # deleted.
 
@@ -170,10 +170,10 @@ grep -q "d3.img: lacks the newest VG metadata" out err || fail "no finding for d
 ok tvcreate -V 4M -n c p
 ok tpcheck p
 
-# tpreduce: not the first data device, only while none of its chunks is
-# in use (a middle one: t-pool-move); b has chunks on d2 and d3
-unchanged 3 tpreduce --data d1.img p
-err_has "first data device"
+# tpreduce: only while none of its chunks is in use (a middle one:
+# t-pool-move; the first: t-pool-reduce-first); b has chunks on d2 and d3
+unchanged 5 tpreduce --data d1.img p
+err_has "in use"
 unchanged 5 tpreduce --data d2.img p
 err_has "in use"
 unchanged 5 tpreduce --data d3.img p

@@ -4,7 +4,11 @@
 # RAID0 of three (192 KiB) with tpextend --data; activated, the data
 # device is a linear table over both; fio writes across the boundary and
 # verifies; then a third device is added live under fio (the tdata table
-# reloaded), fio verifies; tpcheck and thin_check are clean after.
+# reloaded), fio verifies; tpcheck and thin_check are clean after; then
+# tpmove empties the first array and tpreduce --data takes it away (every
+# mapping numbered down): with that array stopped the pool is found and
+# activated on the others, tdata is linear over two, fio verifies what it
+# wrote, tpcheck is clean.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 7 -m -e -o raid0 -o loop
 command -v fio >/dev/null || skip_scenario "no fio"
@@ -61,6 +65,22 @@ dd if="$META" of=area.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="
 loopdev=$(losetup -f --show area.img) || fail "losetup"
 check thin_check "$loopdev"
 losetup -d "$loopdev"
+
+step "the first array emptied and taken away"
+must tpmove --from /dev/md0 multi
+must tpreduce --data /dev/md0 multi
 must mdadm --stop --quiet /dev/md0
+tpstatus --devices-report multi
+must tpactivate multi
+expect_eq "tdata targets without the first array" "$(dmsetup table multi-tdata | wc -l)" 2
+check timeout 600 fio --name=cross --filename=/dev/mapper/multi-v --rw=write --bs=256k \
+	--size=$(((first + 64) * 65536)) --direct=1 --ioengine=psync --eta=never \
+	--verify=crc32c --verify_only --output=fio3.out
+check timeout 600 fio --name=live --filename=/dev/mapper/multi-v --rw=randwrite --bs=64k \
+	--size=64M --offset=300M --direct=1 --ioengine=psync --eta=never --verify=crc32c \
+	--verify_only --output=fio4.out
+grep -E "err=" fio3.out fio4.out || true
+must tpdeactivate multi
+check tpcheck multi
 must mdadm --stop --quiet /dev/md1
 finish

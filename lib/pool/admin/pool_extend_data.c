@@ -380,9 +380,6 @@ static int rebuild_cut(struct io_engine *in, struct io_engine *out, uint64_t fir
 static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, uint64_t first, uint64_t cut)
 {
 	const struct vg *vg = pool_vg(p);
-	const struct vg_pv *meta = pool_pv(p, VG_ROLE_META);
-	const struct vg_area *a = &meta->label.area[vg->metadata_area];
-	const struct vg_area *s = &meta->label.area[!vg->metadata_area];
 	struct thin_repair_opts o = { 1, vg->transaction_id, vg->chunk_size, nr_blocks };
 	struct thin_repair_report rep;
 	struct io_engine *in = NULL, *out = NULL;
@@ -390,8 +387,9 @@ static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, uint64_t first
 	int r;
 
 	memset(&rep, 0, sizeof(rep));
-	if ((r = io_window_create(pool_meta_io(p), a->offset, a->size, 0, &in)) ||
-	    (r = io_window_create(pool_meta_io(p), s->offset, s->size, 0, &out)))
+	/* through the mirror engine: a mirrored pool's legs both get the
+	 * rebuilt area, or the commit below would leave the second stale */
+	if ((r = pool_meta_area_io(p, 0, &in)) || (r = pool_meta_area_io(p, 1, &out)))
 		goto out;
 	in->read_only = 1;
 	/* what the spare holds (a damaged copy a repair set aside) is kept */
@@ -450,12 +448,6 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 			  "%s' lists them)", pool_name(p), path, pool_name(p));
 		return -EINVAL;
 	}
-	if (!i) {
-		log_error("pool %s: %s is its first data device, which cannot be taken away (not "
-			  "done yet: the pool is found by it); take the others away instead",
-			  pool_name(p), path);
-		return -EINVAL;
-	}
 	res->index = i;
 	res->first_chunk = vg_data_first_chunk(vg, i);
 	res->chunks = vg_data_dev_chunks(vg, i);
@@ -482,12 +474,15 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 		return r;
 	tp_test_pause("xdata-rebuilt");
 	/* 2. one VG commit: that area active, the device gone (the ones
-	 * behind it one place up), to the devices that stay */
+	 * behind it one place up; the first one gone, the second is the
+	 * first), to the devices that stay */
 	if ((r = vg_clone(vg, &next)))
 		return r;
 	snprintf(uuid, sizeof(uuid), "%s", vg_data_dev(vg, i)->pv_uuid);
-	memmove(vg_data_dev(next, i), vg_data_dev(next, i) + 1,
-		(last - i) * sizeof(next->xdata[0]));
+	if (!i)
+		next->dev[VG_ROLE_DATA] = *vg_data_dev(next, 1);
+	memmove(vg_data_dev(next, i ? i : 1), vg_data_dev(next, i ? i : 1) + 1,
+		(last - (i ? i : 1)) * sizeof(next->xdata[0]));
 	memset(vg_data_dev(next, last), 0, sizeof(next->xdata[0]));
 	next->nr_xdata--;
 	next->metadata_area = !vg->metadata_area;
@@ -498,8 +493,18 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	}
 	res->written = 1;
 	tp_test_pause("xdata-dropped");
-	/* 3. its label and VG area, its devices-file entry; the places in
-	 * the labels of the devices behind it */
+	/* 3. the places in the labels of the devices behind it (the new
+	 * first one's 0), its devices-file entry, then its label and VG
+	 * area, last: a cut before leaves a label the VG does not list, a
+	 * place that lags, both found by their device uuids through the VG
+	 * (pool_find.c), and never a listed device without its label (which
+	 * the check would take for a lost label to rewrite) */
+	if (pool_sync_labels(p, NULL))
+		log_warn("pool %s: the labels of its data devices behind %s keep their old places; "
+			 "the next command that changes the pool brings them in step", pool_name(p),
+			 path);
+	if (pool_devices_remove_pv(uuid))
+		log_warn("pool %s: the devices file still lists %s", pool_name(p), path);
 	io = pool_pv_at(p, pool_nr_pvs(p) - 1)->io;
 	tp_critical_begin();
 	e = vg_label_wipe(io, 0);
@@ -509,12 +514,6 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	if (e < 0)
 		log_warn("pool %s: %s is no longer its device, but its label could not be wiped "
 			 "(%s); 'wipefs -a %s' removes it", pool_name(p), path, strerror(-e), path);
-	if (pool_devices_remove_pv(uuid))
-		log_warn("pool %s: the devices file still lists %s", pool_name(p), path);
 	pool_drop_data_pv(p);
-	if (pool_sync_labels(p, NULL))
-		log_warn("pool %s: the labels of its data devices behind %s keep their old places; "
-			 "the next command that changes the pool brings them in step", pool_name(p),
-			 path);
 	return 0;
 }

@@ -55,12 +55,11 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 			struct pool_check_report *rep, struct thin_check_report *thin)
 {
-	const struct vg_area *a = &pool_pv(p, VG_ROLE_META)->label.area[pool_vg(p)->metadata_area];
 	struct io_engine *area = NULL;
 	struct thin_sb sb;
 	int r;
 
-	if (io_window_create(pool_meta_io(p), a->offset, a->size, 0, &area)) {
+	if (pool_meta_area_io(p, 0, &area)) {
 		pool_problem(rep, 1, "the active thin-metadata area lies beyond the end of %s",
 			     pool_meta_dev_name(p));
 		return 0;

@@ -28,6 +28,7 @@
 #include "lib/pool/host/host.h"
 #include "lib/pool/core/core.h"
 #include "metadata/thin/thin_sb.h"
+#include "metadata/vg/mda.h"
 
 /* The transaction id to write: the VG's, or the old superblock's after an
  * interrupted transaction. */
@@ -95,8 +96,7 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	struct io_engine *in = NULL, *out = NULL;
 	struct vg *next = NULL;
 	char *saved = NULL;
-	unsigned act = pool_vg(p)->metadata_area, spare = !act;
-	const struct vg_area *a = &pool_pv(p, VG_ROLE_META)->label.area[act];
+	unsigned spare = !pool_vg(p)->metadata_area;
 	const struct vg_area *s = &pool_pv(p, VG_ROLE_META)->label.area[spare];
 	int r;
 
@@ -104,8 +104,7 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 		log_error("pool %s: its metadata device has no spare area", pool_name(p));
 		return -ENOSPC;
 	}
-	if ((r = io_window_create(pool_meta_io(p), a->offset, a->size, 0, &in)) ||
-	    (r = io_window_create(pool_meta_io(p), s->offset, s->size, 0, &out)))
+	if ((r = pool_meta_area_io(p, 0, &in)) || (r = pool_meta_area_io(p, 1, &out)))
 		goto out;
 	in->read_only = 1;	/* the damaged copy is never written */
 	if ((r = pool_spare_save(pool_name(p), pool_vg(p)->seqno, out, &saved)))
@@ -247,6 +246,56 @@ static int resync_mirror(struct pool *p, struct pool_repair_result *res)
 	return 0;
 }
 
+/* The labels a tpreduce --data cut short left on the device it took away
+ * (pool_find_leftovers: no longer listed by the VG, which its own older
+ * copy did): wiped with its VG area, its devices-file entry dropped, as
+ * tpreduce would have; each one said in RES. */
+static int wipe_leftovers(struct pool *p, struct pool_repair_result *res)
+{
+	char path[8][VG_PATH_MAX + 1];
+	unsigned n = pool_find_leftovers(pool_name(p), pool_vg(p), path, 8);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct io_engine *io = NULL;
+		struct vg_label l;
+		size_t len = strlen(res->leftovers);
+		int r, ours = 0;
+
+		for (unsigned k = 0; k < pool_nr_pvs(p); k++)
+			ours |= pool_pv_at(p, k)->io && pool_same_device(pool_pv_at(p, k)->io->name,
+									 path[i]);
+		if (ours)
+			continue;	/* a copy of one of its devices is no leftover */
+		if ((r = io_fd_open(path[i], 0, &io)) ||
+		    (r = vg_label_read(io, &l)) != VG_LABEL_FOUND) {
+			io_destroy(io);
+			log_error("pool %s: cannot open the leftover data device %s: %s", pool_name(p),
+				  path[i], strerror(r < 0 ? -r : EIO));
+			return r < 0 ? r : -EIO;
+		}
+		tp_critical_begin();
+		r = vg_label_wipe(io, 0);
+		if (!r) {	/* written: said, even when what follows fails */
+			res->leftovers_wiped++;
+			snprintf(res->leftovers + len, sizeof(res->leftovers) - len, "%s%s",
+				 len ? ", " : "", path[i]);
+			r = vg_mda_format(io, &l);
+		}
+		tp_critical_end();
+		io_destroy(io);
+		if (r) {
+			r = r < 0 ? r : -EIO;
+			log_error("pool %s: cannot wipe the label and VG area of %s, a data device an "
+				  "interrupted tpreduce took away: %s; 'wipefs -a %s' removes them",
+				  pool_name(p), path[i], strerror(-r), path[i]);
+			return r;
+		}
+		if (pool_devices_remove_pv(l.pv_uuid))
+			log_warn("pool %s: the devices file still lists %s", pool_name(p), path[i]);
+	}
+	return 0;
+}
+
 int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_opts *opts,
 		struct thin_repair_report *rep, struct pool_repair_result *res)
 {
@@ -293,6 +342,8 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 		r = delete_strays(p, res);
 	if (!r)
 		r = resync_mirror(p, res);
+	if (!r)
+		r = wipe_leftovers(p, res);
 out:
 	pool_close(p);
 	pool_check_report_free(&prep);

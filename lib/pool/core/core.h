@@ -75,9 +75,10 @@ int pool_claim_new_data(struct pool *p, const char *path, struct tp_lock **lock,
 int pool_add_data_pv(struct pool *p, struct io_engine *io, const struct vg_label *l,
 		     struct tp_lock *claim) TP_MUST_CHECK;
 void pool_drop_data_pv(struct pool *p);
-/* Data device I (1 and up) of P's devices put last, the ones after it
- * moved up one (tpreduce --data of a middle device: the VG commit goes to
- * the devices the next VG lists, in its order); and the reverse. */
+/* Data device I of P's devices put last, the ones after it moved up one
+ * (tpreduce --data: the VG commit goes to the devices the next VG lists,
+ * in its order; for the first, I 0, the second takes its role's slot);
+ * and the reverse. */
 void pool_data_pv_to_end(struct pool *p, unsigned i);
 void pool_data_pv_from_end(struct pool *p, unsigned i);
 /* The thin-pool's dm name, when live. */
@@ -95,6 +96,11 @@ struct io_engine *pool_thin_io(const struct pool *p);
  * mirror over both metadata devices of a mirrored pool, else the meta
  * device. */
 struct io_engine *pool_meta_io(const struct pool *p);
+/* A window over the active (SPARE 0) or the spare (SPARE 1) thin-metadata
+ * area through pool_meta_io, so that a mirrored pool's legs take every
+ * write alike: the one way to a whole area (a rebuild, a repair, a check).
+ * 0 and *OUT (io_destroy it), -ENOSPC for an area of no size, or -errno. */
+int pool_meta_area_io(const struct pool *p, int spare, struct io_engine **out) TP_MUST_CHECK;
 /* Each leg of a mirrored pool's thin metadata (leg 0 the meta device, 1
  * vg.meta1): its path, and its state ("in sync", "missing", "stale",
  * "failed", "resyncing": live from the kernel's raid1). ERR: 0 in use,

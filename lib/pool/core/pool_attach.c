@@ -634,6 +634,18 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	}
 	if (!p->pv[VG_ROLE_DATA].io || (!p->pv[VG_ROLE_META].io && paths[1]))
 		return 0;	/* reported: nothing more to look at */
+	/* --devices naming a first data device a tpreduce --data took away
+	 * (its label not yet wiped): its older VG copy is no pool's state */
+	if (devices && p->pv[VG_ROLE_META].io &&
+	    !pool_vg_first_data(p->pv[VG_ROLE_META].io->name, uuid) &&
+	    strcmp(uuid, p->pv[VG_ROLE_DATA].label.pv_uuid)) {
+		log_error("pool %s: %s is not its first data device: the VG metadata on %s names "
+			  "device uuid %s (a tpreduce --data took %s away); name the first one "
+			  "with --devices, or leave --devices out; nothing was changed", p->name,
+			  p->pv[VG_ROLE_DATA].io->name, p->pv[VG_ROLE_META].io->name, uuid,
+			  p->pv[VG_ROLE_DATA].io->name);
+		return -ENODEV;
+	}
 	/* a component (--allow-component) is never recorded */
 	if (!rep && devices && !(p->flags & POOL_RDONLY) && !component[0] && !component[1]) {
 		for (int i = 0; i < VG_NR_ROLES; i++)

@@ -52,6 +52,17 @@ static int commit(struct pool *p, struct vg *next, int backup)
 			(n - VG_ROLE_META - 1) * sizeof(pvs[0]));
 		n--;
 	}
+	/* a new first data device (tpreduce --data of the first): the
+	 * metadata device's copy first, which names the first data device
+	 * to the next command that looks for the pool (host/pool_find.c);
+	 * the new first one gets its copy only after it */
+	if (pvs[VG_ROLE_META].io && p->pv[VG_ROLE_DATA].io &&
+	    strcmp(next->dev[VG_ROLE_DATA].pv_uuid, p->vg->dev[VG_ROLE_DATA].pv_uuid)) {
+		struct vg_pv t = pvs[VG_ROLE_DATA];
+
+		pvs[VG_ROLE_DATA] = pvs[VG_ROLE_META];
+		pvs[VG_ROLE_META] = t;
+	}
 	next->seqno = p->vg->seqno;
 	tp_critical_begin();
 	r = vg_commit(pvs, n, next);

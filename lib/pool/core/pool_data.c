@@ -169,14 +169,30 @@ static void rotate(struct pool *p, unsigned a, unsigned b, int up)
 	}
 }
 
+/* The first data device's slot (VG_ROLE_DATA) and the second's swapped:
+ * the first one, put last, leaves its role's slot to the second. */
+static void swap_first(struct pool *p)
+{
+	unsigned b = POOL_DATA_PV(1);
+	struct vg_pv pv = p->pv[VG_ROLE_DATA];
+	struct tp_lock *claim = p->claim[VG_ROLE_DATA];
+
+	p->pv[VG_ROLE_DATA] = p->pv[b];
+	p->claim[VG_ROLE_DATA] = p->claim[b];
+	p->pv[b] = pv;
+	p->claim[b] = claim;
+}
+
 void pool_data_pv_to_end(struct pool *p, unsigned i)
 {
-	if (i)
-		rotate(p, POOL_DATA_PV(i), p->nr_pv - 1, 1);
+	if (!i && p->nr_pv > POOL_DATA_PV(1))
+		swap_first(p);
+	rotate(p, POOL_DATA_PV(i ? i : 1), p->nr_pv - 1, 1);
 }
 
 void pool_data_pv_from_end(struct pool *p, unsigned i)
 {
-	if (i)
-		rotate(p, POOL_DATA_PV(i), p->nr_pv - 1, 0);
+	rotate(p, POOL_DATA_PV(i ? i : 1), p->nr_pv - 1, 0);
+	if (!i && p->nr_pv > POOL_DATA_PV(1))
+		swap_first(p);
 }

@@ -1,5 +1,5 @@
 /* pool_mirror.c - mirrored thin metadata (core.h: pool_meta_io,
- * pool_meta_legs, pool_meta_health, pool_zero_raid_meta): the second
+ * pool_meta_area_io, pool_meta_legs, pool_meta_health, pool_zero_raid_meta): the second
  * metadata device of a pool made with tpcreate --meta DEV1,DEV2 (vg.meta1,
  * laid out as the first), opened after the VG is read (pool_attach.c:
  * pool_attach_meta1), and the mirror engine (lib/base/io.h: io_mirror)
@@ -61,6 +61,21 @@ const char *pool_meta_leg_why(int err)
 struct io_engine *pool_meta_io(const struct pool *p)
 {
 	return p->meta_io ? p->meta_io : p->pv[VG_ROLE_META].io;
+}
+
+int pool_meta_area_io(const struct pool *p, int spare, struct io_engine **out)
+{
+	const struct vg_pv *meta = &p->pv[VG_ROLE_META];
+	const struct vg_area *a = &meta->label.area[spare ? !p->vg->metadata_area
+							  : p->vg->metadata_area];
+	struct io_engine *io = pool_meta_io(p);
+
+	*out = NULL;
+	if (!io)
+		return -ENODEV;
+	if (!a->size)
+		return -ENOSPC;
+	return io_window_create(io, a->offset, a->size, 0, out);
 }
 
 /* The kernel's raid1 under tmeta: its health characters, when it runs */

@@ -127,7 +127,7 @@ int pool_open_thin(struct pool *p)
 	io_destroy(p->thin_io);
 	p->md = NULL;
 	p->thin_io = NULL;
-	r = io_window_create(pool_meta_io(p), a->offset, a->size, 0, &p->thin_io);
+	r = pool_meta_area_io(p, 0, &p->thin_io);
 	if (r) {
 		log_error("pool %s: the thin-metadata area lies beyond the end of %s", p->name,
 			  pool_meta_dev_name(p));

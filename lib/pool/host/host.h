@@ -175,6 +175,18 @@ int pool_meta_leg0_lost(const char *name, const char *data);
 int pool_find_data_device(const char *name, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index, const char *hint, int refuse_copies, char **path)
 	TP_MUST_CHECK;
+/* The device uuid of the first data device that the VG copy on metadata
+ * device META names, into UUID: 0, or -errno. Quiet. */
+int pool_vg_first_data(const char *meta, char uuid[VG_UUID_LEN + 1]) TP_MUST_CHECK;
+/* Data devices a tpreduce --data took away from pool NAME whose labels it
+ * did not get to wipe (a cut between its VG commit and the wipe): a device
+ * the devices file lists for NAME or a label scan finds whose label is a
+ * data device's of the pool VG (its uuid), whose device uuid VG does not
+ * list, and whose own VG copy, older than VG, does list it (so it was the
+ * pool's, not a device a cut tpextend --data was adding). Their paths into
+ * OUT (up to MAX), how many. Reads only; quiet. */
+unsigned pool_find_leftovers(const char *name, const struct vg *vg,
+			     char out[][VG_PATH_MAX + 1], unsigned max);
 /* The same for the second metadata device of a mirrored pool (role meta,
  * data_index 1; vg.h: meta1). */
 int pool_find_meta_leg(const char *name, const char *pool_uuid, const char *pv_uuid,

@@ -166,9 +166,78 @@ static void record(const char *name, enum vg_role role, const char *path)
 		pool_record_device(name, role, l.pv_uuid, path);
 }
 
+/* The VG from the copy on metadata device META alone, quietly: 0 and
+ * *VG, or -errno. */
+static int meta_vg(const char *meta, struct vg **vg)
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct vg_pv pv;
+	int r;
+
+	*vg = NULL;
+	memset(&pv, 0, sizeof(pv));
+	r = io_fd_open(meta, IO_RDONLY, &pv.io);
+	if (!r && (vg_label_read(pv.io, &pv.label) != VG_LABEL_FOUND ||
+		   pv.label.role != VG_ROLE_META || pv.label.data_index))
+		r = -ENOENT;
+	if (!r)
+		r = vg_read(&pv, 1, vg, NULL);
+	io_destroy(pv.io);
+	tp_log_capture_pop(outer);
+	return r;
+}
+
+int pool_vg_first_data(const char *meta, char uuid[VG_UUID_LEN + 1])
+{
+	struct vg *vg;
+	int r = meta_vg(meta, &vg);
+
+	if (!r)
+		snprintf(uuid, VG_UUID_LEN + 1, "%s", vg->dev[VG_ROLE_DATA].pv_uuid);
+	vg_free(vg);
+	return r;
+}
+
+/* The pool's first data device is the one its VG names, read from the
+ * copy on the metadata device META (a VG commit that changes the first
+ * data device writes it before the new first one's: core/pool_commit.c):
+ * tpreduce --data of the first makes the second the first in one VG
+ * commit, and the labels follow after it (the new first one's place,
+ * then the old one's label wiped). A DATA that is not that
+ * device (the old first, still labelled), or none (its label wiped, the
+ * new first one's place not yet 0), is replaced by the VG's first, found
+ * by its device uuid. Finding a pool thus never depends on which device
+ * was its first; a pool whose metadata device or VG cannot be read here
+ * is left to the open to say why. */
+static void first_by_vg(const char *name, char *paths[VG_NR_ROLES])
+{
+	struct tp_log_capture quiet, *outer;
+	struct vg_label l;
+	struct vg *vg = NULL;
+	const struct vg_device *first;
+	char *path = NULL;
+
+	if (!paths[VG_ROLE_META] || meta_vg(paths[VG_ROLE_META], &vg))
+		return;
+	outer = tp_log_capture_push(&quiet);
+	first = &vg->dev[VG_ROLE_DATA];
+	if (paths[VG_ROLE_DATA] && !pool_read_label(paths[VG_ROLE_DATA], &l) &&
+	    !strcmp(l.pv_uuid, first->pv_uuid))
+		goto out;	/* the usual case: the data device is the VG's first */
+	if (!pool_find_data_device(name, vg->uuid, first->pv_uuid, 0, first->path, 0, &path)) {
+		free(paths[VG_ROLE_DATA]);
+		paths[VG_ROLE_DATA] = path;
+		path = NULL;
+	}
+out:
+	tp_log_capture_pop(outer);
+	free(path);
+	vg_free(vg);
+}
+
 /* PATHS of pool NAME from the devices file, completed by a label scan when
- * an entry is missing or stale; either may stay NULL. 0, or -errno with
- * PATHS freed. */
+ * an entry is missing or stale; either may stay NULL; the data device the
+ * one the VG names first (first_by_vg). 0, or -errno with PATHS freed. */
 static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at)
 {
 	struct pool_devices_entry ent[8];
@@ -196,6 +265,7 @@ static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at
 		if (!paths[ent[i].role])
 			paths[ent[i].role] = strdup(ent[i].path);
 	}
+	first_by_vg(name, paths);
 	if (paths[VG_ROLE_DATA] && paths[VG_ROLE_META])
 		return 0;
 	/* Lost or stale entries: look at every block device's label. */
@@ -205,6 +275,8 @@ static int locate(const char *name, char *paths[VG_NR_ROLES], struct located *at
 		free(paths[0]);
 		free(paths[1]);
 		paths[0] = paths[1] = NULL;
+	} else {
+		first_by_vg(name, paths);
 	}
 	return r;
 }
@@ -446,8 +518,10 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 }
 
 /* Is PATH data device INDEX (device uuid PV_UUID) of the pool POOL_UUID,
- * the top of its stack? An added device (INDEX 1 and up) goes by its
- * uuid: its label's place may lag behind a tpreduce --data (vg_io.c). */
+ * the top of its stack? A data device goes by its uuid: its label's place
+ * may lag behind a tpreduce --data (vg_io.c), the first one's too (still
+ * 1 after the first was taken away); only an added device's label never
+ * says 0. */
 static int is_data_device(const char *path, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index, enum vg_role role)
 {
@@ -455,7 +529,8 @@ static int is_data_device(const char *path, const char *pool_uuid, const char *p
 	struct vg_label l;
 
 	return path && path[0] && !pool_read_label(path, &l) && l.role == role &&
-	       !l.data_index == !index && !strcmp(l.pv_uuid, pv_uuid) &&
+	       (index ? l.data_index != 0 : role == VG_ROLE_DATA || !l.data_index) &&
+	       !strcmp(l.pv_uuid, pv_uuid) &&
 	       !strcmp(l.pool_uuid, pool_uuid) && pool_stack_check(path, pool_uuid, &v) <= 0;
 }
 
@@ -524,6 +599,57 @@ static int find_device(const char *name, const char *pool_uuid, const char *pv_u
 		pool_record_device(name, role, pv_uuid, found);
 	*path = strdup(found);
 	return *path ? 0 : -ENOMEM;
+}
+
+/* Is PATH a data device the pool VG had and no longer lists (its label not
+ * wiped)? */
+static int leftover(const char *path, const struct vg *vg)
+{
+	struct vg_pv pv;
+	struct vg *own = NULL;
+	int r;
+
+	memset(&pv, 0, sizeof(pv));
+	if (pool_read_label(path, &pv.label) || pv.label.role != VG_ROLE_DATA ||
+	    strcmp(pv.label.pool_uuid, vg->uuid) || vg_data_index(vg, pv.label.pv_uuid) >= 0)
+		return 0;
+	r = !io_fd_open(path, IO_RDONLY, &pv.io) &&
+	    vg_label_read(pv.io, &pv.label) == VG_LABEL_FOUND && !vg_read(&pv, 1, &own, NULL) &&
+	    own->seqno < vg->seqno && vg_data_index(own, pv.label.pv_uuid) >= 0;
+	vg_free(own);
+	io_destroy(pv.io);
+	return r;
+}
+
+static void add_leftover(const char *path, const struct vg *vg, char out[][VG_PATH_MAX + 1],
+			 unsigned max, unsigned *n)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (pool_same_device(out[i], path))
+			return;
+	if (*n < max && leftover(path, vg))
+		snprintf(out[(*n)++], VG_PATH_MAX + 1, "%s", path);
+}
+
+unsigned pool_find_leftovers(const char *name, const struct vg *vg,
+			     char out[][VG_PATH_MAX + 1], unsigned max)
+{
+	struct pool_devices_entry ent[16];
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct tp_dev_list list;
+	unsigned n = 0;
+	int nr = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
+
+	for (int i = 0; i < nr && i < (int)TP_ARRAY_SIZE(ent); i++)
+		if (ent[i].role == VG_ROLE_DATA)
+			add_leftover(ent[i].path, vg, out, max, &n);
+	if (!tp_dev_scan("TPTOOLS-", &list)) {
+		for (unsigned k = 0; k < list.count; k++)
+			add_leftover(list.dev[k].path, vg, out, max, &n);
+		tp_dev_list_free(&list);
+	}
+	tp_log_capture_pop(outer);
+	return n;
 }
 
 /* Append "; PATH and COPY (the ROLE device, device uuid UUID)" to BUF. */

@@ -1,0 +1,207 @@
+# tpreduce(8) of a pool's first data device: a pool over three data
+# images whose first one holds chunks (volume a, the start of b) is
+# refused while it does (exit 5, every image byte for byte); tpmove
+# empties it onto the second and third (b's chunks shared with its
+# snapshot s, c on the third); tpreduce --data of the first then takes it
+# away: every mapping is numbered down by its size, the second image is
+# the first (its label's place 0, its range from chunk 0), the third's
+# place 1, the first image's label wiped and its devices-file entry
+# dropped; the pool is found without it, every volume's raw export
+# reads the same byte for byte, tpcheck and thin_check are clean, and a
+# new volume can be made; the same on a pool with mirrored thin metadata,
+# whose two legs' areas stay equal; killed (SIGKILL) after its VG commit,
+# the pool is found through the VG without the old first image, reads the
+# same and is clean, --devices naming the old first image is refused byte
+# for byte, the next writer gives the labels their places, and
+# tprepair wipes the old first image's leftover label, saying so (then
+# finds the pool clean); on loop devices the same cut with the devices
+# file lost (found by the label scan and the VG on the metadata device;
+# tprepair finds the leftover by the scan); a device a cut tpextend --data
+# was adding is left alone by tprepair.
+have tp-thinmap || fail "tp-thinmap not built (make tests)"
+
+areas_equal() {	# the thin-metadata areas (1 MiB on) of two legs
+	cmp -s <(dd if="$1" bs=1M skip=1 status=none) <(dd if="$2" bs=1M skip=1 status=none)
+}
+place() { od -An -tu4 -j $((512 + 124)) -N4 "$1" | tr -d ' '; }
+
+exports() {	# POOL: the md5 of every volume's raw export
+	local v
+	for v in a b s c; do
+		echo "$v $(tpsend --format raw "$1/$v" | md5sum | cut -d' ' -f1)"
+	done
+}
+check_all() {	# POOL WHEN
+	exports "$1" >got
+	cmp -s want got || { diff want got >&2; fail "$2: a volume reads other bytes"; }
+	ok tpcheck "$1"
+	out_has clean
+	thin_check_pool "$1"
+}
+
+# one pool: POOL D1 D2 D3 META [kill] (META a comma list for a mirror; kill:
+# tpreduce killed after its VG commit)
+round() {
+	local pool=$1 d1=$2 d2=$3 d3=$4 meta=$5
+	image "$d1" 16M
+	image "$d2" 16M
+	image "$d3" 24M
+	ok tpcreate --data "$d1" --meta "$meta" --chunk 64K "$pool"
+	head -c 12M /dev/urandom >a.raw
+	ok tprecv --format raw -n a "$pool" <a.raw
+	ok tpextend --data "$d2" "$pool"
+	ok tpextend --data "$d3" "$pool"
+	head -c 10M /dev/urandom >b.raw
+	ok tprecv --format raw -n b "$pool" <b.raw
+	ok tvsnap "$pool/b" -n s
+	head -c 8M /dev/urandom >c.raw
+	ok tprecv --format raw -n c "$pool" <c.raw
+	exports "$pool" >want
+	check_all "$pool" "before"
+
+	# refused while the first holds chunks: every image byte for byte
+	unchanged 5 tpreduce --data "$d1" "$pool"
+	err_has "tpmove --from $d1 $pool"
+	unchanged 5 tpreduce --test --data "$d1" "$pool"
+
+	ok tpmove --from "$d1" "$pool"
+	out_has "holds no mapped chunk now"
+	check_all "$pool" "moved"
+	ok tpreduce --test --data "$d1" "$pool"
+	out_has "none in use"
+	if [ "${6:-}" = kill ]; then
+		# killed after the VG commit, before the labels follow: the
+		# pool is found through the VG on the metadata device, the
+		# old first image still labelled and listed, the second's
+		# place still 1; it reads the same and is clean
+		rm -f pause
+		env TP_TEST_PAUSE=xdata-dropped TP_TEST_PAUSE_FILE="$PWD/pause" \
+			tpreduce --data "$d1" "$pool" >out 2>err &
+		pid=$!
+		wait_until "$pid" test -e pause || fail "tpreduce did not reach xdata-dropped"
+		kill -KILL "$pid"
+		rc=0; wait "$pid" || rc=$?
+		[ $rc = 137 ] || { cat err >&2; fail "tpreduce at xdata-dropped: exit $rc"; }
+		[ "$(place "$d1")" = 0 ] || fail "the kill left no label on $d1"
+		[ "$(place "$d2")" = 1 ] || fail "$d2's place followed before the kill"
+		check_all "$pool" "killed after the VG commit"
+		# --devices naming the old first image (still labelled):
+		# refused, byte for byte; the new first one works
+		unchanged 5 tvcreate --devices "$d1,$meta" -V 1M -n x "$pool"
+		err_has "not its first data device"
+		ok tpstatus --devices "$d2,$meta" "$pool"
+		# the next writer gives the labels their places (its open
+		# finishes what the VG commit made durable)
+		ok tvcreate -V 1M -n after-kill "$pool"
+		[ "$(place "$d2")" = 0 ] || fail "$d2's label gives place $(place "$d2"), not 0"
+		unchanged 3 tpreduce --data "$d1" "$pool"
+		err_has "not one of its data devices"
+		# tprepair wipes the leftover label and says so, then finds
+		# nothing more to do
+		ok tprepair "$pool"
+		out_has "wiped the leftover label of .*$d1"
+		out_lacks "nothing written"
+		cmp -s -n 512 <(dd if="$d1" bs=512 skip=1 count=1 status=none) /dev/zero ||
+			fail "tprepair left the label of $d1"
+		! grep -q "$d1" "$TPTOOLS_DIR/devices" || fail "the devices file still names $d1"
+		ok tprepair "$pool"
+		out_has "clean: nothing to repair"
+	else
+		ok tpreduce --data "$d1" "$pool"
+		out_has "taken away"
+	fi
+	ok tpstatus --noheadings --devices-report "$pool"
+	[ "$(grep -c ' data ' out)" = 2 ] || fail "two data devices expected: $(cat out)"
+	grep -q " data 1 .* 0 .*$d2\$" out || fail "$d2 is not data device 1 from chunk 0: $(cat out)"
+	grep -q " data 2 .*$d3\$" out || fail "$d3 is not data device 2: $(cat out)"
+	cmp -s -n 512 <(dd if="$d1" bs=512 skip=1 count=1 status=none) /dev/zero ||
+		fail "tpreduce left the label of $d1"
+	[ "$(place "$d2")" = 0 ] || fail "$d2's label gives place $(place "$d2"), not 0"
+	[ "$(place "$d3")" = 1 ] || fail "$d3's label gives place $(place "$d3"), not 1"
+	check_all "$pool" "after tpreduce"
+	# the devices file no longer names the first image
+	! grep -q "$d1" "$TPTOOLS_DIR/devices" || fail "the devices file still names $d1"
+	ok tvcreate -V 1M -n one-more "$pool"
+	ok tpcheck "$pool"
+	out_has clean
+}
+
+image m.img 16M
+round p d1.img d2.img d3.img m.img
+
+image m0.img 16M
+image m1.img 16M
+round q e1.img e2.img e3.img m0.img,m1.img
+areas_equal m0.img m1.img || fail "the legs' thin-metadata areas differ after tpreduce"
+image r0.img 16M
+round r f1.img f2.img f3.img r0.img kill
+
+# a device a tpextend --data killed before its VG commit was adding (its
+# label written, its VG area empty) is no leftover of a tpreduce: tprepair
+# leaves it alone, byte for byte
+image g1.img 16M
+image g2.img 16M
+image gm.img 16M
+ok tpcreate --data g1.img --meta gm.img --chunk 64K gp
+rm -f pause
+env TP_TEST_PAUSE=xdata-labelled TP_TEST_PAUSE_FILE="$PWD/pause" tpextend --data g2.img gp \
+	>out 2>err &
+pid=$!
+wait_until "$pid" test -e pause || fail "tpextend did not reach xdata-labelled"
+kill -KILL "$pid"
+rc=0; wait "$pid" || rc=$?
+[ $rc = 137 ] || { cat err >&2; fail "tpextend at xdata-labelled: exit $rc"; }
+[ "$(place g2.img)" = 1 ] || fail "the killed tpextend left no label on g2.img"
+sums g2.img >g2.before
+ok tprepair gp
+out_lacks "leftover"
+sums g2.img | cmp -s - g2.before || fail "tprepair wrote g2.img, which a cut tpextend was adding"
+
+# loop devices: killed after the VG commit and the devices file lost, the
+# label scan finds the old first device (still labelled, place 0) and the
+# metadata device; the VG on the metadata device names the second as the
+# first, so the pool is found on it, reads the same and is clean; the
+# next writer gives its label place 0, and after the old first device is
+# wiped the scan finds the pool by its labels alone
+have losetup || skip "no losetup"
+trap loops_detach EXIT
+image ld1.img 16M
+image ld2.img 24M
+image lm.img 16M
+loop_attach l1 ld1.img
+loop_attach l2 ld2.img
+loop_attach lm lm.img
+ok tpcreate --data "$l1" --meta "$lm" --chunk 64K lp
+head -c 8M /dev/urandom >lv.want
+ok tprecv --format raw -n v lp <lv.want
+ok tpextend --data "$l2" lp
+ok tpmove --from "$l1" lp
+rm -f pause
+env TP_TEST_PAUSE=xdata-dropped TP_TEST_PAUSE_FILE="$PWD/pause" tpreduce --data "$l1" lp \
+	>out 2>err &
+pid=$!
+wait_until "$pid" test -e pause || fail "tpreduce did not reach xdata-dropped"
+kill -KILL "$pid"
+rc=0; wait "$pid" || rc=$?
+[ $rc = 137 ] || { cat err >&2; fail "tpreduce at xdata-dropped: exit $rc"; }
+rm "$TPTOOLS_DIR/devices"
+ok tpstatus --noheadings --devices-report lp
+[ "$(grep -c ' data ' out)" = 1 ] || fail "one data device expected: $(cat out)"
+grep -q " data 1 .*$l2\$" out || fail "$l2 is not the first data device: $(cat out)"
+rm -f lv.got; ok tpsend --format raw -o lv.got lp/v
+cmp lv.want lv.got || fail "volume v reads back other bytes after the cut"
+ok tpcheck lp
+out_has clean
+ok tvcreate -V 1M -n w lp
+[ "$(place ld2.img)" = 0 ] || fail "$l2's label gives place $(place ld2.img), not 0"
+# tprepair finds the leftover label by the scan and wipes it
+ok tprepair lp
+out_has "wiped the leftover label of $l1"
+cmp -s -n 512 <(dd if="$l1" bs=512 skip=1 count=1 status=none) /dev/zero ||
+	fail "tprepair left the label of $l1"
+rm "$TPTOOLS_DIR/devices"
+ok tpcheck lp
+out_has clean
+rm -f lv.got; ok tpsend --format raw -o lv.got lp/v
+cmp lv.want lv.got || fail "volume v reads back other bytes found by its labels"
+ok tpremove -y lp
