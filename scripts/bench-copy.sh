@@ -4,6 +4,10 @@
 # volume of SIZE whose every chunk is mapped (random bytes):
 #   send-raw    tpsend --format raw POOL/v >/dev/null
 #      vs  dd   the same bytes out of the data image (bs=4M) >/dev/null
+#   send-raw-file  tpsend --format raw -o out.img POOL/v (a new file, no flush)
+#      vs  dd   the same bytes into a new out.img (bs=4M, no flush)
+#   send-raw-pipe  tpsend --format raw POOL/v | cat >/dev/null
+#      vs  dd   the same bytes | cat >/dev/null
 #   send-stream tpsend POOL/v >/dev/null (the stream: the same bytes + headers)
 #      vs  cat  src.img >/dev/null (the same bytes, a file in the page cache)
 #   recv-raw    tprecv --format raw -i src.img (writes + flush of the data image)
@@ -20,7 +24,7 @@
 #
 #   scripts/bench-copy.sh [SIZE_MIB]   (default 2048)
 # Needs `make` (BUILD=build by default). Work files in build-bench/copy.
-set -eu
+set -eu -o pipefail
 cd "$(dirname "$0")/.."
 mib=${1:-2048}
 runs=${RUNS:-3}
@@ -81,6 +85,14 @@ fresh_v() { tp tvremove -q -y bench/v >/dev/null 2>&1 || true; import v; }
 o=$(best "$noop" "$bin/tpsend --format raw bench/v >/dev/null")
 r=$(best "$noop" "$dd_read >/dev/null")
 report send-raw "$o" "$r" dd
+rm_out="rm -f out.img"
+o=$(best "$rm_out" "$bin/tpsend --format raw -o out.img bench/v")
+r=$(best "$rm_out" "$dd_read of=out.img")
+report send-raw-file "$o" "$r" dd
+rm -f out.img
+o=$(best "$noop" "$bin/tpsend --format raw bench/v | cat >/dev/null")
+r=$(best "$noop" "$dd_read | cat >/dev/null")
+report send-raw-pipe "$o" "$r" dd
 o=$(best "$noop" "$bin/tpsend bench/v >/dev/null")
 r=$(best "$noop" "cat src.img >/dev/null")
 report send-stream "$o" "$r" cat

@@ -23,6 +23,11 @@ out_has "Wrote sp/a to got.img: 8 MiB, 896 KiB of it mapped."
 cmp got.img a.want || fail "raw image of sp/a differs"
 [ "$(stat -c %b got.img)" -lt $((8 * 2048 / 2)) ] || fail "got.img is not sparse"
 tpsend --format raw sp/a | cmp - a.want || fail "raw image through a pipe differs"
+# a file opened to append: no holes by seeking (each write lands at its end)
+# and no kernel copy into it (copy_file_range and sendfile refuse it)
+echo -n head >app.img
+tpsend --format raw sp/a >>app.img || fail "raw image appended to a file: exit $?"
+cmp <(tail -c +5 app.img) a.want || fail "raw image appended to a file differs"
 ok tpsend -f raw -o got.img sp/odd
 cmp got.img odd.want || fail "raw image of a volume ending inside a chunk differs"
 

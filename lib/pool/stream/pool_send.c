@@ -12,7 +12,15 @@
  * record with one writev after its crc is taken there, while the next
  * piece is read into another of BUFS buffers. On a live pool the mappings come from
  * a kernel metadata snapshot and the data device is read with O_DIRECT
- * (pool_send_src.c). */
+ * (pool_send_src.c).
+ *
+ * A raw image of an inactive pool on one data device moves no byte through
+ * user space: the kernel copies each piece from the data device's page
+ * cache to the output itself (copy_file_range into a regular file, which a
+ * file system may share instead of copying; sendfile into anything else),
+ * in the same pieces and order, without the writer thread. A piece the
+ * kernel cannot move that way (an output it refuses, an error) is copied
+ * through a buffer instead, whose read and write report the error. */
 #include "lib/pool/pool_send.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/stream/pool_send_src.h"
@@ -30,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +54,9 @@ struct raw {
 	uint64_t area_off, area_size;	/* the data area on the data device */
 	uint64_t pos;			/* bytes of the image done */
 	struct tp_fdwriter *out;	/* writes FD in order, beside the reads */
+	int direct, in_fd;		/* zero copy: the kernel copies from IN_FD */
+	int cfr;			/* zero copy: copy_file_range still worth trying */
+	unsigned char *buf;		/* zero copy: BUF_SIZE for what it cannot move */
 	const unsigned char *zeros;	/* BUF_SIZE zeros (gaps on a pipe) */
 	struct pool_send_stats *st;
 	tp_progress_fn *progress;
@@ -77,7 +89,11 @@ static int write_piece(struct raw *w, const void *head, size_t hlen, const void 
 {
 	int r = step(w);
 
-	return r ? r : write_failed(w, tp_fdwriter_put(w->out, head, hlen, b, len));
+	if (r)
+		return r;
+	if (w->direct)	/* zero copy: no writer thread (no head either) */
+		return write_failed(w, tp_write_all(w->fd, b, len));
+	return write_failed(w, tp_fdwriter_put(w->out, head, hlen, b, len));
 }
 
 /* A buffer of the writer's to read the next piece into: NULL (the write
@@ -109,7 +125,11 @@ static int gap(struct raw *w, uint64_t end)
 	if (end <= w->pos)
 		return 0;
 	if (w->seekable) {	/* a hole: the writer seeks over it in turn */
-		if ((r = write_failed(w, tp_fdwriter_skip(w->out, end - w->pos))))
+		if (w->direct)
+			r = lseek(w->fd, (off_t)(end - w->pos), SEEK_CUR) < 0 ? -errno : 0;
+		else
+			r = tp_fdwriter_skip(w->out, end - w->pos);
+		if ((r = write_failed(w, r)))
 			return r;
 		w->pos = end;
 		report(w, w->pos);
@@ -150,6 +170,36 @@ static int read_data(struct raw *w, uint64_t src, unsigned char *buf, size_t n)
 	return r;
 }
 
+/* Zero copy: N bytes of the data area from byte SRC to the output by the
+ * kernel; what it does not move goes through W->buf (errors told there). */
+static int copy_piece(struct raw *w, uint64_t src, size_t n)
+{
+	off_t in = (off_t)(w->area_off + src);
+	ssize_t k = 0;
+	int r;
+
+	if ((r = step(w)))
+		return r;
+	while (n) {
+		if (w->cfr && (k = copy_file_range(w->in_fd, &in, w->fd, NULL, n, 0)) < 0) {
+			w->cfr = 0;	/* not between these two: sendfile */
+			continue;
+		}
+		if (!w->cfr)
+			k = sendfile(w->fd, w->in_fd, &in, n);
+		if (k <= 0)
+			break;
+		n -= (size_t)k;
+	}
+	if (!n)
+		return 0;
+	if (!w->buf && tp_copybuf_alloc(BUF_SIZE, (void **)&w->buf))
+		return -ENOMEM;
+	if ((r = read_data(w, (uint64_t)in - w->area_off, w->buf, n)))
+		return r;
+	return write_failed(w, tp_write_all(w->fd, w->buf, n));
+}
+
 static int run(void *ctx, const struct thin_delta_range *x)
 {
 	struct raw *w = ctx;
@@ -167,8 +217,13 @@ static int run(void *ctx, const struct thin_delta_range *x)
 		return r;
 	while (len) {
 		size_t n = len < BUF_SIZE ? (size_t)len : BUF_SIZE;
-		unsigned char *b = next_buf(w, &r);
-		if (!b || (r = read_data(w, src, b, n)) || (r = write_piece(w, NULL, 0, b, n)))
+		unsigned char *b;
+
+		if (w->direct)
+			r = copy_piece(w, src, n);
+		else if ((b = next_buf(w, &r)) && !(r = read_data(w, src, b, n)))
+			r = write_piece(w, NULL, 0, b, n);
+		if (r)
 			return r;
 		w->pos += n;
 		report(w, w->pos);
@@ -223,11 +278,25 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 		w.progress = sp->progress;
 		w.progress_ctx = sp->progress_ctx;
 	}
-	w.seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && lseek(fd, 0, SEEK_CUR) >= 0;
+	/* holes by seeking: a regular file, not opened to append (every write
+	 * would land at its end, the holes lost) */
+	w.seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && !(fcntl(fd, F_GETFL) & O_APPEND) &&
+		     lseek(fd, 0, SEEK_CUR) >= 0;
 	if ((r = send_src_open(p, &src)))
 		return r;
 	w.data = src.data;
-	if ((r = out_begin(&w, NULL, 1))) {
+	/* zero copy: offline (live reads must bypass the page cache), one data
+	 * device on a plain descriptor */
+	r = 0;
+	if (!src.own_data && (w.in_fd = io_fd_get(src.data)) >= 0) {
+		w.direct = 1;
+		w.cfr = w.seekable;
+		if (!w.seekable && !(w.zeros = calloc(1, BUF_SIZE)))
+			r = -ENOMEM;
+	} else {
+		r = out_begin(&w, NULL, 1);
+	}
+	if (r) {
 		send_src_close(&src);
 		return r;
 	}
@@ -236,7 +305,12 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 	send_src_close(&src);
 	if (!r)
 		r = gap(&w, w.size);
-	r = out_end(&w, r);
+	if (w.direct) {
+		free(w.buf);
+		free((void *)w.zeros);
+	} else {
+		r = out_end(&w, r);
+	}
 	if (!r && w.seekable) {
 		off_t end = lseek(fd, 0, SEEK_CUR);
 		if (end < 0 || ftruncate(fd, end)) {
