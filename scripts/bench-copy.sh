@@ -85,7 +85,7 @@ fresh_v() { tp tvremove -q -y bench/v >/dev/null 2>&1 || true; import v; }
 o=$(best "$noop" "$bin/tpsend --format raw bench/v >/dev/null")
 r=$(best "$noop" "$dd_read >/dev/null")
 report send-raw "$o" "$r" dd
-rm_out="rm -f out.img"
+rm_out="rm -f out.img; sync"	# no write-back of the last run's file in the next
 o=$(best "$rm_out" "$bin/tpsend --format raw -o out.img bench/v")
 r=$(best "$rm_out" "$dd_read of=out.img")
 report send-raw-file "$o" "$r" dd
