@@ -61,6 +61,21 @@ wait_until() {
 	done
 	"$@"
 }
+# killed_at PAUSE CMD...: CMD run with the test pause PAUSE (name[=n]),
+# stdout in out and stderr in err, killed (SIGKILL) once it waits there;
+# fails the test if it never got there or did not die of the kill
+killed_at() {
+	local pause=$1 pid rc=0
+	shift
+	rm -f pause
+	env TP_TEST_PAUSE="$pause" TP_TEST_PAUSE_FILE="$PWD/pause" "$@" >out 2>err &
+	pid=$!
+	wait_until "$pid" test -e pause || { cat err >&2; fail "'$*' never reached $pause"; }
+	kill -KILL "$pid"
+	wait "$pid" || rc=$?
+	rm -f pause
+	[ $rc = 137 ] || { cat err >&2; fail "'$*' at $pause: exit $rc"; }
+}
 have() { command -v "$1" >/dev/null 2>&1; }
 skip() { echo "SKIP: $*"; exit 77; }
 

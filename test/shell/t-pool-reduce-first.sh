@@ -74,14 +74,7 @@ round() {
 		# pool is found through the VG on the metadata device, the
 		# old first image still labelled and listed, the second's
 		# place still 1; it reads the same and is clean
-		rm -f pause
-		env TP_TEST_PAUSE=xdata-dropped TP_TEST_PAUSE_FILE="$PWD/pause" \
-			tpreduce --data "$d1" "$pool" >out 2>err &
-		pid=$!
-		wait_until "$pid" test -e pause || fail "tpreduce did not reach xdata-dropped"
-		kill -KILL "$pid"
-		rc=0; wait "$pid" || rc=$?
-		[ $rc = 137 ] || { cat err >&2; fail "tpreduce at xdata-dropped: exit $rc"; }
+		killed_at xdata-dropped tpreduce --data "$d1" "$pool"
 		[ "$(place "$d1")" = 0 ] || fail "the kill left no label on $d1"
 		[ "$(place "$d2")" = 1 ] || fail "$d2's place followed before the kill"
 		check_all "$pool" "killed after the VG commit"
@@ -143,14 +136,7 @@ image g1.img 16M
 image g2.img 16M
 image gm.img 16M
 ok tpcreate --data g1.img --meta gm.img --chunk 64K gp
-rm -f pause
-env TP_TEST_PAUSE=xdata-labelled TP_TEST_PAUSE_FILE="$PWD/pause" tpextend --data g2.img gp \
-	>out 2>err &
-pid=$!
-wait_until "$pid" test -e pause || fail "tpextend did not reach xdata-labelled"
-kill -KILL "$pid"
-rc=0; wait "$pid" || rc=$?
-[ $rc = 137 ] || { cat err >&2; fail "tpextend at xdata-labelled: exit $rc"; }
+killed_at xdata-labelled tpextend --data g2.img gp
 [ "$(place g2.img)" = 1 ] || fail "the killed tpextend left no label on g2.img"
 sums g2.img >g2.before
 ok tprepair gp
@@ -176,14 +162,7 @@ head -c 8M /dev/urandom >lv.want
 ok tprecv --format raw -n v lp <lv.want
 ok tpextend --data "$l2" lp
 ok tpmove --from "$l1" lp
-rm -f pause
-env TP_TEST_PAUSE=xdata-dropped TP_TEST_PAUSE_FILE="$PWD/pause" tpreduce --data "$l1" lp \
-	>out 2>err &
-pid=$!
-wait_until "$pid" test -e pause || fail "tpreduce did not reach xdata-dropped"
-kill -KILL "$pid"
-rc=0; wait "$pid" || rc=$?
-[ $rc = 137 ] || { cat err >&2; fail "tpreduce at xdata-dropped: exit $rc"; }
+killed_at xdata-dropped tpreduce --data "$l1" lp
 rm "$TPTOOLS_DIR/devices"
 ok tpstatus --noheadings --devices-report lp
 [ "$(grep -c ' data ' out)" = 1 ] || fail "one data device expected: $(cat out)"

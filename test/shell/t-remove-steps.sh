@@ -15,13 +15,7 @@ s_sum=$(tpsend --format raw p/s | md5sum)
 b_sum=$(tpsend --format raw p/b | md5sum)
 
 # killed at its third step (steps of 4 mappings): under way
-TP_TEST_REMOVE_STEP=4 TP_TEST_PAUSE=remove-step=2 TP_TEST_PAUSE_FILE="$PWD/pause" \
-	tvremove -y p/a >out 2>err &
-pid=$!
-wait_until "$pid" test -e pause || { cat err >&2; fail "tvremove never reached remove-step=2"; }
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null || true
-rm -f pause
+killed_at remove-step=2 env TP_TEST_REMOVE_STEP=4 tvremove -y p/a
 ok tpstatus p
 err_has "the removal of a is under way"
 out_lacks " a "
@@ -37,13 +31,7 @@ ok tpcheck p
 # killed again, then finished by tvremove of the same name, with progress
 ok tvcreate -V 4M -n c p
 write_chunks p c 0 12
-TP_TEST_REMOVE_STEP=4 TP_TEST_PAUSE=remove-step=1 TP_TEST_PAUSE_FILE="$PWD/pause" \
-	tvremove p/c >out 2>err &
-pid=$!
-wait_until "$pid" test -e pause || { cat err >&2; fail "tvremove never reached remove-step=1"; }
-kill -KILL "$pid"
-wait "$pid" 2>/dev/null || true
-rm -f pause
+killed_at remove-step=1 env TP_TEST_REMOVE_STEP=4 tvremove p/c
 ok tvremove p/c
 out_has "Volume p/c removed."
 ok tpcheck p
