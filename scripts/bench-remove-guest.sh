@@ -2,7 +2,7 @@
 # bench-remove-guest.sh - the guest part of scripts/bench-remove.sh (run by
 # test/vm/run.sh): the worst I/O stall of a fio job on one volume of a
 # thin pool while another volume of the same pool, with CHUNKS mapped
-# 64 KiB chunks, is removed: by tvremove (discards of 64 chunks, then the
+# 64 KiB chunks, is removed: by tvremove (discards of 16 chunks, then the
 # kernel's delete) and by LVM's lvremove (the kernel's delete message in
 # one transaction), each pool on disks of its own, in one boot.
 #

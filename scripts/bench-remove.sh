@@ -2,8 +2,8 @@
 # bench-remove.sh - issue 26's removal benchmark on the real kernel (QEMU,
 # TCG): the worst I/O stall (max and p99 latency of a fio random-write job
 # on another volume of the same pool) while a volume of CHUNKS mapped 64 KiB
-# chunks is removed, by tvremove (discards of 64 chunks through the volume,
-# committed by a flush every 4th, then the kernel's delete of the emptied
+# chunks is removed, by tvremove (discards of 16 chunks through the volume,
+# committed by a flush every 16th, then the kernel's delete of the emptied
 # device) and by LVM's lvremove (the kernel's delete message, one
 # transaction), in one boot on disks of the same kind. RUNS pairs, each with
 # an idle row (the emulator's own worst case at that time), a

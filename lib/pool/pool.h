@@ -288,7 +288,7 @@ int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
  * the volume mapped. A removal is bounded steps, each durable: the
  * volume first becomes a removal under way (no volume any more, its name
  * still taken), then its mappings go a step at a time (offline 65536 per
- * thin transaction; live discards of 256 chunks through its device), its
+ * thin transaction; live discards of 16 chunks through its device), its
  * emptied thin device last. A cut one is finished by the next tvremove of
  * NAME or by the next writer's open. */
 int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,

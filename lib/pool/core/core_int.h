@@ -81,7 +81,7 @@ struct pool_backend {
 	 * unmap one step's worth of its mappings from chunk *POS on and make
 	 * that durable; *POS moves past what was done, *LEFT gets the
 	 * mappings it still has. Offline the first 65536 mappings go and the
-	 * thin metadata is committed; live a discard of 256 chunks from
+	 * thin metadata is committed; live a discard of 16 chunks from
 	 * *POS through its device, a flush every 16th (the kernel commits). */
 	int (*unmap_step)(struct pool *p, const struct vg_volume *rm, int do_step,
 			  uint64_t *pos, uint64_t *left);
