@@ -5,6 +5,8 @@
 # volume is a snapshot's origin: its chunks shared with the snapshot stay
 # (the snapshot reads as before), those only it mapped go back to the
 # pool; the other volume's data is unchanged; tpcheck clean afterwards.
+# A removal opens its device once for all its steps; killed between two,
+# the next tvremove finishes it.
 # The step is 2 MiB here (TP_TEST_REMOVE_STEP), so 16 MiB take 8 steps.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 2 -e
@@ -35,6 +37,25 @@ expect_eq "snapshot s unchanged" "$(md5sum </dev/mapper/rp-s)" "$s_sum"
 expect_eq "volume b unchanged" "$(md5sum </dev/mapper/rp-b)" "$b_sum"
 check test ! -e /dev/mapper/rp-a
 not tpstatus rp/a
+
+step "a removal keeps its device open across its steps; killed, the next tvremove ends it"
+# b maps 64 chunks: steps of 8, paused before the 4th (24 chunks given back)
+rm -f pause
+TP_TEST_REMOVE_STEP=8 TP_TEST_PAUSE=remove-step=3 TP_TEST_PAUSE_FILE=$PWD/pause \
+	tvremove -y rp/b 2>rmb.err &
+pid=$!
+wait_file pause "$pid" || note_fail "tvremove never reached remove-step=3"
+# one open for the whole removal, not one a step (each close of a device
+# open for writing is a udev change event and a probe)
+expect_eq "rp-b's open count between two steps" \
+	"$(dmsetup info -c --noheadings -o open rp-b | tr -d ' ')" 1
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+rm -f pause
+cat rmb.err
+check tvremove -y rp/b
+check test ! -e /dev/mapper/rp-b
+expect_eq "data in use once a and b are gone" "$(used)" "$((used1 - (4 << 20)))"
 
 step "deactivated: tpcheck clean"
 must tpdeactivate rp

@@ -48,6 +48,11 @@ struct pool {
 	struct lease_hold lease;
 	int lease_own;
 	int lease_holder;
+	/* a live removal's thin device, open for its steps (pool_live.c):
+	 * one open and one close a removal, not one a step (each close of a
+	 * device open for writing is a udev change event and a probe of the
+	 * device); closed by pool_removal_release before the delete */
+	int removal_fd, removal_fd_open;
 	/* removals this command's open finished (pool_removal_finished) */
 	unsigned nr_finished;
 	char finished[4][VG_NAME_MAX + 1];
@@ -59,6 +64,8 @@ uint64_t pool_removal_step(uint64_t step);
 /* Live, every how many steps a flush makes the kernel commit: EVERY, or
  * TP_TEST_REMOVE_FLUSH (test builds only; the benchmark tries others). */
 uint64_t pool_removal_flush_every(uint64_t every);
+/* The removal's device, if a live step left it open, closed. */
+void pool_removal_release(struct pool *p);
 
 /* ---- pool_backend.c: offline engine or live kernel, decided once ----
  *

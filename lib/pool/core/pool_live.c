@@ -61,8 +61,9 @@ static int live_delete(struct pool *p, uint32_t dev_id, const char *vol)
  * one end with a flush, which
  * makes the kernel commit (it also commits on its own every second); an
  * uncommitted step lost in a crash is discarded again by the resumed
- * removal, which starts over at chunk 0. The device's status says what is
- * left. -EOPNOTSUPP
+ * removal, which starts over at chunk 0. The device is opened at the first
+ * step and stays open until pool_removal_release (P->removal_fd). The
+ * device's status says what is left. -EOPNOTSUPP
  * when the pool ignores discards (VG discards=ignore). */
 static int live_unmap_step(struct pool *p, const struct vg_volume *rm, int do_step,
 			   uint64_t *pos, uint64_t *left)
@@ -73,7 +74,8 @@ static int live_unmap_step(struct pool *p, const struct vg_volume *rm, int do_st
 	struct tp_dm_thin_status st;
 	int fd, r;
 
-	if ((r = pool_load_volume(p, rm)) ||
+	/* loaded (and open, below) once: the steps after the first find it so */
+	if ((!p->removal_fd_open && (r = pool_load_volume(p, rm))) ||
 	    (r = tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, rm->name)) ||
 	    (r = tp_dm_path(path, sizeof(path), dm)))
 		return r;
@@ -82,17 +84,21 @@ static int live_unmap_step(struct pool *p, const struct vg_volume *rm, int do_st
 
 		if (range[1] > end - range[0])
 			range[1] = end - range[0];
-		if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
-			r = -errno;
-			log_error("pool %s: cannot open %s to give back the chunks of %s: %s",
-				  p->name, path, rm->name, strerror(-r));
-			return r;
+		if (!p->removal_fd_open) {
+			if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+				r = -errno;
+				log_error("pool %s: cannot open %s to give back the chunks of %s: %s",
+					  p->name, path, rm->name, strerror(-r));
+				return r;
+			}
+			p->removal_fd = fd;
+			p->removal_fd_open = 1;
 		}
+		fd = p->removal_fd;
 		r = ioctl(fd, BLKDISCARD, range) ? -errno : 0;
 		if (!r && ((range[0] + range[1]) / chunk / step % pool_removal_flush_every(16) == 0
 			   || range[0] + range[1] == end) && fsync(fd))
 			r = -errno;
-		close(fd);
 		if (r) {
 			if (r != -EOPNOTSUPP)
 				log_error("pool %s: discard of %s at chunk %llu failed: %s", p->name,

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double seconds(void)
 {
@@ -48,6 +49,13 @@ uint64_t pool_removal_step(uint64_t step)
 {
 	step = tp_test_count("TP_TEST_REMOVE_STEP", step);
 	return step ? step : 1;
+}
+
+void pool_removal_release(struct pool *p)
+{
+	if (p->removal_fd_open)
+		close(p->removal_fd);
+	p->removal_fd_open = 0;
 }
 
 uint64_t pool_removal_flush_every(uint64_t every)
@@ -120,6 +128,7 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 			r = -EUCLEAN;
 		}
 	}
+	pool_removal_release(p);	/* before the delete unloads it */
 	if (r)
 		return r;
 	tp_test_pause("remove-emptied");
