@@ -104,6 +104,19 @@ loops_detach() {
 	done
 }
 
+# loop_images VAR FILE SIZE...: for each triple, a new image FILE of SIZE
+# and a loop device for it in VAR (loop_attach: call it in the test's shell;
+# the test's EXIT trap detaches them, skips the test without losetup)
+loop_images() {
+	have losetup || skip "no losetup"
+	trap loops_detach EXIT
+	while [ $# -ge 3 ]; do
+		image "$2" "$3"
+		loop_attach "$1" "$2"
+		shift 3
+	done
+}
+
 # loop_pool POOL: pool POOL on two loop devices (their paths in ld and lm)
 # over new images ld.img (256M) and lm.img (16M), with a 1G volume v; the
 # EXIT trap detaches them (skips the test without losetup)

@@ -209,14 +209,7 @@ for f in d1.img d2.img d3.img d4.img m.img; do
 done
 
 # loop devices: found by their labels after the devices file is lost
-have losetup || skip "no losetup"
-trap loops_detach EXIT
-image ld1.img 40M
-image ld2.img 24M
-image lm.img 16M
-loop_attach l1 ld1.img
-loop_attach l2 ld2.img
-loop_attach lm lm.img
+loop_images l1 ld1.img 40M l2 ld2.img 24M lm lm.img 16M
 ok tpcreate --data "$l1" --meta "$lm" --chunk 64K lp
 ok tpextend --data "$l2" lp
 head -c 50M /dev/urandom >c.want

@@ -149,14 +149,7 @@ sums g2.img | cmp -s - g2.before || fail "tprepair wrote g2.img, which a cut tpe
 # first, so the pool is found on it, reads the same and is clean; the
 # next writer gives its label place 0, and after the old first device is
 # wiped the scan finds the pool by its labels alone
-have losetup || skip "no losetup"
-trap loops_detach EXIT
-image ld1.img 16M
-image ld2.img 24M
-image lm.img 16M
-loop_attach l1 ld1.img
-loop_attach l2 ld2.img
-loop_attach lm lm.img
+loop_images l1 ld1.img 16M l2 ld2.img 24M lm lm.img 16M
 ok tpcreate --data "$l1" --meta "$lm" --chunk 64K lp
 head -c 8M /dev/urandom >lv.want
 ok tprecv --format raw -n v lp <lv.want
