@@ -6,7 +6,8 @@
 # (the snapshot reads as before), those only it mapped go back to the
 # pool; the other volume's data is unchanged; tpcheck clean afterwards.
 # A removal opens its device once for all its steps; killed between two,
-# the next tvremove finishes it.
+# the next tvremove finishes it. A volume ending inside a chunk is removed
+# whole (its last chunk, which no discard covers, goes with the delete).
 # The step is 2 MiB here (TP_TEST_REMOVE_STEP), so 16 MiB take 8 steps.
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 2 -e
@@ -56,6 +57,16 @@ cat rmb.err
 check tvremove -y rp/b
 check test ! -e /dev/mapper/rp-b
 expect_eq "data in use once a and b are gone" "$(used)" "$((used1 - (4 << 20)))"
+
+step "a volume ending inside a chunk: its last, partial chunk goes too"
+# 1000 KiB: 15 whole chunks and 40 KiB of a 16th, all written (mapped); a
+# discard cannot cover the last chunk, the delete gives it back
+must tvcreate -V 1000K -n odd rp
+must dd if=/dev/urandom of=/dev/mapper/rp-odd bs=8k count=125 oflag=direct status=none
+used2=$(used)
+TP_TEST_REMOVE_STEP=4 check tvremove -y rp/odd
+check test ! -e /dev/mapper/rp-odd
+expect_eq "data freed (16 chunks)" "$((used2 - $(used)))" "$((16 << 16))"
 
 step "deactivated: tpcheck clean"
 must tpdeactivate rp

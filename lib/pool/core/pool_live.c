@@ -110,8 +110,11 @@ static int live_unmap_step(struct pool *p, const struct vg_volume *rm, int do_st
 	if ((r = tp_dm_thin_status(dm, &st)))
 		return r;
 	*left = st.mapped_sectors / p->vg->chunk_size;
-	/* nothing mapped at or beyond *POS: the rest is done */
-	if (!st.has_highest || st.highest_sector < *pos * (chunk / 512))
+	/* nothing mapped at or beyond *POS: the rest is done; so too once the
+	 * discards reached the last whole chunk: a volume ending inside a
+	 * chunk keeps that one mapped (no discard covers it), the delete at
+	 * the end gives it back */
+	if (!st.has_highest || st.highest_sector < *pos * (chunk / 512) || *pos * chunk >= end)
 		*left = 0;
 	return 0;
 }

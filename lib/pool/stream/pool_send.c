@@ -14,7 +14,7 @@
  * a kernel metadata snapshot and the data device is read with O_DIRECT
  * (pool_send_src.c).
  *
- * A raw image of an inactive pool on one data device moves no byte through
+ * A raw image of an inactive pool on one data image file moves no byte through
  * user space: the kernel copies each piece from the data device's page
  * cache to the output itself (copy_file_range into a regular file, which a
  * file system may share instead of copying; sendfile into anything else),
