@@ -422,7 +422,7 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 		     struct pool_reduce_data_result *res)
 {
 	const struct vg *vg = pool_vg(p);
-	unsigned n = vg_nr_data(vg), last = n - 1, i;
+	unsigned n = vg_nr_data(vg), last = n - 1, i, from;
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
 	char uuid[VG_UUID_LEN + 1], *real;
 	struct io_engine *io;
@@ -481,8 +481,9 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	snprintf(uuid, sizeof(uuid), "%s", vg_data_dev(vg, i)->pv_uuid);
 	if (!i)
 		next->dev[VG_ROLE_DATA] = *vg_data_dev(next, 1);
-	memmove(vg_data_dev(next, i ? i : 1), vg_data_dev(next, i ? i : 1) + 1,
-		(last - (i ? i : 1)) * sizeof(next->xdata[0]));
+	from = i ? i : 1;	/* the added devices from there move up one */
+	memmove(vg_data_dev(next, from), vg_data_dev(next, from) + 1,
+		(last - from) * sizeof(next->xdata[0]));
 	memset(vg_data_dev(next, last), 0, sizeof(next->xdata[0]));
 	next->nr_xdata--;
 	next->metadata_area = !vg->metadata_area;

@@ -58,8 +58,8 @@ static int live_delete(struct pool *p, uint32_t dev_id, const char *vol)
  * other volumes' I/O waits about as long as the range takes (with 64
  * chunks a step, p99 of the benchmark's writes was 44 ms against 13 ms
  * with 16, bench/remove.md). Every 16th step (256 chunks) and the last
- * one end with a flush, which
- * makes the kernel commit (it also commits on its own every second); an
+ * one end with a flush, which makes the kernel commit (it also commits on
+ * its own every second); an
  * uncommitted step lost in a crash is discarded again by the resumed
  * removal, which starts over at chunk 0. The device is opened at the first
  * step and stays open until pool_removal_release (P->removal_fd). The

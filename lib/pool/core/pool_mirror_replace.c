@@ -85,8 +85,6 @@ static int check_new_leg(const struct pool *p, const char *path)
 	return 0;
 }
 
-/* P's thin metadata closed and its engine made again: the mirror over
- * both legs, leg PRIMARY read first. 0 or -errno (the old engine kept). */
 /* P's device SLOT opened again without O_EXCL (the flock claim stays), so
  * the kernel can open it as a raid1 leg, as at activation. 0 or -errno. */
 static int reopen_shared(struct pool *p, unsigned slot)
@@ -104,6 +102,8 @@ static int reopen_shared(struct pool *p, unsigned slot)
 	return 0;
 }
 
+/* P's thin metadata closed and its engine made again: the mirror over
+ * both legs, leg PRIMARY read first. 0 or -errno (the old engine kept). */
 static int remirror(struct pool *p, unsigned primary)
 {
 	struct io_engine *mio;
