@@ -2,6 +2,7 @@
 #include "lib/base/io.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,7 +382,25 @@ struct io_mirror {
 	unsigned in_use;	/* bit I: leg I takes writes and may be read */
 	int err[2];		/* the error that took leg I out, or 0 */
 	int own;
+	/* blocks a validating reader found bad on leg I (io_read_valid),
+	 * from any thread: under LOCK */
+	pthread_mutex_t lock;
+	struct io_mirror_bad bad[2];
+	uint64_t *seen[2];	/* the offsets counted in BAD[I], each once */
+	size_t nr_seen[2];
+	/* good copies of blocks found bad on a leg, rewritten there at the
+	 * next flush (a command that never flushes changes no byte); a
+	 * write to the same bytes meanwhile drops one */
+	struct mir_heal {
+		unsigned leg;
+		uint64_t at;
+		size_t len;
+		unsigned char *data;
+	} *heal;
+	size_t nr_heal;
 };
+
+#define MIR_HEAL_MAX 1024	/* blocks kept for rewriting; more are counted, not kept */
 
 static void mir_drop(struct io_mirror *m, unsigned i, int err)
 {
@@ -410,10 +429,51 @@ static int mir_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
 	return r;
 }
 
+/* Heals that bytes OFF..OFF+LEN now written supersede are dropped. */
+static void heal_drop(struct io_mirror *m, uint64_t off, size_t len)
+{
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->nr_heal;) {
+		struct mir_heal *h = &m->heal[i];
+
+		if (h->at < off + len && off < h->at + h->len) {
+			free(h->data);
+			*h = m->heal[--m->nr_heal];
+		} else {
+			i++;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Rewrite the bad copies kept, before the legs' flush. A leg that fails
+ * it drops out. */
+static void heal_apply(struct io_mirror *m)
+{
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->nr_heal; i++) {
+		struct mir_heal *h = &m->heal[i];
+
+		if ((m->in_use & (1u << h->leg)) && !all_writes_failed) {
+			int r = io_write(m->leg[h->leg], h->at, h->data, h->len);
+			if (r)
+				mir_drop(m, h->leg, r);
+			else
+				m->bad[h->leg].healed++;
+		}
+		free(h->data);
+	}
+	m->nr_heal = 0;
+	pthread_mutex_unlock(&m->lock);
+}
+
 static int mir_write(struct io_engine *e, uint64_t off, const void *buf, size_t len)
 {
 	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
 	int r = -EIO;
+
+	if (m->nr_heal)
+		heal_drop(m, off, len);
 
 	for (unsigned i = 0; i < 2; i++) {
 		int w;
@@ -436,6 +496,8 @@ static int mir_flush(struct io_engine *e)
 	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
 	int r = -EIO;
 
+	if (m->nr_heal)
+		heal_apply(m);
 	for (unsigned i = 0; i < 2; i++) {
 		int f;
 
@@ -456,6 +518,12 @@ static void mir_destroy(struct io_engine *e)
 
 	for (unsigned i = 0; m->own && i < 2; i++)
 		io_destroy(m->leg[i]);
+	for (size_t i = 0; i < m->nr_heal; i++)
+		free(m->heal[i].data);
+	free(m->heal);
+	free(m->seen[0]);
+	free(m->seen[1]);
+	pthread_mutex_destroy(&m->lock);
 	free(e->name);
 	free(m);
 }
@@ -472,6 +540,11 @@ int io_mirror_create(struct io_engine *leg0, struct io_engine *leg1, unsigned pr
 		return -EINVAL;
 	m = calloc(1, sizeof(*m));
 	if (!m || !(m->e.name = strdup(name))) {
+		free(m);
+		return -ENOMEM;
+	}
+	if (pthread_mutex_init(&m->lock, NULL)) {
+		free(m->e.name);
 		free(m);
 		return -ENOMEM;
 	}
@@ -516,4 +589,219 @@ void io_mirror_take_out(struct io_engine *e, unsigned leg, int err)
 
 	if (e->ops == &mirror_ops && leg < 2 && (m->in_use & ~(1u << leg)))
 		mir_drop(m, leg, err);
+}
+
+/* ---- copies ---- */
+
+/* The mirror under E (through windows and fault wrappers), with *OFF
+ * turned into its offset there; NULL when there is none. */
+static struct io_mirror *mirror_under(struct io_engine *e, uint64_t *off)
+{
+	for (;;) {
+		if (e->ops == &mirror_ops)
+			return TP_CONTAINER_OF(e, struct io_mirror, e);
+		if (e->ops == &window_ops) {
+			struct io_window *w = TP_CONTAINER_OF(e, struct io_window, e);
+			*off += w->offset;
+			e = w->inner;
+		} else if (e->ops == &fault_ops) {
+			e = TP_CONTAINER_OF(e, struct io_fault, e)->inner;
+		} else {
+			return NULL;
+		}
+	}
+}
+
+unsigned io_copies(struct io_engine *e)
+{
+	uint64_t off = 0;
+	return mirror_under(e, &off) ? 2 : 1;
+}
+
+unsigned io_copy_first(struct io_engine *e)
+{
+	uint64_t off = 0;
+	struct io_mirror *m = mirror_under(e, &off);
+	return m ? m->primary : 0;
+}
+
+int io_copy_in_use(struct io_engine *e, unsigned k)
+{
+	uint64_t off = 0;
+	struct io_mirror *m = mirror_under(e, &off);
+
+	if (!m)
+		return k == 0;
+	return k < 2 && (m->in_use & (1u << k));
+}
+
+int io_read_copy(struct io_engine *e, unsigned k, uint64_t off, void *buf, size_t len)
+{
+	uint64_t at = off;
+	struct io_mirror *m;
+	int r = bounds(e, off, len);
+
+	if (r)
+		return r;
+	if (!(m = mirror_under(e, &at)))
+		return k ? -ENODEV : io_read(e, off, buf, len);
+	if (k > 1 || !(m->in_use & (1u << k)))
+		return -ENODEV;
+	return io_read(m->leg[k], at, buf, len);
+}
+
+int io_write_copy(struct io_engine *e, unsigned k, uint64_t off, const void *buf, size_t len)
+{
+	uint64_t at = off;
+	struct io_mirror *m;
+	int r;
+
+	if (e->read_only || all_writes_failed)
+		return -EROFS;
+	if ((r = bounds(e, off, len)))
+		return r;
+	if (!(m = mirror_under(e, &at)))
+		return k ? -ENODEV : io_write(e, off, buf, len);
+	if (k > 1 || !(m->in_use & (1u << k)))
+		return -ENODEV;
+	if (!(r = io_write(m->leg[k], at, buf, len)))
+		r = io_flush(m->leg[k]);
+	if (r && r != -EROFS) {
+		pthread_mutex_lock(&m->lock);
+		mir_drop(m, k, r);	/* a leg that fails a write is not trusted again */
+		pthread_mutex_unlock(&m->lock);
+	}
+	return r;
+}
+
+void io_mirror_bad(struct io_engine *e, unsigned leg, struct io_mirror_bad *out)
+{
+	uint64_t off = 0;
+	struct io_mirror *m = mirror_under(e, &off);
+
+	memset(out, 0, sizeof(*out));
+	if (!m || leg > 1)
+		return;
+	pthread_mutex_lock(&m->lock);
+	*out = m->bad[leg];
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Count block AT of leg K as bad there; with HEAL keep GOOD (LEN bytes)
+ * to rewrite it at the next flush. */
+static void note_bad(struct io_mirror *m, unsigned k, uint64_t at, const void *good, size_t len,
+		     int heal)
+{
+	pthread_mutex_lock(&m->lock);
+	for (size_t i = 0; i < m->nr_seen[k]; i++)
+		if (m->seen[k][i] == at)
+			goto counted;	/* read again: one bad block */
+	if (m->nr_seen[k] < MIR_HEAL_MAX) {
+		uint64_t *v = realloc(m->seen[k], (m->nr_seen[k] + 1) * sizeof(*v));
+		if (v) {
+			m->seen[k] = v;
+			v[m->nr_seen[k]++] = at;
+		}
+	}
+	if (!m->bad[k].bad)
+		m->bad[k].first_off = at;
+	m->bad[k].bad++;
+counted:
+	for (size_t i = 0; heal && i < m->nr_heal; i++)
+		if (m->heal[i].leg == k && m->heal[i].at == at)
+			heal = 0;	/* kept already */
+	if (heal && m->nr_heal < MIR_HEAL_MAX) {
+		struct mir_heal *h = realloc(m->heal, (m->nr_heal + 1) * sizeof(*h));
+		unsigned char *d = malloc(len);
+
+		if (h)
+			m->heal = h;
+		if (h && d) {
+			memcpy(d, good, len);
+			m->heal[m->nr_heal++] = (struct mir_heal){ k, at, len, d };
+		} else {
+			free(d);
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+}
+
+int io_read_valid(struct io_engine *e, uint64_t off, void *buf, size_t nb, size_t bs,
+		  int (*valid)(const void *blk, uint64_t idx, void *ctx), void *ctx,
+		  unsigned flags)
+{
+	uint64_t at = off;
+	struct io_mirror *m = mirror_under(e, &at);
+	unsigned char *alt = NULL;
+	size_t from = 0;	/* ALT holds blocks FROM.. of the other leg */
+	unsigned first, other;
+	int r = io_read(e, off, buf, nb * bs), tried = 0;
+
+	if (r || !m || !bs)
+		return r;
+	first = m->primary;	/* after the read: the leg that served it */
+	other = 1 - first;
+	for (size_t i = 0; i < nb; i++) {
+		unsigned char *blk = (unsigned char *)buf + i * bs;
+		uint64_t idx = off / bs + i;
+
+		if (valid(blk, idx, ctx))
+			continue;
+		if (!(m->in_use & (1u << other)))
+			break;	/* one leg: the caller's check reports the damage */
+		if (!tried) {
+			/* the other leg's copy of the rest of the run, in one read */
+			tried = 1;
+			from = i;
+			if (posix_memalign((void **)&alt, 4096, (nb - i) * bs))
+				alt = NULL;
+			else if (io_read(m->leg[other], at + i * bs, alt, (nb - i) * bs)) {
+				free(alt);
+				alt = NULL;
+			}
+		}
+		if (!alt || !valid(alt + (i - from) * bs, idx, ctx))
+			continue;	/* no copy validates: damage, not a bad leg */
+		memcpy(blk, alt + (i - from) * bs, bs);
+		note_bad(m, first, at + i * bs, blk, bs, (flags & IO_HEAL) && !e->read_only);
+	}
+	free(alt);
+	return 0;
+}
+
+void io_mirror_carry(struct io_engine *to, struct io_engine *from)
+{
+	uint64_t a = 0, b = 0;
+	struct io_mirror *t = mirror_under(to, &a), *f = mirror_under(from, &b);
+
+	if (!t || !f || t == f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	for (unsigned i = 0; i < 2; i++) {
+		/* the blocks F counted, each once (T may have seen some) */
+		for (size_t k = 0; k < f->nr_seen[i]; k++)
+			note_bad(t, i, f->seen[i][k], NULL, 0, 0);
+		pthread_mutex_lock(&t->lock);
+		t->bad[i].healed += f->bad[i].healed;
+		pthread_mutex_unlock(&t->lock);
+		f->nr_seen[i] = 0;
+	}
+	for (size_t i = 0; i < f->nr_heal; i++)
+		free(f->heal[i].data);
+	f->nr_heal = 0;	/* the legs are reopened: the next read finds them again */
+	memset(f->bad, 0, sizeof(f->bad));
+	pthread_mutex_unlock(&f->lock);
+}
+
+void io_mirror_bad_clear(struct io_engine *e)
+{
+	uint64_t off = 0;
+	struct io_mirror *m = mirror_under(e, &off);
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	memset(m->bad, 0, sizeof(m->bad));
+	m->nr_seen[0] = m->nr_seen[1] = 0;
+	pthread_mutex_unlock(&m->lock);
 }

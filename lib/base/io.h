@@ -122,4 +122,50 @@ unsigned io_mirror_primary(struct io_engine *e);
  * use stays. */
 void io_mirror_take_out(struct io_engine *e, unsigned leg, int err);
 
+/* Copies. A mirror (or a window or fault wrapper over one) keeps its
+ * bytes twice: copy K is leg K. A reader that can tell good bytes from
+ * bad (a checksum, the block's own location) reads through
+ * io_read_valid, which takes each block from the first copy that
+ * validates; the mirror's own read falls back only on an I/O error.
+ * Other engines have one copy, copy 0. */
+unsigned io_copies(struct io_engine *e);	/* 2 for a mirror, else 1 */
+unsigned io_copy_first(struct io_engine *e);	/* the copy reads go to first */
+int io_copy_in_use(struct io_engine *e, unsigned k);	/* 1: copy K is read and written */
+/* Copy K alone (-ENODEV: out of use or none); a write also flushes the
+ * leg, and a leg that fails it drops out as after any failed write. */
+int io_read_copy(struct io_engine *e, unsigned k, uint64_t off, void *buf, size_t len)
+	TP_MUST_CHECK;
+int io_write_copy(struct io_engine *e, unsigned k, uint64_t off, const void *buf, size_t len)
+	TP_MUST_CHECK;
+
+enum io_read_valid_flags {
+	IO_HEAL = 1 << 0,	/* rewrite a copy found bad (a writable engine only) */
+};
+/* NB blocks of BS bytes from OFF into BUF. VALID(block, its index OFF/BS
+ * + i, CTX) says 1 for good bytes. A block the first copy read holds bad
+ * is read from the other copy; the first that validates is taken, and
+ * each copy that did not is counted on its leg (io_mirror_bad). With
+ * IO_HEAL, on a writable engine, the good bytes are kept and written over
+ * the bad copy at the mirror's next flush, before the legs are flushed:
+ * a command that never flushes (a refusal) changes no byte, and a write
+ * of the same bytes before the flush supersedes the rewrite. A block no
+ * copy validates is left as the first copy holds it (the caller's own
+ * check reports the damage). VALID may be called from any thread. */
+int io_read_valid(struct io_engine *e, uint64_t off, void *buf, size_t nb, size_t bs,
+		  int (*valid)(const void *blk, uint64_t idx, void *ctx), void *ctx,
+		  unsigned flags) TP_MUST_CHECK;
+/* What validating reads found on leg LEG of the mirror under E: blocks
+ * bad there and read from the other leg, how many of them were rewritten
+ * (IO_HEAL, at a flush), and the first one's byte offset on the leg
+ * (zeros for no mirror). */
+struct io_mirror_bad {
+	uint64_t bad, healed, first_off;
+};
+void io_mirror_bad(struct io_engine *e, unsigned leg, struct io_mirror_bad *out);
+/* A mirror made anew over the same legs (reopened) takes FROM's counts;
+ * FROM's kept rewrites are dropped (a later read finds the blocks again). */
+void io_mirror_carry(struct io_engine *to, struct io_engine *from);
+/* Forget the counts (they were reported); kept rewrites stay. */
+void io_mirror_bad_clear(struct io_engine *e);
+
 #endif

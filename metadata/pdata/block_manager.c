@@ -151,7 +151,25 @@ static int make_room(struct block_manager *bm)
 	return 0;
 }
 
-static int get_block(struct block_manager *bm, uint64_t b, int read, struct bm_block **out)
+static int valid_copy(const void *data, uint64_t b, void *ctx)
+{
+	const struct bm_validator *v = ctx;
+	return v->valid(data, b);
+}
+
+/* Block B from the engine into DATA: through io_read_valid when it has
+ * two copies and V can tell a good one silently. */
+static int read_block(struct block_manager *bm, uint64_t b, const struct bm_validator *v,
+		      unsigned char *data)
+{
+	if (v && v->valid && io_copies(bm->io) > 1)
+		return io_read_valid(bm->io, b * BM_BLOCK_SIZE, data, 1, BM_BLOCK_SIZE,
+				     valid_copy, (void *)v, IO_HEAL);
+	return io_read(bm->io, b * BM_BLOCK_SIZE, data, BM_BLOCK_SIZE);
+}
+
+static int get_block(struct block_manager *bm, uint64_t b, int read,
+		     const struct bm_validator *val, struct bm_block **out)
 {
 	uint64_t v;
 	struct bm_block *blk;
@@ -178,7 +196,7 @@ static int get_block(struct block_manager *bm, uint64_t b, int read, struct bm_b
 	blk->bm = bm;
 	blk->b = b;
 	if (read) {
-		r = io_read(bm->io, b * BM_BLOCK_SIZE, blk->data, BM_BLOCK_SIZE);
+		r = read_block(bm, b, val, blk->data);
 		if (r) {
 			log_error("%s: reading metadata block %" PRIu64 " failed: %s", bm->io->name,
 				  b, strerror(-r));
@@ -226,7 +244,7 @@ int bm_read_lock(struct block_manager *bm, uint64_t b, const struct bm_validator
 		 struct bm_block **out)
 {
 	struct bm_block *blk;
-	int r = get_block(bm, b, 1, &blk);
+	int r = get_block(bm, b, 1, v, &blk);
 
 	if (r)
 		return r;
@@ -246,7 +264,7 @@ static int wlock(struct block_manager *bm, uint64_t b, const struct bm_validator
 		 struct bm_block **out)
 {
 	struct bm_block *blk;
-	int r = get_block(bm, b, !zero, &blk);
+	int r = get_block(bm, b, !zero, v, &blk);
 
 	if (r)
 		return r;

@@ -9,6 +9,11 @@
  * validator's check runs once (cached until the block is re-locked with a
  * different validator); before every write its prepare stores the block
  * number and checksum. check returns 0 or -EUCLEAN and logs the block.
+ * On an engine with two copies (mirrored thin metadata, io.h) a block is
+ * read through io_read_valid: a copy that fails the validator is read
+ * from the other leg, and rewritten from it when the engine is writable,
+ * so one leg's bad block never fails a command while the other holds it
+ * good.
  *
  * Locks: any number of read locks, or one write lock; a conflicting lock
  * is -EBUSY (logged: a loop in a corrupt tree causes this). Blocks beyond
@@ -40,6 +45,10 @@ struct bm_validator {
 	void (*prepare)(void *data, uint64_t b);
 	/* 0 or -EUCLEAN (logs which block and why). */
 	int (*check)(const void *data, uint64_t b);
+	/* 1 when CHECK would pass, silently: what a read from an engine
+	 * with two copies (a mirror) asks of each copy before it takes one
+	 * (io_read_valid); NULL: the first copy is taken. */
+	int (*valid)(const void *data, uint64_t b);
 };
 
 /* The header every checksummed block type shares: a little-endian crc32c

@@ -111,8 +111,13 @@ static int bitmap_check(const void *d, uint64_t b)
 	return bm_header_check(d, b, SM_BITMAP_CSUM_XOR, "space map bitmap");
 }
 
+static int bitmap_valid(const void *d, uint64_t b)
+{
+	return bm_header_valid(d, b, SM_BITMAP_CSUM_XOR);
+}
+
 const struct bm_validator sm_bitmap_validator = { "space map bitmap", bitmap_prepare,
-						  bitmap_check };
+						  bitmap_check, bitmap_valid };
 
 static void index_prepare(void *d, uint64_t b)
 {
@@ -124,7 +129,13 @@ static int index_check(const void *d, uint64_t b)
 	return bm_header_check(d, b, SM_INDEX_CSUM_XOR, "space map index block");
 }
 
-const struct bm_validator sm_index_validator = { "space map index", index_prepare, index_check };
+static int index_valid(const void *d, uint64_t b)
+{
+	return bm_header_valid(d, b, SM_INDEX_CSUM_XOR);
+}
+
+const struct bm_validator sm_index_validator = { "space map index", index_prepare, index_check,
+						 index_valid };
 
 void sm_root_unpack(const void *disk, struct sm_root *r)
 {

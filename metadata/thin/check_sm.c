@@ -24,14 +24,29 @@
 #include "metadata/pdata/btree_cursor.h"
 #include "lib/base/le.h"
 
+#include <stdint.h>
+
 static const char *sm_name(int data)
 {
 	return data ? "data" : "metadata";
 }
 
-static int read_meta(struct chk *c, uint64_t b, unsigned char *n)
+/* What a copy of a block must be to be taken from a mirror's leg: a btree
+ * node (SALT 0), else a block with that header's salt. */
+static int meta_ok(const void *n, uint64_t b, void *salt)
 {
-	return b < c->nr_meta ? io_read(c->io, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE) : -ENXIO;
+	uint32_t s = (uint32_t)(uintptr_t)salt;
+
+	return s ? bm_header_valid(n, b, s) : !btree_node_check(n, b, 0, 0, NULL);
+}
+
+/* Block B as a btree node (SALT 0) or a block of header salt SALT: a leg
+ * of mirrored metadata that holds it bad is passed over (io_read_valid). */
+static int read_meta(struct chk *c, uint64_t b, unsigned char *n, uint32_t salt)
+{
+	return b < c->nr_meta ? io_read_valid(c->io, b * BM_BLOCK_SIZE, n, 1, BM_BLOCK_SIZE,
+					      meta_ok, (void *)(uintptr_t)salt, IO_HEAL)
+			      : -ENXIO;
 }
 
 /* Own blocks of the space maps count 1 each. 0 or -ENOMEM. */
@@ -55,7 +70,7 @@ struct sm_tree {
 static int tree_read(void *ctx, uint64_t b, void *buf)
 {
 	struct sm_tree *t = ctx;
-	return read_meta(t->c, b, buf);
+	return read_meta(t->c, b, buf, 0);
 }
 
 static int tree_node(void *ctx, uint64_t b, const void *n, int depth)
@@ -124,7 +139,7 @@ int thin_chk_sm_load(struct chk *c, int data)
 	if (data) {
 		if ((r = load_tree(c, v, root->bitmap_root, SM_INDEX_ENTRY_SIZE, 0)))
 			return r;
-	} else if (read_meta(c, root->bitmap_root, n) ||
+	} else if (read_meta(c, root->bitmap_root, n, SM_INDEX_CSUM_XOR) ||
 		   !bm_header_valid(n, root->bitmap_root, SM_INDEX_CSUM_XOR)) {
 		thin_chk_problem(c, 1, root->bitmap_root, "metadata space map: index block %" PRIu64
 			      " unreadable", root->bitmap_root);
@@ -163,7 +178,7 @@ struct ocur {
 
 static int ocur_read(void *ctx, uint64_t b, void *buf)
 {
-	return read_meta(ctx, b, buf);
+	return read_meta(ctx, b, buf, 0);
 }
 
 /* The overflow count of B (blocks ascending between calls), or 3 when
@@ -210,7 +225,7 @@ static int read_bitmap(struct chk *c, const struct sm_view *v, uint64_t i, unsig
 {
 	uint64_t b = v->e[i].block;
 
-	if (read_meta(c, b, n) || !bm_header_valid(n, b, SM_BITMAP_CSUM_XOR)) {
+	if (read_meta(c, b, n, SM_BITMAP_CSUM_XOR) || !bm_header_valid(n, b, SM_BITMAP_CSUM_XOR)) {
 		thin_chk_problem(c, 1, b, "%s space map: bitmap %" PRIu64 " (block %" PRIu64
 			      ") unreadable", sm_name(v->data), i, b);
 		return -EUCLEAN;

@@ -68,6 +68,13 @@ static int bad_node(struct delta *d, uint64_t dev, uint64_t block, const char *w
 	return -EUCLEAN;
 }
 
+/* A mapping-tree node as a copy on a mirror's leg must be to be taken. */
+static int map_node_ok(const void *n, uint64_t b, void *arg)
+{
+	(void)arg;
+	return !btree_node_check(n, b, 8, BTREE_RULE_NONEMPTY | BTREE_RULE_KEY_ORDER, NULL);
+}
+
 /* Read and validate node BLOCK, allowed keys [LO, HI), into BUF; LEAF:
  * 1 it must be a leaf, 0 internal, -1 either. */
 static int read_node(struct delta *d, uint64_t dev, uint64_t block, uint64_t lo, uint64_t hi,
@@ -78,7 +85,8 @@ static int read_node(struct delta *d, uint64_t dev, uint64_t block, uint64_t lo,
 
 	if (block >= d->nr_blocks)
 		return bad_node(d, dev, block, "beyond the end of the metadata");
-	if ((r = io_read(d->io, block * BM_BLOCK_SIZE, buf, BM_BLOCK_SIZE))) {
+	if ((r = io_read_valid(d->io, block * BM_BLOCK_SIZE, buf, 1, BM_BLOCK_SIZE, map_node_ok,
+			       NULL, IO_HEAL))) {
 		log_error("%s: reading node %" PRIu64 ": %s", d->io->name, block, strerror(-r));
 		return r;
 	}
@@ -291,7 +299,8 @@ static int find_root(struct delta *d, uint64_t root, uint64_t dev, uint64_t *out
 		int r, i;
 
 		if (block >= d->nr_blocks ||
-		    (r = io_read(d->io, block * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE)) ||
+		    (r = io_read_valid(d->io, block * BM_BLOCK_SIZE, n, 1, BM_BLOCK_SIZE, map_node_ok,
+				       NULL, IO_HEAL)) ||
 		    btree_node_check(n, block, 8, BTREE_RULE_NONEMPTY | BTREE_RULE_KEY_ORDER, &f)) {
 			log_error("%s: top-level mapping tree node %" PRIu64 " is damaged; run tpcheck",
 				  d->io->name, block);

@@ -36,11 +36,6 @@ struct scan {
 
 #define AGE_UNKNOWN UINT32_MAX
 
-static int read_node(struct scan *s, uint64_t b, unsigned char *n)
-{
-	return io_read(s->in, b * BM_BLOCK_SIZE, n, BM_BLOCK_SIZE);
-}
-
 /* A node of a thin tree (leaf values of 8 or 24 bytes) under RULES. */
 static int usable(const unsigned char *n, uint64_t b, unsigned rules)
 {
@@ -54,6 +49,18 @@ static int valid_node(const unsigned char *n, uint64_t b)
 	return usable(n, b, BTREE_RULE_STD_MAX);
 }
 
+/* What a leg of mirrored metadata must hold for its copy to be taken. */
+static int node_copy_ok(const void *n, uint64_t b, void *arg)
+{
+	(void)arg;
+	return usable(n, b, 0);
+}
+
+static int read_node(struct scan *s, uint64_t b, unsigned char *n)
+{
+	return io_read_valid(s->in, b * BM_BLOCK_SIZE, n, 1, BM_BLOCK_SIZE, node_copy_ok, NULL, IO_HEAL);
+}
+
 static int pass_valid(struct scan *s)
 {
 	unsigned char *buf = malloc((size_t)SCAN_CHUNK * BM_BLOCK_SIZE);
@@ -63,7 +70,8 @@ static int pass_valid(struct scan *s)
 		return -ENOMEM;
 	for (uint64_t b = 1; b < s->nr && !r; b += SCAN_CHUNK) {
 		uint64_t n = TP_MIN((uint64_t)SCAN_CHUNK, s->nr - b);
-		if ((r = io_read(s->in, b * BM_BLOCK_SIZE, buf, n * BM_BLOCK_SIZE)))
+		if ((r = io_read_valid(s->in, b * BM_BLOCK_SIZE, buf, n, BM_BLOCK_SIZE,
+				       node_copy_ok, NULL, IO_HEAL)))
 			break;
 		for (uint64_t i = 0; i < n; i++) {
 			const unsigned char *node = buf + i * BM_BLOCK_SIZE;

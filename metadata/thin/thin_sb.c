@@ -28,7 +28,13 @@ static int sb_check(const void *d, uint64_t b)
 	return bm_header_check_csum(d, b, THIN_SB_CSUM_XOR, "superblock at block");
 }
 
-const struct bm_validator thin_sb_validator = { "superblock", sb_prepare, sb_check };
+static int sb_valid(const void *d, uint64_t b)
+{
+	return le64_get((const char *)d + 0x20) == THIN_SB_MAGIC &&
+	       bm_header_valid(d, b, THIN_SB_CSUM_XOR);
+}
+
+const struct bm_validator thin_sb_validator = { "superblock", sb_prepare, sb_check, sb_valid };
 
 void thin_sb_unpack(const void *block, struct thin_sb *sb)
 {

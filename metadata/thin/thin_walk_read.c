@@ -33,8 +33,25 @@ static const char *node_problem(const unsigned char *n, const struct node_ref *r
 	return NULL;
 }
 
+/* A run of a batch being read: node IDX is the ref at order[pos + IDX - first]. */
+struct run_ctx {
+	const struct walk_batch *b;
+	size_t pos;
+	uint64_t first;
+};
+
+static int node_ok(const void *n, uint64_t idx, void *arg)
+{
+	const struct run_ctx *c = arg;
+	const struct node_ref *ref = &c->b->refs[c->b->order[c->pos + (idx - c->first)]];
+
+	return !node_problem(n, ref, c->b->leaf_vsize);
+}
+
 /* Read the batch's refs in block order, runs of consecutive blocks in one
- * read straight into bufs, and validate every node read. */
+ * read straight into bufs, and validate every node read (a node one leg
+ * of mirrored metadata holds bad is taken from the other: io_read_valid,
+ * counted on the leg and, in a writer, rewritten at its next flush). */
 static void read_batch(struct walk_reader *rd, struct walk_batch *b)
 {
 	const struct node_ref *refs = b->refs;
@@ -57,8 +74,9 @@ static void read_batch(struct walk_reader *rd, struct walk_batch *b)
 		while (j < n && j - i < WALK_MAX_RUN && refs[b->order[j]].block == first + (j - i) &&
 		       refs[b->order[j]].block < rd->nr_blocks)
 			j++;
-		r = io_read(rd->io, first * BM_BLOCK_SIZE, b->bufs + i * BM_BLOCK_SIZE,
-			    (j - i) * BM_BLOCK_SIZE);
+		struct run_ctx c = { b, i, first };
+		r = io_read_valid(rd->io, first * BM_BLOCK_SIZE, b->bufs + i * BM_BLOCK_SIZE, j - i,
+				  BM_BLOCK_SIZE, node_ok, &c, IO_HEAL);
 		for (size_t k = i; k < j; k++) {
 			uint32_t o = b->order[k];
 			b->err[o] = r;

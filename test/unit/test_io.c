@@ -290,6 +290,114 @@ static void test_mirror(void)
 	io_destroy(b);
 }
 
+/* A block is "valid" when its first byte equals its index + 'A'. */
+static int abc_valid(const void *blk, uint64_t idx, void *ctx)
+{
+	(void)ctx;
+	return ((const unsigned char *)blk)[0] == 'A' + idx;
+}
+
+static void fill_abc(unsigned char *d, unsigned n, unsigned bs)
+{
+	for (unsigned i = 0; i < n; i++)
+		memset(d + i * bs, 'A' + (int)i, bs);
+}
+
+/* io_read_valid over a mirror (through a window): a block bad on the leg
+ * read first is taken from the other and counted on its leg; with IO_HEAL
+ * the good bytes go over the bad copy at the next flush, not before (a
+ * command that never flushes changes nothing), and a write of the same
+ * bytes before the flush supersedes the rewrite; a read-only window
+ * never heals; a block bad on both is left as the first leg holds it;
+ * io_read_copy and io_write_copy reach one leg. */
+static void test_mirror_valid(void)
+{
+	struct io_engine *a, *b, *m, *w;
+	unsigned char buf[4 * 64];
+	struct io_mirror_bad bad;
+
+	CU_ASSERT_FATAL(io_mem_create(5 * 64, "a", &a) == 0);
+	CU_ASSERT_FATAL(io_mem_create(5 * 64, "b", &b) == 0);
+	fill_abc(io_mem_data(a) + 64, 4, 64);	/* blocks 1..4 of the legs: A..D */
+	fill_abc(io_mem_data(b) + 64, 4, 64);
+	CU_ASSERT_FATAL(io_mirror_create(a, b, 0, "m", 1, &m) == 0);
+	CU_ASSERT_FATAL(io_window_create(m, 64, 4 * 64, 0, &w) == 0);
+	CU_ASSERT_EQUAL(io_copies(w), 2u);
+	CU_ASSERT_EQUAL(io_copies(a), 1u);
+	/* no damage: nothing counted */
+	CU_ASSERT_EQUAL(io_read_valid(w, 0, buf, 4, 64, abc_valid, NULL, IO_HEAL), 0);
+	io_mirror_bad(w, 0, &bad);
+	CU_ASSERT_EQUAL(bad.bad, 0);
+	/* block 1 (B) bad on leg 0, block 3 (D) bad on both */
+	memset(io_mem_data(a) + 2 * 64, 'x', 64);
+	memset(io_mem_data(a) + 4 * 64, 'y', 64);
+	memset(io_mem_data(b) + 4 * 64, 'z', 64);
+	CU_ASSERT_EQUAL(io_read_valid(w, 0, buf, 4, 64, abc_valid, NULL, IO_HEAL), 0);
+	CU_ASSERT_EQUAL(buf[64], 'B');
+	CU_ASSERT_EQUAL(buf[3 * 64], 'y');	/* neither validates: leg 0's */
+	io_mirror_bad(w, 0, &bad);
+	CU_ASSERT_EQUAL(bad.bad, 1);
+	CU_ASSERT_EQUAL(bad.healed, 0);
+	CU_ASSERT_EQUAL(bad.first_off, 2 * 64);	/* on the leg */
+	io_mirror_bad(w, 1, &bad);
+	CU_ASSERT_EQUAL(bad.bad, 0);
+	/* not healed before a flush */
+	CU_ASSERT_EQUAL(io_mem_data(a)[2 * 64], 'x');
+	CU_ASSERT_EQUAL(io_flush(w), 0);
+	CU_ASSERT_EQUAL(io_mem_data(a)[2 * 64], 'B');
+	CU_ASSERT_EQUAL(io_mem_data(a)[2 * 64 + 63], 'B');
+	io_mirror_bad(w, 0, &bad);
+	CU_ASSERT_EQUAL(bad.healed, 1);
+	/* a write of the block before the flush supersedes the rewrite */
+	io_mirror_bad_clear(w);
+	memset(io_mem_data(a) + 2 * 64, 'x', 64);
+	CU_ASSERT_EQUAL(io_read_valid(w, 64, buf, 1, 64, abc_valid, NULL, IO_HEAL), 0);
+	memset(buf, 'N', 64);
+	CU_ASSERT_EQUAL(io_write(w, 64, buf, 64), 0);
+	CU_ASSERT_EQUAL(io_flush(w), 0);
+	CU_ASSERT_EQUAL(io_mem_data(a)[2 * 64], 'N');
+	CU_ASSERT_EQUAL(io_mem_data(b)[2 * 64], 'N');
+	memset(io_mem_data(a) + 2 * 64, 'B', 64);
+	memset(io_mem_data(b) + 2 * 64, 'B', 64);
+	io_destroy(w);
+	io_destroy(m);
+	/* through a read-only window: counted, not kept; leg 1 read first */
+	CU_ASSERT_FATAL(io_mem_create(5 * 64, "a", &a) == 0);
+	CU_ASSERT_FATAL(io_mem_create(5 * 64, "b", &b) == 0);
+	fill_abc(io_mem_data(a) + 64, 4, 64);
+	fill_abc(io_mem_data(b) + 64, 4, 64);
+	memset(io_mem_data(b) + 3 * 64, 'x', 2 * 64);
+	CU_ASSERT_FATAL(io_mirror_create(a, b, 1, "m", 1, &m) == 0);
+	CU_ASSERT_FATAL(io_window_create(m, 64, 4 * 64, 0, &w) == 0);
+	w->read_only = 1;
+	CU_ASSERT_EQUAL(io_read_valid(w, 0, buf, 4, 64, abc_valid, NULL, IO_HEAL), 0);
+	CU_ASSERT_EQUAL(buf[2 * 64], 'C');
+	io_mirror_bad(w, 1, &bad);
+	CU_ASSERT_EQUAL(bad.bad, 2);	/* C and D bad on leg 1, good on leg 0 */
+	w->read_only = 0;
+	CU_ASSERT_EQUAL(io_flush(w), 0);
+	CU_ASSERT_EQUAL(io_mem_data(b)[3 * 64], 'x');	/* nothing kept to write */
+	/* one copy alone */
+	CU_ASSERT_EQUAL(io_read_copy(w, 0, 0, buf, 64), 0);
+	CU_ASSERT_EQUAL(buf[0], 'A');
+	CU_ASSERT_EQUAL(io_write_copy(w, 1, 2 * 64, "Q", 1), 0);
+	CU_ASSERT_EQUAL(io_mem_data(b)[3 * 64], 'Q');
+	CU_ASSERT_EQUAL(io_mem_data(a)[3 * 64], 'C');
+	CU_ASSERT_EQUAL(io_read_copy(w, 2, 0, buf, 64), -ENODEV);
+	CU_ASSERT_EQUAL(io_read_copy(w, 0, 4 * 64, buf, 1), -ENXIO);
+	/* a leg out is no copy */
+	io_mirror_take_out(m, 0, -ESTALE);
+	CU_ASSERT_EQUAL(io_copy_in_use(w, 0), 0);
+	CU_ASSERT_EQUAL(io_read_copy(w, 0, 0, buf, 64), -ENODEV);
+	io_destroy(w);
+	io_destroy(m);
+	/* a plain engine: one copy, validated reads are plain reads */
+	CU_ASSERT_FATAL(io_mem_create(64, "p", &a) == 0);
+	CU_ASSERT_EQUAL(io_read_valid(a, 0, buf, 1, 64, abc_valid, NULL, IO_HEAL), 0);
+	CU_ASSERT_EQUAL(io_read_copy(a, 1, 0, buf, 64), -ENODEV);
+	io_destroy(a);
+}
+
 static void test_lock(void)
 {
 	struct tp_lock *a, *b;
@@ -318,4 +426,6 @@ TP_TEST_SUITE(io, NULL, NULL,
 	      { "fault engine drop and fail", test_fault },
 	      { "window engine", test_window },
 	      { "mirror engine: both legs written, a failed or stale leg out", test_mirror },
+	      { "mirror engine: validated reads take the good leg, heal at the flush",
+		test_mirror_valid },
 	      { "flock locks", test_lock })
