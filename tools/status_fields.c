@@ -148,9 +148,16 @@ const struct dm_report_field_type status_fields[] = {
 	{ T_POOL, STR, P(meta_dev), 7, "pool_meta_dev", "MetaDev", f_str,
 	  "metadata device path" },
 	{ T_POOL, STR, P(meta_health), 10, "pool_meta_health", "MetaHealth", f_str,
-	  "thin metadata: single, or mirrored, resyncing, degraded (a leg out)" },
+	  "thin metadata: single, or mirrored, resyncing, degraded (a leg out), damaged (bad "
+	  "blocks on a leg)" },
 	{ T_POOL, STR, P(meta_legs), 8, "pool_meta_legs", "MetaLegs", f_str,
 	  "the metadata mirror's two legs, each PATH(STATE); - for one device" },
+	{ T_POOL, NUM, P(meta_bad), 7, "pool_meta_bad_blocks", "MetaBad", f_num,
+	  "metadata blocks known bad on a mirror leg and good on the other (tprepair rewrites them)" },
+	{ T_POOL, STR, P(meta_scrub), 9, "pool_meta_scrub", "MetaScrub", f_str,
+	  "when tpcheck or tprepair last compared the mirror's legs (UTC); - when never here" },
+	{ T_POOL, NUM, P(meta_scrub_mismatched), 13, "pool_meta_scrub_mismatches", "ScrubMismatch",
+	  f_num, "blocks that validate on both legs but differ, as the last scrub left them" },
 	{ T_POOL, NUM, P(meta_offset), 10, "pool_meta_offset", "MetaOffset", f_num,
 	  "byte offset of the ACTIVE thin-metadata area on the metadata device" },
 	{ T_POOL, NUM, P(meta_len), 7, "pool_meta_length", "MetaLen", f_num,
@@ -338,6 +345,17 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->meta_dev = in->dev_path[POOL_ROLE_META];
 	row->meta_health = in->meta_health;
 	row->meta_legs = in->meta_legs[0] ? in->meta_legs : "-";
+	row->meta_bad = in->meta_leg_bad[0] + in->meta_leg_bad[1];
+	row->meta_scrub_mismatched = in->meta_scrub_mismatched;
+	row->meta_scrub = "-";
+	if (in->meta_scrub_time > 0) {
+		time_t t = (time_t)in->meta_scrub_time;
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(row->scrub_buf, sizeof(row->scrub_buf), "%Y-%m-%d %H:%M:%S", &tm);
+		row->meta_scrub = row->scrub_buf;
+	}
 	for (unsigned i = 0; i < in->nr_data_devs; i++) {
 		size_t used = strlen(row->devices_buf);
 

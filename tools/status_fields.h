@@ -27,6 +27,9 @@ struct pool_row {
 	char attr_buf[STATUS_POOL_ATTR_LEN + 1];
 	const char *data_dev, *meta_dev;
 	const char *meta_health, *meta_legs;	/* mirrored thin metadata */
+	const char *meta_scrub;			/* scrub_buf, or "-" */
+	char scrub_buf[32];
+	uint64_t meta_bad, meta_scrub_mismatched;
 	const char *devices;			/* points into devices_buf */
 	char devices_buf[4096];
 	const char *autoextend_by, *monitor;	/* point into by_buf, monitor_buf or "-" */

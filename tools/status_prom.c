@@ -325,6 +325,45 @@ static void write_monitor(FILE *f, const struct prom_report *r)
 			pool_sample(&last, &r->pools[i], (uint64_t)r->pools[i].in.monitor_time);
 }
 
+/* A mirrored pool's metadata legs and the last scrub of them. */
+static void write_mirror(FILE *f, const struct prom_report *r)
+{
+	struct family up = { f, "tptools_pool_metadata_leg_up", GAUGE,
+			     "1 while the metadata mirror's leg is in use, 0 while it is out "
+			     "(missing, stale, failed)", 0 };
+	struct family bad = { f, "tptools_pool_metadata_leg_bad_blocks", GAUGE,
+			      "Metadata blocks known bad on the leg and good on the other (the "
+			      "last scrub, or this read); tprepair rewrites them", 0 };
+	struct family when = { f, "tptools_pool_metadata_scrub_timestamp_seconds", GAUGE,
+			       "When tpcheck or tprepair last compared the mirror's legs (Unix "
+			       "time)", 0 };
+	struct family mis = { f, "tptools_pool_metadata_scrub_mismatched_blocks", GAUGE,
+			      "Blocks that validate on both legs but differ, as the last scrub "
+			      "left them", 0 };
+
+	for (int fam = 0; fam < 2; fam++)
+		for (unsigned i = 0; i < r->n; i++) {
+			const struct prom_pool *pp = &r->pools[i];
+
+			if (!pp->vg || !pp->in.meta_legs[0])
+				continue;	/* one metadata device */
+			for (unsigned k = 0; k < 2; k++) {
+				const char *labels[] = { "pool", pp->name, "leg", k ? "1" : "0",
+							 NULL };
+				if (fam)
+					sample(&bad, pp->in.meta_leg_bad[k], labels);
+				else
+					sample(&up, (uint64_t)pp->in.meta_leg_up[k], labels);
+			}
+		}
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->pools[i].vg && r->pools[i].in.meta_scrub_time > 0)
+			pool_sample(&when, &r->pools[i], (uint64_t)r->pools[i].in.meta_scrub_time);
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->pools[i].vg && r->pools[i].in.meta_scrub_time > 0)
+			pool_sample(&mis, &r->pools[i], r->pools[i].in.meta_scrub_mismatched);
+}
+
 /* The per-volume families. */
 struct vol_metric {
 	const char *name, *help;
@@ -382,6 +421,7 @@ int prom_write(const struct prom_report *r, FILE *f)
 	for (unsigned i = 2; i < np; i++)
 		write_pool_metric(f, r, &pool_metrics[i]);
 	write_monitor(f, r);
+	write_mirror(f, r);
 	for (unsigned i = 0; i < sizeof(vol_metrics) / sizeof(vol_metrics[0]); i++)
 		write_vol_metric(f, r, &vol_metrics[i]);
 	return fflush(f) || ferror(f) ? -EIO : 0;

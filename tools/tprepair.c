@@ -150,6 +150,11 @@ static void print_pool_steps(const struct pool_repair_params *p,
 	if (r->meta_resynced[0])
 		printf("%s: the metadata mirror's stale leg %s resynced from the other\n", p->pool,
 		       r->meta_resynced);
+	for (int i = 0; i < 2; i++)
+		if (r->meta_healed[i])
+			printf("%s: rewrote %" PRIu64 " bad block%s of metadata mirror leg %d (%s) "
+			       "from leg %d\n", p->pool, r->meta_healed[i],
+			       r->meta_healed[i] == 1 ? "" : "s", i, r->meta_leg[i], 1 - i);
 	if (r->strays_deleted)
 		printf("%s: deleted %u thin device(s) that belonged to no volume (a receive or "
 		       "creation cut short); their chunks are free again\n", p->pool,
@@ -163,7 +168,8 @@ static void print_pool_steps(const struct pool_repair_params *p,
 static int wrote_something(const struct pool_repair_result *r)
 {
 	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
-	       r->strays_deleted || r->meta_resynced[0] || r->leftovers_wiped;
+	       r->strays_deleted || r->meta_resynced[0] || r->leftovers_wiped ||
+	       r->meta_healed[0] || r->meta_healed[1];
 }
 
 static void print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)

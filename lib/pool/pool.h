@@ -221,7 +221,7 @@ int pool_meta_replace(struct pool *p, const char *dev) TP_MUST_CHECK;
  * -EBUSY mirrored already, -ENOSPC no room (on the meta device or DEV),
  * -EINVAL a device of the pool; nothing written on a refusal. */
 int pool_meta_mirror_add(struct pool *p, const char *dev) TP_MUST_CHECK;
-/* "single", "mirrored", "resyncing" or "degraded" (core.h). */
+/* "single", "mirrored", "resyncing", "degraded" or "damaged" (core.h). */
 const char *pool_meta_health(const struct pool *p);
 
 const char *pool_name(const struct pool *p);
@@ -679,6 +679,14 @@ struct pool_info {
 	 * ","; "" for one metadata device */
 	const char *meta_health;
 	char meta_legs[2 * 4200];
+	/* mirrored: each leg in use (1) or out (0), and its blocks known bad
+	 * (this read's, or the last scrub's); the last scrub of the legs on
+	 * this host (tpcheck, tprepair; time 0: none): blocks compared, and
+	 * blocks that validate on both legs but differ, left after it */
+	int meta_leg_up[2];
+	uint64_t meta_leg_bad[2];
+	int64_t meta_scrub_time;
+	uint64_t meta_scrub_blocks, meta_scrub_mismatched;
 	/* every data device in the data area's order (the first is
 	 * dev_path[POOL_ROLE_DATA]); paths owned by the pool */
 	unsigned nr_data_devs;

@@ -50,7 +50,7 @@ enum pool_verdict {
 
 struct pool_finding {
 	int fatal;
-	char msg[160];
+	char msg[256];
 };
 
 /* Problems found: all counted, the first ones kept. */
@@ -150,6 +150,10 @@ struct pool_repair_result {
 	/* mirrored thin metadata: the stale leg resynced onto its own device
 	 * (its path), or "" */
 	char meta_resynced[4096];
+	/* mirrored thin metadata: blocks in use bad on leg I and good on the
+	 * other, rewritten from it (the scrub before anything else) */
+	uint64_t meta_healed[2];
+	char meta_leg[2][4096];	/* the legs' paths, when mirrored */
 	/* data devices an interrupted tpreduce --data took away, whose labels
 	 * (and VG areas) were wiped now: how many, their paths (", ") */
 	unsigned leftovers_wiped;

@@ -213,6 +213,12 @@ static int walk_trees(struct chk *c)
 	return 0;
 }
 
+static int used_block(void *ctx, uint64_t b)
+{
+	const struct chk *c = ctx;
+	return b < c->nr_meta && c->mexp[b];
+}
+
 int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 		  struct thin_check_report *rep)
 {
@@ -233,6 +239,9 @@ int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 	counts = !fast(&c) && !c.tree_damage && !c.count_unsure;
 	if (!(r = thin_chk_sm_compare(&c, 0, counts)))
 		r = thin_chk_sm_compare(&c, 1, counts);
+	if (!r && opts && (opts->flags & THIN_CHECK_SCRUB) && !fast(&c))
+		r = thin_scrub(meta, used_block, &c, c.nr_meta,
+			       (opts->flags & THIN_CHECK_HEAL) ? THIN_SCRUB_HEAL : 0, &rep->scrub);
 out:
 	thin_chk_counts_free(&c);
 	thin_chk_sm_free(&c);

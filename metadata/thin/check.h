@@ -24,7 +24,8 @@
  *
  * Owns: the report (problems, device ids) until thin_check_report_free.
  * Returns 0 when the check ran (the verdict is in the report), -ENOMEM or
- * -EIO-like errors when it could not run. Never writes. */
+ * -EIO-like errors when it could not run. Never writes, but for
+ * THIN_CHECK_HEAL's rewrites of a mirror leg's bad copies. */
 #ifndef TP_THIN_CHECK_H
 #define TP_THIN_CHECK_H
 
@@ -34,6 +35,7 @@
 
 #include "lib/base/compiler.h"
 #include "lib/base/io.h"
+#include "metadata/thin/scrub.h"
 
 enum thin_check_verdict {
 	THIN_CHECK_CLEAN = 0,
@@ -43,6 +45,12 @@ enum thin_check_verdict {
 
 enum thin_check_flags {
 	THIN_CHECK_FAST = 1 << 0,
+	/* a full check of mirrored metadata also compares the legs, every
+	 * block the walk reached (scrub.h) into REP->scrub ... */
+	THIN_CHECK_SCRUB = 1 << 1,
+	/* ... and rewrites a leg's bad copies from the good leg: the only
+	 * writes a check ever makes (tprepair's) */
+	THIN_CHECK_HEAL = 1 << 2,
 };
 
 struct thin_check_opts {
@@ -55,7 +63,7 @@ struct thin_check_opts {
 struct thin_check_problem {
 	int fatal;
 	uint64_t block;		/* metadata block involved, UINT64_MAX = none */
-	char msg[160];
+	char msg[256];
 };
 
 #define THIN_CHECK_MAX_PROBLEMS 200	/* kept in the report; the rest are counted */
@@ -80,6 +88,7 @@ struct thin_check_report {
 	uint64_t metadata_snap;
 	uint64_t *dev_ids;		/* live device ids found, ascending */
 	size_t nr_dev_ids;
+	struct thin_scrub_report scrub;	/* THIN_CHECK_SCRUB */
 };
 
 int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,

@@ -58,10 +58,18 @@ reject "# HELP tptools_x_total x\n# TYPE tptools_x_total counter\ntptools_x_tota
 reject "# HELP tptools_x x\n# TYPE tptools_x counter\ntptools_x 1\n" "_total"
 reject "# HELP other x\n# TYPE other gauge\nother 1\n" "does not start with tptools_"
 
-# pools: a with volumes (data mapped), b empty, gone (its data device lost)
+# pools: a with volumes (data mapped), b empty, gone (its data device lost),
+# m with mirrored thin metadata (its scrub record says 3 bad blocks on leg 1)
 new_pool a
 new_pool b
 new_pool gone
+image m-data.img 64M
+image m-meta0.img 16M
+image m-meta1.img 16M
+ok tpcreate --data m-data.img --meta m-meta0.img,m-meta1.img m
+muuid=$(tpstatus --noheadings -o pool_uuid m | tr -d ' ')
+mkdir -p "$TPTOOLS_DIR/scrub"
+printf 'time 1700000100\nblocks 20\nbad0 0\nbad1 3\nmismatched 1\n' >"$TPTOOLS_DIR/scrub/$muuid"
 ok tvcreate -V 16M -n v a
 write_chunks a v 0 3
 ok tvsnap a/v -n s
@@ -138,6 +146,23 @@ done
 metric all.prom 'tptools_pool_monitor_last_action_timestamp_seconds{pool="a"}' | grep -qx 1700000000 ||
 	fail "last action of a"
 grep -q 'last_action_timestamp_seconds{pool="b"}' all.prom && fail "a last action for b, which has none"
+# the metadata mirror: legs up, the scrub's bad blocks and mismatches; none for a plain pool
+metric all.prom 'tptools_pool_metadata_leg_up{pool="m",leg="0"}' | grep -qx 1 || fail "m leg 0 down"
+metric all.prom 'tptools_pool_metadata_leg_up{pool="m",leg="1"}' | grep -qx 1 || fail "m leg 1 down"
+metric all.prom 'tptools_pool_metadata_leg_bad_blocks{pool="m",leg="1"}' | grep -qx 3 ||
+	fail "m leg 1: not the scrub's 3 bad blocks"
+metric all.prom 'tptools_pool_metadata_leg_bad_blocks{pool="m",leg="0"}' | grep -qx 0 || fail "m leg 0 bad"
+metric all.prom 'tptools_pool_metadata_scrub_timestamp_seconds{pool="m"}' | grep -qx 1700000100 ||
+	fail "m's scrub time"
+metric all.prom 'tptools_pool_metadata_scrub_mismatched_blocks{pool="m"}' | grep -qx 1 ||
+	fail "m's scrub mismatches"
+grep -q 'metadata_leg_up{pool="a"' all.prom && fail "legs of a pool with one metadata device"
+ok tpstatus --noheadings -o pool_meta_health,pool_meta_bad_blocks,pool_meta_scrub_mismatches m
+out_has "damaged *3 *1"
+mv m-meta1.img m-meta1.away
+ok tpstatus --format prometheus m
+metric out 'tptools_pool_metadata_leg_up{pool="m",leg="1"}' | grep -qx 0 || fail "m leg 1 up while missing"
+mv m-meta1.away m-meta1.img
 
 # changes show: activation skip, needs_check (read offline from the metadata)
 ok tpchange --activate n b

@@ -56,10 +56,22 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	{
 		struct pool_meta_leg leg[2];
 
+		struct pool_scrub_state sc;
+
 		info->meta_legs[0] = '\0';
-		if (pool_meta_legs(p, leg))
+		if (pool_meta_legs(p, leg)) {
 			snprintf(info->meta_legs, sizeof(info->meta_legs), "%s(%s),%s(%s)",
 				 leg[0].path, leg[0].state, leg[1].path, leg[1].state);
+			for (unsigned i = 0; i < 2; i++) {
+				info->meta_leg_up[i] = !leg[i].err;
+				info->meta_leg_bad[i] = leg[i].bad;
+			}
+			if (!pool_scrub_state_read(vg->uuid, &sc)) {
+				info->meta_scrub_time = sc.time;
+				info->meta_scrub_blocks = sc.blocks;
+				info->meta_scrub_mismatched = sc.mismatched;
+			}
+		}
 	}
 	info->nr_data_devs = pool_data_devices(p, info->data_devs, TP_ARRAY_SIZE(info->data_devs));
 	info->zero = vg->zero;

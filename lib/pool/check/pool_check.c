@@ -52,9 +52,38 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 		}
 }
 
+/* What the scrub (thin_check_io with THIN_CHECK_SCRUB) found on the legs
+ * of P's metadata mirror, as findings: bad copies on one leg are
+ * latent damage (the pool reads on, from the other leg; the legs are not
+ * in sync), non-fatal, and tprepair rewrites them. */
+static void report_scrub(struct pool *p, const struct thin_scrub_report *s,
+			 struct pool_check_report *rep)
+{
+	struct pool_meta_leg leg[2];
+
+	pool_meta_legs(p, leg);
+	for (unsigned i = 0; s->ran && i < 2; i++) {
+		uint64_t left = s->bad[i] - TP_MIN(s->bad[i], s->healed[i]);
+
+		if (!left)
+			continue;
+		pool_problem(rep, 0, "metadata mirror leg %u (%s): %" PRIu64 " of %" PRIu64
+			     " blocks in use bad there (%" PRIu64 " unreadable; first: block %"
+			     PRIu64 "), good on leg %u: not in sync; 'tprepair %s' rewrites them",
+			     i, leg[i].path, left, s->blocks, s->unreadable[i], s->first_bad[i],
+			     1 - i, pool_name(p));
+	}
+	if (s->ran && s->mismatched > s->healed[0] + s->healed[1])
+		pool_problem(rep, 0, "metadata mirror: %" PRIu64 " blocks in use differ between "
+			     "the legs though each validates; 'tprepair %s' copies leg %u's over "
+			     "the other's", s->mismatched, pool_name(p),
+			     io_copy_first(pool_meta_io(p)));
+}
+
 int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 			struct pool_check_report *rep, struct thin_check_report *thin)
 {
+	struct thin_check_opts o = *opts;
 	struct io_engine *area = NULL;
 	struct thin_sb sb;
 	int r;
@@ -64,7 +93,13 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 			     pool_meta_dev_name(p));
 		return 0;
 	}
-	r = thin_check_io(area, opts, thin);
+	if (pool_vg(p)->meta_mirror)
+		o.flags |= THIN_CHECK_SCRUB;	/* (not with --fast: the check skips it) */
+	r = thin_check_io(area, &o, thin);
+	if (!r && thin->scrub.ran) {
+		report_scrub(p, &thin->scrub, rep);
+		pool_meta_scrubbed(p, &thin->scrub);
+	}
 	if (!r && thin->sb_ok && !thin_sb_read(area, 0, &sb) &&
 	    (sb.flags & THIN_SB_FLAG_NEEDS_CHECK))
 		pool_problem(rep, 0, "needs_check is set (the kernel's mark after a metadata "
@@ -114,9 +149,17 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 	if (pool_vg(p))
 		r = pool_check_attached(p, opts, rep, thin);
 	if (!r) {
-		/* strays alone: tprepair deletes them, no salvage */
-		int thin_bad = rep->f.nr_problems - rep->nr_strays > before || thin->f.nr_problems
-				       ? 1 : rep->nr_strays ? 2 : 0;
+		/* strays alone: tprepair deletes them, no salvage; bad copies
+		 * on one leg alone: tprepair rewrites them, no salvage */
+		const struct thin_scrub_report *s = &thin->scrub;
+		int legs = s->bad[0] > s->healed[0] || s->bad[1] > s->healed[1] ||
+			   s->mismatched > s->healed[0] + s->healed[1];
+		size_t leg_findings = (size_t)(s->bad[0] > s->healed[0]) +
+				      (s->bad[1] > s->healed[1]) +
+				      (s->mismatched > s->healed[0] + s->healed[1]);
+		int thin_bad = rep->f.nr_problems - rep->nr_strays - leg_findings > before ||
+					       thin->f.nr_problems
+				       ? 1 : rep->nr_strays ? 2 : legs ? 3 : 0;
 		pool_repair_advice(p, devices, devices ? devices : listed, before > 0, thin_bad,
 				   next, len);
 	}

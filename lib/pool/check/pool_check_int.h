@@ -83,8 +83,9 @@ char *pool_devices_from_file(const char *name);
  * tprepair for a lost label (from the other device's VG copy), with
  * --restorefile NEWEST-BACKUP when no VG copy is left, or for damaged VG
  * copies (VG_BAD) or thin metadata (THIN_BAD 1; 2: only thin devices that
- * belong to no volume, which tprepair deletes without a salvage); "" when
- * there is nothing to fix.
+ * belong to no volume, which tprepair deletes without a salvage; 3: only
+ * a mirror leg's bad copies, which tprepair rewrites from the other leg);
+ * "" when there is nothing to fix.
  * GIVEN: the --devices of the check (repeated in the advice); PATHS: the
  * device paths used. */
 void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,

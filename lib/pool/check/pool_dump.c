@@ -1,7 +1,6 @@
 /* pool_dump.c - tpdump and tprestore. See pool_dump.h. */
 #include "lib/pool/pool_dump.h"
 #include "lib/pool/check/pool_check_int.h"
-#include "lib/pool/core/pool_vg.h"
 
 #include "lib/base/log.h"
 #include "metadata/thin/thin.h"
@@ -30,21 +29,6 @@ int pool_dump_source_is_pool(const char *source)
 	return access(source, F_OK) && vg_name_valid(source, NULL);
 }
 
-static int open_source(const struct pool_dump_params *p, struct pool_area *a)
-{
-	uint64_t offset, size;
-	char *path = NULL;
-	int r;
-
-	if (!pool_dump_source_is_pool(p->source))
-		return pool_area_open_read(p->source, p->offset, p->size, a);
-	r = pool_locate_metadata(p->source, p->devices, &path, &offset, &size);
-	if (!r)
-		r = pool_area_open_read(path, offset, size, a);
-	free(path);
-	return r;
-}
-
 static int dump_to(const struct pool_dump_params *p, struct io_engine *meta, int fd)
 {
 	struct thin_dump_opts d = {
@@ -60,28 +44,63 @@ static int dump_to(const struct pool_dump_params *p, struct io_engine *meta, int
 	return thin_xml_dump(meta, &d, fd);
 }
 
+/* The source: a pool's active thin metadata, read through the pool (a
+ * mirrored pool's legs, the first copy that validates: core.h
+ * pool_meta_area_io; offline only, the kernel's may be ahead of the
+ * disk), else a bare area. */
+struct source {
+	struct pool *pool;
+	struct io_engine *area;	/* the pool's */
+	struct pool_area a;	/* a bare area's */
+};
+
+static int open_source(const struct pool_dump_params *p, struct source *s)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	if (!pool_dump_source_is_pool(p->source))
+		return pool_area_open_read(p->source, p->offset, p->size, &s->a);
+	if ((r = pool_open(p->source, p->devices, POOL_RDONLY, &s->pool)))
+		return r;
+	if (!(r = pool_refuse_live(s->pool, "reading its thin metadata from the disk (the "
+					      "kernel's may be ahead of it)")) &&
+	    !(r = pool_meta_area_io(s->pool, 0, &s->area)))
+		s->area->read_only = 1;
+	return r;
+}
+
+static void close_source(struct source *s)
+{
+	io_destroy(s->area);
+	pool_close(s->pool);
+	pool_area_close(&s->a);
+}
+
 int pool_dump(const struct pool_dump_params *p)
 {
-	struct pool_area a;
-	int fd = STDOUT_FILENO, r = open_source(p, &a);
+	struct source s;
+	int fd = STDOUT_FILENO, r = open_source(p, &s);
 
-	if (r)
+	if (r) {
+		close_source(&s);
 		return r;
+	}
 	if (p->output) {
 		fd = open(p->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0) {
 			r = -errno;
 			log_error("%s: cannot create: %s", p->output, strerror(errno));
-			pool_area_close(&a);
+			close_source(&s);
 			return work_failed(r);
 		}
 	}
-	r = dump_to(p, a.io, fd);
+	r = dump_to(p, s.area ? s.area : s.a.io, fd);
 	if (p->output && close(fd) && !r) {
 		r = -errno;
 		log_error("%s: %s", p->output, strerror(errno));
 	}
-	pool_area_close(&a);
+	close_source(&s);
 	return work_failed(r);
 }
 

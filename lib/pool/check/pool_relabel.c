@@ -477,6 +477,9 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	if (thin_bad == 2)
 		snprintf(buf, len, "run 'tprepair %s%s' to delete the thin devices that belong to "
 			 "no volume", pool_name(p), dev);
+	else if (thin_bad == 3)
+		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the metadata mirror's bad "
+			 "copies from the good leg", pool_name(p), dev);
 	else if (thin_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to salvage the thin metadata into the "
 			 "spare area", pool_name(p), dev);

@@ -246,6 +246,34 @@ static int resync_mirror(struct pool *p, struct pool_repair_result *res)
 	return 0;
 }
 
+/* A mirrored pool whose legs are both in use: every block in use is
+ * compared on both (the scrub, metadata/thin/scrub.h) and a copy that is
+ * bad on one leg is rewritten from the good one, before the check that
+ * decides on a salvage (which then reads the healed legs). */
+static int heal_mirror(struct pool *p, struct pool_repair_result *res)
+{
+	struct thin_check_opts co = { THIN_CHECK_SCRUB | THIN_CHECK_HEAL, NULL, NULL };
+	struct pool_meta_leg leg[2];
+	struct thin_check_report tc;
+	struct io_engine *area = NULL;
+	int r;
+
+	if (!pool_meta_legs(p, leg) || leg[0].err || leg[1].err)
+		return 0;
+	for (unsigned i = 0; i < 2; i++)
+		snprintf(res->meta_leg[i], sizeof(res->meta_leg[i]), "%s", leg[i].path);
+	if ((r = pool_meta_area_io(p, 0, &area)))
+		return r == -ENOSPC ? 0 : r;
+	memset(&tc, 0, sizeof(tc));
+	r = thin_check_io(area, &co, &tc);
+	io_destroy(area);
+	if (!r)
+		for (unsigned i = 0; i < 2; i++)
+			res->meta_healed[i] = tc.scrub.healed[i];
+	thin_check_report_free(&tc);
+	return r;
+}
+
 /* The labels a tpreduce --data cut short left on the device it took away
  * (pool_find_leftovers: no longer listed by the VG, which its own older
  * copy did): wiped with its VG area, its devices-file entry dropped, as
@@ -324,6 +352,8 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 		snprintf(res->device[i], sizeof(res->device[i]), "%s", pool_pv(p, i)->io->name);
 	if (st.needs_repair && !plan.labels && !plan.restore)
 		plan.rewrite = 1;
+	if ((r = heal_mirror(p, res)))
+		goto out;
 	if ((r = thin_damaged(p, &bad)))
 		goto out;
 	if (bad || pp->force_salvage) {

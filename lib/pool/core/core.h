@@ -111,15 +111,27 @@ struct pool_meta_leg {
 	const char *state;
 	int err;
 	int resyncing;
+	/* in use, but blocks known bad there (this command's validating
+	 * reads, or the last scrub's record; state "bad blocks") */
+	uint64_t bad;
 };
 int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2]);
+/* The scrub of P's mirror that a check ran (metadata/thin/scrub.h):
+ * recorded for tpstatus (host.h: pool_scrub_state), and the bad blocks
+ * the check's reads met are not said again when P is closed. */
+struct thin_scrub_report;
+void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s);
+/* At close: the blocks this command found bad on a leg and read from the
+ * other, in one line a leg (rewritten when it committed; else what to run). */
+void pool_meta_say_bad(const struct pool *p);
 /* The second metadata device of a mirrored pool, when it is open (its
  * label matched); else NULL. */
 const struct vg_pv *pool_meta1_pv(const struct pool *p);
 /* Zero the kernel raid1's metadata area of mirrored VG on IO (a leg, or
  * the mirror over both): a new raid set, or a new leg to rebuild. */
 int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg) TP_MUST_CHECK;
-/* "single" (one metadata device), "mirrored", "resyncing" or "degraded". */
+/* "single" (one metadata device), "mirrored", "resyncing", "degraded" (a
+ * leg out) or "damaged" (both in use, bad blocks known on one). */
 const char *pool_meta_health(const struct pool *p);
 /* The metadata device to name or read directly: the first, else (a
  * mirror's lost first leg) the second. */

@@ -714,6 +714,7 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 
 void pool_detach(struct pool *p)
 {
+	pool_meta_say_bad(p);
 	pool_removal_release(p);
 	pool_lease_drop(p);
 	thin_close(p->md);

@@ -18,6 +18,7 @@
 #include "lib/base/log.h"
 #include "lib/pool/host/host.h"
 #include "metadata/pdata/block_manager.h"
+#include "metadata/thin/scrub.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *pool_meta_leg_path(const struct pool *p, unsigned i)
 {
@@ -99,15 +101,19 @@ int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2])
 {
 	char health[3] = "AA";
 	int syncing = 0, live = 0;
+	struct pool_scrub_state sc;
+	int scrubbed;
 
 	memset(leg, 0, 2 * sizeof(*leg));
 	if (!p->vg->meta_mirror)
 		return 0;
 	if (p->be->live && !live_health(p, health, &syncing))
 		live = 1;
+	scrubbed = !pool_scrub_state_read(p->vg->uuid, &sc);
 	for (unsigned i = 0; i < 2; i++) {
 		int e = p->meta_io ? io_mirror_error(p->meta_io, i) : -ENODEV;
 		char h = health[i];	/* leg I is the raid table's place I */
+		struct io_mirror_bad b;
 
 		snprintf(leg[i].path, sizeof(leg[i].path), "%s", pool_meta_leg_path(p, i));
 		leg[i].err = e;
@@ -117,6 +123,12 @@ int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2])
 		if (live && h == 'a' && !leg[i].err)
 			leg[i].state = "resyncing";
 		leg[i].resyncing = live && h == 'a';
+		if (leg[i].err || leg[i].resyncing)
+			continue;
+		io_mirror_bad(p->meta_io, i, &b);
+		leg[i].bad = TP_MAX(b.bad - b.healed, scrubbed ? sc.bad[i] : 0);
+		if (leg[i].bad)
+			leg[i].state = "bad blocks";
 	}
 	return 1;
 }
@@ -129,7 +141,51 @@ const char *pool_meta_health(const struct pool *p)
 		return "single";
 	if (leg[0].err || leg[1].err)
 		return "degraded";
-	return leg[0].resyncing || leg[1].resyncing ? "resyncing" : "mirrored";
+	if (leg[0].resyncing || leg[1].resyncing)
+		return "resyncing";
+	return leg[0].bad || leg[1].bad ? "damaged" : "mirrored";
+}
+
+void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s)
+{
+	struct pool_scrub_state st;
+	int64_t now = (int64_t)time(NULL);
+
+	memset(&st, 0, sizeof(st));
+	st.time = now > 0 ? now : 1;
+	st.blocks = s->blocks;
+	for (unsigned i = 0; i < 2; i++) {
+		st.bad[i] = s->bad[i] - TP_MIN(s->bad[i], s->healed[i]);
+		st.unreadable[i] = TP_MIN(s->unreadable[i], st.bad[i]);
+		st.healed[i] = s->healed[i];
+	}
+	st.mismatched = s->mismatched - TP_MIN(s->mismatched, s->healed[0] + s->healed[1]);
+	if (pool_scrub_state_write(p->vg->uuid, &st))
+		log_warn("pool %s: the scrub's result is not recorded; tpstatus shows the one before", p->name);
+	if (p->meta_io)
+		io_mirror_bad_clear(p->meta_io);	/* the check says them */
+}
+
+void pool_meta_say_bad(const struct pool *p)
+{
+	for (unsigned i = 0; p->vg && p->vg->meta_mirror && p->meta_io && i < 2; i++) {
+		struct io_mirror_bad b;
+
+		io_mirror_bad(p->meta_io, i, &b);
+		if (!b.bad)
+			continue;
+		if (b.healed >= b.bad)
+			log_warn("pool %s: metadata mirror leg %u (%s): %" PRIu64 " bad block%s "
+				 "rewritten from leg %u", p->name, i, pool_meta_leg_path(p, i), b.bad,
+				 b.bad == 1 ? "" : "s", 1 - i);
+		else
+			log_warn("pool %s: metadata mirror leg %u (%s): %" PRIu64 " block%s bad "
+				 "there (the first at byte %" PRIu64 ") and read from leg %u; "
+				 "'tprepair %s' rewrites %s ('tpcheck %s' compares the legs)",
+				 p->name, i, pool_meta_leg_path(p, i), b.bad - b.healed,
+				 b.bad - b.healed == 1 ? "" : "s", b.first_off, 1 - i, p->name,
+				 b.bad - b.healed == 1 ? "it" : "them", p->name);
+	}
 }
 
 int pool_meta_rebuild(struct pool *p)
@@ -144,6 +200,8 @@ int pool_meta_rebuild(struct pool *p)
 	for (unsigned i = 0; old && i < 2; i++)
 		if (io_mirror_error(old, i))
 			io_mirror_take_out(io, i, io_mirror_error(old, i));
+	if (old)
+		io_mirror_carry(io, old);
 	io_destroy(old);
 	p->meta_io = io;
 	return 0;

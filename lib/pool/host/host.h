@@ -221,4 +221,27 @@ void pool_stack_describe(const struct tp_stack_verdict *v, char *buf, size_t len
  * a stack; -errno when PATH cannot be probed. */
 int pool_stack_refuse(const char *path, const char *pool_uuid, int allow) TP_MUST_CHECK;
 
+/* ---- host_scrub.c: the last scrub of a pool's metadata mirror ----
+ *
+ * <config dir>/scrub/<pool uuid>, rewritten by the rule above (mode 0644)
+ * by each scrub (tpcheck of a mirrored pool compares its legs; tprepair
+ * rewrites the bad copies) and read by tpstatus: what the last one found,
+ * so a leg with latent damage is never shown "in sync" because no read
+ * happened to touch it. Format: '#' comments, then "KEY VALUE" lines;
+ * unknown keys are passed by (a newer tptools'), a bad value makes the
+ * whole file unreadable (-EUCLEAN: no record). */
+struct pool_scrub_state {
+	int64_t time;		/* when (seconds since the epoch) */
+	uint64_t blocks;	/* blocks in use compared */
+	uint64_t bad[2];	/* bad on leg I and good on the other, left after the scrub */
+	uint64_t unreadable[2];	/* of those: I/O errors */
+	uint64_t mismatched;	/* valid on both legs, different, left after the scrub */
+	uint64_t healed[2];	/* rewritten on leg I by this scrub (tprepair) */
+};
+/* 0, or -errno (-ENOENT: never scrubbed on this host). */
+int pool_scrub_state_read(const char *pool_uuid, struct pool_scrub_state *s) TP_MUST_CHECK;
+/* 0 or -errno (logged). */
+int pool_scrub_state_write(const char *pool_uuid, const struct pool_scrub_state *s)
+	TP_MUST_CHECK;
+
 #endif

@@ -1,0 +1,127 @@
+# A mirror that checks what it reads (tpcreate(8) MIRRORED METADATA,
+# tpcheck(8), tprepair(8), tpstatus(8) pool_meta_health/pool_meta_legs):
+# bad blocks on one leg of mirrored thin metadata (its superblock intact,
+# so both legs still count as in sync at open) never stop the pool while
+# the other leg holds them good:
+#  - a read goes to the first leg that validates: every reader and writer
+#    works, the volumes read back equal to their sources;
+#  - readers write nothing (every image unchanged) and say the bad blocks;
+#  - a writer rewrites the bad copies it read when it commits, and says so;
+#    a writer that is refused writes nothing;
+#  - tpcheck compares both legs (the scrub): bad blocks on EITHER leg are
+#    non-fatal damage (exit 1) with a next: line naming tprepair; tpstatus
+#    then shows the leg "bad blocks" and the health "damaged", also after
+#    more changes, until tprepair rewrites them from the good leg (then
+#    tpcheck is clean and the legs are equal again);
+#  - damage on the second leg, found and healed, leaves the pool readable
+#    from that leg alone when the first is then lost;
+#  - a block bad on both legs is the metadata's own damage: FATAL, salvage.
+
+areas_equal() {	# the thin-metadata areas (1 MiB on) of two legs
+	cmp -s <(dd if="$1" bs=1M skip=1 status=none) <(dd if="$2" bs=1M skip=1 status=none)
+}
+
+image d.img 64M
+image ma.img 16M
+image mb.img 16M
+ok tpcreate --data d.img --meta ma.img,mb.img --chunk 64K mp
+head -c 4M /dev/urandom >v.want
+ok tprecv --format raw -n v mp <v.want
+ok tvsnap mp/v -n s
+# the snapshot shares v's chunks; v's later chunks are its own
+head -c 2M /dev/urandom >w.want
+ok tprecv --format raw -n w mp <w.want
+read -r off _ < <(meta_area mp)
+[ "$((off % 4096))" = 0 ] || fail "area offset $off"
+save_area mp area.img
+# blocks of the thin metadata in use: the leaves of v's and w's mapping trees
+read -r leaf_v _ < <(tp-damage area.img find "$(vol_dev_id mp v)" 10)
+read -r leaf_w _ < <(tp-damage area.img find "$(vol_dev_id mp w)" 10)
+[ -n "$leaf_v" ] && [ -n "$leaf_w" ] && [ "$leaf_v" != "$leaf_w" ] || fail "tp-damage find"
+for f in d ma mb; do cp --sparse=always $f.img $f.good; done
+cp -r "$TPTOOLS_DIR" etc.good
+restore() {
+	for f in d ma mb; do cp --sparse=always $f.good $f.img; done
+	rm -rf "$TPTOOLS_DIR"
+	cp -r etc.good "$TPTOOLS_DIR"
+}
+# garbage over block B of the area on LEG (the superblock is left alone)
+garbage() {
+	head -c 4096 /dev/urandom | dd of="$1" bs=4096 seek=$((off / 4096 + $2)) conv=notrunc \
+		status=none
+}
+volumes_read() {
+	for v in v s w; do
+		rm -f "$v.got"
+		ok tpsend --format raw -o "$v.got" "mp/$v"
+		want=$v.want
+		[ "$v" = s ] && want=v.want
+		cmp -s "$want" "$v.got" || fail "volume $v reads back different ($*)"
+	done
+}
+
+# --- leg 0 (the one read first) with two bad blocks in use
+garbage ma.img "$leaf_v"
+garbage ma.img "$leaf_w"
+sums ./*.img >sums.before
+volumes_read "leg 0 damaged"
+err_has "leg 0 (.*ma.img): 1 block bad there"
+ok tpstatus mp
+ok tpdiff mp/s mp/v
+ok tpdump mp
+sums_same sums.before || fail "a reader wrote to a device"
+expect_rc 1 tpcheck mp
+out_has "metadata mirror leg 0 (.*ma.img): 2 of [0-9]* blocks in use bad there"
+out_has "next: run 'tprepair mp' to rewrite the metadata mirror's bad copies from the good leg"
+sums_same sums.before || fail "tpcheck wrote to a device"
+ok tpstatus --noheadings -o pool_meta_health,pool_meta_legs mp
+out_has "damaged .*ma.img(bad blocks),.*mb.img(in sync)"
+# a writer that is refused writes nothing
+unchanged 3 tvcreate -V 1M -n "bad/name" mp
+unchanged 5 tvcreate -V 1M -n w mp
+# tprepair rewrites them from leg 1: clean, legs equal, nothing lost
+ok tprepair mp
+out_has "rewrote 2 bad blocks of metadata mirror leg 0 (.*ma.img) from leg 1"
+areas_equal ma.img mb.img || fail "the legs differ after tprepair"
+ok tpcheck mp
+ok tpstatus --noheadings -o pool_meta_health,pool_meta_legs mp
+out_has "mirrored .*ma.img(in sync),.*mb.img(in sync)"
+volumes_read "after tprepair"
+
+# --- a writer reading a bad block rewrites it when it commits
+restore
+garbage ma.img "$leaf_w"
+ok tvsnap mp/w -n w2
+err_has "leg 0 (.*ma.img): 1 bad block rewritten from leg 1"
+ok tpcheck mp
+volumes_read "after the writer healed leg 0"
+
+# --- leg 1 (never read while leg 0 is good): only the scrub sees it
+restore
+garbage mb.img "$leaf_v"
+garbage mb.img "$leaf_w"
+ok tpstatus --noheadings -o pool_meta_health mp
+out_has mirrored	# not seen yet: no read touched leg 1
+expect_rc 1 tpcheck mp
+out_has "metadata mirror leg 1 (.*mb.img): 2 of [0-9]* blocks in use bad there"
+out_has "next: run 'tprepair mp'"
+ok tvcreate -V 1M -n more mp
+ok tpstatus --noheadings -o pool_meta_health,pool_meta_legs mp
+out_has "damaged .*ma.img(in sync),.*mb.img(bad blocks)"	# still, after a change
+ok tpstatus --format prometheus mp
+out_has 'tptools_pool_metadata_leg_bad_blocks{pool="mp",leg="1"} 2'
+ok tprepair mp
+out_has "rewrote 2 bad blocks of metadata mirror leg 1 (.*mb.img) from leg 0"
+ok tpcheck mp
+# the first leg lost: the healed second carries the pool alone
+mv ma.img ma.away
+volumes_read "leg 0 lost after leg 1 was healed"
+mv ma.away ma.img
+
+# --- the same block bad on both legs: the metadata's own damage (FATAL),
+# salvaged from what remains; every volume reads back or is reported lost
+restore
+garbage ma.img "$leaf_w"
+garbage mb.img "$leaf_w"
+expect_rc 2 tpcheck mp
+out_has "next: run 'tprepair mp' to salvage"
