@@ -18,7 +18,61 @@ struct io_fd {
 	struct io_engine e;
 	int fd;
 	int direct;
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
+	/* TP_TEST_EIO's byte ranges of this file: an I/O touching one fails */
+	struct eio_range {
+		uint64_t off, len;
+	} eio[8];
+	unsigned nr_eio;
+#endif
 };
+
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
+/* Test hook (test builds only): TP_TEST_EIO="PATH[@OFF[+LEN]][,...]" makes
+ * every read and write of PATH (the same file or device, however named)
+ * that touches bytes OFF..OFF+LEN (to the end without LEN, the whole file
+ * without OFF) fail with -EIO, as a device with bad sectors would: for
+ * tests of copies that return I/O errors without a kernel to make them. */
+static void eio_parse(struct io_fd *f, const struct stat *st)
+{
+	const char *env = getenv("TP_TEST_EIO");
+	char *copy, *item, *save = NULL;
+
+	if (!env || !*env || !(copy = strdup(env)))
+		return;
+	for (item = strtok_r(copy, ",", &save); item && f->nr_eio < 8;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *at = strchr(item, '@'), *plus;
+		struct stat other;
+		uint64_t off = 0, len = UINT64_MAX;
+
+		if (at) {
+			*at++ = '\0';
+			off = strtoull(at, &plus, 0);
+			if (*plus == '+')
+				len = strtoull(plus + 1, NULL, 0);
+		}
+		if (!stat(item, &other) && other.st_dev == st->st_dev &&
+		    other.st_ino == st->st_ino && other.st_rdev == st->st_rdev)
+			f->eio[f->nr_eio++] = (struct eio_range){ off, len };
+	}
+	free(copy);
+}
+
+static int eio_hit(const struct io_fd *f, uint64_t off, size_t len)
+{
+	for (unsigned i = 0; i < f->nr_eio; i++) {
+		uint64_t end = f->eio[i].len > UINT64_MAX - f->eio[i].off ? UINT64_MAX
+									  : f->eio[i].off + f->eio[i].len;
+		if (off < end && f->eio[i].off < off + len)
+			return 1;
+	}
+	return 0;
+}
+#else
+#define eio_parse(f, st) ((void)0)
+#define eio_hit(f, off, len) 0
+#endif
 
 static int direct_ok(struct io_fd *f, uint64_t off, size_t len)
 {
@@ -36,6 +90,8 @@ static int fd_rw(struct io_fd *f, uint64_t off, void *buf, size_t len, int write
 
 	if (!direct_ok(f, off, len))
 		return -EINVAL;
+	if (eio_hit(f, off, len))
+		return -EIO;
 	if (f->direct && ((uintptr_t)buf % DIRECT_ALIGN)) {
 		if (posix_memalign(&bounce, DIRECT_ALIGN, len))
 			return -ENOMEM;
@@ -166,6 +222,7 @@ int io_fd_open(const char *path, unsigned flags, struct io_engine **out)
 	f->e.read_only = !!(flags & IO_RDONLY);
 	f->fd = fd;
 	f->direct = !!(flags & IO_DIRECT);
+	eio_parse(f, &st);
 	return wrapped(&f->e, out);
 fail:
 	close(fd);

@@ -214,11 +214,29 @@ int vg_label_encode(const struct vg_label *l, uint8_t s[VG_LABEL_SIZE])
 	return 0;
 }
 
+/* Was this problem of device NAME said already in this process? A
+ * command reads a label several times (the scan, the lookup of each
+ * device, the attach): the same damage is said once. */
+static int said_before(const char *name, const char *what)
+{
+	static char said[16][160];
+	static unsigned n;
+	char key[160];
+
+	snprintf(key, sizeof(key), "%s\n%s", name, what);
+	for (unsigned i = 0; i < n && i < 16; i++)
+		if (!strcmp(said[i], key))
+			return 1;
+	snprintf(said[n++ % 16], sizeof(said[0]), "%s", key);
+	return 0;
+}
+
 static int corrupt(const char *name, const char *why)
 {
-	log_error("%s: tptools label in sector 1 is corrupt (%s); "
-		  "tprepair rewrites it from the other device's VG metadata, or from a backup "
-		  "with --restorefile", name, why);
+	if (!said_before(name, why))
+		log_error("%s: tptools label in sector 1 is corrupt (%s); "
+			  "tprepair rewrites it from the other device's VG metadata, or from a "
+			  "backup with --restorefile", name, why);
 	return -EUCLEAN;
 }
 
@@ -276,7 +294,8 @@ int vg_label_read(struct io_engine *io, struct vg_label *l)
 		return VG_LABEL_NONE;
 	r = io_read(io, VG_LABEL_OFFSET, s, sizeof(s));
 	if (r) {
-		log_error("%s: cannot read sector 1: %s", io->name, strerror(-r));
+		if (!said_before(io->name, strerror(-r)))
+			log_error("%s: cannot read sector 1: %s", io->name, strerror(-r));
 		return r;
 	}
 	r = vg_label_decode(s, io->name, l);
