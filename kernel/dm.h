@@ -326,7 +326,28 @@ struct tp_dm_pool_layout {
 	 * "rebuild I", as the kernel wants for a new device in an existing
 	 * set; 0: none */
 	int meta_rebuild;
+	/* dm-integrity under each leg (vg.h integrity_*): <tmeta>-legI is an
+	 * integrity target over <tmeta>-iorigI (linear over META_LEG[i] at
+	 * meta_offset, the area) with <tmeta>-imetaI (linear over
+	 * META_LEG[i] at imeta_offset, imeta_length bytes) as its separate
+	 * metadata device; 0: the legs are linear over the areas */
+	uint64_t imeta_offset, imeta_length;
 };
+
+/* The integrity status of a leg (dm_mirror.c): the tag mismatches found
+ * since the table was loaded (each a bad read the raid1 took from the
+ * other leg and rewrote), the sectors it provides, and how far the
+ * recalculation of a new integrity superblock's tags got (RECALC =
+ * PROVIDED when done or none under way). */
+struct tp_dm_integrity_status {
+	uint64_t mismatches, provided, recalc;
+};
+int tp_dm_parse_integrity_status(const char *params, struct tp_dm_integrity_status *st)
+	TP_MUST_CHECK;
+/* Leg LEG of the mirrored tmeta of pool POOL: -ENOENT when it is no
+ * integrity device (a pool without integrity, or the leg not there). */
+int tp_dm_meta_leg_integrity(const char *pool, unsigned leg, struct tp_dm_integrity_status *st)
+	TP_MUST_CHECK;
 
 /* The raid1 status of a mirrored tmeta (dm_mirror.c): each leg's health
  * character in the raid table's order ('A' in sync, 'a' not yet in sync,
@@ -336,6 +357,9 @@ struct tp_dm_raid_status {
 	char health[8];
 	uint64_t sync_done, sync_total;
 	char action[16];
+	/* the blocks a "check" found different between the legs (md's
+	 * mismatch_cnt), when the kernel says (else 0) */
+	uint64_t mismatches;
 };
 int tp_dm_parse_raid_status(const char *params, struct tp_dm_raid_status *st) TP_MUST_CHECK;
 int tp_dm_raid_status(const char *name, struct tp_dm_raid_status *st) TP_MUST_CHECK;

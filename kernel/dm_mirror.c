@@ -41,6 +41,13 @@ static int leg_uuid(char *buf, const char *pool_uuid, const char *kind, unsigned
 	return n < 0 || n >= TP_DM_UUID_MAX ? -ENAMETOOLONG : 0;
 }
 
+/* The pieces of a leg, in the order they are made: the integrity
+ * target's data ("iorig", the area) and metadata ("imeta") devices when
+ * the legs have integrity, the leg itself (linear over the area, or the
+ * integrity target over those two), its raid metadata. */
+enum piece { P_IORIG, P_IMETA, P_LEG, P_RMETA, P_NR };
+static const char *const kinds[P_NR] = { "iorig", "imeta", "leg", "rmeta" };
+
 int tp_dm_raid1_table(const struct tp_dm_pool_layout *l, const char rmeta[2][TP_DM_NAME_MAX],
 		      const char leg[2][TP_DM_NAME_MAX], int rebuild, struct tp_dm_target *t)
 {
@@ -72,9 +79,9 @@ static int raid1_over(const struct tp_dm_pool_layout *l, const char *tmeta, unsi
 	for (unsigned i = 0; i < 2; i++) {
 		if (!(legs & (1u << i)))
 			continue;
-		if ((r = leg_name(name, tmeta, "leg", i)) ||
+		if ((r = leg_name(name, tmeta, kinds[P_LEG], i)) ||
 		    (r = tp_dm_devno(name, devno[i], sizeof(devno[i]))) ||
-		    (r = leg_name(name, tmeta, "rmeta", i)) ||
+		    (r = leg_name(name, tmeta, kinds[P_RMETA], i)) ||
 		    (r = tp_dm_devno(name, mdevno[i], sizeof(mdevno[i]))))
 			return r;
 	}
@@ -82,16 +89,65 @@ static int raid1_over(const struct tp_dm_pool_layout *l, const char *tmeta, unsi
 				 (const char(*)[TP_DM_NAME_MAX])devno, rebuild, t);
 }
 
-static int piece_table(const struct tp_dm_pool_layout *l, unsigned i, int rmeta,
-		       struct tp_dm_target *t)
+/* The integrity target of leg I over its iorig and imeta devices: bitmap
+ * mode (the area on the disk is always what the device shows, so offline
+ * tools read and write it as it is; io_integrity.c keeps the tags), 4 KiB
+ * blocks, crc32c tags, one journal section (the bitmap's), a bitmap bit
+ * for each block (the kernel takes more blocks a bit when the bitmap does
+ * not fit the section, from 6.5 GiB of area on), the bitmap's clean bits
+ * cleared each second, and "recalculate": a new (zeroed) superblock is
+ * formatted and every tag computed from the data; on a formatted one it
+ * changes nothing. Bitmap mode does not check reads of blocks written in
+ * the last second (their bit is dirty: after a crash they are
+ * recalculated, not checked); every other read is. */
+static int integrity_table(const struct tp_dm_pool_layout *l, const char *tmeta, unsigned i,
+			   struct tp_dm_target *t)
 {
-	return rmeta ? tp_dm_linear(t, 0, l->meta_leg[i], l->raid_meta_offset, l->raid_meta_length)
-		     : tp_dm_linear(t, 0, l->meta_leg[i], l->meta_offset, l->meta_length);
+	char name[TP_DM_NAME_MAX], orig[TP_DM_NAME_MAX], meta[TP_DM_NAME_MAX];
+	int r, n;
+
+	if ((r = leg_name(name, tmeta, kinds[P_IORIG], i)) ||
+	    (r = tp_dm_devno(name, orig, sizeof(orig))) ||
+	    (r = leg_name(name, tmeta, kinds[P_IMETA], i)) ||
+	    (r = tp_dm_devno(name, meta, sizeof(meta))))
+		return r;
+	memset(t, 0, sizeof(*t));
+	t->length = l->meta_length / 512;
+	snprintf(t->type, sizeof(t->type), "integrity");
+	n = snprintf(t->params, sizeof(t->params),
+		     "%s 0 4 B 7 meta_device:%s block_size:4096 internal_hash:crc32c "
+		     "journal_sectors:392 sectors_per_bit:8 bitmap_flush_interval:1000 "
+		     "recalculate", orig, meta);
+	return n < 0 || (size_t)n >= sizeof(t->params) ? -ENAMETOOLONG : 0;
 }
 
-static const char *const kinds[2] = { "leg", "rmeta" };
+static int piece_table(const struct tp_dm_pool_layout *l, const char *tmeta, unsigned i,
+		       enum piece k, struct tp_dm_target *t)
+{
+	switch (k) {
+	case P_RMETA:
+		return tp_dm_linear(t, 0, l->meta_leg[i], l->raid_meta_offset,
+				    l->raid_meta_length);
+	case P_IMETA:
+		return tp_dm_linear(t, 0, l->meta_leg[i], l->imeta_offset, l->imeta_length);
+	case P_LEG:
+		if (l->imeta_length)
+			return integrity_table(l, tmeta, i, t);
+		/* without integrity the leg is the area itself */
+		return tp_dm_linear(t, 0, l->meta_leg[i], l->meta_offset, l->meta_length);
+	case P_IORIG:
+	default:
+		return tp_dm_linear(t, 0, l->meta_leg[i], l->meta_offset, l->meta_length);
+	}
+}
 
-/* Make leg I's two devices (those not there yet) */
+/* The pieces a leg of L has: all four with integrity, else leg and rmeta. */
+static int has_piece(const struct tp_dm_pool_layout *l, enum piece k)
+{
+	return l->imeta_length || (k != P_IORIG && k != P_IMETA);
+}
+
+/* Make leg I's devices (those not there yet) */
 static int legs_create(const struct tp_dm_pool_layout *l, const char *tmeta, unsigned i)
 {
 	char name[TP_DM_NAME_MAX], uuid[TP_DM_UUID_MAX];
@@ -99,32 +155,43 @@ static int legs_create(const struct tp_dm_pool_layout *l, const char *tmeta, uns
 	struct tp_dm_info info;
 	int r;
 
-	for (unsigned k = 0; k < 2; k++) {
+	for (unsigned k = 0; k < P_NR; k++) {
+		if (!has_piece(l, (enum piece)k))
+			continue;
 		if ((r = leg_name(name, tmeta, kinds[k], i)) ||
 		    (r = leg_uuid(uuid, l->pool_uuid, kinds[k], i)) ||
-		    (r = piece_table(l, i, (int)k, &t))) {
+		    (r = piece_table(l, tmeta, i, (enum piece)k, &t))) {
 			log_error("pool %s: bad metadata mirror leg %u", l->pool, i);
 			return r;
 		}
 		if (tp_dm_info(name, &info) == -ENXIO &&
-		    (r = tp_dm_create(name, uuid, &t, 1, TP_DM_INTERNAL)))
+		    (r = tp_dm_create(name, uuid, &t, 1, TP_DM_INTERNAL))) {
+			if (k == P_LEG && l->imeta_length)
+				log_error("pool %s: the kernel refused the integrity device of "
+					  "metadata leg %u (%s): %s; is the dm-integrity module "
+					  "there?", l->pool, i, t.params, strerror(-r));
 			return r;
+		}
 	}
 	return 0;
 }
 
 int tp_dm_meta_legs_remove(const char *tmeta)
 {
+	/* the users first: each leg (an integrity target uses its iorig and
+	 * imeta), then what it was made of */
+	static const enum piece order[P_NR] = { P_LEG, P_RMETA, P_IORIG, P_IMETA };
 	char name[TP_DM_NAME_MAX];
 
-	for (unsigned i = 0; i < 4; i++) {
-		int r = leg_name(name, tmeta, kinds[i & 1], i >> 1);
+	for (unsigned k = 0; k < P_NR; k++)
+		for (unsigned i = 0; i < 2; i++) {
+			int r = leg_name(name, tmeta, kinds[order[k]], i);
 
-		if (!r)
-			r = tp_dm_remove(name);
-		if (r && r != -ENXIO)
-			return r;
-	}
+			if (!r)
+				r = tp_dm_remove(name);
+			if (r && r != -ENXIO)
+				return r;
+		}
 	return 0;
 }
 
@@ -222,8 +289,14 @@ int tp_dm_meta_replace_leg(const struct tp_dm_pool_layout *l, unsigned i)
 	 * failed and no longer sends it I/O). The new table's constructor
 	 * must read the new device's zeroed raid metadata, so this comes
 	 * first. */
-	for (unsigned k = 0; k < 2 && !r; k++) {
-		if ((r = leg_name(name, tmeta, kinds[k], i)) || (r = piece_table(l, i, (int)k, &t)))
+	for (unsigned k = 0; k < P_NR && !r; k++) {
+		if (!has_piece(l, (enum piece)k))
+			continue;
+		/* with integrity: its data and metadata devices, then the
+		 * integrity target again (its constructor formats the new
+		 * device's zeroed superblock) */
+		if ((r = leg_name(name, tmeta, kinds[k], i)) ||
+		    (r = piece_table(l, tmeta, i, (enum piece)k, &t)))
 			break;
 		if (tp_dm_info(name, &info) == -ENXIO)
 			continue;	/* made below */
@@ -286,11 +359,21 @@ int tp_dm_meta_mirror_grow(const struct tp_dm_pool_layout *l, const char *tmeta)
 	for (unsigned i = 0; i < 2 && !r; i++) {
 		if (!(legs & (1u << i)))
 			continue;
-		if ((r = leg_name(name, tmeta, "leg", i)) || (r = piece_table(l, i, 0, &t)))
-			break;
-		if ((r = tp_dm_load(name, &t, 1, 0)) || (r = tp_dm_suspend(name, 0)) ||
-		    (r = tp_dm_resume(name)))
-			log_error("pool %s: cannot grow %s: %s", l->pool, name, strerror(-r));
+		/* with integrity: the area's device, then the integrity target
+		 * over it (the kernel recalculates the tags of the new part) */
+		for (unsigned k = 0; k < 2 && !r; k++) {
+			enum piece pc = k ? P_LEG : P_IORIG;
+
+			if (!k && !l->imeta_length)
+				continue;
+			if ((r = leg_name(name, tmeta, kinds[pc], i)) ||
+			    (r = piece_table(l, tmeta, i, pc, &t)))
+				break;
+			if ((r = tp_dm_load(name, &t, 1, 0)) || (r = tp_dm_suspend(name, 0)) ||
+			    (r = tp_dm_resume(name)))
+				log_error("pool %s: cannot grow %s: %s", l->pool, name,
+					  strerror(-r));
+		}
 	}
 	if (!r && (r = tp_dm_load(tmeta, &tr, 1, 0)))
 		log_error("pool %s: the kernel refused the longer raid1 of %s (%s): %s", l->pool,
@@ -304,11 +387,13 @@ int tp_dm_meta_mirror_grow(const struct tp_dm_pool_layout *l, const char *tmeta)
 int tp_dm_parse_raid_status(const char *params, struct tp_dm_raid_status *st)
 {
 	char type[16], health[16], ratio[64];
-	unsigned long long a, b;
+	unsigned long long a, b, mis = 0;
 	int n;
 
 	memset(st, 0, sizeof(*st));
-	n = sscanf(params, "%15s %u %15s %63s %15s", type, &st->nr_devs, health, ratio, st->action);
+	n = sscanf(params, "%15s %u %15s %63s %15s %llu", type, &st->nr_devs, health, ratio,
+		   st->action, &mis);
+	st->mismatches = n >= 6 ? mis : 0;
 	if (n < 4 || strcmp(type, "raid1") || !st->nr_devs || st->nr_devs >= sizeof(st->health) ||
 	    strlen(health) != st->nr_devs || sscanf(ratio, "%llu/%llu", &a, &b) != 2) {
 		log_error("cannot read the raid status line '%s'", params);
@@ -332,4 +417,48 @@ int tp_dm_raid_status(const char *name, struct tp_dm_raid_status *st)
 	if (strcmp(type, "raid"))
 		return -ENOENT;	/* a tmeta of one device */
 	return tp_dm_parse_raid_status(params, st);
+}
+
+int tp_dm_parse_integrity_status(const char *params, struct tp_dm_integrity_status *st)
+{
+	unsigned long long mis, prov, rec;
+	char recalc[32];
+
+	memset(st, 0, sizeof(*st));
+	if (sscanf(params, "%llu %llu %31s", &mis, &prov, recalc) != 3) {
+		log_error("cannot read the integrity status line '%s'", params);
+		return -EPROTO;
+	}
+	st->mismatches = mis;
+	st->provided = prov;
+	st->recalc = prov;	/* "-": no recalculation was ever asked for */
+	if (strcmp(recalc, "-")) {
+		if (sscanf(recalc, "%llu", &rec) != 1) {
+			log_error("cannot read the integrity status line '%s'", params);
+			return -EPROTO;
+		}
+		st->recalc = rec;
+	}
+	return 0;
+}
+
+int tp_dm_meta_leg_integrity(const char *pool, unsigned leg, struct tp_dm_integrity_status *st)
+{
+	char tmeta[TP_DM_NAME_MAX], name[TP_DM_NAME_MAX], type[TP_DM_TYPE_MAX];
+	char params[TP_DM_PARAMS_MAX];
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	if ((r = tp_dm_name(tmeta, sizeof(tmeta), pool, TP_DM_ROLE_TMETA, NULL)) ||
+	    (r = leg_name(name, tmeta, kinds[P_LEG], leg)))
+		return r;
+	r = tp_dm_target_line(name, false, TP_DM_NOFLUSH, type, sizeof(type), params,
+			      sizeof(params));
+	if (r == -ENXIO)
+		return -ENOENT;
+	if (r)
+		return r;
+	if (strcmp(type, "integrity"))
+		return -ENOENT;
+	return tp_dm_parse_integrity_status(params, st);
 }

@@ -152,6 +152,11 @@ const struct dm_report_field_type status_fields[] = {
 	  "blocks on a leg)" },
 	{ T_POOL, STR, P(meta_legs), 8, "pool_meta_legs", "MetaLegs", f_str,
 	  "the metadata mirror's two legs, each PATH(STATE); - for one device" },
+	{ T_POOL, STR, P(meta_integrity), 9, "pool_meta_integrity", "Integrity", f_str,
+	  "dm-integrity under the metadata mirror's legs: on, computing (tags N%), none, or - "
+	  "for one metadata device" },
+	{ T_POOL, NUM, P(meta_mismatches), 10, "pool_meta_mismatches", "Mismatches", f_num,
+	  "active, with integrity: bad reads of a leg corrected from the other since activation" },
 	{ T_POOL, NUM, P(meta_bad), 7, "pool_meta_bad_blocks", "MetaBad", f_num,
 	  "metadata blocks known bad on a mirror leg and good on the other (tprepair rewrites them)" },
 	{ T_POOL, STR, P(meta_scrub), 9, "pool_meta_scrub", "MetaScrub", f_str,
@@ -346,6 +351,15 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->meta_health = in->meta_health;
 	row->meta_legs = in->meta_legs[0] ? in->meta_legs : "-";
 	row->meta_bad = in->meta_leg_bad[0] + in->meta_leg_bad[1];
+	row->meta_integrity = !in->meta_legs[0] ? "-" : in->meta_integrity ? "on" : "none";
+	if (in->meta_integrity && TP_MIN(in->meta_leg_tags_pct[0], in->meta_leg_tags_pct[1]) < 100) {
+		snprintf(row->integrity_buf, sizeof(row->integrity_buf), "computing (tags %u%%)",
+			 TP_MIN(in->meta_leg_tags_pct[0], in->meta_leg_tags_pct[1]));
+		row->meta_integrity = row->integrity_buf;
+	}
+	for (unsigned i = 0; i < 2; i++)
+		row->meta_mismatches += in->meta_leg_mismatches[i] > 0
+						? (uint64_t)in->meta_leg_mismatches[i] : 0;
 	row->meta_scrub_mismatched = in->meta_scrub_mismatched;
 	row->meta_scrub = "-";
 	if (in->meta_scrub_time > 0) {

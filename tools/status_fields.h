@@ -29,6 +29,9 @@ struct pool_row {
 	const char *meta_health, *meta_legs;	/* mirrored thin metadata */
 	const char *meta_scrub;			/* scrub_buf, or "-" */
 	char scrub_buf[32];
+	const char *meta_integrity;		/* integrity_buf */
+	char integrity_buf[48];
+	uint64_t meta_mismatches;
 	uint64_t meta_bad, meta_scrub_mismatched;
 	const char *devices;			/* points into devices_buf */
 	char devices_buf[4096];

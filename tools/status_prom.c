@@ -356,6 +356,21 @@ static void write_mirror(FILE *f, const struct prom_report *r)
 					sample(&up, (uint64_t)pp->in.meta_leg_up[k], labels);
 			}
 		}
+	struct family mism = { f, "tptools_pool_metadata_leg_integrity_mismatches", GAUGE,
+			       "Active, with dm-integrity under the legs: reads of the leg whose "
+			       "tag did not match since activation (read from the other leg and "
+			       "rewritten)", 0 };
+
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct prom_pool *pp = &r->pools[i];
+
+		for (unsigned k = 0; pp->vg && pp->in.meta_legs[0] && k < 2; k++) {
+			const char *labels[] = { "pool", pp->name, "leg", k ? "1" : "0", NULL };
+
+			if (pp->in.meta_leg_mismatches[k] >= 0)
+				sample(&mism, (uint64_t)pp->in.meta_leg_mismatches[k], labels);
+		}
+	}
 	for (unsigned i = 0; i < r->n; i++)
 		if (r->pools[i].vg && r->pools[i].in.meta_scrub_time > 0)
 			pool_sample(&when, &r->pools[i], (uint64_t)r->pools[i].in.meta_scrub_time);

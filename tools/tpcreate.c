@@ -113,6 +113,16 @@ static void test_report(const struct pool_create_params *p, const struct pool_cr
 				: "all the metadata device offers for two areas");
 	printf("  thin metadata:   formatted in the active area (%llu data blocks), the first "
 	       "block of the spare area zeroed\n", (unsigned long long)pol->data_blocks);
+	if (p->meta1_path)
+		printf("  mirror:          the areas alike on %s; the raid metadata behind the VG "
+		       "area%s\n", p->meta1_path,
+		       plan->integrity_size ? "" : "; no integrity (--meta-integrity n)");
+	if (plan->integrity_size)
+		printf("  integrity:       dm-integrity metadata at %llu on both metadata devices, "
+		       "2 regions of %llu bytes (thin-metadata areas up to %llu bytes)\n",
+		       (unsigned long long)plan->integrity_offset,
+		       (unsigned long long)plan->integrity_size,
+		       (unsigned long long)plan->integrity_cover);
 	if (p->shared)
 		printf("  lease area:      sanlock, at %llu on the metadata device (%u bytes), "
 		       "io_timeout %u s: written through this host's sanlock daemon\n",
@@ -138,7 +148,7 @@ static void test_report(const struct pool_create_params *p, const struct pool_cr
 /* The option values as given, before parsing. */
 struct tpcreate_args {
 	const char *chunk, *profile, *zero, *msize, *discards, *when_full, *activate;
-	const char *overprovision;
+	const char *overprovision, *integrity;
 	struct monitor_args monitor;
 };
 
@@ -161,6 +171,14 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 		*comma = '\0';
 		p->meta1_path = comma + 1;
 	}
+	p->meta_integrity = 1;
+	if (a->integrity &&
+	    (rc = cli_parse_yes_no(cmd, "--meta-integrity", a->integrity, &p->meta_integrity)) !=
+		    CLI_CONTINUE)
+		return rc;
+	if (a->integrity && p->meta_integrity && !p->meta1_path)
+		return cli_usage_error(cmd, "--meta-integrity y goes with mirrored thin metadata "
+					    "(--meta DEV1,DEV2)");
 	if ((rc = parse_auto_size(cmd, "--chunk", a->chunk, 'k', &p->chunk)) != CLI_CONTINUE ||
 	    (rc = parse_auto_size(cmd, "--metadata-size", a->msize, 'm', &p->metadata_size)) !=
 		    CLI_CONTINUE)
@@ -321,6 +339,9 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		CLI_OPT_MONITOR(a.monitor),
 		{ "max-overprovision", '\0', POPT_ARG_STRING, &a.overprovision, 0,
 		  OVERPROVISION_HELP, "RATIO|none" },
+		{ "meta-integrity", '\0', POPT_ARG_STRING, &a.integrity, 0,
+		  "with --meta DEV1,DEV2: dm-integrity under each leg of the kernel's raid1, so a "
+		  "leg's bit flip is read from the other (default y)", "y|n" },
 		{ "lock-type", '\0', POPT_ARG_STRING, &lock_type, 0,
 		  "sanlock: a pool on shared storage, written by one host at a time (a sanlock "
 		  "lease on the metadata device; default none)", "none|sanlock" },

@@ -587,7 +587,11 @@ void io_mirror_take_out(struct io_engine *e, unsigned leg, int err)
 {
 	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
 
-	if (e->ops == &mirror_ops && leg < 2 && (m->in_use & ~(1u << leg)))
+	if (e->ops != &mirror_ops || leg > 1)
+		return;
+	if (!(m->in_use & (1u << leg)) && err)
+		m->err[leg] = err;	/* out already (missing): now why is known */
+	else if (m->in_use & ~(1u << leg))
 		mir_drop(m, leg, err);
 }
 

@@ -119,8 +119,27 @@ unsigned io_mirror_in_use(struct io_engine *e);
 int io_mirror_error(struct io_engine *e, unsigned leg);
 unsigned io_mirror_primary(struct io_engine *e);
 /* Take leg LEG out with ERR (a stale leg found at open); the last leg in
- * use stays. */
+ * use stays. A leg out already (missing) gets ERR as the reason. */
 void io_mirror_take_out(struct io_engine *e, unsigned leg, int err);
+
+/* dm-integrity's tags of a leg of mirrored thin metadata, kept offline
+ * (io_integrity.c): LEG wrapped so that every write of a region's data
+ * (DATA_OFF..+DATA_LEN on the leg, 4 KiB aligned) also writes the tags of
+ * the 4 KiB blocks it touched into the region's integrity metadata
+ * (META_OFF..+META_LEN: dm-integrity's superblock, journal, then one
+ * 4-byte crc32c tag a block), as the kernel would have through the
+ * integrity device; a region whose integrity superblock is new (zeros)
+ * gets none, and one formatted another way has its superblock zeroed
+ * before its first write (the kernel formats it anew and recalculates).
+ * Reads pass through. With OWN the leg goes with it. */
+struct io_integrity_region {
+	uint64_t data_off, data_len, meta_off, meta_len;
+};
+int io_integrity_create(struct io_engine *leg, const struct io_integrity_region *reg, unsigned n,
+			int own, struct io_engine **out) TP_MUST_CHECK;
+/* The tag dm-integrity keeps for 4 KiB block BLOCK of a region holding
+ * DATA (crc32c of the block's first sector number, le64, then DATA). */
+int io_integrity_tag(uint64_t block, const void *data, uint32_t *tag);
 
 /* Copies. A mirror (or a window or fault wrapper over one) keeps its
  * bytes twice: copy K is leg K. A reader that can tell good bytes from

@@ -126,6 +126,10 @@ struct pool_create_params {
 	 * nothing is written, -ENOTCONN); IO_TIMEOUT sanlock's, seconds */
 	int shared;
 	unsigned io_timeout;
+	/* with META1_PATH: dm-integrity under each leg of the kernel's raid1
+	 * (tpcreate --meta-integrity y, the default; 1 here), its metadata
+	 * behind the VG area of both metadata devices (vg.h: integrity_*) */
+	int meta_integrity;
 };
 
 /* The bytes of a pool's lease area, and its place on a new pool's
@@ -148,6 +152,9 @@ struct pool_create_plan {
 	 * metadata device */
 	char signatures[3][256];
 	uint64_t lease_offset;		/* shared: the lease area on the meta device */
+	/* mirrored with integrity: the two integrity metadata regions on each
+	 * metadata device, for thin-metadata areas up to INTEGRITY_COVER */
+	uint64_t integrity_offset, integrity_size, integrity_cover;
 };
 
 /* Check the devices and decide the geometry without writing anything.
@@ -685,6 +692,12 @@ struct pool_info {
 	 * blocks that validate on both legs but differ, left after it */
 	int meta_leg_up[2];
 	uint64_t meta_leg_bad[2];
+	/* dm-integrity under the legs (tpcreate --meta-integrity): 1 on; live,
+	 * each leg's tag mismatches since activation (-1: none read) and the
+	 * percent of its tags computed (100: all) */
+	int meta_integrity;
+	int64_t meta_leg_mismatches[2];
+	unsigned meta_leg_tags_pct[2];
 	int64_t meta_scrub_time;
 	uint64_t meta_scrub_blocks, meta_scrub_mismatched;
 	/* every data device in the data area's order (the first is

@@ -75,6 +75,21 @@ struct pool_thin_summary {
 
 enum pool_check_flags {
 	POOL_CHECK_FAST = 1 << 0,	/* bounded time: no mapping walk (tpcheck --fast) */
+	/* tpcheck --scrub: a mirrored pool's legs compared; an active pool's
+	 * by the kernel (its raid1's check), an inactive one's by the full
+	 * check (which compares them anyway) */
+	POOL_CHECK_SCRUB = 1 << 1,
+};
+
+/* What comparing the legs of a mirrored pool's thin metadata found. */
+struct pool_scrub_result {
+	int ran;			/* the legs were compared */
+	int live;			/* by the kernel (an active pool) */
+	int integrity;			/* live: the legs have dm-integrity */
+	uint64_t blocks;		/* offline: blocks in use compared; live: sectors of a leg */
+	uint64_t bad[2];		/* offline: bad on leg I, good on the other */
+	uint64_t healed[2];		/* rewritten on leg I (live: corrected by the kernel) */
+	uint64_t mismatched;		/* valid on both legs but different */
 };
 
 struct pool_check_params {
@@ -92,6 +107,7 @@ struct pool_check_result {
 	struct pool_findings pool;	/* pool level (none for a bare area) */
 	struct pool_findings thin;	/* the thin metadata */
 	struct pool_thin_summary sum;
+	struct pool_scrub_result scrub;	/* mirrored pools */
 	char next[2048];		/* the command that fixes what was found, or "" */
 };
 

@@ -58,7 +58,9 @@
  *       metadata device, the keys of a device; its VG area and both
  *       thin-metadata areas lie where meta's do; raid_meta_offset
  *       (optional, bytes: where both devices keep the kernel raid1's
- *       metadata when not right after the VG area))
+ *       metadata when not right after the VG area); integrity_offset,
+ *       integrity_size (optional, bytes, both or neither: dm-integrity's
+ *       metadata for area 0 then area 1 on each device, vg.integrity_*))
  *     volumes { <name> { dev_id, size, origin (optional, "" = none),
  *       creation_time, read_only (0|1), activation_skip (optional, as the
  *       pool's) } ... }
@@ -227,6 +229,14 @@ struct vg {
 	 * (tpchange --meta-mirror), at RAID_META_OFFSET: the text's meta1
 	 * key raid_meta_offset, written only when not 0: vg_raid_meta_offset) */
 	uint64_t raid_meta_offset;
+	/* dm-integrity under each leg of the kernel's raid1 (tpcreate
+	 * --meta-integrity): each metadata device keeps two integrity
+	 * metadata regions of INTEGRITY_SIZE bytes from INTEGRITY_OFFSET, the
+	 * first for thin-metadata area 0, the second for area 1 (vg_imeta_offset):
+	 * dm-integrity's superblock, its bitmap and one 4-byte tag per 4 KiB
+	 * block of the area. The text's meta1 keys integrity_offset and
+	 * integrity_size, written only when set; 0: no integrity. */
+	uint64_t integrity_offset, integrity_size;
 	unsigned nr_volumes;
 	unsigned alloc_volumes;
 	struct vg_volume *volumes;	/* nr_volumes entries, in creation order */
@@ -257,6 +267,19 @@ struct vg {
  * area, which tpcreate makes that much smaller than the default. */
 #define VG_RAID_META_BYTES (512u * 1024u)
 uint64_t vg_raid_meta_offset(const struct vg *vg);
+
+/* dm-integrity's metadata for a thin-metadata area (vg.integrity_*): its
+ * superblock and one journal section (which bitmap mode keeps its bitmap
+ * in), 8 + 392 sectors for 4 KiB blocks and crc32c tags, then the tags,
+ * 4 bytes a 4 KiB block, in whole 64 KiB (the kernel's buffer size). */
+#define VG_IMETA_HEADER_BYTES ((8u + 392u) * 512u)
+#define VG_IMETA_ALIGN (64u * 1024u)
+/* The bytes an integrity metadata region needs for an area of AREA bytes. */
+uint64_t vg_imeta_need(uint64_t area);
+/* The largest area a region of SIZE bytes holds the tags of (0: none). */
+uint64_t vg_imeta_cover(uint64_t size);
+/* Where the region of thin-metadata area A (0|1) lies on each leg. */
+uint64_t vg_imeta_offset(const struct vg *vg, unsigned a);
 
 /* Pool and volume names: 1..64 bytes of [A-Za-z0-9+_.-], not starting
  * with '-', not "." or "..". Returns 1 if valid; else 0 and, if WHY is not

@@ -374,6 +374,59 @@ static int check_xdata(const struct vg *vg, char *msg, size_t len)
 
 static int overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen);
 
+/* The integrity metadata of a mirrored pool's legs: both regions inside
+ * both devices, clear of the VG area, the raid metadata, the lease area
+ * and the thin-metadata areas, each large enough for its area. */
+static int check_integrity(const struct vg *vg, char *msg, size_t len)
+{
+	const struct vg_device *m = &vg->dev[VG_ROLE_META], *d = &vg->meta1;
+	uint64_t off = vg->integrity_offset, size = vg->integrity_size;
+
+	if (!off && !size)
+		return 0;
+	if (!off || !size || off % 4096 || size % VG_IMETA_ALIGN || size > UINT64_MAX / 4 ||
+	    off > UINT64_MAX - 2 * size || off + 2 * size > TP_MIN(m->size, d->size) ||
+	    overlaps(off, 2 * size, 0, m->mda.offset + m->mda.size) ||
+	    overlaps(off, 2 * size, vg_raid_meta_offset(vg), VG_RAID_META_BYTES) ||
+	    (vg->lock.type != VG_LOCK_NONE &&
+	     overlaps(off, 2 * size, vg->lock.offset, VG_LOCK_AREA_BYTES)))
+		return problem(msg, len, "pool/devices/meta1: integrity metadata of %" PRIu64
+			       " bytes a region at %" PRIu64 " is not inside both metadata "
+			       "devices, clear of their VG, raid and lease areas", size, off);
+	for (unsigned a = 0; a < 2; a++) {
+		if (overlaps(off, 2 * size, m->area[a].offset, m->area[a].size))
+			return problem(msg, len, "pool/devices/meta1: the integrity metadata "
+				       "overlaps thin-metadata area %u", a);
+		if (vg_imeta_need(m->area[a].size) > size)
+			return problem(msg, len, "pool/devices/meta1: integrity metadata of %" PRIu64
+				       " bytes cannot hold the tags of thin-metadata area %u (%"
+				       PRIu64 " bytes)", size, a, m->area[a].size);
+	}
+	return 0;
+}
+
+uint64_t vg_imeta_need(uint64_t area)
+{
+	uint64_t tags = (area / 4096) * 4;
+
+	tags = (tags + VG_IMETA_ALIGN - 1) / VG_IMETA_ALIGN * VG_IMETA_ALIGN;
+	return (VG_IMETA_HEADER_BYTES + tags + VG_IMETA_ALIGN - 1) / VG_IMETA_ALIGN *
+	       VG_IMETA_ALIGN;
+}
+
+uint64_t vg_imeta_cover(uint64_t size)
+{
+	/* the tags follow the header, in whole buffers of the kernel's */
+	return size > VG_IMETA_HEADER_BYTES
+		       ? (size - VG_IMETA_HEADER_BYTES) / VG_IMETA_ALIGN * VG_IMETA_ALIGN / 4 * 4096
+		       : 0;
+}
+
+uint64_t vg_imeta_offset(const struct vg *vg, unsigned a)
+{
+	return vg->integrity_offset + (a ? vg->integrity_size : 0);
+}
+
 /* meta1: a metadata device laid out as meta, its uuid its own */
 static int check_meta1(const struct vg *vg, char *msg, size_t len)
 {
@@ -410,7 +463,7 @@ static int check_meta1(const struct vg *vg, char *msg, size_t len)
 		     VG_LOCK_AREA_BYTES))
 		return problem(msg, len, "pool/devices/meta1: the raid metadata overlaps the lease "
 			       "area");
-	return 0;
+	return check_integrity(vg, msg, len);
 }
 
 uint64_t vg_raid_meta_offset(const struct vg *vg)

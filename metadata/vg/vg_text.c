@@ -252,6 +252,10 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 
 		if (vg->raid_meta_offset)
 			add_int(&b, m1, "raid_meta_offset", (int64_t)vg->raid_meta_offset);
+		if (vg->integrity_offset) {
+			add_int(&b, m1, "integrity_offset", (int64_t)vg->integrity_offset);
+			add_int(&b, m1, "integrity_size", (int64_t)vg->integrity_size);
+		}
 	}
 	vols = add_node(&b, pool, "volumes");
 	for (i = 0; i < vg->nr_volumes && !b.failed; i++)
@@ -521,16 +525,25 @@ static int import_meta1(struct reader *rd, const struct dm_config_node *devs, st
 	static const char *const keys[] = { "uuid",	     "path",	     "size",
 					    "mda_offset",    "mda_size",     "area0_offset",
 					    "area0_size",    "area1_offset", "area1_size",
-					    "raid_meta_offset", NULL };
+					    "raid_meta_offset", "integrity_offset",
+					    "integrity_size", NULL };
 
 	if (!child(devs, "meta1"))
 		return 0;
 	vg->meta_mirror = 1;
 	if (import_one(rd, devs, &vg->meta1, "meta1", keys, &n))
 		return -1;
-	return child(n, "raid_meta_offset")
-		       ? get_u64(rd, n, "pool/devices/meta1", "raid_meta_offset",
-				 &vg->raid_meta_offset)
+	if (child(n, "raid_meta_offset") &&
+	    get_u64(rd, n, "pool/devices/meta1", "raid_meta_offset", &vg->raid_meta_offset))
+		return -1;
+	if (!child(n, "integrity_offset") != !child(n, "integrity_size"))
+		return bad(rd, "pool/devices/meta1: integrity_offset and integrity_size go "
+			   "together");
+	return child(n, "integrity_offset")
+		       ? (get_u64(rd, n, "pool/devices/meta1", "integrity_offset",
+				  &vg->integrity_offset) ||
+			  get_u64(rd, n, "pool/devices/meta1", "integrity_size",
+				  &vg->integrity_size))
 		       : 0;
 }
 

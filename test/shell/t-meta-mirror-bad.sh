@@ -125,3 +125,30 @@ garbage ma.img "$leaf_w"
 garbage mb.img "$leaf_w"
 expect_rc 2 tpcheck mp
 out_has "next: run 'tprepair mp' to salvage"
+
+# --- reports survive a dead copy (TP_TEST_EIO: the test build's I/O errors
+# on a byte range of a file): a whole leg, a leg's active area, a VG copy
+# of the data device or of a leg returning EIO; tpstatus (table, JSON,
+# Prometheus) and tpcheck report, degraded, instead of failing, and write
+# nothing
+restore
+sums ./*.img >sums.before
+for eio in "$PWD/ma.img" "$PWD/mb.img" "$PWD/ma.img@$off" "$PWD/mb.img@$off" \
+	   "$PWD/d.img@4096+8192" "$PWD/ma.img@4096+8192"; do
+	export TP_TEST_EIO=$eio
+	ok tpstatus mp
+	ok tpstatus --json mp
+	ok tpstatus --format prometheus mp
+	ok tpstatus --noheadings -o pool_meta_health mp
+	case $eio in
+	*@4096+8192) out_has "mirrored" ;;	# a VG copy: the other copies serve
+	*) out_has "degraded" ;;
+	esac
+	expect_rc 1 tpcheck mp
+	volumes_read "EIO on $eio"
+	unset TP_TEST_EIO
+	sums_same sums.before || fail "a reader wrote with EIO on $eio"
+done
+# each leg's label error is said once per command, not once per lookup
+TP_TEST_EIO=$PWD/mb.img expect_rc 1 tpcheck mp
+[ "$(grep -c 'mb.img: cannot read sector 1' err)" = 1 ] || { cat err >&2; fail "the label's error not said once"; }

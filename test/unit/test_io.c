@@ -1,6 +1,8 @@
 /* io engines: mem, fd (buffered and O_DIRECT), fault, window; locks. */
 #include "lib/base/devopen.h"
 #include "lib/base/io.h"
+#include "lib/base/crc32c.h"
+#include "lib/base/le.h"
 #include "lib/base/lock.h"
 #include "test/unit/tp_test.h"
 
@@ -398,6 +400,92 @@ static void test_mirror_valid(void)
 	io_destroy(a);
 }
 
+/* A dm-integrity superblock as the kernel formats it for a region of
+ * DATA_LEN bytes (4 KiB blocks, crc32c, one journal section). */
+static void integrity_sb(unsigned char *sb, uint64_t data_len)
+{
+	memset(sb, 0, 512);
+	memcpy(sb, "integrt", 8);
+	sb[8] = 3;			/* version: bitmap mode, meta device */
+	sb[0x0a] = 4;			/* tag size */
+	le32_put(sb + 0x0c, 1);		/* journal sections */
+	le64_put(sb + 0x10, data_len / 512);
+	sb[0x1c] = 3;			/* 4 KiB blocks */
+}
+
+/* The tags of a region: each 4 KiB block written gets the crc32c of its
+ * sector number (le64) and its data, 4 bytes at 8 + 392 sectors of the
+ * region's metadata on; blocks written in part are read back; block 0's
+ * write is flushed; a new (zeroed) superblock gets no tags; one formatted
+ * another way is zeroed before the first write; reads pass through. */
+static void test_integrity(void)
+{
+	enum { AREA = 64 * 4096, META = 256 * 1024, AREA_OFF = 512 * 1024, META_OFF = 64 * 1024 };
+	struct io_integrity_region reg = { AREA_OFF, AREA, META_OFF, META };
+	struct io_engine *leg, *f, *t;
+	unsigned char *m, blk[4096], sect[8];
+	uint32_t tag;
+
+	CU_ASSERT_FATAL(io_mem_create(1 << 20, "leg", &leg) == 0);
+	CU_ASSERT_FATAL(io_fault_create(leg, 1, &f) == 0);
+	m = io_mem_data(leg);
+	/* formatted: tags kept */
+	integrity_sb(m + META_OFF, AREA);
+	CU_ASSERT_FATAL(io_integrity_create(f, &reg, 1, 1, &t) == 0);
+	memset(blk, 0xab, sizeof(blk));
+	CU_ASSERT_EQUAL(io_write(t, AREA_OFF + 5 * 4096, blk, 4096), 0);
+	le64_put(sect, 5 * 8);
+	tag = tp_crc32c(tp_crc32c(0xffffffffu, sect, 8), blk, 4096) ^ 0xffffffffu;
+	CU_ASSERT_EQUAL(le32_get(m + META_OFF + 400 * 512 + 5 * 4), tag);
+	CU_ASSERT_EQUAL(io_integrity_tag(5, blk, &tag), 0);
+	CU_ASSERT_EQUAL(le32_get(m + META_OFF + 400 * 512 + 5 * 4), tag);
+	CU_ASSERT_EQUAL(le32_get(m + META_OFF + 400 * 512 + 4 * 4), 0);	/* untouched */
+	/* a write of part of a block: its tag from the whole block as written */
+	CU_ASSERT_EQUAL(io_write(t, AREA_OFF + 7 * 4096 + 100, "xyz", 3), 0);
+	CU_ASSERT_EQUAL(io_integrity_tag(7, m + AREA_OFF + 7 * 4096, &tag), 0);
+	CU_ASSERT_EQUAL(le32_get(m + META_OFF + 400 * 512 + 7 * 4), tag);
+	/* several blocks at once; outside the region no tags */
+	CU_ASSERT_EQUAL(io_write(t, AREA_OFF - 4096, m, 3 * 4096), 0);
+	CU_ASSERT_EQUAL(io_integrity_tag(1, m + AREA_OFF + 4096, &tag), 0);
+	CU_ASSERT_EQUAL(le32_get(m + META_OFF + 400 * 512 + 4), tag);
+	CU_ASSERT_EQUAL(io_read(t, AREA_OFF + 5 * 4096, blk, 1), 0);
+	CU_ASSERT_EQUAL(blk[0], 0xab);
+	io_destroy(t);	/* (and the fault engine and the leg under it) */
+
+	/* new: the superblock zeros, no tags */
+	CU_ASSERT_FATAL(io_mem_create(1 << 20, "leg", &leg) == 0);
+	m = io_mem_data(leg);
+	CU_ASSERT_FATAL(io_integrity_create(leg, &reg, 1, 1, &t) == 0);
+	CU_ASSERT_EQUAL(io_write(t, AREA_OFF, blk, 4096), 0);
+	for (unsigned i = 0; i < META; i++)
+		if (m[META_OFF + i]) {
+			CU_FAIL("a tag written for a new superblock");
+			break;
+		}
+	io_destroy(t);
+
+	/* formatted another way (512-byte blocks; another data size): the
+	 * superblock zeroed before the first write, no tags */
+	for (int k = 0; k < 2; k++) {
+		CU_ASSERT_FATAL(io_mem_create(1 << 20, "leg", &leg) == 0);
+		m = io_mem_data(leg);
+		integrity_sb(m + META_OFF, k ? 2 * AREA : AREA);
+		if (!k)
+			m[META_OFF + 0x1c] = 0;
+		CU_ASSERT_FATAL(io_integrity_create(leg, &reg, 1, 1, &t) == 0);
+		CU_ASSERT_EQUAL(memcmp(m + META_OFF, "integrt", 8), 0);	/* not before a write */
+		CU_ASSERT_EQUAL(io_write(t, AREA_OFF + 4096, blk, 4096), 0);
+		CU_ASSERT_EQUAL(m[META_OFF], 0);
+		CU_ASSERT_EQUAL(le32_get(m + META_OFF + 400 * 512 + 4), 0);
+		io_destroy(t);
+	}
+	/* bad regions */
+	CU_ASSERT_FATAL(io_mem_create(1 << 20, "leg", &leg) == 0);
+	reg.data_off = 100;
+	CU_ASSERT_EQUAL(io_integrity_create(leg, &reg, 1, 0, &t), -EINVAL);
+	io_destroy(leg);
+}
+
 static void test_lock(void)
 {
 	struct tp_lock *a, *b;
@@ -428,4 +516,5 @@ TP_TEST_SUITE(io, NULL, NULL,
 	      { "mirror engine: both legs written, a failed or stale leg out", test_mirror },
 	      { "mirror engine: validated reads take the good leg, heal at the flush",
 		test_mirror_valid },
+	      { "integrity tags of a leg kept offline", test_integrity },
 	      { "flock locks", test_lock })

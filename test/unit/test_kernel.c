@@ -438,6 +438,22 @@ static void test_raid1(void)
 	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("raid1 2 A 1/2 idle", &st), -EPROTO);
 	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("raid5_ls 3 AAA 1/2 idle", &st), -EPROTO);
 	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("garbage", &st), -EPROTO);
+	/* after a check: md's mismatch_cnt */
+	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("raid1 2 AA 8192/8192 idle 24 0 -", &st), 0);
+	CU_ASSERT_EQUAL(st.mismatches, 24u);
+	CU_ASSERT_EQUAL(tp_dm_parse_raid_status("raid1 2 AA 8192/8192 check", &st), 0);
+	CU_ASSERT_EQUAL(st.mismatches, 0u);
+
+	/* a leg's integrity status: mismatches, provided sectors, recalc */
+	struct tp_dm_integrity_status is;
+	CU_ASSERT_EQUAL(tp_dm_parse_integrity_status("3 16384 -", &is), 0);
+	CU_ASSERT_EQUAL(is.mismatches, 3u);
+	CU_ASSERT_EQUAL(is.provided, 16384u);
+	CU_ASSERT_EQUAL(is.recalc, 16384u);
+	CU_ASSERT_EQUAL(tp_dm_parse_integrity_status("0 16384 4096", &is), 0);
+	CU_ASSERT_EQUAL(is.recalc, 4096u);
+	CU_ASSERT_EQUAL(tp_dm_parse_integrity_status("0 16384", &is), -EPROTO);
+	CU_ASSERT_EQUAL(tp_dm_parse_integrity_status("0 16384 x", &is), -EPROTO);
 }
 
 TP_TEST_SUITE(kernel, NULL, NULL, { "names", test_names }, { "names_split", test_names_split },

@@ -246,6 +246,69 @@ static void test_lock(void)
 	vg_free(vg);
 }
 
+/* Mirrored thin metadata with dm-integrity under the legs: the meta1 keys
+ * integrity_offset and integrity_size roundtrip, are written only when set,
+ * go together, and a region that overlaps an area, is too small for its
+ * area's tags, is not aligned or lies past a device is refused by name. */
+static void test_integrity(void)
+{
+	struct tp_log_capture cap;
+	struct vg *vg = fx_vg(), *back;
+	char *t, *cut;
+	size_t n;
+	struct {
+		uint64_t off, size;
+	} bad[] = {
+		{ 4ull << 20, 327680 },			/* over area 0 */
+		{ 9ull << 20, 65536 },			/* too small for 4 MiB of tags */
+		{ (9ull << 20) + 512, 327680 },		/* not 4 KiB aligned */
+		{ 9ull << 20, 327680 + 100 },		/* not whole 64 KiB */
+		{ FX_DEV_SIZE - 65536, 327680 },	/* past the end */
+		{ 9ull << 20, 0 },			/* one without the other */
+	};
+
+	vg->meta_mirror = 1;
+	vg->dev[VG_ROLE_META].mda.size -= VG_RAID_META_BYTES;
+	vg->meta1 = vg->dev[VG_ROLE_META];
+	snprintf(vg->meta1.pv_uuid, sizeof(vg->meta1.pv_uuid), "%s",
+		 "0f0e0d0c-0b0a-4908-8706-050403020100");
+	CU_ASSERT_EQUAL_FATAL(vg_validate(vg), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NULL(strstr(t, "integrity"));	/* none: not written */
+	free(t);
+	CU_ASSERT_EQUAL(vg_imeta_need(4ull << 20), 327680u);
+	CU_ASSERT(vg_imeta_cover(327680) >= 4ull << 20);
+	CU_ASSERT(vg_imeta_need(vg_imeta_cover(327680)) <= 327680);
+	vg->integrity_offset = 9ull << 20;
+	vg->integrity_size = vg_imeta_need(4ull << 20);
+	CU_ASSERT_EQUAL(vg_imeta_offset(vg, 1), (9ull << 20) + 327680);
+	roundtrip(vg);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t, "integrity_offset"));
+	CU_ASSERT_EQUAL_FATAL(vg_import(t, n, &back), 0);
+	CU_ASSERT_EQUAL(back->integrity_offset, 9ull << 20);
+	CU_ASSERT_EQUAL(back->integrity_size, 327680u);
+	vg_free(back);
+	/* the text with one key and not the other */
+	cut = strstr(t, "integrity_size");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cut);
+	memset(cut, ' ', strcspn(cut, "\n"));
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_import(t, n, &back), -EUCLEAN);
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "integrity_offset and integrity_size go together"));
+	free(t);
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(bad); i++) {
+		vg->integrity_offset = bad[i].off;
+		vg->integrity_size = bad[i].size;
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(vg_validate(vg), -EINVAL);
+		tp_log_capture(NULL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "pool/devices/meta1"));
+	}
+	vg_free(vg);
+}
+
 /* Replace the first FROM in good_text by TO; import must fail with
  * -EUCLEAN and a message containing KEY. */
 struct mutation {
@@ -944,6 +1007,7 @@ TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "import a hand-written text", test_import_handwritten },
 	      { "export/import roundtrip", test_roundtrip },
 	      { "a shared pool's lock: optional, roundtrips, bad values named", test_lock },
+	      { "integrity under a mirror's legs: roundtrips, bad regions named", test_integrity },
 	      { "validation matrix: each error names its key", test_validation_matrix },
 	      { "garbage and truncated text", test_garbage },
 	      { "vg_validate/vg_export refuse bad models", test_validate_model },

@@ -26,7 +26,7 @@
 # devices grew: tmeta's legs and raid1 grow live, the pool's metadata
 # space map follows, fio verifies, the legs are equal once deactivated.
 . "$TP_SRC/test/vm/lib.sh"
-vm_begin -n 4 -e -k dm-raid -o raid1
+vm_begin -n 4 -e -k dm-raid -o raid1 -k dm-integrity -o crc32c_generic
 command -v fio >/dev/null || skip_scenario "no fio"
 
 # fio_job NAME POOL SIZE write|verify OUT: fio's checksummed random writes

@@ -204,6 +204,16 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 			return -EINVAL;
 		}
 	}
+	if (p->meta1_path && p->meta_integrity) {
+		/* dm-integrity's metadata for both thin-metadata areas behind
+		 * the VG area (and the lease area), for areas up to four times
+		 * the device (it may grow) or the format's limit */
+		plan->integrity_cover = TP_MIN((uint64_t)TP_META_MAX, 4 * plan->meta_dev_size);
+		plan->integrity_size = vg_imeta_need(plan->integrity_cover);
+		plan->integrity_offset = (in.meta_header + VG_IMETA_ALIGN - 1) / VG_IMETA_ALIGN *
+					 VG_IMETA_ALIGN;
+		in.meta_header = plan->integrity_offset + 2 * plan->integrity_size;
+	}
 	in.chunk = p->chunk;
 	in.profile = p->profile;
 	in.zero = p->zero;
@@ -289,6 +299,8 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 		vg->meta1 = vg->dev[VG_ROLE_META];
 		snprintf(vg->meta1.path, sizeof(vg->meta1.path), "%s", p->meta1_path);
 		vg->meta1.size = plan->meta1_dev_size;
+		vg->integrity_offset = plan->integrity_offset;
+		vg->integrity_size = plan->integrity_size;
 		if ((r = vg_uuid_generate(vg->meta1.pv_uuid))) {
 			vg_free(vg);
 			return r;
@@ -458,9 +470,12 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 		r = thin_format(win, vg->chunk_size, plan->policy.data_blocks, &md);
 	if (!r)
 		r = zero_block(mio, vg->dev[VG_ROLE_META].area[1].offset);
-	/* the raid metadata zeroed: the kernel's raid1 starts as a new set */
+	/* the raid metadata zeroed: the kernel's raid1 starts as a new set;
+	 * so are the integrity superblocks: the kernel formats them */
 	if (!r && p->meta1_path)
 		r = pool_zero_raid_meta(mio, vg);
+	for (unsigned a = 0; !r && vg->integrity_size && a < 2; a++)
+		r = zero_block(mio, vg_imeta_offset(vg, a));
 	if (!r && io_mirror_in_use(mio) != (p->meta1_path ? 3u : 1u))
 		r = -EIO;	/* a leg failed a write */
 	if (r) {

@@ -142,7 +142,20 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 
 	if (!size)
 		size = meta_room(m->area[act].offset, m->area[!act].offset, dev_size);
+	/* dm-integrity's metadata under the legs holds the tags of areas up
+	 * to a size tpcreate chose (4 times its device): not past it */
+	if (next->integrity_size && !x->metadata_size)
+		size = TP_MIN(size, vg_imeta_cover(next->integrity_size) / TP_META_BLOCK *
+					    TP_META_BLOCK);
 	size = (size + TP_META_BLOCK - 1) / TP_META_BLOCK * TP_META_BLOCK;
+	if (next->integrity_size && size > vg_imeta_cover(next->integrity_size)) {
+		log_error("pool %s: the integrity metadata of its metadata mirror's legs holds "
+			  "the tags of thin-metadata areas up to %s; --metadata-size %s is more; "
+			  "nothing was changed", pool_name(p),
+			  tp_size_format_exact(vg_imeta_cover(next->integrity_size), a, sizeof(a)),
+			  tp_size_format_exact(size, b, sizeof(b)));
+		return -ENOSPC;
+	}
 	if (x->metadata_size && (size <= res->old_meta_size || size > TP_META_MAX)) {
 		log_error("pool %s: --metadata-size %s must be above the current %s and at most "
 			  "%s (the format's limit)", pool_name(p),

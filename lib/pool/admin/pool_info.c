@@ -62,9 +62,14 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 		if (pool_meta_legs(p, leg)) {
 			snprintf(info->meta_legs, sizeof(info->meta_legs), "%s(%s),%s(%s)",
 				 leg[0].path, leg[0].state, leg[1].path, leg[1].state);
+			info->meta_integrity = vg->integrity_size != 0;
 			for (unsigned i = 0; i < 2; i++) {
 				info->meta_leg_up[i] = !leg[i].err;
 				info->meta_leg_bad[i] = leg[i].bad;
+				info->meta_leg_mismatches[i] = leg[i].integrity
+								       ? (int64_t)leg[i].mismatches : -1;
+				info->meta_leg_tags_pct[i] = leg[i].integrity ? leg[i].integrity_pct
+									      : 100;
 			}
 			if (!pool_scrub_state_read(vg->uuid, &sc)) {
 				info->meta_scrub_time = sc.time;

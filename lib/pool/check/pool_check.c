@@ -174,3 +174,72 @@ void pool_check_report_free(struct pool_check_report *rep)
 	if (rep)
 		thin_check_findings_free(&rep->f);
 }
+
+int pool_check_scrub_live(const char *name, const char *devices, struct pool_check_report *rep,
+			  struct pool_scrub_result *out, int *live)
+{
+	struct pool_live_scrub ls;
+	struct thin_scrub_report tr;
+	struct pool *p = pool_alloc();
+	int r = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	memset(out, 0, sizeof(*out));
+	*live = 0;
+	if (!p)
+		return -ENOMEM;
+	if (pool_attach(p, name, devices, POOL_RDONLY, NULL, NULL)) {
+		r = 0;	/* the check says what is wrong */
+		goto out;
+	}
+	if (!pool_vg(p)->meta_mirror) {
+		log_error("pool %s has one metadata device: there are no legs to scrub ('tpcheck "
+			  "%s' checks its thin metadata%s)", name, name,
+			  pool_is_live(p) ? " once it is deactivated" : "");
+		r = -EMEDIUMTYPE;
+		goto out;
+	}
+	if (!pool_is_live(p))
+		goto out;
+	*live = 1;
+	if ((r = pool_meta_scrub_live(p, &ls)))
+		goto out;
+	out->ran = out->live = 1;
+	out->integrity = ls.integrity;
+	out->blocks = ls.sectors;
+	out->mismatched = ls.mismatches;
+	for (unsigned i = 0; i < 2; i++) {
+		struct pool_meta_leg leg[2];
+
+		pool_meta_legs(p, leg);
+		out->healed[i] = ls.corrected[i];
+		if (ls.corrected[i])
+			pool_problem(rep, 0, "metadata mirror leg %u (%s): %" PRIu64 " bad read%s "
+				     "(dm-integrity) corrected from leg %u by the kernel's scrub",
+				     i, leg[i].path, ls.corrected[i],
+				     ls.corrected[i] == 1 ? "" : "s", 1 - i);
+		if (ls.health[i] == 'D')
+			pool_problem(rep, 0, "metadata mirror leg %u (%s) failed: the pool runs on "
+				     "the other; 'tpchange --meta-replace DEV %s' puts it on DEV", i,
+				     leg[i].path, name);
+	}
+	/* md counts the sectors it found different; where a leg's read
+	 * failed (dm-integrity) it rewrote them from the other first: only
+	 * differences without a read error are left for an offline repair */
+	if (ls.mismatches && !ls.corrected[0] && !ls.corrected[1])
+		pool_problem(rep, 0, "metadata mirror: %" PRIu64 " sectors differ between the legs "
+			     "though both read without error; deactivate the pool and run "
+			     "'tprepair %s'", ls.mismatches, name);
+	/* recorded as an offline scrub is: what is left bad (nothing, the
+	 * kernel rewrote it) and what differs */
+	memset(&tr, 0, sizeof(tr));
+	tr.ran = 1;
+	tr.blocks = ls.sectors / 8;
+	tr.mismatched = ls.mismatches;
+	for (unsigned i = 0; i < 2; i++)
+		tr.bad[i] = tr.healed[i] = ls.corrected[i];
+	pool_meta_scrubbed(p, &tr);
+out:
+	pool_close(p);
+	return r;
+}

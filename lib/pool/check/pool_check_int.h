@@ -21,6 +21,11 @@
 int pool_check(const char *name, const char *devices, const struct thin_check_opts *opts,
 	       struct pool_check_report *rep, struct thin_check_report *thin, char *next,
 	       size_t len) TP_MUST_CHECK;
+/* tpcheck --scrub: an active mirrored pool's legs compared by the kernel
+ * (core.h pool_meta_scrub_live), the findings into REP and OUT; an
+ * inactive pool is checked as by pool_check (*LIVE 0, nothing done). */
+int pool_check_scrub_live(const char *name, const char *devices, struct pool_check_report *rep,
+			  struct pool_scrub_result *out, int *live) TP_MUST_CHECK;
 void pool_check_report_free(struct pool_check_report *rep);
 
 struct pool;

@@ -59,11 +59,37 @@ int pool_check_run(const struct pool_check_params *p, struct pool_check_result *
 	memset(&prep, 0, sizeof(prep));
 	memset(&thin, 0, sizeof(thin));
 	o.flags = (p->flags & POOL_CHECK_FAST) ? THIN_CHECK_FAST : 0;
+	if ((p->flags & POOL_CHECK_SCRUB) && p->pool) {
+		int live;
+
+		r = pool_check_scrub_live(p->pool, p->devices, &prep, &res->scrub, &live);
+		if (r || live) {
+			if (!r && prep.f.nr_problems)
+				snprintf(res->next, sizeof(res->next), "run 'tpstatus %s' to watch "
+					 "the legs; a failed one is replaced with 'tpchange "
+					 "--meta-replace DEV %s'", p->pool, p->pool);
+			goto done;
+		}
+		pool_check_report_free(&prep);
+		memset(&prep, 0, sizeof(prep));
+	}
 	if (p->metadata)
 		r = pool_area_check(p->metadata, p->offset, p->size, &o, &thin);
 	else
 		r = pool_check(p->pool, p->devices, &o, &prep, &thin, res->next,
 			       sizeof(res->next));
+	if (!r && thin.scrub.ran) {
+		struct pool_scrub_result *s = &res->scrub;
+
+		s->ran = 1;
+		s->blocks = thin.scrub.blocks;
+		s->mismatched = thin.scrub.mismatched;
+		for (unsigned i = 0; i < 2; i++) {
+			s->bad[i] = thin.scrub.bad[i];
+			s->healed[i] = thin.scrub.healed[i];
+		}
+	}
+done:
 	if (!r)
 		r = copy_findings(&prep.f, &res->pool);
 	if (!r)

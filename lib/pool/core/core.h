@@ -114,6 +114,13 @@ struct pool_meta_leg {
 	/* in use, but blocks known bad there (this command's validating
 	 * reads, or the last scrub's record; state "bad blocks") */
 	uint64_t bad;
+	/* live, a leg under dm-integrity: reads whose tag did not match
+	 * since activation (each one read from the other leg and rewritten
+	 * by the raid1), and whether its tags are still being computed (a
+	 * new integrity superblock, INTEGRITY_PCT percent done) */
+	int integrity;
+	uint64_t mismatches;
+	unsigned integrity_pct;
 };
 int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2]);
 /* The scrub of P's mirror that a check ran (metadata/thin/scrub.h):
@@ -121,6 +128,32 @@ int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2]);
  * the check's reads met are not said again when P is closed. */
 struct thin_scrub_report;
 void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s);
+/* The mirror engine over P's metadata legs LEG0 and LEG1 (either may be
+ * NULL: out), PRIMARY read first; a pool with integrity (vg.h:
+ * integrity_*) keeps each leg's dm-integrity tags offline through it
+ * (io_integrity_create). 0 or -errno (logged). */
+int pool_meta_mirror_make(const struct pool *p, struct io_engine *leg0, struct io_engine *leg1,
+			  unsigned primary, struct io_engine **out) TP_MUST_CHECK;
+/* Zero both integrity superblocks of VG's layout on IO (a leg written
+ * around the mirror engine, whose tags were not kept): the kernel formats
+ * them anew and recalculates every tag at the next activation. 0 for a
+ * pool without integrity. */
+int pool_integrity_reset(const struct vg *vg, struct io_engine *io) TP_MUST_CHECK;
+/* The kernel's scrub of an active mirrored pool's metadata legs (tpcheck
+ * --scrub): dm-raid's "check", which reads every block of both legs, and
+ * waits for it (a signal stops it: -EINTR). A leg under dm-integrity
+ * turns a bad block into a read error, which the raid1 corrects from the
+ * other leg and rewrites. */
+struct pool_live_scrub {
+	uint64_t sectors;		/* of each leg read */
+	uint64_t corrected[2];		/* integrity mismatches found on each leg */
+	uint64_t mismatches;		/* blocks different between the legs (md) */
+	char health[3];			/* the legs' health after it ('A', 'D', ...) */
+	int integrity;			/* the legs have dm-integrity */
+};
+/* 0 with RES; -EOPNOTSUPP for a pool that is no active mirror, -EBUSY
+ * when a resync or check is under way, -errno (logged). */
+int pool_meta_scrub_live(struct pool *p, struct pool_live_scrub *res) TP_MUST_CHECK;
 /* At close: the blocks this command found bad on a leg and read from the
  * other, in one line a leg (rewritten when it committed; else what to run). */
 void pool_meta_say_bad(const struct pool *p);

@@ -234,10 +234,16 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 	}
 	r = pool_find_meta_leg(p->name, p->vg->uuid, d->pv_uuid, d->path,
 			       !(p->flags & POOL_RDONLY), &path);
-	if (r == -ENOENT)
-		why = -ENODEV;
-	else if (r)
+	if (r == -ENOENT) {
+		/* not found: missing, unless the device the VG names is there
+		 * and its label cannot be read (an I/O error: failed) */
+		struct vg_label seen;
+		int lr = d->path[0] ? pool_read_label(d->path, &seen) : -ENOENT;
+
+		why = lr == -EIO || lr == -ENXIO ? -EIO : -ENODEV;
+	} else if (r) {
 		return r;
+	}
 	if (!why) {
 		r = pool_open_pv(p, POOL_META1_PV, path, claim, &io);
 		if (r == -EBUSY && !(p->flags & POOL_RDONLY)) {
@@ -277,8 +283,7 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 		snprintf(p->pv[VG_ROLE_META].label.pv_uuid, sizeof(l.pv_uuid), "%s",
 			 p->vg->dev[VG_ROLE_META].pv_uuid);
 	}
-	if ((r = io_mirror_create(legs[0], legs[1], legs[0] ? 0 : 1,
-				  legs[0] ? legs[0]->name : legs[1]->name, 0, &p->meta_io)))
+	if ((r = pool_meta_mirror_make(p, legs[0], legs[1], legs[0] ? 0 : 1, &p->meta_io)))
 		return r;
 	if (why)
 		io_mirror_take_out(p->meta_io, 1, why);

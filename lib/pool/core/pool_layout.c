@@ -79,6 +79,11 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 		l->meta_mirror = 1;
 		l->raid_meta_offset = vg_raid_meta_offset(vg);
 		l->raid_meta_length = VG_RAID_META_BYTES;
+		/* dm-integrity under each leg: the active area's region */
+		if (vg->integrity_size) {
+			l->imeta_offset = vg_imeta_offset(vg, vg->metadata_area);
+			l->imeta_length = vg->integrity_size;
+		}
 		for (unsigned i = 0; i < 2; i++) {
 			const struct vg_pv *pv = i ? &p->pv[POOL_META1_PV] : &p->pv[VG_ROLE_META];
 

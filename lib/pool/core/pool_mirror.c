@@ -14,6 +14,7 @@
 #include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
+#include "lib/base/critical.h"
 #include "lib/base/le.h"
 #include "lib/base/log.h"
 #include "lib/pool/host/host.h"
@@ -123,7 +124,18 @@ int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2])
 		if (live && h == 'a' && !leg[i].err)
 			leg[i].state = "resyncing";
 		leg[i].resyncing = live && h == 'a';
-		if (leg[i].err || leg[i].resyncing)
+		if (live && p->vg->integrity_size) {
+			struct tp_dm_integrity_status is;
+
+			if (!tp_dm_meta_leg_integrity(p->name, i, &is)) {
+				leg[i].integrity = 1;
+				leg[i].mismatches = is.mismatches;
+				leg[i].integrity_pct = is.provided && is.recalc < is.provided
+							       ? (unsigned)(is.recalc * 100 / is.provided)
+							       : 100;
+			}
+		}
+		if (leg[i].err || leg[i].resyncing || !p->meta_io)
 			continue;
 		io_mirror_bad(p->meta_io, i, &b);
 		leg[i].bad = TP_MAX(b.bad - b.healed, scrubbed ? sc.bad[i] : 0);
@@ -188,12 +200,61 @@ void pool_meta_say_bad(const struct pool *p)
 	}
 }
 
+/* The regions of IO's (a leg's) integrity metadata, as VG lays them out. */
+static void integrity_regions(const struct vg *vg, struct io_integrity_region reg[2])
+{
+	const struct vg_device *m = &vg->dev[VG_ROLE_META];
+
+	for (unsigned a = 0; a < 2; a++)
+		reg[a] = (struct io_integrity_region){ m->area[a].offset, m->area[a].size,
+						       vg_imeta_offset(vg, a), vg->integrity_size };
+}
+
+int pool_meta_mirror_make(const struct pool *p, struct io_engine *leg0, struct io_engine *leg1,
+			  unsigned primary, struct io_engine **out)
+{
+	struct io_engine *in[2] = { leg0, leg1 }, *w[2] = { NULL, NULL };
+	struct io_integrity_region reg[2];
+	int r = 0;
+
+	*out = NULL;
+	integrity_regions(p->vg, reg);
+	for (unsigned i = 0; i < 2 && !r; i++) {
+		if (!in[i])
+			continue;
+		/* a leg under dm-integrity keeps its tags offline (io.h); the
+		 * others go through a window over the whole device, so that
+		 * the mirror owns what it reads each leg through */
+		r = p->vg->integrity_size ? io_integrity_create(in[i], reg, 2, 0, &w[i])
+					  : io_window_create(in[i], 0, in[i]->size, 0, &w[i]);
+		if (r)
+			log_error("pool %s: cannot read the integrity metadata of %s: %s", p->name,
+				  in[i]->name, strerror(-r));
+	}
+	if (!r)
+		r = io_mirror_create(w[0], w[1], primary, leg0 ? leg0->name : leg1->name, 1, out);
+	if (r) {
+		io_destroy(w[0]);
+		io_destroy(w[1]);
+	}
+	return r;
+}
+
+int pool_integrity_reset(const struct vg *vg, struct io_engine *io)
+{
+	static const unsigned char zero[4096] __attribute__((aligned(4096)));
+	int r = 0;
+
+	for (unsigned a = 0; vg->integrity_size && a < 2 && !r; a++)
+		r = io_write(io, vg_imeta_offset(vg, a), zero, sizeof(zero));
+	return r || !vg->integrity_size ? r : io_flush(io);
+}
+
 int pool_meta_rebuild(struct pool *p)
 {
 	struct io_engine *old = p->meta_io, *io;
-	int r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io,
-				 old ? io_mirror_primary(old) : 0, pool_meta_dev_name(p), 0,
-				 &io);
+	int r = pool_meta_mirror_make(p, p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io,
+				      old ? io_mirror_primary(old) : 0, &io);
 
 	if (r)
 		return r;
@@ -218,6 +279,72 @@ int pool_meta_stale_leg(const struct pool *p)
 			return (int)i;
 	}
 	return -1;
+}
+
+int pool_meta_scrub_live(struct pool *p, struct pool_live_scrub *res)
+{
+	struct tp_dm_integrity_status before[2], after;
+	struct tp_dm_raid_status st;
+	char tmeta[TP_DM_NAME_MAX];
+	int r, started = 0;
+
+	memset(res, 0, sizeof(*res));
+	memset(before, 0, sizeof(before));
+	if (!p->vg->meta_mirror || !p->be->live)
+		return -EOPNOTSUPP;
+	if ((r = tp_dm_name(tmeta, sizeof(tmeta), p->name, TP_DM_ROLE_TMETA, NULL)) ||
+	    (r = tp_dm_raid_status(tmeta, &st)))
+		return r;
+	if (strcmp(st.action, "idle") || st.sync_done < st.sync_total) {
+		log_error("pool %s: the kernel is busy with its metadata mirror (%s, %" PRIu64
+			  " of %" PRIu64 " sectors): scrub it once that is done; nothing was "
+			  "changed", p->name, st.action, st.sync_done, st.sync_total);
+		return -EBUSY;
+	}
+	for (unsigned i = 0; i < 2; i++)
+		if (st.health[i] != 'A') {
+			log_error("pool %s: leg %u of its metadata mirror (%s) is %s: there is "
+				  "nothing to compare it with; 'tpchange --meta-replace DEV %s' "
+				  "puts it on DEV; nothing was changed", p->name, i,
+				  pool_meta_leg_path(p, i), st.health[i] == 'D' ? "failed" : "out",
+				  p->name);
+			return -ESTALE;
+		}
+	for (unsigned i = 0; i < 2; i++)
+		if (!tp_dm_meta_leg_integrity(p->name, i, &before[i]))
+			res->integrity = 1;
+	if ((r = tp_dm_message(tmeta, "check"))) {
+		log_error("pool %s: the kernel refused to check its metadata mirror: %s", p->name,
+			  strerror(-r));
+		return r;
+	}
+	/* until md has begun the check (its status says so at once, or
+	 * within 5 s) and then ended it; a signal stops it */
+	for (unsigned polls = 0;; polls++) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+		if ((r = tp_dm_raid_status(tmeta, &st)))
+			return r;
+		if (strcmp(st.action, "idle"))
+			started = 1;
+		else if (started || polls >= 50)
+			break;
+		if (tp_critical_pending()) {
+			if (tp_dm_message(tmeta, "idle"))
+				log_warn("pool %s: could not stop the kernel's check of its "
+					 "metadata mirror", p->name);
+			return -EINTR;
+		}
+		nanosleep(&ts, NULL);
+	}
+	res->sectors = st.sync_total;
+	res->mismatches = st.mismatches;
+	memcpy(res->health, st.health, 2);
+	for (unsigned i = 0; res->integrity && i < 2; i++)
+		if (!tp_dm_meta_leg_integrity(p->name, i, &after))
+			res->corrected[i] = after.mismatches - TP_MIN(after.mismatches,
+								      before[i].mismatches);
+	return 0;
 }
 
 int pool_raid_sb(const struct vg *vg, struct io_engine *io, uint64_t *recovery)

@@ -113,8 +113,8 @@ static int remirror(struct pool *p, unsigned primary)
 	p->md = NULL;
 	io_destroy(p->thin_io);
 	p->thin_io = NULL;
-	if ((r = io_mirror_create(p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io, primary,
-				  p->pv[VG_ROLE_META].io->name, 0, &mio)))
+	if ((r = pool_meta_mirror_make(p, p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io, primary,
+				       &mio)))
 		return r;
 	io_destroy(p->meta_io);
 	p->meta_io = mio;
@@ -134,6 +134,7 @@ void pool_meta_resync_stale(struct pool *p)
 	 * step whose old raid metadata the kernel reconciles (or, after an
 	 * unfinished rebuild, still says stale: resynced again) */
 	if ((r = copy_areas(p, 1 - (unsigned)i, p->pv[slot].io)) ||
+	    (r = pool_integrity_reset(p->vg, p->pv[slot].io)) ||
 	    (r = pool_zero_raid_meta(p->pv[slot].io, p->vg)) || (r = remirror(p, 1 - (unsigned)i))) {
 		log_warn("pool %s: metadata mirror leg %u (%s) is %s and could not be resynced: "
 			 "%s; it stays out (degraded); 'tprepair %s' tries again", p->name, i,
@@ -250,8 +251,10 @@ int pool_meta_replace(struct pool *p, const char *path)
 			  p->name, abs, strerror(-r));
 		goto fail;
 	}
-	/* a new leg's raid metadata zeroed: the kernel rebuilds it */
-	if ((r = pool_zero_raid_meta(io, next)) ||
+	/* a new leg's raid metadata zeroed: the kernel rebuilds it; its
+	 * integrity superblocks too: the kernel formats them and computes
+	 * every tag (the copy above wrote none) */
+	if ((r = pool_integrity_reset(next, io)) || (r = pool_zero_raid_meta(io, next)) ||
 	    (!same && ((r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))))) {
 		log_error("pool %s: cannot label %s: %s; nothing was changed", p->name, abs,
 			  strerror(-r));
