@@ -30,6 +30,7 @@ struct change {
 	int lock;		/* tpchange --lock-type: -1 not given, 0 none, 1 sanlock */
 	const char *meta_replace;	/* tpchange --meta-replace DEV */
 	const char *meta_mirror;	/* tpchange --meta-mirror DEV */
+	int integrity;		/* with it: dm-integrity under the legs (--meta-integrity) */
 };
 
 /* Apply the monitoring options given over P's policy; *NOW the result. */
@@ -56,7 +57,7 @@ static int change_op(struct pool *p, void *arg)
 	int r = vol ? 0 : change_monitor(p, c, &m);
 
 	if (!r && !vol && c->meta_mirror) {
-		if ((r = pool_meta_mirror_add(p, c->meta_mirror)))
+		if ((r = pool_meta_mirror_add(p, c->meta_mirror, c->integrity)))
 			return r;
 		if (tp_log_verbosity() >= 0)
 			printf("Pool %s: thin metadata mirrored onto %s.\n", c->pool, c->meta_mirror);
@@ -146,8 +147,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	const char **args, *devices = NULL, *activate = NULL;
 	struct monitor_args monitor = { NULL, NULL, NULL, NULL };
 	const char *when_full = NULL, *readonly = NULL, *over = NULL;
-	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0, -1, NULL, NULL };
-	const char *lock_type = NULL;
+	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0, -1, NULL, NULL, 1 };
+	const char *lock_type = NULL, *integrity = NULL;
 	int rc, nargs, foreign = 0, force = 0;
 	struct cli cli;
 	const struct poptOption opts[] = {
@@ -165,7 +166,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		  "hand the pool over to the host with this system id (\"\": to no owner); "
 		  "offline", "ID" },
 		{ "meta-mirror", '\0', POPT_ARG_STRING, &c.meta_mirror, 0,
-		  "mirror the thin metadata onto DEV as well (offline)", "DEV" },
+		  "mirror the thin metadata onto DEV as well", "DEV" },
+		{ "meta-integrity", '\0', POPT_ARG_STRING, &integrity, 0,
+		  "with --meta-mirror: dm-integrity under each leg when both devices have room "
+		  "(default y)", "y|n" },
 		{ "meta-replace", '\0', POPT_ARG_STRING, &c.meta_replace, 0,
 		  "put the metadata mirror's missing or stale leg on DEV and resync it", "DEV" },
 		{ "lock-type", '\0', POPT_ARG_STRING, &lock_type, 0,
@@ -218,6 +222,12 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 			rc = cli_usage_error(cmd, "--max-overprovision takes a ratio greater than 0 "
 						  "with at most two decimals (1 = no "
 						  "over-provisioning) or none, not '%s'", over);
+	}
+	if (rc == CLI_CONTINUE && integrity) {
+		rc = cli_parse_yes_no(cmd, "--meta-integrity", integrity, &c.integrity);
+		if (rc == CLI_CONTINUE && !c.meta_mirror)
+			rc = cli_usage_error(cmd, "--meta-integrity goes with --meta-mirror DEV (a "
+						  "mirrored pool's own is chosen when it is made)");
 	}
 	if (rc == CLI_CONTINUE && lock_type) {
 		if (!strcmp(lock_type, "none") || !strcmp(lock_type, "sanlock"))

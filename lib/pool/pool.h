@@ -226,8 +226,10 @@ int pool_meta_replace(struct pool *p, const char *dev) TP_MUST_CHECK;
  * pool): both areas copied, the kernel raid1's metadata placed behind the
  * meta device's VG area or its last area, DEV labelled, one VG commit.
  * -EBUSY mirrored already, -ENOSPC no room (on the meta device or DEV),
- * -EINVAL a device of the pool; nothing written on a refusal. */
-int pool_meta_mirror_add(struct pool *p, const char *dev) TP_MUST_CHECK;
+ * -EINVAL a device of the pool; nothing written on a refusal. INTEGRITY:
+ * dm-integrity under the legs when both devices have room for its
+ * metadata behind everything else (else a warning, and none). */
+int pool_meta_mirror_add(struct pool *p, const char *dev, int integrity) TP_MUST_CHECK;
 /* "single", "mirrored", "resyncing", "degraded" or "damaged" (core.h). */
 const char *pool_meta_health(const struct pool *p);
 

@@ -152,3 +152,51 @@ done
 # each leg's label error is said once per command, not once per lookup
 TP_TEST_EIO=$PWD/mb.img expect_rc 1 tpcheck mp
 [ "$(grep -c 'mb.img: cannot read sector 1' err)" = 1 ] || { cat err >&2; fail "the label's error not said once"; }
+
+# --- the integrity layout (tpcreate(8) --meta-integrity, tpchange(8)
+# --meta-mirror): on by default for a mirror, its regions in the VG; n
+# leaves it out; y without a mirror is a usage error that writes nothing;
+# a mirror added later has it when both devices have room, else not, said;
+# offline writers leave a new (zeroed) integrity superblock zeroed and zero
+# one formatted another way (the kernel formats it anew)
+ok tpstatus --noheadings -o pool_meta_integrity mp
+out_has "^ *on"
+grep -q 'integrity_offset' "$TPTOOLS_DIR/backup/mp/"*.vg || fail "no integrity regions in the VG"
+image n-d.img 64M
+image n-ma.img 16M
+image n-mb.img 16M
+ok tpcreate --data n-d.img --meta n-ma.img,n-mb.img --meta-integrity n np
+ok tpstatus --noheadings -o pool_meta_integrity np
+out_has "^ *none"
+image o-d.img 64M
+image o-m.img 16M
+unchanged 3 tpcreate --data o-d.img --meta o-m.img --meta-integrity y op
+err_has "goes with mirrored thin metadata"
+ok tpcreate --data o-d.img --meta o-m.img --metadata-size 4M op
+image o-m2.img 16M
+ok tpchange --meta-mirror o-m2.img op
+ok tpstatus --noheadings -o pool_meta_integrity,pool_meta_health op
+out_has "on *mirrored"
+usage_error tpchange --meta-integrity n op
+ok tpcheck op
+image q-d.img 64M
+image q-m.img 16M
+image q-m2.img 16M
+ok tpcreate --data q-d.img --meta q-m.img qp
+ok tpchange --meta-mirror q-m2.img qp
+err_has "no room for dm-integrity's metadata"
+ok tpstatus --noheadings -o pool_meta_integrity qp
+out_has "none"
+# the integrity superblocks: new ones stay zeros through a writer; one
+# formatted another way (512-byte blocks) is zeroed by the next writer
+imeta=$(sed -n 's/^[[:space:]]*integrity_offset=\([0-9]*\)$/\1/p' "$TPTOOLS_DIR/backup/mp/$(ls "$TPTOOLS_DIR/backup/mp" | grep '\.vg$' | tail -1)" | head -1)
+[ -n "$imeta" ] || fail "no integrity_offset"
+restore
+ok tvcreate -V 1M -n i1 mp
+[ "$(dd if=ma.img bs=4096 skip=$((imeta / 4096)) count=1 status=none | tr -d '\0' | wc -c)" = 0 ] ||
+	fail "a new integrity superblock was written"
+printf 'integrt\0\003\000\004\000\001\000\000\000' | dd of=ma.img bs=1 seek="$imeta" conv=notrunc status=none
+ok tvcreate -V 1M -n i2 mp
+[ "$(dd if=ma.img bs=4096 skip=$((imeta / 4096)) count=1 status=none | tr -d '\0' | wc -c)" = 0 ] ||
+	fail "an integrity superblock of another format was not zeroed"
+ok tpcheck mp

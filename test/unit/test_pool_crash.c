@@ -366,7 +366,7 @@ static int run_meta_replace(void)
 /* tpchange --meta-mirror: the pool's thin metadata mirrored onto data2 */
 static int do_meta_mirror(struct pool *p)
 {
-	return pool_meta_mirror_add(p, data2_path);
+	return pool_meta_mirror_add(p, data2_path, 1);
 }
 
 static int run_meta_mirror(void)

@@ -332,6 +332,28 @@ static int raid_meta_place(const struct vg *vg, uint64_t *off)
 	return -ENOSPC;
 }
 
+/* Where VG (being mirrored onto a device of DEV_SIZE bytes) can keep
+ * dm-integrity's metadata for both thin-metadata areas: on the first
+ * 1 MiB boundary behind everything else of the meta device (its areas,
+ * the raid metadata, the lease area), both regions large enough for
+ * areas of four times the active one's size (or the format's limit),
+ * inside both devices. 0 with *OFF and *SIZE set, or -ENOSPC. */
+static int integrity_place(const struct vg *vg, uint64_t dev_size, uint64_t *off, uint64_t *size)
+{
+	const struct vg_device *m = &vg->dev[VG_ROLE_META];
+	uint64_t end = vg_raid_meta_offset(vg) + VG_RAID_META_BYTES;
+	uint64_t area = m->area[vg->metadata_area].size;
+
+	for (unsigned a = 0; a < 2; a++)
+		end = TP_MAX(end, m->area[a].offset + m->area[a].size);
+	if (vg->lock.type != VG_LOCK_NONE)
+		end = TP_MAX(end, vg->lock.offset + VG_LOCK_AREA_BYTES);
+	end = (end + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+	*size = vg_imeta_need(TP_MIN(THIN_METADATA_MAX_BLOCKS * 4096, 4 * area));
+	*off = end;
+	return end + 2 * *size <= TP_MIN(m->size, dev_size) ? 0 : -ENOSPC;
+}
+
 /* Zero the first block (the superblock) of both thin-metadata areas on
  * IO, flushed: a leg whose content is not yet copied never validates. */
 static int zero_superblocks(struct pool *p, struct io_engine *io)
@@ -364,7 +386,7 @@ static int mirror_live(struct pool *p)
 	return r;
 }
 
-int pool_meta_mirror_add(struct pool *p, const char *path)
+int pool_meta_mirror_add(struct pool *p, const char *path, int integrate)
 {
 	struct io_engine *io = NULL;
 	struct tp_lock *claim = NULL;
@@ -424,6 +446,19 @@ int pool_meta_mirror_add(struct pool *p, const char *path)
 		goto fail;
 	snprintf(next->meta1.path, sizeof(next->meta1.path), "%s", abs);
 	next->meta1.size = io->size;
+	/* dm-integrity under the legs when both devices have room behind the
+	 * areas for its metadata (tpcreate --meta-integrity's); else the
+	 * mirror goes without, and says so */
+	if (integrate && integrity_place(next, io->size, &next->integrity_offset,
+					 &next->integrity_size)) {
+		next->integrity_offset = next->integrity_size = 0;
+		log_warn("pool %s: no room for dm-integrity's metadata (%s behind the last area "
+			 "of %s and of %s): the mirror goes without integrity (a bit flip on a leg "
+			 "of the active pool is not corrected); grow both devices first to have it",
+			 p->name, "two regions", p->pv[VG_ROLE_META].io->name, abs);
+	}
+	if (!integrate)
+		next->integrity_offset = next->integrity_size = 0;
 	vg_label_from_vg_meta1(next, io->size, &lab);
 	/* 1. offline both areas copied, superblocks last (live the kernel
 	 * owns them: the new leg's superblocks zeroed, so that until the
@@ -435,6 +470,8 @@ int pool_meta_mirror_add(struct pool *p, const char *path)
 	 * leg to rebuild (a cut before it: the next activation or offline
 	 * writer finds the leg stale) */
 	if ((r = p->be->live ? zero_superblocks(p, io) : copy_areas(p, 0, io)) ||
+	    (r = pool_integrity_reset(next, io)) ||
+	    (r = pool_integrity_reset(next, p->pv[VG_ROLE_META].io)) ||
 	    (r = pool_zero_raid_meta(io, next)) ||
 	    (r = pool_zero_raid_meta(p->pv[VG_ROLE_META].io, next)) ||
 	    (r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))) {
