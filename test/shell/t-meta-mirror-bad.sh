@@ -200,3 +200,27 @@ ok tvcreate -V 1M -n i2 mp
 [ "$(dd if=ma.img bs=4096 skip=$((imeta / 4096)) count=1 status=none | tr -d '\0' | wc -c)" = 0 ] ||
 	fail "an integrity superblock of another format was not zeroed"
 ok tpcheck mp
+
+# --- the same-place copy of another pool's leg: its thin superblock is
+# valid, but not this pool's (another chunk size): the leg is stale, never
+# read (every volume reads back), tpcheck says so (exit 1), the next
+# writer resyncs it from the good leg
+restore
+image x-d.img 64M
+image x-ma.img 16M
+image x-mb.img 16M
+ok tpcreate --data x-d.img --meta x-ma.img,x-mb.img --chunk 128K xp
+ok tvcreate -V 8M -n xv xp
+read -r xoff xlen < <(meta_area xp)
+[ "$xoff" = "$off" ] || fail "the other pool's area is elsewhere ($xoff, not $off)"
+dd if=x-mb.img of=mb.img bs=4096 skip=$((off / 4096)) seek=$((off / 4096)) \
+	count=$((xlen / 4096)) conv=notrunc status=none
+sums ./ma.img ./mb.img ./d.img >sums.before
+volumes_read "leg 1 holds another pool's thin metadata"
+expect_rc 1 tpcheck mp
+out_has "leg 1 (.*mb.img) is stale (it holds thin metadata of another pool)"
+sums_same sums.before || fail "a reader wrote to a device"
+ok tvcreate -V 1M -n after mp
+err_has "leg 1 (.*mb.img) was stale (it holds thin metadata of another pool): resynced"
+ok tpcheck mp
+volumes_read "after the resync"

@@ -164,6 +164,11 @@ static int leg_sb(const struct pool *p, struct io_engine *io, struct thin_sb *sb
 	    le64_get(raw + 0x20) != THIN_SB_MAGIC)
 		return -EUCLEAN;
 	thin_sb_unpack(raw, sb);
+	/* a valid superblock of other thin metadata (another pool's copy at
+	 * the same place): not this pool's, whatever its transaction id */
+	if (sb->data_block_size != p->vg->chunk_size ||
+	    sb->data_sm.nr_blocks > vg_data_chunks(p->vg))
+		return -ENOENT;
 	return 0;
 }
 
@@ -203,7 +208,8 @@ static void pick_legs(struct pool *p)
 		good = r[0] ? 1 : 0;
 		if (r[1 - good] != -ENODEV)
 			io_mirror_take_out(p->meta_io, 1 - good,
-					   r[1 - good] == -EIO ? -EIO : -EUCLEAN);
+					   r[1 - good] == -EIO ? -EIO
+					   : r[1 - good] == -ENOENT ? -EMEDIUMTYPE : -EUCLEAN);
 		p->meta_primary = good;
 		return;
 	}

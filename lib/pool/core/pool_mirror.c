@@ -56,6 +56,7 @@ const char *pool_meta_leg_why(int err)
 	case -ESTALE: return "stale";
 	case -EUCLEAN: return "stale (its thin superblock does not validate)";
 	case -EINPROGRESS: return "stale (the kernel's rebuild of it did not finish)";
+	case -EMEDIUMTYPE: return "stale (it holds thin metadata of another pool)";
 	case -ENOENT: return "not the pool's (its label)";
 	default: return "failed";
 	}
@@ -274,7 +275,8 @@ int pool_meta_stale_leg(const struct pool *p)
 		int e = io_mirror_error(p->meta_io, i);
 		const struct vg_pv *pv = i ? &p->pv[POOL_META1_PV] : &p->pv[VG_ROLE_META];
 
-		if ((e == -ESTALE || e == -EUCLEAN || e == -EINPROGRESS) && pv->io &&
+		if ((e == -ESTALE || e == -EUCLEAN || e == -EINPROGRESS || e == -EMEDIUMTYPE) &&
+		    pv->io &&
 		    !io_mirror_error(p->meta_io, 1 - i))
 			return (int)i;
 	}
