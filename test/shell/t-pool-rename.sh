@@ -14,7 +14,8 @@ ok tpstatus b
 failed tpstatus a
 [ "$(label_name a-data.img)" = b ] || fail "data label: $(label_name a-data.img)"
 [ "$(label_name a-meta.img)" = b ] || fail "meta label: $(label_name a-meta.img)"
-grep -q "^b data " "$TPTOOLS_DIR/devices" || fail "devices file: $(cat "$TPTOOLS_DIR/devices")"
+grep -q "^b $(tpstatus --noheadings -o pool_uuid b | awk 'NF { print $1 }') data " "$TPTOOLS_DIR/devices" ||
+	fail "devices file: $(cat "$TPTOOLS_DIR/devices")"
 grep -q "^a " "$TPTOOLS_DIR/devices" && fail "devices file still names a"
 [ ! -d "$TPTOOLS_DIR/backup/a" ] || fail "backups left under a: $(ls "$TPTOOLS_DIR/backup/a")"
 [ "$(ls "$TPTOOLS_DIR/backup/b" | wc -l)" -ge 3 ] || fail "old backups not moved"

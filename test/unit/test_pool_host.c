@@ -264,6 +264,79 @@ static void test_devices(void)
 	free(path);
 }
 
+#define U1 "11111111-2222-4333-8444-555555555555"
+#define U2 "22222222-2222-4333-8444-555555555555"
+
+/* Entries record their pool's uuid; a line of the first format (no pool
+ * uuid) still reads, is written back as it was, and gets the uuid from
+ * the next commit of its pool; entries of two pools of one name make the
+ * name's pool uuid unknown. */
+static void test_devices_uuid(void)
+{
+	struct pool_devices_entry e, out[4];
+	struct vg *vg = fx_vg();
+	char uuid[VG_UUID_LEN + 1], *path, *content;
+	FILE *f;
+
+	fresh_dir("devices-uuid");
+	CU_ASSERT_EQUAL_FATAL(tp_mkdir_p(cfgdir), 0);
+	path = pool_devices_path();
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "# tptools devices file: POOL ROLE PV_UUID PATH (one line per pool device)\n"
+		   "vault data %s /dev/md0\n"
+		   "vault meta %s /dev/sdb\n", FX_DATA_UUID, FX_META_UUID);
+	fclose(f);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("vault", out, 4), 2);
+	CU_ASSERT_STRING_EQUAL(out[0].pool_uuid, "");
+	CU_ASSERT_STRING_EQUAL(out[0].path, "/dev/md0");
+	CU_ASSERT_EQUAL(pool_devices_pool_uuid("vault", uuid), -ENOENT);
+	/* another pool's entry added: the old lines stay as they were */
+	entry(&e, "other", VG_ROLE_DATA, "0b1c2d3e-4f50-4617-8293-000000000001", "/dev/md1");
+	strcpy(e.pool_uuid, U2);
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
+	content = slurp(path);
+	CU_ASSERT_PTR_NOT_NULL(strstr(content, "\nvault data " FX_DATA_UUID " /dev/md0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(content, "\nother " U2 " data "
+					       "0b1c2d3e-4f50-4617-8293-000000000001 /dev/md1\n"));
+	free(content);
+	CU_ASSERT_EQUAL(pool_devices_pool_uuid("other", uuid), 0);
+	CU_ASSERT_STRING_EQUAL(uuid, U2);
+	/* a commit of vault: its entries get its uuid */
+	CU_ASSERT_EQUAL(pool_devices_adopt(vg), 0);
+	content = slurp(path);
+	CU_ASSERT_PTR_NOT_NULL(strstr(content, "\nvault " FX_POOL_UUID " data " FX_DATA_UUID
+					       " /dev/md0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(content, "\nvault " FX_POOL_UUID " meta " FX_META_UUID
+					       " /dev/sdb\n"));
+	free(content);
+	CU_ASSERT_EQUAL(pool_devices_pool_uuid("vault", uuid), 0);
+	CU_ASSERT_STRING_EQUAL(uuid, FX_POOL_UUID);
+	/* an update without a pool uuid keeps the recorded one */
+	entry(&e, "vault", VG_ROLE_META, FX_META_UUID, "/dev/sdc");
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pv(FX_META_UUID, &e), 0);
+	CU_ASSERT_STRING_EQUAL(e.pool_uuid, FX_POOL_UUID);
+	CU_ASSERT_STRING_EQUAL(e.path, "/dev/sdc");
+	/* a pool of another uuid under the name: neither is trusted */
+	entry(&e, "vault", VG_ROLE_DATA, "0b1c2d3e-4f50-4617-8293-000000000002", "/dev/md2");
+	strcpy(e.pool_uuid, U1);
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
+	CU_ASSERT_EQUAL(pool_devices_pool_uuid("vault", uuid), -EEXIST);
+	CU_ASSERT_STRING_EQUAL(uuid, "");
+	/* a bad pool uuid is refused */
+	{
+		struct tp_log_capture cap;
+		tp_log_capture(&cap);
+		entry(&e, "vault", VG_ROLE_DATA, FX_DATA_UUID, "/dev/x");
+		strcpy(e.pool_uuid, "not-a-uuid");
+		CU_ASSERT_EQUAL(pool_devices_add(&e), -EINVAL);
+		tp_log_capture(NULL);
+	}
+	free(path);
+	vg_free(vg);
+}
+
 /* The devices file lost its entries: the labels of candidate paths still
  * name the pool, its uuid and each device's role. */
 static void test_find_by_label(void)
@@ -312,4 +385,5 @@ TP_TEST_SUITE(pool_host, NULL, NULL,
 	      { "a commit's backup holds its text", test_backup_commit },
 	      { "a command's backup names the command", test_backup_description },
 	      { "devices file add/replace/remove/lookup", test_devices },
+	      { "devices file entries by pool uuid, first format kept", test_devices_uuid },
 	      { "a lost entry is found again by labels", test_find_by_label })

@@ -13,11 +13,23 @@
  * where each pool's devices were last seen (host_devices.c).
  *
  * Format: '#' comments and blank lines are ignored; every other line is
- *   POOL ROLE PV_UUID PATH
+ *   POOL POOL_UUID ROLE PV_UUID PATH
  * separated by single spaces, PATH running to the end of the line (it may
  * contain spaces, not newlines). One line per pool device; PV_UUID is
- * unique in the file. Lines that do not parse are kept verbatim on
- * rewrite and reported once as a warning, so a hand edit never loses data.
+ * unique in the file. The pool uuid says which pool the entry belongs to
+ * when nothing on the device says it any more (its label and VG copies
+ * lost): the backups of that pool are the ones a restore may use. A line
+ * of the first format, POOL ROLE PV_UUID PATH (no pool uuid; its second
+ * field is a role, never a uuid), is read as an entry whose pool is known
+ * by name alone, written back as it was, and completed with the pool
+ * uuid by the next VG commit of that pool (pool_devices_adopt). Lines
+ * that do not parse are kept verbatim on rewrite and reported once as a
+ * warning, so a hand edit never loses data.
+ *
+ * An entry is where to look, never proof: every user of one reads the
+ * device's label and takes the entry only when the label carries the
+ * entry's device uuid (and pool uuid, when recorded); a device that now
+ * carries another label, or none, is a stale entry.
  *
  * Every change takes the "#devices" lock (lock.h; '#' cannot occur in a
  * pool name, so it never collides with a pool lock) exclusively, rereads
@@ -59,6 +71,7 @@
 
 struct pool_devices_entry {
 	char pool[VG_NAME_MAX + 1];
+	char pool_uuid[VG_UUID_LEN + 1];	/* "": an entry of the first format */
 	enum vg_role role;
 	char pv_uuid[VG_UUID_LEN + 1];
 	char path[VG_PATH_MAX + 1];
@@ -67,7 +80,8 @@ struct pool_devices_entry {
 /* The file's path (caller frees) or NULL on ENOMEM. */
 char *pool_devices_path(void);
 
-/* Add E, replacing an entry with the same pv_uuid. -EINVAL for a bad
+/* Add E, replacing an entry with the same pv_uuid (E without a pool uuid
+ * keeps the one the entry of the same pool recorded). -EINVAL for a bad
  * name, uuid or path (empty, or containing a newline). */
 int pool_devices_add(const struct pool_devices_entry *e) TP_MUST_CHECK;
 
@@ -86,6 +100,15 @@ int pool_devices_lookup_pool(const char *pool, struct pool_devices_entry *out,
 			     size_t max) TP_MUST_CHECK;
 /* The entry of PV_UUID into *OUT: 0 or -ENOENT. */
 int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out) TP_MUST_CHECK;
+/* The pool uuid the entries of POOL record into UUID: 0; -ENOENT when
+ * none records one (no entry, or entries of the first format only);
+ * -EEXIST when they record two (UUID ""): then none is trusted. */
+int pool_devices_pool_uuid(const char *pool, char uuid[VG_UUID_LEN + 1]) TP_MUST_CHECK;
+/* The entries of VG's devices (its name, their device uuids) that record
+ * no pool uuid get VG's: 0 (also when there was nothing to do), or -errno
+ * (logged). pool_backup_commit calls it after every VG commit. */
+int pool_devices_adopt(const struct vg *vg) TP_MUST_CHECK;
+
 
 /* ---- VG metadata backups ---- */
 
@@ -100,8 +123,9 @@ int pool_backup_write(const char *pool, uint64_t seqno, const char *text, size_t
 		      unsigned keep) TP_MUST_CHECK;
 
 /* Back up VG as just committed (vg->seqno is the commit's): its text as
- * vg_export writes it. A failure is a warning (logged), never an error:
- * the commit stands. */
+ * vg_export writes it; and complete the devices-file entries of its
+ * devices with its uuid (pool_devices_adopt). A failure is a warning
+ * (logged), never an error: the commit stands. */
 void pool_backup_commit(const struct vg *vg);
 
 /* The backup directory of POOL (caller frees) or NULL on ENOMEM. */
@@ -148,8 +172,9 @@ int pool_spare_save(const char *pool, uint64_t seqno, struct io_engine *area, ch
  * tptools device, -errno). */
 int pool_read_label(const char *path, struct vg_label *l) TP_MUST_CHECK;
 
-/* Add (or update) the devices-file entry of one pool device; a failure is
- * a warning (the file is a cache). */
+/* Add (or update) the devices-file entry of one pool device, with the
+ * pool uuid of the label at PATH when it carries PV_UUID; a failure is a
+ * warning (the file is a cache). */
 void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid,
 			const char *path);
 

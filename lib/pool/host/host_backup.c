@@ -202,6 +202,9 @@ void pool_backup_commit(const struct vg *vg)
 		log_warn("pool %s: VG metadata seqno %llu is committed but its backup could not "
 			 "be written", vg->name, (unsigned long long)vg->seqno);
 	free(text);
+	if (pool_devices_adopt(vg))
+		log_warn("pool %s: its devices-file entries could not be given its uuid %s; the "
+			 "next commit tries again", vg->name, vg->uuid);
 }
 
 int pool_backup_read_file(const char *file, char **text, size_t *len)
