@@ -39,22 +39,36 @@
  * (vg_label_probe_path).
  *
  * The backups, like LVM's /etc/lvm/archive: a copy of every VG commit in
- * <config dir>/backup/<pool>/<seqno>.vg (host_backup.c), each written
- * by the rule above (mode 0600, temporary file .tmp.vg); the newest
- * POOL_BACKUP_KEEP files of a pool are kept, older ones pruned. File
- * names are the seqno in decimal, zero-padded to 20 digits so they sort.
- * A backup a command wrote begins with a comment line that says which
- * (POOL_BACKUP_DESCRIPTION "after 'tvcreate -V 1G -n www vault'", the
- * command line as lib/base/log.h's tp_log_command gives it); the VG text
- * reader passes comments by, so the file restores as it did before.
+ * <config dir>/backup/<pool uuid>/<seqno>.vg (host_backup.c), each
+ * written by the rule above (mode 0600, temporary file .tmp.vg); the
+ * newest POOL_BACKUP_KEEP files of a pool are kept, older ones pruned.
+ * File names are the seqno in decimal, zero-padded to 20 digits so they
+ * sort. One directory per pool uuid, never per name: two pools that
+ * shared a name (one removed, the other created or renamed to it) keep
+ * their backups apart, a rename moves nothing, and a seqno is one pool's.
+ * A lookup by name reads the pool name and uuid each file records (its
+ * first lines) in every directory. A backup a command wrote begins with a
+ * comment line that says which (POOL_BACKUP_DESCRIPTION "after 'tvcreate
+ * -V 1G -n www vault'", the command line as lib/base/log.h's
+ * tp_log_command gives it); the VG text reader passes comments by, so the
+ * file restores as it did before.
+ *
+ * The first layout, <config dir>/backup/<pool name>/<seqno>.vg (and
+ * <pool name>.<time>[.<n>]/, an earlier pool's that tpcreate moved
+ * aside), is still read the same way, each file by the uuid its text
+ * records; the next commit of a pool of that name moves the files out of
+ * backup/<pool name>/ into the directories of their uuids
+ * (pool_backup_migrate), and tprename does for the old name.
  *
  * The damaged thin-metadata copies (host_spare.c): a repair writes into
  * the spare area, which holds the copy the previous repair set aside.
  * Before it is overwritten, its content goes to
- * <config dir>/backup/<pool>/spare-<seqno>-<UTC time>.img (a sparse
+ * <config dir>/backup/<pool uuid>/spare-<seqno>-<UTC time>.img (a sparse
  * file the size of the area; seqno = the VG's before the repair), by the
  * rule above (mode 0600, temporary file .tmp.spare); the newest
- * POOL_SPARE_KEEP are kept. */
+ * POOL_SPARE_KEEP of the pool are kept (the first layout's, in a
+ * directory named after a pool, stay where they are: nothing in them
+ * says whose they are). */
 #ifndef TP_POOL_HOST_H
 #define TP_POOL_HOST_H
 
@@ -109,49 +123,85 @@ int pool_devices_pool_uuid(const char *pool, char uuid[VG_UUID_LEN + 1]) TP_MUST
  * (logged). pool_backup_commit calls it after every VG commit. */
 int pool_devices_adopt(const struct vg *vg) TP_MUST_CHECK;
 
-
 /* ---- VG metadata backups ---- */
 
 #define POOL_BACKUP_KEEP 50u
 /* The first line of a backup a command wrote: this, then what made it. */
 #define POOL_BACKUP_DESCRIPTION "# description: "
 
-/* Write TEXT as the backup of POOL's commit SEQNO and prune to KEEP
- * (0 = POOL_BACKUP_KEEP): 0 or -errno, logged; -EINVAL (not logged) for
- * a bad pool name. */
-int pool_backup_write(const char *pool, uint64_t seqno, const char *text, size_t len,
-		      unsigned keep) TP_MUST_CHECK;
+/* <config dir>/backup (caller frees), or NULL on ENOMEM. */
+char *pool_backup_root(void);
+/* The backup directory of the pool of uuid UUID (caller frees), or NULL
+ * on ENOMEM. */
+char *pool_backup_dir(const char *uuid);
+/* The path of backup SEQNO in UUID's directory (caller frees). */
+char *pool_backup_path(const char *uuid, uint64_t seqno);
 
-/* Back up VG as just committed (vg->seqno is the commit's): its text as
- * vg_export writes it; and complete the devices-file entries of its
- * devices with its uuid (pool_devices_adopt). A failure is a warning
- * (logged), never an error: the commit stands. */
+/* Write TEXT as the backup of commit SEQNO of the pool UUID (named NAME,
+ * for messages) and prune its directory to KEEP (0 = POOL_BACKUP_KEEP): 0
+ * or -errno, logged; -EINVAL (not logged) for a bad uuid. */
+int pool_backup_write(const char *uuid, const char *name, uint64_t seqno, const char *text,
+		      size_t len, unsigned keep) TP_MUST_CHECK;
+
+/* The host's record of VG as just committed (vg->seqno is the commit's):
+ * the first layout's directory of its name emptied (pool_backup_migrate),
+ * its text as vg_export writes it into the directory of its uuid, and
+ * the devices-file entries of its devices completed with its uuid
+ * (pool_devices_adopt). A failure is a warning (logged), never an error:
+ * the commit stands. */
 void pool_backup_commit(const struct vg *vg);
 
-/* The backup directory of POOL (caller frees) or NULL on ENOMEM. */
-char *pool_backup_dir(const char *pool);
+/* Seqnos of the backups in the directory of UUID, ascending, into a
+ * malloc'd *SEQNOS (caller frees), *N entries. No directory is 0 with *N
+ * = 0; -EINVAL for a bad uuid. */
+int pool_backup_list(const char *uuid, uint64_t **seqnos, size_t *n) TP_MUST_CHECK;
 
-/* Seqnos of POOL's backups, ascending, into a malloc'd *SEQNOS (caller
- * frees), *N entries. No directory is 0 with *N = 0. */
-int pool_backup_list(const char *pool, uint64_t **seqnos, size_t *n) TP_MUST_CHECK;
-
-/* Load backup SEQNO of POOL (0 = the newest) into a malloc'd
- * NUL-terminated *TEXT; *GOT_SEQNO (may be NULL) says which. -ENOENT if
- * none. */
-int pool_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
-		     uint64_t *got_seqno) TP_MUST_CHECK;
-
-/* Path of backup SEQNO of POOL (0 = the newest; NULL when there is none,
- * or on ENOMEM); caller frees. */
-char *pool_backup_path(const char *pool, uint64_t seqno);
+/* Delete all but the newest KEEP backups in the directory of UUID. */
+int pool_backup_prune(const char *uuid, unsigned keep) TP_MUST_CHECK;
 
 /* Load any backup file (tprepair --restorefile) into a malloc'd
  * NUL-terminated *TEXT: 0 or -errno; -EINVAL, at once, for a path that is
  * not a regular file (a FIFO is never waited on). */
 int pool_backup_read_file(const char *file, char **text, size_t *len) TP_MUST_CHECK;
 
-/* Delete all but the newest KEEP backups of POOL. */
-int pool_backup_prune(const char *pool, unsigned keep) TP_MUST_CHECK;
+/* One backup file of this host, wherever it lies: the directory of a
+ * pool uuid, or one of the first layout (a pool name; tpcreate also
+ * moved an earlier pool's aside to NAME.TIME[.N]). Whose it is comes from
+ * its text, which the caller imports again before any use. */
+struct pool_backup_file {
+	char *path;				/* malloc'd */
+	uint64_t seqno;				/* the file name's */
+	char uuid[VG_UUID_LEN + 1];		/* the pool uuid its text records; "": unreadable */
+	char name[VG_NAME_MAX + 1];		/* the pool name its text records */
+	char dir_uuid[VG_UUID_LEN + 1];		/* the directory's, in this layout; else "" */
+	char dir_name[VG_NAME_MAX + 1];		/* the directory's, in the first layout; else "" */
+};
+
+struct pool_backup_set {
+	struct pool_backup_file *f;
+	size_t n;
+};
+
+/* The backups of this host (both layouts) of the pool UUID (when UUID is
+ * not NULL; an unreadable file in its directory counts), or else of every
+ * pool that ever had NAME (a pool uuid one of whose backups records NAME:
+ * all of that pool's, whatever name each records; an unreadable file in
+ * a first-layout directory named NAME counts), sorted by pool uuid, then
+ * seqno; a backup found twice (the same uuid and seqno) once, the one in
+ * its pool's directory. 0 (maybe none), or -errno. */
+int pool_backup_find(const char *name, const char *uuid, struct pool_backup_set *s)
+	TP_MUST_CHECK;
+void pool_backup_set_free(struct pool_backup_set *s);
+/* The highest seqno among the backups of UUID (pool_backup_find), 0: none. */
+uint64_t pool_backup_newest_seqno(const char *uuid);
+
+/* The first layout's directory <config dir>/backup/NAME: every backup in
+ * it goes to the directory of the pool uuid its text records (a link and
+ * an unlink: a file of that seqno there is kept, and the old one dropped
+ * only when it is the same), the directory is removed once empty. A file
+ * that does not say whose it is (unreadable, a damaged thin-metadata
+ * copy) stays. Quiet but for one line saying what moved; never fails. */
+void pool_backup_migrate(const char *name);
 
 /* ---- damaged thin-metadata copies ---- */
 
@@ -159,12 +209,13 @@ int pool_backup_prune(const char *pool, unsigned keep) TP_MUST_CHECK;
 
 struct io_engine;
 
-/* Copy AREA (the spare about to be overwritten) to a file as above. An
+/* Copy AREA (the spare about to be overwritten) of the pool UUID (named
+ * POOL, for messages) to a file in the directory of UUID, as above. An
  * area of zeroes (never used) is not copied: 0 with *SAVED NULL. Else 0
  * with the file's path in *SAVED (caller frees), or -errno (logged): the
- * caller must then not overwrite the area. */
-int pool_spare_save(const char *pool, uint64_t seqno, struct io_engine *area, char **saved)
-	TP_MUST_CHECK;
+ * caller must then not overwrite the area. -EINVAL for a bad uuid. */
+int pool_spare_save(const char *uuid, const char *pool, uint64_t seqno, struct io_engine *area,
+		    char **saved) TP_MUST_CHECK;
 
 /* ---- pool_find.c: where the devices are ---- */
 
