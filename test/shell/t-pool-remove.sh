@@ -29,3 +29,22 @@ ok tpcreate --force --yes --data p-data.img --meta p-meta.away p
 	fail "the earlier pool's backups are gone: $(ls etc/backup/*)"
 ok tpremove --yes p
 failed tpremove --force -y nosuch
+
+# a stale devices-file entry: its path now holds a device of another pool
+# of the same name (made since); --force forgets the entry and leaves that
+# device's label alone (it carries another device uuid than the entry)
+new_pool q
+cp etc/devices devices.old
+ok tpremove -y q
+new_pool q
+label() { tp-vgtool label "$1" | sed -n "s/^$2=//p"; }
+now=$(label q-data.img pv_uuid)
+grep -q " $now " devices.old && fail "the new q has the old one's device uuid"
+cp devices.old etc/devices
+sums q-data.img q-meta.img >q.sums
+expect_rc 5 tpstatus q
+ok tpremove --force -y q
+sums_same q.sums || fail "tpremove --force wiped a device its stale entry named"
+[ "$(label q-data.img pv_uuid)" = "$now" ] || fail "the new q's label is gone"
+grep -q "^q " etc/devices && fail "the stale entries were kept"
+true
