@@ -10,9 +10,10 @@
  * Never writes the input; refuses an OUT that is a pool device unless
  * --force. A clean pool is left alone (say so, exit 0) unless --force.
  * Prints what was done, what was lost and what to do next. Exit: 0
- * repaired or clean (losses listed), 3 bad command line, 5 nothing could be
- * salvaged (OUT's superblock zeroed) or OUT refused, or no backups to
- * list. The work is lib/pool/pool_check.h. */
+ * repaired or clean (losses listed), 3 bad command line, 4 repaired as
+ * forced but volumes now read something else (named), 5 nothing could be
+ * salvaged (OUT's superblock zeroed) or OUT refused, a backup refused, or
+ * no backups to list. The work is lib/pool/pool_check.h. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool_check.h"
@@ -200,7 +201,22 @@ static void print_done(const struct pool_repair_params *p, const struct pool_rep
 		printf("%s: repaired. Run 'tpcheck %s'.\n", what, what);
 }
 
-/* tprepair --list-backups POOL: one line per backup, oldest first. */
+/* A forced restore that made volumes read something else: said last, on
+ * standard error, whatever -q says (the exit code is not 0). */
+static void print_reread(const struct pool_repair_params *p, const struct pool_repair_result *r)
+{
+	if (!r->nr_reread)
+		return;
+	log_error("%s: %u volume%s now read%s something else than before the repair: %s (the "
+		  "backup %s contradicted the devices, and --force restored it anyway: %s); restore "
+		  "their content from elsewhere, or repair again with a backup that agrees ('tpcheck "
+		  "%s' names one, if this host keeps it)", p->pool, r->nr_reread,
+		  r->nr_reread > 1 ? "s" : "", r->nr_reread > 1 ? "" : "s", r->reread,
+		  p->restorefile, r->reread_why, p->pool);
+}
+
+/* tprepair --list-backups POOL: one line per backup, each pool's oldest
+ * first, the pool the devices are last. */
 static int list_backups(const char *pool)
 {
 	struct pool_backup_listing l;
@@ -208,8 +224,8 @@ static int list_backups(const char *pool)
 
 	if (r)
 		return tp_exit_from_errno(r);
-	printf("%5s %11s %-24s %7s  %s  %s\n", "Seqno", "Transaction", "Time", "Volumes",
-	       "File", "Description");
+	printf("%5s %11s %-24s %7s  %-36s  %s  %s\n", "Seqno", "Transaction", "Time", "Volumes",
+	       "Pool-uuid", "File", "Description");
 	for (size_t i = 0; i < l.n; i++) {
 		const struct pool_backup_entry *e = &l.e[i];
 		char when[40] = "-", tid[24] = "-", vols[16] = "-";
@@ -222,7 +238,8 @@ static int list_backups(const char *pool)
 			snprintf(tid, sizeof(tid), "%" PRIu64, e->transaction_id);
 			snprintf(vols, sizeof(vols), "%u", e->nr_volumes);
 		}
-		printf("%5" PRIu64 " %11s %-24s %7s  %s  ", e->seqno, tid, when, vols, e->path);
+		printf("%5" PRIu64 " %11s %-24s %7s  %-36s  %s  ", e->seqno, tid, when, vols,
+		       e->uuid[0] ? e->uuid : "-", e->path);
 		if (!e->readable) {
 			printf("damaged: %s\n", e->problem);
 			continue;
@@ -232,19 +249,27 @@ static int list_backups(const char *pool)
 			printf("; %u unfinished receive%s", e->nr_receives,
 			       e->nr_receives > 1 ? "s" : "");
 		if (e->other_pool)
-			printf("; of another pool: %s, uuid %s", e->pool, e->uuid);
+			printf("; of another pool named %s", e->pool);
+		else if (strcmp(e->pool, pool))
+			printf("; when the pool was named %s", e->pool);
 		if (e->problem[0])
 			printf("; %s", e->problem);
 		printf("\n");
 	}
-	if (l.pool[0] && strcmp(l.pool, pool))
-		log_notice("these are backups of a pool named %s (uuid %s), kept in %s", l.pool,
-			   l.uuid, l.dir);
-	if (l.nr_earlier)
-		log_notice("backups of %zu earlier pool%s named %s, moved aside by tpcreate, are "
-			   "listed by 'tprepair --list-backups %s'%s", l.nr_earlier,
-			   l.nr_earlier > 1 ? "s" : "", pool, l.earlier[0],
-			   l.nr_earlier > 1 ? " and the like" : "");
+	if (l.uuid[0] && !l.current_listed)
+		log_notice("this host keeps no backup of the pool %s on its devices (uuid %s, from "
+			   "%s): the backups listed are of other pools that had the name", pool,
+			   l.uuid, l.uuid_from);
+	else if (l.uuid[0] && l.nr_pools > 1)
+		log_notice("the pool %s on its devices is uuid %s (from %s); the backups of the %u "
+			   "other pool%s that had the name are listed first, marked 'of another "
+			   "pool'", pool, l.uuid, l.uuid_from, l.nr_pools - 1,
+			   l.nr_pools > 2 ? "s" : "");
+	else if (!l.uuid[0] && l.nr_pools > 1)
+		log_notice("backups of %u pools that had the name %s are listed, each pool's "
+			   "together (its uuid in the second column); nothing on this host says "
+			   "which one the devices hold%s%s", l.nr_pools, pool,
+			   l.uuid_from[0] ? ": " : "", l.uuid_from);
 	pool_backup_listing_free(&l);
 	return TP_EXIT_OK;
 }
@@ -269,8 +294,8 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		  "the thin metadata even when the check finds it clean", NULL },
 		CLI_OPT_DEVICES(p.devices),
 		{ "restorefile", '\0', POPT_ARG_STRING, &p.restorefile, 0,
-		  "with POOL: rebuild lost labels and VG metadata from this VG backup (the config "
-		  "dir's backup/POOL/*.vg)", "FILE" },
+		  "with POOL: rebuild lost labels and VG metadata from this VG backup (one of the "
+		  "config dir's backup/POOL-UUID/*.vg, which --list-backups lists)", "FILE" },
 		{ "transaction-id", '\0', POPT_ARG_STRING, &tid_s, 0,
 		  "transaction id to write (default: the VG's, or the old superblock's)", "N" },
 		{ "data-block-size", '\0', POPT_ARG_INT, &dbs, 0,
@@ -278,8 +303,9 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		{ "nr-data-blocks", '\0', POPT_ARG_STRING, &nr_s, 0,
 		  "with --metadata: data device size in blocks when the superblock is lost", "N" },
 		{ "list-backups", '\0', POPT_ARG_NONE, &list, 0,
-		  "list the VG metadata backups this host keeps of POOL, oldest first (reads only "
-		  "this host's files; the pool's devices may be gone)", NULL },
+		  "list the VG metadata backups this host keeps of each pool that had the name "
+		  "POOL, with its uuid, oldest first (reads only this host's files and labels; "
+		  "the pool's devices may be gone)", NULL },
 		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
@@ -321,6 +347,10 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	if (!r)
 		print_done(&p, &res);
 	code = tp_exit_from_errno(r);
+	if (!r && res.nr_reread) {
+		print_reread(&p, &res);
+		code = TP_EXIT_REREAD;
+	}
 	if (r && !p.metadata && wrote_something(&res)) {
 		print_pool_steps(&p, &res);	/* what was written before the failure */
 		log_error("%s: repair failed (%s) after the steps above; run 'tpcheck %s'", p.pool,

@@ -11,6 +11,11 @@ enum tp_exit {
 	 * path of the wrong kind or one the devices filter excludes; or a
 	 * refused tptools.conf (no command runs) */
 	TP_EXIT_USAGE = 3,
+	/* tprepair: the repair was done, but volumes now read something else
+	 * than before it (a restore forced past a backup that contradicts the
+	 * devices: another pool's, another chunk size, a smaller data area);
+	 * each is named. Never 0 for that. */
+	TP_EXIT_REREAD = 4,
 	/* the command failed or was refused: no volume or pool setting a
 	 * reader sees was changed (every metadata change is a transaction).
 	 * tvremove of several volumes removes each in a transaction of its

@@ -178,6 +178,13 @@ struct pool_repair_result {
 				 * (its superblock zeroed; the pool still uses the active) */
 	char saved[4096];	/* where the spare's earlier content was kept, or "" */
 	char device[2][4096];	/* the paths of the data and metadata devices */
+	/* a restore forced past a backup that contradicts the devices in a
+	 * way that changes what volumes read (another pool's, another chunk
+	 * size, a smaller data area): the contradiction, and the volumes that
+	 * now read something else than before the repair (", "), how many */
+	char reread_why[1024];
+	char reread[4096];
+	unsigned nr_reread;
 	struct pool_repair_volume *volumes;	/* a pool's salvage: the VG's volumes */
 	size_t nr_volumes;
 };
@@ -187,10 +194,13 @@ int pool_repair_run(const struct pool_repair_params *p, struct pool_repair_resul
 void pool_repair_result_free(struct pool_repair_result *res);
 
 /* tprepair --list-backups (pool_backups.c): the VG metadata backups this
- * host keeps of POOL (<config dir>/backup/POOL/SEQNO.vg, one per commit,
- * the newest 50), oldest first, read from the files alone: the pool's
- * devices are not opened, not even looked for, and no lock is taken. A
- * file that does not read as VG metadata is listed with the reason. */
+ * host keeps (<config dir>/backup/POOL-UUID/SEQNO.vg, one per commit, the
+ * newest 50 of each pool; and the first layout's backup/NAME/SEQNO.vg) of
+ * every pool that had the name POOL, each pool's oldest first, read from
+ * the files alone; which pool the devices are comes from the devices
+ * file and the labels of the devices it lists (read-only; no lock taken,
+ * nothing written; a device that is gone is no error). A file that does
+ * not read as VG metadata is listed with the reason. */
 struct pool_backup_entry {
 	char path[4096];
 	uint64_t seqno;			/* the file name's (the commit's) */
@@ -198,32 +208,34 @@ struct pool_backup_entry {
 	int readable;			/* the text imports as VG metadata; then: */
 	uint64_t transaction_id;
 	unsigned nr_volumes, nr_receives;	/* volumes, unfinished receives */
-	char pool[POOL_NAME_MAX + 1];	/* the pool the text names */
+	char pool[POOL_NAME_MAX + 1];	/* the pool name the text records */
+	/* the pool uuid the text records (unreadable: its directory's, or "") */
 	char uuid[POOL_UUID_LEN + 1];
-	int other_pool;			/* another pool's name or uuid than the newest's */
+	int other_pool;			/* not the pool the devices are (when known) */
+	int first_layout;		/* in a directory of the first layout (a name's) */
 	char problem[256];		/* why not readable, or "" */
 	char description[1100];		/* what the file says made it ("after '...'"), or "" */
 };
 
 struct pool_backup_listing {
-	char dir[4096];			/* where they are */
-	/* the pool the newest readable backup records (another name than
-	 * POOL's in an earlier pool's directory), "" when none is readable;
-	 * an entry of another name or uuid is other_pool */
-	char pool[POOL_NAME_MAX + 1];
+	char dir[4096];			/* the backup directory's root */
+	char pool[POOL_NAME_MAX + 1];	/* the name listed */
+	/* the pool the devices of POOL are, "" when nothing here says (no
+	 * devices-file entry, or entries of two pools), and what says it */
 	char uuid[POOL_UUID_LEN + 1];
-	struct pool_backup_entry *e;	/* oldest first */
+	char uuid_from[4200];
+	unsigned nr_pools;		/* the pools (uuids) listed */
+	int current_listed;		/* UUID's own backups are among them */
+	/* one pool after another (the pool the devices are last; the others
+	 * by their newest file), each oldest first */
+	struct pool_backup_entry *e;
 	size_t n;
-	/* backup directories of earlier pools of this name, which tpcreate
-	 * moved aside as POOL.TIME[.N]: their names ("" ends) */
-	char earlier[8][POOL_NAME_MAX + 1];
-	size_t nr_earlier;		/* may exceed 8: the first 8 are named */
 };
 
-/* 0 (at least one backup), -ENOENT when there is none (logged, naming
- * POOL, the directory and the earlier pools' directories, if any),
- * -EINVAL for a bad pool name (logged), -ENOMEM, or the directory's read
- * error (logged). Free with pool_backup_listing_free. */
+/* 0 (at least one backup), -ENOENT when there is none of a pool that had
+ * the name (logged, naming POOL and the directory), -EINVAL for a bad
+ * pool name (logged), -ENOMEM, or a directory's read error (logged). Free
+ * with pool_backup_listing_free. */
 int pool_backup_listing(const char *pool, struct pool_backup_listing *l) TP_MUST_CHECK;
 void pool_backup_listing_free(struct pool_backup_listing *l);
 

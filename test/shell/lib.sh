@@ -149,6 +149,17 @@ pool_bytes() {
 		awk 'NF { for (i = 1; i <= NF; i++) sub(/b$/, "", $i); $1 = $1; print; exit }'
 }
 
+# backup_dir POOL: the directory of POOL's VG metadata backups,
+# <config dir>/backup/<pool uuid> (tp-metadata(5) BACKUPS), by the pool
+# uuid the devices file records for it (POOL POOL_UUID ROLE PV_UUID PATH)
+backup_dir() {
+	local u
+	u=$(awk -v p="$1" '$1 == p && length($2) == 36 { print $2; exit }' \
+		"$TPTOOLS_DIR/devices" 2>/dev/null)
+	[ -n "$u" ] || fail "the devices file records no pool uuid for $1"
+	printf '%s\n' "$TPTOOLS_DIR/backup/$u"
+}
+
 # meta_dev POOL: the metadata device path
 meta_dev() {
 	tpstatus --noheadings -o pool_meta_dev "$1" | awk 'NF { print $1; exit }'

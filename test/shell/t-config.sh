@@ -163,15 +163,15 @@ ok tpchange c1
 out_has "warn at 65%, autoextend at 75% by 2 GiB up to 10 GiB"
 [ "$(tpstatus --noheadings -o pool_zero c1 | tr -d ' ')" = no ] || fail "create/zero n not taken"
 [ "$(tpstatus --noheadings -o pool_when_full c1 | tr -d ' ')" = error ] || fail "when_full"
-grep -q 'activation_skip=1' "$TPTOOLS_DIR"/backup/c1/*.vg || fail "create/activate n not taken"
-grep -q 'max_overprovision_percent=150' "$TPTOOLS_DIR"/backup/c1/*.vg ||
+grep -q 'activation_skip=1' "$(backup_dir c1)"/*.vg || fail "create/activate n not taken"
+grep -q 'max_overprovision_percent=150' "$(backup_dir c1)"/*.vg ||
 	fail "create/max_overprovision 1.5 not taken"
 new_pool c2 --chunk 64k --warn 90 --activate y --zero y --max-overprovision none -v
 err_has "--when-full error: create/when_full in $conf:9"
 ok tpchange c2
 out_has "warn at 90%"
 [ "$(tpstatus --noheadings -o pool_zero c2 | tr -d ' ')" = yes ] || fail "--zero y lost to the file"
-grep -q 'max_overprovision_percent' "$TPTOOLS_DIR"/backup/c2/*.vg &&
+grep -q 'max_overprovision_percent' "$(backup_dir c2)"/*.vg &&
 	fail "--max-overprovision none lost to the file"
 new_pool c3 --chunk 64k --explain
 out_has "Default --profile snapshots from create/profile ($conf:2)"

@@ -39,7 +39,7 @@ out_lacks "lock type"
 # a shared pool (its lease area left unwritten: no daemon here)
 printf 'global {\n\tsystem_id = "hostA"\n\tsanlock_io_timeout = 3\n}\n' >"$conf"
 TP_TEST_LEASE_UNFORMATTED=1 ok tpcreate --data s-data.img --meta s-meta.img --lock-type sanlock --chunk 64k s
-vg=$(ls "$TPTOOLS_DIR"/backup/s/*.vg | tail -1)
+vg=$(ls "$(backup_dir s)"/*.vg | tail -1)
 grep -q 'type="sanlock"' "$vg" || fail "the VG records no lock: $(cat "$vg")"
 grep -q 'offset=1048576' "$vg" || fail "the lease area is not at 1 MiB"
 grep -q 'io_timeout=3' "$vg" || fail "the VG records not the configured io_timeout"

@@ -9,7 +9,7 @@ new_pool op --chunk 64k --max-overprovision 1
 field() { tpstatus --noheadings -o "$1" op | tr -d ' '; }
 [ "$(field pool_max_overprovision)" = 1.00 ] || fail "limit: $(field pool_max_overprovision)"
 [ "$(field pool_overprovision)" = 0.00 ] || fail "ratio of an empty pool: $(field pool_overprovision)"
-grep -q "max_overprovision_percent=100" "$TPTOOLS_DIR"/backup/op/*.vg || fail "limit not in the VG"
+grep -q "max_overprovision_percent=100" "$(backup_dir op)"/*.vg || fail "limit not in the VG"
 ok tpchange op
 out_has "over-provisioning at most 1.00 x its data size"
 
@@ -70,7 +70,7 @@ unchanged 3 tpcreate --data x-data.img --meta x-meta.img --max-overprovision 0 x
 
 # a pool made without it is unlimited and its VG text has no such key
 new_pool plain
-grep -q "max_overprovision" "$TPTOOLS_DIR"/backup/plain/*.vg && fail "the limit written by default"
+grep -q "max_overprovision" "$(backup_dir plain)"/*.vg && fail "the limit written by default"
 ok tvcreate -V 10G -n huge plain
 [ "$(tpstatus --noheadings -o pool_max_overprovision plain | tr -d ' ')" = none ] ||
 	fail "an old pool's limit"

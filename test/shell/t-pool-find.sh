@@ -11,7 +11,7 @@ err_has "devices"
 # --devices names them; a change through --devices records them again
 ok tpstatus --devices d.img,m.img files
 ok tvcreate --devices m.img,d.img -V 1G -n v files
-grep -q "^files data .*/d.img$" etc/devices || fail "devices file not rewritten: $(cat etc/devices)"
+grep -q "^files [0-9a-f-]* data .*/d.img$" etc/devices || fail "devices file not rewritten: $(cat etc/devices)"
 ok tpstatus files
 out_has " v "
 usage_error tpstatus --devices d.img files
@@ -25,7 +25,7 @@ loop_pool blk
 rm etc/devices
 ok tpstatus blk
 err_has "found"
-grep -q "^blk data .* $ld$" etc/devices || fail "scan did not record $ld: $(cat etc/devices)"
+grep -q "^blk [0-9a-f-]* data .* $ld$" etc/devices || fail "scan did not record $ld: $(cat etc/devices)"
 # move: detach and attach the other way round (different loop numbers)
 loops_detach
 loops=()

@@ -10,7 +10,7 @@ field() { tpstatus --noheadings -o "$1" mp | tr -d ' '; }
 [ "$(field pool_monitor)" = "-" ] || fail "a monitor action before any monitor ran"
 ok tpchange mp
 out_has "warn at 85%, autoextend at 70% by 25%"
-grep -q "autoextend_threshold=70" "$TPTOOLS_DIR"/backup/mp/*.vg || fail "policy not in the VG"
+grep -q "autoextend_threshold=70" "$(backup_dir mp)"/*.vg || fail "policy not in the VG"
 
 # changes: one setting leaves the others; a size replaces the percentage
 ok tpchange --autoextend-by 2G mp
@@ -22,7 +22,7 @@ out_has "warn at 80%, autoextend off (by 10% when on)"
 # the cap: kept in the VG's monitor section, shown, removed with none
 ok tpchange --autoextend-max 3G mp
 out_has "warn at 80%, autoextend off (by 10% up to 3 GiB when on)"
-grep -q "autoextend_max=3221225472" "$TPTOOLS_DIR"/backup/mp/*.vg || fail "cap not in the VG"
+grep -q "autoextend_max=3221225472" "$(backup_dir mp)"/*.vg || fail "cap not in the VG"
 [ "$(field pool_autoextend_max)" = 3GiB ] || fail "pool_autoextend_max: $(field pool_autoextend_max)"
 ok tpchange --autoextend-max none mp
 out_lacks "up to"
@@ -32,7 +32,7 @@ out_lacks "up to"
 image spare.img 64M
 ok tpchange --autoextend-device spare.img mp
 out_has "then onto $PWD/spare.img"
-grep -q "autoextend_device=\"$PWD/spare.img\"" "$TPTOOLS_DIR"/backup/mp/*.vg ||
+grep -q "autoextend_device=\"$PWD/spare.img\"" "$(backup_dir mp)"/*.vg ||
 	fail "the autoextend device is not in the VG"
 [ "$(field pool_autoextend_device)" = "$PWD/spare.img" ] ||
 	fail "pool_autoextend_device: $(field pool_autoextend_device)"
@@ -59,14 +59,14 @@ unchanged 3 tvchange --warn 50 mp/x
 image x-data.img 128M
 image x-meta.img 16M
 unchanged 3 tpcreate --data x-data.img --meta x-meta.img --autoextend-threshold 20 x
-[ ! -e "$TPTOOLS_DIR/backup/x" ] || fail "a refused tpcreate left a backup"
+grep -l '^	name="x"$' "$TPTOOLS_DIR"/backup/*/*.vg && fail "a refused tpcreate left a backup"
 
 # a pool created without the options has the defaults, and its VG text no
 # monitor section (older tptools read it unchanged)
 new_pool plain
 ok tpchange plain
 out_has "warn at 80%, autoextend off (by 20% when on)"
-grep -q "monitor {" "$TPTOOLS_DIR"/backup/plain/*.vg && fail "default policy written to the VG"
+grep -q "monitor {" "$(backup_dir plain)"/*.vg && fail "default policy written to the VG"
 
 # tvcreate and tvsnap: no warning below the threshold ...
 ok tvcreate -V 100M -n a mp

@@ -1,5 +1,5 @@
 # tpremove: confirmation, --yes, --force for a pool whose device is lost,
-# and re-creating a pool of the same name (old backups moved aside).
+# and re-creating a pool of the same name (each pool's backups apart).
 DATA_SIZE=128M META_SIZE=16M
 new_pool p --metadata-size 4M
 ok tpstatus --noheadings --units b -o pool_meta_length p
@@ -22,8 +22,29 @@ failed tpstatus p
 failed tpcreate --data p-data.img --meta p-meta.away p
 err_has "pool p"
 ok tpcreate --force --yes --data p-data.img --meta p-meta.away p
-# the earlier pool's backups were moved aside, not mixed with the new ones
-ls -d etc/backup/p.* >/dev/null || fail "old backups not moved aside: $(ls etc/backup)"
-[ "$(ls etc/backup/p | wc -l)" = 1 ] || fail "new pool's backups mixed: $(ls etc/backup/p)"
+# the earlier pool's backups stay in the directory of its uuid, not mixed
+# with the new pool's
+[ "$(ls "$(backup_dir p)" | wc -l)" = 1 ] || fail "new pool's backups mixed: $(ls "$(backup_dir p)")"
+[ "$(grep -l '^	name="p"$' etc/backup/*/*.vg | wc -l)" -ge 3 ] ||
+	fail "the earlier pool's backups are gone: $(ls etc/backup/*)"
 ok tpremove --yes p
 failed tpremove --force -y nosuch
+
+# a stale devices-file entry: its path now holds a device of another pool
+# of the same name (made since); --force forgets the entry and leaves that
+# device's label alone (it carries another device uuid than the entry)
+new_pool q
+cp etc/devices devices.old
+ok tpremove -y q
+new_pool q
+label() { tp-vgtool label "$1" | sed -n "s/^$2=//p"; }
+now=$(label q-data.img pv_uuid)
+grep -q " $now " devices.old && fail "the new q has the old one's device uuid"
+cp devices.old etc/devices
+sums q-data.img q-meta.img >q.sums
+expect_rc 5 tpstatus q
+ok tpremove --force -y q
+sums_same q.sums || fail "tpremove --force wiped a device its stale entry named"
+[ "$(label q-data.img pv_uuid)" = "$now" ] || fail "the new q's label is gone"
+grep -q "^q " etc/devices && fail "the stale entries were kept"
+true

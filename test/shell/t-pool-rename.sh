@@ -14,10 +14,15 @@ ok tpstatus b
 failed tpstatus a
 [ "$(label_name a-data.img)" = b ] || fail "data label: $(label_name a-data.img)"
 [ "$(label_name a-meta.img)" = b ] || fail "meta label: $(label_name a-meta.img)"
-grep -q "^b data " "$TPTOOLS_DIR/devices" || fail "devices file: $(cat "$TPTOOLS_DIR/devices")"
+grep -q "^b $(tpstatus --noheadings -o pool_uuid b | awk 'NF { print $1 }') data " "$TPTOOLS_DIR/devices" ||
+	fail "devices file: $(cat "$TPTOOLS_DIR/devices")"
 grep -q "^a " "$TPTOOLS_DIR/devices" && fail "devices file still names a"
-[ ! -d "$TPTOOLS_DIR/backup/a" ] || fail "backups left under a: $(ls "$TPTOOLS_DIR/backup/a")"
-[ "$(ls "$TPTOOLS_DIR/backup/b" | wc -l)" -ge 3 ] || fail "old backups not moved"
+# the backups stay in the directory of the pool's uuid, the rename's too,
+# which records the new name
+[ "$(ls "$TPTOOLS_DIR/backup")" = "$(basename "$(backup_dir b)")" ] ||
+	fail "backups not in one directory: $(ls "$TPTOOLS_DIR/backup")"
+[ "$(ls "$(backup_dir b)" | wc -l)" -ge 3 ] || fail "old backups lost"
+grep -q '^	name="b"$' "$(ls "$(backup_dir b)"/*.vg | tail -1)" || fail "the rename's backup is not b's"
 ok tpcheck b
 thin_check_pool b
 ok tvcreate -V 10M -n w b

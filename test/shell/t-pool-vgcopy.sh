@@ -38,4 +38,4 @@ ok tp-vgtool slots vault-data.img
 out_has "slot 0 valid"
 out_has "slot 1 valid"
 # every commit also went to the backup directory
-[ "$(ls etc/backup/vault | wc -l)" -ge 8 ] || fail "backups missing: $(ls etc/backup/vault)"
+[ "$(ls "$(backup_dir vault)" | wc -l)" -ge 8 ] || fail "backups missing: $(ls "$(backup_dir vault)")"

@@ -1,22 +1,24 @@
 # tprepair --list-backups POOL (tprepair(8), "Listing the backups"): one
 # line per VG metadata backup, oldest first, with its seqno, transaction
-# id, time, volumes, file and the command that made it; from this host's
-# files alone (the devices gone, nothing written); a damaged file listed
-# as such; unfinished receives and another pool's backups said; an
-# earlier pool of the same name named and listed by its own name; no
-# backups, a bad name or other options refused. A listed backup restores
-# with --restorefile (its description line is a comment).
+# id, time, volumes, pool uuid, file and the command that made it; from
+# this host's files alone (the devices gone, nothing written); a damaged
+# file listed as such; unfinished receives and another pool's backups
+# said; an earlier pool of the same name listed apart, before the pool
+# on the devices, its lines marked; no backups, a bad name or other
+# options refused. A listed backup restores with --restorefile (its
+# description line is a comment).
 DATA_SIZE=256M META_SIZE=16M
 new_pool vault --chunk 64k
 ok tvcreate -V 4M -n www vault
 ok tvsnap --readonly vault/www -n "mon"
 ok tvrename vault/mon monday
-dir=$TPTOOLS_DIR/backup/vault
+dir=$(backup_dir vault)
+uuid=$(basename "$dir")
 
 # rows: the listing's lines less the heading, in ./rows
 list() {
 	ok tprepair --list-backups "$@"
-	head -1 out | grep -q "^Seqno Transaction Time  *Volumes  File  Description$" ||
+	head -1 out | grep -q "^Seqno Transaction Time  *Volumes  Pool-uuid  *File  Description$" ||
 		{ cat out >&2; fail "no heading line"; }
 	tail -n +2 out >rows
 }
@@ -26,13 +28,14 @@ list vault
 # oldest first: the seqnos ascend, the files are the backups, in order
 awk '{ print $1 }' rows >seqnos
 sort -n seqnos | cmp -s - seqnos || fail "the lines are not oldest first"
-[ "$(awk '{ print $5 }' rows)" = "$(ls "$dir"/*.vg)" ] || { cat out >&2; fail "the files differ"; }
+[ "$(awk '{ print $6 }' rows)" = "$(ls "$dir"/*.vg)" ] || { cat out >&2; fail "the files differ"; }
+[ "$(awk '{ print $5 }' rows | sort -u)" = "$uuid" ] || { cat out >&2; fail "not the pool's uuid"; }
 [ "$(tail -1 seqnos)" = "$(sed -n 's/^\t*seqno *= *\([0-9]*\)$/\1/p' "$dir/$(ls "$dir" | tail -1)" | head -1)" ] ||
 	fail "the newest line's seqno is not the newest backup's"
 # what each records: transaction ids 0..3, the volumes, the commands
 expect_line() { # N TID VOLUMES DESCRIPTION
 	awk -v n="$1" 'NR == n' rows >line
-	read -r s t when v f rest <line
+	read -r s t when v u f rest <line
 	[ "$t" = "$2" ] && [ "$v" = "$3" ] && [ "$rest" = "$4" ] ||
 		{ cat line >&2; fail "line $1: not transaction $2, $3 volumes, '$4'"; }
 	[[ $when =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{4}$ ]] ||
@@ -63,7 +66,7 @@ cmp -s sums.before sums.after || fail "--list-backups changed a device"
 
 # refused: no backups, a bad name, other options
 unchanged 5 tprepair --list-backups nosuch
-err_has "pool nosuch has no VG metadata backups in $TPTOOLS_DIR/backup/nosuch"
+err_has "pool nosuch has no VG metadata backups in $TPTOOLS_DIR/backup: "
 err_has "check the name"
 unchanged 3 tprepair --list-backups 'a/b'
 err_has "invalid pool name 'a/b'"
@@ -93,8 +96,11 @@ sed -i '1d; s/^\(\t*seqno *= *\)[0-9]*$/\193/; s/^\(\tuuid *= *"\)[0-9a-f]\{8\}/
 cp "$newest" "$dir/00000000000000000094.vg"
 sed -i 's/^\(\t*seqno *= *\)[0-9]*$/\194/' "$dir/00000000000000000094.vg"
 list vault
-grep -q "^ *93 .*; of another pool: vault, uuid deadbeef" rows ||
+grep -q "^ *93 .* deadbeef-[-0-9a-f]* .*; of another pool named vault; it lies in the directory of pool uuid $uuid" rows ||
 	{ cat out >&2; fail "another pool's backup is not said"; }
+# apart from the pool's own: listed first, not in its sequence
+[ "$(head -1 rows | awk '{ print $1 }')" = 93 ] || { cat out >&2; fail "another pool's backup mixed in"; }
+err_has "the pool vault on its devices is uuid $uuid (from the label of "
 grep "^ *9[14] " rows | grep -q "another pool" && { cat out >&2; fail "the pool's own backups called another pool's"; }
 rm -f "$dir"/000000000000000000{90,91,92,93,94}.vg
 
@@ -115,23 +121,24 @@ ok tprecv --abort k vault
 
 # a listed backup restores: both labels lost, --restorefile the newest line's file
 list vault
-file=$(tail -1 rows | awk '{ print $5 }')
+file=$(tail -1 rows | awk '{ print $6 }')
 dd if=/dev/zero of=vault-data.img bs=512 seek=1 count=1 conv=notrunc status=none
 dd if=/dev/zero of=vault-meta.img bs=512 seek=1 count=1 conv=notrunc status=none
 ok tprepair vault --restorefile "$file" --devices vault-data.img,vault-meta.img
 expect_rc 0 tpcheck vault
 [ "$(vol_field vault www vol_name)" = www ] || fail "the restored pool lacks www"
 
-# an earlier pool of the same name: named, and listed by its own name
+# an earlier pool of the same name: listed apart, first, each line marked;
+# the new pool's own backups are the last lines
 ok tpremove -y vault
 new_pool vault --chunk 64k
 list vault
-[ "$(wc -l <rows)" = 1 ] || { cat out >&2; fail "the new pool's list has the old pool's backups"; }
-old=$(cd "$TPTOOLS_DIR/backup" && ls -d vault.* | head -1)
-[ -n "$old" ] || fail "no earlier pool's backups"
-err_has "backups of 1 earlier pool named vault, moved aside by tpcreate, are listed by 'tprepair --list-backups $old'"
-list "$old"
-[ "$(wc -l <rows)" = 7 ] || { cat out >&2; fail "the earlier pool's backups are not all listed"; }
-err_has "these are backups of a pool named vault"
-grep -q "another pool" rows && { cat out >&2; fail "an earlier pool's own backups called another pool's"; }
+new=$(basename "$(backup_dir vault)")
+[ "$new" != "$uuid" ] || fail "the new pool has the old one's uuid"
+[ "$(grep -c " $new " rows)" = 1 ] || { cat out >&2; fail "the new pool's backups are not its one"; }
+tail -1 rows | grep -q " $new .*after 'tpcreate .*vault'$" || { cat out >&2; fail "the new pool's backup is not last"; }
+[ "$(grep -c " $uuid .*; of another pool named vault$" rows)" = 7 ] ||
+	{ cat out >&2; fail "the earlier pool's backups are not all listed as another pool's"; }
+grep " $new " rows | grep -q "another pool" && { cat out >&2; fail "the pool's own backup called another pool's"; }
+err_has "the pool vault on its devices is uuid $new"
 true

@@ -8,6 +8,7 @@
 DATA_SIZE=512M META_SIZE=16M new_pool vault
 ok tvcreate -V 1G -n www vault
 ok tvsnap vault/www -n monday
+bdir=$(backup_dir vault)
 # mappings, so the comparison below means something
 ok tpdump -o plain.xml vault
 sed -e '/<device dev_id="0"/a <range_mapping origin_begin="0" data_begin="0" length="100" time="0"/>' \
@@ -68,7 +69,7 @@ for dev in data meta; do
 	done
 done
 expect_rc 2 tpcheck vault
-out_has "next: restore with 'tprepair vault --restorefile $TPTOOLS_DIR/backup/vault/.*\.vg --devices .*vault-data.img,.*vault-meta.img'"
+out_has "next: restore with 'tprepair vault --restorefile $bdir/.*\.vg --devices .*vault-data.img,.*vault-meta.img'"
 cp out vg.out
 unchanged 5 tprepair vault
 err_has "no VG metadata copy is left on its devices; restore with 'tprepair vault --restorefile"
@@ -84,7 +85,7 @@ expect_rc 2 tpcheck vault
 out_has "next: restore with 'tprepair vault --restorefile"
 cp out lost.out
 # refused: a device smaller than the VG says, a device of another pool
-backup=$(ls "$TPTOOLS_DIR"/backup/vault/*.vg | tail -1)
+backup=$(ls "$bdir"/*.vg | tail -1)
 image small.img 256M
 unchanged 5 tprepair vault --restorefile "$backup" --devices small.img,vault-meta.img
 err_has "small.img has .* bytes, less than"

@@ -2,14 +2,15 @@
 # (exit 0); --force salvages anyway. No damaged copy is ever thrown away:
 # before a repair overwrites the spare area (which holds the copy the
 # previous repair set aside), the spare is copied to
-# backup/POOL/spare-SEQNO-TIME.img, and the newest 3 such files are kept.
+# backup/POOL-UUID/spare-SEQNO-TIME.img, and the newest 3 such files are kept.
 DATA_SIZE=512M META_SIZE=16M new_pool vault
 ok tvcreate -V 1G -n www vault
 md5sum ./*.img >clean.sum
 ok tprepair vault
 out_has "vault: clean: nothing to repair, nothing written"
 md5sum -c --quiet clean.sum || fail "tprepair wrote a clean pool"
-ls "$TPTOOLS_DIR/backup/vault" >files.before
+bdir=$(backup_dir vault)
+ls "$bdir" >files.before
 
 # damage the active area; repair 1 salvages into the (never used) spare:
 # nothing to keep yet
@@ -24,7 +25,7 @@ ok tpcheck vault
 # repair 2 (forced, on a clean pool) overwrites the spare, which holds
 # damaged1: it is kept in a file first
 ok tprepair --force vault
-out_has "was kept in $TPTOOLS_DIR/backup/vault/spare-"
+out_has "was kept in $bdir/spare-"
 kept=$(sed -n 's/.*was kept in \([^ ]*\.img\)$/\1/p' out)
 [ -f "$kept" ] || fail "no kept copy '$kept'"
 cmp damaged1 "$kept" || fail "the kept copy differs from the damaged area"
@@ -38,7 +39,7 @@ out_has "was kept in"
 cmp damaged1 "$kept" || fail "repair 3 changed the kept copy"
 ok tprepair --force vault
 ok tprepair --force vault
-n=$(ls "$TPTOOLS_DIR/backup/vault" | grep -c '^spare-')
+n=$(ls "$bdir" | grep -c '^spare-')
 [ "$n" = 3 ] || fail "$n kept copies, not 3"
 [ ! -e "$kept" ] || fail "the oldest kept copy was not pruned"
 ok tpcheck vault

@@ -30,7 +30,7 @@ ok tvcreate -V 4M -n b vault
 write_chunks vault b 0 2
 ok tvsnap vault/a -n a2
 ok tvremove -y vault/a1
-newest=$(ls "$TPTOOLS_DIR"/backup/vault/*.vg | tail -1)
+newest=$(ls "$(backup_dir vault)"/*.vg | tail -1)
 
 # the rollback, then both VG areas lost (bytes 4096..1 MiB of each device)
 cp --sparse=always data.old vault-data.img
@@ -47,7 +47,10 @@ same() {	# same WHAT: both devices as they were after the loss
 
 expect_rc 2 tpcheck vault
 out_has "^next: restore with 'tprepair vault --restorefile"
-grep "^next:" out | grep -q "$newest" && fail "tpcheck named the newest backup, which does not match"
+# the command named (in quotes; the words after it may name the newest as
+# the one that does not agree)
+named() { sed -n "s/^[^']*'\(tprepair [^']*\)'.*/\1/p" "$1"; }
+named out | grep -q "$newest" && fail "tpcheck named the newest backup, which does not match"
 out_has "the newest backup whose transaction id, [0-9]*, is the thin metadata's"
 cp out check.out
 same "tpcheck"
@@ -62,7 +65,7 @@ same "tprepair --restorefile NEWEST"
 expect_rc 5 tprepair vault --devices vault-data.img,vault-meta.img
 err_has "no VG metadata copy is left on its devices; restore with 'tprepair vault --restorefile"
 err_has "the newest backup whose transaction id"
-grep -q "$newest" err && fail "tprepair named the newest backup, which does not match"
+named err | grep -q "$newest" && fail "tprepair named the newest backup, which does not match"
 same "tprepair without a backup"
 
 # the next: line(s), run as printed
@@ -118,12 +121,12 @@ done
 # changes nothing
 cp --sparse=always data.lost vault-data.img
 cp --sparse=always meta.lost vault-meta.img
-for f in "$TPTOOLS_DIR"/backup/vault/*.vg; do
+for f in "$(dirname "$newest")"/*.vg; do
 	grep -q "transaction_id=$(sed -n 's/.*transaction="\([0-9]*\)".*/\1/p' old.xml | head -1)$" \
 		"$f" && rm "$f"
 done
 expect_rc 2 tpcheck --devices vault-data.img,vault-meta.img vault
-out_has "^next: no VG metadata backup in .* matches the thin metadata on the metadata device"
+out_has "^next: no VG metadata backup of the pool on the devices (uuid .*) in .* agrees with the thin metadata on the metadata device"
 out_has "restore the newest anyway with 'tprepair vault --restorefile .* --force'"
 same "tpcheck without a match"
 cp out nomatch.out
@@ -144,7 +147,7 @@ cmp -s -n "$spare" vault-meta.img meta.lost || fail "the failed repair wrote bef
 cmp -s -i $((spare + len)) vault-meta.img meta.lost || fail "the failed repair wrote past the spare"
 cmp -s -i "$spare" -n "$len" vault-meta.img meta.lost && fail "the spare area was not written"
 expect_rc 2 tpcheck --devices vault-data.img,vault-meta.img vault
-out_has "no VG metadata backup in .* matches"
+out_has "no VG metadata backup of the pool on the devices .* agrees with the thin metadata"
 # shellcheck disable=SC2086
 ok $cmd
 out_has "VG metadata restored from"

@@ -15,11 +15,11 @@ host hostB
 ok tvcreate -V 64M -n v old
 ok tpchange --activate n old
 out_lacks "owner"
-grep -q system_id "$TPTOOLS_DIR"/backup/old/*.vg && fail "an owner recorded by a host without an id"
+grep -q system_id "$(backup_dir old)"/*.vg && fail "an owner recorded by a host without an id"
 
 host hostA
 new_pool p --chunk 64k
-grep -q 'system_id="hostA"' "$(ls "$TPTOOLS_DIR"/backup/p/*.vg | tail -1)" ||
+grep -q 'system_id="hostA"' "$(ls "$(backup_dir p)"/*.vg | tail -1)" ||
 	fail "tpcreate recorded no owner"
 ok tvcreate -V 64M -n v p
 ok tvsnap -n s p/v

@@ -18,7 +18,7 @@ out_has "Volume ro/s1: activate y."
 out_has "Volume ro/s1: read-only y."
 ok tvchange ro/a
 out_has "Volume ro/a: read-only n."
-last=$(ls etc/backup/ro/*.vg | tail -1)
+last=$(ls "$(backup_dir ro)"/*.vg | tail -1)
 awk '/^\t\ts1 \{/ { on = 1 } on && /read_only=1/ { found = 1 } on && /^\t\t\}/ { on = 0 }
 	END { exit !found }' "$last" || fail "the backup lacks s1's read_only=1"
 

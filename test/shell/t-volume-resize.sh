@@ -25,12 +25,12 @@ ok tvresize -V -100M rs/a
 # the current size (also after rounding): said so, nothing written
 for v in 100M 102400k 104857599b; do
 	sums ./*.img >before
-	seq=$(ls etc/backup/rs | wc -l)
+	seq=$(ls "$(backup_dir rs)" | wc -l)
 	ok tvresize -V "$v" rs/a
 	[ "$(cat out)" = "Volume rs/a is already 100 MiB; nothing changed." ] ||
 		fail "tvresize -V $v to the current size: $(cat out)"
 	sums ./*.img | cmp -s - before || fail "tvresize -V $v to the current size wrote"
-	[ "$(ls etc/backup/rs | wc -l)" = "$seq" ] || fail "tvresize -V $v committed a VG"
+	[ "$(ls "$(backup_dir rs)" | wc -l)" = "$seq" ] || fail "tvresize -V $v committed a VG"
 done
 
 # refusals: bad sizes, no such volume, mapped data beyond the new end

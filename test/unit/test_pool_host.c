@@ -37,67 +37,84 @@ static unsigned count_files(const char *dir)
 	return n;
 }
 
+#define U1 "11111111-2222-4333-8444-555555555555"
+#define U2 "22222222-2222-4333-8444-555555555555"
+
+/* The text of backup SEQNO in UUID's directory (caller frees), or NULL. */
+static char *read_backup(const char *uuid, uint64_t seqno)
+{
+	char *path = pool_backup_path(uuid, seqno), *t = NULL;
+	size_t len;
+
+	if (path && pool_backup_read_file(path, &t, &len))
+		t = NULL;
+	free(path);
+	return t;
+}
+
 static void test_backup(void)
 {
-	uint64_t *seq, got;
-	size_t n, len;
+	uint64_t *seq;
+	size_t n;
 	char text[64], *t, *dir;
 	uint64_t s;
 
 	fresh_dir("backup");
-	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);	/* no dir yet */
+	CU_ASSERT_EQUAL(pool_backup_list(U1, &seq, &n), 0);	/* no dir yet */
 	CU_ASSERT_EQUAL(n, 0);
 	free(seq);
-	CU_ASSERT_EQUAL(pool_backup_read("vault", 0, &t, &len, NULL), -ENOENT);
 	for (s = 1; s <= 60; s++) {
 		snprintf(text, sizeof(text), "commit %llu\n", (unsigned long long)s);
-		CU_ASSERT_EQUAL_FATAL(pool_backup_write("vault", s, text, strlen(text), 0), 0);
+		CU_ASSERT_EQUAL_FATAL(pool_backup_write(U1, "vault", s, text, strlen(text), 0), 0);
 	}
-	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
+	CU_ASSERT_EQUAL(pool_backup_list(U1, &seq, &n), 0);
 	CU_ASSERT_EQUAL_FATAL(n, POOL_BACKUP_KEEP);
 	CU_ASSERT_EQUAL(seq[0], 60 - POOL_BACKUP_KEEP + 1);
 	CU_ASSERT_EQUAL(seq[n - 1], 60);
 	free(seq);
-	dir = pool_backup_dir("vault");
+	dir = pool_backup_dir(U1);
 	CU_ASSERT_EQUAL(count_files(dir), POOL_BACKUP_KEEP);	/* no temp file left */
 	CU_ASSERT_PTR_NOT_NULL(strstr(dir, cfgdir));
+	CU_ASSERT_PTR_NOT_NULL(strstr(dir, "/backup/" U1));
 	free(dir);
-	CU_ASSERT_EQUAL(pool_backup_read("vault", 0, &t, &len, &got), 0);
-	CU_ASSERT_EQUAL(got, 60);
+	t = read_backup(U1, 60);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	CU_ASSERT_STRING_EQUAL(t, "commit 60\n");
-	CU_ASSERT_EQUAL(len, strlen("commit 60\n"));
 	free(t);
-	CU_ASSERT_EQUAL(pool_backup_read("vault", 30, &t, &len, &got), 0);
-	CU_ASSERT_STRING_EQUAL(t, "commit 30\n");
-	free(t);
-	CU_ASSERT_EQUAL(pool_backup_read("vault", 5, &t, &len, NULL), -ENOENT);
+	CU_ASSERT_PTR_NULL(read_backup(U1, 5));	/* pruned */
 	/* rewriting a seqno replaces it; an explicit keep prunes further */
-	CU_ASSERT_EQUAL(pool_backup_write("vault", 60, "again", 5, 3), 0);
-	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
+	CU_ASSERT_EQUAL(pool_backup_write(U1, "vault", 60, "again", 5, 3), 0);
+	CU_ASSERT_EQUAL(pool_backup_list(U1, &seq, &n), 0);
 	CU_ASSERT_EQUAL(n, 3);
 	free(seq);
-	CU_ASSERT_EQUAL(pool_backup_read("vault", 0, &t, &len, NULL), 0);
+	t = read_backup(U1, 60);
 	CU_ASSERT_STRING_EQUAL(t, "again");
 	free(t);
-	/* pools are kept apart; bad names refused */
-	CU_ASSERT_EQUAL(pool_backup_write("other", 1, "o", 1, 0), 0);
-	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
+	/* pools are kept apart by uuid, whatever their names: another pool
+	 * of the same name neither overwrites nor prunes these */
+	CU_ASSERT_EQUAL(pool_backup_write(U2, "vault", 60, "o", 1, 1), 0);
+	CU_ASSERT_EQUAL(pool_backup_list(U1, &seq, &n), 0);
 	CU_ASSERT_EQUAL(n, 3);
 	free(seq);
-	CU_ASSERT_EQUAL(pool_backup_write("../x", 1, "o", 1, 0), -EINVAL);
+	t = read_backup(U1, 60);
+	CU_ASSERT_STRING_EQUAL(t, "again");
+	free(t);
+	/* bad uuids refused */
+	CU_ASSERT_EQUAL(pool_backup_write("vault", "vault", 1, "o", 1, 0), -EINVAL);
+	CU_ASSERT_EQUAL(pool_backup_write("../x", "x", 1, "o", 1, 0), -EINVAL);
 	CU_ASSERT_EQUAL(pool_backup_list("a/b", &seq, &n), -EINVAL);
-	CU_ASSERT_EQUAL(pool_backup_prune("vault", 0), 0);
-	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
+	CU_ASSERT_EQUAL(pool_backup_prune(U1, 0), 0);
+	CU_ASSERT_EQUAL(pool_backup_list(U1, &seq, &n), 0);
 	CU_ASSERT_EQUAL(n, 0);
 	free(seq);
 }
 
-/* The backup of a commit: one file per seqno, holding that commit's text. */
+/* The backup of a commit: one file per seqno in the directory of the
+ * pool's uuid, holding that commit's text. */
 static void test_backup_commit(void)
 {
 	struct vg *vg = fx_vg(), *b;
-	uint64_t *seq, got;
-	size_t n, len;
+	uint64_t *seq;
 	char *t;
 
 	fresh_dir("commit");
@@ -106,16 +123,20 @@ static void test_backup_commit(void)
 	vg->seqno = 2;
 	vg->transaction_id++;
 	pool_backup_commit(vg);
-	CU_ASSERT_EQUAL(pool_backup_list("vault", &seq, &n), 0);
-	CU_ASSERT_EQUAL(n, 2);
-	if (n == 2)
-		CU_ASSERT(seq[0] == 1 && seq[1] == 2);
-	free(seq);
-	CU_ASSERT_EQUAL_FATAL(pool_backup_read("vault", 0, &t, &len, &got), 0);
-	CU_ASSERT_EQUAL(got, 2);
-	CU_ASSERT_EQUAL_FATAL(vg_import(t, len, &b), 0);
+	{
+		size_t n;
+		CU_ASSERT_EQUAL(pool_backup_list(FX_POOL_UUID, &seq, &n), 0);
+		CU_ASSERT_EQUAL(n, 2);
+		if (n == 2)
+			CU_ASSERT(seq[0] == 1 && seq[1] == 2);
+		free(seq);
+	}
+	t = read_backup(FX_POOL_UUID, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL_FATAL(vg_import(t, strlen(t), &b), 0);
 	CU_ASSERT_EQUAL(b->seqno, 2);
 	CU_ASSERT_EQUAL(b->transaction_id, vg->transaction_id);
+	CU_ASSERT_EQUAL(pool_backup_newest_seqno(FX_POOL_UUID), 2);
 	vg_free(b);
 	free(t);
 	vg_free(vg);
@@ -130,7 +151,6 @@ static void test_backup_description(void)
 	char big[3000];
 	const char *long_words[] = { "tvcreate", big };
 	struct vg *vg = fx_vg(), *b;
-	size_t len;
 	char *t;
 
 	fresh_dir("described");
@@ -139,9 +159,10 @@ static void test_backup_description(void)
 			       "tvrename vault/a \"b c\" \"say \\\"hi\\\"\\\\\" \"tab?here\" \"\"");
 	vg->seqno = 1;
 	pool_backup_commit(vg);
-	CU_ASSERT_EQUAL_FATAL(pool_backup_read("vault", 1, &t, &len, NULL), 0);
+	t = read_backup(FX_POOL_UUID, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	CU_ASSERT_EQUAL(strncmp(t, "# description: after 'tvrename vault/a \"b c\" ", 45), 0);
-	CU_ASSERT_EQUAL_FATAL(vg_import(t, len, &b), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_import(t, strlen(t), &b), 0);
 	CU_ASSERT_EQUAL(b->seqno, 1);
 	vg_free(b);
 	free(t);
@@ -156,10 +177,142 @@ static void test_backup_description(void)
 	CU_ASSERT_STRING_EQUAL(tp_log_command(), "");
 	vg->seqno = 2;
 	pool_backup_commit(vg);
-	CU_ASSERT_EQUAL_FATAL(pool_backup_read("vault", 2, &t, &len, NULL), 0);
+	t = read_backup(FX_POOL_UUID, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	CU_ASSERT_PTR_NULL(strstr(t, "# description"));
 	free(t);
 	vg_free(vg);
+}
+
+/* The text of a backup of pool NAME (uuid UUID) at SEQNO, into a file
+ * under the backup root at DIR/SEQNO.vg (DIR a name or a uuid). */
+static void put_backup(const char *dir, const char *name, const char *uuid, uint64_t seqno)
+{
+	struct vg *vg = fx_vg();
+	char *text, *root = pool_backup_root(), *d, file[64];
+	size_t len;
+	FILE *f;
+
+	snprintf(vg->name, sizeof(vg->name), "%s", name);
+	snprintf(vg->uuid, sizeof(vg->uuid), "%s", uuid);
+	vg->seqno = seqno;
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &text, &len), 0);
+	d = tp_path_join(root, dir);
+	CU_ASSERT_EQUAL_FATAL(tp_mkdir_p(d), 0);
+	snprintf(file, sizeof(file), "/%020llu.vg", (unsigned long long)seqno);
+	{
+		char *path = malloc(strlen(d) + sizeof(file));
+		strcpy(path, d);
+		strcat(path, file);
+		f = fopen(path, "w");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fwrite(text, 1, len, f);
+		fclose(f);
+		free(path);
+	}
+	free(d);
+	free(root);
+	free(text);
+	vg_free(vg);
+}
+
+static int has_file(const struct pool_backup_set *s, const char *uuid, uint64_t seqno,
+		    const char *dir_part)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->f[i].uuid, uuid) && s->f[i].seqno == seqno &&
+		    strstr(s->f[i].path, dir_part))
+			return 1;
+	return 0;
+}
+
+/* Backups are found by pool uuid or by a name any of a pool's backups
+ * records, in both layouts, each by what its text says; a pool that had
+ * the name is listed whole (its commits under other names too); the first
+ * layout's directory is emptied into the uuid directories by a commit. */
+static void test_backup_find(void)
+{
+	struct pool_backup_set s;
+	char *root, *legacy, *bad;
+	FILE *f;
+
+	fresh_dir("find");
+	/* U1: vault, then renamed to cellar; U2: a later vault, first layout */
+	put_backup(U1, "vault", U1, 1);
+	put_backup(U1, "cellar", U1, 2);
+	put_backup("vault", "vault", U2, 1);
+	put_backup("vault", "vault", U2, 2);
+	put_backup("cellar", "cellar", U1, 2);	/* a copy left in both layouts */
+	put_backup("vault.1700000000", "vault", U1, 3);	/* moved aside by an old tpcreate */
+	put_backup(FX_POOL_UUID, "other", FX_POOL_UUID, 1);
+	root = pool_backup_root();
+	bad = malloc(strlen(root) + 100);
+	sprintf(bad, "%s/vault/00000000000000000009.vg", root);
+	f = fopen(bad, "w");	/* unreadable: belongs to the directory's name */
+	fputs("not VG metadata {", f);
+	fclose(f);
+
+	CU_ASSERT_EQUAL_FATAL(pool_backup_find("vault", NULL, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 6);	/* U1 1 2 (once) 3, U2 1 2, the unreadable one */
+	CU_ASSERT(has_file(&s, U1, 1, "/" U1 "/"));
+	CU_ASSERT(has_file(&s, U1, 2, "/" U1 "/"));	/* recorded as cellar */
+	CU_ASSERT(has_file(&s, U1, 3, "/vault.1700000000/"));
+	CU_ASSERT(has_file(&s, U2, 1, "/vault/"));
+	CU_ASSERT(has_file(&s, "", 9, "/vault/"));
+	/* sorted: by uuid, then seqno; the unreadable one ("") first */
+	CU_ASSERT_EQUAL(s.f[0].seqno, 9);
+	CU_ASSERT_STRING_EQUAL(s.f[1].uuid, U1);
+	CU_ASSERT_EQUAL(s.f[3].seqno, 3);
+	CU_ASSERT_STRING_EQUAL(s.f[4].uuid, U2);
+	pool_backup_set_free(&s);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_find("cellar", NULL, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 3);	/* U1 whole */
+	pool_backup_set_free(&s);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_find(NULL, U2, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 2);
+	pool_backup_set_free(&s);
+	CU_ASSERT_EQUAL(pool_backup_newest_seqno(U1), 3);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_find("nosuch", NULL, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 0);
+	pool_backup_set_free(&s);
+
+	/* the move into the new layout: by each file's uuid; the copy that
+	 * is already there (the same bytes) dropped, and its directory; the
+	 * unreadable one stays */
+	pool_backup_migrate("vault");
+	legacy = tp_path_join(root, "vault");
+	CU_ASSERT_EQUAL(count_files(legacy), 1);
+	free(legacy);
+	pool_backup_migrate("cellar");
+	legacy = tp_path_join(root, "cellar");
+	CU_ASSERT_EQUAL(access(legacy, F_OK), -1);
+	free(legacy);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_find(NULL, U1, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 3);
+	pool_backup_set_free(&s);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_find(NULL, U2, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 2);
+	CU_ASSERT(has_file(&s, U2, 1, "/" U2 "/"));
+	CU_ASSERT(has_file(&s, U2, 2, "/" U2 "/"));
+	pool_backup_set_free(&s);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_find("vault", NULL, &s), 0);
+	CU_ASSERT_EQUAL(s.n, 6);
+	pool_backup_set_free(&s);
+	/* a different file of the same seqno there is never replaced */
+	put_backup("vault", "vault", U2, 2);
+	{
+		char *p2 = pool_backup_path(U2, 2);
+		f = fopen(p2, "a");
+		fputs("# changed\n", f);
+		fclose(f);
+		free(p2);
+	}
+	pool_backup_migrate("vault");
+	legacy = tp_path_join(root, "vault");
+	CU_ASSERT_EQUAL(count_files(legacy), 2);
+	free(legacy);
+	free(bad);
+	free(root);
 }
 
 static void entry(struct pool_devices_entry *e, const char *pool, enum vg_role role,
@@ -264,6 +417,120 @@ static void test_devices(void)
 	free(path);
 }
 
+/* Damaged thin-metadata copies go to the directory of their pool's uuid:
+ * the newest POOL_SPARE_KEEP of each pool are kept, whatever other pool
+ * had its name; a pool without a uuid gets none (and the caller does not
+ * overwrite the area). */
+static void test_spare(void)
+{
+	struct io_engine *area;
+	char *saved = NULL, *d1, *d2;
+	unsigned char b = 0xa5;
+
+	fresh_dir("spare");
+	CU_ASSERT_EQUAL_FATAL(io_mem_create(1u << 20, "spare", &area), 0);
+	CU_ASSERT_EQUAL(pool_spare_save(U1, "vault", 1, area, &saved), 0);
+	CU_ASSERT_PTR_NULL(saved);	/* zeroes: nothing to keep */
+	CU_ASSERT_EQUAL_FATAL(io_write(area, 4096, &b, 1), 0);
+	for (uint64_t seq = 10; seq < 15; seq++) {
+		CU_ASSERT_EQUAL(pool_spare_save(U1, "vault", seq, area, &saved), 0);
+		CU_ASSERT_PTR_NOT_NULL(saved);
+		CU_ASSERT(saved && access(saved, F_OK) == 0);
+		free(saved);
+		saved = NULL;
+	}
+	/* a later pool named vault, its seqnos lower: its own copy is kept,
+	 * and the first pool's are not pruned for it */
+	CU_ASSERT_EQUAL(pool_spare_save(U2, "vault", 2, area, &saved), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(saved);
+	CU_ASSERT_EQUAL(access(saved, F_OK), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(saved, "/" U2 "/spare-00000000000000000002-"));
+	free(saved);
+	d1 = pool_backup_dir(U1);
+	d2 = pool_backup_dir(U2);
+	CU_ASSERT_EQUAL(count_files(d1), POOL_SPARE_KEEP);
+	CU_ASSERT_EQUAL(count_files(d2), 1);
+	{
+		struct tp_log_capture cap;
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(pool_spare_save("", "vault", 3, area, &saved), -EINVAL);
+		tp_log_capture(NULL);
+	}
+	free(d1);
+	free(d2);
+	io_destroy(area);
+}
+
+/* Entries record their pool's uuid; a line of the first format (no pool
+ * uuid) still reads, is written back as it was, and gets the uuid from
+ * the next commit of its pool; entries of two pools of one name make the
+ * name's pool uuid unknown. */
+static void test_devices_uuid(void)
+{
+	struct pool_devices_entry e, out[4];
+	struct vg *vg = fx_vg();
+	char uuid[VG_UUID_LEN + 1], *path, *content;
+	FILE *f;
+
+	fresh_dir("devices-uuid");
+	CU_ASSERT_EQUAL_FATAL(tp_mkdir_p(cfgdir), 0);
+	path = pool_devices_path();
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "# tptools devices file: POOL ROLE PV_UUID PATH (one line per pool device)\n"
+		   "vault data %s /dev/md0\n"
+		   "vault meta %s /dev/sdb\n", FX_DATA_UUID, FX_META_UUID);
+	fclose(f);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pool("vault", out, 4), 2);
+	CU_ASSERT_STRING_EQUAL(out[0].pool_uuid, "");
+	CU_ASSERT_STRING_EQUAL(out[0].path, "/dev/md0");
+	CU_ASSERT_EQUAL(pool_devices_pool_uuid("vault", uuid), -ENOENT);
+	/* another pool's entry added: the old lines stay as they were */
+	entry(&e, "other", VG_ROLE_DATA, "0b1c2d3e-4f50-4617-8293-000000000001", "/dev/md1");
+	strcpy(e.pool_uuid, U2);
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
+	content = slurp(path);
+	CU_ASSERT_PTR_NOT_NULL(strstr(content, "\nvault data " FX_DATA_UUID " /dev/md0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(content, "\nother " U2 " data "
+					       "0b1c2d3e-4f50-4617-8293-000000000001 /dev/md1\n"));
+	free(content);
+	CU_ASSERT_EQUAL(pool_devices_pool_uuid("other", uuid), 0);
+	CU_ASSERT_STRING_EQUAL(uuid, U2);
+	/* a commit of vault: its entries get its uuid */
+	CU_ASSERT_EQUAL(pool_devices_adopt(vg), 0);
+	content = slurp(path);
+	CU_ASSERT_PTR_NOT_NULL(strstr(content, "\nvault " FX_POOL_UUID " data " FX_DATA_UUID
+					       " /dev/md0\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(content, "\nvault " FX_POOL_UUID " meta " FX_META_UUID
+					       " /dev/sdb\n"));
+	free(content);
+	CU_ASSERT_EQUAL(pool_devices_pool_uuid("vault", uuid), 0);
+	CU_ASSERT_STRING_EQUAL(uuid, FX_POOL_UUID);
+	/* an update without a pool uuid keeps the recorded one */
+	entry(&e, "vault", VG_ROLE_META, FX_META_UUID, "/dev/sdc");
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
+	CU_ASSERT_EQUAL(pool_devices_lookup_pv(FX_META_UUID, &e), 0);
+	CU_ASSERT_STRING_EQUAL(e.pool_uuid, FX_POOL_UUID);
+	CU_ASSERT_STRING_EQUAL(e.path, "/dev/sdc");
+	/* a pool of another uuid under the name: neither is trusted */
+	entry(&e, "vault", VG_ROLE_DATA, "0b1c2d3e-4f50-4617-8293-000000000002", "/dev/md2");
+	strcpy(e.pool_uuid, U1);
+	CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
+	CU_ASSERT_EQUAL(pool_devices_pool_uuid("vault", uuid), -EEXIST);
+	CU_ASSERT_STRING_EQUAL(uuid, "");
+	/* a bad pool uuid is refused */
+	{
+		struct tp_log_capture cap;
+		tp_log_capture(&cap);
+		entry(&e, "vault", VG_ROLE_DATA, FX_DATA_UUID, "/dev/x");
+		strcpy(e.pool_uuid, "not-a-uuid");
+		CU_ASSERT_EQUAL(pool_devices_add(&e), -EINVAL);
+		tp_log_capture(NULL);
+	}
+	free(path);
+	vg_free(vg);
+}
+
 /* The devices file lost its entries: the labels of candidate paths still
  * name the pool, its uuid and each device's role. */
 static void test_find_by_label(void)
@@ -311,5 +578,8 @@ TP_TEST_SUITE(pool_host, NULL, NULL,
 	      { "backups written, listed, read and pruned", test_backup },
 	      { "a commit's backup holds its text", test_backup_commit },
 	      { "a command's backup names the command", test_backup_description },
+	      { "backups found by pool uuid or name, both layouts", test_backup_find },
+	      { "damaged copies kept per pool uuid", test_spare },
 	      { "devices file add/replace/remove/lookup", test_devices },
+	      { "devices file entries by pool uuid, first format kept", test_devices_uuid },
 	      { "a lost entry is found again by labels", test_find_by_label })

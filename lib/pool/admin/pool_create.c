@@ -310,36 +310,6 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 	return 0;
 }
 
-/* Backups of an earlier pool of the same name would mix with ours:
- * move them to backup/<name>.<time>, or <name>.<time>.<n> when a pool of
- * that name was retired in the same second (tpremove keeps them for
- * recovery). */
-static void retire_backups(const char *name)
-{
-	char *dir = pool_backup_dir(name), *old = NULL;
-	long long now = (long long)time(NULL);
-	size_t n;
-
-	if (!dir || access(dir, F_OK)) {
-		free(dir);
-		return;
-	}
-	n = strlen(dir) + 48;
-	old = malloc(n);
-	if (old) {
-		snprintf(old, n, "%s.%lld", dir, now);
-		for (unsigned i = 1; !access(old, F_OK) && i < 1000000; i++)
-			snprintf(old, n, "%s.%lld.%u", dir, now, i);
-		if (rename(dir, old))
-			log_warn("could not move the old backups %s aside to %s: %s", dir, old,
-				 strerror(errno));
-		else
-			log_info("backups of an earlier pool %s moved to %s", name, old);
-	}
-	free(old);
-	free(dir);
-}
-
 /* Zero the first metadata block of an area so nothing stale looks valid. */
 static int zero_block(struct io_engine *io, uint64_t offset)
 {
@@ -454,7 +424,6 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	    (r = pool_lease_format(p->name, vg->lock.name, p->meta_path, vg->lock.offset,
 				   vg->lock.io_timeout)))
 		goto out;
-	retire_backups(p->name);
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		vg_label_from_vg(vg, (enum vg_role)i, pv[i].io->size, &pv[i].label);
 	if (p->meta1_path)

@@ -393,7 +393,7 @@ static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, uint64_t first
 		goto out;
 	in->read_only = 1;
 	/* what the spare holds (a damaged copy a repair set aside) is kept */
-	if ((r = pool_spare_save(pool_name(p), vg->seqno, out, &saved)))
+	if ((r = pool_spare_save(vg->uuid, pool_name(p), vg->seqno, out, &saved)))
 		goto out;
 	free(saved);
 	if (cut) {

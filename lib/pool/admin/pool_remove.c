@@ -55,15 +55,20 @@ int pool_remove(struct pool *p)
 	return r;
 }
 
-/* Wipe the label and VG slots of PATH if it carries pool NAME's label. */
-static int forget_device(const char *name, const char *path)
+/* Wipe the label and VG slots of the device entry E names if it still
+ * carries that device's label of pool NAME (its device uuid, and its pool
+ * uuid when the entry records one): a stale entry, whose path now holds
+ * another device, is left alone. */
+static int forget_device(const char *name, const struct pool_devices_entry *e)
 {
+	const char *path = e->path;
 	struct tp_lock *claim;
 	struct io_engine *io;
 	struct vg_label l;
 	int r;
 
-	if (pool_read_label(path, &l) || strcmp(l.pool_name, name))
+	if (pool_read_label(path, &l) || strcmp(l.pool_name, name) ||
+	    strcmp(l.pv_uuid, e->pv_uuid) || (e->pool_uuid[0] && strcmp(l.pool_uuid, e->pool_uuid)))
 		return 0;
 	r = pool_claim_open(name, path, 0, &claim, &io);
 	if (r)
@@ -94,7 +99,7 @@ int pool_forget(const char *name)
 	}
 	r = 0;
 	for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
-		e = forget_device(name, ent[i].path);
+		e = forget_device(name, &ent[i]);
 		if (e && !r)
 			r = e;
 	}

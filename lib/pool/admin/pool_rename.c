@@ -1,16 +1,19 @@
 /* pool_rename.c - rename a pool (pool.h: pool_rename; tprename).
  *
- * A pool's name is in four places: its VG metadata (authoritative), the
- * label of each device (a hint for scans), the devices file and the
- * backup directory. The rename writes them in that order, so that at
- * every cut point the pool is found and the rename is finished by running
- * it again:
- *   1. the VG commit with the new name (its backup goes to the new
- *      directory): from here on the pool IS the new name; a command on the
- *      old name finds the devices through the devices file, sees the VG
- *      name the new one and says to run the rename again;
+ * A pool's name is in three places: its VG metadata (authoritative), the
+ * label of each device (a hint for scans) and the devices file; its
+ * backups lie in the directory of its uuid (host.h), which the rename
+ * leaves alone. The rename writes them in that order, so that at every
+ * cut point the pool is found and the rename is finished by running it
+ * again:
+ *   1. the VG commit with the new name (its backup, which records the new
+ *      name, goes where the others are): from here on the pool IS the new
+ *      name; a command on the old name finds the devices through the
+ *      devices file, sees the VG name the new one and says to run the
+ *      rename again;
  *   2. the labels, rewritten from the VG (pool_sync_labels);
- *   3. the old backups moved into the new directory;
+ *   3. backups of the first layout, in a directory of the old name, moved
+ *      to the directories of their uuids (pool_backup_migrate);
  *   4. the devices-file entries, under the new name: the rename is done.
  * A rename run again (the same OLD and NEW) accepts labels and a VG that
  * name either, and does the steps still to do. Nothing else changes: the
@@ -57,51 +60,6 @@ static int name_taken(const char *name)
 		return -EEXIST;
 	}
 	return 0;
-}
-
-/* Move every file of OLD's backup directory into NEW_NAME's (step 3); a
- * file of the same name there is kept and the old one left in place. */
-static int move_backups(const char *old, const char *new_name)
-{
-	char *from = pool_backup_dir(old), *to = pool_backup_dir(new_name);
-	struct dirent *e;
-	DIR *d;
-	int r = 0;
-
-	if (!from || !to) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (!(d = opendir(from))) {
-		r = errno == ENOENT ? 0 : -errno;
-		goto out;
-	}
-	if ((r = tp_mkdir_p(to))) {
-		closedir(d);
-		goto out;
-	}
-	while ((e = readdir(d))) {
-		char *a, *b;
-
-		if (e->d_name[0] == '.')
-			continue;
-		a = tp_path_join(from, e->d_name);
-		b = tp_path_join(to, e->d_name);
-		if (a && b && access(b, F_OK) && rename(a, b) && !r)
-			r = -errno;
-		free(a);
-		free(b);
-	}
-	closedir(d);
-	if (!r)
-		(void)rmdir(from);	/* fails, harmlessly, when a file stayed */
-out:
-	if (r)
-		log_warn("VG metadata backups of %s could not all be moved to %s (%s); they "
-			 "stay in %s", old, to ? to : "", strerror(-r), from ? from : "");
-	free(from);
-	free(to);
-	return 0;	/* backups are a convenience: the rename stands */
 }
 
 /* After a cut between the labels and the devices file, the file lists
@@ -192,8 +150,8 @@ int pool_rename(const char *old, const char *new_name, const char *devices)
 	/* 2. the labels */
 	if ((r = pool_sync_labels(p, NULL)))
 		goto detach;
-	/* 3. the backups, 4. the devices file */
-	move_backups(old, new_name);
+	/* 3. the first layout's backups, 4. the devices file */
+	pool_backup_migrate(old);
 	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
 		pool_record_device(new_name, pool_pv_at(p, i)->label.role,
 				   pool_pv_at(p, i)->label.pv_uuid, pool_pv_at(p, i)->io->name);

@@ -1,6 +1,7 @@
 /* pool_backups.c - tprepair --list-backups: what the VG metadata backups
- * of a pool (host.h) record, read from this host's files alone. See
- * pool_check.h. */
+ * of every pool that had a name (host.h) record, read from this host's
+ * files, and which of those pools the devices are (the devices file and
+ * the labels of the devices it lists). See pool_check.h. */
 #include "lib/pool/pool_check.h"
 #include "lib/pool/host/host.h"
 
@@ -8,56 +9,12 @@
 #include "lib/base/paths.h"
 #include "metadata/vg/vg.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Is NAME "POOL.DIGITS" or "POOL.DIGITS.DIGITS", the name tpcreate gives
- * the backups of an earlier pool of that name when it moves them aside? */
-static int earlier_name(const char *name, const char *pool)
-{
-	size_t n = strlen(pool);
-	const char *s = name + n;
-	int parts = 0;
-
-	if (strncmp(name, pool, n) || *s != '.')
-		return 0;
-	while (*s == '.' && parts < 2) {
-		size_t d = strspn(s + 1, "0123456789");
-		if (!d)
-			return 0;
-		s += 1 + d;
-		parts++;
-	}
-	return !*s;
-}
-
-/* The backup directories of earlier pools named POOL, into L. */
-static void find_earlier(const char *pool, struct pool_backup_listing *l)
-{
-	char *base = tp_path_join(tp_config_dir(), "backup");
-	struct dirent *de;
-	DIR *d = base ? opendir(base) : NULL;
-
-	free(base);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > POOL_NAME_MAX || !earlier_name(de->d_name, pool) ||
-		    !vg_name_valid(de->d_name, NULL))
-			continue;
-		if (l->nr_earlier < sizeof(l->earlier) / sizeof(l->earlier[0]))
-			memcpy(l->earlier[l->nr_earlier], de->d_name, len + 1);
-		l->nr_earlier++;
-	}
-	closedir(d);
-}
 
 /* What the file's first comment lines say made it, into E. */
 static void find_description(const char *text, struct pool_backup_entry *e)
@@ -82,27 +39,24 @@ static void find_description(const char *text, struct pool_backup_entry *e)
 	}
 }
 
-/* Backup SEQNO of POOL into E. */
-static void read_entry(const char *pool, uint64_t seqno, struct pool_backup_entry *e)
+/* Backup F into E. */
+static void read_entry(const struct pool_backup_file *f, struct pool_backup_entry *e)
 {
-	char *path = pool_backup_path(pool, seqno), *text = NULL;
+	char *text = NULL;
 	struct vg *vg = NULL;
 	struct stat st;
 	size_t len;
 	int r;
 
-	e->seqno = seqno;
-	snprintf(e->path, sizeof(e->path), "%s", path ? path : "");
-	if (!path) {
-		snprintf(e->problem, sizeof(e->problem), "%s", strerror(ENOMEM));
-		return;
-	}
-	if (!stat(path, &st))
+	e->seqno = f->seqno;
+	e->first_layout = f->dir_name[0] != '\0';
+	snprintf(e->path, sizeof(e->path), "%s", f->path);
+	snprintf(e->uuid, sizeof(e->uuid), "%s", f->uuid[0] ? f->uuid : f->dir_uuid);
+	if (!stat(f->path, &st))
 		e->mtime = (int64_t)st.st_mtime;
-	if ((r = pool_backup_read_file(path, &text, &len))) {
+	if ((r = pool_backup_read_file(f->path, &text, &len))) {
 		snprintf(e->problem, sizeof(e->problem), "cannot be read: %s",
 			 r == -EINVAL ? "not a regular file" : strerror(-r));
-		free(path);
 		return;
 	}
 	find_description(text, e);
@@ -118,40 +72,81 @@ static void read_entry(const char *pool, uint64_t seqno, struct pool_backup_entr
 		e->nr_receives = vg->nr_receives;
 		snprintf(e->pool, sizeof(e->pool), "%s", vg->name);
 		snprintf(e->uuid, sizeof(e->uuid), "%s", vg->uuid);
-		if (vg->seqno != seqno)
+		if (vg->seqno != f->seqno)
 			snprintf(e->problem, sizeof(e->problem), "its text records seqno %" PRIu64,
 				 vg->seqno);
+		else if (f->dir_uuid[0] && strcmp(f->dir_uuid, vg->uuid))
+			snprintf(e->problem, sizeof(e->problem), "it lies in the directory of pool "
+				 "uuid %s", f->dir_uuid);
 		vg_free(vg);
 	}
 	free(text);
-	free(path);
 }
 
-/* "; backups of earlier pools of that name: A, B (list them with ...)" */
-static void earlier_note(const char *pool, const struct pool_backup_listing *l, char *buf,
-			 size_t len)
+/* Which pool the devices of NAME are, from this host's devices file and
+ * the labels of the devices it lists (read only, quietly): into L->uuid
+ * and L->uuid_from, "" when nothing says or two things disagree. A label
+ * that carries another device uuid than its entry's makes the entry
+ * stale: it says nothing. */
+static void devices_identity(const char *name, struct pool_backup_listing *l)
 {
-	size_t used = 0, shown = l->nr_earlier < 8 ? l->nr_earlier : 8;
+	struct pool_devices_entry ent[16];
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	int n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
 
-	buf[0] = '\0';
-	if (!l->nr_earlier)
-		return;
-	used += (size_t)snprintf(buf, len, "; backups of earlier pools named %s, moved aside "
-				 "by tpcreate, are under the names ", pool);
-	for (size_t i = 0; i < shown && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
-					 l->earlier[i]);
-	if (used < len)
-		snprintf(buf + used, len - used, "%s (list them with 'tprepair --list-backups "
-			 "%s')", l->nr_earlier > shown ? ", ..." : "", l->earlier[0]);
+	for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++) {
+		char from[sizeof(l->uuid_from)];
+		const char *uuid = NULL;
+		struct vg_label lab;
+		int r = pool_read_label(ent[i].path, &lab);
+
+		if (!r && !strcmp(lab.pv_uuid, ent[i].pv_uuid)) {
+			uuid = lab.pool_uuid;
+			snprintf(from, sizeof(from), "the label of %s", ent[i].path);
+		} else if (r && ent[i].pool_uuid[0]) {
+			uuid = ent[i].pool_uuid;
+			snprintf(from, sizeof(from), "the devices file's entry for %s", ent[i].path);
+		}
+		if (!uuid)
+			continue;
+		if (l->uuid[0] && strcmp(l->uuid, uuid)) {
+			l->uuid[0] = '\0';
+			snprintf(l->uuid_from, sizeof(l->uuid_from), "the devices file lists "
+				 "devices of two pools named %s", name);
+			break;
+		}
+		if (!l->uuid[0]) {
+			snprintf(l->uuid, sizeof(l->uuid), "%s", uuid);
+			snprintf(l->uuid_from, sizeof(l->uuid_from), "%s", from);
+		}
+	}
+	tp_log_capture_pop(outer);
+}
+
+/* One pool's entries: [begin, end) of the found files, its newest mtime. */
+struct group {
+	size_t begin, end;
+	int64_t newest;
+	int current;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->current != y->current)
+		return x->current - y->current;	/* the pool on the devices last */
+	return x->newest < y->newest ? -1 : x->newest > y->newest;
 }
 
 int pool_backup_listing(const char *pool, struct pool_backup_listing *l)
 {
-	char *dir, note[1024];
-	uint64_t *seq = NULL;
+	struct pool_backup_entry *tmp = NULL;
+	struct pool_backup_set s;
+	struct group *g = NULL;
+	size_t ng = 0, o = 0;
+	char *root;
 	const char *why;
-	size_t n;
 	int r;
 
 	memset(l, 0, sizeof(*l));
@@ -159,50 +154,65 @@ int pool_backup_listing(const char *pool, struct pool_backup_listing *l)
 		log_error("invalid pool name '%s': %s", pool, why);
 		return -EINVAL;
 	}
-	if (!(dir = pool_backup_dir(pool)))
+	if (!(root = pool_backup_root()))
 		return -ENOMEM;
-	snprintf(l->dir, sizeof(l->dir), "%s", dir);
-	free(dir);
-	if ((r = pool_backup_list(pool, &seq, &n))) {
+	snprintf(l->dir, sizeof(l->dir), "%s", root);
+	free(root);
+	snprintf(l->pool, sizeof(l->pool), "%s", pool);
+	if ((r = pool_backup_find(pool, NULL, &s))) {
 		log_error("pool %s: cannot read the backup directory %s: %s", pool, l->dir,
 			  strerror(-r));
 		return r;
 	}
-	find_earlier(pool, l);
-	if (!n) {
-		earlier_note(pool, l, note, sizeof(note));
+	devices_identity(pool, l);
+	if (!s.n) {
 		log_error("pool %s has no VG metadata backups in %s: this host keeps one for every "
-			  "commit of a pool that it created or changed, and it has none of %s; check "
-			  "the name ('tpstatus' lists the pools here), or copy the backups from the "
-			  "host that changed the pool%s", pool, l->dir, pool, note);
-		free(seq);
+			  "commit of a pool that it created or changed, and it has none of a pool "
+			  "named %s; check the name ('tpstatus' lists the pools here), or copy the "
+			  "backups from the host that changed the pool", pool, l->dir, pool);
+		pool_backup_set_free(&s);
 		return -ENOENT;
 	}
-	if (!(l->e = calloc(n, sizeof(*l->e)))) {
-		free(seq);
-		return -ENOMEM;
+	if (!(tmp = calloc(s.n, sizeof(*tmp))) || !(g = calloc(s.n, sizeof(*g)))) {
+		r = -ENOMEM;
+		goto out;
 	}
-	l->n = n;
-	for (size_t i = 0; i < n; i++)
-		read_entry(pool, seq[i], &l->e[i]);
-	free(seq);
-	/* the pool is the one the newest readable backup records */
-	for (size_t i = n; i-- > 0;) {
-		if (!l->e[i].readable)
-			continue;
-		snprintf(l->pool, sizeof(l->pool), "%s", l->e[i].pool);
-		snprintf(l->uuid, sizeof(l->uuid), "%s", l->e[i].uuid);
-		for (size_t j = 0; j < n; j++)
-			l->e[j].other_pool = l->e[j].readable &&
-					     (strcmp(l->e[j].uuid, l->uuid) ||
-					      strcmp(l->e[j].pool, l->pool));
-		break;
+	for (size_t i = 0; i < s.n; i++)
+		read_entry(&s.f[i], &tmp[i]);
+	/* the found files come sorted by pool uuid, then seqno: one group a pool */
+	for (size_t i = 0; i < s.n; i++) {
+		if (!ng || strcmp(tmp[i].uuid, tmp[g[ng - 1].begin].uuid))
+			g[ng++] = (struct group){ i, i, 0, l->uuid[0] && !strcmp(tmp[i].uuid, l->uuid) };
+		g[ng - 1].end = i + 1;
+		if (tmp[i].mtime > g[ng - 1].newest)
+			g[ng - 1].newest = tmp[i].mtime;
 	}
-	return 0;
+	qsort(g, ng, sizeof(*g), cmp_group);
+	if (!(l->e = calloc(s.n, sizeof(*l->e)))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t k = 0; k < ng; k++) {
+		l->current_listed |= g[k].current;
+		for (size_t i = g[k].begin; i < g[k].end; i++) {
+			l->e[o] = tmp[i];
+			l->e[o++].other_pool = l->uuid[0] && !g[k].current;
+		}
+	}
+	l->n = o;
+	l->nr_pools = (unsigned)ng;
+out:
+	free(tmp);
+	free(g);
+	pool_backup_set_free(&s);
+	if (r)
+		pool_backup_listing_free(l);
+	return r;
 }
 
 void pool_backup_listing_free(struct pool_backup_listing *l)
 {
 	free(l->e);
-	memset(l, 0, sizeof(*l));
+	l->e = NULL;
+	l->n = 0;
 }

@@ -45,29 +45,122 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_opts *opts,
 		struct thin_repair_report *rep, struct pool_repair_result *res) TP_MUST_CHECK;
 
+/* Which pool a pool's devices are, as far as anything left says: the
+ * pool uuid of a surviving label, of the VG copies, or of the devices
+ * file's entries (by the devices' paths, else by the pool's name). */
+struct pool_identity {
+	char uuid[VG_UUID_LEN + 1];	/* "": nothing says (or two things disagree) */
+	char from[2 * VG_PATH_MAX + 160];	/* what says it ("the label of PATH", ...) */
+	/* each role's device uuid (its label's, else the devices file's entry
+	 * for its path; "": not known) and that path */
+	char pv_uuid[VG_NR_ROLES][VG_UUID_LEN + 1];
+	char pv_path[VG_NR_ROLES][VG_PATH_MAX + 1];
+};
+
+/* pool_relabel.c: which pool attached P's devices are (PATHS "DATA,META",
+ * the paths it was attached with, or NULL): a surviving label's pool
+ * uuid, else the VG read from the devices, else the devices file's
+ * entries for those paths (the pool last seen there), else its entries of
+ * P's name. Reads only. */
+void pool_identify(const struct pool *p, const char *paths, struct pool_identity *id);
+
+/* pool_backup_match.c: how a VG backup agrees with the thin metadata on a
+ * metadata device. The contradictions: */
+enum {
+	POOL_FIT_UUID = 1 << 0,		/* another pool's (ID's uuid is not its) */
+	POOL_FIT_NO_SB = 1 << 1,	/* no readable superblock in the area it makes active */
+	POOL_FIT_CHUNK = 1 << 2,	/* its chunk is not the data block size */
+	POOL_FIT_BLOCKS = 1 << 3,	/* more data blocks than its data area's chunks */
+	POOL_FIT_TID = 1 << 4,		/* another transaction id */
+	POOL_FIT_IDS = 1 << 5,		/* thin devices it lists are missing, or the thin
+					 * metadata holds ones it handed out and lists as
+					 * no volume (ids at or above its next id are a
+					 * cut receive's strays, not counted) */
+	POOL_FIT_DEVICE = 1 << 6,	/* it names another device uuid for a device
+					 * than ID's (its label's, or the devices file's
+					 * entry for its path) */
+};
+/* Restored anyway, these make volumes read something else than before. */
+#define POOL_FIT_REINTERPRETS (POOL_FIT_UUID | POOL_FIT_CHUNK | POOL_FIT_BLOCKS)
+
+struct pool_backup_fit {
+	unsigned bad;			/* POOL_FIT_*; 0: it agrees */
+	int sb_read;			/* a superblock was read; then: */
+	uint64_t tid;
+	uint32_t chunk;			/* sectors */
+	uint64_t nr_blocks;
+	int ids_read;			/* the device details were read */
+	unsigned nr_missing, nr_unlisted, nr_strays;
+	char why[1024];			/* every contradiction, in words, "; " between */
+};
+
+/* Check VG (a backup) against the thin metadata on META and against ID
+ * (NULL or an empty uuid: unknown), quietly: 1 agrees, 0 not; *F says
+ * how. */
+int pool_backup_fit(const struct vg *vg, struct io_engine *meta, const struct pool_identity *id,
+		    struct pool_backup_fit *f);
+
+struct pool_backup_choice {
+	int uuid_known;			/* the pick was among ID's backups alone */
+	size_t nr_backups;		/* the candidates (files) */
+	unsigned nr_pools;		/* the pools (uuids) they belong to */
+	unsigned nr_fitting;		/* pools with a backup that agrees */
+	int ambiguous;			/* uuid unknown and two pools agree: no match */
+	char match[4096];		/* the newest backup that agrees; then: */
+	uint64_t match_seqno, match_tid;	/* seqno 0: none */
+	char match_uuid[VG_UUID_LEN + 1];
+	char other[4096];		/* ambiguous: the second pool's */
+	char other_uuid[VG_UUID_LEN + 1];
+	char newest[4096];		/* uuid known: its newest readable backup, or "" */
+	uint64_t newest_seqno, newest_tid;
+	char newest_uuid[VG_UUID_LEN + 1];
+	struct pool_backup_fit newest_fit;
+};
+
+/* The backup to restore pool POOL from, for the thin metadata on META:
+ * with ID's uuid known, the newest of that pool's backups (whatever name
+ * each records) that agrees; else, among the backups of every pool that
+ * had the name POOL, the newest that agrees of the one pool whose backups
+ * do (two such pools: none, C->ambiguous). 0 with *C filled, or -errno. */
+int pool_backup_pick(const char *pool, const struct pool_identity *id, struct io_engine *meta,
+		     struct pool_backup_choice *c) TP_MUST_CHECK;
+
+/* The command to run for C, in words, into BUF: restore the backup that
+ * agrees (saying why not the newest), or say none does (what contradicts)
+ * and what to do; a forced restore is offered only of the pool's own
+ * newest backup, and only when its volumes keep their meaning. DEVICES:
+ * "DATA,META" as the command wants them. */
+void pool_backup_advice(const char *pool, const struct pool_identity *id,
+			const struct pool_backup_choice *c, const char *devices, char *buf,
+			size_t len);
+
 /* What pool_relabel found to write, written by pool_relabel_commit. */
 struct pool_relabel_plan {
 	unsigned labels;	/* bit per role: P->pv[role].label is to be written */
 	int restore;		/* P->vg is the backup's, to be committed over every copy */
 	int rewrite;		/* stale or damaged VG copies: one commit rewrites them */
 	int forced;		/* the backup does not match the thin metadata (--force) */
+	struct pool_backup_fit fit;	/* forced: how it does not */
+	struct pool_identity id;	/* which pool the devices are, as far as known */
 };
 
 /* pool_relabel.c, tprepair's first stage; it writes NOTHING. The labels P
  * lacks (pool_attach with a report left P->pv[role].io NULL) are made in
  * memory from the VG on the other device, or from RESTOREFILE when given,
- * after every check (device sizes, uuids, and a backup's match with the
- * thin metadata: pool_backup_matches; FORCE accepts a backup that does
- * not match). P->pv gets the opened devices with those labels, P->vg the
+ * after every check (device sizes, uuids, and a backup's agreement with
+ * the pool the devices are and the thin metadata: pool_backup_fit; FORCE
+ * accepts one that does not agree, PLAN->fit saying how). P->pv gets the
+ * opened devices with those labels, P->vg the
  * VG to use: the devices' own, or the backup's (its seqno above any on
  * the devices and any backup's, so no backup file is overwritten). PLAN
  * says what is to be written. DEVICES "DATA,META": the paths P was
  * attached with (needed when a label is missing). 0 with an empty plan
  * when P is whole and RESTOREFILE NULL. -ENODATA (logged, with the
  * command to run) when no VG copy is left and no backup given; -ENOSPC
- * or -EBUSY (logged) for a device that fails the size or uuid check,
- * -EUCLEAN (logged, naming the backup that matches, if any) for a backup
- * that is not the pool's or does not match its thin metadata. */
+ * or -EBUSY (logged) for a device that fails the size or uuid check or
+ * carries another signature, -EUCLEAN (logged: what contradicts, and the
+ * backup that agrees, if any) for a backup that is not the pool's or
+ * does not agree with its thin metadata. */
 int pool_relabel(struct pool *p, const char *devices, const char *restorefile, int force,
 		 struct pool_relabel_plan *plan) TP_MUST_CHECK;
 
@@ -95,30 +188,6 @@ char *pool_devices_from_file(const char *name);
  * device paths used. */
 void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
 			int thin_bad, char *buf, size_t len);
-
-/* pool_backup_match.c: which VG backup fits the thin metadata on a
- * metadata device. Does VG match META: the thin superblock of the area VG
- * makes active holds VG's transaction id? 1 yes, 0 no; *SB_TID gets the
- * superblock's (UINT64_MAX: none readable). */
-int pool_backup_matches(const struct vg *vg, struct io_engine *meta, uint64_t *sb_tid);
-
-struct pool_backup_choice {
-	uint64_t match, match_tid;	/* the newest matching backup's seqno (0: none) */
-	uint64_t newest, newest_tid;	/* the newest backup of the pool (0: none) */
-	size_t nr_backups;
-	char thin[160];			/* what the areas hold, in words (with NEWEST) */
-};
-
-/* Look through POOL's backups (of pool uuid UUID unless NULL or "") for
- * the newest that matches META: 0 with *C filled, or -errno. */
-int pool_backup_pick(const char *pool, const char *uuid, struct io_engine *meta,
-		     struct pool_backup_choice *c) TP_MUST_CHECK;
-
-/* The command to run for C, in words, into BUF: restore the matching
- * backup (saying why not the newest), or say none matches and what to
- * do. DEVICES: "DATA,META" as the command wants them. */
-void pool_backup_advice(const char *pool, const struct pool_backup_choice *c,
-			const char *devices, char *buf, size_t len);
 
 /* A bare thin-metadata area of a path, opened and locked (pool_area.c). */
 struct pool_area {

@@ -23,6 +23,7 @@
 
 #include "lib/base/devopen.h"
 #include "lib/base/log.h"
+#include "lib/dev/probe.h"
 #include "lib/pool/host/host.h"
 
 #include <errno.h>
@@ -35,37 +36,150 @@
 char *pool_devices_from_file(const char *name)
 {
 	struct pool_devices_entry ent[8];
-	const char *path[VG_NR_ROLES] = { NULL, NULL };
+	const struct pool_devices_entry *e[VG_NR_ROLES] = { NULL, NULL };
 	int n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent)), lost = 0;
 	char *s;
 
 	for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++)
-		if (!path[ent[i].role])
-			path[ent[i].role] = ent[i].path;
-	if (!path[VG_ROLE_DATA] || !path[VG_ROLE_META])
+		if (!e[ent[i].role])
+			e[ent[i].role] = &ent[i];
+	if (!e[VG_ROLE_DATA] || !e[VG_ROLE_META])
+		return NULL;
+	/* entries of two pools (stale ones of an earlier pool of the name):
+	 * neither is trusted, the label scan decides */
+	if (e[0]->pool_uuid[0] && e[1]->pool_uuid[0] && strcmp(e[0]->pool_uuid, e[1]->pool_uuid))
 		return NULL;
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		struct vg_label l;
-		int r = pool_read_label(path[i], &l);
+		int r = pool_read_label(e[i]->path, &l);
 		/* a device that is not there at all: the label scan's business
 		 * (a mirror's lost first leg opens degraded, pool_find.c) */
-		if (access(path[i], F_OK))
+		if (access(e[i]->path, F_OK))
 			return NULL;
 		if (r == -ENOENT || r == -EUCLEAN) {
 			/* a mirror's first leg without its label: the pool
 			 * opens degraded on the second (pool_find.c) */
-			if (i == VG_ROLE_META && pool_meta_leg0_lost(name, path[VG_ROLE_DATA]))
+			if (i == VG_ROLE_META && pool_meta_leg0_lost(name, e[VG_ROLE_DATA]->path))
 				return NULL;
 			lost = 1;
+			continue;
 		}
-		else if (r || strcmp(l.pool_name, name))
-			return NULL;	/* moved or unreadable: the label scan's business */
+		/* moved, unreadable, or now another device's or pool's (a
+		 * stale entry): the label scan's business */
+		if (r || strcmp(l.pool_name, name) || strcmp(l.pv_uuid, e[i]->pv_uuid))
+			return NULL;
+		for (int k = 0; k < VG_NR_ROLES; k++)
+			if (e[k]->pool_uuid[0] && strcmp(e[k]->pool_uuid, l.pool_uuid))
+				return NULL;
 	}
 	if (!lost)
 		return NULL;
-	if (asprintf(&s, "%s,%s", path[VG_ROLE_DATA], path[VG_ROLE_META]) < 0)
+	if (asprintf(&s, "%s,%s", e[VG_ROLE_DATA]->path, e[VG_ROLE_META]->path) < 0)
 		return NULL;
 	return s;
+}
+
+/* "DATA,META" split into A and B (bounded): 1, or 0 without a comma. */
+static int split_paths(const char *paths, char a[VG_PATH_MAX + 1], char b[VG_PATH_MAX + 1])
+{
+	const char *comma = paths ? strchr(paths, ',') : NULL;
+
+	if (!comma)
+		return 0;
+	snprintf(a, VG_PATH_MAX + 1, "%.*s", (int)(comma - paths), paths);
+	snprintf(b, VG_PATH_MAX + 1, "%s", comma + 1);
+	return 1;
+}
+
+/* The path of PATHS (split into PATH) that P's ROLE is: the labelled
+ * device's, else by --devices order, or the one the labelled other is
+ * not (as pool_relabel takes them). */
+static const char *role_path(const struct pool *p, char path[VG_NR_ROLES][VG_PATH_MAX + 1],
+			     int role)
+{
+	if (pool_pv(p, role)->io)
+		return pool_pv(p, role)->io->name;
+	if (pool_pv(p, !role)->io && pool_same_device(pool_pv(p, !role)->io->name, path[role]))
+		return path[!role];
+	return path[role];
+}
+
+static int same_path(const char *a, const char *b)
+{
+	return !strcmp(a, b) || pool_same_device(a, b);
+}
+
+/* Which pool the devices of P are (PATHS "DATA,META": the paths it was
+ * attached with, or NULL): a surviving label says it; else the VG read
+ * from the devices; else the devices file, by the devices' paths (which
+ * pool was last seen there), else by the pool's name. Into *ID; its uuid
+ * "" when nothing says, or two entries disagree. Each device's own uuid
+ * too: its label's, else the devices file's entry for its path (also one
+ * of the first format, which records no pool uuid). */
+void pool_identify(const struct pool *p, const char *paths, struct pool_identity *id)
+{
+	char path[VG_NR_ROLES][VG_PATH_MAX + 1];
+	struct pool_devices_entry *all = NULL;
+	int have = split_paths(paths, path[0], path[1]), r;
+	size_t n = 0;
+
+	memset(id, 0, sizeof(*id));
+	if (pool_devices_list(&all, &n))
+		n = 0;
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		const struct vg_pv *pv = pool_pv(p, i);
+		const char *dev = have ? role_path(p, path, i) : NULL;
+
+		if (pv->io) {
+			snprintf(id->pv_uuid[i], sizeof(id->pv_uuid[i]), "%s", pv->label.pv_uuid);
+			snprintf(id->pv_path[i], sizeof(id->pv_path[i]), "%s", pv->io->name);
+			continue;
+		}
+		for (size_t k = 0; dev && k < n; k++)
+			if (same_path(all[k].path, dev)) {
+				snprintf(id->pv_uuid[i], sizeof(id->pv_uuid[i]), "%s", all[k].pv_uuid);
+				snprintf(id->pv_path[i], sizeof(id->pv_path[i]), "%s", dev);
+			}
+	}
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		const struct vg_pv *pv = pool_pv(p, i);
+		if (pv->io && pv->label.pool_uuid[0]) {
+			snprintf(id->uuid, sizeof(id->uuid), "%s", pv->label.pool_uuid);
+			snprintf(id->from, sizeof(id->from), "the label of %s", pv->io->name);
+			goto out;
+		}
+	}
+	if (pool_vg(p)) {
+		snprintf(id->uuid, sizeof(id->uuid), "%s", pool_vg(p)->uuid);
+		snprintf(id->from, sizeof(id->from), "the VG metadata on the devices");
+		goto out;
+	}
+	for (size_t k = 0; have && k < n; k++)
+		for (int i = 0; i < VG_NR_ROLES; i++) {
+			const struct pool_devices_entry *e = &all[k];
+			if (!e->pool_uuid[0] || !same_path(e->path, path[i]))
+				continue;
+			if (id->uuid[0] && strcmp(id->uuid, e->pool_uuid)) {
+				id->uuid[0] = '\0';
+				snprintf(id->from, sizeof(id->from), "the devices file records %s and "
+					 "%s as devices of two pools", path[0], path[1]);
+				goto out;
+			}
+			snprintf(id->uuid, sizeof(id->uuid), "%s", e->pool_uuid);
+			snprintf(id->from, sizeof(id->from), "the devices file's entry for %s, a "
+				 "device of pool %s", e->path, e->pool);
+		}
+	if (id->uuid[0])
+		goto out;
+	r = pool_devices_pool_uuid(pool_name(p), id->uuid);
+	if (!r)
+		snprintf(id->from, sizeof(id->from), "the devices file's entries of pool %s",
+			 pool_name(p));
+	else if (r == -EEXIST)
+		snprintf(id->from, sizeof(id->from), "the devices file records devices of two "
+			 "pools named %s", pool_name(p));
+out:
+	free(all);
 }
 
 /* Does the labelled device in ROLE belong to VG? */
@@ -83,12 +197,53 @@ static int label_matches(const struct pool *p, const struct vg *vg, enum vg_role
 	return -EBUSY;
 }
 
+/* The signatures on PATH, in words, into WHAT: 1 some, 0 none, -errno. */
+static int signatures(const char *path, char *what, size_t len)
+{
+	struct tp_probe_result res;
+	char one[160];
+	int r = tp_dev_probe(path, NULL, &res);
+
+	what[0] = '\0';
+	if (r <= 0)
+		return r;
+	for (unsigned k = 0; k < res.count; k++) {
+		size_t used = strlen(what);
+		tp_signature_describe(&res.sig[k], one, sizeof(one));
+		snprintf(what + used, len - used, "%s%s", k ? "; " : "", one);
+	}
+	return 1;
+}
+
+/* A device without our label that carries another signature (a file
+ * system, a RAID or LVM member, a partition table, ...) is no device that
+ * lost its label: it was taken for something else since the devices file
+ * or --devices named it. Refused (-EBUSY, logged) unless FORCE. */
+static int foreign_signature(const struct pool *p, const char *path, int force)
+{
+	char what[512];
+	int r = signatures(path, what, sizeof(what));
+
+	if (r <= 0)
+		return r;
+	if (force) {
+		log_warn("pool %s: %s carries no tptools label but %s; labelling it anyway "
+			 "(--force)", pool_name(p), path, what);
+		return 0;
+	}
+	log_error("pool %s: %s carries no tptools label but %s: not a device that lost its "
+		  "label; not writing over it (check the path; --force writes anyway)",
+		  pool_name(p), path, what);
+	return -EBUSY;
+}
+
 /* Open PATH for ROLE and make the label VG records for it, after the
  * checks above; it is written by pool_relabel_commit. Fills P->pv[ROLE].
  * PATH is one of the paths pool_attach opened and claimed (its lock on
  * the device stays held until pool_detach), so no other tptools command
  * can write it meanwhile. */
-static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const char *path)
+static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const char *path,
+		   int force)
 {
 	struct io_engine *io;
 	struct vg_label old, l;
@@ -113,6 +268,10 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 		io_destroy(io);
 		return -EBUSY;
 	}
+	if (r != VG_LABEL_FOUND && (r = foreign_signature(p, path, force))) {
+		io_destroy(io);
+		return r;
+	}
 	vg_label_from_vg(vg, role, vg->dev[role].size, &l);
 	if ((r = vg_label_check(&l))) {
 		io_destroy(io);
@@ -122,8 +281,11 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 	return 0;
 }
 
-/* The VG in FILE, which must be pool P's. */
-static int load_backup(const struct pool *p, const char *file, struct vg **out)
+/* The VG in FILE, which must be pool P's: its name, or the uuid ID says
+ * the devices are (a backup from before a rename: restored under P's
+ * name, said); FORCE takes another name as P's. */
+static int load_backup(const struct pool *p, const char *file, const struct pool_identity *id,
+		       int force, struct vg **out)
 {
 	char *text;
 	size_t len;
@@ -132,8 +294,8 @@ static int load_backup(const struct pool *p, const char *file, struct vg **out)
 	if (r == -EINVAL) {
 		const char *kind = io_dev_wrong_kind(file);
 		log_error("pool %s: the backup %s is %s, not a VG metadata backup file (one of "
-			  "the config dir's backup/%s/*.vg)", pool_name(p), file,
-			  kind ? kind : "a block device", pool_name(p));
+			  "the config dir's backup/*/*.vg)", pool_name(p), file,
+			  kind ? kind : "a block device");
 		return r;
 	}
 	if (r) {
@@ -146,12 +308,27 @@ static int load_backup(const struct pool *p, const char *file, struct vg **out)
 		log_error("pool %s: %s is not a usable VG metadata backup", pool_name(p), file);
 		return r;
 	}
-	if (strcmp((*out)->name, pool_name(p))) {
-		log_error("pool %s: the backup %s is of pool %s", pool_name(p), file, (*out)->name);
+	if (!strcmp((*out)->name, pool_name(p)))
+		return 0;
+	if (id->uuid[0] && !strcmp(id->uuid, (*out)->uuid)) {
+		log_warn("pool %s: the backup %s records the name %s (a backup from before a "
+			 "rename of the pool, uuid %s, as %s says); restored under the name %s",
+			 pool_name(p), file, (*out)->name, (*out)->uuid, id->from, pool_name(p));
+	} else if (force) {
+		log_warn("pool %s: the backup %s is of a pool named %s (uuid %s); restoring it as "
+			 "%s anyway (--force)", pool_name(p), file, (*out)->name, (*out)->uuid,
+			 pool_name(p));
+	} else {
+		log_error("pool %s: the backup %s is of pool %s (uuid %s)%s%s%s; nothing was "
+			  "written ('tprepair --list-backups %s' lists this pool's backups)",
+			  pool_name(p), file, (*out)->name, (*out)->uuid,
+			  id->uuid[0] ? ", but the devices are pool uuid " : "",
+			  id->uuid[0] ? id->uuid : "", id->uuid[0] ? "'s" : "", pool_name(p));
 		vg_free(*out);
 		*out = NULL;
 		return -EUCLEAN;
 	}
+	snprintf((*out)->name, sizeof((*out)->name), "%s", pool_name(p));
 	return 0;
 }
 
@@ -169,51 +346,41 @@ static int vg_from_survivors(struct pool *p, struct vg **out)
 
 static void restore_advice(struct pool *p, const char *paths, char *buf, size_t len);
 
-/* The highest seqno of POOL's backups (0: none). */
-static uint64_t newest_backup(const char *pool)
-{
-	uint64_t *seq, top = 0;
-	size_t n;
-
-	if (!pool_backup_list(pool, &seq, &n) && n)
-		top = seq[n - 1];
-	free(seq);
-	return top;
-}
-
-/* Does the backup SRC (from FILE) match the thin metadata on P's metadata
- * device? 0 yes, or forced (warned); -EUCLEAN (logged with the backup to
- * use instead, or what to do) no. */
-static int check_match(struct pool *p, const struct vg *src, const char *file, int force,
-		       const char *devices, struct pool_relabel_plan *plan)
+/* Does the backup SRC (from FILE) agree with the pool the devices are
+ * (PLAN->id) and the thin metadata on P's metadata device? 0 yes, or
+ * forced (warned, PLAN->fit says how not); -EUCLEAN (logged: what
+ * contradicts, and the backup to use instead or what to do) no. */
+static int check_fit(struct pool *p, const struct vg *src, const char *file, int force,
+		     const char *devices, struct pool_relabel_plan *plan)
 {
 	struct pool_backup_choice c;
-	uint64_t tid;
-	char advice[1536] = "", sb[48];
+	struct pool_backup_fit fit;
+	char advice[3072] = "";
 
-	if (pool_backup_matches(src, pool_pv(p, VG_ROLE_META)->io, &tid))
+	if (pool_backup_fit(src, pool_pv(p, VG_ROLE_META)->io, &plan->id, &fit))
 		return 0;
-	if (tid == UINT64_MAX)
-		snprintf(sb, sizeof(sb), "holds no readable superblock");
-	else
-		snprintf(sb, sizeof(sb), "is at transaction %" PRIu64, tid);
 	if (force) {
-		log_warn("pool %s: the backup %s is at transaction %" PRIu64 " but the thin "
-			 "metadata of the area it makes active %s; restoring it anyway (--force): "
-			 "the thin metadata is salvaged to the backup's transaction id and the "
-			 "volumes it lacks are reported lost; thin devices it does not list are "
-			 "kept", pool_name(p), file, src->transaction_id, sb);
+		log_warn("pool %s: the backup %s does not match the devices: %s; restoring it "
+			 "anyway (--force)%s", pool_name(p), file, fit.why,
+			 fit.bad & POOL_FIT_REINTERPRETS
+				 ? ": the volumes it lists will read something else than before"
+				 : ": the thin metadata is salvaged to the backup's transaction id, "
+				   "the volumes it lacks are reported lost and thin devices it does not "
+				   "list are kept");
 		plan->forced = 1;
+		plan->fit = fit;
 		return 0;
 	}
-	if (!pool_backup_pick(pool_name(p), src->uuid, pool_pv(p, VG_ROLE_META)->io, &c))
-		pool_backup_advice(pool_name(p), &c, devices ? devices : "DATA,META", advice,
-				   sizeof(advice));
-	log_error("pool %s: the backup %s does not match the devices: it is at transaction %"
-		  PRIu64 ", but the thin metadata of the area it makes active (area %u of %s) %s, "
-		  "so restoring it would point the pool at metadata of another moment; nothing "
-		  "was written; %s", pool_name(p), file, src->transaction_id, src->metadata_area,
-		  pool_pv(p, VG_ROLE_META)->io->name, sb, advice);
+	if (!pool_backup_pick(pool_name(p), &plan->id, pool_pv(p, VG_ROLE_META)->io, &c) &&
+	    strcmp(c.match, file))
+		pool_backup_advice(pool_name(p), &plan->id, &c, devices ? devices : "DATA,META",
+				   advice, sizeof(advice));
+	log_error("pool %s: the backup %s does not match the devices: %s; restoring it would "
+		  "%s; nothing was written%s%s", pool_name(p), file, fit.why,
+		  fit.bad & POOL_FIT_REINTERPRETS
+			  ? "make its volumes read something else than they hold"
+			  : "point the pool at metadata of another moment",
+		  advice[0] ? "; " : "", advice);
 	return -EUCLEAN;
 }
 
@@ -245,7 +412,7 @@ static int settle_vg(struct pool *p, struct vg *src, const char *file, int force
 		vg_free(cur);
 		return r ? r : -EUCLEAN;
 	}
-	if ((r = check_match(p, src, file, force, devices, plan))) {
+	if ((r = check_fit(p, src, file, force, devices, plan))) {
 		vg_free(cur);
 		return r;
 	}
@@ -254,7 +421,7 @@ static int settle_vg(struct pool *p, struct vg *src, const char *file, int force
 	seqno = TP_MAX(src->seqno, st.seqno);
 	if (cur)
 		seqno = TP_MAX(seqno, cur->seqno);
-	seqno = TP_MAX(seqno, newest_backup(pool_name(p)));
+	seqno = TP_MAX(seqno, pool_backup_newest_seqno(src->uuid));
 	vg_free(cur);
 	if ((r = vg_clone(src, &cur)))
 		return r;
@@ -274,12 +441,13 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 	memset(plan, 0, sizeof(*plan));
 	if (!missing && pool_vg(p) && !restorefile)
 		return 0;
+	pool_identify(p, devices, &plan->id);
 	if (restorefile) {
-		r = load_backup(p, restorefile, &src);
+		r = load_backup(p, restorefile, &plan->id, force, &src);
 	} else if (!pool_vg(p)) {
 		r = vg_from_survivors(p, &src);
 		if (r) {
-			char advice[1536];
+			char advice[3072];
 			restore_advice(p, devices, advice, sizeof(advice));
 			log_error("pool %s: no VG metadata copy is left on its devices; %s", pool_name(p),
 				  advice);
@@ -314,7 +482,7 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 		const char *path = paths[i];
 		if (pool_pv(p, !i)->io && !strcmp(pool_pv(p, !i)->io->name, paths[i]))
 			path = paths[!i];
-		if (!(r = relabel(p, src, role, path)))
+		if (!(r = relabel(p, src, role, path, force)))
 			plan->labels |= 1u << i;
 	}
 	if (!r)
@@ -341,6 +509,11 @@ int pool_relabel_commit(struct pool *p, const struct pool_relabel_plan *plan, st
 		else
 			res->relabeled |= 1u << i;
 	}
+	/* the devices file follows the labels: where to find them next */
+	for (int i = 0; i < VG_NR_ROLES && !r; i++)
+		if (res->relabeled & (1u << i))
+			pool_record_device(pool_name(p), (enum vg_role)i,
+					   pool_pv(p, i)->label.pv_uuid, pool_pv(p, i)->io->name);
 	if (r || !next) {
 		vg_free(next);
 		return r;
@@ -393,40 +566,62 @@ static struct io_engine *meta_device(const struct pool *p, const char *paths,
 	return *own;
 }
 
-/* The pool uuid a surviving label of P gives, or NULL. */
-static const char *labels_pool_uuid(const struct pool *p)
+/* A device of PATHS ("DATA,META") that P has no label for but that
+ * carries another signature: no restore onto it is advised, BUF says
+ * why (1); else 0. */
+static int foreign_device(const struct pool *p, const char *paths, char *buf, size_t len)
 {
-	for (int i = 0; i < VG_NR_ROLES; i++)
-		if (pool_pv(p, i)->io)
-			return pool_pv(p, i)->label.pool_uuid;
-	return NULL;
+	char path[VG_NR_ROLES][VG_PATH_MAX + 1], what[512];
+
+	if (!split_paths(paths, path[0], path[1]))
+		return 0;
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		const struct vg_pv *pv = pool_pv(p, i);
+		const char *dev = path[i];
+
+		if (pv->io)
+			continue;
+		/* the unlabelled path: the one that is not the labelled device */
+		if (pool_pv(p, !i)->io && pool_same_device(pool_pv(p, !i)->io->name, dev))
+			dev = path[!i];
+		if (signatures(dev, what, sizeof(what)) <= 0)
+			continue;
+		snprintf(buf, len, "%s carries no tptools label but %s: it is no longer a "
+			 "device of pool %s (a device reused since it was recorded, or the wrong "
+			 "path); find the pool's devices and name them with 'tpcheck %s --devices "
+			 "DATA,META'", dev, what, pool_name(p), pool_name(p));
+		return 1;
+	}
+	return 0;
 }
 
-/* Which backup to restore P's VG from, in words (no VG copy is left). */
+/* Which backup to restore P's VG from, in words (no VG copy is left):
+ * one of the pool the devices are (pool_identify) that agrees with the
+ * thin metadata on its metadata device. */
 static void restore_advice(struct pool *p, const char *paths, char *buf, size_t len)
 {
 	struct pool_backup_choice c;
+	struct pool_identity id;
 	struct io_engine *own, *meta = meta_device(p, paths, &own);
-	char *b, *d;
+	const char *devices = paths ? paths : "DATA,META";
 
-	if (meta && !pool_backup_pick(pool_name(p), labels_pool_uuid(p), meta, &c)) {
-		pool_backup_advice(pool_name(p), &c, paths ? paths : "DATA,META", buf, len);
+	pool_identify(p, paths, &id);
+	if (foreign_device(p, paths, buf, len)) {
+		io_destroy(own);
+		return;
+	}
+	if (meta && !pool_backup_pick(pool_name(p), &id, meta, &c)) {
+		pool_backup_advice(pool_name(p), &id, &c, devices, buf, len);
 		io_destroy(own);
 		return;
 	}
 	io_destroy(own);
-	b = pool_backup_path(pool_name(p), 0);
-	d = pool_backup_dir(pool_name(p));
-	if (b)	/* the metadata device cannot be read: the newest, unchecked */
-		snprintf(buf, len, "restore with 'tprepair %s --restorefile %s --devices %s'",
-			 pool_name(p), b, paths ? paths : "DATA,META");
-	else
-		snprintf(buf, len, "no VG metadata copy is left and %s holds no backup; "
-			 "copy one there from another host, then run 'tprepair %s "
-			 "--restorefile FILE --devices %s'", d ? d : "the backup dir", pool_name(p),
-			 paths ? paths : "DATA,META");
-	free(b);
-	free(d);
+	/* the metadata device cannot be read: no backup can be checked */
+	snprintf(buf, len, "no VG metadata copy is left and the metadata device cannot be "
+		 "read to tell which backup agrees with it; name the devices with --devices "
+		 "DATA,META ('tprepair --list-backups %s' lists the backups%s%s%s)", pool_name(p),
+		 id.uuid[0] ? "; the devices are pool uuid " : "", id.uuid,
+		 id.uuid[0] ? "'s" : "");
 }
 
 /* The leg of P's metadata mirror that is missing (its device not there:

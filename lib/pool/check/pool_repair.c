@@ -107,7 +107,7 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	if ((r = pool_meta_area_io(p, 0, &in)) || (r = pool_meta_area_io(p, 1, &out)))
 		goto out;
 	in->read_only = 1;	/* the damaged copy is never written */
-	if ((r = pool_spare_save(pool_name(p), pool_vg(p)->seqno, out, &saved)))
+	if ((r = pool_spare_save(pool_vg(p)->uuid, pool_name(p), pool_vg(p)->seqno, out, &saved)))
 		goto out;
 	if (saved) {
 		snprintf(res->saved, sizeof(res->saved), "%s", saved);
@@ -324,6 +324,45 @@ static int wipe_leftovers(struct pool *p, struct pool_repair_result *res)
 	return 0;
 }
 
+/* Is thin device ID among the N ascending IDS? */
+static int listed(const uint64_t *ids, size_t n, uint64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* A restore forced past a backup that makes volumes read something else
+ * (PLAN->fit): which of the restored VG's volumes do, into RES. Another
+ * pool's backup or another chunk size: every volume whose thin device the
+ * salvage wrote (the others are reported lost); a smaller data area:
+ * every volume that lost blocks. */
+static void note_reread(const struct pool *p, const struct pool_relabel_plan *plan,
+			const struct thin_repair_report *rep, struct pool_repair_result *res)
+{
+	const struct vg *vg = pool_vg(p);
+
+	if (!plan->forced || !(plan->fit.bad & POOL_FIT_REINTERPRETS))
+		return;
+	snprintf(res->reread_why, sizeof(res->reread_why), "%s", plan->fit.why);
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		uint64_t id = vg->volumes[i].dev_id;
+		int hit = (plan->fit.bad & (POOL_FIT_UUID | POOL_FIT_CHUNK)) &&
+			  listed(rep->dev_ids, rep->nr_dev_ids, id);
+		size_t used = strlen(res->reread);
+
+		for (size_t k = 0; !hit && (plan->fit.bad & POOL_FIT_BLOCKS) && k < rep->nr_lost; k++)
+			hit = !rep->lost[k].whole_device && rep->lost[k].dev_id == id;
+		if (!hit)
+			continue;
+		if (used < sizeof(res->reread))
+			snprintf(res->reread + used, sizeof(res->reread) - used, "%s%s",
+				 res->nr_reread ? ", " : "", vg->volumes[i].name);
+		res->nr_reread++;
+	}
+}
+
 int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_opts *opts,
 		struct thin_repair_report *rep, struct pool_repair_result *res)
 {
@@ -358,17 +397,22 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 		goto out;
 	if (bad || pp->force_salvage) {
 		r = salvage(p, opts, &plan, rep, res);
+		if (!r)
+			note_reread(p, &plan, rep, res);
 	} else if (plan.restore || plan.rewrite) {
 		if (!(r = vg_clone(pool_vg(p), &copy)))
 			r = pool_relabel_commit(p, &plan, copy, res);
 	} else if (plan.labels) {
 		r = pool_relabel_commit(p, &plan, NULL, res);
 	}
-	if (!r && plan.forced)	/* they may be volumes of the state the devices hold */
-		log_warn("pool %s: thin devices that the restored backup lists as no volume are "
-			 "kept ('tpcheck %s' lists them; 'tprepair %s' deletes them)", pool_name(p),
-			 pool_name(p), pool_name(p));
-	else if (!r)
+	if (!r && plan.forced) {
+		/* they may be volumes of the state the devices hold: kept */
+		if (plan.fit.nr_unlisted || plan.fit.nr_strays || !plan.fit.ids_read ||
+		    (plan.fit.bad & (POOL_FIT_UUID | POOL_FIT_CHUNK)))
+			log_warn("pool %s: thin devices that the restored backup lists as no volume "
+				 "are kept ('tpcheck %s' lists them; 'tprepair %s' deletes them)",
+				 pool_name(p), pool_name(p), pool_name(p));
+	} else if (!r)
 		r = delete_strays(p, res);
 	if (!r)
 		r = resync_mirror(p, res);

@@ -13,11 +13,23 @@
  * where each pool's devices were last seen (host_devices.c).
  *
  * Format: '#' comments and blank lines are ignored; every other line is
- *   POOL ROLE PV_UUID PATH
+ *   POOL POOL_UUID ROLE PV_UUID PATH
  * separated by single spaces, PATH running to the end of the line (it may
  * contain spaces, not newlines). One line per pool device; PV_UUID is
- * unique in the file. Lines that do not parse are kept verbatim on
- * rewrite and reported once as a warning, so a hand edit never loses data.
+ * unique in the file. The pool uuid says which pool the entry belongs to
+ * when nothing on the device says it any more (its label and VG copies
+ * lost): the backups of that pool are the ones a restore may use. A line
+ * of the first format, POOL ROLE PV_UUID PATH (no pool uuid; its second
+ * field is a role, never a uuid), is read as an entry whose pool is known
+ * by name alone, written back as it was, and completed with the pool
+ * uuid by the next VG commit of that pool (pool_devices_adopt). Lines
+ * that do not parse are kept verbatim on rewrite and reported once as a
+ * warning, so a hand edit never loses data.
+ *
+ * An entry is where to look, never proof: every user of one reads the
+ * device's label and takes the entry only when the label carries the
+ * entry's device uuid (and pool uuid, when recorded); a device that now
+ * carries another label, or none, is a stale entry.
  *
  * Every change takes the "#devices" lock (lock.h; '#' cannot occur in a
  * pool name, so it never collides with a pool lock) exclusively, rereads
@@ -27,22 +39,36 @@
  * (vg_label_probe_path).
  *
  * The backups, like LVM's /etc/lvm/archive: a copy of every VG commit in
- * <config dir>/backup/<pool>/<seqno>.vg (host_backup.c), each written
- * by the rule above (mode 0600, temporary file .tmp.vg); the newest
- * POOL_BACKUP_KEEP files of a pool are kept, older ones pruned. File
- * names are the seqno in decimal, zero-padded to 20 digits so they sort.
- * A backup a command wrote begins with a comment line that says which
- * (POOL_BACKUP_DESCRIPTION "after 'tvcreate -V 1G -n www vault'", the
- * command line as lib/base/log.h's tp_log_command gives it); the VG text
- * reader passes comments by, so the file restores as it did before.
+ * <config dir>/backup/<pool uuid>/<seqno>.vg (host_backup.c), each
+ * written by the rule above (mode 0600, temporary file .tmp.vg); the
+ * newest POOL_BACKUP_KEEP files of a pool are kept, older ones pruned.
+ * File names are the seqno in decimal, zero-padded to 20 digits so they
+ * sort. One directory per pool uuid, never per name: two pools that
+ * shared a name (one removed, the other created or renamed to it) keep
+ * their backups apart, a rename moves nothing, and a seqno is one pool's.
+ * A lookup by name reads the pool name and uuid each file records (its
+ * first lines) in every directory. A backup a command wrote begins with a
+ * comment line that says which (POOL_BACKUP_DESCRIPTION "after 'tvcreate
+ * -V 1G -n www vault'", the command line as lib/base/log.h's
+ * tp_log_command gives it); the VG text reader passes comments by, so the
+ * file restores as it did before.
+ *
+ * The first layout, <config dir>/backup/<pool name>/<seqno>.vg (and
+ * <pool name>.<time>[.<n>]/, an earlier pool's that tpcreate moved
+ * aside), is still read the same way, each file by the uuid its text
+ * records; the next commit of a pool of that name moves the files out of
+ * backup/<pool name>/ into the directories of their uuids
+ * (pool_backup_migrate), and tprename does for the old name.
  *
  * The damaged thin-metadata copies (host_spare.c): a repair writes into
  * the spare area, which holds the copy the previous repair set aside.
  * Before it is overwritten, its content goes to
- * <config dir>/backup/<pool>/spare-<seqno>-<UTC time>.img (a sparse
+ * <config dir>/backup/<pool uuid>/spare-<seqno>-<UTC time>.img (a sparse
  * file the size of the area; seqno = the VG's before the repair), by the
  * rule above (mode 0600, temporary file .tmp.spare); the newest
- * POOL_SPARE_KEEP are kept. */
+ * POOL_SPARE_KEEP of the pool are kept (the first layout's, in a
+ * directory named after a pool, stay where they are: nothing in them
+ * says whose they are). */
 #ifndef TP_POOL_HOST_H
 #define TP_POOL_HOST_H
 
@@ -59,6 +85,7 @@
 
 struct pool_devices_entry {
 	char pool[VG_NAME_MAX + 1];
+	char pool_uuid[VG_UUID_LEN + 1];	/* "": an entry of the first format */
 	enum vg_role role;
 	char pv_uuid[VG_UUID_LEN + 1];
 	char path[VG_PATH_MAX + 1];
@@ -67,7 +94,8 @@ struct pool_devices_entry {
 /* The file's path (caller frees) or NULL on ENOMEM. */
 char *pool_devices_path(void);
 
-/* Add E, replacing an entry with the same pv_uuid. -EINVAL for a bad
+/* Add E, replacing an entry with the same pv_uuid (E without a pool uuid
+ * keeps the one the entry of the same pool recorded). -EINVAL for a bad
  * name, uuid or path (empty, or containing a newline). */
 int pool_devices_add(const struct pool_devices_entry *e) TP_MUST_CHECK;
 
@@ -86,6 +114,14 @@ int pool_devices_lookup_pool(const char *pool, struct pool_devices_entry *out,
 			     size_t max) TP_MUST_CHECK;
 /* The entry of PV_UUID into *OUT: 0 or -ENOENT. */
 int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out) TP_MUST_CHECK;
+/* The pool uuid the entries of POOL record into UUID: 0; -ENOENT when
+ * none records one (no entry, or entries of the first format only);
+ * -EEXIST when they record two (UUID ""): then none is trusted. */
+int pool_devices_pool_uuid(const char *pool, char uuid[VG_UUID_LEN + 1]) TP_MUST_CHECK;
+/* The entries of VG's devices (its name, their device uuids) that record
+ * no pool uuid get VG's: 0 (also when there was nothing to do), or -errno
+ * (logged). pool_backup_commit calls it after every VG commit. */
+int pool_devices_adopt(const struct vg *vg) TP_MUST_CHECK;
 
 /* ---- VG metadata backups ---- */
 
@@ -93,41 +129,79 @@ int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out) 
 /* The first line of a backup a command wrote: this, then what made it. */
 #define POOL_BACKUP_DESCRIPTION "# description: "
 
-/* Write TEXT as the backup of POOL's commit SEQNO and prune to KEEP
- * (0 = POOL_BACKUP_KEEP): 0 or -errno, logged; -EINVAL (not logged) for
- * a bad pool name. */
-int pool_backup_write(const char *pool, uint64_t seqno, const char *text, size_t len,
-		      unsigned keep) TP_MUST_CHECK;
+/* <config dir>/backup (caller frees), or NULL on ENOMEM. */
+char *pool_backup_root(void);
+/* The backup directory of the pool of uuid UUID (caller frees), or NULL
+ * on ENOMEM. */
+char *pool_backup_dir(const char *uuid);
+/* The path of backup SEQNO in UUID's directory (caller frees). */
+char *pool_backup_path(const char *uuid, uint64_t seqno);
 
-/* Back up VG as just committed (vg->seqno is the commit's): its text as
- * vg_export writes it. A failure is a warning (logged), never an error:
+/* Write TEXT as the backup of commit SEQNO of the pool UUID (named NAME,
+ * for messages) and prune its directory to KEEP (0 = POOL_BACKUP_KEEP): 0
+ * or -errno, logged; -EINVAL (not logged) for a bad uuid. */
+int pool_backup_write(const char *uuid, const char *name, uint64_t seqno, const char *text,
+		      size_t len, unsigned keep) TP_MUST_CHECK;
+
+/* The host's record of VG as just committed (vg->seqno is the commit's):
+ * the first layout's directory of its name emptied (pool_backup_migrate),
+ * its text as vg_export writes it into the directory of its uuid, and
+ * the devices-file entries of its devices completed with its uuid
+ * (pool_devices_adopt). A failure is a warning (logged), never an error:
  * the commit stands. */
 void pool_backup_commit(const struct vg *vg);
 
-/* The backup directory of POOL (caller frees) or NULL on ENOMEM. */
-char *pool_backup_dir(const char *pool);
+/* Seqnos of the backups in the directory of UUID, ascending, into a
+ * malloc'd *SEQNOS (caller frees), *N entries. No directory is 0 with *N
+ * = 0; -EINVAL for a bad uuid. */
+int pool_backup_list(const char *uuid, uint64_t **seqnos, size_t *n) TP_MUST_CHECK;
 
-/* Seqnos of POOL's backups, ascending, into a malloc'd *SEQNOS (caller
- * frees), *N entries. No directory is 0 with *N = 0. */
-int pool_backup_list(const char *pool, uint64_t **seqnos, size_t *n) TP_MUST_CHECK;
-
-/* Load backup SEQNO of POOL (0 = the newest) into a malloc'd
- * NUL-terminated *TEXT; *GOT_SEQNO (may be NULL) says which. -ENOENT if
- * none. */
-int pool_backup_read(const char *pool, uint64_t seqno, char **text, size_t *len,
-		     uint64_t *got_seqno) TP_MUST_CHECK;
-
-/* Path of backup SEQNO of POOL (0 = the newest; NULL when there is none,
- * or on ENOMEM); caller frees. */
-char *pool_backup_path(const char *pool, uint64_t seqno);
+/* Delete all but the newest KEEP backups in the directory of UUID. */
+int pool_backup_prune(const char *uuid, unsigned keep) TP_MUST_CHECK;
 
 /* Load any backup file (tprepair --restorefile) into a malloc'd
  * NUL-terminated *TEXT: 0 or -errno; -EINVAL, at once, for a path that is
  * not a regular file (a FIFO is never waited on). */
 int pool_backup_read_file(const char *file, char **text, size_t *len) TP_MUST_CHECK;
 
-/* Delete all but the newest KEEP backups of POOL. */
-int pool_backup_prune(const char *pool, unsigned keep) TP_MUST_CHECK;
+/* One backup file of this host, wherever it lies: the directory of a
+ * pool uuid, or one of the first layout (a pool name; tpcreate also
+ * moved an earlier pool's aside to NAME.TIME[.N]). Whose it is comes from
+ * its text, which the caller imports again before any use. */
+struct pool_backup_file {
+	char *path;				/* malloc'd */
+	uint64_t seqno;				/* the file name's */
+	char uuid[VG_UUID_LEN + 1];		/* the pool uuid its text records; "": unreadable */
+	char name[VG_NAME_MAX + 1];		/* the pool name its text records */
+	char dir_uuid[VG_UUID_LEN + 1];		/* the directory's, in this layout; else "" */
+	char dir_name[VG_NAME_MAX + 1];		/* the directory's, in the first layout; else "" */
+};
+
+struct pool_backup_set {
+	struct pool_backup_file *f;
+	size_t n;
+};
+
+/* The backups of this host (both layouts) of the pool UUID (when UUID is
+ * not NULL; an unreadable file in its directory counts), or else of every
+ * pool that ever had NAME (a pool uuid one of whose backups records NAME:
+ * all of that pool's, whatever name each records; an unreadable file in
+ * a first-layout directory named NAME counts), sorted by pool uuid, then
+ * seqno; a backup found twice (the same uuid and seqno) once, the one in
+ * its pool's directory. 0 (maybe none), or -errno. */
+int pool_backup_find(const char *name, const char *uuid, struct pool_backup_set *s)
+	TP_MUST_CHECK;
+void pool_backup_set_free(struct pool_backup_set *s);
+/* The highest seqno among the backups of UUID (pool_backup_find), 0: none. */
+uint64_t pool_backup_newest_seqno(const char *uuid);
+
+/* The first layout's directory <config dir>/backup/NAME: every backup in
+ * it goes to the directory of the pool uuid its text records (a link and
+ * an unlink: a file of that seqno there is kept, and the old one dropped
+ * only when it is the same), the directory is removed once empty. A file
+ * that does not say whose it is (unreadable, a damaged thin-metadata
+ * copy) stays. Quiet but for one line saying what moved; never fails. */
+void pool_backup_migrate(const char *name);
 
 /* ---- damaged thin-metadata copies ---- */
 
@@ -135,12 +209,13 @@ int pool_backup_prune(const char *pool, unsigned keep) TP_MUST_CHECK;
 
 struct io_engine;
 
-/* Copy AREA (the spare about to be overwritten) to a file as above. An
+/* Copy AREA (the spare about to be overwritten) of the pool UUID (named
+ * POOL, for messages) to a file in the directory of UUID, as above. An
  * area of zeroes (never used) is not copied: 0 with *SAVED NULL. Else 0
  * with the file's path in *SAVED (caller frees), or -errno (logged): the
- * caller must then not overwrite the area. */
-int pool_spare_save(const char *pool, uint64_t seqno, struct io_engine *area, char **saved)
-	TP_MUST_CHECK;
+ * caller must then not overwrite the area. -EINVAL for a bad uuid. */
+int pool_spare_save(const char *uuid, const char *pool, uint64_t seqno, struct io_engine *area,
+		    char **saved) TP_MUST_CHECK;
 
 /* ---- pool_find.c: where the devices are ---- */
 
@@ -148,8 +223,9 @@ int pool_spare_save(const char *pool, uint64_t seqno, struct io_engine *area, ch
  * tptools device, -errno). */
 int pool_read_label(const char *path, struct vg_label *l) TP_MUST_CHECK;
 
-/* Add (or update) the devices-file entry of one pool device; a failure is
- * a warning (the file is a cache). */
+/* Add (or update) the devices-file entry of one pool device, with the
+ * pool uuid of the label at PATH when it carries PV_UUID; a failure is a
+ * warning (the file is a cache). */
 void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid,
 			const char *path);
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define DEVICES_LOCK "#devices"
-#define DEVICES_HEADER "# tptools devices file: POOL ROLE PV_UUID PATH (one line per pool device)\n"
+#define DEVICES_HEADER "# tptools devices file: POOL POOL_UUID ROLE PV_UUID PATH (one line per pool device)\n"
 
 /* One line of the file: a parsed entry, or a line kept verbatim. */
 struct line {
@@ -57,11 +57,14 @@ static struct line *file_add(struct file *f)
 
 static int entry_valid(const struct pool_devices_entry *e)
 {
-	return vg_name_valid(e->pool, NULL) && vg_role_name(e->role) && vg_uuid_valid(e->pv_uuid) &&
-	       e->path[0] && !strchr(e->path, '\n') && strlen(e->path) <= VG_PATH_MAX;
+	return vg_name_valid(e->pool, NULL) && (!e->pool_uuid[0] || vg_uuid_valid(e->pool_uuid)) &&
+	       vg_role_name(e->role) && vg_uuid_valid(e->pv_uuid) && e->path[0] &&
+	       !strchr(e->path, '\n') && strlen(e->path) <= VG_PATH_MAX;
 }
 
-/* "POOL ROLE UUID PATH" -> E; 0 or -1. */
+/* "POOL POOL_UUID ROLE UUID PATH", or the first format's "POOL ROLE UUID
+ * PATH" (no pool uuid: the second field is a role, never a uuid) -> E; 0
+ * or -1. */
 static int parse_line(const char *s, struct pool_devices_entry *e)
 {
 	const char *p = s, *sp;
@@ -75,6 +78,13 @@ static int parse_line(const char *s, struct pool_devices_entry *e)
 	memcpy(e->pool, p, n);
 	p = sp + 1;
 	sp = strchr(p, ' ');
+	if (sp && (size_t)(sp - p) == VG_UUID_LEN) {
+		memcpy(e->pool_uuid, p, VG_UUID_LEN);
+		if (!vg_uuid_valid(e->pool_uuid))
+			return -1;
+		p = sp + 1;
+		sp = strchr(p, ' ');
+	}
 	if (!sp || (n = (size_t)(sp - p)) >= sizeof(role))
 		return -1;
 	memcpy(role, p, n);
@@ -128,8 +138,8 @@ static int file_read(struct file *f)
 			continue;
 		}
 		if (!warned++)
-			log_warn("%s: ignoring a line that is not 'POOL ROLE PV_UUID PATH': %.80s",
-				 path, buf);
+			log_warn("%s: ignoring a line that is not 'POOL POOL_UUID ROLE PV_UUID PATH': "
+				 "%.80s", path, buf);
 		l->raw = strdup(buf);
 		if (!l->raw) {
 			f->n--;
@@ -170,7 +180,10 @@ static int file_write(const struct file *f)
 	tp_atomic_write(&a, DEVICES_HEADER, sizeof(DEVICES_HEADER) - 1);
 	for (i = 0; i < f->n; i++) {
 		const struct line *l = &f->lines[i];
-		if (l->parsed)
+		if (l->parsed && l->e.pool_uuid[0])
+			tp_atomic_printf(&a, "%s %s %s %s %s\n", l->e.pool, l->e.pool_uuid,
+					 vg_role_name(l->e.role), l->e.pv_uuid, l->e.path);
+		else if (l->parsed)	/* an entry of the first format, kept as it was */
 			tp_atomic_printf(&a, "%s %s %s %s\n", l->e.pool, vg_role_name(l->e.role),
 					 l->e.pv_uuid, l->e.path);
 		else
@@ -213,6 +226,14 @@ static int edit_add(struct file *f, const void *arg)
 			l = &f->lines[i];
 	if (!l && !(l = file_add(f)))
 		return -ENOMEM;
+	if (l->parsed && !e->pool_uuid[0] && !strcmp(l->e.pool, e->pool) && l->e.pool_uuid[0]) {
+		/* the same device of the same pool, its pool uuid not known
+		 * to the caller: the one recorded stays */
+		struct pool_devices_entry keep = *e;
+		snprintf(keep.pool_uuid, sizeof(keep.pool_uuid), "%s", l->e.pool_uuid);
+		l->e = keep;
+		return 1;
+	}
 	l->parsed = 1;
 	l->e = *e;
 	return 1;
@@ -221,7 +242,7 @@ static int edit_add(struct file *f, const void *arg)
 int pool_devices_add(const struct pool_devices_entry *e)
 {
 	if (!entry_valid(e)) {
-		log_error("devices file: bad entry for pool '%.64s' (name, uuid or path)", e->pool);
+		log_error("devices file: bad entry for pool '%.64s' (name, uuids or path)", e->pool);
 		return -EINVAL;
 	}
 	return modify(edit_add, e);
@@ -351,4 +372,66 @@ int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out)
 	}
 	free(all);
 	return r;
+}
+
+int pool_devices_pool_uuid(const char *pool, char uuid[VG_UUID_LEN + 1])
+{
+	struct pool_devices_entry *all;
+	size_t n, i;
+	int r = pool_devices_list(&all, &n);
+
+	if (r)
+		return r;
+	uuid[0] = '\0';
+	for (i = 0; i < n && !r; i++) {
+		if (strcmp(all[i].pool, pool) || !all[i].pool_uuid[0])
+			continue;
+		if (!uuid[0])
+			snprintf(uuid, VG_UUID_LEN + 1, "%s", all[i].pool_uuid);
+		else if (strcmp(uuid, all[i].pool_uuid))
+			r = -EEXIST;	/* entries of two pools: neither is trusted */
+	}
+	free(all);
+	if (r)
+		uuid[0] = '\0';
+	return r ? r : uuid[0] ? 0 : -ENOENT;
+}
+
+/* Complete the entries of the VG's devices (ARG) that lack the pool uuid:
+ * 1 (rewrite) if one did. */
+static int edit_adopt(struct file *f, const void *arg)
+{
+	const struct vg *vg = arg;
+	int any = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		struct pool_devices_entry *e = &f->lines[i].e;
+		int ours = 0;
+
+		if (!f->lines[i].parsed || e->pool_uuid[0] || strcmp(e->pool, vg->name))
+			continue;
+		for (unsigned k = 0; k < vg_nr_data(vg) && !ours; k++)
+			ours = !strcmp(vg_data_dev(vg, k)->pv_uuid, e->pv_uuid);
+		ours |= !strcmp(vg->dev[VG_ROLE_META].pv_uuid, e->pv_uuid) ||
+			(vg->meta_mirror && !strcmp(vg->meta1.pv_uuid, e->pv_uuid));
+		if (ours) {
+			snprintf(e->pool_uuid, sizeof(e->pool_uuid), "%s", vg->uuid);
+			any = 1;
+		}
+	}
+	return any;
+}
+
+int pool_devices_adopt(const struct vg *vg)
+{
+	struct pool_devices_entry *all;
+	size_t n, i;
+	int r = pool_devices_list(&all, &n), need = 0;
+
+	if (r)
+		return r;
+	for (i = 0; i < n && !need; i++)	/* a shared look first: mostly nothing to do */
+		need = !all[i].pool_uuid[0] && !strcmp(all[i].pool, vg->name);
+	free(all);
+	return need ? modify(edit_adopt, vg) : 0;
 }

@@ -1,5 +1,6 @@
 /* host_spare.c - the damaged thin-metadata copies tprepair keeps, in the
- * config dir next to the VG backups. See host.h. */
+ * config dir next to the VG backups of the pool (its uuid's directory).
+ * See host.h. */
 #include "lib/pool/host/host.h"
 
 #include "lib/base/atomic.h"
@@ -108,15 +109,24 @@ static int copy_area(struct io_engine *area, const char *file, int *copied, int 
 	return r;
 }
 
-int pool_spare_save(const char *pool, uint64_t seqno, struct io_engine *area, char **saved)
+int pool_spare_save(const char *uuid, const char *pool, uint64_t seqno, struct io_engine *area,
+		    char **saved)
 {
 	char name[NAME_LEN + 1], stamp[17];
-	char *dir = pool_backup_dir(pool), *file = NULL;
+	char *dir = NULL, *file = NULL;
 	time_t now = time(NULL);
 	struct tm tm;
 	int copied = 0, logged = 0, r;
 
 	*saved = NULL;
+	if (!vg_uuid_valid(uuid)) {
+		log_error("pool %s: no pool uuid to keep the damaged thin-metadata copy under",
+			  pool);
+		return -EINVAL;
+	}
+	/* the pool's own directory, by uuid: a pool that had its name
+	 * before it never prunes (or mixes with) this one's copies */
+	dir = pool_backup_dir(uuid);
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(name, sizeof(name), PREFIX "%020" PRIu64 "-%s" SUFFIX, seqno, stamp);

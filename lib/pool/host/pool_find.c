@@ -99,7 +99,8 @@ static int entry_current(const struct pool_devices_entry *e, struct located *at)
 
 	if (r)
 		return r == -ENOENT ? 0 : r;
-	if (strcmp(l.pv_uuid, e->pv_uuid) || strcmp(l.pool_name, e->pool) || l.role != e->role)
+	if (strcmp(l.pv_uuid, e->pv_uuid) || strcmp(l.pool_name, e->pool) || l.role != e->role ||
+	    (e->pool_uuid[0] && strcmp(l.pool_uuid, e->pool_uuid)))
 		return 0;
 	if (l.data_index)
 		return 2;	/* an added data device: found through the VG */
@@ -144,9 +145,14 @@ void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid
 			const char *path)
 {
 	struct pool_devices_entry e;
+	struct vg_label l;
 
 	memset(&e, 0, sizeof(e));
 	snprintf(e.pool, sizeof(e.pool), "%s", pool);
+	/* the pool uuid from the device's own label (not yet written: the
+	 * next VG commit completes the entry, pool_devices_adopt) */
+	if (!pool_read_label(path, &l) && !strcmp(l.pv_uuid, pv_uuid))
+		snprintf(e.pool_uuid, sizeof(e.pool_uuid), "%s", l.pool_uuid);
 	e.role = role;
 	snprintf(e.pv_uuid, sizeof(e.pv_uuid), "%s", pv_uuid);
 	snprintf(e.path, sizeof(e.path), "%s", path);
