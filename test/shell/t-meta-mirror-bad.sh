@@ -161,7 +161,7 @@ TP_TEST_EIO=$PWD/mb.img expect_rc 1 tpcheck mp
 # one formatted another way (the kernel formats it anew)
 ok tpstatus --noheadings -o pool_meta_integrity mp
 out_has "^ *on"
-grep -q 'integrity_offset' "$TPTOOLS_DIR/backup/mp/"*.vg || fail "no integrity regions in the VG"
+grep -q 'integrity_offset' "$(backup_dir mp)"/*.vg || fail "no integrity regions in the VG"
 image n-d.img 64M
 image n-ma.img 16M
 image n-mb.img 16M
@@ -189,7 +189,8 @@ ok tpstatus --noheadings -o pool_meta_integrity qp
 out_has "none"
 # the integrity superblocks: new ones stay zeros through a writer; one
 # formatted another way (512-byte blocks) is zeroed by the next writer
-imeta=$(sed -n 's/^[[:space:]]*integrity_offset=\([0-9]*\)$/\1/p' "$TPTOOLS_DIR/backup/mp/$(ls "$TPTOOLS_DIR/backup/mp" | grep '\.vg$' | tail -1)" | head -1)
+bdir=$(backup_dir mp)
+imeta=$(sed -n 's/^[[:space:]]*integrity_offset=\([0-9]*\)$/\1/p' "$bdir/$(ls "$bdir" | grep '\.vg$' | tail -1)" | head -1)
 [ -n "$imeta" ] || fail "no integrity_offset"
 restore
 ok tvcreate -V 1M -n i1 mp
