@@ -143,7 +143,7 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 	return 0;
 }
 
-static void report_copies_from(const struct pool *p, const struct vg_mda_status *st,
+static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_status *st,
 			       struct pool_check_report *rep, unsigned from);
 
 /* ---- mirrored thin metadata: the second leg (pool_mirror.c) ---- */
@@ -391,14 +391,20 @@ int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *
 	}
 	if (n > 1) {
 		struct vg_mda_status st;
+		unsigned k = 0, first_added;
 
-		/* every copy counts: an added device may hold the newest one */
-		memcpy(pvs, p->pv, sizeof(pvs));
-		r = vg_read(pvs, p->nr_pv, &vg, &st);
+		/* every copy counts: an added device may hold the newest one;
+		 * a device that is not there (a mirror's lost first metadata
+		 * leg) has none to read */
+		for (unsigned i = 0; i < p->nr_pv; i++)
+			if (p->pv[i].io)
+				pvs[k++] = p->pv[i];
+		first_added = k - (p->nr_pv - VG_NR_ROLES);
+		r = vg_read(pvs, k, &vg, &st);
 		if (r)
 			return r;
 		if (rep)	/* the first two were reported with the VG */
-			report_copies_from(p, &st, rep, VG_NR_ROLES);
+			report_copies_from(pvs, &st, rep, first_added);
 		if (vg->seqno != p->vg->seqno || vg_nr_data(vg) != n) {
 			log_error("pool %s: its added data devices hold VG metadata (seqno %llu) "
 				  "the data and metadata devices do not (seqno %llu); 'tprepair %s' "
@@ -413,32 +419,32 @@ int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *
 }
 
 /* The VG copies as findings (check/repair), of the devices from FROM on. */
-static void report_copies_from(const struct pool *p, const struct vg_mda_status *st,
+static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_status *st,
 			       struct pool_check_report *rep, unsigned from)
 {
 	for (unsigned d = from; d < st->nr_pvs; d++) {
 		int newest = 0;
 		if (st->read_error[d])
 			pool_problem(rep, 0, "%s: its VG metadata area cannot be read: %s",
-				     p->pv[d].io->name, strerror(-st->read_error[d]));
+				     pvs[d].io->name, strerror(-st->read_error[d]));
 		for (int s = 0; s < VG_MDA_SLOTS; s++) {
 			if (st->slot[d][s].state == VG_SLOT_CORRUPT)
 				pool_problem(rep, 0, "%s: VG metadata slot %d is damaged (the next change "
-					     "or tprepair rewrites it)", p->pv[d].io->name, s);
+					     "or tprepair rewrites it)", pvs[d].io->name, s);
 			if (st->slot[d][s].state == VG_SLOT_VALID &&
 			    st->slot[d][s].seqno == st->seqno)
 				newest = 1;
 		}
 		if (!newest && !st->read_error[d])
 			pool_problem(rep, 0, "%s: lacks the newest VG metadata (seqno %" PRIu64 ")",
-				     p->pv[d].io->name, st->seqno);
+				     pvs[d].io->name, st->seqno);
 	}
 }
 
 static void report_copies(const struct pool *p, const struct vg_mda_status *st,
 			  struct pool_check_report *rep)
 {
-	report_copies_from(p, st, rep, 0);
+	report_copies_from(p->pv, st, rep, 0);
 }
 
 /* Read the VG into P->vg. 1: none could be read (a finding with REP). */
