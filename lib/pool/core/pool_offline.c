@@ -4,6 +4,8 @@
  * put back), figures from the space maps, the device details and, for
  * exclusive and shared, a walk of the trees. */
 #include "lib/pool/core/core_int.h"
+
+#include <errno.h>
 #include "lib/pool/core/pool_usage.h"
 #include "lib/pool/core/pool_vg.h"
 
@@ -139,8 +141,27 @@ int pool_open_thin(struct pool *p)
 			  "'tpcheck %s'", p->name, pool_meta_dev_name(p),
 			  (unsigned long long)a->offset, strerror(-r), p->name);
 		p->md = NULL;
+		return r;
 	}
-	return r;
+	/* thin metadata of another block size, or of more data blocks than
+	 * the data area holds, is not this pool's (another pool's copy at
+	 * the same place, or the VG is): its mappings would be read as this
+	 * pool's chunks */
+	struct thin_ir_superblock sb;
+
+	if (!thin_superblock_info(p->md, &sb) &&
+	    (sb.data_block_size != p->vg->chunk_size || sb.nr_data_blocks > vg_data_chunks(p->vg))) {
+		log_error("pool %s: the thin metadata on %s (data block size %u sectors, %llu data "
+			  "blocks) is not its own (chunk %u sectors, %llu chunks): another pool's "
+			  "copy or its VG is; nothing is read from it. 'tpcheck %s' says what to do",
+			  p->name, pool_meta_dev_name(p), sb.data_block_size,
+			  (unsigned long long)sb.nr_data_blocks, p->vg->chunk_size,
+			  (unsigned long long)vg_data_chunks(p->vg), p->name);
+		thin_close(p->md);
+		p->md = NULL;
+		return -EUCLEAN;
+	}
+	return 0;
 }
 
 static int off_grow(struct pool *p, const struct pool_growth *g)
