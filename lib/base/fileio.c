@@ -4,6 +4,7 @@
 #include "lib/base/paths.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,4 +82,27 @@ int tp_copybuf_alloc(size_t len, void **out)
 	if (align == HUGE_PAGE)
 		(void)madvise(*out, len, MADV_HUGEPAGE);
 	return 0;
+}
+
+int tp_read_lines(const char *path, size_t max, int (*fn)(char *line, void *ctx), void *ctx)
+{
+	char *line = malloc(max);
+	FILE *f;
+	int r = 0;
+
+	if (!line)
+		return -ENOMEM;
+	if (!(f = fopen(path, "re"))) {
+		r = -errno;
+		free(line);
+		return r;
+	}
+	while (!r && fgets(line, (int)max, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '#')
+			r = fn(line, ctx);
+	}
+	fclose(f);
+	free(line);
+	return r;
 }

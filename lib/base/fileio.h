@@ -34,4 +34,11 @@ int tp_spool_open(const char *what) TP_MUST_CHECK;
 /* *OUT: a copy buffer of LEN bytes (uninitialised). 0 or -ENOMEM. */
 int tp_copybuf_alloc(size_t len, void **out) TP_MUST_CHECK;
 
+/* Read PATH line by line (each at most MAX - 1 bytes, its newline
+ * dropped), lines starting with '#' passed by, FN(line, CTX) called on the
+ * others until it returns non-zero: 0, FN's value, or -errno (-ENOENT: no
+ * such file). */
+int tp_read_lines(const char *path, size_t max, int (*fn)(char *line, void *ctx), void *ctx)
+	TP_MUST_CHECK;
+
 #endif

@@ -79,6 +79,17 @@ vm_begin() {
 	done
 }
 
+# areas_equal A B OFF LEN WHAT: bytes OFF..OFF+LEN of devices A and B (two
+# legs' active thin-metadata areas) are the same, else a failed check
+# naming WHAT
+areas_equal() {
+	dd if="$1" of=area-a.img bs=1M iflag=skip_bytes,count_bytes skip="$3" count="$4" \
+		status=none
+	dd if="$2" of=area-b.img bs=1M iflag=skip_bytes,count_bytes skip="$3" count="$4" \
+		status=none
+	cmp area-a.img area-b.img || note_fail "the legs' active thin-metadata areas differ $5"
+}
+
 # vm_live_pool POOL DATA META SIZE VOLS [tpcreate options...]: pool POOL
 # made on DATA and META (tpcreate with the options), a volume of SIZE for
 # each name in VOLS (space separated; "" for none, SIZE then unused), then

@@ -172,11 +172,7 @@ expect_eq "pool read-write after both" "$(field pool_mode)" rw
 step "deactivated: clean, the legs equal"
 must tpdeactivate mi
 check tpcheck mi
-dd if=/dev/mapper/mlegA of=legA.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
-	status=none
-dd if=/dev/mapper/mlegB of=legB.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
-	status=none
-cmp legA.img legB.img || note_fail "the legs' active areas differ"
+areas_equal /dev/mapper/mlegA /dev/mapper/mlegB "$off" "$len" "after the corrections"
 
 step "leg B becomes dm-error under fio: the pool runs on, the reports say degraded"
 must tpactivate mi

@@ -113,11 +113,7 @@ grep -E "err=" fio2.out || true
 must tpdeactivate mm
 check tpcheck mm
 read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length mm | awk 'NF == 2 { sub(/b$/, "", $1); sub(/b$/, "", $2); print }')"
-dd if=/dev/mapper/mlegA of=legA.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
-	status=none
-dd if=/dev/mapper/mlegC of=legC.img bs=1M iflag=skip_bytes,count_bytes skip="$off" count="$len" \
-	status=none
-cmp legA.img legC.img || note_fail "the legs' active thin-metadata areas differ after the rebuild"
+areas_equal /dev/mapper/mlegA /dev/mapper/mlegC "$off" "$len" "after the rebuild"
 
 step "leg C's disk taken away (its virtio device unbound): activation works degraded"
 must dmsetup remove mlegC
@@ -179,11 +175,7 @@ must tpdeactivate mm
 legs_equal() {
 	local off len
 	read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length "${2:-mm}" | awk 'NF == 2 { sub(/b$/, "", $1); sub(/b$/, "", $2); print }')"
-	dd if=/dev/mapper/mlegA of=eqA.img bs=1M iflag=skip_bytes,count_bytes skip="$off" \
-		count="$len" status=none
-	dd if=/dev/mapper/mlegB of=eqB.img bs=1M iflag=skip_bytes,count_bytes skip="$off" \
-		count="$len" status=none
-	cmp eqA.img eqB.img || note_fail "the legs' active thin-metadata areas differ $1"
+	areas_equal /dev/mapper/mlegA /dev/mapper/mlegB "$off" "$len" "$1"
 }
 # stale_b: leg B's active thin superblock overwritten (the raid metadata
 # says both legs in sync: loaded as it is, the kernel would read either)

@@ -2,6 +2,7 @@
 #include "lib/pool/host/host.h"
 
 #include "lib/base/atomic.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "lib/base/paths.h"
 
@@ -44,8 +45,9 @@ static const struct {
 	{ "healed1", offsetof(struct pool_scrub_state, healed[1]) },
 };
 
-static int parse_line(char *line, struct pool_scrub_state *s)
+static int parse_line(char *line, void *ctx)
 {
+	struct pool_scrub_state *s = ctx;
 	char *val = strchr(line, ' '), *end;
 	unsigned long long u;
 
@@ -72,25 +74,16 @@ static int parse_line(char *line, struct pool_scrub_state *s)
 
 int pool_scrub_state_read(const char *pool_uuid, struct pool_scrub_state *s)
 {
-	char *path, line[256];
-	FILE *f;
-	int r = 0;
+	char *path;
+	int r;
 
 	memset(s, 0, sizeof(*s));
 	if (!name_ok(pool_uuid))
 		return -EINVAL;
 	if (!(path = scrub_path(pool_uuid)))
 		return -ENOMEM;
-	f = fopen(path, "re");
+	r = tp_read_lines(path, 256, parse_line, s);
 	free(path);
-	if (!f)
-		return -errno;
-	while (!r && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] != '#')
-			r = parse_line(line, s);
-	}
-	fclose(f);
 	if (!r && !s->time)
 		r = -EUCLEAN;
 	if (r)

@@ -3,6 +3,7 @@
 #include "lib/pool/monitor.h"
 
 #include "lib/base/atomic.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "lib/base/paths.h"
 
@@ -102,27 +103,23 @@ static int parse_line(char *line, struct pool_monitor_state *s)
 	return 0;
 }
 
+static int one_line(char *line, void *s)
+{
+	return parse_line(line, s);
+}
+
 int pool_monitor_state_read(const char *pool_uuid, struct pool_monitor_state *s)
 {
-	char *path, line[POOL_DEVICE_PATH_MAX + 64];
-	FILE *f;
-	int r = 0;
+	char *path;
+	int r;
 
 	memset(s, 0, sizeof(*s));
 	if (!name_ok(pool_uuid))
 		return -EINVAL;
 	if (!(path = state_path(pool_uuid)))
 		return -ENOMEM;
-	f = fopen(path, "re");
+	r = tp_read_lines(path, POOL_DEVICE_PATH_MAX + 64, one_line, s);
 	free(path);
-	if (!f)
-		return -errno;
-	while (!r && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] != '#')
-			r = parse_line(line, s);
-	}
-	fclose(f);
 	if (r)
 		memset(s, 0, sizeof(*s));
 	return r;
