@@ -211,7 +211,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
 		rc = tool_pool_op_flags(args[0], devices,
 					(allow ? POOL_ALLOW_COMPONENT : 0) | POOL_META_LEG0_LOST_OK |
-						(activate ? POOL_LEASE_KEEP | POOL_META_KEEP_STALE : 0),
+						(activate ? POOL_LEASE_KEEP | POOL_META_KEEP_STALE |
+								    POOL_ACTIVATE : 0),
 					activation_op, &a);
 	}
 	cli_end(&cli);

@@ -207,6 +207,12 @@ enum pool_open_flags {
 	 * raid1 rebuilds it, and tpchange --meta-replace, which resyncs it
 	 * itself. Readers never write it. */
 	POOL_META_KEEP_STALE = 1 << 6,
+	/* The open is for an activation (tpactivate): when this host has no
+	 * device-mapper or dm-thin, the activation will be refused
+	 * (pool_activate says why, after its own checks), so the open writes
+	 * nothing (an open for writing may first put stale copies right): it
+	 * is a reader's. */
+	POOL_ACTIVATE = 1 << 7,
 };
 
 /* DEVICES: NULL, or a comma-separated list of the pool's device paths. */

@@ -4,6 +4,7 @@
 #include "lib/pool/core/core_int.h"
 #include "lib/pool/core/pool_vg.h"
 
+#include "kernel/dm.h"
 #include "lib/base/log.h"
 #include "lib/pool/host/host.h"
 
@@ -56,6 +57,17 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	r = pool_attach(p, name, devices, flags, NULL, &st);
 	if (r)
 		goto fail;
+	/* an activation on a host whose kernel cannot run the pool will be
+	 * refused (pool_activate says why, after its own checks): its open
+	 * writes nothing, as a reader's */
+	if ((flags & POOL_ACTIVATE) && !p->be->live && !(flags & POOL_RDONLY)) {
+		char why[256];
+
+		if (tp_dm_check_available(why, sizeof(why))) {
+			flags |= POOL_RDONLY;
+			p->flags |= POOL_RDONLY;
+		}
+	}
 	if (st.needs_repair) {
 		if (flags & POOL_RDONLY)
 			log_warn("pool %s: one VG metadata copy is stale or damaged; the next change "

@@ -171,3 +171,4 @@ int pool_op_publish(struct pool *p, const char *vol)
 {
 	return p->be->live ? pool_activate(p, (const char *const[]){ vol }, 1) : 0;
 }
+

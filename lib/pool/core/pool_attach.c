@@ -722,7 +722,7 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT | POOL_FOREIGN_OK | POOL_FOREIGN_QUIET |
 			    POOL_LEASE_KEEP | POOL_META_LEG0_LOST_OK |
-			    POOL_META_KEEP_STALE);
+			    POOL_META_KEEP_STALE | POOL_ACTIVATE);
 	r = attach(p, devices, flags, rename_to, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);
