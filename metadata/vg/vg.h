@@ -359,7 +359,10 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 /* Read the newest valid VG over PVS (vg_mda_read_copies; a copy whose
  * text does not import is reported and the next older one is used). The
  * VG's uuid must match every label's pool_uuid, and the devices' pv uuids
- * must match the labels (else -EUCLEAN). *OUT gets the vg; STATUS (may be
+ * must match the labels (else -EUCLEAN, logged naming the device): a
+ * usable copy that does not name one of PVS ends the read, since an
+ * older copy that does is an earlier state of the pool, never its
+ * current VG (the device was taken away since). *OUT gets the vg; STATUS (may be
  * NULL) the slot report; status->needs_repair is also set when a fallback
  * past a bad copy happened. (*OUT)->seqno is the NEWEST valid seqno on the
  * devices, even after a fallback, so that vg_commit supersedes every copy.
