@@ -307,6 +307,11 @@ int vg_data_locate(const struct vg *vg, uint64_t chunk, unsigned *dev, uint64_t 
 		   uint64_t *run) TP_MUST_CHECK;
 /* The data device whose device uuid is PV_UUID, or -1. */
 int vg_data_index(const struct vg *vg, const char *pv_uuid);
+/* Does VG name a device with uuid PV_UUID, in any role (a data device,
+ * the metadata device, a mirror's second one)? 1 or 0. A device whose
+ * label carries VG's pool uuid and whose device uuid VG does not name is
+ * an orphan of the pool (tptools(7) ORPHAN LABELS). */
+int vg_lists_device(const struct vg *vg, const char *pv_uuid);
 
 /* Append a copy of V (validated: name, unique name and dev_id, size,
  * origin exists): 0, -EINVAL (logged), -EEXIST (duplicate name or dev_id,

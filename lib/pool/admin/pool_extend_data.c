@@ -69,27 +69,24 @@ static int is_member(const struct pool *p, const char *path)
 }
 
 /* PATH carries a signature: refuse, unless it is only a label of this
- * pool that no VG lists (an earlier tpextend --data cut short). */
+ * pool that no VG lists (an orphan: an earlier tpextend --data cut short,
+ * or a device a cut tpreduce --data took away). Another pool's label is
+ * refused with what it is (pool_label_owner: a member, an orphan, the
+ * label of a pool that is gone) and the command that frees it. */
 static int check_signatures(const struct pool *p, const char *path)
 {
 	struct tp_probe_result res;
+	struct pool_label_owner o;
 	struct vg_label l;
 	char one[160];
 	int r = pool_read_label(path, &l);
 
-	if (!r) {
-		if (!strcmp(l.pool_uuid, pool_vg(p)->uuid) && l.role == VG_ROLE_DATA &&
-		    vg_data_index(pool_vg(p), l.pv_uuid) < 0)
-			return 0;	/* our own leftover: taken again */
-		log_error("pool %s: %s carries the label of pool %s (%s device); tpextend will "
-			  "not take another pool's device. Remove that pool first ('tpremove %s')",
-			  pool_name(p), path, l.pool_name, vg_role_name(l.role), l.pool_name);
-		return -EBUSY;
-	}
+	if (!r && !strcmp(l.pool_uuid, pool_vg(p)->uuid) && !vg_lists_device(pool_vg(p), l.pv_uuid))
+		return 0;	/* our own orphan: taken again */
 	if (r != -ENOENT) {
-		log_error("pool %s: %s carries a damaged tptools label; tpextend will not "
-			  "overwrite it. Wipe it ('wipefs -a %s') if it is no longer needed",
-			  pool_name(p), path, path);
+		if ((r = pool_label_owner(path, &o)))
+			return r;
+		pool_label_refusal(path, &o, "tpextend will not take it", 0);
 		return -EBUSY;
 	}
 	if ((r = tp_dev_probe(path, NULL, &res)) < 0) {
@@ -260,8 +257,9 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 		/* the VG was put back: the device is no part of the pool */
 		if (vg_data_index(pool_vg(p), pv->label.pv_uuid) < 0) {
 			if (vg_label_wipe(pv->io, 0) < 0)
-				log_warn("pool %s: %s keeps a label of the pool; 'wipefs -a %s' "
-					 "removes it", pool_name(p), x->path, x->path);
+				log_warn("pool %s: %s keeps an orphan label of the pool; the pool's "
+					 "next change wipes it, or 'tpremove --label %s'", pool_name(p),
+					 x->path, x->path);
 			pool_drop_data_pv(p);
 		}
 		pool_grow_undone(p, &g);
@@ -514,7 +512,8 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	tp_critical_end();
 	if (e < 0)
 		log_warn("pool %s: %s is no longer its device, but its label could not be wiped "
-			 "(%s); 'wipefs -a %s' removes it", pool_name(p), path, strerror(-e), path);
+			 "(%s); the pool's next change wipes it, or 'tpremove --label %s'",
+			 pool_name(p), path, strerror(-e), path);
 	pool_drop_data_pv(p);
 	return 0;
 }

@@ -56,6 +56,11 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	r = pool_attach(p, name, devices, flags, NULL, &st);
 	if (r)
 		goto fail;
+	/* a writer finishes the changes that left orphan labels (and refuses
+	 * a pool whose devices are behind a device's own VG copy), before it
+	 * writes anything else (pool_orphan.c) */
+	if (!(flags & POOL_RDONLY) && (r = pool_orphans_finish(p, 0, NULL, 0, NULL)))
+		goto fail;
 	if (st.needs_repair) {
 		if (flags & POOL_RDONLY)
 			log_warn("pool %s: one VG metadata copy is stale or damaged; the next change "
