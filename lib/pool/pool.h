@@ -200,6 +200,12 @@ enum pool_open_flags {
 	 * raid1 rebuilds it, and tpchange --meta-replace, which resyncs it
 	 * itself. Readers never write it. */
 	POOL_META_KEEP_STALE = 1 << 6,
+	/* tpreduce --missing: a pool whose added data devices (the second
+	 * on) are not all found opens with those left out (a warning each),
+	 * for pool_reduce_missing alone: its data cannot be read or written,
+	 * and nothing is committed at the open (a stale VG copy, a removal
+	 * under way wait for the next command). */
+	POOL_DATA_MISSING_OK = 1 << 7,
 };
 
 /* DEVICES: NULL, or a comma-separated list of the pool's device paths. */
@@ -517,6 +523,36 @@ struct pool_reduce_data_result {
 int pool_reduce_data(struct pool *p, const char *path, int test,
 		     struct pool_reduce_data_result *res) TP_MUST_CHECK;
 
+/* tpreduce --missing: take every data device of P that is missing (not
+ * found; opened with POOL_DATA_MISSING_OK) away, in one rebuild of the
+ * thin metadata into the spare area and one VG commit, as pool_reduce_data
+ * does. The mappings into their ranges are counted first: when any
+ * volume maps chunks there, -EBUSY (logged, naming each volume and how
+ * many of its chunks) unless FORCE, which drops those mappings (the
+ * blocks read as zeros afterwards: the loss is reported in RES, volume
+ * by volume). -ENOENT (logged) when no data device is missing. Offline
+ * only. TEST: count, say, write nothing. A device that comes back later
+ * carries an orphan label of the pool (tptools(7)). */
+#define POOL_REDUCE_LOST_MAX 16
+struct pool_reduce_missing_result {
+	unsigned nr_devices;		/* taken away */
+	struct {
+		unsigned index;		/* its place (1: the second) */
+		char device_uuid[POOL_UUID_LEN + 1];
+		char last_path[1024];	/* where the VG saw it last */
+		uint64_t chunks;
+	} dev[8];
+	uint64_t lost;			/* mapped chunks there, over all volumes */
+	unsigned nr_lost;		/* volumes (and thin devices) that map any */
+	struct {
+		char name[POOL_NAME_MAX + 1];	/* "" for a thin device no volume lists */
+		uint64_t dev_id, blocks;
+	} vol[POOL_REDUCE_LOST_MAX];
+	uint64_t old_data_size, new_data_size;	/* bytes */
+	int written;
+};
+int pool_reduce_missing(struct pool *p, int force, int test,
+			struct pool_reduce_missing_result *res) TP_MUST_CHECK;
 
 /* ---- the chunk mover (pool_move.c) ---- */
 #define POOL_MOVE_STEP 16384u	/* the most mappings one step re-points */

@@ -171,10 +171,12 @@ out_has "next: run 'tpchange --meta-replace DEV mm' to put the metadata mirror's
 follow mm
 [ "$(cat followed)" = 1 ] || fail "mm (leg 0): $(cat followed) commands"
 
-# 8. a missing data device: no command can fix that; the next: line says
-# to attach it (data device 2: its place, as tpextend and
-# --devices-report number it), tprepair refuses with the same words, and
-# attached again the pool is clean
+# 8. a missing data device: the next: line says to attach it (data device
+# 2: its place, as tpextend and --devices-report number it), and, if it
+# is lost for good, names tpreduce --missing (with --force and the loss
+# when the volumes map chunks on it); tprepair refuses with the same
+# words. Attached again, the pool is clean; lost for good, following the
+# line takes it away, the loss reported, in one command.
 image xd.img 32M
 image xm.img 16M
 image xx.img 32M
@@ -183,11 +185,36 @@ ok tpextend --data xx.img mx
 mv xx.img xx.away
 expect_rc 2 tpcheck mx
 out_has "data device 2 (device uuid .*, last seen at $PWD/xx.img) is missing"
-out_has "next: attach the missing data device 2 (device uuid .*, last seen at $PWD/xx.img), then check again"
+out_has "next: attach the missing data device 2 (device uuid .*, last seen at $PWD/xx.img), then check again; if it is lost for good, run 'tpreduce --missing mx' to take it away (no volume maps a chunk on it)"
 unchanged 5 tprepair mx
 err_has "its data device 2 (device uuid .*) is missing; tprepair writes no pool"
-err_has "attach the missing data device 2 (device uuid .*), then check again"
+err_has "then check again; if it is lost for good, run 'tpreduce --missing mx'"
 err_lacks "clean"
 mv xx.away xx.img
 follow mx
 [ "$(cat followed)" = 0 ] || fail "mx: $(cat followed) commands"
+# lost for good, with chunks of a volume and its snapshot on it
+head -c 40M /dev/urandom >m.want
+ok tprecv --format raw -n m mx <m.want
+ok tvsnap mx/m -n ms
+mv xx.img xx.away
+expect_rc 2 tpcheck mx
+out_has "only if it is lost for good, run 'tpreduce --missing --force mx' to take it away: the [0-9]* chunks the volumes map on it are lost"
+unchanged 5 tpreduce --missing mx
+err_has "its missing data device holds chunks the volumes map (m: [0-9]* chunks, ms: [0-9]* chunks)"
+follow mx
+[ "$(cat followed)" = 1 ] || fail "mx (lost): $(cat followed) commands"
+grep -q "^lost: volume mx/m: [0-9]* chunks on it, which now read as zeros" follow.log ||
+	fail "the loss was not reported: $(cat follow.log)"
+# what was on the first device reads the same, the rest as zeros
+first=$(pool_bytes mx pool_size)
+rm -f m.got
+ok tpsend --format raw -o m.got mx/m
+cmp -n "$first" m.want m.got || fail "volume m's chunks on the first device changed"
+cmp -i "$first" -n $((40 * 1048576 - first)) m.got /dev/zero ||
+	fail "volume m's lost chunks do not read as zeros"
+thin_check_pool mx
+# the device that comes back carries an orphan label; named, it is told so
+mv xx.away xx.img
+unchanged 5 tpcreate --data xx.img --meta xm.img other
+err_has "xx.img carries an orphan label of pool mx (a data device the pool let go"

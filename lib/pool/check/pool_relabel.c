@@ -457,6 +457,37 @@ int pool_missing_data(const struct pool *p, char *buf, size_t len)
 	return 0;
 }
 
+/* A data device is missing (WHAT says which): attach it; if it is lost
+ * for good, tpreduce --missing takes the missing ones away, with --force
+ * when the volumes map chunks on them (how many is said: the loss). */
+static void missing_advice(struct pool *p, const char *what, char *buf, size_t len)
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	const struct vg *vg = pool_vg(p);
+	uint64_t used = 0, one;
+	int r = 0;
+
+	for (unsigned i = 1; !r && i < vg_nr_data(vg); i++)
+		if (!pool_data_dev_path(p, i)[0] &&
+		    !(r = pool_data_in_use(p, vg_data_first_chunk(vg, i), vg_data_dev_chunks(vg, i),
+					   &one)))
+			used += one;
+	tp_log_capture_pop(outer);
+	if (r)
+		snprintf(buf, len, "attach the missing %s, then check again; if it is lost for good, "
+			 "'tpreduce --missing %s' says what taking it away loses", what,
+			 pool_name(p));
+	else if (used)
+		snprintf(buf, len, "attach the missing %s, then check again; only if it is lost for "
+			 "good, run 'tpreduce --missing --force %s' to take it away: the %llu chunks "
+			 "the volumes map on it are lost", what, pool_name(p),
+			 (unsigned long long)used);
+	else
+		snprintf(buf, len, "attach the missing %s, then check again; if it is lost for good, "
+			 "run 'tpreduce --missing %s' to take it away (no volume maps a chunk on it)",
+			 what, pool_name(p));
+}
+
 void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
 			int thin_bad, const struct pool_check_report *rep, char *buf, size_t len)
 {
@@ -491,8 +522,7 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 		return;
 	}
 	if (pool_missing_data(p, what, sizeof(what)))
-		snprintf(buf, len, "attach the missing %s, then check again: nothing can change "
-			 "the pool without it", what);
+		missing_advice(p, what, buf, len);
 	else if (rep && rep->nr_ahead)
 		snprintf(buf, len, "do not change the pool: a device holds a newer VG of it than "
 			 "the devices it was found on (above); attach the pool's current devices, "

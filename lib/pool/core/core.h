@@ -60,6 +60,13 @@ const struct vg_pv *pool_pv_at(const struct pool *p, unsigned i);
  * mapping as one engine. */
 int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
 		     uint64_t *run) TP_MUST_CHECK;
+/* How many chunks of [FIRST, FIRST + N) P's thin metadata holds (a
+ * reference count above 0), into *USED: 0, or -errno (the thin metadata
+ * opened for it when it was not, logged). */
+int pool_data_in_use(struct pool *p, uint64_t first, uint64_t n, uint64_t *used) TP_MUST_CHECK;
+/* Is a data device of P missing (attached by check or repair, or opened
+ * with POOL_DATA_MISSING_OK, with its slot empty)? 1 or 0. */
+int pool_data_missing(const struct pool *p);
 /* The path of data device I of P ("" when not open), and its size now
  * (the open device's, 0 when not open). */
 const char *pool_data_dev_path(const struct pool *p, unsigned i);

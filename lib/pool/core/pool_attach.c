@@ -357,11 +357,18 @@ int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *
 		r = pool_find_data_device(p->name, p->vg->uuid, d->pv_uuid, i, d->path,
 					  !(p->flags & POOL_RDONLY), &path);
 		if (r == -ENOENT) {
-			/* check and repair go on past it: its slot stays empty
-			 * (no engine), the devices after it are looked at */
-			if (rep) {
-				pool_problem(rep, 1, "data device %u (device uuid %s, last seen at %s) "
-					     "is missing", i + 1, d->pv_uuid, d->path[0] ? d->path : "?");
+			/* check and repair go on past it, and so does tpreduce
+			 * --missing: its slot stays empty (no engine), the
+			 * devices after it are looked at */
+			if (rep || (p->flags & POOL_DATA_MISSING_OK)) {
+				if (rep)
+					pool_problem(rep, 1, "data device %u (device uuid %s, last "
+						     "seen at %s) is missing", i + 1, d->pv_uuid,
+						     d->path[0] ? d->path : "?");
+				else
+					log_warn("pool %s: its data device %u (device uuid %s, last "
+						 "seen at %s) is missing", p->name, i + 1, d->pv_uuid,
+						 d->path[0] ? d->path : "?");
 				p->nr_pv = VG_NR_ROLES + i;
 				missing++;
 				continue;
@@ -801,7 +808,7 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT | POOL_FOREIGN_OK | POOL_FOREIGN_QUIET |
 			    POOL_LEASE_KEEP | POOL_META_LEG0_LOST_OK |
-			    POOL_META_KEEP_STALE);
+			    POOL_META_KEEP_STALE | POOL_DATA_MISSING_OK);
 	r = attach(p, devices, flags, rename_to, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);
