@@ -21,6 +21,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Is ID among IDS (N, ascending; NULL when N is 0)? */
+static int has_id(const uint64_t *ids, size_t n, uint64_t id)
+{
+	return n && bsearch(&id, ids, n, sizeof(*ids), cmp_u64);
+}
+
 /* The VG's volumes against the thin device ids (IDS ascending). A
  * volume whose thin device is missing at the VG's own transaction (IN_STEP)
  * was lost (a salvage could not save its device): fatal, and 'tvremove'
@@ -32,7 +38,7 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 		uint64_t id = vg->volumes[i].dev_id;
 		size_t used = strlen(rep->lost);
 
-		if (bsearch(&id, ids, n, sizeof(*ids), cmp_u64))
+		if (has_id(ids, n, id))
 			continue;
 		pool_problem(rep, in_step, "volume %s: thin device %" PRIu64 " is missing from the "
 			     "thin metadata%s", vg->volumes[i].name, id,
@@ -46,7 +52,7 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 	}
 	for (unsigned i = 0; i < vg->nr_receives; i++) {
 		uint64_t id = vg->receives[i].dev_id;
-		if (!bsearch(&id, ids, n, sizeof(*ids), cmp_u64))
+		if (!has_id(ids, n, id))
 			pool_problem(rep, in_step, "unfinished receive %s: thin device %" PRIu64
 				     " is missing from the thin metadata", vg->receives[i].name, id);
 	}
@@ -55,7 +61,7 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 		uint64_t id = vg->removals[i].dev_id;
 		size_t used = strlen(rep->lost);
 
-		if (bsearch(&id, ids, n, sizeof(*ids), cmp_u64))
+		if (has_id(ids, n, id))
 			continue;
 		pool_problem(rep, in_step, "removal of %s: thin device %" PRIu64
 			     " is missing from the thin metadata", vg->removals[i].name, id);
