@@ -205,9 +205,10 @@ void pool_orphan_what(const struct pool_orphan *o, char *buf, size_t len);
  * orphans: each one claimed, looked at again, its label and VG area
  * wiped and its devices-file entry dropped, one warning line each unless
  * QUIET; DONE (LEN bytes, may be NULL) gets their paths joined by ", ",
- * *NR_DONE how many. An orphan that cannot be claimed is left alone
- * (said). -EUCLEAN (logged, nothing written) when a device's own VG copy
- * is ahead of P's (POOL_ORPHAN_AHEAD); -errno of a failed wipe. */
+ * *NR_DONE how many. An orphan that cannot be claimed or written is left
+ * alone (a warning: it is no device of P, whose command goes on).
+ * -EUCLEAN (logged, nothing written) when a device's own VG copy is ahead
+ * of P's (POOL_ORPHAN_AHEAD); else 0. */
 int pool_orphans_finish(struct pool *p, int quiet, char *done, size_t len, unsigned *nr_done)
 	TP_MUST_CHECK;
 

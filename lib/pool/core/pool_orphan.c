@@ -76,8 +76,9 @@ void pool_orphan_what(const struct pool_orphan *o, char *buf, size_t len)
 
 /* Wipe orphan O: claimed, looked at again under the claim, its label and
  * VG area wiped (the label first: without it the device is nobody's),
- * its devices-file entry dropped. 0 wiped, 1 left alone (held, or no
- * orphan any more), -errno (logged) when a write failed. */
+ * its devices-file entry dropped. 0 wiped, 1 left alone (held, no orphan
+ * any more, or a write failed: said; the orphan is no device of the
+ * pool, so the pool's own command goes on). */
 static int wipe_one(struct pool *p, const struct pool_orphan *o)
 {
 	struct tp_lock *claim = NULL;
@@ -106,9 +107,9 @@ static int wipe_one(struct pool *p, const struct pool_orphan *o)
 	io_destroy(io);
 	tp_lock_release(claim);
 	if (r < 0) {
-		log_error("pool %s: cannot wipe the orphan label of %s: %s; 'tpremove --label %s' "
-			  "wipes it", p->name, o->path, strerror(-r), o->path);
-		return r;
+		log_warn("pool %s: cannot wipe the orphan label on %s: %s; it is left as it is "
+			 "('tpremove --label %s' wipes it)", p->name, o->path, strerror(-r), o->path);
+		return 1;
 	}
 	if (pool_devices_remove_pv(l.pv_uuid))
 		log_warn("pool %s: the devices file still lists %s", p->name, o->path);
@@ -120,7 +121,6 @@ int pool_orphans_finish(struct pool *p, int quiet, char *done, size_t len, unsig
 	struct pool_orphan o[POOL_ORPHANS_MAX];
 	unsigned n = pool_orphans(p, o, TP_ARRAY_SIZE(o));
 	char what[256];
-	int r = 0;
 
 	if (nr_done)
 		*nr_done = 0;
@@ -139,15 +139,11 @@ int pool_orphans_finish(struct pool *p, int quiet, char *done, size_t len, unsig
 			  p->name);
 		return -EUCLEAN;
 	}
-	for (unsigned i = 0; i < n && !r; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		size_t used = done ? strlen(done) : 0;
 
-		if ((r = wipe_one(p, &o[i])) < 0)
-			break;
-		if (r) {
-			r = 0;
+		if (wipe_one(p, &o[i]))
 			continue;
-		}
 		if (nr_done)
 			(*nr_done)++;
 		if (done && used < len)
@@ -158,7 +154,7 @@ int pool_orphans_finish(struct pool *p, int quiet, char *done, size_t len, unsig
 				 what);
 		}
 	}
-	return r;
+	return 0;
 }
 
 /* The pool uuid UUID under name NAME, attached read-only with a report
