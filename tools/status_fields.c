@@ -143,6 +143,9 @@ const struct dm_report_field_type status_fields[] = {
 	{ T_POOL, STR, P(data_dev), 7, "pool_data_dev", "DataDev", f_str, "data device path" },
 	{ T_POOL, STR, P(devices), 7, "pool_devices", "Devices", f_str,
 	  "every data device in the data area's order, comma-separated" },
+	{ T_POOL, STR, P(orphans), 7, "pool_orphans", "Orphans", f_str,
+	  "devices whose label names the pool while its VG does not (orphan labels, "
+	  "comma-separated; its next change wipes them); - none" },
 	{ T_POOL, NUM, P(data_offset), 10, "pool_data_offset", "DataOffset", f_num,
 	  "byte offset of the data area on the data device" },
 	{ T_POOL, STR, P(meta_dev), 7, "pool_meta_dev", "MetaDev", f_str,
@@ -377,6 +380,13 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 			 i ? "," : "", in->data_devs[i].path);
 	}
 	row->devices = row->devices_buf;
+	for (unsigned i = 0; i < in->nr_orphans; i++) {
+		size_t used = strlen(row->orphans_buf);
+
+		snprintf(row->orphans_buf + used, sizeof(row->orphans_buf) - used, "%s%.*s",
+			 i ? "," : "", (int)sizeof(in->orphans[i].path) - 1, in->orphans[i].path);
+	}
+	row->orphans = in->nr_orphans ? row->orphans_buf : "-";
 	row->size = in->data_size;
 	row->chunk = in->chunk;
 	row->data_used = in->data_used;

@@ -35,6 +35,8 @@ struct pool_row {
 	uint64_t meta_bad, meta_scrub_mismatched;
 	const char *devices;			/* points into devices_buf */
 	char devices_buf[4096];
+	const char *orphans;			/* orphans_buf, or "-" */
+	char orphans_buf[4096];
 	const char *autoextend_by, *monitor;	/* point into by_buf, monitor_buf or "-" */
 	const char *autoextend_max;		/* max_buf, or "none" */
 	const char *autoextend_device;		/* the policy's device, or "none" */

@@ -167,11 +167,11 @@ static void print_text(const char *what, const struct findings *fs,
 		printf("%s: clean%s\n", what, fast ? " (fast check: superblock, space maps, device "
 						     "trees and tree roots only)" : "");
 	else if (code == TP_EXIT_DAMAGE)
-		printf("%s: non-fatal damage (%zu problems): tprepair fixes it; the pool can be "
-		       "used meanwhile\n", what, total);
+		printf("%s: non-fatal damage (%zu problems): the pool can be used meanwhile%s\n",
+		       what, total, next[0] ? "" : "; tprepair or the next change puts it right");
 	else
-		printf("%s: FATAL damage (%zu problems): do not activate; run tprepair (see "
-		       "tprepair(8))\n", what, total);
+		printf("%s: FATAL damage (%zu problems): do not activate%s\n", what, total,
+		       next[0] ? "" : "; see tprepair(8)");
 	if (code != TP_EXIT_OK && next[0])
 		printf("next: %s\n", next);
 }

@@ -160,36 +160,44 @@ static void print_pool_steps(const struct pool_repair_params *p,
 		printf("%s: deleted %u thin device(s) that belonged to no volume (a receive or "
 		       "creation cut short); their chunks are free again\n", p->pool,
 		       r->strays_deleted);
-	if (r->leftovers_wiped)
-		printf("%s: wiped the leftover label of %s, a data device an interrupted tpreduce "
-		       "took away (the VG no longer lists it)\n", p->pool, r->leftovers);
+	if (r->orphans_wiped)
+		printf("%s: wiped the orphan label of %s (the pool's VG does not name it: a "
+		       "change that added or took it away was cut short)\n", p->pool, r->orphans);
 }
 
 /* Did a pool's repair write anything (also when it failed later)? */
 static int wrote_something(const struct pool_repair_result *r)
 {
 	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
-	       r->strays_deleted || r->meta_resynced[0] || r->leftovers_wiped ||
+	       r->strays_deleted || r->meta_resynced[0] || r->orphans_wiped ||
 	       r->meta_healed[0] || r->meta_healed[1];
 }
 
-static void print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)
+/* Print what was done; returns the exit code: 5 when nothing was written
+ * and something is left that another command must fix (said, with that
+ * command, as tpcheck's next: line says it). */
+static int print_done(const struct pool_repair_params *p, const struct pool_repair_result *r)
 {
 	const char *what = p->metadata ? p->output : p->pool;
 
 	if (p->metadata || r->salvaged)
 		print_losses(what, r);
+	if (!p->metadata && !wrote_something(r) && r->next[0]) {
+		log_error("%s: nothing tprepair repairs is damaged, and nothing was written; what "
+			  "is left: %s", what, r->next);
+		return TP_EXIT_FAILED;
+	}
 	if (tp_cli.quiet)
-		return;
+		return TP_EXIT_OK;
 	if (p->metadata) {
 		printf("%s: repaired; check it with 'tpcheck --metadata %s' before use\n", what, what);
-		return;
+		return TP_EXIT_OK;
 	}
 	print_pool_steps(p, r);
 	if (!wrote_something(r)) {
 		printf("%s: clean: nothing to repair, nothing written ('tprepair --force %s' "
 		       "salvages the thin metadata anyway)\n", what, what);
-		return;
+		return TP_EXIT_OK;
 	}
 	if (r->saved[0])
 		printf("%s: the spare area's earlier content (the damaged copy an earlier repair "
@@ -199,6 +207,9 @@ static void print_done(const struct pool_repair_params *p, const struct pool_rep
 		       "stays in the spare until the next repair. Run 'tpcheck %s'.\n", what, what);
 	else
 		printf("%s: repaired. Run 'tpcheck %s'.\n", what, what);
+	if (r->next[0])
+		printf("next: %s\n", r->next);
+	return TP_EXIT_OK;
 }
 
 /* A forced restore that made volumes read something else: said last, on
@@ -344,9 +355,7 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	p.progress_ctx = &pg;
 	r = pool_repair_run(&p, &res);
 	tp_progress_end(&pg, r == 0);
-	if (!r)
-		print_done(&p, &res);
-	code = tp_exit_from_errno(r);
+	code = r ? tp_exit_from_errno(r) : print_done(&p, &res);
 	if (!r && res.nr_reread) {
 		print_reread(&p, &res);
 		code = TP_EXIT_REREAD;

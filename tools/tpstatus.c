@@ -157,6 +157,24 @@ static void explain_kernel_mode(const struct pool_info *in)
 			 "refuses the metadata snapshot they are read from); they show as 0", n);
 }
 
+/* Devices whose label names the pool while its VG does not: what they
+ * are and what wipes them (tptools(7) ORPHAN LABELS). */
+static void explain_orphans(const struct pool_info *in)
+{
+	for (unsigned i = 0; i < in->nr_orphans; i++) {
+		const struct pool_orphan_info *o = &in->orphans[i];
+
+		if (o->ahead)
+			log_warn("pool %s: %s carries %s: the devices the pool was read from are "
+				 "behind its state; 'tpcheck %s' says more", in->name, o->path,
+				 o->what, in->name);
+		else
+			log_warn("pool %s: %s carries an orphan label of the pool (%s); the pool's "
+				 "next change wipes it, or 'tprepair %s', or 'tpremove --label %s'",
+				 in->name, o->path, o->what, in->name, o->path);
+	}
+}
+
 /* Report the pool row (unless a single volume is asked for) and its
  * volumes; a pool the selection drops takes its volumes with it. */
 static int report_pool(struct pool *p, const struct target *t, unsigned flags, struct table *pt,
@@ -169,6 +187,7 @@ static int report_pool(struct pool *p, const struct target *t, unsigned flags, s
 	if (r)
 		return r;
 	explain_kernel_mode(&in);
+	explain_orphans(&in);
 	status_pool_row(&in, &row);
 	if (pt->rh && !t->vol && !dm_report_object_is_selected(pt->rh, &row, pt->shown, &selected))
 		r = -ENOMEM;
@@ -277,7 +296,7 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 	struct table pt = { NULL, 0 }, vt = { NULL, 0 };
 	const char *pool_sel = NULL, *vol_sel = NULL;
 	int rc = CLI_CONTINUE, any_pool = !n;
-	unsigned flags = POOL_INFO_USAGE;
+	unsigned flags = POOL_INFO_USAGE | POOL_INFO_ORPHANS;
 
 	for (unsigned i = 0; i < n; i++)
 		any_pool |= !targets[i].vol;
@@ -388,45 +407,48 @@ static int run_prometheus(const struct status_opts *o, const struct target *t, u
 
 /* --devices-report: one line per device of each pool (like pvs): the
  * data devices in the data area's order, each with the range of chunks
- * it holds, then the metadata device. */
+ * it holds, then the metadata device (a mirror's two legs), then the
+ * pool's orphan labels; a device that is missing is listed with where
+ * it was last seen (pool.h: pool_devices_report). */
 static int run_devices(const struct status_opts *o, const struct target *t, unsigned n)
 {
 	int rc = TP_EXIT_OK;
 
 	if (!o->noheadings)
-		printf("%-12s %-4s %-5s %12s %12s %12s %12s %-36s %s\n", "Pool", "Role", "Place",
-		       "DevSize", "DataStart", "FirstChunk", "Chunks", "DevUUID", "Path");
+		printf("%-12s %-4s %-5s %12s %12s %12s %12s %-36s %-9s %s\n", "Pool", "Role",
+		       "Place", "DevSize", "DataStart", "FirstChunk", "Chunks", "DevUUID", "State",
+		       "Path");
 	for (unsigned i = 0; i < n; i++) {
-		struct pool_info in;
-		struct pool *p;
-		char a[32], b[32];
+		struct pool_device_row *row;
+		unsigned nr;
 		int r;
 
 		if (i && !strcmp(t[i].pool, t[i - 1].pool))
 			continue;
-		r = pool_open(t[i].pool, o->devices,
-			      POOL_RDONLY | POOL_FOREIGN_OK |
-				      (o->allow_component ? POOL_ALLOW_COMPONENT : 0), &p);
-		if (!r) {
-			r = pool_get_info(p, 0, &in);
-			for (unsigned k = 0; !r && k < in.nr_data_devs; k++) {
-				const struct pool_data_device *d = &in.data_devs[k];
-
-				printf("%-12s %-4s %-5u %12s %12s %12llu %12llu %-36s %s\n", in.name,
-				       "data", k + 1, tp_size_format(d->dev_size, o->units, a, sizeof(a)),
-				       tp_size_format(d->offset, o->units, b, sizeof(b)),
-				       (unsigned long long)d->first_chunk,
-				       (unsigned long long)d->chunks, d->pv_uuid, d->path);
-			}
-			if (!r) {
-				printf("%-12s %-4s %-5s %12s %12s %12s %12s %-36s %s\n", in.name, "meta",
-				       "-", "-", "-", "-", "-", "-", in.dev_path[POOL_ROLE_META]);
-				pool_info_free(&in);
-			}
-			pool_close(p);
-		}
-		if (r)
+		r = pool_devices_report(t[i].pool, o->devices,
+					o->allow_component ? POOL_ALLOW_COMPONENT : 0, &row, &nr);
+		if (r) {
 			rc = tp_exit_from_errno(r);
+			continue;
+		}
+		for (unsigned k = 0; k < nr; k++) {
+			const struct pool_device_row *d = &row[k];
+			char a[32], b[32], c[24], e[24];
+
+			if (d->has_range) {
+				tp_size_format(d->data_start, o->units, b, sizeof(b));
+				snprintf(c, sizeof(c), "%llu", (unsigned long long)d->first_chunk);
+				snprintf(e, sizeof(e), "%llu", (unsigned long long)d->chunks);
+			} else {
+				strcpy(b, "-");
+				strcpy(c, "-");
+				strcpy(e, "-");
+			}
+			printf("%-12s %-4s %-5s %12s %12s %12s %12s %-36s %-9s %s\n", d->pool, d->role,
+			       d->place, tp_size_format(d->dev_size, o->units, a, sizeof(a)), b, c, e,
+			       d->device_uuid, d->state, d->path);
+		}
+		free(row);
 	}
 	return rc;
 }

@@ -207,12 +207,18 @@ enum pool_open_flags {
 	 * raid1 rebuilds it, and tpchange --meta-replace, which resyncs it
 	 * itself. Readers never write it. */
 	POOL_META_KEEP_STALE = 1 << 6,
+	/* tpreduce --missing: a pool whose added data devices (the second
+	 * on) are not all found opens with those left out (a warning each),
+	 * for pool_reduce_missing alone: its data cannot be read or written,
+	 * and nothing is committed at the open (a stale VG copy, a removal
+	 * under way wait for the next command). */
+	POOL_DATA_MISSING_OK = 1 << 7,
 	/* The open is for an activation (tpactivate): when this host has no
 	 * device-mapper or dm-thin, the activation will be refused
 	 * (pool_activate says why, after its own checks), so the open writes
 	 * nothing (an open for writing may first put stale copies right): it
 	 * is a reader's. */
-	POOL_ACTIVATE = 1 << 7,
+	POOL_ACTIVATE = 1 << 9,
 };
 
 /* DEVICES: NULL, or a comma-separated list of the pool's device paths. */
@@ -398,6 +404,42 @@ int pool_remove(struct pool *p) TP_MUST_CHECK;
  * pool lock. 0, or -ENOENT when nothing at all is known of NAME. */
 int pool_forget(const char *name) TP_MUST_CHECK;
 
+/* ---- labels a command is given (pool_remove.c; tptools(7) ORPHAN LABELS) ----
+ *
+ * Whose a device's tptools label is: its pool is found by the label's
+ * name and uuid and attached read-only (its lock waited on briefly), and
+ * its current VG decides. */
+enum pool_label_kind {
+	POOL_LABEL_NONE = 0,	/* no tptools label */
+	POOL_LABEL_DAMAGED,	/* our magic, but the label is corrupt */
+	POOL_LABEL_MEMBER,	/* its pool's current VG names it */
+	POOL_LABEL_ORPHAN,	/* its pool is there and does not name it */
+	POOL_LABEL_AHEAD,	/* ... but its own VG copy is newer (no orphan) */
+	POOL_LABEL_GONE,	/* no other device of its pool is known */
+	POOL_LABEL_UNKNOWN,	/* its pool is known but cannot be read whole */
+};
+struct pool_label_verdict {
+	enum pool_label_kind kind;
+	char pool[POOL_NAME_MAX + 1];		/* its pool's name ("" NONE, DAMAGED) */
+	char device_uuid[POOL_UUID_LEN + 1];
+	char what[400];				/* in words, for a question */
+};
+/* What PATH's label is: 0 with *V, or -errno (-ENOENT: no such path,
+ * logged). Reads only. */
+int pool_label_inspect(const char *path, struct pool_label_verdict *v) TP_MUST_CHECK;
+/* tpremove --label: wipe PATH's tptools label and VG metadata area and
+ * drop its devices-file entry, when it is an orphan or the label of a
+ * pool of which nothing else is known; with FORCE also a damaged label
+ * or one whose pool cannot be read whole. The device is claimed and its
+ * label looked at again first; it must still be what WAS says (the kind
+ * and device uuid the user was asked about), else -EAGAIN. A member of a
+ * pool (or a device whose own VG copy is ahead of its pool's) is refused:
+ * -EBUSY, logged naming the command that frees it, and so is a kind that
+ * needs FORCE without it; no label: -ENOENT, logged. Nothing is written
+ * unless 0 is returned. */
+int pool_label_remove(const char *path, int force, const struct pool_label_verdict *was)
+	TP_MUST_CHECK;
+
 /* ---- growth (pool_extend.c) ---- */
 
 /* What tpextend is asked to do. */
@@ -495,6 +537,37 @@ struct pool_reduce_data_result {
 };
 int pool_reduce_data(struct pool *p, const char *path, int test,
 		     struct pool_reduce_data_result *res) TP_MUST_CHECK;
+
+/* tpreduce --missing: take every data device of P that is missing (not
+ * found; opened with POOL_DATA_MISSING_OK) away, in one rebuild of the
+ * thin metadata into the spare area and one VG commit, as pool_reduce_data
+ * does. The mappings into their ranges are counted first: when any
+ * volume maps chunks there, -EBUSY (logged, naming each volume and how
+ * many of its chunks) unless FORCE, which drops those mappings (the
+ * blocks read as zeros afterwards: the loss is reported in RES, volume
+ * by volume). -ENOENT (logged) when no data device is missing. Offline
+ * only. TEST: count, say, write nothing. A device that comes back later
+ * carries an orphan label of the pool (tptools(7)). */
+#define POOL_REDUCE_LOST_MAX 16
+struct pool_reduce_missing_result {
+	unsigned nr_devices;		/* taken away */
+	struct {
+		unsigned index;		/* its place (1: the second) */
+		char device_uuid[POOL_UUID_LEN + 1];
+		char last_path[1024];	/* where the VG saw it last */
+		uint64_t chunks;
+	} dev[8];
+	uint64_t lost;			/* mapped chunks there, over all volumes */
+	unsigned nr_lost;		/* volumes (and thin devices) that map any */
+	struct {
+		char name[POOL_NAME_MAX + 1];	/* "" for a thin device no volume lists */
+		uint64_t dev_id, blocks;
+	} vol[POOL_REDUCE_LOST_MAX];
+	uint64_t old_data_size, new_data_size;	/* bytes */
+	int written;
+};
+int pool_reduce_missing(struct pool *p, int force, int test,
+			struct pool_reduce_missing_result *res) TP_MUST_CHECK;
 
 /* ---- the chunk mover (pool_move.c) ---- */
 #define POOL_MOVE_STEP 16384u	/* the most mappings one step re-points */
@@ -744,6 +817,17 @@ struct pool_info {
 	unsigned io_timeout;			/* shared: sanlock's, seconds */
 	int64_t lease_owner;			/* shared: the host id holding its lease,
 						 * 0 none, -1 unknown (no sanlock daemon) */
+	/* POOL_INFO_ORPHANS: devices this host sees whose label names the
+	 * pool while its VG does not (tptools(7) ORPHAN LABELS), and those
+	 * whose own VG copy is ahead of the pool's (no orphans: the devices
+	 * the pool was read from are behind its state) */
+	unsigned nr_orphans;
+	struct pool_orphan_info {
+		char path[1024];
+		char device_uuid[POOL_UUID_LEN + 1];
+		int ahead;
+		char what[256];			/* in words */
+	} orphans[8];
 	int failed;				/* kernel: pool failed (no figures) */
 	int no_volume_usage;			/* kernel could not give per-volume figures */
 	int sharing;				/* exclusive and shared are filled in */
@@ -760,11 +844,38 @@ enum pool_info_flags {
 	 * walking every mapping tree (O(mapped blocks)); info->sharing says
 	 * they were (not for a pool whose kernel refuses the snapshot) */
 	POOL_INFO_SHARING = 1 << 1,
+	/* the pool's orphan labels (a look at the devices file's devices and
+	 * a label scan of the block devices) */
+	POOL_INFO_ORPHANS = 1 << 2,
 };
 
 /* Fill INFO from the open pool P (valid while P is open). */
 int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info) TP_MUST_CHECK;
 void pool_info_free(struct pool_info *info);
+
+/* tpstatus --devices-report: one row per device of pool NAME (like pvs):
+ * its data devices in the data area's order, its metadata device (both
+ * legs of a mirror), then the orphan labels of the pool this host sees.
+ * A device the VG names that is not found is a row of its own (state
+ * missing, the path where the VG saw it last): the pool is read with
+ * check's tolerance (its findings are warnings), so the report works when
+ * the pool cannot be opened for anything else. DEVICES, FLAGS
+ * (POOL_ALLOW_COMPONENT) as for pool_open, read-only. 0 with *ROWS (free
+ * it) and *N, or -errno (logged). */
+struct pool_device_row {
+	char pool[POOL_NAME_MAX + 1];
+	const char *role;		/* "data", "meta"; "-" for an orphan */
+	char place[12];			/* data: 1, 2, ...; meta: "-", leg0, leg1; orphan: "-" */
+	int has_range;			/* data: DATA_START, FIRST_CHUNK and CHUNKS are set */
+	uint64_t dev_size, data_start, first_chunk, chunks;	/* bytes; chunks */
+	char device_uuid[POOL_UUID_LEN + 1];
+	/* ok, missing, stale, failed, resyncing (a mirror leg), orphan (a label
+	 * the VG does not name), ahead (its own VG copy is newer) */
+	const char *state;
+	char path[1024];
+};
+int pool_devices_report(const char *name, const char *devices, unsigned flags,
+			struct pool_device_row **rows, unsigned *n) TP_MUST_CHECK;
 
 /* Names of pools known from the devices file, sorted, unique; caller frees
  * the array and each string. */

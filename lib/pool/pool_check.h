@@ -170,10 +170,11 @@ struct pool_repair_result {
 	 * other, rewritten from it (the scrub before anything else) */
 	uint64_t meta_healed[2];
 	char meta_leg[2][4096];	/* the legs' paths, when mirrored */
-	/* data devices an interrupted tpreduce --data took away, whose labels
-	 * (and VG areas) were wiped now: how many, their paths (", ") */
-	unsigned leftovers_wiped;
-	char leftovers[4096];
+	/* orphan labels of the pool (tptools(7) ORPHAN LABELS: a device a
+	 * change cut short left labelled while the VG does not name it),
+	 * wiped now with their VG areas: how many, their paths (", ") */
+	unsigned orphans_wiped;
+	char orphans[4096];
 	int spare_written;	/* a salvage that did not finish wrote the spare area
 				 * (its superblock zeroed; the pool still uses the active) */
 	char saved[4096];	/* where the spare's earlier content was kept, or "" */
@@ -185,6 +186,10 @@ struct pool_repair_result {
 	char reread_why[1024];
 	char reread[4096];
 	unsigned nr_reread;
+	/* what is left that tprepair does not repair (a volume whose thin
+	 * device was lost, a missing mirror leg or data device), as the
+	 * command that does: what tpcheck's next: line then says; "" none */
+	char next[2048];
 	struct pool_repair_volume *volumes;	/* a pool's salvage: the VG's volumes */
 	size_t nr_volumes;
 };

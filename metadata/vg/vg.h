@@ -330,6 +330,11 @@ int vg_data_locate(const struct vg *vg, uint64_t chunk, unsigned *dev, uint64_t 
 		   uint64_t *run) TP_MUST_CHECK;
 /* The data device whose device uuid is PV_UUID, or -1. */
 int vg_data_index(const struct vg *vg, const char *pv_uuid);
+/* Does VG name a device with uuid PV_UUID, in any role (a data device,
+ * the metadata device, a mirror's second one)? 1 or 0. A device whose
+ * label carries VG's pool uuid and whose device uuid VG does not name is
+ * an orphan of the pool (tptools(7) ORPHAN LABELS). */
+int vg_lists_device(const struct vg *vg, const char *pv_uuid);
 
 /* Append a copy of V (validated: name, unique name and dev_id, size,
  * origin exists): 0, -EINVAL (logged), -EEXIST (duplicate name or dev_id,
@@ -382,7 +387,10 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 /* Read the newest valid VG over PVS (vg_mda_read_copies; a copy whose
  * text does not import is reported and the next older one is used). The
  * VG's uuid must match every label's pool_uuid, and the devices' pv uuids
- * must match the labels (else -EUCLEAN). *OUT gets the vg; STATUS (may be
+ * must match the labels (else -EUCLEAN, logged naming the device): a
+ * usable copy that does not name one of PVS ends the read, since an
+ * older copy that does is an earlier state of the pool, never its
+ * current VG (the device was taken away since). *OUT gets the vg; STATUS (may be
  * NULL) the slot report; status->needs_repair is also set when a fallback
  * past a bad copy happened. (*OUT)->seqno is the NEWEST valid seqno on the
  * devices, even after a fallback, so that vg_commit supersedes every copy.

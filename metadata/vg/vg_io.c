@@ -12,7 +12,9 @@
  * data devices: its place in the label may lag one VG commit behind
  * after a device before it was taken away (tpreduce --data), until the
  * next writer brings the label in step; so may the new first one's when
- * the first was taken away (its label still says 1, the VG 0). */
+ * the first was taken away (its label still says 1, the VG 0). 0, or
+ * -EUCLEAN naming the device: another pool's (its pool uuid), or one VG
+ * does not name in its role (an orphan of the pool, tptools(7)). */
 static int matches_labels(const struct vg *vg, struct vg_pv *pvs, unsigned n)
 {
 	unsigned i;
@@ -28,10 +30,18 @@ static int matches_labels(const struct vg *vg, struct vg_pv *pvs, unsigned n)
 		if (l->role == VG_ROLE_META && l->data_index)
 			want = vg->meta_mirror ? vg->meta1.pv_uuid : "";
 
-		if (strcmp(l->pool_uuid, vg->uuid) || strcmp(l->pv_uuid, want) ||
+		if (strcmp(l->pool_uuid, vg->uuid)) {
+			log_error("%s: its label names pool uuid %s, not pool %s's %s",
+				  pvs[i].io->name, l->pool_uuid, vg->name, vg->uuid);
+			return -EUCLEAN;
+		}
+		if (strcmp(l->pv_uuid, want) ||
 		    (l->role == VG_ROLE_DATA && l->data_index && at < 0)) {
-			log_error("%s: its label does not match pool %s's VG metadata (device "
-				  "uuid %s)", pvs[i].io->name, vg->name, l->pv_uuid);
+			log_error("%s: pool %s's VG metadata (seqno %llu) does not name its "
+				  "device uuid %s as a %s device: it is no device of the pool in "
+				  "that state", pvs[i].io->name, vg->name,
+				  (unsigned long long)vg->seqno, l->pv_uuid,
+				  l->role == VG_ROLE_DATA ? "data" : "metadata");
 			return -EUCLEAN;
 		}
 	}
@@ -65,8 +75,15 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 				  (unsigned long long)copies[i].seqno);
 			r = -EUCLEAN;
 		}
-		if (!r)
-			r = matches_labels(vg, pvs, n);
+		/* A usable copy that does not name a device given is no reason
+		 * to look further back: an older copy that does name it is an
+		 * earlier state of the pool (the device taken away since, or
+		 * an orphan's own copy), never the pool's current VG. */
+		if (!r && (r = matches_labels(vg, pvs, n))) {
+			vg_free(vg);
+			vg = NULL;
+			break;
+		}
 		if (!r) {
 			vg->text_seqno = vg->seqno;
 			vg->seqno = st.seqno;	/* supersede any newer unusable copy */

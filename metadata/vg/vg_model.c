@@ -303,6 +303,12 @@ int vg_data_index(const struct vg *vg, const char *pv_uuid)
 	return -1;
 }
 
+int vg_lists_device(const struct vg *vg, const char *pv_uuid)
+{
+	return vg_data_index(vg, pv_uuid) >= 0 || !strcmp(vg->dev[VG_ROLE_META].pv_uuid, pv_uuid) ||
+	       (vg->meta_mirror && !strcmp(vg->meta1.pv_uuid, pv_uuid));
+}
+
 static int check_one_device(const struct vg *vg, const struct vg_device *d, enum vg_role role,
 			    const char *rn, char *msg, size_t len)
 {

@@ -27,7 +27,7 @@ one_pool() {
 
 # the loser's message: it names the device or the pool that took it
 clear_refusal() {
-	grep -qE "belongs to pool r[ab]|in use by another tptools command|carries a tptools label|changed while tpcreate waited" "$1" ||
+	grep -qE "belongs to pool r[ab]|in use by another tptools command|carries a tptools label|carries (the|an orphan) label of pool r[ab]|changed while tpcreate waited" "$1" ||
 		{ cat "$1" >&2; fail "round $2: unclear refusal"; }
 }
 

@@ -76,12 +76,15 @@ state() {
 	done | sort
 }
 
-# ---- the scenarios: prepare (on the restored pool), then the command ----
+# ---- the scenarios: prepare COMMAND SCENARIO (on the restored pool), then
+# the command ----
 prepare() {
 	case $1 in
 	tpextend) truncate -s 160M p-data.img; rm -f p-data2.img; truncate -s 32M p-data2.img ;;
-	tpreduce) rm -f p-data2.img; truncate -s 32M p-data2.img
-		tpextend -q --data p-data2.img p || fail "tpreduce: the device to take away not added" ;;
+	tpreduce) rm -f p-data2.img p-data2.away; truncate -s 32M p-data2.img
+		tpextend -q --data p-data2.img p || fail "tpreduce: the device to take away not added"
+		# --missing: the added device lost (done_right brings it back)
+		[ "$2" != tpreduce-missing ] || mv p-data2.img p-data2.away ;;
 	tprepair) # a stray thin device, as a live receive cut by a crash leaves
 		save_area p area.bin; tp-thinmap --create area.bin 9 0 6 >/dev/null; load_area p area.bin ;;
 	tprestore) tpdump p >p.xml; rm -f out.meta; truncate -s 16M out.meta ;;
@@ -98,6 +101,9 @@ done_right() {
 		cmp -s -n 4096 out.meta /dev/zero || fail "a cut tprestore left a superblock" ;;
 	tpsend) [ "$2" = 0 ] || [ "$2" = 137 ] || [ ! -e out.stream ] ||
 		fail "tpsend stopped with exit $2 left a partial out.stream" ;;
+	tpreduce) # the lost device back: a device again before the commit,
+		# an orphan label after it (which the next change wipes)
+		[ ! -e p-data2.away ] || mv p-data2.away p-data2.img ;;
 	esac
 }
 # scenarios_of COMMAND: its scenarios; command_of SCENARIO: its command
@@ -108,6 +114,7 @@ scenarios_of() {
 	case $1 in
 	tprecv) echo "tprecv tprecv-raw tprecv-raw-long" ;;
 	tpextend) echo "tpextend tpextend-data" ;;
+	tpreduce) echo "tpreduce tpreduce-missing" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -131,6 +138,7 @@ command_of() {
 	tpextend) echo "tpextend p" ;;
 	tpextend-data) echo "tpextend --data p-data2.img p" ;;
 	tpreduce) echo "tpreduce --data p-data2.img p" ;;
+	tpreduce-missing) echo "tpreduce --missing p" ;;
 	tprecv) echo "tprecv -i x.stream -n r p" ;;
 	tprecv-raw) echo "tprecv --format raw -i x.img -n raw p" ;;
 	tprecv-raw-long) echo "tprecv --format raw -V 4M -n raw p" ;;
@@ -188,7 +196,7 @@ for c in $table; do
 		command_of "$scen" >/dev/null ||
 			fail "$c declares test pauses but has no scenario in t-interrupt-matrix"
 		# the old state, the check's verdict on it, and the new state
-		restore; prepare "$c"
+		restore; prepare "$c" "$scen"
 		state >old
 		rc0=0; tpcheck p >/dev/null 2>&1 || rc0=$?
 		run "$scen"
@@ -201,7 +209,7 @@ for c in $table; do
 			reached="$reached $step"
 			[ "${step%=N}" != "$step" ] && step=${step%=N}=1
 			for sig in $signals; do
-				restore; prepare "$c"
+				restore; prepare "$c" "$scen"
 				rm -f pause out.stream
 				run "$scen" --default-signal=INT,TERM,HUP TP_TEST_PAUSE="$step" \
 					TP_TEST_PAUSE_FILE="$PWD/pause"

@@ -164,7 +164,7 @@ rm m2.img
 expect_rc 1 tpcheck p
 md5sum ./*.img >sums.before
 failed tpchange --meta-replace n.img p
-err_has "label of pool q"
+err_has "belongs to pool q"
 md5sum -c --quiet sums.before || fail "a refused --meta-replace changed an image"
 image m8.img 16M
 ok tpcreate --data d9.img --meta m9.img,m8.img --chunk 64K r

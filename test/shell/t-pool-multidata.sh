@@ -21,7 +21,7 @@ vol_image() {
 	id=$(vol_dev_id "$pool" "$vol")
 	thin_check_pool "$pool"
 	tpstatus --noheadings --units b --devices-report "$pool" | awk '$2 == "data" {
-		sub(/b$/, "", $5); print $6, $7, $5, $9 }' >ranges.txt
+		sub(/b$/, "", $5); print $6, $7, $5, $10 }' >ranges.txt
 	rm -f "$out"
 	truncate -s "$size" "$out"
 	thin_dump area.img | awk -v id="$id" '
@@ -136,7 +136,8 @@ image q1.img 40M
 image qm.img 16M
 ok tpcreate --data q1.img --meta qm.img q
 unchanged 5 tpextend --data qm.img p
-err_has "label of pool q"
+err_has "qm.img belongs to pool q (its metadata device: its VG names it)"
+err_has "'tpremove q'"
 ok tpremove -y q
 raid_geometry 32768 98304
 image odd.img 40M
@@ -147,13 +148,23 @@ out_has "does not divide"
 unset TPTOOLS_TOPOLOGY
 unchanged 5 tpextend --data nosuch.img p
 
-# the middle device moved away: refused, naming it
+# the middle device moved away: refused, naming it by its place (the
+# second: 2, as tpextend and --devices-report number it, tptools(7)),
+# which --devices-report lists as missing where it was last seen
 mv d2.img d2.away
 unchanged 5 tpstatus p
-err_has "data device 1 (device uuid"
+err_has "data device 2 (device uuid"
 err_has "d2.img"
 unchanged 5 tpactivate p
-err_has "missing"
+err_has "data device 2 (device uuid"
+ok tpstatus --noheadings --devices-report p
+grep -q "^p  *data 2 .* missing  *$PWD/d2.img$" out || fail "d2 not listed missing: $(cat out)"
+grep -q "^p  *data 3 .* ok  *$PWD/d3.img$" out || fail "d3 not listed: $(cat out)"
+expect_rc 2 tpcheck p
+out_has "next: attach the missing data device 2 (device uuid .*), then check again"
+unchanged 5 tprepair p
+err_has "its data device 2 (device uuid .*) is missing; tprepair writes no pool"
+err_has "attach the missing data device 2 (device uuid .*), then check again"
 unchanged 5 tvcreate -V 1G -n c p
 # activation of all pools passes it by, saying why
 ok tpactivate --auto p

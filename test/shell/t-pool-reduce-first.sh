@@ -10,14 +10,15 @@
 # reads the same byte for byte, tpcheck and thin_check are clean, and a
 # new volume can be made; the same on a pool with mirrored thin metadata,
 # whose two legs' areas stay equal; killed (SIGKILL) after its VG commit,
-# the pool is found through the VG without the old first image, reads the
-# same and is clean, --devices naming the old first image is refused byte
-# for byte, the next writer gives the labels their places, and
-# tprepair wipes the old first image's leftover label, saying so (then
-# finds the pool clean); on loop devices the same cut with the devices
-# file lost (found by the label scan and the VG on the metadata device;
-# tprepair finds the leftover by the scan); a device a cut tpextend --data
-# was adding is left alone by tprepair.
+# the pool is found through the VG without the old first image and reads
+# the same, its thin metadata clean; tpcheck (exit 1) and tpstatus report
+# the old first image as an orphan label, --devices naming it is refused
+# byte for byte saying a tpreduce took it away, tprepair wipes it, saying
+# so (then finds the pool clean), and the next writer gives the labels
+# their places; on loop devices the same cut with the devices file lost
+# (found by the label scan and the VG on the metadata device; the orphan
+# found by the scan, wiped by the next writer); a device a cut tpextend
+# --data was adding is an orphan tprepair wipes and tpextend takes again.
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
 
 areas_equal() {	# the thin-metadata areas (1 MiB on) of two legs
@@ -73,30 +74,42 @@ round() {
 		# killed after the VG commit, before the labels follow: the
 		# pool is found through the VG on the metadata device, the
 		# old first image still labelled and listed, the second's
-		# place still 1; it reads the same and is clean
+		# place still 1; it reads the same, its thin metadata is
+		# clean, and the old first image is an orphan: tpcheck
+		# (non-fatal) and tpstatus say so, naming what wipes it
 		killed_at xdata-dropped tpreduce --data "$d1" "$pool"
 		[ "$(place "$d1")" = 0 ] || fail "the kill left no label on $d1"
 		[ "$(place "$d2")" = 1 ] || fail "$d2's place followed before the kill"
-		check_all "$pool" "killed after the VG commit"
+		exports "$pool" >got
+		cmp -s want got || { diff want got >&2; fail "killed: a volume reads other bytes"; }
+		thin_check_pool "$pool"
+		expect_rc 1 tpcheck "$pool"
+		out_has "$d1: orphan label (data device)"
+		out_has "next: run 'tprepair $pool' to wipe the orphan label of .*$d1"
+		ok tpstatus --noheadings -o pool_orphans "$pool"
+		out_has "$d1"
 		# --devices naming the old first image (still labelled):
-		# refused, byte for byte; the new first one works
+		# refused, byte for byte, saying what it is; the new first
+		# one works
 		unchanged 5 tvcreate --devices "$d1,$meta" -V 1M -n x "$pool"
-		err_has "not its first data device"
+		err_has "is no device of the pool any more"
+		err_has "a tpreduce --data took it away"
 		ok tpstatus --devices "$d2,$meta" "$pool"
+		# tprepair wipes the orphan label (the next writer would, too)
+		# and says so, and drops its devices-file entry
+		ok tprepair "$pool"
+		out_has "wiped the orphan label of .*$d1"
+		out_lacks "nothing written"
+		cmp -s -n 512 <(dd if="$d1" bs=512 skip=1 count=1 status=none) /dev/zero ||
+			fail "tprepair left the label of $d1"
+		! grep -q "$d1" "$TPTOOLS_DIR/devices" || fail "the devices file still names $d1"
+		check_all "$pool" "killed after the VG commit, orphan wiped"
 		# the next writer gives the labels their places (its open
 		# finishes what the VG commit made durable)
 		ok tvcreate -V 1M -n after-kill "$pool"
 		[ "$(place "$d2")" = 0 ] || fail "$d2's label gives place $(place "$d2"), not 0"
 		unchanged 3 tpreduce --data "$d1" "$pool"
 		err_has "not one of its data devices"
-		# tprepair wipes the leftover label and says so, then finds
-		# nothing more to do
-		ok tprepair "$pool"
-		out_has "wiped the leftover label of .*$d1"
-		out_lacks "nothing written"
-		cmp -s -n 512 <(dd if="$d1" bs=512 skip=1 count=1 status=none) /dev/zero ||
-			fail "tprepair left the label of $d1"
-		! grep -q "$d1" "$TPTOOLS_DIR/devices" || fail "the devices file still names $d1"
 		ok tprepair "$pool"
 		out_has "clean: nothing to repair"
 	else
@@ -130,18 +143,24 @@ image r0.img 16M
 round r f1.img f2.img f3.img r0.img kill
 
 # a device a tpextend --data killed before its VG commit was adding (its
-# label written, its VG area empty) is no leftover of a tpreduce: tprepair
-# leaves it alone, byte for byte
+# label written, its VG area empty) is an orphan too: tpcheck says so,
+# tprepair wipes it, and tpextend --data takes it again
 image g1.img 16M
 image g2.img 16M
 image gm.img 16M
 ok tpcreate --data g1.img --meta gm.img --chunk 64K gp
 killed_at xdata-labelled tpextend --data g2.img gp
 [ "$(place g2.img)" = 1 ] || fail "the killed tpextend left no label on g2.img"
-sums g2.img >g2.before
+expect_rc 1 tpcheck gp
+out_has "g2.img: orphan label (data device): the pool's VG does not name it; it was being added"
 ok tprepair gp
-out_lacks "leftover"
-sums g2.img | cmp -s - g2.before || fail "tprepair wrote g2.img, which a cut tpextend was adding"
+out_has "wiped the orphan label of .*g2.img"
+cmp -s -n 512 <(dd if=g2.img bs=512 skip=1 count=1 status=none) /dev/zero ||
+	fail "tprepair left the label of g2.img"
+ok tpcheck gp
+out_has clean
+ok tpextend --data g2.img gp
+[ "$(place g2.img)" = 1 ] || fail "tpextend did not take g2.img again"
 
 # loop devices: killed after the VG commit and the devices file lost, the
 # label scan finds the old first device (still labelled, place 0) and the
@@ -162,15 +181,17 @@ ok tpstatus --noheadings --devices-report lp
 grep -q " data 1 .*$l2\$" out || fail "$l2 is not the first data device: $(cat out)"
 rm -f lv.got; ok tpsend --format raw -o lv.got lp/v
 cmp lv.want lv.got || fail "volume v reads back other bytes after the cut"
-ok tpcheck lp
-out_has clean
+# the old first device is an orphan the scan finds: tpcheck says so
+expect_rc 1 tpcheck lp
+out_has "$l1: orphan label (data device)"
+# the next writer wipes it, saying so, and gives the labels their places
 ok tvcreate -V 1M -n w lp
+err_has "wiped the orphan label on $l1"
 [ "$(place ld2.img)" = 0 ] || fail "$l2's label gives place $(place ld2.img), not 0"
-# tprepair finds the leftover label by the scan and wipes it
-ok tprepair lp
-out_has "wiped the leftover label of $l1"
 cmp -s -n 512 <(dd if="$l1" bs=512 skip=1 count=1 status=none) /dev/zero ||
-	fail "tprepair left the label of $l1"
+	fail "the next writer left the label of $l1"
+ok tprepair lp
+out_has "clean: nothing to repair"
 rm "$TPTOOLS_DIR/devices"
 ok tpcheck lp
 out_has clean

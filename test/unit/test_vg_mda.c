@@ -410,6 +410,76 @@ static void test_vg_commit_read(void)
 	fx_pool_close(&p);
 }
 
+/* A device the newest VG no longer names (taken away since: its label
+ * and an older copy that names it are still there) ends the read: the
+ * older copy is an earlier state of the pool, never its VG now; and a
+ * copy of another pool in the same slots is never read as the pool's. */
+static void test_older_copy_not_current(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p, q;
+	struct vg *vg = fx_vg(), *got = NULL, *next;
+
+	fx_pool_open(&p, 0);
+	vg->seqno = 0;
+	CU_ASSERT_EQUAL_FATAL(vg_commit(p.pvs, 2, vg), 0);	/* seqno 1: names both */
+	/* seqno 2: the data device replaced by another (its uuid), written to
+	 * the metadata device only, as a commit that drops a device is */
+	CU_ASSERT_EQUAL_FATAL(vg_clone(vg, &next), 0);
+	strcpy(next->dev[VG_ROLE_DATA].pv_uuid, "77777777-2222-4333-8444-555555555555");
+	{
+		struct vg_pv meta_only = p.pvs[0];
+		struct vg_label *l = &meta_only.label;
+
+		CU_ASSERT_EQUAL(l->role, VG_ROLE_META);
+		CU_ASSERT_EQUAL_FATAL(vg_commit(&meta_only, 1, next), 0);
+		CU_ASSERT_EQUAL(next->seqno, 2);
+	}
+	/* both devices together: seqno 2 does not name the data device's
+	 * label, and seqno 1 (which does) is not taken instead */
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_read(p.pvs, 2, &got, &st), -EUCLEAN);
+	CU_ASSERT_PTR_NULL(got);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "does not name its device uuid"));
+	CU_ASSERT_PTR_NULL(strstr(cap.buf, "falling back"));
+	tp_log_capture(NULL);
+	/* the data device alone still reads its own (older) copy: what a
+	 * caller that asks about that device gets */
+	CU_ASSERT_EQUAL_FATAL(vg_read(&p.pvs[1], 1, &got, &st), 0);
+	CU_ASSERT_EQUAL(got->seqno, 1);
+	vg_free(got);
+	vg_free(next);
+
+	/* another pool's copy over the metadata device's whole VG area (its
+	 * slot headers carry the other pool's uuid): never read as ours; the
+	 * data device's copy is the pool's VG, and the foreign slots are
+	 * reported damaged */
+	fx_pool_open(&q, 0);
+	strcpy(q.pvs[0].label.pool_uuid, "99999999-2222-4333-8444-555555555555");
+	strcpy(q.pvs[1].label.pool_uuid, q.pvs[0].label.pool_uuid);
+	strcpy(vg->uuid, q.pvs[0].label.pool_uuid);
+	vg->seqno = 40;	/* newer than anything of the pool */
+	CU_ASSERT_EQUAL_FATAL(vg_commit(q.pvs, 2, vg), 0);
+	memcpy(io_mem_data(p.mem[0]) + VG_MDA_DEFAULT_OFFSET,
+	       io_mem_data(q.mem[0]) + VG_MDA_DEFAULT_OFFSET, VG_MDA_DEFAULT_SIZE);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL_FATAL(vg_read(&p.pvs[1], 1, &got, &st), 0);
+	CU_ASSERT_STRING_EQUAL(got->uuid, FX_POOL_UUID);
+	CU_ASSERT_EQUAL(got->seqno, 1);
+	vg_free(got);
+	got = NULL;
+	/* the metadata device alone holds only the other pool's slots */
+	CU_ASSERT_EQUAL(vg_read(&p.pvs[0], 1, &got, &st), -ENODATA);
+	CU_ASSERT_EQUAL(st.slot[0][0].state, VG_SLOT_CORRUPT);
+	CU_ASSERT_NOT_EQUAL(st.slot[0][1].state, VG_SLOT_VALID);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "belongs to another pool"));
+	tp_log_capture(NULL);
+	vg_free(vg);
+	fx_pool_close(&q);
+	fx_pool_close(&p);
+}
+
 /* Random byte damage anywhere in the written part of both areas: a read
  * returns one of the committed texts or no copy at all, never garbage. */
 static void test_random_damage(void)
@@ -465,4 +535,6 @@ TP_TEST_SUITE(vg_mda, mda_init, NULL,
 	      { "text too large, stale seqno", test_limits },
 	      { "a slot of another pool", test_foreign_slot },
 	      { "vg_commit / vg_read with fallback, no backup", test_vg_commit_read },
+	      { "an older copy or another pool's is never the VG now",
+		test_older_copy_not_current },
 	      { "random damage: an old or new copy, never garbage", test_random_damage })

@@ -249,7 +249,7 @@ ad_pass
 ad_pass
 cat ad.log
 expect_eq "not grown onto another pool's device" "$(size_of ad pool_size)" "$size0"
-grep -q "carries the label of pool other" ad.log || note_fail "no refusal naming pool other"
+grep -q "belongs to pool other (its data device 1" ad.log || note_fail "no refusal naming pool other"
 expect_eq "the failed addition said once" "$(grep -c "could not add its autoextend device" ad.log)" 1
 expect_eq "then no room, said once" "$(grep -c "no room to grow into" ad.log)" 1
 expect_eq "passes that failed (exit 5)" "$(grep -c '^rc=5' ad.log)" 1

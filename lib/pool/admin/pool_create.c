@@ -70,18 +70,60 @@ static int device_size(const char *what, const char *path, uint64_t *size)
 	return 0;
 }
 
-/* A device that belongs to a pool in the devices file is never taken,
- * not even with --force: that pool must be removed first. */
-static int in_use(const char *path)
+/* A device that carries another pool's label (pool_label_owner): a
+ * member of that pool (its VG names it) is never taken, not even with
+ * --force: that pool must give it up first (tpreduce --data, tpremove);
+ * nor one that cannot be told apart from a member (its pool is known but
+ * cannot be read whole, or is behind the device's own VG copy). An
+ * orphan of a pool (its VG does not name it) or the label of a pool of
+ * which nothing else is known is taken with FORCE, else refused naming
+ * 'tpremove --label'. */
+static int in_use(const char *path, const char *name, int force, int again)
 {
-	struct pool_devices_entry e;
+	struct pool_label_owner o;
+	struct vg_label l;
+	int r;
+
+	/* under the lock of NAME (the second look), a label of a pool of
+	 * that name cannot be looked at again (its lock is ours now): the
+	 * first look stands, and the pool of that name had no devices-file
+	 * entry then (pool_plan refuses a name in use) */
+	if (again && !pool_read_label(path, &l) && !strcmp(l.pool_name, name))
+		return 0;
+	if ((r = pool_label_owner(path, &o)))
+		return r;
+	switch (o.kind) {
+	case POOL_LABEL_NONE:
+	case POOL_LABEL_DAMAGED:	/* a signature: --force takes it (below) */
+		return 0;
+	case POOL_LABEL_ORPHAN:
+	case POOL_LABEL_GONE:
+		if (!force) {
+			pool_label_refusal(path, &o, "tpcreate will not take it", 1);
+			return -EBUSY;
+		}
+		if (!again)
+			log_warn("%s carries %s; taking it anyway (--force)", path, o.what);
+		return 0;
+	default:
+		pool_label_refusal(path, &o, "tpcreate will not take it, not even with --force", 0);
+		return -EBUSY;
+	}
+}
+
+/* The device uuids of the tptools labels on the devices of P (what
+ * tpcreate --force takes over: an orphan's or a gone pool's), so that
+ * their devices-file entries go once the new pool is written. */
+static void old_labels(const struct pool_create_params *p, char uuid[3][VG_UUID_LEN + 1])
+{
+	const char *paths[3] = { p->data_path, p->meta_path, p->meta1_path };
 	struct vg_label l;
 
-	if (pool_read_label(path, &l) || pool_devices_lookup_pv(l.pv_uuid, &e))
-		return 0;
-	log_error("%s belongs to pool %s; remove that pool first with 'tpremove %s'", path,
-		  e.pool, e.pool);
-	return -EBUSY;
+	for (int i = 0; i < 3; i++) {
+		uuid[i][0] = '\0';
+		if (paths[i] && !pool_read_label(paths[i], &l))
+			snprintf(uuid[i], VG_UUID_LEN + 1, "%s", l.pv_uuid);
+	}
 }
 
 /* Another subsystem's claim that udev recorded (udev_mark.h): refused
@@ -102,7 +144,9 @@ static int udev_mark(const char *path, int force)
 	return 0;
 }
 
-static int check_signatures(const struct pool_create_params *p, struct pool_create_plan *plan)
+/* AGAIN: the second look, under the claims (recheck): said once. */
+static int check_signatures(const struct pool_create_params *p, struct pool_create_plan *plan,
+			    int again)
 {
 	const char *paths[3] = { p->data_path, p->meta_path, p->meta1_path };
 	const struct tp_probe_hook hook = { match_label, NULL };
@@ -122,7 +166,7 @@ static int check_signatures(const struct pool_create_params *p, struct pool_crea
 				 "%s%s", k ? "; " : "", one);
 		}
 		plan->nr_signatures += res.count;
-		r = in_use(paths[i]);
+		r = in_use(paths[i], p->name, p->force, again);
 		if (r)
 			return r;
 		if (res.count && !p->force) {
@@ -183,7 +227,7 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	if ((r = device_size("data", p->data_path, &plan->data_dev_size)) ||
 	    (r = device_size("metadata", p->meta_path, &plan->meta_dev_size)))
 		return r;
-	if ((r = check_signatures(p, plan)))
+	if ((r = check_signatures(p, plan, 0)))
 		return r;
 	r = tp_topology_get(p->data_path, &plan->topo);
 	if (r)
@@ -332,7 +376,7 @@ static int recheck(const struct pool_create_params *p, const struct pool_create_
 		return -EEXIST;
 	}
 	memset(&now, 0, sizeof(now));
-	r = check_signatures(p, &now);
+	r = check_signatures(p, &now, 1);
 	if (!r && now.nr_signatures > plan->nr_signatures) {
 		log_error("pool %s: %s and %s changed while tpcreate waited for them (%s%s%s); "
 			  "nothing was written", p->name, p->data_path, p->meta_path,
@@ -384,10 +428,12 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	unsigned npv = p->meta1_path ? VG_NR_ROLES + 1 : VG_NR_ROLES;
 	struct thin_md *md = NULL;
 	struct tp_lock *lock = NULL;
+	char taken[3][VG_UUID_LEN + 1];
 	struct vg *vg = NULL;
 	int r;
 
 	memset(pv, 0, sizeof(pv));
+	memset(taken, 0, sizeof(taken));
 	/* a shared pool's lease area is written through sanlock: without
 	 * its daemon, nothing is written at all */
 	if (p->shared && (r = pool_lease_check_daemon(p->name)))
@@ -410,6 +456,7 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 	 * (another tpcreate on the same devices): look again. */
 	if (r || (r = recheck(p, plan)))
 		goto out;
+	old_labels(p, taken);
 	if ((r = build_vg(p, plan, &vg)))
 		goto out;
 	/* --force over old contents: erase what blkid and udev would still
@@ -468,6 +515,11 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 			  strerror(-r));
 		goto out;
 	}
+	/* the entries of the labels taken over (an orphan's) go */
+	for (int i = 0; i < 3; i++)
+		if (taken[i][0] && pool_devices_remove_pv(taken[i]))
+			log_warn("pool %s: the devices file still lists device uuid %s, which "
+				 "tpcreate took over", p->name, taken[i]);
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		pool_record_device(p->name, (enum vg_role)i, vg->dev[i].pv_uuid, vg->dev[i].path);
 out:

@@ -69,27 +69,24 @@ static int is_member(const struct pool *p, const char *path)
 }
 
 /* PATH carries a signature: refuse, unless it is only a label of this
- * pool that no VG lists (an earlier tpextend --data cut short). */
+ * pool that no VG lists (an orphan: an earlier tpextend --data cut short,
+ * or a device a cut tpreduce --data took away). Another pool's label is
+ * refused with what it is (pool_label_owner: a member, an orphan, the
+ * label of a pool that is gone) and the command that frees it. */
 static int check_signatures(const struct pool *p, const char *path)
 {
 	struct tp_probe_result res;
+	struct pool_label_owner o;
 	struct vg_label l;
 	char one[160];
 	int r = pool_read_label(path, &l);
 
-	if (!r) {
-		if (!strcmp(l.pool_uuid, pool_vg(p)->uuid) && l.role == VG_ROLE_DATA &&
-		    vg_data_index(pool_vg(p), l.pv_uuid) < 0)
-			return 0;	/* our own leftover: taken again */
-		log_error("pool %s: %s carries the label of pool %s (%s device); tpextend will "
-			  "not take another pool's device. Remove that pool first ('tpremove %s')",
-			  pool_name(p), path, l.pool_name, vg_role_name(l.role), l.pool_name);
-		return -EBUSY;
-	}
+	if (!r && !strcmp(l.pool_uuid, pool_vg(p)->uuid) && !vg_lists_device(pool_vg(p), l.pv_uuid))
+		return 0;	/* our own orphan: taken again */
 	if (r != -ENOENT) {
-		log_error("pool %s: %s carries a damaged tptools label; tpextend will not "
-			  "overwrite it. Wipe it ('wipefs -a %s') if it is no longer needed",
-			  pool_name(p), path, path);
+		if ((r = pool_label_owner(path, &o)))
+			return r;
+		pool_label_refusal(path, &o, "tpextend will not take it", 0);
 		return -EBUSY;
 	}
 	if ((r = tp_dev_probe(path, NULL, &res)) < 0) {
@@ -260,8 +257,9 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 		/* the VG was put back: the device is no part of the pool */
 		if (vg_data_index(pool_vg(p), pv->label.pv_uuid) < 0) {
 			if (vg_label_wipe(pv->io, 0) < 0)
-				log_warn("pool %s: %s keeps a label of the pool; 'wipefs -a %s' "
-					 "removes it", pool_name(p), x->path, x->path);
+				log_warn("pool %s: %s keeps an orphan label of the pool; the pool's "
+					 "next change wipes it, or 'tpremove --label %s'", pool_name(p),
+					 x->path, x->path);
 			pool_drop_data_pv(p);
 		}
 		pool_grow_undone(p, &g);
@@ -277,30 +275,25 @@ out:
 	return r;
 }
 
-/* How many chunks of [FIRST, FIRST + N) the thin metadata holds (a
- * reference count above 0): 0 and *USED, or -errno. */
-static int chunks_in_use(struct pool *p, uint64_t first, uint64_t n, uint64_t *used)
-{
-	int r = pool_open_thin(p);
-
-	*used = 0;
-	for (uint64_t b = first; !r && b < first + n; b++) {
-		uint32_t c = 0;
-
-		if (!(r = thin_data_count(pool_thin(p), b, &c)))
-			*used += c > 0;
-	}
-	return r;
-}
-
-/* The walk of the active area fed to the builder of the spare one, the
- * data blocks behind the range [FIRST, FIRST + N) moved down by N (the
- * range itself maps nothing: a run is wholly before or wholly behind). */
+/* The walk of the active area fed to the builder of the spare one
+ * (OUT; NULL: a count alone), the ranges [FIRST[k], FIRST[k] + N[k]) of
+ * the data area (ascending, disjoint) taken out: a data block behind them
+ * moves down by the ranges before it; a mapping into one is refused
+ * (-EBUSY: checked before) or, with DROP, left out and counted for its
+ * device (LOST). */
+#define CUT_RANGES VG_DATA_DEVICES_MAX
 struct cut {
 	const struct thin_ir_visitor *out;
-	uint64_t first, n, nr_blocks;
+	unsigned nr;
+	uint64_t first[CUT_RANGES], n[CUT_RANGES], nr_blocks;
+	int drop;
 	struct thin_ir_mapping *buf;
-	size_t alloc;
+	size_t alloc, used;
+	uint64_t dev_id;
+	struct cut_lost {
+		uint64_t dev_id, blocks;
+	} *lost;
+	size_t nr_lost, alloc_lost;
 };
 
 static int cut_sb(void *ctx, const struct thin_ir_superblock *sb)
@@ -310,74 +303,142 @@ static int cut_sb(void *ctx, const struct thin_ir_superblock *sb)
 
 	s.nr_data_blocks = c->nr_blocks;
 	s.metadata_snap = 0;
-	return c->out->superblock_begin(c->out->ctx, &s);
+	return c->out ? c->out->superblock_begin(c->out->ctx, &s) : 0;
 }
 
 static int cut_sb_end(void *ctx)
 {
 	struct cut *c = ctx;
-	return c->out->superblock_end(c->out->ctx);
+	return c->out ? c->out->superblock_end(c->out->ctx) : 0;
 }
 
 static int cut_dev(void *ctx, const struct thin_ir_device *d)
 {
 	struct cut *c = ctx;
-	return c->out->device_begin(c->out->ctx, d);
+
+	c->dev_id = d->dev_id;
+	return c->out ? c->out->device_begin(c->out->ctx, d) : 0;
 }
 
 static int cut_dev_end(void *ctx)
 {
 	struct cut *c = ctx;
-	return c->out->device_end(c->out->ctx);
+	return c->out ? c->out->device_end(c->out->ctx) : 0;
+}
+
+/* BLOCKS of the current device's mappings dropped. */
+static int note_lost(struct cut *c, uint64_t blocks)
+{
+	if (!c->nr_lost || c->lost[c->nr_lost - 1].dev_id != c->dev_id) {
+		if (c->nr_lost == c->alloc_lost) {
+			size_t na = c->alloc_lost ? 2 * c->alloc_lost : 16;
+			void *nl = realloc(c->lost, na * sizeof(*c->lost));
+
+			if (!nl)
+				return -ENOMEM;
+			c->lost = nl;
+			c->alloc_lost = na;
+		}
+		c->lost[c->nr_lost].dev_id = c->dev_id;
+		c->lost[c->nr_lost++].blocks = 0;
+	}
+	c->lost[c->nr_lost - 1].blocks += blocks;
+	return 0;
+}
+
+/* Append the piece [DATA, DATA + LEN) of run M (origin moved alike), its
+ * data blocks numbered down by SHIFT. */
+static int put_piece(struct cut *c, const struct thin_ir_mapping *m, uint64_t data, uint64_t len,
+		     uint64_t shift)
+{
+	if (!len)
+		return 0;
+	if (c->used == c->alloc) {
+		size_t na = c->alloc ? 2 * c->alloc : 64;
+		void *nb = realloc(c->buf, na * sizeof(*c->buf));
+
+		if (!nb)
+			return -ENOMEM;
+		c->buf = nb;
+		c->alloc = na;
+	}
+	c->buf[c->used] = *m;
+	c->buf[c->used].origin_begin = m->origin_begin + (data - m->data_begin);
+	c->buf[c->used].data_begin = data - shift;
+	c->buf[c->used].length = len;
+	c->used++;
+	return 0;
 }
 
 static int cut_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 {
 	struct cut *c = ctx;
+	int r = 0;
 
-	if (n > c->alloc) {
-		void *nb = realloc(c->buf, n * sizeof(*c->buf));
+	c->used = 0;
+	for (size_t i = 0; i < n && !r; i++) {
+		uint64_t pos = runs[i].data_begin, end = pos + runs[i].length, shift = 0;
 
-		if (!nb)
-			return -ENOMEM;
-		c->buf = nb;
-		c->alloc = n;
+		for (unsigned k = 0; k < c->nr && pos < end && !r; k++) {
+			uint64_t a = c->first[k], b = a + c->n[k];
+
+			if (b <= pos) {		/* wholly before what is left */
+				shift += c->n[k];
+				continue;
+			}
+			if (a >= end)
+				break;
+			if (!c->drop)
+				return -EBUSY;	/* a mapping into the range: checked before */
+			/* the piece before the range stays, the overlap goes */
+			if ((r = put_piece(c, &runs[i], pos, a > pos ? a - pos : 0, shift)))
+				break;
+			r = note_lost(c, TP_MIN(end, b) - TP_MAX(pos, a));
+			pos = TP_MIN(end, b);
+			shift += c->n[k];
+		}
+		if (!r && pos < end)
+			r = put_piece(c, &runs[i], pos, end - pos, shift);
 	}
-	for (size_t i = 0; i < n; i++) {
-		c->buf[i] = runs[i];
-		if (runs[i].data_begin >= c->first + c->n)
-			c->buf[i].data_begin -= c->n;
-		else if (runs[i].data_begin + runs[i].length > c->first)
-			return -EBUSY;	/* a mapping into the range: checked before */
-	}
-	return c->out->mappings(c->out->ctx, c->buf, n);
+	if (r || !c->out || !c->used)
+		return r;
+	return c->out->mappings(c->out->ctx, c->buf, c->used);
 }
 
-static int rebuild_cut(struct io_engine *in, struct io_engine *out, uint64_t first, uint64_t n,
-		       uint64_t nr_blocks)
+/* Walk IN through C: into a builder on OUT, or (OUT NULL) to count. */
+static int rebuild_cut(struct io_engine *in, struct io_engine *out, struct cut *c)
 {
 	struct thin_builder *b = NULL;
-	struct cut c = { NULL, first, n, nr_blocks, NULL, 0 };
-	const struct thin_ir_visitor vis = { &c, cut_sb, cut_sb_end, cut_dev, cut_dev_end,
+	const struct thin_ir_visitor vis = { c, cut_sb, cut_sb_end, cut_dev, cut_dev_end,
 					     cut_mappings };
 	int r;
 
+	if (!out)
+		return thin_walk_io(in, 0, &vis, NULL);
 	if ((r = thin_builder_create(out, &b)))
 		return r;
-	c.out = thin_builder_visitor(b);
+	c->out = thin_builder_visitor(b);
 	r = thin_walk_io(in, 0, &vis, NULL);
 	if (!r && !thin_builder_finished(b))
 		r = -EIO;
 	thin_builder_destroy(b);
-	free(c.buf);
+	c->out = NULL;
 	return r;
 }
 
+static void cut_free(struct cut *c)
+{
+	free(c->buf);
+	free(c->lost);
+	c->buf = NULL;
+	c->lost = NULL;
+}
+
 /* The thin metadata of the active area rebuilt into the spare area with
- * NR_BLOCKS data chunks: without the chunks from NR_BLOCKS on (CUT 0), or
- * without the CUT chunks from FIRST on, those behind them numbered down
- * (nothing in the range is in use). */
-static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, uint64_t first, uint64_t cut)
+ * NR_BLOCKS data chunks: without the chunks from NR_BLOCKS on (C NULL), or
+ * through the cut C (its ranges out, those behind them numbered down;
+ * nothing in them is in use, or C->drop). */
+static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, struct cut *c)
 {
 	const struct vg *vg = pool_vg(p);
 	struct thin_repair_opts o = { 1, vg->transaction_id, vg->chunk_size, nr_blocks };
@@ -396,8 +457,9 @@ static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, uint64_t first
 	if ((r = pool_spare_save(vg->uuid, pool_name(p), vg->seqno, out, &saved)))
 		goto out;
 	free(saved);
-	if (cut) {
-		r = rebuild_cut(in, out, first, cut, nr_blocks);
+	if (c) {
+		c->nr_blocks = nr_blocks;
+		r = rebuild_cut(in, out, c);
 	} else {
 		r = thin_repair_io(in, out, &o, &rep);
 		if (!r && rep.nr_lost) {
@@ -454,7 +516,7 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	res->old_data_size = vg_data_chunks(vg) * chunk;
 	res->new_data_size = res->old_data_size - res->chunks * chunk;
 	if ((r = pool_guard(p, "taking the device away", "nothing was changed", 0)) ||
-	    (r = chunks_in_use(p, res->first_chunk, res->chunks, &res->used)))
+	    (r = pool_data_in_use(p, res->first_chunk, res->chunks, &res->used)))
 		return r;
 	if (res->used) {
 		log_error("pool %s: %llu of the %llu chunks of %s are in use; it can be taken "
@@ -467,9 +529,18 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	if (test)
 		return 0;
 	/* 1. the thin metadata without the range, into the spare area */
-	r = i == last ? rebuild_into_spare(p, res->first_chunk, 0, 0)
-		      : rebuild_into_spare(p, res->new_data_size / chunk, res->first_chunk,
-					   res->chunks);
+	if (i == last) {
+		r = rebuild_into_spare(p, res->first_chunk, NULL);
+	} else {
+		struct cut c;
+
+		memset(&c, 0, sizeof(c));
+		c.nr = 1;
+		c.first[0] = res->first_chunk;
+		c.n[0] = res->chunks;
+		r = rebuild_into_spare(p, res->new_data_size / chunk, &c);
+		cut_free(&c);
+	}
 	if (r)
 		return r;
 	tp_test_pause("xdata-rebuilt");
@@ -514,7 +585,152 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	tp_critical_end();
 	if (e < 0)
 		log_warn("pool %s: %s is no longer its device, but its label could not be wiped "
-			 "(%s); 'wipefs -a %s' removes it", pool_name(p), path, strerror(-e), path);
+			 "(%s); the pool's next change wipes it, or 'tpremove --label %s'",
+			 pool_name(p), path, strerror(-e), path);
 	pool_drop_data_pv(p);
 	return 0;
+}
+
+/* RES's volumes from the cut's losses: each thin device named by its
+ * volume (or removal, or unfinished receive) in VG. */
+static void name_losses(const struct vg *vg, const struct cut *c,
+			struct pool_reduce_missing_result *res)
+{
+	for (size_t i = 0; i < c->nr_lost; i++) {
+		const struct vg_volume *v = c->lost[i].dev_id <= VG_DEV_ID_MAX
+						    ? vg_find_dev_id(vg, (uint32_t)c->lost[i].dev_id)
+						    : NULL;
+
+		res->lost += c->lost[i].blocks;
+		if (res->nr_lost >= POOL_REDUCE_LOST_MAX)
+			continue;
+		snprintf(res->vol[res->nr_lost].name, sizeof(res->vol[0].name), "%s",
+			 v ? v->name : "");
+		res->vol[res->nr_lost].dev_id = c->lost[i].dev_id;
+		res->vol[res->nr_lost++].blocks = c->lost[i].blocks;
+	}
+}
+
+int pool_reduce_missing(struct pool *p, int force, int test,
+			struct pool_reduce_missing_result *res)
+{
+	const struct vg *vg = pool_vg(p);
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512, gone = 0;
+	unsigned n = vg_nr_data(vg), idx[VG_DATA_DEVICES_MAX], nr = 0;
+	char list[1024] = "";
+	struct vg *next = NULL;
+	struct cut c;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	if ((r = pool_refuse_live(p, "rebuilding its thin metadata without the devices")))
+		return r;
+	for (unsigned i = 1; i < n; i++) {
+		const struct vg_device *d = vg_data_dev(vg, i);
+
+		if (pool_data_dev_path(p, i)[0])
+			continue;
+		idx[nr++] = i;
+		c.first[c.nr] = vg_data_first_chunk(vg, i);
+		c.n[c.nr++] = vg_data_dev_chunks(vg, i);
+		gone += vg_data_dev_chunks(vg, i);
+		res->dev[res->nr_devices].index = i;
+		snprintf(res->dev[res->nr_devices].device_uuid, sizeof(res->dev[0].device_uuid), "%s",
+			 d->pv_uuid);
+		snprintf(res->dev[res->nr_devices].last_path, sizeof(res->dev[0].last_path), "%s",
+			 d->path);
+		res->dev[res->nr_devices++].chunks = vg_data_dev_chunks(vg, i);
+	}
+	if (!nr) {
+		log_error("pool %s: none of its data devices is missing: nothing to take away "
+			  "('tpreduce --data DEV %s' takes a device that is there)", pool_name(p),
+			  pool_name(p));
+		return -ENOENT;
+	}
+	res->old_data_size = vg_data_chunks(vg) * chunk;
+	res->new_data_size = res->old_data_size - gone * chunk;
+	if ((r = pool_guard(p, "taking the missing devices away", "nothing was changed", 0)))
+		return r;
+	/* what the volumes map there: counted on the active area first */
+	{
+		struct io_engine *in = NULL;
+
+		c.drop = 1;
+		if (!(r = pool_meta_area_io(p, 0, &in))) {
+			in->read_only = 1;
+			c.nr_blocks = vg_data_chunks(vg) - gone;
+			r = rebuild_cut(in, NULL, &c);
+		}
+		io_destroy(in);
+		if (r) {
+			log_error("pool %s: cannot read its thin metadata: %s; nothing was changed",
+				  pool_name(p), strerror(-r));
+			goto out;
+		}
+		name_losses(vg, &c, res);
+		c.nr_lost = 0;
+	}
+	for (unsigned i = 0; i < res->nr_lost; i++) {
+		size_t used = strlen(list);
+
+		snprintf(list + used, sizeof(list) - used, "%s%s%s%llu chunks", used ? ", " : "",
+			 res->vol[i].name[0] ? res->vol[i].name : "a thin device of no volume",
+			 res->vol[i].name[0] ? ": " : ": ", (unsigned long long)res->vol[i].blocks);
+	}
+	if (res->lost && !force) {
+		log_error("pool %s: its missing data device%s hold%s chunks the volumes map (%s%s): "
+			  "taking %s away loses them, and those blocks of the volumes read as zeros "
+			  "afterwards. Attach %s and run the command again if %s can be found; only "
+			  "if %s lost for good, 'tpreduce --missing --force %s' takes %s away anyway; "
+			  "nothing was changed", pool_name(p), nr > 1 ? "s" : "", nr > 1 ? "" : "s",
+			  list, res->nr_lost < POOL_REDUCE_LOST_MAX ? "" : ", ...",
+			  nr > 1 ? "them" : "it", nr > 1 ? "them" : "it", nr > 1 ? "they" : "it",
+			  nr > 1 ? "they are" : "it is", pool_name(p), nr > 1 ? "them" : "it");
+		r = -EBUSY;
+		goto out;
+	}
+	if (test)
+		goto out;
+	/* 1. the thin metadata without their ranges (the mappings into them
+	 * dropped), into the spare area */
+	if ((r = rebuild_into_spare(p, res->new_data_size / chunk, &c)))
+		goto out;
+	tp_test_pause("xdata-rebuilt");
+	/* 2. one VG commit without them, to the devices that stay (the
+	 * missing ones put last, past the commit's count) */
+	if ((r = vg_clone(vg, &next)))
+		goto out;
+	for (unsigned k = nr; k-- > 0;) {
+		unsigned i = idx[k], last = vg_nr_data(next) - 1;
+
+		memmove(vg_data_dev(next, i), vg_data_dev(next, i) + 1,
+			(last - i) * sizeof(next->xdata[0]));
+		memset(vg_data_dev(next, last), 0, sizeof(next->xdata[0]));
+		next->nr_xdata--;
+		pool_data_pv_to_end(p, i);
+	}
+	next->metadata_area = !vg->metadata_area;
+	if ((r = pool_commit_vg(p, next))) {	/* consumes NEXT */
+		for (unsigned k = 0; k < nr; k++)
+			pool_data_pv_from_end(p, idx[k]);
+		goto out;
+	}
+	res->written = 1;
+	tp_test_pause("xdata-dropped");
+	/* 3. their devices-file entries, the places in the labels behind
+	 * them; their labels stay where they are (a device that comes back
+	 * is an orphan of the pool: its next writer wipes it) */
+	for (unsigned k = 0; k < res->nr_devices; k++)
+		if (pool_devices_remove_pv(res->dev[k].device_uuid))
+			log_warn("pool %s: the devices file still lists device uuid %s", pool_name(p),
+				 res->dev[k].device_uuid);
+	for (unsigned k = 0; k < nr; k++)
+		pool_drop_data_pv(p);
+	if (pool_sync_labels(p, NULL))
+		log_warn("pool %s: the labels of its data devices keep their old places; the next "
+			 "command that changes the pool brings them in step", pool_name(p));
+out:
+	cut_free(&c);
+	return r;
 }

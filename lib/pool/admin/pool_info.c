@@ -144,6 +144,23 @@ static int fill_loaded(struct pool *p, struct pool_info *info)
 	return 0;
 }
 
+static void fill_orphans(const struct pool *p, struct pool_info *info)
+{
+	struct pool_orphan o[POOL_ORPHANS_MAX];
+	unsigned n = pool_orphans(p, o, TP_ARRAY_SIZE(o));
+
+	_Static_assert(POOL_ORPHANS_MAX <= TP_ARRAY_SIZE(info->orphans), "orphans fit");
+	info->nr_orphans = n;
+	for (unsigned i = 0; i < n; i++) {
+		struct pool_orphan_info *oi = &info->orphans[i];
+
+		snprintf(oi->path, sizeof(oi->path), "%.*s", (int)sizeof(oi->path) - 1, o[i].path);
+		snprintf(oi->device_uuid, sizeof(oi->device_uuid), "%s", o[i].label.pv_uuid);
+		oi->ahead = o[i].kind == POOL_ORPHAN_AHEAD;
+		pool_orphan_what(&o[i], oi->what, sizeof(oi->what));
+	}
+}
+
 int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 {
 	struct pool_status st;
@@ -154,6 +171,8 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	    !(info->volumes = calloc(pool_vg(p)->nr_volumes, sizeof(*info->volumes))))
 		return -ENOMEM;
 	fill_from_vg(p, info);
+	if (flags & POOL_INFO_ORPHANS)
+		fill_orphans(p, info);
 	if (!(flags & POOL_INFO_USAGE))
 		return 0;
 	r = pool_get_status(p, (flags & POOL_INFO_SHARING) != 0, &st);
@@ -188,4 +207,104 @@ void pool_info_free(struct pool_info *info)
 	free(info->volumes);
 	info->volumes = NULL;
 	info->nr_volumes = 0;
+}
+
+/* SRC into DST of LEN bytes, cut short if need be. */
+static void put(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%.*s", (int)len - 1, src);
+}
+
+/* One leg's state word for the devices report (pool_meta_legs). */
+static const char *leg_state(const struct pool_meta_leg *l)
+{
+	return !l->err ? (l->resyncing ? "resyncing" : "ok") : l->state;
+}
+
+int pool_devices_report(const char *name, const char *devices, unsigned flags,
+			struct pool_device_row **rows, unsigned *n)
+{
+	struct pool_orphan o[POOL_ORPHANS_MAX];
+	struct pool_check_report rep;
+	struct pool_meta_leg leg[2];
+	struct pool_device_row *row;
+	struct pool *p = pool_alloc();
+	const struct vg *vg;
+	unsigned k = 0, no;
+	int r;
+
+	*rows = NULL;
+	*n = 0;
+	if (!p)
+		return -ENOMEM;
+	memset(&rep, 0, sizeof(rep));
+	r = pool_attach(p, name, devices,
+			POOL_RDONLY | POOL_FOREIGN_OK | (flags & POOL_ALLOW_COMPONENT), &rep, NULL);
+	for (size_t i = 0; !r && i < rep.f.nr_problems; i++)
+		log_warn("pool %s: %s", name, rep.f.problems[i].msg);
+	thin_check_findings_free(&rep.f);
+	if (!r && !(vg = pool_vg(p))) {
+		log_error("pool %s: no usable VG metadata; 'tpcheck %s' says more", name, name);
+		r = -EUCLEAN;
+	}
+	if (r)
+		goto out;
+	no = pool_orphans(p, o, TP_ARRAY_SIZE(o));
+	row = calloc(vg_nr_data(vg) + 2 + no, sizeof(*row));
+	if (!row) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < vg_nr_data(vg); i++, k++) {
+		const struct vg_device *d = vg_data_dev(vg, i);
+		const char *path = pool_data_dev_path(p, i);
+
+		row[k].role = "data";
+		snprintf(row[k].place, sizeof(row[k].place), "%u", i + 1);
+		row[k].has_range = 1;
+		row[k].dev_size = d->size;
+		row[k].data_start = d->area[0].offset;
+		row[k].first_chunk = vg_data_first_chunk(vg, i);
+		row[k].chunks = vg_data_dev_chunks(vg, i);
+		put(row[k].device_uuid, sizeof(row[k].device_uuid), d->pv_uuid);
+		row[k].state = path[0] ? "ok" : "missing";
+		put(row[k].path, sizeof(row[k].path), path[0] ? path : d->path);
+	}
+	if (pool_meta_legs(p, leg)) {
+		for (unsigned i = 0; i < 2; i++, k++) {
+			const struct vg_device *d = i ? &vg->meta1 : &vg->dev[VG_ROLE_META];
+
+			row[k].role = "meta";
+			snprintf(row[k].place, sizeof(row[k].place), "leg%u", i);
+			row[k].dev_size = d->size;
+			put(row[k].device_uuid, sizeof(row[k].device_uuid), d->pv_uuid);
+			row[k].state = leg_state(&leg[i]);
+			put(row[k].path, sizeof(row[k].path), leg[i].path);
+		}
+	} else {
+		const struct vg_device *d = &vg->dev[VG_ROLE_META];
+
+		row[k].role = "meta";
+		snprintf(row[k].place, sizeof(row[k].place), "-");
+		row[k].dev_size = d->size;
+		put(row[k].device_uuid, sizeof(row[k].device_uuid), d->pv_uuid);
+		row[k].state = "ok";
+		put(row[k].path, sizeof(row[k].path), pool_device_path(p, VG_ROLE_META));
+		k++;
+	}
+	for (unsigned i = 0; i < no; i++, k++) {
+		row[k].role = "-";	/* no role in the pool: its VG does not name it */
+		snprintf(row[k].place, sizeof(row[k].place), "-");
+		row[k].dev_size = o[i].label.device_size;
+		put(row[k].device_uuid, sizeof(row[k].device_uuid), o[i].label.pv_uuid);
+		row[k].state = o[i].kind == POOL_ORPHAN_AHEAD ? "ahead" : "orphan";
+		put(row[k].path, sizeof(row[k].path), o[i].path);
+	}
+	for (unsigned i = 0; i < k; i++)
+		snprintf(row[i].pool, sizeof(row[i].pool), "%s", vg->name);
+	*rows = row;
+	*n = k;
+out:
+	pool_close(p);
+	return r;
 }

@@ -1,8 +1,10 @@
-/* pool_remove.c - tpremove's engine (pool.h: pool_remove, pool_forget):
- * wipe the labels and VG areas of an open pool's devices; or, for a pool
- * whose devices cannot all be opened, of each device the devices file
- * lists that still carries its label; then drop it from the devices
- * file. The backups stay. */
+/* pool_remove.c - tpremove's engine (pool.h: pool_remove, pool_forget,
+ * pool_label_remove): wipe the labels and VG areas of an open pool's
+ * devices; or, for a pool whose devices cannot all be opened, of each
+ * device the devices file lists that still carries its label; then drop
+ * it from the devices file. The backups stay. tpremove --label wipes one
+ * device's label that no pool's VG names (an orphan, or the label of a
+ * pool that is gone), pvremove's twin. */
 #include "lib/pool/core/core.h"
 
 #include "lib/base/critical.h"
@@ -10,7 +12,9 @@
 #include "lib/pool/host/host.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int pool_remove(struct pool *p)
 {
@@ -111,5 +115,101 @@ int pool_forget(const char *name)
 		log_error("pool %s is not in the devices file; nothing to forget", name);
 		return -ENOENT;
 	}
+	return r;
+}
+
+static void verdict_from(const struct pool_label_owner *o, struct pool_label_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->kind = o->kind;
+	if (o->kind != POOL_LABEL_NONE && o->kind != POOL_LABEL_DAMAGED) {
+		snprintf(v->pool, sizeof(v->pool), "%s", o->pool);
+		snprintf(v->device_uuid, sizeof(v->device_uuid), "%s", o->label.pv_uuid);
+	}
+	snprintf(v->what, sizeof(v->what), "%s", o->what);
+}
+
+int pool_label_inspect(const char *path, struct pool_label_verdict *v)
+{
+	struct pool_label_owner o;
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	if (access(path, F_OK)) {
+		r = -errno;
+		log_error("%s: %s", path, strerror(errno));
+		return r;
+	}
+	if ((r = pool_label_owner(path, &o)))
+		return r;
+	verdict_from(&o, v);
+	return 0;
+}
+
+int pool_label_remove(const char *path, int force, const struct pool_label_verdict *was)
+{
+	struct pool_label_verdict now;
+	struct pool_label_owner o;
+	struct tp_lock *claim = NULL;
+	struct io_engine *io = NULL;
+	int r;
+
+	/* claimed first: a command adding or taking the device away holds
+	 * it, so what is seen next is settled */
+	if ((r = pool_claim_open(was->pool[0] ? was->pool : "-", path, 0, &claim, &io))) {
+		if (r != -EBUSY)
+			log_error("%s: cannot open it for writing: %s", path, strerror(-r));
+		return r;
+	}
+	if ((r = pool_label_owner(path, &o)))
+		goto out;
+	verdict_from(&o, &now);
+	if (now.kind != was->kind || strcmp(now.device_uuid, was->device_uuid)) {
+		log_error("%s: its label changed while tpremove asked (it now carries %s); "
+			  "nothing was changed: run the command again", path,
+			  now.kind ? now.what : "no tptools label");
+		r = -EAGAIN;
+		goto out;
+	}
+	switch (o.kind) {
+	case POOL_LABEL_NONE:
+		log_error("%s carries no tptools label: nothing to wipe ('wipefs %s' lists the "
+			  "signatures other programs know)", path, path);
+		r = -ENOENT;
+		goto out;
+	case POOL_LABEL_ORPHAN:
+	case POOL_LABEL_GONE:
+		break;
+	case POOL_LABEL_DAMAGED:
+	case POOL_LABEL_UNKNOWN:
+		if (force)
+			break;
+		pool_label_refusal(path, &o, "tpremove --label will not wipe it without --force",
+				   0);
+		r = -EBUSY;
+		goto out;
+	default:
+		pool_label_refusal(path, &o, "tpremove --label will not wipe it", 0);
+		r = -EBUSY;
+		goto out;
+	}
+	/* the label first (without it the device is nobody's), then the VG
+	 * area its label describes; a damaged label describes none */
+	tp_critical_begin();
+	r = vg_label_wipe(io, 0);
+	if (r >= 0 && o.kind != POOL_LABEL_DAMAGED)
+		r = vg_mda_format(io, &o.label);
+	tp_critical_end();
+	if (r < 0) {
+		log_error("%s: cannot wipe its tptools label: %s", path, strerror(-r));
+		goto out;
+	}
+	r = 0;
+	if (o.kind != POOL_LABEL_DAMAGED && pool_devices_remove_pv(o.label.pv_uuid))
+		log_warn("%s: the devices file still lists it (device uuid %s)", path,
+			 o.label.pv_uuid);
+out:
+	io_destroy(io);
+	tp_lock_release(claim);
 	return r;
 }

@@ -177,17 +177,27 @@ int pool_relabel_commit(struct pool *p, const struct pool_relabel_plan *plan, st
  * else NULL. For check and repair without --devices. */
 char *pool_devices_from_file(const char *name);
 
-/* The command that fixes what a check of attached P found, into BUF:
- * tprepair for a lost label (from the other device's VG copy), with
- * --restorefile NEWEST-BACKUP when no VG copy is left, or for damaged VG
- * copies (VG_BAD) or thin metadata (THIN_BAD 1; 2: only thin devices that
- * belong to no volume, which tprepair deletes without a salvage; 3: only
- * a mirror leg's bad copies, which tprepair rewrites from the other leg);
- * "" when there is nothing to fix.
+/* The command that fixes what a check of attached P found, into BUF,
+ * the most pressing first: tprepair for a lost label (from the other
+ * device's VG copy), with --restorefile NEWEST-BACKUP when no VG copy is
+ * left; the device to attach when a data device is missing; tprepair for
+ * damaged thin metadata (THIN_BAD 1; 2: only thin devices that belong to
+ * no volume, which tprepair deletes without a salvage; 3: only a mirror
+ * leg's bad copies, which tprepair rewrites from the other leg); tvremove of the
+ * volumes whose thin device was lost (REP->lost); tpchange --meta-replace
+ * for a missing mirror leg, tprepair for a stale one; tprepair for
+ * damaged VG copies (VG_BAD) or orphan labels (REP->orphan); "" when
+ * there is nothing to fix. REP may be NULL (no such findings).
  * GIVEN: the --devices of the check (repeated in the advice); PATHS: the
- * device paths used. */
+ * device paths used. tprepair says the same of what it cannot fix. */
 void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
-			int thin_bad, char *buf, size_t len);
+			int thin_bad, const struct pool_check_report *rep, char *buf, size_t len);
+/* The orphan labels of attached P as findings in REP (pool_check.c). */
+void pool_check_orphans(struct pool *p, struct pool_check_report *rep);
+/* The first data device of P that attach could not find (check and
+ * repair: a finding), as "data device N (device uuid U, last seen at
+ * PATH)" into BUF: 1, or 0 when every data device is there. */
+int pool_missing_data(const struct pool *p, char *buf, size_t len);
 
 /* A bare thin-metadata area of a path, opened and locked (pool_area.c). */
 struct pool_area {

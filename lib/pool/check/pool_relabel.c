@@ -636,10 +636,57 @@ static int missing_leg(const struct pool *p, struct pool_meta_leg leg[2])
 	return -1;
 }
 
-void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
-			int thin_bad, char *buf, size_t len)
+int pool_missing_data(const struct pool *p, char *buf, size_t len)
 {
-	char dev[2 * VG_PATH_MAX + 16] = "", path[VG_PATH_MAX + 1];
+	const struct vg *vg = pool_vg(p);
+
+	for (unsigned i = 1; vg && i < vg_nr_data(vg); i++) {
+		const struct vg_device *d = vg_data_dev(vg, i);
+
+		if (pool_data_dev_path(p, i)[0])
+			continue;
+		snprintf(buf, len, "data device %u (device uuid %s, last seen at %s)", i + 1,
+			 d->pv_uuid, d->path[0] ? d->path : "an unknown path");
+		return 1;
+	}
+	return 0;
+}
+
+/* A data device is missing (WHAT says which): attach it; if it is lost
+ * for good, tpreduce --missing takes the missing ones away, with --force
+ * when the volumes map chunks on them (how many is said: the loss). */
+static void missing_advice(struct pool *p, const char *what, char *buf, size_t len)
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	const struct vg *vg = pool_vg(p);
+	uint64_t used = 0, one;
+	int r = 0;
+
+	for (unsigned i = 1; !r && i < vg_nr_data(vg); i++)
+		if (!pool_data_dev_path(p, i)[0] &&
+		    !(r = pool_data_in_use(p, vg_data_first_chunk(vg, i), vg_data_dev_chunks(vg, i),
+					   &one)))
+			used += one;
+	tp_log_capture_pop(outer);
+	if (r)
+		snprintf(buf, len, "attach the missing %s, then check again; if it is lost for good, "
+			 "'tpreduce --missing %s' says what taking it away loses", what,
+			 pool_name(p));
+	else if (used)
+		snprintf(buf, len, "attach the missing %s, then check again; only if it is lost for "
+			 "good, run 'tpreduce --missing --force %s' to take it away: the %llu chunks "
+			 "the volumes map on it are lost", what, pool_name(p),
+			 (unsigned long long)used);
+	else
+		snprintf(buf, len, "attach the missing %s, then check again; if it is lost for good, "
+			 "run 'tpreduce --missing %s' to take it away (no volume maps a chunk on it)",
+			 what, pool_name(p));
+}
+
+void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
+			int thin_bad, const struct pool_check_report *rep, char *buf, size_t len)
+{
+	char dev[2 * VG_PATH_MAX + 16] = "", path[VG_PATH_MAX + 1], what[VG_PATH_MAX + 128];
 	int nmissing = !pool_pv(p, VG_ROLE_DATA)->io + !pool_pv(p, VG_ROLE_META)->io;
 	struct pool_meta_leg leg[2];
 	int gone;
@@ -669,7 +716,13 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 		restore_advice(p, paths, buf, len);
 		return;
 	}
-	if (thin_bad == 2)
+	if (pool_missing_data(p, what, sizeof(what)))
+		missing_advice(p, what, buf, len);
+	else if (rep && rep->nr_ahead)
+		snprintf(buf, len, "do not change the pool: a device holds a newer VG of it than "
+			 "the devices it was found on (above); attach the pool's current devices, "
+			 "or name them with --devices DATA,META");
+	else if (thin_bad == 2)
 		snprintf(buf, len, "run 'tprepair %s%s' to delete the thin devices that belong to "
 			 "no volume", pool_name(p), dev);
 	else if (thin_bad == 3)
@@ -678,6 +731,10 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	else if (thin_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to salvage the thin metadata into the "
 			 "spare area", pool_name(p), dev);
+	else if (rep && rep->nr_lost)
+		snprintf(buf, len, "run 'tvremove%s %s' to remove the volume%s whose thin device "
+			 "was lost (its data is gone: restore it from a backup, e.g. with tprecv)",
+			 dev, rep->lost, rep->nr_lost > 1 ? "s" : "");
 	else if ((gone = missing_leg(p, leg)) >= 0)
 		snprintf(buf, len, "run 'tpchange --meta-replace DEV %s' to put the metadata "
 			 "mirror's missing leg %d (%s) on DEV, resynced from the other",
@@ -689,4 +746,8 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	else if (vg_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the damaged VG metadata copies",
 			 pool_name(p), dev);
+	else if (rep && rep->nr_orphans)
+		snprintf(buf, len, "run 'tprepair %s%s' to wipe the orphan label of %s%s (or "
+			 "'tpremove --label %s')", pool_name(p), dev, rep->orphan,
+			 rep->nr_orphans > 1 ? " and the others" : "", rep->orphan);
 }

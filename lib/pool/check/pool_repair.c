@@ -53,17 +53,31 @@ static void pick_transaction_id(const struct pool *p, struct io_engine *in,
 	}
 }
 
-static void report_lost_volumes(const struct pool *p, const struct thin_repair_report *rep)
+/* The VG's volumes the salvage did not find a thin device of: said, and
+ * noted in LOST (for the advice that ends tprepair's report). */
+static void report_lost_volumes(const struct pool *p, const struct thin_repair_report *rep,
+				struct pool_check_report *lost)
 {
-	for (unsigned i = 0; i < pool_vg(p)->nr_volumes; i++) {
-		uint64_t id = pool_vg(p)->volumes[i].dev_id;
+	const struct vg *vg = pool_vg(p);
+
+	lost->nr_lost = 0;
+	lost->lost[0] = '\0';
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		uint64_t id = vg->volumes[i].dev_id;
+		size_t used = strlen(lost->lost);
 		int found = 0;
+
 		for (size_t k = 0; k < rep->nr_dev_ids && !found; k++)
 			found = rep->dev_ids[k] == id;
-		if (!found)
-			log_warn("pool %s: volume %s (thin device %" PRIu64 ") was lost; remove it "
-				 "with 'tvremove %s/%s'", pool_name(p), pool_vg(p)->volumes[i].name, id, pool_name(p),
-				 pool_vg(p)->volumes[i].name);
+		if (found)
+			continue;
+		log_warn("pool %s: volume %s (thin device %" PRIu64 ") was lost; remove it "
+			 "with 'tvremove %s/%s'", pool_name(p), vg->volumes[i].name, id,
+			 pool_name(p), vg->volumes[i].name);
+		lost->nr_lost++;
+		if (used + strlen(vg->name) + strlen(vg->volumes[i].name) + 3 < sizeof(lost->lost))
+			snprintf(lost->lost + used, sizeof(lost->lost) - used, "%s%s/%s",
+				 used ? " " : "", vg->name, vg->volumes[i].name);
 	}
 }
 
@@ -90,7 +104,7 @@ static int keep_names(const struct pool *p, struct pool_repair_result *res)
  * succeeded. */
 static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 		   const struct pool_relabel_plan *plan, struct thin_repair_report *rep,
-		   struct pool_repair_result *res)
+		   struct pool_repair_result *res, struct pool_check_report *lost)
 {
 	struct thin_repair_opts o = *opts;
 	struct io_engine *in = NULL, *out = NULL;
@@ -139,7 +153,7 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 		goto out;
 	}
 	res->salvaged = 1;
-	report_lost_volumes(p, rep);
+	report_lost_volumes(p, rep, lost);
 	r = keep_names(p, res);
 out:
 	io_destroy(in);
@@ -206,7 +220,7 @@ static int delete_strays(struct pool *p, struct pool_repair_result *res)
 
 /* Is the thin metadata (or its agreement with the VG) damaged? Stray
  * thin devices alone are not: delete_strays removes them. */
-static int thin_damaged(struct pool *p, int *bad)
+static int thin_damaged(struct pool *p, int *bad, struct pool_check_report *lost)
 {
 	struct thin_check_opts co = { 0, NULL, NULL };
 	struct pool_check_report crep;
@@ -216,7 +230,13 @@ static int thin_damaged(struct pool *p, int *bad)
 	memset(&crep, 0, sizeof(crep));
 	memset(&tc, 0, sizeof(tc));
 	r = pool_check_attached(p, &co, &crep, &tc);
-	*bad = crep.f.nr_problems > crep.nr_strays || tc.f.nr_problems || !tc.sb_ok;
+	*bad = crep.f.nr_problems > crep.nr_strays + crep.nr_lost || tc.f.nr_problems ||
+	       !tc.sb_ok;
+	/* volumes lost before (a salvage finds none of them again) */
+	if (lost) {
+		lost->nr_lost = crep.nr_lost;
+		memcpy(lost->lost, crep.lost, sizeof(lost->lost));
+	}
 	thin_check_report_free(&tc);
 	pool_check_report_free(&crep);
 	return r;
@@ -234,12 +254,8 @@ static int resync_mirror(struct pool *p, struct pool_repair_result *res)
 	for (unsigned i = 0; i < 2; i++) {
 		if (!leg[i].err)
 			continue;
-		if (leg[i].err == -ENODEV) {
-			log_warn("pool %s: metadata mirror leg %u (%s) is missing: put it on a new "
-				 "device with 'tpchange --meta-replace DEV %s'", pool_name(p), i,
-				 leg[i].path, pool_name(p));
-			return 0;
-		}
+		if (leg[i].err == -ENODEV)
+			return 0;	/* a replace puts it on a new device: the advice says */
 		snprintf(res->meta_resynced, sizeof(res->meta_resynced), "%s", leg[i].path);
 		return pool_meta_replace(p, leg[i].path);
 	}
@@ -274,53 +290,35 @@ static int heal_mirror(struct pool *p, struct pool_repair_result *res)
 	return r;
 }
 
-/* The labels a tpreduce --data cut short left on the device it took away
- * (pool_find_leftovers: no longer listed by the VG, which its own older
- * copy did): wiped with its VG area, its devices-file entry dropped, as
- * tpreduce would have; each one said in RES. */
-static int wipe_leftovers(struct pool *p, struct pool_repair_result *res)
+/* What tprepair does not write at all: a pool without one of its data
+ * devices (every commit must reach each), or one whose devices are behind
+ * a device's own VG copy (pool_orphan.c). -ENODEV / -EUCLEAN, logged
+ * with what tpcheck's next: line says; else 0. */
+static int refuse_unrepairable(struct pool *p)
 {
-	char path[8][VG_PATH_MAX + 1];
-	unsigned n = pool_find_leftovers(pool_name(p), pool_vg(p), path, 8);
+	struct pool_orphan o[POOL_ORPHANS_MAX];
+	char what[VG_PATH_MAX + 128];
+	unsigned n;
 
-	for (unsigned i = 0; i < n; i++) {
-		struct io_engine *io = NULL;
-		struct vg_label l;
-		size_t len = strlen(res->leftovers);
-		int r, ours = 0;
+	if (!pool_vg(p))
+		return 0;
+	if (pool_missing_data(p, what, sizeof(what))) {
+		char advice[2048];
 
-		for (unsigned k = 0; k < pool_nr_pvs(p); k++)
-			ours |= pool_pv_at(p, k)->io && pool_same_device(pool_pv_at(p, k)->io->name,
-									 path[i]);
-		if (ours)
-			continue;	/* a copy of one of its devices is no leftover */
-		if ((r = io_fd_open(path[i], 0, &io)) ||
-		    (r = vg_label_read(io, &l)) != VG_LABEL_FOUND) {
-			io_destroy(io);
-			log_error("pool %s: cannot open the leftover data device %s: %s", pool_name(p),
-				  path[i], strerror(r < 0 ? -r : EIO));
-			return r < 0 ? r : -EIO;
-		}
-		tp_critical_begin();
-		r = vg_label_wipe(io, 0);
-		if (!r) {	/* written: said, even when what follows fails */
-			res->leftovers_wiped++;
-			snprintf(res->leftovers + len, sizeof(res->leftovers) - len, "%s%s",
-				 len ? ", " : "", path[i]);
-			r = vg_mda_format(io, &l);
-		}
-		tp_critical_end();
-		io_destroy(io);
-		if (r) {
-			r = r < 0 ? r : -EIO;
-			log_error("pool %s: cannot wipe the label and VG area of %s, a data device an "
-				  "interrupted tpreduce took away: %s; 'wipefs -a %s' removes them",
-				  pool_name(p), path[i], strerror(-r), path[i]);
-			return r;
-		}
-		if (pool_devices_remove_pv(l.pv_uuid))
-			log_warn("pool %s: the devices file still lists %s", pool_name(p), path[i]);
+		pool_repair_advice(p, NULL, NULL, 0, 0, NULL, advice, sizeof(advice));
+		log_error("pool %s: its %s is missing; tprepair writes no pool without every data "
+			  "device (nothing was changed): %s", pool_name(p), what, advice);
+		return -ENODEV;
 	}
+	n = pool_orphans(p, o, TP_ARRAY_SIZE(o));
+	for (unsigned i = 0; i < n; i++)
+		if (o[i].kind == POOL_ORPHAN_AHEAD) {
+			log_error("pool %s: %s holds the pool's VG metadata seqno %" PRIu64 ", which "
+				  "names it, while the devices the pool was found on hold seqno %"
+				  PRIu64 ": they are behind its state; nothing was changed",
+				  pool_name(p), o[i].path, o[i].own_seqno, pool_vg(p)->seqno);
+			return -EUCLEAN;
+		}
 	return 0;
 }
 
@@ -366,6 +364,7 @@ static void note_reread(const struct pool *p, const struct pool_relabel_plan *pl
 int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_opts *opts,
 		struct thin_repair_report *rep, struct pool_repair_result *res)
 {
+	struct pool_check_report left;
 	char *listed = pp->devices ? NULL : pool_devices_from_file(pp->pool);
 	const char *devices = pp->devices ? pp->devices : listed;
 	struct pool_check_report prep;
@@ -377,12 +376,13 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 
 	memset(rep, 0, sizeof(*rep));
 	memset(&prep, 0, sizeof(prep));
+	memset(&left, 0, sizeof(left));
 	memset(&st, 0, sizeof(st));
 	r = (p = pool_alloc()) ? pool_attach(p, pp->pool, devices, POOL_ATTACH_OFFLINE, &prep, &st)
 			       : -ENOMEM;
 	for (size_t i = 0; i < prep.f.nr_problems; i++)
 		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
-	if (r)
+	if (r || (r = refuse_unrepairable(p)))
 		goto out;
 	/* everything is decided and checked first; the writes come last */
 	if ((r = pool_relabel(p, devices, pp->restorefile, pp->force_salvage, &plan)))
@@ -393,10 +393,10 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 		plan.rewrite = 1;
 	if ((r = heal_mirror(p, res)))
 		goto out;
-	if ((r = thin_damaged(p, &bad)))
+	if ((r = thin_damaged(p, &bad, &left)))
 		goto out;
 	if (bad || pp->force_salvage) {
-		r = salvage(p, opts, &plan, rep, res);
+		r = salvage(p, opts, &plan, rep, res, &left);
 		if (!r)
 			note_reread(p, &plan, rep, res);
 	} else if (plan.restore || plan.rewrite) {
@@ -416,8 +416,15 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 		r = delete_strays(p, res);
 	if (!r)
 		r = resync_mirror(p, res);
+	/* orphans (a change cut between a label and its VG commit): wiped
+	 * as the next writer does (core: pool_orphan.c) */
 	if (!r)
-		r = wipe_leftovers(p, res);
+		r = pool_orphans_finish(p, 1, res->orphans, sizeof(res->orphans),
+					&res->orphans_wiped);
+	/* what is left for another command, said as tpcheck says it */
+	if (!r)
+		pool_repair_advice(p, pp->devices, devices, 0, 0, &left, res->next,
+				   sizeof(res->next));
 out:
 	pool_close(p);
 	pool_check_report_free(&prep);

@@ -60,6 +60,13 @@ const struct vg_pv *pool_pv_at(const struct pool *p, unsigned i);
  * mapping as one engine. */
 int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
 		     uint64_t *run) TP_MUST_CHECK;
+/* How many chunks of [FIRST, FIRST + N) P's thin metadata holds (a
+ * reference count above 0), into *USED: 0, or -errno (the thin metadata
+ * opened for it when it was not, logged). */
+int pool_data_in_use(struct pool *p, uint64_t first, uint64_t n, uint64_t *used) TP_MUST_CHECK;
+/* Is a data device of P missing (attached by check or repair, or opened
+ * with POOL_DATA_MISSING_OK, with its slot empty)? 1 or 0. */
+int pool_data_missing(const struct pool *p);
 /* The path of data device I of P ("" when not open), and its size now
  * (the open device's, 0 when not open). */
 const char *pool_data_dev_path(const struct pool *p, unsigned i);
@@ -229,6 +236,53 @@ struct tp_dm_pool_devs;
 int pool_clear_leftovers(struct pool *p, const char *uuid, struct tp_dm_pool_devs *d)
 	TP_MUST_CHECK;
 
+/* ---- pool_orphan.c: labels of a pool that its VG does not name ---- */
+
+#define POOL_ORPHANS_MAX 8
+
+/* The orphans of attached P (host.h: pool_find_orphans; P's own open
+ * devices left out), up to MAX into OUT: how many. Reads only; quiet. */
+unsigned pool_orphans(const struct pool *p, struct pool_orphan *out, unsigned max);
+/* What orphan O is, in words ("a data device label the pool's VG no
+ * longer names (...)"). */
+void pool_orphan_what(const struct pool_orphan *o, char *buf, size_t len);
+/* A writer of P (pool_open, tprepair) finishes the changes that left
+ * orphans: each one claimed, looked at again, its label and VG area
+ * wiped and its devices-file entry dropped, one warning line each unless
+ * QUIET; DONE (LEN bytes, may be NULL) gets their paths joined by ", ",
+ * *NR_DONE how many. An orphan that cannot be claimed or written is left
+ * alone (a warning: it is no device of P, whose command goes on).
+ * -EUCLEAN (logged, nothing written) when a device's own VG copy is ahead
+ * of P's (POOL_ORPHAN_AHEAD); else 0. */
+int pool_orphans_finish(struct pool *p, int quiet, char *done, size_t len, unsigned *nr_done)
+	TP_MUST_CHECK;
+
+/* Whose a labelled device is, for a command about to take or wipe it
+ * (tpcreate, tpextend --data, tpchange --meta-replace/--meta-mirror,
+ * tpremove --label): its label's pool, found by name and uuid (or by a
+ * name the devices file gives that uuid: a pool renamed since) and
+ * attached read-only (its lock waited on briefly), decides. */
+/* (enum pool_label_kind: pool.h) */
+struct pool_label_owner {
+	enum pool_label_kind kind;
+	struct vg_label label;
+	char pool[VG_NAME_MAX + 1];	/* its pool's name now */
+	struct pool_orphan orphan;	/* ORPHAN, AHEAD */
+	int data_index;			/* MEMBER: its place among the data devices (-1) */
+	unsigned nr_data;		/* MEMBER: how many data devices its pool has */
+	int was_member;			/* GONE, UNKNOWN: its own VG copy names it */
+	char what[400];			/* in words: "its data device 2", "an orphan label of pool mv (...)" */
+};
+/* Fill *O for PATH: 0, or -ENOMEM. Reads only; quiet. */
+int pool_label_owner(const char *path, struct pool_label_owner *o) TP_MUST_CHECK;
+/* Log why PATH, as O says, is not taken: REFUSED says what the command
+ * will not do ("tpcreate will not take it"); the message names the
+ * command that helps (never tpremove of a pool the device is not a
+ * member of). FORCE_TAKES: the command takes an orphan or a gone pool's
+ * label with --force (say so). */
+void pool_label_refusal(const char *path, const struct pool_label_owner *o, const char *refused,
+			int force_takes);
+
 /* pool_msnap.c: serialise the kernel's one metadata snapshot among
  * tptools commands: an exclusive lock per pool ("POOL:metadata-snap" in
  * the lock directory), taken around reserve..release. */
@@ -247,11 +301,23 @@ enum vg_profile pool_profile_to_vg(enum tp_profile p);
 struct pool_check_report {
 	struct thin_check_findings f;	/* the pool-level findings only */
 	unsigned nr_strays;	/* of them: thin devices that belong to no volume */
+	/* ... volumes whose thin device the thin metadata lacks at the VG's
+	 * transaction (lost: a salvage could not save them), their names
+	 * joined by " " (the first ones that fit) */
+	unsigned nr_lost;
+	char lost[1024];
+	/* ... orphan labels of the pool (pool_orphan.c), the first one's path,
+	 * and devices whose own VG copy is ahead of the pool's */
+	unsigned nr_orphans, nr_ahead;
+	char orphan[VG_PATH_MAX + 1];
 };
 
 enum pool_attach_flags {
 	/* POOL_RDONLY (pool.h): shared lock, devices opened read-only */
 	POOL_ATTACH_OFFLINE = 1 << 8,	/* refuse (-EBUSY) a pool the kernel runs */
+	/* wait for the pool lock only briefly (-EWOULDBLOCK): a command that
+	 * holds another pool's lock looks at this one (pool_label_owner) */
+	POOL_ATTACH_LOCK_BRIEF = 1 << 9,
 };
 
 struct pool_check_report;

@@ -68,6 +68,15 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 			p->flags |= POOL_RDONLY;
 		}
 	}
+	/* a writer finishes the changes that left orphan labels (and refuses
+	 * a pool whose devices are behind a device's own VG copy), before it
+	 * writes anything else (pool_orphan.c) */
+	if (!(flags & POOL_RDONLY) && (r = pool_orphans_finish(p, 0, NULL, 0, NULL)))
+		goto fail;
+	/* a pool opened with a data device missing (tpreduce --missing)
+	 * commits nothing here: every commit must reach each device it lists */
+	if (pool_data_missing(p))
+		flags |= POOL_RDONLY;
 	if (st.needs_repair) {
 		if (flags & POOL_RDONLY)
 			log_warn("pool %s: one VG metadata copy is stale or damaged; the next change "

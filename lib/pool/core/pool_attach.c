@@ -342,11 +342,12 @@ static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned cla
 	    strcmp(l.pv_uuid, d->pv_uuid) || strcmp(l.pool_uuid, p->vg->uuid)) {
 		io_destroy(io);
 		if (rep) {
-			pool_problem(rep, 1, "%s: not data device %u of the pool (its label)", path, i);
+			pool_problem(rep, 1, "%s: not data device %u of the pool (its label)", path,
+				     i + 1);
 			return 1;
 		}
 		log_error("pool %s: %s is no longer its data device %u (device uuid %s)", p->name,
-			  path, i, d->pv_uuid);
+			  path, i + 1, d->pv_uuid);
 		return -ENOENT;
 	}
 	p->pv[k].io = io;
@@ -356,9 +357,7 @@ static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned cla
 
 int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *rep)
 {
-	struct vg_pv pvs[POOL_MAX_PVS];
-	struct vg *vg = NULL;
-	unsigned n = vg_nr_data(p->vg);
+	unsigned n = vg_nr_data(p->vg), missing = 0;
 	int r;
 
 	p->nr_pv = VG_NR_ROLES;
@@ -369,16 +368,27 @@ int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *
 		r = pool_find_data_device(p->name, p->vg->uuid, d->pv_uuid, i, d->path,
 					  !(p->flags & POOL_RDONLY), &path);
 		if (r == -ENOENT) {
-			if (rep) {
-				pool_problem(rep, 1, "data device %u (device uuid %s, last seen at %s) "
-					     "is missing", i, d->pv_uuid, d->path[0] ? d->path : "?");
-				return 1;
+			/* check and repair go on past it, and so does tpreduce
+			 * --missing: its slot stays empty (no engine), the
+			 * devices after it are looked at */
+			if (rep || (p->flags & POOL_DATA_MISSING_OK)) {
+				if (rep)
+					pool_problem(rep, 1, "data device %u (device uuid %s, last "
+						     "seen at %s) is missing", i + 1, d->pv_uuid,
+						     d->path[0] ? d->path : "?");
+				else
+					log_warn("pool %s: its data device %u (device uuid %s, last "
+						 "seen at %s) is missing", p->name, i + 1, d->pv_uuid,
+						 d->path[0] ? d->path : "?");
+				p->nr_pv = VG_NR_ROLES + i;
+				missing++;
+				continue;
 			}
 			log_error("pool %s: its data device %u (device uuid %s, last seen at %s) is "
 				  "missing: no device carries its label. Attach it and run the "
 				  "command again; the pool cannot be opened or activated without "
 				  "every data device ('tpstatus --devices-report %s' lists them)",
-				  p->name, i, d->pv_uuid, d->path[0] ? d->path : "unknown", p->name);
+				  p->name, i + 1, d->pv_uuid, d->path[0] ? d->path : "unknown", p->name);
 			return r;
 		}
 		if (r)
@@ -389,36 +399,83 @@ int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *
 			return r < 0 ? r : 0;
 		p->nr_pv = VG_NR_ROLES + i;
 	}
-	if (n > 1) {
-		struct vg_mda_status st;
-		unsigned k = 0, first_added;
-
-		/* every copy counts: an added device may hold the newest one;
-		 * a device that is not there (a mirror's lost first metadata
-		 * leg) has none to read */
-		for (unsigned i = 0; i < p->nr_pv; i++)
-			if (p->pv[i].io)
-				pvs[k++] = p->pv[i];
-		first_added = k - (p->nr_pv - VG_NR_ROLES);
-		r = vg_read(pvs, k, &vg, &st);
-		if (r)
-			return r;
-		if (rep)	/* the first two were reported with the VG */
-			report_copies_from(pvs, &st, rep, first_added);
-		if (vg->seqno != p->vg->seqno || vg_nr_data(vg) != n) {
-			log_error("pool %s: its added data devices hold VG metadata (seqno %llu) "
-				  "the data and metadata devices do not (seqno %llu); 'tprepair %s' "
-				  "puts them in step", p->name, (unsigned long long)vg->seqno,
-				  (unsigned long long)p->vg->seqno, p->name);
-			vg_free(vg);
-			return rep ? 0 : -EUCLEAN;
-		}
-		vg_free(vg);
-	}
+	if (missing)
+		return 0;	/* reported; no concatenation without every device */
 	return pool_data_rebuild(p);
 }
 
-/* The VG copies as findings (check/repair), of the devices from FROM on. */
+/* Every copy counts: the VG was read from the data and metadata devices,
+ * and the devices it names besides (added data devices, a mirror's
+ * second leg) hold copies too. Read over every device open: a newer copy
+ * that names them all is the pool's state (the first two are behind: a
+ * stale copy the next commit rewrites, ST says so) when it names the same
+ * devices, and P's VG becomes it; one that names other devices, or a read
+ * that fails (a device the newest copy does not name: vg_read), is an
+ * error (a finding with REP). 0 or -errno. */
+static int read_all_copies(struct pool *p, struct pool_check_report *rep,
+			   struct vg_mda_status *st)
+{
+	struct vg_pv pvs[POOL_MAX_PVS];
+	unsigned n = 0, read = p->pv[VG_ROLE_META].io ? VG_NR_ROLES : 1;
+	struct vg_mda_status all;
+	struct vg *vg = NULL;
+	int r, same;
+
+	/* the data and metadata devices (not a mirror's lost first leg), the
+	 * added data devices, the second leg */
+	for (unsigned i = 0; i < p->nr_pv; i++) {
+		if (p->pv[i].io)
+			pvs[n++] = p->pv[i];
+		else if (i != VG_ROLE_META)
+			return 0;	/* a data device missing: reported */
+	}
+	if (p->pv[POOL_META1_PV].io)
+		pvs[n++] = p->pv[POOL_META1_PV];
+	if (n == read)
+		return 0;	/* read_vg read them all */
+	r = vg_read(pvs, n, &vg, &all);
+	if (r) {
+		if (!rep)
+			return r;
+		pool_problem(rep, 1, "the VG metadata copies of its devices name different "
+			     "devices (%s; above)", strerror(-r));
+		return 0;
+	}
+	if (rep)	/* the first ones were reported with the VG */
+		report_copies_from(pvs, &all, rep, read);
+	if (all.needs_repair)
+		st->needs_repair = 1;
+	if (vg->seqno == p->vg->seqno) {
+		vg_free(vg);
+		return 0;
+	}
+	same = vg_nr_data(vg) == vg_nr_data(p->vg) && vg->meta_mirror == p->vg->meta_mirror &&
+	       (!vg->meta_mirror || !strcmp(vg->meta1.pv_uuid, p->vg->meta1.pv_uuid));
+	for (unsigned i = 0; same && i < vg_nr_data(vg); i++)
+		same = !strcmp(vg_data_dev(vg, i)->pv_uuid, vg_data_dev(p->vg, i)->pv_uuid);
+	if (!same) {
+		unsigned long long newer = vg->seqno;
+
+		vg_free(vg);
+		if (rep) {
+			pool_problem(rep, 1, "its other devices hold a newer VG (seqno %llu) that names "
+				     "other devices", newer);
+			return 0;
+		}
+		log_error("pool %s: its other devices hold VG metadata (seqno %llu) newer than its "
+			  "data and metadata devices (seqno %llu), naming other devices; 'tpcheck %s' "
+			  "says more", p->name, newer, (unsigned long long)p->vg->seqno, p->name);
+		return -EUCLEAN;
+	}
+	/* the newest copy is the pool's; the data and metadata devices lag */
+	st->needs_repair = 1;
+	vg_free(p->vg);
+	p->vg = vg;
+	return pool_data_rebuild(p);
+}
+
+/* The VG copies as findings (check/repair), of the devices PVS (as read,
+ * ST) from FROM on. */
 static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_status *st,
 			       struct pool_check_report *rep, unsigned from)
 {
@@ -596,6 +653,47 @@ static int refuse_leg0_lost(const struct pool *p, unsigned flags)
 	return -ENODEV;
 }
 
+/* --devices DATA,META: is DATA the first data device the VG copy on META
+ * names? 0 yes (or that copy cannot be read: read_vg says why), else
+ * -ENODEV, logged with what DATA is: another data device of the pool, a
+ * device a tpreduce --data took away (its own older VG copy names it), or
+ * no device of the pool at all. */
+static int refuse_not_first(struct pool *p)
+{
+	const char *data = p->pv[VG_ROLE_DATA].io->name, *meta = p->pv[VG_ROLE_META].io->name;
+	const char *u = p->pv[VG_ROLE_DATA].label.pv_uuid;
+	struct pool_orphan o;
+	struct vg *vg = NULL;
+	char first[VG_PATH_MAX + 64];
+	int at;
+
+	if (pool_meta_vg(meta, &vg) || !strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, u)) {
+		vg_free(vg);
+		return 0;
+	}
+	snprintf(first, sizeof(first), "%s", vg->dev[VG_ROLE_DATA].path[0]
+						? vg->dev[VG_ROLE_DATA].path
+						: vg->dev[VG_ROLE_DATA].pv_uuid);
+	at = vg_data_index(vg, u);
+	if (at > 0)
+		log_error("pool %s: %s is its data device %d, not its first (%s): --devices "
+			  "names the first data device and the metadata device; nothing was "
+			  "changed", p->name, data, at + 1, first);
+	else if (pool_orphan_of(data, vg, &o) && o.kind == POOL_ORPHAN_DROPPED)
+		log_error("pool %s: %s is no device of the pool any more: the VG metadata on %s "
+			  "does not name it, and its own older copy does (a tpreduce --data took it "
+			  "away, cut before its label was wiped); name the first data device (%s) "
+			  "with --devices, or leave --devices out; nothing was changed", p->name,
+			  data, meta, first);
+	else
+		log_error("pool %s: %s is not its first data device: the VG metadata on %s does "
+			  "not name its device uuid %s (the first is %s); name the first data "
+			  "device with --devices, or leave --devices out; nothing was changed",
+			  p->name, data, meta, u, first);
+	vg_free(vg);
+	return -ENODEV;
+}
+
 /* ALIAS (may be NULL): the other name labels and the VG may carry (a
  * tprename cut short: the old name or the new one). */
 static int attach(struct pool *p, const char *devices, unsigned flags, const char *alias,
@@ -606,8 +704,12 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	unsigned claim = 0;
 	int r;
 
-	r = tp_lock_acquire(p->name, (p->flags & POOL_RDONLY) ? TP_LOCK_SHARED : TP_LOCK_EXCL,
+	r = tp_lock_acquire(p->name,
+			    ((p->flags & POOL_RDONLY) ? TP_LOCK_SHARED : TP_LOCK_EXCL) |
+				    ((flags & POOL_ATTACH_LOCK_BRIEF) ? TP_LOCK_BRIEF : 0),
 			    &p->lock);
+	if (r == -EWOULDBLOCK)
+		return r;	/* the caller says */
 	if (r) {
 		log_error("pool %s: cannot take its lock: %s", p->name, strerror(-r));
 		return r;
@@ -651,18 +753,11 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	}
 	if (!p->pv[VG_ROLE_DATA].io || (!p->pv[VG_ROLE_META].io && paths[1]))
 		return 0;	/* reported: nothing more to look at */
-	/* --devices naming a first data device a tpreduce --data took away
-	 * (its label not yet wiped): its older VG copy is no pool's state */
-	if (devices && p->pv[VG_ROLE_META].io &&
-	    !pool_vg_first_data(p->pv[VG_ROLE_META].io->name, uuid) &&
-	    strcmp(uuid, p->pv[VG_ROLE_DATA].label.pv_uuid)) {
-		log_error("pool %s: %s is not its first data device: the VG metadata on %s names "
-			  "device uuid %s (a tpreduce --data took %s away); name the first one "
-			  "with --devices, or leave --devices out; nothing was changed", p->name,
-			  p->pv[VG_ROLE_DATA].io->name, p->pv[VG_ROLE_META].io->name, uuid,
-			  p->pv[VG_ROLE_DATA].io->name);
-		return -ENODEV;
-	}
+	/* --devices naming another data device than the first the VG on
+	 * the metadata device names: an added one, or one the pool no longer
+	 * has (an orphan: its own older VG copy is no state of the pool) */
+	if (devices && p->pv[VG_ROLE_META].io && (r = refuse_not_first(p)))
+		return r;
 	/* a component (--allow-component) is never recorded */
 	if (!rep && devices && !(p->flags & POOL_RDONLY) && !component[0] && !component[1]) {
 		for (int i = 0; i < VG_NR_ROLES; i++)
@@ -677,6 +772,8 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 		return r < 0 ? r : 0;
 	/* the second metadata device of a mirrored pool */
 	if ((r = pool_attach_meta1(p, claim, rep)))
+		return r;
+	if ((r = read_all_copies(p, rep, st)))
 		return r;
 	if ((r = refuse_leg0_lost(p, flags)))
 		return r;
@@ -722,7 +819,7 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT | POOL_FOREIGN_OK | POOL_FOREIGN_QUIET |
 			    POOL_LEASE_KEEP | POOL_META_LEG0_LOST_OK |
-			    POOL_META_KEEP_STALE | POOL_ACTIVATE);
+			    POOL_META_KEEP_STALE | POOL_DATA_MISSING_OK | POOL_ACTIVATE);
 	r = attach(p, devices, flags, rename_to, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);

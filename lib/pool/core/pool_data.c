@@ -89,6 +89,14 @@ int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io
 	return *io ? 0 : -ENOENT;
 }
 
+int pool_data_missing(const struct pool *p)
+{
+	for (unsigned i = 1; p->vg && i < vg_nr_data(p->vg); i++)
+		if (!p->pv[POOL_DATA_PV(i)].io)
+			return 1;
+	return 0;
+}
+
 const char *pool_data_dev_path(const struct pool *p, unsigned i)
 {
 	const struct vg_pv *pv = i < vg_nr_data(p->vg) ? &p->pv[POOL_DATA_PV(i)] : NULL;

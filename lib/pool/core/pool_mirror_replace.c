@@ -49,27 +49,26 @@ static int copy_areas(struct pool *p, unsigned good, struct io_engine *io)
 	return r ? r : io_flush(io);
 }
 
-/* A new leg at PATH carries a signature: refuse, unless it is a metadata
- * label of this pool itself (the old leg, or a replace cut short): no
- * leg in use is PATH, the caller made sure. */
+/* A new leg at PATH carries a signature: refuse, unless it is a
+ * metadata label of this pool (the old leg, or a replace cut short) or
+ * any other orphan of it: no device in use is PATH, the caller made sure.
+ * Another pool's label is refused with what it is (pool_label_owner) and
+ * the command that frees it. */
 static int check_new_leg(const struct pool *p, const char *path)
 {
 	struct tp_probe_result res;
+	struct pool_label_owner o;
 	struct vg_label l;
 	char one[160];
 	int r = pool_read_label(path, &l);
 
-	if (!r) {
-		if (!strcmp(l.pool_uuid, p->vg->uuid) && l.role == VG_ROLE_META)
-			return 0;
-		log_error("pool %s: %s carries the label of pool %s (%s device); nothing was "
-			  "changed: remove that pool first ('tpremove %s')", p->name, path,
-			  l.pool_name, vg_role_name(l.role), l.pool_name);
-		return -EBUSY;
-	}
+	if (!r && !strcmp(l.pool_uuid, p->vg->uuid) &&
+	    (l.role == VG_ROLE_META || !vg_lists_device(p->vg, l.pv_uuid)))
+		return 0;
 	if (r != -ENOENT) {
-		log_error("pool %s: %s carries a damaged tptools label; nothing was changed. Wipe "
-			  "it ('wipefs -a %s') if it is no longer needed", p->name, path, path);
+		if ((r = pool_label_owner(path, &o)))
+			return r;
+		pool_label_refusal(path, &o, "nothing was changed", 0);
 		return -EBUSY;
 	}
 	if ((r = tp_dev_probe(path, NULL, &res)) < 0) {

@@ -120,6 +120,20 @@ static int off_view_begin(struct pool *p, struct pool_meta_view *v)
 	return v->io ? 0 : TP_BUG("pool %s: offline with no thin-metadata area open", p->name);
 }
 
+int pool_data_in_use(struct pool *p, uint64_t first, uint64_t n, uint64_t *used)
+{
+	int r = p->md ? 0 : pool_open_thin(p);
+
+	*used = 0;
+	for (uint64_t b = first; !r && b < first + n; b++) {
+		uint32_t c = 0;
+
+		if (!(r = thin_data_count(p->md, b, &c)))
+			*used += c > 0;
+	}
+	return r;
+}
+
 int pool_open_thin(struct pool *p)
 {
 	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];

@@ -16,6 +16,7 @@
  * the next change of any kind (pool_change), finishes from what is
  * durable: the steps only ever take away mappings the device still has. */
 #include "lib/pool/core/core_int.h"
+#include "lib/pool/core/pool_usage.h"
 
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
@@ -69,6 +70,26 @@ struct removal_end {
 	char name[VG_NAME_MAX + 1];
 };
 
+/* Is thin device ID missing from P's thin metadata (the kernel's, live)?
+ * 1 missing, 0 there, -errno. A volume whose device is missing while the
+ * transaction ids agree was lost (a salvage could not save it: tprepair
+ * said so): its removal has nothing to unmap or delete. */
+static int thin_missing(struct pool *p, uint32_t id)
+{
+	struct pool_dev_usage *u = NULL;
+	size_t n = 0;
+	int r = p->be->details(p, &u, &n), missing = 1;
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < n && missing; i++)
+		missing = u[i].dev_id != id;
+	free(u);
+	return missing;
+}
+
+static int apply_nothing(struct pool *p, const void *arg);
+
 static int apply_end(struct pool *p, const void *arg)
 {
 	const struct removal_end *e = arg;
@@ -96,6 +117,17 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 	if ((r = pool_refuse_latched(p)) ||
 	    (r = pool_guard(p, "the removal", "nothing was changed", 0)))
 		return r;
+	if ((r = thin_missing(p, rm.dev_id)) < 0)
+		return r;
+	if (r) {	/* lost: only the VG keeps it */
+		if ((r = vg_clone(p->vg, &next)))
+			return r;
+		if ((r = vg_end_removal(next, name))) {
+			vg_free(next);
+			return r;
+		}
+		return pool_change(p, next, apply_nothing, NULL);
+	}
 	if ((r = p->be->unmap_step(p, &rm, 0, &pos, &left)))
 		return r;
 	total = left;
@@ -193,6 +225,25 @@ int pool_removal_begin(struct pool *p, const char *name)
 		return pool_no_volume(p->name, name);
 	e.dev_id = v->dev_id;
 	snprintf(e.name, sizeof(e.name), "%s", name);
+	if ((r = thin_missing(p, v->dev_id)) < 0)
+		return r;
+	if (r) {
+		/* a volume a repair reported lost: its thin device is gone, so
+		 * the VG alone lets it go, in one change */
+		log_warn("pool %s: volume %s has no thin device (thin device %u was lost: "
+			 "'tpcheck %s' reported it); it is removed from the VG metadata", p->name,
+			 name, v->dev_id, p->name);
+		if (p->be->live && (r = pool_op_vol_deactivate(p, name)))
+			return r;
+		if ((r = vg_clone(p->vg, &next)))
+			return r;
+		if ((r = vg_remove_volume(next, name))) {
+			vg_free(next);
+			return r;
+		}
+		r = pool_change(p, next, apply_nothing, NULL);
+		return r ? r : 1;
+	}
 	if ((r = p->be->unmap_step(p, v, 0, &pos, &left)))
 		return r;
 	/* live, an open volume is refused before anything changes */

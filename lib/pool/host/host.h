@@ -251,18 +251,43 @@ int pool_meta_leg0_lost(const char *name, const char *data);
 int pool_find_data_device(const char *name, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index, const char *hint, int refuse_copies, char **path)
 	TP_MUST_CHECK;
-/* The device uuid of the first data device that the VG copy on metadata
- * device META names, into UUID: 0, or -errno. Quiet. */
-int pool_vg_first_data(const char *meta, char uuid[VG_UUID_LEN + 1]) TP_MUST_CHECK;
-/* Data devices a tpreduce --data took away from pool NAME whose labels it
- * did not get to wipe (a cut between its VG commit and the wipe): a device
- * the devices file lists for NAME or a label scan finds whose label is a
- * data device's of the pool VG (its uuid), whose device uuid VG does not
- * list, and whose own VG copy, older than VG, does list it (so it was the
- * pool's, not a device a cut tpextend --data was adding). Their paths into
- * OUT (up to MAX), how many. Reads only; quiet. */
-unsigned pool_find_leftovers(const char *name, const struct vg *vg,
-			     char out[][VG_PATH_MAX + 1], unsigned max);
+/* The VG from the copy on metadata device META alone (its label must be a
+ * first metadata device's): 0 with *VG (vg_free it), or -errno. Quiet.
+ * It names the pool's first data device (a VG commit that changes it
+ * writes the metadata device's copy first: core/pool_commit.c). */
+int pool_meta_vg(const char *meta, struct vg **vg) TP_MUST_CHECK;
+/* Orphans (tptools(7) ORPHAN LABELS): devices whose label carries the
+ * pool uuid of VG (the pool's current VG, read from its own devices) and
+ * a device uuid VG does not name in any role: left by a change cut short
+ * between the label and the VG commit (a tpextend --data, tpchange
+ * --meta-mirror or --meta-replace that never committed) or between the
+ * VG commit and the wipe (a tpreduce --data, a replaced leg), or a
+ * device taken away whose label nothing wiped. What its own VG area
+ * holds tells which: */
+enum pool_orphan_kind {
+	/* no copy there names it: the VG commit that would have never came */
+	POOL_ORPHAN_UNCOMMITTED = 1,
+	/* an older copy of the pool's VG that names it: the pool let it go */
+	POOL_ORPHAN_DROPPED,
+	/* a copy that names it and is not older than VG: no orphan, but a
+	 * sign that the devices VG was read from are behind the pool's state
+	 * (a device restored from an old image); never to be wiped */
+	POOL_ORPHAN_AHEAD,
+};
+struct pool_orphan {
+	char path[VG_PATH_MAX + 1];
+	struct vg_label label;
+	enum pool_orphan_kind kind;
+	uint64_t own_seqno;	/* its own newest usable VG copy's seqno (0: none) */
+};
+/* Is PATH an orphan of VG's pool (the top of its stack, not a component)?
+ * 1 with *O filled, else 0. Reads only; quiet. */
+int pool_orphan_of(const char *path, const struct vg *vg, struct pool_orphan *o);
+/* The orphans of VG's pool that this host can see: the devices the
+ * devices file lists (for any pool name) and the block devices a label
+ * scan finds, each once, into OUT (up to MAX); how many. Reads only;
+ * quiet. */
+unsigned pool_find_orphans(const struct vg *vg, struct pool_orphan *out, unsigned max);
 /* The same for the second metadata device of a mirrored pool (role meta,
  * data_index 1; vg.h: meta1). */
 int pool_find_meta_leg(const char *name, const char *pool_uuid, const char *pv_uuid,

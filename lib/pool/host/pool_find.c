@@ -193,15 +193,9 @@ static int meta_vg(const char *meta, struct vg **vg)
 	return r;
 }
 
-int pool_vg_first_data(const char *meta, char uuid[VG_UUID_LEN + 1])
+int pool_meta_vg(const char *meta, struct vg **vg)
 {
-	struct vg *vg;
-	int r = meta_vg(meta, &vg);
-
-	if (!r)
-		snprintf(uuid, VG_UUID_LEN + 1, "%s", vg->dev[VG_ROLE_DATA].pv_uuid);
-	vg_free(vg);
-	return r;
+	return meta_vg(meta, vg);
 }
 
 /* The pool's first data device is the one its VG names, read from the
@@ -607,51 +601,70 @@ static int find_device(const char *name, const char *pool_uuid, const char *pv_u
 	return *path ? 0 : -ENOMEM;
 }
 
-/* Is PATH a data device the pool VG had and no longer lists (its label not
- * wiped)? */
-static int leftover(const char *path, const struct vg *vg)
+int pool_orphan_of(const char *path, const struct vg *vg, struct pool_orphan *o)
 {
+	struct tp_log_capture quiet, *outer;
+	struct tp_stack_verdict v;
 	struct vg_pv pv;
 	struct vg *own = NULL;
-	int r;
 
+	memset(o, 0, sizeof(*o));
 	memset(&pv, 0, sizeof(pv));
-	if (pool_read_label(path, &pv.label) || pv.label.role != VG_ROLE_DATA ||
-	    strcmp(pv.label.pool_uuid, vg->uuid) || vg_data_index(vg, pv.label.pv_uuid) >= 0)
+	if (pool_read_label(path, &pv.label) || strcmp(pv.label.pool_uuid, vg->uuid) ||
+	    vg_lists_device(vg, pv.label.pv_uuid))
 		return 0;
-	r = !io_fd_open(path, IO_RDONLY, &pv.io) &&
+	/* a component showing the label of the device built on it (an md
+	 * member) is no device of its own */
+	if (pool_stack_check(path, vg->uuid, &v) > 0)
+		return 0;
+	snprintf(o->path, sizeof(o->path), "%s", path);
+	o->label = pv.label;
+	o->kind = POOL_ORPHAN_UNCOMMITTED;
+	outer = tp_log_capture_push(&quiet);
+	if (!io_fd_open(path, IO_RDONLY, &pv.io) &&
 	    vg_label_read(pv.io, &pv.label) == VG_LABEL_FOUND && !vg_read(&pv, 1, &own, NULL) &&
-	    own->seqno < vg->seqno && vg_data_index(own, pv.label.pv_uuid) >= 0;
+	    vg_lists_device(own, pv.label.pv_uuid)) {
+		o->own_seqno = own->seqno;
+		/* its own copy names it: the pool let it go since (an older
+		 * copy), or that copy is no older than the pool's, and the
+		 * devices the pool was found on are behind its state */
+		o->kind = own->seqno < vg->seqno ? POOL_ORPHAN_DROPPED : POOL_ORPHAN_AHEAD;
+	}
+	tp_log_capture_pop(outer);
 	vg_free(own);
 	io_destroy(pv.io);
-	return r;
+	return 1;
 }
 
-static void add_leftover(const char *path, const struct vg *vg, char out[][VG_PATH_MAX + 1],
-			 unsigned max, unsigned *n)
+static void add_orphan(const char *path, const struct vg *vg, struct pool_orphan *out,
+		       unsigned max, unsigned *n)
 {
+	struct pool_orphan o;
+
 	for (unsigned i = 0; i < *n; i++)
-		if (pool_same_device(out[i], path))
+		if (pool_same_device(out[i].path, path))
 			return;
-	if (*n < max && leftover(path, vg))
-		snprintf(out[(*n)++], VG_PATH_MAX + 1, "%s", path);
+	if (*n < max && pool_orphan_of(path, vg, &o))
+		out[(*n)++] = o;
 }
 
-unsigned pool_find_leftovers(const char *name, const struct vg *vg,
-			     char out[][VG_PATH_MAX + 1], unsigned max)
+unsigned pool_find_orphans(const struct vg *vg, struct pool_orphan *out, unsigned max)
 {
-	struct pool_devices_entry ent[16];
+	struct pool_devices_entry *ent = NULL;
 	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
 	struct tp_dev_list list;
 	unsigned n = 0;
-	int nr = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent));
+	size_t nr = 0;
 
-	for (int i = 0; i < nr && i < (int)TP_ARRAY_SIZE(ent); i++)
-		if (ent[i].role == VG_ROLE_DATA)
-			add_leftover(ent[i].path, vg, out, max, &n);
+	/* every entry of the devices file, whichever pool it names: an
+	 * orphan's entry may carry the name the pool had (a tprename since) */
+	if (!pool_devices_list(&ent, &nr))
+		for (size_t i = 0; i < nr; i++)
+			add_orphan(ent[i].path, vg, out, max, &n);
+	free(ent);
 	if (!tp_dev_scan("TPTOOLS-", &list)) {
 		for (unsigned k = 0; k < list.count; k++)
-			add_leftover(list.dev[k].path, vg, out, max, &n);
+			add_orphan(list.dev[k].path, vg, out, max, &n);
 		tp_dev_list_free(&list);
 	}
 	tp_log_capture_pop(outer);
