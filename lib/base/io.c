@@ -510,10 +510,19 @@ unsigned io_mirror_primary(struct io_engine *e)
 	return e->ops == &mirror_ops ? TP_CONTAINER_OF(e, struct io_mirror, e)->primary : 0;
 }
 
+static int keep_bad_legs;	/* the test seam io_mirror_set_keep_bad_legs */
+
+void io_mirror_set_keep_bad_legs(int keep)
+{
+	keep_bad_legs = keep;
+}
+
 void io_mirror_take_out(struct io_engine *e, unsigned leg, int err)
 {
 	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
 
+	if (keep_bad_legs)
+		return;
 	if (e->ops == &mirror_ops && leg < 2 && (m->in_use & ~(1u << leg)))
 		mir_drop(m, leg, err);
 }
