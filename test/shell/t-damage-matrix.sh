@@ -54,7 +54,8 @@
 #               files) byte for byte (but a reader that exits 0 may put
 #               the devices file right: it is a cache, tp-metadata(5));
 #               no command on one pool writes another pool's device
-#   crash       no command exits 70 (internal error) or dies of a signal
+#   crash       no command exits 70 (internal error) or dies of a signal,
+#               nor (in the sanitizer build) prints a sanitizer's report
 #   refuses     where the undamaged pool's run fails (tpcreate of a
 #               pool that exists, tprestore onto a labelled device), the
 #               damaged one fails too
@@ -688,7 +689,7 @@ clean_runs() {
 # and "FAIL copies<TAB>kind<TAB>cmd<TAB>property<TAB>what" lines, an "ERR"
 # line with the first error line of each failing cell's command
 run_group() {
-	local id=$1 kind=$2 P=$3 cmds=$4 inst any=0 name c line cls rc crc csum cch now mv ch f m Pa bad
+	local id=$1 kind=$2 P=$3 cmds=$4 inst any=0 name c line cls rc crc csum cch now mv ch f m Pa bad errtxt
 	shift 4
 	name=$(IFS=+; echo "$*")
 	local res=$T/results/$id
@@ -731,6 +732,12 @@ run_group() {
 		fi
 		if [[ $rc -ge 64 ]]; then	# sysexits' internal error (70), or a signal
 			fl "$c" crash "exit $rc"
+		fi
+		errtxt=
+		[[ -s err ]] && IFS= read -r -d '' errtxt <err
+		if [[ $errtxt == *"ERROR: AddressSanitizer"* || $errtxt == *"ERROR: LeakSanitizer"* ||
+			$errtxt == *"runtime error:"* ]]; then	# the sanitizer build
+			fl "$c" crash "a sanitizer's report (exit $rc)"
 		fi
 		if [[ "$crc" != 0 ]] && [[ $rc = 0 ]]; then
 			fl "$c" refuses "exit 0 where the undamaged pool's run exits $crc"
