@@ -4,6 +4,8 @@
 #include "tools/config_keys.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/compiler.h"
+#include "lib/base/critical.h"
+#include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 
@@ -64,6 +66,8 @@ int tp_main(int argc, const char **argv)
 	base = base ? base + 1 : (argc > 0 ? argv[0] : "tp");
 	tp_log_init(base);
 	pool_init();
+	if (tp_test_fail("mirror-keep-bad-leg"))	/* t-damage-matrix's broken fallback */
+		io_mirror_set_keep_bad_legs(1);
 	cmd = tp_command_find(base);
 	if (!cmd) {
 		/* Invoked as tp (or an unknown name): the command is argv[1]. */

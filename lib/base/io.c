@@ -375,6 +375,8 @@ int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *na
 
 /* ---- mirror engine ---- */
 
+static int keep_bad_legs;	/* the test seam io_mirror_set_keep_bad_legs */
+
 struct io_mirror {
 	struct io_engine e;
 	struct io_engine *leg[2];
@@ -583,11 +585,17 @@ unsigned io_mirror_primary(struct io_engine *e)
 	return e->ops == &mirror_ops ? TP_CONTAINER_OF(e, struct io_mirror, e)->primary : 0;
 }
 
+
+void io_mirror_set_keep_bad_legs(int keep)
+{
+	keep_bad_legs = keep;
+}
+
 void io_mirror_take_out(struct io_engine *e, unsigned leg, int err)
 {
 	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
 
-	if (e->ops != &mirror_ops || leg > 1)
+	if (keep_bad_legs || e->ops != &mirror_ops || leg > 1)
 		return;
 	if (!(m->in_use & (1u << leg)) && err)
 		m->err[leg] = err;	/* out already (missing): now why is known */
@@ -741,7 +749,7 @@ int io_read_valid(struct io_engine *e, uint64_t off, void *buf, size_t nb, size_
 	unsigned first, other;
 	int r = io_read(e, off, buf, nb * bs), tried = 0;
 
-	if (r || !m || !bs)
+	if (r || !m || !bs || keep_bad_legs)	/* (the seam: no copy is checked) */
 		return r;
 	first = m->primary;	/* after the read: the leg that served it */
 	other = 1 - first;

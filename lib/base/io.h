@@ -71,6 +71,13 @@ void io_fd_writeback(struct io_engine *e, uint64_t off, uint64_t len);
 void io_fd_set_wrap(int (*wrap)(void *ctx, struct io_engine *e, struct io_engine **out),
 		    void *ctx);
 
+/* Test seam: while KEEP is set, io_mirror_take_out leaves the leg in use
+ * (and primary) and io_read_valid takes the first copy read whatever it
+ * holds: the deliberately broken fallback that the damage matrix
+ * must catch (test/shell/t-damage-matrix.sh; a test build's tp_main sets
+ * it for TP_TEST_FAIL=mirror-keep-bad-leg). */
+void io_mirror_set_keep_bad_legs(int keep);
+
 int io_mem_create(uint64_t size, const char *name, struct io_engine **out) TP_MUST_CHECK;
 unsigned char *io_mem_data(struct io_engine *e);
 int io_mem_resize(struct io_engine *e, uint64_t size) TP_MUST_CHECK;

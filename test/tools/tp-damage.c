@@ -20,6 +20,11 @@
  *   tp-damage IMAGE root details|mapping  print the superblock's tree root
  *   tp-damage IMAGE truncate BYTES
  *
+ * --offset BYTES[,LENGTH] before IMAGE: the thin metadata is the area at
+ * that offset of IMAGE (a pool device's active or spare area; LENGTH 0 or
+ * none: up to the end), block numbers count from the area's start;
+ * truncate still cuts the whole file.
+ *
  * Only for the first bitmap of each space map (test images are small).
  * Exit 0, or 1 with a message. */
 #include <errno.h>
@@ -31,6 +36,7 @@
 
 #include "lib/base/crc32c.h"
 #include "lib/base/io.h"
+#include "lib/base/io_area.h"
 #include "metadata/pdata/btree_node.h"
 #include "lib/base/le.h"
 #include "metadata/pdata/space_map.h"
@@ -159,10 +165,23 @@ static uint32_t dev_entry(uint64_t root, uint64_t dev, unsigned char *d, uint64_
 int main(int argc, char **argv)
 {
 	unsigned char d[4096];
+	uint64_t area_off = 0, area_len = 0;
 
+	if (argc > 2 && !strcmp(argv[1], "--offset")) {
+		char *end;
+		area_off = strtoull(argv[2], &end, 0);
+		if (*end == ',')
+			area_len = strtoull(end + 1, &end, 0);
+		if (*end)
+			die("--offset BYTES[,LENGTH]");
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 3)
-		die("usage: tp-damage IMAGE ACTION ARGS (see the source header)");
-	if (io_fd_open(argv[1], 0, &io))
+		die("usage: tp-damage [--offset BYTES[,LENGTH]] IMAGE ACTION ARGS (see the source "
+		    "header)");
+	if (area_off || area_len ? io_open_area(argv[1], 0, area_off, area_len, &io)
+				 : io_fd_open(argv[1], 0, &io))
 		die("cannot open the image");
 	const char *a = argv[2];
 	if (!strcmp(a, "zero") && argc == 4) {

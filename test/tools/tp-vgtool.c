@@ -7,6 +7,15 @@
  *   tp-vgtool slots PATH...       "PATH slot K STATE SEQNO" per slot, then
  *                                 "newest=N needs_repair=0|1"
  *   tp-vgtool text PATH...        the newest valid VG text
+ *   tp-vgtool where PATH          where each copy this device keeps lies, one
+ *                                 "COPY OFFSET LENGTH [STATE SEQNO]" line
+ *                                 each (bytes): label, slot0 and slot1 (the
+ *                                 VG area's slots, with what vg_mda_read
+ *                                 finds there), newest and previous (the
+ *                                 slot holding this device's newest valid
+ *                                 copy and the other one), area0 and area1
+ *                                 (the label's areas; size 0: none); the
+ *                                 damage matrix's locator
  *   tp-vgtool damage PATH SLOT WHAT
  *                                 SLOT: 0, 1 or "newest" (on that device);
  *                                 WHAT: header (flip a header byte), text
@@ -28,7 +37,7 @@ static const char *const state_names[] = { "empty", "valid", "corrupt" };
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: tp-vgtool label PATH | slots PATH... | text PATH... | "
+	fprintf(stderr, "usage: tp-vgtool label PATH | slots PATH... | text PATH... | where PATH | "
 			"damage PATH 0|1|newest header|text|tear\n");
 	return TP_EXIT_USAGE;
 }
@@ -56,7 +65,8 @@ static int open_pvs(int n, char **paths, unsigned flags, struct vg_pv *pvs)
 static void close_pvs(int n, struct vg_pv *pvs)
 {
 	for (int i = 0; i < n; i++)
-		io_destroy(pvs[i].io);
+		if (pvs[i].io)
+			io_destroy(pvs[i].io);
 }
 
 static int cmd_label(const char *path)
@@ -88,9 +98,13 @@ static int cmd_slots(int n, char **paths, int text)
 	int r, i, k;
 
 	memset(pvs, 0, sizeof(pvs));
+	memset(&st, 0, sizeof(st));
 	r = open_pvs(n, paths, IO_RDONLY, pvs);
-	if (!r)
-		r = vg_mda_read(pvs, (unsigned)n, &t, &len, &st);
+	if (r) {	/* a device without a label: said by open_pvs */
+		close_pvs(n, pvs);
+		return TP_EXIT_FAILED;
+	}
+	r = vg_mda_read(pvs, (unsigned)n, &t, &len, &st);
 	if (!r && text)
 		fwrite(t, 1, len, stdout);
 	if (!text && (!r || r == -ENODATA)) {
@@ -106,6 +120,45 @@ static int cmd_slots(int n, char **paths, int text)
 	free(t);
 	close_pvs(n, pvs);
 	return r ? TP_EXIT_FAILED : 0;
+}
+
+/* The copies one device keeps, from its label (see the header). */
+static int cmd_where(char *path)
+{
+	struct vg_pv pv;
+	struct vg_mda_status st;
+	char *t = NULL;
+	size_t len;
+	uint64_t size;
+	int r, k, newest;
+
+	memset(&pv, 0, sizeof(pv));
+	memset(&st, 0, sizeof(st));
+	if (open_pvs(1, &path, IO_RDONLY, &pv)) {
+		close_pvs(1, &pv);
+		return TP_EXIT_FAILED;
+	}
+	r = vg_mda_read(&pv, 1, &t, &len, &st);
+	free(t);
+	size = (pv.label.mda.size / VG_MDA_SLOTS) & ~(uint64_t)511;
+	printf("label %u %u\n", VG_LABEL_OFFSET, VG_LABEL_SIZE);
+	for (k = 0; k < VG_MDA_SLOTS; k++)
+		printf("slot%d %llu %llu %s %llu\n", k,
+		       (unsigned long long)(pv.label.mda.offset + (uint64_t)k * size),
+		       (unsigned long long)size, state_names[st.slot[0][k].state],
+		       (unsigned long long)st.slot[0][k].seqno);
+	/* the slot with the newest valid copy (0 when none is valid) */
+	newest = !r && st.slot[0][1].state == VG_SLOT_VALID && st.slot[0][1].seqno == st.seqno;
+	printf("newest %llu %llu\nprevious %llu %llu\n",
+	       (unsigned long long)(pv.label.mda.offset + (uint64_t)newest * size),
+	       (unsigned long long)size,
+	       (unsigned long long)(pv.label.mda.offset + (uint64_t)(1 - newest) * size),
+	       (unsigned long long)size);
+	for (k = 0; k < 2; k++)
+		printf("area%d %llu %llu\n", k, (unsigned long long)pv.label.area[k].offset,
+		       (unsigned long long)pv.label.area[k].size);
+	close_pvs(1, &pv);
+	return 0;
 }
 
 static int cmd_damage(const char *path, const char *slot, const char *what)
@@ -183,6 +236,8 @@ int main(int argc, char **argv)
 		return cmd_slots(argc - 2, argv + 2, 0);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "text"))
 		return cmd_slots(argc - 2, argv + 2, 1);
+	if (argc == 3 && !strcmp(argv[1], "where"))
+		return cmd_where(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "damage"))
 		return cmd_damage(argv[2], argv[3], argv[4]);
 	return usage();
