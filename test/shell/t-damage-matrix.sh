@@ -428,24 +428,28 @@ locate() {
 			b=$(tp-damage --offset "$off,$len" "$img" find "$(vol_dev_id "$P" a)" 0 | awk '{ print $1 }')
 			echo "dev $img $((off + b * 4096)) 4096" ;;
 		esac ;;
-	backup) echo "file etc/backup/$P/$(ls etc/backup/$P | grep '\.vg$' | tail -1)" ;;
-	spare_file) echo "file etc/backup/$P/$(ls etc/backup/$P | grep '^spare-' | tail -1)" ;;
+	backup) d=$(bdir "$P"); echo "file $d/$(ls "$d" | grep '\.vg$' | tail -1)" ;;
+	spare_file) d=$(bdir "$P"); echo "file $d/$(ls "$d" | grep '^spare-' | tail -1)" ;;
 	entry) echo "line $(tp-vgtool label "$img" | sed -n 's/^pv_uuid=//p')" ;;
 	esac
 }
+# bdir POOL: the directory of the pool's backups and spare files (by its
+# uuid, tp-metadata(5))
+bdir() { echo "etc/backup/$(tpstatus --noheadings -o pool_uuid "$1" | tr -d ' ')"; }
 # the same place in the older copy (T1) and in pool q
-older_file() { # PATH (etc/backup/P/...): T1's newest of the same kind
-	local d=t1/etc/backup/${1#etc/backup/}
-	d=${d%/*}0
+older_file() { # PATH (etc/backup/UUID/...): T1's newest of the same kind
+	local d=t1/${1%/*}
 	case $1 in
 	*.vg) echo "$d/$(ls "$d" | grep '\.vg$' | tail -1)" ;;
 	*) echo "$d/$(ls "$d" 2>/dev/null | grep '^spare-' | tail -1)" ;;
 	esac
 }
 other_file() {
+	local d
+	d=$(bdir q)
 	case $1 in
-	*.vg) echo "etc/backup/q/$(ls etc/backup/q | grep '\.vg$' | tail -1)" ;;
-	*) echo "etc/backup/q/$(ls etc/backup/q | grep '^spare-' | tail -1)" ;;
+	*.vg) echo "$d/$(ls "$d" | grep '\.vg$' | tail -1)" ;;
+	*) echo "$d/$(ls "$d" | grep '^spare-' | tail -1)" ;;
 	esac
 }
 
