@@ -125,3 +125,34 @@ assert d["result"] == "error" and d["exit_code"] == 3, d' || fail "tpcheck --jso
 ok tpstatus -S help
 grep -q "pool_data_percent" err || fail "-S help lists no fields"
 [ ! -s out ] || fail "-S help printed a report"
+
+# -O sorts numbers as numbers: percentages (libdevmapper 1.02.185 compares
+# their sort values as strings: 9.09 89.89 34.34 59.59), the over-provision
+# ratio and the sizes shown as text (pool_autoextend_max), as lvs does
+DATA_SIZE=64M new_pool pc --chunk 64k
+for m in 9 89 34 59; do
+	ok tvcreate -V $((99 * 64))K -n m$m pc
+	write_chunks pc m$m 0 $m
+done
+ok tpstatus --noheadings -o vol_mapped_percent -O vol_mapped_percent pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "9.09,34.34,59.59,89.89," ] || fail "sort by percent: $(cat out)"
+ok tpstatus --noheadings -o vol_name -O -mapped_percent pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "m89,m59,m34,m9," ] || fail "sort by -percent: $(cat out)"
+ok tpstatus --noheadings -o pool_name,pool_data_percent -O pool_data_percent a b pc
+[ "$(awk '{ print $1 }' out | tr '\n' ,)" = "a,b,pc," ] || fail "sort by pool percent: $(cat out)"
+ok tvcreate -V 36G -n big b	# b: 39G over 4G (9.75), pc 12G over 64M (~197)
+ok tvcreate -V 12G -n big pc
+ok tpstatus --noheadings -o pool_name -O -pool_overprovision a b pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "pc,b,a," ] || fail "sort by over-provision: $(cat out)"
+ok tpchange --autoextend-max 512M a
+ok tpchange --autoextend-max 2G b
+ok tpstatus --noheadings -o pool_name,pool_autoextend_max -O pool_autoextend_max a b pc
+[ "$(awk '{ print $1 }' out | tr '\n' ,)" = "a,b,pc," ] || fail "sort by a size as text (none last): $(cat out)"
+ok tvremove pc/big b/big
+# keys of both tables: each sorts its own
+ok tpstatus --noheadings -o vol_name -O -pool_meta_percent,vol_name a b pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "m34,m59,m89,m9,s1,v1,v2,w," ] || fail "sort by name: $(cat out)"
+usage_error tpstatus -O vol_nope
+err_has "bad sort key 'vol_nope'"
+usage_error tpstatus -O pool_nope -o vol_name
+err_has "bad sort key 'pool_nope': no pool field"
