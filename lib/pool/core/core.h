@@ -468,6 +468,36 @@ int pool_unmap_beyond(struct pool *p, const void *b) TP_MUST_CHECK;
  * uncommitted. 0 or -errno, logged. */
 int pool_unmap_beyond_ends(struct pool *p) TP_MUST_CHECK;
 
+/* ---- pool_beyond.c: the rest of a volume's last chunk ----
+ * The bytes of a volume's last chunk past its end (a size inside a chunk)
+ * are kept zeros: a grow shows them. */
+struct pool_tail {
+	uint32_t dev_id;
+	uint64_t vblock;	/* the last chunk */
+	uint64_t from;		/* its first byte past the end; 0: none (a chunk boundary) */
+	uint64_t dblock;	/* the data chunk it maps (MAPPED) */
+	int mapped;
+	int dirty;		/* a byte past the end is not zero */
+	int data;		/* ... one the volume shows now (before SHOWN) */
+};
+/* What thin device DEV_ID's chunk holding byte END holds from END to the
+ * chunk's end, as committed (either backend: live through a metadata
+ * snapshot and an O_DIRECT read); SHOWN: the device's size now (a shrink
+ * to END: the bytes up to SHOWN are content it cuts off). 0 (*T filled)
+ * or -errno, logged. */
+int pool_tail_read(struct pool *p, uint32_t dev_id, uint64_t end, uint64_t shown,
+		   struct pool_tail *t) TP_MUST_CHECK;
+/* Offline: T's bytes past the end made zeros: in place (flushed) when only
+ * its device maps the chunk, else in a copy of the chunk (a new data
+ * chunk: the head copied, zeros after, flushed) that the device maps in
+ * the open thin transaction (*REMAPPED 1; the caller commits or aborts).
+ * -ENOSPC (logged) when a copy is needed and no chunk is free. */
+int pool_tail_zero(struct pool *p, const struct pool_tail *t, int *remapped) TP_MUST_CHECK;
+/* Offline, no thin change open: pool_tail_zero, and a copy's mapping
+ * committed alone (the device shows the same bytes up to its end; the
+ * transaction id unchanged). 0 or -errno, logged. */
+int pool_tail_clear(struct pool *p, const struct pool_tail *t) TP_MUST_CHECK;
+
 /* ---- pool_labels.c: the labels follow the VG ---- */
 
 /* Make the in-memory labels of P carry the geometry its VG records
