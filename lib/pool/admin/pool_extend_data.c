@@ -32,6 +32,7 @@
 #include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,7 +425,7 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	const struct vg *vg = pool_vg(p);
 	unsigned n = vg_nr_data(vg), last = n - 1, i, from;
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
-	char uuid[VG_UUID_LEN + 1], *real;
+	char uuid[VG_UUID_LEN + 1], *real, what[PATH_MAX + 32];
 	struct io_engine *io;
 	struct vg *next;
 	int r, e;
@@ -464,6 +465,10 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 			  pool_name(p));
 		return -EBUSY;
 	}
+	/* the over-provisioning limit follows the data size (also --test) */
+	snprintf(what, sizeof(what), "taking %s away", path);
+	if ((r = pool_provision_check_shrink(p, res->new_data_size, what)))
+		return r;
 	if (test)
 		return 0;
 	/* 1. the thin metadata without the range, into the spare area */

@@ -607,10 +607,17 @@ uint64_t pool_vg_overprovision_limit(const struct vg *vg);
 /* A percentage as a ratio: 150 -> "1.50", 100 -> "1.0". */
 void pool_ratio_format(uint32_t percent, char *buf, size_t len);
 /* Would committing NEXT over P's VG raise the virtual sum above NEXT's
- * limit? -EDQUOT (logged: the figures, nothing changed, what to do), else
- * 0. An older transaction (an undo) and a commit that does not raise the
- * sum pass. */
+ * limit, or shrink the data area under a limit the sum is then above?
+ * -EDQUOT (logged: the figures, nothing changed, what to do), else 0. An
+ * older transaction (an undo) passes, and so does a commit that neither
+ * raises the sum nor shrinks the data area (lowering the limit itself is
+ * tpchange's, which warns). */
 int pool_provision_check(const struct pool *p, const struct vg *next) TP_MUST_CHECK;
+/* Would P's data area of DATA_BYTES (smaller than now, WHAT makes it so:
+ * "taking DEV away") hold its volumes under its limit? -EDQUOT (logged,
+ * naming the limit, the sizes and the ways out), else 0. */
+int pool_provision_check_shrink(const struct pool *p, uint64_t data_bytes, const char *what)
+	TP_MUST_CHECK;
 
 /* ---- pool_commit.c ---- */
 

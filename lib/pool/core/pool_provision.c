@@ -14,8 +14,11 @@
  * one when written). So with a limit of 1.0 every volume can be written
  * whole without the data area running out, snapshots included. A
  * commit that does not raise the sum is never refused, so lowering the
- * limit under what a pool already holds, removing volumes and undoing a
- * change all go through. */
+ * limit under what a pool already holds (tpchange warns), removing volumes
+ * and undoing a change all go through; but a commit that shrinks the data
+ * area (tpreduce) is, when the sum would then be above the limit: the
+ * limit is a promise about the room the volumes have, which taking a
+ * device away would break behind the admin's back. */
 #include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
@@ -75,6 +78,30 @@ void pool_ratio_format(uint32_t percent, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu32 ".0", percent / 100);
 }
 
+int pool_provision_check_shrink(const struct pool *p, uint64_t data_bytes, const char *what)
+{
+	uint64_t sum = pool_vg_virtual_total(p->vg), limit;
+	char a[32], b[32], c[32], ratio[24];
+	unsigned __int128 l;
+
+	if (!p->vg->max_overprovision)
+		return 0;
+	l = (unsigned __int128)data_bytes * p->vg->max_overprovision / 100;
+	limit = l > UINT64_MAX ? UINT64_MAX : (uint64_t)l;
+	if (sum <= limit)
+		return 0;
+	pool_ratio_format(p->vg->max_overprovision, ratio, sizeof(ratio));
+	log_error("pool %s: refused: %s shrinks its data size to %s, and the volumes' virtual "
+		  "sizes of %s would be above its over-provisioning limit of %s (%s x that data "
+		  "size); nothing was changed. Remove or shrink volumes to %s in all, raise the "
+		  "limit ('tpchange --max-overprovision RATIO %s', or none), or add a data "
+		  "device first ('tpextend --data DEV %s')",
+		  p->name, what, tp_size_format(data_bytes, 'h', a, sizeof(a)),
+		  tp_size_format(sum, 'h', b, sizeof(b)), tp_size_format(limit, 'h', c, sizeof(c)),
+		  ratio, c, p->name, p->name);
+	return -EDQUOT;
+}
+
 int pool_provision_check(const struct pool *p, const struct vg *next)
 {
 	uint64_t now = pool_vg_virtual_total(p->vg), want = pool_vg_virtual_total(next);
@@ -82,7 +109,14 @@ int pool_provision_check(const struct pool *p, const struct vg *next)
 	char a[32], b[32], c[32], d[32], e[32], ratio[24];
 
 	/* an undo or settle puts an older transaction back: never refused */
-	if (next->transaction_id < p->vg->transaction_id || want <= now || want <= limit)
+	if (next->transaction_id < p->vg->transaction_id || want <= limit)
+		return 0;
+	/* a smaller data area (tpreduce) under a limit the sum passes */
+	if (pool_vg_data_bytes(next) < pool_vg_data_bytes(p->vg) &&
+	    next->max_overprovision == p->vg->max_overprovision)
+		return pool_provision_check_shrink(p, pool_vg_data_bytes(next),
+						   "the smaller data area");
+	if (want <= now)
 		return 0;
 	pool_ratio_format(next->max_overprovision, ratio, sizeof(ratio));
 	log_error("pool %s: refused: the volumes' virtual sizes would add up to %s (now %s, "
