@@ -148,6 +148,8 @@ int cmd_tpextend(const struct tp_command *cmd, int argc, const char **argv)
 				     "device first, then grow the metadata");
 	if (rc == CLI_CONTINUE && (x.test || x.force) && !x.data)
 		rc = cli_usage_error(cmd, "--test and --force go with --data DEV");
+	if (rc == CLI_CONTINUE)
+		rc = cli_device_kind(cmd, "--data", x.data);
 	if (rc == CLI_CONTINUE && x.data) {
 		x.dparams.path = x.data;
 		x.dparams.force = x.force;

@@ -87,6 +87,8 @@ static int check_signatures(const struct pool *p, const char *path)
 			  pool_name(p), path, l.pool_name, vg_role_name(l.role), l.pool_name);
 		return -EBUSY;
 	}
+	if (r == -ENOTBLK)
+		return r;	/* no device (a FIFO, a directory): said, the caller's input */
 	if (r != -ENOENT) {
 		log_error("pool %s: %s carries a damaged tptools label; tpextend will not "
 			  "overwrite it. Wipe it ('wipefs -a %s') if it is no longer needed",

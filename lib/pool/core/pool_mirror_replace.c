@@ -67,6 +67,8 @@ static int check_new_leg(const struct pool *p, const char *path)
 			  l.pool_name, vg_role_name(l.role), l.pool_name);
 		return -EBUSY;
 	}
+	if (r == -ENOTBLK)
+		return r;	/* no device (a FIFO, a directory): said, the caller's input */
 	if (r != -ENOENT) {
 		log_error("pool %s: %s carries a damaged tptools label; nothing was changed. Wipe "
 			  "it ('wipefs -a %s') if it is no longer needed", p->name, path, path);
