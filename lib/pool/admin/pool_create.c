@@ -1,5 +1,6 @@
 /* pool_create.c - tpcreate's engine: check the devices, decide the
  * geometry (policy.h), write thin metadata, VG metadata and labels. */
+#include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
 
 #include "lib/base/critical.h"
@@ -152,6 +153,25 @@ static int separate_storage(const char *data, const char *meta)
 	return -EINVAL;
 }
 
+/* --autoextend-device: none of the new pool's devices, and one tpextend
+ * --data would take (pool_device_unused). */
+static int check_autoextend_device(const struct pool_create_params *p)
+{
+	const char *dev = p->monitor ? p->monitor->autoextend_device : "";
+	const char *own[] = { p->data_path, p->meta_path, p->meta1_path };
+
+	if (!dev[0])
+		return 0;
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(own); i++)
+		if (own[i] && pool_same_device(own[i], dev)) {
+			log_error("pool %s: --autoextend-device %s is one of the pool's own devices; "
+				  "it names a device to add later", p->name, dev);
+			return -EINVAL;
+		}
+	return pool_device_unused(p->name, NULL, NULL, dev,
+				  "tpmonitor's autoextension (--autoextend-device)");
+}
+
 int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 {
 	struct tp_policy_input in;
@@ -183,7 +203,7 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	if ((r = device_size("data", p->data_path, &plan->data_dev_size)) ||
 	    (r = device_size("metadata", p->meta_path, &plan->meta_dev_size)))
 		return r;
-	if ((r = check_signatures(p, plan)))
+	if ((r = check_signatures(p, plan)) || (r = check_autoextend_device(p)))
 		return r;
 	r = tp_topology_get(p->data_path, &plan->topo);
 	if (r)

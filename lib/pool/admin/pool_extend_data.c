@@ -17,6 +17,7 @@
  * in the labels behind it brought in step (a label whose place lags is
  * still matched by its device uuid, metadata/vg/vg_io.c). */
 #include "lib/pool/pool.h"
+#include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/host/host.h"
 #include "lib/pool/policy.h"
@@ -69,9 +70,8 @@ static int is_member(const struct pool *p, const char *path)
 	return 0;
 }
 
-/* PATH carries a signature: refuse, unless it is only a label of this
- * pool that no VG lists (an earlier tpextend --data cut short). */
-static int check_signatures(const struct pool *p, const char *path)
+int pool_device_unused(const char *pool, const char *own_uuid, const struct vg *own_vg,
+		       const char *path, const char *who)
 {
 	struct tp_probe_result res;
 	struct vg_label l;
@@ -79,34 +79,41 @@ static int check_signatures(const struct pool *p, const char *path)
 	int r = pool_read_label(path, &l);
 
 	if (!r) {
-		if (!strcmp(l.pool_uuid, pool_vg(p)->uuid) && l.role == VG_ROLE_DATA &&
-		    vg_data_index(pool_vg(p), l.pv_uuid) < 0)
+		if (own_uuid && !strcmp(l.pool_uuid, own_uuid) && l.role == VG_ROLE_DATA &&
+		    own_vg && vg_data_index(own_vg, l.pv_uuid) < 0)
 			return 0;	/* our own leftover: taken again */
-		log_error("pool %s: %s carries the label of pool %s (%s device); tpextend will "
-			  "not take another pool's device. Remove that pool first ('tpremove %s')",
-			  pool_name(p), path, l.pool_name, vg_role_name(l.role), l.pool_name);
+		log_error("pool %s: %s carries the label of pool %s (%s device); %s will not take "
+			  "another pool's device. Name another device, or, if pool %s is no "
+			  "longer needed, remove it first ('tpremove %s')", pool, path, l.pool_name,
+			  vg_role_name(l.role), who, l.pool_name, l.pool_name);
 		return -EBUSY;
 	}
 	if (r == -ENOTBLK)
 		return r;	/* no device (a FIFO, a directory): said, the caller's input */
 	if (r != -ENOENT) {
-		log_error("pool %s: %s carries a damaged tptools label; tpextend will not "
-			  "overwrite it. Wipe it ('wipefs -a %s') if it is no longer needed",
-			  pool_name(p), path, path);
+		log_error("pool %s: %s carries a damaged tptools label; %s will not overwrite it. "
+			  "Wipe it ('wipefs -a %s') if it is no longer needed", pool, path, who,
+			  path);
 		return -EBUSY;
 	}
 	if ((r = tp_dev_probe(path, NULL, &res)) < 0) {
-		log_error("pool %s: cannot probe %s: %s", pool_name(p), path, strerror(-r));
+		log_error("pool %s: cannot probe %s: %s", pool, path, strerror(-r));
 		return r;
 	}
 	if (res.count) {
 		tp_signature_describe(&res.sig[0], one, sizeof(one));
-		log_error("pool %s: %s carries %s; tpextend will not overwrite it. Wipe it "
-			  "('wipefs -a %s') if its contents are no longer needed", pool_name(p),
-			  path, one, path);
+		log_error("pool %s: %s carries %s; %s will not overwrite it. Wipe it ('wipefs -a "
+			  "%s') if its contents are no longer needed", pool, path, one, who, path);
 		return -EBUSY;
 	}
 	return 0;
+}
+
+/* PATH carries a signature: refuse, unless it is only a label of this
+ * pool that no VG lists (an earlier tpextend --data cut short). */
+static int check_signatures(const struct pool *p, const char *path)
+{
+	return pool_device_unused(pool_name(p), pool_vg(p)->uuid, pool_vg(p), path, "tpextend");
 }
 
 /* RES: every decision for the new device of DEV_SIZE bytes at PATH. */
