@@ -156,3 +156,38 @@ usage_error tpstatus -O vol_nope
 err_has "bad sort key 'vol_nope'"
 usage_error tpstatus -O pool_nope -o vol_name
 err_has "bad sort key 'pool_nope': no pool field"
+
+# a reader never waits silently nor for ever on a writer's lock: a raw
+# import from a stalled pipe holds pool pc; tpstatus says after a second
+# who holds it (pid and command line), and gives up at its bound (30 s,
+# TP_TEST_LOCK_WAIT_MS here) naming the holder, exit 5, nothing read
+mkfifo stall
+tprecv --format raw -V 1M -n stalled pc <stall >recv.out 2>&1 &
+rpid=$!
+exec 9>stall
+held() {
+	local f=$TPTOOLS_DIR/lock/pc.lock
+	[ -e "$f" ] && grep -q "FLOCK .*WRITE $rpid .*:$(stat -c %i "$f") " /proc/locks
+}
+wait_until "$rpid" held || fail "the import never took the pool lock"
+TP_TEST_LOCK_WAIT_MS=2500 expect_rc 5 tpstatus -o pool_name pc
+err_has "pool pc: waiting for its lock, held by process $rpid (tprecv --format raw -V 1M -n stalled pc)"
+err_has "pool pc: its lock is still held by process $rpid (tprecv --format raw -V 1M -n stalled pc) after [0-9]* s; nothing was read"
+out_lacks "pc"
+# the other pools are still reported
+TP_TEST_LOCK_WAIT_MS=1500 expect_rc 5 tpstatus -o pool_name a b pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "Pool,a,b," ] || fail "the other pools: $(cat out)"
+TP_TEST_LOCK_WAIT_MS=1500 expect_rc 5 tpcheck pc
+err_has "held by process $rpid"
+# a writer waits as long as it takes, but says so too
+tvcreate -V 1M -n queued pc >tv.out 2>tv.err 9>&- &
+tpid=$!
+wait_until "$tpid" grep -q "waiting for its lock, held by process $rpid" tv.err ||
+	{ cat tv.err >&2; fail "the waiting tvcreate said nothing"; }
+exec 9>&-
+wait "$rpid" || true
+trc=0
+wait "$tpid" || trc=$?
+[ "$trc" = 0 ] || { cat tv.err >&2; fail "tvcreate after the import: exit $trc"; }
+ok tpstatus -o pool_name pc
+ok tpcheck pc
