@@ -186,7 +186,9 @@ static int run(const struct tp_command *cmd, struct pool_check_params *p, int js
 	p->progress_ctx = &pg;
 	r = pool_check_run(p, res);
 	tp_progress_end(&pg, r == 0);
-	if (r && r != -ENOTBLK)	/* a path of the wrong kind: said where it was refused */
+	/* a path of the wrong kind, another host's pool: said where refused,
+	 * with what to do */
+	if (r && r != -ENOTBLK && r != -EREMOTE)
 		log_error("%s: the check could not run: %s", p->pool ? p->pool : p->metadata,
 			  strerror(-r));
 	if (r)

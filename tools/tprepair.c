@@ -329,6 +329,7 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		log_error("%s: repair failed (%s); the input is unchanged",
 			  p.metadata ? p.metadata : p.pool,
 			  r == -ENOTBLK ? "a device path was refused, as said above"
+			  : r == -EREMOTE ? "the pool is another host's, as said above"
 					: strerror(-r));
 	}
 done:
