@@ -208,6 +208,21 @@ for f in d1.img d2.img d3.img d4.img m.img; do
 		fail "tpremove left the label of $f"
 done
 
+# the most data devices: the ninth refused, the advice naming the one
+# device that can grow (the last) and the way to make room
+DATA_SIZE=16M META_SIZE=16M new_pool eight --chunk 64k
+for i in 2 3 4 5 6 7 8; do
+	image "eight-d$i.img" 16M
+	ok tpextend --data "eight-d$i.img" eight
+done
+image eight-d9.img 16M
+unchanged 5 tpextend --data eight-d9.img eight
+err_has "pool eight has 8 data devices, the most a pool can have. Only its last data device ($PWD/eight-d8.img) can grow"
+err_has "run 'tpextend eight'"
+err_has "tpmove --from DEV eight"
+err_lacks "grow one of them"
+ok tpremove -y eight
+
 # loop devices: found by their labels after the devices file is lost
 loop_images l1 ld1.img 40M l2 ld2.img 24M lm lm.img 16M
 ok tpcreate --data "$l1" --meta "$lm" --chunk 64K lp

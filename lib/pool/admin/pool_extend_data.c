@@ -201,8 +201,17 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 
 	memset(res, 0, sizeof(*res));
 	if (vg_nr_data(pool_vg(p)) >= POOL_DATA_DEVICES_MAX) {
-		log_error("pool %s has %u data devices, the most a pool can have; grow one of "
-			  "them instead", pool_name(p), POOL_DATA_DEVICES_MAX);
+		unsigned last = vg_nr_data(pool_vg(p)) - 1;
+
+		/* only the last one grows: the others' ranges are fixed in the
+		 * chunk numbering */
+		log_error("pool %s has %u data devices, the most a pool can have. Only its last "
+			  "data device (%s) can grow: enlarge it (a larger LV or partition, a "
+			  "longer image file) and run 'tpextend %s'; or move the chunks off a "
+			  "small device ('tpmove --from DEV %s') and take it away ('tpreduce "
+			  "--data DEV %s') to make room for a larger one", pool_name(p),
+			  POOL_DATA_DEVICES_MAX, pool_data_dev_path(p, last), pool_name(p),
+			  pool_name(p), pool_name(p));
 		return -ENOSPC;
 	}
 	if (!(path = realpath(x->path, NULL))) {
