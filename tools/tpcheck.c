@@ -137,22 +137,24 @@ static void print_text(const char *what, const struct findings *fs,
 			printf("%s: %s\n", fs->f[k]->kept[i].fatal ? "error" : "warning",
 			       fs->f[k]->kept[i].msg);
 	if (total > nr_total(fs, 1))
-		printf("... and %zu more problems\n", total - nr_total(fs, 1));
+		printf("... and %zu more problem%s\n", total - nr_total(fs, 1),
+		       tp_plural(total - nr_total(fs, 1)));
 	if (r->sb_ok)
-		printf("%s: transaction %" PRIu64 ", %" PRIu64 " thin devices, %" PRIu64
-		       " mappings%s; metadata %" PRIu64 "/%" PRIu64 " blocks, data %" PRIu64
+		printf("%s: transaction %" PRIu64 ", %" PRIu64 " thin device%s, %" PRIu64
+		       " mapping%s%s; metadata %" PRIu64 "/%" PRIu64 " blocks, data %" PRIu64
 		       "/%" PRIu64 " blocks\n", what, r->transaction_id, r->nr_devices,
-		       r->nr_mappings, fast ? " (not counted: --fast)" : "", r->meta_used,
-		       r->nr_meta_blocks, r->data_used, r->nr_data_blocks);
+		       tp_plural(r->nr_devices), r->nr_mappings, tp_plural(r->nr_mappings),
+		       fast ? " (not counted: --fast)" : "", r->meta_used, r->nr_meta_blocks,
+		       r->data_used, r->nr_data_blocks);
 	if (code == TP_EXIT_OK)
 		printf("%s: clean%s\n", what, fast ? " (fast check: superblock, space maps, device "
 						     "trees and tree roots only)" : "");
 	else if (code == TP_EXIT_DAMAGE)
-		printf("%s: non-fatal damage (%zu problems): tprepair fixes it; the pool can be "
-		       "used meanwhile\n", what, total);
+		printf("%s: non-fatal damage (%zu problem%s): tprepair fixes it; the pool can be "
+		       "used meanwhile\n", what, total, tp_plural(total));
 	else
-		printf("%s: FATAL damage (%zu problems): do not activate; run tprepair (see "
-		       "tprepair(8))\n", what, total);
+		printf("%s: FATAL damage (%zu problem%s): do not activate; run tprepair (see "
+		       "tprepair(8))\n", what, total, tp_plural(total));
 	if (code != TP_EXIT_OK && next[0])
 		printf("next: %s\n", next);
 }

@@ -51,9 +51,9 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	       pol->zero.reason);
 	printf("  data offset: %s\n               %s\n",
 	       tp_size_format(pol->data_offset.offset, 'h', a, sizeof(a)), pol->data_offset.reason);
-	printf("  data area:   %s = %llu chunks\n",
+	printf("  data area:   %s = %llu chunk%s\n",
 	       tp_size_format(plan->data_area_size, 'h', a, sizeof(a)),
-	       (unsigned long long)pol->data_blocks);
+	       (unsigned long long)pol->data_blocks, tp_plural(pol->data_blocks));
 	printf("  metadata:    %s per area (estimate %s); active area at %s, spare at %s\n"
 	       "               %s\n",
 	       tp_size_format(pol->meta.size, 'h', a, sizeof(a)),
@@ -314,10 +314,11 @@ static int create(const struct pool_create_params *p, const struct tpcreate_args
 	if (r)
 		return tp_exit_from_errno(r);
 	if (tp_log_verbosity() >= 0)
-		printf("Pool %s created: %s of data in %llu chunks of %s on %s, zeroing %s "
+		printf("Pool %s created: %s of data in %llu chunk%s of %s on %s, zeroing %s "
 		       "(profile %s); metadata on %s%s%s.\n",
 		       p->name, tp_size_format(plan.data_area_size, 'h', a, sizeof(a)),
 		       (unsigned long long)plan.policy.data_blocks,
+		       tp_plural(plan.policy.data_blocks),
 		       tp_size_format(plan.policy.chunk.chunk, 'h', b, sizeof(b)), p->data_path,
 		       plan.policy.zero.zero ? "on" : "off",
 		       p->chunk ? "custom" : tp_profile_name(p->profile), p->meta_path,

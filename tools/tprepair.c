@@ -69,8 +69,9 @@ static unsigned names_in(const struct pool_repair_result *r, uint64_t begin, uin
 static void print_losses(const char *what, const struct pool_repair_result *r)
 {
 	if (!tp_cli.quiet)
-		printf("%s: %" PRIu64 " thin devices, %" PRIu64 " mappings written, transaction %"
-		       PRIu64 "%s\n", what, r->nr_devices, r->nr_mappings, r->transaction_id,
+		printf("%s: %" PRIu64 " thin device%s, %" PRIu64 " mapping%s written, transaction %"
+		       PRIu64 "%s\n", what, r->nr_devices, tp_plural(r->nr_devices), r->nr_mappings,
+		       tp_plural(r->nr_mappings), r->transaction_id,
 		       r->scanned ? " (device trees found by scanning every block)" : "");
 	for (size_t i = 0; i < r->nr_lost; i++) {
 		const struct pool_repair_lost *l = &r->lost[i];

@@ -476,11 +476,12 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	    (r = chunks_in_use(p, res->first_chunk, res->chunks, &res->used)))
 		return r;
 	if (res->used) {
-		log_error("pool %s: %llu of the %llu chunks of %s are in use; it can be taken "
-			  "away only when it holds none: move them to the other data devices "
+		log_error("pool %s: %llu of the %llu chunk%s of %s %s in use; it can be taken "
+			  "away only when it holds none: move %s to the other data devices "
 			  "first ('tpmove --from %s %s')", pool_name(p),
-			  (unsigned long long)res->used, (unsigned long long)res->chunks, path, path,
-			  pool_name(p));
+			  (unsigned long long)res->used, (unsigned long long)res->chunks,
+			  tp_plural(res->chunks), path, res->used == 1 ? "is" : "are",
+			  res->used == 1 ? "it" : "them", path, pool_name(p));
 		return -EBUSY;
 	}
 	/* the over-provisioning limit follows the data size (also --test) */

@@ -109,8 +109,8 @@ int pool_unmap_beyond_ends(struct pool *p)
 	if (!r && b.n) {
 		r = pool_unmap_beyond(p, &b);
 		if (!r)
-			log_warn("pool %s: completed the interrupted shrink: %zu chunks beyond the "
-				 "end of their volumes unmapped", p->name, b.n);
+			log_warn("pool %s: completed the interrupted shrink: %zu chunk%s beyond the "
+				 "end of their volumes unmapped", p->name, b.n, tp_plural(b.n));
 	}
 	pool_beyond_free(&b);
 	return r;
