@@ -235,6 +235,13 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 	}
 	if ((r = decide(p, x, io->size, res)))
 		goto out;
+	{	/* the data space map's growth in the metadata area (also --test) */
+		char what[PATH_MAX + 16];
+
+		snprintf(what, sizeof(what), "adding %s", x->path);
+		if ((r = pool_meta_check_growth(p, (res->new_data_size / res->chunk), 0, what)))
+			goto out;
+	}
 	if (!res->fits && !x->force) {
 		log_error("pool %s: %s: %s; add --force to take it anyway ('tpextend --data %s "
 			  "--explain %s' says more)", pool_name(p), x->path, res->stripe_reason,

@@ -619,6 +619,18 @@ int pool_provision_check(const struct pool *p, const struct vg *next) TP_MUST_CH
 int pool_provision_check_shrink(const struct pool *p, uint64_t data_bytes, const char *what)
 	TP_MUST_CHECK;
 
+/* ---- pool_provision.c: the thin metadata a data growth needs ----
+ * Growing the data area to NEW_DATA_BLOCKS grows the thin metadata's data
+ * space map (a bitmap block for every 16320 chunks, and its index) inside
+ * the active area of META_BLOCKS (0: as it is now). -ENOSPC (logged:
+ * nothing changed, grow the metadata first) when the new bitmaps alone do
+ * not fit in what is free; a warning when the area would then be at or
+ * above the pool's warn threshold (naming tpextend --metadata-size and
+ * how much the new data size wants). WHAT says what grows ("adding
+ * DEV"). 0 or -errno. */
+int pool_meta_check_growth(struct pool *p, uint64_t new_data_blocks, uint64_t meta_blocks,
+			   const char *what) TP_MUST_CHECK;
+
 /* ---- pool_commit.c ---- */
 
 /* Commit NEXT as the pool's new VG (seqno handled by vg_commit) and back

@@ -23,6 +23,8 @@
 
 #include "lib/base/log.h"
 #include "lib/base/units.h"
+#include "lib/pool/policy.h"
+#include "metadata/pdata/space_map.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -130,4 +132,54 @@ int pool_provision_check(const struct pool *p, const struct vg *next)
 		  tp_size_format(pool_vg_data_bytes(next), 'h', e, sizeof(e)),
 		  p->name, p->name);
 	return -EDQUOT;
+}
+
+/* ---- the thin metadata a data growth needs ---- */
+
+int pool_meta_check_growth(struct pool *p, uint64_t new_data_blocks, uint64_t meta_blocks,
+			   const char *what)
+{
+	uint64_t chunk = (uint64_t)p->vg->chunk_size * 512, mu, mt, du, dt, least, cost, after;
+	uint64_t want;
+	unsigned pct, warn = p->vg->monitor.warn;
+	char a[32], b[32], c[32], d[32], e[32];
+	int r;
+
+	if ((r = pool_fill_blocks(p, &mu, &mt, &du, &dt)))
+		return r;
+	if (meta_blocks)
+		mt = meta_blocks;
+	if (!mt || new_data_blocks <= dt)
+		return 0;
+	cost = sm_disk_grow_blocks(dt, new_data_blocks, &least);
+	want = TP_MIN(tp_policy_meta_estimate(new_data_blocks * chunk, chunk), TP_META_MAX);
+	tp_size_format(new_data_blocks * chunk, 'h', c, sizeof(c));
+	tp_size_format(want, 'h', d, sizeof(d));
+	tp_size_format(chunk, 'h', e, sizeof(e));
+	if (mu + least > mt) {
+		log_error("pool %s: %s would grow the data area to %s, whose space map in the thin "
+			  "metadata needs at least %llu more blocks (%s), and its %s metadata area "
+			  "has %llu free; nothing was changed. Grow the metadata area first "
+			  "('tpextend --metadata-size SIZE %s': about %s for %s of data in %s "
+			  "chunks)", p->name, what, c, (unsigned long long)least,
+			  tp_size_format(least * THIN_METADATA_BLOCK_SIZE, 'h', a, sizeof(a)),
+			  tp_size_format(mt * THIN_METADATA_BLOCK_SIZE, 'h', b, sizeof(b)),
+			  (unsigned long long)(mt - TP_MIN(mu, mt)), p->name, d, c, e);
+		return -ENOSPC;
+	}
+	after = TP_MIN(mu + cost, mt);
+	pct = (unsigned)(after * 100 / mt);
+	tp_size_format(after * THIN_METADATA_BLOCK_SIZE, 'h', a, sizeof(a));
+	tp_size_format(mt * THIN_METADATA_BLOCK_SIZE, 'h', b, sizeof(b));
+	if (warn && pct >= warn)
+		log_warn("pool %s: after %s its thin metadata will be about %u%% full (%s of %s) "
+			 "before any more data is written, at or above its warn threshold of %u%%: "
+			 "grow it with 'tpextend --metadata-size SIZE %s' (about %s for %s of data "
+			 "in %s chunks)", p->name, what, pct, a, b, warn, p->name, d, c, e);
+	else if (mt * THIN_METADATA_BLOCK_SIZE < want)
+		log_warn("pool %s: after %s its thin metadata area (%s, about %u%% full at once) is "
+			 "smaller than what %s of data in %s chunks wants (about %s): it would fill "
+			 "long before the data area; grow it with 'tpextend --metadata-size SIZE %s'",
+			 p->name, what, b, pct, c, e, d, p->name);
+	return 0;
 }
