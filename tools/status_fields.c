@@ -146,7 +146,8 @@ const struct dm_report_field_type status_fields[] = {
 	{ T_POOL, STR, P(devices), 7, "pool_devices", "Devices", f_str,
 	  "every data device in the data area's order, comma-separated" },
 	{ T_POOL, NUM, P(data_offset), 10, "pool_data_offset", "DataOffset", f_num,
-	  "byte offset of the data area on the data device" },
+	  "byte offset of the data area on the first data device (each device's: "
+	  "--devices-report)" },
 	{ T_POOL, STR, P(meta_dev), 7, "pool_meta_dev", "MetaDev", f_str,
 	  "metadata device path" },
 	{ T_POOL, STR, P(meta_health), 10, "pool_meta_health", "MetaHealth", f_str,
