@@ -1,5 +1,7 @@
 /* cli.c - the option handling every command shares. See cli.h. */
 #include "tools/cli.h"
+
+#include "lib/base/devopen.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -244,6 +246,16 @@ int cli_parse_yes_no(const struct tp_command *cmd, const char *opt, const char *
 int cli_parse_activate(const struct tp_command *cmd, const char *val, int *on)
 {
 	return cli_parse_yes_no(cmd, "--activate", val, on);
+}
+
+int cli_device_kind(const struct tp_command *cmd, const char *opt, const char *path)
+{
+	const char *kind = path ? io_dev_wrong_kind(path) : NULL;
+
+	if (!kind)
+		return CLI_CONTINUE;
+	return cli_usage_error(cmd, "%s %s is %s, not a block device or image file; name a block "
+			       "device or an image file", opt, path, kind);
 }
 
 int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, const char *why)

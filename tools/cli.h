@@ -147,6 +147,12 @@ int cli_parse_yes_no(const struct tp_command *cmd, const char *opt, const char *
  * tvchange). */
 int cli_parse_activate(const struct tp_command *cmd, const char *val, int *on);
 
+/* A device path option OPT (e.g. "--data") names PATH: when it exists and
+ * is neither a block device nor a regular file (a FIFO, a directory,
+ * /dev/null), a usage error naming it (3), before anything is opened;
+ * else CLI_CONTINUE (a missing path is the open's to report). */
+int cli_device_kind(const struct tp_command *cmd, const char *opt, const char *path);
+
 /* Print "tptools VERSION" on stdout (--version). */
 void cli_print_version(void);
 

@@ -30,15 +30,22 @@ static int check_choice(const struct tp_conf_key *k, const char *v, char *why, s
 	return -1;
 }
 
+/* create/chunk, create/metadata_size: tpcreate's parse and range check
+ * of --chunk and --metadata-size (tpcreate.c: parse_auto_size). */
 static int check_auto_size(const struct tp_conf_key *k, const char *v, char *why, size_t len)
 {
+	int chunk = !strcmp(k->path, "create/chunk");
 	uint64_t bytes;
 	char msg[200];
 
-	if (!tp_policy_parse_auto_size(k->path, v, !strcmp(k->path, "create/chunk") ? 'k' : 'm',
-				       &bytes, msg, sizeof(msg)))
+	if (tp_policy_parse_auto_size(k->path, v, chunk ? 'k' : 'm', &bytes, msg, sizeof(msg))) {
+		snprintf(why, len, "takes auto or a size (%s)", msg);
+		return -1;
+	}
+	if (!bytes || !(chunk ? tp_policy_chunk_valid(NULL, bytes, msg, sizeof(msg))
+			      : tp_policy_meta_size_valid(NULL, bytes, msg, sizeof(msg))))
 		return 0;
-	snprintf(why, len, "takes auto or a size (%s)", msg);
+	snprintf(why, len, "takes auto or a size tpcreate accepts (%s)", msg);
 	return -1;
 }
 

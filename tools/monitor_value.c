@@ -3,12 +3,14 @@
  * configuration reader's fuzz harness links it alone. */
 #include "tools/monitor_opts.h"
 
+#include "lib/base/devopen.h"
 #include "lib/base/units.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* "N" or "N%" with N in 0..MAX into *OUT: 0, or -1. */
 static int parse_pct(const char *val, unsigned max, unsigned *out)
@@ -83,11 +85,25 @@ int monitor_value_parse(enum monitor_value what, const char *val, struct pool_mo
 		m->autoextend_max = m->autoextend_max / 512 * 512;
 		return 0;
 	case MONITOR_DEVICE: {
+		const char *kind = io_dev_wrong_kind(val);
+		struct stat st;
 		char *real;
 
 		if (!strcmp(val, "none")) {
 			m->autoextend_device[0] = '\0';
 			return 0;
+		}
+		/* a device tpextend --data could take: it exists, and is a block
+		 * device or an image file (what it carries: the pool's check) */
+		if (stat(val, &st)) {
+			snprintf(why, len, "takes an existing block device or image file (or none): "
+				 "%s", strerror(errno));
+			return -1;
+		}
+		if (kind) {
+			snprintf(why, len, "takes a block device or image file (or none), and this is "
+				 "%s", kind);
+			return -1;
 		}
 		/* kept in the VG for a daemon: an absolute path, the link kept
 		 * (a /dev/disk/by-id name stays right when the kernel's changes) */

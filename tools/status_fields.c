@@ -4,8 +4,10 @@
 
 #include "lib/base/units.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -147,7 +149,8 @@ const struct dm_report_field_type status_fields[] = {
 	  "devices whose label names the pool while its VG does not (orphan labels, "
 	  "comma-separated; its next change wipes them); - none" },
 	{ T_POOL, NUM, P(data_offset), 10, "pool_data_offset", "DataOffset", f_num,
-	  "byte offset of the data area on the data device" },
+	  "byte offset of the data area on the first data device (each device's: "
+	  "--devices-report)" },
 	{ T_POOL, STR, P(meta_dev), 7, "pool_meta_dev", "MetaDev", f_str,
 	  "metadata device path" },
 	{ T_POOL, STR, P(meta_health), 10, "pool_meta_health", "MetaHealth", f_str,
@@ -224,6 +227,109 @@ const struct dm_report_field_type status_fields[] = {
 	{ 0, 0, 0, 0, "", "", NULL, NULL },
 };
 
+
+/* The fields shown as text whose sort value is a number of the row. */
+static const struct {
+	const char *id;
+	size_t key;
+} numeric_text[] = {
+	{ "pool_overprovision", P(over_key) },
+	{ "pool_max_overprovision", P(maxover_key) },
+	{ "pool_autoextend_by", P(by_key) },
+	{ "pool_autoextend_max", P(max_key) },
+	{ "pool_lease_owner", P(lease_key) },
+};
+
+/* The field named NAME[0..LEN) of table TYPE (a volume field also without
+ * vol_): its index, or -1. */
+static int field_index(uint32_t type, const char *name, size_t len)
+{
+	for (int i = 0; status_fields[i].report_fn; i++) {
+		const char *id = status_fields[i].id;
+		if (status_fields[i].type != type)
+			continue;
+		if (strlen(id) == len && !strncmp(id, name, len))
+			return i;
+		if (type == T_VOL && strlen(id) == len + 4 && !strncmp(id + 4, name, len))
+			return i;
+	}
+	return -1;
+}
+
+int status_parse_keys(uint32_t type, const char *keys, struct status_key **out, unsigned *n,
+		      char *bad, size_t bad_len)
+{
+	size_t max = 1;
+
+	*out = NULL;
+	*n = 0;
+	for (const char *c = keys ? keys : ""; *c; c++)
+		max += *c == ',';
+	if (!keys || !*keys)
+		return 0;
+	if (!(*out = calloc(max, sizeof(**out))))
+		return -ENOMEM;
+	for (const char *s = keys; *s;) {
+		size_t len = strcspn(s, ",");
+		int desc = *s == '-', f = -1;
+		size_t skip = desc || *s == '+';
+
+		if (len > skip)
+			f = field_index(type, s + skip, len - skip);
+		if (f < 0) {
+			snprintf(bad, bad_len, "%.*s", (int)len, s);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return -EINVAL;
+		}
+		(*out)[(*n)++] = (struct status_key){ (unsigned)f, desc };
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
+/* Field F's value in ROW as a number (*NUM, returns 1) or as text (*TEXT,
+ * returns 0). */
+static int sort_value(const struct dm_report_field_type *f, const void *row, uint64_t *num,
+		      const char **text)
+{
+	const char *base = row;
+
+	if (f->flags & (DM_REPORT_FIELD_TYPE_NUMBER | DM_REPORT_FIELD_TYPE_SIZE |
+			DM_REPORT_FIELD_TYPE_PERCENT)) {
+		memcpy(num, base + f->offset, sizeof(*num));
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(numeric_text) / sizeof(numeric_text[0]); i++)
+		if (!strcmp(numeric_text[i].id, f->id)) {
+			memcpy(num, base + numeric_text[i].key, sizeof(*num));
+			return 1;
+		}
+	memcpy(text, base + f->offset, sizeof(*text));
+	return 0;
+}
+
+int status_row_cmp(const struct status_key *keys, unsigned n, const void *a, const void *b)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct dm_report_field_type *f = &status_fields[keys[i].field];
+		uint64_t x, y;
+		const char *s, *t;
+		int c;
+
+		if (sort_value(f, a, &x, &s)) {
+			sort_value(f, b, &y, &t);
+			c = x < y ? -1 : x > y;
+		} else {
+			sort_value(f, b, &y, &t);
+			c = strcmp(s ? s : "", t ? t : "");
+		}
+		if (c)
+			return keys[i].desc ? -c : c;
+	}
+	return 0;
+}
 
 static uint64_t pct(uint64_t part, uint64_t whole)
 {
@@ -349,8 +455,12 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->active = in->live ? "yes" : "no";
 	row->mode = !in->live ? "-" : in->failed ? "failed" : in->out_of_data ? "out_of_data_space"
 				     : in->read_only ? "ro" : "rw";
-	row->data_dev = in->dev_path[POOL_ROLE_DATA];
-	row->meta_dev = in->dev_path[POOL_ROLE_META];
+	snprintf(row->data_dev_buf, sizeof(row->data_dev_buf), "%s",
+		 in->dev_path[POOL_ROLE_DATA] ? in->dev_path[POOL_ROLE_DATA] : "");
+	snprintf(row->meta_dev_buf, sizeof(row->meta_dev_buf), "%s",
+		 in->dev_path[POOL_ROLE_META] ? in->dev_path[POOL_ROLE_META] : "");
+	row->data_dev = row->data_dev_buf;
+	row->meta_dev = row->meta_dev_buf;
 	row->meta_health = in->meta_health;
 	row->meta_legs = in->meta_legs[0] ? in->meta_legs : "-";
 	row->meta_bad = in->meta_leg_bad[0] + in->meta_leg_bad[1];
@@ -403,22 +513,29 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->spare_offset = in->spare_offset;
 	row->warn = in->monitor.warn;
 	row->autoextend_threshold = in->monitor.autoextend_threshold;
-	if (in->monitor.autoextend_size)
+	if (in->monitor.autoextend_size) {
 		format_size(in->monitor.autoextend_size, row->by_buf, sizeof(row->by_buf));
-	else
+		row->by_key = (UINT64_C(1) << 63) | in->monitor.autoextend_size;
+	} else {
 		snprintf(row->by_buf, sizeof(row->by_buf), "%u%%", in->monitor.autoextend_percent);
+		row->by_key = in->monitor.autoextend_percent;
+	}
 	row->autoextend_by = row->by_buf;
 	row->autoextend_max = "none";
+	row->max_key = UINT64_MAX;
 	if (in->monitor.autoextend_max) {
 		format_size(in->monitor.autoextend_max, row->max_buf, sizeof(row->max_buf));
 		row->autoextend_max = row->max_buf;
+		row->max_key = in->monitor.autoextend_max;
 	}
 	row->autoextend_device = in->monitor.autoextend_device[0] ?
 		in->monitor.autoextend_device : "none";
 	snprintf(row->over_buf, sizeof(row->over_buf), "%.2f",
 		 in->data_size ? (double)in->virtual_total / (double)in->data_size : 0.0);
 	row->overprovision = row->over_buf;
+	row->over_key = pct(in->virtual_total, in->data_size);
 	row->max_overprovision = "none";
+	row->maxover_key = in->max_overprovision ? in->max_overprovision : UINT64_MAX;
 	if (in->max_overprovision) {
 		snprintf(row->maxover_buf, sizeof(row->maxover_buf), "%u.%02u",
 			 in->max_overprovision / 100, in->max_overprovision % 100);
@@ -427,8 +544,9 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->activation_skip = in->activation_skip ? "yes" : "no";
 	row->system_id = in->system_id[0] ? in->system_id : "-";
 	row->lock_type = in->lock_type ? in->lock_type : "none";
-	row->lease_owner = "-";
+	row->lease_owner = "-";	/* sorts first, then none, ?, host ids */
 	if (in->lock_type && !strcmp(in->lock_type, "sanlock")) {
+		row->lease_key = in->lease_owner < 0 ? 2 : 1 + (uint64_t)in->lease_owner * 2;
 		if (in->lease_owner < 0)
 			row->lease_owner = "?";
 		else if (!in->lease_owner)

@@ -4,14 +4,16 @@
  * libdevmapper dm_report field table: field names (pool_*, vol_*),
  * headings, and formats (sizes in the --units unit or bare bytes,
  * percentages with two decimals), with sort values in dm_report's own
- * units so that its sorting (-O) and selection (-S) work: sizes as a
- * double count of 512-byte sectors, percentages in DM_PERCENT_1. */
+ * units so that its selection (-S) works: sizes as a double count of
+ * 512-byte sectors, percentages in DM_PERCENT_1; and the order of the
+ * rows (-O), which tpstatus decides itself (status_row_cmp). */
 #ifndef TP_TOOLS_STATUS_FIELDS_H
 #define TP_TOOLS_STATUS_FIELDS_H
 
 #include "lib/pool/pool.h"
 
 #include <libdevmapper.h>
+#include <limits.h>
 #include <stdint.h>
 
 /* pool_attr and vol_attr (tpstatus(8) FIELDS): one letter a position. */
@@ -25,7 +27,9 @@ struct pool_row {
 	const char *lock_type, *lease_owner;	/* lease_owner points into lease_buf or "-" */
 	char lease_buf[24];
 	char attr_buf[STATUS_POOL_ATTR_LEN + 1];
-	const char *data_dev, *meta_dev;
+	const char *data_dev, *meta_dev;	/* data_dev_buf, meta_dev_buf: the row
+						 * outlives the open pool (tpstatus sorts) */
+	char data_dev_buf[PATH_MAX], meta_dev_buf[PATH_MAX];
 	const char *meta_health, *meta_legs;	/* mirrored thin metadata */
 	const char *meta_scrub;			/* scrub_buf, or "-" */
 	char scrub_buf[32];
@@ -44,6 +48,10 @@ struct pool_row {
 	char max_buf[32], over_buf[32], maxover_buf[32];
 	uint64_t warn, autoextend_threshold;
 	char by_buf[32], monitor_buf[320];
+	/* the sort values (-O) of the fields above shown as text but numbers:
+	 * hundredths, bytes or a host id; "none" (no limit) sorts last,
+	 * percentages of autoextend_by before its sizes */
+	uint64_t over_key, maxover_key, by_key, max_key, lease_key;
 	uint64_t size, chunk, data_used, meta_used, meta_size, tid, nr_volumes, virtual_total;
 	uint64_t data_pct, meta_pct;	/* hundredths of a percent */
 	uint64_t data_offset, meta_offset, meta_len, spare_offset;
@@ -90,13 +98,34 @@ int status_needs_sharing(const char *text);
 int status_each_name(const char *text, int (*fn)(const char *name, size_t len, void *arg),
 		     void *arg);
 
-/* Fill a row from IN (valid while IN is). CREATED holds the volume's
- * creation time as text. */
+/* Fill a row from IN (a pool row: valid while IN is, also after the pool
+ * is closed; a volume row: while IN and CREATED are). CREATED holds the
+ * volume's creation time as text. */
 /* The attribute strings of a pool and of its volume VI, as tpstatus(8)
  * lists their letters (NUL-terminated). */
 void status_pool_attr(const struct pool_info *in, char attr[STATUS_POOL_ATTR_LEN + 1]);
 void status_vol_attr(const struct pool_info *in, const struct pool_volume_info *vi,
 		     char attr[STATUS_VOL_ATTR_LEN + 1]);
+
+/* One -O key: an index into status_fields and the direction. tpstatus
+ * sorts its rows itself, numerically for every field that holds a number
+ * (sizes, percentages, counts, also those shown as text such as
+ * pool_overprovision), as text for the others: libdevmapper's own sort
+ * compares a percentage's sort value as a string (1.02.185, Debian 12;
+ * mended upstream only in 2026), and knows no numbers shown as text. */
+struct status_key {
+	unsigned field;
+	int desc;
+};
+
+/* The keys of table TYPE in KEYS (a comma list of [+|-]FIELD; a volume
+ * field also without its vol_ prefix) into *OUT (malloc'd, NULL for
+ * none) and *N: 0, -EINVAL with the bad key copied into BAD, or -ENOMEM. */
+int status_parse_keys(uint32_t type, const char *keys, struct status_key **out, unsigned *n,
+		      char *bad, size_t bad_len);
+/* Compare rows A and B (struct pool_row or struct vol_row, as the keys'
+ * table) by the N KEYS: <0, 0 or >0. */
+int status_row_cmp(const struct status_key *keys, unsigned n, const void *a, const void *b);
 
 #define STATUS_TIME_LEN 32
 void status_pool_row(const struct pool_info *in, struct pool_row *row);

@@ -236,6 +236,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 			rc = cli_usage_error(cmd, "--lock-type takes none or sanlock, not '%s'",
 					     lock_type);
 	}
+	if (rc == CLI_CONTINUE)
+		rc = cli_device_kind(cmd, "--meta-mirror", c.meta_mirror);
+	if (rc == CLI_CONTINUE)
+		rc = cli_device_kind(cmd, "--meta-replace", c.meta_replace);
 	if (rc == CLI_CONTINUE && (foreign || force) && !(foreign && force && c.systemid))
 		rc = cli_usage_error(cmd, "--foreign and --force go together, with --systemid ID: "
 					  "they take a pool from a host that is gone");

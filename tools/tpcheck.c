@@ -145,13 +145,15 @@ static void print_text(const char *what, const struct findings *fs,
 			printf("%s: %s\n", fs->f[k]->kept[i].fatal ? "error" : "warning",
 			       fs->f[k]->kept[i].msg);
 	if (total > nr_total(fs, 1))
-		printf("... and %zu more problems\n", total - nr_total(fs, 1));
+		printf("... and %zu more problem%s\n", total - nr_total(fs, 1),
+		       tp_plural(total - nr_total(fs, 1)));
 	if (r->sb_ok)
-		printf("%s: transaction %" PRIu64 ", %" PRIu64 " thin devices, %" PRIu64
-		       " mappings%s; metadata %" PRIu64 "/%" PRIu64 " blocks, data %" PRIu64
+		printf("%s: transaction %" PRIu64 ", %" PRIu64 " thin device%s, %" PRIu64
+		       " mapping%s%s; metadata %" PRIu64 "/%" PRIu64 " blocks, data %" PRIu64
 		       "/%" PRIu64 " blocks\n", what, r->transaction_id, r->nr_devices,
-		       r->nr_mappings, fast ? " (not counted: --fast)" : "", r->meta_used,
-		       r->nr_meta_blocks, r->data_used, r->nr_data_blocks);
+		       tp_plural(r->nr_devices), r->nr_mappings, tp_plural(r->nr_mappings),
+		       fast ? " (not counted: --fast)" : "", r->meta_used, r->nr_meta_blocks,
+		       r->data_used, r->nr_data_blocks);
 	if (s && s->ran && s->live)
 		printf("%s: the kernel read both legs of the metadata mirror (%" PRIu64 " sectors "
 		       "each): %" PRIu64 " bad read%s corrected on leg 0, %" PRIu64 " on leg 1%s; "
@@ -167,11 +169,12 @@ static void print_text(const char *what, const struct findings *fs,
 		printf("%s: clean%s\n", what, fast ? " (fast check: superblock, space maps, device "
 						     "trees and tree roots only)" : "");
 	else if (code == TP_EXIT_DAMAGE)
-		printf("%s: non-fatal damage (%zu problems): the pool can be used meanwhile%s\n",
-		       what, total, next[0] ? "" : "; tprepair or the next change puts it right");
+		printf("%s: non-fatal damage (%zu problem%s): the pool can be used meanwhile%s\n",
+		       what, total, tp_plural(total),
+		       next[0] ? "" : "; tprepair or the next change puts it right");
 	else
-		printf("%s: FATAL damage (%zu problems): do not activate%s\n", what, total,
-		       next[0] ? "" : "; see tprepair(8)");
+		printf("%s: FATAL damage (%zu problem%s): do not activate%s\n", what, total,
+		       tp_plural(total), next[0] ? "" : "; see tprepair(8)");
 	if (code != TP_EXIT_OK && next[0])
 		printf("next: %s\n", next);
 }
@@ -205,9 +208,9 @@ static int run(const struct tp_command *cmd, struct pool_check_params *p, int js
 	p->progress_ctx = &pg;
 	r = pool_check_run(p, res);
 	tp_progress_end(&pg, r == 0);
-	/* said where it was found (a path of the wrong kind, a refusal):
-	 * only what no one said is said here */
-	if (r && r != -ENOTBLK && !tp_log_error_count())
+	/* said where it was found (a path of the wrong kind, another host's
+	 * pool, a refusal): only what no one said is said here */
+	if (r && r != -ENOTBLK && r != -EREMOTE && !tp_log_error_count())
 		log_error("%s: the check could not run: %s", p->pool ? p->pool : p->metadata,
 			  strerror(-r));
 	if (r)

@@ -11,10 +11,14 @@
 #include <string.h>
 
 /* auto|SIZE; a bare number is in UNIT (k for --chunk, m for
- * --metadata-size, as LVM reads --chunksize and --poolmetadatasize). */
+ * --metadata-size, as LVM reads --chunksize and --poolmetadatasize), in
+ * the range the policy takes (the same checks refuse create/chunk and
+ * create/metadata_size in tptools.conf: config_keys.c). */
 static int parse_auto_size(const struct tp_command *cmd, const char *opt, const char *val,
 			   char unit, uint64_t *out)
 {
+	char why[256];
+
 	*out = 0;
 	if (!val || !strcmp(val, "auto"))
 		return CLI_CONTINUE;
@@ -22,6 +26,9 @@ static int parse_auto_size(const struct tp_command *cmd, const char *opt, const 
 		return TP_EXIT_USAGE;
 	if (!*out)
 		return cli_usage_error(cmd, "%s must be greater than 0 (or auto)", opt);
+	if (unit == 'k' ? tp_policy_chunk_valid(opt, *out, why, sizeof(why))
+			: tp_policy_meta_size_valid(opt, *out, why, sizeof(why)))
+		return cli_usage_error(cmd, "%s", why);
 	return CLI_CONTINUE;
 }
 
@@ -44,9 +51,9 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	       pol->zero.reason);
 	printf("  data offset: %s\n               %s\n",
 	       tp_size_format(pol->data_offset.offset, 'h', a, sizeof(a)), pol->data_offset.reason);
-	printf("  data area:   %s = %llu chunks\n",
+	printf("  data area:   %s = %llu chunk%s\n",
 	       tp_size_format(plan->data_area_size, 'h', a, sizeof(a)),
-	       (unsigned long long)pol->data_blocks);
+	       (unsigned long long)pol->data_blocks, tp_plural(pol->data_blocks));
 	printf("  metadata:    %s per area (estimate %s); active area at %s, spare at %s\n"
 	       "               %s\n",
 	       tp_size_format(pol->meta.size, 'h', a, sizeof(a)),
@@ -145,11 +152,20 @@ static void test_report(const struct pool_create_params *p, const struct pool_cr
 	       p->data_path, p->meta_path, p->name);
 }
 
-/* The option values as given, before parsing. */
+/* A default tptools.conf gave (an option not given). */
+struct from_config {
+	const char *opt, *key, *val;
+	char where[4096];
+};
+
+/* The option values as given, before parsing, and which of them are the
+ * configuration file's. */
 struct tpcreate_args {
 	const char *chunk, *profile, *zero, *msize, *discards, *when_full, *activate;
 	const char *overprovision, *integrity;
 	struct monitor_args monitor;
+	struct from_config conf[12];
+	unsigned nconf;
 };
 
 static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *a,
@@ -237,31 +253,53 @@ static void config_defaults(struct tpcreate_args *a, int explain)
 		{ "create/autoextend_max", "--autoextend-max", &a->monitor.max },
 		{ "create/max_overprovision", "--max-overprovision", &a->overprovision },
 	};
-	char where[4096];
 
-	for (unsigned i = 0; i < TP_ARRAY_SIZE(map); i++) {
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(map) && a->nconf < TP_ARRAY_SIZE(a->conf); i++) {
+		struct from_config *c = &a->conf[a->nconf];
+
 		if (*map[i].val || !tp_config_is_set(map[i].key))
 			continue;
 		*map[i].val = tp_config_str(map[i].key);
-		tp_config_where(map[i].key, where, sizeof(where));
+		*c = (struct from_config){ map[i].opt, map[i].key, *map[i].val, "" };
+		tp_config_where(map[i].key, c->where, sizeof(c->where));
+		a->nconf++;
 		if (explain)
 			printf("Default %s %s from %s (%s)\n", map[i].opt, *map[i].val, map[i].key,
-			       where);
+			       c->where);
 		else
-			log_info("%s %s: %s in %s", map[i].opt, *map[i].val, map[i].key, where);
+			log_info("%s %s: %s in %s", map[i].opt, *map[i].val, map[i].key, c->where);
 	}
+}
+
+/* After a refused plan: the geometry defaults the file gave, which the
+ * message named as options the command line did not give. */
+static void blame_config(const struct tpcreate_args *a)
+{
+	static const char *const geometry[] = { "--chunk", "--metadata-size", "--profile",
+						"--zero" };
+
+	for (unsigned i = 0; i < a->nconf; i++)
+		for (unsigned j = 0; j < TP_ARRAY_SIZE(geometry); j++)
+			if (!strcmp(a->conf[i].opt, geometry[j]))
+				log_error("%s %s was not given: it is %s in %s, the default of "
+					  "tptools.conf(5); mend it there or give %s", a->conf[i].opt,
+					  a->conf[i].val, a->conf[i].key, a->conf[i].where,
+					  a->conf[i].opt);
 }
 
 /* Plan, explain, ask about signatures, create, print; with TEST, plan,
  * explain and say what would be written, and stop. */
-static int create(const struct pool_create_params *p, int do_explain, int test)
+static int create(const struct pool_create_params *p, const struct tpcreate_args *args,
+		  int do_explain, int test)
 {
 	struct pool_create_plan plan;
 	char a[32], b[32];
 	int r = pool_plan(p, &plan);
 
-	if (r)
+	if (r) {
+		blame_config(args);
 		return tp_exit_from_errno(r);
+	}
 	if (plan.policy.chunk.warning)
 		log_warn("%s", plan.policy.chunk.reason);
 	if (plan.policy.meta.warning)
@@ -294,10 +332,11 @@ static int create(const struct pool_create_params *p, int do_explain, int test)
 	if (r)
 		return tp_exit_from_errno(r);
 	if (tp_log_verbosity() >= 0)
-		printf("Pool %s created: %s of data in %llu chunks of %s on %s, zeroing %s "
+		printf("Pool %s created: %s of data in %llu chunk%s of %s on %s, zeroing %s "
 		       "(profile %s); metadata on %s%s%s.\n",
 		       p->name, tp_size_format(plan.data_area_size, 'h', a, sizeof(a)),
 		       (unsigned long long)plan.policy.data_blocks,
+		       tp_plural(plan.policy.data_blocks),
 		       tp_size_format(plan.policy.chunk.chunk, 'h', b, sizeof(b)), p->data_path,
 		       plan.policy.zero.zero ? "on" : "off",
 		       p->chunk ? "custom" : tp_profile_name(p->profile), p->meta_path,
@@ -366,7 +405,7 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 	p.shared = lock_type && !strcmp(lock_type, "sanlock");
 	p.io_timeout = (unsigned)tp_config_int("global/sanlock_io_timeout");
 	if (rc == CLI_CONTINUE)
-		rc = create(&p, do_explain, test);
+		rc = create(&p, &a, do_explain, test);
 	cli_end(&cli);
 	return rc;
 }

@@ -71,10 +71,11 @@ static void explain_data(const char *pool, const struct pool_extend_data_result 
 	printf("  data area:   from byte %llu (%s; aligned to %s)\n",
 	       (unsigned long long)d->offset, d->offset_reason,
 	       tp_size_format(d->grid, 'h', b, sizeof(b)));
-	printf("  range:       chunks %llu..%llu (%llu chunks of %s)\n",
+	printf("  range:       chunks %llu..%llu (%llu chunk%s of %s)\n",
 	       (unsigned long long)d->first_chunk,
 	       (unsigned long long)(d->first_chunk + d->chunks - (d->chunks ? 1 : 0)),
-	       (unsigned long long)d->chunks, tp_size_format(d->chunk, 'h', c, sizeof(c)));
+	       (unsigned long long)d->chunks, tp_plural(d->chunks),
+	       tp_size_format(d->chunk, 'h', c, sizeof(c)));
 	printf("  data area:   %s -> %s\n", tp_size_format(d->old_data_size, 'h', a, sizeof(a)),
 	       tp_size_format(d->new_data_size, 'h', b, sizeof(b)));
 	printf("  metadata:    %s estimated for %s of data in %s chunks; the active area has "
@@ -100,9 +101,9 @@ static int extend_data_op(struct pool *p, void *arg)
 		return 0;
 	}
 	if (tp_log_verbosity() >= 0)
-		printf("Pool %s: data device %s added (data device %u, %llu chunks); data area "
+		printf("Pool %s: data device %s added (data device %u, %llu chunk%s); data area "
 		       "grown from %s to %s.\n", pool_name(p), x->data, x->dres.index + 1,
-		       (unsigned long long)x->dres.chunks,
+		       (unsigned long long)x->dres.chunks, tp_plural(x->dres.chunks),
 		       tp_size_format(x->dres.old_data_size, 'h', a, sizeof(a)),
 		       tp_size_format(x->dres.new_data_size, 'h', b, sizeof(b)));
 	return 0;
@@ -148,6 +149,8 @@ int cmd_tpextend(const struct tp_command *cmd, int argc, const char **argv)
 				     "device first, then grow the metadata");
 	if (rc == CLI_CONTINUE && (x.test || x.force) && !x.data)
 		rc = cli_usage_error(cmd, "--test and --force go with --data DEV");
+	if (rc == CLI_CONTINUE)
+		rc = cli_device_kind(cmd, "--data", x.data);
 	if (rc == CLI_CONTINUE && x.data) {
 		x.dparams.path = x.data;
 		x.dparams.force = x.force;

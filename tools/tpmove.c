@@ -43,20 +43,21 @@ static int move_op(struct pool *p, void *arg)
 	tp_size_format(res.used * res.chunk, 'h', a, sizeof(a));
 	tp_size_format(res.free_elsewhere * res.chunk, 'h', b, sizeof(b));
 	if (o->x.test)
-		printf("Pool %s: data device %u (%s, chunks %llu..%llu): %llu chunks in use (%s, "
-		       "%llu mappings); %llu chunks free on the other devices (%s): %s. Test "
+		printf("Pool %s: data device %u (%s, chunks %llu..%llu): %llu chunk%s in use (%s, "
+		       "%llu mapping%s); %llu chunk%s free on the other devices (%s): %s. Test "
 		       "mode: nothing was moved.\n", o->pool, res.index + 1, o->x.path,
 		       (unsigned long long)res.first_chunk,
 		       (unsigned long long)(res.first_chunk + res.chunks - 1),
-		       (unsigned long long)res.used, a, (unsigned long long)res.mappings,
-		       (unsigned long long)res.free_elsewhere, b,
-		       res.used ? "they can move" : "nothing to move");
+		       (unsigned long long)res.used, tp_plural(res.used), a,
+		       (unsigned long long)res.mappings, tp_plural(res.mappings),
+		       (unsigned long long)res.free_elsewhere, tp_plural(res.free_elsewhere), b,
+		       !res.used ? "nothing to move" : res.used == 1 ? "it can move" : "they can move");
 	else
-		printf("Pool %s: moved %llu chunks (%s, %llu mappings) off %s in %llu steps; it "
+		printf("Pool %s: moved %llu chunk%s (%s, %llu mapping%s) off %s in %llu step%s; it "
 		       "holds no mapped chunk now ('tpreduce --data %s %s' takes it away).\n",
-		       o->pool, (unsigned long long)res.moved, a,
-		       (unsigned long long)res.mappings, o->x.path, (unsigned long long)res.steps,
-		       o->x.path, o->pool);
+		       o->pool, (unsigned long long)res.moved, tp_plural(res.moved), a,
+		       (unsigned long long)res.mappings, tp_plural(res.mappings), o->x.path,
+		       (unsigned long long)res.steps, tp_plural(res.steps), o->x.path, o->pool);
 	return 0;
 }
 

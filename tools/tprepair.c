@@ -70,8 +70,9 @@ static unsigned names_in(const struct pool_repair_result *r, uint64_t begin, uin
 static void print_losses(const char *what, const struct pool_repair_result *r)
 {
 	if (!tp_cli.quiet)
-		printf("%s: %" PRIu64 " thin devices, %" PRIu64 " mappings written, transaction %"
-		       PRIu64 "%s\n", what, r->nr_devices, r->nr_mappings, r->transaction_id,
+		printf("%s: %" PRIu64 " thin device%s, %" PRIu64 " mapping%s written, transaction %"
+		       PRIu64 "%s\n", what, r->nr_devices, tp_plural(r->nr_devices), r->nr_mappings,
+		       tp_plural(r->nr_mappings), r->transaction_id,
 		       r->scanned ? " (device trees found by scanning every block)" : "");
 	for (size_t i = 0; i < r->nr_lost; i++) {
 		const struct pool_repair_lost *l = &r->lost[i];
@@ -202,7 +203,11 @@ static int print_done(const struct pool_repair_params *p, const struct pool_repa
 	if (r->saved[0])
 		printf("%s: the spare area's earlier content (the damaged copy an earlier repair "
 		       "set aside) was kept in %s\n", what, r->saved);
-	if (r->salvaged)
+	if (r->started_anew)
+		printf("%s: nothing of its thin metadata could be salvaged: new, empty thin "
+		       "metadata is active now (the damaged copy stays in the spare until the next "
+		       "repair); every volume is lost. Run 'tpcheck %s'.\n", what, what);
+	else if (r->salvaged)
 		printf("%s: repaired into the spare area, which is now active; the damaged copy "
 		       "stays in the spare until the next repair. Run 'tpcheck %s'.\n", what, what);
 	else
@@ -218,6 +223,12 @@ static void print_reread(const struct pool_repair_params *p, const struct pool_r
 {
 	if (!r->nr_reread)
 		return;
+	if (!p->restorefile) {	/* a salvage of thin metadata of another moment */
+		log_error("%s: %u volume%s may read older content than before the damage: %s (%s); "
+			  "restore their content from elsewhere if it matters", p->pool,
+			  r->nr_reread, tp_plural(r->nr_reread), r->reread, r->reread_why);
+		return;
+	}
 	log_error("%s: %u volume%s now read%s something else than before the repair: %s (the "
 		  "backup %s contradicted the devices, and --force restored it anyway: %s); restore "
 		  "their content from elsewhere, or repair again with a backup that agrees ('tpcheck "
@@ -374,6 +385,7 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		log_error("%s: repair failed (%s); the input is unchanged",
 			  p.metadata ? p.metadata : p.pool,
 			  r == -ENOTBLK ? "a device path was refused, as said above"
+			  : r == -EREMOTE ? "the pool is another host's, as said above"
 					: strerror(-r));
 	}
 done:

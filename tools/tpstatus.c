@@ -1,8 +1,8 @@
 /* tpstatus - allocation of pools and volumes at a glance, as a table or
  * JSON (libdevmapper's dm_report; the JSON schema is in tpstatus(8)), or
  * as Prometheus metrics (--format prometheus, tools/status_prom.h).
- * The report options follow lvs(8): -o [+]FIELDS, -O sort keys, -S
- * selection (dm_report's own sorting and selection), --separator,
+ * The report options follow lvs(8): -o [+]FIELDS, -O sort keys (sorted
+ * here: numbers as numbers), -S selection (dm_report's), --separator,
  * --nosuffix, --nameprefixes; an argument POOL/VOLUME reports that
  * volume's row only. */
 #include "lib/base/dmlog.h"
@@ -88,11 +88,96 @@ struct status_opts {
 	char units;	/* --units for --devices-report ('h' when not given) */
 };
 
-/* One pool or volume table being built. */
+/* One pool or volume table being built: its rows are kept (with the
+ * pool_infos they point into) until every pool is read, then sorted by
+ * KEYS (status_row_cmp: numbers as numbers) and given to dm_report in
+ * that order. */
 struct table {
 	struct dm_report *rh;
 	int shown;	/* printed (a selection-only report is not) */
+	struct status_key *keys;
+	unsigned nkeys;
+	void **rows;	/* struct pool_row * or struct vol_entry *, malloc'd */
+	size_t n, cap;
 };
+
+/* A volume row with the text of its creation time. */
+struct vol_entry {
+	struct vol_row v;
+	char created[STATUS_TIME_LEN];
+};
+
+/* Keep ROW (malloc'd) in T: 0 or -ENOMEM (ROW freed). */
+static int table_keep(struct table *t, void *row)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		void **r = realloc(t->rows, cap * sizeof(*r));
+		if (!r) {
+			free(row);
+			return -ENOMEM;
+		}
+		t->rows = r;
+		t->cap = cap;
+	}
+	t->rows[t->n++] = row;
+	return 0;
+}
+
+/* The pool_infos the kept rows point into. */
+struct infos {
+	struct pool_info **v;
+	size_t n;
+};
+
+/* A row and where it was read: equal keys keep the order read (pools by
+ * name or as named, volumes as created). */
+struct ordered {
+	const void *row;
+	size_t i;
+};
+
+static const struct table *sorting;	/* qsort's comparison has no argument */
+
+static int row_order(const void *a, const void *b)
+{
+	const struct ordered *x = a, *y = b;
+	int c = status_row_cmp(sorting->keys, sorting->nkeys, x->row, y->row);
+
+	return c ? c : (x->i < y->i ? -1 : x->i > y->i);
+}
+
+/* T's rows sorted by its keys and reported in that order: 0 or -ENOMEM. */
+static int table_flush(struct table *t)
+{
+	int ok = 1;
+
+	if (t->nkeys && t->n > 1) {
+		struct ordered *o = malloc(t->n * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		for (size_t i = 0; i < t->n; i++)
+			o[i] = (struct ordered){ t->rows[i], i };
+		sorting = t;
+		qsort(o, t->n, sizeof(*o), row_order);
+		for (size_t i = 0; i < t->n; i++)
+			t->rows[i] = (void *)o[i].row;
+		free(o);
+	}
+	for (size_t i = 0; ok && i < t->n; i++)
+		ok = dm_report_object(t->rh, t->rows[i]);
+	return ok ? 0 : -ENOMEM;
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->rows[i]);
+	free(t->rows);
+	free(t->keys);
+	if (t->rh)
+		dm_report_free(t->rh);
+}
 
 /* One command-line argument: a pool, or POOL/VOLUME for one volume. */
 struct target {
@@ -100,23 +185,24 @@ struct target {
 	const char *vol;	/* NULL: the pool and all its volumes */
 };
 
-static int report_volumes(const struct pool_info *in, struct dm_report *vr, const char *only)
+static int report_volumes(const struct pool_info *in, struct table *vt, const char *only)
 {
-	int ok = 1, found = 0;
+	int r = 0, found = 0;
 
-	for (unsigned i = 0; ok && i < in->nr_volumes; i++) {
+	for (unsigned i = 0; !r && i < in->nr_volumes; i++) {
 		const struct pool_volume_info *vi = &in->volumes[i];
-		struct vol_row v;
-		char created[STATUS_TIME_LEN];
+		struct vol_entry *e;
 
 		if (only && strcmp(only, vi->name))
 			continue;
 		found = 1;
-		status_vol_row(in, vi, created, &v);
-		ok = dm_report_object(vr, &v);
+		if (!(e = malloc(sizeof(*e))))
+			return -ENOMEM;
+		status_vol_row(in, vi, e->created, &e->v);
+		r = table_keep(vt, e);
 	}
-	if (!ok)
-		return -ENOMEM;
+	if (r)
+		return r;
 	if (only && !found)
 		return pool_no_volume(in->name, only);
 	return 0;
@@ -178,22 +264,38 @@ static void explain_orphans(const struct pool_info *in)
 /* Report the pool row (unless a single volume is asked for) and its
  * volumes; a pool the selection drops takes its volumes with it. */
 static int report_pool(struct pool *p, const struct target *t, unsigned flags, struct table *pt,
-		       struct table *vt)
+		       struct table *vt, struct infos *infos)
 {
-	struct pool_info in;
-	struct pool_row row;
-	int r = pool_get_info(p, flags, &in), selected = 1;
+	struct pool_info *in = malloc(sizeof(*in)), **v;
+	struct pool_row *row = malloc(sizeof(*row));
+	int r, selected = 1;
 
-	if (r)
+	v = realloc(infos->v, (infos->n + 1) * sizeof(*v));
+	if (v)
+		infos->v = v;
+	if (!in || !row || !v) {
+		free(in);
+		free(row);
+		return -ENOMEM;
+	}
+	if ((r = pool_get_info(p, flags, in))) {
+		free(in);
+		free(row);
 		return r;
-	explain_kernel_mode(&in);
-	explain_orphans(&in);
-	status_pool_row(&in, &row);
-	if (pt->rh && !t->vol && !dm_report_object_is_selected(pt->rh, &row, pt->shown, &selected))
+	}
+	infos->v[infos->n++] = in;	/* the rows point into it until the output */
+	explain_kernel_mode(in);
+	explain_orphans(in);
+	status_pool_row(in, row);
+	if (pt->rh && !t->vol && !dm_report_object_is_selected(pt->rh, row, 0, &selected))
 		r = -ENOMEM;
+	if (!r && selected && pt->shown && !t->vol) {
+		r = table_keep(pt, row);
+		row = NULL;
+	}
+	free(row);
 	if (!r && selected && vt->rh)
-		r = report_volumes(&in, vt->rh, t->vol);
-	pool_info_free(&in);
+		r = report_volumes(in, vt, t->vol);
 	return r;
 }
 
@@ -221,6 +323,19 @@ static struct dm_report *report_init(const struct status_opts *o, uint32_t type,
 					     NULL, NULL);
 }
 
+/* The sort keys KEYS of table TYPE into T, checked. */
+static int table_init_keys(const struct tp_command *cmd, uint32_t type, const char *keys,
+			   struct table *t)
+{
+	char bad[128];
+	int r = status_parse_keys(type, keys, &t->keys, &t->nkeys, bad, sizeof(bad));
+
+	if (r == -EINVAL)
+		return cli_usage_error(cmd, "bad sort key '%s': no %s field of that name (-o help "
+				       "lists the fields)", bad, type == T_POOL ? "pool" : "volume");
+	return r ? TP_EXIT_FAILED : CLI_CONTINUE;
+}
+
 /* Create the report of table TYPE with FIELDS, KEYS and SELECTION: the
  * fields and keys first (dm_report lists the fields after a bad one),
  * then with the selection, whose error dm_report only logs: it is quoted
@@ -230,11 +345,15 @@ static int table_init(const struct tp_command *cmd, const struct status_opts *o,
 {
 	int help = sel && !strcmp(sel, "help");
 
-	t->rh = report_init(o, type, fields_s, keys, help ? sel : NULL);
+	int r = table_init_keys(cmd, type, keys, t);
+
+	if (r != CLI_CONTINUE)
+		return r;
+	/* no keys for dm_report: the rows come in their order (table_flush) */
+	t->rh = report_init(o, type, fields_s, "", help ? sel : NULL);
 	if (!t->rh)
-		return cli_usage_error(cmd, "bad field list '%s'%s%s%s (-o help lists the fields)",
-				       fields_s, *keys ? " or sort keys '" : "", keys,
-				       *keys ? "'" : "");
+		return cli_usage_error(cmd, "bad field list '%s' (-o help lists the fields)",
+				       fields_s);
 	if (sel && !help) {
 		char why[256];
 		size_t len;
@@ -242,7 +361,7 @@ static int table_init(const struct tp_command *cmd, const struct status_opts *o,
 		dm_report_free(t->rh);
 		tp_dmlog_install();
 		tp_dmlog_clear();
-		t->rh = report_init(o, type, fields_s, keys, sel);
+		t->rh = report_init(o, type, fields_s, "", sel);
 		if (!t->rh) {
 			snprintf(why, sizeof(why), "%s", *tp_dmlog_first_error()
 				 ? tp_dmlog_first_error() : "not a selection");
@@ -293,7 +412,8 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 		      const struct target *targets, unsigned n)
 {
 	char *pool_f = NULL, *vol_f = NULL, *pool_k = NULL, *vol_k = NULL;
-	struct table pt = { NULL, 0 }, vt = { NULL, 0 };
+	struct table pt = { 0 }, vt = { 0 };
+	struct infos infos = { NULL, 0 };
 	const char *pool_sel = NULL, *vol_sel = NULL;
 	int rc = CLI_CONTINUE, any_pool = !n;
 	unsigned flags = POOL_INFO_USAGE | POOL_INFO_ORPHANS;
@@ -322,6 +442,11 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 				&pt);
 	if (rc == CLI_CONTINUE && vt.shown)
 		rc = table_init(cmd, o, T_VOL, vol_f, vol_k, vol_sel, &vt);
+	/* a key of a table not shown is still checked */
+	if (rc == CLI_CONTINUE && !pt.rh)
+		rc = table_init_keys(cmd, T_POOL, pool_k, &pt);
+	if (rc == CLI_CONTINUE && !vt.rh)
+		rc = table_init_keys(cmd, T_VOL, vol_k, &vt);
 	if (rc != CLI_CONTINUE)
 		goto out;
 	rc = TP_EXIT_OK;
@@ -341,19 +466,22 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 					  (o->allow_component ? POOL_ALLOW_COMPONENT : 0),
 				  &p);
 		if (!r) {
-			r = report_pool(p, &targets[i], flags, &pt, &vt);
+			r = report_pool(p, &targets[i], flags, &pt, &vt, &infos);
 			pool_close(p);
 		}
 		if (r)
 			rc = tp_exit_from_errno(r);
 	}
-	if (output(o, &pt, &vt))
+	if ((pt.rh && table_flush(&pt)) || (vt.rh && table_flush(&vt)) || output(o, &pt, &vt))
 		rc = TP_EXIT_FAILED;
 out:
-	if (pt.rh)
-		dm_report_free(pt.rh);
-	if (vt.rh)
-		dm_report_free(vt.rh);
+	table_free(&pt);
+	table_free(&vt);
+	for (size_t i = 0; i < infos.n; i++) {
+		pool_info_free(infos.v[i]);
+		free(infos.v[i]);
+	}
+	free(infos.v);
 	free(pool_f);
 	free(vol_f);
 	free(pool_k);

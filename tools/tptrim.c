@@ -49,12 +49,14 @@ static int trim_op(struct pool *p, void *arg)
 	if (r)
 		return r;
 	if (tp_log_verbosity() >= 0)
-		printf("Pool %s: %llu of %llu chunks (%s) mapped by no volume, in %llu runs: %s%s "
-		       "in %llu discards%s.\n", o->pool, (unsigned long long)res.free,
-		       (unsigned long long)res.chunks,
+		printf("Pool %s: %llu of %llu chunk%s (%s) mapped by no volume, in %llu run%s: %s%s "
+		       "in %llu discard%s%s.\n", o->pool, (unsigned long long)res.free,
+		       (unsigned long long)res.chunks, tp_plural(res.chunks),
 		       tp_size_format(res.free * res.chunk, 'h', a, sizeof(a)),
-		       (unsigned long long)res.runs, o->x.test ? "would discard " : "discarded ",
+		       (unsigned long long)res.runs, tp_plural(res.runs),
+		       o->x.test ? "would discard " : "discarded ",
 		       tp_size_format(res.bytes, 'h', b, sizeof(b)), (unsigned long long)res.discards,
+		       tp_plural(res.discards),
 		       o->x.test ? " (--test: nothing was discarded)"
 		       : res.punch ? " (holes punched into the image file)" : "");
 	return 0;

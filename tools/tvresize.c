@@ -33,7 +33,7 @@ static int resize_op(struct pool *p, void *arg)
 	printf("Volume %s/%s resized from %s to %s", z->pool, z->vol,
 	       tp_size_format(old, 'h', a, sizeof(a)), tp_size_format(now, 'h', b, sizeof(b)));
 	if (unmapped)
-		printf("; %s of data beyond the new end unmapped",
+		printf("; %s of data beyond the new end dropped",
 		       tp_size_format(unmapped, 'h', a, sizeof(a)));
 	printf(".\n");
 	return 0;

@@ -45,7 +45,8 @@ int cmd_tvrollback(const struct tp_command *cmd, int argc, const char **argv)
 	int rc, nargs;
 	struct cli cli;
 	const struct poptOption opts[] = {
-		{ "to", 't', POPT_ARG_STRING, &rb.snap, 0,
+		/* no -t: it is --test wherever a command has one */
+		{ "to", '\0', POPT_ARG_STRING, &rb.snap, 0,
 		  "the snapshot to roll back to (a volume of the same pool, of VOLUME's snapshot family)", "SNAP" },
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND

@@ -41,6 +41,7 @@ struct line_of {
 	char *path;
 	unsigned line;
 	int used;
+	size_t value;	/* `name =`: the offset of what follows the =; 0 for `name {` */
 };
 
 static void slots_free(struct slot *s, unsigned n)
@@ -145,7 +146,7 @@ static int find_lines(const char *t, size_t len, struct line_of **out, unsigned 
 					strcat(p, "/");
 				}
 				strncat(p, t + s, i - s);
-				v[n++] = (struct line_of){ p, at, 0 };
+				v[n++] = (struct line_of){ p, at, 0, t[j] == '=' ? j + 1 : 0 };
 				if (t[j] == '{' && depth < CONF_MAX_DEPTH) {
 					stack[depth] = t + s;
 					stack_len[depth++] = i - s;
@@ -395,6 +396,66 @@ static int blank(const char *t, size_t len)
 	return 1;
 }
 
+/* A number libdevmapper's parser cannot hold (it says "Failed to read int
+ * token", and no line): the first value of TEXT that is an integer out of
+ * the int64 range, said with its line and setting as a value in range
+ * would be. 1 when one was found (logged), else 0. */
+static int bad_number(struct loader *ld, const char *t, size_t len)
+{
+	for (unsigned i = 0; i < ld->nlines; i++) {
+		const struct line_of *l = &ld->lines[i];
+		size_t at = l->value;
+
+		if (!at)
+			continue;
+		while (at < len && t[at] != '\n' && t[at] != ']' && t[at] != '#') {
+			char tok[64], *end;
+			size_t s, k;
+			int idx;
+
+			if (strchr(" \t\r[,", t[at])) {
+				at++;
+				continue;
+			}
+			if (t[at] == '"') {	/* a quoted string holds no number */
+				for (at++; at < len && t[at] != '"' && t[at] != '\n'; at++)
+					at += t[at] == '\\' && at + 1 < len;
+				at++;
+				continue;
+			}
+			s = at;
+			while (at < len && (isalnum((unsigned char)t[at]) || strchr("+-.", t[at])))
+				at++;
+			if (at == s) {
+				at++;
+				continue;
+			}
+			k = at - s < sizeof(tok) ? at - s : sizeof(tok) - 1;
+			memcpy(tok, t + s, k);
+			tok[k] = '\0';
+			if (!isdigit((unsigned char)tok[tok[0] == '-' || tok[0] == '+']) ||
+			    strchr(tok, '.'))
+				continue;
+			errno = 0;
+			(void)strtoll(tok, &end, 0);
+			if (errno != ERANGE)
+				continue;
+			idx = find_key(ld->keys, ld->nkeys, l->path);
+			if (idx < 0)
+				problem(ld, l->line, "%s is not a setting (`tpconfig --list` shows them)",
+					l->path);
+			else if (ld->keys[idx].type == TP_CONF_INT)
+				problem(ld, l->line, "%s takes a whole number %lld..%lld, not %s",
+					l->path, ld->keys[idx].min, ld->keys[idx].max, tok);
+			else if (check_item(ld, &ld->keys[idx], l->line, tok) == 0)
+				problem(ld, l->line, "%s: the number %s is out of range", l->path,
+					tok);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Parse TEXT (LEN bytes, NUL-terminated) of the file LD->file: 0, or
  * -EINVAL with every problem logged. */
 static int parse_text(struct loader *ld, const char *text, size_t len)
@@ -416,8 +477,9 @@ static int parse_text(struct loader *ld, const char *text, size_t len)
 	tp_dmlog_clear();
 	if (!dm_config_parse_without_dup_node_check(cft, text, text + len)) {
 		const char *msg = tp_dmlog_first_error();
-		problem(ld, 0, "syntax error%s%s (tptools.conf(5) shows the syntax)",
-			msg[0] ? ": " : "", msg);
+		if (!bad_number(ld, text, len))
+			problem(ld, 0, "syntax error%s%s (tptools.conf(5) shows the syntax)",
+				msg[0] ? ": " : "", msg);
 		r = -EINVAL;
 	} else {
 		r = load_tree(ld, cft->root);

@@ -1,6 +1,8 @@
 /* lock.c - see lock.h. */
 #include "lib/base/lock.h"
+#include "lib/base/critical.h"
 #include "lib/base/devopen.h"
+#include "lib/base/log.h"
 #include "lib/base/paths.h"
 
 #include <errno.h>
@@ -8,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,31 +21,118 @@ struct tp_lock {
 	int fd;
 };
 
+void tp_lock_holder(int fd, char *buf, size_t len)
+{
+	unsigned long long ino;
+	unsigned maj, min, more = 0;
+	char line[256], kind[16];
+	long pid = 0, p;
+	struct stat st;
+	FILE *f;
+
+	snprintf(buf, len, "another process");
+	if (fstat(fd, &st) || !(f = fopen("/proc/locks", "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* "1: FLOCK  ADVISORY  WRITE 2470 fe:00:11012640 0 EOF"; a waiter's
+		 * line has "->" after the number */
+		if (strstr(line, "->") ||
+		    sscanf(line, "%*u: %15s %*s %*s %ld %x:%x:%llu", kind, &p, &maj, &min, &ino) != 5 ||
+		    strcmp(kind, "FLOCK") || ino != (unsigned long long)st.st_ino ||
+		    makedev(maj, min) != st.st_dev || p == (long)getpid())
+			continue;
+		if (!pid)
+			pid = p;
+		else if (p != pid)
+			more++;
+	}
+	fclose(f);
+	if (pid) {
+		char path[64], cmd[160] = "";
+		size_t n = 0;
+		int cf;
+
+		snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+		if ((cf = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			ssize_t k = read(cf, cmd, sizeof(cmd) - 1);
+			n = k > 0 ? (size_t)k : 0;
+			close(cf);
+		}
+		cmd[n] = '\0';
+		for (size_t i = 0; i + 1 < n; i++)
+			if (!cmd[i])
+				cmd[i] = ' ';
+		if (n == sizeof(cmd) - 1)
+			snprintf(cmd + n - 4, 4, "...");
+		snprintf(buf, len, "process %ld%s%s%s", pid, cmd[0] ? " (" : "", cmd,
+			 cmd[0] ? ")" : "");
+		if (more)
+			snprintf(buf + strlen(buf), len - strlen(buf), " and %u more", more);
+	}
+}
+
+/* The reader's bound, ms. */
+static unsigned reader_ms(void)
+{
+	return (unsigned)tp_test_count("TP_TEST_LOCK_WAIT_MS", TP_LOCK_READER_MS);
+}
+
 /* flock FD as FLAGS say; on success L owns FD. BRIEF polls every 20 ms
- * until TP_LOCK_BRIEF_MS have passed. */
-static int lock_fd(int fd, unsigned flags, struct tp_lock *l)
+ * until TP_LOCK_BRIEF_MS have passed; TELL says who holds it once the
+ * wait passes TP_LOCK_TELL_MS (WHAT names the object), BOUNDED gives up
+ * after reader_ms(), naming the holder. */
+static int lock_fd(int fd, unsigned flags, const char *what, struct tp_lock *l)
 {
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
 	int op = (flags & TP_LOCK_EXCL) ? LOCK_EX : LOCK_SH;
-	unsigned waited = 0;
+	unsigned waited = 0, bound = UINT32_MAX, told = 0;
+	char who[256];
 
-	if (flags & (TP_LOCK_NOWAIT | TP_LOCK_BRIEF))
+	if (flags & TP_LOCK_BOUNDED) {
+		flags |= TP_LOCK_TELL;
+		bound = reader_ms();
+	}
+	if (flags & TP_LOCK_BRIEF)
+		bound = TP_LOCK_BRIEF_MS;
+	if (flags & (TP_LOCK_NOWAIT | TP_LOCK_BRIEF | TP_LOCK_TELL))
 		op |= LOCK_NB;
 	while (flock(fd, op)) {
-		if (errno == EWOULDBLOCK && (flags & TP_LOCK_BRIEF) && !(flags & TP_LOCK_NOWAIT) &&
-		    waited < TP_LOCK_BRIEF_MS) {
-			nanosleep(&tick, NULL);
-			waited += 20;
+		if (errno == EINTR)
 			continue;
+		if (errno != EWOULDBLOCK || (flags & TP_LOCK_NOWAIT) || waited >= bound) {
+			int e = -errno;
+			if (e == -EWOULDBLOCK && (flags & TP_LOCK_BOUNDED)) {
+				tp_lock_holder(fd, who, sizeof(who));
+				log_error("%s: its lock is still held by %s after %u s; nothing was read. "
+					  "Run the command again when that one has ended (if it hangs, "
+					  "stop it: tptools commands end cleanly at SIGTERM)",
+					  what, who, waited / 1000);
+			}
+			return e;
 		}
-		if (errno != EINTR)
-			return -errno;
+		if ((flags & TP_LOCK_TELL) && !told && waited >= TP_LOCK_TELL_MS) {
+			told = 1;
+			tp_lock_holder(fd, who, sizeof(who));
+			if (flags & TP_LOCK_BOUNDED)
+				log_warn("%s: waiting for its lock, held by %s (at most %u s more)", what,
+					 who, (bound - waited) / 1000);
+			else
+				log_warn("%s: waiting for its lock, held by %s", what, who);
+		}
+		nanosleep(&tick, NULL);
+		waited += 20;
 	}
 	l->fd = fd;
 	return 0;
 }
 
 int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out)
+{
+	return tp_lock_acquire_told(name, flags, name, out);
+}
+
+int tp_lock_acquire_told(const char *name, unsigned flags, const char *what,
+			 struct tp_lock **out)
 {
 	char *dir = tp_lock_dir(), *path = NULL;
 	struct tp_lock *l = NULL;
@@ -69,7 +161,7 @@ int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out)
 		r = -errno;
 		goto out;
 	}
-	r = lock_fd(fd, flags, l);
+	r = lock_fd(fd, flags, what, l);
 	if (!r) {
 		*out = l;
 		l = NULL;
@@ -97,7 +189,7 @@ int tp_lock_file(const char *path, unsigned flags, struct tp_lock **out)
 		free(l);
 		return r;
 	}
-	r = lock_fd(fd, flags, l);
+	r = lock_fd(fd, flags, path, l);
 	if (r) {
 		close(fd);
 		free(l);

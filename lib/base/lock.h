@@ -9,6 +9,8 @@
 
 #include "lib/base/compiler.h"
 
+#include <stddef.h>
+
 struct tp_lock;
 
 enum tp_lock_flags {
@@ -16,7 +18,20 @@ enum tp_lock_flags {
 	TP_LOCK_EXCL = 1 << 0,
 	TP_LOCK_NOWAIT = 1 << 1,
 	TP_LOCK_BRIEF = 1 << 2,	/* wait at most TP_LOCK_BRIEF_MS, then -EWOULDBLOCK */
+	/* a wait longer than TP_LOCK_TELL_MS is said (a warning: who holds
+	 * the lock, its pid and command line from /proc), never silent */
+	TP_LOCK_TELL = 1 << 3,
+	/* a reader's wait: at most TP_LOCK_READER_MS, then -EWOULDBLOCK, the
+	 * holder named in an error (implies TELL) */
+	TP_LOCK_BOUNDED = 1 << 4,
 };
+
+#define TP_LOCK_TELL_MS 1000
+/* How long a reader (tpstatus, tpcheck, tpsend, ...) waits for a pool a
+ * writer holds: long enough for any change but a long copy (a receive, a
+ * removal of a large volume, a wipe), then it says so and gives up rather
+ * than hang a monitoring script. The test build takes TP_TEST_LOCK_WAIT_MS. */
+#define TP_LOCK_READER_MS 30000
 
 /* How long a BRIEF lock waits for another command to finish: long enough
  * for a tpcreate or a volume change on the same devices, short enough
@@ -24,6 +39,14 @@ enum tp_lock_flags {
 #define TP_LOCK_BRIEF_MS 5000
 
 int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out) TP_MUST_CHECK;
+/* The same, WHAT naming the locked object in the messages of TELL and
+ * BOUNDED ("pool vault"). */
+int tp_lock_acquire_told(const char *name, unsigned flags, const char *what,
+			 struct tp_lock **out) TP_MUST_CHECK;
+/* Who holds the lock on open file FD (from /proc/locks and
+ * /proc/PID/cmdline): "process PID (COMMAND LINE)" into BUF, "and N more"
+ * when several do; "another process" when /proc does not say. */
+void tp_lock_holder(int fd, char *buf, size_t len);
 /* Lock the existing file or block device PATH itself (shared for readers,
  * TP_LOCK_EXCL for a writer); -ENOENT when it does not exist, -ENOTBLK
  * (logged, at once) when it is neither (devopen.h). */

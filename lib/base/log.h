@@ -45,6 +45,12 @@ unsigned tp_debug_mask(void);
 unsigned tp_debug_parse(const char *spec);
 
 int log_error(const char *fmt, ...) TP_PRINTF(1, 2);
+/* The plural ending of a count in a message: "" for 1, else "s" ("%llu
+ * chunk%s", n, tp_plural(n)): no "1 chunks". */
+static inline const char *tp_plural(unsigned long long n)
+{
+	return n == 1 ? "" : "s";
+}
 /* How many errors were logged so far (shown or not). */
 unsigned tp_log_error_count(void);
 void log_warn(const char *fmt, ...) TP_PRINTF(1, 2);

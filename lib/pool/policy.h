@@ -134,6 +134,14 @@ int tp_choice_parse(const char *s, enum tp_choice *out) TP_MUST_CHECK;
 int tp_policy_parse_auto_size(const char *option, const char *arg, char default_unit,
 			      uint64_t *bytes, char *errbuf, size_t errlen) TP_MUST_CHECK;
 
+/* Is C a chunk size dm-thin takes (a multiple of 64 KiB, 64 KiB..1 GiB)?
+ * 0, or -EINVAL with a sentence naming NAME (an option, or a setting of
+ * tptools.conf; NULL: the size alone) and the nearest valid values in WHY. */
+int tp_policy_chunk_valid(const char *name, uint64_t c, char *why, size_t len);
+/* Is V a size one thin-metadata area can have (2 MiB..the format's limit,
+ * rounded up to 4 KiB)? 0, or -EINVAL with a sentence naming NAME. */
+int tp_policy_meta_size_valid(const char *name, uint64_t v, char *why, size_t len);
+
 /* The usable full stripe of T: opt_io, or 0 when none is reported or the
  * reported value is ignored (see above). WHY (may be NULL) receives a
  * sentence about the stripe for --explain. */

@@ -162,6 +162,9 @@ struct pool_repair_result {
 	int vg_restored;	/* the VG came from the restore file */
 	int vg_rewritten;	/* stale or damaged VG copies rewritten */
 	int salvaged;		/* thin metadata salvaged into the spare, areas swapped */
+	/* nothing of it could be salvaged, or it was another pool's: new,
+	 * empty thin metadata instead, every volume lost */
+	int started_anew;
 	unsigned strays_deleted;	/* thin devices that belonged to no volume */
 	/* mirrored thin metadata: the stale leg resynced onto its own device
 	 * (its path), or "" */

@@ -84,6 +84,12 @@ int btree_ro_walk(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize,
 int btree_ro_lookup(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize, uint64_t key,
 		    void *value, void *leaf)
 {
+	return btree_ro_lookup_path(bm, root, leaf_vsize, key, value, leaf, NULL, NULL);
+}
+
+int btree_ro_lookup_path(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize,
+			 uint64_t key, void *value, void *leaf, uint64_t *path, unsigned *depth_out)
+{
 	uint64_t b = root;
 
 	for (int depth = 0; depth < BTREE_MAX_DEPTH; depth++) {
@@ -93,6 +99,10 @@ int btree_ro_lookup(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize
 
 		if (r)
 			return r;
+		if (path) {
+			path[depth] = b;
+			*depth_out = (unsigned)depth + 1;
+		}
 		n = bm_block_data(blk);
 		if ((r = btree_node_check_log(n, b, leaf_vsize,
 					      BTREE_RULE_NONEMPTY | BTREE_RULE_HEADER_DONE))) {

@@ -27,5 +27,10 @@ int btree_ro_walk(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize,
  * from its first to its last is answered by it (a caller's cache). */
 int btree_ro_lookup(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize, uint64_t key,
 		    void *value, void *leaf);
+/* The same, with the blocks of the nodes on the way, root first, into
+ * PATH (BTREE_MAX_DEPTH of them) and their number into *DEPTH (both NULL:
+ * btree_ro_lookup). */
+int btree_ro_lookup_path(struct block_manager *bm, uint64_t root, uint32_t leaf_vsize,
+			 uint64_t key, void *value, void *leaf, uint64_t *path, unsigned *depth);
 
 #endif

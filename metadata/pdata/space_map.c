@@ -162,6 +162,30 @@ static uint64_t bitmaps_for(uint64_t nr_blocks)
 	return (nr_blocks + SM_ENTRIES_PER_BITMAP - 1) / SM_ENTRIES_PER_BITMAP;
 }
 
+/* Nodes of a btree holding N entries at half fill: leaves of 16-byte
+ * values (169 a node at most), internal nodes of 8-byte ones (254). */
+static uint64_t index_nodes(uint64_t n)
+{
+	uint64_t nodes = 0, per = 169 / 2;
+
+	while (n > 1) {
+		n = (n + per - 1) / per;
+		nodes += n;
+		per = 254 / 2;
+	}
+	return nodes ? nodes : 1;
+}
+
+uint64_t sm_disk_grow_blocks(uint64_t old_nr, uint64_t new_nr, uint64_t *least)
+{
+	uint64_t a = bitmaps_for(old_nr), b = bitmaps_for(new_nr);
+	uint64_t bitmaps = b > a ? b - a : 0, na = index_nodes(a), nb = index_nodes(b);
+
+	if (least)
+		*least = bitmaps;
+	return bitmaps + (nb > na ? nb - na : 0);
+}
+
 static int alloc_bitmaps(struct space_map *sm, uint64_t n)
 {
 	struct sm_bitmap *nb = realloc(sm->bm_, (n ? n : 1) * sizeof(*nb));

@@ -87,6 +87,11 @@ int sm_dec(struct space_map *sm, uint64_t b) TP_MUST_CHECK;
 int sm_new_block(struct space_map *sm, uint64_t *b) TP_MUST_CHECK;
 /* Grow to NR_BLOCKS (shrinking: -EINVAL; metadata above 255 bitmaps: -ENOSPC). */
 int sm_extend(struct space_map *sm, uint64_t nr_blocks) TP_MUST_CHECK;
+/* What growing a disk (data) space map from OLD_NR to NEW_NR blocks costs
+ * in metadata blocks: the new bitmaps (*LEAST, what it takes at the very
+ * least) and, returned, those plus the index btree's new nodes at half
+ * fill (an upper estimate; the commit's shadow copies come and go). */
+uint64_t sm_disk_grow_blocks(uint64_t old_nr, uint64_t new_nr, uint64_t *least);
 
 /* Write the map. META is the metadata space map to allocate from (NULL
  * for SM_METADATA, which allocates from itself and must be committed

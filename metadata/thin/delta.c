@@ -21,8 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/le.h"
 #include "lib/base/log.h"
+#include "metadata/pdata/block_manager.h"
 #include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/btree_ro.h"
 #include "metadata/thin/thin_sb.h"
 
 struct frame {
@@ -416,4 +419,35 @@ int thin_mappings_io(struct io_engine *meta, unsigned flags, uint64_t dev,
 		     const struct thin_delta_visitor *v)
 {
 	return thin_delta_io(meta, flags & ~(unsigned)THIN_DELTA_SKIP_SHARED, 0, dev, dev, v, NULL);
+}
+
+int thin_lookup_io(struct io_engine *meta, unsigned flags, uint64_t dev, uint64_t vblock,
+		   uint64_t *dblock)
+{
+	struct block_manager *bm;
+	struct thin_sb sb;
+	unsigned char v[8];
+	uint64_t root;
+	int r;
+
+	if ((r = thin_sb_read(meta, 0, &sb)))
+		return r == -ENODATA ? -EUCLEAN : r;
+	if (flags & THIN_DELTA_METADATA_SNAP) {
+		if (!sb.held_root) {
+			log_error("%s: no metadata snapshot is held", meta->name);
+			return -EINVAL;
+		}
+		if ((r = thin_sb_read(meta, sb.held_root, &sb)))
+			return r == -ENODATA ? -EUCLEAN : r;
+	}
+	if ((r = bm_create(meta, 8, &bm)))
+		return r;
+	r = btree_ro_lookup(bm, sb.mapping_root, 8, dev, v, NULL);
+	root = le64_get(v);
+	if (!r)
+		r = btree_ro_lookup(bm, root, 8, vblock, v, NULL);
+	bm_destroy(bm);
+	if (!r)
+		*dblock = thin_bt_block(le64_get(v));
+	return r;
 }

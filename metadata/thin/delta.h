@@ -78,4 +78,12 @@ int thin_delta_io(struct io_engine *meta, unsigned flags, uint64_t metadata_snap
 int thin_mappings_io(struct io_engine *meta, unsigned flags, uint64_t dev,
 		     const struct thin_delta_visitor *v) TP_MUST_CHECK;
 
+/* The data block device DEV maps at VBLOCK in the committed metadata on
+ * META (with THIN_DELTA_METADATA_SNAP the held snapshot's): 0 and
+ * *DBLOCK; -ENODATA when DEV has no such mapping or there is no such
+ * device (nothing logged); -EUCLEAN (logged) for a damaged node on the
+ * way. Two lookups, each a path down its tree: no walk. */
+int thin_lookup_io(struct io_engine *meta, unsigned flags, uint64_t dev, uint64_t vblock,
+		   uint64_t *dblock) TP_MUST_CHECK;
+
 #endif

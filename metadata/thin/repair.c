@@ -364,8 +364,9 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out, const struct thi
 		ov->first_extra = in->size / BM_BLOCK_SIZE;
 		sb.details_root = make_details(ov, ids, nr_ids, 0, 0);
 		rep->details_rebuilt = 1;
-		log_warn("%s: no device details tree fits the mapping tree: made up for %zu devices "
-			 "(times after every mapping, so all data counts as shared)", in->name, nr_ids);
+		log_warn("%s: no device details tree fits the mapping tree: made up for %zu device%s "
+			 "(times after every mapping, so all data counts as shared)", in->name, nr_ids,
+			 tp_plural(nr_ids));
 	}
 	overlay_init(ov, in, &sb);
 	const struct thin_ir_visitor v = { &w, on_sb_begin, on_sb_end, on_dev_begin, on_dev_end,

@@ -280,8 +280,8 @@ int thin_repair_scan(struct io_engine *in, uint64_t *details_root, uint64_t *map
 		    (tc[j].age == tc[best_top].age && tc[j].n > tc[best_top].n))
 			best_top = (int)j;
 	if (best_top < 0) {
-		log_error("%s: no mapping tree was found (%zu details trees scanned); nothing to "
-			  "salvage", in->name, nd);
+		log_error("%s: no mapping tree was found (%zu details tree%s scanned); nothing to "
+			  "salvage", in->name, nd, tp_plural(nd));
 		r = -EUCLEAN;
 		goto out;
 	}
@@ -297,7 +297,8 @@ int thin_repair_scan(struct io_engine *in, uint64_t *details_root, uint64_t *map
 	}
 	*details_root = dc[best].root;
 	log_info("%s: using device details root %" PRIu64 " and mapping root %" PRIu64
-		 " (%zu devices)", in->name, *details_root, *mapping_root, dc[best].n);
+		 " (%zu device%s)", in->name, *details_root, *mapping_root, dc[best].n,
+		 tp_plural(dc[best].n));
 	r = 0;
 out:
 	free_cands(dc, nd);

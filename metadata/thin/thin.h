@@ -115,6 +115,12 @@ int thin_remap_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uin
  * maps nothing). */
 int thin_unmap_first(struct thin_md *md, uint64_t dev_id, uint64_t max, uint64_t *removed)
 	TP_MUST_CHECK;
+/* Does another device, or another mapping, see the data block DEV_ID maps
+ * at VBLOCK (its reference count above 1, or a node of the way there held
+ * by another tree too: a snapshot not yet written apart)? *SHARED 1 or 0,
+ * in the current transaction; -ENODATA if unmapped. */
+int thin_mapping_shared(struct thin_md *md, uint64_t dev_id, uint64_t vblock, int *shared)
+	TP_MUST_CHECK;
 /* -ENODATA if unmapped. TIME may be NULL. */
 int thin_lookup(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t *dblock,
 		uint32_t *time);

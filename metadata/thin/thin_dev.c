@@ -16,6 +16,8 @@
 
 #include "lib/base/log.h"
 #include "lib/base/le.h"
+#include "metadata/pdata/btree_node.h"
+#include "metadata/pdata/btree_ro.h"
 
 /* ---- the device table ---- */
 
@@ -400,6 +402,31 @@ int thin_unmap_first(struct thin_md *md, uint64_t dev_id, uint64_t max, uint64_t
 out:
 	free(c.keys);
 	return r;
+}
+
+int thin_mapping_shared(struct thin_md *md, uint64_t dev_id, uint64_t vblock, int *shared)
+{
+	uint64_t path[BTREE_MAX_DEPTH];
+	unsigned char v[8];
+	struct thin_dev *dev;
+	unsigned depth = 0;
+	uint32_t count;
+	int r;
+
+	if ((r = get_dev(md, dev_id, &dev)) ||
+	    (r = btree_ro_lookup_path(md->bm, dev->root, 8, vblock, v, NULL, path, &depth)))
+		return r;
+	if ((r = sm_get(md->dsm, thin_bt_block(le64_get(v)), &count)))
+		return r;
+	*shared = count > 1;
+	/* a node of the way another tree holds too (a snapshot's): every leaf
+	 * below it is the other tree's as well */
+	for (unsigned i = 0; !*shared && i < depth; i++) {
+		if ((r = sm_get(md->msm, path[i], &count)))
+			return r;
+		*shared = count > 1;
+	}
+	return 0;
 }
 
 int thin_lookup(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t *dblock,

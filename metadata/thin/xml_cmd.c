@@ -570,10 +570,11 @@ int thin_xml_restore_watched(int xml_fd, const char *name, struct io_engine *out
 	have = TP_MIN(out->size / THIN_METADATA_BLOCK_SIZE, THIN_METADATA_MAX_BLOCKS);
 	need = thin_xml_blocks_needed(&st, have);
 	if (need > have) {
-		log_error("%s: too small for this metadata: %llu devices and %llu mapped blocks "
+		log_error("%s: too small for this metadata: %llu device%s and %llu mapped block%s "
 			  "need %llu metadata blocks (%llu KiB), the area has %llu",
-			  out->name, (unsigned long long)st.nr_devices,
-			  (unsigned long long)st.mapped_blocks, (unsigned long long)need,
+			  out->name, (unsigned long long)st.nr_devices, tp_plural(st.nr_devices),
+			  (unsigned long long)st.mapped_blocks, tp_plural(st.mapped_blocks),
+			  (unsigned long long)need,
 			  (unsigned long long)need * 4, (unsigned long long)have);
 		r = -ENOSPC;
 		goto out;

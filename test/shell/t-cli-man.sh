@@ -1,6 +1,7 @@
 # One source of truth for the command line: every option a command's
 # --help lists is in its man page's OPTIONS, and every option there is in
-# --help; tptools(7) lists every command of tools/commands.def; and the
+# --help; -t, -y, -q, -v and -h mean one option in every command;
+# tptools(7) lists every command of tools/commands.def; and the
 # man pages' EXAMPLES run. All data-driven: --help output, the man
 # sources and commands.def are parsed, nothing is listed by hand.
 #
@@ -71,6 +72,16 @@ for c in cmds:
         bad.append(f"{c}: -{o} is in --help but not in {c}(8) OPTIONS")
     for o in sorted(ms - hs):
         bad.append(f"{c}: -{o} is in {c}(8) OPTIONS but not in --help")
+
+# A2. a short option that means one thing means it in every command that
+# has it (-t is --test, as in lvm(8); tvrollback's -t once meant --to)
+same = {"t": "test", "y": "yes", "q": "quiet", "v": "verbose", "h": "help"}
+for c in cmds:
+    out = subprocess.run([c, "--help"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        m = re.match(r"^  -(\w), --([\w-]+)", line)
+        if m and m.group(1) in same and m.group(2) != same[m.group(1)]:
+            bad.append(f"{c}: -{m.group(1)} is --{m.group(2)}, not --{same[m.group(1)]}")
 
 # B. tptools(7) lists every command
 listed = section(open(f"{top}/man/tptools.7").read(), "COMMANDS")

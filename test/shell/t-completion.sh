@@ -101,7 +101,7 @@ complete_words tvrollback beta/logs --to ""
 expect logs-mon
 complete_words tp vrollback beta/db --to db-t
 expect db-tue
-complete_words tvrollback beta/db-mon -t ""
+complete_words tvrollback beta/db-mon --to ""
 expect db db-tue
 complete_words tvrollback --to ""	# no volume named yet: nothing to offer
 expect ""

@@ -131,6 +131,36 @@ printf 'create {\n\tprofile = \n' >"$conf"
 usage_error tpconfig
 err_has "syntax error"
 err_has "line 3"
+# values tpcreate refuses are refused in the file (the same checks), and
+# a number the file's syntax cannot hold is said with its line and key
+for bad in 'chunk = "100k"' 'chunk = "2g"' 'chunk = "48k"' 'metadata_size = "1000k"' \
+	   'metadata_size = "100g"'; do
+	printf 'create {\n\tzero = "y"\n\t%s\n}\n' "$bad" >"$conf"
+	unchanged 3 tpconfig
+	err_has "tptools.conf:3: create/.* takes auto or a size tpcreate accepts (.* is not valid"
+	unchanged 3 tpcreate --test --data x.img --meta y.img q
+	err_has "tptools.conf:3: create/"
+done
+err_has "it must be from 2 MiB"
+printf 'create {\n\tzero = "y"\n\tchunk = "100k"\n}\n' >"$conf"
+usage_error tpconfig
+err_has "the nearest valid values are 64 KiB and 128 KiB"
+printf 'create {\n\tzero = "y"\n\twarn = 99999999999999999999\n}\n' >"$conf"
+usage_error tpconfig
+err_has "tptools.conf:3: create/warn takes a percentage 0..100 (0 = never), not \"99999999999999999999\""
+err_lacks "int token"
+printf 'global {\n\thost_id = -99999999999999999999\n}\n' >"$conf"
+usage_error tpstatus
+err_has "tptools.conf:2: global/host_id takes a whole number 1..2000, not -99999999999999999999"
+# a default the file gives that tpcreate cannot use here: the message
+# names the setting and the file, not only an option never given
+image cd.img 1G
+image cm.img 64M
+printf 'create {\n\tmetadata_size = "15g"\n}\n' >"$conf"
+unchanged 5 tpcreate --test --data cd.img --meta cm.img q
+err_has "Metadata device too small"
+err_has "\--metadata-size 15g was not given: it is create/metadata_size in $conf:2"
+rm -f cd.img cm.img
 printf 'create {\n\tprofile = "balanced"\n\0\n}\n' >"$conf"
 usage_error tpstatus
 err_has "NUL byte"

@@ -515,13 +515,15 @@ open(f, "wb").write(b"".join(out))' "$uuid" "$RAND" ;;
 }
 
 # ==== watching the files ====
-# Every image and host file (not the lock and run directories), with its
-# size and mtime. A damaged state is pinned to an old mtime and copied to
+# Every image and host file (not the lock and run directories, nor the
+# scrub records: tpcheck's report of the legs it compared, tp-metadata(5)),
+# with its size and mtime. A damaged state is pinned to an old mtime and copied to
 # dmg/ with its times, so a write shows as a new mtime and a restore from
 # dmg/ gives the pinned listing again. (Helpers here run as few programs
 # as they can: a cell is a few milliseconds of bash.)
 snap() {
-	find $ALL_IMAGES etc \( -path etc/lock -o -path etc/run \) -prune -o -type f \
+	find $ALL_IMAGES etc \( -path etc/lock -o -path etc/run -o -path etc/scrub \) -prune \
+		-o -type f \
 		-printf '%p %s %T@\n' 2>/dev/null
 }
 # moved LISTING: the files whose line in LISTING (a snap) differs from the
@@ -576,7 +578,8 @@ from_template() {
 declare -A PIN=()
 snapshot_dmg() {
 	local f rest
-	find $ALL_IMAGES etc \( -path etc/lock -o -path etc/run \) -prune -o -type f \
+	find $ALL_IMAGES etc \( -path etc/lock -o -path etc/run -o -path etc/scrub \) -prune \
+		-o -type f \
 		-exec touch -h -d @86400 {} + 2>/dev/null
 	PINNED=$(snap)
 	PIN=()

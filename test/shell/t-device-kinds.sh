@@ -49,6 +49,10 @@ kinds() {
 		"tpextend --metadata-size auto --devices vault-data.img,$path vault"
 		"tvcreate --devices vault-data.img,$path -V 1G -n x vault"
 		"tpremove -y --devices $path,vault-meta.img vault"
+		"tpextend --data $path vault"
+		"tpextend --test --data $path vault"
+		"tpchange --meta-mirror $path vault"
+		"tpchange --meta-replace $path vault"
 	)
 	for cmd in "${cmds[@]}"; do
 		# shellcheck disable=SC2086

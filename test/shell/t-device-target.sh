@@ -40,7 +40,7 @@ ok tpcheck p
 # tpcheck --metadata on a pool device: the pool's active area, said so
 ok tpcheck --metadata p-meta.img
 out_has "clean"
-out_has "1 thin devices"
+out_has "1 thin device, "
 err_has "metadata device of pool p"
 ok tpcheck --metadata p-data.img
 out_has "clean"

@@ -12,6 +12,7 @@ load_area p area.bin
 expect_rc 1 tpcheck p
 out_has "needs_check"
 out_has "tprepair p"
+out_has "p: non-fatal damage (1 problem):"	# one flag: one problem, not "1 problems"
 unchanged 5 tvcreate -V 8M -n w p
 err_has "needs_check"
 err_has "tprepair p"

@@ -1,7 +1,8 @@
 # --max-overprovision: a pool's limit on the sum of its volumes' virtual
 # sizes (snapshots and unfinished receives included), kept in the VG;
 # tvcreate, tvsnap, tvresize, tvrollback and tprecv refuse what would pass
-# it (exit 5, the figures named, every image unchanged); tpstatus shows
+# it, tpreduce a smaller data area under it (exit 5, the figures named,
+# every image unchanged); tpstatus shows
 # the ratio and the limit; old VGs (none recorded) are unlimited.
 DATA_SIZE=128M
 # a data area of 127 MiB (1 MiB of label and VG area before it)
@@ -81,4 +82,21 @@ ok tpsend -o huge.stream plain/huge-ro
 ok tpchange --max-overprovision 1 op
 unchanged 5 tprecv -i huge.stream op
 err_has "requested +10 GiB"
+
+# tpreduce shrinks the data size: refused (also --test) when the volumes'
+# virtual sizes would then be above the limit, naming it and the ways out;
+# taken when they fit
+DATA_SIZE=128M new_pool rd --chunk 64k --max-overprovision 1
+image rd-data2.img 64M
+ok tpextend --data rd-data2.img rd
+ok tvcreate -V 150M -n a rd
+unchanged 5 tpreduce --test --data rd-data2.img rd
+err_has "taking rd-data2.img away shrinks its data size to 127 MiB, and the volumes' virtual sizes of 150 MiB would be above its over-provisioning limit of 127 MiB (1.0 x that data size)"
+err_has "tpchange --max-overprovision RATIO rd"
+err_has "tpextend --data DEV rd"
+unchanged 5 tpreduce --data rd-data2.img rd
+ok tpchange --max-overprovision 1.25 rd
+ok tpreduce --data rd-data2.img rd
+[ "$(pool_bytes rd pool_size)" = $((127 << 20)) ] || fail "tpreduce under a raised limit"
+ok tpcheck rd
 exit 0

@@ -62,6 +62,19 @@ before=$(sums bad-d.img bad-m.img)
 usage_error tpcreate --data bad-d.img --meta bad-m.img --profile fast bad
 err_has "--profile takes balanced, throughput or snapshots, not 'fast'"
 [ "$(sums bad-d.img bad-m.img)" = "$before" ] || fail "a refused --profile changed a device"
+# devices named twice: the message names the options the user gave
+image bad-m2.img 16M
+unchanged 3 tpcreate --data bad-d.img --meta bad-m.img,bad-m.img bad
+err_has "\--meta bad-m.img,bad-m.img: the mirror's two metadata devices share their storage: the same path twice"
+err_lacks "\--data"
+ln -s bad-m.img bad-link
+unchanged 3 tpcreate --data bad-d.img --meta bad-m.img,bad-link bad
+err_has "\--meta bad-m.img,bad-link: the mirror's two metadata devices share their storage: they are the same file"
+unchanged 3 tpcreate --data bad-d.img --meta bad-m.img,bad-d.img bad
+err_has "\--data bad-d.img and the mirror's second metadata device (--meta bad-m.img,bad-d.img) share their storage"
+unchanged 3 tpcreate --data bad-m.img --meta bad-m.img,bad-m2.img bad
+err_has "\--data bad-m.img and --meta bad-m.img share their storage: the same path twice"
+rm -f bad-link
 
 # explicit zeroing and when-full; no topology at all
 unset TPTOOLS_TOPOLOGY

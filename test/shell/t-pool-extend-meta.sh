@@ -65,3 +65,34 @@ ok tpextend --metadata-size auto swapped
 [ "$(swapped_layout)" = "33554432 35651584 69206016" ] || fail "layout after the swap: $(swapped_layout)"
 ok tpcheck swapped
 thin_check_pool swapped
+
+# the data space map of a growth lives in the metadata area: a device
+# whose map does not fit in what is free is refused (also --test),
+# naming tpextend --metadata-size; one that leaves the area smaller than
+# what the data size wants, or above the warn threshold, is added with a
+# warning that says so (large sparse files, not *.img: `unchanged` reads
+# every *.img)
+image sm-data.img 1G
+image sm-meta.img 1G
+ok tpcreate --data sm-data.img --meta sm-meta.img --chunk 64k --metadata-size 2M sm
+truncate -s 2T big2t.raw
+unchanged 5 tpextend --test --data big2t.raw sm
+err_has "adding big2t.raw would grow the data area to 2.00 TiB, whose space map in the thin metadata needs at least 2056 more blocks"
+err_has "tpextend --metadata-size SIZE sm"
+unchanged 5 tpextend --data big2t.raw sm
+truncate -s 300G big300.raw
+ok tpextend --data big300.raw sm
+err_has "after adding big300.raw its thin metadata area (2 MiB, about 6[0-9]% full at once) is smaller than what 301.00 GiB of data in 64 KiB chunks wants"
+[ "$(tpstatus --noheadings -o pool_meta_percent sm | tr -d ' ' | cut -d. -f1)" -ge 58 ] ||
+	fail "the metadata the warning foresaw: $(tpstatus -o pool_meta_percent sm)"
+ok tpchange --warn 50 sm
+truncate -s 301G big300.raw
+ok tpextend sm
+err_has "after growing the data area its thin metadata will be about 6[0-9]% full (.* of 2 MiB) before any more data is written, at or above its warn threshold of 50%"
+# grown as the warning says: the next device is added without a word
+ok tpextend --metadata-size 400M sm
+truncate -s 90G big90.raw
+ok tpextend --data big90.raw sm
+err_lacks "warning"
+ok tpcheck sm
+rm -f big2t.raw big300.raw big90.raw

@@ -46,6 +46,39 @@ unchanged 3 tpchange --autoextend-device mp-data.img mp
 err_has "one of its devices already"
 unchanged 3 tpchange --autoextend-device nothere.img mp
 unchanged 3 tpchange --autoextend-device "" mp
+# what tpextend --data would refuse: missing (also as an absolute path), no
+# block device or image file (exit 3); another pool's device, a file
+# system (refused, 5); tpcreate the same, and its own devices (3)
+unchanged 3 tpchange --autoextend-device "$PWD/nothere.img" mp
+err_has "takes an existing block device or image file"
+mkdir adir
+unchanged 3 tpchange --autoextend-device adir mp
+err_has "this is a directory"
+unchanged 3 tpchange --autoextend-device /dev/zero mp
+err_has "this is a character device"
+DATA_SIZE=64M META_SIZE=16M new_pool other
+unchanged 5 tpchange --autoextend-device other-data.img mp
+err_has "other-data.img belongs to pool other (its data device 1: its VG names it)"
+image fs.img 16M
+mkfs.ext4 -q -F fs.img || fail "mkfs.ext4 fs.img"
+unchanged 5 tpchange --autoextend-device fs.img mp
+err_has "carries ext4 filesystem"
+err_has "wipefs -a"
+image y-data.img 128M
+image y-meta.img 16M
+unchanged 5 tpcreate --data y-data.img --meta y-meta.img --autoextend-device other-meta.img y
+err_has "other-meta.img belongs to pool other (its metadata device: its VG names it)"
+unchanged 3 tpcreate --data y-data.img --meta y-meta.img --autoextend-device y-meta.img y
+err_has "is one of the pool's own devices"
+unchanged 3 tpcreate --data y-data.img --meta y-meta.img --autoextend-device adir y
+ok tpcreate --data y-data.img --meta y-meta.img --autoextend-device spare.img y
+ok tpchange y
+out_has "then onto $PWD/spare.img"
+# the device the VG names already is not looked at again: once added (as
+# tpmonitor does), it is the pool's, and other settings still change
+ok tpextend --data spare.img y
+ok tpchange --warn 75 y
+out_has "warn at 75%"
 
 # refusals: usage errors, nothing written
 for bad in "--warn 101" "--warn -1" "--warn x" "--autoextend-threshold 49" \

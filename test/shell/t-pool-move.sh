@@ -123,3 +123,24 @@ cmp -s -n 512 <(dd if=d2.img bs=512 skip=1 count=1 status=none) /dev/zero ||
 check_all "after tpreduce"
 ok tvcreate -V 1M -n one-more p
 ok tpcheck p
+
+# one of everything: the messages count it in the singular ("in 1 step",
+# never "1 steps")
+image o1.img 16M
+image o2.img 16M
+image om.img 16M
+ok tpcreate --data o1.img --meta om.img --chunk 64K one
+ok tpextend --data o2.img one
+ok tvcreate -V 64K -n v one
+first=$(tpstatus --noheadings --devices-report --units b one | awk '$2 == "data" && $3 == 2 { print $6 }')
+[ -n "$first" ] || fail "no range for the second device of pool one"
+map_ranges one "0:0:$first:1"	# volume v's one chunk, on the second device
+unchanged 5 tpreduce --data o2.img one
+err_has "1 of the [0-9]* chunks of o2.img is in use; it can be taken away only when it holds none: move it"
+ok tpmove --test --from o2.img one
+out_has "1 chunk in use (64 KiB, 1 mapping); [0-9]* chunks free on the other devices (.*): it can move"
+ok tpmove --from o2.img one
+out_has "moved 1 chunk (64 KiB, 1 mapping) off o2.img in 1 step;"
+ok tpcheck one
+out_has "one: transaction [0-9]*, 1 thin device, 1 mapping; metadata"
+ok tpreduce --data o2.img one

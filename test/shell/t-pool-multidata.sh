@@ -219,6 +219,61 @@ for f in d1.img d2.img d3.img d4.img m.img; do
 		fail "tpremove left the label of $f"
 done
 
+# pool_data_offset is the first device's; chunk n of another device lies
+# at its DataStart + (n - FirstChunk) x chunk (tpstatus(8)): three devices
+# whose data areas start at different offsets (their own stripes), a
+# chunk on each written where the page says, read back through a volume
+image off1.img 32M
+image off2.img 32M
+image off3.img 32M
+image offm.img 16M
+ok tpcreate --data off1.img --meta offm.img --chunk 64k offs
+TPTOOLS_TOPOLOGY=min_io=65536,opt_io=196608,align=0 ok tpextend --data off2.img offs
+TPTOOLS_TOPOLOGY=min_io=65536,opt_io=3145728,align=0 ok tpextend --data off3.img offs
+ok tpstatus --noheadings --devices-report --units b offs
+awk '$2 == "data" { sub(/b$/, "", $5); print $3, $5, $6, $7, $10 }' out >ranges
+[ "$(wc -l <ranges)" = 3 ] || fail "three data devices expected: $(cat out)"
+[ "$(awk '{ print $2 }' ranges | sort -u | wc -l)" = 3 ] ||
+	fail "the test wants three different data offsets: $(cat ranges)"
+[ "$(pool_bytes offs pool_data_offset)" = "$(awk '$1 == 1 { print $2 }' ranges)" ] ||
+	fail "pool_data_offset $(pool_bytes offs pool_data_offset) is not the first device's: $(cat ranges)"
+ok tpstatus -o help
+cat out err | grep -q "pool_data_offset .*first data device" ||
+	fail "tpstatus -o help: pool_data_offset is not said to be the first device's"
+ok tvcreate -V 192K -n v offs
+spec=
+: >v.want
+while read -r place start first count path; do
+	n=$((first + count / 2))	# a chunk inside the device's range
+	head -c 65536 /dev/urandom >piece
+	dd if=piece of="$path" bs=65536 seek=$(((start + (n - first) * 65536) / 65536)) \
+		conv=notrunc status=none
+	cat piece >>v.want
+	spec="$spec 0:$((place - 1)):$n:1"
+done <ranges
+# every start above is a multiple of 64 KiB, so seek= in chunks is exact
+awk '{ if ($2 % 65536) exit 1 }' ranges || fail "a data offset not a multiple of 64 KiB"
+# shellcheck disable=SC2086
+map_ranges offs $spec
+tpsend --format raw offs/v | cmp - v.want ||
+	fail "chunk n of a device does not lie at its DataStart + (n - FirstChunk) x chunk"
+ok tpcheck offs
+
+# the most data devices: the ninth refused, the advice naming the one
+# device that can grow (the last) and the way to make room
+DATA_SIZE=16M META_SIZE=16M new_pool eight --chunk 64k
+for i in 2 3 4 5 6 7 8; do
+	image "eight-d$i.img" 16M
+	ok tpextend --data "eight-d$i.img" eight
+done
+image eight-d9.img 16M
+unchanged 5 tpextend --data eight-d9.img eight
+err_has "pool eight has 8 data devices, the most a pool can have. Only its last data device ($PWD/eight-d8.img) can grow"
+err_has "run 'tpextend eight'"
+err_has "tpmove --from DEV eight"
+err_lacks "grow one of them"
+ok tpremove -y eight
+
 # loop devices: found by their labels after the devices file is lost
 loop_images l1 ld1.img 40M l2 ld2.img 24M lm lm.img 16M
 ok tpcreate --data "$l1" --meta "$lm" --chunk 64K lp

@@ -125,3 +125,69 @@ assert d["result"] == "error" and d["exit_code"] == 3, d' || fail "tpcheck --jso
 ok tpstatus -S help
 grep -q "pool_data_percent" err || fail "-S help lists no fields"
 [ ! -s out ] || fail "-S help printed a report"
+
+# -O sorts numbers as numbers: percentages (libdevmapper 1.02.185 compares
+# their sort values as strings: 9.09 89.89 34.34 59.59), the over-provision
+# ratio and the sizes shown as text (pool_autoextend_max), as lvs does
+DATA_SIZE=64M new_pool pc --chunk 64k
+for m in 9 89 34 59; do
+	ok tvcreate -V $((99 * 64))K -n m$m pc
+	write_chunks pc m$m 0 $m
+done
+ok tpstatus --noheadings -o vol_mapped_percent -O vol_mapped_percent pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "9.09,34.34,59.59,89.89," ] || fail "sort by percent: $(cat out)"
+ok tpstatus --noheadings -o vol_name -O -mapped_percent pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "m89,m59,m34,m9," ] || fail "sort by -percent: $(cat out)"
+ok tpstatus --noheadings -o pool_name,pool_data_percent -O pool_data_percent a b pc
+[ "$(awk '{ print $1 }' out | tr '\n' ,)" = "a,b,pc," ] || fail "sort by pool percent: $(cat out)"
+ok tvcreate -V 36G -n big b	# b: 39G over 4G (9.75), pc 12G over 64M (~197)
+ok tvcreate -V 12G -n big pc
+ok tpstatus --noheadings -o pool_name -O -pool_overprovision a b pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "pc,b,a," ] || fail "sort by over-provision: $(cat out)"
+ok tpchange --autoextend-max 512M a
+ok tpchange --autoextend-max 2G b
+ok tpstatus --noheadings -o pool_name,pool_autoextend_max -O pool_autoextend_max a b pc
+[ "$(awk '{ print $1 }' out | tr '\n' ,)" = "a,b,pc," ] || fail "sort by a size as text (none last): $(cat out)"
+ok tvremove pc/big b/big
+# keys of both tables: each sorts its own
+ok tpstatus --noheadings -o vol_name -O -pool_meta_percent,vol_name a b pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "m34,m59,m89,m9,s1,v1,v2,w," ] || fail "sort by name: $(cat out)"
+usage_error tpstatus -O vol_nope
+err_has "bad sort key 'vol_nope'"
+usage_error tpstatus -O pool_nope -o vol_name
+err_has "bad sort key 'pool_nope': no pool field"
+
+# a reader never waits silently nor for ever on a writer's lock: a raw
+# import from a stalled pipe holds pool pc; tpstatus says after a second
+# who holds it (pid and command line), and gives up at its bound (30 s,
+# TP_TEST_LOCK_WAIT_MS here) naming the holder, exit 5, nothing read
+mkfifo stall
+tprecv --format raw -V 1M -n stalled pc <stall >recv.out 2>&1 &
+rpid=$!
+exec 9>stall
+held() {
+	local f=$TPTOOLS_DIR/lock/pc.lock
+	[ -e "$f" ] && grep -q "FLOCK .*WRITE $rpid .*:$(stat -c %i "$f") " /proc/locks
+}
+wait_until "$rpid" held || fail "the import never took the pool lock"
+TP_TEST_LOCK_WAIT_MS=2500 expect_rc 5 tpstatus -o pool_name pc
+err_has "pool pc: waiting for its lock, held by process $rpid (tprecv --format raw -V 1M -n stalled pc)"
+err_has "pool pc: its lock is still held by process $rpid (tprecv --format raw -V 1M -n stalled pc) after [0-9]* s; nothing was read"
+out_lacks "pc"
+# the other pools are still reported
+TP_TEST_LOCK_WAIT_MS=1500 expect_rc 5 tpstatus -o pool_name a b pc
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "Pool,a,b," ] || fail "the other pools: $(cat out)"
+TP_TEST_LOCK_WAIT_MS=1500 expect_rc 5 tpcheck pc
+err_has "held by process $rpid"
+# a writer waits as long as it takes, but says so too
+tvcreate -V 1M -n queued pc >tv.out 2>tv.err 9>&- &
+tpid=$!
+wait_until "$tpid" grep -q "waiting for its lock, held by process $rpid" tv.err ||
+	{ cat tv.err >&2; fail "the waiting tvcreate said nothing"; }
+exec 9>&-
+wait "$rpid" || true
+trc=0
+wait "$tpid" || trc=$?
+[ "$trc" = 0 ] || { cat tv.err >&2; fail "tvcreate after the import: exit $trc"; }
+ok tpstatus -o pool_name pc
+ok tpcheck pc

@@ -38,7 +38,19 @@ for cmd in "tvcreate -V 64M -n w p" "tvsnap -n t p/v" "tvremove -y p/s" "tvresiz
 	unchanged 5 $cmd
 	err_has 'belongs to the host whose system id is "hostA"'
 	err_has "tpchange --systemid hostB p"
+	# no raw strerror after it ("Object is remote")
+	err_lacks "remote"
 done
+# the readers are told to run on the owner
+for cmd in "tpcheck p" "tpsend p/v" "tpdiff p/v p/s" "tpdump p"; do
+	# shellcheck disable=SC2086
+	unchanged 5 $cmd
+	err_has "nothing was read beyond its labels and VG, nothing changed. Run the command on that host"
+	[ "$(grep -c 'error:' err)" = 1 ] || { cat err >&2; fail "'$cmd': more than the owner's message"; }
+done
+expect_rc 5 tpcheck --json p
+python3 -c 'import json,sys; d=json.load(open("out")); sys.exit(not (d["exit_code"] == 5 and len(d["messages"]) == 1 and "hostA" in d["messages"][0]))' ||
+	fail "tpcheck --json of a foreign pool: $(cat out)"
 unchanged 5 tprecv p <blob
 # listed, marked
 ok tpstatus

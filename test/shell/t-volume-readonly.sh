@@ -53,7 +53,7 @@ ok tvchange --readonly n -a n ro/a
 out_has "Volume ro/a: activate n."
 out_has "Volume ro/a: read-only n."
 ok tvresize -y --force -V 4M ro/a
-out_has "unmapped"
+out_has "beyond the new end dropped"
 ok tvchange ro/s1
 out_has "read-only y."
 

@@ -76,6 +76,8 @@ thin_check_pool rb
 # refusals: exit codes as documented, nothing changed
 unchanged 3 tvrollback rb/a
 err_has "--to SNAP is required"
+# -t is --test wherever a command has one: not --to (tvrollback has none)
+unchanged 3 tvrollback -t s1 rb/a
 unchanged 3 tvrollback rb --to s1
 unchanged 3 tvrollback rb/a --to a
 unchanged 3 tvrollback rb/a --to z

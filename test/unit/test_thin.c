@@ -5,6 +5,7 @@
 #include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
+#include "metadata/thin/delta.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_builder.h"
@@ -769,7 +770,54 @@ static void test_remap(void)
 	io_destroy(io);
 }
 
+/* thin_mapping_shared: a snapshot sharing the leaf (counts 1), then
+ * written apart; thin_lookup_io finds the committed mapping, and the held
+ * snapshot's. */
+static void test_shared_lookup(void)
+{
+	struct io_engine *io;
+	struct thin_md *md;
+	uint64_t db, got;
+	int shared;
+
+	CU_ASSERT_FATAL(io_mem_create(4 << 20, "shared", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 100, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 1) == 0);
+	for (uint64_t v = 0; v < 5; v++) {
+		CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+		CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 1, v, db) == 0);
+	}
+	CU_ASSERT(thin_mapping_shared(md, 1, 2, &shared) == 0 && !shared);
+	CU_ASSERT_EQUAL(thin_mapping_shared(md, 1, 9, &shared), -ENODATA);
+	CU_ASSERT_EQUAL(thin_mapping_shared(md, 7, 0, &shared), -ENODATA);
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	CU_ASSERT(thin_lookup_io(io, 0, 1, 2, &got) == 0 && got == 2);
+	CU_ASSERT_EQUAL(thin_lookup_io(io, 0, 1, 9, &got), -ENODATA);
+	CU_ASSERT_EQUAL(thin_lookup_io(io, 0, 7, 0, &got), -ENODATA);
+	CU_ASSERT_FATAL(thin_create_snap(md, 2, 1) == 0);
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	/* one leaf for both trees, each data block counted once */
+	CU_ASSERT(thin_mapping_shared(md, 1, 2, &shared) == 0 && shared);
+	CU_ASSERT(thin_mapping_shared(md, 2, 2, &shared) == 0 && shared);
+	/* the origin written apart at block 2: its own leaf, every block of
+	 * the old leaf now counted twice but block 2 */
+	CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+	CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 1, 2, db) == 0);
+	CU_ASSERT(thin_mapping_shared(md, 1, 2, &shared) == 0 && !shared);
+	CU_ASSERT(thin_mapping_shared(md, 2, 2, &shared) == 0 && !shared);
+	CU_ASSERT(thin_mapping_shared(md, 1, 3, &shared) == 0 && shared);
+	CU_ASSERT_FATAL(thin_reserve_metadata_snap(md) == 0);
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	CU_ASSERT(thin_lookup_io(io, 0, 1, 2, &got) == 0 && got == db);
+	CU_ASSERT(thin_lookup_io(io, THIN_DELTA_METADATA_SNAP, 1, 2, &got) == 0 && got == db);
+	CU_ASSERT(thin_lookup_io(io, 0, 2, 2, &got) == 0 && got == 2);
+	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+	thin_close(md);
+	io_destroy(io);
+}
+
 TP_TEST_SUITE(thin, NULL, NULL,
+	      { "shared_lookup", test_shared_lookup },
 	      { "remap", test_remap },
 	      { "walk_batches", test_walk_batches },
 	      { "enospc", test_enospc },

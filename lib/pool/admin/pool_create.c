@@ -1,5 +1,6 @@
 /* pool_create.c - tpcreate's engine: check the devices, decide the
  * geometry (policy.h), write thin metadata, VG metadata and labels. */
+#include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
 
 #include "lib/base/critical.h"
@@ -181,19 +182,54 @@ static int check_signatures(const struct pool_create_params *p, struct pool_crea
 	return 0;
 }
 
-/* Data and metadata must not share storage (lib/dev/stack.h): the same
+/* The pool's devices must not share storage (lib/dev/stack.h): the same
  * file or device under two names, a loop device over the other, a device
- * built on the other. -EINVAL (bad input), logged naming both. */
-static int separate_storage(const char *data, const char *meta)
+ * built on the other: data and metadata (LEG 0), data and the mirror's
+ * second metadata device (LEG 1), the mirror's two metadata devices (LEG
+ * 2). -EINVAL (bad input), logged naming the options and the paths as
+ * given. */
+static int separate_storage(const struct pool_create_params *p, int leg)
 {
+	const char *a = leg == 2 ? p->meta_path : p->data_path;
+	const char *b = leg ? p->meta1_path : p->meta_path;
 	char why[512];
-	int r = tp_dev_same_storage(data, meta, why, sizeof(why));
+	int r = tp_dev_same_storage(a, b, why, sizeof(why));
 
 	if (r <= 0)
 		return r == -ENOENT ? 0 : r;	/* a missing device: device_size says so */
-	log_error("--data %s and --meta %s share their storage: %s. A pool needs two separate "
-		  "devices: name another device for --data or --meta", data, meta, why);
+	if (!strcmp(a, b))
+		snprintf(why, sizeof(why), "the same path twice");
+	if (leg == 2)
+		log_error("--meta %s,%s: the mirror's two metadata devices share their storage: "
+			  "%s. Each leg needs a device of its own: name another device for the "
+			  "second", a, b, why);
+	else if (leg == 1)
+		log_error("--data %s and the mirror's second metadata device (--meta %s,%s) share "
+			  "their storage: %s. A pool needs separate devices: name another device "
+			  "for --data or for the second leg", a, p->meta_path, b, why);
+	else
+		log_error("--data %s and --meta %s share their storage: %s. A pool needs two "
+			  "separate devices: name another device for --data or --meta", a, b, why);
 	return -EINVAL;
+}
+
+/* --autoextend-device: none of the new pool's devices, and one tpextend
+ * --data would take (pool_device_unused). */
+static int check_autoextend_device(const struct pool_create_params *p)
+{
+	const char *dev = p->monitor ? p->monitor->autoextend_device : "";
+	const char *own[] = { p->data_path, p->meta_path, p->meta1_path };
+
+	if (!dev[0])
+		return 0;
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(own); i++)
+		if (own[i] && pool_same_device(own[i], dev)) {
+			log_error("pool %s: --autoextend-device %s is one of the pool's own devices; "
+				  "it names a device to add later", p->name, dev);
+			return -EINVAL;
+		}
+	return pool_device_unused(p->name, NULL, NULL, dev,
+				  "tpmonitor's autoextension (--autoextend-device)");
 }
 
 int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
@@ -214,9 +250,9 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 		log_error("pool %s: --max-overprovision is out of range", p->name);
 		return -EINVAL;
 	}
-	if ((r = separate_storage(p->data_path, p->meta_path)) ||
-	    (p->meta1_path && ((r = separate_storage(p->data_path, p->meta1_path)) ||
-			       (r = separate_storage(p->meta_path, p->meta1_path)))))
+	/* the mirror's legs first: data named twice in --meta is their fault */
+	if ((p->meta1_path && (r = separate_storage(p, 2))) || (r = separate_storage(p, 0)) ||
+	    (p->meta1_path && (r = separate_storage(p, 1))))
 		return r;
 	r = pool_devices_lookup_pool(p->name, &e, 1);
 	if (r > 0) {
@@ -227,7 +263,7 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	if ((r = device_size("data", p->data_path, &plan->data_dev_size)) ||
 	    (r = device_size("metadata", p->meta_path, &plan->meta_dev_size)))
 		return r;
-	if ((r = check_signatures(p, plan, 0)))
+	if ((r = check_signatures(p, plan, 0)) || (r = check_autoextend_device(p)))
 		return r;
 	r = tp_topology_get(p->data_path, &plan->topo);
 	if (r)

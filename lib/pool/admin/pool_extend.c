@@ -289,6 +289,12 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 		}
 		g.meta_blocks = TP_MIN(res->new_meta_size / TP_META_BLOCK, THIN_METADATA_MAX_BLOCKS);
 	}
+	/* the data space map's growth in the (new) metadata area */
+	if (g.data_blocks && (r = pool_meta_check_growth(p, g.data_blocks, g.meta_blocks,
+							  "growing the data area"))) {
+		vg_free(next);
+		return r;
+	}
 	r = pool_change(p, next, pool_grow_thin, &g);
 	if (r) {
 		/* the VG was put back: so are the labels and the window */

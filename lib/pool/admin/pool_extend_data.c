@@ -17,6 +17,7 @@
  * in the labels behind it brought in step (a label whose place lags is
  * still matched by its device uuid, metadata/vg/vg_io.c). */
 #include "lib/pool/pool.h"
+#include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/host/host.h"
 #include "lib/pool/policy.h"
@@ -32,6 +33,7 @@
 #include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,39 +70,48 @@ static int is_member(const struct pool *p, const char *path)
 	return 0;
 }
 
-/* PATH carries a signature: refuse, unless it is only a label of this
- * pool that no VG lists (an orphan: an earlier tpextend --data cut short,
- * or a device a cut tpreduce --data took away). Another pool's label is
- * refused with what it is (pool_label_owner: a member, an orphan, the
- * label of a pool that is gone) and the command that frees it. */
-static int check_signatures(const struct pool *p, const char *path)
+int pool_device_unused(const char *pool, const char *own_uuid, const struct vg *own_vg,
+		       const char *path, const char *who)
 {
 	struct tp_probe_result res;
 	struct pool_label_owner o;
 	struct vg_label l;
-	char one[160];
+	char one[160], deed[96];
 	int r = pool_read_label(path, &l);
 
-	if (!r && !strcmp(l.pool_uuid, pool_vg(p)->uuid) && !vg_lists_device(pool_vg(p), l.pv_uuid))
+	if (!r && own_uuid && own_vg && !strcmp(l.pool_uuid, own_uuid) &&
+	    !vg_lists_device(own_vg, l.pv_uuid))
 		return 0;	/* our own orphan: taken again */
+	if (r == -ENOTBLK)
+		return r;	/* no device (a FIFO, a directory): said, the caller's input */
 	if (r != -ENOENT) {
+		/* another pool's label (a member, an orphan, a pool that is
+		 * gone) or a damaged one: refused with what frees it */
 		if ((r = pool_label_owner(path, &o)))
 			return r;
-		pool_label_refusal(path, &o, "tpextend will not take it", 0);
+		snprintf(deed, sizeof(deed), "%s will not take it", who);
+		pool_label_refusal(path, &o, deed, 0);
 		return -EBUSY;
 	}
 	if ((r = tp_dev_probe(path, NULL, &res)) < 0) {
-		log_error("pool %s: cannot probe %s: %s", pool_name(p), path, strerror(-r));
+		log_error("pool %s: cannot probe %s: %s", pool, path, strerror(-r));
 		return r;
 	}
 	if (res.count) {
 		tp_signature_describe(&res.sig[0], one, sizeof(one));
-		log_error("pool %s: %s carries %s; tpextend will not overwrite it. Wipe it "
-			  "('wipefs -a %s') if its contents are no longer needed", pool_name(p),
-			  path, one, path);
+		log_error("pool %s: %s carries %s; %s will not overwrite it. Wipe it ('wipefs -a "
+			  "%s') if its contents are no longer needed", pool, path, one, who, path);
 		return -EBUSY;
 	}
 	return 0;
+}
+
+/* PATH carries a signature: refuse, unless it is only a label of this
+ * pool that no VG lists (an orphan: an earlier tpextend --data cut
+ * short, or a device a cut tpreduce --data took away). */
+static int check_signatures(const struct pool *p, const char *path)
+{
+	return pool_device_unused(pool_name(p), pool_vg(p)->uuid, pool_vg(p), path, "tpextend");
 }
 
 /* RES: every decision for the new device of DEV_SIZE bytes at PATH. */
@@ -188,8 +199,17 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 
 	memset(res, 0, sizeof(*res));
 	if (vg_nr_data(pool_vg(p)) >= POOL_DATA_DEVICES_MAX) {
-		log_error("pool %s has %u data devices, the most a pool can have; grow one of "
-			  "them instead", pool_name(p), POOL_DATA_DEVICES_MAX);
+		unsigned last = vg_nr_data(pool_vg(p)) - 1;
+
+		/* only the last one grows: the others' ranges are fixed in the
+		 * chunk numbering */
+		log_error("pool %s has %u data devices, the most a pool can have. Only its last "
+			  "data device (%s) can grow: enlarge it (a larger LV or partition, a "
+			  "longer image file) and run 'tpextend %s'; or move the chunks off a "
+			  "small device ('tpmove --from DEV %s') and take it away ('tpreduce "
+			  "--data DEV %s') to make room for a larger one", pool_name(p),
+			  POOL_DATA_DEVICES_MAX, pool_data_dev_path(p, last), pool_name(p),
+			  pool_name(p), pool_name(p));
 		return -ENOSPC;
 	}
 	if (!(path = realpath(x->path, NULL))) {
@@ -213,6 +233,13 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 	}
 	if ((r = decide(p, x, io->size, res)))
 		goto out;
+	{	/* the data space map's growth in the metadata area (also --test) */
+		char what[PATH_MAX + 16];
+
+		snprintf(what, sizeof(what), "adding %s", x->path);
+		if ((r = pool_meta_check_growth(p, (res->new_data_size / res->chunk), 0, what)))
+			goto out;
+	}
 	if (!res->fits && !x->force) {
 		log_error("pool %s: %s: %s; add --force to take it anyway ('tpextend --data %s "
 			  "--explain %s' says more)", pool_name(p), x->path, res->stripe_reason,
@@ -486,7 +513,7 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	const struct vg *vg = pool_vg(p);
 	unsigned n = vg_nr_data(vg), last = n - 1, i, from;
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
-	char uuid[VG_UUID_LEN + 1], *real;
+	char uuid[VG_UUID_LEN + 1], *real, what[PATH_MAX + 32];
 	struct io_engine *io;
 	struct vg *next;
 	int r, e;
@@ -519,13 +546,18 @@ int pool_reduce_data(struct pool *p, const char *path, int test,
 	    (r = pool_data_in_use(p, res->first_chunk, res->chunks, &res->used)))
 		return r;
 	if (res->used) {
-		log_error("pool %s: %llu of the %llu chunks of %s are in use; it can be taken "
-			  "away only when it holds none: move them to the other data devices "
+		log_error("pool %s: %llu of the %llu chunk%s of %s %s in use; it can be taken "
+			  "away only when it holds none: move %s to the other data devices "
 			  "first ('tpmove --from %s %s')", pool_name(p),
-			  (unsigned long long)res->used, (unsigned long long)res->chunks, path, path,
-			  pool_name(p));
+			  (unsigned long long)res->used, (unsigned long long)res->chunks,
+			  tp_plural(res->chunks), path, res->used == 1 ? "is" : "are",
+			  res->used == 1 ? "it" : "them", path, pool_name(p));
 		return -EBUSY;
 	}
+	/* the over-provisioning limit follows the data size (also --test) */
+	snprintf(what, sizeof(what), "taking %s away", path);
+	if ((r = pool_provision_check_shrink(p, res->new_data_size, what)))
+		return r;
 	if (test)
 		return 0;
 	/* 1. the thin metadata without the range, into the spare area */

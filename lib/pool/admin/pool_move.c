@@ -322,11 +322,13 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 	if (res->used > res->free_elsewhere) {
 		char a[32], b[32];
 
-		log_error("pool %s: %llu chunks (%s) of %s are in use, but its other data devices "
+		log_error("pool %s: %llu chunk%s (%s) of %s %s in use, but its other data devices "
 			  "have only %llu free (%s); nothing was moved. Free space first, or add a "
 			  "device ('tpextend --data DEV %s')", pool_name(p),
-			  (unsigned long long)res->used, tp_size_format(res->used * m.chunk, 'h', a, 32),
-			  x->path, (unsigned long long)res->free_elsewhere,
+			  (unsigned long long)res->used, tp_plural(res->used),
+			  tp_size_format(res->used * m.chunk, 'h', a, 32), x->path,
+			  res->used == 1 ? "is" : "are",
+			  (unsigned long long)res->free_elsewhere,
 			  tp_size_format(res->free_elsewhere * m.chunk, 'h', b, 32), pool_name(p));
 		r = -ENOSPC;
 		goto out;
@@ -362,9 +364,9 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 			char a[32];
 
 			log_error("pool %s: tpmove stopped by a signal after moving %llu of %llu "
-				  "chunks (%s); the moved ones stay moved (run it again to go on)",
+				  "chunk%s (%s); the moved ones stay moved (run it again to go on)",
 				  pool_name(p), (unsigned long long)res->moved,
-				  (unsigned long long)res->used,
+				  (unsigned long long)res->used, tp_plural(res->used),
 				  tp_size_format(res->moved * m.chunk, 'h', a, sizeof(a)));
 			r = -EINTR;
 			break;

@@ -3,15 +3,18 @@
  * changed by one VG commit; how full a pool is, cheaply (space maps or the
  * kernel's status line, no walk of the mappings); and the warning that
  * tvcreate and tvsnap give above the warn threshold. */
+#include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/host/host.h"
 
 #include "kernel/dm.h"
+#include "lib/base/devopen.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 _Static_assert(POOL_WARN_DEFAULT == VG_MONITOR_WARN_DEFAULT &&
 	       POOL_AUTOEXTEND_OFF == VG_MONITOR_THRESHOLD_OFF &&
@@ -88,6 +91,35 @@ void pool_get_monitor_policy(const struct pool *p, struct pool_monitor_policy *m
 	memcpy(m->autoextend_device, v->autoextend_device, sizeof(m->autoextend_device));
 }
 
+/* DEV, the new --autoextend-device of P: a device that exists, is a block
+ * device or an image file, is none of P's and carries nothing tpextend
+ * --data refuses. 0; -ENOENT, -ENOTBLK or -EINVAL (the caller's input);
+ * -EBUSY (another pool's, or a signature); each logged. */
+static int check_autoextend_device(struct pool *p, const char *dev)
+{
+	const char *kind = io_dev_wrong_kind(dev);
+	struct stat st;
+
+	if (stat(dev, &st)) {
+		log_error("pool %s: --autoextend-device %s: %s; name an existing block device or "
+			  "image file (or none)", pool_name(p), dev, strerror(errno));
+		return -ENOENT;
+	}
+	if (kind) {
+		log_error("pool %s: --autoextend-device %s is %s, not a block device or image "
+			  "file", pool_name(p), dev, kind);
+		return -ENOTBLK;
+	}
+	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
+		if (pool_pv_at(p, i)->io && pool_same_device(pool_pv_at(p, i)->io->name, dev)) {
+			log_error("pool %s: %s is one of its devices already; --autoextend-device "
+				  "names a device to add", pool_name(p), dev);
+			return -EINVAL;
+		}
+	return pool_device_unused(pool_name(p), pool_vg(p)->uuid, pool_vg(p), dev,
+				  "tpmonitor's autoextension (--autoextend-device)");
+}
+
 int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
 {
 	struct vg *next;
@@ -95,13 +127,12 @@ int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
 
 	if (pool_monitor_policy_check(pool_name(p), m))
 		return -EINVAL;
-	for (unsigned i = 0; m->autoextend_device[0] && i < pool_nr_pvs(p); i++)
-		if (pool_pv_at(p, i)->io && pool_same_device(pool_pv_at(p, i)->io->name,
-							      m->autoextend_device)) {
-			log_error("pool %s: %s is one of its devices already; --autoextend-device "
-				  "names a device to add", pool_name(p), m->autoextend_device);
-			return -EINVAL;
-		}
+	/* a new autoextend device: one tpextend --data would take (the one the
+	 * VG names already is left as it is: tpmonitor may have added it) */
+	if (m->autoextend_device[0] &&
+	    strcmp(m->autoextend_device, pool_vg(p)->monitor.autoextend_device) &&
+	    (r = check_autoextend_device(p, m->autoextend_device)))
+		return r;
 	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	pool_monitor_policy_to_vg(m, &next->monitor);

@@ -32,24 +32,58 @@
 
 /* The transaction id to write: the VG's, or the old superblock's after an
  * interrupted transaction. */
-static void pick_transaction_id(const struct pool *p, struct io_engine *in,
-				struct thin_repair_opts *o)
+/* The thin transaction id to write into O (the VG's, or the old
+ * superblock's after an interrupted transaction); 1 when the old
+ * superblock is of an earlier moment (two or more transactions behind
+ * the VG: what its volumes map is what they held then), else 0. */
+static int pick_transaction_id(const struct pool *p, struct io_engine *in,
+			       struct thin_repair_opts *o, uint64_t *was)
 {
 	struct thin_sb old;
 
 	o->set_transaction_id = 1;
 	o->transaction_id = pool_vg(p)->transaction_id;
 	if (thin_sb_read(in, 0, &old) || old.trans_id == pool_vg(p)->transaction_id)
-		return;
+		return 0;
+	*was = old.trans_id;
 	if (old.trans_id + 1 == pool_vg(p)->transaction_id) {
 		/* keep the interrupted transaction for the replay */
 		o->transaction_id = old.trans_id;
 		log_warn("pool %s: an interrupted transaction (VG %" PRIu64 ", thin %" PRIu64 ") is "
 			 "kept; the next change to the pool completes it", pool_name(p),
 			 pool_vg(p)->transaction_id, old.trans_id);
-	} else {
-		log_warn("pool %s: the thin transaction id was %" PRIu64 "; set to the VG's %" PRIu64,
-			 pool_name(p), old.trans_id, pool_vg(p)->transaction_id);
+		return 0;
+	}
+	log_warn("pool %s: the thin transaction id was %" PRIu64 "; set to the VG's %" PRIu64,
+		 pool_name(p), old.trans_id, pool_vg(p)->transaction_id);
+	/* older than the VG's: its volumes map what they held then (newer:
+	 * the VG lags, what the volumes map is their newest) */
+	return old.trans_id < pool_vg(p)->transaction_id;
+}
+
+/* A salvage of thin metadata of another moment (pick_transaction_id): every
+ * volume it kept reads what it held then, said in RES (tprepair exits 4,
+ * never 0). */
+static void note_other_moment(const struct pool *p, uint64_t was,
+			      const struct thin_repair_report *rep, struct pool_repair_result *res)
+{
+	const struct vg *vg = pool_vg(p);
+
+	snprintf(res->reread_why, sizeof(res->reread_why), "the thin metadata was at transaction "
+		 "%" PRIu64 ", the VG metadata at %" PRIu64 ": a state of another moment, whose "
+		 "volumes map what they held then", was, vg->transaction_id);
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		size_t used = strlen(res->reread);
+		int kept = 0;
+
+		for (size_t k = 0; k < rep->nr_dev_ids && !kept; k++)
+			kept = rep->dev_ids[k] == vg->volumes[i].dev_id;
+		if (!kept)
+			continue;	/* reported lost */
+		if (used < sizeof(res->reread))
+			snprintf(res->reread + used, sizeof(res->reread) - used, "%s%s",
+				 res->nr_reread ? ", " : "", vg->volumes[i].name);
+		res->nr_reread++;
 	}
 }
 
@@ -98,6 +132,31 @@ static int keep_names(const struct pool *p, struct pool_repair_result *res)
 	return 0;
 }
 
+/* Nothing of P's thin metadata can be salvaged (no tree of it is left),
+ * or what its active area holds is not its own (a valid superblock of
+ * another data block size, or of more data blocks than the data area:
+ * another pool's copy): new, empty thin metadata at the transaction id O
+ * gives, into OUT. Every volume is then lost (its chunks stay on the data
+ * device, mapped by nothing), and said so; the damaged copy is kept, as a
+ * salvage keeps it (it becomes the spare). */
+static int start_anew(struct pool *p, struct io_engine *out, const struct thin_repair_opts *o,
+		      struct thin_repair_report *rep, const char *why)
+{
+	struct thin_md *md = NULL;
+	int r;
+
+	log_warn("pool %s: %s: its thin metadata starts anew, empty; every volume is lost",
+		 pool_name(p), why);
+	memset(rep, 0, sizeof(*rep));
+	if (!(r = thin_format(out, o->data_block_size, o->nr_data_blocks, &md)) &&
+	    !(r = thin_set_transaction_id(md, 0, o->transaction_id)))
+		r = thin_commit(md);
+	thin_close(md);
+	rep->transaction_id = o->transaction_id;
+	rep->output_written = 1;
+	return r;
+}
+
 /* Keep what the spare holds, salvage the active area into it, swap: the
  * swap is the VG commit that also writes what PLAN holds (labels, a
  * restored VG), so nothing of those is written unless the salvage has
@@ -110,6 +169,8 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	struct io_engine *in = NULL, *out = NULL;
 	struct vg *next = NULL;
 	char *saved = NULL;
+	uint64_t was = 0;
+	int other_moment = 0;
 	unsigned spare = !pool_vg(p)->metadata_area;
 	const struct vg_area *s = &pool_pv(p, VG_ROLE_META)->label.area[spare];
 	int r;
@@ -128,12 +189,34 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 		free(saved);
 	}
 	if (!o.set_transaction_id)
-		pick_transaction_id(p, in, &o);
+		other_moment = pick_transaction_id(p, in, &o, &was) && !plan->forced;
 	if (!o.data_block_size)
 		o.data_block_size = pool_vg(p)->chunk_size;
 	if (!o.nr_data_blocks && pool_vg(p)->chunk_size)
 		o.nr_data_blocks = vg_data_chunks(pool_vg(p));
-	r = thin_repair_io(in, out, &o, rep);
+	{
+		struct thin_sb isb;
+		char why[160];
+
+		/* another pool's thin metadata is no salvage of this pool's
+		 * (unless a forced restore made the VG what it is) */
+		if (!plan->forced && !thin_sb_read(in, 0, &isb) &&
+		    (isb.data_block_size != o.data_block_size ||
+		     isb.data_sm.nr_blocks > o.nr_data_blocks)) {
+			snprintf(why, sizeof(why), "the thin metadata in its active area is another "
+				 "pool's (data block size %u sectors, %llu data blocks)",
+				 isb.data_block_size, (unsigned long long)isb.data_sm.nr_blocks);
+			res->started_anew = 1;
+			r = start_anew(p, out, &o, rep, why);
+		} else {
+			r = thin_repair_io(in, out, &o, rep);
+			if (r == -EUCLEAN && rep->scanned && !rep->mapping_root) {
+				res->started_anew = 1;
+				r = start_anew(p, out, &o, rep, "no tree of its thin metadata is left "
+					       "to salvage");
+			}
+		}
+	}
 	if (!r)
 		r = io_flush(out);
 	if (r) {
@@ -154,6 +237,8 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	}
 	res->salvaged = 1;
 	report_lost_volumes(p, rep, lost);
+	if (other_moment && !res->started_anew)
+		note_other_moment(p, was, rep, res);
 	r = keep_names(p, res);
 out:
 	io_destroy(in);

@@ -579,6 +579,36 @@ int pool_unmap_beyond(struct pool *p, const void *b) TP_MUST_CHECK;
  * uncommitted. 0 or -errno, logged. */
 int pool_unmap_beyond_ends(struct pool *p) TP_MUST_CHECK;
 
+/* ---- pool_beyond.c: the rest of a volume's last chunk ----
+ * The bytes of a volume's last chunk past its end (a size inside a chunk)
+ * are kept zeros: a grow shows them. */
+struct pool_tail {
+	uint32_t dev_id;
+	uint64_t vblock;	/* the last chunk */
+	uint64_t from;		/* its first byte past the end; 0: none (a chunk boundary) */
+	uint64_t dblock;	/* the data chunk it maps (MAPPED) */
+	int mapped;
+	int dirty;		/* a byte past the end is not zero */
+	int data;		/* ... one the volume shows now (before SHOWN) */
+};
+/* What thin device DEV_ID's chunk holding byte END holds from END to the
+ * chunk's end, as committed (either backend: live through a metadata
+ * snapshot and an O_DIRECT read); SHOWN: the device's size now (a shrink
+ * to END: the bytes up to SHOWN are content it cuts off). 0 (*T filled)
+ * or -errno, logged. */
+int pool_tail_read(struct pool *p, uint32_t dev_id, uint64_t end, uint64_t shown,
+		   struct pool_tail *t) TP_MUST_CHECK;
+/* Offline: T's bytes past the end made zeros: in place (flushed) when only
+ * its device maps the chunk, else in a copy of the chunk (a new data
+ * chunk: the head copied, zeros after, flushed) that the device maps in
+ * the open thin transaction (*REMAPPED 1; the caller commits or aborts).
+ * -ENOSPC (logged) when a copy is needed and no chunk is free. */
+int pool_tail_zero(struct pool *p, const struct pool_tail *t, int *remapped) TP_MUST_CHECK;
+/* Offline, no thin change open: pool_tail_zero, and a copy's mapping
+ * committed alone (the device shows the same bytes up to its end; the
+ * transaction id unchanged). 0 or -errno, logged. */
+int pool_tail_clear(struct pool *p, const struct pool_tail *t) TP_MUST_CHECK;
+
 /* ---- pool_labels.c: the labels follow the VG ---- */
 
 /* Make the in-memory labels of P carry the geometry its VG records
@@ -688,10 +718,29 @@ uint64_t pool_vg_overprovision_limit(const struct vg *vg);
 /* A percentage as a ratio: 150 -> "1.50", 100 -> "1.0". */
 void pool_ratio_format(uint32_t percent, char *buf, size_t len);
 /* Would committing NEXT over P's VG raise the virtual sum above NEXT's
- * limit? -EDQUOT (logged: the figures, nothing changed, what to do), else
- * 0. An older transaction (an undo) and a commit that does not raise the
- * sum pass. */
+ * limit, or shrink the data area under a limit the sum is then above?
+ * -EDQUOT (logged: the figures, nothing changed, what to do), else 0. An
+ * older transaction (an undo) passes, and so does a commit that neither
+ * raises the sum nor shrinks the data area (lowering the limit itself is
+ * tpchange's, which warns). */
 int pool_provision_check(const struct pool *p, const struct vg *next) TP_MUST_CHECK;
+/* Would P's data area of DATA_BYTES (smaller than now, WHAT makes it so:
+ * "taking DEV away") hold its volumes under its limit? -EDQUOT (logged,
+ * naming the limit, the sizes and the ways out), else 0. */
+int pool_provision_check_shrink(const struct pool *p, uint64_t data_bytes, const char *what)
+	TP_MUST_CHECK;
+
+/* ---- pool_provision.c: the thin metadata a data growth needs ----
+ * Growing the data area to NEW_DATA_BLOCKS grows the thin metadata's data
+ * space map (a bitmap block for every 16320 chunks, and its index) inside
+ * the active area of META_BLOCKS (0: as it is now). -ENOSPC (logged:
+ * nothing changed, grow the metadata first) when the new bitmaps alone do
+ * not fit in what is free; a warning when the area would then be at or
+ * above the pool's warn threshold (naming tpextend --metadata-size and
+ * how much the new data size wants). WHAT says what grows ("adding
+ * DEV"). 0 or -errno. */
+int pool_meta_check_growth(struct pool *p, uint64_t new_data_blocks, uint64_t meta_blocks,
+			   const char *what) TP_MUST_CHECK;
 
 /* ---- pool_commit.c ---- */
 

@@ -704,14 +704,21 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	unsigned claim = 0;
 	int r;
 
-	r = tp_lock_acquire(p->name,
-			    ((p->flags & POOL_RDONLY) ? TP_LOCK_SHARED : TP_LOCK_EXCL) |
-				    ((flags & POOL_ATTACH_LOCK_BRIEF) ? TP_LOCK_BRIEF : 0),
-			    &p->lock);
+	char what[VG_NAME_MAX + 8];
+
+	/* a wait is said with who holds the lock; a reader's is bounded: a
+	 * writer's copy (a receive from a stalled pipe) may hold it for long */
+	snprintf(what, sizeof(what), "pool %s", p->name);
+	r = tp_lock_acquire_told(p->name,
+				 ((p->flags & POOL_RDONLY) ? TP_LOCK_SHARED | TP_LOCK_BOUNDED
+							   : TP_LOCK_EXCL | TP_LOCK_TELL) |
+					 ((flags & POOL_ATTACH_LOCK_BRIEF) ? TP_LOCK_BRIEF : 0),
+				 what, &p->lock);
 	if (r == -EWOULDBLOCK)
 		return r;	/* the caller says */
 	if (r) {
-		log_error("pool %s: cannot take its lock: %s", p->name, strerror(-r));
+		if (r != -EWOULDBLOCK)	/* else said, with the holder */
+			log_error("pool %s: cannot take its lock: %s", p->name, strerror(-r));
 		return r;
 	}
 	r = devices ? split_devices(devices, rep != NULL, paths)

@@ -65,6 +65,8 @@ static int check_new_leg(const struct pool *p, const char *path)
 	if (!r && !strcmp(l.pool_uuid, p->vg->uuid) &&
 	    (l.role == VG_ROLE_META || !vg_lists_device(p->vg, l.pv_uuid)))
 		return 0;
+	if (r == -ENOTBLK)
+		return r;	/* no device (a FIFO, a directory): said, the caller's input */
 	if (r != -ENOENT) {
 		if ((r = pool_label_owner(path, &o)))
 			return r;

@@ -175,6 +175,22 @@ int pool_open_thin(struct pool *p)
 		p->md = NULL;
 		return -EUCLEAN;
 	}
+	/* the thin metadata is the VG's state, or one transaction behind it
+	 * (an interrupted change, which the next writer completes); any
+	 * other is a state of another moment (an older copy put back, or
+	 * VG copies that lag): its volumes would read what they held then */
+	if (!thin_superblock_info(p->md, &sb) && sb.transaction != p->vg->transaction_id &&
+	    sb.transaction + 1 != p->vg->transaction_id) {
+		log_error("pool %s: transaction id mismatch: the thin metadata on %s is at "
+			  "transaction %llu, the VG metadata at %llu: a state of another moment, "
+			  "whose volumes would read what they held then; nothing is read from it. "
+			  "'tpcheck %s' says what to do",
+			  p->name, pool_meta_dev_name(p), (unsigned long long)sb.transaction,
+			  (unsigned long long)p->vg->transaction_id, p->name);
+		thin_close(p->md);
+		p->md = NULL;
+		return -EUCLEAN;
+	}
 	return 0;
 }
 

@@ -43,13 +43,21 @@ int pool_check_owner(struct pool *p)
 		return 0;
 	if (p->flags & POOL_FOREIGN_QUIET)
 		return -EREMOTE;
+	/* a reader (tpcheck, tpdump, tpsend, tpdiff) is told to run on the
+	 * owner: that host may be changing the pool while this one reads */
 	log_error("pool %s belongs to the host whose system id is \"%s\"; this host's is %s%s%s "
-		  "(tptools.conf(5)); nothing was changed. On that host, 'tpchange --systemid %s "
-		  "%s' hands it over%s; if that host is gone for good, 'tpchange --systemid %s "
-		  "--foreign --force %s' takes it (if the other host still uses the pool, both "
-		  "writing destroy it)",
+		  "(tptools.conf(5)); %s. %s on that host, 'tpchange --systemid %s %s' hands it "
+		  "over%s; if that host is gone for good, 'tpchange --systemid %s --foreign "
+		  "--force %s' takes it (if the other host still uses the pool, both writing "
+		  "destroy it)",
 		  p->name, p->vg->system_id, me[0] ? "\"" : "", me[0] ? me : "none",
-		  me[0] ? "\"" : "", me[0] ? me : "ID", p->name,
-		  me[0] ? "" : " once this host has an id", me[0] ? me : "ID", p->name);
+		  me[0] ? "\"" : "",
+		  (p->flags & POOL_RDONLY) ? "nothing was read beyond its labels and VG, nothing "
+					     "changed" : "nothing was changed",
+		  (p->flags & POOL_RDONLY) ? "Run the command on that host, which may be changing "
+					     "the pool while this one would read it; or move the "
+					     "pool here:" : "To move the pool here:",
+		  me[0] ? me : "ID", p->name, me[0] ? "" : " once this host has an id",
+		  me[0] ? me : "ID", p->name);
 	return -EREMOTE;
 }

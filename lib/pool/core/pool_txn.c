@@ -227,8 +227,9 @@ int pool_reconcile(struct pool *p, int write)
 	if (tid == want) {
 		if (diff)
 			log_warn("pool %s: the VG metadata and the thin metadata list different "
-				 "volumes (%u differences) at the same transaction %llu; run "
-				 "'tpcheck %s'", p->name, diff, (unsigned long long)tid, p->name);
+				 "volumes (%u difference%s) at the same transaction %llu; run "
+				 "'tpcheck %s'", p->name, diff, tp_plural(diff), (unsigned long long)tid,
+				 p->name);
 		free(ids);
 		return 0;
 	}

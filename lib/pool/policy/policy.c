@@ -391,19 +391,28 @@ static void explain_auto(const struct chunk_plan *p, const struct tp_chunk_reque
 		    H(out->chunk));
 }
 
-static int bad_chunk(uint64_t c, struct tp_chunk_decision *out)
+int tp_policy_chunk_valid(const char *name, uint64_t c, char *why, size_t len)
 {
 	uint64_t lo = c / GRAIN * GRAIN, hi = lo + GRAIN;
+	char tail[128];
 
-	say(out->reason, "--chunk %s is not valid: a chunk must be a multiple of 64 KiB from "
-			 "64 KiB to 1 GiB; ", H(c));
+	if (c >= TP_CHUNK_MIN && c <= TP_CHUNK_MAX && !(c % GRAIN))
+		return 0;
 	if (c < TP_CHUNK_MIN)
-		say(out->reason, "the smallest valid value is 64 KiB.");
+		snprintf(tail, sizeof(tail), "the smallest valid value is 64 KiB.");
 	else if (c > TP_CHUNK_MAX)
-		say(out->reason, "the largest valid value is 1 GiB.");
+		snprintf(tail, sizeof(tail), "the largest valid value is 1 GiB.");
 	else
-		say(out->reason, "the nearest valid values are %s and %s.", H(lo), H(hi));
+		snprintf(tail, sizeof(tail), "the nearest valid values are %s and %s.", H(lo),
+			 H(hi));
+	snprintf(why, len, "%s%s%s is not valid: a chunk must be a multiple of 64 KiB from 64 KiB "
+		 "to 1 GiB; %s", name ? name : "", name ? " " : "", H(c), tail);
 	return -EINVAL;
+}
+
+static int bad_chunk(uint64_t c, struct tp_chunk_decision *out)
+{
+	return tp_policy_chunk_valid("--chunk", c, out->reason, sizeof(out->reason));
 }
 
 static void explain_explicit(const struct chunk_plan *p, const struct tp_chunk_request *req,
@@ -529,21 +538,21 @@ void tp_policy_data_offset(const struct tp_topology *t, uint64_t header,
 
 /* ---- metadata size and layout ------------------------------------------------ */
 
-static int bad_meta_size(uint64_t v, char *reason)
+int tp_policy_meta_size_valid(const char *name, uint64_t v, char *why, size_t len)
 {
-	say(reason, "--metadata-size %s is not valid: it must be from %s to %s (the format's "
-		    "limit of 4161600 blocks of 4 KiB).",
-	    H(v), H(TP_META_MIN), H(TP_META_MAX));
+	uint64_t r = round_up(v, TP_META_BLOCK);
+
+	if (r >= TP_META_MIN && r <= TP_META_MAX)
+		return 0;
+	snprintf(why, len, "%s%s%s is not valid: it must be from %s to %s (the format's limit of "
+		 "4161600 blocks of 4 KiB).", name ? name : "", name ? " " : "", H(v),
+		 H(TP_META_MIN), H(TP_META_MAX));
 	return -EINVAL;
 }
 
 static int check_meta_size(uint64_t v, char *reason)
 {
-	uint64_t r = round_up(v, TP_META_BLOCK);
-
-	if (r < TP_META_MIN || r > TP_META_MAX)
-		return bad_meta_size(v, reason);
-	return 0;
+	return tp_policy_meta_size_valid("--metadata-size", v, reason, TP_REASON_LEN);
 }
 
 int tp_policy_meta(const struct tp_meta_request *req, struct tp_meta_decision *out)

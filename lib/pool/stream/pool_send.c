@@ -23,7 +23,11 @@
  * share the data image's extents with the export, so the pool's next write
  * to those chunks would need new room in its file system). A piece the
  * kernel cannot move that way (an output it refuses, an error) is copied
- * through a buffer instead, whose read and write report the error. */
+ * through a buffer instead, whose read and write report the error.
+ *
+ * A regular file that already holds bytes where the image goes (opened
+ * without truncation) has them punched out over the image's holes, or
+ * written over with zeros where its file system punches none (old_bytes). */
 #include "lib/pool/pool_send.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/stream/pool_send_src.h"
@@ -33,6 +37,7 @@
 #include "lib/base/fdwriter.h"
 #include "lib/base/fileio.h"
 #include "lib/base/log.h"
+#include "lib/dev/discard.h"
 #include "metadata/thin/delta.h"
 
 #include <errno.h>
@@ -52,6 +57,9 @@ struct raw {
 	struct pool *p;
 	const char *vol;
 	int fd, seekable;
+	uint64_t start;			/* the file's offset the image begins at */
+	uint64_t stale;			/* image bytes up to here held the file's old bytes */
+	int no_punch;			/* the file system punches no holes: zeros */
 	struct io_engine *data;		/* the data device (pool_send_src.h) */
 	uint64_t chunk, size;		/* bytes */
 	uint64_t area_off, area_size;	/* the data area on the data device */
@@ -119,20 +127,13 @@ static void report(struct raw *w, uint64_t at)
 		w->progress(w->progress_ctx, at, w->size);
 }
 
-/* Zeros (or a hole) up to byte END of the image. */
-static int gap(struct raw *w, uint64_t end)
+/* Zeros written up to byte END of the image. */
+static int write_zeros(struct raw *w, uint64_t end)
 {
 	int r;
 
-	if (end <= w->pos)
-		return 0;
-	if (w->seekable) {	/* a hole: the writer seeks over it in turn */
-		if ((r = write_failed(w, tp_fdwriter_skip(w->out, end - w->pos))))
-			return r;
-		w->pos = end;
-		report(w, w->pos);
-		return 0;
-	}
+	if (!w->zeros && !(w->zeros = calloc(1, BUF_SIZE)))
+		return -ENOMEM;
 	while (w->pos < end) {
 		size_t n = end - w->pos < BUF_SIZE ? (size_t)(end - w->pos) : BUF_SIZE;
 		if ((r = write_piece(w, NULL, 0, w->zeros, n)))
@@ -141,6 +142,51 @@ static int gap(struct raw *w, uint64_t end)
 		report(w, w->pos);
 	}
 	return 0;
+}
+
+/* The file's old bytes from W->pos up to byte END of the image made a
+ * hole (the writer seeks over it), or, where the file system punches
+ * none, written over with zeros. The hole is punched at once: its range
+ * is not one the writer still has to write (the image's pieces do not
+ * overlap), so the order does not matter. */
+static int old_bytes(struct raw *w, uint64_t end)
+{
+	int r;
+
+	if (!w->no_punch) {
+		r = tp_test_fail("send-punch") ? -EOPNOTSUPP :
+			tp_discard(w->fd, TP_DISCARD_PUNCH, w->start + w->pos, end - w->pos);
+		if (!r)
+			return write_failed(w, tp_fdwriter_skip(w->out, end - w->pos));
+		w->no_punch = 1;	/* any refusal: zeros, whose write tells an error */
+	}
+	return write_zeros(w, end);
+}
+
+/* Zeros (or a hole) up to byte END of the image. */
+static int gap(struct raw *w, uint64_t end)
+{
+	int r;
+
+	if (end <= w->pos)
+		return 0;
+	if (w->seekable && w->pos < w->stale) {	/* over the file's old bytes */
+		uint64_t e = end < w->stale ? end : w->stale;
+		if ((r = old_bytes(w, e)))
+			return r;
+		w->pos = e;
+		report(w, w->pos);
+		if (end == e)
+			return 0;
+	}
+	if (w->seekable) {	/* a hole: the writer seeks over it in turn */
+		if ((r = write_failed(w, tp_fdwriter_skip(w->out, end - w->pos))))
+			return r;
+		w->pos = end;
+		report(w, w->pos);
+		return 0;
+	}
+	return write_zeros(w, end);
 }
 
 /* Data chunks FIRST..FIRST+N-1 lie in the data area: 0, or -EUCLEAN
@@ -259,6 +305,7 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 	struct raw w = { p, vol, fd };
 	struct send_src src;
 	struct stat sb;
+	off_t at = 0;
 	int r;
 
 	w.chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
@@ -271,9 +318,15 @@ static int send_raw(struct pool *p, const struct vg_volume *v, int fd,
 		w.progress_ctx = sp->progress_ctx;
 	}
 	/* holes by seeking: a regular file, not opened to append (every write
-	 * would land at its end, the holes lost) */
+	 * would land at its end, the holes lost); where it already holds bytes
+	 * (opened without truncation, 1<>FILE), the image's holes there are
+	 * punched (old_bytes) */
 	w.seekable = !fstat(fd, &sb) && S_ISREG(sb.st_mode) && !(fcntl(fd, F_GETFL) & O_APPEND) &&
-		     lseek(fd, 0, SEEK_CUR) >= 0;
+		     (at = lseek(fd, 0, SEEK_CUR)) >= 0;
+	if (w.seekable) {
+		w.start = (uint64_t)at;
+		w.stale = sb.st_size > at ? (uint64_t)(sb.st_size - at) : 0;
+	}
 	if ((r = send_src_open(p, &src)))
 		return r;
 	w.data = src.data;

@@ -10,7 +10,13 @@
  * (pool_beyond.c, from pool_txn.c), before a grow could show them
  * again. A volume the kernel has loaded grows by a reload of its table
  * after the VG commit (volume_live.c); it is not shrunk or renamed (its
- * table carries its size, its dm name the name). */
+ * table carries its size, its dm name the name).
+ *
+ * A size inside a chunk: the bytes of the last chunk past the end read as
+ * zeros after a grow (core.h, pool_tail_*). A shrink counts those it cuts
+ * off as data unless they are zeros, and zeroes the rest of the new last
+ * chunk in its change; a grow zeroes them first offline (an earlier
+ * tptools left them), and refuses live when they are not zeros. */
 #include "lib/pool/core/core.h"
 
 #include "kernel/dm.h"
@@ -62,13 +68,56 @@ static int new_size(const char *name, const struct vg_volume *v, int relative,
 	return pool_volume_size_check(name, size, out);
 }
 
+/* A forced shrink's thin side: the chunks beyond the new end unmapped,
+ * the rest of the new last chunk made zeros. */
+struct shrink {
+	struct pool_beyond b;
+	struct pool_tail t;
+};
+
+static int shrink_apply(struct pool *p, const void *arg)
+{
+	const struct shrink *s = arg;
+	int remapped, r = pool_unmap_beyond(p, &s->b);
+
+	return r ? r : pool_tail_zero(p, &s->t, &remapped);
+}
+
+/* Before a grow of volume NAME (thin id DEV_ID) from OLD: the rest of its
+ * last chunk, which the grow shows, made zeros (offline), or the grow
+ * refused (live: the kernel may write that chunk). */
+static int grow_tail(struct pool *p, const char *name, uint32_t dev_id, uint64_t old)
+{
+	struct pool_tail t;
+	char a[32];
+	int r;
+
+	if ((r = pool_tail_read(p, dev_id, old, old, &t)) || !t.dirty)
+		return r;
+	if (pool_is_live(p)) {
+		log_error("volume %s: its last chunk holds bytes that are not zeros past its end "
+			  "(left by a shrink of an earlier tptools, or a chunk provisioned "
+			  "without zeroing), which the grow would show; deactivate the pool "
+			  "('tpdeactivate %s') and grow it offline, which zeroes them", name,
+			  pool_name(p));
+		return -EBUSY;
+	}
+	if ((r = pool_guard(p, "the grow", "nothing was changed", 0)))
+		return r;
+	if (!(r = pool_tail_clear(p, &t)))
+		log_info("volume %s: zeroed the %s past its old end in its last chunk", name,
+			 tp_size_format((uint64_t)pool_vg(p)->chunk_size * 512 - t.from, 'h', a,
+					sizeof(a)));
+	return r;
+}
+
 int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,
 		       int force, uint64_t *old, uint64_t *new_size_out, uint64_t *unmapped)
 {
 	const struct vg_volume *v = find(p, name);
-	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, want;
+	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, want, lost;
 	uint32_t dev_id;
-	struct pool_beyond b;
+	struct shrink s;
 	struct vg *next;
 	char a[32];
 	int r;
@@ -89,33 +138,39 @@ int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t 
 		return r;
 	if (want < v->size && (r = pool_guard(p, "the shrink", "nothing was changed", 0)))
 		return r;
+	if (want > v->size && (r = grow_tail(p, name, dev_id, v->size)))
+		return r;
 	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	vg_find_volume(next, name)->size = want;
-	memset(&b, 0, sizeof(b));
-	if (want < v->size && (r = pool_find_beyond(p, next, 0, v->dev_id, &b)))
+	memset(&s, 0, sizeof(s));
+	if (want < v->size && ((r = pool_find_beyond(p, next, 0, v->dev_id, &s.b)) ||
+			       (r = pool_tail_read(p, v->dev_id, want, v->size, &s.t))))
 		goto fail;
-	if (b.n && (r = pool_volume_refuse_readonly(p, name, "unmapping data beyond the new end")))
+	/* what the volume shows that the shrink cuts off: the chunks beyond the
+	 * new end, and the rest of the new last chunk unless it is all zeros */
+	lost = s.b.n * chunk + (s.t.data ? TP_MIN(v->size, (s.t.vblock + 1) * chunk) - want : 0);
+	if (lost && (r = pool_volume_refuse_readonly(p, name, "unmapping data beyond the new end")))
 		goto fail;
-	if (b.n && !force) {
+	if (lost && !force) {
 		log_error("volume %s: %s of data is mapped beyond the new end; shrinking would "
-			  "lose it (--force unmaps it)", name,
-			  tp_size_format(b.n * chunk, 'h', a, sizeof(a)));
+			  "lose it (--force unmaps it, and zeroes what the new last chunk holds "
+			  "past the end)", name, tp_size_format(lost, 'h', a, sizeof(a)));
 		r = -ENOTEMPTY;
 		goto fail;
 	}
-	r = b.n ? pool_change(p, next, pool_unmap_beyond, &b) : pool_commit_vg(p, next);
+	r = s.b.n || s.t.dirty ? pool_change(p, next, shrink_apply, &s) : pool_commit_vg(p, next);
 	/* a loaded volume takes its new size by a table reload (volume_live.c) */
 	if (!r && want >= *old)
 		r = pool_volume_live_grow(p, name, dev_id, want);
 	if (!r) {
 		*new_size_out = want;
-		*unmapped = b.n * chunk;
+		*unmapped = lost;
 	}
-	pool_beyond_free(&b);
+	pool_beyond_free(&s.b);
 	return r;
 fail:
-	pool_beyond_free(&b);
+	pool_beyond_free(&s.b);
 	vg_free(next);
 	return r;
 }

@@ -1,0 +1,20 @@
+/* admin_int.h - what the files of lib/pool/admin share, and nobody else
+ * (a *_int.h header is its directory's own). */
+#ifndef TP_POOL_ADMIN_INT_H
+#define TP_POOL_ADMIN_INT_H
+
+#include "lib/base/compiler.h"
+
+struct vg;
+
+/* Would tpextend --data take PATH: no tptools label (but a data label of
+ * the pool OWN_UUID that OWN_VG does not list: a tpextend cut short), no
+ * damaged one, no other signature? 0; -EBUSY (logged: what PATH carries,
+ * WHO will not take or overwrite it, what to do); -ENOTBLK (no device,
+ * said by the open); or the probe's -errno (logged). POOL names the pool
+ * the messages are about; OWN_UUID and OWN_VG may be NULL (a pool being
+ * made). */
+int pool_device_unused(const char *pool, const char *own_uuid, const struct vg *own_vg,
+		       const char *path, const char *who) TP_MUST_CHECK;
+
+#endif
