@@ -12,7 +12,8 @@
  *    12    4 version     1
  *    16    8 offset      the slot's own byte offset on the device
  *    24   16 pool_uuid   must match the device label's pool uuid
- *    40    8 seqno       commit number, >= 1, grows by one per commit
+ *    40    8 seqno       commit number, >= 1, grows by one per commit; 0 with
+ *                        text_len 0: formatted, never written (a blank slot)
  *    48    8 text_len    bytes of text, <= S - 512
  *    56    4 text_crc    standard CRC-32C of the text
  *    60    4 slot        slot index (0 or 1)
@@ -69,14 +70,31 @@ static size_t round512(size_t n)
 	return (n + 511) & ~(size_t)511;
 }
 
+/* Slot K of LABEL's area on IO blank: the header of no copy (seqno 0, no
+ * text), so that a slot found without our magic later was wiped, not
+ * never written. Not flushed. */
+static int write_blank(struct io_engine *io, const struct vg_label *label, unsigned k)
+{
+	uint8_t h[VG_MDA_SLOT_HEADER];
+
+	memset(h, 0, sizeof(h));
+	memcpy(h + MO_MAGIC, VG_MDA_MAGIC, 8);
+	le32_put(h + MO_VERSION, VG_MDA_VERSION);
+	le64_put(h + MO_OFFSET, slot_offset(label, k));
+	if (vg_uuid_parse(label->pool_uuid, h + MO_POOL_UUID))
+		memset(h + MO_POOL_UUID, 0, VG_UUID_BYTES);
+	le32_put(h + MO_SLOT, k);
+	le32_put(h + MO_CSUM, tp_block_csum(h, sizeof(h), VG_MDA_CSUM_SALT));
+	return io_write(io, slot_offset(label, k), h, sizeof(h));
+}
+
 int vg_mda_format(struct io_engine *io, const struct vg_label *label)
 {
-	uint8_t zero[VG_MDA_SLOT_HEADER] = { 0 };
 	unsigned k;
 	int r = 0;
 
 	for (k = 0; k < VG_MDA_SLOTS && !r; k++)
-		r = io_write(io, slot_offset(label, k), zero, sizeof(zero));
+		r = write_blank(io, label, k);
 	if (!r)
 		r = io_flush(io);
 	if (r)
@@ -137,6 +155,10 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int quie
 	}
 	len = le64_get(h + MO_TEXT_LEN);
 	c->seqno = le64_get(h + MO_SEQNO);
+	if (!c->seqno && !len) {
+		c->state = VG_SLOT_BLANK;	/* formatted, never written */
+		return 0;
+	}
 	if (!c->seqno || !len || len > vg_mda_capacity(l)) {
 		c->state = slot_bad(pv->io, k, "seqno or text length out of range", quiet);
 		return 0;
@@ -294,6 +316,12 @@ int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char
 		le32_put(buf + MO_SLOT, target[i]);
 		le32_put(buf + MO_CSUM, tp_block_csum(buf, VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT));
 		r = io_write(pvs[i].io, off, buf, VG_MDA_SLOT_HEADER + round512(len));
+		/* the other slot holding no copy (the area wiped, damaged, or
+		 * another pool's): blank now, so that it does not read as a
+		 * copy lost or damaged until the commit after this one */
+		if (!r && (c[i][1 - target[i]].state == VG_SLOT_EMPTY ||
+			   c[i][1 - target[i]].state == VG_SLOT_CORRUPT))
+			r = write_blank(pvs[i].io, &pvs[i].label, 1 - target[i]);
 		if (!r)
 			r = io_flush(pvs[i].io);
 		if (r) {
@@ -374,7 +402,11 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 	for (i = 0; i < n; i++) {
 		int has = 0;
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
-			if (c[i][k].state == VG_SLOT_CORRUPT)
+			/* a slot without our magic beside a copy: wiped or
+			 * overwritten (a formatted slot is blank, not empty) */
+			if (c[i][k].state == VG_SLOT_CORRUPT ||
+			    (c[i][k].state == VG_SLOT_EMPTY &&
+			     c[i][1 - k].state == VG_SLOT_VALID && !st.read_error[i]))
 				st.needs_repair = 1;
 			if (c[i][k].state == VG_SLOT_VALID && c[i][k].seqno == st.seqno)
 				has = 1;

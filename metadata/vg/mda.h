@@ -55,6 +55,10 @@ enum vg_slot_state {
 	VG_SLOT_EMPTY = 0,	/* no magic: never written (or wiped) */
 	VG_SLOT_VALID,		/* header and text check out */
 	VG_SLOT_CORRUPT,	/* our magic, but a crc / bound / uuid check failed */
+	/* formatted and never written (vg_mda_format: the header with seqno
+	 * 0 and no text): a slot with no magic on a device formatted so is
+	 * a copy wiped or overwritten */
+	VG_SLOT_BLANK,
 };
 
 struct vg_mda_slot_status {
