@@ -19,6 +19,28 @@ unchanged 5 tpstatus --devices d.img,nosuch.img files
 image other.img 16M
 unchanged 5 tpstatus --devices d.img,other.img files
 err_has "no tptools label"
+# one entry damaged (it names another file): the other device's VG copy
+# says where this one was last seen, and a writer finds it there; an entry
+# naming a file whose label is another device's is not used
+sed -i "s|^\(files [0-9a-f-]* meta [0-9a-f-]*\) .*|\1 $PWD/other.img|" etc/devices
+ok tvcreate -V 1G -n v2 files
+ok tpstatus files
+out_has " v2 "
+sed -i "s|^\(files [0-9a-f-]* data [0-9a-f-]*\) .*|\1 $PWD/nosuch.img|" etc/devices
+ok tvcreate -V 1G -n v3 files
+grep -q "^files [0-9a-f-]* data .*/d.img$" etc/devices || fail "data entry not rewritten: $(cat etc/devices)"
+# the hint is a place to look, not an identity: the file there now is
+# another pool's device, so the pool is not found
+cp d.img d.keep
+image d2.img 256M
+image m2.img 16M
+ok tpcreate --data d2.img --meta m2.img files2
+mv d.img d.away; cp d2.img d.img
+sed -i "s|^\(files [0-9a-f-]* data [0-9a-f-]*\) .*|\1 $PWD/nosuch.img|" etc/devices
+failed tpstatus files
+err_has "not found"
+mv d.away d.img; rm d.keep
+ok tpstatus files
 
 # block devices: a lost entry and moved devices are found by their labels
 loop_pool blk

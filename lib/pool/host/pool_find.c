@@ -484,6 +484,32 @@ static void say_missing(const char *name, const struct located *at, enum vg_role
 	free(file);
 }
 
+static int is_data_device(const char *path, const char *pool_uuid, const char *pv_uuid,
+			  unsigned index, enum vg_role role);
+
+/* One of a pool's first two devices found (PATHS[FOUND]), the other not
+ * (its devices-file entry lost or damaged, no scan sees image files): the
+ * VG copy on the one found names the other's device uuid and where it
+ * was last seen; that path, when its label is that device, into PATHS. */
+static void by_hint(char *paths[VG_NR_ROLES], enum vg_role found)
+{
+	enum vg_role want = found == VG_ROLE_DATA ? VG_ROLE_META : VG_ROLE_DATA;
+	struct tp_log_capture quiet;
+	struct vg_pv pv;
+	struct vg *vg = NULL;
+
+	memset(&pv, 0, sizeof(pv));
+	tp_log_capture(&quiet);
+	if (!io_fd_open(paths[found], IO_RDONLY, &pv.io) &&
+	    vg_label_read(pv.io, &pv.label) == VG_LABEL_FOUND && pv.label.role == found &&
+	    !vg_read(&pv, 1, &vg, NULL) && vg->dev[want].path[0] &&
+	    is_data_device(vg->dev[want].path, vg->uuid, vg->dev[want].pv_uuid, 0, want))
+		paths[want] = strdup(vg->dev[want].path);
+	vg_free(vg);
+	io_destroy(pv.io);
+	tp_log_capture(NULL);
+}
+
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 {
 	struct located at;
@@ -493,6 +519,10 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 		return r;
 	if (!at.scanned)
 		return 0;
+	/* a device not found where the devices file said: where the VG copy
+	 * of the other one last saw it */
+	if (!paths[VG_ROLE_DATA] != !paths[VG_ROLE_META])
+		by_hint(paths, paths[VG_ROLE_DATA] ? VG_ROLE_DATA : VG_ROLE_META);
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
 		int wait = waiting(name, &at, paths);
 
