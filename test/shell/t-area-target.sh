@@ -88,6 +88,23 @@ ok tprepair --metadata src.img -o victim2.img --force
 ok tpcheck --metadata victim2.img
 ok tprepair --force vault	# with a pool: salvage even when clean (t-repair-preserve)
 
+# a pool device whose label is lost (zeroed) still holds its VG copy at
+# 4096: refused as a pool device, not taken for a blank file; --force writes
+cp vault-meta.img nolabel.img
+dd if=/dev/zero of=nolabel.img bs=512 count=1 seek=1 conv=notrunc status=none
+cp nolabel.img nolabel.copy
+expect_rc 5 tprestore -i vault.xml -o nolabel.img
+err_has "VG metadata area but no label"
+err_has "add --force"
+cmp -s nolabel.img nolabel.copy || fail "a refused tprestore changed a device without its label"
+expect_rc 5 tprepair --metadata src.img -o nolabel.img
+cmp -s nolabel.img nolabel.copy || fail "a refused tprepair -o changed a device without its label"
+ok tprestore --force -i vault.xml -o nolabel.img
+# a device that tpremove wiped (blank slots, no copy) is no pool's
+DATA_SIZE=64M META_SIZE=8M new_pool gone
+ok tpremove -y gone
+ok tprestore -i vault.xml -o gone-meta.img
+
 # the lock on the file itself
 if have flock; then
 	image plain.img 8M

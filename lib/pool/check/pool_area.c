@@ -4,6 +4,8 @@
  * and a pool device given to tpcheck --metadata checked where its pool's
  * thin metadata is. See pool_check_int.h. */
 #include "lib/pool/check/pool_check_int.h"
+#include "lib/base/le.h"
+#include "metadata/vg/mda.h"
 #include "lib/pool/core/core.h"
 
 #include "lib/base/io_area.h"
@@ -69,6 +71,22 @@ static int overlaps(uint64_t off, uint64_t len, const struct vg_area *a)
 	return a->size && off < a->offset + a->size && a->offset < off + len;
 }
 
+/* Does PATH, which carries no (valid) label, hold a copy of a VG in the
+ * slot where every pool device has its first one (not a blank slot of a
+ * device wiped by tpremove): a pool device whose label was lost? */
+static int lost_label_vg_area(const char *path)
+{
+	struct io_engine *io = NULL;
+	unsigned char head[VG_MDA_SLOT_HEADER];
+	int found = 0;
+
+	if (!io_fd_open(path, IO_RDONLY, &io) && io->size >= VG_MDA_DEFAULT_OFFSET + sizeof(head) &&
+	    !io_read(io, VG_MDA_DEFAULT_OFFSET, head, sizeof(head)))
+		found = !memcmp(head + 4, VG_MDA_MAGIC, 8) && le64_get(head + 40);	/* a copy */
+	io_destroy(io);
+	return found;
+}
+
 /* Does writing [OFFSET, OFFSET + LEN) of PATH hit what a pool uses: a
  * pool device's label, its VG metadata area, the data area, or either
  * thin-metadata area (the active one, or the spare that holds the copy
@@ -85,6 +103,12 @@ static int refuse_pool_area(const char *path, uint64_t offset, uint64_t len,
 	if (r == -EUCLEAN && offset < VG_LABEL_OFFSET + VG_LABEL_SIZE) {
 		log_error("%s: refusing to write: it carries a damaged tptools label (a pool "
 			  "device?); %s add --force to overwrite it", path, what_else);
+		return -EBUSY;
+	}
+	if (r && lost_label_vg_area(path)) {
+		log_error("%s: refusing to write: it carries a tptools VG metadata area but no "
+			  "label (a pool device whose label is lost: 'tpcheck' of its pool says "
+			  "how to put it back); %s add --force to overwrite it", path, what_else);
 		return -EBUSY;
 	}
 	if (r)
