@@ -143,7 +143,8 @@ static int gather(const char *path, struct tp_backing *out)
 	memset(out, 0, sizeof(*out));
 	if (stat(path, &st)) {
 		int r = -errno;
-		log_error("%s: %s", path, strerror(errno));
+		if (r != -ENOENT)	/* (a missing path: the caller says it) */
+			log_error("%s: %s", path, strerror(errno));
 		return r;
 	}
 	if (!S_ISBLK(st.st_mode)) {

@@ -150,7 +150,8 @@ int tp_backing_overlap(const struct tp_backing *a, const char *a_name,
 void tp_backing_read_sysfs(const char *devdir, struct tp_backing *out);
 
 /* Are A and B (paths) the same storage? 1 (WHY filled), 0, -errno
- * (logged). */
+ * (logged, but for -ENOENT: a path that does not exist, for the caller
+ * to name). */
 int tp_dev_same_storage(const char *a, const char *b, char *why, size_t len) TP_MUST_CHECK;
 
 #endif

@@ -68,4 +68,15 @@ out_has "signatures: *erased first (--force): "
 image d-data.img 1M
 image d-meta.img 16M
 unchanged 5 tpcreate --test --data d-data.img --meta d-meta.img d
+# a mirror's second metadata device too small for the layout: refused by
+# --test as by the create, each naming its size and the size needed
+image e-data.img 64M
+image e-meta.img 16M
+image e-meta2.img 6M
+unchanged 5 tpcreate --test --data e-data.img --meta e-meta.img,e-meta2.img e
+err_has "the second metadata device e-meta2.img (6 MiB) is smaller than the layout of e-meta.img needs (16 MiB)"
+cp err test.err
+unchanged 5 tpcreate --data e-data.img --meta e-meta.img,e-meta2.img e
+cmp -s err test.err || fail "tpcreate and tpcreate --test refuse differently: $(cat test.err err)"
+ok tpcreate --test --data e-data.img --meta e-meta.img,e-meta2.img --metadata-size 2M e
 exit 0

@@ -182,6 +182,25 @@ static int check_signatures(const struct pool_create_params *p, struct pool_crea
 	return 0;
 }
 
+/* Does a second metadata device of SIZE bytes hold the layout planned on
+ * the first one? -ENOSPC, logged, when not. */
+static int meta1_fits(const struct pool_create_params *p, const struct pool_create_plan *plan,
+		      uint64_t size)
+{
+	const struct tp_policy_plan *pol = &plan->policy;
+	uint64_t end = TP_MAX(pol->meta.active_offset, pol->meta.spare_offset) + pol->meta.size;
+	char a[32], b[32];
+
+	if (size >= end)
+		return 0;
+	log_error("pool %s: the second metadata device %s (%s) is smaller than the layout of %s "
+		  "needs (%s); nothing was written: name a device at least that large, or a "
+		  "smaller --metadata-size", p->name, p->meta1_path,
+		  tp_size_format(size, 'h', a, sizeof(a)), p->meta_path,
+		  tp_size_format(end, 'h', b, sizeof(b)));
+	return -ENOSPC;
+}
+
 /* The pool's devices must not share storage (lib/dev/stack.h): the same
  * file or device under two names, a loop device over the other, a device
  * built on the other: data and metadata (LEG 0), data and the mirror's
@@ -305,6 +324,12 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 		log_error("pool %s: %s", p->name, plan->policy.error);
 		return r;
 	}
+	/* the second metadata device holds the same layout (checked again
+	 * when it is claimed) */
+	if (p->meta1_path &&
+	    ((r = device_size("second metadata", p->meta1_path, &plan->meta1_dev_size)) ||
+	     (r = meta1_fits(p, plan, plan->meta1_dev_size))))
+		return r;
 	plan->data_area_size = plan->policy.data_blocks * plan->policy.chunk.chunk;
 	plan->mda_offset = VG_MDA_DEFAULT_OFFSET;
 	plan->mda_size = VG_MDA_DEFAULT_SIZE;
@@ -428,9 +453,6 @@ static int recheck(const struct pool_create_params *p, const struct pool_create_
 static int open_meta1(const struct pool_create_params *p, const struct pool_create_plan *plan,
 		      struct tp_lock **claim, struct vg_pv *pv)
 {
-	const struct tp_policy_plan *pol = &plan->policy;
-	uint64_t end = TP_MAX(pol->meta.active_offset, pol->meta.spare_offset) + pol->meta.size;
-	char a[32], b[32];
 	int r;
 
 	if (!strcmp(p->meta1_path, p->meta_path) || !strcmp(p->meta1_path, p->data_path)) {
@@ -445,14 +467,7 @@ static int open_meta1(const struct pool_create_params *p, const struct pool_crea
 				  p->meta1_path, strerror(-r));
 		return r;
 	}
-	if (pv->io->size < end) {
-		log_error("pool %s: the second metadata device %s (%s) is smaller than the layout "
-			  "of %s needs (%s); nothing was written", p->name, p->meta1_path,
-			  tp_size_format(pv->io->size, 'h', a, sizeof(a)), p->meta_path,
-			  tp_size_format(end, 'h', b, sizeof(b)));
-		return -ENOSPC;
-	}
-	return 0;
+	return meta1_fits(p, plan, pv->io->size);
 }
 
 static int create(const struct pool_create_params *p, const struct pool_create_plan *plan_in)
