@@ -96,3 +96,40 @@ ok tpextend --data big90.raw sm
 err_lacks "warning"
 ok tpcheck sm
 rm -f big2t.raw big300.raw big90.raw
+
+# a mirror with dm-integrity under its legs: its integrity metadata holds
+# the tags of areas up to a size fixed at tpcreate (at least four times
+# the device); growth past it is refused, nothing changed; auto stops at
+# it; a growth zeroes both legs' integrity superblocks (the kernel formats
+# them anew and computes every tag at the next activation)
+image mi-d.img 64M
+image mi-m.img 8M
+image mi-m2.img 8M
+ok tpcreate --data mi-d.img --meta mi-m.img,mi-m2.img --metadata-size 2M mi
+truncate -s 200M mi-m.img mi-m2.img
+unchanged 5 tpextend --metadata-size 70M mi
+err_has "holds the tags of thin-metadata areas up to 64 MiB; --metadata-size 70 MiB is more; nothing was changed: give at most 64 MiB"
+ioff=$(sed -n 's/^[[:space:]]*integrity_offset=\([0-9]*\)$/\1/p' "$(backup_dir mi)"/*.vg | tail -1)
+isize=$(sed -n 's/^[[:space:]]*integrity_size=\([0-9]*\)$/\1/p' "$(backup_dir mi)"/*.vg | tail -1)
+[ -n "$ioff" ] && [ -n "$isize" ] || fail "no integrity regions in the VG"
+# superblocks as the kernel formats them for the 2 MiB areas (version 4,
+# no interleaving, 4-byte tags, one journal section, 4096 sectors of data,
+# 4 KiB blocks): ones whose tags tptools keeps
+for f in mi-m.img mi-m2.img; do
+	for a in 0 1; do
+		printf 'integrt\0\004\000\004\000\001\000\000\000\000\020\000\000\000\000\000\000\000\000\000\000\003' |
+			dd of=$f bs=1 seek=$((ioff + a * isize)) conv=notrunc status=none
+	done
+done
+ok tvcreate -V 1M -n keep mi	# (a writer keeps them: tags, not a reset)
+[ "$(dd if=mi-m.img bs=1 skip="$ioff" count=7 status=none)" = integrt ] ||
+	fail "a writer reset an integrity superblock it can keep tags for"
+ok tpextend --metadata-size auto mi
+out_has "grown from 2 MiB to 64 MiB"
+for f in mi-m.img mi-m2.img; do
+	for a in 0 1; do
+		[ "$(dd if=$f bs=4096 skip=$(((ioff + a * isize) / 4096)) count=1 status=none |
+			tr -d '\0' | wc -c)" = 0 ] || fail "$f: integrity superblock $a not zeroed by the growth"
+	done
+done
+ok tpcheck mi

@@ -151,9 +151,9 @@ static int plan_meta(struct pool *p, const struct pool_extend_params *x, struct 
 	if (next->integrity_size && size > vg_imeta_cover(next->integrity_size)) {
 		log_error("pool %s: the integrity metadata of its metadata mirror's legs holds "
 			  "the tags of thin-metadata areas up to %s; --metadata-size %s is more; "
-			  "nothing was changed", pool_name(p),
+			  "nothing was changed: give at most %s", pool_name(p),
 			  tp_size_format_exact(vg_imeta_cover(next->integrity_size), a, sizeof(a)),
-			  tp_size_format_exact(size, b, sizeof(b)));
+			  tp_size_format_exact(size, b, sizeof(b)), a);
 		return -ENOSPC;
 	}
 	if (x->metadata_size && (size <= res->old_meta_size || size > TP_META_MAX)) {
@@ -292,6 +292,19 @@ int pool_extend(struct pool *p, const struct pool_extend_params *x,
 	/* the data space map's growth in the (new) metadata area */
 	if (g.data_blocks && (r = pool_meta_check_growth(p, g.data_blocks, g.meta_blocks,
 							  "growing the data area"))) {
+		vg_free(next);
+		return r;
+	}
+	/* offline, the thin-metadata areas grown (the spare one moved): the
+	 * legs' integrity superblocks zeroed before the VG names the new
+	 * areas, so that the kernel formats them anew and computes every tag
+	 * at the next activation, never checking one kept for the old areas
+	 * (a crash before the commit costs only that computation) */
+	if (g.meta_blocks && next->integrity_size && !pool_is_live(p) &&
+	    ((r = pool_integrity_reset(next, pool_pv(p, VG_ROLE_META)->io)) ||
+	     (r = pool_integrity_reset(next, pool_meta1_pv(p)->io)))) {
+		log_error("pool %s: cannot reset the integrity metadata of its metadata mirror's "
+			  "legs: %s; the pool was not changed", pool_name(p), strerror(-r));
 		vg_free(next);
 		return r;
 	}
