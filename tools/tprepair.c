@@ -372,6 +372,10 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 		code = TP_EXIT_REREAD;
 	}
 	if (r && !p.metadata && wrote_something(&res)) {
+		if (res.salvaged) {	/* the salvage itself, and what it lost */
+			print_losses(p.pool, &res);
+			printf("%s: salvaged into the spare area, which is now active\n", p.pool);
+		}
 		print_pool_steps(&p, &res);	/* what was written before the failure */
 		log_error("%s: repair failed (%s) after the steps above; run 'tpcheck %s'", p.pool,
 			  strerror(-r), p.pool);

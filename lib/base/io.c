@@ -403,6 +403,8 @@ struct io_mirror {
 };
 
 #define MIR_HEAL_MAX 1024	/* blocks kept for rewriting; more are counted, not kept */
+#define MIR_BLOCK 4096u		/* what a read error is counted in: a metadata block */
+#define MIR_MAX_READ_ERRORS 20	/* unreadable blocks a leg may have (md's default) */
 
 static void mir_drop(struct io_mirror *m, unsigned i, int err)
 {
@@ -413,22 +415,73 @@ static void mir_drop(struct io_mirror *m, unsigned i, int err)
 		m->primary = 1 - i;
 }
 
+static void note_bad(struct io_mirror *m, unsigned k, uint64_t at, const void *good, size_t len,
+		     int heal, int unreadable);
+
+/* Which blocks of OFF..OFF+LEN leg K cannot read, the other leg having
+ * read them all into GOOD: each is counted bad there (unreadable) and its
+ * good copy kept for rewriting at the next flush (as md's raid1 rewrites a
+ * sector that failed a read), the leg staying in use; a leg with more
+ * than MIR_MAX_READ_ERRORS such blocks drops out (md fails a device after
+ * its max_read_errors). A read not made of whole blocks counts as one. */
+static void mir_read_errors(struct io_mirror *m, unsigned k, uint64_t off, const void *good,
+			    size_t len, int err, int heal)
+{
+	size_t bs = !(off % MIR_BLOCK) && !(len % MIR_BLOCK) ? MIR_BLOCK : len;
+	unsigned char *tmp = malloc(bs);
+
+	for (size_t at = 0; at < len; at += bs)
+		if (!tmp || io_read(m->leg[k], off + at, tmp, bs))
+			note_bad(m, k, off + at, (const unsigned char *)good + at, bs, heal, 1);
+	free(tmp);
+	pthread_mutex_lock(&m->lock);
+	if (m->bad[k].unreadable > MIR_MAX_READ_ERRORS && (m->in_use & (1u << (1 - k))))
+		mir_drop(m, k, err);
+	pthread_mutex_unlock(&m->lock);
+}
+
+/* Both legs failed a read of OFF..OFF+LEN: block by block, each from the
+ * first leg that reads it; -EIO when a block reads on neither. */
+static int mir_read_blocks(struct io_mirror *m, unsigned first, uint64_t off, void *buf,
+			   size_t len, int heal)
+{
+	size_t bs = !(off % MIR_BLOCK) && !(len % MIR_BLOCK) ? MIR_BLOCK : len;
+	int r = 0;
+
+	for (size_t at = 0; at < len && len > bs; at += bs) {
+		unsigned char *b = (unsigned char *)buf + at;
+		int e0 = io_read(m->leg[first], off + at, b, bs);
+
+		if (!e0)
+			continue;
+		if (io_read(m->leg[1 - first], off + at, b, bs)) {
+			r = -EIO;	/* on neither: the block is lost */
+			continue;
+		}
+		note_bad(m, first, off + at, b, bs, heal, 1);
+	}
+	return len > bs ? r : -EIO;
+}
+
 static int mir_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
 {
 	struct io_mirror *m = TP_CONTAINER_OF(e, struct io_mirror, e);
-	int r = -EIO;
+	unsigned first = m->primary, other = 1 - first;
+	int heal = !e->read_only, r, r2;
 
-	for (unsigned k = 0; k < 2; k++) {
-		unsigned i = k ? 1 - m->primary : m->primary;
-
-		if (!(m->in_use & (1u << i)))
-			continue;
-		r = io_read(m->leg[i], off, buf, len);
-		if (!r || r == -ENXIO)
-			return r;
-		mir_drop(m, i, r);	/* a leg that fails a read is not trusted again */
+	if (!(m->in_use & (1u << first)))
+		return (m->in_use & (1u << other)) ? io_read(m->leg[other], off, buf, len) : -EIO;
+	r = io_read(m->leg[first], off, buf, len);
+	if (!r || r == -ENXIO || !(m->in_use & (1u << other)))
+		return r;	/* (one leg: its error is the read's) */
+	r2 = io_read(m->leg[other], off, buf, len);
+	if (r2 == -ENXIO)
+		return r2;
+	if (!r2) {
+		mir_read_errors(m, first, off, buf, len, r, heal);
+		return 0;
 	}
-	return r;
+	return mir_read_blocks(m, first, off, buf, len, heal);
 }
 
 /* Heals that bytes OFF..OFF+LEN now written supersede are dropped. */
@@ -460,7 +513,7 @@ static void heal_apply(struct io_mirror *m)
 			int r = io_write(m->leg[h->leg], h->at, h->data, h->len);
 			if (r)
 				mir_drop(m, h->leg, r);
-			else
+			else if (m->bad[h->leg].healed < m->bad[h->leg].bad)
 				m->bad[h->leg].healed++;
 		}
 		free(h->data);
@@ -702,7 +755,7 @@ void io_mirror_bad(struct io_engine *e, unsigned leg, struct io_mirror_bad *out)
 /* Count block AT of leg K as bad there; with HEAL keep GOOD (LEN bytes)
  * to rewrite it at the next flush. */
 static void note_bad(struct io_mirror *m, unsigned k, uint64_t at, const void *good, size_t len,
-		     int heal)
+		     int heal, int unreadable)
 {
 	pthread_mutex_lock(&m->lock);
 	for (size_t i = 0; i < m->nr_seen[k]; i++)
@@ -718,6 +771,7 @@ static void note_bad(struct io_mirror *m, unsigned k, uint64_t at, const void *g
 	if (!m->bad[k].bad)
 		m->bad[k].first_off = at;
 	m->bad[k].bad++;
+	m->bad[k].unreadable += unreadable != 0;
 counted:
 	for (size_t i = 0; heal && i < m->nr_heal; i++)
 		if (m->heal[i].leg == k && m->heal[i].at == at)
@@ -747,7 +801,7 @@ int io_read_valid(struct io_engine *e, uint64_t off, void *buf, size_t nb, size_
 	unsigned char *alt = NULL;
 	size_t from = 0;	/* ALT holds blocks FROM.. of the other leg */
 	unsigned first, other;
-	int r = io_read(e, off, buf, nb * bs), tried = 0;
+	int r = io_read(e, off, buf, nb * bs), tried = 0, alt_whole = 0;
 
 	if (r || !m || !bs || keep_bad_legs)	/* (the seam: no copy is checked) */
 		return r;
@@ -762,20 +816,24 @@ int io_read_valid(struct io_engine *e, uint64_t off, void *buf, size_t nb, size_
 		if (!(m->in_use & (1u << other)))
 			break;	/* one leg: the caller's check reports the damage */
 		if (!tried) {
-			/* the other leg's copy of the rest of the run, in one read */
+			/* the other leg's copy of the rest of the run, in one read
+			 * (one that fails is read block by block below) */
 			tried = 1;
 			from = i;
 			if (posix_memalign((void **)&alt, 4096, (nb - i) * bs))
 				alt = NULL;
-			else if (io_read(m->leg[other], at + i * bs, alt, (nb - i) * bs)) {
-				free(alt);
-				alt = NULL;
-			}
+			else if (io_read(m->leg[other], at + i * bs, alt, (nb - i) * bs))
+				alt_whole = 0;
+			else
+				alt_whole = 1;
 		}
+		if (alt && !alt_whole &&
+		    io_read(m->leg[other], at + i * bs, alt + (i - from) * bs, bs))
+			continue;	/* unreadable there too */
 		if (!alt || !valid(alt + (i - from) * bs, idx, ctx))
 			continue;	/* no copy validates: damage, not a bad leg */
 		memcpy(blk, alt + (i - from) * bs, bs);
-		note_bad(m, first, at + i * bs, blk, bs, (flags & IO_HEAL) && !e->read_only);
+		note_bad(m, first, at + i * bs, blk, bs, (flags & IO_HEAL) && !e->read_only, 0);
 	}
 	free(alt);
 	return 0;
@@ -792,9 +850,10 @@ void io_mirror_carry(struct io_engine *to, struct io_engine *from)
 	for (unsigned i = 0; i < 2; i++) {
 		/* the blocks F counted, each once (T may have seen some) */
 		for (size_t k = 0; k < f->nr_seen[i]; k++)
-			note_bad(t, i, f->seen[i][k], NULL, 0, 0);
+			note_bad(t, i, f->seen[i][k], NULL, 0, 0, 0);
 		pthread_mutex_lock(&t->lock);
 		t->bad[i].healed += f->bad[i].healed;
+		t->bad[i].unreadable = TP_MIN(t->bad[i].bad, t->bad[i].unreadable + f->bad[i].unreadable);
 		pthread_mutex_unlock(&t->lock);
 		f->nr_seen[i] = 0;
 	}
@@ -815,5 +874,8 @@ void io_mirror_bad_clear(struct io_engine *e)
 	pthread_mutex_lock(&m->lock);
 	memset(m->bad, 0, sizeof(m->bad));
 	m->nr_seen[0] = m->nr_seen[1] = 0;
+	for (size_t i = 0; i < m->nr_heal; i++)	/* the scrub rewrote them, or says */
+		free(m->heal[i].data);
+	m->nr_heal = 0;
 	pthread_mutex_unlock(&m->lock);
 }

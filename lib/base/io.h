@@ -112,10 +112,15 @@ int io_concat_create(const struct io_concat_seg *seg, unsigned n, const char *na
  * alike), as large as the smaller one (a leg's device grown first, before
  * the other's and the areas; tpextend --metadata-size): a write goes to each leg in use, leg 0 first, and
  * succeeds when one leg took it; a read goes to the PRIMARY leg and, on
- * an I/O error, to the other. A leg whose read, write or flush fails
- * drops out for the engine's life (io_mirror_in_use, io_mirror_error say
- * which and why), so a leg that missed a write is never read again; with
- * no leg left the error is returned. A NULL leg is a missing one (out
+ * an I/O error, to the other. A leg whose write or flush fails drops out
+ * for the engine's life (io_mirror_in_use, io_mirror_error say which and
+ * why), so a leg that missed a write is never read again; with no leg
+ * left the error is returned. A leg that fails a read stays in use, as
+ * md's raid1 keeps it: each 4 KiB block it cannot read is served by the
+ * other leg, counted bad and unreadable on it (io_mirror_bad), and, on a
+ * writable engine, rewritten there at the next flush (a leg that fails
+ * that write drops out); a leg with more than 20 unreadable blocks drops
+ * out. A block that reads on neither leg fails the read with -EIO. A NULL leg is a missing one (out
  * from the start, -ENODEV). With OWN the legs are destroyed with it. */
 int io_mirror_create(struct io_engine *leg0, struct io_engine *leg1, unsigned primary,
 		     const char *name, int own, struct io_engine **out) TP_MUST_CHECK;
@@ -180,18 +185,20 @@ enum io_read_valid_flags {
 int io_read_valid(struct io_engine *e, uint64_t off, void *buf, size_t nb, size_t bs,
 		  int (*valid)(const void *blk, uint64_t idx, void *ctx), void *ctx,
 		  unsigned flags) TP_MUST_CHECK;
-/* What validating reads found on leg LEG of the mirror under E: blocks
- * bad there and read from the other leg, how many of them were rewritten
+/* What reads found on leg LEG of the mirror under E: blocks bad there
+ * (invalid, or unreadable: io_mirror_create) and read from the other leg, how many of them were rewritten
  * (IO_HEAL, at a flush), and the first one's byte offset on the leg
  * (zeros for no mirror). */
 struct io_mirror_bad {
 	uint64_t bad, healed, first_off;
+	uint64_t unreadable;	/* of BAD: the leg failed to read them */
 };
 void io_mirror_bad(struct io_engine *e, unsigned leg, struct io_mirror_bad *out);
 /* A mirror made anew over the same legs (reopened) takes FROM's counts;
  * FROM's kept rewrites are dropped (a later read finds the blocks again). */
 void io_mirror_carry(struct io_engine *to, struct io_engine *from);
-/* Forget the counts (they were reported); kept rewrites stay. */
+/* Forget the counts and the kept rewrites (a scrub reported them and
+ * rewrote what it could). */
 void io_mirror_bad_clear(struct io_engine *e);
 
 #endif

@@ -149,6 +149,40 @@ for eio in "$PWD/ma.img" "$PWD/mb.img" "$PWD/ma.img@$off" "$PWD/mb.img@$off" \
 	unset TP_TEST_EIO
 	sums_same sums.before || fail "a reader wrote with EIO on $eio"
 done
+# --- one block in use that leg 0 cannot read (its device fails reads and
+# writes there): read from leg 1, the leg stays in use for every other
+# block (as md's raid1 keeps it); readers write nothing and say it; tpcheck
+# says it unreadable (exit 1) and names --meta-replace; tprepair, whose
+# rewrite the device refuses, fails naming --meta-replace and changes
+# nothing; a writer whose rewrite fails commits on leg 1 alone and says
+# that leg 0 is out; a resync onto that device then fails, naming
+# --meta-replace, and --meta-replace puts the pool right
+restore
+export TP_TEST_EIO=$PWD/ma.img@$((off + leaf_v * 4096))+4096
+sums ./*.img >sums.before
+volumes_read "leg 0 fails a read of one block"
+ok tpsend --format raw -o v.got mp/v
+err_has "leg 0 (.*ma.img): 1 block bad there (unreadable there; the first at byte $((off + leaf_v * 4096)))"
+expect_rc 1 tpcheck mp
+out_has "leg 0 (.*ma.img): 1 of [0-9]* blocks in use bad there (1 unreadable; first: block $leaf_v)"
+out_has "next: run 'tpchange --meta-replace DEV mp'"
+ok tpstatus --noheadings -o pool_meta_health,pool_meta_legs mp
+out_has "damaged .*ma.img(bad blocks),.*mb.img(in sync)"
+sums_same sums.before || fail "a reader wrote with an unreadable block"
+unchanged 5 tprepair mp
+err_has "leg 0 (.*ma.img) failed while its bad blocks were rewritten"
+err_has "tpchange --meta-replace DEV mp"
+ok tvsnap mp/v -n s2
+err_has "leg 0 (.*ma.img): 1 block bad there, and the leg failed (Input/output error): it is out of the mirror; put it on another device with 'tpchange --meta-replace DEV mp'"
+unchanged 5 tprepair mp
+err_has "cannot copy its thin metadata onto .*ma.img: Input/output error; the pool was not changed (that leg stays stale): put the leg on another device with 'tpchange --meta-replace DEV mp'"
+image mc.img 16M
+ok tpchange --meta-replace mc.img mp
+unset TP_TEST_EIO
+ok tpcheck mp
+volumes_read "after the failing leg was replaced"
+rm mc.img
+restore
 # each leg's label error is said once per command, not once per lookup
 TP_TEST_EIO=$PWD/mb.img expect_rc 1 tpcheck mp
 [ "$(grep -c 'mb.img: cannot read sector 1' err)" = 1 ] || { cat err >&2; fail "the label's error not said once"; }

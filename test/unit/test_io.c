@@ -292,6 +292,211 @@ static void test_mirror(void)
 	io_destroy(b);
 }
 
+/* Valid: any block of leg 1's filling, 'B' (for test_mirror_read_error). */
+static int abc_never(const void *blk, uint64_t idx, void *ctx)
+{
+	(void)idx, (void)ctx;
+	return ((const unsigned char *)blk)[0] == 'B';
+}
+
+/* A read error on the leg read first: the read is served by the other leg
+ * (the leg that failed drops out), also when its failure changed which
+ * leg is the primary mid-read; io_read_valid of a run whose other copy
+ * cannot be read in one piece takes it block by block. TP_TEST_EIO is the
+ * test build's fd-engine hook. */
+static void mirror_legs_files(const char *p0, const char *p1, size_t size)
+{
+	unsigned char *buf = malloc(size);
+
+	CU_ASSERT_FATAL(buf != NULL);
+	for (int i = 0; i < 2; i++) {
+		int fd = open(i ? p1 : p0, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+		memset(buf, i ? 'B' : 'A', size);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_EQUAL(write(fd, buf, size), (ssize_t)size);
+		close(fd);
+	}
+	free(buf);
+}
+
+/* P's engine opened with TP_TEST_EIO set to EIO (its range's reads and
+ * writes fail). */
+static struct io_engine *open_eio(const char *p, const char *eio, int flags)
+{
+	struct io_engine *e = NULL;
+
+	setenv("TP_TEST_EIO", eio, 1);
+	CU_ASSERT_FATAL(io_fd_open(p, flags, &e) == 0);
+	unsetenv("TP_TEST_EIO");
+	return e;
+}
+
+/* A test engine over INNER whose block at BAD fails every read until it
+ * is written (a pending sector that a write remaps, as a disk does). */
+struct pending {
+	struct io_engine e;
+	struct io_engine *inner;
+	uint64_t bad;
+	int remapped;
+};
+
+static int pending_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
+{
+	struct pending *p = (struct pending *)e;
+
+	if (!p->remapped && off < p->bad + 4096 && p->bad < off + len)
+		return -EIO;
+	return io_read(p->inner, off, buf, len);
+}
+
+static int pending_write(struct io_engine *e, uint64_t off, const void *buf, size_t len)
+{
+	struct pending *p = (struct pending *)e;
+
+	if (off <= p->bad && p->bad + 4096 <= off + len)
+		p->remapped = 1;
+	return io_write(p->inner, off, buf, len);
+}
+
+static int pending_flush(struct io_engine *e)
+{
+	return io_flush(((struct pending *)e)->inner);
+}
+
+static void pending_destroy(struct io_engine *e)
+{
+	io_destroy(((struct pending *)e)->inner);
+	free(e);
+}
+
+static const struct io_ops pending_ops = { pending_read, pending_write, pending_flush,
+					   pending_destroy };
+
+static struct io_engine *pending_create(struct io_engine *inner, uint64_t bad)
+{
+	struct pending *p = calloc(1, sizeof(*p));
+
+	CU_ASSERT_FATAL(p != NULL);
+	p->e.ops = &pending_ops;
+	p->e.size = inner->size;
+	p->e.name = inner->name;
+	p->inner = inner;
+	p->bad = bad;
+	return &p->e;
+}
+
+static void test_mirror_read_error(void)
+{
+	char p0[512], p1[512], eio[600];
+	struct io_engine *a, *b, *m;
+	struct io_mirror_bad bad;
+	unsigned char buf[32 * 4096];
+
+	snprintf(p0, sizeof(p0), "%s/leg0", tp_test_tmpdir());
+	snprintf(p1, sizeof(p1), "%s/leg1", tp_test_tmpdir());
+	mirror_legs_files(p0, p1, sizeof(buf));
+	/* one block leg 0 cannot read: leg 1 serves it, leg 0 stays in use
+	 * (and primary) for the others, the block counted unreadable there */
+	snprintf(eio, sizeof(eio), "%s@4096+4096", p0);
+	a = open_eio(p0, eio, IO_RDONLY);
+	CU_ASSERT_FATAL(io_fd_open(p1, IO_RDONLY, &b) == 0);
+	CU_ASSERT_FATAL(io_mirror_create(a, b, 0, "m", 1, &m) == 0);
+	CU_ASSERT_EQUAL(io_read(m, 0, buf, 4096), 0);
+	CU_ASSERT_EQUAL(buf[0], 'A');
+	CU_ASSERT_EQUAL(io_read(m, 0, buf, 3 * 4096), 0);	/* leg 0 fails block 1 only */
+	CU_ASSERT(buf[0] == 'B' && buf[4096] == 'B' && buf[8192] == 'B');	/* all from leg 1 */
+	CU_ASSERT_EQUAL(io_mirror_error(m, 0), 0);
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 3u);
+	CU_ASSERT_EQUAL(io_mirror_primary(m), 0u);
+	io_mirror_bad(m, 0, &bad);
+	CU_ASSERT(bad.bad == 1 && bad.unreadable == 1 && bad.first_off == 4096);
+	CU_ASSERT_EQUAL(io_read(m, 8192, buf, 4096), 0);
+	CU_ASSERT_EQUAL(buf[0], 'A');	/* leg 0 reads on */
+	io_destroy(m);
+
+	/* writable: the good copy is written over the unreadable block at the
+	 * flush; the device failing that write takes the leg out */
+	a = open_eio(p0, eio, 0);
+	CU_ASSERT_FATAL(io_fd_open(p1, 0, &b) == 0);
+	CU_ASSERT_FATAL(io_mirror_create(a, b, 0, "m", 1, &m) == 0);
+	CU_ASSERT_EQUAL(io_read(m, 4096, buf, 4096), 0);
+	CU_ASSERT_EQUAL(buf[0], 'B');
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 3u);
+	CU_ASSERT_EQUAL(io_flush(m), 0);
+	CU_ASSERT_EQUAL(io_mirror_error(m, 0), -EIO);
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 2u);
+	io_destroy(m);
+	/* a device that takes the rewrite (a pending sector it remaps when
+	 * written): healed at the flush, the leg in use and read again */
+	{
+		struct io_engine *ma = NULL, *mb = NULL;
+
+		CU_ASSERT_FATAL(io_mem_create(4 * 4096, "a", &ma) == 0);
+		CU_ASSERT_FATAL(io_mem_create(4 * 4096, "b", &mb) == 0);
+		memset(io_mem_data(ma), 'A', 4 * 4096);
+		memset(io_mem_data(mb), 'B', 4 * 4096);
+		a = pending_create(ma, 4096);
+		CU_ASSERT_FATAL(io_mirror_create(a, mb, 0, "m", 1, &m) == 0);
+		CU_ASSERT_EQUAL(io_read(m, 0, buf, 2 * 4096), 0);
+		CU_ASSERT_EQUAL(buf[4096], 'B');
+		CU_ASSERT_EQUAL(io_mirror_in_use(m), 3u);
+		CU_ASSERT_EQUAL(io_mem_data(ma)[4096], 'A');	/* nothing written before the flush */
+		CU_ASSERT_EQUAL(io_flush(m), 0);
+		CU_ASSERT_EQUAL(io_mirror_in_use(m), 3u);
+		CU_ASSERT_EQUAL(io_mem_data(ma)[4096], 'B');	/* the good copy, rewritten */
+		CU_ASSERT_EQUAL(io_mem_data(ma)[0], 'A');	/* nothing else */
+		io_mirror_bad(m, 0, &bad);
+		CU_ASSERT(bad.bad == 1 && bad.healed == 1 && bad.unreadable == 1);
+		CU_ASSERT_EQUAL(io_read(m, 4096, buf, 4096), 0);
+		io_mirror_bad(m, 0, &bad);
+		CU_ASSERT_EQUAL(bad.bad, 1u);	/* read from leg 0 now: nothing new */
+		io_destroy(m);
+	}
+
+	/* more than 20 unreadable blocks: the leg drops out (md's
+	 * max_read_errors); fewer keep it */
+	snprintf(eio, sizeof(eio), "%s@0+%u", p0, 21 * 4096);
+	a = open_eio(p0, eio, IO_RDONLY);
+	CU_ASSERT_FATAL(io_fd_open(p1, IO_RDONLY, &b) == 0);
+	CU_ASSERT_FATAL(io_mirror_create(a, b, 0, "m", 1, &m) == 0);
+	CU_ASSERT_EQUAL(io_read(m, 0, buf, 20 * 4096), 0);
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 3u);
+	CU_ASSERT_EQUAL(io_read(m, 20 * 4096, buf, 4096), 0);
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 2u);
+	CU_ASSERT_EQUAL(io_mirror_error(m, 0), -EIO);
+	CU_ASSERT_EQUAL(io_read(m, 30 * 4096, buf, 4096), 0);
+	CU_ASSERT_EQUAL(buf[0], 'B');	/* leg 1 alone now */
+	io_destroy(m);
+
+	/* a block neither leg reads: -EIO for a read that holds it, both legs
+	 * stay; a read of the other blocks goes on */
+	snprintf(eio, sizeof(eio), "%s@8192+4096", p0);
+	a = open_eio(p0, eio, IO_RDONLY);
+	snprintf(eio, sizeof(eio), "%s@8192+4096", p1);
+	b = open_eio(p1, eio, IO_RDONLY);
+	CU_ASSERT_FATAL(io_mirror_create(a, b, 0, "m", 1, &m) == 0);
+	CU_ASSERT_EQUAL(io_read(m, 0, buf, 4 * 4096), -EIO);
+	CU_ASSERT_EQUAL(io_read(m, 8192, buf, 4096), -EIO);
+	CU_ASSERT_EQUAL(io_mirror_in_use(m), 3u);
+	CU_ASSERT_EQUAL(io_read(m, 0, buf, 2 * 4096), 0);
+	CU_ASSERT_EQUAL(buf[0], 'A');
+	io_destroy(m);
+
+	/* the other leg's run unreadable in one piece: block by block */
+	snprintf(eio, sizeof(eio), "%s@8192+4096", p1);
+	b = open_eio(p1, eio, IO_RDONLY);
+	CU_ASSERT_FATAL(io_fd_open(p0, IO_RDONLY, &a) == 0);
+	CU_ASSERT_FATAL(io_mirror_create(a, b, 0, "m", 1, &m) == 0);
+	/* every block of leg 0 "invalid": blocks 0 and 1 come from leg 1,
+	 * block 2 is unreadable there and stays leg 0's */
+	CU_ASSERT_EQUAL(io_read_valid(m, 0, buf, 3, 4096, abc_never, NULL, 0), 0);
+	CU_ASSERT_EQUAL(buf[0], 'B');
+	CU_ASSERT_EQUAL(buf[4096], 'B');
+	CU_ASSERT_EQUAL(buf[8192], 'A');
+	io_destroy(m);
+}
+
 /* A block is "valid" when its first byte equals its index + 'A'. */
 static int abc_valid(const void *blk, uint64_t idx, void *ctx)
 {
@@ -517,4 +722,6 @@ TP_TEST_SUITE(io, NULL, NULL,
 	      { "mirror engine: validated reads take the good leg, heal at the flush",
 		test_mirror_valid },
 	      { "integrity tags of a leg kept offline", test_integrity },
+	      { "mirror engine: a read error on the primary is served by the other leg",
+		test_mirror_read_error },
 	      { "flock locks", test_lock })

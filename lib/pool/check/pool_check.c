@@ -223,7 +223,9 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		size_t own = rep->nr_strays + rep->nr_lost + rep->nr_orphans + rep->nr_ahead +
 			     leg_findings;
 		int thin_bad = rep->f.nr_problems - own > before || thin->f.nr_problems
-				       ? 1 : rep->nr_strays ? 2 : legs ? 3 : 0;
+				       ? 1 : rep->nr_strays ? 2
+				       : legs && (s->unreadable[0] || s->unreadable[1]) ? 4
+				       : legs ? 3 : 0;
 		pool_repair_advice(p, devices, devices ? devices : listed, before > 0, thin_bad,
 				   rep, next, len);
 	}

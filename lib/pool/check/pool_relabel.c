@@ -631,7 +631,7 @@ static int missing_leg(const struct pool *p, struct pool_meta_leg leg[2])
 	if (!pool_meta_legs(p, leg))
 		return -1;
 	for (int i = 0; i < 2; i++)
-		if (leg[i].err == -ENODEV)
+		if (leg[i].err == -ENODEV || leg[i].err == -EIO)	/* missing, or failing */
 			return i;
 	return -1;
 }
@@ -728,6 +728,10 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	else if (thin_bad == 3)
 		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the metadata mirror's bad "
 			 "copies from the good leg", pool_name(p), dev);
+	else if (thin_bad == 4)
+		snprintf(buf, len, "run 'tpchange --meta-replace DEV %s' to put the metadata "
+			 "mirror's leg with unreadable blocks on DEV (its device fails reads), "
+			 "resynced from the other", pool_name(p));
 	else if (thin_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to salvage the thin metadata into the "
 			 "spare area", pool_name(p), dev);
@@ -737,8 +741,8 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 			 dev, rep->lost, rep->nr_lost > 1 ? "s" : "");
 	else if ((gone = missing_leg(p, leg)) >= 0)
 		snprintf(buf, len, "run 'tpchange --meta-replace DEV %s' to put the metadata "
-			 "mirror's missing leg %d (%s) on DEV, resynced from the other",
-			 pool_name(p), gone, leg[gone].path);
+			 "mirror's %s leg %d (%s) on DEV, resynced from the other", pool_name(p),
+			 leg[gone].err == -EIO ? "failing" : "missing", gone, leg[gone].path);
 	else if (!strcmp(pool_meta_health(p), "degraded"))
 		snprintf(buf, len, "run 'tprepair %s%s' to resync the metadata mirror's stale leg, "
 			 "or 'tpchange --meta-replace DEV %s' to put a missing one on DEV",

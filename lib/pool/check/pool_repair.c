@@ -333,16 +333,19 @@ static int thin_damaged(struct pool *p, int *bad, struct pool_check_report *lost
 static int resync_mirror(struct pool *p, struct pool_repair_result *res)
 {
 	struct pool_meta_leg leg[2];
+	int r;
 
 	if (!pool_meta_legs(p, leg) || (!leg[0].err && !leg[1].err) || (leg[0].err && leg[1].err))
 		return 0;
 	for (unsigned i = 0; i < 2; i++) {
 		if (!leg[i].err)
 			continue;
-		if (leg[i].err == -ENODEV)
+		if (leg[i].err == -ENODEV || leg[i].err == -EIO)
 			return 0;	/* a replace puts it on a new device: the advice says */
-		snprintf(res->meta_resynced, sizeof(res->meta_resynced), "%s", leg[i].path);
-		return pool_meta_replace(p, leg[i].path);
+		r = pool_meta_replace(p, leg[i].path);
+		if (!r)	/* said once it is done */
+			snprintf(res->meta_resynced, sizeof(res->meta_resynced), "%s", leg[i].path);
+		return r;
 	}
 	return 0;
 }
@@ -371,6 +374,17 @@ static int heal_mirror(struct pool *p, struct pool_repair_result *res)
 	if (!r)
 		for (unsigned i = 0; i < 2; i++)
 			res->meta_healed[i] = tc.scrub.healed[i];
+	/* a leg that failed a rewrite (or a read) is out now: nothing is
+	 * salvaged from the other alone, what it lost would be lost */
+	for (unsigned i = 0; !r && i < 2; i++)
+		if (io_mirror_error(pool_meta_io(p), i)) {
+			log_error("pool %s: metadata mirror leg %u (%s) failed while its bad blocks "
+				  "were rewritten (%s): put it on another device with 'tpchange "
+				  "--meta-replace DEV %s', then run 'tprepair %s' again", pool_name(p),
+				  i, leg[i].path, strerror(-io_mirror_error(pool_meta_io(p), i)),
+				  pool_name(p), pool_name(p));
+			r = -EIO;
+		}
 	thin_check_report_free(&tc);
 	return r;
 }

@@ -488,6 +488,11 @@ static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_stat
 			if (st->slot[d][s].state == VG_SLOT_CORRUPT)
 				pool_problem(rep, 0, "%s: VG metadata slot %d is damaged (the next change "
 					     "or tprepair rewrites it)", pvs[d].io->name, s);
+			else if (st->slot[d][s].state == VG_SLOT_EMPTY && !st->read_error[d] &&
+				 st->slot[d][1 - s].state == VG_SLOT_VALID)
+				pool_problem(rep, 0, "%s: VG metadata slot %d holds no copy (wiped or "
+					     "overwritten; the next change or tprepair rewrites it)",
+					     pvs[d].io->name, s);
 			if (st->slot[d][s].state == VG_SLOT_VALID &&
 			    st->slot[d][s].seqno == st->seqno)
 				newest = 1;

@@ -181,24 +181,44 @@ void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s)
 
 void pool_meta_say_bad(const struct pool *p)
 {
+	struct pool_scrub_state sc;
+	int scrubbed = p->vg && p->vg->meta_mirror && !pool_scrub_state_read(p->vg->uuid, &sc);
+	int fixed = 0;
+
 	for (unsigned i = 0; p->vg && p->vg->meta_mirror && p->meta_io && i < 2; i++) {
 		struct io_mirror_bad b;
 
 		io_mirror_bad(p->meta_io, i, &b);
 		if (!b.bad)
 			continue;
-		if (b.healed >= b.bad)
+		/* the blocks a writer rewrote are no longer bad there: the last
+		 * scrub's record says fewer */
+		if (scrubbed && b.healed && sc.bad[i]) {
+			sc.bad[i] -= TP_MIN(sc.bad[i], b.healed);
+			fixed = 1;
+		}
+		if (b.healed < b.bad && io_mirror_error(p->meta_io, i))
+			log_warn("pool %s: metadata mirror leg %u (%s): %" PRIu64 " block%s bad "
+				 "there, and the leg failed (%s): it is out of the mirror; put it on "
+				 "another device with 'tpchange --meta-replace DEV %s'", p->name, i,
+				 pool_meta_leg_path(p, i), b.bad - b.healed,
+				 b.bad - b.healed == 1 ? "" : "s",
+				 strerror(-io_mirror_error(p->meta_io, i)), p->name);
+		else if (b.healed >= b.bad)
 			log_warn("pool %s: metadata mirror leg %u (%s): %" PRIu64 " bad block%s "
 				 "rewritten from leg %u", p->name, i, pool_meta_leg_path(p, i), b.bad,
 				 b.bad == 1 ? "" : "s", 1 - i);
 		else
 			log_warn("pool %s: metadata mirror leg %u (%s): %" PRIu64 " block%s bad "
-				 "there (the first at byte %" PRIu64 ") and read from leg %u; "
+				 "there (%s the first at byte %" PRIu64 ") and read from leg %u; "
 				 "'tprepair %s' rewrites %s ('tpcheck %s' compares the legs)",
 				 p->name, i, pool_meta_leg_path(p, i), b.bad - b.healed,
-				 b.bad - b.healed == 1 ? "" : "s", b.first_off, 1 - i, p->name,
-				 b.bad - b.healed == 1 ? "it" : "them", p->name);
+				 b.bad - b.healed == 1 ? "" : "s",
+				 b.unreadable ? "unreadable there;" : "invalid there;", b.first_off,
+				 1 - i, p->name, b.bad - b.healed == 1 ? "it" : "them", p->name);
 	}
+	if (fixed && pool_scrub_state_write(p->vg->uuid, &sc))
+		log_warn("pool %s: the scrub record still counts the blocks rewritten", p->name);
 }
 
 /* The regions of IO's (a leg's) integrity metadata, as VG lays them out. */
@@ -216,7 +236,7 @@ int pool_meta_mirror_make(const struct pool *p, struct io_engine *leg0, struct i
 {
 	struct io_engine *in[2] = { leg0, leg1 }, *w[2] = { NULL, NULL };
 	struct io_integrity_region reg[2];
-	int r = 0;
+	int r = 0, failed[2] = { 0, 0 };
 
 	*out = NULL;
 	integrity_regions(p->vg, reg);
@@ -228,12 +248,27 @@ int pool_meta_mirror_make(const struct pool *p, struct io_engine *leg0, struct i
 		 * the mirror owns what it reads each leg through */
 		r = p->vg->integrity_size ? io_integrity_create(in[i], reg, 2, 0, &w[i])
 					  : io_window_create(in[i], 0, in[i]->size, 0, &w[i]);
-		if (r)
+		if (r && r != -ENOMEM) {
+			/* its integrity metadata unreadable: the leg failed, the
+			 * other carries the pool (degraded, said at attach) */
+			log_warn("pool %s: cannot read the integrity metadata of %s: %s", p->name,
+				 in[i]->name, strerror(-r));
+			failed[i] = r;
+			w[i] = NULL;
+			r = 0;
+		} else if (r) {
 			log_error("pool %s: cannot read the integrity metadata of %s: %s", p->name,
 				  in[i]->name, strerror(-r));
+		}
 	}
+	if (!r && !w[0] && !w[1])
+		r = -EIO;	/* neither leg left */
 	if (!r)
-		r = io_mirror_create(w[0], w[1], primary, leg0 ? leg0->name : leg1->name, 1, out);
+		r = io_mirror_create(w[0], w[1], w[primary] ? primary : 1 - primary,
+				     leg0 ? leg0->name : leg1->name, 1, out);
+	for (unsigned i = 0; !r && i < 2; i++)
+		if (failed[i])
+			io_mirror_take_out(*out, i, -EIO);
 	if (r) {
 		io_destroy(w[0]);
 		io_destroy(w[1]);

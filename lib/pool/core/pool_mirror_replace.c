@@ -143,6 +143,7 @@ void pool_meta_resync_stale(struct pool *p)
 			 p->name);
 		return;
 	}
+	pool_scrub_state_forget(p->vg->uuid);
 	log_warn("pool %s: metadata mirror leg %u (%s) was %s: resynced from leg %u", p->name, i,
 		 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), 1 - i);
 }
@@ -169,6 +170,18 @@ int pool_meta_replace(struct pool *p, const char *path)
 		return -EINVAL;
 	}
 	pool_meta_legs(p, leg);
+	if (!leg[0].err && !leg[1].err) {
+		/* both in use: a leg whose device failed reads in the last
+		 * scrub (tpcheck) is the one to replace */
+		struct pool_scrub_state sc;
+
+		if (!pool_scrub_state_read(p->vg->uuid, &sc) && !sc.unreadable[0] != !sc.unreadable[1]) {
+			unsigned bad = sc.unreadable[0] ? 0 : 1;
+
+			io_mirror_take_out(p->meta_io, bad, -EIO);
+			pool_meta_legs(p, leg);
+		}
+	}
 	if (!leg[0].err && !leg[1].err) {
 		log_error("pool %s: both legs of its metadata mirror (%s, %s) are in sync: "
 			  "nothing to replace; nothing was changed", p->name, leg[0].path,
@@ -248,8 +261,15 @@ int pool_meta_replace(struct pool *p, const char *path)
 	 * VG stands and the new device is no device of the pool (the same
 	 * device resynced in place is in sync once its superblocks are) */
 	if (!p->be->live && (r = copy_areas(p, 1 - out, io))) {
-		log_error("pool %s: cannot copy its thin metadata onto %s: %s; nothing was changed",
-			  p->name, abs, strerror(-r));
+		if (same)
+			log_error("pool %s: cannot copy its thin metadata onto %s: %s; the pool "
+				  "was not changed (that leg stays stale): put the leg on another "
+				  "device with 'tpchange --meta-replace DEV %s'", p->name, abs,
+				  strerror(-r), p->name);
+		else
+			log_error("pool %s: cannot copy its thin metadata onto %s: %s; the pool "
+				  "was not changed: name another device", p->name, abs,
+				  strerror(-r));
 		goto fail;
 	}
 	/* a new leg's raid metadata zeroed: the kernel rebuilds it; its
@@ -291,6 +311,8 @@ int pool_meta_replace(struct pool *p, const char *path)
 	} else {
 		r = pool_open_thin(p);
 	}
+	if (!r)
+		pool_scrub_state_forget(p->vg->uuid);
 	if (!r)
 		log_info("pool %s: metadata mirror leg %u is now %s%s", p->name, out, abs,
 			 p->be->live ? " (the kernel resyncs it)" : ", resynced");

@@ -344,5 +344,8 @@ int pool_scrub_state_read(const char *pool_uuid, struct pool_scrub_state *s) TP_
 /* 0 or -errno (logged). */
 int pool_scrub_state_write(const char *pool_uuid, const struct pool_scrub_state *s)
 	TP_MUST_CHECK;
+/* A leg was copied anew (a resync, a replace, a mirror added): what the
+ * last scrub found of the legs no longer holds; the record goes. */
+void pool_scrub_state_forget(const char *pool_uuid);
 
 #endif

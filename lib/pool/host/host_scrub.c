@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* <config dir>/scrub, or with UUID its file: malloc'd, NULL on ENOMEM. */
 static char *scrub_path(const char *uuid)
@@ -122,4 +123,14 @@ out:
 	free(dir);
 	free(path);
 	return r;
+}
+
+void pool_scrub_state_forget(const char *pool_uuid)
+{
+	char *path = name_ok(pool_uuid) ? scrub_path(pool_uuid) : NULL;
+
+	if (path && unlink(path) && errno != ENOENT)
+		log_warn("pool uuid %s: cannot remove the scrub record %s: %s", pool_uuid, path,
+			 strerror(errno));
+	free(path);
 }
