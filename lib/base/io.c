@@ -656,6 +656,24 @@ void io_mirror_take_out(struct io_engine *e, unsigned leg, int err)
 		mir_drop(m, leg, err);
 }
 
+int io_mirror_readmit(struct io_engine *e, unsigned leg)
+{
+	struct io_mirror *m;
+
+	if (e->ops != &mirror_ops || leg > 1)
+		return -EINVAL;
+	m = TP_CONTAINER_OF(e, struct io_mirror, e);
+	if (!m->leg[leg] || m->leg[leg]->size < m->e.size)
+		return -ENODEV;
+	pthread_mutex_lock(&m->lock);
+	m->in_use |= 1u << leg;
+	m->err[leg] = 0;
+	memset(&m->bad[leg], 0, sizeof(m->bad[leg]));
+	m->nr_seen[leg] = 0;
+	pthread_mutex_unlock(&m->lock);
+	return 0;
+}
+
 /* ---- copies ---- */
 
 /* The mirror under E (through windows and fault wrappers), with *OFF

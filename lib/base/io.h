@@ -133,6 +133,10 @@ unsigned io_mirror_primary(struct io_engine *e);
 /* Take leg LEG out with ERR (a stale leg found at open); the last leg in
  * use stays. A leg out already (missing) gets ERR as the reason. */
 void io_mirror_take_out(struct io_engine *e, unsigned leg, int err);
+/* Leg LEG, out until now, in use again (the caller copied the other leg's
+ * content onto it): written and read as before, its counts cleared.
+ * -EINVAL for no mirror, -ENODEV for a missing or too small leg. */
+int io_mirror_readmit(struct io_engine *e, unsigned leg) TP_MUST_CHECK;
 
 /* dm-integrity's tags of a leg of mirrored thin metadata, kept offline
  * (io_integrity.c): LEG wrapped so that every write of a region's data

@@ -238,8 +238,9 @@ ok tpcheck mp
 
 # --- the same-place copy of another pool's leg: its thin superblock is
 # valid, but not this pool's (another chunk size): the leg is stale, never
-# read (every volume reads back), tpcheck says so (exit 1), the next
-# writer resyncs it from the good leg
+# read (every volume reads back), tpcheck says so (exit 1), a writer
+# refused before its change writes nothing, the next writer that commits
+# resyncs it from the good leg
 restore
 image x-d.img 64M
 image x-ma.img 16M
@@ -255,6 +256,9 @@ volumes_read "leg 1 holds another pool's thin metadata"
 expect_rc 1 tpcheck mp
 out_has "leg 1 (.*mb.img) is stale (it holds thin metadata of another pool)"
 sums_same sums.before || fail "a reader wrote to a device"
+# a writer refused (the name is taken) resyncs nothing: it writes nothing
+unchanged 5 tvcreate -V 1M -n w mp
+err_lacks "resynced"
 ok tvcreate -V 1M -n after mp
 err_has "leg 1 (.*mb.img) was stale (it holds thin metadata of another pool): resynced"
 ok tpcheck mp

@@ -23,8 +23,9 @@
  * copied, the raid metadata zeroed, the new leg labelled, one VG commit), the
  * growth of a mirrored pool's metadata areas (tpextend --metadata), a
  * stale leg put on a new device (--meta-replace) and resynced in place
- * (tprepair), and by a writer's open (the old state: the leg stale; the
- * new: in step, its thin metadata digesting as the good leg's).
+ * (tprepair), and by a writer before its first commit (the old state:
+ * the leg stale, or resynced; the new: the change made, the leg in step,
+ * its thin metadata digesting as the good leg's).
  *
  * The model: after the cut, the next writer opens the pool (completing an
  * interrupted transaction, pool.h); what it sees must be exactly the state
@@ -236,7 +237,11 @@ struct command {
 				 * pool): tprepair resyncs it before the judgement */
 	int legs_equal;		/* the new state: the second leg's (data3) active area
 				 * digests as the first's */
+	int synced_old;		/* the old state with the stale leg resynced is old too
+				 * (a writer resyncs it before its own change) */
 };
+
+static uint32_t synced_old_d;	/* that state's digest (struct command: synced_old) */
 
 /* (a stale mirror leg kept: the commands that resync it do it themselves) */
 static int with_pool(int (*fn)(struct pool *p))
@@ -556,12 +561,15 @@ static int run_extend(void)
 	return with_pool(do_extend);
 }
 
-/* a writer's open: a stale mirror leg resynced from the good one */
+/* a writer's first commit (a rename): a stale mirror leg resynced from
+ * the good one before it (the open alone writes nothing) */
 static int run_open_resync(void)
 {
 	struct pool *p;
 	int r = pool_open(POOL, NULL, 0, &p);
 
+	if (!r)
+		r = pool_volume_rename(p, "b", "b-renamed");
 	pool_close(p);
 	return r;
 }
@@ -752,8 +760,8 @@ static const struct command commands[] = {
 	{ "tpchange --meta-mirror", run_meta_mirror, setup_meta_mirror, 0 },
 	{ "tpextend --metadata of a mirrored pool", run_extend_meta, setup_extend_meta_mirror, 0,
 	  0, 0, NULL, 0, 1, 1 },
-	{ "a writer's open: a stale mirror leg resynced", run_open_resync, setup_meta_stale, 0, 1,
-	  0, NULL, 0, 1, 0, 1 },
+	{ "a writer's commit: a stale mirror leg resynced", run_open_resync, setup_meta_stale, 0, 1,
+	  0, NULL, 0, 1, 0, 1, 1 },
 	/* the rebuild goes to the spare area, flushed on both legs before
 	 * the VG commit makes it active: no cut leaves a leg stale */
 	{ "tpreduce --data of a mirrored pool", run_reduce_data, setup_reduce_data, 0, 0, 0,
@@ -1100,6 +1108,8 @@ static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32
 	}
 	if (r)
 		return "the pool or its thin metadata does not open";
+	if (cmd->synced_old && d == synced_old_d)
+		d = old_d;	/* the old state, its leg resynced */
 	if (d != old_d && d != new_d)
 		return "neither the old nor the new state";
 	if (cmd->legs_equal && d == new_d) {
@@ -1164,6 +1174,11 @@ static void cut_command(const struct command *cmd)
 	image_save(&before);
 	old_d = digest_for(cmd);
 	image_load(&before);
+	if (cmd->synced_old) {
+		CU_ASSERT_FATAL(run_meta_resync() == 0);
+		synced_old_d = digest_for(cmd);
+		image_load(&before);
+	}
 	/* the whole command under the simulator: its events, the new state */
 	CU_ASSERT_FATAL(io_crash_create(1, &c) == 0);
 	io_crash_hook(c);
@@ -1369,7 +1384,7 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 		test_meta_mirror },
 	      { "tpextend --metadata: a mirrored pool's areas grown on both legs",
 		test_extend_meta_mirror },
-	      { "a writer's open: a stale mirror leg resynced from the good one",
+	      { "a writer's commit: a stale mirror leg resynced from the good one first",
 		test_open_resync },
 	      { "tpreduce --data: a mirrored pool's second data device taken away",
 		test_reduce_mirror },

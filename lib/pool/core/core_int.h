@@ -43,6 +43,9 @@ struct pool {
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 	int latched;			/* pool_latch_read_only: no more writes */
 	int foreign;			/* owned by another host (pool_owner.c) */
+	/* a writer found a stale mirror leg: resynced at its first VG commit
+	 * (pool_commit.c), so that a writer refused before it writes nothing */
+	int meta_resync_due;
 	/* a shared pool's lease (pool_lease.c): held by this command
 	 * (LEASE_OWN), or by this host's holder process LEASE_HOLDER */
 	struct lease_hold lease;

@@ -89,9 +89,10 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	if (r)
 		goto fail;
 	/* a stale mirror leg whose device is there: a writer resyncs it
-	 * before it writes anything else (pool_mirror_replace.c) */
+	 * when it commits, before the VG commit (pool_commit.c,
+	 * pool_mirror_replace.c); meanwhile it reads the good leg alone */
 	if (!(flags & (POOL_RDONLY | POOL_META_KEEP_STALE)) && !p->be->live)
-		pool_meta_resync_stale(p);
+		p->meta_resync_due = pool_meta_stale_leg(p) >= 0;
 	if (!p->be->live)
 		r = pool_open_thin(p);
 	if (!r)

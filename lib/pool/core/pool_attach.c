@@ -300,7 +300,8 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 
 		if (!e)
 			continue;
-		/* an offline writer resyncs it at once, and says so (pool.c);
+		/* an offline writer resyncs it at its first commit, and says so
+		 * (pool.c, pool_commit.c);
 		 * one that keeps it does something with it and says what
 		 * (an activation, pool_activate.c; a replace) */
 		if (!rep && !p->be->live && !(p->flags & POOL_RDONLY) &&

@@ -63,6 +63,12 @@ static int commit(struct pool *p, struct vg *next, int backup)
 		pvs[VG_ROLE_DATA] = pvs[VG_ROLE_META];
 		pvs[VG_ROLE_META] = t;
 	}
+	/* the stale leg a writer found, resynced now that it changes the
+	 * pool (a writer refused before its commit writes nothing) */
+	if (p->meta_resync_due) {
+		p->meta_resync_due = 0;
+		pool_meta_resync_stale(p);
+	}
 	next->seqno = p->vg->seqno;
 	tp_critical_begin();
 	r = vg_commit(pvs, n, next);

@@ -136,7 +136,8 @@ void pool_meta_resync_stale(struct pool *p)
 	 * unfinished rebuild, still says stale: resynced again) */
 	if ((r = copy_areas(p, 1 - (unsigned)i, p->pv[slot].io)) ||
 	    (r = pool_integrity_reset(p->vg, p->pv[slot].io)) ||
-	    (r = pool_zero_raid_meta(p->pv[slot].io, p->vg)) || (r = remirror(p, 1 - (unsigned)i))) {
+	    (r = pool_zero_raid_meta(p->pv[slot].io, p->vg)) ||
+	    (r = io_mirror_readmit(p->meta_io, (unsigned)i))) {
 		log_warn("pool %s: metadata mirror leg %u (%s) is %s and could not be resynced: "
 			 "%s; it stays out (degraded); 'tprepair %s' tries again", p->name, i,
 			 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), strerror(-r),
