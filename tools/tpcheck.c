@@ -155,9 +155,9 @@ static void print_text(const char *what, const struct findings *fs,
 		       fast ? " (not counted: --fast)" : "", r->meta_used, r->nr_meta_blocks,
 		       r->data_used, r->nr_data_blocks);
 	if (s && s->ran && s->live)
-		printf("%s: the kernel read both legs of the metadata mirror (%" PRIu64 " sectors "
+		printf("%s: the kernel read both legs of the metadata mirror (%" PRIu64 " blocks "
 		       "each): %" PRIu64 " bad read%s corrected on leg 0, %" PRIu64 " on leg 1%s; "
-		       "%" PRIu64 " sectors differed%s\n", what, s->blocks, s->healed[0],
+		       "%" PRIu64 " blocks differed%s\n", what, s->blocks, s->healed[0],
 		       s->healed[0] == 1 ? "" : "s", s->healed[1],
 		       s->integrity ? " (dm-integrity)" : " (no integrity: only I/O errors)",
 		       s->mismatched, s->healed[0] || s->healed[1] ? " (rewritten with them)" : "");

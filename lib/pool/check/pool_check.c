@@ -272,8 +272,9 @@ int pool_check_scrub_live(const char *name, const char *devices, struct pool_che
 		goto out;
 	out->ran = out->live = 1;
 	out->integrity = ls.integrity;
-	out->blocks = ls.sectors;
-	out->mismatched = ls.mismatches;
+	/* in 4 KiB blocks, as the offline scrub counts (md counts sectors) */
+	out->blocks = ls.sectors / 8;
+	out->mismatched = (ls.mismatches + 7) / 8;
 	for (unsigned i = 0; i < 2; i++) {
 		struct pool_meta_leg leg[2];
 
@@ -293,15 +294,15 @@ int pool_check_scrub_live(const char *name, const char *devices, struct pool_che
 	 * failed (dm-integrity) it rewrote them from the other first: only
 	 * differences without a read error are left for an offline repair */
 	if (ls.mismatches && !ls.corrected[0] && !ls.corrected[1])
-		pool_problem(rep, 0, "metadata mirror: %" PRIu64 " sectors differ between the legs "
+		pool_problem(rep, 0, "metadata mirror: %" PRIu64 " blocks differ between the legs "
 			     "though both read without error; deactivate the pool and run "
-			     "'tprepair %s'", ls.mismatches, name);
+			     "'tprepair %s'", out->mismatched, name);
 	/* recorded as an offline scrub is: what is left bad (nothing, the
 	 * kernel rewrote it) and what differs */
 	memset(&tr, 0, sizeof(tr));
 	tr.ran = 1;
-	tr.blocks = ls.sectors / 8;
-	tr.mismatched = ls.mismatches;
+	tr.blocks = out->blocks;
+	tr.mismatched = out->mismatched;
 	for (unsigned i = 0; i < 2; i++)
 		tr.bad[i] = tr.healed[i] = ls.corrected[i];
 	pool_meta_scrubbed(p, &tr);
