@@ -18,6 +18,9 @@
 #    Prometheus output show the mismatches; then the same on leg B; fio
 #    verifies;
 #  - deactivated, tpcheck is clean and the legs' active areas are equal;
+#  - the areas grown offline (tpextend --metadata-size): activated, the
+#    kernel formats the integrity metadata anew and computes every tag;
+#    the scrub finds nothing, fio's data verifies, a live change works;
 #  - leg B becomes dm-error while fio writes: the pool runs on, tpstatus
 #    (table, JSON, Prometheus) reports the mirror degraded instead of
 #    failing, tpcheck --scrub refuses (exit 5: nothing to compare).
@@ -91,7 +94,7 @@ step "the pool on legs mlegA, mlegB with integrity (the default); offline change
 leg mlegA "${disks[1]}"
 leg mlegB "${disks[2]}"
 must tpcreate --data "${disks[0]}" --meta /dev/mapper/mlegA,/dev/mapper/mlegB --chunk 64k \
-	--zero n mi
+	--zero n --metadata-size 16M mi
 expect_eq "integrity offline" "$(field pool_meta_integrity)" on
 must tvcreate -V 256M -n v mi
 must tvcreate -V 64M -n w mi
@@ -173,6 +176,23 @@ step "deactivated: clean, the legs equal"
 must tpdeactivate mi
 check tpcheck mi
 areas_equal /dev/mapper/mlegA /dev/mapper/mlegB "$off" "$len" "after the corrections"
+
+step "grown offline (tpextend --metadata-size): the kernel formats the integrity metadata anew"
+must tpextend --metadata-size 32M mi
+expect_eq "area grown" "$(tpstatus --noheadings --units b -o pool_meta_length mi | awk 'NF { sub(/b$/, "", $1); print $1; exit }')" 33554432
+must tpactivate mi
+wait_synced
+integrity_ready
+dmsetup status | grep mi-tmeta | sort
+scrub
+expect_eq "scrub after the growth: exit, corrected on leg 0, leg 1" "$rc $c0 $c1" "0 0 0"
+expect_eq "mismatches after the growth" "$(field pool_meta_mismatches)" 0
+check fio_job fio-1 64M verify fio5.out
+must tvcreate -V 64M -n grown mi
+must tpdeactivate mi
+check tpcheck mi
+read -r off len <<<"$(tpstatus --noheadings --units b -o pool_meta_offset,pool_meta_length mi | awk 'NF == 2 { sub(/b$/, "", $1); sub(/b$/, "", $2); print }')"
+areas_equal /dev/mapper/mlegA /dev/mapper/mlegB "$off" "$len" "after the growth"
 
 step "leg B becomes dm-error under fio: the pool runs on, the reports say degraded"
 must tpactivate mi
