@@ -33,7 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const state_names[] = { "empty", "valid", "corrupt" };
+static const char *const state_names[] = {
+	[VG_SLOT_EMPTY] = "empty", [VG_SLOT_VALID] = "valid",
+	[VG_SLOT_CORRUPT] = "corrupt", [VG_SLOT_BLANK] = "blank",
+};
 
 static int usage(void)
 {

@@ -68,7 +68,7 @@ round() {
 	sum=$(md5sum <data.bin)
 	must tpdeactivate "$pool"
 	cp etc/devices devices.before
-	has etc/devices "^$pool data .* /dev/md1$"
+	has etc/devices "^$pool [^ ]* data .* /dev/md1$"
 
 	step "metadata $ver: the array stopped"
 	must mdadm --stop --quiet /dev/md1

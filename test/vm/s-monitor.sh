@@ -234,9 +234,13 @@ truncate -s 64M sp.img
 AD=$(losetup -f --show ad.img) && ADM=$(losetup -f --show adm.img) &&
 	SP=$(losetup -f --show sp.img) && OT=$(losetup -f --show ot.img) &&
 	OTM=$(losetup -f --show otm.img) && HD=$(losetup -f --show hd.img) || fail "losetup"
-must tpcreate -q --data "$OT" --meta "$OTM" other
+# named while blank (another pool's device is refused at once, exit 5),
+# then taken by pool other: the monitor finds it so at its first need
 must tpcreate --data "$AD" --meta "$ADM" --chunk 64k --zero n --warn 0 \
 	--autoextend-threshold 60 --autoextend-by 50% --autoextend-device "$OT" ad
+must tpcreate -q --data "$OT" --meta "$OTM" other
+r=0; tpchange --autoextend-device "$OTM" ad >/dev/null 2>&1 || r=$?
+expect_eq "tpchange to another pool's device" "$r" 5
 must tvcreate -V 100M -n v ad
 must tpactivate ad
 head -c 40M /dev/urandom >ad.bin

@@ -188,12 +188,16 @@ int pool_meta_stale_leg(const struct pool *p);
  * when the kernel had it in sync; may be NULL), 0 no (zeroed), -1
  * unreadable. */
 int pool_raid_sb(const struct vg *vg, struct io_engine *io, uint64_t *recovery);
-/* pool_mirror_replace.c: an offline writer's open (pool.c) resyncs the
+/* pool_mirror.c: a writer's first VG commit (pool_commit.c) resyncs the
  * stale leg (pool_meta_stale_leg) in place from the good one: both areas
- * copied, the active superblock last, its raid metadata zeroed (the
- * kernel rebuilds it at the next activation), the mirror over both legs
- * again; one warning. A failure is a warning too: the leg stays out. */
+ * copied (pool_meta_copy_areas), the active superblock last, its raid
+ * metadata zeroed (the kernel rebuilds it at the next activation), the
+ * mirror over both legs again; one warning. A failure is a warning too:
+ * the leg stays out. */
 void pool_meta_resync_stale(struct pool *p);
+/* Both thin-metadata areas of leg GOOD of P copied onto IO, the active
+ * superblock last. 0 or -errno. */
+int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io);
 
 /* (Re)build P->data_cat from P->vg and the open devices. */
 int pool_data_rebuild(struct pool *p) TP_MUST_CHECK;

@@ -412,3 +412,64 @@ const struct vg_pv *pool_meta1_pv(const struct pool *p)
 	return p->vg && p->vg->meta_mirror && p->pv[POOL_META1_PV].io ? &p->pv[POOL_META1_PV]
 								    : NULL;
 }
+
+/* Copy both thin-metadata areas of the good leg GOOD onto IO: each area
+ * but its first block, flushed, then the first blocks (the superblocks),
+ * the active area's last, flushed; a copy cut short leaves IO's active
+ * superblock as it was, so a stale leg stays stale. */
+int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io)
+{
+	struct io_engine *src = good ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io;
+	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
+	size_t len = 1u << 20;
+	char *buf = malloc(len);
+	int r = buf ? 0 : -ENOMEM;
+
+	for (unsigned a = 0; a < 2 && !r; a++)
+		for (uint64_t off = THIN_METADATA_BLOCK_SIZE; off < m->area[a].size && !r;
+		     off += len) {
+			size_t n = (size_t)TP_MIN((uint64_t)len, m->area[a].size - off);
+
+			if (!(r = io_read(src, m->area[a].offset + off, buf, n)))
+				r = io_write(io, m->area[a].offset + off, buf, n);
+		}
+	if (!r)
+		r = io_flush(io);
+	for (unsigned k = 0; k < 2 && !r; k++) {
+		unsigned a = k ? p->vg->metadata_area : 1 - p->vg->metadata_area;
+
+		if (!(r = io_read(src, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE)))
+			r = io_write(io, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE);
+		if (!r && !k)
+			r = io_flush(io);
+	}
+	free(buf);
+	return r ? r : io_flush(io);
+}
+
+void pool_meta_resync_stale(struct pool *p)
+{
+	int i = pool_meta_stale_leg(p), e, r;
+	unsigned slot;
+
+	if (i < 0)
+		return;
+	slot = i ? POOL_META1_PV : VG_ROLE_META;
+	e = io_mirror_error(p->meta_io, (unsigned)i);
+	/* the raid metadata zeroed last: a cut before it leaves a leg in
+	 * step whose old raid metadata the kernel reconciles (or, after an
+	 * unfinished rebuild, still says stale: resynced again) */
+	if ((r = pool_meta_copy_areas(p, 1 - (unsigned)i, p->pv[slot].io)) ||
+	    (r = pool_integrity_reset(p->vg, p->pv[slot].io)) ||
+	    (r = pool_zero_raid_meta(p->pv[slot].io, p->vg)) ||
+	    (r = io_mirror_readmit(p->meta_io, (unsigned)i))) {
+		log_warn("pool %s: metadata mirror leg %u (%s) is %s and could not be resynced: "
+			 "%s; it stays out (degraded); 'tprepair %s' tries again", p->name, i,
+			 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), strerror(-r),
+			 p->name);
+		return;
+	}
+	pool_scrub_state_forget(p->vg->uuid);
+	log_warn("pool %s: metadata mirror leg %u (%s) was %s: resynced from leg %u", p->name, i,
+		 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), 1 - i);
+}

@@ -1,7 +1,7 @@
-/* pool_mirror_replace.c - tpchange --meta-replace and tprepair's resync
- * of a stale leg of mirrored thin metadata (pool.h: pool_meta_replace):
- * apart from pool_mirror.c, which the attach and the offline engine use,
- * because this uses them. */
+/* pool_mirror_replace.c - tpchange --meta-replace and --meta-mirror
+ * (pool.h: pool_meta_replace, pool_meta_mirror_add): apart from
+ * pool_mirror.c, which the attach, the offline engine and the commit use
+ * (the commit resyncs a stale leg there), because this uses them. */
 #include "lib/pool/core/core_int.h"
 
 #include "kernel/dm.h"
@@ -14,40 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Copy both thin-metadata areas of the good leg GOOD onto IO: each area
- * but its first block, flushed, then the first blocks (the superblocks),
- * the active area's last, flushed; a copy cut short leaves IO's active
- * superblock as it was, so a stale leg stays stale. */
-static int copy_areas(struct pool *p, unsigned good, struct io_engine *io)
-{
-	struct io_engine *src = good ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io;
-	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
-	size_t len = 1u << 20;
-	char *buf = malloc(len);
-	int r = buf ? 0 : -ENOMEM;
-
-	for (unsigned a = 0; a < 2 && !r; a++)
-		for (uint64_t off = THIN_METADATA_BLOCK_SIZE; off < m->area[a].size && !r;
-		     off += len) {
-			size_t n = (size_t)TP_MIN((uint64_t)len, m->area[a].size - off);
-
-			if (!(r = io_read(src, m->area[a].offset + off, buf, n)))
-				r = io_write(io, m->area[a].offset + off, buf, n);
-		}
-	if (!r)
-		r = io_flush(io);
-	for (unsigned k = 0; k < 2 && !r; k++) {
-		unsigned a = k ? p->vg->metadata_area : 1 - p->vg->metadata_area;
-
-		if (!(r = io_read(src, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE)))
-			r = io_write(io, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE);
-		if (!r && !k)
-			r = io_flush(io);
-	}
-	free(buf);
-	return r ? r : io_flush(io);
-}
 
 /* A new leg at PATH carries a signature: refuse, unless it is a
  * metadata label of this pool (the old leg, or a replace cut short) or
@@ -122,32 +88,6 @@ static int remirror(struct pool *p, unsigned primary)
 	return 0;
 }
 
-void pool_meta_resync_stale(struct pool *p)
-{
-	int i = pool_meta_stale_leg(p), e, r;
-	unsigned slot;
-
-	if (i < 0)
-		return;
-	slot = i ? POOL_META1_PV : VG_ROLE_META;
-	e = io_mirror_error(p->meta_io, (unsigned)i);
-	/* the raid metadata zeroed last: a cut before it leaves a leg in
-	 * step whose old raid metadata the kernel reconciles (or, after an
-	 * unfinished rebuild, still says stale: resynced again) */
-	if ((r = copy_areas(p, 1 - (unsigned)i, p->pv[slot].io)) ||
-	    (r = pool_integrity_reset(p->vg, p->pv[slot].io)) ||
-	    (r = pool_zero_raid_meta(p->pv[slot].io, p->vg)) ||
-	    (r = io_mirror_readmit(p->meta_io, (unsigned)i))) {
-		log_warn("pool %s: metadata mirror leg %u (%s) is %s and could not be resynced: "
-			 "%s; it stays out (degraded); 'tprepair %s' tries again", p->name, i,
-			 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), strerror(-r),
-			 p->name);
-		return;
-	}
-	pool_scrub_state_forget(p->vg->uuid);
-	log_warn("pool %s: metadata mirror leg %u (%s) was %s: resynced from leg %u", p->name, i,
-		 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), 1 - i);
-}
 
 int pool_meta_replace(struct pool *p, const char *path)
 {
@@ -261,7 +201,7 @@ int pool_meta_replace(struct pool *p, const char *path)
 	 * area and label; 3. the VG commit that names it: before it the old
 	 * VG stands and the new device is no device of the pool (the same
 	 * device resynced in place is in sync once its superblocks are) */
-	if (!p->be->live && (r = copy_areas(p, 1 - out, io))) {
+	if (!p->be->live && (r = pool_meta_copy_areas(p, 1 - out, io))) {
 		if (same)
 			log_error("pool %s: cannot copy its thin metadata onto %s: %s; the pool "
 				  "was not changed (that leg stays stale): put the leg on another "
@@ -493,7 +433,7 @@ int pool_meta_mirror_add(struct pool *p, const char *path, int integrate)
 	 * 5. live, tmeta reloaded from linear to the raid1 over both, the new
 	 * leg to rebuild (a cut before it: the next activation or offline
 	 * writer finds the leg stale) */
-	if ((r = p->be->live ? zero_superblocks(p, io) : copy_areas(p, 0, io)) ||
+	if ((r = p->be->live ? zero_superblocks(p, io) : pool_meta_copy_areas(p, 0, io)) ||
 	    (r = pool_integrity_reset(next, io)) ||
 	    (r = pool_integrity_reset(next, p->pv[VG_ROLE_META].io)) ||
 	    (r = pool_zero_raid_meta(io, next)) ||
