@@ -164,6 +164,16 @@ static void print_pool_steps(const struct pool_repair_params *p,
 	if (r->orphans_wiped)
 		printf("%s: wiped the orphan label of %s (the pool's VG does not name it: a "
 		       "change that added or took it away was cut short)\n", p->pool, r->orphans);
+	if (r->txn_completed)
+		printf("%s: completed the interrupted transaction %" PRIu64 " (the thin metadata "
+		       "caught up with the VG)\n", p->pool, r->txn_completed);
+	if (r->devices_recorded)
+		printf("%s: recorded %u device%s in the devices file (its entr%s missing or "
+		       "damaged)\n", p->pool, r->devices_recorded,
+		       r->devices_recorded == 1 ? "" : "s", r->devices_recorded == 1 ? "y was" : "ies were");
+	if (r->labels_synced)
+		printf("%s: rewrote %u label%s that lagged behind the VG metadata\n", p->pool,
+		       r->labels_synced, r->labels_synced == 1 ? "" : "s");
 }
 
 /* Did a pool's repair write anything (also when it failed later)? */
@@ -171,7 +181,8 @@ static int wrote_something(const struct pool_repair_result *r)
 {
 	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
 	       r->strays_deleted || r->meta_resynced[0] || r->orphans_wiped ||
-	       r->meta_healed[0] || r->meta_healed[1];
+	       r->meta_healed[0] || r->meta_healed[1] || r->labels_synced ||
+	       r->devices_recorded || r->txn_completed;
 }
 
 /* Print what was done; returns the exit code: 5 when nothing was written

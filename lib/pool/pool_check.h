@@ -178,6 +178,13 @@ struct pool_repair_result {
 	 * wiped now with their VG areas: how many, their paths (", ") */
 	unsigned orphans_wiped;
 	char orphans[4096];
+	/* labels that lagged behind the VG (an older label: pool name, size,
+	 * areas), rewritten from it */
+	unsigned labels_synced;
+	/* devices whose devices-file entry was missing or damaged, recorded */
+	unsigned devices_recorded;
+	/* an interrupted transaction completed: the VG's transaction id, or 0 */
+	uint64_t txn_completed;
 	int spare_written;	/* a salvage that did not finish wrote the spare area
 				 * (its superblock zeroed; the pool still uses the active) */
 	char saved[4096];	/* where the spare's earlier content was kept, or "" */

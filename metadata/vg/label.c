@@ -300,15 +300,34 @@ int vg_label_read(struct io_engine *io, struct vg_label *l)
 	}
 	r = vg_label_decode(s, io->name, l);
 	if (r == VG_LABEL_FOUND && l->device_size > io->size) {
-		char buf[128];
-		snprintf(buf, sizeof(buf), "it records %llu bytes but the device has %llu: truncated?",
-			 (unsigned long long)l->device_size, (unsigned long long)io->size);
+		char buf[VG_PATH_MAX + 200];
+		snprintf(buf, sizeof(buf), "%s: shorter than its tptools label records (%llu of "
+			 "%llu bytes): the device was cut short; grow it back to %llu bytes",
+			 io->name, (unsigned long long)io->size,
+			 (unsigned long long)l->device_size, (unsigned long long)l->device_size);
 		memset(l, 0, sizeof(*l));
-		return corrupt(io->name, buf);
+		if (!said_before(io->name, buf))
+			log_error("%s", buf);
+		return -EUCLEAN;
 	}
 	log_debug(TP_DBG_VG, "%s: label %s", io->name,
 		  r == VG_LABEL_FOUND ? "found" : r == VG_LABEL_NONE ? "absent" : "corrupt");
 	return r;
+}
+
+uint64_t vg_label_cut_short(struct io_engine *io)
+{
+	uint8_t s[VG_LABEL_SIZE];
+	struct vg_label l;
+	struct tp_log_capture quiet, *outer;
+	int r;
+
+	if (io->size < VG_LABEL_OFFSET + VG_LABEL_SIZE || io_read(io, VG_LABEL_OFFSET, s, sizeof(s)))
+		return 0;
+	outer = tp_log_capture_push(&quiet);
+	r = vg_label_decode(s, io->name, &l);
+	tp_log_capture_pop(outer);
+	return r == VG_LABEL_FOUND && l.device_size > io->size ? l.device_size : 0;
 }
 
 /* Write and flush the label sector S; WHAT names the deed in the error. */

@@ -107,6 +107,9 @@ void vg_label_from_vg_data(const struct vg *vg, unsigned i, uint64_t device_size
  * data_index 1, the areas of meta). */
 void vg_label_from_vg_meta1(const struct vg *vg, uint64_t device_size, struct vg_label *l);
 
+/* The size IO's label records when the device is shorter than that (it
+ * was cut short: the label reads as corrupt), else 0. Says nothing. */
+uint64_t vg_label_cut_short(struct io_engine *io);
 /* Encode into / decode from one 512-byte sector image (pure: for tests
  * and tools). decode returns like vg_label_read; NAME names the device in
  * messages. */

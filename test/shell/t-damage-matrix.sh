@@ -51,8 +51,10 @@
 # volume's size and raw export checksum, the chunk size). Per cell:
 #   unchanged   a command that exits non-zero, and every reader, leaves
 #               every image and host file (devices file, backups, spare
-#               files) byte for byte (but a reader that exits 0 may put
-#               the devices file right: it is a cache, tp-metadata(5));
+#               files) byte for byte (but any command may put the
+#               devices file right: it is a cache of where the devices
+#               were last seen, tptools(7); each entry it leaves must be
+#               one the undamaged pools' file holds or the damage left);
 #               no command on one pool writes another pool's device
 #   crash       no command exits 70 (internal error) or dies of a signal,
 #               nor (in the sanitizer build) prints a sanitizer's report
@@ -62,13 +64,22 @@
 #   served      a reader that exits 0 prints what it prints for the
 #               undamaged pool (tpsend's image, tpdump's XML, tpdiff,
 #               tpstatus's volumes, ...)
+#               The known limit: a whole thin-metadata area (both legs)
+#               replaced by an older, consistent copy of the pool one
+#               transaction behind the VG is what a crash between the VG
+#               commit and the thin commit leaves (tprepair(8), interrupted
+#               transaction); a reader serves it as it is and says so on
+#               stderr ("transaction N was interrupted"), tpcheck reports
+#               it. Such a cell is counted as LIMIT, not failed.
 #   blind       tpcheck does not exit 0 when a copy it checks (copies.def
 #               "reports") is damaged (an older previous VG slot is no
 #               damage: the previous slot holds an older copy anyway)
 #   content     a command that exits 0 leaves the undamaged run's volumes
 #               (and chunk size): each one's export equals it, or cannot
 #               be read, or the volume is reported lost ("lost: ... volume
-#               V", or tpcheck's "volume V: thin device N is missing");
+#               V" at a line's start or after ": " or "; ", as tpcheck says
+#               the volumes a device cut short loses, or tpcheck's "volume
+#               V: thin device N is missing");
 #               a writer that exits 0 does what it does on the undamaged
 #               pool (its volume made, removed, resized)
 #   converge    from the state the command left: tpcheck; while it exits
@@ -504,8 +515,8 @@ out = [r[:len(l) - 1] + b"\n" if b" " + u + b" " in l else l for l in open(f, "r
 open(f, "wb").write(b"".join(out))' "$uuid" "$RAND" ;;
 		older) src=$(grep " $uuid " t1/etc/devices) || return 1
 			grep -v " $uuid " dmg.before >"$f"; echo "$src" >>"$f" ;;
-		other) awk -v u="$uuid" -v d="$PWD" '$3 == u { n = split($4, a, "/"); b = a[n]
-				sub(/^[^-]*-/, "", b); $4 = d "/q-" b } 1' dmg.before >"$f" ;;
+		other) awk -v u="$uuid" -v d="$PWD" '$4 == u { n = split($5, a, "/"); b = a[n]
+				sub(/^[^-]*-/, "", b); $5 = d "/q-" b } 1' dmg.before >"$f" ;;
 		truncated) n=$(grep -b " $uuid " dmg.before | cut -d: -f1)
 			truncate -s $((n + ${#line} / 2)) "$f" ;;
 		esac
@@ -539,6 +550,19 @@ moved() {
 		[[ ${PIN[$f]:-} == "$l" ]] || echo "$f"
 	done
 	for f in "${!PIN[@]}"; do [[ -n ${cur[$f]:-} ]] || echo "$f"; done
+}
+# devices_right: every entry of etc/devices is one the undamaged pools'
+# file holds, or one the damage left there (a command that found the
+# devices by their labels recorded them as they are: it put the cache
+# right, or left it)
+devices_right() {
+	local l
+	[[ -e etc/devices ]] || return 0
+	while IFS= read -r l; do
+		[[ -z $l || $l == \#* ]] && continue
+		grep -qxF -- "$l" tpl/etc/devices || { [[ -e dmg/etc/devices ]] &&
+			grep -qxF -- "$l" dmg/etc/devices; } || return 1
+	done <etc/devices
 }
 # changed FILES: those of FILES whose bytes differ from dmg/ (or that came or went)
 changed() {
@@ -594,7 +618,7 @@ snapshot_dmg() {
 # ==== the checks ====
 # lost VOL LOG: is VOL reported lost in LOG (files, space-separated)?
 lost() {
-	grep -aqE "^lost:.*volumes? (.*[ ,])?$1([ ,]|\$)|volume $1: thin device [0-9]+ is missing" $2 2>/dev/null
+	grep -aqE "(^|[:;] )lost:.*volumes? (.*[ ,])?$1([ ,]|\$)|volume $1: thin device [0-9]+ is missing" $2 2>/dev/null
 }
 # check_state NOW EXPECTED LOG MODE: a message per volume of NOW (a state
 # file) that is not as EXPECTED and not reported lost in LOG; MODE strict:
@@ -732,8 +756,9 @@ run_group() {
 			*) fl "$c" unchanged "wrote another pool's device $f (exit $rc)" ;;
 			esac
 		done
-		# (a reader that exits 0 may put the devices file right: a cache)
-		[[ $rc = 0 ]] && [[ "$cls" = R ]] && ch=$(grep -vx etc/devices <<<"$ch")
+		# (any command may put the devices file right: a cache; never
+		# wrong, devices_right)
+		grep -qx etc/devices <<<"$ch" && devices_right && ch=$(grep -vx etc/devices <<<"$ch")
 		if [[ -n "$ch" ]] && { [[ $rc != 0 ]] || [[ "$cls" = R ]]; }; then
 			fl "$c" unchanged "exit $rc ($cls) and changed $(echo $ch)"
 		fi
@@ -751,7 +776,14 @@ run_group() {
 		fi
 		if [[ $rc = 0 ]] && [[ "$cls" = R ]] && [[ "$c" != tpcheck ]] &&
 			[[ "$(cksum <out | tr ' ' .)" != "$csum" ]]; then
-			fl "$c" served "exit 0 and its output differs from the undamaged pool's"
+			# the known limit (see the header): said on stderr
+			# (every copy of the area older: r's one, or both of p's legs)
+			if [[ "$kind" = older ]] && [[ $name =~ ^(area@r\.m|area@p\.m\+area@p\.m1)$ ]] &&
+				[[ $errtxt == *"was interrupted (the VG metadata was written, the thin metadata was not)"* ]]; then
+				printf 'LIMIT\t%s\t%s\t%s\n' "$name" "$kind" "$c" >>"$res"
+			else
+				fl "$c" served "exit 0 and its output differs from the undamaged pool's"
+			fi
 		fi
 		if [[ "$c" = tpcheck ]] && [[ $rc = 0 ]]; then
 			for inst in "$@"; do
@@ -866,9 +898,11 @@ cat results/* >all.results
 cells=$(grep -ac '^CELL' all.results || true)
 nas=$(grep -ac '^NA' all.results || true)
 docs=$(grep -ac '^DOC' all.results || true)
+limits=$(grep -ac '^LIMIT' all.results || true)
 grep -a '^FAIL' all.results | cut -f2-4 | sort -u >failing.cells || true
 nfail=$(wc -l <failing.cells)
-echo "$cells cells, $nfail failing; $nas groups n/a (the damage changes no byte); $docs documented human steps"
+echo "$cells cells, $nfail failing; $nas groups n/a (the damage changes no byte); $docs documented human steps; $limits cells at the known limit (an older area one transaction behind: served, said)"
+grep -a '^LIMIT' all.results | cut -f2- | sort -u | sed 's/^/limit: /' 
 want=$(while read -r id _ _ cmds _; do
 	grep -q '^NA' "results/$id" || echo $(($(tr ',' '\n' <<<"$cmds" | grep -c .) + 1))
 done <groups | awk '{ n += $1 } END { print n + 0 }')

@@ -104,3 +104,94 @@ ok tprepair vault --restorefile "$backup" --devices vault-data.img,vault-meta.im
 err_has "not older than the backup"
 ok tpstatus -o vol_name vault
 out_has extra
+
+# an older label put back (the pool's name then, its size then): the pool
+# is found by its uuid all the same (the devices file records it), readers
+# take the VG's word, tpcheck says the label lags (exit 1) and names
+# tprepair, which rewrites it; a writer would too
+DATA_SIZE=256M META_SIZE=16M new_pool old0
+dd if=old0-data.img of=old.label bs=512 skip=1 count=1 status=none
+ok tprename old0 lag
+truncate -s 320M old0-data.img
+ok tpextend lag
+ok tvcreate -V 64M -n v lag
+dd if=old.label of=old0-data.img bs=512 seek=1 conv=notrunc status=none
+sums ./old0-*.img >lag.sums
+ok tpstatus --noheadings -o vol_name lag
+out_has "^ *v *$"
+expect_rc 1 tpcheck lag
+out_has "the label of .*old0-data.img lags behind the VG metadata"
+out_has "next: run 'tprepair lag' to rewrite the label that lags behind the VG metadata"
+sums_same lag.sums || fail "a reader rewrote a label that lags"
+ok tprepair lag
+out_has "rewrote 1 label that lagged behind the VG metadata"
+ok tpcheck lag
+dd if=old.label of=old0-data.img bs=512 seek=1 conv=notrunc status=none
+ok tvcreate -V 64M -n w lag	# a writer puts it right as it opens
+ok tpcheck lag
+
+# a device cut short (an image file truncated): its label reads as
+# corrupt, and what to do is to grow it back (tprepair cannot); then the
+# check says what the cut cost
+DATA_SIZE=256M META_SIZE=16M new_pool cut
+ok tvcreate -V 64M -n v cut
+truncate -s 3M cut-meta.img
+expect_rc 2 tpcheck cut
+err_has "cut-meta.img: shorter than its tptools label records (3145728 of 16777216 bytes): the device was cut short; grow it back to 16777216 bytes"
+out_has "next: run 'truncate -s 16777216 .*cut-meta.img' to grow the image file back"
+unchanged 5 tprepair cut
+truncate -s 16777216 cut-meta.img
+ok tpcheck cut
+
+# both legs of a mirror cut short to the same size: one truncate names
+# both image files; after it the check says what the cut cost (nothing
+# here: the areas lie in the first 3 MiB)
+DATA_SIZE=256M META_SIZE=16M new_pool twocut
+image twocut-meta1.img 16M
+ok tpchange --meta-mirror twocut-meta1.img twocut
+truncate -s 3M twocut-meta.img
+truncate -s 3M twocut-meta1.img
+expect_rc 2 tpcheck twocut
+out_has "next: run 'truncate -s 16777216 .*twocut-meta.img .*twocut-meta1.img' to grow the image files back to the size their label records"
+truncate -s 16777216 twocut-meta.img twocut-meta1.img
+ok tpcheck twocut
+
+# a copy of another pool's label written over a device's (a label sector
+# copied, as dd or a clone leaves it): the device keeps its place in its
+# pool; tpcheck says the label is a copy, tprepair writes the device's own
+# label over it, and the pool the copy names is untouched throughout
+DATA_SIZE=256M META_SIZE=16M new_pool mine
+DATA_SIZE=256M META_SIZE=16M new_pool theirs
+ok tvcreate -V 64M -n v mine
+dd if=theirs-data.img of=mine-data.img bs=512 skip=1 seek=1 count=1 conv=notrunc status=none
+sums ./theirs-*.img >theirs.sums
+expect_rc 2 tpcheck mine
+out_has "mine-data.img: its label is a copy of pool theirs's data device label"
+out_has "next: run 'tprepair mine' to rewrite the label of .*mine-data.img"
+ok tprepair mine
+err_has "carries a copy of pool theirs's data device label; writing its own label over it"
+ok tpcheck mine
+ok tpcheck theirs
+sums_same theirs.sums || fail "the pool whose label was copied changed"
+ok tpstatus --noheadings -o vol_name mine
+out_has "^ *v *$"
+
+# a lost label and its devices-file entry damaged at once: the VG copy on
+# the metadata device says where the data device was; with the whole file
+# lost, this host's newest backup does
+DATA_SIZE=256M META_SIZE=16M new_pool gone
+ok tvcreate -V 64M -n v gone
+dd if=/dev/zero of=gone-data.img bs=512 seek=1 count=1 conv=notrunc status=none
+sed -i 's/^gone .* data .*/gone damaged line/' "$TPTOOLS_DIR/devices"
+expect_rc 2 tpcheck gone
+out_has "next: run 'tprepair gone' to rewrite the label of .*gone-data.img"
+ok tprepair gone
+ok tpcheck gone
+dd if=/dev/zero of=gone-data.img bs=512 seek=1 count=1 conv=notrunc status=none
+grep -v "^gone " "$TPTOOLS_DIR/devices" >devices.new && mv devices.new "$TPTOOLS_DIR/devices"
+expect_rc 2 tpcheck gone
+out_has "next: run 'tprepair gone' to rewrite the label of .*gone-data.img"
+ok tprepair gone
+ok tpcheck gone
+ok tpstatus --noheadings -o vol_name gone
+out_has "^ *v *$"

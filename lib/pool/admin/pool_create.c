@@ -279,6 +279,20 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 			  "it with 'tpremove %s'", p->name, e.path, p->name);
 		return -EEXIST;
 	}
+	if (!r) {
+		char *file = pool_devices_path(), line[96];
+
+		r = pool_devices_damaged(p->name, line, sizeof(line));
+		if (r > 0)
+			log_error("a pool named %s may exist: the devices file %s holds a damaged "
+				  "line of it ('%s'); 'tprepair --devices DATA,META %s' with its "
+				  "devices records them again, or delete that line if no such pool "
+				  "is left; nothing was written", p->name, file ? file : "",
+				  line, p->name);
+		free(file);
+		if (r > 0)
+			return -EEXIST;
+	}
 	if ((r = device_size("data", p->data_path, &plan->data_dev_size)) ||
 	    (r = device_size("metadata", p->meta_path, &plan->meta_dev_size)))
 		return r;

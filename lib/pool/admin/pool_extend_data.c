@@ -250,6 +250,10 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 	if (!res->fits)
 		log_warn("pool %s: %s: %s; taking it anyway (--force)", pool_name(p), x->path,
 			 res->stripe_reason);
+	/* a pool whose thin metadata is fatally damaged takes no device: the
+	 * change would be refused after the new device was labelled */
+	if ((r = pool_guard(p, "adding a data device", "nothing was changed", 0)))
+		goto out;
 	if (x->test)
 		goto out;
 	/* 1. the new device's label and empty VG area */
@@ -283,6 +287,9 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 
 		/* the VG was put back: the device is no part of the pool */
 		if (vg_data_index(pool_vg(p), pv->label.pv_uuid) < 0) {
+			if (pool_devices_remove_pv(uuid) < 0)
+				log_warn("pool %s: the devices file keeps an entry of %s", pool_name(p),
+					 x->path);
 			if (vg_label_wipe(pv->io, 0) < 0)
 				log_warn("pool %s: %s keeps an orphan label of the pool; the pool's "
 					 "next change wipes it, or 'tpremove --label %s'", pool_name(p),

@@ -14,6 +14,7 @@
 #include "lib/base/log.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
+#include "metadata/thin/thin_walk.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -27,6 +28,57 @@ static int has_id(const uint64_t *ids, size_t n, uint64_t id)
 	return n && bsearch(&id, ids, n, sizeof(*ids), cmp_u64);
 }
 
+void pool_lost_add(struct pool_check_report *rep, const struct vg *vg, unsigned i)
+{
+	size_t used = strlen(rep->lost);
+
+	rep->nr_lost++;
+	if (used + strlen(vg->name) + strlen(vg->volumes[i].name) + 3 < sizeof(rep->lost))
+		snprintf(rep->lost + used, sizeof(rep->lost) - used, "%s%s/%s", used ? " " : "",
+			 vg->name, vg->volumes[i].name);
+}
+
+/* How many origins above volume I (a snapshot of a snapshot: 2). */
+static unsigned depth(const struct vg *vg, unsigned i)
+{
+	unsigned d = 0;
+
+	for (const char *o = vg->volumes[i].origin; o[0] && d <= vg->nr_volumes; d++) {
+		const struct vg_volume *v = vg_find_volume(vg, o);
+
+		if (!v)
+			return d + 1;
+		o = v->origin;
+	}
+	return d;
+}
+
+void pool_lost_order(struct pool_check_report *rep, const struct vg *vg)
+{
+	char was[sizeof(rep->lost) + 2];
+	unsigned max = 0, n = rep->nr_lost;
+
+	was[0] = ' ';
+	memcpy(was + 1, rep->lost, strlen(rep->lost));
+	strcpy(was + 1 + strlen(rep->lost), " ");
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		max = TP_MAX(max, depth(vg, i));
+	rep->lost[0] = '\0';
+	rep->nr_lost = 0;
+	/* deepest first: each snapshot before its origin */
+	for (unsigned d = max + 1; d-- > 0;)
+		for (unsigned i = 0; i < vg->nr_volumes; i++) {
+			char spec[VG_NAME_MAX * 2 + 4];
+
+			snprintf(spec, sizeof(spec), " %s/%s ", vg->name, vg->volumes[i].name);
+			if (depth(vg, i) == d && strstr(was, spec))
+				pool_lost_add(rep, vg, i);
+		}
+	/* (names the list did not hold in full: counted as before) */
+	if (rep->nr_lost < n)
+		rep->nr_lost = n;
+}
+
 /* The VG's volumes against the thin device ids (IDS ascending). A
  * volume whose thin device is missing at the VG's own transaction (IN_STEP)
  * was lost (a salvage could not save its device): fatal, and 'tvremove'
@@ -36,7 +88,6 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 {
 	for (unsigned i = 0; i < vg->nr_volumes; i++) {
 		uint64_t id = vg->volumes[i].dev_id;
-		size_t used = strlen(rep->lost);
 
 		if (has_id(ids, n, id))
 			continue;
@@ -45,11 +96,10 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 			     lost ? " (its data is lost)" : "");
 		if (!lost)
 			continue;
-		rep->nr_lost++;
-		if (used + strlen(vg->name) + strlen(vg->volumes[i].name) + 3 < sizeof(rep->lost))
-			snprintf(rep->lost + used, sizeof(rep->lost) - used, "%s%s/%s",
-				 used ? " " : "", vg->name, vg->volumes[i].name);
+		pool_lost_add(rep, vg, i);
 	}
+	if (rep->nr_lost)
+		pool_lost_order(rep, vg);
 	for (unsigned i = 0; i < vg->nr_receives; i++) {
 		uint64_t id = vg->receives[i].dev_id;
 		if (!has_id(ids, n, id))
@@ -109,6 +159,123 @@ static void report_scrub(struct pool *p, const struct thin_scrub_report *s,
 			     io_copy_first(pool_meta_io(p)));
 }
 
+/* The mappings into chunks LO..HI, counted per thin device. */
+struct cut_count {
+	uint64_t lo, hi, dev_id;
+	struct {
+		uint64_t dev_id, chunks;
+	} dev[64];
+	unsigned nr;
+};
+
+static int cc_sb(void *ctx, const struct thin_ir_superblock *sb)
+{
+	(void)ctx;
+	(void)sb;
+	return 0;
+}
+
+static int cc_end(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static int cc_dev(void *ctx, const struct thin_ir_device *d)
+{
+	((struct cut_count *)ctx)->dev_id = d->dev_id;
+	return 0;
+}
+
+static int cc_map(void *ctx, const struct thin_ir_mapping *runs, size_t n)
+{
+	struct cut_count *c = ctx;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = TP_MAX(runs[i].data_begin, c->lo);
+		uint64_t b = TP_MIN(runs[i].data_begin + runs[i].length, c->hi);
+		unsigned k;
+
+		if (a >= b)
+			continue;
+		for (k = 0; k < c->nr && c->dev[k].dev_id != c->dev_id; k++)
+			;
+		if (k == c->nr && c->nr < TP_ARRAY_SIZE(c->dev)) {
+			c->dev[k].dev_id = c->dev_id;
+			c->dev[k].chunks = 0;
+			c->nr++;
+		}
+		if (k < c->nr)
+			c->dev[k].chunks += b - a;
+	}
+	return 0;
+}
+
+/* The first data device, not attached, shorter than the VG records (cut
+ * short: an image file truncated): the chunks of the part cut off are
+ * gone. The volumes that map any are reported lost (a finding whose text
+ * holds "lost: volumes ..."), before the device is grown back and what
+ * they map there reads as zeros. */
+static void cut_data_losses(struct pool *p, const char *paths, struct pool_check_report *rep)
+{
+	struct vg *sv = NULL;
+	const struct vg *vg = pool_vg(p) ? pool_vg(p)
+				 : !pool_vg_from_survivors(p, &sv) ? sv : NULL;
+	const struct vg_device *d = vg ? &vg->dev[VG_ROLE_DATA] : NULL;
+	const struct vg_pv *meta = pool_pv(p, VG_ROLE_META);
+	uint64_t chunk = vg ? (uint64_t)vg->chunk_size * 512 : 0, kept, size = 0;
+	const struct thin_ir_visitor vis = { NULL, cc_sb, cc_end, cc_dev, cc_end, cc_map };
+	struct thin_ir_visitor v = vis;
+	struct io_engine *io = NULL, *area = NULL;
+	char path[VG_PATH_MAX + 1] = "", names[512] = "";
+	struct cut_count *c;
+	uint64_t total = 0;
+
+	if (!d || pool_pv(p, VG_ROLE_DATA)->io || !meta->io || !paths || !chunk)
+		goto out;
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(paths, ","), paths);
+	if (io_fd_open(path, IO_RDONLY, &io))
+		goto out;
+	size = io->size;
+	io_destroy(io);
+	if (size >= d->size || !(c = calloc(1, sizeof(*c))))
+		goto out;
+	kept = size > d->area[0].offset ? (size - d->area[0].offset) / chunk : 0;
+	c->lo = kept;
+	c->hi = vg_data_dev_chunks(vg, 0);
+	v.ctx = c;
+	/* the active area on the metadata device (a mirror's first leg) */
+	if (c->lo < c->hi &&
+	    !io_window_create(meta->io, vg->dev[VG_ROLE_META].area[vg->metadata_area].offset,
+			      vg->dev[VG_ROLE_META].area[vg->metadata_area].size, 0, &area)) {
+		struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+
+		area->read_only = 1;
+		if (thin_walk_io(area, 0, &v, NULL))
+			c->nr = 0;	/* unreadable: the check says so */
+		tp_log_capture_pop(outer);
+	}
+	io_destroy(area);
+	for (unsigned k = 0; k < c->nr; k++) {
+		const struct vg_volume *vol = vg_find_dev_id(vg, (uint32_t)c->dev[k].dev_id);
+		size_t used = strlen(names);
+
+		total += c->dev[k].chunks;
+		if (vol && used + strlen(vol->name) + 3 < sizeof(names))
+			snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
+				 vol->name);
+	}
+	if (total)
+		pool_problem(rep, 1, "%s was cut short at byte %" PRIu64 " (of %" PRIu64 "): the "
+			     "data chunks from %" PRIu64 " on are gone; lost: volume%s %s map %"
+			     PRIu64 " of them, which read as zeros once it is grown back", path, size,
+			     d->size, kept, strchr(names, ',') ? "s" : "", names[0] ? names : "?",
+			     total);
+	free(c);
+out:
+	vg_free(sv);
+}
+
 int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 			struct pool_check_report *rep, struct thin_check_report *thin)
 {
@@ -149,6 +316,7 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 		pool_problem(rep, 0, "an interrupted transaction: the VG metadata is at transaction %"
 			     PRIu64 ", the thin metadata at %" PRIu64 " (the next change to the "
 			     "pool completes it)", pool_vg(p)->transaction_id, thin->transaction_id);
+		rep->interrupted = 1;
 		compare_devices(rep, pool_vg(p), thin->dev_ids, thin->nr_dev_ids, 0, 0);
 	} else {
 		pool_problem(rep, 1, "transaction ids disagree: VG metadata %" PRIu64
@@ -210,6 +378,21 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		r = pool_check_attached(p, opts, rep, thin);
 	if (!r && pool_vg(p))
 		pool_check_orphans(p, rep);
+	if (!r)
+		cut_data_losses(p, devices ? devices : listed, rep);
+	if (!r && pool_vg(p)) {
+		/* labels behind the VG (an older label, or a change cut
+		 * between its VG commit and the labels): a writer rewrites
+		 * them, a reader takes the VG's word */
+		const char *behind[16];
+		unsigned n = pool_labels_behind(p, behind, TP_ARRAY_SIZE(behind));
+
+		for (unsigned i = 0; i < n; i++)
+			pool_problem(rep, 0, "the label of %s lags behind the VG metadata (its pool "
+				     "name, size, areas or place differ); the next change to the "
+				     "pool, or 'tprepair %s', rewrites it", behind[i], name);
+		rep->nr_labels_behind = n;
+	}
 	if (!r) {
 		/* strays alone: tprepair deletes them, no salvage; lost volumes
 		 * and orphans are no damage of the thin metadata either; bad
@@ -221,7 +404,7 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 				      (s->bad[1] > s->healed[1]) +
 				      (s->mismatched > s->healed[0] + s->healed[1]);
 		size_t own = rep->nr_strays + rep->nr_lost + rep->nr_orphans + rep->nr_ahead +
-			     leg_findings;
+			     rep->nr_labels_behind + rep->interrupted + leg_findings;
 		int thin_bad = rep->f.nr_problems - own > before || thin->f.nr_problems
 				       ? 1 : rep->nr_strays ? 2
 				       : legs && (s->unreadable[0] || s->unreadable[1]) ? 4

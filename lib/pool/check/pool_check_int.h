@@ -227,4 +227,13 @@ int pool_area_check(const char *path, uint64_t offset, uint64_t size,
 int pool_area_repair(const struct pool_repair_params *p, const struct thin_repair_opts *opts,
 		     struct thin_repair_report *rep) TP_MUST_CHECK;
 
+/* The VG from the devices attach took (they kept their label): 0 and
+ * *OUT (caller frees), or -errno. */
+int pool_vg_from_survivors(struct pool *p, struct vg **out);
+/* Append volume I of VG to REP's lost list ("POOL/VOL ..."), counted. */
+void pool_lost_add(struct pool_check_report *rep, const struct vg *vg, unsigned i);
+/* Order REP's lost list so that every snapshot comes before its origin
+ * (one 'tvremove' of the list then removes them all). */
+void pool_lost_order(struct pool_check_report *rep, const struct vg *vg);
+
 #endif

@@ -31,50 +31,94 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* Is PATH's label, when valid, of another pool than UUID (a stale entry),
+ * not a copy of that pool's label (pool_label_is_copy)? */
+static int others_label(const char *path, const char *uuid)
+{
+	struct vg_label l;
+
+	return !pool_read_label(path, &l) && uuid[0] && strcmp(l.pool_uuid, uuid) &&
+	       !pool_label_is_copy(path, &l);
+}
 
 char *pool_devices_from_file(const char *name)
 {
 	struct pool_devices_entry ent[8];
 	const struct pool_devices_entry *e[VG_NR_ROLES] = { NULL, NULL };
+	char path[VG_NR_ROLES][VG_PATH_MAX + 1] = { "", "" }, uuid[VG_UUID_LEN + 1] = "";
+	char pv_uuid[VG_NR_ROLES][VG_UUID_LEN + 1] = { "", "" };
 	int n = pool_devices_lookup_pool(name, ent, TP_ARRAY_SIZE(ent)), lost = 0;
 	char *s;
 
 	for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++)
 		if (!e[ent[i].role])
 			e[ent[i].role] = &ent[i];
-	if (!e[VG_ROLE_DATA] || !e[VG_ROLE_META])
-		return NULL;
 	/* entries of two pools (stale ones of an earlier pool of the name):
 	 * neither is trusted, the label scan decides */
-	if (e[0]->pool_uuid[0] && e[1]->pool_uuid[0] && strcmp(e[0]->pool_uuid, e[1]->pool_uuid))
+	if (e[0] && e[1] && e[0]->pool_uuid[0] && e[1]->pool_uuid[0] &&
+	    strcmp(e[0]->pool_uuid, e[1]->pool_uuid))
 		return NULL;
+	/* no entry at all (the file lost or cut short): where this host's
+	 * newest backup of the pool saw its devices, one of them still
+	 * labelled */
+	if (!e[0] && !e[1] && pool_backup_paths(name, 1, path))
+		return NULL;
+	for (int i = 0; i < VG_NR_ROLES; i++)
+		if (e[i]) {
+			snprintf(path[i], sizeof(path[i]), "%s", e[i]->path);
+			snprintf(pv_uuid[i], sizeof(pv_uuid[i]), "%s", e[i]->pv_uuid);
+			if (e[i]->pool_uuid[0])
+				snprintf(uuid, sizeof(uuid), "%s", e[i]->pool_uuid);
+		}
+	/* an entry damaged (pool_devices_damaged), naming a device of another
+	 * pool, or another device of the role (a second data device, a
+	 * second leg) than the first: where the VG copy on the other
+	 * device saw it */
+	for (int i = 0; i < VG_NR_ROLES; i++) {
+		char hint[VG_PATH_MAX + 1], hint_pv[VG_UUID_LEN + 1];
+		struct vg_label l;
+
+		if (!path[!i][0] || pool_read_label(path[!i], &l) ||
+		    (uuid[0] && strcmp(l.pool_uuid, uuid)) ||
+		    pool_vg_path_hint(path[!i], (enum vg_role)i, hint, hint_pv)) {
+			if (path[i][0] && !others_label(path[i], uuid))
+				continue;
+			return NULL;
+		}
+		if (path[i][0] && !others_label(path[i], uuid) && !strcmp(pv_uuid[i], hint_pv))
+			continue;
+		snprintf(path[i], sizeof(path[i]), "%s", hint);
+		snprintf(pv_uuid[i], sizeof(pv_uuid[i]), "%s", hint_pv);
+	}
 	for (int i = 0; i < VG_NR_ROLES; i++) {
 		struct vg_label l;
-		int r = pool_read_label(e[i]->path, &l);
+		int r = pool_read_label(path[i], &l);
 		/* a device that is not there at all: the label scan's business
 		 * (a mirror's lost first leg opens degraded, pool_find.c) */
-		if (access(e[i]->path, F_OK))
+		if (access(path[i], F_OK))
 			return NULL;
-		if (r == -ENOENT || r == -EUCLEAN) {
+		/* lost, or overwritten with a copy of another device's label */
+		if (r == -ENOENT || r == -EUCLEAN ||
+		    (!r && strcmp(l.pv_uuid, pv_uuid[i]) && pool_label_is_copy(path[i], &l))) {
 			/* a mirror's first leg without its label: the pool
 			 * opens degraded on the second (pool_find.c) */
-			if (i == VG_ROLE_META && pool_meta_leg0_lost(name, e[VG_ROLE_DATA]->path))
+			if (i == VG_ROLE_META && pool_meta_leg0_lost(name, path[VG_ROLE_DATA]))
 				return NULL;
 			lost = 1;
 			continue;
 		}
 		/* moved, unreadable, or now another device's or pool's (a
 		 * stale entry): the label scan's business */
-		if (r || strcmp(l.pool_name, name) || strcmp(l.pv_uuid, e[i]->pv_uuid))
+		if (r || strcmp(l.pool_name, name) || (pv_uuid[i][0] && strcmp(l.pv_uuid, pv_uuid[i])) ||
+		    (uuid[0] && strcmp(uuid, l.pool_uuid)))
 			return NULL;
-		for (int k = 0; k < VG_NR_ROLES; k++)
-			if (e[k]->pool_uuid[0] && strcmp(e[k]->pool_uuid, l.pool_uuid))
-				return NULL;
 	}
 	if (!lost)
 		return NULL;
-	if (asprintf(&s, "%s,%s", e[VG_ROLE_DATA]->path, e[VG_ROLE_META]->path) < 0)
+	if (asprintf(&s, "%s,%s", path[VG_ROLE_DATA], path[VG_ROLE_META]) < 0)
 		return NULL;
 	return s;
 }
@@ -261,8 +305,16 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 		return -ENOSPC;
 	}
 	r = vg_label_read(io, &old);
-	if (r == VG_LABEL_FOUND && (strcmp(old.pool_uuid, vg->uuid) ||
-				    strcmp(old.pv_uuid, vg->dev[role].pv_uuid))) {
+	/* a copy of another device's label (pool_attach.c said so): this
+	 * device's own label is lost, the copy is written over */
+	if (r == VG_LABEL_FOUND && strcmp(old.pv_uuid, vg->dev[role].pv_uuid) &&
+	    pool_label_is_copy(path, &old)) {
+		log_warn("pool %s: %s carries a copy of pool %s's %s device label; writing its "
+			 "own label over it", pool_name(p), path, old.pool_name,
+			 vg_role_name(old.role));
+		r = VG_LABEL_NONE;
+	} else if (r == VG_LABEL_FOUND && (strcmp(old.pool_uuid, vg->uuid) ||
+					   strcmp(old.pv_uuid, vg->dev[role].pv_uuid))) {
 		log_error("pool %s: %s carries a valid label of another device (%s, pool %s); "
 			  "not writing over it", pool_name(p), path, old.pv_uuid, old.pool_name);
 		io_destroy(io);
@@ -332,8 +384,7 @@ static int load_backup(const struct pool *p, const char *file, const struct pool
 	return 0;
 }
 
-/* The VG from the devices that kept their label (no backup given). */
-static int vg_from_survivors(struct pool *p, struct vg **out)
+int pool_vg_from_survivors(struct pool *p, struct vg **out)
 {
 	struct vg_pv pvs[VG_NR_ROLES];
 	unsigned n = 0;
@@ -445,7 +496,7 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 	if (restorefile) {
 		r = load_backup(p, restorefile, &plan->id, force, &src);
 	} else if (!pool_vg(p)) {
-		r = vg_from_survivors(p, &src);
+		r = pool_vg_from_survivors(p, &src);
 		if (r) {
 			char advice[3072];
 			restore_advice(p, devices, advice, sizeof(advice));
@@ -683,6 +734,101 @@ static void missing_advice(struct pool *p, const char *what, char *buf, size_t l
 			 what, pool_name(p));
 }
 
+/* How much longer than ONE its label (or, for one of the first two
+ * devices attach did not take, the VG's record of that role) says it
+ * is: 0 when it is not cut short or cannot be read. */
+static uint64_t cut_short_by(const struct pool *p, const struct vg *vg, const char *one)
+{
+	struct io_engine *io = NULL;
+	uint64_t want;
+
+	if (io_fd_open(one, IO_RDONLY, &io))
+		return 0;
+	want = vg_label_cut_short(io);
+	/* too short to hold even the label: one of the first two devices
+	 * that attach did not take (the other one is), the size the VG
+	 * records for that role */
+	for (int k = 0; !want && vg && k < VG_NR_ROLES; k++) {
+		const struct vg_pv *pv = pool_pv(p, (enum vg_role)k);
+		const struct vg_pv *o = pool_pv(p, (enum vg_role)(1 - k));
+
+		if (!pv->io && o->io && !pool_same_device(o->io->name, one) &&
+		    io->size < vg->dev[k].size)
+			want = vg->dev[k].size;
+	}
+	io_destroy(io);
+	return want;
+}
+
+/* A device of PATHS ("DATA,META", or a listed path), of the mirror's
+ * legs or of the devices file's entries of the pool shorter than its label records: the advice to grow it back (an
+ * image file with truncate, every image file cut short to the same size
+ * in the one command; a block device by hand). 1 when given. */
+static int cut_short_advice(const struct pool *p, const char *paths, const struct vg *vg,
+			    char *buf, size_t len)
+{
+	struct pool_meta_leg leg[2];
+	char *list = NULL, *save = NULL, files[4 * (VG_PATH_MAX + 2)] = "";
+	uint64_t want = 0;
+	int found = 0, file = 0;
+
+	struct pool_devices_entry ent[8];
+	int n = pool_devices_lookup_pool(pool_name(p), ent, TP_ARRAY_SIZE(ent));
+	size_t cap = (paths ? strlen(paths) : 0) + 8;
+
+	if (pool_vg(p) && pool_meta_legs(p, leg))
+		cap += strlen(leg[0].path) + strlen(leg[1].path) + 2;
+	else
+		leg[0].path[0] = leg[1].path[0] = '\0';
+	for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++)
+		cap += strlen(ent[i].path) + 1;
+	if ((list = calloc(1, cap))) {
+		if (paths)
+			strcat(list, paths);
+		for (int i = 0; i < 2; i++)
+			strcat(strcat(list, ","), leg[i].path);
+		for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent); i++)
+			strcat(strcat(list, ","), ent[i].path);
+	}
+	for (char *one = list ? strtok_r(list, ",", &save) : NULL; one;
+	     one = strtok_r(NULL, ",", &save)) {
+		struct stat st;
+		uint64_t w;
+
+		if (!one[0] || stat(one, &st) || (found && (!file || !S_ISREG(st.st_mode))))
+			continue;
+		if (found && strstr(files, one))
+			continue;
+		if (!(w = cut_short_by(p, vg, one)) || (found && w != want))
+			continue;
+		if (!found) {
+			found = 1;
+			want = w;
+			file = S_ISREG(st.st_mode);
+			snprintf(files, sizeof(files), "%s", one);
+			if (!file)
+				break;
+		} else if (strlen(files) + strlen(one) + 2 < sizeof(files)) {
+			strcat(files, " ");
+			strcat(files, one);
+		}
+	}
+	free(list);
+	if (!found)
+		return 0;
+	if (file)
+		snprintf(buf, len, "run 'truncate -s %" PRIu64 " %s' to grow the image file%s "
+			 "back to the size %s label records (what was cut off is gone: the "
+			 "findings above and 'tpcheck %s' after it say what that cost)", want,
+			 files, strchr(files, ' ') ? "s" : "", strchr(files, ' ') ? "their" : "its",
+			 pool_name(p));
+	else
+		snprintf(buf, len, "grow %s back to %" PRIu64 " bytes (it is shorter than its "
+			 "label records: a partition or volume made smaller?), then run "
+			 "'tpcheck %s' again", files, want, pool_name(p));
+	return 1;
+}
+
 void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
 			int thin_bad, const struct pool_check_report *rep, char *buf, size_t len)
 {
@@ -694,9 +840,23 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	buf[0] = '\0';
 	if (given)
 		snprintf(dev, sizeof(dev), " --devices %s", given);
+	/* a device cut short (a missing one, or a mirror leg): nothing
+	 * repairs that but growing it back */
+	{
+		struct vg *sv = NULL;
+		const struct vg *vg = pool_vg(p);
+		int done;
+
+		if (!vg && nmissing && !pool_vg_from_survivors(p, &sv))
+			vg = sv;
+		done = cut_short_advice(p, nmissing ? paths : NULL, vg, buf, len);
+		vg_free(sv);
+		if (done)
+			return;
+	}
 	if (nmissing == 1 && !pool_vg(p)) {
 		struct vg *vg = NULL;
-		if (!vg_from_survivors(p, &vg)) {
+		if (!pool_vg_from_survivors(p, &vg)) {
 			const struct vg_pv *s = pool_pv(p, pool_pv(p, VG_ROLE_DATA)->io ? VG_ROLE_DATA
 										     : VG_ROLE_META);
 			snprintf(buf, len, "run 'tprepair %s%s' to rewrite the label of %s from the "
@@ -750,6 +910,13 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	else if (vg_bad)
 		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the damaged VG metadata copies",
 			 pool_name(p), dev);
+	else if (rep && rep->interrupted)
+		snprintf(buf, len, "run 'tprepair %s%s' to complete the interrupted transaction "
+			 "(the next change to the pool does it too)", pool_name(p), dev);
+	else if (rep && rep->nr_labels_behind)
+		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the label%s that lag%s behind "
+			 "the VG metadata", pool_name(p), dev, rep->nr_labels_behind > 1 ? "s" : "",
+			 rep->nr_labels_behind > 1 ? "" : "s");
 	else if (rep && rep->nr_orphans)
 		snprintf(buf, len, "run 'tprepair %s%s' to wipe the orphan label of %s%s (or "
 			 "'tpremove --label %s')", pool_name(p), dev, rep->orphan,

@@ -8,10 +8,11 @@
  *      (the copy the previous repair set aside) is first copied to a file
  *      in the backup dir (host.h), so no damaged copy is ever lost.
  * A clean pool is left untouched. The transaction id written is the VG's
- * unless the caller gives one, so VG and thin metadata agree afterwards -
- * except after an interrupted transaction (thin one behind the VG, old
- * superblock readable): that id is kept so the next change replays the
- * VG's intent (pool.h). Devices the VG lists but the salvage lost are
+ * unless the caller gives one, so VG and thin metadata agree afterwards,
+ * also after an interrupted transaction (thin one behind the VG): its
+ * replay would make the devices a salvage lost anew, empty, so a volume
+ * it made is reported lost instead. An interrupted transaction without
+ * damage is completed at the end, by a writer's open (pool.h). Devices the VG lists but the salvage lost are
  * reported (their volumes must be removed or restored); thin devices the
  * VG does not list (strays: a live receive cut short by a crash) are
  * deleted, in a transaction of their own. */
@@ -47,11 +48,13 @@ static int pick_transaction_id(const struct pool *p, struct io_engine *in,
 		return 0;
 	*was = old.trans_id;
 	if (old.trans_id + 1 == pool_vg(p)->transaction_id) {
-		/* keep the interrupted transaction for the replay */
-		o->transaction_id = old.trans_id;
-		log_warn("pool %s: an interrupted transaction (VG %" PRIu64 ", thin %" PRIu64 ") is "
-			 "kept; the next change to the pool completes it", pool_name(p),
-			 pool_vg(p)->transaction_id, old.trans_id);
+		/* an interrupted transaction is not replayed over a salvage: the
+		 * replay would make the thin devices the salvage lost anew,
+		 * empty, under their volumes' names */
+		log_warn("pool %s: an interrupted transaction (VG %" PRIu64 ", thin %" PRIu64 "): "
+			 "the salvage is written at the VG's; what it was to do in the thin "
+			 "metadata is not replayed (a volume it made is reported lost)",
+			 pool_name(p), pool_vg(p)->transaction_id, old.trans_id);
 		return 0;
 	}
 	log_warn("pool %s: the thin transaction id was %" PRIu64 "; set to the VG's %" PRIu64,
@@ -98,7 +101,6 @@ static void report_lost_volumes(const struct pool *p, const struct thin_repair_r
 	lost->lost[0] = '\0';
 	for (unsigned i = 0; i < vg->nr_volumes; i++) {
 		uint64_t id = vg->volumes[i].dev_id;
-		size_t used = strlen(lost->lost);
 		int found = 0;
 
 		for (size_t k = 0; k < rep->nr_dev_ids && !found; k++)
@@ -108,11 +110,10 @@ static void report_lost_volumes(const struct pool *p, const struct thin_repair_r
 		log_warn("pool %s: volume %s (thin device %" PRIu64 ") was lost; remove it "
 			 "with 'tvremove %s/%s'", pool_name(p), vg->volumes[i].name, id,
 			 pool_name(p), vg->volumes[i].name);
-		lost->nr_lost++;
-		if (used + strlen(vg->name) + strlen(vg->volumes[i].name) + 3 < sizeof(lost->lost))
-			snprintf(lost->lost + used, sizeof(lost->lost) - used, "%s%s/%s",
-				 used ? " " : "", vg->name, vg->volumes[i].name);
+		pool_lost_add(lost, vg, i);
 	}
+	if (lost->nr_lost)
+		pool_lost_order(lost, vg);
 }
 
 /* The VG's volume names by thin device id, for the report of losses. */
@@ -315,16 +316,41 @@ static int thin_damaged(struct pool *p, int *bad, struct pool_check_report *lost
 	memset(&crep, 0, sizeof(crep));
 	memset(&tc, 0, sizeof(tc));
 	r = pool_check_attached(p, &co, &crep, &tc);
-	*bad = crep.f.nr_problems > crep.nr_strays + crep.nr_lost || tc.f.nr_problems ||
-	       !tc.sb_ok;
+	*bad = crep.f.nr_problems > crep.nr_strays + crep.nr_lost + crep.interrupted ||
+	       tc.f.nr_problems || !tc.sb_ok;
 	/* volumes lost before (a salvage finds none of them again) */
 	if (lost) {
+		lost->interrupted = crep.interrupted;
 		lost->nr_lost = crep.nr_lost;
 		memcpy(lost->lost, crep.lost, sizeof(lost->lost));
 	}
 	thin_check_report_free(&tc);
 	pool_check_report_free(&crep);
 	return r;
+}
+
+/* P's first two devices and a mirror's second leg whose devices-file
+ * entry is missing or names another pool or path: recorded. How many. */
+static unsigned record_devices(struct pool *p)
+{
+	const struct vg_pv *pv[3] = { pool_pv(p, VG_ROLE_DATA), pool_pv(p, VG_ROLE_META),
+				      pool_meta1_pv(p) };
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct pool_devices_entry e;
+
+		if (!pv[i] || !pv[i]->io)
+			continue;
+		if (!pool_devices_lookup_pv(pv[i]->label.pv_uuid, &e) &&
+		    !strcmp(e.pool, pool_name(p)) && !strcmp(e.path, pv[i]->io->name) &&
+		    !strcmp(e.pool_uuid, pool_vg(p)->uuid))
+			continue;
+		pool_record_device(pool_name(p), pv[i]->label.role, pv[i]->label.pv_uuid,
+				   pv[i]->io->name);
+		n++;
+	}
+	return n;
 }
 
 /* A mirrored pool's leg that is out while its device is there (stale:
@@ -471,7 +497,7 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	struct vg_mda_status st;
 	struct vg *copy;
 	struct pool *p = NULL;
-	int r, bad = 0;
+	int r, bad = 0, complete = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	memset(&prep, 0, sizeof(prep));
@@ -520,12 +546,38 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	if (!r)
 		r = pool_orphans_finish(p, 1, res->orphans, sizeof(res->orphans),
 					&res->orphans_wiped);
+	/* labels behind the VG (an older label), rewritten from it as the
+	 * next writer would */
+	if (!r) {
+		const char *behind[16];
+		unsigned n = pool_labels_behind(p, behind, TP_ARRAY_SIZE(behind));
+
+		if (n && !(r = pool_sync_labels(p, NULL)))
+			res->labels_synced = n;
+	}
+	/* the devices file (this host's cache of where the devices are):
+	 * entries lost or damaged, recorded again for the devices repaired */
+	if (!r)
+		res->devices_recorded = record_devices(p);
+	/* an interrupted transaction: completed below, not left */
+	complete = left.interrupted;
+	left.interrupted = 0;
 	/* what is left for another command, said as tpcheck says it */
 	if (!r)
 		pool_repair_advice(p, pp->devices, devices, 0, 0, &left, res->next,
 				   sizeof(res->next));
 out:
 	pool_close(p);
+	/* an interrupted transaction (kept by a salvage too): completed as
+	 * the next writer's open does, the VG's change made in the thin
+	 * metadata (pool_txn.c) */
+	if (!r && complete && !res->salvaged) {
+		struct pool *w;
+
+		if (!(r = pool_open(pp->pool, devices, 0, &w)))
+			res->txn_completed = pool_vg(w)->transaction_id;
+		pool_close(w);
+	}
 	pool_check_report_free(&prep);
 	free(listed);
 	return r;

@@ -310,6 +310,11 @@ struct pool_check_report {
 	 * and devices whose own VG copy is ahead of the pool's */
 	unsigned nr_orphans, nr_ahead;
 	char orphan[VG_PATH_MAX + 1];
+	/* ... labels that lag behind the VG (pool_labels_behind) */
+	unsigned nr_labels_behind;
+	/* ... an interrupted transaction (the thin metadata one behind the
+	 * VG: the next writer's open completes it) */
+	unsigned interrupted;
 };
 
 enum pool_attach_flags {
@@ -616,6 +621,11 @@ int pool_tail_clear(struct pool *p, const struct pool_tail *t) TP_MUST_CHECK;
  * POOL_RDONLY, also write each label that differs (0 or -errno, logged).
  * *CHANGED (may be NULL) is set when a label differed. */
 int pool_sync_labels(struct pool *p, int *changed) TP_MUST_CHECK;
+/* The devices whose labels, as read, lag behind the VG (pool name, size,
+ * areas or place: what pool_sync_labels would rewrite), up to MAX names
+ * into NAMES; their number. For a pool attached without the sync (the
+ * check). */
+unsigned pool_labels_behind(const struct pool *p, const char *names[], unsigned max);
 
 /* ---- pool_activate.c ---- */
 

@@ -80,6 +80,17 @@ int pool_open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
 	return pool_claim_open(p->name, path, claim, &p->claim[k], io);
 }
 
+/* Does label L carry an older name of pool NAME: its pool uuid the one
+ * this host's devices file records for NAME (the name in a label is a
+ * hint that may lag, as after a tprename cut before its labels, or an
+ * older label put back; the VG decides, and a writer rewrites it)? */
+static int name_lags(const char *name, const struct vg_label *l)
+{
+	char uuid[VG_UUID_LEN + 1];
+
+	return !pool_devices_pool_uuid(name, uuid) && !strcmp(uuid, l->pool_uuid);
+}
+
 /* Open PATH (the I-th device; a writer claims it, pool_claim.c, with
  * CLAIM) and put it in P->pv by the role its label names. With REP a
  * device without a label or with a taken role is a finding (1: skipped);
@@ -117,6 +128,15 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 				  p->name);
 		return r == VG_LABEL_NONE ? -ENOENT : r;
 	}
+	/* a copy of another device's label (pool_label_is_copy): checked
+	 * as a device whose label is lost, which tprepair rewrites */
+	if (rep && pool_label_is_copy(path, &l)) {
+		pool_problem(rep, 1, "%s: its label is a copy of pool %s's %s device label (device "
+			     "uuid %s, which another device carries too): no label of this device",
+			     path, l.pool_name, vg_role_name(l.role), l.pv_uuid);
+		io_destroy(io);
+		return 1;
+	}
 	if (rep && p->pv[l.role].io) {
 		pool_problem(rep, 1, "%s and %s both claim the %s role", p->pv[l.role].io->name,
 			     path, vg_role_name(l.role));
@@ -124,7 +144,7 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 		return 1;
 	}
 	if (!rep && strcmp(l.pool_name, p->name) &&
-	    !(alias && !strcmp(l.pool_name, alias))) {
+	    !(alias && !strcmp(l.pool_name, alias)) && !name_lags(p->name, &l)) {
 		log_error("%s belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
 			  "run it again to finish)", path, l.pool_name, p->name, p->name,
 			  l.pool_name);

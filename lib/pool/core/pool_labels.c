@@ -85,3 +85,24 @@ int pool_sync_labels(struct pool *p, int *changed)
 		p->data_view.label = p->pv[VG_ROLE_DATA].label;
 	return 0;
 }
+
+unsigned pool_labels_behind(const struct pool *p, const char *names[], unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; p->vg && i < pool_nr_pvs(p); i++) {
+		unsigned index = i < VG_NR_ROLES ? 0 : i - VG_NR_ROLES + 1;
+		const struct vg_device *d;
+
+		if (i >= VG_NR_ROLES && index >= vg_nr_data(p->vg))
+			break;
+		d = i < VG_NR_ROLES ? &p->vg->dev[i] : vg_data_dev(p->vg, index);
+		if (p->pv[i].io && stale(&p->pv[i].label, p->vg, d, index) && n < max)
+			names[n++] = p->pv[i].io->name;
+	}
+	if (p->vg && p->vg->meta_mirror && p->pv[POOL_META1_PV].io &&
+	    !strcmp(p->pv[POOL_META1_PV].label.pv_uuid, p->vg->meta1.pv_uuid) &&
+	    stale(&p->pv[POOL_META1_PV].label, p->vg, &p->vg->meta1, 0) && n < max)
+		names[n++] = p->pv[POOL_META1_PV].io->name;
+	return n;
+}

@@ -99,7 +99,8 @@ char *pool_devices_path(void);
  * name, uuid or path (empty, or containing a newline). */
 int pool_devices_add(const struct pool_devices_entry *e) TP_MUST_CHECK;
 
-/* Remove every entry of POOL: 0 (also when there were none). */
+/* Remove every entry of POOL (its damaged lines too, below): 0 (also
+ * when there were none). */
 int pool_devices_remove_pool(const char *pool) TP_MUST_CHECK;
 /* Drop the entry of one device (a data device taken away). */
 int pool_devices_remove_pv(const char *pv_uuid) TP_MUST_CHECK;
@@ -112,6 +113,11 @@ int pool_devices_list(struct pool_devices_entry **entries, size_t *n) TP_MUST_CH
  * found (may exceed MAX) or -errno. */
 int pool_devices_lookup_pool(const char *pool, struct pool_devices_entry *out,
 			     size_t max) TP_MUST_CHECK;
+/* Does the file hold a damaged line of POOL (one that does not parse but
+ * begins with its name, as a cut entry does)? 1 (the first such line
+ * into LINE, LEN bytes, when LINE), 0, or -errno. Adding an entry of POOL
+ * and removing POOL drop such lines. */
+int pool_devices_damaged(const char *pool, char *line, size_t len) TP_MUST_CHECK;
 /* The entry of PV_UUID into *OUT: 0 or -ENOENT. */
 int pool_devices_lookup_pv(const char *pv_uuid, struct pool_devices_entry *out) TP_MUST_CHECK;
 /* The pool uuid the entries of POOL record into UUID: 0; -ENOENT when
@@ -222,6 +228,25 @@ int pool_spare_save(const char *uuid, const char *pool, uint64_t seqno, struct i
 /* Read-only probe of PATH's label into *L (0 = ours, -ENOENT = not a
  * tptools device, -errno). */
 int pool_read_label(const char *path, struct vg_label *l) TP_MUST_CHECK;
+
+/* Is L, the label read at PATH, a copy (a label sector copied over, a
+ * cloned device)? 1 when the devices file lists the device L names (its
+ * pool and device uuid) at another path that carries the same label:
+ * then L says nothing about PATH. Else 0. */
+int pool_label_is_copy(const char *path, const struct vg_label *l);
+
+/* Where the VG copy on PATH (the device of the other role, by its label)
+ * last saw the pool's device of role WANT: its path into HINT and its
+ * device uuid into PV_UUID. 0, or -ENOENT (no label or VG copy there). */
+int pool_vg_path_hint(const char *path, enum vg_role want, char hint[VG_PATH_MAX + 1],
+		      char pv_uuid[VG_UUID_LEN + 1]);
+
+/* Where this host's newest VG backup of each pool now called NAME saw its
+ * first two devices (the devices file lost or damaged, no scan sees image
+ * files), when at least NEED of those paths carry the labels of those
+ * devices of that pool: into PATHS. 0, or -ENOENT (none fits, or two
+ * pools do: neither is taken). */
+int pool_backup_paths(const char *name, int need, char paths[VG_NR_ROLES][VG_PATH_MAX + 1]);
 
 /* Add (or update) the devices-file entry of one pool device, with the
  * pool uuid of the label at PATH when it carries PV_UUID; a failure is a

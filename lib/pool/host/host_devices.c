@@ -109,6 +109,7 @@ static int file_read(struct file *f)
 	size_t cap = 0;
 	ssize_t len;
 	FILE *fp;
+	static char said[81];
 	int r = 0, warned = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -137,9 +138,13 @@ static int file_read(struct file *f)
 			l->parsed = 1;
 			continue;
 		}
-		if (!warned++)
-			log_warn("%s: ignoring a line that is not 'POOL POOL_UUID ROLE PV_UUID PATH': "
-				 "%.80s", path, buf);
+		/* said once a command (the file is read many times) */
+		if (!warned++ && strncmp(said, buf, sizeof(said) - 1)) {
+			snprintf(said, sizeof(said), "%s", buf);
+			log_warn("%s: ignoring a line that is not 'POOL POOL_UUID ROLE PV_UUID PATH' "
+				 "(damaged; the file is a cache: once every pool is found, delete it): %.80s",
+				 path, buf);
+		}
 		l->raw = strdup(buf);
 		if (!l->raw) {
 			f->n--;
@@ -215,11 +220,43 @@ static int modify(int (*edit)(struct file *f, const void *arg), const void *arg)
 	return r;
 }
 
+/* A line that does not parse but begins with POOL's name: a damaged (cut)
+ * entry of that pool, since no two pools of a host share a name. */
+static int damaged_for(const struct line *l, const char *pool)
+{
+	size_t n = strlen(pool);
+
+	return !l->parsed && l->raw && !strncmp(l->raw, pool, n) &&
+	       (l->raw[n] == ' ' || l->raw[n] == '\0');
+}
+
+/* Drop POOL's damaged lines (damaged_for); 1 if one went. */
+static int drop_damaged(struct file *f, const char *pool)
+{
+	size_t i, o = 0;
+	int any = 0;
+
+	for (i = 0; i < f->n; i++) {
+		if (damaged_for(&f->lines[i], pool)) {
+			free(f->lines[i].raw);
+			any = 1;
+			continue;
+		}
+		f->lines[o++] = f->lines[i];
+	}
+	f->n = o;
+	return any;
+}
+
 static int edit_add(struct file *f, const void *arg)
 {
 	const struct pool_devices_entry *e = arg;
 	struct line *l = NULL;
 	size_t i;
+
+	/* an entry of the pool written: its damaged lines go (the next
+	 * lookup finds what they were by the labels) */
+	drop_damaged(f, e->pool);
 
 	for (i = 0; i < f->n; i++)
 		if (f->lines[i].parsed && !strcmp(f->lines[i].e.pv_uuid, e->pv_uuid))
@@ -262,7 +299,7 @@ static int edit_remove_pool(struct file *f, const void *arg)
 		f->lines[o++] = f->lines[i];
 	}
 	f->n = o;
-	return any;
+	return drop_damaged(f, arg) || any;
 }
 
 int pool_devices_remove_pool(const char *pool)
@@ -351,6 +388,20 @@ int pool_devices_lookup_pool(const char *pool, struct pool_devices_entry *out, s
 		found++;
 	}
 	free(all);
+	return found;
+}
+
+int pool_devices_damaged(const char *pool, char *line, size_t len)
+{
+	struct file f;
+	int r = read_locked(&f), found = 0;
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < f.n && !found; i++)
+		if ((found = damaged_for(&f.lines[i], pool)) && line)
+			snprintf(line, len, "%s", f.lines[i].raw);
+	file_free(&f);
 	return found;
 }
 

@@ -35,6 +35,18 @@ int pool_read_label(const char *path, struct vg_label *l)
 	return r;
 }
 
+int pool_label_is_copy(const char *path, const struct vg_label *l)
+{
+	struct pool_devices_entry e;
+	struct vg_label o;
+
+	if (pool_devices_lookup_pv(l->pv_uuid, &e) ||
+	    (e.pool_uuid[0] && strcmp(e.pool_uuid, l->pool_uuid)) || pool_same_device(e.path, path))
+		return 0;
+	return !pool_read_label(e.path, &o) && !strcmp(o.pool_uuid, l->pool_uuid) &&
+	       !strcmp(o.pv_uuid, l->pv_uuid) && o.role == l->role;
+}
+
 int pool_same_device(const char *a, const char *b)
 {
 	struct stat sa, sb;
@@ -99,8 +111,11 @@ static int entry_current(const struct pool_devices_entry *e, struct located *at)
 
 	if (r)
 		return r == -ENOENT ? 0 : r;
-	if (strcmp(l.pv_uuid, e->pv_uuid) || strcmp(l.pool_name, e->pool) || l.role != e->role ||
-	    (e->pool_uuid[0] && strcmp(l.pool_uuid, e->pool_uuid)))
+	/* an entry that records the pool uuid matches by it (a label's pool
+	 * name is a hint that may lag: an older label, the VG decides); one
+	 * of the first format by the name */
+	if (strcmp(l.pv_uuid, e->pv_uuid) || l.role != e->role ||
+	    (e->pool_uuid[0] ? strcmp(l.pool_uuid, e->pool_uuid) : strcmp(l.pool_name, e->pool)))
 		return 0;
 	if (l.data_index)
 		return 2;	/* an added data device: found through the VG */
@@ -491,23 +506,99 @@ static int is_data_device(const char *path, const char *pool_uuid, const char *p
  * (its devices-file entry lost or damaged, no scan sees image files): the
  * VG copy on the one found names the other's device uuid and where it
  * was last seen; that path, when its label is that device, into PATHS. */
+int pool_vg_path_hint(const char *path, enum vg_role want, char hint[VG_PATH_MAX + 1],
+		      char pv_uuid[VG_UUID_LEN + 1])
+{
+	enum vg_role found = want == VG_ROLE_DATA ? VG_ROLE_META : VG_ROLE_DATA;
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct vg_pv pv;
+	struct vg *vg = NULL;
+	int r = -ENOENT;
+
+	memset(&pv, 0, sizeof(pv));
+	if (!io_fd_open(path, IO_RDONLY, &pv.io) &&
+	    vg_label_read(pv.io, &pv.label) == VG_LABEL_FOUND && pv.label.role == found &&
+	    !vg_read(&pv, 1, &vg, NULL) && vg->dev[want].path[0]) {
+		snprintf(hint, VG_PATH_MAX + 1, "%s", vg->dev[want].path);
+		snprintf(pv_uuid, VG_UUID_LEN + 1, "%s", vg->dev[want].pv_uuid);
+		r = 0;
+	}
+	vg_free(vg);
+	io_destroy(pv.io);
+	tp_log_capture_pop(outer);
+	return r;
+}
+
 static void by_hint(char *paths[VG_NR_ROLES], enum vg_role found)
 {
 	enum vg_role want = found == VG_ROLE_DATA ? VG_ROLE_META : VG_ROLE_DATA;
-	struct tp_log_capture quiet;
-	struct vg_pv pv;
-	struct vg *vg = NULL;
+	struct vg_label l;
+	char hint[VG_PATH_MAX + 1], pv_uuid[VG_UUID_LEN + 1];
 
-	memset(&pv, 0, sizeof(pv));
-	tp_log_capture(&quiet);
-	if (!io_fd_open(paths[found], IO_RDONLY, &pv.io) &&
-	    vg_label_read(pv.io, &pv.label) == VG_LABEL_FOUND && pv.label.role == found &&
-	    !vg_read(&pv, 1, &vg, NULL) && vg->dev[want].path[0] &&
-	    is_data_device(vg->dev[want].path, vg->uuid, vg->dev[want].pv_uuid, 0, want))
-		paths[want] = strdup(vg->dev[want].path);
-	vg_free(vg);
-	io_destroy(pv.io);
-	tp_log_capture(NULL);
+	if (!pool_vg_path_hint(paths[found], want, hint, pv_uuid) &&
+	    !pool_read_label(paths[found], &l) &&
+	    is_data_device(hint, l.pool_uuid, pv_uuid, 0, want))
+		paths[want] = strdup(hint);
+}
+
+int pool_backup_paths(const char *name, int need, char paths[VG_NR_ROLES][VG_PATH_MAX + 1])
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct pool_backup_set s;
+	char *found[VG_NR_ROLES] = { NULL, NULL };
+	int fits = 0;
+
+	if (pool_backup_find(name, NULL, &s)) {
+		tp_log_capture_pop(outer);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < s.n; i++) {
+		struct vg *vg = NULL;
+		char *text = NULL;
+		size_t len;
+		int ok = 0;
+
+		/* the newest backup of each pool (the set is by uuid, then seqno) */
+		if (i + 1 < s.n && s.f[i + 1].uuid[0] && !strcmp(s.f[i + 1].uuid, s.f[i].uuid))
+			continue;
+		if (!s.f[i].uuid[0] || strcmp(s.f[i].name, name) ||
+		    pool_backup_read_file(s.f[i].path, &text, &len) || vg_import(text, len, &vg) ||
+		    strcmp(vg->uuid, s.f[i].uuid)) {
+			free(text);
+			vg_free(vg);
+			continue;
+		}
+		free(text);
+		for (int r = 0; r < VG_NR_ROLES; r++)
+			ok += vg->dev[r].path[0] &&
+			      is_data_device(vg->dev[r].path, vg->uuid, vg->dev[r].pv_uuid, 0,
+					     (enum vg_role)r);
+		if (ok >= need && fits++ == 0)
+			for (int r = 0; r < VG_NR_ROLES; r++)
+				found[r] = strdup(vg->dev[r].path);
+		vg_free(vg);
+	}
+	pool_backup_set_free(&s);
+	tp_log_capture_pop(outer);
+	for (int r = 0; r < VG_NR_ROLES; r++) {
+		if (fits == 1 && found[r])
+			snprintf(paths[r], VG_PATH_MAX + 1, "%s", found[r]);
+		free(found[r]);
+	}
+	return fits == 1 ? 0 : -ENOENT;
+}
+
+/* Neither of the first two devices found: where the newest backup saw
+ * them, both labels there (pool_backup_paths). */
+static void by_backups(const char *name, char *paths[VG_NR_ROLES])
+{
+	char found[VG_NR_ROLES][VG_PATH_MAX + 1];
+
+	if (pool_backup_paths(name, VG_NR_ROLES, found))
+		return;
+	for (int r = 0; r < VG_NR_ROLES; r++)
+		if (!paths[r])
+			paths[r] = strdup(found[r]);
 }
 
 int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
@@ -523,6 +614,9 @@ int pool_find_devices(const char *name, char *paths[VG_NR_ROLES])
 	 * of the other one last saw it */
 	if (!paths[VG_ROLE_DATA] != !paths[VG_ROLE_META])
 		by_hint(paths, paths[VG_ROLE_DATA] ? VG_ROLE_DATA : VG_ROLE_META);
+	/* neither: where this host's newest VG backup of the pool saw them */
+	if (!paths[VG_ROLE_DATA] && !paths[VG_ROLE_META])
+		by_backups(name, paths);
 	if (!paths[VG_ROLE_DATA] || !paths[VG_ROLE_META]) {
 		int wait = waiting(name, &at, paths);
 
