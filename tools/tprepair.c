@@ -152,6 +152,10 @@ static void print_pool_steps(const struct pool_repair_params *p,
 	if (r->meta_resynced[0])
 		printf("%s: the metadata mirror's stale leg %s resynced from the other\n", p->pool,
 		       r->meta_resynced);
+	if (r->meta_source)
+		printf("%s: metadata mirror leg %d's thin metadata was consistent alone, leg %d's "
+		       "was not: the blocks that differed were taken from leg %d\n", p->pool,
+		       r->meta_source - 1, 2 - r->meta_source, r->meta_source - 1);
 	for (int i = 0; i < 2; i++)
 		if (r->meta_healed[i])
 			printf("%s: rewrote %" PRIu64 " bad block%s of metadata mirror leg %d (%s) "

@@ -173,6 +173,10 @@ struct pool_repair_result {
 	 * other, rewritten from it (the scrub before anything else) */
 	uint64_t meta_healed[2];
 	char meta_leg[2][4096];	/* the legs' paths, when mirrored */
+	/* 1 + the leg whose thin metadata was consistent alone while the
+	 * other's was not: the blocks that validated on both legs but
+	 * differed were taken from it; 0: none was (the first leg's) */
+	int meta_source;
 	/* orphan labels of the pool (tptools(7) ORPHAN LABELS: a device a
 	 * change cut short left labelled while the VG does not name it),
 	 * wiped now with their VG areas: how many, their paths (", ") */

@@ -241,7 +241,10 @@ int thin_check_io(struct io_engine *meta, const struct thin_check_opts *opts,
 		r = thin_chk_sm_compare(&c, 1, counts);
 	if (!r && opts && (opts->flags & THIN_CHECK_SCRUB) && !fast(&c))
 		r = thin_scrub(meta, used_block, &c, c.nr_meta,
-			       (opts->flags & THIN_CHECK_HEAL) ? THIN_SCRUB_HEAL : 0, &rep->scrub);
+			       ((opts->flags & THIN_CHECK_HEAL) ? THIN_SCRUB_HEAL : 0) |
+				       ((opts->flags & THIN_CHECK_FROM_LEG0) ? THIN_SCRUB_FROM_LEG0 : 0) |
+				       ((opts->flags & THIN_CHECK_FROM_LEG1) ? THIN_SCRUB_FROM_LEG1 : 0),
+			       &rep->scrub);
 out:
 	thin_chk_counts_free(&c);
 	thin_chk_sm_free(&c);

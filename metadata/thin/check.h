@@ -51,6 +51,10 @@ enum thin_check_flags {
 	/* ... and rewrites a leg's bad copies from the good leg: the only
 	 * writes a check ever makes (tprepair's) */
 	THIN_CHECK_HEAL = 1 << 2,
+	/* ... a block valid on both legs but different from leg 0's (leg
+	 * 1's) copy: THIN_SCRUB_FROM_LEG0/1 */
+	THIN_CHECK_FROM_LEG0 = 1 << 3,
+	THIN_CHECK_FROM_LEG1 = 1 << 4,
 };
 
 struct thin_check_opts {

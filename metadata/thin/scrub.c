@@ -93,7 +93,9 @@ int thin_scrub(struct io_engine *area, int (*used)(void *ctx, uint64_t b), void 
 {
 	unsigned char *buf[2] = { NULL, NULL };
 	int *err[2] = { NULL, NULL }, r = 0;
-	unsigned first = io_copy_first(area);
+	unsigned first = (flags & THIN_SCRUB_FROM_LEG0)	  ? 0
+			 : (flags & THIN_SCRUB_FROM_LEG1) ? 1
+							  : io_copy_first(area);
 
 	memset(rep, 0, sizeof(*rep));
 	if (io_copies(area) < 2 || !io_copy_in_use(area, 0) || !io_copy_in_use(area, 1))

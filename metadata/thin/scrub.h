@@ -27,6 +27,11 @@
 
 enum thin_scrub_flags {
 	THIN_SCRUB_HEAL = 1 << 0,
+	/* a block valid on both legs but different is healed from leg 0
+	 * (or leg 1), not from the engine's first: the leg whose thin
+	 * metadata is consistent alone (the caller checked) */
+	THIN_SCRUB_FROM_LEG0 = 1 << 1,
+	THIN_SCRUB_FROM_LEG1 = 1 << 2,
 };
 
 struct thin_scrub_report {

@@ -263,3 +263,39 @@ ok tvcreate -V 1M -n after mp
 err_has "leg 1 (.*mb.img) was stale (it holds thin metadata of another pool): resynced"
 ok tpcheck mp
 volumes_read "after the resync"
+
+# leg 0 missed the last commit's writes behind a current superblock (its
+# changed blocks hold what they held before: each still validates): the
+# legs differ in blocks that validate on both. Leg 1's thin metadata is
+# consistent alone, leg 0's is not: tpcheck says reads mix them (fatal),
+# and tprepair takes leg 1's copies, not the first leg's, so both volumes
+# read as they were written (never a volume turned to zeros, exit 0)
+image lm-d.img 64M
+image lm-a.img 16M
+image lm-b.img 16M
+ok tpcreate -q --data lm-d.img --meta lm-a.img,lm-b.img lm
+head -c 4M /dev/urandom >lm-v.raw
+ok tprecv -q --format raw -n v -i lm-v.raw lm
+cp --sparse=always lm-a.img lm-a.old
+head -c 2M /dev/urandom >lm-w.raw
+ok tprecv -q --format raw -n w -i lm-w.raw lm
+read -r loff _ < <(meta_area lm)
+n=0
+for b in $(cmp -l lm-a.old lm-a.img | awk -v o="$loff" '$1 > o + 4096 { print int(($1 - 1) / 4096) }' | uniq); do
+	dd if=lm-a.old of=lm-a.img bs=4096 skip="$b" seek="$b" count=1 conv=notrunc status=none
+	n=$((n + 1))
+done
+[ "$n" -gt 0 ] || fail "the last commit changed no block behind the superblock"
+sums ./lm-*.img >lm.sums
+expect_rc 2 tpcheck lm
+out_has "leg 1's thin metadata is consistent alone, leg 0's is not (reads mix the two: do not use the pool)"
+out_has "next: run 'tprepair lm' to rewrite the metadata mirror's bad copies from the good leg"
+sums_same lm.sums || fail "tpcheck wrote to a device"
+ok tprepair lm
+out_has "leg 1's thin metadata was consistent alone, leg 0's was not: the blocks that differed were taken from leg 1"
+out_lacks "lost"
+ok tpcheck lm
+ok tpsend --format raw -o lm-v.out lm/v
+cmp lm-v.out lm-v.raw || fail "volume v does not read as written after the repair"
+ok tpsend --format raw -o lm-w.out lm/w
+cmp lm-w.out lm-w.raw || fail "volume w does not read as written after the repair"

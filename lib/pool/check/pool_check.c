@@ -135,7 +135,41 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
  * of P's metadata mirror, as findings: bad copies on one leg are
  * latent damage (the pool reads on, from the other leg; the legs are not
  * in sync), non-fatal, and tprepair rewrites them. */
-static void report_scrub(struct pool *p, const struct thin_scrub_report *s,
+int pool_meta_source_leg(struct pool *p, const struct thin_check_opts *opts,
+			 struct thin_check_report *thin)
+{
+	struct thin_check_opts o = { opts ? opts->flags & THIN_CHECK_FAST : 0, NULL, NULL };
+	struct thin_check_report tc[2];
+	enum thin_check_verdict v[2];
+	int k = -1;
+
+	memset(tc, 0, sizeof(tc));
+	for (unsigned i = 0; i < 2; i++) {
+		struct io_engine *a = NULL;
+		struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+
+		v[i] = THIN_CHECK_FATAL;
+		if (!pool_meta_leg_area_io(p, i, &a) && !thin_check_io(a, &o, &tc[i]))
+			v[i] = tc[i].f.verdict;
+		io_destroy(a);
+		tp_log_capture_pop(outer);
+	}
+	if ((v[0] == THIN_CHECK_FATAL) != (v[1] == THIN_CHECK_FATAL))
+		k = v[0] == THIN_CHECK_FATAL ? 1 : 0;
+	if (k >= 0 && thin) {
+		tc[k].scrub = thin->scrub;
+		thin_check_report_free(thin);
+		*thin = tc[k];
+		memset(&tc[k], 0, sizeof(tc[k]));
+	}
+	thin_check_report_free(&tc[0]);
+	thin_check_report_free(&tc[1]);
+	return k;
+}
+
+/* SRC: the leg whose thin metadata alone is consistent while the other's
+ * is not (pool_meta_source_leg), or -1. */
+static void report_scrub(struct pool *p, const struct thin_scrub_report *s, int src,
 			 struct pool_check_report *rep)
 {
 	struct pool_meta_leg leg[2];
@@ -152,7 +186,18 @@ static void report_scrub(struct pool *p, const struct thin_scrub_report *s,
 			     i, leg[i].path, left, s->blocks, s->unreadable[i], s->first_bad[i],
 			     1 - i, pool_name(p));
 	}
-	if (s->ran && s->mismatched > s->healed[0] + s->healed[1])
+	if (s->ran && s->mismatched > s->healed[0] + s->healed[1] && src >= 0)
+		/* reads take the first leg's copy of such a block: a mix of
+		 * the two, broken, unless the first is the consistent one */
+		pool_problem(rep, (unsigned)src != io_copy_first(pool_meta_io(p)),
+			     "metadata mirror: %" PRIu64 " blocks in use differ between the legs "
+			     "though each validates; leg %d's thin metadata is consistent alone, "
+			     "leg %d's is not%s; 'tprepair %s' copies leg %d's over the other's",
+			     s->mismatched, src, 1 - src,
+			     (unsigned)src != io_copy_first(pool_meta_io(p))
+				     ? " (reads mix the two: do not use the pool)" : "",
+			     pool_name(p), src);
+	else if (s->ran && s->mismatched > s->healed[0] + s->healed[1])
 		pool_problem(rep, 0, "metadata mirror: %" PRIu64 " blocks in use differ between "
 			     "the legs though each validates; 'tprepair %s' copies leg %u's over "
 			     "the other's", s->mismatched, pool_name(p),
@@ -293,7 +338,13 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 		o.flags |= THIN_CHECK_SCRUB;	/* (not with --fast: the check skips it) */
 	r = thin_check_io(area, &o, thin);
 	if (!r && thin->scrub.ran) {
-		report_scrub(p, &thin->scrub, rep);
+		const struct thin_scrub_report *s = &thin->scrub;
+		/* blocks that validate on both legs but differ: the leg
+		 * consistent alone is the truth, its check the thin verdict */
+		int src = s->mismatched > s->healed[0] + s->healed[1]
+				  ? pool_meta_source_leg(p, &o, thin) : -1;
+
+		report_scrub(p, &thin->scrub, src, rep);
 		pool_meta_scrubbed(p, &thin->scrub);
 	}
 	if (!r && thin->sb_ok && !thin_sb_read(area, 0, &sb) &&

@@ -177,6 +177,13 @@ int pool_relabel_commit(struct pool *p, const struct pool_relabel_plan *plan, st
  * else NULL. For check and repair without --devices. */
 char *pool_devices_from_file(const char *name);
 
+/* Mirrored metadata whose legs differ in blocks that validate on both:
+ * each leg's thin metadata checked alone (OPTS' --fast kept). The leg
+ * whose check is not fatal while the other's is (0 or 1; with THIN, that
+ * report, its scrub kept, replaces THIN's), else -1. */
+int pool_meta_source_leg(struct pool *p, const struct thin_check_opts *opts,
+			 struct thin_check_report *thin);
+
 /* The command that fixes what a check of attached P found, into BUF,
  * the most pressing first: tprepair for a lost label (from the other
  * device's VG copy), with --restorefile NEWEST-BACKUP when no VG copy is

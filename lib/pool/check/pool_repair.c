@@ -379,7 +379,11 @@ static int resync_mirror(struct pool *p, struct pool_repair_result *res)
 /* A mirrored pool whose legs are both in use: every block in use is
  * compared on both (the scrub, metadata/thin/scrub.h) and a copy that is
  * bad on one leg is rewritten from the good one, before the check that
- * decides on a salvage (which then reads the healed legs). */
+ * decides on a salvage (which then reads the healed legs). A block that
+ * validates on both legs but differs takes the copy of the leg whose thin
+ * metadata is consistent alone while the other's is not
+ * (pool_meta_source_leg: a leg that missed writes behind a current
+ * superblock), else the first leg's. */
 static int heal_mirror(struct pool *p, struct pool_repair_result *res)
 {
 	struct thin_check_opts co = { THIN_CHECK_SCRUB | THIN_CHECK_HEAL, NULL, NULL };
@@ -395,7 +399,20 @@ static int heal_mirror(struct pool *p, struct pool_repair_result *res)
 	if ((r = pool_meta_area_io(p, 0, &area)))
 		return r == -ENOSPC ? 0 : r;
 	memset(&tc, 0, sizeof(tc));
+	co.flags &= ~(unsigned)THIN_CHECK_HEAL;
 	r = thin_check_io(area, &co, &tc);
+	if (!r && tc.scrub.mismatched) {
+		int src = pool_meta_source_leg(p, NULL, NULL);
+
+		co.flags |= src == 0 ? THIN_CHECK_FROM_LEG0 : src == 1 ? THIN_CHECK_FROM_LEG1 : 0;
+		res->meta_source = src + 1;
+	}
+	co.flags |= THIN_CHECK_HEAL;
+	if (!r && (tc.scrub.mismatched || tc.scrub.bad[0] || tc.scrub.bad[1])) {
+		thin_check_report_free(&tc);
+		memset(&tc, 0, sizeof(tc));
+		r = thin_check_io(area, &co, &tc);
+	}
 	io_destroy(area);
 	if (!r)
 		for (unsigned i = 0; i < 2; i++)

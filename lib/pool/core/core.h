@@ -108,6 +108,10 @@ struct io_engine *pool_meta_io(const struct pool *p);
  * write alike: the one way to a whole area (a rebuild, a repair, a check).
  * 0 and *OUT (io_destroy it), -ENOSPC for an area of no size, or -errno. */
 int pool_meta_area_io(const struct pool *p, int spare, struct io_engine **out) TP_MUST_CHECK;
+/* The active thin-metadata area of mirror leg LEG alone (its device, not
+ * the mirror), read-only use: to check each leg's metadata on its own.
+ * 0, -ENODEV (the leg is not open) or -ENOSPC / -errno. */
+int pool_meta_leg_area_io(const struct pool *p, unsigned leg, struct io_engine **out) TP_MUST_CHECK;
 /* Each leg of a mirrored pool's thin metadata (leg 0 the meta device, 1
  * vg.meta1): its path, and its state ("in sync", "missing", "stale",
  * "failed", "resyncing": live from the kernel's raid1). ERR: 0 in use,

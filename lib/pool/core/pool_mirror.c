@@ -82,6 +82,19 @@ int pool_meta_area_io(const struct pool *p, int spare, struct io_engine **out)
 	return io_window_create(io, a->offset, a->size, 0, out);
 }
 
+int pool_meta_leg_area_io(const struct pool *p, unsigned leg, struct io_engine **out)
+{
+	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
+	struct io_engine *io = leg ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io;
+
+	*out = NULL;
+	if (!io || (!leg && !p->vg->meta_mirror))
+		return -ENODEV;
+	if (!a->size)
+		return -ENOSPC;
+	return io_window_create(io, a->offset, a->size, 0, out);
+}
+
 /* The kernel's raid1 under tmeta: its health characters, when it runs */
 static int live_health(const struct pool *p, char health[3], int *syncing)
 {
