@@ -42,6 +42,15 @@ now=$(label q-data.img pv_uuid)
 grep -q " $now " devices.old && fail "the new q has the old one's device uuid"
 cp devices.old etc/devices
 sums q-data.img q-meta.img >q.sums
+# this host's newest backup of the pool now called q names those paths and
+# their labels are that pool's: found there, the entries put right
+ok tpstatus q
+err_has "devices file entry was missing or stale"
+sums_same q.sums || fail "a reader wrote a device"
+# without that backup, nothing says the devices are q's: the stale entries
+# are all there is, and --force forgets them alone
+cp devices.old etc/devices
+rm -r "etc/backup/$(label q-meta.img pool_uuid)"
 expect_rc 5 tpstatus q
 ok tpremove --force -y q
 sums_same q.sums || fail "tpremove --force wiped a device its stale entry named"

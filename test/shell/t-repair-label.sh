@@ -182,6 +182,16 @@ out_has "^ *v *$"
 DATA_SIZE=256M META_SIZE=16M new_pool gone
 ok tvcreate -V 64M -n v gone
 dd if=/dev/zero of=gone-data.img bs=512 seek=1 count=1 conv=notrunc status=none
+# every other command says the device is there without its label and
+# names tpcheck, never 'tpremove --force' (which would forget a pool
+# that tprepair mends)
+sums ./gone-*.img >gone.sums
+failed tpstatus gone
+err_has "its data device .*gone-data.img (the devices file lists it) carries no valid tptools label: lost or damaged; run 'tpcheck gone'"
+err_lacks "tpremove"
+failed tvcreate -V 1M -n w gone
+err_lacks "tpremove"
+sums_same gone.sums || fail "a command wrote to the pool whose label is lost"
 sed -i 's/^gone .* data .*/gone damaged line/' "$TPTOOLS_DIR/devices"
 expect_rc 2 tpcheck gone
 out_has "next: run 'tprepair gone' to rewrite the label of .*gone-data.img"

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int pool_read_label(const char *path, struct vg_label *l)
 {
@@ -485,7 +486,26 @@ static void say_missing(const char *name, const struct located *at, enum vg_role
 		log_error("pool %s: the devices file lists a device for it whose label "
 			  "belongs to pool %s, not %s (if 'tprename %s %s' was interrupted, "
 			  "run it again to finish)", name, other, name, name, other);
-	else if (at->listed > 0 || at->stale)
+	else if ((at->listed > 0 || at->stale) && at->listed_path[lost][0] &&
+		 !access(at->listed_path[lost], F_OK)) {
+		/* the device is there, its label is not this pool's: lost, a
+		 * copy, or the device reused; never advise forgetting the pool */
+		struct vg_label l;
+		int r = pool_read_label(at->listed_path[lost], &l);
+
+		if (!r)
+			log_error("pool %s: its %s device %s (the devices file lists it) carries "
+				  "the label of pool %s (device uuid %s), not its own: a copied "
+				  "label or a reused device; run 'tpcheck %s' to see which",
+				  name, lost == VG_ROLE_DATA ? "data" : "metadata",
+				  at->listed_path[lost], l.pool_name, l.pv_uuid, name);
+		else
+			log_error("pool %s: its %s device %s (the devices file lists it) carries "
+				  "no valid tptools label: lost or damaged; run 'tpcheck %s' "
+				  "('tprepair %s' rewrites a lost label from the other device's "
+				  "copy)", name, lost == VG_ROLE_DATA ? "data" : "metadata",
+				  at->listed_path[lost], name, name);
+	} else if (at->listed > 0 || at->stale)
 		log_error("pool %s: its %s device was not found (the devices file %s lists "
 			  "it, and no block device carries its label); attach it, name the "
 			  "devices with --devices DATA,META, or forget the pool with "
@@ -502,10 +522,6 @@ static void say_missing(const char *name, const struct located *at, enum vg_role
 static int is_data_device(const char *path, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index, enum vg_role role);
 
-/* One of a pool's first two devices found (PATHS[FOUND]), the other not
- * (its devices-file entry lost or damaged, no scan sees image files): the
- * VG copy on the one found names the other's device uuid and where it
- * was last seen; that path, when its label is that device, into PATHS. */
 int pool_vg_path_hint(const char *path, enum vg_role want, char hint[VG_PATH_MAX + 1],
 		      char pv_uuid[VG_UUID_LEN + 1])
 {
@@ -529,6 +545,10 @@ int pool_vg_path_hint(const char *path, enum vg_role want, char hint[VG_PATH_MAX
 	return r;
 }
 
+/* One of a pool's first two devices found (PATHS[FOUND]), the other not
+ * (its devices-file entry lost or damaged, no scan sees image files): the
+ * VG copy on the one found names the other's device uuid and where it
+ * was last seen; that path, when its label is that device, into PATHS. */
 static void by_hint(char *paths[VG_NR_ROLES], enum vg_role found)
 {
 	enum vg_role want = found == VG_ROLE_DATA ? VG_ROLE_META : VG_ROLE_DATA;
