@@ -89,3 +89,31 @@ ok tprepair --devices vault-data.img,vault-meta.img vault
 out_has "rewrote the label of vault-data.img"
 sums_same before.sum || fail "a label repair wrote the metadata device"
 ok tpcheck vault
+
+# both devices' VG areas put back to an older moment (the thin metadata is
+# two transactions ahead): a salvage would set the thin metadata back and
+# delete volume w, made since. This host's newest backup agrees with the
+# thin metadata: tpcheck names its restore, tprepair without it refuses
+# (exit 5, nothing written), and the restore keeps both volumes
+image lag-d.img 64M
+image lag-m.img 16M
+ok tpcreate -q --data lag-d.img --meta lag-m.img lagp
+head -c 1M /dev/urandom >lag-v.raw
+ok tprecv -q --format raw -n v -i lag-v.raw lagp
+dd if=lag-d.img of=lag-d.vg bs=4096 skip=1 count=255 status=none
+dd if=lag-m.img of=lag-m.vg bs=4096 skip=1 count=255 status=none
+head -c 1M /dev/urandom >lag-w.raw
+ok tprecv -q --format raw -n w -i lag-w.raw lagp
+dd if=lag-d.vg of=lag-d.img bs=4096 seek=1 conv=notrunc status=none
+dd if=lag-m.vg of=lag-m.img bs=4096 seek=1 conv=notrunc status=none
+expect_rc 2 tpcheck lagp
+out_has "next: restore with 'tprepair lagp --restorefile .*/00000000000000000005.vg --devices .*lag-d.img,.*lag-m.img' (this host's backup seqno 5 of the pool agrees with the thin metadata, transaction 4"
+cmd=$(sed -n "s/^next: restore with '\([^']*\)'.*/\1/p" out)
+unchanged 5 tprepair lagp
+err_has "its VG metadata lags behind its thin metadata; nothing was changed"
+ok $cmd
+ok tpcheck lagp
+ok tpsend --format raw -o lag-v.out lagp/v
+cmp lag-v.out lag-v.raw || fail "volume v changed"
+ok tpsend --format raw -o lag-w.out lagp/w
+cmp lag-w.out lag-w.raw || fail "volume w, made after the VG copy put back, is not kept"

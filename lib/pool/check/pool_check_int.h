@@ -181,6 +181,13 @@ char *pool_devices_from_file(const char *name);
  * each leg's thin metadata checked alone (OPTS' --fast kept). The leg
  * whose check is not fatal while the other's is (0 or 1; with THIN, that
  * report, its scrub kept, replaces THIN's), else -1. */
+/* P's VG metadata lags behind its thin metadata (at THIN_TID): when this
+ * host's backup of the pool that agrees with the thin metadata is newer
+ * than the VG on the devices, the restore of it in words into BUF (1);
+ * else 0. PATHS: "DATA,META" as given or listed. */
+int pool_vg_lag_advice(struct pool *p, const char *paths, uint64_t thin_tid, char *buf,
+		       size_t len);
+
 int pool_meta_source_leg(struct pool *p, const struct thin_check_opts *opts,
 			 struct thin_check_report *thin);
 

@@ -646,6 +646,32 @@ static int foreign_device(const struct pool *p, const char *paths, char *buf, si
 	return 0;
 }
 
+int pool_vg_lag_advice(struct pool *p, const char *paths, uint64_t thin_tid, char *buf,
+		       size_t len)
+{
+	struct pool_backup_choice c;
+	struct pool_identity id;
+	struct io_engine *own, *meta = meta_device(p, paths, &own);
+	const struct vg *vg = pool_vg(p);
+	int found = 0;
+
+	pool_identify(p, paths, &id);
+	if (meta && vg && pool_pv(p, VG_ROLE_DATA)->io && !pool_backup_pick(pool_name(p), &id, meta, &c) &&
+	    c.match_seqno && c.uuid_known && !strcmp(id.uuid, vg->uuid) && c.match_tid == thin_tid &&
+	    c.match_seqno > vg->seqno) {
+		snprintf(buf, len, "restore with 'tprepair %s --restorefile %s --devices %s,%s' (this "
+			 "host's backup seqno %" PRIu64 " of the pool agrees with the thin metadata, "
+			 "transaction %" PRIu64 "; the VG metadata on the devices, seqno %" PRIu64
+			 " at transaction %" PRIu64 ", lags behind it: a salvage would set the thin "
+			 "metadata back to it and lose what was made since)", pool_name(p), c.match,
+			 pool_pv(p, VG_ROLE_DATA)->io->name, pool_pv(p, VG_ROLE_META)->io->name,
+			 c.match_seqno, thin_tid, vg->seqno, vg->transaction_id);
+		found = 1;
+	}
+	io_destroy(own);
+	return found;
+}
+
 /* Which backup to restore P's VG from, in words (no VG copy is left):
  * one of the pool the devices are (pool_identify) that agrees with the
  * thin metadata on its metadata device. */
@@ -878,6 +904,9 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	}
 	if (pool_missing_data(p, what, sizeof(what)))
 		missing_advice(p, what, buf, len);
+	else if (rep && rep->vg_behind_tid &&
+		 pool_vg_lag_advice(p, paths, rep->vg_behind_tid, buf, len))
+		;
 	else if (rep && rep->nr_ahead)
 		snprintf(buf, len, "do not change the pool: a device holds a newer VG of it than "
 			 "the devices it was found on (above); attach the pool's current devices, "

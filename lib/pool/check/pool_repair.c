@@ -321,6 +321,7 @@ static int thin_damaged(struct pool *p, int *bad, struct pool_check_report *lost
 	/* volumes lost before (a salvage finds none of them again) */
 	if (lost) {
 		lost->interrupted = crep.interrupted;
+		lost->vg_behind_tid = crep.vg_behind_tid;
 		lost->nr_lost = crep.nr_lost;
 		memcpy(lost->lost, crep.lost, sizeof(lost->lost));
 	}
@@ -537,6 +538,16 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 		goto out;
 	if ((r = thin_damaged(p, &bad, &left)))
 		goto out;
+	/* the VG copies lag behind the thin metadata and a backup agrees
+	 * with it: a salvage would set the thin metadata back to the VG's
+	 * transaction and delete what was made since; the restore is said */
+	if (left.vg_behind_tid && !plan.restore && !pp->force_salvage &&
+	    pool_vg_lag_advice(p, devices, left.vg_behind_tid, res->next, sizeof(res->next))) {
+		log_error("pool %s: its VG metadata lags behind its thin metadata; nothing was "
+			  "changed: %s", pool_name(p), res->next);
+		r = -EUCLEAN;
+		goto out;
+	}
 	if (bad || pp->force_salvage) {
 		r = salvage(p, opts, &plan, rep, res, &left);
 		if (!r)

@@ -319,6 +319,9 @@ struct pool_check_report {
 	/* ... an interrupted transaction (the thin metadata one behind the
 	 * VG: the next writer's open completes it) */
 	unsigned interrupted;
+	/* ... the thin metadata's transaction id when the VG's is below it
+	 * (VG copies that lag: older ones put back), else 0 */
+	uint64_t vg_behind_tid;
 };
 
 enum pool_attach_flags {
