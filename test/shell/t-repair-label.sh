@@ -205,3 +205,33 @@ ok tprepair gone
 ok tpcheck gone
 ok tpstatus --noheadings -o vol_name gone
 out_has "^ *v *$"
+
+# the same copy while the device the copied label names is not there (its
+# pool's device moved): the devices file lists the path as pool mine2's
+# and its VG areas are mine2's, so the label is a copy all the same
+DATA_SIZE=256M META_SIZE=16M new_pool mine2
+DATA_SIZE=256M META_SIZE=16M new_pool theirs2
+ok tvcreate -V 64M -n v mine2
+dd if=theirs2-data.img of=mine2-data.img bs=512 skip=1 seek=1 count=1 conv=notrunc status=none
+mv theirs2-data.img theirs2-moved.img
+expect_rc 2 tpcheck mine2
+out_has "mine2-data.img: its label is a copy of pool theirs2's data device label"
+ok tprepair mine2
+ok tpcheck mine2
+ok tpstatus --noheadings -o vol_name mine2
+out_has "^ *v *$"
+# a device reused by another pool (its VG areas that pool's) while a stale
+# entry still lists it as the old pool's: no copy, so nothing writes over
+# the new pool's label
+DATA_SIZE=256M META_SIZE=16M new_pool old3
+grep "^old3 " "$TPTOOLS_DIR/devices" >old3.entries
+ok tpremove -y old3
+image new3-meta.img 16M
+ok tpcreate -q --data old3-data.img --meta new3-meta.img new3
+cat old3.entries >>"$TPTOOLS_DIR/devices"
+sums ./old3-data.img ./new3-meta.img >new3.sums
+ok tpcheck new3
+expect_rc 5 tpcheck old3
+expect_rc 5 tprepair old3
+sums_same new3.sums || fail "the reused device or its new pool's metadata device was written"
+ok tpcheck new3

@@ -132,7 +132,8 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 	 * as a device whose label is lost, which tprepair rewrites */
 	if (rep && pool_label_is_copy(path, &l)) {
 		pool_problem(rep, 1, "%s: its label is a copy of pool %s's %s device label (device "
-			     "uuid %s, which another device carries too): no label of this device",
+			     "uuid %s; the devices file and the VG areas say whose the device "
+			     "is): no label of this device",
 			     path, l.pool_name, vg_role_name(l.role), l.pv_uuid);
 		io_destroy(io);
 		return 1;

@@ -231,8 +231,9 @@ int pool_read_label(const char *path, struct vg_label *l) TP_MUST_CHECK;
 
 /* Is L, the label read at PATH, a copy (a label sector copied over, a
  * cloned device)? 1 when the devices file lists the device L names (its
- * pool and device uuid) at another path that carries the same label:
- * then L says nothing about PATH. Else 0. */
+ * pool and device uuid) at another path that carries the same label, or
+ * lists PATH as a device of another pool whose VG the device's own VG
+ * areas hold (listing it): then L says nothing about PATH. Else 0. */
 int pool_label_is_copy(const char *path, const struct vg_label *l);
 
 /* Where the VG copy on PATH (the device of the other role, by its label)

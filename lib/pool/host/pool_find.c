@@ -36,16 +36,51 @@ int pool_read_label(const char *path, struct vg_label *l)
 	return r;
 }
 
+/* Do PATH's VG metadata areas (at the label L's places) hold a VG of
+ * pool POOL_UUID that lists device PV_UUID, read as that device's? */
+static int areas_of(const char *path, const struct vg_label *l, const char *pool_uuid,
+		    const char *pv_uuid)
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct vg_pv pv;
+	struct vg *vg = NULL;
+	int yes = 0;
+
+	memset(&pv, 0, sizeof(pv));
+	pv.label = *l;
+	snprintf(pv.label.pool_uuid, sizeof(pv.label.pool_uuid), "%s", pool_uuid);
+	snprintf(pv.label.pv_uuid, sizeof(pv.label.pv_uuid), "%s", pv_uuid);
+	if (!io_fd_open(path, IO_RDONLY, &pv.io) && !vg_read(&pv, 1, &vg, NULL))
+		yes = !strcmp(vg->uuid, pool_uuid) && vg_lists_device(vg, pv_uuid);
+	vg_free(vg);
+	io_destroy(pv.io);
+	tp_log_capture_pop(outer);
+	return yes;
+}
+
 int pool_label_is_copy(const char *path, const struct vg_label *l)
 {
-	struct pool_devices_entry e;
+	struct pool_devices_entry e, *all = NULL;
 	struct vg_label o;
+	size_t n = 0;
+	int copy = 0;
 
-	if (pool_devices_lookup_pv(l->pv_uuid, &e) ||
-	    (e.pool_uuid[0] && strcmp(e.pool_uuid, l->pool_uuid)) || pool_same_device(e.path, path))
+	/* the device L names is listed elsewhere and carries L there */
+	if (!pool_devices_lookup_pv(l->pv_uuid, &e) &&
+	    !(e.pool_uuid[0] && strcmp(e.pool_uuid, l->pool_uuid)) && !pool_same_device(e.path, path) &&
+	    !pool_read_label(e.path, &o) && !strcmp(o.pool_uuid, l->pool_uuid) &&
+	    !strcmp(o.pv_uuid, l->pv_uuid) && o.role == l->role)
+		return 1;
+	/* or PATH is listed as a device of another pool, and its VG areas
+	 * are that pool's: only the label sector is foreign */
+	if (pool_devices_list(&all, &n))
 		return 0;
-	return !pool_read_label(e.path, &o) && !strcmp(o.pool_uuid, l->pool_uuid) &&
-	       !strcmp(o.pv_uuid, l->pv_uuid) && o.role == l->role;
+	for (size_t i = 0; i < n && !copy; i++)
+		copy = all[i].pool_uuid[0] && strcmp(all[i].pool_uuid, l->pool_uuid) &&
+		       pool_same_device(all[i].path, path) &&
+		       areas_of(path, l, all[i].pool_uuid, all[i].pv_uuid);
+	free(all);
+	return copy;
 }
 
 int pool_same_device(const char *a, const char *b)
