@@ -222,3 +222,20 @@ if have mkfs.ext4; then
 	sums_same data.sum || fail "the file system was written"
 fi
 true
+
+# a backup of pool a restored under the name of another pool b: refused
+# before anything is written (two pools of one name), naming the restore
+# under a's own name, which then works
+DATA_SIZE=64M META_SIZE=16M new_pool ida
+DATA_SIZE=64M META_SIZE=16M new_pool idb
+ok tvcreate -V 4M -n v ida
+ua=$(awk '$1 == "ida" { print $2; exit }' "$TPTOOLS_DIR/devices")
+f=$(ls "$TPTOOLS_DIR/backup/$ua/"*.vg | tail -1)
+dd if=/dev/zero of=ida-data.img bs=512 seek=1 count=1 conv=notrunc status=none
+dd if=/dev/zero of=ida-meta.img bs=512 seek=1 count=1 conv=notrunc status=none
+unchanged 5 tprepair idb --restorefile "$f" --devices ida-data.img,ida-meta.img
+err_has "another pool is called idb on this host"
+err_has "restore it under its own name with 'tprepair ida --restorefile $f --devices DATA,META'"
+ok tprepair ida --restorefile "$f" --devices ida-data.img,ida-meta.img
+ok tpcheck ida
+ok tpcheck idb

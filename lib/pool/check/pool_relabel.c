@@ -362,6 +362,22 @@ static int load_backup(const struct pool *p, const char *file, const struct pool
 	}
 	if (!strcmp((*out)->name, pool_name(p)))
 		return 0;
+	/* another pool has the name on this host: restoring these devices
+	 * under it would make two pools of one name */
+	{
+		char other[VG_UUID_LEN + 1];
+
+		if (!pool_devices_pool_uuid(pool_name(p), other) && strcmp(other, (*out)->uuid)) {
+			log_error("pool %s: the backup %s is of pool %s (uuid %s), and another pool "
+				  "is called %s on this host (uuid %s, the devices file lists it); "
+				  "nothing was written: restore it under its own name with 'tprepair "
+				  "%s --restorefile %s --devices DATA,META'", pool_name(p), file,
+				  (*out)->name, (*out)->uuid, pool_name(p), other, (*out)->name, file);
+			vg_free(*out);
+			*out = NULL;
+			return -EEXIST;
+		}
+	}
 	if (id->uuid[0] && !strcmp(id->uuid, (*out)->uuid)) {
 		log_warn("pool %s: the backup %s records the name %s (a backup from before a "
 			 "rename of the pool, uuid %s, as %s says); restored under the name %s",
