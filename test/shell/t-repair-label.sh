@@ -140,6 +140,10 @@ expect_rc 2 tpcheck cut
 err_has "cut-meta.img: shorter than its tptools label records (3145728 of 16777216 bytes): the device was cut short; grow it back to 16777216 bytes"
 out_has "next: run 'truncate -s 16777216 .*cut-meta.img' to grow the image file back"
 unchanged 5 tprepair cut
+# any other command says the same, never that tprepair rewrites the label
+failed tpstatus cut
+err_has "its metadata device .*cut-meta.img is shorter than its label records (cut short); grow it back with 'truncate -s 16777216 .*cut-meta.img'"
+err_lacks "tprepair"
 truncate -s 16777216 cut-meta.img
 ok tpcheck cut
 

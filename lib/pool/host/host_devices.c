@@ -142,7 +142,8 @@ static int file_read(struct file *f)
 		if (!warned++ && strncmp(said, buf, sizeof(said) - 1)) {
 			snprintf(said, sizeof(said), "%s", buf);
 			log_warn("%s: ignoring a line that is not 'POOL POOL_UUID ROLE PV_UUID PATH' "
-				 "(damaged; the file is a cache: once every pool is found, delete it): %.80s",
+				 "(damaged: 'tprepair POOL' records a pool's devices again; then delete the "
+				 "line): %.80s",
 				 path, buf);
 		}
 		l->raw = strdup(buf);

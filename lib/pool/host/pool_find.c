@@ -12,6 +12,7 @@
 #include "lib/dev/scan.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,6 +501,31 @@ static int waiting(const char *name, const struct located *at, char *const paths
 }
 
 /* Why pool NAME's LOST device was not found (no component of it seen). */
+/* PATH, POOL's device of role LOST, is shorter than its label records:
+ * said with the size to grow it back to (1), else 0. */
+static int cut_short_say(const char *pool, enum vg_role lost, const char *path)
+{
+	struct io_engine *io = NULL;
+	uint64_t want = 0;
+	struct stat st;
+
+	if (!io_fd_open(path, IO_RDONLY, &io))
+		want = vg_label_cut_short(io);
+	io_destroy(io);
+	if (!want || stat(path, &st))
+		return 0;
+	if (S_ISREG(st.st_mode))
+		log_error("pool %s: its %s device %s is shorter than its label records (cut short); "
+			  "grow it back with 'truncate -s %" PRIu64 " %s', then run 'tpcheck %s' "
+			  "(what was cut off is gone)", pool, lost == VG_ROLE_DATA ? "data" : "metadata",
+			  path, want, path, pool);
+	else
+		log_error("pool %s: its %s device %s is shorter than its label records (cut short); "
+			  "grow it back to %" PRIu64 " bytes, then run 'tpcheck %s'", pool,
+			  lost == VG_ROLE_DATA ? "data" : "metadata", path, want, pool);
+	return 1;
+}
+
 static void say_missing(const char *name, const struct located *at, enum vg_role lost)
 {
 	char other[VG_NAME_MAX + 1], why[512];
@@ -512,6 +538,8 @@ static void say_missing(const char *name, const struct located *at, enum vg_role
 			  "(tptools.conf(5)) to use the pool on this host",
 			  name, lost == VG_ROLE_DATA ? "data" : "metadata", at->listed_path[lost],
 			  why);
+	else if (at->damaged[lost][0] && cut_short_say(name, lost, at->damaged[lost]))
+		;
 	else if (at->damaged[lost][0])
 		log_error("pool %s: the label of its %s device %s is damaged (above) and no "
 			  "other device carries it; 'tprepair %s' rewrites it from the other "
