@@ -40,7 +40,7 @@ ok tpextend --data x.img mv
 unchanged 5 tpcreate --force -y --data x.img --meta n.img other
 err_has "x.img belongs to pool mv (its data device 2: its VG names it)"
 err_has "'tpreduce --data x.img mv'"
-err_has "'tpremove mv'"
+err_has "only if pool mv and its volumes are no longer needed, remove it with 'tpremove mv'"
 unchanged 5 tpremove --label --force -y x.img
 err_has "x.img belongs to pool mv (its data device 2"
 unchanged 5 tpremove --label -y n.img

@@ -328,13 +328,16 @@ void pool_label_refusal(const char *path, const struct pool_label_owner *o, cons
 		break;
 	case POOL_LABEL_MEMBER:
 		if (o->data_index >= 0 && o->nr_data > 1)
-			log_error("%s belongs to pool %s (%s: its VG names it); %s. Take it out of "
-				  "the pool with 'tpreduce --data %s %s', or remove the pool with "
-				  "'tpremove %s'", path, o->pool, o->what, refused, path, o->pool,
-				  o->pool);
+			log_error("%s belongs to pool %s (%s: its VG names it); %s. Name another "
+				  "device; to free this one, take it out of the pool with 'tpreduce "
+				  "--data %s %s' (or, only if pool %s and its volumes are no longer "
+				  "needed, remove it with 'tpremove %s')", path, o->pool, o->what,
+				  refused, path, o->pool, o->pool, o->pool);
 		else
-			log_error("%s belongs to pool %s (%s: its VG names it); %s. Remove that pool "
-				  "first with 'tpremove %s'", path, o->pool, o->what, refused, o->pool);
+			log_error("%s belongs to pool %s (%s: its VG names it); %s. Name another "
+				  "device (only if pool %s and its volumes are no longer needed, "
+				  "'tpremove %s' frees this one)", path, o->pool, o->what, refused,
+				  o->pool, o->pool);
 		break;
 	case POOL_LABEL_ORPHAN:
 	case POOL_LABEL_GONE:
