@@ -958,12 +958,12 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	else if (rep && rep->interrupted)
 		snprintf(buf, len, "run 'tprepair %s%s' to complete the interrupted transaction "
 			 "(the next change to the pool does it too)", pool_name(p), dev);
-	else if (rep && rep->nr_labels_behind)
-		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the label%s that lag%s behind "
-			 "the VG metadata", pool_name(p), dev, rep->nr_labels_behind > 1 ? "s" : "",
-			 rep->nr_labels_behind > 1 ? "" : "s");
 	else if (rep && rep->nr_orphans)
 		snprintf(buf, len, "run 'tprepair %s%s' to wipe the orphan label of %s%s (or "
 			 "'tpremove --label %s')", pool_name(p), dev, rep->orphan,
 			 rep->nr_orphans > 1 ? " and the others" : "", rep->orphan);
+	else if (rep && rep->nr_labels_behind)
+		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the label%s that lag%s behind "
+			 "the VG metadata", pool_name(p), dev, rep->nr_labels_behind > 1 ? "s" : "",
+			 rep->nr_labels_behind > 1 ? "" : "s");
 }
