@@ -152,10 +152,15 @@ static void print_pool_steps(const struct pool_repair_params *p,
 	if (r->meta_resynced[0])
 		printf("%s: the metadata mirror's stale leg %s resynced from the other\n", p->pool,
 		       r->meta_resynced);
+	if (r->meta_kept[0])
+		printf("%s: metadata mirror leg %u's thin metadata as it was is kept in %s (its "
+		       "blocks that differed from the other leg's were overwritten)\n", p->pool,
+		       r->meta_kept_leg, r->meta_kept);
 	if (r->meta_source)
 		printf("%s: metadata mirror leg %d's thin metadata was consistent alone, leg %d's "
-		       "was not: the blocks that differed were taken from leg %d\n", p->pool,
-		       r->meta_source - 1, 2 - r->meta_source, r->meta_source - 1);
+		       "was not: leg %d's active area was copied over leg %d's\n", p->pool,
+		       r->meta_source - 1, 2 - r->meta_source, r->meta_source - 1,
+		       2 - r->meta_source);
 	for (int i = 0; i < 2; i++)
 		if (r->meta_healed[i])
 			printf("%s: rewrote %" PRIu64 " bad block%s of metadata mirror leg %d (%s) "
@@ -186,7 +191,7 @@ static int wrote_something(const struct pool_repair_result *r)
 	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
 	       r->strays_deleted || r->meta_resynced[0] || r->orphans_wiped ||
 	       r->meta_healed[0] || r->meta_healed[1] || r->labels_synced ||
-	       r->devices_recorded || r->txn_completed;
+	       r->devices_recorded || r->txn_completed || r->meta_source;
 }
 
 /* Print what was done; returns the exit code: 5 when nothing was written

@@ -177,6 +177,10 @@ struct pool_repair_result {
 	 * other's was not: the blocks that validated on both legs but
 	 * differed were taken from it; 0: none was (the first leg's) */
 	int meta_source;
+	/* mirrored: the active area of leg META_KEPT_LEG kept in this file
+	 * before blocks valid on both legs were overwritten on it, or "" */
+	char meta_kept[4096];
+	unsigned meta_kept_leg;
 	/* orphan labels of the pool (tptools(7) ORPHAN LABELS: a device a
 	 * change cut short left labelled while the VG does not name it),
 	 * wiped now with their VG areas: how many, their paths (", ") */

@@ -292,10 +292,39 @@ out_has "leg 1's thin metadata is consistent alone, leg 0's is not (reads mix th
 out_has "next: run 'tprepair lm' to rewrite the metadata mirror's bad copies from the good leg"
 sums_same lm.sums || fail "tpcheck wrote to a device"
 ok tprepair lm
-out_has "leg 1's thin metadata was consistent alone, leg 0's was not: the blocks that differed were taken from leg 1"
+out_has "leg 0's thin metadata as it was is kept in .*/spare-"
+out_has "leg 1's thin metadata was consistent alone, leg 0's was not: leg 1's active area was copied over leg 0's"
 out_lacks "lost"
 ok tpcheck lm
 ok tpsend --format raw -o lm-v.out lm/v
 cmp lm-v.out lm-v.raw || fail "volume v does not read as written after the repair"
 ok tpsend --format raw -o lm-w.out lm/w
 cmp lm-w.out lm-w.raw || fail "volume w does not read as written after the repair"
+
+# the same with snapshots and more volumes after the moment leg 0 was
+# left at (a walk of the mixed legs reaches only some of the blocks that
+# differ): the consistent leg's whole active area is the truth
+image ls-d.img 128M
+image ls-a.img 16M
+image ls-b.img 16M
+ok tpcreate -q --data ls-d.img --meta ls-a.img,ls-b.img ls
+for i in 1 2 3 4; do head -c $((i * 512))K /dev/urandom >ls-v$i.raw; done
+ok tprecv -q --format raw -n v1 -i ls-v1.raw ls
+ok tprecv -q --format raw -n v2 -i ls-v2.raw ls
+ok tvsnap -q -n s1 ls/v1
+ok tprecv -q --format raw -n v3 -i ls-v3.raw ls
+cp --sparse=always ls-a.img ls-a.old
+ok tprecv -q --format raw -n v4 -i ls-v4.raw ls
+ok tvsnap -q -n s2 ls/v2
+read -r loff _ < <(meta_area ls)
+for b in $(cmp -l ls-a.old ls-a.img | awk -v o="$loff" '$1 > o + 4096 { print int(($1 - 1) / 4096) }' | uniq); do
+	dd if=ls-a.old of=ls-a.img bs=4096 skip="$b" seek="$b" count=1 conv=notrunc status=none
+done
+expect_rc 2 tpcheck ls
+ok tprepair ls
+out_lacks "lost"
+ok tpcheck ls
+for i in 1 2 3 4; do
+	ok tpsend --format raw -o ls-v$i.out ls/v$i
+	cmp ls-v$i.out ls-v$i.raw || fail "volume v$i does not read as written after the repair"
+done

@@ -404,9 +404,26 @@ static int heal_mirror(struct pool *p, struct pool_repair_result *res)
 	r = thin_check_io(area, &co, &tc);
 	if (!r && tc.scrub.mismatched) {
 		int src = pool_meta_source_leg(p, NULL, NULL);
+		unsigned over = src >= 0 ? 1 - (unsigned)src : 1 - io_copy_first(pool_meta_io(p));
+		struct io_engine *la = NULL;
+		char *saved = NULL;
 
-		co.flags |= src == 0 ? THIN_CHECK_FROM_LEG0 : src == 1 ? THIN_CHECK_FROM_LEG1 : 0;
-		res->meta_source = src + 1;
+		/* blocks valid on both legs are about to be overwritten: the
+		 * leg they are overwritten on is kept first (its blocks may be
+		 * nowhere else; 'tprepair --metadata FILE' salvages from it) */
+		if (!(r = pool_meta_leg_area_io(p, over, &la)))
+			r = pool_spare_save(pool_vg(p)->uuid, pool_name(p), pool_vg(p)->seqno, la,
+					    &saved);
+		io_destroy(la);
+		if (saved)
+			snprintf(res->meta_kept, sizeof(res->meta_kept), "%s", saved);
+		res->meta_kept_leg = over;
+		free(saved);
+		/* one leg consistent alone: its whole active area is the
+		 * truth (a leg that missed writes differs in blocks a walk of
+		 * the mixed legs never reaches), copied over the other */
+		if (!r && src >= 0 && !(r = pool_meta_resync_from(p, (unsigned)src)))
+			res->meta_source = src + 1;
 	}
 	co.flags |= THIN_CHECK_HEAL;
 	if (!r && (tc.scrub.mismatched || tc.scrub.bad[0] || tc.scrub.bad[1])) {

@@ -112,6 +112,12 @@ int pool_meta_area_io(const struct pool *p, int spare, struct io_engine **out) T
  * the mirror), read-only use: to check each leg's metadata on its own.
  * 0, -ENODEV (the leg is not open) or -ENOSPC / -errno. */
 int pool_meta_leg_area_io(const struct pool *p, unsigned leg, struct io_engine **out) TP_MUST_CHECK;
+/* Offline, the active thin-metadata area of mirror leg GOOD copied over
+ * the other leg's (superblock last; its integrity superblocks and raid
+ * metadata reset, as a resync does): tprepair, when leg GOOD's thin
+ * metadata is consistent alone and the other's is not. 0 or -errno
+ * (logged). */
+int pool_meta_resync_from(struct pool *p, unsigned good) TP_MUST_CHECK;
 /* Each leg of a mirrored pool's thin metadata (leg 0 the meta device, 1
  * vg.meta1): its path, and its state ("in sync", "missing", "stale",
  * "failed", "resyncing": live from the kernel's raid1). ERR: 0 in use,

@@ -195,9 +195,9 @@ int pool_raid_sb(const struct vg *vg, struct io_engine *io, uint64_t *recovery);
  * mirror over both legs again; one warning. A failure is a warning too:
  * the leg stays out. */
 void pool_meta_resync_stale(struct pool *p);
-/* Both thin-metadata areas of leg GOOD of P copied onto IO, the active
- * superblock last. 0 or -errno. */
-int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io);
+/* The thin-metadata areas of leg GOOD of P (bit A of AREAS: area A)
+ * copied onto IO, the active superblock last. 0 or -errno. */
+int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io, unsigned areas);
 
 /* (Re)build P->data_cat from P->vg and the open devices. */
 int pool_data_rebuild(struct pool *p) TP_MUST_CHECK;

@@ -430,7 +430,7 @@ const struct vg_pv *pool_meta1_pv(const struct pool *p)
  * but its first block, flushed, then the first blocks (the superblocks),
  * the active area's last, flushed; a copy cut short leaves IO's active
  * superblock as it was, so a stale leg stays stale. */
-int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io)
+int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io, unsigned areas)
 {
 	struct io_engine *src = good ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io;
 	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
@@ -439,7 +439,8 @@ int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io)
 	int r = buf ? 0 : -ENOMEM;
 
 	for (unsigned a = 0; a < 2 && !r; a++)
-		for (uint64_t off = THIN_METADATA_BLOCK_SIZE; off < m->area[a].size && !r;
+		for (uint64_t off = THIN_METADATA_BLOCK_SIZE;
+		     (areas & (1u << a)) && off < m->area[a].size && !r;
 		     off += len) {
 			size_t n = (size_t)TP_MIN((uint64_t)len, m->area[a].size - off);
 
@@ -451,6 +452,8 @@ int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io)
 	for (unsigned k = 0; k < 2 && !r; k++) {
 		unsigned a = k ? p->vg->metadata_area : 1 - p->vg->metadata_area;
 
+		if (!(areas & (1u << a)))
+			continue;
 		if (!(r = io_read(src, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE)))
 			r = io_write(io, m->area[a].offset, buf, THIN_METADATA_BLOCK_SIZE);
 		if (!r && !k)
@@ -472,7 +475,7 @@ void pool_meta_resync_stale(struct pool *p)
 	/* the raid metadata zeroed last: a cut before it leaves a leg in
 	 * step whose old raid metadata the kernel reconciles (or, after an
 	 * unfinished rebuild, still says stale: resynced again) */
-	if ((r = pool_meta_copy_areas(p, 1 - (unsigned)i, p->pv[slot].io)) ||
+	if ((r = pool_meta_copy_areas(p, 1 - (unsigned)i, p->pv[slot].io, 3)) ||
 	    (r = pool_integrity_reset(p->vg, p->pv[slot].io)) ||
 	    (r = pool_zero_raid_meta(p->pv[slot].io, p->vg)) ||
 	    (r = io_mirror_readmit(p->meta_io, (unsigned)i))) {
@@ -485,4 +488,20 @@ void pool_meta_resync_stale(struct pool *p)
 	pool_scrub_state_forget(p->vg->uuid);
 	log_warn("pool %s: metadata mirror leg %u (%s) was %s: resynced from leg %u", p->name, i,
 		 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), 1 - i);
+}
+
+int pool_meta_resync_from(struct pool *p, unsigned good)
+{
+	struct io_engine *io = good ? p->pv[VG_ROLE_META].io : p->pv[POOL_META1_PV].io;
+	int r;
+
+	if (!p->vg->meta_mirror || !io || !p->pv[good ? POOL_META1_PV : VG_ROLE_META].io)
+		return -ENODEV;
+	/* the active area only: the other's spare keeps what it holds */
+	if ((r = pool_meta_copy_areas(p, good, io, 1u << p->vg->metadata_area)) ||
+	    (r = pool_integrity_reset(p->vg, io)) || (r = pool_zero_raid_meta(io, p->vg)))
+		log_error("pool %s: cannot copy metadata mirror leg %u's thin metadata over leg "
+			  "%u (%s): %s", p->name, good, 1 - good, pool_meta_leg_path(p, 1 - good),
+			  strerror(-r));
+	return r;
 }

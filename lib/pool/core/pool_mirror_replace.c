@@ -201,7 +201,7 @@ int pool_meta_replace(struct pool *p, const char *path)
 	 * area and label; 3. the VG commit that names it: before it the old
 	 * VG stands and the new device is no device of the pool (the same
 	 * device resynced in place is in sync once its superblocks are) */
-	if (!p->be->live && (r = pool_meta_copy_areas(p, 1 - out, io))) {
+	if (!p->be->live && (r = pool_meta_copy_areas(p, 1 - out, io, 3))) {
 		if (same)
 			log_error("pool %s: cannot copy its thin metadata onto %s: %s; the pool "
 				  "was not changed (that leg stays stale): put the leg on another "
@@ -433,7 +433,7 @@ int pool_meta_mirror_add(struct pool *p, const char *path, int integrate)
 	 * 5. live, tmeta reloaded from linear to the raid1 over both, the new
 	 * leg to rebuild (a cut before it: the next activation or offline
 	 * writer finds the leg stale) */
-	if ((r = p->be->live ? zero_superblocks(p, io) : pool_meta_copy_areas(p, 0, io)) ||
+	if ((r = p->be->live ? zero_superblocks(p, io) : pool_meta_copy_areas(p, 0, io, 3)) ||
 	    (r = pool_integrity_reset(next, io)) ||
 	    (r = pool_integrity_reset(next, p->pv[VG_ROLE_META].io)) ||
 	    (r = pool_zero_raid_meta(io, next)) ||
