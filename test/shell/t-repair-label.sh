@@ -239,3 +239,27 @@ expect_rc 5 tpcheck old3
 expect_rc 5 tprepair old3
 sums_same new3.sums || fail "the reused device or its new pool's metadata device was written"
 ok tpcheck new3
+
+# pool b's data label copied onto pool a's data device while b's device is
+# away: no command of pool b takes a's device (a writer refuses, its
+# devices file entry pointed there is no help), nothing writes a's VG,
+# and tprepair a then mends a's label
+DATA_SIZE=64M META_SIZE=16M new_pool cpa
+DATA_SIZE=64M META_SIZE=16M new_pool cpb
+ok tvcreate -V 4M -n v cpa
+dd if=cpb-data.img of=cpa-data.img bs=512 skip=1 seek=1 count=1 conv=notrunc status=none
+mv cpb-data.img cpb-data.away
+sums ./cpa-data.img ./cpa-meta.img ./cpb-meta.img >cp.sums
+failed tvcreate -V 1M -n bx --devices cpa-data.img,cpb-meta.img cpb
+err_has "cpa-data.img: its label is a copy of pool cpb's data device label"
+sed -i '/^cpb .* data /s#cpb-data.img#cpa-data.img#' "$TPTOOLS_DIR/devices"
+failed tvcreate -V 1M -n bx cpb
+expect_rc 5 tpcheck cpb
+err_has "carries a copy of its label, but it is a device of pool uuid"
+failed tprepair cpb
+sums_same cp.sums || fail "a command of pool cpb wrote pool cpa's device or its own"
+mv cpb-data.away cpb-data.img
+ok tpcheck cpb --devices cpb-data.img,cpb-meta.img
+ok tprepair cpa
+ok tpcheck cpa
+ok tpcheck cpb

@@ -329,6 +329,18 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 		io_destroy(io);
 		return r;
 	}
+	{
+		char owner[VG_UUID_LEN + 1];
+
+		if (pool_device_of_other(path, &l, owner)) {
+			log_error("pool %s: %s is a device of pool uuid %s (the devices file lists it "
+				  "so and its VG areas hold that pool's VG); not writing over it: name "
+				  "this pool's own %s device with --devices", pool_name(p), path, owner,
+				  vg_role_name(role));
+			io_destroy(io);
+			return -EBUSY;
+		}
+	}
 	pool_set_pv(p, role, io, &l);
 	return 0;
 }

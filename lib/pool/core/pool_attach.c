@@ -138,6 +138,14 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 		io_destroy(io);
 		return 1;
 	}
+	if (!rep && pool_label_is_copy(path, &l)) {
+		log_error("%s: its label is a copy of pool %s's %s device label (device uuid %s; "
+			  "the devices file and the VG areas say whose the device is): not used. "
+			  "'tpcheck %s' says where the pool's device is", path, l.pool_name,
+			  vg_role_name(l.role), l.pv_uuid, l.pool_name);
+		io_destroy(io);
+		return -EUCLEAN;
+	}
 	if (rep && p->pv[l.role].io) {
 		pool_problem(rep, 1, "%s and %s both claim the %s role", p->pv[l.role].io->name,
 			     path, vg_role_name(l.role));

@@ -236,6 +236,14 @@ int pool_read_label(const char *path, struct vg_label *l) TP_MUST_CHECK;
  * areas hold (listing it): then L says nothing about PATH. Else 0. */
 int pool_label_is_copy(const char *path, const struct vg_label *l);
 
+/* Is PATH a device of another pool than L's (L: a label read there, or
+ * the one about to be written)? 1, with that pool's uuid in OWNER, when
+ * the devices file lists PATH as a device of that pool and the device's
+ * own VG areas, read as that device's, hold that pool's VG listing it;
+ * else 0. Nothing of another pool writes such a device. */
+int pool_device_of_other(const char *path, const struct vg_label *l,
+			 char owner[VG_UUID_LEN + 1]);
+
 /* Where the VG copy on PATH (the device of the other role, by its label)
  * last saw the pool's device of role WANT: its path into HINT and its
  * device uuid into PV_UUID. 0, or -ENOENT (no label or VG copy there). */

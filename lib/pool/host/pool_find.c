@@ -59,29 +59,41 @@ static int areas_of(const char *path, const struct vg_label *l, const char *pool
 	return yes;
 }
 
+int pool_device_of_other(const char *path, const struct vg_label *l,
+			 char owner[VG_UUID_LEN + 1])
+{
+	struct pool_devices_entry *all = NULL;
+	size_t n = 0;
+	int yes = 0;
+
+	owner[0] = '\0';
+	if (pool_devices_list(&all, &n))
+		return 0;
+	for (size_t i = 0; i < n && !yes; i++)
+		if ((yes = all[i].pool_uuid[0] && strcmp(all[i].pool_uuid, l->pool_uuid) &&
+			   pool_same_device(all[i].path, path) &&
+			   areas_of(path, l, all[i].pool_uuid, all[i].pv_uuid)))
+			snprintf(owner, VG_UUID_LEN + 1, "%s", all[i].pool_uuid);
+	free(all);
+	return yes;
+}
+
 int pool_label_is_copy(const char *path, const struct vg_label *l)
 {
-	struct pool_devices_entry e, *all = NULL;
+	struct pool_devices_entry e;
 	struct vg_label o;
-	size_t n = 0;
-	int copy = 0;
+	char owner[VG_UUID_LEN + 1];
 
-	/* the device L names is listed elsewhere and carries L there */
+	/* the device L names is listed elsewhere and carries L there (a
+	 * device of its own pool there, not another pool's) */
 	if (!pool_devices_lookup_pv(l->pv_uuid, &e) &&
 	    !(e.pool_uuid[0] && strcmp(e.pool_uuid, l->pool_uuid)) && !pool_same_device(e.path, path) &&
 	    !pool_read_label(e.path, &o) && !strcmp(o.pool_uuid, l->pool_uuid) &&
-	    !strcmp(o.pv_uuid, l->pv_uuid) && o.role == l->role)
+	    !strcmp(o.pv_uuid, l->pv_uuid) && o.role == l->role && !pool_device_of_other(e.path, &o, owner))
 		return 1;
 	/* or PATH is listed as a device of another pool, and its VG areas
 	 * are that pool's: only the label sector is foreign */
-	if (pool_devices_list(&all, &n))
-		return 0;
-	for (size_t i = 0; i < n && !copy; i++)
-		copy = all[i].pool_uuid[0] && strcmp(all[i].pool_uuid, l->pool_uuid) &&
-		       pool_same_device(all[i].path, path) &&
-		       areas_of(path, l, all[i].pool_uuid, all[i].pv_uuid);
-	free(all);
-	return copy;
+	return pool_device_of_other(path, l, owner);
 }
 
 int pool_same_device(const char *a, const char *b)
@@ -152,7 +164,8 @@ static int entry_current(const struct pool_devices_entry *e, struct located *at)
 	 * name is a hint that may lag: an older label, the VG decides); one
 	 * of the first format by the name */
 	if (strcmp(l.pv_uuid, e->pv_uuid) || l.role != e->role ||
-	    (e->pool_uuid[0] ? strcmp(l.pool_uuid, e->pool_uuid) : strcmp(l.pool_name, e->pool)))
+	    (e->pool_uuid[0] ? strcmp(l.pool_uuid, e->pool_uuid) : strcmp(l.pool_name, e->pool)) ||
+	    pool_label_is_copy(e->path, &l))
 		return 0;
 	if (l.data_index)
 		return 2;	/* an added data device: found through the VG */
@@ -556,12 +569,23 @@ static void say_missing(const char *name, const struct located *at, enum vg_role
 		struct vg_label l;
 		int r = pool_read_label(at->listed_path[lost], &l);
 
-		if (!r)
+		char owner[VG_UUID_LEN + 1];
+
+		if (!r && pool_device_of_other(at->listed_path[lost], &l, owner))
+			log_error("pool %s: its %s device was not found: %s (the devices file lists "
+				  "it) carries a copy of %s label, but it is a device of pool uuid %s "
+				  "(the devices file and its VG areas say so); attach the pool's own "
+				  "%s device, or name it with --devices DATA,META", name,
+				  lost == VG_ROLE_DATA ? "data" : "metadata", at->listed_path[lost],
+				  strcmp(l.pool_name, name) ? "another pool's" : "its", owner,
+				  lost == VG_ROLE_DATA ? "data" : "metadata");
+		else if (!r)
 			log_error("pool %s: its %s device %s (the devices file lists it) carries "
-				  "the label of pool %s (device uuid %s), not its own: a copied "
-				  "label or a reused device; run 'tpcheck %s' to see which",
-				  name, lost == VG_ROLE_DATA ? "data" : "metadata",
-				  at->listed_path[lost], l.pool_name, l.pv_uuid, name);
+				  "the label of pool %s (device uuid %s), not its own: a reused device "
+				  "or a copied label; 'tpcheck %s' says whether pool %s's VG names "
+				  "it", name, lost == VG_ROLE_DATA ? "data" : "metadata",
+				  at->listed_path[lost], l.pool_name, l.pv_uuid, l.pool_name,
+				  l.pool_name);
 		else
 			log_error("pool %s: its %s device %s (the devices file lists it) carries "
 				  "no valid tptools label: lost or damaged; run 'tpcheck %s' "
@@ -738,7 +762,8 @@ static int is_data_device(const char *path, const char *pool_uuid, const char *p
 	return path && path[0] && !pool_read_label(path, &l) && l.role == role &&
 	       (index ? l.data_index != 0 : role == VG_ROLE_DATA || !l.data_index) &&
 	       !strcmp(l.pv_uuid, pv_uuid) &&
-	       !strcmp(l.pool_uuid, pool_uuid) && pool_stack_check(path, pool_uuid, &v) <= 0;
+	       !strcmp(l.pool_uuid, pool_uuid) && pool_stack_check(path, pool_uuid, &v) <= 0 &&
+	       !pool_label_is_copy(path, &l);
 }
 
 static int find_device(const char *name, const char *pool_uuid, const char *pv_uuid,
