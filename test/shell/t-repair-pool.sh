@@ -117,3 +117,17 @@ ok tpsend --format raw -o lag-v.out lagp/v
 cmp lag-v.out lag-v.raw || fail "volume v changed"
 ok tpsend --format raw -o lag-w.out lagp/w
 cmp lag-w.out lag-w.raw || fail "volume w, made after the VG copy put back, is not kept"
+# the same without any backup that agrees: tprepair still refuses (the
+# salvage would delete volume w's thin device), and names the choice;
+# --force is the consent to that loss
+dd if=lag-d.vg of=lag-d.img bs=4096 seek=1 conv=notrunc status=none
+dd if=lag-m.vg of=lag-m.img bs=4096 seek=1 conv=notrunc status=none
+rm -f "$(backup_dir lagp)"/*.vg
+expect_rc 2 tpcheck lagp
+out_has "next: no backup of this host agrees with the thin metadata (transaction"
+out_has "or run 'tprepair lagp --force' to set the thin metadata back"
+unchanged 5 tprepair lagp
+err_has "its VG metadata lags behind its thin metadata; nothing was changed"
+ok tprepair --force lagp
+ok tpsend --format raw -o lag-v.out lagp/v
+cmp lag-v.out lag-v.raw || fail "volume v changed by the forced salvage"

@@ -371,7 +371,7 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 		compare_devices(rep, pool_vg(p), thin->dev_ids, thin->nr_dev_ids, 0, 0);
 	} else {
 		if (thin->transaction_id > pool_vg(p)->transaction_id)
-			rep->vg_behind_tid = thin->transaction_id;
+			rep->vg_behind_tid = thin->transaction_id;	/* (strays: see below) */
 		pool_problem(rep, 1, "transaction ids disagree: VG metadata %" PRIu64
 			     ", thin metadata %" PRIu64 " (tprepair sets the thin one to the VG's)",
 			     pool_vg(p)->transaction_id, thin->transaction_id);

@@ -184,7 +184,8 @@ char *pool_devices_from_file(const char *name);
 /* P's VG metadata lags behind its thin metadata (at THIN_TID): when this
  * host's backup of the pool that agrees with the thin metadata is newer
  * than the VG on the devices, the restore of it in words into BUF (1);
- * else 0. PATHS: "DATA,META" as given or listed. */
+ * else the choice between a restore from elsewhere and the forced salvage
+ * (0). PATHS: "DATA,META" as given or listed. */
 int pool_vg_lag_advice(struct pool *p, const char *paths, uint64_t thin_tid, char *buf,
 		       size_t len);
 

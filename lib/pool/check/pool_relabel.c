@@ -684,6 +684,14 @@ int pool_vg_lag_advice(struct pool *p, const char *paths, uint64_t thin_tid, cha
 	int found = 0;
 
 	pool_identify(p, paths, &id);
+	/* without such a backup: the forced salvage, its loss said */
+	snprintf(buf, len, "no backup of this host agrees with the thin metadata (transaction %"
+		 PRIu64 "; the VG metadata, seqno %" PRIu64 ", is at transaction %" PRIu64 "): "
+		 "restore a newer VG backup from another host with 'tprepair %s --restorefile FILE "
+		 "--devices DATA,META', or run 'tprepair %s --force' to set the thin metadata back "
+		 "to the VG's transaction, deleting the thin devices it does not list (made since)",
+		 thin_tid, vg ? vg->seqno : 0, vg ? vg->transaction_id : 0, pool_name(p),
+		 pool_name(p));
 	if (meta && vg && pool_pv(p, VG_ROLE_DATA)->io && !pool_backup_pick(pool_name(p), &id, meta, &c) &&
 	    c.match_seqno && c.uuid_known && !strcmp(id.uuid, vg->uuid) && c.match_tid == thin_tid &&
 	    c.match_seqno > vg->seqno) {
@@ -932,9 +940,8 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 	}
 	if (pool_missing_data(p, what, sizeof(what)))
 		missing_advice(p, what, buf, len);
-	else if (rep && rep->vg_behind_tid &&
-		 pool_vg_lag_advice(p, paths, rep->vg_behind_tid, buf, len))
-		;
+	else if (rep && rep->vg_behind_tid && rep->nr_strays)
+		pool_vg_lag_advice(p, paths, rep->vg_behind_tid, buf, len);
 	else if (rep && rep->nr_ahead)
 		snprintf(buf, len, "do not change the pool: a device holds a newer VG of it than "
 			 "the devices it was found on (above); attach the pool's current devices, "

@@ -321,7 +321,9 @@ static int thin_damaged(struct pool *p, int *bad, struct pool_check_report *lost
 	/* volumes lost before (a salvage finds none of them again) */
 	if (lost) {
 		lost->interrupted = crep.interrupted;
-		lost->vg_behind_tid = crep.vg_behind_tid;
+		/* (only what a rollback to the VG's transaction would lose:
+		 * thin devices the VG does not list) */
+		lost->vg_behind_tid = crep.nr_strays ? crep.vg_behind_tid : 0;
 		lost->nr_lost = crep.nr_lost;
 		memcpy(lost->lost, crep.lost, sizeof(lost->lost));
 	}
@@ -558,8 +560,8 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	/* the VG copies lag behind the thin metadata and a backup agrees
 	 * with it: a salvage would set the thin metadata back to the VG's
 	 * transaction and delete what was made since; the restore is said */
-	if (left.vg_behind_tid && !plan.restore && !pp->force_salvage &&
-	    pool_vg_lag_advice(p, devices, left.vg_behind_tid, res->next, sizeof(res->next))) {
+	if (left.vg_behind_tid && !plan.restore && !pp->force_salvage) {
+		pool_vg_lag_advice(p, devices, left.vg_behind_tid, res->next, sizeof(res->next));
 		log_error("pool %s: its VG metadata lags behind its thin metadata; nothing was "
 			  "changed: %s", pool_name(p), res->next);
 		r = -EUCLEAN;

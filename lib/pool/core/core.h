@@ -326,7 +326,8 @@ struct pool_check_report {
 	 * VG: the next writer's open completes it) */
 	unsigned interrupted;
 	/* ... the thin metadata's transaction id when the VG's is below it
-	 * (VG copies that lag: older ones put back), else 0 */
+	 * (VG copies that lag: older ones put back), else 0; with strays,
+	 * a rollback to the VG's transaction would delete them */
 	uint64_t vg_behind_tid;
 };
 
