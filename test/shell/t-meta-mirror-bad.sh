@@ -291,11 +291,16 @@ expect_rc 2 tpcheck lm
 out_has "leg 1's thin metadata is consistent alone, leg 0's is not (reads mix the two: do not use the pool)"
 out_has "next: run 'tprepair lm' to rewrite the metadata mirror's bad copies from the good leg"
 sums_same lm.sums || fail "tpcheck wrote to a device"
+# after that verdict a writer refuses the pool (its change would be made
+# on the mixed legs); tprepair comes first
+unchanged 5 tvcreate -V 1M -n x lm
+err_has "its last check found that its metadata mirror's legs differ in .* blocks that validate on both and that reads mix them; nothing was changed: run 'tprepair lm' first"
 ok tprepair lm
 out_has "leg 0's thin metadata as it was is kept in .*/spare-"
 out_has "leg 1's thin metadata was consistent alone, leg 0's was not: leg 1's active area was copied over leg 0's"
 out_lacks "lost"
 ok tpcheck lm
+ok tvcreate -V 1M -n x lm
 ok tpsend --format raw -o lm-v.out lm/v
 cmp lm-v.out lm-v.raw || fail "volume v does not read as written after the repair"
 ok tpsend --format raw -o lm-w.out lm/w

@@ -345,7 +345,7 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 				  ? pool_meta_source_leg(p, &o, thin) : -1;
 
 		report_scrub(p, &thin->scrub, src, rep);
-		pool_meta_scrubbed(p, &thin->scrub);
+		pool_meta_scrubbed(p, &thin->scrub, src >= 0 && (unsigned)src != io_copy_first(pool_meta_io(p)));
 	}
 	if (!r && thin->sb_ok && !thin_sb_read(area, 0, &sb) &&
 	    (sb.flags & THIN_SB_FLAG_NEEDS_CHECK))
@@ -541,7 +541,7 @@ int pool_check_scrub_live(const char *name, const char *devices, struct pool_che
 	tr.mismatched = out->mismatched;
 	for (unsigned i = 0; i < 2; i++)
 		tr.bad[i] = tr.healed[i] = ls.corrected[i];
-	pool_meta_scrubbed(p, &tr);
+	pool_meta_scrubbed(p, &tr, 0);
 out:
 	pool_close(p);
 	return r;

@@ -141,10 +141,11 @@ struct pool_meta_leg {
 };
 int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2]);
 /* The scrub of P's mirror that a check ran (metadata/thin/scrub.h):
- * recorded for tpstatus (host.h: pool_scrub_state), and the bad blocks
+ * recorded for tpstatus (host.h: pool_scrub_state; MIXED: reads mix the
+ * legs, writers refuse the pool until a repair), and the bad blocks
  * the check's reads met are not said again when P is closed. */
 struct thin_scrub_report;
-void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s);
+void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s, int mixed);
 /* The mirror engine over P's metadata legs LEG0 and LEG1 (either may be
  * NULL: out), PRIMARY read first; a pool with integrity (vg.h:
  * integrity_*) keeps each leg's dm-integrity tags offline through it

@@ -195,6 +195,9 @@ int pool_raid_sb(const struct vg *vg, struct io_engine *io, uint64_t *recovery);
  * mirror over both legs again; one warning. A failure is a warning too:
  * the leg stays out. */
 void pool_meta_resync_stale(struct pool *p);
+/* A writer's open: -EUCLEAN (said) when the last scrub recorded reads
+ * mixing the legs (pool_meta_scrubbed's MIXED), else 0. */
+int pool_meta_refuse_mixed(const struct pool *p);
 /* The thin-metadata areas of leg GOOD of P (bit A of AREAS: area A)
  * copied onto IO, the active superblock last. 0 or -errno. */
 int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io, unsigned areas);

@@ -68,6 +68,11 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 			p->flags |= POOL_RDONLY;
 		}
 	}
+	/* a writer refuses a pool whose last check found reads mixing its
+	 * metadata mirror's legs (equal superblocks, blocks that differ:
+	 * only tprepair knows which leg to keep) */
+	if (!(flags & POOL_RDONLY) && !p->be->live && (r = pool_meta_refuse_mixed(p)))
+		goto fail;
 	/* a writer finishes the changes that left orphan labels (and refuses
 	 * a pool whose devices are behind a device's own VG copy), before it
 	 * writes anything else (pool_orphan.c) */

@@ -172,7 +172,7 @@ const char *pool_meta_health(const struct pool *p)
 	return leg[0].bad || leg[1].bad ? "damaged" : "mirrored";
 }
 
-void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s)
+void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s, int mixed)
 {
 	struct pool_scrub_state st;
 	int64_t now = (int64_t)time(NULL);
@@ -186,6 +186,7 @@ void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s)
 		st.healed[i] = s->healed[i];
 	}
 	st.mismatched = s->mismatched - TP_MIN(s->mismatched, s->healed[0] + s->healed[1]);
+	st.mixed = mixed != 0;
 	if (pool_scrub_state_write(p->vg->uuid, &st))
 		log_warn("pool %s: the scrub's result is not recorded; tpstatus shows the one before", p->name);
 	if (p->meta_io)
@@ -504,4 +505,16 @@ int pool_meta_resync_from(struct pool *p, unsigned good)
 			  "%u (%s): %s", p->name, good, 1 - good, pool_meta_leg_path(p, 1 - good),
 			  strerror(-r));
 	return r;
+}
+
+int pool_meta_refuse_mixed(const struct pool *p)
+{
+	struct pool_scrub_state sc;
+
+	if (!p->vg->meta_mirror || pool_scrub_state_read(p->vg->uuid, &sc) || !sc.mixed)
+		return 0;
+	log_error("pool %s: its last check found that its metadata mirror's legs differ in %"
+		  PRIu64 " blocks that validate on both and that reads mix them; nothing was "
+		  "changed: run 'tprepair %s' first", p->name, sc.mismatched, p->name);
+	return -EUCLEAN;
 }

@@ -372,6 +372,10 @@ struct pool_scrub_state {
 	uint64_t unreadable[2];	/* of those: I/O errors */
 	uint64_t mismatched;	/* valid on both legs, different, left after the scrub */
 	uint64_t healed[2];	/* rewritten on leg I by this scrub (tprepair) */
+	/* 1: the blocks that differ make reads mix the legs, the first
+	 * leg's copies of an inconsistent leg (tpcheck's fatal finding):
+	 * writers refuse the pool until tprepair has run */
+	uint64_t mixed;
 };
 /* 0, or -errno (-ENOENT: never scrubbed on this host). */
 int pool_scrub_state_read(const char *pool_uuid, struct pool_scrub_state *s) TP_MUST_CHECK;

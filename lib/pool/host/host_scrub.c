@@ -44,6 +44,7 @@ static const struct {
 	{ "mismatched", offsetof(struct pool_scrub_state, mismatched) },
 	{ "healed0", offsetof(struct pool_scrub_state, healed[0]) },
 	{ "healed1", offsetof(struct pool_scrub_state, healed[1]) },
+	{ "mixed", offsetof(struct pool_scrub_state, mixed) },
 };
 
 static int parse_line(char *line, void *ctx)
