@@ -588,15 +588,14 @@ static void say_missing(const char *name, const struct located *at, enum vg_role
 				  l.pool_name);
 		else
 			log_error("pool %s: its %s device %s (the devices file lists it) carries "
-				  "no valid tptools label: lost or damaged; run 'tpcheck %s' "
-				  "('tprepair %s' rewrites a lost label from the other device's "
-				  "copy)", name, lost == VG_ROLE_DATA ? "data" : "metadata",
-				  at->listed_path[lost], name, name);
+				  "no valid tptools label: lost or damaged; run 'tpcheck %s', which "
+				  "names the repair", name, lost == VG_ROLE_DATA ? "data" : "metadata",
+				  at->listed_path[lost], name);
 	} else if (at->listed > 0 || at->stale)
 		log_error("pool %s: its %s device was not found (the devices file %s lists "
-			  "it, and no block device carries its label); attach it, name the "
-			  "devices with --devices DATA,META, or forget the pool with "
-			  "'tpremove --force %s'",
+			  "it, and no block device carries its label); attach it, or name the "
+			  "devices with --devices DATA,META; only if it is lost for good, forget "
+			  "the pool with 'tpremove --force %s'",
 			  name, lost == VG_ROLE_DATA ? "data" : "metadata", file ? file : "", name);
 	else
 		log_error("pool %s not found: no such pool in the devices file and no "
