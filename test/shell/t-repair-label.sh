@@ -147,6 +147,17 @@ err_lacks "tprepair"
 truncate -s 16777216 cut-meta.img
 ok tpcheck cut
 
+# mends POOL PATTERN: tpcheck finds the damage (exit 2, PATTERN in its
+# report), tprepair mends it, the pool checks clean and lists volume v
+mends() {
+	expect_rc 2 tpcheck "$1"
+	out_has "$2"
+	ok tprepair "$1"
+	ok tpcheck "$1"
+	ok tpstatus --noheadings -o vol_name "$1"
+	out_has "^ *v *$"
+}
+
 # both legs of a mirror cut short to the same size: one truncate names
 # both image files; after it the check says what the cut cost (nothing
 # here: the areas lie in the first 3 MiB)
@@ -197,18 +208,10 @@ failed tvcreate -V 1M -n w gone
 err_lacks "tpremove"
 sums_same gone.sums || fail "a command wrote to the pool whose label is lost"
 sed -i 's/^gone .* data .*/gone damaged line/' "$TPTOOLS_DIR/devices"
-expect_rc 2 tpcheck gone
-out_has "next: run 'tprepair gone' to rewrite the label of .*gone-data.img"
-ok tprepair gone
-ok tpcheck gone
+mends gone "next: run 'tprepair gone' to rewrite the label of .*gone-data.img"
 dd if=/dev/zero of=gone-data.img bs=512 seek=1 count=1 conv=notrunc status=none
 grep -v "^gone " "$TPTOOLS_DIR/devices" >devices.new && mv devices.new "$TPTOOLS_DIR/devices"
-expect_rc 2 tpcheck gone
-out_has "next: run 'tprepair gone' to rewrite the label of .*gone-data.img"
-ok tprepair gone
-ok tpcheck gone
-ok tpstatus --noheadings -o vol_name gone
-out_has "^ *v *$"
+mends gone "next: run 'tprepair gone' to rewrite the label of .*gone-data.img"
 
 # the same copy while the device the copied label names is not there (its
 # pool's device moved): the devices file lists the path as pool mine2's
@@ -218,12 +221,7 @@ DATA_SIZE=256M META_SIZE=16M new_pool theirs2
 ok tvcreate -V 64M -n v mine2
 dd if=theirs2-data.img of=mine2-data.img bs=512 skip=1 seek=1 count=1 conv=notrunc status=none
 mv theirs2-data.img theirs2-moved.img
-expect_rc 2 tpcheck mine2
-out_has "mine2-data.img: its label is a copy of pool theirs2's data device label"
-ok tprepair mine2
-ok tpcheck mine2
-ok tpstatus --noheadings -o vol_name mine2
-out_has "^ *v *$"
+mends mine2 "mine2-data.img: its label is a copy of pool theirs2's data device label"
 # a device reused by another pool (its VG areas that pool's) while a stale
 # entry still lists it as the old pool's: no copy, so nothing writes over
 # the new pool's label
