@@ -2,6 +2,8 @@
 # run.sh - run every test/shell/t-*.sh (or those named) in its own temp dir.
 # Exit 0 = pass, 77 = skipped (counted as passed, reported), else fail.
 # TP_RESULTS=FILE gets "passed failed", then the failed tests, one a line.
+# TP_SHELL_LOGS=DIR keeps each passing test's log there as NAME.log (a
+# failing test's directory is kept anyway).
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -31,7 +33,9 @@ for t in "${tests[@]}"; do
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 0 ]; then
-		pass=$((pass + 1)); echo "PASS $name (${secs}s)"; rm -rf "$dir"
+		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
+		[ -z "${TP_SHELL_LOGS:-}" ] || cp "$dir/log" "$TP_SHELL_LOGS/$name.log"
+		rm -rf "$dir"
 	elif [ $rc -eq 77 ]; then
 		skipped=$((skipped + 1)); pass=$((pass + 1))
 		echo "SKIP $name: $(grep '^SKIP' "$dir/log" | head -1)"; rm -rf "$dir"
