@@ -105,6 +105,13 @@ static int refuse_pool_area(const char *path, uint64_t offset, uint64_t len,
 			  "device?); %s add --force to overwrite it", path, what_else);
 		return -EBUSY;
 	}
+	/* a label that cannot be read (an I/O error, no memory) says
+	 * nothing: nothing is written over what it may be */
+	if (r && r != -ENOENT && r != -EUCLEAN) {
+		log_error("%s: refusing to write: its label cannot be read (%s)", path,
+			  strerror(-r));
+		return r;
+	}
 	if (r && lost_label_vg_area(path)) {
 		log_error("%s: refusing to write: it carries a tptools VG metadata area but no "
 			  "label (a pool device whose label is lost: 'tpcheck' of its pool says "
