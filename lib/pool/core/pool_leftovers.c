@@ -81,6 +81,10 @@ static int release_held_snapshot(struct pool *p, const char *tpool)
 		return r;
 	r = tp_dm_release_metadata_snap(tpool);
 	tp_lock_release(lock);
+	/* EINVAL: the kernel finds no snapshot to release after all (its
+	 * status, read before, can show the root of one just released) */
+	if (r == -EINVAL)
+		return 0;
 	if (r) {
 		log_error("pool %s: the kernel holds a metadata snapshot that could not be "
 			  "released: %s", p->name, strerror(-r));
