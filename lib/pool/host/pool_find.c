@@ -37,25 +37,43 @@ int pool_read_label(const char *path, struct vg_label *l)
 	return r;
 }
 
+int pool_device_vg(const char *path, const struct vg_label *as, struct vg_label *label,
+		   struct vg **vg)
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct vg_pv pv;
+	int r;
+
+	*vg = NULL;
+	memset(&pv, 0, sizeof(pv));
+	r = io_fd_open(path, IO_RDONLY, &pv.io);
+	if (!r && as)
+		pv.label = *as;
+	else if (!r && vg_label_read(pv.io, &pv.label) != VG_LABEL_FOUND)
+		r = -ENOENT;
+	if (!r && label)
+		*label = pv.label;
+	if (!r)
+		r = vg_read(&pv, 1, vg, NULL);
+	io_destroy(pv.io);
+	tp_log_capture_pop(outer);
+	return r;
+}
+
 /* Do PATH's VG metadata areas (at the label L's places) hold a VG of
  * pool POOL_UUID that lists device PV_UUID, read as that device's? */
 static int areas_of(const char *path, const struct vg_label *l, const char *pool_uuid,
 		    const char *pv_uuid)
 {
-	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
-	struct vg_pv pv;
-	struct vg *vg = NULL;
-	int yes = 0;
+	struct vg_label as = *l;
+	struct vg *vg;
+	int yes;
 
-	memset(&pv, 0, sizeof(pv));
-	pv.label = *l;
-	snprintf(pv.label.pool_uuid, sizeof(pv.label.pool_uuid), "%s", pool_uuid);
-	snprintf(pv.label.pv_uuid, sizeof(pv.label.pv_uuid), "%s", pv_uuid);
-	if (!io_fd_open(path, IO_RDONLY, &pv.io) && !vg_read(&pv, 1, &vg, NULL))
-		yes = !strcmp(vg->uuid, pool_uuid) && vg_lists_device(vg, pv_uuid);
+	snprintf(as.pool_uuid, sizeof(as.pool_uuid), "%s", pool_uuid);
+	snprintf(as.pv_uuid, sizeof(as.pv_uuid), "%s", pv_uuid);
+	yes = !pool_device_vg(path, &as, NULL, &vg) && !strcmp(vg->uuid, pool_uuid) &&
+	      vg_lists_device(vg, pv_uuid);
 	vg_free(vg);
-	io_destroy(pv.io);
-	tp_log_capture_pop(outer);
 	return yes;
 }
 
@@ -241,20 +259,14 @@ static void record(const char *name, enum vg_role role, const char *path)
  * *VG, or -errno. */
 static int meta_vg(const char *meta, struct vg **vg)
 {
-	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
-	struct vg_pv pv;
-	int r;
+	struct vg_label l;
+	int r = pool_device_vg(meta, NULL, &l, vg);
 
-	*vg = NULL;
-	memset(&pv, 0, sizeof(pv));
-	r = io_fd_open(meta, IO_RDONLY, &pv.io);
-	if (!r && (vg_label_read(pv.io, &pv.label) != VG_LABEL_FOUND ||
-		   pv.label.role != VG_ROLE_META || pv.label.data_index))
+	if (!r && (l.role != VG_ROLE_META || l.data_index)) {
+		vg_free(*vg);
+		*vg = NULL;
 		r = -ENOENT;
-	if (!r)
-		r = vg_read(&pv, 1, vg, NULL);
-	io_destroy(pv.io);
-	tp_log_capture_pop(outer);
+	}
 	return r;
 }
 
@@ -612,22 +624,16 @@ int pool_vg_path_hint(const char *path, enum vg_role want, char hint[VG_PATH_MAX
 		      char pv_uuid[VG_UUID_LEN + 1])
 {
 	enum vg_role found = want == VG_ROLE_DATA ? VG_ROLE_META : VG_ROLE_DATA;
-	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
-	struct vg_pv pv;
-	struct vg *vg = NULL;
+	struct vg_label l;
+	struct vg *vg;
 	int r = -ENOENT;
 
-	memset(&pv, 0, sizeof(pv));
-	if (!io_fd_open(path, IO_RDONLY, &pv.io) &&
-	    vg_label_read(pv.io, &pv.label) == VG_LABEL_FOUND && pv.label.role == found &&
-	    !vg_read(&pv, 1, &vg, NULL) && vg->dev[want].path[0]) {
+	if (!pool_device_vg(path, NULL, &l, &vg) && l.role == found && vg->dev[want].path[0]) {
 		snprintf(hint, VG_PATH_MAX + 1, "%s", vg->dev[want].path);
 		snprintf(pv_uuid, VG_UUID_LEN + 1, "%s", vg->dev[want].pv_uuid);
 		r = 0;
 	}
 	vg_free(vg);
-	io_destroy(pv.io);
-	tp_log_capture_pop(outer);
 	return r;
 }
 
