@@ -17,14 +17,13 @@
 #           and LAYERS_CIRCLES as there)
 #   boot    the boot test (test/vm/boot.sh: a Debian 12 system with the
 #           package booted four times under QEMU; make check-boot), part
-#           of the vm stage: run after its kernels when the vm stage runs
-#           in turn; when it runs alongside, the boot test starts as soon
-#           as the host-side stages are done, on the CPU they leave, while
-#           the vm stage's kernels go on (its own scratch dir); TP_VM_BOOT=0
-#           leaves it out. Before it, in the same way, the two-host
-#           scenarios (TP_VM_HOSTS=2 test/vm/run.sh: two guests sharing
-#           disks, test/vm/s2-*.sh) on the first kernel; TP_VM_TWOHOST=0
-#           leaves them out
+#           of the vm stage: run after its kernels (alongside too: one
+#           guest, as the kernels' runs); TP_VM_BOOT=0 leaves it out. The
+#           two-host scenarios (TP_VM_HOSTS=2 test/vm/run.sh: two guests
+#           sharing disks, test/vm/s2-*.sh) on the first kernel run after
+#           the kernels when the vm stage runs in turn, and as soon as the
+#           host-side stages are done when it runs alongside (two guests
+#           take both CPUs); TP_VM_TWOHOST=0 leaves them out
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
 #           with one signal in turn (t-recv-raw) use all three, and
 #           t-recv-interrupt cuts a receive at 20 places per input, not 10
@@ -44,7 +43,9 @@ total_fail=0
 work=$(mktemp -d)
 vmpid=
 killtree() { local c; for c in $(pgrep -P "$1"); do killtree "$c"; done; kill "$1" 2>/dev/null; }
-trap '[ -n "$vmpid" ] && killtree "$vmpid"; [ -n "${bootpid:-}" ] && killtree "$bootpid"; rm -rf "$work"' EXIT
+sentinel_loops=()
+trap '[ -n "$vmpid" ] && killtree "$vmpid"; [ -n "${bootpid:-}" ] && killtree "$bootpid"
+	for l in "${sentinel_loops[@]}"; do losetup -d "$l" 2>/dev/null; done; rm -rf "$work"' EXIT
 results=$work/results
 
 failures=() # "label stage: what failed", printed again at the very end
@@ -76,7 +77,9 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 		TP_RESULTS=$results scripts/check-layers.sh -b "$build" ;;
 	unit)
 		echo "=== $label: unit tests ($build)"
-		TP_RESULTS=$results "$build/test/unit-tests" ;;
+		# (no block device of the host: a scan root with none,
+		# lib/base/devfilter.h)
+		TP_TEST_SCAN_ROOT=$work/no-devices TP_RESULTS=$results "$build/test/unit-tests" ;;
 	shell)
 		echo "=== $label: shell tests ($build)"
 		TP_RESULTS=$results BUILD=$build test/shell/run.sh ;;
@@ -91,6 +94,36 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 		echo "=== $label: boot test under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}} ($build)"
 		TP_RESULTS=$results BUILD=$build test/vm/boot.sh ;;
 	esac
+}
+
+# The hermetic check: a pool of the host's, "tp-sentinel" on two loop
+# devices outside every test's directory, is there while the unit and
+# shell tests run (each confined to its own devices: the scan root of
+# lib/base/devfilter.h); afterwards its images must be byte-for-byte what
+# they were. Skipped (said) where loop devices cannot be attached.
+sentinel_up() {
+	local s=$work/sentinel bin=$BUILD/bin
+	mkdir -p "$s/etc"
+	truncate -s 64M "$s/d.img" && truncate -s 16M "$s/m.img" || return 1
+	sentinel_loops[0]=$(losetup -f --show "$s/d.img" 2>/dev/null) || return 1
+	sentinel_loops[1]=$(losetup -f --show "$s/m.img" 2>/dev/null) || return 1
+	TPTOOLS_DIR=$s/etc TP_TEST_SCAN_ROOT=$s "$bin/tpcreate" -q --data "${sentinel_loops[0]}" \
+		--meta "${sentinel_loops[1]}" --chunk 64k tp-sentinel >/dev/null &&
+		TPTOOLS_DIR=$s/etc TP_TEST_SCAN_ROOT=$s "$bin/tvcreate" -q -V 16M -n v tp-sentinel \
+		>/dev/null || return 1
+	cksum "$s/d.img" "$s/m.img" >"$s/sums"
+	echo "=== hermetic: a pool of the host, tp-sentinel, on ${sentinel_loops[*]} while the tests run"
+}
+sentinel_check() {
+	local s=$work/sentinel
+	[ -s "$s/sums" ] || return 0
+	if cksum "$s/d.img" "$s/m.img" | cmp -s - "$s/sums"; then
+		echo "hermetic: tp-sentinel's images are unchanged"; echo "1 0" >"$results"
+	else
+		echo "hermetic: FAIL: a test wrote tp-sentinel's images (a pool of the host)"
+		printf '0 1\ntp-sentinel changed\n' >"$results"
+	fi
+	add "main hermetic" "$results"
 }
 
 times=() # "label stage Ns", printed at the end
@@ -119,19 +152,29 @@ run_vm() {
 			n=$((n + 1))
 		done
 	fi
-	[ "${1:-}" = kernels ] || run_boot
 	echo "$((SECONDS - t0))" >"$work/vm.time"
+	# alongside, the boot test (one guest) follows the kernels at once;
+	# the two-host scenarios wait for the host-side stages
+	if [ "${1:-}" = kernels ]; then
+		run_boottest
+	else
+		run_twohost
+		run_boottest
+	fi
 }
-# run_boot: the two-host scenarios (results to $work/vm.8, time to
-# hosts.time), then the boot test (results to $work/vm.9, boot.time)
-run_boot() {
+# run_twohost: the two-host scenarios (results to $work/vm.8, time to
+# hosts.time); run_boottest: the boot test (results to $work/vm.9,
+# boot.time)
+run_twohost() {
 	local t0=$SECONDS
 	if [ "${TP_VM_TWOHOST:-1}" = 1 ] && [ -z "${TP_KERNEL_DIR:-}" ]; then
 		TP_VM_HOSTS=2 results=$work/vm.8 exec_stage vm "$BUILD" main
 		echo "$((SECONDS - t0))" >"$work/hosts.time"
 	fi
+}
+run_boottest() {
+	local t0=$SECONDS
 	[ "${TP_VM_BOOT:-1}" = 1 ] || return 0
-	t0=$SECONDS
 	results=$work/vm.9 exec_stage boot "$BUILD" main
 	echo "$((SECONDS - t0))" >"$work/boot.time"
 }
@@ -158,6 +201,9 @@ if [ $want_vm = 1 ] && [ "$alongside" = 1 ]; then
 	vmpid=$!
 fi
 bootpid=
+if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
+	sentinel_up || echo "=== hermetic: no loop devices here; the sentinel pool is not made"
+fi
 
 for s in "${stages[@]}"; do
 	case $s in
@@ -175,22 +221,19 @@ if [ -n "$SAN_BUILD" ]; then
 		case $s in unit|shell|fuzz) TP_SANITIZE=1 run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
 	done
 fi
+sentinel_check
 if [ -n "$vmpid" ]; then
-	# the host-side stages are done: the two-host scenarios and the boot
-	# test take their CPU
-	run_boot >"$work/boot.log" 2>&1 &
+	# the host-side stages are done: the two-host scenarios (two guests)
+	# take their CPU, beside the kernels or the boot test if they still run
+	run_twohost >"$work/boot.log" 2>&1 &
 	bootpid=$!
-fi
-if [ -n "$vmpid" ]; then
 	echo "=== main: real-kernel tests under QEMU (ran alongside the stages above)"
 	wait "$vmpid"
 	vmpid=
 	cat "$work/vm.log"
-	if [ -n "$bootpid" ]; then
-		wait "$bootpid"
-		bootpid=
-		cat "$work/boot.log"
-	fi
+	wait "$bootpid"
+	bootpid=
+	cat "$work/boot.log"
 	add_vm
 fi
 echo

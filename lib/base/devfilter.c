@@ -162,14 +162,52 @@ static void cache_fill(void)
 	}
 }
 
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
+/* The test build's scan root (devfilter.h): 1 when TP_TEST_SCAN_ROOT is
+ * unset, or when the block device REAL (a resolved path) is a loop device
+ * whose backing file lies under that directory; else 0. */
+static int in_scan_root(const char *real)
+{
+	const char *root = getenv("TP_TEST_SCAN_ROOT"), *base;
+	char rroot[PATH_MAX], sys[PATH_MAX], back[PATH_MAX];
+	size_t n;
+	FILE *f;
+
+	if (!root || !*root)
+		return 1;
+	if (!realpath(root, rroot) || !(base = strrchr(real, '/')) || strncmp(base, "/loop", 5))
+		return 0;
+	snprintf(sys, sizeof(sys), "/sys/block/%s/loop/backing_file", base + 1);
+	if (!(f = fopen(sys, "re")))
+		return 0;
+	n = fread(back, 1, sizeof(back) - 1, f);
+	fclose(f);
+	back[n] = '\0';
+	n = strlen(rroot);
+	return !strncmp(back, rroot, n) && back[n] == '/';
+}
+#else
+#define in_scan_root(real) 1
+#endif
+
 int tp_dev_filter_accepts(const char *path, char *why, size_t len)
 {
 	char real[PATH_MAX], where[PATH_MAX + 32];
 	const char *names[2] = { path, NULL };
 	struct stat st;
 
+	if (stat(path, &st) || !S_ISBLK(st.st_mode))
+		return 1;
+	if (!in_scan_root(realpath(path, real) ? real : path)) {
+		refusals++;
+		if (why)
+			snprintf(why, len, "(the test's scan root, TP_TEST_SCAN_ROOT=%s)",
+				 getenv("TP_TEST_SCAN_ROOT"));
+		log_debug(TP_DBG_DEV, "%s: outside the test's scan root", path);
+		return 0;
+	}
 	cache_fill();
-	if (!cache.n || stat(path, &st) || !S_ISBLK(st.st_mode))
+	if (!cache.n)
 		return 1;
 	if (realpath(path, real) && strcmp(real, path))
 		names[1] = real;

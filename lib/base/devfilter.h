@@ -11,7 +11,13 @@
  * devices: an image file (a regular file) is never filtered.
  *
  * A rejected device is never opened: io_dev_open refuses it (devopen.h),
- * and the label scans pass it by without a word. */
+ * and the label scans pass it by without a word.
+ *
+ * The test build (TP_TEST_HOOKS) has a scan root besides: with
+ * TP_TEST_SCAN_ROOT=DIR in the environment, the only block devices it
+ * accepts are loop devices whose backing file lies under DIR (the
+ * test's own directory, test/shell/run.sh), so that no test sees or
+ * touches a pool on the host's other block devices. */
 #ifndef TP_BASE_DEVFILTER_H
 #define TP_BASE_DEVFILTER_H
 

@@ -22,7 +22,10 @@ for t in "${tests[@]}"; do
 	start=$(date +%s)
 	(
 		cd "$dir" || exit 1
-		export TPTOOLS_DIR=$dir/etc PATH=$bindir:$top/$BUILD/test/bin:$PATH
+		# the scan root (lib/base/devfilter.h): the test sees only the
+		# loop devices of images in its own directory, never a pool on
+		# the host's other block devices
+		export TPTOOLS_DIR=$dir/etc PATH=$bindir:$top/$BUILD/test/bin:$PATH TP_TEST_SCAN_ROOT=$dir
 		export TOP=$top BUILD=$BUILD LC_ALL=C
 		unset TPTOOLS_TOPOLOGY TPTOOLS_DEBUG
 		# shellcheck disable=SC1091
