@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tptools - plain GNU make build.
 #
 #   make                 build $(BUILD)/bin/tp and the command symlinks
@@ -62,6 +63,12 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing
 CPPFLAGS += -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DTP_VERSION='"$(VERSION)"' -I. $(PKG_CFLAGS)
 ifeq ($(TESTHOOKS),1)
 CPPFLAGS += -DTP_TEST_HOOKS=1
+HARDEN_LD :=
+else
+# the release build (make install, make deb) is hardened as Debian's
+# packages are: fortified libc calls, read-only relocations bound at start
+CPPFLAGS += -D_FORTIFY_SOURCE=2
+HARDEN_LD := -Wl,-z,relro -Wl,-z,now
 endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lsanlock_client -lm
@@ -141,7 +148,7 @@ print-libs:
 $(TP): $(TOOL_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TOOL_OBJS) $(LIBTP) $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(HARDEN_LD) -o $@ $(TOOL_OBJS) $(LIBTP) $(LDLIBS)
 
 $(LINKS): $(TP)
 	$(Q)ln -sf tp $@

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm.h - the device-mapper interface: names, tables, device operations,
  * pool messages and status parsing for the kernel's linear, thin-pool and
  * thin targets, through libdevmapper tasks.

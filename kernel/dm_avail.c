@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_avail.c - is the kernel able to run a pool? Target versions from
  * DM_DEVICE_LIST_VERSIONS, loading dm-thin-pool on demand like LVM does. */
 #include "kernel/dm.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_device.c - create, load, suspend, resume, remove and inspect dm
  * devices through libdevmapper tasks (see dm.h). */
 #include "kernel/dm.h"

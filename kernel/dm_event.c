@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_event.c - waiting for a device's next event (dm.h: tp_dm_wait_event):
  * the DM_DEVICE_WAITEVENT ioctl dmeventd waits with. The kernel counts
  * events per device (dm_table_event: a thin-pool raises one at its data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_lib.c - libdevmapper glue for kernel/ (see dm_lib.h). */
 #include "kernel/dm_lib.h"
 #include "kernel/dm.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_lib.h - internal to kernel/: the libdevmapper glue shared by the
  * dm_*.c files (log routing, udev detection, task running). Not for
  * callers outside kernel/; they use dm.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_message.c - thin-pool messages (THIN-METADATA-FORMAT.md 7.4). */
 #include "kernel/dm.h"
 #include "kernel/dm_lib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_mirror.c - mirrored thin metadata in the kernel (see dm.h): tmeta as
  * the raid target's raid1 (dm-raid, the md personality, as LVM's raid1
  * _tmeta) over two legs, each a linear device over its metadata device's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_names.c - dm names and uuids of our devices (see dm.h "Naming"). */
 #include "kernel/dm.h"
 

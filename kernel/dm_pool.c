@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_pool.c - a pool's device stack (tmeta, tdata, tpool) and its volumes
  * as units, with clean-up on failure (see dm.h "pool stacks"). */
 #include "kernel/dm.h"

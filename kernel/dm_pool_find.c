@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_pool_find.c - what device-mapper has loaded of one pool, found by
  * the pool's uuid in our dm uuids (so a renamed device still counts), for
  * lib/pool's live-or-offline decision and its clean-up of what a killed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_resize.c - reloading the table stack of an active pool (dm.h:
  * tp_dm_pool_reload): bigger data or metadata areas (tpextend on a live
  * pool), other features (the switch to error_if_no_space).

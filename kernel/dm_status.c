@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_status.c - parse thin-pool and thin status lines
  * (THIN-METADATA-FORMAT.md 7.2 and 7.3). Pure: no ioctls.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_table.c - table lines for the linear, thin-pool and thin targets
  * (THIN-METADATA-FORMAT.md 7.1 and 7.3). Pure: no ioctls. */
 #include "kernel/dm.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lease.c - leases on shared storage through sanlock (lease.h). */
 #include "lease/lease.h"
 

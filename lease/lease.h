@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lease.h - leases on shared storage through sanlock (issue 24).
  *
  * Owns: the one use of sanlock's client library (libsanlock_client, LGPL):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-check.sh - tpcheck vs thin_check of both generations of
 # thin-provisioning-tools (0.9.0 from Debian 12; 1.1.0 from Debian 13, set up
 # by scripts/setup-reference.sh; REF110= skips it) on the same metadata, in

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-copy-guest.sh - the guest part of scripts/bench-copy-vm.sh (run by
 # test/vm/run.sh): the copies of issue 26 on block devices (virtio disks
 # of the real kernel), against dd with O_DIRECT over the same bytes of the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-copy-vm.sh - issue 26's copy benchmark on block devices: the real
 # kernel under QEMU (TCG), a pool on virtio disks, tpsend (raw, stream),
 # tprecv (raw, stream) and tvremove --wipe against dd with

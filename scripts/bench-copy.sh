@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-copy.sh - how near the device the copies run (issue 26), in one
 # run, on image files (page cache warm), a pool of 64 KiB chunks with one
 # volume of SIZE whose every chunk is mapped (random bytes):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-metadata.sh - thin-metadata size per TiB of provisioned data for
 # each candidate chunk (issue 14): what a chunk costs in metadata, and the
 # largest pool each chunk serves within the kernel's limit (4161600 blocks

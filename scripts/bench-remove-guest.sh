@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-remove-guest.sh - the guest part of scripts/bench-remove.sh (run by
 # test/vm/run.sh): the worst I/O stall of a fio job on one volume of a
 # thin pool while another volume of the same pool, with CHUNKS mapped

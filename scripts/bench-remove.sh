@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-remove.sh - issue 26's removal benchmark on the real kernel (QEMU,
 # TCG): the worst I/O stall (max and p99 latency of a fio random-write job
 # on another volume of the same pool) while a volume of CHUNKS mapped 64 KiB

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-repair.sh - what tprepair and thin_repair of both generations of
 # thin-provisioning-tools (0.9.0, Debian 12; 1.1.0, Debian 13, set up by
 # scripts/setup-reference.sh) recover from the same damaged metadata, in

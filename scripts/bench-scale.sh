@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-scale.sh - a pool whose data blocks all have a reference count >= 3,
 # and the real offline commands on it: wall time, CPU time (user + system:
 # the machine may be shared) and peak RSS of each (/usr/bin/time).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-snap-guest.sh - the guest half of scripts/bench-snap.sh (issue 14):
 # the geometry matrix with after-snapshot workloads in steady state, on the
 # real kernel (test/vm/run.sh, one vCPU).

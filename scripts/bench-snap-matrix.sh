@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-snap-matrix.sh - the summary of scripts/bench-snap.sh results over
 # several geometries (issue 14): per array the criterion score of what
 # tpcreate's profiles pick next to LVM's default and "performance"

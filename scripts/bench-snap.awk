@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-snap.awk - the statistics of one scripts/bench-snap.sh result:
 #   awk -F, -f scripts/bench-snap.awk [-v out=table|tsv] CONFIGS.csv RUNS.csv
 # CONFIGS.csv: config,chunk_k,zero,offset_k,what; RUNS.csv:

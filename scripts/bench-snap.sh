@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-snap.sh - the geometry matrix of issue 14 on the real kernel: what
 # tpcreate's profiles pick, chunks from 64 KiB to the full stripe, LVM's
 # default and "performance" configurations, measured fresh, provisioned,

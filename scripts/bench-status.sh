@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-status.sh - what tpstatus costs (issue 26, tpstatus(8) COST), in
 # one run on the pool bench-scale.sh builds (DEVICES volumes each mapping
 # the same DATA_BLOCKS data blocks, 64 KiB chunks):

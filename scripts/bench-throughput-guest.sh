@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-throughput-guest.sh - the guest half of scripts/bench-throughput.sh
 # (issue 7). Runs inside the test VM (test/vm/run.sh, one vCPU) on brd
 # ramdisks and measures, with fio, one target geometry at a time (md RAID6,

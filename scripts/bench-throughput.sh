@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-throughput.sh - throughput of thin volumes against the raw device,
 # on the real kernel (issue 7). Boots Debian's kernel under QEMU (one vCPU)
 # through test/vm/run.sh and runs scripts/bench-throughput-guest.sh there:

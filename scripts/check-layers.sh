@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check-layers.sh - enforce the layer direction of docs/ARCHITECTURE.md
 # "Layers" and "lib/pool's modules":
 #

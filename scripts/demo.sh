@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # demo.sh - the main job: show tptools at work on image files in a temp dir.
 # Uses the freshly built binaries in $BUILD/bin (make demo builds them).
 set -euo pipefail

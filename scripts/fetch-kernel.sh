@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fetch-kernel.sh - unpack a Debian kernel image package for the VM tests
 # (test/vm/run.sh) and print the directory it went to.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz.sh - build the fuzz harnesses (test/fuzz/fuzz_*.c) with clang's
 # libFuzzer + ASan + UBSan and run each for a while, starting from its
 # corpus (test/fuzz/corpus/<name>; new finds go to build-fuzz/corpus/<name>).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # install-deps.sh - install every Debian 12 package tptools needs to build,
 # test and run its real-kernel VM tests. Idempotent: skips what is present.
 #
@@ -18,7 +19,7 @@ set -euo pipefail
 
 BUILD_PKGS="build-essential pkg-config libdevmapper-dev libblkid-dev libudev-dev libpopt-dev
   libcunit1-dev libexpat1-dev libsanlock-dev"
-TEST_PKGS="thin-provisioning-tools xz-utils python3 man-db clang libclang-rt-14-dev strace
+TEST_PKGS="thin-provisioning-tools xz-utils python3 man-db clang libclang-rt-14-dev strace lintian
   inotify-tools"
 VM_PKGS="qemu-system-x86 busybox-static sanlock mdadm cpio kmod zstd dmsetup util-linux e2fsprogs fio debootstrap lvm2
   gnuplot-nox"

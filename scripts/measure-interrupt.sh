@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # measure-interrupt.sh - how long a long copy takes to stop after Ctrl-C.
 #
 #   BUILD=build scripts/measure-interrupt.sh [SIZE_MIB]   (default 1024)

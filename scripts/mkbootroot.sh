@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mkbootroot.sh - the Debian 12 root the boot test (test/vm/boot.sh) boots:
 # `debootstrap --variant=minbase bookworm` with systemd as init, udev,
 # mdadm, e2fsprogs, kmod, dmsetup and the package's Depends, made once

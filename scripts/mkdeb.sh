@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mkdeb.sh - build the tptools Debian package with dpkg-deb (make deb).
 #
 # Stages `make install PREFIX=/usr` (the release build, without the test
@@ -27,13 +28,28 @@ install -d "$doc"
 cat >"$doc/copyright" <<'EOT'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: tptools
-Comment: Built from the tptools source tree by scripts/mkdeb.sh.
+Comment: Built from the tptools source tree by scripts/mkdeb.sh. Every file
+ of the package (the binary, its manual pages, udev rules, systemd units and
+ bash completion) comes from that tree, under its licence (the tree's
+ LICENSE file; each source file carries an SPDX-License-Identifier line).
 
 Files: *
 Copyright: 2026 the tptools authors
-License: tptools
- The tptools source tree states no license yet; this package carries
- the same terms as the tree it was built from.
+License: GPL-2+
+
+License: GPL-2+
+ This program is free software; you can redistribute it and/or modify it
+ under the terms of the GNU General Public License as published by the Free
+ Software Foundation; either version 2 of the License, or (at your option)
+ any later version.
+ .
+ This program is distributed in the hope that it will be useful, but
+ WITHOUT ANY WARRANTY; without even the implied warranty of MERCHANTABILITY
+ or FITNESS FOR A PARTICULAR PURPOSE. See the GNU General Public License for
+ more details.
+ .
+ On Debian systems, the complete text of the GNU General Public License
+ version 2 can be found in /usr/share/common-licenses/GPL-2.
 EOT
 printf 'tptools (%s) unstable; urgency=medium\n\n  * Package built by scripts/mkdeb.sh.\n\n -- tptools maintainers <maintainers@tptools.invalid>  %s\n' \
 	"$VERSION" "$(date -R -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")" |
@@ -115,6 +131,11 @@ if [ "$1" = purge ] && command -v deb-systemd-helper >/dev/null; then
 fi
 EOT
 chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/postrm"
+
+# DEBIAN/md5sums, as dpkg --verify and debsums read it
+(cd "$stage" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z |
+	xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/md5sums"
 
 deb=$out/tptools_${VERSION}_$arch.deb
 fakeroot dpkg-deb --build -Zxz "$stage" "$deb" >/dev/null

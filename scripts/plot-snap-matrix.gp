@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # plot-snap-matrix.gp - the criterion score per array of tpcreate's
 # profiles and LVM's configurations (scripts/bench-snap-matrix.sh).
 #   gnuplot -c scripts/plot-snap-matrix.gp SCORES.dat SCORES-FRESH.dat OUT.png

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # plot-throughput.gp - ratio to the raw device per block size and
 # configuration, one panel per workload kind (scripts/bench-throughput.sh).
 #   gnuplot -c scripts/plot-throughput.gp PREFIX OUT.png TITLE

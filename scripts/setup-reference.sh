@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # setup-reference.sh - make thin-provisioning-tools 1.1.0 (Debian 13's Rust
 # rewrite, what users now compare with) runnable on this Debian 12 host,
 # beside the 0.9.0 that Debian 12 ships, and print the directory of its

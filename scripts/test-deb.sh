@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test-deb.sh - the Debian package in a fresh Debian 12 (bookworm) chroot:
 # it installs with apt pulling its Depends from the chroot's own cache (no
 # network), `tp --version` runs, the files are where make install puts

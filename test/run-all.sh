@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run-all.sh - run the test stages and print one closing line
 # "N passed, N failed" (the sum over all stages), after one "FAILED stage:
 # test" line per failure, so that the end of the log names them.

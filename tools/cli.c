@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli.c - the option handling every command shares. See cli.h. */
 #include "tools/cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli.h - the command table and the option handling every command shares.
  *
  * Owns: tp_commands[] (generated from commands.def: one row per

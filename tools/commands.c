@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* commands.c - the command table, expanded from commands.def, and the
  * dispatch on the name a command was run by. */
 #include "tools/cli.h"

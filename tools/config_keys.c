@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* config_keys.c - see config_keys.h. The defaults here are the commands'
  * own defaults, so that `tpconfig` shows what a command does when neither
  * the file nor an option says otherwise. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* config_keys.h - the settings tptools.conf has (tptools.conf(5)): the one
  * table lib/base/config reads the file against, with each value's check
  * (the same parsers the command-line options use). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* monitor_opts.c - see monitor_opts.h. */
 #include "tools/monitor_opts.h"
 

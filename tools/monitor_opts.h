@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* monitor_opts.h - the monitoring-policy options tpcreate and tpchange
  * share: --warn PCT, --autoextend-threshold PCT|off, --autoextend-by
  * PCT%|SIZE, --autoextend-max SIZE|none (a bare number is MiB, as every

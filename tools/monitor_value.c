@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* monitor_value.c - one monitoring value, as the options and tptools.conf
  * take it (monitor_opts.h); apart from the option handling so that the
  * configuration reader's fuzz harness links it alone. */

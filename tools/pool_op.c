@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_op.c - open, run one operation, close. See pool_op.h. */
 #include "tools/pool_op.h"
 #include "lib/base/exitcodes.h"

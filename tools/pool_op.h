@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_op.h - the shape of the commands that change one pool (tpactivate,
  * tpdeactivate, tvcreate, tvsnap, tvremove): open the pool for writing,
  * run one lib/pool operation, close it; the operation prints its result. */

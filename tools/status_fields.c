@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* status_fields.c - the rows and fields of tpstatus's reports; see
  * status_fields.h. */
 #include "tools/status_fields.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* status_fields.h - the rows and fields of tpstatus's reports.
  *
  * Owns: the pool and volume row types, how a pool_info fills them, and the

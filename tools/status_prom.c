@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* status_prom.c - the pools' figures as Prometheus metrics; see
  * status_prom.h. */
 #include "tools/status_prom.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* status_prom.h - the pools' figures as Prometheus metrics: the text
  * exposition format 0.0.4, for `tpstatus --format prometheus` and the
  * textfile of `tpmonitor --textfile DIR` (node_exporter's textfile

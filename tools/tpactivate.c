@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpactivate / tpdeactivate - load a pool and its volumes into the
  * kernel's dm thin-pool/thin targets, or unload them. With --all (every
  * known pool) or --auto POOL|DEVICE... (udev autoactivation) only

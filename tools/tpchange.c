@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpchange / tvchange - change the settings a pool or a volume keeps in
  * its VG: the activation flag (--activate y|n) that `tpactivate --all`,
  * the boot unit and udev autoactivation honour, (tpchange) the monitoring

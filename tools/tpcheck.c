@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpcheck.c - check a pool (labels, both VG copies on both devices, the
  * thin metadata, VG <-> thin consistency) or a bare thin metadata area.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpcomplete.c - `tp complete-names [--volumes] [POOL...]`: the helper of
  * the bash completion (completion/tp). Prints the pools of the devices
  * file, one a line, or with --volumes their volumes as POOL/VOLUME (of the

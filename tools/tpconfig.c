@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpconfig - print the effective configuration: every setting of
  * tptools.conf (tptools.conf(5)) with its value and where that comes from
  * (the file's line, or the default), in the file's own syntax, so that

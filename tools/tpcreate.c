@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpcreate - create a pool on a data device and a metadata device. */
 #include "lib/base/config.h"
 #include "lib/base/exitcodes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpdiff - where two thin volumes differ, from their mapping metadata.
  *
  *   tpdiff [--format human|json|xml] [-o FILE] [--devices D,M] POOL/A POOL/B

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpdump.c - print thin-pool metadata as thin_dump XML or for people.
  *
  *   tpdump [--format xml|human] [--metadata-snap] [--dev-id ID]

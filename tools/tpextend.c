@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpextend - grow a pool's data area to its data device's current size
  * (an md array grown, a LUN resized, an image file made larger). */
 #include "lib/base/exitcodes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpmonitor - watch every active tptools pool: warnings at its thresholds,
  * autoextension, the switch to error-when-full (lib/pool/monitor.h does
  * the work; this file is the daemon around it).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpmove - move every mapped chunk off one data device of an inactive
  * pool onto free chunks of its other data devices (as pvmove, offline),
  * so that tpreduce --data can take the device away.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tprecv - receive a send stream (tpsend) into a pool, or import a plain
  * image into an inactive one.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpreduce - take a data device away from a pool over several
  * (the reverse of tpextend --data), when no chunk of its range is in use;
  * or (--missing) the data devices that are lost for good. */

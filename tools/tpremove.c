@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpremove - remove a pool: wipe its labels and VG metadata; or, with
  * --label, the label a device carries that no pool's VG names. */
 #include "lib/base/exitcodes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tprename - rename a pool (offline; lib/pool/admin/pool_rename.c). */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"

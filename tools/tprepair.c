@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tprepair.c - repair a pool (labels, VG metadata, thin metadata) or
  * salvage a bare thin-metadata area.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tprestore.c - write thin-pool metadata from thin_dump XML.
  *
  *   tprestore -i XML -o METADATA [--offset BYTES] [--size BYTES] [--force]

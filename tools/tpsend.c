@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpsend - a volume's content, read from the pool's devices (offline, or
  * live through a kernel metadata snapshot).
  *

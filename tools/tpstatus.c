@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpstatus - allocation of pools and volumes at a glance, as a table or
  * JSON (libdevmapper's dm_report; the JSON schema is in tpstatus(8)), or
  * as Prometheus metrics (--format prometheus, tools/status_prom.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tptrim - discard the data chunks no volume of an inactive pool maps
  * (as thin_trim): BLKDISCARD on a block device, holes in an image file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpudev.c - `tp udev-probe DEVICE`: the helper of
  * udev/60-tptools-member.rules (IMPORT{program}). For a device that
  * carries a tptools label it prints udev properties, so lsblk -f, udisks

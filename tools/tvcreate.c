@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tvcreate - create a thin volume in a pool. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"

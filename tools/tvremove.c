@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tvremove - remove thin volumes (their snapshots stay), in bounded steps
  * with progress (pool_volume_remove_progress; a removal another command
  * left under way is gone on with). Removing an

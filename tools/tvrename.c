@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tvrename - rename a thin volume. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"

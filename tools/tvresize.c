@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tvresize - change a thin volume's virtual size (-V SIZE, +SIZE, -SIZE);
  * a shrink over mapped data needs --force, which unmaps it after asking. */
 #include "lib/base/exitcodes.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tvrollback - roll a thin volume back to one of its snapshots: the
  * volume's content and virtual size become the snapshot's, the snapshot
  * is kept (lib/pool/volume/volume_rollback.c does the change). */

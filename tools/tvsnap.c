@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tvsnap - snapshot a thin volume (O(1): the snapshot shares its origin's
  * mappings until either is written). On a pool's first snapshot with
  * large chunks it says what the first write to a shared chunk costs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* atomic.c - replacing a file: temporary file, fsync, rename, fsync of
  * the directory. See atomic.h. */
 #include "lib/base/atomic.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* atomic.h - replacing a file so that a crash leaves its old content or
  * its new, never a mix: the one way tptools rewrites a file in place (the
  * devices file, the VG metadata backups, the damaged thin-metadata

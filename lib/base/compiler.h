@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compiler.h - small portable attributes and helpers used everywhere.
  * Owns nothing; header only. */
 #ifndef TP_BASE_COMPILER_H

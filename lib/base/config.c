@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* config.c - see config.h.
  *
  * libdevmapper parses the file; it does not keep where a node came from,

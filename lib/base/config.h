@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* config.h - the host's configuration file, tptools.conf (tptools.conf(5)).
  *
  * Owns: the one parsed copy of <config dir>/tptools.conf (paths.h:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crc32c.c - see crc32c.h. Table: slicing-by-8 generated at first use. */
 #include "lib/base/crc32c.h"
 #include "lib/base/critical.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crc32c.h - CRC-32C (Castagnoli), as the dm persistent-data format uses it.
  *
  * tp_crc32c() is the raw register update: seed in, register out, no final

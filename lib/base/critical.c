@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* critical.c - the process's signals: critical sections, the stop
  * request, a daemon's handlers; and the test hooks of a TP_TEST_HOOKS=1
  * build (see critical.h). */

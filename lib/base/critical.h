@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* critical.h - the process's one owner of signals: critical sections that
  * a signal does not cut short, the stop request long work looks for, and
  * the daemon's handlers; and the test hooks (pauses and faults), which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* devfilter.c - see devfilter.h. */
 #include "lib/base/devfilter.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* devfilter.h - which block devices tptools may look at: the
  * devices/filter list of tptools.conf (tptools.conf(5)), as lvm.conf's
  * filter.

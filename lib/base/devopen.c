@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* devopen.c - non-blocking, kind-checked opens of device paths. See
  * devopen.h. */
 #include "lib/base/devopen.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* devopen.h - how every device path is opened (the io_fd engine, probing,
  * topology, signature wiping, the claim and area locks, the liveness
  * probe): never blocking, and only a block device or a regular file (an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dmlog.c - see dmlog.h. */
 #include "lib/base/dmlog.h"
 #include "lib/base/log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dmlog.h - the one log function tptools gives libdevmapper.
  *
  * libdevmapper reports through a single process-wide log function, used

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exitcodes.c - errno to exit code (see exitcodes.h). */
 #include "lib/base/exitcodes.h"
 #include "lib/base/critical.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exitcodes.h - the fixed process exit codes of every tptools command.
  * Documented in man/tptools.7; tests assert them exactly. */
 #ifndef TP_BASE_EXITCODES_H

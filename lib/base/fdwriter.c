@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fdwriter.c - see fdwriter.h. One mutex guards a ring of queued items
  * and a stack of free buffers; the caller waits on "room" (a free slot or
  * buffer), the writer on "work". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fdwriter.h - an ordered background writer to a file descriptor, so a
  * long copy reads its source while the previous pieces are written.
  *

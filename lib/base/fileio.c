@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fileio.c - whole writes, and the spool file. See fileio.h. */
 #include "lib/base/fileio.h"
 #include "lib/base/log.h"

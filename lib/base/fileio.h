@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fileio.h - whole writes to a file descriptor, and the spool file.
  *
  * tp_write_all and tp_pwrite_all write all of LEN: a write cut short

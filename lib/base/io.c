@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io.c - engine dispatch, mem, fault and window engines. See io.h. */
 #include "lib/base/io.h"
 

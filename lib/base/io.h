@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io.h - I/O engines: everything that reads or writes a device goes
  * through one of these, so tests can swap in memory or inject faults.
  *

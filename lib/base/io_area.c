@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io_area.c - an area of a path. See io_area.h. */
 #include "lib/base/io_area.h"
 #include "lib/base/log.h"

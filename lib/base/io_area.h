@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io_area.h - open a byte range ("area") of a file or block device: a
  * whole thin-metadata file, or the metadata area at an offset inside a
  * pool device.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io_crash.h - a power-cut simulator: devices with a volatile write cache.
  *
  * A crash domain is one power supply. Every engine wrapped into it

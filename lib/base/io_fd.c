@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io_fd.c - the file/block-device engine (optionally O_DIRECT). See io.h. */
 #include "lib/base/io.h"
 #include "lib/base/devopen.h"

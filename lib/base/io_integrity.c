@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io_integrity.c - a leg's dm-integrity tags kept offline. See io.h.
  *
  * dm-integrity with a separate metadata device (the kernel's

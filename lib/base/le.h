@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* le.h - little-endian loads and stores for on-disk structures (the
  * persistent-data format and our labels are little-endian everywhere).
  * Header only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lock.c - see lock.h. */
 #include "lib/base/lock.h"
 #include "lib/base/critical.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lock.h - per-object advisory locks (flock) so two commands never
  * interleave on one pool. Lock files are <lock dir>/<name>.lock (see
  * paths.h); a bare file or device (tpdump FILE, tprestore -o FILE) is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* log.c - see log.h. */
 #include "lib/base/log.h"
 #include "lib/base/exitcodes.h"

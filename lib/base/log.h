@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* log.h - messages for people, and debug traces by class.
  *
  * Owns: the global verbosity and debug mask, and the program name prefix.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* paths.c - see paths.h. */
 #include "lib/base/paths.h"
 

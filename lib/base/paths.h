@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* paths.h - where tptools keeps its files.
  * The config dir is $TPTOOLS_DIR if set (tests always set it), else
  * /etc/tptools; locks live in $TPTOOLS_DIR/lock or /run/lock/tptools;

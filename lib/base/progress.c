@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* progress.c - one progress line for a long command (progress.h). */
 #include "lib/base/progress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* progress.h - one progress line for a long command.
  *
  * What a command that can run for more than a few seconds shows while it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysid.c - see sysid.h. */
 #include "lib/base/sysid.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysid.h - this host's system id (tptools.conf(5) global/system_id and
  * global/system_id_source, as lvmsystemid(7)): the name a pool will
  * record as its owner.

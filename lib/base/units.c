@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* units.c - see units.h. */
 #include "lib/base/units.h"
 #include "lib/base/log.h"

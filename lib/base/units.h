@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* units.h - size parsing and printing, LVM-style.
  *
  * Parsing: "<digits>[.<digits>][unit]" where unit is one of b (bytes),

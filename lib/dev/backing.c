@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* backing.c - the same backing storage (stack.h): what two devices are
  * and what they lie on, and whether one is or lies on the other. */
 #include "lib/dev/stack.h"

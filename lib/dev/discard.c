@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* discard.c - see discard.h. */
 #include "lib/dev/discard.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* discard.h - give a byte range of a device back to its storage: a block
  * device gets BLKDISCARD (an SSD or thin LUN frees it; reads of it are
  * then unspecified, as the device defines), a regular file a hole

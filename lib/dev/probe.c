@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* probe.c - see probe.h. */
 #include "lib/dev/probe.h"
 #include "lib/base/devopen.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* probe.h - what is already on a device: signature probing via libblkid.
  *
  * Owns: one low-level libblkid probe of a path (block device or image

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scan.c - see scan.h. */
 #include "lib/dev/scan.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scan.h - enumerate the block devices of this machine (libudev), for
  * finding pools whose devices-file entry is lost.
  *

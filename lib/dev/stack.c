@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stack.c - see stack.h: the decision, and the gatherer of its facts. */
 #include "lib/dev/stack.h"
 

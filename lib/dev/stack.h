@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stack.h - is a device the top of its stack, or a component of another
  * block device (an md member, a multipath path, a device under a
  * device-mapper map, an LVM physical volume, a partition inside a disk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysfs.c - see sysfs.h. */
 #include "lib/dev/sysfs.h"
 

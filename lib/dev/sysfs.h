@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysfs.h - reading sysfs attributes (lib/dev internal): one value of a
  * device directory, trimmed of its newline. */
 #ifndef TP_DEV_SYSFS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology.c - see topology.h. */
 #include "lib/dev/topology.h"
 #include "lib/base/devopen.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology.h - I/O geometry of a device (block device or image file).
  *
  * Owns: reading the I/O topology of one path through libblkid

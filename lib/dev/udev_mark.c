@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* udev_mark.c - see udev_mark.h. */
 #include "lib/dev/udev_mark.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* udev_mark.h - has udev marked a block device as taken by something else?
  *
  * libblkid (probe.h) sees the signatures on a device; udev's database also

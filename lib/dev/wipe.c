@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wipe.c - see wipe.h. */
 #include "lib/dev/wipe.h"
 

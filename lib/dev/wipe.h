@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wipe.h - erase the signatures libblkid recognises (filesystems, RAID
  * members, LVM labels, partition tables, including backup copies such as
  * GPT's at the end of the device), as `wipefs -a` does.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* monitor.h - tpmonitor's engine: what it remembers of each pool (the
  * state file, pool_monitor_state.c) and what it decides from a status
  * sample (pool_monitor.c, pure: unit tested without a kernel).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy.h - the geometry policy of a pool, as pure functions.
  *
  * Owns: every geometry decision tpcreate makes - chunk size, zeroing,

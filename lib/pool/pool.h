@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool.h - the engine API the commands call: pools and thin volumes.
  *
  * Owns: an open pool (struct pool): its two devices, their labels, the VG

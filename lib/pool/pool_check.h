@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_check.h - check and repair, of a pool (tpcheck POOL, tprepair
  * POOL) or of a bare thin-metadata area (tpcheck --metadata FILE,
  * tprepair --metadata IN -o OUT).

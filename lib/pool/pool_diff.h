@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_diff.h - where two thin volumes differ (tpdiff), from their
  * mapping trees only (metadata/thin/delta.h: subtrees two volumes share
  * since a snapshot are skipped without being read).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_dump.h - thin metadata as text and back: tpdump (a pool's active
  * area, or a bare file or device) and tprestore (XML into a bare file or
  * device, or an area inside one).

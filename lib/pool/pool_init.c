@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_init.c - the library's one entry before any pool is opened
  * (pool.h: pool_init): every feature module registers its hooks with the
  * core. The public face is the one place above every module, so this is

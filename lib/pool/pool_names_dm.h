@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_names_dm.h - whether a volume name can become a device-mapper name.
  *
  * A volume is loaded as the dm device "POOL-VOLUME" with every '-' of

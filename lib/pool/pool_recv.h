@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_recv.h - receiving a send stream (tprecv) into a pool.
  *
  * Two steps, so that nothing of the pool is touched by a bad stream:

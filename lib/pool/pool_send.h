@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_send.h - a volume's content read from the pool's devices (tpsend).
  *
  * pool_send_raw writes volume VOL's whole virtual size to OUTPUT (a file

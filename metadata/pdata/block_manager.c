@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* block_manager.c - bounded block cache with validators. See block_manager.h. */
 #include "metadata/pdata/block_manager.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* block_manager.h - 4 KiB metadata blocks over an io_engine, with a
  * bounded cache, validators and read/write locks.
  *

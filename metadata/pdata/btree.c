@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree.c - lookup (ro_spine), insert (shadow_spine, top-down splitting),
  * walk and delete. Removal is in btree_remove.c. See btree.h. */
 #include "metadata/pdata/btree.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree.h - copy-on-write btrees of u64 keys and fixed-size values, over
  * the transaction manager.
  *

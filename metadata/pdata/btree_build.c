@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_build.c - bottom-up btree writer. See btree_build.h. */
 #include "metadata/pdata/btree_build.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_build.h - write a btree bottom-up from keys in ascending order.
  *
  * Nodes are filled completely; when a level ends, its last two nodes are

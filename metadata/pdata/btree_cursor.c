@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_cursor.c - read-only cursor in key order. See btree_cursor.h. */
 #include "metadata/pdata/btree_cursor.h"
 

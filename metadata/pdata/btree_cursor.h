@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_cursor.h - the read-only iteration of a whole btree, leaf entries
  * in key order, pulled one at a time. btree_ro_walk (btree_ro.h) drives it
  * through the block manager; the checker drives it straight from its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_node.c - the one btree node validator. See btree_node.h. */
 #include "metadata/pdata/btree_node.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_node.h - the on-disk btree node (dm-btree-internal.h layout):
  *
  *   0  u32 csum (salt 121107, over bytes 4..4095)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_remove.c - removal keeping every non-root node >= max_entries/3.
  *
  * Top-down along a shadow spine: before descending from an internal node

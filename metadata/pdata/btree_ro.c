@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_ro.c - validated read-only walk through the block manager, on the
  * pdata cursor (btree_cursor.h). See btree_ro.h. */
 #include "metadata/pdata/btree_ro.h"

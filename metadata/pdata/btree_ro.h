@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_ro.h - read-only walk of a whole btree, and lookup of one key,
  * straight through the block manager (no transaction manager needed: the
  * space maps use them for their index and ref-count trees). Every node is validated: checksum, own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_spine.c - read-only and shadowing node holders. See btree_spine.h. */
 #include "metadata/pdata/btree_spine.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* btree_spine.h - the two ways a btree operation holds nodes, as distinct
  * types so the compiler catches a write through a read lock:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* space_map.c - metadata and data space maps. See space_map.h.
  *
  * On disk (format doc section 4): a bitmap block is a 16-byte header

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* space_map.h - reference counts of metadata blocks and of data blocks,
  * in the kernel's on-disk format (bitmaps of 2-bit counts with the
  * reversed bit order, index entries, a ref-count btree for counts >= 3).

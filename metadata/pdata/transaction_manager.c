@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* transaction_manager.c - shadowing and commit. The invariants I1..I5 and
  * the state diagram are in transaction_manager.h; each is marked below
  * where it is enforced. */

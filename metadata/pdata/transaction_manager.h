@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* transaction_manager.h - copy-on-write over the block manager and the
  * metadata space map. Btrees and the thin layer change metadata only
  * through this (never through the block manager directly).

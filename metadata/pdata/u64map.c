@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* u64map.c - open-addressing hash map, linear probing. See u64map.h. */
 #include "metadata/pdata/u64map.h"
 

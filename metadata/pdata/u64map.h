@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* u64map.h - an open-addressing hash map from u64 keys to u64 values
  * (also used as a set). Owns its table; destroy frees it. Not thread safe.
  * Any key is allowed (UINT64_MAX included). Iteration order is arbitrary;

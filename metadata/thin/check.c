@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check.c - thin_check_io(): the superblock, one walk of the live and
  * one of the snapshot trees (thin_walk.h) with the checker's value, damage
  * and node visitors, then the space maps against the expected counts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check.h - the thin metadata checker behind tpcheck: everything
  * thin_check verifies, plus what thin_check 0.9.0 misses (format doc
  * section 10.4): superblock magic/version/sizes, mapped_blocks per device,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_counts.c - the checker's reference counting (format doc 4.5), a
  * node visitor of the one walker (thin_walk.h): every reference to a node
  * of the details and mapping trees (live and metadata snapshot) adds one

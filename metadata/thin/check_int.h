@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_int.h - the checker's state, shared by check.c (superblock, walk,
  * verdict), check_counts.c (reference counting), check_sm.c (space maps)
  * and check_report.c (findings). Calls go down only: check.c -> check_sm.c

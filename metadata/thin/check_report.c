@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_report.c - the checker's findings: thin_check_vadd() and
  * thin_chk_problem() record a problem and the verdict it adds up to.
  * See check.h and check_int.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check_sm.c - the checker's own reading of both space maps (format doc
  * section 4), streamed one bitmap at a time so that memory does not grow
  * with the data device: the index (metadata: the index block; data: the

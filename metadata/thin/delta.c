@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* delta.c - two mapping trees walked together. See delta.h.
  *
  * Each side is a cursor: a stack of nodes from the root down, each with

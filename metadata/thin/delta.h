@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* delta.h - the delta walker: where two thin devices' mappings differ,
  * read from committed metadata (or its held metadata snapshot) on an
  * io_engine, without a thin_md.

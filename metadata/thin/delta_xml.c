@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* delta_xml.c - thin_delta 0.9.0's XML from the delta walker. See
  * delta_xml.h. */
 #include "metadata/thin/delta_xml.h"

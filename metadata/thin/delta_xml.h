@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* delta_xml.h - thin_delta's output: the ranges where two thin devices'
  * mappings differ, printed exactly as thin_delta 0.9.0 prints them (plain
  * and --verbose), from the delta walker (delta.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* human.c - the human-readable dump layout. See human.h.
  *
  *   begin superblock: "", TIME, TRANSACTION, FLAGS, VERSION, DATA_BLOCK_SIZE, NR_DATA_BLOCKS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* human.h - thin_dump -f human_readable's layout, for people (never
  * parsed back). One style for the emitter in xml_emit.h. */
 #ifndef TP_THIN_HUMAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* repair.c - thin_repair_io(): choose roots, walk them through a
  * superblock overlay with the shared walker, feed the builder. See
  * repair.h. */

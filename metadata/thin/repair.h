@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* repair.h - thin metadata salvage behind tprepair: read damaged metadata,
  * write brand-new metadata elsewhere (never the input).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* repair_scan.c - thin_repair_scan(): find device-tree roots when the
  * superblock or a root is lost (format doc 6.2). Every block is read once
  * (1 MiB at a time) and kept if it is a valid btree node; then nodes are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scrub.c - both legs of mirrored thin metadata compared. See scrub.h. */
 #include "metadata/thin/scrub.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scrub.h - both legs of mirrored thin metadata compared block by block.
  *
  * The mirror engine (lib/base/io.h) reads one leg and falls back to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin.h - the thin-pool metadata engine: dm-thin's on-disk format, read
  * and written transactionally, byte-compatible with the kernel (layouts:
  * thin_sb.h for the superblock and values, metadata/pdata/btree_node.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_builder.c - thin_ir_visitor -> fresh metadata. See thin_builder.h.
  *
  * Layout written: block 0 superblock; from block 1 on, in allocation

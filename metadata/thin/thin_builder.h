@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_builder.h - the metadata builder: struct thin_ir_visitor -> brand
  * new metadata written over an io_engine (tprestore, tprepair).
  *

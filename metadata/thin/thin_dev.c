@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_dev.c - thin devices and their mappings. Contract in thin.h.
  *
  * Each device's bottom-tree root is cached in struct thin_dev and is

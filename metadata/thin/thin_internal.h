@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_internal.h - struct thin_md, shared by thin_md.c (open, commit,
  * space, metadata snapshot), thin_dev.c (devices and mappings) and
  * thin_verify.c. Not for use outside metadata/thin. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_ir.h - the intermediate representation of thin metadata: what
  * thin_dump's XML says, as a visitor interface.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_md.c - open, format, commit, abort, sizes, metadata snapshot.
  * Devices and mappings are in thin_dev.c. Contract in thin.h. */
 #include "metadata/thin/thin_internal.h"

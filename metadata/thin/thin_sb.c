@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_sb.c - superblock and details packing, superblock validator. */
 #include "metadata/thin/thin_sb.h"
 

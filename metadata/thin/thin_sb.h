@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_sb.h - the thin superblock (block 0) and the device-details value,
  * packed and unpacked (format doc section 1.2 and 3.5):
  *

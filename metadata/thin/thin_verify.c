@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_verify.c - thin_verify_counts(): recompute every reference count
  * from the trees and compare with both space maps (format doc 4.5).
  * Metadata: superblock 1, metadata snapshot copy 1, every space-map block

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_walk.c - committed metadata -> thin_ir_visitor. See thin_walk.h.
  *
  * Trees are read level by level: the nodes of one level are known (with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_walk.h - the metadata walker: committed on-disk metadata ->
  * struct thin_ir_visitor (thin_ir.h). Shared by tpdump (-> XML), tpcheck
  * (-> checks, with a damage visitor) and tprepair (-> thin_builder).

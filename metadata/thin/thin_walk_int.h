@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_walk_int.h - the walker's node reader (thin_walk_read.c), shared
  * with the walk itself (thin_walk.c). Not for use outside them.
  *

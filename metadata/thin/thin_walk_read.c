@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin_walk_read.c - the walker's node reader: batches of tree nodes read
  * and validated on a second thread while the walk processes the previous
  * batch. See thin_walk_int.h. */

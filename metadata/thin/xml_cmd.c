@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_cmd.c - dump and restore entry points. See xml_cmd.h. */
 #include "metadata/thin/xml_cmd.h"
 #include "lib/base/log.h"

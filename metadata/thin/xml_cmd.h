@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_cmd.h - the library side of tpdump and tprestore: dump a metadata
  * area (an io_engine; lib/base/io_area.h opens one of a path) as text,
  * restore it from XML.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_defs.c - the shared subtrees of a 1.x dump. See xml_defs.h. */
 #include "metadata/thin/xml_defs.h"
 

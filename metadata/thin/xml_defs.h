@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_defs.h - the shared subtrees of a thin-provisioning-tools 1.x dump.
  *
  * thin_dump 1.x writes a run of mappings that several devices share once,

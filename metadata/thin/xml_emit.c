@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_emit.c - the text emitter and thin_dump 0.9.0's XML layout.
  * See xml_emit.h. */
 #include "metadata/thin/xml_emit.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_emit.h - text emitters for thin metadata: a thin_ir_visitor that
  * prints what it is driven with.
  *

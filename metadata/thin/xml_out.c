@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_out.c - buffered text output for the emitters. See xml_out.h. */
 #include "metadata/thin/xml_out.h"
 #include "lib/base/fileio.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_out.h - the output buffer behind the text emitters (XML, human).
  *
  * Owns: one large buffer, flushed with write(2) to a file descriptor when

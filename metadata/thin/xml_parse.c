@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_parse.c - thin_dump XML -> thin_ir_visitor, with validation.
  * See xml_parse.h. */
 #include "metadata/thin/xml_parse.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_parse.h - read thin_dump-style XML (expat) and drive a visitor.
  *
  * Owns: nothing after return (the expat parser, the mapping batch and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_parse_int.h - the rules of thin_dump XML shared by the two readers:
  * expat's (xml_parse.c, the reference: every message and position) and
  * the strict scanner of thin_dump's exact layout (xml_scan.c).

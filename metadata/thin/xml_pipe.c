@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_pipe.c - a thin_ir stream across two threads. See xml_pipe.h. */
 #include "metadata/thin/xml_pipe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_pipe.h - run a thin_ir stream's producer (a reader) in a second
  * thread while the calling thread feeds its consumer (the builder), so
  * that reading and building share two cores.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_record.c - record and replay a thin_ir stream. See xml_record.h.
  *
  * Encoding, one event after another (numbers are LEB128 varints):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_record.h - a compact in-memory recording of one thin_ir stream
  * (thin_ir.h), replayed later into another visitor. tprestore records
  * while it validates the XML, then feeds the builder from the recording

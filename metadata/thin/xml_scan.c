@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_scan.c - the strict scanner of thin_dump's XML layout. See
  * xml_scan.h; the rules themselves are xml_parse_int.h's.
  *

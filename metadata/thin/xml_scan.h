@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_scan.h - a strict, fast reader of the exact XML layout thin_dump
  * (0.9.0 and 1.x) and tpdump write, for tprestore's large inputs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_scan_int.h - the strict scanner's state and steps, shared by the
  * one-pass reader (xml_scan.c) and the two-halves reader (xml_split.c).
  *

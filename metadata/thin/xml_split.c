@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_split.c - the strict scanner on a large file in two halves, one per
  * thread (thin_xml_scan_split in xml_scan.h). The halves meet at the
  * device tag nearest the middle: the first must end between devices, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* label.c - the tptools label in sector 1 of each pool device. See label.h.
  *
  * On-disk format (512 bytes at byte 512 of the device, little-endian):

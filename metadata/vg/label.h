@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* label.h - the tptools label in sector 1 (bytes 512..1023) of each pool
  * device.
  *

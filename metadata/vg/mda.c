@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mda.c - the VG metadata area: two text slots per device. See mda.h.
  *
  * Area geometry: slot size S = (mda.size / 2) rounded down to 512 bytes;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mda.h - the VG metadata area: two slots of VG text on EACH pool device.
  *
  * Owns: the on-disk slot format (byte offsets in mda.c and

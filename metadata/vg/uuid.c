@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uuid.c - see uuid.h. */
 #include "metadata/vg/uuid.h"
 

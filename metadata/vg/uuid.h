@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* uuid.h - random 128-bit identifiers for pools (VG uuid) and pool devices
  * (PV uuid).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vg.h - the pool's VG metadata: the in-memory model (struct vg), its text
  * form in libdevmapper's config syntax, name rules, and the whole-VG
  * read / commit over the metadata areas of both devices.

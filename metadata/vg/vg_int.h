@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vg_int.h - helpers shared by the metadata/vg sources only. Not for
  * callers outside metadata/vg. (Little-endian fields: lib/base/le.h.) */
 #ifndef TP_VG_INT_H

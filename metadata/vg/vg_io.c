@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vg_io.c - whole-VG read and commit over the pool devices. See vg.h. */
 #include "metadata/vg/vg.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vg_model.c - struct vg: allocation, volumes, validation. See vg.h. */
 #include "metadata/vg/vg.h"
 #include "metadata/vg/vg_int.h"

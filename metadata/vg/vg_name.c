@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vg_name.c - the name rule for pools and volumes. See vg.h. */
 #include "metadata/vg/vg.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vg_text.c - struct vg <-> VG text in libdevmapper's config syntax.
  * See vg.h for the layout. Export builds a dm_config tree (its dm_pool is
  * the arena of every node and string) and writes it with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_config.c - the tptools.conf reader (lib/base/config) on arbitrary
  * bytes, against the tools' own table of settings (their checks included:
  * sizes, percentages, filter patterns, system ids): it refuses or loads,

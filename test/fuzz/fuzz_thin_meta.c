@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_thin_meta.c - the thin metadata reader on arbitrary images: check
  * (full and --fast), the walker, and a repair into a scratch area. Input:
  * the image (padded to whole 4 KiB blocks, at most 4 MiB). None of them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_vg.c - the VG metadata parsers on arbitrary bytes. The first byte
  * picks the target:
  *   0: vg_import of the rest (VG text in dm_config syntax), and an export

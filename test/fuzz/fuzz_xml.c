@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_xml.c - the XML readers on arbitrary text: expat's
  * (metadata/thin/xml_parse.h), validating only and driving a visitor that
  * checks the call order the parser promises; and the strict scanner

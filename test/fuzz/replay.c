@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* replay.c - main() for a fuzz harness built as a plain program: feed every
  * file named on the command line, or found (one level) in the directories
  * named, to LLVMFuzzerTestOneInput. Exit 0 when all were replayed (a crash

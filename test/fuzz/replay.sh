@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # replay.sh - replay every fuzz corpus (test/fuzz/corpus/<name>/*) through
 # its harness built as a plain program ($BUILD/test/bin/fuzz_<name>), one
 # result per harness; writes "passed failed", then the failed harnesses

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh - helpers for shell tests (sourced by test/shell/run.sh into each test).
 #
 # Each test runs in its own temporary directory (cwd) with TPTOOLS_DIR set

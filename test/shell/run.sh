@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh - run every test/shell/t-*.sh (or those named) in its own temp dir.
 # Exit 0 = pass, 77 = skipped (counted as passed, reported), else fail.
 # TP_RESULTS=FILE gets "passed failed", then the failed tests, one a line.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # docs/ARCHITECTURE.md is kept true with the code: its list of the calls
 # of pool_is_live() outside lib/pool/core is exactly the code's (file and
 # function), every lib/pool module is in its table, every file path it

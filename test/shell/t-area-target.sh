@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bare metadata areas go through lib/pool: a write target that is a pool
 # device (tptools label) is refused with exit 5 and left byte-for-byte
 # unchanged when the area written covers the label or overlaps any area

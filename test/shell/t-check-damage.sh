@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The damage corpus: each kind of damage -> tpcheck's exact exit code
 # (0 clean, 1 non-fatal, 2 fatal); every case thin_check 0.9.0 flags,
 # tpcheck flags too; the cases thin_check 0.9.0 misses (format doc 10.4)

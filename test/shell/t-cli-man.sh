@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # One source of truth for the command line: every option a command's
 # --help lists is in its man page's OPTIONS, and every option there is in
 # --help; -t, -y, -q, -v and -h mean one option in every command;

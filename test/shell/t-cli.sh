@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The multi-call binary: help, version, unknown commands, exit codes.
 ok tp --help
 out_has "Commands:"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bash completion (completion/tp): with two pools on image files,
 # completing `tvsnap <TAB>` offers their volumes; pools, options, choice
 # values and commands come from the devices file and each command's --help.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tptools.conf and tpconfig (tptools.conf(5), tpconfig(8)): no file means
 # the defaults; tpconfig shows every value and where it comes from, and its
 # output read back as the file gives the same values; a refused file names

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpcreate --test: every decision (as --explain) and what would be
 # written, with nothing written: every image and the devices file
 # byte-identical; the figures it prints are those a real create then has.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The damage matrix (issue #38, "every copy is checked, not trusted"), the
 # sibling of t-interrupt-matrix: generated from two declarations, the
 # copies a pool keeps (lib/pool/copies.def) and the command table

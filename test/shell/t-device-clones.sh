@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Cloned devices (issue 11): copies of a pool's devices (dd clones, LUN
 # snapshots) attached as loop devices are duplicates. Every command that
 # would write refuses (exit 5) naming both paths of each pair, tpstatus

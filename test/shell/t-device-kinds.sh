@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Only block devices and image files are devices (tptools(7), DEVICE
 # KINDS): a FIFO, a directory, a character device (/dev/null) or a socket
 # given wherever a command takes a device is refused at once, exit 3, with

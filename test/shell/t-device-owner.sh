@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Device ownership (issue 11): every command that writes a device claims
 # it (an exclusive flock on the file or node, O_EXCL on a block device),
 # so two commands on the same devices serialise or the second fails with

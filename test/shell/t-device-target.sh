@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Destructive tools check their target (issue 11): tprestore -o and
 # tpcreate refuse a pool device (or another program's signature) unless
 # aimed inside it (--offset) or --force; tpcheck --metadata on a pool

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpdiff --snap1 --snap2 prints exactly what thin_delta 0.9.0 prints (plain,
 # --verbose, -m), for metadata our engine wrote (tp-metagen: snapshots of
 # snapshots sharing subtrees, overwrites, deletes, unmaps, a held metadata

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpdiff POOL/A POOL/B: the ranges where two volumes differ, from their
 # mapping trees; subtrees a snapshot still shares are skipped unread; the
 # human, JSON and XML (thin_delta's, checked against thin_delta itself)

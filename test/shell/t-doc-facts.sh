@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What the man pages state about behaviour, checked: --metadata-size
 # without a unit is MiB (tpcreate(8)); tpcreate --force erases the
 # signatures it found, an ext4 superblock included (tpcreate(8));

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpdump on kernel-written metadata (Linux 6.1 fixtures): identical to
 # thin_dump 0.9.0 in both formats, live and metadata snapshot, as a file,
 # through -o and inside a bigger device (--offset); clean failures.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hermetic tests (lib/base/devfilter.h, the test build's scan root): a pool
 # on block devices of the host that are not the test's own is neither seen
 # nor touched. test/shell/run.sh confines each test to the loop devices of

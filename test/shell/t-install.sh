@@ -1,7 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make install lays out everything under DESTDIR/PREFIX (binary, command
 # links, man pages, udev rules, systemd units, bash completion), the units
 # pass systemd-analyze verify, and make deb packages the same files with
-# the Depends the binary needs. (scripts/test-deb.sh installs the package
+# the Depends the binary needs, a machine-readable copyright naming the
+# licence (GPL-2+), md5sums that match, and no lintian error or warning
+# (when lintian is installed). (scripts/test-deb.sh installs the package
 # in a bookworm chroot; it needs root and a cached chroot, so it is not
 # part of this suite.)
 stage=$PWD/stage
@@ -81,3 +84,19 @@ for f in ./usr/sbin/tp ./usr/sbin/tvsnap ./lib/systemd/system/tptools-activate.s
 	./usr/share/bash-completion/completions/tvsnap ./usr/share/doc/tptools/copyright; do
 	grep -q " $f\( \|$\)" contents || { cat contents >&2; fail "package lacks $f"; }
 done
+# its copyright file: Debian's machine-readable format, the tree's licence
+rm -rf debx; dpkg-deb -x "$deb" debx
+c=debx/usr/share/doc/tptools/copyright
+head -1 "$c" | grep -q '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/$' ||
+	fail "copyright is not in the machine-readable format"
+grep -q '^License: GPL-2+$' "$c" || fail "copyright names no GPL-2+ licence"
+grep -q '/usr/share/common-licenses/GPL-2' "$c" || fail "copyright does not point to the GPL's text"
+! grep -qi 'no license' "$c" || fail "copyright still says no license"
+# the package's md5sums cover its files
+dpkg-deb -e "$deb" debc
+(cd debx && md5sum -c --quiet ../debc/md5sums) || fail "DEBIAN/md5sums does not match the files"
+# lintian (when installed: install-deps.sh brings it) finds no error or warning
+if have lintian; then
+	lintian --tag-display-limit 0 "$deb" >lint 2>&1 || true
+	! grep -E '^[EW]: ' lint || fail "lintian: $(grep -cE '^[EW]: ' lint) errors or warnings"
+fi

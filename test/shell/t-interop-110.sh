@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Interop with the current generation, thin-provisioning-tools 1.1.0 (Debian
 # 13, set up beside 0.9.0 by scripts/setup-reference.sh): what our engine,
 # tpcreate/tvsnap and tprestore write passes its thin_check and dumps to the

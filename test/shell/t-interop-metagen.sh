@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Metadata written by our engine (tp-metagen workloads: many devices,
 # snapshots of snapshots sharing subtrees, overwrites that break sharing,
 # deletes, a held metadata snapshot, and one case over a million mappings)

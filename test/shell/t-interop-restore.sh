@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Metadata written by thin_restore 0.9.0 (from generated XML: many devices,
 # shared data blocks, runs and single blocks, holes, an empty device) is
 # read by tpdump exactly as thin_dump reads it, in both formats.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The interruption matrix, generated from the command table: every
 # command that declares test pauses (tools/commands.def, its last column)
 # is stopped at every pause it declares for an inactive pool, with KILL,

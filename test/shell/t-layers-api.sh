@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The layers as docs/ARCHITECTURE.md draws them, for the tools: tools/ include only
 # lib/pool, lib/base and tools headers, and the lib/pool headers they
 # include name no metadata/ or kernel/ header (lib/pool's own types).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The layer check (scripts/check-layers.sh) on a small tree of its own, one
 # function per layer directory using what its rule allows: the clean tree
 # passes; an upward #include, an upward call behind an extern declaration

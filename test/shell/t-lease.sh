@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared pools (tptools(7) SHARED STORAGE) on a host without a sanlock
 # daemon, on image files: tpcreate --lock-type sanlock and tpchange
 # --lock-type sanlock refuse before anything is written (exit 5, naming

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every manual page renders with man -l at 80 columns without a warning or
 # an error (tbl tables that fit, no .so that only resolves once installed)
 # and with no line wider than 80 columns, and every command of the table

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every command a message suggests exists, with the options it names.
 # Data-driven: the suggestions are extracted from the sources (quoted
 # 'tp... --opt' / 'tv...' in C string literals, adjacent literals joined,

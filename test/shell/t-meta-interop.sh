@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Interop of the thin metadata engine with thin-provisioning-tools 0.9:
 # what we write passes thin_check; what thin_restore and the kernel wrote
 # opens with every reference count right and survives our changes; the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A mirror that checks what it reads (tpcreate(8) MIRRORED METADATA,
 # tpcheck(8), tprepair(8), tpstatus(8) pool_meta_health/pool_meta_legs):
 # bad blocks on one leg of mirrored thin metadata (its superblock intact,

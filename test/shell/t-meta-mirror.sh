@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Mirrored thin metadata on image files (tpcreate(8) --meta DEV1,DEV2,
 # tpchange(8) --meta-replace, tpcheck(8)): a pool made with two metadata
 # images writes its thin-metadata areas to both (byte-identical past the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpmonitor --textfile DIR (tpmonitor(8), Metrics for Prometheus): DIR must
 # be a directory (exit 3); every look replaces DIR/tptools.prom with what
 # tpstatus --format prometheus prints, through DIR/.tptools.prom.tmp:

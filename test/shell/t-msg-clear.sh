@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Messages that say what is true (issue 13): each case once got a wrong,
 # blurred or contradictory message.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The kernel's needs_check flag (set after a metadata I/O error or a failed
 # commit, issue 12): tpcheck reports it (exit 1) and names tprepair; changes
 # and activation are refused (exit 5, nothing written); tprepair rewrites the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Orphan labels (tptools(7) ORPHAN LABELS): a device whose label carries a
 # pool's uuid while the pool's VG does not name it.
 # - A tpreduce --data killed after its VG commit, and a tpextend --data

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # --max-overprovision: a pool's limit on the sum of its volumes' virtual
 # sizes (snapshots and unfinished receives included), kept in the VG;
 # tvcreate, tvsnap, tvresize, tvrollback and tprecv refuse what would pass

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpactivate/tpdeactivate where the kernel has no device-mapper (this host,
 # CI): a clear error, nothing changed; damaged metadata is refused by the
 # check that runs before activation. (test/vm/s-tp-pool.sh covers the real

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpactivate --all / --auto, tpdeactivate --all and the activation flags
 # (tpcreate/tvcreate --activate, tpchange/tvchange) on image files. This
 # host has no device-mapper: activation itself fails cleanly, which is

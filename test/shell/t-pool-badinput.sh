@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input of every kind: a clear error, exit 3 (command line) or 5
 # (failed), and every device byte-for-byte unchanged.
 image d.img 24M

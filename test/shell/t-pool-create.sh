@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpcreate on image files: geometry from TPTOOLS_TOPOLOGY, --explain, the
 # layout recorded, and thin_check on the metadata we wrote.
 

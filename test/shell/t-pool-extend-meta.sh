@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpextend --metadata-size: the active thin-metadata area grows in place and
 # the spare moves behind it, into free space of the metadata device; thin_check
 # and tpcheck accept the result; refusals change nothing; a crash after the

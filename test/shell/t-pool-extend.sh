@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpextend: the data area grows to the data device's current size in whole
 # chunks; refusals leave the images alone; a crash between the VG commit
 # and the thin commit (or before the labels) is completed by the next

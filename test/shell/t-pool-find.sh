@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Finding pools by name: the devices file, --devices for image files, and a
 # label scan of block devices (loop devices here) when the entry is lost or
 # the devices moved.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Volume changes refuse a pool whose thin metadata is fatally damaged
 # (issue 11): the fast check of tpcheck runs first; exit 5, every image
 # byte-identical, the message points at tpcheck and tprepair.

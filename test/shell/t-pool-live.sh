@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live or offline, failing closed (issue 12): this host has no
 # device-mapper, so a pool is offline unless a device of it is held. A
 # block device held exclusively (as the kernel's thin-pool target, a mount

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The monitoring policy a pool keeps in its VG: set by tpcreate, shown and
 # changed by tpchange, reported by tpstatus; bad values refused with every
 # device unchanged; tvcreate and tvsnap warn above the warn threshold.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The chunk mover (tpmove(8)) and tpreduce of a middle data device
 # (tpreduce(8)): on image files, a pool over two data images whose second
 # holds chunks of volumes, one of them shared by a snapshot, is refused

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A pool over several data devices (tpextend(8), "Several data devices"):
 # a pool on one data image grows by a second and a third with tpextend
 # --data; volumes written before and after read back the same (read from

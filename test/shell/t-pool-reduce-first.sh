@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpreduce(8) of a pool's first data device: a pool over three data
 # images whose first one holds chunks (volume a, the start of b) is
 # refused while it does (exit 5, every image byte for byte); tpmove

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpremove: confirmation, --yes, --force for a pool whose device is lost,
 # and re-creating a pool of the same name (each pool's backups apart).
 DATA_SIZE=128M META_SIZE=16M

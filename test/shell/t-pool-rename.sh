@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tprename renames a pool offline: VG metadata, labels, backups, devices
 # file; refusals leave every image byte-identical; a rename cut short
 # after its VG commit, or after its labels, is refused by other commands

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Stacked devices on image files (STACKED DEVICES in tptools(7)): an image
 # that carries our label AND an md superblock at its end (what a member of
 # an md RAID1 with metadata 1.0 or 0.90 looks like) is a component, not a

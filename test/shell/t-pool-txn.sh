@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The transaction-id protocol: a crash between the VG commit and the thin
 DATA_SIZE=128M META_SIZE=16M
 # commit is detected and completed by the next command; anything else is

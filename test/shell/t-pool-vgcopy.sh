@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # VG metadata is kept twice on each device: corrupting one copy, or tearing
 # the last write on a device, loses nothing; the next change rewrites it.
 new_pool vault

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Volumes: create, over-provisioning, snapshots of snapshots, remove, and
 # thin_check after every step.
 raid_geometry 524288 2097152

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib/dev + geometry policy end to end through test/tools/tp-probe:
 # the TPTOOLS_TOPOLOGY override, signatures on real mkfs/mkswap images,
 # the plan with its reasons and exit codes, and that probing never writes.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The progress line (tptools(7) PROGRESS): on standard error only, silent
 # on a pipe unless asked, JSON lines that parse, a bare --progress that
 # does not take the next argument, a bad value refused with the images

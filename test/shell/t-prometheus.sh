@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpstatus --format prometheus (tpstatus(8), PROMETHEUS METRICS): the text
 # exposition format passes a strict parser (test/tools/promcheck.py, which
 # is shown to reject broken text first) and promtool's lint; every family

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # docs/promises.md lists every promise of the man pages with the tests that
 # keep it: each promise phrase of a page ("unchanged", "whole or not at
 # all", "nothing was changed", "left as it was", "byte for byte") is

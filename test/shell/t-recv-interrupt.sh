@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A receive cut short at any record never leaves a volume that is not the
 # stream's content: tprecv is stopped at TP_RECV_POINTS places spread over
 # its data (the recv-record=N test pause), from a file and from a pipe,

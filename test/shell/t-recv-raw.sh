@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tprecv --format raw: a plain image into a new volume of an inactive
 # pool (tprecv(8), "Raw images"). tpsend --format raw gives the same bytes
 # back (a size that is not a chunk multiple, nor one of 512, too); a chunk

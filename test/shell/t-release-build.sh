@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The installed tp is a release build: `make install` compiles it without
 # the test hooks (TESTHOOKS=0, lib/base/critical.h), so neither the
 # variables' names (TP_TEST_PAUSE, TP_TEST_FAIL) nor any step's name is in

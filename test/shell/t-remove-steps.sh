@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # t-remove-steps.sh - tvremove in bounded steps (tvremove(8) "Removal in
 # steps"): a removal killed between its steps stays under way (no volume,
 # its name taken, tpstatus warns), tpcheck is clean, the snapshot sharing

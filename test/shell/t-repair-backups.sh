@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tprepair --list-backups POOL (tprepair(8), "Listing the backups"): one
 # line per VG metadata backup, oldest first, with its seqno, transaction
 # id, time, volumes, pool uuid, file and the command that made it; from

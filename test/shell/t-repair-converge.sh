@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Repair converges (tptools(7) REPAIR, tpcheck(8)): from each state
 # tpcheck calls damaged, following its next: lines alone reaches a clean
 # pool, or a loss the commands reported, in at most three commands. The

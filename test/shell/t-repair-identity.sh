@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The host's copies belong to a pool by its uuid (issue 38; tprepair(8),
 # tp-metadata(5) BACKUPS and DEVICES FILE): a pool removed, another renamed
 # to its name, both devices' labels and VG areas lost. tpcheck names the

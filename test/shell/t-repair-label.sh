@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Label and VG-area repair (tprepair(8)): a damaged label on either
 # device is rewritten from the other device's VG metadata; VG areas lost on
 # both devices, or both labels lost, come back from a backup with

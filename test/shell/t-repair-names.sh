@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tprepair names the volumes that lost blocks (the VG maps thin device ids
 # to names): a pool whose volume v0 has a damaged mapping leaf.
 new_pool r --chunk 64k

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Pool-level check and repair: tpcheck POOL is clean on a fresh pool and
 # fatal with the active superblock zeroed; tprepair POOL salvages into the
 # spare area and swaps in one VG commit (the damaged copy stays, byte for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tprepair checks first: on a clean pool it writes nothing and says so
 # (exit 0); --force salvages anyway. No damaged copy is ever thrown away:
 # before a repair overwrites the spare area (which holds the copy the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Devices rolled back to an older state (images copied back, as a storage
 # snapshot would), then both VG metadata areas lost: the backups under
 # $TPTOOLS_DIR hold newer commits too. tpcheck names the backup whose

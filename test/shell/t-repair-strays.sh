@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Stray thin devices (tprepair(8)): a thin device that no volume lists, as a
 # live tprecv cut short by a crash leaves one (the kernel made the thin
 # device, the VG never listed it). tpcheck reports it (exit 1) and names

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Structure-aware repair: a tree of >= 10,000 mappings; destroy a chosen
 # leaf, then a chosen internal node; tpcheck names exactly the lost key
 # range; tprepair restores everything else (mapping for mapping), the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The replication recipe of tptools(7) REPLICATION, as it is written there:
 # a full send, then rounds of snapshot, incremental send through a pipe and
 # removal of the old base on the sender; one round is cut (KILL in the

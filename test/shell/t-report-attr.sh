@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpstatus's pool_attr and vol_attr (tpstatus(8) FIELDS): every letter of
 # every position that an inactive pool can show, on image files; the
 # kernel's letters (active, open, read-only, failed) are checked by

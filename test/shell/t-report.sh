@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Reports like lvs: tpstatus -o +FIELDS, -O (sort), -S (select, dm_report's
 # own), --separator, --nosuffix, --nameprefixes, POOL/VOLUME arguments,
 # --noheadings without a blank line between the tables; tpcheck --json is

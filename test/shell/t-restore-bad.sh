@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tprestore refuses bad input with exit 5 and a message naming the line,
 # and leaves the output byte-for-byte unchanged (sha256 before and after),
 # whether it held metadata or anything else.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tprestore: what it writes passes thin_check, and thin_dump and tpdump of
 # it give back the input XML byte for byte. Also from stdin, into an area
 # inside a bigger device, and from thin_dump output of kernel metadata.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # SIGINT, SIGTERM or SIGHUP during a send or a raw export stops it at the
 # next write: exit 128 + the signal, one line saying what is left, no
 # partial output file (a stream cut on a pipe is refused by tprecv as

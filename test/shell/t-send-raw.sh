@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpsend --format raw: a volume's content, read offline from the data
 # device at the chunks its mappings name, equals the image written there
 # byte for byte (unmapped ranges as zeros, holes in a file, a last partial

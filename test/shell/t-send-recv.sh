@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpsend | tprecv between two pools of image files: a full stream of s1,
 # then an incremental one from s1 to s2 (only the changed chunks travel),
 # gives received volumes whose raw images equal the sources'; a corrupt

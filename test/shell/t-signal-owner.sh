@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # One owner of signals (lib/base/critical.h): no file of lib/, kernel/,
 # metadata/ or tools/ but lib/base/critical.c installs a handler, changes
 # a blocked set, waits for or sends a signal; the one exception is a

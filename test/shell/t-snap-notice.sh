@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tvsnap says what copies cost on a pool's first snapshot when its chunks
 # are large (>= 512 KiB), once: not on later snapshots, not with -q, not
 # on pools with small chunks.

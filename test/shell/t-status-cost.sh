@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpstatus reads O(volumes) unless a field needs the mapping walk (issue
 # 26, tpstatus(8) COST): the default columns, JSON and -o lists without
 # vol_exclusive/vol_shared take each volume's mapped from the thin device

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Pools owned by one host (tptools(7) SHARED STORAGE): a pool created on a
 # host with a system id records it; on another host it is foreign: every
 # writer, every reader of its metadata or data and tpactivate refuse with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tptrim: on an inactive pool of image files, the chunks no volume maps
 # are punched out of the data image (their blocks released), the chunks
 # never written stay holes, every volume's raw export is unchanged, no

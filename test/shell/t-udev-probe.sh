@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tp udev-probe DEVICE (the helper of udev/60-tptools-member.rules): udev
 # properties for a device with a tptools label, nothing for any other
 # device; read-only; hidden from `tp --help`. On image files, on a loop

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Read-only volumes: tvsnap --readonly and tvchange --readonly y|n record
 # the flag in the VG (one commit, kept across commands and in the
 # backup); tvchange prints it; an offline writer of the volume's content

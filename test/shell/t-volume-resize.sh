@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tvresize grows and shrinks a volume's virtual size; a shrink over mapped
 # data is refused unless --force (asked, -y), which unmaps it, and a crash
 # in between is completed by the next command. tvrename renames a volume

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tvrollback: a volume's content and size become its snapshot's (the
 # snapshot kept), checked by raw exports against images written at the
 # mapped offsets; a crash between the VG commit and the thin commit is

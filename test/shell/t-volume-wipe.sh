@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tvremove --wipe: the chunks only the removed volume maps read zero on the
 # data device afterwards; chunks another volume maps (through a shared
 # snapshot tree, or a mapping of its own) and unmapped chunks keep their

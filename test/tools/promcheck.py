@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """promcheck.py - a strict checker of the Prometheus text exposition format
 0.0.4 (the format node_exporter's textfile collector and a /metrics page
 use), for the tests of `tpstatus --format prometheus` and `tpmonitor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-crashwriter - write verifiable blocks to block devices in fsync'd rounds,
  * and later check what survived a power cut or an I/O fault (test tool, not
  * installed; used by test/vm/s-powercut.sh and s-faults.sh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-damage - damage thin metadata on purpose (test tool, not installed).
  *
  *   tp-damage IMAGE zero BLOCK            zero a whole block

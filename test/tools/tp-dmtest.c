@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-dmtest - drive kernel/dm.h from shell scenarios (test/vm/s-*.sh).
  * Test-only; one subcommand per library call, output as key=value.
  *

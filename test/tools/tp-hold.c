@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-hold - hold a block device exclusively, as a mounted filesystem or a
  * running device-mapper target would, for shell tests of the live-or-
  * offline decision on a host without device-mapper. Test-only.

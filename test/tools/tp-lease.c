@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-lease - lease/lease.h from the command line, for the two-host VM
  * scenario s2-lease (a host's sanlock daemon must run):
  *

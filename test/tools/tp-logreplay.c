@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-logreplay - read a dm-log-writes log and replay it onto a device, so a
  * test can look at the disk as a power cut at any logged point would have
  * left it (test tool, not installed; used by test/vm/s-powercut.sh).

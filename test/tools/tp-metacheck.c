@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-metacheck - open thin metadata with the engine and check it (test tool).
  *
  *   tp-metacheck [--snap] [--modify SEED] [--rebuild OUT] IMAGE

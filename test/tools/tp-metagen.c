@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-metagen - generate thin metadata workloads through the thin API
  * (test tool: interop and benchmark scripts).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-probe - drive lib/dev and the geometry policy from shell tests and
  * benchmark scripts. Test-only; output as key=value lines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-smbench - one offline pool operation on thin metadata, at engine level
  * (test tool: scripts/bench-scale.sh measures its time and peak RSS).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-sum - a checksum of each file's bytes that reads only its data
  * (test-only: test/shell/lib.sh's `sums`, which `unchanged` runs over
  * every image of a test's directory before and after a command).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-thinmap - write to a thin device the way the kernel does, through
  * the thin API (test tool: tpdiff, tpsend and tprecv scenarios).
  *

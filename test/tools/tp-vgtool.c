@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp-vgtool - test-only inspection and damage of tptools labels and VG
  * metadata areas on image files, for shell tests (on PATH there as
  * $(BUILD)/test/bin/tp-vgtool).

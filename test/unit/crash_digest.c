@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crash_digest.c - see crash_digest.h. */
 #include "test/unit/crash_digest.h"
 

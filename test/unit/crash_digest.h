@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crash_digest.h - one digest of thin metadata for the crash tests
  * (test_thin_crash.c, test_pool_crash.c): after a simulated power cut the
  * metadata must read back as the state before the change or the state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crash_sim.h - what the crash tests share around the power-cut simulator
  * (lib/base/io_crash.h): the plan of cuts at each cut point and the seed
  * of each one.

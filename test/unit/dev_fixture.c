@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dev_fixture.c - see dev_fixture.h. */
 #include "test/unit/dev_fixture.h"
 #include "test/unit/tp_test.h"

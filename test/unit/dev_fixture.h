@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dev_fixture.h - image files with hand-written signatures and fake sysfs
  * trees, for the lib/dev unit tests (test_dev.c, test_stack.c). */
 #ifndef TP_TEST_DEV_FIXTURE_H

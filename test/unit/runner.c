@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* runner.c - the CUnit runner: every registered suite, or those named on
  * the command line. Prints CUnit's summary and a final
  * "unit: N passed, N failed" line; writes "N M" and the failed tests to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one atomic replace (lib/base/atomic.h) and the whole writes and
  * spool of lib/base/fileio.h: a replace leaves the old content or the
  * new, never a temporary file; a failure at every step (made real where

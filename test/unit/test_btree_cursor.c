@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The pdata read-only cursor (btree_cursor.h) over a real mapping tree:
  * every key once in ascending order, every node entered once; a damaged
  * leaf is handed to the bad callback with the validator's reason and only

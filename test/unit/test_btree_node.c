@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one btree node validator (btree_node_check): each fault triggered by
  * a crafted node, in the order the validator looks, and its name. */
 #include "metadata/pdata/btree_node.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core's change protocol (lib/pool/core/pool_change.c, pool.h) on an
  * offline pool on image files: a change commits the VG first, as the
  * journal, with transaction id + 1, then the thin side with the same id;

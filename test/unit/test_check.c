@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The checker and the salvage on metadata built in memory through the thin
  * API: clean metadata (with a held metadata snapshot and shared trees) is
  * clean; each kind of damage gets its verdict (data reference counts and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The commit invariants enforced by the block and transaction managers
  * (transaction_manager.h I6): a flush refuses a dirty block that is still
  * write locked, the pre-commit a dirty or locked superblock, the commit a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tptools.conf reading (lib/base/config), the devices filter's patterns
  * (lib/base/devfilter) and the system id (lib/base/sysid), against a small
  * table of their own and the tools' real one. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crc32c: check value, table vs instruction, block checksum examples. */
 #include "lib/base/crc32c.h"
 #include "test/unit/tp_test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The delta walker (metadata/thin/delta.h) against a model: devices
  * written through the thin API, snapshots sharing subtrees, writes after
  * them; every range the walker reports (with and without skipping shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/dev: topology (libblkid + TPTOOLS_TOPOLOGY) and signature probing on
  * image files made with mkfs.ext4 / mkswap and hand-written signatures
  * (an LVM2 label, an md v1.2 superblock, a DOS partition table). */

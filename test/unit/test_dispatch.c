@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Command dispatch: argv[0] basename, `tp <cmd>`, aliases, help, errors. */
 #include "lib/base/exitcodes.h"
 #include "tools/cli.h"

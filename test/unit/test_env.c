@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_env.c - see test_env.h. */
 #include "test/unit/test_env.h"
 

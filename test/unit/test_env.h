@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_env.h - set-ups several unit tests share. A failed step fails the
  * running test (CU_ASSERT_FATAL). */
 #ifndef TP_TEST_ENV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The error classes: an internal error (TP_BUG) names its call site,
  * maps to exit 70 and fails every later write of the process; a pool
  * whose rollback failed is latched read-only for the rest of the command

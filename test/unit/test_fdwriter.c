@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fdwriter: the background writer writes heads, data and skips in the
  * order queued (through a pipe and into a file), runs SEAL on each item
  * before its write, hands its buffers back, and keeps the first error. */

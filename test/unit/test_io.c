@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io engines: mem, fd (buffered and O_DIRECT), fault, window; locks. */
 #include "lib/base/devopen.h"
 #include "lib/base/io.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io_area: opening an area of a path (whole file, offset, offset+length,
  * areas outside the file, a missing file); and the lock on a file. */
 #include "lib/base/io_area.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The power-cut simulator (lib/base/io_crash.h): cached writes are read
  * back, made durable only by a flush, and at a cut each 4 KiB unit keeps
  * one of its versions (never a torn unit); opens of one file share a

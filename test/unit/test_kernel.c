@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kernel/: dm names and uuids, table lines, status parsing (the pure
  * parts; the ioctls are tested on the real kernel by test/vm). */
 #include "kernel/dm.h"

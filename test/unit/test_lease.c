@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lease/lease.h without a sanlock daemon: bad areas are refused before
  * anything is asked, and a host without the daemon gets -ENOTCONN with a
  * message naming the service (the two-host VM scenario s2-lease tests the

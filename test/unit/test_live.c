@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The live/offline decision (lib/pool/core/pool_backend.c), the refusal of an
  * offline-only operation on a live pool, and lib/base/critical.c: signals
  * wait for the end of a critical section, test pauses and faults. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pdata: hash map, space maps (alloc, overflow, commit/reopen, growth),
  * btree insert/remove against a model with the fill invariant checked,
  * shadowing of shared trees, bottom-up builder. */

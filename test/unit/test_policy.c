@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The geometry policy (lib/pool/policy): table tests over md geometries.
  *
  * The md rules that produce each topology (what the kernel's md drivers

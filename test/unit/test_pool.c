@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/pool: volume specs and the exclusive/shared counting walk. */
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_names_dm.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/pool's files in the config dir (host.h): VG backups (atomic write,
  * list, read, prune, one per pool commit) and the devices file (add/replace/remove/lookup, hand-made
  * lines kept), and finding a pool by labels when its entry is lost. */

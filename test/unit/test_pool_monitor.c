@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_pool_monitor.c - tpmonitor's decisions from status samples
  * (lib/pool/monitor/pool_monitor.c) and its state file, without a kernel. */
 #include "lib/pool/monitor.h"

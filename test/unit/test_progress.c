@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The progress line (lib/base/progress): when it appears, how often, what
  * it says in each mode, and that it is cleared. A pipe stands for
  * standard error and a fake clock for time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_rand.h - the tests' one pseudo-random generator (xorshift64):
  * fixed seeds give the same cases every run. Header only, no CUnit, so
  * the test tools include it too. Each user keeps its own state. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/pool/core/pool_hold.c: a live tpsend's hold on its volumes refuses
  * the VG changes that would remove, thaw or re-point them, and only
  * those, and only while it is held. */

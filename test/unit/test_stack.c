@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/dev/stack.h: the stack decision over a table of stacks built as fake
  * sysfs trees (md member, multipath path, partition inside a disk we
  * label, dm linear over a device, a plain disk, our own pool's dm device),

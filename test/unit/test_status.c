@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_status.c - tpstatus's attribute strings (pool_attr, vol_attr) and
  * its Prometheus metrics (tools/status_prom.c) from pool_info rows made by
  * hand, so that the kernel's states (an active pool, open volumes, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thin API: basics, kernel fixtures, and the model test (thousands of
  * random operations against an in-memory reference model; after every
  * commit the reopened metadata must equal the model and every reference

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Corrupt input: wrong checksums, wrong block numbers, impossible
  * nr_entries/max_entries, a loop in a tree, truncation, a damaged
  * superblock or bitmap, and random damage. Every case must give an error

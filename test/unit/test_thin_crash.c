@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Crash consistency: one transaction is run again and again, with a write
  * error at every point (the fault engine; one block per write, so there is
  * a point between any two blocks) and with a power cut at every point (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one superblock check (thin_sb_check): each rule alone on a valid
  * superblock, its class (unusable / fatal / non-fatal), and the contract
  * between its users: thin_open refuses exactly what tpcheck calls fatal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Size parsing and printing (lib/base/units). */
 #include "lib/base/units.h"
 #include "test/unit/tp_test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_vg_fixture.h - a small labelled pool on memory engines for the
  * metadata/vg unit tests (test_vg_*.c): labels, a valid struct vg, and
  * helpers. Header-only (static functions) so each test file stays

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* metadata/vg labels, uuids and names: roundtrip, every corruption
  * (magic, checksum, fields with a valid checksum, truncated device),
  * wipe, probing a path. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* metadata/vg metadata areas and whole-VG commits: slot alternation,
  * a corrupted copy, lost writes at every write index (fault engine,
  * IO_FAULT_DROP at N), torn writes at every sector, failing writes,

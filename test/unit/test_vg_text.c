@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* metadata/vg VG text and model: export/import roundtrip, a hand-written
  * text, the validation-error matrix (every message names its key), the
  * model's volume operations and vg_validate. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_cmd: restore (validate, size check, build) and dump end to end on
  * memory engines; bad input and small areas leave the output untouched. */
 #include "metadata/thin/thin.h"

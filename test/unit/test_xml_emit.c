@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_emit: thin_dump 0.9.0's exact XML, the human layout, run merging
  * across batches, fd output and write errors. */
 #include "metadata/thin/xml_emit.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_parse: thin_dump XML -> visitor. Round trips through the emitter,
  * batching, every validation error (with its position), visitor errors. */
 #include "metadata/thin/xml_emit.h"

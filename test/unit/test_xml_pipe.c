@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_pipe: a stream produced in another thread arrives whole and in
  * order (batches larger than a slot cut, never reordered); the producer's
  * result comes back; a consumer error stops the producer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_record: a recorded thin_ir stream replays exactly (deltas in both
  * directions, extreme values, batching); the byte limit drops the
  * recording without failing the stream. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* xml_scan: the strict scanner takes thin_dump's exact layout and makes
  * the calls expat's reader makes (compared through the XML emitter); it
  * passes anything else, valid or not, back (1) without a word; large

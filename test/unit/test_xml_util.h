@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_xml_util.h - for the XML reader tests: what a reader makes of a
  * text, as the XML emitter prints it. Header-only (static functions). */
 #ifndef TP_TEST_XML_UTIL_H

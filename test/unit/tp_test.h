@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tp_test.h - CUnit glue: each test file declares its suite with
  * TP_TEST_SUITE(name, init, cleanup, {"case", fn}, ...) and is linked into
  * the one runner (test/unit/runner.c) without editing a central list. */

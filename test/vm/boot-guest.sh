@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # boot-guest.sh - the guest side of the boot test (test/vm/boot.sh). It runs
 # in a real Debian 12 system booted with systemd as PID 1 and tptools
 # installed from its .deb, as two units boot.sh puts into the root:

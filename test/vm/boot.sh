@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # boot.sh - the boot test (make check-boot): a real Debian 12 system with
 # systemd as PID 1 and tptools installed from its .deb with dpkg, booted four
 # times under QEMU (TCG) on Debian's kernel; each boot must bring the pools up

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest.sh - runs in the test VM, chrooted into the host's read-only /
 # (see init.sh): each scenario in its own temp dir, then a clean-up so the
 # next one starts from blank disks. Prints one line per scenario:

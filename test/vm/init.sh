@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # init.sh - PID 1 of the test VM (busybox sh; copied into the initramfs by
 # test/vm/run.sh). Loads the boot modules, mounts the host's / (9p,
 # read-only) at /hostroot with the guest's /dev /proc /sys and fresh tmpfs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel.sh - the Debian kernel the VM tests boot, for run.sh and boot.sh
 # (sourced; bash).
 #

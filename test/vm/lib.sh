@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh - helpers for VM scenarios (source "$TP_SRC/test/vm/lib.sh").
 #
 # ok and fail mean the same here and in test/shell/lib.sh: they STOP the

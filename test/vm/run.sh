@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh - the real-kernel test stage: boot Debian's kernel under QEMU once,
 # run every test/vm/s-*.sh scenario in the guest, report PASS/FAIL each.
 #

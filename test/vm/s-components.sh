@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Stacked devices on the real kernel (issue 28, STACKED DEVICES in
 # tptools(7)): a pool whose data device is an md RAID1 with metadata 1.0 or
 # 0.90 (the superblock at the end, so every member carries the pool's

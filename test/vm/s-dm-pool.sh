@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/dm_pool.c on the real kernel: a pool's device stack as a unit
 # (activate/deactivate with clean-up on failure), volumes, live snapshots
 # of active and inactive origins, a read-only volume, refusals (pool in

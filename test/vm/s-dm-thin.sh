@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel/dm.h on the real dm-thin target, through tp-dmtest: linear areas
 # (byte ranges inside two disks) for metadata and data, a thin pool on
 # zeroed metadata (the kernel formats it), thin volumes, data written and

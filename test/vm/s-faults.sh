@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm-timeout: 600
 # I/O faults under a live pool (issue 12): the pool's devices are dm devices
 # made here (linear, reloaded as dm-flakey or dm-error to inject faults):

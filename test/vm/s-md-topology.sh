@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # md geometries as libblkid and lib/dev see them: minimum_io_size = the md
 # chunk, optimal_io_size = the full stripe (chunk x data disks), for RAID6
 # (6 disks, 512 KiB chunk: 512 KiB / 2 MiB), RAID5, RAID0 with a stripe

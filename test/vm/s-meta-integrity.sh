@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dm-integrity under the legs of mirrored thin metadata on the real kernel
 # (issue 38; tpcreate(8) --meta-integrity, tpcheck(8) --scrub, tpstatus(8)
 # pool_meta_integrity, pool_meta_mismatches). The legs are dm linear

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Mirrored thin metadata on the real kernel (issue 25; tpcreate(8) --meta
 # DEV1,DEV2, tpchange(8) --meta-replace): the legs are dm linear devices
 # over their own disks, so one can be swapped for the error target. The

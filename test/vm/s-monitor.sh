@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tpmonitor and live growth on the real kernel (issue 10): a pool filled by
 # fio while tpmonitor runs autoextends from a grown loop device before it
 # blocks, fio sees no error and verifies its data; a pool with no room is

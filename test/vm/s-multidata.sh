@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A pool over several data devices on the real kernel (issue 25): a pool
 # on an md RAID0 of two disks (128 KiB full stripe) grown offline by an md
 # RAID0 of three (192 KiB) with tpextend --data; activated, the data

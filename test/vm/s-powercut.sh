@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # vm-timeout: 900
 # Power cuts on the live path (issue 12), inside one boot: the pool's
 # metadata and data devices are two linear slices of one dm-log-writes device,

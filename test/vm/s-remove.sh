@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tvremove of a live pool's volume in bounded steps (tvremove(8) "Removal
 # in steps"): discards of a bounded range through the volume's device, each
 # committed by a flush, then the kernel's delete of the emptied device. The

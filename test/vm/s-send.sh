@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Send and receive between two ACTIVE pools on the real kernel (issue 15):
 # ext4 on a volume, files written, read-only snapshot s1 sent in full from
 # the live pool to a second live pool, more writes, snapshot s2 sent as

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Signals, kills and half-applied changes on a live pool (issue 12).
 # SIGINT, SIGTERM and SIGKILL land at each step of a live tvsnap, a live
 # tvrollback and a live tpstatus, deterministically: TP_TEST_PAUSE=STEP makes the command

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Snapshots as users use them, on the real kernel (issue 15): ext4 on a
 # volume, snapshots s1 and s2 taken live with writes in between; tpdiff on
 # the live pool (through a metadata snapshot the kernel holds and gives

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tptools on the real kernel (issue 6): a pool on a 6-disk md RAID6 with the
 # geometry read through libblkid in the guest, activation, a filesystem on a
 # volume, live snapshots and changes, deactivation and reactivation, the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Discards on a live pool (issue 25; tptrim on block devices: s-wipe),
 # on loop devices over files so that passdown is seen on the data file:
 # ext4's fstrim on a volume frees the pool chunks of a removed file (the

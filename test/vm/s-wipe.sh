@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tvremove --wipe on the real kernel (issue 14): with zeroing off a new
 # volume reads what a removed one left in chunks it has only partly
 # written (shown first, as the control); after tvremove --wipe the data

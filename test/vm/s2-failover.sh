@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two hosts, one shared pool (tpcreate --lock-type sanlock; tptools(7)
 # SHARED STORAGE), each host with its own sanlock daemon (without the
 # watchdog: -w 0) and host id (a 1, b 2; io_timeout 2 s, so sanlock counts

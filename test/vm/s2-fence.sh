@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two hosts, one shared pool: the kill path. On a, the pool's metadata
 # device is a dm linear device over the shared disk, and a activates the
 # pool (its lease holder registers `tp __lease-fence` with sanlock) and

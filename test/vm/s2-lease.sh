@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two hosts, one lease area on a shared disk (lease/lease.h through
 # tp-lease; issue 24): each host runs its own sanlock daemon (without the
 # watchdog: -w 0) and joins the lockspace with its host id. While a holds

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two hosts, one shared pool: the owner is paused past its lease, as a
 # hypervisor pauses a machine (QEMU's stop: the guest's clocks stand still,
 # so on cont its sanlock sees no late renewal and runs no kill path).

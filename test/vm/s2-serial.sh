@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two hosts, one shared pool, offline changes from both at once: each host
 # creates FAULT_LEASE_ROUNDS volumes (default 20; a knob for a longer
 # soak), retrying while the other holds the lease (exit 5 naming its host

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Two hosts, one shared pair of disks (TP_VM_HOSTS=2): ownership by system
 # id (tptools(7) SHARED STORAGE) between two real kernels. Host a makes a
 # pool on the shared disks and activates it; host b, which has never seen

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shared-pool.sh - sourced by the shared-pool scenarios (s2-failover, s2-pause,
 # s2-fence, s2-serial): this host's tptools.conf (host id: a 1, b 2;
 # sanlock's io_timeout 2 s) and its sanlock daemon without the watchdog

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sync.sh - the meeting points of the two guests of a two-host run
 # (TP_VM_HOSTS=2, test/vm/run.sh), sourced by guest.sh and lib.sh. Both
 # see the host directory TP_SYNC (9p, uncached); a guest arriving at a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* admin_int.h - what the files of lib/pool/admin share, and nobody else
  * (a *_int.h header is its directory's own). */
 #ifndef TP_POOL_ADMIN_INT_H

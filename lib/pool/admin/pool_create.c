@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_create.c - tpcreate's engine: check the devices, decide the
  * geometry (policy.h), write thin metadata, VG metadata and labels. */
 #include "lib/pool/admin/admin_int.h"

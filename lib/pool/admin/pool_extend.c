@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_extend.c - grow a pool's data area to its data device's current
  * size (tpextend; pool.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_extend_data.c - tpextend --data and tpreduce --data: a data
  * device added behind the last one, or one but the first taken away when
  * no volume maps a chunk of it (pool.h; tpmove empties one).

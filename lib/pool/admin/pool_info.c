@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_info.c - what the tools print of a pool, in lib/pool's own types
  * (pool.h), filled from the VG model and, with POOL_INFO_USAGE, from the
  * allocation figures of pool_status.c (the mapping walk for exclusive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_lock_set.c - tpchange --lock-type (pool.h: pool_set_lock_type): a
  * pool of one host becomes a shared pool (a lease area found on its
  * metadata device, formatted through this host's sanlock daemon, then one

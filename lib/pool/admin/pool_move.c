@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_move.c - tpmove (pool.h: pool_move_data): every chunk mapped on
  * one data device of an inactive pool moved onto free chunks of the
  * others, so that tpreduce --data can take the device away.

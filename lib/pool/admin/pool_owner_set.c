@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_owner_set.c - tpchange --systemid (pool.h: pool_set_system_id):
  * the pool's owner, as one VG commit. Offline only: the host that takes
  * the pool over activates it, and a pool running here while its VG names

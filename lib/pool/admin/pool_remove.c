@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_remove.c - tpremove's engine (pool.h: pool_remove, pool_forget,
  * pool_label_remove): wipe the labels and VG areas of an open pool's
  * devices; or, for a pool whose devices cannot all be opened, of each

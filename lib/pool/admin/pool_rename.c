@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_rename.c - rename a pool (pool.h: pool_rename; tprename).
  *
  * A pool's name is in three places: its VG metadata (authoritative), the

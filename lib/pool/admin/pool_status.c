@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_status.c - allocation figures of a pool and of each volume, from
  * the pool's backend (pool_offline.c, pool_live.c): mapped from the
  * device details, exclusive and shared, when asked, from a walk of every

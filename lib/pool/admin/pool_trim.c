@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_trim.c - tptrim (pool.h: pool_trim): discard the data chunks no
  * volume maps, offline.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_watch.c - a pool's monitoring policy (pool.h: warn threshold,
  * autoextend threshold and step), kept in the VG's monitor section and
  * changed by one VG commit; how full a pool is, cheaply (space maps or the

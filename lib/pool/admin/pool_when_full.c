@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_when_full.c - what an active pool does with writes once its data
  * area is full (pool.h: pool_set_when_full): queue them (the default, for
  * an administrator to grow the pool) or fail them with ENOSPC (the

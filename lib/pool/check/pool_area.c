@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_area.c - bare thin-metadata areas (tpcheck --metadata, tpdump
  * FILE, tprepair --metadata -o, tprestore -o): opened through lib/base,
  * the file itself locked, a write target that is a pool device refused,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_backup_match.c - which VG metadata backup fits the thin metadata
  * on a pool's metadata device (pool_check_int.h).
  *

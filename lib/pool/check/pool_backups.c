@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_backups.c - tprepair --list-backups: what the VG metadata backups
  * of every pool that had a name (host.h) record, read from this host's
  * files, and which of those pools the devices are (the devices file and

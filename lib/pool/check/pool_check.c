@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_check.c - tpcheck POOL: labels, VG copies, thin metadata, VG <->
  * thin consistency. See pool_check.h. The devices are opened by
  * pool_attach with a report (pool_open would refuse damaged thin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_check_int.h - lib/pool internals of check and repair: the pool
  * level in the thin metadata checker's and salvager's own types, and the
  * bare-area entry points (pool_area.c). Not for tools; pool_check.h is

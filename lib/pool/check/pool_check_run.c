@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_check_run.c - the check and repair entry points of the tools
  * (pool_check.h): a pool (pool_check.c, pool_repair.c) or a bare area
  * (pool_area.c), with the results copied into lib/pool's own types. */

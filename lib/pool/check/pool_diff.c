@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_diff.c - tpdiff: two volumes' mapping trees compared. See
  * pool_diff.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_dump.c - tpdump and tprestore. See pool_dump.h. */
 #include "lib/pool/pool_dump.h"
 #include "lib/pool/check/pool_check_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_relabel.c - tprepair's first stage: a pool's labels and VG
  * metadata areas (pool_check_int.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_repair.c - tprepair POOL. It checks first and does only what the
  * damage asks for (see pool_check.h):
  *   1. labels and VG areas (pool_relabel.c): a lost label from the other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* core.h - the core of lib/pool, as its modules see it (not for tools,
  * which include the public face, lib/pool/pool.h): the change protocol,
  * attach and open, commits, guards, holds, the hooks features register,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* core_int.h - what only lib/pool/core sees: struct pool and the
  * backends behind it. Every other module goes through core.h. */
 #ifndef TP_POOL_CORE_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool.c - open and close a pool (its devices through pool_attach.c, then
  * the backend: the thin metadata, or the kernel when live) and its VG
  * commits. See pool.h for the contract. */

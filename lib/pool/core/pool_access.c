@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_access.c - the accessors of struct pool for the other modules,
  * the calls that dispatch to P's backend, and the read-only latch
  * (core.h). A leaf of the core: it calls no other file of it but the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_activate.c - loading and unloading an open pool's kernel targets
  * (pool.h: pool_activate, pool_deactivate): the thin-pool table from the
  * labels and the VG, a fast check of the thin metadata first (pool_guard,

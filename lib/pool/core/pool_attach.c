@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_attach.c - the one way into a pool's devices, for pool_open,
  * pool_check and pool_repair alike: the name check, the pool lock, where
  * the devices are (--devices "A,B", else the devices file or a label scan:

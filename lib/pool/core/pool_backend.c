@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_backend.c - is the kernel running a pool? Decided once, when the
  * pool is attached, and failing closed:
  *   - device-mapper is asked for the pool's devices by our dm uuids

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_beyond.c - the chunks mapped at or beyond the end of their volume
  * (core.h): found by a walk of the committed thin metadata, unmapped
  * in the open thin transaction. tvresize --force unmaps them after a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_change.c - the change protocol (core.h): one VG commit, the
  * thin-side change, the transaction id, the thin commit, and settling a
  * change that failed after its VG commit; and the rules every new volume

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_claim.c - one owner per device: how every command that writes a
  * pool device opens it (pool_attach.c, pool_create.c, pool_forget).
  *

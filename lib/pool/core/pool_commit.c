@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_commit.c - a VG commit of an open pool (core.h): both
  * devices' VG areas, as one critical section, then the backup. A commit
  * that would remove, thaw or re-point a volume a live tpsend reads is

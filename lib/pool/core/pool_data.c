@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_data.c - a pool's data area over several data devices (core.h:
  * pool_pv, pool_data_locate; core_int.h: pool_attach_xdata).
  *

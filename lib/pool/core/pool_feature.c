@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_feature.c - the hooks feature modules add to the core's protocol
  * (core.h). The core calls no feature: where its crash completion must
  * clear what a killed command of some feature left, that feature

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_guard.c - no change to a pool whose thin metadata is known to be
  * fatally damaged: activation and every volume change (tvcreate, tvsnap,
  * tvremove) ask pool_guard first. It costs what `tpcheck --fast` costs

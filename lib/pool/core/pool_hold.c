@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_hold.c - volume holds: what keeps a long reader's volumes in
  * place once it no longer holds the pool lock (core.h). A hold is the
  * core's: every VG commit checks the holds, so no feature's code runs on

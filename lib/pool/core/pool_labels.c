@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_labels.c - the labels follow the VG (core.h).
  *
  * A change of geometry (tpextend) commits the VG first, as the journal of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_layout.c - the kernel tables of an open pool, from its labels and
  * VG (core.h: pool_dm_layout, pool_load_volume): what activation loads
  * and what a live growth, or the completion of an interrupted change,

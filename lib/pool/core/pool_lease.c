@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_lease.c - a shared pool's sanlock lease (pool.h: POOL_LEASE_KEEP,
  * pool_lease_*; lease/lease.h does the talking to sanlock). A pool whose
  * VG has a lock (tpcreate/tpchange --lock-type sanlock) is written by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_leftovers.c - what a SIGKILL (or a crash) of a tptools command
  * leaves in the kernel, cleared by the next command that attaches the
  * pool (pool_backend.c calls this before deciding live or offline):

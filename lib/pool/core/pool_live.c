@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_live.c - the live backend (core.h): the kernel owns the thin
  * metadata, so changes are pool messages (each one commits in the
  * kernel), figures come from the pool's status and reads from its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_mirror.c - mirrored thin metadata (core.h: pool_meta_io,
  * pool_meta_area_io, pool_meta_legs, pool_meta_health, pool_zero_raid_meta): the second
  * metadata device of a pool made with tpcreate --meta DEV1,DEV2 (vg.meta1,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_mirror_replace.c - tpchange --meta-replace and --meta-mirror
  * (pool.h: pool_meta_replace, pool_meta_mirror_add): apart from
  * pool_mirror.c, which the attach, the offline engine and the commit use

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_msnap.c - reading an active pool: the kernel owns the thin
  * metadata, so reads go through a metadata snapshot (the kernel's
  * reserve_metadata_snap: a consistent, held copy of the trees that we read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_offline.c - the offline backend (core.h): the thin metadata
  * on the devices through metadata/thin, changes uncommitted until the
  * caller commits (a failed change: the thin transaction dropped, the VG

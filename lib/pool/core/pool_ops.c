@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_ops.c - the thin-device operations of a change, on whichever side
  * owns the thin metadata: P->be, the offline engine (uncommitted until
  * the caller commits) or the kernel's pool (pool_backend.c decides).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_orphan.c - orphan labels (core.h; tptools(7) ORPHAN LABELS): a
  * device whose label carries a pool's uuid and whose device uuid the
  * pool's current VG does not name. A change that adds a device labels it

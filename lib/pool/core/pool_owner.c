@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_owner.c - a pool's owner: the system id its VG records
  * (tptools.conf(5) global/system_id) against this host's (lib/base/
  * sysid.h). A pool owned by another host is foreign: dm-thin is not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_profile.c - the geometry profile between lib/pool's policy names
  * (enum tp_profile) and the VG metadata's record of it (enum vg_profile). */
 #include "lib/pool/core/core_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_provision.c - the over-provisioning limit (core.h): a pool's VG
  * may cap the sum of its volumes' virtual sizes at a percentage of its
  * data area (tpcreate/tpchange --max-overprovision). Every forward VG

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_removal.c - the removal of a volume in bounded steps (core.h).
  *
  * A removal is three kinds of transaction, so that no one of them does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_txn.c - the transaction-id protocol between the VG metadata and the
  * thin metadata, or the kernel's pool when it is live (pool.h explains
  * it): detect an interrupted change and complete it from the VG, which is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_usage.c - per-volume mapped / exclusive / shared figures, counted
  * by walking the mapping trees (metadata/thin/thin_walk.h): a data block
  * is exclusive to a volume when no other thin device maps it. (The data

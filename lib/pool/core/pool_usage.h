@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_usage.h - per-device mapped and exclusive data blocks from a walk
  * of the mapping trees, or mapped alone from the device details (see
  * pool_usage.c). lib/pool internal. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_vg.h - lib/pool internals that hand out the lower layers' types
  * (the VG model, the thin metadata, per-volume status over struct
  * vg_volume); not for tools, which get lib/pool's own types (pool.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* refcount2.h - a data block's share count as two bits (0, 1, 2 = two or
  * more), packed four to a byte: enough to tell unmapped, exclusive and
  * shared chunks apart for a whole pool in nr_blocks / 4 bytes. Used by

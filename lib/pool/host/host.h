@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* host.h - what this host keeps about its pools, outside the pool devices
  * (lib/pool internals; not for tools): the devices file and the VG
  * metadata backups, both under the config dir (lib/base/paths.h:

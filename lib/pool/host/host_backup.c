@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* host_backup.c - VG metadata backups in the config dir, one directory
  * per pool uuid; the first layout's directories (one per pool name) are
  * read too, and emptied into the new one by the commits of their pools.

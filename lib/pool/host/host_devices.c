@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* host_devices.c - the devices file. See host.h. */
 #include "lib/pool/host/host.h"
 

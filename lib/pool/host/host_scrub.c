@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* host_scrub.c - the record of a pool's last metadata scrub (host.h). */
 #include "lib/pool/host/host.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* host_spare.c - the damaged thin-metadata copies tprepair keeps, in the
  * config dir next to the VG backups of the pool (its uuid's directory).
  * See host.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_find.c - where a pool's devices are: --devices, the devices file,
  * or a label scan of every block device (libudev via lib/dev/scan.h); and
  * the copies of them (duplicates) the scan finds. Only the top of a stack

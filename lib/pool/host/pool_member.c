@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_member.c - what a device's tptools label says, for udev
  * (`tp udev-probe`, udev/60-tptools-member.rules) and autoactivation
  * (tpactivate --auto). Reads the label sector and, for a device with our

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_monitor_state.c - the monitor's state file of each pool (see
  * monitor.h for where it lives, why there, and its format). */
 #include "lib/pool/monitor.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_names.c - the names of the pools this host knows (pool.h):
  * pool_list_names, those of the devices file; pool_list_all_names, those
  * and the ones the labels of the block devices carry, for tpactivate

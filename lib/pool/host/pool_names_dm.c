@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_names_dm.c - see pool_names_dm.h. */
 #include "lib/pool/pool_names_dm.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_stack.c - a label is believed only on the top of a stack
  * (lib/dev/stack.h): the check lib/pool runs before it takes a device
  * for a pool's (label scan, devices-file entry, --devices, udev-probe,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_monitor.c - what tpmonitor does about one look at a pool
  * (monitor.h: pool_monitor_decide). Pure: figures in, actions out, so
  * every rule is unit tested without a kernel.

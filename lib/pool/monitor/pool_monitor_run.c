@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_monitor_run.c - tpmonitor's work on the kernel's pools (monitor.h):
  * which pools are ours and active (our dm uuids only: a thin-pool another
  * program made is never listed, so never touched), one look at a pool

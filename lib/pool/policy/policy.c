@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy.c - see policy.h. Pure: no I/O, no logging, no allocation. */
 #include "lib/pool/policy.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_recv.c - a send stream checked, then received into a pool. See
  * pool_recv.h; the layout is in pool_stream.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_recv_int.h - a checked send stream as lib/pool's receivers see it
  * (pool_recv.c offline, pool_recv_live.c into an active pool); not for
  * tools. */

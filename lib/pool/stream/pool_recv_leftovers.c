@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_recv_leftovers.c - the temporary device of a live receive
  * (pool_recv_live.c): its name and uuid, its removal with the thin id
  * behind it when the VG does not list that id, and the clearing of what a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_recv_live.c - a receive's data written into a pool the kernel
  * runs. See pool_recv_int.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_recv_raw.c - tprecv --format raw: a plain image, read once from a
  * pipe or a file, made a new volume of an inactive pool. See pool_recv.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_recv_replay.c - a checked send stream read again, record by
  * record, into a receiver's sink (pool_recv_int.h): runs of whole chunks
  * and runs of holes, in the stream's order; and the view both the check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_send.c - a volume's content as a plain image or a send stream.
  * See pool_send.h; the stream's layout is in pool_stream.h.
  *

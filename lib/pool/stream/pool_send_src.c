@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_send_src.c - where tpsend reads a volume from: offline, the thin
  * metadata and data device the pool has open; live, a kernel metadata
  * snapshot held for the walk only and the data device read with O_DIRECT.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_send_src.h - where tpsend reads a volume from (lib/pool internal).
  *
  * Offline: the committed thin metadata of the active area and the data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_stream.c - packing the send stream's header and record heads. See
  * pool_stream.h for the layout. */
 #include "lib/pool/stream/pool_stream.h"

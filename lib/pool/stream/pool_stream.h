@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_stream.h - the send stream's layout (tpsend writes it, tprecv reads
  * it; the format is documented for users in man/tp-stream.5). lib/pool
  * internal. All integers little-endian; every crc is the standard

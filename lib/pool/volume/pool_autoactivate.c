@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_autoactivate.c - the activation flags of a pool and of its volumes
  * (pool.h: pool_get_autoactivate, pool_set_autoactivate): the VG's
  * activation_skip keys, read and changed by one VG commit. The thin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_wipe.c - tvremove --wipe: zero the chunks that only one volume
  * maps, before its removal frees them (pool.h). Owns the entry point and
  * the offline path; the live path is pool_wipe_live.c, the search for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_wipe.h - tvremove --wipe's two halves, lib/pool internal: which
  * chunks only one volume maps (pool_wipe.c, from any walk of the mapping
  * trees) and writing zeros over byte ranges of a device, stoppable by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_wipe_live.c - tvremove --wipe on an active pool (pool.h:
  * pool_volume_wipe; pool_wipe.h). Zeroes the chunks only the volume maps
  * while the kernel runs the pool, before the removal frees them.

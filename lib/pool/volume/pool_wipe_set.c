@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_wipe_set.c - tvremove --wipe's shared half (pool_wipe.h): which
  * chunks only one volume maps, from any walk of the mapping trees, and
  * writing zeros that a signal can stop.

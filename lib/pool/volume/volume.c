@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* volume.c - thin volume create, snapshot and remove: one VG commit (the
  * journal, first) and one thin-metadata transaction each. See pool.h. */
 #include "lib/pool/core/core.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* volume_change.c - resize and rename a thin volume (pool.h).
  *
  * A thin volume's virtual size and name live in the VG only (the thin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* volume_live.c - a loaded thin volume takes its grown size (tvresize on
  * an active pool; core.h: pool_volume_live_grow): the VG has been
  * committed with the new size, then the volume's thin table is reloaded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* volume_readonly.c - read-only volumes (pool.h: pool_volume_get_readonly,
  * pool_volume_set_readonly, pool_volume_refuse_readonly): the VG's
  * read_only key of a volume, changed by one VG commit. Activation loads a

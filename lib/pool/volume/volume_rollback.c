@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* volume_rollback.c - roll a thin volume back to one of its snapshots
  * (pool.h: pool_volume_rollback). VOL keeps its name, activation flag and
  * creation time; its content and virtual size become SNAP's; SNAP is kept.

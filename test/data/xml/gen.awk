@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # gen.awk - generate thin_dump-style XML workloads for interop tests and
 # benchmarks (no metadata involved: the XML itself is the input).
 #

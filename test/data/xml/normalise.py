@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """normalise.py - print thin_dump XML in one canonical form, so that the
 dumps of thin-provisioning-tools 0.9.0, 1.1.0 and tpdump can be compared by
 meaning rather than by bytes.
