@@ -87,7 +87,9 @@ FLAGS_SH    = '$(subst ','\'',$(FLAGS_NOW))'
 # only what lies below it. scripts/check-layers.sh holds the rules (what each
 # directory may include and call) and checks them; keep the two in step.
 LAYERS := face:lib/pool monitor:lib/pool/monitor admin:lib/pool/admin check:lib/pool/check \
-          stream:lib/pool/stream volume:lib/pool/volume core:lib/pool/core \
+          stream:lib/pool/stream volume:lib/pool/volume removal:lib/pool/removal \
+          plock:lib/pool/lease \
+          owner:lib/pool/owner core:lib/pool/core \
           host:lib/pool/host policy:lib/pool/policy \
           thin:metadata/thin vg:metadata/vg kernel:kernel lease:lease \
           pdata:metadata/pdata dev:lib/dev base:lib/base
@@ -160,7 +162,7 @@ $(UNIT): $(UNIT_OBJS) $(LIBTP)
 
 # A test tool that needs a library the commands do not: AUX_LIBS_<name>
 # (none today: sanlock's client library is in LDLIBS since the commands
-# take leases, lib/pool/core/pool_lease.c)
+# take leases, lib/pool/lease/pool_lease.c)
 $(BUILD)/test/bin/%: test/tools/%.c $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")

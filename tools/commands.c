@@ -9,6 +9,7 @@
 #include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_lease.h"
 
 #include <stdio.h>
 #include <stdlib.h>

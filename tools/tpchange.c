@@ -10,6 +10,7 @@
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_lease.h"
 #include "tools/cli.h"
 #include "tools/monitor_opts.h"
 #include "tools/pool_op.h"

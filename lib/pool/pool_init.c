@@ -5,10 +5,18 @@
  * where the features are named; the core never names one. */
 #include "lib/pool/pool.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/lease/lease_feature.h"
+#include "lib/pool/owner/owner_feature.h"
+#include "lib/pool/removal/removal.h"
 #include "lib/pool/stream/stream.h"
 
 void pool_init(void)
 {
+	/* in this order: the owner check before the lease (a foreign pool's
+	 * lease is not taken) */
+	pool_owner_register();
+	pool_lease_register();
+	pool_removal_register();
 	pool_stream_register();
 	pool_features_ready();
 }

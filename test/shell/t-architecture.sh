@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # docs/ARCHITECTURE.md is kept true with the code: its list of the calls
 # of pool_is_live() outside lib/pool/core is exactly the code's (file and
-# function), every lib/pool module is in its table, every file path it
+# function), every lib/pool module is in its table, the core's size is
+# what it says (to 2%), every file path it
 # names exists, and nothing in the tree cites a design document the tree
 # does not contain.
 w=$PWD	# the lists go to the test's own directory, never into the tree
@@ -35,6 +36,16 @@ diff -u "$w"/core-doc.list "$w"/core-code.list >"$w"/core.diff ||
 # and the backend's kind is read nowhere outside the core
 bad=$(grep -n 'be->live' lib/pool/*/*.c | grep -v '^lib/pool/core/' || true)
 [ -z "$bad" ] || fail "the backend's kind read outside the core: $bad"
+
+# the core's size as the document states it ("The core is N lines of C in
+# M files"), within 2% of the tree's
+read -r said files < <(tr '\n' ' ' <"$doc" | sed -n 's/.*The core is \([0-9,]*\) lines of C in \([0-9]*\) files.*/\1 \2/p' | tr -d ,; echo)
+[ -n "$said" ] || fail "$doc does not state the core's size (\"The core is N lines of C in M files\")"
+lines=$(cat lib/pool/core/*.c | wc -l)
+nfiles=$(ls lib/pool/core/*.c | wc -l)
+[ $((lines * 100)) -ge $((said * 98)) ] && [ $((lines * 100)) -le $((said * 102)) ] ||
+	fail "$doc says the core is $said lines of C; it is $lines"
+[ "$files" = "$nfiles" ] || fail "$doc says the core has $files .c files; it has $nfiles"
 
 # every module directory has its row
 for d in lib/pool/*/; do

@@ -6,6 +6,7 @@
  * VG metadata's values. */
 #include "lib/pool/monitor.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/lease/lease_feature.h"
 #include "lib/pool/core/pool_vg.h"
 
 #include "kernel/dm.h"

@@ -6,6 +6,7 @@
  * free space). Offline only: an active pool's holder would be left behind
  * or missing. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/lease/lease_feature.h"
 
 #include "lib/base/log.h"
 #include "lib/base/sysid.h"

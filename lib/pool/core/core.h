@@ -17,20 +17,6 @@
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
 
-/* pool_lease.c: a writer's attach takes a shared pool's lease (after the
- * owner check), detach lets it go (pool.h: POOL_LEASE_KEEP). Returns 1
- * when the lease was taken now (the VG read before it is to be read again:
- * another host may have changed it), 0 when none is needed or this host's
- * holder has it, or -errno (logged). */
-int pool_lease_take(struct pool *p) TP_MUST_CHECK;
-void pool_lease_drop(struct pool *p);
-/* Before a new shared pool or lease area is written: 0 when the sanlock
- * daemon answers (else -ENOTCONN, logged). */
-int pool_lease_check_daemon(const char *pool) TP_MUST_CHECK;
-/* Write an empty lease area NAME on PATH at OFFSET (through the daemon). */
-int pool_lease_format(const char *pool, const char *name, const char *path, uint64_t offset,
-		      unsigned io_timeout) TP_MUST_CHECK;
-
 /* struct pool is the core's (core_int.h): the other modules see it
  * through these accessors and the core's functions below. */
 struct pool_status;
@@ -225,11 +211,9 @@ int pool_dev_mapped(struct pool *p, struct pool_dev_usage **u, size_t *n) TP_MUS
  * it offline..."), when P is live; else 0. */
 int pool_refuse_live(const struct pool *p, const char *what) TP_MUST_CHECK;
 
-/* pool_owner.c: after the VG is read, is P another host's? Sets
- * pool_is_foreign; -EREMOTE (logged, unless POOL_FOREIGN_QUIET) when it is
- * and P was not opened with POOL_FOREIGN_OK; -errno when this host's id
- * cannot be told (logged); else 0. */
-int pool_check_owner(struct pool *p) TP_MUST_CHECK;
+/* pool_access.c: mark P as another host's (the owner module's finding:
+ * pool_is_foreign), or not. */
+void pool_set_foreign(struct pool *p, int foreign);
 
 /* pool_backend.c: PATH carries label L (a device of pool L->pool_name)
  * and is about to be written outside its pool (tprestore -o, tprepair
@@ -524,23 +508,19 @@ int pool_op_set_tid(struct pool *p, uint64_t old_id, uint64_t new_id) TP_MUST_CH
  * (logged) while it is in use. */
 int pool_op_vol_deactivate(struct pool *p, const char *vol) TP_MUST_CHECK;
 
-/* ---- pool_removal.c: a volume's removal in bounded steps ---- */
+/* ---- pool_unmap.c: the bounded steps a removal is made of ----
+ * (the removal module, lib/pool/removal, runs them) */
 
-/* Volume NAME becomes a removal under way (one change; live, its device
- * is unloaded first: -EBUSY, logged, while it is open, nothing changed):
- * 0. A volume that maps nothing is removed in that one change: 1. */
-int pool_removal_begin(struct pool *p, const char *name) TP_MUST_CHECK;
-/* Run the removal NAME to its end: bounded steps, each durable, then the
- * change that deletes its emptied thin device. FN (may be NULL) hears
- * the mappings given back of the total it had. 0 or -errno, logged; a
- * failure leaves a removal that the next run finishes. */
-int pool_removal_run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
-	TP_MUST_CHECK;
-/* At a writer's open: finish every interrupted removal (a failure is
- * warned about; the removal stays for the next writer). */
-void pool_removals_finish(struct pool *p);
-/* 1 when this command's open finished the removal NAME. */
-int pool_removal_finished(const struct pool *p, const char *name);
+/* One bounded step of removal RM through P's backend: unless DO_STEP is
+ * 0 (a probe), unmap one step's worth of its mappings from chunk *POS on
+ * and make that durable; *POS moves past what was done, *LEFT gets the
+ * mappings it still has. -EOPNOTSUPP live when the pool ignores
+ * discards. 0 or -errno. */
+int pool_unmap_step(struct pool *p, const struct vg_volume *rm, int do_step, uint64_t *pos,
+		    uint64_t *left) TP_MUST_CHECK;
+/* The steps are over: live, the removal's device is closed (before the
+ * delete unloads it). */
+void pool_unmap_end(struct pool *p);
 
 /* ---- volume.c: one change under the protocol ---- */
 
@@ -701,23 +681,53 @@ int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy
 void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v);
 
 
-/* ---- pool_feature.c: the hooks features register (see there) ---- */
+/* ---- pool_feature.c: the lifecycle table features register into ----
+ *
+ * A feature module (lease, owner, removal, stream, ...) registers one
+ * struct pool_feature at start (pool_init); the core runs every
+ * registered feature's hook at each step of a pool's life, in the order
+ * they registered, and never names a feature. A hook left NULL is
+ * skipped. Each feature keeps its own state of an open pool in its slot
+ * (pool_feature_state): the core frees nothing in it; the detach hook
+ * must. */
 
 struct pool_feature {
 	const char *name;
+	/* After the VG is read and every copy checked, before anything is
+	 * written (a stale copy's rewrite, a replay): 0 to go on, 1 when the
+	 * VG must be read again (a lease was taken just now: another host
+	 * may have changed it), or -errno, logged unless the pool's flags
+	 * ask for quiet (the attach fails). */
+	int (*vg_read)(struct pool *p);
 	/* A live pool is opened (WRITE: for a change): clear, or report
 	 * when reading, what a killed command of this feature left in the
 	 * kernel, before the transaction ids are compared. 0 or -errno,
 	 * logged. */
 	int (*live_leftovers)(struct pool *p, int write);
+	/* The pool is open (the thin side reconciled); WRITE for a writer.
+	 * What a feature finishes at a writer's open (an interrupted
+	 * removal). A failure is the feature's to say; the open goes on. */
+	void (*opened)(struct pool *p, int write);
+	/* The pool is being detached, before its devices close: give back
+	 * what the feature took (a lease, an open device) and free its
+	 * state. */
+	void (*detach)(struct pool *p);
+	/* Set by pool_feature_register: the index of its state slot. */
+	unsigned slot;
 };
-/* Add F (static storage) to the hooks the core runs; once per feature. */
-void pool_feature_register(const struct pool_feature *f);
+/* Add F (static storage, writable: its slot is set) to the table; once
+ * per feature. */
+void pool_feature_register(struct pool_feature *f);
 /* Every feature has registered (pool_init). */
 void pool_features_ready(void);
-/* Run every feature's live_leftovers hook on P; an internal error when
- * pool_init was never called. */
+/* The feature's state slot of P: NULL until the feature stores there. */
+void **pool_feature_state(struct pool *p, const struct pool_feature *f);
+void *pool_feature_state_get(const struct pool *p, const struct pool_feature *f);
+/* The core's steps (pool_attach.c, pool.c): run every feature's hook. */
+int pool_features_vg_read(struct pool *p) TP_MUST_CHECK;
 int pool_features_live_leftovers(struct pool *p, int write) TP_MUST_CHECK;
+void pool_features_opened(struct pool *p, int write);
+void pool_features_detach(struct pool *p);
 
 /* ---- pool_hold.c: a live send's volumes stay (see there) ---- */
 

@@ -4,11 +4,13 @@
 #ifndef TP_POOL_CORE_INT_H
 #define TP_POOL_CORE_INT_H
 
-#include "lease/lease.h"
 #include "lib/pool/core/core.h"
 
 /* pool_layout.c: the live backend's grow_catch_up (core.h: pool_grow_catch_up) */
 int pool_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
+
+/* The features the core's lifecycle table holds at most (pool_feature.c). */
+#define POOL_FEATURES_MAX 8
 
 /* Every device of a pool: the data and meta devices (by role), then the
  * data devices tpextend --data added, in the data area's order. */
@@ -43,32 +45,27 @@ struct pool {
 	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 	int latched;			/* pool_latch_read_only: no more writes */
-	int foreign;			/* owned by another host (pool_owner.c) */
+	int foreign;			/* owned by another host (lib/pool/owner: pool_set_foreign) */
 	/* a writer found a stale mirror leg: resynced at its first VG commit
 	 * (pool_commit.c), so that a writer refused before it writes nothing */
 	int meta_resync_due;
-	/* a shared pool's lease (pool_lease.c): held by this command
-	 * (LEASE_OWN), or by this host's holder process LEASE_HOLDER */
-	struct lease_hold lease;
-	int lease_own;
-	int lease_holder;
+	/* each registered feature's state of this pool (pool_feature.c):
+	 * the feature's own, opaque here; its detach hook frees it */
+	void *feature_state[POOL_FEATURES_MAX];
 	/* a live removal's thin device, open for its steps (pool_live.c):
 	 * one open and one close a removal, not one a step (each close of a
 	 * device open for writing is a udev change event and a probe of the
 	 * device); closed by pool_removal_release before the delete */
 	int removal_fd, removal_fd_open;
-	/* removals this command's open finished (pool_removal_finished) */
-	unsigned nr_finished;
-	char finished[4][VG_NAME_MAX + 1];
 };
 
-/* The size of a removal step (pool_removal.c): STEP, or what a test asks
+/* The size of a removal step (pool_unmap.c): STEP, or what a test asks
  * for (TP_TEST_REMOVE_STEP, test builds only). */
 uint64_t pool_removal_step(uint64_t step);
 /* Live, every how many steps a flush makes the kernel commit: EVERY, or
  * TP_TEST_REMOVE_FLUSH (test builds only; the benchmark tries others). */
 uint64_t pool_removal_flush_every(uint64_t every);
-/* The removal's device, if a live step left it open, closed. */
+/* The removal's device, if a live step left it open, closed (pool_unmap.c). */
 void pool_removal_release(struct pool *p);
 
 /* ---- pool_backend.c: offline engine or live kernel, decided once ----
@@ -88,7 +85,7 @@ struct pool_backend {
 	/* VOL (may be NULL): the volume's name, unloaded first when live */
 	int (*delete_thin)(struct pool *p, uint32_t dev_id, const char *vol);
 	int (*set_tid)(struct pool *p, uint64_t old_id, uint64_t new_id);
-	/* One bounded step of removal RM (pool_removal.c): unless PROBE,
+	/* One bounded step of removal RM (lib/pool/removal): unless PROBE,
 	 * unmap one step's worth of its mappings from chunk *POS on and make
 	 * that durable; *POS moves past what was done, *LEFT gets the
 	 * mappings it still has. Offline the first 65536 mappings go and the

@@ -105,8 +105,8 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 		r = p->be->reconcile(p, !(flags & POOL_RDONLY));
 	if (r)
 		goto fail;
-	if (!(flags & POOL_RDONLY) && p->vg->nr_removals && !p->foreign)
-		pool_removals_finish(p);
+	/* what the features finish at an open (an interrupted removal) */
+	pool_features_opened(p, !(flags & POOL_RDONLY));
 	*out = p;
 	return 0;
 fail:

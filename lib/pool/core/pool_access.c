@@ -124,3 +124,13 @@ int pool_dev_mapped(struct pool *p, struct pool_dev_usage **u, size_t *n)
 {
 	return p->be->details(p, u, n);
 }
+
+int pool_is_foreign(const struct pool *p)
+{
+	return p->foreign;
+}
+
+void pool_set_foreign(struct pool *p, int foreign)
+{
+	p->foreign = foreign;
+}

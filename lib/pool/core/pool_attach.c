@@ -820,11 +820,10 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 		return r;
 	if ((r = refuse_leg0_lost(p, flags)))
 		return r;
-	/* another host's pool: refused before anything is written; a shared
-	 * pool's lease taken before anything is written (pool_lease.c) */
-	if ((r = pool_check_owner(p)))
-		return r;
-	if ((r = pool_lease_take(p)) <= 0)
+	/* the features' step after the VG is read, before anything is
+	 * written (another host's pool refused, a shared pool's lease
+	 * taken): 1 when the VG is to be read again */
+	if ((r = pool_features_vg_read(p)) <= 0)
 		return r;
 	return reread_vg(p, rep, st, alias);
 }
@@ -873,7 +872,7 @@ void pool_detach(struct pool *p)
 {
 	pool_meta_say_bad(p);
 	pool_removal_release(p);
-	pool_lease_drop(p);
+	pool_features_detach(p);
 	thin_close(p->md);
 	io_destroy(p->thin_io);
 	io_destroy(p->meta_io);

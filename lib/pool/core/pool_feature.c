@@ -1,30 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pool_feature.c - the hooks feature modules add to the core's protocol
- * (core.h). The core calls no feature: where its crash completion must
- * clear what a killed command of some feature left, that feature
- * registers a hook here once at start (pool_init, lib/pool/pool_init.c),
- * and the core runs every registered hook at its step. */
+/* pool_feature.c - the lifecycle table feature modules register into
+ * (core.h). The core calls no feature: each registers one struct
+ * pool_feature once at start (pool_init, lib/pool/pool_init.c), and the
+ * core runs every registered hook at its step of a pool's life: after
+ * the VG is read, at a live pool's leftovers, once open, at detach. A
+ * feature's state of an open pool lives in its slot of struct pool. */
 #include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
 
 #include <errno.h>
 
-#define POOL_FEATURES_MAX 8
-
-static const struct pool_feature *features[POOL_FEATURES_MAX];
+static struct pool_feature *features[POOL_FEATURES_MAX];
 static unsigned nr_features;
 static int ready;
 
-void pool_feature_register(const struct pool_feature *f)
+void pool_feature_register(struct pool_feature *f)
 {
 	for (unsigned i = 0; i < nr_features; i++)
 		if (features[i] == f)
 			return;
-	if (nr_features < POOL_FEATURES_MAX)
+	if (nr_features < POOL_FEATURES_MAX) {
+		f->slot = nr_features;
 		features[nr_features++] = f;
-	else	/* a hook left out would be a cleanup silently skipped */
-		TP_BUG("feature %s: more than %d feature hooks", f->name, POOL_FEATURES_MAX);
+	} else {	/* a hook left out would be a step silently skipped */
+		TP_BUG("feature %s: more than %d features", f->name, POOL_FEATURES_MAX);
+	}
 }
 
 void pool_features_ready(void)
@@ -32,15 +33,74 @@ void pool_features_ready(void)
 	ready = 1;
 }
 
+static int registered(const struct pool_feature *f)
+{
+	return f->slot < nr_features && features[f->slot] == f;
+}
+
+void **pool_feature_state(struct pool *p, const struct pool_feature *f)
+{
+	if (!registered(f)) {
+		TP_BUG("feature %s: its state asked for before it registered", f->name);
+		return NULL;
+	}
+	return &p->feature_state[f->slot];
+}
+
+void *pool_feature_state_get(const struct pool *p, const struct pool_feature *f)
+{
+	return registered(f) ? p->feature_state[f->slot] : NULL;
+}
+
+/* A program that never called pool_init would skip every feature's
+ * step: an internal error, said once per step that needs them. */
+static int not_ready(const struct pool *p)
+{
+	if (ready)
+		return 0;
+	return TP_BUG("pool %s: no features registered (pool_init not called)", p->name);
+}
+
+int pool_features_vg_read(struct pool *p)
+{
+	int r, again = 0;
+
+	if ((r = not_ready(p)))
+		return r;
+	for (unsigned i = 0; i < nr_features; i++) {
+		if (!features[i]->vg_read)
+			continue;
+		if ((r = features[i]->vg_read(p)) < 0)
+			return r;
+		again |= r > 0;
+	}
+	return again;
+}
+
 int pool_features_live_leftovers(struct pool *p, int write)
 {
 	int r;
 
-	if (!ready)	/* a program that never called pool_init */
-		return TP_BUG("pool %s: no feature hooks registered (pool_init not called)",
-			      p->name);
+	if ((r = not_ready(p)))
+		return r;
 	for (unsigned i = 0; i < nr_features; i++)
 		if (features[i]->live_leftovers && (r = features[i]->live_leftovers(p, write)))
 			return r;
 	return 0;
+}
+
+void pool_features_opened(struct pool *p, int write)
+{
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->opened)
+			features[i]->opened(p, write);
+}
+
+void pool_features_detach(struct pool *p)
+{
+	/* in the reverse order of the attach: a later feature may use what
+	 * an earlier one holds (a removal's device under the lease) */
+	for (unsigned i = nr_features; i-- > 0;)
+		if (features[i]->detach)
+			features[i]->detach(p);
 }

@@ -236,4 +236,3 @@ const struct pool_backend pool_backend_live = {
 	.grow_undone = live_grow_undone,
 	.grow_catch_up = pool_live_catch_up,
 };
-

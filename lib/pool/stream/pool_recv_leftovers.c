@@ -116,7 +116,7 @@ int pool_recv_live_leftovers(struct pool *p, int write)
 	return e ? e : l.err;
 }
 
-static const struct pool_feature stream_feature = {
+static struct pool_feature stream_feature = {
 	.name = "stream",
 	.live_leftovers = pool_recv_live_leftovers,
 };

@@ -2,6 +2,7 @@
 /* volume.c - thin volume create, snapshot and remove: one VG commit (the
  * journal, first) and one thin-metadata transaction each. See pool.h. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/removal/removal.h"
 #include "lib/pool/pool_names_dm.h"
 
 #include "kernel/dm.h"
@@ -111,7 +112,7 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, i
 	return add_volume(p, &v, apply_snap);
 }
 
-/* The removal in bounded steps (core/pool_removal.c): the volume becomes
+/* The removal in bounded steps (removal/pool_removal.c): the volume becomes
  * a removal under way, its mappings go a step at a time, its emptied thin
  * device last. A removal an earlier command left is gone on with. */
 int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,

@@ -16,7 +16,9 @@
  * A cut anywhere leaves a removal that the next tvremove of its name, or
  * the next change of any kind (pool_change), finishes from what is
  * durable: the steps only ever take away mappings the device still has. */
-#include "lib/pool/core/core_int.h"
+#include "lib/pool/removal/removal.h"
+
+#include "lib/pool/core/core.h"
 #include "lib/pool/core/pool_usage.h"
 
 #include "lib/base/critical.h"
@@ -47,25 +49,6 @@ static unsigned long long wall_ms(void)
 	return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
 }
 
-uint64_t pool_removal_step(uint64_t step)
-{
-	step = tp_test_count("TP_TEST_REMOVE_STEP", step);
-	return step ? step : 1;
-}
-
-void pool_removal_release(struct pool *p)
-{
-	if (p->removal_fd_open)
-		close(p->removal_fd);
-	p->removal_fd_open = 0;
-}
-
-uint64_t pool_removal_flush_every(uint64_t every)
-{
-	every = tp_test_count("TP_TEST_REMOVE_FLUSH", every);
-	return every ? every : 1;
-}
-
 struct removal_end {
 	uint32_t dev_id;
 	char name[VG_NAME_MAX + 1];
@@ -79,7 +62,7 @@ static int thin_missing(struct pool *p, uint32_t id)
 {
 	struct pool_dev_usage *u = NULL;
 	size_t n = 0;
-	int r = p->be->details(p, &u, &n), missing = 1;
+	int r = pool_dev_mapped(p, &u, &n), missing = 1;
 
 	if (r)
 		return r;
@@ -97,14 +80,14 @@ static int apply_end(struct pool *p, const void *arg)
 	int r = pool_op_delete(p, e->dev_id, e->name);
 
 	if (r && r != -EBUSY)
-		log_error("pool %s: cannot delete thin device %u: %s", p->name, e->dev_id,
+		log_error("pool %s: cannot delete thin device %u: %s", pool_name(p), e->dev_id,
 			  strerror(-r));
 	return r;
 }
 
 static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 {
-	const struct vg_volume *v = vg_find_removal(p->vg, name);
+	const struct vg_volume *v = vg_find_removal(pool_vg(p), name);
 	struct vg_volume rm;
 	struct removal_end e;
 	uint64_t pos = 0, left = 0, total;
@@ -113,7 +96,7 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 	int r;
 
 	if (!v)
-		return pool_no_volume(p->name, name);
+		return pool_no_volume(pool_name(p), name);
 	rm = *v;	/* the VG is replaced by the end's commit */
 	if ((r = pool_refuse_latched(p)) ||
 	    (r = pool_guard(p, "the removal", "nothing was changed", 0)))
@@ -121,7 +104,7 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 	if ((r = thin_missing(p, rm.dev_id)) < 0)
 		return r;
 	if (r) {	/* lost: only the VG keeps it */
-		if ((r = vg_clone(p->vg, &next)))
+		if ((r = vg_clone(pool_vg(p), &next)))
 			return r;
 		if ((r = vg_end_removal(next, name))) {
 			vg_free(next);
@@ -129,7 +112,7 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 		}
 		return pool_change(p, next, apply_nothing, NULL);
 	}
-	if ((r = p->be->unmap_step(p, &rm, 0, &pos, &left)))
+	if ((r = pool_unmap_step(p, &rm, 0, &pos, &left)))
 		return r;
 	total = left;
 	if (fn)
@@ -142,13 +125,13 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 		tp_test_pause_n("remove-step", n++);
 		at = wall_ms();
 		t = seconds();
-		r = p->be->unmap_step(p, &rm, 1, &pos, &left);
+		r = pool_unmap_step(p, &rm, 1, &pos, &left);
 		/* what one step cost (the benchmark's worst transaction) */
 		log_debug(TP_DBG_POOL, "removal of %s: step %lu in %.3f s, %llu mappings left "
 			  "(at %llu ms)", name, n, seconds() - t, (unsigned long long)left, at);
 		if (r == -EOPNOTSUPP) {
 			log_info("pool %s ignores discards: the delete of %s gives its chunks back "
-				 "in one transaction", p->name, name);
+				 "in one transaction", pool_name(p), name);
 			r = 0;
 			break;
 		}
@@ -157,17 +140,17 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 		/* a step that got nowhere would loop for ever */
 		if (!r && left && pos == before) {
 			log_error("pool %s: the removal of %s got no further at chunk %llu; run "
-				  "'tpcheck %s'", p->name, name, (unsigned long long)pos, p->name);
+				  "'tpcheck %s'", pool_name(p), name, (unsigned long long)pos, pool_name(p));
 			r = -EUCLEAN;
 		}
 	}
-	pool_removal_release(p);	/* before the delete unloads it */
+	pool_unmap_end(p);	/* before the delete unloads it */
 	if (r)
 		return r;
 	tp_test_pause("remove-emptied");
 	e.dev_id = rm.dev_id;
 	snprintf(e.name, sizeof(e.name), "%s", rm.name);
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	if ((r = vg_end_removal(next, name))) {
 		vg_free(next);
@@ -181,30 +164,72 @@ int pool_removal_run(struct pool *p, const char *name, tp_progress_fn *fn, void 
 	return run(p, name, fn, ctx);
 }
 
-void pool_removals_finish(struct pool *p)
-{
-	while (p->vg->nr_removals) {
-		char name[VG_NAME_MAX + 1];
+/* The removals this command's open finished (the feature's state). */
+struct removal_state {
+	unsigned n;
+	char name[4][VG_NAME_MAX + 1];
+};
 
-		snprintf(name, sizeof(name), "%s", p->vg->removals[0].name);
-		log_warn("pool %s: finishing the interrupted removal of %s", p->name, name);
+static struct pool_feature removal_feature;
+
+/* The feature's opened hook (core.h): a writer's open finishes every
+ * interrupted removal (a failure is warned about; the removal stays for
+ * the next writer). */
+static void finish_removals(struct pool *p, int write)
+{
+	void **slot;
+
+	if (!write || !pool_vg(p)->nr_removals || pool_is_foreign(p) ||
+	    !(slot = pool_feature_state(p, &removal_feature)))
+		return;
+	while (pool_vg(p)->nr_removals) {
+		char name[VG_NAME_MAX + 1];
+		struct removal_state *st;
+
+		snprintf(name, sizeof(name), "%s", pool_vg(p)->removals[0].name);
+		log_warn("pool %s: finishing the interrupted removal of %s", pool_name(p), name);
 		if (pool_removal_run(p, name, NULL, NULL)) {
 			log_warn("pool %s: the removal of %s is still under way; 'tvremove %s/%s' "
-				 "goes on with it", p->name, name, p->name, name);
+				 "goes on with it", pool_name(p), name, pool_name(p), name);
 			return;
 		}
-		if (p->nr_finished < TP_ARRAY_SIZE(p->finished))
-			snprintf(p->finished[p->nr_finished++], sizeof(p->finished[0]), "%s",
-				 name);
+		if (!*slot && !(*slot = calloc(1, sizeof(struct removal_state))))
+			continue;	/* only tvremove's message is lost */
+		st = *slot;
+		if (st->n < TP_ARRAY_SIZE(st->name))
+			snprintf(st->name[st->n++], sizeof(st->name[0]), "%s", name);
 	}
 }
 
 int pool_removal_finished(const struct pool *p, const char *name)
 {
-	for (unsigned i = 0; i < p->nr_finished; i++)
-		if (!strcmp(p->finished[i], name))
+	const struct removal_state *st = pool_feature_state_get(p, &removal_feature);
+
+	for (unsigned i = 0; st && i < st->n; i++)
+		if (!strcmp(st->name[i], name))
 			return 1;
 	return 0;
+}
+
+static void removal_detach(struct pool *p)
+{
+	void **slot = pool_feature_state(p, &removal_feature);
+
+	if (slot) {
+		free(*slot);
+		*slot = NULL;
+	}
+}
+
+static struct pool_feature removal_feature = {
+	.name = "removal",
+	.opened = finish_removals,
+	.detach = removal_detach,
+};
+
+void pool_removal_register(void)
+{
+	pool_feature_register(&removal_feature);
 }
 
 static int apply_nothing(struct pool *p, const void *arg)
@@ -216,14 +241,14 @@ static int apply_nothing(struct pool *p, const void *arg)
 
 int pool_removal_begin(struct pool *p, const char *name)
 {
-	const struct vg_volume *v = vg_find_volume(p->vg, name);
+	const struct vg_volume *v = vg_find_volume(pool_vg(p), name);
 	uint64_t pos = 0, left = 0;
 	struct removal_end e;
 	struct vg *next;
 	int r;
 
 	if (!v)
-		return pool_no_volume(p->name, name);
+		return pool_no_volume(pool_name(p), name);
 	e.dev_id = v->dev_id;
 	snprintf(e.name, sizeof(e.name), "%s", name);
 	if ((r = thin_missing(p, v->dev_id)) < 0)
@@ -232,11 +257,11 @@ int pool_removal_begin(struct pool *p, const char *name)
 		/* a volume a repair reported lost: its thin device is gone, so
 		 * the VG alone lets it go, in one change */
 		log_warn("pool %s: volume %s has no thin device (thin device %u was lost: "
-			 "'tpcheck %s' reported it); it is removed from the VG metadata", p->name,
-			 name, v->dev_id, p->name);
-		if (p->be->live && (r = pool_op_vol_deactivate(p, name)))
+			 "'tpcheck %s' reported it); it is removed from the VG metadata", pool_name(p),
+			 name, v->dev_id, pool_name(p));
+		if (pool_is_live(p) && (r = pool_op_vol_deactivate(p, name)))
 			return r;
-		if ((r = vg_clone(p->vg, &next)))
+		if ((r = vg_clone(pool_vg(p), &next)))
 			return r;
 		if ((r = vg_remove_volume(next, name))) {
 			vg_free(next);
@@ -245,12 +270,12 @@ int pool_removal_begin(struct pool *p, const char *name)
 		r = pool_change(p, next, apply_nothing, NULL);
 		return r ? r : 1;
 	}
-	if ((r = p->be->unmap_step(p, v, 0, &pos, &left)))
+	if ((r = pool_unmap_step(p, v, 0, &pos, &left)))
 		return r;
 	/* live, an open volume is refused before anything changes */
-	if (p->be->live && (r = pool_op_vol_deactivate(p, name)))
+	if (pool_is_live(p) && (r = pool_op_vol_deactivate(p, name)))
 		return r;
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	/* a volume that maps nothing goes in one change, as it always did */
 	r = left ? vg_begin_removal(next, name) : vg_remove_volume(next, name);

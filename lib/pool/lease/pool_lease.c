@@ -28,7 +28,9 @@
  *
  * Another host holding the lease: -EUSERS, logged with its host id (not
  * -EBUSY: that is this host's own business, a device in use). */
-#include "lib/pool/core/core_int.h"
+#include "lib/pool/lease/lease_feature.h"
+
+#include "lib/pool/core/core.h"
 
 #include "kernel/dm.h"
 #include "lease/lease.h"
@@ -54,20 +56,40 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The lease's state of an open pool (its feature slot): the lease this
+ * command holds itself, or the pid of this host's holder that has it. */
+struct lease_state {
+	struct lease_hold lease;
+	int own;
+	int holder;
+};
+
+static struct pool_feature lease_feature;
+
+/* P's lease state, made on first use; NULL on ENOMEM (logged). */
+static struct lease_state *state_of(struct pool *p)
+{
+	void **slot = pool_feature_state(p, &lease_feature);
+
+	if (slot && !*slot && !(*slot = calloc(1, sizeof(struct lease_state))))
+		log_error("pool %s: out of memory", pool_name(p));
+	return slot ? *slot : NULL;
+}
+
 _Static_assert(VG_LOCK_AREA_BYTES == LEASE_AREA_BYTES && VG_LOCK_ALIGN == LEASE_ALIGN &&
 		       VG_LOCK_NAME_MAX == LEASE_NAME_MAX,
 	       "the VG's lease area is lease.h's");
 
 int pool_is_shared(const struct pool *p)
 {
-	return p->vg && p->vg->lock.type != VG_LOCK_NONE;
+	return pool_vg(p) && pool_vg(p)->lock.type != VG_LOCK_NONE;
 }
 
 static void area_of(const struct pool *p, struct lease_area *a)
 {
-	a->name = p->vg->lock.name;
-	a->path = p->pv[VG_ROLE_META].io->name;
-	a->offset = p->vg->lock.offset;
+	a->name = pool_vg(p)->lock.name;
+	a->path = pool_pv(p, VG_ROLE_META)->io->name;
+	a->offset = pool_vg(p)->lock.offset;
 }
 
 uint64_t pool_lease_dead_seconds(unsigned io_timeout)
@@ -124,20 +146,20 @@ static int join(struct pool *p, const struct lease_area *a)
 	if (!id) {
 		log_error("pool %s is on shared storage (lock type sanlock), and this host has no "
 			  "sanlock host id: set 'global { host_id = N }' in tptools.conf(5), a "
-			  "number 1..2000 that no other host uses; nothing was changed", p->name);
+			  "number 1..2000 that no other host uses; nothing was changed", pool_name(p));
 		return -ENOLCK;
 	}
-	if ((r = lease_daemon_check(p->name)))
+	if ((r = lease_daemon_check(pool_name(p))))
 		return r;
 	if ((r = lease_joined(a, id)) < 0)
 		return r;
 	if (r)
 		return 0;
 	log_info("pool %s: joining its sanlock lockspace as host %u (sanlock first makes sure "
-		 "no other host uses the id: %u s or more)", p->name, id,
-		 2 * p->vg->lock.io_timeout);
-	if ((r = lease_join(a, id, p->vg->lock.io_timeout)))
-		log_error("pool %s: cannot join its sanlock lockspace as host %u: %s", p->name, id,
+		 "no other host uses the id: %u s or more)", pool_name(p), id,
+		 2 * pool_vg(p)->lock.io_timeout);
+	if ((r = lease_join(a, id, pool_vg(p)->lock.io_timeout)))
+		log_error("pool %s: cannot join its sanlock lockspace as host %u: %s", pool_name(p), id,
 			  strerror(-r));
 	return r;
 }
@@ -156,7 +178,7 @@ static int busy(const struct pool *p, const struct lease_owner *o)
 
 	refused_by = o->host_id;
 	/* autoactivation says it in its own line */
-	if (p->flags & POOL_FOREIGN_QUIET)
+	if (pool_flags(p) & POOL_FOREIGN_QUIET)
 		return -EUSERS;
 	if (o->host_id)
 		snprintf(host, sizeof(host), "host %" PRIu64, o->host_id);
@@ -164,8 +186,8 @@ static int busy(const struct pool *p, const struct lease_owner *o)
 		  "change runs there); nothing was changed. Deactivate it there ('tpdeactivate "
 		  "%s'); if that host is dead, sanlock frees its lease %" PRIu64 " s after its last "
 		  "renewal (8 x io_timeout %u s + 60 s): run the command again then",
-		  p->name, o->host_id ? host : "another host", p->name,
-		  pool_lease_dead_seconds(p->vg->lock.io_timeout), p->vg->lock.io_timeout);
+		  pool_name(p), o->host_id ? host : "another host", pool_name(p),
+		  pool_lease_dead_seconds(pool_vg(p)->lock.io_timeout), pool_vg(p)->lock.io_timeout);
 	return -EUSERS;
 }
 
@@ -181,7 +203,7 @@ static int self_path(char *buf, size_t len)
 }
 
 /* Start the holder and wait until it has the lease (0), or says why not. */
-static int start_holder(struct pool *p, const struct lease_area *a)
+static int start_holder(struct pool *p, struct lease_state *st, const struct lease_area *a)
 {
 	char exe[4096], off[32], fdno[16], line[128] = "";
 	int fds[2], status, r;
@@ -206,7 +228,7 @@ static int start_holder(struct pool *p, const struct lease_area *a)
 		for (int fd = 3; fd < 1024; fd++)
 			if (fd != fds[1])
 				close(fd);
-		execl(exe, "tp", "__lease-holder", p->name, p->vg->uuid, a->path, off, fdno,
+		execl(exe, "tp", "__lease-holder", pool_name(p), pool_vg(p)->uuid, a->path, off, fdno,
 		      (char *)NULL);
 		_exit(127);
 	}
@@ -214,7 +236,7 @@ static int start_holder(struct pool *p, const struct lease_area *a)
 	n = read(fds[0], line, sizeof(line) - 1);
 	close(fds[0]);
 	if (n > 0 && !strncmp(line, "ok", 2)) {
-		p->lease_holder = pid;
+		st->holder = pid;
 		return 0;
 	}
 	waitpid(pid, &status, 0);
@@ -227,7 +249,7 @@ static int start_holder(struct pool *p, const struct lease_area *a)
 	r = n > 0 && !strncmp(line, "err", 3) ? -atoi(line + 3) : -EPROTO;
 	if (!r)
 		r = -EPROTO;
-	log_error("pool %s: the lease holder could not take its sanlock lease: %s", p->name,
+	log_error("pool %s: the lease holder could not take its sanlock lease: %s", pool_name(p),
 		  strerror(-r));
 	return r;
 }
@@ -237,8 +259,9 @@ static int start_holder(struct pool *p, const struct lease_area *a)
  * VG and the thin metadata are read from the disks. */
 static void forget_cached(struct pool *p)
 {
-	for (unsigned i = 0; i < POOL_MAX_PVS; i++) {
-		int fd = p->pv[i].io ? io_fd_get(p->pv[i].io) : -1;
+	for (unsigned i = 0; i <= pool_nr_pvs(p); i++) {
+		const struct vg_pv *pv = i < pool_nr_pvs(p) ? pool_pv_at(p, i) : pool_meta1_pv(p);
+		int fd = pv && pv->io ? io_fd_get(pv->io) : -1;
 		struct stat st;
 
 		if (fd < 0 || fstat(fd, &st))
@@ -246,56 +269,64 @@ static void forget_cached(struct pool *p)
 		if (S_ISBLK(st.st_mode)) {
 			if (ioctl(fd, BLKFLSBUF, 0))
 				log_warn("pool %s: cannot drop the cached blocks of %s: %s",
-					 p->name, p->pv[i].io->name, strerror(errno));
+					 pool_name(p), pv->io->name, strerror(errno));
 		} else {
 			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		}
 	}
 }
 
-int pool_lease_take(struct pool *p)
+/* The feature's vg_read hook (core.h): a writer takes a shared pool's
+ * lease after the VG is read and the owner checked, before anything is
+ * written. 1 when it was taken now (the VG is read again: another host
+ * may have changed it), 0 when none is needed or this host's holder has
+ * it, or -errno (logged). */
+static int lease_take(struct pool *p)
 {
+	struct lease_state *st;
 	struct lease_area a;
 	struct lease_owner o;
 	int r, pid;
 
-	if (!pool_is_shared(p) || (p->flags & POOL_RDONLY) || p->foreign)
+	if (!pool_is_shared(p) || (pool_flags(p) & POOL_RDONLY) || pool_is_foreign(p))
 		return 0;
+	if (!(st = state_of(p)))
+		return -ENOMEM;
 	area_of(p, &a);
 	/* boot and udev (--all, --auto) pass a shared pool by while sanlock
 	 * is not up yet: tptools-activate-shared.service comes after it */
-	if ((p->flags & POOL_FOREIGN_QUIET) && !lease_daemon_up())
+	if ((pool_flags(p) & POOL_FOREIGN_QUIET) && !lease_daemon_up())
 		return -ENOTCONN;
 	if ((r = join(p, &a)))
 		return r;
 	/* active here: the holder has it */
-	if ((pid = holder_pid(p->vg->uuid)) && lease_held_by(&a, pid) == 1) {
-		p->lease_holder = pid;
+	if ((pid = holder_pid(pool_vg(p)->uuid)) && lease_held_by(&a, pid) == 1) {
+		st->holder = pid;
 		return 0;
 	}
 	/* tpactivate; or the pool is loaded here and its holder is gone
 	 * (killed): a new holder takes over the lease it left (sanlock keeps
 	 * a holder's lease as this host's orphan), or is refused when another
 	 * host took it */
-	if ((p->flags & POOL_LEASE_KEEP) || (p->be && p->be->live)) {
-		if ((r = start_holder(p, &a)))
+	if ((pool_flags(p) & POOL_LEASE_KEEP) || pool_is_live(p)) {
+		if ((r = start_holder(p, st, &a)))
 			return r;
 		forget_cached(p);
 		return 1;
 	}
-	r = lease_acquire(&p->lease, &a, NULL, NULL, &o);
+	r = lease_acquire(&st->lease, &a, NULL, NULL, &o);
 	if (r == -EBUSY && o.host_id == pool_host_id() && !lease_release_orphan(&a)) {
 		/* this host's own lease, left by a holder that was killed while
 		 * nothing of the pool is loaded: nothing writes, free it */
 		log_warn("pool %s: its lease was still held by this host (a lease holder was "
-			 "killed); released", p->name);
+			 "killed); released", pool_name(p));
 		for (int i = 0; i < 20 && r == -EBUSY; i++) {
 			usleep(250 * 1000);
-			r = lease_acquire(&p->lease, &a, NULL, NULL, &o);
+			r = lease_acquire(&st->lease, &a, NULL, NULL, &o);
 		}
 	}
 	if (!r) {
-		p->lease_own = 1;
+		st->own = 1;
 		forget_cached(p);
 		return 1;
 	}
@@ -303,7 +334,7 @@ int pool_lease_take(struct pool *p)
 		return busy(p, &o);
 	if (r)
 		log_error("pool %s: cannot take its sanlock lease: %s; nothing was changed",
-			  p->name, strerror(-r));
+			  pool_name(p), strerror(-r));
 	return r;
 }
 
@@ -321,21 +352,39 @@ static void stop_holder(const char *name, int pid)
 	log_warn("pool %s: its lease holder (pid %d) has not ended yet", name, pid);
 }
 
-void pool_lease_drop(struct pool *p)
+/* The feature's detach hook: let go of the lease this command took, stop
+ * this host's holder when the pool is not loaded here, free the state. */
+static void lease_drop(struct pool *p)
 {
-	if (p->lease_own && p->vg) {
+	void **slot = pool_feature_state(p, &lease_feature);
+	struct lease_state *st = slot ? *slot : NULL;
+
+	if (!st)
+		return;
+	if (st->own && pool_vg(p)) {
 		struct lease_area a;
 
 		area_of(p, &a);
-		if (lease_release(&p->lease, &a))
+		if (lease_release(&st->lease, &a))
 			log_warn("pool %s: its sanlock lease was not released cleanly; sanlock "
-				 "releases it as this command ends", p->name);
+				 "releases it as this command ends", pool_name(p));
 	}
-	p->lease_own = 0;
 	/* the holder lives while the pool is active here */
-	if (p->lease_holder && !(p->be && p->be->live))
-		stop_holder(p->name, p->lease_holder);
-	p->lease_holder = 0;
+	if (st->holder && !pool_is_live(p))
+		stop_holder(pool_name(p), st->holder);
+	free(st);
+	*slot = NULL;
+}
+
+static struct pool_feature lease_feature = {
+	.name = "lease",
+	.vg_read = lease_take,
+	.detach = lease_drop,
+};
+
+void pool_lease_register(void)
+{
+	pool_feature_register(&lease_feature);
 }
 
 int pool_lease_owner(const struct pool *p, uint64_t *host_id)
