@@ -5,12 +5,14 @@
 #include "lib/base/io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <syslog.h>
+#include <unistd.h>
 
 static const char *prog = "tp";
 static int verbosity;
@@ -143,18 +145,41 @@ void tp_log_capture_pop(struct tp_log_capture *old)
 	capture = old;
 }
 
-static int to_syslog, to_stderr = 1;
+static int to_syslog, to_stderr = 1, to_kmsg;
 
 void tp_log_syslog(int stderr_too)
 {
-	openlog(prog, LOG_PID, LOG_DAEMON);
+	openlog(prog, LOG_PID | LOG_CONS, LOG_DAEMON);
 	to_syslog = 1;
 	to_stderr = stderr_too;
+}
+
+void tp_log_kmsg(void)
+{
+	to_kmsg = 1;
+}
+
+#define CRIT_TAG "critical: "
+
+/* A critical line into the kernel's log (the journal has it, and so has a
+ * host without a syslog daemon), as "PROG: LINE" at level 2. */
+static void kmsg(const char *line)
+{
+	char buf[2048 + 64];
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	snprintf(buf, sizeof(buf), "<2>%s: %s", prog, line);
+	ssize_t w = write(fd, buf, strlen(buf));
+	(void)w;	/* a kernel log that refuses: nowhere left to say it */
+	close(fd);
 }
 
 static int priority(const char *tag)
 {
 	switch (tag[0]) {
+	case 'c': return LOG_CRIT;
 	case 'e': return LOG_ERR;
 	case 'w': return LOG_WARNING;
 	case '[': return LOG_DEBUG;
@@ -169,6 +194,8 @@ static void emit(const char *tag, const char *fmt, va_list ap)
 
 	if (n < 0)
 		return;
+	if (to_kmsg && !strcmp(tag, CRIT_TAG))
+		kmsg(line);
 	if (to_syslog)
 		syslog(priority(tag), "%s%s", tag, line);
 	if (to_syslog && !to_stderr)
@@ -216,6 +243,15 @@ int log_bug(const char *file, int line, const char *fmt, ...)
 		  file, line, what);
 	io_fail_all_writes();	/* what this process knows can no longer be trusted */
 	return -ENOTRECOVERABLE;
+}
+
+void log_crit(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(CRIT_TAG, fmt, ap);
+	va_end(ap);
 }
 
 void log_notice(const char *fmt, ...)

@@ -72,6 +72,14 @@ void log_notice(const char *fmt, ...) TP_PRINTF(1, 2);
 /* Daemons: also send every message to syslog (the journal) under the
  * program name, and to stderr only when STDERR_TOO. */
 void tp_log_syslog(int stderr_too);
+/* Also write every critical message (log_crit) to the kernel's log
+ * (/dev/kmsg), as "PROG: message": what a host that lost a shared
+ * pool's lease says even without a syslog daemon. */
+void tp_log_kmsg(void);
+/* A loss the host must hear of at once (a shared pool fenced): shown
+ * with "critical: ", LOG_CRIT in the system log, and in the kernel's log
+ * after tp_log_kmsg; never silenced by -q. */
+void log_crit(const char *fmt, ...) TP_PRINTF(1, 2);
 void log_debug_class(unsigned cls, const char *fmt, ...) TP_PRINTF(2, 3);
 
 #define log_debug(cls, ...)                                   \

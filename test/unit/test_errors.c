@@ -90,6 +90,24 @@ static void test_latch(void)
 	pool_close(p);
 }
 
+/* A critical message (the fencer's, lib/pool/lease): its tag, and not
+ * silenced by -q as warnings and notices are. */
+static void test_crit(void)
+{
+	struct tp_log_capture cap;
+	int v = tp_log_verbosity();
+
+	tp_log_set_verbosity(-2);
+	tp_log_capture(&cap);
+	log_notice("a notice");
+	log_crit("pool %s lost its lease", "p");
+	tp_log_capture(NULL);
+	tp_log_set_verbosity(v);
+	CU_ASSERT_PTR_NULL(strstr(cap.buf, "a notice"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "critical: pool p lost its lease\n"));
+}
+
 TP_TEST_SUITE(errors, NULL, NULL,
+	{ "a critical message has its tag and is never silenced", test_crit },
 	{ "an internal error names its site, exits 70 and stops all writes", test_bug },
 	{ "a failed rollback latches the pool read-only for the command", test_latch })

@@ -20,7 +20,8 @@
  *   this host can no longer renew its lease (the storage is gone, or the
  *   host was paused past its lease), switches the pool's devices to the
  *   error target, the bottom ones (tmeta, tdata) first, tears them down,
- *   logs it to syslog, and ends the holder;
+ *   logs it (lib/base/log.h: log_crit, the journal and the kernel's log),
+ *   and ends the holder;
  * - the holder's watcher (a child sanlock does not know) fences the pool
  *   the same way when the lease's owner on the disk is no longer this
  *   host, or when sanlock killed the holder outright (watch: a host that
@@ -44,7 +45,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +52,6 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -554,7 +553,10 @@ int pool_lease_holder_main(int argc, const char **argv)
 	/* SIGTERM, SIGINT, SIGHUP: a request to end, looked at each second */
 	if ((r = tp_signals_catch(-1)))
 		goto fail;
-	openlog("tptools", LOG_PID, LOG_DAEMON);
+	/* the one log path: the journal, as "tptools" (stderr is the pipe's
+	 * end tpactivate reads, then /dev/null) */
+	tp_log_init("tptools");
+	tp_log_syslog(0);
 	if ((r = self_path(exe, sizeof(exe))))
 		goto fail;
 	snprintf(args, sizeof(args), "__lease-fence %s %s %d", uuid, name, (int)getpid());
@@ -613,23 +615,23 @@ int pool_lease_holder_main(int argc, const char **argv)
 		_exit(0);
 	}
 	if (watcher < 0)
-		syslog(LOG_WARNING, "pool %s: no watcher for its lease (%s): a pause of this host "
-		       "past its lease goes unseen", name, strerror(errno));
-	syslog(LOG_INFO, "pool %s: this host holds its sanlock lease (host id %u)", name,
-	       pool_host_id());
+		log_warn("pool %s: no watcher for its lease (%s): a pause of this host past its "
+			 "lease goes unseen", name, strerror(errno));
+	log_notice("pool %s: this host holds its sanlock lease (host id %u)", name,
+		   pool_host_id());
 	for (;;) {
 		if (tp_signals_take()) {
 			if (!loaded(uuid))
 				break;
-			syslog(LOG_WARNING, "pool %s is still active: its lease is kept ("
-			       "tpdeactivate %s ends it)", name, name);
+			log_warn("pool %s is still active: its lease is kept (tpdeactivate %s "
+				 "ends it)", name, name);
 		}
 		sleep(1);
 		/* the tpactivate that started us ended (killed, say) before it
 		 * loaded the pool: nothing here needs the lease */
 		if (getppid() != parent && !loaded(uuid)) {
-			syslog(LOG_WARNING, "pool %s: tpactivate ended without loading it; its "
-			       "lease is released", name);
+			log_warn("pool %s: tpactivate ended without loading it; its lease is "
+				 "released", name);
 			break;
 		}
 	}
@@ -638,7 +640,7 @@ int pool_lease_holder_main(int argc, const char **argv)
 	/* after a fence, sanlock writes nothing over the new owner's lease
 	 * (its release finds another host's leader on the disk) */
 	r = lease_release(&h, &a);
-	syslog(LOG_INFO, "pool %s: its sanlock lease is released", name);
+	log_notice("pool %s: its sanlock lease is released", name);
 	return r ? 5 : 0;
 fail:
 	snprintf(line, sizeof(line), "err %d\n", -r);
@@ -694,17 +696,16 @@ static int error_one(const char *name, const char *uuid, void *arg)
 	memset(&t, 0, sizeof(t));
 	snprintf(t.type, sizeof(t.type), "error");
 	if ((r = dev_sectors(name, &sectors)) || !sectors) {
-		syslog(LOG_CRIT, "%s: cannot read its size (%s); suspending it instead", name,
-		       strerror(r ? -r : EINVAL));
+		log_crit("%s: cannot read its size (%s); suspending it instead", name,
+			 strerror(r ? -r : EINVAL));
 		if (tp_dm_suspend(name, TP_DM_NOFLUSH | TP_DM_NOLOCKFS))
-			syslog(LOG_CRIT, "%s: could not be suspended either", name);
+			log_crit("%s: could not be suspended either", name);
 		return 0;
 	}
 	t.length = sectors;
 	if ((r = tp_dm_suspend(name, TP_DM_NOFLUSH | TP_DM_NOLOCKFS)) ||
 	    (r = tp_dm_load(name, &t, 1, 0)) || (r = tp_dm_resume(name)))
-		syslog(LOG_CRIT, "%s: could not be switched to the error target: %s", name,
-		       strerror(-r));
+		log_crit("%s: could not be switched to the error target: %s", name, strerror(-r));
 	else
 		f->done++;
 	return 0;
@@ -719,26 +720,6 @@ static int remove_one(const char *name, const char *uuid, void *arg)
 	return 0;
 }
 
-/* The kernel's log too (the journal has it; so has a host without a
- * syslog daemon), at the critical level. */
-static void kmsg(const char *fmt, ...) TP_PRINTF(1, 2);
-static void kmsg(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC), n;
-
-	if (fd < 0)
-		return;
-	n = snprintf(line, sizeof(line), "<2>tptools: ");
-	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	va_end(ap);
-	if (write(fd, line, strlen(line)) < 0)
-		n = 0;
-	close(fd);
-}
-
 /* Switch pool UUID's devices to the error target, the bottom ones first,
  * and remove them; WHY says how the lease was lost (the log's words). */
 static void fence(const char *uuid, const char *name, const char *why)
@@ -748,11 +729,9 @@ static void fence(const char *uuid, const char *name, const char *why)
 	char prefix[TP_DM_UUID_MAX];
 	unsigned errored = 0, removed = 0;
 
-	kmsg("pool %s lost its sanlock lease (%s): its devices are switched to the error target",
-	     name, why);
-	syslog(LOG_CRIT, "pool %s lost its sanlock lease (%s): its devices are switched to the "
-	       "error target and torn down; nothing more of it reaches the disk from this host",
-	       name, why);
+	log_crit("pool %s lost its sanlock lease (%s): its devices are switched to the error "
+		 "target and torn down; nothing more of it reaches the disk from this host", name,
+		 why);
 	snprintf(prefix, sizeof(prefix), "%s%s-", TP_DM_UUID_PREFIX, uuid);
 	/* the bottom first: once tmeta and tdata fail every I/O, nothing of
 	 * the pool (not its commit at suspend) reaches the shared disk */
@@ -770,10 +749,8 @@ static void fence(const char *uuid, const char *name, const char *why)
 			break;
 		removed += f.done;
 	}
-	syslog(LOG_CRIT, "pool %s: %u device(s) switched to the error target, %u removed%s", name,
-	       errored, removed, loaded(uuid) ? "; some are still open (unmount them)" : "");
-	kmsg("pool %s: %u device(s) switched to the error target, %u removed", name, errored,
-	     removed);
+	log_crit("pool %s: %u device(s) switched to the error target, %u removed%s", name, errored,
+		 removed, loaded(uuid) ? "; some are still open (unmount them)" : "");
 }
 
 int pool_lease_fence_main(int argc, const char **argv)
@@ -783,7 +760,10 @@ int pool_lease_fence_main(int argc, const char **argv)
 	if (argc != 4)
 		return 3;
 	pid = atoi(argv[3]);
-	openlog("tptools", LOG_PID | LOG_CONS, LOG_DAEMON);
+	/* the one log path: the journal and the kernel's log, as "tptools" */
+	tp_log_init("tptools");
+	tp_log_syslog(1);
+	tp_log_kmsg();
 	fence(argv[1], argv[2], "this host could not renew it in time: the shared storage is "
 	      "unreachable, or the host was stopped");
 	/* the holder ends once nothing is loaded; sanlock kills it if not */
