@@ -242,6 +242,15 @@ static int print_done(const struct pool_repair_params *p, const struct pool_repa
  * standard error, whatever -q says (the exit code is not 0). */
 static void print_reread(const struct pool_repair_params *p, const struct pool_repair_result *r)
 {
+	if (!r->nr_reread && p->restorefile && r->reread_why[0]) {
+		/* the contradiction stands though no volume kept a thin device
+		 * to read otherwise: every one is reported lost above */
+		log_error("%s: the backup %s contradicted the devices, and --force restored it "
+			  "anyway (%s): none of its volumes kept its content (each is reported "
+			  "lost); repair again with a backup that agrees ('tpcheck %s' names one, "
+			  "if this host keeps it)", p->pool, p->restorefile, r->reread_why, p->pool);
+		return;
+	}
 	if (!r->nr_reread)
 		return;
 	if (!p->restorefile) {	/* a salvage of thin metadata of another moment */
@@ -388,7 +397,9 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	r = pool_repair_run(&p, &res);
 	tp_progress_end(&pg, r == 0);
 	code = r ? tp_exit_from_errno(r) : print_done(&p, &res);
-	if (!r && res.nr_reread) {
+	/* a forced restore of a backup that contradicts the devices is never
+	 * a success, even when every volume it lists was lost */
+	if (!r && (res.nr_reread || (p.restorefile && res.reread_why[0]))) {
 		print_reread(&p, &res);
 		code = TP_EXIT_REREAD;
 	}

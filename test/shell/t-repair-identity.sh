@@ -113,6 +113,15 @@ lost
 expect_rc 4 tprepair ab --restorefile "$newold" --devices cd-data.img,cd-meta.img --force
 err_has "volume now reads something else than before the repair: x "
 
+# ... and one whose volumes' thin devices the devices lack (every one
+# reported lost): still exit 4, never 0
+lost
+sed 's/^\t\t\tdev_id=\([0-9]*\)$/\t\t\tdev_id=9\1/; s/^\tnext_dev_id=.*/\tnext_dev_id=100/' "$newold" >gone.vg
+grep -q 'dev_id=9' gone.vg || fail "no dev_id to edit in $newold"
+expect_rc 4 tprepair ab --restorefile gone.vg --devices cd-data.img,cd-meta.img --force
+err_has "none of its volumes kept its content (each is reported lost)"
+err_lacks "now reads something else"
+
 # the devices file of the first format (no pool uuid): the thin metadata
 # alone singles out the pool whose backups agree
 lost
