@@ -42,7 +42,8 @@
  *   or "thin<dev_id>" (decimal). Renaming a volume keeps its uuid.
  *
  * Tables (pure, unit tested): a table is an array of struct tp_dm_target;
- * params are the kernel's strings (THIN-METADATA-FORMAT.md section 7).
+ * params are the kernel's strings (its
+ * Documentation/admin-guide/device-mapper/thin-provisioning.rst).
  * Devices in params are "major:minor" or a path, as the caller gives them.
  */
 #ifndef TP_KERNEL_DM_H

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* dm_message.c - thin-pool messages (THIN-METADATA-FORMAT.md 7.4). */
+/* dm_message.c - thin-pool messages (the kernel's
+ * Documentation/admin-guide/device-mapper/thin-provisioning.rst). */
 #include "kernel/dm.h"
 #include "kernel/dm_lib.h"
 #include "lib/base/log.h"

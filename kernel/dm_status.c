@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_status.c - parse thin-pool and thin status lines
- * (THIN-METADATA-FORMAT.md 7.2 and 7.3). Pure: no ioctls.
+ * (the kernel's Documentation/admin-guide/device-mapper/thin-provisioning.rst,
+ * "Status"). Pure: no ioctls.
  *
  * thin-pool fields, by position (older kernels stop earlier):
  *   1 transaction id   2 used/total metadata   3 used/total data

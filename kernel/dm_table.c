@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dm_table.c - table lines for the linear, thin-pool and thin targets
- * (THIN-METADATA-FORMAT.md 7.1 and 7.3). Pure: no ioctls. */
+ * (the thin ones: the kernel's
+ * Documentation/admin-guide/device-mapper/thin-provisioning.rst,
+ * "Constructor"). Pure: no ioctls. */
 #include "kernel/dm.h"
 #include "kernel/dm_lib.h"
 #include "lib/base/units.h"

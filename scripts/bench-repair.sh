@@ -11,7 +11,7 @@
 #     -d DEVICES   thin devices before the snapshots (default 10)
 #     -m MAPPINGS  mappings per device (default 100000)
 #     -k           keep the work directory
-#     BUILD=dir    build holding bin/tp and test/bin (default build)
+#     BUILD=dir    build holding dir/bin/tp and dir/test/bin (default build)
 #     REF110=dir   the 1.1.0 commands (default: what setup-reference.sh
 #                  prints; REF110= leaves 1.1.0 out)
 #

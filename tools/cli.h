@@ -5,9 +5,12 @@
  * implemented command; the internal ones, run by udev, are found by
  * tp_command_find but not listed), the common options (-v, -q, -y, --help,
  * --version) and their values in tp_cli. Commands only parse and print:
- * each fills a params struct with popt, calls one lib/pool function and
- * maps the result to an exit code (lib/base/exitcodes.h). Tools include
- * only lib/pool, lib/base and tools headers. */
+ * each reads its options with popt into lib/pool's params structs, leaves
+ * every read and change of a pool to lib/pool's functions (as many as the
+ * command needs: tpchange one for each setting, tprecv a check before the
+ * receive) and maps the result to an exit code (lib/base/exitcodes.h).
+ * Tools include only lib/pool's public headers, lib/base and tools
+ * headers (scripts/check-layers.sh). */
 #ifndef TP_TOOLS_CLI_H
 #define TP_TOOLS_CLI_H
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pool_op.h - the shape of the commands that change one pool (tpactivate,
- * tpdeactivate, tvcreate, tvsnap, tvremove): open the pool for writing,
- * run one lib/pool operation, close it; the operation prints its result. */
+/* pool_op.h - the shape of the commands that change one open pool
+ * (tvcreate, tvsnap, tvremove, tpchange, tpextend and the others that call
+ * tool_pool_op): open the pool for writing, run the command's operation
+ * on it (its lib/pool calls, then what it prints), close it. */
 #ifndef TP_TOOLS_POOL_OP_H
 #define TP_TOOLS_POOL_OP_H
 

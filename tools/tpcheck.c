@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tpcheck.c - check a pool (labels, both VG copies on both devices, the
+/* tpcheck.c - check a pool (labels, both VG copies on every device, the
  * thin metadata, VG <-> thin consistency) or a bare thin metadata area.
  *
  *   tpcheck [--fast] [--json] [-q] [--devices DATA,META] POOL

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tpextend - grow a pool's data area to its data device's current size
- * (an md array grown, a LUN resized, an image file made larger). */
+/* tpextend - grow a pool's data area to its last data device's current
+ * size (an md array grown, a LUN resized, an image file made larger), by
+ * another data device (--data), or its thin-metadata areas
+ * (--metadata-size). */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"

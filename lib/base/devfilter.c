@@ -30,8 +30,6 @@ static struct {
 	struct pattern *p;
 } cache;
 
-static unsigned refusals;
-
 /* Split TEXT into accept and the expression: 0, or -1 with WHY set. */
 static int split(const char *text, int *accept, char **expr, char *why, size_t len)
 {
@@ -200,7 +198,6 @@ int tp_dev_filter_accepts(const char *path, char *why, size_t len)
 	if (stat(path, &st) || !S_ISBLK(st.st_mode))
 		return 1;
 	if (!in_scan_root(realpath(path, real) ? real : path)) {
-		refusals++;
 		if (why)
 			snprintf(why, len, "(the test's scan root, TP_TEST_SCAN_ROOT=%s)",
 				 getenv("TP_TEST_SCAN_ROOT"));
@@ -218,7 +215,6 @@ int tp_dev_filter_accepts(const char *path, char *why, size_t len)
 				continue;
 			if (cache.p[i].accept)
 				return 1;
-			refusals++;
 			if (why)
 				snprintf(why, len, "\"%s\" (%s)", cache.p[i].text,
 					 tp_config_where(FILTER_KEY, where, sizeof(where)));
@@ -227,9 +223,4 @@ int tp_dev_filter_accepts(const char *path, char *why, size_t len)
 			return 0;
 		}
 	return 1;
-}
-
-unsigned tp_dev_filter_refusals(void)
-{
-	return refusals;
 }

@@ -33,8 +33,4 @@ int tp_dev_filter_accepts(const char *path, char *why, size_t len);
  * check of devices/filter). */
 int tp_dev_filter_check(const char *text, char *why, size_t len);
 
-/* How many times a device was refused by the filter in this process
- * (tests and debug: "the label of a filtered device is never read"). */
-unsigned tp_dev_filter_refusals(void);
-
 #endif

@@ -24,8 +24,6 @@ int io_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
 static int all_writes_failed;
 
 void io_fail_all_writes(void) { all_writes_failed = 1; }
-int io_all_writes_failed(void) { return all_writes_failed; }
-void io_fail_all_writes_reset(void) { all_writes_failed = 0; }
 
 int io_write(struct io_engine *e, uint64_t off, const void *buf, size_t len)
 {

@@ -47,11 +47,9 @@ enum io_open_flags {
 int io_read(struct io_engine *e, uint64_t off, void *buf, size_t len) TP_MUST_CHECK;
 int io_write(struct io_engine *e, uint64_t off, const void *buf, size_t len) TP_MUST_CHECK;
 /* After an internal error (log.h: TP_BUG) the process writes nothing
- * more through any engine: every later io_write is -EROFS. RESET is for
- * the unit tests that provoke one. */
+ * more through any engine: every later io_write is -EROFS, for good (the
+ * unit test provokes one in a child process). */
 void io_fail_all_writes(void);
-int io_all_writes_failed(void);
-void io_fail_all_writes_reset(void);
 int io_flush(struct io_engine *e) TP_MUST_CHECK;
 void io_destroy(struct io_engine *e);
 

@@ -4,8 +4,8 @@
  * Owns: reading the I/O topology of one path through libblkid
  * (minimum_io_size = md chunk, optimal_io_size = full stripe,
  * alignment_offset, logical and physical sector size) and the device's
- * discard support (sysfs queue/discard_max_bytes), and the test/expert
- * override TPTOOLS_TOPOLOGY.
+ * discard support (sysfs queue/discard_max_bytes), and the override
+ * TPTOOLS_TOPOLOGY (for tests and experts).
  *
  * TPTOOLS_TOPOLOGY (documented in tpcreate(8) as a test and expert
  * override) replaces what libblkid reports, for every path:

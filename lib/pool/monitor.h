@@ -5,7 +5,7 @@
  *
  * The state lives in <run dir>/monitor/<pool uuid> (lib/base/paths.h:
  * $TPTOOLS_DIR/run or /run/tptools), not in the VG: the monitor wakes on
- * every pool event and poll, and a VG commit (two devices, a backup file)
+ * every pool event and poll, and a VG commit (every device, a backup file)
  * per threshold crossing would churn the backups and the devices for
  * nothing the pool needs. What changes the pool itself (an extension, the
  * switch to error-when-full) is committed to the VG by that change; the

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool.h - the engine API the commands call: pools and thin volumes.
  *
- * Owns: an open pool (struct pool): its two devices, their labels, the VG
+ * Owns: an open pool (struct pool): its devices (the metadata device, a
+ * mirror's second leg, up to 8 data devices), their labels, the VG
  * model read from the newest valid VG metadata copy, the thin metadata of
  * the ACTIVE area, and the pool lock. Also the transaction-id protocol
  * that keeps the VG metadata and the thin metadata in step.
  *
- * Finding a pool: by name through the devices file (lib/pool/host.h);
+ * Finding a pool: by name through the devices file (lib/pool/host/host.h);
  * when an entry is missing or stale, every block device (libudev, through
  * lib/dev/scan.h) is probed for our label, and the devices file is put
  * right. `devices` (the --devices option: "A,B") names the devices
@@ -163,7 +164,7 @@ struct pool_create_plan {
  * device carries a signature (and !force) or belongs to another pool. */
 int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan) TP_MUST_CHECK;
 /* Create the pool as planned: thin metadata formatted in the active area,
- * labels, VG metadata on both devices, devices file, backup. */
+ * labels, VG metadata on every device, devices file, backup. */
 int pool_create(const struct pool_create_params *p, const struct pool_create_plan *plan)
 	TP_MUST_CHECK;
 
@@ -376,7 +377,7 @@ int pool_volume_set_readonly(struct pool *p, const char *vol, int on) TP_MUST_CH
 int pool_volume_refuse_readonly(const struct pool *p, const char *vol, const char *what)
 	TP_MUST_CHECK;
 
-/* Wipe the pool: labels and VG areas of both devices, the devices-file
+/* Wipe the pool: labels and VG areas of every device, the devices-file
  * entries; the backups stay. P is closed and freed either way. */
 int pool_remove(struct pool *p) TP_MUST_CHECK;
 

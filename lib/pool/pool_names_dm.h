@@ -7,8 +7,8 @@
  * be 64 bytes, so a valid pair may not fit: such a name is refused when a
  * volume gets it (tvcreate, tvsnap, tvrename), and a pool name that would
  * make a volume's too long is refused by tprename, before anything is
- * written, instead of failing at activation. pool_name_free (volume.c) should call
- * it too, for tprecv -n and any future creator. */
+ * written, instead of failing at activation: pool_name_free
+ * (core/pool_change.c) calls it for every new volume name (tprecv's too). */
 #ifndef TP_POOL_NAMES_DM_H
 #define TP_POOL_NAMES_DM_H
 

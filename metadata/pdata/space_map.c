@@ -889,44 +889,6 @@ static int commit_write(void *ctx, uint64_t b, const void *data)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-int sm_build_overflow_tree(const struct u64map *overflow,
-			   int (*alloc)(void *ctx, uint64_t *b),
-			   int (*write)(void *ctx, uint64_t b, const void *data), void *ctx,
-			   uint64_t *root)
-{
-	struct btree_build bb;
-	uint64_t *keys = NULL, k, v;
-	size_t n = 0, pos = 0;
-	unsigned char val[4];
-	int r = 0;
-
-	if (overflow->nr) {
-		keys = malloc(overflow->nr * sizeof(*keys));
-		if (!keys)
-			return -ENOMEM;
-		while (u64map_next(overflow, &pos, &k, &v))
-			keys[n++] = k;
-		qsort(keys, n, sizeof(*keys), cmp_u64);
-	}
-	btree_build_init(&bb, 4, alloc, write, ctx);
-	for (size_t i = 0; i < n && !r; i++) {
-		u64map_get(overflow, keys[i], &v);
-		le32_put(val, (uint32_t)v);
-		r = btree_build_add(&bb, keys[i], val);
-	}
-	if (!r)
-		r = btree_build_finish(&bb, root);
-	btree_build_destroy(&bb);
-	free(keys);
-	return r;
-}
-
 static void pack_entry(unsigned char *e, const struct sm_bitmap *bmp)
 {
 	sm_index_entry_pack(e, bmp->block, bmp->nr_free, bmp->nfb);

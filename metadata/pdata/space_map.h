@@ -108,13 +108,6 @@ int sm_commit(struct space_map *sm, struct space_map *meta, struct sm_root *root
  * sm_index_entry_pack: one 16-byte index entry. */
 void sm_bitmap_encode(void *block, const uint64_t *words, uint32_t *nr_free, uint32_t *nfb);
 void sm_index_entry_pack(void *entry, uint64_t bitmap_block, uint32_t nr_free, uint32_t nfb);
-/* Write the reference-count overflow tree of OVERFLOW (block -> count,
- * counts >= 3) bottom-up in key order through the caller's ALLOC and
- * WRITE (btree_build.h); *ROOT is its root. 0 or -errno. */
-int sm_build_overflow_tree(const struct u64map *overflow,
-			   int (*alloc)(void *ctx, uint64_t *b),
-			   int (*write)(void *ctx, uint64_t b, const void *data), void *ctx,
-			   uint64_t *root) TP_MUST_CHECK;
 
 /* Call the function for every block the map itself occupies (bitmaps,
  * index block or index btree nodes, ref-count tree nodes, the last read

@@ -42,11 +42,6 @@ void tm_destroy(struct tm *tm)
 	free(tm);
 }
 
-struct block_manager *tm_bm(struct tm *tm)
-{
-	return tm->bm;
-}
-
 int tm_new_block(struct tm *tm, const struct bm_validator *v, struct bm_block **out)
 {
 	uint64_t b;

@@ -70,7 +70,6 @@ static inline TP_MUST_CHECK int tm_create(struct block_manager *bm, struct space
 	return tm_create_space(bm, &sm_tm_space, meta_sm, out);
 }
 void tm_destroy(struct tm *tm);	/* NULL ok */
-struct block_manager *tm_bm(struct tm *tm);
 
 /* A fresh zeroed block, count 1, write locked (in the shadow set). */
 int tm_new_block(struct tm *tm, const struct bm_validator *v, struct bm_block **out) TP_MUST_CHECK;

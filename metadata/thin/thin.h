@@ -65,7 +65,6 @@ int thin_open(struct io_engine *meta, unsigned flags, struct thin_md **out) TP_M
 void thin_close(struct thin_md *md);	/* NULL ok; does not commit */
 int thin_commit(struct thin_md *md) TP_MUST_CHECK;
 int thin_abort(struct thin_md *md) TP_MUST_CHECK;
-struct io_engine *thin_io(struct thin_md *md);
 
 /* The in-core superblock (uncommitted changes included). nr_data_blocks
  * is the data space map's size; metadata_snap the held root or 0. */
@@ -130,7 +129,6 @@ int thin_lookup(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t *
 int thin_alloc_data_block(struct thin_md *md, uint64_t *dblock) TP_MUST_CHECK;
 int thin_data_dec(struct thin_md *md, uint64_t dblock) TP_MUST_CHECK;
 int thin_data_count(struct thin_md *md, uint64_t dblock, uint32_t *count);
-int thin_meta_count(struct thin_md *md, uint64_t block, uint32_t *count);
 
 /* Usage. exclusive = mapped blocks whose data reference count is 1,
  * shared = mapped - exclusive. This walks the device's tree. Reference

@@ -210,11 +210,6 @@ fail:
 	return r;
 }
 
-struct io_engine *thin_io(struct thin_md *md)
-{
-	return md->io;
-}
-
 /* ---- commit / abort ---- */
 
 static int write_superblock(struct thin_md *md)
@@ -340,13 +335,6 @@ int thin_data_count(struct thin_md *md, uint64_t dblock, uint32_t *count)
 	if (dblock >= sm_nr_blocks(md->dsm))
 		return -EINVAL;
 	return sm_get(md->dsm, dblock, count);
-}
-
-int thin_meta_count(struct thin_md *md, uint64_t block, uint32_t *count)
-{
-	if (block >= sm_nr_blocks(md->msm))
-		return -EINVAL;
-	return sm_get(md->msm, block, count);
 }
 
 int thin_usage(struct thin_md *md, uint64_t *meta_used, uint64_t *meta_total,

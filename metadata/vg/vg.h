@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vg.h - the pool's VG metadata: the in-memory model (struct vg), its text
  * form in libdevmapper's config syntax, name rules, and the whole-VG
- * read / commit over the metadata areas of both devices.
+ * read / commit over the metadata areas of every device of the pool.
  *
  * Owns: struct vg and everything hanging off it (one vg_free releases
  * it); the VG text format (see vg_text.c and man/tp-metadata.5).

@@ -84,7 +84,7 @@ ok tpchange --activate y alpha
 failed tpactivate beta
 err_has "device-mapper"
 
-# --auto POOL: the udev/boot rules for the named pools only
+# --auto POOL: the rules of udev's and the boot's activation for the named pools only
 ok tpactivate --auto beta
 out_has "Pool beta: skipped"
 failed tpactivate --auto alpha beta

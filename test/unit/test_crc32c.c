@@ -44,7 +44,8 @@ static void test_hw_matches_sw(void)
 
 static void test_block_examples(void)
 {
-	/* THIN-METADATA-FORMAT.md 2.3: empty btree leaf at block 8. */
+	/* an empty btree leaf at block 8 and its checksum, as the kernel
+	 * writes them */
 	unsigned char b[4096];
 	memset(b, 0, sizeof(b));
 	b[4] = 2;		/* flags = LEAF */

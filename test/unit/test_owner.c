@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A pool's owner (lib/pool/core/pool_owner.c): a pool created on a host
+/* A pool's owner (lib/pool/owner/pool_owner.c): a pool created on a host
  * with a system id records it; on another host every open but the
  * readers that ask for it (POOL_FOREIGN_OK) is refused with -EREMOTE and
  * nothing written, autoactivation's open (POOL_FOREIGN_QUIET) says

@@ -5,7 +5,7 @@
  * or random subsets of the unflushed writes on each device (crash_sim.h).
  *
  * Paths: a thin change under the transaction-id protocol (tvcreate,
- * tvsnap, tvremove, tvrollback: one VG commit on both devices, one thin
+ * tvsnap, tvremove, tvrollback: one VG commit on every device, one thin
  * commit), a VG commit alone (tvrename), tprepair's salvage and area
  * swap, tprepair's deletion of a stray thin device (a change of its own),
  * tpextend of the data area and of the metadata areas (VG, thin

@@ -16,7 +16,7 @@
 #
 # Scenario contract (test/vm/README.md): a bash script s-<topic>.sh, run
 # in its own empty directory under the guest's /tmp with the environment
-#   TP_BUILD   absolute path of the build dir (binaries in bin/, test/bin/)
+#   TP_BUILD   absolute path of the build dir (binaries in $TP_BUILD/bin, $TP_BUILD/test/bin)
 #   TP_SRC     absolute path of the source tree
 #   TP_DISKS   the guest's scratch disks, space separated (/dev/vda ...),
 #              TP_DISK_SIZE bytes each, zeroed at their start

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# udev/56-dm-tptools.rules with a real udevd in the guest, and kernel/dm.c's
+# udev/56-dm-tptools.rules with a real udevd in the guest, and kernel/dm_lib.c's
 # udev cookie synchronisation: /dev/<pool>/<vol> links for thin volumes
 # (names with '-' included), internal devices (tpool, tmeta, tdata) kept
 # away from blkid and the disk rules even when the data area holds a

@@ -566,7 +566,7 @@ static int create(const struct pool_create_params *p, const struct pool_create_p
 			  strerror(-r));
 		goto out;
 	}
-	/* 2. VG metadata on both devices, 3. labels: the pool exists from
+	/* 2. VG metadata on every device, 3. labels: the pool exists from
 	 * here; one critical section, so a signal does not leave a VG
 	 * without its labels */
 	tp_critical_begin();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pool_extend.c - grow a pool's data area to its data device's current
- * size (tpextend; pool.h).
+/* pool_extend.c - grow a pool's data area to its last data device's
+ * current size, and its thin-metadata areas (tpextend; pool.h).
  *
  * The change is one VG commit (the new device size and data area, and
  * transaction id + 1: the journal) and one thin transaction (the data
@@ -9,9 +9,10 @@
  * is completed by the next command that opens the pool for writing
  * (pool_txn.c grows the space map, pool_labels.c the labels).
  *
- * A live pool takes the same plan; its thin side is a reload of the
- * kernel's table stack (pool_extend_live.c), after which the kernel grows
- * its own space maps.
+ * A live pool takes the same plan; its thin side (pool_grow_thin, the
+ * live backend's in core/pool_live.c) is a reload of the kernel's table
+ * stack (kernel/dm_resize.c), after which the kernel grows its own space
+ * maps.
  *
  * The geometry: the new end is rounded down to whole chunks. The stripe
  * of the data device (libblkid topology, or $TPTOOLS_TOPOLOGY) is read

@@ -522,7 +522,7 @@ int pool_unmap_step(struct pool *p, const struct vg_volume *rm, int do_step, uin
  * delete unloads it). */
 void pool_unmap_end(struct pool *p);
 
-/* ---- volume.c: one change under the protocol ---- */
+/* ---- pool_change.c: one change under the protocol ---- */
 
 /* The largest volume: the VG metadata holds sizes as signed 64-bit byte
  * counts in whole sectors, so 8 EiB less one sector. */
@@ -638,9 +638,7 @@ int pool_load_volume(struct pool *p, const struct vg_volume *v) TP_MUST_CHECK;
  * for with its spare (the current size when none more). */
 uint64_t pool_meta_room(const struct pool *p);
 
-/* ---- pool_extend_live.c: growing an active pool ---- */
-
-/* ---- the growth of a pool's areas (tpextend), whichever backend ----
+/* ---- pool_access.c: the growth of a pool's areas (tpextend), whichever backend ----
  *
  * pool_grow_thin is pool_change's thin side of a change whose VG grew the
  * areas (ARG: a struct pool_growth). Offline: the labels follow the VG,

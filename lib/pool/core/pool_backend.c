@@ -4,11 +4,13 @@
  *   - device-mapper is asked for the pool's devices by our dm uuids
  *     ("TPTOOLS-<pool uuid>-...", kernel/dm_pool_find.c), so a renamed
  *     device counts; a label that cannot be read leaves the dm name;
- *   - each block device of the pool is opened exclusively (O_EXCL) for a
- *     moment: the kernel refuses that while a running pool (or anything
- *     else: a mount, an md or dm device) holds it.
+ *   - the first two devices (data and metadata), when block devices, are
+ *     opened exclusively (O_EXCL) for a moment: the kernel refuses that
+ *     while a running pool (or anything else: a mount, an md or dm
+ *     device) holds them; added data devices and a mirror's second leg
+ *     are not asked.
  * The pool's thin-pool device loaded: LIVE (P->be = the kernel). Nothing
- * loaded and both devices free: OFFLINE (the engine on the devices). A
+ * loaded and both free: OFFLINE (the engine on the devices). A
  * host without device-mapper (no dm-mod, no control node) has nothing
  * loaded. Any other answer refuses the pool, logged, with what to do:
  * device-mapper present but not answering (no permission, a broken
