@@ -301,9 +301,18 @@ int pool_split_volume_spec(const char *spec, char pool[POOL_NAME_MAX + 1],
  * (over-provisioning), else 0. */
 int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
 	TP_MUST_CHECK;
-/* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine);
- * READ_ONLY: the snapshot is read-only from the start (the same commit). */
-int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, int read_only)
+/* A new volume's settings, recorded in the commit that makes it (one VG
+ * commit and one thin transaction: no state in which the volume exists
+ * without them): */
+#define POOL_VOLUME_READONLY 1u		/* read-only from the start */
+#define POOL_VOLUME_NO_AUTOACTIVATE 2u	/* activate n (tpactivate --all skips it) */
+/* pool_volume_create with FLAGS (POOL_VOLUME_NO_AUTOACTIVATE). */
+int pool_volume_create_as(struct pool *p, const char *name, uint64_t size, unsigned flags,
+			  uint64_t *over) TP_MUST_CHECK;
+/* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine)
+ * with FLAGS (POOL_VOLUME_READONLY, POOL_VOLUME_NO_AUTOACTIVATE; 1 is
+ * read-only, as before). */
+int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, unsigned flags)
 	TP_MUST_CHECK;
 int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
 /* The same, FN (may be NULL) hearing the chunks given back of the total
