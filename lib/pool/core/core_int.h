@@ -47,6 +47,15 @@ struct pool {
 	/* a writer found a stale mirror leg: resynced at its first VG commit
 	 * (pool_commit.c), so that a writer refused before it writes nothing */
 	int meta_resync_due;
+	/* one change of several settings (pool_settings_begin, pool_commit.c):
+	 * while STAGE_BASE is set, P->vg is the staged VG and STAGE_BASE the
+	 * durable one; STAGING: a VG commit only stages (nothing written);
+	 * STAGED: how many did; STAGE_PREP: the preparatory writes to run
+	 * just before the one real commit */
+	struct vg *stage_base;
+	int staging;
+	unsigned staged;
+	pool_stage_prep_fn *stage_prep[2];
 	/* a shared pool's lease (pool_lease.c): held by this command
 	 * (LEASE_OWN), or by this host's holder process LEASE_HOLDER */
 	struct lease_hold lease;
