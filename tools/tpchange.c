@@ -5,7 +5,8 @@
  * policy (--warn, --autoextend-threshold, --autoextend-by,
  * --autoextend-max), the over-provisioning limit (--max-overprovision) and the
  * when-full mode, and (tvchange) a volume's read-only flag (--readonly
- * y|n). Without an option they print the current settings. */
+ * y|n). Without an option they print the current settings. The options
+ * given are one change: all checked, then one VG commit (change_apply). */
 #include "lib/base/config.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
@@ -48,40 +49,32 @@ static int change_monitor(struct pool *p, const struct change *c,
 	return given ? pool_set_monitor_policy(p, now) : 0;
 }
 
-static int change_op(struct pool *p, void *arg)
+/* How many options C gives (each monitoring option counts). */
+static unsigned options_given(const struct change *c)
 {
-	const struct change *c = arg;
+	const struct monitor_args *a = c->monitor;
+
+	return !!a->warn + !!a->threshold + !!a->by + !!a->max + !!a->device + !!c->set +
+	       (c->when_full >= 0) + !!c->set_ro + !!c->systemid + !!c->set_over + (c->lock >= 0) +
+	       !!c->meta_replace + !!c->meta_mirror;
+}
+
+/* Every option given, checked and staged on the pool's VG in memory, then
+ * written as one VG commit: all of them or none (pool.h
+ * pool_settings_begin). Those that are only VG keys first; a lease area
+ * is formatted just before the commit; --meta-mirror and --meta-replace
+ * copy onto their new leg last, and their commit is the one that carries
+ * every setting. 0 or -errno (nothing changed: the staged VG dropped). */
+static int change_apply(struct pool *p, const struct change *c,
+			struct pool_monitor_policy *m)
+{
 	const char *vol = c->vol[0] ? c->vol : NULL;
-	struct pool_monitor_policy m;
-	char policy[160];
-	struct pool_info info;
-	char was[160];
-	int r = vol ? 0 : change_monitor(p, c, &m);
+	int r = pool_settings_begin(p);
 
-	if (!r && !vol && c->meta_mirror) {
-		if ((r = pool_meta_mirror_add(p, c->meta_mirror, c->integrity)))
-			return r;
-		if (tp_log_verbosity() >= 0)
-			printf("Pool %s: thin metadata mirrored onto %s.\n", c->pool, c->meta_mirror);
-	}
-	if (!r && !vol && c->meta_replace) {
-		if ((r = pool_meta_replace(p, c->meta_replace)))
-			return r;
-		if (tp_log_verbosity() >= 0)
-			printf("Pool %s: metadata mirror %s, its out leg now on %s.\n", c->pool,
-			       pool_meta_health(p), c->meta_replace);
-	}
-
-	snprintf(was, sizeof(was), "%s", pool_owner(p));
-	if (!r && c->systemid && pool_is_foreign(p) &&
-	    !cli_confirm("Take pool %s from the host whose system id is \"%s\"? If that host "
-			 "still uses the pool, both writing destroy it.", c->pool, was)) {
-		log_error("pool %s not taken over", c->pool);
-		return -ECANCELED;
-	}
-	if (!r && c->systemid && !(r = pool_set_system_id(p, c->systemid)) && pool_is_foreign(p))
-		log_warn("pool %s taken over from the host whose system id is \"%s\" (--foreign "
-			 "--force)", c->pool, was);
+	if (!r && !vol)
+		r = change_monitor(p, c, m);
+	if (!r && c->systemid)
+		r = pool_set_system_id(p, c->systemid);
 	if (!r && c->set_ro)
 		r = pool_volume_set_readonly(p, vol, c->ro);
 	if (!r && !vol && c->when_full >= 0)
@@ -91,10 +84,62 @@ static int change_op(struct pool *p, void *arg)
 	if (!r && !vol && c->lock >= 0)
 		r = pool_set_lock_type(p, c->lock,
 				       (unsigned)tp_config_int("global/sanlock_io_timeout"));
-	if (!r && !vol && (r = pool_get_info(p, 0, &info)) == 0)
-		pool_info_free(&info);
 	if (!r && c->set)
 		r = pool_set_autoactivate(p, vol, c->on);
+	if (!r && (c->meta_mirror || c->meta_replace)) {
+		pool_settings_last(p);
+		r = c->meta_mirror ? pool_meta_mirror_add(p, c->meta_mirror, c->integrity)
+				   : pool_meta_replace(p, c->meta_replace);
+	}
+	if (!r)
+		r = pool_settings_commit(p);
+	if (r) {
+		pool_settings_abort(p);
+		if (options_given(c) > 1)
+			log_error("%s %s%s%s: none of the options given was applied; nothing was "
+				  "changed", vol ? "volume" : "pool", c->pool, vol ? "/" : "",
+				  vol ? vol : "");
+		return r;
+	}
+	/* live, the kernel's table follows the when-full mode committed */
+	if (!vol && c->when_full >= 0 &&
+	    (r = pool_set_when_full(p, (enum pool_when_full)c->when_full)))
+		log_error("pool %s: every setting given is committed, but the kernel still runs "
+			  "the old when-full mode; run 'tpchange --when-full %s %s' again", c->pool,
+			  c->when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue", c->pool);
+	return r;
+}
+
+static int change_op(struct pool *p, void *arg)
+{
+	const struct change *c = arg;
+	const char *vol = c->vol[0] ? c->vol : NULL;
+	struct pool_monitor_policy m;
+	char policy[160];
+	struct pool_info info;
+	char was[160];
+	int r;
+
+	pool_get_monitor_policy(p, &m);
+	snprintf(was, sizeof(was), "%s", pool_owner(p));
+	if (c->systemid && pool_is_foreign(p) &&
+	    !cli_confirm("Take pool %s from the host whose system id is \"%s\"? If that host "
+			 "still uses the pool, both writing destroy it.", c->pool, was)) {
+		log_error("pool %s not taken over", c->pool);
+		return -ECANCELED;
+	}
+	if ((r = change_apply(p, c, &m)))
+		return r;
+	if (c->meta_mirror && tp_log_verbosity() >= 0)
+		printf("Pool %s: thin metadata mirrored onto %s.\n", c->pool, c->meta_mirror);
+	if (c->meta_replace && tp_log_verbosity() >= 0)
+		printf("Pool %s: metadata mirror %s, its out leg now on %s.\n", c->pool,
+		       pool_meta_health(p), c->meta_replace);
+	if (c->systemid && pool_is_foreign(p))
+		log_warn("pool %s taken over from the host whose system id is \"%s\" (--foreign "
+			 "--force)", c->pool, was);
+	if (!vol && (r = pool_get_info(p, 0, &info)) == 0)
+		pool_info_free(&info);
 	if (!r)
 		r = pool_get_autoactivate(p, vol);
 	if (r < 0)
@@ -242,6 +287,14 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		rc = cli_device_kind(cmd, "--meta-mirror", c.meta_mirror);
 	if (rc == CLI_CONTINUE)
 		rc = cli_device_kind(cmd, "--meta-replace", c.meta_replace);
+	if (rc == CLI_CONTINUE && c.meta_mirror && c.meta_replace)
+		rc = cli_usage_error(cmd, "--meta-mirror and --meta-replace exclude each other: the "
+					  "first mirrors a pool of one metadata device, the second "
+					  "replaces a leg of a mirror");
+	if (rc == CLI_CONTINUE && c.systemid && c.lock >= 0)
+		rc = cli_usage_error(cmd, "--systemid and --lock-type exclude each other: a shared "
+					  "pool has no owner, and --lock-type none makes it this "
+					  "host's");
 	if (rc == CLI_CONTINUE && (foreign || force) && !(foreign && force && c.systemid))
 		rc = cli_usage_error(cmd, "--foreign and --force go together, with --systemid ID: "
 					  "they take a pool from a host that is gone");

@@ -23,10 +23,10 @@ static int creation_op(struct pool *p, void *arg)
 	struct pool_info info;
 	uint64_t over;
 	char a[32], b[32];
-	int r = pool_volume_create(p, c->name, c->size, &over);
+	/* the volume and its activation flag: one commit */
+	int r = pool_volume_create_as(p, c->name, c->size,
+				      c->no_autoactivate ? POOL_VOLUME_NO_AUTOACTIVATE : 0, &over);
 
-	if (!r && c->no_autoactivate)
-		r = pool_set_autoactivate(p, c->name, 0);
 	if (!r)
 		r = pool_get_info(p, 0, &info);
 	if (r)

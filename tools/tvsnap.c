@@ -20,6 +20,7 @@
 struct snapshot {
 	const char *name;
 	int readonly;
+	int no_autoactivate;	/* --activate n */
 	char pool[POOL_NAME_MAX + 1], origin[POOL_NAME_MAX + 1];
 };
 
@@ -44,7 +45,10 @@ static int snapshot_op(struct pool *p, void *arg)
 {
 	const struct snapshot *s = arg;
 	uint64_t notice = tp_log_verbosity() >= 0 ? first_large_snapshot(p) : 0;
-	int r = pool_volume_snapshot(p, s->origin, s->name, s->readonly);
+	/* the snapshot and its settings: one commit */
+	int r = pool_volume_snapshot(p, s->origin, s->name,
+				     (s->readonly ? POOL_VOLUME_READONLY : 0) |
+					     (s->no_autoactivate ? POOL_VOLUME_NO_AUTOACTIVATE : 0));
 	char c[32];
 
 	if (r)
@@ -52,8 +56,8 @@ static int snapshot_op(struct pool *p, void *arg)
 	(void)pool_warn_if_full(p);
 	if (tp_log_verbosity() < 0)
 		return r;
-	printf("Snapshot %s/%s of %s created%s.\n", s->pool, s->name, s->origin,
-	       s->readonly ? ", read-only" : "");
+	printf("Snapshot %s/%s of %s created%s%s.\n", s->pool, s->name, s->origin,
+	       s->readonly ? ", read-only" : "", s->no_autoactivate ? ", activate n" : "");
 	if (notice)
 		printf("Note: pool %s has %s chunks: the first write to each chunk %s and %s share "
 		       "copies the whole %s first, so small writes run 10-100x slower than raw "
@@ -67,15 +71,17 @@ static int snapshot_op(struct pool *p, void *arg)
 
 int cmd_tvsnap(const struct tp_command *cmd, int argc, const char **argv)
 {
-	const char *devices = NULL, **args;
-	struct snapshot s = { NULL, 0, "", "" };
-	int rc, nargs;
+	const char *devices = NULL, *activate = NULL, **args;
+	struct snapshot s = { NULL, 0, 0, "", "" };
+	int rc, nargs, on = 1;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "name", 'n', POPT_ARG_STRING, &s.name, 0, "snapshot name", "NAME" },
 		{ "readonly", 'r', POPT_ARG_NONE, &s.readonly, 0,
 		  "make the snapshot read-only (activated read-only; tvchange --readonly n undoes it)",
 		  NULL },
+		{ "activate", 'a', POPT_ARG_STRING, &activate, 0,
+		  "activated with its pool by tpactivate --all and at boot (default y)", "y|n" },
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
@@ -84,11 +90,15 @@ int cmd_tvsnap(const struct tp_command *cmd, int argc, const char **argv)
 		return rc;
 	if (!s.name)
 		rc = cli_usage_error(cmd, "-n NAME is required");
+	else if (activate && cli_parse_activate(cmd, activate, &on) != CLI_CONTINUE)
+		rc = TP_EXIT_USAGE;
 	else if (pool_split_volume_spec(args[0], s.pool, s.origin) ||
 		 pool_dm_vol_name_check(s.pool, s.name))
 		rc = TP_EXIT_USAGE;
-	else
+	else {
+		s.no_autoactivate = !on;
 		rc = tool_pool_op(s.pool, devices, snapshot_op, &s);
+	}
 	cli_end(&cli);
 	return rc;
 }

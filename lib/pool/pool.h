@@ -228,6 +228,23 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	TP_MUST_CHECK;
 void pool_close(struct pool *p);	/* NULL ok */
 
+/* One change of several settings (tpchange, tvchange: all or none).
+ * After pool_settings_begin the setters (pool_set_*, pool_volume_set_
+ * readonly, pool_set_autoactivate ...) check their setting and stage
+ * their VG commit on P's VG in memory: a later setter sees the earlier
+ * ones, nothing is written. pool_settings_commit writes them as ONE VG
+ * commit (one seqno step), after the preparatory writes a setting needs
+ * on space no reader looks at yet (a lease area). pool_settings_last
+ * makes the next VG commit that real one instead: for pool_meta_mirror_add
+ * and pool_meta_replace, which copy onto their new leg before the commit
+ * that names it (the staged settings go into that commit). Until the real
+ * commit succeeds nothing a reader sees has changed; pool_settings_abort
+ * (also by pool_close) drops what is staged. 0 or -errno (logged). */
+int pool_settings_begin(struct pool *p) TP_MUST_CHECK;
+void pool_settings_last(struct pool *p);
+int pool_settings_commit(struct pool *p) TP_MUST_CHECK;
+void pool_settings_abort(struct pool *p);
+
 /* tpchange --meta-replace DEV: the leg of P's metadata mirror that is out
  * (missing, stale or failed) becomes DEV (or the same device again):
  * offline both thin-metadata areas are copied onto it from the good leg,
@@ -283,9 +300,18 @@ int pool_split_volume_spec(const char *spec, char pool[POOL_NAME_MAX + 1],
  * (over-provisioning), else 0. */
 int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
 	TP_MUST_CHECK;
-/* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine);
- * READ_ONLY: the snapshot is read-only from the start (the same commit). */
-int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, int read_only)
+/* A new volume's settings, recorded in the commit that makes it (one VG
+ * commit and one thin transaction: no state in which the volume exists
+ * without them): */
+#define POOL_VOLUME_READONLY 1u		/* read-only from the start */
+#define POOL_VOLUME_NO_AUTOACTIVATE 2u	/* activate n (tpactivate --all skips it) */
+/* pool_volume_create with FLAGS (POOL_VOLUME_NO_AUTOACTIVATE). */
+int pool_volume_create_as(struct pool *p, const char *name, uint64_t size, unsigned flags,
+			  uint64_t *over) TP_MUST_CHECK;
+/* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine)
+ * with FLAGS (POOL_VOLUME_READONLY, POOL_VOLUME_NO_AUTOACTIVATE; 1 is
+ * read-only, as before). */
+int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, unsigned flags)
 	TP_MUST_CHECK;
 int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
 /* The same, FN (may be NULL) hearing the chunks given back of the total

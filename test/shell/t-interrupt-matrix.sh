@@ -77,6 +77,14 @@ state() {
 	done | sort
 }
 
+# settings: the pool's and its volumes' settings (a combined change's
+# options are one change: all of them or none)
+settings() {
+	tpstatus --noheadings -o pool_warn,pool_when_full,pool_activation_skip,pool_meta_legs,pool_lock_type,pool_max_overprovision p 2>/dev/null |
+		sed 's#[^ ]*/##g'
+	tpstatus --noheadings -o vol_name,vol_activation_skip,vol_read_only p 2>/dev/null | grep -v '^ *zz ' | sort
+}
+
 # ---- the scenarios: prepare COMMAND SCENARIO (on the restored pool), then
 # the command ----
 prepare() {
@@ -92,6 +100,7 @@ prepare() {
 	tpmove) rm -f p-data2.img; truncate -s 32M p-data2.img
 		tpextend -q --data p-data2.img p || fail "tpmove: the device to move to not added" ;;
 	tptrim) tvremove -y p/b >/dev/null 2>&1 || fail "tvremove p/b before tptrim" ;;
+	tpchange) rm -f p-meta2.img; truncate -s 16M p-meta2.img ;;
 	esac
 }
 # done_right COMMAND RC: what a command stopped part-way leaves besides the pool
@@ -116,6 +125,9 @@ scenarios_of() {
 	tprecv) echo "tprecv tprecv-raw tprecv-raw-long" ;;
 	tpextend) echo "tpextend tpextend-data" ;;
 	tpreduce) echo "tpreduce tpreduce-missing" ;;
+	tvcreate) echo "tvcreate tvcreate-noact" ;;
+	tvsnap) echo "tvsnap tvsnap-noact" ;;
+	tpchange) echo "tpchange tpchange-mirror" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -132,7 +144,12 @@ reaches() {
 command_of() {
 	case $1 in
 	tvcreate) echo "tvcreate -V 4M -n new p" ;;
+	tvcreate-noact) echo "tvcreate --activate n -V 4M -n new p" ;;
 	tvsnap) echo "tvsnap --readonly p/a -n snew" ;;
+	tvsnap-noact) echo "tvsnap --readonly --activate n p/a -n snew" ;;
+	tpchange) echo "tpchange --warn 70 --when-full error --activate n --max-overprovision 9 p" ;;
+	tpchange-mirror) echo "tpchange --warn 70 --activate n --meta-mirror p-meta2.img --meta-integrity n p" ;;
+	tvchange) echo "tvchange --activate n --readonly y p/b" ;;
 	tvremove) echo "env TP_TEST_REMOVE_STEP=3 tvremove -y --wipe p/b" ;; # steps of 3 chunks
 	tvresize) echo "tvresize -y -f -V 1M p/a" ;;
 	tvrollback) echo "tvrollback -y --to s p/a" ;;
@@ -165,10 +182,20 @@ check_state() {
 		[ "$uuid" = - ] && continue
 		want=$(awk -v u="$uuid" '$3 == u { print $2 }' old new uuids | head -1)
 		# a uuid the command made anew (each run makes its own) only
-		# on a volume it makes, with the content it gives that volume
-		[ -n "$want" ] || { [ -z "$o" ] && want=$n; }
+		# on a volume it makes, or one whose content it keeps and to
+		# which it gives a uuid (tvchange --readonly y), with the
+		# content the new state has
+		if [ -z "$want" ] && { [ -z "$o" ] || { [ "$o" = "$n" ] &&
+			[ "$(awk -v v="$v" '$1 == v { print $3 }' new)" != - ]; }; }; then
+			want=$n
+		fi
 		[ "$sum" = "$want" ] || fail "$what: volume $v carries content uuid $uuid of other content"
 	done <now
+	settings >now.set
+	cmp -s now.set old.set || cmp -s now.set new.set || {
+		diff old.set now.set >&2 || true; diff new.set now.set >&2 || true
+		fail "$what: the settings are neither the old nor the new ones"
+	}
 }
 
 signals=${TP_MATRIX_SIGNALS:-KILL INT TERM}
@@ -198,13 +225,16 @@ for c in $table; do
 			fail "$c declares test pauses but has no scenario in t-interrupt-matrix"
 		# the old state, the check's verdict on it, and the new state
 		restore; prepare "$c" "$scen"
-		state >old
+		state >old; settings >old.set
 		rc0=0; tpcheck p >/dev/null 2>&1 || rc0=$?
 		run "$scen"
 		rc=0; wait $! || rc=$?
 		[ $rc = "$(rc_of "$scen")" ] ||
 			{ cat err >&2; fail "$scen (uninterrupted) exited $rc, not $(rc_of "$scen")"; }
-		state >new
+		state >new; settings >new.set
+		case $c in tpchange | tvchange)
+			cmp -s old.set new.set && fail "$scen changed no setting" ;;
+		esac
 		for step in $steps; do
 			reaches "$scen" "$step" || continue
 			reached="$reached $step"
@@ -244,9 +274,9 @@ echo "$cases cases"
 [ $cases -ge 40 ] || fail "only $cases cases ran"
 
 # the matrix catches a receive completed without its data
-restore; state >old
+restore; state >old; settings >old.set
 ok tprecv -i x.stream -n r p
-state >new
+state >new; settings >new.set
 restore
 TP_TEST_FAIL=recv-skip-data tprecv -i x.stream -n r p >out 2>err || { cat err >&2; fail "the broken receive failed"; }
 state >now

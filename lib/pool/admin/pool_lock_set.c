@@ -3,11 +3,14 @@
  * pool of one host becomes a shared pool (a lease area found on its
  * metadata device, formatted through this host's sanlock daemon, then one
  * VG commit that records it) or back (one VG commit; the area is left as
- * free space). Offline only: an active pool's holder would be left behind
- * or missing. */
+ * free space). With other settings (pool_settings_begin) the area is
+ * formatted only once every setting was checked, just before their one
+ * commit (pool_stage_prep). Offline only: an active pool's holder would
+ * be left behind or missing. */
 #include "lib/pool/core/core.h"
 #include "lib/pool/lease/lease_feature.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/base/sysid.h"
 #include "lib/base/units.h"
@@ -53,6 +56,22 @@ static int find_room(const struct pool *p, uint64_t dev_size, uint64_t *offset)
 	return -ENOSPC;
 }
 
+/* The preparatory write: the lease area NEXT records, formatted on the
+ * metadata device (free space until NEXT is committed). */
+static int format_area(struct pool *p, const struct vg *next)
+{
+	if (next->lock.type != VG_LOCK_SANLOCK)
+		return 0;
+	if (tp_test_fail("lease-format")) {
+		log_error("pool %s: cannot write its lease area on %s: %s", pool_name(p),
+			  pool_pv(p, VG_ROLE_META)->io->name, strerror(EIO));
+		return -EIO;
+	}
+	return pool_lease_format(pool_name(p), next->lock.name,
+				 pool_pv(p, VG_ROLE_META)->io->name, next->lock.offset,
+				 next->lock.io_timeout);
+}
+
 int pool_set_lock_type(struct pool *p, int shared, unsigned io_timeout)
 {
 	uint64_t dev_size = pool_pv(p, VG_ROLE_META)->io->size, offset = 0;
@@ -89,9 +108,7 @@ int pool_set_lock_type(struct pool *p, int shared, unsigned io_timeout)
 		vg_lock_name(next->uuid, next->lock.name);
 		if (next->dev[VG_ROLE_META].size < dev_size)
 			next->dev[VG_ROLE_META].size = dev_size;
-		r = pool_lease_format(pool_name(p), next->lock.name,
-				      pool_pv(p, VG_ROLE_META)->io->name, offset, io_timeout);
-		if (r) {
+		if ((r = pool_stage_prep(p, format_area, next))) {
 			vg_free(next);
 			return r;
 		}

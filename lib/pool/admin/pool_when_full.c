@@ -4,7 +4,9 @@
  * an administrator to grow the pool) or fail them with ENOSPC (the
  * thin-pool feature error_if_no_space). The setting lives in the VG; an
  * active pool takes it by a reload of its table (kernel/dm_resize.c),
- * which requeues what was queued, so it fails at once. */
+ * which requeues what was queued, so it fails at once. Staged with other
+ * settings (pool_settings_begin), only the VG changes: the caller calls
+ * again after their one commit, and the kernel follows then. */
 #include "lib/pool/core/core.h"
 
 #include "kernel/dm.h"
@@ -29,6 +31,12 @@ int pool_set_when_full(struct pool *p, enum pool_when_full wf)
 			vg_free(undo);
 			return r;
 		}
+	}
+	/* staged with other settings (pool.h): the kernel follows once they
+	 * are committed, by a call again */
+	if (pool_settings_staging(p)) {
+		vg_free(undo);
+		return 0;
 	}
 	/* the VG said so already: only the kernel may lag (an interrupted change) */
 	r = pool_table_follow_when_full(p, change);

@@ -788,4 +788,17 @@ int pool_commit_vg(struct pool *p, struct vg *next) TP_MUST_CHECK;
  * the pool's real history out of the backups. */
 int pool_commit_vg_progress(struct pool *p, struct vg *next) TP_MUST_CHECK;
 
+/* A preparatory write of a setting (a lease area formatted): on space no
+ * reader looks at until the VG commit that NEXT is names it. Between
+ * pool_settings_begin and the real commit, pool_stage_prep keeps FN to
+ * run just before that commit (after every setting was checked; a
+ * failure fails the commit, nothing committed); otherwise FN runs at
+ * once, against NEXT. 0 or -errno (logged). */
+typedef int pool_stage_prep_fn(struct pool *p, const struct vg *next);
+int pool_stage_prep(struct pool *p, pool_stage_prep_fn *fn, const struct vg *next) TP_MUST_CHECK;
+/* Are P's VG commits staged now (pool_settings_begin)? A setting that
+ * does something beside its VG commit that a reader sees (a live table
+ * reload) leaves it to after pool_settings_commit. */
+int pool_settings_staging(const struct pool *p);
+
 #endif

@@ -52,6 +52,15 @@ struct pool {
 	/* each registered feature's state of this pool (pool_feature.c):
 	 * the feature's own, opaque here; its detach hook frees it */
 	void *feature_state[POOL_FEATURES_MAX];
+	/* one change of several settings (pool_settings_begin, pool_commit.c):
+	 * while STAGE_BASE is set, P->vg is the staged VG and STAGE_BASE the
+	 * durable one; STAGING: a VG commit only stages (nothing written);
+	 * STAGED: how many did; STAGE_PREP: the preparatory writes to run
+	 * just before the one real commit */
+	struct vg *stage_base;
+	int staging;
+	unsigned staged;
+	pool_stage_prep_fn *stage_prep[2];
 	/* a live removal's thin device, open for its steps (pool_live.c):
 	 * one open and one close a removal, not one a step (each close of a
 	 * device open for writing is a udev change event and a probe of the

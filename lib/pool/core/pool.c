@@ -32,6 +32,7 @@ void pool_close(struct pool *p)
 {
 	if (!p)
 		return;
+	pool_settings_abort(p);	/* staged settings never committed: dropped */
 	pool_detach(p);
 	free(p);
 }

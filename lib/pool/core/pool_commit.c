@@ -4,13 +4,16 @@
  * that would remove, thaw or re-point a volume a live tpsend reads is
  * refused first (pool_hold.c), and so is one that would raise the
  * volumes' virtual sizes above the pool's over-provisioning limit
- * (pool_provision.c). */
+ * (pool_provision.c). Between pool_settings_begin and pool_settings_commit
+ * a commit only stages the VG in memory, and the settings' preparatory
+ * writes run just before the one real commit (pool.h). */
 #include "lib/pool/core/core_int.h"
 
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/pool/host/host.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +21,7 @@ static int commit(struct pool *p, struct vg *next, int backup)
 {
 	struct vg_pv pvs[POOL_MAX_PVS];
 	unsigned n = pool_nr_pvs(p);
-	int r;
+	int r, staged = p->stage_base != NULL;
 
 	/* only the devices NEXT lists: a device being added or taken away
 	 * gets no copy of a VG without it */
@@ -31,6 +34,30 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	    (r = pool_provision_check(p, next))) {
 		vg_free(next);
 		return r;
+	}
+	if (staged && p->staging) {
+		/* staged: P's VG in memory only, the durable one kept */
+		next->seqno = p->vg->seqno;
+		vg_free(p->vg);
+		p->vg = next;
+		p->staged++;
+		return pool_data_rebuild(p);
+	}
+	/* the one real commit of staged settings: their preparatory writes
+	 * first (a failure commits nothing) */
+	for (unsigned i = 0; staged && i < 2 && p->stage_prep[i]; i++)
+		if ((r = p->stage_prep[i](p, next))) {
+			log_error("pool %s: nothing was changed", p->name);
+			vg_free(next);
+			return r;
+		}
+	if (staged)
+		tp_test_pause("settings-prepared");
+	if (staged && tp_test_fail("settings-commit")) {
+		log_error("pool %s: VG metadata commit failed: %s; nothing was changed", p->name,
+			  strerror(EIO));
+		vg_free(next);
+		return -EIO;
 	}
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		if (p->pv[i].io)
@@ -84,6 +111,14 @@ static int commit(struct pool *p, struct vg *next, int backup)
 		pool_backup_commit(next);
 	vg_free(p->vg);
 	p->vg = next;
+	if (staged) {
+		/* committed: the staged settings are the pool's */
+		vg_free(p->stage_base);
+		p->stage_base = NULL;
+		p->staged = 0;
+		memset(p->stage_prep, 0, sizeof(p->stage_prep));
+		tp_test_pause("settings-committed");
+	}
 	return pool_data_rebuild(p);
 }
 
@@ -95,4 +130,85 @@ int pool_commit_vg(struct pool *p, struct vg *next)
 int pool_commit_vg_progress(struct pool *p, struct vg *next)
 {
 	return commit(p, next, 0);
+}
+
+int pool_settings_begin(struct pool *p)
+{
+	struct vg *s;
+	int r;
+
+	if (p->stage_base) {
+		log_error("pool %s: internal error: settings staged twice", p->name);
+		return -EALREADY;
+	}
+	if ((r = pool_refuse_latched(p)) || (r = vg_clone(p->vg, &s)))
+		return r;
+	p->stage_base = p->vg;
+	p->vg = s;
+	p->staging = 1;
+	p->staged = 0;
+	memset(p->stage_prep, 0, sizeof(p->stage_prep));
+	return 0;
+}
+
+void pool_settings_last(struct pool *p)
+{
+	p->staging = 0;
+}
+
+int pool_settings_staging(const struct pool *p)
+{
+	return p->stage_base && p->staging;
+}
+
+void pool_settings_abort(struct pool *p)
+{
+	if (!p->stage_base)
+		return;
+	vg_free(p->vg);
+	p->vg = p->stage_base;
+	p->stage_base = NULL;
+	p->staging = 0;
+	p->staged = 0;
+	memset(p->stage_prep, 0, sizeof(p->stage_prep));
+	if (pool_data_rebuild(p))
+		log_warn("pool %s: cannot rebuild its data view after dropping the staged "
+			 "settings", p->name);
+}
+
+int pool_settings_commit(struct pool *p)
+{
+	struct vg *next;
+	int r;
+
+	if (!p->stage_base)
+		return 0;	/* nothing begun, or the last commit wrote it all */
+	p->staging = 0;
+	if (!p->staged) {
+		pool_settings_abort(p);	/* no setting changed anything */
+		return 0;
+	}
+	if ((r = vg_clone(p->vg, &next))) {
+		pool_settings_abort(p);
+		return r;
+	}
+	if ((r = commit(p, next, 1)))
+		pool_settings_abort(p);
+	return r;
+}
+
+int pool_stage_prep(struct pool *p, pool_stage_prep_fn *fn, const struct vg *next)
+{
+	unsigned i;
+
+	if (!pool_settings_staging(p))
+		return fn(p, next);
+	for (i = 0; i < 2 && p->stage_prep[i] && p->stage_prep[i] != fn; i++)
+		;
+	if (i == 2) {
+		log_error("pool %s: internal error: too many preparatory writes staged", p->name);
+		return -ENOSPC;
+	}
+	p->stage_prep[i] = fn;
+	return 0;
 }

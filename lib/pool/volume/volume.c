@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* volume.c - thin volume create, snapshot and remove: one VG commit (the
- * journal, first) and one thin-metadata transaction each. See pool.h. */
+ * journal, first) and one thin-metadata transaction each; a new volume's
+ * settings (read-only, activate n) are in that one commit. See pool.h. */
 #include "lib/pool/core/core.h"
 #include "lib/pool/removal/removal.h"
 #include "lib/pool/pool_names_dm.h"
@@ -57,6 +58,12 @@ static int add_volume(struct pool *p, struct vg_volume *v, pool_apply_fn apply)
 
 int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
 {
+	return pool_volume_create_as(p, name, size, 0, over);
+}
+
+int pool_volume_create_as(struct pool *p, const char *name, uint64_t size, unsigned flags,
+			  uint64_t *over)
+{
 	struct vg_volume v;
 	int r;
 
@@ -68,6 +75,7 @@ int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t
 		return r;
 	snprintf(v.name, sizeof(v.name), "%s", name);
 	v.creation_time = (int64_t)time(NULL);
+	v.activation_skip = !!(flags & POOL_VOLUME_NO_AUTOACTIVATE);
 	if ((r = pool_next_dev_id(p, &v.dev_id)))
 		return r;
 	r = add_volume(p, &v, apply_create);
@@ -89,8 +97,9 @@ static int apply_snap(struct pool *p, const void *arg)
 	return r;
 }
 
-int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, int read_only)
+int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, unsigned flags)
 {
+	int read_only = !!(flags & POOL_VOLUME_READONLY);
 	const struct vg_volume *o = vg_find_volume(pool_vg(p), origin);
 	struct vg_volume v;
 	int r;
@@ -103,7 +112,8 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, i
 	snprintf(v.name, sizeof(v.name), "%s", name);
 	snprintf(v.origin, sizeof(v.origin), "%s", origin);
 	v.size = o->size;
-	v.read_only = !!read_only;
+	v.read_only = read_only;
+	v.activation_skip = !!(flags & POOL_VOLUME_NO_AUTOACTIVATE);
 	if (read_only && (r = vg_uuid_generate(v.content_uuid)))
 		return r;
 	v.creation_time = (int64_t)time(NULL);
