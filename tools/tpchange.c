@@ -11,6 +11,8 @@
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_volume.h"
+#include "lib/pool/pool_owner.h"
 #include "lib/pool/pool_lease.h"
 #include "tools/cli.h"
 #include "tools/monitor_opts.h"

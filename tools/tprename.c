@@ -3,6 +3,7 @@
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_admin.h"
 #include "tools/cli.h"
 
 #include <stdio.h>

@@ -3,6 +3,7 @@
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_volume.h"
 #include "lib/pool/pool_names_dm.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"

@@ -5,6 +5,7 @@
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_volume.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
 

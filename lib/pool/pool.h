@@ -168,6 +168,31 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 int pool_create(const struct pool_create_params *p, const struct pool_create_plan *plan)
 	TP_MUST_CHECK;
 
+/* ---- types the core shares with the face's other headers ---- */
+
+/* Whose a device's tptools label is (pool_admin.h: pool_label_inspect;
+ * the core's pool_label_owner). */
+enum pool_label_kind {
+	POOL_LABEL_NONE = 0,	/* no tptools label */
+	POOL_LABEL_DAMAGED,	/* our magic, but the label is corrupt */
+	POOL_LABEL_MEMBER,	/* its pool's current VG names it */
+	POOL_LABEL_ORPHAN,	/* its pool is there and does not name it */
+	POOL_LABEL_AHEAD,	/* ... but its own VG copy is newer (no orphan) */
+	POOL_LABEL_GONE,	/* no other device of its pool is known */
+	POOL_LABEL_UNKNOWN,	/* its pool is known but cannot be read whole */
+};
+
+/* What tpextend did and found. */
+struct pool_extend_result {
+	uint64_t old_data_size, new_data_size;	/* bytes, whole chunks */
+	uint64_t old_meta_size, new_meta_size;	/* bytes of one thin-metadata area */
+	uint64_t data_dev_size;			/* bytes, the data device now */
+	uint64_t chunk;				/* bytes */
+	int stripe_changed;	/* the data device's stripe no longer fits the chunk */
+	char stripe[512];	/* what changed and what the chunk now costs (--explain) */
+	char topo_desc[256];	/* the data device's geometry in words */
+};
+
 /* ---- open / close ---- */
 
 enum pool_open_flags {
@@ -271,15 +296,6 @@ const char *pool_name(const struct pool *p);
  * without one; IO_TIMEOUT sanlock's), 0 a pool of one host again. P
  * inactive (-EBUSY). */
 int pool_set_lock_type(struct pool *p, int shared, unsigned io_timeout) TP_MUST_CHECK;
-/* The system id of the host that owns P ("" when no host does), and 1 when
- * that is another host than this one (opened with POOL_FOREIGN_OK). */
-const char *pool_owner(const struct pool *p);
-int pool_is_foreign(const struct pool *p);
-/* Hand P over to the host whose system id is ID ("" : to no owner, any
- * host may use it): one VG commit. P must be inactive (-EBUSY, logged):
- * the new owner activates it. */
-int pool_set_system_id(struct pool *p, const char *id) TP_MUST_CHECK;
-
 /* ---- volumes ---- */
 
 /* The one "pool POOL has no volume NAME; 'tpstatus POOL' lists them"
@@ -294,369 +310,6 @@ void pool_init(void);
  * a message if malformed or a name is invalid. */
 int pool_split_volume_spec(const char *spec, char pool[POOL_NAME_MAX + 1],
 			   char vol[POOL_NAME_MAX + 1]) TP_MUST_CHECK;
-
-/* Create thin volume NAME of SIZE bytes (rounded up to 512). *OVER is set
- * to the sum of all virtual sizes when it exceeds the pool's data size
- * (over-provisioning), else 0. */
-int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
-	TP_MUST_CHECK;
-/* A new volume's settings, recorded in the commit that makes it (one VG
- * commit and one thin transaction: no state in which the volume exists
- * without them): */
-#define POOL_VOLUME_READONLY 1u		/* read-only from the start */
-#define POOL_VOLUME_NO_AUTOACTIVATE 2u	/* activate n (tpactivate --all skips it) */
-/* pool_volume_create with FLAGS (POOL_VOLUME_NO_AUTOACTIVATE). */
-int pool_volume_create_as(struct pool *p, const char *name, uint64_t size, unsigned flags,
-			  uint64_t *over) TP_MUST_CHECK;
-/* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine)
- * with FLAGS (POOL_VOLUME_READONLY, POOL_VOLUME_NO_AUTOACTIVATE; 1 is
- * read-only, as before). */
-int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, unsigned flags)
-	TP_MUST_CHECK;
-int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
-/* The same, FN (may be NULL) hearing the chunks given back of the total
- * the volume mapped. A removal is bounded steps, each durable: the
- * volume first becomes a removal under way (no volume any more, its name
- * still taken), then its mappings go a step at a time (offline 65536 per
- * thin transaction; live discards of 16 chunks through its device), its
- * emptied thin device last. A cut one is finished by the next tvremove of
- * NAME or by the next writer's open. */
-int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
-				void *ctx) TP_MUST_CHECK;
-
-/* tvremove --wipe (pool_wipe.c, pool_wipe_live.c): write zeros over the
- * chunks of volume NAME that no other volume maps, so a later volume
- * cannot read them (with zeroing off); shared chunks are left alone.
- * Offline on the data device; on an active pool through the volume's thin
- * device (loaded for it if need be), -EBUSY (logged) while the volume is
- * open. A signal stops it with -EINTR (logged). Changes no metadata:
- * remove the volume afterwards. */
-struct pool_wipe_result {
-	uint64_t wiped;		/* bytes zeroed (whole chunks) */
-	uint64_t planned;	/* bytes to zero (wiped < planned: stopped) */
-	uint64_t extents;	/* runs of adjacent chunks written */
-	uint64_t shared;	/* bytes mapped by other volumes too, left alone */
-	uint64_t direct;	/* live: bytes zeroed on the data device (see pool_wipe_live.c) */
-	int live;		/* zeroed through the kernel */
-	double seconds;		/* walk + writes + flush */
-};
-int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
-	TP_MUST_CHECK;
-/* The same, watched: WP->progress (WP or it NULL: none) is called with
- * WP->progress_ctx after every write, with the bytes zeroed of the bytes
- * to zero (pool_wipe_result's wiped and planned). */
-struct pool_wipe_params {
-	tp_progress_fn *progress;
-	void *progress_ctx;
-};
-int pool_volume_wipe_watched(struct pool *p, const char *name, const struct pool_wipe_params *wp,
-			     struct pool_wipe_result *res) TP_MUST_CHECK;
-
-/* Resize volume NAME (volume_change.c): RELATIVE 0 sets SIZE bytes, +1
- * adds, -1 takes away (rounded up to 512). Growing and shrinking change
- * the VG only, unless FORCE lets a shrink unmap the chunks mapped at or
- * beyond the new end (their data is lost: the caller asks first), which
- * is one change under the protocol. A shrink over mapped chunks without
- * FORCE: -ENOTEMPTY (logged, with how much is mapped there). A volume the
- * kernel has loaded grows by a reload of its table after the VG commit
- * (volume_live.c); a shrink needs an offline pool (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
- * data unmapped. A new size equal to the current one (after rounding)
- * commits nothing: 0 with *OLD == *NEW (a loaded volume's table is still
- * reloaded at that size, which finishes a live grow cut short). */
-int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,
-		       int force, uint64_t *old, uint64_t *new_size, uint64_t *unmapped)
-	TP_MUST_CHECK;
-/* Rename volume OLD to NEW (one VG commit; snapshots of OLD name NEW as
- * their origin). The volume must not be loaded in the kernel (-EBUSY,
- * logged); NEW taken: -EEXIST. */
-int pool_volume_rename(struct pool *p, const char *old, const char *new_name) TP_MUST_CHECK;
-
-/* Roll volume VOL back to SNAP (volume_rollback.c): VOL's content and
- * virtual size become SNAP's, SNAP is kept; one change (VOL gets a new
- * thin device id, a snapshot of SNAP's; its old one is deleted). VOL is
- * then recorded as a snapshot of SNAP, and the volume of SNAP's chain
- * that was a snapshot of VOL (if any) takes VOL's former origin. SNAP
- * must be of VOL's snapshot family: the same volume ends both origin
- * chains (-EINVAL, also for VOL itself); VOL must be writable
- * (-EROFS) and not open in the kernel (-EBUSY; a loaded VOL nobody holds
- * is unloaded and loaded again on its new device); all logged. *OLD_SIZE:
- * VOL's size before. */
-int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint64_t *old_size)
-	TP_MUST_CHECK;
-
-/* Rename pool OLD to NEW_NAME (pool_rename.c), offline: the VG metadata
- * (one commit), the labels, the backups and the devices file, in that
- * order; run again after an interruption it finishes the rename. DEVICES
- * as for pool_open. -EINVAL bad or equal name, -EEXIST NEW_NAME taken,
- * -EBUSY the pool is active, -ENOENT no such pool (all logged). */
-int pool_rename(const char *old, const char *new_name, const char *devices) TP_MUST_CHECK;
-
-/* Read-only volumes (volume_readonly.c): activated read-only in the
- * kernel, refused by offline writers of their content. get: 1, 0 or
- * -ENOENT (logged). set: one VG commit (nothing when already so); the
- * volume must not be active (-EBUSY, logged); made writable, a volume
- * that had a content uuid loses it, with a warning (incremental streams
- * based on it are no longer accepted). refuse: -EROFS (logged,
- * WHAT naming the change, e.g. "a shrink") for a read-only volume, else 0. */
-int pool_volume_get_readonly(const struct pool *p, const char *vol) TP_MUST_CHECK;
-int pool_volume_set_readonly(struct pool *p, const char *vol, int on) TP_MUST_CHECK;
-int pool_volume_refuse_readonly(const struct pool *p, const char *vol, const char *what)
-	TP_MUST_CHECK;
-
-/* Wipe the pool: labels and VG areas of every device, the devices-file
- * entries; the backups stay. P is closed and freed either way. */
-int pool_remove(struct pool *p) TP_MUST_CHECK;
-
-/* Forget pool NAME whose devices cannot all be opened: wipe the label and
- * VG area of each of its devices that is still reachable (by the devices
- * file or a label scan), and drop its devices-file entries. Takes the
- * pool lock. 0, or -ENOENT when nothing at all is known of NAME. */
-int pool_forget(const char *name) TP_MUST_CHECK;
-
-/* ---- labels a command is given (pool_remove.c; tptools(7) ORPHAN LABELS) ----
- *
- * Whose a device's tptools label is: its pool is found by the label's
- * name and uuid and attached read-only (its lock waited on briefly), and
- * its current VG decides. */
-enum pool_label_kind {
-	POOL_LABEL_NONE = 0,	/* no tptools label */
-	POOL_LABEL_DAMAGED,	/* our magic, but the label is corrupt */
-	POOL_LABEL_MEMBER,	/* its pool's current VG names it */
-	POOL_LABEL_ORPHAN,	/* its pool is there and does not name it */
-	POOL_LABEL_AHEAD,	/* ... but its own VG copy is newer (no orphan) */
-	POOL_LABEL_GONE,	/* no other device of its pool is known */
-	POOL_LABEL_UNKNOWN,	/* its pool is known but cannot be read whole */
-};
-struct pool_label_verdict {
-	enum pool_label_kind kind;
-	char pool[POOL_NAME_MAX + 1];		/* its pool's name ("" NONE, DAMAGED) */
-	char device_uuid[POOL_UUID_LEN + 1];
-	char what[400];				/* in words, for a question */
-};
-/* What PATH's label is: 0 with *V, or -errno (-ENOENT: no such path,
- * logged). Reads only. */
-int pool_label_inspect(const char *path, struct pool_label_verdict *v) TP_MUST_CHECK;
-/* tpremove --label: wipe PATH's tptools label and VG metadata area and
- * drop its devices-file entry, when it is an orphan or the label of a
- * pool of which nothing else is known; with FORCE also a damaged label
- * or one whose pool cannot be read whole. The device is claimed and its
- * label looked at again first; it must still be what WAS says (the kind
- * and device uuid the user was asked about), else -EAGAIN. A member of a
- * pool (or a device whose own VG copy is ahead of its pool's) is refused:
- * -EBUSY, logged naming the command that frees it, and so is a kind that
- * needs FORCE without it; no label: -ENOENT, logged. Nothing is written
- * unless 0 is returned. */
-int pool_label_remove(const char *path, int force, const struct pool_label_verdict *was)
-	TP_MUST_CHECK;
-
-/* ---- growth (pool_extend.c) ---- */
-
-/* What tpextend is asked to do. */
-struct pool_extend_params {
-	uint64_t data_size;	/* bytes: grow the data area to at most this; 0 = as far as the
-				 * data device allows (tpmonitor's steps set it) */
-	int metadata;		/* grow the thin-metadata areas too */
-	uint64_t metadata_size;	/* with METADATA: bytes of one area; 0 = auto (all the
-				 * metadata device offers) */
-};
-
-/* What tpextend did and found. */
-struct pool_extend_result {
-	uint64_t old_data_size, new_data_size;	/* bytes, whole chunks */
-	uint64_t old_meta_size, new_meta_size;	/* bytes of one thin-metadata area */
-	uint64_t data_dev_size;			/* bytes, the data device now */
-	uint64_t chunk;				/* bytes */
-	int stripe_changed;	/* the data device's stripe no longer fits the chunk */
-	char stripe[512];	/* what changed and what the chunk now costs (--explain) */
-	char topo_desc[256];	/* the data device's geometry in words */
-};
-
-/* Grow the data area to the data device's current size, rounded down to
- * whole chunks, and with X->metadata the active and spare thin-metadata
- * areas to X->metadata_size each, into free space of the metadata device
- * (the active area grows in place; the spare moves behind it when it is in
- * the way). One VG commit and one thin transaction (the protocol above),
- * then the labels. Live, the kernel's tables are reloaded over the grown
- * areas instead (the kernel grows its space maps on resume); a live
- * growth a crash cut short is finished first (res then says so). -ENOSPC
- * (logged) when a device has no room: the data device no whole chunk
- * beyond the area (without X->metadata), the metadata device not the two
- * areas; -EINVAL (logged) for a metadata size not above the current one
- * or beyond the format's limit. The stripe check is made either way and
- * filled into RES. */
-int pool_extend(struct pool *p, const struct pool_extend_params *x,
-		struct pool_extend_result *res) TP_MUST_CHECK;
-
-/* ---- several data devices (pool_extend_data.c) ----
- * A pool's data area is a linear concatenation of up to 8 data devices:
- * the first, then each one tpextend --data added, in that order. */
-#define POOL_DATA_DEVICES_MAX 8
-
-struct pool_extend_data_params {
-	const char *path;	/* the new data device */
-	int force;		/* take a device whose stripe the chunk does not fit */
-	int test;		/* decide and say, write nothing (the pool open read-only) */
-};
-
-struct pool_extend_data_result {
-	unsigned index;			/* the new device's place (1: the second) */
-	uint64_t chunk;			/* bytes */
-	uint64_t dev_size;		/* bytes, the new device */
-	uint64_t offset;		/* its data area's start, bytes */
-	uint64_t grid;			/* the alignment unit of that start */
-	uint64_t first_chunk, chunks;	/* the range of the pool's chunks it holds */
-	uint64_t old_data_size, new_data_size;	/* bytes, the whole data area */
-	uint64_t meta_size;		/* bytes of the active thin-metadata area */
-	uint64_t meta_estimate;		/* bytes of thin metadata the new size wants */
-	int fits;			/* the chunk fits the device's stripe */
-	int written;			/* the device was added */
-	char topo_desc[256];		/* the new device's geometry in words */
-	char offset_reason[640];
-	char stripe_reason[640];
-};
-
-/* Add X->path to P's data area, behind the last data device: its data
- * area aligned for it (the geometry policy), its label and a VG copy
- * written, then one change (the VG listing it with its range, the thin
- * data space map grown), then the labels. Refused, nothing written:
- * -EINVAL (logged) when the chunk does not fit the device's stripe
- * without X->force, -ENOSPC for a device without a whole chunk behind
- * its header or a pool with 8 data devices, -EBUSY for a device in use
- * or carrying a signature (another pool's label, a filesystem).
- * X->test fills RES and writes nothing. Live: the kernel's data device
- * is reloaded as a linear table over the devices. */
-int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
-		     struct pool_extend_data_result *res) TP_MUST_CHECK;
-
-/* Take a data device but the first away from P (tpreduce --data PATH)
- * when no chunk of its range is in use (pool_move_data empties one): the
- * thin metadata is rebuilt into the spare area without the range (the
- * chunks behind it numbered down by its size), and one VG commit (to the
- * devices that stay) makes that area active and drops the device (the
- * ones behind it one place up); then its label and VG area are wiped, its
- * devices-file entry dropped and the labels behind it given their new
- * places. Offline only. -EBUSY (logged, naming how many chunks are in use
- * there) when it holds data, -EINVAL when PATH is none of P's data
- * devices or its first, or P has one. TEST: decide, say, write nothing. */
-struct pool_reduce_data_result {
-	unsigned index;			/* the device's place (1: the second) */
-	uint64_t first_chunk, chunks, used;
-	uint64_t old_data_size, new_data_size;	/* bytes */
-	int written;
-};
-int pool_reduce_data(struct pool *p, const char *path, int test,
-		     struct pool_reduce_data_result *res) TP_MUST_CHECK;
-
-/* tpreduce --missing: take every data device of P that is missing (not
- * found; opened with POOL_DATA_MISSING_OK) away, in one rebuild of the
- * thin metadata into the spare area and one VG commit, as pool_reduce_data
- * does. The mappings into their ranges are counted first: when any
- * volume maps chunks there, -EBUSY (logged, naming each volume and how
- * many of its chunks) unless FORCE, which drops those mappings (the
- * blocks read as zeros afterwards: the loss is reported in RES, volume
- * by volume). -ENOENT (logged) when no data device is missing. Offline
- * only. TEST: count, say, write nothing. A device that comes back later
- * carries an orphan label of the pool (tptools(7)). */
-#define POOL_REDUCE_LOST_MAX 16
-struct pool_reduce_missing_result {
-	unsigned nr_devices;		/* taken away */
-	struct {
-		unsigned index;		/* its place (1: the second) */
-		char device_uuid[POOL_UUID_LEN + 1];
-		char last_path[1024];	/* where the VG saw it last */
-		uint64_t chunks;
-	} dev[8];
-	uint64_t lost;			/* mapped chunks there, over all volumes */
-	unsigned nr_lost;		/* volumes (and thin devices) that map any */
-	struct {
-		char name[POOL_NAME_MAX + 1];	/* "" for a thin device no volume lists */
-		uint64_t dev_id, blocks;
-	} vol[POOL_REDUCE_LOST_MAX];
-	uint64_t old_data_size, new_data_size;	/* bytes */
-	int written;
-};
-int pool_reduce_missing(struct pool *p, int force, int test,
-			struct pool_reduce_missing_result *res) TP_MUST_CHECK;
-
-/* ---- the chunk mover (pool_move.c) ---- */
-#define POOL_MOVE_STEP 16384u	/* the most mappings one step re-points */
-
-struct pool_move_params {
-	const char *path;	/* the data device to empty */
-	int test;		/* count and decide, move nothing */
-	uint64_t step;		/* mappings per step; 0 = POOL_MOVE_STEP */
-	tp_progress_fn *progress;	/* chunks moved of those to move; may be NULL */
-	void *progress_ctx;
-};
-
-struct pool_move_result {
-	unsigned index;			/* the device's place (0: the first) */
-	uint64_t chunk;			/* bytes */
-	uint64_t first_chunk, chunks;	/* its range of the pool's chunks */
-	uint64_t used;			/* chunks of the range in use before */
-	uint64_t mappings;		/* mappings naming them (a shared chunk: several) */
-	uint64_t free_elsewhere;	/* free chunks on the other devices before */
-	uint64_t moved, steps;		/* chunks moved, thin commits made */
-};
-
-/* Move every chunk a volume maps on the data device X->path of the
- * inactive pool P onto free chunks of its other data devices, in steps
- * of at most X->step mappings: each step copies its chunks' data, flushes
- * it, then re-points their mappings (a chunk shared by several volumes
- * once, all its mappings with it) in one thin commit. A run cut anywhere
- * leaves every volume reading what it read; running it again goes on.
- * Refused, nothing written: -EINVAL (logged) for a device that is none
- * of P's data devices or a pool with one, -ENOSPC when the other devices
- * have fewer free chunks than the device uses, -EBUSY for a live pool or
- * a held metadata snapshot. A signal stops it between two steps
- * (-EINTR, logged). X->test: RES filled, nothing written. */
-int pool_move_data(struct pool *p, const struct pool_move_params *x,
-		   struct pool_move_result *res) TP_MUST_CHECK;
-/* STEP, or the test build's TP_TEST_MOVE_STEP; never 0. */
-uint64_t pool_move_step(uint64_t step);
-
-/* The data devices of P, in the data area's order: paths and ranges. */
-struct pool_data_device;
-unsigned pool_data_devices(const struct pool *p, struct pool_data_device *out, unsigned max);
-
-/* ---- trim (pool_trim.c) ----
- *
- * tptrim: give every data chunk no volume maps back to the data device's
- * storage (an SSD, a thin LUN, a sparse image file): the chunks with a
- * reference count of 0 in the committed data space map, in runs of
- * adjacent chunks, each discarded in pieces of at most MAX_BATCH bytes
- * (BLKDISCARD on a block device, a hole punched into an image file:
- * lib/dev/discard.h). Offline only (-EBUSY, logged: a live pool passes
- * volumes' discards down itself, tpcreate --discards); a pool flagged
- * needs_check or fatally damaged is refused as by every offline writer
- * (-EUCLEAN), and so is one whose thin metadata holds a metadata snapshot
- * (-EBUSY: its mappings may still name freed chunks). Changes no
- * metadata: a kill at any point leaves the pool as it was, a chunk
- * discarded or not. A signal stops it between two pieces (-EINTR,
- * logged). With TEST only the runs are found and reported. */
-#define POOL_TRIM_BATCH (1ull << 30)	/* bytes per discard, by default */
-struct pool_trim_params {
-	int test;				/* find and report, discard nothing */
-	uint64_t max_batch;			/* bytes; 0 = POOL_TRIM_BATCH */
-	/* each run of free chunks, before it is discarded: its first chunk,
-	 * how many, the device and the byte offset there (NULL: none) */
-	void (*range)(void *ctx, uint64_t chunk, uint64_t nr, const char *dev, uint64_t off,
-		      uint64_t bytes);
-	void *range_ctx;
-	tp_progress_fn *progress;		/* chunks looked at, of all (NULL: none) */
-	void *progress_ctx;
-};
-struct pool_trim_result {
-	uint64_t chunks;	/* of the data area */
-	uint64_t free;		/* of those, mapped by no volume */
-	uint64_t runs;		/* runs of adjacent free chunks */
-	uint64_t discards;	/* pieces discarded (or, with test, to discard) */
-	uint64_t bytes;		/* bytes discarded (or to discard) */
-	uint64_t chunk;		/* bytes */
-	int punch;		/* the data device is an image file: holes punched */
-};
-int pool_trim(struct pool *p, const struct pool_trim_params *x, struct pool_trim_result *res)
-	TP_MUST_CHECK;
 
 /* ---- kernel ---- */
 

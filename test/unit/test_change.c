@@ -19,6 +19,7 @@
 #include "lib/base/log.h"
 #include "lib/pool/core/core_int.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_volume.h"
 #include "metadata/pdata/block_manager.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_internal.h"

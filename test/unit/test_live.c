@@ -5,6 +5,7 @@
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/pool/core/core_int.h"
+#include "lib/pool/pool_admin.h"
 #include "lib/pool/pool_recv.h"
 #include "test/unit/tp_test.h"
 

@@ -7,6 +7,8 @@
 #include "lib/base/config.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_volume.h"
+#include "lib/pool/pool_owner.h"
 #include "test/unit/test_env.h"
 #include "test/unit/tp_test.h"
 #include "tools/config_keys.h"

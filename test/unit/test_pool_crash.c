@@ -46,6 +46,8 @@
 #include "lib/base/io_area.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_volume.h"
+#include "lib/pool/pool_admin.h"
 #include "lib/pool/pool_check.h"
 #include "lib/pool/pool_dump.h"
 #include "lib/pool/pool_recv.h"

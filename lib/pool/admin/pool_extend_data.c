@@ -18,6 +18,7 @@
  * in the labels behind it brought in step (a label whose place lags is
  * still matched by its device uuid, metadata/vg/vg_io.c). */
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_admin.h"
 #include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/host/host.h"

@@ -6,6 +6,8 @@
  * VG metadata's values. */
 #include "lib/pool/monitor.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_admin.h"
+#include "lib/pool/pool_owner.h"
 #include "lib/pool/lease/lease_feature.h"
 #include "lib/pool/core/pool_vg.h"
 

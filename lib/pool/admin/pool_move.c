@@ -23,6 +23,7 @@
  * steps, so a run cut anywhere is resumed by running it again: its walk
  * finds what is still there. A pending signal stops it before a step. */
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_admin.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/host/host.h"
 

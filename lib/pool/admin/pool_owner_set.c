@@ -4,6 +4,7 @@
  * the pool over activates it, and a pool running here while its VG names
  * another host would be written by two. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_owner.h"
 
 #include "lib/base/log.h"
 #include "lib/base/sysid.h"

@@ -7,6 +7,7 @@
  * device's label that no pool's VG names (an orphan, or the label of a
  * pool that is gone), pvremove's twin. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_admin.h"
 
 #include "lib/base/critical.h"
 #include "lib/base/log.h"

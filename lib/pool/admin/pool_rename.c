@@ -24,6 +24,7 @@
  * (<pool>-tpool, <pool>-<vol>), and a mounted volume's name cannot change
  * under its users; an active pool is refused (-EBUSY, logged). */
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_admin.h"
 
 #include "kernel/dm.h"
 #include "lib/base/lock.h"

@@ -4,6 +4,7 @@
  * (core.h). A leaf of the core: it calls no other file of it but the
  * metadata snapshot's release, so every core file may use it. */
 #include "lib/pool/core/core_int.h"
+#include "lib/pool/pool_owner.h"
 
 #include "lib/base/log.h"
 

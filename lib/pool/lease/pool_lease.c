@@ -32,6 +32,7 @@
 #include "lib/pool/lease/lease_feature.h"
 
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_owner.h"
 
 #include "kernel/dm.h"
 #include "lease/lease.h"

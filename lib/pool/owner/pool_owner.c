@@ -10,6 +10,7 @@
 #include "lib/pool/owner/owner_feature.h"
 
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_owner.h"
 
 #include "lib/base/log.h"
 #include "lib/base/sysid.h"

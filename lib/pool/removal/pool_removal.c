@@ -19,6 +19,7 @@
 #include "lib/pool/removal/removal.h"
 
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_owner.h"
 #include "lib/pool/core/pool_usage.h"
 
 #include "lib/base/critical.h"

@@ -18,6 +18,7 @@
  * all chunks zeroed (wiping again is harmless). A signal (SIGINT, SIGTERM,
  * SIGHUP) stops the writes at the next 4 MiB and returns -EINTR. */
 #include "lib/pool/volume/pool_wipe.h"
+#include "lib/pool/pool_volume.h"
 
 #include "lib/base/critical.h"
 #include "lib/base/fileio.h"

@@ -9,6 +9,7 @@
 
 #include "lib/base/io.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_volume.h"
 #include "lib/pool/core/pool_usage.h"
 
 /* LEN chunks of the volume from virtual chunk VBEGIN, mapped to data

@@ -33,6 +33,7 @@
  * open). On an error or a signal it is put back as it was; after a
  * complete wipe it stays loaded and the removal unloads it. */
 #include "lib/pool/volume/pool_wipe.h"
+#include "lib/pool/pool_volume.h"
 
 #include "kernel/dm.h"
 #include "lib/base/critical.h"

@@ -16,6 +16,7 @@
  * SIGINT, SIGTERM and SIGHUP wait; the zeroing looks for one before each
  * 4 MiB write and returns -EINTR. */
 #include "lib/pool/volume/pool_wipe.h"
+#include "lib/pool/pool_volume.h"
 #include "lib/pool/core/refcount2.h"
 
 #include "lib/base/critical.h"

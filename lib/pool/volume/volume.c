@@ -3,6 +3,7 @@
  * journal, first) and one thin-metadata transaction each; a new volume's
  * settings (read-only, activate n) are in that one commit. See pool.h. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_volume.h"
 #include "lib/pool/removal/removal.h"
 #include "lib/pool/pool_names_dm.h"
 

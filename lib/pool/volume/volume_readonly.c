@@ -11,6 +11,7 @@
  * a warning says that incremental streams based on it are no longer
  * accepted. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_volume.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"

@@ -32,6 +32,7 @@
  * again, so the kernel is as before and the VG commit is undone
  * (pool_live_settle). */
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_volume.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"

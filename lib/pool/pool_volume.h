@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pool_volume.h - the volume commands' engine (lib/pool/volume, its removal in
+ * lib/pool/removal): create, snapshot, remove, wipe, resize, rename,
+ * rollback, read-only
+ * (lib/pool's public face; pool.h has what every command shares: the
+ * open pool, its names and types, activation and status). Errors as in
+ * pool.h. */
+#ifndef TP_POOL_VOLUME_H
+#define TP_POOL_VOLUME_H
+
+#include <stdint.h>
+
+#include "lib/base/compiler.h"
+#include "lib/base/progress.h"
+#include "lib/pool/pool.h"
+
+/* Create thin volume NAME of SIZE bytes (rounded up to 512). *OVER is set
+ * to the sum of all virtual sizes when it exceeds the pool's data size
+ * (over-provisioning), else 0. */
+int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
+	TP_MUST_CHECK;
+/* A new volume's settings, recorded in the commit that makes it (one VG
+ * commit and one thin transaction: no state in which the volume exists
+ * without them): */
+#define POOL_VOLUME_READONLY 1u		/* read-only from the start */
+#define POOL_VOLUME_NO_AUTOACTIVATE 2u	/* activate n (tpactivate --all skips it) */
+/* pool_volume_create with FLAGS (POOL_VOLUME_NO_AUTOACTIVATE). */
+int pool_volume_create_as(struct pool *p, const char *name, uint64_t size, unsigned flags,
+			  uint64_t *over) TP_MUST_CHECK;
+/* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine)
+ * with FLAGS (POOL_VOLUME_READONLY, POOL_VOLUME_NO_AUTOACTIVATE; 1 is
+ * read-only, as before). */
+int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, unsigned flags)
+	TP_MUST_CHECK;
+int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
+/* The same, FN (may be NULL) hearing the chunks given back of the total
+ * the volume mapped. A removal is bounded steps, each durable: the
+ * volume first becomes a removal under way (no volume any more, its name
+ * still taken), then its mappings go a step at a time (offline 65536 per
+ * thin transaction; live discards of 16 chunks through its device), its
+ * emptied thin device last. A cut one is finished by the next tvremove of
+ * NAME or by the next writer's open. */
+int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
+				void *ctx) TP_MUST_CHECK;
+
+/* tvremove --wipe (pool_wipe.c, pool_wipe_live.c): write zeros over the
+ * chunks of volume NAME that no other volume maps, so a later volume
+ * cannot read them (with zeroing off); shared chunks are left alone.
+ * Offline on the data device; on an active pool through the volume's thin
+ * device (loaded for it if need be), -EBUSY (logged) while the volume is
+ * open. A signal stops it with -EINTR (logged). Changes no metadata:
+ * remove the volume afterwards. */
+struct pool_wipe_result {
+	uint64_t wiped;		/* bytes zeroed (whole chunks) */
+	uint64_t planned;	/* bytes to zero (wiped < planned: stopped) */
+	uint64_t extents;	/* runs of adjacent chunks written */
+	uint64_t shared;	/* bytes mapped by other volumes too, left alone */
+	uint64_t direct;	/* live: bytes zeroed on the data device (see pool_wipe_live.c) */
+	int live;		/* zeroed through the kernel */
+	double seconds;		/* walk + writes + flush */
+};
+int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
+	TP_MUST_CHECK;
+/* The same, watched: WP->progress (WP or it NULL: none) is called with
+ * WP->progress_ctx after every write, with the bytes zeroed of the bytes
+ * to zero (pool_wipe_result's wiped and planned). */
+struct pool_wipe_params {
+	tp_progress_fn *progress;
+	void *progress_ctx;
+};
+int pool_volume_wipe_watched(struct pool *p, const char *name, const struct pool_wipe_params *wp,
+			     struct pool_wipe_result *res) TP_MUST_CHECK;
+
+/* Resize volume NAME (volume_change.c): RELATIVE 0 sets SIZE bytes, +1
+ * adds, -1 takes away (rounded up to 512). Growing and shrinking change
+ * the VG only, unless FORCE lets a shrink unmap the chunks mapped at or
+ * beyond the new end (their data is lost: the caller asks first), which
+ * is one change under the protocol. A shrink over mapped chunks without
+ * FORCE: -ENOTEMPTY (logged, with how much is mapped there). A volume the
+ * kernel has loaded grows by a reload of its table after the VG commit
+ * (volume_live.c); a shrink needs an offline pool (-EBUSY, logged). *OLD, *NEW: the sizes in bytes; *UNMAPPED: bytes of
+ * data unmapped. A new size equal to the current one (after rounding)
+ * commits nothing: 0 with *OLD == *NEW (a loaded volume's table is still
+ * reloaded at that size, which finishes a live grow cut short). */
+int pool_volume_resize(struct pool *p, const char *name, int relative, uint64_t size,
+		       int force, uint64_t *old, uint64_t *new_size, uint64_t *unmapped)
+	TP_MUST_CHECK;
+/* Rename volume OLD to NEW (one VG commit; snapshots of OLD name NEW as
+ * their origin). The volume must not be loaded in the kernel (-EBUSY,
+ * logged); NEW taken: -EEXIST. */
+int pool_volume_rename(struct pool *p, const char *old, const char *new_name) TP_MUST_CHECK;
+
+/* Roll volume VOL back to SNAP (volume_rollback.c): VOL's content and
+ * virtual size become SNAP's, SNAP is kept; one change (VOL gets a new
+ * thin device id, a snapshot of SNAP's; its old one is deleted). VOL is
+ * then recorded as a snapshot of SNAP, and the volume of SNAP's chain
+ * that was a snapshot of VOL (if any) takes VOL's former origin. SNAP
+ * must be of VOL's snapshot family: the same volume ends both origin
+ * chains (-EINVAL, also for VOL itself); VOL must be writable
+ * (-EROFS) and not open in the kernel (-EBUSY; a loaded VOL nobody holds
+ * is unloaded and loaded again on its new device); all logged. *OLD_SIZE:
+ * VOL's size before. */
+int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint64_t *old_size)
+	TP_MUST_CHECK;
+
+/* Read-only volumes (volume_readonly.c): activated read-only in the
+ * kernel, refused by offline writers of their content. get: 1, 0 or
+ * -ENOENT (logged). set: one VG commit (nothing when already so); the
+ * volume must not be active (-EBUSY, logged); made writable, a volume
+ * that had a content uuid loses it, with a warning (incremental streams
+ * based on it are no longer accepted). refuse: -EROFS (logged,
+ * WHAT naming the change, e.g. "a shrink") for a read-only volume, else 0. */
+int pool_volume_get_readonly(const struct pool *p, const char *vol) TP_MUST_CHECK;
+int pool_volume_set_readonly(struct pool *p, const char *vol, int on) TP_MUST_CHECK;
+int pool_volume_refuse_readonly(const struct pool *p, const char *vol, const char *what)
+	TP_MUST_CHECK;
+
+#endif
