@@ -257,4 +257,10 @@ struct pool_trim_result {
 int pool_trim(struct pool *p, const struct pool_trim_params *x, struct pool_trim_result *res)
 	TP_MUST_CHECK;
 
+/* ---- pool_extend.c (also the monitor's: its autoextend ceiling) ---- */
+
+/* The largest thin-metadata area (bytes) the metadata device has room
+ * for with its spare (the current size when none more). */
+uint64_t pool_meta_room(const struct pool *p);
+
 #endif

@@ -6,6 +6,9 @@
 
 #include "lib/base/compiler.h"
 
+struct pool_monitor_policy;
+struct vg_monitor;
+
 struct vg;
 
 /* Would tpextend --data take PATH: no tptools label (but a data label of
@@ -17,5 +20,12 @@ struct vg;
  * made). */
 int pool_device_unused(const char *pool, const char *own_uuid, const struct vg *own_vg,
 		       const char *path, const char *who) TP_MUST_CHECK;
+
+/* ---- pool_watch.c: the monitoring policy ---- */
+
+/* M is a valid policy: 0, or -EINVAL logged naming POOL and the setting. */
+int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy *m)
+	TP_MUST_CHECK;
+void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v);
 
 #endif

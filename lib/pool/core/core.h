@@ -632,12 +632,6 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l);
  * error logged). */
 int pool_load_volume(struct pool *p, const struct vg_volume *v) TP_MUST_CHECK;
 
-/* ---- pool_extend.c ---- */
-
-/* The largest thin-metadata area (bytes) the metadata device has room
- * for with its spare (the current size when none more). */
-uint64_t pool_meta_room(const struct pool *p);
-
 /* ---- pool_access.c: the growth of a pool's areas (tpextend), whichever backend ----
  *
  * pool_grow_thin is pool_change's thin side of a change whose VG grew the
@@ -661,23 +655,6 @@ void pool_grow_undone(struct pool *p, const struct pool_growth *g);
  * sizes and the new ones), 0 nothing to finish (always offline: the open
  * completes an offline growth), -errno (logged). */
 int pool_grow_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_CHECK;
-
-/* ---- volume_live.c ---- */
-
-/* After the VG commit that grew volume NAME (thin id DEV_ID) to SIZE
- * bytes: when the kernel has it loaded, reload its table with the new
- * size (0 too when not live or not loaded); -errno, logged, with the
- * way to finish it. */
-int pool_volume_live_grow(struct pool *p, const char *name, uint32_t dev_id, uint64_t size)
-	TP_MUST_CHECK;
-
-/* ---- pool_watch.c: the monitoring policy ---- */
-
-/* M is a valid policy: 0, or -EINVAL logged naming POOL and the setting. */
-int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy *m)
-	TP_MUST_CHECK;
-void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v);
-
 
 /* ---- pool_feature.c: the lifecycle table features register into ----
  *

@@ -19,6 +19,7 @@
  * chunk in its change; a grow zeroes them first offline (an earlier
  * tptools left them), and refuses live when they are not zeros. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/volume/volume_int.h"
 #include "lib/pool/pool_volume.h"
 
 #include "kernel/dm.h"

@@ -8,6 +8,7 @@
  * the volume (any size not below the VG's) reloads it, and so does a
  * deactivation and activation, which build the table from the VG. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/volume/volume_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
