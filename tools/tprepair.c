@@ -146,7 +146,7 @@ static void print_pool_steps(const struct pool_repair_params *p,
 			printf("%s: rewrote the label of %s from %s\n", p->pool, r->device[i],
 			       p->restorefile ? p->restorefile : "the other device's VG metadata");
 	if (r->vg_restored)
-		printf("%s: VG metadata restored from %s onto both devices\n", p->pool,
+		printf("%s: VG metadata restored from %s onto every device of the pool\n", p->pool,
 		       p->restorefile);
 	if (r->vg_rewritten)
 		printf("%s: damaged or stale VG metadata copies rewritten\n", p->pool);
