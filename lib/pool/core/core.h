@@ -663,8 +663,8 @@ int pool_grow_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_C
  * registered feature's hook at each step of a pool's life, in the order
  * they registered, and never names a feature. A hook left NULL is
  * skipped. Each feature keeps its own state of an open pool in its slot
- * (pool_feature_state): the core frees nothing in it; the detach hook
- * must. */
+ * (pool_feature_state): one malloc'd block, which the core frees after
+ * the detach hooks ran (what it points to is the detach hook's). */
 
 struct pool_feature {
 	const char *name;
@@ -684,8 +684,7 @@ struct pool_feature {
 	 * removal). A failure is the feature's to say; the open goes on. */
 	void (*opened)(struct pool *p, int write);
 	/* The pool is being detached, before its devices close: give back
-	 * what the feature took (a lease, an open device) and free its
-	 * state. */
+	 * what the feature took (a lease, an open device). */
 	void (*detach)(struct pool *p);
 	/* Set by pool_feature_register: the index of its state slot. */
 	unsigned slot;

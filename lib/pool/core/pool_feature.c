@@ -10,6 +10,7 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 static struct pool_feature *features[POOL_FEATURES_MAX];
 static unsigned nr_features;
@@ -103,4 +104,9 @@ void pool_features_detach(struct pool *p)
 	for (unsigned i = nr_features; i-- > 0;)
 		if (features[i]->detach)
 			features[i]->detach(p);
+	/* a feature's state is one allocation (malloc): freed here */
+	for (unsigned i = 0; i < POOL_FEATURES_MAX; i++) {
+		free(p->feature_state[i]);
+		p->feature_state[i] = NULL;
+	}
 }

@@ -353,11 +353,11 @@ static void stop_holder(const char *name, int pid)
 }
 
 /* The feature's detach hook: let go of the lease this command took, stop
- * this host's holder when the pool is not loaded here, free the state. */
+ * this host's holder when the pool is not loaded here (the core frees the
+ * state). */
 static void lease_drop(struct pool *p)
 {
-	void **slot = pool_feature_state(p, &lease_feature);
-	struct lease_state *st = slot ? *slot : NULL;
+	struct lease_state *st = pool_feature_state_get(p, &lease_feature);
 
 	if (!st)
 		return;
@@ -372,8 +372,6 @@ static void lease_drop(struct pool *p)
 	/* the holder lives while the pool is active here */
 	if (st->holder && !pool_is_live(p))
 		stop_holder(pool_name(p), st->holder);
-	free(st);
-	*slot = NULL;
 }
 
 static struct pool_feature lease_feature = {

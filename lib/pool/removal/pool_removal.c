@@ -212,20 +212,9 @@ int pool_removal_finished(const struct pool *p, const char *name)
 	return 0;
 }
 
-static void removal_detach(struct pool *p)
-{
-	void **slot = pool_feature_state(p, &removal_feature);
-
-	if (slot) {
-		free(*slot);
-		*slot = NULL;
-	}
-}
-
 static struct pool_feature removal_feature = {
 	.name = "removal",
 	.opened = finish_removals,
-	.detach = removal_detach,
 };
 
 void pool_removal_register(void)
