@@ -21,6 +21,20 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* A and B name one device: the same block device, or the same file (the
+ * same path when either cannot be looked at: the commands say why). */
+static int same_device(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) || stat(b, &sb))
+		return !strcmp(a, b);
+	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
+		return sa.st_rdev == sb.st_rdev;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 struct change {
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
@@ -293,6 +307,14 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		rc = cli_usage_error(cmd, "--meta-mirror and --meta-replace exclude each other: the "
 					  "first mirrors a pool of one metadata device, the second "
 					  "replaces a leg of a mirror");
+	/* one device cannot be both the new metadata leg and the device the
+	 * monitor is to add as data */
+	if (rc == CLI_CONTINUE && monitor.device && (c.meta_mirror || c.meta_replace) &&
+	    same_device(monitor.device, c.meta_mirror ? c.meta_mirror : c.meta_replace))
+		rc = cli_usage_error(cmd, "--autoextend-device %s is the device --%s names: the "
+					  "metadata mirror's leg cannot also be added as a data "
+					  "device; name another one (or none)", monitor.device,
+				     c.meta_mirror ? "meta-mirror" : "meta-replace");
 	if (rc == CLI_CONTINUE && c.systemid && c.lock >= 0)
 		rc = cli_usage_error(cmd, "--systemid and --lock-type exclude each other: a shared "
 					  "pool has no owner, and --lock-type none makes it this "

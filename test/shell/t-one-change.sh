@@ -55,6 +55,8 @@ roomy|TP_TEST_LEASE_UNFORMATTED=1 TP_TEST_FAIL=lease-format|5|tpchange --warn 60
 roomy|TP_TEST_LEASE_UNFORMATTED=1 TP_TEST_FAIL=settings-commit|5|tpchange --warn 60 --activate n --lock-type sanlock p|nothing was changed
 full|TP_TEST_FAIL=settings-commit|5|tvchange --activate n --readonly y p/v|nothing was changed
 full||5|tvchange --readonly y --activate n p/nosuch|has no volume nosuch
+full||3|tpchange --warn 60 --meta-mirror m2.img --autoextend-device m2.img p|is the device --meta-mirror names
+full||3|tpchange --warn 60 --autoextend-device m2.img --meta-mirror m2.img p|is the device --meta-mirror names
 EOF
 )
 n=0
@@ -154,3 +156,23 @@ fresh roomy
 TP_TEST_LEASE_UNFORMATTED=1 one_step tpchange --warn 65 --activate n --lock-type sanlock p
 settings p >s
 grep -q "^ *65 .* yes .* sanlock" s || { cat s >&2; fail "lock and settings not applied together"; }
+
+# a mirror's second metadata device is the pool's own: never added as
+# data, never its autoextend device; the autoextend device is never made
+# a metadata leg (one device, one role)
+fresh full
+ok tpchange -y -q --meta-mirror m2.img p
+for cmd in "tpextend --data m2.img p" "tpchange --autoextend-device m2.img p"; do
+	# shellcheck disable=SC2086
+	unchanged 3 $cmd
+	err_has "m2.img is one of its devices already"
+	err_lacks "tpremove --label"
+done
+fresh full
+image m3.img 70M
+ok tpchange -q --autoextend-device m3.img p
+# shellcheck disable=SC2086
+unchanged 3 tpchange -y --meta-mirror m3.img p
+err_has "m3.img is its --autoextend-device"
+err_lacks "cannot take"
+

@@ -6,6 +6,7 @@
 
 #include "lib/base/compiler.h"
 
+struct pool;
 struct pool_monitor_policy;
 struct vg_monitor;
 
@@ -27,5 +28,9 @@ int pool_device_unused(const char *pool, const char *own_uuid, const struct vg *
 int pool_monitor_policy_check(const char *pool, const struct pool_monitor_policy *m)
 	TP_MUST_CHECK;
 void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_monitor *v);
+
+/* pool_extend_data.c: 1 when PATH is one of P's open devices (a data or
+ * metadata device, or a mirror's second metadata device), else 0. */
+int pool_is_member_device(const struct pool *p, const char *path);
 
 #endif

@@ -64,12 +64,15 @@ unsigned pool_data_devices(const struct pool *p, struct pool_data_device *out, u
 }
 
 /* Is PATH a device of P already? */
-static int is_member(const struct pool *p, const char *path)
+int pool_is_member_device(const struct pool *p, const char *path)
 {
+	const struct vg_pv *leg = pool_meta1_pv(p);
+
 	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
 		if (pool_pv_at(p, i)->io && pool_same_device(pool_pv_at(p, i)->io->name, path))
 			return 1;
-	return 0;
+	/* a mirror's second metadata device is the pool's too */
+	return leg && leg->io && pool_same_device(leg->io->name, path);
 }
 
 int pool_device_unused(const char *pool, const char *own_uuid, const struct vg *own_vg,
@@ -218,7 +221,7 @@ int pool_extend_data(struct pool *p, const struct pool_extend_data_params *x,
 		log_error("pool %s: %s: %s", pool_name(p), x->path, strerror(errno));
 		return -ENOENT;
 	}
-	if (is_member(p, path)) {
+	if (pool_is_member_device(p, path)) {
 		log_error("pool %s: %s is one of its devices already", pool_name(p), x->path);
 		free(path);
 		return -EINVAL;

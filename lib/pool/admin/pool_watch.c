@@ -111,12 +111,11 @@ static int check_autoextend_device(struct pool *p, const char *dev)
 			  "file", pool_name(p), dev, kind);
 		return -ENOTBLK;
 	}
-	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
-		if (pool_pv_at(p, i)->io && pool_same_device(pool_pv_at(p, i)->io->name, dev)) {
-			log_error("pool %s: %s is one of its devices already; --autoextend-device "
-				  "names a device to add", pool_name(p), dev);
-			return -EINVAL;
-		}
+	if (pool_is_member_device(p, dev)) {
+		log_error("pool %s: %s is one of its devices already; --autoextend-device names a "
+			  "device to add", pool_name(p), dev);
+		return -EINVAL;
+	}
 	return pool_device_unused(pool_name(p), pool_vg(p)->uuid, pool_vg(p), dev,
 				  "tpmonitor's autoextension (--autoextend-device)");
 }

@@ -23,11 +23,22 @@
  * the command that frees it. */
 static int check_new_leg(const struct pool *p, const char *path)
 {
+	const char *auto_dev = p->vg->monitor.autoextend_device;
 	struct tp_probe_result res;
 	struct pool_label_owner o;
 	struct vg_label l;
 	char one[160];
-	int r = pool_read_label(path, &l);
+	int r;
+
+	/* the device tpmonitor is to add as data is not a metadata leg too */
+	if (auto_dev[0] && pool_same_device(auto_dev, path)) {
+		log_error("pool %s: %s is its --autoextend-device, the device tpmonitor adds as "
+			  "a data device; name another device for the metadata leg, or first "
+			  "'tpchange --autoextend-device none %s'; nothing was changed", p->name,
+			  path, p->name);
+		return -EINVAL;
+	}
+	r = pool_read_label(path, &l);
 
 	if (!r && !strcmp(l.pool_uuid, p->vg->uuid) &&
 	    (l.role == VG_ROLE_META || !vg_lists_device(p->vg, l.pv_uuid)))
@@ -387,7 +398,10 @@ int pool_meta_mirror_add(struct pool *p, const char *path, int integrate)
 			free(abs);
 			return -EINVAL;
 		}
-	if ((r = check_new_leg(p, abs)) || (r = pool_claim_open(p->name, abs, 0, &claim, &io))) {
+	/* (check_new_leg says why itself) */
+	if ((r = check_new_leg(p, abs)))
+		goto fail;
+	if ((r = pool_claim_open(p->name, abs, 0, &claim, &io))) {
 		if (r != -EBUSY)
 			log_error("pool %s: cannot take %s: %s", p->name, abs, strerror(-r));
 		goto fail;
