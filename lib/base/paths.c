@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *tp_config_dir(void)
 {
@@ -60,4 +61,17 @@ int tp_mkdir_p(const char *path)
 		r = -errno;
 	free(copy);
 	return r;
+}
+
+char *tp_path_absolute(const char *path)
+{
+	char *cwd, *abs;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (!(cwd = getcwd(NULL, 0)))
+		return NULL;
+	abs = tp_path_join(cwd, path);
+	free(cwd);
+	return abs;
 }

@@ -142,4 +142,15 @@ tail -1 rows | grep -q " $new .*after 'tpcreate .*vault'$" || { cat out >&2; fai
 	{ cat out >&2; fail "the earlier pool's backups are not all listed as another pool's"; }
 grep " $new " rows | grep -q "another pool" && { cat out >&2; fail "the pool's own backup called another pool's"; }
 err_has "the pool vault on its devices is uuid $new"
+
+# a restore whose --devices are relative paths records them absolute (the
+# devices file and the VG's paths): the pool is found from any directory
+new_pool rel --chunk 64k
+for f in rel-data.img rel-meta.img; do dd if=/dev/zero of=$f bs=1M count=1 conv=notrunc status=none; done
+ok tprepair rel --restorefile "$(ls "$(backup_dir rel)"/*.vg | head -1)" --devices rel-data.img,rel-meta.img
+grep '^rel ' etc/devices | awk '{ print $NF }' | grep -qv '^/' && fail "the devices file records a relative path: $(grep '^rel ' etc/devices)"
+tp-vgtool text rel-meta.img | grep 'path=' | grep -qv 'path="/' && fail "the VG records a relative path"
+here=$PWD
+(cd / && tpstatus rel >"$here/out" 2>"$here/err") || { cat err >&2; fail "the pool is not found from another directory"; }
 true
+

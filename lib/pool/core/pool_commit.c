@@ -11,11 +11,24 @@
 
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
+#include "lib/base/paths.h"
 #include "lib/pool/host/host.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+
+/* A device's path as the VG records it: absolute (a repair opens the
+ * devices by the names given, maybe relative; the record must not depend
+ * on the directory a command ran in), its links kept. */
+static void record_path(char *dst, size_t len, const char *name)
+{
+	char *abs = tp_path_absolute(name);
+
+	snprintf(dst, len, "%s", abs ? abs : name);
+	free(abs);
+}
 
 static int commit(struct pool *p, struct vg *next, int backup)
 {
@@ -61,18 +74,16 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	}
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		if (p->pv[i].io)
-			snprintf(next->dev[i].path, sizeof(next->dev[i].path), "%s",
-				 p->pv[i].io->name);
+			record_path(next->dev[i].path, sizeof(next->dev[i].path), p->pv[i].io->name);
 	for (unsigned i = 1; i < vg_nr_data(next) && POOL_DATA_PV(i) < n; i++)
-		snprintf(vg_data_dev(next, i)->path, sizeof(next->dev[0].path), "%s",
-			 p->pv[POOL_DATA_PV(i)].io->name);
+		record_path(vg_data_dev(next, i)->path, sizeof(next->dev[0].path),
+			    p->pv[POOL_DATA_PV(i)].io->name);
 	/* the second metadata device of a mirrored pool, when it is open and
 	 * NEXT still lists it */
 	if (next->meta_mirror && p->pv[POOL_META1_PV].io &&
 	    !strcmp(next->meta1.pv_uuid, p->pv[POOL_META1_PV].label.pv_uuid)) {
 		pvs[n++] = p->pv[POOL_META1_PV];
-		snprintf(next->meta1.path, sizeof(next->meta1.path), "%s",
-			 p->pv[POOL_META1_PV].io->name);
+		record_path(next->meta1.path, sizeof(next->meta1.path), p->pv[POOL_META1_PV].io->name);
 	}
 	/* a mirror's lost first metadata device gets no copy (pool_attach.c) */
 	if (!pvs[VG_ROLE_META].io) {

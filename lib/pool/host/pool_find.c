@@ -10,6 +10,7 @@
 
 #include "lib/base/devfilter.h"
 #include "lib/base/log.h"
+#include "lib/base/paths.h"
 #include "lib/dev/scan.h"
 
 #include <errno.h>
@@ -239,7 +240,14 @@ void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid
 		snprintf(e.pool_uuid, sizeof(e.pool_uuid), "%s", l.pool_uuid);
 	e.role = role;
 	snprintf(e.pv_uuid, sizeof(e.pv_uuid), "%s", pv_uuid);
-	snprintf(e.path, sizeof(e.path), "%s", path);
+	/* absolute: the entry must not depend on the directory a command ran
+	 * in (a repair names the devices as the user gave them) */
+	{
+		char *abs = tp_path_absolute(path);
+
+		snprintf(e.path, sizeof(e.path), "%s", abs ? abs : path);
+		free(abs);
+	}
 	if (pool_devices_add(&e)) {
 		char *file = pool_devices_path();
 		log_warn("pool %s: could not record %s in the devices file %s; name the devices "
