@@ -152,5 +152,19 @@ grep '^rel ' etc/devices | awk '{ print $NF }' | grep -qv '^/' && fail "the devi
 tp-vgtool text rel-meta.img | grep 'path=' | grep -qv 'path="/' && fail "the VG records a relative path"
 here=$PWD
 (cd / && tpstatus rel >"$here/out" 2>"$here/err") || { cat err >&2; fail "the pool is not found from another directory"; }
+# a backup of a pool that is on this host, on its own devices, is never
+# restored onto other devices, not even with --force, and no advice
+# names that (two pools of one identity)
+new_pool one --chunk 64k
+new_pool two --chunk 64k
+ok tvcreate -V 4M -n v two
+for f in one-data.img one-meta.img; do dd if=/dev/zero of=$f bs=1M count=1 conv=notrunc status=none; done
+twos=$(ls "$(backup_dir two)"/*.vg | tail -1)
+unchanged 5 tprepair two --force --restorefile "$twos" --devices one-data.img,one-meta.img
+err_has "would make two pools of one identity; nothing was written, even with --force"
+unchanged 5 tprepair one --force --restorefile "$twos" --devices one-data.img,one-meta.img
+err_has "which is on this host"
+err_lacks "under its own name"
+ok tpcheck two
 true
 

@@ -346,6 +346,41 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 	return 0;
 }
 
+/* Is the pool VG (its uuid) present on this host on other devices than
+ * P's (ID's paths)? A device the devices file lists for it, by its name or
+ * uuid, that still carries a label of that pool uuid: its path into WHERE,
+ * 1; else 0. Restoring VG onto P's devices would then make two pools of
+ * one identity. */
+static int present_elsewhere(const struct pool *p, const struct pool_identity *id,
+			     const struct vg *vg, char *where, size_t len)
+{
+	struct pool_devices_entry *all;
+	size_t n;
+	int found = 0;
+
+	if (pool_devices_list(&all, &n))
+		return 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		struct vg_label l;
+		int ours = 0;
+
+		if (strcmp(all[i].pool_uuid, vg->uuid) && strcmp(all[i].pool, vg->name))
+			continue;
+		for (int k = 0; k < VG_NR_ROLES && !ours; k++) {
+			const struct vg_pv *pv = pool_pv(p, k);
+
+			ours = (pv->io && pool_same_device(pv->io->name, all[i].path)) ||
+			       (id->pv_path[k][0] && pool_same_device(id->pv_path[k], all[i].path));
+		}
+		if (!ours && !pool_read_label(all[i].path, &l) && !strcmp(l.pool_uuid, vg->uuid)) {
+			snprintf(where, len, "%s", all[i].path);
+			found = 1;
+		}
+	}
+	free(all);
+	return found;
+}
+
 /* The VG in FILE, which must be pool P's: its name, or the uuid ID says
  * the devices are (a backup from before a rename: restored under P's
  * name, said); FORCE takes another name as P's. */
@@ -374,18 +409,32 @@ static int load_backup(const struct pool *p, const char *file, const struct pool
 		return r;
 	}
 	if (!strcmp((*out)->name, pool_name(p)))
-		return 0;
+		goto identity;
 	/* another pool has the name on this host: restoring these devices
 	 * under it would make two pools of one name */
 	{
 		char other[VG_UUID_LEN + 1];
 
 		if (!pool_devices_pool_uuid(pool_name(p), other) && strcmp(other, (*out)->uuid)) {
-			log_error("pool %s: the backup %s is of pool %s (uuid %s), and another pool "
-				  "is called %s on this host (uuid %s, the devices file lists it); "
-				  "nothing was written: restore it under its own name with 'tprepair "
-				  "%s --restorefile %s --devices DATA,META'", pool_name(p), file,
-				  (*out)->name, (*out)->uuid, pool_name(p), other, (*out)->name, file);
+			char there[VG_PATH_MAX + 1];
+
+			/* the backup's pool is here, on its own devices: it is no
+			 * backup of these, under any name */
+			if (present_elsewhere(p, id, *out, there, sizeof(there)))
+				log_error("pool %s: the backup %s is of pool %s (uuid %s), which "
+					  "is on this host (%s carries its label), and another pool "
+					  "is called %s (uuid %s); it is no backup of these devices: "
+					  "nothing was written ('tpcheck %s' names one that agrees, "
+					  "'tprepair --list-backups %s' lists them)", pool_name(p),
+					  file, (*out)->name, (*out)->uuid, there, pool_name(p), other,
+					  pool_name(p), pool_name(p));
+			else
+				log_error("pool %s: the backup %s is of pool %s (uuid %s), and "
+					  "another pool is called %s on this host (uuid %s, the devices "
+					  "file lists it); nothing was written: restore it under its "
+					  "own name with 'tprepair %s --restorefile %s --devices "
+					  "DATA,META'", pool_name(p), file, (*out)->name, (*out)->uuid,
+					  pool_name(p), other, (*out)->name, file);
 			vg_free(*out);
 			*out = NULL;
 			return -EEXIST;
@@ -408,6 +457,22 @@ static int load_backup(const struct pool *p, const char *file, const struct pool
 		vg_free(*out);
 		*out = NULL;
 		return -EUCLEAN;
+	}
+identity:
+	{
+		char there[VG_PATH_MAX + 1];
+
+		/* never a second pool of one identity, not even with --force */
+		if (present_elsewhere(p, id, *out, there, sizeof(there))) {
+			log_error("pool %s: the backup %s is of pool uuid %s, which is on this host "
+				  "on other devices (%s carries its label): restored onto these it "
+				  "would make two pools of one identity; nothing was written, even "
+				  "with --force (tpcheck of the pool these devices are names a "
+				  "backup of it)", pool_name(p), file, (*out)->uuid, there);
+			vg_free(*out);
+			*out = NULL;
+			return -EEXIST;
+		}
 	}
 	snprintf((*out)->name, sizeof((*out)->name), "%s", pool_name(p));
 	return 0;
