@@ -4,7 +4,8 @@
 # Exit 0 = pass, 77 = skipped (counted as passed, reported), else fail.
 # TP_RESULTS=FILE gets "passed failed", then the failed tests, one a line.
 # TP_SHELL_LOGS=DIR keeps each passing test's log there as NAME.log (a
-# failing test's directory is kept anyway).
+# failing test's directory is kept anyway). A passing test's "NOTE: "
+# lines are shown under its PASS line.
 set -u
 cd "$(dirname "$0")/../.."
 top=$PWD
@@ -38,6 +39,8 @@ for t in "${tests[@]}"; do
 	secs=$(( $(date +%s) - start ))
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1)); echo "PASS $name (${secs}s)"
+		# what a passing test wants seen all the same (its NOTE: lines)
+		grep -a '^NOTE: ' "$dir/log" | sed 's/^/    /' || true
 		[ -z "${TP_SHELL_LOGS:-}" ] || cp "$dir/log" "$TP_SHELL_LOGS/$name.log"
 		rm -rf "$dir"
 	elif [ $rc -eq 77 ]; then
