@@ -12,6 +12,7 @@
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_volume.h"
+#include "lib/pool/pool_admin.h"
 #include "lib/pool/pool_owner.h"
 #include "lib/pool/pool_lease.h"
 #include "tools/cli.h"
@@ -21,20 +22,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-
-/* A and B name one device: the same block device, or the same file (the
- * same path when either cannot be looked at: the commands say why). */
-static int same_device(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	if (stat(a, &sa) || stat(b, &sb))
-		return !strcmp(a, b);
-	if (S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode))
-		return sa.st_rdev == sb.st_rdev;
-	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 struct change {
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
@@ -310,7 +297,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	/* one device cannot be both the new metadata leg and the device the
 	 * monitor is to add as data */
 	if (rc == CLI_CONTINUE && monitor.device && (c.meta_mirror || c.meta_replace) &&
-	    same_device(monitor.device, c.meta_mirror ? c.meta_mirror : c.meta_replace))
+	    pool_same_device_named(monitor.device,
+				   c.meta_mirror ? c.meta_mirror : c.meta_replace))
 		rc = cli_usage_error(cmd, "--autoextend-device %s is the device --%s names: the "
 					  "metadata mirror's leg cannot also be added as a data "
 					  "device; name another one (or none)", monitor.device,

@@ -161,6 +161,18 @@ static void cache_fill(void)
 	}
 }
 
+/* PATH's name with its links resolved into NAMES[1] (when it differs), once
+ * (*DONE): for the scan root and the filter; the name to look at. */
+static const char *resolve(const char *path, char *real, const char **names, int *done)
+{
+	if (!*done) {
+		*done = 1;
+		if (realpath(path, real) && strcmp(real, path))
+			names[1] = real;
+	}
+	return names[1] ? names[1] : path;
+}
+
 #if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 /* The test build's scan root (devfilter.h): 1 when TP_TEST_SCAN_ROOT is
  * unset, or when the block device REAL (a resolved path) is a loop device
@@ -194,10 +206,11 @@ int tp_dev_filter_accepts(const char *path, char *why, size_t len)
 	char real[PATH_MAX], where[PATH_MAX + 32];
 	const char *names[2] = { path, NULL };
 	struct stat st;
+	int resolved = 0;
 
 	if (stat(path, &st) || !S_ISBLK(st.st_mode))
 		return 1;
-	if (!in_scan_root(realpath(path, real) ? real : path)) {
+	if (!in_scan_root(resolve(path, real, names, &resolved))) {
 		if (why)
 			snprintf(why, len, "(the test's scan root, TP_TEST_SCAN_ROOT=%s)",
 				 getenv("TP_TEST_SCAN_ROOT"));
@@ -207,8 +220,7 @@ int tp_dev_filter_accepts(const char *path, char *why, size_t len)
 	cache_fill();
 	if (!cache.n)
 		return 1;
-	if (realpath(path, real) && strcmp(real, path))
-		names[1] = real;
+	resolve(path, real, names, &resolved);
 	for (unsigned i = 0; i < cache.n; i++)
 		for (unsigned j = 0; j < 2 && names[j]; j++) {
 			if (regexec(&cache.p[i].re, names[j], 0, NULL, 0))

@@ -75,3 +75,11 @@ char *tp_path_absolute(const char *path)
 	free(cwd);
 	return abs;
 }
+
+void tp_path_absolute_to(char *dst, size_t len, const char *path)
+{
+	char *abs = tp_path_absolute(path);
+
+	snprintf(dst, len, "%s", abs ? abs : path);
+	free(abs);
+}

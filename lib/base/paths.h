@@ -8,6 +8,8 @@
 #ifndef TP_BASE_PATHS_H
 #define TP_BASE_PATHS_H
 
+#include <stddef.h>
+
 const char *tp_config_dir(void);
 /* Caller frees. */
 char *tp_lock_dir(void);
@@ -21,5 +23,7 @@ int tp_mkdir_p(const char *path);
  * they are (a /dev/disk/by-id name stays that name): malloc'd, NULL on
  * ENOMEM or when the current directory cannot be told. */
 char *tp_path_absolute(const char *path);
+/* The same into DST (LEN bytes): PATH as it is when that fails. */
+void tp_path_absolute_to(char *dst, size_t len, const char *path);
 
 #endif

@@ -263,4 +263,9 @@ int pool_trim(struct pool *p, const struct pool_trim_params *x, struct pool_trim
  * for with its spare (the current size when none more). */
 uint64_t pool_meta_room(const struct pool *p);
 
+/* pool_find.c (host.h: pool_same_device): 1 when A and B name one device,
+ * the same block device or file; or, when either cannot be looked at, the
+ * same name (a command line's two options naming one missing path). */
+int pool_same_device_named(const char *a, const char *b);
+
 #endif

@@ -19,17 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A device's path as the VG records it: absolute (a repair opens the
- * devices by the names given, maybe relative; the record must not depend
- * on the directory a command ran in), its links kept. */
-static void record_path(char *dst, size_t len, const char *name)
-{
-	char *abs = tp_path_absolute(name);
-
-	snprintf(dst, len, "%s", abs ? abs : name);
-	free(abs);
-}
-
 static int commit(struct pool *p, struct vg *next, int backup)
 {
 	struct vg_pv pvs[POOL_MAX_PVS];
@@ -72,18 +61,22 @@ static int commit(struct pool *p, struct vg *next, int backup)
 		vg_free(next);
 		return -EIO;
 	}
+	/* each device's path as opened, absolute (a repair opens the names
+	 * given, maybe relative), its links kept */
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		if (p->pv[i].io)
-			record_path(next->dev[i].path, sizeof(next->dev[i].path), p->pv[i].io->name);
+			tp_path_absolute_to(next->dev[i].path, sizeof(next->dev[i].path),
+					    p->pv[i].io->name);
 	for (unsigned i = 1; i < vg_nr_data(next) && POOL_DATA_PV(i) < n; i++)
-		record_path(vg_data_dev(next, i)->path, sizeof(next->dev[0].path),
+		tp_path_absolute_to(vg_data_dev(next, i)->path, sizeof(next->dev[0].path),
 			    p->pv[POOL_DATA_PV(i)].io->name);
 	/* the second metadata device of a mirrored pool, when it is open and
 	 * NEXT still lists it */
 	if (next->meta_mirror && p->pv[POOL_META1_PV].io &&
 	    !strcmp(next->meta1.pv_uuid, p->pv[POOL_META1_PV].label.pv_uuid)) {
 		pvs[n++] = p->pv[POOL_META1_PV];
-		record_path(next->meta1.path, sizeof(next->meta1.path), p->pv[POOL_META1_PV].io->name);
+		tp_path_absolute_to(next->meta1.path, sizeof(next->meta1.path),
+				    p->pv[POOL_META1_PV].io->name);
 	}
 	/* a mirror's lost first metadata device gets no copy (pool_attach.c) */
 	if (!pvs[VG_ROLE_META].io) {

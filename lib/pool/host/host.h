@@ -346,6 +346,8 @@ int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int 
 
 /* Are A and B the same file or block device? */
 int pool_same_device(const char *a, const char *b);
+/* The same, or A and B the same name (pool_admin.h). */
+int pool_same_device_named(const char *a, const char *b);
 
 /* ---- pool_stack.c: only the top of a stack is a pool device ---- */
 

@@ -127,6 +127,11 @@ int pool_same_device(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int pool_same_device_named(const char *a, const char *b)
+{
+	return !strcmp(a, b) || pool_same_device(a, b);
+}
+
 /* A component seen where a pool device was looked for (the label scan or
  * a devices-file entry): passed by with one line, and named when the
  * pool's device is missing (waiting for its array). */
@@ -242,12 +247,7 @@ void pool_record_device(const char *pool, enum vg_role role, const char *pv_uuid
 	snprintf(e.pv_uuid, sizeof(e.pv_uuid), "%s", pv_uuid);
 	/* absolute: the entry must not depend on the directory a command ran
 	 * in (a repair names the devices as the user gave them) */
-	{
-		char *abs = tp_path_absolute(path);
-
-		snprintf(e.path, sizeof(e.path), "%s", abs ? abs : path);
-		free(abs);
-	}
+	tp_path_absolute_to(e.path, sizeof(e.path), path);
 	if (pool_devices_add(&e)) {
 		char *file = pool_devices_path();
 		log_warn("pool %s: could not record %s in the devices file %s; name the devices "
