@@ -1,23 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tptools - plain GNU make build.
 #
-#   make                 build $(BUILD)/bin/tp and the command symlinks
+#   make                 build $(BUILD)/bin/tp, the command symlinks and the lease's
+#                        programs in $(BUILD)/lib/tptools
 #   make check           install missing packages, build, check the layers, run unit +
 #                        shell (+ VM) tests (LAYERS_STRICT=0: layer findings report only)
 #   make check-layers    build the objects, run scripts/check-layers.sh
 #   make check-boot      boot a Debian 12 system with the package installed, under
 #                        QEMU, four times (test/vm/boot.sh)
 #   make SANITIZE=1 check   the same with ASan+UBSan (objects in build-san/)
-#   make install DESTDIR=... PREFIX=...   binary, links, man, udev rules, systemd
-#                        units, bash completion (UDEVDIR, SYSTEMDUNITDIR, COMPLETIONDIR),
-#                        from a release build (below)
+#   make install DESTDIR=... PREFIX=...   binary, links, the lease's programs
+#                        (PREFIX/lib/tptools), man, udev rules, systemd units, bash
+#                        completion (UDEVDIR, SYSTEMDUNITDIR, COMPLETIONDIR), from a
+#                        release build (below)
 #   make deb             a Debian package in $(BUILD)/deb/ of the release build
 #                        (scripts/mkdeb.sh)
 #   make demo            install missing packages, build, run scripts/demo.sh
 #   make clean
 #
 # Sources are found by wildcard: each layer directory's *.c goes into its own
-# archive (LAYERS below); tools/*.c into tp; test/unit/*.c into the unit runner.
+# archive (LAYERS below); tools/*.c into tp, but for the lease's programs
+# (LEASE_PROGS: tools/NAME.c, a main each); test/unit/*.c into the unit runner.
 # BUILD=dir keeps objects apart (helpers and sanitizer builds use their own).
 #
 # TESTHOOKS=1 (the default) compiles the test pauses and faults in
@@ -72,6 +75,8 @@ HARDEN_LD := -Wl,-z,relro -Wl,-z,now
 endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDLIBS  := $(PKG_LIBS) -lsanlock_client -lm
+# the kill path (tp-lease-fence) talks to device-mapper only: no sanlock
+FENCE_LIBS := $(PKG_LIBS) -lm
 
 # $(BUILD)/.flags holds the flags its objects were compiled with; it is
 # rewritten when they differ (TESTHOOKS, SANITIZE, CFLAGS or CC changed for
@@ -99,13 +104,19 @@ layer_lib  = $(BUILD)/lib/libtp$(call layer_name,$1).a
 layer_objs = $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard $(call layer_dir,$1)/*.c)))
 
 LIB_SRCS  := $(sort $(foreach l,$(LAYERS),$(wildcard $(call layer_dir,$l)/*.c)))
-TOOL_SRCS := $(sort $(wildcard tools/*.c))
+# The lease's programs of their own, in a private directory (not on PATH):
+# $(BUILD)/lib/tptools as $(PREFIX)/lib/tptools is beside $(PREFIX)/sbin,
+# so that tp finds them from its own path (lib/pool/lease/pool_lease.c)
+LEASE_PROGS := tp-lease-holder tp-lease-fence
+LEASE_SRCS := $(LEASE_PROGS:%=tools/%.c)
+TOOL_SRCS := $(filter-out $(LEASE_SRCS),$(sort $(wildcard tools/*.c)))
 UNIT_SRCS := $(sort $(wildcard test/unit/*.c))
 AUX_SRCS  := $(sort $(wildcard test/tools/*.c))
 FUZZ_SRCS := $(sort $(wildcard test/fuzz/fuzz_*.c))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
+LEASE_OBJS := $(LEASE_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 AUX_BINS  := $(AUX_SRCS:test/tools/%.c=$(BUILD)/test/bin/%)
 FUZZ_BINS := $(FUZZ_SRCS:test/fuzz/%.c=$(BUILD)/test/bin/%)
@@ -116,12 +127,14 @@ UNIT    := $(BUILD)/test/unit-tests
 # One symlink per command in the table (tools/commands.def).
 COMMANDS := $(shell sed -n 's/^TP_COMMAND.\([a-z]*\),.*/\1/p' tools/commands.def 2>/dev/null)
 LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
+HOLDER  := $(BUILD)/lib/tptools/tp-lease-holder
+FENCER  := $(BUILD)/lib/tptools/tp-lease-fence
 
 LAYERS_STRICT ?= 1
 
 .PHONY: FORCE all check check-unit check-shell check-vm check-boot check-fuzz check-layers demo install deb clean \
         deps tests libs print-libs
-all: $(TP) $(LINKS)
+all: $(TP) $(LINKS) $(HOLDER) $(FENCER)
 
 # V=1 shows the full commands.
 Q := $(if $(V),,@)
@@ -155,6 +168,19 @@ $(TP): $(TOOL_OBJS) $(LIBTP)
 $(LINKS): $(TP)
 	$(Q)ln -sf tp $@
 
+# The lease's programs; --as-needed: each records only the shared
+# libraries it uses (the holder libsanlock_client, the fencer none of it)
+$(HOLDER): $(BUILD)/tools/tp-lease-holder.o $(BUILD)/tools/config_keys.o \
+           $(BUILD)/tools/monitor_value.o $(LIBTP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(HARDEN_LD) -Wl,--as-needed -o $@ $(filter %.o,$^) $(LIBTP) $(LDLIBS)
+
+$(FENCER): $(BUILD)/tools/tp-lease-fence.o $(LIBTP)
+	@mkdir -p $(@D)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(HARDEN_LD) -Wl,--as-needed -o $@ $(filter %.o,$^) $(LIBTP) $(FENCE_LIBS)
+
 $(UNIT): $(UNIT_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
@@ -181,7 +207,7 @@ $(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(LIBTP)
 tests: all $(UNIT) $(AUX_BINS) $(FUZZ_BINS)
 
 # The layer rules on the sources and on the objects of each archive.
-check-layers: $(LIBTP) $(TOOL_OBJS)
+check-layers: $(LIBTP) $(TOOL_OBJS) $(LEASE_OBJS)
 	@LAYERS_STRICT=$(LAYERS_STRICT) scripts/check-layers.sh -b $(BUILD)
 
 deps:
@@ -239,6 +265,8 @@ install: all
 	           $(DESTDIR)$(PREFIX)/share/man/man7 $(DESTDIR)$(PREFIX)/share/man/man8 \
 	           $(DESTDIR)$(UDEVDIR)/rules.d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(TP) $(DESTDIR)$(PREFIX)/sbin/tp
+	install -d $(DESTDIR)$(PREFIX)/lib/tptools
+	install -m 0755 $(HOLDER) $(FENCER) $(DESTDIR)$(PREFIX)/lib/tptools/
 	for c in $(COMMANDS); do ln -sf tp $(DESTDIR)$(PREFIX)/sbin/$$c; done
 	for m in man/*.[578]; do [ -e "$$m" ] || continue; \
 	  s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/; done
@@ -262,4 +290,4 @@ deb:
 clean:
 	rm -rf build build-san build-*
 
--include $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(LEASE_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)

@@ -4,9 +4,10 @@
 #
 # Stages `make install PREFIX=/usr` (the release build, without the test
 # hooks: the Makefile's TESTHOOKS) into $BUILD/deb/stage, strips the
-# binary, compresses the manual pages, adds /usr/share/doc/tptools, a
-# DEBIAN/control whose Depends dpkg-shlibdeps computes from the binary
-# (libdevmapper1.02.1, libblkid1, libudev1, libpopt0, libexpat1, libc6),
+# binaries (tp and the lease's programs in /usr/lib/tptools), compresses
+# the manual pages, adds /usr/share/doc/tptools, a DEBIAN/control whose
+# Depends dpkg-shlibdeps computes from the binaries (libdevmapper1.02.1,
+# libblkid1, libudev1, libpopt0, libexpat1, libsanlock-client1, libc6),
 # and maintainer scripts that reload the udev rules and systemd and enable
 # tptools-activate.service the way debhelper does. Prints the .deb's path.
 # Environment: BUILD (build dir, default build), VERSION.
@@ -21,7 +22,10 @@ rm -rf "$stage"
 mkdir -p "$stage/DEBIAN"
 make --no-print-directory -s install BUILD="$BUILD" DESTDIR="$PWD/$stage" PREFIX=/usr >/dev/null
 
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/sbin/tp"
+bins=("$stage/usr/sbin/tp" "$stage"/usr/lib/tptools/tp-lease-*)
+[ ${#bins[@]} = 3 ] && [ -x "${bins[2]}" ] ||
+	{ echo "mkdeb: make install put no lease programs in /usr/lib/tptools" >&2; exit 1; }
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "${bins[@]}"
 gzip -9n "$stage"/usr/share/man/man*/*
 doc=$stage/usr/share/doc/tptools
 install -d "$doc"
@@ -56,12 +60,12 @@ printf 'tptools (%s) unstable; urgency=medium\n\n  * Package built by scripts/mk
 	gzip -9n >"$doc/changelog.gz"
 chmod 0644 "$doc"/*
 
-# Depends from the binary's shared libraries
+# Depends from the binaries' shared libraries
 shl=$(mktemp -d)
 trap 'rm -rf "$shl"' EXIT
 mkdir -p "$shl/debian"
 printf 'Source: tptools\n\nPackage: tptools\nArchitecture: any\n' >"$shl/debian/control"
-depends=$(cd "$shl" && dpkg-shlibdeps -O "$OLDPWD/$stage/usr/sbin/tp" 2>/dev/null |
+depends=$(cd "$shl" && dpkg-shlibdeps -O "${bins[@]/#/$OLDPWD/}" 2>/dev/null |
 	sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "mkdeb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 

@@ -9,7 +9,6 @@
 #include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
-#include "lib/pool/pool_lease.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,14 +84,6 @@ int tp_main(int argc, const char **argv)
 		if (!strcmp(argv[1], "--version")) {
 			cli_print_version();
 			return TP_EXIT_OK;
-		}
-		/* the hidden commands of shared pools (pool.h): the kill path
-		 * runs whatever the configuration file says */
-		if (!strcmp(argv[1], "__lease-fence"))
-			return pool_lease_fence_main(argc - 1, argv + 1);
-		if (!strcmp(argv[1], "__lease-holder")) {
-			int rc = config_keys_load(NULL);
-			return rc ? rc : pool_lease_holder_main(argc - 1, argv + 1);
 		}
 		cmd = tp_command_find(argv[1]);
 		if (!cmd) {

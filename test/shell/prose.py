@@ -15,9 +15,11 @@
                               does not have: a sentence that says a library
                               is linked ("the library": the one its
                               paragraph named last) into programs (tp, the
-                              unit runner, test/tools/NAME, test/fuzz/NAME)
-                              holds for each of them by the link recipes
-                              (LDLIBS, CUNIT_LIBS, AUX_LIBS_NAME), and one
+                              lease's tp-lease-holder and tp-lease-fence,
+                              the unit runner, test/tools/NAME,
+                              test/fuzz/NAME) holds for each of them by the
+                              link recipes (LDLIBS, FENCE_LIBS, CUNIT_LIBS,
+                              AUX_LIBS_NAME), and one
                               that says "only" them names every program
                               that links it
 
@@ -356,6 +358,8 @@ def binaries_named(text):
         names.add(f"test/{mm.group(1)}/{mm.group(2)}")
     if re.search(r"unit runner|unit-tests", text):
         names.add("unit-tests")
+    for mm in re.finditer(r"(?<![\w/-])(tp-lease-(holder|fence))(?![\w/-])", text):
+        names.add(mm.group(1))
     return names
 
 
@@ -442,7 +446,7 @@ def check_links(root):
 
     def recipe_libs(target, stem=None):
         """The libraries the link recipe of TARGET's rule names."""
-        mm = re.search(r"^%s:[^\n]*\n((?:\t[^\n]*\n)+)" % re.escape(target), mk, re.M)
+        mm = re.search(r"^%s:(?:[^\n]*\\\n)*[^\n]*\n((?:\t[^\n]*\n)+)" % re.escape(target), mk, re.M)
         if not mm:
             bad.append(f"Makefile: no rule for {target}: the parse is broken")
             return set()
@@ -456,7 +460,8 @@ def check_links(root):
                 out |= aux.get(stem, set())
         return out
 
-    binaries = {"tp": recipe_libs("$(TP)"), "unit-tests": recipe_libs("$(UNIT)")}
+    binaries = {"tp": recipe_libs("$(TP)"), "unit-tests": recipe_libs("$(UNIT)"),
+                "tp-lease-holder": recipe_libs("$(HOLDER)"), "tp-lease-fence": recipe_libs("$(FENCER)")}
     for f in sorted(glob.glob(os.path.join(root, "test/tools/*.c"))):
         t = os.path.basename(f)[:-2]
         binaries["test/tools/" + t] = recipe_libs("$(BUILD)/test/bin/%", t)

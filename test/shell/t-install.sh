@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make install lays out everything under DESTDIR/PREFIX (binary, command
-# links, man pages, udev rules, systemd units, bash completion), the units
+# links, the lease's programs in PREFIX/lib/tptools and nothing of them on
+# PATH, man pages, udev rules, systemd units, bash completion), the units
 # pass systemd-analyze verify, and make deb packages the same files with
-# the Depends the binary needs, a machine-readable copyright naming the
+# the Depends the binaries need (the fencer without libsanlock_client, the
+# holder with it, as docs/ARCHITECTURE.md says), a machine-readable copyright naming the
 # licence (GPL-2+), md5sums that match, and no lintian error or warning
 # (when lintian is installed). (scripts/test-deb.sh installs the package
 # in a bookworm chroot; it needs root and a cached chroot, so it is not
@@ -26,6 +28,21 @@ for m in tp.8 tptools.7 tp-metadata.5; do
 	[ -f "$stage/opt/tp/share/man/man${m##*.}/$m" ] || fail "no $m"
 done
 [ -f "$stage/opt/tp/share/bash-completion/completions/tp" ] || fail "no completion"
+# the lease's programs: private (PREFIX/lib/tptools), executable, not on PATH
+for p in tp-lease-holder tp-lease-fence; do
+	[ -x "$stage/opt/tp/lib/tptools/$p" ] || fail "no lib/tptools/$p"
+	[ ! -e "$stage/opt/tp/sbin/$p" ] && [ ! -e "$stage/opt/tp/bin/$p" ] || fail "$p is on PATH"
+done
+# each records only the libraries it uses (the Makefile's --as-needed)
+if have readelf; then
+	needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+	needed "$stage/opt/tp/lib/tptools/tp-lease-holder" | grep -q '^libsanlock_client\.so' ||
+		fail "tp-lease-holder does not link libsanlock_client"
+	! needed "$stage/opt/tp/lib/tptools/tp-lease-fence" | grep -q '^libsanlock_client\.so' ||
+		fail "tp-lease-fence links libsanlock_client"
+	needed "$stage/opt/tp/sbin/tp" | grep -q '^libsanlock_client\.so' ||
+		fail "tp does not link libsanlock_client"
+fi
 for r in 56-dm-tptools 60-tptools-member 69-tptools-autoactivate; do
 	[ -f "$stage/lib/udev/rules.d/$r.rules" ] || fail "no udev rule $r"
 done
@@ -74,18 +91,25 @@ ok "${mk[@]}" deb
 deb=$(tail -1 out)
 case $deb in /*) ;; *) deb=$TOP/$deb ;; esac
 dpkg-deb -f "$deb" Depends >depends
-for lib in libdevmapper1.02.1 libblkid1 libudev1 libpopt0 libexpat1; do
+for lib in libdevmapper1.02.1 libblkid1 libudev1 libpopt0 libexpat1 libsanlock-client1; do
 	grep -q "$lib" depends || { cat depends >&2; fail "Depends lacks $lib"; }
 done
 dpkg-deb -c "$deb" >contents
 for f in ./usr/sbin/tp ./usr/sbin/tvsnap ./lib/systemd/system/tptools-activate.service \
 	./lib/systemd/system/tptools-monitor.service ./usr/sbin/tpmonitor \
 	./lib/udev/rules.d/69-tptools-autoactivate.rules ./usr/share/man/man8/tvchange.8.gz \
-	./usr/share/bash-completion/completions/tvsnap ./usr/share/doc/tptools/copyright; do
+	./usr/share/bash-completion/completions/tvsnap ./usr/share/doc/tptools/copyright \
+	./usr/lib/tptools/tp-lease-holder ./usr/lib/tptools/tp-lease-fence; do
 	grep -q " $f\( \|$\)" contents || { cat contents >&2; fail "package lacks $f"; }
 done
 # its copyright file: Debian's machine-readable format, the tree's licence
 rm -rf debx; dpkg-deb -x "$deb" debx
+# the lease's programs, stripped as tp is, mode 0755
+for p in tp-lease-holder tp-lease-fence; do
+	[ "$(stat -c %a "debx/usr/lib/tptools/$p")" = 755 ] || fail "$p is not mode 0755 in the package"
+	! file "debx/usr/lib/tptools/$p" 2>/dev/null | grep -q "not stripped" ||
+		fail "$p is not stripped in the package"
+done
 c=debx/usr/share/doc/tptools/copyright
 head -1 "$c" | grep -q '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/$' ||
 	fail "copyright is not in the machine-readable format"

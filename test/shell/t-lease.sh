@@ -70,3 +70,58 @@ done
 # readers need no lease
 ok tpcheck s
 ok tpstatus s
+
+# ---- the lease's programs of their own (tp-lease-holder, tp-lease-fence) ----
+# tpactivate finds the holder in PREFIX/lib/tptools, beside the sbin (or
+# bin) directory of the tp it runs (this build's: $BUILD/lib/tptools), runs it, and the
+# holder finds its kill path beside itself: with the test hook that skips
+# joining the lockspace, it is the holder's refusal (no sanlock daemon:
+# ENOTCONN on its pipe) that tpactivate reports, naming the program
+case $BUILD in /*) bdir=$BUILD ;; *) bdir=$TOP/$BUILD ;; esac
+progs=$(cd "$bdir/lib/tptools" && pwd -P) || fail "no $BUILD/lib/tptools"
+TP_TEST_LEASE_NO_JOIN=1 unchanged 5 tpactivate s
+err_has "the lease holder ($progs/tp-lease-holder) could not take its sanlock lease: Transport endpoint is not connected"
+# a tp elsewhere (an installed layout: PREFIX/sbin/tp, PREFIX/lib/tptools)
+# runs the programs of its own prefix, and says which one is missing
+mkdir -p alt/sbin alt/lib/tptools
+cp "$bdir/bin/tp" alt/sbin/tp
+ln -s tp alt/sbin/tpactivate
+alt=$(cd alt && pwd -P)
+TP_TEST_LEASE_NO_JOIN=1 unchanged 5 alt/sbin/tpactivate s
+err_has "the lease's program $alt/lib/tptools/tp-lease-holder cannot be run (No such file or directory)"
+err_has "reinstall it"
+cp "$progs/tp-lease-holder" alt/lib/tptools/
+TP_TEST_LEASE_NO_JOIN=1 unchanged 5 alt/sbin/tpactivate s
+err_has "the lease's program $alt/lib/tptools/tp-lease-fence cannot be run (No such file or directory)"
+cp "$progs/tp-lease-fence" alt/lib/tptools/
+TP_TEST_LEASE_NO_JOIN=1 unchanged 5 alt/sbin/tpactivate s
+err_has "the lease holder ($alt/lib/tptools/tp-lease-holder) could not take its sanlock lease: Transport endpoint is not connected"
+# the holder alone, as tpactivate runs it: it answers on its descriptor
+# (no daemon: "err 107", ENOTCONN) after finding its kill path
+expect_rc 5 "$progs/tp-lease-holder" s "$uuid" "$PWD/s-meta.img" 1048576 3 3>answer
+grep -qx "err 107" answer || fail "the holder answered '$(cat answer)', not err 107"
+rm alt/lib/tptools/tp-lease-fence
+expect_rc 5 alt/lib/tptools/tp-lease-holder s "$uuid" "$PWD/s-meta.img" 1048576 3 3>answer
+grep -qx "err 2" answer || fail "the holder without its kill path answered '$(cat answer)', not err 2"
+# bad arguments: exit 3, a usage naming who runs them, nothing done
+expect_rc 3 "$progs/tp-lease-holder"
+err_has "^Usage: tp-lease-holder POOL UUID DEVICE OFFSET FD$"
+err_has "tpactivate starts it"
+expect_rc 3 "$progs/tp-lease-holder" s "$uuid" "$PWD/s-meta.img" 1048576 9
+err_has "'9' is not an open descriptor"
+expect_rc 3 "$progs/tp-lease-holder" s not-a-uuid "$PWD/s-meta.img" 1048576 3 3>answer
+err_has "'not-a-uuid' is not a pool uuid"
+expect_rc 3 "$progs/tp-lease-holder" s "$uuid" "$PWD/s-meta.img" 1M 3 3>answer
+err_has "'1M' is not a byte offset"
+expect_rc 3 "$progs/tp-lease-fence" "$uuid" s
+err_has "tp-lease-fence takes UUID POOL HOLDER_PID: no pool was fenced"
+err_has "^Usage: tp-lease-fence UUID POOL HOLDER_PID$"
+expect_rc 3 "$progs/tp-lease-fence" "$uuid" 'a/b' 1
+err_has "'a/b' is not a pool name"
+expect_rc 3 "$progs/tp-lease-fence" "$uuid" s -1
+err_has "'-1' is not the holder's process id"
+# they are no hidden commands of tp any more
+for c in __lease-holder __lease-fence; do
+	expect_rc 3 tp $c
+	err_has "unknown command '$c'"
+done

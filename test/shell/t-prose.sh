@@ -101,7 +101,7 @@ python3 - l/docs/ARCHITECTURE.md <<'PY'
 import re, sys
 f = sys.argv[1]
 s = open(f).read()
-new, n = re.subn(r"The library is linked\s+into `tp` and every other program of the build \(Makefile `LDLIBS`\)",
+new, n = re.subn(r"The library is linked\s+into `tp`, the lease holder `tp-lease-holder` and every test program of the\s+build\s+\(Makefile `LDLIBS`\)",
                  "Only `test/tools/tp-lease` links the library today (Makefile `AUX_LIBS_tp-lease`)", s)
 if n != 1:
     sys.exit("the lease sentence was not found")
@@ -116,6 +116,17 @@ sed -i 's/^LDLIBS  := $(PKG_LIBS) -lsanlock_client -lm$/LDLIBS  := $(PKG_LIBS) -
 cmp -s "$TOP/Makefile" l/Makefile && fail "the injection into the Makefile changed nothing"
 expect_rc 1 python3 "$prose" links l
 out_has "^docs/ARCHITECTURE.md:[0-9]*: says tp links libsanlock_client: the Makefile does not link it$"
+# the lease's programs: the kill path said to link sanlock's library
+# (its recipe links FENCE_LIBS, without it), then the holder said not to
+# be the only one
+relinks
+printf '\nThe kill path `tp-lease-fence` links libsanlock_client.\n' >>l/docs/ARCHITECTURE.md
+expect_rc 1 python3 "$prose" links l
+out_has "^docs/ARCHITECTURE.md:[0-9]*: says tp-lease-fence links libsanlock_client: the Makefile does not link it$"
+relinks
+printf '\nOnly `tp-lease-holder` links libsanlock_client.\n' >>l/docs/ARCHITECTURE.md
+expect_rc 1 python3 "$prose" links l
+out_has "^docs/ARCHITECTURE.md:[0-9]*: says only tp-lease-holder link(s) libsanlock_client: the Makefile links it into "
 # a library said to be linked into a program that does not link it
 relinks
 printf '\nThe unit runner alone links libcunit; `tp` links libcunit too.\n' >>l/docs/ARCHITECTURE.md

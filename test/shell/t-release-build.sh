@@ -7,13 +7,18 @@
 # names come from the sources: the last column of tools/commands.def and
 # the hooks' call sites. make reuses the release build directory
 # (RELEASE_BUILD, the Makefile's header; t-install makes the same one) and
-# compiles only what is missing or stale.
+# compiles only what is missing or stale. The lease's programs
+# (PREFIX/lib/tptools/tp-lease-holder, tp-lease-fence) are checked the same way,
+# with the lease module's own test variables (TP_TEST_LEASE_*).
 have strings || skip "strings (binutils) missing"
 stage=$PWD/stage
 ok make -C "$TOP" -s --no-print-directory -j"$(nproc)" BUILD="$BUILD" install \
 	DESTDIR="$stage" PREFIX=/usr
 rel=$stage/usr/sbin
 [ -x "$rel/tp" ] || fail "make install put no sbin/tp"
+for p in tp-lease-holder tp-lease-fence; do
+	[ -x "$stage/usr/lib/tptools/$p" ] || fail "make install put no lib/tptools/$p"
+done
 
 # ---- the names, from the sources ----
 declared=$(awk '/^TP_COMMAND\(/ { want = 1; next }
@@ -23,6 +28,9 @@ called=$(grep -rhoE 'tp_test_(pause(_n)?|fail)\("[a-z-]+"' "$TOP/lib" "$TOP/kern
 	"$TOP/metadata" "$TOP/tools" | sed 's/.*("//; s/"$//' | sort -u || true)
 [ -n "$declared" ] || fail "no test pause declared in tools/commands.def (its layout changed?)"
 [ -n "$called" ] || fail "no tp_test_pause/tp_test_fail call found in the sources"
+lease_vars=$(grep -rhoE 'test_env\("TP_TEST_[A-Z_]+"' "$TOP/lib/pool/lease" | sed 's/.*("//; s/"$//' |
+	sort -u || true)
+[ "$(wc -w <<<"$lease_vars")" -ge 2 ] || fail "the lease module's test variables not found: $lease_vars"
 names=$(printf '%s\n' TP_TEST_PAUSE TP_TEST_FAIL $declared $called | sort -u)
 
 # ---- the strings of both binaries ----
@@ -33,6 +41,21 @@ for s in $names; do
 		fail "the build under test ($BUILD) lacks '$s' (built with TESTHOOKS=0?)"
 	! grep -F -- "$s" release.strings >found ||
 		fail "the installed tp contains '$s': $(head -3 found | tr '\n' ' ')"
+done
+
+# the lease holder links the lease module, hooks and all; the fencer and
+# the installed programs have none of them
+strings "$TOP/$BUILD/lib/tptools/tp-lease-holder" >test.strings
+for s in $lease_vars; do
+	grep -qF -- "$s" test.strings ||
+		fail "the build's tp-lease-holder lacks '$s' (built with TESTHOOKS=0?)"
+done
+for b in sbin/tp lib/tptools/tp-lease-holder lib/tptools/tp-lease-fence; do
+	strings "$stage/usr/$b" >release.strings
+	for s in $names $lease_vars; do
+		! grep -F -- "$s" release.strings >found ||
+			fail "the installed $b contains '$s': $(head -3 found | tr '\n' ' ')"
+	done
 done
 
 # ---- and the variables do nothing to it: no pause, no fault ----

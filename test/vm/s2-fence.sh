@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Two hosts, one shared pool: the kill path. On a, the pool's metadata
 # device is a dm linear device over the shared disk, and a activates the
-# pool (its lease holder registers `tp __lease-fence` with sanlock) and
+# pool (its lease holder, the build's $TP_BUILD/lib/tptools/tp-lease-holder found
+# beside its bin/tp, registers the tp-lease-fence beside it with sanlock) and
 # writes data with fsync; a writer keeps writing. Then a loses the shared
 # storage: that linear device is switched to the error target, so a's
 # sanlock can no longer renew its lease and, 8 x io_timeout later, runs
@@ -28,6 +29,9 @@ if [ "$TP_HOST" = a ]; then
 	must tpactivate pool
 	holder=$(holder_pid)
 	[ -n "$holder" ] || fail "no lease holder runs"
+	# the build's own program, not a command of tp nor an installed one
+	[ "$(readlink -f "/proc/$holder/exe")" = "$(readlink -f "$TP_BUILD/lib/tptools/tp-lease-holder")" ] ||
+		note_fail "the lease holder runs $(readlink -f "/proc/$holder/exe"), not the build's tp-lease-holder"
 	head -c 8M /dev/urandom >data
 	must dd if=data of="$VOL" bs=1M oflag=direct conv=fsync status=none
 	sha256sum <data | cut -d' ' -f1 >"$TP_SYNC/$TP_SCENARIO.sum"

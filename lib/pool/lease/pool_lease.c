@@ -9,19 +9,21 @@
  *   the transaction replay): the command holds it itself (an offline
  *   change) and lets it go at detach; or this host's holder process has
  *   it (the pool is active here) and the command runs under that;
- * - tpactivate (POOL_LEASE_KEEP) starts the holder instead: a process of
- *   its own (`tp __lease-holder`, setsid) that acquires the lease with a
- *   kill path and keeps it while the pool is loaded, its pid in
+ * - tpactivate (POOL_LEASE_KEEP) starts the holder instead: a program of
+ *   its own (tools/tp-lease-holder.c, setsid; lease_program finds it) that
+ *   acquires the lease with a kill path and keeps it while the pool is
+ *   loaded, its pid in
  *   <run dir>/lease/<pool uuid>.pid. sanlock ends a lease with the
  *   process that holds it, so the lease outlives tpactivate only so;
  * - a detach that leaves the pool inactive stops this host's holder
  *   (tpdeactivate, or an activation that failed);
- * - the kill path (`tp __lease-fence UUID NAME`), which sanlock runs when
- *   this host can no longer renew its lease (the storage is gone, or the
- *   host was paused past its lease), switches the pool's devices to the
- *   error target, the bottom ones (tmeta, tdata) first, tears them down,
- *   logs it (lib/base/log.h: log_crit, the journal and the kernel's log),
- *   and ends the holder;
+ * - the kill path (the program tools/tp-lease-fence.c, run as
+ *   `tp-lease-fence UUID NAME PID`), which sanlock runs when this host can
+ *   no longer renew its lease (the storage is gone, or the host was
+ *   paused past its lease), switches the pool's devices to the error
+ *   target, the bottom ones (tmeta, tdata) first, tears them down, logs
+ *   it (lib/base/log.h: log_crit, the journal and the kernel's log), and
+ *   ends the holder (pool_fence.c, which links no sanlock client);
  * - the holder's watcher (a child sanlock does not know) fences the pool
  *   the same way when the lease's owner on the disk is no longer this
  *   host, or when sanlock killed the holder outright (watch: a host that
@@ -30,6 +32,7 @@
  * Another host holding the lease: -EUSERS, logged with its host id (not
  * -EBUSY: that is this host's own business, a device in use). */
 #include "lib/pool/lease/lease_feature.h"
+#include "lib/pool/lease/lease_int.h"
 
 #include "lib/pool/core/core.h"
 #include "lib/pool/pool_owner.h"
@@ -45,6 +48,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,26 +195,72 @@ static int busy(const struct pool *p, const struct lease_owner *o)
 	return -EUSERS;
 }
 
-/* The path of this program, for the holder and the kill path. */
-static int self_path(char *buf, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+/* The private directory of the lease's programs, below the prefix. */
+#define LEASE_PROGRAM_DIR "lib/tptools"
 
+/* The path of NAME, one of the lease's programs (POOL_LEASE_HOLDER,
+ * POOL_LEASE_FENCE), in BUF: LEASE_PROGRAM_DIR beside the directory of
+ * the running program (/usr/sbin/tp: /usr/lib/tptools; a build's
+ * build/bin/tp: build/lib/tptools), or the running program's own
+ * directory when that is LEASE_PROGRAM_DIR (the holder finding the kill
+ * path). 0 when it is there and executable, else -errno (BUF still names
+ * where it was looked for). */
+static int lease_program(const char *name, char *buf, size_t len)
+{
+	char exe[PATH_MAX], dir[PATH_MAX], *slash;
+	const char *tail = "/" LEASE_PROGRAM_DIR;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t dl;
+
+	snprintf(buf, len, "%s", name);
 	if (n <= 0)
+		return n ? -errno : -ENOENT;
+	exe[n] = '\0';
+	if (!(slash = strrchr(exe, '/')))
+		return -ENOENT;
+	*slash = '\0';
+	dl = strlen(exe);
+	if (dl >= strlen(tail) && !strcmp(exe + dl - strlen(tail), tail))
+		snprintf(dir, sizeof(dir), "%s", exe);
+	else if ((size_t)snprintf(dir, sizeof(dir), "%s/../%s", exe, LEASE_PROGRAM_DIR) >=
+		 sizeof(dir))
+		return -ENAMETOOLONG;
+	if ((size_t)snprintf(buf, len, "%s/%s", dir, name) >= len)
+		return -ENAMETOOLONG;
+	/* the canonical path: sanlock keeps the kill path's (at most 127
+	 * bytes), and the log names it */
+	if (!realpath(dir, exe))
 		return -errno;
-	buf[n] = '\0';
-	return 0;
+	if ((size_t)snprintf(buf, len, "%s/%s", exe, name) >= len)
+		return -ENAMETOOLONG;
+	return access(buf, X_OK) ? -errno : 0;
+}
+
+/* 0 when the lease's program NAME is there (its path in BUF), else -errno
+ * after an error naming it: WHO (a pool's name) is refused. */
+static int lease_program_check(const char *who, const char *name, char *buf, size_t len)
+{
+	int r = lease_program(name, buf, len);
+
+	if (r)
+		log_error("pool %s: the lease's program %s cannot be run (%s): tptools is not "
+			  "installed completely; reinstall it (make install, or the package); "
+			  "nothing was changed", who, buf, strerror(-r));
+	return r;
 }
 
 /* Start the holder and wait until it has the lease (0), or says why not. */
 static int start_holder(struct pool *p, struct lease_state *st, const struct lease_area *a)
 {
-	char exe[4096], off[32], fdno[16], line[128] = "";
+	char exe[PATH_MAX], fencer[PATH_MAX], off[32], fdno[16], line[128] = "";
 	int fds[2], status, r;
 	ssize_t n;
 	pid_t pid;
 
-	if ((r = self_path(exe, sizeof(exe))))
+	/* both, before anything runs: a holder without its kill path is
+	 * refused by the holder itself, less clearly */
+	if ((r = lease_program_check(pool_name(p), POOL_LEASE_HOLDER, exe, sizeof(exe))) ||
+	    (r = lease_program_check(pool_name(p), POOL_LEASE_FENCE, fencer, sizeof(fencer))))
 		return r;
 	if (pipe(fds))
 		return -errno;
@@ -228,8 +278,11 @@ static int start_holder(struct pool *p, struct lease_state *st, const struct lea
 		for (int fd = 3; fd < 1024; fd++)
 			if (fd != fds[1])
 				close(fd);
-		execl(exe, "tp", "__lease-holder", pool_name(p), pool_vg(p)->uuid, a->path, off, fdno,
+		execl(exe, POOL_LEASE_HOLDER, pool_name(p), pool_vg(p)->uuid, a->path, off, fdno,
 		      (char *)NULL);
+		snprintf(line, sizeof(line), "exec %d\n", errno);
+		if (write(fds[1], line, strlen(line)) < 0)
+			_exit(127);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -246,11 +299,18 @@ static int start_holder(struct pool *p, struct lease_state *st, const struct lea
 		o.host_id = strtoull(line + 4, NULL, 10);
 		return busy(p, &o);
 	}
+	if (n > 0 && !strncmp(line, "exec", 4)) {
+		r = -atoi(line + 4);
+		r = r ? r : -ENOEXEC;
+		log_error("pool %s: cannot run the lease holder %s: %s; nothing was changed",
+			  pool_name(p), exe, strerror(-r));
+		return r;
+	}
 	r = n > 0 && !strncmp(line, "err", 3) ? -atoi(line + 3) : -EPROTO;
 	if (!r)
 		r = -EPROTO;
-	log_error("pool %s: the lease holder could not take its sanlock lease: %s", pool_name(p),
-		  strerror(-r));
+	log_error("pool %s: the lease holder (%s) could not take its sanlock lease: %s "
+		  "(the system log says why, as tptools)", pool_name(p), exe, strerror(-r));
 	return r;
 }
 
@@ -276,6 +336,28 @@ static void forget_cached(struct pool *p)
 	}
 }
 
+/* Test builds only: 1 when the environment variable NAME is "1" (a
+ * release build: 0, and NAME does not reach the binary). */
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
+static int test_env(const char *name)
+{
+	const char *t = getenv(name);
+
+	return t && !strcmp(t, "1");
+}
+#else
+#define test_env(name) 0
+#endif
+
+/* Test builds only: TP_TEST_LEASE_NO_JOIN=1 has tpactivate start the
+ * lease holder without joining the lockspace first (no daemon on this
+ * host), so that shell tests see tp find and run its holder, and the
+ * holder its kill path, before sanlock refuses it. */
+static int test_no_join(void)
+{
+	return test_env("TP_TEST_LEASE_NO_JOIN");
+}
+
 /* The feature's vg_read hook (core.h): a writer takes a shared pool's
  * lease after the VG is read and the owner checked, before anything is
  * written. 1 when it was taken now (the VG is read again: another host
@@ -297,7 +379,7 @@ static int lease_take(struct pool *p)
 	 * is not up yet: tptools-activate-shared.service comes after it */
 	if ((pool_flags(p) & POOL_FOREIGN_QUIET) && !lease_daemon_up())
 		return -ENOTCONN;
-	if ((r = join(p, &a)))
+	if (!(test_no_join() && (pool_flags(p) & POOL_LEASE_KEEP)) && (r = join(p, &a)))
 		return r;
 	/* active here: the holder has it */
 	if ((pid = holder_pid(pool_vg(p)->uuid)) && lease_held_by(&a, pid) == 1) {
@@ -408,13 +490,7 @@ int pool_lease_owner(const struct pool *p, uint64_t *host_id)
  * tests can prove the refusals of a host without a daemon on it. */
 static int test_unformatted(void)
 {
-#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
-	const char *t = getenv("TP_TEST_LEASE_UNFORMATTED");
-
-	return t && !strcmp(t, "1");
-#else
-	return 0;
-#endif
+	return test_env("TP_TEST_LEASE_UNFORMATTED");
 }
 
 int pool_lease_format(const char *pool, const char *name, const char *path, uint64_t offset,
@@ -439,27 +515,6 @@ int pool_lease_check_daemon(const char *pool)
 
 /* ---- the holder and the kill path: processes of their own ---- */
 
-static int count_dev(const char *name, const char *uuid, void *arg)
-{
-	(void)name;
-	(void)uuid;
-	(*(unsigned *)arg)++;
-	return 0;
-}
-
-/* How many of pool UUID's devices device-mapper has loaded (0 on error). */
-static unsigned loaded(const char *uuid)
-{
-	char prefix[TP_DM_UUID_MAX];
-	unsigned n = 0;
-
-	snprintf(prefix, sizeof(prefix), "%s%s-", TP_DM_UUID_PREFIX, uuid);
-	if (tp_dm_list(prefix, count_dev, &n))
-		return 0;
-	return n;
-}
-
-static void fence(const char *uuid, const char *name, const char *why);
 
 /* 1 when the lease's owner on the disk is no longer MINE (another host,
  * another generation, or nobody; *NOW says who), 0 when it is, or when
@@ -500,7 +555,7 @@ static void watch(const char *uuid, const char *name, const struct lease_area *a
 
 		sleep(1);
 		gone = getppid() != holder;
-		if (!loaded(uuid)) {
+		if (!lease_pool_loaded(uuid)) {
 			if (gone)
 				return;
 			continue;
@@ -518,32 +573,27 @@ static void watch(const char *uuid, const char *name, const struct lease_area *a
 		} else {
 			continue;
 		}
-		fence(uuid, name, why);
+		lease_fence(uuid, name, why);
 		if (!gone)
 			(void)tp_process_stop(holder);
 		return;
 	}
 }
 
-int pool_lease_holder_main(int argc, const char **argv)
+int pool_lease_holder_run(const char *name, const char *uuid, const char *path, uint64_t offset,
+			  int fd)
 {
 	struct lease_area a;
 	struct lease_owner o, mine;
 	struct lease_hold h;
-	char exe[4096], args[256], line[64], lname[VG_LOCK_NAME_MAX + 1];
-	const char *name, *uuid;
+	char fencer[PATH_MAX], args[256], line[64], lname[VG_LOCK_NAME_MAX + 1];
 	pid_t parent;
 	char *file = NULL, *dir;
 	pid_t holder, watcher;
-	int fd, r;
+	int r;
 
-	if (argc != 6)
-		return 3;
-	name = argv[1];
-	uuid = argv[2];
-	a.path = argv[3];
-	a.offset = strtoull(argv[4], NULL, 10);
-	fd = atoi(argv[5]);
+	a.path = path;
+	a.offset = offset;
 	vg_lock_name(uuid, lname);
 	a.name = lname;
 	parent = getppid();
@@ -552,16 +602,16 @@ int pool_lease_holder_main(int argc, const char **argv)
 	/* SIGTERM, SIGINT, SIGHUP: a request to end, looked at each second */
 	if ((r = tp_signals_catch(-1)))
 		goto fail;
-	/* the one log path: the journal, as "tptools" (stderr is the pipe's
-	 * end tpactivate reads, then /dev/null) */
-	tp_log_init("tptools");
-	tp_log_syslog(0);
-	if ((r = self_path(exe, sizeof(exe))))
+	/* the kill path: the program beside this one */
+	if ((r = lease_program_check(name, POOL_LEASE_FENCE, fencer, sizeof(fencer))))
 		goto fail;
-	snprintf(args, sizeof(args), "__lease-fence %s %s %d", uuid, name, (int)getpid());
+	snprintf(args, sizeof(args), "%s %s %d", uuid, name, (int)getpid());
 	/* persistent: should this process be killed while the pool is loaded,
 	 * the lease stays this host's (an orphan), not free for another */
-	r = lease_acquire_persistent(&h, &a, exe, args, &o);
+	r = lease_acquire_persistent(&h, &a, fencer, args, &o);
+	if (r == -EINVAL)
+		log_error("pool %s: sanlock cannot keep the kill path %s (at most 127 bytes)", name,
+			  fencer);
 	if (r == -EBUSY) {
 		snprintf(line, sizeof(line), "busy %" PRIu64 "\n", o.host_id);
 		if (write(fd, line, strlen(line)) < 0)
@@ -620,7 +670,7 @@ int pool_lease_holder_main(int argc, const char **argv)
 		   pool_host_id());
 	for (;;) {
 		if (tp_signals_take()) {
-			if (!loaded(uuid))
+			if (!lease_pool_loaded(uuid))
 				break;
 			log_warn("pool %s is still active: its lease is kept (tpdeactivate %s "
 				 "ends it)", name, name);
@@ -628,7 +678,7 @@ int pool_lease_holder_main(int argc, const char **argv)
 		sleep(1);
 		/* the tpactivate that started us ended (killed, say) before it
 		 * loaded the pool: nothing here needs the lease */
-		if (getppid() != parent && !loaded(uuid)) {
+		if (getppid() != parent && !lease_pool_loaded(uuid)) {
 			log_warn("pool %s: tpactivate ended without loading it; its lease is "
 				 "released", name);
 			break;
@@ -642,131 +692,10 @@ int pool_lease_holder_main(int argc, const char **argv)
 	log_notice("pool %s: its sanlock lease is released", name);
 	return r ? 5 : 0;
 fail:
+	free(file);
 	snprintf(line, sizeof(line), "err %d\n", -r);
 	if (write(fd, line, strlen(line)) < 0)
 		return 5;
 	return 5;
 }
 
-struct fence {
-	const char *role;	/* the uuid's ending to act on, NULL: the thin volumes */
-	unsigned done;
-};
-
-static int dev_sectors(const char *name, uint64_t *sectors)
-{
-	struct tp_dm_info info;
-	char path[64];
-	unsigned long long v = 0;
-	FILE *f;
-	int r = tp_dm_info(name, &info);
-
-	if (r)
-		return r;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", info.major, info.minor);
-	if (!(f = fopen(path, "r")))
-		return -errno;
-	r = fscanf(f, "%llu", &v) == 1 ? 0 : -EIO;
-	fclose(f);
-	*sectors = v;
-	return r;
-}
-
-static int is_role(const char *uuid, const char *role)
-{
-	const char *dash = strrchr(uuid, '-');
-
-	if (!dash)
-		return 0;
-	if (!role)
-		return !strncmp(dash + 1, "thin", 4);
-	return !strcmp(dash + 1, role);
-}
-
-static int error_one(const char *name, const char *uuid, void *arg)
-{
-	struct fence *f = arg;
-	struct tp_dm_target t;
-	uint64_t sectors = 0;
-	int r;
-
-	if (!is_role(uuid, f->role))
-		return 0;
-	memset(&t, 0, sizeof(t));
-	snprintf(t.type, sizeof(t.type), "error");
-	if ((r = dev_sectors(name, &sectors)) || !sectors) {
-		log_crit("%s: cannot read its size (%s); suspending it instead", name,
-			 strerror(r ? -r : EINVAL));
-		if (tp_dm_suspend(name, TP_DM_NOFLUSH | TP_DM_NOLOCKFS))
-			log_crit("%s: could not be suspended either", name);
-		return 0;
-	}
-	t.length = sectors;
-	if ((r = tp_dm_suspend(name, TP_DM_NOFLUSH | TP_DM_NOLOCKFS)) ||
-	    (r = tp_dm_load(name, &t, 1, 0)) || (r = tp_dm_resume(name)))
-		log_crit("%s: could not be switched to the error target: %s", name, strerror(-r));
-	else
-		f->done++;
-	return 0;
-}
-
-static int remove_one(const char *name, const char *uuid, void *arg)
-{
-	struct fence *f = arg;
-
-	if (is_role(uuid, f->role) && !tp_dm_remove(name))
-		f->done++;
-	return 0;
-}
-
-/* Switch pool UUID's devices to the error target, the bottom ones first,
- * and remove them; WHY says how the lease was lost (the log's words). */
-static void fence(const char *uuid, const char *name, const char *why)
-{
-	static const char *const order[] = { "tmeta", "tdata", NULL, "tpool" };
-	static const char *const down[] = { NULL, "tpool", "tmeta", "tdata" };
-	char prefix[TP_DM_UUID_MAX];
-	unsigned errored = 0, removed = 0;
-
-	log_crit("pool %s lost its sanlock lease (%s): its devices are switched to the error "
-		 "target and torn down; nothing more of it reaches the disk from this host", name,
-		 why);
-	snprintf(prefix, sizeof(prefix), "%s%s-", TP_DM_UUID_PREFIX, uuid);
-	/* the bottom first: once tmeta and tdata fail every I/O, nothing of
-	 * the pool (not its commit at suspend) reaches the shared disk */
-	for (unsigned i = 0; i < TP_ARRAY_SIZE(order); i++) {
-		struct fence f = { order[i], 0 };
-
-		if (tp_dm_list(prefix, error_one, &f))
-			break;
-		errored += f.done;
-	}
-	for (unsigned i = 0; i < TP_ARRAY_SIZE(down); i++) {
-		struct fence f = { down[i], 0 };
-
-		if (tp_dm_list(prefix, remove_one, &f))
-			break;
-		removed += f.done;
-	}
-	log_crit("pool %s: %u device(s) switched to the error target, %u removed%s", name, errored,
-		 removed, loaded(uuid) ? "; some are still open (unmount them)" : "");
-}
-
-int pool_lease_fence_main(int argc, const char **argv)
-{
-	int pid;
-
-	if (argc != 4)
-		return 3;
-	pid = atoi(argv[3]);
-	/* the one log path: the journal and the kernel's log, as "tptools" */
-	tp_log_init("tptools");
-	tp_log_syslog(1);
-	tp_log_kmsg();
-	fence(argv[1], argv[2], "this host could not renew it in time: the shared storage is "
-	      "unreachable, or the host was stopped");
-	/* the holder ends once nothing is loaded; sanlock kills it if not */
-	if (pid > 1)
-		(void)tp_process_stop(pid);
-	return 0;
-}
