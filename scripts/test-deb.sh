@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test-deb.sh - the Debian package in a fresh Debian 12 (bookworm) chroot:
 # it installs with apt pulling its Depends from the chroot's own cache (no
-# network), `tp --version` runs, the files are where make install puts
-# them, and `apt-get purge` leaves none of them behind.
+# network), `tp --version` and the lease programs' --version run, the
+# files are where make install puts them, and `apt-get purge` leaves none
+# of them behind.
 #
 # The chroot is made once with `debootstrap --variant=minbase bookworm`
 # (network, ~30 s) into /var/cache/tptools/bookworm, with the package's
@@ -72,11 +73,17 @@ step "tp --version"
 got=$(in_root tp --version) || fail "tp --version failed"
 [ "$got" = "tptools $version" ] || fail "tp --version printed '$got'"
 in_root tvsnap --help >/dev/null || fail "tvsnap --help failed"
+# the lease's programs run with what the package pulled in (their libraries)
+for p in tp-lease-holder tp-lease-fence; do
+	got=$(in_root /usr/lib/tptools/$p --version) || fail "$p --version failed"
+	[ "$got" = "$p (tptools) $version" ] || fail "$p --version printed '$got'"
+done
 for f in /usr/sbin/tp /usr/sbin/tpactivate /usr/share/man/man8/tpcreate.8.gz \
 	/lib/udev/rules.d/60-tptools-member.rules /lib/udev/rules.d/69-tptools-autoactivate.rules \
 	/lib/systemd/system/tptools-activate.service \
 	/lib/systemd/system/tptools-autoactivate@.service \
-	/usr/share/bash-completion/completions/tvsnap /usr/share/doc/tptools/copyright; do
+	/usr/share/bash-completion/completions/tvsnap /usr/share/doc/tptools/copyright \
+	/usr/lib/tptools/tp-lease-holder /usr/lib/tptools/tp-lease-fence; do
 	[ -e "$root$f" ] || fail "$f is not installed"
 done
 in_root dpkg -L tptools >"$work/files"
