@@ -18,6 +18,8 @@
 #
 # Sources are found by wildcard: each layer directory's *.c goes into its own
 # archive (LAYERS below); tools/*.c into tp; test/unit/*.c into the unit runner.
+# test/lib/*.c (the tests' own engines: test/lib/io_test.h) goes into the unit
+# runner and the fuzz harnesses only, never into tp, whatever TESTHOOKS says.
 # BUILD=dir keeps objects apart (helpers and sanitizer builds use their own).
 #
 # TESTHOOKS=1 (the default) compiles the test pauses and faults in
@@ -101,12 +103,14 @@ layer_objs = $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard $(call layer_dir,$1)/
 LIB_SRCS  := $(sort $(foreach l,$(LAYERS),$(wildcard $(call layer_dir,$l)/*.c)))
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 UNIT_SRCS := $(sort $(wildcard test/unit/*.c))
+TESTLIB_SRCS := $(sort $(wildcard test/lib/*.c))
 AUX_SRCS  := $(sort $(wildcard test/tools/*.c))
 FUZZ_SRCS := $(sort $(wildcard test/fuzz/fuzz_*.c))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
 AUX_BINS  := $(AUX_SRCS:test/tools/%.c=$(BUILD)/test/bin/%)
 FUZZ_BINS := $(FUZZ_SRCS:test/fuzz/%.c=$(BUILD)/test/bin/%)
 
@@ -155,10 +159,10 @@ $(TP): $(TOOL_OBJS) $(LIBTP)
 $(LINKS): $(TP)
 	$(Q)ln -sf tp $@
 
-$(UNIT): $(UNIT_OBJS) $(LIBTP)
+$(UNIT): $(UNIT_OBJS) $(TESTLIB_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(TESTLIB_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS)
 
 # A test tool that needs a library the commands do not: AUX_LIBS_<name>
 # (none today: sanlock's client library is in LDLIBS since the commands
@@ -173,10 +177,11 @@ $(BUILD)/test/bin/%: test/tools/%.c $(LIBTP)
 FUZZ_EXTRA_config := tools/config_keys.c tools/monitor_value.c
 $(BUILD)/test/bin/fuzz_config: $(FUZZ_EXTRA_config)
 
-$(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(LIBTP)
+$(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(TESTLIB_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< test/fuzz/replay.c $(FUZZ_EXTRA_$*) $(LIBTP) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< test/fuzz/replay.c $(FUZZ_EXTRA_$*) \
+		$(TESTLIB_OBJS) $(LIBTP) $(LDLIBS)
 
 tests: all $(UNIT) $(AUX_BINS) $(FUZZ_BINS)
 
@@ -262,4 +267,4 @@ deb:
 clean:
 	rm -rf build build-san build-*
 
--include $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(TESTLIB_OBJS:.o=.d)

@@ -7,7 +7,8 @@
 # names come from the sources: the last column of tools/commands.def and
 # the hooks' call sites. make reuses the release build directory
 # (RELEASE_BUILD, the Makefile's header; t-install makes the same one) and
-# compiles only what is missing or stale.
+# compiles only what is missing or stale. The tests' own I/O engines
+# (test/lib/io_test.h) are in no tp at all, release or test build.
 have strings || skip "strings (binutils) missing"
 stage=$PWD/stage
 ok make -C "$TOP" -s --no-print-directory -j"$(nproc)" BUILD="$BUILD" install \
@@ -34,6 +35,32 @@ for s in $names; do
 	! grep -F -- "$s" release.strings >found ||
 		fail "the installed tp contains '$s': $(head -3 found | tr '\n' ' ')"
 done
+
+# ---- the tests' own engines (test/lib/io_test.c) are in no tp ----
+# The memory and fault-injecting I/O engines are linked into the test
+# programs only: neither the installed tp nor the one under test has a
+# symbol of theirs, while the unit runner has them all (so the check can
+# fail) and the installed tp still has its symbols (not stripped: an empty
+# list would prove nothing).
+if have nm; then
+	testonly='io_mem_create io_mem_data io_mem_resize io_fault_create io_fault_set io_fault_writes'
+	nm "$rel/tp" >release.syms 2>/dev/null || fail "nm cannot read the installed tp"
+	grep -q ' T io_read$' release.syms || fail "the installed tp has no symbols (stripped?): nothing to check"
+	nm "$TOP/$BUILD/bin/tp" >test.syms || fail "nm cannot read $BUILD/bin/tp"
+	if [ -x "$TOP/$BUILD/test/unit-tests" ]; then
+		nm "$TOP/$BUILD/test/unit-tests" >unit.syms || fail "nm cannot read the unit runner"
+	else
+		: >unit.syms
+	fi
+	for s in $testonly; do
+		! grep -E "^[0-9a-f]* *[A-Za-z] $s$" release.syms >found ||
+			fail "the installed tp contains the test engine's $s: $(cat found)"
+		! grep -E "^[0-9a-f]* *[A-Za-z] $s$" test.syms >found ||
+			fail "$BUILD/bin/tp contains the test engine's $s: $(cat found)"
+		[ ! -s unit.syms ] || grep -q " T $s$" unit.syms ||
+			fail "the unit runner lacks $s (renamed? update this test's list)"
+	done
+fi
 
 # ---- and the variables do nothing to it: no pause, no fault ----
 image r-data.img 128M

@@ -5,6 +5,7 @@
  * cache; a lost flush makes nothing durable. */
 #include "lib/base/io.h"
 #include "lib/base/io_crash.h"
+#include "test/lib/io_test.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>

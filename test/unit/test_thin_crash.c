@@ -12,6 +12,7 @@
 #include "lib/base/log.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_internal.h"
+#include "test/lib/io_test.h"
 #include "test/unit/crash_digest.h"
 #include "test/unit/crash_sim.h"
 #include "test/unit/tp_test.h"

@@ -5,6 +5,7 @@
 #include "metadata/thin/thin_walk.h"
 #include "metadata/thin/xml_cmd.h"
 #include "metadata/thin/xml_scan.h"
+#include "test/lib/io_test.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
