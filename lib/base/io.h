@@ -6,12 +6,12 @@
  * buffers are bounced, offsets and lengths must be multiples of 512 with
  * O_DIRECT), window (a byte range of another engine, e.g. a metadata
  * area inside a pool device), concat (several engines end to end: a
- * pool's data area over its data devices), mirror (two legs written
- * alike: mirrored thin metadata), and the power-cut simulator (io_crash.h:
- * writes volatile until a flush). The tests' own engines, mem (a zeroed
- * buffer) and fault (wraps another engine and fails or silently drops
- * every write from the Nth on), are test/lib/io_test.h: built into the
- * test programs only, never into tp.
+ * pool's data area over its data devices) and mirror (two legs written
+ * alike: mirrored thin metadata). The tests' own engines are built into
+ * the test programs only, never into tp: mem (a zeroed buffer) and fault
+ * (wraps another engine and fails or silently drops every write from the
+ * Nth on) in test/lib/io_test.h, the power-cut simulator (writes volatile
+ * until a flush) in test/lib/io_crash.h.
  *
  * All functions return 0 or -errno. Accesses beyond the engine's size
  * fail with -ENXIO; short reads of a file return -EIO. An engine owns its
@@ -70,9 +70,9 @@ int io_fd_get(struct io_engine *e);
  * flush finds most of it written; nothing for other engines or an
  * O_DIRECT one. Durability still comes from io_flush only. */
 void io_fd_writeback(struct io_engine *e, uint64_t off, uint64_t len);
-/* Test seam (io_crash.h): while set, every engine io_fd_open makes is
- * handed to WRAP, which returns the engine to give the caller or destroys
- * it and fails. WRAP runs with the seam unset. NULL unsets it. */
+/* Test seam (test/lib/io_crash.h): while set, every engine io_fd_open
+ * makes is handed to WRAP, which returns the engine to give the caller or
+ * destroys it and fails. WRAP runs with the seam unset. NULL unsets it. */
 void io_fd_set_wrap(int (*wrap)(void *ctx, struct io_engine *e, struct io_engine **out),
 		    void *ctx);
 

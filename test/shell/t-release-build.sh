@@ -8,7 +8,7 @@
 # the hooks' call sites. make reuses the release build directory
 # (RELEASE_BUILD, the Makefile's header; t-install makes the same one) and
 # compiles only what is missing or stale. The tests' own I/O engines
-# (test/lib/io_test.h) are in no tp at all, release or test build.
+# (test/lib/io_test.h, io_crash.h) are in no tp at all, release or test build.
 have strings || skip "strings (binutils) missing"
 stage=$PWD/stage
 ok make -C "$TOP" -s --no-print-directory -j"$(nproc)" BUILD="$BUILD" install \
@@ -36,14 +36,15 @@ for s in $names; do
 		fail "the installed tp contains '$s': $(head -3 found | tr '\n' ' ')"
 done
 
-# ---- the tests' own engines (test/lib/io_test.c) are in no tp ----
-# The memory and fault-injecting I/O engines are linked into the test
+# ---- the tests' own engines (test/lib/io_test.c, io_crash.c) are in no tp ----
+# The memory, fault-injecting and power-cut I/O engines are linked into the test
 # programs only: neither the installed tp nor the one under test has a
 # symbol of theirs, while the unit runner has them all (so the check can
 # fail) and the installed tp still has its symbols (not stripped: an empty
 # list would prove nothing).
 if have nm; then
-	testonly='io_mem_create io_mem_data io_mem_resize io_fault_create io_fault_set io_fault_writes'
+	testonly='io_mem_create io_mem_data io_mem_resize io_fault_create io_fault_set io_fault_writes
+		io_crash_create io_crash_wrap io_crash_hook io_crash_cut'
 	nm "$rel/tp" >release.syms 2>/dev/null || fail "nm cannot read the installed tp"
 	grep -q ' T io_read$' release.syms || fail "the installed tp has no symbols (stripped?): nothing to check"
 	nm "$TOP/$BUILD/bin/tp" >test.syms || fail "nm cannot read $BUILD/bin/tp"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Power cuts over lib/pool's commit paths: every device a command opens
- * goes into one crash domain (lib/base/io_crash.h, io_crash_hook), and the
+ * goes into one crash domain (test/lib/io_crash.h, io_crash_hook), and the
  * command is cut before each of its writes and flushes, keeping all, none
  * or random subsets of the unflushed writes on each device (crash_sim.h).
  *
