@@ -5,6 +5,9 @@
 #   make check           install missing packages, build, check the layers, run unit +
 #                        shell (+ VM) tests (LAYERS_STRICT=0: layer findings report only)
 #   make check-layers    build the objects, run scripts/check-layers.sh
+#   make check-exports   build the objects, run scripts/check-exports.sh (no
+#                        exported function the product does not use, but
+#                        those scripts/exports-allow.txt lists)
 #   make check-boot      boot a Debian 12 system with the package installed, under
 #                        QEMU, four times (test/vm/boot.sh)
 #   make SANITIZE=1 check   the same with ASan+UBSan (objects in build-san/)
@@ -123,7 +126,7 @@ LINKS   := $(COMMANDS:%=$(BUILD)/bin/%)
 
 LAYERS_STRICT ?= 1
 
-.PHONY: FORCE all check check-unit check-shell check-vm check-boot check-fuzz check-layers demo install deb clean \
+.PHONY: FORCE all check check-unit check-shell check-vm check-boot check-fuzz check-layers check-exports demo install deb clean \
         deps tests libs print-libs
 all: $(TP) $(LINKS)
 
@@ -188,6 +191,10 @@ tests: all $(UNIT) $(AUX_BINS) $(FUZZ_BINS)
 # The layer rules on the sources and on the objects of each archive.
 check-layers: $(LIBTP) $(TOOL_OBJS)
 	@LAYERS_STRICT=$(LAYERS_STRICT) scripts/check-layers.sh -b $(BUILD)
+
+# Dead exports: a function of the layers no other object of the product uses.
+check-exports: $(LIBTP) $(TOOL_OBJS)
+	@LAYERS_STRICT=$(LAYERS_STRICT) scripts/check-exports.sh -b $(BUILD)
 
 deps:
 	@scripts/install-deps.sh
