@@ -6,6 +6,9 @@
 #   make check           install missing packages, build, check the layers, run unit +
 #                        shell (+ VM) tests (LAYERS_STRICT=0: layer findings report only)
 #   make check-layers    build the objects, run scripts/check-layers.sh
+#   make check-exports   build the objects, run scripts/check-exports.sh (no
+#                        exported function the product does not use, but
+#                        those scripts/exports-allow.txt lists)
 #   make check-boot      boot a Debian 12 system with the package installed, under
 #                        QEMU, four times (test/vm/boot.sh)
 #   make SANITIZE=1 check   the same with ASan+UBSan (objects in build-san/)
@@ -21,6 +24,8 @@
 # Sources are found by wildcard: each layer directory's *.c goes into its own
 # archive (LAYERS below); tools/*.c into tp, but for the lease's programs
 # (LEASE_PROGS: tools/NAME.c, a main each); test/unit/*.c into the unit runner.
+# test/lib/*.c (the tests' own engines: test/lib/io_test.h) goes into the unit
+# runner and the fuzz harnesses only, never into tp, whatever TESTHOOKS says.
 # BUILD=dir keeps objects apart (helpers and sanitizer builds use their own).
 #
 # TESTHOOKS=1 (the default) compiles the test pauses and faults in
@@ -111,6 +116,7 @@ LEASE_PROGS := tp-lease-holder tp-lease-fence
 LEASE_SRCS := $(LEASE_PROGS:%=tools/%.c)
 TOOL_SRCS := $(filter-out $(LEASE_SRCS),$(sort $(wildcard tools/*.c)))
 UNIT_SRCS := $(sort $(wildcard test/unit/*.c))
+TESTLIB_SRCS := $(sort $(wildcard test/lib/*.c))
 AUX_SRCS  := $(sort $(wildcard test/tools/*.c))
 FUZZ_SRCS := $(sort $(wildcard test/fuzz/fuzz_*.c))
 
@@ -118,6 +124,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/%.o)
 LEASE_OBJS := $(LEASE_SRCS:%.c=$(BUILD)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+TESTLIB_OBJS := $(TESTLIB_SRCS:%.c=$(BUILD)/%.o)
 AUX_BINS  := $(AUX_SRCS:test/tools/%.c=$(BUILD)/test/bin/%)
 FUZZ_BINS := $(FUZZ_SRCS:test/fuzz/%.c=$(BUILD)/test/bin/%)
 
@@ -132,7 +139,7 @@ FENCER  := $(BUILD)/lib/tptools/tp-lease-fence
 
 LAYERS_STRICT ?= 1
 
-.PHONY: FORCE all check check-unit check-shell check-vm check-boot check-fuzz check-layers demo install deb clean \
+.PHONY: FORCE all check check-unit check-shell check-vm check-boot check-fuzz check-layers check-exports demo install deb clean \
         deps tests libs print-libs
 all: $(TP) $(LINKS) $(HOLDER) $(FENCER)
 
@@ -181,10 +188,10 @@ $(FENCER): $(BUILD)/tools/tp-lease-fence.o $(LIBTP)
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(HARDEN_LD) -Wl,--as-needed -o $@ $(filter %.o,$^) $(LIBTP) $(FENCE_LIBS)
 
-$(UNIT): $(UNIT_OBJS) $(LIBTP)
+$(UNIT): $(UNIT_OBJS) $(TESTLIB_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(UNIT_OBJS) $(TESTLIB_OBJS) $(filter-out $(BUILD)/tools/tp.o,$(TOOL_OBJS)) $(LIBTP) $(LDLIBS) $(CUNIT_LIBS)
 
 # A test tool that needs a library the commands do not: AUX_LIBS_<name>
 # (none today: sanlock's client library is in LDLIBS since the commands
@@ -199,16 +206,21 @@ $(BUILD)/test/bin/%: test/tools/%.c $(LIBTP)
 FUZZ_EXTRA_config := tools/config_keys.c tools/monitor_value.c
 $(BUILD)/test/bin/fuzz_config: $(FUZZ_EXTRA_config)
 
-$(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(LIBTP)
+$(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(TESTLIB_OBJS) $(LIBTP)
 	@mkdir -p $(@D)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< test/fuzz/replay.c $(FUZZ_EXTRA_$*) $(LIBTP) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< test/fuzz/replay.c $(FUZZ_EXTRA_$*) \
+		$(TESTLIB_OBJS) $(LIBTP) $(LDLIBS)
 
 tests: all $(UNIT) $(AUX_BINS) $(FUZZ_BINS)
 
 # The layer rules on the sources and on the objects of each archive.
 check-layers: $(LIBTP) $(TOOL_OBJS) $(LEASE_OBJS)
 	@LAYERS_STRICT=$(LAYERS_STRICT) scripts/check-layers.sh -b $(BUILD)
+
+# Dead exports: a function of the layers no other object of the product uses.
+check-exports: $(LIBTP) $(TOOL_OBJS) $(LEASE_OBJS)
+	@LAYERS_STRICT=$(LAYERS_STRICT) scripts/check-exports.sh -b $(BUILD)
 
 deps:
 	@scripts/install-deps.sh
@@ -290,4 +302,5 @@ deb:
 clean:
 	rm -rf build build-san build-*
 
--include $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(LEASE_OBJS:.o=.d) $(UNIT_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(LEASE_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) \
+	 $(TESTLIB_OBJS:.o=.d)

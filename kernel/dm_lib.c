@@ -101,7 +101,9 @@ bool tp_dm_lib_no_udev(void)
 	return no_udev;
 }
 
-struct dm_task *tp_dm_lib_task(int type, const char *name)
+/* dm_task_create(TYPE) with NAME set (NAME may be NULL); NULL on ENOMEM
+ * (logged). */
+static struct dm_task *tp_dm_lib_task(int type, const char *name)
 {
 	struct dm_task *dmt = dm_task_create(type);
 

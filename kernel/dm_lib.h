@@ -19,9 +19,6 @@ int tp_dm_lib_ready(bool quiet, char *why, size_t len);
 /* true when libdevmapper manages /dev/mapper nodes itself (no udev) */
 bool tp_dm_lib_no_udev(void);
 
-/* dm_task_create(TYPE) with NAME set (NAME may be NULL); NULL on ENOMEM
- * (logged). */
-struct dm_task *tp_dm_lib_task(int type, const char *name);
 /* tp_dm_lib_ready (QUIET, no reason wanted), then the task of TYPE on
  * NAME into *OUT: 0, ready's -errno, or -ENOMEM. Every call into
  * libdevmapper starts here. */

@@ -25,7 +25,7 @@ for n in "${names[@]}"; do
 	mkdir -p $B/corpus/$n $B/artifacts/$n
 	clang $CPPFLAGS -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-o $B/fuzz_$n test/fuzz/fuzz_$n.c \
-		$(sed -n "s/^FUZZ_EXTRA_$n := //p" Makefile) $LIBTP $LIBS
+		$(sed -n "s/^FUZZ_EXTRA_$n := //p" Makefile) test/lib/*.c $LIBTP $LIBS
 	echo "=== fuzz_$n for ${secs}s"
 	if ! $B/fuzz_$n -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=4194304 \
 		-artifact_prefix=$B/artifacts/$n/ -print_final_stats=1 \

@@ -6,7 +6,7 @@
 #
 #   BUILD=dir      build to test (default build)
 #   SAN_BUILD=dir  also run unit, shell and fuzz-corpus tests against this sanitizer build
-#   stages: layers unit shell fuzz vm (default: all; vm runs when QEMU and a
+#   stages: layers exports unit shell fuzz vm (default: all; vm runs when QEMU and a
 #           kernel image are present, see test/vm/run.sh, once per kernel
 #           of TP_VM_KERNELS, default "6.1 6.12", or once on TP_KERNEL_DIR;
 #           the first kernel runs every scenario, the others the scenarios
@@ -15,7 +15,10 @@
 #           scenario with TP_VM_FULL=1;
 #           layers is
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
-#           and LAYERS_CIRCLES as there)
+#           and LAYERS_CIRCLES as there; exports is
+#           scripts/check-exports.sh, no function the product exports
+#           unused by it but those of scripts/exports-allow.txt,
+#           LAYERS_STRICT as there)
 #   boot    the boot test (test/vm/boot.sh: a Debian 12 system with the
 #           package booted four times under QEMU; make check-boot), part
 #           of the vm stage: run after its kernels (alongside too: one
@@ -37,7 +40,7 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 SAN_BUILD=${SAN_BUILD:-}
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(layers unit shell fuzz vm)
+[ ${#stages[@]} -gt 0 ] || stages=(layers exports unit shell fuzz vm)
 
 total_pass=0
 total_fail=0
@@ -76,6 +79,9 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 	layers)
 		echo "=== $label: layer rules ($build)"
 		TP_RESULTS=$results scripts/check-layers.sh -b "$build" ;;
+	exports)
+		echo "=== $label: exports the product does not use ($build)"
+		TP_RESULTS=$results scripts/check-exports.sh -b "$build" ;;
 	unit)
 		echo "=== $label: unit tests ($build)"
 		# (no block device of the host: a scan root with none,
@@ -208,7 +214,7 @@ fi
 
 for s in "${stages[@]}"; do
 	case $s in
-	layers|unit|shell) run_stage "$s" "$BUILD" main ;;
+	layers|exports|unit|shell) run_stage "$s" "$BUILD" main ;;
 	boot) [ -x test/vm/boot.sh ] && run_stage boot "$BUILD" main ;;
 	fuzz) [ -x test/fuzz/replay.sh ] && run_stage fuzz "$BUILD" main ;;
 	vm) [ $want_vm = 1 ] && [ -z "$vmpid" ] && { run_vm; add_vm; } ;;

@@ -4,12 +4,14 @@
  *
  * Engines: fd (a file or block device, optionally O_DIRECT; unaligned
  * buffers are bounced, offsets and lengths must be multiples of 512 with
- * O_DIRECT), mem (a zeroed buffer), fault (wraps another engine and fails
- * or silently drops every write from the Nth on), window (a byte range of
- * another engine, e.g. a metadata area inside a pool device), concat
- * (several engines end to end: a pool's data area over its data
- * devices), mirror (two legs written alike: mirrored thin metadata), and the
- * power-cut simulator (io_crash.h: writes volatile until a flush).
+ * O_DIRECT), window (a byte range of another engine, e.g. a metadata
+ * area inside a pool device), concat (several engines end to end: a
+ * pool's data area over its data devices) and mirror (two legs written
+ * alike: mirrored thin metadata). The tests' own engines are built into
+ * the test programs only, never into tp: mem (a zeroed buffer) and fault
+ * (wraps another engine and fails or silently drops every write from the
+ * Nth on) in test/lib/io_test.h, the power-cut simulator (writes volatile
+ * until a flush) in test/lib/io_crash.h.
  *
  * All functions return 0 or -errno. Accesses beyond the engine's size
  * fail with -ENXIO; short reads of a file return -EIO. An engine owns its
@@ -29,6 +31,10 @@ struct io_ops {
 	int (*write)(struct io_engine *e, uint64_t off, const void *buf, size_t len);
 	int (*flush)(struct io_engine *e);
 	void (*destroy)(struct io_engine *e);
+	/* A wrapper that keeps its inner engine's copies (a window, a test's
+	 * fault injector): the engine it wraps, *OFF turned into the offset
+	 * there; NULL for an engine whose copies are its own (io_copies). */
+	struct io_engine *(*under)(struct io_engine *e, uint64_t *off);
 };
 
 struct io_engine {
@@ -64,9 +70,9 @@ int io_fd_get(struct io_engine *e);
  * flush finds most of it written; nothing for other engines or an
  * O_DIRECT one. Durability still comes from io_flush only. */
 void io_fd_writeback(struct io_engine *e, uint64_t off, uint64_t len);
-/* Test seam (io_crash.h): while set, every engine io_fd_open makes is
- * handed to WRAP, which returns the engine to give the caller or destroys
- * it and fails. WRAP runs with the seam unset. NULL unsets it. */
+/* Test seam (test/lib/io_crash.h): while set, every engine io_fd_open
+ * makes is handed to WRAP, which returns the engine to give the caller or
+ * destroys it and fails. WRAP runs with the seam unset. NULL unsets it. */
 void io_fd_set_wrap(int (*wrap)(void *ctx, struct io_engine *e, struct io_engine **out),
 		    void *ctx);
 
@@ -76,21 +82,6 @@ void io_fd_set_wrap(int (*wrap)(void *ctx, struct io_engine *e, struct io_engine
  * must catch (test/shell/t-damage-matrix.sh; a test build's tp_main sets
  * it for TP_TEST_FAIL=mirror-keep-bad-leg). */
 void io_mirror_set_keep_bad_legs(int keep);
-
-int io_mem_create(uint64_t size, const char *name, struct io_engine **out) TP_MUST_CHECK;
-unsigned char *io_mem_data(struct io_engine *e);
-int io_mem_resize(struct io_engine *e, uint64_t size) TP_MUST_CHECK;
-
-enum io_fault_mode {
-	IO_FAULT_NONE,
-	IO_FAULT_FAIL,	/* writes from the Nth on return -EIO, nothing written */
-	IO_FAULT_DROP,	/* writes from the Nth on report success, nothing written */
-};
-/* Wrap INNER; with OWN the wrapper destroys INNER. */
-int io_fault_create(struct io_engine *inner, int own, struct io_engine **out) TP_MUST_CHECK;
-/* Arm: write number NTH (0-based, counted from creation) and later ones fault. */
-void io_fault_set(struct io_engine *e, enum io_fault_mode mode, uint64_t nth);
-uint64_t io_fault_writes(struct io_engine *e);	/* writes attempted so far */
 
 int io_window_create(struct io_engine *inner, uint64_t offset, uint64_t len, int own,
 		     struct io_engine **out) TP_MUST_CHECK;
@@ -156,7 +147,7 @@ int io_integrity_create(struct io_engine *leg, const struct io_integrity_region 
  * DATA (crc32c of the block's first sector number, le64, then DATA). */
 int io_integrity_tag(uint64_t block, const void *data, uint32_t *tag);
 
-/* Copies. A mirror (or a window or fault wrapper over one) keeps its
+/* Copies. A mirror (or a window or other wrapper over one: io_ops.under) keeps its
  * bytes twice: copy K is leg K. A reader that can tell good bytes from
  * bad (a checksum, the block's own location) reads through
  * io_read_valid, which takes each block from the first copy that

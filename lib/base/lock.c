@@ -22,7 +22,10 @@ struct tp_lock {
 	int fd;
 };
 
-void tp_lock_holder(int fd, char *buf, size_t len)
+/* Who holds the lock on open file FD (from /proc/locks and
+ * /proc/PID/cmdline): "process PID (COMMAND LINE)" into BUF, "and N more"
+ * when several do; "another process" when /proc does not say. */
+static void tp_lock_holder(int fd, char *buf, size_t len)
 {
 	unsigned long long ino;
 	unsigned maj, min, more = 0;

@@ -44,10 +44,6 @@ int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out) TP_M
  * BOUNDED ("pool vault"). */
 int tp_lock_acquire_told(const char *name, unsigned flags, const char *what,
 			 struct tp_lock **out) TP_MUST_CHECK;
-/* Who holds the lock on open file FD (from /proc/locks and
- * /proc/PID/cmdline): "process PID (COMMAND LINE)" into BUF, "and N more"
- * when several do; "another process" when /proc does not say. */
-void tp_lock_holder(int fd, char *buf, size_t len);
 /* Lock the existing file or block device PATH itself (shared for readers,
  * TP_LOCK_EXCL for a writer); -ENOENT when it does not exist, -ENOTBLK
  * (logged, at once) when it is neither (devopen.h). */

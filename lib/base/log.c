@@ -30,7 +30,8 @@ static const struct {
 	{ "kernel", TP_DBG_KERNEL }, { "cli", TP_DBG_CLI },   { "all", TP_DBG_ALL },
 };
 
-unsigned tp_debug_parse(const char *spec)
+/* Parse a TPTOOLS_DEBUG value; unknown names are ignored with a warning. */
+static unsigned tp_debug_parse(const char *spec)
 {
 	unsigned mask = 0;
 	char *copy, *tok, *save = NULL;

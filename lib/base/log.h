@@ -42,8 +42,6 @@ const char *tp_log_command(void);
 void tp_log_set_verbosity(int v);
 int tp_log_verbosity(void);
 unsigned tp_debug_mask(void);
-/* Parse a TPTOOLS_DEBUG value; unknown names are ignored with a warning. */
-unsigned tp_debug_parse(const char *spec);
 
 int log_error(const char *fmt, ...) TP_PRINTF(1, 2);
 /* The plural ending of a count in a message: "" for 1, else "s" ("%llu

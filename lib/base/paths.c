@@ -63,7 +63,10 @@ int tp_mkdir_p(const char *path)
 	return r;
 }
 
-char *tp_path_absolute(const char *path)
+/* PATH made absolute against the current directory, its links left as
+ * they are (a /dev/disk/by-id name stays that name): malloc'd, NULL on
+ * ENOMEM or when the current directory cannot be told. */
+static char *tp_path_absolute(const char *path)
 {
 	char *cwd, *abs;
 

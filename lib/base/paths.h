@@ -19,10 +19,6 @@ char *tp_path_join(const char *a, const char *b);
 /* mkdir -p with mode 0700 for the last component; 0 or -errno. */
 int tp_mkdir_p(const char *path);
 
-/* PATH made absolute against the current directory, its links left as
- * they are (a /dev/disk/by-id name stays that name): malloc'd, NULL on
- * ENOMEM or when the current directory cannot be told. */
-char *tp_path_absolute(const char *path);
 /* The same into DST (LEN bytes): PATH as it is when that fails. */
 void tp_path_absolute_to(char *dst, size_t len, const char *path);
 

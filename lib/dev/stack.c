@@ -264,8 +264,12 @@ out:
 	return r;
 }
 
-int tp_stack_gather(const char *path, tp_stack_label_fn labelled, void *arg,
-		    struct tp_stack_facts *f)
+/* Gather the facts of PATH (a block device or an image file: an image file
+ * has libblkid facts only) into *F. LABELLED (may be NULL) answers for a
+ * partition's disk. 0, or -errno (PATH cannot be opened or probed:
+ * logged). */
+static int tp_stack_gather(const char *path, tp_stack_label_fn labelled, void *arg,
+			   struct tp_stack_facts *f)
 {
 	char devdir[PATH_MAX_SYSFS], why[256];
 	struct stat st;

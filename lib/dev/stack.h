@@ -103,13 +103,6 @@ int tp_stack_read_sysfs(const char *devdir, struct tp_stack_facts *f) TP_MUST_CH
  * lib/dev does not know our label: lib/pool passes this. */
 typedef int (*tp_stack_label_fn)(const char *devpath, void *arg);
 
-/* Gather the facts of PATH (a block device or an image file: an image file
- * has libblkid facts only) into *F. LABELLED (may be NULL) answers for a
- * partition's disk. 0, or -errno (PATH cannot be opened or probed:
- * logged). */
-int tp_stack_gather(const char *path, tp_stack_label_fn labelled, void *arg,
-		    struct tp_stack_facts *f) TP_MUST_CHECK;
-
 /* Gather and decide: 0 top, 1 component (*V says what), -errno. */
 int tp_stack_check(const char *path, const char *pool_uuid, tp_stack_label_fn labelled,
 		   void *arg, struct tp_stack_verdict *v) TP_MUST_CHECK;

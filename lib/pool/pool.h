@@ -370,14 +370,6 @@ void pool_get_monitor_policy(const struct pool *p, struct pool_monitor_policy *m
 int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
 	TP_MUST_CHECK;
 
-/* How full the pool is, cheaply (the space maps offline, the kernel's
- * status live; no walk of the mappings). Bytes. -errno, not logged. */
-struct pool_fill {
-	uint64_t data_used, data_size, meta_used, meta_size;
-	int live;
-};
-int pool_get_fill(struct pool *p, struct pool_fill *f) TP_MUST_CHECK;
-
 /* Warn (log_warn, naming the pool, the figure and what to do) when P's
  * data or metadata use is at or above its warn threshold: 1 warned, 0
  * below (or warn 0), -errno when the figures cannot be read (a warning

@@ -211,8 +211,6 @@ struct pool_move_result {
  * (-EINTR, logged). X->test: RES filled, nothing written. */
 int pool_move_data(struct pool *p, const struct pool_move_params *x,
 		   struct pool_move_result *res) TP_MUST_CHECK;
-/* STEP, or the test build's TP_TEST_MOVE_STEP; never 0. */
-uint64_t pool_move_step(uint64_t step);
 
 /* The data devices of P, in the data area's order: paths and ranges. */
 struct pool_data_device;

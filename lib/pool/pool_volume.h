@@ -14,17 +14,15 @@
 #include "lib/base/progress.h"
 #include "lib/pool/pool.h"
 
-/* Create thin volume NAME of SIZE bytes (rounded up to 512). *OVER is set
- * to the sum of all virtual sizes when it exceeds the pool's data size
- * (over-provisioning), else 0. */
-int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
-	TP_MUST_CHECK;
 /* A new volume's settings, recorded in the commit that makes it (one VG
  * commit and one thin transaction: no state in which the volume exists
  * without them): */
 #define POOL_VOLUME_READONLY 1u		/* read-only from the start */
 #define POOL_VOLUME_NO_AUTOACTIVATE 2u	/* activate n (tpactivate --all skips it) */
-/* pool_volume_create with FLAGS (POOL_VOLUME_NO_AUTOACTIVATE). */
+/* Create thin volume NAME of SIZE bytes (rounded up to 512) with FLAGS
+ * (POOL_VOLUME_NO_AUTOACTIVATE; 0: none). *OVER is set to the sum of all
+ * virtual sizes when it exceeds the pool's data size (over-provisioning),
+ * else 0. */
 int pool_volume_create_as(struct pool *p, const char *name, uint64_t size, unsigned flags,
 			  uint64_t *over) TP_MUST_CHECK;
 /* Snapshot ORIGIN as NAME (same virtual size; snapshots of snapshots fine)
@@ -32,9 +30,8 @@ int pool_volume_create_as(struct pool *p, const char *name, uint64_t size, unsig
  * read-only, as before). */
 int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, unsigned flags)
 	TP_MUST_CHECK;
-int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
-/* The same, FN (may be NULL) hearing the chunks given back of the total
- * the volume mapped. A removal is bounded steps, each durable: the
+/* Remove volume NAME, FN (may be NULL) hearing the chunks given back of
+ * the total the volume mapped. A removal is bounded steps, each durable: the
  * volume first becomes a removal under way (no volume any more, its name
  * still taken), then its mappings go a step at a time (offline 65536 per
  * thin transaction; live discards of 16 chunks through its device), its
@@ -59,11 +56,9 @@ struct pool_wipe_result {
 	int live;		/* zeroed through the kernel */
 	double seconds;		/* walk + writes + flush */
 };
-int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
-	TP_MUST_CHECK;
-/* The same, watched: WP->progress (WP or it NULL: none) is called with
- * WP->progress_ctx after every write, with the bytes zeroed of the bytes
- * to zero (pool_wipe_result's wiped and planned). */
+/* WP->progress (WP or it NULL: none) is called with WP->progress_ctx
+ * after every write, with the bytes zeroed of the bytes to zero
+ * (pool_wipe_result's wiped and planned). */
 struct pool_wipe_params {
 	tp_progress_fn *progress;
 	void *progress_ctx;

@@ -14,7 +14,8 @@
 
 #define RUN 256u	/* blocks read from each leg at once */
 
-int thin_block_valid(const void *block, uint64_t b)
+/* Is BLOCK, read at location B, a valid metadata block of any type? */
+static int thin_block_valid(const void *block, uint64_t b)
 {
 	if (b == THIN_SB_BLOCK)
 		return le64_get((const char *)block + 0x20) == THIN_SB_MAGIC &&

@@ -51,7 +51,5 @@ struct thin_scrub_report {
  * legs in use), or -ENOMEM. */
 int thin_scrub(struct io_engine *area, int (*used)(void *ctx, uint64_t b), void *ctx,
 	       uint64_t nr_blocks, unsigned flags, struct thin_scrub_report *rep) TP_MUST_CHECK;
-/* Is BLOCK, read at location B, a valid metadata block of any type? */
-int thin_block_valid(const void *block, uint64_t b);
 
 #endif

@@ -42,7 +42,7 @@ struct thin_dev *thin_find_dev(struct thin_md *md, uint64_t id)
 	return i < md->nr_devs && md->devs[i].id == id ? &md->devs[i] : NULL;
 }
 
-int thin_add_dev(struct thin_md *md, uint64_t id, struct thin_dev **out)
+static int thin_add_dev(struct thin_md *md, uint64_t id, struct thin_dev **out)
 {
 	size_t i = dev_pos(md, id);
 
@@ -63,7 +63,7 @@ int thin_add_dev(struct thin_md *md, uint64_t id, struct thin_dev **out)
 	return 0;
 }
 
-void thin_del_dev(struct thin_md *md, struct thin_dev *dev)
+static void thin_del_dev(struct thin_md *md, struct thin_dev *dev)
 {
 	size_t i = (size_t)(dev - md->devs);
 

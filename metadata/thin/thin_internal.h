@@ -38,8 +38,6 @@ struct thin_md {
 };
 
 struct thin_dev *thin_find_dev(struct thin_md *md, uint64_t id);
-int thin_add_dev(struct thin_md *md, uint64_t id, struct thin_dev **out);
-void thin_del_dev(struct thin_md *md, struct thin_dev *dev);
 int thin_load_devices(struct thin_md *md);
 int thin_write_details(struct thin_md *md);
 

@@ -530,12 +530,6 @@ static int validate(int fd, int seekable, const char *name, struct thin_ir_recor
 	return r;
 }
 
-int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t record_max,
-		     struct thin_xml_stats *stats)
-{
-	return thin_xml_restore_watched(xml_fd, name, out, record_max, stats, NULL, NULL);
-}
-
 int thin_xml_restore_watched(int xml_fd, const char *name, struct io_engine *out,
 			     size_t record_max, struct thin_xml_stats *stats,
 			     void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx)

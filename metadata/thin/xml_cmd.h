@@ -73,11 +73,9 @@ uint64_t thin_xml_blocks_needed(const struct thin_xml_stats *st, uint64_t nr_met
  * what pass 1 counted.
  * Returns 0; -EBADMSG (invalid XML), -ENOSPC (OUT too small) or -EFBIG (a
  * pipe too large to record) with OUT untouched; or the builder's error
- * (OUT's superblock is then zeroed). */
-int thin_xml_restore(int xml_fd, const char *name, struct io_engine *out, size_t record_max,
-		     struct thin_xml_stats *stats) TP_MUST_CHECK;
-/* The same, PROGRESS (may be NULL) called with CTX as the metadata is
- * written (pass 2): mapped blocks done of those pass 1 counted. */
+ * (OUT's superblock is then zeroed). PROGRESS (may be NULL) is called
+ * with CTX as the metadata is written (pass 2): mapped blocks done of
+ * those pass 1 counted. */
 int thin_xml_restore_watched(int xml_fd, const char *name, struct io_engine *out,
 			     size_t record_max, struct thin_xml_stats *stats,
 			     void (*progress)(void *ctx, uint64_t done, uint64_t total),

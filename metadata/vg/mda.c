@@ -238,11 +238,6 @@ static void free_scan(struct slot_copy c[][VG_MDA_SLOTS], unsigned n)
 			free(c[i][k].text);
 }
 
-int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *text, size_t len)
-{
-	return vg_mda_commit_keep(pvs, n, seqno, text, len, 0);
-}
-
 int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *text,
 		       size_t len, uint64_t keep)
 {

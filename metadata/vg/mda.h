@@ -11,7 +11,7 @@
  * followed by the text. Text capacity per slot: mda.size / 2 - 512 bytes
  * (about 510 KiB with the default area: thousands of volumes).
  *
- * Commit (vg_mda_commit): on each device in turn, the text with the new
+ * Commit (vg_mda_commit_keep): on each device in turn, the text with the new
  * seqno goes into the slot that does NOT hold that device's newest valid
  * copy (one write of header + text), then the device is flushed. So at
  * every moment each device keeps its previous valid copy, and a torn or
@@ -75,7 +75,7 @@ struct vg_mda_status {
 	int read_error[VG_MDA_MAX_DEVICES];	/* -errno reading that device, or 0 */
 	uint64_t seqno;		/* the winning (newest valid) seqno */
 	/* 1 when some device lacks a valid copy of the winning seqno or has a
-	 * corrupt slot; the next vg_mda_commit puts it right. */
+	 * corrupt slot; the next vg_mda_commit_keep puts it right. */
 	int needs_repair;
 };
 
@@ -91,13 +91,11 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label) TP_MUST_CH
  * (the caller passes vg->seqno + 1 of what it read), else -ESTALE before
  * anything is written. Devices must carry the same pool uuid (-EINVAL);
  * a device that cannot be read first fails the commit before any write. On error some devices may hold the new commit and
- * some not: a following read returns the newest one fully written. */
-int vg_mda_commit(struct vg_pv *pvs, unsigned nr_pvs, uint64_t seqno, const char *text,
-		  size_t len) TP_MUST_CHECK;
-/* The same, but a slot holding a valid copy with seqno KEEP is never the
- * one overwritten (vg_commit passes the seqno its text was read from, so
- * a newer copy that checksums but does not import cannot make it
- * overwrite the last usable one). KEEP 0 = plain vg_mda_commit. */
+ * some not: a following read returns the newest one fully written. A
+ * slot holding a valid copy with seqno KEEP is never the one overwritten
+ * (vg_commit passes the seqno its text was read from, so a newer copy
+ * that checksums but does not import cannot make it overwrite the last
+ * usable one); KEEP 0: none kept. */
 int vg_mda_commit_keep(struct vg_pv *pvs, unsigned nr_pvs, uint64_t seqno, const char *text,
 		       size_t len, uint64_t keep) TP_MUST_CHECK;
 

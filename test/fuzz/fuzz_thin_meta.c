@@ -11,6 +11,7 @@
 #include "metadata/thin/check.h"
 #include "metadata/thin/repair.h"
 #include "metadata/thin/thin_walk.h"
+#include "test/lib/io_test.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

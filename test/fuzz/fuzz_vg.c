@@ -16,6 +16,7 @@
 #include "metadata/vg/label.h"
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
+#include "test/lib/io_test.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

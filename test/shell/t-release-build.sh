@@ -9,7 +9,9 @@
 # (RELEASE_BUILD, the Makefile's header; t-install makes the same one) and
 # compiles only what is missing or stale. The lease's programs
 # (PREFIX/lib/tptools/tp-lease-holder, tp-lease-fence) are checked the same way,
-# with the lease module's own test variables (TP_TEST_LEASE_*).
+# with the lease module's own test variables (TP_TEST_LEASE_*). The tests'
+# own I/O engines
+# (test/lib/io_test.h, io_crash.h) are in no tp at all, release or test build.
 have strings || skip "strings (binutils) missing"
 stage=$PWD/stage
 ok make -C "$TOP" -s --no-print-directory -j"$(nproc)" BUILD="$BUILD" install \
@@ -57,6 +59,32 @@ for b in sbin/tp lib/tptools/tp-lease-holder lib/tptools/tp-lease-fence; do
 			fail "the installed $b contains '$s': $(head -3 found | tr '\n' ' ')"
 	done
 done
+# ---- the tests' own engines (test/lib/io_test.c, io_crash.c) are in no tp ----
+# The memory, fault-injecting and power-cut I/O engines are linked into the test
+# programs only: neither the installed tp nor the one under test has a
+# symbol of theirs, while the unit runner has them all (so the check can
+# fail) and the installed tp still has its symbols (not stripped: an empty
+# list would prove nothing).
+if have nm; then
+	testonly='io_mem_create io_mem_data io_mem_resize io_fault_create io_fault_set io_fault_writes
+		io_crash_create io_crash_wrap io_crash_hook io_crash_cut'
+	nm "$rel/tp" >release.syms 2>/dev/null || fail "nm cannot read the installed tp"
+	grep -q ' T io_read$' release.syms || fail "the installed tp has no symbols (stripped?): nothing to check"
+	nm "$TOP/$BUILD/bin/tp" >test.syms || fail "nm cannot read $BUILD/bin/tp"
+	if [ -x "$TOP/$BUILD/test/unit-tests" ]; then
+		nm "$TOP/$BUILD/test/unit-tests" >unit.syms || fail "nm cannot read the unit runner"
+	else
+		: >unit.syms
+	fi
+	for s in $testonly; do
+		! grep -E "^[0-9a-f]* *[A-Za-z] $s$" release.syms >found ||
+			fail "the installed tp contains the test engine's $s: $(cat found)"
+		! grep -E "^[0-9a-f]* *[A-Za-z] $s$" test.syms >found ||
+			fail "$BUILD/bin/tp contains the test engine's $s: $(cat found)"
+		[ ! -s unit.syms ] || grep -q " T $s$" unit.syms ||
+			fail "the unit runner lacks $s (renamed? update this test's list)"
+	done
+fi
 
 # ---- and the variables do nothing to it: no pause, no fault ----
 image r-data.img 128M

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crash_sim.h - what the crash tests share around the power-cut simulator
- * (lib/base/io_crash.h): the plan of cuts at each cut point and the seed
+ * (test/lib/io_crash.h): the plan of cuts at each cut point and the seed
  * of each one.
  *
  * At each cut point (before every write and flush, and after the last) a test cuts
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/base/io_crash.h"
+#include "test/lib/io_crash.h"
 
 #define CRASH_RANDOM_CUTS_DEFAULT 2u
 

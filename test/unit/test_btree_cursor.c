@@ -8,6 +8,7 @@
 #include "metadata/pdata/btree_cursor.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
+#include "test/lib/io_test.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>

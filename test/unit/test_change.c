@@ -250,8 +250,8 @@ static void fresh_pool(void)
 	tp_log_capture(&cap);
 	pool_on_images(POOL, data_path, DATA_SIZE, meta_path, META_SIZE);
 	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
-	CU_ASSERT_FATAL(pool_volume_create(p, "a", 16u << 20, &over) == 0);
-	CU_ASSERT_FATAL(pool_volume_create(p, "b", 8u << 20, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_create_as(p, "a", 16u << 20, 0, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_create_as(p, "b", 8u << 20, 0, &over) == 0);
 	pool_close(p);
 	tp_log_capture(NULL);
 }
@@ -693,7 +693,7 @@ static void test_complete_replay(void)
 	saved = area_save(off, len);
 	p = open_pool(0);
 	tp_log_capture(&cap);
-	CU_ASSERT_FATAL(pool_volume_remove(p, "b") == 0);
+	CU_ASSERT_FATAL(pool_volume_remove_progress(p, "b", NULL, NULL) == 0);
 	tp_log_capture(NULL);
 	pool_close(p);
 	area_load(saved, off, len);
@@ -761,8 +761,8 @@ static void test_mismatch(void)
 	saved = area_save(off, len);
 	p = open_pool(0);
 	tp_log_capture(&cap);
-	CU_ASSERT_FATAL(pool_volume_create(p, "c", 1u << 20, &over) == 0);
-	CU_ASSERT_FATAL(pool_volume_create(p, "d", 1u << 20, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_create_as(p, "c", 1u << 20, 0, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_create_as(p, "d", 1u << 20, 0, &over) == 0);
 	tp_log_capture(NULL);
 	pool_close(p);
 	area_load(saved, off, len);

@@ -16,6 +16,7 @@
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
+#include "test/lib/io_test.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>

@@ -12,6 +12,7 @@
 #include "metadata/pdata/transaction_manager.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_internal.h"
+#include "test/lib/io_test.h"
 #include "test/unit/test_env.h"
 #include "test/unit/tp_test.h"
 

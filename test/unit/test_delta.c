@@ -11,6 +11,7 @@
 #include "metadata/pdata/btree_node.h"
 #include "metadata/thin/delta.h"
 #include "metadata/thin/thin.h"
+#include "test/lib/io_test.h"
 #include "test/unit/test_rand.h"
 #include "test/unit/tp_test.h"
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test_env.c - see test_env.h. */
+#include "test/lib/io_test.h"
 #include "test/unit/test_env.h"
 
 #include "lib/base/io.h"

@@ -8,6 +8,7 @@
 #include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "lib/pool/core/core_int.h"
+#include "test/lib/io_test.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>

@@ -5,6 +5,7 @@
 #include "lib/base/crc32c.h"
 #include "lib/base/le.h"
 #include "lib/base/lock.h"
+#include "test/lib/io_test.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The power-cut simulator (lib/base/io_crash.h): cached writes are read
+/* The power-cut simulator (test/lib/io_crash.h): cached writes are read
  * back, made durable only by a flush, and at a cut each 4 KiB unit keeps
  * one of its versions (never a torn unit); opens of one file share a
  * cache; a lost flush makes nothing durable. */
 #include "lib/base/io.h"
-#include "lib/base/io_crash.h"
+#include "test/lib/io_crash.h"
+#include "test/lib/io_test.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>

@@ -62,7 +62,7 @@ static void test_foreign(void)
 	CU_ASSERT_FATAL(pool_open("own", NULL, 0, &p) == 0);
 	CU_ASSERT_STRING_EQUAL(pool_owner(p), "hostA");
 	CU_ASSERT(!pool_is_foreign(p));
-	CU_ASSERT_FATAL(pool_volume_create(p, "a", 16u << 20, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_create_as(p, "a", 16u << 20, 0, &over) == 0);
 	pool_close(p);
 
 	/* host B: refused, the devices unchanged */
@@ -102,7 +102,7 @@ static void test_foreign(void)
 	CU_ASSERT_EQUAL(pool_open("own", NULL, 0, &p), -EREMOTE);
 	be_host("hostB");
 	CU_ASSERT_FATAL(pool_open("own", NULL, 0, &p) == 0);
-	CU_ASSERT_FATAL(pool_volume_create(p, "b", 16u << 20, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_create_as(p, "b", 16u << 20, 0, &over) == 0);
 	/* to no owner: anyone's, as a VG written before owners */
 	CU_ASSERT_EQUAL(pool_set_system_id(p, ""), 0);
 	pool_close(p);

@@ -13,6 +13,7 @@
 #include "metadata/pdata/space_map.h"
 #include "metadata/pdata/transaction_manager.h"
 #include "metadata/pdata/u64map.h"
+#include "test/lib/io_test.h"
 #include "test/unit/test_env.h"
 #include "test/unit/test_rand.h"
 #include "test/unit/tp_test.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Power cuts over lib/pool's commit paths: every device a command opens
- * goes into one crash domain (lib/base/io_crash.h, io_crash_hook), and the
+ * goes into one crash domain (test/lib/io_crash.h, io_crash_hook), and the
  * command is cut before each of its writes and flushes, keeping all, none
  * or random subsets of the unflushed writes on each device (crash_sim.h).
  *
@@ -190,9 +190,9 @@ static int pool_digest(uint32_t *out, int *changed)
 	pool_info_free(&info);
 	r = thin_digest(off, len, &t);
 	if (!r && changed) {
-		*changed = pool_volume_create(p, "extra", 1u << 20, &over);
+		*changed = pool_volume_create_as(p, "extra", 1u << 20, 0, &over);
 		if (!*changed)
-			*changed = pool_volume_remove(p, "extra");
+			*changed = pool_volume_remove_progress(p, "extra", NULL, NULL);
 	}
 	pool_close(p);
 	if (r)
@@ -262,7 +262,7 @@ static int with_pool(int (*fn)(struct pool *p))
 static int do_create(struct pool *p)
 {
 	uint64_t over;
-	return pool_volume_create(p, "new", 64u << 20, &over);
+	return pool_volume_create_as(p, "new", 64u << 20, 0, &over);
 }
 
 static int do_snap(struct pool *p)
@@ -272,7 +272,7 @@ static int do_snap(struct pool *p)
 
 static int do_remove(struct pool *p)
 {
-	return pool_volume_remove(p, "b");
+	return pool_volume_remove_progress(p, "b", NULL, NULL);
 }
 
 static int do_rename(struct pool *p)
@@ -659,7 +659,7 @@ static void setup_mapped(void)
 
 static int do_remove_origin(struct pool *p)
 {
-	return pool_volume_remove(p, "a");
+	return pool_volume_remove_progress(p, "a", NULL, NULL);
 }
 
 /* the removal of a shared origin in steps of 2 mappings: a change, four
@@ -806,14 +806,14 @@ static void make_pool(int mirror)
 		pool_on_images(POOL, data_path, DATA_SIZE, meta_path, META_SIZE);
 	}
 	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
-	CU_ASSERT_FATAL(pool_volume_create(p, "a", 64u << 20, &over) == 0);
-	CU_ASSERT_FATAL(pool_volume_create(p, "gone", 64u << 20, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_create_as(p, "a", 64u << 20, 0, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_create_as(p, "gone", 64u << 20, 0, &over) == 0);
 	pool_close(p);
 	/* the XML tprestore writes: this state (volumes a, gone) */
 	CU_ASSERT_FATAL(pool_dump(&dp) == 0);
 	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
-	CU_ASSERT_FATAL(pool_volume_remove(p, "gone") == 0);
-	CU_ASSERT_FATAL(pool_volume_create(p, "b", 32u << 20, &over) == 0);
+	CU_ASSERT_FATAL(pool_volume_remove_progress(p, "gone", NULL, NULL) == 0);
+	CU_ASSERT_FATAL(pool_volume_create_as(p, "b", 32u << 20, 0, &over) == 0);
 	CU_ASSERT_FATAL(pool_volume_snapshot(p, "a", "a-snap", 0) == 0);
 	{
 		struct pool_info info;

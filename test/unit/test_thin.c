@@ -12,6 +12,7 @@
 #include "metadata/thin/thin_builder.h"
 #include "metadata/thin/thin_internal.h"
 #include "metadata/thin/thin_walk.h"
+#include "test/lib/io_test.h"
 #include "test/unit/test_rand.h"
 #include "test/unit/tp_test.h"
 

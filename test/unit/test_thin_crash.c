@@ -2,7 +2,7 @@
 /* Crash consistency: one transaction is run again and again, with a write
  * error at every point (the fault engine; one block per write, so there is
  * a point between any two blocks) and with a power cut at every point (the
- * crash simulator, lib/base/io_crash.h: writes since the last flush are
+ * crash simulator, test/lib/io_crash.h: writes since the last flush are
  * volatile and any subset of them survives). The metadata reopened
  * afterwards must be exactly the old or the new committed state, with
  * every reference count right, and take one more transaction. A last test
@@ -12,6 +12,7 @@
 #include "lib/base/log.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_internal.h"
+#include "test/lib/io_test.h"
 #include "test/unit/crash_digest.h"
 #include "test/unit/crash_sim.h"
 #include "test/unit/tp_test.h"

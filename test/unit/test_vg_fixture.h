@@ -11,6 +11,7 @@
 #include "metadata/vg/label.h"
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
+#include "test/lib/io_test.h"
 #include "test/unit/tp_test.h"
 
 #include <stdio.h>

@@ -5,6 +5,7 @@
 #include "metadata/thin/thin_walk.h"
 #include "metadata/thin/xml_cmd.h"
 #include "metadata/thin/xml_scan.h"
+#include "test/lib/io_test.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
@@ -35,6 +36,13 @@ static const char good_doc[] =
 	"</superblock>\n";
 
 /* A file holding TEXT, positioned at its start. */
+/* thin_xml_restore_watched without a progress callback */
+static int restore(int fd, const char *name, struct io_engine *out, size_t record_max,
+		   struct thin_xml_stats *stats)
+{
+	return thin_xml_restore_watched(fd, name, out, record_max, stats, NULL, NULL);
+}
+
 static int text_file(const char *name, const char *text)
 {
 	char path[512];
@@ -95,10 +103,10 @@ static void test_restore_and_dump(void)
 
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_FATAL(io_mem_create(4 << 20, "meta", &meta) == 0);
-	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, 0, NULL), 0);
+	CU_ASSERT_EQUAL(restore(fd, "good.xml", meta, 0, NULL), 0);
 	expect_dump(meta, good_doc);
 	/* restoring again over existing metadata replaces it */
-	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, 0, NULL), 0);
+	CU_ASSERT_EQUAL(restore(fd, "good.xml", meta, 0, NULL), 0);
 	expect_dump(meta, good_doc);
 	/* no metadata snapshot in restored metadata */
 	CU_ASSERT_EQUAL(thin_xml_dump(meta, &(struct thin_dump_opts){ THIN_EMIT_XML,
@@ -116,7 +124,7 @@ static void test_restore_reparse(void)
 
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_FATAL(io_mem_create(4 << 20, "meta", &meta) == 0);
-	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, 1, NULL), 0);
+	CU_ASSERT_EQUAL(restore(fd, "good.xml", meta, 1, NULL), 0);
 	expect_dump(meta, good_doc);
 	io_destroy(meta);
 	close(fd);
@@ -132,7 +140,7 @@ static void test_restore_from_pipe(void)
 	CU_ASSERT_FATAL(write(p[1], good_doc, strlen(good_doc)) == (ssize_t)strlen(good_doc));
 	close(p[1]);
 	CU_ASSERT_FATAL(io_mem_create(4 << 20, "meta", &meta) == 0);
-	CU_ASSERT_EQUAL(thin_xml_restore(p[0], "<pipe>", meta, 0, NULL), 0);
+	CU_ASSERT_EQUAL(restore(p[0], "<pipe>", meta, 0, NULL), 0);
 	expect_dump(meta, good_doc);
 	close(p[0]);
 	/* a pipe cannot be read twice: too large to record is an error */
@@ -140,7 +148,7 @@ static void test_restore_from_pipe(void)
 	CU_ASSERT_FATAL(write(p[1], good_doc, strlen(good_doc)) == (ssize_t)strlen(good_doc));
 	close(p[1]);
 	fill(meta, 0x3c);
-	CU_ASSERT_EQUAL(thin_xml_restore(p[0], "<pipe>", meta, 1, NULL), -EFBIG);
+	CU_ASSERT_EQUAL(restore(p[0], "<pipe>", meta, 1, NULL), -EFBIG);
 	CU_ASSERT(untouched(meta, 0x3c));
 	close(p[0]);
 	io_destroy(meta);
@@ -163,7 +171,7 @@ static void test_bad_input_untouched(void)
 
 		CU_ASSERT_FATAL(fd >= 0);
 		fill(meta, 0xa5);
-		CU_ASSERT_EQUAL(thin_xml_restore(fd, "bad.xml", meta, 0, NULL), -EBADMSG);
+		CU_ASSERT_EQUAL(restore(fd, "bad.xml", meta, 0, NULL), -EBADMSG);
 		CU_ASSERT(untouched(meta, 0xa5));
 		close(fd);
 	}
@@ -178,7 +186,7 @@ static void test_too_small_untouched(void)
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_FATAL(io_mem_create(8 * 4096, "tiny", &meta) == 0);
 	fill(meta, 0x5a);
-	CU_ASSERT_EQUAL(thin_xml_restore(fd, "good.xml", meta, 0, NULL), -ENOSPC);
+	CU_ASSERT_EQUAL(restore(fd, "good.xml", meta, 0, NULL), -ENOSPC);
 	CU_ASSERT(untouched(meta, 0x5a));
 	io_destroy(meta);
 	close(fd);
@@ -260,7 +268,7 @@ static void test_blocks_needed(void)
 		fd = text_file("work.xml", doc);
 		CU_ASSERT_FATAL(fd >= 0);
 		CU_ASSERT_FATAL(io_mem_create(16 << 20, "meta", &meta) == 0);
-		CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "work.xml", meta, 0, &st), 0);
+		CU_ASSERT_EQUAL_FATAL(restore(fd, "work.xml", meta, 0, &st), 0);
 		CU_ASSERT_EQUAL(st.nr_devices, w[i].ndev);
 		CU_ASSERT_EQUAL(st.mapped_blocks, w[i].ndev * w[i].blocks);
 		if (w[i].ndev >= 3)
@@ -303,8 +311,8 @@ static void test_restore_split(void)
 		CU_ASSERT_FATAL(fd >= 0);
 		CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m1) == 0);
 		CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m2) == 0);
-		CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "work.xml", m1, 0, &st1), 0);
-		CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "work.xml", m2, 1, &st2), 0);
+		CU_ASSERT_EQUAL_FATAL(restore(fd, "work.xml", m1, 0, &st1), 0);
+		CU_ASSERT_EQUAL_FATAL(restore(fd, "work.xml", m2, 1, &st2), 0);
 		CU_ASSERT(!memcmp(&st1, &st2, sizeof(st1)));
 		CU_ASSERT_FATAL(io_read(m1, 0, one, SIZE) == 0);
 		CU_ASSERT_FATAL(io_read(m2, 0, two, SIZE) == 0);
@@ -409,7 +417,7 @@ static int restore_piped(const char *doc, struct io_engine *meta)
 		_exit(0);
 	}
 	close(p[1]);
-	r = pid < 0 ? -errno : thin_xml_restore(p[0], "<pipe>", meta, 0, NULL);
+	r = pid < 0 ? -errno : restore(p[0], "<pipe>", meta, 0, NULL);
 	close(p[0]);
 	if (pid > 0)
 		waitpid(pid, &st, 0);
@@ -451,7 +459,7 @@ static void test_restore_split_defs(void)
 	CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m2) == 0);
 	CU_ASSERT_FATAL(io_mem_create(SIZE, "meta", &m3) == 0);
 	CU_ASSERT_FATAL(lseek(fd, 0, SEEK_SET) == 0);
-	CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "defs.xml", m1, 0, &st), 0);
+	CU_ASSERT_EQUAL_FATAL(restore(fd, "defs.xml", m1, 0, &st), 0);
 	CU_ASSERT_EQUAL(st.mapped_blocks, mapped);
 	CU_ASSERT_EQUAL(st.nr_devices, 800);
 	CU_ASSERT_EQUAL(st.overflow_blocks, 300 * 20);
@@ -460,7 +468,7 @@ static void test_restore_split_defs(void)
 	CU_ASSERT_FATAL(io_read(m2, 0, two, SIZE) == 0);
 	CU_ASSERT(!memcmp(one, two, SIZE));
 	/* halves not recorded (limit 1 byte): pass 2 reads the file again */
-	CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "defs.xml", m3, 1, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(restore(fd, "defs.xml", m3, 1, NULL), 0);
 	CU_ASSERT_FATAL(io_read(m3, 0, one, SIZE) == 0);
 	CU_ASSERT(!memcmp(one, two, SIZE));
 	close(fd);
@@ -473,7 +481,7 @@ static void test_restore_split_defs(void)
 	CU_ASSERT_FATAL(fd >= 0);
 	CU_ASSERT_EQUAL(thin_xml_scan_split(fd, strlen(doc), &v0, &v1, &err), 1);
 	CU_ASSERT_FATAL(lseek(fd, 0, SEEK_SET) == 0);
-	CU_ASSERT_EQUAL_FATAL(thin_xml_restore(fd, "defs.xml", m1, 0, &st), 0);
+	CU_ASSERT_EQUAL_FATAL(restore(fd, "defs.xml", m1, 0, &st), 0);
 	CU_ASSERT_EQUAL(st.mapped_blocks, mapped);
 	CU_ASSERT_EQUAL_FATAL(restore_piped(doc, m2), 0);
 	CU_ASSERT_FATAL(io_read(m1, 0, one, SIZE) == 0);

@@ -113,7 +113,8 @@ static int find_device(struct pool *p, const char *path, unsigned *index)
 	return -EINVAL;
 }
 
-uint64_t pool_move_step(uint64_t step)
+/* STEP, or the test build's TP_TEST_MOVE_STEP; never 0. */
+static uint64_t pool_move_step(uint64_t step)
 {
 	step = tp_test_count("TP_TEST_MOVE_STEP", step);
 	return step ? step : POOL_MOVE_STEP;

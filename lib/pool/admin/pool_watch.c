@@ -168,7 +168,14 @@ int pool_set_max_overprovision(struct pool *p, unsigned percent)
 	return 0;
 }
 
-int pool_get_fill(struct pool *p, struct pool_fill *f)
+/* How full the pool is, cheaply (the space maps offline, the kernel's
+ * status live; no walk of the mappings). Bytes. -errno, not logged. */
+struct pool_fill {
+	uint64_t data_used, data_size, meta_used, meta_size;
+	int live;
+};
+
+static int pool_get_fill(struct pool *p, struct pool_fill *f)
 {
 	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, mu, mt, du, dt;
 	int r;

@@ -385,7 +385,7 @@ int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
  * (nothing of the pool is on them; its next writer, tprepair among
  * them, wipes them), a device whose own VG copy is ahead of the pool's
  * fatal (the devices read are behind the pool's state). */
-void pool_check_orphans(struct pool *p, struct pool_check_report *rep)
+static void pool_check_orphans(struct pool *p, struct pool_check_report *rep)
 {
 	struct pool_orphan o[POOL_ORPHANS_MAX];
 	unsigned n = pool_orphans(p, o, TP_ARRAY_SIZE(o));

@@ -58,13 +58,6 @@ struct pool_identity {
 	char pv_path[VG_NR_ROLES][VG_PATH_MAX + 1];
 };
 
-/* pool_relabel.c: which pool attached P's devices are (PATHS "DATA,META",
- * the paths it was attached with, or NULL): a surviving label's pool
- * uuid, else the VG read from the devices, else the devices file's
- * entries for those paths (the pool last seen there), else its entries of
- * P's name. Reads only. */
-void pool_identify(const struct pool *p, const char *paths, struct pool_identity *id);
-
 /* pool_backup_match.c: how a VG backup agrees with the thin metadata on a
  * metadata device. The contradictions: */
 enum {
@@ -208,8 +201,6 @@ int pool_meta_source_leg(struct pool *p, const struct thin_check_opts *opts,
  * device paths used. tprepair says the same of what it cannot fix. */
 void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
 			int thin_bad, const struct pool_check_report *rep, char *buf, size_t len);
-/* The orphan labels of attached P as findings in REP (pool_check.c). */
-void pool_check_orphans(struct pool *p, struct pool_check_report *rep);
 /* The first data device of P that attach could not find (check and
  * repair: a finding), as "data device N (device uuid U, last seen at
  * PATH)" into BUF: 1, or 0 when every data device is there. */

@@ -161,7 +161,7 @@ static int same_path(const char *a, const char *b)
  * "" when nothing says, or two entries disagree. Each device's own uuid
  * too: its label's, else the devices file's entry for its path (also one
  * of the first format, which records no pool uuid). */
-void pool_identify(const struct pool *p, const char *paths, struct pool_identity *id)
+static void pool_identify(const struct pool *p, const char *paths, struct pool_identity *id)
 {
 	char path[VG_NR_ROLES][VG_PATH_MAX + 1];
 	struct pool_devices_entry *all = NULL;

@@ -720,10 +720,9 @@ int pool_holds_check_change(const struct pool *p, const struct vg *next) TP_MUST
 /* ---- pool_provision.c: the over-provisioning limit ---- */
 
 /* The sum of VG's volumes' and unfinished receives' virtual sizes, each
- * rounded up to whole chunks (saturating), its data area in whole chunks, and the most that sum may
- * be under VG's max_overprovision (UINT64_MAX: unlimited); bytes. */
+ * rounded up to whole chunks (saturating), and the most that sum may be
+ * under VG's max_overprovision (UINT64_MAX: unlimited); bytes. */
 uint64_t pool_vg_virtual_total(const struct vg *vg);
-uint64_t pool_vg_data_bytes(const struct vg *vg);
 uint64_t pool_vg_overprovision_limit(const struct vg *vg);
 /* A percentage as a ratio: 150 -> "1.50", 100 -> "1.0". */
 void pool_ratio_format(uint32_t percent, char *buf, size_t len);

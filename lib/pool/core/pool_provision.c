@@ -56,7 +56,7 @@ uint64_t pool_vg_virtual_total(const struct vg *vg)
 
 /* The data area in whole chunks, bytes (one place to follow a data area
  * made of several devices). */
-uint64_t pool_vg_data_bytes(const struct vg *vg)
+static uint64_t pool_vg_data_bytes(const struct vg *vg)
 {
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
 

@@ -230,13 +230,6 @@ int pool_spare_save(const char *uuid, const char *pool, uint64_t seqno, struct i
  * tptools device, -errno). */
 int pool_read_label(const char *path, struct vg_label *l) TP_MUST_CHECK;
 
-/* The VG copy on PATH alone, read quietly through the label AS (its
- * areas' places and the pool and device it is to be of) or, AS NULL,
- * PATH's own label (into *LABEL when LABEL is not NULL): 0 with *VG, or
- * -errno (-ENOENT: no label). */
-int pool_device_vg(const char *path, const struct vg_label *as, struct vg_label *label,
-		   struct vg **vg) TP_MUST_CHECK;
-
 /* Is L, the label read at PATH, a copy (a label sector copied over, a
  * cloned device)? 1 when the devices file lists the device L names (its
  * pool and device uuid) at another path that carries the same label, or

@@ -39,8 +39,12 @@ int pool_read_label(const char *path, struct vg_label *l)
 	return r;
 }
 
-int pool_device_vg(const char *path, const struct vg_label *as, struct vg_label *label,
-		   struct vg **vg)
+/* The VG copy on PATH alone, read quietly through the label AS (its
+ * areas' places and the pool and device it is to be of) or, AS NULL,
+ * PATH's own label (into *LABEL when LABEL is not NULL): 0 with *VG, or
+ * -errno (-ENOENT: no label). */
+static int pool_device_vg(const char *path, const struct vg_label *as, struct vg_label *label,
+			  struct vg **vg)
 {
 	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
 	struct vg_pv pv;

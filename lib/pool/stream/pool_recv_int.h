@@ -136,10 +136,4 @@ void pool_recv_uuid_prefix(const struct pool *p, char *buf, size_t len);
  * way to finish by hand. */
 int pool_recv_live_finish(struct pool *p, uint32_t dev_id) TP_MUST_CHECK;
 
-/* What a killed live receive left (temporary devices, and thin ids the VG
- * does not list behind them): WRITE removes them (said on stderr), else
- * they are reported. The receive's live_leftovers hook (core.h), which
- * pool_live_reconcile runs. 0 or -errno. */
-int pool_recv_live_leftovers(struct pool *p, int write) TP_MUST_CHECK;
-
 #endif

@@ -102,7 +102,11 @@ static int visit(const char *name, const char *uuid, void *arg)
 	return 0;
 }
 
-int pool_recv_live_leftovers(struct pool *p, int write)
+/* What a killed live receive left (temporary devices, and thin ids the VG
+ * does not list behind them): WRITE removes them (said on stderr), else
+ * they are reported. The receive's live_leftovers hook (core.h), which
+ * pool_live_reconcile runs. 0 or -errno. */
+static int pool_recv_live_leftovers(struct pool *p, int write)
 {
 	char prefix[TP_DM_UUID_MAX];
 	struct leftovers l = { p, write, 0, 0 };

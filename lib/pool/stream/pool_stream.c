@@ -52,6 +52,12 @@ int stream_header_unpack(const unsigned char b[STREAM_HEADER_SIZE], struct strea
 	return 0;
 }
 
+/* CRC (of a record head, stream_crc_begin) taken on over LEN bytes of DATA */
+static uint32_t stream_crc_add(uint32_t crc, const void *data, uint64_t len)
+{
+	return len ? tp_crc32c(crc, data, (size_t)len) : crc;
+}
+
 void stream_record_pack(unsigned char b[STREAM_RECORD_SIZE], const struct stream_record *r,
 			const void *data, uint64_t len)
 {
@@ -65,11 +71,6 @@ void stream_record_pack(unsigned char b[STREAM_RECORD_SIZE], const struct stream
 uint32_t stream_crc_begin(const unsigned char b[STREAM_RECORD_SIZE])
 {
 	return tp_crc32c(0xffffffffu, b, 28);
-}
-
-uint32_t stream_crc_add(uint32_t crc, const void *data, uint64_t len)
-{
-	return len ? tp_crc32c(crc, data, (size_t)len) : crc;
 }
 
 int stream_crc_ok(const unsigned char b[STREAM_RECORD_SIZE], uint32_t crc)

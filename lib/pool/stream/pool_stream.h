@@ -65,9 +65,9 @@ int stream_header_unpack(const unsigned char b[STREAM_HEADER_SIZE], struct strea
 void stream_record_pack(unsigned char b[STREAM_RECORD_SIZE], const struct stream_record *r,
 			const void *data, uint64_t len);
 /* The crc of a record head's first 28 bytes and its data, in pieces:
- * begin with the head, add data, compare with the stored crc. */
+ * begin with the head, add the data (tp_crc32c over it), compare with the
+ * stored crc. */
 uint32_t stream_crc_begin(const unsigned char b[STREAM_RECORD_SIZE]);
-uint32_t stream_crc_add(uint32_t crc, const void *data, uint64_t len);
 int stream_crc_ok(const unsigned char b[STREAM_RECORD_SIZE], uint32_t crc);
 void stream_record_unpack(const unsigned char b[STREAM_RECORD_SIZE], struct stream_record *r);
 

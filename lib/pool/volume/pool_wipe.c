@@ -114,11 +114,6 @@ static int wipe_offline(struct pool *p, const struct vg_volume *v,
 	return r;
 }
 
-int pool_volume_wipe(struct pool *p, const char *name, struct pool_wipe_result *res)
-{
-	return pool_volume_wipe_watched(p, name, NULL, res);
-}
-
 int pool_volume_wipe_watched(struct pool *p, const char *name, const struct pool_wipe_params *wp,
 			     struct pool_wipe_result *res)
 {

@@ -44,7 +44,7 @@ int wipe_zero_range(struct io_engine *io, uint64_t off, uint64_t len, const void
 		    const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 	TP_MUST_CHECK;
 
-/* The live path of pool_volume_wipe (V: the volume, RES zeroed). */
+/* The live path of pool_volume_wipe_watched (V: the volume, RES zeroed). */
 int pool_volume_wipe_live(struct pool *p, const struct vg_volume *v,
 			  const struct pool_wipe_params *wp, struct pool_wipe_result *res)
 	TP_MUST_CHECK;

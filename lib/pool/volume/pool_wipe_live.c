@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pool_wipe_live.c - tvremove --wipe on an active pool (pool.h:
- * pool_volume_wipe; pool_wipe.h). Zeroes the chunks only the volume maps
+/* pool_wipe_live.c - tvremove --wipe on an active pool (pool_volume.h:
+ * pool_volume_wipe_watched; pool_wipe.h). Zeroes the chunks only the volume maps
  * while the kernel runs the pool, before the removal frees them.
  *
  * Which chunks: wipe_find over the kernel's metadata snapshot (pool_msnap;

@@ -57,11 +57,6 @@ static int add_volume(struct pool *p, struct vg_volume *v, pool_apply_fn apply)
 	return pool_change(p, next, apply, v);
 }
 
-int pool_volume_create(struct pool *p, const char *name, uint64_t size, uint64_t *over)
-{
-	return pool_volume_create_as(p, name, size, 0, over);
-}
-
 int pool_volume_create_as(struct pool *p, const char *name, uint64_t size, unsigned flags,
 			  uint64_t *over)
 {
@@ -139,9 +134,4 @@ int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn
 	if (vg_find_volume(pool_vg(p), name) && (r = pool_removal_begin(p, name)))
 		return r < 0 ? r : 0;	/* 1: it mapped nothing, removed at once */
 	return pool_removal_run(p, name, fn, ctx);
-}
-
-int pool_volume_remove(struct pool *p, const char *name)
-{
-	return pool_volume_remove_progress(p, name, NULL, NULL);
 }

@@ -32,8 +32,8 @@
  * on the medium (a second open of a file, or the caller's engine for any
  * other kind, which must outlive the domain). All functions return 0 or
  * -errno. */
-#ifndef TP_BASE_IO_CRASH_H
-#define TP_BASE_IO_CRASH_H
+#ifndef TP_TEST_IO_CRASH_H
+#define TP_TEST_IO_CRASH_H
 
 #include <stdint.h>
 

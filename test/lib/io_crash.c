@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* io_crash.c - the power-cut simulator. See io_crash.h. */
-#include "lib/base/io_crash.h"
+#include "test/lib/io_crash.h"
 
 #include <errno.h>
 #include <stdlib.h>
