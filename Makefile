@@ -99,7 +99,7 @@ FLAGS_SH    = '$(subst ','\'',$(FLAGS_NOW))'
 LAYERS := face:lib/pool monitor:lib/pool/monitor admin:lib/pool/admin check:lib/pool/check \
           stream:lib/pool/stream volume:lib/pool/volume removal:lib/pool/removal \
           plock:lib/pool/lease \
-          owner:lib/pool/owner core:lib/pool/core \
+          owner:lib/pool/owner data:lib/pool/data core:lib/pool/core \
           host:lib/pool/host policy:lib/pool/policy \
           thin:metadata/thin vg:metadata/vg kernel:kernel lease:lease \
           pdata:metadata/pdata dev:lib/dev base:lib/base

@@ -8,7 +8,8 @@
 # and inside lib/pool, whose top level is the public face (the headers
 # tools include, and pool_init.c):
 #
-#   monitor -> admin -> core;  check, stream, volume -> core;  core -> host, policy
+#   monitor -> admin -> core;  check, stream, volume -> core;  core -> host, policy;
+#   admin, check, monitor, stream -> data -> core
 #
 # RULES below is the one table of what each layer directory may use besides
 # itself; anything under test/ may use anything and is not checked. Two
@@ -59,12 +60,13 @@ lib/pool/core:    lib/pool/host lib/pool/policy $LOWER
 lib/pool/owner:   lib/pool/core lib/pool/host $LOWER
 lib/pool/lease:   lib/pool/core lib/pool/host $LOWER
 lib/pool/removal: lib/pool/core lib/pool/host $LOWER
+lib/pool/data:    lib/pool/core lib/pool/host $LOWER
 lib/pool/volume:  lib/pool/removal lib/pool/core lib/pool/host lib/pool/policy $LOWER
-lib/pool/stream:  lib/pool/core lib/pool/host $LOWER
-lib/pool/check:   lib/pool/core lib/pool/host $LOWER
-lib/pool/admin:   lib/pool/lease lib/pool/core lib/pool/host lib/pool/policy $LOWER
-lib/pool/monitor: lib/pool/admin lib/pool/core lib/pool/host lib/pool/policy $LOWER
-lib/pool:         lib/pool/monitor lib/pool/admin lib/pool/check lib/pool/stream lib/pool/volume lib/pool/removal lib/pool/lease lib/pool/owner lib/pool/core lib/pool/host lib/pool/policy $LOWER
+lib/pool/stream:  lib/pool/data lib/pool/core lib/pool/host $LOWER
+lib/pool/check:   lib/pool/data lib/pool/core lib/pool/host $LOWER
+lib/pool/admin:   lib/pool/lease lib/pool/core lib/pool/data lib/pool/host lib/pool/policy $LOWER
+lib/pool/monitor: lib/pool/admin lib/pool/data lib/pool/core lib/pool/host lib/pool/policy $LOWER
+lib/pool:         lib/pool/monitor lib/pool/admin lib/pool/check lib/pool/stream lib/pool/volume lib/pool/removal lib/pool/lease lib/pool/owner lib/pool/data lib/pool/core lib/pool/host lib/pool/policy $LOWER
 tools:            lib/pool lib/base
 "
 # the public face's one source file

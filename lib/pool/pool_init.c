@@ -5,6 +5,7 @@
  * where the features are named; the core never names one. */
 #include "lib/pool/pool.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/data/data.h"
 #include "lib/pool/lease/lease_feature.h"
 #include "lib/pool/owner/owner_feature.h"
 #include "lib/pool/removal/removal.h"
@@ -12,8 +13,10 @@
 
 void pool_init(void)
 {
-	/* in this order: the owner check before the lease (a foreign pool's
-	 * lease is not taken) */
+	/* in this order: the data devices first (every later feature sees
+	 * the pool's whole data area; detached last), the owner check before
+	 * the lease (a foreign pool's lease is not taken) */
+	pool_data_register();
 	pool_owner_register();
 	pool_lease_register();
 	pool_removal_register();

@@ -21,6 +21,7 @@
 #include "lib/pool/pool_admin.h"
 #include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/data/data.h"
 #include "lib/pool/host/host.h"
 #include "lib/pool/policy.h"
 

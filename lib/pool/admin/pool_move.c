@@ -25,6 +25,7 @@
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_admin.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/data/data.h"
 #include "lib/pool/host/host.h"
 
 #include "lib/base/critical.h"

@@ -15,6 +15,7 @@
  * discards, so a crash or kill anywhere leaves metadata and every mapped
  * chunk as they were. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/data/data.h"
 #include "lib/pool/pool_admin.h"
 
 #include "lib/base/critical.h"

@@ -26,55 +26,47 @@ struct pool_dev_usage;
  * repair that could read none). */
 const struct vg *pool_vg(const struct pool *p);
 /* The device of ROLE as attached: its label and io (io NULL when it could
- * not be opened, in a check or repair). */
-/* The device in ROLE. For VG_ROLE_DATA of a pool over several data
- * devices: the first device's label with an engine over the whole data
- * area (the first device up to its area's end, then each added device's
- * area), so a data chunk C lies at label.area[0].offset + C * chunk of
- * it on every pool, as on the kernel's data device. */
+ * not be opened, in a check or repair). When a feature set a view of
+ * ROLE (pool_set_role_view: the data module's one engine over several
+ * data devices), that view: for VG_ROLE_DATA the data device as the pool
+ * and the kernel see it, a data chunk C at label.area[0].offset + C *
+ * chunk of it on every pool. */
 const struct vg_pv *pool_pv(const struct pool *p, enum vg_role role);
 /* Every device of the pool, one by one: 0 the (first) data device, 1 the
  * meta device, 2.. the added data devices in order (each its own engine
  * and label): labels, VG copies, wipes and renames go over these. */
 unsigned pool_nr_pvs(const struct pool *p);
 const struct vg_pv *pool_pv_at(const struct pool *p, unsigned i);
-
-/* THE place of a data chunk (pool_data.c): data chunk CHUNK of P lies on
- * the engine *IO (a data device of the pool) at byte *OFF, and *RUN
- * chunks from CHUNK on follow it there. 0, -ERANGE beyond the data area.
- * Offline code that reads or writes data chunks device by device (trim,
- * a chunk mover) goes by it; pool_pv(p, VG_ROLE_DATA)->io is the same
- * mapping as one engine. */
-int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
-		     uint64_t *run) TP_MUST_CHECK;
+/* The index in pool_pv_at's order of the VG's data device I (vg.h:
+ * vg_data_dev): 0 for the first, 2.. for the added ones. */
+unsigned pool_data_slot(unsigned i);
 /* How many chunks of [FIRST, FIRST + N) P's thin metadata holds (a
  * reference count above 0), into *USED: 0, or -errno (the thin metadata
  * opened for it when it was not, logged). */
 int pool_data_in_use(struct pool *p, uint64_t first, uint64_t n, uint64_t *used) TP_MUST_CHECK;
-/* Is a data device of P missing (attached by check or repair, or opened
- * with POOL_DATA_MISSING_OK, with its slot empty)? 1 or 0. */
-int pool_data_missing(const struct pool *p);
-/* The path of data device I of P ("" when not open), and its size now
- * (the open device's, 0 when not open). */
-const char *pool_data_dev_path(const struct pool *p, unsigned i);
-uint64_t pool_data_dev_size(const struct pool *p, unsigned i);
-/* tpextend --data: claim PATH, a new data device of P (pool_claim_open;
- * of a live pool, after the exclusive open proved it free, it is kept open
- * without O_EXCL, since the kernel's table is to hold it). */
-int pool_claim_new_data(struct pool *p, const char *path, struct tp_lock **lock,
-			struct io_engine **io) TP_MUST_CHECK;
-/* tpextend --data / tpreduce --data: the new device (its engine, label and
- * flock, all handed over) becomes the last of P's devices before the VG
- * commit that lists it; drop takes the last one away again (closed). */
-int pool_add_data_pv(struct pool *p, struct io_engine *io, const struct vg_label *l,
-		     struct tp_lock *claim) TP_MUST_CHECK;
-void pool_drop_data_pv(struct pool *p);
-/* Data device I of P's devices put last, the ones after it moved up one
- * (tpreduce --data: the VG commit goes to the devices the next VG lists,
- * in its order; for the first, I 0, the second takes its role's slot);
- * and the reverse. */
-void pool_data_pv_to_end(struct pool *p, unsigned i);
-void pool_data_pv_from_end(struct pool *p, unsigned i);
+/* The pool's devices as the modules that add, drop and order them (the
+ * data module) change them: device K opened from PATH (read-only for a
+ * reader, else claimed with CLAIM: pool_claim_open, its flock kept with
+ * the device); K made IO with label L (owned by P from now); the first N
+ * slots counted as the pool's devices (pool_nr_pvs); a device (its
+ * engine, label and flock) put after the last (-ENOSPC when there is no
+ * slot) or the last one closed and taken away; slots [A, B] rotated by
+ * one, up (A's device goes to B) or down; slots A and B swapped. */
+int pool_open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
+		 struct io_engine **io) TP_MUST_CHECK;
+void pool_set_pv_at(struct pool *p, unsigned k, struct io_engine *io, const struct vg_label *l);
+void pool_set_nr_pvs(struct pool *p, unsigned n);
+int pool_push_pv(struct pool *p, struct io_engine *io, const struct vg_label *l,
+		 struct tp_lock *claim) TP_MUST_CHECK;
+void pool_pop_pv(struct pool *p);
+void pool_rotate_pvs(struct pool *p, unsigned a, unsigned b, int up);
+void pool_swap_pvs(struct pool *p, unsigned a, unsigned b);
+/* The device of ROLE as the pool sees it, set by the feature that builds
+ * it (NULL: the device itself; VIEW is the feature's and stays valid
+ * until it sets another): pool_pv hands it out, its label follows the
+ * device's (pool_sync_labels) and its engine turns read-only with the
+ * latch (pool_latch_read_only). */
+void pool_set_role_view(struct pool *p, enum vg_role role, struct vg_pv *view);
 /* The thin-pool's dm name, when live. */
 const char *pool_dm_name(const struct pool *p);
 /* POOL_* open flags. */
@@ -494,8 +486,9 @@ int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **o
 int pool_data_bulk(struct pool *p, unsigned flags, struct io_engine **io, struct io_engine **own)
 	TP_MUST_CHECK;
 /* P's data area opened anew with FLAGS (e.g. IO_DIRECT to write beside a
- * live kernel): the data device, or the concatenation of P's data devices
- * (byte offsets as pool_pv(p, VG_ROLE_DATA)'s, pool_data_locate). *OUT to
+ * live kernel): the data device, or what a feature opens as the pool's
+ * view of it (view_open hook: the data module's concatenation of P's data
+ * devices; byte offsets as pool_pv(p, VG_ROLE_DATA)'s). *OUT to
  * io_destroy. 0 or -errno, logged. */
 int pool_data_open(struct pool *p, unsigned flags, struct io_engine **out) TP_MUST_CHECK;
 /* Is volume VOL's kernel device loaded? 1 (INFO filled), 0 (always
@@ -666,6 +659,7 @@ int pool_grow_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_C
  * (pool_feature_state): one malloc'd block, which the core frees after
  * the detach hooks ran (what it points to is the detach hook's). */
 
+struct tp_dm_pool_layout;
 struct pool_feature {
 	const char *name;
 	/* After the VG is read and every copy checked, before anything is
@@ -686,6 +680,30 @@ struct pool_feature {
 	/* The pool is being detached, before its devices close: give back
 	 * what the feature took (a lease, an open device). */
 	void (*detach)(struct pool *p);
+	/* ---- the pool's devices and the views over them (the data
+	 * module: several data devices) ---- */
+	/* After the VG is read from the data and metadata devices, before
+	 * any other device's copy is read: open the devices the VG lists
+	 * besides those two (CLAIM as pool_open_pv's; REP: a check or
+	 * repair, where a missing device is a finding). 0 or -errno,
+	 * logged (the attach fails; a positive return counts as 0). */
+	int (*open_devices)(struct pool *p, unsigned claim, struct pool_check_report *rep);
+	/* P's VG or its open devices changed (read again, committed or
+	 * staged, put back, the devices reopened): build again what the
+	 * feature builds over them (a view, pool_set_role_view). 0 or
+	 * -errno. */
+	int (*vg_changed)(struct pool *p);
+	/* Open the device of ROLE as the pool sees it anew, with io_fd_open
+	 * FLAGS, into *OUT (to io_destroy): 0, 1 when the feature has no
+	 * view of ROLE (the core opens the device), or -errno, logged. */
+	int (*view_open)(struct pool *p, enum vg_role role, unsigned flags,
+			 struct io_engine **out);
+	/* 1 when P lacks a device its VG lists (opened with it missing):
+	 * then the open commits nothing (pool_open opens it read-only). */
+	int (*incomplete)(const struct pool *p);
+	/* The kernel's table of P (pool_dm_layout, filled for the data and
+	 * metadata devices): what the feature's devices change in it. */
+	void (*dm_layout)(const struct pool *p, struct tp_dm_pool_layout *l);
 	/* Set by pool_feature_register: the index of its state slot. */
 	unsigned slot;
 };
@@ -702,6 +720,13 @@ int pool_features_vg_read(struct pool *p) TP_MUST_CHECK;
 int pool_features_live_leftovers(struct pool *p, int write) TP_MUST_CHECK;
 void pool_features_opened(struct pool *p, int write);
 void pool_features_detach(struct pool *p);
+int pool_features_open_devices(struct pool *p, unsigned claim, struct pool_check_report *rep)
+	TP_MUST_CHECK;
+int pool_features_vg_changed(struct pool *p) TP_MUST_CHECK;
+int pool_features_view_open(struct pool *p, enum vg_role role, unsigned flags,
+			    struct io_engine **out) TP_MUST_CHECK;
+int pool_features_incomplete(const struct pool *p);
+void pool_features_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l);
 
 /* ---- pool_hold.c: a live send's volumes stay (see there) ---- */
 

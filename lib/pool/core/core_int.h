@@ -28,12 +28,10 @@ struct pool {
 	struct tp_lock *claim[POOL_MAX_PVS];	/* writers: the devices' flocks, open order */
 	struct vg_pv pv[POOL_MAX_PVS];	/* by role, then added data devices; io owned */
 	unsigned nr_pv;			/* VG_NR_ROLES + the added data devices open */
-	/* A pool over several data devices: the concatenation of their data
-	 * areas behind the first device's label and VG area (pool_data.c),
-	 * and what pool_pv(p, VG_ROLE_DATA) hands out: the data device as
-	 * the pool (and the kernel's linear table) sees it. NULL for one. */
-	struct io_engine *data_cat;
-	struct vg_pv data_view;
+	/* a feature's view of a role's device (pool_set_role_view: the data
+	 * module's concatenation of several data devices), what pool_pv
+	 * hands out; NULL: pv[role] */
+	struct vg_pv *role_view[VG_NR_ROLES];
 	struct vg *vg;
 	struct io_engine *thin_io;	/* window over the active area */
 	/* mirrored thin metadata (pool_mirror.c): the mirror over the meta
@@ -155,23 +153,6 @@ enum pool_liveness pool_liveness_decide(int dm_err, int has_tpool, int held);
  * when the answer is not a clear offline or live: the pool is refused. */
 int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid) TP_MUST_CHECK;
 
-/* ---- pool_data.c: the data area over several data devices ---- */
-
-/* Open the data devices the VG lists after the first (pool_attach.c:
- * after the VG is read; REP: check and repair, a missing device is a
- * finding) and build the concatenation. 0, or -ENOENT (logged, naming
- * the missing device) and the like. */
-int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *rep)
-	TP_MUST_CHECK;
-/* The data area over every data device, each opened anew with io_fd_open
- * FLAGS (the live reader: O_DIRECT beside the kernel), in *OUT (owning
- * them). 0 or -errno, logged. */
-int pool_data_reader_multi(struct pool *p, unsigned flags, struct io_engine **out)
-	TP_MUST_CHECK;
-/* pool_attach.c: open PATH as device K of P (read-only for a reader, else
- * claimed with CLAIM). */
-int pool_open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
-		 struct io_engine **io) TP_MUST_CHECK;
 /* pool_mirror.c: open the second metadata device of a mirrored pool and
  * build P->meta_io, the leg that validates its primary; a leg missing,
  * unreadable or stale is taken out (logged, or a finding with REP), not an
@@ -208,8 +189,5 @@ int pool_meta_refuse_mixed(const struct pool *p);
 /* The thin-metadata areas of leg GOOD of P (bit A of AREAS: area A)
  * copied onto IO, the active superblock last. 0 or -errno. */
 int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io, unsigned areas);
-
-/* (Re)build P->data_cat from P->vg and the open devices. */
-int pool_data_rebuild(struct pool *p) TP_MUST_CHECK;
 
 #endif

@@ -82,7 +82,7 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 		goto fail;
 	/* a pool opened with a data device missing (tpreduce --missing)
 	 * commits nothing here: every commit must reach each device it lists */
-	if (pool_data_missing(p))
+	if (pool_features_incomplete(p))
 		flags |= POOL_RDONLY;
 	if (st.needs_repair) {
 		if (flags & POOL_RDONLY)

@@ -16,12 +16,13 @@ int pool_is_live(const struct pool *p) { return p->be && p->be->live; }
 const struct vg *pool_vg(const struct pool *p) { return p->vg; }
 const struct vg_pv *pool_pv(const struct pool *p, enum vg_role role)
 {
-	return role == VG_ROLE_DATA && p->data_cat ? &p->data_view : &p->pv[role];
+	return p->role_view[role] ? p->role_view[role] : &p->pv[role];
 }
 
 unsigned pool_nr_pvs(const struct pool *p) { return p->nr_pv ? p->nr_pv : VG_NR_ROLES; }
 
 const struct vg_pv *pool_pv_at(const struct pool *p, unsigned i) { return &p->pv[i]; }
+unsigned pool_data_slot(unsigned i) { return POOL_DATA_PV(i); }
 const char *pool_dm_name(const struct pool *p) { return p->pool_dm; }
 unsigned pool_flags(const struct pool *p) { return p->flags; }
 struct thin_md *pool_thin(const struct pool *p) { return p->md; }
@@ -32,6 +33,76 @@ void pool_set_pv(struct pool *p, enum vg_role role, struct io_engine *io,
 {
 	p->pv[role].io = io;
 	p->pv[role].label = *l;
+}
+
+void pool_set_pv_at(struct pool *p, unsigned k, struct io_engine *io, const struct vg_label *l)
+{
+	if (k >= POOL_MAX_PVS) {
+		TP_BUG("pool %s: no device slot %u", p->name, k);
+		return;
+	}
+	p->pv[k].io = io;
+	p->pv[k].label = *l;
+}
+
+void pool_set_nr_pvs(struct pool *p, unsigned n)
+{
+	p->nr_pv = n < POOL_MAX_PVS ? n : POOL_MAX_PVS;
+}
+
+int pool_push_pv(struct pool *p, struct io_engine *io, const struct vg_label *l,
+		 struct tp_lock *claim)
+{
+	if (p->nr_pv >= POOL_MAX_PVS)
+		return -ENOSPC;
+	p->pv[p->nr_pv].io = io;
+	p->pv[p->nr_pv].label = *l;
+	p->claim[p->nr_pv] = claim;
+	p->nr_pv++;
+	return 0;
+}
+
+void pool_pop_pv(struct pool *p)
+{
+	if (p->nr_pv <= VG_NR_ROLES)
+		return;
+	p->nr_pv--;
+	io_destroy(p->pv[p->nr_pv].io);
+	tp_lock_release(p->claim[p->nr_pv]);
+	memset(&p->pv[p->nr_pv], 0, sizeof(p->pv[0]));
+	p->claim[p->nr_pv] = NULL;
+}
+
+void pool_swap_pvs(struct pool *p, unsigned a, unsigned b)
+{
+	struct vg_pv pv;
+	struct tp_lock *claim;
+
+	if (a >= POOL_MAX_PVS || b >= POOL_MAX_PVS)
+		return;
+	pv = p->pv[a];
+	claim = p->claim[a];
+	p->pv[a] = p->pv[b];
+	p->claim[a] = p->claim[b];
+	p->pv[b] = pv;
+	p->claim[b] = claim;
+}
+
+void pool_rotate_pvs(struct pool *p, unsigned a, unsigned b, int up)
+{
+	if (a >= b || b >= p->nr_pv)
+		return;
+	/* one slot at a time: up, A's device carried to B; down, B's to A */
+	for (unsigned k = 0; k < b - a; k++)
+		if (up)
+			pool_swap_pvs(p, a + k, a + k + 1);
+		else
+			pool_swap_pvs(p, b - k - 1, b - k);
+}
+
+void pool_set_role_view(struct pool *p, enum vg_role role, struct vg_pv *view)
+{
+	p->role_view[role] = view;
 }
 
 void pool_set_vg(struct pool *p, struct vg *vg)
@@ -49,8 +120,9 @@ void pool_latch_read_only(struct pool *p, const char *why)
 	for (unsigned i = 0; i < POOL_MAX_PVS; i++)
 		if (p->pv[i].io)
 			p->pv[i].io->read_only = 1;
-	if (p->data_cat)
-		p->data_cat->read_only = 1;
+	for (unsigned i = 0; i < VG_NR_ROLES; i++)
+		if (p->role_view[i] && p->role_view[i]->io)
+			p->role_view[i]->io->read_only = 1;
 	if (p->thin_io)
 		p->thin_io->read_only = 1;
 	log_error("pool %s: %s; this command writes nothing more to it; the next command "

@@ -350,91 +350,6 @@ int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *
 }
 
 
-/* Open PATH, data device I of P, and check its label against the VG. */
-static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned claim,
-		      struct pool_check_report *rep)
-{
-	const struct vg_device *d = vg_data_dev(p->vg, i);
-	unsigned k = POOL_DATA_PV(i);
-	struct io_engine *io;
-	struct vg_label l;
-	int r;
-
-	r = pool_open_pv(p, k, path, claim, &io);
-	if (r) {
-		if (r != -EBUSY)
-			log_error("pool %s: cannot open its data device %s: %s", p->name, path,
-				  strerror(-r));
-		return r;
-	}
-	r = vg_label_read(io, &l);
-	/* (an added device's place in its label may lag: vg_io.c) */
-	if (r != VG_LABEL_FOUND || l.role != VG_ROLE_DATA || !l.data_index != !i ||
-	    strcmp(l.pv_uuid, d->pv_uuid) || strcmp(l.pool_uuid, p->vg->uuid)) {
-		io_destroy(io);
-		if (rep) {
-			pool_problem(rep, 1, "%s: not data device %u of the pool (its label)", path,
-				     i + 1);
-			return 1;
-		}
-		log_error("pool %s: %s is no longer its data device %u (device uuid %s)", p->name,
-			  path, i + 1, d->pv_uuid);
-		return -ENOENT;
-	}
-	p->pv[k].io = io;
-	p->pv[k].label = l;
-	return 0;
-}
-
-int pool_attach_xdata(struct pool *p, unsigned claim, struct pool_check_report *rep)
-{
-	unsigned n = vg_nr_data(p->vg), missing = 0;
-	int r;
-
-	p->nr_pv = VG_NR_ROLES;
-	for (unsigned i = 1; i < n; i++) {
-		const struct vg_device *d = vg_data_dev(p->vg, i);
-		char *path = NULL;
-
-		r = pool_find_data_device(p->name, p->vg->uuid, d->pv_uuid, i, d->path,
-					  !(p->flags & POOL_RDONLY), &path);
-		if (r == -ENOENT) {
-			/* check and repair go on past it, and so does tpreduce
-			 * --missing: its slot stays empty (no engine), the
-			 * devices after it are looked at */
-			if (rep || (p->flags & POOL_DATA_MISSING_OK)) {
-				if (rep)
-					pool_problem(rep, 1, "data device %u (device uuid %s, last "
-						     "seen at %s) is missing", i + 1, d->pv_uuid,
-						     d->path[0] ? d->path : "?");
-				else
-					log_warn("pool %s: its data device %u (device uuid %s, last "
-						 "seen at %s) is missing", p->name, i + 1, d->pv_uuid,
-						 d->path[0] ? d->path : "?");
-				p->nr_pv = VG_NR_ROLES + i;
-				missing++;
-				continue;
-			}
-			log_error("pool %s: its data device %u (device uuid %s, last seen at %s) is "
-				  "missing: no device carries its label. Attach it and run the "
-				  "command again; the pool cannot be opened or activated without "
-				  "every data device ('tpstatus --devices-report %s' lists them)",
-				  p->name, i + 1, d->pv_uuid, d->path[0] ? d->path : "unknown", p->name);
-			return r;
-		}
-		if (r)
-			return r;
-		r = open_xdata(p, i, path, claim, rep);
-		free(path);
-		if (r)
-			return r < 0 ? r : 0;
-		p->nr_pv = VG_NR_ROLES + i;
-	}
-	if (missing)
-		return 0;	/* reported; no concatenation without every device */
-	return pool_data_rebuild(p);
-}
-
 /* Every copy counts: the VG was read from the data and metadata devices,
  * and the devices it names besides (added data devices, a mirror's
  * second leg) hold copies too. Read over every device open: a newer copy
@@ -502,7 +417,7 @@ static int read_all_copies(struct pool *p, struct pool_check_report *rep,
 	st->needs_repair = 1;
 	vg_free(p->vg);
 	p->vg = vg;
-	return pool_data_rebuild(p);
+	return pool_features_vg_changed(p);
 }
 
 /* The VG copies as findings (check/repair), of the devices PVS (as read,
@@ -609,7 +524,7 @@ static int reread_vg(struct pool *p, struct pool_check_report *rep, struct vg_md
 			  p->name);
 		return -EAGAIN;
 	}
-	return pool_data_rebuild(p);
+	return pool_features_vg_changed(p);
 }
 
 /* The pool uuid the labels on PATHS give pool P ("" when neither can be
@@ -810,8 +725,9 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	r = read_vg(p, rep, st, alias);
 	if (r)
 		return r < 0 ? r : 0;
-	/* the data devices tpextend --data added, by the VG */
-	if ((r = pool_attach_xdata(p, claim, rep)))
+	/* the devices the VG lists besides these two (the data module's:
+	 * the data devices tpextend --data added) */
+	if ((r = pool_features_open_devices(p, claim, rep)))
 		return r < 0 ? r : 0;
 	/* the second metadata device of a mirrored pool */
 	if ((r = pool_attach_meta1(p, claim, rep)))
@@ -876,7 +792,6 @@ void pool_detach(struct pool *p)
 	thin_close(p->md);
 	io_destroy(p->thin_io);
 	io_destroy(p->meta_io);
-	io_destroy(p->data_cat);
 	for (int i = 0; i < POOL_MAX_PVS; i++) {
 		io_destroy(p->pv[i].io);
 		tp_lock_release(p->claim[i]);
@@ -911,6 +826,6 @@ int pool_share_devices(struct pool *p)
 	}
 	if (p->meta_io && (r0 = pool_meta_rebuild(p)))
 		return r0;
-	return p->vg ? pool_data_rebuild(p) : 0;
+	return p->vg ? pool_features_vg_changed(p) : 0;
 }
 

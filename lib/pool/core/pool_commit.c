@@ -43,7 +43,7 @@ static int commit(struct pool *p, struct vg *next, int backup)
 		vg_free(p->vg);
 		p->vg = next;
 		p->staged++;
-		return pool_data_rebuild(p);
+		return pool_features_vg_changed(p);
 	}
 	/* the one real commit of staged settings: their preparatory writes
 	 * first (a failure commits nothing) */
@@ -123,7 +123,7 @@ static int commit(struct pool *p, struct vg *next, int backup)
 		memset(p->stage_prep, 0, sizeof(p->stage_prep));
 		tp_test_pause("settings-committed");
 	}
-	return pool_data_rebuild(p);
+	return pool_features_vg_changed(p);
 }
 
 int pool_commit_vg(struct pool *p, struct vg *next)
@@ -175,7 +175,7 @@ void pool_settings_abort(struct pool *p)
 	p->staging = 0;
 	p->staged = 0;
 	memset(p->stage_prep, 0, sizeof(p->stage_prep));
-	if (pool_data_rebuild(p))
+	if (pool_features_vg_changed(p))
 		log_warn("pool %s: cannot rebuild its data view after dropping the staged "
 			 "settings", p->name);
 }

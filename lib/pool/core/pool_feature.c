@@ -3,8 +3,11 @@
  * (core.h). The core calls no feature: each registers one struct
  * pool_feature once at start (pool_init, lib/pool/pool_init.c), and the
  * core runs every registered hook at its step of a pool's life: after
- * the VG is read, at a live pool's leftovers, once open, at detach. A
- * feature's state of an open pool lives in its slot of struct pool. */
+ * the VG is read, at a live pool's leftovers, once open, at detach; and
+ * where the pool's devices are concerned (the devices the VG lists
+ * beyond the first two opened, a view built over them, the kernel's
+ * table). A feature's state of an open pool lives in its slot of struct
+ * pool. */
 #include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
@@ -109,4 +112,55 @@ void pool_features_detach(struct pool *p)
 		free(p->feature_state[i]);
 		p->feature_state[i] = NULL;
 	}
+}
+
+/* ---- the pool's devices and the views over them (core.h) ---- */
+
+int pool_features_open_devices(struct pool *p, unsigned claim, struct pool_check_report *rep)
+{
+	int r;
+
+	if ((r = not_ready(p)))
+		return r;
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->open_devices && (r = features[i]->open_devices(p, claim, rep)))
+			return r;
+	return 0;
+}
+
+int pool_features_vg_changed(struct pool *p)
+{
+	int r;
+
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->vg_changed && (r = features[i]->vg_changed(p)))
+			return r;
+	return 0;
+}
+
+int pool_features_view_open(struct pool *p, enum vg_role role, unsigned flags,
+			    struct io_engine **out)
+{
+	int r;
+
+	*out = NULL;
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->view_open && (r = features[i]->view_open(p, role, flags, out)) <= 0)
+			return r;
+	return 1;
+}
+
+int pool_features_incomplete(const struct pool *p)
+{
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->incomplete && features[i]->incomplete(p))
+			return 1;
+	return 0;
+}
+
+void pool_features_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
+{
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->dm_layout)
+			features[i]->dm_layout(p, l);
 }

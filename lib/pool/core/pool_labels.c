@@ -82,8 +82,10 @@ int pool_sync_labels(struct pool *p, int *changed)
 		}
 		p->pv[POOL_META1_PV].label = l;
 	}
-	if (p->data_cat)
-		p->data_view.label = p->pv[VG_ROLE_DATA].label;
+	/* a feature's view of a device carries the device's label */
+	for (unsigned i = 0; i < VG_NR_ROLES; i++)
+		if (p->role_view[i])
+			p->role_view[i]->label = p->pv[i].label;
 	return 0;
 }
 

@@ -60,20 +60,9 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 	l->data_dev = p->pv[VG_ROLE_DATA].io->name;
 	l->data_offset = data->area[0].offset;
 	l->data_length = data->area[0].size / chunk * chunk;
-	if (vg_nr_data(vg) > 1) {
-		/* several data devices: the data device is linear over each
-		 * one's area, in the VG's order (pool_data.c) */
-		l->nr_data_segs = vg_nr_data(vg);
-		l->data_length = 0;
-		for (unsigned i = 0; i < vg_nr_data(vg); i++) {
-			struct tp_dm_data_seg *s = &l->data_seg[i];
-
-			s->dev = p->pv[POOL_DATA_PV(i)].io->name;
-			s->offset = vg_data_dev(vg, i)->area[0].offset;
-			s->length = vg_data_dev_chunks(vg, i) * chunk;
-			l->data_length += s->length;
-		}
-	}
+	/* what the features' devices change (several data devices: the
+	 * data device linear over each one's area) */
+	pool_features_dm_layout(p, l);
 	if (vg->meta_mirror) {
 		/* the kernel's raid1 over the legs in use (pool_mirror.c):
 		 * a missing or stale leg is left out, the set degraded */

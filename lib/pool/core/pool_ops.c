@@ -39,8 +39,9 @@ int pool_data_open(struct pool *p, unsigned flags, struct io_engine **out)
 	const char *path = p->pv[VG_ROLE_DATA].io->name;
 	int r;
 
-	if (p->data_cat)	/* several data devices: each opened anew */
-		return pool_data_reader_multi(p, flags, out);
+	/* a feature's view (several data devices: each opened anew) */
+	if ((r = pool_features_view_open(p, VG_ROLE_DATA, flags, out)) <= 0)
+		return r;
 	if ((r = io_fd_open(path, flags, out)))
 		log_error("pool %s: cannot open its data device %s: %s", p->name, path,
 			  strerror(-r));
@@ -64,7 +65,7 @@ static int data_all_block(const struct pool *p)
 
 int pool_data_bulk(struct pool *p, unsigned flags, struct io_engine **io, struct io_engine **own)
 {
-	*io = p->data_cat ? p->data_cat : p->pv[VG_ROLE_DATA].io;
+	*io = pool_pv(p, VG_ROLE_DATA)->io;
 	*own = NULL;
 	if (!p->be->live && !data_all_block(p))
 		return 0;
@@ -79,15 +80,15 @@ int pool_data_reader(struct pool *p, struct io_engine **rd, struct io_engine **o
 	const char *path = p->pv[VG_ROLE_DATA].io->name;
 	int r;
 
-	*rd = p->data_cat ? p->data_cat : p->pv[VG_ROLE_DATA].io;
+	*rd = pool_pv(p, VG_ROLE_DATA)->io;
 	*own = NULL;
 	if (!p->be->live)	/* block devices: with O_DIRECT (pool_data_bulk) */
 		return pool_data_bulk(p, IO_RDONLY, rd, own);
-	if (p->data_cat) {	/* several data devices: each opened anew */
-		if ((r = pool_data_reader_multi(p, IO_RDONLY | IO_DIRECT, own)))
-			return r;
-		*rd = *own;
-		return 0;
+	/* a feature's view (several data devices: each opened anew) */
+	if ((r = pool_features_view_open(p, VG_ROLE_DATA, IO_RDONLY | IO_DIRECT, own)) <= 0) {
+		if (!r)
+			*rd = *own;
+		return r;
 	}
 	if ((r = io_fd_open(path, IO_RDONLY | IO_DIRECT, own))) {
 		log_error("pool %s: cannot open its data device %s for reading: %s", p->name, path,

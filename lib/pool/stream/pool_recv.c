@@ -18,6 +18,7 @@
  * tprecv --resume or --abort), or the whole volume. */
 #include "lib/pool/pool_recv.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/data/data.h"
 #include "lib/pool/stream/pool_recv_int.h"
 #include "lib/pool/stream/pool_stream.h"
 

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* data.h - the data module (lib/pool/data/pool_data.c): a pool's data
+ * area over several data devices, as a feature of the core's lifecycle
+ * table (core.h: struct pool_feature). Registered by pool_init, it opens
+ * the data devices tpextend --data added once the VG is read, builds the
+ * one engine over the whole data area that pool_pv(p, VG_ROLE_DATA)
+ * hands out, puts each device's segment in the kernel's table, and says
+ * where a data chunk lies. The callers above (admin, check, monitor,
+ * stream) use the functions below. */
+#ifndef TP_POOL_DATA_H
+#define TP_POOL_DATA_H
+
+#include "lib/base/compiler.h"
+#include "lib/base/io.h"
+#include "lib/base/lock.h"
+#include "metadata/vg/label.h"
+
+#include <stdint.h>
+
+struct pool;
+
+/* Register the data module with the core (pool_init). */
+void pool_data_register(void);
+
+/* THE place of a data chunk: data chunk CHUNK of P lies on the engine *IO
+ * (a data device of the pool) at byte *OFF, and *RUN chunks from CHUNK
+ * on follow it there. 0, -ERANGE beyond the data area, -ENOENT when that
+ * device is not open. Offline code that reads or writes data chunks
+ * device by device (trim, a chunk mover, a receive) goes by it;
+ * pool_pv(p, VG_ROLE_DATA)->io is the same mapping as one engine. */
+int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
+		     uint64_t *run) TP_MUST_CHECK;
+/* Is a data device of P missing (attached by check or repair, or opened
+ * with POOL_DATA_MISSING_OK, with its slot empty)? 1 or 0. */
+int pool_data_missing(const struct pool *p);
+/* The path of data device I of P ("" when not open), and its size now
+ * (the open device's, 0 when not open). */
+const char *pool_data_dev_path(const struct pool *p, unsigned i);
+uint64_t pool_data_dev_size(const struct pool *p, unsigned i);
+/* tpextend --data: claim PATH, a new data device of P (pool_claim_open;
+ * of a live pool, after the exclusive open proved it free, it is kept open
+ * without O_EXCL, since the kernel's table is to hold it). */
+int pool_claim_new_data(struct pool *p, const char *path, struct tp_lock **lock,
+			struct io_engine **io) TP_MUST_CHECK;
+/* tpextend --data / tpreduce --data: the new device (its engine, label and
+ * flock, all handed over) becomes the last of P's devices before the VG
+ * commit that lists it; drop takes the last one away again (closed). */
+int pool_add_data_pv(struct pool *p, struct io_engine *io, const struct vg_label *l,
+		     struct tp_lock *claim) TP_MUST_CHECK;
+void pool_drop_data_pv(struct pool *p);
+/* Data device I of P's devices put last, the ones after it moved up one
+ * (tpreduce --data: the VG commit goes to the devices the next VG lists,
+ * in its order; for the first, I 0, the second takes its role's slot);
+ * and the reverse. */
+void pool_data_pv_to_end(struct pool *p, unsigned i);
+void pool_data_pv_from_end(struct pool *p, unsigned i);
+
+#endif
