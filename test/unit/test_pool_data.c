@@ -86,7 +86,7 @@ static void test_one_device(void)
 	CU_ASSERT_EQUAL(pool_nr_pvs(p), VG_NR_ROLES);
 	CU_ASSERT_STRING_EQUAL(pool_data_dev_path(p, 0), d->io->name);
 	CU_ASSERT_STRING_EQUAL(pool_data_dev_path(p, 1), "");
-	CU_ASSERT_EQUAL(pool_data_missing(p), 0);
+	CU_ASSERT_EQUAL(pool_features_incomplete(p), 0);
 	pool_dm_layout(p, &l);
 	CU_ASSERT_EQUAL(l.nr_data_segs, 0);
 	CU_ASSERT_STRING_EQUAL(l.data_dev, d->io->name);
@@ -180,7 +180,7 @@ static void test_missing(void)
 	CU_ASSERT_EQUAL(pool_open(POOL, NULL, 0, &p), -ENOENT);
 	CU_ASSERT_FATAL(pool_open(POOL, NULL, POOL_DATA_MISSING_OK, &p) == 0);
 	tp_log_capture(NULL);
-	CU_ASSERT_EQUAL(pool_data_missing(p), 1);
+	CU_ASSERT_EQUAL(pool_features_incomplete(p), 1);
 	CU_ASSERT_STRING_EQUAL(pool_data_dev_path(p, 1), "");
 	/* no view without every device; the core hears that the pool lacks
 	 * one (pool_open then commits nothing) */
@@ -189,7 +189,7 @@ static void test_missing(void)
 	pool_close(p);
 	CU_ASSERT_FATAL(rename(away, data2_path) == 0);
 	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
-	CU_ASSERT_EQUAL(pool_data_missing(p), 0);
+	CU_ASSERT_EQUAL(pool_features_incomplete(p), 0);
 	CU_ASSERT_EQUAL(pool_features_incomplete(p), 0);
 	CU_ASSERT_PTR_NOT_EQUAL(pool_pv(p, VG_ROLE_DATA), pool_pv_at(p, pool_data_slot(0)));
 	pool_close(p);

@@ -30,9 +30,6 @@ void pool_data_register(void);
  * pool_pv(p, VG_ROLE_DATA)->io is the same mapping as one engine. */
 int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
 		     uint64_t *run) TP_MUST_CHECK;
-/* Is a data device of P missing (attached by check or repair, or opened
- * with POOL_DATA_MISSING_OK, with its slot empty)? 1 or 0. */
-int pool_data_missing(const struct pool *p);
 /* The path of data device I of P ("" when not open), and its size now
  * (the open device's, 0 when not open). */
 const char *pool_data_dev_path(const struct pool *p, unsigned i);

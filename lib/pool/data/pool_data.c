@@ -245,6 +245,18 @@ static void layout(const struct pool *p, struct tp_dm_pool_layout *l)
 	}
 }
 
+/* the incomplete hook: is a data device of P missing (attached by check
+ * or repair, or opened with POOL_DATA_MISSING_OK, with its slot empty)? */
+static int pool_data_missing(const struct pool *p)
+{
+	const struct vg *vg = pool_vg(p);
+
+	for (unsigned i = 1; vg && i < vg_nr_data(vg); i++)
+		if (!data_pv(p, i)->io)
+			return 1;
+	return 0;
+}
+
 static struct pool_feature data_feature = {
 	.name = "data",
 	.detach = drop_view,
@@ -270,16 +282,6 @@ int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io
 		return r;
 	*io = data_pv(p, dev)->io;
 	return *io ? 0 : -ENOENT;
-}
-
-int pool_data_missing(const struct pool *p)
-{
-	const struct vg *vg = pool_vg(p);
-
-	for (unsigned i = 1; vg && i < vg_nr_data(vg); i++)
-		if (!data_pv(p, i)->io)
-			return 1;
-	return 0;
 }
 
 const char *pool_data_dev_path(const struct pool *p, unsigned i)
