@@ -6,14 +6,17 @@
 #include "lib/pool/pool.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/lease/lease_feature.h"
+#include "lib/pool/mirror/mirror.h"
 #include "lib/pool/owner/owner_feature.h"
 #include "lib/pool/removal/removal.h"
 #include "lib/pool/stream/stream.h"
 
 void pool_init(void)
 {
-	/* in this order: the owner check before the lease (a foreign pool's
+	/* in this order: the mirror's refusal of a lost first leg before the
+	 * owner check, and the owner check before the lease (a foreign pool's
 	 * lease is not taken) */
+	pool_mirror_register();
 	pool_owner_register();
 	pool_lease_register();
 	pool_removal_register();

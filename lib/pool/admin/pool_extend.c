@@ -20,6 +20,7 @@
  * (tp_policy_chunk_fits; a disk was added to the array), the result says
  * so and what the chunk now costs; the chunk of a pool cannot change. */
 #include "lib/pool/core/core.h"
+#include "lib/pool/mirror/mirror.h"
 #include "lib/pool/pool_admin.h"
 
 #include "lib/base/log.h"

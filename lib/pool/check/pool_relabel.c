@@ -21,6 +21,7 @@
  * leaves the devices byte-for-byte as they were. */
 #include "lib/pool/check/pool_check_int.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/mirror/mirror.h"
 
 #include "lib/base/devopen.h"
 #include "lib/base/log.h"

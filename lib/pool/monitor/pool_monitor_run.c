@@ -11,6 +11,7 @@
  * same active pool (its uuid) before it changes anything. */
 #include "lib/pool/monitor.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/mirror/mirror.h"
 #include "lib/pool/pool_admin.h"
 #include "lib/pool/host/host.h"
 
