@@ -61,12 +61,13 @@ lib/pool/owner:   lib/pool/core lib/pool/host $LOWER
 lib/pool/lease:   lib/pool/core lib/pool/host $LOWER
 lib/pool/removal: lib/pool/core lib/pool/host $LOWER
 lib/pool/data:    lib/pool/core lib/pool/host $LOWER
+lib/pool/mirror:  lib/pool/core lib/pool/host $LOWER
 lib/pool/volume:  lib/pool/removal lib/pool/core lib/pool/host lib/pool/policy $LOWER
 lib/pool/stream:  lib/pool/data lib/pool/core lib/pool/host $LOWER
-lib/pool/check:   lib/pool/data lib/pool/core lib/pool/host $LOWER
-lib/pool/admin:   lib/pool/lease lib/pool/core lib/pool/data lib/pool/host lib/pool/policy $LOWER
-lib/pool/monitor: lib/pool/admin lib/pool/data lib/pool/core lib/pool/host lib/pool/policy $LOWER
-lib/pool:         lib/pool/monitor lib/pool/admin lib/pool/check lib/pool/stream lib/pool/volume lib/pool/removal lib/pool/lease lib/pool/owner lib/pool/data lib/pool/core lib/pool/host lib/pool/policy $LOWER
+lib/pool/check:   lib/pool/mirror lib/pool/data lib/pool/core lib/pool/host $LOWER
+lib/pool/admin:   lib/pool/lease lib/pool/mirror lib/pool/core lib/pool/data lib/pool/host lib/pool/policy $LOWER
+lib/pool/monitor: lib/pool/admin lib/pool/mirror lib/pool/data lib/pool/core lib/pool/host lib/pool/policy $LOWER
+lib/pool:         lib/pool/monitor lib/pool/admin lib/pool/check lib/pool/stream lib/pool/volume lib/pool/removal lib/pool/lease lib/pool/mirror lib/pool/owner lib/pool/data lib/pool/core lib/pool/host lib/pool/policy $LOWER
 tools:            lib/pool lib/base
 "
 # the public face's one source file

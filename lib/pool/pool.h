@@ -276,7 +276,7 @@ void pool_settings_abort(struct pool *p);
  * live the kernel's raid1 rebuilds it; then its label and VG area, and
  * the VG commit that names it. -EINVAL (exit 3 at the tool) for a pool
  * without a mirror or a device of the pool; -EBUSY when both legs are in
- * sync; nothing written on a refusal (lib/pool/core/pool_mirror.c). */
+ * sync; nothing written on a refusal (lib/pool/mirror/pool_mirror.c). */
 int pool_meta_replace(struct pool *p, const char *dev) TP_MUST_CHECK;
 /* tpchange --meta-mirror DEV: mirror P's thin metadata onto DEV (inactive
  * pool): both areas copied, the kernel raid1's metadata placed behind the

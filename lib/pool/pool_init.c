@@ -7,6 +7,7 @@
 #include "lib/pool/core/core.h"
 #include "lib/pool/data/data.h"
 #include "lib/pool/lease/lease_feature.h"
+#include "lib/pool/mirror/mirror.h"
 #include "lib/pool/owner/owner_feature.h"
 #include "lib/pool/removal/removal.h"
 #include "lib/pool/stream/stream.h"
@@ -14,9 +15,11 @@
 void pool_init(void)
 {
 	/* in this order: the data devices first (every later feature sees
-	 * the pool's whole data area; detached last), the owner check before
-	 * the lease (a foreign pool's lease is not taken) */
+	 * the pool's whole data area; detached last), the mirror's refusal
+	 * of a lost first leg before the owner check, and the owner check
+	 * before the lease (a foreign pool's lease is not taken) */
 	pool_data_register();
+	pool_mirror_register();
 	pool_owner_register();
 	pool_lease_register();
 	pool_removal_register();

@@ -3,6 +3,7 @@
  * geometry (policy.h), write thin metadata, VG metadata and labels. */
 #include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/mirror/mirror.h"
 #include "lib/pool/pool_admin.h"
 #include "lib/pool/lease/lease_feature.h"
 

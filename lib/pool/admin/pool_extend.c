@@ -21,6 +21,7 @@
  * so and what the chunk now costs; the chunk of a pool cannot change. */
 #include "lib/pool/core/core.h"
 #include "lib/pool/data/data.h"
+#include "lib/pool/mirror/mirror.h"
 #include "lib/pool/pool_admin.h"
 
 #include "lib/base/log.h"

@@ -7,6 +7,7 @@
 #include "lib/pool/monitor.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/data/data.h"
+#include "lib/pool/mirror/mirror.h"
 #include "lib/pool/pool_admin.h"
 #include "lib/pool/pool_owner.h"
 #include "lib/pool/lease/lease_feature.h"

@@ -5,6 +5,7 @@
  * metadata); a pool the kernel runs is refused (-EBUSY). */
 #include "lib/pool/check/pool_check_int.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/mirror/mirror.h"
 
 #include <errno.h>
 #include <inttypes.h>

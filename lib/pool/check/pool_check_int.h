@@ -12,6 +12,7 @@
 #include "lib/base/io.h"
 #include "lib/base/lock.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/mirror/mirror.h"
 #include "lib/pool/pool_check.h"
 #include "metadata/thin/check.h"
 #include "metadata/thin/repair.h"

@@ -22,6 +22,7 @@
 #include "lib/pool/check/pool_check_int.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/data/data.h"
+#include "lib/pool/mirror/mirror.h"
 
 #include "lib/base/devopen.h"
 #include "lib/base/log.h"

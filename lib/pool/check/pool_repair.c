@@ -29,6 +29,7 @@
 #include "lib/base/log.h"
 #include "lib/pool/host/host.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/mirror/mirror.h"
 #include "metadata/thin/thin_sb.h"
 #include "metadata/vg/mda.h"
 

@@ -76,96 +76,54 @@ struct thin_md *pool_thin(const struct pool *p);
 /* The window over the active thin-metadata area (offline, or a check). */
 struct io_engine *pool_thin_io(const struct pool *p);
 
-/* ---- mirrored thin metadata (pool_mirror.c) ---- */
+/* ---- the thin metadata's devices (pool_meta_dev.c) ----
+ * A feature may put an engine of its own between the thin metadata and
+ * its devices (the metadata mirror, lib/pool/mirror, over the meta device
+ * and a second one): its hooks (pool_feature below) open the second
+ * device into the core's slot for it and set the engine. */
 
 /* What the thin-metadata areas are read and written through offline: the
- * mirror over both metadata devices of a mirrored pool, else the meta
- * device. */
+ * engine a feature set (pool_set_meta_io), else the meta device. */
 struct io_engine *pool_meta_io(const struct pool *p);
+/* Make IO (owned by P from now; may be NULL) that engine; the one before
+ * is destroyed (a caller that carries its state over does so first). */
+void pool_set_meta_io(struct pool *p, struct io_engine *io);
+/* The engine a feature set (NULL: none, the meta device is read directly). */
+struct io_engine *pool_meta_engine(const struct pool *p);
 /* A window over the active (SPARE 0) or the spare (SPARE 1) thin-metadata
- * area through pool_meta_io, so that a mirrored pool's legs take every
- * write alike: the one way to a whole area (a rebuild, a repair, a check).
- * 0 and *OUT (io_destroy it), -ENOSPC for an area of no size, or -errno. */
+ * area through pool_meta_io, so that every device under that engine takes
+ * every write alike: the one way to a whole area (a rebuild, a repair, a
+ * check). 0 and *OUT (io_destroy it), -ENOSPC for an area of no size, or
+ * -errno. */
 int pool_meta_area_io(const struct pool *p, int spare, struct io_engine **out) TP_MUST_CHECK;
-/* The active thin-metadata area of mirror leg LEG alone (its device, not
- * the mirror), read-only use: to check each leg's metadata on its own.
- * 0, -ENODEV (the leg is not open) or -ENOSPC / -errno. */
-int pool_meta_leg_area_io(const struct pool *p, unsigned leg, struct io_engine **out) TP_MUST_CHECK;
-/* Offline, the active thin-metadata area of mirror leg GOOD copied over
- * the other leg's (superblock last; its integrity superblocks and raid
- * metadata reset, as a resync does): tprepair, when leg GOOD's thin
- * metadata is consistent alone and the other's is not. 0 or -errno
- * (logged). */
-int pool_meta_resync_from(struct pool *p, unsigned good) TP_MUST_CHECK;
-/* Each leg of a mirrored pool's thin metadata (leg 0 the meta device, 1
- * vg.meta1): its path, and its state ("in sync", "missing", "stale",
- * "failed", "resyncing": live from the kernel's raid1). ERR: 0 in use,
- * else why it is out. Returns 0 for a pool without a mirror (LEG zeroed),
- * else 1. */
-struct pool_meta_leg {
-	char path[VG_PATH_MAX + 1];
-	const char *state;
-	int err;
-	int resyncing;
-	/* in use, but blocks known bad there (this command's validating
-	 * reads, or the last scrub's record; state "bad blocks") */
-	uint64_t bad;
-	/* live, a leg under dm-integrity: reads whose tag did not match
-	 * since activation (each one read from the other leg and rewritten
-	 * by the raid1), and whether its tags are still being computed (a
-	 * new integrity superblock, INTEGRITY_PCT percent done) */
-	int integrity;
-	uint64_t mismatches;
-	unsigned integrity_pct;
-};
-int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2]);
-/* The scrub of P's mirror that a check ran (metadata/thin/scrub.h):
- * recorded for tpstatus (host.h: pool_scrub_state; MIXED: reads mix the
- * legs, writers refuse the pool until a repair), and the bad blocks
- * the check's reads met are not said again when P is closed. */
-struct thin_scrub_report;
-void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s, int mixed);
-/* The mirror engine over P's metadata legs LEG0 and LEG1 (either may be
- * NULL: out), PRIMARY read first; a pool with integrity (vg.h:
- * integrity_*) keeps each leg's dm-integrity tags offline through it
- * (io_integrity_create). 0 or -errno (logged). */
-int pool_meta_mirror_make(const struct pool *p, struct io_engine *leg0, struct io_engine *leg1,
-			  unsigned primary, struct io_engine **out) TP_MUST_CHECK;
-/* Zero both integrity superblocks of VG's layout on IO (a leg written
- * around the mirror engine, whose tags were not kept): the kernel formats
- * them anew and recalculates every tag at the next activation. 0 for a
- * pool without integrity. */
-int pool_integrity_reset(const struct vg *vg, struct io_engine *io) TP_MUST_CHECK;
-/* The kernel's scrub of an active mirrored pool's metadata legs (tpcheck
- * --scrub): dm-raid's "check", which reads every block of both legs, and
- * waits for it (a signal stops it: -EINTR). A leg under dm-integrity
- * turns a bad block into a read error, which the raid1 corrects from the
- * other leg and rewrites. */
-struct pool_live_scrub {
-	uint64_t sectors;		/* of each leg read */
-	uint64_t corrected[2];		/* integrity mismatches found on each leg */
-	uint64_t mismatches;		/* blocks different between the legs (md) */
-	char health[3];			/* the legs' health after it ('A', 'D', ...) */
-	int integrity;			/* the legs have dm-integrity */
-};
-/* 0 with RES; -EOPNOTSUPP for a pool that is no active mirror, -EBUSY
- * when a resync or check is under way, -errno (logged). */
-int pool_meta_scrub_live(struct pool *p, struct pool_live_scrub *res) TP_MUST_CHECK;
-/* At close: the blocks this command found bad on a leg and read from the
- * other, in one line a leg (rewritten when it committed; else what to run). */
-void pool_meta_say_bad(const struct pool *p);
-/* The second metadata device of a mirrored pool, when it is open (its
- * label matched); else NULL. */
+/* The second metadata device (vg.meta1), when it is open (its label
+ * matched) and P's VG lists it; else NULL. */
 const struct vg_pv *pool_meta1_pv(const struct pool *p);
-/* Zero the kernel raid1's metadata area of mirrored VG on IO (a leg, or
- * the mirror over both): a new raid set, or a new leg to rebuild. */
-int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg) TP_MUST_CHECK;
-/* "single" (one metadata device), "mirrored", "resyncing", "degraded" (a
- * leg out) or "damaged" (both in use, bad blocks known on one). */
-const char *pool_meta_health(const struct pool *p);
-/* The metadata device to name or read directly: the first, else (a
- * mirror's lost first leg) the second. */
+/* The metadata device to name or read directly: the first, else (the
+ * first lost) the second. */
 const char *pool_meta_dev_name(const struct pool *p);
+/* Metadata device I's slot (0 the meta device's, 1 the second's), open
+ * or not: its engine and label, and its flock claim. The feature that
+ * keeps the second device fills and empties them (what it replaces it
+ * closes and releases); the core closes what is there at detach and
+ * reopens it for the kernel (pool_share_devices). */
+const struct vg_pv *pool_meta_dev_at(const struct pool *p, unsigned i);
+struct vg_pv *pool_meta_dev_slot(struct pool *p, unsigned i);
+struct tp_lock **pool_meta_dev_claim(struct pool *p, unsigned i);
+/* Does label L's geometry and name differ from what VG records for its
+ * device D (data device INDEX)? (pool_labels.c) */
+int pool_label_stale(const struct vg_label *l, const struct vg *vg, const struct vg_device *d,
+		     unsigned index);
+/* Close the offline thin metadata and the window over its area (an
+ * engine under it is about to change); pool_open_thin opens them again. */
+void pool_close_thin(struct pool *p);
+/* pool_attach.c: open PATH as device K of P (read-only for a reader, else
+ * claimed with CLAIM). */
+int pool_open_pv(struct pool *p, unsigned k, const char *path, unsigned claim,
+		 struct io_engine **io) TP_MUST_CHECK;
+/* pool_open_pv's K for metadata device I (pool_meta_dev_slot). */
+unsigned pool_meta_dev_index(unsigned i);
+
 /* A zeroed struct pool for pool_attach (NULL, logged, on ENOMEM); freed,
  * detached first, by pool_close. */
 struct pool *pool_alloc(void);
@@ -701,9 +659,46 @@ struct pool_feature {
 	/* 1 when P lacks a device its VG lists (opened with it missing):
 	 * then the open commits nothing (pool_open opens it read-only). */
 	int (*incomplete)(const struct pool *p);
-	/* The kernel's table of P (pool_dm_layout, filled for the data and
-	 * metadata devices): what the feature's devices change in it. */
-	void (*dm_layout)(const struct pool *p, struct tp_dm_pool_layout *l);
+	/* -- the thin metadata's devices (the metadata mirror's hooks) -- */
+	/* After the VG is read from the data and metadata devices, before
+	 * the other devices' VG copies are: open the feature's devices of
+	 * the thin metadata (pool_meta_dev_slot, pool_open_pv with CLAIM)
+	 * and the engine over them (pool_set_meta_io); what is out is a
+	 * finding in REP (check, repair) or a warning. 1 when the feature
+	 * took P's metadata devices on, 0 when P is not its, -errno (logged:
+	 * the attach fails). */
+	int (*meta_attach)(struct pool *p, unsigned claim, struct pool_check_report *rep);
+	/* VG validation: does VG (a newer copy the other devices hold) name
+	 * the feature's devices as P's VG does? 1 yes, 0 no (the newer copy
+	 * is no state of P). */
+	int (*vg_same)(const struct pool *p, const struct vg *vg);
+	/* An offline writer's open, before anything is written: 0, or
+	 * -errno (logged) to refuse the pool. */
+	int (*open_check)(struct pool *p);
+	/* An offline open (WRITE: a writer's), its VG copies and labels put
+	 * right, just before the thin metadata is opened. */
+	void (*open_thin)(struct pool *p, int write);
+	/* The labels of the feature's devices follow the VG as the core's
+	 * do (pool_sync_labels: *CHANGED set when one differed; 0 or -errno,
+	 * logged), and the ones that lag (pool_labels_behind: into NAMES
+	 * from *N on, up to MAX). */
+	int (*sync_labels)(struct pool *p, int *changed);
+	void (*labels_behind)(const struct pool *p, const char *names[], unsigned *n, unsigned max);
+	/* Commit targets: VG commit NEXT is about to be written to PVS (*N
+	 * of them, room for every device slot of P): add the feature's
+	 * devices that get a copy (their paths in NEXT as opened), and do
+	 * what a writer does before its first commit. */
+	void (*commit_targets)(struct pool *p, struct vg *next, struct vg_pv *pvs, unsigned *n);
+	/* The devices were reopened for the kernel (pool_share_devices):
+	 * make the feature's engines over them again. 0 or -errno. */
+	int (*devices_shared)(struct pool *p);
+	/* The kernel's table of P (pool_dm_layout fills L for the data and
+	 * metadata devices; the feature changes what its devices change:
+	 * the data device linear over several, what the kernel stacks under
+	 * the metadata device), and the stack loaded with L (an activation:
+	 * say what it left out). */
+	void (*kernel_table)(const struct pool *p, struct tp_dm_pool_layout *l);
+	void (*activated)(const struct pool *p, const struct tp_dm_pool_layout *l);
 	/* Set by pool_feature_register: the index of its state slot. */
 	unsigned slot;
 };
@@ -726,7 +721,22 @@ int pool_features_vg_changed(struct pool *p) TP_MUST_CHECK;
 int pool_features_view_open(struct pool *p, enum vg_role role, unsigned flags,
 			    struct io_engine **out) TP_MUST_CHECK;
 int pool_features_incomplete(const struct pool *p);
-void pool_features_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l);
+/* ... and the steps of the thin metadata's devices (pool_attach.c,
+ * pool.c, pool_labels.c, pool_commit.c, pool_layout.c, pool_activate.c):
+ * meta_attach stops at the first feature that takes the devices on. */
+int pool_features_meta_attach(struct pool *p, unsigned claim, struct pool_check_report *rep)
+	TP_MUST_CHECK;
+int pool_features_vg_same(const struct pool *p, const struct vg *vg);
+int pool_features_open_check(struct pool *p) TP_MUST_CHECK;
+void pool_features_open_thin(struct pool *p, int write);
+int pool_features_sync_labels(struct pool *p, int *changed) TP_MUST_CHECK;
+void pool_features_labels_behind(const struct pool *p, const char *names[], unsigned *n,
+				 unsigned max);
+void pool_features_commit_targets(struct pool *p, struct vg *next, struct vg_pv *pvs,
+				  unsigned *n);
+int pool_features_devices_shared(struct pool *p) TP_MUST_CHECK;
+void pool_features_kernel_table(const struct pool *p, struct tp_dm_pool_layout *l);
+void pool_features_activated(const struct pool *p, const struct tp_dm_pool_layout *l);
 
 /* ---- pool_hold.c: a live send's volumes stay (see there) ---- */
 

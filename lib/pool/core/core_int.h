@@ -15,8 +15,9 @@ int pool_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_C
 /* Every device of a pool: the data and meta devices (by role), then the
  * data devices tpextend --data added, in the data area's order. */
 #define POOL_MAX_PVS (VG_NR_ROLES + VG_DATA_DEVICES_MAX)
-/* The second metadata device of a mirrored pool (vg.meta1), when open:
- * the last slot, outside pool_nr_pvs's count. */
+/* The second metadata device (vg.meta1), which a feature attaches (the
+ * metadata mirror, lib/pool/mirror: core.h pool_meta_dev_slot): the last
+ * slot, outside pool_nr_pvs's count. */
 #define POOL_META1_PV (POOL_MAX_PVS - 1)
 /* The index in struct pool's pv[] of data device I (vg.h: vg_data_dev). */
 #define POOL_DATA_PV(i) ((i) ? VG_NR_ROLES + (i) - 1 : VG_ROLE_DATA)
@@ -34,19 +35,15 @@ struct pool {
 	struct vg_pv *role_view[VG_NR_ROLES];
 	struct vg *vg;
 	struct io_engine *thin_io;	/* window over the active area */
-	/* mirrored thin metadata (pool_mirror.c): the mirror over the meta
-	 * device and pv[POOL_META1_PV], what the thin-metadata areas are read
-	 * and written through offline; NULL for one metadata device */
+	/* the engine the thin-metadata areas are read and written through
+	 * offline, when a feature made one over the metadata devices
+	 * (pool_set_meta_io); NULL: the meta device itself */
 	struct io_engine *meta_io;
-	unsigned meta_primary;		/* the leg that validated */
 	struct thin_md *md;		/* NULL while the kernel runs the pool */
 	const struct pool_backend *be;	/* who owns the thin metadata (pool_backend.c) */
 	char pool_dm[128];		/* its thin-pool dm name, when live */
 	int latched;			/* pool_latch_read_only: no more writes */
 	int foreign;			/* owned by another host (lib/pool/owner: pool_set_foreign) */
-	/* a writer found a stale mirror leg: resynced at its first VG commit
-	 * (pool_commit.c), so that a writer refused before it writes nothing */
-	int meta_resync_due;
 	/* each registered feature's state of this pool (pool_feature.c):
 	 * the feature's own, opaque here; its detach hook frees it */
 	void *feature_state[POOL_FEATURES_MAX];
@@ -152,42 +149,5 @@ enum pool_liveness pool_liveness_decide(int dm_err, int has_tpool, int held);
  * P->be and P->pool_dm. -EBUSY or the dm error, logged with what to do,
  * when the answer is not a clear offline or live: the pool is refused. */
 int pool_decide_backend(struct pool *p, char *const paths[2], const char *uuid) TP_MUST_CHECK;
-
-/* pool_mirror.c: open the second metadata device of a mirrored pool and
- * build P->meta_io, the leg that validates its primary; a leg missing,
- * unreadable or stale is taken out (logged, or a finding with REP), not an
- * error. */
-int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *rep)
-	TP_MUST_CHECK;
-
-/* pool_mirror.c: leg I's path (the open device, else the VG's hint) and
- * the word for why a leg is out (io_mirror_error's -errno; 0 in sync). */
-const char *pool_meta_leg_path(const struct pool *p, unsigned i);
-
-const char *pool_meta_leg_why(int err);
-/* Build P->meta_io again over the legs now open, the legs out staying out. */
-int pool_meta_rebuild(struct pool *p) TP_MUST_CHECK;
-/* pool_mirror.c: the leg of P that is stale while its device is there and
- * the other leg is in use (a resync can bring it back: -ESTALE, -EUCLEAN,
- * -EINPROGRESS), or -1. */
-int pool_meta_stale_leg(const struct pool *p);
-/* pool_mirror.c: does leg IO carry a dm-raid superblock at the start of its
- * raid metadata? 1 yes (*RECOVERY: its disk_recovery_offset, UINT64_MAX
- * when the kernel had it in sync; may be NULL), 0 no (zeroed), -1
- * unreadable. */
-int pool_raid_sb(const struct vg *vg, struct io_engine *io, uint64_t *recovery);
-/* pool_mirror.c: a writer's first VG commit (pool_commit.c) resyncs the
- * stale leg (pool_meta_stale_leg) in place from the good one: both areas
- * copied (pool_meta_copy_areas), the active superblock last, its raid
- * metadata zeroed (the kernel rebuilds it at the next activation), the
- * mirror over both legs again; one warning. A failure is a warning too:
- * the leg stays out. */
-void pool_meta_resync_stale(struct pool *p);
-/* A writer's open: -EUCLEAN (said) when the last scrub recorded reads
- * mixing the legs (pool_meta_scrubbed's MIXED), else 0. */
-int pool_meta_refuse_mixed(const struct pool *p);
-/* The thin-metadata areas of leg GOOD of P (bit A of AREAS: area A)
- * copied onto IO, the active superblock last. 0 or -errno. */
-int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io, unsigned areas);
 
 #endif

@@ -70,10 +70,10 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 			p->flags |= POOL_RDONLY;
 		}
 	}
-	/* a writer refuses a pool whose last check found reads mixing its
-	 * metadata mirror's legs (equal superblocks, blocks that differ:
-	 * only tprepair knows which leg to keep) */
-	if (!(flags & POOL_RDONLY) && !p->be->live && (r = pool_meta_refuse_mixed(p)))
+	/* an offline writer's features refuse what they cannot change yet
+	 * (a last check that found reads mixing two copies of the thin
+	 * metadata) */
+	if (!(flags & POOL_RDONLY) && !p->be->live && (r = pool_features_open_check(p)))
 		goto fail;
 	/* a writer finishes the changes that left orphan labels (and refuses
 	 * a pool whose devices are behind a device's own VG copy), before it
@@ -95,13 +95,12 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 		r = pool_sync_labels(p, NULL);
 	if (r)
 		goto fail;
-	/* a stale mirror leg whose device is there: a writer resyncs it
-	 * when it commits, before the VG commit (pool_commit.c,
-	 * pool_mirror_replace.c); meanwhile it reads the good leg alone */
-	if (!(flags & (POOL_RDONLY | POOL_META_KEEP_STALE)) && !p->be->live)
-		p->meta_resync_due = pool_meta_stale_leg(p) >= 0;
-	if (!p->be->live)
+	/* before the thin metadata opens, the features' step (a stale copy
+	 * of it that a writer's first commit resyncs) */
+	if (!p->be->live) {
+		pool_features_open_thin(p, !(flags & POOL_RDONLY));
 		r = pool_open_thin(p);
+	}
 	if (!r)
 		r = p->be->reconcile(p, !(flags & POOL_RDONLY));
 	if (r)

@@ -36,28 +36,6 @@ static int each_volume(struct pool *p, const char *const *vols, unsigned n,
 	return r;
 }
 
-/* A stale mirror leg the open kept (POOL_META_KEEP_STALE): the kernel
- * rebuilds it, or it stays out (pool_dm_layout says which) */
-static void say_stale_leg(const struct pool *p, const struct tp_dm_pool_layout *l)
-{
-	int i = pool_meta_stale_leg(p);
-
-	if (i < 0)
-		return;
-	if (l->meta_rebuild == i + 1)
-		log_warn("pool %s: metadata mirror leg %u (%s) is %s: the kernel rebuilds it from "
-			 "leg %u ('tpstatus -o pool_meta_health %s' says resyncing until it is done)",
-			 p->name, i, pool_meta_leg_path(p, (unsigned)i),
-			 pool_meta_leg_why(io_mirror_error(p->meta_io, (unsigned)i)), 1 - i, p->name);
-	else
-		log_warn("pool %s: metadata mirror leg %u (%s) is %s and stays out (degraded): "
-			 "leg %u has not run in the kernel since it was put in (its raid metadata "
-			 "is zeroed), so the kernel could not tell the good leg; the next change "
-			 "of the inactive pool resyncs it", p->name, i,
-			 pool_meta_leg_path(p, (unsigned)i),
-			 pool_meta_leg_why(io_mirror_error(p->meta_io, (unsigned)i)), 1 - i);
-}
-
 /* Load the thin-pool target (fast checks first). */
 static int activate_pool(struct pool *p)
 {
@@ -87,7 +65,9 @@ static int activate_pool(struct pool *p)
 		(void)e;
 		return r;
 	}
-	say_stale_leg(p, &l);
+	/* what the features left out of the stack (a stale copy of the
+	 * thin metadata), said */
+	pool_features_activated(p, &l);
 	p->be = &pool_backend_live;
 	return tp_dm_name(p->pool_dm, sizeof(p->pool_dm), p->name, TP_DM_ROLE_POOL, NULL);
 }

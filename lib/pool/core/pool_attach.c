@@ -176,183 +176,9 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_status *st,
 			       struct pool_check_report *rep, unsigned from);
 
-/* ---- mirrored thin metadata: the second leg (pool_mirror.c) ---- */
-
-/* The superblock block of the active area on leg IO, checked quietly
- * (location, magic, checksum): 0 with *SB and RAW, -EUCLEAN, or -errno */
-static int leg_sb(const struct pool *p, struct io_engine *io, struct thin_sb *sb,
-		  unsigned char *raw)
-{
-	const struct vg_area *a = &p->vg->dev[VG_ROLE_META].area[p->vg->metadata_area];
-	int r;
-
-	if (!io)
-		return -ENODEV;
-	if ((r = io_read(io, a->offset, raw, THIN_METADATA_BLOCK_SIZE)))
-		return r;
-	if (!bm_header_valid(raw, THIN_SB_BLOCK, THIN_SB_CSUM_XOR) ||
-	    le64_get(raw + 0x20) != THIN_SB_MAGIC)
-		return -EUCLEAN;
-	thin_sb_unpack(raw, sb);
-	/* a valid superblock of other thin metadata (another pool's copy at
-	 * the same place): not this pool's, whatever its transaction id */
-	if (sb->data_block_size != p->vg->chunk_size ||
-	    sb->data_sm.nr_blocks > vg_data_chunks(p->vg))
-		return -ENOENT;
-	return 0;
-}
-
-/* Which leg is good: take the other out when it is stale. */
-static void pick_legs(struct pool *p)
-{
-	static unsigned char raw[2][THIN_METADATA_BLOCK_SIZE];
-	struct thin_sb sb[2];
-	int r[2];
-	unsigned good;
-
-	for (unsigned i = 0; i < 2; i++)
-		r[i] = (io_mirror_in_use(p->meta_io) & (1u << i))
-			       ? leg_sb(p, i ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io,
-					&sb[i], raw[i])
-			       : -ENODEV;
-	if (r[0] && r[1])
-		return;		/* neither validates: the open and the check say so */
-	/* a leg the kernel was rebuilding when the pool went down (its raid
-	 * metadata's recovery offset short of the end, the other's at the
-	 * end): its thin superblock may match while blocks behind it do not */
-	if (!r[0] && !r[1]) {
-		uint64_t rec[2];
-
-		for (unsigned i = 0; i < 2; i++)
-			if (pool_raid_sb(p->vg, i ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io,
-					 &rec[i]) != 1)
-				rec[i] = UINT64_MAX;	/* no raid metadata: nothing under way */
-		if ((rec[0] == UINT64_MAX) != (rec[1] == UINT64_MAX)) {
-			good = rec[0] == UINT64_MAX ? 0 : 1;
-			io_mirror_take_out(p->meta_io, 1 - good, -EINPROGRESS);
-			p->meta_primary = good;
-			return;
-		}
-	}
-	if (r[0] || r[1]) {
-		good = r[0] ? 1 : 0;
-		if (r[1 - good] != -ENODEV)
-			io_mirror_take_out(p->meta_io, 1 - good,
-					   r[1 - good] == -EIO ? -EIO
-					   : r[1 - good] == -ENOENT ? -EMEDIUMTYPE : -EUCLEAN);
-		p->meta_primary = good;
-		return;
-	}
-	if (!memcmp(raw[0], raw[1], sizeof(raw[0])))
-		return;		/* in step */
-	if ((sb[0].trans_id == p->vg->transaction_id) != (sb[1].trans_id == p->vg->transaction_id))
-		good = sb[1].trans_id == p->vg->transaction_id;
-	else
-		good = sb[1].trans_id > sb[0].trans_id;
-	io_mirror_take_out(p->meta_io, 1 - good, -ESTALE);
-	p->meta_primary = good;
-}
-
-int pool_attach_meta1(struct pool *p, unsigned claim, struct pool_check_report *rep)
-{
-	const struct vg_device *d = &p->vg->meta1;
-	struct io_engine *io = NULL, *legs[2];
-	struct vg_label l;
-	char *path = NULL;
-	int r, why = 0;
-
-	if (!p->vg->meta_mirror) {
-		if (p->pv[VG_ROLE_META].io)
-			return 0;
-		log_error("pool %s: its metadata device (device uuid %s) is missing", p->name,
-			  p->vg->dev[VG_ROLE_META].pv_uuid);
-		return -ENODEV;
-	}
-	r = pool_find_meta_leg(p->name, p->vg->uuid, d->pv_uuid, d->path,
-			       !(p->flags & POOL_RDONLY), &path);
-	if (r == -ENOENT) {
-		/* not found: missing, unless the device the VG names is there
-		 * and its label cannot be read (an I/O error: failed) */
-		struct vg_label seen;
-		int lr = d->path[0] ? pool_read_label(d->path, &seen) : -ENOENT;
-
-		why = lr == -EIO || lr == -ENXIO ? -EIO : -ENODEV;
-	} else if (r) {
-		return r;
-	}
-	if (!why) {
-		r = pool_open_pv(p, POOL_META1_PV, path, claim, &io);
-		if (r == -EBUSY && !(p->flags & POOL_RDONLY)) {
-			free(path);
-			return r;
-		}
-		if (r)
-			why = -EIO;
-	}
-	if (io) {
-		r = vg_label_read(io, &l);
-		if (r != VG_LABEL_FOUND || l.role != VG_ROLE_META || l.data_index != 1 ||
-		    strcmp(l.pv_uuid, d->pv_uuid) || strcmp(l.pool_uuid, p->vg->uuid)) {
-			why = r < 0 && r != -EUCLEAN ? -EIO : -ENOENT;
-			io_destroy(io);
-			io = NULL;
-		}
-	}
-	if (io) {
-		p->pv[POOL_META1_PV].io = io;
-		p->pv[POOL_META1_PV].label = l;
-	}
-	free(path);
-	legs[0] = p->pv[VG_ROLE_META].io;
-	legs[1] = io;
-	if (!legs[0] && !legs[1]) {
-		log_error("pool %s: neither of its metadata devices (device uuids %s and %s) is "
-			  "there; attach one and run the command again", p->name,
-			  p->vg->dev[VG_ROLE_META].pv_uuid, d->pv_uuid);
-		return -ENODEV;
-	}
-	if (!legs[0]) {
-		/* the first leg lost: the second stands in for its label's
-		 * areas (laid out alike, vg_check_model) */
-		p->pv[VG_ROLE_META].label = l;
-		p->pv[VG_ROLE_META].label.data_index = 0;
-		snprintf(p->pv[VG_ROLE_META].label.pv_uuid, sizeof(l.pv_uuid), "%s",
-			 p->vg->dev[VG_ROLE_META].pv_uuid);
-	}
-	if ((r = pool_meta_mirror_make(p, legs[0], legs[1], legs[0] ? 0 : 1, &p->meta_io)))
-		return r;
-	if (why)
-		io_mirror_take_out(p->meta_io, 1, why);
-	if (!p->be->live)
-		pick_legs(p);
-	for (unsigned i = 0; i < 2; i++) {
-		int e = io_mirror_error(p->meta_io, i);
-
-		if (!e)
-			continue;
-		/* an offline writer resyncs it at its first commit, and says so
-		 * (pool.c, pool_commit.c);
-		 * one that keeps it does something with it and says what
-		 * (an activation, pool_activate.c; a replace) */
-		if (!rep && !p->be->live && !(p->flags & POOL_RDONLY) &&
-		    pool_meta_stale_leg(p) == (int)i)
-			continue;
-		if (rep)
-			pool_problem(rep, 0, "metadata mirror degraded: leg %u (%s) is %s; "
-				     "'tpchange --meta-replace DEV %s' resyncs it", i, pool_meta_leg_path(p, i),
-				     pool_meta_leg_why(e), p->name);
-		else
-			log_warn("pool %s: metadata mirror leg %u (%s) is %s: its thin metadata runs "
-				 "on the other leg (degraded); 'tpchange --meta-replace DEV %s' "
-				 "resyncs onto DEV", p->name, i, pool_meta_leg_path(p, i), pool_meta_leg_why(e), p->name);
-	}
-	return 0;
-}
-
-
 /* Every copy counts: the VG was read from the data and metadata devices,
- * and the devices it names besides (added data devices, a mirror's
- * second leg) hold copies too. Read over every device open: a newer copy
+ * and the devices it names besides (added data devices, a second
+ * metadata device) hold copies too. Read over every device open: a newer copy
  * that names them all is the pool's state (the first two are behind: a
  * stale copy the next commit rewrites, ST says so) when it names the same
  * devices, and P's VG becomes it; one that names other devices, or a read
@@ -367,8 +193,8 @@ static int read_all_copies(struct pool *p, struct pool_check_report *rep,
 	struct vg *vg = NULL;
 	int r, same;
 
-	/* the data and metadata devices (not a mirror's lost first leg), the
-	 * added data devices, the second leg */
+	/* the data and metadata devices (not a lost first metadata device),
+	 * the added data devices, the second metadata device */
 	for (unsigned i = 0; i < p->nr_pv; i++) {
 		if (p->pv[i].io)
 			pvs[n++] = p->pv[i];
@@ -395,8 +221,7 @@ static int read_all_copies(struct pool *p, struct pool_check_report *rep,
 		vg_free(vg);
 		return 0;
 	}
-	same = vg_nr_data(vg) == vg_nr_data(p->vg) && vg->meta_mirror == p->vg->meta_mirror &&
-	       (!vg->meta_mirror || !strcmp(vg->meta1.pv_uuid, p->vg->meta1.pv_uuid));
+	same = vg_nr_data(vg) == vg_nr_data(p->vg) && pool_features_vg_same(p, vg);
 	for (unsigned i = 0; same && i < vg_nr_data(vg); i++)
 		same = !strcmp(vg_data_dev(vg, i)->pv_uuid, vg_data_dev(p->vg, i)->pv_uuid);
 	if (!same) {
@@ -460,7 +285,7 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 		   const char *alias)
 {
 	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
-	/* without the first metadata device (a mirror's lost leg 0), the data
+	/* without the first metadata device (lost: the second stands in), the data
 	 * device's copy: every device holds the VG */
 	int r = vg_read(pvs, p->pv[VG_ROLE_META].io ? VG_NR_ROLES : 1, &p->vg, st);
 
@@ -579,31 +404,6 @@ static int check_stacks(const struct pool *p, char *const paths[2], int componen
 	return 0;
 }
 
-/* A mirrored pool opened without its first metadata device: readers go on,
- * and the writers that can (pool.h: POOL_META_LEG0_LOST_OK). */
-static int refuse_leg0_lost(const struct pool *p, unsigned flags)
-{
-	const char *last = p->vg->dev[VG_ROLE_META].path;
-
-	if (p->pv[VG_ROLE_META].io || (p->flags & POOL_RDONLY))
-		return 0;
-	if (p->vg->lock.type != VG_LOCK_NONE) {
-		log_error("pool %s: its first metadata device (last seen at %s) is missing, and "
-			  "the pool is shared: its lease area is on that device, so nothing can "
-			  "be changed or activated; attach the device and run the command again "
-			  "(nothing was changed)", p->name, last[0] ? last : "?");
-		return -ENODEV;
-	}
-	if (flags & POOL_META_LEG0_LOST_OK)
-		return 0;
-	log_error("pool %s: its first metadata device (last seen at %s) is missing: the pool "
-		  "runs degraded on the second one (%s), and only tpactivate, tpdeactivate "
-		  "and 'tpchange --meta-replace DEV %s' work on it until DEV takes the lost "
-		  "leg's place; nothing was changed", p->name, last[0] ? last : "?",
-		  pool_meta_leg_path(p, 1), p->name);
-	return -ENODEV;
-}
-
 /* --devices DATA,META: is DATA the first data device the VG copy on META
  * names? 0 yes (or that copy cannot be read: read_vg says why), else
  * -ENODEV, logged with what DATA is: another data device of the pool, a
@@ -701,7 +501,7 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 					? POOL_CLAIM_HELD : 0;
 
 		if (!paths[i])
-			continue;	/* a mirror's lost first leg (pool_find.c) */
+			continue;	/* a lost first metadata device (pool_find.c) */
 
 		if (!held && p->claim[i])
 			held = POOL_CLAIM_LOCKED;
@@ -729,12 +529,11 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 	 * the data devices tpextend --data added) */
 	if ((r = pool_features_open_devices(p, claim, rep)))
 		return r < 0 ? r : 0;
-	/* the second metadata device of a mirrored pool */
-	if ((r = pool_attach_meta1(p, claim, rep)))
+	/* the features' devices of the thin metadata (a second metadata
+	 * device), else the one metadata device must be there */
+	if ((r = pool_features_meta_attach(p, claim, rep)))
 		return r;
 	if ((r = read_all_copies(p, rep, st)))
-		return r;
-	if ((r = refuse_leg0_lost(p, flags)))
 		return r;
 	/* the features' step after the VG is read, before anything is
 	 * written (another host's pool refused, a shared pool's lease
@@ -786,7 +585,6 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 
 void pool_detach(struct pool *p)
 {
-	pool_meta_say_bad(p);
 	pool_removal_release(p);
 	pool_features_detach(p);
 	thin_close(p->md);
@@ -813,7 +611,7 @@ int pool_share_devices(struct pool *p)
 		int r;
 
 		if (!p->pv[i].io)
-			continue;	/* a mirror leg that is not there */
+			continue;	/* a second metadata device that is not there */
 		r = io_fd_open(p->pv[i].io->name, 0, &io);
 
 		if (r) {
@@ -824,7 +622,9 @@ int pool_share_devices(struct pool *p)
 		io_destroy(p->pv[i].io);
 		p->pv[i].io = io;
 	}
-	if (p->meta_io && (r0 = pool_meta_rebuild(p)))
+	/* the features' engines over the devices reopened (the thin
+	 * metadata's) */
+	if ((r0 = pool_features_devices_shared(p)))
 		return r0;
 	return p->vg ? pool_features_vg_changed(p) : 0;
 }

@@ -7,7 +7,7 @@
  *   - the first two devices (data and metadata), when block devices, are
  *     opened exclusively (O_EXCL) for a moment: the kernel refuses that
  *     while a running pool (or anything else: a mount, an md or dm
- *     device) holds them; added data devices and a mirror's second leg
+ *     device) holds them; added data devices and a second metadata device
  *     are not asked.
  * The pool's thin-pool device loaded: LIVE (P->be = the kernel). Nothing
  * loaded and both free: OFFLINE (the engine on the devices). A

@@ -70,15 +70,11 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	for (unsigned i = 1; i < vg_nr_data(next) && POOL_DATA_PV(i) < n; i++)
 		tp_path_absolute_to(vg_data_dev(next, i)->path, sizeof(next->dev[0].path),
 			    p->pv[POOL_DATA_PV(i)].io->name);
-	/* the second metadata device of a mirrored pool, when it is open and
-	 * NEXT still lists it */
-	if (next->meta_mirror && p->pv[POOL_META1_PV].io &&
-	    !strcmp(next->meta1.pv_uuid, p->pv[POOL_META1_PV].label.pv_uuid)) {
-		pvs[n++] = p->pv[POOL_META1_PV];
-		tp_path_absolute_to(next->meta1.path, sizeof(next->meta1.path),
-				    p->pv[POOL_META1_PV].io->name);
-	}
-	/* a mirror's lost first metadata device gets no copy (pool_attach.c) */
+	/* the features' devices that get a copy (the second metadata
+	 * device), and what a writer does before its first commit (a stale
+	 * copy of the thin metadata resynced) */
+	pool_features_commit_targets(p, next, pvs, &n);
+	/* a lost first metadata device gets no copy (pool_attach.c) */
 	if (!pvs[VG_ROLE_META].io) {
 		memmove(&pvs[VG_ROLE_META], &pvs[VG_ROLE_META + 1],
 			(n - VG_ROLE_META - 1) * sizeof(pvs[0]));
@@ -94,12 +90,6 @@ static int commit(struct pool *p, struct vg *next, int backup)
 
 		pvs[VG_ROLE_DATA] = pvs[VG_ROLE_META];
 		pvs[VG_ROLE_META] = t;
-	}
-	/* the stale leg a writer found, resynced now that it changes the
-	 * pool (a writer refused before its commit writes nothing) */
-	if (p->meta_resync_due) {
-		p->meta_resync_due = 0;
-		pool_meta_resync_stale(p);
 	}
 	next->seqno = p->vg->seqno;
 	tp_critical_begin();

@@ -5,9 +5,9 @@
  * core runs every registered hook at its step of a pool's life: after
  * the VG is read, at a live pool's leftovers, once open, at detach; and
  * where the pool's devices are concerned (the devices the VG lists
- * beyond the first two opened, a view built over them, the kernel's
- * table). A feature's state of an open pool lives in its slot of struct
- * pool. */
+ * beyond the first two opened, a view built over them, the thin
+ * metadata's devices, the kernel's table). A feature's state of an open
+ * pool lives in its slot of struct pool. */
 #include "lib/pool/core/core_int.h"
 
 #include "lib/base/log.h"
@@ -158,9 +158,94 @@ int pool_features_incomplete(const struct pool *p)
 	return 0;
 }
 
-void pool_features_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
+/* ---- the steps of the thin metadata's devices ---- */
+
+int pool_features_meta_attach(struct pool *p, unsigned claim, struct pool_check_report *rep)
+{
+	int r;
+
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->meta_attach && (r = features[i]->meta_attach(p, claim, rep)))
+			return r < 0 ? r : 0;
+	/* no feature's: the one metadata device */
+	if (p->pv[VG_ROLE_META].io)
+		return 0;
+	log_error("pool %s: its metadata device (device uuid %s) is missing", p->name,
+		  p->vg->dev[VG_ROLE_META].pv_uuid);
+	return -ENODEV;
+}
+
+int pool_features_vg_same(const struct pool *p, const struct vg *vg)
 {
 	for (unsigned i = 0; i < nr_features; i++)
-		if (features[i]->dm_layout)
-			features[i]->dm_layout(p, l);
+		if (features[i]->vg_same && !features[i]->vg_same(p, vg))
+			return 0;
+	return 1;
+}
+
+int pool_features_open_check(struct pool *p)
+{
+	int r;
+
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->open_check && (r = features[i]->open_check(p)))
+			return r;
+	return 0;
+}
+
+void pool_features_open_thin(struct pool *p, int write)
+{
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->open_thin)
+			features[i]->open_thin(p, write);
+}
+
+int pool_features_sync_labels(struct pool *p, int *changed)
+{
+	int r;
+
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->sync_labels && (r = features[i]->sync_labels(p, changed)))
+			return r;
+	return 0;
+}
+
+void pool_features_labels_behind(const struct pool *p, const char *names[], unsigned *n,
+				 unsigned max)
+{
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->labels_behind)
+			features[i]->labels_behind(p, names, n, max);
+}
+
+void pool_features_commit_targets(struct pool *p, struct vg *next, struct vg_pv *pvs,
+				  unsigned *n)
+{
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->commit_targets)
+			features[i]->commit_targets(p, next, pvs, n);
+}
+
+int pool_features_devices_shared(struct pool *p)
+{
+	int r;
+
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->devices_shared && (r = features[i]->devices_shared(p)))
+			return r;
+	return 0;
+}
+
+void pool_features_kernel_table(const struct pool *p, struct tp_dm_pool_layout *l)
+{
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->kernel_table)
+			features[i]->kernel_table(p, l);
+}
+
+void pool_features_activated(const struct pool *p, const struct tp_dm_pool_layout *l)
+{
+	for (unsigned i = 0; i < nr_features; i++)
+		if (features[i]->activated)
+			features[i]->activated(p, l);
 }

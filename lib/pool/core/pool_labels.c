@@ -16,9 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Does L's geometry and name differ from what VG records for ROLE? */
-static int stale(const struct vg_label *l, const struct vg *vg, const struct vg_device *d,
-		 unsigned index)
+int pool_label_stale(const struct vg_label *l, const struct vg *vg, const struct vg_device *d,
+		     unsigned index)
 {
 	return l->device_size != d->size || memcmp(&l->mda, &d->mda, sizeof(l->mda)) ||
 	       memcmp(l->area, d->area, sizeof(l->area)) || strcmp(l->pool_name, vg->name) ||
@@ -38,7 +37,7 @@ int pool_sync_labels(struct pool *p, int *changed)
 
 		if (i >= VG_NR_ROLES && index >= vg_nr_data(p->vg))
 			break;	/* a device the VG does not list (yet, or any more) */
-		if (!p->pv[i].io || !stale(&l, p->vg, d, index))
+		if (!p->pv[i].io || !pool_label_stale(&l, p->vg, d, index))
 			continue;
 		if (changed)
 			*changed = 1;
@@ -61,26 +60,12 @@ int pool_sync_labels(struct pool *p, int *changed)
 		}
 		p->pv[i].label = l;
 	}
-	/* the second metadata device of a mirrored pool */
-	if (p->vg->meta_mirror && p->pv[POOL_META1_PV].io &&
-	    !strcmp(p->pv[POOL_META1_PV].label.pv_uuid, p->vg->meta1.pv_uuid) &&
-	    stale(&p->pv[POOL_META1_PV].label, p->vg, &p->vg->meta1, 0)) {
-		struct vg_label l;
+	/* the features' devices (the second metadata device) */
+	{
+		int r = pool_features_sync_labels(p, changed);
 
-		if (changed)
-			*changed = 1;
-		vg_label_from_vg_meta1(p->vg, p->vg->meta1.size, &l);
-		if (!(p->flags & POOL_RDONLY)) {
-			int r = vg_label_write(p->pv[POOL_META1_PV].io, &l);
-
-			if (r) {
-				log_error("pool %s: cannot bring the label of %s in step with the VG "
-					  "metadata: %s", p->name, p->pv[POOL_META1_PV].io->name,
-					  strerror(-r));
-				return r;
-			}
-		}
-		p->pv[POOL_META1_PV].label = l;
+		if (r)
+			return r;
 	}
 	/* a feature's view of a device carries the device's label */
 	for (unsigned i = 0; i < VG_NR_ROLES; i++)
@@ -100,12 +85,10 @@ unsigned pool_labels_behind(const struct pool *p, const char *names[], unsigned 
 		if (i >= VG_NR_ROLES && index >= vg_nr_data(p->vg))
 			break;
 		d = i < VG_NR_ROLES ? &p->vg->dev[i] : vg_data_dev(p->vg, index);
-		if (p->pv[i].io && stale(&p->pv[i].label, p->vg, d, index) && n < max)
+		if (p->pv[i].io && pool_label_stale(&p->pv[i].label, p->vg, d, index) && n < max)
 			names[n++] = p->pv[i].io->name;
 	}
-	if (p->vg && p->vg->meta_mirror && p->pv[POOL_META1_PV].io &&
-	    !strcmp(p->pv[POOL_META1_PV].label.pv_uuid, p->vg->meta1.pv_uuid) &&
-	    stale(&p->pv[POOL_META1_PV].label, p->vg, &p->vg->meta1, 0) && n < max)
-		names[n++] = p->pv[POOL_META1_PV].io->name;
+	if (p->vg)
+		pool_features_labels_behind(p, names, &n, max);
 	return n;
 }

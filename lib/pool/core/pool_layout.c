@@ -53,59 +53,17 @@ void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l)
 	memset(l, 0, sizeof(*l));
 	l->pool = p->name;
 	l->pool_uuid = vg->uuid;
-	/* (a mirror's lost first leg: the raid1 below leaves it out) */
+	/* (the first lost: the second; a feature's table leaves it out) */
 	l->meta_dev = pool_meta_dev_name(p);
 	l->meta_offset = meta->area[vg->metadata_area].offset;
 	l->meta_length = meta->area[vg->metadata_area].size;
 	l->data_dev = p->pv[VG_ROLE_DATA].io->name;
 	l->data_offset = data->area[0].offset;
 	l->data_length = data->area[0].size / chunk * chunk;
-	/* what the features' devices change (several data devices: the
-	 * data device linear over each one's area) */
-	pool_features_dm_layout(p, l);
-	if (vg->meta_mirror) {
-		/* the kernel's raid1 over the legs in use (pool_mirror.c):
-		 * a missing or stale leg is left out, the set degraded */
-		l->meta_mirror = 1;
-		l->raid_meta_offset = vg_raid_meta_offset(vg);
-		l->raid_meta_length = VG_RAID_META_BYTES;
-		/* dm-integrity under each leg: the active area's region */
-		if (vg->integrity_size) {
-			l->imeta_offset = vg_imeta_offset(vg, vg->metadata_area);
-			l->imeta_length = vg->integrity_size;
-		}
-		for (unsigned i = 0; i < 2; i++) {
-			const struct vg_pv *pv = i ? &p->pv[POOL_META1_PV] : &p->pv[VG_ROLE_META];
-
-			l->meta_leg[i] = pv->io && p->meta_io &&
-						 (io_mirror_in_use(p->meta_io) & (1u << i))
-					 ? pv->io->name : NULL;
-		}
-		/* a stale leg whose device is there (an activation's open
-		 * keeps it: POOL_META_KEEP_STALE) goes in to be rebuilt from
-		 * the other, when the kernel knows that one in sync (its raid
-		 * metadata written); else it stays out (degraded) */
-		int stale = pool_meta_stale_leg(p);
-
-		if (stale >= 0 && !l->meta_leg[stale] && l->meta_leg[1 - stale] &&
-		    pool_raid_sb(vg, (1 - stale) ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io,
-				 NULL) == 1) {
-			l->meta_leg[stale] = (stale ? p->pv[POOL_META1_PV].io
-						    : p->pv[VG_ROLE_META].io)->name;
-			l->meta_rebuild = stale + 1;
-		}
-		/* one leg's raid metadata zeroed, the other's not: the kernel
-		 * takes the zeroed one as a new device, to be rebuilt */
-		if (l->meta_leg[0] && l->meta_leg[1] && !l->meta_rebuild) {
-			int sb0 = pool_raid_sb(vg, p->pv[VG_ROLE_META].io, NULL);
-			int sb1 = pool_raid_sb(vg, p->pv[POOL_META1_PV].io, NULL);
-
-			if (sb0 == 1 && sb1 == 0)
-				l->meta_rebuild = 2;
-			else if (sb0 == 0 && sb1 == 1)
-				l->meta_rebuild = 1;
-		}
-	}
+	/* what the features' devices change (several data devices: the data
+	 * device linear over each one's area; the metadata mirror: a raid1
+	 * over two legs, each under dm-integrity) */
+	pool_features_kernel_table(p, l);
 	l->block_sectors = vg->chunk_size;
 	l->low_water_blocks = l->data_length / chunk * (100 - pool_event_percent(vg)) / 100;
 	if (!vg->zero)

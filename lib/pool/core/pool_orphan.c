@@ -239,17 +239,18 @@ static int own_copy_names(const char *path)
 	return r;
 }
 
-/* "data device 2", "the metadata device", ... of VG for device uuid U. */
+/* "data device 2", "the metadata device", ... of VG for device uuid U,
+ * a device VG lists. */
 static void member_what(const struct vg *vg, const char *u, char *buf, size_t len)
 {
 	int i = vg_data_index(vg, u);
 
 	if (i >= 0)
 		snprintf(buf, len, "its data device %d", i + 1);
-	else if (vg->meta_mirror && !strcmp(vg->meta1.pv_uuid, u))
-		snprintf(buf, len, "its second metadata device");
-	else
+	else if (!strcmp(vg->dev[VG_ROLE_META].pv_uuid, u))
 		snprintf(buf, len, "its metadata device");
+	else	/* listed (vg_lists_device), so vg.meta1 */
+		snprintf(buf, len, "its second metadata device");
 }
 
 int pool_label_owner(const char *path, struct pool_label_owner *o)

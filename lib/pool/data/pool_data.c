@@ -13,7 +13,7 @@
  * the concatenation is built again (vg_changed) and handed to the core as
  * the data device's view (pool_set_role_view), which pool_pv(p,
  * VG_ROLE_DATA) gives out; live, the kernel's data device is a linear
- * table over the same segments (dm_layout), so a chunk is at the same
+ * table over the same segments (the kernel_table hook), so a chunk is at the same
  * place either way. The engine is this module's state of the pool (its
  * slot, pool_feature_state), let go at detach. */
 #include "lib/pool/data/data.h"
@@ -224,7 +224,7 @@ static int attach_xdata(struct pool *p, unsigned claim, struct pool_check_report
 	return rebuild(p);
 }
 
-/* The dm_layout hook: several data devices make the kernel's data device
+/* The kernel_table hook: several data devices make the kernel's data device
  * linear over each one's area, in the VG's order. */
 static void layout(const struct pool *p, struct tp_dm_pool_layout *l)
 {
@@ -264,7 +264,7 @@ static struct pool_feature data_feature = {
 	.vg_changed = rebuild,
 	.view_open = reader_multi,
 	.incomplete = pool_data_missing,
-	.dm_layout = layout,
+	.kernel_table = layout,
 };
 
 void pool_data_register(void)

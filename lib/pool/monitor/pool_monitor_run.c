@@ -12,6 +12,7 @@
 #include "lib/pool/monitor.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/data/data.h"
+#include "lib/pool/mirror/mirror.h"
 #include "lib/pool/pool_admin.h"
 #include "lib/pool/host/host.h"
 

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pool_mirror.c - mirrored thin metadata (core.h: pool_meta_io,
- * pool_meta_area_io, pool_meta_legs, pool_meta_health, pool_zero_raid_meta): the second
+/* pool_mirror.c - mirrored thin metadata (mirror.h: pool_meta_legs,
+ * pool_zero_raid_meta, ...; pool.h: pool_meta_health): the second
  * metadata device of a pool made with tpcreate --meta DEV1,DEV2 (vg.meta1,
- * laid out as the first), opened after the VG is read (pool_attach.c:
- * pool_attach_meta1), and the mirror engine (lib/base/io.h: io_mirror)
- * over the two that every offline read and write of the thin-metadata
- * areas goes through; the replace is pool_mirror_replace.c. At open the superblocks
- * of the active area on both legs are compared: a leg whose superblock
- * does not validate, or differs from the other's (a write it missed, a
- * crash between the legs' writes), is stale and taken out, never read;
- * the one that validates, with the VG's transaction id (else the higher
- * one, else the first leg), is the primary. Live, the kernel's raid1
- * (pool_layout.c) runs both legs and its status says their health. */
-#include "lib/pool/core/core_int.h"
+ * laid out as the first), opened after the VG is read (the feature's
+ * meta_attach hook, pool_mirror_feature.c), and the mirror engine
+ * (lib/base/io.h: io_mirror) over the two that every offline read and
+ * write of the thin-metadata areas goes through (core.h: pool_meta_io);
+ * the replace is pool_mirror_replace.c. At open the superblocks of the
+ * active area on both legs are compared: a leg whose superblock does not
+ * validate, or differs from the other's (a write it missed, a crash
+ * between the legs' writes), is stale and taken out, never read; the one
+ * that validates, with the VG's transaction id (else the higher one, else
+ * the first leg), is the primary. Live, the kernel's raid1 (the feature's
+ * kernel_table hook) runs both legs and its status says their health. */
+#include "lib/pool/mirror/mirror_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/critical.h"
@@ -33,20 +34,12 @@
 
 const char *pool_meta_leg_path(const struct pool *p, unsigned i)
 {
-	const struct vg_pv *pv = i ? &p->pv[POOL_META1_PV] : &p->pv[VG_ROLE_META];
-	const char *last = i ? p->vg->meta1.path : p->vg->dev[VG_ROLE_META].path;
+	const struct vg_pv *pv = i ? &LEG(p, 1) : &LEG(p, 0);
+	const char *last = i ? pool_vg(p)->meta1.path : pool_vg(p)->dev[VG_ROLE_META].path;
 
 	if (pv->io)
 		return pv->io->name;
 	return last[0] ? last : "?";	/* where the VG saw it last */
-}
-
-const char *pool_meta_dev_name(const struct pool *p)
-{
-	const struct io_engine *io = p->pv[VG_ROLE_META].io ? p->pv[VG_ROLE_META].io
-							    : p->pv[POOL_META1_PV].io;
-
-	return io ? io->name : "?";
 }
 
 const char *pool_meta_leg_why(int err)
@@ -63,33 +56,13 @@ const char *pool_meta_leg_why(int err)
 	}
 }
 
-struct io_engine *pool_meta_io(const struct pool *p)
-{
-	return p->meta_io ? p->meta_io : p->pv[VG_ROLE_META].io;
-}
-
-int pool_meta_area_io(const struct pool *p, int spare, struct io_engine **out)
-{
-	const struct vg_pv *meta = &p->pv[VG_ROLE_META];
-	const struct vg_area *a = &meta->label.area[spare ? !p->vg->metadata_area
-							  : p->vg->metadata_area];
-	struct io_engine *io = pool_meta_io(p);
-
-	*out = NULL;
-	if (!io)
-		return -ENODEV;
-	if (!a->size)
-		return -ENOSPC;
-	return io_window_create(io, a->offset, a->size, 0, out);
-}
-
 int pool_meta_leg_area_io(const struct pool *p, unsigned leg, struct io_engine **out)
 {
-	const struct vg_area *a = &p->pv[VG_ROLE_META].label.area[p->vg->metadata_area];
-	struct io_engine *io = leg ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io;
+	const struct vg_area *a = &LEG(p, 0).label.area[pool_vg(p)->metadata_area];
+	struct io_engine *io = leg ? LEG(p, 1).io : LEG(p, 0).io;
 
 	*out = NULL;
-	if (!io || (!leg && !p->vg->meta_mirror))
+	if (!io || (!leg && !pool_vg(p)->meta_mirror))
 		return -ENODEV;
 	if (!a->size)
 		return -ENOSPC;
@@ -103,7 +76,7 @@ static int live_health(const struct pool *p, char health[3], int *syncing)
 	char name[TP_DM_NAME_MAX];
 	int r;
 
-	if ((r = tp_dm_name(name, sizeof(name), p->name, TP_DM_ROLE_TMETA, NULL)) ||
+	if ((r = tp_dm_name(name, sizeof(name), pool_name(p), TP_DM_ROLE_TMETA, NULL)) ||
 	    (r = tp_dm_raid_status(name, &st)))
 		return r;
 	if (st.nr_devs != 2)
@@ -121,13 +94,13 @@ int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2])
 	int scrubbed;
 
 	memset(leg, 0, 2 * sizeof(*leg));
-	if (!p->vg->meta_mirror)
+	if (!pool_vg(p)->meta_mirror)
 		return 0;
-	if (p->be->live && !live_health(p, health, &syncing))
+	if (pool_is_live(p) && !live_health(p, health, &syncing))
 		live = 1;
-	scrubbed = !pool_scrub_state_read(p->vg->uuid, &sc);
+	scrubbed = !pool_scrub_state_read(pool_vg(p)->uuid, &sc);
 	for (unsigned i = 0; i < 2; i++) {
-		int e = p->meta_io ? io_mirror_error(p->meta_io, i) : -ENODEV;
+		int e = pool_meta_engine(p) ? io_mirror_error(pool_meta_engine(p), i) : -ENODEV;
 		char h = health[i];	/* leg I is the raid table's place I */
 		struct io_mirror_bad b;
 
@@ -139,10 +112,10 @@ int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2])
 		if (live && h == 'a' && !leg[i].err)
 			leg[i].state = "resyncing";
 		leg[i].resyncing = live && h == 'a';
-		if (live && p->vg->integrity_size) {
+		if (live && pool_vg(p)->integrity_size) {
 			struct tp_dm_integrity_status is;
 
-			if (!tp_dm_meta_leg_integrity(p->name, i, &is)) {
+			if (!tp_dm_meta_leg_integrity(pool_name(p), i, &is)) {
 				leg[i].integrity = 1;
 				leg[i].mismatches = is.mismatches;
 				leg[i].integrity_pct = is.provided && is.recalc < is.provided
@@ -150,9 +123,9 @@ int pool_meta_legs(const struct pool *p, struct pool_meta_leg leg[2])
 							       : 100;
 			}
 		}
-		if (leg[i].err || leg[i].resyncing || !p->meta_io)
+		if (leg[i].err || leg[i].resyncing || !pool_meta_engine(p))
 			continue;
-		io_mirror_bad(p->meta_io, i, &b);
+		io_mirror_bad(pool_meta_engine(p), i, &b);
 		leg[i].bad = TP_MAX(b.bad - b.healed, scrubbed ? sc.bad[i] : 0);
 		if (leg[i].bad)
 			leg[i].state = "bad blocks";
@@ -188,22 +161,22 @@ void pool_meta_scrubbed(struct pool *p, const struct thin_scrub_report *s, int m
 	}
 	st.mismatched = s->mismatched - TP_MIN(s->mismatched, s->healed[0] + s->healed[1]);
 	st.mixed = mixed != 0;
-	if (pool_scrub_state_write(p->vg->uuid, &st))
-		log_warn("pool %s: the scrub's result is not recorded; tpstatus shows the one before", p->name);
-	if (p->meta_io)
-		io_mirror_bad_clear(p->meta_io);	/* the check says them */
+	if (pool_scrub_state_write(pool_vg(p)->uuid, &st))
+		log_warn("pool %s: the scrub's result is not recorded; tpstatus shows the one before", pool_name(p));
+	if (pool_meta_engine(p))
+		io_mirror_bad_clear(pool_meta_engine(p));	/* the check says them */
 }
 
 void pool_meta_say_bad(const struct pool *p)
 {
 	struct pool_scrub_state sc;
-	int scrubbed = p->vg && p->vg->meta_mirror && !pool_scrub_state_read(p->vg->uuid, &sc);
+	int scrubbed = pool_vg(p) && pool_vg(p)->meta_mirror && !pool_scrub_state_read(pool_vg(p)->uuid, &sc);
 	int fixed = 0;
 
-	for (unsigned i = 0; p->vg && p->vg->meta_mirror && p->meta_io && i < 2; i++) {
+	for (unsigned i = 0; pool_vg(p) && pool_vg(p)->meta_mirror && pool_meta_engine(p) && i < 2; i++) {
 		struct io_mirror_bad b;
 
-		io_mirror_bad(p->meta_io, i, &b);
+		io_mirror_bad(pool_meta_engine(p), i, &b);
 		if (!b.bad)
 			continue;
 		/* the blocks a writer rewrote are no longer bad there: the last
@@ -212,28 +185,28 @@ void pool_meta_say_bad(const struct pool *p)
 			sc.bad[i] -= TP_MIN(sc.bad[i], b.healed);
 			fixed = 1;
 		}
-		if (b.healed < b.bad && io_mirror_error(p->meta_io, i))
+		if (b.healed < b.bad && io_mirror_error(pool_meta_engine(p), i))
 			log_warn("pool %s: metadata mirror leg %u (%s): %" PRIu64 " block%s bad "
 				 "there, and the leg failed (%s): it is out of the mirror; put it on "
-				 "another device with 'tpchange --meta-replace DEV %s'", p->name, i,
+				 "another device with 'tpchange --meta-replace DEV %s'", pool_name(p), i,
 				 pool_meta_leg_path(p, i), b.bad - b.healed,
 				 b.bad - b.healed == 1 ? "" : "s",
-				 strerror(-io_mirror_error(p->meta_io, i)), p->name);
+				 strerror(-io_mirror_error(pool_meta_engine(p), i)), pool_name(p));
 		else if (b.healed >= b.bad)
 			log_warn("pool %s: metadata mirror leg %u (%s): %" PRIu64 " bad block%s "
-				 "rewritten from leg %u", p->name, i, pool_meta_leg_path(p, i), b.bad,
+				 "rewritten from leg %u", pool_name(p), i, pool_meta_leg_path(p, i), b.bad,
 				 b.bad == 1 ? "" : "s", 1 - i);
 		else
 			log_warn("pool %s: metadata mirror leg %u (%s): %" PRIu64 " block%s bad "
 				 "there (%s the first at byte %" PRIu64 ") and read from leg %u; "
 				 "'tprepair %s' rewrites %s ('tpcheck %s' compares the legs)",
-				 p->name, i, pool_meta_leg_path(p, i), b.bad - b.healed,
+				 pool_name(p), i, pool_meta_leg_path(p, i), b.bad - b.healed,
 				 b.bad - b.healed == 1 ? "" : "s",
 				 b.unreadable ? "unreadable there;" : "invalid there;", b.first_off,
-				 1 - i, p->name, b.bad - b.healed == 1 ? "it" : "them", p->name);
+				 1 - i, pool_name(p), b.bad - b.healed == 1 ? "it" : "them", pool_name(p));
 	}
-	if (fixed && pool_scrub_state_write(p->vg->uuid, &sc))
-		log_warn("pool %s: the scrub record still counts the blocks rewritten", p->name);
+	if (fixed && pool_scrub_state_write(pool_vg(p)->uuid, &sc))
+		log_warn("pool %s: the scrub record still counts the blocks rewritten", pool_name(p));
 }
 
 /* The regions of IO's (a leg's) integrity metadata, as VG lays them out. */
@@ -254,25 +227,25 @@ int pool_meta_mirror_make(const struct pool *p, struct io_engine *leg0, struct i
 	int r = 0, failed[2] = { 0, 0 };
 
 	*out = NULL;
-	integrity_regions(p->vg, reg);
+	integrity_regions(pool_vg(p), reg);
 	for (unsigned i = 0; i < 2 && !r; i++) {
 		if (!in[i])
 			continue;
 		/* a leg under dm-integrity keeps its tags offline (io.h); the
 		 * others go through a window over the whole device, so that
 		 * the mirror owns what it reads each leg through */
-		r = p->vg->integrity_size ? io_integrity_create(in[i], reg, 2, 0, &w[i])
+		r = pool_vg(p)->integrity_size ? io_integrity_create(in[i], reg, 2, 0, &w[i])
 					  : io_window_create(in[i], 0, in[i]->size, 0, &w[i]);
 		if (r && r != -ENOMEM) {
 			/* its integrity metadata unreadable: the leg failed, the
 			 * other carries the pool (degraded, said at attach) */
-			log_warn("pool %s: cannot read the integrity metadata of %s: %s", p->name,
+			log_warn("pool %s: cannot read the integrity metadata of %s: %s", pool_name(p),
 				 in[i]->name, strerror(-r));
 			failed[i] = r;
 			w[i] = NULL;
 			r = 0;
 		} else if (r) {
-			log_error("pool %s: cannot read the integrity metadata of %s: %s", p->name,
+			log_error("pool %s: cannot read the integrity metadata of %s: %s", pool_name(p),
 				  in[i]->name, strerror(-r));
 		}
 	}
@@ -303,8 +276,8 @@ int pool_integrity_reset(const struct vg *vg, struct io_engine *io)
 
 int pool_meta_rebuild(struct pool *p)
 {
-	struct io_engine *old = p->meta_io, *io;
-	int r = pool_meta_mirror_make(p, p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io,
+	struct io_engine *old = pool_meta_engine(p), *io;
+	int r = pool_meta_mirror_make(p, LEG(p, 0).io, LEG(p, 1).io,
 				      old ? io_mirror_primary(old) : 0, &io);
 
 	if (r)
@@ -314,20 +287,19 @@ int pool_meta_rebuild(struct pool *p)
 			io_mirror_take_out(io, i, io_mirror_error(old, i));
 	if (old)
 		io_mirror_carry(io, old);
-	io_destroy(old);
-	p->meta_io = io;
+	pool_set_meta_io(p, io);	/* the old one destroyed */
 	return 0;
 }
 
 int pool_meta_stale_leg(const struct pool *p)
 {
-	for (unsigned i = 0; p->vg->meta_mirror && p->meta_io && i < 2; i++) {
-		int e = io_mirror_error(p->meta_io, i);
-		const struct vg_pv *pv = i ? &p->pv[POOL_META1_PV] : &p->pv[VG_ROLE_META];
+	for (unsigned i = 0; pool_vg(p)->meta_mirror && pool_meta_engine(p) && i < 2; i++) {
+		int e = io_mirror_error(pool_meta_engine(p), i);
+		const struct vg_pv *pv = i ? &LEG(p, 1) : &LEG(p, 0);
 
 		if ((e == -ESTALE || e == -EUCLEAN || e == -EINPROGRESS || e == -EMEDIUMTYPE) &&
 		    pv->io &&
-		    !io_mirror_error(p->meta_io, 1 - i))
+		    !io_mirror_error(pool_meta_engine(p), 1 - i))
 			return (int)i;
 	}
 	return -1;
@@ -342,31 +314,31 @@ int pool_meta_scrub_live(struct pool *p, struct pool_live_scrub *res)
 
 	memset(res, 0, sizeof(*res));
 	memset(before, 0, sizeof(before));
-	if (!p->vg->meta_mirror || !p->be->live)
+	if (!pool_vg(p)->meta_mirror || !pool_is_live(p))
 		return -EOPNOTSUPP;
-	if ((r = tp_dm_name(tmeta, sizeof(tmeta), p->name, TP_DM_ROLE_TMETA, NULL)) ||
+	if ((r = tp_dm_name(tmeta, sizeof(tmeta), pool_name(p), TP_DM_ROLE_TMETA, NULL)) ||
 	    (r = tp_dm_raid_status(tmeta, &st)))
 		return r;
 	if (strcmp(st.action, "idle") || st.sync_done < st.sync_total) {
 		log_error("pool %s: the kernel is busy with its metadata mirror (%s, %" PRIu64
 			  " of %" PRIu64 " sectors): scrub it once that is done; nothing was "
-			  "changed", p->name, st.action, st.sync_done, st.sync_total);
+			  "changed", pool_name(p), st.action, st.sync_done, st.sync_total);
 		return -EBUSY;
 	}
 	for (unsigned i = 0; i < 2; i++)
 		if (st.health[i] != 'A') {
 			log_error("pool %s: leg %u of its metadata mirror (%s) is %s: there is "
 				  "nothing to compare it with; 'tpchange --meta-replace DEV %s' "
-				  "puts it on DEV; nothing was changed", p->name, i,
+				  "puts it on DEV; nothing was changed", pool_name(p), i,
 				  pool_meta_leg_path(p, i), st.health[i] == 'D' ? "failed" : "out",
-				  p->name);
+				  pool_name(p));
 			return -ESTALE;
 		}
 	for (unsigned i = 0; i < 2; i++)
-		if (!tp_dm_meta_leg_integrity(p->name, i, &before[i]))
+		if (!tp_dm_meta_leg_integrity(pool_name(p), i, &before[i]))
 			res->integrity = 1;
 	if ((r = tp_dm_message(tmeta, "check"))) {
-		log_error("pool %s: the kernel refused to check its metadata mirror: %s", p->name,
+		log_error("pool %s: the kernel refused to check its metadata mirror: %s", pool_name(p),
 			  strerror(-r));
 		return r;
 	}
@@ -384,7 +356,7 @@ int pool_meta_scrub_live(struct pool *p, struct pool_live_scrub *res)
 		if (tp_critical_pending()) {
 			if (tp_dm_message(tmeta, "idle"))
 				log_warn("pool %s: could not stop the kernel's check of its "
-					 "metadata mirror", p->name);
+					 "metadata mirror", pool_name(p));
 			return -EINTR;
 		}
 		nanosleep(&ts, NULL);
@@ -393,7 +365,7 @@ int pool_meta_scrub_live(struct pool *p, struct pool_live_scrub *res)
 	res->mismatches = st.mismatches;
 	memcpy(res->health, st.health, 2);
 	for (unsigned i = 0; res->integrity && i < 2; i++)
-		if (!tp_dm_meta_leg_integrity(p->name, i, &after))
+		if (!tp_dm_meta_leg_integrity(pool_name(p), i, &after))
 			res->corrected[i] = after.mismatches - TP_MIN(after.mismatches,
 								      before[i].mismatches);
 	return 0;
@@ -422,20 +394,14 @@ int pool_zero_raid_meta(struct io_engine *io, const struct vg *vg)
 	return r ? r : io_flush(io);
 }
 
-const struct vg_pv *pool_meta1_pv(const struct pool *p)
-{
-	return p->vg && p->vg->meta_mirror && p->pv[POOL_META1_PV].io ? &p->pv[POOL_META1_PV]
-								    : NULL;
-}
-
 /* Copy both thin-metadata areas of the good leg GOOD onto IO: each area
  * but its first block, flushed, then the first blocks (the superblocks),
  * the active area's last, flushed; a copy cut short leaves IO's active
  * superblock as it was, so a stale leg stays stale. */
 int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io, unsigned areas)
 {
-	struct io_engine *src = good ? p->pv[POOL_META1_PV].io : p->pv[VG_ROLE_META].io;
-	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
+	struct io_engine *src = good ? LEG(p, 1).io : LEG(p, 0).io;
+	const struct vg_device *m = &pool_vg(p)->dev[VG_ROLE_META];
 	size_t len = 1u << 20;
 	char *buf = malloc(len);
 	int r = buf ? 0 : -ENOMEM;
@@ -452,7 +418,7 @@ int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io, un
 	if (!r)
 		r = io_flush(io);
 	for (unsigned k = 0; k < 2 && !r; k++) {
-		unsigned a = k ? p->vg->metadata_area : 1 - p->vg->metadata_area;
+		unsigned a = k ? pool_vg(p)->metadata_area : 1 - pool_vg(p)->metadata_area;
 
 		if (!(areas & (1u << a)))
 			continue;
@@ -468,42 +434,40 @@ int pool_meta_copy_areas(struct pool *p, unsigned good, struct io_engine *io, un
 void pool_meta_resync_stale(struct pool *p)
 {
 	int i = pool_meta_stale_leg(p), e, r;
-	unsigned slot;
 
 	if (i < 0)
 		return;
-	slot = i ? POOL_META1_PV : VG_ROLE_META;
-	e = io_mirror_error(p->meta_io, (unsigned)i);
+	e = io_mirror_error(pool_meta_engine(p), (unsigned)i);
 	/* the raid metadata zeroed last: a cut before it leaves a leg in
 	 * step whose old raid metadata the kernel reconciles (or, after an
 	 * unfinished rebuild, still says stale: resynced again) */
-	if ((r = pool_meta_copy_areas(p, 1 - (unsigned)i, p->pv[slot].io, 3)) ||
-	    (r = pool_integrity_reset(p->vg, p->pv[slot].io)) ||
-	    (r = pool_zero_raid_meta(p->pv[slot].io, p->vg)) ||
-	    (r = io_mirror_readmit(p->meta_io, (unsigned)i))) {
+	if ((r = pool_meta_copy_areas(p, 1 - (unsigned)i, LEG(p, (unsigned)i).io, 3)) ||
+	    (r = pool_integrity_reset(pool_vg(p), LEG(p, (unsigned)i).io)) ||
+	    (r = pool_zero_raid_meta(LEG(p, (unsigned)i).io, pool_vg(p))) ||
+	    (r = io_mirror_readmit(pool_meta_engine(p), (unsigned)i))) {
 		log_warn("pool %s: metadata mirror leg %u (%s) is %s and could not be resynced: "
-			 "%s; it stays out (degraded); 'tprepair %s' tries again", p->name, i,
+			 "%s; it stays out (degraded); 'tprepair %s' tries again", pool_name(p), i,
 			 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), strerror(-r),
-			 p->name);
+			 pool_name(p));
 		return;
 	}
-	pool_scrub_state_forget(p->vg->uuid);
-	log_warn("pool %s: metadata mirror leg %u (%s) was %s: resynced from leg %u", p->name, i,
+	pool_scrub_state_forget(pool_vg(p)->uuid);
+	log_warn("pool %s: metadata mirror leg %u (%s) was %s: resynced from leg %u", pool_name(p), i,
 		 pool_meta_leg_path(p, (unsigned)i), pool_meta_leg_why(e), 1 - i);
 }
 
 int pool_meta_resync_from(struct pool *p, unsigned good)
 {
-	struct io_engine *io = good ? p->pv[VG_ROLE_META].io : p->pv[POOL_META1_PV].io;
+	struct io_engine *io = good ? LEG(p, 0).io : LEG(p, 1).io;
 	int r;
 
-	if (!p->vg->meta_mirror || !io || !p->pv[good ? POOL_META1_PV : VG_ROLE_META].io)
+	if (!pool_vg(p)->meta_mirror || !io || !LEG(p, good).io)
 		return -ENODEV;
 	/* the active area only: the other's spare keeps what it holds */
-	if ((r = pool_meta_copy_areas(p, good, io, 1u << p->vg->metadata_area)) ||
-	    (r = pool_integrity_reset(p->vg, io)) || (r = pool_zero_raid_meta(io, p->vg)))
+	if ((r = pool_meta_copy_areas(p, good, io, 1u << pool_vg(p)->metadata_area)) ||
+	    (r = pool_integrity_reset(pool_vg(p), io)) || (r = pool_zero_raid_meta(io, pool_vg(p))))
 		log_error("pool %s: cannot copy metadata mirror leg %u's thin metadata over leg "
-			  "%u (%s): %s", p->name, good, 1 - good, pool_meta_leg_path(p, 1 - good),
+			  "%u (%s): %s", pool_name(p), good, 1 - good, pool_meta_leg_path(p, 1 - good),
 			  strerror(-r));
 	return r;
 }
@@ -512,10 +476,10 @@ int pool_meta_refuse_mixed(const struct pool *p)
 {
 	struct pool_scrub_state sc;
 
-	if (!p->vg->meta_mirror || pool_scrub_state_read(p->vg->uuid, &sc) || !sc.mixed)
+	if (!pool_vg(p)->meta_mirror || pool_scrub_state_read(pool_vg(p)->uuid, &sc) || !sc.mixed)
 		return 0;
 	log_error("pool %s: its last check found that its metadata mirror's legs differ in %"
 		  PRIu64 " blocks that validate on both and that reads mix them; nothing was "
-		  "changed: run 'tprepair %s' first", p->name, sc.mismatched, p->name);
+		  "changed: run 'tprepair %s' first", pool_name(p), sc.mismatched, pool_name(p));
 	return -EUCLEAN;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_mirror_replace.c - tpchange --meta-replace and --meta-mirror
  * (pool.h: pool_meta_replace, pool_meta_mirror_add): apart from
- * pool_mirror.c, which the attach, the offline engine and the commit use
- * (the commit resyncs a stale leg there), because this uses them. */
-#include "lib/pool/core/core_int.h"
+ * pool_mirror.c, which the feature's hooks use (pool_mirror_feature.c:
+ * the attach, the commit that resyncs a stale leg), because this uses it. */
+#include "lib/pool/mirror/mirror_int.h"
 
 #include "kernel/dm.h"
 #include "lib/base/log.h"
@@ -23,7 +23,7 @@
  * the command that frees it. */
 static int check_new_leg(const struct pool *p, const char *path)
 {
-	const char *auto_dev = p->vg->monitor.autoextend_device;
+	const char *auto_dev = pool_vg(p)->monitor.autoextend_device;
 	struct tp_probe_result res;
 	struct pool_label_owner o;
 	struct vg_label l;
@@ -34,14 +34,14 @@ static int check_new_leg(const struct pool *p, const char *path)
 	if (auto_dev[0] && pool_same_device(auto_dev, path)) {
 		log_error("pool %s: %s is its --autoextend-device, the device tpmonitor adds as "
 			  "a data device; name another device for the metadata leg, or first "
-			  "'tpchange --autoextend-device none %s'; nothing was changed", p->name,
-			  path, p->name);
+			  "'tpchange --autoextend-device none %s'; nothing was changed", pool_name(p),
+			  path, pool_name(p));
 		return -EINVAL;
 	}
 	r = pool_read_label(path, &l);
 
-	if (!r && !strcmp(l.pool_uuid, p->vg->uuid) &&
-	    (l.role == VG_ROLE_META || !vg_lists_device(p->vg, l.pv_uuid)))
+	if (!r && !strcmp(l.pool_uuid, pool_vg(p)->uuid) &&
+	    (l.role == VG_ROLE_META || !vg_lists_device(pool_vg(p), l.pv_uuid)))
 		return 0;
 	if (r == -ENOTBLK)
 		return r;	/* no device (a FIFO, a directory): said, the caller's input */
@@ -52,32 +52,32 @@ static int check_new_leg(const struct pool *p, const char *path)
 		return -EBUSY;
 	}
 	if ((r = tp_dev_probe(path, NULL, &res)) < 0) {
-		log_error("pool %s: cannot probe %s: %s", p->name, path, strerror(-r));
+		log_error("pool %s: cannot probe %s: %s", pool_name(p), path, strerror(-r));
 		return r;
 	}
 	if (res.count) {
 		tp_signature_describe(&res.sig[0], one, sizeof(one));
 		log_error("pool %s: %s carries %s; nothing was changed. Wipe it ('wipefs -a %s') "
-			  "if its contents are no longer needed", p->name, path, one, path);
+			  "if its contents are no longer needed", pool_name(p), path, one, path);
 		return -EBUSY;
 	}
 	return 0;
 }
 
-/* P's device SLOT opened again without O_EXCL (the flock claim stays), so
+/* P's metadata leg SLOT opened again without O_EXCL (the flock claim stays), so
  * the kernel can open it as a raid1 leg, as at activation. 0 or -errno. */
 static int reopen_shared(struct pool *p, unsigned slot)
 {
 	struct io_engine *shared;
-	int r = io_fd_open(p->pv[slot].io->name, 0, &shared);
+	int r = io_fd_open(LEG(p, slot).io->name, 0, &shared);
 
 	if (r) {
-		log_error("pool %s: cannot reopen %s: %s", p->name, p->pv[slot].io->name,
+		log_error("pool %s: cannot reopen %s: %s", pool_name(p), LEG(p, slot).io->name,
 			  strerror(-r));
 		return r;
 	}
-	io_destroy(p->pv[slot].io);
-	p->pv[slot].io = shared;
+	io_destroy(LEG(p, slot).io);
+	LEG(p, slot).io = shared;
 	return 0;
 }
 
@@ -88,15 +88,11 @@ static int remirror(struct pool *p, unsigned primary)
 	struct io_engine *mio;
 	int r;
 
-	thin_close(p->md);
-	p->md = NULL;
-	io_destroy(p->thin_io);
-	p->thin_io = NULL;
-	if ((r = pool_meta_mirror_make(p, p->pv[VG_ROLE_META].io, p->pv[POOL_META1_PV].io, primary,
+	pool_close_thin(p);
+	if ((r = pool_meta_mirror_make(p, LEG(p, 0).io, LEG(p, 1).io, primary,
 				       &mio)))
 		return r;
-	io_destroy(p->meta_io);
-	p->meta_io = mio;
+	pool_set_meta_io(p, mio);
 	return 0;
 }
 
@@ -116,10 +112,10 @@ int pool_meta_replace(struct pool *p, const char *path)
 	char *abs;
 	int r;
 
-	if (!p->vg->meta_mirror) {
+	if (!pool_vg(p)->meta_mirror) {
 		log_error("pool %s has one metadata device, no mirror: nothing to replace "
 			  "(tpcreate --meta DEV1,DEV2 makes a mirrored pool); nothing was changed",
-			  p->name);
+			  pool_name(p));
 		return -EINVAL;
 	}
 	pool_meta_legs(p, leg);
@@ -128,73 +124,73 @@ int pool_meta_replace(struct pool *p, const char *path)
 		 * scrub (tpcheck) is the one to replace */
 		struct pool_scrub_state sc;
 
-		if (!pool_scrub_state_read(p->vg->uuid, &sc) && !sc.unreadable[0] != !sc.unreadable[1]) {
+		if (!pool_scrub_state_read(pool_vg(p)->uuid, &sc) && !sc.unreadable[0] != !sc.unreadable[1]) {
 			unsigned bad = sc.unreadable[0] ? 0 : 1;
 
-			io_mirror_take_out(p->meta_io, bad, -EIO);
+			io_mirror_take_out(pool_meta_engine(p), bad, -EIO);
 			pool_meta_legs(p, leg);
 		}
 	}
 	if (!leg[0].err && !leg[1].err) {
 		log_error("pool %s: both legs of its metadata mirror (%s, %s) are in sync: "
-			  "nothing to replace; nothing was changed", p->name, leg[0].path,
+			  "nothing to replace; nothing was changed", pool_name(p), leg[0].path,
 			  leg[1].path);
 		return -EBUSY;
 	}
 	if (leg[0].err && leg[1].err) {
 		log_error("pool %s: neither leg of its metadata mirror is in sync: there is "
-			  "nothing to resync from; 'tpcheck %s' says more", p->name, p->name);
+			  "nothing to resync from; 'tpcheck %s' says more", pool_name(p), pool_name(p));
 		return -EUCLEAN;
 	}
 	out = leg[0].err ? 0 : 1;
-	slot = out ? POOL_META1_PV : VG_ROLE_META;
+	slot = out;
 	if ((r = pool_refuse_latched(p)))
 		return r;
 	abs = realpath(path, NULL);
 	if (!abs) {
-		log_error("pool %s: --meta-replace %s: %s", p->name, path, strerror(errno));
+		log_error("pool %s: --meta-replace %s: %s", pool_name(p), path, strerror(errno));
 		return -ENOENT;
 	}
 	/* the leg that is out may be given again: its device is resynced in
 	 * place, its label (it matched) and device uuid kept */
-	if (p->pv[slot].io && pool_same_device(p->pv[slot].io->name, abs)) {
+	if (LEG(p, slot).io && pool_same_device(LEG(p, slot).io->name, abs)) {
 		same = 1;
-		lab = p->pv[slot].label;
-		io_destroy(p->pv[slot].io);
-		p->pv[slot].io = NULL;
-		tp_lock_release(p->claim[slot]);
-		p->claim[slot] = NULL;
+		lab = LEG(p, slot).label;
+		io_destroy(LEG(p, slot).io);
+		LEG(p, slot).io = NULL;
+		tp_lock_release(*pool_meta_dev_claim(p, slot));
+		*pool_meta_dev_claim(p, slot) = NULL;
 	}
 	for (unsigned i = 0; i < pool_nr_pvs(p) + 1; i++) {
-		unsigned k = i < pool_nr_pvs(p) ? i : POOL_META1_PV;
+		const struct vg_pv *pv = i < pool_nr_pvs(p) ? pool_pv_at(p, i) : &LEG(p, 1);
 
-		if (p->pv[k].io && pool_same_device(p->pv[k].io->name, abs)) {
+		if (pv->io && pool_same_device(pv->io->name, abs)) {
 			log_error("pool %s: %s is one of its devices already; nothing was changed",
-				  p->name, abs);
+				  pool_name(p), abs);
 			free(abs);
 			return -EINVAL;
 		}
 	}
 	if (!same && (r = check_new_leg(p, abs)))
 		goto fail;
-	r = pool_claim_open(p->name, abs, 0, &claim, &io);
+	r = pool_claim_open(pool_name(p), abs, 0, &claim, &io);
 	if (r) {
 		if (r != -EBUSY)
-			log_error("pool %s: cannot open %s for writing: %s", p->name, abs,
+			log_error("pool %s: cannot open %s for writing: %s", pool_name(p), abs,
 				  strerror(-r));
 		goto fail;
 	}
-	if (io->size < p->vg->dev[VG_ROLE_META].size &&
-	    io->size < TP_MAX(p->vg->dev[VG_ROLE_META].area[0].offset +
-				      p->vg->dev[VG_ROLE_META].area[0].size,
-			      p->vg->dev[VG_ROLE_META].area[1].offset +
-				      p->vg->dev[VG_ROLE_META].area[1].size)) {
+	if (io->size < pool_vg(p)->dev[VG_ROLE_META].size &&
+	    io->size < TP_MAX(pool_vg(p)->dev[VG_ROLE_META].area[0].offset +
+				      pool_vg(p)->dev[VG_ROLE_META].area[0].size,
+			      pool_vg(p)->dev[VG_ROLE_META].area[1].offset +
+				      pool_vg(p)->dev[VG_ROLE_META].area[1].size)) {
 		log_error("pool %s: %s is smaller than its metadata layout; nothing was changed",
-			  p->name, abs);
+			  pool_name(p), abs);
 		r = -ENOSPC;
 		goto fail;
 	}
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		goto fail;
 	d = out ? &next->meta1 : &next->dev[VG_ROLE_META];
 	memcpy(old_uuid, d->pv_uuid, sizeof(old_uuid));
@@ -213,15 +209,15 @@ int pool_meta_replace(struct pool *p, const char *path)
 	 * area and label; 3. the VG commit that names it: before it the old
 	 * VG stands and the new device is no device of the pool (the same
 	 * device resynced in place is in sync once its superblocks are) */
-	if (!p->be->live && (r = pool_meta_copy_areas(p, 1 - out, io, 3))) {
+	if (!pool_is_live(p) && (r = pool_meta_copy_areas(p, 1 - out, io, 3))) {
 		if (same)
 			log_error("pool %s: cannot copy its thin metadata onto %s: %s; the pool "
 				  "was not changed (that leg stays stale): put the leg on another "
-				  "device with 'tpchange --meta-replace DEV %s'", p->name, abs,
-				  strerror(-r), p->name);
+				  "device with 'tpchange --meta-replace DEV %s'", pool_name(p), abs,
+				  strerror(-r), pool_name(p));
 		else
 			log_error("pool %s: cannot copy its thin metadata onto %s: %s; the pool "
-				  "was not changed: name another device", p->name, abs,
+				  "was not changed: name another device", pool_name(p), abs,
 				  strerror(-r));
 		goto fail;
 	}
@@ -230,15 +226,15 @@ int pool_meta_replace(struct pool *p, const char *path)
 	 * every tag (the copy above wrote none) */
 	if ((r = pool_integrity_reset(next, io)) || (r = pool_zero_raid_meta(io, next)) ||
 	    (!same && ((r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))))) {
-		log_error("pool %s: cannot label %s: %s; nothing was changed", p->name, abs,
+		log_error("pool %s: cannot label %s: %s; nothing was changed", pool_name(p), abs,
 			  strerror(-r));
 		goto fail;
 	}
-	io_destroy(p->pv[slot].io);
-	tp_lock_release(p->claim[slot]);
-	p->pv[slot].io = io;
-	p->pv[slot].label = lab;
-	p->claim[slot] = claim;
+	io_destroy(LEG(p, slot).io);
+	tp_lock_release(*pool_meta_dev_claim(p, slot));
+	LEG(p, slot).io = io;
+	LEG(p, slot).label = lab;
+	*pool_meta_dev_claim(p, slot) = claim;
 	io = NULL;
 	claim = NULL;
 	r = pool_commit_vg(p, next);
@@ -247,28 +243,28 @@ int pool_meta_replace(struct pool *p, const char *path)
 		goto fail;
 	/* the devices file: the new leg in, the old one's entry out */
 	if (!same && pool_devices_remove_pv(old_uuid) < 0)
-		log_warn("pool %s: could not drop the old leg from the devices file", p->name);
-	pool_record_device(p->name, VG_ROLE_META, lab.pv_uuid, abs);
+		log_warn("pool %s: could not drop the old leg from the devices file", pool_name(p));
+	pool_record_device(pool_name(p), VG_ROLE_META, lab.pv_uuid, abs);
 	/* live, the kernel opens the new leg: our exclusive open goes (the
 	 * flock claim stays), as at activation */
-	if (p->be->live) {
+	if (pool_is_live(p)) {
 		if ((r = reopen_shared(p, slot)))
 			goto fail;
 	}
 	/* the mirror over both legs again */
 	if ((r = remirror(p, 1 - out)))
 		goto fail;
-	if (p->be->live) {
+	if (pool_is_live(p)) {
 		pool_dm_layout(p, &l);
 		r = tp_dm_meta_replace_leg(&l, out);
 	} else {
 		r = pool_open_thin(p);
 	}
 	if (!r)
-		pool_scrub_state_forget(p->vg->uuid);
+		pool_scrub_state_forget(pool_vg(p)->uuid);
 	if (!r)
-		log_info("pool %s: metadata mirror leg %u is now %s%s", p->name, out, abs,
-			 p->be->live ? " (the kernel resyncs it)" : ", resynced");
+		log_info("pool %s: metadata mirror leg %u is now %s%s", pool_name(p), out, abs,
+			 pool_is_live(p) ? " (the kernel resyncs it)" : ", resynced");
 	free(abs);
 	return r;
 fail:
@@ -335,7 +331,7 @@ static int integrity_place(const struct vg *vg, uint64_t dev_size, uint64_t *off
 static int zero_superblocks(struct pool *p, struct io_engine *io)
 {
 	static const unsigned char zero[THIN_METADATA_BLOCK_SIZE] __attribute__((aligned(4096)));
-	const struct vg_device *m = &p->vg->dev[VG_ROLE_META];
+	const struct vg_device *m = &pool_vg(p)->dev[VG_ROLE_META];
 	int r = 0;
 
 	for (unsigned a = 0; a < 2 && !r; a++)
@@ -351,13 +347,13 @@ static int mirror_live(struct pool *p)
 	struct tp_dm_pool_layout l;
 	int r;
 
-	if ((r = reopen_shared(p, POOL_META1_PV)) || (r = remirror(p, 0)))
+	if ((r = reopen_shared(p, 1)) || (r = remirror(p, 0)))
 		return r;
 	pool_dm_layout(p, &l);
 	if ((r = tp_dm_meta_mirror_live(&l)))
 		log_error("pool %s: its VG names %s as the second metadata leg, but the kernel "
 			  "runs on the first alone: %s; once the pool is deactivated, its next "
-			  "change resyncs the leg", p->name, p->pv[POOL_META1_PV].io->name,
+			  "change resyncs the leg", pool_name(p), LEG(p, 1).io->name,
 			  strerror(-r));
 	return r;
 }
@@ -372,41 +368,41 @@ int pool_meta_mirror_add(struct pool *p, const char *path, int integrate)
 	char *abs;
 	int r;
 
-	if (p->vg->meta_mirror) {
+	if (pool_vg(p)->meta_mirror) {
 		log_error("pool %s: its thin metadata is mirrored already (%s); 'tpchange "
 			  "--meta-replace DEV %s' puts a failed leg on DEV; nothing was changed",
-			  p->name, p->vg->meta1.path, p->name);
+			  pool_name(p), pool_vg(p)->meta1.path, pool_name(p));
 		return -EBUSY;
 	}
 	if ((r = pool_refuse_latched(p)))
 		return r;
-	if (raid_meta_place(p->vg, &off)) {
+	if (raid_meta_place(pool_vg(p), &off)) {
 		log_error("pool %s: its metadata device %s has no 512 KiB free for the kernel "
 			  "raid1's metadata (behind its VG area or its last area); grow the device "
-			  "first; nothing was changed", p->name, p->pv[VG_ROLE_META].io->name);
+			  "first; nothing was changed", pool_name(p), LEG(p, 0).io->name);
 		return -ENOSPC;
 	}
 	abs = realpath(path, NULL);
 	if (!abs) {
-		log_error("pool %s: --meta-mirror %s: %s", p->name, path, strerror(errno));
+		log_error("pool %s: --meta-mirror %s: %s", pool_name(p), path, strerror(errno));
 		return -ENOENT;
 	}
 	for (unsigned i = 0; i < pool_nr_pvs(p); i++)
-		if (p->pv[i].io && pool_same_device(p->pv[i].io->name, abs)) {
+		if (pool_pv_at(p, i)->io && pool_same_device(pool_pv_at(p, i)->io->name, abs)) {
 			log_error("pool %s: %s is one of its devices already; nothing was changed",
-				  p->name, abs);
+				  pool_name(p), abs);
 			free(abs);
 			return -EINVAL;
 		}
 	/* (check_new_leg says why itself) */
 	if ((r = check_new_leg(p, abs)))
 		goto fail;
-	if ((r = pool_claim_open(p->name, abs, 0, &claim, &io))) {
+	if ((r = pool_claim_open(pool_name(p), abs, 0, &claim, &io))) {
 		if (r != -EBUSY)
-			log_error("pool %s: cannot take %s: %s", p->name, abs, strerror(-r));
+			log_error("pool %s: cannot take %s: %s", pool_name(p), abs, strerror(-r));
 		goto fail;
 	}
-	if ((r = vg_clone(p->vg, &next)))
+	if ((r = vg_clone(pool_vg(p), &next)))
 		goto fail;
 	next->meta_mirror = 1;
 	next->raid_meta_offset = off;
@@ -416,7 +412,7 @@ int pool_meta_mirror_add(struct pool *p, const char *path, int integrate)
 			     next->meta1.area[1].offset + next->meta1.area[1].size));
 	if (io->size < need) {
 		log_error("pool %s: %s is smaller than the layout of %s needs (%llu bytes); "
-			  "nothing was changed", p->name, abs, p->pv[VG_ROLE_META].io->name,
+			  "nothing was changed", pool_name(p), abs, LEG(p, 0).io->name,
 			  (unsigned long long)need);
 		r = -ENOSPC;
 		goto fail;
@@ -434,7 +430,7 @@ int pool_meta_mirror_add(struct pool *p, const char *path, int integrate)
 		log_warn("pool %s: no room for dm-integrity's metadata (%s behind the last area "
 			 "of %s and of %s): the mirror goes without integrity (a bit flip on a leg "
 			 "of the active pool is not corrected); grow both devices first to have it",
-			 p->name, "two regions", p->pv[VG_ROLE_META].io->name, abs);
+			 pool_name(p), "two regions", LEG(p, 0).io->name, abs);
 	}
 	if (!integrate)
 		next->integrity_offset = next->integrity_size = 0;
@@ -448,32 +444,32 @@ int pool_meta_mirror_add(struct pool *p, const char *path, int integrate)
 	 * 5. live, tmeta reloaded from linear to the raid1 over both, the new
 	 * leg to rebuild (a cut before it: the next activation or offline
 	 * writer finds the leg stale) */
-	if ((r = p->be->live ? zero_superblocks(p, io) : pool_meta_copy_areas(p, 0, io, 3)) ||
+	if ((r = pool_is_live(p) ? zero_superblocks(p, io) : pool_meta_copy_areas(p, 0, io, 3)) ||
 	    (r = pool_integrity_reset(next, io)) ||
-	    (r = pool_integrity_reset(next, p->pv[VG_ROLE_META].io)) ||
+	    (r = pool_integrity_reset(next, LEG(p, 0).io)) ||
 	    (r = pool_zero_raid_meta(io, next)) ||
-	    (r = pool_zero_raid_meta(p->pv[VG_ROLE_META].io, next)) ||
+	    (r = pool_zero_raid_meta(LEG(p, 0).io, next)) ||
 	    (r = vg_mda_format(io, &lab)) || (r = vg_label_write(io, &lab))) {
 		log_error("pool %s: cannot prepare %s as its second metadata device: %s; nothing "
-			  "was changed", p->name, abs, strerror(-r));
+			  "was changed", pool_name(p), abs, strerror(-r));
 		goto fail;
 	}
-	p->pv[POOL_META1_PV].io = io;
-	p->pv[POOL_META1_PV].label = lab;
-	p->claim[POOL_META1_PV] = claim;
+	LEG(p, 1).io = io;
+	LEG(p, 1).label = lab;
+	*pool_meta_dev_claim(p, 1) = claim;
 	io = NULL;
 	claim = NULL;
 	r = pool_commit_vg(p, next);
 	next = NULL;
 	if (r) {
-		io_destroy(p->pv[POOL_META1_PV].io);
-		p->pv[POOL_META1_PV].io = NULL;
-		tp_lock_release(p->claim[POOL_META1_PV]);
-		p->claim[POOL_META1_PV] = NULL;
+		io_destroy(LEG(p, 1).io);
+		LEG(p, 1).io = NULL;
+		tp_lock_release(*pool_meta_dev_claim(p, 1));
+		*pool_meta_dev_claim(p, 1) = NULL;
 		goto fail;
 	}
-	pool_record_device(p->name, VG_ROLE_META, lab.pv_uuid, abs);
-	if (p->be->live) {
+	pool_record_device(pool_name(p), VG_ROLE_META, lab.pv_uuid, abs);
+	if (pool_is_live(p)) {
 		r = mirror_live(p);
 		free(abs);
 		return r;
