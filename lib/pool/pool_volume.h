@@ -39,7 +39,11 @@ int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
  * still taken), then its mappings go a step at a time (offline 65536 per
  * thin transaction; live discards of 16 chunks through its device), its
  * emptied thin device last. A cut one is finished by the next tvremove of
- * NAME or by the next writer's open. */
+ * NAME or by the next writer's open. 0 removed (or finished: by this
+ * call, or by this command's open); 1 when NAME is gone already because
+ * the pool's last change removed it (a removal cut after its last VG
+ * commit, which this command's open completed, or one run twice); -errno
+ * (-ENOENT, logged: no such volume). */
 int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
 				void *ctx) TP_MUST_CHECK;
 

@@ -134,6 +134,8 @@ int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn
 	if (!vg_find_volume(pool_vg(p), name) && !vg_find_removal(pool_vg(p), name)) {
 		if (pool_removal_finished(p, name))
 			return 0;	/* the open finished what an earlier one began */
+		if (pool_removal_was_last(p, name))
+			return 1;	/* an earlier one's last change removed it */
 		return pool_no_volume(pool_name(p), name);
 	}
 	if (vg_find_volume(pool_vg(p), name) && (r = pool_removal_begin(p, name)))
