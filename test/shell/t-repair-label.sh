@@ -102,6 +102,7 @@ whole
 # a restore file the devices are newer than: the devices' VG is kept
 ok tvcreate -V 1G -n extra vault
 ok tprepair vault --restorefile "$backup" --devices vault-data.img,vault-meta.img
+err_lacks "error"	# a successful restore prints no error line
 err_has "not older than the backup"
 ok tpstatus -o vol_name vault
 out_has extra

@@ -543,7 +543,19 @@ static int settle_vg(struct pool *p, struct vg *src, const char *file, int force
 
 	pool_set_vg(p, NULL);
 	memset(&st, 0, sizeof(st));
-	r = vg_read(pvs, VG_NR_ROLES, &cur, &st);
+	if (src) {
+		/* a restore expects the devices' copies to be gone or damaged:
+		 * the read is a quiet probe, and damage one warning line */
+		struct tp_log_capture quiet, *old = tp_log_capture_push(&quiet);
+
+		r = vg_read(pvs, VG_NR_ROLES, &cur, &st);
+		tp_log_capture_pop(old);
+		if (r && r != -ENODATA && r != -ENOMEM)
+			log_warn("pool %s: the VG metadata on its devices is unusable (%s); the "
+				 "backup's replaces it", pool_name(p), strerror(-r));
+	} else {
+		r = vg_read(pvs, VG_NR_ROLES, &cur, &st);
+	}
 	if (!r && (!src || cur->seqno >= src->seqno)) {
 		if (src)
 			log_warn("pool %s: the devices hold VG metadata seqno %" PRIu64 ", not older "
