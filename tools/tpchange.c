@@ -294,6 +294,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 					     lock_type);
 	}
 	if (rc == CLI_CONTINUE)
+		rc = cli_device_kind(cmd, "--autoextend-device", monitor.device);
+	if (rc == CLI_CONTINUE)
 		rc = cli_device_kind(cmd, "--meta-mirror", c.meta_mirror);
 	if (rc == CLI_CONTINUE)
 		rc = cli_device_kind(cmd, "--meta-replace", c.meta_replace);
