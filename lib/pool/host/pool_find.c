@@ -79,41 +79,62 @@ static int areas_of(const char *path, const struct vg_label *l, const char *pool
 	return yes;
 }
 
-int pool_device_of_other(const char *path, const struct vg_label *l,
-			 char owner[VG_UUID_LEN + 1])
+/* pool_device_of_other over the devices file's entries ALL (N). */
+static int of_other_in(const struct pool_devices_entry *all, size_t n, const char *path,
+		       const struct vg_label *l, char owner[VG_UUID_LEN + 1])
 {
-	struct pool_devices_entry *all = NULL;
-	size_t n = 0;
 	int yes = 0;
 
 	owner[0] = '\0';
-	if (pool_devices_list(&all, &n))
-		return 0;
 	for (size_t i = 0; i < n && !yes; i++)
 		if ((yes = all[i].pool_uuid[0] && strcmp(all[i].pool_uuid, l->pool_uuid) &&
 			   pool_same_device(all[i].path, path) &&
 			   areas_of(path, l, all[i].pool_uuid, all[i].pv_uuid)))
 			snprintf(owner, VG_UUID_LEN + 1, "%s", all[i].pool_uuid);
+	return yes;
+}
+
+int pool_device_of_other(const char *path, const struct vg_label *l,
+			 char owner[VG_UUID_LEN + 1])
+{
+	struct pool_devices_entry *all = NULL;
+	size_t n = 0;
+	int yes;
+
+	owner[0] = '\0';
+	if (pool_devices_list(&all, &n))
+		return 0;
+	yes = of_other_in(all, n, path, l, owner);
 	free(all);
 	return yes;
 }
 
 int pool_label_is_copy(const char *path, const struct vg_label *l)
 {
-	struct pool_devices_entry e;
-	struct vg_label o;
+	struct pool_devices_entry *all = NULL, *e = NULL;
 	char owner[VG_UUID_LEN + 1];
+	struct vg_label o;
+	size_t n = 0;
+	int yes;
 
+	/* the devices file, read once for both questions */
+	if (pool_devices_list(&all, &n))
+		return 0;
+	for (size_t i = 0; i < n && !e; i++)
+		if (!strcmp(all[i].pv_uuid, l->pv_uuid))
+			e = &all[i];
 	/* the device L names is listed elsewhere and carries L there (a
 	 * device of its own pool there, not another pool's) */
-	if (!pool_devices_lookup_pv(l->pv_uuid, &e) &&
-	    !(e.pool_uuid[0] && strcmp(e.pool_uuid, l->pool_uuid)) && !pool_same_device(e.path, path) &&
-	    !pool_read_label(e.path, &o) && !strcmp(o.pool_uuid, l->pool_uuid) &&
-	    !strcmp(o.pv_uuid, l->pv_uuid) && o.role == l->role && !pool_device_of_other(e.path, &o, owner))
-		return 1;
+	yes = e && !(e->pool_uuid[0] && strcmp(e->pool_uuid, l->pool_uuid)) &&
+	      !pool_same_device(e->path, path) && !pool_read_label(e->path, &o) &&
+	      !strcmp(o.pool_uuid, l->pool_uuid) && !strcmp(o.pv_uuid, l->pv_uuid) &&
+	      o.role == l->role && !of_other_in(all, n, e->path, &o, owner);
 	/* or PATH is listed as a device of another pool, and its VG areas
 	 * are that pool's: only the label sector is foreign */
-	return pool_device_of_other(path, l, owner);
+	if (!yes)
+		yes = of_other_in(all, n, path, l, owner);
+	free(all);
+	return yes;
 }
 
 int pool_same_device(const char *a, const char *b)
