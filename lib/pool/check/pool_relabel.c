@@ -1056,16 +1056,7 @@ static int cut_short_advice(const struct pool *p, const char *paths, const struc
 	free(list);
 	if (!found)
 		return 0;
-	if (file)
-		snprintf(buf, len, "run 'truncate -s %" PRIu64 " %s' to grow the image file%s "
-			 "back to the size %s label records (what was cut off is gone: the "
-			 "findings above and 'tpcheck %s' after it say what that cost)", want,
-			 files, strchr(files, ' ') ? "s" : "", strchr(files, ' ') ? "their" : "its",
-			 pool_name(p));
-	else
-		snprintf(buf, len, "grow %s back to %" PRIu64 " bytes (it is shorter than its "
-			 "label records: a partition or volume made smaller?), then run "
-			 "'tpcheck %s' again", files, want, pool_name(p));
+	pool_grow_back_advice(pool_name(p), files, want, file, buf, len);
 	return 1;
 }
 

@@ -558,26 +558,36 @@ static int waiting(const char *name, const struct located *at, char *const paths
 /* Why pool NAME's LOST device was not found (no component of it seen). */
 /* PATH, POOL's device of role LOST, is shorter than its label records:
  * said with the size to grow it back to (1), else 0. */
+void pool_grow_back_advice(const char *pool, const char *files, uint64_t want, int image,
+			   char *buf, size_t len)
+{
+	int several = strchr(files, ' ') != NULL;
+
+	if (image)
+		snprintf(buf, len, "run 'truncate -s %" PRIu64 " %s' to grow the image file%s "
+			 "back to the size %s label%s record%s, then 'tpcheck %s' says what was cut "
+			 "off (it is gone)", want, files, several ? "s" : "", several ? "their" : "its",
+			 several ? "s" : "", several ? "" : "s", pool);
+	else
+		snprintf(buf, len, "grow %s back to %" PRIu64 " bytes (a partition or volume "
+			 "made smaller?), then run 'tpcheck %s'", files, want, pool);
+}
+
 static int cut_short_say(const char *pool, enum vg_role lost, const char *path)
 {
 	struct io_engine *io = NULL;
 	uint64_t want = 0;
 	struct stat st;
+	char advice[2 * VG_PATH_MAX + 256];
 
 	if (!io_fd_open(path, IO_RDONLY, &io))
 		want = vg_label_cut_short(io);
 	io_destroy(io);
 	if (!want || stat(path, &st))
 		return 0;
-	if (S_ISREG(st.st_mode))
-		log_error("pool %s: its %s device %s is shorter than its label records (cut short); "
-			  "grow it back with 'truncate -s %" PRIu64 " %s', then run 'tpcheck %s' "
-			  "(what was cut off is gone)", pool, lost == VG_ROLE_DATA ? "data" : "metadata",
-			  path, want, path, pool);
-	else
-		log_error("pool %s: its %s device %s is shorter than its label records (cut short); "
-			  "grow it back to %" PRIu64 " bytes, then run 'tpcheck %s'", pool,
-			  lost == VG_ROLE_DATA ? "data" : "metadata", path, want, pool);
+	pool_grow_back_advice(pool, path, want, S_ISREG(st.st_mode), advice, sizeof(advice));
+	log_error("pool %s: its %s device %s is shorter than its label records (cut short); %s",
+		  pool, lost == VG_ROLE_DATA ? "data" : "metadata", path, advice);
 	return 1;
 }
 
