@@ -88,7 +88,11 @@ static int removal_op(struct pool *p, void *arg)
 			  rm->spec, snaps);
 		return -ECANCELED;
 	}
-	if (rm->wipe) {
+	if (rm->wipe && pool_volume_removal_begun(p, rm->vol)) {
+		/* a tvremove --wipe cut after its wipe, run again */
+		if (tp_log_verbosity() >= 0)
+			printf("Volume %s was wiped before its removal began.\n", rm->spec);
+	} else if (rm->wipe) {
 		struct pool_wipe_result w;
 		struct tp_progress pg;
 		struct pool_wipe_params wp = { tp_progress_cb, &pg };

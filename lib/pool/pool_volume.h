@@ -46,6 +46,11 @@ int pool_volume_remove(struct pool *p, const char *name) TP_MUST_CHECK;
  * (-ENOENT, logged: no such volume). */
 int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
 				void *ctx) TP_MUST_CHECK;
+/* 1 when NAME is no volume of P because its removal began: it is under
+ * way, this command's open finished it, or the pool's last change removed
+ * it (tvremove --wipe run again: the wipe came before the removal began,
+ * so there is nothing left to wipe). 0 otherwise. */
+int pool_volume_removal_begun(struct pool *p, const char *name);
 
 /* tvremove --wipe (pool_wipe.c, pool_wipe_live.c): write zeros over the
  * chunks of volume NAME that no other volume maps, so a later volume

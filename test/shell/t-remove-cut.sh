@@ -4,7 +4,8 @@
 # finishes the removal, or says the pool's last change removed the volume
 # already, and exits 0; tpcheck is clean and the other volumes keep their
 # data. A name the pool never had, or one removed before its last change,
-# still fails with exit 5.
+# still fails with exit 5. tvremove --wipe run again after its wipe finishes
+# the removal without wiping again.
 new_pool p --chunk 64k
 ok tvcreate -V 4M -n b p
 write_chunks p b 0 8
@@ -73,3 +74,15 @@ err_has "pool p has no volume nosuch"
 ok tvcreate -V 1M -n c p
 failed tvremove -y p/a
 err_has "pool p has no volume a"
+
+# tvremove --wipe cut in its removal (after its wipe), run again: the
+# removal is finished, nothing is wiped twice, exit 0
+for pause in remove-step=1 remove-emptied; do
+	ok tvcreate -V 4M -n w p
+	write_chunks p w 0 10
+	killed_at "$pause" env TP_TEST_REMOVE_STEP=4 tvremove -y --wipe p/w
+	ok tvremove -y --wipe p/w
+	out_has "^Volume p/w was wiped before its removal began\.$"
+	grep -q "^Volume p/w \(was already \)\?removed" out || { cat out err >&2; fail "no removal line"; }
+	ok tpcheck p
+done

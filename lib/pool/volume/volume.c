@@ -143,6 +143,14 @@ int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn
 	return pool_removal_run(p, name, fn, ctx);
 }
 
+int pool_volume_removal_begun(struct pool *p, const char *name)
+{
+	if (vg_find_volume(pool_vg(p), name))
+		return 0;
+	return vg_find_removal(pool_vg(p), name) || pool_removal_finished(p, name) ||
+	       pool_removal_was_last(p, name);
+}
+
 int pool_volume_remove(struct pool *p, const char *name)
 {
 	return pool_volume_remove_progress(p, name, NULL, NULL);
