@@ -253,10 +253,28 @@ int cli_device_kind(const struct tp_command *cmd, const char *opt, const char *p
 {
 	const char *kind = path ? io_dev_wrong_kind(path) : NULL;
 
+	/* one line that names the device, its pattern and what to do;
+	 * nothing is opened or probed after it */
+	if (path && io_dev_filter_check(path))
+		return TP_EXIT_USAGE;
 	if (!kind)
 		return CLI_CONTINUE;
 	return cli_usage_error(cmd, "%s %s is %s, not a block device or image file; name a block "
 			       "device or an image file", opt, path, kind);
+}
+
+int cli_device_list(const struct tp_command *cmd, const char *opt, const char *list)
+{
+	char buf[4096], *save = NULL, *dev;
+	int rc = CLI_CONTINUE;
+
+	if (!list)
+		return CLI_CONTINUE;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (dev = strtok_r(buf, ",", &save); dev && rc == CLI_CONTINUE;
+	     dev = strtok_r(NULL, ",", &save))
+		rc = cli_device_kind(cmd, opt, dev);
+	return rc;
 }
 
 int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, const char *why)

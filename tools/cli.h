@@ -153,9 +153,14 @@ int cli_parse_activate(const struct tp_command *cmd, const char *val, int *on);
 
 /* A device path option OPT (e.g. "--data") names PATH: when it exists and
  * is neither a block device nor a regular file (a FIFO, a directory,
- * /dev/null), a usage error naming it (3), before anything is opened;
- * else CLI_CONTINUE (a missing path is the open's to report). */
+ * /dev/null), a usage error naming it (3), before anything is opened; a
+ * block device the devices filter rejects, the same exit 3 with one line
+ * (naming it, the pattern and what to do: lib/base/devopen.h); else
+ * CLI_CONTINUE (a missing path is the open's to report). */
 int cli_device_kind(const struct tp_command *cmd, const char *opt, const char *path);
+/* The same for each device of the comma-separated LIST (--devices
+ * DATA,META, tpcreate --meta DEV1,DEV2); NULL is CLI_CONTINUE. */
+int cli_device_list(const struct tp_command *cmd, const char *opt, const char *list);
 
 /* Print "tptools VERSION" on stdout (--version). */
 void cli_print_version(void);

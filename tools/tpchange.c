@@ -69,7 +69,7 @@ static unsigned options_given(const struct change *c)
  * copy onto their new leg last, and their commit is the one that carries
  * every setting. 0 or -errno (nothing changed: the staged VG dropped). */
 static int change_apply(struct pool *p, const struct change *c,
-			struct pool_monitor_policy *m)
+			struct pool_monitor_policy *m, int *unchanged)
 {
 	const char *vol = c->vol[0] ? c->vol : NULL;
 	int r = pool_settings_begin(p);
@@ -94,6 +94,10 @@ static int change_apply(struct pool *p, const struct change *c,
 		r = c->meta_mirror ? pool_meta_mirror_add(p, c->meta_mirror, c->integrity)
 				   : pool_meta_replace(p, c->meta_replace);
 	}
+	/* every option given is the pool's setting already: nothing is
+	 * written (no VG commit, no backup) */
+	if (!r && (*unchanged = options_given(c) && pool_settings_unchanged(p)))
+		pool_settings_abort(p);
 	if (!r)
 		r = pool_settings_commit(p);
 	if (r) {
@@ -121,7 +125,7 @@ static int change_op(struct pool *p, void *arg)
 	char policy[160];
 	struct pool_info info;
 	char was[160];
-	int r;
+	int r, unchanged = 0;
 
 	pool_get_monitor_policy(p, &m);
 	snprintf(was, sizeof(was), "%s", pool_owner(p));
@@ -131,8 +135,11 @@ static int change_op(struct pool *p, void *arg)
 		log_error("pool %s not taken over", c->pool);
 		return -ECANCELED;
 	}
-	if ((r = change_apply(p, c, &m)))
+	if ((r = change_apply(p, c, &m, &unchanged)))
 		return r;
+	if (unchanged && tp_log_verbosity() >= 0)
+		printf("%s %s%s%s: nothing changed (every setting given is so already).\n",
+		       vol ? "Volume" : "Pool", c->pool, vol ? "/" : "", vol ? vol : "");
 	if (c->meta_mirror && tp_log_verbosity() >= 0)
 		printf("Pool %s: thin metadata mirrored onto %s.\n", c->pool, c->meta_mirror);
 	if (c->meta_replace && tp_log_verbosity() >= 0)
@@ -286,6 +293,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 			rc = cli_usage_error(cmd, "--lock-type takes none or sanlock, not '%s'",
 					     lock_type);
 	}
+	if (rc == CLI_CONTINUE)
+		rc = cli_device_kind(cmd, "--autoextend-device", monitor.device);
 	if (rc == CLI_CONTINUE)
 		rc = cli_device_kind(cmd, "--meta-mirror", c.meta_mirror);
 	if (rc == CLI_CONTINUE)

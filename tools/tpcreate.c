@@ -188,6 +188,11 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 		*comma = '\0';
 		p->meta1_path = comma + 1;
 	}
+	/* a device the filter refuses: one line, before any probe */
+	if ((rc = cli_device_kind(cmd, "--data", p->data_path)) != CLI_CONTINUE ||
+	    (rc = cli_device_kind(cmd, "--meta", p->meta_path)) != CLI_CONTINUE ||
+	    (rc = cli_device_kind(cmd, "--meta", p->meta1_path)) != CLI_CONTINUE)
+		return rc;
 	p->meta_integrity = 1;
 	if (a->integrity &&
 	    (rc = cli_parse_yes_no(cmd, "--meta-integrity", a->integrity, &p->meta_integrity)) !=

@@ -89,6 +89,8 @@ int cmd_tpmove(const struct tp_command *cmd, int argc, const char **argv)
 	if (!from)
 		code = cli_usage_error(cmd, "--from DEV names the data device to empty");
 	if (code == CLI_CONTINUE)
+		code = cli_device_kind(cmd, "--from", from);
+	if (code == CLI_CONTINUE)
 		code = cli_progress(cmd, progress, &o.mode);
 	if (code == CLI_CONTINUE && strlen(args[0]) > POOL_NAME_MAX)
 		code = cli_usage_error(cmd, "pool name '%s' is too long", args[0]);

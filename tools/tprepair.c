@@ -380,6 +380,8 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	}
 	code = check_modes(cmd, &p, &area, dbs || nr_s);
 	if (code == CLI_CONTINUE)
+		code = cli_device_list(cmd, "--devices", p.devices);
+	if (code == CLI_CONTINUE)
 		code = parse_salvage(cmd, tid_s, nr_s, dbs, &p);
 	if (code == CLI_CONTINUE)
 		code = cli_progress(cmd, progress, &mode);

@@ -88,7 +88,11 @@ static int removal_op(struct pool *p, void *arg)
 			  rm->spec, snaps);
 		return -ECANCELED;
 	}
-	if (rm->wipe) {
+	if (rm->wipe && pool_volume_removal_begun(p, rm->vol)) {
+		/* a tvremove --wipe cut after its wipe, run again */
+		if (tp_log_verbosity() >= 0)
+			printf("Volume %s was wiped before its removal began.\n", rm->spec);
+	} else if (rm->wipe) {
 		struct pool_wipe_result w;
 		struct tp_progress pg;
 		struct pool_wipe_params wp = { tp_progress_cb, &pg };
@@ -106,7 +110,13 @@ static int removal_op(struct pool *p, void *arg)
 		cli_progress_begin(&pg, rm->cmd, rm->progress, rm->spec, TP_PROGRESS_ITEMS,
 				   "chunks");
 		r = pool_volume_remove_progress(p, rm->vol, tp_progress_cb, &pg);
-		tp_progress_end(&pg, r == 0);
+		tp_progress_end(&pg, r >= 0);
+	}
+	if (r == 1) {	/* gone already: the pool's last change removed it */
+		if (tp_log_verbosity() >= 0)
+			printf("Volume %s was already removed (by the pool's last change).\n",
+			       rm->spec);
+		return 0;
 	}
 	if (!r && tp_log_verbosity() >= 0) {
 		if (n)

@@ -70,6 +70,13 @@ static int refuse_filtered(const char *path, const char *why)
 	return -ENOTBLK;
 }
 
+int io_dev_filter_check(const char *path)
+{
+	char why[512];
+
+	return tp_dev_filter_accepts(path, why, sizeof(why)) ? 0 : refuse_filtered(path, why);
+}
+
 static int failed(int err)
 {
 	errno = -err;

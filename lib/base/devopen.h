@@ -30,6 +30,12 @@
  * error too, so a plain open() call can be swapped for this one. */
 int io_dev_open(const char *path, int oflags) TP_MUST_CHECK;
 
+/* 0 when the devices filter accepts PATH (or it is no block device);
+ * -ENOTBLK when it rejects it, said as io_dev_open says it (once per
+ * path): for a command that refuses a device it was given before it
+ * opens or probes anything (tools/cli.c: cli_device_kind). */
+int io_dev_filter_check(const char *path) TP_MUST_CHECK;
+
 /* What PATH is, when it exists and is neither a block device nor a
  * regular file: "a FIFO", "a character device", "a directory", "a
  * socket", ...; else NULL. */

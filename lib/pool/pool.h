@@ -269,6 +269,12 @@ int pool_settings_begin(struct pool *p) TP_MUST_CHECK;
 void pool_settings_last(struct pool *p);
 int pool_settings_commit(struct pool *p) TP_MUST_CHECK;
 void pool_settings_abort(struct pool *p);
+/* 1 while settings are staged (pool_settings_begin, before
+ * pool_settings_last) and the staged VG is the durable one: every setting
+ * given is what the pool has already, and pool_settings_abort writes
+ * nothing (no VG commit, no backup) where a commit would write one more
+ * copy of the same VG. 0 otherwise (lib/pool/core/pool_access.c). */
+int pool_settings_unchanged(const struct pool *p);
 
 /* tpchange --meta-replace DEV: the leg of P's metadata mirror that is out
  * (missing, stale or failed) becomes DEV (or the same device again):

@@ -36,9 +36,18 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, u
  * still taken), then its mappings go a step at a time (offline 65536 per
  * thin transaction; live discards of 16 chunks through its device), its
  * emptied thin device last. A cut one is finished by the next tvremove of
- * NAME or by the next writer's open. */
+ * NAME or by the next writer's open. 0 removed (or finished: by this
+ * call, or by this command's open); 1 when NAME is gone already because
+ * the pool's last change removed it (a removal cut after its last VG
+ * commit, which this command's open completed, or one run twice); -errno
+ * (-ENOENT, logged: no such volume). */
 int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
 				void *ctx) TP_MUST_CHECK;
+/* 1 when NAME is no volume of P because its removal began: it is under
+ * way, this command's open finished it, or the pool's last change removed
+ * it (tvremove --wipe run again: the wipe came before the removal began,
+ * so there is nothing left to wipe). 0 otherwise. */
+int pool_volume_removal_begun(struct pool *p, const char *name);
 
 /* tvremove --wipe (pool_wipe.c, pool_wipe_live.c): write zeros over the
  * chunks of volume NAME that no other volume maps, so a later volume

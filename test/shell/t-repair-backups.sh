@@ -126,6 +126,7 @@ file=$(tail -1 rows | awk '{ print $6 }')
 dd if=/dev/zero of=vault-data.img bs=512 seek=1 count=1 conv=notrunc status=none
 dd if=/dev/zero of=vault-meta.img bs=512 seek=1 count=1 conv=notrunc status=none
 ok tprepair vault --restorefile "$file" --devices vault-data.img,vault-meta.img
+err_lacks "error"	# a successful restore prints no error line
 expect_rc 0 tpcheck vault
 [ "$(vol_field vault www vol_name)" = www ] || fail "the restored pool lacks www"
 
@@ -148,6 +149,7 @@ err_has "the pool vault on its devices is uuid $new"
 new_pool rel --chunk 64k
 for f in rel-data.img rel-meta.img; do dd if=/dev/zero of=$f bs=1M count=1 conv=notrunc status=none; done
 ok tprepair rel --restorefile "$(ls "$(backup_dir rel)"/*.vg | head -1)" --devices rel-data.img,rel-meta.img
+err_lacks "error"	# a successful restore prints no error line
 grep '^rel ' etc/devices | awk '{ print $NF }' | grep -qv '^/' && fail "the devices file records a relative path: $(grep '^rel ' etc/devices)"
 tp-vgtool text rel-meta.img | grep 'path=' | grep -qv 'path="/' && fail "the VG records a relative path"
 here=$PWD

@@ -247,5 +247,6 @@ unchanged 5 tprepair idb --restorefile "$f" --devices ida-data.img,ida-meta.img
 err_has "another pool is called idb on this host"
 err_has "restore it under its own name with 'tprepair ida --restorefile $f --devices DATA,META'"
 ok tprepair ida --restorefile "$f" --devices ida-data.img,ida-meta.img
+err_lacks "error"	# a successful restore prints no error line
 ok tpcheck ida
 ok tpcheck idb

@@ -102,6 +102,7 @@ whole
 # a restore file the devices are newer than: the devices' VG is kept
 ok tvcreate -V 1G -n extra vault
 ok tprepair vault --restorefile "$backup" --devices vault-data.img,vault-meta.img
+err_lacks "error"	# a successful restore prints no error line
 err_has "not older than the backup"
 ok tpstatus -o vol_name vault
 out_has extra
@@ -143,7 +144,11 @@ out_has "next: run 'truncate -s 16777216 .*cut-meta.img' to grow the image file 
 unchanged 5 tprepair cut
 # any other command says the same, never that tprepair rewrites the label
 failed tpstatus cut
-err_has "its metadata device .*cut-meta.img is shorter than its label records (cut short); grow it back with 'truncate -s 16777216 .*cut-meta.img'"
+err_has "its metadata device .*cut-meta.img is shorter than its label records (cut short); run 'truncate -s 16777216 .*cut-meta.img' to grow the image file back to the size its label records, then 'tpcheck cut' says what was cut off (it is gone)$"
+# the check's advice is the same words
+expect_rc 2 tpcheck cut
+grep -q "^next: run 'truncate -s 16777216 .*cut-meta.img' to grow the image file back to the size its label records, then 'tpcheck cut' says what was cut off (it is gone)$" out ||
+	{ cat out >&2; fail "tpcheck's advice is not in the one wording"; }
 err_lacks "tprepair"
 truncate -s 16777216 cut-meta.img
 ok tpcheck cut
@@ -168,7 +173,7 @@ ok tpchange --meta-mirror twocut-meta1.img twocut
 truncate -s 3M twocut-meta.img
 truncate -s 3M twocut-meta1.img
 expect_rc 2 tpcheck twocut
-out_has "next: run 'truncate -s 16777216 .*twocut-meta.img .*twocut-meta1.img' to grow the image files back to the size their label records"
+out_has "next: run 'truncate -s 16777216 .*twocut-meta.img .*twocut-meta1.img' to grow the image files back to the size their labels record, then 'tpcheck twocut' says"
 truncate -s 16777216 twocut-meta.img twocut-meta1.img
 ok tpcheck twocut
 

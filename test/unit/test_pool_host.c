@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 
 static char cfgdir[600];
@@ -575,6 +576,67 @@ static void test_find_by_label(void)
 	unlink(paths[1]);
 }
 
+/* How many times the devices file was opened since FD's watch was set. */
+static unsigned opens_seen(int fd)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	unsigned n = 0;
+	ssize_t len;
+
+	while ((len = read(fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + len;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+
+			n += !!(ev->mask & IN_OPEN);
+			p += sizeof(*ev) + ev->len;
+		}
+	return n;
+}
+
+/* A label copied onto another device is told from the device the devices
+ * file lists for it, the file read once for the whole question. */
+static void test_label_copy(void)
+{
+	char paths[2][700], *file;
+	struct pool_devices_entry e;
+	struct vg_label l;
+	int fd, w;
+
+	fresh_dir("copy");
+	CU_ASSERT_EQUAL_FATAL(tp_mkdir_p(cfgdir), 0);
+	fx_label(VG_ROLE_META, &l);
+	for (int i = 0; i < 2; i++) {
+		struct io_engine *io;
+
+		snprintf(paths[i], sizeof(paths[i]), "%s/dev%d.img", cfgdir, i);
+		fd = open(paths[i], O_CREAT | O_RDWR | O_TRUNC, 0600);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_FATAL(ftruncate(fd, (off_t)FX_DEV_SIZE) == 0);
+		close(fd);
+		CU_ASSERT_FATAL(io_fd_open(paths[i], 0, &io) == 0);
+		CU_ASSERT_EQUAL(vg_label_write(io, &l), 0);
+		io_destroy(io);
+	}
+	entry(&e, "vault", l.role, l.pv_uuid, paths[0]);
+	CU_ASSERT_EQUAL_FATAL(pool_devices_add(&e), 0);
+	file = pool_devices_path();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+	fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	CU_ASSERT_FATAL(fd >= 0);
+	/* closes too: two opens in a row would be one event (inotify(7)) */
+	w = inotify_add_watch(fd, file, IN_OPEN | IN_CLOSE_NOWRITE);
+	CU_ASSERT_FATAL(w >= 0);
+	/* dev1 carries dev0's label: a copy; dev0 is the device itself */
+	CU_ASSERT_EQUAL(pool_label_is_copy(paths[1], &l), 1);
+	CU_ASSERT_EQUAL(opens_seen(fd), 1);
+	CU_ASSERT_EQUAL(pool_label_is_copy(paths[0], &l), 0);
+	CU_ASSERT_EQUAL(opens_seen(fd), 1);
+	close(fd);
+	free(file);
+	unlink(paths[0]);
+	unlink(paths[1]);
+}
+
 TP_TEST_SUITE(pool_host, NULL, NULL,
 	      { "backups written, listed, read and pruned", test_backup },
 	      { "a commit's backup holds its text", test_backup_commit },
@@ -583,4 +645,5 @@ TP_TEST_SUITE(pool_host, NULL, NULL,
 	      { "damaged copies kept per pool uuid", test_spare },
 	      { "devices file add/replace/remove/lookup", test_devices },
 	      { "devices file entries by pool uuid, first format kept", test_devices_uuid },
-	      { "a lost entry is found again by labels", test_find_by_label })
+	      { "a lost entry is found again by labels", test_find_by_label },
+	      { "a label copy is told apart, the devices file read once", test_label_copy })

@@ -137,6 +137,10 @@ struct pool_relabel_plan {
 	int forced;		/* the backup does not match the thin metadata (--force) */
 	struct pool_backup_fit fit;	/* forced: how it does not */
 	struct pool_identity id;	/* which pool the devices are, as far as known */
+	/* --force past names that the pool's newer backup gives other
+	 * volumes (swapped since): those names, ", " between */
+	char swapped[1024];
+	unsigned nr_swapped;
 };
 
 /* pool_relabel.c, tprepair's first stage; it writes NOTHING. The labels P

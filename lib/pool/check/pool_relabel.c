@@ -531,6 +531,105 @@ static int check_fit(struct pool *p, const struct vg *src, const char *file, int
 	return -EUCLEAN;
 }
 
+/* This host's newest backup of pool SRC->uuid with a seqno above SRC's
+ * (its path in FROM), or NULL: the names the pool had last. */
+static struct vg *newest_backup_after(const struct vg *src, char *from, size_t len)
+{
+	struct tp_log_capture quiet, *old = tp_log_capture_push(&quiet);
+	struct pool_backup_set s = { 0 };
+	struct vg *best = NULL;
+
+	if (!pool_backup_find(NULL, src->uuid, &s)) {
+		for (size_t i = s.n; i-- > 0 && !best;) {
+			struct vg *vg = NULL;
+			char *text = NULL;
+			size_t tl;
+
+			if (s.f[i].seqno <= src->seqno)
+				break;
+			if (strcmp(s.f[i].uuid, src->uuid) ||
+			    pool_backup_read_file(s.f[i].path, &text, &tl))
+				continue;
+			if (!vg_import(text, tl, &vg) && !strcmp(vg->uuid, src->uuid) &&
+			    vg->seqno > src->seqno) {
+				best = vg;
+				snprintf(from, len, "%s", s.f[i].path);
+			} else {
+				vg_free(vg);
+			}
+			free(text);
+		}
+		pool_backup_set_free(&s);
+	}
+	tp_log_capture_pop(old);
+	return best;
+}
+
+/* A restore of SRC (from FILE) when this host has a newer backup of the
+ * pool: each volume whose name the restore changes, by its thin device,
+ * is said (NOW -> RESTORED). A name that the newer backup gives another
+ * volume (names swapped, or one reused) would read that other volume's
+ * data: refused without FORCE (-EUCLEAN, nothing written, the backup
+ * that agrees named); with it, those names go to PLAN->swapped (tprepair
+ * exits 4). */
+static int name_changes(struct pool *p, const struct vg *src, const char *file, int force,
+			const char *devices, struct pool_relabel_plan *plan)
+{
+	char from[4096], list[1024] = "";
+	struct vg *ref = newest_backup_after(src, from, sizeof(from));
+	unsigned changed = 0, swapped = 0;
+
+	if (!ref)
+		return 0;
+	for (unsigned i = 0; i < ref->nr_volumes; i++) {
+		const struct vg_volume *v = &ref->volumes[i], *s = NULL, *o;
+		size_t used = strlen(list);
+
+		for (unsigned k = 0; k < src->nr_volumes && !s; k++)
+			if (src->volumes[k].dev_id == v->dev_id)
+				s = &src->volumes[k];
+		if (!s || !strcmp(s->name, v->name))
+			continue;
+		o = vg_find_volume(ref, s->name);
+		changed++;
+		log_warn("pool %s: volume %s (thin device %u) is renamed by the restore: %s -> %s "
+			 "(%s in the newer backup %s)%s", pool_name(p), v->name, v->dev_id, v->name,
+			 s->name, v->name, from,
+			 o ? "; that backup gives the name to another volume" : "");
+		if (!o)
+			continue;
+		swapped++;
+		if (used < sizeof(list))
+			snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "", s->name);
+	}
+	if (swapped && !force) {
+		struct pool_backup_choice c;
+		char advice[5120] = "";
+
+		if (!pool_backup_pick(pool_name(p), &plan->id, pool_pv(p, VG_ROLE_META)->io, &c) &&
+		    c.match_seqno && strcmp(c.match, file))
+			snprintf(advice, sizeof(advice), "; 'tprepair %s --restorefile %s --devices %s' "
+				 "restores the newest backup that agrees, with the names of now",
+				 pool_name(p), c.match, devices ? devices : "DATA,META");
+		log_error("pool %s: the backup %s gives the name%s %s to other volumes' data than "
+			  "%s does (names swapped or reused since): a program that opens them by "
+			  "name would read another volume; nothing was written%s; --force restores "
+			  "it anyway", pool_name(p), file, swapped == 1 ? "" : "s", list, from,
+			  advice);
+		vg_free(ref);
+		return -EUCLEAN;
+	}
+	if (swapped) {
+		snprintf(plan->swapped, sizeof(plan->swapped), "%s", list);
+		plan->nr_swapped = swapped;
+	}
+	if (changed)
+		log_warn("pool %s: the restore renames %u volume%s back to the names of the backup "
+			 "%s", pool_name(p), changed, tp_plural(changed), file);
+	vg_free(ref);
+	return 0;
+}
+
 /* Both devices labelled (in memory): read the VG (a stale or damaged copy
  * is to be rewritten); with a backup SRC, take it instead, once it
  * matches, unless the devices hold one at least as new. Writes nothing. */
@@ -545,7 +644,19 @@ static int settle_vg(struct pool *p, struct vg *src, const char *file, int force
 
 	pool_set_vg(p, NULL);
 	memset(&st, 0, sizeof(st));
-	r = vg_read(pvs, VG_NR_ROLES, &cur, &st);
+	if (src) {
+		/* a restore expects the devices' copies to be gone or damaged:
+		 * the read is a quiet probe, and damage one warning line */
+		struct tp_log_capture quiet, *old = tp_log_capture_push(&quiet);
+
+		r = vg_read(pvs, VG_NR_ROLES, &cur, &st);
+		tp_log_capture_pop(old);
+		if (r && r != -ENODATA && r != -ENOMEM)
+			log_warn("pool %s: the VG metadata on its devices is unusable (%s); the "
+				 "backup's replaces it", pool_name(p), strerror(-r));
+	} else {
+		r = vg_read(pvs, VG_NR_ROLES, &cur, &st);
+	}
 	if (!r && (!src || cur->seqno >= src->seqno)) {
 		if (src)
 			log_warn("pool %s: the devices hold VG metadata seqno %" PRIu64 ", not older "
@@ -559,7 +670,8 @@ static int settle_vg(struct pool *p, struct vg *src, const char *file, int force
 		vg_free(cur);
 		return r ? r : -EUCLEAN;
 	}
-	if ((r = check_fit(p, src, file, force, devices, plan))) {
+	if ((r = check_fit(p, src, file, force, devices, plan)) ||
+	    (r = name_changes(p, src, file, force, devices, plan))) {
 		vg_free(cur);
 		return r;
 	}
@@ -946,16 +1058,7 @@ static int cut_short_advice(const struct pool *p, const char *paths, const struc
 	free(list);
 	if (!found)
 		return 0;
-	if (file)
-		snprintf(buf, len, "run 'truncate -s %" PRIu64 " %s' to grow the image file%s "
-			 "back to the size %s label records (what was cut off is gone: the "
-			 "findings above and 'tpcheck %s' after it say what that cost)", want,
-			 files, strchr(files, ' ') ? "s" : "", strchr(files, ' ') ? "their" : "its",
-			 pool_name(p));
-	else
-		snprintf(buf, len, "grow %s back to %" PRIu64 " bytes (it is shorter than its "
-			 "label records: a partition or volume made smaller?), then run "
-			 "'tpcheck %s' again", files, want, pool_name(p));
+	pool_grow_back_advice(pool_name(p), files, want, file, buf, len);
 	return 1;
 }
 

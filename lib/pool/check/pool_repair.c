@@ -579,6 +579,20 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	} else if (plan.labels) {
 		r = pool_relabel_commit(p, &plan, NULL, res);
 	}
+	/* names swapped since the backup, restored by --force: they read
+	 * another volume's data (tprepair exits 4) */
+	if (!r && plan.nr_swapped) {
+		size_t used = strlen(res->reread);
+
+		if (!res->reread_why[0])
+			snprintf(res->reread_why, sizeof(res->reread_why), "its volume names were "
+				 "swapped or reused since; each name now opens the volume the backup "
+				 "gave it");
+		if (used < sizeof(res->reread))
+			snprintf(res->reread + used, sizeof(res->reread) - used, "%s%s",
+				 res->nr_reread ? ", " : "", plan.swapped);
+		res->nr_reread += plan.nr_swapped;
+	}
 	if (!r && plan.forced) {
 		/* they may be volumes of the state the devices hold: kept */
 		if (plan.fit.nr_unlisted || plan.fit.nr_strays || !plan.fit.ids_read ||

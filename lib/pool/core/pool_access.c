@@ -9,6 +9,7 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *pool_name(const struct pool *p) { return p->name; }
@@ -110,6 +111,25 @@ void pool_set_vg(struct pool *p, struct vg *vg)
 	if (p->vg != vg)
 		vg_free(p->vg);
 	p->vg = vg;
+}
+
+int pool_settings_unchanged(const struct pool *p)
+{
+	char *a = NULL, *b = NULL;
+	size_t la = 0, lb = 0;
+	int same;
+
+	if (!p->stage_base || !p->staging)
+		return 0;
+	if (!p->staged)
+		return 1;
+	/* the staged VG keeps the durable one's seqno: the same text is the
+	 * same VG (a failed export counts as a change, which is written) */
+	same = !vg_export(p->stage_base, &a, &la) && !vg_export(p->vg, &b, &lb) && la == lb &&
+	       !memcmp(a, b, la);
+	free(a);
+	free(b);
+	return same;
 }
 
 void pool_latch_read_only(struct pool *p, const char *why)

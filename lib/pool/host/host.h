@@ -237,6 +237,15 @@ int pool_read_label(const char *path, struct vg_label *l) TP_MUST_CHECK;
  * areas hold (listing it): then L says nothing about PATH. Else 0. */
 int pool_label_is_copy(const char *path, const struct vg_label *l);
 
+/* THE advice for devices cut short (shorter than their labels record),
+ * into BUF: FILES (one path, or image files cut short to the same size,
+ * " " between) to grow back to WANT bytes, with truncate when they are
+ * image files (IMAGE), by hand when a block device; then 'tpcheck POOL'.
+ * Every message that gives it (an open that cannot find the device, the
+ * check's and repair's next: line) says it in these words. */
+void pool_grow_back_advice(const char *pool, const char *files, uint64_t want, int image,
+			   char *buf, size_t len);
+
 /* Is PATH a device of another pool than L's (L: a label read there, or
  * the one about to be written)? 1, with that pool's uuid in OWNER, when
  * the devices file lists PATH as a device of that pool and the device's

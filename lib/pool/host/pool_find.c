@@ -83,41 +83,62 @@ static int areas_of(const char *path, const struct vg_label *l, const char *pool
 	return yes;
 }
 
-int pool_device_of_other(const char *path, const struct vg_label *l,
-			 char owner[VG_UUID_LEN + 1])
+/* pool_device_of_other over the devices file's entries ALL (N). */
+static int of_other_in(const struct pool_devices_entry *all, size_t n, const char *path,
+		       const struct vg_label *l, char owner[VG_UUID_LEN + 1])
 {
-	struct pool_devices_entry *all = NULL;
-	size_t n = 0;
 	int yes = 0;
 
 	owner[0] = '\0';
-	if (pool_devices_list(&all, &n))
-		return 0;
 	for (size_t i = 0; i < n && !yes; i++)
 		if ((yes = all[i].pool_uuid[0] && strcmp(all[i].pool_uuid, l->pool_uuid) &&
 			   pool_same_device(all[i].path, path) &&
 			   areas_of(path, l, all[i].pool_uuid, all[i].pv_uuid)))
 			snprintf(owner, VG_UUID_LEN + 1, "%s", all[i].pool_uuid);
+	return yes;
+}
+
+int pool_device_of_other(const char *path, const struct vg_label *l,
+			 char owner[VG_UUID_LEN + 1])
+{
+	struct pool_devices_entry *all = NULL;
+	size_t n = 0;
+	int yes;
+
+	owner[0] = '\0';
+	if (pool_devices_list(&all, &n))
+		return 0;
+	yes = of_other_in(all, n, path, l, owner);
 	free(all);
 	return yes;
 }
 
 int pool_label_is_copy(const char *path, const struct vg_label *l)
 {
-	struct pool_devices_entry e;
-	struct vg_label o;
+	struct pool_devices_entry *all = NULL, *e = NULL;
 	char owner[VG_UUID_LEN + 1];
+	struct vg_label o;
+	size_t n = 0;
+	int yes;
 
+	/* the devices file, read once for both questions */
+	if (pool_devices_list(&all, &n))
+		return 0;
+	for (size_t i = 0; i < n && !e; i++)
+		if (!strcmp(all[i].pv_uuid, l->pv_uuid))
+			e = &all[i];
 	/* the device L names is listed elsewhere and carries L there (a
 	 * device of its own pool there, not another pool's) */
-	if (!pool_devices_lookup_pv(l->pv_uuid, &e) &&
-	    !(e.pool_uuid[0] && strcmp(e.pool_uuid, l->pool_uuid)) && !pool_same_device(e.path, path) &&
-	    !pool_read_label(e.path, &o) && !strcmp(o.pool_uuid, l->pool_uuid) &&
-	    !strcmp(o.pv_uuid, l->pv_uuid) && o.role == l->role && !pool_device_of_other(e.path, &o, owner))
-		return 1;
+	yes = e && !(e->pool_uuid[0] && strcmp(e->pool_uuid, l->pool_uuid)) &&
+	      !pool_same_device(e->path, path) && !pool_read_label(e->path, &o) &&
+	      !strcmp(o.pool_uuid, l->pool_uuid) && !strcmp(o.pv_uuid, l->pv_uuid) &&
+	      o.role == l->role && !of_other_in(all, n, e->path, &o, owner);
 	/* or PATH is listed as a device of another pool, and its VG areas
 	 * are that pool's: only the label sector is foreign */
-	return pool_device_of_other(path, l, owner);
+	if (!yes)
+		yes = of_other_in(all, n, path, l, owner);
+	free(all);
+	return yes;
 }
 
 int pool_same_device(const char *a, const char *b)
@@ -541,26 +562,36 @@ static int waiting(const char *name, const struct located *at, char *const paths
 /* Why pool NAME's LOST device was not found (no component of it seen). */
 /* PATH, POOL's device of role LOST, is shorter than its label records:
  * said with the size to grow it back to (1), else 0. */
+void pool_grow_back_advice(const char *pool, const char *files, uint64_t want, int image,
+			   char *buf, size_t len)
+{
+	int several = strchr(files, ' ') != NULL;
+
+	if (image)
+		snprintf(buf, len, "run 'truncate -s %" PRIu64 " %s' to grow the image file%s "
+			 "back to the size %s label%s record%s, then 'tpcheck %s' says what was cut "
+			 "off (it is gone)", want, files, several ? "s" : "", several ? "their" : "its",
+			 several ? "s" : "", several ? "" : "s", pool);
+	else
+		snprintf(buf, len, "grow %s back to %" PRIu64 " bytes (a partition or volume "
+			 "made smaller?), then run 'tpcheck %s'", files, want, pool);
+}
+
 static int cut_short_say(const char *pool, enum vg_role lost, const char *path)
 {
 	struct io_engine *io = NULL;
 	uint64_t want = 0;
 	struct stat st;
+	char advice[2 * VG_PATH_MAX + 256];
 
 	if (!io_fd_open(path, IO_RDONLY, &io))
 		want = vg_label_cut_short(io);
 	io_destroy(io);
 	if (!want || stat(path, &st))
 		return 0;
-	if (S_ISREG(st.st_mode))
-		log_error("pool %s: its %s device %s is shorter than its label records (cut short); "
-			  "grow it back with 'truncate -s %" PRIu64 " %s', then run 'tpcheck %s' "
-			  "(what was cut off is gone)", pool, lost == VG_ROLE_DATA ? "data" : "metadata",
-			  path, want, path, pool);
-	else
-		log_error("pool %s: its %s device %s is shorter than its label records (cut short); "
-			  "grow it back to %" PRIu64 " bytes, then run 'tpcheck %s'", pool,
-			  lost == VG_ROLE_DATA ? "data" : "metadata", path, want, pool);
+	pool_grow_back_advice(pool, path, want, S_ISREG(st.st_mode), advice, sizeof(advice));
+	log_error("pool %s: its %s device %s is shorter than its label records (cut short); %s",
+		  pool, lost == VG_ROLE_DATA ? "data" : "metadata", path, advice);
 	return 1;
 }
 

@@ -24,6 +24,7 @@
 
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
+#include "metadata/vg/mda.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -210,6 +211,48 @@ int pool_removal_finished(const struct pool *p, const char *name)
 		if (!strcmp(st->name[i], name))
 			return 1;
 	return 0;
+}
+
+int pool_removal_was_last(struct pool *p, const char *name)
+{
+	struct vg_mda_copy copies[VG_MDA_MAX_DEVICES * VG_MDA_SLOTS];
+	struct vg_pv pvs[VG_MDA_MAX_DEVICES];
+	struct tp_log_capture quiet, *old;
+	const struct vg *vg = pool_vg(p);
+	unsigned k = 0;
+	int nr, found = 0;
+
+	if (vg_find_volume(vg, name) || vg_find_removal(vg, name) || !vg->transaction_id)
+		return 0;
+	for (unsigned i = 0; i < pool_nr_pvs(p) && k < VG_MDA_MAX_DEVICES; i++)
+		if (pool_pv_at(p, i)->io)
+			pvs[k++] = *pool_pv_at(p, i);
+	if (!k)
+		return 0;
+	/* the copies were validated when the pool was opened: what they say
+	 * again here is no news */
+	old = tp_log_capture_push(&quiet);
+	nr = vg_mda_read_copies(pvs, k, copies, (unsigned)TP_ARRAY_SIZE(copies), NULL);
+	tp_log_capture_pop(old);
+	for (int i = 0; i < nr; i++) {
+		struct vg *prev = NULL;
+
+		/* newest first: the first copy of an earlier transaction is the
+		 * VG before the last change, matched to this pool by its uuid */
+		if (vg_import(copies[i].text, copies[i].len, &prev))
+			continue;
+		if (prev->transaction_id >= vg->transaction_id || strcmp(prev->uuid, vg->uuid)) {
+			vg_free(prev);
+			continue;
+		}
+		found = prev->transaction_id + 1 == vg->transaction_id &&
+			(vg_find_volume(prev, name) || vg_find_removal(prev, name));
+		vg_free(prev);
+		break;
+	}
+	if (nr > 0)
+		vg_mda_free_copies(copies, (unsigned)nr);
+	return found;
 }
 
 static struct pool_feature removal_feature = {

@@ -22,6 +22,12 @@ int pool_removal_begin(struct pool *p, const char *name) TP_MUST_CHECK;
  * failure leaves a removal that the next run finishes. */
 int pool_removal_run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 	TP_MUST_CHECK;
+/* 1 when the pool's last change (the transaction before the VG's own,
+ * read from the previous VG copy the devices keep) removed NAME, a volume
+ * or a removal under way, and the VG now has no NAME: a tvremove cut at
+ * its end and run again, or run twice. 0 otherwise (also when that copy
+ * is not there to say). */
+int pool_removal_was_last(struct pool *p, const char *name);
 /* 1 when this command's open finished the removal NAME. */
 int pool_removal_finished(const struct pool *p, const char *name);
 

@@ -129,9 +129,19 @@ int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn
 	if (!vg_find_volume(pool_vg(p), name) && !vg_find_removal(pool_vg(p), name)) {
 		if (pool_removal_finished(p, name))
 			return 0;	/* the open finished what an earlier one began */
+		if (pool_removal_was_last(p, name))
+			return 1;	/* an earlier one's last change removed it */
 		return pool_no_volume(pool_name(p), name);
 	}
 	if (vg_find_volume(pool_vg(p), name) && (r = pool_removal_begin(p, name)))
 		return r < 0 ? r : 0;	/* 1: it mapped nothing, removed at once */
 	return pool_removal_run(p, name, fn, ctx);
+}
+
+int pool_volume_removal_begun(struct pool *p, const char *name)
+{
+	if (vg_find_volume(pool_vg(p), name))
+		return 0;
+	return vg_find_removal(pool_vg(p), name) || pool_removal_finished(p, name) ||
+	       pool_removal_was_last(p, name);
 }

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t-change-noop.sh - tpchange and tvchange given only what the pool or the
+# volume has already (tpchange(8) "All options or none"): nothing written
+# (devices byte-identical, no new VG backup), a line saying nothing
+# changed, exit 0; one option that does change something still commits.
+new_pool p --chunk 64k
+ok tvcreate -V 4M -n v p
+ok tpchange --warn 80 --autoextend-threshold 70 --autoextend-by 10 --autoextend-max 2G \
+	--max-overprovision 5 --when-full error p
+ok tvchange --readonly y --activate n p/v
+
+# nothing_written CMD...: CMD exits 0, says nothing changed, writes nothing
+nothing_written() {
+	local n
+	sums p-data.img p-meta.img >sums.before
+	n=$(ls "$(backup_dir p)" | wc -l)
+	ok "$@"
+	sums_same sums.before || fail "'$*' wrote to the pool's devices"
+	[ "$(ls "$(backup_dir p)" | wc -l)" = "$n" ] || fail "'$*' wrote a VG backup"
+	grep -q ": nothing changed (every setting given is so already)\.$" out ||
+		{ cat out err >&2; fail "'$*' does not say nothing changed"; }
+}
+nothing_written tpchange --warn 80 p
+out_has "warn at 80%"
+nothing_written tpchange --autoextend-threshold 70 --autoextend-by 10 --autoextend-max 2G p
+nothing_written tpchange --max-overprovision 5 p
+nothing_written tpchange --when-full error p
+nothing_written tpchange --activate y p
+nothing_written tpchange --systemid "" p
+nothing_written tpchange --lock-type none p
+nothing_written tpchange --warn 80 --when-full error --activate y p
+nothing_written tvchange --readonly y p/v
+out_has "Volume p/v: read-only y."
+nothing_written tvchange --activate n --readonly y p/v
+
+# without options: the settings, no "nothing changed" line
+ok tpchange p
+out_lacks "nothing changed"
+ok tvchange p/v
+out_lacks "nothing changed"
+
+# one option that changes something: one commit, one backup, no such line
+n=$(ls "$(backup_dir p)" | wc -l)
+ok tpchange --warn 80 --when-full queue p
+out_lacks "nothing changed"
+out_has "when full queue"
+[ "$(ls "$(backup_dir p)" | wc -l)" = $((n + 1)) ] || fail "the change wrote no backup"
+ok tvchange --readonly n --activate n p/v
+out_has "read-only n"
+ok tpcheck p

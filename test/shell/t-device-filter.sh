@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t-device-filter.sh - a block device the devices filter rejects, named to
+# any command that takes a device (tptools(7) exit status 3,
+# tptools.conf(5) devices/filter): refused with exit 3 and one line that
+# names it, its pattern and what to do (no "cannot open" or "cannot probe"
+# after it), nothing written to the pool's devices.
+conf=$TPTOOLS_DIR/tptools.conf
+loop_images lx lx.img 64M
+image ly.img 64M
+new_pool p --chunk 64k
+ok tvcreate -V 4M -n v p
+image pm1.img 16M
+image pm2.img 16M
+image pd.img 64M
+ok tpcreate --data pd.img --meta pm1.img,pm2.img --chunk 64k mp
+printf 'devices {\n\tfilter = [ "r|^%s$|" ]\n}\n' "$lx" >"$conf"
+sums p-data.img p-meta.img pd.img pm1.img pm2.img ly.img >sums.before
+
+# refused CMD...: exit 3, one line on stderr naming the device and the
+# filter, nothing on stdout, nothing written
+refused() {
+	usage_error "$@"
+	[ "$(wc -l <err)" = 1 ] || { cat err >&2; fail "'$*': not one line"; }
+	grep -qF "error: $lx is excluded by the devices filter, pattern \"r|^$lx\$|\" ($conf:2); to use it, accept it in devices/filter" err ||
+		{ cat err >&2; fail "'$*': the refusal does not name $lx, its pattern and what to do"; }
+	[ ! -s out ] || { cat out >&2; fail "'$*' printed on stdout"; }
+	sums_same sums.before || fail "'$*' wrote to a device"
+}
+refused tpcreate --data "$lx" --meta ly.img q
+refused tpcreate --data ly.img --meta "$lx" q
+refused tpcreate --data ly.img --meta pm1.img,"$lx" q
+refused tpextend --data "$lx" p
+refused tpextend --data "$lx" --test p
+refused tpchange --meta-mirror "$lx" p
+refused tpchange --meta-replace "$lx" mp
+refused tpchange --autoextend-device "$lx" p
+refused tpmove --from "$lx" p
+refused tpmove --from "$lx" --test p
+refused tprepair --devices "$lx",p-meta.img p
+refused tprepair --devices p-data.img,"$lx" p
+refused tpstatus --devices "$lx",p-meta.img p
+refused tvcreate --devices "$lx",p-meta.img -V 4M -n w p
+rm -f "$conf"
+ok tpcheck p

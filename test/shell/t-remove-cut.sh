@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t-remove-cut.sh - tvremove killed at every step of a removal (tvremove(8)
+# "Removal in steps"), then run again on the same name: the re-run
+# finishes the removal, or says the pool's last change removed the volume
+# already, and exits 0; tpcheck is clean and the other volumes keep their
+# data. A name the pool never had, or one removed before its last change,
+# still fails with exit 5. tvremove --wipe run again after its wipe finishes
+# the removal without wiping again.
+new_pool p --chunk 64k
+ok tvcreate -V 4M -n b p
+write_chunks p b 0 8
+b_sum=$(tpsend --format raw p/b | md5sum)
+
+# rerun_done: tvremove -y p/a again finishes, and the pool is clean (its
+# output in rerun.out, rerun.err); already_removed: it said so
+already_removed() {
+	grep -q "^Volume p/a was already removed (by the pool's last change)\.$" rerun.out ||
+		{ cat rerun.out rerun.err >&2; fail "no 'already removed' line"; }
+}
+rerun_done() {
+	ok tvremove -y p/a
+	cp out rerun.out
+	cp err rerun.err
+	grep -q "^Volume p/a \(was already \)\?removed" out || { cat out err >&2; fail "no removal line"; }
+	ok tpstatus p
+	err_lacks "under way"
+	out_lacks " a "
+	ok tpcheck p
+	[ "$(tpsend --format raw p/b | md5sum)" = "$b_sum" ] || fail "volume b's data changed"
+}
+
+# a volume that maps chunks: its first change, its steps, its emptied end
+for pause in after-vg-commit after-apply remove-step=0 remove-step=2 remove-emptied; do
+	ok tvcreate -V 4M -n a p
+	write_chunks p a 0 10
+	killed_at "$pause" env TP_TEST_REMOVE_STEP=4 tvremove -y p/a
+	rerun_done
+done
+
+# its last change (the removal dropped from the VG, its thin device
+# deleted), cut after the VG commit and after the delete: a first cut
+# leaves the removal under way, the second tvremove finishes it at its
+# open and is killed in that last change
+for pause in after-vg-commit after-apply; do
+	ok tvcreate -V 4M -n a p
+	write_chunks p a 0 10
+	killed_at remove-emptied env TP_TEST_REMOVE_STEP=4 tvremove -y p/a
+	killed_at "$pause" tvremove -y p/a
+	grep -q "finishing the interrupted removal of a" err || { cat err >&2; fail "not in the last change"; }
+	rerun_done
+	already_removed
+	grep -q "transaction .* had been interrupted; it is now complete" rerun.err ||
+		{ cat rerun.err >&2; fail "the re-run did not complete the cut transaction"; }
+done
+
+# a volume that maps nothing goes in one change: cut inside it
+for pause in after-vg-commit after-apply; do
+	ok tvcreate -V 4M -n a p
+	killed_at "$pause" tvremove -y p/a
+	rerun_done
+	already_removed
+done
+
+# killed after its last commit, before its line: the re-run says so, once
+# more too; a name the last change did not remove is still no volume
+ok tvcreate -V 4M -n a p
+write_chunks p a 0 3
+ok tvremove -y p/a
+out_has "Volume p/a removed."
+rerun_done
+already_removed
+failed tvremove -y p/nosuch
+err_has "pool p has no volume nosuch"
+ok tvcreate -V 1M -n c p
+failed tvremove -y p/a
+err_has "pool p has no volume a"
+
+# tvremove --wipe cut in its removal (after its wipe), run again: the
+# removal is finished, nothing is wiped twice, exit 0
+for pause in remove-step=1 remove-emptied; do
+	ok tvcreate -V 4M -n w p
+	write_chunks p w 0 10
+	killed_at "$pause" env TP_TEST_REMOVE_STEP=4 tvremove -y --wipe p/w
+	ok tvremove -y --wipe p/w
+	out_has "^Volume p/w was wiped before its removal began\.$"
+	grep -q "^Volume p/w \(was already \)\?removed" out || { cat out err >&2; fail "no removal line"; }
+	ok tpcheck p
+done
