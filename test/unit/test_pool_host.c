@@ -533,6 +533,22 @@ static void test_devices_uuid(void)
 	vg_free(vg);
 }
 
+/* Image I of the test's directory, FX_DEV_SIZE long, labelled L. */
+static void labelled_image(char *path, size_t len, int i, const struct vg_label *l)
+{
+	struct io_engine *io;
+	int fd;
+
+	snprintf(path, len, "%s/dev%d.img", cfgdir, i);
+	fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(ftruncate(fd, (off_t)FX_DEV_SIZE) == 0);
+	close(fd);
+	CU_ASSERT_FATAL(io_fd_open(path, 0, &io) == 0);
+	CU_ASSERT_EQUAL(vg_label_write(io, l), 0);
+	io_destroy(io);
+}
+
 /* The devices file lost its entries: the labels of candidate paths still
  * name the pool, its uuid and each device's role. */
 static void test_find_by_label(void)
@@ -545,18 +561,8 @@ static void test_find_by_label(void)
 	fresh_dir("scan");
 	CU_ASSERT_EQUAL_FATAL(tp_mkdir_p(cfgdir), 0);
 	for (i = 0; i < 2; i++) {
-		struct io_engine *io;
-		int fd;
-
-		snprintf(paths[i], sizeof(paths[i]), "%s/dev%d.img", cfgdir, i);
-		fd = open(paths[i], O_CREAT | O_RDWR | O_TRUNC, 0600);
-		CU_ASSERT_FATAL(fd >= 0);
-		CU_ASSERT_FATAL(ftruncate(fd, (off_t)FX_DEV_SIZE) == 0);
-		close(fd);
-		CU_ASSERT_FATAL(io_fd_open(paths[i], 0, &io) == 0);
 		fx_label(i ? VG_ROLE_DATA : VG_ROLE_META, &l);
-		CU_ASSERT_EQUAL(vg_label_write(io, &l), 0);
-		io_destroy(io);
+		labelled_image(paths[i], sizeof(paths[i]), i, &l);
 		entry(&e, "vault", l.role, l.pv_uuid, paths[i]);
 		CU_ASSERT_EQUAL(pool_devices_add(&e), 0);
 	}
@@ -605,18 +611,8 @@ static void test_label_copy(void)
 	fresh_dir("copy");
 	CU_ASSERT_EQUAL_FATAL(tp_mkdir_p(cfgdir), 0);
 	fx_label(VG_ROLE_META, &l);
-	for (int i = 0; i < 2; i++) {
-		struct io_engine *io;
-
-		snprintf(paths[i], sizeof(paths[i]), "%s/dev%d.img", cfgdir, i);
-		fd = open(paths[i], O_CREAT | O_RDWR | O_TRUNC, 0600);
-		CU_ASSERT_FATAL(fd >= 0);
-		CU_ASSERT_FATAL(ftruncate(fd, (off_t)FX_DEV_SIZE) == 0);
-		close(fd);
-		CU_ASSERT_FATAL(io_fd_open(paths[i], 0, &io) == 0);
-		CU_ASSERT_EQUAL(vg_label_write(io, &l), 0);
-		io_destroy(io);
-	}
+	for (int i = 0; i < 2; i++)
+		labelled_image(paths[i], sizeof(paths[i]), i, &l);
 	entry(&e, "vault", l.role, l.pv_uuid, paths[0]);
 	CU_ASSERT_EQUAL_FATAL(pool_devices_add(&e), 0);
 	file = pool_devices_path();
