@@ -7,7 +7,8 @@
  *
  * and sanlock runs it when this host can no longer renew the lease: the
  * pool's devices are switched to the error target, the bottom ones
- * first, and torn down, then the holder is asked to end
+ * first, and torn down, then the holder is asked to end if HOLDER_PID is
+ * still a tp-lease-holder of that pool, else left alone
  * (lib/pool/lease/pool_fence.c). It logs through the one log path
  * (lib/base/log.h) as "tptools": the system log, stderr, and the kernel's
  * log for the critical lines (log_crit, tp_log_kmsg), so a host without a
@@ -33,8 +34,24 @@ static int usage(const char *fmt, const char *arg)
 	return TP_EXIT_USAGE;
 }
 
+/* Test builds only: TP_TEST_LEASE_LOG=stderr-only keeps the kill path's
+ * lines out of the system log and the kernel's log, so that a test on the
+ * host runs it (a release build: the system log always, and the name
+ * does not reach the binary). */
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
+static int test_stderr_only(void)
+{
+	const char *t = getenv("TP_TEST_LEASE_LOG");
+
+	return t && !strcmp(t, "stderr-only");
+}
+#else
+#define test_stderr_only() 0
+#endif
+
 int main(int argc, char **argv)
 {
+	int quiet = test_stderr_only();
 	char *end;
 	long pid;
 
@@ -45,7 +62,8 @@ int main(int argc, char **argv)
 	/* the one log path: the journal and stderr (sanlock's call with
 	 * wrong arguments is a fence not done: it says so there too) */
 	tp_log_init("tptools");
-	tp_log_syslog(1);
+	if (!quiet)
+		tp_log_syslog(1);
 	if (argc != 4)
 		return usage("%s takes UUID POOL HOLDER_PID: no pool was fenced", POOL_LEASE_FENCE);
 	if (!pool_lease_args_valid(argv[2], argv[1]))
@@ -55,6 +73,7 @@ int main(int argc, char **argv)
 	if (errno || !*argv[3] || *end || pid < 0 || pid > (1L << 22))
 		return usage("'%s' is not the holder's process id", argv[3]);
 	/* and the kernel's log, for the critical lines */
-	tp_log_kmsg();
+	if (!quiet)
+		tp_log_kmsg();
 	return pool_lease_fence_run(argv[1], argv[2], (int)pid);
 }

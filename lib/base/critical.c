@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -142,6 +143,34 @@ int tp_process_stop(long pid)
 {
 	if (pid <= 1)
 		return -EINVAL;
+	return kill((pid_t)pid, SIGTERM) ? -errno : 0;
+}
+
+int tp_process_stop_if(long pid, int (*is_it)(long pid, void *arg), void *arg)
+{
+	int fd = -1, r;
+
+	if (pid <= 1)
+		return -EINVAL;
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+	/* a handle on this process, taken before it is looked at: if it ends
+	 * meanwhile and its pid goes to another, the signal goes nowhere */
+	fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	if (fd < 0 && errno != ENOSYS)
+		return -errno;
+#endif
+	if (!is_it(pid, arg)) {
+		if (fd >= 0)
+			close(fd);
+		return -ESRCH;
+	}
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+	if (fd >= 0) {
+		r = syscall(SYS_pidfd_send_signal, fd, SIGTERM, NULL, 0) ? -errno : 0;
+		close(fd);
+		return r;
+	}
+#endif
 	return kill((pid_t)pid, SIGTERM) ? -errno : 0;
 }
 

@@ -89,6 +89,13 @@ int tp_thread_start_unsignalled(pthread_t *t, void *(*fn)(void *), void *arg);
  * 0 or -errno. */
 int tp_process_alive(long pid);
 int tp_process_stop(long pid);
+/* The same, only when IS_IT(PID, ARG) says PID is the process meant (1;
+ * it reads /proc/PID): 0 when it was asked to end, -ESRCH when it is not
+ * running or IS_IT said 0 (nothing sent), else -errno. The process is held
+ * by a pidfd from before IS_IT looks until the signal, so a pid that went
+ * to another process meanwhile is never signalled (a kernel without
+ * pidfds: kill(2) right after the look). */
+int tp_process_stop_if(long pid, int (*is_it)(long pid, void *arg), void *arg);
 
 #if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
 /* Pause at the named STEP when a test asks for it (see above). */

@@ -46,7 +46,9 @@ int pool_lease_holder_run(const char *name, const char *uuid, const char *path, 
 /* The kill path: `tp-lease-fence UUID NAME HOLDER_PID`, which sanlock
  * runs when this host can no longer renew the lease: the pool's devices
  * switched to the error target and torn down, then the holder asked to
- * end. 0, or 5 when some of its devices are still loaded (open). */
+ * end when HOLDER is a running tp-lease-holder of pool NAME (UUID); any
+ * other process is left alone, with a line saying so. 0, or 5 when some
+ * of its devices are still loaded (open). */
 int pool_lease_fence_run(const char *uuid, const char *name, int holder);
 
 #endif

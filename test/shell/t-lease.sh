@@ -7,7 +7,8 @@
 # lease area unwritten) is refused by every writer and by tpactivate
 # (exit 5) with the images byte-for-byte unchanged: without a host id,
 # naming global/host_id; with one, naming the sanlock daemon; readers list
-# it with its lock type and an unknown lease owner. The leases themselves
+# it with its lock type and an unknown lease owner; the kill path asks only
+# a running tp-lease-holder of its pool to end. The leases themselves
 # are proved between two kernels (test/vm/s2-lease.sh, s2-failover.sh).
 conf=$TPTOOLS_DIR/tptools.conf
 DATA_SIZE=64M META_SIZE=16M
@@ -120,6 +121,61 @@ expect_rc 3 "$progs/tp-lease-fence" "$uuid" 'a/b' 1
 err_has "'a/b' is not a pool name"
 expect_rc 3 "$progs/tp-lease-fence" "$uuid" s -1
 err_has "'-1' is not the holder's process id"
+# the kill path stops the pool's holder only: a pid that is not a running
+# tp-lease-holder with this pool's name and uuid (given by hand, or reused
+# after the holder ended) is left alone, with a line saying so, and the
+# fence is done all the same (the test hook keeps its lines out of the
+# system log and the kernel's log; there is no device-mapper here, so there
+# is nothing to switch). A process ended by the fencer's SIGTERM is waited
+# for with status 143; one the test kills itself with SIGKILL, 137.
+export TP_TEST_LEASE_LOG=stderr-only
+fence_victim() { # PID: the kill path run on it, then PID ended; its status in $st
+	expect_rc 0 "$progs/tp-lease-fence" "$uuid" s "$1"
+	err_has "pool s lost its sanlock lease"
+	err_has "pool s: 0 device(s) switched to the error target, 0 removed"
+	kill -KILL "$1" 2>/dev/null || :
+	st=0
+	wait "$1" 2>/dev/null || st=$?
+}
+sleep 300 &
+fence_victim $!
+[ "$st" = 137 ] || fail "the kill path signalled an unrelated sleep (status $st)"
+err_has "pool s: process $! is not its lease holder (.*): there is no holder to stop"
+# a stand-in holder: a copy of bash named tp-lease-holder, run with the
+# holder's arguments (its script is the file named like the pool), which
+# says it runs (on the fifo "up") and then waits on the fifo "hold"
+mkdir fake
+cp "$(command -v bash)" fake/tp-lease-holder
+mkfifo up hold
+printf 'echo up >up\nread -r _ <hold\n' >s
+cp s other
+start_fake() { # POOL: the stand-in holder of POOL started, its pid in $fake
+	fake/tp-lease-holder "$1" "$uuid" "$PWD/s-meta.img" 1048576 3 &
+	fake=$!
+	read -r _ <up
+}
+start_fake other
+fence_victim "$fake"
+[ "$st" = 137 ] || fail "the kill path signalled the holder of another pool (status $st)"
+err_has "process $fake is not its lease holder (it is a tp-lease-holder of another pool)"
+start_fake s
+fence_victim "$fake"
+[ "$st" = 143 ] || fail "the kill path did not ask the pool's holder to end (status $st)"
+err_lacks "not its lease holder"
+# a holder whose program an upgrade replaced meanwhile (" (deleted)")
+start_fake s
+rm fake/tp-lease-holder
+fence_victim "$fake"
+[ "$st" = 143 ] || fail "the kill path did not ask a holder of a replaced program to end"
+err_lacks "not its lease holder"
+# a process gone: nothing to stop, the fence done
+sleep 0 &
+gone=$!
+wait $gone || :
+expect_rc 0 "$progs/tp-lease-fence" "$uuid" s $gone
+err_has "pool s: 0 device(s) switched to the error target, 0 removed"
+err_has "process $gone is not its lease holder (no such process)"
+unset TP_TEST_LEASE_LOG
 # they are no hidden commands of tp any more
 for c in __lease-holder __lease-fence; do
 	expect_rc 3 tp $c

@@ -9,7 +9,8 @@
 # (RELEASE_BUILD, the Makefile's header; t-install makes the same one) and
 # compiles only what is missing or stale. The lease's programs
 # (PREFIX/lib/tptools/tp-lease-holder, tp-lease-fence) are checked the same way,
-# with the lease module's own test variables (TP_TEST_LEASE_*). The tests'
+# with the lease module's own test variables (TP_TEST_LEASE_*) and the
+# fencer's (TP_TEST_LEASE_LOG, tools/tp-lease-fence.c). The tests'
 # own I/O engines
 # (test/lib/io_test.h, io_crash.h) are in no tp at all, release or test build.
 have strings || skip "strings (binutils) missing"
@@ -33,6 +34,9 @@ called=$(grep -rhoE 'tp_test_(pause(_n)?|fail)\("[a-z-]+"' "$TOP/lib" "$TOP/kern
 lease_vars=$(grep -rhoE 'test_env\("TP_TEST_[A-Z_]+"' "$TOP/lib/pool/lease" | sed 's/.*("//; s/"$//' |
 	sort -u || true)
 [ "$(wc -w <<<"$lease_vars")" -ge 2 ] || fail "the lease module's test variables not found: $lease_vars"
+fence_vars=$(grep -hoE 'getenv\("TP_TEST_[A-Z_]+"' "$TOP/tools/tp-lease-fence.c" |
+	sed 's/.*("//; s/"$//' | sort -u || true)
+[ -n "$fence_vars" ] || fail "the fencer's test variable (TP_TEST_LEASE_LOG) not found"
 names=$(printf '%s\n' TP_TEST_PAUSE TP_TEST_FAIL $declared $called | sort -u)
 
 # ---- the strings of both binaries ----
@@ -52,9 +56,14 @@ for s in $lease_vars; do
 	grep -qF -- "$s" test.strings ||
 		fail "the build's tp-lease-holder lacks '$s' (built with TESTHOOKS=0?)"
 done
+strings "$TOP/$BUILD/lib/tptools/tp-lease-fence" >test.strings
+for s in $fence_vars; do
+	grep -qF -- "$s" test.strings ||
+		fail "the build's tp-lease-fence lacks '$s' (built with TESTHOOKS=0?)"
+done
 for b in sbin/tp lib/tptools/tp-lease-holder lib/tptools/tp-lease-fence; do
 	strings "$stage/usr/$b" >release.strings
-	for s in $names $lease_vars; do
+	for s in $names $lease_vars $fence_vars; do
 		! grep -F -- "$s" release.strings >found ||
 			fail "the installed $b contains '$s': $(head -3 found | tr '\n' ' ')"
 	done

@@ -16,9 +16,12 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int count_dev(const char *name, const char *uuid, void *arg)
 {
@@ -158,12 +161,87 @@ int pool_lease_args_valid(const char *name, const char *uuid)
 	return 1;
 }
 
+/* Which process the kill path is to stop: pool NAME's (UUID's) holder. */
+struct holder_check {
+	const char *name, *uuid;
+	char why[160];		/* when it is not: what the pid is */
+};
+
+/* 1 when PID is a running tp-lease-holder of pool NAME (UUID), as
+ * start_holder execs it (pool_lease.c): its program is tp-lease-holder
+ * (wherever it is installed, " (deleted)" after an upgrade replaced it)
+ * and its arguments are POOL UUID DEVICE OFFSET FD with this pool's name
+ * and uuid. Else 0, with WHY saying what it is. */
+static int is_holder(long pid, void *arg)
+{
+	static const char deleted[] = " (deleted)";
+	struct holder_check *c = arg;
+	char path[64], exe[PATH_MAX], args[1024];
+	const char *argv[6], *base;
+	ssize_t n;
+	size_t len, argc = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0) {
+		snprintf(c->why, sizeof(c->why), "%s",
+			 errno == ENOENT ? "no such process" : strerror(errno));
+		return 0;
+	}
+	exe[n] = '\0';
+	len = (size_t)n;
+	if (len > sizeof(deleted) - 1 && !strcmp(exe + len - (sizeof(deleted) - 1), deleted))
+		exe[len - (sizeof(deleted) - 1)] = '\0';
+	base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+	if (strcmp(base, POOL_LEASE_HOLDER)) {
+		snprintf(c->why, sizeof(c->why), "it runs %.120s", exe);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(c->why, sizeof(c->why), "%s", strerror(errno));
+		return 0;
+	}
+	n = read(fd, args, sizeof(args) - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	args[n] = '\0';
+	for (const char *a = args; a < args + n && argc < TP_ARRAY_SIZE(argv) + 1;
+	     a += strlen(a) + 1) {
+		if (argc < TP_ARRAY_SIZE(argv))
+			argv[argc] = a;
+		argc++;
+	}
+	if (argc != TP_ARRAY_SIZE(argv) || strcmp(argv[1], c->name) || strcmp(argv[2], c->uuid)) {
+		snprintf(c->why, sizeof(c->why), "it is a " POOL_LEASE_HOLDER " of another pool");
+		return 0;
+	}
+	return 1;
+}
+
 int pool_lease_fence_run(const char *uuid, const char *name, int holder)
 {
+	struct holder_check c = { name, uuid, "no such process" };
+	int r = -ESRCH;
+
+	if (holder <= 1)
+		snprintf(c.why, sizeof(c.why), "no process a holder can be");
+
+	/* the devices first, whoever HOLDER is: they are what keeps the
+	 * pool's data from this host's writes */
 	lease_fence(uuid, name, "this host could not renew it in time: the shared storage is "
 		    "unreachable, or the host was stopped");
-	/* the holder ends once nothing is loaded; sanlock kills it if not */
+	/* the holder ends once nothing is loaded; sanlock kills it if not.
+	 * Only the holder: a pid given by hand, or one that went to another
+	 * process after the holder ended, is left alone */
 	if (holder > 1)
-		(void)tp_process_stop(holder);
+		r = tp_process_stop_if(holder, is_holder, &c);
+	if (r == -ESRCH)
+		log_warn("pool %s: process %d is not its lease holder (%s): there is no holder to "
+			 "stop", name, holder, c.why);
+	else if (r)
+		log_warn("pool %s: its lease holder (pid %d) could not be asked to end: %s", name,
+			 holder, strerror(-r));
 	return lease_pool_loaded(uuid) ? 5 : 0;
 }
