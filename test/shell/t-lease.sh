@@ -158,6 +158,12 @@ start_fake other
 fence_victim "$fake"
 [ "$st" = 137 ] || fail "the kill path signalled the holder of another pool (status $st)"
 err_has "process $fake is not its lease holder (it is a tp-lease-holder of another pool)"
+fake/tp-lease-holder s &
+fake=$!
+read -r _ <up
+fence_victim "$fake"
+[ "$st" = 137 ] || fail "the kill path signalled a tp-lease-holder with other arguments (status $st)"
+err_has "process $fake is not its lease holder (it is a tp-lease-holder run with other arguments"
 start_fake s
 fence_victim "$fake"
 [ "$st" = 143 ] || fail "the kill path did not ask the pool's holder to end (status $st)"

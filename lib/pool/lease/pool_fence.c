@@ -176,16 +176,20 @@ static int is_holder(long pid, void *arg)
 {
 	static const char deleted[] = " (deleted)";
 	struct holder_check *c = arg;
-	char path[64], exe[PATH_MAX], args[1024];
+	char path[64], exe[PATH_MAX], args[2 * PATH_MAX];
 	const char *argv[6], *base;
 	ssize_t n;
-	size_t len, argc = 0;
+	size_t len, argc = 0, got = 0;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
 	if ((n = readlink(path, exe, sizeof(exe) - 1)) < 0) {
+		int e = errno;
+
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
 		snprintf(c->why, sizeof(c->why), "%s",
-			 errno == ENOENT ? "no such process" : strerror(errno));
+			 e != ENOENT ? strerror(e) :
+			 access(path, F_OK) ? "no such process" : "it runs no program");
 		return 0;
 	}
 	exe[n] = '\0';
@@ -202,18 +206,22 @@ static int is_holder(long pid, void *arg)
 		snprintf(c->why, sizeof(c->why), "%s", strerror(errno));
 		return 0;
 	}
-	n = read(fd, args, sizeof(args) - 1);
+	while (got < sizeof(args) - 1 && (n = read(fd, args + got, sizeof(args) - 1 - got)) > 0)
+		got += (size_t)n;
 	close(fd);
-	if (n < 0)
-		n = 0;
-	args[n] = '\0';
-	for (const char *a = args; a < args + n && argc < TP_ARRAY_SIZE(argv) + 1;
+	args[got] = '\0';
+	for (const char *a = args; a < args + got && argc < TP_ARRAY_SIZE(argv) + 1;
 	     a += strlen(a) + 1) {
 		if (argc < TP_ARRAY_SIZE(argv))
 			argv[argc] = a;
 		argc++;
 	}
-	if (argc != TP_ARRAY_SIZE(argv) || strcmp(argv[1], c->name) || strcmp(argv[2], c->uuid)) {
+	if (argc != TP_ARRAY_SIZE(argv)) {
+		snprintf(c->why, sizeof(c->why), "it is a " POOL_LEASE_HOLDER " run with other "
+			 "arguments than a holder's");
+		return 0;
+	}
+	if (strcmp(argv[1], c->name) || strcmp(argv[2], c->uuid)) {
 		snprintf(c->why, sizeof(c->why), "it is a " POOL_LEASE_HOLDER " of another pool");
 		return 0;
 	}
@@ -227,7 +235,6 @@ int pool_lease_fence_run(const char *uuid, const char *name, int holder)
 
 	if (holder <= 1)
 		snprintf(c.why, sizeof(c.why), "no process a holder can be");
-
 	/* the devices first, whoever HOLDER is: they are what keeps the
 	 * pool's data from this host's writes */
 	lease_fence(uuid, name, "this host could not renew it in time: the shared storage is "
