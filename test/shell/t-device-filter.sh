@@ -40,5 +40,16 @@ refused tprepair --devices "$lx",p-meta.img p
 refused tprepair --devices p-data.img,"$lx" p
 refused tpstatus --devices "$lx",p-meta.img p
 refused tvcreate --devices "$lx",p-meta.img -V 4M -n w p
+refused tpremove --label "$lx"
+rm -f "$conf"
+ok tpcheck p
+
+# the device is the pool's second data device: tpreduce --data names it
+ok tpextend --data "$lx" p
+printf 'devices {\n\tfilter = [ "r|^%s$|" ]\n}\n' "$lx" >"$conf"
+sums p-data.img p-meta.img lx.img >sums.before
+refused tpreduce --data "$lx" p
+refused tpreduce --data "$lx" --test p
+refused tpremove --label "$lx"
 rm -f "$conf"
 ok tpcheck p
