@@ -112,6 +112,8 @@ int cmd_tpreduce(const struct tp_command *cmd, int argc, const char **argv)
 		rc = cli_usage_error(cmd, "--data DEV and --missing do not go together");
 	else if (x.force && !x.missing_mode)
 		rc = cli_usage_error(cmd, "--force goes with --missing");
+	if (rc == CLI_CONTINUE)
+		rc = cli_device_kind(cmd, "--data", x.data);
 	if (rc == CLI_CONTINUE && x.missing_mode)
 		rc = tool_pool_op_flags(args[0], devices,
 					POOL_DATA_MISSING_OK | (x.test ? POOL_RDONLY : 0), missing_op,

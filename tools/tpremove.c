@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpremove - remove a pool: wipe its labels and VG metadata; or, with
  * --label, the label a device carries that no pool's VG names. */
+#include "lib/base/devopen.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
@@ -56,9 +57,12 @@ static int remove_pool(const char *name, struct pool *p)
 static int remove_label(const char *dev, int force)
 {
 	struct pool_label_verdict v;
-	int r = pool_label_inspect(dev, &v);
+	int r;
 
-	if (r)
+	/* a device the filter refuses: one line, nothing opened */
+	if (io_dev_filter_check(dev))
+		return TP_EXIT_USAGE;
+	if ((r = pool_label_inspect(dev, &v)))
 		return tp_exit_from_errno(r);
 	/* refused before asking: a member, or no label at all */
 	if (v.kind == POOL_LABEL_NONE || v.kind == POOL_LABEL_MEMBER || v.kind == POOL_LABEL_AHEAD ||

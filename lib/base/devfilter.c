@@ -201,7 +201,9 @@ static int in_scan_root(const char *real)
 #define in_scan_root(real) 1
 #endif
 
-int tp_dev_filter_accepts(const char *path, char *why, size_t len)
+/* tp_dev_filter_accepts, and with ROOT 0 tp_dev_filter_pattern_rejects
+ * (the test build's scan root not looked at). */
+static int accepts(const char *path, int root, char *why, size_t len)
 {
 	char real[PATH_MAX], where[PATH_MAX + 32];
 	const char *names[2] = { path, NULL };
@@ -210,7 +212,7 @@ int tp_dev_filter_accepts(const char *path, char *why, size_t len)
 
 	if (stat(path, &st) || !S_ISBLK(st.st_mode))
 		return 1;
-	if (!in_scan_root(resolve(path, real, names, &resolved))) {
+	if (root && !in_scan_root(resolve(path, real, names, &resolved))) {
 		if (why)
 			snprintf(why, len, "(the test's scan root, TP_TEST_SCAN_ROOT=%s)",
 				 getenv("TP_TEST_SCAN_ROOT"));
@@ -235,4 +237,14 @@ int tp_dev_filter_accepts(const char *path, char *why, size_t len)
 			return 0;
 		}
 	return 1;
+}
+
+int tp_dev_filter_accepts(const char *path, char *why, size_t len)
+{
+	return accepts(path, 1, why, len);
+}
+
+int tp_dev_filter_pattern_rejects(const char *path, char *why, size_t len)
+{
+	return !accepts(path, 0, why, len);
 }

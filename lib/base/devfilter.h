@@ -29,6 +29,12 @@
  * pattern and where it was set ("\"r|.*|\" (tptools.conf:4)"). */
 int tp_dev_filter_accepts(const char *path, char *why, size_t len);
 
+/* 1 when PATH is a block device a devices/filter pattern rejects (WHY set
+ * as above), else 0: the user's filter alone, never the test build's scan
+ * root. For a pool device not found where it was last seen: the filter,
+ * not the device's absence, may be why (lib/pool/host: pool_device_filtered). */
+int tp_dev_filter_pattern_rejects(const char *path, char *why, size_t len);
+
 /* Is TEXT a valid pattern? 0, or nonzero with WHY set (tptools.conf's
  * check of devices/filter). */
 int tp_dev_filter_check(const char *text, char *why, size_t len);

@@ -3,7 +3,10 @@
 # any command that takes a device (tptools(7) exit status 3,
 # tptools.conf(5) devices/filter): refused with exit 3 and one line that
 # names it, its pattern and what to do (no "cannot open" or "cannot probe"
-# after it), nothing written to the pool's devices.
+# after it), nothing written to the pool's devices. A pool's added data
+# device the filter excludes is not "missing": tpstatus, tvcreate and
+# tpreduce --missing fail (5) naming the filter, tpcheck advises to accept
+# it (never tpreduce --missing), and the device stays the pool's.
 conf=$TPTOOLS_DIR/tptools.conf
 loop_images lx lx.img 64M
 image ly.img 64M
@@ -40,5 +43,45 @@ refused tprepair --devices "$lx",p-meta.img p
 refused tprepair --devices p-data.img,"$lx" p
 refused tpstatus --devices "$lx",p-meta.img p
 refused tvcreate --devices "$lx",p-meta.img -V 4M -n w p
+refused tpremove --label "$lx"
 rm -f "$conf"
 ok tpcheck p
+
+# the device is the pool's second data device: tpreduce --data names it
+size1=$(pool_bytes p pool_size)
+ok tpextend --data "$lx" p
+printf 'devices {\n\tfilter = [ "r|^%s$|" ]\n}\n' "$lx" >"$conf"
+sums p-data.img p-meta.img lx.img >sums.before
+refused tpreduce --data "$lx" p
+refused tpreduce --data "$lx" --test p
+refused tpremove --label "$lx"
+
+# unnamed, the pool's device the filter excludes is not "missing": the
+# commands name the filter (exit 5), tpcheck's advice is to accept it, and
+# tpreduce --missing never takes it away
+filtered() {
+	failed "$@"
+	[ "$(wc -l <err)" = 1 ] || { cat err >&2; fail "'$*': not one line"; }
+	grep -qF "is not found: $lx, where it was last seen, is excluded by the devices filter, pattern \"r|^$lx\$|\" ($conf:2); change devices/filter in tptools.conf to accept it" err ||
+		{ cat err >&2; fail "'$*': the filter is not named"; }
+	err_lacks "missing:"
+	err_lacks "Attach it"
+	sums_same sums.before || fail "'$*' wrote to a device"
+}
+filtered tpstatus p
+filtered tvcreate -V 4M -n w p
+filtered tpreduce --missing --test p
+filtered tpreduce --missing p
+err_has "tpreduce --missing takes away only a device that is gone"
+expect_rc 2 tpcheck p
+grep -qF "data device 2 (device uuid " out err &&
+	grep -qF "is not found: $lx, where it was last seen, is excluded by the devices filter" out err ||
+	{ cat out err >&2; fail "tpcheck does not say the filter excludes the device"; }
+grep -qF "next: change devices/filter in tptools.conf to accept $lx" out ||
+	{ cat out >&2; fail "tpcheck's advice is not to accept it in the filter"; }
+! grep -q "tpreduce --missing" out err || { cat out err >&2; fail "tpcheck advises tpreduce --missing"; }
+! grep -q "is missing" out err || { cat out err >&2; fail "tpcheck calls it missing"; }
+sums_same sums.before || fail "tpcheck wrote to a device"
+rm -f "$conf"
+ok tpcheck p
+[ "$(pool_bytes p pool_size)" -gt "$size1" ] || fail "the second data device was taken away"

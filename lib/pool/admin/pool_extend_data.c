@@ -662,7 +662,7 @@ int pool_reduce_missing(struct pool *p, int force, int test,
 	const struct vg *vg = pool_vg(p);
 	uint64_t chunk = (uint64_t)vg->chunk_size * 512, gone = 0;
 	unsigned n = vg_nr_data(vg), idx[VG_DATA_DEVICES_MAX], nr = 0;
-	char list[1024] = "";
+	char list[1024] = "", at[VG_PATH_MAX + 1], why[512];
 	struct vg *next = NULL;
 	struct cut c;
 	int r;
@@ -676,6 +676,16 @@ int pool_reduce_missing(struct pool *p, int force, int test,
 
 		if (pool_data_dev_path(p, i)[0])
 			continue;
+		/* (the open refuses it first: pool_data.c) */
+		if (pool_device_filtered(d->pv_uuid, d->path, at, sizeof(at), why, sizeof(why))) {
+			log_error("pool %s: its data device %u (device uuid %s) may be there: %s, "
+				  "where it was last seen, is excluded by the devices filter, pattern "
+				  "%s; tpreduce --missing takes away only a device that is gone: "
+				  "accept it in devices/filter (tptools.conf(5)) and run the command "
+				  "again; nothing was changed", pool_name(p), i + 1, d->pv_uuid, at,
+				  why);
+			return -ENOENT;
+		}
 		idx[nr++] = i;
 		c.first[c.nr] = vg_data_first_chunk(vg, i);
 		c.n[c.nr++] = vg_data_dev_chunks(vg, i);

@@ -955,6 +955,10 @@ static void missing_advice(struct pool *p, const char *what, char *buf, size_t l
 	uint64_t used = 0, one;
 	int r = 0;
 
+	if (pool_data_filtered_advice(p, buf, len)) {	/* not missing: filtered */
+		tp_log_capture_pop(outer);
+		return;
+	}
 	for (unsigned i = 1; !r && i < vg_nr_data(vg); i++)
 		if (!pool_data_dev_path(p, i)[0] &&
 		    !(r = pool_data_in_use(p, vg_data_first_chunk(vg, i), vg_data_dev_chunks(vg, i),

@@ -34,6 +34,12 @@ int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io
  * (the open device's, 0 when not open). */
 const char *pool_data_dev_path(const struct pool *p, unsigned i);
 uint64_t pool_data_dev_size(const struct pool *p, unsigned i);
+/* A data device of P left out by check or repair (its slot empty) whose
+ * last known path the devices filter excludes (host.h:
+ * pool_device_filtered): 1 with BUF the advice (accept it in
+ * devices/filter, then check again; never to be taken away as missing),
+ * else 0. */
+int pool_data_filtered_advice(const struct pool *p, char *buf, size_t len);
 /* tpextend --data: claim PATH, a new data device of P (pool_claim_open;
  * of a live pool, after the exclusive open proved it free, it is kept open
  * without O_EXCL, since the kernel's table is to hold it). */

@@ -187,6 +187,37 @@ static int attach_xdata(struct pool *p, unsigned claim, struct pool_check_report
 
 		r = pool_find_data_device(name, vg->uuid, d->pv_uuid, i, d->path,
 					  !(pool_flags(p) & POOL_RDONLY), &path);
+		if (r == -ENOTBLK) {
+			char at[VG_PATH_MAX + 1] = "?", why[512] = "";
+			const char *then = "the pool cannot be opened or activated without every "
+					   "data device";
+
+			/* where it was last seen the filter keeps us from
+			 * looking: not missing, and never taken away as such */
+			if (!pool_device_filtered(d->pv_uuid, d->path, at, sizeof(at), why,
+						  sizeof(why)))
+				snprintf(why, sizeof(why), "(changed meanwhile)");
+			if (rep) {
+				pool_problem(rep, 1, "data device %u (device uuid %s) is not found: "
+					     "%s, where it was last seen, is excluded by the devices "
+					     "filter, pattern %s, so its label is not read", i + 1,
+					     d->pv_uuid, at, why);
+				pool_set_nr_pvs(p, VG_NR_ROLES + i);
+				missing++;
+				continue;
+			}
+			if (pool_flags(p) & POOL_DATA_MISSING_OK)
+				then = "tpreduce --missing takes away only a device that is gone, "
+				       "and this one may be there (if the device at that path is not "
+				       "the pool's, it is found missing once accepted); nothing was "
+				       "changed";
+			log_error("pool %s: its data device %u (device uuid %s) is not found: %s, "
+				  "where it was last seen, is excluded by the devices filter, pattern "
+				  "%s; change devices/filter in tptools.conf to accept it "
+				  "(tptools.conf(5), 'tpconfig devices/filter' shows the list) and run "
+				  "the command again; %s", name, i + 1, d->pv_uuid, at, why, then);
+			return -ENOENT;
+		}
 		if (r == -ENOENT) {
 			/* check and repair go on past it, and so does tpreduce
 			 * --missing: its slot stays empty (no engine), the
@@ -296,6 +327,26 @@ uint64_t pool_data_dev_size(const struct pool *p, unsigned i)
 	const struct vg_pv *pv = i < vg_nr_data(pool_vg(p)) ? data_pv(p, i) : NULL;
 
 	return pv && pv->io ? pv->io->size : 0;
+}
+
+int pool_data_filtered_advice(const struct pool *p, char *buf, size_t len)
+{
+	const struct vg *vg = pool_vg(p);
+	char at[VG_PATH_MAX + 1], why[512];
+
+	for (unsigned i = 1; vg && i < vg_nr_data(vg); i++) {
+		const struct vg_device *d = vg_data_dev(vg, i);
+
+		if (data_pv(p, i)->io ||
+		    !pool_device_filtered(d->pv_uuid, d->path, at, sizeof(at), why, sizeof(why)))
+			continue;
+		snprintf(buf, len, "change devices/filter in tptools.conf to accept %s (pattern %s "
+			 "excludes it; tptools.conf(5)), then run 'tpcheck %s' again: data device "
+			 "%u (device uuid %s) may well be there, do not take it away as missing",
+			 at, why, pool_name(p), i + 1, d->pv_uuid);
+		return 1;
+	}
+	return 0;
 }
 
 int pool_claim_new_data(struct pool *p, const char *path, struct tp_lock **lock,

@@ -291,10 +291,21 @@ int pool_meta_leg0_lost(const char *name, const char *data);
  * that uuid, else HINT (the VG's last known path), else a label scan; the
  * devices file is put right. A copy of it elsewhere (the same device
  * uuid): REFUSE_COPIES -EBUSY, else a warning. *PATH malloc'd. -ENOENT
- * (not logged) when no device carries it. */
+ * (not logged) when no device carries it; -ENOTBLK (not logged) when
+ * none does but the path the devices file or HINT records for it is a
+ * block device the devices filter excludes (pool_device_filtered): not
+ * known to be missing, its label is not read. */
 int pool_find_data_device(const char *name, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index, const char *hint, int refuse_copies, char **path)
 	TP_MUST_CHECK;
+/* The pool device of device uuid PV_UUID is not found: is the path the
+ * devices file records for it, or else HINT (the VG's last known path), a
+ * block device a devices/filter pattern rejects (tptools.conf(5); never
+ * the test build's scan root)? 1 with that path in PATH and the pattern
+ * and where it is set in WHY: tptools reads no label there, so the device
+ * may well be present and is never to be called missing; else 0. */
+int pool_device_filtered(const char *pv_uuid, const char *hint, char *path, size_t plen,
+			 char *why, size_t wlen);
 /* The VG from the copy on metadata device META alone (its label must be a
  * first metadata device's): 0 with *VG (vg_free it), or -errno. Quiet.
  * It names the pool's first data device (a VG commit that changes it

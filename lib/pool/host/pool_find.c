@@ -412,8 +412,10 @@ static int added_present(const char *name, char *const paths[VG_NR_ROLES])
 			const struct vg_device *d = vg_data_dev(vg, i);
 			char *path = NULL;
 
-			if (pool_find_data_device(name, vg->uuid, d->pv_uuid, i, d->path, 0, &path) ==
-			    -ENOENT)
+			int f = pool_find_data_device(name, vg->uuid, d->pv_uuid, i, d->path, 0,
+						      &path);
+
+			if (f == -ENOENT || f == -ENOTBLK)
 				r = 0;
 			free(path);
 		}
@@ -819,11 +821,34 @@ static int find_device(const char *name, const char *pool_uuid, const char *pv_u
 		       unsigned index, enum vg_role role, const char *hint, int refuse_copies,
 		       char **path);
 
+int pool_device_filtered(const char *pv_uuid, const char *hint, char *path, size_t plen,
+			 char *why, size_t wlen)
+{
+	struct pool_devices_entry e;
+	const char *at[2] = { NULL, hint };
+
+	if (!pool_devices_lookup_pv(pv_uuid, &e))
+		at[0] = e.path;
+	for (int i = 0; i < 2; i++)
+		if (at[i] && at[i][0] && tp_dev_filter_pattern_rejects(at[i], why, wlen)) {
+			snprintf(path, plen, "%s", at[i]);
+			return 1;
+		}
+	return 0;
+}
+
 int pool_find_data_device(const char *name, const char *pool_uuid, const char *pv_uuid,
 			  unsigned index, const char *hint, int refuse_copies, char **path)
 {
-	return find_device(name, pool_uuid, pv_uuid, index, VG_ROLE_DATA, hint, refuse_copies,
-			   path);
+	char at[VG_PATH_MAX + 1], why[512];
+	int r = find_device(name, pool_uuid, pv_uuid, index, VG_ROLE_DATA, hint, refuse_copies,
+			    path);
+
+	/* not found, but where it was last seen the filter keeps us from
+	 * looking: not known to be missing */
+	if (r == -ENOENT && pool_device_filtered(pv_uuid, hint, at, sizeof(at), why, sizeof(why)))
+		return -ENOTBLK;
+	return r;
 }
 
 int pool_find_meta_leg(const char *name, const char *pool_uuid, const char *pv_uuid,
