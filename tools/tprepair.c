@@ -145,6 +145,9 @@ static void print_pool_steps(const struct pool_repair_params *p,
 		if (r->relabeled & (1u << i))
 			printf("%s: rewrote the label of %s from %s\n", p->pool, r->device[i],
 			       p->restorefile ? p->restorefile : "the other device's VG metadata");
+	if (r->xrelabeled[0])
+		printf("%s: rewrote the lost label and VG area of %s from the VG metadata\n",
+		       p->pool, r->xrelabeled);
 	if (r->vg_restored)
 		printf("%s: VG metadata restored from %s onto every device of the pool\n", p->pool,
 		       p->restorefile);
@@ -189,7 +192,7 @@ static void print_pool_steps(const struct pool_repair_params *p,
 /* Did a pool's repair write anything (also when it failed later)? */
 static int wrote_something(const struct pool_repair_result *r)
 {
-	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
+	return r->relabeled || r->xrelabeled[0] || r->vg_restored || r->vg_rewritten || r->salvaged ||
 	       r->strays_deleted || r->meta_resynced[0] || r->orphans_wiped ||
 	       r->meta_healed[0] || r->meta_healed[1] || r->labels_synced ||
 	       r->devices_recorded || r->txn_completed || r->meta_source;
