@@ -336,7 +336,8 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	const char *tid_s = NULL, *nr_s = NULL, *progress = NULL;
 	enum tp_progress_mode mode;
 	struct tp_progress pg;
-	int dbs = 0, list = 0, code, r;
+	int dbs = 0, list = 0, code, r, said;
+	unsigned errors;
 	const struct poptOption opts[] = {
 		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
 		  "repair a bare thin metadata area (file or device); needs -o", "IN" },
@@ -399,7 +400,11 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 			   "mappings");
 	p.progress = tp_progress_cb;
 	p.progress_ctx = &pg;
+	errors = tp_log_error_count();
 	r = pool_repair_run(&p, &res);
+	/* a refusal already said why (in the library's words): the errno
+	 * is no second reason */
+	said = tp_log_error_count() > errors;
 	tp_progress_end(&pg, r == 0);
 	code = r ? tp_exit_from_errno(r) : print_done(&p, &res);
 	/* a forced restore of a backup that contradicts the devices is never
@@ -423,11 +428,12 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 			  res.saved[0] ? "is kept in " : "was zeroes, nothing to keep",
 			  res.saved);
 	} else if (r) {
-		log_error("%s: repair failed (%s); the input is unchanged",
-			  p.metadata ? p.metadata : p.pool,
+		log_error("%s: %s (%s); the input is unchanged",
+			  p.metadata ? p.metadata : p.pool, said ? "not repaired" : "repair failed",
 			  r == -ENOTBLK ? "a device path was refused, as said above"
 			  : r == -EREMOTE ? "the pool is another host's, as said above"
-					: strerror(-r));
+			  : said	  ? "as said above"
+					  : strerror(-r));
 	}
 done:
 	pool_repair_result_free(&res);

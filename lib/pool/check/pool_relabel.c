@@ -777,6 +777,46 @@ static int settle_vg(struct pool *p, struct vg *src, const char *file, int force
 	return 0;
 }
 
+/* Nothing on the devices or in the devices file says which pool they are
+ * (ID's uuid ""), and the backup SRC (FILE) is of a pool uuid this host
+ * keeps no backup of, while it keeps backups of another pool of P's name:
+ * the devices are taken to be that pool's (the newest such backup's, by
+ * its time), said in ID, so the restore is checked against it as against
+ * a label (check_fit: refused, naming both uuids, unless forced). */
+static void identify_by_backups(const struct pool *p, const struct vg *src,
+				struct pool_identity *id)
+{
+	struct pool_backup_set s = { NULL, 0 };
+	const struct pool_backup_file *newest = NULL;
+	struct timespec t_newest = { 0, 0 };
+
+	if (id->uuid[0] || pool_backup_find(pool_name(p), NULL, &s))
+		return;
+	for (size_t i = 0; i < s.n; i++) {
+		struct stat st;
+
+		if (!strcmp(s.f[i].uuid, src->uuid)) {
+			newest = NULL;	/* the host keeps the file's pool: no contradiction */
+			break;
+		}
+		if (!s.f[i].uuid[0] || strcmp(s.f[i].name, pool_name(p)) || stat(s.f[i].path, &st))
+			continue;
+		if (!newest || st.st_mtim.tv_sec > t_newest.tv_sec ||
+		    (st.st_mtim.tv_sec == t_newest.tv_sec && st.st_mtim.tv_nsec > t_newest.tv_nsec) ||
+		    (!strcmp(s.f[i].uuid, newest->uuid) && s.f[i].seqno > newest->seqno &&
+		     st.st_mtim.tv_sec == t_newest.tv_sec && st.st_mtim.tv_nsec == t_newest.tv_nsec)) {
+			newest = &s.f[i];
+			t_newest = st.st_mtim;
+		}
+	}
+	if (newest) {
+		snprintf(id->uuid, sizeof(id->uuid), "%s", newest->uuid);
+		snprintf(id->from, sizeof(id->from), "this host's backups of pool %s, the newest "
+			 "%s; it keeps none of pool uuid %s", pool_name(p), newest->path, src->uuid);
+	}
+	pool_backup_set_free(&s);
+}
+
 int pool_relabel(struct pool *p, const char *devices, const char *restorefile, int force,
 		 struct pool_relabel_plan *plan)
 {
@@ -790,6 +830,8 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 	pool_identify(p, devices, &plan->id);
 	if (restorefile) {
 		r = load_backup(p, restorefile, &plan->id, force, &src);
+		if (!r)
+			identify_by_backups(p, src, &plan->id);
 	} else if (!pool_vg(p)) {
 		r = pool_vg_from_survivors(p, &src);
 		if (r) {
