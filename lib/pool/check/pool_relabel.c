@@ -27,6 +27,7 @@
 #include "lib/base/devopen.h"
 #include "lib/base/log.h"
 #include "lib/dev/probe.h"
+#include "lib/dev/scan.h"
 #include "lib/pool/host/host.h"
 
 #include <errno.h>
@@ -284,6 +285,49 @@ static int foreign_signature(const struct pool *p, const char *path, int force)
 	return -EBUSY;
 }
 
+/* Is DEV, not PATH, VG's device in ROLE by its valid label (no copy)? */
+static int is_device_of(const char *dev, const char *path, const struct vg *vg,
+			enum vg_role role)
+{
+	struct vg_label l;
+
+	return !access(dev, F_OK) && !same_path(dev, path) && !pool_read_label(dev, &l) &&
+	       l.role == role && !strcmp(l.pool_uuid, vg->uuid) &&
+	       !strcmp(l.pv_uuid, vg->dev[role].pv_uuid) && !pool_label_is_copy(dev, &l);
+}
+
+/* Does a device other than PATH carry the valid label (not a copy) of
+ * VG's device in ROLE? Its path into WHERE, 1; else 0. PATH is then not
+ * that device: the device is there, and labelling PATH would make the
+ * pool read another device's bytes as its own. */
+static int labelled_elsewhere(const char *path, const struct vg *vg, enum vg_role role,
+			      char where[VG_PATH_MAX + 1])
+{
+	struct pool_devices_entry e;
+	struct tp_dev_list list;
+	int found = 0;
+
+	/* where the devices file records it (image files are not scanned),
+	 * then the block devices' labels */
+	if (!pool_devices_lookup_pv(vg->dev[role].pv_uuid, &e) &&
+	    is_device_of(e.path, path, vg, role)) {
+		snprintf(where, VG_PATH_MAX + 1, "%s", e.path);
+		return 1;
+	}
+	if (tp_dev_scan("TPTOOLS-", &list))
+		return 0;
+	for (unsigned k = 0; k < list.count && !found; k++) {
+		const char *dev = list.dev[k].path;
+
+		if (!is_device_of(dev, path, vg, role))
+			continue;
+		snprintf(where, VG_PATH_MAX + 1, "%s", dev);
+		found = 1;
+	}
+	tp_dev_list_free(&list);
+	return found;
+}
+
 /* Open PATH for ROLE and make the label VG records for it, after the
  * checks above; it is written by pool_relabel_commit. Fills P->pv[ROLE].
  * PATH is one of the paths pool_attach opened and claimed (its lock on
@@ -326,6 +370,18 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 	if (r != VG_LABEL_FOUND && (r = foreign_signature(p, path, force))) {
 		io_destroy(io);
 		return r;
+	}
+	{
+		char where[VG_PATH_MAX + 1];
+
+		if (r != VG_LABEL_FOUND && labelled_elsewhere(path, vg, role, where)) {
+			log_error("pool %s: %s carries the label of the pool's %s device (device uuid "
+				  "%s), which is there: %s is not that device; nothing was written "
+				  "(name the pool's own devices with --devices, or none)", pool_name(p),
+				  where, vg_role_name(role), vg->dev[role].pv_uuid, path);
+			io_destroy(io);
+			return -EBUSY;
+		}
 	}
 	vg_label_from_vg(vg, role, vg->dev[role].size, &l);
 	if ((r = vg_label_check(&l))) {
