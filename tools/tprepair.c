@@ -145,6 +145,9 @@ static void print_pool_steps(const struct pool_repair_params *p,
 		if (r->relabeled & (1u << i))
 			printf("%s: rewrote the label of %s from %s\n", p->pool, r->device[i],
 			       p->restorefile ? p->restorefile : "the other device's VG metadata");
+	if (r->xrelabeled[0])
+		printf("%s: rewrote the lost label and VG area of %s from the VG metadata\n",
+		       p->pool, r->xrelabeled);
 	if (r->vg_restored)
 		printf("%s: VG metadata restored from %s onto every device of the pool\n", p->pool,
 		       p->restorefile);
@@ -189,7 +192,7 @@ static void print_pool_steps(const struct pool_repair_params *p,
 /* Did a pool's repair write anything (also when it failed later)? */
 static int wrote_something(const struct pool_repair_result *r)
 {
-	return r->relabeled || r->vg_restored || r->vg_rewritten || r->salvaged ||
+	return r->relabeled || r->xrelabeled[0] || r->vg_restored || r->vg_rewritten || r->salvaged ||
 	       r->strays_deleted || r->meta_resynced[0] || r->orphans_wiped ||
 	       r->meta_healed[0] || r->meta_healed[1] || r->labels_synced ||
 	       r->devices_recorded || r->txn_completed || r->meta_source;
@@ -333,7 +336,8 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 	const char *tid_s = NULL, *nr_s = NULL, *progress = NULL;
 	enum tp_progress_mode mode;
 	struct tp_progress pg;
-	int dbs = 0, list = 0, code, r;
+	int dbs = 0, list = 0, code, r, said;
+	unsigned errors;
 	const struct poptOption opts[] = {
 		{ "metadata", '\0', POPT_ARG_STRING, &p.metadata, 0,
 		  "repair a bare thin metadata area (file or device); needs -o", "IN" },
@@ -396,7 +400,11 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 			   "mappings");
 	p.progress = tp_progress_cb;
 	p.progress_ctx = &pg;
+	errors = tp_log_error_count();
 	r = pool_repair_run(&p, &res);
+	/* a refusal already said why (in the library's words): the errno
+	 * is no second reason */
+	said = tp_log_error_count() > errors;
 	tp_progress_end(&pg, r == 0);
 	code = r ? tp_exit_from_errno(r) : print_done(&p, &res);
 	/* a forced restore of a backup that contradicts the devices is never
@@ -420,11 +428,12 @@ int cmd_tprepair(const struct tp_command *cmd, int argc, const char **argv)
 			  res.saved[0] ? "is kept in " : "was zeroes, nothing to keep",
 			  res.saved);
 	} else if (r) {
-		log_error("%s: repair failed (%s); the input is unchanged",
-			  p.metadata ? p.metadata : p.pool,
+		log_error("%s: %s (%s); the input is unchanged",
+			  p.metadata ? p.metadata : p.pool, said ? "not repaired" : "repair failed",
 			  r == -ENOTBLK ? "a device path was refused, as said above"
 			  : r == -EREMOTE ? "the pool is another host's, as said above"
-					: strerror(-r));
+			  : said	  ? "as said above"
+					  : strerror(-r));
 	}
 done:
 	pool_repair_result_free(&res);

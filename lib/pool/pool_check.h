@@ -160,6 +160,9 @@ struct pool_repair_result {
 	/* A pool's repair: what was done (all 0: the pool was clean, nothing
 	 * was written). */
 	unsigned relabeled;	/* bit per role (0 data, 1 meta): label rewritten */
+	/* added data devices whose lost label and VG area were rewritten from
+	 * the VG: "data device N (PATH)", ", " between, or "" */
+	char xrelabeled[1024];
 	int vg_restored;	/* the VG came from the restore file */
 	int vg_rewritten;	/* stale or damaged VG copies rewritten */
 	int salvaged;		/* thin metadata salvaged into the spare, areas swapped */

@@ -267,3 +267,17 @@ ok tpcheck cpb --devices cpb-data.img,cpb-meta.img
 ok tprepair cpa
 ok tpcheck cpa
 ok tpcheck cpb
+
+# a blank device named with --devices for a role whose device is there,
+# labelled: not labelled in its place (the pool would read the blank
+# device's bytes as its data), exit 5, every image unchanged
+DATA_SIZE=64M META_SIZE=16M new_pool bl
+ok tvcreate -V 4M -n v bl
+image blank.img 64M
+sums ./bl-data.img ./bl-meta.img ./blank.img >bl.sums
+failed tprepair bl --devices blank.img,bl-meta.img
+err_has "bl-data.img carries the label of the pool's data device"
+err_has "blank.img is not that device; nothing was written"
+sums_same bl.sums || fail "tprepair labelled a blank device in place of the pool's data device"
+ok tpcheck bl
+out_has "bl: clean"

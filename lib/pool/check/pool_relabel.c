@@ -27,6 +27,7 @@
 #include "lib/base/devopen.h"
 #include "lib/base/log.h"
 #include "lib/dev/probe.h"
+#include "lib/dev/scan.h"
 #include "lib/pool/host/host.h"
 
 #include <errno.h>
@@ -284,6 +285,49 @@ static int foreign_signature(const struct pool *p, const char *path, int force)
 	return -EBUSY;
 }
 
+/* Is DEV, not PATH, VG's device in ROLE by its valid label (no copy)? */
+static int is_device_of(const char *dev, const char *path, const struct vg *vg,
+			enum vg_role role)
+{
+	struct vg_label l;
+
+	return !access(dev, F_OK) && !same_path(dev, path) && !pool_read_label(dev, &l) &&
+	       l.role == role && !strcmp(l.pool_uuid, vg->uuid) &&
+	       !strcmp(l.pv_uuid, vg->dev[role].pv_uuid) && !pool_label_is_copy(dev, &l);
+}
+
+/* Does a device other than PATH carry the valid label (not a copy) of
+ * VG's device in ROLE? Its path into WHERE, 1; else 0. PATH is then not
+ * that device: the device is there, and labelling PATH would make the
+ * pool read another device's bytes as its own. */
+static int labelled_elsewhere(const char *path, const struct vg *vg, enum vg_role role,
+			      char where[VG_PATH_MAX + 1])
+{
+	struct pool_devices_entry e;
+	struct tp_dev_list list;
+	int found = 0;
+
+	/* where the devices file records it (image files are not scanned),
+	 * then the block devices' labels */
+	if (!pool_devices_lookup_pv(vg->dev[role].pv_uuid, &e) &&
+	    is_device_of(e.path, path, vg, role)) {
+		snprintf(where, VG_PATH_MAX + 1, "%s", e.path);
+		return 1;
+	}
+	if (tp_dev_scan("TPTOOLS-", &list))
+		return 0;
+	for (unsigned k = 0; k < list.count && !found; k++) {
+		const char *dev = list.dev[k].path;
+
+		if (!is_device_of(dev, path, vg, role))
+			continue;
+		snprintf(where, VG_PATH_MAX + 1, "%s", dev);
+		found = 1;
+	}
+	tp_dev_list_free(&list);
+	return found;
+}
+
 /* Open PATH for ROLE and make the label VG records for it, after the
  * checks above; it is written by pool_relabel_commit. Fills P->pv[ROLE].
  * PATH is one of the paths pool_attach opened and claimed (its lock on
@@ -327,6 +371,18 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 		io_destroy(io);
 		return r;
 	}
+	{
+		char where[VG_PATH_MAX + 1];
+
+		if (r != VG_LABEL_FOUND && labelled_elsewhere(path, vg, role, where)) {
+			log_error("pool %s: %s carries the label of the pool's %s device (device uuid "
+				  "%s), which is there: %s is not that device; nothing was written "
+				  "(name the pool's own devices with --devices, or none)", pool_name(p),
+				  where, vg_role_name(role), vg->dev[role].pv_uuid, path);
+			io_destroy(io);
+			return -EBUSY;
+		}
+	}
 	vg_label_from_vg(vg, role, vg->dev[role].size, &l);
 	if ((r = vg_label_check(&l))) {
 		io_destroy(io);
@@ -346,6 +402,93 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 	}
 	pool_set_pv(p, role, io, &l);
 	return 0;
+}
+
+int pool_xdata_label_lost(const struct pool *p, unsigned i, char path[VG_PATH_MAX + 1])
+{
+	const struct vg *vg = pool_vg(p);
+	const struct vg_device *d;
+	struct pool_devices_entry e, *all = NULL;
+	struct io_engine *io = NULL;
+	struct vg_label l;
+	char what[512], owner[VG_UUID_LEN + 1];
+	size_t n = 0;
+	int r, ok = 1;
+
+	path[0] = '\0';
+	if (!vg || !i || i >= vg_nr_data(vg) || pool_data_dev_path(p, i)[0])
+		return 0;
+	d = vg_data_dev(vg, i);
+	/* the devices file and the VG say the same path for this device */
+	if (!d->path[0] || pool_devices_lookup_pv(d->pv_uuid, &e) || strcmp(e.pool, pool_name(p)) ||
+	    e.role != VG_ROLE_DATA || (e.pool_uuid[0] && strcmp(e.pool_uuid, vg->uuid)) ||
+	    !same_path(e.path, d->path) || access(e.path, F_OK))
+		return 0;
+	/* no valid label of its own or anybody's (a copy of another device's
+	 * label says nothing about it) */
+	r = pool_read_label(e.path, &l);
+	if (!((r == -ENOENT || r == -EUCLEAN) || (!r && pool_label_is_copy(e.path, &l))))
+		return 0;
+	/* none of the pool's other devices */
+	for (unsigned k = 0; k < pool_nr_pvs(p); k++)
+		if (pool_pv_at(p, k)->io && same_path(pool_pv_at(p, k)->io->name, e.path))
+			return 0;
+	/* nothing else the devices file lists is there */
+	if (!pool_devices_list(&all, &n)) {
+		for (size_t k = 0; k < n && ok; k++)
+			if (same_path(all[k].path, e.path) && strcmp(all[k].pv_uuid, d->pv_uuid))
+				ok = 0;
+		free(all);
+	}
+	if (!ok || signatures(e.path, what, sizeof(what)) != 0)
+		return 0;
+	/* large enough for what the VG records of it */
+	if (io_fd_open(e.path, IO_RDONLY, &io))
+		return 0;
+	ok = io->size >= d->size && io->size >= d->area[0].offset + d->area[0].size;
+	io_destroy(io);
+	if (!ok)
+		return 0;
+	/* no other pool's VG areas there, listing it */
+	vg_label_from_vg_data(vg, i, d->size, &l);
+	if (pool_device_of_other(e.path, &l, owner))
+		return 0;
+	snprintf(path, VG_PATH_MAX + 1, "%s", e.path);
+	return 1;
+}
+
+int pool_relabel_xdata(struct pool *p, unsigned *mask)
+{
+	const struct vg *vg = pool_vg(p);
+	char path[VG_PATH_MAX + 1];
+	int r = 0;
+
+	*mask = 0;
+	for (unsigned i = 1; vg && i < vg_nr_data(vg) && i < 32 && !r; i++) {
+		struct io_engine *io;
+		struct vg_label l;
+
+		if (!pool_xdata_label_lost(p, i, path))
+			continue;
+		if ((r = pool_open_pv(p, pool_data_slot(i), path, 0, &io))) {
+			log_error("pool %s: cannot open %s, its data device %u: %s", pool_name(p), path,
+				  i + 1, strerror(-r));
+			break;
+		}
+		vg_label_from_vg_data(vg, i, vg_data_dev(vg, i)->size, &l);
+		if ((r = vg_label_check(&l))) {
+			io_destroy(io);
+			break;
+		}
+		log_warn("pool %s: %s, its data device %u (device uuid %s: the VG metadata and the "
+			 "devices file name it there), has lost its label; rewriting it from the VG "
+			 "metadata", pool_name(p), path, i + 1, vg_data_dev(vg, i)->pv_uuid);
+		pool_set_pv_at(p, pool_data_slot(i), io, &l);
+		*mask |= 1u << i;
+	}
+	if (!r && *mask)
+		r = pool_features_vg_changed(p);
+	return r;
 }
 
 /* Is the pool VG (its uuid) present on this host on other devices than
@@ -690,6 +833,46 @@ static int settle_vg(struct pool *p, struct vg *src, const char *file, int force
 	return 0;
 }
 
+/* Nothing on the devices or in the devices file says which pool they are
+ * (ID's uuid ""), and the backup SRC (FILE) is of a pool uuid this host
+ * keeps no backup of, while it keeps backups of another pool of P's name:
+ * the devices are taken to be that pool's (the newest such backup's, by
+ * its time), said in ID, so the restore is checked against it as against
+ * a label (check_fit: refused, naming both uuids, unless forced). */
+static void identify_by_backups(const struct pool *p, const struct vg *src,
+				struct pool_identity *id)
+{
+	struct pool_backup_set s = { NULL, 0 };
+	const struct pool_backup_file *newest = NULL;
+	struct timespec t_newest = { 0, 0 };
+
+	if (id->uuid[0] || pool_backup_find(pool_name(p), NULL, &s))
+		return;
+	for (size_t i = 0; i < s.n; i++) {
+		struct stat st;
+
+		if (!strcmp(s.f[i].uuid, src->uuid)) {
+			newest = NULL;	/* the host keeps the file's pool: no contradiction */
+			break;
+		}
+		if (!s.f[i].uuid[0] || strcmp(s.f[i].name, pool_name(p)) || stat(s.f[i].path, &st))
+			continue;
+		if (!newest || st.st_mtim.tv_sec > t_newest.tv_sec ||
+		    (st.st_mtim.tv_sec == t_newest.tv_sec && st.st_mtim.tv_nsec > t_newest.tv_nsec) ||
+		    (!strcmp(s.f[i].uuid, newest->uuid) && s.f[i].seqno > newest->seqno &&
+		     st.st_mtim.tv_sec == t_newest.tv_sec && st.st_mtim.tv_nsec == t_newest.tv_nsec)) {
+			newest = &s.f[i];
+			t_newest = st.st_mtim;
+		}
+	}
+	if (newest) {
+		snprintf(id->uuid, sizeof(id->uuid), "%s", newest->uuid);
+		snprintf(id->from, sizeof(id->from), "this host's backups of pool %s, the newest "
+			 "%s; it keeps none of pool uuid %s", pool_name(p), newest->path, src->uuid);
+	}
+	pool_backup_set_free(&s);
+}
+
 int pool_relabel(struct pool *p, const char *devices, const char *restorefile, int force,
 		 struct pool_relabel_plan *plan)
 {
@@ -703,6 +886,8 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 	pool_identify(p, devices, &plan->id);
 	if (restorefile) {
 		r = load_backup(p, restorefile, &plan->id, force, &src);
+		if (!r)
+			identify_by_backups(p, src, &plan->id);
 	} else if (!pool_vg(p)) {
 		r = pool_vg_from_survivors(p, &src);
 		if (r) {
@@ -773,6 +958,26 @@ int pool_relabel_commit(struct pool *p, const struct pool_relabel_plan *plan, st
 		if (res->relabeled & (1u << i))
 			pool_record_device(pool_name(p), (enum vg_role)i,
 					   pool_pv(p, i)->label.pv_uuid, pool_pv(p, i)->io->name);
+	/* added data devices: their label and an empty VG area, which the
+	 * commit below fills */
+	for (unsigned i = 1; i < VG_DATA_DEVICES_MAX && i < 32 && !r; i++) {
+		const struct vg_pv *pv = pool_pv_at(p, pool_data_slot(i));
+		size_t used = strlen(res->xrelabeled);
+
+		if (!(plan->xlabels & (1u << i)))
+			continue;
+		if (!(r = vg_mda_format(pv->io, &pv->label)))
+			r = vg_label_write(pv->io, &pv->label);
+		if (r) {
+			log_error("pool %s: cannot write the label of %s: %s", pool_name(p),
+				  pv->io->name, strerror(-r));
+			break;
+		}
+		if (used < sizeof(res->xrelabeled))
+			snprintf(res->xrelabeled + used, sizeof(res->xrelabeled) - used,
+				 "%sdata device %u (%s)", used ? ", " : "", i + 1, pv->io->name);
+		pool_record_device(pool_name(p), VG_ROLE_DATA, pv->label.pv_uuid, pv->io->name);
+	}
 	if (r || !next) {
 		vg_free(next);
 		return r;
@@ -1113,6 +1318,13 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 		restore_advice(p, paths, buf, len);
 		return;
 	}
+	for (unsigned i = 1; pool_vg(p) && i < vg_nr_data(pool_vg(p)); i++)
+		if (pool_xdata_label_lost(p, i, path)) {
+			snprintf(buf, len, "run 'tprepair %s%s' to rewrite the lost label of data "
+				 "device %u (%s, where the VG metadata and the devices file name it) "
+				 "from the VG metadata", pool_name(p), dev, i + 1, path);
+			return;
+		}
 	if (pool_missing_data(p, what, sizeof(what)))
 		missing_advice(p, what, buf, len);
 	else if (rep && rep->vg_behind_tid && rep->nr_strays)

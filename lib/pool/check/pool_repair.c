@@ -537,6 +537,7 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	struct vg *copy;
 	struct pool *p = NULL;
 	int r, bad = 0, complete = 0;
+	unsigned xlabels = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	memset(&prep, 0, sizeof(prep));
@@ -546,11 +547,16 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 			       : -ENOMEM;
 	for (size_t i = 0; i < prep.f.nr_problems; i++)
 		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
-	if (r || (r = refuse_unrepairable(p)))
+	/* an added data device that lost its label, still where the VG and
+	 * the devices file say: relabelled from the VG (in memory here) */
+	if (r || (r = pool_relabel_xdata(p, &xlabels)) || (r = refuse_unrepairable(p)))
 		goto out;
 	/* everything is decided and checked first; the writes come last */
 	if ((r = pool_relabel(p, devices, pp->restorefile, pp->force_salvage, &plan)))
 		goto out;
+	plan.xlabels = xlabels;
+	if (xlabels && !plan.restore)
+		plan.rewrite = 1;	/* its VG copy: one commit writes it */
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		snprintf(res->device[i], sizeof(res->device[i]), "%s", pool_pv(p, i)->io->name);
 	if (st.needs_repair && !plan.labels && !plan.restore)

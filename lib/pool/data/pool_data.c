@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The module's state of an open pool over several data devices. */
 struct data_state {
@@ -169,6 +170,18 @@ static int open_xdata(struct pool *p, unsigned i, const char *path, unsigned cla
 	return 0;
 }
 
+/* Is there a device at PATH without a valid label (lost or corrupt)? */
+static int unlabelled(const char *path)
+{
+	struct vg_label l;
+	int r;
+
+	if (!path[0] || access(path, F_OK))
+		return 0;
+	r = pool_read_label(path, &l);
+	return r == -ENOENT || r == -EUCLEAN;
+}
+
 /* The open_devices hook: open the data devices the VG lists after the
  * first (REP: check and repair, a missing device is a finding) and build
  * the concatenation. 0, or -ENOENT (logged, naming the missing device)
@@ -238,8 +251,12 @@ static int attach_xdata(struct pool *p, unsigned claim, struct pool_check_report
 			log_error("pool %s: its data device %u (device uuid %s, last seen at %s) is "
 				  "missing: no device carries its label. Attach it and run the "
 				  "command again; the pool cannot be opened or activated without "
-				  "every data device ('tpstatus --devices-report %s' lists them)",
-				  name, i + 1, d->pv_uuid, d->path[0] ? d->path : "unknown", name);
+				  "every data device ('tpstatus --devices-report %s' lists them)%s%s%s",
+				  name, i + 1, d->pv_uuid, d->path[0] ? d->path : "unknown", name,
+				  unlabelled(d->path) ? ". A device without a valid label is at " : "",
+				  unlabelled(d->path) ? d->path : "",
+				  unlabelled(d->path) ? ": if its label was lost, 'tpcheck' of the "
+							"pool says whether tprepair rewrites it" : "");
 			return r;
 		}
 		if (r)
