@@ -213,18 +213,9 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
  * repair: a finding), as "data device N (device uuid U, last seen at
  * PATH)" into BUF: 1, or 0 when every data device is there. */
 int pool_missing_data(const struct pool *p, char *buf, size_t len);
-/* Added data device I (1..) of P, which attach did not find (no device
- * carries its label): is it plausibly still there, its label lost (zeroed
- * or corrupt)? Every copy of where it is agrees: the devices file's entry
- * for its device uuid (of P's pool uuid) names the path the VG records;
- * the device there carries no valid label (or a copy of another's), no
- * other signature, is at least the size the VG records, is none of P's
- * other devices, and nothing else (another entry of the devices file,
- * another pool's VG) claims it. 1 with its path in PATH; else 0. */
-int pool_xdata_label_lost(const struct pool *p, unsigned i, char path[VG_PATH_MAX + 1]);
-/* tprepair: every added data device of P that pool_xdata_label_lost
- * finds gets, in memory, its label made from the VG and its slot in P
- * (claimed); *MASK bit I set for each, written by pool_relabel_commit
+/* tprepair: every added data device of P whose label is lost at the
+ * path every copy of its place names (pool_relabel.c: xdata_label_lost)
+ * gets, in memory, its label made from the VG and its slot in P (claimed); *MASK bit I set for each, written by pool_relabel_commit
  * (PLAN->xlabels) with its VG area. 0 or -errno (logged). */
 int pool_relabel_xdata(struct pool *p, unsigned *mask);
 

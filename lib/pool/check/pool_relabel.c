@@ -404,7 +404,15 @@ static int relabel(struct pool *p, const struct vg *vg, enum vg_role role, const
 	return 0;
 }
 
-int pool_xdata_label_lost(const struct pool *p, unsigned i, char path[VG_PATH_MAX + 1])
+/* Added data device I (1..) of P, which attach did not find (no device
+ * carries its label): is it plausibly still there, its label lost (zeroed
+ * or corrupt)? Every copy of where it is agrees: the devices file's entry
+ * for its device uuid (of P's pool uuid) names the path the VG records;
+ * the device there carries no valid label (or a copy of another's), no
+ * other signature, is at least the size the VG records, is none of P's
+ * other devices, and nothing else (another entry of the devices file,
+ * another pool's VG) claims it. 1 with its path in PATH; else 0. */
+static int xdata_label_lost(const struct pool *p, unsigned i, char path[VG_PATH_MAX + 1])
 {
 	const struct vg *vg = pool_vg(p);
 	const struct vg_device *d;
@@ -468,7 +476,7 @@ int pool_relabel_xdata(struct pool *p, unsigned *mask)
 		struct io_engine *io;
 		struct vg_label l;
 
-		if (!pool_xdata_label_lost(p, i, path))
+		if (!xdata_label_lost(p, i, path))
 			continue;
 		if ((r = pool_open_pv(p, pool_data_slot(i), path, 0, &io))) {
 			log_error("pool %s: cannot open %s, its data device %u: %s", pool_name(p), path,
@@ -1319,7 +1327,7 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 		return;
 	}
 	for (unsigned i = 1; pool_vg(p) && i < vg_nr_data(pool_vg(p)); i++)
-		if (pool_xdata_label_lost(p, i, path)) {
+		if (xdata_label_lost(p, i, path)) {
 			snprintf(buf, len, "run 'tprepair %s%s' to rewrite the lost label of data "
 				 "device %u (%s, where the VG metadata and the devices file name it) "
 				 "from the VG metadata", pool_name(p), dev, i + 1, path);
