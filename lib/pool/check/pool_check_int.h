@@ -215,7 +215,8 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 int pool_missing_data(const struct pool *p, char *buf, size_t len);
 /* tprepair: every added data device of P whose label is lost at the
  * path every copy of its place names (pool_relabel.c: xdata_label_lost)
- * gets, in memory, its label made from the VG and its slot in P (claimed); *MASK bit I set for each, written by pool_relabel_commit
+ * gets, in memory, its label made from the VG and its slot in P
+ * (claimed); *MASK bit I set for each, written by pool_relabel_commit
  * (PLAN->xlabels) with its VG area. 0 or -errno (logged). */
 int pool_relabel_xdata(struct pool *p, unsigned *mask);
 
