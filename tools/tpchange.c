@@ -126,6 +126,8 @@ static int change_op(struct pool *p, void *arg)
 	struct pool_info info;
 	char was[160];
 	int r, unchanged = 0;
+	/* the open finished an interrupted change (said above): written */
+	unsigned opened_wrote = pool_commits(p);
 
 	pool_get_monitor_policy(p, &m);
 	snprintf(was, sizeof(was), "%s", pool_owner(p));
@@ -138,8 +140,10 @@ static int change_op(struct pool *p, void *arg)
 	if ((r = change_apply(p, c, &m, &unchanged)))
 		return r;
 	if (unchanged && tp_log_verbosity() >= 0)
-		printf("%s %s%s%s: nothing changed (every setting given is so already).\n",
-		       vol ? "Volume" : "Pool", c->pool, vol ? "/" : "", vol ? vol : "");
+		printf("%s %s%s%s: nothing changed%s (every setting given is so already)%s.\n",
+		       vol ? "Volume" : "Pool", c->pool, vol ? "/" : "", vol ? vol : "",
+		       opened_wrote ? " by the options given" : "",
+		       opened_wrote ? "; the open finished the interrupted change said above" : "");
 	if (c->meta_mirror && tp_log_verbosity() >= 0)
 		printf("Pool %s: thin metadata mirrored onto %s.\n", c->pool, c->meta_mirror);
 	if (c->meta_replace && tp_log_verbosity() >= 0)

@@ -76,6 +76,7 @@ static int removal_op(struct pool *p, void *arg)
 {
 	const struct removal *rm = arg;
 	char snaps[512];
+	enum pool_volume_removal how;
 	int r;
 	unsigned n = snapshots_of(p, rm->vol, snaps, sizeof(snaps), &r);
 
@@ -88,11 +89,16 @@ static int removal_op(struct pool *p, void *arg)
 			  rm->spec, snaps);
 		return -ECANCELED;
 	}
-	if (rm->wipe && pool_volume_removal_begun(p, rm->vol)) {
+	how = rm->wipe ? pool_volume_removal_begun(p, rm->vol) : POOL_VOLUME_NOT_REMOVING;
+	if (how == POOL_VOLUME_REMOVING_WIPED) {
 		/* a tvremove --wipe cut after its wipe, run again */
 		if (tp_log_verbosity() >= 0)
 			printf("Volume %s was wiped before its removal began.\n", rm->spec);
-	} else if (rm->wipe) {
+	} else if (how == POOL_VOLUME_REMOVING_EMPTY) {
+		if (tp_log_verbosity() >= 0)
+			printf("Volume %s mapped no chunks when its removal began: there was "
+			       "nothing to wipe.\n", rm->spec);
+	} else if (rm->wipe && how == POOL_VOLUME_NOT_REMOVING) {
 		struct pool_wipe_result w;
 		struct tp_progress pg;
 		struct pool_wipe_params wp = { tp_progress_cb, &pg };
@@ -109,21 +115,32 @@ static int removal_op(struct pool *p, void *arg)
 
 		cli_progress_begin(&pg, rm->cmd, rm->progress, rm->spec, TP_PROGRESS_ITEMS,
 				   "chunks");
-		r = pool_volume_remove_progress(p, rm->vol, tp_progress_cb, &pg);
+		r = rm->wipe ? pool_volume_remove_wiped(p, rm->vol, tp_progress_cb, &pg)
+			     : pool_volume_remove_progress(p, rm->vol, tp_progress_cb, &pg);
 		tp_progress_end(&pg, r >= 0);
 	}
 	if (r == 1) {	/* gone already: the pool's last change removed it */
 		if (tp_log_verbosity() >= 0)
 			printf("Volume %s was already removed (by the pool's last change).\n",
 			       rm->spec);
-		return 0;
-	}
-	if (!r && tp_log_verbosity() >= 0) {
+		r = 0;
+	} else if (!r && tp_log_verbosity() >= 0) {
 		if (n)
 			printf("Volume %s removed; %s no longer record%s it as origin.\n", rm->spec,
 			       snaps, n == 1 ? "s" : "");
 		else
 			printf("Volume %s removed.\n", rm->spec);
+	}
+	if (!r && how == POOL_VOLUME_REMOVING_UNWIPED) {
+		/* the removal is finished (the open finishes one under way),
+		 * but the wipe asked for never ran and cannot now */
+		log_error("volume %s was not wiped: its removal began without --wipe, so its "
+			  "chunks went back to the pool's free chunks with their data not zeroed, "
+			  "and which they were is no longer known; to erase all free chunks, "
+			  "deactivate the pool and run 'tptrim %s' (an image file then reads zeros "
+			  "there, a block device what it returns after a discard)", rm->spec,
+			  rm->pool);
+		return -ECANCELED;
 	}
 	return r;
 }

@@ -275,6 +275,12 @@ void pool_settings_abort(struct pool *p);
  * nothing (no VG commit, no backup) where a commit would write one more
  * copy of the same VG. 0 otherwise (lib/pool/core/pool_access.c). */
 int pool_settings_unchanged(const struct pool *p);
+/* How many commits P's handle has made so far (VG commits, and the thin
+ * commit that completes an interrupted transaction). Read before a
+ * command's own change, >0 says the writer's open finished an interrupted
+ * change (tpchange's no-op says its options changed nothing, not that
+ * nothing was written). */
+unsigned pool_commits(const struct pool *p);
 
 /* tpchange --meta-replace DEV: the leg of P's metadata mirror that is out
  * (missing, stale or failed) becomes DEV (or the same device again):

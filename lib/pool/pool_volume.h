@@ -43,11 +43,21 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, u
  * (-ENOENT, logged: no such volume). */
 int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
 				void *ctx) TP_MUST_CHECK;
-/* 1 when NAME is no volume of P because its removal began: it is under
+/* The removal after tvremove --wipe zeroed the volume's chunks: the same,
+ * and the removal's record in the VG says it was wiped first. */
+int pool_volume_remove_wiped(struct pool *p, const char *name, tp_progress_fn *fn,
+			     void *ctx) TP_MUST_CHECK;
+/* Whether NAME is no volume of P because its removal began (it is under
  * way, this command's open finished it, or the pool's last change removed
- * it (tvremove --wipe run again: the wipe came before the removal began,
- * so there is nothing left to wipe). 0 otherwise. */
-int pool_volume_removal_begun(struct pool *p, const char *name);
+ * it), and how it began, from its record: for tvremove --wipe run again,
+ * which must not claim a wipe that never ran. */
+enum pool_volume_removal {
+	POOL_VOLUME_NOT_REMOVING = 0,	/* a volume, or no removal of NAME */
+	POOL_VOLUME_REMOVING_WIPED,	/* tvremove --wipe zeroed its chunks first */
+	POOL_VOLUME_REMOVING_UNWIPED,	/* it began without a wipe: nothing zeroed */
+	POOL_VOLUME_REMOVING_EMPTY,	/* removed in one change: it had no chunks */
+};
+enum pool_volume_removal pool_volume_removal_begun(struct pool *p, const char *name);
 
 /* tvremove --wipe (pool_wipe.c, pool_wipe_live.c): write zeros over the
  * chunks of volume NAME that no other volume maps, so a later volume

@@ -184,6 +184,10 @@ struct vg_volume {
 	 * input was read once: it cannot go on, only be dropped; it ends as a
 	 * writable volume without a content uuid. 0 in vg.volumes. */
 	int raw;
+	/* Only in vg.removals: 1 when tvremove --wipe zeroed the chunks only
+	 * the volume mapped before its removal began (a --wipe run again
+	 * after a cut may say so); 0 when it began without a wipe. */
+	int wiped;
 };
 
 struct vg {

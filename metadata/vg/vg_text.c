@@ -277,6 +277,8 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 
 			add_int(&b, n, "dev_id", vg->removals[i].dev_id);
 			add_int(&b, n, "size", (int64_t)vg->removals[i].size);
+			if (vg->removals[i].wiped)
+				add_int(&b, n, "wiped", 1);
 		}
 	}
 	if (!b.failed) {
@@ -589,7 +591,7 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 	return vg_append_receive(vg, &v);
 }
 
-static const char *const removal_keys[] = { "dev_id", "size", NULL };
+static const char *const removal_keys[] = { "dev_id", "size", "wiped", NULL };
 
 /* One removal under way of pool/removing. */
 static int import_removal(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
@@ -607,7 +609,8 @@ static int import_removal(struct reader *rd, const struct dm_config_node *n, str
 	strcpy(v.name, n->key);
 	if (check_keys(rd, n, path, removal_keys) ||
 	    get_u32(rd, n, path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
-	    get_u64(rd, n, path, "size", &v.size))
+	    get_u64(rd, n, path, "size", &v.size) ||
+	    get_flag(rd, n, path, "wiped", &v.wiped))
 		return -1;
 	return vg_append_removal(vg, &v);
 }

@@ -3,6 +3,9 @@
 # volume has already (tpchange(8) "All options or none"): nothing written
 # (devices byte-identical, no new VG backup), a line saying nothing
 # changed, exit 0; one option that does change something still commits.
+# On a pool with an interrupted change (a removal under way, a transaction
+# cut between its commits) the open finishes it first, said before the
+# line, which then says the options changed nothing.
 new_pool p --chunk 64k
 ok tvcreate -V 4M -n v p
 ok tpchange --warn 80 --autoextend-threshold 70 --autoextend-by 10 --autoextend-max 2G \
@@ -48,3 +51,24 @@ out_has "when full queue"
 ok tvchange --readonly n --activate n p/v
 out_has "read-only n"
 ok tpcheck p
+
+# an interrupted removal, then a no-op: the finishing line first, then
+# "nothing changed by the options given"; the pool was written (a backup)
+ok tvcreate -V 4M -n r p
+write_chunks p r 0 10
+killed_at remove-step=1 env TP_TEST_REMOVE_STEP=4 tvremove -y p/r
+n=$(ls "$(backup_dir p)" | wc -l)
+ok tpchange --warn 80 p
+err_has "finishing the interrupted removal of r"
+out_has "^Pool p: nothing changed by the options given (every setting given is so already); the open finished the interrupted change said above\.$"
+[ "$(ls "$(backup_dir p)" | wc -l)" -gt "$n" ] || fail "the finished removal wrote no backup"
+# a transaction cut between its commits, then a no-op tvchange
+ok tvcreate -V 4M -n c p
+killed_at after-vg-commit tvremove -y p/c
+ok tvchange --readonly n p/v
+err_has "transaction [0-9]* had been interrupted; it is now complete"
+out_has "^Volume p/v: nothing changed by the options given (every setting given is so already); the open finished the interrupted change said above\.$"
+ok tpcheck p
+# the pool clean again: a no-op writes nothing and says it plainly
+nothing_written tpchange --warn 80 p
+nothing_written tvchange --readonly n p/v

@@ -240,8 +240,9 @@ ok tpcheck mp
 # --- the same-place copy of another pool's leg: its thin superblock is
 # valid, but not this pool's (another chunk size): the leg is stale, never
 # read (every volume reads back), tpcheck says so (exit 1), a writer
-# refused before its change writes nothing, the next writer that commits
-# resyncs it from the good leg
+# refused before its change writes nothing and says the leg stale, so does
+# a no-op tpchange or tvchange, the next writer that commits resyncs it
+# from the good leg
 restore
 image x-d.img 64M
 image x-ma.img 16M
@@ -260,6 +261,17 @@ sums_same sums.before || fail "a reader wrote to a device"
 # a writer refused (the name is taken) resyncs nothing: it writes nothing
 unchanged 5 tvcreate -V 1M -n w mp
 err_lacks "resynced"
+err_has "leg 1 (.*mb.img) is stale; this command changed nothing, so it left the leg as it was"
+# so do a tpchange and a tvchange given what the pool has already (they
+# commit nothing, tpchange(8)): no resync, the stale leg said once
+for cmd in "tpchange --activate y mp" "tvchange --activate y mp/v"; do
+	ok $cmd
+	out_has ": nothing changed (every setting given is so already)\.$"
+	err_lacks "resynced"
+	[ "$(grep -c "leg 1 (.*mb.img) is stale; this command changed nothing" err)" = 1 ] ||
+		{ cat err >&2; fail "'$cmd' did not say the stale leg once"; }
+	sums_same sums.before || fail "'$cmd' wrote to a device"
+done
 ok tvcreate -V 1M -n after mp
 err_has "leg 1 (.*mb.img) was stale (it holds thin metadata of another pool): resynced"
 ok tpcheck mp

@@ -86,3 +86,39 @@ for pause in remove-step=1 remove-emptied; do
 	grep -q "^Volume p/w \(was already \)\?removed" out || { cat out err >&2; fail "no removal line"; }
 	ok tpcheck p
 done
+
+# tvremove --wipe of a name whose removal began WITHOUT --wipe (finished,
+# or cut in its steps) claims no wipe: the removal is finished, the error
+# says its chunks were not zeroed and names tptrim, exit 5 (tvremove(8)
+# "Wiping"); the advice works. The removal record says whether a wipe
+# came first: a volume removed in one change mapped nothing to wipe.
+ok tvcreate -V 4M -n u p
+write_chunks p u 0 10
+ok tvremove -y p/u
+failed tvremove -y --wipe p/u
+out_has "^Volume p/u was already removed (by the pool's last change)\.$"
+out_lacks "wiped"
+err_has "volume p/u was not wiped: its removal began without --wipe"
+err_has "run 'tptrim p'"
+ok tvcreate -V 4M -n u p
+write_chunks p u 0 10
+killed_at remove-step=1 env TP_TEST_REMOVE_STEP=4 tvremove -y p/u
+failed tvremove -y --wipe p/u
+err_has "finishing the interrupted removal of u"
+out_has "^Volume p/u removed\.$"
+out_lacks "wiped"
+err_has "volume p/u was not wiped: its removal began without --wipe"
+ok tpcheck p
+ok tptrim p
+ok tvcreate -V 4M -n e p
+ok tvremove -y p/e
+ok tvremove -y --wipe p/e
+out_has "^Volume p/e mapped no chunks when its removal began: there was nothing to wipe\.$"
+# a wiped removal cut in its steps keeps 'wiped' in its record
+ok tvcreate -V 4M -n w p
+write_chunks p w 0 10
+killed_at remove-step=1 env TP_TEST_REMOVE_STEP=4 tvremove -y --wipe p/w
+grep -rqs "wiped *= *1" "$TPTOOLS_DIR" || fail "the removal record of w lacks wiped=1"
+ok tvremove -y --wipe p/w
+out_has "^Volume p/w was wiped before its removal began\.$"
+ok tpcheck p

@@ -596,7 +596,22 @@ static void test_removals(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
 	CU_ASSERT_EQUAL(x->dev_id, 1);
 	CU_ASSERT_EQUAL(x->size, 1073741824);
+	CU_ASSERT_EQUAL(x->wiped, 0);
+	CU_ASSERT_PTR_NULL(strstr(text, "wiped"));	/* written only when 1 */
 	CU_ASSERT_PTR_NULL(vg_find_volume(back, "www"));
+	{	/* tvremove --wipe's removal keeps that its chunks were zeroed */
+		struct vg *w;
+		char *wt;
+		size_t wl;
+
+		vg_find_removal(vg, "www")->wiped = 1;
+		CU_ASSERT_EQUAL_FATAL(vg_export(vg, &wt, &wl), 0);
+		CU_ASSERT_EQUAL_FATAL(vg_import(wt, wl, &w), 0);
+		CU_ASSERT_EQUAL(vg_find_removal(w, "www")->wiped, 1);
+		vg_free(w);
+		free(wt);
+		vg_find_removal(vg, "www")->wiped = 0;
+	}
 	/* a removal holding a volume's dev id is refused */
 	bad = strdup(text);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(bad);

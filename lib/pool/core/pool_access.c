@@ -113,6 +113,11 @@ void pool_set_vg(struct pool *p, struct vg *vg)
 	p->vg = vg;
 }
 
+unsigned pool_commits(const struct pool *p)
+{
+	return p->commits;
+}
+
 int pool_settings_unchanged(const struct pool *p)
 {
 	char *a = NULL, *b = NULL;

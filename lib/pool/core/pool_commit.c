@@ -101,6 +101,7 @@ static int commit(struct pool *p, struct vg *next, int backup)
 		vg_free(next);
 		return r;
 	}
+	p->commits++;
 	if (backup)
 		pool_backup_commit(next);
 	vg_free(p->vg);

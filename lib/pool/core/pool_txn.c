@@ -267,6 +267,7 @@ int pool_reconcile(struct pool *p, int write)
 					     "failed too");
 		return r;
 	}
+	p->commits++;
 	log_warn("pool %s: transaction %llu had been interrupted; it is now complete", p->name,
 		 (unsigned long long)want);
 	return 0;
@@ -360,6 +361,7 @@ int pool_live_reconcile(struct pool *p, int write)
 			  (unsigned long long)want);
 		return r;
 	}
+	p->commits++;
 	log_warn("pool %s: transaction %llu had been interrupted; it is now complete", p->name,
 		 (unsigned long long)want);
 	reload_volumes(p, &rl);

@@ -417,10 +417,25 @@ static void mirror_activated(const struct pool *p, const struct tp_dm_pool_layou
 			 pool_meta_leg_why(io_mirror_error(pool_meta_engine(p), (unsigned)i)), 1 - i);
 }
 
-/* The detach hook: the bad blocks this command met, said. */
+/* The detach hook: the bad blocks this command met, said; a stale leg a
+ * writer did not resync, said. */
 static void mirror_detach(struct pool *p)
 {
+	struct mirror_state *st = pool_feature_state_get(p, &mirror_feature);
+	int i;
+
 	pool_meta_say_bad(p);
+	/* a writer that found a stale leg but committed nothing (a no-op
+	 * tpchange, a refused change) did not resync it: it says the leg is
+	 * stale as every other command does */
+	if (st && st->resync_due && (i = pool_meta_stale_leg(p)) >= 0) {
+		st->resync_due = 0;
+		log_warn("pool %s: metadata mirror leg %d (%s) is stale; this command changed "
+			 "nothing, so it left the leg as it was: its thin metadata runs on the "
+			 "other leg (degraded); the next command that changes the pool offline "
+			 "resyncs it",
+			 pool_name(p), i, pool_meta_leg_path(p, (unsigned)i));
+	}
 }
 
 static struct pool_feature mirror_feature = {

@@ -170,6 +170,7 @@ int pool_removal_run(struct pool *p, const char *name, tp_progress_fn *fn, void 
 struct removal_state {
 	unsigned n;
 	char name[4][VG_NAME_MAX + 1];
+	int wiped[4];	/* its record said tvremove --wipe zeroed it first */
 };
 
 static struct pool_feature removal_feature;
@@ -187,6 +188,7 @@ static void finish_removals(struct pool *p, int write)
 	while (pool_vg(p)->nr_removals) {
 		char name[VG_NAME_MAX + 1];
 		struct removal_state *st;
+		int wiped = pool_vg(p)->removals[0].wiped;
 
 		snprintf(name, sizeof(name), "%s", pool_vg(p)->removals[0].name);
 		log_warn("pool %s: finishing the interrupted removal of %s", pool_name(p), name);
@@ -198,23 +200,36 @@ static void finish_removals(struct pool *p, int write)
 		if (!*slot && !(*slot = calloc(1, sizeof(struct removal_state))))
 			continue;	/* only tvremove's message is lost */
 		st = *slot;
-		if (st->n < TP_ARRAY_SIZE(st->name))
+		if (st->n < TP_ARRAY_SIZE(st->name)) {
+			st->wiped[st->n] = wiped;
 			snprintf(st->name[st->n++], sizeof(st->name[0]), "%s", name);
+		}
 	}
 }
 
 int pool_removal_finished(const struct pool *p, const char *name)
 {
+	return pool_removal_finished_wiped(p, name) != POOL_REMOVAL_NOT_BEGUN;
+}
+
+int pool_removal_finished_wiped(const struct pool *p, const char *name)
+{
 	const struct removal_state *st = pool_feature_state_get(p, &removal_feature);
 
 	for (unsigned i = 0; st && i < st->n; i++)
 		if (!strcmp(st->name[i], name))
-			return 1;
-	return 0;
+			return st->wiped[i] ? POOL_REMOVAL_WIPED : POOL_REMOVAL_UNWIPED;
+	return POOL_REMOVAL_NOT_BEGUN;
 }
 
 int pool_removal_was_last(struct pool *p, const char *name)
 {
+	return pool_removal_was_last_wiped(p, name) != POOL_REMOVAL_NOT_BEGUN;
+}
+
+int pool_removal_was_last_wiped(struct pool *p, const char *name)
+{
+	const struct vg_volume *rv;
 	struct vg_mda_copy copies[VG_MDA_MAX_DEVICES * VG_MDA_SLOTS];
 	struct vg_pv pvs[VG_MDA_MAX_DEVICES];
 	struct tp_log_capture quiet, *old;
@@ -245,8 +260,14 @@ int pool_removal_was_last(struct pool *p, const char *name)
 			vg_free(prev);
 			continue;
 		}
-		found = prev->transaction_id + 1 == vg->transaction_id &&
-			(vg_find_volume(prev, name) || vg_find_removal(prev, name));
+		/* a volume removed in one change mapped nothing (or its thin
+		 * device was lost): it had no chunks to wipe */
+		if (prev->transaction_id + 1 == vg->transaction_id) {
+			if (vg_find_volume(prev, name))
+				found = POOL_REMOVAL_EMPTY;
+			else if ((rv = vg_find_removal(prev, name)))
+				found = rv->wiped ? POOL_REMOVAL_WIPED : POOL_REMOVAL_UNWIPED;
+		}
 		vg_free(prev);
 		break;
 	}
@@ -272,7 +293,7 @@ static int apply_nothing(struct pool *p, const void *arg)
 	return 0;
 }
 
-int pool_removal_begin(struct pool *p, const char *name)
+int pool_removal_begin(struct pool *p, const char *name, int wiped)
 {
 	const struct vg_volume *v = vg_find_volume(pool_vg(p), name);
 	uint64_t pos = 0, left = 0;
@@ -312,6 +333,8 @@ int pool_removal_begin(struct pool *p, const char *name)
 		return r;
 	/* a volume that maps nothing goes in one change, as it always did */
 	r = left ? vg_begin_removal(next, name) : vg_remove_volume(next, name);
+	if (!r && left)
+		vg_find_removal(next, name)->wiped = !!wiped;
 	if (r) {
 		vg_free(next);
 		return r;

@@ -121,8 +121,8 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, u
 /* The removal in bounded steps (removal/pool_removal.c): the volume becomes
  * a removal under way, its mappings go a step at a time, its emptied thin
  * device last. A removal an earlier command left is gone on with. */
-int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
-				void *ctx)
+static int remove_progress(struct pool *p, const char *name, int wiped, tp_progress_fn *fn,
+			   void *ctx)
 {
 	int r;
 
@@ -133,15 +133,41 @@ int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn
 			return 1;	/* an earlier one's last change removed it */
 		return pool_no_volume(pool_name(p), name);
 	}
-	if (vg_find_volume(pool_vg(p), name) && (r = pool_removal_begin(p, name)))
+	if (vg_find_volume(pool_vg(p), name) && (r = pool_removal_begin(p, name, wiped)))
 		return r < 0 ? r : 0;	/* 1: it mapped nothing, removed at once */
 	return pool_removal_run(p, name, fn, ctx);
 }
 
-int pool_volume_removal_begun(struct pool *p, const char *name)
+int pool_volume_remove_progress(struct pool *p, const char *name, tp_progress_fn *fn,
+				void *ctx)
 {
+	return remove_progress(p, name, 0, fn, ctx);
+}
+
+int pool_volume_remove_wiped(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
+{
+	return remove_progress(p, name, 1, fn, ctx);
+}
+
+enum pool_volume_removal pool_volume_removal_begun(struct pool *p, const char *name)
+{
+	const struct vg_volume *rv;
+	int how;
+
 	if (vg_find_volume(pool_vg(p), name))
-		return 0;
-	return vg_find_removal(pool_vg(p), name) || pool_removal_finished(p, name) ||
-	       pool_removal_was_last(p, name);
+		return POOL_VOLUME_NOT_REMOVING;
+	if ((rv = vg_find_removal(pool_vg(p), name)))
+		how = rv->wiped ? POOL_REMOVAL_WIPED : POOL_REMOVAL_UNWIPED;
+	else if (!(how = pool_removal_finished_wiped(p, name)))
+		how = pool_removal_was_last_wiped(p, name);
+	switch (how) {
+	case POOL_REMOVAL_WIPED:
+		return POOL_VOLUME_REMOVING_WIPED;
+	case POOL_REMOVAL_UNWIPED:
+		return POOL_VOLUME_REMOVING_UNWIPED;
+	case POOL_REMOVAL_EMPTY:
+		return POOL_VOLUME_REMOVING_EMPTY;
+	default:
+		return POOL_VOLUME_NOT_REMOVING;
+	}
 }
