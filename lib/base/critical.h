@@ -94,7 +94,7 @@ int tp_process_stop(long pid);
  * running or IS_IT said 0 (nothing sent), else -errno. The process is held
  * by a pidfd from before IS_IT looks until the signal, so a pid that went
  * to another process meanwhile is never signalled (a kernel without
- * pidfds: kill(2) right after the look). */
+ * pidfds: the signal right after the look). */
 int tp_process_stop_if(long pid, int (*is_it)(long pid, void *arg), void *arg);
 
 #if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
