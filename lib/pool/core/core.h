@@ -40,6 +40,15 @@ const struct vg_pv *pool_pv_at(const struct pool *p, unsigned i);
 /* The index in pool_pv_at's order of the VG's data device I (vg.h:
  * vg_data_dev): 0 for the first, 2.. for the added ones. */
 unsigned pool_data_slot(unsigned i);
+/* THE place of a data chunk: data chunk CHUNK of P lies on the engine *IO
+ * (a data device of the pool) at byte *OFF, and *RUN chunks from CHUNK
+ * on follow it there. 0, -ERANGE beyond the data area, -ENOENT when that
+ * device is not open. Offline code that reads or writes data chunks
+ * device by device (trim, a chunk mover, a receive) goes by it;
+ * pool_pv(p, VG_ROLE_DATA)->io is the same mapping as one engine
+ * (pool_access.c). */
+int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
+		     uint64_t *run) TP_MUST_CHECK;
 /* How many chunks of [FIRST, FIRST + N) P's thin metadata holds (a
  * reference count above 0), into *USED: 0, or -errno (the thin metadata
  * opened for it when it was not, logged). */

@@ -24,6 +24,18 @@ unsigned pool_nr_pvs(const struct pool *p) { return p->nr_pv ? p->nr_pv : VG_NR_
 
 const struct vg_pv *pool_pv_at(const struct pool *p, unsigned i) { return &p->pv[i]; }
 unsigned pool_data_slot(unsigned i) { return POOL_DATA_PV(i); }
+
+int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
+		     uint64_t *run)
+{
+	unsigned dev;
+	int r = vg_data_locate(p->vg, chunk, &dev, off, run);
+
+	if (r)
+		return r;
+	*io = p->pv[POOL_DATA_PV(dev)].io;
+	return *io ? 0 : -ENOENT;
+}
 const char *pool_dm_name(const struct pool *p) { return p->pool_dm; }
 unsigned pool_flags(const struct pool *p) { return p->flags; }
 struct thin_md *pool_thin(const struct pool *p) { return p->md; }

@@ -205,30 +205,15 @@ int pool_tail_read(struct pool *p, uint32_t dev_id, uint64_t end, uint64_t shown
 /* Data chunk DBLOCK's bytes FROM..CHUNK made zeros and, when COPY_FROM is
  * not UINT64_MAX, its bytes 0..FROM copied from data chunk COPY_FROM
  * first; the devices written flushed. 0 or -errno (logged). */
-/* Data chunk CHUNK of P: on the engine *IO of the data device it lies on
- * (vg_data_locate), at byte *OFF. 0, -ERANGE beyond the data area,
- * -ENOENT when that device is not open. */
-static int locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off)
-{
-	unsigned dev;
-	uint64_t run;
-	int r = vg_data_locate(p->vg, chunk, &dev, off, &run);
-
-	if (r)
-		return r;
-	*io = p->pv[POOL_DATA_PV(dev)].io;
-	return *io ? 0 : -ENOENT;
-}
-
 static int tail_write(struct pool *p, uint64_t dblock, uint64_t copy_from, uint64_t chunk,
 		      uint64_t from, unsigned char *buf)
 {
 	struct io_engine *dst, *src = NULL;
-	uint64_t doff, soff = 0;
+	uint64_t doff, soff = 0, run;
 	int r;
 
-	if ((r = locate(p, dblock, &dst, &doff)) ||
-	    (copy_from != UINT64_MAX && (r = locate(p, copy_from, &src, &soff)))) {
+	if ((r = pool_data_locate(p, dblock, &dst, &doff, &run)) ||
+	    (copy_from != UINT64_MAX && (r = pool_data_locate(p, copy_from, &src, &soff, &run)))) {
 		log_error("pool %s: data chunk %llu lies beyond its data area", p->name,
 			  (unsigned long long)dblock);
 		return r;

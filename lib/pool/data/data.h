@@ -22,14 +22,6 @@ struct pool;
 /* Register the data module with the core (pool_init). */
 void pool_data_register(void);
 
-/* THE place of a data chunk: data chunk CHUNK of P lies on the engine *IO
- * (a data device of the pool) at byte *OFF, and *RUN chunks from CHUNK
- * on follow it there. 0, -ERANGE beyond the data area, -ENOENT when that
- * device is not open. Offline code that reads or writes data chunks
- * device by device (trim, a chunk mover, a receive) goes by it;
- * pool_pv(p, VG_ROLE_DATA)->io is the same mapping as one engine. */
-int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
-		     uint64_t *run) TP_MUST_CHECK;
 /* The path of data device I of P ("" when not open), and its size now
  * (the open device's, 0 when not open). */
 const char *pool_data_dev_path(const struct pool *p, unsigned i);

@@ -320,18 +320,6 @@ void pool_data_register(void)
 	pool_feature_register(&data_feature);
 }
 
-int pool_data_locate(const struct pool *p, uint64_t chunk, struct io_engine **io, uint64_t *off,
-		     uint64_t *run)
-{
-	unsigned dev;
-	int r = vg_data_locate(pool_vg(p), chunk, &dev, off, run);
-
-	if (r)
-		return r;
-	*io = data_pv(p, dev)->io;
-	return *io ? 0 : -ENOENT;
-}
-
 const char *pool_data_dev_path(const struct pool *p, unsigned i)
 {
 	const struct vg_pv *pv = i < vg_nr_data(pool_vg(p)) ? data_pv(p, i) : NULL;
