@@ -14,7 +14,8 @@
 # thin-provisioning-tools into it (a few seconds); later runs reuse it.
 # It then writes one small wrapper per command into $REF_ROOT.bin/
 # (thin_check, thin_dump, thin_restore, thin_repair, thin_delta,
-# thin_metadata_size, thin_ls) that runs the trixie binary through the
+# thin_metadata_size, thin_ls, thin_metadata_pack, thin_metadata_unpack,
+# thin_rmap) that runs the trixie binary through the
 # trixie dynamic loader and libraries. So the commands take host paths
 # as they are (no chroot, no bind mounts) and run next to the host's
 # 0.9.0 in one script. Prints that directory on stdout.
@@ -59,7 +60,8 @@ fi
 [ -x "$loader" ] || die "$root has no $loader"
 
 mkdir -p "$bin"
-for cmd in thin_check thin_dump thin_restore thin_repair thin_delta thin_metadata_size thin_ls; do
+for cmd in thin_check thin_dump thin_restore thin_repair thin_delta thin_metadata_size thin_ls \
+	thin_metadata_pack thin_metadata_unpack thin_rmap; do
 	cat >"$bin/$cmd.tmp" <<EOF
 #!/bin/sh
 # $cmd from thin-provisioning-tools in $root (made by scripts/setup-reference.sh)
