@@ -79,7 +79,7 @@ CPPFLAGS += -D_FORTIFY_SOURCE=2
 HARDEN_LD := -Wl,-z,relro -Wl,-z,now
 endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
-LDLIBS  := $(PKG_LIBS) -lsanlock_client -lm
+LDLIBS  := $(PKG_LIBS) -lsanlock_client -lm -lz
 # the kill path (tp-lease-fence) talks to device-mapper only: no sanlock
 FENCE_LIBS := $(PKG_LIBS) -lm
 

@@ -19,7 +19,7 @@ FLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=
 make --no-print-directory -j"$(nproc)" BUILD=$B CC=clang CFLAGS="$FLAGS" libs >/dev/null
 LIBTP=$(make --no-print-directory -s BUILD=$B print-libs)
 CPPFLAGS="-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. $(pkg-config --cflags devmapper blkid libudev popt expat)"
-LIBS="$(pkg-config --libs devmapper blkid libudev popt expat) -lm"
+LIBS="$(pkg-config --libs devmapper blkid libudev popt expat) -lm -lz"
 rc=0
 for n in "${names[@]}"; do
 	mkdir -p $B/corpus/$n $B/artifacts/$n
