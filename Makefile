@@ -79,7 +79,9 @@ CPPFLAGS += -D_FORTIFY_SOURCE=2
 HARDEN_LD := -Wl,-z,relro -Wl,-z,now
 endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
-LDLIBS  := $(PKG_LIBS) -lsanlock_client -lm -lz
+LDLIBS  := $(PKG_LIBS) -lsanlock_client -lm
+# zlib: thin_metadata_pack's compression (metadata/pdata/pack.c)
+LDLIBS  += -lz
 # the kill path (tp-lease-fence) talks to device-mapper only: no sanlock
 FENCE_LIBS := $(PKG_LIBS) -lm
 

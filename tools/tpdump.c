@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tpdump.c - print thin-pool metadata as thin_dump XML or for people.
  *
- *   tpdump [--format xml|human] [--metadata-snap] [--dev-id ID]
+ *   tpdump [--format xml|human|pack] [--metadata-snap] [--dev-id ID]
  *          [--skip-mappings] [--offset BYTES] [--size BYTES] [-o FILE] METADATA
  *
  * METADATA is a file or block device holding dm-thin metadata, or the
  * area at --offset inside one (a pool device), or the name of a pool
  * (anything that is not an existing path and is a valid pool name): its
- * active thin-metadata area. Exit: 0, 3 bad command line, 5 unreadable or
+ * active thin-metadata area. --format pack writes thin_metadata_pack's file
+ * of the whole area instead (metadata/pdata/pack.h). Exit: 0, 3 bad command line, 5 unreadable or
  * corrupt metadata or an output error. */
 #include "lib/base/exitcodes.h"
 #include "lib/pool/pool_dump.h"
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int parse_format(const struct tp_command *cmd, const char *s, enum pool_dump_format *fmt)
 {
@@ -23,8 +25,10 @@ static int parse_format(const struct tp_command *cmd, const char *s, enum pool_d
 		*fmt = POOL_DUMP_XML;
 	else if (!strcmp(s, "human") || !strcmp(s, "human_readable"))
 		*fmt = POOL_DUMP_HUMAN;
+	else if (!strcmp(s, "pack"))
+		*fmt = POOL_DUMP_PACK;
 	else
-		return cli_usage_error(cmd, "unknown format '%s': use xml or human", s);
+		return cli_usage_error(cmd, "unknown format '%s': use xml, human or pack", s);
 	return CLI_CONTINUE;
 }
 
@@ -50,7 +54,8 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 	struct tp_progress pg;
 	const struct poptOption opts[] = {
 		{ "format", 'f', POPT_ARG_STRING, &format, 0,
-		  "xml (as thin_dump, the default) or human", "xml|human" },
+		  "xml (as thin_dump, the default), human, or pack (as thin_metadata_pack)",
+		  "xml|human|pack" },
 		{ "metadata-snap", 'm', POPT_ARG_NONE, &p.metadata_snap, 0,
 		  "dump the metadata snapshot instead of the live metadata", NULL },
 		{ "dev-id", '\0', POPT_ARG_STRING, &dev_id, 0,
@@ -76,6 +81,13 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		code = cli_progress(cmd, progress, &mode);
 	if (code == CLI_CONTINUE && dev_id)
 		code = parse_dev_id(cmd, dev_id, &p);
+	if (code == CLI_CONTINUE && p.format == POOL_DUMP_PACK &&
+	    (p.metadata_snap || p.one_device || p.skip_mappings))
+		code = cli_usage_error(cmd, "--format pack packs every metadata block: "
+					    "--metadata-snap, --dev-id and --skip-mappings do not apply");
+	if (code == CLI_CONTINUE && p.format == POOL_DUMP_PACK && !p.output && isatty(STDOUT_FILENO))
+		code = cli_usage_error(cmd, "--format pack writes a binary file: give -o FILE or "
+					    "redirect standard output");
 	if (code == CLI_CONTINUE)
 		code = cli_area(cmd, &area, !pool_dump_source_is_pool(args[0]),
 				"--offset and --size are for a metadata file or device, not a pool");

@@ -1,29 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tprestore.c - write thin-pool metadata from thin_dump XML.
+/* tprestore.c - write thin-pool metadata from thin_dump XML or from
+ * thin_metadata_pack's file (--format pack).
  *
- *   tprestore -i XML -o METADATA [--offset BYTES] [--size BYTES] [--force]
+ *   tprestore -i XML -o METADATA [--format xml|pack] [--offset BYTES] [--size BYTES]
+ *             [--force]
  *
  * METADATA (an existing file or block device, or the area at --offset of
  * --size bytes inside one) receives fresh metadata whose size is that of
  * the area. The whole XML is validated first: on invalid XML, or an area
  * too small for it, METADATA is not written at all. A pool's device is
  * refused unless the area starts past its label (--offset) or --force.
- * Exit: 0, 3 bad command line, 5 invalid XML, refused or failure. The
+ * Exit: 0, 3 bad command line, 5 invalid XML or pack, refused or failure. The
  * work is lib/pool/pool_dump.h. */
 #include "lib/base/exitcodes.h"
 #include "lib/pool/pool_dump.h"
 #include "tools/cli.h"
 
+#include <string.h>
+
 int cmd_tprestore(const struct tp_command *cmd, int argc, const char **argv)
 {
 	struct pool_restore_params p = { 0 };
-	const char *progress = NULL;
+	const char *progress = NULL, *format = NULL;
 	struct cli_area area = { 0 };
 	const struct poptOption opts[] = {
 		{ "input", 'i', POPT_ARG_STRING, &p.input, 0,
-		  "the XML to restore ('-': standard input)", "XML" },
+		  "the XML or pack to restore ('-': standard input)", "INPUT" },
 		{ "output", 'o', POPT_ARG_STRING, &p.output, 0,
 		  "the metadata file or device to write", "METADATA" },
+		{ "format", '\0', POPT_ARG_STRING, &format, 0,
+		  "what INPUT is: xml (the default) or pack (thin_metadata_pack's file)",
+		  "xml|pack" },
 		CLI_OPT_AREA(area, "", "METADATA"),
 		{ "force", 'f', POPT_ARG_NONE, &p.force, 0,
 		  "write METADATA even if it is a pool's device", NULL },
@@ -41,6 +48,12 @@ int cmd_tprestore(const struct tp_command *cmd, int argc, const char **argv)
 		return code;
 	if (!p.input)
 		code = cli_usage_error(cmd, "missing -i XML");
+	if (code == CLI_CONTINUE && format && strcmp(format, "xml")) {
+		if (!strcmp(format, "pack"))
+			p.pack = 1;
+		else
+			code = cli_usage_error(cmd, "unknown format '%s': use xml or pack", format);
+	}
 	if (code == CLI_CONTINUE && !p.output)
 		code = cli_usage_error(cmd, "missing -o METADATA");
 	if (code == CLI_CONTINUE)

@@ -23,6 +23,10 @@
 enum pool_dump_format {
 	POOL_DUMP_XML,		/* byte-identical to thin_dump 0.9.0 */
 	POOL_DUMP_HUMAN,	/* thin_dump -f human_readable */
+	POOL_DUMP_PACK,		/* thin_metadata_pack's file (metadata/pdata/pack.h):
+				 * every metadata block of the area, which the
+				 * other fields but source, devices, area and output
+				 * do not change */
 };
 
 struct pool_dump_params {
@@ -48,12 +52,18 @@ struct pool_restore_params {
 	const char *output;	/* an existing file or device */
 	uint64_t offset, size;	/* of the area in OUTPUT; size 0 = to the end */
 	int force;		/* write OUTPUT even if it carries a tptools label */
-	tp_progress_fn *progress;	/* mapped blocks written of the XML's; NULL: none */
+	int pack;		/* INPUT is thin_metadata_pack's file, not XML */
+	tp_progress_fn *progress;	/* mapped blocks written of the XML's (a pack's
+					 * blocks); NULL: none */
 	void *progress_ctx;
 };
 
-/* The whole XML is validated first: invalid XML or an area too small for
- * it leaves OUTPUT unwritten. */
+/* The whole XML (or pack) is validated first: invalid XML, a damaged pack
+ * or an area too small for it leaves OUTPUT unwritten. A pack's blocks go
+ * where the pack puts them; every other block of the area is zeroed, the
+ * superblock (block 0) first (so that a restore cut short leaves no
+ * superblock over half-written metadata) and written last, each step
+ * flushed. */
 int pool_restore(const struct pool_restore_params *p) TP_MUST_CHECK;
 
 #endif

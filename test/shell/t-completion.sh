@@ -79,7 +79,9 @@ expect raw
 complete_words tpdiff --format ""
 expect human json xml
 complete_words tpdump --format ""
-expect human xml
+expect human pack xml
+complete_words tprestore --format ""
+expect pack xml
 complete_words tpstatus --format ""
 expect json prometheus table
 complete_words tpstatus -f p

@@ -3,15 +3,19 @@
 #include "lib/pool/pool_dump.h"
 #include "lib/pool/check/pool_check_int.h"
 
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
+#include "metadata/pdata/pack.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
 #include "metadata/thin/xml_cmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 _Static_assert(POOL_MAX_DEV_ID == THIN_MAX_DEV_ID, "pool and thin device id ranges differ");
@@ -30,6 +34,36 @@ int pool_dump_source_is_pool(const char *source)
 	return access(source, F_OK) && vg_name_valid(source, NULL);
 }
 
+struct pack_dest {
+	int fd;
+	const char *name;
+};
+
+static int pack_out(void *ctx, const void *buf, size_t len)
+{
+	const struct pack_dest *d = ctx;
+	int r = tp_write_all(d->fd, buf, len);
+
+	if (r)
+		log_error("%s: cannot write: %s", d->name, strerror(-r));
+	return r;
+}
+
+/* Every metadata block of the area, whole blocks (a partial last one is
+ * not metadata). */
+static int pack_dump(const struct pool_dump_params *p, struct io_engine *meta, int fd)
+{
+	struct pack_dest d = { fd, p->output ? p->output : "standard output" };
+	uint64_t n = meta->size / PACK_BLOCK_SIZE;
+
+	if (!n) {
+		log_error("%s: %" PRIu64 " bytes, not one 4 KiB metadata block to pack", meta->name,
+			  meta->size);
+		return -EIO;
+	}
+	return pack_write(meta, n, pack_out, &d, p->progress, p->progress_ctx);
+}
+
 static int dump_to(const struct pool_dump_params *p, struct io_engine *meta, int fd)
 {
 	struct thin_dump_opts d = {
@@ -42,6 +76,8 @@ static int dump_to(const struct pool_dump_params *p, struct io_engine *meta, int
 		.progress_ctx = p->progress_ctx,
 	};
 
+	if (p->format == POOL_DUMP_PACK)
+		return pack_dump(p, meta, fd);
 	return thin_xml_dump(meta, &d, fd);
 }
 
@@ -105,6 +141,176 @@ int pool_dump(const struct pool_dump_params *p)
 	return work_failed(r);
 }
 
+/* The whole pack, at most MAX bytes (one larger is no pack of the
+ * target): 0 and *BUF (caller frees), or -errno, logged. */
+static int pack_slurp(int fd, const char *name, uint64_t max, unsigned char **buf, size_t *len)
+{
+	size_t cap = 1u << 20, n = 0;
+	unsigned char *b = malloc(cap);
+	struct stat st;
+
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+		free(b);
+		log_error("%s: %" PRIu64 " bytes, more than any pack of the target's size can be",
+			  name, (uint64_t)st.st_size);
+		return -EUCLEAN;
+	}
+	for (;;) {
+		ssize_t k;
+
+		if (!b)
+			return -ENOMEM;
+		if (n == cap) {
+			unsigned char *nb;
+
+			if (n >= max) {
+				free(b);
+				log_error("%s: more than %" PRIu64 " bytes, more than any pack of the "
+					  "target's size can be", name, max);
+				return -EUCLEAN;
+			}
+			nb = realloc(b, cap * 2);
+			if (!nb)
+				free(b);
+			b = nb;
+			cap *= 2;
+			continue;
+		}
+		k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = -errno;
+
+			free(b);
+			log_error("%s: cannot read: %s", name, strerror(-e));
+			return e;
+		}
+		if (!k)
+			break;
+		n += (size_t)k;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+struct pack_target {
+	struct io_engine *io;
+	unsigned char *written;	/* a bit a block of the area */
+	unsigned char *sb;	/* block 0 */
+	uint64_t done, total;
+	const struct pool_restore_params *p;
+};
+
+static int pack_put(void *ctx, uint64_t b, const unsigned char *block)
+{
+	struct pack_target *t = ctx;
+	int r;
+
+	t->written[b / 8] |= (unsigned char)(1u << (b % 8));
+	if (!b) {
+		memcpy(t->sb, block, PACK_BLOCK_SIZE);	/* written last */
+		return 0;
+	}
+	if ((r = io_write(t->io, b * PACK_BLOCK_SIZE, block, PACK_BLOCK_SIZE)))
+		log_error("%s: cannot write block %" PRIu64 ": %s", t->io->name, b, strerror(-r));
+	if (t->p->progress && !(++t->done % 256))
+		t->p->progress(t->p->progress_ctx, t->done, t->total);
+	return r;
+}
+
+#define ZERO_RUN 256u	/* blocks a write of zeros */
+
+/* Zeros over every block of the area the pack did not write, but 0. */
+static int pack_zero_rest(struct pack_target *t, const unsigned char *zeros)
+{
+	uint64_t nr = t->io->size / PACK_BLOCK_SIZE;
+
+	for (uint64_t b = 1; b < nr;) {
+		uint64_t n = 0;
+		int r;
+
+		if (t->written[b / 8] & (1u << (b % 8))) {
+			b++;
+			continue;
+		}
+		while (b + n < nr && n < ZERO_RUN && !(t->written[(b + n) / 8] & (1u << ((b + n) % 8))))
+			n++;
+		if ((r = io_write(t->io, b * PACK_BLOCK_SIZE, zeros, n * PACK_BLOCK_SIZE))) {
+			log_error("%s: cannot zero blocks %" PRIu64 "-%" PRIu64 ": %s", t->io->name, b,
+				  b + n - 1, strerror(-r));
+			return r;
+		}
+		b += n;
+	}
+	return 0;
+}
+
+static int pack_flush(struct io_engine *io)
+{
+	int r = io_flush(io);
+
+	if (r)
+		log_error("%s: cannot flush: %s", io->name, strerror(-r));
+	return r;
+}
+
+/* The pack validated whole, then written: superblock zeroed, the other
+ * blocks and zeros, then the superblock. */
+static int pack_restore(const struct pool_restore_params *p, int fd, const char *name,
+			struct io_engine *io)
+{
+	struct pack_target t = { .io = io, .p = p };
+	uint64_t nr = io->size / PACK_BLOCK_SIZE, packed;
+	unsigned char *pack = NULL, *zeros = NULL, *sb = NULL;
+	size_t len = 0;
+	int r;
+
+	/* a block packs into no more than its 4 KiB, its number and a few
+	 * bytes of code; zlib adds 5 bytes in 16 KiB at worst */
+	r = pack_slurp(fd, name, PACK_HEADER_SIZE + nr * (PACK_BLOCK_SIZE + 64) + (1u << 20),
+		       &pack, &len);
+	if (r)
+		return r;
+	if ((r = pack_read(pack, len, name, nr, NULL, NULL, NULL, &packed))) {
+		if (r == -EUCLEAN)
+			log_error("%s: nothing was written; restore from an intact copy of the pack",
+				  io->name);
+		else if (r == -ENOSPC)
+			log_error("%s: nothing was written; restore into a file, device or area at "
+				  "least as large as the pack's metadata", io->name);
+		goto out;
+	}
+	t.total = packed;
+	if (!(t.written = calloc(nr / 8 + 1, 1)) ||
+	    !(zeros = calloc(ZERO_RUN, PACK_BLOCK_SIZE)) || !(t.sb = sb = calloc(1, PACK_BLOCK_SIZE))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if ((r = io_write(io, 0, zeros, PACK_BLOCK_SIZE)) || (r = io_flush(io))) {
+		log_error("%s: cannot clear the superblock: %s", io->name, strerror(-r));
+		goto out;
+	}
+	if ((r = pack_read(pack, len, name, nr, pack_put, &t, NULL, NULL)) ||
+	    (r = pack_zero_rest(&t, zeros)) || (r = pack_flush(io)))
+		goto out;
+	if (t.written[0] && (r = io_write(io, 0, sb, PACK_BLOCK_SIZE))) {
+		log_error("%s: cannot write the superblock: %s", io->name, strerror(-r));
+		goto out;
+	}
+	if ((r = pack_flush(io)))
+		goto out;
+	if (p->progress)
+		p->progress(p->progress_ctx, packed, packed);
+out:
+	free(t.written);
+	free(zeros);
+	free(sb);
+	free(pack);
+	return r;
+}
+
 int pool_restore(const struct pool_restore_params *p)
 {
 	int named = strcmp(p->input, "-") != 0;
@@ -121,7 +327,9 @@ int pool_restore(const struct pool_restore_params *p)
 				 "restore into a file or device that is no pool's (and check "
 				 "it with 'tpcheck --metadata'), or",
 				 &a);
-	if (!r)
+	if (!r && p->pack)
+		r = work_failed(pack_restore(p, fd, named ? p->input : "<stdin>", a.io));
+	else if (!r)
 		r = work_failed(thin_xml_restore_watched(fd, named ? p->input : "<stdin>", a.io, 0,
 							 NULL, p->progress, p->progress_ctx));
 	pool_area_close(&a);
