@@ -685,8 +685,8 @@ int pack_read(const void *pack, size_t len, const char *name, uint64_t max_block
 	if (!u.nr_blocks)
 		return damaged(&u, 24, "the header counts no blocks");
 	if (u.nr_blocks > max_blocks) {
-		log_error("%s: the pack is of %" PRIu64 " blocks of 4 KiB; the target holds only %"
-			  PRIu64, name, u.nr_blocks, max_blocks);
+		log_error("%s: the pack's metadata is %" PRIu64 " blocks of 4 KiB; the target "
+			  "holds only %" PRIu64, name, u.nr_blocks, max_blocks);
 		return -ENOSPC;
 	}
 	/* bounded by MAX_BLOCKS, the caller's */
