@@ -119,7 +119,6 @@ static void test_round_trip_kinds(void)
 	unsigned char *m;
 	uint64_t keys[508], vals[508], packed = 0;
 
-	tp_log_set_verbosity(-2);
 	CU_ASSERT_FATAL(!io_mem_create((uint64_t)NR * BS, "src", &src));
 	m = io_mem_data(src);
 	for (uint64_t b = 0; b < NR; b++) {
@@ -304,7 +303,6 @@ static void test_damage(void)
 	size_t len, rl, cl = sb_code(code);
 	int calls = 0;
 
-	tp_log_set_verbosity(-2);
 	/* a valid pack of two records first */
 	rl = rec(raw, 0, code, cl);
 	rl += rec(raw + rl, 3, code, cl);
@@ -392,7 +390,6 @@ static void test_bad_code(void)
 	};
 	static unsigned char p[65536], raw[16384];
 
-	tp_log_set_verbosity(-2);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		size_t rl = rec(raw, 0, bad[i].code, bad[i].len), len;
 
@@ -417,7 +414,6 @@ static void test_cut_anywhere(void)
 	unsigned char *m;
 	size_t bound[8], nb = 0;
 
-	tp_log_set_verbosity(-2);
 	CU_ASSERT_FATAL(!io_mem_create((uint64_t)NR * BS, "src", &src));
 	m = io_mem_data(src);
 	for (uint64_t b = 0; b < NR; b++) {
@@ -446,7 +442,24 @@ static void test_cut_anywhere(void)
 	free(out.p);
 }
 
-TP_TEST_SUITE(pack, NULL, NULL,
+/* The damage tests log an error each: quiet while the suite runs, the
+ * verbosity put back after (suites that read the log follow). */
+static int saved_verbosity;
+
+static int quiet(void)
+{
+	saved_verbosity = tp_log_verbosity();
+	tp_log_set_verbosity(-2);
+	return 0;
+}
+
+static int unquiet(void)
+{
+	tp_log_set_verbosity(saved_verbosity);
+	return 0;
+}
+
+TP_TEST_SUITE(pack, quiet, unquiet,
 	      { "round trip of every kind of block", test_round_trip_kinds },
 	      { "byte code worked out by hand", test_byte_code },
 	      { "damaged header, chunks, stream and records", test_damage },
