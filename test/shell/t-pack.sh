@@ -110,6 +110,14 @@ save_area p pool.area
 both_ways pool.area pool
 ok tpdump --format pack -o byname.pack p
 cmp byname.pack pool.ours.pack || fail "the pack of pool p differs from that of its area"
+read -r off len < <(meta_area p)
+ok tpdump --format pack --offset "$off" --size "$len" -o area.pack p-meta.img
+cmp area.pack pool.ours.pack || fail "the pack of --offset/--size differs from that of the area"
+# back into the pool's active area (--force: it is the pool's), whole
+sums p-meta.img >meta.sum
+ok tprestore --format pack --force --offset "$off" --size "$len" -i pool.ours.pack -o p-meta.img
+sums_same meta.sum || fail "restoring the pool's own pack into its area changed it"
+ok tpcheck p
 
 # 3. thin-provisioning-tools' corpus (damaged metadata among it: a pack is
 # of blocks, whatever they mean)
