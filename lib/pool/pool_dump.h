@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pool_dump.h - thin metadata as text and back: tpdump (a pool's active
  * area, or a bare file or device) and tprestore (XML into a bare file or
- * device, or an area inside one).
+ * device, or an area inside one); either also as thin_metadata_pack's
+ * file of blocks (metadata/pdata/pack.h).
  *
  * A bare area is opened through lib/base/io_area.h with the file itself
  * locked (shared to dump, exclusively to restore; see pool_check.h for
