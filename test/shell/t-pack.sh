@@ -134,6 +134,7 @@ for spec in "512K --devices 2 --mappings 200 --snapshots 2" \
 	"16M --devices 2 --mappings 60000 --snapshots 2 --metadata-snap" \
 	"2084K --devices 2 --mappings 1000 --snapshots 3"; do
 	n=$((n + 1))
+	# shellcheck disable=SC2086 # the spec's words are the arguments
 	set -- $spec
 	size=$1
 	shift
@@ -199,7 +200,8 @@ cmp -n 524288 big.img gen1.c.bin || fail "restore into a larger file: the pack's
 # 5. damaged and cut packs, a target too small: exit 5, the error names
 # the pack and what is wrong, the target byte for byte unchanged (in a
 # directory of its own: unchanged sums every image here)
-mkdir dmg && cd dmg || fail "no directory dmg"
+mkdir dmg || fail "cannot make dmg"
+cd dmg || fail "no directory dmg"
 cp ../m2.img target.img
 cp ../gen2.ours.pack ../gen1.src.xml .
 cp ../m2.img m2.bin
