@@ -232,6 +232,12 @@ unchanged 5 tprestore --format pack -i gen1.src.xml -o target.img
 unchanged 5 tprestore -i $good -o target.img
 unchanged 5 tprestore --format pack -i missing.pack -o target.img
 unchanged 3 tprestore --format tar -i $good -o target.img
+# killed while it writes: the superblock is zeroed first, so the target
+# holds no metadata until the restore is done (tprestore(8) EXIT STATUS)
+cmp -s -n 4096 target.img /dev/zero && fail "target.img has no superblock to begin with"
+killed_at restore-write=3 tprestore --format pack -i $good -o target.img
+cmp -s -n 4096 target.img /dev/zero || fail "a killed tprestore --format pack left a superblock"
+expect_rc 5 tpdump target.img
 cd .. || fail "cd .."
 
 # 6. the restore rules of the XML path: a pool's device is refused

@@ -3,6 +3,7 @@
 #include "lib/pool/pool_dump.h"
 #include "lib/pool/check/pool_check_int.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/pack.h"
@@ -200,6 +201,7 @@ struct pack_target {
 	unsigned char *written;	/* a bit a block of the area */
 	unsigned char *sb;	/* block 0 */
 	uint64_t done, total;
+	unsigned long writes;	/* for the restore-write=N test pause */
 	const struct pool_restore_params *p;
 };
 
@@ -213,6 +215,8 @@ static int pack_put(void *ctx, uint64_t b, const unsigned char *block)
 		memcpy(t->sb, block, PACK_BLOCK_SIZE);	/* written last */
 		return 0;
 	}
+	/* a cut here leaves the superblock zeroed (t-pack) */
+	tp_test_pause_n("restore-write", ++t->writes);
 	if ((r = io_write(t->io, b * PACK_BLOCK_SIZE, block, PACK_BLOCK_SIZE)))
 		log_error("%s: cannot write block %" PRIu64 ": %s", t->io->name, b, strerror(-r));
 	if (t->p->progress && !(++t->done % 256))
