@@ -186,6 +186,9 @@ struct pool_move_params {
 	uint64_t step;		/* mappings per step; 0 = POOL_MOVE_STEP */
 	tp_progress_fn *progress;	/* chunks moved of those to move; may be NULL */
 	void *progress_ctx;
+	/* path NULL: the range to empty is the data area's tail, from chunk
+	 * KEEP on (tpreduce --size), onto free chunks below KEEP */
+	uint64_t keep;
 };
 
 struct pool_move_result {
