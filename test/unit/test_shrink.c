@@ -4,11 +4,17 @@
  * against the rule as policy.h states it, computed another way (the
  * smallest number of chunks whose bytes reach the size, by 128-bit
  * arithmetic). */
+#include "lib/base/log.h"
+#include "lib/pool/core/core_int.h"
+#include "lib/pool/pool_admin.h"
 #include "lib/pool/policy.h"
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void expect(uint64_t old, uint64_t first, uint64_t chunk, uint64_t want, int rc,
 		   uint64_t n)
@@ -91,6 +97,35 @@ static void test_shrink_random(void)
 		CU_ASSERT(seen[k] > 0);
 }
 
+/* A pool the kernel runs: refused before anything of it is looked at
+ * (the pool here has no VG and no device: a read would crash), naming
+ * the command that deactivates it, also with --test. */
+static void test_shrink_live(void)
+{
+	struct pool *p = calloc(1, sizeof(*p));
+	struct pool_shrink_params x;
+	struct pool_shrink_result res;
+	struct tp_log_capture cap;
+
+	CU_ASSERT_FATAL(p != NULL);
+	snprintf(p->name, sizeof(p->name), "vault");
+	p->be = &pool_backend_live;
+	memset(&x, 0, sizeof(x));
+	x.size = 1u << 20;
+	for (x.test = 0; x.test < 2; x.test++) {
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(pool_shrink_data(p, &x, &res), -EBUSY);
+		tp_log_capture(NULL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "pool vault is active in the kernel: "
+						       "shrinking its data area (tpreduce --size) "
+						       "needs it offline"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "'tpdeactivate vault'"));
+		CU_ASSERT_FALSE(res.written);
+	}
+	free(p);
+}
+
 TP_TEST_SUITE(shrink, NULL, NULL,
+	      { "a live pool refused, naming tpdeactivate", test_shrink_live },
 	      { "the new data size: rounding and refusals", test_shrink_table },
 	      { "random sizes against the rule", test_shrink_random });

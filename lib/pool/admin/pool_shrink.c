@@ -120,14 +120,15 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 	int r;
 
 	memset(res, 0, sizeof(*res));
+	/* first: a live pool is refused before anything of it is looked at */
+	if ((r = pool_refuse_live(p, "shrinking its data area (tpreduce --size)")))
+		return r;
 	res->index = vg_nr_data(vg) - 1;
 	res->path = pool_data_dev_path(p, res->index);
 	res->chunk = (uint64_t)vg->chunk_size * 512;
 	res->old_chunks = vg_data_chunks(vg);
 	res->warn = vg->monitor.warn;
 	last_first = vg_data_first_chunk(vg, res->index);
-	if ((r = pool_refuse_live(p, "shrinking its data area (tpreduce --size)")))
-		return r;
 	r = tp_policy_shrink(res->old_chunks, last_first, res->chunk, x->size, &res->new_chunks);
 	if (r == -EEXIST) {
 		/* done (a run cut after its commit: the label brought in step) */
