@@ -69,7 +69,12 @@ unchanged 3 tpreduce --progress p
 unchanged 5 tpreduce --size 8M p
 err_has "are in use, more than the 128 of a data area of 8 MiB"
 used=$((used0 / chunk))
-err_has "The smallest data size that holds them is $used chunks (--size "
+err_has "The smallest data size that holds them is $used chunks, .* ('--size $((used * 64))K')"
+# that size is taken (tested, nothing written)
+md5sum ./*.img >sums.before
+ok tpreduce --test --size $((used * 64))K p
+md5sum ./*.img >sums.after
+cmp -s sums.before sums.after || fail "tpreduce --test changed a device"
 ok tpchange --max-overprovision 1 p
 unchanged 5 tpreduce --size 16M p
 err_has "over-provisioning limit"
@@ -136,7 +141,7 @@ ok tvremove -y x/v1
 # v2 on chunks 192..319, the second device's range from 240 on
 unchanged 3 tpreduce --size 8M x
 err_has "would leave its last data device (.*x2.img, from chunk 240 on) no chunk"
-err_has "the smallest size --size can give is 15.06 MiB (15424 KiB)"
+err_has "the smallest size --size can give is 15.06 MiB (15424 KiB) ('--size 15424K')"
 err_has "tpmove --from .*x2.img x"
 err_has "tpreduce --data .*x2.img x"
 ok tpreduce --size 18M x

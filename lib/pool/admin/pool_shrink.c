@@ -58,10 +58,12 @@ static int refuse_size(struct pool *p, int r, const struct pool_shrink_params *x
 	if (r == -ERANGE) {
 		tp_size_format_exact((last_first + 1) * res->chunk, c, sizeof(c));
 		log_error("pool %s: a data area of %s would leave its last data device (%s, from "
-			  "chunk %llu on) no chunk; the smallest size --size can give is %s. To "
-			  "take that device away, move its chunks off ('tpmove --from %s %s') and "
-			  "run 'tpreduce --data %s %s'; nothing was changed", pool_name(p), a, dev,
-			  (unsigned long long)last_first, c, dev, pool_name(p), dev, pool_name(p));
+			  "chunk %llu on) no chunk; the smallest size --size can give is %s "
+			  "('--size %lluK'). To take that device away, move its chunks off "
+			  "('tpmove --from %s %s') and run 'tpreduce --data %s %s'; nothing was "
+			  "changed", pool_name(p), a, dev, (unsigned long long)last_first, c,
+			  (unsigned long long)((last_first + 1) * res->chunk / 1024), dev,
+			  pool_name(p), dev, pool_name(p));
 		return r;
 	}
 	log_error("pool %s: cannot shrink its data area to %s: %s; nothing was changed",
@@ -152,13 +154,14 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 
 		log_error("pool %s: %llu chunk%s (%s) %s in use, more than the %llu of a data area "
 			  "of %s; nothing was changed. The smallest data size that holds them is "
-			  "%llu chunks (--size %s); free space first (remove volumes or snapshots "
-			  "no longer needed, 'tptrim %s')", pool_name(p),
+			  "%llu chunks, %s ('--size %lluK'); free space first (remove volumes or "
+			  "snapshots no longer needed, 'tptrim %s')", pool_name(p),
 			  (unsigned long long)res->used, tp_plural(res->used),
 			  tp_size_format(res->used * res->chunk, 'h', b, sizeof(b)),
 			  res->used == 1 ? "is" : "are", (unsigned long long)res->new_chunks, a,
 			  (unsigned long long)least,
-			  tp_size_format_exact(least * res->chunk, c, sizeof(c)), pool_name(p));
+			  tp_size_format_exact(least * res->chunk, c, sizeof(c)),
+			  (unsigned long long)(least * res->chunk / 1024), pool_name(p));
 		return -ENOSPC;
 	}
 	/* the over-provisioning limit follows the data size (also --test) */
