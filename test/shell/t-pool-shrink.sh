@@ -16,6 +16,9 @@
 # chunks; the snapshot still shares its origin's chunks; the same command
 # once more has nothing to do; the freed tail of the image, as the output
 # says, can be truncated off and the pool still opens and reads the same.
+# On two data devices only the last one's range shrinks (its chunks behind
+# the new end moved onto the first), and tpextend takes the tail back
+# while it is there.
 chunk=65536
 DATA_SIZE=32M META_SIZE=16M new_pool p --chunk 64K
 # 8 MiB each of a, b, c, then d (6 MiB) and its snapshot: a and c removed,
@@ -151,3 +154,10 @@ ok tpcheck x
 thin_check_pool x
 ok tpstatus --noheadings --devices-report --units b x
 grep -q ' data 2 .* 240 *48 ' out || fail "the second data device's range is not 48 chunks from 240: $(cat out)"
+# the tail still there: tpextend takes it back, as any growth
+ok tpextend x
+ok tpstatus --noheadings --devices-report --units b x
+grep -q ' data 2 .* 240 *240 ' out || fail "tpextend did not take the tail back: $(cat out)"
+tpsend --format raw x/v2 | cmp -s - v2.raw || fail "volume x/v2 reads other bytes after tpextend"
+ok tpcheck x
+thin_check_pool x
