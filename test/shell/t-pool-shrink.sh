@@ -147,7 +147,9 @@ err_has "would leave its last data device (.*x2.img, from chunk 240 on) no chunk
 err_has "the smallest size --size can give is 15.06 MiB (15424 KiB) ('--size 15424K')"
 err_has "tpmove --from .*x2.img x"
 err_has "tpreduce --data .*x2.img x"
-ok tpreduce --size 18M x
+unchanged 3 tpreduce --size 18M --progress=sometimes x
+ok tpreduce --size 18M --progress=json x
+err_has '"command":"tpreduce","object":"x","unit":"chunks","done":32,"total":32,.*"final":true,"ok":true'
 out_has "data area shrunk from 30 MiB to 18 MiB (288 chunks); 32 chunks (2 MiB) moved below the new end in 1 step."
 tpsend --format raw x/v2 | cmp -s - v2.raw || fail "volume x/v2 reads other bytes"
 ok tpcheck x
