@@ -75,11 +75,12 @@ static int shrink_op(struct pool *p, void *arg)
 	if (!x->test && res.freed_bytes)
 		printf("Pool %s: %s (%llu bytes) at the end of %s, from byte %llu on, %s no longer "
 		       "used by the pool: the device can be shrunk to %llu bytes (a partition or "
-		       "LV resized, an image file truncated with 'truncate -s %llu %s').\n",
+		       "LV resized, an image file truncated with 'truncate -s %llu %s'); while "
+		       "it is there, 'tpextend %s' or the monitor's autoextend takes it back.\n",
 		       pool_name(p), c, (unsigned long long)res.freed_bytes, res.path,
 		       (unsigned long long)res.freed_offset, res.already ? "are" : "are now",
 		       (unsigned long long)res.freed_offset, (unsigned long long)res.freed_offset,
-		       res.path);
+		       res.path, pool_name(p));
 	return 0;
 }
 
