@@ -193,6 +193,17 @@ struct tp_offset_decision {
 void tp_policy_data_offset(const struct tp_topology *t, uint64_t header,
 			   struct tp_offset_decision *out);
 
+/* --- a smaller data area (tpreduce --size) ------------------------------- */
+/* The decision on a new data size of WANT bytes for a data area of OLD
+ * chunks of CHUNK bytes whose last device's range begins at chunk
+ * LAST_FIRST: *NEW_CHUNKS is WANT rounded up to whole chunks (saturating).
+ * 0 when it shrinks the area and leaves the last device a chunk; -EEXIST
+ * when it is the size the area has (nothing to do), -EFBIG when it is
+ * larger, -ERANGE when the last device would keep no chunk (the size lies
+ * within the devices before it, or is 0), -EINVAL for a CHUNK of 0. */
+int tp_policy_shrink(uint64_t old, uint64_t last_first, uint64_t chunk, uint64_t want,
+		     uint64_t *new_chunks) TP_MUST_CHECK;
+
 /* --- metadata size and layout ------------------------------------------- */
 /* Bytes of thin metadata estimated for DATA_SIZE bytes in CHUNK chunks
  * (the rule above); saturates at UINT64_MAX instead of overflowing. */

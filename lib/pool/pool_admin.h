@@ -186,6 +186,9 @@ struct pool_move_params {
 	uint64_t step;		/* mappings per step; 0 = POOL_MOVE_STEP */
 	tp_progress_fn *progress;	/* chunks moved of those to move; may be NULL */
 	void *progress_ctx;
+	/* path NULL: the range to empty is the data area's tail, from chunk
+	 * KEEP on (tpreduce --size), onto free chunks below KEEP */
+	uint64_t keep;
 };
 
 struct pool_move_result {
@@ -211,6 +214,50 @@ struct pool_move_result {
  * (-EINTR, logged). X->test: RES filled, nothing written. */
 int pool_move_data(struct pool *p, const struct pool_move_params *x,
 		   struct pool_move_result *res) TP_MUST_CHECK;
+
+/* ---- the data area shrunk (pool_shrink.c; tpreduce --size) ---- */
+
+struct pool_shrink_params {
+	uint64_t size;		/* the pool's new data size, bytes */
+	int test;		/* count and decide, write nothing */
+	uint64_t step;		/* the mover's mappings per step; 0 = POOL_MOVE_STEP */
+	tp_progress_fn *progress;	/* chunks moved of those to move; may be NULL */
+	void *progress_ctx;
+};
+
+struct pool_shrink_result {
+	unsigned index;			/* the last data device's place (0: the first) */
+	const char *path;		/* its path (P's) */
+	uint64_t chunk;			/* bytes */
+	uint64_t old_chunks, new_chunks;	/* the data area, in chunks */
+	uint64_t used;			/* chunks in use in the whole area */
+	uint64_t to_move;		/* of them, from NEW_CHUNKS on */
+	uint64_t mappings;		/* mappings naming those */
+	uint64_t free_below;		/* free chunks below NEW_CHUNKS */
+	uint64_t moved, steps;		/* chunks moved, thin commits made */
+	uint64_t freed_offset, freed_bytes;	/* the device's tail no longer used */
+	uint64_t dev_size;		/* the last device's size, bytes */
+	unsigned warn;			/* the warn threshold (0: none) */
+	unsigned used_pct;		/* of the new area in use, percent */
+	int already;			/* the area had that size: nothing done */
+	int written;
+};
+
+/* tpreduce --size: shrink the data area of the inactive pool P to
+ * X->size (rounded up to whole chunks) by shrinking its last data
+ * device's range: the chunks mapped at or beyond the new end moved below
+ * it first (pool_move_data, resumable), then the thin metadata rebuilt
+ * into the spare area with the smaller data space map and one VG commit
+ * that makes that area active and shrinks the device's range. Refused,
+ * nothing written: -EFBIG (logged) for a size above the area's, -ERANGE
+ * for one that leaves the last device no chunk, -ENOSPC when the pool
+ * uses more chunks than the smaller area has (the number named), -EDQUOT
+ * above the over-provisioning limit, -EBUSY for a live pool or a held
+ * metadata snapshot. The area already of that size: 0, RES->already. A
+ * use of the new area at or above the warn threshold is warned about.
+ * A signal stops the move between two steps (-EINTR, logged). */
+int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
+		     struct pool_shrink_result *res) TP_MUST_CHECK;
 
 /* The data devices of P, in the data area's order: paths and ranges. */
 struct pool_data_device;

@@ -93,7 +93,11 @@ prepare() {
 	tpreduce) rm -f p-data2.img p-data2.away; truncate -s 32M p-data2.img
 		tpextend -q --data p-data2.img p || fail "tpreduce: the device to take away not added"
 		# --missing: the added device lost (done_right brings it back)
-		[ "$2" != tpreduce-missing ] || mv p-data2.img p-data2.away ;;
+		[ "$2" != tpreduce-missing ] || mv p-data2.img p-data2.away
+		# --size: the volumes moved onto the added device, whose range
+		# then shrinks to 16 chunks (those behind move back)
+		[ "$2" != tpreduce-size ] || tpmove -q --from p-data.img p ||
+			fail "tpreduce --size: the chunks not moved onto the added device" ;;
 	tprepair) # a stray thin device, as a live receive cut by a crash leaves
 		save_area p area.bin; tp-thinmap --create area.bin 9 0 6 >/dev/null; load_area p area.bin ;;
 	tprestore) tpdump p >p.xml; rm -f out.meta; truncate -s 16M out.meta ;;
@@ -124,7 +128,7 @@ scenarios_of() {
 	case $1 in
 	tprecv) echo "tprecv tprecv-raw tprecv-raw-long" ;;
 	tpextend) echo "tpextend tpextend-data" ;;
-	tpreduce) echo "tpreduce tpreduce-missing" ;;
+	tpreduce) echo "tpreduce tpreduce-missing tpreduce-size" ;;
 	tvcreate) echo "tvcreate tvcreate-noact" ;;
 	tvsnap) echo "tvsnap tvsnap-noact" ;;
 	tpchange) echo "tpchange tpchange-mirror" ;;
@@ -137,6 +141,7 @@ reaches() {
 	case $1:$2 in
 	tprecv:recv-raw-*) return 1 ;;
 	tpextend:xdata-labelled) return 1 ;;
+	tpreduce:move-* | tpreduce-missing:move-* | tpreduce-size:xdata-dropped) return 1 ;;
 	tprecv-raw:recv-record=* | tprecv-raw:recv-raw-drop) return 1 ;;
 	tprecv-raw-long:recv-record=* | tprecv-raw-long:recv-data-done) return 1 ;;
 	esac
@@ -157,6 +162,7 @@ command_of() {
 	tpextend-data) echo "tpextend --data p-data2.img p" ;;
 	tpreduce) echo "tpreduce --data p-data2.img p" ;;
 	tpreduce-missing) echo "tpreduce --missing p" ;;
+	tpreduce-size) echo "env TP_TEST_MOVE_STEP=3 tpreduce --size 128M p" ;; # steps of 3 mappings
 	tprecv) echo "tprecv -i x.stream -n r p" ;;
 	tprecv-raw) echo "tprecv --format raw -i x.img -n raw p" ;;
 	tprecv-raw-long) echo "tprecv --format raw -V 4M -n raw p" ;;

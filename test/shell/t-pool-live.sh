@@ -37,7 +37,7 @@ for dev in "$lm" "$ld"; do
 	sync
 	for cmd in "tpremove -y blk" "tprepair blk" "tpcheck blk" "tvcreate -V 8M -n w blk" \
 		"tvsnap blk/v -n s" "tvremove -y blk/v" "tpstatus blk" "tpactivate blk" \
-		"tpextend blk"; do
+		"tpextend blk" "tpreduce --size 64M blk"; do
 		# shellcheck disable=SC2086
 		unchanged 5 $cmd
 		err_has "is held by the kernel or another program"

@@ -553,6 +553,51 @@ static int run_move_rest(void)
 	return with_pool(do_move_rest);
 }
 
+/* tpreduce --size: the data area ending 3 chunks into the second device
+ * (what setup_move maps there from its 5th chunk on moves below), in
+ * steps of 2 mappings; a cut is resumed by the same command, which after
+ * the commit finds nothing to do */
+static int do_shrink(struct pool *p)
+{
+	struct pool_data_device dev[POOL_DATA_DEVICES_MAX];
+	struct pool_shrink_params x;
+	struct pool_shrink_result res;
+	struct pool_info info;
+	uint64_t chunk;
+	int r;
+
+	if (pool_data_devices(p, dev, POOL_DATA_DEVICES_MAX) != 2 ||
+	    pool_get_info(p, 0, &info))
+		return -EPROTO;
+	chunk = info.chunk;
+	pool_info_free(&info);
+	memset(&x, 0, sizeof(x));
+	x.size = (dev[1].first_chunk + 3) * chunk;
+	x.step = 2;
+	r = pool_shrink_data(p, &x, &res);
+	return r ? r : res.already || res.written ? 0 : -EPROTO;
+}
+
+static int run_shrink(void)
+{
+	return with_pool(do_shrink);
+}
+
+/* the same opened as tpreduce opens it: a writer's open, which resyncs a
+ * leg a cut left stale at its first commit (a cut inside a move step's
+ * thin commit can leave the second leg behind) */
+static int run_shrink_tool(void)
+{
+	struct pool *p;
+	int r = pool_open(POOL, NULL, 0, &p);
+
+	if (r)
+		return r;
+	r = do_shrink(p);
+	pool_close(p);
+	return r;
+}
+
 /* the world before tpreduce: the second data device added, holding nothing */
 static void setup_reduce_data(void)
 {
@@ -774,7 +819,20 @@ static const struct command commands[] = {
 	{ "tpreduce --data of the first device", run_reduce_first, setup_move, 0 },
 	{ "tpreduce --data of a mirrored pool's first device", run_reduce_first,
 	  setup_reduce_first_mirror, 0, 0, 0, NULL, 0, 1 },
+	{ "tpreduce --size", run_shrink, setup_move, 0, 0, 0, run_shrink },
+	{ "tpreduce --size of a mirrored pool", run_shrink_tool, setup_reduce_first_mirror, 0, 0,
+	  0, run_shrink_tool, 0, 1 },
 };
+
+/* The row of commands[] named NAME. */
+static const struct command *command_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	CU_FAIL_FATAL("no such command row");
+	return NULL;
+}
 
 /* ---- the pool and the driver ---- */
 
@@ -1283,6 +1341,16 @@ static void test_reduce_first_mirror(void)
 	cut_command(&commands[24]);
 }
 
+static void test_shrink(void)
+{
+	cut_command(command_named("tpreduce --size"));
+}
+
+static void test_shrink_mirror(void)
+{
+	cut_command(command_named("tpreduce --size of a mirrored pool"));
+}
+
 static void test_create(void)
 {
 	cut_command(&commands[0]);
@@ -1396,4 +1464,7 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tpreduce --data: the first data device taken away, the mappings numbered down",
 		test_reduce_first },
 	      { "tpreduce --data: a mirrored pool's first data device taken away",
-		test_reduce_first_mirror })
+		test_reduce_first_mirror },
+	      { "tpreduce --size: the chunks behind the new end moved, resumed, the area shrunk",
+		test_shrink },
+	      { "tpreduce --size of a mirrored pool", test_shrink_mirror })

@@ -6,6 +6,8 @@
 
 #include "lib/base/compiler.h"
 
+#include <stdint.h>
+
 struct pool;
 struct pool_monitor_policy;
 struct vg_monitor;
@@ -32,5 +34,12 @@ void pool_monitor_policy_to_vg(const struct pool_monitor_policy *m, struct vg_mo
 /* pool_extend_data.c: 1 when PATH is one of P's open devices (a data or
  * metadata device, or a mirror's second metadata device), else 0. */
 int pool_is_member_device(const struct pool *p, const char *path);
+
+/* pool_extend_data.c: P's thin metadata rebuilt from its active area into
+ * its spare one (both legs of a mirror, what the spare held saved first)
+ * with a data space map of NR_BLOCKS chunks; no mapping may lie at or
+ * beyond it (-EUCLEAN, logged, when one would be lost). The VG commit
+ * that makes the spare active is the caller's. 0 or -errno, logged. */
+int pool_rebuild_spare_smaller(struct pool *p, uint64_t nr_blocks) TP_MUST_CHECK;
 
 #endif

@@ -520,6 +520,11 @@ out:
 	return r;
 }
 
+int pool_rebuild_spare_smaller(struct pool *p, uint64_t nr_blocks)
+{
+	return rebuild_into_spare(p, nr_blocks, NULL);
+}
+
 int pool_reduce_data(struct pool *p, const char *path, int test,
 		     struct pool_reduce_data_result *res)
 {

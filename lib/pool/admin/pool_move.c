@@ -21,7 +21,11 @@
  * A cut before 2's commit leaves the old mappings and copies in chunks
  * nobody maps; after it, that step is done. Nothing else is kept between
  * steps, so a run cut anywhere is resumed by running it again: its walk
- * finds what is still there. A pending signal stops it before a step. */
+ * finds what is still there. A pending signal stops it before a step.
+ *
+ * The same engine empties the data area's tail for tpreduce --size
+ * (pool_shrink.c): with no device named, the range is [keep, end of the
+ * data area) and the free chunks are those below it. */
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_admin.h"
 #include "lib/pool/core/core.h"
@@ -35,6 +39,7 @@
 #include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,19 +268,33 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 	struct mover m;
 	uint64_t *dest = NULL, step = pool_move_step(x->step);
 	unsigned index;
+	const char *who = "tpmove";
+	char what[1024 + 32];
 	int r;
 
 	memset(res, 0, sizeof(*res));
 	memset(&col, 0, sizeof(col));
 	memset(&m, 0, sizeof(m));
 	res->chunk = (uint64_t)vg->chunk_size * 512;
-	if ((r = pool_refuse_live(p, "moving its chunks (tpmove)")) ||
-	    (r = find_device(p, x->path, &index)))
+	if ((r = pool_refuse_live(p, x->path ? "moving its chunks (tpmove)"
+					      : "shrinking its data area (tpreduce --size)")))
 		return r;
-	res->index = index;
-	res->first_chunk = vg_data_first_chunk(vg, index);
-	res->chunks = vg_data_dev_chunks(vg, index);
-	if (vg_nr_data(vg) == 1) {
+	if (!x->path) {		/* the tail from chunk x->keep on */
+		res->index = vg_nr_data(vg) - 1;
+		res->first_chunk = TP_MIN(x->keep, vg_data_chunks(vg));
+		res->chunks = vg_data_chunks(vg) - res->first_chunk;
+		snprintf(what, sizeof(what), "chunks %llu and above",
+			 (unsigned long long)res->first_chunk);
+		who = "tpreduce --size";
+	} else if ((r = find_device(p, x->path, &index))) {
+		return r;
+	} else {
+		res->index = index;
+		res->first_chunk = vg_data_first_chunk(vg, index);
+		res->chunks = vg_data_dev_chunks(vg, index);
+		snprintf(what, sizeof(what), "%s", x->path);
+	}
+	if (x->path && vg_nr_data(vg) == 1) {
 		log_error("pool %s has one data device; there is nowhere to move its chunks",
 			  pool_name(p));
 		return -EINVAL;
@@ -283,7 +302,7 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 	if ((r = pool_guard(p, "the move", "nothing was moved", 0)) || (r = pool_open_thin(p)))
 		return r;
 	if ((r = pool_superblock_unsnapped(p, "would still name the old chunks",
-					   "nothing was moved", "tpmove", &sb)))
+					   "nothing was moved", who, &sb)))
 		return r;
 	/* what maps into the range */
 	col.first = res->first_chunk;
@@ -330,7 +349,7 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 			  "have only %llu free (%s); nothing was moved. Free space first, or add a "
 			  "device ('tpextend --data DEV %s')", pool_name(p),
 			  (unsigned long long)res->used, tp_plural(res->used),
-			  tp_size_format(res->used * m.chunk, 'h', a, 32), x->path,
+			  tp_size_format(res->used * m.chunk, 'h', a, 32), what,
 			  res->used == 1 ? "is" : "are",
 			  (unsigned long long)res->free_elsewhere,
 			  tp_size_format(res->free_elsewhere * m.chunk, 'h', b, 32), pool_name(p));
@@ -367,9 +386,9 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 		if (tp_critical_pending()) {
 			char a[32];
 
-			log_error("pool %s: tpmove stopped by a signal after moving %llu of %llu "
+			log_error("pool %s: %s stopped by a signal after moving %llu of %llu "
 				  "chunk%s (%s); the moved ones stay moved (run it again to go on)",
-				  pool_name(p), (unsigned long long)res->moved,
+				  pool_name(p), who, (unsigned long long)res->moved,
 				  (unsigned long long)res->used, tp_plural(res->used),
 				  tp_size_format(res->moved * m.chunk, 'h', a, sizeof(a)));
 			r = -EINTR;

@@ -160,6 +160,25 @@ uint64_t tp_policy_stripe(const struct tp_topology *t, char *why, size_t whylen)
 
 /* ---- metadata estimate and room ------------------------------------------ */
 
+int tp_policy_shrink(uint64_t old, uint64_t last_first, uint64_t chunk, uint64_t want,
+		     uint64_t *new_chunks)
+{
+	uint64_t n;
+
+	*new_chunks = 0;
+	if (!chunk)
+		return -EINVAL;
+	n = want / chunk + (want % chunk != 0);	/* no overflow: a quotient plus 1 */
+	*new_chunks = n;
+	if (n == old)
+		return -EEXIST;
+	if (n > old)
+		return -EFBIG;
+	if (n <= last_first)
+		return -ERANGE;
+	return 0;
+}
+
 uint64_t tp_policy_meta_estimate(uint64_t data_size, uint64_t chunk)
 {
 	uint64_t n, bytes;
