@@ -211,7 +211,7 @@ int thin_rmap_walk(struct io_engine *meta, unsigned flags, const struct thin_rma
 	}
 	if (!r && w.cur.data_end > w.cur.data_begin)
 		r = push_run(&w);
-	if (!r)
+	if (!r && out->nr)
 		qsort(out->runs, out->nr, sizeof(*out->runs), run_cmp);
 	u64map_destroy(&w.seen);
 	free(w.devs);

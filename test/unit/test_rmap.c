@@ -6,8 +6,9 @@
  * walk and nothing else is; runs are sorted and each is a true run; the
  * shared-once walk (thin_rmap's) lists a subset that still names every
  * mapped data block, and fewer owners where subtrees are shared; the held
- * metadata snapshot reads as it was; bad regions, a missing snapshot, a
- * zeroed superblock and a damaged leaf are errors. */
+ * metadata snapshot reads as it was; blocks nothing maps give no run; bad
+ * regions, a missing snapshot, a zeroed superblock and a damaged leaf are
+ * errors. */
 #include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/btree_node.h"
@@ -177,6 +178,15 @@ static void test_model(void)
 
 	CU_ASSERT_FATAL(!thin_rmap_walk(io, THIN_RMAP_METADATA_SNAP, &all, 1, &m));
 	check(&held, &m, &all, 1, 1);
+	thin_rmap_free(&m);
+
+	/* blocks nothing maps: no run, in either walk */
+	const struct thin_rmap_region none = { NDATA - 10, NDATA };
+	CU_ASSERT_FATAL(!thin_rmap_walk(io, 0, &none, 1, &m));
+	CU_ASSERT_EQUAL(m.nr, 0);
+	thin_rmap_free(&m);
+	CU_ASSERT_FATAL(!thin_rmap_walk(io, THIN_RMAP_SHARED_ONCE, &none, 1, &m));
+	CU_ASSERT_EQUAL(m.nr, 0);
 	thin_rmap_free(&m);
 }
 
