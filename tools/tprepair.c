@@ -212,6 +212,16 @@ static int print_done(const struct pool_repair_params *p, const struct pool_repa
 			  "is left: %s", what, r->next);
 		return TP_EXIT_FAILED;
 	}
+	if (p->metadata && r->snapshot_trees) {
+		/* never a plain success: the devices read another moment's content */
+		log_error("%s: salvaged from the metadata snapshot of %s, of transaction %" PRIu64
+			  " (its live device trees are lost): the thin devices read what they held "
+			  "then, and those made or removed since are missing or back; written at "
+			  "transaction %" PRIu64 ". Check it with 'tpcheck --metadata %s' and compare "
+			  "it with what the pool should hold before use", what, p->metadata,
+			  r->snapshot_transaction_id, r->transaction_id, what);
+		return TP_EXIT_REREAD;
+	}
 	if (tp_cli.quiet)
 		return TP_EXIT_OK;
 	if (p->metadata) {

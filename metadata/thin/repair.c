@@ -275,6 +275,25 @@ static int root_ok(struct io_engine *in, uint64_t b, uint32_t leaf_vsize)
 	       !btree_node_check(n, b, leaf_vsize, 0, NULL);
 }
 
+/* Are the trees the scan found those of the held metadata snapshot (OLD,
+ * the damaged superblock, names it)? Then the salvage is of the moment the
+ * snapshot was taken, not of the superblock's transaction: said in REP. */
+static void snapshot_trees(struct io_engine *in, const struct thin_sb *old,
+			   const struct thin_sb *sb, struct thin_repair_report *rep)
+{
+	struct thin_sb held;
+
+	if (!rep->sb_ok || !old->held_root || thin_sb_read(in, old->held_root, &held) ||
+	    held.mapping_root != sb->mapping_root ||
+	    (sb->details_root && held.details_root != sb->details_root))
+		return;
+	rep->snapshot_trees = 1;
+	rep->snapshot_transaction_id = held.trans_id;
+	log_warn("%s: the device trees found are the metadata snapshot's (transaction %llu), "
+		 "not the live metadata's (transaction %llu, lost)", in->name,
+		 (unsigned long long)held.trans_id, (unsigned long long)old->trans_id);
+}
+
 static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		  struct thin_repair_report *rep, struct thin_sb *sb)
 {
@@ -306,6 +325,7 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		sb->mapping_root = !r && root_ok(in, old.mapping_root, 8) ? old.mapping_root : 0;
 		if ((r = thin_repair_scan(in, &sb->details_root, &sb->mapping_root)))
 			return r;
+		snapshot_trees(in, &old, sb, rep);
 	}
 	rep->details_root = sb->details_root;
 	rep->mapping_root = sb->mapping_root;
