@@ -96,9 +96,13 @@ static void print_losses(const char *what, const struct pool_repair_result *r)
 	if (r->details_rebuilt)
 		printf("lost: the device details (made up from the mapping trees: creation times "
 		       "and transaction ids are new, every mapping is treated as shared)\n");
+	if (r->unmapped_in_use)
+		printf("lost: the mappings of %" PRIu64 " data chunk%s the damaged metadata counted "
+		       "in use (newer than the device trees found, or in a lost subtree: volumes may "
+		       "read older content)\n", r->unmapped_in_use, tp_plural(r->unmapped_in_use));
 	if (r->snapshot_dropped)
 		printf("lost: the metadata snapshot (release it in any tool that still uses it)\n");
-	if (r->nr_lost || r->details_rebuilt)
+	if (r->nr_lost || r->details_rebuilt || r->unmapped_in_use)
 		printf("next: lost blocks read as zeroes (or the snapshot origin's data); restore "
 		       "them from a backup, run fsck on the affected volumes\n");
 }

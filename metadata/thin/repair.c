@@ -308,6 +308,7 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 	if (!r) {
 		rep->sb_ok = 1;
 		rep->snapshot_dropped = old.held_root != 0;
+		rep->in_data_in_use = old.data_sm.nr_allocated;
 		*sb = old;
 		sb->held_root = 0;
 		sb->flags = 0;
@@ -340,6 +341,27 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		sb->data_sm.nr_blocks = o->nr_data_blocks;
 	/* the overlay's superblock must pass thin_sb_check */
 	sb->data_sm.nr_allocated = 0;
+	return 0;
+}
+
+/* Scanned trees may be older than the damage: the data blocks the damaged
+ * superblock counted in use that the salvage maps no more are said. */
+static int count_unmapped(struct io_engine *in, struct io_engine *out,
+			  struct thin_repair_report *rep)
+{
+	struct thin_sb osb;
+	int r = thin_sb_read(out, 0, &osb);
+
+	if (r)
+		return r;
+	if (rep->in_data_in_use <= osb.data_sm.nr_allocated)
+		return 0;
+	rep->unmapped_in_use = rep->in_data_in_use - osb.data_sm.nr_allocated;
+	log_warn("%s: its data space map counted %llu data blocks in use, the salvage maps %llu: "
+		 "the mappings of %llu are lost (newer than the trees found, or in a lost subtree)",
+		 in->name, (unsigned long long)rep->in_data_in_use,
+		 (unsigned long long)osb.data_sm.nr_allocated,
+		 (unsigned long long)rep->unmapped_in_use);
 	return 0;
 }
 
@@ -419,6 +441,8 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out, const struct thi
 	r = thin_walk_io(&ov->e, 0, &v, &dv);
 	if (!r && !thin_builder_finished(b))
 		r = -EIO;
+	if (!r && rep->scanned && rep->sb_ok)
+		r = count_unmapped(in, out, rep);
 	if (r)
 		log_error("%s: repair failed: %s; the output's superblock is zeroed", out->name,
 			  strerror(-r));

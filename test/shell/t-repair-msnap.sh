@@ -3,7 +3,9 @@
 # snapshot's survive (the tpt corpus' corrupted_tmeta_with_metadata_snap,
 # in a pool): the salvage finds the snapshot's trees, and tprepair says
 # the volumes read what they held when it was taken (exit 4, never 0),
-# names them, and reports the volume made since as lost.
+# names them, and reports the volume made since as lost. Trees older than
+# the damage found without a snapshot: the chunks in use they no longer
+# map are reported lost.
 DATA_SIZE=64M META_SIZE=16M
 new_pool p --chunk 64k
 ok tvcreate -V 16M -n a p
@@ -35,3 +37,25 @@ ok tvremove -y p/b
 ok tpcheck p
 [ "$(vol_field p a vol_mapped --units b --nosuffix)" = $((10 * 65536)) ] ||
 	fail "volume a does not map what it held at the snapshot"
+
+# trees older than the damage without a snapshot: the live transaction's
+# roots lost, the scan finds the previous one's (b's 3 chunks written
+# last): the chunks the damaged data space map counts in use and the
+# salvage maps no more are reported lost
+DATA_SIZE=64M META_SIZE=16M
+new_pool q --chunk 64k
+ok tvcreate -V 16M -n a q
+write_chunks q a 0 10
+ok tvcreate -V 16M -n b q
+write_chunks q a 20 5
+write_chunks q b 0 3
+save_area q area.img
+for t in details mapping; do
+	root=$(tp-damage area.img root $t) || fail "tp-damage root $t"
+	ok tp-damage area.img zero "$root"
+done
+load_area q area.img
+ok tprepair q
+out_has "lost: the mappings of 3 data chunks the damaged metadata counted in use"
+out_has "^next: lost blocks read as zeroes"
+err_has "counted 18 data blocks in use, the salvage maps 15"

@@ -453,7 +453,8 @@ static void test_repair_scan(void)
 
 /* The live trees lost, the held metadata snapshot's intact (the tpt corpus'
  * corrupted_tmeta_with_metadata_snap): the scan finds the snapshot's trees,
- * and the report says the salvage is of the snapshot's transaction. */
+ * and the report says the salvage is of the snapshot's transaction and how
+ * many data blocks in use it maps no more. */
 static void test_repair_snapshot_trees(void)
 {
 	struct thin_repair_opts o = { 0, 0, 0, 0 };
@@ -471,6 +472,7 @@ static void test_repair_snapshot_trees(void)
 	/* intact: the live trees, and no word of the snapshot's */
 	CU_ASSERT_EQUAL(thin_repair_io(io, out, &o, &rr), 0);
 	CU_ASSERT(!rr.scanned && !rr.snapshot_trees && rr.snapshot_dropped);
+	CU_ASSERT_EQUAL(rr.unmapped_in_use, 0);
 	thin_repair_report_free(&rr);
 	memset(blk(io, sb.details_root), 0, 4096);
 	memset(blk(io, sb.mapping_root), 0, 4096);
@@ -481,6 +483,9 @@ static void test_repair_snapshot_trees(void)
 	CU_ASSERT(rr.snapshot_trees);
 	CU_ASSERT_EQUAL(rr.snapshot_transaction_id, held.trans_id);
 	CU_ASSERT_EQUAL(rr.mapping_root, held.mapping_root);
+	/* the 5 blocks device 1 was written after the snapshot: counted in
+	 * use by the live data space map, mapped by nothing salvaged */
+	CU_ASSERT_EQUAL(rr.unmapped_in_use, 5);
 	CU_ASSERT_EQUAL(check(out, 0, &rep), THIN_CHECK_CLEAN);
 	CU_ASSERT_EQUAL(rep.nr_devices, 3);
 	thin_check_report_free(&rep);

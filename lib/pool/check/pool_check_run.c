@@ -122,6 +122,7 @@ static int copy_repair(const struct thin_repair_report *t, struct pool_repair_re
 	res->snapshot_dropped = t->snapshot_dropped;
 	res->snapshot_trees = t->snapshot_trees;
 	res->snapshot_transaction_id = t->snapshot_transaction_id;
+	res->unmapped_in_use = t->unmapped_in_use;
 	res->details_rebuilt = t->details_rebuilt;
 	if (!t->nr_lost)
 		return 0;
