@@ -214,6 +214,8 @@ const struct dm_report_field_type status_fields[] = {
 	  "data mapped by this volume only" },
 	{ T_VOL, SZ, V(shared), 6, "vol_shared", "Shared", f_size,
 	  "data shared with snapshots or origins" },
+	{ T_VOL, SZ, V(highest_mapped), 7, "vol_highest_mapped", "Highest", f_size,
+	  "end of the highest chunk mapped: nothing is mapped at or above it" },
 	{ T_VOL, STR, V(origin), 6, "vol_origin", "Origin", f_str, "snapshot origin" },
 	{ T_VOL, NUM, V(dev_id), 5, "vol_dev_id", "DevId", f_num, "thin device id" },
 	{ T_VOL, STR, V(read_only), 2, "vol_read_only", "RO", f_str, "read-only (yes/no)" },
@@ -356,6 +358,7 @@ int status_is_field(uint32_t type, const char *name, size_t len)
 static int walk_field(const char *s, size_t len)
 {
 	static const char *const names[] = { "vol_exclusive", "exclusive", "vol_shared", "shared",
+					     "vol_highest_mapped", "highest_mapped",
 					     "vol_all", "all" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -591,6 +594,7 @@ void status_vol_row(const struct pool_info *in, const struct pool_volume_info *v
 	v->mapped = vi->mapped;
 	v->exclusive = vi->exclusive;
 	v->shared = vi->shared;
+	v->highest_mapped = vi->highest_mapped;
 	v->mapped_pct = pct(vi->mapped, vi->size);
 	v->dev_id = vi->dev_id;
 	v->read_only = vi->read_only ? "yes" : "no";

@@ -63,6 +63,7 @@ struct vol_row {
 	const char *attr;	/* points into attr_buf */
 	char attr_buf[STATUS_VOL_ATTR_LEN + 1];
 	uint64_t size, mapped, exclusive, shared, mapped_pct, dev_id;
+	uint64_t highest_mapped;
 };
 
 enum { T_POOL = 1, T_VOL = 2 };

@@ -392,6 +392,7 @@ struct vol_metric {
 VALUE(vv_size, vi->size)
 VALUE(vv_mapped, vi->mapped)
 VALUE(vv_exclusive, vi->exclusive)
+VALUE(vv_highest, vi->highest_mapped)
 VALUE(vv_active, vi->active)
 VALUE(vv_open, vi->open)
 VALUE(vv_read_only, vi->read_only)
@@ -404,6 +405,9 @@ static const struct vol_metric vol_metrics[] = {
 	{ "tptools_volume_exclusive_bytes",
 	  "Data mapped by this volume only (what removing it frees)", VOL_FIGURES,
 	  vv_exclusive },
+	{ "tptools_volume_highest_mapped_bytes",
+	  "End of the highest chunk the volume maps: nothing is mapped at or above it",
+	  VOL_FIGURES, vv_highest },
 	{ "tptools_volume_active", "1 while the volume is loaded in the kernel", UP, vv_active },
 	{ "tptools_volume_open", "1 while the volume's device is open (mounted, in use)", UP,
 	  vv_open },

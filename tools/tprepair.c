@@ -96,9 +96,13 @@ static void print_losses(const char *what, const struct pool_repair_result *r)
 	if (r->details_rebuilt)
 		printf("lost: the device details (made up from the mapping trees: creation times "
 		       "and transaction ids are new, every mapping is treated as shared)\n");
+	if (r->unmapped_in_use)
+		printf("lost: the mappings of %" PRIu64 " data chunk%s the damaged metadata counted "
+		       "in use (newer than the device trees found, or in a lost subtree: volumes may "
+		       "read older content)\n", r->unmapped_in_use, tp_plural(r->unmapped_in_use));
 	if (r->snapshot_dropped)
 		printf("lost: the metadata snapshot (release it in any tool that still uses it)\n");
-	if (r->nr_lost || r->details_rebuilt)
+	if (r->nr_lost || r->details_rebuilt || r->unmapped_in_use)
 		printf("next: lost blocks read as zeroes (or the snapshot origin's data); restore "
 		       "them from a backup, run fsck on the affected volumes\n");
 }
@@ -211,6 +215,16 @@ static int print_done(const struct pool_repair_params *p, const struct pool_repa
 		log_error("%s: nothing tprepair repairs is damaged, and nothing was written; what "
 			  "is left: %s", what, r->next);
 		return TP_EXIT_FAILED;
+	}
+	if (p->metadata && r->snapshot_trees) {
+		/* never a plain success: the devices read another moment's content */
+		log_error("%s: salvaged from the metadata snapshot of %s, of transaction %" PRIu64
+			  " (its live device trees are lost): the thin devices read what they held "
+			  "then, and those made or removed since are missing or back; written at "
+			  "transaction %" PRIu64 ". Check it with 'tpcheck --metadata %s' and compare "
+			  "it with what the pool should hold before use", what, p->metadata,
+			  r->snapshot_transaction_id, r->transaction_id, what);
+		return TP_EXIT_REREAD;
 	}
 	if (tp_cli.quiet)
 		return TP_EXIT_OK;

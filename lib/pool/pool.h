@@ -399,6 +399,8 @@ struct pool_volume_info {
 	uint64_t mapped;		/* bytes (POOL_INFO_USAGE) */
 	uint64_t exclusive;		/* bytes only this volume maps (POOL_INFO_SHARING) */
 	uint64_t shared;		/* bytes shared with other volumes (POOL_INFO_SHARING) */
+	/* bytes: the end of the highest chunk it maps, 0 none (POOL_INFO_SHARING) */
+	uint64_t highest_mapped;
 	int read_only, activation_skip;
 	char content_uuid[POOL_UUID_LEN + 1];	/* a read-only volume's, else "" */
 	/* POOL_INFO_USAGE, from the kernel (0 offline): */

@@ -156,6 +156,14 @@ struct pool_repair_result {
 	struct pool_repair_lost *lost;
 	size_t nr_lost;
 	int snapshot_dropped;	/* the input held a metadata snapshot */
+	/* the live device trees were lost and those salvaged are the metadata
+	 * snapshot's, of this transaction: its thin devices read what they
+	 * held then (tprepair exits 4) */
+	int snapshot_trees;
+	uint64_t snapshot_transaction_id;
+	/* data chunks the damaged metadata counted in use that the salvage
+	 * maps no more (roots found by scanning: older trees, or lost ones) */
+	uint64_t unmapped_in_use;
 	int details_rebuilt;	/* no details tree: made up from the mapping tree */
 	/* A pool's repair: what was done (all 0: the pool was clean, nothing
 	 * was written). */

@@ -275,6 +275,25 @@ static int root_ok(struct io_engine *in, uint64_t b, uint32_t leaf_vsize)
 	       !btree_node_check(n, b, leaf_vsize, 0, NULL);
 }
 
+/* Are the trees the scan found those of the held metadata snapshot (OLD,
+ * the damaged superblock, names it)? Then the salvage is of the moment the
+ * snapshot was taken, not of the superblock's transaction: said in REP. */
+static void snapshot_trees(struct io_engine *in, const struct thin_sb *old,
+			   const struct thin_sb *sb, struct thin_repair_report *rep)
+{
+	struct thin_sb held;
+
+	if (!rep->sb_ok || !old->held_root || thin_sb_read(in, old->held_root, &held) ||
+	    held.mapping_root != sb->mapping_root ||
+	    (sb->details_root && held.details_root != sb->details_root))
+		return;
+	rep->snapshot_trees = 1;
+	rep->snapshot_transaction_id = held.trans_id;
+	log_warn("%s: the device trees found are the metadata snapshot's (transaction %llu), "
+		 "not the live metadata's (transaction %llu, lost)", in->name,
+		 (unsigned long long)held.trans_id, (unsigned long long)old->trans_id);
+}
+
 static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		  struct thin_repair_report *rep, struct thin_sb *sb)
 {
@@ -289,6 +308,7 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 	if (!r) {
 		rep->sb_ok = 1;
 		rep->snapshot_dropped = old.held_root != 0;
+		rep->in_data_in_use = old.data_sm.nr_allocated;
 		*sb = old;
 		sb->held_root = 0;
 		sb->flags = 0;
@@ -306,6 +326,7 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		sb->mapping_root = !r && root_ok(in, old.mapping_root, 8) ? old.mapping_root : 0;
 		if ((r = thin_repair_scan(in, &sb->details_root, &sb->mapping_root)))
 			return r;
+		snapshot_trees(in, &old, sb, rep);
 	}
 	rep->details_root = sb->details_root;
 	rep->mapping_root = sb->mapping_root;
@@ -320,6 +341,27 @@ static int choose(struct io_engine *in, const struct thin_repair_opts *o,
 		sb->data_sm.nr_blocks = o->nr_data_blocks;
 	/* the overlay's superblock must pass thin_sb_check */
 	sb->data_sm.nr_allocated = 0;
+	return 0;
+}
+
+/* Scanned trees may be older than the damage: the data blocks the damaged
+ * superblock counted in use that the salvage maps no more are said. */
+static int count_unmapped(struct io_engine *in, struct io_engine *out,
+			  struct thin_repair_report *rep)
+{
+	struct thin_sb osb;
+	int r = thin_sb_read(out, 0, &osb);
+
+	if (r)
+		return r;
+	if (rep->in_data_in_use <= osb.data_sm.nr_allocated)
+		return 0;
+	rep->unmapped_in_use = rep->in_data_in_use - osb.data_sm.nr_allocated;
+	log_warn("%s: its data space map counted %llu data blocks in use, the salvage maps %llu: "
+		 "the mappings of %llu are lost (newer than the trees found, or in a lost subtree)",
+		 in->name, (unsigned long long)rep->in_data_in_use,
+		 (unsigned long long)osb.data_sm.nr_allocated,
+		 (unsigned long long)rep->unmapped_in_use);
 	return 0;
 }
 
@@ -399,6 +441,8 @@ int thin_repair_io(struct io_engine *in, struct io_engine *out, const struct thi
 	r = thin_walk_io(&ov->e, 0, &v, &dv);
 	if (!r && !thin_builder_finished(b))
 		r = -EIO;
+	if (!r && rep->scanned && rep->sb_ok)
+		r = count_unmapped(in, out, rep);
 	if (r)
 		log_error("%s: repair failed: %s; the output's superblock is zeroed", out->name,
 			  strerror(-r));

@@ -65,6 +65,15 @@ struct thin_repair_report {
 	struct thin_repair_lost *lost;
 	size_t nr_lost;
 	int snapshot_dropped;	/* the input held a metadata snapshot */
+	/* scanned, and the trees found are the held metadata snapshot's (the
+	 * live ones lost): what was salvaged is the state of its transaction */
+	int snapshot_trees;
+	uint64_t snapshot_transaction_id;
+	/* scanned: data blocks the damaged superblock's data space map counts
+	 * in use beyond those the salvage maps (mappings newer than the trees
+	 * found, or in a lost subtree) */
+	uint64_t unmapped_in_use;
+	uint64_t in_data_in_use;	/* the damaged superblock's data blocks in use */
 	int details_rebuilt;	/* no details tree: made up from the mapping tree */
 	int output_written;	/* OUT was written (on failure: its superblock zeroed) */
 };

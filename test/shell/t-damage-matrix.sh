@@ -233,7 +233,7 @@ check_commands() {
 # afresh before each cell.
 INVOKED="tpactivate tpcheck tpcreate tpdeactivate tpdiff tpdump tprename tpremove tprepair
 tprecv tprestore tpsend tpstatus tvcreate tvremove tvsnap tpchange tpconfig tvchange
-tpmonitor tpextend tpreduce tpmove tptrim tvrename tvresize tvrollback"
+tpmonitor tpextend tpreduce tpmove tptrim tvrename tvresize tvrollback tprmap"
 inv() {
 	local P=$2
 	case $1 in
@@ -243,6 +243,7 @@ inv() {
 	tpdeactivate) echo "W tpdeactivate $P" ;;
 	tpdiff) echo "R tpdiff $P/s $P/a" ;;
 	tpdump) echo "R tpdump $P" ;;
+	tprmap) echo "R tprmap --names --region 0..100000 $P" ;;
 	tprename) echo "W tprename $P $P-renamed" ;;
 	tpremove) echo "W tpremove -y $P" ;;
 	tprepair) echo "W tprepair $P" ;;

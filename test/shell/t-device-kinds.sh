@@ -36,6 +36,8 @@ kinds() {
 		"tpstatus --devices $path,vault-meta.img vault"
 		"tpstatus --devices vault-data.img,$path vault"
 		"tpdump $path"
+		"tprmap --region 0..9 $path"
+		"tprmap --region 0..9 --devices vault-data.img,$path vault"
 		"tpdiff --snap1 0 --snap2 0 $path"
 		"tpdiff --devices vault-data.img,$path vault/www vault/www"
 		"tpcheck --metadata $path"

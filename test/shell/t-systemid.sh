@@ -43,7 +43,7 @@ for cmd in "tvcreate -V 64M -n w p" "tvsnap -n t p/v" "tvremove -y p/s" "tvresiz
 	err_lacks "remote"
 done
 # the readers are told to run on the owner
-for cmd in "tpcheck p" "tpsend p/v" "tpdiff p/v p/s" "tpdump p"; do
+for cmd in "tpcheck p" "tpsend p/v" "tpdiff p/v p/s" "tpdump p" "tprmap --region 0..9 p"; do
 	# shellcheck disable=SC2086
 	unchanged 5 $cmd
 	err_has "nothing was read beyond its labels and VG, nothing changed. Run the command on that host"

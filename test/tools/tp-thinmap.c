@@ -3,6 +3,7 @@
  * the thin API (test tool: tpdiff, tpsend and tprecv scenarios).
  *
  *   tp-thinmap [--create] FILE DEV VBLOCK [COUNT]
+ *   tp-thinmap --reserve-snap FILE
  *
  * FILE holds thin metadata (a saved pool area). Virtual blocks VBLOCK ..
  * VBLOCK+COUNT-1 (COUNT 1 by default) of thin device DEV get freshly
@@ -11,6 +12,8 @@
  * committed. Prints the data blocks, one "vblock dblock" line each.
  * --create makes DEV first, an empty thin device (as a live tprecv's
  * create_thin message does before the VG lists the volume).
+ * --reserve-snap holds a metadata snapshot of FILE's committed state (the
+ * kernel's reserve_metadata_snap), committed.
  * Exit 0, or 1 with a message. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +30,18 @@ int main(int argc, char **argv)
 	uint64_t dev, v, n = 1;
 	int r, create = argc > 1 && !strcmp(argv[1], "--create");
 
+	if (argc == 3 && !strcmp(argv[1], "--reserve-snap")) {
+		if ((r = io_fd_open(argv[2], 0, &io)) || (r = thin_open(io, 0, &md)) ||
+		    (r = thin_reserve_metadata_snap(md)) || (r = thin_commit(md))) {
+			fprintf(stderr, "tp-thinmap: %s: %s\n", argv[2], strerror(-r));
+			thin_close(md);
+			io_destroy(io);
+			return 1;
+		}
+		thin_close(md);
+		io_destroy(io);
+		return 0;
+	}
 	argc -= create;
 	argv += create;
 	if (argc < 4 || argc > 5) {

@@ -5,7 +5,7 @@
  * mapped_blocks included, which thin_check 0.9.0 misses); --fast sees
  * roots but not leaves; repair restores everything but the lost range,
  * never writes its input, and finds the trees by scanning when the
- * superblock is gone. */
+ * superblock is gone (and says when they are the metadata snapshot's). */
 #include "lib/base/crc32c.h"
 #include "lib/base/io.h"
 #include "lib/base/log.h"
@@ -446,6 +446,49 @@ static void test_repair_scan(void)
 	CU_ASSERT_EQUAL(check(out, 0, &rep), THIN_CHECK_CLEAN);
 	CU_ASSERT_EQUAL(rep.nr_mappings, before.n);
 	thin_check_report_free(&rep);
+	CU_ASSERT(!rr.snapshot_trees);
+	thin_repair_report_free(&rr);
+	io_destroy(out);
+}
+
+/* The live trees lost, the held metadata snapshot's intact (the tpt corpus'
+ * corrupted_tmeta_with_metadata_snap): the scan finds the snapshot's trees,
+ * and the report says the salvage is of the snapshot's transaction and how
+ * many data blocks in use it maps no more. */
+static void test_repair_snapshot_trees(void)
+{
+	struct thin_repair_opts o = { 0, 0, 0, 0 };
+	struct thin_repair_report rr;
+	struct thin_check_report rep;
+	struct io_engine *out;
+	struct thin_sb sb, held;
+
+	build(1, 0, 0);
+	CU_ASSERT_FATAL(thin_sb_read(io, 0, &sb) == 0);
+	CU_ASSERT_FATAL(sb.held_root != 0);
+	CU_ASSERT_FATAL(thin_sb_read(io, sb.held_root, &held) == 0);
+	CU_ASSERT_FATAL(held.mapping_root != sb.mapping_root);
+	CU_ASSERT_FATAL(io_mem_create(SIZE, "out", &out) == 0);
+	/* intact: the live trees, and no word of the snapshot's */
+	CU_ASSERT_EQUAL(thin_repair_io(io, out, &o, &rr), 0);
+	CU_ASSERT(!rr.scanned && !rr.snapshot_trees && rr.snapshot_dropped);
+	CU_ASSERT_EQUAL(rr.unmapped_in_use, 0);
+	thin_repair_report_free(&rr);
+	memset(blk(io, sb.details_root), 0, 4096);
+	memset(blk(io, sb.mapping_root), 0, 4096);
+	tp_log_set_verbosity(-2);
+	CU_ASSERT_EQUAL(thin_repair_io(io, out, &o, &rr), 0);
+	tp_log_set_verbosity(0);
+	CU_ASSERT(rr.scanned);
+	CU_ASSERT(rr.snapshot_trees);
+	CU_ASSERT_EQUAL(rr.snapshot_transaction_id, held.trans_id);
+	CU_ASSERT_EQUAL(rr.mapping_root, held.mapping_root);
+	/* the 5 blocks device 1 was written after the snapshot: counted in
+	 * use by the live data space map, mapped by nothing salvaged */
+	CU_ASSERT_EQUAL(rr.unmapped_in_use, 5);
+	CU_ASSERT_EQUAL(check(out, 0, &rep), THIN_CHECK_CLEAN);
+	CU_ASSERT_EQUAL(rep.nr_devices, 3);
+	thin_check_report_free(&rep);
 	thin_repair_report_free(&rr);
 	io_destroy(out);
 }
@@ -467,4 +510,6 @@ TP_TEST_SUITE(check, NULL, cleanup,
 	      { "superblock fields and a zeroed superblock", test_superblock },
 	      { "a lost leaf: exact range; --fast sees roots only", test_lost_leaf_and_fast },
 	      { "repair skips exactly the lost range, input untouched", test_repair_leaf },
-	      { "repair finds the trees by scanning, and makes up lost details", test_repair_scan })
+	      { "repair finds the trees by scanning, and makes up lost details", test_repair_scan },
+	      { "repair says when the trees it found are the metadata snapshot's",
+		test_repair_snapshot_trees })

@@ -201,6 +201,7 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 		info->volumes[i].mapped = st.volumes[i].mapped;
 		info->volumes[i].exclusive = st.volumes[i].exclusive;
 		info->volumes[i].shared = st.volumes[i].shared;
+		info->volumes[i].highest_mapped = st.volumes[i].highest_mapped;
 	}
 	pool_status_free(&st);
 	return fill_loaded(p, info);

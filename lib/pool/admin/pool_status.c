@@ -63,6 +63,7 @@ int pool_get_status(struct pool *p, int sharing, struct pool_status *st)
 		if (d && st->sharing) {
 			vs->exclusive = d->exclusive * chunk;
 			vs->shared = (d->mapped - d->exclusive) * chunk;
+			vs->highest_mapped = d->highest_end * chunk;
 		}
 	}
 	/* not volumes, but they hold space and names: said, with the way on */

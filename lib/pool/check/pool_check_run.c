@@ -120,6 +120,9 @@ static int copy_repair(const struct thin_repair_report *t, struct pool_repair_re
 	res->nr_devices = t->nr_devices;
 	res->nr_mappings = t->nr_mappings;
 	res->snapshot_dropped = t->snapshot_dropped;
+	res->snapshot_trees = t->snapshot_trees;
+	res->snapshot_transaction_id = t->snapshot_transaction_id;
+	res->unmapped_in_use = t->unmapped_in_use;
 	res->details_rebuilt = t->details_rebuilt;
 	if (!t->nr_lost)
 		return 0;

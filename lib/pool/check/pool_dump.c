@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pool_dump.c - tpdump and tprestore. See pool_dump.h. */
+/* pool_dump.c - tpdump, tprestore and tprmap. See pool_dump.h, pool_rmap.h. */
 #include "lib/pool/pool_dump.h"
+#include "lib/pool/pool_rmap.h"
 #include "lib/pool/check/pool_check_int.h"
 
 #include "lib/base/critical.h"
 #include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/pack.h"
+#include "metadata/thin/rmap.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
 #include "metadata/thin/xml_cmd.h"
@@ -340,4 +342,74 @@ int pool_restore(const struct pool_restore_params *p)
 	if (named)
 		close(fd);
 	return r;
+}
+
+/* ---- tprmap (pool_rmap.h): the reverse map, from the same sources ---- */
+
+_Static_assert(sizeof(struct pool_rmap_region) == sizeof(struct thin_rmap_region),
+	       "struct pool_rmap_region differs from struct thin_rmap_region");
+
+/* Name the runs' devices after P's volumes (the VG's; a thin device no
+ * volume has, an unfinished receive's or a removal's, stays NULL). */
+static int rmap_names(struct pool *p, struct pool_rmap *out)
+{
+	const struct vg *vg = pool_vg(p);
+
+	out->names = calloc(vg->nr_volumes ? vg->nr_volumes : 1, sizeof(*out->names));
+	if (!out->names)
+		return -ENOMEM;
+	for (unsigned v = 0; v < vg->nr_volumes; v++) {
+		if (!(out->names[v] = strdup(vg->volumes[v].name)))
+			return -ENOMEM;
+		out->nr_names++;
+		for (size_t i = 0; i < out->nr; i++)
+			if (out->runs[i].dev_id == vg->volumes[v].dev_id)
+				out->runs[i].volume = out->names[v];
+	}
+	return 0;
+}
+
+int pool_rmap(const struct pool_rmap_params *p, struct pool_rmap *out)
+{
+	struct pool_dump_params d = { .source = p->source, .devices = p->devices,
+				      .offset = p->offset, .size = p->size };
+	struct thin_rmap m;
+	struct source s;
+	int r = open_source(&d, &s);
+
+	memset(out, 0, sizeof(*out));
+	if (r) {
+		close_source(&s);
+		return r;
+	}
+	r = thin_rmap_walk(s.area ? s.area : s.a.io,
+			   (p->metadata_snap ? THIN_RMAP_METADATA_SNAP : 0) |
+				   (p->shared_once ? THIN_RMAP_SHARED_ONCE : 0),
+			   (const struct thin_rmap_region *)p->regions, p->nr_regions, &m);
+	if (!r && !(out->runs = calloc(m.nr ? m.nr : 1, sizeof(*out->runs))))
+		r = -ENOMEM;
+	if (!r) {
+		for (size_t i = 0; i < m.nr; i++)
+			out->runs[i] = (struct pool_rmap_run){ m.runs[i].data_begin, m.runs[i].data_end,
+							       m.runs[i].dev_id, m.runs[i].thin_begin,
+							       NULL };
+		out->nr = m.nr;
+		out->chunk = (uint64_t)m.data_block_size * 512;
+		if (s.pool)
+			r = rmap_names(s.pool, out);
+	}
+	thin_rmap_free(&m);
+	close_source(&s);
+	if (r)
+		pool_rmap_free(out);
+	return work_failed(r);
+}
+
+void pool_rmap_free(struct pool_rmap *m)
+{
+	for (size_t i = 0; i < m->nr_names; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->runs);
+	memset(m, 0, sizeof(*m));
 }

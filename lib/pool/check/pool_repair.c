@@ -240,8 +240,16 @@ static int salvage(struct pool *p, const struct thin_repair_opts *opts,
 	}
 	res->salvaged = 1;
 	report_lost_volumes(p, rep, lost);
-	if (other_moment && !res->started_anew)
+	if (other_moment && !res->started_anew) {
 		note_other_moment(p, was, rep, res);
+	} else if (rep->snapshot_trees && !res->started_anew) {
+		note_other_moment(p, rep->snapshot_transaction_id, rep, res);
+		snprintf(res->reread_why, sizeof(res->reread_why), "its live thin device trees "
+			 "were lost and those salvaged are the metadata snapshot's, of transaction "
+			 "%" PRIu64 " (the VG metadata is at %" PRIu64 "): a state of another moment, "
+			 "whose volumes map what they held then", rep->snapshot_transaction_id,
+			 pool_vg(p)->transaction_id);
+	}
 	r = keep_names(p, res);
 out:
 	io_destroy(in);

@@ -5,7 +5,8 @@
  * space map cannot say this: a leaf shared by a snapshot and its origin
  * holds one reference for both.) Two walks: the first counts, per data
  * block, how many device mappings name it (saturating at 2); the second
- * sums each device's mapped and exclusive blocks. Without exclusive,
+ * sums each device's mapped and exclusive blocks and finds the end of its
+ * highest mapping (thin_ls's HIGHEST_BLOCK + 1). Without exclusive,
  * mapped is the device details' mapped_blocks (pool_usage_details: the
  * kernel keeps it, and tpcheck checks it against the walk's count).
  *
@@ -57,6 +58,9 @@ static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 	struct usage_walk *w = ctx;
 
 	for (size_t i = 0; i < n; i++) {
+		if (w->pass == 1 && runs[i].length &&
+		    runs[i].origin_begin + runs[i].length > w->cur->highest_end)
+			w->cur->highest_end = runs[i].origin_begin + runs[i].length;
 		for (uint64_t k = 0; k < runs[i].length; k++) {
 			uint64_t b = runs[i].data_begin + k;
 			if (b >= w->nr_blocks)

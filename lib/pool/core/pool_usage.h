@@ -15,6 +15,7 @@ struct pool_dev_usage {
 	uint64_t dev_id;
 	uint64_t mapped;	/* data blocks */
 	uint64_t exclusive;	/* mapped by no other device */
+	uint64_t highest_end;	/* the walk: 1 + the highest virtual block mapped, 0 none */
 };
 
 /* Drives the visitor once over every device; called twice. */

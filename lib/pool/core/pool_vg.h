@@ -28,6 +28,7 @@ struct pool_volume_status {
 	uint64_t mapped;	/* bytes */
 	uint64_t exclusive;	/* bytes only this volume maps (sharing only) */
 	uint64_t shared;	/* bytes shared with other volumes (sharing only) */
+	uint64_t highest_mapped;	/* bytes: end of the highest chunk mapped, 0 none (sharing only) */
 };
 
 struct pool_status {
