@@ -17,6 +17,7 @@
  * the next change of any kind (pool_change), finishes from what is
  * durable: the steps only ever take away mappings the device still has. */
 #include "lib/pool/removal/removal.h"
+#include "lib/pool/removal/removal_int.h"
 
 #include "lib/pool/core/core.h"
 #include "lib/pool/pool_owner.h"
@@ -33,132 +34,15 @@
 #include <time.h>
 #include <unistd.h>
 
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* the wall clock in ms, for the debug log (the benchmark lines its steps
- * up with fio's latency log) */
-static unsigned long long wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
-}
-
-struct removal_end {
-	uint32_t dev_id;
-	char name[VG_NAME_MAX + 1];
-};
-
-/* Is thin device ID missing from P's thin metadata (the kernel's, live)?
- * 1 missing, 0 there, -errno. A volume whose device is missing while the
- * transaction ids agree was lost (a salvage could not save it: tprepair
- * said so): its removal has nothing to unmap or delete. */
-static int thin_missing(struct pool *p, uint32_t id)
-{
-	struct pool_dev_usage *u = NULL;
-	size_t n = 0;
-	int r = pool_dev_mapped(p, &u, &n), missing = 1;
-
-	if (r)
-		return r;
-	for (size_t i = 0; i < n && missing; i++)
-		missing = u[i].dev_id != id;
-	free(u);
-	return missing;
-}
-
-static int apply_nothing(struct pool *p, const void *arg);
-
-static int apply_end(struct pool *p, const void *arg)
-{
-	const struct removal_end *e = arg;
-	int r = pool_op_delete(p, e->dev_id, e->name);
-
-	if (r && r != -EBUSY)
-		log_error("pool %s: cannot delete thin device %u: %s", pool_name(p), e->dev_id,
-			  strerror(-r));
-	return r;
-}
-
 static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 {
 	const struct vg_volume *v = vg_find_removal(pool_vg(p), name);
 	struct vg_volume rm;
-	struct removal_end e;
-	uint64_t pos = 0, left = 0, total;
-	unsigned long n = 0;
-	struct vg *next;
-	int r;
 
 	if (!v)
 		return pool_no_volume(pool_name(p), name);
-	rm = *v;	/* the VG is replaced by the end's commit */
-	if ((r = pool_refuse_latched(p)) ||
-	    (r = pool_guard(p, "the removal", "nothing was changed", 0)))
-		return r;
-	if ((r = thin_missing(p, rm.dev_id)) < 0)
-		return r;
-	if (r) {	/* lost: only the VG keeps it */
-		if ((r = vg_clone(pool_vg(p), &next)))
-			return r;
-		if ((r = vg_end_removal(next, name))) {
-			vg_free(next);
-			return r;
-		}
-		return pool_change(p, next, apply_nothing, NULL);
-	}
-	if ((r = pool_unmap_step(p, &rm, 0, &pos, &left)))
-		return r;
-	total = left;
-	if (fn)
-		fn(ctx, 0, total);
-	while (left && r == 0) {
-		uint64_t before = pos;
-		unsigned long long at;
-		double t;
-
-		tp_test_pause_n("remove-step", n++);
-		at = wall_ms();
-		t = seconds();
-		r = pool_unmap_step(p, &rm, 1, &pos, &left);
-		/* what one step cost (the benchmark's worst transaction) */
-		log_debug(TP_DBG_POOL, "removal of %s: step %lu in %.3f s, %llu mappings left "
-			  "(at %llu ms)", name, n, seconds() - t, (unsigned long long)left, at);
-		if (r == -EOPNOTSUPP) {
-			log_info("pool %s ignores discards: the delete of %s gives its chunks back "
-				 "in one transaction", pool_name(p), name);
-			r = 0;
-			break;
-		}
-		if (!r && fn)
-			fn(ctx, total - (left < total ? left : total), total);
-		/* a step that got nowhere would loop for ever */
-		if (!r && left && pos == before) {
-			log_error("pool %s: the removal of %s got no further at chunk %llu; run "
-				  "'tpcheck %s'", pool_name(p), name, (unsigned long long)pos, pool_name(p));
-			r = -EUCLEAN;
-		}
-	}
-	pool_unmap_end(p);	/* before the delete unloads it */
-	if (r)
-		return r;
-	tp_test_pause("remove-emptied");
-	e.dev_id = rm.dev_id;
-	snprintf(e.name, sizeof(e.name), "%s", rm.name);
-	if ((r = vg_clone(pool_vg(p), &next)))
-		return r;
-	if ((r = vg_end_removal(next, name))) {
-		vg_free(next);
-		return r;
-	}
-	return pool_change(p, next, apply_end, &e);
+	rm = *v;
+	return removal_run_entry(p, &rm, rm.name, 0, fn, ctx);
 }
 
 int pool_removal_run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
@@ -176,14 +60,16 @@ struct removal_state {
 static struct pool_feature removal_feature;
 
 /* The feature's opened hook (core.h): a writer's open finishes every
- * interrupted removal (a failure is warned about; the removal stays for
- * the next writer). */
+ * interrupted removal and trash purge (a failure is warned about; it
+ * stays for the next writer). */
 static void finish_removals(struct pool *p, int write)
 {
 	void **slot;
 
-	if (!write || !pool_vg(p)->nr_removals || pool_is_foreign(p) ||
-	    !(slot = pool_feature_state(p, &removal_feature)))
+	if (!write || pool_is_foreign(p))
+		return;
+	pool_trash_finish_purges(p);	/* a purge cut under way */
+	if (!pool_vg(p)->nr_removals || !(slot = pool_feature_state(p, &removal_feature)))
 		return;
 	while (pool_vg(p)->nr_removals) {
 		char name[VG_NAME_MAX + 1];
@@ -286,12 +172,6 @@ void pool_removal_register(void)
 	pool_feature_register(&removal_feature);
 }
 
-static int apply_nothing(struct pool *p, const void *arg)
-{
-	(void)p;
-	(void)arg;
-	return 0;
-}
 
 int pool_removal_begin(struct pool *p, const char *name, int wiped)
 {
@@ -305,7 +185,7 @@ int pool_removal_begin(struct pool *p, const char *name, int wiped)
 		return pool_no_volume(pool_name(p), name);
 	e.dev_id = v->dev_id;
 	snprintf(e.name, sizeof(e.name), "%s", name);
-	if ((r = thin_missing(p, v->dev_id)) < 0)
+	if ((r = removal_thin_missing(p, v->dev_id)) < 0)
 		return r;
 	if (r) {
 		/* a volume a repair reported lost: its thin device is gone, so
@@ -321,7 +201,7 @@ int pool_removal_begin(struct pool *p, const char *name, int wiped)
 			vg_free(next);
 			return r;
 		}
-		r = pool_change(p, next, apply_nothing, NULL);
+		r = pool_change(p, next, removal_apply_nothing, NULL);
 		return r ? r : 1;
 	}
 	if ((r = pool_unmap_step(p, v, 0, &pos, &left)))
@@ -339,6 +219,6 @@ int pool_removal_begin(struct pool *p, const char *name, int wiped)
 		vg_free(next);
 		return r;
 	}
-	r = pool_change(p, next, left ? apply_nothing : apply_end, &e);
+	r = pool_change(p, next, left ? removal_apply_nothing : removal_apply_end, &e);
 	return r ? r : !left;
 }

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# t-trash.sh - the trash (tvremove(8) "The trash"): with the pool's trash
+# retention on, tvremove moves a volume to the trash, its name free; the
+# undo brings it back byte-identical (under its name, or a new one when
+# the name was taken again); tpstatus --trash lists it; --purge and --now
+# free its space; tpcheck is clean at every point; bad input changes
+# nothing.
+new_pool p --chunk 64k
+ok tvcreate -V 4M -n a p
+write_chunks p a 0 10
+a_sum=$(tpsend --format raw p/a | md5sum)
+ok tpstatus --units b --nosuffix -o pool_data_used --noheadings p
+used_before=$(tr -d ' ' <out)
+
+# retention off (the default): tvremove removes at once, as it always did
+ok tpchange p
+out_lacks "trash retention"
+usage_error tpchange --trash-retention 1.5h p
+err_has "takes a duration"
+usage_error tpchange --trash-retention 11y p
+ok tpchange --trash-retention 12h p
+out_has "^Pool p: trash retention 12h"
+
+# into the trash: no volume, name free, data kept
+ok tvremove p/a
+out_has "^Volume p/a moved to the trash of pool p (kept 12h): 'tvremove --undo p/a' brings it back, 'tvremove --purge p/a' frees its space now\.$"
+ok tpstatus p
+out_lacks " a "
+ok tpstatus --units b --nosuffix -o pool_data_used --noheadings p
+[ "$(tr -d ' ' <out)" = "$used_before" ] || fail "the trash gave space back"
+ok tpcheck p
+failed tpsend --format raw p/a
+ok tpstatus --trash --units k p
+out_has "^Pool  *Volume  *DevId  *Size  *Mapped  *Exclusive  *Age  *Expires"
+# its size, the 10 chunks it maps (all its own), its expiry within 12h
+awk '$1 == "p" && $2 == "a" && $4 == "4096k" && $5 == "640k" && $6 == "640k" &&
+     ($8 == "12h" || $8 == "11h") { found = 1 } END { exit !found }' out ||
+	{ cat out >&2; fail "tpstatus --trash: no line for a"; }
+
+# undo: byte-identical
+ok tvremove --undo p/a
+out_has "^Volume p/a is back from the trash\.$"
+[ "$(tpsend --format raw p/a | md5sum)" = "$a_sum" ] || fail "undo changed a's data"
+ok tpcheck p
+
+# the name taken again: undo needs --name
+ok tvremove p/a
+ok tvcreate -V 1M -n a p
+unchanged 5 tvremove --undo p/a
+err_has "has a volume named a again"
+err_has "tvremove --undo --name NEWNAME p/a"
+unchanged 5 tvremove --undo --name a p/a
+unchanged 5 tvremove --undo p/nope
+err_has "has no volume named nope in its trash"
+unchanged 3 tvremove --undo --name 'x/y' p/a
+unchanged 3 tvremove --name b p/a
+unchanged 3 tvremove --undo --purge p/a
+unchanged 3 tvremove --undo --now p/a
+unchanged 3 tvremove --purge --wipe p/a
+unchanged 3 tvremove --undo --name b p/a p/a
+ok tvremove --undo --name a2 p/a
+out_has "^Volume p/a is back from the trash as p/a2\.$"
+[ "$(tpsend --format raw p/a2 | md5sum)" = "$a_sum" ] || fail "undo as a2 changed the data"
+
+# --now: at once; --purge: frees the space
+ok tvremove --now p/a
+out_has "^Volume p/a removed\.$"
+ok tvremove p/a2
+failed tvremove --purge p/nope
+ok tvremove --purge p/a2
+out_has "^Purged 1 trash entry of p/a2\.$"
+ok tpstatus --units b --nosuffix -o pool_data_used --noheadings p
+[ "$(tr -d ' ' <out)" -lt "$used_before" ] || fail "the purge gave no space back"
+ok tpcheck p
+ok tpstatus --trash p
+out_lacks "a2"
+
+# tpmonitor: a pool at its autoextend threshold (which cannot grow: the
+# monitor grows active pools only) gets its space back by the purge of
+# its trash, the oldest entry first, each purge logged; one below it
+# keeps its trash
+DATA_SIZE=16M META_SIZE=8M new_pool q --chunk 64k --autoextend-threshold 50 --trash-retention 1d
+ok tvcreate -V 8M -n old q
+write_chunks q old 0 60
+ok tvcreate -V 8M -n young q
+write_chunks q young 0 40
+ok tvcreate -V 8M -n live q
+write_chunks q live 0 40
+live_sum=$(tpsend --format raw q/live | md5sum)
+ok tvremove q/old
+ok tvremove q/young
+ok tpstatus --trash q
+ok tpmonitor --once
+err_has "pool q: purged old (thin device 0, 8 MiB) from the trash: the pool is at its threshold"
+err_lacks "purged young"
+ok tpstatus --noheadings -o pool_data_percent q
+[ "$(tr -d ' %' <out | cut -d. -f1)" -lt 50 ] || fail "still at the threshold: $(cat out)"
+ok tpstatus --trash --noheadings q
+out_has "^q  *young "
+out_lacks " old "
+[ "$(tpsend --format raw q/live | md5sum)" = "$live_sum" ] || fail "the purge changed q/live"
+ok tpcheck q
+# below the threshold, with nothing expired: nothing to do
+ok tpmonitor --once
+err_lacks "purged"
+# an expired entry goes whatever the pool's use
+ok tpchange --trash-retention 1s q
+sleep 2
+ok tpmonitor --once
+err_has "pool q: purged young (thin device 1, 8 MiB) from the trash: expired"
+ok tpstatus --trash --noheadings q
+[ ! -s out ] || fail "the trash is not empty: $(cat out)"
+ok tpcheck q
