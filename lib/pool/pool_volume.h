@@ -75,6 +75,8 @@ struct pool_trash_entry {
 	uint64_t mapped;	/* bytes its thin device maps */
 	uint64_t exclusive;	/* bytes only it maps (with sharing; else 0) */
 };
+/* How many entries P's trash holds. */
+unsigned pool_volume_trash_count(const struct pool *p);
 /* How long P keeps a removed volume in its trash, in seconds (0: off). */
 uint64_t pool_volume_trash_retention(const struct pool *p);
 /* tpchange --trash-retention: SECONDS (0: off) as the pool's retention,

@@ -30,6 +30,9 @@ ok tpstatus --units b --nosuffix -o pool_data_used --noheadings p
 [ "$(tr -d ' ' <out)" = "$used_before" ] || fail "the trash gave space back"
 ok tpcheck p
 failed tpsend --format raw p/a
+ok tpstatus --format prometheus p
+grep -qx 'tptools_pool_trash_volumes{pool="p"} 1' out || { cat out >&2; fail "no trash count"; }
+grep -qx 'tptools_pool_trash_bytes{pool="p"} 655360' out || { cat out >&2; fail "no trash bytes"; }
 ok tpstatus --trash --units k p
 out_has "^Pool  *Volume  *DevId  *Size  *Mapped  *Exclusive  *Age  *Expires"
 # its size, the 10 chunks it maps (all its own), its expiry within 12h

@@ -14,6 +14,11 @@
 #include <string.h>
 #include <time.h>
 
+unsigned pool_volume_trash_count(const struct pool *p)
+{
+	return pool_vg(p)->nr_trash;
+}
+
 uint64_t pool_volume_trash_retention(const struct pool *p)
 {
 	return pool_vg(p)->trash_retention;
