@@ -87,6 +87,12 @@ static int undo_op(struct pool *p, void *arg)
 	const struct removal *rm = arg;
 	int r = pool_volume_untrash(p, rm->vol, rm->as);
 
+	if (r == 1) {
+		if (tp_log_verbosity() >= 0)
+			printf("Volume %s was already back from the trash (by the pool's last "
+			       "change).\n", rm->spec);
+		return 0;
+	}
 	if (!r && tp_log_verbosity() >= 0) {
 		if (rm->as)
 			printf("Volume %s is back from the trash as %s/%s.\n", rm->spec, rm->pool,
@@ -108,6 +114,12 @@ static int purge_op(struct pool *p, void *arg)
 	cli_progress_begin(&pg, rm->cmd, rm->progress, rm->spec, TP_PROGRESS_ITEMS, "chunks");
 	r = pool_volume_trash_purge(p, rm->vol[0] ? rm->vol : NULL, &nr, tp_progress_cb, &pg);
 	tp_progress_end(&pg, r >= 0);
+	if (r == 1) {
+		if (tp_log_verbosity() >= 0)
+			printf("The trash entries of %s were already purged (an interrupted purge "
+			       "is finished).\n", rm->spec);
+		return 0;
+	}
 	if (tp_log_verbosity() >= 0 && (nr || !r))
 		printf("Purged %u trash entr%s of %s%s.\n", nr, nr == 1 ? "y" : "ies", rm->spec,
 		       r ? " before the failure" : "");
@@ -187,6 +199,12 @@ static int removal_op(struct pool *p, void *arg)
 	}
 	if (!r && trashed) {
 		print_trashed(p, rm, n ? snaps : NULL);
+		return 0;
+	}
+	if (r == 1 && trashed) {
+		if (tp_log_verbosity() >= 0)
+			printf("Volume %s was already moved to the trash (by the pool's last "
+			       "change).\n", rm->spec);
 		return 0;
 	}
 	if (r == 1) {	/* gone already: the pool's last change removed it */

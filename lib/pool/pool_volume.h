@@ -85,14 +85,20 @@ uint64_t pool_volume_trash_retention(const struct pool *p);
 int pool_volume_set_trash_retention(struct pool *p, uint64_t seconds) TP_MUST_CHECK;
 /* Remove volume NAME: into the trash when the pool's retention is on and
  * NOW is 0 (*TRASHED set to 1), else at once as
- * pool_volume_remove_progress (*TRASHED 0). Returns as that does. */
+ * pool_volume_remove_progress (*TRASHED 0). Returns as that does; 1 with
+ * *TRASHED 1 when the pool's last change moved NAME to the trash already
+ * (a tvremove cut after its change, run again). */
 int pool_volume_remove_or_trash(struct pool *p, const char *name, int now, int wiped,
 				int *trashed, tp_progress_fn *fn, void *ctx) TP_MUST_CHECK;
-/* Bring back the newest trash entry named NAME as AS (NAME when NULL). */
+/* Bring back the newest trash entry named NAME as AS (NAME when NULL):
+ * 0, or 1 when the pool's last change brought it back already (an undo
+ * cut after its change, run again). */
 int pool_volume_untrash(struct pool *p, const char *name, const char *as) TP_MUST_CHECK;
 /* Purge every trash entry named NAME (NULL: the whole trash); *NR gets
- * how many went, FN hears each one's mappings given back. -ENOENT
- * (logged) when NAME names none. */
+ * how many went, FN hears each one's mappings given back. 1 when NAME
+ * names none because a purge of it cut at its end is finished (by this
+ * command's open, or the pool's last change); -ENOENT (logged) when NAME
+ * names none otherwise. */
 int pool_volume_trash_purge(struct pool *p, const char *name, unsigned *nr,
 			    tp_progress_fn *fn, void *ctx) TP_MUST_CHECK;
 /* The trash, the oldest first (see struct pool_trash_entry); free *OUT. */

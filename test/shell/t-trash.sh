@@ -78,6 +78,62 @@ ok tpcheck p
 ok tpstatus --trash p
 out_lacks "a2"
 
+# crash cuts: each step killed at each of its pauses, then run again: the
+# re-run finishes (or says the pool's last change did it), exits 0, and
+# tpcheck is clean; the data comes back byte-identical
+ok tvcreate -V 4M -n c p
+write_chunks p c 0 10
+c_sum=$(tpsend --format raw p/c | md5sum)
+for pause in after-vg-commit after-apply; do
+	killed_at "$pause" tvremove p/c
+	ok tvremove p/c
+	grep -q "^Volume p/c \(was already \)\?moved to the trash" out || { cat out err >&2; fail "no trash line"; }
+	ok tpcheck p
+	killed_at "$pause" tvremove --undo p/c
+	ok tvremove --undo p/c
+	grep -q "^Volume p/c \(was already \)\?back from the trash" out || { cat out err >&2; fail "no undo line"; }
+	[ "$(tpsend --format raw p/c | md5sum)" = "$c_sum" ] || fail "cut at $pause: c's data changed"
+	ok tpcheck p
+done
+# the purge: its first change, its steps, its last change
+for pause in after-vg-commit trash-purge-begun remove-step=0 remove-step=2 remove-emptied; do
+	ok tvcreate -V 4M -n d p
+	write_chunks p d 0 10
+	ok tvremove p/d
+	killed_at "$pause" env TP_TEST_REMOVE_STEP=4 tvremove --purge p/d
+	ok tvremove --purge p/d
+	grep -q "^\(Purged 1 trash entry of p/d\|The trash entries of p/d were already purged\)" out ||
+		{ cat out err >&2; fail "no purge line"; }
+	ok tpcheck p
+	ok tpstatus --trash --noheadings p
+	out_lacks " d "
+	[ "$(tpsend --format raw p/c | md5sum)" = "$c_sum" ] || fail "purge cut at $pause: c's data changed"
+done
+# a cut purge can no longer come back: any change finishes it first
+ok tvcreate -V 4M -n d p
+write_chunks p d 0 10
+ok tvremove p/d
+killed_at remove-step=1 env TP_TEST_REMOVE_STEP=4 tvremove --purge p/d
+ok tpstatus --trash --noheadings p
+out_has "purging"
+failed tvremove --undo p/d
+err_has "finishing the interrupted purge of d"
+err_has "has no volume named d in its trash"
+ok tpstatus --trash --noheadings p
+out_lacks " d "
+ok tpcheck p
+# a cut at the end of a purge (its last change committed) run again
+for pause in after-vg-commit after-apply; do
+	ok tvcreate -V 4M -n f p
+	write_chunks p f 0 10
+	ok tvremove p/f
+	killed_at remove-emptied env TP_TEST_REMOVE_STEP=4 tvremove --purge p/f
+	killed_at "$pause" tvremove --purge p/f
+	ok tvremove --purge p/f
+	out_has "^The trash entries of p/f were already purged"
+	ok tpcheck p
+done
+
 # tpmonitor: a pool at its autoextend threshold (which cannot grow: the
 # monitor grows active pools only) gets its space back by the purge of
 # its trash, the oldest entry first, each purge logged; one below it

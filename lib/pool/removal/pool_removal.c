@@ -55,6 +55,8 @@ struct removal_state {
 	unsigned n;
 	char name[4][VG_NAME_MAX + 1];
 	int wiped[4];	/* its record said tvremove --wipe zeroed it first */
+	unsigned npurged;	/* and the trash purges it finished */
+	char purged[4][VG_NAME_MAX + 1];
 };
 
 static struct pool_feature removal_feature;
@@ -62,13 +64,36 @@ static struct pool_feature removal_feature;
 /* The feature's opened hook (core.h): a writer's open finishes every
  * interrupted removal and trash purge (a failure is warned about; it
  * stays for the next writer). */
+/* A purge the open finished, kept for pool_trash_finished. */
+static void purge_done(void *ctx, const char *name)
+{
+	void **slot = pool_feature_state(ctx, &removal_feature);
+	struct removal_state *st;
+
+	if (!slot || (!*slot && !(*slot = calloc(1, sizeof(struct removal_state)))))
+		return;	/* only tvremove's message is lost */
+	st = *slot;
+	if (st->npurged < TP_ARRAY_SIZE(st->purged))
+		snprintf(st->purged[st->npurged++], sizeof(st->purged[0]), "%s", name);
+}
+
+int pool_trash_finished(const struct pool *p, const char *name)
+{
+	const struct removal_state *st = pool_feature_state_get(p, &removal_feature);
+
+	for (unsigned i = 0; st && i < st->npurged; i++)
+		if (!strcmp(st->purged[i], name))
+			return 1;
+	return 0;
+}
+
 static void finish_removals(struct pool *p, int write)
 {
 	void **slot;
 
 	if (!write || pool_is_foreign(p))
 		return;
-	pool_trash_finish_purges(p);	/* a purge cut under way */
+	pool_trash_finish_purges(p, purge_done, p);	/* a purge cut under way */
 	if (!pool_vg(p)->nr_removals || !(slot = pool_feature_state(p, &removal_feature)))
 		return;
 	while (pool_vg(p)->nr_removals) {
@@ -113,53 +138,94 @@ int pool_removal_was_last(struct pool *p, const char *name)
 	return pool_removal_was_last_wiped(p, name) != POOL_REMOVAL_NOT_BEGUN;
 }
 
-int pool_removal_was_last_wiped(struct pool *p, const char *name)
+/* The VG before the pool's last change: the newest copy the devices keep
+ * of the transaction before the VG's own, matched to this pool by its
+ * uuid; NULL when no copy says (logged nothing: the copies were
+ * validated when the pool was opened, what they say again is no news). */
+static struct vg *previous_vg(struct pool *p)
 {
-	const struct vg_volume *rv;
 	struct vg_mda_copy copies[VG_MDA_MAX_DEVICES * VG_MDA_SLOTS];
 	struct vg_pv pvs[VG_MDA_MAX_DEVICES];
 	struct tp_log_capture quiet, *old;
 	const struct vg *vg = pool_vg(p);
+	struct vg *found = NULL;
 	unsigned k = 0;
-	int nr, found = 0;
+	int nr;
 
-	if (vg_find_volume(vg, name) || vg_find_removal(vg, name) || !vg->transaction_id)
-		return 0;
+	if (!vg->transaction_id)
+		return NULL;
 	for (unsigned i = 0; i < pool_nr_pvs(p) && k < VG_MDA_MAX_DEVICES; i++)
 		if (pool_pv_at(p, i)->io)
 			pvs[k++] = *pool_pv_at(p, i);
 	if (!k)
-		return 0;
-	/* the copies were validated when the pool was opened: what they say
-	 * again here is no news */
+		return NULL;
 	old = tp_log_capture_push(&quiet);
 	nr = vg_mda_read_copies(pvs, k, copies, (unsigned)TP_ARRAY_SIZE(copies), NULL);
 	tp_log_capture_pop(old);
 	for (int i = 0; i < nr; i++) {
 		struct vg *prev = NULL;
 
-		/* newest first: the first copy of an earlier transaction is the
-		 * VG before the last change, matched to this pool by its uuid */
+		/* newest first: the first copy of an earlier transaction */
 		if (vg_import(copies[i].text, copies[i].len, &prev))
 			continue;
 		if (prev->transaction_id >= vg->transaction_id || strcmp(prev->uuid, vg->uuid)) {
 			vg_free(prev);
 			continue;
 		}
-		/* a volume removed in one change mapped nothing (or its thin
-		 * device was lost): it had no chunks to wipe */
-		if (prev->transaction_id + 1 == vg->transaction_id) {
-			if (vg_find_volume(prev, name))
-				found = POOL_REMOVAL_EMPTY;
-			else if ((rv = vg_find_removal(prev, name)))
-				found = rv->wiped ? POOL_REMOVAL_WIPED : POOL_REMOVAL_UNWIPED;
-		}
-		vg_free(prev);
+		if (prev->transaction_id + 1 == vg->transaction_id)
+			found = prev;
+		else
+			vg_free(prev);
 		break;
 	}
 	if (nr > 0)
 		vg_mda_free_copies(copies, (unsigned)nr);
 	return found;
+}
+
+int pool_removal_was_last_wiped(struct pool *p, const char *name)
+{
+	const struct vg_volume *rv;
+	const struct vg *vg = pool_vg(p);
+	struct vg *prev;
+	int found = 0;
+
+	if (vg_find_volume(vg, name) || vg_find_removal(vg, name) || !(prev = previous_vg(p)))
+		return 0;
+	/* a volume removed in one change mapped nothing (or its thin device
+	 * was lost): it had no chunks to wipe */
+	if (vg_find_volume(prev, name))
+		found = POOL_REMOVAL_EMPTY;
+	else if ((rv = vg_find_removal(prev, name)))
+		found = rv->wiped ? POOL_REMOVAL_WIPED : POOL_REMOVAL_UNWIPED;
+	vg_free(prev);
+	return found;
+}
+
+int pool_trash_was_last(struct pool *p, const char *name)
+{
+	const struct vg *vg = pool_vg(p);
+	const struct vg_volume *t;
+	struct vg *prev = previous_vg(p);
+	int r = 0;
+
+	if (!prev)
+		return 0;
+	/* into the trash: NAME a volume before, now an entry of that thin id */
+	if ((t = vg_find_volume(prev, name)) && !vg_find_volume(vg, name) &&
+	    vg_find_trash_id(vg, t->dev_id))
+		r = POOL_TRASH_LAST_PUT;
+	/* a purge's end: an entry of NAME before, its thin id gone now */
+	for (unsigned i = 0; !r && i < prev->nr_trash; i++)
+		if (!strcmp(prev->trash[i].name, name) && !vg_find_dev_id(vg, prev->trash[i].dev_id))
+			r = POOL_TRASH_LAST_PURGED;
+	/* an undo: an entry before, a volume of that thin id now */
+	for (unsigned i = 0; !r && i < prev->nr_trash; i++)
+		if (!strcmp(prev->trash[i].name, name) && !vg_find_trash_id(vg, prev->trash[i].dev_id) &&
+		    vg_find_dev_id(vg, prev->trash[i].dev_id))
+			r = POOL_TRASH_LAST_UNDONE;
+	vg_free(prev);
+	return r;
 }
 
 static struct pool_feature removal_feature = {

@@ -43,6 +43,10 @@ int pool_trash_put(struct pool *p, const char *name, int64_t now)
 	if ((r = pool_refuse_latched(p)) ||
 	    (r = pool_guard(p, "the move to the trash", "nothing was changed", 0)))
 		return r;
+	/* a volume whose thin device was lost keeps nothing worth a trash:
+	 * the caller removes it (its removal says so) */
+	if ((r = removal_thin_missing(p, v->dev_id)) != 0)
+		return r;
 	/* live, an open volume is refused before anything changes */
 	if (pool_is_live(p) && (r = pool_op_vol_deactivate(p, name)))
 		return r;
@@ -134,7 +138,8 @@ int pool_trash_purge(struct pool *p, uint32_t dev_id, tp_progress_fn *fn, void *
 	return removal_run_entry(p, &entry, dm, 1, fn, ctx);
 }
 
-void pool_trash_finish_purges(struct pool *p)
+void pool_trash_finish_purges(struct pool *p, void (*done)(void *ctx, const char *name),
+			      void *ctx)
 {
 	for (unsigned i = 0; i < pool_vg(p)->nr_trash; i++) {
 		const struct vg_volume *t = &pool_vg(p)->trash[i];
@@ -152,6 +157,8 @@ void pool_trash_finish_purges(struct pool *p)
 				 pool_name(p), name);
 			return;
 		}
+		if (done)
+			done(ctx, name);
 		i = (unsigned)-1;	/* the VG changed: from the start */
 	}
 }

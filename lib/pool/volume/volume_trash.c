@@ -42,19 +42,33 @@ int pool_volume_set_trash_retention(struct pool *p, uint64_t seconds)
 int pool_volume_remove_or_trash(struct pool *p, const char *name, int now, int wiped,
 				int *trashed, tp_progress_fn *fn, void *ctx)
 {
+	int r;
+
 	*trashed = 0;
+	/* a tvremove cut after its change, run again */
+	if (!vg_find_volume(pool_vg(p), name) && !vg_find_removal(pool_vg(p), name) &&
+	    pool_trash_was_last(p, name) == POOL_TRASH_LAST_PUT) {
+		*trashed = 1;
+		return 1;
+	}
 	/* a removal under way of NAME goes on as it began */
 	if (now || !pool_vg(p)->trash_retention || !vg_find_volume(pool_vg(p), name))
 		return wiped ? pool_volume_remove_wiped(p, name, fn, ctx)
 			     : pool_volume_remove_progress(p, name, fn, ctx);
-	*trashed = 1;
-	return pool_trash_put(p, name, (int64_t)time(NULL));
+	r = pool_trash_put(p, name, (int64_t)time(NULL));
+	if (r == 1)	/* its thin device was lost: its removal says so */
+		return pool_volume_remove_progress(p, name, fn, ctx);
+	*trashed = !r;
+	return r;
 }
 
 int pool_volume_untrash(struct pool *p, const char *name, const char *as)
 {
 	uint32_t id;
 
+	/* an undo cut after its change, run again */
+	if (!vg_find_trash(pool_vg(p), name) && pool_trash_was_last(p, name) == POOL_TRASH_LAST_UNDONE)
+		return 1;
 	return pool_trash_undo(p, name, as, &id);
 }
 
@@ -97,6 +111,11 @@ int pool_volume_trash_purge(struct pool *p, const char *name, unsigned *nr, tp_p
 	*nr = 0;
 	if (r)
 		return r;
+	if (name && !n && (pool_trash_finished(p, name) ||
+			   pool_trash_was_last(p, name) == POOL_TRASH_LAST_PURGED)) {
+		free(ids);
+		return 1;	/* a purge cut at its end, run again */
+	}
 	if (name && !n) {
 		log_error("pool %s has no volume named %s in its trash (see 'tpstatus --trash %s')",
 			  pool_name(p), name, pool_name(p));
