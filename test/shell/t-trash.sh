@@ -78,6 +78,26 @@ ok tpcheck p
 ok tpstatus --trash p
 out_lacks "a2"
 
+# a trashed volume is never a base: an incremental stream whose base went
+# to the trash is refused (nothing changed) until the base comes back
+ok tvcreate -V 4M -n x p
+write_chunks p x 0 4
+ok tvsnap --readonly p/x -n x1
+write_chunks p x 8 2
+ok tvsnap --readonly p/x -n x2
+ok tpsend -o full.stream p/x1
+ok tpsend -o inc.stream --from x1 p/x2
+DATA_SIZE=128M META_SIZE=16M new_pool r --chunk 64k --trash-retention 1h
+ok tprecv -i full.stream -n x1 r
+ok tvremove r/x1
+unchanged 5 tprecv -i inc.stream -n x2 r
+err_has "base"
+ok tvremove --undo r/x1
+ok tprecv -i inc.stream -n x2 r
+[ "$(tpsend --format raw r/x2 | md5sum)" = "$(tpsend --format raw p/x2 | md5sum)" ] ||
+	fail "x2 received onto its restored base differs"
+ok tpcheck r
+
 # crash cuts: each step killed at each of its pauses, then run again: the
 # re-run finishes (or says the pool's last change did it), exits 0, and
 # tpcheck is clean; the data comes back byte-identical
