@@ -21,6 +21,26 @@ usage_error tpchange --trash-retention 11y p
 ok tpchange --trash-retention 12h p
 out_has "^Pool p: trash retention 12h"
 
+# tptools.conf's create/trash_retention is a new pool's retention (a bad
+# value is refused with the file's line), --trash-retention overrides it
+cat >"$TPTOOLS_DIR/tptools.conf" <<'CONF'
+create {
+	trash_retention = "2d"
+}
+CONF
+DATA_SIZE=64M META_SIZE=8M new_pool c1
+ok tpchange c1
+out_has "^Pool c1: trash retention 2d "
+DATA_SIZE=64M META_SIZE=8M new_pool c2 --trash-retention off
+ok tpchange c2
+out_lacks "trash retention"
+echo 'create { trash_retention = "2x" }' >"$TPTOOLS_DIR/tptools.conf"
+image c3-data.img 64M
+image c3-meta.img 8M
+unchanged 3 tpcreate --data c3-data.img --meta c3-meta.img c3
+err_has "create/trash_retention"
+rm -f "$TPTOOLS_DIR/tptools.conf"
+
 # into the trash: no volume, name free, data kept
 ok tvremove p/a
 out_has "^Volume p/a moved to the trash of pool p (kept 12h): 'tvremove --undo p/a' brings it back, 'tvremove --purge p/a' frees its space now\.$"
