@@ -210,3 +210,15 @@ err_has "pool q: purged young (thin device 1, 8 MiB) from the trash: expired"
 ok tpstatus --trash --noheadings q
 [ ! -s out ] || fail "the trash is not empty: $(cat out)"
 ok tpcheck q
+
+# an undo is a change like any other: refused above the pool's
+# over-provisioning limit (a trashed volume does not count while trashed)
+DATA_SIZE=64M META_SIZE=8M new_pool o --chunk 64k --max-overprovision 1 --trash-retention 1h
+ok tvcreate -V 40M -n a o
+ok tvremove o/a
+ok tvcreate -V 40M -n b o
+unchanged 5 tvremove --undo --name a2 o/a
+err_has "over-provisioning limit"
+ok tvremove --now o/b
+ok tvremove --undo o/a
+ok tpcheck o
