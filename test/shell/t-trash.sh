@@ -60,6 +60,15 @@ awk '$1 == "p" && $2 == "a" && $4 == "4096k" && $5 == "640k" && $6 == "640k" &&
      ($8 == "12h" || $8 == "11h") { found = 1 } END { exit !found }' out ||
 	{ cat out >&2; fail "tpstatus --trash: no line for a"; }
 
+# its name's entries only with POOL/VOLUME; every pool without an argument;
+# a table of its own
+ok tpstatus --trash --noheadings p/nope
+[ ! -s out ] || fail "tpstatus --trash p/nope listed $(cat out)"
+ok tpstatus --trash --noheadings
+out_has "^p  *a "
+usage_error tpstatus --trash --json p
+usage_error tpstatus --trash -o pool_name p
+
 # undo: byte-identical
 ok tvremove --undo p/a
 out_has "^Volume p/a is back from the trash\.$"
