@@ -267,6 +267,28 @@ static void explain_orphans(const struct pool_info *in)
 
 /* Report the pool row (unless a single volume is asked for) and its
  * volumes; a pool the selection drops takes its volumes with it. */
+/* A pool whose trash holds volumes: their space is in its data use, so
+ * say where it went and how to get it back (a notice: nothing is wrong). */
+static void explain_trash(struct pool *p)
+{
+	struct pool_trash_entry *e = NULL;
+	uint64_t mapped = 0;
+	unsigned n = 0;
+	char a[32];
+
+	if (!pool_volume_trash_count(p) || pool_volume_trash_list(p, 0, &e, &n) || !n) {
+		free(e);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		mapped += e[i].mapped;
+	free(e);
+	log_notice("pool %s: its trash holds %u volume%s mapping %s of its data ('tpstatus "
+		   "--trash %s' lists them, 'tvremove --purge %s' frees the space)",
+		   pool_name(p), n, n == 1 ? "" : "s", tp_size_format(mapped, 'h', a, sizeof(a)),
+		   pool_name(p), pool_name(p));
+}
+
 static int report_pool(struct pool *p, const struct target *t, unsigned flags, struct table *pt,
 		       struct table *vt, struct infos *infos)
 {
@@ -290,6 +312,8 @@ static int report_pool(struct pool *p, const struct target *t, unsigned flags, s
 	infos->v[infos->n++] = in;	/* the rows point into it until the output */
 	explain_kernel_mode(in);
 	explain_orphans(in);
+	if (!t->vol)
+		explain_trash(p);
 	status_pool_row(in, row);
 	if (pt->rh && !t->vol && !dm_report_object_is_selected(pt->rh, row, 0, &selected))
 		r = -ENOMEM;

@@ -46,6 +46,7 @@ ok tvremove p/a
 out_has "^Volume p/a moved to the trash of pool p (kept 12h): 'tvremove --undo p/a' brings it back, 'tvremove --purge p/a' frees its space now\.$"
 ok tpstatus p
 out_lacks " a "
+err_has "pool p: its trash holds 1 volume mapping 640 KiB of its data ('tpstatus --trash p' lists them, 'tvremove --purge p' frees the space)"
 ok tpstatus --units b --nosuffix -o pool_data_used --noheadings p
 [ "$(tr -d ' ' <out)" = "$used_before" ] || fail "the trash gave space back"
 ok tpcheck p
