@@ -1,10 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# t-trash.sh - the trash (tvremove(8) "The trash"): with the pool's trash
-# retention on, tvremove moves a volume to the trash, its name free; the
-# undo brings it back byte-identical (under its name, or a new one when
-# the name was taken again); tpstatus --trash lists it; --purge and --now
-# free its space; tpcheck is clean at every point; bad input changes
-# nothing.
+# t-trash.sh - the trash (tvremove(8) "The trash", tptools(7) THE TRASH):
+# the retention (tpchange, tpcreate, tptools.conf's create/trash_retention;
+# off by default: tvremove frees at once); with it on, tvremove moves a
+# volume to the trash: no volume, not sent, no receive's base, its name
+# free, its space held (tpstatus's notice, --trash, Prometheus); the undo
+# brings it back byte-identical (under its name, or --name when the name
+# was taken again; refused above the over-provisioning limit); --purge and
+# --now free the space; bad input changes nothing; every step killed at
+# each of its pauses and run again finishes (or says the pool's last
+# change did it), tpcheck clean; tpmonitor purges the oldest entries of a
+# pool at its autoextend threshold and expired ones, logging each.
 new_pool p --chunk 64k
 ok tvcreate -V 4M -n a p
 write_chunks p a 0 10
