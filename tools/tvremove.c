@@ -264,13 +264,12 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 		return rc;
 	}
 	rc = CLI_CONTINUE;
-	if (rm.undo + rm.purge + (rm.now || rm.wipe) > 1) {
-		log_error("--undo, --purge and a removal (--now, --wipe) go one at a time");
-		rc = TP_EXIT_USAGE;
-	} else if (rm.as && (!rm.undo || nargs != 1)) {
-		log_error("--name goes with --undo and one POOL/VOLUME");
-		rc = TP_EXIT_USAGE;
-	} else if (rm.as && !name_ok(rm.as, 0)) {
+	if (rm.undo + rm.purge + (rm.now || rm.wipe) > 1)
+		rc = cli_usage_error(cmd, "--undo, --purge and a removal (--now, --wipe) go one at "
+					  "a time");
+	else if (rm.as && (!rm.undo || nargs != 1))
+		rc = cli_usage_error(cmd, "--name goes with --undo and one POOL/VOLUME");
+	else if (rm.as && !name_ok(rm.as, 0)) {
 		rc = TP_EXIT_USAGE;
 	}
 	/* Check every argument before changing anything. */
