@@ -56,6 +56,11 @@ ok tpstatus --units b --nosuffix -o pool_data_used --noheadings p
 [ "$(tr -d ' ' <out)" = "$used_before" ] || fail "the trash gave space back"
 ok tpcheck p
 failed tpsend --format raw p/a
+# nothing activates, renames, snapshots or resizes it by its name
+for cmd in "tpactivate p a" "tvrename p/a b" "tvsnap p/a -n s" "tvresize -V 8M p/a"; do
+	unchanged 5 $cmd
+	err_has "pool p has no volume a"
+done
 ok tpstatus --format prometheus p
 grep -qx 'tptools_pool_trash_volumes{pool="p"} 1' out || { cat out >&2; fail "no trash count"; }
 grep -qx 'tptools_pool_trash_bytes{pool="p"} 655360' out || { cat out >&2; fail "no trash bytes"; }
