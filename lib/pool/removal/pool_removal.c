@@ -15,7 +15,10 @@
  *    empty thin device.
  * A cut anywhere leaves a removal that the next tvremove of its name, or
  * the next change of any kind (pool_change), finishes from what is
- * durable: the steps only ever take away mappings the device still has. */
+ * durable: the steps only ever take away mappings the device still has.
+ * Steps 2 and 3 are removal_run.c's, which a trash entry's purge shares
+ * (pool_trash.c); the writer's open here finishes both kinds, and the
+ * previous VG copy (previous_vg) tells what the pool's last change did. */
 #include "lib/pool/removal/removal.h"
 #include "lib/pool/removal/removal_int.h"
 
