@@ -7,6 +7,7 @@
 #include "lib/base/devfilter.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/sysid.h"
+#include "lib/base/units.h"
 #include "lib/pool/policy.h"
 #include "tools/monitor_opts.h"
 
@@ -75,6 +76,14 @@ static int check_overprovision(const struct tp_conf_key *k, const char *v, char 
 	snprintf(why, len, "takes a ratio greater than 0 with at most two decimals (1 = no "
 		 "over-provisioning) or none");
 	return -1;
+}
+
+static int check_duration(const struct tp_conf_key *k, const char *v, char *why, size_t len)
+{
+	uint64_t s;
+
+	(void)k;
+	return tp_duration_parse(v, &s, why, len) ? -1 : 0;
 }
 
 static int check_filter(const struct tp_conf_key *k, const char *v, char *why, size_t len)
@@ -146,6 +155,9 @@ const struct tp_conf_key tp_conf_keys[] = {
 	{ "create/max_overprovision", S, "none", "RATIO|none",
 	  "tpcreate --max-overprovision: the volumes' virtual sizes add up to at most RATIO x "
 	  "the data size", 0, 0, check_overprovision },
+	{ "create/trash_retention", S, "off", "DURATION|off",
+	  "tpcreate --trash-retention: how long tvremove keeps a removed volume in the trash",
+	  0, 0, check_duration },
 	{ "monitor/interval", TP_CONF_INT, "10", "1..3600",
 	  "tpmonitor --interval: seconds between two passes", 1, 3600, NULL },
 	{ "monitor/textfile", S, NULL, "DIR",

@@ -2,6 +2,7 @@
 /* status_prom.c - the pools' figures as Prometheus metrics; see
  * status_prom.h. */
 #include "tools/status_prom.h"
+#include "lib/pool/pool_volume.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -73,6 +74,20 @@ int prom_add_pool(struct prom_report *r, const char *name, const char *devices, 
 		pp->up = pp->vg = 1;
 	} else if (!pool_get_info(p, 0, &pp->in)) {
 		pp->vg = 1;	/* the settings and the volumes, without the figures */
+	}
+	if (pp->vg) {
+		/* the trash: its entries, and (with the figures) what they map */
+		struct pool_trash_entry *e = NULL;
+		unsigned nt = 0;
+
+		if (!pp->up || pool_volume_trash_list(p, 0, &e, &nt)) {
+			nt = pool_volume_trash_count(p);
+		} else {
+			for (unsigned i = 0; i < nt; i++)
+				pp->trash_bytes += e[i].mapped;
+		}
+		pp->trash = nt;
+		free(e);
 	}
 	pool_close(p);
 	if (!pp->vg)
@@ -209,6 +224,8 @@ VALUE(v_virtual, pp->in.virtual_total)
 VALUE(v_volumes, pp->in.nr_volumes)
 VALUE(v_receives, pp->in.nr_receives)
 VALUE(v_tid, pp->in.transaction_id)
+VALUE(v_trash, pp->trash)
+VALUE(v_trash_bytes, pp->trash_bytes)
 #undef VALUE
 
 #define GAUGE "gauge"
@@ -243,6 +260,11 @@ static const struct pool_metric pool_metrics[] = {
 	{ "tptools_pool_unfinished_receives", GAUGE,
 	  "Receives cut short, holding data but no volume (tprecv --resume or --abort)", VG,
 	  v_receives },
+	{ "tptools_pool_trash_volumes", GAUGE,
+	  "Volumes removed into the pool's trash, kept until purged (tvremove --undo brings one "
+	  "back)", VG, v_trash },
+	{ "tptools_pool_trash_bytes", GAUGE,
+	  "Data the trash's volumes map: held until they are purged", FIGURES, v_trash_bytes },
 	{ "tptools_pool_transaction_id", GAUGE,
 	  "The pool's transaction id (VG metadata); each change adds 1", VG, v_tid },
 };

@@ -26,6 +26,8 @@ struct prom_pool {
 	int up;			/* and its allocation: the figures too */
 	struct pool_info in;	/* valid with vg; dev_path, profile cleared (closed) */
 	char profile[32];	/* in.profile's text */
+	unsigned trash;		/* entries in the pool's trash (with vg) */
+	uint64_t trash_bytes;	/* data their thin devices map (with up) */
 };
 
 struct prom_report {

@@ -10,6 +10,7 @@
 #include "lib/base/config.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
+#include "lib/base/units.h"
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_volume.h"
 #include "lib/pool/pool_admin.h"
@@ -37,6 +38,8 @@ struct change {
 	const char *meta_replace;	/* tpchange --meta-replace DEV */
 	const char *meta_mirror;	/* tpchange --meta-mirror DEV */
 	int integrity;		/* with it: dm-integrity under the legs (--meta-integrity) */
+	int set_trash;		/* tpchange --trash-retention given */
+	uint64_t trash;		/* ... its seconds (0: off) */
 };
 
 /* Apply the monitoring options given over P's policy; *NOW the result. */
@@ -59,7 +62,7 @@ static unsigned options_given(const struct change *c)
 
 	return !!a->warn + !!a->threshold + !!a->by + !!a->max + !!a->device + !!c->set +
 	       (c->when_full >= 0) + !!c->set_ro + !!c->systemid + !!c->set_over + (c->lock >= 0) +
-	       !!c->meta_replace + !!c->meta_mirror;
+	       !!c->meta_replace + !!c->meta_mirror + !!c->set_trash;
 }
 
 /* Every option given, checked and staged on the pool's VG in memory, then
@@ -84,6 +87,8 @@ static int change_apply(struct pool *p, const struct change *c,
 		r = pool_set_when_full(p, (enum pool_when_full)c->when_full);
 	if (!r && !vol && c->set_over)
 		r = pool_set_max_overprovision(p, c->over);
+	if (!r && !vol && c->set_trash)
+		r = pool_volume_set_trash_retention(p, c->trash);
 	if (!r && !vol && c->lock >= 0)
 		r = pool_set_lock_type(p, c->lock,
 				       (unsigned)tp_config_int("global/sanlock_io_timeout"));
@@ -196,6 +201,17 @@ static int change_op(struct pool *p, void *arg)
 			printf("Pool %s: owner %s%s%s.\n", c->pool, was[0] ? "\"" : "",
 			       was[0] ? was : "none", was[0] ? "\"" : "");
 	}
+	if (!vol && tp_log_verbosity() >= 0 && (c->set_trash || pool_volume_trash_retention(p))) {
+		char keep[24];
+
+		if (pool_volume_trash_retention(p))
+			printf("Pool %s: trash retention %s (tvremove keeps a removed volume in the "
+			       "trash that long: 'tpstatus --trash %s' lists it).\n", c->pool,
+			       tp_duration_format(pool_volume_trash_retention(p), keep, sizeof(keep)),
+			       c->pool);
+		else
+			printf("Pool %s: trash retention off (tvremove removes at once).\n", c->pool);
+	}
 	if (vol && (c->set_ro || !c->set) && (r = pool_volume_get_readonly(p, vol)) < 0)
 		return r;
 	if (vol && (c->set_ro || !c->set) && tp_log_verbosity() >= 0)
@@ -207,7 +223,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 {
 	const char **args, *devices = NULL, *activate = NULL;
 	struct monitor_args monitor = { NULL, NULL, NULL, NULL };
-	const char *when_full = NULL, *readonly = NULL, *over = NULL;
+	const char *when_full = NULL, *readonly = NULL, *over = NULL, *trash = NULL;
 	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0, -1, NULL, NULL, 1 };
 	const char *lock_type = NULL, *integrity = NULL;
 	int rc, nargs, foreign = 0, force = 0;
@@ -223,6 +239,9 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		CLI_OPT_MONITOR(monitor),
 		{ "max-overprovision", '\0', POPT_ARG_STRING, &over, 0, OVERPROVISION_HELP,
 		  "RATIO|none" },
+		{ "trash-retention", '\0', POPT_ARG_STRING, &trash, 0,
+		  "how long tvremove keeps a removed volume in the pool's trash (off: it removes "
+		  "at once)", "DURATION|off" },
 		{ "systemid", '\0', POPT_ARG_STRING, &c.systemid, 0,
 		  "hand the pool over to the host with this system id (\"\": to no owner); "
 		  "offline", "ID" },
@@ -283,6 +302,14 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 			rc = cli_usage_error(cmd, "--max-overprovision takes a ratio greater than 0 "
 						  "with at most two decimals (1 = no "
 						  "over-provisioning) or none, not '%s'", over);
+	}
+	if (rc == CLI_CONTINUE && trash) {
+		char why[128];
+
+		c.set_trash = 1;
+		if (tp_duration_parse(trash, &c.trash, why, sizeof(why)))
+			rc = cli_usage_error(cmd, "--trash-retention takes a duration (12h, 7d: s, m, "
+						  "h, d or w) or off, not '%s': %s", trash, why);
 	}
 	if (rc == CLI_CONTINUE && integrity) {
 		rc = cli_parse_yes_no(cmd, "--meta-integrity", integrity, &c.integrity);

@@ -4,11 +4,13 @@
  * file, one a line, or with --volumes their volumes as POOL/VOLUME (of the
  * POOLs named, else of every pool), or with --family POOL/VOLUME the
  * other volumes of VOLUME's snapshot family (the same first volume at the
- * end of the origin chain: what tvrollback --to accepts). Reads only (a shared pool lock); a
+ * end of the origin chain: what tvrollback --to accepts), or with --trash
+ * the names in their trash as POOL/VOLUME (tvremove --undo, --purge). Reads only (a shared pool lock); a
  * pool that cannot be opened is passed by silently. Exit 0; 3 bad command
  * line. An internal command: not listed by `tp --help`, no symlink. */
 #include "lib/base/exitcodes.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_volume.h"
 #include "tools/cli.h"
 
 #include <stdio.h>
@@ -27,6 +29,28 @@ static void print_volumes(const char *name)
 			printf("%s/%s\n", name, info.volumes[i].name);
 		pool_info_free(&info);
 	}
+	pool_close(p);
+}
+
+/* The names in pool NAME's trash, each once. */
+static void print_trash(const char *name)
+{
+	struct pool_trash_entry *e = NULL;
+	struct pool *p = NULL;
+	unsigned n = 0;
+
+	if (pool_open(name, NULL, POOL_RDONLY, &p))
+		return;
+	if (pool_volume_trash_count(p) && !pool_volume_trash_list(p, 0, &e, &n))
+		for (unsigned i = 0; i < n; i++) {
+			unsigned j = 0;
+
+			while (j < i && strcmp(e[j].name, e[i].name))
+				j++;
+			if (j == i)
+				printf("%s/%s\n", name, e[i].name);
+		}
+	free(e);
 	pool_close(p);
 }
 
@@ -70,7 +94,7 @@ static void print_family(const char *spec)
 
 int cmd_complete_names(const struct tp_command *cmd, int argc, const char **argv)
 {
-	int volumes = 0, nargs, rc;
+	int volumes = 0, trash = 0, nargs, rc;
 	const char *family = NULL;
 	const char **args;
 	char **names = NULL;
@@ -78,6 +102,7 @@ int cmd_complete_names(const struct tp_command *cmd, int argc, const char **argv
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "volumes", '\0', POPT_ARG_NONE, &volumes, 0, "POOL/VOLUME names", NULL },
+		{ "trash", '\0', POPT_ARG_NONE, &trash, 0, "POOL/VOLUME names in the trash", NULL },
 		{ "family", '\0', POPT_ARG_STRING, &family, 0,
 		  "the other volumes of VOLUME's snapshot family", "POOL/VOLUME" },
 		POPT_TABLEEND
@@ -87,12 +112,14 @@ int cmd_complete_names(const struct tp_command *cmd, int argc, const char **argv
 		return rc;
 	if (family) {
 		print_family(family);
-	} else if (nargs && volumes) {
+	} else if (nargs && (volumes || trash)) {
 		for (int k = 0; k < nargs; k++)
-			print_volumes(args[k]);
+			(trash ? print_trash : print_volumes)(args[k]);
 	} else if (!pool_list_names(&names, &n)) {
 		for (i = 0; i < n; i++) {
-			if (volumes)
+			if (trash)
+				print_trash(names[i]);
+			else if (volumes)
 				print_volumes(names[i]);
 			else
 				printf("%s\n", names[i]);

@@ -143,6 +143,12 @@ static void test_report(const struct pool_create_params *p, const struct pool_cr
 					    p->max_overprovision / 100));
 	else
 		printf("  over-provision:  unlimited\n");
+	{
+		char keep[24];
+
+		printf("  trash retention: %s\n",
+		       tp_duration_format(p->trash_retention, keep, sizeof(keep)));
+	}
 	if (plan->nr_signatures)
 		printf("  signatures:      erased first (--force): %s%s%s%s%s\n", plan->signatures[0],
 		       plan->signatures[0][0] && plan->signatures[1][0] ? "; " : "",
@@ -163,9 +169,9 @@ struct from_config {
  * configuration file's. */
 struct tpcreate_args {
 	const char *chunk, *profile, *zero, *msize, *discards, *when_full, *activate;
-	const char *overprovision, *integrity;
+	const char *overprovision, *integrity, *trash;
 	struct monitor_args monitor;
-	struct from_config conf[12];
+	struct from_config conf[13];
 	unsigned nconf;
 };
 
@@ -232,6 +238,14 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 		return cli_usage_error(cmd, "--max-overprovision takes a ratio greater than 0 with "
 					    "at most two decimals (1 = no over-provisioning) or none, "
 					    "not '%s'", a->overprovision);
+	if (a->trash) {
+		char why[128];
+
+		if (tp_duration_parse(a->trash, &p->trash_retention, why, sizeof(why)))
+			return cli_usage_error(cmd, "--trash-retention takes a duration (12h, 7d: s, "
+						    "m, h, d or w) or off, not '%s': %s", a->trash,
+					       why);
+	}
 	pool_monitor_policy_default(m);
 	if ((rc = monitor_args_apply(cmd, &a->monitor, m, &given)) != CLI_CONTINUE)
 		return rc;
@@ -258,6 +272,7 @@ static void config_defaults(struct tpcreate_args *a, int explain)
 		{ "create/autoextend_by", "--autoextend-by", &a->monitor.by },
 		{ "create/autoextend_max", "--autoextend-max", &a->monitor.max },
 		{ "create/max_overprovision", "--max-overprovision", &a->overprovision },
+		{ "create/trash_retention", "--trash-retention", &a->trash },
 	};
 
 	for (unsigned i = 0; i < TP_ARRAY_SIZE(map) && a->nconf < TP_ARRAY_SIZE(a->conf); i++) {
@@ -384,6 +399,9 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		CLI_OPT_MONITOR(a.monitor),
 		{ "max-overprovision", '\0', POPT_ARG_STRING, &a.overprovision, 0,
 		  OVERPROVISION_HELP, "RATIO|none" },
+		{ "trash-retention", '\0', POPT_ARG_STRING, &a.trash, 0,
+		  "how long tvremove keeps a removed volume in the pool's trash (default off: it "
+		  "removes at once)", "DURATION|off" },
 		{ "meta-integrity", '\0', POPT_ARG_STRING, &a.integrity, 0,
 		  "with --meta DEV1,DEV2: dm-integrity under each leg of the kernel's raid1, so a "
 		  "leg's bit flip is read from the other (default y)", "y|n" },

@@ -24,7 +24,9 @@
 #include "lib/base/exitcodes.h"
 #include "lib/base/lock.h"
 #include "lib/base/log.h"
+#include "lib/base/units.h"
 #include "lib/pool/monitor.h"
+#include "lib/pool/pool_volume.h"
 #include "tools/cli.h"
 #include "tools/status_prom.h"
 
@@ -192,6 +194,71 @@ static void round_all(struct monitor *m)
 	forget_gone(m);
 }
 
+/* ---- the trash ---- */
+
+/* One purge, logged (tpmonitor(8)). */
+static void say_purge(void *ctx, const struct pool_trash_entry *e, const char *why)
+{
+	char size[32];
+
+	log_notice("pool %s: purged %s (thin device %u, %s) from the trash: %s", (const char *)ctx,
+		   e->name, (unsigned)e->dev_id, tp_size_format(e->size, 'h', size, sizeof(size)),
+		   why);
+}
+
+/* The trash of every pool of the devices file, active or not: the
+ * entries past their retention purged and, while a pool is at its
+ * autoextend threshold (POOL_MONITOR_CRITICAL without autoextension)
+ * after this round's extensions, the oldest entries first. A pool that
+ * cannot be opened now (its devices away, another host's) is left for a
+ * later round, quietly: the trash can wait. */
+static void trash_round(struct monitor *m)
+{
+	int64_t now = (int64_t)time(NULL);
+	char **names = NULL;
+	unsigned n = 0;
+
+	if (pool_list_names(&names, &n)) {
+		m->failed = 1;
+		return;
+	}
+	for (unsigned i = 0; i < n && !tp_critical_pending(); i++) {
+		struct pool_monitor_policy pol;
+		struct tp_log_capture quiet, *old;
+		unsigned level, nr = 0;
+		struct pool *p;
+		int r;
+
+		old = tp_log_capture_push(&quiet);
+		r = pool_open(names[i], NULL, POOL_RDONLY, &p);
+		tp_log_capture_pop(old);
+		if (r)
+			continue;
+		pool_get_monitor_policy(p, &pol);
+		level = pol.autoextend_threshold < 100 ? pol.autoextend_threshold
+						       : POOL_MONITOR_CRITICAL;
+		r = pool_volume_trash_due(p, now, level);
+		pool_close(p);
+		if (r <= 0) {
+			m->failed |= r < 0;
+			continue;
+		}
+		if ((r = pool_open(names[i], NULL, 0, &p))) {
+			m->failed = 1;
+			continue;
+		}
+		if (pool_volume_trash_expire(p, now, level, say_purge, names[i], &nr)) {
+			log_error("pool %s: the trash's purge stopped; the next round goes on with "
+				  "it", names[i]);
+			m->failed = 1;
+		}
+		pool_close(p);
+	}
+	for (unsigned i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* ---- --textfile ---- */
 
 static int listed(char *const *names, unsigned n, const char *name)
@@ -334,6 +401,8 @@ static int run(int once, int interval, int events, char *textfile)
 	do {
 		m.failed = 0;
 		round_all(&m);
+		if (!tp_critical_pending())
+			trash_round(&m);
 		if (textfile && !tp_critical_pending() && textfile_write(&m))
 			m.failed = 1;
 		if (!once && !tp_critical_pending())

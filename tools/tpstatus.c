@@ -11,6 +11,7 @@
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_volume.h"
 #include "tools/cli.h"
 #include "tools/status_fields.h"
 #include "tools/status_prom.h"
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Which table a field name or sort key ("-name") of -o/-O belongs to:
  * pool_* to the pool table, all others to the volume table. */
@@ -85,6 +87,7 @@ static uint32_t selection_table(const char *sel)
 
 struct status_opts {
 	int json, prometheus, noheadings, nosuffix, nameprefixes, allow_component, devices_report;
+	int trash;	/* --trash */
 	const char *fields, *sort, *select, *separator, *devices;
 	char units;	/* --units for --devices-report ('h' when not given) */
 };
@@ -264,6 +267,28 @@ static void explain_orphans(const struct pool_info *in)
 
 /* Report the pool row (unless a single volume is asked for) and its
  * volumes; a pool the selection drops takes its volumes with it. */
+/* A pool whose trash holds volumes: their space is in its data use, so
+ * say where it went and how to get it back (a notice: nothing is wrong). */
+static void explain_trash(struct pool *p)
+{
+	struct pool_trash_entry *e = NULL;
+	uint64_t mapped = 0;
+	unsigned n = 0;
+	char a[32];
+
+	if (!pool_volume_trash_count(p) || pool_volume_trash_list(p, 0, &e, &n) || !n) {
+		free(e);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		mapped += e[i].mapped;
+	free(e);
+	log_notice("pool %s: its trash holds %u volume%s mapping %s of its data ('tpstatus "
+		   "--trash %s' lists them, 'tvremove --purge %s' frees the space)",
+		   pool_name(p), n, n == 1 ? "" : "s", tp_size_format(mapped, 'h', a, sizeof(a)),
+		   pool_name(p), pool_name(p));
+}
+
 static int report_pool(struct pool *p, const struct target *t, unsigned flags, struct table *pt,
 		       struct table *vt, struct infos *infos)
 {
@@ -287,6 +312,8 @@ static int report_pool(struct pool *p, const struct target *t, unsigned flags, s
 	infos->v[infos->n++] = in;	/* the rows point into it until the output */
 	explain_kernel_mode(in);
 	explain_orphans(in);
+	if (!t->vol)
+		explain_trash(p);
 	status_pool_row(in, row);
 	if (pt->rh && !t->vol && !dm_report_object_is_selected(pt->rh, row, 0, &selected))
 		r = -ENOMEM;
@@ -582,6 +609,70 @@ static int run_devices(const struct status_opts *o, const struct target *t, unsi
 	return rc;
 }
 
+/* --trash: one line per entry of each pool's trash, the oldest (the next
+ * to be purged under pressure) first: its name, thin id, virtual size,
+ * what its thin device maps and maps alone, how long it has been there
+ * and when it expires. */
+static int run_trash(const struct status_opts *o, const struct target *t, unsigned n)
+{
+	int rc = TP_EXIT_OK;
+	int64_t now = (int64_t)time(NULL);
+
+	if (!o->noheadings)
+		printf("%-12s %-16s %6s %10s %10s %10s %6s %-10s %s\n", "Pool", "Volume", "DevId",
+		       "Size", "Mapped", "Exclusive", "Age", "Expires", "Trashed (UTC)");
+	for (unsigned i = 0; i < n; i++) {
+		struct pool_trash_entry *e = NULL;
+		unsigned nr = 0;
+		struct pool *p;
+		int r;
+
+		if (i && !strcmp(t[i].pool, t[i - 1].pool))
+			continue;
+		r = pool_open(t[i].pool, o->devices,
+			      POOL_RDONLY | POOL_FOREIGN_OK |
+				      (o->allow_component ? POOL_ALLOW_COMPONENT : 0), &p);
+		if (!r) {
+			r = pool_volume_trash_list(p, 1, &e, &nr);
+			pool_close(p);
+		}
+		if (r) {
+			rc = tp_exit_from_errno(r);
+			continue;
+		}
+		for (unsigned k = 0; k < nr; k++) {
+			char a[32], b[32], c[32], age[24], exp[24], when[32];
+			time_t at = (time_t)e[k].trashed_at;
+			struct tm tm;
+
+			if (t[i].vol && strcmp(t[i].vol, e[k].name))
+				continue;
+			tp_duration_format_approx(now > e[k].trashed_at
+							  ? (uint64_t)(now - e[k].trashed_at) : 0,
+						  age, sizeof(age));
+			if (e[k].purging)
+				snprintf(exp, sizeof(exp), "purging");
+			else if (e[k].expires == INT64_MAX)
+				snprintf(exp, sizeof(exp), "never");
+			else if (e[k].expires <= now)
+				snprintf(exp, sizeof(exp), "due");
+			else
+				tp_duration_format_approx((uint64_t)(e[k].expires - now), exp,
+							  sizeof(exp));
+			if (gmtime_r(&at, &tm))
+				strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+			else
+				snprintf(when, sizeof(when), "%lld", (long long)e[k].trashed_at);
+			printf("%-12s %-16s %6u %10s %10s %10s %6s %-10s %s\n", t[i].pool, e[k].name,
+			       (unsigned)e[k].dev_id, tp_size_format(e[k].size, o->units, a, sizeof(a)),
+			       tp_size_format(e[k].mapped, o->units, b, sizeof(b)),
+			       tp_size_format(e[k].exclusive, o->units, c, sizeof(c)), age, exp, when);
+		}
+		free(e);
+	}
+	return rc;
+}
+
 /* The arguments as targets: POOL, or POOL/VOLUME; without any, every pool
  * of the devices file. Returns 0, -EINVAL (a bad name) or -ENOMEM. */
 static int targets_from(const char **args, int nargs, struct target **out, unsigned *n)
@@ -647,6 +738,8 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 		  "the pool's devices, instead of the devices file (one pool only)", "DATA,META" },
 		{ "devices-report", '\0', POPT_ARG_NONE, &o.devices_report, 0,
 		  "one line per device of each pool, data devices with their ranges", NULL },
+		{ "trash", '\0', POPT_ARG_NONE, &o.trash, 0,
+		  "one line per volume in each pool's trash: size, data, age, expiry", NULL },
 		CLI_OPT_ALLOW_COMPONENT(o.allow_component),
 		POPT_TABLEEND
 	};
@@ -705,7 +798,15 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 				     "--json and --format do not go with it");
 		goto out;
 	}
-	rc = o.devices_report ? run_devices(&o, targets, n)
+	if (o.trash && (o.devices_report || o.json || o.prometheus || o.fields || o.sort ||
+			o.select)) {
+		free(targets);
+		rc = cli_usage_error(cmd, "--trash is a table of its own: -o, -O, -S, --json, "
+				     "--format and --devices-report do not go with it");
+		goto out;
+	}
+	rc = o.trash ? run_trash(&o, targets, n)
+	     : o.devices_report ? run_devices(&o, targets, n)
 	     : o.prometheus  ? run_prometheus(&o, targets, n)
 			     : run_status(cmd, &o, targets, n);
 	free(targets);

@@ -23,6 +23,10 @@ struct removal {
 	const char *spec;	/* POOL/VOLUME as given */
 	char pool[POOL_NAME_MAX + 1], vol[POOL_NAME_MAX + 1];
 	int wipe;		/* --wipe */
+	int now;		/* --now: never into the trash */
+	int undo;		/* --undo */
+	int purge;		/* --purge */
+	const char *as;		/* --name (with --undo) */
 	enum tp_progress_mode progress;
 	const struct tp_command *cmd;
 };
@@ -47,6 +51,79 @@ static void print_wipe(const struct removal *rm, const struct pool_wipe_result *
 		printf("; %s shared with other volumes left to them",
 		       tp_size_format(w->shared, 'h', b, sizeof(b)));
 	printf(".\n");
+}
+
+/* Where a volume removed into the trash went, until when, and how to undo
+ * or empty it. */
+static void print_trashed(struct pool *p, const struct removal *rm, const char *snaps)
+{
+	char keep[24];
+
+	if (tp_log_verbosity() < 0)
+		return;
+	tp_duration_format(pool_volume_trash_retention(p), keep, sizeof(keep));
+	printf("Volume %s moved to the trash of pool %s%s%s%s (kept %s): 'tvremove --undo %s' "
+	       "brings it back, 'tvremove --purge %s' frees its space now.\n", rm->spec, rm->pool,
+	       snaps ? "; " : "", snaps ? snaps : "", snaps ? " no longer record it as origin" : "",
+	       keep, rm->spec, rm->spec);
+}
+
+/* Is NAME a valid pool (or volume) name? Logged when not. */
+static int name_ok(const char *name, int pool)
+{
+	char spec[2 * POOL_NAME_MAX + 8], a[POOL_NAME_MAX + 1], b[POOL_NAME_MAX + 1];
+
+	if (strlen(name) > POOL_NAME_MAX || strchr(name, '/')) {
+		log_error("'%s' is not a valid name", name);
+		return 0;
+	}
+	snprintf(spec, sizeof(spec), pool ? "%s/x" : "x/%s", name);
+	return !pool_split_volume_spec(spec, a, b);
+}
+
+/* Bring back POOL/VOLUME from the trash (--undo [--name NEW]). */
+static int undo_op(struct pool *p, void *arg)
+{
+	const struct removal *rm = arg;
+	int r = pool_volume_untrash(p, rm->vol, rm->as);
+
+	if (r == 1) {
+		if (tp_log_verbosity() >= 0)
+			printf("Volume %s was already back from the trash (by the pool's last "
+			       "change).\n", rm->spec);
+		return 0;
+	}
+	if (!r && tp_log_verbosity() >= 0) {
+		if (rm->as)
+			printf("Volume %s is back from the trash as %s/%s.\n", rm->spec, rm->pool,
+			       rm->as);
+		else
+			printf("Volume %s is back from the trash.\n", rm->spec);
+	}
+	return r;
+}
+
+/* Purge POOL/VOLUME (every entry of that name) or POOL's whole trash. */
+static int purge_op(struct pool *p, void *arg)
+{
+	const struct removal *rm = arg;
+	struct tp_progress pg;
+	unsigned nr = 0;
+	int r;
+
+	cli_progress_begin(&pg, rm->cmd, rm->progress, rm->spec, TP_PROGRESS_ITEMS, "chunks");
+	r = pool_volume_trash_purge(p, rm->vol[0] ? rm->vol : NULL, &nr, tp_progress_cb, &pg);
+	tp_progress_end(&pg, r >= 0);
+	if (r == 1) {
+		if (tp_log_verbosity() >= 0)
+			printf("The trash entries of %s were already purged (an interrupted purge "
+			       "is finished).\n", rm->spec);
+		return 0;
+	}
+	if (tp_log_verbosity() >= 0 && (nr || !r))
+		printf("Purged %u trash entr%s of %s%s.\n", nr, nr == 1 ? "y" : "ies", rm->spec,
+		       r ? " before the failure" : "");
+	return r;
 }
 
 /* The snapshots of VOL in P, as "a, b" in BUF; returns how many. */
@@ -77,7 +154,7 @@ static int removal_op(struct pool *p, void *arg)
 	const struct removal *rm = arg;
 	char snaps[512];
 	enum pool_volume_removal how;
-	int r;
+	int r, trashed = 0;
 	unsigned n = snapshots_of(p, rm->vol, snaps, sizeof(snaps), &r);
 
 	if (r)
@@ -115,9 +192,20 @@ static int removal_op(struct pool *p, void *arg)
 
 		cli_progress_begin(&pg, rm->cmd, rm->progress, rm->spec, TP_PROGRESS_ITEMS,
 				   "chunks");
-		r = rm->wipe ? pool_volume_remove_wiped(p, rm->vol, tp_progress_cb, &pg)
-			     : pool_volume_remove_progress(p, rm->vol, tp_progress_cb, &pg);
+		/* --wipe zeroed its data: nothing is left worth keeping */
+		r = pool_volume_remove_or_trash(p, rm->vol, rm->now || rm->wipe, rm->wipe, &trashed,
+						tp_progress_cb, &pg);
 		tp_progress_end(&pg, r >= 0);
+	}
+	if (!r && trashed) {
+		print_trashed(p, rm, n ? snaps : NULL);
+		return 0;
+	}
+	if (r == 1 && trashed) {
+		if (tp_log_verbosity() >= 0)
+			printf("Volume %s was already moved to the trash (by the pool's last "
+			       "change).\n", rm->spec);
+		return 0;
 	}
 	if (r == 1) {	/* gone already: the pool's last change removed it */
 		if (tp_log_verbosity() >= 0)
@@ -155,6 +243,15 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 		CLI_OPT_DEVICES(devices),
 		{ "wipe", 'w', POPT_ARG_NONE, &rm.wipe, 0,
 		  "first write zeros over the chunks no other volume maps", NULL },
+		{ "now", 0, POPT_ARG_NONE, &rm.now, 0,
+		  "remove at once, never into the pool's trash", NULL },
+		{ "undo", 0, POPT_ARG_NONE, &rm.undo, 0,
+		  "bring the volume back from the pool's trash", NULL },
+		{ "name", 0, POPT_ARG_STRING, &rm.as, 0,
+		  "with --undo: the name it comes back under", "NAME" },
+		{ "purge", 0, POPT_ARG_NONE, &rm.purge, 0,
+		  "purge the volume (or with POOL alone, every volume) from the pool's trash",
+		  NULL },
 		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
 	};
@@ -167,14 +264,30 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 		return rc;
 	}
 	rc = CLI_CONTINUE;
+	if (rm.undo + rm.purge + (rm.now || rm.wipe) > 1)
+		rc = cli_usage_error(cmd, "--undo, --purge and a removal (--now, --wipe) go one at "
+					  "a time");
+	else if (rm.as && (!rm.undo || nargs != 1))
+		rc = cli_usage_error(cmd, "--name goes with --undo and one POOL/VOLUME");
+	else if (rm.as && !name_ok(rm.as, 0)) {
+		rc = TP_EXIT_USAGE;
+	}
 	/* Check every argument before changing anything. */
 	for (i = 0; i < nargs && rc == CLI_CONTINUE; i++)
-		if (pool_split_volume_spec(args[i], rm.pool, rm.vol))
+		if (rm.purge && !strchr(args[i], '/') ? !name_ok(args[i], 1)
+						       : !!pool_split_volume_spec(args[i], rm.pool, rm.vol))
 			rc = TP_EXIT_USAGE;
 	for (i = 0; i < nargs && rc != TP_EXIT_USAGE; i++) {
 		rm.spec = args[i];
-		if (!pool_split_volume_spec(args[i], rm.pool, rm.vol) &&
-		    (code = tool_pool_op(rm.pool, devices, removal_op, &rm)) != TP_EXIT_OK)
+		if (rm.purge && !strchr(args[i], '/')) {
+			snprintf(rm.pool, sizeof(rm.pool), "%s", args[i]);
+			rm.vol[0] = '\0';
+		} else if (pool_split_volume_spec(args[i], rm.pool, rm.vol)) {
+			continue;
+		}
+		code = tool_pool_op(rm.pool, devices,
+				    rm.undo ? undo_op : rm.purge ? purge_op : removal_op, &rm);
+		if (code != TP_EXIT_OK)
 			failed = code;
 	}
 	cli_end(&cli);

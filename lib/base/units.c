@@ -235,3 +235,90 @@ void tp_size_format_pair(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t 
 		snprintf(bbuf, len, "%llu bytes", (unsigned long long)b);
 	}
 }
+
+static const struct {
+	char unit;
+	uint64_t seconds;
+} duration_units[] = {
+	{ 'w', 7 * 24 * 3600 }, { 'd', 24 * 3600 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 },
+};
+
+int tp_duration_parse(const char *str, uint64_t *seconds, char *errbuf, size_t errlen)
+{
+	uint64_t v = 0, mult = 1;
+	const char *p = str;
+	size_t i;
+
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (!str || !*str) {
+		if (errbuf)
+			snprintf(errbuf, errlen, "empty (give e.g. 12h, 7d or off)");
+		return -EINVAL;
+	}
+	if (!strcmp(str, "off")) {
+		*seconds = 0;
+		return 0;
+	}
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > TP_DURATION_MAX) {
+			if (errbuf)
+				snprintf(errbuf, errlen, "longer than ten years");
+			return -ERANGE;
+		}
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == str) {
+		if (errbuf)
+			snprintf(errbuf, errlen, "not a number with a unit (s, m, h, d, w) or off");
+		return -EINVAL;
+	}
+	if (*p) {
+		for (i = 0; i < TP_ARRAY_SIZE(duration_units); i++)
+			if (*p == duration_units[i].unit)
+				break;
+		if (i == TP_ARRAY_SIZE(duration_units) || p[1]) {
+			if (errbuf)
+				snprintf(errbuf, errlen, "unknown unit '%s' (s, m, h, d or w)", p);
+			return -EINVAL;
+		}
+		mult = duration_units[i].seconds;
+	}
+	if (v > TP_DURATION_MAX / mult) {
+		if (errbuf)
+			snprintf(errbuf, errlen, "longer than ten years");
+		return -ERANGE;
+	}
+	*seconds = v * mult;
+	return 0;
+}
+
+const char *tp_duration_format(uint64_t seconds, char *buf, size_t len)
+{
+	size_t i;
+
+	if (!seconds) {
+		snprintf(buf, len, "off");
+		return buf;
+	}
+	for (i = 0; i < TP_ARRAY_SIZE(duration_units); i++)
+		if (seconds % duration_units[i].seconds == 0)
+			break;
+	snprintf(buf, len, "%llu%c", (unsigned long long)(seconds / duration_units[i].seconds),
+		 duration_units[i].unit);
+	return buf;
+}
+
+const char *tp_duration_format_approx(uint64_t seconds, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 1; i < TP_ARRAY_SIZE(duration_units); i++)	/* weeks read as days */
+		if (seconds >= duration_units[i].seconds)
+			break;
+	if (i == TP_ARRAY_SIZE(duration_units))
+		i--;
+	snprintf(buf, len, "%llu%c", (unsigned long long)(seconds / duration_units[i].seconds),
+		 duration_units[i].unit);
+	return buf;
+}

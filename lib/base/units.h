@@ -66,4 +66,19 @@ const char *tp_size_format(uint64_t bytes, char unit, char *buf, size_t len);
  * sizes look the same. */
 void tp_size_format_pair(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t len);
 
+/* A duration: a whole number with one unit, s, m, h, d or w (seconds,
+ * minutes, hours, days, weeks; a bare number is seconds), e.g. "12h",
+ * "7d"; "off" and "0" are 0. Into *SECONDS (at most TP_DURATION_MAX, ten
+ * years): 0, or -EINVAL (garbage, a sign, a fraction) / -ERANGE (too
+ * long) with a human explanation in ERRBUF (if not NULL). */
+#define TP_DURATION_MAX (10ull * 366 * 24 * 3600)
+int tp_duration_parse(const char *str, uint64_t *seconds, char *errbuf, size_t errlen)
+	TP_MUST_CHECK;
+/* SECONDS in the largest unit that divides it ("12h", "90m", "45s"; 0 is
+ * "off"); returns BUF (at least 24 bytes). */
+const char *tp_duration_format(uint64_t seconds, char *buf, size_t len);
+/* An age or time left, rounded down to its largest unit ("3d", "5h",
+ * "42s"), for listings; returns BUF (at least 24 bytes). */
+const char *tp_duration_format_approx(uint64_t seconds, char *buf, size_t len);
+
 #endif

@@ -122,6 +122,7 @@ struct pool_create_params {
 	int no_autoactivate;		/* flag the pool "activate n" (see below) */
 	const struct pool_monitor_policy *monitor;	/* NULL: the defaults */
 	unsigned max_overprovision;	/* percent (POOL_OVERPROVISION_MAX); 0 = unlimited */
+	uint64_t trash_retention;	/* seconds tvremove keeps a removed volume; 0 = off */
 	/* --lock-type sanlock: a pool on shared storage, written by one host
 	 * at a time (a sanlock lease area on the metadata device, formatted
 	 * through this host's sanlock daemon, which must run: without it

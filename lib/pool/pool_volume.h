@@ -59,6 +59,64 @@ enum pool_volume_removal {
 };
 enum pool_volume_removal pool_volume_removal_begun(struct pool *p, const char *name);
 
+/* ---- the trash (lib/pool/removal/pool_trash.c) ----
+ * With the pool's trash retention on (tpchange --trash-retention), a
+ * removed volume goes to the trash in one change: no volume any more, its
+ * name free, its thin device, data and sharing kept until it is purged
+ * (expired, by tpmonitor or by tvremove --purge) or brought back. */
+struct pool_trash_entry {
+	char name[POOL_NAME_MAX + 1];
+	uint32_t dev_id;
+	uint64_t size;		/* virtual size, bytes */
+	int64_t trashed_at;	/* unix seconds */
+	int64_t expires;	/* unix seconds; INT64_MAX: the retention is off */
+	int purging;		/* its purge began: it cannot come back */
+	int read_only;
+	uint64_t mapped;	/* bytes its thin device maps */
+	uint64_t exclusive;	/* bytes only it maps (with sharing; else 0) */
+};
+/* How many entries P's trash holds. */
+unsigned pool_volume_trash_count(const struct pool *p);
+/* How long P keeps a removed volume in its trash, in seconds (0: off). */
+uint64_t pool_volume_trash_retention(const struct pool *p);
+/* tpchange --trash-retention: SECONDS (0: off) as the pool's retention,
+ * one VG commit (staged with the other settings, pool_settings_begin).
+ * Entries already in the trash expire by the retention in force. */
+int pool_volume_set_trash_retention(struct pool *p, uint64_t seconds) TP_MUST_CHECK;
+/* Remove volume NAME: into the trash when the pool's retention is on and
+ * NOW is 0 (*TRASHED set to 1), else at once as
+ * pool_volume_remove_progress (*TRASHED 0). Returns as that does; 1 with
+ * *TRASHED 1 when the pool's last change moved NAME to the trash already
+ * (a tvremove cut after its change, run again). */
+int pool_volume_remove_or_trash(struct pool *p, const char *name, int now, int wiped,
+				int *trashed, tp_progress_fn *fn, void *ctx) TP_MUST_CHECK;
+/* Bring back the newest trash entry named NAME as AS (NAME when NULL):
+ * 0, or 1 when the pool's last change brought it back already (an undo
+ * cut after its change, run again). */
+int pool_volume_untrash(struct pool *p, const char *name, const char *as) TP_MUST_CHECK;
+/* Purge every trash entry named NAME (NULL: the whole trash); *NR gets
+ * how many went, FN hears each one's mappings given back. 1 when NAME
+ * names none because a purge of it cut at its end is finished (by this
+ * command's open, or the pool's last change); -ENOENT (logged) when NAME
+ * names none otherwise. */
+int pool_volume_trash_purge(struct pool *p, const char *name, unsigned *nr,
+			    tp_progress_fn *fn, void *ctx) TP_MUST_CHECK;
+/* The trash, the oldest first (see struct pool_trash_entry); free *OUT. */
+int pool_volume_trash_list(struct pool *p, int sharing, struct pool_trash_entry **out,
+			   unsigned *nr) TP_MUST_CHECK;
+/* tpmonitor: purge the entries whose expiry is at or before NOW; then,
+ * while the data area's use is at or above THRESHOLD percent (0: no
+ * pressure purge), the oldest entries. LOG_FN hears each purge. 0 or
+ * -errno (the first failure; the purges before it stay). *NR how many. */
+typedef void pool_trash_purged_fn(void *ctx, const struct pool_trash_entry *e,
+				  const char *why);
+/* Has P's trash work for pool_volume_trash_expire (an entry expired at
+ * NOW or with its purge under way, or entries while the data area's use
+ * is at or above THRESHOLD percent, 0: never)? 1, 0, or -errno. */
+int pool_volume_trash_due(struct pool *p, int64_t now, unsigned threshold) TP_MUST_CHECK;
+int pool_volume_trash_expire(struct pool *p, int64_t now, unsigned threshold,
+			     pool_trash_purged_fn *log_fn, void *ctx, unsigned *nr) TP_MUST_CHECK;
+
 /* tvremove --wipe (pool_wipe.c, pool_wipe_live.c): write zeros over the
  * chunks of volume NAME that no other volume maps, so a later volume
  * cannot read them (with zeroing off); shared chunks are left alone.

@@ -70,6 +70,12 @@
  *       1: a raw import) } ... }
  *     removing (optional: removals under way, tvremove) { <name> {
  *       dev_id, size } ... }
+ *     trash_retention (optional, seconds, written only when not 0: how
+ *       long tvremove keeps a removed volume in the trash; absent = off)
+ *     trash (optional, written only when not empty: removed volumes kept)
+ *       { t<dev_id> { name, dev_id, size, creation_time, read_only,
+ *       activation_skip (optional), content_uuid (optional), trashed_at,
+ *       purging (optional, 0|1, written only when 1) } ... }
  *   }
  */
 #ifndef TP_VG_VG_H
@@ -155,6 +161,8 @@ void vg_lock_name(const char *uuid, char out[VG_LOCK_NAME_MAX + 1]);
 
 /* max_overprovision_percent: 1..VG_OVERPROVISION_MAX (0 = unlimited). */
 #define VG_OVERPROVISION_MAX 100000000u
+/* trash_retention: at most ten years (lib/base/units.h TP_DURATION_MAX). */
+#define VG_TRASH_RETENTION_MAX (10ull * 366 * 24 * 3600)
 
 struct vg_device {
 	char pv_uuid[VG_UUID_LEN + 1];
@@ -188,6 +196,11 @@ struct vg_volume {
 	 * the volume mapped before its removal began (a --wipe run again
 	 * after a cut may say so); 0 when it began without a wipe. */
 	int wiped;
+	/* Only in vg.trash: when the volume went to the trash (unix seconds),
+	 * and 1 once its purge began (its mappings may be going: it can no
+	 * longer come back, only be purged to its end). 0 elsewhere. */
+	int64_t trashed_at;
+	int purging;
 };
 
 struct vg {
@@ -259,6 +272,19 @@ struct vg {
 	unsigned nr_removals;
 	unsigned alloc_removals;
 	struct vg_volume *removals;
+	/* The trash (tvremove with the pool's trash retention on): removed
+	 * volumes that keep their thin device, data and sharing until purged.
+	 * An entry is no volume and reserves no name (a new volume may take
+	 * it, so names may repeat here; each entry is known by its dev_id);
+	 * nothing lists it as a volume, activates, sends or snapshots it, and
+	 * its content uuid names no base. No origin is kept. */
+	unsigned nr_trash;
+	unsigned alloc_trash;
+	struct vg_volume *trash;
+	/* How long a removed volume stays in the trash, in seconds; 0: off,
+	 * tvremove removes at once (the text's trash_retention, written only
+	 * when not 0). */
+	uint64_t trash_retention;
 	/* Not stored: the seqno of the copy vg_read took the text from (may be
 	 * below seqno after a fallback); vg_commit protects that copy. 0 for a
 	 * new VG. */
@@ -314,7 +340,13 @@ struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id);
 struct vg_volume *vg_find_receive(const struct vg *vg, const char *name);
 /* The removal under way of NAME, or NULL. */
 struct vg_volume *vg_find_removal(const struct vg *vg, const char *name);
-/* 1 when NAME is a volume's, an unfinished receive's or a removal's. */
+/* The trash entry of thin device DEV_ID, or NULL. */
+struct vg_volume *vg_find_trash_id(const struct vg *vg, uint32_t dev_id);
+/* The newest trash entry named NAME (the latest trashed_at; of equal
+ * ones the last in the list), or NULL. */
+struct vg_volume *vg_find_trash(const struct vg *vg, const char *name);
+/* 1 when NAME is a volume's, an unfinished receive's or a removal's (never
+ * a trash entry's: a trashed volume's name is free). */
 int vg_name_used(const struct vg *vg, const char *name);
 
 /* ---- the data area over the data devices ---- */
@@ -356,6 +388,24 @@ int vg_remove_volume(struct vg *vg, const char *name) TP_MUST_CHECK;
 int vg_begin_removal(struct vg *vg, const char *name) TP_MUST_CHECK;
 /* The removal NAME ends (its thin device is gone): 0 or -ENOENT. */
 int vg_end_removal(struct vg *vg, const char *name) TP_MUST_CHECK;
+
+/* Volume NAME goes to the trash at NOW (unix seconds): it leaves the
+ * volumes as vg_remove_volume does (its snapshots no longer record it)
+ * and joins the trash without its origin: 0, -ENOENT, -ENOMEM. */
+int vg_trash_volume(struct vg *vg, const char *name, int64_t now) TP_MUST_CHECK;
+/* The trash entry of DEV_ID comes back as volume NAME (its own name when
+ * NAME is NULL): 0, -ENOENT (no such entry), -EBUSY (its purge began),
+ * -EEXIST (the name is taken, logged), -ENOMEM. */
+int vg_untrash(struct vg *vg, uint32_t dev_id, const char *name) TP_MUST_CHECK;
+/* Drop the trash entry of DEV_ID (its thin device is gone): 0 or -ENOENT. */
+int vg_drop_trash(struct vg *vg, uint32_t dev_id) TP_MUST_CHECK;
+/* When the trash entry V expires under the pool's retention (unix
+ * seconds); INT64_MAX while the retention is off. */
+int64_t vg_trash_expiry(const struct vg *vg, const struct vg_volume *v);
+/* The trash entries' indexes in purge order (the oldest trashed_at
+ * first; of equal ones the lower dev_id) into ORDER (vg->nr_trash
+ * entries). */
+void vg_trash_order(const struct vg *vg, unsigned *order);
 
 /* An unfinished receive V (validated as vg_add_volume does; its name and
  * dev_id unique among volumes and receives): 0, -EINVAL, -EEXIST, -ENOMEM,

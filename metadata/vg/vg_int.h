@@ -21,6 +21,7 @@ struct vg_volume;
 int vg_append_volume(struct vg *vg, const struct vg_volume *v);
 int vg_append_receive(struct vg *vg, const struct vg_volume *v);
 int vg_append_removal(struct vg *vg, const struct vg_volume *v);
+int vg_append_trash(struct vg *vg, const struct vg_volume *v);
 
 /* Check every field of VG; on a problem write "key: problem" (the key as
  * a path such as "pool/volumes/www/dev_id") into MSG and return -1. */

@@ -88,6 +88,20 @@ int vg_clone(const struct vg *src, struct vg **out)
 		memcpy(vg->removals, src->removals, src->nr_removals * sizeof(*vg->removals));
 		vg->alloc_removals = src->nr_removals;
 	}
+	vg->trash = NULL;
+	vg->alloc_trash = 0;
+	if (src->nr_trash) {
+		vg->trash = malloc(src->nr_trash * sizeof(*vg->trash));
+		if (!vg->trash) {
+			free(vg->removals);
+			free(vg->receives);
+			free(vg->volumes);
+			free(vg);
+			return -ENOMEM;
+		}
+		memcpy(vg->trash, src->trash, src->nr_trash * sizeof(*vg->trash));
+		vg->alloc_trash = src->nr_trash;
+	}
 	*out = vg;
 	return 0;
 }
@@ -141,7 +155,26 @@ struct vg_volume *vg_find_dev_id(const struct vg *vg, uint32_t dev_id)
 	for (i = 0; i < vg->nr_removals; i++)
 		if (vg->removals[i].dev_id == dev_id)
 			return &vg->removals[i];
+	return vg_find_trash_id(vg, dev_id);
+}
+
+struct vg_volume *vg_find_trash_id(const struct vg *vg, uint32_t dev_id)
+{
+	for (unsigned i = 0; i < vg->nr_trash; i++)
+		if (vg->trash[i].dev_id == dev_id)
+			return &vg->trash[i];
 	return NULL;
+}
+
+struct vg_volume *vg_find_trash(const struct vg *vg, const char *name)
+{
+	struct vg_volume *best = NULL;
+
+	for (unsigned i = 0; i < vg->nr_trash; i++)
+		if (!strcmp(vg->trash[i].name, name) &&
+		    (!best || vg->trash[i].trashed_at >= best->trashed_at))
+			best = &vg->trash[i];
+	return best;
 }
 
 struct vg_volume *vg_find_receive(const struct vg *vg, const char *name)
@@ -212,6 +245,7 @@ void vg_free(struct vg *vg)
 	free(vg->volumes);
 	free(vg->receives);
 	free(vg->removals);
+	free(vg->trash);
 	free(vg);
 }
 
@@ -636,6 +670,26 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 				return problem(msg, len, "pool/removing/%s: duplicate name",
 					       v->name);
 	}
+	if (vg->trash_retention > VG_TRASH_RETENTION_MAX)
+		return problem(msg, len, "pool/trash_retention: %" PRIu64 " seconds is more than "
+			       "ten years", vg->trash_retention);
+	if (vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash > VG_MAX_VOLUMES)
+		return problem(msg, len, "pool/trash: more than %u volumes, receives, removals "
+			       "and trash entries", VG_MAX_VOLUMES);
+	for (i = 0; i < vg->nr_trash; i++) {
+		const struct vg_volume *v = &vg->trash[i], *o;
+		if (check_volume(vg, v, msg, len))
+			return -1;
+		if (v->origin[0] || v->raw || v->received || v->wiped)
+			return problem(msg, len, "pool/trash/t%" PRIu32 ": a trash entry keeps no "
+				       "origin nor a receive's or a removal's state", v->dev_id);
+		if (v->purging != 0 && v->purging != 1)
+			return problem(msg, len, "pool/trash/t%" PRIu32 "/purging: must be 0 or 1",
+				       v->dev_id);
+		if ((o = vg_find_dev_id(vg, v->dev_id)) != v)
+			return problem(msg, len, "pool/trash/t%" PRIu32 "/dev_id: %" PRIu32 " is "
+				       "also used by %s", v->dev_id, v->dev_id, o->name);
+	}
 	for (i = 0; i < vg->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];
 		unsigned depth = 0;
@@ -688,7 +742,7 @@ static int check_new(const struct vg *vg, const struct vg_volume *v)
 			  v->name);
 		return -EINVAL;
 	}
-	if (vg->nr_volumes + vg->nr_receives + vg->nr_removals >= VG_MAX_VOLUMES) {
+	if (vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash >= VG_MAX_VOLUMES) {
 		log_error("pool %s: no more than %u volumes", vg->name, VG_MAX_VOLUMES);
 		return -EINVAL;
 	}
@@ -753,6 +807,89 @@ int vg_end_removal(struct vg *vg, const char *name)
 		return -ENOENT;
 	vols_drop(vg->removals, &vg->nr_removals, v);
 	return 0;
+}
+
+int vg_append_trash(struct vg *vg, const struct vg_volume *v)
+{
+	return vols_append(&vg->trash, &vg->nr_trash, &vg->alloc_trash, 4, v);
+}
+
+int vg_trash_volume(struct vg *vg, const char *name, int64_t now)
+{
+	struct vg_volume *v = vg_find_volume(vg, name), t;
+	int r;
+
+	if (!v)
+		return -ENOENT;
+	t = *v;
+	t.origin[0] = '\0';
+	t.trashed_at = now;
+	t.purging = 0;
+	if ((r = vg_remove_volume(vg, name)))
+		return r;
+	return vg_append_trash(vg, &t);
+}
+
+int vg_untrash(struct vg *vg, uint32_t dev_id, const char *name)
+{
+	struct vg_volume *t = vg_find_trash_id(vg, dev_id), v;
+	const char *why;
+
+	if (!t)
+		return -ENOENT;
+	if (t->purging)
+		return -EBUSY;
+	v = *t;
+	v.trashed_at = 0;
+	if (name)
+		snprintf(v.name, sizeof(v.name), "%s", name);
+	if (!vg_name_valid(v.name, &why)) {
+		log_error("pool %s: bad volume name '%s': %s", vg->name, v.name, why);
+		return -EINVAL;
+	}
+	if (vg_name_used(vg, v.name)) {
+		log_error("pool %s already has a volume, an unfinished receive or a removal "
+			  "named %s", vg->name, v.name);
+		return -EEXIST;
+	}
+	vols_drop(vg->trash, &vg->nr_trash, t);
+	return vg_append_volume(vg, &v);
+}
+
+int vg_drop_trash(struct vg *vg, uint32_t dev_id)
+{
+	struct vg_volume *t = vg_find_trash_id(vg, dev_id);
+
+	if (!t)
+		return -ENOENT;
+	vols_drop(vg->trash, &vg->nr_trash, t);
+	return 0;
+}
+
+int64_t vg_trash_expiry(const struct vg *vg, const struct vg_volume *v)
+{
+	if (!vg->trash_retention || v->trashed_at > INT64_MAX - (int64_t)vg->trash_retention)
+		return INT64_MAX;
+	return v->trashed_at + (int64_t)vg->trash_retention;
+}
+
+void vg_trash_order(const struct vg *vg, unsigned *order)
+{
+	/* insertion sort: a trash holds few entries */
+	for (unsigned i = 0; i < vg->nr_trash; i++) {
+		unsigned j = i;
+
+		while (j > 0) {
+			const struct vg_volume *a = &vg->trash[order[j - 1]], *b = &vg->trash[i];
+
+			if (a->trashed_at < b->trashed_at ||
+			    (a->trashed_at == b->trashed_at && a->dev_id < b->dev_id))
+				break;
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
 }
 
 int vg_add_receive(struct vg *vg, const struct vg_volume *v)

@@ -236,6 +236,8 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	}
 	if (vg->max_overprovision)
 		add_int(&b, pool, "max_overprovision_percent", vg->max_overprovision);
+	if (vg->trash_retention)
+		add_int(&b, pool, "trash_retention", (int64_t)vg->trash_retention);
 	if (vg->lock.type != VG_LOCK_NONE) {
 		struct dm_config_node *l = add_node(&b, pool, "lock");
 
@@ -279,6 +281,31 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 			add_int(&b, n, "size", (int64_t)vg->removals[i].size);
 			if (vg->removals[i].wiped)
 				add_int(&b, n, "wiped", 1);
+		}
+	}
+	/* and for the trash: an old tptools must neither take a trashed
+	 * volume for a live one nor its thin device for one no volume owns */
+	if (vg->nr_trash) {
+		vols = add_node(&b, pool, "trash");
+		for (i = 0; i < vg->nr_trash && !b.failed; i++) {
+			const struct vg_volume *t = &vg->trash[i];
+			struct dm_config_node *n;
+			char key[16];
+
+			snprintf(key, sizeof(key), "t%u", (unsigned)t->dev_id);
+			n = add_node(&b, vols, key);
+			add_str(&b, n, "name", t->name);
+			add_int(&b, n, "dev_id", t->dev_id);
+			add_int(&b, n, "size", (int64_t)t->size);
+			add_int(&b, n, "creation_time", t->creation_time);
+			add_int(&b, n, "read_only", t->read_only);
+			if (t->activation_skip)
+				add_int(&b, n, "activation_skip", 1);
+			if (t->content_uuid[0])
+				add_str(&b, n, "content_uuid", t->content_uuid);
+			add_int(&b, n, "trashed_at", t->trashed_at);
+			if (t->purging)
+				add_int(&b, n, "purging", 1);
 		}
 	}
 	if (!b.failed) {
@@ -615,6 +642,43 @@ static int import_removal(struct reader *rd, const struct dm_config_node *n, str
 	return vg_append_removal(vg, &v);
 }
 
+static const char *const trash_keys[] = { "name", "dev_id", "size", "creation_time",
+					  "read_only", "activation_skip", "content_uuid",
+					  "trashed_at", "purging", NULL };
+
+/* One trash entry of pool/trash, keyed t<dev_id>. */
+static int import_trash(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
+{
+	struct vg_volume v;
+	char path[128], want[16];
+	const char *why;
+	int64_t i;
+
+	memset(&v, 0, sizeof(v));
+	snprintf(path, sizeof(path), "pool/trash/%.64s", n->key);
+	if (n->v)
+		return bad(rd, "%s: must be a section", path);
+	if (check_keys(rd, n, path, trash_keys) ||
+	    get_str(rd, n, path, "name", v.name, sizeof(v.name), 0) ||
+	    get_u32(rd, n, path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
+	    get_u64(rd, n, path, "size", &v.size) ||
+	    get_int(rd, n, path, "creation_time", INT64_MIN, INT64_MAX, &v.creation_time) ||
+	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
+	    get_flag(rd, n, path, "activation_skip", &v.activation_skip) ||
+	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
+	    get_int(rd, n, path, "trashed_at", INT64_MIN, INT64_MAX, &v.trashed_at) ||
+	    get_flag(rd, n, path, "purging", &v.purging))
+		return -1;
+	v.read_only = (int)i;
+	if (!vg_name_valid(v.name, &why))
+		return bad(rd, "%s/name: bad volume name: %s", path, why);
+	snprintf(want, sizeof(want), "t%u", (unsigned)v.dev_id);
+	if (strcmp(n->key, want))
+		return bad(rd, "%s: the key of thin device %u's entry must be %s", path,
+			   (unsigned)v.dev_id, want);
+	return vg_append_trash(vg, &v);
+}
+
 static const char *const monitor_keys[] = { "warn", "autoextend_threshold",
 					    "autoextend_percent", "autoextend_size",
 					    "autoextend_max", "autoextend_device", NULL };
@@ -660,7 +724,7 @@ static const char *const pool_keys[] = { "name",	   "uuid",	     "seqno",
 					 "when_full",	   "transaction_id", "next_dev_id",
 					 "metadata_area",  "devices",	     "volumes",
 					 "activation_skip", "profile", "monitor", "receiving", "removing",
-					 "system_id", "max_overprovision_percent", "lock", NULL };
+					 "trash", "trash_retention", "system_id", "max_overprovision_percent", "lock", NULL };
 static const char *const lock_keys[] = { "type", "offset", "io_timeout", "name", NULL };
 
 /* pool/lock (optional): a pool on shared storage */
@@ -689,7 +753,7 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	struct dm_config_node top = { .key = "", .child = cft->root };
 	const struct dm_config_node *pool, *devs, *vols, *n;
 	char contents[64];
-	int64_t i;
+	int64_t i, retention = 0;
 	unsigned e = 0;
 	int r;
 
@@ -727,8 +791,12 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	    get_flag(rd, pool, "pool", "activation_skip", &vg->activation_skip) ||
 	    (child(pool, "max_overprovision_percent") &&
 	     get_u32(rd, pool, "pool", "max_overprovision_percent", VG_OVERPROVISION_MAX,
-		     &vg->max_overprovision)))
+		     &vg->max_overprovision)) ||
+	    (child(pool, "trash_retention") &&
+	     get_int(rd, pool, "pool", "trash_retention", 1, (int64_t)VG_TRASH_RETENTION_MAX,
+		     &retention)))
 		return -1;
+	vg->trash_retention = (uint64_t)retention;
 	vg->metadata_area = (unsigned)i;
 	if (child(pool, "profile")) {
 		if (get_enum(rd, pool, "pool", "profile", profile_names + 1,
@@ -772,6 +840,19 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 				return bad(rd, "pool/removing: more than %u volumes, receives and "
 					   "removals", VG_MAX_VOLUMES);
 			if ((r = import_removal(rd, n, vg)))
+				return r;
+		}
+	}
+	if (child(pool, "trash")) {
+		if (get_section(rd, pool, "pool", "trash", &vols) ||
+		    check_keys(rd, vols, "pool/trash", NULL))
+			return -1;
+		for (n = vols->child; n; n = n->sib) {
+			if (vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash >=
+			    VG_MAX_VOLUMES)
+				return bad(rd, "pool/trash: more than %u volumes, receives, removals "
+					   "and trash entries", VG_MAX_VOLUMES);
+			if ((r = import_trash(rd, n, vg)))
 				return r;
 		}
 	}

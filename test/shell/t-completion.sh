@@ -108,5 +108,15 @@ complete_words tvrollback beta/db-mon --to ""
 expect db db-tue
 complete_words tvrollback --to ""	# no volume named yet: nothing to offer
 expect ""
+# tvremove --undo and --purge: the names in the trash (not the volumes);
+# a plain tvremove: the volumes (not the trash)
+ok tpchange --trash-retention 1h beta
+ok tvremove beta/logs-mon
+complete_words tvremove --undo ""
+expect beta/logs-mon
+complete_words tvremove --purge beta/l
+expect beta/logs-mon
+complete_words tvremove beta/logs
+expect beta/logs
 # every command has the completion
 complete -p tvsnap tpchange tvchange tpactivate tpcreate >/dev/null

@@ -105,6 +105,13 @@ prepare() {
 		tpextend -q --data p-data2.img p || fail "tpmove: the device to move to not added" ;;
 	tptrim) tvremove -y p/b >/dev/null 2>&1 || fail "tvremove p/b before tptrim" ;;
 	tpchange) rm -f p-meta2.img; truncate -s 16M p-meta2.img ;;
+	tvremove) # the trash's steps: a retention, and b in the trash to undo or purge
+		case $2 in tvremove-trash | tvremove-undo | tvremove-purge)
+			tpchange -q --trash-retention 1h p || fail "$2: no retention" ;;
+		esac
+		case $2 in tvremove-undo | tvremove-purge)
+			tvremove -q p/b || fail "$2: b not trashed" ;;
+		esac ;;
 	esac
 }
 # done_right COMMAND RC: what a command stopped part-way leaves besides the pool
@@ -132,6 +139,7 @@ scenarios_of() {
 	tvcreate) echo "tvcreate tvcreate-noact" ;;
 	tvsnap) echo "tvsnap tvsnap-noact" ;;
 	tpchange) echo "tpchange tpchange-mirror" ;;
+	tvremove) echo "tvremove tvremove-trash tvremove-undo tvremove-purge" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -144,6 +152,9 @@ reaches() {
 	tpreduce:move-* | tpreduce-missing:move-* | tpreduce-size:xdata-dropped) return 1 ;;
 	tprecv-raw:recv-record=* | tprecv-raw:recv-raw-drop) return 1 ;;
 	tprecv-raw-long:recv-record=* | tprecv-raw-long:recv-data-done) return 1 ;;
+	tvremove:trash-purge-begun | tvremove-purge:wipe-zeroing) return 1 ;;
+	tvremove-trash:after-* | tvremove-undo:after-*) return 0 ;;
+	tvremove-trash:* | tvremove-undo:*) return 1 ;;
 	esac
 }
 command_of() {
@@ -156,6 +167,9 @@ command_of() {
 	tpchange-mirror) echo "tpchange --warn 70 --activate n --meta-mirror p-meta2.img --meta-integrity n p" ;;
 	tvchange) echo "tvchange --activate n --readonly y p/b" ;;
 	tvremove) echo "env TP_TEST_REMOVE_STEP=3 tvremove -y --wipe p/b" ;; # steps of 3 chunks
+	tvremove-trash) echo "tvremove -y p/b" ;;
+	tvremove-undo) echo "tvremove --undo p/b" ;;
+	tvremove-purge) echo "env TP_TEST_REMOVE_STEP=3 tvremove --purge p/b" ;;
 	tvresize) echo "tvresize -y -f -V 1M p/a" ;;
 	tvrollback) echo "tvrollback -y --to s p/a" ;;
 	tpextend) echo "tpextend p" ;;

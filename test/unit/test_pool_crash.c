@@ -19,7 +19,10 @@
  * into the pool's active area, and a raw
  * import (tprecv --format raw: an unfinished receive, the data, the
  * change that makes it a volume), and a removal in bounded steps (a
- * change, a thin commit per step, a change) of a shared origin; mirrored
+ * change, a thin commit per step, a change) of a shared origin; the trash
+ * (a volume into it, its undo: a change each; the purge of a trashed shared
+ * origin: a change, the removal's steps, a change, a cut one finished by
+ * the next writer's open); mirrored
  * thin metadata: a pool mirrored later (tpchange --meta-mirror: the areas
  * copied, the raid metadata zeroed, the new leg labelled, one VG commit), the
  * growth of a mirrored pool's metadata areas (tpextend --metadata), a
@@ -188,6 +191,22 @@ static int pool_digest(uint32_t *out, int *changed)
 	off = info.meta_offset;
 	len = info.meta_length;
 	pool_info_free(&info);
+	{	/* the trash: each entry (not its time: the clock moves) */
+		struct pool_trash_entry *e = NULL;
+		unsigned nt = 0;
+
+		if ((r = pool_volume_trash_list(p, 0, &e, &nt))) {
+			pool_close(p);
+			return r;
+		}
+		for (unsigned i = 0; i < nt; i++) {
+			crash_mix_str(&d, e[i].name);
+			crash_mix(&d, e[i].dev_id);
+			crash_mix(&d, e[i].size);
+			crash_mix(&d, (uint64_t)e[i].purging);
+		}
+		free(e);
+	}
 	r = thin_digest(off, len, &t);
 	if (!r && changed) {
 		*changed = pool_volume_create_as(p, "extra", 1u << 20, 0, &over);
@@ -719,6 +738,83 @@ static int run_remove_steps(void)
 	return r;
 }
 
+/* ---- the trash (tvremove with a retention: into it, undo, purge) ---- */
+
+static int set_retention(struct pool *p)
+{
+	return pool_volume_set_trash_retention(p, 3600);
+}
+
+static int trash_a(struct pool *p)
+{
+	int trashed;
+	int r = pool_volume_remove_or_trash(p, "a", 0, 0, &trashed, NULL, NULL);
+
+	return r ? r : trashed ? 0 : -EPROTO;
+}
+
+static int trash_b(struct pool *p)
+{
+	int trashed;
+	int r = pool_volume_remove_or_trash(p, "b", 0, 0, &trashed, NULL, NULL);
+
+	return r ? r : trashed ? 0 : -EPROTO;
+}
+
+static void setup_trash_on(void)
+{
+	CU_ASSERT_FATAL(with_pool(set_retention) == 0);
+}
+
+static void setup_trashed(void)
+{
+	setup_trash_on();
+	CU_ASSERT_FATAL(with_pool(trash_b) == 0);
+}
+
+/* a shared origin (setup_mapped) in the trash, to be purged in steps */
+static void setup_mapped_trashed(void)
+{
+	setup_mapped();
+	setup_trash_on();
+	CU_ASSERT_FATAL(with_pool(trash_a) == 0);
+}
+
+static int run_trash(void)
+{
+	return with_pool(trash_b);
+}
+
+static int do_undo(struct pool *p)
+{
+	return pool_volume_untrash(p, "b", NULL);
+}
+
+static int run_undo(void)
+{
+	return with_pool(do_undo);
+}
+
+static int do_purge(struct pool *p)
+{
+	unsigned nr;
+	int r = pool_volume_trash_purge(p, "a", &nr, NULL, NULL);
+
+	return r ? r : nr == 1 ? 0 : -EPROTO;
+}
+
+/* the purge of the trashed shared origin in steps of 2 mappings: a
+ * change, four thin commits, a change */
+static int run_purge_steps(void)
+{
+	int r;
+
+	setenv("TP_TEST_REMOVE_STEP", "2", 1);
+	r = with_pool(do_purge);
+	unsetenv("TP_TEST_REMOVE_STEP");
+	return r;
+}
+
 static int run_repair_strays(void)
 {
 	struct pool_repair_params rp = { .pool = POOL };
@@ -822,6 +918,10 @@ static const struct command commands[] = {
 	{ "tpreduce --size", run_shrink, setup_move, 0, 0, 0, run_shrink },
 	{ "tpreduce --size of a mirrored pool", run_shrink_tool, setup_reduce_first_mirror, 0, 0,
 	  0, run_shrink_tool, 0, 1 },
+	{ "tvremove into the trash", run_trash, setup_trash_on, 0 },
+	{ "tvremove --undo", run_undo, setup_trashed, 0 },
+	{ "tvremove --purge in bounded steps", run_purge_steps, setup_mapped_trashed, 0, 0, 0, NULL,
+	  1 },
 };
 
 /* The row of commands[] named NAME. */
@@ -1411,6 +1511,21 @@ static void test_remove_steps(void)
 	cut_command(&commands[11]);
 }
 
+static void test_trash(void)
+{
+	cut_command(command_named("tvremove into the trash"));
+}
+
+static void test_undo(void)
+{
+	cut_command(command_named("tvremove --undo"));
+}
+
+static void test_purge_steps(void)
+{
+	cut_command(command_named("tvremove --purge in bounded steps"));
+}
+
 static void test_extend_data(void)
 {
 	cut_command(&commands[12]);
@@ -1444,6 +1559,9 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tprepair: a stray thin device deleted", test_repair_strays },
 	      { "tprecv --format raw: unfinished, dropped, or whole", test_import },
 	      { "tvremove in bounded steps: a shared origin, resumed", test_remove_steps },
+	      { "tvremove into the trash", test_trash },
+	      { "tvremove --undo from the trash", test_undo },
+	      { "tvremove --purge in bounded steps: a trashed shared origin", test_purge_steps },
 	      { "tpextend --data: a second data device", test_extend_data },
 	      { "tpreduce --data: the second data device taken away", test_reduce_data },
 	      { "tpreduce --data: the middle one of three taken away", test_reduce_middle },

@@ -154,7 +154,45 @@ static void test_roundtrip(void)
 	CU_ASSERT(!tp_units_valid('\0'));
 }
 
+static void test_duration(void)
+{
+	static const struct {
+		const char *in;
+		int rc;
+		uint64_t s;
+		const char *out;
+	} cases[] = {
+		{ "off", 0, 0, "off" },	    { "0", 0, 0, "off" },	{ "12h", 0, 43200, "12h" },
+		{ "90m", 0, 5400, "90m" },  { "45", 0, 45, "45s" },	{ "7d", 0, 604800, "1w" },
+		{ "2w", 0, 1209600, "2w" }, { "36h", 0, 129600, "36h" }, { "", -EINVAL, 0, NULL },
+		{ "h", -EINVAL, 0, NULL },  { "-1h", -EINVAL, 0, NULL }, { "1.5h", -EINVAL, 0, NULL },
+		{ "3x", -EINVAL, 0, NULL }, { "3hh", -EINVAL, 0, NULL }, { "11y", -EINVAL, 0, NULL },
+		{ "4000d", -ERANGE, 0, NULL }, { "99999999999999999999999", -ERANGE, 0, NULL },
+	};
+	char err[128], buf[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t s = 77;
+		int rc = tp_duration_parse(cases[i].in, &s, err, sizeof(err));
+
+		CU_ASSERT_EQUAL(rc, cases[i].rc);
+		if (rc) {
+			CU_ASSERT(err[0] != '\0');
+			CU_ASSERT_EQUAL(s, 77);	/* untouched */
+			continue;
+		}
+		CU_ASSERT_EQUAL(s, cases[i].s);
+		CU_ASSERT_STRING_EQUAL(tp_duration_format(s, buf, sizeof(buf)), cases[i].out);
+	}
+	CU_ASSERT_EQUAL(tp_duration_parse(NULL, &(uint64_t){ 0 }, NULL, 0), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(tp_duration_format_approx(0, buf, sizeof(buf)), "0s");
+	CU_ASSERT_STRING_EQUAL(tp_duration_format_approx(59, buf, sizeof(buf)), "59s");
+	CU_ASSERT_STRING_EQUAL(tp_duration_format_approx(3 * 3600 + 5, buf, sizeof(buf)), "3h");
+	CU_ASSERT_STRING_EQUAL(tp_duration_format_approx(15 * 86400, buf, sizeof(buf)), "15d");
+}
+
 TP_TEST_SUITE(units, NULL, NULL,
+	      { "durations: parse, format, refuse garbage", test_duration },
 	      { "parse units", test_parse_units },
 	      { "parse rejects garbage, signs, overflow", test_parse_rejects },
 	      { "parse NULL", test_parse_null },

@@ -642,6 +642,128 @@ static void test_removals(void)
 	vg_free(vg);
 }
 
+/* Replace the first FROM after AFTER in TEXT by TO (a copy the caller
+ * frees). */
+static char *text_edit(const char *text, const char *after, const char *from, const char *to)
+{
+	const char *a = strstr(text, after), *d = a ? strstr(a, from) : NULL;
+	char *out;
+
+	if (!d || !(out = malloc(strlen(text) + strlen(to) + 1)))
+		return NULL;
+	memcpy(out, text, (size_t)(d - text));
+	strcpy(out + (d - text), to);
+	strcat(out, d + strlen(from));
+	return out;
+}
+
+/* The trash: a trashed volume leaves the volumes (its snapshot's origin
+ * cleared), keeps its dev id but frees its name (a new volume may take
+ * it, and a second entry of that name then lives beside the first), its
+ * record roundtrips keyed by dev id, undo needs a free name, a purge
+ * that began cannot be undone, and bad records are refused. */
+static void test_trash(void)
+{
+	struct vg *vg, *back, *no;
+	struct vg_volume v, *x;
+	unsigned order[3];
+	char *text, *bad;
+	size_t len;
+
+	CU_ASSERT_EQUAL_FATAL(vg_import(good_text, strlen(good_text), &vg), 0);
+	CU_ASSERT_EQUAL(vg_trash_volume(vg, "nope", 100), -ENOENT);
+	CU_ASSERT_EQUAL_FATAL(vg_trash_volume(vg, "www", 100), 0);
+	CU_ASSERT_EQUAL(vg->nr_volumes, 1);
+	CU_ASSERT_EQUAL(vg->nr_trash, 1);
+	CU_ASSERT_PTR_NULL(vg_find_volume(vg, "www"));
+	CU_ASSERT_STRING_EQUAL(vg_find_volume(vg, "snap")->origin, "");
+	CU_ASSERT_PTR_EQUAL(vg_find_dev_id(vg, 1), vg_find_trash(vg, "www"));
+	CU_ASSERT(!vg_name_used(vg, "www"));	/* the name is free */
+	memset(&v, 0, sizeof(v));
+	strcpy(v.name, "www");
+	v.dev_id = 1;
+	v.size = 1 << 20;
+	CU_ASSERT_EQUAL(vg_add_volume(vg, &v), -EEXIST);	/* the dev id is not */
+	v.dev_id = 7;
+	vg->next_dev_id = 8;
+	CU_ASSERT_EQUAL_FATAL(vg_add_volume(vg, &v), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_trash_volume(vg, "www", 50), 0);	/* an older clock */
+	CU_ASSERT_EQUAL(vg->nr_trash, 2);
+	CU_ASSERT_EQUAL(vg_find_trash(vg, "www")->dev_id, 1);	/* the newest */
+	vg_trash_order(vg, order);
+	CU_ASSERT_EQUAL(vg->trash[order[0]].dev_id, 7);	/* the oldest first */
+	CU_ASSERT_EQUAL(vg->trash[order[1]].dev_id, 1);
+	CU_ASSERT_EQUAL(vg_trash_expiry(vg, vg_find_trash_id(vg, 7)), INT64_MAX);
+	vg->trash_retention = 3600;
+	CU_ASSERT_EQUAL(vg_trash_expiry(vg, vg_find_trash_id(vg, 7)), 3650);
+	vg_find_trash_id(vg, 7)->purging = 1;
+	CU_ASSERT_EQUAL(vg_validate(vg), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &text, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "trash_retention=3600"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "t1 {"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "t7 {"));
+	CU_ASSERT_EQUAL_FATAL(vg_import(text, len, &back), 0);
+	CU_ASSERT_EQUAL(back->trash_retention, 3600);
+	CU_ASSERT_EQUAL(back->nr_trash, 2);
+	x = vg_find_trash_id(back, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	CU_ASSERT_STRING_EQUAL(x->name, "www");
+	CU_ASSERT_EQUAL(x->size, 1073741824);
+	CU_ASSERT_EQUAL(x->trashed_at, 100);
+	CU_ASSERT_EQUAL(x->purging, 0);
+	CU_ASSERT_EQUAL(vg_find_trash_id(back, 7)->purging, 1);
+	/* undo: a purge under way never comes back, a taken name is refused */
+	CU_ASSERT_EQUAL(vg_untrash(back, 7, "w2"), -EBUSY);
+	CU_ASSERT_EQUAL(vg_untrash(back, 9, "w2"), -ENOENT);
+	CU_ASSERT_EQUAL(vg_untrash(back, 1, "snap"), -EEXIST);
+	CU_ASSERT_EQUAL(vg_untrash(back, 1, "a/b"), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(vg_untrash(back, 1, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(vg_find_volume(back, "www"));
+	CU_ASSERT_EQUAL(vg_find_volume(back, "www")->trashed_at, 0);
+	CU_ASSERT_EQUAL(vg_validate(back), 0);
+	CU_ASSERT_EQUAL(vg_drop_trash(back, 7), 0);
+	CU_ASSERT_EQUAL(vg_drop_trash(back, 7), -ENOENT);
+	CU_ASSERT_EQUAL(back->nr_trash, 0);
+	vg_free(back);
+	/* no trash, no retention: the text is as before */
+	CU_ASSERT_EQUAL_FATAL(vg_import(good_text, strlen(good_text), &back), 0);
+	{
+		char *t0;
+		size_t l0;
+
+		CU_ASSERT_EQUAL_FATAL(vg_export(back, &t0, &l0), 0);
+		CU_ASSERT_PTR_NULL(strstr(t0, "trash"));
+		free(t0);
+	}
+	vg_free(back);
+	/* refused: a key that is not t<dev_id>, an entry holding a volume's dev
+	 * id, an unknown key, an origin, a retention of 0 or beyond ten years */
+	bad = text_edit(text, "trash {", "t1 {", "t9 {");
+	CU_ASSERT_EQUAL(bad ? vg_import(bad, strlen(bad), &no) : -1, -EUCLEAN);
+	free(bad);
+	bad = text_edit(text, "t1 {", "dev_id=1", "dev_id=2");
+	CU_ASSERT_EQUAL(bad ? vg_import(bad, strlen(bad), &no) : -1, -EUCLEAN);
+	free(bad);
+	bad = text_edit(text, "t1 {", "size", "origin = \"snap\"\nsize");
+	CU_ASSERT_EQUAL(bad ? vg_import(bad, strlen(bad), &no) : -1, -EUCLEAN);
+	free(bad);
+	bad = text_edit(text, "t1 {", "purging", "purging = 2\n#");
+	bad = bad ? bad : text_edit(text, "t1 {", "trashed_at", "purging = 2\ntrashed_at");
+	CU_ASSERT_EQUAL(bad ? vg_import(bad, strlen(bad), &no) : -1, -EUCLEAN);
+	free(bad);
+	bad = text_edit(text, "pool", "trash_retention=3600", "trash_retention=0");
+	CU_ASSERT_EQUAL(bad ? vg_import(bad, strlen(bad), &no) : -1, -EUCLEAN);
+	free(bad);
+	bad = text_edit(text, "pool", "trash_retention=3600", "trash_retention=999999999");
+	CU_ASSERT_EQUAL(bad ? vg_import(bad, strlen(bad), &no) : -1, -EUCLEAN);
+	free(bad);
+	bad = text_edit(text, "t1 {", "trashed_at", "wiped = 1\ntrashed_at");
+	CU_ASSERT_EQUAL(bad ? vg_import(bad, strlen(bad), &no) : -1, -EUCLEAN);
+	free(bad);
+	free(text);
+	vg_free(vg);
+}
+
 /* A raw import's receive: its flag roundtrips (written only when set),
  * it has no origin, and it ends as a writable volume without a content
  * uuid; a volume never carries the flag. */
@@ -1033,5 +1155,7 @@ TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "unfinished receives: apart, held, roundtrip, end", test_receives },
 	      { "a raw import's receive: flag, no origin, ends writable", test_raw_receive },
 	      { "a removal under way: apart, held, roundtrip, end", test_removals },
+	      { "the trash: name free, dev id held, roundtrip, undo, order, refusals",
+		test_trash },
 	      { "3000 volumes fit a slot", test_many_volumes },
 	      { "random damage: refused or valid", test_random_damage })

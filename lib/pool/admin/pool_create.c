@@ -269,6 +269,10 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	}
 	if (p->monitor && pool_monitor_policy_check(p->name, p->monitor))
 		return -EINVAL;
+	if (p->trash_retention > VG_TRASH_RETENTION_MAX) {
+		log_error("pool %s: --trash-retention is at most ten years", p->name);
+		return -EINVAL;
+	}
 	if (p->max_overprovision > POOL_OVERPROVISION_MAX) {
 		log_error("pool %s: --max-overprovision is out of range", p->name);
 		return -EINVAL;
@@ -394,6 +398,7 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 	if (p->monitor)
 		pool_monitor_policy_to_vg(p->monitor, &vg->monitor);
 	vg->max_overprovision = p->max_overprovision;
+	vg->trash_retention = p->trash_retention;
 	if (p->shared) {
 		vg->lock.type = VG_LOCK_SANLOCK;
 		vg->lock.offset = plan->lease_offset;

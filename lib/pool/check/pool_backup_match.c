@@ -141,10 +141,10 @@ static void compare_ids(const struct vg *vg, const struct seen_area *a, struct p
 	const struct {
 		const struct vg_volume *v;
 		unsigned n;
-	} lists[3] = { { vg->volumes, vg->nr_volumes }, { vg->removals, vg->nr_removals },
-		       { vg->receives, vg->nr_receives } };
+	} lists[4] = { { vg->volumes, vg->nr_volumes }, { vg->removals, vg->nr_removals },
+		       { vg->receives, vg->nr_receives }, { vg->trash, vg->nr_trash } };
 
-	for (unsigned l = 0; l < 3; l++)
+	for (unsigned l = 0; l < 4; l++)
 		for (unsigned i = 0; i < lists[l].n; i++) {
 			const struct vg_volume *v = &lists[l].v[i];
 			size_t used = strlen(missing);

@@ -124,6 +124,16 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 			snprintf(rep->lost + used, sizeof(rep->lost) - used, "%s%s/%s",
 				 used ? " " : "", vg->name, vg->removals[i].name);
 	}
+	/* a trash entry whose device was lost: its purge drops it */
+	for (unsigned i = 0; i < vg->nr_trash; i++) {
+		uint64_t id = vg->trash[i].dev_id;
+
+		if (has_id(ids, n, id))
+			continue;
+		pool_problem(rep, in_step, "trash entry %s: thin device %" PRIu64 " is missing "
+			     "from the thin metadata (it cannot come back; 'tvremove --purge %s/%s' "
+			     "drops it)", vg->trash[i].name, id, vg->name, vg->trash[i].name);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (!vg_find_dev_id(vg, (uint32_t)ids[i]) || ids[i] > UINT32_MAX) {
 			pool_problem(rep, 0, "thin device %" PRIu64 " belongs to no volume (its "

@@ -15,8 +15,12 @@
  *    empty thin device.
  * A cut anywhere leaves a removal that the next tvremove of its name, or
  * the next change of any kind (pool_change), finishes from what is
- * durable: the steps only ever take away mappings the device still has. */
+ * durable: the steps only ever take away mappings the device still has.
+ * Steps 2 and 3 are removal_run.c's, which a trash entry's purge shares
+ * (pool_trash.c); the writer's open here finishes both kinds, and the
+ * previous VG copy (previous_vg) tells what the pool's last change did. */
 #include "lib/pool/removal/removal.h"
+#include "lib/pool/removal/removal_int.h"
 
 #include "lib/pool/core/core.h"
 #include "lib/pool/pool_owner.h"
@@ -33,132 +37,15 @@
 #include <time.h>
 #include <unistd.h>
 
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* the wall clock in ms, for the debug log (the benchmark lines its steps
- * up with fio's latency log) */
-static unsigned long long wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
-}
-
-struct removal_end {
-	uint32_t dev_id;
-	char name[VG_NAME_MAX + 1];
-};
-
-/* Is thin device ID missing from P's thin metadata (the kernel's, live)?
- * 1 missing, 0 there, -errno. A volume whose device is missing while the
- * transaction ids agree was lost (a salvage could not save it: tprepair
- * said so): its removal has nothing to unmap or delete. */
-static int thin_missing(struct pool *p, uint32_t id)
-{
-	struct pool_dev_usage *u = NULL;
-	size_t n = 0;
-	int r = pool_dev_mapped(p, &u, &n), missing = 1;
-
-	if (r)
-		return r;
-	for (size_t i = 0; i < n && missing; i++)
-		missing = u[i].dev_id != id;
-	free(u);
-	return missing;
-}
-
-static int apply_nothing(struct pool *p, const void *arg);
-
-static int apply_end(struct pool *p, const void *arg)
-{
-	const struct removal_end *e = arg;
-	int r = pool_op_delete(p, e->dev_id, e->name);
-
-	if (r && r != -EBUSY)
-		log_error("pool %s: cannot delete thin device %u: %s", pool_name(p), e->dev_id,
-			  strerror(-r));
-	return r;
-}
-
 static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 {
 	const struct vg_volume *v = vg_find_removal(pool_vg(p), name);
 	struct vg_volume rm;
-	struct removal_end e;
-	uint64_t pos = 0, left = 0, total;
-	unsigned long n = 0;
-	struct vg *next;
-	int r;
 
 	if (!v)
 		return pool_no_volume(pool_name(p), name);
-	rm = *v;	/* the VG is replaced by the end's commit */
-	if ((r = pool_refuse_latched(p)) ||
-	    (r = pool_guard(p, "the removal", "nothing was changed", 0)))
-		return r;
-	if ((r = thin_missing(p, rm.dev_id)) < 0)
-		return r;
-	if (r) {	/* lost: only the VG keeps it */
-		if ((r = vg_clone(pool_vg(p), &next)))
-			return r;
-		if ((r = vg_end_removal(next, name))) {
-			vg_free(next);
-			return r;
-		}
-		return pool_change(p, next, apply_nothing, NULL);
-	}
-	if ((r = pool_unmap_step(p, &rm, 0, &pos, &left)))
-		return r;
-	total = left;
-	if (fn)
-		fn(ctx, 0, total);
-	while (left && r == 0) {
-		uint64_t before = pos;
-		unsigned long long at;
-		double t;
-
-		tp_test_pause_n("remove-step", n++);
-		at = wall_ms();
-		t = seconds();
-		r = pool_unmap_step(p, &rm, 1, &pos, &left);
-		/* what one step cost (the benchmark's worst transaction) */
-		log_debug(TP_DBG_POOL, "removal of %s: step %lu in %.3f s, %llu mappings left "
-			  "(at %llu ms)", name, n, seconds() - t, (unsigned long long)left, at);
-		if (r == -EOPNOTSUPP) {
-			log_info("pool %s ignores discards: the delete of %s gives its chunks back "
-				 "in one transaction", pool_name(p), name);
-			r = 0;
-			break;
-		}
-		if (!r && fn)
-			fn(ctx, total - (left < total ? left : total), total);
-		/* a step that got nowhere would loop for ever */
-		if (!r && left && pos == before) {
-			log_error("pool %s: the removal of %s got no further at chunk %llu; run "
-				  "'tpcheck %s'", pool_name(p), name, (unsigned long long)pos, pool_name(p));
-			r = -EUCLEAN;
-		}
-	}
-	pool_unmap_end(p);	/* before the delete unloads it */
-	if (r)
-		return r;
-	tp_test_pause("remove-emptied");
-	e.dev_id = rm.dev_id;
-	snprintf(e.name, sizeof(e.name), "%s", rm.name);
-	if ((r = vg_clone(pool_vg(p), &next)))
-		return r;
-	if ((r = vg_end_removal(next, name))) {
-		vg_free(next);
-		return r;
-	}
-	return pool_change(p, next, apply_end, &e);
+	rm = *v;
+	return removal_run_entry(p, &rm, rm.name, 0, fn, ctx);
 }
 
 int pool_removal_run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
@@ -171,19 +58,46 @@ struct removal_state {
 	unsigned n;
 	char name[4][VG_NAME_MAX + 1];
 	int wiped[4];	/* its record said tvremove --wipe zeroed it first */
+	unsigned npurged;	/* and the trash purges it finished */
+	char purged[4][VG_NAME_MAX + 1];
 };
 
 static struct pool_feature removal_feature;
 
 /* The feature's opened hook (core.h): a writer's open finishes every
- * interrupted removal (a failure is warned about; the removal stays for
- * the next writer). */
+ * interrupted removal and trash purge (a failure is warned about; it
+ * stays for the next writer). */
+/* A purge the open finished, kept for pool_trash_finished. */
+static void purge_done(void *ctx, const char *name)
+{
+	void **slot = pool_feature_state(ctx, &removal_feature);
+	struct removal_state *st;
+
+	if (!slot || (!*slot && !(*slot = calloc(1, sizeof(struct removal_state)))))
+		return;	/* only tvremove's message is lost */
+	st = *slot;
+	if (st->npurged < TP_ARRAY_SIZE(st->purged))
+		snprintf(st->purged[st->npurged++], sizeof(st->purged[0]), "%s", name);
+}
+
+int pool_trash_finished(const struct pool *p, const char *name)
+{
+	const struct removal_state *st = pool_feature_state_get(p, &removal_feature);
+
+	for (unsigned i = 0; st && i < st->npurged; i++)
+		if (!strcmp(st->purged[i], name))
+			return 1;
+	return 0;
+}
+
 static void finish_removals(struct pool *p, int write)
 {
 	void **slot;
 
-	if (!write || !pool_vg(p)->nr_removals || pool_is_foreign(p) ||
-	    !(slot = pool_feature_state(p, &removal_feature)))
+	if (!write || pool_is_foreign(p))
+		return;
+	pool_trash_finish_purges(p, purge_done, p);	/* a purge cut under way */
+	if (!pool_vg(p)->nr_removals || !(slot = pool_feature_state(p, &removal_feature)))
 		return;
 	while (pool_vg(p)->nr_removals) {
 		char name[VG_NAME_MAX + 1];
@@ -227,53 +141,94 @@ int pool_removal_was_last(struct pool *p, const char *name)
 	return pool_removal_was_last_wiped(p, name) != POOL_REMOVAL_NOT_BEGUN;
 }
 
-int pool_removal_was_last_wiped(struct pool *p, const char *name)
+/* The VG before the pool's last change: the newest copy the devices keep
+ * of the transaction before the VG's own, matched to this pool by its
+ * uuid; NULL when no copy says (logged nothing: the copies were
+ * validated when the pool was opened, what they say again is no news). */
+static struct vg *previous_vg(struct pool *p)
 {
-	const struct vg_volume *rv;
 	struct vg_mda_copy copies[VG_MDA_MAX_DEVICES * VG_MDA_SLOTS];
 	struct vg_pv pvs[VG_MDA_MAX_DEVICES];
 	struct tp_log_capture quiet, *old;
 	const struct vg *vg = pool_vg(p);
+	struct vg *found = NULL;
 	unsigned k = 0;
-	int nr, found = 0;
+	int nr;
 
-	if (vg_find_volume(vg, name) || vg_find_removal(vg, name) || !vg->transaction_id)
-		return 0;
+	if (!vg->transaction_id)
+		return NULL;
 	for (unsigned i = 0; i < pool_nr_pvs(p) && k < VG_MDA_MAX_DEVICES; i++)
 		if (pool_pv_at(p, i)->io)
 			pvs[k++] = *pool_pv_at(p, i);
 	if (!k)
-		return 0;
-	/* the copies were validated when the pool was opened: what they say
-	 * again here is no news */
+		return NULL;
 	old = tp_log_capture_push(&quiet);
 	nr = vg_mda_read_copies(pvs, k, copies, (unsigned)TP_ARRAY_SIZE(copies), NULL);
 	tp_log_capture_pop(old);
 	for (int i = 0; i < nr; i++) {
 		struct vg *prev = NULL;
 
-		/* newest first: the first copy of an earlier transaction is the
-		 * VG before the last change, matched to this pool by its uuid */
+		/* newest first: the first copy of an earlier transaction */
 		if (vg_import(copies[i].text, copies[i].len, &prev))
 			continue;
 		if (prev->transaction_id >= vg->transaction_id || strcmp(prev->uuid, vg->uuid)) {
 			vg_free(prev);
 			continue;
 		}
-		/* a volume removed in one change mapped nothing (or its thin
-		 * device was lost): it had no chunks to wipe */
-		if (prev->transaction_id + 1 == vg->transaction_id) {
-			if (vg_find_volume(prev, name))
-				found = POOL_REMOVAL_EMPTY;
-			else if ((rv = vg_find_removal(prev, name)))
-				found = rv->wiped ? POOL_REMOVAL_WIPED : POOL_REMOVAL_UNWIPED;
-		}
-		vg_free(prev);
+		if (prev->transaction_id + 1 == vg->transaction_id)
+			found = prev;
+		else
+			vg_free(prev);
 		break;
 	}
 	if (nr > 0)
 		vg_mda_free_copies(copies, (unsigned)nr);
 	return found;
+}
+
+int pool_removal_was_last_wiped(struct pool *p, const char *name)
+{
+	const struct vg_volume *rv;
+	const struct vg *vg = pool_vg(p);
+	struct vg *prev;
+	int found = 0;
+
+	if (vg_find_volume(vg, name) || vg_find_removal(vg, name) || !(prev = previous_vg(p)))
+		return 0;
+	/* a volume removed in one change mapped nothing (or its thin device
+	 * was lost): it had no chunks to wipe */
+	if (vg_find_volume(prev, name))
+		found = POOL_REMOVAL_EMPTY;
+	else if ((rv = vg_find_removal(prev, name)))
+		found = rv->wiped ? POOL_REMOVAL_WIPED : POOL_REMOVAL_UNWIPED;
+	vg_free(prev);
+	return found;
+}
+
+int pool_trash_was_last(struct pool *p, const char *name)
+{
+	const struct vg *vg = pool_vg(p);
+	const struct vg_volume *t;
+	struct vg *prev = previous_vg(p);
+	int r = 0;
+
+	if (!prev)
+		return 0;
+	/* into the trash: NAME a volume before, now an entry of that thin id */
+	if ((t = vg_find_volume(prev, name)) && !vg_find_volume(vg, name) &&
+	    vg_find_trash_id(vg, t->dev_id))
+		r = POOL_TRASH_LAST_PUT;
+	/* a purge's end: an entry of NAME before, its thin id gone now */
+	for (unsigned i = 0; !r && i < prev->nr_trash; i++)
+		if (!strcmp(prev->trash[i].name, name) && !vg_find_dev_id(vg, prev->trash[i].dev_id))
+			r = POOL_TRASH_LAST_PURGED;
+	/* an undo: an entry before, a volume of that thin id now */
+	for (unsigned i = 0; !r && i < prev->nr_trash; i++)
+		if (!strcmp(prev->trash[i].name, name) && !vg_find_trash_id(vg, prev->trash[i].dev_id) &&
+		    vg_find_dev_id(vg, prev->trash[i].dev_id))
+			r = POOL_TRASH_LAST_UNDONE;
+	vg_free(prev);
+	return r;
 }
 
 static struct pool_feature removal_feature = {
@@ -286,12 +241,6 @@ void pool_removal_register(void)
 	pool_feature_register(&removal_feature);
 }
 
-static int apply_nothing(struct pool *p, const void *arg)
-{
-	(void)p;
-	(void)arg;
-	return 0;
-}
 
 int pool_removal_begin(struct pool *p, const char *name, int wiped)
 {
@@ -305,7 +254,7 @@ int pool_removal_begin(struct pool *p, const char *name, int wiped)
 		return pool_no_volume(pool_name(p), name);
 	e.dev_id = v->dev_id;
 	snprintf(e.name, sizeof(e.name), "%s", name);
-	if ((r = thin_missing(p, v->dev_id)) < 0)
+	if ((r = removal_thin_missing(p, v->dev_id)) < 0)
 		return r;
 	if (r) {
 		/* a volume a repair reported lost: its thin device is gone, so
@@ -321,7 +270,7 @@ int pool_removal_begin(struct pool *p, const char *name, int wiped)
 			vg_free(next);
 			return r;
 		}
-		r = pool_change(p, next, apply_nothing, NULL);
+		r = pool_change(p, next, removal_apply_nothing, NULL);
 		return r ? r : 1;
 	}
 	if ((r = pool_unmap_step(p, v, 0, &pos, &left)))
@@ -339,6 +288,6 @@ int pool_removal_begin(struct pool *p, const char *name, int wiped)
 		vg_free(next);
 		return r;
 	}
-	r = pool_change(p, next, left ? apply_nothing : apply_end, &e);
+	r = pool_change(p, next, left ? removal_apply_nothing : removal_apply_end, &e);
 	return r ? r : !left;
 }
