@@ -59,8 +59,11 @@ struct pool_restore_params {
 	void *progress_ctx;
 };
 
-/* The whole XML (or pack) is validated first: invalid XML, a damaged pack
- * or an area too small for it leaves OUTPUT unwritten. A pack's blocks go
+/* The whole XML (or pack) is validated first: invalid XML, a damaged pack,
+ * a pack that is not whole metadata (block 0 no thin superblock, or a
+ * block the metadata space map marks in use missing: a pack cut at a
+ * chunk boundary; FORCE restores it anyway) or an area too small for it
+ * leaves OUTPUT unwritten. A pack's blocks go
  * where the pack puts them; every other block of the area is zeroed, the
  * superblock (block 0) first (so that a restore cut short leaves no
  * superblock over half-written metadata) and written last, each step

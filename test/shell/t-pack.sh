@@ -94,7 +94,7 @@ both_ways() {
 	nb=$(blocks "$src")
 	ok tpdump --format pack -o "$n.ours.pack" "$src"
 	image "$n.c.bin" "$(stat -c %s "$src")"
-	ok tprestore --format pack -i "$n.ours.pack" -o "$n.c.bin"
+	ok tprestore --format pack $rforce -i "$n.ours.pack" -o "$n.c.bin"
 	[ $hasref = 1 ] && with_ref "$src" "$n" "$nb"
 	# ours loses nothing whatever the size: the source's metadata blocks
 	# come back (tpdump of both identical) and so does every byte of an
@@ -111,7 +111,17 @@ with_ref() {
 	"$ref/thin_metadata_unpack" -i "$n.ours.pack" -o "$n.a.bin" || fail "thin_metadata_unpack 1.1.0 of our pack: $n"
 	"$ref/thin_metadata_unpack" -i "$n.theirs.pack" -o "$n.ref.bin" || fail "thin_metadata_unpack 1.1.0: $n"
 	image "$n.b.bin" "$(stat -c %s "$src")"
-	ok tprestore --format pack -i "$n.theirs.pack" -o "$n.b.bin"
+	if [ -z "$rforce" ] && ! ref_whole "$nb" &&
+		! tprestore --format pack -i "$n.theirs.pack" -o "$n.b.bin" >out 2>err; then
+		# 1.1.0 left out a chunk holding blocks in use: refused as
+		# incomplete, nothing written; --force restores what it holds
+		grep -q "not complete metadata" err || { cat err >&2; fail "$n: 1.1.0's pack refused for another reason"; }
+		cmp -s "$n.b.bin" /dev/zero -n "$(stat -c %s "$src")" || fail "$n: a refused restore wrote"
+		ok tprestore --format pack --force -i "$n.theirs.pack" -o "$n.b.bin"
+		err_has "restoring what it holds anyway"
+	else
+		ok tprestore --format pack $rforce -i "$n.theirs.pack" -o "$n.b.bin"
+	fi
 	cmp "$n.b.bin" "$n.ref.bin" || fail "$n: (b) our unpack of 1.1.0's pack differs from 1.1.0's"
 	cmp "$n.c.bin" "$n.a.bin" || fail "$n: (c) our unpack of our pack differs from 1.1.0's of it"
 	if ref_whole "$nb"; then
@@ -124,6 +134,7 @@ with_ref() {
 	return 0
 }
 
+rforce=	# --force for packs of damaged metadata (blocks left out)
 strict=0	# areas where (a) holds for 1.1.0 itself, and so was checked
 # 1. generated metadata: an area of one chunk of blocks,
 # several chunks, more than 1024 metadata blocks (several zlib streams),
@@ -174,7 +185,19 @@ for f in "$corpus"/*.pack; do
 	c=$(basename "$f" .pack)
 	nb=$(od -An -t u8 -j 24 -N 8 "$f" | tr -d ' ')
 	image "$c.ours.bin" $((nb * 4096))
-	ok tprestore --format pack -i "$f" -o "$c.ours.bin"
+	rforce=
+	case $c in
+	corrupted_tmeta_with_metadata_snap | tmeta_device_id_reuse_with_corrupted_thins | \
+		tmeta_with_corrupted_metadata_snap)
+		# damaged blocks in use, so left out by the packer: refused as
+		# incomplete, nothing written, unless --force
+		failed tprestore --format pack -i "$f" -o "$c.ours.bin"
+		err_has "not complete metadata"
+		err_has "add --force"
+		cmp -s "$c.ours.bin" /dev/zero -n $((nb * 4096)) || fail "$c: a refused restore wrote"
+		rforce=--force ;;
+	esac
+	ok tprestore --format pack $rforce -i "$f" -o "$c.ours.bin"
 	if [ $hasref = 1 ]; then
 		"$ref/thin_metadata_unpack" -i "$f" -o "$c.ref.bin" || fail "thin_metadata_unpack 1.1.0: $c"
 		cmp "$c.ours.bin" "$c.ref.bin" || fail "$c: our unpack differs from 1.1.0's"
@@ -182,6 +205,7 @@ for f in "$corpus"/*.pack; do
 	both_ways "$c.ours.bin" "corpus-$c" raw
 	cmp "$c.ours.bin" "corpus-$c.c.bin" || fail "$c: our pack of it does not round trip"
 done
+rforce=
 
 # (a) on the three generated areas of whole chunks, the pool's, the corpus
 [ $hasref = 0 ] || [ "$strict" -ge 13 ] || fail "(a) was checked on $strict areas only"
@@ -219,6 +243,38 @@ for at in 0 8 16 24 33 60 $((len / 3)) $((len - 10)); do
 	unchanged 5 tprestore --format pack -i bad.pack -o target.img
 	err_has "bad.pack"
 done
+# cut at a chunk boundary (a well-formed pack of fewer blocks; the header
+# alone at byte 32), ours and 1.1.0's of a multi-chunk area: the blocks
+# the metadata's space map marks in use are missing, refused
+cp ../m3.img t3.img
+chunk_ends() {
+	python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read(); o = 32
+while o < len(d):
+    print(o); o += 8 + struct.unpack('<Q', d[o:o + 8])[0]
+PY
+}
+for pk in ../gen3.ours.pack ../gen3.theirs.pack; do
+	[ -f "$pk" ] || continue
+	ends=$(chunk_ends "$pk")
+	[ "$(echo "$ends" | wc -l)" -ge 3 ] || fail "$pk: fewer than 2 chunks to cut between"
+	for cut in $ends; do
+		head -c "$cut" "$pk" >cut.pack
+		unchanged 5 tprestore --format pack -i cut.pack -o t3.img
+		err_has "cut.pack: not complete metadata"
+		err_has "add --force"
+	done
+done
+# no block 0: not metadata; --force restores the rest anyway
+cp ../m2.img nosb.bin
+dd if=/dev/zero of=nosb.bin bs=4096 count=1 conv=notrunc status=none
+ok tpdump --format pack -o nosb.pack nosb.bin
+unchanged 5 tprestore --format pack -i nosb.pack -o target.img
+err_has "block 0 is not packed"
+cp target.img forced.bin
+ok tprestore --format pack --force -i nosb.pack -o forced.bin
+cmp forced.bin nosb.bin || fail "--force restored other than the pack's blocks"
 cp $good trail.pack
 printf 'xyz' >>trail.pack
 unchanged 5 tprestore --format pack -i trail.pack -o target.img

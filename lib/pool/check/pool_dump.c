@@ -4,18 +4,23 @@
 #include "lib/pool/pool_rmap.h"
 #include "lib/pool/check/pool_check_int.h"
 
+#include "lib/base/crc32c.h"
 #include "lib/base/critical.h"
+#include "lib/base/le.h"
 #include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/pack.h"
+#include "metadata/pdata/space_map.h"
 #include "metadata/thin/rmap.h"
 #include "metadata/thin/thin.h"
+#include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
 #include "metadata/thin/xml_cmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -198,6 +203,226 @@ static int pack_slurp(int fd, const char *name, uint64_t max, unsigned char **bu
 	return 0;
 }
 
+/* ---- is the pack whole metadata? ----
+ *
+ * Both packers (ours and thin_metadata_pack) pack the blocks whose
+ * checksum matches a block type and leave out the rest, so a pack cut at a
+ * chunk boundary is a well-formed pack of fewer blocks. What tells it from
+ * a whole one is the metadata itself: block 0 must be a thin superblock,
+ * and every block its metadata space map marks in use (its index block
+ * and bitmaps, the trees' roots among them) must be packed. */
+
+struct pack_scan {
+	unsigned char *seen;	/* a bit a packed block */
+	uint64_t nr;		/* the header's blocks */
+	const uint64_t *want;	/* sorted block numbers to copy */
+	unsigned nr_want;
+	unsigned char *got;	/* their contents, PACK_BLOCK_SIZE each */
+	unsigned char *have;	/* a byte each: copied */
+};
+
+static int scan_put(void *ctx, uint64_t b, const unsigned char *block)
+{
+	struct pack_scan *s = ctx;
+	unsigned lo = 0, hi = s->nr_want;
+
+	s->seen[b / 8] |= (unsigned char)(1u << (b % 8));
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (s->want[mid] == b) {
+			memcpy(s->got + (size_t)mid * PACK_BLOCK_SIZE, block, PACK_BLOCK_SIZE);
+			s->have[mid] = 1;
+			break;
+		}
+		if (s->want[mid] < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static int scan_seen(const struct pack_scan *s, uint64_t b)
+{
+	return b < s->nr && (s->seen[b / 8] & (1u << (b % 8)));
+}
+
+static int csum_is(const unsigned char *block, uint32_t salt)
+{
+	return (tp_crc32c(0xffffffffu, block + 4, PACK_BLOCK_SIZE - 4) ^ salt) == le32_get(block);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One decode pass copying the blocks WANT (N of them, sorted in place). */
+static int scan_pass(const unsigned char *pack, size_t len, const char *name, uint64_t max,
+		     struct pack_scan *s, uint64_t *want, unsigned n)
+{
+	qsort(want, n, sizeof(*want), cmp_u64);
+	s->want = want;
+	s->nr_want = n;
+	free(s->got);
+	free(s->have);
+	s->got = malloc((size_t)(n ? n : 1) * PACK_BLOCK_SIZE);
+	s->have = calloc(n ? n : 1, 1);
+	if (!s->got || !s->have)
+		return -ENOMEM;
+	memset(s->seen, 0, s->nr / 8 + 1);
+	return pack_read(pack, len, name, max, scan_put, s, NULL, NULL);
+}
+
+#define MISSING_SHOWN 5
+
+struct missing {
+	uint64_t count, first[MISSING_SHOWN];
+	char what[200];		/* the first reason, in words */
+};
+
+static void missing_add(struct missing *m, uint64_t b)
+{
+	if (m->count < MISSING_SHOWN)
+		m->first[m->count] = b;
+	m->count++;
+}
+
+/* 0 when the pack (decoded whole, without errors) is complete metadata,
+ * else -EUCLEAN with M saying what is missing; -errno on other errors. */
+static int pack_completeness(const unsigned char *pack, size_t len, const char *name,
+			     uint64_t max, uint64_t nr, struct missing *m)
+{
+	struct pack_scan s = { .nr = nr };
+	uint64_t want[SM_MAX_METADATA_BITMAPS + 1], bitmaps[SM_MAX_METADATA_BITMAPS];
+	struct thin_sb sb;
+	unsigned nb;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	if (!(s.seen = calloc(nr / 8 + 1, 1)))
+		return -ENOMEM;
+	want[0] = THIN_SB_BLOCK;
+	if ((r = scan_pass(pack, len, name, max, &s, want, 1)))
+		goto out;
+	if (!s.have[0] || !csum_is(s.got, THIN_SB_CSUM_XOR) ||
+	    le64_get(s.got + 32) != THIN_SB_MAGIC) {
+		snprintf(m->what, sizeof(m->what), "block 0 is %s",
+			 s.have[0] ? "packed but no thin superblock" : "not packed: no thin "
+								    "superblock");
+		missing_add(m, 0);
+		r = -EUCLEAN;
+		goto out;
+	}
+	thin_sb_unpack(s.got, &sb);
+	nb = (unsigned)((sb.meta_sm.nr_blocks + SM_ENTRIES_PER_BITMAP - 1) / SM_ENTRIES_PER_BITMAP);
+	if (!sb.meta_sm.nr_blocks || nb > SM_MAX_METADATA_BITMAPS) {
+		snprintf(m->what, sizeof(m->what), "its superblock's metadata space map counts "
+			 "%" PRIu64 " blocks", sb.meta_sm.nr_blocks);
+		r = -EUCLEAN;
+		goto out;
+	}
+	{
+		const uint64_t roots[] = { sb.meta_sm.bitmap_root, sb.mapping_root,
+					   sb.details_root, sb.data_sm.bitmap_root };
+		const char *names[] = { "metadata space map index", "mapping tree root",
+					"device details root", "data space map root" };
+
+		for (unsigned i = 0; i < 4; i++)
+			if (!scan_seen(&s, roots[i])) {
+				if (!m->count)
+					snprintf(m->what, sizeof(m->what), "its %s (block %" PRIu64
+						 ") is not packed", names[i], roots[i]);
+				missing_add(m, roots[i]);
+			}
+		if (m->count) {
+			r = -EUCLEAN;
+			goto out;
+		}
+	}
+	want[0] = sb.meta_sm.bitmap_root;
+	if ((r = scan_pass(pack, len, name, max, &s, want, 1)))
+		goto out;
+	if (!csum_is(s.got, SM_INDEX_CSUM_XOR)) {
+		snprintf(m->what, sizeof(m->what), "block %" PRIu64 ", its metadata space map's "
+			 "index, is packed as another block type", want[0]);
+		missing_add(m, want[0]);
+		r = -EUCLEAN;
+		goto out;
+	}
+	for (unsigned i = 0; i < nb; i++)
+		bitmaps[i] = want[i] = le64_get(s.got + 16 + (size_t)i * SM_INDEX_ENTRY_SIZE);
+	if ((r = scan_pass(pack, len, name, max, &s, want, nb)))
+		goto out;
+	for (unsigned i = 0; i < nb; i++) {
+		const unsigned char *bm = NULL;
+
+		for (unsigned k = 0; k < nb; k++)
+			if (want[k] == bitmaps[i] && s.have[k])
+				bm = s.got + (size_t)k * PACK_BLOCK_SIZE;
+		if (!bm || !csum_is(bm, SM_BITMAP_CSUM_XOR)) {
+			if (!m->count)
+				snprintf(m->what, sizeof(m->what), "its metadata space map's bitmap "
+					 "%u (block %" PRIu64 ") is not packed", i, bitmaps[i]);
+			missing_add(m, bitmaps[i]);
+			continue;
+		}
+		for (uint64_t j = 0; j < SM_ENTRIES_PER_BITMAP; j++) {
+			uint64_t b = (uint64_t)i * SM_ENTRIES_PER_BITMAP + j;
+			uint64_t w = le64_get(bm + 16 + 8 * (j / 32));
+
+			if (b >= sb.meta_sm.nr_blocks)
+				break;
+			if ((w >> (2 * (j % 32)) & 3) && !scan_seen(&s, b)) {
+				if (!m->count)
+					snprintf(m->what, sizeof(m->what), "blocks its metadata space "
+						 "map marks in use are not packed");
+				missing_add(m, b);
+			}
+		}
+	}
+	r = m->count ? -EUCLEAN : 0;
+out:
+	free(s.seen);
+	free(s.got);
+	free(s.have);
+	return r;
+}
+
+/* Refuse (unless FORCE: warn) a pack that is not complete metadata. */
+static int pack_complete(const struct pool_restore_params *p, const unsigned char *pack,
+			 size_t len, const char *name, uint64_t max, uint64_t nr,
+			 const char *target)
+{
+	struct missing m;
+	char list[MISSING_SHOWN * 24 + 8] = "";
+	int r = pack_completeness(pack, len, name, max, nr, &m);
+
+	if (r != -EUCLEAN)
+		return r;
+	for (uint64_t i = 0; i < m.count && i < MISSING_SHOWN; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%" PRIu64,
+			 i ? ", " : "", m.first[i]);
+	if (m.count > MISSING_SHOWN)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), ", ...");
+	if (p->force) {
+		log_warn("%s: not complete metadata: %s (%" PRIu64 " block%s missing%s%s); "
+			 "restoring what it holds anyway (--force), the missing blocks zeroed",
+			 name, m.what, m.count, m.count == 1 ? "" : "s", *list ? ": " : "", list);
+		return 0;
+	}
+	log_error("%s: not complete metadata: %s (%" PRIu64 " block%s missing%s%s); the pack "
+		  "is cut short or was packed from damaged metadata (a packer leaves out blocks "
+		  "whose checksum fails)", name, m.what, m.count, m.count == 1 ? "" : "s",
+		  *list ? ": " : "", list);
+	log_error("%s: nothing was written; restore from an intact copy of the pack, or add "
+		  "--force to restore the blocks it holds with the missing ones zeroed", target);
+	return -EUCLEAN;
+}
+
 struct pack_target {
 	struct io_engine *io;
 	unsigned char *written;	/* a bit a block of the area */
@@ -268,7 +493,7 @@ static int pack_restore(const struct pool_restore_params *p, int fd, const char 
 			struct io_engine *io)
 {
 	struct pack_target t = { .io = io, .p = p };
-	uint64_t nr = io->size / PACK_BLOCK_SIZE, packed;
+	uint64_t nr = io->size / PACK_BLOCK_SIZE, packed, nr_pack;
 	unsigned char *pack = NULL, *zeros = NULL, *sb = NULL;
 	size_t len = 0;
 	int r;
@@ -279,7 +504,7 @@ static int pack_restore(const struct pool_restore_params *p, int fd, const char 
 		       &pack, &len);
 	if (r)
 		return r;
-	if ((r = pack_read(pack, len, name, nr, NULL, NULL, NULL, &packed))) {
+	if ((r = pack_read(pack, len, name, nr, NULL, NULL, &nr_pack, &packed))) {
 		if (r == -EUCLEAN)
 			log_error("%s: nothing was written; restore from an intact copy of the pack",
 				  io->name);
@@ -288,6 +513,8 @@ static int pack_restore(const struct pool_restore_params *p, int fd, const char 
 				  "least as large as the pack's metadata", io->name);
 		goto out;
 	}
+	if ((r = pack_complete(p, pack, len, name, nr, nr_pack, io->name)))
+		goto out;
 	t.total = packed;
 	if (!(t.written = calloc(nr / 8 + 1, 1)) ||
 	    !(zeros = calloc(ZERO_RUN, PACK_BLOCK_SIZE)) || !(t.sb = sb = calloc(1, PACK_BLOCK_SIZE))) {
