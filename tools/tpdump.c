@@ -65,6 +65,9 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		CLI_OPT_AREA(area, "", "METADATA"),
 		{ "output", 'o', POPT_ARG_STRING, &p.output, 0,
 		  "write to FILE instead of standard output", "FILE" },
+		{ "force", '\0', POPT_ARG_NONE, &p.force, 0,
+		  "write FILE even if it is a block device or carries a pool's label or another "
+		  "signature", NULL },
 		{ "devices", '\0', POPT_ARG_STRING, &p.devices, 0,
 		  "with a POOL: its devices, instead of the devices file", "DATA,META" },
 		CLI_OPT_PROGRESS(progress),
@@ -96,7 +99,8 @@ int cmd_tpdump(const struct tp_command *cmd, int argc, const char **argv)
 		p.offset = area.offset;
 		p.size = area.size;
 		/* on standard error only: the dump may be standard output */
-		cli_progress_begin(&pg, cmd, mode, args[0], TP_PROGRESS_ITEMS, "mappings");
+		cli_progress_begin(&pg, cmd, mode, args[0], TP_PROGRESS_ITEMS,
+				   p.format == POOL_DUMP_PACK ? "blocks" : "mappings");
 		p.progress = tp_progress_cb;
 		p.progress_ctx = &pg;
 		code = tp_exit_from_errno(pool_dump(&p));

@@ -39,7 +39,13 @@ struct pool_dump_params {
 	int skip_mappings;	/* devices only */
 	int one_device;		/* only device DEV_ID */
 	uint64_t dev_id;
-	const char *output;	/* created (truncated) after the source opened; NULL = stdout */
+	const char *output;	/* NULL = stdout; a regular file is written whole
+				 * through a temporary file and renamed over it
+				 * (left as it was on failure); never the source,
+				 * a block device or a file carrying a pool's
+				 * label, VG metadata or another signature unless
+				 * FORCE (the last two) */
+	int force;		/* write OUTPUT even if a block device or signed */
 	tp_progress_fn *progress;	/* mapped blocks printed (total 0: unknown); NULL: none */
 	void *progress_ctx;
 };

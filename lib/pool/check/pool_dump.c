@@ -122,29 +122,121 @@ static void close_source(struct source *s)
 	pool_area_close(&s->a);
 }
 
+/* Before -o FILE is opened for writing: never the source itself (-EINVAL,
+ * exit 3), never a block device without --force, never a file or device
+ * that carries a tptools label, a pool's VG metadata or another signature
+ * without --force (the checks of a restore's target: -EBUSY). *EXISTS,
+ * *OST: FILE as it is. */
+static int output_check(const struct pool_dump_params *p, int *exists, struct stat *ost)
+{
+	struct pool_area a;
+	struct stat in;
+	int r;
+
+	*exists = 0;
+	if (stat(p->output, ost)) {
+		if (errno == ENOENT)
+			return 0;
+		r = -errno;
+		log_error("%s: %s", p->output, strerror(errno));
+		return r;
+	}
+	*exists = 1;
+	if (!pool_dump_source_is_pool(p->source) && !stat(p->source, &in) &&
+	    ((ost->st_dev == in.st_dev && ost->st_ino == in.st_ino) ||
+	     (S_ISBLK(ost->st_mode) && S_ISBLK(in.st_mode) && ost->st_rdev == in.st_rdev))) {
+		log_error("%s: refusing to write: it is the metadata being dumped (%s); nothing "
+			  "was written: give -o another file", p->output, p->source);
+		return -EINVAL;
+	}
+	if (S_ISBLK(ost->st_mode) && !p->force) {
+		log_error("%s: refusing to write: it is a block device; write the dump to a file, "
+			  "or add --force to write it onto the device", p->output);
+		return -EBUSY;
+	}
+	if (!S_ISBLK(ost->st_mode) && !(S_ISREG(ost->st_mode) && ost->st_size > 0))
+		return 0;
+	r = pool_area_open_write(p->output, 0, 0, 0, p->force, "write the dump to another "
+				 "file, or", &a);
+	pool_area_close(&a);
+	return r;
+}
+
+/* Where the dump goes: a regular file (or a new one) through a temporary
+ * file next to it, renamed over it once the dump is whole (*TMP, caller
+ * frees), anything else (a device, a pipe) opened as it is, not
+ * truncated. */
+static int output_open(const struct pool_dump_params *p, int exists, const struct stat *ost,
+		       char **tmp, char **final)
+{
+	int fd;
+
+	*tmp = *final = NULL;
+	if (exists && !S_ISREG(ost->st_mode)) {
+		fd = open(p->output, O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fd = -errno;
+			log_error("%s: cannot open: %s", p->output, strerror(errno));
+		}
+		return fd;
+	}
+	/* a symbolic link keeps pointing at the file it names */
+	if (!(*final = exists ? realpath(p->output, NULL) : strdup(p->output)) ||
+	    !(*tmp = malloc(strlen(*final) + 16))) {
+		free(*final);
+		*final = NULL;
+		return -ENOMEM;
+	}
+	sprintf(*tmp, "%s.tmp-XXXXXX", *final);
+	fd = mkstemp(*tmp);
+	if (fd < 0) {
+		fd = -errno;
+		log_error("%s: cannot create a temporary file next to it: %s", p->output,
+			  strerror(errno));
+		free(*tmp);
+		free(*final);
+		*tmp = *final = NULL;
+		return fd;
+	}
+	if (fchmod(fd, exists ? (ost->st_mode & 07777) : 0644))
+		log_warn("%s: cannot set its mode: %s", *tmp, strerror(errno));
+	return fd;
+}
+
 int pool_dump(const struct pool_dump_params *p)
 {
 	struct source s;
-	int fd = STDOUT_FILENO, r = open_source(p, &s);
+	struct stat ost;
+	char *tmp = NULL, *final = NULL;
+	int fd = STDOUT_FILENO, exists = 0, r = 0;
 
-	if (r) {
+	if (p->output && (r = output_check(p, &exists, &ost)))
+		return r == -EINVAL ? r : work_failed(r);
+	if ((r = open_source(p, &s))) {
 		close_source(&s);
 		return r;
 	}
-	if (p->output) {
-		fd = open(p->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			r = -errno;
-			log_error("%s: cannot create: %s", p->output, strerror(errno));
-			close_source(&s);
-			return work_failed(r);
-		}
+	if (p->output && (fd = output_open(p, exists, &ost, &tmp, &final)) < 0) {
+		close_source(&s);
+		return work_failed(fd);
 	}
 	r = dump_to(p, s.area ? s.area : s.a.io, fd);
+	if (p->output && !r && tmp && fsync(fd)) {
+		r = -errno;
+		log_error("%s: %s", p->output, strerror(errno));
+	}
 	if (p->output && close(fd) && !r) {
 		r = -errno;
 		log_error("%s: %s", p->output, strerror(errno));
 	}
+	if (tmp && !r && rename(tmp, final)) {
+		r = -errno;
+		log_error("%s: cannot put the dump in place: %s", p->output, strerror(errno));
+	}
+	if (tmp && r)
+		unlink(tmp);
+	free(tmp);
+	free(final);
 	close_source(&s);
 	return work_failed(r);
 }
