@@ -63,7 +63,8 @@ int cmd_tprestore(const struct tp_command *cmd, int argc, const char **argv)
 	if (code == CLI_CONTINUE) {
 		p.offset = area.offset;
 		p.size = area.size;
-		cli_progress_begin(&pg, cmd, mode, p.output, TP_PROGRESS_ITEMS, "mappings");
+		cli_progress_begin(&pg, cmd, mode, p.output, TP_PROGRESS_ITEMS,
+				   p.pack ? "blocks" : "mappings");
 		p.progress = tp_progress_cb;
 		p.progress_ctx = &pg;
 		code = tp_exit_from_errno(pool_restore(&p));

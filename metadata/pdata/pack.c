@@ -659,6 +659,55 @@ static int read_chunk(struct unpack *u, const unsigned char *p, size_t len, uint
 	return r;
 }
 
+/* Does P (at least 32 bytes) start like XML? */
+static int looks_like_xml(const unsigned char *p)
+{
+	size_t i = 0;
+
+	if (p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		i = 3;	/* a UTF-8 byte order mark */
+	while (i < PACK_HEADER_SIZE && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' ||
+					p[i] == '\r'))
+		i++;
+	return i < PACK_HEADER_SIZE && p[i] == '<';
+}
+
+int pack_header(const void *head, const char *name, uint64_t max_blocks, uint64_t *nr_blocks)
+{
+	const unsigned char *p = head;
+	struct unpack u = { .name = name };
+	uint64_t v;
+
+	if (le64_get(p) != PACK_MAGIC)
+		return damaged(&u, 0, "no pack magic number%s",
+			       looks_like_xml(p) ? "; it looks like XML (thin_dump's): drop "
+						   "--format pack" : "");
+	if ((v = le64_get(p + 8)) != PACK_VERSION)
+		return damaged(&u, 8, "version %" PRIu64 "; only version %u is known", v,
+			       PACK_VERSION);
+	if ((v = le64_get(p + 16)) != PACK_BLOCK_SIZE)
+		return damaged(&u, 16, "block size %" PRIu64 "; only %u is known", v,
+			       PACK_BLOCK_SIZE);
+	v = le64_get(p + 24);
+	if (!v)
+		return damaged(&u, 24, "the header counts no blocks");
+	if (v > PACK_MAX_BLOCKS)
+		return damaged(&u, 24, "the header counts %" PRIu64 " blocks of 4 KiB, more than "
+			       "any device holds: the header is damaged", v);
+	if (v > max_blocks) {
+		log_error("%s: the pack's metadata is %" PRIu64 " blocks of 4 KiB; the target "
+			  "holds only %" PRIu64, name, v, max_blocks);
+		return -ENOSPC;
+	}
+	*nr_blocks = v;
+	return 0;
+}
+
+int pack_is_pack(const void *head, size_t len)
+{
+	return len >= 8 && le64_get(head) == PACK_MAGIC;
+}
+
 int pack_read(const void *pack, size_t len, const char *name, uint64_t max_blocks,
 	      pack_block_fn *fn, void *ctx, uint64_t *nr_blocks, uint64_t *nr_packed)
 {
@@ -673,22 +722,8 @@ int pack_read(const void *pack, size_t len, const char *name, uint64_t max_block
 	if (len < PACK_HEADER_SIZE)
 		return damaged(&u, 0, "%zu bytes, shorter than the %u-byte header", len,
 			       PACK_HEADER_SIZE);
-	if (le64_get(p) != PACK_MAGIC)
-		return damaged(&u, 0, "no pack magic number");
-	if ((v = le64_get(p + 8)) != PACK_VERSION)
-		return damaged(&u, 8, "version %" PRIu64 "; only version %u is known", v,
-			       PACK_VERSION);
-	if ((v = le64_get(p + 16)) != PACK_BLOCK_SIZE)
-		return damaged(&u, 16, "block size %" PRIu64 "; only %u is known", v,
-			       PACK_BLOCK_SIZE);
-	u.nr_blocks = le64_get(p + 24);
-	if (!u.nr_blocks)
-		return damaged(&u, 24, "the header counts no blocks");
-	if (u.nr_blocks > max_blocks) {
-		log_error("%s: the pack's metadata is %" PRIu64 " blocks of 4 KiB; the target "
-			  "holds only %" PRIu64, name, u.nr_blocks, max_blocks);
-		return -ENOSPC;
-	}
+	if ((r = pack_header(p, name, max_blocks, &u.nr_blocks)))
+		return r;
 	/* bounded by MAX_BLOCKS, the caller's */
 	if (!(u.seen = calloc(u.nr_blocks / 8 + 1, 1)) || !(in = malloc(sizeof(*in))) ||
 	    !(block = malloc(PACK_BLOCK_SIZE))) {

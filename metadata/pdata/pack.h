@@ -55,6 +55,18 @@ int pack_write(struct io_engine *src, uint64_t nr_blocks, pack_out_fn *out, void
 	       tp_progress_fn *progress, void *progress_ctx) TP_MUST_CHECK;
 
 /* One unpacked block: 0 or -errno (which ends pack_read). */
+/* Headers counting more blocks are damaged (2^40 blocks: 4 PiB). */
+#define PACK_MAX_BLOCKS (1ull << 40)
+
+/* The 32-byte header at HEAD: 0 and *NR_BLOCKS, -EUCLEAN (logged, naming
+ * NAME and what is wrong: no magic number, XML given as a pack, another
+ * version or block size, no blocks or implausibly many) or -ENOSPC (more
+ * blocks than MAX_BLOCKS, the target's). */
+int pack_header(const void *head, const char *name, uint64_t max_blocks, uint64_t *nr_blocks)
+	TP_MUST_CHECK;
+/* Do the LEN bytes at HEAD start with the pack magic number? */
+int pack_is_pack(const void *head, size_t len);
+
 typedef int pack_block_fn(void *ctx, uint64_t b, const unsigned char *block);
 
 /* Read the pack of LEN bytes at PACK (named NAME in messages): -ENOSPC,

@@ -285,7 +285,21 @@ err_has "the target holds only 256"
 unchanged 5 tprestore --format pack -i m2.bin -o target.img
 err_has "no pack magic number"
 unchanged 5 tprestore --format pack -i gen1.src.xml -o target.img
+err_has "it looks like XML (thin_dump's): drop --format pack"
 unchanged 5 tprestore -i $good -o target.img
+err_has "this is a thin_metadata_pack file: add --format pack"
+# a header counting 2^62 blocks is damaged (not a pack for a larger target)
+{ head -c 24 $good; printf '\0\0\0\0\0\0\0\100'; tail -c +33 $good; } >huge.pack
+unchanged 5 tprestore --format pack -i huge.pack -o target.img
+err_has "the header is damaged"
+err_lacks "the target holds only"
+# an input that is no file is checked as it is read: no magic number at
+# once, and a pack followed by endless bytes is cut off at what a pack
+# of its header's blocks can be
+unchanged 5 tprestore --format pack -i /dev/zero -o target.img
+err_has "/dev/zero: not a usable thin_metadata_pack file: at byte 0: no pack magic number"
+unchanged 5 tprestore --format pack -i - -o target.img < <(cat $good /dev/zero 2>/dev/null)
+err_has "more than any pack of 1024 blocks can be"
 unchanged 5 tprestore --format pack -i missing.pack -o target.img
 unchanged 3 tprestore --format tar -i $good -o target.img
 # killed while it writes: the superblock is zeroed first, so the target

@@ -323,9 +323,27 @@ static void test_damage(void)
 	p[17] = 0x10;
 	le64_put(p + 24, 0);
 	CU_ASSERT_EQUAL(pack_read(p, len, "x", 4, NULL, NULL, NULL, NULL), -EUCLEAN);
+	/* implausibly many blocks: a damaged header, whatever the target */
 	le64_put(p + 24, ~0ull);
+	CU_ASSERT_EQUAL(pack_read(p, len, "x", ~0ull, NULL, NULL, NULL, NULL), -EUCLEAN);
+	le64_put(p + 24, 1ull << 62);
+	CU_ASSERT_EQUAL(pack_read(p, len, "x", 1ull << 22, NULL, NULL, NULL, NULL), -EUCLEAN);
+	le64_put(p + 24, PACK_MAX_BLOCKS + 1);
+	CU_ASSERT_EQUAL(pack_read(p, len, "x", ~0ull, NULL, NULL, NULL, NULL), -EUCLEAN);
+	/* plausible, more than the target: no room */
+	le64_put(p + 24, (1ull << 22) + 1);
 	CU_ASSERT_EQUAL(pack_read(p, len, "x", 1ull << 22, NULL, NULL, NULL, NULL), -ENOSPC);
 	le64_put(p + 24, 4);
+	{
+		uint64_t nr = 0;
+
+		CU_ASSERT_EQUAL(pack_header(p, "x", 4, &nr), 0);
+		CU_ASSERT_EQUAL(nr, 4);
+		CU_ASSERT_EQUAL(pack_header(p, "x", 3, &nr), -ENOSPC);
+		CU_ASSERT(pack_is_pack(p, 8));
+		CU_ASSERT(!pack_is_pack(p, 7));
+		CU_ASSERT(!pack_is_pack("<superblock uuid=\"\"", 8));
+	}
 
 	/* chunk length: zero, past the end, huge, a partial length after */
 	le64_put(p + 32, 0);

@@ -241,54 +241,102 @@ int pool_dump(const struct pool_dump_params *p)
 	return work_failed(r);
 }
 
-/* The whole pack, at most MAX bytes (one larger is no pack of the
- * target): 0 and *BUF (caller frees), or -errno, logged. */
-static int pack_slurp(int fd, const char *name, uint64_t max, unsigned char **buf, size_t *len)
+/* Read up to N bytes at most (short only at the end of the input). */
+static ssize_t read_full(int fd, unsigned char *buf, size_t n)
 {
-	size_t cap = 1u << 20, n = 0;
-	unsigned char *b = malloc(cap);
-	struct stat st;
+	size_t got = 0;
 
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
-		free(b);
-		log_error("%s: %" PRIu64 " bytes, more than any pack of the target's size can be",
-			  name, (uint64_t)st.st_size);
-		return -EUCLEAN;
-	}
-	for (;;) {
-		ssize_t k;
+	while (got < n) {
+		ssize_t k = read(fd, buf + got, n - got);
 
-		if (!b)
-			return -ENOMEM;
-		if (n == cap) {
-			unsigned char *nb;
-
-			if (n >= max) {
-				free(b);
-				log_error("%s: more than %" PRIu64 " bytes, more than any pack of the "
-					  "target's size can be", name, max);
-				return -EUCLEAN;
-			}
-			nb = realloc(b, cap * 2);
-			if (!nb)
-				free(b);
-			b = nb;
-			cap *= 2;
-			continue;
-		}
-		k = read(fd, b + n, cap - n);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k < 0) {
-			int e = -errno;
-
-			free(b);
-			log_error("%s: cannot read: %s", name, strerror(-e));
-			return e;
-		}
+		if (k < 0)
+			return -errno;
 		if (!k)
 			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+/* The whole pack into memory: its header checked as soon as it is read
+ * (a pack of more than TARGET_BLOCKS blocks, or no pack, is refused before
+ * more is read), then at most what a pack of the header's blocks can be
+ * (a block packs into no more than its 4 KiB, its number and a few bytes
+ * of code; zlib adds 5 bytes in 16 KiB at worst). 0 and *BUF (caller
+ * frees), or -errno, logged. */
+static int pack_slurp(int fd, const char *name, uint64_t target_blocks, unsigned char **buf,
+		      size_t *len)
+{
+	unsigned char head[PACK_HEADER_SIZE];
+	size_t cap, n = PACK_HEADER_SIZE;
+	uint64_t nr, max;
+	unsigned char *b;
+	struct stat st;
+	ssize_t k = read_full(fd, head, sizeof(head));
+	int r;
+
+	if (k < 0) {
+		log_error("%s: cannot read: %s", name, strerror((int)-k));
+		return (int)k;
+	}
+	if ((size_t)k < sizeof(head)) {
+		log_error("%s: not a usable thin_metadata_pack file: %zd bytes, shorter than the "
+			  "%u-byte header", name, k, PACK_HEADER_SIZE);
+		return -EUCLEAN;
+	}
+	if ((r = pack_header(head, name, target_blocks, &nr)))
+		return r;
+	max = PACK_HEADER_SIZE + nr * (PACK_BLOCK_SIZE + 64) + (1u << 20);
+	if (max > SIZE_MAX / 2)
+		return -ENOMEM;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+		log_error("%s: %" PRIu64 " bytes, more than any pack of %" PRIu64 " blocks can be",
+			  name, (uint64_t)st.st_size, nr);
+		return -EUCLEAN;
+	}
+	cap = max < (1u << 20) ? (size_t)max : 1u << 20;
+	if (!(b = malloc(cap)))
+		return -ENOMEM;
+	memcpy(b, head, sizeof(head));
+	for (;;) {
+		if (n == cap) {
+			unsigned char *nb;
+			size_t ncap = cap * 2 < max ? cap * 2 : (size_t)max;
+
+			if (n >= max) {
+				/* one more byte says whether the input goes on */
+				unsigned char x;
+
+				k = read_full(fd, &x, 1);
+				if (k == 0)
+					break;
+				free(b);
+				if (k < 0) {
+					log_error("%s: cannot read: %s", name, strerror((int)-k));
+					return (int)k;
+				}
+				log_error("%s: more than %" PRIu64 " bytes, more than any pack of "
+					  "%" PRIu64 " blocks can be", name, max, nr);
+				return -EUCLEAN;
+			}
+			if (!(nb = realloc(b, ncap))) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap = ncap;
+		}
+		k = read_full(fd, b + n, cap - n);
+		if (k < 0) {
+			free(b);
+			log_error("%s: cannot read: %s", name, strerror((int)-k));
+			return (int)k;
+		}
 		n += (size_t)k;
+		if (n < cap)
+			break;
 	}
 	*buf = b;
 	*len = n;
@@ -590,10 +638,13 @@ static int pack_restore(const struct pool_restore_params *p, int fd, const char 
 	size_t len = 0;
 	int r;
 
-	/* a block packs into no more than its 4 KiB, its number and a few
-	 * bytes of code; zlib adds 5 bytes in 16 KiB at worst */
-	r = pack_slurp(fd, name, PACK_HEADER_SIZE + nr * (PACK_BLOCK_SIZE + 64) + (1u << 20),
-		       &pack, &len);
+	r = pack_slurp(fd, name, nr, &pack, &len);
+	if (r == -EUCLEAN)
+		log_error("%s: nothing was written; restore from an intact copy of the pack",
+			  io->name);
+	else if (r == -ENOSPC)
+		log_error("%s: nothing was written; restore into a file, device or area at "
+			  "least as large as the pack's metadata", io->name);
 	if (r)
 		return r;
 	if ((r = pack_read(pack, len, name, nr, NULL, NULL, &nr_pack, &packed))) {
@@ -647,6 +698,20 @@ int pool_restore(const struct pool_restore_params *p)
 		r = -errno;
 		log_error("%s: cannot open: %s", p->input, strerror(errno));
 		return work_failed(r);
+	}
+	if (!p->pack) {
+		/* a pack given as XML: said at once (an input that cannot be
+		 * read twice, a pipe, gets the XML parser's error) */
+		unsigned char head[8];
+
+		if (pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+		    pack_is_pack(head, sizeof(head))) {
+			log_error("%s: this is a thin_metadata_pack file: add --format pack; "
+				  "nothing was written", named ? p->input : "<stdin>");
+			if (named)
+				close(fd);
+			return -EUCLEAN;
+		}
 	}
 	r = pool_area_open_write(p->output, IO_EXCL, p->offset, p->size, p->force,
 				 "restore into a file or device that is no pool's (and check "
