@@ -40,3 +40,19 @@ int tp_discard(int fd, enum tp_discard_kind kind, uint64_t off, uint64_t len)
 		return -errno;
 	return 0;
 }
+
+int tp_zero_range(int fd, enum tp_discard_kind kind, uint64_t off, uint64_t len)
+{
+	uint64_t range[2] = { off, len };
+
+	if (off > INT64_MAX || len > INT64_MAX - off)
+		return -EINVAL;
+	if (kind == TP_DISCARD_BLOCK) {
+		if (ioctl(fd, BLKZEROOUT, range))
+			return errno == ENOTTY ? -EOPNOTSUPP : -errno;
+		return 0;
+	}
+	if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
+		return -errno;
+	return 0;
+}

@@ -25,4 +25,11 @@ int tp_discard_kind(int fd, enum tp_discard_kind *kind) TP_MUST_CHECK;
 /* Discard LEN bytes at OFF of FD (of kind KIND). */
 int tp_discard(int fd, enum tp_discard_kind kind, uint64_t off, uint64_t len) TP_MUST_CHECK;
 
+/* Make LEN bytes at OFF of FD read as zeros without writing them: a
+ * regular file's range punched out (its blocks freed, size kept), a block
+ * device's zeroed by the device (BLKZEROOUT, never a discard, which need
+ * not zero). -EOPNOTSUPP (or another -errno) when it cannot: the caller
+ * writes zeros instead. */
+int tp_zero_range(int fd, enum tp_discard_kind kind, uint64_t off, uint64_t len) TP_MUST_CHECK;
+
 #endif

@@ -220,6 +220,20 @@ ok tprestore --format pack -i gen1.ours.pack -o big.img
 cmp -n 524288 big.img gen1.c.bin || fail "restore into a larger file: the pack's area differs"
 [ "$(tail -c 524288 big.img | tr -d '\0' | wc -c)" -eq 0 ] ||
 	fail "restore into a larger file left old bytes past the pack's area"
+# a sparse image stays sparse: the gaps are punched out, not written
+image sparse.img 1G
+ok tprestore --format pack -i gen3.ours.pack -o sparse.img
+[ "$(($(stat -c %b sparse.img) * $(stat -c %B sparse.img)))" -lt $((32 << 20)) ] ||
+	fail "restoring a pack allocated the whole sparse target ($(du -h sparse.img))"
+cmp -n $((16 << 20)) sparse.img gen3.c.bin || fail "restore into a sparse file: the pack's area differs"
+# a block device: its gaps zeroed too (BLKZEROOUT)
+if have losetup && head -c 1048576 /dev/urandom >loop.bin && lo=$(losetup -f --show loop.bin 2>/dev/null); then
+	ok tprestore --format pack -i gen1.ours.pack -o "$lo"
+	losetup -d "$lo"
+	cmp -n 524288 loop.bin gen1.c.bin || fail "restore onto a block device: the pack's area differs"
+	[ "$(tail -c 524288 loop.bin | tr -d '\0' | wc -c)" -eq 0 ] ||
+		fail "restore onto a block device left old bytes past the pack's area"
+fi
 
 # 5. damaged and cut packs, a target too small: exit 5, the error names
 # the pack and what is wrong, the target byte for byte unchanged (in a

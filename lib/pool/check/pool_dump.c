@@ -7,6 +7,7 @@
 #include "lib/base/crc32c.h"
 #include "lib/base/critical.h"
 #include "lib/base/le.h"
+#include "lib/dev/discard.h"
 #include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "metadata/pdata/pack.h"
@@ -593,10 +594,16 @@ static int pack_put(void *ctx, uint64_t b, const unsigned char *block)
 
 #define ZERO_RUN 256u	/* blocks a write of zeros */
 
-/* Zeros over every block of the area the pack did not write, but 0. */
-static int pack_zero_rest(struct pack_target *t, const unsigned char *zeros)
+/* Zeros over every block of the area the pack did not write, but 0: a
+ * regular file's gaps punched out (a sparse image stays sparse), a block
+ * device's zeroed by BLKZEROOUT, through ZFD (the target opened again,
+ * BASE the area's offset in it); zeros written where that cannot be. */
+static int pack_zero_rest(struct pack_target *t, const unsigned char *zeros, int zfd,
+			  uint64_t base)
 {
 	uint64_t nr = t->io->size / PACK_BLOCK_SIZE;
+	enum tp_discard_kind kind;
+	int fast = zfd >= 0 && !tp_discard_kind(zfd, &kind);
 
 	for (uint64_t b = 1; b < nr;) {
 		uint64_t n = 0;
@@ -606,14 +613,29 @@ static int pack_zero_rest(struct pack_target *t, const unsigned char *zeros)
 			b++;
 			continue;
 		}
-		while (b + n < nr && n < ZERO_RUN && !(t->written[(b + n) / 8] & (1u << ((b + n) % 8))))
+		while (b + n < nr && (fast || n < ZERO_RUN) &&
+		       !(t->written[(b + n) / 8] & (1u << ((b + n) % 8))))
 			n++;
+		if (fast && !tp_zero_range(zfd, kind, base + b * PACK_BLOCK_SIZE,
+					   n * PACK_BLOCK_SIZE)) {
+			b += n;
+			continue;
+		}
+		fast = 0;	/* not supported here: zeros from now on */
+		if (n > ZERO_RUN)
+			n = ZERO_RUN;
 		if ((r = io_write(t->io, b * PACK_BLOCK_SIZE, zeros, n * PACK_BLOCK_SIZE))) {
 			log_error("%s: cannot zero blocks %" PRIu64 "-%" PRIu64 ": %s", t->io->name, b,
 				  b + n - 1, strerror(-r));
 			return r;
 		}
 		b += n;
+	}
+	if (zfd >= 0 && fsync(zfd)) {
+		int r = -errno;
+
+		log_error("%s: cannot flush: %s", t->io->name, strerror(errno));
+		return r;
 	}
 	return 0;
 }
@@ -636,7 +658,7 @@ static int pack_restore(const struct pool_restore_params *p, int fd, const char 
 	uint64_t nr = io->size / PACK_BLOCK_SIZE, packed, nr_pack;
 	unsigned char *pack = NULL, *zeros = NULL, *sb = NULL;
 	size_t len = 0;
-	int r;
+	int zfd = -1, r;
 
 	r = pack_slurp(fd, name, nr, &pack, &len);
 	if (r == -EUCLEAN)
@@ -664,12 +686,15 @@ static int pack_restore(const struct pool_restore_params *p, int fd, const char 
 		r = -ENOMEM;
 		goto out;
 	}
+	/* the target again, for zeroing without writing (pack_zero_rest;
+	 * none: zeros written) */
+	zfd = open(p->output, O_WRONLY | O_CLOEXEC);
 	if ((r = io_write(io, 0, zeros, PACK_BLOCK_SIZE)) || (r = io_flush(io))) {
 		log_error("%s: cannot clear the superblock: %s", io->name, strerror(-r));
 		goto out;
 	}
 	if ((r = pack_read(pack, len, name, nr, pack_put, &t, NULL, NULL)) ||
-	    (r = pack_zero_rest(&t, zeros)) || (r = pack_flush(io)))
+	    (r = pack_zero_rest(&t, zeros, zfd, p->offset)) || (r = pack_flush(io)))
 		goto out;
 	if (t.written[0] && (r = io_write(io, 0, sb, PACK_BLOCK_SIZE))) {
 		log_error("%s: cannot write the superblock: %s", io->name, strerror(-r));
@@ -680,6 +705,8 @@ static int pack_restore(const struct pool_restore_params *p, int fd, const char 
 	if (p->progress)
 		p->progress(p->progress_ctx, packed, packed);
 out:
+	if (zfd >= 0)
+		close(zfd);
 	free(t.written);
 	free(zeros);
 	free(sb);
