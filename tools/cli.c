@@ -286,6 +286,10 @@ int cli_area(const struct tp_command *cmd, struct cli_area *a, int allowed, cons
 		return TP_EXIT_USAGE;
 	if (a->size_s && cli_size(cmd, "--size", a->size_s, 'b', &a->size) != CLI_CONTINUE)
 		return TP_EXIT_USAGE;
+	/* 0 is the default's "to the end": said only by leaving --size out */
+	if (a->size_s && !a->size)
+		return cli_usage_error(cmd, "--size 0: an area of no bytes; leave --size out for "
+					    "an area that runs to the end of the device");
 	return CLI_CONTINUE;
 }
 

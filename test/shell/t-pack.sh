@@ -331,6 +331,18 @@ err_has "p-meta.img"
 usage_error tpdump --format pack --dev-id 1 -o x.pack m1.img
 usage_error tpdump --format pack --metadata-snap -o x.pack m1.img
 usage_error tpdump --format zip m1.img
+# --size 0 is no "to the end" (that is leaving --size out): a usage error
+# for every command that takes an area
+unchanged 3 tprestore --format pack --size 0 -i gen1.ours.pack -o m1.img
+err_has "leave --size out"
+unchanged 3 tprestore --size 0 -i gen1.src.xml -o m1.img
+usage_error tpdump --size 0 -o sz.xml m1.img
+err_has "leave --size out"
+[ -e sz.xml ] && fail "tpdump --size 0 created its output"
+usage_error tpcheck --metadata m1.img --size 0
+err_has "leave --size out"
+usage_error tprmap --region 0..10 --size 0 m1.img
+err_has "leave --size out"
 ok tpdump --format pack m1.img
 cmp out gen1.ours.pack || fail "tpdump --format pack on standard output differs from -o"
 # but not onto a terminal
