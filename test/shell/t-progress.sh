@@ -119,6 +119,17 @@ grep -q '"command":"tprestore","object":"restored.bin","unit":"mappings","done":
 	fail "tprestore's progress: $(cat err)"
 ok tpdump restored.bin
 cmp -s out plain.xml || fail "the metadata restored with --progress dumps otherwise"
+# --format pack counts blocks, not mappings, both ways
+ok tpdump --format pack --progress=json -o prog.pack restored.bin
+json_lines err
+grep -q '"command":"tpdump","object":"restored.bin","unit":"blocks","done":4096,"total":4096' err ||
+	fail "tpdump --format pack's progress: $(cat err)"
+truncate -s 16M unpacked.bin
+ok tprestore --format pack --progress=json -i prog.pack -o unpacked.bin
+json_lines err
+grep -q '"command":"tprestore","object":"unpacked.bin","unit":"blocks"' err ||
+	fail "tprestore --format pack's progress: $(cat err)"
+grep -q '"unit":"mappings"' err && fail "tprestore --format pack counts mappings: $(cat err)"
 truncate -s 16M repaired.bin
 ok tprepair --progress=json --metadata restored.bin -o repaired.bin
 json_lines err
