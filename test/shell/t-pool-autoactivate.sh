@@ -152,6 +152,10 @@ if have udevadm && [ -w /run ] && [ -e "/sys/class/block/${gd#/dev/}" ]; then
 	private=""
 fi
 losetup -d "$gm"
+# a detach while something else (udev's probe, a scan of another test) holds
+# the device open is deferred: wait until the loop device is unbound
+for _ in $(seq 50); do losetup "$gm" >/dev/null 2>&1 || break; sleep 0.2; done
+losetup "$gm" >/dev/null 2>&1 && { echo "FAIL: $gm stays bound after losetup -d" >&2; exit 1; }
 gm=""
 ok tpactivate --auto "/dev/block/$mm"
 out_has "Pool gamma: not all of its devices are present"
