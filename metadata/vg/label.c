@@ -285,6 +285,30 @@ int vg_label_decode(const uint8_t s[VG_LABEL_SIZE], const char *name, struct vg_
 	return VG_LABEL_FOUND;
 }
 
+/* The size the newest VG copy on IO's own areas (read through its label
+ * L, matched to it by pool and device uuid) records for the device; 0
+ * when there is none. */
+static uint64_t own_vg_size(struct io_engine *io, const struct vg_label *l)
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct vg_pv pv = { .io = io, .label = *l };
+	struct vg *vg = NULL;
+	uint64_t size = 0;
+	int i;
+
+	if (!vg_read(&pv, 1, &vg, NULL)) {
+		if (!strcmp(vg->dev[VG_ROLE_META].pv_uuid, l->pv_uuid))
+			size = vg->dev[VG_ROLE_META].size;
+		else if ((i = vg_data_index(vg, l->pv_uuid)) >= 0)
+			size = vg_data_dev(vg, (unsigned)i)->size;
+		else if (!strcmp(vg->meta1.pv_uuid, l->pv_uuid))
+			size = vg->meta1.size;
+	}
+	vg_free(vg);
+	tp_log_capture_pop(outer);
+	return size;
+}
+
 int vg_label_read(struct io_engine *io, struct vg_label *l)
 {
 	uint8_t s[VG_LABEL_SIZE];
@@ -300,6 +324,21 @@ int vg_label_read(struct io_engine *io, struct vg_label *l)
 		return r;
 	}
 	r = vg_label_decode(s, io->name, l);
+	/* a label whose size lags behind the device's own newer VG copy (a
+	 * shrink whose label write failed): the VG, checksummed and matched
+	 * by uuid, decides; the label is reported as lagging and the next
+	 * writer brings it in step. A device shorter than its VG records is
+	 * cut short. */
+	if (r == VG_LABEL_FOUND && l->device_size > io->size) {
+		uint64_t own = own_vg_size(io, l);
+
+		if (own && own <= io->size) {
+			log_debug(TP_DBG_VG, "%s: label records %llu bytes, its VG copy %llu: the "
+				  "label lags", io->name, (unsigned long long)l->device_size,
+				  (unsigned long long)own);
+			return VG_LABEL_FOUND;
+		}
+	}
 	if (r == VG_LABEL_FOUND && l->device_size > io->size) {
 		char buf[VG_PATH_MAX + 200];
 		snprintf(buf, sizeof(buf), "%s: shorter than its tptools label records (%llu of "
@@ -328,7 +367,11 @@ uint64_t vg_label_cut_short(struct io_engine *io)
 	outer = tp_log_capture_push(&quiet);
 	r = vg_label_decode(s, io->name, &l);
 	tp_log_capture_pop(outer);
-	return r == VG_LABEL_FOUND && l.device_size > io->size ? l.device_size : 0;
+	if (r != VG_LABEL_FOUND || l.device_size <= io->size)
+		return 0;
+	/* a label lagging behind the device's own VG copy (vg_label_read) */
+	r = own_vg_size(io, &l) && own_vg_size(io, &l) <= io->size;
+	return r ? 0 : l.device_size;
 }
 
 /* Write and flush the label sector S; WHAT names the deed in the error. */
