@@ -285,31 +285,8 @@ int vg_label_decode(const uint8_t s[VG_LABEL_SIZE], const char *name, struct vg_
 	return VG_LABEL_FOUND;
 }
 
-/* The size the newest VG copy on IO's own areas (read through its label
- * L, matched to it by pool and device uuid) records for the device; 0
- * when there is none. */
-static uint64_t own_vg_size(struct io_engine *io, const struct vg_label *l)
-{
-	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
-	struct vg_pv pv = { .io = io, .label = *l };
-	struct vg *vg = NULL;
-	uint64_t size = 0;
-	int i;
-
-	if (!vg_read(&pv, 1, &vg, NULL)) {
-		if (!strcmp(vg->dev[VG_ROLE_META].pv_uuid, l->pv_uuid))
-			size = vg->dev[VG_ROLE_META].size;
-		else if ((i = vg_data_index(vg, l->pv_uuid)) >= 0)
-			size = vg_data_dev(vg, (unsigned)i)->size;
-		else if (!strcmp(vg->meta1.pv_uuid, l->pv_uuid))
-			size = vg->meta1.size;
-	}
-	vg_free(vg);
-	tp_log_capture_pop(outer);
-	return size;
-}
-
-int vg_label_read(struct io_engine *io, struct vg_label *l)
+int vg_label_load(struct io_engine *io, struct vg_label *l, uint64_t (*own_size)(
+		  struct io_engine *, const struct vg_label *))
 {
 	uint8_t s[VG_LABEL_SIZE];
 	int r;
@@ -330,7 +307,7 @@ int vg_label_read(struct io_engine *io, struct vg_label *l)
 	 * writer brings it in step. A device shorter than its VG records is
 	 * cut short. */
 	if (r == VG_LABEL_FOUND && l->device_size > io->size) {
-		uint64_t own = own_vg_size(io, l);
+		uint64_t own = own_size(io, l);
 
 		if (own && own <= io->size) {
 			log_debug(TP_DBG_VG, "%s: label records %llu bytes, its VG copy %llu: the "
@@ -355,7 +332,8 @@ int vg_label_read(struct io_engine *io, struct vg_label *l)
 	return r;
 }
 
-uint64_t vg_label_cut_short(struct io_engine *io)
+uint64_t vg_label_cut_short_by(struct io_engine *io, uint64_t (*own_size)(
+				   struct io_engine *, const struct vg_label *))
 {
 	uint8_t s[VG_LABEL_SIZE];
 	struct vg_label l;
@@ -370,8 +348,11 @@ uint64_t vg_label_cut_short(struct io_engine *io)
 	if (r != VG_LABEL_FOUND || l.device_size <= io->size)
 		return 0;
 	/* a label lagging behind the device's own VG copy (vg_label_read) */
-	r = own_vg_size(io, &l) && own_vg_size(io, &l) <= io->size;
-	return r ? 0 : l.device_size;
+	{
+		uint64_t own = own_size(io, &l);
+
+		return own && own <= io->size ? 0 : l.device_size;
+	}
 }
 
 /* Write and flush the label sector S; WHAT names the deed in the error. */
@@ -418,16 +399,3 @@ int vg_label_wipe(struct io_engine *io, int force)
 	return put_sector(io, s, "wipe");
 }
 
-int vg_label_probe_path(const char *path, struct vg_label *l)
-{
-	struct io_engine *io;
-	int r;
-
-	memset(l, 0, sizeof(*l));
-	r = io_fd_open(path, IO_RDONLY, &io);
-	if (r)
-		return r;
-	r = vg_label_read(io, l);
-	io_destroy(io);
-	return r;
-}
