@@ -285,7 +285,8 @@ int vg_label_decode(const uint8_t s[VG_LABEL_SIZE], const char *name, struct vg_
 	return VG_LABEL_FOUND;
 }
 
-int vg_label_read(struct io_engine *io, struct vg_label *l)
+int vg_label_load(struct io_engine *io, struct vg_label *l, uint64_t (*own_size)(
+		  struct io_engine *, const struct vg_label *))
 {
 	uint8_t s[VG_LABEL_SIZE];
 	int r;
@@ -300,6 +301,21 @@ int vg_label_read(struct io_engine *io, struct vg_label *l)
 		return r;
 	}
 	r = vg_label_decode(s, io->name, l);
+	/* a label whose size lags behind the device's own newer VG copy (a
+	 * shrink whose label write failed): the VG, checksummed and matched
+	 * by uuid, decides; the label is reported as lagging and the next
+	 * writer brings it in step. A device shorter than its VG records is
+	 * cut short. */
+	if (r == VG_LABEL_FOUND && l->device_size > io->size) {
+		uint64_t own = own_size(io, l);
+
+		if (own && own <= io->size) {
+			log_debug(TP_DBG_VG, "%s: label records %llu bytes, its VG copy %llu: the "
+				  "label lags", io->name, (unsigned long long)l->device_size,
+				  (unsigned long long)own);
+			return VG_LABEL_FOUND;
+		}
+	}
 	if (r == VG_LABEL_FOUND && l->device_size > io->size) {
 		char buf[VG_PATH_MAX + 200];
 		snprintf(buf, sizeof(buf), "%s: shorter than its tptools label records (%llu of "
@@ -316,7 +332,8 @@ int vg_label_read(struct io_engine *io, struct vg_label *l)
 	return r;
 }
 
-uint64_t vg_label_cut_short(struct io_engine *io)
+uint64_t vg_label_cut_short_by(struct io_engine *io, uint64_t (*own_size)(
+				   struct io_engine *, const struct vg_label *))
 {
 	uint8_t s[VG_LABEL_SIZE];
 	struct vg_label l;
@@ -328,7 +345,14 @@ uint64_t vg_label_cut_short(struct io_engine *io)
 	outer = tp_log_capture_push(&quiet);
 	r = vg_label_decode(s, io->name, &l);
 	tp_log_capture_pop(outer);
-	return r == VG_LABEL_FOUND && l.device_size > io->size ? l.device_size : 0;
+	if (r != VG_LABEL_FOUND || l.device_size <= io->size)
+		return 0;
+	/* a label lagging behind the device's own VG copy (vg_label_read) */
+	{
+		uint64_t own = own_size(io, &l);
+
+		return own && own <= io->size ? 0 : l.device_size;
+	}
 }
 
 /* Write and flush the label sector S; WHAT names the deed in the error. */
@@ -375,16 +399,3 @@ int vg_label_wipe(struct io_engine *io, int force)
 	return put_sector(io, s, "wipe");
 }
 
-int vg_label_probe_path(const char *path, struct vg_label *l)
-{
-	struct io_engine *io;
-	int r;
-
-	memset(l, 0, sizeof(*l));
-	r = io_fd_open(path, IO_RDONLY, &io);
-	if (r)
-		return r;
-	r = vg_label_read(io, l);
-	io_destroy(io);
-	return r;
-}

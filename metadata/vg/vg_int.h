@@ -27,4 +27,13 @@ int vg_append_trash(struct vg *vg, const struct vg_volume *v);
  * a path such as "pool/volumes/www/dev_id") into MSG and return -1. */
 int vg_check_model(const struct vg *vg, char *msg, size_t msglen);
 
+/* vg_label_read and vg_label_cut_short (label.c) with OWN_SIZE, the size
+ * the device's own VG copy records for it (vg_io.c: the label code calls
+ * no VG read of its own); a label larger than its device but no larger
+ * than its own VG copy's size is a lagging label, read as found. */
+int vg_label_load(struct io_engine *io, struct vg_label *l,
+		  uint64_t (*own_size)(struct io_engine *, const struct vg_label *));
+uint64_t vg_label_cut_short_by(struct io_engine *io,
+			       uint64_t (*own_size)(struct io_engine *, const struct vg_label *));
+
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vg_io.c - whole-VG read and commit over the pool devices. See vg.h. */
 #include "metadata/vg/vg.h"
+#include "metadata/vg/vg_int.h"
 
 #include "lib/base/log.h"
 
@@ -129,4 +130,52 @@ int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
 	vg->text_seqno = vg->seqno;
 	free(text);
 	return 0;
+}
+
+/* The size the newest VG copy on IO's own areas (read through its label
+ * L, matched to it by pool and device uuid) records for the device; 0
+ * when there is none. */
+static uint64_t own_vg_size(struct io_engine *io, const struct vg_label *l)
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	struct vg_pv pv = { .io = io, .label = *l };
+	struct vg *vg = NULL;
+	uint64_t size = 0;
+	int i;
+
+	if (!vg_read(&pv, 1, &vg, NULL)) {
+		if (!strcmp(vg->dev[VG_ROLE_META].pv_uuid, l->pv_uuid))
+			size = vg->dev[VG_ROLE_META].size;
+		else if ((i = vg_data_index(vg, l->pv_uuid)) >= 0)
+			size = vg_data_dev(vg, (unsigned)i)->size;
+		else if (!strcmp(vg->meta1.pv_uuid, l->pv_uuid))
+			size = vg->meta1.size;
+	}
+	vg_free(vg);
+	tp_log_capture_pop(outer);
+	return size;
+}
+
+int vg_label_read(struct io_engine *io, struct vg_label *l)
+{
+	return vg_label_load(io, l, own_vg_size);
+}
+
+uint64_t vg_label_cut_short(struct io_engine *io)
+{
+	return vg_label_cut_short_by(io, own_vg_size);
+}
+
+int vg_label_probe_path(const char *path, struct vg_label *l)
+{
+	struct io_engine *io;
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	r = io_fd_open(path, IO_RDONLY, &io);
+	if (r)
+		return r;
+	r = vg_label_read(io, l);
+	io_destroy(io);
+	return r;
 }

@@ -46,6 +46,40 @@ static int rewrite_vg(struct pool *p)
 	return r ? r : pool_commit_vg(p, copy);
 }
 
+/* An offline writer's checks of the thin metadata against the VG before
+ * it writes anything: the labels taken from the VG in memory only, the
+ * thin metadata opened read-only and checked (pool_open_thin: its block
+ * size, its transaction id), then closed and the labels put back as they
+ * are on the devices. A stale or damaged VG copy rewritten before a
+ * refusal would write the older VG over the only copies of the newest. */
+static int writer_preflight(struct pool *p)
+{
+	struct vg_label *saved = malloc(sizeof(saved[0]) * POOL_MAX_PVS);
+	unsigned flags = p->flags;
+	int r;
+
+	if (!saved)
+		return -ENOMEM;
+	for (unsigned i = 0; i < POOL_MAX_PVS; i++)
+		saved[i] = p->pv[i].label;
+	p->flags |= POOL_RDONLY;
+	r = pool_sync_labels(p, NULL);
+	if (!r)
+		r = pool_open_thin(p);
+	thin_close(p->md);
+	io_destroy(p->thin_io);
+	p->md = NULL;
+	p->thin_io = NULL;
+	p->flags = flags;
+	for (unsigned i = 0; i < POOL_MAX_PVS; i++)
+		p->pv[i].label = saved[i];
+	for (unsigned i = 0; i < VG_NR_ROLES; i++)
+		if (p->role_view[i])
+			p->role_view[i]->label = p->pv[i].label;
+	free(saved);
+	return r;
+}
+
 int pool_open(const char *name, const char *devices, unsigned flags, struct pool **out)
 {
 	struct vg_mda_status st;
@@ -84,6 +118,10 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	 * commits nothing here: every commit must reach each device it lists */
 	if (pool_features_incomplete(p))
 		flags |= POOL_RDONLY;
+	/* every refusal of the thin metadata before a stale copy is
+	 * rewritten or a label brought in step */
+	if (!(flags & POOL_RDONLY) && !p->be->live && (r = writer_preflight(p)))
+		goto fail;
 	if (st.needs_repair) {
 		if (flags & POOL_RDONLY)
 			log_warn("pool %s: one VG metadata copy is stale or damaged; the next change "

@@ -535,6 +535,31 @@ static int attach(struct pool *p, const char *devices, unsigned flags, const cha
 		return r;
 	if ((r = read_all_copies(p, rep, st)))
 		return r;
+	/* a label may lag behind the VG's size of its device
+	 * (vg_label_read); a device shorter than the VG records is cut short */
+	for (unsigned i = 0; i < pool_nr_pvs(p) && p->vg; i++) {
+		unsigned index = i < VG_NR_ROLES ? 0 : i - VG_NR_ROLES + 1;
+		const struct vg_device *d;
+
+		if (i >= VG_NR_ROLES && index >= vg_nr_data(p->vg))
+			break;
+		d = i < VG_NR_ROLES ? &p->vg->dev[i] : vg_data_dev(p->vg, index);
+		if (!p->pv[i].io || p->pv[i].io->size >= d->size)
+			continue;
+		if (rep) {
+			pool_problem(rep, 1, "%s: shorter than the VG metadata records (%llu of %llu "
+				     "bytes): the device was cut short; grow it back to %llu bytes",
+				     p->pv[i].io->name, (unsigned long long)p->pv[i].io->size,
+				     (unsigned long long)d->size, (unsigned long long)d->size);
+			continue;
+		}
+		log_error("pool %s: %s is shorter than the VG metadata records (%llu of %llu "
+			  "bytes): the device was cut short; grow it back to %llu bytes, then run "
+			  "'tpcheck %s'", p->name, p->pv[i].io->name,
+			  (unsigned long long)p->pv[i].io->size, (unsigned long long)d->size,
+			  (unsigned long long)d->size, p->name);
+		return -EUCLEAN;
+	}
 	/* the features' step after the VG is read, before anything is
 	 * written (another host's pool refused, a shared pool's lease
 	 * taken): 1 when the VG is to be read again */

@@ -180,6 +180,18 @@ int pool_open_thin(struct pool *p)
 	 * (an interrupted change, which the next writer completes); any
 	 * other is a state of another moment (an older copy put back, or
 	 * VG copies that lag): its volumes would read what they held then */
+	if (!thin_superblock_info(p->md, &sb) && sb.transaction > p->vg->transaction_id) {
+		log_error("pool %s: transaction id mismatch: the thin metadata on %s is at "
+			  "transaction %llu, ahead of every valid VG metadata copy (at %llu): the "
+			  "newest VG copies are damaged or lost; nothing is written. Restore the VG "
+			  "with tprepair: 'tprepair %s --restorefile FILE' (a VG backup that agrees "
+			  "with the thin metadata; 'tpcheck %s' names this host's)",
+			  p->name, pool_meta_dev_name(p), (unsigned long long)sb.transaction,
+			  (unsigned long long)p->vg->transaction_id, p->name, p->name);
+		thin_close(p->md);
+		p->md = NULL;
+		return -EUCLEAN;
+	}
 	if (!thin_superblock_info(p->md, &sb) && sb.transaction != p->vg->transaction_id &&
 	    sb.transaction + 1 != p->vg->transaction_id) {
 		log_error("pool %s: transaction id mismatch: the thin metadata on %s is at "
