@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tpreduce --size on damaged thin metadata (tpreduce(8), "Shrinking the
+# data area"): which chunks beyond the new end are in use is decided by
+# the mappings. A leaked count there (counted, mapped by no volume: what
+# tpcheck calls non-fatal) is no reason to fail: the shrink says the
+# rebuild drops it, the pool ends clean and every volume reads the same.
+# A count below the mappings (a fatal check, which the fast guard does not
+# see) is refused before anything moves, exit 5, naming tprepair, every
+# image unchanged, and --test says the same.
+chunk=65536
+DATA_SIZE=32M META_SIZE=16M new_pool p --chunk 64K
+# a and b fill chunks 0..255, c lies beyond; a and b removed
+for v in a b c; do
+	head -c 8M /dev/urandom >$v.raw
+	ok tprecv --format raw -n $v p <$v.raw
+done
+ok tvremove -y p/a
+ok tvremove -y p/b
+tpsend --format raw p/c | md5sum >want
+save_area p good.img
+
+# a leak at the end of the area (beyond the new end)
+cp good.img a.img
+leaked=$(tp-damage a.img leak data)
+[ "$leaked" -ge 256 ] || fail "the leak is at chunk $leaked, below the new end"
+load_area p a.img
+expect_rc 1 tpcheck p
+md5sum ./*.img >sums.before
+ok tpreduce --test --size 16M p
+err_has "1 chunk beyond the new end is counted in use but mapped by no volume"
+md5sum ./*.img >sums.after
+cmp -s sums.before sums.after || fail "tpreduce --test changed a device"
+ok tpreduce --size 16M p
+err_has "the rebuild of the thin metadata drops it"
+out_has "data area shrunk from 31 MiB to 16 MiB"
+ok tpcheck p
+tpsend --format raw p/c | md5sum >got
+cmp -s want got || fail "volume c reads other bytes after the shrink"
+ok tpreduce --size 16M p
+out_has "nothing to do"
+
+# a count below the mappings: refused before anything moves (and --test)
+DATA_SIZE=32M META_SIZE=16M new_pool q --chunk 64K
+for v in a b c; do
+	ok tprecv --format raw -n $v q <$v.raw
+done
+ok tvremove -y q/a
+ok tvremove -y q/b
+save_area q b.img
+ok tp-damage b.img count data 300 0
+load_area q b.img
+expect_rc 2 tpcheck q
+unchanged 5 tpreduce --test --size 16M q
+err_has "its thin metadata is damaged"
+err_has "'tprepair q'"
+unchanged 5 tpreduce --size 16M q
+err_has "nothing was changed"
+err_has "'tprepair q'"
+grep -q "internal error" err && fail "damaged input reported as a bug"
+true
