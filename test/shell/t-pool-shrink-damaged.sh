@@ -6,7 +6,9 @@
 # rebuild drops it, the pool ends clean and every volume reads the same.
 # A count below the mappings (a fatal check, which the fast guard does not
 # see) is refused before anything moves, exit 5, naming tprepair, every
-# image unchanged, and --test says the same.
+# image unchanged, and --test says the same. Repaired, its damaged copy
+# that tprepair leaves in the spare area is kept in a file (exactly once)
+# through shrinks killed after their rebuild into the spare and run again.
 chunk=65536
 DATA_SIZE=32M META_SIZE=16M new_pool p --chunk 64K
 # a and b fill chunks 0..255, c lies beyond; a and b removed
@@ -57,4 +59,27 @@ unchanged 5 tpreduce --size 16M q
 err_has "nothing was changed"
 err_has "'tprepair q'"
 grep -q "internal error" err && fail "damaged input reported as a bug"
-true
+
+# tprepair q: the damaged area stays in the spare; shrinks killed after
+# their rebuild into the spare, run again and again, keep that copy (the
+# rebuild they find there again is kept once; no copy is overwritten)
+ok tprepair q
+ok tpcheck q
+bdir=$(backup_dir q)
+for i in 1 2 3 4 5; do
+	killed_at xdata-rebuilt tpreduce --size 16M q
+done
+n=$(ls "$bdir" | grep -c '^spare-')
+[ "$n" -le 2 ] || fail "$n copies kept after the killed shrinks, not the damaged one and one rebuild"
+found=
+for f in "$bdir"/spare-*; do
+	cmp -s "$f" b.img && found=$f
+done
+[ -n "$found" ] || fail "the damaged copy tprepair set aside is lost"
+ok tpreduce --size 16M q
+err_has "is kept in $bdir/spare-"
+out_has "data area shrunk from 31 MiB to 16 MiB"
+ok tpcheck q
+cmp -s "$found" b.img || fail "the damaged copy changed"
+tpsend --format raw q/c | md5sum >got
+cmp -s want got || fail "volume c of q reads other bytes after the shrink"
