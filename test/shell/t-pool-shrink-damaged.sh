@@ -83,3 +83,32 @@ ok tpcheck q
 cmp -s "$found" b.img || fail "the damaged copy changed"
 tpsend --format raw q/c | md5sum >got
 cmp -s want got || fail "volume c of q reads other bytes after the shrink"
+
+# a held metadata snapshot: refused before the warn-threshold warning,
+# naming the real dm name of the pool ('-' doubled) and the offline way,
+# which works: tprepair --force drops the snapshot, the volumes keep
+# their content, and the shrink goes through
+DATA_SIZE=32M META_SIZE=16M new_pool h-s --chunk 64K
+ok tprecv --format raw -n c h-s <c.raw
+ok tpchange --warn 10 h-s
+save_area h-s m.img
+tp-thinmap --reserve-snap m.img || fail "tp-thinmap --reserve-snap failed"
+load_area h-s m.img
+for t in "" --test; do
+	unchanged 5 tpreduce $t --size 16M h-s
+	err_has "holds a metadata snapshot"
+	err_has "'tprepair --force h-s'"
+	err_has "'dmsetup message h--s-tpool 0 release_metadata_snap'"
+	grep -q "warn threshold" err && fail "the warn-threshold warning came before the refusal"
+done
+unchanged 5 tptrim h-s
+err_has "'dmsetup message h--s-tpool 0 release_metadata_snap'"
+ok tprepair --force h-s
+out_has "lost: the metadata snapshot"
+tpsend --format raw h-s/c | md5sum >got
+cmp -s want got || fail "volume c of h-s reads other bytes after tprepair --force"
+ok tpreduce --size 16M h-s
+err_has "warn threshold of 10%"
+tpsend --format raw h-s/c | md5sum >got
+cmp -s want got || fail "volume c of h-s reads other bytes after the shrink"
+ok tpcheck h-s

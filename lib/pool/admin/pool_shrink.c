@@ -179,7 +179,7 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 	freed_tail(p, res, last_first);
 	if ((r = pool_guard(p, "shrinking the data area", "nothing was changed", 0)) ||
 	    (r = pool_open_thin(p)) || (r = full_check(p)) ||
-	    (r = pool_superblock_unsnapped(p, "would still name the old chunks",
+	    (r = pool_admin_unsnapped(p, "would still name the old chunks",
 					   "nothing was changed", "tpreduce --size", &sb)) ||
 	    (r = pool_data_in_use(p, 0, res->old_chunks, &res->used)) ||
 	    (r = pool_data_in_use(p, res->new_chunks, res->old_chunks - res->new_chunks,
