@@ -243,6 +243,9 @@ struct pool_shrink_result {
 	unsigned used_pct;		/* of the new area in use, percent */
 	int already;			/* the area had that size: nothing done */
 	int written;
+	int label_lags;			/* committed, but the last device's label
+					 * could not be rewritten (warned): the
+					 * device must not be cut yet */
 };
 
 /* tpreduce --size: shrink the data area of the inactive pool P to

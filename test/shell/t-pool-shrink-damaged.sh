@@ -9,6 +9,9 @@
 # image unchanged, and --test says the same. Repaired, its damaged copy
 # that tprepair leaves in the spare area is kept in a file (exactly once)
 # through shrinks killed after their rebuild into the spare and run again.
+# A held metadata snapshot is refused naming the offline way and the real
+# dm name; a label that cannot be written after the commit gets no advice
+# to cut the device (run the command again instead).
 chunk=65536
 DATA_SIZE=32M META_SIZE=16M new_pool p --chunk 64K
 # a and b fill chunks 0..255, c lies beyond; a and b removed
@@ -112,3 +115,20 @@ err_has "warn threshold of 10%"
 tpsend --format raw h-s/c | md5sum >got
 cmp -s want got || fail "volume c of h-s reads other bytes after the shrink"
 ok tpcheck h-s
+
+# the label of the last device cannot be written after the VG commit
+# (TP_TEST_FAIL=shrink-label): committed, exit 0 with a warning; no advice
+# to cut the device, but to run the command again, which rewrites it
+DATA_SIZE=32M META_SIZE=16M new_pool l --chunk 64K
+ok tprecv --format raw -n c l <c.raw
+expect_rc 0 env TP_TEST_FAIL=shrink-label tpreduce --size 16M l
+err_has "still records the old data range: do not shrink that device yet; run 'tpreduce --size 16384K l' again"
+out_has "the label of .*l-data.img lags; run 'tpreduce --size 16384K l' again"
+grep -q "truncate" out && fail "the advice to cut the device came with a label that lags"
+ok tpreduce --size 16384K l
+out_has "nothing to do"
+out_has "15 MiB (15728640 bytes) at the end of .*l-data.img"
+grep -q ") (" out && fail "double brackets in: $(cat out)"
+ok tpcheck l
+tpsend --format raw l/c | md5sum >got
+cmp -s want got || fail "volume c of l reads other bytes"

@@ -116,6 +116,22 @@ static void freed_tail(struct pool *p, struct pool_shrink_result *res, uint64_t 
 							     : 0;
 }
 
+/* The last device's label brought in step with the committed range. One
+ * that cannot be written keeps the old range: RES->label_lags, and the
+ * warning says to run the command again (it finds the size reached and
+ * rewrites the label) before the device is cut. */
+static void label_in_step(struct pool *p, struct pool_shrink_result *res)
+{
+	if (!tp_test_fail("shrink-label") && !pool_sync_labels(p, NULL))
+		return;
+	res->label_lags = 1;
+	log_warn("pool %s: its data area is %llu chunks now (committed), but the label of %s "
+		 "still records the old data range: do not shrink that device yet; run "
+		 "'tpreduce --size %lluK %s' again, which finds the size reached and rewrites "
+		 "the label", pool_name(p), (unsigned long long)res->new_chunks, res->path,
+		 (unsigned long long)(res->new_chunks * res->chunk / 1024), pool_name(p));
+}
+
 /* Step 3: the spare area (rebuilt) active and the last range shorter, in
  * one VG commit. */
 static int commit_smaller(struct pool *p, struct pool_shrink_result *res, uint64_t last_first)
@@ -168,10 +184,8 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 		/* done (a run cut after its commit: the label brought in step) */
 		res->already = 1;
 		freed_tail(p, res, last_first);
-		if (!x->test && pool_sync_labels(p, NULL))
-			log_warn("pool %s: the label of %s keeps its old data range; the next "
-				 "command that changes the pool brings it in step", pool_name(p),
-				 res->path);
+		if (!x->test)
+			label_in_step(p, res);
 		return 0;
 	}
 	if (r)
@@ -260,8 +274,6 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 	res->written = 1;
 	/* the last device's label records its range: brought in step (a cut
 	 * before leaves a label that lags, which the next change rewrites) */
-	if (pool_sync_labels(p, NULL))
-		log_warn("pool %s: the label of %s keeps its old data range; the next command that "
-			 "changes the pool brings it in step", pool_name(p), res->path);
+	label_in_step(p, res);
 	return 0;
 }
