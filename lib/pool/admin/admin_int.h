@@ -28,8 +28,7 @@ int pool_device_unused(const char *pool, const char *own_uuid, const struct vg *
  * superblock into *SB); else -EBUSY after an error saying the snapshot's
  * mappings RISK, NOTHING (what was not done), and how to release it: the
  * offline way (tprepair --force) and the kernel's (the real dm name), then
- * to run CMD again. tpmove, tpreduce --size and tptrim ask it. (It
- * replaces core's pool_superblock_unsnapped for them.) */
+ * to run CMD again. tpmove, tpreduce --size and tptrim ask it. */
 struct thin_ir_superblock;
 int pool_admin_unsnapped(struct pool *p, const char *risk, const char *nothing, const char *cmd,
 			 struct thin_ir_superblock *sb) TP_MUST_CHECK;
