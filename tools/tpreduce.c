@@ -45,10 +45,11 @@ static int shrink_op(struct pool *p, void *arg)
 		return r;
 	tp_size_format(res.old_chunks * res.chunk, 'h', a, sizeof(a));
 	tp_size_format(res.new_chunks * res.chunk, 'h', b, sizeof(b));
-	tp_size_format_exact(res.freed_bytes, c, sizeof(c));
+	tp_size_format(res.freed_bytes, 'h', c, sizeof(c));	/* the bytes follow */
 	if (res.already) {
-		printf("Pool %s: its data area is %s (%llu chunks) already; nothing to do.\n",
-		       pool_name(p), a, (unsigned long long)res.old_chunks);
+		printf("Pool %s: its data area is %s (%llu chunk%s) already; nothing to do.\n",
+		       pool_name(p), a, (unsigned long long)res.old_chunks,
+		       tp_plural(res.old_chunks));
 	} else if (x->test) {
 		tp_size_format(res.to_move * res.chunk, 'h', d, sizeof(d));
 		printf("Pool %s: the data area would shrink from %s to %s (%llu chunks to %llu, "
@@ -63,16 +64,22 @@ static int shrink_op(struct pool *p, void *arg)
 	} else {
 		tp_size_format(res.moved * res.chunk, 'h', d, sizeof(d));
 		if (res.moved)
-			printf("Pool %s: data area shrunk from %s to %s (%llu chunks); %llu chunk%s "
+			printf("Pool %s: data area shrunk from %s to %s (%llu chunk%s); %llu chunk%s "
 			       "(%s) moved below the new end in %llu step%s.\n", pool_name(p), a, b,
-			       (unsigned long long)res.new_chunks, (unsigned long long)res.moved,
+			       (unsigned long long)res.new_chunks, tp_plural(res.new_chunks),
+			       (unsigned long long)res.moved,
 			       tp_plural(res.moved), d, (unsigned long long)res.steps,
 			       tp_plural(res.steps));
 		else
-			printf("Pool %s: data area shrunk from %s to %s (%llu chunks); no chunk had "
-			       "to move.\n", pool_name(p), a, b, (unsigned long long)res.new_chunks);
+			printf("Pool %s: data area shrunk from %s to %s (%llu chunk%s); no chunk had "
+			       "to move.\n", pool_name(p), a, b, (unsigned long long)res.new_chunks,
+			       tp_plural(res.new_chunks));
 	}
-	if (!x->test && res.freed_bytes)
+	if (res.label_lags)	/* the warning says what to do: no advice to cut */
+		printf("Pool %s: the label of %s lags; run 'tpreduce --size %lluK %s' again before "
+		       "shrinking that device.\n", pool_name(p), res.path,
+		       (unsigned long long)(res.new_chunks * res.chunk / 1024), pool_name(p));
+	else if (!x->test && res.freed_bytes)
 		printf("Pool %s: %s (%llu bytes) at the end of %s, from byte %llu on, %s no longer "
 		       "used by the pool: the device can be shrunk to %llu bytes (a partition or "
 		       "LV resized, an image file truncated with 'truncate -s %llu %s'); while "

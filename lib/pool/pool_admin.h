@@ -231,7 +231,9 @@ struct pool_shrink_result {
 	uint64_t chunk;			/* bytes */
 	uint64_t old_chunks, new_chunks;	/* the data area, in chunks */
 	uint64_t used;			/* chunks in use in the whole area */
-	uint64_t to_move;		/* of them, from NEW_CHUNKS on */
+	uint64_t to_move;		/* of them, from NEW_CHUNKS on (mapped) */
+	uint64_t leaked;		/* counted from NEW_CHUNKS on, mapped by none:
+					 * a leak the rebuild drops (not in USED) */
 	uint64_t mappings;		/* mappings naming those */
 	uint64_t free_below;		/* free chunks below NEW_CHUNKS */
 	uint64_t moved, steps;		/* chunks moved, thin commits made */
@@ -241,6 +243,9 @@ struct pool_shrink_result {
 	unsigned used_pct;		/* of the new area in use, percent */
 	int already;			/* the area had that size: nothing done */
 	int written;
+	int label_lags;			/* committed, but the last device's label
+					 * could not be rewritten (warned): the
+					 * device must not be cut yet */
 };
 
 /* tpreduce --size: shrink the data area of the inactive pool P to

@@ -33,12 +33,17 @@ cmp damaged1 "$kept" || fail "the kept copy differs from the damaged area"
 ok tpcheck vault
 
 # repair 3 and more: the copy of repair 2's spare is kept too, damaged1's
-# file survives until three newer ones exist
+# file survives until three newer ones exist (a volume created before each
+# repair, so that each spare differs: a spare equal to a copy kept
+# already is not kept twice)
+ok tvcreate -V 1M -n r3 vault
 ok tprepair --force vault
 out_has "was kept in"
 [ -f "$kept" ] || fail "repair 3 deleted the kept copy"
 cmp damaged1 "$kept" || fail "repair 3 changed the kept copy"
+ok tvcreate -V 1M -n r4 vault
 ok tprepair --force vault
+ok tvcreate -V 1M -n r5 vault
 ok tprepair --force vault
 n=$(ls "$bdir" | grep -c '^spare-')
 [ "$n" = 3 ] || fail "$n kept copies, not 3"

@@ -41,6 +41,7 @@ static unsigned count_files(const char *dir)
 
 #define U1 "11111111-2222-4333-8444-555555555555"
 #define U2 "22222222-2222-4333-8444-555555555555"
+#define U3 "33333333-2222-4333-8444-555555555555"
 
 /* The text of backup SEQNO in UUID's directory (caller frees), or NULL. */
 static char *read_backup(const char *uuid, uint64_t seqno)
@@ -435,11 +436,47 @@ static void test_spare(void)
 	CU_ASSERT_PTR_NULL(saved);	/* zeroes: nothing to keep */
 	CU_ASSERT_EQUAL_FATAL(io_write(area, 4096, &b, 1), 0);
 	for (uint64_t seq = 10; seq < 15; seq++) {
+		b = (unsigned char)seq;	/* each save another content */
+		CU_ASSERT_EQUAL_FATAL(io_write(area, 4096, &b, 1), 0);
 		CU_ASSERT_EQUAL(pool_spare_save(U1, "vault", seq, area, &saved), 0);
 		CU_ASSERT_PTR_NOT_NULL(saved);
 		CU_ASSERT(saved && access(saved, F_OK) == 0);
 		free(saved);
 		saved = NULL;
+	}
+	{
+		/* the same content again (a run killed after writing the
+		 * spare, run again): the copy kept already, no new file; the
+		 * same seqno and second with another content: a file of its
+		 * own beside the first, which is never overwritten */
+		char *first = NULL, *again = NULL, *other = NULL, *d = pool_backup_dir(U3);
+
+		CU_ASSERT_EQUAL(pool_spare_save(U3, "vault", 7, area, &first), 0);
+		CU_ASSERT_EQUAL(pool_spare_save(U3, "vault", 7, area, &again), 0);
+		CU_ASSERT(first && again && !strcmp(first, again));
+		CU_ASSERT_EQUAL(count_files(d), 1);
+		b = 0x11;
+		CU_ASSERT_EQUAL_FATAL(io_write(area, 8192, &b, 1), 0);
+		CU_ASSERT_EQUAL(pool_spare_save(U3, "vault", 7, area, &other), 0);
+		CU_ASSERT(first && other && strcmp(first, other));
+		CU_ASSERT_EQUAL(count_files(d), 2);
+		{
+			/* the first file still holds the first content */
+			FILE *f = first ? fopen(first, "rb") : NULL;
+			unsigned char c = 0xff;
+
+			CU_ASSERT_PTR_NOT_NULL(f);
+			if (f) {
+				CU_ASSERT_EQUAL(fseek(f, 8192, SEEK_SET), 0);
+				CU_ASSERT_EQUAL(fread(&c, 1, 1, f), 1);
+				CU_ASSERT_EQUAL(c, 0);
+				fclose(f);
+			}
+		}
+		free(first);
+		free(again);
+		free(other);
+		free(d);
 	}
 	/* a later pool named vault, its seqnos lower: its own copy is kept,
 	 * and the first pool's are not pruned for it */

@@ -24,6 +24,15 @@ struct vg;
 int pool_device_unused(const char *pool, const char *own_uuid, const struct vg *own_vg,
 		       const char *path, const char *who) TP_MUST_CHECK;
 
+/* pool_move.c: 0 when P's thin metadata holds no metadata snapshot (its
+ * superblock into *SB); else -EBUSY after an error saying the snapshot's
+ * mappings RISK, NOTHING (what was not done), and how to release it: the
+ * offline way (tprepair --force) and the kernel's (the real dm name), then
+ * to run CMD again. tpmove, tpreduce --size and tptrim ask it. */
+struct thin_ir_superblock;
+int pool_admin_unsnapped(struct pool *p, const char *risk, const char *nothing, const char *cmd,
+			 struct thin_ir_superblock *sb) TP_MUST_CHECK;
+
 /* ---- pool_watch.c: the monitoring policy ---- */
 
 /* M is a valid policy: 0, or -EINVAL logged naming POOL and the setting. */

@@ -496,6 +496,9 @@ static int rebuild_into_spare(struct pool *p, uint64_t nr_blocks, struct cut *c)
 	/* what the spare holds (a damaged copy a repair set aside) is kept */
 	if ((r = pool_spare_save(vg->uuid, pool_name(p), vg->seqno, out, &saved)))
 		goto out;
+	if (saved)
+		log_notice("pool %s: what its spare thin-metadata area held (a copy tprepair set "
+			   "aside, or an earlier rebuild) is kept in %s", pool_name(p), saved);
 	free(saved);
 	if (c) {
 		c->nr_blocks = nr_blocks;

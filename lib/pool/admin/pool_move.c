@@ -28,6 +28,7 @@
  * data area) and the free chunks are those below it. */
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_admin.h"
+#include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/data/data.h"
 #include "lib/pool/host/host.h"
@@ -37,6 +38,7 @@
 #include "lib/base/units.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_walk.h"
+#include "kernel/dm.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -259,6 +261,32 @@ static int move_step(struct mover *m, const struct ref *refs, size_t n, uint64_t
 	return 0;
 }
 
+int pool_admin_unsnapped(struct pool *p, const char *risk, const char *nothing, const char *cmd,
+			 struct thin_ir_superblock *sb)
+{
+	char dm[TP_DM_NAME_MAX];
+	int r = thin_superblock_info(pool_thin(p), sb);
+
+	if (r) {
+		log_error("pool %s: cannot read the thin superblock: %s; %s", pool_name(p),
+			  strerror(-r), nothing);
+		return r;
+	}
+	if (!sb->metadata_snap)
+		return 0;
+	/* the thin-pool target's dm name ('-' doubled inside the pool's) */
+	if (tp_dm_name(dm, sizeof(dm), pool_name(p), TP_DM_ROLE_POOL, NULL))
+		snprintf(dm, sizeof(dm), "%s-tpool", pool_name(p));
+	log_error("pool %s: its thin metadata holds a metadata snapshot (block %llu), whose "
+		  "mappings %s; %s. Release it, then run %s again: offline, 'tprepair --force "
+		  "%s' rewrites the thin metadata without it (the volumes keep their content; "
+		  "a backup tool still reading the snapshot loses it); or activate the pool "
+		  "('tpactivate %s'), run 'dmsetup message %s 0 release_metadata_snap' and "
+		  "'tpdeactivate %s'", pool_name(p), (unsigned long long)sb->metadata_snap, risk,
+		  nothing, cmd, pool_name(p), pool_name(p), dm, pool_name(p));
+	return -EBUSY;
+}
+
 int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool_move_result *res)
 {
 	const struct vg *vg = pool_vg(p);
@@ -301,7 +329,7 @@ int pool_move_data(struct pool *p, const struct pool_move_params *x, struct pool
 	}
 	if ((r = pool_guard(p, "the move", "nothing was moved", 0)) || (r = pool_open_thin(p)))
 		return r;
-	if ((r = pool_superblock_unsnapped(p, "would still name the old chunks",
+	if ((r = pool_admin_unsnapped(p, "would still name the old chunks",
 					   "nothing was moved", who, &sb)))
 		return r;
 	/* what maps into the range */

@@ -34,6 +34,7 @@
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
+#include "metadata/thin/check.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -71,6 +72,36 @@ static int refuse_size(struct pool *p, int r, const struct pool_shrink_params *x
 	return r;
 }
 
+/* The full check of the thin metadata before anything moves: the mover
+ * takes the chunks the data space map counts 0 as free, so a count below
+ * the mappings (a fatal check, which the fast check of pool_guard cannot
+ * see) would let it overwrite a chunk a volume maps. Such a pool is
+ * refused (as --test says) and sent to tprepair; leaks are harmless. */
+static int full_check(struct pool *p)
+{
+	struct thin_check_opts o = { 0, NULL, NULL };
+	struct thin_check_report rep;
+	int r = thin_check_io(pool_thin_io(p), &o, &rep);
+
+	if (r) {
+		log_error("pool %s: the check of its thin metadata before shrinking the data area "
+			  "could not run: %s; nothing was changed", pool_name(p), strerror(-r));
+		return r;
+	}
+	if (rep.f.verdict == THIN_CHECK_FATAL) {
+		log_error("pool %s: its thin metadata is damaged%s%s; shrinking the data area "
+			  "moves chunks by these counts and rewrites the metadata, so it is "
+			  "refused: nothing was changed. Run 'tpcheck %s' for details and "
+			  "'tprepair %s' to repair it, then this command again", pool_name(p),
+			  rep.f.nr_problems ? ": " : "",
+			  rep.f.nr_problems ? rep.f.problems[0].msg : "", pool_name(p),
+			  pool_name(p));
+		r = -EUCLEAN;
+	}
+	thin_check_report_free(&rep);
+	return r;
+}
+
 /* The tail of the last device behind the new range, into RES. */
 static void freed_tail(struct pool *p, struct pool_shrink_result *res, uint64_t last_first)
 {
@@ -83,6 +114,22 @@ static void freed_tail(struct pool *p, struct pool_shrink_result *res, uint64_t 
 		res->dev_size = d->size;
 	res->freed_bytes = res->dev_size > res->freed_offset ? res->dev_size - res->freed_offset
 							     : 0;
+}
+
+/* The last device's label brought in step with the committed range. One
+ * that cannot be written keeps the old range: RES->label_lags, and the
+ * warning says to run the command again (it finds the size reached and
+ * rewrites the label) before the device is cut. */
+static void label_in_step(struct pool *p, struct pool_shrink_result *res)
+{
+	if (!tp_test_fail("shrink-label") && !pool_sync_labels(p, NULL))
+		return;
+	res->label_lags = 1;
+	log_warn("pool %s: its data area is %llu chunks now (committed), but the label of %s "
+		 "still records the old data range: do not shrink that device yet; run "
+		 "'tpreduce --size %lluK %s' again, which finds the size reached and rewrites "
+		 "the label", pool_name(p), (unsigned long long)res->new_chunks, res->path,
+		 (unsigned long long)(res->new_chunks * res->chunk / 1024), pool_name(p));
 }
 
 /* Step 3: the spare area (rebuilt) active and the last range shorter, in
@@ -117,7 +164,8 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 	const struct vg *vg = pool_vg(p);
 	struct pool_move_params mp;
 	struct pool_move_result mr;
-	uint64_t last_first, left;
+	struct thin_ir_superblock sb;
+	uint64_t last_first, counted;
 	char a[32], b[32], c[32], what[64];
 	int r;
 
@@ -136,17 +184,20 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 		/* done (a run cut after its commit: the label brought in step) */
 		res->already = 1;
 		freed_tail(p, res, last_first);
-		if (!x->test && pool_sync_labels(p, NULL))
-			log_warn("pool %s: the label of %s keeps its old data range; the next "
-				 "command that changes the pool brings it in step", pool_name(p),
-				 res->path);
+		if (!x->test)
+			label_in_step(p, res);
 		return 0;
 	}
 	if (r)
 		return refuse_size(p, r, x, res, last_first);
 	freed_tail(p, res, last_first);
 	if ((r = pool_guard(p, "shrinking the data area", "nothing was changed", 0)) ||
-	    (r = pool_data_in_use(p, 0, res->old_chunks, &res->used)))
+	    (r = pool_open_thin(p)) || (r = full_check(p)) ||
+	    (r = pool_admin_unsnapped(p, "would still name the old chunks",
+					   "nothing was changed", "tpreduce --size", &sb)) ||
+	    (r = pool_data_in_use(p, 0, res->old_chunks, &res->used)) ||
+	    (r = pool_data_in_use(p, res->new_chunks, res->old_chunks - res->new_chunks,
+				  &counted)))
 		return r;
 	tp_size_format(res->new_chunks * res->chunk, 'h', a, sizeof(a));
 	if (res->used > res->new_chunks) {
@@ -168,7 +219,22 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 	snprintf(what, sizeof(what), "tpreduce --size");
 	if ((r = pool_provision_check_shrink(p, res->new_chunks * res->chunk, what)))
 		return r;
+	/* what the mappings use beyond the new end (the move's walk; --test
+	 * writes nothing): the space map's count there above it is a leak */
+	memset(&mp, 0, sizeof(mp));
+	mp.keep = res->new_chunks;
+	mp.test = 1;
+	if ((r = pool_move_data(p, &mp, &mr)))
+		return r;
+	res->leaked = counted > mr.used ? counted - mr.used : 0;
+	res->used -= TP_MIN(res->used, res->leaked);
 	res->used_pct = (unsigned)((res->used * 100 + res->new_chunks - 1) / res->new_chunks);
+	if (res->leaked)
+		log_notice("pool %s: %llu chunk%s beyond the new end %s counted in use but mapped "
+			 "by no volume (a leak, which 'tpcheck %s' reports); the rebuild of the "
+			 "thin metadata drops %s", pool_name(p), (unsigned long long)res->leaked,
+			 tp_plural(res->leaked), res->leaked == 1 ? "is" : "are", pool_name(p),
+			 res->leaked == 1 ? "it" : "them");
 	if (res->warn && res->used_pct >= res->warn)
 		log_warn("pool %s: a data area of %s %s %u%% in use (%llu of %llu chunks), at "
 			 "or above its warn threshold of %u%%", pool_name(p), a,
@@ -176,13 +242,12 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 			 (unsigned long long)res->used, (unsigned long long)res->new_chunks,
 			 res->warn);
 	/* 1. the tail emptied (--test: counted) by the chunk mover */
-	memset(&mp, 0, sizeof(mp));
-	mp.keep = res->new_chunks;
 	mp.test = x->test;
 	mp.step = x->step;
 	mp.progress = x->progress;
 	mp.progress_ctx = x->progress_ctx;
-	r = pool_move_data(p, &mp, &mr);
+	if (!x->test)
+		r = pool_move_data(p, &mp, &mr);
 	res->to_move = mr.used;
 	res->mappings = mr.mappings;
 	res->free_below = mr.free_elsewhere;
@@ -190,12 +255,15 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 	res->steps = mr.steps;
 	if (r || x->test)
 		return r;
-	if ((r = pool_data_in_use(p, res->new_chunks, res->old_chunks - res->new_chunks, &left)))
+	/* nothing maps beyond the new end now (the mappings decide: a count
+	 * the space map keeps there is a leak the rebuild drops) */
+	mp.test = 1;
+	if ((r = pool_move_data(p, &mp, &mr)))
 		return r;
-	if (left)
-		return TP_BUG("pool %s: %llu chunks from %llu on are in use after the move",
-			      pool_name(p), (unsigned long long)left,
-			      (unsigned long long)res->new_chunks);
+	if (mr.used)
+		return TP_BUG("pool %s: %llu chunk%s from %llu on %s still mapped after the move",
+			      pool_name(p), (unsigned long long)mr.used, tp_plural(mr.used),
+			      (unsigned long long)res->new_chunks, mr.used == 1 ? "is" : "are");
 	/* 2. the thin metadata with the smaller space map, into the spare area */
 	if ((r = pool_rebuild_spare_smaller(p, res->new_chunks)))
 		return r;
@@ -206,8 +274,6 @@ int pool_shrink_data(struct pool *p, const struct pool_shrink_params *x,
 	res->written = 1;
 	/* the last device's label records its range: brought in step (a cut
 	 * before leaves a label that lags, which the next change rewrites) */
-	if (pool_sync_labels(p, NULL))
-		log_warn("pool %s: the label of %s keeps its old data range; the next command that "
-			 "changes the pool brings it in step", pool_name(p), res->path);
+	label_in_step(p, res);
 	return 0;
 }

@@ -14,6 +14,7 @@
  * each piece a pending signal stops it. Nothing is written but the
  * discards, so a crash or kill anywhere leaves metadata and every mapped
  * chunk as they were. */
+#include "lib/pool/admin/admin_int.h"
 #include "lib/pool/core/core.h"
 #include "lib/pool/data/data.h"
 #include "lib/pool/pool_admin.h"
@@ -121,7 +122,7 @@ int pool_trim(struct pool *p, const struct pool_trim_params *x, struct pool_trim
 	if ((r = pool_guard(p, "the trim", "nothing was discarded", 0)))
 		return r;
 	md = pool_thin(p);
-	if ((r = pool_superblock_unsnapped(p, "may name chunks the pool has freed",
+	if ((r = pool_admin_unsnapped(p, "may name chunks the pool has freed",
 					   "nothing was discarded", "tptrim", &sb)))
 		return r;
 	n = TP_MIN(sb.nr_data_blocks, vg_data_chunks(pool_vg(p)));

@@ -348,14 +348,6 @@ int pool_claim_open(const char *pool, const char *path, unsigned flags, struct t
 int pool_guard(struct pool *p, const char *before, const char *refused, int warn_minor)
 	TP_MUST_CHECK;
 
-/* Read an offline pool's thin superblock into *SB and refuse a change
- * (-EBUSY, logged) while it holds a metadata snapshot, left by a program
- * that reserved one: its mappings would go on naming chunks the change
- * moves or frees (RISK says how), NOTHING says what was not done, CMD is
- * the command to run again once it is released. 0 or -errno. */
-int pool_superblock_unsnapped(struct pool *p, const char *risk, const char *nothing,
-			      const char *cmd, struct thin_ir_superblock *sb) TP_MUST_CHECK;
-
 /* ---- pool_txn.c: the transaction-id protocol (pool.h) ---- */
 
 /* Make the thin metadata agree with the VG. WRITE: complete an

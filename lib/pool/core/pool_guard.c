@@ -49,21 +49,3 @@ int pool_guard(struct pool *p, const char *before, const char *refused, int warn
 	thin_check_report_free(&rep);
 	return r;
 }
-
-int pool_superblock_unsnapped(struct pool *p, const char *risk, const char *nothing,
-			      const char *cmd, struct thin_ir_superblock *sb)
-{
-	int r = thin_superblock_info(pool_thin(p), sb);
-
-	if (r) {
-		log_error("pool %s: cannot read the thin superblock: %s", p->name, strerror(-r));
-		return r;
-	}
-	if (!sb->metadata_snap)
-		return 0;
-	log_error("pool %s: its thin metadata holds a metadata snapshot (block %llu), whose "
-		  "mappings %s; %s. Release it (activate the pool, 'dmsetup message POOL-tpool 0 "
-		  "release_metadata_snap', deactivate) and run %s again", p->name,
-		  (unsigned long long)sb->metadata_snap, risk, nothing, cmd);
-	return -EBUSY;
-}

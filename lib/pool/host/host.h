@@ -218,8 +218,10 @@ struct io_engine;
 
 /* Copy AREA (the spare about to be overwritten) of the pool UUID (named
  * POOL, for messages) to a file in the directory of UUID, as above. An
- * area of zeroes (never used) is not copied: 0 with *SAVED NULL. Else 0
- * with the file's path in *SAVED (caller frees), or -errno (logged): the
+ * area of zeroes (never used) is not copied: 0 with *SAVED NULL. An area
+ * a kept file holds byte for byte is not copied again: 0 with that file's
+ * path. An existing file is never overwritten (a taken name gets "-N").
+ * Else 0 with the file's path in *SAVED (caller frees), or -errno (logged): the
  * caller must then not overwrite the area. -EINVAL for a bad uuid. */
 int pool_spare_save(const char *uuid, const char *pool, uint64_t seqno, struct io_engine *area,
 		    char **saved) TP_MUST_CHECK;
