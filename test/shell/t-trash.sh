@@ -242,3 +242,32 @@ err_has "over-provisioning limit"
 ok tvremove --now o/b
 ok tvremove --undo o/a
 ok tpcheck o
+
+# tvremove --wipe or --now of a name only the trash holds never takes the
+# entry for its own finished work: --wipe is refused, saying the data was
+# NOT wiped and what wipes it; --now purges the entry (and run again, says
+# the purge is done); a name in no volume, removal or entry has no volume
+DATA_SIZE=64M META_SIZE=8M new_pool w --chunk 64k --trash-retention 1h
+ok tvcreate -V 4M -n secret w
+write_chunks w secret 0 4
+secret_sum=$(tpsend --format raw w/secret | md5sum)
+ok tvremove w/secret
+unchanged 5 tvremove --wipe w/secret
+err_has "volume w/secret was not wiped: there is no volume secret, only an entry of that name in the trash of pool w"
+err_has "'tvremove --undo w/secret' then 'tvremove --wipe w/secret'"
+out_lacks "nothing to wipe"
+ok tvcreate -V 4M -n other w	# another change between
+unchanged 5 tvremove --wipe w/secret
+err_has "only an entry of that name in the trash"
+ok tvremove --undo w/secret
+[ "$(tpsend --format raw w/secret | md5sum)" = "$secret_sum" ] || fail "the refused wipe changed w/secret"
+ok tvremove w/secret
+ok tvremove --now w/secret
+out_has "^Purged 1 trash entry of w/secret\.$"
+out_lacks "already moved"
+ok tpstatus --trash --noheadings w
+[ ! -s out ] || fail "--now left the entry: $(cat out)"
+ok tvremove --now w/secret
+out_has "already purged"
+failed tvremove --now w/nosuch
+ok tpcheck w

@@ -62,6 +62,18 @@ int pool_volume_remove_or_trash(struct pool *p, const char *name, int now, int w
 	return r;
 }
 
+int pool_volume_trashed_only(struct pool *p, const char *name)
+{
+	const struct vg *vg = pool_vg(p);
+
+	if (vg_find_volume(vg, name) || vg_find_removal(vg, name))
+		return 0;
+	if (vg_find_trash(vg, name))
+		return 1;
+	return pool_trash_finished(p, name) ||
+	       pool_trash_was_last(p, name) == POOL_TRASH_LAST_PURGED ? 2 : 0;
+}
+
 int pool_volume_untrash(struct pool *p, const char *name, const char *as)
 {
 	uint32_t id;
