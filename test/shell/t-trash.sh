@@ -271,3 +271,19 @@ ok tvremove --now w/secret
 out_has "already purged"
 failed tvremove --now w/nosuch
 ok tpcheck w
+
+# an entry whose thin device is gone (a VG backup restored with --force
+# after its purge) never comes back as a volume without a device: the undo
+# is refused, nothing changed, naming the purge that drops it
+DATA_SIZE=64M META_SIZE=8M new_pool gone --chunk 64k --trash-retention 1h
+ok tvcreate -V 4M -n x gone
+write_chunks gone x 0 4
+ok tvremove gone/x
+cp "$(ls -t "$(backup_dir gone)"/*.vg | head -1)" old.vg
+ok tvremove --purge gone/x
+for f in gone-data.img gone-meta.img; do dd if=/dev/zero of=$f bs=1M count=1 conv=notrunc status=none; done
+ok tprepair gone --restorefile old.vg --force --devices gone-data.img,gone-meta.img
+unchanged 5 tvremove --undo gone/x
+err_has "the trash entry x cannot come back: its thin device 0 is missing from the thin metadata, its data is gone; 'tvremove --purge gone/x' drops the entry"
+ok tvremove --purge gone/x
+ok tpcheck gone
