@@ -23,6 +23,11 @@ out_lacks "trash retention"
 usage_error tpchange --trash-retention 1.5h p
 err_has "takes a duration"
 usage_error tpchange --trash-retention 11y p
+usage_error tpchange --trash-retention 3651d p
+err_has "longer than ten years (3650d)"
+usage_error tpchange --trash-retention 0 p
+err_has "write off to turn it off"
+usage_error tpchange --trash-retention 0s p
 ok tpchange --trash-retention 12h p
 out_has "^Pool p: trash retention 12h"
 
