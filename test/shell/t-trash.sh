@@ -292,3 +292,16 @@ unchanged 5 tvremove --undo gone/x
 err_has "the trash entry x cannot come back: its thin device 0 is missing from the thin metadata, its data is gone; 'tvremove --purge gone/x' drops the entry"
 ok tvremove --purge gone/x
 ok tpcheck gone
+
+# at the threshold, tpmonitor skips an entry that maps nothing of its own
+# (all its chunks a snapshot's too): its purge would free nothing
+DATA_SIZE=16M META_SIZE=8M new_pool z --chunk 64k --autoextend-threshold 50 --trash-retention 1d
+ok tvcreate -V 12M -n base z
+write_chunks z base 0 150
+ok tvsnap z/base -n keep
+ok tvremove -y z/base
+ok tpmonitor --once
+err_lacks "purged base"
+ok tpstatus --trash --noheadings z
+out_has "^z  *base "
+ok tpcheck z
