@@ -300,9 +300,10 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 					  "a time");
 	else if (rm.as && (!rm.undo || nargs != 1))
 		rc = cli_usage_error(cmd, "--name goes with --undo and one POOL/VOLUME");
-	else if (rm.as && !name_ok(rm.as, 0)) {
-		rc = TP_EXIT_USAGE;
-	}
+	else if (rm.as && (!*rm.as || strlen(rm.as) > POOL_NAME_MAX || strchr(rm.as, '/') ||
+			   !name_ok(rm.as, 0)))
+		rc = cli_usage_error(cmd, "--name takes a volume name (not empty, no '/', at most "
+					  "%d characters), not '%s'", POOL_NAME_MAX, rm.as);
 	/* Check every argument before changing anything. */
 	for (i = 0; i < nargs && rc == CLI_CONTINUE; i++)
 		if (rm.purge && !strchr(args[i], '/') ? !name_ok(args[i], 1)

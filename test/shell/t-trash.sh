@@ -305,3 +305,8 @@ err_lacks "purged base"
 ok tpstatus --trash --noheadings z
 out_has "^z  *base "
 ok tpcheck z
+
+# an empty --name is a usage error naming --name (not a POOL/VOLUME it built)
+usage_error tvremove --undo --name '' z/base
+err_has "\-\-name takes a volume name (not empty"
+err_lacks "'x/'"
