@@ -149,14 +149,45 @@ static unsigned snapshots_of(struct pool *p, const char *vol, char *buf, size_t 
 	return n;
 }
 
+/* tvremove --now or --wipe of a name only the trash holds: the checks
+ * of a cut removal below would take the entry for their own finished
+ * work. --now purges it (what it would have done had the volume been
+ * live); --wipe is refused: the entry's chunks are no volume's to wipe.
+ * 1 when the name is not the trash's alone (go on), else an exit. */
+static int trashed_op(struct pool *p, const struct removal *rm)
+{
+	int t = pool_volume_trashed_only(p, rm->vol);
+
+	if (!t)
+		return 1;
+	if (rm->wipe) {
+		log_error("volume %s was not wiped: there is no volume %s, only an entry of that "
+			  "name in the trash of pool %s, whose data is still there; 'tvremove --undo "
+			  "%s' then 'tvremove --wipe %s' wipes and removes it ('tvremove --purge %s' "
+			  "frees its chunks without zeroing them)", rm->spec, rm->vol, rm->pool,
+			  rm->spec, rm->spec, rm->spec);
+		return -ECANCELED;
+	}
+	if (t == 2) {
+		if (tp_log_verbosity() >= 0)
+			printf("The trash entries of %s were already purged (an interrupted purge "
+			       "is finished).\n", rm->spec);
+		return 0;
+	}
+	return purge_op(p, (void *)rm);
+}
+
 static int removal_op(struct pool *p, void *arg)
 {
 	const struct removal *rm = arg;
 	char snaps[512];
 	enum pool_volume_removal how;
 	int r, trashed = 0;
-	unsigned n = snapshots_of(p, rm->vol, snaps, sizeof(snaps), &r);
+	unsigned n;
 
+	if ((rm->now || rm->wipe) && (r = trashed_op(p, rm)) != 1)
+		return r;
+	n = snapshots_of(p, rm->vol, snaps, sizeof(snaps), &r);
 	if (r)
 		return r;
 	if (n && !cli_confirm("Volume %s is the origin of %u snapshot%s (%s); they keep their "
@@ -269,9 +300,10 @@ int cmd_tvremove(const struct tp_command *cmd, int argc, const char **argv)
 					  "a time");
 	else if (rm.as && (!rm.undo || nargs != 1))
 		rc = cli_usage_error(cmd, "--name goes with --undo and one POOL/VOLUME");
-	else if (rm.as && !name_ok(rm.as, 0)) {
-		rc = TP_EXIT_USAGE;
-	}
+	else if (rm.as && (!*rm.as || strlen(rm.as) > POOL_NAME_MAX || strchr(rm.as, '/') ||
+			   !name_ok(rm.as, 0)))
+		rc = cli_usage_error(cmd, "--name takes a volume name (not empty, no '/', at most "
+					  "%d characters), not '%s'", POOL_NAME_MAX, rm.as);
 	/* Check every argument before changing anything. */
 	for (i = 0; i < nargs && rc == CLI_CONTINUE; i++)
 		if (rm.purge && !strchr(args[i], '/') ? !name_ok(args[i], 1)

@@ -263,7 +263,7 @@ int tp_duration_parse(const char *str, uint64_t *seconds, char *errbuf, size_t e
 	for (; *p >= '0' && *p <= '9'; p++) {
 		if (v > TP_DURATION_MAX) {
 			if (errbuf)
-				snprintf(errbuf, errlen, "longer than ten years");
+				snprintf(errbuf, errlen, "longer than ten years (3650d)");
 			return -ERANGE;
 		}
 		v = v * 10 + (uint64_t)(*p - '0');
@@ -286,8 +286,13 @@ int tp_duration_parse(const char *str, uint64_t *seconds, char *errbuf, size_t e
 	}
 	if (v > TP_DURATION_MAX / mult) {
 		if (errbuf)
-			snprintf(errbuf, errlen, "longer than ten years");
+			snprintf(errbuf, errlen, "longer than ten years (3650d)");
 		return -ERANGE;
+	}
+	if (!v) {	/* "0" or "0s" is no duration: "off" says what it means */
+		if (errbuf)
+			snprintf(errbuf, errlen, "a duration of 0 is none: write off to turn it off");
+		return -EINVAL;
 	}
 	*seconds = v * mult;
 	return 0;

@@ -68,10 +68,10 @@ void tp_size_format_pair(uint64_t a, uint64_t b, char *abuf, char *bbuf, size_t 
 
 /* A duration: a whole number with one unit, s, m, h, d or w (seconds,
  * minutes, hours, days, weeks; a bare number is seconds), e.g. "12h",
- * "7d"; "off" and "0" are 0. Into *SECONDS (at most TP_DURATION_MAX, ten
- * years): 0, or -EINVAL (garbage, a sign, a fraction) / -ERANGE (too
+ * "7d"; "off" is 0 ("0", "0s" are refused: -EINVAL). Into *SECONDS (at most TP_DURATION_MAX, ten
+ * years of 365 days): 0, or -EINVAL (garbage, a sign, a fraction) / -ERANGE (too
  * long) with a human explanation in ERRBUF (if not NULL). */
-#define TP_DURATION_MAX (10ull * 366 * 24 * 3600)
+#define TP_DURATION_MAX (3650ull * 24 * 3600)
 int tp_duration_parse(const char *str, uint64_t *seconds, char *errbuf, size_t errlen)
 	TP_MUST_CHECK;
 /* SECONDS in the largest unit that divides it ("12h", "90m", "45s"; 0 is

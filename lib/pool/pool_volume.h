@@ -90,6 +90,13 @@ int pool_volume_set_trash_retention(struct pool *p, uint64_t seconds) TP_MUST_CH
  * (a tvremove cut after its change, run again). */
 int pool_volume_remove_or_trash(struct pool *p, const char *name, int now, int wiped,
 				int *trashed, tp_progress_fn *fn, void *ctx) TP_MUST_CHECK;
+/* Is NAME only a trash entry of P: 1 when no volume and no removal under
+ * way has that name but the trash holds an entry of it; 2 when none does
+ * but a purge of NAME cut at its end is finished (by this command's open,
+ * or the pool's last change); else 0. tvremove --now and --wipe ask
+ * before the checks of a cut removal, which would otherwise take the
+ * trash's entry for their own finished work. */
+int pool_volume_trashed_only(struct pool *p, const char *name);
 /* Bring back the newest trash entry named NAME as AS (NAME when NULL):
  * 0, or 1 when the pool's last change brought it back already (an undo
  * cut after its change, run again). */

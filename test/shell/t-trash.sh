@@ -23,6 +23,11 @@ out_lacks "trash retention"
 usage_error tpchange --trash-retention 1.5h p
 err_has "takes a duration"
 usage_error tpchange --trash-retention 11y p
+usage_error tpchange --trash-retention 3651d p
+err_has "longer than ten years (3650d)"
+usage_error tpchange --trash-retention 0 p
+err_has "write off to turn it off"
+usage_error tpchange --trash-retention 0s p
 ok tpchange --trash-retention 12h p
 out_has "^Pool p: trash retention 12h"
 
@@ -242,3 +247,66 @@ err_has "over-provisioning limit"
 ok tvremove --now o/b
 ok tvremove --undo o/a
 ok tpcheck o
+
+# tvremove --wipe or --now of a name only the trash holds never takes the
+# entry for its own finished work: --wipe is refused, saying the data was
+# NOT wiped and what wipes it; --now purges the entry (and run again, says
+# the purge is done); a name in no volume, removal or entry has no volume
+DATA_SIZE=64M META_SIZE=8M new_pool w --chunk 64k --trash-retention 1h
+ok tvcreate -V 4M -n secret w
+write_chunks w secret 0 4
+secret_sum=$(tpsend --format raw w/secret | md5sum)
+ok tvremove w/secret
+unchanged 5 tvremove --wipe w/secret
+err_has "volume w/secret was not wiped: there is no volume secret, only an entry of that name in the trash of pool w"
+err_has "'tvremove --undo w/secret' then 'tvremove --wipe w/secret'"
+out_lacks "nothing to wipe"
+ok tvcreate -V 4M -n other w	# another change between
+unchanged 5 tvremove --wipe w/secret
+err_has "only an entry of that name in the trash"
+ok tvremove --undo w/secret
+[ "$(tpsend --format raw w/secret | md5sum)" = "$secret_sum" ] || fail "the refused wipe changed w/secret"
+ok tvremove w/secret
+ok tvremove --now w/secret
+out_has "^Purged 1 trash entry of w/secret\.$"
+out_lacks "already moved"
+ok tpstatus --trash --noheadings w
+[ ! -s out ] || fail "--now left the entry: $(cat out)"
+ok tvremove --now w/secret
+out_has "already purged"
+failed tvremove --now w/nosuch
+ok tpcheck w
+
+# an entry whose thin device is gone (a VG backup restored with --force
+# after its purge) never comes back as a volume without a device: the undo
+# is refused, nothing changed, naming the purge that drops it
+DATA_SIZE=64M META_SIZE=8M new_pool gone --chunk 64k --trash-retention 1h
+ok tvcreate -V 4M -n x gone
+write_chunks gone x 0 4
+ok tvremove gone/x
+cp "$(ls -t "$(backup_dir gone)"/*.vg | head -1)" old.vg
+ok tvremove --purge gone/x
+for f in gone-data.img gone-meta.img; do dd if=/dev/zero of=$f bs=1M count=1 conv=notrunc status=none; done
+ok tprepair gone --restorefile old.vg --force --devices gone-data.img,gone-meta.img
+unchanged 5 tvremove --undo gone/x
+err_has "the trash entry x cannot come back: its thin device 0 is missing from the thin metadata, its data is gone; 'tvremove --purge gone/x' drops the entry"
+ok tvremove --purge gone/x
+ok tpcheck gone
+
+# at the threshold, tpmonitor skips an entry that maps nothing of its own
+# (all its chunks a snapshot's too): its purge would free nothing
+DATA_SIZE=16M META_SIZE=8M new_pool z --chunk 64k --autoextend-threshold 50 --trash-retention 1d
+ok tvcreate -V 12M -n base z
+write_chunks z base 0 150
+ok tvsnap z/base -n keep
+ok tvremove -y z/base
+ok tpmonitor --once
+err_lacks "purged base"
+ok tpstatus --trash --noheadings z
+out_has "^z  *base "
+ok tpcheck z
+
+# an empty --name is a usage error naming --name (not a POOL/VOLUME it built)
+usage_error tvremove --undo --name '' z/base
+err_has "\-\-name takes a volume name (not empty"
+err_lacks "'x/'"

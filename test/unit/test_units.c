@@ -162,12 +162,14 @@ static void test_duration(void)
 		uint64_t s;
 		const char *out;
 	} cases[] = {
-		{ "off", 0, 0, "off" },	    { "0", 0, 0, "off" },	{ "12h", 0, 43200, "12h" },
+		{ "off", 0, 0, "off" },	    { "0", -EINVAL, 0, NULL },	{ "12h", 0, 43200, "12h" },
 		{ "90m", 0, 5400, "90m" },  { "45", 0, 45, "45s" },	{ "7d", 0, 604800, "1w" },
 		{ "2w", 0, 1209600, "2w" }, { "36h", 0, 129600, "36h" }, { "", -EINVAL, 0, NULL },
 		{ "h", -EINVAL, 0, NULL },  { "-1h", -EINVAL, 0, NULL }, { "1.5h", -EINVAL, 0, NULL },
 		{ "3x", -EINVAL, 0, NULL }, { "3hh", -EINVAL, 0, NULL }, { "11y", -EINVAL, 0, NULL },
-		{ "4000d", -ERANGE, 0, NULL }, { "99999999999999999999999", -ERANGE, 0, NULL },
+		{ "4000d", -ERANGE, 0, NULL }, { "0s", -EINVAL, 0, NULL },
+		{ "3650d", 0, 3650ull * 86400, "3650d" }, { "3651d", -ERANGE, 0, NULL },
+		{ "3660d", -ERANGE, 0, NULL }, { "99999999999999999999999", -ERANGE, 0, NULL },
 	};
 	char err[128], buf[32];
 

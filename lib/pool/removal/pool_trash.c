@@ -88,6 +88,17 @@ int pool_trash_undo(struct pool *p, const char *name, const char *as, uint32_t *
 		return -EEXIST;
 	}
 	*dev_id = t->dev_id;
+	/* an entry a restored VG brought back after its device was purged:
+	 * its data is gone, an undo would make a volume without a device */
+	if ((r = removal_thin_missing(p, *dev_id)) < 0)
+		return r;
+	if (r) {
+		log_error("pool %s: the trash entry %s cannot come back: its thin device %u is "
+			  "missing from the thin metadata, its data is gone; 'tvremove --purge "
+			  "%s/%s' drops the entry (nothing was changed)", pool_name(p), name,
+			  (unsigned)*dev_id, pool_name(p), name);
+		return -ECANCELED;
+	}
 	if ((r = pool_refuse_latched(p)) ||
 	    (r = pool_guard(p, "the undo", "nothing was changed", 0)))
 		return r;

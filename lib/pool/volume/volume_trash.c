@@ -62,6 +62,18 @@ int pool_volume_remove_or_trash(struct pool *p, const char *name, int now, int w
 	return r;
 }
 
+int pool_volume_trashed_only(struct pool *p, const char *name)
+{
+	const struct vg *vg = pool_vg(p);
+
+	if (vg_find_volume(vg, name) || vg_find_removal(vg, name))
+		return 0;
+	if (vg_find_trash(vg, name))
+		return 1;
+	return pool_trash_finished(p, name) ||
+	       pool_trash_was_last(p, name) == POOL_TRASH_LAST_PURGED ? 2 : 0;
+}
+
 int pool_volume_untrash(struct pool *p, const char *name, const char *as)
 {
 	uint32_t id;
@@ -174,6 +186,24 @@ int pool_volume_trash_due(struct pool *p, int64_t now, unsigned threshold)
 	return pct >= threshold;
 }
 
+/* Does the entry of thin device ID map bytes no other device maps? 0
+ * yes, 1 no (its purge would free nothing: the pressure purge skips it),
+ * -errno. */
+static int holds_own(struct pool *p, uint32_t id)
+{
+	struct pool_trash_entry *l = NULL;
+	unsigned n = 0;
+	int r = pool_trash_usage(p, 1, &l, &n), none = 0;
+
+	if (r)
+		return r;
+	for (unsigned i = 0; i < n; i++)
+		if (l[i].dev_id == id)
+			none = !l[i].exclusive;
+	free(l);
+	return none;
+}
+
 int pool_volume_trash_expire(struct pool *p, int64_t now, unsigned threshold,
 			     pool_trash_purged_fn *log_fn, void *ctx, unsigned *nr)
 {
@@ -191,8 +221,11 @@ int pool_volume_trash_expire(struct pool *p, int64_t now, unsigned threshold,
 		describe(p, ids[i], &e);
 		if (e.expires <= now)
 			why = "expired";
-		else if (threshold && !(r = data_percent(p, &pct)) && pct >= threshold)
+		else if (threshold && !(r = data_percent(p, &pct)) && pct >= threshold &&
+			 !(r = holds_own(p, ids[i])))
 			why = "the pool is at its threshold";
+		if (r == 1)
+			r = 0;	/* nothing of its own: its purge would free nothing */
 		if (r || !why)
 			continue;
 		if (!(r = pool_trash_purge(p, ids[i], NULL, NULL))) {
