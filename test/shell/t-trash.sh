@@ -310,3 +310,29 @@ ok tpcheck z
 usage_error tvremove --undo --name '' z/base
 err_has "\-\-name takes a volume name (not empty"
 err_lacks "'x/'"
+
+# a purge whose last VG copies were lost after its thin device was deleted:
+# tprepair puts the VG back (the entry marked purging, its device gone);
+# tpcheck then calls it non-fatal and names the command that ends it, which
+# does (no loop of FATAL and 'tprepair')
+DATA_SIZE=64M META_SIZE=8M new_pool pg --chunk 64k --trash-retention 1h
+ok tvcreate -V 4M -n keep pg
+write_chunks pg keep 0 5
+keep_sum=$(tpsend --format raw pg/keep | md5sum)
+ok tvcreate -V 4M -n x pg
+write_chunks pg x 0 20
+ok tvremove pg/x
+ok tvremove --purge pg/x
+ok tp-vgtool damage pg-data.img newest text
+ok tp-vgtool damage pg-meta.img newest text
+expect_rc 2 tpcheck pg
+ok tprepair pg
+expect_rc 1 tpcheck pg
+out_has "trash entry x: its purge was interrupted after its thin device"
+out_has "^next: run 'tvremove --purge pg/x' to finish the interrupted purge"
+out_lacks "FATAL"
+ok tvremove --purge pg/x
+ok tpcheck pg
+ok tpstatus --trash --noheadings pg
+out_lacks "x"
+[ "$(tpsend --format raw pg/keep | md5sum)" = "$keep_sum" ] || { echo "FAIL: pg/keep changed" >&2; exit 1; }

@@ -130,6 +130,18 @@ static void compare_devices(struct pool_check_report *rep, const struct vg *vg,
 
 		if (has_id(ids, n, id))
 			continue;
+		if (vg->trash[i].purging) {
+			/* its purge was cut after the device was deleted: only
+			 * the VG's entry is left, which the next change drops */
+			pool_problem(rep, 0, "trash entry %s: its purge was interrupted after its "
+				     "thin device %" PRIu64 " was deleted (the next change to the "
+				     "pool, or 'tvremove --purge %s/%s', finishes it)",
+				     vg->trash[i].name, id, vg->name, vg->trash[i].name);
+			if (!rep->nr_purges++)
+				snprintf(rep->purge, sizeof(rep->purge), "%s/%s", vg->name,
+					 vg->trash[i].name);
+			continue;
+		}
 		pool_problem(rep, in_step, "trash entry %s: thin device %" PRIu64 " is missing "
 			     "from the thin metadata (it cannot come back; 'tvremove --purge %s/%s' "
 			     "drops it)", vg->trash[i].name, id, vg->name, vg->trash[i].name);
@@ -469,13 +481,17 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 				      (s->bad[1] > s->healed[1]) +
 				      (s->mismatched > s->healed[0] + s->healed[1]);
 		size_t own = rep->nr_strays + rep->nr_lost + rep->nr_orphans + rep->nr_ahead +
-			     rep->nr_labels_behind + rep->interrupted + leg_findings;
+			     rep->nr_labels_behind + rep->interrupted + rep->nr_purges +
+			     leg_findings;
 		int thin_bad = rep->f.nr_problems - own > before || thin->f.nr_problems
 				       ? 1 : rep->nr_strays ? 2
 				       : legs && (s->unreadable[0] || s->unreadable[1]) ? 4
 				       : legs ? 3 : 0;
 		pool_repair_advice(p, devices, devices ? devices : listed, before > 0, thin_bad,
 				   rep, next, len);
+		if (rep->nr_purges && !next[0])
+			snprintf(next, len, "run 'tvremove --purge %s' to finish the interrupted "
+				 "purge", rep->purge);
 	}
 out:
 	free(listed);

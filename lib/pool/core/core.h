@@ -270,6 +270,11 @@ struct pool_check_report {
 	/* ... an interrupted transaction (the thin metadata one behind the
 	 * VG: the next writer's open completes it) */
 	unsigned interrupted;
+	/* ... trash entries whose purge was cut after their thin device was
+	 * deleted (the next writer's open, or tvremove --purge, ends them),
+	 * the first one as POOL/NAME */
+	unsigned nr_purges;
+	char purge[2 * VG_NAME_MAX + 2];
 	/* ... the thin metadata's transaction id when the VG's is below it
 	 * (VG copies that lag: older ones put back), else 0; with strays,
 	 * a rollback to the VG's transaction would delete them */
