@@ -609,18 +609,51 @@ static int run_devices(const struct status_opts *o, const struct target *t, unsi
 	return rc;
 }
 
-/* --trash: one line per entry of each pool's trash, the oldest (the next
- * to be purged under pressure) first: its name, thin id, virtual size,
- * what its thin device maps and maps alone, how long it has been there
- * and when it expires. */
+/* A size of --trash's table: in --units, without the unit with --nosuffix. */
+static const char *trash_size(const struct status_opts *o, uint64_t bytes, char *buf,
+			      size_t len)
+{
+	size_t n;
+
+	tp_size_format(bytes, o->units, buf, len);
+	for (n = strlen(buf); o->nosuffix && n && !(buf[n - 1] >= '0' && buf[n - 1] <= '9');)
+		buf[--n] = '\0';
+	return buf;
+}
+
+/* S as a JSON string (names are plain, but nothing is trusted). */
+static void trash_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned)(unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* --trash: one line (or, with --json, one object) per entry of each
+ * pool's trash, the oldest (the next to be purged under pressure) first:
+ * its name, thin id, virtual size, what its thin device maps and maps
+ * alone, how long it has been there, when it expires and when it came. */
 static int run_trash(const struct status_opts *o, const struct target *t, unsigned n)
 {
-	int rc = TP_EXIT_OK;
+	int rc = TP_EXIT_OK, first = 1;
 	int64_t now = (int64_t)time(NULL);
+	const char *sep = o->separator;
 
-	if (!o->noheadings)
+	if (o->json)
+		printf("{\"trash\": [");
+	else if (!o->noheadings && sep)
+		printf("Pool%sVolume%sDevId%sSize%sMapped%sExclusive%sAge%sExpires%sTrashed\n", sep,
+		       sep, sep, sep, sep, sep, sep, sep);
+	else if (!o->noheadings)
 		printf("%-12s %-16s %6s %10s %10s %10s %6s %-10s %s\n", "Pool", "Volume", "DevId",
-		       "Size", "Mapped", "Exclusive", "Age", "Expires", "Trashed (UTC)");
+		       "Size", "Mapped", "Exclusive", "Age", "Expires", "Trashed");
 	for (unsigned i = 0; i < n; i++) {
 		struct pool_trash_entry *e = NULL;
 		unsigned nr = 0;
@@ -647,6 +680,25 @@ static int run_trash(const struct status_opts *o, const struct target *t, unsign
 
 			if (t[i].vol && strcmp(t[i].vol, e[k].name))
 				continue;
+			if (o->json) {
+				printf("%s\n  {\"pool\": ", first ? "" : ",");
+				trash_json_string(t[i].pool);
+				printf(", \"volume\": ");
+				trash_json_string(e[k].name);
+				printf(", \"dev_id\": %u, \"size\": %" PRIu64 ", \"mapped\": %" PRIu64
+				       ", \"exclusive\": %" PRIu64 ", \"trashed_at\": %lld, "
+				       "\"expires_at\": ", (unsigned)e[k].dev_id, e[k].size,
+				       e[k].mapped, e[k].exclusive, (long long)e[k].trashed_at);
+				if (e[k].expires == INT64_MAX)
+					printf("null");
+				else
+					printf("%lld", (long long)e[k].expires);
+				printf(", \"state\": \"%s\"}", e[k].purging ? "purging"
+				       : e[k].expires != INT64_MAX && e[k].expires <= now ? "due"
+				       : "kept");
+				first = 0;
+				continue;
+			}
 			tp_duration_format_approx(now > e[k].trashed_at
 							  ? (uint64_t)(now - e[k].trashed_at) : 0,
 						  age, sizeof(age));
@@ -660,16 +712,24 @@ static int run_trash(const struct status_opts *o, const struct target *t, unsign
 				tp_duration_format_approx((uint64_t)(e[k].expires - now), exp,
 							  sizeof(exp));
 			if (gmtime_r(&at, &tm))
-				strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 			else
 				snprintf(when, sizeof(when), "%lld", (long long)e[k].trashed_at);
-			printf("%-12s %-16s %6u %10s %10s %10s %6s %-10s %s\n", t[i].pool, e[k].name,
-			       (unsigned)e[k].dev_id, tp_size_format(e[k].size, o->units, a, sizeof(a)),
-			       tp_size_format(e[k].mapped, o->units, b, sizeof(b)),
-			       tp_size_format(e[k].exclusive, o->units, c, sizeof(c)), age, exp, when);
+			trash_size(o, e[k].size, a, sizeof(a));
+			trash_size(o, e[k].mapped, b, sizeof(b));
+			trash_size(o, e[k].exclusive, c, sizeof(c));
+			if (sep)
+				printf("%s%s%s%s%u%s%s%s%s%s%s%s%s%s%s%s%s\n", t[i].pool, sep, e[k].name,
+				       sep, (unsigned)e[k].dev_id, sep, a, sep, b, sep, c, sep, age,
+				       sep, exp, sep, when);
+			else
+				printf("%-12s %-16s %6u %10s %10s %10s %6s %-10s %s\n", t[i].pool,
+				       e[k].name, (unsigned)e[k].dev_id, a, b, c, age, exp, when);
 		}
 		free(e);
 	}
+	if (o->json)
+		printf("%s]}\n", first ? "" : "\n");
 	return rc;
 }
 
@@ -798,11 +858,12 @@ int cmd_tpstatus(const struct tp_command *cmd, int argc, const char **argv)
 				     "--json and --format do not go with it");
 		goto out;
 	}
-	if (o.trash && (o.devices_report || o.json || o.prometheus || o.fields || o.sort ||
-			o.select)) {
+	if (o.trash && (o.devices_report || o.prometheus || o.fields || o.sort || o.select ||
+			o.nameprefixes)) {
 		free(targets);
-		rc = cli_usage_error(cmd, "--trash is a table of its own: -o, -O, -S, --json, "
-				     "--format and --devices-report do not go with it");
+		rc = cli_usage_error(cmd, "--trash is a table of its own: -o, -O, -S, "
+				     "--nameprefixes, --format prometheus and --devices-report do "
+				     "not go with it");
 		goto out;
 	}
 	rc = o.trash ? run_trash(&o, targets, n)

@@ -82,8 +82,25 @@ ok tpstatus --trash --noheadings p/nope
 [ ! -s out ] || fail "tpstatus --trash p/nope listed $(cat out)"
 ok tpstatus --trash --noheadings
 out_has "^p  *a "
-usage_error tpstatus --trash --json p
 usage_error tpstatus --trash -o pool_name p
+usage_error tpstatus --trash --nameprefixes p
+usage_error tpstatus --trash --format prometheus p
+# for scripts: --separator and --nosuffix (no padding, no unit, the time
+# without a space), and --json with every size in bytes
+ok tpstatus --trash --noheadings --units b --nosuffix --separator , p
+grep -Eqx 'p,a,[0-9]+,4194304,655360,655360,[^,]+,(12h|11h),[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z' out ||
+	{ cat out >&2; fail "tpstatus --trash --separator , --nosuffix: not one plain line for a"; }
+ok tpstatus --trash --json p
+python3 -c '
+import json, sys, time
+d = json.load(open("out"))["trash"]
+assert len(d) == 1, d
+e = d[0]
+assert (e["pool"], e["volume"], e["size"], e["mapped"], e["exclusive"], e["state"]) == \
+	("p", "a", 4194304, 655360, 655360, "kept"), e
+assert e["expires_at"] - e["trashed_at"] == 12 * 3600, e
+assert abs(e["trashed_at"] - time.time()) < 3600, e
+' || { cat out >&2; fail "tpstatus --trash --json"; }
 
 # undo: byte-identical
 ok tvremove --undo p/a
