@@ -649,6 +649,18 @@ static int pack_flush(struct io_engine *io)
 	return r;
 }
 
+/* What to do next when a pack could not be read (R): nothing was written. */
+static int pack_refused(const struct io_engine *io, int r)
+{
+	if (r == -EUCLEAN)
+		log_error("%s: nothing was written; restore from an intact copy of the pack",
+			  io->name);
+	else if (r == -ENOSPC)
+		log_error("%s: nothing was written; restore into a file, device or area at "
+			  "least as large as the pack's metadata", io->name);
+	return r;
+}
+
 /* The pack validated whole, then written: superblock zeroed, the other
  * blocks and zeros, then the superblock. */
 static int pack_restore(const struct pool_restore_params *p, int fd, const char *name,
@@ -661,21 +673,10 @@ static int pack_restore(const struct pool_restore_params *p, int fd, const char 
 	int zfd = -1, r;
 
 	r = pack_slurp(fd, name, nr, &pack, &len);
-	if (r == -EUCLEAN)
-		log_error("%s: nothing was written; restore from an intact copy of the pack",
-			  io->name);
-	else if (r == -ENOSPC)
-		log_error("%s: nothing was written; restore into a file, device or area at "
-			  "least as large as the pack's metadata", io->name);
 	if (r)
-		return r;
+		return pack_refused(io, r);
 	if ((r = pack_read(pack, len, name, nr, NULL, NULL, &nr_pack, &packed))) {
-		if (r == -EUCLEAN)
-			log_error("%s: nothing was written; restore from an intact copy of the pack",
-				  io->name);
-		else if (r == -ENOSPC)
-			log_error("%s: nothing was written; restore into a file, device or area at "
-				  "least as large as the pack's metadata", io->name);
+		pack_refused(io, r);
 		goto out;
 	}
 	if ((r = pack_complete(p, pack, len, name, nr, nr_pack, io->name)))
