@@ -348,6 +348,10 @@ expect_rc 1 tpcheck pg
 out_has "trash entry x: its purge was interrupted after its thin device"
 out_has "^next: run 'tvremove --purge pg/x' to finish the interrupted purge"
 out_lacks "FATAL"
+# (tprepair finds nothing to salvage in that: it writes nothing)
+sha256sum pg-data.img pg-meta.img >pg.sums
+ok tprepair pg
+sha256sum -c --quiet pg.sums || fail "tprepair rewrote a pool whose only finding is a cut purge"
 ok tvremove --purge pg/x
 ok tpcheck pg
 ok tpstatus --trash --noheadings pg

@@ -326,7 +326,8 @@ static int thin_damaged(struct pool *p, int *bad, struct pool_check_report *lost
 	memset(&crep, 0, sizeof(crep));
 	memset(&tc, 0, sizeof(tc));
 	r = pool_check_attached(p, &co, &crep, &tc);
-	*bad = crep.f.nr_problems > crep.nr_strays + crep.nr_lost + crep.interrupted ||
+	*bad = crep.f.nr_problems > crep.nr_strays + crep.nr_lost + crep.interrupted +
+				       crep.nr_purges ||
 	       tc.f.nr_problems || !tc.sb_ok;
 	/* volumes lost before (a salvage finds none of them again) */
 	if (lost) {
