@@ -6,6 +6,7 @@
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_admin.h"
+#include "lib/pool/pool_volume.h"
 #include "tools/cli.h"
 
 #include <errno.h>
@@ -38,8 +39,13 @@ static int remove_pool(const char *name, struct pool *p)
 		pool_close(p);
 		return tp_exit_from_errno(r);
 	}
-	yes = cli_confirm("Remove pool %s with its %u volume(s)? Their data is lost", name,
-			  info.nr_volumes);
+	if (pool_volume_trash_count(p))
+		yes = cli_confirm("Remove pool %s with its %u volume(s) and the %u in its trash? "
+				  "Their data is lost", name, info.nr_volumes,
+				  pool_volume_trash_count(p));
+	else
+		yes = cli_confirm("Remove pool %s with its %u volume(s)? Their data is lost", name,
+				  info.nr_volumes);
 	pool_info_free(&info);
 	if (!yes) {
 		log_error("pool %s not removed", name);

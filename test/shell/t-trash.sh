@@ -357,3 +357,14 @@ ok tpcheck pg
 ok tpstatus --trash --noheadings pg
 out_lacks "x"
 [ "$(tpsend --format raw pg/keep | md5sum)" = "$keep_sum" ] || { echo "FAIL: pg/keep changed" >&2; exit 1; }
+
+# tpremove's question counts the volumes in the trash too (their data goes
+# with the pool); answered no, the pool stays
+DATA_SIZE=64M META_SIZE=8M new_pool rq --chunk 64k --trash-retention 1h
+ok tvcreate -V 1M -n a rq
+ok tvremove rq/a
+printf 'n\n' | script -qec "tpremove rq" /dev/null >rq.out 2>&1 || true
+grep -q "Remove pool rq with its 0 volume(s) and the 1 in its trash?" rq.out ||
+	{ cat rq.out >&2; fail "tpremove's question does not count the trash"; }
+ok tpstatus --trash --noheadings rq
+out_has "^rq  *a "
