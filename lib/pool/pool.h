@@ -314,6 +314,9 @@ int pool_set_lock_type(struct pool *p, int shared, unsigned io_timeout) TP_MUST_
 /* The one "pool POOL has no volume NAME; 'tpstatus POOL' lists them"
  * error: logged, -ENOENT. */
 int pool_no_volume(const char *pool, const char *name);
+/* The same for the open pool P, saying so when a volume of that name is in
+ * its trash (and how to bring it back). */
+int pool_volume_missing(const struct pool *p, const char *name);
 
 /* Once, before any other call of this library: every feature module
  * registers its hooks with the core (lib/pool/pool_init.c). */

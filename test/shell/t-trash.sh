@@ -61,6 +61,7 @@ ok tpstatus --units b --nosuffix -o pool_data_used --noheadings p
 [ "$(tr -d ' ' <out)" = "$used_before" ] || fail "the trash gave space back"
 ok tpcheck p
 failed tpsend --format raw p/a
+err_has "pool p has no volume a: a volume of that name is in its trash ('tvremove --undo p/a' brings it back)"
 # nothing activates, renames, snapshots or resizes it by its name
 for cmd in "tpactivate p a" "tvrename p/a b" "tvsnap p/a -n s" "tvresize -V 8M p/a"; do
 	unchanged 5 $cmd

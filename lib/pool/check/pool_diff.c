@@ -23,7 +23,7 @@ static int find_pair(struct pool *p, const char *a, const char *b, const struct 
 	*va = vg_find_volume(pool_vg(p), a);
 	*vb = vg_find_volume(pool_vg(p), b);
 	if (!*va || !*vb)
-		return pool_no_volume(pool_name(p), *va ? b : a);
+		return pool_volume_missing(p, *va ? b : a);
 	return 0;
 }
 

@@ -112,12 +112,24 @@ int pool_no_volume(const char *pool, const char *name)
 	return -ENOENT;
 }
 
+int pool_volume_missing(const struct pool *p, const char *name)
+{
+	for (unsigned i = 0; p->vg && i < p->vg->nr_trash; i++)
+		if (!strcmp(p->vg->trash[i].name, name)) {
+			log_error("pool %s has no volume %s: a volume of that name is in its trash "
+				  "('tvremove --undo %s/%s' brings it back)", p->name, name, p->name,
+				  name);
+			return -ENOENT;
+		}
+	return pool_no_volume(p->name, name);
+}
+
 const struct vg_volume *pool_find_volume(const struct pool *p, const char *name)
 {
 	const struct vg_volume *v = vg_find_volume(p->vg, name);
 
 	if (!v)
-		pool_no_volume(p->name, name);
+		pool_volume_missing(p, name);
 	return v;
 }
 

@@ -43,7 +43,7 @@ static int run(struct pool *p, const char *name, tp_progress_fn *fn, void *ctx)
 	struct vg_volume rm;
 
 	if (!v)
-		return pool_no_volume(pool_name(p), name);
+		return pool_volume_missing(p, name);
 	rm = *v;
 	return removal_run_entry(p, &rm, rm.name, 0, fn, ctx);
 }
@@ -251,7 +251,7 @@ int pool_removal_begin(struct pool *p, const char *name, int wiped)
 	int r;
 
 	if (!v)
-		return pool_no_volume(pool_name(p), name);
+		return pool_volume_missing(p, name);
 	e.dev_id = v->dev_id;
 	snprintf(e.name, sizeof(e.name), "%s", name);
 	if ((r = removal_thin_missing(p, v->dev_id)) < 0)

@@ -35,7 +35,7 @@ int pool_trash_put(struct pool *p, const char *name, int64_t now)
 	int r;
 
 	if (!v)
-		return pool_no_volume(pool_name(p), name);
+		return pool_volume_missing(p, name);
 	if (!pool_vg(p)->trash_retention) {
 		log_error("pool %s keeps no trash (its trash retention is off)", pool_name(p));
 		return -EINVAL;

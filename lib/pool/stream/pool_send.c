@@ -404,7 +404,7 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
 
 	memset(st, 0, sizeof(*st));
 	if (!v)
-		return pool_no_volume(pool_name(p), vol);
+		return pool_volume_missing(p, vol);
 	if (pool_is_live(p) && !v->read_only) {
 		log_error("pool %s is active and volume %s is writable: its chunks may change "
 			  "while they are read; snapshot it with 'tvsnap --readonly' and export the "
@@ -589,7 +589,7 @@ int pool_send_stream(struct pool *p, const char *vol, const char *from, const ch
 
 	memset(st, 0, sizeof(*st));
 	if (!v || (from && !b))
-		return pool_no_volume(pool_name(p), v ? from : vol);
+		return pool_volume_missing(p, v ? from : vol);
 	if ((r = frozen(p, v)) || (b && (r = frozen(p, b))))
 		return r;
 	if ((fd = open_output(output)) < 0)

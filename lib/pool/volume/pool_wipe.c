@@ -123,7 +123,7 @@ int pool_volume_wipe_watched(struct pool *p, const char *name, const struct pool
 
 	memset(res, 0, sizeof(*res));
 	if (!v)
-		return pool_no_volume(pool_name(p), name);
+		return pool_volume_missing(p, name);
 	/* a live tpsend reading V's chunks would send the zeros */
 	if ((r = pool_volume_held(p, v)))
 		return r;

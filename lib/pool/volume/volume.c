@@ -101,7 +101,7 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, u
 	int r;
 
 	if (!o)
-		return pool_no_volume(pool_name(p), origin);
+		return pool_volume_missing(p, origin);
 	if ((r = pool_name_free(p, name)))
 		return r;
 	memset(&v, 0, sizeof(v));
@@ -131,7 +131,7 @@ static int remove_progress(struct pool *p, const char *name, int wiped, tp_progr
 			return 0;	/* the open finished what an earlier one began */
 		if (pool_removal_was_last(p, name))
 			return 1;	/* an earlier one's last change removed it */
-		return pool_no_volume(pool_name(p), name);
+		return pool_volume_missing(p, name);
 	}
 	if (vg_find_volume(pool_vg(p), name) && (r = pool_removal_begin(p, name, wiped)))
 		return r < 0 ? r : 0;	/* 1: it mapped nothing, removed at once */

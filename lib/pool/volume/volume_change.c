@@ -47,7 +47,7 @@ static struct vg_volume *find(struct pool *p, const char *name)
 	struct vg_volume *v = vg_find_volume(pool_vg(p), name);
 
 	if (!v)
-		pool_no_volume(pool_name(p), name);
+		pool_volume_missing(p, name);
 	return v;
 }
 

@@ -129,7 +129,7 @@ int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint
 	int r, a;
 
 	if (!v || !(s = vg_find_volume(pool_vg(p), snap)))
-		return pool_no_volume(pool_name(p), v ? snap : vol);
+		return pool_volume_missing(p, v ? snap : vol);
 	if (!strcmp(vol, snap) || family(pool_vg(p), vol) != family(pool_vg(p), snap)) {
 		log_error("pool %s: %s is not a snapshot of %s's family (neither is a snapshot of "
 			  "the other, directly or through others, nor do they share an origin); a "
