@@ -312,3 +312,18 @@ int cli_confirm(const char *fmt, ...)
 		return 0;
 	return line[0] == 'y' || line[0] == 'Y';
 }
+
+void cli_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}

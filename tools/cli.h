@@ -172,4 +172,7 @@ int cli_usage_error(const struct tp_command *cmd, const char *fmt, ...)
 /* Ask "question [y/n]" on the terminal unless -y was given; 1 = yes. */
 int cli_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* S as a JSON string, quoted and escaped, on standard output. */
+void cli_json_string(const char *s);
+
 #endif

@@ -22,21 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 /* --json anywhere before "--": known before popt has parsed anything, so
  * a bad command line is reported as JSON too. */
 static int wants_json(int argc, const char **argv)
@@ -72,7 +57,7 @@ static void print_json_error(int code, const struct tp_log_capture *cap)
 
 		snprintf(line, sizeof(line), "%.*s", (int)n, s);
 		printf("%s\n    ", first ? "" : ",");
-		json_string(line);
+		cli_json_string(line);
 		first = 0;
 		s += n + (s[n] == '\n');
 	}
@@ -129,7 +114,7 @@ static void print_json(const struct findings *fs, const struct pool_thin_summary
 			printf("%s\n    {\"fatal\": %s, \"where\": \"%s\", \"message\": ",
 			       first ? "" : ",", fs->f[k]->kept[i].fatal ? "true" : "false",
 			       fs->where[k]);
-			json_string(fs->f[k]->kept[i].msg);
+			cli_json_string(fs->f[k]->kept[i].msg);
 			putchar('}');
 		}
 	printf("%s]\n}\n", first ? "" : "\n  ");

@@ -621,21 +621,6 @@ static const char *trash_size(const struct status_opts *o, uint64_t bytes, char 
 	return buf;
 }
 
-/* S as a JSON string (names are plain, but nothing is trusted). */
-static void trash_json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned)(unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 /* --trash: one line (or, with --json, one object) per entry of each
  * pool's trash, the oldest (the next to be purged under pressure) first:
  * its name, thin id, virtual size, what its thin device maps and maps
@@ -682,9 +667,9 @@ static int run_trash(const struct status_opts *o, const struct target *t, unsign
 				continue;
 			if (o->json) {
 				printf("%s\n  {\"pool\": ", first ? "" : ",");
-				trash_json_string(t[i].pool);
+				cli_json_string(t[i].pool);
 				printf(", \"volume\": ");
-				trash_json_string(e[k].name);
+				cli_json_string(e[k].name);
 				printf(", \"dev_id\": %u, \"size\": %" PRIu64 ", \"mapped\": %" PRIu64
 				       ", \"exclusive\": %" PRIu64 ", \"trashed_at\": %lld, "
 				       "\"expires_at\": ", (unsigned)e[k].dev_id, e[k].size,
