@@ -63,7 +63,7 @@ static int set_size(struct dm_pool *mem, struct dm_report_field *f, const char *
 }
 
 /* A size as --units and --nosuffix say, for every field that holds one. */
-static void format_size(uint64_t v, char *buf, size_t len)
+void status_format_size(uint64_t v, char *buf, size_t len)
 {
 	if (!units)
 		snprintf(buf, len, "%llu", (unsigned long long)v);
@@ -81,7 +81,7 @@ static int f_size(struct dm_report *rh, struct dm_pool *mem, struct dm_report_fi
 
 	(void)rh;
 	(void)priv;
-	format_size(v, buf, sizeof(buf));
+	status_format_size(v, buf, sizeof(buf));
 	return set_size(mem, f, buf, v);
 }
 
@@ -518,7 +518,7 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->warn = in->monitor.warn;
 	row->autoextend_threshold = in->monitor.autoextend_threshold;
 	if (in->monitor.autoextend_size) {
-		format_size(in->monitor.autoextend_size, row->by_buf, sizeof(row->by_buf));
+		status_format_size(in->monitor.autoextend_size, row->by_buf, sizeof(row->by_buf));
 		row->by_key = (UINT64_C(1) << 63) | in->monitor.autoextend_size;
 	} else {
 		snprintf(row->by_buf, sizeof(row->by_buf), "%u%%", in->monitor.autoextend_percent);
@@ -528,7 +528,7 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->autoextend_max = "none";
 	row->max_key = UINT64_MAX;
 	if (in->monitor.autoextend_max) {
-		format_size(in->monitor.autoextend_max, row->max_buf, sizeof(row->max_buf));
+		status_format_size(in->monitor.autoextend_max, row->max_buf, sizeof(row->max_buf));
 		row->autoextend_max = row->max_buf;
 		row->max_key = in->monitor.autoextend_max;
 	}

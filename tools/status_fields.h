@@ -134,4 +134,7 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row);
 void status_vol_row(const struct pool_info *in, const struct pool_volume_info *vi,
 		    char created[STATUS_TIME_LEN], struct vol_row *v);
 
+/* A size as --units and --nosuffix (status_set_format) say. */
+void status_format_size(uint64_t v, char *buf, size_t len);
+
 #endif

@@ -609,18 +609,6 @@ static int run_devices(const struct status_opts *o, const struct target *t, unsi
 	return rc;
 }
 
-/* A size of --trash's table: in --units, without the unit with --nosuffix. */
-static const char *trash_size(const struct status_opts *o, uint64_t bytes, char *buf,
-			      size_t len)
-{
-	size_t n;
-
-	tp_size_format(bytes, o->units, buf, len);
-	for (n = strlen(buf); o->nosuffix && n && !(buf[n - 1] >= '0' && buf[n - 1] <= '9');)
-		buf[--n] = '\0';
-	return buf;
-}
-
 /* --trash: one line (or, with --json, one object) per entry of each
  * pool's trash, the oldest (the next to be purged under pressure) first:
  * its name, thin id, virtual size, what its thin device maps and maps
@@ -700,9 +688,9 @@ static int run_trash(const struct status_opts *o, const struct target *t, unsign
 				strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 			else
 				snprintf(when, sizeof(when), "%lld", (long long)e[k].trashed_at);
-			trash_size(o, e[k].size, a, sizeof(a));
-			trash_size(o, e[k].mapped, b, sizeof(b));
-			trash_size(o, e[k].exclusive, c, sizeof(c));
+			status_format_size(e[k].size, a, sizeof(a));
+			status_format_size(e[k].mapped, b, sizeof(b));
+			status_format_size(e[k].exclusive, c, sizeof(c));
 			if (sep)
 				printf("%s%s%s%s%u%s%s%s%s%s%s%s%s%s%s%s%s\n", t[i].pool, sep, e[k].name,
 				       sep, (unsigned)e[k].dev_id, sep, a, sep, b, sep, c, sep, age,
