@@ -114,13 +114,11 @@ int pool_no_volume(const char *pool, const char *name)
 
 int pool_volume_missing(const struct pool *p, const char *name)
 {
-	for (unsigned i = 0; p->vg && i < p->vg->nr_trash; i++)
-		if (!strcmp(p->vg->trash[i].name, name)) {
-			log_error("pool %s has no volume %s: a volume of that name is in its trash "
-				  "('tvremove --undo %s/%s' brings it back)", p->name, name, p->name,
-				  name);
-			return -ENOENT;
-		}
+	if (p->vg && vg_find_trash(p->vg, name)) {
+		log_error("pool %s has no volume %s: a volume of that name is in its trash "
+			  "('tvremove --undo %s/%s' brings it back)", p->name, name, p->name, name);
+		return -ENOENT;
+	}
 	return pool_no_volume(p->name, name);
 }
 
