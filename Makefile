@@ -58,7 +58,7 @@ RELEASE_BUILD ?= $(patsubst %-san,%,$(BUILD))-rel
 CC      ?= gcc
 PREFIX  ?= /usr/local
 DESTDIR ?=
-PKGS    := devmapper blkid libudev popt expat
+PKGS    := devmapper blkid libudev popt expat libcryptsetup
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -18,8 +18,8 @@ B=build-fuzz
 FLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 make --no-print-directory -j"$(nproc)" BUILD=$B CC=clang CFLAGS="$FLAGS" libs >/dev/null
 LIBTP=$(make --no-print-directory -s BUILD=$B print-libs)
-CPPFLAGS="-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. $(pkg-config --cflags devmapper blkid libudev popt expat)"
-LIBS="$(pkg-config --libs devmapper blkid libudev popt expat) -lm -lz"
+CPPFLAGS="-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I. $(pkg-config --cflags devmapper blkid libudev popt expat libcryptsetup)"
+LIBS="$(pkg-config --libs devmapper blkid libudev popt expat libcryptsetup) -lm -lz"
 rc=0
 for n in "${names[@]}"; do
 	mkdir -p $B/corpus/$n $B/artifacts/$n

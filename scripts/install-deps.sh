@@ -18,9 +18,9 @@
 set -euo pipefail
 
 BUILD_PKGS="build-essential pkg-config libdevmapper-dev libblkid-dev libudev-dev libpopt-dev
-  libcunit1-dev libexpat1-dev libsanlock-dev"
+  libcunit1-dev libexpat1-dev libsanlock-dev libcryptsetup-dev"
 TEST_PKGS="thin-provisioning-tools xz-utils python3 man-db clang libclang-rt-14-dev strace lintian
-  inotify-tools"
+  inotify-tools cryptsetup-bin"
 VM_PKGS="qemu-system-x86 busybox-static sanlock mdadm cpio kmod zstd dmsetup util-linux e2fsprogs fio debootstrap lvm2
   gnuplot-nox"
 KDIR=${TP_KERNEL_DIR:-/var/cache/tptools/kernel}

@@ -7,7 +7,8 @@
 # binaries (tp and the lease's programs in /usr/lib/tptools), compresses
 # the manual pages, adds /usr/share/doc/tptools, a DEBIAN/control whose
 # Depends dpkg-shlibdeps computes from the binaries (libdevmapper1.02.1,
-# libblkid1, libudev1, libpopt0, libexpat1, libsanlock-client1, libc6),
+# libblkid1, libudev1, libpopt0, libexpat1, libsanlock-client1, libcryptsetup12,
+# libc6),
 # and maintainer scripts that reload the udev rules and systemd and enable
 # tptools-activate.service the way debhelper does. Prints the .deb's path.
 # Environment: BUILD (build dir, default build), VERSION.

@@ -407,6 +407,7 @@ struct pool_volume_info {
 	uint64_t highest_mapped;
 	int read_only, activation_skip;
 	char content_uuid[POOL_UUID_LEN + 1];	/* a read-only volume's, else "" */
+	char luks_uuid[POOL_UUID_LEN + 1];	/* an encrypted volume's header's, else "" */
 	/* POOL_INFO_USAGE, from the kernel (0 offline): */
 	int active;			/* its thin device is loaded */
 	int open;			/* ... and held open (mounted, in use) */

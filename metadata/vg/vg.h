@@ -64,7 +64,8 @@
  *       metadata for area 0 then area 1 on each device, vg.integrity_*))
  *     volumes { <name> { dev_id, size, origin (optional, "" = none),
  *       creation_time, read_only (0|1), activation_skip (optional, as the
- *       pool's) } ... }
+ *       pool's), content_uuid (optional), luks_uuid (optional: the volume's
+ *       content is a LUKS2 device with this uuid, tvcreate --encrypt) } ... }
  *     receiving (optional: unfinished receives) { <name> { the keys of a
  *       volume, received (bytes), raw (optional, 0|1, written only when
  *       1: a raw import) } ... }
@@ -74,7 +75,8 @@
  *       long tvremove keeps a removed volume in the trash; absent = off)
  *     trash (optional, written only when not empty: removed volumes kept)
  *       { t<dev_id> { name, dev_id, size, creation_time, read_only,
- *       activation_skip (optional), content_uuid (optional), trashed_at,
+ *       activation_skip (optional), content_uuid (optional), luks_uuid
+ *       (optional), trashed_at,
  *       purging (optional, 0|1, written only when 1) } ... }
  *   }
  */
@@ -184,6 +186,13 @@ struct vg_volume {
 	 * received (tprecv: the sender's), dropped when it becomes writable;
 	 * the send stream names bases by it. "" if none. */
 	char content_uuid[VG_UUID_LEN + 1];
+	/* An encrypted volume's: the uuid of the LUKS2 header its content
+	 * begins with (tvcreate --encrypt, tprecv of an encrypted stream);
+	 * its snapshots keep it (they share the volume key). The header is
+	 * checked against it before any key is tried. "" for a plain volume;
+	 * a header that merely appears in a plain volume's content (a guest's
+	 * own LUKS) is never unlocked by tptools. */
+	char luks_uuid[VG_UUID_LEN + 1];
 	/* Only in vg.receives: the bytes of the volume, from its start, that
 	 * the stream has durably given its thin device (tprecv --resume goes
 	 * on from there). 0 in vg.volumes. */

@@ -272,6 +272,9 @@ static int check_volume(const struct vg *vg, const struct vg_volume *v, char *ms
 	if (v->activation_skip != 0 && v->activation_skip != 1)
 		return problem(msg, len, "pool/volumes/%s/activation_skip: must be 0 or 1",
 			       v->name);
+	if (v->luks_uuid[0] && !vg_uuid_valid(v->luks_uuid))
+		return problem(msg, len, "pool/volumes/%s/luks_uuid: \"%.40s\" is not a uuid",
+			       v->name, v->luks_uuid);
 	if (v->received > v->size)
 		return problem(msg, len, "pool/receiving/%s/received: %" PRIu64 " is beyond the "
 			       "volume's size", v->name, v->received);

@@ -178,6 +178,8 @@ static void export_volume(struct builder *b, struct dm_config_node *parent,
 		add_int(b, n, "activation_skip", 1);
 	if (v->content_uuid[0])
 		add_str(b, n, "content_uuid", v->content_uuid);
+	if (v->luks_uuid[0])
+		add_str(b, n, "luks_uuid", v->luks_uuid);
 	if (receiving)
 		add_int(b, n, "received", (int64_t)v->received);
 	if (receiving && v->raw)
@@ -303,6 +305,8 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 				add_int(&b, n, "activation_skip", 1);
 			if (t->content_uuid[0])
 				add_str(&b, n, "content_uuid", t->content_uuid);
+			if (t->luks_uuid[0])
+				add_str(&b, n, "luks_uuid", t->luks_uuid);
 			add_int(&b, n, "trashed_at", t->trashed_at);
 			if (t->purging)
 				add_int(&b, n, "purging", 1);
@@ -578,10 +582,11 @@ static int import_meta1(struct reader *rd, const struct dm_config_node *devs, st
 }
 
 static const char *const volume_keys[] = { "dev_id", "size", "origin", "creation_time",
-					   "read_only", "activation_skip", "content_uuid", NULL };
+					   "read_only", "activation_skip", "content_uuid",
+					   "luks_uuid", NULL };
 static const char *const receive_keys[] = { "dev_id", "size", "origin", "creation_time",
 					    "read_only", "activation_skip", "content_uuid",
-					    "received", "raw", NULL };
+					    "luks_uuid", "received", "raw", NULL };
 
 /* One volume of pool/volumes, or (RECEIVING) an unfinished receive of
  * pool/receiving. */
@@ -609,6 +614,7 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
 	    get_flag(rd, n, path, "activation_skip", &v.activation_skip) ||
 	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
+	    get_str(rd, n, path, "luks_uuid", v.luks_uuid, sizeof(v.luks_uuid), 1) ||
 	    (receiving && get_u64(rd, n, path, "received", &v.received)) ||
 	    (receiving && get_flag(rd, n, path, "raw", &v.raw)))
 		return -1;
@@ -644,7 +650,7 @@ static int import_removal(struct reader *rd, const struct dm_config_node *n, str
 
 static const char *const trash_keys[] = { "name", "dev_id", "size", "creation_time",
 					  "read_only", "activation_skip", "content_uuid",
-					  "trashed_at", "purging", NULL };
+					  "luks_uuid", "trashed_at", "purging", NULL };
 
 /* One trash entry of pool/trash, keyed t<dev_id>. */
 static int import_trash(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
@@ -666,6 +672,7 @@ static int import_trash(struct reader *rd, const struct dm_config_node *n, struc
 	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
 	    get_flag(rd, n, path, "activation_skip", &v.activation_skip) ||
 	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
+	    get_str(rd, n, path, "luks_uuid", v.luks_uuid, sizeof(v.luks_uuid), 1) ||
 	    get_int(rd, n, path, "trashed_at", INT64_MIN, INT64_MAX, &v.trashed_at) ||
 	    get_flag(rd, n, path, "purging", &v.purging))
 		return -1;

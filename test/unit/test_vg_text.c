@@ -121,6 +121,8 @@ static void same_vg(const struct vg *a, const struct vg *b)
 		CU_ASSERT_EQUAL(x->creation_time, y->creation_time);
 		CU_ASSERT_EQUAL(x->read_only, y->read_only);
 		CU_ASSERT_EQUAL(x->activation_skip, y->activation_skip);
+		CU_ASSERT_STRING_EQUAL(x->content_uuid, y->content_uuid);
+		CU_ASSERT_STRING_EQUAL(x->luks_uuid, y->luks_uuid);
 	}
 }
 
@@ -164,6 +166,10 @@ static void test_roundtrip(void)
 	vg->discards = VG_DISCARDS_IGNORE;
 	vg->when_full = VG_WHEN_FULL_ERROR;
 	vg->zero = 1;
+	roundtrip(vg);
+	/* an encrypted volume and its snapshot: the LUKS2 header's uuid */
+	strcpy(vg->volumes[0].luks_uuid, "6f1c2a3e-9b0d-4c57-8e21-0a4b5c6d7e8f");
+	strcpy(vg->volumes[1].luks_uuid, "6f1c2a3e-9b0d-4c57-8e21-0a4b5c6d7e8f");
 	roundtrip(vg);
 	/* a monitoring policy: by percent, then by size, then the extremes */
 	vg->monitor.warn = 0;
@@ -371,6 +377,8 @@ static const struct mutation mutations[] = {
 	{ "origin = \"www\"", "origin = \"snap\"", "pool/volumes/snap/origin: a volume cannot be its own" },
 	{ "www { dev_id = 1 size = 1073741824", "www { origin = \"snap\" dev_id = 1 size = 1073741824", "cycle" },
 	{ "read_only = 1", "read_only = 3", "pool/volumes/snap/read_only" },
+	{ "read_only = 1", "read_only = 1 luks_uuid = \"nope\"", "pool/volumes/snap/luks_uuid: \"nope\" is not a uuid" },
+	{ "read_only = 1", "read_only = 1 luks_uuid = 7", "pool/volumes/snap/luks_uuid: must be a string" },
 	{ "read_only = 1", "read_only = \"yes\"", "pool/volumes/snap/read_only: must be an integer" },
 	{ "  metadata_area = 1\n", "  metadata_area = 1\n  activation_skip = 2\n", "pool/activation_skip" },
 	{ "  metadata_area = 1\n", "  metadata_area = 1\n  profile = \"fast\"\n", "pool/profile: unknown value 'fast'" },

@@ -125,6 +125,7 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 		vi->read_only = v->read_only;
 		vi->activation_skip = v->activation_skip;
 		snprintf(vi->content_uuid, sizeof(vi->content_uuid), "%s", v->content_uuid);
+		snprintf(vi->luks_uuid, sizeof(vi->luks_uuid), "%s", v->luks_uuid);
 		info->virtual_total += v->size;
 	}
 }

@@ -108,6 +108,7 @@ int pool_volume_snapshot(struct pool *p, const char *origin, const char *name, u
 	snprintf(v.name, sizeof(v.name), "%s", name);
 	snprintf(v.origin, sizeof(v.origin), "%s", origin);
 	v.size = o->size;
+	snprintf(v.luks_uuid, sizeof(v.luks_uuid), "%s", o->luks_uuid);	/* its header too */
 	v.read_only = read_only;
 	v.activation_skip = !!(flags & POOL_VOLUME_NO_AUTOACTIVATE);
 	if (read_only && (r = vg_uuid_generate(v.content_uuid)))

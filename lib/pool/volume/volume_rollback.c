@@ -155,6 +155,8 @@ int pool_volume_rollback(struct pool *p, const char *vol, const char *snap, uint
 	nv->dev_id = rb.new_id;
 	nv->size = s->size;
 	nv->content_uuid[0] = '\0';
+	/* the content is the snapshot's, header and all */
+	snprintf(nv->luks_uuid, sizeof(nv->luks_uuid), "%s", s->luks_uuid);
 	next->next_dev_id = rb.new_id + 1;
 	r = pool_change(p, next, apply_rollback, &rb);
 	if (!rb.loaded || is_loaded(p, vol))
