@@ -95,19 +95,36 @@ __attribute__((target("sse4.2"))) uint32_t tp_crc32c_hw(uint32_t crc, const void
 		pthread_once(&lane_once, lane_init);
 	while (len >= 3 * LANE) {
 		uint64_t b = 0, d = 0, w0, w1, w2;
-		for (unsigned k = 0; k < LANE; k += 8) {
-			/* the next block asked for from memory while this one
-			 * is summed (three lines for every line of a lane): a
-			 * buffer that is not in the cache sums twice as fast */
-			if (!(k & 63))
+		/* When another block follows, it is asked for from memory
+		 * while this one is summed (three lines for every line of a
+		 * lane): a long buffer that is not in the cache sums twice as
+		 * fast. A single block (a metadata block, just read and in the
+		 * cache) takes the plain loop: no prefetch past its end, and
+		 * no test per word (issue 40: it made every metadata block's
+		 * sum 50% dearer in instructions). */
+		if (len >= 6 * LANE) {
+			for (unsigned k = 0; k < LANE; k += 64) {
+				unsigned end = k + 64 < LANE ? k + 64 : LANE;
 				for (unsigned j = 0; j < 3; j++)
 					__builtin_prefetch(p + 3 * LANE + 3 * k + 64 * j);
-			memcpy(&w0, p + k, 8);
-			memcpy(&w1, p + LANE + k, 8);
-			memcpy(&w2, p + 2 * LANE + k, 8);
-			c = __builtin_ia32_crc32di(c, w0);
-			b = __builtin_ia32_crc32di(b, w1);
-			d = __builtin_ia32_crc32di(d, w2);
+				for (unsigned i = k; i < end; i += 8) {
+					memcpy(&w0, p + i, 8);
+					memcpy(&w1, p + LANE + i, 8);
+					memcpy(&w2, p + 2 * LANE + i, 8);
+					c = __builtin_ia32_crc32di(c, w0);
+					b = __builtin_ia32_crc32di(b, w1);
+					d = __builtin_ia32_crc32di(d, w2);
+				}
+			}
+		} else {
+			for (unsigned k = 0; k < LANE; k += 8) {
+				memcpy(&w0, p + k, 8);
+				memcpy(&w1, p + LANE + k, 8);
+				memcpy(&w2, p + 2 * LANE + k, 8);
+				c = __builtin_ia32_crc32di(c, w0);
+				b = __builtin_ia32_crc32di(b, w1);
+				d = __builtin_ia32_crc32di(d, w2);
+			}
 		}
 		c = shift(shift((uint32_t)c) ^ (uint32_t)b) ^ (uint32_t)d;
 		p += 3 * LANE;
