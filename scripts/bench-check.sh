@@ -7,7 +7,9 @@
 # RSS of each, ratios, and tpcheck --fast; then tpdump against thin_dump
 # 1.1.0 (the XML to /dev/null) and tprestore against thin_restore 1.1.0 (that
 # XML into a metadata file of the same size), each pair in the same run
-# (DUMP=0 leaves them out).
+# (DUMP=0 leaves them out). BASE=REV also times tpcheck and tpdump of this
+# tree against the build of commit REV, interleaved, median of 9
+# (scripts/bench-builds.sh), so that a slowdown between two builds shows.
 #
 #   scripts/bench-check.sh [TOTAL_MAPPINGS] [DEVICES]   (default 10000000 100)
 #
@@ -68,6 +70,15 @@ awk -v a="$tc_s" -v b="$tp_s" -v c="$tc_kb" -v d="$tp_kb" 'BEGIN {
 [ "$r11_s" = - ] || awk -v a="$r11_cpu" -v b="$tp_cpu" 'BEGIN {
 	printf "CPU time (thin_check 1.1.0 / tpcheck): %.2fx (of the fastest runs)\n", a / (b > 0.01 ? b : 0.01) }'
 
+if [ -n "${BASE:-}" ]; then
+	. scripts/bench-builds.sh
+	base=$(bb_build "$BASE")
+	echo "this tree against $BASE, median of $BB_RUNS interleaved runs:"
+	bb_compare "tpcheck" "$BUILD"/bin/tpcheck -q --metadata "$img" -- \
+		"$base"/tpcheck -q --metadata "$img"
+	bb_compare "tpdump" "$BUILD"/bin/tpdump -q -o /dev/null "$img" -- \
+		"$base"/tpdump -q -o /dev/null "$img"
+fi
 [ "${DUMP:-1}" = 1 ] && [ -n "$REF110" ] || exit 0
 # ---- tpdump / thin_dump 1.1.0, tprestore / thin_restore 1.1.0 ----
 xml=$dir/check-$total-$devs.xml
