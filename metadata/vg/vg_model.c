@@ -556,11 +556,259 @@ static int check_lock(const struct vg *vg, char *msg, size_t len)
 	return 0;
 }
 
+/* ---- an index for the model check ----
+ *
+ * The check runs on every read and every commit of the VG, so it must not
+ * be quadratic in the volume count (issue 40): the volumes' names, and the
+ * thin ids of every list (volumes, receives, removals, trash), are sorted
+ * once (O(n log n)); every duplicate, origin and id lookup is then a
+ * binary search. The sorts are stable on (list, position), so the first
+ * of equals is the one a walk in vg_find_dev_id's order meets first, and
+ * the problem reported is the one the walk in order reported before. */
+struct ent_ix {
+	const struct vg_volume *v;
+	unsigned list, pos;	/* list: 0 volumes, 1 receives, 2 removals, 3 trash */
+};
+
+static int ix_order(const struct ent_ix *x, const struct ent_ix *y)
+{
+	if (x->list != y->list)
+		return x->list < y->list ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct ent_ix *x = a, *y = b;
+	int c = strcmp(x->v->name, y->v->name);
+
+	return c ? c : ix_order(x, y);
+}
+
+static int by_dev_id(const void *a, const void *b)
+{
+	const struct ent_ix *x = a, *y = b;
+
+	if (x->v->dev_id != y->v->dev_id)
+		return x->v->dev_id < y->v->dev_id ? -1 : 1;
+	return ix_order(x, y);
+}
+
+struct model_ix {
+	unsigned nv, nall;
+	struct ent_ix *names;	/* the volumes by name */
+	struct ent_ix *ids;	/* every entry by thin id */
+	const struct vg_volume **id_first;	/* by ids[] index: its group's first */
+	unsigned char *walked;	/* by volume: 0 new, 1 on the walk, 2 sound */
+};
+
+static void ix_free(struct model_ix *ix)
+{
+	free(ix->names);
+	free(ix->ids);
+	free(ix->id_first);
+	free(ix->walked);
+}
+
+/* 0, or -ENOMEM (the caller then checks the slow way). */
+static int ix_build(const struct vg *vg, struct model_ix *ix)
+{
+	const struct { const struct vg_volume *a; unsigned n; } lists[4] = {
+		{ vg->volumes, vg->nr_volumes }, { vg->receives, vg->nr_receives },
+		{ vg->removals, vg->nr_removals }, { vg->trash, vg->nr_trash },
+	};
+	unsigned k = 0;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->nv = vg->nr_volumes;
+	ix->nall = vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash;
+	ix->names = malloc((ix->nv + 1) * sizeof(*ix->names));
+	ix->ids = malloc((ix->nall + 1) * sizeof(*ix->ids));
+	ix->id_first = malloc((ix->nall + 1) * sizeof(*ix->id_first));
+	ix->walked = calloc(ix->nv + 1, 1);
+	if (!ix->names || !ix->ids || !ix->id_first || !ix->walked) {
+		ix_free(ix);
+		return -ENOMEM;
+	}
+	for (unsigned l = 0; l < 4; l++)
+		for (unsigned i = 0; i < lists[l].n; i++)
+			ix->ids[k++] = (struct ent_ix){ &lists[l].a[i], l, i };
+	memcpy(ix->names, ix->ids, ix->nv * sizeof(*ix->names));
+	qsort(ix->names, ix->nv, sizeof(*ix->names), by_name);
+	qsort(ix->ids, ix->nall, sizeof(*ix->ids), by_dev_id);
+	for (unsigned i = 0; i < ix->nall; i++)
+		ix->id_first[i] = i && ix->ids[i - 1].v->dev_id == ix->ids[i].v->dev_id
+					  ? ix->id_first[i - 1] : ix->ids[i].v;
+	return 0;
+}
+
+/* Volume NAME's first entry in the name index, or -1. */
+static long ix_find_name(const struct model_ix *ix, const char *name)
+{
+	size_t lo = 0, hi = ix->nv;
+
+	while (lo < hi) {	/* the first entry not below NAME */
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(ix->names[mid].v->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->nv && !strcmp(ix->names[lo].v->name, name) ? (long)lo : -1;
+}
+
+static const struct vg_volume *ix_volume(const struct model_ix *ix, const char *name)
+{
+	long at = ix_find_name(ix, name);
+
+	return at < 0 ? NULL : ix->names[at].v;
+}
+
+/* What vg_find_dev_id(ID) finds: the first entry with thin id ID. */
+static const struct vg_volume *ix_dev_id(const struct model_ix *ix, uint32_t id)
+{
+	size_t lo = 0, hi = ix->nall;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ix->ids[mid].v->dev_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->nall && ix->ids[lo].v->dev_id == id ? ix->id_first[lo] : NULL;
+}
+
+/* The earliest volume before V (volumes[POS]) with V's name, or NULL. */
+static const struct vg_volume *ix_earlier_name(const struct model_ix *ix,
+					       const struct vg_volume *v)
+{
+	long at = ix_find_name(ix, v->name);
+
+	return at >= 0 && ix->names[at].v != v ? ix->names[at].v : NULL;
+}
+
+/* Origins lead to volumes and form no cycle: each volume's chain is walked
+ * once (a volume met sound on an earlier walk ends the walk). */
+static int check_origins(const struct vg *vg, struct model_ix *ix, char *msg, size_t len)
+{
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		unsigned char state;
+
+		while ((state = ix->walked[v - vg->volumes]) == 0) {
+			const struct vg_volume *o;
+			ix->walked[v - vg->volumes] = 1;
+			if (!v->origin[0])
+				break;
+			if (!(o = ix_volume(ix, v->origin)))
+				return problem(msg, len, "pool/volumes/%s/origin: no volume named '%s'",
+					       v->name, v->origin);
+			v = o;
+		}
+		if (state == 1)
+			return problem(msg, len, "pool/volumes/%s/origin: origins form a cycle",
+				       vg->volumes[i].name);
+		/* the walk is sound: every volume on it */
+		for (v = &vg->volumes[i]; ix->walked[v - vg->volumes] == 1; v = ix_volume(ix, v->origin)) {
+			ix->walked[v - vg->volumes] = 2;
+			if (!v->origin[0])
+				break;
+		}
+	}
+	return 0;
+}
+
+static int check_lists(const struct vg *vg, struct model_ix *ix, char *msg, size_t len)
+{
+	unsigned i, j;
+
+	for (i = 0; i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i], *same_name, *same_id;
+		if (check_volume(vg, v, msg, len))
+			return -1;
+		if (v->raw || v->received)
+			return problem(msg, len, "pool/volumes/%s: a volume has no receive's state",
+				       v->name);
+		/* the earliest other volume that shares its name or thin id
+		 * (a name before an id where one volume shares both) */
+		same_name = ix_earlier_name(ix, v);
+		same_id = ix_dev_id(ix, v->dev_id);
+		if (same_id == v)
+			same_id = NULL;
+		if (same_name && (!same_id || same_name <= same_id))
+			return problem(msg, len, "pool/volumes/%s: duplicate volume name", v->name);
+		if (same_id)
+			return problem(msg, len, "pool/volumes/%s/dev_id: %" PRIu32
+				       " is also used by volume %s", v->name, v->dev_id, same_id->name);
+	}
+	for (i = 0; i < vg->nr_receives; i++) {
+		const struct vg_volume *v = &vg->receives[i], *o;
+		if (check_volume(vg, v, msg, len))
+			return -1;
+		if (v->read_only != 1 || !vg_uuid_valid(v->content_uuid))
+			return problem(msg, len, "pool/receiving/%s: must be read-only with a "
+				       "content uuid", v->name);
+		if (ix_volume(ix, v->name))
+			return problem(msg, len, "pool/receiving/%s: also a volume's name", v->name);
+		if ((o = ix_dev_id(ix, v->dev_id)) != v)
+			return problem(msg, len, "pool/receiving/%s/dev_id: %" PRIu32 " is also "
+				       "used by %s", v->name, v->dev_id, o->name);
+		for (j = 0; j < i; j++)	/* (receives are few) */
+			if (!strcmp(vg->receives[j].name, v->name))
+				return problem(msg, len, "pool/receiving/%s: duplicate name",
+					       v->name);
+		if (v->origin[0] && !ix_volume(ix, v->origin))
+			return problem(msg, len, "pool/receiving/%s/origin: no volume named '%s'",
+				       v->name, v->origin);
+		if (v->raw && v->origin[0])
+			return problem(msg, len, "pool/receiving/%s: a raw import has no origin",
+				       v->name);
+	}
+	for (i = 0; i < vg->nr_removals; i++) {
+		const struct vg_volume *v = &vg->removals[i], *o;
+		if (check_volume(vg, v, msg, len))
+			return -1;
+		if (v->origin[0] || v->read_only || v->raw || v->received || v->content_uuid[0])
+			return problem(msg, len, "pool/removing/%s: a removal keeps only its "
+				       "dev_id and size", v->name);
+		if (ix_volume(ix, v->name) || vg_find_receive(vg, v->name))
+			return problem(msg, len, "pool/removing/%s: also a volume's or a "
+				       "receive's name", v->name);
+		if ((o = ix_dev_id(ix, v->dev_id)) != v)
+			return problem(msg, len, "pool/removing/%s/dev_id: %" PRIu32 " is also "
+				       "used by %s", v->name, v->dev_id, o->name);
+		for (j = 0; j < i; j++)	/* (removals under way are few) */
+			if (!strcmp(vg->removals[j].name, v->name))
+				return problem(msg, len, "pool/removing/%s: duplicate name",
+					       v->name);
+	}
+	if (vg->trash_retention > VG_TRASH_RETENTION_MAX)
+		return problem(msg, len, "pool/trash_retention: %" PRIu64 " seconds is more than "
+			       "ten years", vg->trash_retention);
+	for (i = 0; i < vg->nr_trash; i++) {
+		const struct vg_volume *v = &vg->trash[i], *o;
+		if (check_volume(vg, v, msg, len))
+			return -1;
+		if (v->origin[0] || v->raw || v->received || v->wiped)
+			return problem(msg, len, "pool/trash/t%" PRIu32 ": a trash entry keeps no "
+				       "origin nor a receive's or a removal's state", v->dev_id);
+		if (v->purging != 0 && v->purging != 1)
+			return problem(msg, len, "pool/trash/t%" PRIu32 "/purging: must be 0 or 1",
+				       v->dev_id);
+		if ((o = ix_dev_id(ix, v->dev_id)) != v)
+			return problem(msg, len, "pool/trash/t%" PRIu32 "/dev_id: %" PRIu32 " is "
+				       "also used by %s", v->dev_id, v->dev_id, o->name);
+	}
+	return check_origins(vg, ix, msg, len);
+}
+
 int vg_check_model(const struct vg *vg, char *msg, size_t len)
 {
+	struct model_ix ix;
 	const char *why;
 	char why_id[128];
-	unsigned i, j;
+	int r;
 
 	if (vg->format_version != VG_FORMAT_VERSION)
 		return problem(msg, len, "pool/format_version: %" PRIu32 " is not supported "
@@ -608,106 +856,20 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 		return -1;
 	if (vg->nr_volumes > VG_MAX_VOLUMES)
 		return problem(msg, len, "pool/volumes: more than %u volumes", VG_MAX_VOLUMES);
-	/* O(n^2) duplicate checks: fine for the few thousand volumes a slot holds. */
-	for (i = 0; i < vg->nr_volumes; i++) {
-		const struct vg_volume *v = &vg->volumes[i];
-		if (check_volume(vg, v, msg, len))
-			return -1;
-		if (v->raw || v->received)
-			return problem(msg, len, "pool/volumes/%s: a volume has no receive's state",
-				       v->name);
-		for (j = 0; j < i; j++) {
-			if (!strcmp(vg->volumes[j].name, v->name))
-				return problem(msg, len, "pool/volumes/%s: duplicate volume name",
-					       v->name);
-			if (vg->volumes[j].dev_id == v->dev_id)
-				return problem(msg, len, "pool/volumes/%s/dev_id: %" PRIu32
-					       " is also used by volume %s", v->name, v->dev_id,
-					       vg->volumes[j].name);
-		}
-	}
 	if (vg->nr_volumes + vg->nr_receives > VG_MAX_VOLUMES)
 		return problem(msg, len, "pool/receiving: more than %u volumes and receives",
 			       VG_MAX_VOLUMES);
-	for (i = 0; i < vg->nr_receives; i++) {
-		const struct vg_volume *v = &vg->receives[i], *o;
-		if (check_volume(vg, v, msg, len))
-			return -1;
-		if (v->read_only != 1 || !vg_uuid_valid(v->content_uuid))
-			return problem(msg, len, "pool/receiving/%s: must be read-only with a "
-				       "content uuid", v->name);
-		if (vg_find_volume(vg, v->name))
-			return problem(msg, len, "pool/receiving/%s: also a volume's name", v->name);
-		if ((o = vg_find_dev_id(vg, v->dev_id)) != v)
-			return problem(msg, len, "pool/receiving/%s/dev_id: %" PRIu32 " is also "
-				       "used by %s", v->name, v->dev_id, o->name);
-		for (j = 0; j < i; j++)
-			if (!strcmp(vg->receives[j].name, v->name))
-				return problem(msg, len, "pool/receiving/%s: duplicate name",
-					       v->name);
-		if (v->origin[0] && !vg_find_volume(vg, v->origin))
-			return problem(msg, len, "pool/receiving/%s/origin: no volume named '%s'",
-				       v->name, v->origin);
-		if (v->raw && v->origin[0])
-			return problem(msg, len, "pool/receiving/%s: a raw import has no origin",
-				       v->name);
-	}
 	if (vg->nr_volumes + vg->nr_receives + vg->nr_removals > VG_MAX_VOLUMES)
 		return problem(msg, len, "pool/removing: more than %u volumes, receives and "
 			       "removals", VG_MAX_VOLUMES);
-	for (i = 0; i < vg->nr_removals; i++) {
-		const struct vg_volume *v = &vg->removals[i], *o;
-		if (check_volume(vg, v, msg, len))
-			return -1;
-		if (v->origin[0] || v->read_only || v->raw || v->received || v->content_uuid[0])
-			return problem(msg, len, "pool/removing/%s: a removal keeps only its "
-				       "dev_id and size", v->name);
-		if (vg_find_volume(vg, v->name) || vg_find_receive(vg, v->name))
-			return problem(msg, len, "pool/removing/%s: also a volume's or a "
-				       "receive's name", v->name);
-		if ((o = vg_find_dev_id(vg, v->dev_id)) != v)
-			return problem(msg, len, "pool/removing/%s/dev_id: %" PRIu32 " is also "
-				       "used by %s", v->name, v->dev_id, o->name);
-		for (j = 0; j < i; j++)
-			if (!strcmp(vg->removals[j].name, v->name))
-				return problem(msg, len, "pool/removing/%s: duplicate name",
-					       v->name);
-	}
-	if (vg->trash_retention > VG_TRASH_RETENTION_MAX)
-		return problem(msg, len, "pool/trash_retention: %" PRIu64 " seconds is more than "
-			       "ten years", vg->trash_retention);
 	if (vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash > VG_MAX_VOLUMES)
 		return problem(msg, len, "pool/trash: more than %u volumes, receives, removals "
 			       "and trash entries", VG_MAX_VOLUMES);
-	for (i = 0; i < vg->nr_trash; i++) {
-		const struct vg_volume *v = &vg->trash[i], *o;
-		if (check_volume(vg, v, msg, len))
-			return -1;
-		if (v->origin[0] || v->raw || v->received || v->wiped)
-			return problem(msg, len, "pool/trash/t%" PRIu32 ": a trash entry keeps no "
-				       "origin nor a receive's or a removal's state", v->dev_id);
-		if (v->purging != 0 && v->purging != 1)
-			return problem(msg, len, "pool/trash/t%" PRIu32 "/purging: must be 0 or 1",
-				       v->dev_id);
-		if ((o = vg_find_dev_id(vg, v->dev_id)) != v)
-			return problem(msg, len, "pool/trash/t%" PRIu32 "/dev_id: %" PRIu32 " is "
-				       "also used by %s", v->dev_id, v->dev_id, o->name);
-	}
-	for (i = 0; i < vg->nr_volumes; i++) {
-		const struct vg_volume *v = &vg->volumes[i];
-		unsigned depth = 0;
-		while (v->origin[0]) {
-			const struct vg_volume *o = vg_find_volume(vg, v->origin);
-			if (!o)
-				return problem(msg, len, "pool/volumes/%s/origin: no volume named '%s'",
-					       v->name, v->origin);
-			if (++depth > vg->nr_volumes)
-				return problem(msg, len, "pool/volumes/%s/origin: origins form a "
-					       "cycle", vg->volumes[i].name);
-			v = o;
-		}
-	}
-	return 0;
+	if (ix_build(vg, &ix))
+		return problem(msg, len, "out of memory checking %u volumes", vg->nr_volumes);
+	r = check_lists(vg, &ix, msg, len);
+	ix_free(&ix);
+	return r;
 }
 
 int vg_validate(const struct vg *vg)

@@ -345,26 +345,72 @@ static int bad(struct reader *rd, const char *fmt, ...)
 	return -1;
 }
 
-/* Children of SECTION must be unique and among KEYS (NULL-terminated;
- * KEYS NULL = any key). PATH names SECTION in messages. */
+struct key_at {
+	const char *key;
+	unsigned pos;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct key_at *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* Every key of SECTION is one of KEYS (NULL-terminated; NULL: any) and
+ * none repeats; the first key in order that breaks a rule is reported
+ * (PATH names SECTION). A large section (the
+ * volumes) has its keys sorted once, so the check is not quadratic in the
+ * volume count (issue 40). */
 static int check_keys(struct reader *rd, const struct dm_config_node *section, const char *path,
 		      const char *const *keys)
 {
 	const struct dm_config_node *a, *b;
+	struct key_at *sorted = NULL;
+	unsigned char *repeats = NULL;
+	unsigned n = 0, i;
+	int r = 0;
 
-	for (a = section->child; a; a = a->sib) {
+	for (a = section->child; a; a = a->sib)
+		n++;
+	if (n > 16) {
+		sorted = malloc(n * sizeof(*sorted));
+		repeats = calloc(n, 1);
+		if (!sorted || !repeats) {
+			free(sorted);
+			free(repeats);
+			return bad(rd, "%s: out of memory", path);
+		}
+		for (a = section->child, i = 0; a; a = a->sib, i++)
+			sorted[i] = (struct key_at){ a->key, i };
+		qsort(sorted, n, sizeof(*sorted), key_cmp);
+		for (i = 1; i < n; i++)
+			if (!strcmp(sorted[i - 1].key, sorted[i].key))
+				repeats[sorted[i].pos] = 1;
+	}
+	for (a = section->child, i = 0; a && !r; a = a->sib, i++) {
+		int again = 0;
 		if (keys) {
 			const char *const *k;
 			for (k = keys; *k && strcmp(*k, a->key); k++)
 				;
-			if (!*k)
-				return bad(rd, "%s/%s: unknown key", path, a->key);
+			if (!*k) {
+				r = bad(rd, "%s/%s: unknown key", path, a->key);
+				break;
+			}
 		}
-		for (b = section->child; b != a; b = b->sib)
-			if (!strcmp(a->key, b->key))
-				return bad(rd, "%s/%s: duplicate key", path, a->key);
+		if (repeats)
+			again = repeats[i];
+		else
+			for (b = section->child; b != a && !again; b = b->sib)
+				again = !strcmp(a->key, b->key);
+		if (again)
+			r = bad(rd, "%s/%s: duplicate key", path, a->key);
 	}
-	return 0;
+	free(sorted);
+	free(repeats);
+	return r;
 }
 
 static const struct dm_config_node *child(const struct dm_config_node *section, const char *key)

@@ -64,12 +64,19 @@ int pool_volume_held(const struct pool *p, const struct vg_volume *v)
 int pool_holds_check_change(const struct pool *p, const struct vg *next)
 {
 	for (unsigned i = 0; i < p->vg->nr_volumes; i++) {
-		const struct vg_volume *v = &p->vg->volumes[i];
-		const struct vg_volume *w = vg_find_volume(next, v->name);
+		const struct vg_volume *v = &p->vg->volumes[i], *w = NULL;
 		int r;
 
 		if (!v->read_only)
 			continue;
+		/* a change keeps the volumes' order, so V is found at its own
+		 * place, or one off after a volume came or went, without a
+		 * search of every volume for each (issue 40) */
+		for (unsigned j = i ? i - 1 : 0; j <= i + 1 && j < next->nr_volumes && !w; j++)
+			if (!strcmp(next->volumes[j].name, v->name))
+				w = &next->volumes[j];
+		if (!w)
+			w = vg_find_volume(next, v->name);
 		if (w && w->read_only && w->dev_id == v->dev_id)
 			continue;
 		if (!w && (w = vg_find_dev_id(next, v->dev_id)) && w->read_only)

@@ -29,17 +29,43 @@ static int has_id(const uint64_t *ids, size_t n, uint64_t id)
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* Count the differences between the VG's volumes and unfinished
- * receives and the thin devices. */
+ * receives and the thin devices IDS (sorted). The thin devices the VG
+ * does not list are counted against the VG's ids sorted once, so that the
+ * count, made at every open, is not quadratic in the volume count (issue
+ * 40); without memory for that, one search of the VG per id. */
 static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 {
+	const struct vg_volume *lists[4] = { vg->volumes, vg->receives, vg->removals, vg->trash };
+	const unsigned counts[4] = { vg->nr_volumes, vg->nr_receives, vg->nr_removals,
+				     vg->nr_trash };
+	size_t nv = (size_t)counts[0] + counts[1] + counts[2] + counts[3], k = 0;
+	uint64_t *known = malloc((nv + 1) * sizeof(*known));
 	unsigned diff = 0;
+
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
 		diff += !has_id(ids, n, vg->volumes[i].dev_id);
 	for (unsigned i = 0; i < vg->nr_receives; i++)
 		diff += !has_id(ids, n, vg->receives[i].dev_id);
+	if (!known) {
+		for (size_t i = 0; i < n; i++)
+			diff += !vg_find_dev_id(vg, (uint32_t)ids[i]);
+		return diff;
+	}
+	for (unsigned l = 0; l < 4; l++)
+		for (unsigned i = 0; i < counts[l]; i++)
+			known[k++] = lists[l][i].dev_id;
+	qsort(known, nv, sizeof(*known), cmp_u64);
 	for (size_t i = 0; i < n; i++)
-		diff += !vg_find_dev_id(vg, (uint32_t)ids[i]);
+		diff += !has_id(known, nv, ids[i]);
+	free(known);
 	return diff;
 }
 
