@@ -5,14 +5,20 @@
 # accepts (isLuks, luksDump with the uuid the VG records), that opens with
 # k and refuses another key; the volume maps the 16 MiB of its header and
 # nothing after it (the header and zeros); --allow-discards is the
-# header's persistent flag; the key comes from a file, standard input or
-# the kernel keyring; a snapshot has the same luks uuid and the same
-# header bytes. Bad input (a missing, empty or too big key file, no such
-# keyring key, too small a volume, encryption options without --encrypt,
-# both key options, a bad PBKDF option) exits 3 with every image byte for
-# byte; a live-only refusal is not testable here. Killed in the import,
-# no volume: INT drops everything, KILL leaves an unfinished receive that
-# tprecv --abort drops.
+# header's persistent flag; the key comes from a file, standard input,
+# the kernel keyring (when keyctl is installed; test_crypt covers it
+# always) or the terminal (script(1): asked twice, echo off, two that
+# differ refused); a snapshot has the same luks uuid and the same header
+# bytes. The reports: vol_encrypted, vol_luks_uuid, vol_unlocked, the
+# attr letter, JSON and Prometheus. tpcheck reports a header overwritten,
+# another volume's header (another uuid) and a LUKS1 header on the data
+# image, naming each volume sharing it and no tprepair; --fast skips it.
+# Bad input (a missing, empty or too big key file, no such keyring key,
+# too small a volume, encryption options without --encrypt, both key
+# options, a bad PBKDF option) exits 3 with every image byte for byte. A
+# live pool's refusal needs a kernel (not here). Stopped in the import,
+# never a volume: INT drops everything, KILL leaves an unfinished receive
+# that tprecv --abort drops; no temporary header file is left.
 have cryptsetup || fail "cryptsetup not installed (cryptsetup-bin)"
 DATA_SIZE=512M META_SIZE=16M
 new_pool p --chunk 64k
@@ -77,6 +83,46 @@ if have keyctl; then
 	keyctl unlink "$id" @s >/dev/null
 	export_raw r
 	cryptsetup open --test-passphrase --key-file k r.raw || fail "the keyring's key does not open r"
+fi
+# the terminal (script(1) gives it one): asked twice with echo off
+# (the answers never appear in what the terminal shows); two that differ
+# are refused with exit 3
+# on_tty NAME ANSWER1 ANSWER2: tvcreate --encrypt -n NAME on a terminal,
+# the answers typed once each prompt shows; its exit code in tty.rc
+on_tty() {
+	local pid
+	rm -f tty.in tty.out tty.rc
+	mkfifo tty.in
+	( rc=0
+	  script -qefc "tvcreate --encrypt $FAST -V 20M -n $1 p" /dev/null <tty.in >tty.out 2>&1 ||
+		rc=$?
+	  echo $rc >tty.rc ) &
+	pid=$!
+	exec 7>tty.in
+	wait_until "$pid" grep -q "New passphrase for volume p/$1: " tty.out ||
+		{ cat tty.out >&2; fail "no prompt for $1"; }
+	printf '%s\n' "$2" >&7
+	wait_until "$pid" grep -q "The same passphrase again: " tty.out ||
+		{ cat tty.out >&2; fail "no second prompt for $1"; }
+	printf '%s\n' "$3" >&7
+	exec 7>&-
+	wait "$pid"
+	if grep -q -- "$2" tty.out || grep -q -- "$3" tty.out; then
+		cat tty.out >&2; fail "a passphrase was echoed"
+	fi
+}
+if have script; then
+	on_tty t "pass phrase" "pass phrase"
+	[ "$(cat tty.rc)" = 0 ] || { cat tty.out >&2; fail "tvcreate on a terminal failed"; }
+	grep -q "Volume p/t created" tty.out || fail "no volume t"
+	export_raw t
+	printf 'pass phrase' >tk
+	cryptsetup open --test-passphrase --key-file tk t.raw || fail "the passphrase does not open t"
+	sums ./*.img >before
+	on_tty t2 "pass phrase" "pass frase"
+	[ "$(cat tty.rc)" = 3 ] || { cat tty.out >&2; fail "two passphrases that differ: exit $(cat tty.rc)"; }
+	grep -q "the two passphrases for volume p/t2 differ" tty.out || fail "no message for the mismatch"
+	sums_same before || fail "a refused passphrase changed a device"
 fi
 ok tvcreate --encrypt --key-file k --pbkdf argon2id --pbkdf-memory 32 \
 	--pbkdf-force-iterations 4 -V 20M -n a2 p
