@@ -8,8 +8,10 @@
  *
  * The whole stream is checked before the pool is touched; the pool may be
  * active. A raw image is read once (a pipe streamed) into a new writable
- * volume, whole or not at all. Exit: 0, 3 bad command line, 5 a truncated
- * or damaged stream, an image longer than -V, no base, a full pool, the
+ * volume, whole or not at all. An encrypted volume's stream is received
+ * as it came (ciphertext, no key needed) into an encrypted volume. Exit:
+ * 0, 3 bad command line, 5 a truncated or damaged stream, an image longer
+ * than -V, no base, a base not encrypted as the stream, a full pool, the
  * name taken, a receive that failed: no volume changed (a stream's
  * receive stopped part-way is kept as an unfinished receive, said in its
  * last line; a raw import is dropped). */
@@ -104,10 +106,11 @@ static int recv_op(struct pool *p, void *arg)
 	if (r)
 		return r;
 	if (tp_log_verbosity() >= 0) {
-		printf("Volume %s/%s received%s%s (%s, %s of data), read-only", o->pool, res.name,
+		printf("Volume %s/%s received%s%s (%s, %s of data), read-only%s", o->pool, res.name,
 		       res.base[0] ? " as changes to " : "", res.base,
 		       tp_size_format(res.size, 'h', a, sizeof(a)),
-		       tp_size_format(res.data_bytes, 'h', b, sizeof(b)));
+		       tp_size_format(res.data_bytes, 'h', b, sizeof(b)),
+		       pool_recv_luks_uuid(o->stream)[0] ? ", encrypted" : "");
 		if (o->flags & POOL_RECV_RESUME)
 			printf("; resumed at %s", tp_size_format(res.resumed_at, 'h', a, sizeof(a)));
 		printf(".\n");

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Replication of an encrypted volume without keys (tpsend.8, tprecv.8,
+# tp-stream.5): a full stream of an encrypted snapshot is version 2, marked
+# encrypted with the volume's LUKS2 uuid, and received into a pool of a
+# host that holds no key as an encrypted volume with the same uuid, whose
+# raw export is byte-identical to the sender's and unlocks with the key
+# (cryptsetup); an incremental stream between two encrypted snapshots
+# carries only the changed ciphertext chunks. Refused, exit 5, every image
+# byte for byte: an incremental stream onto a plain base, a plain one onto
+# an encrypted base, one of another LUKS2 header; a full stream whose first
+# chunk is not the header it names; on the sender, a base not encrypted as
+# the volume, and an encrypted volume without its header.
+have python3 || skip "python3 not installed"
+have cryptsetup || skip "cryptsetup not installed"
+have tp-thinmap || fail "tp-thinmap not built (make tests)"
+restamp() { python3 "$TOP/test/data/stream/restamp.py" "$@" || fail "restamp.py $*"; }
+# luks POOL VOL: the uuid of the volume's LUKS2 header its VG records
+luks() {
+	tp-vgtool text "$1-meta.img" |
+		awk -v v="$2" '$1 == v && $2 == "{" { in_v = 1 } in_v && /luks_uuid=/ { sub(/.*="/, ""); sub(/"$/, ""); print; exit } in_v && /^\t\t}/ { in_v = 0 }'
+}
+DATA_SIZE=256M
+new_pool src --chunk 64k
+DATA_SIZE=128M
+new_pool dst --chunk 64k
+head -c 64 /dev/urandom >k
+head -c 64 /dev/urandom >wrong
+
+# encrypted_volume POOL NAME SIZE KEYFILE: a writable encrypted volume
+encrypted_volume() {
+	local pool=$1 name=$2 size=$3 key=$4
+	image luks.raw "$size"
+	cryptsetup luksFormat --type luks2 --batch-mode --pbkdf pbkdf2 \
+		--pbkdf-force-iterations 1000 --key-file "$key" luks.raw ||
+		fail "cryptsetup luksFormat"
+	ok tprecv --format raw -n "$name-plain" -i luks.raw "$pool"
+	ok tvsnap --readonly "$pool/$name-plain" -n "$name-ro"
+	ok tpsend -o plain.stream "$pool/$name-ro"
+	restamp plain.stream enc.stream version=2 flags=2 luks="$(cryptsetup luksUUID luks.raw)"
+	ok tvremove -y "$pool/$name-ro" "$pool/$name-plain"
+	ok tprecv -i enc.stream -n "$name" "$pool"
+	ok tvchange --readonly n "$pool/$name"
+	rm -f luks.raw plain.stream enc.stream
+}
+encrypted_volume src e 20M k
+U=$(luks src e)
+[ -n "$U" ] || fail "src/e is not encrypted"
+# ciphertext written as the kernel would (dm-crypt's output: random bytes)
+write_chunks src e 300 3
+ok tvsnap --readonly src/e -n e1
+
+# full: version 2, encrypted, the uuid; received with no key anywhere
+ok tpsend -o full.stream src/e1
+[ "$(od -An -tu4 -j8 -N8 full.stream | tr -s ' ')" = " 2 2" ] || fail "not a version 2 encrypted stream"
+[ "$(dd if=full.stream bs=1 skip=169 count=36 status=none)" = "$U" ] || fail "the stream does not name the LUKS uuid"
+ls "$TPTOOLS_DIR" | grep -qi key && fail "the receiving host has a key"
+ok tprecv -i full.stream dst
+out_has "Volume dst/e1 received (20 MiB, "
+out_has "), read-only, encrypted."
+[ "$(luks dst e1)" = "$U" ] || fail "dst/e1's LUKS uuid is '$(luks dst e1)', not the sender's $U"
+ok tpsend --format raw -o sent.raw src/e1
+ok tpsend --format raw -o got.raw dst/e1
+cmp sent.raw got.raw || fail "the received volume's image differs from the sender's"
+cryptsetup isLuks got.raw || fail "the received volume's image is no LUKS image"
+cryptsetup open --test-passphrase --key-file k got.raw || fail "the key does not open the received volume"
+cryptsetup open --test-passphrase --key-file wrong got.raw 2>/dev/null && fail "a wrong key opens it"
+[ "$(cryptsetup luksUUID got.raw)" = "$U" ] || fail "the image's header is not the VG's"
+
+# incremental between two encrypted snapshots: the changed chunks only
+write_chunks src e 301 1	# rewritten
+write_chunks src e 310 2	# new
+ok tvsnap --readonly src/e -n e2
+ok tpsend --from e1 -o inc.stream src/e2
+out_has "Wrote src/e2 to inc.stream: 20 MiB, 192 KiB of it changed data."
+[ "$(od -An -tu4 -j8 -N8 inc.stream | tr -s ' ')" = " 2 3" ] || fail "not a version 2 encrypted incremental stream"
+
+# refused on the receiver: a base that is not encrypted as the stream
+DATA_SIZE=128M
+new_pool plainbase --chunk 64k
+restamp full.stream plain-full.stream version=1 flags=0 luks=
+ok tprecv -i plain-full.stream plainbase	# e1's bytes, as a plain volume
+[ -z "$(luks plainbase e1)" ] || fail "a plain stream made an encrypted volume"
+unchanged 5 tprecv -i inc.stream plainbase
+err_has "the stream is encrypted (LUKS2 header $U) but its base e1 is a plain volume; nothing was received"
+restamp inc.stream plain-inc.stream version=1 flags=1 luks=
+unchanged 5 tprecv -i plain-inc.stream dst
+err_has "the stream is not encrypted but its base e1 is (LUKS2 header $U); nothing was received"
+other=0d1c2b3a-4958-4677-8695-a4b3c2d1e0f9
+restamp inc.stream other-inc.stream luks=$other
+unchanged 5 tprecv -i other-inc.stream dst
+err_has "the stream is encrypted with LUKS2 header $other, its base e1 with $U: they are not the same volume's"
+# a full stream whose header is another uuid's than the stream names
+restamp full.stream other-full.stream luks=$other
+unchanged 5 tprecv -i other-full.stream -n x plainbase
+err_has "marked encrypted with LUKS2 header $other, but its volume begins with a LUKS2 header of another uuid; nothing was received"
+
+# the incremental stream received: only the changed chunks were written
+before=$(pool_bytes dst pool_data_used)
+ok tprecv -i inc.stream dst
+out_has "Volume dst/e2 received as changes to e1 (20 MiB, 192 KiB of data), read-only, encrypted."
+[ "$(( $(pool_bytes dst pool_data_used) - before ))" = $((3 * 65536)) ] ||
+	fail "the incremental receive allocated $(( $(pool_bytes dst pool_data_used) - before )) bytes, not 3 chunks"
+[ "$(luks dst e2)" = "$U" ] || fail "dst/e2's LUKS uuid is not the sender's"
+ok tpsend --format raw -o sent.raw src/e2
+ok tpsend --format raw -o got.raw dst/e2
+cmp sent.raw got.raw || fail "the received e2 differs from the sender's"
+cryptsetup open --test-passphrase --key-file k got.raw || fail "the key does not open dst/e2"
+ok tpcheck dst
+
+# refused on the sender: a plain base for an encrypted volume, and the reverse
+ok tvcreate -V 20M -n p src
+write_chunks src p 0 2
+ok tvsnap --readonly src/p -n p1
+unchanged 5 tpsend --from p1 -o x.stream src/e2
+err_has "pool src: e2 is encrypted with LUKS2 header $U, its base p1 plain: an incremental stream goes between snapshots of one encrypted volume, or of plain volumes; nothing was sent"
+[ ! -e x.stream ] || fail "a refused tpsend wrote its output"
+unchanged 5 tpsend --from e1 -o x.stream src/p1
+err_has "pool src: p1 is plain, its base e1 with header $U"
+[ ! -e x.stream ] || fail "a refused tpsend wrote its output"
+# an encrypted volume whose header chunk was overwritten is not sent
+write_chunks src e 0 1
+ok tvsnap --readonly src/e -n broken
+unchanged 5 tpsend -o x.stream src/broken
+err_has "volume broken is encrypted with LUKS2 header $U, but it begins with no LUKS header: not sent"
