@@ -9,7 +9,9 @@
 # byte for byte: an incremental stream onto a plain base, a plain one onto
 # an encrypted base, one of another LUKS2 header; a full stream whose first
 # chunk is not the header it names; on the sender, a base not encrypted as
-# the volume, and an encrypted volume without its header.
+# the volume, and an encrypted volume without its header. With
+# recv/require_encrypted = y the encrypted stream is received and a plain
+# one refused.
 have python3 || skip "python3 not installed"
 have cryptsetup || skip "cryptsetup not installed"
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
@@ -122,3 +124,15 @@ write_chunks src e 0 1
 ok tvsnap --readonly src/e -n broken
 unchanged 5 tpsend -o x.stream src/broken
 err_has "volume broken is encrypted with LUKS2 header $U, but it begins with no LUKS header: not sent"
+
+# the receive policy: an encrypted stream is received, a plain one refused
+printf 'recv {\n\trequire_encrypted = "y"\n}\n' >"$TPTOOLS_DIR/tptools.conf"
+DATA_SIZE=128M
+new_pool strict --chunk 64k
+ok tprecv -i full.stream strict
+out_has "read-only, encrypted."
+ok tprecv -i inc.stream strict
+unchanged 5 tprecv -i plain-full.stream -n p strict
+err_has "requires encrypted volumes; nothing was received"
+rm "$TPTOOLS_DIR/tptools.conf"
+ok tpcheck strict

@@ -8,7 +8,10 @@
 # every image byte for byte: the encrypted flag in a version 1 header, a
 # version 2 stream that is not encrypted, an unknown version, a byte
 # outside the fields not zero, a LUKS uuid that is no uuid, an encrypted
-# stream whose volume begins with no LUKS2 header.
+# stream whose volume begins with no LUKS2 header. The receive policy
+# (recv/require_encrypted, --require-encrypted) refuses a plain stream and
+# a raw import, exit 5, nothing changed; n in the file or on the command
+# line lets them in.
 have python3 || skip "python3 not installed"
 data=$TOP/test/data/stream
 restamp() { python3 "$data/restamp.py" "$@" || fail "restamp.py $*"; }
@@ -78,4 +81,41 @@ err_has "but its volume begins with no LUKS header; nothing was received"
 restamp first.stream good.stream version=1 flags=0 luks=
 cmp -s good.stream first.stream || fail "restamp.py changed what it was not asked to"
 
-ok tpcheck dst
+# the receive policy refuses a plain volume's stream and a raw import
+DATA_SIZE=64M
+new_pool rx --chunk 64k
+cat >"$TPTOOLS_DIR/tptools.conf" <<'EOF'
+recv {
+	require_encrypted = "y"
+}
+EOF
+ok tpconfig
+unchanged 5 tprecv -i first.stream -n other rx
+err_has "the stream is of a plain volume, not an encrypted one, and recv/require_encrypted ($TPTOOLS_DIR/tptools.conf:2) requires encrypted volumes; nothing was received (give --require-encrypted n"
+head -c 65536 /dev/urandom >disk.raw
+unchanged 5 tprecv --format raw -n disk -i disk.raw rx
+err_has "a raw import makes a plain volume, and recv/require_encrypted ($TPTOOLS_DIR/tptools.conf:2) requires encrypted ones; nothing was imported"
+unchanged 5 tprecv --require-encrypted y -i first.stream -n other rx
+err_has "and --require-encrypted y requires"
+# n on the command line wins over the file
+ok tprecv --require-encrypted n -i first.stream -n other rx
+out_has "Volume rx/other received"
+ok tprecv --require-encrypted no --format raw -n disk -i disk.raw rx
+# and the file's n (the default) lets both in
+cat >"$TPTOOLS_DIR/tptools.conf" <<'EOF'
+recv {
+	require_encrypted = "n"
+}
+EOF
+ok tpremove -y rx
+DATA_SIZE=64M
+new_pool rx --chunk 64k
+ok tprecv -i first.stream rx
+ok tprecv --format raw -n disk -i disk.raw rx
+unchanged 3 tprecv --require-encrypted maybe -i first.stream -n x rx
+unchanged 3 tprecv --abort x --require-encrypted y rx
+printf 'recv {\n\trequire_encrypted = 1\n}\n' >"$TPTOOLS_DIR/tptools.conf"
+unchanged 3 tprecv -i first.stream -n x rx
+err_has "recv/require_encrypted"
+rm "$TPTOOLS_DIR/tptools.conf"
+ok tpcheck rx
