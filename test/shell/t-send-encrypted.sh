@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Replication of an encrypted volume without keys (tpsend.8, tprecv.8,
-# tp-stream.5): a full stream of an encrypted snapshot is version 2, marked
-# encrypted with the volume's LUKS2 uuid, and received into a pool of a
-# host that holds no key as an encrypted volume with the same uuid, whose
-# raw export is byte-identical to the sender's and unlocks with the key
-# (cryptsetup); an incremental stream between two encrypted snapshots
-# carries only the changed ciphertext chunks. Refused, exit 5, every image
-# byte for byte: an incremental stream onto a plain base, a plain one onto
-# an encrypted base, one of another LUKS2 header; a full stream whose first
-# chunk is not the header it names; on the sender, a base not encrypted as
-# the volume, and an encrypted volume without its header. With
-# recv/require_encrypted = y the encrypted stream is received and a plain
-# one refused.
+# tp-stream.5), of a volume tvcreate --encrypt made: a full stream of an
+# encrypted snapshot is version 2, marked encrypted with the volume's LUKS2
+# uuid, and received into a pool of a host that holds no key as an
+# encrypted volume with the same uuid, whose raw export is byte-identical
+# to the sender's and unlocks with the key (cryptsetup); an incremental
+# stream between two encrypted snapshots carries only the changed
+# ciphertext chunks. Refused, exit 5, every image byte for byte: an
+# incremental stream onto a plain base, a plain one onto an encrypted base,
+# one of another LUKS2 header; a full stream whose first chunk is not the
+# header it names; on the sender, a base not encrypted as the volume, and
+# an encrypted volume without its header. With recv/require_encrypted = y
+# the encrypted stream is received and a plain one refused.
 have python3 || skip "python3 not installed"
 have cryptsetup || skip "cryptsetup not installed"
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
@@ -28,23 +28,8 @@ new_pool dst --chunk 64k
 head -c 64 /dev/urandom >k
 head -c 64 /dev/urandom >wrong
 
-# encrypted_volume POOL NAME SIZE KEYFILE: a writable encrypted volume
-encrypted_volume() {
-	local pool=$1 name=$2 size=$3 key=$4
-	image luks.raw "$size"
-	cryptsetup luksFormat --type luks2 --batch-mode --pbkdf pbkdf2 \
-		--pbkdf-force-iterations 1000 --key-file "$key" luks.raw ||
-		fail "cryptsetup luksFormat"
-	ok tprecv --format raw -n "$name-plain" -i luks.raw "$pool"
-	ok tvsnap --readonly "$pool/$name-plain" -n "$name-ro"
-	ok tpsend -o plain.stream "$pool/$name-ro"
-	restamp plain.stream enc.stream version=2 flags=2 luks="$(cryptsetup luksUUID luks.raw)"
-	ok tvremove -y "$pool/$name-ro" "$pool/$name-plain"
-	ok tprecv -i enc.stream -n "$name" "$pool"
-	ok tvchange --readonly n "$pool/$name"
-	rm -f luks.raw plain.stream enc.stream
-}
-encrypted_volume src e 20M k
+# the encrypted volume, its header made by libcryptsetup (tvcreate --encrypt)
+ok tvcreate --encrypt --key-file k --pbkdf pbkdf2 --pbkdf-force-iterations 1000 -V 20M -n e src
 U=$(luks src e)
 [ -n "$U" ] || fail "src/e is not encrypted"
 # ciphertext written as the kernel would (dm-crypt's output: random bytes)
