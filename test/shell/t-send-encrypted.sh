@@ -16,11 +16,8 @@ have python3 || skip "python3 not installed"
 have cryptsetup || skip "cryptsetup not installed"
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
 restamp() { python3 "$TOP/test/data/stream/restamp.py" "$@" || fail "restamp.py $*"; }
-# luks POOL VOL: the uuid of the volume's LUKS2 header its VG records
-luks() {
-	tp-vgtool text "$1-meta.img" |
-		awk -v v="$2" '$1 == v && $2 == "{" { in_v = 1 } in_v && /luks_uuid=/ { sub(/.*="/, ""); sub(/"$/, ""); print; exit } in_v && /^\t\t}/ { in_v = 0 }'
-}
+# luks POOL VOL: the uuid of the volume's LUKS2 header (tpstatus, from the VG)
+luks() { vol_field "$1" "$2" vol_luks_uuid; }
 DATA_SIZE=256M
 new_pool src --chunk 64k
 DATA_SIZE=128M
@@ -47,6 +44,7 @@ out_has "), read-only, encrypted."
 [ "$(luks dst e1)" = "$U" ] || fail "dst/e1's LUKS uuid is '$(luks dst e1)', not the sender's $U"
 ok tpsend --format raw -o sent.raw src/e1
 ok tpsend --format raw -o got.raw dst/e1
+[ "$(vol_field dst e1 vol_encrypted)" = yes ] || fail "tpstatus does not call dst/e1 encrypted"
 cmp sent.raw got.raw || fail "the received volume's image differs from the sender's"
 cryptsetup isLuks got.raw || fail "the received volume's image is no LUKS image"
 cryptsetup open --test-passphrase --key-file k got.raw || fail "the key does not open the received volume"
@@ -109,6 +107,9 @@ write_chunks src e 0 1
 ok tvsnap --readonly src/e -n broken
 unchanged 5 tpsend -o x.stream src/broken
 err_has "volume broken is encrypted with LUKS2 header $U, but it begins with no LUKS header: not sent"
+err_has "('tpcheck src' reports the volume)"
+expect_rc 1 tpcheck src	# as the message says
+grep -q broken out err || fail "tpcheck src does not name the volume tpsend refused"
 
 # the receive policy: an encrypted stream is received, a plain one refused
 printf 'recv {\n\trequire_encrypted = "y"\n}\n' >"$TPTOOLS_DIR/tptools.conf"
