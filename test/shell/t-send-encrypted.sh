@@ -6,7 +6,8 @@
 # encrypted volume with the same uuid, whose raw export is byte-identical
 # to the sender's and unlocks with the key (cryptsetup); an incremental
 # stream between two encrypted snapshots carries only the changed
-# ciphertext chunks. Refused, exit 5, every image byte for byte: an
+# ciphertext chunks; a receive killed part-way goes on with --resume into
+# the same encrypted volume. Refused, exit 5, every image byte for byte: an
 # incremental stream onto a plain base, a plain one onto an encrypted base,
 # one of another LUKS2 header; a full stream whose first chunk is not the
 # header it names; on the sender, a base not encrypted as the volume, and
@@ -110,6 +111,23 @@ err_has "volume broken is encrypted with LUKS2 header $U, but it begins with no 
 err_has "('tpcheck src' reports the volume)"
 expect_rc 1 tpcheck src	# as the message says
 grep -q broken out err || fail "tpcheck src does not name the volume tpsend refused"
+
+# a receive cut short goes on encrypted (the unfinished receive keeps the uuid)
+DATA_SIZE=128M
+new_pool cut --chunk 64k
+rm -f pause
+TP_TEST_PAUSE=recv-record=1 TP_TEST_PAUSE_FILE=$PWD/pause tprecv -i full.stream cut >out 2>err &
+pid=$!
+wait_until "$pid" test -e pause || { cat err >&2; fail "the receive never began"; }
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+[ -z "$(vol_field cut e1 vol_name)" ] || fail "a cut receive is a volume"
+ok tprecv --resume -i full.stream cut
+out_has "read-only, encrypted; resumed at"
+[ "$(luks cut e1)" = "$U" ] || fail "the resumed receive lost the LUKS uuid"
+ok tpsend --format raw -o got.raw cut/e1
+ok tpsend --format raw -o sent.raw src/e1
+cmp sent.raw got.raw || fail "the resumed receive differs from the sender's"
 
 # the receive policy: an encrypted stream is received, a plain one refused
 printf 'recv {\n\trequire_encrypted = "y"\n}\n' >"$TPTOOLS_DIR/tptools.conf"
