@@ -40,8 +40,7 @@
 #include <stdint.h>
 
 #define STREAM_MAGIC "TPSTREAM"
-#define STREAM_VERSION 1u		/* a plain volume's stream */
-#define STREAM_VERSION_MAX 2u		/* the newest this reads: an encrypted one's */
+#define STREAM_VERSION_MAX 2u		/* the newest this reads (stream_version_for) */
 #define STREAM_HEADER_SIZE 256u
 #define STREAM_RECORD_SIZE 32u
 #define STREAM_FLAG_INCREMENTAL 1u
