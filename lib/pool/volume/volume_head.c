@@ -404,21 +404,21 @@ int pool_volume_head_erase(struct pool *p, const char *name, uint64_t len,
 		r = 0;
 	}
 	/* the last chunk first; the first (the binary headers) alone, last,
-	 * after a flush of all the others */
+	 * after a flush of all the others; a signal stops it before a chunk */
 	tp_critical_begin();
-	for (size_t i = nr_own; !r && i-- > (size_t)res->first_own;) {
-		if ((r = randomize_block(p, own[i], buf)))
+	for (size_t k = 0; !r && k < nr_own; k++) {
+		/* k-th chunk written: own[nr_own-1] .. own[first_own], then own[0] */
+		size_t i = k < nr_own - (size_t)res->first_own ? nr_own - 1 - k : 0;
+
+		if (res->first_own && i == 0 && nr_own > 1 && (r = flush_data(p)))
 			break;
-		res->erased++;
-		tp_test_pause_n("erase-chunk", res->erased);
-		if (tp_critical_pending())
+		tp_test_pause_n("erase-chunk", k + 1);
+		if (tp_critical_pending()) {
 			r = -EINTR;
-	}
-	if (!r && res->first_own && nr_own > 1)
-		r = flush_data(p);
-	if (!r && res->first_own && !(r = randomize_block(p, own[0], buf))) {
-		res->erased++;
-		tp_test_pause_n("erase-chunk", res->erased);
+			break;
+		}
+		if (!(r = randomize_block(p, own[i], buf)))
+			res->erased++;
 	}
 	if (!r)
 		r = flush_data(p);
