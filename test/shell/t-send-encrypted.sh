@@ -6,7 +6,9 @@
 # encrypted volume with the same uuid, whose raw export is byte-identical
 # to the sender's and unlocks with the key (cryptsetup); an incremental
 # stream between two encrypted snapshots carries only the changed
-# ciphertext chunks; a receive killed part-way goes on with --resume into
+# ciphertext chunks, and after a key change (tvchange --change-key) only
+# the header's chunks, the copy then unlocking with the new key only; a
+# receive killed part-way goes on with --resume into
 # the same encrypted volume. Refused, exit 5, every image byte for byte: an
 # incremental stream onto a plain base, a plain one onto an encrypted base,
 # one of another LUKS2 header; a full stream whose first chunk is not the
@@ -92,6 +94,40 @@ ok tpsend --format raw -o got.raw dst/e2
 cmp sent.raw got.raw || fail "the received e2 differs from the sender's"
 cryptsetup open --test-passphrase --key-file k got.raw || fail "the key does not open dst/e2"
 ok tpcheck dst
+
+# a key change on the sender rewrites the header's chunks only: they are
+# all the next incremental stream carries, and the copy then unlocks with
+# the new key, not the old, while the copy of the older snapshot keeps its
+# own header (the old key)
+head -c 64 /dev/urandom >k2
+ok tvchange --change-key --key-file k --new-key-file k2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 src/e
+ok tvsnap --readonly src/e -n e3
+ok tpsend --from e2 -o keys.stream src/e3
+python3 - keys.stream <<'EOF' || fail "the key change's stream carries more than the header's chunks"
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+pos, data, ends = 256, 0, []
+while True:
+    kind, _, off, length = struct.unpack_from('<IIQQ', b, pos)
+    pos += 32
+    if kind == 3:
+        break
+    if kind == 1:
+        data += length
+        pos += length
+    ends.append(off + length)
+# some data, all of it before the ciphertext (LUKS2's data offset, 16 MiB)
+sys.exit(0 if data and max(ends) <= 16 << 20 else 1)
+EOF
+ok tprecv -i keys.stream dst
+out_has "Volume dst/e3 received as changes to e2"
+ok tpsend --format raw -o sent.raw src/e3
+ok tpsend --format raw -o got.raw dst/e3
+cmp sent.raw got.raw || fail "the received e3 differs from the sender's"
+cryptsetup open --test-passphrase --key-file k2 got.raw || fail "the new key does not open dst/e3"
+cryptsetup open --test-passphrase --key-file k got.raw 2>/dev/null && fail "the old key still opens dst/e3"
+ok tpsend --format raw -o got.raw dst/e2
+cryptsetup open --test-passphrase --key-file k got.raw || fail "dst/e2 lost its own header (the old key)"
 
 # refused on the sender: a plain base for an encrypted volume, and the reverse
 ok tvcreate -V 20M -n p src
