@@ -12,11 +12,13 @@
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_crypt.h"
 #include "lib/pool/pool_volume.h"
 #include "lib/pool/pool_admin.h"
 #include "lib/pool/pool_owner.h"
 #include "lib/pool/pool_lease.h"
 #include "tools/cli.h"
+#include "tools/cli_key.h"
 #include "tools/monitor_opts.h"
 #include "tools/pool_op.h"
 
@@ -40,6 +42,7 @@ struct change {
 	int integrity;		/* with it: dm-integrity under the legs (--meta-integrity) */
 	int set_trash;		/* tpchange --trash-retention given */
 	uint64_t trash;		/* ... its seconds (0: off) */
+	struct pool_key_change *keys;	/* tvchange --add-key/--change-key/--remove-key */
 };
 
 /* Apply the monitoring options given over P's policy; *NOW the result. */
@@ -120,6 +123,42 @@ static int change_apply(struct pool *p, const struct change *c,
 			  "the old when-full mode; run 'tpchange --when-full %s %s' again", c->pool,
 			  c->when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue", c->pool);
 	return r;
+}
+
+/* tvchange --add-key, --change-key, --remove-key: what was done, and the
+ * volumes sharing the key that keep their old keyslots. */
+static int keys_op(struct pool *p, void *arg)
+{
+	const struct change *c = arg;
+	struct pool_key_result res;
+	int r = pool_crypt_key_change(p, c->vol, c->keys, &res);
+
+	if (r)
+		return r;
+	if (tp_log_verbosity() < 0)
+		return 0;
+	for (unsigned i = 0; i < res.nr; i++) {
+		const struct pool_key_volume *kv = &res.vols[i];
+
+		printf("Volume %s/%s: ", c->pool, kv->vol);
+		if (c->keys->op == POOL_KEY_ADD)
+			printf("key added in keyslot %d", kv->new_slot);
+		else if (c->keys->op == POOL_KEY_CHANGE)
+			printf("key in keyslot %d changed into keyslot %d", kv->slot, kv->new_slot);
+		else
+			printf("key in keyslot %d removed", kv->slot);
+		printf(" (%u chunk%s of its header written anew).\n", kv->chunks,
+		       kv->chunks == 1 ? "" : "s");
+	}
+	if (res.others[0])
+		printf("Volume %s/%s: snapshots and other volumes with the same volume key keep "
+		       "their old keyslots: %s ('tvchange --with-snapshots' changes them too).\n",
+		       c->pool, c->vol, res.others);
+	if (res.kept[0])
+		printf("Volume %s/%s: read-only volume%s with the same volume key keep%s %s old "
+		       "keyslots: %s.\n", c->pool, c->vol, res.nr_kept == 1 ? "" : "s",
+		       res.nr_kept == 1 ? "s" : "", res.nr_kept == 1 ? "its" : "their", res.kept);
+	return 0;
 }
 
 static int change_op(struct pool *p, void *arg)
@@ -219,14 +258,58 @@ static int change_op(struct pool *p, void *arg)
 	return 0;
 }
 
+/* tvchange's key-change options into *KC (*OUT set to it when one was
+ * given, else NULL): CLI_CONTINUE or 3. SETTINGS: --activate or
+ * --readonly given too. */
+static int parse_keys(const struct tp_command *cmd, const struct cli_key *key, int add,
+		      int change, int remove, const char *new_key_file, int with_snapshots,
+		      int settings, struct pool_key_change *kc, struct pool_key_change **out)
+{
+	int rc = CLI_CONTINUE;
+
+	*out = NULL;
+	memset(kc, 0, sizeof(*kc));
+	if (add + change + remove > 1)
+		return cli_usage_error(cmd, "--add-key, --change-key and --remove-key go one at a "
+					    "time");
+	if (!add && !change && !remove) {
+		if (cli_key_given(key) || cli_pbkdf_given(key) || new_key_file || with_snapshots)
+			return cli_usage_error(cmd, "--%s goes with a key change (--add-key, "
+						    "--change-key or --remove-key)",
+					       key->file ? "key-file" : key->keyring ? "key-keyring"
+					       : new_key_file ? "new-key-file" : with_snapshots
+					       ? "with-snapshots" : "pbkdf and its like");
+		return CLI_CONTINUE;
+	}
+	if (settings)
+		return cli_usage_error(cmd, "a key change goes alone: --activate and --readonly are "
+					    "a change of their own (run tvchange twice)");
+	kc->op = add ? POOL_KEY_ADD : change ? POOL_KEY_CHANGE : POOL_KEY_REMOVE;
+	kc->with_snapshots = with_snapshots;
+	if (remove && (new_key_file || cli_pbkdf_given(key)))
+		return cli_usage_error(cmd, "--remove-key takes no new key (--new-key-file, --pbkdf "
+					    "and its like go with --add-key and --change-key)");
+	if (new_key_file && !strcmp(new_key_file, "-") && key->file && !strcmp(key->file, "-"))
+		return cli_usage_error(cmd, "--key-file - and --new-key-file - cannot both read "
+					    "standard input: give one of them a file");
+	if (!remove && (rc = cli_pbkdf(cmd, key, &kc->pbkdf)) != CLI_CONTINUE)
+		return rc;
+	*out = kc;
+	return CLI_CONTINUE;
+}
+
 static int run(const struct tp_command *cmd, int argc, const char **argv, int volume)
 {
 	const char **args, *devices = NULL, *activate = NULL;
 	struct monitor_args monitor = { NULL, NULL, NULL, NULL };
 	const char *when_full = NULL, *readonly = NULL, *over = NULL, *trash = NULL;
 	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0, -1, NULL, NULL, 1 };
-	const char *lock_type = NULL, *integrity = NULL;
-	int rc, nargs, foreign = 0, force = 0;
+	const char *lock_type = NULL, *integrity = NULL, *new_key_file = NULL;
+	int rc, nargs, foreign = 0, force = 0, add_key = 0, change_key = 0, remove_key = 0;
+	int with_snapshots = 0;
+	struct cli_key key = { NULL };
+	struct pool_key_change kc;
+	struct pool_key *k = NULL, *nk = NULL;
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "activate", 'a', POPT_ARG_STRING, &activate, 0,
@@ -263,12 +346,28 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
-	/* tvchange: --activate, --readonly and --devices only */
+	/* tvchange: --activate, --readonly, the key changes and --devices */
 	struct poptOption vopts[] = {
 		opts[0],
 		{ "readonly", 'r', POPT_ARG_STRING, &readonly, 0,
 		  "read-only: activated read-only, offline writers refuse it (y), or writable (n)",
 		  "y|n" },
+		{ "add-key", '\0', POPT_ARG_NONE, &add_key, 0,
+		  "an encrypted volume: add a keyslot for the new key (offline)", NULL },
+		{ "change-key", '\0', POPT_ARG_NONE, &change_key, 0,
+		  "an encrypted volume: replace the existing key's keyslot by the new key's "
+		  "(offline)", NULL },
+		{ "remove-key", '\0', POPT_ARG_NONE, &remove_key, 0,
+		  "an encrypted volume: remove the existing key's keyslot, never the last "
+		  "(offline)", NULL },
+		CLI_OPT_KEY(key, "with a key change: the existing key: "),
+		{ "new-key-file", '\0', POPT_ARG_STRING, &new_key_file, 0,
+		  "with --add-key or --change-key: the new key is this file's whole content (- for "
+		  "standard input); default: a passphrase asked twice on the terminal", "FILE" },
+		{ "with-snapshots", '\0', POPT_ARG_NONE, &with_snapshots, 0,
+		  "with a key change: every writable volume sharing the volume key too, in the "
+		  "same change", NULL },
+		CLI_OPT_PBKDF(key, "with --add-key or --change-key: "),
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
@@ -350,6 +449,34 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	if (rc == CLI_CONTINUE && (foreign || force) && !(foreign && force && c.systemid))
 		rc = cli_usage_error(cmd, "--foreign and --force go together, with --systemid ID: "
 					  "they take a pool from a host that is gone");
+	if (rc == CLI_CONTINUE && volume)
+		rc = parse_keys(cmd, &key, add_key, change_key, remove_key, new_key_file,
+				with_snapshots, c.set || c.set_ro, &kc, &c.keys);
+	if (rc == CLI_CONTINUE && c.keys && pool_split_volume_spec(args[0], c.pool, c.vol))
+		rc = TP_EXIT_USAGE;
+	if (rc == CLI_CONTINUE && c.keys) {
+		/* the keys before the pool is opened: a prompt holds no lock */
+		char what[2 * POOL_NAME_MAX + 48];
+		struct pool_key_source src, nsrc = { POOL_KEY_TERMINAL, NULL };
+
+		snprintf(what, sizeof(what), "volume %s/%s", c.pool, c.vol);
+		if (new_key_file)
+			nsrc = (struct pool_key_source){ POOL_KEY_FILE, new_key_file };
+		if ((rc = cli_key_source(cmd, &key, &src)) == CLI_CONTINUE)
+			rc = cli_key_read(&src, what, 0, &k);
+		kc.key = k;
+		if (rc == CLI_CONTINUE && kc.op != POOL_KEY_REMOVE) {
+			snprintf(what, sizeof(what), "the new key of volume %s/%s", c.pool, c.vol);
+			rc = cli_key_read(&nsrc, what, POOL_KEY_NEW, &nk);
+		}
+		kc.new_key = nk;
+		if (rc == CLI_CONTINUE)
+			rc = tool_pool_op(c.pool, devices, keys_op, &c);
+		pool_key_free(k);
+		pool_key_free(nk);
+		cli_end(&cli);
+		return rc;
+	}
 	if (rc == CLI_CONTINUE) {
 		if (volume && pool_split_volume_spec(args[0], c.pool, c.vol))
 			rc = TP_EXIT_USAGE;

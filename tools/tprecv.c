@@ -2,14 +2,21 @@
 /* tprecv - receive a send stream (tpsend) into a pool, or import a plain
  * image into an inactive one.
  *
- *   tprecv [-n NAME] [-i FILE] [--resume] [--devices D,M] POOL
- *   tprecv --format raw -n NAME [-V SIZE] [-i FILE] [--devices D,M] POOL
+ *   tprecv [-n NAME] [-i FILE] [--resume] [--require-encrypted y|n]
+ *          [--devices D,M] POOL
+ *   tprecv --format raw -n NAME [-V SIZE] [-i FILE] [--require-encrypted n]
+ *          [--devices D,M] POOL
  *   tprecv --abort NAME [--devices D,M] POOL
  *
  * The whole stream is checked before the pool is touched; the pool may be
  * active. A raw image is read once (a pipe streamed) into a new writable
- * volume, whole or not at all. Exit: 0, 3 bad command line, 5 a truncated
- * or damaged stream, an image longer than -V, no base, a full pool, the
+ * volume, whole or not at all. An encrypted volume's stream is received
+ * as it came (ciphertext, no key needed) into an encrypted volume; the
+ * policy recv/require_encrypted (tptools.conf), or --require-encrypted
+ * for one run, refuses everything else before the pool is opened. Exit:
+ * 0, 3 bad command line, 5 a truncated or damaged stream, an image longer
+ * than -V, no base, a base not encrypted as the stream, a stream or raw
+ * import the policy refuses, a full pool, the
  * name taken, a receive that failed: no volume changed (a stream's
  * receive stopped part-way is kept as an unfinished receive, said in its
  * last line; a raw import is dropped). */
@@ -19,9 +26,11 @@
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_names_dm.h"
 #include "lib/pool/pool_recv.h"
+#include "lib/base/config.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -104,10 +113,11 @@ static int recv_op(struct pool *p, void *arg)
 	if (r)
 		return r;
 	if (tp_log_verbosity() >= 0) {
-		printf("Volume %s/%s received%s%s (%s, %s of data), read-only", o->pool, res.name,
+		printf("Volume %s/%s received%s%s (%s, %s of data), read-only%s", o->pool, res.name,
 		       res.base[0] ? " as changes to " : "", res.base,
 		       tp_size_format(res.size, 'h', a, sizeof(a)),
-		       tp_size_format(res.data_bytes, 'h', b, sizeof(b)));
+		       tp_size_format(res.data_bytes, 'h', b, sizeof(b)),
+		       pool_recv_luks_uuid(o->stream)[0] ? ", encrypted" : "");
 		if (o->flags & POOL_RECV_RESUME)
 			printf("; resumed at %s", tp_size_format(res.resumed_at, 'h', a, sizeof(a)));
 		printf(".\n");
@@ -129,6 +139,26 @@ static int check(struct recv_op *o, const char *input, const char *pool)
 	r = pool_recv_check(input, tp_progress_cb, &pg, &o->stream);
 	tp_progress_end(&pg, r == 0);
 	return tp_exit_from_errno(r);
+}
+
+/* The receive policy: a host that keeps only encrypted volumes
+ * (--require-encrypted, else recv/require_encrypted) refuses a plain
+ * volume's stream, checked already, and a raw import (which makes a plain
+ * volume) before its input is opened. CLI_CONTINUE, or 5 with one line
+ * naming the setting, what came and the way past it. */
+static int policy(const struct recv_op *o, const char *pool, int required, const char *set_by)
+{
+	if (!required || (!o->raw && pool_recv_luks_uuid(o->stream)[0]))
+		return CLI_CONTINUE;
+	if (o->raw)
+		log_error("pool %s: a raw import makes a plain volume, and %s requires encrypted "
+			  "ones; nothing was imported (send the volume as a stream of an encrypted "
+			  "volume, or give --require-encrypted n for this import)", pool, set_by);
+	else
+		log_error("pool %s: the stream is of a plain volume, not an encrypted one, and %s "
+			  "requires encrypted volumes; nothing was received (give "
+			  "--require-encrypted n to receive it all the same)", pool, set_by);
+	return TP_EXIT_FAILED;
 }
 
 /* --format raw: open the image, take its size (-V, else the file's or
@@ -161,8 +191,9 @@ int cmd_tprecv(const struct tp_command *cmd, int argc, const char **argv)
 {
 	const char *devices = NULL, *input = NULL, *format = NULL, *vsize = NULL, **args;
 	struct recv_op o = { NULL, NULL, NULL, 0, 0, "", cmd, TP_PROGRESS_AUTO };
-	const char *progress = NULL;
-	int resume = 0;
+	const char *progress = NULL, *require = NULL;
+	char set_by[PATH_MAX + 64];
+	int resume = 0, required = 0;
 	const struct poptOption opts[] = {
 		{ "name", 'n', POPT_ARG_STRING, &o.name, 0,
 		  "the received volume's name (default: the sent volume's; --format raw needs it)",
@@ -179,6 +210,9 @@ int cmd_tprecv(const struct tp_command *cmd, int argc, const char **argv)
 		  "go on with the unfinished receive of this stream from its last commit", NULL },
 		{ "abort", 0, POPT_ARG_STRING, &o.abort, 0,
 		  "drop the unfinished receive NAME and what it received", "NAME" },
+		{ "require-encrypted", 0, POPT_ARG_STRING, &require, 0,
+		  "y: refuse a plain volume's stream and raw imports; n: take them (default: "
+		  "recv/require_encrypted of tptools.conf, else n)", "y|n" },
 		CLI_OPT_DEVICES(devices),
 		CLI_OPT_PROGRESS(progress),
 		POPT_TABLEEND
@@ -194,13 +228,24 @@ int cmd_tprecv(const struct tp_command *cmd, int argc, const char **argv)
 	}
 	o.flags = resume ? POOL_RECV_RESUME : 0;
 	o.raw = format && !strcmp(format, "raw");
-	if (strlen(args[0]) > POOL_NAME_MAX)
+	if (require) {
+		snprintf(set_by, sizeof(set_by), "--require-encrypted %s", require);
+		code = cli_parse_yes_no(cmd, "--require-encrypted", require, &required);
+	} else {
+		char where[PATH_MAX + 32];
+		required = !strcmp(tp_config_str("recv/require_encrypted"), "y");
+		snprintf(set_by, sizeof(set_by), "recv/require_encrypted (%s)",
+			 tp_config_where("recv/require_encrypted", where, sizeof(where)));
+	}
+	if (code != CLI_CONTINUE) {
+		/* (--require-encrypted's value, said) */
+	} else if (strlen(args[0]) > POOL_NAME_MAX)
 		code = cli_usage_error(cmd, "pool name '%s' is too long", args[0]);
 	else if (format && strcmp(format, "raw") && strcmp(format, "stream"))
 		code = cli_usage_error(cmd, "unknown format '%s': use stream or raw", format);
-	else if (o.abort && (resume || input || o.name || format || vsize))
+	else if (o.abort && (resume || input || o.name || format || vsize || require))
 		code = cli_usage_error(cmd, "--abort NAME takes no stream: not with --resume, "
-					    "-i, -n, --format or -V");
+					    "-i, -n, --format, -V or --require-encrypted");
 	else if (o.raw && resume)
 		code = cli_usage_error(cmd, "--resume goes on with a stream; a raw import cannot "
 					    "go on (its input is read once): drop it with --abort "
@@ -223,11 +268,13 @@ int cmd_tprecv(const struct tp_command *cmd, int argc, const char **argv)
 						  : "standard input is a terminal: pipe a stream in "
 						    "(tpsend ... | tprecv POOL) or use -i FILE");
 	else if (o.raw) {
-		if ((code = raw_input(cmd, input, vsize, &o)) == CLI_CONTINUE) {
+		if ((code = policy(&o, args[0], required, set_by)) == CLI_CONTINUE &&
+		    (code = raw_input(cmd, input, vsize, &o)) == CLI_CONTINUE) {
 			strcpy(o.pool, args[0]);
 			code = tool_pool_op(o.pool, devices, recv_op, &o);
 		}
-	} else if ((code = check(&o, input, args[0])) == TP_EXIT_OK) {
+	} else if ((code = check(&o, input, args[0])) == TP_EXIT_OK &&
+		   (code = policy(&o, args[0], required, set_by)) == CLI_CONTINUE) {
 		strcpy(o.pool, args[0]);
 		code = tool_pool_op(o.pool, devices, recv_op, &o);
 	}

@@ -6,11 +6,14 @@
  * and names the snapshots that no longer record it. --wipe zeroes the
  * chunks only the volume maps before removing it (pool_volume_wipe_watched,
  * with its own progress line):
- * offline on the data device, live through the kernel. */
+ * offline on the data device, live through the kernel; of an encrypted
+ * volume it crypto-erases its header instead (pool_crypt_erase, offline),
+ * naming the volumes that keep a copy. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_crypt.h"
 #include "lib/pool/pool_volume.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
@@ -51,6 +54,24 @@ static void print_wipe(const struct removal *rm, const struct pool_wipe_result *
 		printf("; %s shared with other volumes left to them",
 		       tp_size_format(w->shared, 'h', b, sizeof(b)));
 	printf(".\n");
+}
+
+static void print_erase(const struct removal *rm, const struct pool_crypt_erase_result *e)
+{
+	const struct pool_head_erase *h = &e->head;
+	char a[32];
+
+	if (tp_log_verbosity() < 0)
+		return;
+	printf("Volume %s crypto-erased: %llu chunk%s of its LUKS2 header (%s) overwritten with "
+	       "random bytes; its data chunks were not zeroed (ciphertext no key opens without "
+	       "the header).\n", rm->spec, (unsigned long long)h->erased, h->erased == 1 ? "" : "s",
+	       tp_size_format(e->header_len, 'h', a, sizeof(a)));
+	if (h->shared)
+		printf("Volume %s: %llu chunk%s of its header %s shared with %s, which keep a header "
+		       "of their own and still unlock with its keys; tvremove --wipe each of them to "
+		       "erase it.\n", rm->spec, (unsigned long long)h->shared,
+		       h->shared == 1 ? "" : "s", h->shared == 1 ? "is" : "are", h->holders);
 }
 
 /* Where a volume removed into the trash went, until when, and how to undo
@@ -180,6 +201,7 @@ static int trashed_op(struct pool *p, const struct removal *rm)
 static int removal_op(struct pool *p, void *arg)
 {
 	const struct removal *rm = arg;
+	struct pool_crypt_erase_result erased;
 	char snaps[512];
 	enum pool_volume_removal how;
 	int r, trashed = 0;
@@ -206,6 +228,12 @@ static int removal_op(struct pool *p, void *arg)
 		if (tp_log_verbosity() >= 0)
 			printf("Volume %s mapped no chunks when its removal began: there was "
 			       "nothing to wipe.\n", rm->spec);
+	} else if (rm->wipe && how == POOL_VOLUME_NOT_REMOVING &&
+		   (r = pool_crypt_erase(p, rm->vol, &erased)) != 1) {
+		/* an encrypted volume: its header destroyed is its data gone */
+		if (r)
+			return r;
+		print_erase(rm, &erased);
 	} else if (rm->wipe && how == POOL_VOLUME_NOT_REMOVING) {
 		struct pool_wipe_result w;
 		struct tp_progress pg;

@@ -19,6 +19,7 @@
 
 #include "lib/base/compiler.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_volume.h"
 
 /* ---- key sources (crypt_key.c) ---- */
 
@@ -147,6 +148,62 @@ int pool_crypt_header_probe(struct pool *p, const char *vol, char *why, size_t l
  * activation with no name: verify only, nothing activated): 0, -EPERM
  * (logged: the key opens no keyslot of VOL), or the header's error. */
 int pool_crypt_check_key(struct pool *p, const char *vol, const struct pool_key *key)
+	TP_MUST_CHECK;
+
+/* ---- key changes and crypto-erase, offline (crypt_keys.c, crypt_erase.c) ---- */
+
+enum pool_key_op {
+	POOL_KEY_ADD = 1,	/* tvchange --add-key: a new keyslot for NEW_KEY */
+	POOL_KEY_REMOVE,	/* --remove-key: the keyslot KEY opens destroyed */
+	POOL_KEY_CHANGE,	/* --change-key: KEY's keyslot replaced by one for NEW_KEY */
+};
+struct pool_key_change {
+	enum pool_key_op op;
+	const struct pool_key *key;	/* a key the volume has */
+	const struct pool_key *new_key;	/* ADD, CHANGE */
+	struct pool_pbkdf pbkdf;	/* of the new keyslot */
+	int with_snapshots;		/* every writable volume with the same LUKS uuid too */
+};
+#define POOL_KEY_VOLS_MAX 64
+struct pool_key_volume {
+	char vol[POOL_NAME_MAX + 1];
+	int slot;		/* the keyslot KEY opened */
+	int new_slot;		/* the keyslot added or changed into; -1: none */
+	unsigned chunks;	/* chunks of its header written anew */
+};
+struct pool_key_result {
+	unsigned nr;			/* volumes changed (the first POOL_KEY_VOLS_MAX in VOLS) */
+	struct pool_key_volume vols[POOL_KEY_VOLS_MAX];
+	uint64_t chunks;		/* chunks written, in all */
+	char others[512];		/* without with_snapshots: the volumes sharing the key, unchanged */
+	char kept[512];			/* with it: the read-only ones, unchanged */
+	unsigned nr_kept;
+};
+/* Change the keyslots of encrypted volume VOL of the inactive pool P
+ * (KC->with_snapshots: and of every writable volume sharing its volume
+ * key) without rewriting data: each header changed by libcryptsetup in a
+ * temporary copy, then its changed chunks written into new data blocks,
+ * all in one change (pool_volume_heads_rewrite). Refused with nothing
+ * changed, logged: a live pool (-EBUSY, naming tpdeactivate), VOL not
+ * encrypted (-EINVAL), read-only (-EROFS), a key that opens no keyslot of
+ * one of the headers (-EPERM), the removal of a header's last keyslot
+ * (-EPERM), a header that is not the volume's (pool_crypt_header_open).
+ * Test pause: keys-prepared (every header changed in its copy, the pool
+ * not yet touched). */
+int pool_crypt_key_change(struct pool *p, const char *vol, const struct pool_key_change *kc,
+			  struct pool_key_result *res) TP_MUST_CHECK;
+
+struct pool_crypt_erase_result {
+	uint64_t header_len;		/* bytes of the volume taken as its header */
+	int header_unreadable;		/* no header loaded: libcryptsetup's default length */
+	struct pool_head_erase head;	/* pool_volume.h: chunks erased, shared, their holders */
+};
+/* tvremove --wipe's crypto-erase of encrypted volume VOL of the inactive
+ * pool P: the chunks of its header only VOL maps overwritten with random
+ * bytes (pool_volume_head_erase); the caller removes it afterwards. 1 when
+ * VOL is not encrypted (nothing done), 0, or -errno (logged; a live pool
+ * -EBUSY naming tpdeactivate; a signal -EINTR). */
+int pool_crypt_erase(struct pool *p, const char *vol, struct pool_crypt_erase_result *res)
 	TP_MUST_CHECK;
 
 #endif

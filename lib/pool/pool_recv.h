@@ -13,7 +13,11 @@
  * holding the stream's base (by its content uuid, which a volume loses
  * when it is made writable), snapshots it as NAME and applies the
  * changes; either way NAME becomes read-only with the sent volume's
- * content uuid, so it can be the base of the next incremental stream.
+ * content uuid, so it can be the base of the next incremental stream,
+ * and encrypted with the stream's LUKS2 header uuid, or plain, as the
+ * stream is (no key is needed: the chunks are ciphertext as sent). An
+ * incremental stream whose base is not encrypted as it is (plain, or
+ * another header) is refused (-EXDEV).
  * Before anything is written: no base (-ENOENT), a chunk size other than
  * the pool's (-EXDEV), too little free data space (-ENOSPC), the name
  * taken (-EEXIST); live also a failed or read-only kernel pool (-EIO,
@@ -38,6 +42,10 @@ struct pool_recv;
 int pool_recv_check(const char *input, tp_progress_fn *progress, void *ctx,
 		    struct pool_recv **out) TP_MUST_CHECK;
 void pool_recv_free(struct pool_recv *r);	/* NULL ok */
+/* A checked stream of an encrypted volume: the uuid of the volume's LUKS2
+ * header, which the received volume records (vg_volume.luks_uuid); a
+ * plain volume's stream (and a raw image): "". */
+const char *pool_recv_luks_uuid(const struct pool_recv *r);
 /* From now on pool_recv_apply and pool_recv_raw_apply call PROGRESS with
  * CTX: the bytes of the volume applied of its size. */
 void pool_recv_watch(struct pool_recv *r, tp_progress_fn *progress, void *ctx);

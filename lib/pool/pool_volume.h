@@ -150,6 +150,51 @@ struct pool_wipe_params {
 int pool_volume_wipe_watched(struct pool *p, const char *name, const struct pool_wipe_params *wp,
 			     struct pool_wipe_result *res) TP_MUST_CHECK;
 
+/* ---- a volume's head, offline (volume_head.c) ----
+ * The first bytes of a volume: an encrypted volume's LUKS2 header. All
+ * three need an offline pool (the callers refuse a live one first). */
+
+/* The first LEN bytes of volume NAME into BUF (unmapped chunks read as
+ * zeros). 0 or -errno (logged; -EINVAL when LEN is 0 or past its end). */
+int pool_volume_head_read(struct pool *p, const char *name, uint64_t len, void *buf)
+	TP_MUST_CHECK;
+/* One volume's head to rewrite: OLD as read, NEW to write, LEN bytes;
+ * CHUNKS is set to the chunks written. */
+struct pool_head_write {
+	const char *vol;
+	const void *old, *new;
+	uint64_t len;
+	unsigned chunks;
+};
+/* Rewrite the heads of W[0..N-1] in ONE change under the protocol: every
+ * chunk whose bytes differ goes into a newly allocated data block, which
+ * the volume then maps in place of the old one (its reference dropped: a
+ * snapshot that shared it keeps the old bytes); no byte is written in
+ * place, so a cut leaves every old head whole or every new one. Nothing
+ * differs: 0 with no change. Read-only volumes: -EROFS (logged); no free
+ * chunk: -ENOSPC (logged); both with nothing changed. Test pause:
+ * head-written (the new blocks written and flushed, nothing mapped). */
+int pool_volume_heads_rewrite(struct pool *p, struct pool_head_write *w, unsigned n)
+	TP_MUST_CHECK;
+/* The crypto-erase of volume NAME's first LEN bytes (tvremove --wipe of
+ * an encrypted volume): each chunk of them that only NAME maps is
+ * overwritten in place with random bytes and flushed, the first chunk
+ * last; chunks other thin devices map too are left to them (they still
+ * serve them) and their holders named. Changes no metadata: remove the
+ * volume afterwards; run again after a cut, it finds the rest. A signal
+ * stops it between two chunks: -EINTR (logged). Test pauses:
+ * erase-chunk=N after the Nth chunk. */
+struct pool_head_erase {
+	uint64_t erased;	/* chunks overwritten */
+	uint64_t shared;	/* chunks left to other devices */
+	uint64_t unmapped;	/* chunks it does not map (nothing to erase) */
+	int first_own;		/* the first chunk was the volume's alone */
+	unsigned nr_holders;
+	char holders[512];	/* "snap1, trash entry snap2": who keeps a copy */
+};
+int pool_volume_head_erase(struct pool *p, const char *name, uint64_t len,
+			   struct pool_head_erase *res) TP_MUST_CHECK;
+
 /* Resize volume NAME (volume_change.c): RELATIVE 0 sets SIZE bytes, +1
  * adds, -1 takes away (rounded up to 512). Growing and shrinking change
  * the VG only, unless FORCE lets a shrink unmap the chunks mapped at or

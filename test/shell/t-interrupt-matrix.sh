@@ -18,6 +18,10 @@
 # TP_MATRIX_SIGNALS picks the signals (default "KILL INT TERM").
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
 DATA_SIZE=128M META_SIZE=16M
+# encrypted volumes (tvchange's key changes, tvremove --wipe's crypto-erase)
+FAST="--pbkdf pbkdf2 --pbkdf-force-iterations 1000"
+printf 'key one\n' >k1
+printf 'key two\n' >k2
 
 # ---- the table ----
 table=$(sed -n 's/^TP_COMMAND(\([a-z]*\),.*/\1/p' "$TOP/tools/commands.def")
@@ -37,7 +41,7 @@ for s in $(grep -rhoE 'tp_test_pause(_n)?\("[a-z-]+"' "$TOP/lib" "$TOP/kernel" "
 	grep -qx -- "$s" <<<"$all_declared" || fail "test pause $s is reached in the sources but no command declares it"
 done
 
-# ---- the fixture: pool p with volumes a (and its snapshot s), b; a stream ----
+# ---- the fixture: pool p with volumes a (and its snapshot s), b, e; a stream ----
 new_pool p --chunk 64k
 ok tvcreate -V 4M -n a p
 write_chunks p a 0 6
@@ -48,6 +52,8 @@ write_chunks p a 40 4
 ok tvcreate -V 4M -n b p
 write_chunks p b 0 5
 write_chunks p b 30 5
+# e: encrypted (tvchange's key changes, tvremove --wipe's crypto-erase)
+ok tvcreate --encrypt --key-file k1 $FAST -V 17M -n e p
 new_pool src --chunk 64k
 ok tvcreate -V 4M -n x src
 for i in 0 4 8 12 16 20; do write_chunks src x "$i" 2; done
@@ -139,7 +145,8 @@ scenarios_of() {
 	tvcreate) echo "tvcreate tvcreate-noact" ;;
 	tvsnap) echo "tvsnap tvsnap-noact" ;;
 	tpchange) echo "tpchange tpchange-mirror" ;;
-	tvremove) echo "tvremove tvremove-trash tvremove-undo tvremove-purge" ;;
+	tvremove) echo "tvremove tvremove-trash tvremove-undo tvremove-purge tvremove-erase" ;;
+	tvchange) echo "tvchange tvchange-keys" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -153,6 +160,11 @@ reaches() {
 	tprecv-raw:recv-record=* | tprecv-raw:recv-raw-drop) return 1 ;;
 	tprecv-raw-long:recv-record=* | tprecv-raw-long:recv-data-done) return 1 ;;
 	tvremove:trash-purge-begun | tvremove-purge:wipe-zeroing) return 1 ;;
+	tvremove:erase-chunk=N | tvremove-purge:erase-chunk=N) return 1 ;;
+	tvremove-erase:erase-chunk=N) return 0 ;;
+	tvremove-erase:*) return 1 ;;	# the removal after it: the plain scenario's
+	tvchange:keys-prepared | tvchange:after-* | tvchange:head-written) return 1 ;;
+	tvchange-keys:settings-*) return 1 ;;
 	tvremove-trash:after-* | tvremove-undo:after-*) return 0 ;;
 	tvremove-trash:* | tvremove-undo:*) return 1 ;;
 	esac
@@ -166,10 +178,12 @@ command_of() {
 	tpchange) echo "tpchange --warn 70 --when-full error --activate n --max-overprovision 9 p" ;;
 	tpchange-mirror) echo "tpchange --warn 70 --activate n --meta-mirror p-meta2.img --meta-integrity n p" ;;
 	tvchange) echo "tvchange --activate n --readonly y p/b" ;;
+	tvchange-keys) echo "tvchange --add-key --key-file k1 --new-key-file k2 $FAST p/e" ;;
 	tvremove) echo "env TP_TEST_REMOVE_STEP=3 tvremove -y --wipe p/b" ;; # steps of 3 chunks
 	tvremove-trash) echo "tvremove -y p/b" ;;
 	tvremove-undo) echo "tvremove --undo p/b" ;;
 	tvremove-purge) echo "env TP_TEST_REMOVE_STEP=3 tvremove --purge p/b" ;;
+	tvremove-erase) echo "tvremove -y --wipe p/e" ;;
 	tvresize) echo "tvresize -y -f -V 1M p/a" ;;
 	tvrollback) echo "tvrollback -y --to s p/a" ;;
 	tpextend) echo "tpextend p" ;;
@@ -189,6 +203,19 @@ command_of() {
 	esac
 }
 
+# new_content SCENARIO VOLUME: VOLUME's content, which differs from both
+# states' checksums, is a new state all the same: a key change writes new
+# keyslots with new random salts each run, so its new header is known by
+# what it does (both the old key and the new one open it), not its bytes
+new_content() {
+	case $1:$2 in
+	tvchange-keys:e)
+		tpsend --format raw -o e.check p/e >/dev/null 2>&1 &&
+			cryptsetup open --test-passphrase --key-file k1 e.check &&
+			cryptsetup open --test-passphrase --key-file k2 e.check ;;
+	*) return 1 ;;
+	esac
+}
 # check_state WHAT: every volume as in OLD or NEW; uuids name complete content
 check_state() {
 	local what=$1 v sum uuid o n
@@ -197,7 +224,7 @@ check_state() {
 		o=$(awk -v v="$v" '$1 == v { print $2 }' old)
 		n=$(awk -v v="$v" '$1 == v { print $2 }' new)
 		[ -n "$o$n" ] || fail "$what: volume $v is in neither the old nor the new state"
-		[ "$sum" = "$o" ] || [ "$sum" = "$n" ] ||
+		[ "$sum" = "$o" ] || [ "$sum" = "$n" ] || new_content "$scen" "$v" ||
 			fail "$what: volume $v has content that is neither the old nor the new one"
 		[ "$uuid" = - ] && continue
 		want=$(awk -v u="$uuid" '$3 == u { print $2 }' old new uuids | head -1)
@@ -252,7 +279,7 @@ for c in $table; do
 		[ $rc = "$(rc_of "$scen")" ] ||
 			{ cat err >&2; fail "$scen (uninterrupted) exited $rc, not $(rc_of "$scen")"; }
 		state >new; settings >new.set
-		case $c in tpchange | tvchange)
+		case $scen in tpchange | tpchange-mirror | tvchange)
 			cmp -s old.set new.set && fail "$scen changed no setting" ;;
 		esac
 		for step in $steps; do

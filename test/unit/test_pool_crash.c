@@ -22,7 +22,9 @@
  * change, a thin commit per step, a change) of a shared origin; the trash
  * (a volume into it, its undo: a change each; the purge of a trashed shared
  * origin: a change, the removal's steps, a change, a cut one finished by
- * the next writer's open); mirrored
+ * the next writer's open); a volume's head rewritten into new blocks
+ * (tvchange's key changes: one change, the old head whole or the new one,
+ * the snapshot taken before keeping the old); mirrored
  * thin metadata: a pool mirrored later (tpchange --meta-mirror: the areas
  * copied, the raid metadata zeroed, the new leg labelled, one VG commit), the
  * growth of a mirrored pool's metadata areas (tpextend --metadata), a
@@ -261,6 +263,11 @@ struct command {
 				 * digests as the first's */
 	int synced_old;		/* the old state with the stale leg resynced is old too
 				 * (a writer resyncs it before its own change) */
+	int head;		/* volume a's head reads as before (the old state) or as
+				 * rewritten (the new), whole; a-head, the snapshot
+				 * taken before, as before in both; a third state, the
+				 * old one with its transaction id moved on by the
+				 * replay of a change whose VG carried nothing */
 };
 
 static uint32_t synced_old_d;	/* that state's digest (struct command: synced_old) */
@@ -881,6 +888,79 @@ static int run_import(void)
 	return r;
 }
 
+/* ---- a volume's head rewritten (tvchange's key changes) ---- */
+
+#define HEAD_LEN (256u << 10)	/* four chunks */
+static unsigned char head_old[HEAD_LEN], head_new[HEAD_LEN];
+
+static void head_patterns(void)
+{
+	uint32_t x = 0x9e3779b9u;
+
+	for (unsigned i = 0; i < HEAD_LEN; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		head_old[i] = (unsigned char)x;
+	}
+	memcpy(head_new, head_old, HEAD_LEN);
+	/* chunks 1 and 3 change, 0 and 2 stay */
+	for (unsigned i = 0; i < 65536; i++) {
+		head_new[65536 + i] ^= 0x5a;
+		head_new[3 * 65536 + i] ^= 0xa5;
+	}
+}
+
+static int write_old_head(struct pool *p)
+{
+	static const unsigned char zero[HEAD_LEN];
+	struct pool_head_write w = { "a", zero, head_old, HEAD_LEN, 0 };
+	int r = pool_volume_heads_rewrite(p, &w, 1);
+
+	return r ? r : pool_volume_snapshot(p, "a", "a-head", 0);
+}
+
+/* a's head written, then snapshotted as a-head: the two share it */
+static void setup_head(void)
+{
+	head_patterns();
+	CU_ASSERT_FATAL(with_pool(write_old_head) == 0);
+}
+
+static int do_rewrite_head(struct pool *p)
+{
+	struct pool_head_write w = { "a", head_old, head_new, HEAD_LEN, 0 };
+	int r = pool_volume_heads_rewrite(p, &w, 1);
+
+	return r ? r : w.chunks == 2 ? 0 : -EPROTO;
+}
+
+static int run_rewrite_head(void)
+{
+	return with_pool(do_rewrite_head);
+}
+
+/* After a cut: a's head is the old whole in the old state, the new whole
+ * in the new; a-head's the old in both. NULL, or what is wrong. */
+static const char *judge_head(int is_new)
+{
+	static unsigned char got[HEAD_LEN];
+	const char *why = NULL;
+	struct pool *p;
+
+	if (pool_open(POOL, NULL, POOL_RDONLY, &p))
+		return "the pool does not open to read the heads";
+	if (pool_volume_head_read(p, "a", HEAD_LEN, got))
+		why = "a's head cannot be read";
+	else if (memcmp(got, is_new ? head_new : head_old, HEAD_LEN))
+		why = is_new ? "the new state, but a's head is not the new one whole"
+			     : "the old state, but a's head is not the old one whole";
+	else if (pool_volume_head_read(p, "a-head", HEAD_LEN, got))
+		why = "the snapshot's head cannot be read";
+	else if (memcmp(got, head_old, HEAD_LEN))
+		why = "the snapshot taken before does not keep the old head";
+	pool_close(p);
+	return why;
+}
+
 static const struct command commands[] = {
 	{ "tvcreate", run_create, NULL, 0 },
 	{ "tvsnap", run_snap, NULL, 0 },
@@ -922,6 +1002,8 @@ static const struct command commands[] = {
 	{ "tvremove --undo", run_undo, setup_trashed, 0 },
 	{ "tvremove --purge in bounded steps", run_purge_steps, setup_mapped_trashed, 0, 0, 0, NULL,
 	  1 },
+	{ "tvchange --change-key: a head rewritten", run_rewrite_head, setup_head, 0, 0, 0, NULL,
+	  0, 0, 0, 0, 0, 1 },
 };
 
 /* The row of commands[] named NAME. */
@@ -1210,6 +1292,8 @@ static int leg_stale(void)
 	return r;
 }
 
+static uint32_t head_replayed_d;	/* struct command: head */
+
 static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32_t new_d,
 			       int *olds, int *news, int *blanks)
 {
@@ -1271,6 +1355,20 @@ static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32
 		return "the pool or its thin metadata does not open";
 	if (cmd->synced_old && d == synced_old_d)
 		d = old_d;	/* the old state, its leg resynced */
+	if (cmd->head && d != old_d && d != new_d) {
+		/* a cut after the VG commit: the VG carries nothing of the
+		 * change, so the next writer completes it as a change of the
+		 * transaction id alone; the old head, whole, and always the
+		 * same state */
+		if (!head_replayed_d)
+			head_replayed_d = d;
+		if (d != head_replayed_d)
+			return "neither the old nor the new state, nor the old one replayed";
+		(*blanks)++;
+		if ((why = judge_head(0)))
+			return why;
+		return changed ? "no change commits on top" : check_clean();
+	}
 	if (d != old_d && d != new_d)
 		return "neither the old nor the new state";
 	if (cmd->legs_equal && d == new_d) {
@@ -1284,6 +1382,8 @@ static const char *judge_state(const struct command *cmd, uint32_t old_d, uint32
 	*news += d == new_d;
 	if (changed)
 		return "no change commits on top";
+	if (cmd->head && (why = judge_head(d == new_d)))
+		return why;
 	if (cmd->dirty_before && d == old_d)
 		return NULL;
 	return cmd->area_level ? NULL : check_clean();
@@ -1374,7 +1474,8 @@ static void cut_command(const struct command *cmd)
 	if (getenv("TP_TEST_VERBOSE"))
 		fprintf(stderr, "%s: %llu events x %u cuts: %d old, %d new, %d %s\n",
 			cmd->name, (unsigned long long)events + 1, crash_rounds(), olds, news,
-			blanks, cmd->import ? "unfinished" : cmd->resume ? "between" : "unformatted");
+			blanks, cmd->import ? "unfinished" : cmd->resume ? "between"
+				: cmd->head ? "old replayed" : "unformatted");
 	CU_ASSERT(olds > 0 && news > 0);
 	if (cmd->resync && getenv("TP_TEST_VERBOSE"))
 		fprintf(stderr, "%s: %d cuts left a leg stale, resynced\n", cmd->name, resyncs);
@@ -1526,6 +1627,11 @@ static void test_purge_steps(void)
 	cut_command(command_named("tvremove --purge in bounded steps"));
 }
 
+static void test_rewrite_head(void)
+{
+	cut_command(command_named("tvchange --change-key: a head rewritten"));
+}
+
 static void test_extend_data(void)
 {
 	cut_command(&commands[12]);
@@ -1585,4 +1691,6 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 		test_reduce_first_mirror },
 	      { "tpreduce --size: the chunks behind the new end moved, resumed, the area shrunk",
 		test_shrink },
-	      { "tpreduce --size of a mirrored pool", test_shrink_mirror })
+	      { "tpreduce --size of a mirrored pool", test_shrink_mirror },
+	      { "tvchange --change-key: a volume's head rewritten into new blocks, a snapshot "
+		"keeping the old", test_rewrite_head })

@@ -20,4 +20,10 @@ void pc_clear_error(void);
  * (logged, naming WHAT it was for). */
 int pc_tmpfile(const char *what, uint64_t size, char path[POOL_CRYPT_PATH_MAX]);
 
+/* The PBKDF of a new keyslot (crypt_luks.c): libcryptsetup's default for
+ * LUKS2 with what N asks for instead (tvcreate --encrypt, tvchange's key
+ * changes). */
+struct crypt_pbkdf_type;
+void pc_pbkdf_of(const struct pool_pbkdf *n, struct crypt_pbkdf_type *t);
+
 #endif

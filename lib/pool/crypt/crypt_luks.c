@@ -118,9 +118,7 @@ uint64_t pool_crypt_min_size(void)
 	return (uint64_t)LUKS_HEADER_BYTES + SECTOR_BIG;
 }
 
-/* The PBKDF of the new keyslot: libcryptsetup's default for LUKS2 with
- * what N asks for instead. */
-static void pbkdf_of(const struct pool_pbkdf *n, struct crypt_pbkdf_type *t)
+void pc_pbkdf_of(const struct pool_pbkdf *n, struct crypt_pbkdf_type *t)
 {
 	const struct crypt_pbkdf_type *d = crypt_get_pbkdf_default(CRYPT_LUKS2);
 
@@ -165,7 +163,7 @@ static int format(const char *pool, const char *name, uint64_t size, const char 
 	const char *u;
 	int r;
 
-	pbkdf_of(&n->pbkdf, &pbkdf);
+	pc_pbkdf_of(&n->pbkdf, &pbkdf);
 	memset(&params, 0, sizeof(params));
 	params.pbkdf = &pbkdf;
 	params.sector_size = size % SECTOR_BIG ? 512 : SECTOR_BIG;

@@ -113,8 +113,15 @@ static int check_header(struct reader *rd)
 	if ((e = take(rd, STREAM_HEADER_SIZE, &b, "its header")) ||
 	    (e = stream_header_unpack(b, h)))
 		return e;
-	if (h->flags & ~STREAM_FLAG_INCREMENTAL)
+	if (h->flags & ~(STREAM_FLAG_INCREMENTAL |
+			 (h->version >= 2 ? STREAM_FLAG_ENCRYPTED : 0u)))
 		why = "unknown flags";
+	else if (h->version != stream_version_for(h->flags))
+		why = "a version its flags do not need";
+	else if (!h->canonical)
+		why = "bytes outside its fields not zero";
+	else if ((h->flags & STREAM_FLAG_ENCRYPTED) && !vg_uuid_valid(h->luks_uuid))
+		why = "bad LUKS uuid";
 	else if (!h->size || h->size % 512 || h->size > POOL_VOLUME_MAX_BYTES)
 		why = "impossible volume size";
 	else if (!h->chunk || h->chunk % 65536 || h->chunk > (1ull << 30))
@@ -156,10 +163,26 @@ static const char *misplaced(const struct pool_recv *r, const struct stream_reco
 	return NULL;
 }
 
+/* An encrypted stream whose volume's first bytes (DATA, P, LEN bytes; a
+ * HOLE or nothing: P NULL) are not the LUKS2 header the stream names. */
+static int bad_luks(struct pool_recv *r, const unsigned char *p, uint64_t len)
+{
+	const char *why = "none: the volume's first chunk is unmapped";
+
+	if (p && stream_luks_header_ok(p, len, r->h.luks_uuid, &why))
+		return 0;
+	log_error("the stream from %s is marked encrypted with LUKS2 header %s, but its volume "
+		  "begins with %s; nothing was received (run 'tpcheck' on the sending pool)",
+		  r->where, r->h.luks_uuid, why);
+	return -EBADMSG;
+}
+
 static int check_records(struct reader *rd)
 {
 	struct pool_recv *r = rd->r;
 	uint64_t end = 0, pending = UINT64_MAX, c = r->h.chunk;
+	int luks = (r->h.flags & STREAM_FLAG_ENCRYPTED) != 0;
+	int full = !(r->h.flags & STREAM_FLAG_INCREMENTAL);
 	unsigned char head[STREAM_RECORD_SIZE];
 	const unsigned char *p;
 	struct stream_record x;
@@ -182,6 +205,10 @@ static int check_records(struct reader *rd)
 				return bad_record(r, r->records, "totals differ from the records");
 			if (!at_end(rd))
 				return bad_record(r, r->records, "data after the END record");
+			/* a full stream carries the header (an incremental one
+			 * may leave it as the base has it) */
+			if (luks && full && !r->records)
+				return bad_luks(r, NULL, 0);
 			return 0;
 		}
 		if (x.type != STREAM_DATA && x.type != STREAM_HOLE)
@@ -197,6 +224,11 @@ static int check_records(struct reader *rd)
 		}
 		if (!stream_crc_ok(head, crc))
 			return bad_record(r, r->records, "bad checksum");
+		/* the volume's first chunk, sent: its LUKS2 header (P still
+		 * holds a DATA record's bytes) */
+		if (luks && (!x.offset || (full && !r->records)) &&
+		    (e = bad_luks(r, x.type == STREAM_DATA && !x.offset ? p : NULL, x.length)))
+			return e;
 		r->holes += x.type == STREAM_HOLE;
 		end = x.offset + x.length;
 		pending = x.type == STREAM_DATA && end % c && end != r->h.size ? end : UINT64_MAX;
@@ -266,6 +298,11 @@ fail:
 		close(rd.in);
 	pool_recv_free(r);
 	return e;
+}
+
+const char *pool_recv_luks_uuid(const struct pool_recv *r)
+{
+	return r->h.luks_uuid;
 }
 
 void pool_recv_free(struct pool_recv *r)
@@ -728,6 +765,27 @@ static const struct vg_volume *find_base(const struct pool *p, const struct pool
 	return NULL;
 }
 
+/* An incremental stream's chunks join its base's: both encrypted with the
+ * same LUKS2 header, or both plain. -EXDEV, logged. */
+static int same_luks(const struct pool *p, const struct vg_volume *base,
+		     const struct pool_recv *r)
+{
+	if (!strcmp(base->luks_uuid, r->h.luks_uuid))
+		return 0;
+	if (!base->luks_uuid[0])
+		log_error("pool %s: the stream is encrypted (LUKS2 header %s) but its base %s is a "
+			  "plain volume; nothing was received", pool_name(p), r->h.luks_uuid,
+			  base->name);
+	else if (!r->h.luks_uuid[0])
+		log_error("pool %s: the stream is not encrypted but its base %s is (LUKS2 header "
+			  "%s); nothing was received", pool_name(p), base->name, base->luks_uuid);
+	else
+		log_error("pool %s: the stream is encrypted with LUKS2 header %s, its base %s with "
+			  "%s: they are not the same volume's; nothing was received", pool_name(p),
+			  r->h.luks_uuid, base->name, base->luks_uuid);
+	return -EXDEV;
+}
+
 static int preflight(struct pool *p, struct recv_ctx *c)
 {
 	struct pool_recv *r = c->r;
@@ -758,6 +816,8 @@ static int preflight(struct pool *p, struct recv_ctx *c)
 	}
 	if ((r->h.flags & STREAM_FLAG_INCREMENTAL) && !(c->base = find_base(p, r)))
 		return -ENOENT;
+	if (c->base && (e = same_luks(p, c->base, r)))
+		return e;
 	if (pool_is_live(p))
 		return pool_recv_live_preflight(p, c->base ? c->base->name : "",
 						c->base && (r->holes || c->base->size > r->h.size),
@@ -828,7 +888,8 @@ static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 			  pool_name(p));
 		return -EOPNOTSUPP;
 	}
-	if (strcmp(v->content_uuid, c->r->h.uuid) || v->size != c->r->h.size) {
+	if (strcmp(v->content_uuid, c->r->h.uuid) || v->size != c->r->h.size ||
+	    strcmp(v->luks_uuid, c->r->h.luks_uuid)) {
 		log_error("pool %s: the unfinished receive of %s is of another stream (uuid %s, "
 			  "%" PRIu64 " bytes), not this one (uuid %s, %" PRIu64 " bytes); nothing "
 			  "was received", pool_name(p), v->name, v->content_uuid, v->size, c->r->h.uuid,
@@ -891,6 +952,7 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsig
 	v.creation_time = (int64_t)time(NULL);
 	v.read_only = 1;
 	snprintf(v.content_uuid, sizeof(v.content_uuid), "%s", r->h.uuid);
+	snprintf(v.luks_uuid, sizeof(v.luks_uuid), "%s", r->h.luks_uuid);
 	if ((e = pick_dev_id(p, &v.dev_id)))
 		goto out;
 	if (c.base)	/* live, the VG C.base pointed into has been replaced */

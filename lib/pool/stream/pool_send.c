@@ -424,6 +424,7 @@ int pool_send_raw(struct pool *p, const char *vol, const char *output,
 struct sender {
 	struct raw w;		/* output, data area, stats */
 	int incremental;
+	const char *luks_uuid;	/* an encrypted volume's LUKS2 header's, else NULL */
 	uint64_t records, data_bytes;
 	unsigned char head[STREAM_HEADER_SIZE];	/* the stream's header, queued */
 };
@@ -459,9 +460,27 @@ static int put_record(struct sender *s, uint32_t type, uint64_t off, uint64_t le
 	return 0;
 }
 
+/* An encrypted volume's first chunk, sent (P, LEN bytes: its data; NULL:
+ * unmapped), holds its LUKS2 header, as the receiver checks: else
+ * -EUCLEAN, logged. */
+static int luks_header(const struct sender *s, const unsigned char *p, uint64_t len)
+{
+	const char *why = "none: the first chunk is unmapped";
+
+	if (p && stream_luks_header_ok(p, len, s->luks_uuid, &why))
+		return 0;
+	log_error("pool %s: volume %s is encrypted with LUKS2 header %s, but it begins with %s: "
+		  "not sent, the stream stops here and tprecv refuses it ('tpcheck %s' reports "
+		  "the volume)", pool_name(s->w.p), s->w.vol, s->luks_uuid, why, pool_name(s->w.p));
+	return -EUCLEAN;
+}
+
 static int put_hole(struct sender *s, uint64_t off, uint64_t end)
 {
-	int r = end > off ? put_record(s, STREAM_HOLE, off, end - off, NULL, 0) : 0;
+	int r = end > off && s->luks_uuid && !off ? luks_header(s, NULL, 0) : 0;
+
+	if (!r && end > off)
+		r = put_record(s, STREAM_HOLE, off, end - off, NULL, 0);
 
 	if (!r && end > off)
 		report(&s->w, end);
@@ -481,6 +500,7 @@ static int put_data(struct sender *s, uint64_t off, uint64_t dblock, uint64_t le
 		size_t n = len < STREAM_MAX_DATA ? (size_t)len : STREAM_MAX_DATA;
 		unsigned char *b = next_buf(w, &r);
 		if (!b || (r = read_data(w, src, b, n)) ||
+		    (s->luks_uuid && !off && (r = luks_header(s, b, n))) ||
 		    (r = put_record(s, STREAM_DATA, off, n, b, n)))
 			return r;
 		report(w, off + n);
@@ -538,12 +558,18 @@ static int send_stream(struct pool *p, const struct vg_volume *v, const struct v
 		       int fd, const struct pool_send_params *sp, struct pool_send_stats *st)
 {
 	struct sender s = { { p, v->name, fd } };
-	struct stream_header h = { STREAM_VERSION, b ? STREAM_FLAG_INCREMENTAL : 0 };
+	struct stream_header h = { 0, b ? STREAM_FLAG_INCREMENTAL : 0 };
 	struct thin_delta_visitor vis = { &s, NULL, stream_range };
 	struct send_src src;
 	int r;
 
 	s.incremental = b != NULL;
+	if (v->luks_uuid[0]) {	/* the chunks are ciphertext: the stream says so */
+		s.luks_uuid = v->luks_uuid;
+		h.flags |= STREAM_FLAG_ENCRYPTED;
+		snprintf(h.luks_uuid, sizeof(h.luks_uuid), "%s", v->luks_uuid);
+	}
+	h.version = stream_version_for(h.flags);
 	s.w.chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
 	s.w.size = v->size;
 	s.w.area_off = pool_pv(p, VG_ROLE_DATA)->label.area[0].offset;
@@ -592,6 +618,14 @@ int pool_send_stream(struct pool *p, const char *vol, const char *from, const ch
 		return pool_volume_missing(p, v ? from : vol);
 	if ((r = frozen(p, v)) || (b && (r = frozen(p, b))))
 		return r;
+	if (b && strcmp(v->luks_uuid, b->luks_uuid)) {
+		log_error("pool %s: %s is %s%s, its base %s %s%s: an incremental stream goes "
+			  "between snapshots of one encrypted volume, or of plain volumes; nothing "
+			  "was sent: send %s in full (without --from)", pool_name(p), vol,
+			  v->luks_uuid[0] ? "encrypted with LUKS2 header " : "plain", v->luks_uuid,
+			  from, b->luks_uuid[0] ? "with header " : "plain", b->luks_uuid, vol);
+		return -EXDEV;
+	}
 	if ((fd = open_output(output)) < 0)
 		return fd;
 	tp_critical_begin();

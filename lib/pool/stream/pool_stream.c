@@ -12,6 +12,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#define LUKS_UUID_OFF 169u	/* the header's LUKS uuid field */
+
+/* The LUKS2 binary header (the LUKS2 on-disk format of cryptsetup): its
+ * magic and big-endian version, its uuid's place and room */
+#define LUKS2_MAGIC "LUKS\xba\xbe"
+#define LUKS2_UUID_OFF 168u
+#define LUKS2_UUID_LEN 40u
+
+uint32_t stream_version_for(uint32_t flags)
+{
+	return (flags & STREAM_FLAG_ENCRYPTED) ? 2u : 1u;
+}
+
 void stream_header_pack(unsigned char b[STREAM_HEADER_SIZE], const struct stream_header *h)
 {
 	memset(b, 0, STREAM_HEADER_SIZE);
@@ -23,11 +36,15 @@ void stream_header_pack(unsigned char b[STREAM_HEADER_SIZE], const struct stream
 	memcpy(b + 32, h->uuid, strnlen(h->uuid, 36));
 	memcpy(b + 68, h->base_uuid, strnlen(h->base_uuid, 36));
 	memcpy(b + 104, h->name, strnlen(h->name, 64));
+	if (h->flags & STREAM_FLAG_ENCRYPTED)
+		memcpy(b + LUKS_UUID_OFF, h->luks_uuid, strnlen(h->luks_uuid, 36));
 	le32_put(b + 252, tp_crc32c(0xffffffffu, b, 252) ^ 0xffffffffu);
 }
 
 int stream_header_unpack(const unsigned char b[STREAM_HEADER_SIZE], struct stream_header *h)
 {
+	unsigned char again[STREAM_HEADER_SIZE];
+
 	if (memcmp(b, STREAM_MAGIC, 8)) {
 		log_error("the input is not a tpsend stream (no TPSTREAM magic)");
 		return -EBADMSG;
@@ -38,9 +55,10 @@ int stream_header_unpack(const unsigned char b[STREAM_HEADER_SIZE], struct strea
 	}
 	memset(h, 0, sizeof(*h));
 	h->version = le32_get(b + 8);
-	if (h->version != STREAM_VERSION) {
-		log_error("stream version %" PRIu32 " is not known to this tprecv (it reads %u)",
-			  h->version, STREAM_VERSION);
+	if (h->version < 1 || h->version > STREAM_VERSION_MAX) {
+		log_error("stream version %" PRIu32 " is not known to this tprecv (it reads 1 to "
+			  "%u); nothing was received: receive it with a tptools as new as the "
+			  "sender's", h->version, STREAM_VERSION_MAX);
 		return -EPROTO;
 	}
 	h->flags = le32_get(b + 12);
@@ -49,7 +67,33 @@ int stream_header_unpack(const unsigned char b[STREAM_HEADER_SIZE], struct strea
 	memcpy(h->uuid, b + 32, 36);
 	memcpy(h->base_uuid, b + 68, 36);
 	memcpy(h->name, b + 104, 64);
+	if (h->flags & STREAM_FLAG_ENCRYPTED)
+		memcpy(h->luks_uuid, b + LUKS_UUID_OFF, 36);
+	/* what packing the fields writes: every byte no field holds zero */
+	stream_header_pack(again, h);
+	h->canonical = !memcmp(again, b, STREAM_HEADER_SIZE);
 	return 0;
+}
+
+int stream_luks_header_ok(const unsigned char *data, uint64_t len, const char *uuid,
+			  const char **why)
+{
+	size_t n = strlen(uuid);
+
+	if (len < LUKS2_UUID_OFF + LUKS2_UUID_LEN || memcmp(data, LUKS2_MAGIC, 6)) {
+		*why = "no LUKS header";
+		return 0;
+	}
+	if (data[6] != 0 || data[7] != 2) {
+		*why = "a LUKS header of another version than 2";
+		return 0;
+	}
+	if (n >= LUKS2_UUID_LEN || memcmp(data + LUKS2_UUID_OFF, uuid, n) ||
+	    data[LUKS2_UUID_OFF + n] != '\0') {
+		*why = "a LUKS2 header of another uuid";
+		return 0;
+	}
+	return 1;
 }
 
 /* CRC (of a record head, stream_crc_begin) taken on over LEN bytes of DATA */
