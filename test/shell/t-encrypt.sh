@@ -238,6 +238,19 @@ err_lacks "passphrase"
 # the name taken: 5, nothing written
 unchanged 5 tvcreate --encrypt --key-file k $FAST -V 64M -n e p
 
+# ---- a signal while the header is made waits for it, then stops the
+# command before the import: no volume, no temporary file ----
+sums ./*.img >before
+tvcreate --encrypt --key-file k --pbkdf pbkdf2 --iter-time 2000 -V 64M -n x p >out 2>err &
+pid=$!
+wait_until "$pid" sh -c '[ -n "$(ls tmp)" ]' || { cat err >&2; fail "no temporary header file seen"; }
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+[ $rc = 130 ] || { cat err >&2; fail "INT while the header is made: exit $rc, not 130"; }
+err_has "stopped by a signal before the import; nothing was written"
+[ -z "$(ls tmp)" ] || fail "INT while the header is made left $(ls tmp)"
+sums_same before || fail "INT while the header is made changed a device"
+
 # ---- stopped in the import: never a volume ----
 sums ./*.img >before
 env TP_TEST_PAUSE=recv-data-done TP_TEST_PAUSE_FILE="$PWD/pause" \

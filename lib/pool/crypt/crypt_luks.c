@@ -26,6 +26,7 @@
 #include "lib/pool/core/core.h"
 #include "lib/pool/crypt/crypt_int.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/dmlog.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -238,11 +239,23 @@ int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned 
 			  pool_crypt_min_size() / 1024);
 		return -ERANGE;
 	}
-	/* the file needs the header's room only; sparse either way */
-	if ((fd = pc_tmpfile("a new LUKS2 header", TP_MIN(rounded, (uint64_t)1 << 30), path)) < 0)
+	/* From the temporary file to its removal a signal waits (the PBKDF
+	 * takes seconds by default), so that no header file is left behind;
+	 * it takes effect at the end, or stops the command before the
+	 * import. The file needs the header's room only; sparse either way. */
+	tp_critical_begin();
+	if ((fd = pc_tmpfile("a new LUKS2 header", TP_MIN(rounded, (uint64_t)1 << 30), path)) < 0) {
+		tp_critical_end();
 		return fd;
+	}
 	if ((e = pool_crypt_format(path, pool_name(p), name, rounded, n, NULL, uuid, &data_off)))
 		goto out;
+	if (tp_critical_pending()) {
+		log_error("volume %s/%s: stopped by a signal before the import; nothing was "
+			  "written", pool_name(p), name);
+		e = -EINTR;
+		goto out;
+	}
 	/* the header is the image: the ciphertext after it is never written */
 	if (ftruncate(fd, (off_t)data_off)) {
 		e = -errno;
@@ -261,5 +274,6 @@ out:
 	close(fd);
 	unlink(path);
 	tp_dmlog_reclaim();	/* libcryptsetup reset libdevmapper's log */
+	tp_critical_end();	/* a signal that came meanwhile takes effect here */
 	return e;
 }
