@@ -101,6 +101,13 @@ ok tvsnap p/e -n ro
 ok tvchange --readonly y p/ro
 unchanged 5 tvchange --add-key --key-file k1 --new-key-file k3 $FAST p/ro
 err_has "read-only"
+# refused before a passphrase is asked (setsid: no terminal to ask on)
+unchanged 5 setsid -w tvchange --add-key p/ro </dev/null
+err_has "volume p/ro is read-only"
+err_lacks "terminal"
+unchanged 3 setsid -w tvchange --add-key p/plain </dev/null
+err_has "volume p/plain is not encrypted"
+err_lacks "terminal"
 ok tvremove p/ro
 unchanged 5 tvchange --add-key --key-file k1 --new-key-file k3 $FAST p/none
 # bad command lines: 3, before any key is read or the pool opened
