@@ -208,12 +208,10 @@ int pool_crypt_key_change(struct pool *p, const char *vol, const struct pool_key
 			r = -ENOMEM;
 			break;
 		}
-		if (pread(h[i].fd, bytes[2 * i], len, 0) != (ssize_t)len) {
-			r = -EIO;
-			log_error("volume %s/%s: cannot read the copy of its header back", pool_name(p),
-				  names[i]);
+		/* the old bytes as the volume maps them now: what the rewrite
+		 * compares the changed header with, chunk by chunk */
+		if ((r = pool_volume_head_read(p, names[i], len, bytes[2 * i])))
 			break;
-		}
 		if ((r = change_slots(p, &h[i], kc, &kv->slot, &kv->new_slot)))
 			break;
 		/* libcryptsetup wrote the file; its bytes are what goes back */
