@@ -197,6 +197,21 @@ for pause in keys-prepared after-vg-commit head-written after-apply; do
 	expect_rc 0 tpcheck p
 done
 
+# INT while the headers are prepared: nothing changed, no temporary copy left
+sums ./*.img >sums.before
+rm -f pause
+env TP_TEST_PAUSE=keys-prepared TP_TEST_PAUSE_FILE="$PWD/pause" \
+	tvchange --add-key --key-file k1 --new-key-file k2 $FAST p/h >out 2>err &
+pid=$!
+wait_until "$pid" test -e pause || { cat err >&2; fail "tvchange never reached keys-prepared"; }
+kill -INT "$pid"
+rm -f pause
+rc=0; wait "$pid" || rc=$?
+[ $rc = 130 ] || { cat err >&2; fail "INT at keys-prepared: exit $rc, not 130"; }
+err_has "stopped by a signal before it began; nothing was changed"
+sums ./*.img | cmp -s - sums.before || fail "an interrupted key change changed an image"
+[ -z "$(ls tmp)" ] || fail "an interrupted key change left its temporary copies: $(ls tmp)"
+
 # ---- crypto-erase: only the chunks the volume alone maps, the snapshot named ----
 ok tvcreate --encrypt --key-file k1 $FAST -V 64M -n x p
 ok tvsnap p/x -n xs

@@ -187,6 +187,10 @@ int pool_crypt_key_change(struct pool *p, const char *vol, const struct pool_key
 		return TP_BUG("a key change without its keys");
 	if ((r = pick(p, vol, kc, res, &names, &n)))
 		return r;
+	/* signals wait until the temporary copies are gone again: a signal
+	 * before the change stops it with nothing changed (-EINTR), one
+	 * during it waits for its end */
+	tp_critical_begin();
 	h = calloc(n, sizeof(*h));
 	w = calloc(n, sizeof(*w));
 	bytes = calloc(2 * n, sizeof(*bytes));
@@ -247,5 +251,9 @@ out:
 	free(h);
 	free(w);
 	free(names);
+	if (r == -EINTR)
+		log_error("pool %s: the key change of volume %s was stopped by a signal before it "
+			  "began; nothing was changed", pool_name(p), vol);
+	tp_critical_end();
 	return r;
 }
