@@ -238,6 +238,8 @@ unchanged 3 tvcreate --encrypt --key-file k $FAST -V 16M -n x p
 err_has "give -V 16388K or more"
 unchanged 3 tvcreate --allow-discards -V 64M -n x p
 err_has "add --encrypt"
+unchanged 3 tvcreate --pbkdf-memory 64 -V 64M -n x p
+err_has "pbkdf-memory applies to an encrypted volume only: add --encrypt"
 # no terminal to ask on (setsid: no controlling terminal)
 unchanged 3 setsid -w tvcreate --encrypt $FAST -V 64M -n x p </dev/null
 err_has "no terminal to ask for the passphrase of volume p/x"
