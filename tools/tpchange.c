@@ -258,6 +258,48 @@ static int change_op(struct pool *p, void *arg)
 	return 0;
 }
 
+/* Before a key is asked for a key change: a pool that cannot be opened,
+ * that the kernel runs, or whose volume VOL is missing, plain or
+ * read-only refuses it anyway (a read-only open says which, holding no
+ * lock while the terminal waits). CLI_CONTINUE or the exit code (said). */
+static int keys_first(const char *pool, const char *vol, const char *devices)
+{
+	const struct pool_volume_info *v = NULL;
+	struct pool_info info;
+	struct pool *p = NULL;
+	int r = pool_open(pool, devices, POOL_RDONLY, &p), rc = CLI_CONTINUE;
+
+	if (r)
+		return tp_exit_from_errno(r);
+	if (pool_is_live(p)) {
+		log_error("pool %s is active in the kernel: tvchange changes an encrypted volume's "
+			  "keys offline; deactivate the pool first ('tpdeactivate %s'); nothing was "
+			  "changed", pool, pool);
+		rc = TP_EXIT_FAILED;
+	} else if ((r = pool_get_info(p, 0, &info))) {
+		rc = tp_exit_from_errno(r);
+	} else {
+		for (unsigned i = 0; i < info.nr_volumes && !v; i++)
+			if (!strcmp(info.volumes[i].name, vol))
+				v = &info.volumes[i];
+		if (!v)
+			rc = tp_exit_from_errno(pool_volume_missing(p, vol));
+		else if (!v->luks_uuid[0]) {
+			log_error("volume %s/%s is not encrypted: it has no keys to change (tvcreate "
+				  "--encrypt makes an encrypted volume)", pool, vol);
+			rc = TP_EXIT_USAGE;
+		} else if (v->read_only) {
+			log_error("volume %s/%s is read-only: a key change rewrites its header, which "
+				  "offline writers refuse ('tvchange --readonly n %s/%s' makes it "
+				  "writable); nothing was changed", pool, vol, pool, vol);
+			rc = TP_EXIT_FAILED;
+		}
+		pool_info_free(&info);
+	}
+	pool_close(p);
+	return rc;
+}
+
 /* tvchange's key-change options into *KC (*OUT set to it when one was
  * given, else NULL): CLI_CONTINUE or 3. SETTINGS: --activate or
  * --readonly given too. */
@@ -460,9 +502,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		struct pool_key_source src, nsrc = { POOL_KEY_TERMINAL, NULL };
 
 		snprintf(what, sizeof(what), "volume %s/%s", c.pool, c.vol);
+		rc = keys_first(c.pool, c.vol, devices);
 		if (new_key_file)
 			nsrc = (struct pool_key_source){ POOL_KEY_FILE, new_key_file };
-		if ((rc = cli_key_source(cmd, &key, &src)) == CLI_CONTINUE)
+		if (rc == CLI_CONTINUE && (rc = cli_key_source(cmd, &key, &src)) == CLI_CONTINUE)
 			rc = cli_key_read(&src, what, 0, &k);
 		kc.key = k;
 		if (rc == CLI_CONTINUE && kc.op != POOL_KEY_REMOVE) {

@@ -101,6 +101,13 @@ ok tvsnap p/e -n ro
 ok tvchange --readonly y p/ro
 unchanged 5 tvchange --add-key --key-file k1 --new-key-file k3 $FAST p/ro
 err_has "read-only"
+# refused before a passphrase is asked (setsid: no terminal to ask on)
+unchanged 5 setsid -w tvchange --add-key p/ro </dev/null
+err_has "volume p/ro is read-only"
+err_lacks "terminal"
+unchanged 3 setsid -w tvchange --add-key p/plain </dev/null
+err_has "volume p/plain is not encrypted"
+err_lacks "terminal"
 ok tvremove p/ro
 unchanged 5 tvchange --add-key --key-file k1 --new-key-file k3 $FAST p/none
 # bad command lines: 3, before any key is read or the pool opened
@@ -189,6 +196,21 @@ for pause in keys-prepared after-vg-commit head-written after-apply; do
 	ok tvchange --remove-key --key-file k2 p/h	# back for the next round
 	expect_rc 0 tpcheck p
 done
+
+# INT while the headers are prepared: nothing changed, no temporary copy left
+sums ./*.img >sums.before
+rm -f pause
+env TP_TEST_PAUSE=keys-prepared TP_TEST_PAUSE_FILE="$PWD/pause" \
+	tvchange --add-key --key-file k1 --new-key-file k2 $FAST p/h >out 2>err &
+pid=$!
+wait_until "$pid" test -e pause || { cat err >&2; fail "tvchange never reached keys-prepared"; }
+kill -INT "$pid"
+rm -f pause
+rc=0; wait "$pid" || rc=$?
+[ $rc = 130 ] || { cat err >&2; fail "INT at keys-prepared: exit $rc, not 130"; }
+err_has "stopped by a signal before it began; nothing was changed"
+sums ./*.img | cmp -s - sums.before || fail "an interrupted key change changed an image"
+[ -z "$(ls tmp)" ] || fail "an interrupted key change left its temporary copies: $(ls tmp)"
 
 # ---- crypto-erase: only the chunks the volume alone maps, the snapshot named ----
 ok tvcreate --encrypt --key-file k1 $FAST -V 64M -n x p

@@ -187,6 +187,10 @@ int pool_crypt_key_change(struct pool *p, const char *vol, const struct pool_key
 		return TP_BUG("a key change without its keys");
 	if ((r = pick(p, vol, kc, res, &names, &n)))
 		return r;
+	/* signals wait until the temporary copies are gone again: a signal
+	 * before the change stops it with nothing changed (-EINTR), one
+	 * during it waits for its end */
+	tp_critical_begin();
 	h = calloc(n, sizeof(*h));
 	w = calloc(n, sizeof(*w));
 	bytes = calloc(2 * n, sizeof(*bytes));
@@ -208,12 +212,10 @@ int pool_crypt_key_change(struct pool *p, const char *vol, const struct pool_key
 			r = -ENOMEM;
 			break;
 		}
-		if (pread(h[i].fd, bytes[2 * i], len, 0) != (ssize_t)len) {
-			r = -EIO;
-			log_error("volume %s/%s: cannot read the copy of its header back", pool_name(p),
-				  names[i]);
+		/* the old bytes as the volume maps them now: what the rewrite
+		 * compares the changed header with, chunk by chunk */
+		if ((r = pool_volume_head_read(p, names[i], len, bytes[2 * i])))
 			break;
-		}
 		if ((r = change_slots(p, &h[i], kc, &kv->slot, &kv->new_slot)))
 			break;
 		/* libcryptsetup wrote the file; its bytes are what goes back */
@@ -249,5 +251,9 @@ out:
 	free(h);
 	free(w);
 	free(names);
+	if (r == -EINTR)
+		log_error("pool %s: the key change of volume %s was stopped by a signal before it "
+			  "began; nothing was changed", pool_name(p), vol);
+	tp_critical_end();
 	return r;
 }
