@@ -2,7 +2,7 @@
 /* volume_head.c - a volume's first bytes, offline (pool_volume.h): read
  * them, rewrite them without a byte written in place, and destroy them in
  * place. The LUKS2 header of an encrypted volume lives there; key changes
- * (volume_keys.c) rewrite it, tvremove --wipe destroys it.
+ * (the crypt module's crypt_keys.c) rewrite it, tvremove --wipe destroys it.
  *
  * Read: chunk by chunk through the committed mappings; an unmapped chunk
  * reads as zeros, as the kernel shows it.
