@@ -4,9 +4,11 @@
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_crypt.h"
 #include "lib/pool/pool_volume.h"
 #include "lib/pool/pool_names_dm.h"
 #include "tools/cli.h"
+#include "tools/cli_key.h"
 #include "tools/pool_op.h"
 
 #include <stdio.h>
@@ -16,22 +18,31 @@ struct creation {
 	const char *pool, *name;
 	uint64_t size;
 	int no_autoactivate;	/* --activate n */
+	/* --encrypt: the new header's key and settings, else NULL */
+	const struct pool_crypt_new *crypt;
 };
 
 static int creation_op(struct pool *p, void *arg)
 {
 	const struct creation *c = arg;
 	struct pool_info info;
-	uint64_t over;
-	char a[32], b[32];
-	/* the volume and its activation flag: one commit */
-	int r = pool_volume_create_as(p, c->name, c->size,
-				      c->no_autoactivate ? POOL_VOLUME_NO_AUTOACTIVATE : 0, &over);
+	uint64_t over = 0, total = 0;
+	char a[32], b[32], luks[POOL_UUID_LEN + 1];
+	unsigned flags = c->no_autoactivate ? POOL_VOLUME_NO_AUTOACTIVATE : 0;
+	/* the volume and its activation flag (and its luks uuid): one commit */
+	int r = c->crypt ? pool_crypt_create(p, c->name, c->size, flags, c->crypt, luks)
+			 : pool_volume_create_as(p, c->name, c->size, flags, &over);
 
 	if (!r)
 		r = pool_get_info(p, 0, &info);
 	if (r)
 		return r;
+	if (c->crypt) {	/* the raw import does not weigh the sizes: do it here */
+		for (unsigned i = 0; i < info.nr_volumes; i++)
+			total += info.volumes[i].size;
+		if (total > info.data_size)
+			over = total;
+	}
 	if (over) {
 		tp_size_format_pair(over, info.data_size, a, b, sizeof(a));
 		log_warn("the sum of all thin volume sizes (%s) exceeds the size of pool %s (%s): "
@@ -42,6 +53,10 @@ static int creation_op(struct pool *p, void *arg)
 	if (tp_log_verbosity() >= 0)
 		printf("Volume %s/%s created (%s).\n", c->pool, c->name,
 		       tp_size_format(info.volumes[info.nr_volumes - 1].size, 'h', a, sizeof(a)));
+	if (c->crypt && tp_log_verbosity() >= 0)
+		printf("Encrypted: LUKS2 uuid %s%s. Unwritten ranges of %s/%s read as random bytes "
+		       "once it is unlocked, not as zeros.\n", luks,
+		       c->crypt->allow_discards ? ", discards allowed" : "", c->pool, c->name);
 	pool_info_free(&info);
 	return 0;
 }
@@ -49,8 +64,13 @@ static int creation_op(struct pool *p, void *arg)
 int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 {
 	const char *vsize = NULL, *devices = NULL, *activate = NULL, **args;
-	struct creation c = { NULL, NULL, 0, 0 };
-	int rc, nargs;
+	struct creation c = { NULL, NULL, 0, 0, NULL };
+	int rc, nargs, encrypt = 0, discards = 0;
+	struct cli_key key = { NULL };
+	struct pool_key_source src;
+	struct pool_crypt_new cn;
+	struct pool_key *k = NULL;
+	char what[2 * POOL_NAME_MAX + 16];
 	struct cli cli;
 	const struct poptOption opts[] = {
 		{ "virtualsize", 'V', POPT_ARG_STRING, &vsize, 0,
@@ -58,6 +78,14 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		{ "name", 'n', POPT_ARG_STRING, &c.name, 0, "volume name", "NAME" },
 		{ "activate", 'a', POPT_ARG_STRING, &activate, 0,
 		  "activated with its pool by tpactivate --all and at boot (default y)", "y|n" },
+		{ "encrypt", '\0', POPT_ARG_NONE, &encrypt, 0,
+		  "an encrypted volume: its content a LUKS2 device (libcryptsetup), made offline",
+		  NULL },
+		{ "allow-discards", '\0', POPT_ARG_NONE, &discards, 0,
+		  "with --encrypt: discards pass through dm-crypt, so the pool frees what the "
+		  "filesystem frees (it shows which blocks are free)", NULL },
+		CLI_OPT_KEY(key, "with --encrypt: "),
+		CLI_OPT_PBKDF(key, "with --encrypt: "),
 		CLI_OPT_DEVICES(devices),
 		POPT_TABLEEND
 	};
@@ -75,12 +103,33 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		if ((rc = cli_parse_activate(cmd, activate, &on)) == CLI_CONTINUE)
 			c.no_autoactivate = !on;
 	}
+	if (rc == CLI_CONTINUE && !encrypt && (discards || cli_key_given(&key) || cli_pbkdf_given(&key)))
+		rc = cli_usage_error(cmd, "--%s applies to an encrypted volume only: add --encrypt",
+				     discards ? "allow-discards" : cli_key_given(&key) ?
+				     (key.file ? "key-file" : "key-keyring") : "pbkdf and its like");
 	if (rc == CLI_CONTINUE && pool_dm_vol_name_check(args[0], c.name))
 		rc = TP_EXIT_USAGE;
+	if (rc == CLI_CONTINUE && encrypt) {
+		memset(&cn, 0, sizeof(cn));
+		cn.allow_discards = discards;
+		if ((rc = cli_key_source(cmd, &key, &src)) == CLI_CONTINUE)
+			rc = cli_pbkdf(cmd, &key, &cn.pbkdf);
+		if (rc == CLI_CONTINUE && c.size < pool_crypt_min_size())
+			rc = cli_usage_error(cmd, "-V %s is too small for an encrypted volume, whose "
+					     "LUKS2 header takes 16 MiB: give -V %lluK or more", vsize,
+					     (unsigned long long)pool_crypt_min_size() / 1024);
+		/* the key before the pool is opened: a prompt holds no lock */
+		snprintf(what, sizeof(what), "volume %s/%s", args[0], c.name);
+		if (rc == CLI_CONTINUE)
+			rc = cli_key_read(&src, what, POOL_KEY_NEW, &k);
+		cn.key = k;
+		c.crypt = &cn;
+	}
 	if (rc == CLI_CONTINUE) {
 		c.pool = args[0];
 		rc = tool_pool_op(args[0], devices, creation_op, &c);
 	}
+	pool_key_free(k);
 	cli_end(&cli);
 	return rc;
 }

@@ -99,5 +99,10 @@ int pool_recv_raw_known(const struct pool_recv *r, uint64_t *bytes);
 int pool_recv_raw_size(struct pool_recv *r, const char *name, uint64_t size) TP_MUST_CHECK;
 int pool_recv_raw_apply(struct pool *p, struct pool_recv *r, struct pool_recv_result *res)
 	TP_MUST_CHECK;
+/* The image is an encrypted volume's LUKS2 header (tvcreate --encrypt,
+ * lib/pool/crypt): the new volume records LUKS_UUID as its luks_uuid, and
+ * ACTIVATION_SKIP (tvcreate --activate n), both in the change that makes
+ * it a volume. Call before pool_recv_raw_apply. */
+void pool_recv_raw_encrypted(struct pool_recv *r, const char *luks_uuid, int activation_skip);
 
 #endif

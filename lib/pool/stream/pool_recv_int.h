@@ -19,6 +19,10 @@ struct pool_recv {
 	 * device, whose KNOWN bytes from its offset were known at the open */
 	int raw, sized;
 	uint64_t known;
+	/* raw: what the new volume's VG entry gets beside its content
+	 * (pool_recv_raw_encrypted: tvcreate --encrypt's header) */
+	char luks_uuid[VG_UUID_LEN + 1];
+	int activation_skip;
 	struct stream_header h;
 	uint64_t records, data_bytes;
 	uint64_t chunks;	/* chunks the data fills */

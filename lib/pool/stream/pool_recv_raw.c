@@ -173,6 +173,12 @@ static ssize_t read_in(struct pool_recv *r, void *buf, size_t len)
 	return (ssize_t)done;
 }
 
+void pool_recv_raw_encrypted(struct pool_recv *r, const char *luks_uuid, int activation_skip)
+{
+	snprintf(r->luks_uuid, sizeof(r->luks_uuid), "%s", luks_uuid);
+	r->activation_skip = !!activation_skip;
+}
+
 /* ---- the import ---- */
 
 struct raw_ctx {
@@ -398,6 +404,9 @@ static int import(struct raw_ctx *c)
 	v.creation_time = (int64_t)time(NULL);
 	v.read_only = 1;	/* as every unfinished receive: it is no volume */
 	v.raw = 1;
+	/* vg_finish_receive keeps both */
+	snprintf(v.luks_uuid, sizeof(v.luks_uuid), "%s", c->r->luks_uuid);
+	v.activation_skip = c->r->activation_skip;
 	if ((e = vg_uuid_generate(v.content_uuid)) || (e = pick_dev_id(p, &v.dev_id)))
 		return e;
 	c->dev_id = v.dev_id;

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Encrypted volumes offline (tvcreate(8) "Encrypted volumes", tptools(7)
+# ENCRYPTION): tvcreate --encrypt --key-file k -V 64M makes a volume whose
+# raw export (tpsend --format raw) is a LUKS2 image that cryptsetup
+# accepts (isLuks, luksDump with the uuid the VG records), that opens with
+# k and refuses another key; the volume maps the 16 MiB of its header and
+# nothing after it (the header and zeros); --allow-discards is the
+# header's persistent flag; the key comes from a file, standard input or
+# the kernel keyring; a snapshot has the same luks uuid and the same
+# header bytes. Bad input (a missing, empty or too big key file, no such
+# keyring key, too small a volume, encryption options without --encrypt,
+# both key options, a bad PBKDF option) exits 3 with every image byte for
+# byte; a live-only refusal is not testable here. Killed in the import,
+# no volume: INT drops everything, KILL leaves an unfinished receive that
+# tprecv --abort drops.
+have cryptsetup || fail "cryptsetup not installed (cryptsetup-bin)"
+DATA_SIZE=512M META_SIZE=16M
+new_pool p --chunk 64k
+C=65536
+FAST="--pbkdf pbkdf2 --pbkdf-force-iterations 1000"
+mkdir tmp killtmp
+export TMPDIR=$PWD/tmp	# the headers' temporary files, checked at the end
+printf 'the key of e\n' >k
+printf 'not the key\n' >wrong
+
+# export VOL: its raw image in VOL.raw
+export_raw() { ok tpsend --format raw -o "$1.raw" "p/$1"; }
+luks_uuid() { cryptsetup luksDump "$1" | awk '$1 == "UUID:" { print $2 }'; }
+
+# ---- a new encrypted volume ----
+ok tvcreate --encrypt --key-file k $FAST -V 64M -n e p
+out_has "Volume p/e created (64 MiB)."
+out_has "Unwritten ranges of p/e read as random bytes once it is unlocked, not as zeros."
+cp out create.out
+export_raw e
+[ "$(stat -c %s e.raw)" = $((64 << 20)) ] || fail "e's export is not 64 MiB"
+cryptsetup isLuks --type luks2 e.raw || fail "e's export is no LUKS2 image"
+u=$(luks_uuid e.raw)
+[ -n "$u" ] || fail "luksDump shows no uuid"
+grep -q "LUKS2 uuid $u" create.out || fail "tvcreate did not name the uuid $u"
+cryptsetup luksDump e.raw >dump || fail "luksDump failed"
+grep -q "cipher: aes-xts-plain64" dump || fail "not libcryptsetup's default cipher"
+grep -q "offset: 16777216 \[bytes\]" dump || fail "the data does not begin at 16 MiB"
+grep -q "PBKDF:      pbkdf2" dump || fail "--pbkdf pbkdf2 not taken"
+grep -q "Iterations: 1000" dump || fail "--pbkdf-force-iterations not taken"
+grep -q "sector: 4096" dump || fail "not 4096-byte sectors for a 64 MiB volume"
+grep -q "^Flags:[[:space:]]*(no flags)" dump || fail "flags without --allow-discards: $(grep Flags dump)"
+cryptsetup open --test-passphrase --key-file k e.raw || fail "k does not open e"
+expect_rc 2 cryptsetup open --test-passphrase --key-file wrong e.raw
+# the header, then nothing: the volume maps the header's 16 MiB only
+cmp -n $((48 << 20)) -i $((16 << 20)) e.raw /dev/zero ||
+	fail "e maps something after its header"
+[ "$(vol_field p e vol_mapped --units b)" = "$((16 << 20))b" ] ||
+	fail "e maps $(vol_field p e vol_mapped --units b), not its 16 MiB header"
+[ "$(vol_field p e vol_read_only)" = no ] || fail "e is not writable"
+
+# ---- a snapshot shares the header and the uuid ----
+ok tvsnap p/e -n s
+export_raw s
+cmp -n $((16 << 20)) e.raw s.raw || fail "the snapshot's header bytes differ from e's"
+[ "$(luks_uuid s.raw)" = "$u" ] || fail "the snapshot has another luks uuid"
+cryptsetup open --test-passphrase --key-file k s.raw || fail "k does not open the snapshot"
+
+# ---- discards, standard input, the keyring, argon2 ----
+ok tvcreate --encrypt --allow-discards --key-file - $FAST -V 20M -n d p <k
+export_raw d
+cryptsetup luksDump d.raw | grep -q "^Flags:[[:space:]]*allow-discards" ||
+	fail "--allow-discards is not the header's persistent flag"
+cryptsetup open --test-passphrase --key-file k d.raw || fail "the key from stdin does not open d"
+# not a multiple of 4 KiB: 512-byte sectors
+ok tvcreate --encrypt --key-file k $FAST -V 20483K -n odd p
+export_raw odd
+cryptsetup luksDump odd.raw | grep -q "sector: 512 " || fail "odd: not 512-byte sectors"
+if have keyctl; then
+	id=$(keyctl padd user tptools-test:t-encrypt @s <k)
+	ok tvcreate --encrypt --key-keyring tptools-test:t-encrypt $FAST -V 20M -n r p
+	keyctl unlink "$id" @s >/dev/null
+	export_raw r
+	cryptsetup open --test-passphrase --key-file k r.raw || fail "the keyring's key does not open r"
+fi
+ok tvcreate --encrypt --key-file k --pbkdf argon2id --pbkdf-memory 32 \
+	--pbkdf-force-iterations 4 -V 20M -n a2 p
+export_raw a2
+cryptsetup luksDump a2.raw | grep -q "PBKDF:      argon2id" || fail "--pbkdf argon2id not taken"
+cryptsetup open --test-passphrase --key-file k a2.raw || fail "k does not open a2"
+rm -f ./*.raw
+expect_rc 0 tpcheck p
+
+# ---- bad input: exit 3, every image byte for byte ----
+: >empty
+head -c 8193 /dev/zero | tr '\0' k >big
+for bad in \
+	"--encrypt --key-file missing $FAST -V 64M -n x p" \
+	"--encrypt --key-file empty $FAST -V 64M -n x p" \
+	"--encrypt --key-file big $FAST -V 64M -n x p" \
+	"--encrypt --key-file . $FAST -V 64M -n x p" \
+	"--encrypt --key-keyring tptools-test:none-such $FAST -V 64M -n x p" \
+	"--encrypt --key-file k --key-keyring d $FAST -V 64M -n x p" \
+	"--encrypt --key-file k $FAST -V 16M -n x p" \
+	"--encrypt --key-file k $FAST -V 16387K -n x p" \
+	"--allow-discards -V 64M -n x p" \
+	"--key-file k -V 64M -n x p" \
+	"--pbkdf pbkdf2 -V 64M -n x p" \
+	"--encrypt --key-file k --pbkdf scrypt -V 64M -n x p" \
+	"--encrypt --key-file k --pbkdf pbkdf2 --pbkdf-memory 64 -V 64M -n x p" \
+	"--encrypt --key-file k --pbkdf pbkdf2 --pbkdf-force-iterations 10 -V 64M -n x p" \
+	"--encrypt --key-file k --iter-time 0 -V 64M -n x p" \
+	"--encrypt --key-file k --iter-time 100 --pbkdf-force-iterations 2000 -V 64M -n x p"; do
+	# shellcheck disable=SC2086
+	unchanged 3 tvcreate $bad
+done
+unchanged 3 tvcreate --encrypt --key-file empty $FAST -V 64M -n x p
+err_has "key file empty is empty"
+unchanged 3 tvcreate --encrypt --key-file k $FAST -V 16M -n x p
+err_has "give -V 16388K or more"
+unchanged 3 tvcreate --allow-discards -V 64M -n x p
+err_has "add --encrypt"
+# no terminal to ask on (setsid: no controlling terminal)
+unchanged 3 setsid -w tvcreate --encrypt $FAST -V 64M -n x p </dev/null
+err_has "no terminal to ask for the passphrase of volume p/x"
+# the name taken: 5, nothing written
+unchanged 5 tvcreate --encrypt --key-file k $FAST -V 64M -n e p
+
+# ---- stopped in the import: never a volume ----
+sums ./*.img >before
+env TP_TEST_PAUSE=recv-data-done TP_TEST_PAUSE_FILE="$PWD/pause" \
+	tvcreate --encrypt --key-file k $FAST -V 64M -n x p >out 2>err &
+pid=$!
+wait_until "$pid" test -e pause || { cat err >&2; fail "tvcreate never reached recv-data-done"; }
+kill -INT "$pid"
+rm -f pause
+rc=0; wait "$pid" || rc=$?
+[ $rc = 130 ] || { cat err >&2; fail "INT in the import: exit $rc, not 130"; }
+err_has "nothing was imported"
+[ -z "$(vol_field p x vol_name)" ] || fail "an interrupted tvcreate --encrypt left volume x"
+TMPDIR=$PWD/killtmp killed_at recv-data-done tvcreate --encrypt --key-file k $FAST -V 64M -n x p
+[ -z "$(vol_field p x vol_name)" ] || fail "a killed tvcreate --encrypt left volume x"
+ok tprecv --abort x p
+expect_rc 0 tpcheck p
+ok tvcreate --encrypt --key-file k $FAST -V 64M -n x p
+[ -z "$(ls tmp)" ] || fail "temporary header files were left: $(ls tmp)"
