@@ -10,6 +10,7 @@
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_lease.h"
 #include "tools/cli.h"
+#include "tools/cli_key.h"
 #include "tools/pool_op.h"
 
 #include <errno.h>
@@ -195,14 +196,13 @@ static int auto_run(const char *const *names, unsigned n, int activate)
 
 static int run(const struct tp_command *cmd, int argc, const char **argv, int activate)
 {
-	const char **args, *devices = NULL, *key_file = NULL;
+	const char **args, *devices = NULL;
 	int rc, nargs, all = 0, autom = 0, allow = 0;
+	struct cli_key key = { NULL };
+	struct pool_key *k = NULL;
 	struct cli cli;
 	const struct poptOption key_opts[] = {
-		{ "key-file", '\0', POPT_ARG_STRING, &key_file, 0,
-		  "unlock the encrypted volumes named with the passphrase in FILE ('-': standard "
-		  "input), before the key directory's",
-		  "FILE" },
+		CLI_OPT_KEY(key, "unlock the encrypted volumes activated: "),
 		POPT_TABLEEND
 	};
 	const struct poptOption opts[] = {
@@ -223,10 +223,11 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 
 	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 0, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
-	if (key_file && (all || autom))
-		rc = cli_usage_error(cmd, "--key-file goes with a POOL and its VOLUMEs, not with "
-				     "--%s (the key directory serves those)", all ? "all" : "auto");
-	else if (key_file && !*key_file)
+	if (cli_key_given(&key) && (all || autom))
+		rc = cli_usage_error(cmd, "--%s goes with a POOL and its VOLUMEs, not with --%s "
+				     "(the key directory serves those)",
+				     key.file ? "key-file" : "key-keyring", all ? "all" : "auto");
+	else if (key.file && !*key.file)
 		rc = cli_usage_error(cmd, "--key-file needs a FILE ('-' for standard input)");
 	else if (all && (autom || nargs))
 		rc = cli_usage_error(cmd, "--all takes no POOL (and no --auto)");
@@ -241,13 +242,30 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		rc = auto_run(all ? NULL : args, all ? 0 : (unsigned)nargs, activate);
 	else {
 		struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
+		struct pool_key_source src;
+		char what[300], label[300];
 
-		pool_unlock_key_file(key_file);
-		rc = tool_pool_op_flags(args[0], devices,
+		rc = CLI_CONTINUE;
+		if (cli_key_given(&key) &&
+		    (rc = cli_key_source(cmd, &key, &src)) == CLI_CONTINUE) {
+			/* read once, before the pool is opened: a key that cannot
+			 * be had is the input that is wrong (exit 3), nothing done */
+			snprintf(what, sizeof(what), "the encrypted volumes of pool %s", args[0]);
+			if ((rc = cli_key_read(&src, what, 0, &k)) == CLI_CONTINUE) {
+				snprintf(label, sizeof(label), "%s%s",
+					 key.file ? "" : "keyring key ",
+					 key.file ? key.file : key.keyring);
+				pool_unlock_key(k->data, k->len, label);
+			}
+		}
+		if (rc == CLI_CONTINUE)
+			rc = tool_pool_op_flags(args[0], devices,
 					(allow ? POOL_ALLOW_COMPONENT : 0) | POOL_META_LEG0_LOST_OK |
 						(activate ? POOL_LEASE_KEEP | POOL_META_KEEP_STALE |
 								    POOL_ACTIVATE : 0),
 					activation_op, &a);
+		pool_unlock_key(NULL, 0, NULL);
+		pool_key_free(k);
 	}
 	cli_end(&cli);
 	return rc;

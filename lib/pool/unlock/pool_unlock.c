@@ -8,8 +8,8 @@
  * cipher, offsets, sector size and persistent flags (allow_discards...).
  * Passphrases and the volume key are wiped once used.
  *
- * Keys, in this order: the key file the command was given
- * (pool_unlock_key_file), then <key dir>/<pool>/<volume>, then the key
+ * Keys, in this order: the key the command was given (pool_unlock_key:
+ * tpactivate --key-file or --key-keyring), then <key dir>/<pool>/<volume>, then the key
  * files of the volume's origins that share its header (a snapshot
  * unlocks with its origin's key). The key directory's files must be
  * regular files owned by root that no group or other user can read or
@@ -39,12 +39,16 @@
 /* cryptsetup's own limit for a key file (its default --keyfile-size cap) */
 #define KEY_FILE_MAX (8u << 20)
 
-static const char *given_key_file;
+static const void *given_key;
+static size_t given_len;
+static const char *given_where;
 static unsigned left_locked;
 
-void pool_unlock_key_file(const char *path)
+void pool_unlock_key(const void *data, size_t len, const char *where)
 {
-	given_key_file = path;
+	given_key = data;
+	given_len = len;
+	given_where = where;
 }
 
 unsigned pool_unlock_left_locked(void)
@@ -80,13 +84,13 @@ static void key_drop(struct key *k)
 	k->len = 0;
 }
 
-/* Read key file PATH ("-": standard input) whole into K. CHECKED: a file
- * of the key directory (regular, root's, mode ??00). 0; -ENOENT (not
- * logged) when it does not exist; else -errno, logged naming PATH. */
+/* Read key file PATH whole into K. CHECKED: a file of the key directory
+ * (regular, root's, mode ??00). 0; -ENOENT (not logged) when it does not
+ * exist; else -errno, logged naming PATH. */
 static int key_read(const char *path, int checked, struct key *k, const char *pool,
 		    const char *vol)
 {
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	size_t cap = 4096;
 	struct stat st;
 	int r = 0;
@@ -168,8 +172,7 @@ static int key_read(const char *path, int checked, struct key *k, const char *po
 		k->len = 0;
 	}
 out:
-	if (fd != STDIN_FILENO)
-		close(fd);
+	close(fd);
 	return r;
 }
 
@@ -243,11 +246,14 @@ static int next_key(const struct pool *p, const struct vg_volume *v, unsigned *s
 		int r;
 
 		if (s == 0) {
-			if (!given_key_file)
+			if (!given_key)
 				continue;
-			snprintf(where, len, "%s", given_key_file);
-			r = key_read(given_key_file, 0, k, pool_name(p), v->name);
-			return r ? r : 1;
+			snprintf(where, len, "%s", given_where ? given_where : "the key given");
+			if (!(k->data = malloc(given_len ? given_len : 1)))
+				return -ENOMEM;
+			memcpy(k->data, given_key, given_len);
+			k->len = given_len;
+			return 1;
 		}
 		/* 1: the volume's own file; 2...: its origins' that share its
 		 * header, up the chain (at most as many as there are volumes) */
