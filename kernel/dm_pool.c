@@ -184,16 +184,20 @@ int tp_dm_vol_activate(const char *pool, const char *pool_uuid, const char *vol,
 int tp_dm_vol_deactivate(const char *pool, const char *vol)
 {
 	char name[TP_DM_NAME_MAX], luks[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
 	int r = tp_dm_name(name, sizeof(name), pool, TP_DM_ROLE_THIN, vol), rl;
 
 	if (r)
 		return r;
 	/* the volume's device (plain thin or, unlocked, dm-crypt), then the
-	 * hidden thin device under an encrypted one: locking it */
-	r = tp_dm_remove(name);
+	 * hidden thin device under an encrypted one: locking it (asked
+	 * first, so that an absent one costs no failed ioctl in the log) */
+	r = tp_dm_info(name, &info);
+	if (!r)
+		r = tp_dm_remove(name);
 	if (r && r != -ENXIO)
 		return r;
-	if (tp_dm_luks_name(luks, sizeof(luks), pool, vol))
+	if (tp_dm_luks_name(luks, sizeof(luks), pool, vol) || tp_dm_info(luks, &info))
 		return r;
 	rl = tp_dm_remove(luks);
 	return rl == -ENXIO ? r : rl;

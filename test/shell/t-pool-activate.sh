@@ -17,6 +17,12 @@ usage_error tpdeactivate --key-file k vault
 err_has "key-file"
 usage_error tpactivate --key-file '' vault www
 err_has "needs a FILE"
+# a key that cannot be had is the input that is wrong, before the pool is opened
+unchanged 3 tpactivate --key-file nosuch vault www
+err_has "nosuch"
+: >empty
+unchanged 3 tpactivate --key-file empty vault www
+usage_error tpactivate --key-file k --key-keyring tp:none vault www
 tpdeactivate --help >help.txt
 ! grep -q -- "--key-file" help.txt || fail "tpdeactivate --help offers --key-file"
 tpactivate --help >help.txt

@@ -19,7 +19,7 @@
 # the hidden thin device gets no link.
 # vm-timeout: 900
 . "$TP_SRC/test/vm/lib.sh"
-vm_begin -n 2 -e -k dm-crypt -k xts -k loop
+vm_begin -n 2 -e -k dm-crypt -k xts -k loop -k ext4
 command -v cryptsetup >/dev/null || skip_scenario "no cryptsetup on the host"
 DATA=${disks[0]} META=${disks[1]}
 P=vault
@@ -60,6 +60,7 @@ tpactivate "$P" >out 2>err
 expect_eq "tpactivate without keys: exit" "$?" 5
 cat out err
 expect_eq "lines naming a locked volume" "$(grep -c 'left locked: unlock it with' err)" 2
+expect_eq "lines on stderr" "$(grep -c . err)" 2
 check grep -q "volume sec is encrypted and has no key" err
 check grep -q "'tpactivate --key-file FILE $P sec'" err
 check grep -q "2 encrypted volume(s) left locked" out
@@ -72,7 +73,8 @@ must tpdeactivate "$P" plain
 tpactivate --key-file bad "$P" sec plain >out 2>err
 expect_eq "wrong key: exit" "$?" 5
 cat err
-check grep -q "the key in bad opens none of its keyslots" err
+check grep -q "no key opened any of its keyslots (tried bad); left locked" err
+expect_eq "lines of the wrong key" "$(grep -c . err)" 1
 locked sec
 check loaded "$P-plain"
 
@@ -162,6 +164,8 @@ must dd if=/dev/urandom of=mnt/b bs=1M count=2 conv=fsync status=none
 # live snapshot of a mounted, unlocked volume: its crypt device frozen
 must tvsnap -n snap1 "$P/sec"
 must umount mnt
+# no key file of its own: its origin's, which shares its header
+must tpactivate "$P" snap1
 unlocked snap1
 must fsck.ext4 -fn "$(dev snap1)"
 must tpdeactivate "$P" snap1
@@ -190,6 +194,7 @@ must umount mnt
 
 step "discards: reach the pool through --allow-discards only"
 must tpactivate --key-file key "$P" secd
+must mkfs.ext4 -q -E nodiscard "$(dev secd)"
 for v in sec secd; do
 	must mount "$(dev $v)" mnt
 	must dd if=/dev/urandom of=mnt/fill bs=1M count=16 conv=fsync status=none

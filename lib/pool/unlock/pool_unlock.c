@@ -377,15 +377,12 @@ static int unlock_volume(struct pool *p, const struct vg_volume *v)
 		key_drop(&k);
 		if (r >= 0)
 			break;
-		if (r != -EPERM) {
+		/* a wrong key is said once, in the line below; another
+		 * failure here */
+		if (r != -EPERM)
 			log_error("pool %s: volume %s: libcryptsetup could not open a keyslot with %s: "
 				  "%s", pool_name(p), v->name, where, strerror(-r));
-			bad++;
-		} else {
-			log_error("pool %s: volume %s: the key in %s opens none of its keyslots",
-				  pool_name(p), v->name, where);
-			bad++;
-		}
+		bad++;
 		vk_size = 0;
 	}
 	if (!vk_size) {
@@ -399,9 +396,9 @@ static int unlock_volume(struct pool *p, const struct vg_volume *v)
 				  "locked: unlock it with 'tpactivate --key-file FILE %s %s'", pool_name(p),
 				  v->name, own, pool_name(p), v->name);
 		} else {
-			log_error("pool %s: volume %s: no key opened it (tried %s); left locked: "
-				  "unlock it with 'tpactivate --key-file FILE %s %s'", pool_name(p),
-				  v->name, tried, pool_name(p), v->name);
+			log_error("pool %s: volume %s: no key opened any of its keyslots (tried %s); "
+				  "left locked: unlock it with 'tpactivate --key-file FILE %s %s'",
+				  pool_name(p), v->name, tried, pool_name(p), v->name);
 		}
 		r = -EACCES;
 		goto locked;
