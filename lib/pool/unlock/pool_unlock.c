@@ -23,6 +23,7 @@
 #include "kernel/dm.h"
 #include "lib/base/config.h"
 #include "lib/base/critical.h"
+#include "lib/base/dmlog.h"
 #include "lib/base/log.h"
 #include "lib/base/paths.h"
 
@@ -412,6 +413,7 @@ static int unlock_volume(struct pool *p, const struct vg_volume *v)
 	explicit_bzero(vk, sizeof(vk));
 	explicit_bzero(&c, sizeof(c));
 	crypt_free(cd);
+	tp_dmlog_install();	/* libcryptsetup left libdevmapper's default */
 	if (r == -EEXIST)
 		return 0;
 	if (r) {
@@ -423,6 +425,7 @@ locked:
 	explicit_bzero(vk, sizeof(vk));
 	if (cd)
 		crypt_free(cd);
+	tp_dmlog_install();
 	unload_hidden(p, v);
 	left_locked++;
 	(void)bad;
