@@ -223,10 +223,16 @@ const struct dm_report_field_type status_fields[] = {
 	  "passed by activation of all volumes (yes/no)" },
 	{ T_VOL, STR, V(content_uuid), 11, "vol_content_uuid", "ContentUUID", f_str,
 	  "a read-only volume's content uuid (the base incremental streams name)" },
+	{ T_VOL, STR, V(encrypted), 3, "vol_encrypted", "Enc", f_str,
+	  "an encrypted volume, its content a LUKS2 device (yes/no)" },
+	{ T_VOL, STR, V(luks_uuid), 8, "vol_luks_uuid", "LUKSUUID", f_str,
+	  "an encrypted volume's LUKS2 header uuid" },
+	{ T_VOL, STR, V(unlocked), 8, "vol_unlocked", "Unlocked", f_str,
+	  "an encrypted volume's plaintext device is loaded (yes/no; no offline)" },
 	{ T_VOL, STR, V(created), 7, "vol_created", "Created", f_str, "creation time (UTC)" },
 	{ T_VOL, STR, V(attr), 4, "vol_attr", "Attr", f_str,
 	  "attributes, a letter each: type, permissions, active, open, health, "
-	  "activation skip" },
+	  "activation skip, encryption" },
 	{ 0, 0, 0, 0, "", "", NULL, NULL },
 };
 
@@ -441,6 +447,7 @@ void status_vol_attr(const struct pool_info *in, const struct pool_volume_info *
 	attr[4] = in->live && in->failed ? 'F' : in->live && in->read_only ? 'M'
 		  : out_of_data(in) ? 'D' : in->needs_check ? 'C' : '-';
 	attr[5] = vi->activation_skip ? 'k' : '-';
+	attr[6] = !vi->luks_uuid[0] ? '-' : vi->unlocked ? 'E' : 'e';
 	attr[STATUS_VOL_ATTR_LEN] = '\0';
 }
 
@@ -600,6 +607,9 @@ void status_vol_row(const struct pool_info *in, const struct pool_volume_info *v
 	v->read_only = vi->read_only ? "yes" : "no";
 	v->activation_skip = vi->activation_skip ? "yes" : "no";
 	v->content_uuid = vi->content_uuid;
+	v->encrypted = vi->luks_uuid[0] ? "yes" : "no";
+	v->luks_uuid = vi->luks_uuid;
+	v->unlocked = vi->unlocked ? "yes" : "no";
 	status_vol_attr(in, vi, v->attr_buf);
 	v->attr = v->attr_buf;
 }

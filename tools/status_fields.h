@@ -19,7 +19,7 @@
 
 /* pool_attr and vol_attr (tpstatus(8) FIELDS): one letter a position. */
 #define STATUS_POOL_ATTR_LEN 9
-#define STATUS_VOL_ATTR_LEN 6
+#define STATUS_VOL_ATTR_LEN 7
 
 struct pool_row {
 	const char *name, *uuid, *zero, *profile, *discards, *when_full, *needs_check, *active, *mode;
@@ -60,6 +60,7 @@ struct pool_row {
 
 struct vol_row {
 	const char *pool, *name, *origin, *created, *read_only, *activation_skip, *content_uuid;
+	const char *encrypted, *luks_uuid, *unlocked;	/* issue 39 */
 	const char *attr;	/* points into attr_buf */
 	char attr_buf[STATUS_VOL_ATTR_LEN + 1];
 	uint64_t size, mapped, exclusive, shared, mapped_pct, dev_id;
@@ -76,7 +77,8 @@ enum { T_POOL = 1, T_VOL = 2 };
  * field but those two. */
 #define STATUS_VOL_DEFAULT "vol_pool,vol_name,vol_size,vol_mapped,vol_mapped_percent,vol_origin"
 #define STATUS_VOL_JSON_DEFAULT "vol_pool,vol_name,vol_size,vol_mapped,vol_mapped_percent," \
-	"vol_origin,vol_dev_id,vol_read_only,vol_activation_skip,vol_content_uuid,vol_created," \
+	"vol_origin,vol_dev_id,vol_read_only,vol_activation_skip,vol_content_uuid,vol_encrypted," \
+	"vol_luks_uuid,vol_unlocked,vol_created," \
 	"vol_attr"
 
 extern const struct dm_report_object_type status_types[];

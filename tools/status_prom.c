@@ -418,6 +418,8 @@ VALUE(vv_highest, vi->highest_mapped)
 VALUE(vv_active, vi->active)
 VALUE(vv_open, vi->open)
 VALUE(vv_read_only, vi->read_only)
+VALUE(vv_encrypted, vi->luks_uuid[0] != '\0')
+VALUE(vv_unlocked, vi->unlocked)
 #undef VALUE
 
 static const struct vol_metric vol_metrics[] = {
@@ -434,6 +436,11 @@ static const struct vol_metric vol_metrics[] = {
 	{ "tptools_volume_open", "1 while the volume's device is open (mounted, in use)", UP,
 	  vv_open },
 	{ "tptools_volume_read_only", "1 for a read-only volume", VG, vv_read_only },
+	{ "tptools_volume_encrypted", "1 for an encrypted volume (its content a LUKS2 device)",
+	  VG, vv_encrypted },
+	{ "tptools_volume_unlocked",
+	  "1 while an encrypted volume's plaintext (dm-crypt) device is loaded", UP,
+	  vv_unlocked },
 };
 
 static void write_vol_metric(FILE *f, const struct prom_report *r, const struct vol_metric *m)

@@ -53,6 +53,12 @@ void tp_dmlog_install(void)
 	installed = 1;
 }
 
+void tp_dmlog_reclaim(void)
+{
+	if (installed)
+		dm_log_with_errno_init(dmlog);
+}
+
 void tp_dmlog_clear(void)
 {
 	first_error[0] = '\0';

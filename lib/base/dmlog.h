@@ -14,6 +14,10 @@
 #define TP_BASE_DMLOG_H
 
 void tp_dmlog_install(void);
+/* Install it again after a library that sets libdevmapper's log function
+ * of its own and resets it to libdevmapper's default when done
+ * (libcryptsetup, lib/pool/crypt): a no-op before tp_dmlog_install. */
+void tp_dmlog_reclaim(void);
 void tp_dmlog_clear(void);
 /* The first error message since the last clear, or "". */
 const char *tp_dmlog_first_error(void);

@@ -427,6 +427,11 @@ struct pool_volume_info {
 	/* POOL_INFO_USAGE, from the kernel (0 offline): */
 	int active;			/* its thin device is loaded */
 	int open;			/* ... and held open (mounted, in use) */
+	/* An encrypted volume's plaintext (dm-crypt) device is loaded. 0
+	 * offline; live, filled where fill_loaded (admin/pool_info.c) asks
+	 * device-mapper about the volume, by the activation of encrypted
+	 * volumes (issue 39, the live part). */
+	int unlocked;
 };
 
 /* What tpmonitor did to a pool, counted in its state file since the file

@@ -5,14 +5,20 @@
 # accepts (isLuks, luksDump with the uuid the VG records), that opens with
 # k and refuses another key; the volume maps the 16 MiB of its header and
 # nothing after it (the header and zeros); --allow-discards is the
-# header's persistent flag; the key comes from a file, standard input or
-# the kernel keyring; a snapshot has the same luks uuid and the same
-# header bytes. Bad input (a missing, empty or too big key file, no such
-# keyring key, too small a volume, encryption options without --encrypt,
-# both key options, a bad PBKDF option) exits 3 with every image byte for
-# byte; a live-only refusal is not testable here. Killed in the import,
-# no volume: INT drops everything, KILL leaves an unfinished receive that
-# tprecv --abort drops.
+# header's persistent flag; the key comes from a file, standard input,
+# the kernel keyring (when keyctl is installed; test_crypt covers it
+# always) or the terminal (script(1): asked twice, echo off, two that
+# differ refused); a snapshot has the same luks uuid and the same header
+# bytes. The reports: vol_encrypted, vol_luks_uuid, vol_unlocked, the
+# attr letter, JSON and Prometheus. tpcheck reports a header overwritten,
+# another volume's header (another uuid) and a LUKS1 header on the data
+# image, naming each volume sharing it and no tprepair; --fast skips it.
+# Bad input (a missing, empty or too big key file, no such keyring key,
+# too small a volume, encryption options without --encrypt, both key
+# options, a bad PBKDF option) exits 3 with every image byte for byte. A
+# live pool's refusal needs a kernel (not here). Stopped in the import,
+# never a volume: INT drops everything, KILL leaves an unfinished receive
+# that tprecv --abort drops; no temporary header file is left.
 have cryptsetup || fail "cryptsetup not installed (cryptsetup-bin)"
 DATA_SIZE=512M META_SIZE=16M
 new_pool p --chunk 64k
@@ -78,13 +84,121 @@ if have keyctl; then
 	export_raw r
 	cryptsetup open --test-passphrase --key-file k r.raw || fail "the keyring's key does not open r"
 fi
+# the terminal (script(1) gives it one): asked twice with echo off
+# (the answers never appear in what the terminal shows); two that differ
+# are refused with exit 3
+# on_tty NAME ANSWER1 ANSWER2: tvcreate --encrypt -n NAME on a terminal,
+# the answers typed once each prompt shows; its exit code in tty.rc
+on_tty() {
+	local pid
+	rm -f tty.in tty.out tty.rc
+	mkfifo tty.in
+	( rc=0
+	  script -qefc "tvcreate --encrypt $FAST -V 20M -n $1 p" /dev/null <tty.in >tty.out 2>&1 ||
+		rc=$?
+	  echo $rc >tty.rc ) &
+	pid=$!
+	exec 7>tty.in
+	wait_until "$pid" grep -q "New passphrase for volume p/$1: " tty.out ||
+		{ cat tty.out >&2; fail "no prompt for $1"; }
+	printf '%s\n' "$2" >&7
+	wait_until "$pid" grep -q "The same passphrase again: " tty.out ||
+		{ cat tty.out >&2; fail "no second prompt for $1"; }
+	printf '%s\n' "$3" >&7
+	exec 7>&-
+	wait "$pid"
+	if grep -q -- "$2" tty.out || grep -q -- "$3" tty.out; then
+		cat tty.out >&2; fail "a passphrase was echoed"
+	fi
+}
+if have script; then
+	on_tty t "pass phrase" "pass phrase"
+	[ "$(cat tty.rc)" = 0 ] || { cat tty.out >&2; fail "tvcreate on a terminal failed"; }
+	grep -q "Volume p/t created" tty.out || fail "no volume t"
+	export_raw t
+	printf 'pass phrase' >tk
+	cryptsetup open --test-passphrase --key-file tk t.raw || fail "the passphrase does not open t"
+	sums ./*.img >before
+	on_tty t2 "pass phrase" "pass frase"
+	[ "$(cat tty.rc)" = 3 ] || { cat tty.out >&2; fail "two passphrases that differ: exit $(cat tty.rc)"; }
+	grep -q "the two passphrases for volume p/t2 differ" tty.out || fail "no message for the mismatch"
+	sums_same before || fail "a refused passphrase changed a device"
+fi
 ok tvcreate --encrypt --key-file k --pbkdf argon2id --pbkdf-memory 32 \
 	--pbkdf-force-iterations 4 -V 20M -n a2 p
 export_raw a2
 cryptsetup luksDump a2.raw | grep -q "PBKDF:      argon2id" || fail "--pbkdf argon2id not taken"
 cryptsetup open --test-passphrase --key-file k a2.raw || fail "k does not open a2"
-rm -f ./*.raw
 expect_rc 0 tpcheck p
+
+# ---- reports: fields, attr, JSON, Prometheus ----
+ok tvcreate -V 20M -n plain p
+[ "$(vol_field p e vol_encrypted)" = yes ] || fail "vol_encrypted of e"
+[ "$(vol_field p s vol_encrypted)" = yes ] || fail "vol_encrypted of the snapshot"
+[ "$(vol_field p plain vol_encrypted)" = no ] || fail "vol_encrypted of a plain volume"
+[ "$(vol_field p e vol_luks_uuid)" = "$u" ] || fail "vol_luks_uuid is not luksDump's $u"
+[ "$(vol_field p s vol_luks_uuid)" = "$u" ] || fail "the snapshot's vol_luks_uuid"
+[ -z "$(vol_field p plain vol_luks_uuid)" ] || fail "a plain volume has a luks uuid"
+[ "$(vol_field p e vol_unlocked)" = no ] || fail "vol_unlocked offline"
+[ "$(vol_field p e vol_attr)" = Vw----e ] || fail "vol_attr of e: $(vol_field p e vol_attr)"
+[ "$(vol_field p s vol_attr)" = sw----e ] || fail "vol_attr of s: $(vol_field p s vol_attr)"
+[ "$(vol_field p plain vol_attr)" = Vw----- ] || fail "vol_attr of plain: $(vol_field p plain vol_attr)"
+ok tvcreate --encrypt --activate n --key-file k $FAST -V 20M -n skip p
+[ "$(vol_field p skip vol_attr)" = Vw---ke ] || fail "--activate n with --encrypt: $(vol_field p skip vol_attr)"
+ok tpstatus --json p
+cat >vols_check.py <<'PY'
+import json, sys
+vols = {v["vol_name"]: v for t in json.load(sys.stdin)["report"] if "volume" in t for v in t["volume"]}
+assert vols["e"]["vol_encrypted"] == "yes" and vols["e"]["vol_luks_uuid"] == sys.argv[1], vols["e"]
+assert vols["e"]["vol_unlocked"] == "no" and vols["e"]["vol_attr"] == "Vw----e", vols["e"]
+assert vols["plain"]["vol_encrypted"] == "no" and vols["plain"]["vol_luks_uuid"] == "", vols["plain"]
+PY
+python3 vols_check.py "$u" <out || fail "JSON of the encrypted volumes"
+ok tpstatus --format prometheus p
+grep -qx 'tptools_volume_encrypted{pool="p",volume="e"} 1' out || fail "prometheus: e not encrypted"
+grep -qx 'tptools_volume_encrypted{pool="p",volume="plain"} 0' out || fail "prometheus: plain encrypted"
+if have promtool; then promtool check metrics <out >lint 2>&1 || { cat lint >&2; fail "promtool"; }; fi
+
+# ---- tpcheck: a header unreadable, not LUKS2, or another uuid ----
+off=$(pool_bytes p pool_data_offset)
+save_area p area.img
+# data chunk N of volume VOL's virtual chunk 0, from thin_dump
+chunk0() {
+	thin_dump area.img | awk -v id="$(vol_dev_id p "$1")" '
+		/<device dev_id="/ { on = index($0, "dev_id=\"" id "\"") > 0 }
+		on && /origin_begin="0"/ { sub(/.*data_begin="/, ""); sub(/".*/, ""); print; exit }'
+}
+e0=$(chunk0 e)
+[ -n "$e0" ] || fail "no data chunk found for e's first chunk"
+put_chunk0() { dd if="$1" of=p-data.img bs=$C seek=$((off / C + e0)) count=1 conv=notrunc status=none; }
+dd if=p-data.img of=good0 bs=$C skip=$((off / C + e0)) count=1 status=none
+cmp -n $C good0 e.raw || fail "chunk $e0 is not e's first chunk"
+# (e and s share the chunk: both are reported)
+head -c $C /dev/urandom >junk
+put_chunk0 junk
+expect_rc 1 tpcheck p
+out_has "encrypted volume p/e: it begins with no LUKS header"
+out_has "encrypted volume p/s: it begins with no LUKS header"
+out_lacks "p/d:"
+out_has "next: tprepair cannot mend an encrypted volume's header"
+out_lacks "run 'tprepair"
+# another encrypted volume's header (d's): a uuid that is not e's
+dd if=d.raw of=other0 bs=$C count=1 status=none
+put_chunk0 other0
+expect_rc 1 tpcheck p
+out_has "encrypted volume p/e: its LUKS2 header has uuid $(luks_uuid d.raw), not the $u the pool recorded"
+# a LUKS1 header
+image l1.img 4M
+cryptsetup luksFormat -q --type luks1 --pbkdf-force-iterations 1000 --key-file k l1.img ||
+	fail "cannot make a LUKS1 image"
+dd if=l1.img of=luks1 bs=$C count=1 status=none
+put_chunk0 luks1
+expect_rc 1 tpcheck p
+out_has "encrypted volume p/e: it begins with a LUKS1 header, not the LUKS2 header"
+tpcheck --fast p >out 2>err; [ $? = 0 ] || { cat err >&2; fail "tpcheck --fast reads headers"; }
+put_chunk0 good0
+expect_rc 0 tpcheck p
+rm -f ./*.raw
 
 # ---- bad input: exit 3, every image byte for byte ----
 : >empty
@@ -106,7 +220,7 @@ for bad in \
 	"--encrypt --key-file k --pbkdf pbkdf2 --pbkdf-force-iterations 10 -V 64M -n x p" \
 	"--encrypt --key-file k --iter-time 0 -V 64M -n x p" \
 	"--encrypt --key-file k --iter-time 100 --pbkdf-force-iterations 2000 -V 64M -n x p"; do
-	# shellcheck disable=SC2086
+		# shellcheck disable=SC2086
 	unchanged 3 tvcreate $bad
 done
 unchanged 3 tvcreate --encrypt --key-file empty $FAST -V 64M -n x p

@@ -14,13 +14,13 @@ ok tvcreate -V 16M -n v p
 ok tvsnap p/v -n s
 ok tvsnap --readonly p/v -n ro
 expect_attr "a new pool" "$(attr p)" "w-q--n---"
-expect_attr "a volume" "$(vattr p v)" "Vw----"
-expect_attr "a snapshot" "$(vattr p s)" "sw----"
-expect_attr "a read-only snapshot" "$(vattr p ro)" "sr----"
+expect_attr "a volume" "$(vattr p v)" "Vw-----"
+expect_attr "a snapshot" "$(vattr p s)" "sw-----"
+expect_attr "a read-only snapshot" "$(vattr p ro)" "sr-----"
 # a snapshot whose origin is removed is a volume of its own
 ok tvsnap p/s -n s2
 ok tvremove -y p/s
-expect_attr "origin removed" "$(vattr p s2)" "Vw----"
+expect_attr "origin removed" "$(vattr p s2)" "Vw-----"
 
 # position 3: when full
 ok tpchange --when-full error p
@@ -35,7 +35,7 @@ ok tpchange --activate y p
 [ "$(tpstatus --noheadings -o pool_activation_skip p | tr -d ' ')" = no ] ||
 	fail "pool_activation_skip after --activate y"
 ok tvchange --activate n p/v
-expect_attr "volume skipped by --all" "$(vattr p v)" "Vw---k"
+expect_attr "volume skipped by --all" "$(vattr p v)" "Vw---k-"
 ok tvchange --activate y p/v
 
 # positions 4 and 6: zeroing and discards, as tpcreate set them
@@ -53,13 +53,13 @@ map_ranges p "$(vol_dev_id p v):0:0:$chunks"
 [ "$(tpstatus --noheadings -o pool_data_percent p | tr -d ' ')" = 100.00 ] ||
 	fail "the pool is not full: $(tpstatus --noheadings -o pool_data_percent p)"
 expect_attr "no free chunk" "$(attr p)" "D-q--n---"
-expect_attr "a volume of a full pool" "$(vattr p v)" "Vw--D-"
-expect_attr "a read-only snapshot of a full pool" "$(vattr p ro)" "sr--D-"
+expect_attr "a volume of a full pool" "$(vattr p v)" "Vw--D--"
+expect_attr "a read-only snapshot of a full pool" "$(vattr p ro)" "sr--D--"
 # one chunk free: w again
 load_area p empty.area
 map_ranges p "$(vol_dev_id p v):0:0:$((chunks - 1))"
 expect_attr "one chunk short of full" "$(attr p)" "w-q--n---"
-expect_attr "its volume" "$(vattr p v)" "Vw----"
+expect_attr "its volume" "$(vattr p v)" "Vw-----"
 load_area p empty.area
 
 # position 5 c and volume health C: the needs_check flag
@@ -67,7 +67,7 @@ save_area p area.bin
 ok tp-damage area.bin sb needs_check
 load_area p area.bin
 expect_attr "needs_check" "$(attr p)" "w-q-cn---"
-expect_attr "a volume of a needs_check pool" "$(vattr p v)" "Vw--C-"
+expect_attr "a volume of a needs_check pool" "$(vattr p v)" "Vw--C--"
 ok tprepair p
 expect_attr "repaired" "$(attr p)" "w-q--n---"
 
@@ -113,6 +113,6 @@ assert keys.index("pool_monitor") == len(keys) - 6, keys
 assert pool["pool_system_id"] == "-", pool["pool_system_id"]
 assert pool["pool_lock_type"] == "none" and pool["pool_lease_owner"] == "-", pool
 v = {x["vol_name"]: x for x in vols}
-assert v["ro"]["vol_attr"] == "sr----", v["ro"]
+assert v["ro"]["vol_attr"] == "sr-----", v["ro"]
 assert list(v["v"])[-1] == "vol_attr" and list(v["v"])[-2] == "vol_created", list(v["v"])
 PY

@@ -50,7 +50,7 @@ if have python3; then
 v = [t for t in json.load(sys.stdin)["report"] if "volume" in t][0]["volume"][0]
 print(" ".join(sorted(v)))'; }
 	k=$(tpstatus --json p | keys)
-	[ "$k" = "vol_activation_skip vol_attr vol_content_uuid vol_created vol_dev_id vol_mapped vol_mapped_percent vol_name vol_origin vol_pool vol_read_only vol_size" ] ||
+	[ "$k" = "vol_activation_skip vol_attr vol_content_uuid vol_created vol_dev_id vol_encrypted vol_luks_uuid vol_mapped vol_mapped_percent vol_name vol_origin vol_pool vol_read_only vol_size vol_unlocked" ] ||
 		fail "JSON default keys: $k"
 	k=$(tpstatus --json -o +vol_exclusive,vol_shared p | keys)
 	case " $k " in *" vol_exclusive "*" vol_shared "*) ;; *) fail "JSON +vol_exclusive: $k" ;; esac

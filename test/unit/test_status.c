@@ -100,29 +100,29 @@ static void test_vol_attr(void)
 {
 	struct pool_info in = pool();
 
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vw----");
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 1), "sw----");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vw-----");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 1), "sw-----");
 	vols[1].read_only = 1;
 	vols[1].activation_skip = 1;
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 1), "sr---k");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 1), "sr---k-");
 	/* health: the pool's, the worst first */
 	in.needs_check = 1;
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vw--C-");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vw--C--");
 	in.data_used = in.data_size;
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vw--D-");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vw--D--");
 	in = pool();
 	in.live = 1;
 	vols[0].active = 1;
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vwa---");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vwa----");
 	vols[0].open = 1;
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vwao--");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "Vwao---");
 	in.out_of_data = 1;
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "VwaoD-");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "VwaoD--");
 	in.read_only = 1;
 	in.needs_check = 1;
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "VwaoM-");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "VwaoM--");
 	in.failed = 1;
-	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "VwaoF-");
+	CU_ASSERT_STRING_EQUAL(vattr(&in, 0), "VwaoF--");
 }
 
 static void test_escape(void)

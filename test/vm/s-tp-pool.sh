@@ -50,7 +50,7 @@ expect_eq "active" "$(status pool_active)" yes
 must mkfs.ext4 -q -F /dev/mapper/vault-www
 must mount /dev/mapper/vault-www mnt
 status pool_attr | grep -Eq '^waq--[pni]---$' || note_fail "pool_attr of an active pool: $(status pool_attr)"
-expect_eq "vol_attr of a mounted volume" "$(vstatus vol_attr www)" Vwao--
+expect_eq "vol_attr of a mounted volume" "$(vstatus vol_attr www)" Vwao---
 tpstatus --format prometheus vault >live.prom || note_fail "tpstatus --format prometheus: exit $?"
 promcheck live.prom
 has live.prom 'tptools_pool_up{pool="vault"} 1'
@@ -73,9 +73,9 @@ must mount -o ro,noload /dev/mapper/vault-www--snap snap
 expect_eq "snapshot keeps the old data" "$(md5sum <snap/a)" "$sum_a"
 expect_eq "snapshot file b" "$(md5sum <snap/b)" "$sum_b"
 not cmp -s mnt/a snap/a
-expect_eq "vol_attr of a mounted snapshot" "$(vstatus vol_attr www-snap)" swao--
+expect_eq "vol_attr of a mounted snapshot" "$(vstatus vol_attr www-snap)" swao---
 must umount snap
-expect_eq "vol_attr of a loaded snapshot nobody holds" "$(vstatus vol_attr www-snap)" swa---
+expect_eq "vol_attr of a loaded snapshot nobody holds" "$(vstatus vol_attr www-snap)" swa----
 
 step "live create and remove"
 must tvcreate -V 32M -n tmp vault
@@ -113,7 +113,7 @@ must tpdeactivate vault
 check test ! -e /dev/mapper/vault-www
 expect_eq "inactive" "$(status pool_active)" no
 status pool_attr | grep -Eq '^w-q--[pni]---$' || note_fail "pool_attr inactive: $(status pool_attr)"
-expect_eq "vol_attr of an inactive pool's volume" "$(vstatus vol_attr www)" Vw----
+expect_eq "vol_attr of an inactive pool's volume" "$(vstatus vol_attr www)" Vw-----
 expect_eq "data used offline" "$(status pool_data_used)" "$live_used"
 expect_eq "www mapped offline" "$(vstatus vol_mapped www)" "$live_www"
 expect_eq "snapshot exclusive offline" "$(vstatus vol_exclusive www-snap)" "$live_snap"
@@ -147,7 +147,7 @@ expect_eq "mode" "$(tpstatus --noheadings -o pool_mode full | awk 'NF{print $1; 
 tpstatus --noheadings -o pool_attr full | grep -Eq '^Dae--[pni]---$' ||
 	note_fail "pool_attr out of data space: $(tpstatus --noheadings -o pool_attr full)"
 expect_eq "vol_attr in a pool out of data space" \
-	"$(tpstatus --noheadings -o vol_name,vol_attr full | awk '$1 == "big" { print $2 }')" Vwa-D-
+	"$(tpstatus --noheadings -o vol_name,vol_attr full | awk '$1 == "big" { print $2 }')" Vwa-D--
 tpstatus --format prometheus full >full.prom || note_fail "tpstatus --format prometheus full: exit $?"
 promcheck full.prom
 has full.prom 'tptools_pool_mode{pool="full",mode="out_of_data_space"} 1'

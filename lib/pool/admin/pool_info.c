@@ -147,6 +147,9 @@ static int fill_loaded(struct pool *p, struct pool_info *info)
 		}
 		vi->active = r > 0;
 		vi->open = r > 0 && dm.open_count > 0;
+		/* vi->unlocked: an encrypted volume's dm-crypt device loaded;
+		 * the live part of issue 39 asks device-mapper here. Until
+		 * then no tptools command loads one, so 0 is the truth. */
 	}
 	return 0;
 }

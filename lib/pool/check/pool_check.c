@@ -5,6 +5,7 @@
  * metadata); a pool the kernel runs is refused (-EBUSY). */
 #include "lib/pool/check/pool_check_int.h"
 #include "lib/pool/core/core.h"
+#include "lib/pool/pool_crypt.h"
 #include "lib/pool/mirror/mirror.h"
 
 #include <errno.h>
@@ -432,10 +433,66 @@ static void pool_check_orphans(struct pool *p, struct pool_check_report *rep)
 	}
 }
 
+/* Whether volume NAME is among REP's lost ones (no thin device). */
+static int is_lost(const struct pool_check_report *rep, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *s = rep->lost; (s = strstr(s, name)); s += n)
+		if ((s == rep->lost || s[-1] == ' ') && (s[n] == ' ' || !s[n]))
+			return 1;
+	return 0;
+}
+
+/* Every encrypted volume's LUKS2 header (lib/pool/crypt): one that cannot
+ * be read, is no LUKS2 header, or carries another uuid than the VG
+ * records is a non-fatal finding: the pool's metadata is sound and
+ * tprepair has nothing to do, but that volume's content cannot be
+ * unlocked. Only over thin metadata without fatal damage (else the
+ * mappings read may not be the volume's), and not with --fast (16 MiB a
+ * volume at most, but a read of data all the same). Returns the number
+ * found, the first one's name in FIRST. */
+static unsigned check_luks(struct pool *p, const char *name, struct pool_check_report *rep,
+			   char *first, size_t len)
+{
+	const struct vg *vg = pool_vg(p);
+	unsigned n = 0, any = 0;
+	int e;
+
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		any |= !!vg->volumes[i].luks_uuid[0];
+	/* the mappings are read through the thin metadata (offline here) */
+	if (!any || (!pool_thin(p) && (e = pool_open_thin(p)))) {
+		if (any)
+			pool_problem(rep, 0, "the encrypted volumes' headers could not be checked: "
+				     "the thin metadata does not open: %s", strerror(-e));
+		return 0;
+	}
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		char why[200];
+		int r;
+
+		if (!v->luks_uuid[0] || is_lost(rep, v->name))
+			continue;
+		if (!(r = pool_crypt_header_probe(p, v->name, why, sizeof(why))))
+			continue;
+		if (r == -ENOMEM)
+			why[0] = '\0';
+		pool_problem(rep, 0, "encrypted volume %s/%s: %s; its content cannot be unlocked",
+			     name, v->name, why[0] ? why : strerror(-r));
+		if (!n++)
+			snprintf(first, len, "%s", v->name);
+	}
+	return n;
+}
+
 int pool_check(const char *name, const char *devices, const struct thin_check_opts *opts,
 	       struct pool_check_report *rep, struct thin_check_report *thin, char *next,
 	       size_t len)
 {
+	char luks_first[VG_NAME_MAX + 1] = "";
+	unsigned nr_luks = 0;
 	char *listed = devices ? NULL : pool_devices_from_file(name);
 	struct pool *p = NULL;
 	size_t before;
@@ -457,6 +514,9 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		pool_check_orphans(p, rep);
 	if (!r)
 		cut_data_losses(p, devices ? devices : listed, rep);
+	if (!r && pool_vg(p) && !(opts->flags & THIN_CHECK_FAST) && !rep->f.nr_fatal &&
+	    !thin->f.nr_fatal && thin->sb_ok)
+		nr_luks = check_luks(p, name, rep, luks_first, sizeof(luks_first));
 	if (!r && pool_vg(p)) {
 		/* labels behind the VG (an older label, or a change cut
 		 * between its VG commit and the labels): a writer rewrites
@@ -482,7 +542,7 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 				      (s->mismatched > s->healed[0] + s->healed[1]);
 		size_t own = rep->nr_strays + rep->nr_lost + rep->nr_orphans + rep->nr_ahead +
 			     rep->nr_labels_behind + rep->interrupted + rep->nr_purges +
-			     leg_findings;
+			     leg_findings + nr_luks;
 		int thin_bad = rep->f.nr_problems - own > before || thin->f.nr_problems
 				       ? 1 : rep->nr_strays ? 2
 				       : legs && (s->unreadable[0] || s->unreadable[1]) ? 4
@@ -492,6 +552,13 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		if (rep->nr_purges && !next[0])
 			snprintf(next, len, "run 'tvremove --purge %s' to finish the interrupted "
 				 "purge", rep->purge);
+		/* tprepair mends no header: its copy is in a snapshot or a backup */
+		if (nr_luks && !next[0])
+			snprintf(next, len, "tprepair cannot mend an encrypted volume's header: "
+				 "roll %s/%s back to a snapshot whose header is sound ('tvrollback "
+				 "--to SNAPSHOT %s/%s'), or restore the header from a backup made with "
+				 "'cryptsetup luksHeaderBackup'; without one its data is lost", name,
+				 luks_first, name, luks_first);
 	}
 out:
 	free(listed);

@@ -18,6 +18,7 @@
 #include "lib/pool/crypt/crypt_int.h"
 #include "metadata/thin/delta.h"
 
+#include "lib/base/dmlog.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -125,6 +126,7 @@ void pool_crypt_header_close(struct pool_crypt_header *h)
 	if (h->path[0])
 		unlink(h->path);
 	h->path[0] = '\0';
+	tp_dmlog_reclaim();	/* libcryptsetup resets libdevmapper's log when done */
 }
 
 /* Load H's file as a LUKS header: 0, or -EUCLEAN with WHY. */
@@ -232,6 +234,7 @@ out:
 	}
 	if (r)
 		pool_crypt_header_close(h);
+	tp_dmlog_reclaim();
 	return r;
 }
 

@@ -142,15 +142,16 @@ out:
 /* ---- the terminal ---- */
 
 /* One line from TTY with echo off, without its newline: its length, or
- * -errno; -EFBIG for a line longer than POOL_KEY_MAX (read to its end). */
+ * -errno; -EFBIG for a line longer than POOL_KEY_MAX (read to its end).
+ * Echo goes off before the prompt is written (typed-ahead input, which
+ * was echoed, is discarded), so whatever answers the prompt is not
+ * echoed; it comes back on as it was, whatever happened. */
 static ssize_t ask(int tty, const char *prompt, unsigned char *buf)
 {
 	struct termios old, quiet;
 	size_t len = 0;
 	int too_long = 0, e = 0, restore;
 
-	if (write(tty, prompt, strlen(prompt)) < 0)
-		return -errno;
 	restore = !tcgetattr(tty, &old);
 	if (restore) {
 		quiet = old;
@@ -159,13 +160,11 @@ static ssize_t ask(int tty, const char *prompt, unsigned char *buf)
 		if (tcsetattr(tty, TCSAFLUSH, &quiet))
 			restore = 0;
 	}
-	for (;;) {
+	if (write(tty, prompt, strlen(prompt)) < 0)
+		e = -errno;
+	while (!e) {
 		unsigned char c;
 		ssize_t n = read(tty, &c, 1);
-		if (n < 0 && errno == EINTR) {
-			e = -EINTR;
-			break;
-		}
 		if (n < 0) {
 			e = -errno;
 			break;
@@ -179,7 +178,7 @@ static ssize_t ask(int tty, const char *prompt, unsigned char *buf)
 		c = 0;
 	}
 	if (restore)
-		(void)tcsetattr(tty, TCSAFLUSH, &old);
+		(void)tcsetattr(tty, TCSANOW, &old);
 	if (e)
 		return e;
 	return too_long ? -EFBIG : (ssize_t)len;

@@ -26,6 +26,7 @@
 #include "lib/pool/core/core.h"
 #include "lib/pool/crypt/crypt_int.h"
 
+#include "lib/base/dmlog.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -258,5 +259,6 @@ out:
 	pool_recv_free(r);
 	close(fd);
 	unlink(path);
+	tp_dmlog_reclaim();	/* libcryptsetup reset libdevmapper's log */
 	return e;
 }
