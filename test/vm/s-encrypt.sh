@@ -44,10 +44,14 @@ unlocked() { # VOL: dm-crypt over the hidden thin device, our uuids
 	[ "$(dm_type "$P-$v-luks")" = thin ] || { note_fail "$P-$v-luks is not a thin device"; return; }
 	case $(dm_uuid "$P-$v") in TPTOOLS-*-crypt[0-9]*) ;; *) note_fail "$P-$v uuid $(dm_uuid "$P-$v")" ;; esac
 	case $(dm_uuid "$P-$v-luks") in TPTOOLS-*-thin[0-9]*) ;; *) note_fail "$P-$v-luks uuid" ;; esac
+	expect_eq "tpstatus vol_unlocked of $v" "$(vol_unlocked "$v")" yes
 }
 locked() { # VOL: nothing of it loaded
 	if loaded "$P-$1" || loaded "$P-$1-luks"; then note_fail "$1 is not locked"; fi
+	expect_eq "tpstatus vol_unlocked of locked $1" "$(vol_unlocked "$1")" no
 }
+# tpstatus's vol_unlocked of VOL
+vol_unlocked() { tpstatus --noheadings -o vol_unlocked "$P/$1" | awk 'NF { print $1; exit }'; }
 
 step "encrypted volumes made offline, a plain one"
 must tpcreate --data "$DATA" --meta "$META" --chunk 64k "$P"

@@ -413,7 +413,7 @@ static int unlock_volume(struct pool *p, const struct vg_volume *v)
 	explicit_bzero(vk, sizeof(vk));
 	explicit_bzero(&c, sizeof(c));
 	crypt_free(cd);
-	tp_dmlog_install();	/* libcryptsetup left libdevmapper's default */
+	tp_dmlog_reclaim();	/* libcryptsetup left libdevmapper's default */
 	if (r == -EEXIST)
 		return 0;
 	if (r) {
@@ -425,7 +425,7 @@ locked:
 	explicit_bzero(vk, sizeof(vk));
 	if (cd)
 		crypt_free(cd);
-	tp_dmlog_install();
+	tp_dmlog_reclaim();
 	unload_hidden(p, v);
 	left_locked++;
 	(void)bad;
