@@ -61,6 +61,25 @@ static int creation_op(struct pool *p, void *arg)
 	return 0;
 }
 
+/* --encrypt makes the volume offline (pool_crypt_create): a pool that
+ * cannot be opened, or that the kernel runs, is refused before a key is
+ * asked for. CLI_CONTINUE or the exit code (the error said). */
+static int offline_first(const char *pool, const char *devices)
+{
+	struct pool *p = NULL;
+	int r = pool_open(pool, devices, POOL_RDONLY, &p), live;
+
+	if (r)
+		return tp_exit_from_errno(r);
+	live = pool_is_live(p);
+	pool_close(p);
+	if (!live)
+		return CLI_CONTINUE;
+	log_error("pool %s is active in the kernel: tvcreate --encrypt makes a volume offline; "
+		  "deactivate the pool first ('tpdeactivate %s'); nothing was changed", pool, pool);
+	return TP_EXIT_FAILED;
+}
+
 int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 {
 	const char *vsize = NULL, *devices = NULL, *activate = NULL, **args;
@@ -118,7 +137,10 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 			rc = cli_usage_error(cmd, "-V %s is too small for an encrypted volume, whose "
 					     "LUKS2 header takes 16 MiB: give -V %lluK or more", vsize,
 					     (unsigned long long)pool_crypt_min_size() / 1024);
-		/* the key before the pool is opened: a prompt holds no lock */
+		/* the key before the pool is opened for writing (a prompt holds
+		 * no lock), but not for a pool that refuses it anyway */
+		if (rc == CLI_CONTINUE)
+			rc = offline_first(args[0], devices);
 		snprintf(what, sizeof(what), "volume %s/%s", args[0], c.name);
 		if (rc == CLI_CONTINUE)
 			rc = cli_key_read(&src, what, POOL_KEY_NEW, &k);

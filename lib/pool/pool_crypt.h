@@ -23,7 +23,9 @@
 /* ---- key sources (crypt_key.c) ---- */
 
 /* The most bytes a key (a key file, a keyring key or a passphrase) may
- * hold: 8 KiB, as cryptsetup's default --keyfile-size limit for a file. */
+ * hold: 8 KiB, far above any passphrase and any sensible key file (a
+ * bigger file is more likely the wrong file than a key; cryptsetup itself
+ * takes up to 8 MiB). */
 #define POOL_KEY_MAX 8192u
 
 enum pool_key_kind {

@@ -232,6 +232,9 @@ err_has "add --encrypt"
 # no terminal to ask on (setsid: no controlling terminal)
 unchanged 3 setsid -w tvcreate --encrypt $FAST -V 64M -n x p </dev/null
 err_has "no terminal to ask for the passphrase of volume p/x"
+# no such pool: refused before a passphrase is asked for
+expect_rc 5 setsid -w tvcreate --encrypt $FAST -V 64M -n x nosuch </dev/null
+err_lacks "passphrase"
 # the name taken: 5, nothing written
 unchanged 5 tvcreate --encrypt --key-file k $FAST -V 64M -n e p
 
