@@ -188,6 +188,14 @@ int tp_dm_crypt_resize(const char *name, uint64_t thin_sectors)
 		goto out;
 	}
 	t.length = thin_sectors - offset;
+	/* whole encryption sectors only, as at the unlock */
+	{
+		const char *ss = strstr(t.params, " sector_size:");
+		unsigned long v = ss ? strtoul(ss + 13, NULL, 10) : 512;
+
+		if (v > 512 && v <= 4096)
+			t.length -= t.length % (v / 512);
+	}
 	if ((r = tp_dm_load(name, &t, 1, TP_DM_SECURE | (info.read_only ? TP_DM_READ_ONLY : 0)))) {
 		log_error("%s: the kernel refused its new size: %s", name, strerror(-r));
 		goto out;
