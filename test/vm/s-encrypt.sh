@@ -102,7 +102,7 @@ must tpactivate --key-file key "$P" secd
 check grep -q allow_discards <<<"$(dmsetup table "$P-secd")"
 
 step "ext4 with checksummed files, locked and unlocked again"
-must mkfs.ext4 -q -E nodiscard "$(dev sec)"
+must mkfs.ext4 -q -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$(dev sec)"
 mkdir -p mnt
 must mount "$(dev sec)" mnt
 must dd if=/dev/urandom of=mnt/a bs=1M count=8 status=none
@@ -205,7 +205,7 @@ must umount mnt
 
 step "discards: reach the pool through --allow-discards only"
 must tpactivate --key-file key "$P" secd
-must mkfs.ext4 -q -E nodiscard "$(dev secd)"
+must mkfs.ext4 -q -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$(dev secd)"
 for v in sec secd; do
 	must mount "$(dev $v)" mnt
 	must dd if=/dev/urandom of=mnt/fill bs=1M count=16 conv=fsync status=none
@@ -223,7 +223,9 @@ for v in sec secd; do
 		[ "$m2" -lt "$m1" ] && [ "$u2" -lt "$u1" ] ||
 			note_fail "secd: discards did not reach the pool ($m1 -> $m2, $u1 -> $u2)"
 	else
-		expect_eq "sec's mapped sectors after fstrim" "$m2" "$m1"
+		# nothing given back (ext4 may still map more meanwhile)
+		[ "$m2" -ge "$m1" ] && [ "$u2" -ge "$u1" ] ||
+			note_fail "sec: blocks given back without --allow-discards ($m1 -> $m2, $u1 -> $u2)"
 	fi
 	must umount mnt
 done
