@@ -19,6 +19,13 @@ int cli_pbkdf_given(const struct cli_key *k)
 	return k->pbkdf || k->iter_time || k->memory || k->iterations;
 }
 
+const char *cli_key_first(const struct cli_key *k)
+{
+	return k->file ? "--key-file" : k->keyring ? "--key-keyring" : k->pbkdf ? "--pbkdf"
+	       : k->iter_time ? "--iter-time" : k->memory ? "--pbkdf-memory"
+	       : k->iterations ? "--pbkdf-force-iterations" : NULL;
+}
+
 int cli_key_source(const struct tp_command *cmd, const struct cli_key *k,
 		   struct pool_key_source *src)
 {

@@ -48,6 +48,9 @@ struct cli_key {
 /* Whether any option of CLI_OPT_KEY / CLI_OPT_PBKDF was given. */
 int cli_key_given(const struct cli_key *k);
 int cli_pbkdf_given(const struct cli_key *k);
+/* The first of them given, as spelled on the command line ("--pbkdf"),
+ * or NULL: for "... applies only with ..." messages. */
+const char *cli_key_first(const struct cli_key *k);
 
 /* The key source K names, into *SRC: both --key-file and --key-keyring
  * is a usage error (3), else CLI_CONTINUE. */

@@ -123,9 +123,8 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 			c.no_autoactivate = !on;
 	}
 	if (rc == CLI_CONTINUE && !encrypt && (discards || cli_key_given(&key) || cli_pbkdf_given(&key)))
-		rc = cli_usage_error(cmd, "--%s applies to an encrypted volume only: add --encrypt",
-				     discards ? "allow-discards" : cli_key_given(&key) ?
-				     (key.file ? "key-file" : "key-keyring") : "pbkdf and its like");
+		rc = cli_usage_error(cmd, "%s applies to an encrypted volume only: add --encrypt",
+				     discards ? "--allow-discards" : cli_key_first(&key));
 	if (rc == CLI_CONTINUE && pool_dm_vol_name_check(args[0], c.name))
 		rc = TP_EXIT_USAGE;
 	if (rc == CLI_CONTINUE && encrypt) {

@@ -98,6 +98,21 @@ struct pool_crypt_new {
  * libcryptsetup lays it out) and one 4 KiB sector of data. */
 uint64_t pool_crypt_min_size(void);
 
+/* The LUKS2 header of encrypted volume POOL/NAME (for messages) of SIZE
+ * bytes written by libcryptsetup onto PATH (a file or a block device of
+ * at least the header's size: the volume itself when it is a device, as
+ * a live creation has it), as pool_crypt_create makes it: the cipher,
+ * sector size, keyslot 0 from N->key with N->pbkdf, allow-discards.
+ * UUID_IN: the uuid to give it (one the VG records already), NULL for a
+ * new one; the uuid into UUID (POOL_UUID_LEN + 1), the data offset in
+ * bytes into *DATA_OFF. 0, -ERANGE (SIZE too small for the header,
+ * naming the size needed), or libcryptsetup's error, logged. Only the
+ * header's bytes are written (its keyslot area filled with random bytes
+ * by libcryptsetup); the rest of PATH is not touched. */
+int pool_crypt_format(const char *path, const char *pool, const char *name, uint64_t size,
+		      const struct pool_crypt_new *n, const char *uuid_in, char *uuid,
+		      uint64_t *data_off) TP_MUST_CHECK;
+
 /* Make encrypted volume NAME of SIZE bytes in the inactive pool P: a
  * LUKS2 header made by libcryptsetup (its default cipher,
  * aes-xts-plain64 with a 512-bit key, a new random volume key, keyslot 0
@@ -105,7 +120,9 @@ uint64_t pool_crypt_min_size(void);
  * through the raw import (pool_recv.h: the rest of the volume unmapped;
  * whole or nothing) with the header's uuid as the VG's luks_uuid. The
  * LUKS uuid goes into LUKS_UUID (POOL_UUID_LEN + 1) when not NULL.
- * Refused, nothing written: a live pool (-EBUSY, naming tpdeactivate), a
+ * Refused, nothing written: a live pool (-EBUSY, naming tpdeactivate;
+ * the live creation can make the volume and pool_crypt_format its
+ * device), a
  * size under pool_crypt_min_size (-ERANGE, naming it), the name taken
  * (-EEXIST), and libcryptsetup's errors (logged). FLAGS:
  * POOL_VOLUME_NO_AUTOACTIVATE (pool_volume.h). */

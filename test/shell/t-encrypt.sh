@@ -88,7 +88,8 @@ fi
 # (the answers never appear in what the terminal shows); two that differ
 # are refused with exit 3
 # on_tty NAME ANSWER1 ANSWER2: tvcreate --encrypt -n NAME on a terminal,
-# the answers typed once each prompt shows; its exit code in tty.rc
+# the answers typed once each prompt shows (ANSWER2 -: none); its exit
+# code in tty.rc
 on_tty() {
 	local pid
 	rm -f tty.in tty.out tty.rc
@@ -102,9 +103,12 @@ on_tty() {
 	wait_until "$pid" grep -q "New passphrase for volume p/$1: " tty.out ||
 		{ cat tty.out >&2; fail "no prompt for $1"; }
 	printf '%s\n' "$2" >&7
-	wait_until "$pid" grep -q "The same passphrase again: " tty.out ||
-		{ cat tty.out >&2; fail "no second prompt for $1"; }
-	printf '%s\n' "$3" >&7
+	if [ "$3" != - ]; then	# -: no second answer
+		wait_until "$pid" grep -q "The same passphrase again: " tty.out ||
+			{ cat tty.out >&2; fail "no second prompt for $1"; }
+		printf '%s\n' "$3" >&7
+	fi
+	wait_until "$pid" test -s tty.rc
 	exec 7>&-
 	wait "$pid"
 	if grep -q -- "$2" tty.out || grep -q -- "$3" tty.out; then
@@ -123,6 +127,11 @@ if have script; then
 	[ "$(cat tty.rc)" = 3 ] || { cat tty.out >&2; fail "two passphrases that differ: exit $(cat tty.rc)"; }
 	grep -q "the two passphrases for volume p/t2 differ" tty.out || fail "no message for the mismatch"
 	sums_same before || fail "a refused passphrase changed a device"
+	# ^C at the prompt (the terminal's SIGINT, echo off): the command ends
+	# 130, echo put back first, nothing written
+	on_tty t3 "$(printf '\003')" -
+	[ "$(cat tty.rc)" = 130 ] || { cat tty.out >&2; fail "^C at the prompt: exit $(cat tty.rc)"; }
+	sums_same before || fail "^C at the prompt changed a device"
 fi
 ok tvcreate --encrypt --key-file k --pbkdf argon2id --pbkdf-memory 32 \
 	--pbkdf-force-iterations 4 -V 20M -n a2 p
@@ -229,6 +238,8 @@ unchanged 3 tvcreate --encrypt --key-file k $FAST -V 16M -n x p
 err_has "give -V 16388K or more"
 unchanged 3 tvcreate --allow-discards -V 64M -n x p
 err_has "add --encrypt"
+unchanged 3 tvcreate --pbkdf-memory 64 -V 64M -n x p
+err_has "pbkdf-memory applies to an encrypted volume only: add --encrypt"
 # no terminal to ask on (setsid: no controlling terminal)
 unchanged 3 setsid -w tvcreate --encrypt $FAST -V 64M -n x p </dev/null
 err_has "no terminal to ask for the passphrase of volume p/x"
@@ -237,6 +248,19 @@ expect_rc 5 setsid -w tvcreate --encrypt $FAST -V 64M -n x nosuch </dev/null
 err_lacks "passphrase"
 # the name taken: 5, nothing written
 unchanged 5 tvcreate --encrypt --key-file k $FAST -V 64M -n e p
+
+# ---- a signal while the header is made waits for it, then stops the
+# command before the import: no volume, no temporary file ----
+sums ./*.img >before
+tvcreate --encrypt --key-file k --pbkdf pbkdf2 --iter-time 2000 -V 64M -n x p >out 2>err &
+pid=$!
+wait_until "$pid" sh -c '[ -n "$(ls tmp)" ]' || { cat err >&2; fail "no temporary header file seen"; }
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+[ $rc = 130 ] || { cat err >&2; fail "INT while the header is made: exit $rc, not 130"; }
+err_has "stopped by a signal before the import; nothing was written"
+[ -z "$(ls tmp)" ] || fail "INT while the header is made left $(ls tmp)"
+sums_same before || fail "INT while the header is made changed a device"
 
 # ---- stopped in the import: never a volume ----
 sums ./*.img >before

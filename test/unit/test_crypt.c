@@ -185,6 +185,33 @@ static void test_pbkdf_check(void)
 	}
 }
 
+/* pool_crypt_format onto a file of its own, with the uuid asked for */
+static void test_format_path(void)
+{
+	static const char want[] = "0b6f5c0e-6d1a-4c55-9e59-3a1d2f1e9c01";
+	struct pool_key key = { (unsigned char *)"format key", 10 };
+	struct pool_crypt_new n = { &key, { "pbkdf2", 0, 0, 1000 }, 1 };
+	char uuid[POOL_UUID_LEN + 1] = "";
+	struct tp_log_capture cap;
+	uint64_t off = 0;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = open(path_of("dev.img"), O_RDWR | O_CREAT | O_TRUNC, 0600)) >= 0);
+	CU_ASSERT_FATAL(ftruncate(fd, 20u << 20) == 0);
+	close(fd);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(pool_crypt_format(path_of("dev.img"), "t", "v", 20u << 20, &n, want, uuid,
+					  &off), 0);
+	CU_ASSERT_STRING_EQUAL(uuid, want);
+	CU_ASSERT_EQUAL(off, 16u << 20);
+	/* the header alone: smaller than it and a sector of data is refused */
+	CU_ASSERT_EQUAL(pool_crypt_format(path_of("dev.img"), "t", "v", 16u << 20, &n, NULL, uuid,
+					  &off), -ERANGE);
+	tp_log_capture(NULL);
+	CU_ASSERT(strstr(cap.buf, "give -V 16388K or more") != NULL);	/* exact, not rounded */
+	CU_ASSERT(strstr(cap.buf, "too small for an encrypted volume") != NULL);
+}
+
 /* ---- a pool ---- */
 
 #define POOL "cryptunit"
@@ -250,5 +277,6 @@ TP_TEST_SUITE(crypt, NULL, NULL,
 	      { "key from standard input", test_key_stdin },
 	      { "key from the kernel keyring", test_key_keyring },
 	      { "PBKDF options checked", test_pbkdf_check },
+	      { "a header onto a path, with the uuid given", test_format_path },
 	      { "encrypted volume: header loads, right key opens, wrong refused",
 		test_volume_key })

@@ -15,11 +15,13 @@
  * user's. */
 #include "lib/pool/pool_crypt.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/keyctl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +154,9 @@ static ssize_t ask(int tty, const char *prompt, unsigned char *buf)
 	size_t len = 0;
 	int too_long = 0, e = 0, restore;
 
+	/* a signal waits while echo is off: it is looked for every 200 ms,
+	 * and takes effect once echo is back (SIGINT on the terminal too) */
+	tp_critical_begin();
 	restore = !tcgetattr(tty, &old);
 	if (restore) {
 		quiet = old;
@@ -163,8 +168,23 @@ static ssize_t ask(int tty, const char *prompt, unsigned char *buf)
 	if (write(tty, prompt, strlen(prompt)) < 0)
 		e = -errno;
 	while (!e) {
+		struct pollfd pfd = { tty, POLLIN, 0 };
 		unsigned char c;
-		ssize_t n = read(tty, &c, 1);
+		ssize_t n;
+		int k = poll(&pfd, 1, 200);
+
+		if (tp_critical_pending()) {
+			e = -EINTR;
+			break;
+		}
+		if (k < 0 && errno != EINTR) {
+			e = -errno;
+			break;
+		}
+		if (k <= 0)
+			continue;
+		if ((n = read(tty, &c, 1)) < 0 && errno == EINTR)
+			continue;
 		if (n < 0) {
 			e = -errno;
 			break;
@@ -179,6 +199,9 @@ static ssize_t ask(int tty, const char *prompt, unsigned char *buf)
 	}
 	if (restore)
 		(void)tcsetattr(tty, TCSANOW, &old);
+	if (e == -EINTR && write(tty, "\n", 1) < 0)
+		e = -EINTR;	/* (the newline is for the looks only) */
+	tp_critical_end();	/* a signal that came meanwhile takes effect here */
 	if (e)
 		return e;
 	return too_long ? -EFBIG : (ssize_t)len;

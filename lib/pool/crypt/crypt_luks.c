@@ -26,6 +26,7 @@
 #include "lib/pool/core/core.h"
 #include "lib/pool/crypt/crypt_int.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/dmlog.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -154,10 +155,9 @@ static void pbkdf_of(const struct pool_pbkdf *n, struct crypt_pbkdf_type *t)
 	}
 }
 
-/* The header of volume NAME (SIZE bytes) made in the file at PATH: 0 with
- * its uuid in UUID and its data offset in *DATA_OFF, or -errno (logged). */
-static int format(const char *pool, const char *name, uint64_t size, const char *path,
-		  const struct pool_crypt_new *n, char *uuid, uint64_t *data_off)
+int pool_crypt_format(const char *path, const char *pool, const char *name, uint64_t size,
+		      const struct pool_crypt_new *n, const char *uuid_in, char *uuid,
+		      uint64_t *data_off)
 {
 	struct crypt_pbkdf_type pbkdf;
 	struct crypt_params_luks2 params;
@@ -165,6 +165,7 @@ static int format(const char *pool, const char *name, uint64_t size, const char 
 	const char *u;
 	int r;
 
+	pc_log_setup();
 	pbkdf_of(&n->pbkdf, &pbkdf);
 	memset(&params, 0, sizeof(params));
 	params.pbkdf = &pbkdf;
@@ -175,7 +176,7 @@ static int format(const char *pool, const char *name, uint64_t size, const char 
 			  pool, name, path, pc_last_error());
 		return r;
 	}
-	if ((r = crypt_format(cd, CRYPT_LUKS2, LUKS_CIPHER, LUKS_MODE, NULL, NULL,
+	if ((r = crypt_format(cd, CRYPT_LUKS2, LUKS_CIPHER, LUKS_MODE, uuid_in, NULL,
 			      LUKS_KEY_BYTES, &params)) < 0) {
 		log_error("volume %s/%s: libcryptsetup could not make its LUKS2 header: %s; nothing "
 			  "was written", pool, name, pc_last_error());
@@ -183,12 +184,12 @@ static int format(const char *pool, const char *name, uint64_t size, const char 
 	}
 	*data_off = crypt_get_data_offset(cd) * 512;
 	if (size < *data_off + params.sector_size) {
-		char a[32], b[32], c[32];
+		char a[32], b[32];
 		log_error("volume %s/%s: %s is too small for an encrypted volume, whose LUKS2 "
-			  "header takes %s: give -V %s or more; nothing was written", pool, name,
-			  tp_size_format(size, 'h', a, sizeof(a)),
+			  "header takes %s: give -V %" PRIu64 "K or more; nothing was written", pool,
+			  name, tp_size_format(size, 'h', a, sizeof(a)),
 			  tp_size_format(*data_off, 'h', b, sizeof(b)),
-			  tp_size_format(*data_off + SECTOR_BIG, 'h', c, sizeof(c)));
+			  (*data_off + SECTOR_BIG + 1023) / 1024);
 		r = -ERANGE;
 		goto out;
 	}
@@ -214,6 +215,7 @@ static int format(const char *pool, const char *name, uint64_t size, const char 
 	r = 0;
 out:
 	crypt_free(cd);
+	tp_dmlog_reclaim();
 	return r;
 }
 
@@ -237,11 +239,23 @@ int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned 
 			  pool_crypt_min_size() / 1024);
 		return -ERANGE;
 	}
-	/* the file needs the header's room only; sparse either way */
-	if ((fd = pc_tmpfile("a new LUKS2 header", TP_MIN(rounded, (uint64_t)1 << 30), path)) < 0)
+	/* From the temporary file to its removal a signal waits (the PBKDF
+	 * takes seconds by default), so that no header file is left behind;
+	 * it takes effect at the end, or stops the command before the
+	 * import. The file needs the header's room only; sparse either way. */
+	tp_critical_begin();
+	if ((fd = pc_tmpfile("a new LUKS2 header", TP_MIN(rounded, (uint64_t)1 << 30), path)) < 0) {
+		tp_critical_end();
 		return fd;
-	if ((e = format(pool_name(p), name, rounded, path, n, uuid, &data_off)))
+	}
+	if ((e = pool_crypt_format(path, pool_name(p), name, rounded, n, NULL, uuid, &data_off)))
 		goto out;
+	if (tp_critical_pending()) {
+		log_error("volume %s/%s: stopped by a signal before the import; nothing was "
+			  "written", pool_name(p), name);
+		e = -EINTR;
+		goto out;
+	}
 	/* the header is the image: the ciphertext after it is never written */
 	if (ftruncate(fd, (off_t)data_off)) {
 		e = -errno;
@@ -260,5 +274,6 @@ out:
 	close(fd);
 	unlink(path);
 	tp_dmlog_reclaim();	/* libcryptsetup reset libdevmapper's log */
+	tp_critical_end();	/* a signal that came meanwhile takes effect here */
 	return e;
 }
