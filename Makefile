@@ -99,7 +99,7 @@ FLAGS_SH    = '$(subst ','\'',$(FLAGS_NOW))'
 # only what lies below it. scripts/check-layers.sh holds the rules (what each
 # directory may include and call) and checks them; keep the two in step.
 LAYERS := face:lib/pool monitor:lib/pool/monitor admin:lib/pool/admin check:lib/pool/check \
-          crypt:lib/pool/crypt stream:lib/pool/stream volume:lib/pool/volume removal:lib/pool/removal \
+          crypt:lib/pool/crypt unlock:lib/pool/unlock stream:lib/pool/stream volume:lib/pool/volume removal:lib/pool/removal \
           plock:lib/pool/lease mirror:lib/pool/mirror \
           owner:lib/pool/owner data:lib/pool/data core:lib/pool/core \
           host:lib/pool/host policy:lib/pool/policy \

@@ -40,6 +40,11 @@
  *   lib/pool refuses them.
  * - dm uuids: "TPTOOLS-<pool uuid>-<role>", role "tpool", "tmeta", "tdata"
  *   or "thin<dev_id>" (decimal). Renaming a volume keeps its uuid.
+ * - Encrypted volumes (dm_crypt.c): unlocked, /dev/<pool>/<vol> is a
+ *   dm-crypt device "<pool>-<vol>" with uuid "crypt<dev_id>" over the
+ *   volume's thin device, which is then hidden as "<pool>-<vol>-luks"
+ *   (uuid "thin<dev_id>", TP_DM_INTERNAL; `dmsetup splitname` gives the
+ *   layer "luks"). Locked, neither is loaded.
  *
  * Tables (pure, unit tested): a table is an array of struct tp_dm_target;
  * params are the kernel's strings (its
@@ -77,16 +82,28 @@ enum tp_dm_role {
 	TP_DM_ROLE_POOL,	/* the thin-pool target: <pool>-tpool */
 	TP_DM_ROLE_TMETA,	/* linear over the thin metadata area */
 	TP_DM_ROLE_TDATA,	/* linear over the data area */
+	/* an unlocked encrypted volume: the dm-crypt device over its thin
+	 * device, <pool>-<vol>, uuid crypt<dev_id>; its thin device is then
+	 * <pool>-<vol>-luks (tp_dm_luks_name), uuid thin<dev_id> */
+	TP_DM_ROLE_CRYPT,
 };
 
-/* "<pool>-<vol>" (VOL used only for TP_DM_ROLE_THIN) with '-' doubled
+/* "<pool>-<vol>" (VOL used only for TP_DM_ROLE_THIN and _CRYPT) with '-' doubled
  * inside each part. -EINVAL for empty names, ".", "..", names with '/' or
  * whitespace or a leading '-' (the split would be ambiguous);
  * -ENAMETOOLONG if it does not fit LEN or TP_DM_NAME_MAX. */
 int tp_dm_name(char *buf, size_t len, const char *pool, enum tp_dm_role role, const char *vol)
 	TP_MUST_CHECK;
 
-/* "TPTOOLS-<pool_uuid>-<role>" (DEV_ID used only for TP_DM_ROLE_THIN). */
+/* The hidden thin device of an encrypted volume: "<pool>-<vol>-luks" (the
+ * name of VOL with LVM's layer suffix, so `dmsetup splitname` gives the
+ * layer "luks" and udev keeps it out of /dev/<pool>). */
+int tp_dm_luks_name(char *buf, size_t len, const char *pool, const char *vol) TP_MUST_CHECK;
+/* true for a dm name made by tp_dm_luks_name */
+bool tp_dm_name_is_luks(const char *name);
+
+/* "TPTOOLS-<pool_uuid>-<role>" (DEV_ID used only for TP_DM_ROLE_THIN and
+ * TP_DM_ROLE_CRYPT). */
 int tp_dm_uuid(char *buf, size_t len, const char *pool_uuid, enum tp_dm_role role,
 	       uint32_t dev_id) TP_MUST_CHECK;
 
@@ -210,6 +227,12 @@ enum tp_dm_flags {
 	TP_DM_READ_ONLY = 1u << 1,	/* create/load the table read-only */
 	TP_DM_NOFLUSH = 1u << 2,	/* suspend/status without flushing (queued I/O stays) */
 	TP_DM_NOLOCKFS = 1u << 3,	/* suspend without freezing a filesystem on top */
+	/* the table holds a key (dm-crypt): libdevmapper wipes its ioctl
+	 * buffers (dm_task_secure_data), our debug log leaves the params out */
+	TP_DM_SECURE = 1u << 4,
+	/* tp_dm_vol_activate: load the volume as the hidden thin device of an
+	 * encrypted volume (tp_dm_luks_name, TP_DM_INTERNAL) */
+	TP_DM_VOL_LUKS = 1u << 5,
 };
 
 struct tp_dm_info {
@@ -252,7 +275,8 @@ int tp_dm_info(const char *name, struct tp_dm_info *info) TP_MUST_CHECK;
 int tp_dm_devno(const char *name, char *buf, size_t len) TP_MUST_CHECK;
 
 /* Raw status (or, with TABLE true, table) line of a one-target device:
- * TYPE and PARAMS of its first target. FLAGS: TP_DM_NOFLUSH. */
+ * TYPE and PARAMS of its first target. FLAGS: TP_DM_NOFLUSH, TP_DM_SECURE
+ * (a dm-crypt table: the key is in PARAMS, which the caller wipes). */
 int tp_dm_target_line(const char *name, bool table, unsigned flags, char *type, size_t type_len,
 		      char *params, size_t params_len) TP_MUST_CHECK;
 
@@ -477,5 +501,48 @@ int tp_dm_vol_deactivate(const char *pool, const char *vol) TP_MUST_CHECK;
  * happened. Returns the message's error, else the resume's. */
 int tp_dm_snapshot(const char *pool, const char *origin_vol, uint32_t dev_id,
 		   uint32_t origin_id) TP_MUST_CHECK;
+
+/* ------------------------------------- encrypted volumes (dm_crypt.c) */
+
+enum tp_dm_crypt_feature {
+	TP_DM_CRYPT_ALLOW_DISCARDS = 1u << 0,	/* "allow_discards" */
+	TP_DM_CRYPT_SAME_CPU = 1u << 1,		/* "same_cpu_crypt" */
+	TP_DM_CRYPT_SUBMIT_FROM_CPUS = 1u << 2,	/* "submit_from_crypt_cpus" */
+	TP_DM_CRYPT_NO_READ_WORKQUEUE = 1u << 3,
+	TP_DM_CRYPT_NO_WRITE_WORKQUEUE = 1u << 4,
+};
+
+/* A dm-crypt table, from a LUKS2 header (libcryptsetup's crypt_get_*). */
+struct tp_dm_crypt {
+	const char *cipher;		/* "<cipher>-<mode>", e.g. "aes-xts-plain64" */
+	const unsigned char *key;	/* the volume key */
+	size_t key_size;		/* bytes; 0: cipher_null ("-") */
+	uint64_t iv_offset;		/* sectors */
+	const char *dev;		/* "major:minor" or path (tp_dm_crypt_open fills it) */
+	uint64_t offset;		/* sectors: the payload's start on DEV */
+	uint64_t length;		/* sectors of payload */
+	uint32_t sector_size;		/* encryption sector: 512 (or 0) .. 4096 */
+	unsigned features;		/* enum tp_dm_crypt_feature */
+};
+
+/* The crypt table line for C into T (pure; the key as hex in T->params:
+ * the caller wipes T). -EINVAL for a bad cipher word, device, length,
+ * sector size (a power of two in 512..4096 that divides LENGTH and
+ * IV_OFFSET) or unknown feature; -ENAMETOOLONG when it does not fit. */
+int tp_dm_crypt_table(struct tp_dm_target *t, const struct tp_dm_crypt *c) TP_MUST_CHECK;
+
+/* Stack the dm-crypt device of volume VOL (thin id DEV_ID) of POOL on its
+ * hidden thin device <pool>-<vol>-luks (loaded by tp_dm_vol_activate with
+ * TP_DM_VOL_LUKS): <pool>-<vol>, uuid crypt<DEV_ID>, table C (C->dev is
+ * ignored: the thin device's). FLAGS: TP_DM_READ_ONLY. The table's
+ * buffers, libdevmapper's too, are wiped. -EEXIST (not logged) when VOL is
+ * unlocked already; -ENXIO (logged) when its thin device is not loaded. */
+int tp_dm_crypt_open(const char *pool, const char *pool_uuid, const char *vol, uint32_t dev_id,
+		     const struct tp_dm_crypt *c, unsigned flags) TP_MUST_CHECK;
+
+/* Give the dm-crypt device NAME the payload of a thin device of
+ * THIN_SECTORS (its table again, key and all, with the new length):
+ * load, suspend, resume. */
+int tp_dm_crypt_resize(const char *name, uint64_t thin_sectors) TP_MUST_CHECK;
 
 #endif

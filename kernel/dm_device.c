@@ -23,7 +23,7 @@ static int udev_flags(unsigned flags)
 }
 
 static int add_table(struct dm_task *dmt, const char *name, const struct tp_dm_target *table,
-		     unsigned n)
+		     unsigned n, unsigned flags)
 {
 	unsigned i;
 
@@ -33,7 +33,8 @@ static int add_table(struct dm_task *dmt, const char *name, const struct tp_dm_t
 	}
 	for (i = 0; i < n; i++) {
 		log_debug(TP_DBG_KERNEL, "%s: table %" PRIu64 " %" PRIu64 " %s %s", name,
-			  table[i].start, table[i].length, table[i].type, table[i].params);
+			  table[i].start, table[i].length, table[i].type,
+			  flags & TP_DM_SECURE ? "(holds a key: not shown)" : table[i].params);
 		if (!dm_task_add_target(dmt, table[i].start, table[i].length, table[i].type,
 					table[i].params)) {
 			log_error("%s: out of memory for table", name);
@@ -121,7 +122,9 @@ int tp_dm_load(const char *name, const struct tp_dm_target *table, unsigned n, u
 
 	if ((r = tp_dm_lib_start(DM_DEVICE_RELOAD, name, false, &dmt)))
 		return r;
-	if (!(r = add_table(dmt, name, table, n))) {
+	if (flags & TP_DM_SECURE)
+		dm_task_secure_data(dmt);
+	if (!(r = add_table(dmt, name, table, n, flags))) {
 		if (flags & TP_DM_READ_ONLY)
 			dm_task_set_ro(dmt);
 		r = tp_dm_lib_run(dmt, "load table", name, -1, 0);
@@ -144,10 +147,12 @@ int tp_dm_resume(const char *name)
 	uint32_t id;
 	unsigned flags = 0;
 
-	/* keep the udev flags a device was created with */
+	/* keep the udev flags a device was created with: the pool's pieces
+	 * and an encrypted volume's hidden thin device are internal */
 	if (!tp_dm_info(name, &info) &&
 	    !tp_dm_uuid_parse(info.uuid, pool_uuid, sizeof(pool_uuid), &role, &id) &&
-	    role != TP_DM_ROLE_THIN)
+	    ((role != TP_DM_ROLE_THIN && role != TP_DM_ROLE_CRYPT) ||
+	     (role == TP_DM_ROLE_THIN && tp_dm_name_is_luks(name))))
 		flags |= TP_DM_INTERNAL;
 	return resume_flags(name, flags);
 }
@@ -215,6 +220,8 @@ int tp_dm_target_line(const char *name, bool table, unsigned flags, char *type, 
 		return r;
 	if (flags & TP_DM_NOFLUSH)
 		dm_task_no_flush(dmt);
+	if (flags & TP_DM_SECURE)
+		dm_task_secure_data(dmt);
 	r = tp_dm_lib_run(dmt, table ? "table" : "status", name, -1, 0);
 	if (!r) {
 		dm_get_next_target(dmt, NULL, &start, &length, &ttype, &tparams);

@@ -159,5 +159,6 @@ int tp_dm_lib_start(int type, const char *name, bool quiet, struct dm_task **out
 	*out = NULL;
 	if (r)
 		return r;
+	tp_dmlog_reclaim();	/* again: libcryptsetup may have replaced it */
 	return (*out = tp_dm_lib_task(type, name)) ? 0 : -ENOMEM;
 }

@@ -13,7 +13,17 @@ static const char *const role_suffix[] = {
 	[TP_DM_ROLE_POOL] = "tpool",
 	[TP_DM_ROLE_TMETA] = "tmeta",
 	[TP_DM_ROLE_TDATA] = "tdata",
+	[TP_DM_ROLE_CRYPT] = "crypt",
 };
+
+/* the layer of an encrypted volume's hidden thin device */
+#define LUKS_LAYER "luks"
+
+/* roles whose uuid ends in a thin device id */
+static bool numbered(enum tp_dm_role role)
+{
+	return role == TP_DM_ROLE_THIN || role == TP_DM_ROLE_CRYPT;
+}
 
 static bool valid_role(enum tp_dm_role role)
 {
@@ -52,7 +62,7 @@ int tp_dm_name(char *buf, size_t len, const char *pool, enum tp_dm_role role, co
 	size_t pos = 0;
 
 	if (!valid_role(role) || !valid_part(pool) ||
-	    (role == TP_DM_ROLE_THIN && !valid_part(vol)))
+	    (numbered(role) && !valid_part(vol)))
 		return -EINVAL;
 	if (len > TP_DM_NAME_MAX)
 		len = TP_DM_NAME_MAX;
@@ -63,7 +73,7 @@ int tp_dm_name(char *buf, size_t len, const char *pool, enum tp_dm_role role, co
 		return -ENAMETOOLONG;
 	buf[pos++] = '-';
 	buf[pos] = '\0';
-	if (role == TP_DM_ROLE_THIN) {
+	if (numbered(role)) {
 		if (!put_escaped(buf, len, &pos, vol))
 			return -ENAMETOOLONG;
 	} else if (pos + strlen(role_suffix[role]) >= len) {
@@ -72,6 +82,54 @@ int tp_dm_name(char *buf, size_t len, const char *pool, enum tp_dm_role role, co
 		strcpy(buf + pos, role_suffix[role]);
 	}
 	return 0;
+}
+
+int tp_dm_luks_name(char *buf, size_t len, const char *pool, const char *vol)
+{
+	size_t n;
+	int r = tp_dm_name(buf, len, pool, TP_DM_ROLE_THIN, vol);
+
+	if (r)
+		return r;
+	if (len > TP_DM_NAME_MAX)
+		len = TP_DM_NAME_MAX;
+	n = strlen(buf);
+	if (n + 1 + strlen(LUKS_LAYER) >= len)
+		return -ENAMETOOLONG;
+	strcpy(buf + n, "-" LUKS_LAYER);
+	return 0;
+}
+
+/* Does NAME[0..N) hold a single '-' (an odd run of dashes)? */
+static bool has_separator(const char *name, size_t n)
+{
+	size_t run = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && name[i] == '-') {
+			run++;
+			continue;
+		}
+		if (run % 2 == 1)
+			return true;
+		run = 0;
+	}
+	return false;
+}
+
+bool tp_dm_name_is_luks(const char *name)
+{
+	size_t n = name ? strlen(name) : 0, l = strlen("-" LUKS_LAYER), dashes = 0, i;
+
+	if (n <= l || strcmp(name + n - l, "-" LUKS_LAYER))
+		return false;
+	/* the layer's '-' is single: an odd run of dashes ends the volume's
+	 * escaped name ("a--luks" is the volume "a-luks"), and before it
+	 * the pool's and the volume's names ("vault-luks" is the volume
+	 * "luks") */
+	for (i = n - l + 1; i > 0 && name[i - 1] == '-'; i--)
+		dashes++;
+	return dashes % 2 == 1 && i > 0 && has_separator(name, i);
 }
 
 bool tp_dm_vol_name_reserved(const char *vol)
@@ -87,12 +145,13 @@ int tp_dm_uuid(char *buf, size_t len, const char *pool_uuid, enum tp_dm_role rol
 	int n;
 
 	if (!valid_role(role) || !valid_part(pool_uuid) ||
-	    (role == TP_DM_ROLE_THIN && dev_id > TP_DM_THIN_ID_MAX))
+	    (numbered(role) && dev_id > TP_DM_THIN_ID_MAX))
 		return -EINVAL;
 	if (len > TP_DM_UUID_MAX)
 		len = TP_DM_UUID_MAX;
-	if (role == TP_DM_ROLE_THIN)
-		n = snprintf(buf, len, TP_DM_UUID_PREFIX "%s-thin%" PRIu32, pool_uuid, dev_id);
+	if (numbered(role))
+		n = snprintf(buf, len, TP_DM_UUID_PREFIX "%s-%s%" PRIu32, pool_uuid,
+			     role_suffix[role], dev_id);
 	else
 		n = snprintf(buf, len, TP_DM_UUID_PREFIX "%s-%s", pool_uuid, role_suffix[role]);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
@@ -115,22 +174,25 @@ int tp_dm_uuid_parse(const char *uuid, char *pool_uuid, size_t len, enum tp_dm_r
 	suffix = dash + 1;
 	*dev_id = 0;
 	for (r = 0; r < TP_ARRAY_SIZE(role_suffix); r++)
-		if (r != TP_DM_ROLE_THIN && !strcmp(suffix, role_suffix[r]))
+		if (!numbered((enum tp_dm_role)r) && !strcmp(suffix, role_suffix[r]))
 			break;
 	if (r == TP_ARRAY_SIZE(role_suffix)) {
-		const char *digits = suffix + strlen(role_suffix[TP_DM_ROLE_THIN]);
+		const char *digits = NULL;
 		char *end;
 		unsigned long v;
 
-		if (strncmp(suffix, role_suffix[TP_DM_ROLE_THIN], strlen(role_suffix[TP_DM_ROLE_THIN])) ||
-		    *digits < '0' || *digits > '9' || (digits[0] == '0' && digits[1]))
+		for (r = 0; r < TP_ARRAY_SIZE(role_suffix) && !digits; r++)
+			if (numbered((enum tp_dm_role)r) &&
+			    !strncmp(suffix, role_suffix[r], strlen(role_suffix[r])))
+				digits = suffix + strlen(role_suffix[r]);
+		if (!digits || *digits < '0' || *digits > '9' || (digits[0] == '0' && digits[1]))
 			return -EINVAL;
 		errno = 0;
 		v = strtoul(digits, &end, 10);
 		if (*end || errno || v > TP_DM_THIN_ID_MAX)
 			return -EINVAL;
 		*dev_id = (uint32_t)v;
-		r = TP_DM_ROLE_THIN;
+		r--;	/* the loop went one past the role it found */
 	}
 	n = (size_t)(dash - body);
 	if (n >= len)

@@ -153,7 +153,8 @@ int tp_dm_vol_activate(const char *pool, const char *pool_uuid, const char *vol,
 	struct tp_dm_info info;
 	int r;
 
-	if ((r = tp_dm_name(name, sizeof(name), pool, TP_DM_ROLE_THIN, vol)) ||
+	if ((r = flags & TP_DM_VOL_LUKS ? tp_dm_luks_name(name, sizeof(name), pool, vol)
+					: tp_dm_name(name, sizeof(name), pool, TP_DM_ROLE_THIN, vol)) ||
 	    (r = tp_dm_name(pool_name, sizeof(pool_name), pool, TP_DM_ROLE_POOL, NULL)) ||
 	    (r = tp_dm_uuid(uuid, sizeof(uuid), pool_uuid, TP_DM_ROLE_THIN, dev_id))) {
 		log_error("%s/%s: cannot make a device-mapper name or uuid", pool ? pool : "",
@@ -175,28 +176,51 @@ int tp_dm_vol_activate(const char *pool, const char *pool_uuid, const char *vol,
 			  dev_id, sectors);
 		return r;
 	}
-	return tp_dm_create(name, uuid, &t, 1, flags & TP_DM_READ_ONLY);
+	return tp_dm_create(name, uuid, &t, 1,
+			    (flags & TP_DM_READ_ONLY) |
+				    (flags & TP_DM_VOL_LUKS ? TP_DM_INTERNAL : 0));
 }
 
 int tp_dm_vol_deactivate(const char *pool, const char *vol)
 {
-	char name[TP_DM_NAME_MAX];
-	int r = tp_dm_name(name, sizeof(name), pool, TP_DM_ROLE_THIN, vol);
+	char name[TP_DM_NAME_MAX], luks[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
+	int r = tp_dm_name(name, sizeof(name), pool, TP_DM_ROLE_THIN, vol), rl;
 
-	return r ? r : tp_dm_remove(name);
+	if (r)
+		return r;
+	/* the volume's device (plain thin or, unlocked, dm-crypt), then the
+	 * hidden thin device under an encrypted one: locking it (asked
+	 * first, so that an absent one costs no failed ioctl in the log) */
+	r = tp_dm_info(name, &info);
+	if (!r)
+		r = tp_dm_remove(name);
+	if (r && r != -ENXIO)
+		return r;
+	if (tp_dm_luks_name(luks, sizeof(luks), pool, vol) || tp_dm_info(luks, &info))
+		return r;
+	rl = tp_dm_remove(luks);
+	return rl == -ENXIO ? r : rl;
 }
 
 int tp_dm_snapshot(const char *pool, const char *origin_vol, uint32_t dev_id,
 		   uint32_t origin_id)
 {
-	char pool_name[TP_DM_NAME_MAX], origin[TP_DM_NAME_MAX];
+	char pool_name[TP_DM_NAME_MAX], origin[TP_DM_NAME_MAX], luks[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
+	bool crypt = false;
 	int r, rr;
 
 	if ((r = tp_dm_name(pool_name, sizeof(pool_name), pool, TP_DM_ROLE_POOL, NULL)))
 		return r;
 	if (origin_vol) {
-		if ((r = tp_dm_name(origin, sizeof(origin), pool, TP_DM_ROLE_THIN, origin_vol)))
+		if ((r = tp_dm_name(origin, sizeof(origin), pool, TP_DM_ROLE_THIN, origin_vol)) ||
+		    (r = tp_dm_luks_name(luks, sizeof(luks), pool, origin_vol)))
 			return r;
+		/* an unlocked encrypted origin: the dm-crypt device on top is
+		 * suspended first (its filesystem frozen, its writes flushed
+		 * to the thin device), then the thin device */
+		crypt = !tp_dm_info(luks, &info);
 	}
 	/* suspend..resume is one critical section: a signal waits for the
 	 * resume (a SIGKILL's suspended origin is resumed by the next
@@ -208,11 +232,23 @@ int tp_dm_snapshot(const char *pool, const char *origin_vol, uint32_t dev_id,
 		tp_critical_end();
 		return r;
 	}
+	if (crypt && (r = tp_dm_suspend(luks, 0))) {
+		if (tp_dm_resume(origin))
+			log_error("%s/%s stays suspended: resume it with 'dmsetup resume %s'", pool,
+				  origin_vol, origin);
+		tp_critical_end();
+		return r;
+	}
 	if (origin_vol)
 		tp_test_pause("after-suspend");
 	r = tp_dm_create_snap(pool_name, dev_id, origin_id);
 	tp_test_pause("after-create-snap");
-	if (origin_vol && (rr = tp_dm_resume(origin))) {
+	if (crypt && (rr = tp_dm_resume(luks))) {
+		log_error("%s/%s stays suspended: resume it with 'dmsetup resume %s' and then "
+			  "'dmsetup resume %s'", pool, origin_vol, luks, origin);
+		if (!r)
+			r = rr;
+	} else if (origin_vol && (rr = tp_dm_resume(origin))) {
 		log_error("%s/%s stays suspended: resume it with 'dmsetup resume %s'", pool,
 			  origin_vol, origin);
 		if (!r)

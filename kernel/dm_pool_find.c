@@ -30,6 +30,7 @@ static int visit(const char *name, const char *uuid, void *arg)
 	case TP_DM_ROLE_TMETA: copy_name(d->tmeta, name); break;
 	case TP_DM_ROLE_TDATA: copy_name(d->tdata, name); break;
 	case TP_DM_ROLE_THIN: d->nr_thin++; break;
+	case TP_DM_ROLE_CRYPT: break;	/* over a thin device counted */
 	}
 	/* a device may vanish between the list and this info */
 	if (!tp_dm_info(name, &info) && info.suspended &&

@@ -109,16 +109,36 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 	return r;
 }
 
-int tp_dm_vol_reload(const char *pool, const char *vol, uint32_t dev_id, uint64_t sectors)
+/* The size of dm device NAME in sectors (sysfs). */
+static int dm_dev_sectors(const char *name, uint64_t *sectors)
 {
-	char name[TP_DM_NAME_MAX], pool_name[TP_DM_NAME_MAX], pool_devno[32];
+	struct tp_dm_info info;
+	char path[64];
+	unsigned long long v = 0;
+	FILE *f;
+	int r = tp_dm_info(name, &info);
+
+	if (r)
+		return r;
+	snprintf(path, sizeof(path), "/sys/dev/block/%" PRIu32 ":%" PRIu32 "/size", info.major,
+		 info.minor);
+	if (!(f = fopen(path, "r")))
+		return -errno;
+	r = fscanf(f, "%llu", &v) == 1 ? 0 : -EIO;
+	fclose(f);
+	*sectors = v;
+	return r;
+}
+
+/* Give dm device NAME (a thin device of POOL_NAME) a thin table of SECTORS. */
+static int thin_reload(const char *pool, const char *vol, const char *name,
+		       const char *pool_name, uint32_t dev_id, uint64_t sectors)
+{
+	char pool_devno[32];
 	struct tp_dm_info pinfo, vinfo;
 	struct tp_dm_target t;
 	int r, rr;
 
-	if ((r = tp_dm_name(name, sizeof(name), pool, TP_DM_ROLE_THIN, vol)) ||
-	    (r = tp_dm_name(pool_name, sizeof(pool_name), pool, TP_DM_ROLE_POOL, NULL)))
-		return r;
 	if ((r = tp_dm_info(name, &vinfo)) || (r = tp_dm_info(pool_name, &pinfo)))
 		return r;
 	snprintf(pool_devno, sizeof(pool_devno), "%" PRIu32 ":%" PRIu32, pinfo.major,
@@ -138,4 +158,41 @@ int tp_dm_vol_reload(const char *pool, const char *vol, uint32_t dev_id, uint64_
 		log_error("%s/%s: cannot resume it: %s; run 'dmsetup resume %s'", pool, vol,
 			  strerror(-rr), name);
 	return rr;
+}
+
+int tp_dm_vol_reload(const char *pool, const char *vol, uint32_t dev_id, uint64_t sectors)
+{
+	char name[TP_DM_NAME_MAX], luks[TP_DM_NAME_MAX], pool_name[TP_DM_NAME_MAX];
+	struct tp_dm_info info;
+	uint64_t old = 0;
+	int r;
+
+	if ((r = tp_dm_name(name, sizeof(name), pool, TP_DM_ROLE_THIN, vol)) ||
+	    (r = tp_dm_luks_name(luks, sizeof(luks), pool, vol)) ||
+	    (r = tp_dm_name(pool_name, sizeof(pool_name), pool, TP_DM_ROLE_POOL, NULL)))
+		return r;
+	if ((r = tp_dm_info(luks, &info)) == -ENXIO) {
+		/* a plain volume; an encrypted one only when unlocked */
+		return thin_reload(pool, vol, name, pool_name, dev_id, sectors);
+	}
+	if (r)
+		return r;
+	/* An unlocked encrypted volume: the dm-crypt device on top follows
+	 * its thin device, never mapping past it: grown after it, shrunk
+	 * before it. A locked one (only its thin device left) just the thin. */
+	if ((r = tp_dm_info(name, &info)) == -ENXIO)
+		return thin_reload(pool, vol, luks, pool_name, dev_id, sectors);
+	if (r)
+		return r;
+	if ((r = dm_dev_sectors(luks, &old)))
+		return r;
+	if (sectors < old && (r = tp_dm_crypt_resize(name, sectors)))
+		return r;
+	if ((r = thin_reload(pool, vol, luks, pool_name, dev_id, sectors)))
+		return r;
+	if (sectors >= old && (r = tp_dm_crypt_resize(name, sectors)))
+		log_error("%s/%s: its thin device has its new size, its dm-crypt device %s not; "
+			  "'tpdeactivate %s %s' and 'tpactivate %s %s' make it so", pool, vol, name,
+			  pool, vol, pool, vol);
+	return r;
 }

@@ -9,7 +9,7 @@
 # tools include, and pool_init.c):
 #
 #   monitor -> admin -> core;  check, stream, volume -> core;  core -> host, policy;
-#   admin, check, monitor, stream -> data -> core;  check -> crypt -> stream, volume
+#   admin, check, monitor, stream -> data -> core;  check -> crypt -> stream, volume;  unlock -> core
 #
 # RULES below is the one table of what each layer directory may use besides
 # itself; anything under test/ may use anything and is not checked. Two
@@ -65,10 +65,11 @@ lib/pool/mirror:  lib/pool/core lib/pool/host $LOWER
 lib/pool/volume:  lib/pool/removal lib/pool/core lib/pool/host lib/pool/policy $LOWER
 lib/pool/stream:  lib/pool/data lib/pool/core lib/pool/host $LOWER
 lib/pool/crypt:   lib/pool/stream lib/pool/volume lib/pool/core lib/pool/host $LOWER
+lib/pool/unlock:  lib/pool/core lib/pool/host $LOWER
 lib/pool/check:   lib/pool/crypt lib/pool/mirror lib/pool/data lib/pool/core lib/pool/host $LOWER
 lib/pool/admin:   lib/pool/lease lib/pool/mirror lib/pool/core lib/pool/data lib/pool/host lib/pool/policy $LOWER
 lib/pool/monitor: lib/pool/admin lib/pool/mirror lib/pool/data lib/pool/core lib/pool/host lib/pool/policy $LOWER
-lib/pool:         lib/pool/monitor lib/pool/admin lib/pool/check lib/pool/crypt lib/pool/stream lib/pool/volume lib/pool/removal lib/pool/lease lib/pool/mirror lib/pool/owner lib/pool/data lib/pool/core lib/pool/host lib/pool/policy $LOWER
+lib/pool:         lib/pool/monitor lib/pool/admin lib/pool/check lib/pool/crypt lib/pool/unlock lib/pool/stream lib/pool/volume lib/pool/removal lib/pool/lease lib/pool/mirror lib/pool/owner lib/pool/data lib/pool/core lib/pool/host lib/pool/policy $LOWER
 tools:            lib/pool lib/base
 "
 # the public face's one source file

@@ -166,6 +166,9 @@ const struct tp_conf_key tp_conf_keys[] = {
 	{ "monitor/textfile", S, NULL, "DIR",
 	  "tpmonitor --textfile: the directory of node_exporter's textfile collector",
 	  0, 0, check_abs_dir },
+	{ "crypt/key_dir", S, NULL, "DIR",
+	  "tpactivate: the key files of encrypted volumes, DIR/POOL/VOLUME (root's, mode 600; "
+	  "unset: the config dir's keys/)", 0, 0, check_abs_dir },
 };
 #undef S
 const unsigned tp_conf_nkeys = sizeof(tp_conf_keys) / sizeof(tp_conf_keys[0]);

@@ -10,6 +10,7 @@
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_lease.h"
 #include "tools/cli.h"
+#include "tools/cli_key.h"
 #include "tools/pool_op.h"
 
 #include <errno.h>
@@ -29,15 +30,24 @@ static int activation_op(struct pool *p, void *arg)
 {
 	const struct activation *a = arg;
 	const char *state = a->activate ? "active" : "inactive";
+	unsigned locked = pool_unlock_left_locked();
 	int r = a->activate ? pool_activate(p, a->vols, a->n) : pool_deactivate(p, a->vols, a->n);
 
-	if (r || tp_log_verbosity() < 0)
+	locked = pool_unlock_left_locked() - locked;
+	if (r)
 		return r;
-	if (a->n)
-		printf("Pool %s: %u volume(s) %s.\n", a->pool, a->n, state);
-	else
-		printf("Pool %s %s.\n", a->pool, state);
-	return 0;
+	if (tp_log_verbosity() >= 0) {
+		if (a->n)
+			printf("Pool %s: %u volume(s) %s", a->pool, a->n - locked, state);
+		else
+			printf("Pool %s %s", a->pool, state);
+		if (locked)
+			printf("; %u encrypted volume(s) left locked", locked);
+		printf(".\n");
+	}
+	/* a volume left locked (said above, with the way to unlock it): the
+	 * others are up, the command did not do all it was asked (exit 5) */
+	return locked ? -EACCES : 0;
 }
 
 /* What happened to each pool of a --all/--auto run. */
@@ -59,7 +69,7 @@ static void say(const char *fmt, ...)
 static enum outcome auto_one(const char *name, int activate)
 {
 	struct pool *p = NULL;
-	unsigned nr = 0;
+	unsigned nr = 0, locked = pool_unlock_left_locked();
 	int r = pool_devices_present(name);
 
 	if (r <= 0) {
@@ -123,7 +133,10 @@ static enum outcome auto_one(const char *name, int activate)
 			printf("Pool %s: not active.\n", name);
 		return SKIPPED;
 	}
-	if (activate)
+	if (activate && locked != pool_unlock_left_locked())
+		say("Pool %s active, %u volume(s), %u encrypted volume(s) of them left locked.\n",
+		    name, nr, pool_unlock_left_locked() - locked);
+	else if (activate)
 		say("Pool %s active, %u volume(s).\n", name, nr);
 	else
 		say("Pool %s inactive.\n", name);
@@ -171,17 +184,27 @@ static int auto_run(const char *const *names, unsigned n, int activate)
 	for (i = 0; all && i < n; i++)
 		free(all[i]);
 	free(all);
-	if (tp_log_verbosity() >= 0)
-		printf("%u pool(s) %sactivated, %u left as they were, %u failed.\n", count[DONE],
+	if (tp_log_verbosity() >= 0) {
+		printf("%u pool(s) %sactivated, %u left as they were, %u failed", count[DONE],
 		       activate ? "" : "de", count[SKIPPED], count[FAILED]);
-	return count[FAILED] ? TP_EXIT_FAILED : TP_EXIT_OK;
+		if (pool_unlock_left_locked())
+			printf("; %u encrypted volume(s) left locked", pool_unlock_left_locked());
+		printf(".\n");
+	}
+	return count[FAILED] || pool_unlock_left_locked() ? TP_EXIT_FAILED : TP_EXIT_OK;
 }
 
 static int run(const struct tp_command *cmd, int argc, const char **argv, int activate)
 {
 	const char **args, *devices = NULL;
 	int rc, nargs, all = 0, autom = 0, allow = 0;
+	struct cli_key key = { NULL };
+	struct pool_key *k = NULL;
 	struct cli cli;
+	const struct poptOption key_opts[] = {
+		CLI_OPT_KEY(key, "unlock the encrypted volumes activated: "),
+		POPT_TABLEEND
+	};
 	const struct poptOption opts[] = {
 		{ "all", 'a', POPT_ARG_NONE, &all, 0,
 		  activate ? "every pool whose devices are all present, except those flagged "
@@ -193,12 +216,20 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		  NULL },
 		CLI_OPT_DEVICES(devices),
 		CLI_OPT_ALLOW_COMPONENT(allow),
+		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, (void *)(activate ? key_opts : key_opts + 1), 0,
+		  activate ? "Encrypted volumes:" : NULL, NULL },
 		POPT_TABLEEND
 	};
 
 	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 0, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
-	if (all && (autom || nargs))
+	if (cli_key_given(&key) && (all || autom))
+		rc = cli_usage_error(cmd, "--%s goes with a POOL and its VOLUMEs, not with --%s "
+				     "(the key directory serves those)",
+				     key.file ? "key-file" : "key-keyring", all ? "all" : "auto");
+	else if (key.file && !*key.file)
+		rc = cli_usage_error(cmd, "--key-file needs a FILE ('-' for standard input)");
+	else if (all && (autom || nargs))
 		rc = cli_usage_error(cmd, "--all takes no POOL (and no --auto)");
 	else if (allow && !devices)
 		rc = cli_usage_error(cmd, "--allow-component goes with --devices DATA,META");
@@ -211,11 +242,30 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		rc = auto_run(all ? NULL : args, all ? 0 : (unsigned)nargs, activate);
 	else {
 		struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
-		rc = tool_pool_op_flags(args[0], devices,
+		struct pool_key_source src;
+		char what[300], label[300];
+
+		rc = CLI_CONTINUE;
+		if (cli_key_given(&key) &&
+		    (rc = cli_key_source(cmd, &key, &src)) == CLI_CONTINUE) {
+			/* read once, before the pool is opened: a key that cannot
+			 * be had is the input that is wrong (exit 3), nothing done */
+			snprintf(what, sizeof(what), "the encrypted volumes of pool %s", args[0]);
+			if ((rc = cli_key_read(&src, what, 0, &k)) == CLI_CONTINUE) {
+				snprintf(label, sizeof(label), "%s%s",
+					 key.file ? "" : "keyring key ",
+					 key.file ? key.file : key.keyring);
+				pool_unlock_key(k->data, k->len, label);
+			}
+		}
+		if (rc == CLI_CONTINUE)
+			rc = tool_pool_op_flags(args[0], devices,
 					(allow ? POOL_ALLOW_COMPONENT : 0) | POOL_META_LEG0_LOST_OK |
 						(activate ? POOL_LEASE_KEEP | POOL_META_KEEP_STALE |
 								    POOL_ACTIVATE : 0),
 					activation_op, &a);
+		pool_unlock_key(NULL, 0, NULL);
+		pool_key_free(k);
 	}
 	cli_end(&cli);
 	return rc;

@@ -343,6 +343,22 @@ int pool_activate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_C
  * volume in use: -EBUSY, logged. */
 int pool_deactivate(struct pool *p, const char *const *vols, unsigned n) TP_MUST_CHECK;
 
+/* ---- encrypted volumes at activation (unlock/pool_unlock.c) ----
+ * An encrypted volume (its VG luks_uuid set) is unlocked when it is
+ * activated: its thin device is loaded hidden (<pool>-<vol>-luks), the
+ * LUKS2 header there must carry the VG's luks_uuid before any key is
+ * tried, and /dev/<pool>/<vol> is a dm-crypt device over it. Keys: the
+ * one given here, then <key dir>/<pool>/<volume>, then the files of its
+ * origins sharing its header. A volume no key opens is left locked
+ * (nothing loaded), one line logged, and activation goes on. */
+
+/* The key to try first, LEN bytes at DATA (the caller's, wiped by it once
+ * the activation is done; NULL: none), named WHERE in messages (the key
+ * file's path). */
+void pool_unlock_key(const void *data, size_t len, const char *where);
+/* How many volumes this process left locked. */
+unsigned pool_unlock_left_locked(void);
+
 /* ---- activation at boot (flags: pool_autoactivate.c; names: pool_names.c;
  * presence: pool_find.c; activation: pool_activate.c) ----
  * Each pool and volume carries an activation flag in its VG (LVM's

@@ -11,6 +11,7 @@
 #include "lib/pool/owner/owner_feature.h"
 #include "lib/pool/removal/removal.h"
 #include "lib/pool/stream/stream.h"
+#include "lib/pool/unlock/unlock.h"
 
 void pool_init(void)
 {
@@ -24,5 +25,6 @@ void pool_init(void)
 	pool_lease_register();
 	pool_removal_register();
 	pool_stream_register();
+	pool_unlock_register();
 	pool_features_ready();
 }

@@ -6,6 +6,7 @@
 DATA_SIZE=128M META_SIZE=16M
 new_pool vault
 ok tvcreate -V 1G -n www vault
+
 if [ -e /dev/mapper/control ]; then skip "this host has device-mapper; see test/vm"; fi
 unchanged 5 tpactivate vault
 err_has "device-mapper"
@@ -13,6 +14,7 @@ unchanged 5 tpactivate vault www
 unchanged 5 tpactivate vault nosuch
 err_has "no volume nosuch"
 usage_error tpactivate
+
 ok tpdeactivate vault
 out_has "inactive"
 unchanged 5 tpdeactivate vault www

@@ -149,6 +149,120 @@ static void test_uuid(void)
 			-ENAMETOOLONG);
 }
 
+/* An encrypted volume's two devices: the dm-crypt one under the volume's
+ * name with uuid crypt<id>, its thin device hidden under the layer "luks"
+ * (which `dmsetup splitname` tells from a volume named "...-luks"). */
+static void test_names_crypt(void)
+{
+	char buf[TP_DM_NAME_MAX], back[TP_DM_UUID_MAX];
+	enum tp_dm_role role;
+	uint32_t id;
+
+	CU_ASSERT_EQUAL(tp_dm_name(buf, sizeof(buf), "vault", TP_DM_ROLE_CRYPT, "www"), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "vault-www");
+	CU_ASSERT_EQUAL(tp_dm_luks_name(buf, sizeof(buf), "vault", "www"), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "vault-www-luks");
+	CU_ASSERT(tp_dm_name_is_luks(buf));
+	CU_ASSERT_EQUAL(tp_dm_luks_name(buf, sizeof(buf), "my-pool", "a-b"), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "my--pool-a--b-luks");
+	CU_ASSERT(tp_dm_name_is_luks(buf));
+	/* volumes whose own names end in "-luks" are plain names */
+	CU_ASSERT_EQUAL(tp_dm_name(buf, sizeof(buf), "vault", TP_DM_ROLE_THIN, "a-luks"), 0);
+	CU_ASSERT_FALSE(tp_dm_name_is_luks(buf));
+	CU_ASSERT_EQUAL(tp_dm_luks_name(buf, sizeof(buf), "vault", "x-"), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "vault-x---luks");
+	CU_ASSERT(tp_dm_name_is_luks(buf));
+	CU_ASSERT_FALSE(tp_dm_name_is_luks("vault-luks"));	/* the volume "luks" */
+	CU_ASSERT(tp_dm_name_is_luks("vault-luks-luks"));
+	CU_ASSERT_FALSE(tp_dm_name_is_luks("luks"));
+	CU_ASSERT_FALSE(tp_dm_name_is_luks(NULL));
+	/* the five bytes of the layer must fit */
+	{
+		char vol[128];
+
+		memset(vol, 'v', sizeof(vol));
+		vol[123] = '\0';	/* "p-" + vol = 125 bytes: fits, -luks not */
+		CU_ASSERT_EQUAL(tp_dm_name(buf, sizeof(buf), "p", TP_DM_ROLE_THIN, vol), 0);
+		CU_ASSERT_EQUAL(tp_dm_luks_name(buf, sizeof(buf), "p", vol), -ENAMETOOLONG);
+	}
+
+	CU_ASSERT_EQUAL(tp_dm_uuid(buf, sizeof(buf), "abc", TP_DM_ROLE_CRYPT, 7), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "TPTOOLS-abc-crypt7");
+	CU_ASSERT_EQUAL(tp_dm_uuid_parse(buf, back, sizeof(back), &role, &id), 0);
+	CU_ASSERT_EQUAL(role, TP_DM_ROLE_CRYPT);
+	CU_ASSERT_EQUAL(id, 7);
+	CU_ASSERT_STRING_EQUAL(back, "abc");
+	CU_ASSERT_EQUAL(tp_dm_uuid(buf, sizeof(buf), "abc", TP_DM_ROLE_THIN, 7), 0);
+	CU_ASSERT_EQUAL(tp_dm_uuid_parse(buf, back, sizeof(back), &role, &id), 0);
+	CU_ASSERT_EQUAL(role, TP_DM_ROLE_THIN);
+	CU_ASSERT_EQUAL(tp_dm_uuid_parse("TPTOOLS-abc-crypt", back, sizeof(back), &role, &id),
+			-EINVAL);
+	CU_ASSERT_EQUAL(tp_dm_uuid_parse("TPTOOLS-abc-crypt07", back, sizeof(back), &role, &id),
+			-EINVAL);
+	CU_ASSERT_EQUAL(tp_dm_uuid_parse("TPTOOLS-abc-crypto", back, sizeof(back), &role, &id),
+			-EINVAL);
+}
+
+/* The crypt table: what cryptsetup itself loads for a LUKS2 header
+ * (`dmsetup table --showkeys` of a cryptsetup-opened volume: cipher, hex
+ * key, iv offset, device, payload offset, then the optional args). */
+static void test_table_crypt(void)
+{
+	static const unsigned char key[4] = { 0x00, 0x1f, 0xa0, 0xff };
+	struct tp_dm_crypt c = { "aes-xts-plain64", key, sizeof(key), 0, "253:3", 32768,
+				 1000000 - 32768, 512, 0 };
+	struct tp_dm_target t;
+
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), 0);
+	CU_ASSERT_STRING_EQUAL(t.type, "crypt");
+	CU_ASSERT_EQUAL(t.start, 0);
+	CU_ASSERT_EQUAL(t.length, 1000000 - 32768);
+	CU_ASSERT_STRING_EQUAL(t.params, "aes-xts-plain64 001fa0ff 0 253:3 32768");
+
+	c.features = TP_DM_CRYPT_ALLOW_DISCARDS | TP_DM_CRYPT_NO_WRITE_WORKQUEUE;
+	c.sector_size = 4096;
+	c.length = 8 * 1000;
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), 0);
+	CU_ASSERT_STRING_EQUAL(t.params, "aes-xts-plain64 001fa0ff 0 253:3 32768 3 allow_discards "
+					 "no_write_workqueue sector_size:4096");
+	c.features = TP_DM_CRYPT_ALLOW_DISCARDS;
+	c.sector_size = 512;
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), 0);
+	CU_ASSERT_STRING_EQUAL(t.params, "aes-xts-plain64 001fa0ff 0 253:3 32768 1 allow_discards");
+	/* cipher_null has no key */
+	c.key_size = 0;
+	c.cipher = "cipher_null-ecb";
+	c.features = 0;
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), 0);
+	CU_ASSERT_STRING_EQUAL(t.params, "cipher_null-ecb - 0 253:3 32768");
+
+	c.cipher = "aes-xts-plain64";
+	c.key_size = sizeof(key);
+	/* refused: a length that is no whole number of encryption sectors, a
+	 * sector size that is not a power of two in 512..4096, no device, a
+	 * cipher with a space, an unknown feature, no length */
+	c.sector_size = 4096;
+	c.length = 8 * 1000 + 1;
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), -EINVAL);
+	c.length = 8 * 1000;
+	c.sector_size = 3072;
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), -EINVAL);
+	c.sector_size = 8192;
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), -EINVAL);
+	c.sector_size = 512;
+	c.dev = "";
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), -EINVAL);
+	c.dev = "253:3";
+	c.cipher = "aes xts";
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), -EINVAL);
+	c.cipher = "aes-xts-plain64";
+	c.features = 1u << 9;
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), -EINVAL);
+	c.features = 0;
+	c.length = 0;
+	CU_ASSERT_EQUAL(tp_dm_crypt_table(&t, &c), -EINVAL);
+}
+
 static void test_table_linear(void)
 {
 	struct tp_dm_target t;
@@ -463,4 +577,6 @@ TP_TEST_SUITE(kernel, NULL, NULL, { "names", test_names }, { "names_split", test
 	      { "table_thin", test_table_thin }, { "pool_status", test_pool_status },
 	      { "pool_status_garbage", test_pool_status_garbage },
 	      { "thin_status", test_thin_status }, { "available", test_available },
-	      { "raid1 of mirrored thin metadata", test_raid1 })
+	      { "raid1 of mirrored thin metadata", test_raid1 },
+	      { "names of encrypted volumes", test_names_crypt },
+	      { "table_crypt", test_table_crypt })

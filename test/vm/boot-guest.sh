@@ -191,6 +191,19 @@ boot_checks() {
 	else
 		bad "mount /dev/tpa/vol2 failed"
 	fi
+	# the encrypted volume: unlocked at boot from its key file, dm-crypt
+	# over its hidden thin device, /dev/tpa/sec the plaintext
+	expect "tpa/sec unlocked at boot (target of tpa-sec)" \
+		"$(dmsetup table tpa-sec 2>/dev/null | awk '{ print $3; exit }')" crypt
+	expect "/dev/tpa/sec" "$(readlink -f /dev/tpa/sec)" "$(readlink -f /dev/mapper/tpa-sec)"
+	if [ -e /dev/tpa/sec-luks ]; then bad "the hidden thin device has a link /dev/tpa/sec-luks"; fi
+	mkdir -p /mnt/sec
+	if mount -o ro /dev/tpa/sec /mnt/sec; then
+		check "data of the encrypted volume reads back" sums_ok /mnt/sec "$ST/sums-sec"
+		umount /mnt/sec
+	else
+		bad "mount /dev/tpa/sec failed"
+	fi
 	# pool tpc: --activate n, its devices present, not activated
 	check "pool tpc's devices present" test -b "${ID}tpcdata" -a -b "${ID}tpcmeta"
 	if tpool_live tpc; then bad "pool tpc (--activate n) is active"; else pass "pool tpc (--activate n) not active"; fi
@@ -278,10 +291,18 @@ phase_setup() {
 	cat /etc/mdadm/mdadm.conf
 	tpcreate --data "$RAID" --meta "${ID}tpmeta" --chunk auto --explain tpa ||
 		{ bad "tpcreate tpa failed"; return 1; }
-	tvcreate -V 96M -n vol1 tpa && tvcreate -V 64M -n vol2 tpa && tpactivate tpa ||
+	# and an encrypted volume whose key file is in the key directory, so
+	# the boot unit unlocks it (a cheap PBKDF: argon2's default would take
+	# minutes under emulation)
+	mkdir -p /etc/tptools/keys/tpa && printf 'boot test passphrase' >/etc/tptools/keys/tpa/sec &&
+		chmod 600 /etc/tptools/keys/tpa/sec || { bad "key file failed"; return 1; }
+	tvcreate -V 96M -n vol1 tpa && tvcreate -V 64M -n vol2 tpa &&
+		tvcreate --encrypt --key-file /etc/tptools/keys/tpa/sec --pbkdf pbkdf2 \
+			--pbkdf-force-iterations 1000 -V 48M -n sec tpa && tpactivate tpa ||
 		{ bad "tvcreate/tpactivate tpa failed"; return 1; }
 	udevadm settle
-	mkfs.ext4 -q /dev/tpa/vol1 && mkfs.ext4 -q /dev/tpa/vol2 || { bad "mkfs on tpa failed"; return 1; }
+	mkfs.ext4 -q /dev/tpa/vol1 && mkfs.ext4 -q /dev/tpa/vol2 && mkfs.ext4 -q /dev/tpa/sec ||
+		{ bad "mkfs on tpa failed"; return 1; }
 	# pool tpb, whose data disk appears late in boot 2
 	tpcreate --data "${ID}tphot" --meta "${ID}tpbmeta" tpb && tvcreate -V 48M -n vol tpb &&
 		tpactivate tpb || { bad "pool tpb failed"; return 1; }
@@ -303,6 +324,10 @@ phase_setup() {
 	write_data /srv/vol1 a 8 "$ST/sums-vol1" && write_data /srv/vol1 b 1 "$ST/sums-vol1" &&
 		write_data /mnt/vol2 c 8 "$ST/sums-vol2" && write_data /srv/b d 4 "$ST/sums-b" ||
 		{ bad "writing data failed"; return 1; }
+	: >"$ST/sums-sec"
+	mkdir -p /mnt/sec
+	mount /dev/tpa/sec /mnt/sec && write_data /mnt/sec e 4 "$ST/sums-sec" && umount /mnt/sec ||
+		{ bad "writing data to the encrypted volume failed"; return 1; }
 	sync
 	pass "md array, pools tpa tpb tpc, volumes, fstab and data set up"
 	tpstatus

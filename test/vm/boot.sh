@@ -136,7 +136,7 @@ result "dpkg -i in a chroot"
 # ---- the rest of the system ---------------------------------------------
 # the kernel that boots, its modules: disks, md, dm thin, ext4, loop
 vm_copy_modules "$ROOT" virtio_pci virtio_blk ext4 crc32c_generic crc32c-intel md-mod raid456 \
-	raid1 raid0 raid10 linear dm-mod dm-thin-pool dm-bufio loop autofs4 >/dev/null ||
+	raid1 raid0 raid10 linear dm-mod dm-thin-pool dm-bufio dm-crypt xts loop autofs4 >/dev/null ||
 	die "cannot install the modules of $KVER"
 echo tpboot >"$ROOT/etc/hostname"
 printf '127.0.0.1 localhost\n127.0.1.1 tpboot\n' >"$ROOT/etc/hosts"

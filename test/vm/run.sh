@@ -173,7 +173,7 @@ done
 # are unpacked (kernel.sh).
 BOOT_MODULES="virtio_pci virtio_blk 9pnet_virtio 9p dm-mod dm-thin-pool md-mod raid456"
 MORE_MODULES="brd loop raid0 raid1 raid10 linear ext4 xfs dm-delay dm-flakey dm-log-writes dm-snapshot
-	dm-multipath dm-round-robin dm-raid dm-integrity crc32c_generic"
+	dm-multipath dm-round-robin dm-raid dm-integrity crc32c_generic dm-crypt xts"
 # shellcheck disable=SC2086 # lists of module names
 vm_copy_modules "$ROOT" $BOOT_MODULES $MORE_MODULES || skip "depmod failed on $KBASE"
 # shellcheck disable=SC2086

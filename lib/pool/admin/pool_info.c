@@ -147,9 +147,17 @@ static int fill_loaded(struct pool *p, struct pool_info *info)
 		}
 		vi->active = r > 0;
 		vi->open = r > 0 && dm.open_count > 0;
-		/* vi->unlocked: an encrypted volume's dm-crypt device loaded;
-		 * the live part of issue 39 asks device-mapper here. Until
-		 * then no tptools command loads one, so 0 is the truth. */
+		/* an encrypted volume's device under its own name is its
+		 * dm-crypt device once unlocked (uuid role crypt<id>; locked,
+		 * nothing of it is loaded under that name) */
+		if (r > 0 && vi->luks_uuid[0]) {
+			char pu[TP_DM_UUID_MAX];
+			enum tp_dm_role role;
+			uint32_t id;
+
+			vi->unlocked = !tp_dm_uuid_parse(dm.uuid, pu, sizeof(pu), &role, &id) &&
+				       role == TP_DM_ROLE_CRYPT;
+		}
 	}
 	return 0;
 }

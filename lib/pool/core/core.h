@@ -586,8 +586,13 @@ struct tp_dm_pool_layout;
 /* The dm table settings of P's thin-pool stack, from its labels and VG. */
 void pool_dm_layout(const struct pool *p, struct tp_dm_pool_layout *l);
 /* Load volume V of the active pool P (0 when it is loaded already; an
- * error logged). */
+ * error logged). A feature's load_volume hook loads the volumes that are
+ * its (the unlock module: an encrypted volume, 0 too when it is left
+ * locked). */
 int pool_load_volume(struct pool *p, const struct vg_volume *v) TP_MUST_CHECK;
+/* Load V's thin device as <pool>-<vol> whatever its content (a removal's
+ * discards of an encrypted volume go to its thin device). */
+int pool_load_thin(struct pool *p, const struct vg_volume *v) TP_MUST_CHECK;
 
 /* ---- pool_access.c: the growth of a pool's areas (tpextend), whichever backend ----
  *
@@ -705,6 +710,12 @@ struct pool_feature {
 	 * say what it left out). */
 	void (*kernel_table)(const struct pool *p, struct tp_dm_pool_layout *l);
 	void (*activated)(const struct pool *p, const struct tp_dm_pool_layout *l);
+	/* Load volume V of the active pool P when it is the feature's (an
+	 * encrypted volume: the unlock module stacks dm-crypt on its thin
+	 * device): 1 when it did (or left V unloaded on purpose, said),
+	 * 0 when V is not its (the core loads the thin device), -errno
+	 * (logged). */
+	int (*load_volume)(struct pool *p, const struct vg_volume *v);
 	/* Set by pool_feature_register: the index of its state slot. */
 	unsigned slot;
 };
@@ -743,6 +754,9 @@ void pool_features_commit_targets(struct pool *p, struct vg *next, struct vg_pv 
 int pool_features_devices_shared(struct pool *p) TP_MUST_CHECK;
 void pool_features_kernel_table(const struct pool *p, struct tp_dm_pool_layout *l);
 void pool_features_activated(const struct pool *p, const struct tp_dm_pool_layout *l);
+/* The first feature whose load_volume takes V: 1, 0 when none does, or
+ * its -errno. */
+int pool_features_load_volume(struct pool *p, const struct vg_volume *v) TP_MUST_CHECK;
 
 /* ---- pool_hold.c: a live send's volumes stay (see there) ---- */
 

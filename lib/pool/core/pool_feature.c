@@ -249,3 +249,14 @@ void pool_features_activated(const struct pool *p, const struct tp_dm_pool_layou
 		if (features[i]->activated)
 			features[i]->activated(p, l);
 }
+
+int pool_features_load_volume(struct pool *p, const struct vg_volume *v)
+{
+	for (unsigned i = 0; i < nr_features; i++) {
+		int r = features[i]->load_volume ? features[i]->load_volume(p, v) : 0;
+
+		if (r)
+			return r;
+	}
+	return 0;
+}

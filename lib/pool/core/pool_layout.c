@@ -19,6 +19,13 @@
 
 int pool_load_volume(struct pool *p, const struct vg_volume *v)
 {
+	int r = pool_features_load_volume(p, v);
+
+	return r > 0 ? 0 : r ? r : pool_load_thin(p, v);
+}
+
+int pool_load_thin(struct pool *p, const struct vg_volume *v)
+{
 	int r = tp_dm_vol_activate(p->name, p->vg->uuid, v->name, v->dev_id, v->size / 512,
 				   v->read_only ? TP_DM_READ_ONLY : 0);
 	if (r == -EEXIST)

@@ -76,7 +76,7 @@ static int live_unmap_step(struct pool *p, const struct vg_volume *rm, int do_st
 	int fd, r;
 
 	/* loaded (and open, below) once: the steps after the first find it so */
-	if ((!p->removal_fd_open && (r = pool_load_volume(p, rm))) ||
+	if ((!p->removal_fd_open && (r = pool_load_thin(p, rm))) ||
 	    (r = tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, rm->name)) ||
 	    (r = tp_dm_path(path, sizeof(path), dm)))
 		return r;

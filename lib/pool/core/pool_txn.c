@@ -142,6 +142,24 @@ static int unload_id(struct pool *p, uint32_t id, char *name, size_t len)
 		return r;
 	if (!name[0])
 		return 0;
+	if (tp_dm_name_is_luks(name)) {
+		/* an encrypted volume's hidden thin device: its dm-crypt
+		 * device (uuid crypt<ID>) goes first */
+		char top[TP_DM_NAME_MAX];
+		struct loaded t = { uuid, top, sizeof(top) };
+
+		top[0] = '\0';
+		if ((r = tp_dm_uuid(uuid, sizeof(uuid), p->vg->uuid, TP_DM_ROLE_CRYPT, id)) ||
+		    (r = tp_dm_list(uuid, find_loaded, &t)) < 0)
+			return r;
+		if (top[0] && (r = tp_dm_remove(top)) && r != -ENXIO) {
+			if (r == -EBUSY)
+				log_error("pool %s: %s still maps thin device %u, which an "
+					  "interrupted change removes; close it (unmount it) and "
+					  "run the command again", p->name, top, id);
+			return r;
+		}
+	}
 	r = tp_dm_remove(name);
 	if (r == -EBUSY)
 		log_error("pool %s: %s still maps thin device %u, which an interrupted change "
@@ -160,15 +178,18 @@ struct reload {
  * device RL names. */
 static void reload_volumes(struct pool *p, const struct reload *rl)
 {
-	char dm[TP_DM_NAME_MAX];
+	char dm[TP_DM_NAME_MAX], luks[TP_DM_NAME_MAX];
 
 	for (unsigned i = 0; i < p->vg->nr_volumes && rl->n; i++) {
 		const struct vg_volume *v = &p->vg->volumes[i];
 
 		if (tp_dm_name(dm, sizeof(dm), p->name, TP_DM_ROLE_THIN, v->name))
 			continue;
+		if (!v->luks_uuid[0] || tp_dm_luks_name(luks, sizeof(luks), p->name, v->name))
+			luks[0] = '\0';
 		for (unsigned j = 0; j < rl->n; j++)
-			if (!strcmp(dm, rl->dm[j]) && pool_load_volume(p, v))
+			if ((!strcmp(dm, rl->dm[j]) || !strcmp(luks, rl->dm[j])) &&
+			    pool_load_volume(p, v))
 				log_warn("pool %s: load %s again with 'tpactivate %s %s'", p->name,
 					 v->name, p->name, v->name);
 	}

@@ -76,6 +76,8 @@ static int is_role(const char *uuid, const char *role)
 		return 0;
 	if (!role)
 		return !strncmp(dash + 1, "thin", 4);
+	if (!strcmp(role, "crypt"))	/* an unlocked encrypted volume's top */
+		return !strncmp(dash + 1, "crypt", 5);
 	return !strcmp(dash + 1, role);
 }
 
@@ -118,7 +120,7 @@ static int remove_one(const char *name, const char *uuid, void *arg)
 void lease_fence(const char *uuid, const char *name, const char *why)
 {
 	static const char *const order[] = { "tmeta", "tdata", NULL, "tpool" };
-	static const char *const down[] = { NULL, "tpool", "tmeta", "tdata" };
+	static const char *const down[] = { "crypt", NULL, "tpool", "tmeta", "tdata" };
 	char prefix[TP_DM_UUID_MAX];
 	unsigned errored = 0, removed = 0;
 
