@@ -270,6 +270,9 @@ int tp_dm_remove(const char *name) TP_MUST_CHECK;
 
 /* -ENXIO if NAME does not exist (not logged: callers ask to find out). */
 int tp_dm_info(const char *name, struct tp_dm_info *info) TP_MUST_CHECK;
+/* The size of dm device NAME in sectors, as sysfs gives it: 0, or
+ * tp_dm_info's error, or -errno reading sysfs (-EIO: unreadable). */
+int tp_dm_dev_sectors(const char *name, uint64_t *sectors) TP_MUST_CHECK;
 
 /* "major:minor" of an existing device, for use in another table. */
 int tp_dm_devno(const char *name, char *buf, size_t len) TP_MUST_CHECK;

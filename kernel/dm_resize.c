@@ -109,8 +109,7 @@ int tp_dm_pool_reload(const struct tp_dm_pool_layout *l)
 	return r;
 }
 
-/* The size of dm device NAME in sectors (sysfs). */
-static int dm_dev_sectors(const char *name, uint64_t *sectors)
+int tp_dm_dev_sectors(const char *name, uint64_t *sectors)
 {
 	struct tp_dm_info info;
 	char path[64];
@@ -184,7 +183,7 @@ int tp_dm_vol_reload(const char *pool, const char *vol, uint32_t dev_id, uint64_
 		return thin_reload(pool, vol, luks, pool_name, dev_id, sectors);
 	if (r)
 		return r;
-	if ((r = dm_dev_sectors(luks, &old)))
+	if ((r = tp_dm_dev_sectors(luks, &old)))
 		return r;
 	if (sectors < old && (r = tp_dm_crypt_resize(name, sectors)))
 		return r;

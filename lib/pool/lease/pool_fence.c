@@ -43,30 +43,10 @@ unsigned lease_pool_loaded(const char *uuid)
 	return n;
 }
 
-
 struct fence {
 	const char *role;	/* the uuid's ending to act on, NULL: the thin volumes */
 	unsigned done;
 };
-
-static int dev_sectors(const char *name, uint64_t *sectors)
-{
-	struct tp_dm_info info;
-	char path[64];
-	unsigned long long v = 0;
-	FILE *f;
-	int r = tp_dm_info(name, &info);
-
-	if (r)
-		return r;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", info.major, info.minor);
-	if (!(f = fopen(path, "r")))
-		return -errno;
-	r = fscanf(f, "%llu", &v) == 1 ? 0 : -EIO;
-	fclose(f);
-	*sectors = v;
-	return r;
-}
 
 static int is_role(const char *uuid, const char *role)
 {
@@ -92,7 +72,7 @@ static int error_one(const char *name, const char *uuid, void *arg)
 		return 0;
 	memset(&t, 0, sizeof(t));
 	snprintf(t.type, sizeof(t.type), "error");
-	if ((r = dev_sectors(name, &sectors)) || !sectors) {
+	if ((r = tp_dm_dev_sectors(name, &sectors)) || !sectors) {
 		log_crit("%s: cannot read its size (%s); suspending it instead", name,
 			 strerror(r ? -r : EINVAL));
 		if (tp_dm_suspend(name, TP_DM_NOFLUSH | TP_DM_NOLOCKFS))
