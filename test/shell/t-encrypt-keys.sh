@@ -43,12 +43,13 @@ opens_not() {
 data_same() {
 	cmp -i $((16 << 20)) "$1.raw" "$1.data0" || fail "$1's data after its header changed"
 }
-# the data blocks VOL maps after its header, as the thin metadata says
-data_blocks() {
+# "vblock:dblock" of what VOL maps, as the thin metadata says: after its
+# header (after) or in it (in)
+mapped_pairs() {
 	save_area p area.img
 	thin_dump area.img | python3 -c '
 import sys, re
-dev = sys.argv[1]; cur = None; out = []
+dev, where = sys.argv[1], sys.argv[2]; cur = None; out = []
 for line in sys.stdin:
     m = re.search(r"<device dev_id=\"(\d+)\"", line)
     if m: cur = m.group(1); continue
@@ -60,8 +61,12 @@ for line in sys.stdin:
         m = re.search(r"range_mapping origin_begin=\"(\d+)\" data_begin=\"(\d+)\" length=\"(\d+)\"", line)
         if not m: continue
         o, d, n = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    out += [(o + i, d + i) for i in range(n) if o + i >= 256]
-print(" ".join("%d:%d" % x for x in sorted(out)))' "$(vol_dev_id p "$1")"
+    out += [(o + i, d + i) for i in range(n) if (o + i >= 256) == (where == "after")]
+print(" ".join("%d:%d" % x for x in sorted(out)))' "$(vol_dev_id p "$1")" "$2"
+}
+# the data blocks VOL maps after its header
+data_blocks() {
+	mapped_pairs "$1" after
 }
 
 # ---- a volume with data after its header, and a snapshot before any change ----
@@ -289,23 +294,7 @@ out_has "Volume p/plain wiped"
 ok tvcreate --encrypt --key-file k1 $FAST -V 64M -n y p
 export_raw y
 # where y's header lies: "vblock:dblock" for its first 16 MiB
-save_area p area.img
-map=$(thin_dump area.img | python3 -c '
-import sys, re
-dev = sys.argv[1]; cur = None; out = []
-for line in sys.stdin:
-    m = re.search(r"<device dev_id=\"(\d+)\"", line)
-    if m: cur = m.group(1); continue
-    if cur != dev: continue
-    m = re.search(r"single_mapping origin_block=\"(\d+)\" data_block=\"(\d+)\"", line)
-    if m:
-        o, d, n = int(m.group(1)), int(m.group(2)), 1
-    else:
-        m = re.search(r"range_mapping origin_begin=\"(\d+)\" data_begin=\"(\d+)\" length=\"(\d+)\"", line)
-        if not m: continue
-        o, d, n = int(m.group(1)), int(m.group(2)), int(m.group(3))
-    out += ["%d:%d" % (o + i, d + i) for i in range(n) if o + i < 256]
-print(" ".join(out))' "$(vol_dev_id p y)")
+map=$(mapped_pairs y in)
 n=$(wc -w <<<"$map")
 # (the header maps all its 256 chunks: libcryptsetup fills its keyslot area)
 [ "$n" -ge 2 ] || fail "y's header maps $n chunks"
