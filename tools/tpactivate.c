@@ -216,7 +216,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		  NULL },
 		CLI_OPT_DEVICES(devices),
 		CLI_OPT_ALLOW_COMPONENT(allow),
-		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, (void *)(activate ? key_opts : key_opts + 1), 0,
+		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, (void *)(activate ? key_opts : key_opts + TP_ARRAY_SIZE(key_opts) - 1), 0,
 		  activate ? "Encrypted volumes:" : NULL, NULL },
 		POPT_TABLEEND
 	};
