@@ -254,7 +254,10 @@ unchanged 5 tvcreate --encrypt --key-file k $FAST -V 64M -n e p
 sums ./*.img >before
 tvcreate --encrypt --key-file k --pbkdf pbkdf2 --iter-time 2000 -V 64M -n x p >out 2>err &
 pid=$!
-wait_until "$pid" sh -c '[ -n "$(ls tmp)" ]' || { cat err >&2; fail "no temporary header file seen"; }
+# the header's file is open in TMPDIR, and has no name there
+holds_tmp() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q -- "-> $2/"; }
+wait_until "$pid" holds_tmp "$pid" "$PWD/tmp" || { cat err >&2; fail "no temporary header file seen"; }
+[ -z "$(ls -A tmp)" ] || fail "the header's temporary file has a name: $(ls -A tmp)"
 kill -INT "$pid"
 rc=0; wait "$pid" || rc=$?
 [ $rc = 130 ] || { cat err >&2; fail "INT while the header is made: exit $rc, not 130"; }
@@ -274,9 +277,33 @@ rc=0; wait "$pid" || rc=$?
 [ $rc = 130 ] || { cat err >&2; fail "INT in the import: exit $rc, not 130"; }
 err_has "nothing was imported"
 [ -z "$(vol_field p x vol_name)" ] || fail "an interrupted tvcreate --encrypt left volume x"
-TMPDIR=$PWD/killtmp killed_at recv-data-done tvcreate --encrypt --key-file k $FAST -V 64M -n x p
-[ -z "$(vol_field p x vol_name)" ] || fail "a killed tvcreate --encrypt left volume x"
-ok tprecv --abort x p
+# SIGKILL leaves no copy of the header (keyslots included) in its TMPDIR:
+# killed while the import has it, and tpcheck killed while it holds one
+for at in recv-begun recv-data-done; do
+	TMPDIR=$PWD/killtmp killed_at $at tvcreate --encrypt --key-file k $FAST -V 64M -n x p
+	[ -z "$(ls -A killtmp)" ] || fail "tvcreate killed at $at left $(ls -A killtmp) in its TMPDIR"
+	[ -z "$(vol_field p x vol_name)" ] || fail "a killed tvcreate --encrypt left volume x"
+	ok tprecv --abort x p
+done
+TMPDIR=$PWD/killtmp killed_at crypt-header-loaded tpcheck p
+[ -z "$(ls -A killtmp)" ] || fail "tpcheck killed with a header copy left $(ls -A killtmp)"
 expect_rc 0 tpcheck p
+
+# ---- tpcheck where TMPDIR cannot hold a header copy: tpcheck could not
+# check (5), naming TMPDIR; no volume is said damaged, no rollback advised ----
+: >afile
+for t in "$PWD/none" "$PWD/afile"; do
+	sums ./*.img >before
+	TMPDIR=$t expect_rc 5 tpcheck p
+	err_has "could not be checked"
+	err_has "TMPDIR, now $t"
+	out_lacks "cannot be unlocked"
+	out_lacks "tvrollback"
+	out_lacks "non-fatal"
+	TMPDIR=$t expect_rc 5 tpcheck --json p
+	grep -q '"result": "error"' out || { cat out >&2; fail "tpcheck --json: no error result"; }
+	out_lacks "cannot be unlocked"
+	sums_same before || fail "tpcheck with TMPDIR $t changed a device"
+done
 ok tvcreate --encrypt --key-file k $FAST -V 64M -n x p
 [ -z "$(ls tmp)" ] || fail "temporary header files were left: $(ls tmp)"

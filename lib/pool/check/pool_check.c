@@ -444,21 +444,28 @@ static int is_lost(const struct pool_check_report *rep, const char *name)
 	return 0;
 }
 
-/* Every encrypted volume's LUKS2 header (lib/pool/crypt): one that cannot
- * be read, is no LUKS2 header, or carries another uuid than the VG
- * records is a non-fatal finding: the pool's metadata is sound and
- * tprepair has nothing to do, but that volume's content cannot be
- * unlocked. Only over thin metadata without fatal damage (else the
- * mappings read may not be the volume's), and not with --fast (16 MiB a
- * volume at most, but a read of data all the same). Returns the number
- * found, the first one's name in FIRST. */
-static unsigned check_luks(struct pool *p, const char *name, struct pool_check_report *rep,
-			   char *first, size_t len)
+/* Every encrypted volume's LUKS2 header (lib/pool/crypt): one that was
+ * read and is no LUKS2 header, one libcryptsetup refuses, or one that
+ * carries another uuid than the VG records is a non-fatal finding: the
+ * pool's metadata is sound and tprepair has nothing to do, but that
+ * volume's content cannot be unlocked. A header that could not be read
+ * at all, for a reason of this host's (no room or no directory for the
+ * temporary copy in TMPDIR, an I/O error reading the pool, memory), is no
+ * verdict on the volume: the check stops there with that error (tpcheck
+ * could not check; exit 5), and no volume is blamed. Only over thin
+ * metadata without fatal damage (else the mappings read may not be the
+ * volume's), and not with --fast (16 MiB a volume at most, but a read of
+ * data all the same). *N: the number found, the first one's name in
+ * FIRST. 0 or the host's error (logged). */
+static int check_luks(struct pool *p, const char *name, struct pool_check_report *rep,
+		      char *first, size_t len, unsigned *n)
 {
 	const struct vg *vg = pool_vg(p);
-	unsigned n = 0, any = 0;
+	const char *tmp = getenv("TMPDIR");
+	unsigned any = 0;
 	int e;
 
+	*n = 0;
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
 		any |= !!vg->volumes[i].luks_uuid[0];
 	/* the mappings are read through the thin metadata (offline here) */
@@ -470,21 +477,29 @@ static unsigned check_luks(struct pool *p, const char *name, struct pool_check_r
 	}
 	for (unsigned i = 0; i < vg->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];
-		char why[200];
+		char why[512];
 		int r;
 
 		if (!v->luks_uuid[0] || is_lost(rep, v->name))
 			continue;
+		why[0] = '\0';
 		if (!(r = pool_crypt_header_probe(p, v->name, why, sizeof(why))))
 			continue;
-		if (r == -ENOMEM)
-			why[0] = '\0';
+		if (r != -EUCLEAN && r != -ESTALE) {
+			log_error("pool %s: the LUKS2 header of encrypted volume %s could not be "
+				  "checked: %s; this is no damage of the volume but this host's "
+				  "failing (the header is copied to a temporary file in TMPDIR, now "
+				  "%s): put it right and run tpcheck again; nothing was written", name,
+				  v->name, why[0] ? why : strerror(-r), tmp && *tmp ? tmp : "/tmp");
+			/* never a usage error (exit 3): the check could not run */
+			return r == -EINVAL || r == -ERANGE || r == -ENOTBLK ? -EIO : r;
+		}
 		pool_problem(rep, 0, "encrypted volume %s/%s: %s; its content cannot be unlocked",
-			     name, v->name, why[0] ? why : strerror(-r));
-		if (!n++)
+			     name, v->name, why);
+		if (!(*n)++)
 			snprintf(first, len, "%s", v->name);
 	}
-	return n;
+	return 0;
 }
 
 int pool_check(const char *name, const char *devices, const struct thin_check_opts *opts,
@@ -516,7 +531,7 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		cut_data_losses(p, devices ? devices : listed, rep);
 	if (!r && pool_vg(p) && !(opts->flags & THIN_CHECK_FAST) && !rep->f.nr_fatal &&
 	    !thin->f.nr_fatal && thin->sb_ok)
-		nr_luks = check_luks(p, name, rep, luks_first, sizeof(luks_first));
+		r = check_luks(p, name, rep, luks_first, sizeof(luks_first), &nr_luks);
 	if (!r && pool_vg(p)) {
 		/* labels behind the VG (an older label, or a change cut
 		 * between its VG commit and the labels): a writer rewrites

@@ -28,6 +28,7 @@
 
 #include "lib/base/critical.h"
 #include "lib/base/dmlog.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -86,32 +87,45 @@ void pc_clear_error(void)
 int pc_tmpfile(const char *what, uint64_t size, char path[POOL_CRYPT_PATH_MAX])
 {
 	const char *dir = getenv("TMPDIR");
+	uint64_t room = TP_MIN(size, (uint64_t)LUKS_HEADER_BYTES);
 	int fd, e;
 
+	path[0] = '\0';
 	if (!dir || !*dir)
 		dir = "/tmp";
-	if ((size_t)snprintf(path, POOL_CRYPT_PATH_MAX, "%s/tptools-luks-XXXXXX", dir) >=
-	    POOL_CRYPT_PATH_MAX) {
-		log_error("TMPDIR %s is too long a path for %s", dir, what);
-		return -ENAMETOOLONG;
-	}
-	if ((fd = mkostemp(path, O_CLOEXEC)) < 0) {
+	/* no name, ever (O_TMPFILE; else named and unlinked at once, before
+	 * a byte is written): nothing is left in TMPDIR however the command
+	 * ends, SIGKILL included */
+	if ((fd = tp_spool_open(what)) < 0)
+		return fd;
+	/* libcryptsetup opens a path: the descriptor's own */
+	snprintf(path, POOL_CRYPT_PATH_MAX, "/proc/self/fd/%d", fd);
+	if (access(path, F_OK)) {
 		e = -errno;
-		log_error("cannot make a temporary file in %s for %s: %s", dir, what,
-			  strerror(errno));
-		path[0] = '\0';
-		return e;
+		log_error("cannot name the temporary file for %s as %s (is /proc mounted?): %s",
+			  what, path, strerror(errno));
+		goto fail;
 	}
 	if (ftruncate(fd, (off_t)size)) {
 		e = -errno;
-		log_error("cannot size the temporary file %s for %s: %s", path, what,
-			  strerror(errno));
-		close(fd);
-		unlink(path);
-		path[0] = '\0';
-		return e;
+		log_error("cannot size the temporary file in %s for %s: %s (set TMPDIR to a "
+			  "directory with room)", dir, what, strerror(errno));
+		goto fail;
+	}
+	/* the header's room taken now: a full TMPDIR is said as such, not as
+	 * a header libcryptsetup cannot write or read (a file system without
+	 * fallocate is written as it goes) */
+	if (room && fallocate(fd, 0, 0, (off_t)room) && errno != EOPNOTSUPP) {
+		e = -errno;
+		log_error("TMPDIR %s has no room for %s (%llu MiB): %s (set TMPDIR to a directory "
+			  "with room)", dir, what, (unsigned long long)(room >> 20), strerror(errno));
+		goto fail;
 	}
 	return fd;
+fail:
+	close(fd);
+	path[0] = '\0';
+	return e;
 }
 
 uint64_t pool_crypt_min_size(void)
@@ -237,9 +251,9 @@ int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned 
 			  pool_crypt_min_size() / 1024);
 		return -ERANGE;
 	}
-	/* From the temporary file to its removal a signal waits (the PBKDF
-	 * takes seconds by default), so that no header file is left behind;
-	 * it takes effect at the end, or stops the command before the
+	/* The temporary file has no name (pc_tmpfile): nothing of the header
+	 * is left in TMPDIR whatever ends the command. A signal waits for the
+	 * PBKDF (seconds by default) and stops the command before the
 	 * import. The file needs the header's room only; sparse either way. */
 	tp_critical_begin();
 	if ((fd = pc_tmpfile("a new LUKS2 header", TP_MIN(rounded, (uint64_t)1 << 30), path)) < 0) {
@@ -257,7 +271,7 @@ int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned 
 	/* the header is the image: the ciphertext after it is never written */
 	if (ftruncate(fd, (off_t)data_off)) {
 		e = -errno;
-		log_error("cannot cut the temporary file %s: %s", path, strerror(errno));
+		log_error("cannot cut the temporary file of the header: %s", strerror(errno));
 		goto out;
 	}
 	if ((e = pool_recv_raw_open(path, &r)))
@@ -269,8 +283,7 @@ int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned 
 		snprintf(luks_uuid, POOL_UUID_LEN + 1, "%s", uuid);
 out:
 	pool_recv_free(r);
-	close(fd);
-	unlink(path);
+	close(fd);	/* the file had no name: it is gone */
 	tp_dmlog_reclaim();	/* libcryptsetup reset libdevmapper's log */
 	tp_critical_end();	/* a signal that came meanwhile takes effect here */
 	return e;
