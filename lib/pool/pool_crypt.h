@@ -169,6 +169,17 @@ int pool_crypt_header_probe(struct pool *p, const char *vol, char *why, size_t l
 int pool_crypt_check_key(struct pool *p, const char *vol, const struct pool_key *key)
 	TP_MUST_CHECK;
 
+/* Whether encrypted volume VOL of P may take the size tvresize asks for
+ * (RELATIVE and SIZE as pool_volume_resize takes them): 0 when VOL is not
+ * encrypted, keeps its size, or the new size is its header's data offset
+ * plus a whole number of its encryption sectors, at least one (the
+ * offset and crypt_get_sector_size from its own header); else -ERANGE,
+ * logged naming the nearest valid sizes, or the header's error (logged).
+ * Sizes the resize itself refuses pass here (0): it says why. Nothing is
+ * written. (crypt_resize.c) */
+int pool_crypt_resize_check(struct pool *p, const char *vol, int relative, uint64_t size)
+	TP_MUST_CHECK;
+
 /* ---- key changes and crypto-erase, offline (crypt_keys.c, crypt_erase.c) ---- */
 
 enum pool_key_op {

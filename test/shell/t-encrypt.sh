@@ -191,6 +191,9 @@ out_has "encrypted volume p/s: it begins with no LUKS header"
 out_lacks "p/d:"
 out_has "next: tprepair cannot mend an encrypted volume's header"
 out_lacks "run 'tprepair"
+# a header that cannot be read: its size is not changed
+unchanged 5 tvresize -V 80M p/e
+err_has "its size is not changed while its LUKS2 header cannot be read"
 # another encrypted volume's header (d's): a uuid that is not e's
 dd if=d.raw of=other0 bs=$C count=1 status=none
 put_chunk0 other0
@@ -248,6 +251,25 @@ expect_rc 5 setsid -w tvcreate --encrypt $FAST -V 64M -n x nosuch </dev/null
 err_lacks "passphrase"
 # the name taken: 5, nothing written
 unchanged 5 tvcreate --encrypt --key-file k $FAST -V 64M -n e p
+
+# ---- tvresize keeps the header and whole encryption sectors: a size
+# below the header and one sector, or not a multiple of the volume's own
+# sector size (its header's), exits 3 naming the nearest valid sizes ----
+unchanged 3 tvresize -V 16M p/e
+err_has "give -V 16388K or more"
+unchanged 3 tvresize -V 20483K p/e
+err_has "4096-byte sectors"
+err_has "give -V 20480K or -V 20484K"
+unchanged 3 tvresize -V +1K p/e
+err_has "give -V 65536K or -V 65540K"
+unchanged 3 tvresize -V 16M p/odd
+err_has "512-byte sectors"
+err_has "give -V 16777728b or more"
+ok tvresize -V 16385K p/odd
+ok tvresize -V 20484K p/e
+ok tvresize -V 64M p/e
+ok tvresize -V 20481K p/odd
+ok tvresize -V 20483K p/odd
 
 # ---- a signal while the header is made waits for it, then stops the
 # command before the import: no volume, no temporary file ----
