@@ -114,6 +114,14 @@ int pool_crypt_format(const char *path, const char *pool, const char *name, uint
 		      const struct pool_crypt_new *n, const char *uuid_in, char *uuid,
 		      uint64_t *data_off) TP_MUST_CHECK;
 
+/* Whether encrypted volume NAME of SIZE bytes can be made in P, before a
+ * key is asked for or anything is written: the name free (-EEXIST), the
+ * size at least pool_crypt_min_size (-ERANGE), the over-provisioning
+ * limit (-EDQUOT), and room in the data area for the header's chunks
+ * (-ENOSPC: 16 MiB, every chunk of it allocated); each logged, naming
+ * what to do. 0 when it can. pool_crypt_create asks it too. */
+int pool_crypt_create_check(struct pool *p, const char *name, uint64_t size) TP_MUST_CHECK;
+
 /* Make encrypted volume NAME of SIZE bytes in the inactive pool P: a
  * LUKS2 header made by libcryptsetup (its default cipher,
  * aes-xts-plain64 with a 512-bit key, a new random volume key, keyslot 0

@@ -252,6 +252,22 @@ err_lacks "passphrase"
 # the name taken: 5, nothing written
 unchanged 5 tvcreate --encrypt --key-file k $FAST -V 64M -n e p
 
+# ---- no room for the header's 16 MiB, or above the over-provisioning
+# limit: refused before a key is asked for, exit 5, nothing changed ----
+DATA_SIZE=24M new_pool q --chunk 64k
+ok tvcreate --encrypt --key-file k $FAST -V 20M -n a q
+unchanged 5 tvcreate --encrypt --key-file k $FAST -V 20M -n b q
+err_has "LUKS2 header of encrypted volume b takes 16 MiB"
+err_has "run tvcreate again; nothing was changed"
+err_lacks "import"
+unchanged 5 setsid -w tvcreate --encrypt $FAST -V 20M -n b q </dev/null
+err_lacks "passphrase"
+ok tvremove -y q/a
+ok tpchange --max-overprovision 1.0 q
+unchanged 5 tvcreate --encrypt --key-file k $FAST -V 1G -n b q
+err_has "over-provisioning limit"
+[ -z "$(ls -A tmp)" ] || fail "a refused tvcreate left $(ls -A tmp)"
+
 # ---- tvresize keeps the header and whole encryption sectors: a size
 # below the header and one sector, or not a multiple of the volume's own
 # sector size (its header's), exits 3 naming the nearest valid sizes ----
@@ -297,7 +313,7 @@ kill -INT "$pid"
 rm -f pause
 rc=0; wait "$pid" || rc=$?
 [ $rc = 130 ] || { cat err >&2; fail "INT in the import: exit $rc, not 130"; }
-err_has "nothing was imported"
+err_has "stopped by a signal while it wrote the volume's LUKS2 header; nothing was changed"
 [ -z "$(vol_field p x vol_name)" ] || fail "an interrupted tvcreate --encrypt left volume x"
 # SIGKILL leaves no copy of the header (keyslots included) in its TMPDIR:
 # killed while the import has it, and tpcheck killed while it holds one

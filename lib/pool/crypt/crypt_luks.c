@@ -231,18 +231,15 @@ out:
 	return r;
 }
 
-int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned flags,
-		      const struct pool_crypt_new *n, char *luks_uuid)
+int pool_crypt_create_check(struct pool *p, const char *name, uint64_t size)
 {
-	char path[POOL_CRYPT_PATH_MAX], uuid[POOL_UUID_LEN + 1], a[32];
-	struct pool_recv_result res;
-	struct pool_recv *r = NULL;
-	uint64_t rounded, data_off = 0;
-	int fd, e;
+	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, rounded, need, mu, mt, du, dt;
+	struct vg_volume v;
+	struct vg *next;
+	char a[32], b[32];
+	int e;
 
-	pc_log_setup();
-	if ((e = pool_refuse_live(p, "making an encrypted volume (tvcreate --encrypt)")) ||
-	    (e = pool_name_free(p, name)) || (e = pool_volume_size_check(name, size, &rounded)))
+	if ((e = pool_name_free(p, name)) || (e = pool_volume_size_check(name, size, &rounded)))
 		return e;
 	if (rounded < pool_crypt_min_size()) {
 		log_error("volume %s/%s: %s is too small for an encrypted volume, whose LUKS2 "
@@ -251,6 +248,52 @@ int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned 
 			  pool_crypt_min_size() / 1024);
 		return -ERANGE;
 	}
+	/* the over-provisioning limit, as the import's first change will ask */
+	if ((e = vg_clone(pool_vg(p), &next)))
+		return e;
+	memset(&v, 0, sizeof(v));
+	snprintf(v.name, sizeof(v.name), "%s", name);
+	v.size = rounded;
+	v.dev_id = next->next_dev_id++;
+	v.read_only = v.raw = 1;	/* as the import lists it */
+	if (!(e = vg_uuid_generate(v.content_uuid)) && !(e = vg_add_receive(next, &v)))
+		e = pool_provision_check(p, next);
+	vg_free(next);
+	if (e)
+		return e;
+	/* the header's chunks: libcryptsetup fills its keyslot area with
+	 * random bytes, so every chunk of it is allocated */
+	need = (TP_MIN(rounded, (uint64_t)LUKS_HEADER_BYTES) + chunk - 1) / chunk;
+	if ((e = pool_fill_blocks(p, &mu, &mt, &du, &dt))) {
+		log_error("pool %s: cannot read how much data space is free: %s; nothing was "
+			  "changed", pool_name(p), strerror(-e));
+		return e;
+	}
+	if (dt - TP_MIN(du, dt) < need) {
+		log_error("pool %s has %s of data space free, and the LUKS2 header of encrypted "
+			  "volume %s takes %s: extend the pool ('tpextend %s') or free space, then "
+			  "run tvcreate again; nothing was changed", pool_name(p),
+			  tp_size_format((dt - TP_MIN(du, dt)) * chunk, 'h', a, sizeof(a)), name,
+			  tp_size_format(need * chunk, 'h', b, sizeof(b)), pool_name(p));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned flags,
+		      const struct pool_crypt_new *n, char *luks_uuid)
+{
+	char path[POOL_CRYPT_PATH_MAX], uuid[POOL_UUID_LEN + 1];
+	struct pool_recv_result res;
+	struct pool_recv *r = NULL;
+	uint64_t rounded, data_off = 0;
+	int fd, e;
+
+	pc_log_setup();
+	if ((e = pool_refuse_live(p, "making an encrypted volume (tvcreate --encrypt)")) ||
+	    (e = pool_crypt_create_check(p, name, size)) ||
+	    (e = pool_volume_size_check(name, size, &rounded)))
+		return e;
 	/* The temporary file has no name (pc_tmpfile): nothing of the header
 	 * is left in TMPDIR whatever ends the command. A signal waits for the
 	 * PBKDF (seconds by default) and stops the command before the
