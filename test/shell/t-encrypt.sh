@@ -321,6 +321,13 @@ for at in recv-begun recv-data-done; do
 	TMPDIR=$PWD/killtmp killed_at $at tvcreate --encrypt --key-file k $FAST -V 64M -n x p
 	[ -z "$(ls -A killtmp)" ] || fail "tvcreate killed at $at left $(ls -A killtmp) in its TMPDIR"
 	[ -z "$(vol_field p x vol_name)" ] || fail "a killed tvcreate --encrypt left volume x"
+	if [ $at = recv-data-done ]; then	# its 16 MiB, said alike in every format
+		for f in "" "--json" "--format prometheus" "-o vol_name"; do
+			# shellcheck disable=SC2086
+			ok tpstatus $f p
+			err_has "the raw import of x was cut short (16 MiB of data"
+		done
+	fi
 	ok tprecv --abort x p
 done
 TMPDIR=$PWD/killtmp killed_at crypt-header-loaded tpcheck p
