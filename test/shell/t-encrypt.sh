@@ -175,7 +175,8 @@ save_area p area.img
 chunk0() {
 	thin_dump area.img | awk -v id="$(vol_dev_id p "$1")" '
 		/<device dev_id="/ { on = index($0, "dev_id=\"" id "\"") > 0 }
-		on && /origin_begin="0"/ { sub(/.*data_begin="/, ""); sub(/".*/, ""); print; exit }'
+		on && /origin_begin="0"/ { sub(/.*data_begin="/, ""); sub(/".*/, ""); print; exit }
+		on && /origin_block="0"/ { sub(/.*data_block="/, ""); sub(/".*/, ""); print; exit }'
 }
 e0=$(chunk0 e)
 [ -n "$e0" ] || fail "no data chunk found for e's first chunk"
@@ -191,6 +192,12 @@ out_has "encrypted volume p/s: it begins with no LUKS header"
 out_lacks "p/d:"
 out_has "next: tprepair cannot mend an encrypted volume's header"
 out_lacks "run 'tprepair"
+# both named; no rollback advised (s shares the damaged chunk), no
+# luksHeaderBackup (no offline command restores one)
+out_has "p/e has no snapshot with a sound copy of its header"
+out_has "p/s has no snapshot with a sound copy of its header"
+out_lacks "tvrollback"
+out_lacks "luksHeader"
 # a header that cannot be read: its size is not changed
 unchanged 5 tvresize -V 80M p/e
 err_has "its size is not changed while its LUKS2 header cannot be read"
@@ -209,6 +216,20 @@ expect_rc 1 tpcheck p
 out_has "encrypted volume p/e: it begins with a LUKS1 header, not the LUKS2 header"
 tpcheck --fast p >out 2>err; [ $? = 0 ] || { cat err >&2; fail "tpcheck --fast reads headers"; }
 put_chunk0 good0
+expect_rc 0 tpcheck p
+# once e's header is rewritten (a key added), s keeps the old one: e's
+# damage is met by a rollback to s, which the next: line names and which works
+printf 'second key\n' >k2
+ok tvchange --add-key --key-file k --new-key-file k2 $FAST p/e
+save_area p area.img
+e1=$(chunk0 e)
+[ -n "$e1" ] && [ "$e1" != "$e0" ] || fail "tvchange --add-key did not give e a header chunk of its own"
+dd if=junk of=p-data.img bs=$C seek=$((off / C + e1)) count=1 conv=notrunc status=none
+expect_rc 1 tpcheck p
+out_has "encrypted volume p/e: it begins with no LUKS header"
+out_lacks "encrypted volume p/s:"
+out_has "roll p/e back to s, whose header is sound ('tvrollback --to s p/e')"
+ok tvrollback --to s p/e
 expect_rc 0 tpcheck p
 rm -f ./*.raw
 
