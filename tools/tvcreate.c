@@ -120,6 +120,8 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 	if (!vsize || !c.name)
 		rc = cli_usage_error(cmd, "both -V SIZE and -n NAME are required");
 	if (rc == CLI_CONTINUE)
+		rc = cli_key_repeated(cmd, argc, argv);
+	if (rc == CLI_CONTINUE)
 		rc = cli_size(cmd, "-V", vsize, 'm', &c.size);
 	if (rc == CLI_CONTINUE && !c.size)
 		rc = cli_usage_error(cmd, "-V must be greater than 0");

@@ -243,6 +243,9 @@ for bad in \
 	"--encrypt --key-file . $FAST -V 64M -n x p" \
 	"--encrypt --key-keyring tptools-test:none-such $FAST -V 64M -n x p" \
 	"--encrypt --key-file k --key-keyring d $FAST -V 64M -n x p" \
+	"--encrypt --key-file k --key-file wrong $FAST -V 64M -n x p" \
+	"--encrypt --key-file=k --key-file=k $FAST -V 64M -n x p" \
+	"--encrypt --key-keyring a --key-keyring b $FAST -V 64M -n x p" \
 	"--encrypt --key-file k $FAST -V 16M -n x p" \
 	"--encrypt --key-file k $FAST -V 16387K -n x p" \
 	"--allow-discards -V 64M -n x p" \
@@ -260,6 +263,10 @@ unchanged 3 tvcreate --encrypt --key-file empty $FAST -V 64M -n x p
 err_has "key file empty is empty"
 unchanged 3 tvcreate --encrypt --key-file k $FAST -V 16M -n x p
 err_has "give -V 16388K or more"
+unchanged 3 tvcreate --encrypt --key-file k --key-file wrong $FAST -V 64M -n x p
+err_has "key-file is given twice"
+unchanged 3 tvchange --add-key --key-file k --new-key-file k2 --new-key-file k $FAST p/e
+err_has "new-key-file is given twice"
 unchanged 3 tvcreate --allow-discards -V 64M -n x p
 err_has "add --encrypt"
 unchanged 3 tvcreate --pbkdf-memory 64 -V 64M -n x p
