@@ -115,12 +115,12 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		POPT_TABLEEND
 	};
 
-	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
+	/* before popt, which keeps the last of a repeated option */
+	if ((rc = cli_key_repeated(cmd, argc, argv)) != CLI_CONTINUE ||
+	    (rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	if (!vsize || !c.name)
 		rc = cli_usage_error(cmd, "both -V SIZE and -n NAME are required");
-	if (rc == CLI_CONTINUE)
-		rc = cli_key_repeated(cmd, argc, argv);
 	if (rc == CLI_CONTINUE)
 		rc = cli_size(cmd, "-V", vsize, 'm', &c.size);
 	if (rc == CLI_CONTINUE && !c.size)
