@@ -13,6 +13,13 @@
 # encrypted, carry the source's LUKS2 uuid, and stay locked at tpactivate
 # with one line each (exit 5); --key-file unlocks them there, fsck -n finds
 # the ext4 clean and every file has the checksums written on the source.
+# Then tvcreate --encrypt on the active pool (tvcreate(8) "Encrypted
+# volumes"): unlocked at once with the key given, its header's uuid the
+# VG's, ext4 across lock and unlock; killed with SIGKILL at each step
+# (thin device made, header being written, header flushed) it is no volume,
+# tpstatus names the unfinished receive and tprecv --abort drops it with
+# its temporary device; SIGTERM while the header is written: exit 143 and
+# nothing left; the name is free again after each.
 . "$TP_SRC/test/vm/lib.sh"
 . "$TP_SRC/test/vm/crypt-stream.sh"
 vm_begin -n 4 -e -d mnt -k dm-crypt -k xts -k ext4
@@ -121,7 +128,76 @@ done
 check grep -qaF -- "$m2" "/dev/mapper/$B-s2"
 not grep -qaF -- "$m2" "/dev/mapper/$B-s1"
 
+step "live tvcreate --encrypt on the active pool $P: made, unlocked with the key given"
+export TPTOOLS_DIR=$ETC1
+must tvcreate --encrypt --key-file key "${KDF[@]}" -V 32M -n live "$P"
+expect_eq "$P-live" "$(dm_type "$P-live")" crypt
+expect_eq "$P-live-luks" "$(dm_type "$P-live-luks")" thin
+expect_eq "$P/live vol_unlocked" "$(vfield vol_unlocked "$P/live")" yes
+expect_eq "$P/live LUKS2 uuid (the header's)" "$(vfield vol_luks_uuid "$P/live")" \
+	"$(cryptsetup luksUUID "/dev/mapper/$P-live-luks")"
+check cryptsetup open --test-passphrase --key-file key "/dev/mapper/$P-live-luks"
+not dmsetup ls | grep -q tprecv
+must mkfs.ext4 -q -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "/dev/mapper/$P-live"
+must mount "/dev/mapper/$P-live" mnt
+must dd if=/dev/urandom of=mnt/x bs=1M count=4 status=none
+sums mnt >sums.live
+must umount mnt
+must tpdeactivate "$P" live
+must tpactivate --key-file key "$P" live
+must fsck.ext4 -fn "/dev/mapper/$P-live"
+must mount -o ro "/dev/mapper/$P-live" mnt
+expect_eq "$P/live files after lock and unlock" "$(sums mnt)" "$(cat sums.live)"
+must umount mnt
+
+step "live tvcreate --encrypt killed at each step: no volume; tprecv --abort drops what is left"
+for pause in fill-begun crypt-live-format fill-done; do
+	rm -f pause
+	TP_TEST_PAUSE=$pause TP_TEST_PAUSE_FILE=$PWD/pause \
+		tvcreate --encrypt --key-file key "${KDF[@]}" -V 32M -n cut "$P" 2>cut.err &
+	pid=$!
+	if ! wait_file pause "$pid"; then
+		note_fail "tvcreate did not reach $pause: $(cat cut.err)"
+		continue
+	fi
+	kill -9 "$pid"
+	wait "$pid"
+	rm -f pause
+	not bash -c "tpstatus --noheadings -o vol_name $P 2>/dev/null | awk '{ print \$1 }' | grep -qx cut"
+	tpstatus "$P" >/dev/null 2>st.err
+	check grep -q "cut" st.err
+	not loaded "$P-cut"
+	must tprecv --abort cut "$P"
+	expect_eq "killed at $pause: temporary devices left" "$(dmsetup ls | grep -c tprecv)" 0
+	tpstatus "$P" >/dev/null 2>st.err
+	not grep -q "cut" st.err
+done
+# a signal waits for the header, then what was made is dropped
+rm -f pause
+TP_TEST_PAUSE=crypt-live-format TP_TEST_PAUSE_FILE=$PWD/pause \
+	tvcreate --encrypt --key-file key "${KDF[@]}" -V 32M -n cut "$P" 2>cut.err &
+pid=$!
+if wait_file pause "$pid"; then
+	kill -TERM "$pid"
+	sleep 1
+	rm -f pause
+	wait "$pid"
+	expect_eq "SIGTERM while the header is written: exit" "$?" 143
+	cat cut.err
+	check grep -q "what was written is dropped" cut.err
+	tpstatus "$P" >/dev/null 2>st.err
+	not grep -q "cut" st.err
+	expect_eq "after SIGTERM: temporary devices left" "$(dmsetup ls | grep -c tprecv)" 0
+else
+	note_fail "tvcreate did not reach crypt-live-format: $(cat cut.err)"
+fi
+must tvcreate --encrypt --key-file key "${KDF[@]}" -V 32M -n cut "$P"
+expect_eq "$P/cut vol_unlocked" "$(vfield vol_unlocked "$P/cut")" yes
+must tpdeactivate "$P" cut
+must tvremove -y "$P/cut"
+
 step "both pools deactivated, tpcheck clean"
+export TPTOOLS_DIR=$ETC2
 must tpdeactivate "$B"
 must tpcheck "$B"
 export TPTOOLS_DIR=$ETC1
