@@ -30,8 +30,10 @@ static int creation_op(struct pool *p, void *arg)
 	char a[32], b[32], luks[POOL_UUID_LEN + 1];
 	unsigned flags = c->no_autoactivate ? POOL_VOLUME_NO_AUTOACTIVATE : 0;
 	/* the volume and its activation flag (and its luks uuid): one commit */
-	int r = c->crypt ? pool_crypt_create(p, c->name, c->size, flags, c->crypt, luks)
-			 : pool_volume_create_as(p, c->name, c->size, flags, &over);
+	int live = pool_is_live(p);
+	int r = !c->crypt ? pool_volume_create_as(p, c->name, c->size, flags, &over)
+		: live	  ? pool_crypt_create_live(p, c->name, c->size, flags, c->crypt, luks)
+			  : pool_crypt_create(p, c->name, c->size, flags, c->crypt, luks);
 
 	if (!r)
 		r = pool_get_info(p, 0, &info);
@@ -58,32 +60,36 @@ static int creation_op(struct pool *p, void *arg)
 		       "once it is unlocked, not as zeros.\n", luks,
 		       c->crypt->allow_discards ? ", discards allowed" : "", c->pool, c->name);
 	pool_info_free(&info);
+	if (c->crypt && live) {
+		/* unlocked as tpactivate would, with the key just given */
+		const char *vols[] = { c->name };
+		pool_unlock_key(c->crypt->key->data, c->crypt->key->len, "the key given");
+		if (pool_activate(p, vols, 1) || pool_unlock_left_locked())
+			log_warn("volume %s/%s was created but is not unlocked: unlock it with "
+				 "'tpactivate --key-file FILE %s %s'", c->pool, c->name, c->pool,
+				 c->name);
+		pool_unlock_key(NULL, 0, NULL);
+	}
 	return 0;
 }
 
-/* --encrypt makes the volume offline (pool_crypt_create): a pool that
- * cannot be opened, or that the kernel runs, is refused before a key is
- * asked for, and so is one without the room for the header
- * (pool_crypt_create_check). CLI_CONTINUE or the exit code (the error said). */
-static int offline_first(const char *pool, const char *devices, const char *name,
+/* --encrypt: a pool that cannot be opened is refused before a key is
+ * asked for, and so is an inactive one without the room for the header
+ * (pool_crypt_create_check; a live pool makes the volume through the
+ * kernel, pool_crypt_create_live). CLI_CONTINUE or the exit code (the
+ * error said). */
+static int checked_first(const char *pool, const char *devices, const char *name,
 			 uint64_t size)
 {
 	struct pool *p = NULL;
-	int r = pool_open(pool, devices, POOL_RDONLY, &p), live;
+	int r = pool_open(pool, devices, POOL_RDONLY, &p);
 
 	if (r)
 		return tp_exit_from_errno(r);
-	live = pool_is_live(p);
 	/* the name, the over-provisioning limit and room for the header */
-	r = live ? 0 : pool_crypt_create_check(p, name, size);
+	r = pool_is_live(p) ? 0 : pool_crypt_create_check(p, name, size);
 	pool_close(p);
-	if (r)
-		return tp_exit_from_errno(r);
-	if (!live)
-		return CLI_CONTINUE;
-	log_error("pool %s is active in the kernel: tvcreate --encrypt makes a volume offline; "
-		  "deactivate the pool first ('tpdeactivate %s'); nothing was changed", pool, pool);
-	return TP_EXIT_FAILED;
+	return r ? tp_exit_from_errno(r) : CLI_CONTINUE;
 }
 
 int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
@@ -104,7 +110,7 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		{ "activate", 'a', POPT_ARG_STRING, &activate, 0,
 		  "activated with its pool by tpactivate --all and at boot (default y)", "y|n" },
 		{ "encrypt", '\0', POPT_ARG_NONE, &encrypt, 0,
-		  "an encrypted volume: its content a LUKS2 device (libcryptsetup), made offline",
+		  "an encrypted volume: its content a LUKS2 device (libcryptsetup)",
 		  NULL },
 		{ "allow-discards", '\0', POPT_ARG_NONE, &discards, 0,
 		  "with --encrypt: discards pass through dm-crypt, so the pool frees what the "
@@ -147,7 +153,7 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		/* the key before the pool is opened for writing (a prompt holds
 		 * no lock), but not for a pool that refuses it anyway */
 		if (rc == CLI_CONTINUE)
-			rc = offline_first(args[0], devices, c.name, c.size);
+			rc = checked_first(args[0], devices, c.name, c.size);
 		snprintf(what, sizeof(what), "volume %s/%s", args[0], c.name);
 		if (rc == CLI_CONTINUE)
 			rc = cli_key_read(&src, what, POOL_KEY_NEW, &k);

@@ -130,13 +130,25 @@ int pool_crypt_create_check(struct pool *p, const char *name, uint64_t size) TP_
  * whole or nothing) with the header's uuid as the VG's luks_uuid. The
  * LUKS uuid goes into LUKS_UUID (POOL_UUID_LEN + 1) when not NULL.
  * Refused, nothing written: a live pool (-EBUSY, naming tpdeactivate;
- * the live creation can make the volume and pool_crypt_format its
- * device), a
+ * pool_crypt_create_live is the live creation), a
  * size under pool_crypt_min_size (-ERANGE, naming it), the name taken
  * (-EEXIST), and libcryptsetup's errors (logged). FLAGS:
  * POOL_VOLUME_NO_AUTOACTIVATE (pool_volume.h). */
 int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned flags,
 		      const struct pool_crypt_new *n, char *luks_uuid) TP_MUST_CHECK;
+
+/* The same in pool P that the kernel runs (crypt_live.c): the header is
+ * written by libcryptsetup onto the new thin device itself through
+ * pool_recv_live_fill (pool_recv.h), so the VG lists the volume as an
+ * unfinished raw receive with its LUKS2 uuid until the header is flushed,
+ * and a change makes it a volume after that: killed before, 'tprecv
+ * --abort NAME POOL' drops it. The volume is not unlocked here (the
+ * caller activates it with the key, pool_unlock_key). Refused, nothing
+ * changed: the name taken (-EEXIST), a size under pool_crypt_min_size
+ * (-ERANGE), a pool the kernel reports failed or read-only, too little
+ * free space (-ENOSPC); a later failure or a signal drops what it made. */
+int pool_crypt_create_live(struct pool *p, const char *name, uint64_t size, unsigned flags,
+			   const struct pool_crypt_new *n, char *luks_uuid) TP_MUST_CHECK;
 
 /* ---- an encrypted volume's header (crypt_header.c) ---- */
 

@@ -113,4 +113,29 @@ int pool_recv_raw_apply(struct pool *p, struct pool_recv *r, struct pool_recv_re
  * it a volume. Call before pool_recv_raw_apply. */
 void pool_recv_raw_encrypted(struct pool_recv *r, const char *luks_uuid, int activation_skip);
 
+/* ---- a new volume filled live (pool_recv.c; tvcreate --encrypt of an
+ * active pool) ----
+ *
+ * New writable volume NAME of SIZE bytes (rounded as pool_volume_size_check
+ * does already) in pool P, which the kernel runs, whose first bytes FILL
+ * writes onto PATH, a temporary device of the new thin device alone
+ * (pool_recv_live.c's, a name and dm uuid no volume has), mapping at most
+ * NEED chunks (checked against the pool's free space first). LUKS_UUID
+ * (NULL: none) and ACTIVATION_SKIP go into the VG entry. Three steps, as
+ * a raw import's: an unfinished receive marked raw, with its empty thin
+ * device; FILL's bytes, flushed (the kernel commits them); the change
+ * that makes it a volume. The new volume is not activated. Refused,
+ * nothing changed: the name taken (-EEXIST), a pool the kernel reports
+ * failed or read-only, too little free space (-ENOSPC). A failure of FILL
+ * or of the flush, or a signal (-EINTR; signals wait until FILL returns),
+ * drops what it made in one more change (said in one line; if that change
+ * fails too, the line names 'tprecv --abort'). Killed, it leaves the
+ * unfinished receive, which tpstatus names and tprecv --abort drops, and
+ * the next command on the pool removes the temporary device. FILL returns
+ * 0 or -errno, logged. */
+typedef int pool_recv_fill_fn(void *arg, const char *path);
+int pool_recv_live_fill(struct pool *p, const char *name, uint64_t size, const char *luks_uuid,
+			int activation_skip, uint64_t need, pool_recv_fill_fn *fill, void *arg)
+	TP_MUST_CHECK;
+
 #endif

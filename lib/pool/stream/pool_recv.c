@@ -1010,3 +1010,91 @@ int pool_recv_abort(struct pool *p, const char *name)
 	}
 	return pool_change(p, next, apply_delete, &gone);
 }
+
+/* ---- a new volume filled live (pool_recv_live_fill) ---- */
+
+static int apply_create(struct pool *p, const void *arg)
+{
+	const uint32_t *dev_id = arg;
+
+	return pool_op_create(p, *dev_id);
+}
+
+int pool_recv_live_fill(struct pool *p, const char *name, uint64_t size, const char *luks_uuid,
+			int activation_skip, uint64_t need, pool_recv_fill_fn *fill, void *arg)
+{
+	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512;
+	struct recv_live_dev ld;
+	struct vg_volume v;
+	struct vg *next;
+	char path[TP_DM_NAME_MAX + 16];
+	int e;
+
+	if (!pool_is_live(p))
+		return TP_BUG("pool %s: a live fill of an inactive pool", pool_name(p));
+	if ((e = pool_name_free(p, name)) ||
+	    (e = pool_guard(p, "creating a volume", "nothing was changed", 0)) ||
+	    (e = pool_recv_live_preflight(p, "", 0, need)))
+		return e;
+	memset(&v, 0, sizeof(v));
+	snprintf(v.name, sizeof(v.name), "%s", name);
+	v.size = size;
+	v.creation_time = (int64_t)time(NULL);
+	v.activation_skip = activation_skip;
+	/* as a raw import's: read-only with a content uuid while it is no
+	 * volume, writable without one once it is (vg_finish_receive); it
+	 * cannot go on, only be dropped */
+	v.read_only = 1;
+	v.raw = 1;
+	snprintf(v.luks_uuid, sizeof(v.luks_uuid), "%s", luks_uuid ? luks_uuid : "");
+	if ((e = vg_uuid_generate(v.content_uuid)) || (e = pick_dev_id(p, &v.dev_id)) ||
+	    (e = vg_clone(pool_vg(p), &next)))
+		return e;
+	next->next_dev_id = v.dev_id + 1;
+	/* an unfinished receive with its empty thin device, then FILL's bytes
+	 * flushed through a temporary device, then the change that makes it
+	 * a volume: killed before that, it is no volume, and tprecv --abort
+	 * drops it */
+	if ((e = vg_add_receive(next, &v))) {
+		vg_free(next);
+		return e;
+	}
+	if ((e = pool_change(p, next, apply_create, &v.dev_id)))
+		return e;
+	tp_test_pause("fill-begun");
+	tp_critical_begin();
+	e = pool_recv_live_open(p, v.dev_id, (size + chunk - 1) / chunk * chunk / 512, need, &ld);
+	if (!e)
+		e = tp_dm_path(path, sizeof(path), ld.dm);
+	if (!e)
+		e = fill(arg, path);
+	if (!e && tp_critical_pending())
+		e = -EINTR;
+	if (!e)
+		e = pool_recv_live_sync(&ld);	/* the kernel commits its metadata */
+	if (pool_recv_live_close(&ld) && !e)
+		log_warn("pool %s: the next tptools command on the pool removes the temporary "
+			 "device left", pool_name(p));
+	if (e) {
+		/* dropped in one more change, as a failed raw import is */
+		if (pool_recv_abort(p, name))
+			log_error("pool %s: %s was not made%s; what was written is no volume: "
+				  "drop it with 'tprecv --abort %s %s'", pool_name(p), name,
+				  e == -EINTR ? " (stopped by a signal)" : "", name, pool_name(p));
+		else
+			log_error("pool %s: %s was not made%s; what was written is dropped",
+				  pool_name(p), name, e == -EINTR ? " (stopped by a signal)" : "");
+		tp_critical_end();
+		return e;
+	}
+	tp_critical_end();
+	tp_test_pause("fill-done");
+	if ((e = vg_clone(pool_vg(p), &next)))
+		return e;
+	if ((e = vg_finish_receive(next, name))) {
+		vg_free(next);
+		return e == -ENOENT ? TP_BUG("pool %s lost the new volume %s", pool_name(p), name)
+				    : e;
+	}
+	return pool_change(p, next, apply_none, NULL);
+}
