@@ -141,7 +141,7 @@ run_stage() { # stage build label [vm scenarios]: run it and add its results
 	add "$3 $1" "$results"
 }
 
-VM_LATER=${TP_VM_LATER:-s-components s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots s-send s-meta-mirror s-meta-integrity}
+VM_LATER=${TP_VM_LATER:-s-components s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots s-send s-meta-mirror s-meta-integrity s-encrypt-send}
 
 # run_vm: every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR; each
 # kernel's results go to $work/vm.N (added by add_vm)
