@@ -26,6 +26,27 @@ const char *cli_key_first(const struct cli_key *k)
 	       : k->iterations ? "--pbkdf-force-iterations" : NULL;
 }
 
+int cli_key_repeated(const struct tp_command *cmd, int argc, const char **argv)
+{
+	static const char *const opts[] = { "--key-file", "--key-keyring", "--new-key-file" };
+	unsigned seen[sizeof(opts) / sizeof(opts[0])] = { 0 };
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		for (unsigned o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+			size_t n = strlen(opts[o]);
+
+			if (strncmp(argv[i], opts[o], n) || (argv[i][n] && argv[i][n] != '='))
+				continue;
+			if (++seen[o] > 1)
+				return cli_usage_error(cmd, "%s is given twice: it names one key; give "
+						       "it once", opts[o]);
+			if (!argv[i][n])
+				i++;	/* its value, whatever it looks like */
+			break;
+		}
+	return CLI_CONTINUE;
+}
+
 int cli_key_source(const struct tp_command *cmd, const struct cli_key *k,
 		   struct pool_key_source *src)
 {

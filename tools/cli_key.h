@@ -52,6 +52,11 @@ int cli_pbkdf_given(const struct cli_key *k);
  * or NULL: for "... applies only with ..." messages. */
 const char *cli_key_first(const struct cli_key *k);
 
+/* A key option given twice on ARGV (--key-file, --key-keyring,
+ * --new-key-file; popt would keep the last one silently): a usage error
+ * (3) naming it, else CLI_CONTINUE. */
+int cli_key_repeated(const struct tp_command *cmd, int argc, const char **argv);
+
 /* The key source K names, into *SRC: both --key-file and --key-keyring
  * is a usage error (3), else CLI_CONTINUE. */
 int cli_key_source(const struct tp_command *cmd, const struct cli_key *k,

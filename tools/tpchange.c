@@ -414,6 +414,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		POPT_TABLEEND
 	};
 
+	/* before popt, which keeps the last of a repeated option (and leaks
+	 * the others) */
+	if (volume && (rc = cli_key_repeated(cmd, argc, argv)) != CLI_CONTINUE)
+		return rc;
 	if ((rc = cli_parse(&cli, cmd, volume ? vopts : opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	c.set = activate != NULL;

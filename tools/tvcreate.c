@@ -63,8 +63,10 @@ static int creation_op(struct pool *p, void *arg)
 
 /* --encrypt makes the volume offline (pool_crypt_create): a pool that
  * cannot be opened, or that the kernel runs, is refused before a key is
- * asked for. CLI_CONTINUE or the exit code (the error said). */
-static int offline_first(const char *pool, const char *devices)
+ * asked for, and so is one without the room for the header
+ * (pool_crypt_create_check). CLI_CONTINUE or the exit code (the error said). */
+static int offline_first(const char *pool, const char *devices, const char *name,
+			 uint64_t size)
 {
 	struct pool *p = NULL;
 	int r = pool_open(pool, devices, POOL_RDONLY, &p), live;
@@ -72,7 +74,11 @@ static int offline_first(const char *pool, const char *devices)
 	if (r)
 		return tp_exit_from_errno(r);
 	live = pool_is_live(p);
+	/* the name, the over-provisioning limit and room for the header */
+	r = live ? 0 : pool_crypt_create_check(p, name, size);
 	pool_close(p);
+	if (r)
+		return tp_exit_from_errno(r);
 	if (!live)
 		return CLI_CONTINUE;
 	log_error("pool %s is active in the kernel: tvcreate --encrypt makes a volume offline; "
@@ -109,7 +115,9 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		POPT_TABLEEND
 	};
 
-	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
+	/* before popt, which keeps the last of a repeated option */
+	if ((rc = cli_key_repeated(cmd, argc, argv)) != CLI_CONTINUE ||
+	    (rc = cli_parse(&cli, cmd, opts, argc, argv, 1, 1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
 	if (!vsize || !c.name)
 		rc = cli_usage_error(cmd, "both -V SIZE and -n NAME are required");
@@ -139,7 +147,7 @@ int cmd_tvcreate(const struct tp_command *cmd, int argc, const char **argv)
 		/* the key before the pool is opened for writing (a prompt holds
 		 * no lock), but not for a pool that refuses it anyway */
 		if (rc == CLI_CONTINUE)
-			rc = offline_first(args[0], devices);
+			rc = offline_first(args[0], devices, c.name, c.size);
 		snprintf(what, sizeof(what), "volume %s/%s", args[0], c.name);
 		if (rc == CLI_CONTINUE)
 			rc = cli_key_read(&src, what, POOL_KEY_NEW, &k);

@@ -5,6 +5,7 @@
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 #include "lib/pool/pool.h"
+#include "lib/pool/pool_crypt.h"
 #include "lib/pool/pool_volume.h"
 #include "tools/cli.h"
 #include "tools/pool_op.h"
@@ -22,8 +23,12 @@ static int resize_op(struct pool *p, void *arg)
 	const struct resize *z = arg;
 	uint64_t old, now, unmapped;
 	char a[48], b[48];
-	int r = pool_volume_resize(p, z->vol, z->relative, z->size, z->force, &old, &now,
-				   &unmapped);
+	/* an encrypted volume keeps a size its header's sectors fit */
+	int r = pool_crypt_resize_check(p, z->vol, z->relative, z->size);
+
+	if (!r)
+		r = pool_volume_resize(p, z->vol, z->relative, z->size, z->force, &old, &now,
+				       &unmapped);
 
 	if (r || tp_log_verbosity() < 0)
 		return r;

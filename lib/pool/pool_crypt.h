@@ -114,6 +114,14 @@ int pool_crypt_format(const char *path, const char *pool, const char *name, uint
 		      const struct pool_crypt_new *n, const char *uuid_in, char *uuid,
 		      uint64_t *data_off) TP_MUST_CHECK;
 
+/* Whether encrypted volume NAME of SIZE bytes can be made in P, before a
+ * key is asked for or anything is written: the name free (-EEXIST), the
+ * size at least pool_crypt_min_size (-ERANGE), the over-provisioning
+ * limit (-EDQUOT), and room in the data area for the header's chunks
+ * (-ENOSPC: 16 MiB, every chunk of it allocated); each logged, naming
+ * what to do. 0 when it can. pool_crypt_create asks it too. */
+int pool_crypt_create_check(struct pool *p, const char *name, uint64_t size) TP_MUST_CHECK;
+
 /* Make encrypted volume NAME of SIZE bytes in the inactive pool P: a
  * LUKS2 header made by libcryptsetup (its default cipher,
  * aes-xts-plain64 with a 512-bit key, a new random volume key, keyslot 0
@@ -167,6 +175,17 @@ int pool_crypt_header_probe(struct pool *p, const char *vol, char *why, size_t l
  * activation with no name: verify only, nothing activated): 0, -EPERM
  * (logged: the key opens no keyslot of VOL), or the header's error. */
 int pool_crypt_check_key(struct pool *p, const char *vol, const struct pool_key *key)
+	TP_MUST_CHECK;
+
+/* Whether encrypted volume VOL of P may take the size tvresize asks for
+ * (RELATIVE and SIZE as pool_volume_resize takes them): 0 when VOL is not
+ * encrypted, keeps its size, or the new size is its header's data offset
+ * plus a whole number of its encryption sectors, at least one (the
+ * offset and crypt_get_sector_size from its own header); else -ERANGE,
+ * logged naming the nearest valid sizes, or the header's error (logged).
+ * Sizes the resize itself refuses pass here (0): it says why. Nothing is
+ * written. (crypt_resize.c) */
+int pool_crypt_resize_check(struct pool *p, const char *vol, int relative, uint64_t size)
 	TP_MUST_CHECK;
 
 /* ---- key changes and crypto-erase, offline (crypt_keys.c, crypt_erase.c) ---- */

@@ -175,7 +175,8 @@ save_area p area.img
 chunk0() {
 	thin_dump area.img | awk -v id="$(vol_dev_id p "$1")" '
 		/<device dev_id="/ { on = index($0, "dev_id=\"" id "\"") > 0 }
-		on && /origin_begin="0"/ { sub(/.*data_begin="/, ""); sub(/".*/, ""); print; exit }'
+		on && /origin_begin="0"/ { sub(/.*data_begin="/, ""); sub(/".*/, ""); print; exit }
+		on && /origin_block="0"/ { sub(/.*data_block="/, ""); sub(/".*/, ""); print; exit }'
 }
 e0=$(chunk0 e)
 [ -n "$e0" ] || fail "no data chunk found for e's first chunk"
@@ -191,6 +192,15 @@ out_has "encrypted volume p/s: it begins with no LUKS header"
 out_lacks "p/d:"
 out_has "next: tprepair cannot mend an encrypted volume's header"
 out_lacks "run 'tprepair"
+# both named; no rollback advised (s shares the damaged chunk), no
+# luksHeaderBackup (no offline command restores one)
+out_has "p/e has no snapshot with a sound copy of its header"
+out_has "p/s has no snapshot with a sound copy of its header"
+out_lacks "tvrollback"
+out_lacks "luksHeader"
+# a header that cannot be read: its size is not changed
+unchanged 5 tvresize -V 80M p/e
+err_has "its size is not changed while its LUKS2 header cannot be read"
 # another encrypted volume's header (d's): a uuid that is not e's
 dd if=d.raw of=other0 bs=$C count=1 status=none
 put_chunk0 other0
@@ -207,6 +217,20 @@ out_has "encrypted volume p/e: it begins with a LUKS1 header, not the LUKS2 head
 tpcheck --fast p >out 2>err; [ $? = 0 ] || { cat err >&2; fail "tpcheck --fast reads headers"; }
 put_chunk0 good0
 expect_rc 0 tpcheck p
+# once e's header is rewritten (a key added), s keeps the old one: e's
+# damage is met by a rollback to s, which the next: line names and which works
+printf 'second key\n' >k2
+ok tvchange --add-key --key-file k --new-key-file k2 $FAST p/e
+save_area p area.img
+e1=$(chunk0 e)
+[ -n "$e1" ] && [ "$e1" != "$e0" ] || fail "tvchange --add-key did not give e a header chunk of its own"
+dd if=junk of=p-data.img bs=$C seek=$((off / C + e1)) count=1 conv=notrunc status=none
+expect_rc 1 tpcheck p
+out_has "encrypted volume p/e: it begins with no LUKS header"
+out_lacks "encrypted volume p/s:"
+out_has "roll p/e back to s, whose header is sound ('tvrollback --to s p/e')"
+ok tvrollback --to s p/e
+expect_rc 0 tpcheck p
 rm -f ./*.raw
 
 # ---- bad input: exit 3, every image byte for byte ----
@@ -219,6 +243,9 @@ for bad in \
 	"--encrypt --key-file . $FAST -V 64M -n x p" \
 	"--encrypt --key-keyring tptools-test:none-such $FAST -V 64M -n x p" \
 	"--encrypt --key-file k --key-keyring d $FAST -V 64M -n x p" \
+	"--encrypt --key-file k --key-file wrong $FAST -V 64M -n x p" \
+	"--encrypt --key-file=k --key-file=k $FAST -V 64M -n x p" \
+	"--encrypt --key-keyring a --key-keyring b $FAST -V 64M -n x p" \
 	"--encrypt --key-file k $FAST -V 16M -n x p" \
 	"--encrypt --key-file k $FAST -V 16387K -n x p" \
 	"--allow-discards -V 64M -n x p" \
@@ -236,6 +263,10 @@ unchanged 3 tvcreate --encrypt --key-file empty $FAST -V 64M -n x p
 err_has "key file empty is empty"
 unchanged 3 tvcreate --encrypt --key-file k $FAST -V 16M -n x p
 err_has "give -V 16388K or more"
+unchanged 3 tvcreate --encrypt --key-file k --key-file wrong $FAST -V 64M -n x p
+err_has "key-file is given twice"
+unchanged 3 tvchange --add-key --key-file k --new-key-file k2 --new-key-file k $FAST p/e
+err_has "new-key-file is given twice"
 unchanged 3 tvcreate --allow-discards -V 64M -n x p
 err_has "add --encrypt"
 unchanged 3 tvcreate --pbkdf-memory 64 -V 64M -n x p
@@ -249,12 +280,50 @@ err_lacks "passphrase"
 # the name taken: 5, nothing written
 unchanged 5 tvcreate --encrypt --key-file k $FAST -V 64M -n e p
 
+# ---- no room for the header's 16 MiB, or above the over-provisioning
+# limit: refused before a key is asked for, exit 5, nothing changed ----
+DATA_SIZE=24M new_pool q --chunk 64k
+ok tvcreate --encrypt --key-file k $FAST -V 20M -n a q
+unchanged 5 tvcreate --encrypt --key-file k $FAST -V 20M -n b q
+err_has "LUKS2 header of encrypted volume b takes 16 MiB"
+err_has "run tvcreate again; nothing was changed"
+err_lacks "import"
+unchanged 5 setsid -w tvcreate --encrypt $FAST -V 20M -n b q </dev/null
+err_lacks "passphrase"
+ok tvremove -y q/a
+ok tpchange --max-overprovision 1.0 q
+unchanged 5 tvcreate --encrypt --key-file k $FAST -V 1G -n b q
+err_has "over-provisioning limit"
+[ -z "$(ls -A tmp)" ] || fail "a refused tvcreate left $(ls -A tmp)"
+
+# ---- tvresize keeps the header and whole encryption sectors: a size
+# below the header and one sector, or not a multiple of the volume's own
+# sector size (its header's), exits 3 naming the nearest valid sizes ----
+unchanged 3 tvresize -V 16M p/e
+err_has "give -V 16388K or more"
+unchanged 3 tvresize -V 20483K p/e
+err_has "4096-byte sectors"
+err_has "give -V 20480K or -V 20484K"
+unchanged 3 tvresize -V +1K p/e
+err_has "give -V 65536K or -V 65540K"
+unchanged 3 tvresize -V 16M p/odd
+err_has "512-byte sectors"
+err_has "give -V 16777728b or more"
+ok tvresize -V 16385K p/odd
+ok tvresize -V 20484K p/e
+ok tvresize -V 64M p/e
+ok tvresize -V 20481K p/odd
+ok tvresize -V 20483K p/odd
+
 # ---- a signal while the header is made waits for it, then stops the
 # command before the import: no volume, no temporary file ----
 sums ./*.img >before
 tvcreate --encrypt --key-file k --pbkdf pbkdf2 --iter-time 2000 -V 64M -n x p >out 2>err &
 pid=$!
-wait_until "$pid" sh -c '[ -n "$(ls tmp)" ]' || { cat err >&2; fail "no temporary header file seen"; }
+# the header's file is open in TMPDIR, and has no name there
+holds_tmp() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q -- "-> $2/"; }
+wait_until "$pid" holds_tmp "$pid" "$PWD/tmp" || { cat err >&2; fail "no temporary header file seen"; }
+[ -z "$(ls -A tmp)" ] || fail "the header's temporary file has a name: $(ls -A tmp)"
 kill -INT "$pid"
 rc=0; wait "$pid" || rc=$?
 [ $rc = 130 ] || { cat err >&2; fail "INT while the header is made: exit $rc, not 130"; }
@@ -272,11 +341,42 @@ kill -INT "$pid"
 rm -f pause
 rc=0; wait "$pid" || rc=$?
 [ $rc = 130 ] || { cat err >&2; fail "INT in the import: exit $rc, not 130"; }
-err_has "nothing was imported"
+err_has "stopped by a signal while it wrote the volume's LUKS2 header; nothing was changed"
 [ -z "$(vol_field p x vol_name)" ] || fail "an interrupted tvcreate --encrypt left volume x"
-TMPDIR=$PWD/killtmp killed_at recv-data-done tvcreate --encrypt --key-file k $FAST -V 64M -n x p
-[ -z "$(vol_field p x vol_name)" ] || fail "a killed tvcreate --encrypt left volume x"
-ok tprecv --abort x p
+# SIGKILL leaves no copy of the header (keyslots included) in its TMPDIR:
+# killed while the import has it, and tpcheck killed while it holds one
+for at in recv-begun recv-data-done; do
+	TMPDIR=$PWD/killtmp killed_at $at tvcreate --encrypt --key-file k $FAST -V 64M -n x p
+	[ -z "$(ls -A killtmp)" ] || fail "tvcreate killed at $at left $(ls -A killtmp) in its TMPDIR"
+	[ -z "$(vol_field p x vol_name)" ] || fail "a killed tvcreate --encrypt left volume x"
+	if [ $at = recv-data-done ]; then	# its 16 MiB, said alike in every format
+		for f in "" "--json" "--format prometheus" "-o vol_name"; do
+			# shellcheck disable=SC2086
+			ok tpstatus $f p
+			err_has "the raw import of x was cut short (16 MiB of data"
+		done
+	fi
+	ok tprecv --abort x p
+done
+TMPDIR=$PWD/killtmp killed_at crypt-header-loaded tpcheck p
+[ -z "$(ls -A killtmp)" ] || fail "tpcheck killed with a header copy left $(ls -A killtmp)"
 expect_rc 0 tpcheck p
+
+# ---- tpcheck where TMPDIR cannot hold a header copy: tpcheck could not
+# check (5), naming TMPDIR; no volume is said damaged, no rollback advised ----
+: >afile
+for t in "$PWD/none" "$PWD/afile"; do
+	sums ./*.img >before
+	TMPDIR=$t expect_rc 5 tpcheck p
+	err_has "could not be checked"
+	err_has "TMPDIR, now $t"
+	out_lacks "cannot be unlocked"
+	out_lacks "tvrollback"
+	out_lacks "non-fatal"
+	TMPDIR=$t expect_rc 5 tpcheck --json p
+	grep -q '"result": "error"' out || { cat out >&2; fail "tpcheck --json: no error result"; }
+	out_lacks "cannot be unlocked"
+	sums_same before || fail "tpcheck with TMPDIR $t changed a device"
+done
 ok tvcreate --encrypt --key-file k $FAST -V 64M -n x p
 [ -z "$(ls tmp)" ] || fail "temporary header files were left: $(ls tmp)"

@@ -75,11 +75,11 @@ int pool_get_status(struct pool *p, int sharing, struct pool_status *st)
 		uint64_t own = d ? (st->sharing ? d->exclusive : d->mapped) * chunk : 0;
 
 		if (v->raw) {
-			log_warn("pool %s: the raw import of %s was cut short (%s of data its own): "
+			/* (exclusive is counted by the sharing walk only) */
+			log_warn("pool %s: the raw import of %s was cut short (%s of data %s): "
 				 "it is no volume and cannot go on; drop it with 'tprecv --abort %s "
-				 "%s'", pool_name(p), v->name,
-				 tp_size_format(d ? d->exclusive * chunk : 0, 'h', h, sizeof(h)),
-				 v->name, pool_name(p));
+				 "%s'", pool_name(p), v->name, tp_size_format(own, 'h', h, sizeof(h)),
+				 st->sharing ? "its own" : "mapped", v->name, pool_name(p));
 			continue;
 		}
 		log_warn("pool %s: the receive of %s is unfinished (%s of %s received, %s of data "

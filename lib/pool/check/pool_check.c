@@ -444,21 +444,44 @@ static int is_lost(const struct pool_check_report *rep, const char *name)
 	return 0;
 }
 
-/* Every encrypted volume's LUKS2 header (lib/pool/crypt): one that cannot
- * be read, is no LUKS2 header, or carries another uuid than the VG
- * records is a non-fatal finding: the pool's metadata is sound and
- * tprepair has nothing to do, but that volume's content cannot be
- * unlocked. Only over thin metadata without fatal damage (else the
- * mappings read may not be the volume's), and not with --fast (16 MiB a
- * volume at most, but a read of data all the same). Returns the number
- * found, the first one's name in FIRST. */
-static unsigned check_luks(struct pool *p, const char *name, struct pool_check_report *rep,
-			   char *first, size_t len)
+/* Every encrypted volume's LUKS2 header (lib/pool/crypt): one that was
+ * read and is no LUKS2 header, one libcryptsetup refuses, or one that
+ * carries another uuid than the VG records is a non-fatal finding: the
+ * pool's metadata is sound and tprepair has nothing to do, but that
+ * volume's content cannot be unlocked. A header that could not be read
+ * at all, for a reason of this host's (no room or no directory for the
+ * temporary copy in TMPDIR, an I/O error reading the pool, memory), is no
+ * verdict on the volume: the check stops there with that error (tpcheck
+ * could not check; exit 5), and no volume is blamed. Only over thin
+ * metadata without fatal damage (else the mappings read may not be the
+ * volume's), and not with --fast (16 MiB a volume at most, but a read of
+ * data all the same). Snapshots that still share a header's first
+ * chunk (the binary headers and the JSON) share its verdict: each
+ * distinct header is read once. *N: the number found; NEXT (LEN bytes):
+ * the way back for each, a rollback to a volume with the same LUKS uuid
+ * whose header is sound, or none. 0 or the host's error (logged). */
+/* One header read: the data block behind the volume's chunk 0 (the
+ * binary headers and the JSON, which every change of the header
+ * rewrites), and the verdict on it. */
+struct luks_seen {
+	uint64_t dblock;
+	const char *uuid;	/* the VG's luks uuid it was checked against */
+	int r;
+	char why[512];
+};
+
+static int check_luks(struct pool *p, const char *name, struct pool_check_report *rep,
+		      char *next, size_t len, unsigned *n)
 {
 	const struct vg *vg = pool_vg(p);
-	unsigned n = 0, any = 0;
-	int e;
+	const char *tmp = getenv("TMPDIR");
+	struct luks_seen *seen = NULL;
+	int *verdict = NULL;	/* per volume: 0 sound, 1 damaged, -1 not looked at */
+	unsigned any = 0, nr_seen = 0;
+	size_t used;
+	int e = 0;
 
+	*n = 0;
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
 		any |= !!vg->volumes[i].luks_uuid[0];
 	/* the mappings are read through the thin metadata (offline here) */
@@ -468,30 +491,97 @@ static unsigned check_luks(struct pool *p, const char *name, struct pool_check_r
 				     "the thin metadata does not open: %s", strerror(-e));
 		return 0;
 	}
+	if (!(seen = calloc(vg->nr_volumes, sizeof(*seen))) ||
+	    !(verdict = calloc(vg->nr_volumes, sizeof(*verdict)))) {
+		free(seen);
+		return -ENOMEM;
+	}
 	for (unsigned i = 0; i < vg->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];
-		char why[200];
-		int r;
+		struct luks_seen *ls = NULL;
+		uint64_t dblock;
+		char why[512];
+		int r, mapped;
 
+		verdict[i] = -1;
 		if (!v->luks_uuid[0] || is_lost(rep, v->name))
 			continue;
-		if (!(r = pool_crypt_header_probe(p, v->name, why, sizeof(why))))
+		/* snapshots that still share the header's first chunk share
+		 * its verdict: each distinct header is read once */
+		mapped = !thin_lookup(pool_thin(p), v->dev_id, 0, &dblock, NULL);
+		for (unsigned k = 0; mapped && k < nr_seen && !ls; k++)
+			if (seen[k].dblock == dblock && !strcmp(seen[k].uuid, v->luks_uuid))
+				ls = &seen[k];
+		why[0] = '\0';
+		if (ls) {
+			r = ls->r;
+			snprintf(why, sizeof(why), "%s", ls->why);
+		} else {
+			r = pool_crypt_header_probe(p, v->name, why, sizeof(why));
+			if (mapped && (!r || r == -EUCLEAN || r == -ESTALE)) {
+				ls = &seen[nr_seen++];
+				ls->dblock = dblock;
+				ls->r = r;
+				ls->uuid = v->luks_uuid;
+				snprintf(ls->why, sizeof(ls->why), "%s", why);
+			}
+		}
+		if (!r) {
+			verdict[i] = 0;
 			continue;
-		if (r == -ENOMEM)
-			why[0] = '\0';
+		}
+		if (r != -EUCLEAN && r != -ESTALE) {
+			log_error("pool %s: the LUKS2 header of encrypted volume %s could not be "
+				  "checked: %s; this is no damage of the volume but this host's "
+				  "failing (the header is copied to a temporary file in TMPDIR, now "
+				  "%s): put it right and run tpcheck again; nothing was written", name,
+				  v->name, why[0] ? why : strerror(-r), tmp && *tmp ? tmp : "/tmp");
+			/* never a usage error (exit 3): the check could not run */
+			e = r == -EINVAL || r == -ERANGE || r == -ENOTBLK ? -EIO : r;
+			goto out;
+		}
+		verdict[i] = 1;
+		(*n)++;
 		pool_problem(rep, 0, "encrypted volume %s/%s: %s; its content cannot be unlocked",
-			     name, v->name, why[0] ? why : strerror(-r));
-		if (!n++)
-			snprintf(first, len, "%s", v->name);
+			     name, v->name, why);
 	}
-	return n;
+	/* the way back, for each: a volume with the same volume key (its
+	 * LUKS uuid) whose header is sound, which a rollback puts back */
+	snprintf(next, len, "tprepair cannot mend an encrypted volume's header (it is the "
+		 "volume's content):");
+	for (unsigned i = 0; *n && i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i], *good = NULL;
+
+		if (verdict[i] != 1)
+			continue;
+		for (unsigned k = 0; k < vg->nr_volumes && !good; k++)
+			if (verdict[k] == 0 && !strcmp(vg->volumes[k].luks_uuid, v->luks_uuid))
+				good = &vg->volumes[k];
+		used = strlen(next);
+		if (good)
+			snprintf(next + used, len - used, " roll %s/%s back to %s, whose header is "
+				 "sound ('tvrollback --to %s %s/%s');", name, v->name, good->name,
+				 good->name, name, v->name);
+		else
+			snprintf(next + used, len - used, " %s/%s has no snapshot with a sound copy "
+				 "of its header: its data cannot be unlocked;", name, v->name);
+	}
+	used = strlen(next);
+	if (used && next[used - 1] == ';')
+		next[used - 1] = '\0';
+	if (!*n)
+		next[0] = '\0';
+out:
+	free(seen);
+	free(verdict);
+	return e;
 }
 
 int pool_check(const char *name, const char *devices, const struct thin_check_opts *opts,
 	       struct pool_check_report *rep, struct thin_check_report *thin, char *next,
 	       size_t len)
 {
-	char luks_first[VG_NAME_MAX + 1] = "";
+	char luks_next[2048] = "";
 	unsigned nr_luks = 0;
 	char *listed = devices ? NULL : pool_devices_from_file(name);
 	struct pool *p = NULL;
@@ -516,7 +606,7 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		cut_data_losses(p, devices ? devices : listed, rep);
 	if (!r && pool_vg(p) && !(opts->flags & THIN_CHECK_FAST) && !rep->f.nr_fatal &&
 	    !thin->f.nr_fatal && thin->sb_ok)
-		nr_luks = check_luks(p, name, rep, luks_first, sizeof(luks_first));
+		r = check_luks(p, name, rep, luks_next, sizeof(luks_next), &nr_luks);
 	if (!r && pool_vg(p)) {
 		/* labels behind the VG (an older label, or a change cut
 		 * between its VG commit and the labels): a writer rewrites
@@ -554,11 +644,7 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 				 "purge", rep->purge);
 		/* tprepair mends no header: its copy is in a snapshot or a backup */
 		if (nr_luks && !next[0])
-			snprintf(next, len, "tprepair cannot mend an encrypted volume's header: "
-				 "roll %s/%s back to a snapshot whose header is sound ('tvrollback "
-				 "--to SNAPSHOT %s/%s'), or restore the header from a backup made with "
-				 "'cryptsetup luksHeaderBackup'; without one its data is lost", name,
-				 luks_first, name, luks_first);
+			snprintf(next, len, "%s", luks_next);
 	}
 out:
 	free(listed);

@@ -5,7 +5,9 @@
  * The volume is no block device offline, so its first bytes, up to the
  * header's data offset, are copied chunk by chunk through the committed
  * thin metadata (pool_meta_view: live, the kernel's metadata snapshot)
- * into a private temporary file, sparse where the volume maps nothing.
+ * into a private temporary file that has no name (pc_tmpfile: nothing is
+ * left behind, whatever stops the command), sparse where the volume maps
+ * nothing.
  * First the volume's first 16 MiB (all of the header as libcryptsetup
  * lays it out by default), then, should the loaded header say its data
  * begins further on, the rest of it. Nothing after the data offset, the
@@ -18,6 +20,7 @@
 #include "lib/pool/crypt/crypt_int.h"
 #include "metadata/thin/delta.h"
 
+#include "lib/base/critical.h"
 #include "lib/base/dmlog.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -121,10 +124,8 @@ void pool_crypt_header_close(struct pool_crypt_header *h)
 		crypt_free(h->cd);
 	h->cd = NULL;
 	if (h->fd >= 0)
-		close(h->fd);
+		close(h->fd);	/* the file has no name: it is gone */
 	h->fd = -1;
-	if (h->path[0])
-		unlink(h->path);
 	h->path[0] = '\0';
 	tp_dmlog_reclaim();	/* libcryptsetup resets libdevmapper's log when done */
 }
@@ -145,6 +146,15 @@ static int load(struct pool_crypt_header *h, char *why, size_t len)
 		return r;
 	}
 	if ((r = crypt_load(cd, CRYPT_LUKS, NULL)) < 0) {
+		/* the host's failure (memory, the temporary file's I/O) is no
+		 * verdict on the header: the caller says it could not check */
+		if (r == -ENOMEM || r == -EIO || r == -ENOSPC || r == -EBUSY || r == -EACCES ||
+		    r == -EPERM || r == -ENOENT) {
+			snprintf(why, len, "libcryptsetup could not read the copy of its header: %s",
+				 pc_last_error());
+			crypt_free(cd);
+			return r;
+		}
 		snprintf(why, len, "it begins with no LUKS header that libcryptsetup can read (%s)",
 			 r == -EINVAL ? "no valid header found" : pc_last_error());
 		crypt_free(cd);
@@ -198,6 +208,7 @@ static int header_open(struct pool *p, const char *vol, struct pool_crypt_header
 	}
 	if ((r = copy_range(&rd, h->fd, 0, first, why, len)) || (r = load(h, why, len)))
 		goto out;
+	tp_test_pause("crypt-header-loaded");
 	off = crypt_get_data_offset(h->cd) * 512;
 	if (off > v->size) {
 		char a[32], b[32];
@@ -244,9 +255,8 @@ static const char *advice(int r)
 	switch (r) {
 	case -EUCLEAN:
 	case -ESTALE:
-		return "its data cannot be unlocked; restore the volume from a snapshot "
-		       "(tvrollback) or a backup of its header (cryptsetup luksHeaderRestore on "
-		       "its device)";
+		return "its data cannot be unlocked; 'tpcheck' of the pool names a snapshot "
+		       "that holds a sound copy of its header, if one does";
 	default:
 		return "nothing was changed";
 	}

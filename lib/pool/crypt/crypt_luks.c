@@ -28,6 +28,7 @@
 
 #include "lib/base/critical.h"
 #include "lib/base/dmlog.h"
+#include "lib/base/fileio.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
 
@@ -86,32 +87,45 @@ void pc_clear_error(void)
 int pc_tmpfile(const char *what, uint64_t size, char path[POOL_CRYPT_PATH_MAX])
 {
 	const char *dir = getenv("TMPDIR");
+	uint64_t room = TP_MIN(size, (uint64_t)LUKS_HEADER_BYTES);
 	int fd, e;
 
+	path[0] = '\0';
 	if (!dir || !*dir)
 		dir = "/tmp";
-	if ((size_t)snprintf(path, POOL_CRYPT_PATH_MAX, "%s/tptools-luks-XXXXXX", dir) >=
-	    POOL_CRYPT_PATH_MAX) {
-		log_error("TMPDIR %s is too long a path for %s", dir, what);
-		return -ENAMETOOLONG;
-	}
-	if ((fd = mkostemp(path, O_CLOEXEC)) < 0) {
+	/* no name, ever (O_TMPFILE; else named and unlinked at once, before
+	 * a byte is written): nothing is left in TMPDIR however the command
+	 * ends, SIGKILL included */
+	if ((fd = tp_spool_open(what)) < 0)
+		return fd;
+	/* libcryptsetup opens a path: the descriptor's own */
+	snprintf(path, POOL_CRYPT_PATH_MAX, "/proc/self/fd/%d", fd);
+	if (access(path, F_OK)) {
 		e = -errno;
-		log_error("cannot make a temporary file in %s for %s: %s", dir, what,
-			  strerror(errno));
-		path[0] = '\0';
-		return e;
+		log_error("cannot name the temporary file for %s as %s (is /proc mounted?): %s",
+			  what, path, strerror(errno));
+		goto fail;
 	}
 	if (ftruncate(fd, (off_t)size)) {
 		e = -errno;
-		log_error("cannot size the temporary file %s for %s: %s", path, what,
-			  strerror(errno));
-		close(fd);
-		unlink(path);
-		path[0] = '\0';
-		return e;
+		log_error("cannot size the temporary file in %s for %s: %s (set TMPDIR to a "
+			  "directory with room)", dir, what, strerror(errno));
+		goto fail;
+	}
+	/* the header's room taken now: a full TMPDIR is said as such, not as
+	 * a header libcryptsetup cannot write or read (a file system without
+	 * fallocate is written as it goes) */
+	if (room && fallocate(fd, 0, 0, (off_t)room) && errno != EOPNOTSUPP) {
+		e = -errno;
+		log_error("TMPDIR %s has no room for %s (%llu MiB): %s (set TMPDIR to a directory "
+			  "with room)", dir, what, (unsigned long long)(room >> 20), strerror(errno));
+		goto fail;
 	}
 	return fd;
+fail:
+	close(fd);
+	path[0] = '\0';
+	return e;
 }
 
 uint64_t pool_crypt_min_size(void)
@@ -217,18 +231,15 @@ out:
 	return r;
 }
 
-int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned flags,
-		      const struct pool_crypt_new *n, char *luks_uuid)
+int pool_crypt_create_check(struct pool *p, const char *name, uint64_t size)
 {
-	char path[POOL_CRYPT_PATH_MAX], uuid[POOL_UUID_LEN + 1], a[32];
-	struct pool_recv_result res;
-	struct pool_recv *r = NULL;
-	uint64_t rounded, data_off = 0;
-	int fd, e;
+	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, rounded, need, mu, mt, du, dt;
+	struct vg_volume v;
+	struct vg *next;
+	char a[32], b[32];
+	int e;
 
-	pc_log_setup();
-	if ((e = pool_refuse_live(p, "making an encrypted volume (tvcreate --encrypt)")) ||
-	    (e = pool_name_free(p, name)) || (e = pool_volume_size_check(name, size, &rounded)))
+	if ((e = pool_name_free(p, name)) || (e = pool_volume_size_check(name, size, &rounded)))
 		return e;
 	if (rounded < pool_crypt_min_size()) {
 		log_error("volume %s/%s: %s is too small for an encrypted volume, whose LUKS2 "
@@ -237,9 +248,55 @@ int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned 
 			  pool_crypt_min_size() / 1024);
 		return -ERANGE;
 	}
-	/* From the temporary file to its removal a signal waits (the PBKDF
-	 * takes seconds by default), so that no header file is left behind;
-	 * it takes effect at the end, or stops the command before the
+	/* the over-provisioning limit, as the import's first change will ask */
+	if ((e = vg_clone(pool_vg(p), &next)))
+		return e;
+	memset(&v, 0, sizeof(v));
+	snprintf(v.name, sizeof(v.name), "%s", name);
+	v.size = rounded;
+	v.dev_id = next->next_dev_id++;
+	v.read_only = v.raw = 1;	/* as the import lists it */
+	if (!(e = vg_uuid_generate(v.content_uuid)) && !(e = vg_add_receive(next, &v)))
+		e = pool_provision_check(p, next);
+	vg_free(next);
+	if (e)
+		return e;
+	/* the header's chunks: libcryptsetup fills its keyslot area with
+	 * random bytes, so every chunk of it is allocated */
+	need = (TP_MIN(rounded, (uint64_t)LUKS_HEADER_BYTES) + chunk - 1) / chunk;
+	if ((e = pool_fill_blocks(p, &mu, &mt, &du, &dt))) {
+		log_error("pool %s: cannot read how much data space is free: %s; nothing was "
+			  "changed", pool_name(p), strerror(-e));
+		return e;
+	}
+	if (dt - TP_MIN(du, dt) < need) {
+		log_error("pool %s has %s of data space free, and the LUKS2 header of encrypted "
+			  "volume %s takes %s: extend the pool ('tpextend %s') or free space, then "
+			  "run tvcreate again; nothing was changed", pool_name(p),
+			  tp_size_format((dt - TP_MIN(du, dt)) * chunk, 'h', a, sizeof(a)), name,
+			  tp_size_format(need * chunk, 'h', b, sizeof(b)), pool_name(p));
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned flags,
+		      const struct pool_crypt_new *n, char *luks_uuid)
+{
+	char path[POOL_CRYPT_PATH_MAX], uuid[POOL_UUID_LEN + 1];
+	struct pool_recv_result res;
+	struct pool_recv *r = NULL;
+	uint64_t rounded, data_off = 0;
+	int fd, e;
+
+	pc_log_setup();
+	if ((e = pool_refuse_live(p, "making an encrypted volume (tvcreate --encrypt)")) ||
+	    (e = pool_crypt_create_check(p, name, size)) ||
+	    (e = pool_volume_size_check(name, size, &rounded)))
+		return e;
+	/* The temporary file has no name (pc_tmpfile): nothing of the header
+	 * is left in TMPDIR whatever ends the command. A signal waits for the
+	 * PBKDF (seconds by default) and stops the command before the
 	 * import. The file needs the header's room only; sparse either way. */
 	tp_critical_begin();
 	if ((fd = pc_tmpfile("a new LUKS2 header", TP_MIN(rounded, (uint64_t)1 << 30), path)) < 0) {
@@ -257,7 +314,7 @@ int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned 
 	/* the header is the image: the ciphertext after it is never written */
 	if (ftruncate(fd, (off_t)data_off)) {
 		e = -errno;
-		log_error("cannot cut the temporary file %s: %s", path, strerror(errno));
+		log_error("cannot cut the temporary file of the header: %s", strerror(errno));
 		goto out;
 	}
 	if ((e = pool_recv_raw_open(path, &r)))
@@ -269,8 +326,7 @@ int pool_crypt_create(struct pool *p, const char *name, uint64_t size, unsigned 
 		snprintf(luks_uuid, POOL_UUID_LEN + 1, "%s", uuid);
 out:
 	pool_recv_free(r);
-	close(fd);
-	unlink(path);
+	close(fd);	/* the file had no name: it is gone */
 	tp_dmlog_reclaim();	/* libcryptsetup reset libdevmapper's log */
 	tp_critical_end();	/* a signal that came meanwhile takes effect here */
 	return e;

@@ -176,6 +176,7 @@ static ssize_t read_in(struct pool_recv *r, void *buf, size_t len)
 void pool_recv_raw_encrypted(struct pool_recv *r, const char *luks_uuid, int activation_skip)
 {
 	snprintf(r->luks_uuid, sizeof(r->luks_uuid), "%s", luks_uuid);
+	snprintf(r->where, sizeof(r->where), "the new LUKS2 header");	/* not a path */
 	r->activation_skip = !!activation_skip;
 }
 
@@ -238,7 +239,8 @@ static int put_run(struct raw_ctx *c, uint64_t first, const unsigned char *buf, 
 	if (e && alloc_failed) {
 		if (e == -ENOSPC)
 			log_error("pool %s is out of data space: extend it (tpextend) or free "
-				  "space, then import again", pool_name(c->p));
+				  "space, then %s again", pool_name(c->p),
+				  c->r->luks_uuid[0] ? "run tvcreate" : "import");
 		else
 			log_error("pool %s: allocating a data chunk: %s", pool_name(c->p),
 				  strerror(-e));
@@ -360,7 +362,19 @@ static int drop(struct raw_ctx *c, int e)
 	tp_test_pause("recv-raw-drop");
 	if (!d)
 		d = pool_recv_abort(p, c->name);
-	if (d) {
+	if (c->r->luks_uuid[0]) {	/* tvcreate --encrypt's header */
+		if (d)
+			log_error("pool %s: tvcreate --encrypt of %s %s while it wrote the volume's "
+				  "LUKS2 header, and what it wrote could not be dropped: it is no "
+				  "volume; drop it with 'tprecv --abort %s %s'", pool_name(p),
+				  c->name, c->stop ? "was stopped by a signal" : "failed", c->name,
+				  pool_name(p));
+		else
+			log_error("pool %s: tvcreate --encrypt of %s %s while it wrote the volume's "
+				  "LUKS2 header; nothing was changed (what it wrote is dropped)",
+				  pool_name(p), c->name,
+				  c->stop ? "was stopped by a signal" : "failed");
+	} else if (d) {
 		log_error("pool %s: the raw import of %s from %s %s at %s and could not be "
 			  "dropped: it is no volume; drop it with 'tprecv --abort %s %s'",
 			  pool_name(p), c->name, c->r->where,
