@@ -172,8 +172,11 @@ struct pool_head_write {
  * snapshot that shared it keeps the old bytes); no byte is written in
  * place, so a cut leaves every old head whole or every new one. Nothing
  * differs: 0 with no change. Read-only volumes: -EROFS (logged); no free
- * chunk: -ENOSPC (logged); both with nothing changed. Test pause:
- * head-written (the new blocks written and flushed, nothing mapped). */
+ * chunk: -ENOSPC (logged); both with nothing changed. After the commit,
+ * every old block the change left unreferenced is overwritten with random
+ * bytes and flushed (a failure there is logged, the change stands: 0).
+ * Test pauses: head-written (the new blocks written and flushed, nothing
+ * mapped), head-committed (committed, the freed blocks not yet erased). */
 int pool_volume_heads_rewrite(struct pool *p, struct pool_head_write *w, unsigned n)
 	TP_MUST_CHECK;
 /* The crypto-erase of volume NAME's first LEN bytes (tvremove --wipe of
