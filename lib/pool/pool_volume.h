@@ -194,6 +194,9 @@ struct pool_head_erase {
 	int first_own;		/* the first chunk was the volume's alone */
 	unsigned nr_holders;
 	char holders[512];	/* "snap1, trash entry snap2": who keeps a copy */
+	char vols[512];		/* of them, the volumes: "snap1, snap3" */
+	char trash[512];	/* and the trash entries: "snap2" */
+	unsigned nr_vols, nr_trash;
 };
 int pool_volume_head_erase(struct pool *p, const char *name, uint64_t len,
 			   struct pool_head_erase *res) TP_MUST_CHECK;

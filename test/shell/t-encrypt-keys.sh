@@ -284,9 +284,9 @@ out_has "Volume p/x crypto-erased: $(grep -c own chunks.txt) chunks of its LUKS2
 out_has "its data chunks were not zeroed"
 ns=$(grep -c shared chunks.txt)
 if [ "$ns" = 1 ]; then
-	out_has "Volume p/x: 1 chunk of its header is shared with xs, which keep a header of their own"
+	out_has "Volume p/x: 1 chunk of its header is shared with xs, which keeps it in its own header; to erase it: 'tvremove --wipe p/xs'."
 else
-	out_has "Volume p/x: $ns chunks of its header are shared with xs, which keep a header of their own"
+	out_has "Volume p/x: $ns chunks of its header are shared with xs, which keeps them in its own header; to erase it: 'tvremove --wipe p/xs'."
 fi
 out_has "Volume p/x removed."
 on_image >after.txt

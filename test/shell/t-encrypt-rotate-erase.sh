@@ -8,7 +8,9 @@
 # left anywhere on the data image (tvremove(8) "Crypto-erase"). Killed
 # between the commit and the overwrite: the new key opens the volume, and
 # tptrim on the inactive pool removes the old header from free space, as
-# tvchange(8) says.
+# tvchange(8) says. A trash entry that shares the whole header: the erase
+# says nothing was erased and names 'tvremove --undo' then '--wipe', which
+# work.
 have cryptsetup || fail "cryptsetup not installed (cryptsetup-bin)"
 DATA_SIZE=128M META_SIZE=16M
 new_pool p --chunk 1m
@@ -56,6 +58,22 @@ ok tvremove --wipe -y p/f
 ok tvremove --wipe -y p/e
 h=$(headers)
 [ -z "$h" ] || fail "LUKS2 headers left on the data image after the wipes at: $h"
+
+# a trash entry that shares the whole header: nothing erased is said as
+# such, and the advice names the commands that work (tvremove(8))
+ok tpchange --trash-retention 12h p
+ok tvcreate --encrypt --key-file k1 $FAST -V 32M -n t p
+ok tvsnap p/t -n ts
+ok tvremove p/ts
+ok tvremove --wipe -y p/t
+out_has "Volume p/t: nothing of its LUKS2 header (16 MiB) was erased: no chunk of it was the volume's alone"
+out_lacks "crypto-erased"
+out_has "shared with trash entry ts, which keeps them in its own header; to erase it: 'tvremove --undo p/ts' then 'tvremove --wipe p/ts'."
+ok tvremove --undo p/ts
+ok tvremove --wipe -y p/ts
+out_has "Volume p/ts crypto-erased: 16 chunks"
+[ -z "$(headers)" ] || fail "LUKS2 headers left after following the advice at: $(headers)"
+ok tpchange --trash-retention off p
 
 # killed after the commit, before the overwrite: the documented way out
 ok tvcreate --encrypt --key-file k1 $FAST -V 32M -n g p

@@ -336,20 +336,36 @@ int pool_volume_heads_rewrite(struct pool *p, struct pool_head_write *w, unsigne
 
 /* ---- erase ---- */
 
-/* Add NAME to RES->holders ("a, b") unless it is there. */
+/* Add NAME to the list LIST ("a, b") of LEN bytes unless it is there:
+ * 1 when added. */
+static int list_add(char *list, size_t len, const char *name)
+{
+	size_t used = strlen(list), n = strlen(name);
+
+	for (const char *s = list; (s = strstr(s, name)); s += n)
+		if ((s == list || s[-1] == ' ') && (!s[n] || s[n] == ','))
+			return 0;
+	if (used + n + 3 < len)
+		snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
+	return 1;
+}
+
+/* Add NAME to RES->holders ("a, b") unless it is there; a volume's or a
+ * trash entry's name also to RES->vols or RES->trash (WHAT "" or "trash
+ * entry "; NULL: not a name), the lists the advice names commands
+ * for. */
 static void add_holder(struct pool_head_erase *res, const char *what, const char *name)
 {
 	char item[VG_NAME_MAX + 32];
-	size_t used = strlen(res->holders);
 
+	if (!what)	/* a holder the VG does not name */
+		what = "";
+	else if (!strcmp(what, ""))
+		res->nr_vols += list_add(res->vols, sizeof(res->vols), name);
+	else if (!strcmp(what, "trash entry "))
+		res->nr_trash += list_add(res->trash, sizeof(res->trash), name);
 	snprintf(item, sizeof(item), "%s%s", what, name);
-	for (const char *s = res->holders; (s = strstr(s, item)); s += strlen(item))
-		if ((s == res->holders || s[-1] == ' ') && (!s[strlen(item)] || s[strlen(item)] == ','))
-			return;
-	if (used + strlen(item) + 3 < sizeof(res->holders))
-		snprintf(res->holders + used, sizeof(res->holders) - used, "%s%s",
-			 used ? ", " : "", item);
-	res->nr_holders++;
+	res->nr_holders += list_add(res->holders, sizeof(res->holders), item);
 }
 
 /* Who else maps data block D at VBLOCK: the volumes, trash entries and
@@ -382,7 +398,7 @@ static int name_holders(struct pool *p, const struct vg_volume *v, uint64_t vblo
 			found++;
 		}
 	if (!found)
-		add_holder(res, "", "another thin device");
+		add_holder(res, NULL, "another thin device");
 	return 0;
 }
 
