@@ -10,7 +10,7 @@
 # tptrim on the inactive pool removes the old header from free space, as
 # tvchange(8) says. A trash entry that shares the whole header: the erase
 # says nothing was erased and names 'tvremove --undo' then '--wipe', which
-# work.
+# work. Every keyslot in use: exit 5, said as such.
 have cryptsetup || fail "cryptsetup not installed (cryptsetup-bin)"
 DATA_SIZE=128M META_SIZE=16M
 new_pool p --chunk 1m
@@ -74,6 +74,18 @@ ok tvremove --wipe -y p/ts
 out_has "Volume p/ts crypto-erased: 16 chunks"
 [ -z "$(headers)" ] || fail "LUKS2 headers left after following the advice at: $(headers)"
 ok tpchange --trash-retention off p
+
+# every keyslot in use: the pool's state, not the command line (exit 5),
+# said as such, nothing changed (trial enc2 MEDIUM F)
+ok tvcreate --encrypt --key-file k1 $FAST -V 32M -n full p
+for i in $(seq 2 32); do
+	printf 'key %s\n' "$i" >kk
+	ok tvchange --add-key --key-file k1 --new-key-file kk $FAST p/full
+done
+printf 'key 33\n' >kk
+unchanged 5 tvchange --add-key --key-file k1 --new-key-file kk $FAST p/full
+err_has "volume p/full: every keyslot is in use (32): remove one first (tvchange --remove-key); nothing was changed"
+ok tvremove --wipe -y p/full
 
 # killed after the commit, before the overwrite: the documented way out
 ok tvcreate --encrypt --key-file k1 $FAST -V 32M -n g p
