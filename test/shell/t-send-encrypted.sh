@@ -18,6 +18,7 @@
 have python3 || skip "python3 not installed"
 have cryptsetup || skip "cryptsetup not installed"
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
+stream_uuid() { dd if="$1" bs=1 skip=32 count=36 status=none; }	# the content uuid (tp-stream(5))
 restamp() { python3 "$TOP/test/data/stream/restamp.py" "$@" || fail "restamp.py $*"; }
 # luks POOL VOL: the uuid of the volume's LUKS2 header (tpstatus, from the VG)
 luks() { vol_field "$1" "$2" vol_luks_uuid; }
@@ -158,6 +159,10 @@ wait_until "$pid" test -e pause || { cat err >&2; fail "the receive never began"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 [ -z "$(vol_field cut e1 vol_name)" ] || fail "a cut receive is a volume"
+# the same stream relabelled plain: refused, naming what differs (the
+# content uuids and sizes are the same)
+unchanged 5 tprecv --resume -i plain-full.stream cut
+err_has "is of another stream (uuid $(stream_uuid full.stream), 20971520 bytes, encrypted, LUKS uuid $U), not this one (uuid $(stream_uuid full.stream), 20971520 bytes, plain); nothing was received"
 ok tprecv --resume -i full.stream cut
 out_has "read-only, encrypted; resumed at"
 [ "$(luks cut e1)" = "$U" ] || fail "the resumed receive lost the LUKS uuid"

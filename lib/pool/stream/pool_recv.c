@@ -865,6 +865,14 @@ static int pick_dev_id(struct pool *p, uint32_t *dev_id)
 
 /* tprecv --resume: the unfinished receive of R's content (named NAME, if
  * given) goes on from its last commit. */
+/* "uuid U, N bytes, plain" or "..., encrypted, LUKS uuid L", into BUF. */
+static void stream_describe(char *buf, size_t len, const char *uuid, uint64_t size,
+			    const char *luks_uuid)
+{
+	snprintf(buf, len, "uuid %s, %" PRIu64 " bytes, %s%s", uuid, size,
+		 luks_uuid[0] ? "encrypted, LUKS uuid " : "plain", luks_uuid);
+}
+
 static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 {
 	struct recv_sink count = { c, count_chunks, count_hole, NULL };
@@ -890,10 +898,14 @@ static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 	}
 	if (strcmp(v->content_uuid, c->r->h.uuid) || v->size != c->r->h.size ||
 	    strcmp(v->luks_uuid, c->r->h.luks_uuid)) {
-		log_error("pool %s: the unfinished receive of %s is of another stream (uuid %s, "
-			  "%" PRIu64 " bytes), not this one (uuid %s, %" PRIu64 " bytes); nothing "
-			  "was received", pool_name(p), v->name, v->content_uuid, v->size, c->r->h.uuid,
-			  c->r->h.size);
+		char was[160], is[160];
+
+		/* what differs is named: content uuid, size, or the encryption
+		 * (plain, or the LUKS uuid of an encrypted stream) */
+		stream_describe(was, sizeof(was), v->content_uuid, v->size, v->luks_uuid);
+		stream_describe(is, sizeof(is), c->r->h.uuid, c->r->h.size, c->r->h.luks_uuid);
+		log_error("pool %s: the unfinished receive of %s is of another stream (%s), not "
+			  "this one (%s); nothing was received", pool_name(p), v->name, was, is);
 		return -ENOENT;
 	}
 	if (c->r->h.chunk != c->chunk) {
