@@ -535,8 +535,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 			rc = cli_key_read(&src, what, 0, &k);
 		kc.key = k;
 		if (rc == CLI_CONTINUE && kc.op != POOL_KEY_REMOVE) {
-			snprintf(what, sizeof(what), "the new key of volume %s/%s", c.pool, c.vol);
-			rc = cli_key_read(&nsrc, what, POOL_KEY_NEW, &nk);
+			rc = cli_key_read(&nsrc, what, POOL_KEY_NEW | POOL_KEY_REPLACES, &nk);
 		}
 		kc.new_key = nk;
 		if (rc == CLI_CONTINUE)

@@ -135,6 +135,14 @@ for bad in \
 	# shellcheck disable=SC2086
 	unchanged 3 tvchange $bad
 done
+# the new key's file named as such (not "the key of the new key of")
+: >empty
+unchanged 3 tvchange --add-key --key-file k1 --new-key-file empty $FAST p/e
+err_has "key file empty is empty: an empty key protects nothing; give the file that holds the new key of volume p/e"
+unchanged 3 tvchange --add-key --key-file k1 --new-key-file missing $FAST p/e
+err_has "key file missing (the new key of volume p/e): cannot open it"
+unchanged 3 tvchange --add-key --key-file missing --new-key-file k2 $FAST p/e
+err_has "key file missing (the key of volume p/e): cannot open it"
 
 # ---- --change-key, --remove-key, the last keyslot ----
 ok tvchange --change-key --key-file k2 --new-key-file k3 $FAST p/e
