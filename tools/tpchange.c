@@ -8,6 +8,7 @@
  * y|n). Without an option they print the current settings. The options
  * given are one change: all checked, then one VG commit (change_apply). */
 #include "lib/base/config.h"
+#include "lib/base/critical.h"
 #include "lib/base/exitcodes.h"
 #include "lib/base/log.h"
 #include "lib/base/units.h"
@@ -127,18 +128,39 @@ static int change_apply(struct pool *p, const struct change *c,
 
 /* tvchange --add-key, --change-key, --remove-key: what was done, and the
  * volumes sharing the key that keep their old keyslots. */
+static int keys_lines(const struct change *c, const struct pool_key_result *res);
+
+/* A signal that comes during the change waits for its end (critical.h);
+ * the section is held here until what was done is said, so that a 130,
+ * 143 or 129 after a committed change comes with its lines. */
 static int keys_op(struct pool *p, void *arg)
 {
 	const struct change *c = arg;
 	struct pool_key_result res;
-	int r = pool_crypt_key_change(p, c->vol, c->keys, &res);
+	int r;
 
-	if (r)
-		return r;
+	tp_critical_begin();
+	if (!(r = pool_crypt_key_change(p, c->vol, c->keys, &res))) {
+		r = keys_lines(c, &res);
+		fflush(stdout);
+		/* ended by it (128 + the signal), even when it is ignored, as in
+		 * a background job */
+		if (tp_critical_pending()) {
+			log_warn("pool %s: the key change of volume %s was made whole; the signal "
+				 "that came meanwhile ends tvchange now", c->pool, c->vol);
+			r = -EINTR;
+		}
+	}
+	tp_critical_end();
+	return r;
+}
+
+static int keys_lines(const struct change *c, const struct pool_key_result *res)
+{
 	if (tp_log_verbosity() < 0)
 		return 0;
-	for (unsigned i = 0; i < res.nr; i++) {
-		const struct pool_key_volume *kv = &res.vols[i];
+	for (unsigned i = 0; i < res->nr; i++) {
+		const struct pool_key_volume *kv = &res->vols[i];
 
 		printf("Volume %s/%s: ", c->pool, kv->vol);
 		if (c->keys->op == POOL_KEY_ADD)
@@ -150,14 +172,14 @@ static int keys_op(struct pool *p, void *arg)
 		printf(" (%u chunk%s of its header written anew).\n", kv->chunks,
 		       kv->chunks == 1 ? "" : "s");
 	}
-	if (res.others[0])
+	if (res->others[0])
 		printf("Volume %s/%s: snapshots and other volumes with the same volume key keep "
 		       "their old keyslots: %s ('tvchange --with-snapshots' changes them too).\n",
-		       c->pool, c->vol, res.others);
-	if (res.kept[0])
+		       c->pool, c->vol, res->others);
+	if (res->kept[0])
 		printf("Volume %s/%s: read-only volume%s with the same volume key keep%s %s old "
-		       "keyslots: %s.\n", c->pool, c->vol, res.nr_kept == 1 ? "" : "s",
-		       res.nr_kept == 1 ? "s" : "", res.nr_kept == 1 ? "its" : "their", res.kept);
+		       "keyslots: %s.\n", c->pool, c->vol, res->nr_kept == 1 ? "" : "s",
+		       res->nr_kept == 1 ? "s" : "", res->nr_kept == 1 ? "its" : "their", res->kept);
 	return 0;
 }
 
@@ -513,8 +535,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 			rc = cli_key_read(&src, what, 0, &k);
 		kc.key = k;
 		if (rc == CLI_CONTINUE && kc.op != POOL_KEY_REMOVE) {
-			snprintf(what, sizeof(what), "the new key of volume %s/%s", c.pool, c.vol);
-			rc = cli_key_read(&nsrc, what, POOL_KEY_NEW, &nk);
+			rc = cli_key_read(&nsrc, what, POOL_KEY_NEW | POOL_KEY_REPLACES, &nk);
 		}
 		kc.new_key = nk;
 		if (rc == CLI_CONTINUE)

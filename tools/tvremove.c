@@ -56,6 +56,25 @@ static void print_wipe(const struct removal *rm, const struct pool_wipe_result *
 	printf(".\n");
 }
 
+/* The commands that erase the header each of LIST ("a, b": names of
+ * POOL) keeps: FMT with the pool and the name, joined by "; ". */
+static void print_each(const char *pool, const char *list, const char *fmt)
+{
+	char name[POOL_NAME_MAX + 1];
+	int first = 1;
+
+	for (const char *s = list; *s;) {
+		size_t n = strcspn(s, ",");
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		printf(first ? "" : "; ");
+		printf(fmt, pool, name, pool, name);
+		first = 0;
+		s += n;
+		s += strspn(s, ", ");
+	}
+}
+
 static void print_erase(const struct removal *rm, const struct pool_crypt_erase_result *e)
 {
 	const struct pool_head_erase *h = &e->head;
@@ -63,15 +82,35 @@ static void print_erase(const struct removal *rm, const struct pool_crypt_erase_
 
 	if (tp_log_verbosity() < 0)
 		return;
-	printf("Volume %s crypto-erased: %llu chunk%s of its LUKS2 header (%s) overwritten with "
-	       "random bytes; its data chunks were not zeroed (ciphertext no key opens without "
-	       "the header).\n", rm->spec, (unsigned long long)h->erased, h->erased == 1 ? "" : "s",
-	       tp_size_format(e->header_len, 'h', a, sizeof(a)));
-	if (h->shared)
-		printf("Volume %s: %llu chunk%s of its header %s shared with %s, which keep a header "
-		       "of their own and still unlock with its keys; tvremove --wipe each of them to "
-		       "erase it.\n", rm->spec, (unsigned long long)h->shared,
-		       h->shared == 1 ? "" : "s", h->shared == 1 ? "is" : "are", h->holders);
+	tp_size_format(e->header_len, 'h', a, sizeof(a));
+	if (h->erased)
+		printf("Volume %s crypto-erased: %llu chunk%s of its LUKS2 header (%s) overwritten "
+		       "with random bytes; its data chunks were not zeroed (ciphertext no key opens "
+		       "without the header).\n", rm->spec, (unsigned long long)h->erased,
+		       h->erased == 1 ? "" : "s", a);
+	else
+		printf("Volume %s: nothing of its LUKS2 header (%s) was erased: no chunk of it was "
+		       "the volume's alone%s; its data chunks were not zeroed.\n", rm->spec, a,
+		       h->shared ? " (every one is shared, below)" : "");
+	if (!h->shared)
+		return;
+	/* the holders keep the shared chunks as part of their own header,
+	 * with whatever keyslots that header has now */
+	printf("Volume %s: %llu chunk%s of its header %s shared with %s, which keep%s %s in %s "
+	       "own header%s", rm->spec, (unsigned long long)h->shared, h->shared == 1 ? "" : "s",
+	       h->shared == 1 ? "is" : "are", h->holders, h->nr_holders == 1 ? "s" : "",
+	       h->shared == 1 ? "it" : "them", h->nr_holders == 1 ? "its" : "their",
+	       h->nr_holders == 1 ? "" : "s");
+	if (h->nr_vols + h->nr_trash)
+		printf("; to erase %s: ", h->nr_vols + h->nr_trash == 1 ? "it" : "them");
+	if (h->nr_vols)
+		print_each(rm->pool, h->vols, "'tvremove --wipe %s/%s'");
+	if (h->nr_vols && h->nr_trash)
+		printf("; ");
+	if (h->nr_trash)
+		print_each(rm->pool, h->trash,
+			   "'tvremove --undo %s/%s' then 'tvremove --wipe %s/%s'");
+	printf(".\n");
 }
 
 /* Where a volume removed into the trash went, until when, and how to undo

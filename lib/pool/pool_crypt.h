@@ -52,6 +52,8 @@ struct pool_key {
 #define POOL_KEY_NEW 1u		/* a new key: the terminal asks twice and compares */
 #define POOL_KEY_PRIVATE 2u	/* a file from configuration: refused when group or
 				   world may read it (pool_key_file_private) */
+#define POOL_KEY_REPLACES 4u	/* the new key of a volume that has keys (tvchange):
+				   messages say "the new key of FOR" */
 
 /* Read the key of SRC into *OUT (pool_key_free's). FOR names what the key
  * is for in prompts and messages ("volume vault/www"). Errors, logged

@@ -172,8 +172,11 @@ struct pool_head_write {
  * snapshot that shared it keeps the old bytes); no byte is written in
  * place, so a cut leaves every old head whole or every new one. Nothing
  * differs: 0 with no change. Read-only volumes: -EROFS (logged); no free
- * chunk: -ENOSPC (logged); both with nothing changed. Test pause:
- * head-written (the new blocks written and flushed, nothing mapped). */
+ * chunk: -ENOSPC (logged); both with nothing changed. After the commit,
+ * every old block the change left unreferenced is overwritten with random
+ * bytes and flushed (a failure there is logged, the change stands: 0).
+ * Test pauses: head-written (the new blocks written and flushed, nothing
+ * mapped), head-committed (committed, the freed blocks not yet erased). */
 int pool_volume_heads_rewrite(struct pool *p, struct pool_head_write *w, unsigned n)
 	TP_MUST_CHECK;
 /* The crypto-erase of volume NAME's first LEN bytes (tvremove --wipe of
@@ -191,6 +194,9 @@ struct pool_head_erase {
 	int first_own;		/* the first chunk was the volume's alone */
 	unsigned nr_holders;
 	char holders[512];	/* "snap1, trash entry snap2": who keeps a copy */
+	char vols[512];		/* of them, the volumes: "snap1, snap3" */
+	char trash[512];	/* and the trash entries: "snap2" */
+	unsigned nr_vols, nr_trash;
 };
 int pool_volume_head_erase(struct pool *p, const char *name, uint64_t len,
 			   struct pool_head_erase *res) TP_MUST_CHECK;

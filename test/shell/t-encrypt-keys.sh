@@ -13,7 +13,9 @@
 # lines are refused with every image byte for byte. Killed (KILL) at each
 # test pause of a key change (all before its thin commit): the raw export
 # opens with the old key and not the new, the next key change goes
-# through, and tpcheck finds the pool clean.
+# through, tpcheck finds the pool clean, and no header copy is left in
+# TMPDIR. TERM, INT or HUP after the commit: the change is said, then the
+# signal's exit status.
 # tvremove --wipe of an encrypted volume: the header chunks only it maps
 # are random on the data image (none of their old bytes anywhere), the
 # ones its snapshot shares are left and the snapshot named and still
@@ -133,6 +135,14 @@ for bad in \
 	# shellcheck disable=SC2086
 	unchanged 3 tvchange $bad
 done
+# the new key's file named as such (not "the key of the new key of")
+: >empty
+unchanged 3 tvchange --add-key --key-file k1 --new-key-file empty $FAST p/e
+err_has "key file empty is empty: an empty key protects nothing; give the file that holds the new key of volume p/e"
+unchanged 3 tvchange --add-key --key-file k1 --new-key-file missing $FAST p/e
+err_has "key file missing (the new key of volume p/e): cannot open it"
+unchanged 3 tvchange --add-key --key-file missing --new-key-file k2 $FAST p/e
+err_has "key file missing (the key of volume p/e): cannot open it"
 
 # ---- --change-key, --remove-key, the last keyslot ----
 ok tvchange --change-key --key-file k2 --new-key-file k3 $FAST p/e
@@ -189,6 +199,8 @@ ok tvcreate --encrypt --key-file k1 $FAST -V 20M -n h p
 for pause in keys-prepared after-vg-commit head-written after-apply; do
 	TMPDIR=$PWD/killtmp killed_at "$pause" tvchange --add-key --key-file k1 \
 		--new-key-file k2 $FAST p/h
+	# the header copies (keyslots) have no name: nothing left in TMPDIR
+	[ -z "$(ls -A killtmp)" ] || fail "killed at $pause: header copies left: $(ls -A killtmp)"
 	export_raw h
 	# every pause comes before the thin commit: the old header whole
 	opens h k1
@@ -216,6 +228,26 @@ rc=0; wait "$pid" || rc=$?
 err_has "stopped by a signal before it began; nothing was changed"
 sums ./*.img | cmp -s - sums.before || fail "an interrupted key change changed an image"
 [ -z "$(ls tmp)" ] || fail "an interrupted key change left its temporary copies: $(ls tmp)"
+
+# TERM, INT and HUP after the commit: the change is made and said, then
+# the signal ends tvchange (tvchange(8) EXIT STATUS: 143, 130, 129)
+for sig in TERM:143 INT:130 HUP:129; do
+	rm -f pause
+	env TP_TEST_PAUSE=after-apply TP_TEST_PAUSE_FILE="$PWD/pause" \
+		tvchange --add-key --key-file k1 --new-key-file k2 $FAST p/h >out 2>err &
+	pid=$!
+	wait_until "$pid" test -e pause || { cat err >&2; fail "tvchange never reached after-apply"; }
+	kill -"${sig%:*}" "$pid"
+	rm -f pause
+	rc=0; wait "$pid" || rc=$?
+	[ $rc = "${sig#*:}" ] || { cat err >&2; fail "${sig%:*} at after-apply: exit $rc"; }
+	out_has "Volume p/h: key added in keyslot"
+	err_has "the key change of volume h was made whole; the signal that came meanwhile ends tvchange now"
+	export_raw h
+	opens h k2
+	[ -z "$(ls -A tmp)" ] || fail "${sig%:*}: header copies left: $(ls -A tmp)"
+	ok tvchange --remove-key --key-file k2 p/h
+done
 
 # ---- crypto-erase: only the chunks the volume alone maps, the snapshot named ----
 ok tvcreate --encrypt --key-file k1 $FAST -V 64M -n x p
@@ -260,9 +292,9 @@ out_has "Volume p/x crypto-erased: $(grep -c own chunks.txt) chunks of its LUKS2
 out_has "its data chunks were not zeroed"
 ns=$(grep -c shared chunks.txt)
 if [ "$ns" = 1 ]; then
-	out_has "Volume p/x: 1 chunk of its header is shared with xs, which keep a header of their own"
+	out_has "Volume p/x: 1 chunk of its header is shared with xs, which keeps it in its own header; to erase it: 'tvremove --wipe p/xs'."
 else
-	out_has "Volume p/x: $ns chunks of its header are shared with xs, which keep a header of their own"
+	out_has "Volume p/x: $ns chunks of its header are shared with xs, which keeps them in its own header; to erase it: 'tvremove --wipe p/xs'."
 fi
 out_has "Volume p/x removed."
 on_image >after.txt

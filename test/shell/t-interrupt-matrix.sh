@@ -163,7 +163,7 @@ reaches() {
 	tvremove:erase-chunk=N | tvremove-purge:erase-chunk=N) return 1 ;;
 	tvremove-erase:erase-chunk=N) return 0 ;;
 	tvremove-erase:*) return 1 ;;	# the removal after it: the plain scenario's
-	tvchange:crypt-header-loaded | tvchange:keys-prepared | tvchange:after-* | tvchange:head-written) return 1 ;;
+	tvchange:crypt-header-loaded | tvchange:keys-prepared | tvchange:after-* | tvchange:head-written | tvchange:head-committed) return 1 ;;
 	tvchange-keys:settings-*) return 1 ;;
 	tvremove-trash:after-* | tvremove-undo:after-*) return 0 ;;
 	tvremove-trash:* | tvremove-undo:*) return 1 ;;

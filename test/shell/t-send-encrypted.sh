@@ -18,6 +18,7 @@
 have python3 || skip "python3 not installed"
 have cryptsetup || skip "cryptsetup not installed"
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
+stream_uuid() { dd if="$1" bs=1 skip=32 count=36 status=none; }	# the content uuid (tp-stream(5))
 restamp() { python3 "$TOP/test/data/stream/restamp.py" "$@" || fail "restamp.py $*"; }
 # luks POOL VOL: the uuid of the volume's LUKS2 header (tpstatus, from the VG)
 luks() { vol_field "$1" "$2" vol_luks_uuid; }
@@ -158,12 +159,39 @@ wait_until "$pid" test -e pause || { cat err >&2; fail "the receive never began"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 [ -z "$(vol_field cut e1 vol_name)" ] || fail "a cut receive is a volume"
+# the same stream relabelled plain: refused, naming what differs (the
+# content uuids and sizes are the same)
+unchanged 5 tprecv --resume -i plain-full.stream cut
+err_has "is of another stream (uuid $(stream_uuid full.stream), 20971520 bytes, encrypted, LUKS uuid $U), not this one (uuid $(stream_uuid full.stream), 20971520 bytes, plain); nothing was received"
 ok tprecv --resume -i full.stream cut
 out_has "read-only, encrypted; resumed at"
 [ "$(luks cut e1)" = "$U" ] || fail "the resumed receive lost the LUKS uuid"
 ok tpsend --format raw -o got.raw cut/e1
 ok tpsend --format raw -o sent.raw src/e1
 cmp sent.raw got.raw || fail "the resumed receive differs from the sender's"
+# stopped by TERM right after the receive began, or once its data is
+# durable: the last line says which (tprecv(8) EXIT STATUS)
+DATA_SIZE=128M
+new_pool sig --chunk 64k
+term_at() {
+	rm -f pause
+	TP_TEST_PAUSE=$1 TP_TEST_PAUSE_FILE=$PWD/pause tprecv -i full.stream -n "$2" sig >out 2>err &
+	pid=$!
+	wait_until "$pid" test -e pause || { cat err >&2; fail "tprecv never reached $1"; }
+	kill -TERM "$pid"
+	rm -f pause
+	rc=0; wait "$pid" || rc=$?
+	[ $rc = 143 ] || { cat err >&2; fail "TERM at $1: exit $rc, not 143"; }
+}
+term_at recv-begun tb
+err_has "the receive of tb was stopped by a signal at"
+[ -z "$(vol_field sig tb vol_name)" ] || fail "a receive stopped at its start is a volume"
+ok tprecv --abort tb sig
+term_at recv-data-done td
+err_has "pool sig: volume td was received whole; the signal that came meanwhile ends tprecv now"
+[ "$(vol_field sig td vol_name)" = td ] || fail "the volume received whole is not there"
+ok tpsend --format raw -o td.raw sig/td
+cmp sent.raw td.raw || fail "td differs from the sender's"
 
 # the receive policy: an encrypted stream is received, a plain one refused
 printf 'recv {\n\trequire_encrypted = "y"\n}\n' >"$TPTOOLS_DIR/tptools.conf"

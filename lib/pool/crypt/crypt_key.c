@@ -87,6 +87,7 @@ static int read_file(const char *path, const char *what, unsigned flags, struct 
 {
 	int stdin_ = !strcmp(path, "-");
 	const char *name = stdin_ ? "standard input" : path;
+	const char *kind = flags & POOL_KEY_REPLACES ? "the new key" : "the key";
 	int fd = stdin_ ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	struct stat st;
 	size_t done = 0;
@@ -94,7 +95,7 @@ static int read_file(const char *path, const char *what, unsigned flags, struct 
 
 	if (fd < 0) {
 		e = -errno;
-		log_error("key file %s (the key of %s): cannot open it: %s", path, what,
+		log_error("key file %s (%s of %s): cannot open it: %s", path, kind, what,
 			  strerror(errno));
 		return e;
 	}
@@ -104,8 +105,8 @@ static int read_file(const char *path, const char *what, unsigned flags, struct 
 		goto out;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		log_error("key file %s is a directory: give the file that holds the key of %s",
-			  name, what);
+		log_error("key file %s is a directory: give the file that holds %s of %s",
+			  name, kind, what);
 		e = -EISDIR;
 		goto out;
 	}
@@ -127,11 +128,11 @@ static int read_file(const char *path, const char *what, unsigned flags, struct 
 	}
 	if (done > POOL_KEY_MAX) {
 		log_error("key file %s holds more than %u bytes, the most a key may have: give "
-			  "the file that holds only the key of %s", name, POOL_KEY_MAX, what);
+			  "the file that holds only %s of %s", name, POOL_KEY_MAX, kind, what);
 		e = -EFBIG;
 	} else if (!done) {
 		log_error("key file %s is empty: an empty key protects nothing; give the file "
-			  "that holds the key of %s", name, what);
+			  "that holds %s of %s", name, kind, what);
 		e = -ENODATA;
 	}
 	k->len = done;

@@ -106,6 +106,14 @@ static int change_slots(struct pool *p, struct pool_crypt_header *h,
 			  "was changed", pool_name(p), vol, pc_last_error());
 		return r;
 	}
+	/* a full header is the pool's state, not a bad command line:
+	 * libcryptsetup says it with -EINVAL, so it is found here first */
+	if (kc->op == POOL_KEY_ADD && slots_used(cd) >= crypt_keyslot_max(CRYPT_LUKS2)) {
+		log_error("volume %s/%s: every keyslot is in use (%d): remove one first "
+			  "(tvchange --remove-key); nothing was changed", pool_name(p), vol,
+			  crypt_keyslot_max(CRYPT_LUKS2));
+		return -ENOSPC;
+	}
 	if (kc->op == POOL_KEY_ADD)
 		r = crypt_keyslot_add_by_passphrase(cd, CRYPT_ANY_SLOT,
 						    (const char *)kc->key->data, kc->key->len,
@@ -120,8 +128,10 @@ static int change_slots(struct pool *p, struct pool_crypt_header *h,
 		log_error("volume %s/%s: libcryptsetup could not %s: %s; nothing was changed",
 			  pool_name(p), vol, kc->op == POOL_KEY_ADD ? "add the new key"
 								    : "change the key",
-			  r == -ENOSPC ? "every keyslot is in use" : pc_last_error());
-		return r;
+			  r == -ENOSPC ? "no room for another keyslot" : pc_last_error());
+		/* the command line was checked before: what libcryptsetup
+		 * refuses now is the header's state (exit 5, not 3) */
+		return r == -EINVAL ? -EIO : r;
 	}
 	*new_slot = r;
 	return 0;

@@ -643,6 +643,36 @@ static const char *reached(const struct recv_ctx *c, char *buf, size_t len)
 	return buf;
 }
 
+/* Every chunk is durable: the volume appears, read-only, with the
+ * stream's content uuid. A signal that came meanwhile is said once the
+ * volume is made; it ends tprecv at the end of the critical section (as
+ * in the raw import). */
+static int recv_finish(struct pool *p, struct recv_ctx *c)
+{
+	struct vg *next;
+	int e;
+
+	if ((e = vg_clone(pool_vg(p), &next)))
+		return e;
+	if ((e = vg_finish_receive(next, c->name))) {
+		vg_free(next);
+		if (e == -ENOENT)
+			return TP_BUG("pool %s lost the receive of %s", pool_name(p), c->name);
+		log_error("pool %s: the receive of %s cannot end: %s", pool_name(p), c->name,
+			  strerror(-e));
+		return e;
+	}
+	if ((e = pool_change(p, next, apply_none, NULL)))
+		return e;
+	if (pool_op_publish(p, c->name))
+		log_warn("pool %s: %s was received but could not be activated; activate it with "
+			 "'tpactivate %s %s'", pool_name(p), c->name, pool_name(p), c->name);
+	if (tp_critical_pending())
+		log_warn("pool %s: volume %s was received whole; the signal that came meanwhile "
+			 "ends tprecv now", pool_name(p), c->name);
+	return 0;
+}
+
 /* After the receive's thin device exists: the data from byte FROM of the
  * volume, committed every second, then the change that makes it a volume.
  * A failure or signal leaves the receive unfinished at its last commit,
@@ -656,15 +686,18 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 	uint64_t first_beyond = (c->r->h.size + c->chunk - 1) / c->chunk;
 	uint64_t size = c->base_size > c->r->h.size ? c->base_size : c->r->h.size;
 	int beyond = c->has_base && !from && (c->base_size > c->r->h.size || !c->base_size);
-	struct vg *next;
 	char a[80];
 	int e = 0;
 
 	c->durable = c->applied = from;
 	clock_gettime(CLOCK_MONOTONIC, &c->last);
-	tp_test_pause("recv-begun");
-	/* signals wait, and the copy looks for them after every record */
+	/* signals wait, and the copy looks for them after every record; the
+	 * section lasts until the receive is a volume, or is said to be
+	 * unfinished (the callers hold one from the receive's first change:
+	 * a signal that comes before the copy stops it at its first record,
+	 * one after it waits for the volume) */
 	tp_critical_begin();
+	tp_test_pause("recv-begun");
 	if (c->live) {
 		/* the base's chunks past the new end are discarded through a
 		 * device that covers them */
@@ -713,26 +746,10 @@ static int recv_data(struct pool *p, struct recv_ctx *c, uint64_t from)
 		tp_critical_end();	/* a signal takes effect here */
 		return c->stop ? -EINTR : e == -EINTR ? -EIO : e;
 	}
-	tp_critical_end();
 	tp_test_pause("recv-data-done");
-	/* every chunk is durable: the volume appears, read-only, with the
-	 * stream's content uuid */
-	if ((e = vg_clone(pool_vg(p), &next)))
-		return e;
-	if ((e = vg_finish_receive(next, c->name))) {
-		vg_free(next);
-		if (e == -ENOENT)
-			return TP_BUG("pool %s lost the receive of %s", pool_name(p), c->name);
-		log_error("pool %s: the receive of %s cannot end: %s", pool_name(p), c->name,
-			  strerror(-e));
-		return e;
-	}
-	if ((e = pool_change(p, next, apply_none, NULL)))
-		return e;
-	if (pool_op_publish(p, c->name))
-		log_warn("pool %s: %s was received but could not be activated; activate it with "
-			 "'tpactivate %s %s'", pool_name(p), c->name, pool_name(p), c->name);
-	return 0;
+	e = recv_finish(p, c);
+	tp_critical_end();
+	return e;
 }
 
 /* The receive's first change: its thin device, empty or the base's
@@ -865,6 +882,14 @@ static int pick_dev_id(struct pool *p, uint32_t *dev_id)
 
 /* tprecv --resume: the unfinished receive of R's content (named NAME, if
  * given) goes on from its last commit. */
+/* "uuid U, N bytes, plain" or "..., encrypted, LUKS uuid L", into BUF. */
+static void stream_describe(char *buf, size_t len, const char *uuid, uint64_t size,
+			    const char *luks_uuid)
+{
+	snprintf(buf, len, "uuid %s, %" PRIu64 " bytes, %s%s", uuid, size,
+		 luks_uuid[0] ? "encrypted, LUKS uuid " : "plain", luks_uuid);
+}
+
 static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 {
 	struct recv_sink count = { c, count_chunks, count_hole, NULL };
@@ -890,10 +915,14 @@ static int recv_resume(struct pool *p, struct recv_ctx *c, const char *name)
 	}
 	if (strcmp(v->content_uuid, c->r->h.uuid) || v->size != c->r->h.size ||
 	    strcmp(v->luks_uuid, c->r->h.luks_uuid)) {
-		log_error("pool %s: the unfinished receive of %s is of another stream (uuid %s, "
-			  "%" PRIu64 " bytes), not this one (uuid %s, %" PRIu64 " bytes); nothing "
-			  "was received", pool_name(p), v->name, v->content_uuid, v->size, c->r->h.uuid,
-			  c->r->h.size);
+		char was[160], is[160];
+
+		/* what differs is named: content uuid, size, or the encryption
+		 * (plain, or the LUKS uuid of an encrypted stream) */
+		stream_describe(was, sizeof(was), v->content_uuid, v->size, v->luks_uuid);
+		stream_describe(is, sizeof(is), c->r->h.uuid, c->r->h.size, c->r->h.luks_uuid);
+		log_error("pool %s: the unfinished receive of %s is of another stream (%s), not "
+			  "this one (%s); nothing was received", pool_name(p), v->name, was, is);
 		return -ENOENT;
 	}
 	if (c->r->h.chunk != c->chunk) {
@@ -976,8 +1005,12 @@ int pool_recv_apply(struct pool *p, struct pool_recv *r, const char *name, unsig
 		vg_free(next);
 		goto out;
 	}
+	/* a signal from the first change on waits for recv_data to say
+	 * where the receive stands */
+	tp_critical_begin();
 	if (!(e = pool_change(p, next, apply_begin, &c)))
 		e = recv_data(p, &c, 0);
+	tp_critical_end();
 out:
 	free(c.beyond);
 	return e;

@@ -14,7 +14,14 @@
  * a snapshot that shared it keeps the old bytes). One change under the
  * protocol (pool_change), every volume's chunks in it: a cut before the
  * thin commit leaves every old mapping (the new blocks are free again);
- * after it, every new one. The old block is never written.
+ * after it, every new one. The old block is never written before the
+ * commit. After it, every old block whose last reference the change
+ * dropped (free now: no snapshot or trash entry kept it) is overwritten
+ * with random bytes and flushed: the old header's keyslots must not stay
+ * in free space, where a revoked key would still open them. A block still
+ * referenced (a snapshot keeps the old header) is not touched. A cut
+ * between the commit and that overwrite leaves the old bytes in free
+ * chunks until tptrim or the next key change of the volume (tvchange(8)).
  *
  * Erase: the head's chunks that only the volume maps are overwritten in
  * place with random bytes, the last chunk first and the first chunk (the
@@ -151,7 +158,7 @@ struct rewrite {
 	struct pool_head_write *w;
 	unsigned n;
 	unsigned char *buf;	/* one chunk */
-	struct remap { uint32_t dev_id; uint64_t vblock, d; } *remap;
+	struct remap { uint32_t dev_id; uint64_t vblock, d, old; int had_old; } *remap;
 	size_t nr_remap;
 };
 
@@ -217,7 +224,13 @@ static int apply_rewrite(struct pool *p, const void *arg)
 			}
 			if ((r = write_block(p, d, 0, rw->buf, chunk)))
 				break;
-			rw->remap[rw->nr_remap++] = (struct remap){ v->dev_id, vb, d };
+			rw->remap[rw->nr_remap] = (struct remap){ v->dev_id, vb, d, 0, 0 };
+			/* the block it maps now: overwritten after the commit if
+			 * the change drops its last reference */
+			if ((r = mapped_at(p, v, vb, &rw->remap[rw->nr_remap].old)) < 0)
+				break;
+			rw->remap[rw->nr_remap++].had_old = r;
+			r = 0;
 			w->chunks++;
 		}
 	}
@@ -234,6 +247,47 @@ static int apply_rewrite(struct pool *p, const void *arg)
 				  strerror(-r));
 	}
 	return r;
+}
+
+static int randomize_block(struct pool *p, uint64_t d, unsigned char *buf);
+
+/* After the commit of RW: every old block no device maps any more gets
+ * random bytes, then one flush. The change stands whatever happens here:
+ * a failure is said, with what to do, and not returned. */
+static void erase_freed(struct pool *p, const struct rewrite *rw, unsigned char *buf)
+{
+	unsigned erased = 0;
+	int r = 0;
+
+	tp_test_pause("head-committed");
+	for (size_t i = 0; !r && i < rw->nr_remap; i++) {
+		const struct remap *m = &rw->remap[i];
+		uint32_t count = 1;
+		int seen = 0;
+
+		if (!m->had_old)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = rw->remap[j].had_old && rw->remap[j].old == m->old;
+		if (seen)
+			continue;
+		if ((r = thin_data_count(pool_thin(p), m->old, &count))) {
+			log_error("pool %s: cannot read the reference count of data chunk %llu: %s",
+				  pool_name(p), (unsigned long long)m->old, strerror(-r));
+			break;
+		}
+		if (count)
+			continue;	/* still serves a snapshot or a trash entry */
+		if (!(r = randomize_block(p, m->old, buf)))
+			erased++;
+	}
+	if (!r && erased)
+		r = flush_data(p);
+	if (r)
+		log_warn("pool %s: the change was made, but the chunks of the old header it freed "
+			 "could not all be overwritten: the old keyslots may stay in free space; run "
+			 "'tptrim %s' with the pool inactive, or change the key again",
+			 pool_name(p), pool_name(p));
 }
 
 int pool_volume_heads_rewrite(struct pool *p, struct pool_head_write *w, unsigned n)
@@ -268,6 +322,8 @@ int pool_volume_heads_rewrite(struct pool *p, struct pool_head_write *w, unsigne
 		 * side; signals wait for its end */
 		tp_critical_begin();
 		r = pool_change(p, next, apply_rewrite, &rw);
+		if (!r)
+			erase_freed(p, &rw, rw.buf);
 		tp_critical_end();
 	}
 	if (r)
@@ -280,20 +336,36 @@ int pool_volume_heads_rewrite(struct pool *p, struct pool_head_write *w, unsigne
 
 /* ---- erase ---- */
 
-/* Add NAME to RES->holders ("a, b") unless it is there. */
+/* Add NAME to the list LIST ("a, b") of LEN bytes unless it is there:
+ * 1 when added. */
+static int list_add(char *list, size_t len, const char *name)
+{
+	size_t used = strlen(list), n = strlen(name);
+
+	for (const char *s = list; (s = strstr(s, name)); s += n)
+		if ((s == list || s[-1] == ' ') && (!s[n] || s[n] == ','))
+			return 0;
+	if (used + n + 3 < len)
+		snprintf(list + used, len - used, "%s%s", used ? ", " : "", name);
+	return 1;
+}
+
+/* Add NAME to RES->holders ("a, b") unless it is there; a volume's or a
+ * trash entry's name also to RES->vols or RES->trash (WHAT "" or "trash
+ * entry "; NULL: not a name), the lists the advice names commands
+ * for. */
 static void add_holder(struct pool_head_erase *res, const char *what, const char *name)
 {
 	char item[VG_NAME_MAX + 32];
-	size_t used = strlen(res->holders);
 
+	if (!what)	/* a holder the VG does not name */
+		what = "";
+	else if (!strcmp(what, ""))
+		res->nr_vols += list_add(res->vols, sizeof(res->vols), name);
+	else if (!strcmp(what, "trash entry "))
+		res->nr_trash += list_add(res->trash, sizeof(res->trash), name);
 	snprintf(item, sizeof(item), "%s%s", what, name);
-	for (const char *s = res->holders; (s = strstr(s, item)); s += strlen(item))
-		if ((s == res->holders || s[-1] == ' ') && (!s[strlen(item)] || s[strlen(item)] == ','))
-			return;
-	if (used + strlen(item) + 3 < sizeof(res->holders))
-		snprintf(res->holders + used, sizeof(res->holders) - used, "%s%s",
-			 used ? ", " : "", item);
-	res->nr_holders++;
+	res->nr_holders += list_add(res->holders, sizeof(res->holders), item);
 }
 
 /* Who else maps data block D at VBLOCK: the volumes, trash entries and
@@ -326,7 +398,7 @@ static int name_holders(struct pool *p, const struct vg_volume *v, uint64_t vblo
 			found++;
 		}
 	if (!found)
-		add_holder(res, "", "another thin device");
+		add_holder(res, NULL, "another thin device");
 	return 0;
 }
 
