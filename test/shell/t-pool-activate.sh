@@ -7,7 +7,11 @@ DATA_SIZE=128M META_SIZE=16M
 new_pool vault
 ok tvcreate -V 1G -n www vault
 
-if [ -e /dev/mapper/control ]; then skip "this host has device-mapper; see test/vm"; fi
+# (a /dev/mapper/control node alone may be stale: libdevmapper, run by
+# libcryptsetup in the encryption tests, makes one on a kernel without dm)
+if [ -e /sys/class/misc/device-mapper ] || grep -qw device-mapper /proc/misc; then
+	skip "this host has device-mapper; see test/vm"
+fi
 unchanged 5 tpactivate vault
 err_has "device-mapper"
 unchanged 5 tpactivate vault www

@@ -58,7 +58,11 @@ usage_error tpactivate --all alpha
 usage_error tpactivate --all --devices alpha-data.img,alpha-meta.img
 usage_error tpdeactivate --all alpha
 
-if [ -e /dev/mapper/control ]; then skip "this host has device-mapper; see test/vm"; fi
+# (a /dev/mapper/control node alone may be stale: libdevmapper, run by
+# libcryptsetup in the encryption tests, makes one on a kernel without dm)
+if [ -e /sys/class/misc/device-mapper ] || grep -qw device-mapper /proc/misc; then
+	skip "this host has device-mapper; see test/vm"
+fi
 
 # --all: alpha is tried (and fails here), beta is skipped by its flag;
 # one failure makes the exit 5, after every pool was tried
