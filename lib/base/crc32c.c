@@ -81,6 +81,20 @@ static uint32_t shift(uint32_t c)
 	       lane_shift[2][(c >> 16) & 0xff] ^ lane_shift[3][c >> 24];
 }
 
+/* One word of each of the three lanes from P into their sums. */
+__attribute__((target("sse4.2"), always_inline)) static inline void
+lanes_word(const unsigned char *p, uint64_t *c, uint64_t *b, uint64_t *d)
+{
+	uint64_t w0, w1, w2;
+
+	memcpy(&w0, p, 8);
+	memcpy(&w1, p + LANE, 8);
+	memcpy(&w2, p + 2 * LANE, 8);
+	*c = __builtin_ia32_crc32di(*c, w0);
+	*b = __builtin_ia32_crc32di(*b, w1);
+	*d = __builtin_ia32_crc32di(*d, w2);
+}
+
 __attribute__((target("sse4.2"))) uint32_t tp_crc32c_hw(uint32_t crc, const void *buf,
 							 size_t len)
 {
@@ -94,7 +108,7 @@ __attribute__((target("sse4.2"))) uint32_t tp_crc32c_hw(uint32_t crc, const void
 	if (len >= 3 * LANE)
 		pthread_once(&lane_once, lane_init);
 	while (len >= 3 * LANE) {
-		uint64_t b = 0, d = 0, w0, w1, w2;
+		uint64_t b = 0, d = 0;
 		/* When another block follows, it is asked for from memory
 		 * while this one is summed (three lines for every line of a
 		 * lane): a long buffer that is not in the cache sums twice as
@@ -107,24 +121,12 @@ __attribute__((target("sse4.2"))) uint32_t tp_crc32c_hw(uint32_t crc, const void
 				unsigned end = k + 64 < LANE ? k + 64 : LANE;
 				for (unsigned j = 0; j < 3; j++)
 					__builtin_prefetch(p + 3 * LANE + 3 * k + 64 * j);
-				for (unsigned i = k; i < end; i += 8) {
-					memcpy(&w0, p + i, 8);
-					memcpy(&w1, p + LANE + i, 8);
-					memcpy(&w2, p + 2 * LANE + i, 8);
-					c = __builtin_ia32_crc32di(c, w0);
-					b = __builtin_ia32_crc32di(b, w1);
-					d = __builtin_ia32_crc32di(d, w2);
-				}
+				for (unsigned i = k; i < end; i += 8)
+					lanes_word(p + i, &c, &b, &d);
 			}
 		} else {
-			for (unsigned k = 0; k < LANE; k += 8) {
-				memcpy(&w0, p + k, 8);
-				memcpy(&w1, p + LANE + k, 8);
-				memcpy(&w2, p + 2 * LANE + k, 8);
-				c = __builtin_ia32_crc32di(c, w0);
-				b = __builtin_ia32_crc32di(b, w1);
-				d = __builtin_ia32_crc32di(d, w2);
-			}
+			for (unsigned k = 0; k < LANE; k += 8)
+				lanes_word(p + k, &c, &b, &d);
 		}
 		c = shift(shift((uint32_t)c) ^ (uint32_t)b) ^ (uint32_t)d;
 		p += 3 * LANE;
