@@ -461,6 +461,12 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
  * -ENODATA: no valid copy on any device (logged). */
 int vg_read(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out,
 	    struct vg_mda_status *status) TP_MUST_CHECK;
+/* vg_read keeps the last text it imported and the VG it gave (one, in
+ * the process): a text read again byte for byte equal is not parsed
+ * again, its VG is copied. vg_read_forget releases them (the open of a
+ * pool calls it when its reads are done, so a large VG is not held
+ * twice). */
+void vg_read_forget(void);
 
 /* Commit VG: seqno + 1, export, vg_mda_commit_keep to every pv. Backups are
  * the host's business, not the format's: lib/pool writes one after a

@@ -50,6 +50,50 @@ static int matches_labels(const struct vg *vg, struct vg_pv *pvs, unsigned n)
 	return 0;
 }
 
+/* The last text vg_read imported and what it gave: a command reads its
+ * pool's VG more than once (finding the pool's devices reads the metadata
+ * device's copy, the open then every device's), and the import is the
+ * dearest part of a read, in proportion to the volumes. A text byte for
+ * byte equal to the last one imported gives a copy of its result, so
+ * nothing is trusted that was not read and checksummed in this read: only
+ * the parse is saved. */
+static struct {
+	char *text;
+	size_t len;
+	struct vg *vg;
+} last;
+
+void vg_read_forget(void)
+{
+	free(last.text);
+	vg_free(last.vg);
+	memset(&last, 0, sizeof(last));
+}
+
+static int import_copy(const struct vg_mda_copy *c, struct vg **vg)
+{
+	char *text;
+	int r;
+
+	if (last.vg && last.len == c->len && !memcmp(last.text, c->text, c->len))
+		return vg_clone(last.vg, vg);
+	r = vg_import(c->text, c->len, vg);
+	if (r)
+		return r;
+	vg_read_forget();
+	/* kept only when both copies can be made; a failure here costs the
+	 * next read its shortcut, nothing else */
+	text = malloc(c->len ? c->len : 1);
+	if (text && !vg_clone(*vg, &last.vg)) {
+		memcpy(text, c->text, c->len);
+		last.text = text;
+		last.len = c->len;
+	} else {
+		free(text);
+	}
+	return 0;
+}
+
 int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status *status)
 {
 	struct vg_mda_copy copies[VG_MDA_MAX_DEVICES * VG_MDA_SLOTS];
@@ -68,7 +112,7 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 		return nr;
 	}
 	for (i = 0; i < nr; i++) {
-		r = vg_import(copies[i].text, copies[i].len, &vg);
+		r = import_copy(&copies[i], &vg);
 		if (r == -ENOMEM)
 			break;
 		if (!r && vg->seqno != copies[i].seqno) {

@@ -575,13 +575,19 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 int pool_attach(struct pool *p, const char *name, const char *devices, unsigned flags,
 		struct pool_check_report *rep, struct vg_mda_status *st)
 {
-	return attach_named(p, name, NULL, devices, flags, rep, st);
+	int r = attach_named(p, name, NULL, devices, flags, rep, st);
+
+	vg_read_forget();	/* the reads of the open are over (vg.h) */
+	return r;
 }
 
 int pool_attach_renaming(struct pool *p, const char *old, const char *new_name,
 			 const char *devices)
 {
-	return attach_named(p, old, new_name, devices, 0, NULL, NULL);
+	int r = attach_named(p, old, new_name, devices, 0, NULL, NULL);
+
+	vg_read_forget();
+	return r;
 }
 
 static int attach_named(struct pool *p, const char *name, const char *rename_to,
