@@ -122,10 +122,28 @@ static int on_damage(void *ctx, const struct thin_damage *d)
 	return 0;
 }
 
+static int in_sorted(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] == x)
+			return 1;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 {
 	struct chk *c = ctx;
 	const char *which = c->snap_pass ? "metadata snapshot: " : "";
+	int r;
 
 	c->cur = *d;
 	c->cur_count = 0;
@@ -137,10 +155,12 @@ static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 	if (d->dev_id > THIN_MAX_DEV_ID)
 		thin_chk_problem(c, 1, UINT64_MAX, "%sthin device id %" PRIu64 " above the limit",
 			      which, d->dev_id);
-	if (c->snap_pass)
-		return 0;
-	c->rep->nr_devices++;
-	return u64_push(&c->rep->dev_ids, &c->rep->nr_dev_ids, d->dev_id);
+	r = c->snap_pass ? 0 : u64_push(&c->rep->dev_ids, &c->rep->nr_dev_ids, d->dev_id);
+	if (!c->snap_pass)
+		c->rep->nr_devices++;
+	if (!r && fast(c) && c->o->roots && !in_sorted(c->o->roots, c->o->nr_roots, d->dev_id))
+		return THIN_WALK_SKIP_DEVICE;
+	return r;
 }
 
 static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)

@@ -63,6 +63,12 @@ struct thin_check_opts {
 	/* Called now and then during the mapping walk (may be NULL). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *progress_ctx;
+	/* With THIN_CHECK_FAST: read the mapping-tree roots of these devices
+	 * only (sorted ascending; the others' trees are not read at all);
+	 * NULL: every device's. The guard of one change (pool_guard_change)
+	 * reads the roots the change relies on, not the pool's every one. */
+	const uint64_t *roots;
+	size_t nr_roots;
 };
 
 struct thin_check_problem {

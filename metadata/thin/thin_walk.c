@@ -365,9 +365,16 @@ static int walk(struct walker *w, unsigned flags)
 				goto out;
 			continue;
 		}
-		if (v->device_begin && (r = v->device_begin(v->ctx, &d->d)))
-			goto out;
-		if ((!(flags & THIN_WALK_SKIP_MAPPINGS) || (flags & THIN_WALK_MAPPING_ROOTS)) &&
+		int skip_tree = 0;
+
+		if (v->device_begin && (r = v->device_begin(v->ctx, &d->d))) {
+			if (r != THIN_WALK_SKIP_DEVICE)
+				goto out;
+			skip_tree = 1;
+			r = 0;
+		}
+		if (!skip_tree &&
+		    (!(flags & THIN_WALK_SKIP_MAPPINGS) || (flags & THIN_WALK_MAPPING_ROOTS)) &&
 		    (r = walk_tree(w, d->root, 8, THIN_DAMAGE_MAPPINGS, d->id, bottom_leaf, NULL,
 				   d->root_seen, (flags & THIN_WALK_SKIP_MAPPINGS) != 0)))
 			goto out;

@@ -79,6 +79,9 @@ struct thin_walk_node {
 	int is_root;
 };
 
+/* device_begin: walk not this device's mapping tree (not even its root);
+ * device_end is still called */
+#define THIN_WALK_SKIP_DEVICE 2
 #define THIN_WALK_SEEN 1	/* node visitor: the node's subtree was seen before */
 
 /* Sees every valid node on each reference to it (a child slot, a

@@ -352,6 +352,14 @@ int pool_claim_open(const char *pool, const char *path, unsigned flags, struct t
  * 0 for a pool the kernel runs. */
 int pool_guard(struct pool *p, const char *before, const char *refused, int warn_minor)
 	TP_MUST_CHECK;
+/* The guard of one change from P's VG to NEXT (pool_change): the same
+ * fast check, but of the mapping trees it reads only those the change
+ * relies on (the thin devices of the entries it adds, drops or alters,
+ * and the origins of the volumes it adds; every one when there are many),
+ * so that its cost does not grow with the pool's volumes. Damage below
+ * another volume's root is tpcheck's to find; the change does not read
+ * or write that tree. */
+int pool_guard_change(struct pool *p, const struct vg *next) TP_MUST_CHECK;
 
 /* ---- pool_txn.c: the transaction-id protocol (pool.h) ---- */
 

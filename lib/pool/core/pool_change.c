@@ -50,7 +50,7 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 
 	r = pool_refuse_latched(p);
 	if (!r)
-		r = pool_guard(p, "the change", "nothing was changed", 0);
+		r = pool_guard_change(p, next);
 	if (r) {
 		vg_free(next);
 		return r;
