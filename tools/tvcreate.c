@@ -35,13 +35,13 @@ static int creation_op(struct pool *p, void *arg)
 		: live	  ? pool_crypt_create_live(p, c->name, c->size, flags, c->crypt, luks)
 			  : pool_crypt_create(p, c->name, c->size, flags, c->crypt, luks);
 
+	/* the pool's figures, not its every volume's */
 	if (!r)
-		r = pool_get_info(p, 0, &info);
+		r = pool_get_info(p, POOL_INFO_NO_VOLUMES, &info);
 	if (r)
 		return r;
 	if (c->crypt) {	/* the raw import does not weigh the sizes: do it here */
-		for (unsigned i = 0; i < info.nr_volumes; i++)
-			total += info.volumes[i].size;
+		total = info.virtual_total;
 		if (total > info.data_size)
 			over = total;
 	}
@@ -54,7 +54,7 @@ static int creation_op(struct pool *p, void *arg)
 	(void)pool_warn_if_full(p);
 	if (tp_log_verbosity() >= 0)
 		printf("Volume %s/%s created (%s).\n", c->pool, c->name,
-		       tp_size_format(info.volumes[info.nr_volumes - 1].size, 'h', a, sizeof(a)));
+		       tp_size_format((c->size + 511) / 512 * 512, 'h', a, sizeof(a)));
 	if (c->crypt && tp_log_verbosity() >= 0)
 		printf("Encrypted: LUKS2 uuid %s%s. Unwritten ranges of %s/%s read as random bytes "
 		       "once it is unlocked, not as zeros.\n", luks,

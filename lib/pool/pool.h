@@ -541,6 +541,11 @@ enum pool_info_flags {
 	/* the pool's orphan labels (a look at the devices file's devices and
 	 * a label scan of the block devices) */
 	POOL_INFO_ORPHANS = 1 << 2,
+	/* the pool's figures only: no volume list (nr_volumes 0, volumes
+	 * NULL; virtual_total and nr_receives still count them), for a
+	 * command that reports on the pool after changing one volume and must
+	 * not take time in proportion to the pool's volumes */
+	POOL_INFO_NO_VOLUMES = 1 << 3,
 };
 
 /* Fill INFO from the open pool P (valid while P is open). */

@@ -559,55 +559,60 @@ static int check_lock(const struct vg *vg, char *msg, size_t len)
 /* ---- an index for the model check ----
  *
  * The check runs on every read and every commit of the VG, so it must not
- * be quadratic in the volume count (issue 40): the volumes' names, and the
- * thin ids of every list (volumes, receives, removals, trash), are sorted
- * once (O(n log n)); every duplicate, origin and id lookup is then a
- * binary search. The sorts are stable on (list, position), so the first
- * of equals is the one a walk in vg_find_dev_id's order meets first, and
- * the problem reported is the one the walk in order reported before. */
-struct ent_ix {
-	const struct vg_volume *v;
-	unsigned list, pos;	/* list: 0 volumes, 1 receives, 2 removals, 3 trash */
-};
-
-static int ix_order(const struct ent_ix *x, const struct ent_ix *y)
-{
-	if (x->list != y->list)
-		return x->list < y->list ? -1 : 1;
-	return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-static int by_name(const void *a, const void *b)
-{
-	const struct ent_ix *x = a, *y = b;
-	int c = strcmp(x->v->name, y->v->name);
-
-	return c ? c : ix_order(x, y);
-}
-
-static int by_dev_id(const void *a, const void *b)
-{
-	const struct ent_ix *x = a, *y = b;
-
-	if (x->v->dev_id != y->v->dev_id)
-		return x->v->dev_id < y->v->dev_id ? -1 : 1;
-	return ix_order(x, y);
-}
-
+ * grow faster than the volume count (issue 40): the volumes' names, and
+ * the thin ids of every list (volumes, receives, removals, trash), go
+ * into two hash tables once, in the order vg_find_dev_id walks them
+ * (volumes, receives, removals, trash; each in its order), and each table
+ * keeps the first entry of a key: so a duplicate finds the earlier one,
+ * and the problem reported is the one the walk in order reported before. */
 struct model_ix {
-	unsigned nv, nall;
-	struct ent_ix *names;	/* the volumes by name */
-	struct ent_ix *ids;	/* every entry by thin id */
-	const struct vg_volume **id_first;	/* by ids[] index: its group's first */
-	unsigned char *walked;	/* by volume: 0 new, 1 on the walk, 2 sound */
+	size_t mask;			/* table slots - 1: a power of two, over twice the entries */
+	const struct vg_volume **names;	/* the volumes' names: the earliest of each */
+	const struct vg_volume **ids;	/* every entry's thin id: the first of each */
+	unsigned char *walked;		/* by volume: 0 new, 1 on the walk, 2 sound */
 };
 
 static void ix_free(struct model_ix *ix)
 {
 	free(ix->names);
 	free(ix->ids);
-	free(ix->id_first);
 	free(ix->walked);
+}
+
+static size_t hash_name(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static size_t hash_id(uint32_t id)
+{
+	uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 21);
+}
+
+/* The slot of NAME in the name table: its entry's, or the empty one where
+ * it would go. */
+static size_t name_slot(const struct model_ix *ix, const char *name)
+{
+	size_t i = hash_name(name) & ix->mask;
+
+	while (ix->names[i] && strcmp(ix->names[i]->name, name))
+		i = (i + 1) & ix->mask;
+	return i;
+}
+
+static size_t id_slot(const struct model_ix *ix, uint32_t id)
+{
+	size_t i = hash_id(id) & ix->mask;
+
+	while (ix->ids[i] && ix->ids[i]->dev_id != id)
+		i = (i + 1) & ix->mask;
+	return i;
 }
 
 /* 0, or -ENOMEM (the caller then checks the slow way). */
@@ -617,75 +622,51 @@ static int ix_build(const struct vg *vg, struct model_ix *ix)
 		{ vg->volumes, vg->nr_volumes }, { vg->receives, vg->nr_receives },
 		{ vg->removals, vg->nr_removals }, { vg->trash, vg->nr_trash },
 	};
-	unsigned k = 0;
+	size_t all = (size_t)vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash,
+	       slots = 16;
 
 	memset(ix, 0, sizeof(*ix));
-	ix->nv = vg->nr_volumes;
-	ix->nall = vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash;
-	ix->names = malloc((ix->nv + 1) * sizeof(*ix->names));
-	ix->ids = malloc((ix->nall + 1) * sizeof(*ix->ids));
-	ix->id_first = malloc((ix->nall + 1) * sizeof(*ix->id_first));
-	ix->walked = calloc(ix->nv + 1, 1);
-	if (!ix->names || !ix->ids || !ix->id_first || !ix->walked) {
+	while (slots < 2 * all + 2)
+		slots *= 2;
+	ix->mask = slots - 1;
+	ix->names = calloc(slots, sizeof(*ix->names));
+	ix->ids = calloc(slots, sizeof(*ix->ids));
+	ix->walked = calloc(vg->nr_volumes + 1, 1);
+	if (!ix->names || !ix->ids || !ix->walked) {
 		ix_free(ix);
 		return -ENOMEM;
 	}
 	for (unsigned l = 0; l < 4; l++)
-		for (unsigned i = 0; i < lists[l].n; i++)
-			ix->ids[k++] = (struct ent_ix){ &lists[l].a[i], l, i };
-	memcpy(ix->names, ix->ids, ix->nv * sizeof(*ix->names));
-	qsort(ix->names, ix->nv, sizeof(*ix->names), by_name);
-	qsort(ix->ids, ix->nall, sizeof(*ix->ids), by_dev_id);
-	for (unsigned i = 0; i < ix->nall; i++)
-		ix->id_first[i] = i && ix->ids[i - 1].v->dev_id == ix->ids[i].v->dev_id
-					  ? ix->id_first[i - 1] : ix->ids[i].v;
+		for (unsigned i = 0; i < lists[l].n; i++) {
+			const struct vg_volume *v = &lists[l].a[i];
+			size_t k = id_slot(ix, v->dev_id);
+
+			if (!ix->ids[k])
+				ix->ids[k] = v;
+			if (l == 0 && !ix->names[k = name_slot(ix, v->name)])
+				ix->names[k] = v;
+		}
 	return 0;
-}
-
-/* Volume NAME's first entry in the name index, or -1. */
-static long ix_find_name(const struct model_ix *ix, const char *name)
-{
-	size_t lo = 0, hi = ix->nv;
-
-	while (lo < hi) {	/* the first entry not below NAME */
-		size_t mid = (lo + hi) / 2;
-		if (strcmp(ix->names[mid].v->name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->nv && !strcmp(ix->names[lo].v->name, name) ? (long)lo : -1;
 }
 
 static const struct vg_volume *ix_volume(const struct model_ix *ix, const char *name)
 {
-	long at = ix_find_name(ix, name);
-
-	return at < 0 ? NULL : ix->names[at].v;
+	return ix->names[name_slot(ix, name)];
 }
 
 /* What vg_find_dev_id(ID) finds: the first entry with thin id ID. */
 static const struct vg_volume *ix_dev_id(const struct model_ix *ix, uint32_t id)
 {
-	size_t lo = 0, hi = ix->nall;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ix->ids[mid].v->dev_id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->nall && ix->ids[lo].v->dev_id == id ? ix->id_first[lo] : NULL;
+	return ix->ids[id_slot(ix, id)];
 }
 
-/* The earliest volume before V (volumes[POS]) with V's name, or NULL. */
+/* The earliest volume before V with V's name, or NULL. */
 static const struct vg_volume *ix_earlier_name(const struct model_ix *ix,
 					       const struct vg_volume *v)
 {
-	long at = ix_find_name(ix, v->name);
+	const struct vg_volume *first = ix_volume(ix, v->name);
 
-	return at >= 0 && ix->names[at].v != v ? ix->names[at].v : NULL;
+	return first != v ? first : NULL;
 }
 
 /* Origins lead to volumes and form no cycle: each volume's chain is walked

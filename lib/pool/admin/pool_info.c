@@ -48,6 +48,16 @@ static void fill_monitor_state(struct pool_info *info)
 	snprintf(info->monitor_action, sizeof(info->monitor_action), "%s", s.action);
 }
 
+/* SRC into DST of LEN bytes, cut short if need be: snprintf's result
+ * without its cost, paid once per volume of a large pool. */
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static void fill_from_vg(struct pool *p, struct pool_info *info)
 {
 	const struct vg *vg = pool_vg(p);
@@ -112,21 +122,24 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 		info->lease_owner = pool_lease_owner(p, &id) ? -1 : (int64_t)id;
 	}
 	info->nr_receives = vg->nr_receives;
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		info->virtual_total += vg->volumes[i].size;
+	if (!info->volumes)
+		return;	/* POOL_INFO_NO_VOLUMES */
 	info->nr_volumes = vg->nr_volumes;
 	for (unsigned i = 0; i < vg->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];
 		struct pool_volume_info *vi = &info->volumes[i];
 
-		snprintf(vi->name, sizeof(vi->name), "%s", v->name);
-		snprintf(vi->origin, sizeof(vi->origin), "%s", v->origin);
+		copy_str(vi->name, sizeof(vi->name), v->name);
+		copy_str(vi->origin, sizeof(vi->origin), v->origin);
 		vi->size = v->size;
 		vi->dev_id = v->dev_id;
 		vi->creation_time = v->creation_time;
 		vi->read_only = v->read_only;
 		vi->activation_skip = v->activation_skip;
-		snprintf(vi->content_uuid, sizeof(vi->content_uuid), "%s", v->content_uuid);
-		snprintf(vi->luks_uuid, sizeof(vi->luks_uuid), "%s", v->luks_uuid);
-		info->virtual_total += v->size;
+		copy_str(vi->content_uuid, sizeof(vi->content_uuid), v->content_uuid);
+		copy_str(vi->luks_uuid, sizeof(vi->luks_uuid), v->luks_uuid);
 	}
 }
 
@@ -185,7 +198,7 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	int r;
 
 	memset(info, 0, sizeof(*info));
-	if (pool_vg(p)->nr_volumes &&
+	if (pool_vg(p)->nr_volumes && !(flags & POOL_INFO_NO_VOLUMES) &&
 	    !(info->volumes = calloc(pool_vg(p)->nr_volumes, sizeof(*info->volumes))))
 		return -ENOMEM;
 	fill_from_vg(p, info);
