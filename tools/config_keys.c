@@ -51,6 +51,24 @@ static int check_auto_size(const struct tp_conf_key *k, const char *v, char *why
 	return -1;
 }
 
+/* backup/max_size: a size above 0 (a bare number is MiB). */
+static int check_size(const struct tp_conf_key *k, const char *v, char *why, size_t len)
+{
+	uint64_t bytes;
+	char msg[160];
+
+	(void)k;
+	if (tp_size_parse(v, 'm', &bytes, msg, sizeof(msg))) {
+		snprintf(why, len, "takes a size (%s)", msg);
+		return -1;
+	}
+	if (!bytes) {
+		snprintf(why, len, "takes a size above 0");
+		return -1;
+	}
+	return 0;
+}
+
 static int check_monitor(const struct tp_conf_key *k, const char *v, char *why, size_t len)
 {
 	struct pool_monitor_policy m;
@@ -166,6 +184,12 @@ const struct tp_conf_key tp_conf_keys[] = {
 	{ "monitor/textfile", S, NULL, "DIR",
 	  "tpmonitor --textfile: the directory of node_exporter's textfile collector",
 	  0, 0, check_abs_dir },
+	{ "backup/keep", TP_CONF_INT, "50", "1..100000",
+	  "VG metadata backups kept of each pool, the newest (backup/max_size may keep fewer)",
+	  1, 100000, NULL },
+	{ "backup/max_size", S, "64M", "SIZE",
+	  "the bytes a pool's VG metadata backups may take: the oldest go first past it, the "
+	  "newest 3 always stay", 0, 0, check_size },
 	{ "crypt/key_dir", S, NULL, "DIR",
 	  "tpactivate: the key files of encrypted volumes, DIR/POOL/VOLUME (root's, mode 600; "
 	  "unset: the config dir's keys/)", 0, 0, check_abs_dir },

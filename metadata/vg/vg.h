@@ -475,5 +475,10 @@ void vg_read_forget(void);
  * the labels of PVS do not belong to VG (pool uuid, device uuids) or VG
  * does not validate; errors of vg_mda_commit_keep otherwise. */
 int vg_commit(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg) TP_MUST_CHECK;
+/* The same, and on success the text committed into *TEXT (malloc'd,
+ * NUL-terminated; the caller frees) and its length into *LEN, for the
+ * host's backup of the commit (one export, not two). */
+int vg_commit_text(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg, char **text,
+		   size_t *len) TP_MUST_CHECK;
 
 #endif

@@ -154,6 +154,11 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 
 int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
 {
+	return vg_commit_text(pvs, n, vg, NULL, NULL);
+}
+
+int vg_commit_text(struct vg_pv *pvs, unsigned n, struct vg *vg, char **out, size_t *out_len)
+{
 	uint64_t old = vg->seqno;
 	char *text = NULL;
 	size_t len;
@@ -172,7 +177,12 @@ int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
 		return r;
 	}
 	vg->text_seqno = vg->seqno;
-	free(text);
+	if (out) {
+		*out = text;
+		*out_len = len;
+	} else {
+		free(text);
+	}
 	return 0;
 }
 

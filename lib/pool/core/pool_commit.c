@@ -24,6 +24,8 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	struct vg_pv pvs[POOL_MAX_PVS];
 	unsigned n = pool_nr_pvs(p);
 	int r, staged = p->stage_base != NULL;
+	char *text = NULL;
+	size_t len = 0;
 
 	/* only the devices NEXT lists: a device being added or taken away
 	 * gets no copy of a VG without it */
@@ -93,7 +95,7 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	}
 	next->seqno = p->vg->seqno;
 	tp_critical_begin();
-	r = vg_commit(pvs, n, next);
+	r = vg_commit_text(pvs, n, next, &text, &len);
 	tp_critical_end();
 	if (r) {
 		log_error("pool %s: VG metadata commit failed: %s; nothing was changed",
@@ -103,7 +105,8 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	}
 	p->commits++;
 	if (backup)
-		pool_backup_commit(next);
+		pool_backup_commit_text(next, text, len);
+	free(text);
 	vg_free(p->vg);
 	p->vg = next;
 	if (staged) {

@@ -42,7 +42,9 @@
  * The backups, like LVM's /etc/lvm/archive: a copy of every VG commit in
  * <config dir>/backup/<pool uuid>/<seqno>.vg (host_backup.c), each
  * written by the rule above (mode 0600, temporary file .tmp.vg); the
- * newest POOL_BACKUP_KEEP files of a pool are kept, older ones pruned.
+ * newest POOL_BACKUP_KEEP files of a pool are kept (tptools.conf
+ * backup/keep), fewer when they would take more than POOL_BACKUP_MAX_BYTES
+ * (backup/max_size; the newest POOL_BACKUP_MIN always), older ones pruned.
  * File names are the seqno in decimal, zero-padded to 20 digits so they
  * sort. One directory per pool uuid, never per name: two pools that
  * shared a name (one removed, the other created or renamed to it) keep
@@ -133,6 +135,12 @@ int pool_devices_adopt(const struct vg *vg) TP_MUST_CHECK;
 /* ---- VG metadata backups ---- */
 
 #define POOL_BACKUP_KEEP 50u
+/* The bytes a pool's backups may take (tptools.conf backup/max_size): the
+ * oldest go first past it, the newest POOL_BACKUP_MIN always stay. A
+ * pool of 100,000 volumes has a VG text of about 10 MB: its 50 backups
+ * would take half a gigabyte. */
+#define POOL_BACKUP_MAX_BYTES (64ull << 20)
+#define POOL_BACKUP_MIN 3u
 /* The first line of a backup a command wrote: this, then what made it. */
 #define POOL_BACKUP_DESCRIPTION "# description: "
 
@@ -157,6 +165,9 @@ int pool_backup_write(const char *uuid, const char *name, uint64_t seqno, const 
  * (pool_devices_adopt). A failure is a warning (logged), never an error:
  * the commit stands. */
 void pool_backup_commit(const struct vg *vg);
+/* The same with VG's text as the commit wrote it (vg_commit_text): TEXT
+ * of LEN bytes, NUL-terminated, not freed here. */
+void pool_backup_commit_text(const struct vg *vg, const char *text, size_t len);
 
 /* Seqnos of the backups in the directory of UUID, ascending, into a
  * malloc'd *SEQNOS (caller frees), *N entries. No directory is 0 with *N

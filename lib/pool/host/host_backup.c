@@ -7,7 +7,9 @@
 #include "metadata/vg/vg.h"
 
 #include "lib/base/atomic.h"
+#include "lib/base/config.h"
 #include "lib/base/log.h"
+#include "lib/base/units.h"
 #include "lib/base/paths.h"
 
 #include <dirent.h>
@@ -141,10 +143,21 @@ char *pool_backup_path(const char *uuid, uint64_t seqno)
 	return file;
 }
 
+/* tptools.conf backup/max_size in bytes (POOL_BACKUP_MAX_BYTES unset). */
+static uint64_t max_bytes(void)
+{
+	const char *v = tp_config_str("backup/max_size");
+	uint64_t b;
+
+	if (!v || tp_size_parse(v, 'm', &b, NULL, 0) || !b)
+		return POOL_BACKUP_MAX_BYTES;
+	return b;
+}
+
 int pool_backup_prune(const char *uuid, unsigned keep)
 {
-	uint64_t *seq;
-	size_t n, i;
+	uint64_t *seq, total = 0, cap = max_bytes();
+	size_t n, i, drop;
 	char *dir;
 	int r;
 
@@ -156,7 +169,26 @@ int pool_backup_prune(const char *uuid, unsigned keep)
 		free(seq);
 		return -ENOMEM;
 	}
-	for (i = 0; i + keep < n && !r; i++) {
+	/* past KEEP, or past the byte cap counted from the newest (whose
+	 * POOL_BACKUP_MIN stay whatever their size) */
+	drop = n > keep ? n - keep : 0;
+	for (i = n; i > drop && !r; i--) {
+		char *f = backup_file(dir, seq[i - 1]);
+		struct stat st;
+
+		if (!f) {
+			r = -ENOMEM;
+			break;
+		}
+		if (!stat(f, &st))
+			total += (uint64_t)st.st_size;
+		free(f);
+		if (total > cap && n - i >= POOL_BACKUP_MIN) {
+			drop = i;
+			break;
+		}
+	}
+	for (i = 0; i < drop && !r; i++) {
 		char *f = backup_file(dir, seq[i]);
 		if (!f)
 			r = -ENOMEM;
@@ -167,6 +199,14 @@ int pool_backup_prune(const char *uuid, unsigned keep)
 	free(dir);
 	free(seq);
 	return r;
+}
+
+/* tptools.conf backup/keep (POOL_BACKUP_KEEP unset). */
+static unsigned backup_keep(void)
+{
+	long long k = tp_config_int("backup/keep");
+
+	return k > 0 ? (unsigned)k : POOL_BACKUP_KEEP;
 }
 
 int pool_backup_write(const char *uuid, const char *name, uint64_t seqno, const char *text,
@@ -189,7 +229,7 @@ int pool_backup_write(const char *uuid, const char *name, uint64_t seqno, const 
 	r = tp_atomic_replace(file, ".tmp.vg", 0600, text, len);
 	logged = r != 0;	/* tp_atomic_replace names the file and the step */
 	if (!r)
-		r = pool_backup_prune(uuid, keep ? keep : POOL_BACKUP_KEEP);
+		r = pool_backup_prune(uuid, keep ? keep : backup_keep());
 out:
 	if (r && !logged)
 		log_error("pool %s: cannot write VG metadata backup %s: %s", name,
@@ -220,16 +260,33 @@ static int describe(char **text, size_t *len)
 	return 0;
 }
 
+static void backup_commit(const struct vg *vg, const char *committed, size_t len);
+
 void pool_backup_commit(const struct vg *vg)
 {
+	backup_commit(vg, NULL, 0);
+}
+
+void pool_backup_commit_text(const struct vg *vg, const char *text, size_t len)
+{
+	backup_commit(vg, text, len);
+}
+
+/* COMMITTED: the text the commit wrote (NULL: exported here). */
+static void backup_commit(const struct vg *vg, const char *committed, size_t len)
+{
 	char *text = NULL;
-	size_t len;
-	int r;
+	int r = 0;
 
 	/* the first layout's directory of this name goes first, so the
 	 * commit's backup never lies beside another pool's of that name */
 	pool_backup_migrate(vg->name);
-	r = vg_export(vg, &text, &len);
+	if (!committed)
+		r = vg_export(vg, &text, &len);
+	else if (!(text = malloc(len + 1)))
+		r = -ENOMEM;
+	else
+		memcpy(text, committed, len + 1);
 	if (!r)
 		r = describe(&text, &len);
 	if (!r)
