@@ -164,19 +164,19 @@ static inline void get_token(struct parser *p, int values)
 {
 	char *te = p->te;
 	unsigned acc = 0, c;
+	int lines = 0;
 
 	/* whitespace and comments */
-	for (;;) {
+	while (ctype[(unsigned char)*te] & C_SPACE || *te == '#') {
 		if (*te == '#')
 			while (*te != '\n' && *te)
 				te++;
-		else if (!ISSPACE(*te))
-			break;
 		while (ISSPACE(*te)) {
-			p->line += *te == '\n';
+			lines += *te == '\n';
 			te++;
 		}
 	}
+	p->line += lines;
 	p->tb = te;
 	switch (*te) {
 	case '\0':

@@ -99,68 +99,94 @@ static void put_quoted(struct writer *w, const char *s)
 	w->len = (size_t)(o - w->buf);
 }
 
-/* LEVEL tabs and KEY */
-static void put_key(struct writer *w, unsigned level, const char *key)
-{
-	static const char tabs[] = "\t\t\t\t\t\t\t\t";
+/* A literal key and its length (a key we write: no '#', '"' nor '!') */
+#define LIT(s) "" s "", sizeof("" s "") - 1
 
-	put(w, tabs, level < 8 ? level : 8);
-	if (strpbrk(key, "#\"!"))
-		put_quoted(w, key);
-	else
-		put(w, key, strlen(key));
+/* LEVEL tabs (at most 3 here) and KEY (KLEN bytes) at O */
+static inline char *key_at(char *o, unsigned level, const char *key, size_t klen)
+{
+	for (unsigned i = 0; i < level; i++)
+		*o++ = '\t';
+	memcpy(o, key, klen);
+	return o + klen;
 }
 
-static void put_int(struct writer *w, unsigned level, const char *key, int64_t v)
+static inline void put_int(struct writer *w, unsigned level, const char *key, size_t klen,
+			   int64_t v)
 {
-	char digits[24], *e = digits + sizeof(digits), *d = e;
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v, t;
+	unsigned digits = 1;
+	char *o;
 
-	*--d = '\n';
-	do {
-		*--d = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	for (t = u; t >= 10; t /= 10)
+		digits++;
+	if (!room(w, level + klen + digits + 3))
+		return;
+	o = key_at(w->buf + w->len, level, key, klen);
+	*o++ = '=';
 	if (v < 0)
-		*--d = '-';
-	*--d = '=';
-	put_key(w, level, key);
-	put(w, d, (size_t)(e - d));
+		*o++ = '-';
+	o += digits;
+	*o = '\n';
+	for (char *d = o; digits--; u /= 10)
+		*--d = (char)('0' + u % 10);
+	w->len = (size_t)(o + 1 - w->buf);
 }
 
-static void put_str(struct writer *w, unsigned level, const char *key, const char *s)
+static inline void put_str(struct writer *w, unsigned level, const char *key, size_t klen,
+			   const char *s)
 {
-	put_key(w, level, key);
-	put(w, "=", 1);
+	if (!room(w, level + klen + 1))
+		return;
+	w->len = (size_t)(key_at(w->buf + w->len, level, key, klen) - w->buf);
+	w->buf[w->len++] = '=';
 	put_quoted(w, s);
 	put(w, "\n", 1);
 }
 
-static void put_open(struct writer *w, unsigned level, const char *key)
+static inline void put_open(struct writer *w, unsigned level, const char *key, size_t klen)
 {
-	put_key(w, level, key);
+	if (!room(w, level + klen + 3))
+		return;
+	w->len = (size_t)(key_at(w->buf + w->len, level, key, klen) - w->buf);
+	memcpy(w->buf + w->len, " {\n", 3);
+	w->len += 3;
+}
+
+/* a section named NAME (a volume's, a device's): quoted if it has '#',
+ * '"' or '!', as libdevmapper does (vg_validate lets no such name by) */
+static void put_open_name(struct writer *w, unsigned level, const char *name)
+{
+	if (!strpbrk(name, "#\"!")) {
+		put_open(w, level, name, strlen(name));
+		return;
+	}
+	put(w, "\t\t\t", level);
+	put_quoted(w, name);
 	put(w, " {\n", 3);
 }
 
-static void put_close(struct writer *w, unsigned level)
+static inline void put_close(struct writer *w, unsigned level)
 {
-	put_key(w, level, "}");
-	put(w, "\n", 1);
+	if (!room(w, level + 2))
+		return;
+	w->len = (size_t)(key_at(w->buf + w->len, level, "}", 1) - w->buf);
+	w->buf[w->len++] = '\n';
 }
 
 /* a device's keys at LEVEL (its section left open) */
 static void export_one(struct writer *w, const struct vg_device *d, const char *key)
 {
-	put_open(w, 2, key);
-	put_str(w, 3, "uuid", d->pv_uuid);
-	put_str(w, 3, "path", d->path);
-	put_int(w, 3, "size", (int64_t)d->size);
-	put_int(w, 3, "mda_offset", (int64_t)d->mda.offset);
-	put_int(w, 3, "mda_size", (int64_t)d->mda.size);
-	put_int(w, 3, "area0_offset", (int64_t)d->area[0].offset);
-	put_int(w, 3, "area0_size", (int64_t)d->area[0].size);
-	put_int(w, 3, "area1_offset", (int64_t)d->area[1].offset);
-	put_int(w, 3, "area1_size", (int64_t)d->area[1].size);
+	put_open_name(w, 2, key);
+	put_str(w, 3, LIT("uuid"), d->pv_uuid);
+	put_str(w, 3, LIT("path"), d->path);
+	put_int(w, 3, LIT("size"), (int64_t)d->size);
+	put_int(w, 3, LIT("mda_offset"), (int64_t)d->mda.offset);
+	put_int(w, 3, LIT("mda_size"), (int64_t)d->mda.size);
+	put_int(w, 3, LIT("area0_offset"), (int64_t)d->area[0].offset);
+	put_int(w, 3, LIT("area0_size"), (int64_t)d->area[0].size);
+	put_int(w, 3, LIT("area1_offset"), (int64_t)d->area[1].offset);
+	put_int(w, 3, LIT("area1_size"), (int64_t)d->area[1].size);
 }
 
 static void export_device(struct writer *w, const struct vg *vg, enum vg_role role)
@@ -177,30 +203,30 @@ static void export_xdata(struct writer *w, const struct vg *vg)
 	for (unsigned i = 1; i < vg_nr_data(vg); i++) {
 		snprintf(key, sizeof(key), "data%u", i);
 		export_one(w, vg_data_dev(vg, i), key);
-		put_int(w, 3, "first_chunk", (int64_t)vg_data_first_chunk(vg, i));
-		put_int(w, 3, "chunks", (int64_t)vg_data_dev_chunks(vg, i));
+		put_int(w, 3, LIT("first_chunk"), (int64_t)vg_data_first_chunk(vg, i));
+		put_int(w, 3, LIT("chunks"), (int64_t)vg_data_dev_chunks(vg, i));
 		put_close(w, 2);
 	}
 }
 
 static void export_volume(struct writer *w, const struct vg_volume *v, int receiving)
 {
-	put_open(w, 2, v->name);
-	put_int(w, 3, "dev_id", v->dev_id);
-	put_int(w, 3, "size", (int64_t)v->size);
-	put_str(w, 3, "origin", v->origin);
-	put_int(w, 3, "creation_time", v->creation_time);
-	put_int(w, 3, "read_only", v->read_only);
+	put_open_name(w, 2, v->name);
+	put_int(w, 3, LIT("dev_id"), v->dev_id);
+	put_int(w, 3, LIT("size"), (int64_t)v->size);
+	put_str(w, 3, LIT("origin"), v->origin);
+	put_int(w, 3, LIT("creation_time"), v->creation_time);
+	put_int(w, 3, LIT("read_only"), v->read_only);
 	if (v->activation_skip)
-		put_int(w, 3, "activation_skip", 1);
+		put_int(w, 3, LIT("activation_skip"), 1);
 	if (v->content_uuid[0])
-		put_str(w, 3, "content_uuid", v->content_uuid);
+		put_str(w, 3, LIT("content_uuid"), v->content_uuid);
 	if (v->luks_uuid[0])
-		put_str(w, 3, "luks_uuid", v->luks_uuid);
+		put_str(w, 3, LIT("luks_uuid"), v->luks_uuid);
 	if (receiving)
-		put_int(w, 3, "received", (int64_t)v->received);
+		put_int(w, 3, LIT("received"), (int64_t)v->received);
 	if (receiving && v->raw)
-		put_int(w, 3, "raw", 1);
+		put_int(w, 3, LIT("raw"), 1);
 	put_close(w, 2);
 }
 
@@ -220,77 +246,77 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	room(&w, 2048 + 128 * ((size_t)vg->nr_volumes + vg->nr_receives + vg->nr_removals +
 			       vg->nr_trash));
 	put(&w, header, sizeof(header) - 1);
-	put_str(&w, 0, "contents", VG_TEXT_CONTENTS);
-	put_int(&w, 0, "version", VG_TEXT_VERSION);
-	put_open(&w, 0, "pool");
-	put_str(&w, 1, "name", vg->name);
-	put_str(&w, 1, "uuid", vg->uuid);
-	put_int(&w, 1, "seqno", (int64_t)vg->seqno);
-	put_int(&w, 1, "format_version", vg->format_version);
-	put_int(&w, 1, "creation_time", vg->creation_time);
-	put_str(&w, 1, "creation_host", vg->creation_host);
+	put_str(&w, 0, LIT("contents"), VG_TEXT_CONTENTS);
+	put_int(&w, 0, LIT("version"), VG_TEXT_VERSION);
+	put_open(&w, 0, LIT("pool"));
+	put_str(&w, 1, LIT("name"), vg->name);
+	put_str(&w, 1, LIT("uuid"), vg->uuid);
+	put_int(&w, 1, LIT("seqno"), (int64_t)vg->seqno);
+	put_int(&w, 1, LIT("format_version"), vg->format_version);
+	put_int(&w, 1, LIT("creation_time"), vg->creation_time);
+	put_str(&w, 1, LIT("creation_host"), vg->creation_host);
 	if (vg->system_id[0])
-		put_str(&w, 1, "system_id", vg->system_id);
-	put_int(&w, 1, "chunk_size", vg->chunk_size);
-	put_int(&w, 1, "zero", vg->zero);
-	put_str(&w, 1, "discards", discards_names[vg->discards]);
-	put_str(&w, 1, "when_full", when_full_names[vg->when_full]);
-	put_int(&w, 1, "transaction_id", (int64_t)vg->transaction_id);
-	put_int(&w, 1, "next_dev_id", vg->next_dev_id);
-	put_int(&w, 1, "metadata_area", vg->metadata_area);
+		put_str(&w, 1, LIT("system_id"), vg->system_id);
+	put_int(&w, 1, LIT("chunk_size"), vg->chunk_size);
+	put_int(&w, 1, LIT("zero"), vg->zero);
+	put_str(&w, 1, LIT("discards"), discards_names[vg->discards]);
+	put_str(&w, 1, LIT("when_full"), when_full_names[vg->when_full]);
+	put_int(&w, 1, LIT("transaction_id"), (int64_t)vg->transaction_id);
+	put_int(&w, 1, LIT("next_dev_id"), vg->next_dev_id);
+	put_int(&w, 1, LIT("metadata_area"), vg->metadata_area);
 	if (vg->activation_skip)
-		put_int(&w, 1, "activation_skip", 1);
+		put_int(&w, 1, LIT("activation_skip"), 1);
 	if (vg->profile != VG_PROFILE_NONE)
-		put_str(&w, 1, "profile", profile_names[vg->profile]);
+		put_str(&w, 1, LIT("profile"), profile_names[vg->profile]);
 	if (!vg_monitor_is_default(&vg->monitor)) {
-		put_open(&w, 1, "monitor");
-		put_int(&w, 2, "warn", vg->monitor.warn);
-		put_int(&w, 2, "autoextend_threshold", vg->monitor.autoextend_threshold);
+		put_open(&w, 1, LIT("monitor"));
+		put_int(&w, 2, LIT("warn"), vg->monitor.warn);
+		put_int(&w, 2, LIT("autoextend_threshold"), vg->monitor.autoextend_threshold);
 		if (vg->monitor.autoextend_size)
-			put_int(&w, 2, "autoextend_size", (int64_t)vg->monitor.autoextend_size);
+			put_int(&w, 2, LIT("autoextend_size"), (int64_t)vg->monitor.autoextend_size);
 		else
-			put_int(&w, 2, "autoextend_percent", vg->monitor.autoextend_percent);
+			put_int(&w, 2, LIT("autoextend_percent"), vg->monitor.autoextend_percent);
 		if (vg->monitor.autoextend_max)
-			put_int(&w, 2, "autoextend_max", (int64_t)vg->monitor.autoextend_max);
+			put_int(&w, 2, LIT("autoextend_max"), (int64_t)vg->monitor.autoextend_max);
 		if (vg->monitor.autoextend_device[0])
-			put_str(&w, 2, "autoextend_device", vg->monitor.autoextend_device);
+			put_str(&w, 2, LIT("autoextend_device"), vg->monitor.autoextend_device);
 		put_close(&w, 1);
 	}
 	if (vg->max_overprovision)
-		put_int(&w, 1, "max_overprovision_percent", vg->max_overprovision);
+		put_int(&w, 1, LIT("max_overprovision_percent"), vg->max_overprovision);
 	if (vg->trash_retention)
-		put_int(&w, 1, "trash_retention", (int64_t)vg->trash_retention);
+		put_int(&w, 1, LIT("trash_retention"), (int64_t)vg->trash_retention);
 	if (vg->lock.type != VG_LOCK_NONE) {
-		put_open(&w, 1, "lock");
-		put_str(&w, 2, "type", lock_type_names[vg->lock.type]);
-		put_int(&w, 2, "offset", (int64_t)vg->lock.offset);
-		put_int(&w, 2, "io_timeout", vg->lock.io_timeout);
-		put_str(&w, 2, "name", vg->lock.name);
+		put_open(&w, 1, LIT("lock"));
+		put_str(&w, 2, LIT("type"), lock_type_names[vg->lock.type]);
+		put_int(&w, 2, LIT("offset"), (int64_t)vg->lock.offset);
+		put_int(&w, 2, LIT("io_timeout"), vg->lock.io_timeout);
+		put_str(&w, 2, LIT("name"), vg->lock.name);
 		put_close(&w, 1);
 	}
-	put_open(&w, 1, "devices");
+	put_open(&w, 1, LIT("devices"));
 	export_device(&w, vg, VG_ROLE_DATA);
 	export_device(&w, vg, VG_ROLE_META);
 	export_xdata(&w, vg);
 	if (vg->meta_mirror) {
 		export_one(&w, &vg->meta1, "meta1");
 		if (vg->raid_meta_offset)
-			put_int(&w, 3, "raid_meta_offset", (int64_t)vg->raid_meta_offset);
+			put_int(&w, 3, LIT("raid_meta_offset"), (int64_t)vg->raid_meta_offset);
 		if (vg->integrity_offset) {
-			put_int(&w, 3, "integrity_offset", (int64_t)vg->integrity_offset);
-			put_int(&w, 3, "integrity_size", (int64_t)vg->integrity_size);
+			put_int(&w, 3, LIT("integrity_offset"), (int64_t)vg->integrity_offset);
+			put_int(&w, 3, LIT("integrity_size"), (int64_t)vg->integrity_size);
 		}
 		put_close(&w, 2);
 	}
 	put_close(&w, 1);
-	put_open(&w, 1, "volumes");
+	put_open(&w, 1, LIT("volumes"));
 	for (i = 0; i < vg->nr_volumes && !w.failed; i++)
 		export_volume(&w, &vg->volumes[i], 0);
 	put_close(&w, 1);
 	/* an old tptools refuses the unknown section rather than taking an
 	 * unfinished receive for a volume */
 	if (vg->nr_receives) {
-		put_open(&w, 1, "receiving");
+		put_open(&w, 1, LIT("receiving"));
 		for (i = 0; i < vg->nr_receives && !w.failed; i++)
 			export_volume(&w, &vg->receives[i], 1);
 		put_close(&w, 1);
@@ -298,13 +324,13 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	/* the same for a removal under way: an old tptools must not take it
 	 * for a thin device no volume owns, nor reuse its name */
 	if (vg->nr_removals) {
-		put_open(&w, 1, "removing");
+		put_open(&w, 1, LIT("removing"));
 		for (i = 0; i < vg->nr_removals && !w.failed; i++) {
-			put_open(&w, 2, vg->removals[i].name);
-			put_int(&w, 3, "dev_id", vg->removals[i].dev_id);
-			put_int(&w, 3, "size", (int64_t)vg->removals[i].size);
+			put_open_name(&w, 2, vg->removals[i].name);
+			put_int(&w, 3, LIT("dev_id"), vg->removals[i].dev_id);
+			put_int(&w, 3, LIT("size"), (int64_t)vg->removals[i].size);
 			if (vg->removals[i].wiped)
-				put_int(&w, 3, "wiped", 1);
+				put_int(&w, 3, LIT("wiped"), 1);
 			put_close(&w, 2);
 		}
 		put_close(&w, 1);
@@ -312,27 +338,27 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	/* and for the trash: an old tptools must neither take a trashed
 	 * volume for a live one nor its thin device for one no volume owns */
 	if (vg->nr_trash) {
-		put_open(&w, 1, "trash");
+		put_open(&w, 1, LIT("trash"));
 		for (i = 0; i < vg->nr_trash && !w.failed; i++) {
 			const struct vg_volume *t = &vg->trash[i];
 			char key[16];
 
 			snprintf(key, sizeof(key), "t%u", (unsigned)t->dev_id);
-			put_open(&w, 2, key);
-			put_str(&w, 3, "name", t->name);
-			put_int(&w, 3, "dev_id", t->dev_id);
-			put_int(&w, 3, "size", (int64_t)t->size);
-			put_int(&w, 3, "creation_time", t->creation_time);
-			put_int(&w, 3, "read_only", t->read_only);
+			put_open_name(&w, 2, key);
+			put_str(&w, 3, LIT("name"), t->name);
+			put_int(&w, 3, LIT("dev_id"), t->dev_id);
+			put_int(&w, 3, LIT("size"), (int64_t)t->size);
+			put_int(&w, 3, LIT("creation_time"), t->creation_time);
+			put_int(&w, 3, LIT("read_only"), t->read_only);
 			if (t->activation_skip)
-				put_int(&w, 3, "activation_skip", 1);
+				put_int(&w, 3, LIT("activation_skip"), 1);
 			if (t->content_uuid[0])
-				put_str(&w, 3, "content_uuid", t->content_uuid);
+				put_str(&w, 3, LIT("content_uuid"), t->content_uuid);
 			if (t->luks_uuid[0])
-				put_str(&w, 3, "luks_uuid", t->luks_uuid);
-			put_int(&w, 3, "trashed_at", t->trashed_at);
+				put_str(&w, 3, LIT("luks_uuid"), t->luks_uuid);
+			put_int(&w, 3, LIT("trashed_at"), t->trashed_at);
 			if (t->purging)
-				put_int(&w, 3, "purging", 1);
+				put_int(&w, 3, LIT("purging"), 1);
 			put_close(&w, 2);
 		}
 		put_close(&w, 1);
