@@ -160,7 +160,7 @@ static int oom(struct parser *p)
 }
 
 /* The next token; VALUES: a value may come (after '=', '[' and ','). */
-static inline void get_token(struct parser *p, int values)
+static inline __attribute__((always_inline)) void get_token(struct parser *p, int values)
 {
 	char *te = p->te;
 	unsigned acc = 0, c;
@@ -242,8 +242,11 @@ static inline void get_token(struct parser *p, int values)
 					;
 			}
 			/* a plain decimal (no 0 prefix: octal or hex; no
-			 * overflow) is read here, anything else by strtoll */
-			p->fast = p->t == T_INT && d != te && *d != '0' && te - d <= 18;
+			 * overflow) or a lone 0 is read here, anything else
+			 * by strtoll */
+			p->fast = p->t == T_INT && d != te &&
+				  (*d != '0' ? te - d <= 18
+					     : d + 1 == te && *te != 'x' && *te != 'X');
 			if (p->fast) {
 				for (; d != te; d++)
 					x = x * 10 + (*d - '0');
