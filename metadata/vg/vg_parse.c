@@ -227,15 +227,14 @@ static inline __attribute__((always_inline)) void get_token(struct parser *p, in
 		break;
 	default:
 		if (values && (ISDIGIT(*te) || *te == '+' || *te == '-' || *te == '.')) {
-			/* digits with at most one '.' (a float) */
-			int64_t x = 0;
-			char *d = te;
+			/* digits with at most one '.' (a float); the integer's
+			 * value read on the way */
+			uint64_t x = ISDIGIT(*te) ? (uint64_t)(*te - '0') : 0;
+			char *d = te + (*te == '+' || *te == '-');
 
 			p->t = *te == '.' ? T_FLOAT : T_INT;
-			if (*d == '+' || *d == '-')
-				d++;
-			while (ISDIGIT(*++te))
-				;
+			while (ISDIGIT(c = (unsigned char)*++te))
+				x = x * 10 + (c - '0');
 			if (*te == '.' && p->t != T_FLOAT) {
 				p->t = T_FLOAT;
 				while (ISDIGIT(*++te))
@@ -247,11 +246,8 @@ static inline __attribute__((always_inline)) void get_token(struct parser *p, in
 			p->fast = p->t == T_INT && d != te &&
 				  (*d != '0' ? te - d <= 18
 					     : d + 1 == te && *te != 'x' && *te != 'X');
-			if (p->fast) {
-				for (; d != te; d++)
-					x = x * 10 + (*d - '0');
-				p->ival = *p->tb == '-' ? -x : x;
-			}
+			if (p->fast)
+				p->ival = *p->tb == '-' ? -(int64_t)x : (int64_t)x;
 			break;
 		}
 		while (!((c = ctype[(unsigned char)*te]) & C_IDEND)) {

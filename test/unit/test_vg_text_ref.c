@@ -309,11 +309,21 @@ static void test_syntax_matches(void)
 		"a = 1 a = 2 a { }", "a { } a = 1", "a = \"é\" \"é\" = 'é'", "a\xff = \xfe",
 		"pool { volumes/www { dev_id = 1 } }", "a = 1 # c", "a = 1\n#", "#\na = 1\n#",
 	};
-	char name[32];
+	static const char *const longs[] = { "x = %s1", "creation_time = 9%s", "x = 1.%s5",
+					     "x = 0.%se-99999", "x = -0x%s1", "x = '%s", "\"%s\" = 1" };
+	char name[32], zeros[300], text[400];
 
 	for (unsigned i = 0; i < TP_ARRAY_SIZE(texts); i++) {
 		snprintf(name, sizeof(name), "syntax %u", i);
 		check_text(texts[i], strlen(texts[i]), name);
+	}
+	/* tokens longer than the reader's small buffers */
+	memset(zeros, '0', sizeof(zeros) - 1);
+	zeros[sizeof(zeros) - 1] = '\0';
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(longs); i++) {
+		snprintf(text, sizeof(text), longs[i], zeros);
+		snprintf(name, sizeof(name), "long %u", i);
+		check_text(text, strlen(text), name);
 	}
 }
 
