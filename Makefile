@@ -207,6 +207,8 @@ $(BUILD)/test/bin/%: test/tools/%.c $(LIBTP)
 # (scripts/fuzz.sh reads these lines): FUZZ_EXTRA_<name> := FILES
 FUZZ_EXTRA_config := tools/config_keys.c tools/monitor_value.c
 $(BUILD)/test/bin/fuzz_config: $(FUZZ_EXTRA_config)
+FUZZ_EXTRA_vg := test/unit/vg_text_ref.c
+$(BUILD)/test/bin/fuzz_vg: $(FUZZ_EXTRA_vg)
 
 $(BUILD)/test/bin/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/replay.c $(TESTLIB_OBJS) $(LIBTP)
 	@mkdir -p $(@D)

@@ -36,4 +36,20 @@ int vg_label_load(struct io_engine *io, struct vg_label *l,
 uint64_t vg_label_cut_short_by(struct io_engine *io,
 			       uint64_t (*own_size)(struct io_engine *, const struct vg_label *));
 
+/* The VG text's config syntax (vg_parse.c): TEXT (LEN bytes, no NUL)
+ * into TREE, a tree of libdevmapper's public node and value structs in an
+ * arena, as libdevmapper's dm_config_parse_without_dup_node_check builds
+ * it. 0; -EINVAL for a syntax error, whose message (libdevmapper's words,
+ * "" where it has none) goes into ERR (ERRLEN bytes); -ENOMEM. The tree
+ * is freed with vg_text_tree_free (also after a failure: a no-op). */
+struct dm_config_node;
+struct vg_text_tree {
+	struct dm_config_node *root;
+	struct chunk *chunks;
+	char *text; /* a copy of the text: the tree's strings */
+};
+int vg_text_parse(const char *text, size_t len, struct vg_text_tree *tree, char *err,
+		  size_t errlen);
+void vg_text_tree_free(struct vg_text_tree *tree);
+
 #endif

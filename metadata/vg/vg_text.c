@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vg_text.c - struct vg <-> VG text in libdevmapper's config syntax.
- * See vg.h for the layout. Export builds a dm_config tree (its dm_pool is
- * the arena of every node and string) and writes it with
- * dm_config_write_node; import parses without merging duplicate keys (so
- * duplicates are reported, not silently merged), reads every key with its
- * type checked, refuses unknown keys, then runs the model check. */
+ * See vg.h for the layout. Export writes the text straight into one
+ * buffer, in the bytes libdevmapper's dm_config_write_node wrote for the
+ * same keys (test_vg_text_ref.c holds it to them); import parses with
+ * vg_parse.c (libdevmapper's grammar and tree, duplicate keys kept so
+ * they are reported, not silently merged), reads every key with its type
+ * checked, refuses unknown keys, then runs the model check. Issue 40: both
+ * are linear in the text, a volume's keys found in one pass. */
 #include "metadata/vg/vg.h"
 #include "metadata/vg/vg_int.h"
 
@@ -30,301 +32,347 @@ static const char *const profile_names[] = { "", "balanced", "throughput", "snap
 
 /* ---- export ---- */
 
-struct builder {
-	struct dm_config_tree *cft;
-	int failed;
-};
-
-/* A new node KEY as the last child of PARENT (or the last top-level
- * sibling after *TOP when PARENT is NULL). */
-static struct dm_config_node *add_node(struct builder *b, struct dm_config_node *parent,
-				       const char *key)
-{
-	struct dm_config_node *n, **link;
-
-	if (b->failed)
-		return NULL;
-	n = dm_config_create_node(b->cft, key);
-	if (!n) {
-		b->failed = 1;
-		return NULL;
-	}
-	n->parent = parent;
-	n->sib = n->child = NULL;
-	n->v = NULL;
-	link = parent ? &parent->child : &b->cft->root;
-	while (*link)
-		link = &(*link)->sib;
-	*link = n;
-	return n;
-}
-
-static void add_int(struct builder *b, struct dm_config_node *parent, const char *key, int64_t v)
-{
-	struct dm_config_node *n = add_node(b, parent, key);
-	struct dm_config_value *val;
-
-	if (!n)
-		return;
-	val = dm_config_create_value(b->cft);
-	if (!val) {
-		b->failed = 1;
-		return;
-	}
-	val->type = DM_CFG_INT;
-	val->v.i = v;
-	val->next = NULL;
-	n->v = val;
-}
-
-static void add_str(struct builder *b, struct dm_config_node *parent, const char *key,
-		    const char *s)
-{
-	struct dm_config_node *n = add_node(b, parent, key);
-	struct dm_config_value *val;
-
-	if (!n)
-		return;
-	val = dm_config_create_value(b->cft);
-	if (!val || !(val->v.str = dm_pool_strdup(dm_config_memory(b->cft), s))) {
-		b->failed = 1;
-		return;
-	}
-	val->type = DM_CFG_STRING;
-	val->next = NULL;
-	n->v = val;
-}
-
-struct outbuf {
+/* The text goes straight into one growing buffer, in the bytes
+ * libdevmapper's dm_config_write_node wrote for the tree vg_export built
+ * before (test_vg_text.c compares the two): one line a key, a tab a
+ * level, "key=value" with no spaces, an integer in decimal, a string in
+ * double quotes with '"' and '\' escaped by a '\', a section as
+ * "key {" ... "}"; a key with '#', '"' or '!' in it is quoted as a
+ * string (no key we write has one). */
+struct writer {
 	char *buf;
 	size_t len, alloc;
 	int failed;
 };
 
-static int putline(const char *line, void *baton)
+/* Room for N more bytes and the closing NUL. */
+static int room(struct writer *w, size_t n)
 {
-	struct outbuf *o = baton;
-	size_t n = strlen(line);
+	size_t a;
+	char *p;
 
-	if (o->len + n + 2 > o->alloc) {
-		size_t a = (o->alloc ? o->alloc * 2 : 4096);
-		char *p;
-		while (a < o->len + n + 2)
-			a *= 2;
-		p = realloc(o->buf, a);
-		if (!p) {
-			o->failed = 1;
-			return 0;
-		}
-		o->buf = p;
-		o->alloc = a;
+	if (w->len + n + 1 <= w->alloc)
+		return 1;
+	if (w->failed)
+		return 0;
+	for (a = w->alloc ? w->alloc * 2 : 4096; a < w->len + n + 1; a *= 2)
+		;
+	p = realloc(w->buf, a);
+	if (!p) {
+		w->failed = 1;
+		return 0;
 	}
-	memcpy(o->buf + o->len, line, n);
-	o->len += n;
-	o->buf[o->len++] = '\n';
-	o->buf[o->len] = '\0';
+	w->buf = p;
+	w->alloc = a;
 	return 1;
 }
 
-static struct dm_config_node *export_one(struct builder *b, struct dm_config_node *devs,
-					 const struct vg_device *d, const char *key)
+static void put(struct writer *w, const char *s, size_t n)
 {
-	struct dm_config_node *n = add_node(b, devs, key);
-
-	add_str(b, n, "uuid", d->pv_uuid);
-	add_str(b, n, "path", d->path);
-	add_int(b, n, "size", (int64_t)d->size);
-	add_int(b, n, "mda_offset", (int64_t)d->mda.offset);
-	add_int(b, n, "mda_size", (int64_t)d->mda.size);
-	add_int(b, n, "area0_offset", (int64_t)d->area[0].offset);
-	add_int(b, n, "area0_size", (int64_t)d->area[0].size);
-	add_int(b, n, "area1_offset", (int64_t)d->area[1].offset);
-	add_int(b, n, "area1_size", (int64_t)d->area[1].size);
-	return n;
+	if (!room(w, n))
+		return;
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
 }
 
-static void export_device(struct builder *b, struct dm_config_node *devs, const struct vg *vg,
-			  enum vg_role role)
+/* S in double quotes, '"' and '\' escaped */
+static void put_quoted(struct writer *w, const char *s)
 {
-	export_one(b, devs, &vg->dev[role], vg_role_name(role));
+	size_t n = strlen(s), extra = 0;
+	char *o;
+
+	for (size_t i = 0; i < n; i++)
+		extra += (s[i] == '"' || s[i] == '\\');
+	if (!room(w, n + extra + 2))
+		return;
+	o = w->buf + w->len;
+	*o++ = '"';
+	if (!extra) {
+		memcpy(o, s, n);
+		o += n;
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '"' || s[i] == '\\')
+				*o++ = '\\';
+			*o++ = s[i];
+		}
+	}
+	*o++ = '"';
+	w->len = (size_t)(o - w->buf);
+}
+
+/* A literal key and its length (a key we write: no '#', '"' nor '!') */
+#define LIT(s) "" s "", sizeof("" s "") - 1
+
+/* LEVEL tabs (at most 3 here) and KEY (KLEN bytes) at O */
+static inline char *key_at(char *o, unsigned level, const char *key, size_t klen)
+{
+	for (unsigned i = 0; i < level; i++)
+		*o++ = '\t';
+	memcpy(o, key, klen);
+	return o + klen;
+}
+
+static inline void put_int(struct writer *w, unsigned level, const char *key, size_t klen,
+			   int64_t v)
+{
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v, t;
+	unsigned digits = 1;
+	char *o;
+
+	for (t = u; t >= 10; t /= 10)
+		digits++;
+	if (!room(w, level + klen + digits + 3))
+		return;
+	o = key_at(w->buf + w->len, level, key, klen);
+	*o++ = '=';
+	if (v < 0)
+		*o++ = '-';
+	o += digits;
+	*o = '\n';
+	for (char *d = o; digits--; u /= 10)
+		*--d = (char)('0' + u % 10);
+	w->len = (size_t)(o + 1 - w->buf);
+}
+
+static inline void put_str(struct writer *w, unsigned level, const char *key, size_t klen,
+			   const char *s)
+{
+	if (!room(w, level + klen + 1))
+		return;
+	w->len = (size_t)(key_at(w->buf + w->len, level, key, klen) - w->buf);
+	w->buf[w->len++] = '=';
+	put_quoted(w, s);
+	put(w, "\n", 1);
+}
+
+static inline void put_open(struct writer *w, unsigned level, const char *key, size_t klen)
+{
+	if (!room(w, level + klen + 3))
+		return;
+	w->len = (size_t)(key_at(w->buf + w->len, level, key, klen) - w->buf);
+	memcpy(w->buf + w->len, " {\n", 3);
+	w->len += 3;
+}
+
+/* a section named NAME (a volume's, a device's): quoted if it has '#',
+ * '"' or '!', as libdevmapper does (vg_validate lets no such name by) */
+static void put_open_name(struct writer *w, unsigned level, const char *name)
+{
+	if (!strpbrk(name, "#\"!")) {
+		put_open(w, level, name, strlen(name));
+		return;
+	}
+	put(w, "\t\t\t", level);
+	put_quoted(w, name);
+	put(w, " {\n", 3);
+}
+
+static inline void put_close(struct writer *w, unsigned level)
+{
+	if (!room(w, level + 2))
+		return;
+	w->len = (size_t)(key_at(w->buf + w->len, level, "}", 1) - w->buf);
+	w->buf[w->len++] = '\n';
+}
+
+/* a device's keys at LEVEL (its section left open) */
+static void export_one(struct writer *w, const struct vg_device *d, const char *key)
+{
+	put_open_name(w, 2, key);
+	put_str(w, 3, LIT("uuid"), d->pv_uuid);
+	put_str(w, 3, LIT("path"), d->path);
+	put_int(w, 3, LIT("size"), (int64_t)d->size);
+	put_int(w, 3, LIT("mda_offset"), (int64_t)d->mda.offset);
+	put_int(w, 3, LIT("mda_size"), (int64_t)d->mda.size);
+	put_int(w, 3, LIT("area0_offset"), (int64_t)d->area[0].offset);
+	put_int(w, 3, LIT("area0_size"), (int64_t)d->area[0].size);
+	put_int(w, 3, LIT("area1_offset"), (int64_t)d->area[1].offset);
+	put_int(w, 3, LIT("area1_size"), (int64_t)d->area[1].size);
+}
+
+static void export_device(struct writer *w, const struct vg *vg, enum vg_role role)
+{
+	export_one(w, &vg->dev[role], vg_role_name(role));
+	put_close(w, 2);
 }
 
 /* data1..: the added data devices, with the range of chunks each holds */
-static void export_xdata(struct builder *b, struct dm_config_node *devs, const struct vg *vg)
+static void export_xdata(struct writer *w, const struct vg *vg)
 {
 	char key[16];
 
 	for (unsigned i = 1; i < vg_nr_data(vg); i++) {
-		struct dm_config_node *n;
-
 		snprintf(key, sizeof(key), "data%u", i);
-		n = export_one(b, devs, vg_data_dev(vg, i), key);
-		add_int(b, n, "first_chunk", (int64_t)vg_data_first_chunk(vg, i));
-		add_int(b, n, "chunks", (int64_t)vg_data_dev_chunks(vg, i));
+		export_one(w, vg_data_dev(vg, i), key);
+		put_int(w, 3, LIT("first_chunk"), (int64_t)vg_data_first_chunk(vg, i));
+		put_int(w, 3, LIT("chunks"), (int64_t)vg_data_dev_chunks(vg, i));
+		put_close(w, 2);
 	}
 }
 
-static void export_volume(struct builder *b, struct dm_config_node *parent,
-			  const struct vg_volume *v, int receiving)
+static void export_volume(struct writer *w, const struct vg_volume *v, int receiving)
 {
-	struct dm_config_node *n = add_node(b, parent, v->name);
-
-	add_int(b, n, "dev_id", v->dev_id);
-	add_int(b, n, "size", (int64_t)v->size);
-	add_str(b, n, "origin", v->origin);
-	add_int(b, n, "creation_time", v->creation_time);
-	add_int(b, n, "read_only", v->read_only);
+	put_open_name(w, 2, v->name);
+	put_int(w, 3, LIT("dev_id"), v->dev_id);
+	put_int(w, 3, LIT("size"), (int64_t)v->size);
+	put_str(w, 3, LIT("origin"), v->origin);
+	put_int(w, 3, LIT("creation_time"), v->creation_time);
+	put_int(w, 3, LIT("read_only"), v->read_only);
 	if (v->activation_skip)
-		add_int(b, n, "activation_skip", 1);
+		put_int(w, 3, LIT("activation_skip"), 1);
 	if (v->content_uuid[0])
-		add_str(b, n, "content_uuid", v->content_uuid);
+		put_str(w, 3, LIT("content_uuid"), v->content_uuid);
 	if (v->luks_uuid[0])
-		add_str(b, n, "luks_uuid", v->luks_uuid);
+		put_str(w, 3, LIT("luks_uuid"), v->luks_uuid);
 	if (receiving)
-		add_int(b, n, "received", (int64_t)v->received);
+		put_int(w, 3, LIT("received"), (int64_t)v->received);
 	if (receiving && v->raw)
-		add_int(b, n, "raw", 1);
+		put_int(w, 3, LIT("raw"), 1);
+	put_close(w, 2);
 }
+
+static const char header[] = "# tptools VG metadata: written by tptools, read back with checks.\n"
+			     "# Edit a backup copy only, never the device.\n";
 
 int vg_export(const struct vg *vg, char **text, size_t *len)
 {
-	struct builder b = { 0 };
-	struct outbuf o = { 0 };
-	struct dm_config_node *pool, *devs, *vols;
+	struct writer w = { 0 };
 	unsigned i;
 	int r;
 
 	r = vg_validate(vg);
 	if (r)
 		return r;
-	b.cft = dm_config_create();
-	if (!b.cft)
-		return -ENOMEM;
-	add_str(&b, NULL, "contents", VG_TEXT_CONTENTS);
-	add_int(&b, NULL, "version", VG_TEXT_VERSION);
-	pool = add_node(&b, NULL, "pool");
-	add_str(&b, pool, "name", vg->name);
-	add_str(&b, pool, "uuid", vg->uuid);
-	add_int(&b, pool, "seqno", (int64_t)vg->seqno);
-	add_int(&b, pool, "format_version", vg->format_version);
-	add_int(&b, pool, "creation_time", vg->creation_time);
-	add_str(&b, pool, "creation_host", vg->creation_host);
+	/* about 110 bytes a volume: one allocation for most VGs */
+	room(&w, 2048 + 128 * ((size_t)vg->nr_volumes + vg->nr_receives + vg->nr_removals +
+			       vg->nr_trash));
+	put(&w, header, sizeof(header) - 1);
+	put_str(&w, 0, LIT("contents"), VG_TEXT_CONTENTS);
+	put_int(&w, 0, LIT("version"), VG_TEXT_VERSION);
+	put_open(&w, 0, LIT("pool"));
+	put_str(&w, 1, LIT("name"), vg->name);
+	put_str(&w, 1, LIT("uuid"), vg->uuid);
+	put_int(&w, 1, LIT("seqno"), (int64_t)vg->seqno);
+	put_int(&w, 1, LIT("format_version"), vg->format_version);
+	put_int(&w, 1, LIT("creation_time"), vg->creation_time);
+	put_str(&w, 1, LIT("creation_host"), vg->creation_host);
 	if (vg->system_id[0])
-		add_str(&b, pool, "system_id", vg->system_id);
-	add_int(&b, pool, "chunk_size", vg->chunk_size);
-	add_int(&b, pool, "zero", vg->zero);
-	add_str(&b, pool, "discards", discards_names[vg->discards]);
-	add_str(&b, pool, "when_full", when_full_names[vg->when_full]);
-	add_int(&b, pool, "transaction_id", (int64_t)vg->transaction_id);
-	add_int(&b, pool, "next_dev_id", vg->next_dev_id);
-	add_int(&b, pool, "metadata_area", vg->metadata_area);
+		put_str(&w, 1, LIT("system_id"), vg->system_id);
+	put_int(&w, 1, LIT("chunk_size"), vg->chunk_size);
+	put_int(&w, 1, LIT("zero"), vg->zero);
+	put_str(&w, 1, LIT("discards"), discards_names[vg->discards]);
+	put_str(&w, 1, LIT("when_full"), when_full_names[vg->when_full]);
+	put_int(&w, 1, LIT("transaction_id"), (int64_t)vg->transaction_id);
+	put_int(&w, 1, LIT("next_dev_id"), vg->next_dev_id);
+	put_int(&w, 1, LIT("metadata_area"), vg->metadata_area);
 	if (vg->activation_skip)
-		add_int(&b, pool, "activation_skip", 1);
+		put_int(&w, 1, LIT("activation_skip"), 1);
 	if (vg->profile != VG_PROFILE_NONE)
-		add_str(&b, pool, "profile", profile_names[vg->profile]);
+		put_str(&w, 1, LIT("profile"), profile_names[vg->profile]);
 	if (!vg_monitor_is_default(&vg->monitor)) {
-		struct dm_config_node *m = add_node(&b, pool, "monitor");
-
-		add_int(&b, m, "warn", vg->monitor.warn);
-		add_int(&b, m, "autoextend_threshold", vg->monitor.autoextend_threshold);
+		put_open(&w, 1, LIT("monitor"));
+		put_int(&w, 2, LIT("warn"), vg->monitor.warn);
+		put_int(&w, 2, LIT("autoextend_threshold"), vg->monitor.autoextend_threshold);
 		if (vg->monitor.autoextend_size)
-			add_int(&b, m, "autoextend_size", (int64_t)vg->monitor.autoextend_size);
+			put_int(&w, 2, LIT("autoextend_size"), (int64_t)vg->monitor.autoextend_size);
 		else
-			add_int(&b, m, "autoextend_percent", vg->monitor.autoextend_percent);
+			put_int(&w, 2, LIT("autoextend_percent"), vg->monitor.autoextend_percent);
 		if (vg->monitor.autoextend_max)
-			add_int(&b, m, "autoextend_max", (int64_t)vg->monitor.autoextend_max);
+			put_int(&w, 2, LIT("autoextend_max"), (int64_t)vg->monitor.autoextend_max);
 		if (vg->monitor.autoextend_device[0])
-			add_str(&b, m, "autoextend_device", vg->monitor.autoextend_device);
+			put_str(&w, 2, LIT("autoextend_device"), vg->monitor.autoextend_device);
+		put_close(&w, 1);
 	}
 	if (vg->max_overprovision)
-		add_int(&b, pool, "max_overprovision_percent", vg->max_overprovision);
+		put_int(&w, 1, LIT("max_overprovision_percent"), vg->max_overprovision);
 	if (vg->trash_retention)
-		add_int(&b, pool, "trash_retention", (int64_t)vg->trash_retention);
+		put_int(&w, 1, LIT("trash_retention"), (int64_t)vg->trash_retention);
 	if (vg->lock.type != VG_LOCK_NONE) {
-		struct dm_config_node *l = add_node(&b, pool, "lock");
-
-		add_str(&b, l, "type", lock_type_names[vg->lock.type]);
-		add_int(&b, l, "offset", (int64_t)vg->lock.offset);
-		add_int(&b, l, "io_timeout", vg->lock.io_timeout);
-		add_str(&b, l, "name", vg->lock.name);
+		put_open(&w, 1, LIT("lock"));
+		put_str(&w, 2, LIT("type"), lock_type_names[vg->lock.type]);
+		put_int(&w, 2, LIT("offset"), (int64_t)vg->lock.offset);
+		put_int(&w, 2, LIT("io_timeout"), vg->lock.io_timeout);
+		put_str(&w, 2, LIT("name"), vg->lock.name);
+		put_close(&w, 1);
 	}
-	devs = add_node(&b, pool, "devices");
-	export_device(&b, devs, vg, VG_ROLE_DATA);
-	export_device(&b, devs, vg, VG_ROLE_META);
-	export_xdata(&b, devs, vg);
+	put_open(&w, 1, LIT("devices"));
+	export_device(&w, vg, VG_ROLE_DATA);
+	export_device(&w, vg, VG_ROLE_META);
+	export_xdata(&w, vg);
 	if (vg->meta_mirror) {
-		struct dm_config_node *m1 = export_one(&b, devs, &vg->meta1, "meta1");
-
+		export_one(&w, &vg->meta1, "meta1");
 		if (vg->raid_meta_offset)
-			add_int(&b, m1, "raid_meta_offset", (int64_t)vg->raid_meta_offset);
+			put_int(&w, 3, LIT("raid_meta_offset"), (int64_t)vg->raid_meta_offset);
 		if (vg->integrity_offset) {
-			add_int(&b, m1, "integrity_offset", (int64_t)vg->integrity_offset);
-			add_int(&b, m1, "integrity_size", (int64_t)vg->integrity_size);
+			put_int(&w, 3, LIT("integrity_offset"), (int64_t)vg->integrity_offset);
+			put_int(&w, 3, LIT("integrity_size"), (int64_t)vg->integrity_size);
 		}
+		put_close(&w, 2);
 	}
-	vols = add_node(&b, pool, "volumes");
-	for (i = 0; i < vg->nr_volumes && !b.failed; i++)
-		export_volume(&b, vols, &vg->volumes[i], 0);
+	put_close(&w, 1);
+	put_open(&w, 1, LIT("volumes"));
+	for (i = 0; i < vg->nr_volumes && !w.failed; i++)
+		export_volume(&w, &vg->volumes[i], 0);
+	put_close(&w, 1);
 	/* an old tptools refuses the unknown section rather than taking an
 	 * unfinished receive for a volume */
 	if (vg->nr_receives) {
-		vols = add_node(&b, pool, "receiving");
-		for (i = 0; i < vg->nr_receives && !b.failed; i++)
-			export_volume(&b, vols, &vg->receives[i], 1);
+		put_open(&w, 1, LIT("receiving"));
+		for (i = 0; i < vg->nr_receives && !w.failed; i++)
+			export_volume(&w, &vg->receives[i], 1);
+		put_close(&w, 1);
 	}
 	/* the same for a removal under way: an old tptools must not take it
 	 * for a thin device no volume owns, nor reuse its name */
 	if (vg->nr_removals) {
-		vols = add_node(&b, pool, "removing");
-		for (i = 0; i < vg->nr_removals && !b.failed; i++) {
-			struct dm_config_node *n = add_node(&b, vols, vg->removals[i].name);
-
-			add_int(&b, n, "dev_id", vg->removals[i].dev_id);
-			add_int(&b, n, "size", (int64_t)vg->removals[i].size);
+		put_open(&w, 1, LIT("removing"));
+		for (i = 0; i < vg->nr_removals && !w.failed; i++) {
+			put_open_name(&w, 2, vg->removals[i].name);
+			put_int(&w, 3, LIT("dev_id"), vg->removals[i].dev_id);
+			put_int(&w, 3, LIT("size"), (int64_t)vg->removals[i].size);
 			if (vg->removals[i].wiped)
-				add_int(&b, n, "wiped", 1);
+				put_int(&w, 3, LIT("wiped"), 1);
+			put_close(&w, 2);
 		}
+		put_close(&w, 1);
 	}
 	/* and for the trash: an old tptools must neither take a trashed
 	 * volume for a live one nor its thin device for one no volume owns */
 	if (vg->nr_trash) {
-		vols = add_node(&b, pool, "trash");
-		for (i = 0; i < vg->nr_trash && !b.failed; i++) {
+		put_open(&w, 1, LIT("trash"));
+		for (i = 0; i < vg->nr_trash && !w.failed; i++) {
 			const struct vg_volume *t = &vg->trash[i];
-			struct dm_config_node *n;
 			char key[16];
 
 			snprintf(key, sizeof(key), "t%u", (unsigned)t->dev_id);
-			n = add_node(&b, vols, key);
-			add_str(&b, n, "name", t->name);
-			add_int(&b, n, "dev_id", t->dev_id);
-			add_int(&b, n, "size", (int64_t)t->size);
-			add_int(&b, n, "creation_time", t->creation_time);
-			add_int(&b, n, "read_only", t->read_only);
+			put_open_name(&w, 2, key);
+			put_str(&w, 3, LIT("name"), t->name);
+			put_int(&w, 3, LIT("dev_id"), t->dev_id);
+			put_int(&w, 3, LIT("size"), (int64_t)t->size);
+			put_int(&w, 3, LIT("creation_time"), t->creation_time);
+			put_int(&w, 3, LIT("read_only"), t->read_only);
 			if (t->activation_skip)
-				add_int(&b, n, "activation_skip", 1);
+				put_int(&w, 3, LIT("activation_skip"), 1);
 			if (t->content_uuid[0])
-				add_str(&b, n, "content_uuid", t->content_uuid);
+				put_str(&w, 3, LIT("content_uuid"), t->content_uuid);
 			if (t->luks_uuid[0])
-				add_str(&b, n, "luks_uuid", t->luks_uuid);
-			add_int(&b, n, "trashed_at", t->trashed_at);
+				put_str(&w, 3, LIT("luks_uuid"), t->luks_uuid);
+			put_int(&w, 3, LIT("trashed_at"), t->trashed_at);
 			if (t->purging)
-				add_int(&b, n, "purging", 1);
+				put_int(&w, 3, LIT("purging"), 1);
+			put_close(&w, 2);
 		}
+		put_close(&w, 1);
 	}
-	if (!b.failed) {
-		putline("# tptools VG metadata: written by tptools, read back with checks.", &o);
-		putline("# Edit a backup copy only, never the device.", &o);
-		if (!o.failed && !dm_config_write_node(b.cft->root, putline, &o))
-			o.failed = 1;
-	}
-	dm_config_destroy(b.cft);
-	if (b.failed || o.failed) {
-		free(o.buf);
+	put_close(&w, 0);
+	if (w.failed) {
+		free(w.buf);
 		return -ENOMEM;
 	}
-	*text = o.buf;
-	*len = o.len;
+	w.buf[w.len] = '\0';
+	*text = w.buf;
+	*len = w.len;
 	return 0;
 }
 
@@ -413,6 +461,78 @@ static int check_keys(struct reader *rd, const struct dm_config_node *section, c
 	return r;
 }
 
+/* check_keys for a section of a known key set: every key of SECTION is
+ * one of KEYS (NR of them) and none repeats, the first key in order that
+ * breaks a rule reported alike; SLOT[i] gets the node of KEYS[i] (NULL:
+ * missing). One pass: the keys are looked for from the one after the key
+ * before (the order they are written in), so each is mostly found at the
+ * first compare. */
+static int slots_of(struct reader *rd, const struct dm_config_node *section, const char *path,
+		    const char *const *keys, unsigned nr, const struct dm_config_node **slot)
+{
+	const struct dm_config_node *a;
+	unsigned next = 0, j = 0, k;
+
+	memset(slot, 0, nr * sizeof(*slot));
+	for (a = section->child; a; a = a->sib) {
+		for (k = 0, j = next; k < nr; k++, j = j + 1 == nr ? 0 : j + 1)
+			if (keys[j][0] == a->key[0] && !strcmp(keys[j], a->key))
+				break;
+		if (k == nr)
+			return bad(rd, "%s/%s: unknown key", path, a->key);
+		if (slot[j])
+			return bad(rd, "%s/%s: duplicate key", path, a->key);
+		slot[j] = a;
+		next = j + 1 == nr ? 0 : j + 1;
+	}
+	return 0;
+}
+
+/* check_keys for a list section (any key, none twice): a hash of the keys
+ * seen, so the first key in order that repeats an earlier one is found in
+ * one pass (issue 40: a pool of many volumes). */
+static int check_unique(struct reader *rd, const struct dm_config_node *section, const char *path)
+{
+	const struct dm_config_node *a;
+	const char **seen;
+	size_t n = 0, size = 16;
+	int r = 0;
+
+	for (a = section->child; a; a = a->sib)
+		n++;
+	while (size < 2 * n)
+		size *= 2;
+	seen = calloc(size, sizeof(*seen));
+	if (!seen)
+		return bad(rd, "%s: out of memory", path);
+	for (a = section->child; a && !r; a = a->sib) {
+		uint32_t h = 2166136261u;
+		size_t i;
+
+		for (const unsigned char *c = (const unsigned char *)a->key; *c; c++)
+			h = (h ^ *c) * 16777619u;
+		for (i = h & (size - 1); seen[i]; i = (i + 1) & (size - 1))
+			if (!strcmp(seen[i], a->key)) {
+				r = bad(rd, "%s/%s: duplicate key", path, a->key);
+				break;
+			}
+		seen[i] = a->key;
+	}
+	free(seen);
+	return r;
+}
+
+/* PREFIX "/" and at most 64 bytes of KEY into OUT (PREFIX_LEN + 66 bytes) */
+static void join_path(char *out, const char *prefix, size_t prefix_len, const char *key)
+{
+	size_t n = strnlen(key, 64);
+
+	memcpy(out, prefix, prefix_len);
+	out[prefix_len] = '/';
+	memcpy(out + prefix_len + 1, key, n);
+	out[prefix_len + 1 + n] = '\0';
+}
+
 static const struct dm_config_node *child(const struct dm_config_node *section, const char *key)
 {
 	const struct dm_config_node *n;
@@ -436,11 +556,11 @@ static int get_section(struct reader *rd, const struct dm_config_node *parent, c
 	return 0;
 }
 
-static int get_int(struct reader *rd, const struct dm_config_node *parent, const char *path,
-		   const char *key, int64_t min, int64_t max, int64_t *out)
+/* The getters take the node of KEY (NULL: missing) found by the caller;
+ * the get_* forms below them look it up under PARENT. */
+static int int_of(struct reader *rd, const struct dm_config_node *n, const char *path,
+		  const char *key, int64_t min, int64_t max, int64_t *out)
 {
-	const struct dm_config_node *n = child(parent, key);
-
 	if (!n)
 		return bad(rd, "%s/%s: missing", path, key);
 	if (!n->v || n->v->type != DM_CFG_INT || n->v->next)
@@ -453,37 +573,37 @@ static int get_int(struct reader *rd, const struct dm_config_node *parent, const
 }
 
 /* An optional 0|1 flag: a missing key reads as 0. */
-static int get_flag(struct reader *rd, const struct dm_config_node *parent, const char *path,
-		    const char *key, int *out)
+static int flag_of(struct reader *rd, const struct dm_config_node *n, const char *path,
+		   const char *key, int *out)
 {
 	int64_t v;
 
 	*out = 0;
-	if (!child(parent, key))
+	if (!n)
 		return 0;
-	if (get_int(rd, parent, path, key, 0, 1, &v))
+	if (int_of(rd, n, path, key, 0, 1, &v))
 		return -1;
 	*out = (int)v;
 	return 0;
 }
 
-static int get_u64(struct reader *rd, const struct dm_config_node *parent, const char *path,
-		   const char *key, uint64_t *out)
+static int u64_of(struct reader *rd, const struct dm_config_node *n, const char *path,
+		  const char *key, uint64_t *out)
 {
 	int64_t v;
 
-	if (get_int(rd, parent, path, key, 0, INT64_MAX, &v))
+	if (int_of(rd, n, path, key, 0, INT64_MAX, &v))
 		return -1;
 	*out = (uint64_t)v;
 	return 0;
 }
 
-static int get_u32(struct reader *rd, const struct dm_config_node *parent, const char *path,
-		   const char *key, uint32_t max, uint32_t *out)
+static int u32_of(struct reader *rd, const struct dm_config_node *n, const char *path,
+		  const char *key, uint32_t max, uint32_t *out)
 {
 	int64_t v;
 
-	if (get_int(rd, parent, path, key, 0, max, &v))
+	if (int_of(rd, n, path, key, 0, max, &v))
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -491,10 +611,10 @@ static int get_u32(struct reader *rd, const struct dm_config_node *parent, const
 
 /* A string into BUF (SIZE bytes including the NUL); too long is an error.
  * OPTIONAL: a missing key gives "". */
-static int get_str(struct reader *rd, const struct dm_config_node *parent, const char *path,
-		   const char *key, char *buf, size_t size, int optional)
+static int str_of(struct reader *rd, const struct dm_config_node *n, const char *path,
+		  const char *key, char *buf, size_t size, int optional)
 {
-	const struct dm_config_node *n = child(parent, key);
+	size_t len;
 
 	if (!n && optional) {
 		buf[0] = '\0';
@@ -504,10 +624,41 @@ static int get_str(struct reader *rd, const struct dm_config_node *parent, const
 		return bad(rd, "%s/%s: missing", path, key);
 	if (!n->v || n->v->type != DM_CFG_STRING || n->v->next)
 		return bad(rd, "%s/%s: must be a string", path, key);
-	if (strlen(n->v->v.str) >= size)
+	len = strlen(n->v->v.str);
+	if (len >= size)
 		return bad(rd, "%s/%s: longer than %zu bytes", path, key, size - 1);
-	strcpy(buf, n->v->v.str);
+	memcpy(buf, n->v->v.str, len + 1);
 	return 0;
+}
+
+static int get_int(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		   const char *key, int64_t min, int64_t max, int64_t *out)
+{
+	return int_of(rd, child(parent, key), path, key, min, max, out);
+}
+
+static int get_flag(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		    const char *key, int *out)
+{
+	return flag_of(rd, child(parent, key), path, key, out);
+}
+
+static int get_u64(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		   const char *key, uint64_t *out)
+{
+	return u64_of(rd, child(parent, key), path, key, out);
+}
+
+static int get_u32(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		   const char *key, uint32_t max, uint32_t *out)
+{
+	return u32_of(rd, child(parent, key), path, key, max, out);
+}
+
+static int get_str(struct reader *rd, const struct dm_config_node *parent, const char *path,
+		   const char *key, char *buf, size_t size, int optional)
+{
+	return str_of(rd, child(parent, key), path, key, buf, size, optional);
 }
 
 static int get_enum(struct reader *rd, const struct dm_config_node *parent, const char *path,
@@ -640,29 +791,33 @@ static int import_volume(struct reader *rd, const struct dm_config_node *n, stru
 			 int receiving)
 {
 	const char *sect = receiving ? "pool/receiving" : "pool/volumes";
+	const struct dm_config_node *k[TP_ARRAY_SIZE(receive_keys) - 1];
 	struct vg_volume v;
 	char path[128];
 	const char *why;
 	int64_t i;
 
 	memset(&v, 0, sizeof(v));
-	snprintf(path, sizeof(path), "%s/%.64s", sect, n->key);
+	join_path(path, sect, receiving ? 14 : 12, n->key);
 	if (!vg_name_valid(n->key, &why))
 		return bad(rd, "%s/%.64s: bad volume name: %s", sect, n->key, why);
 	if (n->v)
 		return bad(rd, "%s: must be a section", path);
 	strcpy(v.name, n->key);
-	if (check_keys(rd, n, path, receiving ? receive_keys : volume_keys) ||
-	    get_u32(rd, n, path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
-	    get_u64(rd, n, path, "size", &v.size) ||
-	    get_str(rd, n, path, "origin", v.origin, sizeof(v.origin), 1) ||
-	    get_int(rd, n, path, "creation_time", INT64_MIN, INT64_MAX, &v.creation_time) ||
-	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
-	    get_flag(rd, n, path, "activation_skip", &v.activation_skip) ||
-	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
-	    get_str(rd, n, path, "luks_uuid", v.luks_uuid, sizeof(v.luks_uuid), 1) ||
-	    (receiving && get_u64(rd, n, path, "received", &v.received)) ||
-	    (receiving && get_flag(rd, n, path, "raw", &v.raw)))
+	/* the keys' places in volume_keys and receive_keys */
+	if (slots_of(rd, n, path, receiving ? receive_keys : volume_keys,
+		     receiving ? TP_ARRAY_SIZE(receive_keys) - 1 : TP_ARRAY_SIZE(volume_keys) - 1,
+		     k) ||
+	    u32_of(rd, k[0], path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
+	    u64_of(rd, k[1], path, "size", &v.size) ||
+	    str_of(rd, k[2], path, "origin", v.origin, sizeof(v.origin), 1) ||
+	    int_of(rd, k[3], path, "creation_time", INT64_MIN, INT64_MAX, &v.creation_time) ||
+	    int_of(rd, k[4], path, "read_only", 0, 1, &i) ||
+	    flag_of(rd, k[5], path, "activation_skip", &v.activation_skip) ||
+	    str_of(rd, k[6], path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
+	    str_of(rd, k[7], path, "luks_uuid", v.luks_uuid, sizeof(v.luks_uuid), 1) ||
+	    (receiving && u64_of(rd, k[8], path, "received", &v.received)) ||
+	    (receiving && flag_of(rd, k[9], path, "raw", &v.raw)))
 		return -1;
 	v.read_only = (int)i;
 	if (!receiving)
@@ -675,21 +830,22 @@ static const char *const removal_keys[] = { "dev_id", "size", "wiped", NULL };
 /* One removal under way of pool/removing. */
 static int import_removal(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
 {
+	const struct dm_config_node *k[TP_ARRAY_SIZE(removal_keys) - 1];
 	struct vg_volume v;
 	char path[128];
 	const char *why;
 
 	memset(&v, 0, sizeof(v));
-	snprintf(path, sizeof(path), "pool/removing/%.64s", n->key);
+	join_path(path, "pool/removing", 13, n->key);
 	if (!vg_name_valid(n->key, &why))
 		return bad(rd, "pool/removing/%.64s: bad volume name: %s", n->key, why);
 	if (n->v)
 		return bad(rd, "%s: must be a section", path);
 	strcpy(v.name, n->key);
-	if (check_keys(rd, n, path, removal_keys) ||
-	    get_u32(rd, n, path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
-	    get_u64(rd, n, path, "size", &v.size) ||
-	    get_flag(rd, n, path, "wiped", &v.wiped))
+	if (slots_of(rd, n, path, removal_keys, TP_ARRAY_SIZE(removal_keys) - 1, k) ||
+	    u32_of(rd, k[0], path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
+	    u64_of(rd, k[1], path, "size", &v.size) ||
+	    flag_of(rd, k[2], path, "wiped", &v.wiped))
 		return -1;
 	return vg_append_removal(vg, &v);
 }
@@ -701,26 +857,27 @@ static const char *const trash_keys[] = { "name", "dev_id", "size", "creation_ti
 /* One trash entry of pool/trash, keyed t<dev_id>. */
 static int import_trash(struct reader *rd, const struct dm_config_node *n, struct vg *vg)
 {
+	const struct dm_config_node *k[TP_ARRAY_SIZE(trash_keys) - 1];
 	struct vg_volume v;
 	char path[128], want[16];
 	const char *why;
 	int64_t i;
 
 	memset(&v, 0, sizeof(v));
-	snprintf(path, sizeof(path), "pool/trash/%.64s", n->key);
+	join_path(path, "pool/trash", 10, n->key);
 	if (n->v)
 		return bad(rd, "%s: must be a section", path);
-	if (check_keys(rd, n, path, trash_keys) ||
-	    get_str(rd, n, path, "name", v.name, sizeof(v.name), 0) ||
-	    get_u32(rd, n, path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
-	    get_u64(rd, n, path, "size", &v.size) ||
-	    get_int(rd, n, path, "creation_time", INT64_MIN, INT64_MAX, &v.creation_time) ||
-	    get_int(rd, n, path, "read_only", 0, 1, &i) ||
-	    get_flag(rd, n, path, "activation_skip", &v.activation_skip) ||
-	    get_str(rd, n, path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
-	    get_str(rd, n, path, "luks_uuid", v.luks_uuid, sizeof(v.luks_uuid), 1) ||
-	    get_int(rd, n, path, "trashed_at", INT64_MIN, INT64_MAX, &v.trashed_at) ||
-	    get_flag(rd, n, path, "purging", &v.purging))
+	if (slots_of(rd, n, path, trash_keys, TP_ARRAY_SIZE(trash_keys) - 1, k) ||
+	    str_of(rd, k[0], path, "name", v.name, sizeof(v.name), 0) ||
+	    u32_of(rd, k[1], path, "dev_id", VG_DEV_ID_MAX, &v.dev_id) ||
+	    u64_of(rd, k[2], path, "size", &v.size) ||
+	    int_of(rd, k[3], path, "creation_time", INT64_MIN, INT64_MAX, &v.creation_time) ||
+	    int_of(rd, k[4], path, "read_only", 0, 1, &i) ||
+	    flag_of(rd, k[5], path, "activation_skip", &v.activation_skip) ||
+	    str_of(rd, k[6], path, "content_uuid", v.content_uuid, sizeof(v.content_uuid), 1) ||
+	    str_of(rd, k[7], path, "luks_uuid", v.luks_uuid, sizeof(v.luks_uuid), 1) ||
+	    int_of(rd, k[8], path, "trashed_at", INT64_MIN, INT64_MAX, &v.trashed_at) ||
+	    flag_of(rd, k[9], path, "purging", &v.purging))
 		return -1;
 	v.read_only = (int)i;
 	if (!vg_name_valid(v.name, &why))
@@ -801,9 +958,9 @@ static int import_lock(struct reader *rd, const struct dm_config_node *pool, str
 static const char *const devices_keys[] = { "data",  "meta",  "data1", "data2", "data3",
 					    "data4", "data5", "data6", "data7", "meta1", NULL };
 
-static int import_tree(struct reader *rd, const struct dm_config_tree *cft, struct vg *vg)
+static int import_tree(struct reader *rd, struct dm_config_node *root, struct vg *vg)
 {
-	struct dm_config_node top = { .key = "", .child = cft->root };
+	struct dm_config_node top = { .key = "", .child = root };
 	const struct dm_config_node *pool, *devs, *vols, *n;
 	char contents[64];
 	int64_t i, retention = 0;
@@ -863,7 +1020,7 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	    import_device(rd, devs, vg, VG_ROLE_DATA) || import_device(rd, devs, vg, VG_ROLE_META) ||
 	    import_xdata(rd, devs, vg) || import_meta1(rd, devs, vg) ||
 	    get_section(rd, pool, "pool", "volumes", &vols) ||
-	    check_keys(rd, vols, "pool/volumes", NULL))
+	    check_unique(rd, vols, "pool/volumes"))
 		return -1;
 	for (n = vols->child; n; n = n->sib) {
 		if (vg->nr_volumes >= VG_MAX_VOLUMES)
@@ -874,7 +1031,7 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	}
 	if (child(pool, "receiving")) {
 		if (get_section(rd, pool, "pool", "receiving", &vols) ||
-		    check_keys(rd, vols, "pool/receiving", NULL))
+		    check_unique(rd, vols, "pool/receiving"))
 			return -1;
 		for (n = vols->child; n; n = n->sib) {
 			if (vg->nr_volumes + vg->nr_receives >= VG_MAX_VOLUMES)
@@ -886,7 +1043,7 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	}
 	if (child(pool, "removing")) {
 		if (get_section(rd, pool, "pool", "removing", &vols) ||
-		    check_keys(rd, vols, "pool/removing", NULL))
+		    check_unique(rd, vols, "pool/removing"))
 			return -1;
 		for (n = vols->child; n; n = n->sib) {
 			if (vg->nr_volumes + vg->nr_receives + vg->nr_removals >= VG_MAX_VOLUMES)
@@ -898,7 +1055,7 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 	}
 	if (child(pool, "trash")) {
 		if (get_section(rd, pool, "pool", "trash", &vols) ||
-		    check_keys(rd, vols, "pool/trash", NULL))
+		    check_unique(rd, vols, "pool/trash"))
 			return -1;
 		for (n = vols->child; n; n = n->sib) {
 			if (vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash >=
@@ -910,29 +1067,6 @@ static int import_tree(struct reader *rd, const struct dm_config_tree *cft, stru
 		}
 	}
 	return vg_check_model(vg, rd->msg, sizeof(rd->msg));
-}
-
-/* libdevmapper's parser reports where the syntax broke through its log
- * function: lib/base/dmlog keeps the first error for us to quote. */
-static const char *parse_msg = "";
-
-static int parse(struct dm_config_tree *cft, const char *text, size_t len)
-{
-	/* libdevmapper's number parser reads past the end it is given when the
-	 * text stops inside a number: hand it a NUL-terminated copy. */
-	char *copy = malloc(len + 1);
-	int ok;
-
-	if (!copy)
-		return 0;
-	memcpy(copy, text, len);
-	copy[len] = '\0';
-	tp_dmlog_install();
-	tp_dmlog_clear();
-	ok = dm_config_parse_without_dup_node_check(cft, copy, copy + len);
-	parse_msg = tp_dmlog_first_error();
-	free(copy);
-	return ok;
 }
 
 int vg_import(const char *text, size_t len, struct vg **out)
@@ -947,26 +1081,32 @@ int vg_import(const char *text, size_t len, struct vg **out)
 
 int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size_t whylen)
 {
-	struct dm_config_tree *cft;
+	struct vg_text_tree tree = { 0 };
 	struct reader rd = { { 0 } };
+	char parse_msg[256];
 	struct vg *vg;
 	int r;
 
 	*out = NULL;
 	vg = vg_alloc();
-	cft = dm_config_create();
-	if (!vg || !cft) {
+	if (!vg) {
 		r = -ENOMEM;
 		goto out;
 	}
+	/* as when libdevmapper parsed the text: its log is ours from here on
+	 * (tp_dmlog_reclaim after libcryptsetup relies on it) */
+	tp_dmlog_install();
+	tp_dmlog_clear();
 	if (memchr(text, '\0', len)) {
 		bad(&rd, "text contains a NUL byte");
 		r = -1;
-	} else if (!parse(cft, text, len)) {
-		bad(&rd, "syntax error%s%s", parse_msg[0] ? ": " : "", parse_msg);
-		r = -1;
+	} else if ((r = vg_text_parse(text, len, &tree, parse_msg, sizeof(parse_msg)))) {
+		if (r == -EINVAL) {
+			bad(&rd, "syntax error%s%s", parse_msg[0] ? ": " : "", parse_msg);
+			r = -1;
+		}
 	} else {
-		r = import_tree(&rd, cft, vg);
+		r = import_tree(&rd, tree.root, vg);
 	}
 	if (whylen)
 		why[0] = '\0';
@@ -979,8 +1119,7 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 		vg = NULL;
 	}
 out:
-	if (cft)
-		dm_config_destroy(cft);
+	vg_text_tree_free(&tree);
 	vg_free(vg);
 	return r;
 }

@@ -2,7 +2,12 @@
 /* fuzz_vg.c - the VG metadata parsers on arbitrary bytes. The first byte
  * picks the target:
  *   0: vg_import of the rest (VG text in dm_config syntax), and an export
- *      and re-import of whatever imported;
+ *      and re-import of whatever imported; up to 8 KiB of text, also
+ *      held to the reference (test/unit/vg_text_ref.h): the reader's tree
+ *      or refusal must be libdevmapper's, the import's VG or message the
+ *      old importer's, the export's bytes the old writer's (a longer text
+ *      is left out there: libdevmapper's parser recurses once a nesting
+ *      level);
  *   1: vg_label_decode of the next 512 bytes;
  *   2: a label (next 512 bytes, must decode) and its VG metadata area
  *      (the rest, placed at the label's mda offset in a zeroed device of
@@ -17,17 +22,31 @@
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
 #include "test/lib/io_test.h"
+#include "test/unit/vg_text_ref.h"
+
+#include <stdio.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define REF_MAX 8192
 
 static void import(const char *text, size_t len)
 {
 	struct vg *vg = NULL;
-	char *out = NULL;
+	char *out = NULL, why[600];
 	size_t olen = 0;
 
+	if (len <= REF_MAX && (ref_parse_diff(text, len, why, sizeof(why)) ||
+			       ref_import_diff(text, len, why, sizeof(why)))) {
+		fprintf(stderr, "fuzz_vg: %s\n", why);
+		abort();	/* the reader left libdevmapper's or the old import's way */
+	}
 	if (vg_import(text, len, &vg))
 		return;
+	if (len <= REF_MAX && ref_export_diff(vg, why, sizeof(why))) {
+		fprintf(stderr, "fuzz_vg: %s\n", why);
+		abort();	/* the writer's bytes are not the old writer's */
+	}
 	if (!vg_export(vg, &out, &olen)) {
 		struct vg *again = NULL;
 		if (vg_import(out, olen, &again))
