@@ -421,9 +421,9 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		  "how long tvremove keeps a removed volume in the pool's trash (default off: it "
 		  "removes at once)", "DURATION|off" },
 		{ "vg-area", '\0', POPT_ARG_STRING, &a.vg_area, 0,
-		  "room for the label and VG metadata at the start of every device: auto (for "
-		  "100000 volumes when the smallest device has 64 times that, else 1 MiB) or SIZE "
-		  "(default auto)", "auto|SIZE" },
+		  "room for the label and VG metadata at the start of every device: auto (1 MiB "
+		  "on devices up to 1 GiB, above 1/64 of the smallest, up to 71 MiB: 100000 "
+		  "volumes) or SIZE (default auto)", "auto|SIZE" },
 		{ "meta-integrity", '\0', POPT_ARG_STRING, &a.integrity, 0,
 		  "with --meta DEV1,DEV2: dm-integrity under each leg of the kernel's raid1, so a "
 		  "leg's bit flip is read from the other (default y)", "y|n" },

@@ -93,6 +93,8 @@ uint64_t vg_area_span_auto(uint64_t smallest, int mirrored)
 			VG_AREA_SPAN_DEFAULT;
 	uint64_t cap = vg_area_span_for(VG_AREA_AUTO_VOLUMES, mirrored);
 
+	if (smallest <= VG_AREA_AUTO_SMALL)
+		return VG_AREA_SPAN_DEFAULT;
 	return span < VG_AREA_SPAN_DEFAULT ? VG_AREA_SPAN_DEFAULT : span > cap ? cap : span;
 }
 

@@ -106,12 +106,16 @@ size_t vg_mda_capacity_of(uint64_t mda_size);
  * version 1; an average volume takes about 104) and
  * VG_AREA_POOL_TEXT bytes of the pool's own (header, devices, removals
  * under way, trash), in each of the two slots; at most 1 /
- * VG_AREA_AUTO_FRACTION of the pool's smallest device, at least 1 MiB. */
+ * VG_AREA_AUTO_FRACTION of the pool's smallest device, at least 1 MiB, */
 #define VG_AREA_AUTO_VOLUMES 100000u
 #define VG_AREA_VOLUME_TEXT_MAX 368u
 #define VG_AREA_VOLUME_TEXT_TYPICAL 104u	/* measured: issue 40 */
 #define VG_AREA_POOL_TEXT (64u * 1024u)
 #define VG_AREA_AUTO_FRACTION 64u
+/* ... on pools whose smallest device is larger than this: on smaller ones
+ * auto keeps VG_AREA_SPAN_DEFAULT, the layout of every pool before
+ * --vg-area */
+#define VG_AREA_AUTO_SMALL (1024ull * 1024u * 1024u)
 
 /* The mda.size of a device in a pool of SPAN bytes: SPAN less the label's
  * room (VG_MDA_DEFAULT_OFFSET), less VG_AREA_RAID_META on a metadata
@@ -121,9 +125,9 @@ uint64_t vg_area_mda_size(uint64_t span, int raid_meta);
  * largest text and the pool's own (see above), rounded up to 1 MiB. */
 uint64_t vg_area_span_for(uint64_t volumes, int mirrored);
 /* tpcreate --vg-area auto: for a pool whose smallest device has SMALLEST
- * bytes: 1/VG_AREA_AUTO_FRACTION of it rounded down to 1 MiB, at least
- * VG_AREA_SPAN_DEFAULT (so small devices keep today's layout), at most
- * vg_area_span_for(VG_AREA_AUTO_VOLUMES, MIRRORED). */
+ * bytes: VG_AREA_SPAN_DEFAULT up to VG_AREA_AUTO_SMALL (small devices
+ * keep today's layout), above 1/VG_AREA_AUTO_FRACTION of it rounded down
+ * to 1 MiB, at most vg_area_span_for(VG_AREA_AUTO_VOLUMES, MIRRORED). */
 uint64_t vg_area_span_auto(uint64_t smallest, int mirrored);
 /* Is SPAN a valid --vg-area (alignment, bounds)? 0, or -EINVAL with the
  * reason in WHY naming OPT and the smallest or largest allowed value. */

@@ -98,13 +98,14 @@ out_has 'tptools_pool_vg_area_used_bytes{pool="big"} [0-9]'
 ok tpstatus --json big
 out_has '"pool_vg_area":"62976", "pool_vg_area_used":"[0-9]*", "pool_vg_area_percent":"'
 
-# --- auto on small devices: today's 1 MiB (mda 1 MiB - 4 KiB on both)
+# --- auto on small devices (the smallest up to 1 GiB): today's 1 MiB (mda
+# 1 MiB - 4 KiB on both)
 image a-data.img 4G
-image a-meta.img 64M
+image a-meta.img 1G
 ok tpcreate --data a-data.img --meta a-meta.img a
-[ "$(mda_size a-data.img)" = 1044480 ] || fail "auto on 64 MiB: mda_size $(mda_size a-data.img)"
-[ "$(mda_size a-meta.img)" = 1044480 ] || fail "auto on 64 MiB: mda_size $(mda_size a-meta.img)"
-[ "$(field a pool_data_offset)" = 1048576 ] || fail "auto on 64 MiB: data at $(field a pool_data_offset)"
+[ "$(mda_size a-data.img)" = 1044480 ] || fail "auto on 1 GiB: mda_size $(mda_size a-data.img)"
+[ "$(mda_size a-meta.img)" = 1044480 ] || fail "auto on 1 GiB: mda_size $(mda_size a-meta.img)"
+[ "$(field a pool_data_offset)" = 1048576 ] || fail "auto on 1 GiB: data at $(field a pool_data_offset)"
 
 # --- auto on large devices: 1/64 of the smallest (8 GiB: 128 MiB) capped
 # at what 100000 volumes of the largest text (368 bytes) need: 71 MiB
@@ -117,11 +118,11 @@ ok tpcreate --data l-data.img --meta l-meta.img l
 [ "$(mda_size l-meta.img)" = $((74448896 - 4096)) ] || fail "auto on 8 GiB: $(mda_size l-meta.img)"
 cap=$(field l pool_vg_area)
 [ "$cap" -ge $((100000 * 368 + 65536)) ] || fail "auto holds $cap bytes: less than 100000 volumes"
-# 1/64 below the cap: a 1 GiB metadata device gets 16 MiB
+# 1/64 below the cap: a 2 GiB metadata device gets 32 MiB
 image l2-data.img 64G
-image l2-meta.img 1G
+image l2-meta.img 2G
 ok tpcreate --test --data l2-data.img --meta l2-meta.img l2
-out_has "VG area: *16777216 bytes at the start of every device"
+out_has "VG area: *33554432 bytes at the start of every device"
 
 # --- devices added later get the pool's area (3 MiB), not 1 MiB
 image e-data.img 64M

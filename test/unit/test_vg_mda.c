@@ -560,12 +560,15 @@ static void test_area_sizing(void)
 	/* the area below 71 MiB does not hold them */
 	CU_ASSERT(vg_mda_capacity_of(vg_area_mda_size(cap71 - MiB, 0)) <
 		  VG_AREA_POOL_TEXT + (uint64_t)VG_AREA_AUTO_VOLUMES * VG_AREA_VOLUME_TEXT_MAX);
-	/* auto: 1/64 of the smallest device in whole MiB, 1 MiB .. 71 MiB */
+	/* auto: 1 MiB on devices up to 1 GiB; above, 1/64 of the smallest
+	 * device in whole MiB, up to 71 MiB */
 	CU_ASSERT_EQUAL(vg_area_span_auto(0, 0), MiB);
 	CU_ASSERT_EQUAL(vg_area_span_auto(16 * MiB, 0), MiB);
 	CU_ASSERT_EQUAL(vg_area_span_auto(64 * MiB, 0), MiB);
 	CU_ASSERT_EQUAL(vg_area_span_auto(127 * MiB, 1), MiB);
-	CU_ASSERT_EQUAL(vg_area_span_auto(128 * MiB, 0), 2 * MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(128 * MiB, 0), MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(1024 * MiB, 0), MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(2048 * MiB, 1), 32 * MiB);
 	CU_ASSERT_EQUAL(vg_area_span_auto(1024 * MiB + 1, 0), 16 * MiB);
 	CU_ASSERT_EQUAL(vg_area_span_auto(4096 * MiB, 0), 64 * MiB);
 	CU_ASSERT_EQUAL(vg_area_span_auto(71 * 64 * MiB, 0), 71 * MiB);

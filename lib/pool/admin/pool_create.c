@@ -337,12 +337,17 @@ static int vg_area(const struct pool_create_params *p, struct pool_create_plan *
 	span = p->vg_area ? p->vg_area : vg_area_span_auto(smallest, mirrored);
 	if (p->vg_area)
 		snprintf(plan->vg_area_reason, sizeof(plan->vg_area_reason), "as --vg-area asked");
+	else if (smallest <= VG_AREA_AUTO_SMALL)
+		snprintf(plan->vg_area_reason, sizeof(plan->vg_area_reason),
+			 "auto: %s, as every pool before --vg-area, for a smallest device (%s) of "
+			 "at most %s", tp_size_format(VG_AREA_SPAN_DEFAULT, 'h', b, sizeof(b)),
+			 tp_size_format(smallest, 'h', a, sizeof(a)),
+			 tp_size_format(VG_AREA_AUTO_SMALL, 'h', c, sizeof(c)));
 	else
 		snprintf(plan->vg_area_reason, sizeof(plan->vg_area_reason),
-			 "auto: 1/%u of the smallest device (%s), at least %s, at most %s (%u "
-			 "volumes of the largest VG text, %u bytes each)", VG_AREA_AUTO_FRACTION,
+			 "auto: 1/%u of the smallest device (%s), at most %s (%u volumes of the "
+			 "largest VG text, %u bytes each)", VG_AREA_AUTO_FRACTION,
 			 tp_size_format(smallest, 'h', a, sizeof(a)),
-			 tp_size_format(VG_AREA_SPAN_DEFAULT, 'h', b, sizeof(b)),
 			 tp_size_format(vg_area_span_for(VG_AREA_AUTO_VOLUMES, mirrored), 'h', c,
 					sizeof(c)),
 			 VG_AREA_AUTO_VOLUMES, VG_AREA_VOLUME_TEXT_MAX);
