@@ -176,6 +176,13 @@ const struct dm_report_field_type status_fields[] = {
 	  "byte length of the active thin-metadata area" },
 	{ T_POOL, NUM, P(spare_offset), 11, "pool_spare_offset", "SpareOffset", f_num,
 	  "byte offset of the spare thin-metadata area" },
+	{ T_POOL, SZ, P(vg_area), 6, "pool_vg_area", "VGArea", f_size,
+	  "VG text one copy in the VG metadata area holds (tpcreate --vg-area; the smallest "
+	  "device's)" },
+	{ T_POOL, SZ, P(vg_area_used), 6, "pool_vg_area_used", "VGUsed", f_size,
+	  "VG text the pool's state takes now" },
+	{ T_POOL, PCT, P(vg_area_pct), 7, "pool_vg_area_percent", "VGArea%", f_pct,
+	  "VG metadata area in use, %: at 100 no volume can be added" },
 	{ T_POOL, NUM, P(warn), 4, "pool_warn", "Warn", f_num,
 	  "percent used (data or metadata) warned about; 0 = never" },
 	{ T_POOL, NUM, P(autoextend_threshold), 10, "pool_autoextend_threshold", "AutoExtend",
@@ -522,6 +529,9 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->meta_offset = in->meta_offset;
 	row->meta_len = in->meta_length;
 	row->spare_offset = in->spare_offset;
+	row->vg_area = in->vg_area_size;
+	row->vg_area_used = in->vg_area_used;
+	row->vg_area_pct = pct(in->vg_area_used, in->vg_area_size);
 	row->warn = in->monitor.warn;
 	row->autoextend_threshold = in->monitor.autoextend_threshold;
 	if (in->monitor.autoextend_size) {

@@ -56,6 +56,7 @@ struct pool_row {
 	uint64_t size, chunk, data_used, meta_used, meta_size, tid, nr_volumes, virtual_total;
 	uint64_t data_pct, meta_pct;	/* hundredths of a percent */
 	uint64_t data_offset, meta_offset, meta_len, spare_offset;
+	uint64_t vg_area, vg_area_used, vg_area_pct;	/* bytes; hundredths of a percent */
 };
 
 struct vol_row {

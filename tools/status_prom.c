@@ -220,6 +220,8 @@ VALUE(v_data_used, pp->in.data_used)
 VALUE(v_meta_size, pp->in.meta_size)
 VALUE(v_meta_used, pp->in.meta_used)
 VALUE(v_chunk, pp->in.chunk)
+VALUE(v_vg_area, pp->in.vg_area_size)
+VALUE(v_vg_area_used, pp->in.vg_area_used)
 VALUE(v_virtual, pp->in.virtual_total)
 VALUE(v_volumes, pp->in.nr_volumes)
 VALUE(v_receives, pp->in.nr_receives)
@@ -252,6 +254,11 @@ static const struct pool_metric pool_metrics[] = {
 	{ "tptools_pool_metadata_used_bytes", GAUGE, "Thin metadata in use", FIGURES,
 	  v_meta_used },
 	{ "tptools_pool_chunk_size_bytes", GAUGE, "The chunk (data block) size", VG, v_chunk },
+	{ "tptools_pool_vg_area_bytes", GAUGE,
+	  "VG text one copy in the VG metadata area holds (tpcreate --vg-area): no volume is "
+	  "added past it", VG, v_vg_area },
+	{ "tptools_pool_vg_area_used_bytes", GAUGE, "VG text the pool's state takes", VG,
+	  v_vg_area_used },
 	{ "tptools_pool_virtual_size_bytes", GAUGE,
 	  "Sum of the volumes' virtual sizes (over-provisioned above the data size)", VG,
 	  v_virtual },

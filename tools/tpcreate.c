@@ -50,6 +50,14 @@ static void explain(const struct pool_create_params *p, const struct pool_create
 	       tp_size_format(pol->chunk.chunk, 'h', a, sizeof(a)), pol->chunk.reason);
 	printf("  zeroing:     %s\n               %s\n", pol->zero.zero ? "on" : "off",
 	       pol->zero.reason);
+	printf("  VG area:     %s at the start of every device (label and VG metadata): "
+	       "%s of VG text per copy: %llu volumes of the largest text, about %llu of the "
+	       "average\n               %s\n",
+	       tp_size_format(plan->vg_area, 'h', a, sizeof(a)),
+	       tp_size_format(plan->vg_area_text, 'h', b, sizeof(b)),
+	       (unsigned long long)pool_vg_area_volumes(plan->vg_area_text, 1),
+	       (unsigned long long)pool_vg_area_volumes(plan->vg_area_text, 0),
+	       plan->vg_area_reason);
 	printf("  data offset: %s\n               %s\n",
 	       tp_size_format(pol->data_offset.offset, 'h', a, sizeof(a)), pol->data_offset.reason);
 	printf("  data area:   %s = %llu chunk%s\n",
@@ -96,6 +104,9 @@ static void test_report(const struct pool_create_params *p, const struct pool_cr
 	       p->when_full == POOL_WHEN_FULL_ERROR ? "error" : "queue",
 	       p->no_autoactivate ? "n" : "y");
 	printf("  chunk:           %llu bytes\n", (unsigned long long)chunk);
+	printf("  VG area:         %llu bytes at the start of every device (--vg-area): two "
+	       "copies of up to %llu bytes of VG text\n", (unsigned long long)plan->vg_area,
+	       (unsigned long long)plan->vg_area_text);
 	printf("  data device:     %s, %llu bytes; label and VG area at %llu (%llu bytes)\n",
 	       p->data_path, (unsigned long long)plan->data_dev_size,
 	       (unsigned long long)plan->mda_offset, (unsigned long long)plan->mda_size);
@@ -169,7 +180,7 @@ struct from_config {
  * configuration file's. */
 struct tpcreate_args {
 	const char *chunk, *profile, *zero, *msize, *discards, *when_full, *activate;
-	const char *overprovision, *integrity, *trash;
+	const char *overprovision, *integrity, *trash, *vg_area;
 	struct monitor_args monitor;
 	struct from_config conf[13];
 	unsigned nconf;
@@ -210,6 +221,13 @@ static int parse_args(const struct tp_command *cmd, const struct tpcreate_args *
 	if ((rc = parse_auto_size(cmd, "--chunk", a->chunk, 'k', &p->chunk)) != CLI_CONTINUE ||
 	    (rc = parse_auto_size(cmd, "--metadata-size", a->msize, 'm', &p->metadata_size)) !=
 		    CLI_CONTINUE)
+		return rc;
+	/* --vg-area: its bounds are checked by pool_plan (they depend on a
+	 * mirror) */
+	if (a->vg_area && strcmp(a->vg_area, "auto") &&
+	    ((rc = cli_size(cmd, "--vg-area", a->vg_area, 'm', &p->vg_area)) != CLI_CONTINUE ||
+	     (!p->vg_area && (rc = cli_usage_error(cmd, "--vg-area must be greater than 0 (or "
+							 "auto)")) != CLI_CONTINUE)))
 		return rc;
 	if (a->profile && tp_profile_parse(a->profile, &p->profile))
 		return cli_usage_error(cmd, "--profile takes balanced, throughput or snapshots, "
@@ -402,6 +420,10 @@ int cmd_tpcreate(const struct tp_command *cmd, int argc, const char **argv)
 		{ "trash-retention", '\0', POPT_ARG_STRING, &a.trash, 0,
 		  "how long tvremove keeps a removed volume in the pool's trash (default off: it "
 		  "removes at once)", "DURATION|off" },
+		{ "vg-area", '\0', POPT_ARG_STRING, &a.vg_area, 0,
+		  "room for the label and VG metadata at the start of every device: auto (1 MiB "
+		  "on devices up to 1 GiB, above 1/64 of the smallest, up to 71 MiB: 100000 "
+		  "volumes) or SIZE (default auto)", "auto|SIZE" },
 		{ "meta-integrity", '\0', POPT_ARG_STRING, &a.integrity, 0,
 		  "with --meta DEV1,DEV2: dm-integrity under each leg of the kernel's raid1, so a "
 		  "leg's bit flip is read from the other (default y)", "y|n" },

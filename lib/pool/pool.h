@@ -133,6 +133,11 @@ struct pool_create_params {
 	 * (tpcreate --meta-integrity y, the default; 1 here), its metadata
 	 * behind the VG area of both metadata devices (vg.h: integrity_*) */
 	int meta_integrity;
+	/* tpcreate --vg-area: the room for the label and the VG metadata area
+	 * at the start of every device, bytes (mda.h: the span; a multiple of
+	 * 64 KiB, vg_area_span_valid); 0 = auto (vg_area_span_auto on the
+	 * smallest device) */
+	uint64_t vg_area;
 };
 
 /* The bytes of a pool's lease area, and its place on a new pool's
@@ -150,6 +155,11 @@ struct pool_create_plan {
 	uint64_t data_dev_size, meta_dev_size;
 	uint64_t data_area_size;	/* whole chunks only */
 	uint64_t mda_offset, mda_size;	/* the VG metadata area on each device, bytes */
+	/* the span (pool_create_params.vg_area) decided, how, and the text one
+	 * slot of the area holds (on a mirror's metadata devices: their own
+	 * smaller area's, the pool's limit) */
+	uint64_t vg_area, vg_area_text;
+	char vg_area_reason[256];
 	unsigned nr_signatures;		/* found on the devices (refused unless force) */
 	/* one description per device ("" if none): data, meta, the second
 	 * metadata device */
@@ -159,6 +169,12 @@ struct pool_create_plan {
 	 * metadata device, for thin-metadata areas up to INTEGRITY_COVER */
 	uint64_t integrity_offset, integrity_size, integrity_cover;
 };
+
+/* How many volumes a VG area slot of TEXT bytes (plan.vg_area_text,
+ * pool_info.vg_area_size) holds besides the pool's own text: of the
+ * largest VG text a volume can have (WORST), or of the measured average
+ * (about 104 bytes). */
+uint64_t pool_vg_area_volumes(uint64_t text, int worst);
 
 /* Check the devices and decide the geometry without writing anything.
  * -EINVAL for bad input, -ENOSPC for too-small devices, -EBUSY when a
@@ -491,6 +507,10 @@ struct pool_info {
 	uint64_t data_offset;			/* byte offset of the data area */
 	uint64_t meta_offset, meta_length;	/* the ACTIVE thin area, bytes */
 	uint64_t spare_offset;			/* byte offset of the spare area */
+	/* the VG metadata area (tpcreate --vg-area): the bytes of VG text one
+	 * of its slots holds (the smallest of the pool's devices'), and the
+	 * bytes of the text read (0 when not read from the area) */
+	uint64_t vg_area_size, vg_area_used;
 	/* POOL_INFO_USAGE only: */
 	uint64_t data_used;			/* bytes */
 	uint64_t meta_size, meta_used;		/* bytes of the active area's metadata */

@@ -42,8 +42,11 @@
 #define VG_LABEL_CSUM_SALT 0x4c505454u	/* xor into the label crc (tp_block_csum) */
 #define VG_NAME_MAX 64		/* bytes of a pool or volume name (see vg.h) */
 
-/* Default VG metadata area: from 4 KiB up to 1 MiB, so a data area may
- * start at 1 MiB. */
+/* The VG metadata area starts at 4 KiB on every device. Its size is the
+ * pool's (tpcreate --vg-area, mda.h: vg_area_mda_size), recorded in each
+ * label: readers take it from there. VG_MDA_DEFAULT_SIZE is a 1 MiB span's
+ * (up to 1 MiB, so a data area may start at 1 MiB): every pool made before
+ * --vg-area, and auto on devices below 128 MiB. */
 #define VG_MDA_DEFAULT_OFFSET 4096u
 #define VG_MDA_DEFAULT_SIZE (1048576u - 4096u)
 

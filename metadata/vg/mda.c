@@ -21,17 +21,21 @@
  *    64  448 reserved    0
  */
 #include "metadata/vg/mda.h"
+#include "metadata/vg/vg.h"
 #include "metadata/vg/vg_int.h"
 
 #include "lib/base/crc32c.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define VG_MDA_VERSION 1u
 #define MAX_COPIES (VG_MDA_MAX_DEVICES * VG_MDA_SLOTS)
+
+_Static_assert(VG_AREA_RAID_META == VG_RAID_META_BYTES, "mda.h keeps vg.h's raid metadata size");
 
 enum {
 	MO_CSUM = 0,
@@ -55,10 +59,71 @@ static uint64_t slot_offset(const struct vg_label *l, unsigned k)
 	return l->mda.offset + k * slot_size(l);
 }
 
+size_t vg_mda_capacity_of(uint64_t mda_size)
+{
+	uint64_t s = (mda_size / VG_MDA_SLOTS) & ~(uint64_t)511;
+	return s > VG_MDA_SLOT_HEADER ? (size_t)(s - VG_MDA_SLOT_HEADER) : 0;
+}
+
 size_t vg_mda_capacity(const struct vg_label *label)
 {
-	uint64_t s = slot_size(label);
-	return s > VG_MDA_SLOT_HEADER ? (size_t)(s - VG_MDA_SLOT_HEADER) : 0;
+	return vg_mda_capacity_of(label->mda.size);
+}
+
+uint64_t vg_area_mda_size(uint64_t span, int raid_meta)
+{
+	uint64_t room = VG_MDA_DEFAULT_OFFSET + (raid_meta ? VG_AREA_RAID_META : 0);
+
+	return span > room ? (span - room) & ~(uint64_t)1023 : 0;
+}
+
+uint64_t vg_area_span_for(uint64_t volumes, int mirrored)
+{
+	/* each slot: its header, the pool's text and the volumes' */
+	uint64_t slot = VG_MDA_SLOT_HEADER + VG_AREA_POOL_TEXT + volumes * VG_AREA_VOLUME_TEXT_MAX;
+	uint64_t span = VG_MDA_DEFAULT_OFFSET + VG_MDA_SLOTS * slot +
+			(mirrored ? VG_AREA_RAID_META : 0);
+
+	return (span + VG_AREA_SPAN_DEFAULT - 1) / VG_AREA_SPAN_DEFAULT * VG_AREA_SPAN_DEFAULT;
+}
+
+uint64_t vg_area_span_auto(uint64_t smallest, int mirrored)
+{
+	uint64_t span = smallest / VG_AREA_AUTO_FRACTION / VG_AREA_SPAN_DEFAULT *
+			VG_AREA_SPAN_DEFAULT;
+	uint64_t cap = vg_area_span_for(VG_AREA_AUTO_VOLUMES, mirrored);
+
+	if (smallest <= VG_AREA_AUTO_SMALL)
+		return VG_AREA_SPAN_DEFAULT;
+	return span < VG_AREA_SPAN_DEFAULT ? VG_AREA_SPAN_DEFAULT : span > cap ? cap : span;
+}
+
+int vg_area_span_valid(const char *opt, uint64_t span, int mirrored, char *why, size_t len)
+{
+	uint64_t min = mirrored ? VG_AREA_SPAN_MIN_MIRROR : VG_AREA_SPAN_MIN;
+
+	if (span < min)
+		snprintf(why, len, "%s must be at least %s%s, not %llu bytes", opt,
+			 mirrored ? "1 MiB" : "64 KiB",
+			 mirrored ? " with mirrored thin metadata (the kernel raid1's metadata "
+				    "takes 512 KiB of it)" : "", (unsigned long long)span);
+	else if (span > VG_AREA_SPAN_MAX)
+		snprintf(why, len, "%s must be at most 1 GiB (about %llu volumes), not %llu bytes",
+			 opt, (unsigned long long)vg_area_volumes(
+				      vg_mda_capacity_of(vg_area_mda_size(VG_AREA_SPAN_MAX, mirrored)),
+				      VG_AREA_POOL_TEXT, VG_AREA_VOLUME_TEXT_MAX),
+			 (unsigned long long)span);
+	else if (span % VG_AREA_SPAN_ALIGN)
+		snprintf(why, len, "%s must be a multiple of 64 KiB, not %llu bytes", opt,
+			 (unsigned long long)span);
+	else
+		return 0;
+	return -EINVAL;
+}
+
+uint64_t vg_area_volumes(size_t capacity, size_t pool_text, size_t volume_text)
+{
+	return capacity > pool_text && volume_text ? (capacity - pool_text) / volume_text : 0;
 }
 
 static uint32_t text_crc(const char *text, size_t len)

@@ -81,6 +81,61 @@ struct vg_mda_status {
 
 /* Largest text (bytes) one slot of LABEL's area can hold. */
 size_t vg_mda_capacity(const struct vg_label *label);
+/* The same for an area of MDA_SIZE bytes (what the label records). */
+size_t vg_mda_capacity_of(uint64_t mda_size);
+
+/* ---- the size of a pool's VG area (tpcreate --vg-area) ----
+ * A pool's VG area SPAN is the room at the start of each of its devices
+ * up to the end of the VG metadata area: sector 0, the label, then the
+ * area from VG_MDA_DEFAULT_OFFSET to SPAN. Every device of a pool has the
+ * same span (each label records its mda.offset/mda.size, so a pool keeps
+ * the span it was made with; a device added later copies it); on a
+ * mirrored pool's metadata devices the kernel raid1's metadata
+ * (VG_RAID_META_BYTES, vg.h) takes the last 512 KiB of the span. Pools
+ * made before --vg-area have a span of 1 MiB. */
+#define VG_AREA_SPAN_DEFAULT (1024u * 1024u)
+#define VG_AREA_SPAN_MIN (64u * 1024u)		/* --vg-area's smallest */
+#define VG_AREA_SPAN_MIN_MIRROR (1024u * 1024u)	/* ... with mirrored thin metadata */
+#define VG_AREA_SPAN_ALIGN (64u * 1024u)	/* --vg-area is a multiple of it */
+#define VG_AREA_SPAN_MAX (1024ull * 1024u * 1024u)	/* --vg-area's largest */
+#define VG_AREA_RAID_META (512u * 1024u)	/* = VG_RAID_META_BYTES (vg.h) */
+/* What auto sizes the area for: VG_AREA_AUTO_VOLUMES volumes of the
+ * largest VG text a volume can have (a snapshot with a 64-byte name and
+ * origin, a 24-bit device id, a 19-digit size, read-only, activation
+ * skip, content and LUKS uuids: 368 bytes in the VG text format of
+ * version 1; an average volume takes about 104) and
+ * VG_AREA_POOL_TEXT bytes of the pool's own (header, devices, removals
+ * under way, trash), in each of the two slots; at most 1 /
+ * VG_AREA_AUTO_FRACTION of the pool's smallest device, at least 1 MiB, */
+#define VG_AREA_AUTO_VOLUMES 100000u
+#define VG_AREA_VOLUME_TEXT_MAX 368u
+#define VG_AREA_VOLUME_TEXT_TYPICAL 104u	/* measured: issue 40 */
+#define VG_AREA_POOL_TEXT (64u * 1024u)
+#define VG_AREA_AUTO_FRACTION 64u
+/* ... on pools whose smallest device is larger than this: on smaller ones
+ * auto keeps VG_AREA_SPAN_DEFAULT, the layout of every pool before
+ * --vg-area */
+#define VG_AREA_AUTO_SMALL (1024ull * 1024u * 1024u)
+
+/* The mda.size of a device in a pool of SPAN bytes: SPAN less the label's
+ * room (VG_MDA_DEFAULT_OFFSET), less VG_AREA_RAID_META on a metadata
+ * device of a mirrored pool (RAID_META); 0 when SPAN is too small. */
+uint64_t vg_area_mda_size(uint64_t span, int raid_meta);
+/* The span whose every device's slots hold VOLUMES volumes of the
+ * largest text and the pool's own (see above), rounded up to 1 MiB. */
+uint64_t vg_area_span_for(uint64_t volumes, int mirrored);
+/* tpcreate --vg-area auto: for a pool whose smallest device has SMALLEST
+ * bytes: VG_AREA_SPAN_DEFAULT up to VG_AREA_AUTO_SMALL (small devices
+ * keep today's layout), above 1/VG_AREA_AUTO_FRACTION of it rounded down
+ * to 1 MiB, at most vg_area_span_for(VG_AREA_AUTO_VOLUMES, MIRRORED). */
+uint64_t vg_area_span_auto(uint64_t smallest, int mirrored);
+/* Is SPAN a valid --vg-area (alignment, bounds)? 0, or -EINVAL with the
+ * reason in WHY naming OPT and the smallest or largest allowed value. */
+int vg_area_span_valid(const char *opt, uint64_t span, int mirrored, char *why, size_t len)
+	TP_MUST_CHECK;
+/* How many volumes of VOLUME_TEXT bytes each the slots of CAPACITY bytes
+ * (vg_mda_capacity) hold besides POOL_TEXT bytes of the pool's own. */
+uint64_t vg_area_volumes(size_t capacity, size_t pool_text, size_t volume_text);
 
 /* Zero both slot headers of the area on IO and flush (tpcreate on a fresh
  * device, so slots of an earlier pool are not mistaken; tpremove). */

@@ -298,6 +298,9 @@ struct vg {
 	 * below seqno after a fallback); vg_commit protects that copy. 0 for a
 	 * new VG. */
 	uint64_t text_seqno;
+	/* Not stored: the bytes of that copy's text (vg_commit: of the text it
+	 * wrote), how full the VG area is (tpstatus); 0 when not read from one. */
+	size_t text_len;
 };
 
 /* ---- names ---- */

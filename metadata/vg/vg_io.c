@@ -6,6 +6,7 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,7 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 		}
 		if (!r) {
 			vg->text_seqno = vg->seqno;
+			vg->text_len = copies[i].len;
 			vg->seqno = st.seqno;	/* supersede any newer unusable copy */
 			break;
 		}
@@ -152,6 +154,32 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 	return 0;
 }
 
+/* Does the text of VG (LEN bytes) fit a slot of every device's VG area?
+ * 0, or -ENOSPC before anything is written, said with what the area holds
+ * and what to do: fewer volumes, or a new pool with a larger area (an
+ * area does not grow in place). */
+static int fits(struct vg_pv *pvs, unsigned n, const struct vg *vg, size_t len)
+{
+	size_t cap = SIZE_MAX;
+	unsigned at = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (vg_mda_capacity(&pvs[i].label) < cap) {
+			cap = vg_mda_capacity(&pvs[i].label);
+			at = i;
+		}
+	if (len <= cap)
+		return 0;
+	log_error("pool %s: its VG metadata of %zu bytes (%u volumes) does not fit the VG "
+		  "metadata area slot of %zu bytes on %s, which holds about %llu volumes like "
+		  "these: remove volumes (tvremove), or make a new pool with a larger area "
+		  "(tpcreate --vg-area, tpcreate(8)) and move the volumes into it (tpsend, "
+		  "tprecv); a pool's VG area does not grow in place", vg->name, len,
+		  vg->nr_volumes, cap, pvs[at].io->name,
+		  (unsigned long long)((unsigned __int128)cap * vg->nr_volumes / len));
+	return -ENOSPC;
+}
+
 int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
 {
 	return vg_commit_text(pvs, n, vg, NULL, NULL);
@@ -170,6 +198,8 @@ int vg_commit_text(struct vg_pv *pvs, unsigned n, struct vg *vg, char **out, siz
 	vg->seqno = old + 1;
 	r = vg_export(vg, &text, &len);
 	if (!r)
+		r = fits(pvs, n, vg, len);
+	if (!r)
 		r = vg_mda_commit_keep(pvs, n, vg->seqno, text, len, vg->text_seqno);
 	if (r) {
 		vg->seqno = old;
@@ -177,6 +207,7 @@ int vg_commit_text(struct vg_pv *pvs, unsigned n, struct vg *vg, char **out, siz
 		return r;
 	}
 	vg->text_seqno = vg->seqno;
+	vg->text_len = len;
 	if (out) {
 		*out = text;
 		*out_len = len;

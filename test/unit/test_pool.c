@@ -7,8 +7,12 @@
 #include "test/unit/tp_test.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void test_split(void)
 {
@@ -118,8 +122,98 @@ static void test_dm_names(void)
 	tp_log_set_verbosity(0);
 }
 
+/* A sparse file of SIZE bytes at DIR/NAME; its path in PATH. */
+static void sparse(const char *dir, const char *name, uint64_t size, char *path, size_t len)
+{
+	int fd;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(ftruncate(fd, (off_t)size) == 0);
+	close(fd);
+}
+
+/* pool_plan's VG area (tpcreate --vg-area): auto keeps 1 MiB on devices
+ * up to 1 GiB, takes 1/64 of the smallest above, up to 71 MiB, and never
+ * takes the room the thin-metadata areas need; an explicit size is laid
+ * out as given, or refused naming the largest that fits. */
+static void test_plan_vg_area(void)
+{
+	const uint64_t MiB = 1024 * 1024;
+	char dir[600], data[700], meta[700];
+	struct pool_create_params cp = { .name = "va" };
+	struct pool_create_plan plan;
+	struct tp_log_capture cap;
+	char *old = getenv("TPTOOLS_DIR") ? strdup(getenv("TPTOOLS_DIR")) : NULL;
+
+	snprintf(dir, sizeof(dir), "%s/plan-vg-area", tp_test_tmpdir());
+	mkdir(dir, 0700);
+	setenv("TPTOOLS_DIR", dir, 1);
+	cp.data_path = data;
+	cp.meta_path = meta;
+	sparse(dir, "d", 4096 * MiB, data, sizeof(data));
+	sparse(dir, "m", 1024 * MiB, meta, sizeof(meta));
+	CU_ASSERT_EQUAL_FATAL(pool_plan(&cp, &plan), 0);
+	CU_ASSERT_EQUAL(plan.vg_area, MiB);
+	CU_ASSERT_EQUAL(plan.mda_offset, 4096);
+	CU_ASSERT_EQUAL(plan.mda_size, MiB - 4096);
+	CU_ASSERT_EQUAL(plan.policy.data_offset.offset, MiB);
+	CU_ASSERT_EQUAL(plan.policy.meta.active_offset, MiB);
+	CU_ASSERT_PTR_NOT_NULL(strstr(plan.vg_area_reason, "as every pool before --vg-area"));
+	/* a 2 GiB metadata device: 32 MiB, the areas behind it */
+	sparse(dir, "m", 2048 * MiB, meta, sizeof(meta));
+	CU_ASSERT_EQUAL_FATAL(pool_plan(&cp, &plan), 0);
+	CU_ASSERT_EQUAL(plan.vg_area, 32 * MiB);
+	CU_ASSERT_EQUAL(plan.mda_size, 32 * MiB - 4096);
+	CU_ASSERT_EQUAL(plan.vg_area_text, (32 * MiB - 4096) / 2 / 512 * 512 - 512);
+	CU_ASSERT(plan.policy.data_offset.offset >= 32 * MiB);
+	CU_ASSERT(plan.policy.meta.active_offset >= 32 * MiB);
+	/* ... but thin-metadata areas of 1020 MiB each leave it 8 MiB */
+	cp.metadata_size = 1020 * MiB;
+	CU_ASSERT_EQUAL_FATAL(pool_plan(&cp, &plan), 0);
+	CU_ASSERT_EQUAL(plan.vg_area, 8 * MiB);
+	CU_ASSERT_PTR_NOT_NULL(strstr(plan.vg_area_reason, "the most that leaves"));
+	/* ... and an explicit 9 MiB is refused naming those 8 */
+	cp.vg_area = 9 * MiB;
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(pool_plan(&cp, &plan), -EINVAL);
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "--vg-area 9 MiB leaves its devices too little room"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "at most 8"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "(8388608 bytes)"));
+	cp.metadata_size = 0;
+	/* large devices: the cap, 71 MiB */
+	cp.vg_area = 0;
+	sparse(dir, "d", 65536 * MiB, data, sizeof(data));
+	sparse(dir, "m", 8192 * MiB, meta, sizeof(meta));
+	CU_ASSERT_EQUAL_FATAL(pool_plan(&cp, &plan), 0);
+	CU_ASSERT_EQUAL(plan.vg_area, 71 * MiB);
+	CU_ASSERT(pool_vg_area_volumes(plan.vg_area_text, 1) >= 100000);
+	/* explicit: as given, on small devices too */
+	cp.vg_area = 64 * 1024;
+	sparse(dir, "d", 64 * MiB, data, sizeof(data));
+	sparse(dir, "m", 16 * MiB, meta, sizeof(meta));
+	CU_ASSERT_EQUAL_FATAL(pool_plan(&cp, &plan), 0);
+	CU_ASSERT_EQUAL(plan.mda_size, 61440);
+	CU_ASSERT_EQUAL(plan.vg_area_text, 30208);
+	cp.vg_area = 100 * 1024;
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(pool_plan(&cp, &plan), -EINVAL);
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "multiple of 64 KiB"));
+	unlink(data);
+	unlink(meta);
+	if (old)
+		setenv("TPTOOLS_DIR", old, 1);
+	else
+		unsetenv("TPTOOLS_DIR");
+	free(old);
+}
+
 TP_TEST_SUITE(pool, NULL, NULL,
 	      { "POOL/VOLUME specs", test_split },
 	      { "device-mapper names of volumes fit 127 bytes", test_dm_names },
 	      { "exclusive and shared by walking", test_usage },
-	      { "walk errors pass up", test_usage_error })
+	      { "walk errors pass up", test_usage_error },
+	      { "pool_plan's VG area: auto, explicit, room", test_plan_vg_area })

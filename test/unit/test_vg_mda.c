@@ -530,6 +530,108 @@ static void test_random_damage(void)
 	fx_pool_close(&p);
 }
 
+/* The size of a pool's VG area (tpcreate --vg-area): the mda of a span,
+ * the span auto picks on the smallest device, the bounds. */
+static void test_area_sizing(void)
+{
+	const uint64_t MiB = 1024 * 1024;
+	uint64_t cap71 = vg_area_span_for(VG_AREA_AUTO_VOLUMES, 0);
+	char why[256];
+
+	/* today's pools: 1 MiB, the area from 4 KiB (less the raid1's 512
+	 * KiB on a mirror's metadata devices) */
+	CU_ASSERT_EQUAL(vg_area_mda_size(MiB, 0), VG_MDA_DEFAULT_SIZE);
+	CU_ASSERT_EQUAL(vg_area_mda_size(MiB, 1), VG_MDA_DEFAULT_SIZE - VG_RAID_META_BYTES);
+	CU_ASSERT_EQUAL(vg_area_mda_size(64 * 1024, 0), 61440);
+	CU_ASSERT_EQUAL(vg_area_mda_size(4096, 0), 0);
+	CU_ASSERT_EQUAL(vg_area_mda_size(MiB / 2, 1), 0);
+	CU_ASSERT_EQUAL(vg_mda_capacity_of(61440), 30208);
+	CU_ASSERT_EQUAL(vg_mda_capacity_of(VG_MDA_DEFAULT_SIZE), VG_MDA_DEFAULT_SIZE / 2 - 512);
+	/* 100000 volumes of the largest text and the pool's own, in each slot:
+	 * 71 MiB, on a mirror too (its 512 KiB fit the rounding) */
+	CU_ASSERT_EQUAL(cap71, 71 * MiB);
+	CU_ASSERT_EQUAL(vg_area_span_for(VG_AREA_AUTO_VOLUMES, 1), 71 * MiB);
+	CU_ASSERT(vg_mda_capacity_of(vg_area_mda_size(cap71, 0)) >=
+		  VG_AREA_POOL_TEXT + (uint64_t)VG_AREA_AUTO_VOLUMES * VG_AREA_VOLUME_TEXT_MAX);
+	CU_ASSERT(vg_mda_capacity_of(vg_area_mda_size(cap71, 1)) >=
+		  VG_AREA_POOL_TEXT + (uint64_t)VG_AREA_AUTO_VOLUMES * VG_AREA_VOLUME_TEXT_MAX);
+	CU_ASSERT(vg_area_volumes(vg_mda_capacity_of(vg_area_mda_size(cap71, 1)),
+				  VG_AREA_POOL_TEXT, VG_AREA_VOLUME_TEXT_MAX) >= VG_AREA_AUTO_VOLUMES);
+	/* the area below 71 MiB does not hold them */
+	CU_ASSERT(vg_mda_capacity_of(vg_area_mda_size(cap71 - MiB, 0)) <
+		  VG_AREA_POOL_TEXT + (uint64_t)VG_AREA_AUTO_VOLUMES * VG_AREA_VOLUME_TEXT_MAX);
+	/* auto: 1 MiB on devices up to 1 GiB; above, 1/64 of the smallest
+	 * device in whole MiB, up to 71 MiB */
+	CU_ASSERT_EQUAL(vg_area_span_auto(0, 0), MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(16 * MiB, 0), MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(64 * MiB, 0), MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(127 * MiB, 1), MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(128 * MiB, 0), MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(1024 * MiB, 0), MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(2048 * MiB, 1), 32 * MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(1024 * MiB + 1, 0), 16 * MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(4096 * MiB, 0), 64 * MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(71 * 64 * MiB, 0), 71 * MiB);
+	CU_ASSERT_EQUAL(vg_area_span_auto(UINT64_MAX, 1), 71 * MiB);
+	/* bounds and alignment, named */
+	CU_ASSERT_EQUAL(vg_area_span_valid("--vg-area", 64 * 1024, 0, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(vg_area_span_valid("--vg-area", 1024 * MiB, 1, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(vg_area_span_valid("--vg-area", 32 * 1024, 0, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "--vg-area must be at least 64 KiB"));
+	CU_ASSERT_EQUAL(vg_area_span_valid("--vg-area", MiB / 2, 1, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "at least 1 MiB with mirrored"));
+	CU_ASSERT_EQUAL(vg_area_span_valid("--vg-area", 1025 * MiB, 0, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "at most 1 GiB"));
+	CU_ASSERT_EQUAL(vg_area_span_valid("--vg-area", MiB + 512, 0, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "multiple of 64 KiB"));
+}
+
+/* A VG whose text does not fit the smallest device's slot: refused
+ * before anything is written, naming the volumes and what to do; the
+ * text's size is kept for tpstatus after a commit and a read. */
+static void test_vg_commit_wall(void)
+{
+	struct tp_log_capture cap;
+	struct fx_pool p;
+	struct vg *vg = fx_vg(), *got;
+	uint8_t *before[2];
+	uint64_t seqno;
+	char name[32];
+
+	fx_pool_open(&p, 0);
+	CU_ASSERT_EQUAL_FATAL(vg_commit(p.pvs, 2, vg), 0);
+	CU_ASSERT(vg->text_len > 0);
+	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, NULL), 0);
+	CU_ASSERT_EQUAL(got->text_len, vg->text_len);
+	vg_free(got);
+	/* the data device's area 4 KiB (two slots of 1536 bytes of text) */
+	p.pvs[1].label.mda.size = 8192 - VG_MDA_DEFAULT_OFFSET;
+	for (unsigned i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "volume-%02u", i);
+		fx_vol(vg, name, vg->next_dev_id, NULL);
+	}
+	for (int d = 0; d < 2; d++) {
+		before[d] = malloc(FX_DEV_SIZE);
+		memcpy(before[d], io_mem_data(p.mem[d]), FX_DEV_SIZE);
+	}
+	seqno = vg->seqno;
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_commit(p.pvs, 2, vg), -ENOSPC);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "does not fit the VG metadata area slot of 1536 bytes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "(43 volumes)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "holds about"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "tpcreate --vg-area"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, p.pvs[1].io->name));
+	tp_log_capture(NULL);
+	CU_ASSERT_EQUAL(vg->seqno, seqno);
+	for (int d = 0; d < 2; d++) {
+		CU_ASSERT(!memcmp(before[d], io_mem_data(p.mem[d]), FX_DEV_SIZE));
+		free(before[d]);
+	}
+	vg_free(vg);
+	fx_pool_close(&p);
+}
+
 TP_TEST_SUITE(vg_mda, mda_init, NULL,
 	      { "empty area, slot alternation", test_empty_and_alternation },
 	      { "a corrupted copy falls back and is repaired", test_corrupt_copy },
@@ -542,4 +644,6 @@ TP_TEST_SUITE(vg_mda, mda_init, NULL,
 	      { "vg_commit / vg_read with fallback, no backup", test_vg_commit_read },
 	      { "an older copy or another pool's is never the VG now",
 		test_older_copy_not_current },
-	      { "random damage: an old or new copy, never garbage", test_random_damage })
+	      { "random damage: an old or new copy, never garbage", test_random_damage },
+	      { "the VG area's size: span, auto, bounds", test_area_sizing },
+	      { "a VG past the area's slot: refused, nothing written", test_vg_commit_wall })

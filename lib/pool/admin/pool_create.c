@@ -25,10 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Bytes before the data area and before the active thin area: sector 0,
- * the label, the VG metadata area. */
-#define POOL_HEADER ((uint64_t)VG_MDA_DEFAULT_OFFSET + VG_MDA_DEFAULT_SIZE)
-
 /* libblkid does not know our label: recognise it for tp_dev_probe. */
 static int match_label(const void *buf, size_t len, struct tp_signature *sig, void *arg)
 {
@@ -255,9 +251,154 @@ static int check_autoextend_device(const struct pool_create_params *p)
 				  "tpmonitor's autoextension (--autoextend-device)");
 }
 
-int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
+/* The geometry of P on the devices PLAN measured with a VG area span of
+ * SPAN (mda.h): the policy's plan, behind the span on every device, the
+ * lease area and the integrity metadata behind it on the metadata device,
+ * and the room of the second metadata device. 0, or -errno logged. */
+static int geometry(const struct pool_create_params *p, struct pool_create_plan *plan,
+		    uint64_t span)
 {
 	struct tp_policy_input in;
+	int r;
+
+	memset(&in, 0, sizeof(in));
+	in.topo = plan->topo;
+	in.data_dev_size = plan->data_dev_size;
+	in.data_header = span;
+	in.meta_dev_size = plan->meta_dev_size;
+	in.meta_header = span;
+	plan->lease_offset = plan->integrity_offset = 0;
+	plan->integrity_size = plan->integrity_cover = 0;
+	if (p->shared) {
+		/* the lease area behind the VG area, on a 1 MiB boundary
+		 * (pool_lease.c) */
+		plan->lease_offset = (span + POOL_LEASE_OFFSET - 1) / POOL_LEASE_OFFSET *
+				     POOL_LEASE_OFFSET;
+		in.meta_header = plan->lease_offset + POOL_LEASE_AREA_BYTES;
+	}
+	if (p->meta1_path && p->meta_integrity) {
+		/* dm-integrity's metadata for both thin-metadata areas behind
+		 * the VG area (and the lease area), for areas up to four times
+		 * the device (it may grow) or the format's limit */
+		plan->integrity_cover = TP_MIN((uint64_t)TP_META_MAX, 4 * plan->meta_dev_size);
+		plan->integrity_size = vg_imeta_need(plan->integrity_cover);
+		plan->integrity_offset = (in.meta_header + VG_IMETA_ALIGN - 1) / VG_IMETA_ALIGN *
+					 VG_IMETA_ALIGN;
+		in.meta_header = plan->integrity_offset + 2 * plan->integrity_size;
+	}
+	in.chunk = p->chunk;
+	in.profile = p->profile;
+	in.zero = p->zero;
+	in.metadata_size = p->metadata_size;
+	r = tp_policy_plan(&in, &plan->policy);
+	if (r) {
+		log_error("pool %s: %s", p->name, plan->policy.error);
+		return r;
+	}
+	/* the second metadata device holds the same layout (checked again
+	 * when it is claimed) */
+	return p->meta1_path ? meta1_fits(p, plan, plan->meta1_dev_size) : 0;
+}
+
+/* geometry() without a word: does SPAN fit? */
+static int fits_quietly(const struct pool_create_params *p, struct pool_create_plan *plan,
+			uint64_t span)
+{
+	struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	int r = geometry(p, plan, span);
+
+	tp_log_capture_pop(outer);
+	return r;
+}
+
+/* PLAN's VG area of SPAN bytes, and the geometry behind it (quiet). */
+static int set_span(const struct pool_create_params *p, struct pool_create_plan *plan,
+		    uint64_t span)
+{
+	plan->vg_area = span;
+	plan->mda_offset = VG_MDA_DEFAULT_OFFSET;
+	plan->mda_size = vg_area_mda_size(span, 0);
+	plan->vg_area_text = vg_mda_capacity_of(vg_area_mda_size(span, p->meta1_path != NULL));
+	return fits_quietly(p, plan, span);
+}
+
+/* The VG area span of P: --vg-area as given, or auto on the smallest of
+ * its devices (mda.h: vg_area_span_auto), with the reason in PLAN; then
+ * the geometry behind it. An explicit span the devices have no room for
+ * is bad input (-EINVAL), said naming the largest that fits. */
+static int vg_area(const struct pool_create_params *p, struct pool_create_plan *plan)
+{
+	uint64_t smallest = TP_MIN(plan->data_dev_size, plan->meta_dev_size), span, lo, hi;
+	int mirrored = p->meta1_path != NULL, r;
+	char a[32], b[32], c[32], why[sizeof(plan->policy.error)];
+
+	if (mirrored)
+		smallest = TP_MIN(smallest, plan->meta1_dev_size);
+	span = p->vg_area ? p->vg_area : vg_area_span_auto(smallest, mirrored);
+	if (p->vg_area)
+		snprintf(plan->vg_area_reason, sizeof(plan->vg_area_reason), "as --vg-area asked");
+	else if (smallest <= VG_AREA_AUTO_SMALL)
+		snprintf(plan->vg_area_reason, sizeof(plan->vg_area_reason),
+			 "auto: %s, as every pool before --vg-area, for a smallest device (%s) of "
+			 "at most %s", tp_size_format(VG_AREA_SPAN_DEFAULT, 'h', b, sizeof(b)),
+			 tp_size_format(smallest, 'h', a, sizeof(a)),
+			 tp_size_format(VG_AREA_AUTO_SMALL, 'h', c, sizeof(c)));
+	else
+		snprintf(plan->vg_area_reason, sizeof(plan->vg_area_reason),
+			 "auto: 1/%u of the smallest device (%s), at most %s (%u volumes of the "
+			 "largest VG text, %u bytes each)", VG_AREA_AUTO_FRACTION,
+			 tp_size_format(smallest, 'h', a, sizeof(a)),
+			 tp_size_format(vg_area_span_for(VG_AREA_AUTO_VOLUMES, mirrored), 'h', c,
+					sizeof(c)),
+			 VG_AREA_AUTO_VOLUMES, VG_AREA_VOLUME_TEXT_MAX);
+	r = set_span(p, plan, span);
+	if (r != -ENOSPC)
+		return r ? geometry(p, plan, span) : 0;
+	/* too large for these devices? the largest that fits, if any does
+	 * (auto: never less room than 1 MiB had, as before --vg-area) */
+	snprintf(why, sizeof(why), "%s", plan->policy.error[0] ? plan->policy.error
+				: "the second metadata device is too small");
+	lo = p->vg_area ? mirrored ? VG_AREA_SPAN_MIN_MIRROR : VG_AREA_SPAN_MIN
+			: VG_AREA_SPAN_DEFAULT;
+	if (lo >= span || fits_quietly(p, plan, lo)) {
+		/* not the area's doing: said as it is */
+		set_span(p, plan, p->vg_area ? span : VG_AREA_SPAN_DEFAULT);
+		return geometry(p, plan, plan->vg_area);
+	}
+	hi = span;	/* lo fits, hi does not */
+	while (hi - lo > VG_AREA_SPAN_ALIGN) {
+		uint64_t mid = (lo + (hi - lo) / 2) / VG_AREA_SPAN_ALIGN * VG_AREA_SPAN_ALIGN;
+
+		if (mid <= lo)
+			mid = lo + VG_AREA_SPAN_ALIGN;
+		if (fits_quietly(p, plan, mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	if (!p->vg_area) {
+		lo = lo / VG_AREA_SPAN_DEFAULT * VG_AREA_SPAN_DEFAULT;	/* whole MiB */
+		snprintf(plan->vg_area_reason + strlen(plan->vg_area_reason),
+			 sizeof(plan->vg_area_reason) - strlen(plan->vg_area_reason),
+			 "; %s is the most that leaves the other areas their room",
+			 tp_size_format(lo, 'h', a, sizeof(a)));
+		return set_span(p, plan, lo);
+	}
+	log_error("pool %s: --vg-area %s leaves its devices too little room (%s); on these "
+		  "devices it is at most %s (%llu bytes); nothing was written", p->name,
+		  tp_size_format(span, 'h', a, sizeof(a)), why, tp_size_format(lo, 'h', b, sizeof(b)),
+		  (unsigned long long)lo);
+	return -EINVAL;
+}
+
+uint64_t pool_vg_area_volumes(uint64_t text, int worst)
+{
+	return vg_area_volumes((size_t)text, worst ? VG_AREA_POOL_TEXT : 1024,
+			       worst ? VG_AREA_VOLUME_TEXT_MAX : VG_AREA_VOLUME_TEXT_TYPICAL);
+}
+
+int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
+{
 	struct pool_devices_entry e;
 	const char *why;
 	int r;
@@ -276,6 +417,15 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	if (p->max_overprovision > POOL_OVERPROVISION_MAX) {
 		log_error("pool %s: --max-overprovision is out of range", p->name);
 		return -EINVAL;
+	}
+	if (p->vg_area) {
+		char why_area[256];
+
+		if (vg_area_span_valid("--vg-area", p->vg_area, p->meta1_path != NULL, why_area,
+				       sizeof(why_area))) {
+			log_error("pool %s: %s", p->name, why_area);
+			return -EINVAL;
+		}
 	}
 	/* the mirror's legs first: data named twice in --meta is their fault */
 	if ((p->meta1_path && (r = separate_storage(p, 2))) || (r = separate_storage(p, 0)) ||
@@ -309,52 +459,19 @@ int pool_plan(const struct pool_create_params *p, struct pool_create_plan *plan)
 	r = tp_topology_get(p->data_path, &plan->topo);
 	if (r)
 		return r;
-	memset(&in, 0, sizeof(in));
-	in.topo = plan->topo;
-	in.data_dev_size = plan->data_dev_size;
-	in.data_header = POOL_HEADER;
-	in.meta_dev_size = plan->meta_dev_size;
-	in.meta_header = POOL_HEADER;
-	if (p->shared) {
-		/* the lease area right behind the VG area (pool_lease.c) */
-		plan->lease_offset = POOL_LEASE_OFFSET;
-		in.meta_header = POOL_LEASE_OFFSET + POOL_LEASE_AREA_BYTES;
-		if (!p->io_timeout || p->io_timeout > VG_LOCK_IO_TIMEOUT_MAX) {
-			log_error("pool %s: sanlock's io_timeout must be 1..%u seconds",
-				  p->name, VG_LOCK_IO_TIMEOUT_MAX);
-			return -EINVAL;
-		}
-	}
-	if (p->meta1_path && p->meta_integrity) {
-		/* dm-integrity's metadata for both thin-metadata areas behind
-		 * the VG area (and the lease area), for areas up to four times
-		 * the device (it may grow) or the format's limit */
-		plan->integrity_cover = TP_MIN((uint64_t)TP_META_MAX, 4 * plan->meta_dev_size);
-		plan->integrity_size = vg_imeta_need(plan->integrity_cover);
-		plan->integrity_offset = (in.meta_header + VG_IMETA_ALIGN - 1) / VG_IMETA_ALIGN *
-					 VG_IMETA_ALIGN;
-		in.meta_header = plan->integrity_offset + 2 * plan->integrity_size;
-	}
-	in.chunk = p->chunk;
-	in.profile = p->profile;
-	in.zero = p->zero;
-	in.metadata_size = p->metadata_size;
 	tp_topology_describe(&plan->topo, plan->topo_desc, sizeof(plan->topo_desc));
 	tp_policy_stripe(&plan->topo, plan->stripe_reason, sizeof(plan->stripe_reason));
-	r = tp_policy_plan(&in, &plan->policy);
-	if (r) {
-		log_error("pool %s: %s", p->name, plan->policy.error);
-		return r;
-	}
-	/* the second metadata device holds the same layout (checked again
-	 * when it is claimed) */
 	if (p->meta1_path &&
-	    ((r = device_size("second metadata", p->meta1_path, &plan->meta1_dev_size)) ||
-	     (r = meta1_fits(p, plan, plan->meta1_dev_size))))
+	    (r = device_size("second metadata", p->meta1_path, &plan->meta1_dev_size)))
+		return r;
+	if (p->shared && (!p->io_timeout || p->io_timeout > VG_LOCK_IO_TIMEOUT_MAX)) {
+		log_error("pool %s: sanlock's io_timeout must be 1..%u seconds", p->name,
+			  VG_LOCK_IO_TIMEOUT_MAX);
+		return -EINVAL;
+	}
+	if ((r = vg_area(p, plan)))
 		return r;
 	plan->data_area_size = plan->policy.data_blocks * plan->policy.chunk.chunk;
-	plan->mda_offset = VG_MDA_DEFAULT_OFFSET;
-	plan->mda_size = VG_MDA_DEFAULT_SIZE;
 	if (plan->policy.data_blocks > THIN_MAX_DATA_BLOCKS) {
 		log_error("pool %s: %llu chunks are more than dm-thin can address; choose a larger "
 			  "--chunk", p->name, (unsigned long long)plan->policy.data_blocks);
@@ -411,8 +528,8 @@ static int build_vg(const struct pool_create_params *p, const struct pool_create
 		snprintf(d->path, sizeof(d->path), "%s", i == VG_ROLE_DATA ? p->data_path
 									  : p->meta_path);
 		d->size = i == VG_ROLE_DATA ? plan->data_dev_size : plan->meta_dev_size;
-		d->mda.offset = VG_MDA_DEFAULT_OFFSET;
-		d->mda.size = VG_MDA_DEFAULT_SIZE;
+		d->mda.offset = plan->mda_offset;
+		d->mda.size = plan->mda_size;
 	}
 	vg->dev[VG_ROLE_DATA].area[0].offset = pol->data_offset.offset;
 	vg->dev[VG_ROLE_DATA].area[0].size = plan->data_area_size;

@@ -42,8 +42,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The VG metadata area every device of VG has (tpcreate --vg-area), as
+ * the first data device's label and VG record it (a data device's is the
+ * whole span; a mirror's metadata devices give 512 KiB of it to the
+ * kernel raid1): what a device added to the pool gets. */
+static struct vg_area pool_mda(const struct vg *vg)
+{
+	return vg->dev[VG_ROLE_DATA].mda;
+}
+
 /* Bytes before a data area: sector 0, the label, the VG metadata area. */
-#define DATA_HEADER ((uint64_t)VG_MDA_DEFAULT_OFFSET + VG_MDA_DEFAULT_SIZE)
+static uint64_t data_header(const struct vg *vg)
+{
+	return pool_mda(vg).offset + pool_mda(vg).size;
+}
 
 unsigned pool_data_devices(const struct pool *p, struct pool_data_device *out, unsigned max)
 {
@@ -141,7 +153,7 @@ static int decide(struct pool *p, const struct pool_extend_data_params *x, uint6
 		return r;
 	tp_topology_describe(&t, res->topo_desc, sizeof(res->topo_desc));
 	max = have < THIN_MAX_DATA_BLOCKS ? THIN_MAX_DATA_BLOCKS - have : 0;
-	r = tp_policy_add_data(&t, dev_size, DATA_HEADER, res->chunk, max, &d);
+	r = tp_policy_add_data(&t, dev_size, data_header(vg), res->chunk, max, &d);
 	res->offset = d.offset.offset;
 	res->grid = d.offset.grid;
 	res->fits = d.fits;
@@ -180,8 +192,7 @@ static int next_vg(const struct pool *p, const struct pool_extend_data_result *r
 	snprintf(d->pv_uuid, sizeof(d->pv_uuid), "%s", uuid);
 	snprintf(d->path, sizeof(d->path), "%s", path);
 	d->size = res->dev_size;
-	d->mda.offset = VG_MDA_DEFAULT_OFFSET;
-	d->mda.size = VG_MDA_DEFAULT_SIZE;
+	d->mda = pool_mda(pool_vg(p));
 	d->area[0].offset = res->offset;
 	d->area[0].size = res->chunks * res->chunk;
 	if ((r = vg_validate(next))) {

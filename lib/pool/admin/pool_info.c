@@ -106,6 +106,17 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	info->meta_offset = meta->area[vg->metadata_area].offset;
 	info->meta_length = vg->dev[VG_ROLE_META].area[vg->metadata_area].size;
 	info->spare_offset = meta->area[!vg->metadata_area].offset;
+	/* the VG area: the smallest slot of the pool's devices (as the VG
+	 * records them; a mirror's metadata devices have 512 KiB less), and
+	 * the text read */
+	info->vg_area_size = vg_mda_capacity_of(vg->dev[VG_ROLE_META].mda.size);
+	for (unsigned i = 0; i < vg_nr_data(vg); i++)
+		info->vg_area_size = TP_MIN(info->vg_area_size,
+					    vg_mda_capacity_of(vg_data_dev(vg, i)->mda.size));
+	if (vg->meta_mirror)
+		info->vg_area_size = TP_MIN(info->vg_area_size,
+					    vg_mda_capacity_of(vg->meta1.mda.size));
+	info->vg_area_used = vg->text_len;
 	pool_get_monitor_policy(p, &info->monitor);
 	info->max_overprovision = vg->max_overprovision;
 	fill_monitor_state(info);

@@ -183,7 +183,9 @@ static int take_sample(struct pool *p, struct pool_monitor_sample *s)
  * fail the same way: said when it is tried, not on every look). */
 static uint64_t add_room(struct pool *p, const struct pool_monitor_policy *pol)
 {
-	const uint64_t header = (uint64_t)VG_MDA_DEFAULT_OFFSET + VG_MDA_DEFAULT_SIZE;
+	/* (the pool's VG area: tpextend --data gives the device the same) */
+	const struct vg_area *mda = &pool_vg(p)->dev[VG_ROLE_DATA].mda;
+	const uint64_t header = mda->offset + mda->size;
 	uint64_t chunk = (uint64_t)pool_vg(p)->chunk_size * 512, size;
 	struct io_engine *io;
 
