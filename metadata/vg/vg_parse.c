@@ -3,7 +3,7 @@
  * libdevmapper's public node and value structs (libdevmapper.h), built in
  * an arena of our own: the tree, the accepted texts and the syntax error
  * messages are those of libdevmapper's dm_config_parse_without_dup_node_check
- * (libdm-config.c), which vg_text.c used before; this reader is written for
+ * (libdevmapper's config parser), which vg_text.c used before; this reader is written for
  * speed (one pass, no per-token allocation, no copy of the text) and
  * test/unit/test_vg_text.c and test/fuzz/fuzz_vg.c hold it to libdevmapper's
  * trees and messages.
