@@ -104,9 +104,13 @@
 # pools; the output is in the groups' order.
 #
 # Knobs: TP_MATRIX_JOBS (workers), TP_MATRIX_SAMPLE=N (a one-copy group
-# runs every Nth command, from an offset that turns with the group: 2 by
-# default under TP_SANITIZE=1, where the main build's run has judged the
-# outcomes and the sanitizer's looks for memory errors), TP_MATRIX_ONLY (an extended regex: only
+# runs every Nth command, from an offset that turns with the group and
+# with the run's turn: 3 by default under TP_SANITIZE=1, where the main
+# build's run has judged every cell's outcome and the sanitizer's looks
+# for memory errors; TP_MATRIX_SAMPLE=1 runs every cell there too),
+# TP_MATRIX_TURN=N (the turn; by default the day, UTC, so N runs on N
+# days in a row run every cell; a sampled run prints its turn, and
+# TP_MATRIX_TURN=that replays it), TP_MATRIX_ONLY (an extended regex: only
 # the groups whose line "ID KIND POOL COMMANDS COPIES..." matches; no
 # self-test then unless its group is among them), TP_MATRIX_TRACE=FILE (a
 # timed xtrace of worker 0's groups, for profiling); each worker's
@@ -133,9 +137,14 @@ have tp-damage && have tp-vgtool && have tp-thinmap || fail "test tools not buil
 KINDS="zero random older other truncated"
 FULL=${TP_SHELL_FULL:-0}
 # one-copy groups run every SAMPLE-th command (the sanitizer build: every
-# second one; its run is for memory errors, the main build's for outcomes)
+# third one, a third that turns each day; its run is for memory errors,
+# the main build's, every cell, for outcomes)
 SAMPLE=${TP_MATRIX_SAMPLE:-1}
-[[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] || [[ $FULL = 1 ]] || SAMPLE=2
+[[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] || [[ $FULL = 1 ]] || SAMPLE=3
+TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
+[[ $TURN =~ ^[0-9]+$ ]] || fail "TP_MATRIX_TURN=$TURN: not a number"
+[[ $SAMPLE =~ ^[1-9][0-9]*$ ]] || fail "TP_MATRIX_SAMPLE=$SAMPLE: not a number above 0"
+[ "$SAMPLE" = 1 ] || echo "one-copy groups: one command in $SAMPLE, turn $((TURN % SAMPLE)) of $SAMPLE (TP_MATRIX_TURN=$TURN replays it; TP_MATRIX_SAMPLE=1 runs every cell)"
 JOBS=${TP_MATRIX_JOBS:-2}
 T=$PWD
 
@@ -878,11 +887,12 @@ run_group() {
 all_cmds=$(echo $INVOKED | tr ' ' ',')
 pick() { local a=($1); echo "${a[$2 % ${#a[@]}]}"; }
 # sample N: group N's commands, every SAMPLE-th one from an offset that
-# turns with N (so each command still meets every row, in some kinds)
+# turns with N (so each command still meets every row, in some kinds) and
+# with TURN (so SAMPLE runs of turns in a row run every cell)
 sample() {
 	local i=0 c out=
 	for c in $INVOKED; do
-		(((i + $1) % SAMPLE == 0)) && out+=${out:+,}$c
+		(((i + $1 + TURN) % SAMPLE == 0)) && out+=${out:+,}$c
 		i=$((i + 1))
 	done
 	echo "$out"
