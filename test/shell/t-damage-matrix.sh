@@ -557,31 +557,42 @@ open(f, "wb").write(b"".join(out))' "$uuid" "$RAND" ;;
 
 # ==== watching the files ====
 # Every image and host file (not the lock and run directories, nor the
-# scrub records: tpcheck's report of the legs it compared, tp-metadata(5)),
-# with its size and mtime. A damaged state is pinned to an old mtime and copied to
-# dmg/ with its times, so a write shows as a new mtime and a restore from
-# dmg/ gives the pinned listing again. (Helpers here run as few programs
-# as they can: a cell is a few milliseconds of bash.)
-snap() {
-	find $ALL_IMAGES etc \( -path etc/lock -o -path etc/run -o -path etc/scrub \) -prune \
-		-o -type f \
-		-printf '%p %s %T@\n' 2>/dev/null
+# scrub records: tpcheck's report of the legs it compared, tp-metadata(5)).
+# A damaged state is pinned to an old mtime (that of pin.ref, outside the
+# watched files) and copied to dmg/ with its times, so a write (or a
+# truncation, or a file made anew or renamed into place) shows as another
+# mtime and a restore from dmg/ gives the pinned times again. (Helpers
+# here run as few programs as they can: a cell is a few milliseconds of
+# bash. The files are listed and their times compared by bash itself,
+# globstar and test -nt/-ot, not by a find per cell.)
+# watched: the watched files there are now, into WATCHED
+watched() {
+	local f
+	local -a all
+	shopt -s globstar dotglob nullglob
+	all=($ALL_IMAGES etc/**)
+	shopt -u globstar dotglob nullglob
+	WATCHED=()
+	for f in "${all[@]}"; do
+		case $f in etc/lock | etc/lock/* | etc/run | etc/run/* | etc/scrub | etc/scrub/*) continue ;; esac
+		[[ -f $f && ! -L $f ]] && WATCHED+=("$f")
+	done
+	return 0
 }
-# moved LISTING: the files whose line in LISTING (a snap) differs from the
-# pinned one, into MOVED (one a line; set here, not printed: no subshell
-# per cell)
+# moved: the files that are not there as pinned (another mtime, new, or
+# gone), into MOVED (one a line; empty when none; set here, not printed:
+# no subshell per cell)
 moved() {
-	local l f
-	local -a lines
+	local f
 	declare -A cur=()
 	MOVED=
-	mapfile -t lines <<<"$1"
-	for l in "${lines[@]}"; do
-		f=${l%% *}
+	watched
+	for f in "${WATCHED[@]}"; do
 		cur[$f]=1
-		[[ ${PIN[$f]:-} == "$l" ]] || MOVED+=${MOVED:+$'\n'}$f
+		[[ -n ${PIN[$f]:-} && ! $f -nt pin.ref && ! $f -ot pin.ref ]] || MOVED+=${MOVED:+$'\n'}$f
 	done
 	for f in "${!PIN[@]}"; do [[ -n ${cur[$f]:-} ]] || MOVED+=${MOVED:+$'\n'}$f; done
+	return 0
 }
 # devices_right: every entry of etc/devices is one the undamaged pools'
 # file holds, or one the damage left there (a command that found the
@@ -637,9 +648,8 @@ restore() {
 }
 # settle: restore whatever moved since the pin
 settle() {
-	local now
-	now=$(snap)
-	[ "$now" = "$PINNED" ] || { moved "$now"; restore $MOVED; }
+	moved
+	[[ -z $MOVED ]] || restore $MOVED
 }
 # from_template: the pristine pools again
 from_template() {
@@ -653,15 +663,12 @@ from_template() {
 # snapshot_dmg: pin what is there now and keep it in dmg/
 declare -A PIN=()
 snapshot_dmg() {
-	local f rest
-	find $ALL_IMAGES etc \( -path etc/lock -o -path etc/run -o -path etc/scrub \) -prune \
-		-o -type f \
-		-exec touch -h -d @86400 {} + 2>/dev/null
-	PINNED=$(snap)
+	local f
+	watched
+	touch -d @86400 pin.ref
+	touch -h -d @86400 "${WATCHED[@]}"
 	PIN=()
-	local -a lines
-	mapfile -t lines <<<"$PINNED"
-	for f in "${lines[@]}"; do PIN[${f%% *}]=$f; done
+	for f in "${WATCHED[@]}"; do PIN[$f]=1; done
 	rm -rf dmg; mkdir dmg
 	cp -p $(ls $ALL_IMAGES 2>/dev/null) dmg/
 	cp -a etc dmg/etc
@@ -758,8 +765,7 @@ clean_runs() {
 			line=${INV[$c-$P]}
 			prepare "$c"
 			rc=0; ${line#? } >out 2>err </dev/null || rc=$?
-			now=$(snap)
-			moved "$now"; changed $MOVED
+			moved; changed $MOVED
 			echo "$rc $(cksum <out | tr ' ' .) $(grep -c . <<<"$CHANGED")" >"clean/$c-$P"
 			if [[ -n "$(pool_after "$c" "$P")" ]]; then state "$(pool_after "$c" "$P")" >"clean/$c-$P.state"
 			else echo removed >"clean/$c-$P.state"; fi
@@ -799,8 +805,7 @@ run_group() {
 		rc=0; $line >out 2>err </dev/null || rc=$?
 		echo "CELL $c" >>"$res"
 		bad=0 mv= ch=
-		now=$(snap)
-		[[ "$now" = "$PINNED" ]] || { moved "$now"; mv=$MOVED; }
+		moved; mv=$MOVED
 		# a writer that exits 0 changed what it moved; else only bytes count
 		if [[ $rc = 0 ]] && [[ "$cls" = W ]]; then ch=$mv; elif [[ -n "$mv" ]]; then changed $mv; ch=$CHANGED; fi
 		for f in $ch; do
