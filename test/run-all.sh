@@ -27,7 +27,11 @@
 #           sharing disks, test/vm/s2-*.sh) on the first kernel run after
 #           the kernels when the vm stage runs in turn, and as soon as the
 #           host-side stages are done when it runs alongside (two guests
-#           take both CPUs); TP_VM_TWOHOST=0 leaves them out
+#           take both CPUs); TP_VM_TWOHOST=0 leaves them out;
+#           TP_VM_TWOHOST_EARLY=1 runs them alongside too, right after the
+#           boot test, beside the host-side stages (to measure whether the
+#           whole run ends sooner so: the VM lane of a 2-CPU run is idle
+#           for minutes before the host-side stages end)
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
 #           with one signal in turn (t-recv-raw) use all three, and
 #           t-recv-interrupt cuts a receive at 20 places per input, not 10
@@ -164,6 +168,7 @@ run_vm() {
 	# the two-host scenarios wait for the host-side stages
 	if [ "${1:-}" = kernels ]; then
 		run_boottest
+		[ "${TP_VM_TWOHOST_EARLY:-0}" != 1 ] || run_twohost
 	else
 		run_twohost
 		run_boottest
@@ -232,7 +237,7 @@ sentinel_check
 if [ -n "$vmpid" ]; then
 	# the host-side stages are done: the two-host scenarios (two guests)
 	# take their CPU, beside the kernels or the boot test if they still run
-	run_twohost >"$work/boot.log" 2>&1 &
+	{ [ "${TP_VM_TWOHOST_EARLY:-0}" = 1 ] || run_twohost; } >"$work/boot.log" 2>&1 &
 	bootpid=$!
 	echo "=== main: real-kernel tests under QEMU (ran alongside the stages above)"
 	wait "$vmpid"

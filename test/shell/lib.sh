@@ -52,14 +52,18 @@ image() { rm -f "$1"; truncate -s "$2" "$1"; }
 raid_geometry() { export TPTOOLS_TOPOLOGY="min_io=$1,opt_io=$2,align=${3:-0}"; }
 
 # wait_until PID CMD...: until CMD succeeds (true) or PID has ended or 5
-# minutes passed (false); a loaded or sanitizer run takes its time
+# minutes passed (false); a loaded or sanitizer run takes its time. (It
+# looks every 10 ms for the first half second, within which most waits for
+# a test pause end, then every 100 ms: the interruption tests wait here
+# hundreds of times, and a first look after 100 ms cost each wait most of
+# that tenth of a second.)
 wait_until() {
 	local pid=$1 i
 	shift
-	for ((i = 0; i < 3000; i++)); do
+	for ((i = 0; i < 3050; i++)); do
 		"$@" && return 0
 		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
+		if ((i < 50)); then sleep 0.01; else sleep 0.1; fi
 	done
 	"$@"
 }

@@ -104,9 +104,13 @@
 # pools; the output is in the groups' order.
 #
 # Knobs: TP_MATRIX_JOBS (workers), TP_MATRIX_SAMPLE=N (a one-copy group
-# runs every Nth command, from an offset that turns with the group: 2 by
-# default under TP_SANITIZE=1, where the main build's run has judged the
-# outcomes and the sanitizer's looks for memory errors), TP_MATRIX_ONLY (an extended regex: only
+# runs every Nth command, from an offset that turns with the group and
+# with the run's turn: 3 by default under TP_SANITIZE=1, where the main
+# build's run has judged every cell's outcome and the sanitizer's looks
+# for memory errors; TP_MATRIX_SAMPLE=1 runs every cell there too),
+# TP_MATRIX_TURN=N (the turn; by default the day, UTC, so N runs on N
+# days in a row run every cell; a sampled run prints its turn, and
+# TP_MATRIX_TURN=that replays it), TP_MATRIX_ONLY (an extended regex: only
 # the groups whose line "ID KIND POOL COMMANDS COPIES..." matches; no
 # self-test then unless its group is among them), TP_MATRIX_TRACE=FILE (a
 # timed xtrace of worker 0's groups, for profiling); each worker's
@@ -133,9 +137,14 @@ have tp-damage && have tp-vgtool && have tp-thinmap || fail "test tools not buil
 KINDS="zero random older other truncated"
 FULL=${TP_SHELL_FULL:-0}
 # one-copy groups run every SAMPLE-th command (the sanitizer build: every
-# second one; its run is for memory errors, the main build's for outcomes)
+# third one, a third that turns each day; its run is for memory errors,
+# the main build's, every cell, for outcomes)
 SAMPLE=${TP_MATRIX_SAMPLE:-1}
-[[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] || [[ $FULL = 1 ]] || SAMPLE=2
+[[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] || [[ $FULL = 1 ]] || SAMPLE=3
+TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
+[[ $TURN =~ ^[0-9]+$ ]] || fail "TP_MATRIX_TURN=$TURN: not a number"
+[[ $SAMPLE =~ ^[1-9][0-9]*$ ]] || fail "TP_MATRIX_SAMPLE=$SAMPLE: not a number above 0"
+[ "$SAMPLE" = 1 ] || echo "one-copy groups: one command in $SAMPLE, turn $((TURN % SAMPLE)) of $SAMPLE (TP_MATRIX_TURN=$TURN replays it; TP_MATRIX_SAMPLE=1 runs every cell)"
 JOBS=${TP_MATRIX_JOBS:-2}
 T=$PWD
 
@@ -293,7 +302,9 @@ grep -q "command tpghost is in commands.def but has no invocation" <<<"$msgs" ||
 
 # the rows' fields
 row() { awk -v i="$1" '$1 == i' <<<"$ROWS"; }
-copy_of() { row "$1" | awk '{ print $2 }'; }
+# COPY_OF[INSTANCE]: the copy a row damages
+declare -A COPY_OF=()
+while read -r inst c _; do COPY_OF[$inst]=$c; done <<<"$ROWS"
 pool_of() { row "$1" | awk '{ print $3 }'; }
 # the copies tpcheck reports damaged (copies.def's last field)
 declare -A CHECKED=()
@@ -546,49 +557,78 @@ open(f, "wb").write(b"".join(out))' "$uuid" "$RAND" ;;
 
 # ==== watching the files ====
 # Every image and host file (not the lock and run directories, nor the
-# scrub records: tpcheck's report of the legs it compared, tp-metadata(5)),
-# with its size and mtime. A damaged state is pinned to an old mtime and copied to
-# dmg/ with its times, so a write shows as a new mtime and a restore from
-# dmg/ gives the pinned listing again. (Helpers here run as few programs
-# as they can: a cell is a few milliseconds of bash.)
-snap() {
-	find $ALL_IMAGES etc \( -path etc/lock -o -path etc/run -o -path etc/scrub \) -prune \
-		-o -type f \
-		-printf '%p %s %T@\n' 2>/dev/null
-}
-# moved LISTING: the files whose line in LISTING (a snap) differs from the
-# pinned one
-moved() {
-	local l f
-	local -a lines
-	declare -A cur=()
-	mapfile -t lines <<<"$1"
-	for l in "${lines[@]}"; do
-		f=${l%% *}
-		cur[$f]=1
-		[[ ${PIN[$f]:-} == "$l" ]] || echo "$f"
+# scrub records: tpcheck's report of the legs it compared, tp-metadata(5)).
+# A damaged state is pinned to an old mtime (that of pin.ref, outside the
+# watched files) and copied to dmg/ with its times, so a write (or a
+# truncation, or a file made anew or renamed into place) shows as another
+# mtime and a restore from dmg/ gives the pinned times again. (Helpers
+# here run as few programs as they can: a cell is a few milliseconds of
+# bash. The files are listed and their times compared by bash itself,
+# globstar and test -nt/-ot, not by a find per cell.)
+# watched: the watched files there are now, into WATCHED
+watched() {
+	local f
+	local -a all
+	shopt -s globstar dotglob nullglob
+	all=($ALL_IMAGES etc/**)
+	shopt -u globstar dotglob nullglob
+	WATCHED=()
+	for f in "${all[@]}"; do
+		case $f in etc/lock | etc/lock/* | etc/run | etc/run/* | etc/scrub | etc/scrub/*) continue ;; esac
+		[[ -f $f && ! -L $f ]] && WATCHED+=("$f")
 	done
-	for f in "${!PIN[@]}"; do [[ -n ${cur[$f]:-} ]] || echo "$f"; done
+	return 0
+}
+# moved: the files that are not there as pinned (another mtime, new, or
+# gone), into MOVED (one a line; empty when none; set here, not printed:
+# no subshell per cell)
+moved() {
+	local f
+	declare -A cur=()
+	MOVED=
+	watched
+	for f in "${WATCHED[@]}"; do
+		cur[$f]=1
+		[[ -n ${PIN[$f]:-} && ! $f -nt pin.ref && ! $f -ot pin.ref ]] || MOVED+=${MOVED:+$'\n'}$f
+	done
+	for f in "${!PIN[@]}"; do [[ -n ${cur[$f]:-} ]] || MOVED+=${MOVED:+$'\n'}$f; done
+	return 0
 }
 # devices_right: every entry of etc/devices is one the undamaged pools'
 # file holds, or one the damage left there (a command that found the
 # devices by their labels recorded them as they are: it put the cache
 # right, or left it)
+# (the lines of both files are read once: TPL_DEVICES when the worker's
+# template is made, DMG_DEVICES when a damaged state is pinned)
 devices_right() {
 	local l
 	[[ -e etc/devices ]] || return 0
 	while IFS= read -r l; do
 		[[ -z $l || $l == \#* ]] && continue
-		grep -qxF -- "$l" tpl/etc/devices || { [[ -e dmg/etc/devices ]] &&
-			grep -qxF -- "$l" dmg/etc/devices; } || return 1
+		[[ -n ${TPL_DEVICES[$l]:-} || -n ${DMG_DEVICES[$l]:-} ]] || return 1
 	done <etc/devices
 }
-# changed FILES: those of FILES whose bytes differ from dmg/ (or that came or went)
+# lines_of ARRAY FILE: ARRAY (associative) gets every line of FILE as a
+# key (the last one too when it has no newline); none when FILE is missing
+lines_of() {
+	local -n _lset=$1
+	local l
+	local -a _lines=()
+	_lset=()
+	[[ -e $2 ]] || return 0
+	mapfile -t _lines <"$2"
+	for l in "${_lines[@]}"; do [[ -n $l ]] && _lset[$l]=1; done
+	return 0
+}
+declare -A TPL_DEVICES=() DMG_DEVICES=()
+# changed FILES: those of FILES whose bytes differ from dmg/ (or that came
+# or went), into CHANGED (one a line)
 changed() {
 	local f
+	CHANGED=
 	for f; do
 		[ -e "$f" ] && [ -e "dmg/$f" ] && cmp -s "$f" "dmg/$f" && continue
-		echo "$f"
+		CHANGED+=${CHANGED:+$'\n'}$f
 	done
 }
 # restore FILES (moved ones): the damaged state again (one cp, one rm)
@@ -608,9 +648,8 @@ restore() {
 }
 # settle: restore whatever moved since the pin
 settle() {
-	local now
-	now=$(snap)
-	[ "$now" = "$PINNED" ] || restore $(moved "$now")
+	moved
+	[[ -z $MOVED ]] || restore $MOVED
 }
 # from_template: the pristine pools again
 from_template() {
@@ -619,22 +658,21 @@ from_template() {
 	rm -f new-*.img
 	cp -p tpl/*.img .
 	rm -rf etc; cp -a tpl/etc etc
+	lines_of TPL_DEVICES tpl/etc/devices
 }
 # snapshot_dmg: pin what is there now and keep it in dmg/
 declare -A PIN=()
 snapshot_dmg() {
-	local f rest
-	find $ALL_IMAGES etc \( -path etc/lock -o -path etc/run -o -path etc/scrub \) -prune \
-		-o -type f \
-		-exec touch -h -d @86400 {} + 2>/dev/null
-	PINNED=$(snap)
+	local f
+	watched
+	touch -d @86400 pin.ref
+	touch -h -d @86400 "${WATCHED[@]}"
 	PIN=()
-	local -a lines
-	mapfile -t lines <<<"$PINNED"
-	for f in "${lines[@]}"; do PIN[${f%% *}]=$f; done
+	for f in "${WATCHED[@]}"; do PIN[$f]=1; done
 	rm -rf dmg; mkdir dmg
 	cp -p $(ls $ALL_IMAGES 2>/dev/null) dmg/
 	cp -a etc dmg/etc
+	lines_of DMG_DEVICES dmg/etc/devices
 }
 
 # ==== the checks ====
@@ -727,9 +765,8 @@ clean_runs() {
 			line=${INV[$c-$P]}
 			prepare "$c"
 			rc=0; ${line#? } >out 2>err </dev/null || rc=$?
-			now=$(snap)
-			ch=$(changed $(moved "$now"))
-			echo "$rc $(cksum <out | tr ' ' .) $(grep -c . <<<"$ch")" >"clean/$c-$P"
+			moved; changed $MOVED
+			echo "$rc $(cksum <out | tr ' ' .) $(grep -c . <<<"$CHANGED")" >"clean/$c-$P"
 			if [[ -n "$(pool_after "$c" "$P")" ]]; then state "$(pool_after "$c" "$P")" >"clean/$c-$P.state"
 			else echo removed >"clean/$c-$P.state"; fi
 			settle
@@ -742,7 +779,7 @@ clean_runs() {
 # and "FAIL copies<TAB>kind<TAB>cmd<TAB>property<TAB>what" lines, an "ERR"
 # line with the first error line of each failing cell's command
 run_group() {
-	local id=$1 kind=$2 P=$3 cmds=$4 inst any=0 name c line cls rc crc csum cch now mv ch f m Pa bad errtxt
+	local id=$1 kind=$2 P=$3 cmds=$4 inst any=0 name c line cls rc crc csum cch now mv ch f m Pa bad errtxt nl=$'\n'
 	shift 4
 	name=$(IFS=+; echo "$*")
 	local res=$T/results/$id
@@ -768,10 +805,9 @@ run_group() {
 		rc=0; $line >out 2>err </dev/null || rc=$?
 		echo "CELL $c" >>"$res"
 		bad=0 mv= ch=
-		now=$(snap)
-		[[ "$now" = "$PINNED" ]] || mv=$(moved "$now")
+		moved; mv=$MOVED
 		# a writer that exits 0 changed what it moved; else only bytes count
-		if [[ $rc = 0 ]] && [[ "$cls" = W ]]; then ch=$mv; elif [[ -n "$mv" ]]; then ch=$(changed $mv); fi
+		if [[ $rc = 0 ]] && [[ "$cls" = W ]]; then ch=$mv; elif [[ -n "$mv" ]]; then changed $mv; ch=$CHANGED; fi
 		for f in $ch; do
 			case $f in
 			etc/* | $P-*) ;;
@@ -780,7 +816,9 @@ run_group() {
 		done
 		# (any command may put the devices file right: a cache; never
 		# wrong, devices_right)
-		grep -qx etc/devices <<<"$ch" && devices_right && ch=$(grep -vx etc/devices <<<"$ch")
+		if [[ $nl$ch$nl == *${nl}etc/devices$nl* ]] && devices_right; then
+			ch=$nl$ch$nl; ch=${ch//${nl}etc\/devices$nl/$nl}; ch=${ch#$nl}; ch=${ch%$nl}
+		fi
 		if [[ -n "$ch" ]] && { [[ $rc != 0 ]] || [[ "$cls" = R ]]; }; then
 			fl "$c" unchanged "exit $rc ($cls) and changed $(echo $ch)"
 		fi
@@ -797,7 +835,7 @@ run_group() {
 			fl "$c" refuses "exit 0 where the undamaged pool's run exits $crc"
 		fi
 		if [[ $rc = 0 ]] && [[ "$cls" = R ]] && [[ "$c" != tpcheck ]] &&
-			[[ "$(cksum <out | tr ' ' .)" != "$csum" ]]; then
+			f=$(cksum <out) && [[ "${f// /.}" != "$csum" ]]; then
 			# the known limit (see the header): said on stderr
 			# (every copy of the area older: r's one, or both of p's legs)
 			if [[ "$kind" = older ]] && [[ $name =~ ^(area@r\.m|area@p\.m\+area@p\.m1)$ ]] &&
@@ -809,7 +847,7 @@ run_group() {
 		fi
 		if [[ "$c" = tpcheck ]] && [[ $rc = 0 ]]; then
 			for inst in "$@"; do
-				[[ -n "${CHECKED[$(copy_of "$inst")]:-}" ]] || continue
+				[[ -n "${CHECKED[${COPY_OF[$inst]}]:-}" ]] || continue
 				[[ "$kind" = older ]] && [[ "${inst%%@*}" = vg.previous ]] && continue
 				fl "$c" blind "exits 0 (clean) with $inst damaged ($kind)"
 			done
@@ -854,11 +892,12 @@ run_group() {
 all_cmds=$(echo $INVOKED | tr ' ' ',')
 pick() { local a=($1); echo "${a[$2 % ${#a[@]}]}"; }
 # sample N: group N's commands, every SAMPLE-th one from an offset that
-# turns with N (so each command still meets every row, in some kinds)
+# turns with N (so each command still meets every row, in some kinds) and
+# with TURN (so SAMPLE runs of turns in a row run every cell)
 sample() {
 	local i=0 c out=
 	for c in $INVOKED; do
-		(((i + $1) % SAMPLE == 0)) && out+=${out:+,}$c
+		(((i + $1 + TURN) % SAMPLE == 0)) && out+=${out:+,}$c
 		i=$((i + 1))
 	done
 	echo "$out"

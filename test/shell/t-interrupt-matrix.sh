@@ -297,7 +297,11 @@ for c in $table; do
 				kill -s "$sig" "$pid"
 				# (a command that goes on to the same step again, as
 				# a raw import's drop does, is let through)
-				while kill -0 "$pid" 2>/dev/null; do rm -f pause; sleep 0.05; done
+				_w=0
+				while kill -0 "$pid" 2>/dev/null; do
+					rm -f pause
+					if ((_w++ < 20)); then sleep 0.01; else sleep 0.05; fi
+				done
 				rm -f pause
 				rc=0; wait "$pid" || rc=$?
 				[ $rc = "$(rc_of "$scen")" ] || [ $rc = "$(want_rc "$sig")" ] ||

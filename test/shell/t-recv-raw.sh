@@ -178,7 +178,11 @@ stop() {
 	wait_until "$pid" test -e pause || { cat err >&2; fail "$what: never reached $step"; }
 	kill -s "$sig" "$pid"
 	# (the drop passes the steps of a change again: let it through)
-	while kill -0 "$pid" 2>/dev/null; do rm -f pause; sleep 0.05; done
+	_w=0
+	while kill -0 "$pid" 2>/dev/null; do
+		rm -f pause
+		if ((_w++ < 20)); then sleep 0.01; else sleep 0.05; fi
+	done
 	rm -f pause
 	rc=0; wait "$pid" || rc=$?
 	mv err recv.err

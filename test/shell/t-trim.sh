@@ -84,7 +84,11 @@ env --default-signal=INT,TERM,HUP TP_TEST_PAUSE=trim-batch=2 TP_TEST_PAUSE_FILE=
 pid=$!
 wait_until "$pid" test -e pause || { cat err >&2; fail "tptrim never reached trim-batch=2"; }
 kill -INT "$pid"
-while kill -0 "$pid" 2>/dev/null; do rm -f pause; sleep 0.05; done
+_w=0
+while kill -0 "$pid" 2>/dev/null; do
+	rm -f pause
+	if ((_w++ < 20)); then sleep 0.01; else sleep 0.05; fi
+done
 rc=0; wait "$pid" || rc=$?
 [ $rc = 130 ] || { cat err >&2; fail "tptrim stopped by SIGINT exited $rc"; }
 grep -q "stopped by a signal" err || fail "the stop not said: $(cat err)"
