@@ -274,6 +274,11 @@ if [ -n "${PROFILE:-}" ]; then
 	undo_op "$PROFILE" "bv$n" >/dev/null 2>&1
 	echo
 	echo "callgrind profile of '$(label "$PROFILE")' at ${before[$n]} volumes: $out"
-	echo "(inclusive, the top 25: callgrind_annotate --inclusive=yes $out)"
-	callgrind_annotate --inclusive=yes "$out" 2>/dev/null | sed -n '/^Ir/,$p' | head -28
+	echo "inclusive, tptools' own functions (callgrind_annotate --inclusive=yes):"
+	callgrind_annotate --inclusive=yes "$out" 2>/dev/null | grep "^ *[0-9,]* (" |
+		grep -F "$bb_root/" | sed "s|$bb_root/||; s| \[.*||" | awk '!seen[$0]++' |
+		grep -v 'tp\.c:main\|commands\.c:tp_main' | head -25
+	echo "self, the top 15 (libdevmapper and libc included):"
+	callgrind_annotate "$out" 2>/dev/null | sed -n '/file:function/,$p' | sed -n '3,17p' |
+		sed "s|$bb_root/||; s| \[.*||"
 fi
