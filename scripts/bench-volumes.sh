@@ -37,6 +37,10 @@
 #                     machine is noise), this tree's and REV's
 #   PROFILE=CMD       keep a callgrind profile of CMD (e.g. tvcreate) at the
 #                     largest count built, and print its top functions
+#   DEVICES=1         every timed command names the pool's images
+#                     (--devices DATA,META) instead of finding them through
+#                     the devices file; the default with BASE, whose devices
+#                     file may be of another format
 #   VERIFY=1          check each built pool with the reference checker
 #                     ../shared/tools/thinmeta.py refcheck too (tpcheck
 #                     always)
@@ -56,7 +60,10 @@ READS=" status status-vol status-json status-prom "
 	make -s -j2 BUILD="$BUILD" tests >/dev/null
 this=$PWD/$BUILD/bin tools=$PWD/$BUILD/test/bin
 base=
-[ -n "${BASE:-}" ] && base=$(bb_build "$BASE")
+if [ -n "${BASE:-}" ]; then
+	base=$(bb_build "$BASE")
+	DEVICES=${DEVICES:-1}
+fi
 dir=$PWD/build-bench/volumes
 rm -rf "$dir"
 mkdir -p "$dir/etc"
@@ -105,19 +112,20 @@ done
 # ---- the commands ----
 # op_cmd OP BIN POOL: the timed command into CMD
 op_cmd() {
-	local b=$2 p=$3
+	local b=$2 p=$3 d=()
+	[ "${DEVICES:-}" = 1 ] && d=(--devices "$dir/$p-data.img,$dir/$p-meta.img")
 	case $1 in
-	tvcreate) CMD=("$b/tvcreate" -V 1G -n bench "$p") ;;
-	tvsnap) CMD=("$b/tvsnap" -n bench "$p/vol0") ;;
-	tvremove) CMD=("$b/tvremove" -y "$p/bench") ;;
-	tvrename) CMD=("$b/tvrename" "$p/vol1" bench) ;;
-	tvresize) CMD=("$b/tvresize" -V 2G "$p/vol1") ;;
-	tvchange) CMD=("$b/tvchange" --readonly y "$p/vol1") ;;
-	tpchange) CMD=("$b/tpchange" --warn 81 "$p") ;;
-	status) CMD=("$b/tpstatus" "$p") ;;
-	status-vol) CMD=("$b/tpstatus" "$p/vol0") ;;
-	status-json) CMD=("$b/tpstatus" --json "$p") ;;
-	status-prom) CMD=("$b/tpstatus" --format prometheus "$p") ;;
+	tvcreate) CMD=("$b/tvcreate" "${d[@]}" -V 1G -n bench "$p") ;;
+	tvsnap) CMD=("$b/tvsnap" "${d[@]}" -n bench "$p/vol0") ;;
+	tvremove) CMD=("$b/tvremove" "${d[@]}" -y "$p/bench") ;;
+	tvrename) CMD=("$b/tvrename" "${d[@]}" "$p/vol1" bench) ;;
+	tvresize) CMD=("$b/tvresize" "${d[@]}" -V 2G "$p/vol1") ;;
+	tvchange) CMD=("$b/tvchange" "${d[@]}" --readonly y "$p/vol1") ;;
+	tpchange) CMD=("$b/tpchange" "${d[@]}" --warn 81 "$p") ;;
+	status) CMD=("$b/tpstatus" "${d[@]}" "$p") ;;
+	status-vol) CMD=("$b/tpstatus" "${d[@]}" "$p/vol0") ;;
+	status-json) CMD=("$b/tpstatus" "${d[@]}" --json "$p") ;;
+	status-prom) CMD=("$b/tpstatus" "${d[@]}" --format prometheus "$p") ;;
 	*) echo "bench-volumes: no command $1 (one of: $ALL)" >&2; exit 2 ;;
 	esac
 }
@@ -214,7 +222,8 @@ done
 b0=${built[0]}
 echo
 echo "$(date -u '+%F %H:%M') UTC, $(git -C "$bb_root" describe --always --dirty)," \
-	"median of $RUNS${base:+, base $BASE}; ratio: to the pool of ${before[$b0]} volumes"
+	"median of $RUNS${base:+, base $BASE}$([ "${DEVICES:-}" = 1 ] && echo ", --devices"); ratio: to the pool of" \
+	"${before[$b0]} volumes"
 printf '%8s  %-22s %9s %7s %10s' volumes command "median s" ratio "max RSS K"
 [ -n "$base" ] && printf ' %9s %9s' "base s" base/this
 echo
