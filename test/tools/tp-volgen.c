@@ -112,22 +112,19 @@ static int build(struct pool *p, const char *prefix, unsigned n, unsigned snaps,
 		return r;
 	for (unsigned i = 0; i < n && !r; i++) {
 		struct vg_volume v;
-		const char *why;
 
 		memset(&v, 0, sizeof(v));
-		if (snprintf(v.name, sizeof(v.name), "%s%u", prefix, i) >= (int)sizeof(v.name) ||
-		    !vg_name_valid(v.name, &why)) {
-			log_error("prefix '%s' makes no valid volume name", prefix);
+		if (snprintf(v.name, sizeof(v.name), "%s%u", prefix, i) >= (int)sizeof(v.name)) {
+			log_error("prefix '%s' makes volume names longer than %d bytes", prefix,
+				  VG_NAME_MAX);
 			r = -EINVAL;
 			break;
 		}
-		/* the pool's own volumes, if any: a name taken is refused (the
-		 * new ones are distinct by construction) */
-		if (have && vg_name_used(cur, v.name)) {
-			log_error("pool %s already has a volume named %s", pool_name(p), v.name);
-			r = -EEXIST;
+		/* tvcreate's rules of a new name (valid, a device-mapper name
+		 * that fits, not taken by the pool's own volumes); the new
+		 * ones are distinct by construction */
+		if ((r = pool_name_free(p, v.name)))
 			break;
-		}
 		v.dev_id = g.first_id + i;
 		v.creation_time = now;
 		if (i < plain) {
