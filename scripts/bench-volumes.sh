@@ -7,7 +7,8 @@
 #
 # For each COUNT a pool of that many volumes is built afresh in
 # build-bench/volumes/ (its own TPTOOLS_DIR; COUNT 0 is the base pool of
-# 3 volumes): tpcreate, then tp-volgen (test/tools/tp-volgen.c), which
+# 3 volumes; a COUNT at the VG's limit of volumes, 100000, gets one less,
+# since the runs add one): tpcreate, then tp-volgen (test/tools/tp-volgen.c), which
 # adds them as tvcreate and tvsnap would (a quarter snapshots) in one
 # commit. A count the pool's VG area cannot hold is not built, and the
 # table says why; when tpcreate offers --vg-area the area is sized for the
@@ -28,6 +29,8 @@
 # Knobs (environment):
 #   COUNTS="0 1000"   the counts, as the arguments
 #   RUNS=9            timed runs per command and pool
+#   WARMUP=0          no untimed warm-up run first (for the largest counts,
+#                     where one change takes a minute)
 #   ONLY="tvcreate status"  only these commands (names as in the table)
 #   BASE=REV          also time the build of commit REV (scripts/
 #                     bench-builds.sh: bb_build), interleaved with this
@@ -74,9 +77,12 @@ cd "$dir"
 has_vg_area=0
 "$this/tpcreate" --help 2>&1 | grep -q -- "--vg-area" && has_vg_area=1
 built=() skipped=()
+max_vols=$(sed -n 's/^#define VG_MAX_VOLUMES \([0-9]*\)u.*/\1/p' "$bb_root/metadata/vg/vg.h")
 for n in $COUNTS; do
 	vols=$n
 	[ "$n" = 0 ] && vols=3
+	# the runs add one volume at a time: a pool at the limit gets one less
+	[ "$vols" -ge "$max_vols" ] && vols=$((max_vols - 1))
 	pool=bv$n
 	truncate -s 64G "$pool-data.img"
 	truncate -s 1G "$pool-meta.img"
@@ -186,13 +192,13 @@ declare -A before ic
 for n in "${built[@]}"; do before[$n]=$(vols_of "$n"); done
 
 for op in $ONLY; do op_cmd "$op" x y; done	# a name that is no command stops here
-echo "timing: $RUNS runs each, interleaved over the pools${base:+ and the two builds}," \
-	"after one warm-up..."
+echo "timing: $RUNS runs each, interleaved over the pools${base:+ and the two builds}" \
+	"$([ "${WARMUP:-1}" = 0 ] && echo "(no warm-up)" || echo "after one warm-up")..."
 for op in $ONLY; do
 	for n in "${built[@]}"; do
 		for b in "${builds[@]}"; do
 			: >"t.$op.$n.$b"
-			sample "$op" "$(bin_of "$b")" "bv$n" /dev/null
+			[ "${WARMUP:-1}" = 0 ] || sample "$op" "$(bin_of "$b")" "bv$n" /dev/null
 		done
 	done
 	for ((i = 0; i < RUNS; i++)); do
