@@ -8,8 +8,8 @@
 # For each COUNT a pool of that many volumes is built afresh in
 # build-bench/volumes/ (its own TPTOOLS_DIR; COUNT 0 is the base pool of
 # 3 volumes; a COUNT at the VG's limit of volumes, 100000, gets one less,
-# since the runs add one): tpcreate, then tp-volgen (test/tools/tp-volgen.c), which
-# adds them as tvcreate and tvsnap would (a quarter snapshots) in one
+# since the runs add one): tpcreate, then tp-volgen (test/tools/tp-volgen.c),
+# which adds them as tvcreate and tvsnap would (a quarter snapshots) in one
 # commit. A count the pool's VG area cannot hold is not built, and the
 # table says why; when tpcreate offers --vg-area the area is sized for the
 # count. Then, in one run, each command is timed against every pool,
@@ -31,7 +31,9 @@
 #   RUNS=9            timed runs per command and pool
 #   WARMUP=0          no untimed warm-up run first (for the largest counts,
 #                     where one change takes a minute)
-#   ONLY="tvcreate status"  only these commands (names as in the table)
+#   ONLY="tvcreate status"  only these of the commands: tvcreate tvsnap
+#                     tvremove tvrename tvresize tvchange tpchange, and
+#                     status status-vol status-json status-prom (the reads)
 #   BASE=REV          also time the build of commit REV (scripts/
 #                     bench-builds.sh: bb_build), interleaved with this
 #                     tree's on the same pools: its median and REV/this
