@@ -464,11 +464,13 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
  * -ENODATA: no valid copy on any device (logged). */
 int vg_read(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out,
 	    struct vg_mda_status *status) TP_MUST_CHECK;
-/* vg_read keeps the last text it imported and the VG it gave (one, in
- * the process): a text read again byte for byte equal is not parsed
- * again, its VG is copied. vg_read_forget releases them (the open of a
- * pool calls it when its reads are done, so a large VG is not held
- * twice). */
+/* vg_read keeps the last text it imported (one, in the process); a
+ * reader done with a VG it did not change gives it back with
+ * vg_read_release (which frees it when it cannot be kept), and the next
+ * vg_read of a text byte for byte equal takes it instead of parsing the
+ * text again. vg_read_forget releases what is kept (the open of a pool
+ * calls it when its reads are done, so a large VG is not held twice). */
+void vg_read_release(struct vg *vg);
 void vg_read_forget(void);
 
 /* Commit VG: seqno + 1, export, vg_mda_commit_keep to every pv. Backups are

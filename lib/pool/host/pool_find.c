@@ -343,7 +343,7 @@ static void first_by_vg(const char *name, char *paths[VG_NR_ROLES])
 out:
 	tp_log_capture_pop(outer);
 	free(path);
-	vg_free(vg);
+	vg_read_release(vg);	/* read only: the open's read takes it (vg.h) */
 }
 
 /* PATHS of pool NAME from the devices file, completed by a label scan when
