@@ -19,7 +19,10 @@
 # lvcreate -An in a loop), PV_MDA (8m: pvcreate --metadatasize; "" for
 # LVM's default), BUILD (build), TP_VM_MEM (1536), TP_VM_TIMEOUT (3600 s),
 # TP_KERNEL (6.1), TP_VM_ICOUNT (QEMU -icount, e.g. shift=4,sleep=off:
-# the guest's clock counts instructions). Output: $BUILD/bench-volumes-lvm
+# the guest's clock counts the instructions it executes, so other work on
+# the host does not lengthen the times; a wall-clock run on a loaded
+# 2-core host had one command's 9 runs spread over 3x; waits on the host's
+# I/O then cost no guest time). Output: $BUILD/bench-volumes-lvm
 # (times.txt, info.txt, commands.log, table.txt).
 set -eu
 cd "$(dirname "$0")/.."
@@ -51,7 +54,12 @@ TP_VM_OUT="$VMOUT" TP_VM_TIMEOUT="$TIMEOUT" TP_VM_SCENARIO_TIMEOUT="$TIMEOUT" BU
 # the table: medians per tool, count and operation; ratios to the first count
 first=${COUNTS%% *}
 {
-	echo "host: $(uname -n), $(nproc) CPU(s): $(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1); $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "host: $(uname -n), $(nproc) CPU(s): $(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -1); $(date -u '+%Y-%m-%d %H:%M UTC'); load $(cut -d' ' -f1-3 /proc/loadavg)"
+	if [ -n "${TP_VM_ICOUNT:-}" ]; then
+		echo "clock: QEMU -icount $TP_VM_ICOUNT (guest seconds count instructions executed, not the host's wall time)"
+	else
+		echo "clock: the host's wall time (TCG; the host's load shows)"
+	fi
 	sed 's/^/guest: /' "$VMOUT/info.txt"
 	echo
 	awk -v first="$first" '
