@@ -18,7 +18,10 @@
 # back and forth; inactive: tvrename refuses an active volume, so LVM's is
 # inactive too) and v2 (active) are made by each tool's create command; the
 # others (f3, f4, ...) are inactive: LVM's by not being activated,
-# tptools' by --activate n (else tpactivate would map them all).
+# tptools' flagged --activate n and unloaded by tpdeactivate after the
+# pool's tpactivate (which loads them all the same; only --all and --auto
+# pass them by). The run of 2026-12-07 in bench/volumes-lvm.md had them
+# all loaded (before that tpdeactivate).
 # Growing the pools to a count:
 #   tptools: tvcreate --activate n in a loop on the deactivated pool
 #     (offline: the thin devices are made in the thin metadata by tptools
@@ -128,8 +131,13 @@ tp_grow() {
 		tvcreate -q --activate n -V 64M -n "f$i" bp >>"$LOG" 2>&1 || die "tvcreate f$i (exit $?)"
 	done
 	info "tp_fill_$1_seconds" "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')"
+	# tpactivate POOL activates volumes flagged activate n too (only --all
+	# and --auto pass them by): the new ones and v1 unloaded again, so that
+	# as in LVM's VG only v0 and v2 are in the kernel
 	must tpactivate bp
-	must tpdeactivate bp v1
+	must tpdeactivate bp v1 $(seq -f 'f%.0f' "$have" $(($1 - 1)))
+	[ "$(dmsetup ls | grep -c '^bp-[vf][0-9]')" = 2 ] ||
+		die "bp has $(dmsetup ls | grep -c '^bp-[vf][0-9]') volumes in the kernel, want 2 (v0, v2)"
 	[ "$(tpstatus --noheadings -o vol_name bp | wc -l)" = "$1" ] || die "bp has $(tpstatus --noheadings -o vol_name bp | wc -l) volumes, want $1"
 }
 # lvm_grow_loop N: lvcreate -An in a loop
@@ -185,6 +193,8 @@ lvm_grow_restore() {
 	[ "$(grep -c 'type = "thin"$' vg-after.txt)" = "$n" ] || die "vg-after.txt: $(grep -c 'type = "thin"$' vg-after.txt) thin LVs, want $n"
 	yes | lvm vgcfgrestore -q --force -f vg-after.txt bv >>"$LOG" 2>&1 || die "vgcfgrestore"
 	q lvm lvchange -q -ay bv/v0 bv/v2
+	[ "$(dmsetup ls | grep -c '^bv-[vf][0-9]')" = 2 ] ||
+		die "bv has $(dmsetup ls | grep -c '^bv-[vf][0-9]') LVs in the kernel, want 2 (v0, v2)"
 }
 lvm_grow() {
 	local t0=$EPOCHREALTIME
