@@ -62,7 +62,9 @@ PKGS    := devmapper blkid libudev popt expat libcryptsetup
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libcryptsetup is loaded when an encrypted volume needs it
+# (lib/base/cryptsetup_dl.c), not linked: its headers only
+PKG_LIBS   := $(shell pkg-config --libs $(filter-out libcryptsetup,$(PKGS)) 2>/dev/null)
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
 
 CFLAGS  ?= -O2 -g

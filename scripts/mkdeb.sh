@@ -69,6 +69,9 @@ printf 'Source: tptools\n\nPackage: tptools\nArchitecture: any\n' >"$shl/debian/
 depends=$(cd "$shl" && dpkg-shlibdeps -O "${bins[@]/#/$OLDPWD/}" 2>/dev/null |
 	sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "mkdeb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# loaded when needed (lib/base/cryptsetup_dl.c), so no binary names it
+depends="$depends, libcryptsetup12"
+
 
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 cat >"$stage/DEBIAN/control" <<EOT
