@@ -50,7 +50,7 @@ static void fill_monitor_state(struct pool_info *info)
 
 /* SRC into DST of LEN bytes, cut short if need be: snprintf's result
  * without its cost, paid once per volume of a large pool. */
-static void copy_str(char *dst, size_t len, const char *src)
+static void put(char *dst, size_t len, const char *src)
 {
 	size_t n = strnlen(src, len - 1);
 
@@ -142,15 +142,15 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 		const struct vg_volume *v = &vg->volumes[i];
 		struct pool_volume_info *vi = &info->volumes[i];
 
-		copy_str(vi->name, sizeof(vi->name), v->name);
-		copy_str(vi->origin, sizeof(vi->origin), v->origin);
+		put(vi->name, sizeof(vi->name), v->name);
+		put(vi->origin, sizeof(vi->origin), v->origin);
 		vi->size = v->size;
 		vi->dev_id = v->dev_id;
 		vi->creation_time = v->creation_time;
 		vi->read_only = v->read_only;
 		vi->activation_skip = v->activation_skip;
-		copy_str(vi->content_uuid, sizeof(vi->content_uuid), v->content_uuid);
-		copy_str(vi->luks_uuid, sizeof(vi->luks_uuid), v->luks_uuid);
+		put(vi->content_uuid, sizeof(vi->content_uuid), v->content_uuid);
+		put(vi->luks_uuid, sizeof(vi->luks_uuid), v->luks_uuid);
 	}
 }
 
@@ -250,12 +250,6 @@ void pool_info_free(struct pool_info *info)
 	free(info->volumes);
 	info->volumes = NULL;
 	info->nr_volumes = 0;
-}
-
-/* SRC into DST of LEN bytes, cut short if need be. */
-static void put(char *dst, size_t len, const char *src)
-{
-	snprintf(dst, len, "%.*s", (int)len - 1, src);
 }
 
 /* One leg's state word for the devices report (pool_meta_legs). */
