@@ -239,23 +239,24 @@ out:
 	return r;
 }
 
-/* TEXT (LEN bytes, malloc'd) with the description line before it, when
- * the command line is known: 0, or -ENOMEM (TEXT kept). */
-static int describe(char **text, size_t *len)
+/* TEXT (LEN bytes, NUL-terminated) with the description line before it
+ * into *OUT (malloc'd), *LEN grown by the line, when the command line is
+ * known; else *OUT NULL (TEXT is the backup as it is): 0, or -ENOMEM. */
+static int describe(const char *text, size_t *len, char **out)
 {
 	const char *cmd = tp_log_command();
 	size_t n;
 	char *d;
 
+	*out = NULL;
 	if (!*cmd)
 		return 0;
 	n = strlen(POOL_BACKUP_DESCRIPTION "after ''\n") + strlen(cmd);
 	if (!(d = malloc(n + *len + 1)))
 		return -ENOMEM;
 	snprintf(d, n + 1, POOL_BACKUP_DESCRIPTION "after '%s'\n", cmd);
-	memcpy(d + n, *text, *len + 1);
-	free(*text);
-	*text = d;
+	memcpy(d + n, text, *len + 1);
+	*out = d;
 	*len += n;
 	return 0;
 }
@@ -275,26 +276,25 @@ void pool_backup_commit_text(const struct vg *vg, const char *text, size_t len)
 /* COMMITTED: the text the commit wrote (NULL: exported here). */
 static void backup_commit(const struct vg *vg, const char *committed, size_t len)
 {
-	char *text = NULL;
+	char *exported = NULL, *described = NULL;
+	const char *text = committed;
 	int r = 0;
 
 	/* the first layout's directory of this name goes first, so the
 	 * commit's backup never lies beside another pool's of that name */
 	pool_backup_migrate(vg->name);
-	if (!committed)
-		r = vg_export(vg, &text, &len);
-	else if (!(text = malloc(len + 1)))
-		r = -ENOMEM;
-	else
-		memcpy(text, committed, len + 1);
+	if (!text && !(r = vg_export(vg, &exported, &len)))
+		text = exported;
 	if (!r)
-		r = describe(&text, &len);
+		r = describe(text, &len, &described);
 	if (!r)
-		r = pool_backup_write(vg->uuid, vg->name, vg->seqno, text, len, 0);
+		r = pool_backup_write(vg->uuid, vg->name, vg->seqno,
+				      described ? described : text, len, 0);
 	if (r)
 		log_warn("pool %s: VG metadata seqno %llu is committed but its backup could not "
 			 "be written", vg->name, (unsigned long long)vg->seqno);
-	free(text);
+	free(described);
+	free(exported);
 	if (pool_devices_adopt(vg))
 		log_warn("pool %s: its devices-file entries could not be given its uuid %s; the "
 			 "next commit tries again", vg->name, vg->uuid);
