@@ -26,7 +26,7 @@ static int creation_op(struct pool *p, void *arg)
 {
 	const struct creation *c = arg;
 	struct pool_info info;
-	uint64_t over = 0, total = 0;
+	uint64_t over = 0, total = 0, made;
 	char a[32], b[32], luks[POOL_UUID_LEN + 1];
 	unsigned flags = c->no_autoactivate ? POOL_VOLUME_NO_AUTOACTIVATE : 0;
 	/* the volume and its activation flag (and its luks uuid): one commit */
@@ -52,9 +52,10 @@ static int creation_op(struct pool *p, void *arg)
 			 c->pool, b, c->pool);
 	}
 	(void)pool_warn_if_full(p);
-	if (tp_log_verbosity() >= 0)
+	/* the size it got: C->SIZE rounded as the creation rounded it */
+	if (tp_log_verbosity() >= 0 && !pool_volume_size_check(c->name, c->size, &made))
 		printf("Volume %s/%s created (%s).\n", c->pool, c->name,
-		       tp_size_format((c->size + 511) / 512 * 512, 'h', a, sizeof(a)));
+		       tp_size_format(made, 'h', a, sizeof(a)));
 	if (c->crypt && tp_log_verbosity() >= 0)
 		printf("Encrypted: LUKS2 uuid %s%s. Unwritten ranges of %s/%s read as random bytes "
 		       "once it is unlocked, not as zeros.\n", luks,

@@ -333,6 +333,11 @@ int pool_no_volume(const char *pool, const char *name);
 /* The same for the open pool P, saying so when a volume of that name is in
  * its trash (and how to bring it back). */
 int pool_volume_missing(const struct pool *p, const char *name);
+/* The one rule of a volume's size, for a new volume and a resize alike:
+ * more than 0 (-EINVAL) and at most POOL_VOLUME_MAX_BYTES (-ERANGE),
+ * both logged naming volume NAME; *ROUNDED is SIZE up to whole sectors
+ * (the size a volume made or resized to SIZE gets). */
+int pool_volume_size_check(const char *name, uint64_t size, uint64_t *rounded) TP_MUST_CHECK;
 
 /* Once, before any other call of this library: every feature module
  * registers its hooks with the core (lib/pool/pool_init.c). */

@@ -504,10 +504,6 @@ typedef int (*pool_apply_fn)(struct pool *p, const void *arg);
 int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void *arg)
 	TP_MUST_CHECK;
 
-/* The one rule of a volume's size, for a new volume and a resize alike:
- * more than 0 (-EINVAL) and at most POOL_VOLUME_MAX_BYTES (-ERANGE),
- * both logged naming volume NAME; *ROUNDED is SIZE up to whole sectors. */
-int pool_volume_size_check(const char *name, uint64_t size, uint64_t *rounded) TP_MUST_CHECK;
 /* Volume NAME of P's VG, or NULL with pool_no_volume's error logged. */
 const struct vg_volume *pool_find_volume(const struct pool *p, const char *name);
 
