@@ -49,9 +49,15 @@ enum {
 	MO_SLOT = 60,
 };
 
+/* The bytes of one slot of an area of MDA_SIZE bytes. */
+static uint64_t slot_bytes(uint64_t mda_size)
+{
+	return (mda_size / VG_MDA_SLOTS) & ~(uint64_t)511;
+}
+
 static uint64_t slot_size(const struct vg_label *l)
 {
-	return (l->mda.size / VG_MDA_SLOTS) & ~(uint64_t)511;
+	return slot_bytes(l->mda.size);
 }
 
 static uint64_t slot_offset(const struct vg_label *l, unsigned k)
@@ -61,7 +67,7 @@ static uint64_t slot_offset(const struct vg_label *l, unsigned k)
 
 size_t vg_mda_capacity_of(uint64_t mda_size)
 {
-	uint64_t s = (mda_size / VG_MDA_SLOTS) & ~(uint64_t)511;
+	uint64_t s = slot_bytes(mda_size);
 	return s > VG_MDA_SLOT_HEADER ? (size_t)(s - VG_MDA_SLOT_HEADER) : 0;
 }
 
