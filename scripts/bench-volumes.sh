@@ -46,6 +46,10 @@
 #                     (--devices DATA,META) instead of finding them through
 #                     the devices file; the default with BASE, whose devices
 #                     file may be of another format
+#   FILL=commands     build each pool by one tvcreate or tvsnap per volume
+#                     (this tree's; issue 40's acceptance: a pool made by
+#                     tvcreate/tvsnap) instead of tp-volgen; slow: every
+#                     change reads and writes the whole VG
 #   VERIFY=1          check each built pool with the reference checker
 #                     ../shared/tools/thinmeta.py refcheck too (tpcheck
 #                     always)
@@ -79,6 +83,24 @@ cd "$dir"
 has_vg_area=0
 "$this/tpcreate" --help 2>&1 | grep -q -- "--vg-area" && has_vg_area=1
 built=() skipped=()
+# fill_commands POOL N: N volumes by one tvcreate or tvsnap each (every
+# fourth a snapshot of the volume three before it), as an administrator
+# would make them; the seconds of each thousand on standard error
+fill_commands() {
+	local p=$1 n=$2 i t0=$EPOCHREALTIME
+	for ((i = 0; i < n; i++)); do
+		if [ $((i % 4)) = 3 ]; then
+			"$this/tvsnap" -q -n "vol$i" "$p/vol$((i - 3))" >/dev/null 2>fill.err || return 1
+		else
+			"$this/tvcreate" -q -V 1G -n "vol$i" "$p" >/dev/null 2>fill.err || return 1
+		fi
+		if [ $(((i + 1) % 1000)) = 0 ]; then
+			echo "fill $p: $((i + 1)) volumes; the last 1,000 took" \
+				"$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s" >&2
+			t0=$EPOCHREALTIME
+		fi
+	done
+}
 max_vols=$(sed -n 's/^#define VG_MAX_VOLUMES \([0-9]*\)u.*/\1/p' "$bb_root/metadata/vg/vg.h")
 for n in $COUNTS; do
 	vols=$n
@@ -94,7 +116,9 @@ for n in $COUNTS; do
 	"$this/tpcreate" -q --data "$pool-data.img" --meta "$pool-meta.img" "${opt[@]}" "$pool" \
 		>/dev/null
 	t0=$EPOCHREALTIME
-	if ! "$tools/tp-volgen" --snapshots $((vols / 4)) "$pool" "$vols" 2>volgen.err; then
+	if [ "${FILL:-volgen}" = commands ]; then
+		fill_commands "$pool" "$vols" || { skipped+=("$n: $(tail -1 fill.err)"); continue; }
+	elif ! "$tools/tp-volgen" --snapshots $((vols / 4)) "$pool" "$vols" 2>volgen.err; then
 		skipped+=("$n: $(sed 's/^tp-volgen: error: //' volgen.err | head -1)")
 		continue
 	fi
