@@ -163,6 +163,55 @@ static void test_check_names(void)
 	vg_free(vg);
 }
 
+/* Random names, of every length a volume's name can have, with random
+ * bytes after their NUL: the check refuses a name exactly when the rule
+ * does, with its reason, and finds a valid one as an origin whatever
+ * bytes follow its NUL there. */
+static void test_check_random_names(void)
+{
+	struct vg *vg = many(64);
+	struct vg_volume *v = &vg->volumes[3 + 8], *snap = &vg->volumes[3 + 9];
+	char msg[512], want[512];
+	uint64_t st = 7;
+
+	CU_ASSERT_EQUAL_FATAL(snap->origin[0] != '\0', 1);
+	vg->volumes[3 + 10].origin[0] = vg->volumes[3 + 11].origin[0] = '\0';	/* v's other two */
+	for (unsigned n = 0; n < 30000; n++) {
+		size_t len = 1 + tp_test_xorshift64(&st) % VG_NAME_MAX;
+		const char *why;
+
+		for (size_t i = 0; i < sizeof(v->name); i++)
+			v->name[i] = (char)tp_test_xorshift64(&st);
+		for (size_t i = 0; i < sizeof(snap->origin); i++)
+			snap->origin[i] = (char)tp_test_xorshift64(&st);
+		for (size_t i = 0; i < len; i++) {
+			uint64_t r = tp_test_xorshift64(&st);
+			v->name[i] = r % 64 ? (char)("abcXYZ019+_.-"[(r >> 8) % 13])
+					    : (char)(1 + (r >> 8) % 255);
+		}
+		if (n % 7 == 0)
+			v->name[0] = n % 2 ? '-' : '.';
+		if (n % 11 == 0 && len > 2)
+			len = 1 + n % 2;
+		v->name[len] = '\0';
+		memcpy(snap->origin, v->name, len + 1);
+		why = rule(v->name);
+		if (vg_find_volume(vg, v->name) != v)
+			continue;
+		if (why) {
+			CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+			snprintf(want, sizeof(want), "pool/volumes/%s: bad volume name: %s", v->name,
+				 why);
+			CU_ASSERT_STRING_EQUAL(msg, want);
+		} else {
+			CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), 0);
+			if (vg_check_model(vg, msg, sizeof(msg)))
+				fprintf(stderr, "\nname '%s': %s", v->name, msg);
+		}
+	}
+	vg_free(vg);
+}
+
 /* Thin ids and names shared across the four lists: the first entry in
  * order that repeats one is named, with the entry it repeats. */
 static void test_check_lists(void)
@@ -215,4 +264,6 @@ static void test_check_lists(void)
 TP_TEST_SUITE(vg_model, NULL, NULL,
 	      { "the name rule: every byte, lengths, reasons in order", test_name_rule },
 	      { "bad names and origins among many volumes", test_check_names },
+	      { "random names, bytes after their end: as the rule says",
+		test_check_random_names },
 	      { "thin ids and names shared across the lists", test_check_lists })
