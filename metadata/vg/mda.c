@@ -174,11 +174,15 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label)
 	return r;
 }
 
-/* One slot as read: state, and for VALID its seqno and malloc'd text. */
+/* One slot as read: state, and for VALID its seqno and malloc'd text.
+ * A slot read for a commit (read_slot's LAZY) is VALID with UNCHECKED
+ * set once its header is sound and its text read: slot_valid compares
+ * the text's checksum only when the commit's choice depends on it. */
 struct slot_copy {
 	enum vg_slot_state state;
 	uint64_t seqno;
-	uint32_t crc;
+	uint32_t crc;		/* the text's; UNCHECKED: the header's, not yet compared */
+	int unchecked;
 	char *text;
 	size_t len;
 };
@@ -194,10 +198,14 @@ static enum vg_slot_state slot_bad(struct io_engine *io, unsigned k, const char 
 }
 
 /* Read and validate slot K of PV. Returns 0 with C filled (c->text only
- * for VALID), or -errno for an I/O error / ENOMEM. QUIET: no warnings
- * (the commit that is about to rewrite the slot). */
-static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int quiet)
+ * for VALID), or -errno for an I/O error / ENOMEM. LAZY: no warnings, and
+ * the text's checksum left to slot_valid (the commit that is about to
+ * rewrite the slot: each of its texts is read, so a device it cannot read
+ * fails it as before, but the commit's choice seldom needs more than one
+ * copy a device checked). */
+static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int lazy)
 {
+	int quiet = lazy;
 	const struct vg_label *l = &pv->label;
 	uint8_t h[VG_MDA_SLOT_HEADER], raw[VG_UUID_BYTES];
 	uint64_t off = slot_offset(l, k), len;
@@ -244,6 +252,14 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int quie
 		return r;
 	}
 	buf[len] = '\0';
+	if (lazy) {
+		c->state = VG_SLOT_VALID;
+		c->unchecked = 1;
+		c->crc = le32_get(h + MO_TEXT_CRC);
+		c->text = buf;
+		c->len = (size_t)len;
+		return 0;
+	}
 	c->crc = text_crc(buf, (size_t)len);
 	if (c->crc != le32_get(h + MO_TEXT_CRC)) {
 		free(buf);
@@ -254,6 +270,20 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int quie
 	c->text = buf;
 	c->len = (size_t)len;
 	return 0;
+}
+
+/* Is C (read lazily) a valid copy? Its text checked now if it was not. */
+static int slot_valid(struct slot_copy *c)
+{
+	if (c->state == VG_SLOT_VALID && c->unchecked) {
+		c->unchecked = 0;
+		if (text_crc(c->text, c->len) != c->crc) {
+			free(c->text);
+			c->text = NULL;
+			c->state = VG_SLOT_CORRUPT;
+		}
+	}
+	return c->state == VG_SLOT_VALID;
 }
 
 static int check_pvs(struct vg_pv *pvs, unsigned n)
@@ -273,9 +303,10 @@ static int check_pvs(struct vg_pv *pvs, unsigned n)
 }
 
 /* Read every slot of every pv into C[pv][slot] and fill ST. A device that
- * cannot be read gets ST->read_error and EMPTY slots. */
+ * cannot be read gets ST->read_error and EMPTY slots. LAZY: read_slot's
+ * (ST then says VALID of a slot whose text is not checked yet). */
 static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS],
-		struct vg_mda_status *st, int quiet)
+		struct vg_mda_status *st, int lazy)
 {
 	unsigned i, k;
 	int r;
@@ -284,7 +315,7 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 	st->nr_pvs = n;
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
-			r = read_slot(&pvs[i], k, &c[i][k], quiet);
+			r = read_slot(&pvs[i], k, &c[i][k], lazy);
 			if (r == -ENOMEM)
 				return r;
 			if (r) {
@@ -337,38 +368,51 @@ int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char
 	r = scan(pvs, n, c, &st, 1);
 	if (r)
 		goto out;
+	/* The target of each device: the slot after the one holding KEEP, else
+	 * after its newest copy. A copy's text is checked only where that
+	 * choice, the refusal of a stale commit or the blanking below turn on
+	 * whether it is valid (slot_valid): one copy a device as a rule. */
 	for (i = 0; i < n; i++) {
+		struct slot_copy *s = c[i];
 		uint64_t best = 0;
+		int kept = 0;
+
 		if (st.read_error[i]) {
 			r = st.read_error[i];
 			goto out;
 		}
-		target[i] = 0;
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
-			if (c[i][k].state != VG_SLOT_VALID)
-				continue;
-			if (c[i][k].seqno >= seqno) {
+			if (s[k].state == VG_SLOT_VALID && s[k].seqno >= seqno && slot_valid(&s[k])) {
 				log_error("%s: VG metadata seqno %llu is not newer than the %llu on "
 					  "disk: was the pool changed meanwhile?", pvs[i].io->name,
-					  (unsigned long long)seqno,
-					  (unsigned long long)c[i][k].seqno);
+					  (unsigned long long)seqno, (unsigned long long)s[k].seqno);
 				r = -ESTALE;
 				goto out;
 			}
-			if (c[i][k].seqno > best) {
-				best = c[i][k].seqno;
+		}
+		target[i] = 0;
+		for (k = 0; k < VG_MDA_SLOTS; k++)
+			if (keep && s[k].state == VG_SLOT_VALID && s[k].seqno == keep &&
+			    slot_valid(&s[k])) {
+				target[i] = (k + 1) % VG_MDA_SLOTS;
+				kept = 1;
+			}
+		for (k = 0; k < VG_MDA_SLOTS && !kept; k++) {
+			if (s[k].state == VG_SLOT_VALID && s[k].seqno > best && slot_valid(&s[k])) {
+				best = s[k].seqno;
 				target[i] = (k + 1) % VG_MDA_SLOTS;
 			}
 		}
-		for (k = 0; k < VG_MDA_SLOTS; k++)
-			if (keep && c[i][k].state == VG_SLOT_VALID && c[i][k].seqno == keep)
-				target[i] = (k + 1) % VG_MDA_SLOTS;
+		slot_valid(&s[1 - target[i]]);	/* (the blanking below asks) */
 	}
-	buf = calloc(1, VG_MDA_SLOT_HEADER + round512(len));
+	/* the slot as written: the header, the text, zeros to a sector */
+	buf = malloc(VG_MDA_SLOT_HEADER + round512(len));
 	if (!buf) {
 		r = -ENOMEM;
 		goto out;
 	}
+	memset(buf, 0, VG_MDA_SLOT_HEADER);
+	memset(buf + VG_MDA_SLOT_HEADER + len, 0, round512(len) - len);
 	memcpy(buf + MO_MAGIC, VG_MDA_MAGIC, 8);
 	le32_put(buf + MO_VERSION, VG_MDA_VERSION);
 	memcpy(buf + MO_POOL_UUID, raw, sizeof(raw));

@@ -23,6 +23,10 @@ int vg_append_receive(struct vg *vg, const struct vg_volume *v);
 int vg_append_removal(struct vg *vg, const struct vg_volume *v);
 int vg_append_trash(struct vg *vg, const struct vg_volume *v);
 
+/* 1 for the bytes a pool's or a volume's name may hold (vg_name_valid's
+ * set: letters, digits and '+_.-'), 0 for the others and NUL. */
+extern const unsigned char vg_name_byte[256];
+
 /* Check every field of VG; on a problem write "key: problem" (the key as
  * a path such as "pool/volumes/www/dev_id") into MSG and return -1. */
 int vg_check_model(const struct vg *vg, char *msg, size_t msglen);

@@ -84,7 +84,9 @@ void vg_read_release(struct vg *vg)
 	vg_free(vg);
 }
 
-static int import_copy(const struct vg_mda_copy *c, struct vg **vg)
+/* Import copy C into *VG. The text of a copy imported anew is kept as
+ * the last one: taken from C (C->text then NULL), not copied. */
+static int import_copy(struct vg_mda_copy *c, struct vg **vg)
 {
 	int r;
 
@@ -99,12 +101,10 @@ static int import_copy(const struct vg_mda_copy *c, struct vg **vg)
 	if (r)
 		return r;
 	vg_read_forget();
-	/* a failure here costs the next read its shortcut, nothing else */
-	if ((last.text = malloc(c->len ? c->len : 1))) {
-		memcpy(last.text, c->text, c->len);
-		last.len = c->len;
-		last.issued = *vg;
-	}
+	last.text = c->text;
+	last.len = c->len;
+	last.issued = *vg;
+	c->text = NULL;
 	return 0;
 }
 

@@ -249,11 +249,18 @@ void vg_free(struct vg *vg)
 	free(vg);
 }
 
-static int check_volume(const struct vg *vg, const struct vg_volume *v, char *msg, size_t len)
+/* What the caller of check_volume already knows of V: its name, its
+ * origin's name (or none) pass vg_name_valid (the model check's index
+ * learns it on the one pass over each name that hashes it). */
+#define KNOWN_NAME 1u
+#define KNOWN_ORIGIN 2u
+
+static int check_volume(const struct vg *vg, const struct vg_volume *v, unsigned known,
+			char *msg, size_t len)
 {
 	const char *why;
 
-	if (!vg_name_valid(v->name, &why))
+	if (!(known & KNOWN_NAME) && !vg_name_valid(v->name, &why))
 		return problem(msg, len, "pool/volumes/%.64s: bad volume name: %s", v->name, why);
 	if (v->dev_id > VG_DEV_ID_MAX || v->dev_id >= vg->next_dev_id)
 		return problem(msg, len, "pool/volumes/%s/dev_id: %" PRIu32
@@ -262,9 +269,9 @@ static int check_volume(const struct vg *vg, const struct vg_volume *v, char *ms
 	if (!v->size || v->size % 512 || v->size > (uint64_t)INT64_MAX)
 		return problem(msg, len, "pool/volumes/%s/size: %" PRIu64
 			       " is not a positive multiple of 512 bytes", v->name, v->size);
-	if (v->origin[0] && !vg_name_valid(v->origin, &why))
+	if (!(known & KNOWN_ORIGIN) && v->origin[0] && !vg_name_valid(v->origin, &why))
 		return problem(msg, len, "pool/volumes/%s/origin: bad name: %s", v->name, why);
-	if (!strcmp(v->origin, v->name))
+	if (v->origin[0] && !strcmp(v->origin, v->name))
 		return problem(msg, len, "pool/volumes/%s/origin: a volume cannot be its own origin",
 			       v->name);
 	if (v->read_only != 0 && v->read_only != 1)
@@ -559,33 +566,87 @@ static int check_lock(const struct vg *vg, char *msg, size_t len)
 /* ---- an index for the model check ----
  *
  * The check runs on every read and every commit of the VG, so it must not
- * grow faster than the volume count (issue 40): the volumes' names, and
- * the thin ids of every list (volumes, receives, removals, trash), go
- * into two hash tables once, in the order vg_find_dev_id walks them
- * (volumes, receives, removals, trash; each in its order), and each table
- * keeps the first entry of a key: so a duplicate finds the earlier one,
- * and the problem reported is the one the walk in order reported before. */
+ * grow faster than the volume count, and each volume must cost little
+ * (issue 40): every entry of the four lists (volumes, receives, removals,
+ * trash: the order vg_find_dev_id walks them, each in its order) has a
+ * place; the volumes' names and every entry's thin id go into two hash
+ * tables once, in that order, and each table keeps the first entry of a
+ * key. So while the tables are built, each entry learns the first entry
+ * before it with its thin id, and each volume the earliest volume with its
+ * name: the problem reported is the one the walk in order reported
+ * before. A slot holds a key (a thin id, or 32 bits of a name's hash) and
+ * the entry's place, so a probe compares names only when their hashes
+ * agree; each origin is looked up once, and the walk of origins follows
+ * the places found. */
+#define NO_ORIGIN UINT32_MAX	/* ix.origin: no volume has the origin's name */
+
+struct ix_slot {
+	uint32_t key;	/* a thin id, or the high half of a name's hash */
+	uint32_t at;	/* the entry's place + 1; 0: an empty slot */
+};
+
 struct model_ix {
-	size_t mask;			/* table slots - 1: a power of two, over twice the entries */
-	const struct vg_volume **names;	/* the volumes' names: the earliest of each */
-	const struct vg_volume **ids;	/* every entry's thin id: the first of each */
-	unsigned char *walked;		/* by volume: 0 new, 1 on the walk, 2 sound */
+	const struct vg *vg;
+	size_t mask;		/* table slots - 1: a power of two, over 1.5 times the entries */
+	struct ix_slot *names;	/* the volumes' names: the earliest volume of each */
+	struct ix_slot *ids;	/* every entry's thin id: the first entry of each */
+	uint32_t *first;	/* by place: place + 1 of the first entry with its thin id, 0 if itself */
+	uint32_t *twin;		/* by volume: the earliest volume + 1 with its name, 0 if itself */
+	uint32_t *origin;	/* by volume: its origin's volume + 1, 0 without, or NO_ORIGIN */
+	unsigned char *walked;	/* by volume: 0 new, 1 on the walk, 2 sound */
+	unsigned char *known;	/* by volume: KNOWN_NAME, KNOWN_ORIGIN (check_volume) */
 };
 
 static void ix_free(struct model_ix *ix)
 {
 	free(ix->names);
-	free(ix->ids);
-	free(ix->walked);
+	free(ix->first);
 }
 
-static size_t hash_name(const char *s)
+/* The entry at PLACE of the four lists in order. */
+static const struct vg_volume *ix_entry(const struct model_ix *ix, uint32_t place)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	const struct vg *vg = ix->vg;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return (size_t)(h ^ (h >> 29));
+	if (place < vg->nr_volumes)
+		return &vg->volumes[place];
+	place -= vg->nr_volumes;
+	if (place < vg->nr_receives)
+		return &vg->receives[place];
+	place -= vg->nr_receives;
+	if (place < vg->nr_removals)
+		return &vg->removals[place];
+	return &vg->trash[place - vg->nr_removals];
+}
+
+/* NAME's hash into *HASH; 1 when NAME passes vg_name_valid, 0 when it
+ * may not (vg_name_valid then says why): one pass over its bytes. */
+static int name_scan(const char *name, uint64_t *hash)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	size_t n;
+
+	for (; vg_name_byte[*p]; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	n = (size_t)(p - (const unsigned char *)name);
+	if (*p) {
+		for (; *p; p++)
+			h = (h ^ *p) * 0x100000001b3ull;
+		*hash = h ^ (h >> 29);
+		return 0;
+	}
+	*hash = h ^ (h >> 29);
+	return n && n <= VG_NAME_MAX && name[0] != '-' &&
+	       !(name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])));
+}
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h;
+
+	name_scan(s, &h);
+	return h;
 }
 
 static size_t hash_id(uint32_t id)
@@ -595,105 +656,124 @@ static size_t hash_id(uint32_t id)
 	return (size_t)(h >> 21);
 }
 
-/* The slot of NAME in the name table: its entry's, or the empty one where
- * it would go. */
-static size_t name_slot(const struct model_ix *ix, const char *name)
+/* The slot of NAME (hash H) in the name table: its volume's, or the empty
+ * one where it would go. */
+static size_t name_slot(const struct model_ix *ix, const char *name, uint64_t h)
 {
-	size_t i = hash_name(name) & ix->mask;
+	uint32_t key = (uint32_t)(h >> 32);
+	size_t i = (size_t)h & ix->mask;
 
-	while (ix->names[i] && strcmp(ix->names[i]->name, name))
-		i = (i + 1) & ix->mask;
+	for (; ix->names[i].at; i = (i + 1) & ix->mask)
+		if (ix->names[i].key == key &&
+		    !strcmp(ix->vg->volumes[ix->names[i].at - 1].name, name))
+			break;
 	return i;
 }
 
-static size_t id_slot(const struct model_ix *ix, uint32_t id)
+/* The volume named NAME (the earliest of that name), or NULL. */
+static const struct vg_volume *ix_volume(const struct model_ix *ix, const char *name)
 {
-	size_t i = hash_id(id) & ix->mask;
+	uint32_t at = ix->names[name_slot(ix, name, hash_name(name))].at;
 
-	while (ix->ids[i] && ix->ids[i]->dev_id != id)
-		i = (i + 1) & ix->mask;
-	return i;
+	return at ? &ix->vg->volumes[at - 1] : NULL;
 }
 
-/* 0, or -ENOMEM (the caller then checks the slow way). */
+/* The first entry before the one at PLACE with its thin id, or NULL. */
+static const struct vg_volume *ix_earlier_id(const struct model_ix *ix, uint32_t place)
+{
+	return ix->first[place] ? ix_entry(ix, ix->first[place] - 1) : NULL;
+}
+
+/* 0, or -ENOMEM. */
 static int ix_build(const struct vg *vg, struct model_ix *ix)
 {
-	const struct { const struct vg_volume *a; unsigned n; } lists[4] = {
-		{ vg->volumes, vg->nr_volumes }, { vg->receives, vg->nr_receives },
-		{ vg->removals, vg->nr_removals }, { vg->trash, vg->nr_trash },
-	};
-	size_t all = (size_t)vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash,
-	       slots = 16;
+	uint32_t nv = vg->nr_volumes,
+		 all = nv + vg->nr_receives + vg->nr_removals + vg->nr_trash;
+	size_t slots = 16;
 
 	memset(ix, 0, sizeof(*ix));
-	while (slots < 2 * all + 2)
+	ix->vg = vg;
+	while (slots < (size_t)all + all / 2 + 2)
 		slots *= 2;
 	ix->mask = slots - 1;
-	ix->names = calloc(slots, sizeof(*ix->names));
-	ix->ids = calloc(slots, sizeof(*ix->ids));
-	ix->walked = calloc(vg->nr_volumes + 1, 1);
-	if (!ix->names || !ix->ids || !ix->walked) {
+	/* one allocation for both tables, one for the arrays */
+	ix->names = calloc(2 * slots, sizeof(*ix->names));
+	ix->first = malloc((size_t)all * sizeof(uint32_t) + 2 * (size_t)nv * sizeof(uint32_t) +
+			   2 * ((size_t)nv + 1));
+	if (!ix->names || !ix->first) {
 		ix_free(ix);
 		return -ENOMEM;
 	}
-	for (unsigned l = 0; l < 4; l++)
-		for (unsigned i = 0; i < lists[l].n; i++) {
-			const struct vg_volume *v = &lists[l].a[i];
-			size_t k = id_slot(ix, v->dev_id);
+	ix->ids = ix->names + slots;
+	ix->twin = ix->first + all;
+	ix->origin = ix->twin + nv;
+	ix->walked = (unsigned char *)(ix->origin + nv);
+	ix->known = ix->walked + nv + 1;
+	memset(ix->walked, 0, nv + 1);
+	for (uint32_t p = 0; p < all; p++) {
+		const struct vg_volume *v = p < nv ? &vg->volumes[p] : ix_entry(ix, p);
+		size_t k = hash_id(v->dev_id) & ix->mask;
 
-			if (!ix->ids[k])
-				ix->ids[k] = v;
-			if (l == 0 && !ix->names[k = name_slot(ix, v->name)])
-				ix->names[k] = v;
+		while (ix->ids[k].at && ix->ids[k].key != v->dev_id)
+			k = (k + 1) & ix->mask;
+		ix->first[p] = ix->ids[k].at;
+		if (!ix->ids[k].at)
+			ix->ids[k] = (struct ix_slot){ .key = v->dev_id, .at = p + 1 };
+		if (p < nv) {
+			uint64_t h;
+
+			ix->known[p] = name_scan(v->name, &h) ? KNOWN_NAME : 0;
+			k = name_slot(ix, v->name, h);
+			ix->twin[p] = ix->names[k].at;
+			if (!ix->names[k].at)
+				ix->names[k] = (struct ix_slot){ .key = (uint32_t)(h >> 32),
+								 .at = p + 1 };
 		}
+	}
+	/* each origin looked up once, the table whole */
+	for (uint32_t p = 0; p < nv; p++) {
+		const char *o = vg->volumes[p].origin;
+		uint32_t at = 0;
+		uint64_t h;
+
+		if (o[0]) {
+			if (name_scan(o, &h))
+				ix->known[p] |= KNOWN_ORIGIN;
+			at = ix->names[name_slot(ix, o, h)].at;
+			if (!at)
+				at = NO_ORIGIN;
+		} else {
+			ix->known[p] |= KNOWN_ORIGIN;
+		}
+		ix->origin[p] = at;
+	}
 	return 0;
-}
-
-static const struct vg_volume *ix_volume(const struct model_ix *ix, const char *name)
-{
-	return ix->names[name_slot(ix, name)];
-}
-
-/* What vg_find_dev_id(ID) finds: the first entry with thin id ID. */
-static const struct vg_volume *ix_dev_id(const struct model_ix *ix, uint32_t id)
-{
-	return ix->ids[id_slot(ix, id)];
-}
-
-/* The earliest volume before V with V's name, or NULL. */
-static const struct vg_volume *ix_earlier_name(const struct model_ix *ix,
-					       const struct vg_volume *v)
-{
-	const struct vg_volume *first = ix_volume(ix, v->name);
-
-	return first != v ? first : NULL;
 }
 
 /* Origins lead to volumes and form no cycle: each volume's chain is walked
  * once (a volume met sound on an earlier walk ends the walk). */
 static int check_origins(const struct vg *vg, struct model_ix *ix, char *msg, size_t len)
 {
-	for (unsigned i = 0; i < vg->nr_volumes; i++) {
-		const struct vg_volume *v = &vg->volumes[i];
+	for (uint32_t i = 0; i < vg->nr_volumes; i++) {
+		uint32_t j = i;
 		unsigned char state;
 
-		while ((state = ix->walked[v - vg->volumes]) == 0) {
-			const struct vg_volume *o;
-			ix->walked[v - vg->volumes] = 1;
-			if (!v->origin[0])
+		while ((state = ix->walked[j]) == 0) {
+			ix->walked[j] = 1;
+			if (!ix->origin[j])
 				break;
-			if (!(o = ix_volume(ix, v->origin)))
+			if (ix->origin[j] == NO_ORIGIN)
 				return problem(msg, len, "pool/volumes/%s/origin: no volume named '%s'",
-					       v->name, v->origin);
-			v = o;
+					       vg->volumes[j].name, vg->volumes[j].origin);
+			j = ix->origin[j] - 1;
 		}
 		if (state == 1)
 			return problem(msg, len, "pool/volumes/%s/origin: origins form a cycle",
 				       vg->volumes[i].name);
 		/* the walk is sound: every volume on it */
-		for (v = &vg->volumes[i]; ix->walked[v - vg->volumes] == 1; v = ix_volume(ix, v->origin)) {
-			ix->walked[v - vg->volumes] = 2;
-			if (!v->origin[0])
+		for (j = i; ix->walked[j] == 1; j = ix->origin[j] - 1) {
+			ix->walked[j] = 2;
+			if (!ix->origin[j])
 				break;
 		}
 	}
@@ -702,37 +782,36 @@ static int check_origins(const struct vg *vg, struct model_ix *ix, char *msg, si
 
 static int check_lists(const struct vg *vg, struct model_ix *ix, char *msg, size_t len)
 {
+	uint32_t place = 0;
 	unsigned i, j;
 
-	for (i = 0; i < vg->nr_volumes; i++) {
+	for (i = 0; i < vg->nr_volumes; i++, place++) {
 		const struct vg_volume *v = &vg->volumes[i], *same_name, *same_id;
-		if (check_volume(vg, v, msg, len))
+		if (check_volume(vg, v, ix->known[i], msg, len))
 			return -1;
 		if (v->raw || v->received)
 			return problem(msg, len, "pool/volumes/%s: a volume has no receive's state",
 				       v->name);
 		/* the earliest other volume that shares its name or thin id
 		 * (a name before an id where one volume shares both) */
-		same_name = ix_earlier_name(ix, v);
-		same_id = ix_dev_id(ix, v->dev_id);
-		if (same_id == v)
-			same_id = NULL;
+		same_name = ix->twin[i] ? &vg->volumes[ix->twin[i] - 1] : NULL;
+		same_id = ix_earlier_id(ix, place);
 		if (same_name && (!same_id || same_name <= same_id))
 			return problem(msg, len, "pool/volumes/%s: duplicate volume name", v->name);
 		if (same_id)
 			return problem(msg, len, "pool/volumes/%s/dev_id: %" PRIu32
 				       " is also used by volume %s", v->name, v->dev_id, same_id->name);
 	}
-	for (i = 0; i < vg->nr_receives; i++) {
+	for (i = 0; i < vg->nr_receives; i++, place++) {
 		const struct vg_volume *v = &vg->receives[i], *o;
-		if (check_volume(vg, v, msg, len))
+		if (check_volume(vg, v, 0, msg, len))
 			return -1;
 		if (v->read_only != 1 || !vg_uuid_valid(v->content_uuid))
 			return problem(msg, len, "pool/receiving/%s: must be read-only with a "
 				       "content uuid", v->name);
 		if (ix_volume(ix, v->name))
 			return problem(msg, len, "pool/receiving/%s: also a volume's name", v->name);
-		if ((o = ix_dev_id(ix, v->dev_id)) != v)
+		if ((o = ix_earlier_id(ix, place)))
 			return problem(msg, len, "pool/receiving/%s/dev_id: %" PRIu32 " is also "
 				       "used by %s", v->name, v->dev_id, o->name);
 		for (j = 0; j < i; j++)	/* (receives are few) */
@@ -746,9 +825,9 @@ static int check_lists(const struct vg *vg, struct model_ix *ix, char *msg, size
 			return problem(msg, len, "pool/receiving/%s: a raw import has no origin",
 				       v->name);
 	}
-	for (i = 0; i < vg->nr_removals; i++) {
+	for (i = 0; i < vg->nr_removals; i++, place++) {
 		const struct vg_volume *v = &vg->removals[i], *o;
-		if (check_volume(vg, v, msg, len))
+		if (check_volume(vg, v, 0, msg, len))
 			return -1;
 		if (v->origin[0] || v->read_only || v->raw || v->received || v->content_uuid[0])
 			return problem(msg, len, "pool/removing/%s: a removal keeps only its "
@@ -756,7 +835,7 @@ static int check_lists(const struct vg *vg, struct model_ix *ix, char *msg, size
 		if (ix_volume(ix, v->name) || vg_find_receive(vg, v->name))
 			return problem(msg, len, "pool/removing/%s: also a volume's or a "
 				       "receive's name", v->name);
-		if ((o = ix_dev_id(ix, v->dev_id)) != v)
+		if ((o = ix_earlier_id(ix, place)))
 			return problem(msg, len, "pool/removing/%s/dev_id: %" PRIu32 " is also "
 				       "used by %s", v->name, v->dev_id, o->name);
 		for (j = 0; j < i; j++)	/* (removals under way are few) */
@@ -767,9 +846,9 @@ static int check_lists(const struct vg *vg, struct model_ix *ix, char *msg, size
 	if (vg->trash_retention > VG_TRASH_RETENTION_MAX)
 		return problem(msg, len, "pool/trash_retention: %" PRIu64 " seconds is more than "
 			       "ten years", vg->trash_retention);
-	for (i = 0; i < vg->nr_trash; i++) {
+	for (i = 0; i < vg->nr_trash; i++, place++) {
 		const struct vg_volume *v = &vg->trash[i], *o;
-		if (check_volume(vg, v, msg, len))
+		if (check_volume(vg, v, 0, msg, len))
 			return -1;
 		if (v->origin[0] || v->raw || v->received || v->wiped)
 			return problem(msg, len, "pool/trash/t%" PRIu32 ": a trash entry keeps no "
@@ -777,7 +856,7 @@ static int check_lists(const struct vg *vg, struct model_ix *ix, char *msg, size
 		if (v->purging != 0 && v->purging != 1)
 			return problem(msg, len, "pool/trash/t%" PRIu32 "/purging: must be 0 or 1",
 				       v->dev_id);
-		if ((o = ix_dev_id(ix, v->dev_id)) != v)
+		if ((o = ix_earlier_id(ix, place)))
 			return problem(msg, len, "pool/trash/t%" PRIu32 "/dev_id: %" PRIu32 " is "
 				       "also used by %s", v->dev_id, v->dev_id, o->name);
 	}
@@ -869,7 +948,7 @@ static int check_new(const struct vg *vg, const struct vg_volume *v)
 {
 	char msg[512];
 
-	if (check_volume(vg, v, msg, sizeof(msg))) {
+	if (check_volume(vg, v, 0, msg, sizeof(msg))) {
 		log_error("pool %s: %s", vg->name, msg);
 		return -EINVAL;
 	}

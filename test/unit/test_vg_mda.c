@@ -117,6 +117,90 @@ static void test_corrupt_copy(void)
 	}
 }
 
+/* A commit checks a copy's text only where its choice turns on it (issue
+ * 40): a copy whose header is sound but whose text is damaged is still no
+ * copy to keep, nor one that makes the commit stale, and the copy a
+ * device keeps is a valid one. Slots after commits 1, 2, 3: 3 in slot 0,
+ * 2 in slot 1, on both devices; a text is 17 bytes from byte 512. */
+static void commit_keep_seq(struct fx_pool *p, uint64_t seqno, uint64_t keep, int want)
+{
+	char *t = text_for(seqno);
+	CU_ASSERT_EQUAL(vg_mda_commit_keep(p->pvs, 2, seqno, t, strlen(t), keep), want);
+	free(t);
+}
+
+static void test_commit_damaged_text(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+	uint64_t slot0, slot1;
+
+	/* the copy to keep (3) damaged on the meta device: the commit goes
+	 * into its slot there and keeps 2; the data device keeps 3 */
+	fx_pool_open(&p, 0);
+	slot0 = p.pvs[0].label.mda.offset;
+	slot1 = slot0 + p.pvs[0].label.mda.size / 2;
+	commit_seq(&p, 1);
+	commit_seq(&p, 2);
+	commit_seq(&p, 3);
+	io_mem_data(p.mem[0])[slot0 + 520] ^= 0x10;
+	commit_keep_seq(&p, 4, 3, 0);
+	expect_seq(&p, 4, &st);
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 4);
+	CU_ASSERT_EQUAL(st.slot[0][1].state, VG_SLOT_VALID);
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 2);
+	CU_ASSERT_EQUAL(st.slot[1][0].seqno, 3);
+	CU_ASSERT_EQUAL(st.slot[1][1].seqno, 4);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	fx_pool_close(&p);
+
+	/* the older copy (2) damaged: overwritten, 3 kept, as always */
+	fx_pool_open(&p, 0);
+	commit_seq(&p, 1);
+	commit_seq(&p, 2);
+	commit_seq(&p, 3);
+	io_mem_data(p.mem[1])[slot1 + 517] ^= 0x10;
+	commit_keep_seq(&p, 4, 3, 0);
+	expect_seq(&p, 4, &st);
+	CU_ASSERT_EQUAL(st.slot[1][0].seqno, 3);
+	CU_ASSERT_EQUAL(st.slot[1][1].seqno, 4);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	fx_pool_close(&p);
+
+	/* 3 damaged on both devices, kept 2: a commit of 3 again is not
+	 * stale (its copies are no copies); with 3 whole it is */
+	fx_pool_open(&p, 0);
+	commit_seq(&p, 1);
+	commit_seq(&p, 2);
+	commit_seq(&p, 3);
+	tp_log_capture(&cap);
+	commit_keep_seq(&p, 3, 2, -ESTALE);
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "is not newer than the 3 on disk"));
+	io_mem_data(p.mem[0])[slot0 + 513] ^= 0x10;
+	io_mem_data(p.mem[1])[slot0 + 513] ^= 0x10;
+	commit_keep_seq(&p, 3, 2, 0);
+	expect_seq(&p, 3, &st);
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 2);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	fx_pool_close(&p);
+
+	/* the newest copy's text damaged where no copy is kept: the commit
+	 * goes after the valid one, into the damaged slot */
+	fx_pool_open(&p, 0);
+	commit_seq(&p, 1);
+	commit_seq(&p, 2);
+	io_mem_data(p.mem[0])[slot1 + 522] ^= 0x10;
+	commit_keep_seq(&p, 3, 0, 0);
+	expect_seq(&p, 3, &st);
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 1);
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 3);
+	CU_ASSERT_EQUAL(st.slot[1][0].seqno, 3);
+	CU_ASSERT_EQUAL(st.slot[1][1].seqno, 2);
+	fx_pool_close(&p);
+}
+
 /* A whole device's area destroyed: the other device carries on; the next
  * commit rewrites it. */
 static void test_device_lost_area(void)
@@ -636,6 +720,7 @@ TP_TEST_SUITE(vg_mda, mda_init, NULL,
 	      { "empty area, slot alternation", test_empty_and_alternation },
 	      { "a corrupted copy falls back and is repaired", test_corrupt_copy },
 	      { "a device's whole area lost", test_device_lost_area },
+	      { "a commit beside copies whose text is damaged", test_commit_damaged_text },
 	      { "IO_FAULT_DROP at every write index", test_drop_at_every_write },
 	      { "torn write at every sector", test_torn_write_every_sector },
 	      { "failing writes", test_failing_writes },

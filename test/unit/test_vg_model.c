@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vg_model: the name rule (a table of bytes, one pass) held to the rule
+ * as it reads, byte by byte, with its reasons in their order; and the
+ * model check's one pass over each volume's name and origin (issue 40)
+ * refusing what the rule refuses, with the same words, wherever the name
+ * or origin stands among many volumes. */
+#include "metadata/vg/vg.h"
+#include "metadata/vg/vg_int.h"
+#include "test/unit/test_rand.h"
+#include "test/unit/test_vg_fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rule of vg.h, spelled out slowly: the reason for the first problem
+ * met in this order, or NULL. */
+static const char *rule(const char *name)
+{
+	size_t len;
+
+	if (!*name)
+		return "the name is empty";
+	len = strlen(name);
+	if (len > VG_NAME_MAX)
+		return "the name is longer than 64 bytes";
+	if (name[0] == '-')
+		return "the name starts with '-'";
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return "'.' and '..' are reserved";
+	for (const char *p = name; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+_.-",
+			    *p))
+			return "only letters, digits and '+_.-' are allowed";
+	return NULL;
+}
+
+static void same_as_rule(const char *name)
+{
+	const char *why = "unset", *want = rule(name);
+	int ok = vg_name_valid(name, &why);
+
+	CU_ASSERT_EQUAL(ok, want == NULL);
+	if (want) {
+		CU_ASSERT_STRING_EQUAL(why, want);
+	} else {
+		CU_ASSERT_PTR_NULL(why);
+	}
+	if (ok != (want == NULL) || (want && strcmp(why, want)))
+		fprintf(stderr, "\nname '%s': %s, want %s", name, why ? why : "valid",
+			want ? want : "valid");
+}
+
+static void test_name_rule(void)
+{
+	static const char *const fixed[] = {
+		"", ".", "..", "...", ".a", "..a", "a.", "-", "-a", "a-", "+a", "_", "a b",
+		"a/b", "\xc3\xa9", "-\x01", "..\x7f",
+	};
+	char name[80];
+	uint64_t st = 42;
+
+	for (size_t i = 0; i < TP_ARRAY_SIZE(fixed); i++)
+		same_as_rule(fixed[i]);
+	CU_ASSERT_EQUAL(vg_name_valid(NULL, NULL), 0);
+	/* every byte alone, first, in the middle and last */
+	for (unsigned c = 1; c < 256; c++) {
+		snprintf(name, sizeof(name), "%c", c);
+		same_as_rule(name);
+		snprintf(name, sizeof(name), "%cab", c);
+		same_as_rule(name);
+		snprintf(name, sizeof(name), "a%cb", c);
+		same_as_rule(name);
+		snprintf(name, sizeof(name), "ab%c", c);
+		same_as_rule(name);
+	}
+	/* 63, 64 and 65 bytes, a bad byte or a leading '-' among them:
+	 * the length is said first, then the '-', then the byte */
+	for (size_t len = 63; len <= 66; len++) {
+		memset(name, 'x', len);
+		name[len] = '\0';
+		same_as_rule(name);
+		name[len / 2] = '/';
+		same_as_rule(name);
+		name[0] = '-';
+		same_as_rule(name);
+	}
+	/* random names of the allowed bytes and a few others */
+	for (unsigned n = 0; n < 20000; n++) {
+		static const char pick[] = "aZ09+_.-/ \x80\xff";
+		size_t len = tp_test_xorshift64(&st) % 70;
+
+		for (size_t i = 0; i < len; i++) {
+			uint64_t r = tp_test_xorshift64(&st);
+			name[i] = r % 8 ? (char)("abcXYZ019+_.-"[(r >> 8) % 13])
+					: pick[(r >> 8) % (sizeof(pick) - 1)];
+		}
+		name[len] = '\0';
+		same_as_rule(name);
+	}
+}
+
+/* A pool of many volumes, a quarter of them snapshots. */
+static struct vg *many(unsigned n)
+{
+	struct vg *vg = fx_vg();
+	char name[32], origin[32];
+
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "v%05u", i);
+		snprintf(origin, sizeof(origin), "v%05u", i - i % 4);
+		fx_vol(vg, name, vg->next_dev_id, i % 4 ? origin : NULL);
+	}
+	return vg;
+}
+
+/* A bad name or origin anywhere among many volumes: refused with the
+ * rule's reason, for the first volume in order that has one. */
+static void test_check_names(void)
+{
+	static const char *const bad[] = { "-x", ".", "..", "a b", "a/b", "\xc3\xa9" };
+	struct vg *vg = many(3000);
+	char msg[512], want[512], keep[VG_NAME_MAX + 1];
+
+	CU_ASSERT_EQUAL_FATAL(vg_check_model(vg, msg, sizeof(msg)), 0);
+	for (size_t b = 0; b < TP_ARRAY_SIZE(bad); b++) {
+		unsigned at = 5 + 997 * (unsigned)b % 2900, later = at + 50;
+
+		/* a bad name, and a later volume with another bad name */
+		strcpy(keep, vg->volumes[at].name);
+		strcpy(vg->volumes[at].name, bad[b]);
+		strcpy(vg->volumes[later].name, "later/");
+		CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+		snprintf(want, sizeof(want), "pool/volumes/%s: bad volume name: %s", bad[b],
+			 rule(bad[b]));
+		CU_ASSERT_STRING_EQUAL(msg, want);
+		if (strcmp(msg, want))
+			fprintf(stderr, "\n%s", msg);
+		strcpy(vg->volumes[at].name, keep);
+		snprintf(vg->volumes[later].name, sizeof(vg->volumes[later].name), "v%05u",
+			 later - 3);	/* (after fx_vg's three) */
+		CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), 0);
+		/* a bad origin */
+		strcpy(keep, vg->volumes[at].origin);
+		strcpy(vg->volumes[at].origin, bad[b]);
+		CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+		snprintf(want, sizeof(want), "pool/volumes/%s/origin: bad name: %s",
+			 vg->volumes[at].name, rule(bad[b]));
+		CU_ASSERT_STRING_EQUAL(msg, want);
+		strcpy(vg->volumes[at].origin, keep);
+	}
+	/* a volume its own origin; an origin no volume has */
+	strcpy(vg->volumes[2001].origin, vg->volumes[2001].name);
+	CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+	CU_ASSERT_STRING_EQUAL(msg, "pool/volumes/v01998/origin: a volume cannot be its own "
+				    "origin");
+	strcpy(vg->volumes[2001].origin, "v99999");
+	CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+	CU_ASSERT_STRING_EQUAL(msg, "pool/volumes/v01998/origin: no volume named 'v99999'");
+	/* a valid name no volume has yet: fine as a name, not as an origin */
+	strcpy(vg->volumes[2001].origin, "v01996");
+	CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), 0);
+	vg_free(vg);
+}
+
+/* Random names, of every length a volume's name can have, with random
+ * bytes after their NUL: the check refuses a name exactly when the rule
+ * does, with its reason, and finds a valid one as an origin whatever
+ * bytes follow its NUL there. */
+static void test_check_random_names(void)
+{
+	struct vg *vg = many(64);
+	struct vg_volume *v = &vg->volumes[3 + 8], *snap = &vg->volumes[3 + 9];
+	char msg[512], want[512];
+	uint64_t st = 7;
+
+	CU_ASSERT_EQUAL_FATAL(snap->origin[0] != '\0', 1);
+	vg->volumes[3 + 10].origin[0] = vg->volumes[3 + 11].origin[0] = '\0';	/* v's other two */
+	for (unsigned n = 0; n < 30000; n++) {
+		size_t len = 1 + tp_test_xorshift64(&st) % VG_NAME_MAX;
+		const char *why;
+
+		for (size_t i = 0; i < sizeof(v->name); i++)
+			v->name[i] = (char)tp_test_xorshift64(&st);
+		for (size_t i = 0; i < sizeof(snap->origin); i++)
+			snap->origin[i] = (char)tp_test_xorshift64(&st);
+		for (size_t i = 0; i < len; i++) {
+			uint64_t r = tp_test_xorshift64(&st);
+			v->name[i] = r % 64 ? (char)("abcXYZ019+_.-"[(r >> 8) % 13])
+					    : (char)(1 + (r >> 8) % 255);
+		}
+		if (n % 7 == 0)
+			v->name[0] = n % 2 ? '-' : '.';
+		if (n % 11 == 0 && len > 2)
+			len = 1 + n % 2;
+		v->name[len] = '\0';
+		memcpy(snap->origin, v->name, len + 1);
+		why = rule(v->name);
+		if (vg_find_volume(vg, v->name) != v)
+			continue;
+		if (why) {
+			CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+			snprintf(want, sizeof(want), "pool/volumes/%s: bad volume name: %s", v->name,
+				 why);
+			CU_ASSERT_STRING_EQUAL(msg, want);
+		} else {
+			CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), 0);
+			if (vg_check_model(vg, msg, sizeof(msg)))
+				fprintf(stderr, "\nname '%s': %s", v->name, msg);
+		}
+	}
+	vg_free(vg);
+}
+
+/* Thin ids and names shared across the four lists: the first entry in
+ * order that repeats one is named, with the entry it repeats. */
+static void test_check_lists(void)
+{
+	struct vg *vg = many(400);
+	struct vg_volume r, *v;
+	char msg[512], want[512];
+
+	memset(&r, 0, sizeof(r));
+	strcpy(r.name, "incoming");
+	r.dev_id = vg->next_dev_id++;
+	r.size = 1ull << 30;
+	r.read_only = 1;
+	strcpy(r.content_uuid, FX_POOL_UUID);
+	CU_ASSERT_EQUAL_FATAL(vg_add_receive(vg, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_begin_removal(vg, "v00100"), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_trash_volume(vg, "v00200", 1700000000), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_check_model(vg, msg, sizeof(msg)), 0);
+
+	/* a receive with a volume's thin id, then with a volume's name */
+	vg->receives[0].dev_id = vg->volumes[7].dev_id;
+	CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+	snprintf(want, sizeof(want), "pool/receiving/incoming/dev_id: %u is also used by %s",
+		 vg->volumes[7].dev_id, vg->volumes[7].name);
+	CU_ASSERT_STRING_EQUAL(msg, want);
+	vg->receives[0].dev_id = r.dev_id;
+	strcpy(vg->receives[0].name, "v00300");
+	CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+	CU_ASSERT_STRING_EQUAL(msg, "pool/receiving/v00300: also a volume's name");
+	strcpy(vg->receives[0].name, "incoming");
+	/* a removal with the receive's thin id */
+	vg->removals[0].dev_id = r.dev_id;
+	CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+	snprintf(want, sizeof(want), "pool/removing/v00100/dev_id: %u is also used by "
+		 "incoming", vg->removals[0].dev_id);
+	CU_ASSERT_STRING_EQUAL(msg, want);
+	vg_free(vg);
+	/* the trash entry with the last volume's thin id */
+	vg = many(400);
+	CU_ASSERT_EQUAL_FATAL(vg_trash_volume(vg, "v00200", 1700000000), 0);
+	v = &vg->volumes[vg->nr_volumes - 1];
+	vg->trash[0].dev_id = v->dev_id;
+	CU_ASSERT_EQUAL(vg_check_model(vg, msg, sizeof(msg)), -1);
+	snprintf(want, sizeof(want), "pool/trash/t%u/dev_id: %u is also used by %s",
+		 v->dev_id, v->dev_id, v->name);
+	CU_ASSERT_STRING_EQUAL(msg, want);
+	vg_free(vg);
+}
+
+TP_TEST_SUITE(vg_model, NULL, NULL,
+	      { "the name rule: every byte, lengths, reasons in order", test_name_rule },
+	      { "bad names and origins among many volumes", test_check_names },
+	      { "random names, bytes after their end: as the rule says",
+		test_check_random_names },
+	      { "thin ids and names shared across the lists", test_check_lists })
