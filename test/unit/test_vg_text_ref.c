@@ -280,6 +280,58 @@ static void test_export_matches(void)
 	}
 }
 
+/* Integers of every count of digits, each power of ten with its
+ * neighbours, in the pool's and a volume's and a trash entry's fields
+ * (the writer makes digits by eights and twos): the old writer's bytes,
+ * and read back alike. */
+static void test_export_integers(void)
+{
+	struct tp_log_capture cap;
+	unsigned exported = 0;
+	int64_t p = 1;
+	char why[600];
+
+	for (unsigned k = 0; k <= 19; k++, p = k <= 18 ? p * 10 : INT64_MAX) {
+		for (int d = -1; d <= 1; d++) {
+			int64_t x = k == 19 ? INT64_MAX + (d > 0 ? 0 : d) : p + d;
+			struct vg *vg;
+			char *t;
+			size_t n;
+
+			vg = fx_vg();
+			vg->seqno = x ? (uint64_t)x : 1;
+			vg->transaction_id = (uint64_t)x;
+			vg->creation_time = -x - (k == 19 && d > 0); /* to INT64_MIN */
+			vg->volumes[0].creation_time = x;
+			vg->volumes[1].creation_time = -x;
+			if (x >= 512)
+				vg->volumes[0].size = (uint64_t)x / 512 * 512;
+			if (k >= 9 && k <= 18) /* 10^k: a multiple of 512 from 10^9 */
+				vg->volumes[1].size = (uint64_t)(p + 512 * d);
+			if (x >= 4 && x <= VG_DEV_ID_MAX) { /* 1 and 2 are www's and db's */
+				vg->volumes[2].dev_id = (uint32_t)x;
+				vg->next_dev_id = (uint32_t)x + 1 > 8 ? (uint32_t)x + 1 : 8;
+			}
+			vg->trash_retention = 100;
+			tp_log_capture(&cap);
+			CU_ASSERT_EQUAL(vg_trash_volume(vg, "www", -x), 0);
+			if (ref_export_diff(vg, why, sizeof(why))) {
+				CU_FAIL("vg_export's integers are not the old writer's");
+				fprintf(stderr, "\nintegers 10^%u%+d: %s\n", k, d, why);
+			}
+			if (!vg_export(vg, &t, &n)) {
+				exported++;
+				check_text(t, n, "integers");
+				free(t);
+			}
+			tp_log_capture(NULL);
+			vg_free(vg);
+		}
+	}
+	/* every one: a value a field cannot hold is left out of it */
+	CU_ASSERT_EQUAL(exported, 20 * 3);
+}
+
 /* Odd but valid syntax and every way to break it, as libdevmapper reads
  * it: the same tree or the same message. */
 static void test_syntax_matches(void)
@@ -395,6 +447,8 @@ static void test_damage_matches(void)
 TP_TEST_SUITE(vg_text_ref, NULL, NULL,
 	      { "generated VGs: the old writer's and libdevmapper's bytes, read back alike",
 		test_export_matches },
+	      { "integers of every length: the old writer's bytes, read back alike",
+		test_export_integers },
 	      { "odd syntax: libdevmapper's tree or message, the old import's VG or message",
 		test_syntax_matches },
 	      { "damaged texts: the same VG or message as the old import", test_damage_matches })
