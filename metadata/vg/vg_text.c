@@ -6,7 +6,10 @@
  * vg_parse.c (libdevmapper's grammar and tree, duplicate keys kept so
  * they are reported, not silently merged), reads every key with its type
  * checked, refuses unknown keys, then runs the model check. Issue 40: both
- * are linear in the text, a volume's keys found in one pass. */
+ * are linear in the text, a volume's keys found in one pass; and the
+ * volumes, in the form the export writes them, are read by vg_parse.c
+ * straight into the model (vg_text_parse_fast), a text off that form or
+ * refused read again by the general path, which words every refusal. */
 #include "metadata/vg/vg.h"
 #include "metadata/vg/vg_int.h"
 
@@ -1248,11 +1251,38 @@ int vg_import(const char *text, size_t len, struct vg **out)
 	return r;
 }
 
-int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size_t whylen)
+/* TEXT into VG (fresh from vg_alloc): 0, -1 with the message in RD,
+ * -ENOMEM. FAST: the canonical volumes read straight into VG first
+ * (vg_text_parse_fast); 1 when the text is not all canonical or does not
+ * import so, with nothing said: the general path reads it again from a
+ * fresh VG and says why (every refusal is its own, in its words). */
+static int import_text(struct reader *rd, const char *text, size_t len, struct vg *vg, int fast)
 {
 	struct vg_text_tree tree = { 0 };
-	struct reader rd = { { 0 } };
 	char parse_msg[256];
+	int r;
+
+	if (fast) {
+		r = vg_text_parse_fast(text, len, &tree, vg);
+		if (r == 1)
+			r = import_tree(rd, tree.root, vg) ? 1 : 0;
+		else if (!r)
+			r = 1;
+	} else if ((r = vg_text_parse(text, len, &tree, parse_msg, sizeof(parse_msg)))) {
+		if (r == -EINVAL) {
+			bad(rd, "syntax error%s%s", parse_msg[0] ? ": " : "", parse_msg);
+			r = -1;
+		}
+	} else {
+		r = import_tree(rd, tree.root, vg);
+	}
+	vg_text_tree_free(&tree);
+	return r;
+}
+
+int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size_t whylen)
+{
+	struct reader rd = { { 0 } };
 	struct vg *vg;
 	int r;
 
@@ -1269,13 +1299,11 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 	if (memchr(text, '\0', len)) {
 		bad(&rd, "text contains a NUL byte");
 		r = -1;
-	} else if ((r = vg_text_parse(text, len, &tree, parse_msg, sizeof(parse_msg)))) {
-		if (r == -EINVAL) {
-			bad(&rd, "syntax error%s%s", parse_msg[0] ? ": " : "", parse_msg);
-			r = -1;
-		}
-	} else {
-		r = import_tree(&rd, tree.root, vg);
+	} else if ((r = import_text(&rd, text, len, vg, 1)) == 1) {
+		vg_free(vg);
+		rd.msg[0] = '\0';
+		vg = vg_alloc();
+		r = vg ? import_text(&rd, text, len, vg, 0) : -ENOMEM;
 	}
 	if (whylen)
 		why[0] = '\0';
@@ -1288,7 +1316,6 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 		vg = NULL;
 	}
 out:
-	vg_text_tree_free(&tree);
 	vg_free(vg);
 	return r;
 }
