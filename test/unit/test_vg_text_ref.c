@@ -335,6 +335,31 @@ static void test_export_integers(void)
 
 /* ---- the canonical volumes' reader (vg_text_parse_fast) ---- */
 
+/* Whether a section pool/volumes of the general tree ROOT (a text may
+ * have several, or a "pool" made by a path: the fast reader takes the
+ * first it meets as a section in a section) holds VG's volumes as its
+ * entries, in their order. */
+static int general_has(const struct dm_config_node *root, const struct vg *vg)
+{
+	for (const struct dm_config_node *p = root; p; p = p->sib) {
+		if (strcmp(p->key, "pool") || p->v)
+			continue;
+		for (const struct dm_config_node *s = p->child; s; s = s->sib) {
+			const struct dm_config_node *e;
+			unsigned i = 0;
+
+			if (strcmp(s->key, "volumes") || s->v)
+				continue;
+			for (e = s->child; e && i < vg->nr_volumes; e = e->sib, i++)
+				if (strcmp(e->key, vg->volumes[i].name))
+					break;
+			if (!e && i == vg->nr_volumes)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* vg_text_parse_fast on TEXT: 1 when it took the text, 0 when it left it
  * to the general path. Taken, the general parse reads the text too and
  * its pool/volumes holds the entries the fast one put in the model, in
@@ -353,19 +378,8 @@ static int fast_takes(const char *text, size_t len)
 		CU_ASSERT_EQUAL(vg->nr_volumes, 0);
 		CU_ASSERT_PTR_NULL(tree.root);
 	} else if (vg->nr_volumes) {
-		const struct dm_config_node *n = NULL, *e;
-		unsigned i = 0;
-
 		CU_ASSERT_EQUAL_FATAL(vg_text_parse(text, len, &gen, err, sizeof(err)), 0);
-		for (n = gen.root; n && strcmp(n->key, "pool"); n = n->sib)
-			;
-		for (n = n ? n->child : NULL; n && strcmp(n->key, "volumes"); n = n->sib)
-			;
-		CU_ASSERT_PTR_NOT_NULL_FATAL(n);
-		for (e = n->child; e; e = e->sib, i++)
-			if (i >= vg->nr_volumes || strcmp(e->key, vg->volumes[i].name))
-				break;
-		CU_ASSERT(!e && i == vg->nr_volumes);
+		CU_ASSERT(general_has(gen.root, vg));
 		vg_text_tree_free(&gen);
 	}
 	vg_text_tree_free(&tree);
@@ -587,7 +601,8 @@ static void test_fast_names(void)
 
 /* A volume's name twice, each entry canonical: the fast reader takes the
  * text, vg_check_model refuses its model, and the general path reads it
- * again to say which key repeats, as the old importer does. */
+ * again to say which key repeats, as the old importer does; the same for
+ * pool or pool/volumes twice around canonical entries. */
 static void test_fast_duplicate(void)
 {
 	struct tp_log_capture cap;
@@ -605,6 +620,24 @@ static void test_fast_duplicate(void)
 	CU_ASSERT_STRING_EQUAL(why, "pool/volumes/www: duplicate key");
 	CU_ASSERT_PTR_NULL(back);
 	free(d);
+	/* a pool (a value, a path's section) or its volumes twice, the
+	 * canonical entries in one of them (fuzz_vg found the first) */
+	static const char *const twice[][2] = {
+		{ "pool {\n", "pool=0\npool {\n" },
+		{ "pool {\n", "pool/volumes {\n}\npool {\n" },
+		{ "pool {\n", "pool {\n}\npool {\n" },
+		{ "\tvolumes {\n", "\tvolumes=1\n\tvolumes {\n" },
+		{ "\tvolumes {\n", "\tvolumes {\n\t}\n\tvolumes {\n" },
+	};
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(twice); i++) {
+		d = replaced(t, twice[i][0], twice[i][1]);
+		CU_ASSERT_EQUAL(fast_takes(d, strlen(d)), i < 4);
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(vg_import(d, strlen(d), &back), -EUCLEAN);
+		check_text(d, strlen(d), "twice");
+		tp_log_capture(NULL);
+		free(d);
+	}
 	free(t);
 	vg_free(vg);
 }
