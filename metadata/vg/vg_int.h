@@ -56,4 +56,17 @@ int vg_text_parse(const char *text, size_t len, struct vg_text_tree *tree, char 
 		  size_t errlen);
 void vg_text_tree_free(struct vg_text_tree *tree);
 
+/* vg_text_parse for vg_import (issue 40: a pool of many volumes), with
+ * the entries of pool/volumes, when each is in the form vg_export writes
+ * (its keys in their order, tabs, plain decimals, strings with nothing
+ * to unescape) and passes import's checks of an entry, read straight
+ * into VG's volumes (vg_append_volume; VG has none before) and left out
+ * of TREE. 1: TREE holds the rest (or all of the text, where pool/volumes
+ * is not written so) and VG the volumes; a name given twice is left to
+ * vg_check_model, which refuses it. 0 at the first byte off that form, or
+ * a syntax error: nothing kept, VG's volumes none again, and the caller
+ * reads the text with vg_text_parse (which words every refusal).
+ * -ENOMEM. */
+int vg_text_parse_fast(const char *text, size_t len, struct vg_text_tree *tree, struct vg *vg);
+
 #endif

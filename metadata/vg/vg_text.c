@@ -6,7 +6,10 @@
  * vg_parse.c (libdevmapper's grammar and tree, duplicate keys kept so
  * they are reported, not silently merged), reads every key with its type
  * checked, refuses unknown keys, then runs the model check. Issue 40: both
- * are linear in the text, a volume's keys found in one pass. */
+ * are linear in the text, a volume's keys found in one pass; and the
+ * volumes, in the form the export writes them, are read by vg_parse.c
+ * straight into the model (vg_text_parse_fast), a text off that form or
+ * refused read again by the general path, which words every refusal. */
 #include "metadata/vg/vg.h"
 #include "metadata/vg/vg_int.h"
 
@@ -38,7 +41,9 @@ static const char *const profile_names[] = { "", "balanced", "throughput", "snap
  * level, "key=value" with no spaces, an integer in decimal, a string in
  * double quotes with '"' and '\' escaped by a '\', a section as
  * "key {" ... "}"; a key with '#', '"' or '!' in it is quoted as a
- * string (no key we write has one). */
+ * string (no key we write has one). Issue 40: a line is written by
+ * stores through a pointer into room made once (for a volume's entry,
+ * once for all its lines), an integer eight digits at a time. */
 struct writer {
 	char *buf;
 	size_t len, alloc;
@@ -67,113 +72,245 @@ static int room(struct writer *w, size_t n)
 	return 1;
 }
 
-static void put(struct writer *w, const char *s, size_t n)
+/* The writing end after room was made, and the text up to O kept. */
+static inline char *at_end(struct writer *w)
+{
+	return w->buf + w->len;
+}
+
+static inline void done_at(struct writer *w, char *o)
+{
+	w->len = (size_t)(o - w->buf);
+}
+
+/* X (< 10^8) as eight decimal digits, the first in the lowest byte: the
+ * two halves of four digits in the two 32-bit lanes, then each lane's
+ * halves of two, then each half's two digits, in parallel (a division by
+ * 100 or 10 is a multiplication and a shift, exact for these ranges) */
+static inline uint64_t digits8(uint32_t x)
+{
+	uint64_t v = (x / 10000) | ((uint64_t)(x % 10000) << 32), h;
+
+	h = ((v * 10486) >> 20) & 0x0000007F0000007Full;
+	v = h | ((v - h * 100) << 16);
+	h = ((v * 103) >> 10) & 0x000F000F000F000Full;
+	return h | ((v - h * 10) << 8);
+}
+
+static inline void store8(char *o, uint64_t v)
+{
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(o, &v, 8);
+}
+
+static const char two_digits[] = "00010203040506070809101112131415161718192021222324"
+				 "25262728293031323334353637383940414243444546474849"
+				 "50515253545556575859606162636465666768697071727374"
+				 "75767778798081828384858687888990919293949596979899";
+
+/* X (< 10^8) in decimal at O, up to 8 bytes written; the end */
+static inline char *out_small(char *o, uint32_t x)
+{
+	uint64_t v;
+	unsigned lead;
+
+	if (x < 100) { /* a flag, a small id, the head of a larger number */
+		if (x < 10) {
+			*o = (char)('0' + x);
+			return o + 1;
+		}
+		memcpy(o, two_digits + 2 * x, 2);
+		return o + 2;
+	}
+	v = digits8(x);
+	lead = (unsigned)__builtin_ctzll(v) >> 3; /* the leading zeros */
+	store8(o, (v + 0x3030303030303030ull) >> (8 * lead));
+	return o + 8 - lead;
+}
+
+/* U in decimal at O (at most 20 bytes; up to 20 written); the end */
+static inline char *out_u64(char *o, uint64_t u)
+{
+	uint64_t hi;
+
+	if (u < 100000000)
+		return out_small(o, (uint32_t)u);
+	hi = u / 100000000;
+	if (hi >= 100000000) {
+		o = out_small(o, (uint32_t)(hi / 100000000));
+		store8(o, digits8((uint32_t)(hi % 100000000)) + 0x3030303030303030ull);
+		o += 8;
+	} else {
+		o = out_small(o, (uint32_t)hi);
+	}
+	store8(o, digits8((uint32_t)(u % 100000000)) + 0x3030303030303030ull);
+	return o + 8;
+}
+
+/* V in decimal at O (at most 20 bytes); the end */
+static inline char *out_i64(char *o, int64_t v)
+{
+	if (v < 0) {
+		*o++ = '-';
+		return out_u64(o, -(uint64_t)v);
+	}
+	return out_u64(o, (uint64_t)v);
+}
+
+/* S (N bytes) at O in double quotes, '"' and '\' escaped (at most 2 N + 2
+ * bytes); the end */
+static char *out_quoted(char *o, const char *s, size_t n)
+{
+	size_t plain = strcspn(s, "\"\\");
+
+	*o++ = '"';
+	memcpy(o, s, plain);
+	o += plain;
+	for (size_t i = plain; i < n; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			*o++ = '\\';
+		*o++ = s[i];
+	}
+	*o++ = '"';
+	return o;
+}
+
+/* LEVEL tabs (at most 3 here) at O; the end */
+static inline char *out_tabs(char *o, unsigned level)
+{
+	for (unsigned i = 0; i < level; i++)
+		*o++ = '\t';
+	return o;
+}
+
+/* N bytes of S at O; the end */
+static inline char *out_bytes(char *o, const char *s, size_t n)
+{
+	memcpy(o, s, n);
+	return o + n;
+}
+
+/* a literal at O (a key we write: no '#', '"' nor '!'); the end */
+#define OUT_LIT(o, s) out_bytes((o), "" s "", sizeof(s) - 1)
+
+/* the bytes a name or a string stops at: its end; those escaped in a
+ * string; those that make a key quoted */
+#define Q_END 1
+#define Q_ESC 2
+#define Q_KEY 4
+static const unsigned char qclass[256] = {
+	[0] = Q_END, ['"'] = Q_ESC | Q_KEY, ['\\'] = Q_ESC, ['#'] = Q_KEY, ['!'] = Q_KEY,
+};
+
+/* S in double quotes at O, '"' and '\' escaped (at most 2 strlen(S) + 2
+ * bytes), a byte a step: for the short strings of a volume's entry (its
+ * origin), where the calls of out_quoted cost more; the end */
+static inline char *out_short(char *o, const char *s)
+{
+	unsigned char c;
+
+	*o++ = '"';
+	for (;; s++) {
+		c = (unsigned char)*s;
+		if (qclass[c] & (Q_END | Q_ESC)) {
+			if (!c)
+				break;
+			*o++ = '\\';
+		}
+		*o++ = (char)c;
+	}
+	*o++ = '"';
+	return o;
+}
+
+/* a section named NAME opened at O after LEVEL tabs (at most 2 strlen(NAME)
+ * + 8 bytes): quoted if it has '#', '"' or '!', as libdevmapper does
+ * (vg_validate lets no volume name by with one); the end */
+static inline char *out_open_name(char *o, unsigned level, const char *name)
+{
+	char *b;
+	size_t i;
+
+	o = out_tabs(o, level);
+	for (b = o, i = 0; !(qclass[(unsigned char)name[i]] & (Q_END | Q_KEY)); i++)
+		*o++ = name[i];
+	if (name[i])
+		o = out_quoted(b, name, strlen(name));
+	return OUT_LIT(o, " {\n");
+}
+
+static inline void put(struct writer *w, const char *s, size_t n)
 {
 	if (!room(w, n))
 		return;
-	memcpy(w->buf + w->len, s, n);
+	memcpy(at_end(w), s, n);
 	w->len += n;
-}
-
-/* S in double quotes, '"' and '\' escaped */
-static void put_quoted(struct writer *w, const char *s)
-{
-	size_t n = strlen(s), extra = 0;
-	char *o;
-
-	for (size_t i = 0; i < n; i++)
-		extra += (s[i] == '"' || s[i] == '\\');
-	if (!room(w, n + extra + 2))
-		return;
-	o = w->buf + w->len;
-	*o++ = '"';
-	if (!extra) {
-		memcpy(o, s, n);
-		o += n;
-	} else {
-		for (size_t i = 0; i < n; i++) {
-			if (s[i] == '"' || s[i] == '\\')
-				*o++ = '\\';
-			*o++ = s[i];
-		}
-	}
-	*o++ = '"';
-	w->len = (size_t)(o - w->buf);
 }
 
 /* A literal key and its length (a key we write: no '#', '"' nor '!') */
 #define LIT(s) "" s "", sizeof("" s "") - 1
 
-/* LEVEL tabs (at most 3 here) and KEY (KLEN bytes) at O */
-static inline char *key_at(char *o, unsigned level, const char *key, size_t klen)
-{
-	for (unsigned i = 0; i < level; i++)
-		*o++ = '\t';
-	memcpy(o, key, klen);
-	return o + klen;
-}
-
 static inline void put_int(struct writer *w, unsigned level, const char *key, size_t klen,
 			   int64_t v)
 {
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v, t;
-	unsigned digits = 1;
 	char *o;
 
-	for (t = u; t >= 10; t /= 10)
-		digits++;
-	if (!room(w, level + klen + digits + 3))
+	if (!room(w, level + klen + 23))
 		return;
-	o = key_at(w->buf + w->len, level, key, klen);
+	o = out_tabs(at_end(w), level);
+	memcpy(o, key, klen);
+	o += klen;
 	*o++ = '=';
-	if (v < 0)
-		*o++ = '-';
-	o += digits;
-	*o = '\n';
-	for (char *d = o; digits--; u /= 10)
-		*--d = (char)('0' + u % 10);
-	w->len = (size_t)(o + 1 - w->buf);
+	o = out_i64(o, v);
+	*o++ = '\n';
+	done_at(w, o);
 }
 
 static inline void put_str(struct writer *w, unsigned level, const char *key, size_t klen,
 			   const char *s)
 {
-	if (!room(w, level + klen + 1))
+	size_t n = strlen(s);
+	char *o;
+
+	if (!room(w, level + klen + 2 * n + 4))
 		return;
-	w->len = (size_t)(key_at(w->buf + w->len, level, key, klen) - w->buf);
-	w->buf[w->len++] = '=';
-	put_quoted(w, s);
-	put(w, "\n", 1);
+	o = out_tabs(at_end(w), level);
+	memcpy(o, key, klen);
+	o += klen;
+	*o++ = '=';
+	o = out_quoted(o, s, n);
+	*o++ = '\n';
+	done_at(w, o);
 }
 
 static inline void put_open(struct writer *w, unsigned level, const char *key, size_t klen)
 {
+	char *o;
+
 	if (!room(w, level + klen + 3))
 		return;
-	w->len = (size_t)(key_at(w->buf + w->len, level, key, klen) - w->buf);
-	memcpy(w->buf + w->len, " {\n", 3);
-	w->len += 3;
+	o = out_tabs(at_end(w), level);
+	memcpy(o, key, klen);
+	done_at(w, OUT_LIT(o + klen, " {\n"));
 }
 
-/* a section named NAME (a volume's, a device's): quoted if it has '#',
- * '"' or '!', as libdevmapper does (vg_validate lets no such name by) */
+/* a section named NAME (a device's, a removal's, a trash entry's) */
 static void put_open_name(struct writer *w, unsigned level, const char *name)
 {
-	if (!strpbrk(name, "#\"!")) {
-		put_open(w, level, name, strlen(name));
-		return;
-	}
-	put(w, "\t\t\t", level);
-	put_quoted(w, name);
-	put(w, " {\n", 3);
+	if (room(w, level + 2 * strlen(name) + 8))
+		done_at(w, out_open_name(at_end(w), level, name));
 }
 
 static inline void put_close(struct writer *w, unsigned level)
 {
+	char *o;
+
 	if (!room(w, level + 2))
 		return;
-	w->len = (size_t)(key_at(w->buf + w->len, level, "}", 1) - w->buf);
-	w->buf[w->len++] = '\n';
+	o = out_tabs(at_end(w), level);
+	done_at(w, OUT_LIT(o, "}\n"));
 }
 
 /* a device's keys at LEVEL (its section left open) */
@@ -211,25 +348,86 @@ static void export_xdata(struct writer *w, const struct vg *vg)
 	}
 }
 
+/* The most an entry of a volume list takes: its strings each at most
+ * twice their field (escapes) and quotes, and up to 12 lines of three tabs,
+ * a key of at most 15 bytes, '=', a sign, an integer of up to 20 digits
+ * (and as many bytes written) and a newline. */
+#define ENTRY_MAX                                                                         \
+	(2 * (sizeof(((struct vg_volume *)0)->name) + sizeof(((struct vg_volume *)0)->origin) + \
+	      sizeof(((struct vg_volume *)0)->content_uuid) +                                 \
+	      sizeof(((struct vg_volume *)0)->luks_uuid) + 8) +                               \
+	 12 * (3 + 15 + 1 + 1 + 20 + 1))
+
+/* "\t\t\tKEY=" and an integer, a line at O; the end */
+#define OUT_INT(o, key, v) (o = out_i64(OUT_LIT(o, "\t\t\t" key "="), (v)), *o++ = '\n')
+/* the same with a string */
+#define OUT_STR(o, key, s) \
+	(o = out_quoted(OUT_LIT(o, "\t\t\t" key "="), (s), strlen(s)), *o++ = '\n')
+
 static void export_volume(struct writer *w, const struct vg_volume *v, int receiving)
 {
-	put_open_name(w, 2, v->name);
-	put_int(w, 3, LIT("dev_id"), v->dev_id);
-	put_int(w, 3, LIT("size"), (int64_t)v->size);
-	put_str(w, 3, LIT("origin"), v->origin);
-	put_int(w, 3, LIT("creation_time"), v->creation_time);
-	put_int(w, 3, LIT("read_only"), v->read_only);
+	char *o;
+
+	if (!room(w, ENTRY_MAX))
+		return;
+	o = out_open_name(at_end(w), 2, v->name);
+	OUT_INT(o, "dev_id", v->dev_id);
+	OUT_INT(o, "size", (int64_t)v->size);
+	o = out_short(OUT_LIT(o, "\t\t\torigin="), v->origin);
+	*o++ = '\n';
+	OUT_INT(o, "creation_time", v->creation_time);
+	OUT_INT(o, "read_only", v->read_only);
 	if (v->activation_skip)
-		put_int(w, 3, LIT("activation_skip"), 1);
+		o = OUT_LIT(o, "\t\t\tactivation_skip=1\n");
 	if (v->content_uuid[0])
-		put_str(w, 3, LIT("content_uuid"), v->content_uuid);
+		OUT_STR(o, "content_uuid", v->content_uuid);
 	if (v->luks_uuid[0])
-		put_str(w, 3, LIT("luks_uuid"), v->luks_uuid);
+		OUT_STR(o, "luks_uuid", v->luks_uuid);
 	if (receiving)
-		put_int(w, 3, LIT("received"), (int64_t)v->received);
+		OUT_INT(o, "received", (int64_t)v->received);
 	if (receiving && v->raw)
-		put_int(w, 3, LIT("raw"), 1);
-	put_close(w, 2);
+		o = OUT_LIT(o, "\t\t\traw=1\n");
+	done_at(w, OUT_LIT(o, "\t\t}\n"));
+}
+
+static void export_removal(struct writer *w, const struct vg_volume *v)
+{
+	char *o;
+
+	if (!room(w, ENTRY_MAX))
+		return;
+	o = out_open_name(at_end(w), 2, v->name);
+	OUT_INT(o, "dev_id", v->dev_id);
+	OUT_INT(o, "size", (int64_t)v->size);
+	if (v->wiped)
+		o = OUT_LIT(o, "\t\t\twiped=1\n");
+	done_at(w, OUT_LIT(o, "\t\t}\n"));
+}
+
+static void export_trash(struct writer *w, const struct vg_volume *t)
+{
+	char *o;
+
+	if (!room(w, ENTRY_MAX))
+		return;
+	/* keyed t<dev_id> */
+	o = OUT_LIT(at_end(w), "\t\tt");
+	o = OUT_LIT(out_u64(o, t->dev_id), " {\n");
+	OUT_STR(o, "name", t->name);
+	OUT_INT(o, "dev_id", t->dev_id);
+	OUT_INT(o, "size", (int64_t)t->size);
+	OUT_INT(o, "creation_time", t->creation_time);
+	OUT_INT(o, "read_only", t->read_only);
+	if (t->activation_skip)
+		o = OUT_LIT(o, "\t\t\tactivation_skip=1\n");
+	if (t->content_uuid[0])
+		OUT_STR(o, "content_uuid", t->content_uuid);
+	if (t->luks_uuid[0])
+		OUT_STR(o, "luks_uuid", t->luks_uuid);
+	OUT_INT(o, "trashed_at", t->trashed_at);
+	if (t->purging)
+		o = OUT_LIT(o, "\t\t\tpurging=1\n");
+	done_at(w, OUT_LIT(o, "\t\t}\n"));
 }
 
 static const char header[] = "# tptools VG metadata: written by tptools, read back with checks.\n"
@@ -327,42 +525,16 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	 * for a thin device no volume owns, nor reuse its name */
 	if (vg->nr_removals) {
 		put_open(&w, 1, LIT("removing"));
-		for (i = 0; i < vg->nr_removals && !w.failed; i++) {
-			put_open_name(&w, 2, vg->removals[i].name);
-			put_int(&w, 3, LIT("dev_id"), vg->removals[i].dev_id);
-			put_int(&w, 3, LIT("size"), (int64_t)vg->removals[i].size);
-			if (vg->removals[i].wiped)
-				put_int(&w, 3, LIT("wiped"), 1);
-			put_close(&w, 2);
-		}
+		for (i = 0; i < vg->nr_removals && !w.failed; i++)
+			export_removal(&w, &vg->removals[i]);
 		put_close(&w, 1);
 	}
 	/* and for the trash: an old tptools must neither take a trashed
 	 * volume for a live one nor its thin device for one no volume owns */
 	if (vg->nr_trash) {
 		put_open(&w, 1, LIT("trash"));
-		for (i = 0; i < vg->nr_trash && !w.failed; i++) {
-			const struct vg_volume *t = &vg->trash[i];
-			char key[16];
-
-			snprintf(key, sizeof(key), "t%u", (unsigned)t->dev_id);
-			put_open_name(&w, 2, key);
-			put_str(&w, 3, LIT("name"), t->name);
-			put_int(&w, 3, LIT("dev_id"), t->dev_id);
-			put_int(&w, 3, LIT("size"), (int64_t)t->size);
-			put_int(&w, 3, LIT("creation_time"), t->creation_time);
-			put_int(&w, 3, LIT("read_only"), t->read_only);
-			if (t->activation_skip)
-				put_int(&w, 3, LIT("activation_skip"), 1);
-			if (t->content_uuid[0])
-				put_str(&w, 3, LIT("content_uuid"), t->content_uuid);
-			if (t->luks_uuid[0])
-				put_str(&w, 3, LIT("luks_uuid"), t->luks_uuid);
-			put_int(&w, 3, LIT("trashed_at"), t->trashed_at);
-			if (t->purging)
-				put_int(&w, 3, LIT("purging"), 1);
-			put_close(&w, 2);
-		}
+		for (i = 0; i < vg->nr_trash && !w.failed; i++)
+			export_trash(&w, &vg->trash[i]);
 		put_close(&w, 1);
 	}
 	put_close(&w, 0);
@@ -1079,11 +1251,38 @@ int vg_import(const char *text, size_t len, struct vg **out)
 	return r;
 }
 
-int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size_t whylen)
+/* TEXT into VG (fresh from vg_alloc): 0, -1 with the message in RD,
+ * -ENOMEM. FAST: the canonical volumes read straight into VG first
+ * (vg_text_parse_fast); 1 when the text is not all canonical or does not
+ * import so, with nothing said: the general path reads it again from a
+ * fresh VG and says why (every refusal is its own, in its words). */
+static int import_text(struct reader *rd, const char *text, size_t len, struct vg *vg, int fast)
 {
 	struct vg_text_tree tree = { 0 };
-	struct reader rd = { { 0 } };
 	char parse_msg[256];
+	int r;
+
+	if (fast) {
+		r = vg_text_parse_fast(text, len, &tree, vg);
+		if (r == 1)
+			r = import_tree(rd, tree.root, vg) ? 1 : 0;
+		else if (!r)
+			r = 1;
+	} else if ((r = vg_text_parse(text, len, &tree, parse_msg, sizeof(parse_msg)))) {
+		if (r == -EINVAL) {
+			bad(rd, "syntax error%s%s", parse_msg[0] ? ": " : "", parse_msg);
+			r = -1;
+		}
+	} else {
+		r = import_tree(rd, tree.root, vg);
+	}
+	vg_text_tree_free(&tree);
+	return r;
+}
+
+int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size_t whylen)
+{
+	struct reader rd = { { 0 } };
 	struct vg *vg;
 	int r;
 
@@ -1100,13 +1299,11 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 	if (memchr(text, '\0', len)) {
 		bad(&rd, "text contains a NUL byte");
 		r = -1;
-	} else if ((r = vg_text_parse(text, len, &tree, parse_msg, sizeof(parse_msg)))) {
-		if (r == -EINVAL) {
-			bad(&rd, "syntax error%s%s", parse_msg[0] ? ": " : "", parse_msg);
-			r = -1;
-		}
-	} else {
-		r = import_tree(&rd, tree.root, vg);
+	} else if ((r = import_text(&rd, text, len, vg, 1)) == 1) {
+		vg_free(vg);
+		rd.msg[0] = '\0';
+		vg = vg_alloc();
+		r = vg ? import_text(&rd, text, len, vg, 0) : -ENOMEM;
 	}
 	if (whylen)
 		why[0] = '\0';
@@ -1119,7 +1316,6 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 		vg = NULL;
 	}
 out:
-	vg_text_tree_free(&tree);
 	vg_free(vg);
 	return r;
 }

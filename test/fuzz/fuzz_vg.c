@@ -7,7 +7,11 @@
  *      or refusal must be libdevmapper's, the import's VG or message the
  *      old importer's, the export's bytes the old writer's (a longer text
  *      is left out there: libdevmapper's parser recurses once a nesting
- *      level);
+ *      level); and vg_text_parse_fast (the canonical volumes read
+ *      straight into the model) held to the general parse: it takes a
+ *      text only where that reads it, with the entries of its
+ *      pool/volumes in their order, and keeps nothing of a text it
+ *      leaves;
  *   1: vg_label_decode of the next 512 bytes;
  *   2: a label (next 512 bytes, must decode) and its VG metadata area
  *      (the rest, placed at the label's mda offset in a zeroed device of
@@ -21,14 +25,65 @@
 #include "metadata/vg/label.h"
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
+#include "metadata/vg/vg_int.h"
 #include "test/lib/io_test.h"
 #include "test/unit/vg_text_ref.h"
 
+#include <libdevmapper.h>
 #include <stdio.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define REF_MAX 8192
+
+/* Whether a section pool/volumes of the general tree ROOT (a text may
+ * have several, or a "pool" made by a path: the fast reader takes the
+ * first it meets as a section in a section) holds VG's volumes as its
+ * entries, in their order. */
+static int general_has(const struct dm_config_node *root, const struct vg *vg)
+{
+	for (const struct dm_config_node *p = root; p; p = p->sib) {
+		if (strcmp(p->key, "pool") || p->v)
+			continue;
+		for (const struct dm_config_node *s = p->child; s; s = s->sib) {
+			const struct dm_config_node *e;
+			unsigned i = 0;
+
+			if (strcmp(s->key, "volumes") || s->v)
+				continue;
+			for (e = s->child; e && i < vg->nr_volumes; e = e->sib, i++)
+				if (strcmp(e->key, vg->volumes[i].name))
+					break;
+			if (!e && i == vg->nr_volumes)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static void fast_check(const char *text, size_t len)
+{
+	struct vg_text_tree tree = { 0 }, gen = { 0 };
+	struct vg *vg = vg_alloc();
+	char err[256];
+	int r;
+
+	if (!vg || memchr(text, '\0', len))
+		goto out;
+	r = vg_text_parse_fast(text, len, &tree, vg);
+	if (r == 0 && (vg->nr_volumes || tree.root))
+		abort();	/* a text left to the general path keeps nothing */
+	if (r == 1 && vg->nr_volumes) {
+		if (vg_text_parse(text, len, &gen, err, sizeof(err)))
+			abort();	/* taken where the general parse refuses */
+		if (!general_has(gen.root, vg))
+			abort();	/* not the general tree's entries */
+	}
+out:
+	vg_text_tree_free(&gen);
+	vg_text_tree_free(&tree);
+	vg_free(vg);
+}
 
 static void import(const char *text, size_t len)
 {
@@ -41,6 +96,7 @@ static void import(const char *text, size_t len)
 		fprintf(stderr, "fuzz_vg: %s\n", why);
 		abort();	/* the reader left libdevmapper's or the old import's way */
 	}
+	fast_check(text, len);
 	if (vg_import(text, len, &vg))
 		return;
 	if (len <= REF_MAX && ref_export_diff(vg, why, sizeof(why))) {

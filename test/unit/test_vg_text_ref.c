@@ -10,6 +10,7 @@
 #include "metadata/vg/vg_int.h"
 
 #include <errno.h>
+#include <libdevmapper.h>
 #include <stdlib.h>
 
 static uint32_t rnd_state;
@@ -280,6 +281,411 @@ static void test_export_matches(void)
 	}
 }
 
+/* Integers of every count of digits, each power of ten with its
+ * neighbours, in the pool's and a volume's and a trash entry's fields
+ * (the writer makes digits by eights and twos): the old writer's bytes,
+ * and read back alike. */
+static void test_export_integers(void)
+{
+	struct tp_log_capture cap;
+	unsigned exported = 0;
+	int64_t p = 1;
+	char why[600];
+
+	for (unsigned k = 0; k <= 19; k++, p = k <= 18 ? p * 10 : INT64_MAX) {
+		for (int d = -1; d <= 1; d++) {
+			int64_t x = k == 19 ? INT64_MAX + (d > 0 ? 0 : d) : p + d;
+			struct vg *vg;
+			char *t;
+			size_t n;
+
+			vg = fx_vg();
+			vg->seqno = x ? (uint64_t)x : 1;
+			vg->transaction_id = (uint64_t)x;
+			vg->creation_time = -x - (k == 19 && d > 0); /* to INT64_MIN */
+			vg->volumes[0].creation_time = x;
+			vg->volumes[1].creation_time = -x;
+			if (x >= 512)
+				vg->volumes[0].size = (uint64_t)x / 512 * 512;
+			if (k >= 9 && k <= 18) /* 10^k: a multiple of 512 from 10^9 */
+				vg->volumes[1].size = (uint64_t)(p + 512 * d);
+			if (x >= 4 && x <= VG_DEV_ID_MAX) { /* 1 and 2 are www's and db's */
+				vg->volumes[2].dev_id = (uint32_t)x;
+				vg->next_dev_id = (uint32_t)x + 1 > 8 ? (uint32_t)x + 1 : 8;
+			}
+			vg->trash_retention = 100;
+			tp_log_capture(&cap);
+			CU_ASSERT_EQUAL(vg_trash_volume(vg, "www", -x), 0);
+			if (ref_export_diff(vg, why, sizeof(why))) {
+				CU_FAIL("vg_export's integers are not the old writer's");
+				fprintf(stderr, "\nintegers 10^%u%+d: %s\n", k, d, why);
+			}
+			if (!vg_export(vg, &t, &n)) {
+				exported++;
+				check_text(t, n, "integers");
+				free(t);
+			}
+			tp_log_capture(NULL);
+			vg_free(vg);
+		}
+	}
+	/* every one: a value a field cannot hold is left out of it */
+	CU_ASSERT_EQUAL(exported, 20 * 3);
+}
+
+/* ---- the canonical volumes' reader (vg_text_parse_fast) ---- */
+
+/* Whether a section pool/volumes of the general tree ROOT (a text may
+ * have several, or a "pool" made by a path: the fast reader takes the
+ * first it meets as a section in a section) holds VG's volumes as its
+ * entries, in their order. */
+static int general_has(const struct dm_config_node *root, const struct vg *vg)
+{
+	for (const struct dm_config_node *p = root; p; p = p->sib) {
+		if (strcmp(p->key, "pool") || p->v)
+			continue;
+		for (const struct dm_config_node *s = p->child; s; s = s->sib) {
+			const struct dm_config_node *e;
+			unsigned i = 0;
+
+			if (strcmp(s->key, "volumes") || s->v)
+				continue;
+			for (e = s->child; e && i < vg->nr_volumes; e = e->sib, i++)
+				if (strcmp(e->key, vg->volumes[i].name))
+					break;
+			if (!e && i == vg->nr_volumes)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* vg_text_parse_fast on TEXT: 1 when it took the text, 0 when it left it
+ * to the general path. Taken, the general parse reads the text too and
+ * its pool/volumes holds the entries the fast one put in the model, in
+ * their order; left, nothing is kept. */
+static int fast_takes(const char *text, size_t len)
+{
+	struct vg_text_tree tree = { 0 }, gen = { 0 };
+	struct vg *vg = vg_alloc();
+	char err[256];
+	int r;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vg);
+	r = vg_text_parse_fast(text, len, &tree, vg);
+	CU_ASSERT(r == 0 || r == 1);
+	if (r != 1) {
+		CU_ASSERT_EQUAL(vg->nr_volumes, 0);
+		CU_ASSERT_PTR_NULL(tree.root);
+	} else if (vg->nr_volumes) {
+		CU_ASSERT_EQUAL_FATAL(vg_text_parse(text, len, &gen, err, sizeof(err)), 0);
+		CU_ASSERT(general_has(gen.root, vg));
+		vg_text_tree_free(&gen);
+	}
+	vg_text_tree_free(&tree);
+	vg_free(vg);
+	return r == 1;
+}
+
+/* Generated VGs' texts, as vg_export writes them: the fast reader takes
+ * each whole, and imports it as the old importer does. */
+static void test_fast_canonical(void)
+{
+	struct tp_log_capture cap;
+
+	rnd_state = 99;
+	for (unsigned k = 0; k < 60; k++) {
+		struct vg *vg = gen_vg(k * 7 % 50);
+		char *t;
+		size_t n;
+
+		CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+		CU_ASSERT(fast_takes(t, n));
+		tp_log_capture(&cap);
+		check_text(t, n, "canonical");
+		tp_log_capture(NULL);
+		free(t);
+		vg_free(vg);
+	}
+}
+
+/* The field of the volumes' text a byte at AT is in: the key of its line,
+ * or the entry's name line, its close, the section's open or end. */
+static const char *field_at(const char *text, size_t at)
+{
+	static char key[32];
+	const char *l = text + at, *e;
+
+	while (l > text && l[-1] != '\n')
+		l--;
+	if (!strncmp(l, "\t\t\t", 3) && (e = strchr(l, '=')) && e - l - 3 < 30) {
+		snprintf(key, sizeof(key), "%.*s", (int)(e - l - 3), l + 3);
+		return key;
+	}
+	if (!strncmp(l, "\t\t}", 3))
+		return "close";
+	if (!strncmp(l, "\t\t", 2))
+		return "name";
+	if (!strncmp(l, "\tvolumes", 8))
+		return "open";
+	return "end";
+}
+
+/* One byte off the canonical form, in every byte of the volumes' text
+ * (each field: the name, every key and value, the braces, the tabs and
+ * newlines): a byte changed to one of a set, cut, or one put in before
+ * it. Every field is read by both sides of the fast reader (a change
+ * that keeps the form, such as a digit for a digit, and one that breaks
+ * it), and every text to the old importer's VG or message; at the edges
+ * of each value (a name of 64 bytes and "."/".." a byte away, a dev_id of
+ * VG_DEV_ID_MAX, 18 digits, strings at their fields' sizes), one byte
+ * crosses them. */
+static void test_fast_one_byte_off(void)
+{
+	static const char bytes[] = "019-x.+_ \t\n\"\\#{}=/'[";
+	static const char *const fields[] = { "name", "dev_id", "size", "origin",
+					      "creation_time", "read_only", "activation_skip",
+					      "content_uuid", "luks_uuid", "close", "open", "end" };
+	unsigned fast[TP_ARRAY_SIZE(fields)] = { 0 }, general[TP_ARRAY_SIZE(fields)] = { 0 };
+	unsigned import_refused = 0;
+	struct tp_log_capture cap;
+	struct vg *vg = fx_vg();
+	struct vg_volume v;
+	char *t, *d, *vb, *ve, name[VG_NAME_MAX + 1];
+	size_t n;
+
+	memset(name, 'n', VG_NAME_MAX);
+	name[VG_NAME_MAX] = '\0';
+	vg->next_dev_id = VG_DEV_ID_MAX + 1;
+	memset(&v, 0, sizeof(v));
+	strcpy(v.name, "a");
+	v.dev_id = 4;
+	v.size = 512;
+	CU_ASSERT_EQUAL_FATAL(vg_add_volume(vg, &v), 0);
+	strcpy(v.name, "a.");
+	v.dev_id = 5;
+	v.creation_time = -1;
+	CU_ASSERT_EQUAL_FATAL(vg_add_volume(vg, &v), 0);
+	strcpy(v.name, name);
+	v.dev_id = VG_DEV_ID_MAX;
+	v.size = 500000000000000000ull; /* 18 digits, a multiple of 512 */
+	v.creation_time = -999999999999999999ll;
+	v.read_only = 1;
+	v.activation_skip = 1;
+	rnd_uuid(v.content_uuid);
+	rnd_uuid(v.luks_uuid);
+	CU_ASSERT_EQUAL_FATAL(vg_add_volume(vg, &v), 0);
+	strcpy(v.name, "s");
+	strcpy(v.origin, name);
+	v.dev_id = 6;
+	v.activation_skip = 0;
+	v.luks_uuid[0] = '\0';
+	CU_ASSERT_EQUAL_FATAL(vg_add_volume(vg, &v), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	CU_ASSERT_FATAL(fast_takes(t, n));
+	vb = strstr(t, "\tvolumes {\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(vb);
+	ve = strstr(vb, "\n\t}\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ve);
+	ve += 4;
+	d = malloc(n + 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	for (size_t at = (size_t)(vb - t); at < (size_t)(ve - t); at++) {
+		const char *f = field_at(t, at);
+		unsigned fi = 0;
+
+		while (fi < TP_ARRAY_SIZE(fields) - 1 && strcmp(fields[fi], f))
+			fi++;
+		CU_ASSERT_STRING_EQUAL(fields[fi], f);
+		for (unsigned m = 0; m < sizeof(bytes) - 1 + 1 + 3; m++) {
+			size_t len = n;
+			struct vg *back;
+
+			memcpy(d, t, n);
+			if (m < sizeof(bytes) - 1) { /* changed */
+				if (d[at] == bytes[m])
+					continue;
+				d[at] = bytes[m];
+			} else if (m == sizeof(bytes) - 1) { /* cut */
+				memmove(d + at, d + at + 1, n - at - 1);
+				len--;
+			} else { /* one put in */
+				memmove(d + at + 1, d + at, n - at);
+				d[at] = "0 \t"[m - sizeof(bytes)];
+				len++;
+			}
+			if (fast_takes(d, len)) {
+				fast[fi]++;
+				tp_log_capture(&cap);
+				if (vg_import(d, len, &back))
+					import_refused++; /* the fast read's model refused: read again */
+				else
+					vg_free(back);
+				tp_log_capture(NULL);
+			} else {
+				general[fi]++;
+			}
+			tp_log_capture(&cap);
+			check_text(d, len, "one byte off");
+			tp_log_capture(NULL);
+		}
+	}
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(fields); i++) {
+		/* an entry's close has no other canonical byte (its fast side
+		 * is the text as written), and the section's end is the
+		 * general parse's, after the fast reader */
+		int fixed = !strcmp(fields[i], "close") || !strcmp(fields[i], "end");
+
+		if (!fixed)
+			CU_ASSERT(fast[i] > 0);
+		CU_ASSERT(general[i] > 0);
+		if ((!fixed && !fast[i]) || !general[i])
+			fprintf(stderr, "\n%s: %u fast, %u general\n", fields[i], fast[i],
+				general[i]);
+	}
+	CU_ASSERT(import_refused > 0);
+	free(d);
+	free(t);
+	vg_free(vg);
+}
+
+/* TEXT with its first OLD replaced by NEW (malloc'd) */
+static char *replaced(const char *text, const char *old, const char *new)
+{
+	const char *at = strstr(text, old);
+	size_t n = strlen(text) - strlen(old) + strlen(new);
+	char *r = malloc(n + 1);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	snprintf(r, n + 1, "%.*s%s%s", (int)(at - text), text, new, at + strlen(old));
+	return r;
+}
+
+/* Names in canonical entries: a byte of every value in a name, and the
+ * edges of the name rule (".", "..", a leading '-', 64 and 65 bytes): the
+ * fast reader takes exactly the names vg_name_valid takes, and every text
+ * reads as the old importer reads it. */
+static void test_fast_names(void)
+{
+	static const char *const edges[] = { ".", "..", "...", ".a", "a..", "-", "-a", "a-",
+					     "+", "_", "0", "" };
+	struct tp_log_capture cap;
+	struct vg *vg = fx_vg();
+	char *t, *d, name[VG_NAME_MAX + 8], line[VG_NAME_MAX + 16];
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	for (unsigned i = 0; i < 256 + TP_ARRAY_SIZE(edges) + 2; i++) {
+		if (i == 0) {
+			continue;
+		} else if (i < 256) {
+			snprintf(name, sizeof(name), "d%cb", (char)i);
+		} else if (i < 256 + TP_ARRAY_SIZE(edges)) {
+			snprintf(name, sizeof(name), "%s", edges[i - 256]);
+		} else {
+			memset(name, 'd', VG_NAME_MAX + 1);
+			name[VG_NAME_MAX + i - 256 - TP_ARRAY_SIZE(edges)] = '\0'; /* 64, 65 */
+		}
+		snprintf(line, sizeof(line), "\t\t%s {", name);
+		d = replaced(t, "\t\tdb {", line);
+		CU_ASSERT_EQUAL(fast_takes(d, strlen(d)), vg_name_valid(name, NULL));
+		tp_log_capture(&cap);
+		check_text(d, strlen(d), "name");
+		tp_log_capture(NULL);
+		free(d);
+	}
+	free(t);
+	vg_free(vg);
+}
+
+/* A volume's name twice, each entry canonical: the fast reader takes the
+ * text, vg_check_model refuses its model, and the general path reads it
+ * again to say which key repeats, as the old importer does; the same for
+ * pool or pool/volumes twice around canonical entries. */
+static void test_fast_duplicate(void)
+{
+	struct tp_log_capture cap;
+	struct vg *vg = fx_vg(), *back = NULL;
+	char *t, *d, why[512];
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	d = replaced(t, "\t\tdb {", "\t\twww {");
+	CU_ASSERT(fast_takes(d, strlen(d)));
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_import_why(d, strlen(d), &back, why, sizeof(why)), -EUCLEAN);
+	check_text(d, strlen(d), "duplicate");
+	tp_log_capture(NULL);
+	CU_ASSERT_STRING_EQUAL(why, "pool/volumes/www: duplicate key");
+	CU_ASSERT_PTR_NULL(back);
+	free(d);
+	/* a pool (a value, a path's section) or its volumes twice, the
+	 * canonical entries in one of them (fuzz_vg found the first) */
+	static const char *const twice[][2] = {
+		{ "pool {\n", "pool=0\npool {\n" },
+		{ "pool {\n", "pool/volumes {\n}\npool {\n" },
+		{ "pool {\n", "pool {\n}\npool {\n" },
+		{ "\tvolumes {\n", "\tvolumes=1\n\tvolumes {\n" },
+		{ "\tvolumes {\n", "\tvolumes {\n\t}\n\tvolumes {\n" },
+	};
+	for (unsigned i = 0; i < TP_ARRAY_SIZE(twice); i++) {
+		d = replaced(t, twice[i][0], twice[i][1]);
+		CU_ASSERT_EQUAL(fast_takes(d, strlen(d)), i < 4);
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(vg_import(d, strlen(d), &back), -EUCLEAN);
+		check_text(d, strlen(d), "twice");
+		tp_log_capture(NULL);
+		free(d);
+	}
+	free(t);
+	vg_free(vg);
+}
+
+/* More volumes than VG_MAX_VOLUMES, each entry canonical: the fast reader
+ * leaves the text to the general path, which names the limit; as many as
+ * the limit import. */
+static void test_fast_too_many(void)
+{
+	struct tp_log_capture cap;
+	struct vg *vg = fx_vg(), *back = NULL;
+	char *t, *head, *text, *o, why[512];
+	size_t n, cap_bytes = 128ull * (VG_MAX_VOLUMES + 1) + 4096;
+	int r;
+
+	vg->next_dev_id = VG_MAX_VOLUMES + 8;
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t, &n), 0);
+	head = strstr(t, "\tvolumes {\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(head);
+	head += strlen("\tvolumes {\n");
+	text = malloc(cap_bytes);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	for (unsigned extra = 0; extra <= 1; extra++) {
+		o = text + snprintf(text, cap_bytes, "%.*s", (int)(head - t), t);
+		for (unsigned i = 0; i < VG_MAX_VOLUMES + extra; i++)
+			o += sprintf(o, "\t\tv%u {\n\t\t\tdev_id=%u\n\t\t\tsize=512\n"
+				     "\t\t\torigin=\"\"\n\t\t\tcreation_time=1\n"
+				     "\t\t\tread_only=0\n\t\t}\n", i, i + 1);
+		o += sprintf(o, "\t}\n}\n");
+		CU_ASSERT_EQUAL(fast_takes(text, (size_t)(o - text)), !extra);
+		tp_log_capture(&cap);
+		r = vg_import_why(text, (size_t)(o - text), &back, why, sizeof(why));
+		tp_log_capture(NULL);
+		if (!extra) {
+			CU_ASSERT_EQUAL(r, 0);
+			CU_ASSERT_EQUAL(back ? back->nr_volumes : 0, VG_MAX_VOLUMES);
+		} else {
+			CU_ASSERT_EQUAL(r, -EUCLEAN);
+			CU_ASSERT_STRING_EQUAL(why, "pool/volumes: more than 100000 volumes");
+		}
+		vg_free(back);
+		back = NULL;
+	}
+	free(text);
+	free(t);
+	vg_free(vg);
+}
+
 /* Odd but valid syntax and every way to break it, as libdevmapper reads
  * it: the same tree or the same message. */
 static void test_syntax_matches(void)
@@ -395,6 +801,18 @@ static void test_damage_matches(void)
 TP_TEST_SUITE(vg_text_ref, NULL, NULL,
 	      { "generated VGs: the old writer's and libdevmapper's bytes, read back alike",
 		test_export_matches },
+	      { "integers of every length: the old writer's bytes, read back alike",
+		test_export_integers },
+	      { "canonical texts: the fast reader takes them whole, read alike",
+		test_fast_canonical },
+	      { "one byte off the canonical form in every field: both sides, read alike",
+		test_fast_one_byte_off },
+	      { "names in canonical entries: the fast reader takes what vg_name_valid takes",
+		test_fast_names },
+	      { "a name twice in canonical entries: the general path's message",
+		test_fast_duplicate },
+	      { "more volumes than the limit in canonical entries: the general path's message",
+		test_fast_too_many },
 	      { "odd syntax: libdevmapper's tree or message, the old import's VG or message",
 		test_syntax_matches },
 	      { "damaged texts: the same VG or message as the old import", test_damage_matches })
