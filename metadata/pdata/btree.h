@@ -68,5 +68,9 @@ int btree_del(const struct btree_info *info, uint64_t root) TP_MUST_CHECK;
 /* Every entry in key order; FN's non-zero return stops the walk. */
 int btree_walk(const struct btree_info *info, uint64_t root,
 	       int (*fn)(void *ctx, uint64_t key, const void *value), void *ctx);
+/* The number of entries (the leaves' entries): every node is read and
+ * validated as btree_walk would, so that a caller sizes what the walk
+ * fills once. */
+int btree_count(const struct btree_info *info, uint64_t root, uint64_t *n) TP_MUST_CHECK;
 
 #endif

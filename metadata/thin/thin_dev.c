@@ -42,22 +42,32 @@ struct thin_dev *thin_find_dev(struct thin_md *md, uint64_t id)
 	return i < md->nr_devs && md->devs[i].id == id ? &md->devs[i] : NULL;
 }
 
+/* Room for one more device at the end of the table. */
+static int dev_room(struct thin_md *md)
+{
+	size_t nc;
+	struct thin_dev *nd;
+
+	if (md->nr_devs < md->cap_devs)
+		return 0;
+	nc = md->cap_devs ? md->cap_devs * 2 : 16;
+	nd = realloc(md->devs, nc * sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	md->devs = nd;
+	md->cap_devs = nc;
+	return 0;
+}
+
 static int thin_add_dev(struct thin_md *md, uint64_t id, struct thin_dev **out)
 {
 	size_t i = dev_pos(md, id);
+	int r = dev_room(md);
 
-	if (md->nr_devs == md->cap_devs) {
-		size_t nc = md->cap_devs ? md->cap_devs * 2 : 16;
-		struct thin_dev *nd = realloc(md->devs, nc * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		md->devs = nd;
-		md->cap_devs = nc;
-	}
+	if (r)
+		return r;
 	memmove(&md->devs[i + 1], &md->devs[i], (md->nr_devs - i) * sizeof(*md->devs));
-	memset(&md->devs[i], 0, sizeof(md->devs[i]));
-	md->devs[i].id = id;
-	md->devs[i].d.dev_id = id;
+	md->devs[i] = (struct thin_dev){ .id = id, .d.dev_id = id };
 	md->nr_devs++;
 	*out = &md->devs[i];
 	return 0;
@@ -71,6 +81,8 @@ static void thin_del_dev(struct thin_md *md, struct thin_dev *dev)
 	md->nr_devs--;
 }
 
+/* The details tree is walked in key order: each device goes at the end
+ * of the table (no search, no move); a key not above the last is damage. */
 static int load_detail(void *ctx, uint64_t key, const void *value)
 {
 	struct thin_md *md = ctx;
@@ -79,10 +91,14 @@ static int load_detail(void *ctx, uint64_t key, const void *value)
 
 	if (md->nr_devs && md->devs[md->nr_devs - 1].id >= key)
 		return -EUCLEAN;
-	if ((r = thin_add_dev(md, key, &dev)))
+	if ((r = dev_room(md)))
 		return r;
-	thin_details_unpack(value, &dev->d);
+	dev = &md->devs[md->nr_devs++];
+	dev->id = key;
+	dev->root = 0;
+	dev->dirty = dev->touched = 0;
 	dev->d.dev_id = key;
+	thin_details_unpack(value, &dev->d);
 	return 0;
 }
 
@@ -107,8 +123,22 @@ static int load_root(void *ctx, uint64_t key, const void *value)
 int thin_load_devices(struct thin_md *md)
 {
 	struct root_ctx c = { md, 0 };
+	uint64_t n;
 	int r;
 
+	/* the table sized once (a realloc's copies of 20,000 devices cost
+	 * more than reading the tree's nodes twice: they are cached) */
+	if ((r = btree_count(&md->details, md->sb.details_root, &n)))
+		return r;
+	if (n + 64 > md->cap_devs && n <= THIN_MAX_DEV_ID + 1) {
+		struct thin_dev *nd;
+
+		/* and room for the devices a change adds without a copy */
+		if (!(nd = realloc(md->devs, (size_t)(n + 64) * sizeof(*nd))))
+			return -ENOMEM;
+		md->devs = nd;
+		md->cap_devs = (size_t)n + 64;
+	}
 	if ((r = btree_walk(&md->details, md->sb.details_root, load_detail, md)))
 		return r;
 	if ((r = btree_walk(&md->top, md->sb.mapping_root, load_root, &c)))

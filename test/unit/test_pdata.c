@@ -333,6 +333,22 @@ static int count_dec(void *ctx, const void *v)
 	return 0;
 }
 
+/* btree_walk's visitor: keys strictly ascending, each value the model's. */
+struct walked {
+	const uint64_t *model;
+	uint64_t seen, last, errors;
+};
+
+static int walk_entry(void *ctx, uint64_t key, const void *value)
+{
+	struct walked *w = ctx;
+
+	w->errors += (w->seen && key <= w->last) || le64_get(value) != w->model[key];
+	w->last = key;
+	w->seen++;
+	return 0;
+}
+
 static void test_btree_model(void)
 {
 	enum { N = 6000, KEYS = 20000 };
@@ -377,6 +393,18 @@ static void test_btree_model(void)
 	{
 		uint64_t found;
 		CU_ASSERT_EQUAL(btree_lookup_ge(&info, root, 0, &found, v), live ? 0 : -ENODATA);
+	}
+	/* the walk gives every entry in key order with its value; the count
+	 * is their number */
+	{
+		struct walked w = { model, 0, 0, 0 };
+		uint64_t n = 0;
+
+		CU_ASSERT_EQUAL(btree_walk(&info, root, walk_entry, &w), 0);
+		CU_ASSERT_EQUAL(w.seen, live);
+		CU_ASSERT_EQUAL(w.errors, 0);
+		CU_ASSERT_EQUAL(btree_count(&info, root, &n), 0);
+		CU_ASSERT_EQUAL(n, live);
 	}
 	/* remove everything, a leaf's worth at a time (btree_remove_run, as the
 	 * space maps do), in two halves with the shape checked between: the
