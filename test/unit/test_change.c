@@ -775,6 +775,61 @@ static void test_mismatch(void)
 	refuse_open();
 }
 
+/* The thin devices at the same transaction as the VG but not the ones it
+ * lists: b's device gone, and devices no entry names. */
+struct stray {
+	uint32_t drop;
+	uint64_t add[2];
+};
+
+static void stray_devices(struct thin_md *md, void *arg)
+{
+	const struct stray *s = arg;
+
+	if (s->drop != UINT32_MAX)
+		CU_ASSERT_FATAL(thin_delete(md, s->drop) == 0);
+	for (int i = 0; i < 2; i++)
+		if (s->add[i])
+			CU_ASSERT_FATAL(thin_create_thin(md, s->add[i]) == 0);
+}
+
+/* The count of differences an open warns of (0: no warning). */
+static unsigned open_differences(void)
+{
+	struct tp_log_capture cap;
+	struct pool *p = NULL;
+	const char *w;
+	unsigned n = 0;
+
+	tp_log_capture(&cap);
+	CU_ASSERT_FATAL(pool_open(POOL, NULL, POOL_RDONLY, &p) == 0);
+	tp_log_capture(NULL);
+	pool_close(p);
+	w = strstr(cap.buf, "list different volumes (");
+	if (w)
+		CU_ASSERT_FATAL(sscanf(w, "list different volumes (%u difference", &n) == 1);
+	return n;
+}
+
+/* pool_reconcile at the same transaction: every volume without its thin
+ * device and every thin device no VG entry names is counted, over ids
+ * close together (a bitmap of their span) and far apart (the sorted
+ * ids). */
+static void test_same_tid_differences(void)
+{
+	struct stray s = { UINT32_MAX, { 0, 0 } };
+
+	fresh_pool();
+	CU_ASSERT_EQUAL(open_differences(), 0);
+	s.drop = dev_id_of("b");
+	s.add[0] = 40;
+	thin_edit(stray_devices, &s);
+	CU_ASSERT_EQUAL(open_differences(), 2);
+	s = (struct stray){ UINT32_MAX, { 41, THIN_MAX_DEV_ID } };
+	thin_edit(stray_devices, &s);
+	CU_ASSERT_EQUAL(open_differences(), 4);
+}
+
 /* pool_get_info: POOL_INFO_USAGE gives mapped from the device details
  * alone (exclusive and shared 0, sharing unset); with POOL_INFO_SHARING
  * the walk adds them, mapped the same. */
@@ -840,5 +895,6 @@ TP_TEST_SUITE(change, NULL, cleanup,
 		test_complete_killed },
 	      { "a lost thin side replayed at open: snapshot, removal", test_complete_replay },
 	      { "VG and thin further apart: refused, nothing written", test_mismatch },
+	      { "the same transaction, other thin devices: counted", test_same_tid_differences },
 	      { "pool_get_info walks the mappings only with POOL_INFO_SHARING",
 		test_info_sharing })
