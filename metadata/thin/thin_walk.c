@@ -225,15 +225,22 @@ struct dev_rec {
 struct dev_vec {
 	struct dev_rec *v;
 	size_t n, cap;
+	size_t next;	/* where the next id of the second tree is expected */
 };
 
+/* The record of device ID, made if new. The first tree's ids come in
+ * ascending order (each goes at the end) and the second tree's mostly
+ * match them in the same order (each found at NEXT): a search only for
+ * the devices the trees disagree on, so that a device costs a few dozen
+ * instructions, not a search and a move. */
 static struct dev_rec *dev_slot(struct dev_vec *dv, uint64_t id)
 {
-	size_t lo = 0, hi = dv->n;
+	size_t lo = dv->n, hi = dv->n;
 
-	if (dv->n && dv->v[dv->n - 1].id < id) {
-		lo = dv->n;
-	} else {
+	if (dv->next < dv->n && dv->v[dv->next].id == id)
+		return &dv->v[dv->next++];
+	if (dv->n && dv->v[dv->n - 1].id >= id) {
+		lo = 0;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 			if (dv->v[mid].id < id)
@@ -241,8 +248,10 @@ static struct dev_rec *dev_slot(struct dev_vec *dv, uint64_t id)
 			else
 				hi = mid;
 		}
-		if (lo < dv->n && dv->v[lo].id == id)
+		if (lo < dv->n && dv->v[lo].id == id) {
+			dv->next = lo + 1;
 			return &dv->v[lo];
+		}
 	}
 	if (dv->n == dv->cap) {
 		size_t nc = dv->cap ? dv->cap * 2 : 16;
@@ -252,21 +261,25 @@ static struct dev_rec *dev_slot(struct dev_vec *dv, uint64_t id)
 		dv->v = nv;
 		dv->cap = nc;
 	}
-	memmove(&dv->v[lo + 1], &dv->v[lo], (dv->n - lo) * sizeof(*dv->v));
-	memset(&dv->v[lo], 0, sizeof(dv->v[lo]));
-	dv->v[lo].id = id;
+	if (lo < dv->n)
+		memmove(&dv->v[lo + 1], &dv->v[lo], (dv->n - lo) * sizeof(*dv->v));
+	dv->v[lo] = (struct dev_rec){ .id = id };
 	dv->n++;
+	dv->next = lo + 1;
 	return &dv->v[lo];
 }
 
 static int details_leaf(struct walker *w, const unsigned char *n, int seen, void *ctx)
 {
+	const unsigned char *keys = n + BTREE_HEADER_SIZE, *vals = (const unsigned char *)bn_value(n, 0);
+	uint32_t count = bn_nr(n);
+
 	(void)w, (void)seen;
-	for (uint32_t i = 0; i < bn_nr(n); i++) {
-		struct dev_rec *d = dev_slot(ctx, bn_key(n, i));
+	for (uint32_t i = 0; i < count; i++) {
+		struct dev_rec *d = dev_slot(ctx, le64_get(keys + 8 * (size_t)i));
 		if (!d)
 			return -ENOMEM;
-		thin_details_unpack(bn_value(n, i), &d->d);
+		thin_details_unpack(vals + (size_t)i * THIN_DETAILS_SIZE, &d->d);
 		d->d.dev_id = d->id;
 		d->have_details = 1;
 	}
@@ -275,12 +288,15 @@ static int details_leaf(struct walker *w, const unsigned char *n, int seen, void
 
 static int top_leaf(struct walker *w, const unsigned char *n, int seen, void *ctx)
 {
+	const unsigned char *keys = n + BTREE_HEADER_SIZE, *vals = (const unsigned char *)bn_value(n, 0);
+	uint32_t count = bn_nr(n);
+
 	(void)w;
-	for (uint32_t i = 0; i < bn_nr(n); i++) {
-		struct dev_rec *d = dev_slot(ctx, bn_key(n, i));
+	for (uint32_t i = 0; i < count; i++) {
+		struct dev_rec *d = dev_slot(ctx, le64_get(keys + 8 * (size_t)i));
 		if (!d)
 			return -ENOMEM;
-		d->root = bn_value64(n, i);
+		d->root = le64_get(vals + 8 * (size_t)i);
 		d->have_root = 1;
 		d->root_seen = seen;
 	}
@@ -344,8 +360,10 @@ static int walk(struct walker *w, unsigned flags)
 			goto sb_damage;
 	}
 	if ((r = walk_tree(w, sb.details_root, THIN_DETAILS_SIZE, THIN_DAMAGE_DETAILS, 0,
-			   details_leaf, &devs, 0, 0)) ||
-	    (r = walk_tree(w, sb.mapping_root, 8, THIN_DAMAGE_TOP, 0, top_leaf, &devs, 0, 0)))
+			   details_leaf, &devs, 0, 0)))
+		goto out;
+	devs.next = 0;	/* the top-level tree's ids from the first */
+	if ((r = walk_tree(w, sb.mapping_root, 8, THIN_DAMAGE_TOP, 0, top_leaf, &devs, 0, 0)))
 		goto out;
 	isb = (struct thin_ir_superblock){ sb.time, sb.trans_id, sb.flags, sb.version,
 					   live.data_block_size, sb.data_sm.nr_blocks,
