@@ -81,24 +81,30 @@ static void thin_del_dev(struct thin_md *md, struct thin_dev *dev)
 	md->nr_devs--;
 }
 
-/* The details tree is walked in key order: each device goes at the end
- * of the table (no search, no move); a key not above the last is damage. */
-static int load_detail(void *ctx, uint64_t key, const void *value)
+/* The details tree is walked in key order, a leaf at a time: each device
+ * goes at the end of the table (no search, no move); a key not above the
+ * last is damage. */
+static int load_details(void *ctx, const void *leaf)
 {
 	struct thin_md *md = ctx;
-	struct thin_dev *dev;
+	const unsigned char *keys = (const unsigned char *)leaf + BTREE_HEADER_SIZE;
+	const unsigned char *vals = (const unsigned char *)bn_value(leaf, 0);
+	uint32_t nr = bn_nr(leaf), vsize = bn_vsize(leaf);
 	int r;
 
-	if (md->nr_devs && md->devs[md->nr_devs - 1].id >= key)
-		return -EUCLEAN;
-	if ((r = dev_room(md)))
-		return r;
-	dev = &md->devs[md->nr_devs++];
-	dev->id = key;
-	dev->root = 0;
-	dev->dirty = dev->touched = 0;
-	dev->d.dev_id = key;
-	thin_details_unpack(value, &dev->d);
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t key = le64_get(keys + 8 * (size_t)i);
+		struct thin_dev *dev;
+
+		if (md->nr_devs && md->devs[md->nr_devs - 1].id >= key)
+			return -EUCLEAN;
+		if ((r = dev_room(md)))
+			return r;
+		dev = &md->devs[md->nr_devs++];
+		*dev = (struct thin_dev){ .id = key };
+		thin_details_unpack(vals + (size_t)i * vsize, &dev->d);
+		dev->d.dev_id = key;
+	}
 	return 0;
 }
 
@@ -107,16 +113,24 @@ struct root_ctx {
 	size_t next;
 };
 
-static int load_root(void *ctx, uint64_t key, const void *value)
+/* The top-level tree's keys are the same devices, in the same order. */
+static int load_roots(void *ctx, const void *leaf)
 {
 	struct root_ctx *c = ctx;
+	const unsigned char *keys = (const unsigned char *)leaf + BTREE_HEADER_SIZE;
+	const unsigned char *vals = (const unsigned char *)bn_value(leaf, 0);
+	uint32_t nr = bn_nr(leaf);
 
-	if (c->next >= c->md->nr_devs || c->md->devs[c->next].id != key) {
-		log_error("thin device %" PRIu64 ": in the mapping tree but not in the details tree"
-			  " (or the other way round)", key);
-		return -EUCLEAN;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t key = le64_get(keys + 8 * (size_t)i);
+
+		if (c->next >= c->md->nr_devs || c->md->devs[c->next].id != key) {
+			log_error("thin device %" PRIu64 ": in the mapping tree but not in the "
+				  "details tree (or the other way round)", key);
+			return -EUCLEAN;
+		}
+		c->md->devs[c->next++].root = le64_get(vals + 8 * (size_t)i);
 	}
-	c->md->devs[c->next++].root = le64_get(value);
 	return 0;
 }
 
@@ -139,9 +153,9 @@ int thin_load_devices(struct thin_md *md)
 		md->devs = nd;
 		md->cap_devs = (size_t)n + 64;
 	}
-	if ((r = btree_walk(&md->details, md->sb.details_root, load_detail, md)))
+	if ((r = btree_walk_leaves(&md->details, md->sb.details_root, load_details, md)))
 		return r;
-	if ((r = btree_walk(&md->top, md->sb.mapping_root, load_root, &c)))
+	if ((r = btree_walk_leaves(&md->top, md->sb.mapping_root, load_roots, &c)))
 		return r;
 	if (c.next != md->nr_devs) {
 		log_error("thin device %" PRIu64 ": in the details tree but not in the mapping tree",

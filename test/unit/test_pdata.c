@@ -349,6 +349,14 @@ static int walk_entry(void *ctx, uint64_t key, const void *value)
 	return 0;
 }
 
+static int walk_leaf(void *ctx, const void *leaf)
+{
+	CU_ASSERT(bn_is_leaf(leaf));
+	for (uint32_t i = 0; i < bn_nr(leaf); i++)
+		walk_entry(ctx, bn_key(leaf, i), bn_value(leaf, i));
+	return 0;
+}
+
 static void test_btree_model(void)
 {
 	enum { N = 6000, KEYS = 20000 };
@@ -405,6 +413,11 @@ static void test_btree_model(void)
 		CU_ASSERT_EQUAL(w.errors, 0);
 		CU_ASSERT_EQUAL(btree_count(&info, root, &n), 0);
 		CU_ASSERT_EQUAL(n, live);
+		/* the same entries a leaf at a time */
+		w = (struct walked){ model, 0, 0, 0 };
+		CU_ASSERT_EQUAL(btree_walk_leaves(&info, root, walk_leaf, &w), 0);
+		CU_ASSERT_EQUAL(w.seen, live);
+		CU_ASSERT_EQUAL(w.errors, 0);
 	}
 	/* remove everything, a leaf's worth at a time (btree_remove_run, as the
 	 * space maps do), in two halves with the shape checked between: the
