@@ -141,11 +141,7 @@ static int wanted_root(struct chk *c, uint64_t id)
 static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 {
 	struct chk *c = ctx;
-	int r = 0;
 
-	c->cur = *d;
-	c->cur_count = 0;
-	c->cur_damaged = c->cur_beyond = c->cur_future = 0;
 	if (d->creation_time > c->sb.time || d->snap_time > c->sb.time)
 		thin_chk_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": creation time %" PRIu32
 			      " or snapshot time %" PRIu32 " is after the pool time %" PRIu32,
@@ -155,12 +151,28 @@ static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 		thin_chk_problem(c, 1, UINT64_MAX, "%sthin device id %" PRIu64 " above the limit",
 			      c->snap_pass ? "metadata snapshot: " : "", d->dev_id);
 	if (!c->snap_pass) {
-		r = u64_push(&c->rep->dev_ids, &c->rep->nr_dev_ids, d->dev_id);
-		c->rep->nr_devices++;
+		struct thin_check_report *rep = c->rep;
+
+		if (rep->nr_dev_ids == c->dev_ids_cap) {
+			size_t cap = c->dev_ids_cap ? c->dev_ids_cap * 2 : 64;
+			uint64_t *v = realloc(rep->dev_ids, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			rep->dev_ids = v;
+			c->dev_ids_cap = cap;
+		}
+		rep->dev_ids[rep->nr_dev_ids++] = d->dev_id;
+		rep->nr_devices++;
 	}
-	if (!r && fast(c) && c->o->roots && !wanted_root(c, d->dev_id))
+	/* a device whose tree is not read needs no more (on_device_end of
+	 * the fast check reads nothing) */
+	if (fast(c) && c->o->roots && !wanted_root(c, d->dev_id))
 		return THIN_WALK_SKIP_DEVICE;
-	return r;
+	c->cur = *d;
+	c->cur_count = 0;
+	c->cur_damaged = c->cur_beyond = c->cur_future = 0;
+	return 0;
 }
 
 static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
