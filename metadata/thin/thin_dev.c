@@ -90,21 +90,30 @@ static int load_details(void *ctx, const void *leaf)
 	const unsigned char *keys = (const unsigned char *)leaf + BTREE_HEADER_SIZE;
 	const unsigned char *vals = (const unsigned char *)bn_value(leaf, 0);
 	uint32_t nr = bn_nr(leaf), vsize = bn_vsize(leaf);
-	int r;
+	size_t n = md->nr_devs;
+	struct thin_dev *devs;
 
+	if (n + nr > md->cap_devs) {
+		size_t nc = TP_MAX(md->cap_devs * 2, n + nr);
+
+		if (!(devs = realloc(md->devs, nc * sizeof(*devs))))
+			return -ENOMEM;
+		md->devs = devs;
+		md->cap_devs = nc;
+	}
+	devs = md->devs;
 	for (uint32_t i = 0; i < nr; i++) {
 		uint64_t key = le64_get(keys + 8 * (size_t)i);
-		struct thin_dev *dev;
 
-		if (md->nr_devs && md->devs[md->nr_devs - 1].id >= key)
+		if (n && devs[n - 1].id >= key) {
+			md->nr_devs = n;
 			return -EUCLEAN;
-		if ((r = dev_room(md)))
-			return r;
-		dev = &md->devs[md->nr_devs++];
-		*dev = (struct thin_dev){ .id = key };
-		thin_details_unpack(vals + (size_t)i * vsize, &dev->d);
-		dev->d.dev_id = key;
+		}
+		devs[n] = (struct thin_dev){ .id = key, .d.dev_id = key };
+		thin_details_unpack(vals + (size_t)i * vsize, &devs[n].d);
+		n++;
 	}
+	md->nr_devs = n;
 	return 0;
 }
 
@@ -165,22 +174,80 @@ int thin_load_devices(struct thin_md *md)
 	return 0;
 }
 
-int thin_write_details(struct thin_md *md)
+void thin_mark_dev(struct thin_md *md, const struct thin_dev *dev)
+{
+	if (dev->dirty || dev->touched || md->marked_all)
+		return;
+	for (unsigned i = 0; i < md->nr_marked; i++)
+		if (md->marked[i] == dev->id)
+			return;	/* deleted and made again */
+	if (md->nr_marked == THIN_MARKED_MAX)
+		md->marked_all = 1;
+	else
+		md->marked[md->nr_marked++] = dev->id;
+}
+
+static int write_dev(struct thin_md *md, struct thin_dev *dev)
 {
 	unsigned char v[THIN_DETAILS_SIZE];
 	int r;
 
-	for (size_t i = 0; i < md->nr_devs; i++) {
-		struct thin_dev *dev = &md->devs[i];
-		if (!dev->dirty)
-			continue;
-		thin_details_pack(v, &dev->d);
-		if ((r = btree_insert(&md->details, md->sb.details_root, dev->id, v,
-				      &md->sb.details_root, NULL, 0)))
-			return r;
-		dev->dirty = 0;
-	}
+	if (!dev->dirty)
+		return 0;
+	thin_details_pack(v, &dev->d);
+	if ((r = btree_insert(&md->details, md->sb.details_root, dev->id, v,
+			      &md->sb.details_root, NULL, 0)))
+		return r;
+	dev->dirty = 0;
 	return 0;
+}
+
+/* The marked ids in ascending order: the details are written in id
+ * order, as a walk of the table writes them. */
+static void sort_marked(struct thin_md *md)
+{
+	for (unsigned i = 1; i < md->nr_marked; i++) {
+		uint64_t id = md->marked[i];
+		unsigned j = i;
+
+		for (; j && md->marked[j - 1] > id; j--)
+			md->marked[j] = md->marked[j - 1];
+		md->marked[j] = id;
+	}
+}
+
+int thin_write_details(struct thin_md *md)
+{
+	struct thin_dev *dev;
+	int r;
+
+	if (md->marked_all) {
+		for (size_t i = 0; i < md->nr_devs; i++)
+			if ((r = write_dev(md, &md->devs[i])))
+				return r;
+		return 0;
+	}
+	sort_marked(md);
+	for (unsigned i = 0; i < md->nr_marked; i++)
+		if ((dev = thin_find_dev(md, md->marked[i])) && (r = write_dev(md, dev)))
+			return r;
+	return 0;
+}
+
+void thin_clear_marks(struct thin_md *md)
+{
+	struct thin_dev *dev;
+
+	if (md->marked_all) {
+		for (size_t i = 0; i < md->nr_devs; i++)
+			md->devs[i].touched = md->devs[i].dirty = 0;
+	} else {
+		for (unsigned i = 0; i < md->nr_marked; i++)
+			if ((dev = thin_find_dev(md, md->marked[i])))
+				dev->touched = dev->dirty = 0;
+	}
+	md->nr_marked = 0;
+	md->marked_all = 0;
 }
 
 /* ---- devices ---- */
@@ -216,6 +283,7 @@ static int new_dev(struct thin_md *md, uint64_t id, uint64_t root, const struct 
 	dev->root = root;
 	dev->d = *d;
 	dev->d.dev_id = id;
+	thin_mark_dev(md, dev);
 	dev->dirty = dev->touched = 1;
 	return 0;
 }
@@ -258,6 +326,7 @@ int thin_create_snap(struct thin_md *md, uint64_t dev_id, uint64_t origin_id)
 		return r;
 	md->sb.time++;
 	o->d.snap_time = md->sb.time;
+	thin_mark_dev(md, o);
 	o->dirty = 1;
 	d = (struct thin_ir_device){ dev_id, o->d.mapped_blocks, md->sb.trans_id, md->sb.time,
 				     md->sb.time };
@@ -314,6 +383,7 @@ static int touch(struct thin_md *md, struct thin_dev *dev)
 		return 0;
 	if ((r = set_top(md, dev->id, dev->root)))
 		return r;
+	thin_mark_dev(md, dev);
 	dev->touched = 1;
 	return 0;
 }
@@ -350,6 +420,7 @@ static int insert(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t
 		return r;
 	if (inserted) {
 		dev->d.mapped_blocks++;
+		thin_mark_dev(md, dev);
 		dev->dirty = 1;
 	}
 	return update_root(md, dev, root);
@@ -393,6 +464,7 @@ int thin_remove_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock)
 	    (r = btree_remove(&md->bottom, dev->root, vblock, &root)))
 		return r;
 	dev->d.mapped_blocks--;
+	thin_mark_dev(md, dev);
 	dev->dirty = 1;
 	return update_root(md, dev, root);
 }
@@ -439,6 +511,7 @@ int thin_unmap_first(struct thin_md *md, uint64_t dev_id, uint64_t max, uint64_t
 					  &done)))
 			goto out;
 		dev->d.mapped_blocks = dev->d.mapped_blocks > done ? dev->d.mapped_blocks - done : 0;
+		thin_mark_dev(md, dev);
 		dev->dirty = 1;
 		*removed += done;
 		if ((r = update_root(md, dev, root)))

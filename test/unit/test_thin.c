@@ -892,6 +892,39 @@ static void test_many_devices(void)
 	check_devices(md, want, NR);
 	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
 	thin_close(md);
+	/* a transaction that changes a few devices of the many (the commit
+	 * visits those only): mappings into three, given in descending id
+	 * order, a snapshot (its origin's snap time), a delete */
+	{
+		static const uint64_t ids[] = { 2290, 1003, 4 };
+		struct thin_ir_device d;
+		uint32_t time;
+
+		CU_ASSERT_FATAL(thin_open(io, 0, &md) == 0);
+		for (size_t i = 0; i < TP_ARRAY_SIZE(ids); i++) {
+			CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+			CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, ids[i], 3, db) == 0);
+		}
+		CU_ASSERT_FATAL(thin_create_snap(md, 2500, 1003) == 0);
+		CU_ASSERT_FATAL(thin_delete(md, 13) == 0);
+		time = thin_get_time(md);
+		CU_ASSERT_FATAL(thin_commit(md) == 0);
+		thin_close(md);
+		CU_ASSERT_FATAL(thin_open(io, THIN_RDONLY, &md) == 0);
+		for (size_t i = 0; i < TP_ARRAY_SIZE(ids); i++) {
+			CU_ASSERT_EQUAL_FATAL(thin_device_info(md, ids[i], &d), 0);
+			CU_ASSERT_EQUAL(d.mapped_blocks, 1);
+		}
+		CU_ASSERT_EQUAL_FATAL(thin_device_info(md, 1003, &d), 0);
+		CU_ASSERT_EQUAL(d.snap_time, time);
+		CU_ASSERT_EQUAL_FATAL(thin_device_info(md, 2500, &d), 0);
+		CU_ASSERT(d.mapped_blocks == 1 && d.creation_time == time);
+		CU_ASSERT_EQUAL(thin_device_info(md, 13, &d), -ENODATA);
+		CU_ASSERT_EQUAL_FATAL(thin_device_info(md, 16, &d), 0);
+		CU_ASSERT_EQUAL(d.mapped_blocks, 0);
+		CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+		thin_close(md);
+	}
 	io_destroy(io);
 	free(want);
 }
