@@ -424,6 +424,13 @@ static int walk(struct walker *w, unsigned flags)
 					   live.held_root };
 	if (v->superblock_begin && (r = v->superblock_begin(v->ctx, &isb)))
 		goto out;
+	/* the visitor's calls read once: a walk of the devices alone visits
+	 * 20,000 of them in a large pool */
+	int (*device_begin)(void *, const struct thin_ir_device *) = v->device_begin;
+	int (*device_end)(void *) = v->device_end;
+	void *vctx = v->ctx;
+	int walk_roots = !(flags & THIN_WALK_SKIP_MAPPINGS) || (flags & THIN_WALK_MAPPING_ROOTS);
+
 	for (size_t i = 0; i < devs.n; i++) {
 		struct dev_rec *d = &devs.v[i];
 		if (!d->have_details || !d->have_root) {
@@ -439,18 +446,17 @@ static int walk(struct walker *w, unsigned flags)
 		}
 		int skip_tree = 0;
 
-		if (v->device_begin && (r = v->device_begin(v->ctx, &d->d))) {
+		if (device_begin && (r = device_begin(vctx, &d->d))) {
 			if (r != THIN_WALK_SKIP_DEVICE)
 				goto out;
 			skip_tree = 1;
 			r = 0;
 		}
-		if (!skip_tree &&
-		    (!(flags & THIN_WALK_SKIP_MAPPINGS) || (flags & THIN_WALK_MAPPING_ROOTS)) &&
+		if (!skip_tree && walk_roots &&
 		    (r = walk_tree(w, d->root, 8, THIN_DAMAGE_MAPPINGS, d->id, bottom_leaf, NULL,
 				   NULL, d->root_seen, (flags & THIN_WALK_SKIP_MAPPINGS) != 0)))
 			goto out;
-		if (v->device_end && (r = v->device_end(v->ctx)))
+		if (device_end && (r = device_end(vctx)))
 			goto out;
 	}
 	if (v->superblock_end)
