@@ -60,25 +60,28 @@ static long count_diff_bitmap(const struct vg *vg, const uint64_t *ids, size_t n
 	if (!(have = calloc(2 * words, sizeof(*have))))
 		return -1;
 	named = have + words;
+	/* an offset below BASE wraps round to above SPAN */
 	for (size_t i = 0; i < n; i++) {
-		if (ids[i] < base || ids[i] - base >= span) {	/* not sorted after all */
+		uint64_t off = ids[i] - base;
+
+		if (off >= span) {	/* not sorted after all */
 			free(have);
 			return -1;
 		}
-		have[(ids[i] - base) / 64] |= 1ull << ((ids[i] - base) % 64);
+		have[off / 64] |= 1ull << (off % 64);
 	}
 	for (unsigned l = 0; l < 4; l++) {
-		for (unsigned i = 0; i < counts[l]; i++) {
-			uint64_t off = (uint64_t)lists[l][i].dev_id - base, bit = 1ull << (off % 64);
+		const struct vg_volume *e = lists[l], *end = e + counts[l];
 
-			if (lists[l][i].dev_id < base || off >= span || !(have[off / 64] & bit)) {
+		for (; e < end; e++) {
+			uint64_t off = (uint64_t)e->dev_id - base, bit = 1ull << (off % 64);
+
+			if (off >= span || !(have[off / 64] & bit)) {
 				diff += l < 2;	/* a volume or receive without its device */
 				continue;
 			}
-			if (!(named[off / 64] & bit)) {
-				named[off / 64] |= bit;
-				matched++;
-			}
+			matched += !(named[off / 64] & bit);
+			named[off / 64] |= bit;
 		}
 	}
 	free(have);
