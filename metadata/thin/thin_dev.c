@@ -174,7 +174,9 @@ int thin_load_devices(struct thin_md *md)
 	return 0;
 }
 
-void thin_mark_dev(struct thin_md *md, const struct thin_dev *dev)
+/* Record DEV among the devices the commit visits (md->marked); before
+ * its first dirty or touched of the transaction is set. */
+static void thin_mark_dev(struct thin_md *md, const struct thin_dev *dev)
 {
 	if (dev->dirty || dev->touched || md->marked_all)
 		return;

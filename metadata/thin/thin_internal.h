@@ -47,9 +47,6 @@ struct thin_md {
 
 struct thin_dev *thin_find_dev(struct thin_md *md, uint64_t id);
 int thin_load_devices(struct thin_md *md);
-/* Record DEV among the devices the commit visits; before its first
- * dirty or touched of the transaction is set. */
-void thin_mark_dev(struct thin_md *md, const struct thin_dev *dev);
 int thin_write_details(struct thin_md *md);
 /* Dirty and touched cleared on every marked device, the marks dropped. */
 void thin_clear_marks(struct thin_md *md);
