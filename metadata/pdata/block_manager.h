@@ -3,7 +3,8 @@
  * bounded cache, validators and read/write locks.
  *
  * Owns: the cache (one 4 KiB buffer per slot, LRU eviction of unlocked
- * blocks; a dirty block is written out when evicted). The io_engine is the
+ * blocks; a dirty block is written out when evicted; the buffers come from
+ * slabs that are reused and freed by bm_destroy). The io_engine is the
  * caller's.
  *
  * Validators: every lock names the block type's validator. On read the

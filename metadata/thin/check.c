@@ -122,32 +122,28 @@ static int on_damage(void *ctx, const struct thin_damage *d)
 	return 0;
 }
 
-static int in_sorted(const uint64_t *v, size_t n, uint64_t x)
+/* Is ID one of the roots to read (opts->roots, ascending)? The devices
+ * come in ascending order within a pass, so a cursor that only moves
+ * forward answers at a compare or two a device (a search from the start
+ * again for an id below the last). */
+static int wanted_root(struct chk *c, uint64_t id)
 {
-	size_t lo = 0, hi = n;
+	const uint64_t *v = c->o->roots;
+	size_t n = c->o->nr_roots;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] == x)
-			return 1;
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	if (c->root_next && v[c->root_next - 1] >= id)
+		c->root_next = 0;
+	while (c->root_next < n && v[c->root_next] < id)
+		c->root_next++;
+	return c->root_next < n && v[c->root_next] == id;
 }
 
-static int on_device_begin(void *ctx, const struct thin_ir_device *d)
+/* What is wrong with device D's details, once a test found something:
+ * apart, so that a sound device's test costs a few compares. */
+static __attribute__((noinline, cold)) void device_problems(struct chk *c, const struct thin_ir_device *d)
 {
-	struct chk *c = ctx;
 	const char *which = c->snap_pass ? "metadata snapshot: " : "";
-	int r;
 
-	c->cur = *d;
-	c->cur_count = 0;
-	c->cur_damaged = c->cur_beyond = c->cur_future = 0;
 	if (d->creation_time > c->sb.time || d->snap_time > c->sb.time)
 		thin_chk_problem(c, 0, UINT64_MAX, "%sthin device %" PRIu64 ": creation time %" PRIu32
 			      " or snapshot time %" PRIu32 " is after the pool time %" PRIu32,
@@ -155,12 +151,38 @@ static int on_device_begin(void *ctx, const struct thin_ir_device *d)
 	if (d->dev_id > THIN_MAX_DEV_ID)
 		thin_chk_problem(c, 1, UINT64_MAX, "%sthin device id %" PRIu64 " above the limit",
 			      which, d->dev_id);
-	r = c->snap_pass ? 0 : u64_push(&c->rep->dev_ids, &c->rep->nr_dev_ids, d->dev_id);
-	if (!c->snap_pass)
-		c->rep->nr_devices++;
-	if (!r && fast(c) && c->o->roots && !in_sorted(c->o->roots, c->o->nr_roots, d->dev_id))
+}
+
+static int on_device_begin(void *ctx, const struct thin_ir_device *d)
+{
+	struct chk *c = ctx;
+
+	if (d->creation_time > c->sb.time || d->snap_time > c->sb.time ||
+	    d->dev_id > THIN_MAX_DEV_ID)
+		device_problems(c, d);
+	if (!c->snap_pass) {
+		struct thin_check_report *rep = c->rep;
+
+		if (rep->nr_dev_ids == c->dev_ids_cap) {
+			size_t cap = c->dev_ids_cap ? c->dev_ids_cap * 2 : 64;
+			uint64_t *v = realloc(rep->dev_ids, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			rep->dev_ids = v;
+			c->dev_ids_cap = cap;
+		}
+		rep->dev_ids[rep->nr_dev_ids++] = d->dev_id;
+		rep->nr_devices++;
+	}
+	/* a device whose tree is not read needs no more (on_device_end of
+	 * the fast check reads nothing) */
+	if (fast(c) && c->o->roots && !wanted_root(c, d->dev_id))
 		return THIN_WALK_SKIP_DEVICE;
-	return r;
+	c->cur = *d;
+	c->cur_count = 0;
+	c->cur_damaged = c->cur_beyond = c->cur_future = 0;
+	return 0;
 }
 
 static int on_mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
@@ -220,11 +242,13 @@ static int walk_trees(struct chk *c)
 	int r;
 
 	c->snap_pass = 0;
+	c->root_next = 0;
 	r = thin_walk_nodes(c->io, skip, &v, &dv, &nv);
 	if (r && r != -EUCLEAN && r != -ENODATA)
 		return r;
 	if (c->sb.held_root) {
 		c->snap_pass = 1;
+		c->root_next = 0;
 		r = thin_walk_nodes(c->io, skip | THIN_WALK_METADATA_SNAP, &v, &dv, &nv);
 		if (r && r != -EUCLEAN && r != -ENODATA)
 			return r;

@@ -157,9 +157,16 @@ int thin_chk_count_node(void *ctx, const struct thin_walk_node *wn)
 		return 0;
 	if (wn->tree == THIN_TREE_MAPPINGS)
 		return data_refs(c, (const unsigned char *)bn_value(n, 0), nr);
-	for (uint32_t i = 0; i < nr; i++)
-		if (wn->tree == THIN_TREE_DETAILS)
-			c->total += le64_get(bn_value(n, i));
+	if (wn->tree == THIN_TREE_DETAILS) {
+		/* mapped_blocks, the first field of a details value */
+		const unsigned char *vals = (const unsigned char *)bn_value(n, 0);
+		uint32_t vsize = bn_vsize(n);
+		uint64_t total = 0;
+
+		for (uint32_t i = 0; i < nr; i++)
+			total += le64_get(vals + (size_t)i * vsize);
+		c->total += total;
+	}
 	return r;
 }
 

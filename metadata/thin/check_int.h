@@ -54,6 +54,8 @@ struct chk {
 	struct thin_ir_device cur;
 	uint64_t cur_count;
 	int cur_damaged, cur_beyond, cur_future;
+	size_t root_next;	/* fast check: the next of opts->roots to meet */
+	size_t dev_ids_cap;	/* room in rep->dev_ids */
 	uint64_t done, total, last_progress;
 };
 

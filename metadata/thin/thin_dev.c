@@ -42,22 +42,32 @@ struct thin_dev *thin_find_dev(struct thin_md *md, uint64_t id)
 	return i < md->nr_devs && md->devs[i].id == id ? &md->devs[i] : NULL;
 }
 
+/* Room for one more device at the end of the table. */
+static int dev_room(struct thin_md *md)
+{
+	size_t nc;
+	struct thin_dev *nd;
+
+	if (md->nr_devs < md->cap_devs)
+		return 0;
+	nc = md->cap_devs ? md->cap_devs * 2 : 16;
+	nd = realloc(md->devs, nc * sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	md->devs = nd;
+	md->cap_devs = nc;
+	return 0;
+}
+
 static int thin_add_dev(struct thin_md *md, uint64_t id, struct thin_dev **out)
 {
 	size_t i = dev_pos(md, id);
+	int r = dev_room(md);
 
-	if (md->nr_devs == md->cap_devs) {
-		size_t nc = md->cap_devs ? md->cap_devs * 2 : 16;
-		struct thin_dev *nd = realloc(md->devs, nc * sizeof(*nd));
-		if (!nd)
-			return -ENOMEM;
-		md->devs = nd;
-		md->cap_devs = nc;
-	}
+	if (r)
+		return r;
 	memmove(&md->devs[i + 1], &md->devs[i], (md->nr_devs - i) * sizeof(*md->devs));
-	memset(&md->devs[i], 0, sizeof(md->devs[i]));
-	md->devs[i].id = id;
-	md->devs[i].d.dev_id = id;
+	md->devs[i] = (struct thin_dev){ .id = id, .d.dev_id = id };
 	md->nr_devs++;
 	*out = &md->devs[i];
 	return 0;
@@ -71,18 +81,39 @@ static void thin_del_dev(struct thin_md *md, struct thin_dev *dev)
 	md->nr_devs--;
 }
 
-static int load_detail(void *ctx, uint64_t key, const void *value)
+/* The details tree is walked in key order, a leaf at a time: each device
+ * goes at the end of the table (no search, no move); a key not above the
+ * last is damage. */
+static int load_details(void *ctx, const void *leaf)
 {
 	struct thin_md *md = ctx;
-	struct thin_dev *dev;
-	int r;
+	const unsigned char *keys = (const unsigned char *)leaf + BTREE_HEADER_SIZE;
+	const unsigned char *vals = (const unsigned char *)bn_value(leaf, 0);
+	uint32_t nr = bn_nr(leaf), vsize = bn_vsize(leaf);
+	size_t n = md->nr_devs;
+	struct thin_dev *devs;
 
-	if (md->nr_devs && md->devs[md->nr_devs - 1].id >= key)
-		return -EUCLEAN;
-	if ((r = thin_add_dev(md, key, &dev)))
-		return r;
-	thin_details_unpack(value, &dev->d);
-	dev->d.dev_id = key;
+	if (n + nr > md->cap_devs) {
+		size_t nc = TP_MAX(md->cap_devs * 2, n + nr);
+
+		if (!(devs = realloc(md->devs, nc * sizeof(*devs))))
+			return -ENOMEM;
+		md->devs = devs;
+		md->cap_devs = nc;
+	}
+	devs = md->devs;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t key = le64_get(keys + 8 * (size_t)i);
+
+		if (n && devs[n - 1].id >= key) {
+			md->nr_devs = n;
+			return -EUCLEAN;
+		}
+		devs[n] = (struct thin_dev){ .id = key, .d.dev_id = key };
+		thin_details_unpack(vals + (size_t)i * vsize, &devs[n].d);
+		n++;
+	}
+	md->nr_devs = n;
 	return 0;
 }
 
@@ -91,27 +122,49 @@ struct root_ctx {
 	size_t next;
 };
 
-static int load_root(void *ctx, uint64_t key, const void *value)
+/* The top-level tree's keys are the same devices, in the same order. */
+static int load_roots(void *ctx, const void *leaf)
 {
 	struct root_ctx *c = ctx;
+	const unsigned char *keys = (const unsigned char *)leaf + BTREE_HEADER_SIZE;
+	const unsigned char *vals = (const unsigned char *)bn_value(leaf, 0);
+	uint32_t nr = bn_nr(leaf);
 
-	if (c->next >= c->md->nr_devs || c->md->devs[c->next].id != key) {
-		log_error("thin device %" PRIu64 ": in the mapping tree but not in the details tree"
-			  " (or the other way round)", key);
-		return -EUCLEAN;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t key = le64_get(keys + 8 * (size_t)i);
+
+		if (c->next >= c->md->nr_devs || c->md->devs[c->next].id != key) {
+			log_error("thin device %" PRIu64 ": in the mapping tree but not in the "
+				  "details tree (or the other way round)", key);
+			return -EUCLEAN;
+		}
+		c->md->devs[c->next++].root = le64_get(vals + 8 * (size_t)i);
 	}
-	c->md->devs[c->next++].root = le64_get(value);
 	return 0;
 }
 
 int thin_load_devices(struct thin_md *md)
 {
 	struct root_ctx c = { md, 0 };
+	uint64_t n;
 	int r;
 
-	if ((r = btree_walk(&md->details, md->sb.details_root, load_detail, md)))
+	/* the table sized once (a realloc's copies of 20,000 devices cost
+	 * more than reading the tree's nodes twice: they are cached) */
+	if ((r = btree_count(&md->details, md->sb.details_root, &n)))
 		return r;
-	if ((r = btree_walk(&md->top, md->sb.mapping_root, load_root, &c)))
+	if (n + 64 > md->cap_devs && n <= THIN_MAX_DEV_ID + 1) {
+		struct thin_dev *nd;
+
+		/* and room for the devices a change adds without a copy */
+		if (!(nd = realloc(md->devs, (size_t)(n + 64) * sizeof(*nd))))
+			return -ENOMEM;
+		md->devs = nd;
+		md->cap_devs = (size_t)n + 64;
+	}
+	if ((r = btree_walk_leaves(&md->details, md->sb.details_root, load_details, md)))
+		return r;
+	if ((r = btree_walk_leaves(&md->top, md->sb.mapping_root, load_roots, &c)))
 		return r;
 	if (c.next != md->nr_devs) {
 		log_error("thin device %" PRIu64 ": in the details tree but not in the mapping tree",
@@ -121,22 +174,82 @@ int thin_load_devices(struct thin_md *md)
 	return 0;
 }
 
-int thin_write_details(struct thin_md *md)
+/* Record DEV among the devices the commit visits (md->marked); before
+ * its first dirty or touched of the transaction is set. */
+static void thin_mark_dev(struct thin_md *md, const struct thin_dev *dev)
+{
+	if (dev->dirty || dev->touched || md->marked_all)
+		return;
+	for (unsigned i = 0; i < md->nr_marked; i++)
+		if (md->marked[i] == dev->id)
+			return;	/* deleted and made again */
+	if (md->nr_marked == THIN_MARKED_MAX)
+		md->marked_all = 1;
+	else
+		md->marked[md->nr_marked++] = dev->id;
+}
+
+static int write_dev(struct thin_md *md, struct thin_dev *dev)
 {
 	unsigned char v[THIN_DETAILS_SIZE];
 	int r;
 
-	for (size_t i = 0; i < md->nr_devs; i++) {
-		struct thin_dev *dev = &md->devs[i];
-		if (!dev->dirty)
-			continue;
-		thin_details_pack(v, &dev->d);
-		if ((r = btree_insert(&md->details, md->sb.details_root, dev->id, v,
-				      &md->sb.details_root, NULL, 0)))
-			return r;
-		dev->dirty = 0;
-	}
+	if (!dev->dirty)
+		return 0;
+	thin_details_pack(v, &dev->d);
+	if ((r = btree_insert(&md->details, md->sb.details_root, dev->id, v,
+			      &md->sb.details_root, NULL, 0)))
+		return r;
+	dev->dirty = 0;
 	return 0;
+}
+
+/* The marked ids in ascending order: the details are written in id
+ * order, as a walk of the table writes them. */
+static void sort_marked(struct thin_md *md)
+{
+	for (unsigned i = 1; i < md->nr_marked; i++) {
+		uint64_t id = md->marked[i];
+		unsigned j = i;
+
+		for (; j && md->marked[j - 1] > id; j--)
+			md->marked[j] = md->marked[j - 1];
+		md->marked[j] = id;
+	}
+}
+
+int thin_write_details(struct thin_md *md)
+{
+	struct thin_dev *dev;
+	int r;
+
+	if (md->marked_all) {
+		for (size_t i = 0; i < md->nr_devs; i++)
+			if ((r = write_dev(md, &md->devs[i])))
+				return r;
+		return 0;
+	}
+	sort_marked(md);
+	for (unsigned i = 0; i < md->nr_marked; i++)
+		if ((dev = thin_find_dev(md, md->marked[i])) && (r = write_dev(md, dev)))
+			return r;
+	return 0;
+}
+
+void thin_clear_marks(struct thin_md *md)
+{
+	struct thin_dev *dev;
+
+	if (md->marked_all) {
+		for (size_t i = 0; i < md->nr_devs; i++)
+			md->devs[i].touched = md->devs[i].dirty = 0;
+	} else {
+		for (unsigned i = 0; i < md->nr_marked; i++)
+			if ((dev = thin_find_dev(md, md->marked[i])))
+				dev->touched = dev->dirty = 0;
+	}
+	md->nr_marked = 0;
+	md->marked_all = 0;
 }
 
 /* ---- devices ---- */
@@ -172,6 +285,7 @@ static int new_dev(struct thin_md *md, uint64_t id, uint64_t root, const struct 
 	dev->root = root;
 	dev->d = *d;
 	dev->d.dev_id = id;
+	thin_mark_dev(md, dev);
 	dev->dirty = dev->touched = 1;
 	return 0;
 }
@@ -214,6 +328,7 @@ int thin_create_snap(struct thin_md *md, uint64_t dev_id, uint64_t origin_id)
 		return r;
 	md->sb.time++;
 	o->d.snap_time = md->sb.time;
+	thin_mark_dev(md, o);
 	o->dirty = 1;
 	d = (struct thin_ir_device){ dev_id, o->d.mapped_blocks, md->sb.trans_id, md->sb.time,
 				     md->sb.time };
@@ -270,6 +385,7 @@ static int touch(struct thin_md *md, struct thin_dev *dev)
 		return 0;
 	if ((r = set_top(md, dev->id, dev->root)))
 		return r;
+	thin_mark_dev(md, dev);
 	dev->touched = 1;
 	return 0;
 }
@@ -306,6 +422,7 @@ static int insert(struct thin_md *md, uint64_t dev_id, uint64_t vblock, uint64_t
 		return r;
 	if (inserted) {
 		dev->d.mapped_blocks++;
+		thin_mark_dev(md, dev);
 		dev->dirty = 1;
 	}
 	return update_root(md, dev, root);
@@ -349,6 +466,7 @@ int thin_remove_mapping(struct thin_md *md, uint64_t dev_id, uint64_t vblock)
 	    (r = btree_remove(&md->bottom, dev->root, vblock, &root)))
 		return r;
 	dev->d.mapped_blocks--;
+	thin_mark_dev(md, dev);
 	dev->dirty = 1;
 	return update_root(md, dev, root);
 }
@@ -395,6 +513,7 @@ int thin_unmap_first(struct thin_md *md, uint64_t dev_id, uint64_t max, uint64_t
 					  &done)))
 			goto out;
 		dev->d.mapped_blocks = dev->d.mapped_blocks > done ? dev->d.mapped_blocks - done : 0;
+		thin_mark_dev(md, dev);
 		dev->dirty = 1;
 		*removed += done;
 		if ((r = update_root(md, dev, root)))

@@ -16,6 +16,8 @@
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 
+#define THIN_MARKED_MAX 16
+
 struct thin_dev {
 	uint64_t id;
 	uint64_t root;		/* bottom-level tree; always equal to the top-level value */
@@ -35,11 +37,19 @@ struct thin_md {
 	size_t nr_devs, cap_devs;
 	int changed;		/* uncommitted changes */
 	struct btree_info top, bottom, details;
+	/* the devices marked dirty or touched in this transaction (a change
+	 * marks one or two of 20,000: the commit visits those, not the
+	 * table); more than THIN_MARKED_MAX: marked_all, the whole table */
+	uint64_t marked[THIN_MARKED_MAX];
+	unsigned nr_marked;
+	int marked_all;
 };
 
 struct thin_dev *thin_find_dev(struct thin_md *md, uint64_t id);
 int thin_load_devices(struct thin_md *md);
 int thin_write_details(struct thin_md *md);
+/* Dirty and touched cleared on every marked device, the marks dropped. */
+void thin_clear_marks(struct thin_md *md);
 
 /* -EROFS when MD is read-only, else marks it changed. */
 static inline int thin_writable(struct thin_md *md)

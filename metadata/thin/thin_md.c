@@ -58,6 +58,8 @@ static void unload(struct thin_md *md)
 	free(md->devs);
 	md->devs = NULL;
 	md->nr_devs = md->cap_devs = 0;
+	md->nr_marked = 0;
+	md->marked_all = 0;
 	if (md->bm)
 		bm_forget(md->bm);
 }
@@ -240,8 +242,7 @@ int thin_commit(struct thin_md *md)
 		log_error("%s: commit failed: %s", md->io->name, strerror(-r));
 		return r;
 	}
-	for (size_t i = 0; i < md->nr_devs; i++)
-		md->devs[i].touched = md->devs[i].dirty = 0;
+	thin_clear_marks(md);
 	md->changed = 0;
 	return 0;
 }

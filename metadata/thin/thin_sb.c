@@ -189,15 +189,6 @@ out:
 	return r;
 }
 
-void thin_details_unpack(const void *v, struct thin_ir_device *d)
-{
-	const char *p = v;
-	d->mapped_blocks = le64_get(p);
-	d->transaction = le64_get(p + 8);
-	d->creation_time = le32_get(p + 16);
-	d->snap_time = le32_get(p + 20);
-}
-
 void thin_details_pack(void *v, const struct thin_ir_device *d)
 {
 	char *p = v;

@@ -44,6 +44,10 @@ struct walker {
 #define WALK_LEVEL_MAX 65536	/* nodes of a level collected before walking them (2-4 MiB) */
 
 typedef int (*leaf_fn)(struct walker *w, const unsigned char *node, int seen, void *ctx);
+/* Room for about ENTRIES more leaf entries in CTX (an estimate: the leaf
+ * function still grows what it fills as it must); its failure is not the
+ * walk's. */
+typedef void (*reserve_fn)(void *ctx, uint64_t entries);
 
 static int vec_push(struct ref_vec *rv, uint64_t block, uint64_t lo, uint64_t hi, int seen)
 {
@@ -118,7 +122,27 @@ struct tree_walk {
 	void *ctx;
 	int root_only;
 	int level_kind[BTREE_MAX_DEPTH];	/* the node kind of each depth, 0 unknown */
+	reserve_fn reserve;	/* may be NULL */
 };
+
+/* Before the first batch of a level of leaves is processed: the entries
+ * its valid leaves hold, scaled to the level's N leaves, to T->reserve
+ * (what a walk of 20,000 devices fills is sized once, not copied as it
+ * doubles). */
+static void reserve_level(struct tree_walk *t, const struct walk_batch *b, size_t batch,
+			  size_t n)
+{
+	uint64_t entries = 0, leaves = 0;
+
+	for (size_t i = 0; i < batch; i++) {
+		if (b->err[i] || b->what[i] || !bn_is_leaf(b->node[i]))
+			continue;
+		entries += bn_nr(b->node[i]);
+		leaves++;
+	}
+	if (leaves)
+		t->reserve(t->ctx, entries * n / leaves + entries * n / leaves / 16);
+}
 
 /* The nodes CUR at DEPTH, in key order, in batches read ahead on the
  * reader's thread; their children are collected and walked as the next
@@ -137,6 +161,8 @@ static int walk_level(struct walker *w, struct tree_walk *t, const struct ref_ve
 		if (!outstanding)
 			walk_reader_submit(&w->rd, cur->v + base, n, t->leaf_vsize);
 		const struct walk_batch *b = walk_reader_wait(&w->rd);
+		if (!base && t->reserve && !t->root_only)
+			reserve_level(t, b, n, cur->n);
 		outstanding = base + n < cur->n;
 		if (outstanding)
 			walk_reader_submit(&w->rd, cur->v + base + n,
@@ -199,10 +225,10 @@ static int walk_level(struct walker *w, struct tree_walk *t, const struct ref_ve
 /* Walk the tree at ROOT level by level; ROOT_ONLY: validate and show the
  * root node only. SEEN: the root is below a node the node visitor saw. */
 static int walk_tree(struct walker *w, uint64_t root, uint32_t leaf_vsize,
-		     enum thin_damage_kind kind, uint64_t dev, leaf_fn fn, void *ctx, int seen,
-		     int root_only)
+		     enum thin_damage_kind kind, uint64_t dev, leaf_fn fn, reserve_fn reserve,
+		     void *ctx, int seen, int root_only)
 {
-	struct tree_walk t = { leaf_vsize, kind, dev, fn, ctx, root_only, { 0 } };
+	struct tree_walk t = { leaf_vsize, kind, dev, fn, ctx, root_only, { 0 }, reserve };
 	struct ref_vec top = { 0 };
 	int r = vec_push(&top, root, 0, UINT64_MAX, seen);
 
@@ -225,15 +251,22 @@ struct dev_rec {
 struct dev_vec {
 	struct dev_rec *v;
 	size_t n, cap;
+	size_t next;	/* where the next id of the second tree is expected */
 };
 
+/* The record of device ID, made if new. The first tree's ids come in
+ * ascending order (each goes at the end) and the second tree's mostly
+ * match them in the same order (each found at NEXT): a search only for
+ * the devices the trees disagree on, so that a device costs a few dozen
+ * instructions, not a search and a move. */
 static struct dev_rec *dev_slot(struct dev_vec *dv, uint64_t id)
 {
-	size_t lo = 0, hi = dv->n;
+	size_t lo = dv->n, hi = dv->n;
 
-	if (dv->n && dv->v[dv->n - 1].id < id) {
-		lo = dv->n;
-	} else {
+	if (dv->next < dv->n && dv->v[dv->next].id == id)
+		return &dv->v[dv->next++];
+	if (dv->n && dv->v[dv->n - 1].id >= id) {
+		lo = 0;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 			if (dv->v[mid].id < id)
@@ -241,8 +274,10 @@ static struct dev_rec *dev_slot(struct dev_vec *dv, uint64_t id)
 			else
 				hi = mid;
 		}
-		if (lo < dv->n && dv->v[lo].id == id)
+		if (lo < dv->n && dv->v[lo].id == id) {
+			dv->next = lo + 1;
 			return &dv->v[lo];
+		}
 	}
 	if (dv->n == dv->cap) {
 		size_t nc = dv->cap ? dv->cap * 2 : 16;
@@ -252,22 +287,48 @@ static struct dev_rec *dev_slot(struct dev_vec *dv, uint64_t id)
 		dv->v = nv;
 		dv->cap = nc;
 	}
-	memmove(&dv->v[lo + 1], &dv->v[lo], (dv->n - lo) * sizeof(*dv->v));
-	memset(&dv->v[lo], 0, sizeof(dv->v[lo]));
-	dv->v[lo].id = id;
+	if (lo < dv->n)
+		memmove(&dv->v[lo + 1], &dv->v[lo], (dv->n - lo) * sizeof(*dv->v));
+	dv->v[lo] = (struct dev_rec){ .id = id };
 	dv->n++;
+	dv->next = lo + 1;
 	return &dv->v[lo];
+}
+
+static void devs_reserve(void *ctx, uint64_t entries)
+{
+	struct dev_vec *dv = ctx;
+	struct dev_rec *nv;
+
+	if (entries > THIN_MAX_DEV_ID + 1 || dv->n + entries <= dv->cap)
+		return;
+	if ((nv = realloc(dv->v, (size_t)(dv->n + entries) * sizeof(*nv)))) {
+		dv->v = nv;
+		dv->cap = (size_t)(dv->n + entries);
+	}
 }
 
 static int details_leaf(struct walker *w, const unsigned char *n, int seen, void *ctx)
 {
+	const unsigned char *keys = n + BTREE_HEADER_SIZE, *vals = (const unsigned char *)bn_value(n, 0);
+	uint32_t count = bn_nr(n);
+
 	(void)w, (void)seen;
-	for (uint32_t i = 0; i < bn_nr(n); i++) {
-		struct dev_rec *d = dev_slot(ctx, bn_key(n, i));
-		if (!d)
+	struct dev_vec *dv = ctx;
+
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t id = le64_get(keys + 8 * (size_t)i);
+		struct dev_rec *d;
+
+		if (dv->n < dv->cap && (!dv->n || dv->v[dv->n - 1].id < id)) {
+			d = &dv->v[dv->n++];	/* the common case: the next id, room for it */
+			*d = (struct dev_rec){ .id = id };
+			dv->next = dv->n;
+		} else if (!(d = dev_slot(dv, id))) {
 			return -ENOMEM;
-		thin_details_unpack(bn_value(n, i), &d->d);
-		d->d.dev_id = d->id;
+		}
+		thin_details_unpack(vals + (size_t)i * THIN_DETAILS_SIZE, &d->d);
+		d->d.dev_id = id;
 		d->have_details = 1;
 	}
 	return 0;
@@ -275,12 +336,21 @@ static int details_leaf(struct walker *w, const unsigned char *n, int seen, void
 
 static int top_leaf(struct walker *w, const unsigned char *n, int seen, void *ctx)
 {
+	const unsigned char *keys = n + BTREE_HEADER_SIZE, *vals = (const unsigned char *)bn_value(n, 0);
+	uint32_t count = bn_nr(n);
+
 	(void)w;
-	for (uint32_t i = 0; i < bn_nr(n); i++) {
-		struct dev_rec *d = dev_slot(ctx, bn_key(n, i));
-		if (!d)
+	struct dev_vec *dv = ctx;
+
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t id = le64_get(keys + 8 * (size_t)i);
+		struct dev_rec *d;
+
+		if (dv->next < dv->n && dv->v[dv->next].id == id)
+			d = &dv->v[dv->next++];	/* the common case: the details' next */
+		else if (!(d = dev_slot(dv, id)))
 			return -ENOMEM;
-		d->root = bn_value64(n, i);
+		d->root = le64_get(vals + 8 * (size_t)i);
 		d->have_root = 1;
 		d->root_seen = seen;
 	}
@@ -344,14 +414,23 @@ static int walk(struct walker *w, unsigned flags)
 			goto sb_damage;
 	}
 	if ((r = walk_tree(w, sb.details_root, THIN_DETAILS_SIZE, THIN_DAMAGE_DETAILS, 0,
-			   details_leaf, &devs, 0, 0)) ||
-	    (r = walk_tree(w, sb.mapping_root, 8, THIN_DAMAGE_TOP, 0, top_leaf, &devs, 0, 0)))
+			   details_leaf, devs_reserve, &devs, 0, 0)))
+		goto out;
+	devs.next = 0;	/* the top-level tree's ids from the first */
+	if ((r = walk_tree(w, sb.mapping_root, 8, THIN_DAMAGE_TOP, 0, top_leaf, NULL, &devs, 0, 0)))
 		goto out;
 	isb = (struct thin_ir_superblock){ sb.time, sb.trans_id, sb.flags, sb.version,
 					   live.data_block_size, sb.data_sm.nr_blocks,
 					   live.held_root };
 	if (v->superblock_begin && (r = v->superblock_begin(v->ctx, &isb)))
 		goto out;
+	/* the visitor's calls read once: a walk of the devices alone visits
+	 * 20,000 of them in a large pool */
+	int (*device_begin)(void *, const struct thin_ir_device *) = v->device_begin;
+	int (*device_end)(void *) = v->device_end;
+	void *vctx = v->ctx;
+	int walk_roots = !(flags & THIN_WALK_SKIP_MAPPINGS) || (flags & THIN_WALK_MAPPING_ROOTS);
+
 	for (size_t i = 0; i < devs.n; i++) {
 		struct dev_rec *d = &devs.v[i];
 		if (!d->have_details || !d->have_root) {
@@ -367,18 +446,17 @@ static int walk(struct walker *w, unsigned flags)
 		}
 		int skip_tree = 0;
 
-		if (v->device_begin && (r = v->device_begin(v->ctx, &d->d))) {
+		if (device_begin && (r = device_begin(vctx, &d->d))) {
 			if (r != THIN_WALK_SKIP_DEVICE)
 				goto out;
 			skip_tree = 1;
 			r = 0;
 		}
-		if (!skip_tree &&
-		    (!(flags & THIN_WALK_SKIP_MAPPINGS) || (flags & THIN_WALK_MAPPING_ROOTS)) &&
+		if (!skip_tree && walk_roots &&
 		    (r = walk_tree(w, d->root, 8, THIN_DAMAGE_MAPPINGS, d->id, bottom_leaf, NULL,
-				   d->root_seen, (flags & THIN_WALK_SKIP_MAPPINGS) != 0)))
+				   NULL, d->root_seen, (flags & THIN_WALK_SKIP_MAPPINGS) != 0)))
 			goto out;
-		if (v->device_end && (r = v->device_end(v->ctx)))
+		if (device_end && (r = device_end(vctx)))
 			goto out;
 	}
 	if (v->superblock_end)

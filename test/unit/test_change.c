@@ -775,6 +775,124 @@ static void test_mismatch(void)
 	refuse_open();
 }
 
+/* The thin devices at the same transaction as the VG but not the ones it
+ * lists: b's device gone, and devices no entry names. */
+struct stray {
+	uint32_t drop;
+	uint64_t add[2];
+};
+
+static void stray_devices(struct thin_md *md, void *arg)
+{
+	const struct stray *s = arg;
+
+	if (s->drop != UINT32_MAX)
+		CU_ASSERT_FATAL(thin_delete(md, s->drop) == 0);
+	for (int i = 0; i < 2; i++)
+		if (s->add[i])
+			CU_ASSERT_FATAL(thin_create_thin(md, s->add[i]) == 0);
+}
+
+/* The count of differences an open warns of (0: no warning). */
+static unsigned open_differences(void)
+{
+	struct tp_log_capture cap;
+	struct pool *p = NULL;
+	const char *w;
+	unsigned n = 0;
+
+	tp_log_capture(&cap);
+	CU_ASSERT_FATAL(pool_open(POOL, NULL, POOL_RDONLY, &p) == 0);
+	tp_log_capture(NULL);
+	pool_close(p);
+	w = strstr(cap.buf, "list different volumes (");
+	if (w)
+		CU_ASSERT_FATAL(sscanf(w, "list different volumes (%u difference", &n) == 1);
+	return n;
+}
+
+/* pool_reconcile at the same transaction: every volume without its thin
+ * device and every thin device no VG entry names is counted, over ids
+ * close together (a bitmap of their span) and far apart (the sorted
+ * ids). */
+static void test_same_tid_differences(void)
+{
+	struct stray s = { UINT32_MAX, { 0, 0 } };
+
+	fresh_pool();
+	CU_ASSERT_EQUAL(open_differences(), 0);
+	s.drop = dev_id_of("b");
+	s.add[0] = 40;
+	thin_edit(stray_devices, &s);
+	CU_ASSERT_EQUAL(open_differences(), 2);
+	s = (struct stray){ UINT32_MAX, { 41, THIN_MAX_DEV_ID } };
+	thin_edit(stray_devices, &s);
+	CU_ASSERT_EQUAL(open_differences(), 4);
+}
+
+/* The guard of a change reads the mapping-tree roots of the entries the
+ * change adds, drops or alters (and a new snapshot's origin), found by
+ * comparing the VG before and after in runs of entries: in a pool of 150
+ * volumes whose v70 has a damaged root, what relies on v70 is refused,
+ * and changes around it in the lists (an entry dropped before it, one
+ * added after it) go on. */
+static void test_guard_reads_touched(void)
+{
+	char name[16];
+	struct tp_log_capture cap;
+	struct io_engine *area;
+	struct thin_md *md;
+	struct pool *p;
+	uint64_t off, len, over, root, old_size;
+	unsigned char zero[4096];
+	uint32_t v70;
+	int fd;
+
+	fresh_pool();
+	p = open_pool(0);
+	tp_log_capture(&cap);
+	for (int i = 0; i < 150; i++) {
+		snprintf(name, sizeof(name), "v%d", i);
+		CU_ASSERT_FATAL(pool_volume_create_as(p, name, 1u << 20, 0, &over) == 0);
+	}
+	/* s70 keeps the root v70 had: v70 writes a block apart from it */
+	CU_ASSERT_FATAL(pool_volume_snapshot(p, "v70", "s70", 0) == 0);
+	tp_log_capture(NULL);
+	pool_close(p);
+	v70 = dev_id_of("v70");
+	thin_edit(map_block, &v70);
+	active_area(&off, &len);
+	CU_ASSERT_FATAL(io_open_area(meta_path, IO_RDONLY, off, len, &area) == 0);
+	CU_ASSERT_FATAL(thin_open(area, THIN_RDONLY, &md) == 0);
+	CU_ASSERT_FATAL(thin_find_dev(md, v70) != NULL);
+	root = thin_find_dev(md, v70)->root;
+	thin_close(md);
+	io_destroy(area);
+	memset(zero, 0, sizeof(zero));
+	fd = open(meta_path, O_WRONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(pwrite(fd, zero, sizeof(zero), (off_t)(off + root * 4096)) == 4096);
+	close(fd);
+
+	p = open_pool(0);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(pool_volume_snapshot(p, "v70", "s0", 0), -EUCLEAN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "its thin metadata is damaged"));
+	CU_ASSERT_EQUAL(pool_volume_remove_progress(p, "v30", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(pool_volume_snapshot(p, "v100", "s1", 0), 0);
+	CU_ASSERT_EQUAL(pool_volume_remove_progress(p, "v120", NULL, NULL), 0);
+	CU_ASSERT_EQUAL(pool_volume_remove_progress(p, "v70", NULL, NULL), -EUCLEAN);
+	CU_ASSERT_EQUAL(pool_volume_rename(p, "v71", "w71"), 0);
+	/* an entry altered in place, in the middle of the list: v70 rolled
+	 * back to s70 drops v70's device, whose root the guard reads */
+	tp_log_capture(NULL);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(pool_volume_rollback(p, "v70", "s70", &old_size), -EUCLEAN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "nothing was changed"));
+	tp_log_capture(NULL);
+	pool_close(p);
+}
+
 /* pool_get_info: POOL_INFO_USAGE gives mapped from the device details
  * alone (exclusive and shared 0, sharing unset); with POOL_INFO_SHARING
  * the walk adds them, mapped the same. */
@@ -840,5 +958,8 @@ TP_TEST_SUITE(change, NULL, cleanup,
 		test_complete_killed },
 	      { "a lost thin side replayed at open: snapshot, removal", test_complete_replay },
 	      { "VG and thin further apart: refused, nothing written", test_mismatch },
+	      { "the same transaction, other thin devices: counted", test_same_tid_differences },
+	      { "the guard reads the roots of the entries a change touches",
+		test_guard_reads_touched },
 	      { "pool_get_info walks the mappings only with POOL_INFO_SHARING",
 		test_info_sharing })

@@ -333,6 +333,30 @@ static int count_dec(void *ctx, const void *v)
 	return 0;
 }
 
+/* btree_walk's visitor: keys strictly ascending, each value the model's. */
+struct walked {
+	const uint64_t *model;
+	uint64_t seen, last, errors;
+};
+
+static int walk_entry(void *ctx, uint64_t key, const void *value)
+{
+	struct walked *w = ctx;
+
+	w->errors += (w->seen && key <= w->last) || le64_get(value) != w->model[key];
+	w->last = key;
+	w->seen++;
+	return 0;
+}
+
+static int walk_leaf(void *ctx, const void *leaf)
+{
+	CU_ASSERT(bn_is_leaf(leaf));
+	for (uint32_t i = 0; i < bn_nr(leaf); i++)
+		walk_entry(ctx, bn_key(leaf, i), bn_value(leaf, i));
+	return 0;
+}
+
 static void test_btree_model(void)
 {
 	enum { N = 6000, KEYS = 20000 };
@@ -377,6 +401,23 @@ static void test_btree_model(void)
 	{
 		uint64_t found;
 		CU_ASSERT_EQUAL(btree_lookup_ge(&info, root, 0, &found, v), live ? 0 : -ENODATA);
+	}
+	/* the walk gives every entry in key order with its value; the count
+	 * is their number */
+	{
+		struct walked w = { model, 0, 0, 0 };
+		uint64_t n = 0;
+
+		CU_ASSERT_EQUAL(btree_walk(&info, root, walk_entry, &w), 0);
+		CU_ASSERT_EQUAL(w.seen, live);
+		CU_ASSERT_EQUAL(w.errors, 0);
+		CU_ASSERT_EQUAL(btree_count(&info, root, &n), 0);
+		CU_ASSERT_EQUAL(n, live);
+		/* the same entries a leaf at a time */
+		w = (struct walked){ model, 0, 0, 0 };
+		CU_ASSERT_EQUAL(btree_walk_leaves(&info, root, walk_leaf, &w), 0);
+		CU_ASSERT_EQUAL(w.seen, live);
+		CU_ASSERT_EQUAL(w.errors, 0);
 	}
 	/* remove everything, a leaf's worth at a time (btree_remove_run, as the
 	 * space maps do), in two halves with the shape checked between: the

@@ -818,6 +818,117 @@ static void test_shared_lookup(void)
 	io_destroy(io);
 }
 
+/* Devices over many leaves of both device trees: reopened, every one is
+ * there with its details; devices added after an open (at the end, past
+ * the room the open left, and between others) and deleted keep the table
+ * in order across a commit and another open. */
+static void check_devices(struct thin_md *md, const unsigned char *want, uint64_t nr)
+{
+	uint64_t *ids;
+	size_t n, k = 0;
+
+	CU_ASSERT_FATAL(thin_list_devices(md, &ids, &n) == 0);
+	for (uint64_t id = 0; id < nr; id++) {
+		struct thin_ir_device d;
+
+		if (!want[id]) {
+			CU_ASSERT_EQUAL(thin_device_info(md, id, &d), -ENODATA);
+			continue;
+		}
+		CU_ASSERT_FATAL(k < n);
+		CU_ASSERT_EQUAL(ids[k], id);
+		k++;
+		CU_ASSERT_EQUAL_FATAL(thin_device_info(md, id, &d), 0);
+		CU_ASSERT_EQUAL(d.dev_id, id);
+		/* the snapshots of device 1 took its one mapping */
+		CU_ASSERT_EQUAL(d.mapped_blocks, want[id] == 2 ? 1 : 0);
+	}
+	CU_ASSERT_EQUAL(k, n);
+	free(ids);
+}
+
+static void test_many_devices(void)
+{
+	enum { NR = 3000 };
+	unsigned char *want = calloc(NR, 1);
+	struct io_engine *io;
+	struct thin_md *md;
+	uint64_t db;
+
+	CU_ASSERT_FATAL(want != NULL);
+	CU_ASSERT_FATAL(io_mem_create(16 << 20, "many", &io) == 0);
+	CU_ASSERT_FATAL(thin_format(io, 128, 1000, &md) == 0);
+	CU_ASSERT_FATAL(thin_create_thin(md, 1) == 0);
+	CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+	CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, 1, 0, db) == 0);
+	want[1] = 2;
+	for (uint64_t id = 4; id < 2000; id += 3) {
+		int r = id % 5 == 0 ? thin_create_snap(md, id, 1) : thin_create_thin(md, id);
+
+		CU_ASSERT_FATAL(r == 0);
+		want[id] = id % 5 == 0 ? 2 : 1;
+	}
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+	CU_ASSERT_FATAL(thin_open(io, 0, &md) == 0);
+	check_devices(md, want, NR);
+	/* past the end, beyond the room the open left, and between others */
+	for (uint64_t id = 2000; id < 2300; id++) {
+		CU_ASSERT_FATAL(thin_create_thin(md, id) == 0);
+		want[id] = 1;
+	}
+	for (uint64_t id = 5; id < 1000; id += 9) {
+		CU_ASSERT_FATAL(thin_create_snap(md, id, 1) == 0);
+		want[id] = 2;
+	}
+	for (uint64_t id = 7; id < 2000; id += 30) {
+		CU_ASSERT_FATAL(thin_delete(md, id) == 0);
+		want[id] = 0;
+	}
+	check_devices(md, want, NR);
+	CU_ASSERT_FATAL(thin_commit(md) == 0);
+	thin_close(md);
+	CU_ASSERT_FATAL(thin_open(io, THIN_RDONLY, &md) == 0);
+	check_devices(md, want, NR);
+	CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+	thin_close(md);
+	/* a transaction that changes a few devices of the many (the commit
+	 * visits those only): mappings into three, given in descending id
+	 * order, a snapshot (its origin's snap time), a delete */
+	{
+		static const uint64_t ids[] = { 2290, 1003, 4 };
+		struct thin_ir_device d;
+		uint32_t time;
+
+		CU_ASSERT_FATAL(thin_open(io, 0, &md) == 0);
+		for (size_t i = 0; i < TP_ARRAY_SIZE(ids); i++) {
+			CU_ASSERT_FATAL(thin_alloc_data_block(md, &db) == 0);
+			CU_ASSERT_FATAL(thin_insert_mapping_alloced(md, ids[i], 3, db) == 0);
+		}
+		CU_ASSERT_FATAL(thin_create_snap(md, 2500, 1003) == 0);
+		CU_ASSERT_FATAL(thin_delete(md, 13) == 0);
+		time = thin_get_time(md);
+		CU_ASSERT_FATAL(thin_commit(md) == 0);
+		thin_close(md);
+		CU_ASSERT_FATAL(thin_open(io, THIN_RDONLY, &md) == 0);
+		for (size_t i = 0; i < TP_ARRAY_SIZE(ids); i++) {
+			CU_ASSERT_EQUAL_FATAL(thin_device_info(md, ids[i], &d), 0);
+			CU_ASSERT_EQUAL(d.mapped_blocks, 1);
+		}
+		CU_ASSERT_EQUAL_FATAL(thin_device_info(md, 1003, &d), 0);
+		CU_ASSERT_EQUAL(d.snap_time, time);
+		CU_ASSERT_EQUAL_FATAL(thin_device_info(md, 2500, &d), 0);
+		CU_ASSERT(d.mapped_blocks == 1 && d.creation_time == time);
+		CU_ASSERT_EQUAL(thin_device_info(md, 13, &d), -ENODATA);
+		CU_ASSERT_EQUAL_FATAL(thin_device_info(md, 16, &d), 0);
+		CU_ASSERT_EQUAL(d.mapped_blocks, 0);
+		CU_ASSERT_EQUAL(thin_verify_counts(md), 0);
+		thin_close(md);
+	}
+	io_destroy(io);
+	free(want);
+}
+
 TP_TEST_SUITE(thin, NULL, NULL,
 	      { "shared_lookup", test_shared_lookup },
 	      { "remap", test_remap },
@@ -828,4 +939,5 @@ TP_TEST_SUITE(thin, NULL, NULL,
 	      { "commit_writes_change", test_commit_writes_change },
 	      { "basics", test_basics },
 	      { "kernel_fixtures", test_fixtures },
-	      { "model", test_model })
+	      { "model", test_model },
+	      { "many_devices", test_many_devices })

@@ -37,19 +37,73 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Count the differences between the VG's volumes and unfinished
- * receives and the thin devices IDS (sorted). The thin devices the VG
- * does not list are counted against the VG's ids sorted once, so that the
- * count, made at every open, is not quadratic in the volume count (issue
- * 40); without memory for that, one search of the VG per id. */
+ * receives and the thin devices IDS (sorted), when the span of IDS is
+ * not much larger than their number (ids are given out from 1 up): a
+ * bitmap of IDS over that span, and one of those a VG entry names, so
+ * that each entry and each id costs a few instructions (issue 40: the
+ * count is made at every open). -1 when the span is too wide or there
+ * is no memory for it. */
+static long count_diff_bitmap(const struct vg *vg, const uint64_t *ids, size_t n)
+{
+	const struct vg_volume *lists[4] = { vg->volumes, vg->receives, vg->removals, vg->trash };
+	const unsigned counts[4] = { vg->nr_volumes, vg->nr_receives, vg->nr_removals,
+				     vg->nr_trash };
+	uint64_t base = n ? ids[0] : 0, span;
+	uint64_t *have, *named;
+	size_t words, matched = 0;
+	long diff = 0;
+
+	if (n && ids[n - 1] - base >= (uint64_t)n * 64 + 65536)
+		return -1;
+	span = n ? ids[n - 1] - base + 1 : 0;
+	words = (size_t)(span / 64) + 1;
+	if (!(have = calloc(2 * words, sizeof(*have))))
+		return -1;
+	named = have + words;
+	/* an offset below BASE wraps round to above SPAN */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off = ids[i] - base;
+
+		if (off >= span) {	/* not sorted after all */
+			free(have);
+			return -1;
+		}
+		have[off / 64] |= 1ull << (off % 64);
+	}
+	for (unsigned l = 0; l < 4; l++) {
+		const struct vg_volume *e = lists[l], *end = e + counts[l];
+
+		for (; e < end; e++) {
+			uint64_t off = (uint64_t)e->dev_id - base, bit = 1ull << (off % 64);
+
+			if (off >= span || !(have[off / 64] & bit)) {
+				diff += l < 2;	/* a volume or receive without its device */
+				continue;
+			}
+			matched += !(named[off / 64] & bit);
+			named[off / 64] |= bit;
+		}
+	}
+	free(have);
+	return diff + (long)(n - matched);	/* the devices no entry names */
+}
+
+/* The same count for any IDS: the VG's ids sorted once, so that it is not
+ * quadratic in the volume count; without memory for that, one search of
+ * the VG per id. */
 static unsigned count_diff(const struct vg *vg, const uint64_t *ids, size_t n)
 {
 	const struct vg_volume *lists[4] = { vg->volumes, vg->receives, vg->removals, vg->trash };
 	const unsigned counts[4] = { vg->nr_volumes, vg->nr_receives, vg->nr_removals,
 				     vg->nr_trash };
 	size_t nv = (size_t)counts[0] + counts[1] + counts[2] + counts[3], k = 0;
-	uint64_t *known = malloc((nv + 1) * sizeof(*known));
+	long fast = count_diff_bitmap(vg, ids, n);
+	uint64_t *known;
 	unsigned diff = 0;
 
+	if (fast >= 0)
+		return (unsigned)fast;
+	known = malloc((nv + 1) * sizeof(*known));
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
 		diff += !has_id(ids, n, vg->volumes[i].dev_id);
 	for (unsigned i = 0; i < vg->nr_receives; i++)
