@@ -377,8 +377,12 @@ static int table_init(const struct tp_command *cmd, const struct status_opts *o,
 
 	if (r != CLI_CONTINUE)
 		return r;
-	/* no keys for dm_report: the rows come in their order (table_flush) */
+	/* no keys for dm_report: the rows come in their order (table_flush);
+	 * its help (-o help, -S help) and its list of the fields after a bad
+	 * one are for the user, not tptools' debug log */
+	tp_dmlog_pass_through(1);
 	t->rh = report_init(o, type, fields_s, "", help ? sel : NULL);
+	tp_dmlog_pass_through(0);
 	if (!t->rh)
 		return cli_usage_error(cmd, "bad field list '%s' (-o help lists the fields)",
 				       fields_s);
