@@ -58,6 +58,29 @@ static void put(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
+/* What the VG says of volume V. */
+static void fill_volume(const struct vg_volume *v, struct pool_volume_info *vi)
+{
+	put(vi->name, sizeof(vi->name), v->name);
+	put(vi->origin, sizeof(vi->origin), v->origin);
+	vi->size = v->size;
+	vi->dev_id = v->dev_id;
+	vi->creation_time = v->creation_time;
+	vi->read_only = v->read_only;
+	vi->activation_skip = v->activation_skip;
+	put(vi->content_uuid, sizeof(vi->content_uuid), v->content_uuid);
+	put(vi->luks_uuid, sizeof(vi->luks_uuid), v->luks_uuid);
+}
+
+/* POOL_INFO_BY_VOLUME: each volume's figures, kept apart from its
+ * pool_volume_info until pool_info_volume makes one. */
+struct pool_info_figures {
+	struct pool_volume_status *usage;	/* VG order; NULL without POOL_INFO_USAGE */
+	unsigned char *loaded;			/* VG order: LOADED_* bits; NULL offline */
+};
+
+enum { LOADED_ACTIVE = 1, LOADED_OPEN = 2, LOADED_UNLOCKED = 4 };
+
 static void fill_from_vg(struct pool *p, struct pool_info *info)
 {
 	const struct vg *vg = pool_vg(p);
@@ -135,52 +158,62 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	info->nr_receives = vg->nr_receives;
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
 		info->virtual_total += vg->volumes[i].size;
+	if (info->figures)
+		info->nr_volumes = vg->nr_volumes;	/* POOL_INFO_BY_VOLUME */
 	if (!info->volumes)
-		return;	/* POOL_INFO_NO_VOLUMES */
+		return;	/* POOL_INFO_NO_VOLUMES, POOL_INFO_BY_VOLUME */
 	info->nr_volumes = vg->nr_volumes;
-	for (unsigned i = 0; i < vg->nr_volumes; i++) {
-		const struct vg_volume *v = &vg->volumes[i];
-		struct pool_volume_info *vi = &info->volumes[i];
-
-		put(vi->name, sizeof(vi->name), v->name);
-		put(vi->origin, sizeof(vi->origin), v->origin);
-		vi->size = v->size;
-		vi->dev_id = v->dev_id;
-		vi->creation_time = v->creation_time;
-		vi->read_only = v->read_only;
-		vi->activation_skip = v->activation_skip;
-		put(vi->content_uuid, sizeof(vi->content_uuid), v->content_uuid);
-		put(vi->luks_uuid, sizeof(vi->luks_uuid), v->luks_uuid);
-	}
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		fill_volume(&vg->volumes[i], &info->volumes[i]);
 }
 
 /* Which volumes the kernel has loaded and which of those are open (a
  * device-mapper info each; nothing to ask offline). */
 static int fill_loaded(struct pool *p, struct pool_info *info)
 {
-	for (unsigned i = 0; i < info->nr_volumes; i++) {
-		struct pool_volume_info *vi = &info->volumes[i];
-		struct tp_dm_info dm;
-		int r = pool_volume_loaded(p, vi->name, &dm);
+	const struct vg *vg = pool_vg(p);
+	struct pool_info_figures *fig = info->figures;
 
+	if (fig && info->live && info->nr_volumes &&
+	    !(fig->loaded = calloc(info->nr_volumes, sizeof(*fig->loaded)))) {
+		pool_info_free(info);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < info->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		struct tp_dm_info dm;
+		int r, active, open, unlocked = 0;
+
+		if (fig && !fig->loaded)
+			break;	/* offline: nothing is loaded */
+		r = pool_volume_loaded(p, v->name, &dm);
 		if (r < 0) {
 			log_error("pool %s: cannot ask device-mapper about volume %s: %s; see "
-				  "'dmsetup info'", info->name, vi->name, strerror(-r));
+				  "'dmsetup info'", info->name, v->name, strerror(-r));
 			pool_info_free(info);
 			return r;
 		}
-		vi->active = r > 0;
-		vi->open = r > 0 && dm.open_count > 0;
+		active = r > 0;
+		open = r > 0 && dm.open_count > 0;
 		/* an encrypted volume's device under its own name is its
 		 * dm-crypt device once unlocked (uuid role crypt<id>; locked,
 		 * nothing of it is loaded under that name) */
-		if (r > 0 && vi->luks_uuid[0]) {
+		if (r > 0 && v->luks_uuid[0]) {
 			char pu[TP_DM_UUID_MAX];
 			enum tp_dm_role role;
 			uint32_t id;
 
-			vi->unlocked = !tp_dm_uuid_parse(dm.uuid, pu, sizeof(pu), &role, &id) &&
-				       role == TP_DM_ROLE_CRYPT;
+			unlocked = !tp_dm_uuid_parse(dm.uuid, pu, sizeof(pu), &role, &id) &&
+				   role == TP_DM_ROLE_CRYPT;
+		}
+		if (fig) {
+			fig->loaded[i] = (unsigned char)((active ? LOADED_ACTIVE : 0) |
+							 (open ? LOADED_OPEN : 0) |
+							 (unlocked ? LOADED_UNLOCKED : 0));
+		} else {
+			info->volumes[i].active = active;
+			info->volumes[i].open = open;
+			info->volumes[i].unlocked = unlocked;
 		}
 	}
 	return 0;
@@ -209,9 +242,13 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	int r;
 
 	memset(info, 0, sizeof(*info));
-	if (pool_vg(p)->nr_volumes && !(flags & POOL_INFO_NO_VOLUMES) &&
-	    !(info->volumes = calloc(pool_vg(p)->nr_volumes, sizeof(*info->volumes))))
+	if (flags & POOL_INFO_BY_VOLUME) {
+		if (!(info->figures = calloc(1, sizeof(*info->figures))))
+			return -ENOMEM;
+	} else if (pool_vg(p)->nr_volumes && !(flags & POOL_INFO_NO_VOLUMES) &&
+		   !(info->volumes = calloc(pool_vg(p)->nr_volumes, sizeof(*info->volumes)))) {
 		return -ENOMEM;
+	}
 	fill_from_vg(p, info);
 	if (flags & POOL_INFO_ORPHANS)
 		fill_orphans(p, info);
@@ -233,7 +270,11 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	info->failed = st.failed;
 	info->no_volume_usage = st.no_volume_usage;
 	info->sharing = st.sharing;
-	for (unsigned i = 0; i < st.nr_volumes && i < info->nr_volumes; i++) {
+	if (info->figures && st.nr_volumes == info->nr_volumes) {
+		info->figures->usage = st.volumes;	/* kept for pool_info_volume */
+		st.volumes = NULL;
+	}
+	for (unsigned i = 0; info->volumes && i < st.nr_volumes && i < info->nr_volumes; i++) {
 		info->volumes[i].mapped = st.volumes[i].mapped;
 		info->volumes[i].exclusive = st.volumes[i].exclusive;
 		info->volumes[i].shared = st.volumes[i].shared;
@@ -243,6 +284,36 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	return fill_loaded(p, info);
 }
 
+void pool_info_volume(const struct pool *p, const struct pool_info *info, unsigned i,
+		      struct pool_volume_info *vi)
+{
+	const struct pool_info_figures *fig = info->figures;
+
+	memset(vi, 0, sizeof(*vi));
+	if (i >= info->nr_volumes || i >= pool_vg(p)->nr_volumes)
+		return;
+	fill_volume(&pool_vg(p)->volumes[i], vi);
+	if (fig && fig->usage) {
+		vi->mapped = fig->usage[i].mapped;
+		vi->exclusive = fig->usage[i].exclusive;
+		vi->shared = fig->usage[i].shared;
+		vi->highest_mapped = fig->usage[i].highest_mapped;
+	}
+	if (fig && fig->loaded) {
+		vi->active = !!(fig->loaded[i] & LOADED_ACTIVE);
+		vi->open = !!(fig->loaded[i] & LOADED_OPEN);
+		vi->unlocked = !!(fig->loaded[i] & LOADED_UNLOCKED);
+	}
+}
+
+long pool_info_volume_index(const struct pool *p, const char *name)
+{
+	const struct vg *vg = pool_vg(p);
+	const struct vg_volume *v = vg_find_volume(vg, name);
+
+	return v ? (long)(v - vg->volumes) : -1;
+}
+
 void pool_info_free(struct pool_info *info)
 {
 	if (!info)
@@ -250,6 +321,12 @@ void pool_info_free(struct pool_info *info)
 	free(info->volumes);
 	info->volumes = NULL;
 	info->nr_volumes = 0;
+	if (info->figures) {
+		free(info->figures->usage);
+		free(info->figures->loaded);
+		free(info->figures);
+		info->figures = NULL;
+	}
 }
 
 /* One leg's state word for the devices report (pool_meta_legs). */
