@@ -6,10 +6,12 @@
  * tpstatus(8), METRICS, and docs/prometheus.md.
  *
  * A report is read first, pool by pool (prom_add_pool: each pool opened
- * read-only, read as tpstatus reads it, closed again), then written
- * whole (prom_write): the format wants every sample of a family on
- * adjacent lines, so the families are the outer loop and the pools the
- * inner one. A pool that cannot be read is still in the report: its
+ * read-only and read as tpstatus reads it), then written (prom_write):
+ * the format wants every sample of a family on adjacent lines, so the
+ * families are the outer loop and the pools the inner one. A pool stays
+ * open until prom_free and its volumes are read one at a time as their
+ * samples are written (pool_info_volume): nothing is held for each
+ * volume of a pool of 100,000 but its figures. A pool that cannot be read is still in the report: its
  * tptools_pool_up is 0, and the series its VG metadata gives (when that
  * could be read) are there without the figures of its allocation. */
 #ifndef TP_TOOLS_STATUS_PROM_H
@@ -24,7 +26,11 @@ struct prom_pool {
 	char name[POOL_NAME_MAX + 1];	/* as asked for (the label) */
 	int vg;			/* its VG metadata was read: settings, volumes */
 	int up;			/* and its allocation: the figures too */
-	struct pool_info in;	/* valid with vg; dev_path, profile cleared (closed) */
+	struct pool_info in;	/* valid with vg; dev_path, profile cleared */
+	struct pool *p;		/* open while in the report (with vg): IN's volumes are
+				 * read from it (in.volumes NULL); NULL: in.volumes */
+	long *keep;		/* the indexes of the volumes kept, ascending; NULL: all */
+	unsigned nkeep;
 	char profile[32];	/* in.profile's text */
 	unsigned trash;		/* entries in the pool's trash (with vg) */
 	uint64_t trash_bytes;	/* data their thin devices map (with up) */

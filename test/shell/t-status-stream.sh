@@ -76,3 +76,22 @@ failed tpstatus -o vol_name big/nosuch
 [ ! -s out ] || fail "a table of no row: $(cat out)"
 err_has "pool big has no volume nosuch"
 
+# the metrics: each volume family's samples in the VG's order, one a
+# volume, as the volumes are read (status_prom.c)
+ok tpstatus --format prometheus big
+python3 - "$N" "$S" <<'PY' || fail "--format prometheus: the volume samples"
+import sys
+n, s = int(sys.argv[1]), int(sys.argv[2])
+lines = open("out").read().split("\n")
+for fam, value in (("tptools_volume_size_bytes", "1073741824"),
+                   ("tptools_volume_mapped_bytes", "0"),
+                   ("tptools_volume_read_only", "0")):
+    got = [l for l in lines if l.startswith(fam + "{")]
+    want = ['%s{pool="big",volume="v%d"} %s' % (fam, i, value) for i in range(n)]
+    assert got == want, (fam, got[:3], len(got))
+    first = lines.index(want[0])
+    assert lines[first:first + n] == want, fam + ": not on adjacent lines"
+PY
+ok tpstatus --format prometheus big/v7 big/v2 big/v7
+[ "$(grep -c '^tptools_volume_size_bytes{' out)" = 2 ] || fail "two volumes kept: $(cat out)"
+out_has '^tptools_pool_volumes{pool="big"} 2$'
