@@ -48,7 +48,7 @@ static int keep_volumes(struct prom_pool *pp, const char *const *vols, unsigned 
 	if (!(pp->keep = calloc(n_vols, sizeof(*pp->keep))))
 		return -ENOMEM;
 	for (unsigned j = 0; j < n_vols; j++) {
-		long i = pool_info_volume_index(pp->p, vols[j]);
+		long i = pool_info_volume_index(&pp->in, vols[j]);
 
 		if (i < 0 && !r)
 			r = pool_no_volume(pp->name, vols[j]);
@@ -96,12 +96,10 @@ int prom_add_pool(struct prom_report *r, const char *name, const char *devices, 
 		pp->trash = nt;
 		free(e);
 	}
-	if (!pp->vg) {
-		pool_close(p);
+	pool_close(p);
+	if (!pp->vg)
 		return rc;
-	}
-	pp->p = p;	/* its volumes are read as they are written */
-	/* nothing of the pool is pointed at but what prom_write reads */
+	/* the pool is closed: nothing of it may be pointed at */
 	pp->in.dev_path[POOL_ROLE_DATA] = pp->in.dev_path[POOL_ROLE_META] = NULL;
 	/* and its memory moves as the report grows: the profile is copied */
 	snprintf(pp->profile, sizeof(pp->profile), "%s", pp->in.profile ? pp->in.profile : "-");
@@ -117,8 +115,6 @@ void prom_free(struct prom_report *r)
 	for (unsigned i = 0; i < r->n; i++) {
 		pool_info_free(&r->pools[i].in);
 		free(r->pools[i].keep);
-		if (r->pools[i].p)
-			pool_close(r->pools[i].p);
 	}
 	free(r->pools);
 	r->pools = NULL;
@@ -498,8 +494,8 @@ static void write_vol_metric(FILE *f, const struct prom_report *r, const struct 
 			struct pool_volume_info one;
 			const struct pool_volume_info *vi = &one;
 
-			if (pp->p)
-				pool_info_volume(pp->p, &pp->in, idx, &one);
+			if (!pp->in.volumes)
+				pool_info_volume(&pp->in, idx, &one);
 			else
 				vi = &pp->in.volumes[idx];
 			const char *labels[] = { "pool", pp->name, "volume", vi->name, NULL };

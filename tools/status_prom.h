@@ -6,12 +6,11 @@
  * tpstatus(8), METRICS, and docs/prometheus.md.
  *
  * A report is read first, pool by pool (prom_add_pool: each pool opened
- * read-only and read as tpstatus reads it), then written (prom_write):
- * the format wants every sample of a family on adjacent lines, so the
- * families are the outer loop and the pools the inner one. A pool stays
- * open until prom_free and its volumes are read one at a time as their
- * samples are written (pool_info_volume): nothing is held for each
- * volume of a pool of 100,000 but its figures. A pool that cannot be read is still in the report: its
+ * read-only, read as tpstatus reads it, closed again), then written
+ * (prom_write): the format wants every sample of a family on adjacent
+ * lines, so the families are the outer loop and the pools the inner one.
+ * A pool's volumes are kept packed (POOL_INFO_BY_VOLUME), each made again
+ * (pool_info_volume) as its samples are written. A pool that cannot be read is still in the report: its
  * tptools_pool_up is 0, and the series its VG metadata gives (when that
  * could be read) are there without the figures of its allocation. */
 #ifndef TP_TOOLS_STATUS_PROM_H
@@ -27,8 +26,7 @@ struct prom_pool {
 	int vg;			/* its VG metadata was read: settings, volumes */
 	int up;			/* and its allocation: the figures too */
 	struct pool_info in;	/* valid with vg; dev_path, profile cleared */
-	struct pool *p;		/* open while in the report (with vg): IN's volumes are
-				 * read from it (in.volumes NULL); NULL: in.volumes */
+	/* (read by prom_add_pool: in.volumes NULL, its volumes packed) */
 	long *keep;		/* the indexes of the volumes kept, ascending; NULL: all */
 	unsigned nkeep;
 	char profile[32];	/* in.profile's text */

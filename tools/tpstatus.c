@@ -193,11 +193,10 @@ struct target {
 	const char *vol;	/* NULL: the pool and all its volumes */
 };
 
-/* One target read: its pool stays open until the report is written, for
- * its volumes are read one at a time (pool_info_volume) as their rows are
- * made: a row of a large pool is written, not held. */
+/* One target read (its pool closed again): its volumes packed
+ * (POOL_INFO_BY_VOLUME), each made (pool_info_volume) when its row is:
+ * a row of a large pool is written, not held. */
 struct source {
-	struct pool *p;
 	struct pool_info in;
 	long only;	/* POOL/VOLUME: that volume's index; -1: every volume */
 	int vols;	/* its volumes are rows of the volume table */
@@ -211,7 +210,7 @@ static unsigned source_rows(const struct source *s)
 /* The row of volume I of S into E. */
 static void source_row(const struct source *s, unsigned i, struct vol_entry *e)
 {
-	pool_info_volume(s->p, &s->in, i, &e->vi);
+	pool_info_volume(&s->in, i, &e->vi);
 	status_vol_row(&s->in, &e->vi, e->created, &e->v);
 }
 
@@ -337,7 +336,7 @@ static void explain_trash(struct pool *p)
 		   pool_name(p), pool_name(p));
 }
 
-/* Read the target T into S (its pool P stays open): explain its state,
+/* Read the target T from its pool P into S: explain its state,
  * keep its pool row in PT when shown and selected, and mark whether its
  * volumes are rows of the volume table VT; a pool the selection drops
  * takes its volumes with it. */
@@ -347,7 +346,6 @@ static int report_pool(struct pool *p, const struct target *t, unsigned flags, s
 	struct pool_row *row = malloc(sizeof(*row));
 	int r, selected = 1;
 
-	s->p = p;
 	s->only = -1;
 	if (!row)
 		return -ENOMEM;
@@ -369,7 +367,7 @@ static int report_pool(struct pool *p, const struct target *t, unsigned flags, s
 	free(row);
 	if (r || !selected || !vt->rh)
 		return r;
-	if (t->vol && (s->only = pool_info_volume_index(p, t->vol)) < 0)
+	if (t->vol && (s->only = pool_info_volume_index(&s->in, t->vol)) < 0)
 		return pool_no_volume(s->in.name, t->vol);
 	s->vols = 1;
 	return 0;
@@ -796,8 +794,10 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 				  POOL_RDONLY | POOL_FOREIGN_OK |
 					  (o->allow_component ? POOL_ALLOW_COMPONENT : 0),
 				  &p);
-		if (!r)
+		if (!r) {
 			r = report_pool(p, &targets[i], flags, &pt, &vt, &src[i]);
+			pool_close(p);
+		}
 		if (r)
 			rc = tp_exit_from_errno(r);
 	}
@@ -818,11 +818,8 @@ out:
 	table_free(&vt);
 	writer_free(&pw);
 	writer_free(&vw);
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < n; i++)
 		pool_info_free(&src[i].in);
-		if (src[i].p)
-			pool_close(src[i].p);
-	}
 	free(src);
 	free(pool_f);
 	free(vol_f);

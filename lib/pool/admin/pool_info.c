@@ -72,14 +72,74 @@ static void fill_volume(const struct vg_volume *v, struct pool_volume_info *vi)
 	put(vi->luks_uuid, sizeof(vi->luks_uuid), v->luks_uuid);
 }
 
-/* POOL_INFO_BY_VOLUME: each volume's figures, kept apart from its
- * pool_volume_info until pool_info_volume makes one. */
-struct pool_info_figures {
-	struct pool_volume_status *usage;	/* VG order; NULL without POOL_INFO_USAGE */
-	unsigned char *loaded;			/* VG order: LOADED_* bits; NULL offline */
+/* POOL_INFO_BY_VOLUME: every volume packed, for pool_info_volume to make
+ * its pool_volume_info again after the pool is closed: its numbers and
+ * flags, and its strings (name, origin, content and LUKS uuids) one after
+ * another in one buffer, each as long as it is. */
+struct pool_info_packed {
+	struct packed_volume {
+		uint64_t size, dev_id, creation_time;
+		uint64_t mapped, exclusive, shared, highest_mapped;
+		uint32_t text;		/* offset of its name in TEXT */
+		uint8_t flags;		/* PACKED_* */
+	} *v;				/* VG order */
+	char *text;
 };
 
-enum { LOADED_ACTIVE = 1, LOADED_OPEN = 2, LOADED_UNLOCKED = 4 };
+enum {
+	PACKED_READ_ONLY = 1,
+	PACKED_SKIP = 2,
+	PACKED_ACTIVE = 4,
+	PACKED_OPEN = 8,
+	PACKED_UNLOCKED = 16,
+};
+
+/* The strings of volume V as fill_volume cuts them; their lengths into
+ * LEN[4]. */
+static void packed_lengths(const struct vg_volume *v, size_t len[4])
+{
+	len[0] = strnlen(v->name, POOL_NAME_MAX);
+	len[1] = strnlen(v->origin, POOL_NAME_MAX);
+	len[2] = strnlen(v->content_uuid, POOL_UUID_LEN);
+	len[3] = strnlen(v->luks_uuid, POOL_UUID_LEN);
+}
+
+/* Pack the volumes of VG into INFO->packed: 0 or -ENOMEM. */
+static int pack_volumes(const struct vg *vg, struct pool_info *info)
+{
+	struct pool_info_packed *pk = info->packed;
+	size_t total = 0, len[4], at = 0;
+
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		packed_lengths(&vg->volumes[i], len);
+		total += len[0] + len[1] + len[2] + len[3] + 4;
+	}
+	if (total > UINT32_MAX)
+		return -ENOMEM;
+	if (vg->nr_volumes && (!(pk->v = calloc(vg->nr_volumes, sizeof(*pk->v))) ||
+			       !(pk->text = malloc(total))))
+		return -ENOMEM;
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		const char *str[4] = { v->name, v->origin, v->content_uuid, v->luks_uuid };
+		struct packed_volume *pv = &pk->v[i];
+
+		packed_lengths(v, len);
+		pv->size = v->size;
+		pv->dev_id = v->dev_id;
+		pv->creation_time = v->creation_time;
+		pv->flags = (uint8_t)((v->read_only ? PACKED_READ_ONLY : 0) |
+				      (v->activation_skip ? PACKED_SKIP : 0));
+		pv->text = (uint32_t)at;
+		for (unsigned k = 0; k < 4; k++) {
+			memcpy(pk->text + at, str[k], len[k]);
+			at += len[k];
+			pk->text[at++] = '\0';
+		}
+	}
+	info->nr_volumes = vg->nr_volumes;
+	return 0;
+}
 
 static void fill_from_vg(struct pool *p, struct pool_info *info)
 {
@@ -158,8 +218,6 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	info->nr_receives = vg->nr_receives;
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
 		info->virtual_total += vg->volumes[i].size;
-	if (info->figures)
-		info->nr_volumes = vg->nr_volumes;	/* POOL_INFO_BY_VOLUME */
 	if (!info->volumes)
 		return;	/* POOL_INFO_NO_VOLUMES, POOL_INFO_BY_VOLUME */
 	info->nr_volumes = vg->nr_volumes;
@@ -172,20 +230,15 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 static int fill_loaded(struct pool *p, struct pool_info *info)
 {
 	const struct vg *vg = pool_vg(p);
-	struct pool_info_figures *fig = info->figures;
+	struct pool_info_packed *pk = info->packed;
 
-	if (fig && info->live && info->nr_volumes &&
-	    !(fig->loaded = calloc(info->nr_volumes, sizeof(*fig->loaded)))) {
-		pool_info_free(info);
-		return -ENOMEM;
-	}
 	for (unsigned i = 0; i < info->nr_volumes; i++) {
 		const struct vg_volume *v = &vg->volumes[i];
 		struct tp_dm_info dm;
 		int r, active, open, unlocked = 0;
 
-		if (fig && !fig->loaded)
-			break;	/* offline: nothing is loaded */
+		if (pk && !info->live)
+			break;	/* offline: nothing is loaded (not asked) */
 		r = pool_volume_loaded(p, v->name, &dm);
 		if (r < 0) {
 			log_error("pool %s: cannot ask device-mapper about volume %s: %s; see "
@@ -206,10 +259,10 @@ static int fill_loaded(struct pool *p, struct pool_info *info)
 			unlocked = !tp_dm_uuid_parse(dm.uuid, pu, sizeof(pu), &role, &id) &&
 				   role == TP_DM_ROLE_CRYPT;
 		}
-		if (fig) {
-			fig->loaded[i] = (unsigned char)((active ? LOADED_ACTIVE : 0) |
-							 (open ? LOADED_OPEN : 0) |
-							 (unlocked ? LOADED_UNLOCKED : 0));
+		if (pk) {
+			pk->v[i].flags |= (uint8_t)((active ? PACKED_ACTIVE : 0) |
+						    (open ? PACKED_OPEN : 0) |
+						    (unlocked ? PACKED_UNLOCKED : 0));
 		} else {
 			info->volumes[i].active = active;
 			info->volumes[i].open = open;
@@ -243,8 +296,11 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 
 	memset(info, 0, sizeof(*info));
 	if (flags & POOL_INFO_BY_VOLUME) {
-		if (!(info->figures = calloc(1, sizeof(*info->figures))))
+		if (!(info->packed = calloc(1, sizeof(*info->packed))) ||
+		    pack_volumes(pool_vg(p), info)) {
+			pool_info_free(info);
 			return -ENOMEM;
+		}
 	} else if (pool_vg(p)->nr_volumes && !(flags & POOL_INFO_NO_VOLUMES) &&
 		   !(info->volumes = calloc(pool_vg(p)->nr_volumes, sizeof(*info->volumes)))) {
 		return -ENOMEM;
@@ -270,9 +326,13 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	info->failed = st.failed;
 	info->no_volume_usage = st.no_volume_usage;
 	info->sharing = st.sharing;
-	if (info->figures && st.nr_volumes == info->nr_volumes) {
-		info->figures->usage = st.volumes;	/* kept for pool_info_volume */
-		st.volumes = NULL;
+	for (unsigned i = 0; info->packed && i < st.nr_volumes && i < info->nr_volumes; i++) {
+		struct packed_volume *pv = &info->packed->v[i];
+
+		pv->mapped = st.volumes[i].mapped;
+		pv->exclusive = st.volumes[i].exclusive;
+		pv->shared = st.volumes[i].shared;
+		pv->highest_mapped = st.volumes[i].highest_mapped;
 	}
 	for (unsigned i = 0; info->volumes && i < st.nr_volumes && i < info->nr_volumes; i++) {
 		info->volumes[i].mapped = st.volumes[i].mapped;
@@ -284,34 +344,43 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	return fill_loaded(p, info);
 }
 
-void pool_info_volume(const struct pool *p, const struct pool_info *info, unsigned i,
-		      struct pool_volume_info *vi)
+void pool_info_volume(const struct pool_info *info, unsigned i, struct pool_volume_info *vi)
 {
-	const struct pool_info_figures *fig = info->figures;
+	const struct packed_volume *pv;
+	const char *t;
 
 	memset(vi, 0, sizeof(*vi));
-	if (i >= info->nr_volumes || i >= pool_vg(p)->nr_volumes)
+	if (!info->packed || i >= info->nr_volumes)
 		return;
-	fill_volume(&pool_vg(p)->volumes[i], vi);
-	if (fig && fig->usage) {
-		vi->mapped = fig->usage[i].mapped;
-		vi->exclusive = fig->usage[i].exclusive;
-		vi->shared = fig->usage[i].shared;
-		vi->highest_mapped = fig->usage[i].highest_mapped;
-	}
-	if (fig && fig->loaded) {
-		vi->active = !!(fig->loaded[i] & LOADED_ACTIVE);
-		vi->open = !!(fig->loaded[i] & LOADED_OPEN);
-		vi->unlocked = !!(fig->loaded[i] & LOADED_UNLOCKED);
-	}
+	pv = &info->packed->v[i];
+	t = info->packed->text + pv->text;
+	put(vi->name, sizeof(vi->name), t);
+	t += strlen(t) + 1;
+	put(vi->origin, sizeof(vi->origin), t);
+	t += strlen(t) + 1;
+	put(vi->content_uuid, sizeof(vi->content_uuid), t);
+	t += strlen(t) + 1;
+	put(vi->luks_uuid, sizeof(vi->luks_uuid), t);
+	vi->size = pv->size;
+	vi->dev_id = pv->dev_id;
+	vi->creation_time = pv->creation_time;
+	vi->read_only = !!(pv->flags & PACKED_READ_ONLY);
+	vi->activation_skip = !!(pv->flags & PACKED_SKIP);
+	vi->mapped = pv->mapped;
+	vi->exclusive = pv->exclusive;
+	vi->shared = pv->shared;
+	vi->highest_mapped = pv->highest_mapped;
+	vi->active = !!(pv->flags & PACKED_ACTIVE);
+	vi->open = !!(pv->flags & PACKED_OPEN);
+	vi->unlocked = !!(pv->flags & PACKED_UNLOCKED);
 }
 
-long pool_info_volume_index(const struct pool *p, const char *name)
+long pool_info_volume_index(const struct pool_info *info, const char *name)
 {
-	const struct vg *vg = pool_vg(p);
-	const struct vg_volume *v = vg_find_volume(vg, name);
-
-	return v ? (long)(v - vg->volumes) : -1;
+	for (unsigned i = 0; info->packed && i < info->nr_volumes; i++)
+		if (!strcmp(info->packed->text + info->packed->v[i].text, name))
+			return (long)i;
+	return -1;
 }
 
 void pool_info_free(struct pool_info *info)
@@ -321,11 +390,11 @@ void pool_info_free(struct pool_info *info)
 	free(info->volumes);
 	info->volumes = NULL;
 	info->nr_volumes = 0;
-	if (info->figures) {
-		free(info->figures->usage);
-		free(info->figures->loaded);
-		free(info->figures);
-		info->figures = NULL;
+	if (info->packed) {
+		free(info->packed->v);
+		free(info->packed->text);
+		free(info->packed);
+		info->packed = NULL;
 	}
 }
 
