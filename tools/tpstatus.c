@@ -549,13 +549,57 @@ static void measure(void *arg, const void *row)
 	w->rows++;
 }
 
+/* The line being written: a row goes to stdout in one fwrite (a call of
+ * stdio per piece was most of the cost of a row). */
+static struct {
+	char *b;
+	size_t n, cap;
+} line;
+
+static void line_flush(void)
+{
+	if (line.n)
+		fwrite(line.b, 1, line.n, stdout);
+	line.n = 0;
+}
+
+static void put_n(const char *s, size_t n)
+{
+	if (!n)
+		return;
+	if (line.n + n > line.cap) {
+		size_t cap = 2 * (line.n + n) + 256;
+		char *b = realloc(line.b, cap);
+
+		if (!b) {	/* written as it comes, then */
+			line_flush();
+			fwrite(s, 1, n, stdout);
+			return;
+		}
+		line.b = b;
+		line.cap = cap;
+	}
+	memcpy(line.b + line.n, s, n);
+	line.n += n;
+}
+
+static void put_s(const char *s)
+{
+	put_n(s, strlen(s));
+}
+
+static void put_c(char c)
+{
+	put_n(&c, 1);
+}
+
 static void pad(size_t n)
 {
 	static const char spaces[] = "                                ";
 
 	for (; n > sizeof(spaces) - 1; n -= sizeof(spaces) - 1)
-		fwrite(spaces, 1, sizeof(spaces) - 1, stdout);
-	fwrite(spaces, 1, n, stdout);
+		put_n(spaces, sizeof(spaces) - 1);
+	put_n(spaces, n);
 }
 
 /* TEXT, aligned in a column of WIDTH to the RIGHT or the left. */
@@ -567,7 +611,7 @@ static void cell(const char *text, size_t width, int right)
 		len = width;	/* dm_report's "%-*.*s" */
 	if (right)
 		pad(width - len);
-	fwrite(text, 1, len, stdout);
+	put_n(text, len);
 	if (!right)
 		pad(width - len);
 }
@@ -578,23 +622,24 @@ static void heading(const struct writer *w)
 		const char *h = status_fields[w->f[k]].heading;
 
 		if (k)
-			fputs(w->sep, stdout);
+			put_s(w->sep);
 		if (w->aligned)
 			cell(h, w->width[k], 0);
 		else
-			fputs(h, stdout);
+			put_s(h);
 	}
-	putchar('\n');
+	put_c('\n');
+	line_flush();
 }
 
 /* A JSON value: dm_report escapes the double quote only. */
 static void json_text(const char *t)
 {
 	for (const char *q; (q = strchr(t, '"')); t = q + 1) {
-		fwrite(t, 1, (size_t)(q - t), stdout);
-		fputs("\\\"", stdout);
+		put_n(t, (size_t)(q - t));
+		put_s("\\\"");
 	}
-	fputs(t, stdout);
+	put_s(t);
 }
 
 /* One row: a line of the table, or a JSON object (its comma and newline
@@ -605,35 +650,40 @@ static void write_row(void *arg, const void *row)
 	char buf[STATUS_TEXT_LEN];
 
 	if (w->o->json)
-		fputs(w->rows ? ",\n                {" : "                {", stdout);
+		put_s(w->rows ? ",\n                {" : "                {");
 	for (unsigned k = 0; k < w->nf; k++) {
 		const char *id = status_fields[w->f[k]].id;
 		const char *t = status_field_text(w->f[k], row, buf);
 
 		if (w->o->json) {
-			printf("%s\"%s\":\"", k ? ", " : "", id);
+			put_s(k ? ", \"" : "\"");
+			put_s(id);
+			put_s("\":\"");
 			json_text(t);
 			/* (dm_report closes it with the name prefixes' quote) */
-			putchar(w->o->nameprefixes ? '\'' : '"');
+			put_c(w->o->nameprefixes ? '\'' : '"');
 			continue;
 		}
 		if (k)
-			fputs(w->sep, stdout);
+			put_s(w->sep);
 		if (w->o->nameprefixes) {
-			fputs("TP_", stdout);
+			put_s("TP_");
 			for (; *id; id++)
-				putchar(toupper((unsigned char)*id));
-			printf("='%s'", t);
+				put_c((char)toupper((unsigned char)*id));
+			put_s("='");
+			put_s(t);
+			put_c('\'');
 		} else if (w->aligned) {
 			cell(t, w->width[k], status_field_right(w->f[k]));
 		} else {
-			fputs(t, stdout);
+			put_s(t);
 		}
 	}
 	if (w->o->json)
-		putchar('}');
+		put_c('}');
 	else
-		putchar('\n');
+		put_c('\n');
+	line_flush();
 	w->rows++;
 }
 
@@ -818,6 +868,9 @@ out:
 	table_free(&vt);
 	writer_free(&pw);
 	writer_free(&vw);
+	free(line.b);
+	line.b = NULL;
+	line.n = line.cap = 0;
 	for (unsigned i = 0; i < n; i++)
 		pool_info_free(&src[i].in);
 	free(src);
