@@ -6,6 +6,7 @@
 #include "lib/base/exitcodes.h"
 #include "lib/base/compiler.h"
 #include "lib/base/critical.h"
+#include "lib/base/dmlog.h"
 #include "lib/base/io.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
@@ -94,6 +95,10 @@ int tp_main(int argc, const char **argv)
 		argv++;
 		tp_log_init(cmd->name);
 	}
+	/* libdevmapper's messages go through tptools' log from the start
+	 * (lib/base/dmlog.h), so a library that resets them when done
+	 * (libcryptsetup) finds ours to put back (tp_dmlog_reclaim) */
+	tp_dmlog_install();
 	/* tptools.conf applies to every command; tpconfig reads it itself
 	 * (to report on it, or on another file with --file) */
 	if (cmd->run != cmd_tpconfig) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* --units; 0 = bare byte counts (JSON without --units). */
@@ -62,12 +63,47 @@ static int set_size(struct dm_pool *mem, struct dm_report_field *f, const char *
 	return 1;
 }
 
+static char *decimal(uint64_t v, char *end);
+
+/* V as --units h prints it when it is a whole number of its unit
+ * ("1 GiB", "0 B"; tp_size_format's text), written here: a report of
+ * many volumes prints one for nearly every volume. 0 when V is not
+ * whole, or BUF too short: tp_size_format says it. */
+static int whole_human(uint64_t v, char *buf, size_t len)
+{
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	char digits[24], *d;
+	uint64_t mult = 1;
+	size_t nd, nn;
+	int i = 0;
+
+	while (i < 5 && v / mult >= 1024) {
+		mult *= 1024;
+		i++;
+	}
+	if (v % mult)
+		return 0;
+	digits[sizeof(digits) - 1] = '\0';
+	d = decimal(v / mult, digits + sizeof(digits) - 1);
+	nd = strlen(d);
+	nn = strlen(names[i]);
+	if (nd + 1 + nn >= len)
+		return 0;
+	memcpy(buf, d, nd);
+	buf[nd] = ' ';
+	memcpy(buf + nd + 1, names[i], nn + 1);
+	return 1;
+}
+
 /* A size as --units and --nosuffix say, for every field that holds one. */
 void status_format_size(uint64_t v, char *buf, size_t len)
 {
+	char digits[24];
+
+	digits[sizeof(digits) - 1] = '\0';
 	if (!units)
-		snprintf(buf, len, "%llu", (unsigned long long)v);
-	else
+		snprintf(buf, len, "%s", decimal(v, digits + sizeof(digits) - 1));
+	else if (units != 'h' || !whole_human(v, buf, len))
 		tp_size_format(v, units, buf, len);
 	if (nosuffix)
 		buf[strspn(buf, "0123456789.")] = '\0';
@@ -243,6 +279,146 @@ const struct dm_report_field_type status_fields[] = {
 	{ 0, 0, 0, 0, "", "", NULL, NULL },
 };
 
+
+/* NAME[0..LEN) without its underscores into OUT (OUT_LEN bytes): 0, or
+ * -1 when it does not fit (dm_report refuses such a name too). */
+static int canonical(const char *name, size_t len, char *out, size_t out_len)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < len && name[i]; i++) {
+		if (name[i] == '_')
+			continue;
+		if (k + 1 >= out_len)
+			return -1;
+		out[k++] = name[i];
+	}
+	out[k] = '\0';
+	return 0;
+}
+
+/* Is the field of canonical id ID the canonical name NAME, alone or after
+ * PREFIX (a table's, "pool_" or "vol_")? */
+static int same_field(const char *id, const char *name, const char *prefix)
+{
+	size_t pl = strlen(prefix) - 1;
+
+	return !strcasecmp(id, name) || (!strncasecmp(prefix, id, pl) && !strcasecmp(id + pl, name));
+}
+
+int status_resolve_fields(uint32_t type, const char *spec, unsigned **out, unsigned *n)
+{
+	const char *prefix = type == T_POOL ? "pool_" : "vol_";
+	size_t cap = 16;
+	unsigned *f = malloc(cap * sizeof(*f));
+
+	*out = NULL;
+	*n = 0;
+	if (!f)
+		return -ENOMEM;
+	for (const char *s = spec ? spec : ""; *s;) {
+		size_t len = strcspn(s, ",");
+		char name[DM_REPORT_FIELD_TYPE_ID_LEN], id[DM_REPORT_FIELD_TYPE_ID_LEN];
+		int found = -1, all = 0;
+
+		if (!len) {
+			s++;
+			continue;
+		}
+		if (canonical(s, len, name, sizeof(name)))
+			goto other;
+		/* dm_report's own fields come first: help, ?, selected */
+		if (same_field("help", name, prefix) || same_field("?", name, prefix) ||
+		    same_field("selected", name, prefix))
+			goto other;
+		for (int i = 0; found < 0 && status_fields[i].report_fn; i++)
+			if (!canonical(status_fields[i].id, strlen(status_fields[i].id), id,
+				       sizeof(id)) && same_field(id, name, prefix))
+				found = i;
+		if (found < 0) {
+			/* all, or PREFIX_all (any case, without underscores) */
+			char tn[8];
+
+			canonical(prefix, strlen(prefix), tn, sizeof(tn));
+			all = !strcasecmp(name, "all") ||
+			      (!strncasecmp(name, tn, strlen(tn)) && !strcasecmp(name + strlen(tn), "all"));
+			if (!all)
+				goto other;	/* another table's all, or no field */
+		} else if (status_fields[found].type != type) {
+			goto other;
+		}
+		for (int i = 0; status_fields[i].report_fn; i++) {
+			if (all ? status_fields[i].type != type : i != found)
+				continue;
+			if (*n == cap) {
+				unsigned *g = realloc(f, 2 * cap * sizeof(*f));
+				if (!g) {
+					free(f);
+					return -ENOMEM;
+				}
+				f = g;
+				cap *= 2;
+			}
+			f[(*n)++] = (unsigned)i;
+		}
+		s += len;
+	}
+	*out = f;
+	return 0;
+other:
+	free(f);
+	*n = 0;
+	return 1;
+}
+
+/* V in decimal at the end of BUF (BUF_END points past the last digit):
+ * its first digit. */
+static char *decimal(uint64_t v, char *end)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+const char *status_field_text(unsigned f, const void *row, char buf[STATUS_TEXT_LEN])
+{
+	const struct dm_report_field_type *ft = &status_fields[f];
+	const char *base = row;
+	uint64_t v;
+
+	if (ft->report_fn == f_str) {
+		const char *t;
+
+		memcpy(&t, base + ft->offset, sizeof(t));
+		return t ? t : "";
+	}
+	memcpy(&v, base + ft->offset, sizeof(v));
+	if (ft->report_fn == f_size) {
+		status_format_size(v, buf, STATUS_TEXT_LEN);
+		return buf;
+	}
+	buf[STATUS_TEXT_LEN - 1] = '\0';
+	if (ft->report_fn == f_pct) {
+		/* %llu.%02llu */
+		char *p = buf + STATUS_TEXT_LEN - 1;
+
+		*--p = (char)('0' + v % 10);
+		*--p = (char)('0' + v / 10 % 10);
+		*--p = '.';
+		return decimal(v / 100, p);
+	}
+	return decimal(v, buf + STATUS_TEXT_LEN - 1);	/* f_num: %llu */
+}
+
+int status_field_right(unsigned f)
+{
+	uint32_t fl = status_fields[f].flags;
+
+	if (fl & DM_REPORT_FIELD_ALIGN_MASK)
+		return !!(fl & DM_REPORT_FIELD_ALIGN_RIGHT);
+	return !!(fl & (DM_REPORT_FIELD_TYPE_NUMBER | DM_REPORT_FIELD_TYPE_SIZE));
+}
 
 /* The fields shown as text whose sort value is a number of the row. */
 static const struct {
@@ -594,14 +770,48 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	}
 }
 
+/* WHEN as "%Y-%m-%d %H:%M:%S" (UTC) into OUT: the date of the last day
+ * asked for is kept, for volumes are mostly made on few days and strftime
+ * is most of the cost of a volume's row. */
+static void format_created(uint64_t when, char out[STATUS_TIME_LEN])
+{
+	static int64_t day = -1;
+	static char date[16];
+	time_t t = (time_t)when;
+	struct tm tm;
+	int64_t sec;
+
+	if (t < 0 || t > INT64_C(253402300799)) {	/* (after 9999-12-31) */
+		gmtime_r(&t, &tm);
+		strftime(out, STATUS_TIME_LEN, "%Y-%m-%d %H:%M:%S", &tm);
+		return;
+	}
+	if ((int64_t)t / 86400 != day) {
+		time_t midnight = t - t % 86400;
+
+		gmtime_r(&midnight, &tm);
+		strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+		day = (int64_t)t / 86400;
+	}
+	sec = (int64_t)t % 86400;
+	{
+		size_t n = strlen(date);
+		int part[3] = { (int)(sec / 3600), (int)(sec / 60 % 60), (int)(sec % 60) };
+
+		memcpy(out, date, n);	/* "%s %02d:%02d:%02d" */
+		for (int k = 0; k < 3; k++) {
+			out[n++] = k ? ':' : ' ';
+			out[n++] = (char)('0' + part[k] / 10);
+			out[n++] = (char)('0' + part[k] % 10);
+		}
+		out[n] = '\0';
+	}
+}
+
 void status_vol_row(const struct pool_info *in, const struct pool_volume_info *vi,
 		    char created[STATUS_TIME_LEN], struct vol_row *v)
 {
-	time_t t = (time_t)vi->creation_time;
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(created, STATUS_TIME_LEN, "%Y-%m-%d %H:%M:%S", &tm);
+	format_created(vi->creation_time, created);
 	memset(v, 0, sizeof(*v));
 	v->pool = in->name;
 	v->name = vi->name;

@@ -137,6 +137,21 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row);
 void status_vol_row(const struct pool_info *in, const struct pool_volume_info *vi,
 		    char created[STATUS_TIME_LEN], struct vol_row *v);
 
+/* The fields of table TYPE a -o list SPEC (as dm_report_init took it)
+ * names, in order, as indexes into status_fields, into *OUT (malloc'd)
+ * and *N: 0, 1 when the list names a field that is not of TYPE or one of
+ * dm_report's own (help, selected: only dm_report shows those), or
+ * -ENOMEM. The names are matched as dm_report matches them: without
+ * their underscores and case, with or without the table's prefix, and
+ * "all" or PREFIX_all for all the table's fields. */
+int status_resolve_fields(uint32_t type, const char *spec, unsigned **out, unsigned *n);
+/* Field F's text in ROW (a struct pool_row or vol_row of F's table), as
+ * dm_report shows it: pointing into ROW, or into BUF. */
+#define STATUS_TEXT_LEN 48
+const char *status_field_text(unsigned f, const void *row, char buf[STATUS_TEXT_LEN]);
+/* Is field F right-aligned in a table (numbers and sizes)? */
+int status_field_right(unsigned f);
+
 /* A size as --units and --nosuffix (status_set_format) say. */
 void status_format_size(uint64_t v, char *buf, size_t len);
 

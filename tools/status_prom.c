@@ -29,30 +29,37 @@ int prom_add_down(struct prom_report *r, const char *name)
 	return add(r, name) ? 0 : -ENOMEM;
 }
 
-/* Keep only the volumes VOLS of PP (each must exist): 0 or -ENOENT. */
+static int cmp_index(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Keep only the volumes VOLS of PP (each must exist), in the VG's order,
+ * each once: 0, -ENOENT or -ENOMEM. */
 static int keep_volumes(struct prom_pool *pp, const char *const *vols, unsigned n_vols)
 {
-	struct pool_info *in = &pp->in;
 	unsigned k = 0;
 	int r = 0;
 
 	if (!n_vols)
 		return 0;
+	if (!(pp->keep = calloc(n_vols, sizeof(*pp->keep))))
+		return -ENOMEM;
 	for (unsigned j = 0; j < n_vols; j++) {
-		unsigned i;
-		for (i = 0; i < in->nr_volumes && strcmp(in->volumes[i].name, vols[j]); i++)
-			;
-		if (i == in->nr_volumes && !r)
+		long i = pool_info_volume_index(&pp->in, vols[j]);
+
+		if (i < 0 && !r)
 			r = pool_no_volume(pp->name, vols[j]);
+		else if (i >= 0)
+			pp->keep[k++] = i;
 	}
-	for (unsigned i = 0; i < in->nr_volumes; i++) {
-		int wanted = 0;
-		for (unsigned j = 0; j < n_vols && !wanted; j++)
-			wanted = !strcmp(in->volumes[i].name, vols[j]);
-		if (wanted)
-			in->volumes[k++] = in->volumes[i];
-	}
-	in->nr_volumes = k;
+	qsort(pp->keep, k, sizeof(*pp->keep), cmp_index);
+	pp->nkeep = 0;
+	for (unsigned j = 0; j < k; j++)
+		if (!j || pp->keep[j] != pp->keep[j - 1])
+			pp->keep[pp->nkeep++] = pp->keep[j];
 	return r;
 }
 
@@ -69,10 +76,10 @@ int prom_add_pool(struct prom_report *r, const char *name, const char *devices, 
 	if (rc)
 		return rc;
 	/* tptools_volume_exclusive_bytes: the mapping walk (tpstatus(8), COST) */
-	rc = pool_get_info(p, POOL_INFO_USAGE | POOL_INFO_SHARING, &pp->in);
+	rc = pool_get_info(p, POOL_INFO_USAGE | POOL_INFO_SHARING | POOL_INFO_BY_VOLUME, &pp->in);
 	if (!rc) {
 		pp->up = pp->vg = 1;
-	} else if (!pool_get_info(p, 0, &pp->in)) {
+	} else if (!pool_get_info(p, POOL_INFO_BY_VOLUME, &pp->in)) {
 		pp->vg = 1;	/* the settings and the volumes, without the figures */
 	}
 	if (pp->vg) {
@@ -105,8 +112,10 @@ int prom_add_pool(struct prom_report *r, const char *name, const char *devices, 
 
 void prom_free(struct prom_report *r)
 {
-	for (unsigned i = 0; i < r->n; i++)
+	for (unsigned i = 0; i < r->n; i++) {
 		pool_info_free(&r->pools[i].in);
+		free(r->pools[i].keep);
+	}
 	free(r->pools);
 	r->pools = NULL;
 	r->n = 0;
@@ -144,16 +153,26 @@ struct family {
 	int begun;
 };
 
+/* (written with fputs, not fprintf: a pool of 100,000 volumes has a
+ * million samples) */
 static void label(FILE *f, const char *key, const char *value, int first)
 {
-	char buf[4 * POOL_NAME_MAX + 64];
-	size_t need = prom_escape_label(value, buf, sizeof(buf));
-	char *big = need < sizeof(buf) ? NULL : malloc(need + 1);
+	putc(first ? '{' : ',', f);
+	fputs(key, f);
+	fputs("=\"", f);
+	if (!value[strcspn(value, "\\\"\n")]) {
+		fputs(value, f);	/* nothing to escape */
+	} else {
+		char buf[4 * POOL_NAME_MAX + 64];
+		size_t need = prom_escape_label(value, buf, sizeof(buf));
+		char *big = need < sizeof(buf) ? NULL : malloc(need + 1);
 
-	if (big)
-		prom_escape_label(value, big, need + 1);
-	fprintf(f, "%s%s=\"%s\"", first ? "{" : ",", key, big ? big : buf);
-	free(big);
+		if (big)
+			prom_escape_label(value, big, need + 1);
+		fputs(big ? big : buf, f);
+		free(big);
+	}
+	putc('"', f);
 }
 
 /* A sample of FAM: LABELS are key, value pairs ending with NULL; the
@@ -171,7 +190,17 @@ static void sample(struct family *fam, uint64_t value, const char *const *labels
 	fputs(fam->name, f);
 	for (unsigned i = 0; labels[i]; i += 2)
 		label(f, labels[i], labels[i + 1], !i);
-	fprintf(f, "%s %" PRIu64 "\n", labels[0] ? "}" : "", value);
+	{
+		char digits[24], *d = digits + sizeof(digits) - 1;	/* PRIu64 */
+
+		*d = '\0';
+		do
+			*--d = (char)('0' + value % 10);
+		while (value /= 10);
+		fputs(labels[0] ? "} " : " ", f);
+		fputs(d, f);
+		putc('\n', f);
+	}
 }
 
 static void pool_sample(struct family *fam, const struct prom_pool *pp, uint64_t value)
@@ -223,7 +252,7 @@ VALUE(v_chunk, pp->in.chunk)
 VALUE(v_vg_area, pp->in.vg_area_size)
 VALUE(v_vg_area_used, pp->in.vg_area_used)
 VALUE(v_virtual, pp->in.virtual_total)
-VALUE(v_volumes, pp->in.nr_volumes)
+VALUE(v_volumes, pp->keep ? pp->nkeep : pp->in.nr_volumes)	/* (as kept) */
 VALUE(v_receives, pp->in.nr_receives)
 VALUE(v_tid, pp->in.transaction_id)
 VALUE(v_trash, pp->trash)
@@ -456,10 +485,19 @@ static void write_vol_metric(FILE *f, const struct prom_report *r, const struct 
 
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct prom_pool *pp = &r->pools[i];
+		unsigned nv = pp->keep ? pp->nkeep : pp->in.nr_volumes;
+
 		if (!has(pp, m->need))
 			continue;
-		for (unsigned k = 0; k < pp->in.nr_volumes; k++) {
-			const struct pool_volume_info *vi = &pp->in.volumes[k];
+		for (unsigned k = 0; k < nv; k++) {
+			unsigned idx = pp->keep ? (unsigned)pp->keep[k] : k;
+			struct pool_volume_info one;
+			const struct pool_volume_info *vi = &one;
+
+			if (!pp->in.volumes)
+				pool_info_volume(&pp->in, idx, &one);
+			else
+				vi = &pp->in.volumes[idx];
 			const char *labels[] = { "pool", pp->name, "volume", vi->name, NULL };
 			sample(&fam, m->value(vi), labels);
 		}

@@ -7,9 +7,10 @@
  *
  * A report is read first, pool by pool (prom_add_pool: each pool opened
  * read-only, read as tpstatus reads it, closed again), then written
- * whole (prom_write): the format wants every sample of a family on
- * adjacent lines, so the families are the outer loop and the pools the
- * inner one. A pool that cannot be read is still in the report: its
+ * (prom_write): the format wants every sample of a family on adjacent
+ * lines, so the families are the outer loop and the pools the inner one.
+ * A pool's volumes are kept packed (POOL_INFO_BY_VOLUME), each made again
+ * (pool_info_volume) as its samples are written. A pool that cannot be read is still in the report: its
  * tptools_pool_up is 0, and the series its VG metadata gives (when that
  * could be read) are there without the figures of its allocation. */
 #ifndef TP_TOOLS_STATUS_PROM_H
@@ -24,7 +25,10 @@ struct prom_pool {
 	char name[POOL_NAME_MAX + 1];	/* as asked for (the label) */
 	int vg;			/* its VG metadata was read: settings, volumes */
 	int up;			/* and its allocation: the figures too */
-	struct pool_info in;	/* valid with vg; dev_path, profile cleared (closed) */
+	struct pool_info in;	/* valid with vg; dev_path, profile cleared */
+	/* (read by prom_add_pool: in.volumes NULL, its volumes packed) */
+	long *keep;		/* the indexes of the volumes kept, ascending; NULL: all */
+	unsigned nkeep;
 	char profile[32];	/* in.profile's text */
 	unsigned trash;		/* entries in the pool's trash (with vg) */
 	uint64_t trash_bytes;	/* data their thin devices map (with up) */

@@ -16,6 +16,7 @@
 #include "tools/status_fields.h"
 #include "tools/status_prom.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <libdevmapper.h>
 #include <stdio.h>
@@ -105,10 +106,12 @@ struct table {
 	size_t n, cap;
 };
 
-/* A volume row with the text of its creation time. */
+/* A volume row with what it points into: the volume read on its own
+ * (pool_info_volume) and the text of its creation time. */
 struct vol_entry {
 	struct vol_row v;
 	char created[STATUS_TIME_LEN];
+	struct pool_volume_info vi;
 };
 
 /* Keep ROW (malloc'd) in T: 0 or -ENOMEM (ROW freed). */
@@ -128,12 +131,6 @@ static int table_keep(struct table *t, void *row)
 	return 0;
 }
 
-/* The pool_infos the kept rows point into. */
-struct infos {
-	struct pool_info **v;
-	size_t n;
-};
-
 /* A row and where it was read: equal keys keep the order read (pools by
  * name or as named, volumes as created). */
 struct ordered {
@@ -151,11 +148,9 @@ static int row_order(const void *a, const void *b)
 	return c ? c : (x->i < y->i ? -1 : x->i > y->i);
 }
 
-/* T's rows sorted by its keys and reported in that order: 0 or -ENOMEM. */
-static int table_flush(struct table *t)
+/* T's rows sorted by its keys: 0 or -ENOMEM. */
+static int table_sort(struct table *t)
 {
-	int ok = 1;
-
 	if (t->nkeys && t->n > 1) {
 		struct ordered *o = malloc(t->n * sizeof(*o));
 		if (!o)
@@ -168,6 +163,15 @@ static int table_flush(struct table *t)
 			t->rows[i] = (void *)o[i].row;
 		free(o);
 	}
+	return 0;
+}
+
+/* T's rows sorted by its keys and given to dm_report in that order:
+ * 0 or -ENOMEM. */
+static int table_flush(struct table *t)
+{
+	int ok = !table_sort(t);
+
 	for (size_t i = 0; ok && i < t->n; i++)
 		ok = dm_report_object(t->rh, t->rows[i]);
 	return ok ? 0 : -ENOMEM;
@@ -189,27 +193,70 @@ struct target {
 	const char *vol;	/* NULL: the pool and all its volumes */
 };
 
-static int report_volumes(const struct pool_info *in, struct table *vt, const char *only)
+/* One target read (its pool closed again): its volumes packed
+ * (POOL_INFO_BY_VOLUME), each made (pool_info_volume) when its row is:
+ * a row of a large pool is written, not held. */
+struct source {
+	struct pool_info in;
+	long only;	/* POOL/VOLUME: that volume's index; -1: every volume */
+	int vols;	/* its volumes are rows of the volume table */
+};
+
+static unsigned source_rows(const struct source *s)
 {
-	int r = 0, found = 0;
+	return !s->vols ? 0 : s->only >= 0 ? 1 : s->in.nr_volumes;
+}
 
-	for (unsigned i = 0; !r && i < in->nr_volumes; i++) {
-		const struct pool_volume_info *vi = &in->volumes[i];
-		struct vol_entry *e;
+/* The row of volume I of S into E. */
+static void source_row(const struct source *s, unsigned i, struct vol_entry *e)
+{
+	pool_info_volume(&s->in, i, &e->vi);
+	status_vol_row(&s->in, &e->vi, e->created, &e->v);
+}
 
-		if (only && strcmp(only, vi->name))
+/* Call FN on each volume row of the N sources, in order. */
+static void each_vol_row(const struct source *src, unsigned n,
+			 void (*fn)(void *arg, const void *row), void *arg)
+{
+	struct vol_entry e;
+
+	for (unsigned k = 0; k < n; k++) {
+		const struct source *s = &src[k];
+
+		if (!s->vols)
 			continue;
-		found = 1;
-		if (!(e = malloc(sizeof(*e))))
-			return -ENOMEM;
-		status_vol_row(in, vi, e->created, &e->v);
-		r = table_keep(vt, e);
+		if (s->only >= 0) {
+			source_row(s, (unsigned)s->only, &e);
+			fn(arg, &e.v);
+			continue;
+		}
+		for (unsigned i = 0; i < s->in.nr_volumes; i++) {
+			source_row(s, i, &e);
+			fn(arg, &e.v);
+		}
 	}
-	if (r)
-		return r;
-	if (only && !found)
-		return pool_no_volume(in->name, only);
-	return 0;
+}
+
+/* Keep a copy of every volume row of the N sources in VT (for -O, and
+ * for dm_report's own output): 0 or -ENOMEM. */
+static int keep_vol_rows(const struct source *src, unsigned n, struct table *vt)
+{
+	int r = 0;
+
+	for (unsigned k = 0; !r && k < n; k++) {
+		const struct source *s = &src[k];
+		unsigned first = s->only >= 0 ? (unsigned)s->only : 0;
+
+		for (unsigned i = first; !r && i < first + source_rows(s); i++) {
+			struct vol_entry *e = malloc(sizeof(*e));
+
+			if (!e)
+				return -ENOMEM;
+			source_row(s, i, e);
+			r = table_keep(vt, e);
+		}
+	}
+	return r;
 }
 
 /* A pool the kernel stopped: say what it did and the way back (tptools(7),
@@ -289,32 +336,28 @@ static void explain_trash(struct pool *p)
 		   pool_name(p), pool_name(p));
 }
 
+/* Read the target T from its pool P into S: explain its state,
+ * keep its pool row in PT when shown and selected, and mark whether its
+ * volumes are rows of the volume table VT; a pool the selection drops
+ * takes its volumes with it. */
 static int report_pool(struct pool *p, const struct target *t, unsigned flags, struct table *pt,
-		       struct table *vt, struct infos *infos)
+		       struct table *vt, struct source *s)
 {
-	struct pool_info *in = malloc(sizeof(*in)), **v;
 	struct pool_row *row = malloc(sizeof(*row));
 	int r, selected = 1;
 
-	v = realloc(infos->v, (infos->n + 1) * sizeof(*v));
-	if (v)
-		infos->v = v;
-	if (!in || !row || !v) {
-		free(in);
-		free(row);
+	s->only = -1;
+	if (!row)
 		return -ENOMEM;
-	}
-	if ((r = pool_get_info(p, flags, in))) {
-		free(in);
+	if ((r = pool_get_info(p, flags | POOL_INFO_BY_VOLUME, &s->in))) {
 		free(row);
 		return r;
 	}
-	infos->v[infos->n++] = in;	/* the rows point into it until the output */
-	explain_kernel_mode(in);
-	explain_orphans(in);
+	explain_kernel_mode(&s->in);
+	explain_orphans(&s->in);
 	if (!t->vol)
 		explain_trash(p);
-	status_pool_row(in, row);
+	status_pool_row(&s->in, row);
 	if (pt->rh && !t->vol && !dm_report_object_is_selected(pt->rh, row, 0, &selected))
 		r = -ENOMEM;
 	if (!r && selected && pt->shown && !t->vol) {
@@ -322,9 +365,12 @@ static int report_pool(struct pool *p, const struct target *t, unsigned flags, s
 		row = NULL;
 	}
 	free(row);
-	if (!r && selected && vt->rh)
-		r = report_volumes(in, vt, t->vol);
-	return r;
+	if (r || !selected || !vt->rh)
+		return r;
+	if (t->vol && (s->only = pool_info_volume_index(&s->in, t->vol)) < 0)
+		return pool_no_volume(s->in.name, t->vol);
+	s->vols = 1;
+	return 0;
 }
 
 /* Headings only in the aligned or separated tables: --nameprefixes
@@ -377,8 +423,12 @@ static int table_init(const struct tp_command *cmd, const struct status_opts *o,
 
 	if (r != CLI_CONTINUE)
 		return r;
-	/* no keys for dm_report: the rows come in their order (table_flush) */
+	/* no keys for dm_report: the rows come in their order (table_flush);
+	 * its help (-o help, -S help) and its list of the fields after a bad
+	 * one are for the user, not tptools' debug log */
+	tp_dmlog_pass_through(1);
 	t->rh = report_init(o, type, fields_s, "", help ? sel : NULL);
+	tp_dmlog_pass_through(0);
 	if (!t->rh)
 		return cli_usage_error(cmd, "bad field list '%s' (-o help lists the fields)",
 				       fields_s);
@@ -436,24 +486,309 @@ static int output(const struct status_opts *o, struct table *pt, struct table *v
 	return ok ? TP_EXIT_OK : TP_EXIT_FAILED;
 }
 
+/* ---- the report written as it is read ----
+ *
+ * dm_report holds every row, each field's text in its memory, until its
+ * output: at 100,000 volumes twice the VG's own memory, and most of the
+ * time of tpstatus. Where nothing but dm_report can say what to show (a
+ * selection, -o naming one of its own fields or another table's), it
+ * still makes the report; otherwise the rows are written here as they
+ * are made, byte for byte as dm_report writes them (libdevmapper 1.02's
+ * format: aligned columns as wide as their widest text or heading, a
+ * separator, NAME='value' pairs, JSON), each volume read when its row
+ * is written. Aligned columns need their widths first: the rows are made
+ * twice, once to measure them. -O needs them all: they are held, as
+ * before, and written in their order. */
+
+/* One table as written: its fields and their widths. */
+struct writer {
+	const struct status_opts *o;
+	unsigned *f, nf;	/* indexes into status_fields */
+	size_t *width;
+	int aligned;
+	const char *sep;
+	size_t rows;		/* measured, or written */
+};
+
+static int writer_init(struct writer *w, const struct status_opts *o, uint32_t type,
+		       const char *fields)
+{
+	int r;
+
+	memset(w, 0, sizeof(*w));
+	w->o = o;
+	w->aligned = !o->json && !o->nameprefixes && !o->separator;
+	w->sep = o->separator ? o->separator : " ";
+	r = status_resolve_fields(type, fields, &w->f, &w->nf);
+	if (r)
+		return r;
+	if (!(w->width = calloc(w->nf ? w->nf : 1, sizeof(*w->width))))
+		return -ENOMEM;
+	for (unsigned k = 0; k < w->nf; k++)
+		w->width[k] = (size_t)status_fields[w->f[k]].width;
+	return 0;
+}
+
+static void writer_free(struct writer *w)
+{
+	free(w->f);
+	free(w->width);
+}
+
+static void measure(void *arg, const void *row)
+{
+	struct writer *w = arg;
+	char buf[STATUS_TEXT_LEN];
+
+	for (unsigned k = 0; k < w->nf; k++) {
+		size_t len = strlen(status_field_text(w->f[k], row, buf));
+
+		if (len > w->width[k])
+			w->width[k] = len;
+	}
+	w->rows++;
+}
+
+/* The line being written: a row goes to stdout in one fwrite (a call of
+ * stdio per piece was most of the cost of a row). */
+static struct {
+	char *b;
+	size_t n, cap;
+} line;
+
+static void line_flush(void)
+{
+	if (line.n)
+		fwrite(line.b, 1, line.n, stdout);
+	line.n = 0;
+}
+
+static void put_n(const char *s, size_t n)
+{
+	if (!n)
+		return;
+	if (line.n + n > line.cap) {
+		size_t cap = 2 * (line.n + n) + 256;
+		char *b = realloc(line.b, cap);
+
+		if (!b) {	/* written as it comes, then */
+			line_flush();
+			fwrite(s, 1, n, stdout);
+			return;
+		}
+		line.b = b;
+		line.cap = cap;
+	}
+	memcpy(line.b + line.n, s, n);
+	line.n += n;
+}
+
+static void put_s(const char *s)
+{
+	put_n(s, strlen(s));
+}
+
+static void put_c(char c)
+{
+	put_n(&c, 1);
+}
+
+static void pad(size_t n)
+{
+	static const char spaces[] = "                                ";
+
+	for (; n > sizeof(spaces) - 1; n -= sizeof(spaces) - 1)
+		put_n(spaces, sizeof(spaces) - 1);
+	put_n(spaces, n);
+}
+
+/* TEXT, aligned in a column of WIDTH to the RIGHT or the left. */
+static void cell(const char *text, size_t width, int right)
+{
+	size_t len = strlen(text);
+
+	if (len > width)
+		len = width;	/* dm_report's "%-*.*s" */
+	if (right)
+		pad(width - len);
+	put_n(text, len);
+	if (!right)
+		pad(width - len);
+}
+
+static void heading(const struct writer *w)
+{
+	for (unsigned k = 0; k < w->nf; k++) {
+		const char *h = status_fields[w->f[k]].heading;
+
+		if (k)
+			put_s(w->sep);
+		if (w->aligned)
+			cell(h, w->width[k], 0);
+		else
+			put_s(h);
+	}
+	put_c('\n');
+	line_flush();
+}
+
+/* A JSON value: dm_report escapes the double quote only. */
+static void json_text(const char *t)
+{
+	for (const char *q; (q = strchr(t, '"')); t = q + 1) {
+		put_n(t, (size_t)(q - t));
+		put_s("\\\"");
+	}
+	put_s(t);
+}
+
+/* One row: a line of the table, or a JSON object (its comma and newline
+ * written before the next one, or by json_table_end). */
+static void write_row(void *arg, const void *row)
+{
+	struct writer *w = arg;
+	char buf[STATUS_TEXT_LEN];
+
+	if (w->o->json)
+		put_s(w->rows ? ",\n                {" : "                {");
+	for (unsigned k = 0; k < w->nf; k++) {
+		const char *id = status_fields[w->f[k]].id;
+		const char *t = status_field_text(w->f[k], row, buf);
+
+		if (w->o->json) {
+			put_s(k ? ", \"" : "\"");
+			put_s(id);
+			put_s("\":\"");
+			json_text(t);
+			/* (dm_report closes it with the name prefixes' quote) */
+			put_c(w->o->nameprefixes ? '\'' : '"');
+			continue;
+		}
+		if (k)
+			put_s(w->sep);
+		if (w->o->nameprefixes) {
+			put_s("TP_");
+			for (; *id; id++)
+				put_c((char)toupper((unsigned char)*id));
+			put_s("='");
+			put_s(t);
+			put_c('\'');
+		} else if (w->aligned) {
+			cell(t, w->width[k], status_field_right(w->f[k]));
+		} else {
+			put_s(t);
+		}
+	}
+	if (w->o->json)
+		put_c('}');
+	else
+		put_c('\n');
+	line_flush();
+	w->rows++;
+}
+
+static void json_table_begin(const char *name, int first)
+{
+	if (!first)
+		fputs("        ,\n", stdout);
+	printf("        {\n            \"%s\": [\n", name);
+}
+
+static void json_table_end(const struct writer *w)
+{
+	if (w->rows)
+		putchar('\n');
+	fputs("            ]\n        }\n", stdout);
+}
+
+/* The volume rows: those kept in VT when it has any (-O), else those of
+ * the sources, made as they are written. */
+static void vol_rows(const struct source *src, unsigned n, const struct table *vt,
+		     void (*fn)(void *arg, const void *row), void *arg)
+{
+	if (!vt->rows) {
+		each_vol_row(src, n, fn, arg);
+		return;
+	}
+	for (size_t i = 0; i < vt->n; i++)
+		fn(arg, &((const struct vol_entry *)vt->rows[i])->v);
+}
+
+/* Write the pool table PT (its rows kept) and the volume table VT through
+ * PW and VW (NULL: not shown). */
+static void write_tables(const struct status_opts *o, const struct table *pt, struct writer *pw,
+			 const struct table *vt, struct writer *vw, const struct source *src,
+			 unsigned n)
+{
+	size_t nvol = vt->n;
+
+	if (vw && !vt->rows) {
+		nvol = 0;
+		for (unsigned k = 0; k < n; k++)
+			nvol += source_rows(&src[k]);
+	}
+	for (size_t i = 0; pw && pw->aligned && i < pt->n; i++)
+		measure(pw, pt->rows[i]);
+	if (vw && vw->aligned && nvol)
+		vol_rows(src, n, vt, measure, vw);
+	if (o->json) {
+		fputs("{\n    \"report\": [\n", stdout);
+		if (pw) {
+			json_table_begin("pool", 1);
+			for (size_t i = 0; i < pt->n; i++)
+				write_row(pw, pt->rows[i]);
+			json_table_end(pw);
+		}
+		if (vw) {
+			json_table_begin("volume", !pw);
+			vol_rows(src, n, vt, write_row, vw);
+			json_table_end(vw);
+		}
+		fputs("    ]\n}\n\n", stdout);
+		return;
+	}
+	if (pw && pt->n) {
+		if (headings(o))
+			heading(pw);
+		pw->rows = 0;
+		for (size_t i = 0; i < pt->n; i++)
+			write_row(pw, pt->rows[i]);
+	}
+	if (pw && vw && nvol && headings(o))
+		putchar('\n');
+	if (vw && nvol) {
+		if (headings(o))
+			heading(vw);
+		vw->rows = 0;
+		vol_rows(src, n, vt, write_row, vw);
+	}
+}
+
 static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 		      const struct target *targets, unsigned n)
 {
 	char *pool_f = NULL, *vol_f = NULL, *pool_k = NULL, *vol_k = NULL;
 	struct table pt = { 0 }, vt = { 0 };
-	struct infos infos = { NULL, 0 };
+	struct writer pw, vw;
+	struct source *src = calloc(n ? n : 1, sizeof(*src));
 	const char *pool_sel = NULL, *vol_sel = NULL;
-	int rc = CLI_CONTINUE, any_pool = !n;
+	int rc = CLI_CONTINUE, any_pool = !n, own = 0;
 	unsigned flags = POOL_INFO_USAGE | POOL_INFO_ORPHANS;
 
+	memset(&pw, 0, sizeof(pw));
+	memset(&vw, 0, sizeof(vw));
+	if (!src)
+		return TP_EXIT_FAILED;
 	for (unsigned i = 0; i < n; i++)
 		any_pool |= !targets[i].vol;
 	if (o->select) {
 		/* "-S help" lists the pool fields and the operators */
 		uint32_t t = !strcmp(o->select, "help") ? T_POOL : selection_table(o->select);
-		if (!t)
+		if (!t) {
+			free(src);
 			return cli_usage_error(cmd, "-S must name fields of one table, pool_* or "
 						    "vol_* (-o help lists them)");
+		}
 		*(t == T_POOL ? &pool_sel : &vol_sel) = o->select;
 	}
 	if (split_list(o->fields, o->json ? "pool_all" : STATUS_POOL_DEFAULT,
@@ -481,6 +816,22 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 	if (o->select && !strcmp(o->select, "help"))
 		goto out;	/* dm_report printed the help */
 	pt.shown = pt.shown && pt.rh;
+	/* written here unless only dm_report knows what to show */
+	own = !o->select;
+	if (own && pt.shown) {
+		int r = writer_init(&pw, o, T_POOL, pool_f);
+		own = !r;
+		if (r < 0)
+			rc = TP_EXIT_FAILED;
+	}
+	if (own && vt.shown) {
+		int r = writer_init(&vw, o, T_VOL, vol_f);
+		own = !r;
+		if (r < 0)
+			rc = TP_EXIT_FAILED;
+	}
+	if (rc != TP_EXIT_OK)
+		goto out;
 	/* the mapping walk only for a volume field, key or selection that
 	 * needs it (tpstatus(8), COST) */
 	if (vt.shown && (status_needs_sharing(vol_f) || status_needs_sharing(vol_k) ||
@@ -494,22 +845,35 @@ static int run_status(const struct tp_command *cmd, const struct status_opts *o,
 					  (o->allow_component ? POOL_ALLOW_COMPONENT : 0),
 				  &p);
 		if (!r) {
-			r = report_pool(p, &targets[i], flags, &pt, &vt, &infos);
+			r = report_pool(p, &targets[i], flags, &pt, &vt, &src[i]);
 			pool_close(p);
 		}
 		if (r)
 			rc = tp_exit_from_errno(r);
 	}
-	if ((pt.rh && table_flush(&pt)) || (vt.rh && table_flush(&vt)) || output(o, &pt, &vt))
+	if ((!own || vt.nkeys) && vt.rh && keep_vol_rows(src, n, &vt)) {
 		rc = TP_EXIT_FAILED;
+	} else if (own) {
+		if (table_sort(&pt) || table_sort(&vt))
+			rc = TP_EXIT_FAILED;
+		else
+			write_tables(o, &pt, pt.shown ? &pw : NULL, &vt, vt.shown ? &vw : NULL, src,
+				     n);
+	} else if ((pt.rh && table_flush(&pt)) || (vt.rh && table_flush(&vt)) ||
+		   output(o, &pt, &vt)) {
+		rc = TP_EXIT_FAILED;
+	}
 out:
 	table_free(&pt);
 	table_free(&vt);
-	for (size_t i = 0; i < infos.n; i++) {
-		pool_info_free(infos.v[i]);
-		free(infos.v[i]);
-	}
-	free(infos.v);
+	writer_free(&pw);
+	writer_free(&vw);
+	free(line.b);
+	line.b = NULL;
+	line.n = line.cap = 0;
+	for (unsigned i = 0; i < n; i++)
+		pool_info_free(&src[i].in);
+	free(src);
 	free(pool_f);
 	free(vol_f);
 	free(pool_k);

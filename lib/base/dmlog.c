@@ -15,6 +15,7 @@
 #define DMLOG_WARN 4
 
 static int installed;
+static int pass_through;	/* tp_dmlog_pass_through */
 static char first_error[256];
 
 static void dmlog(int level, const char *file, int line, int dm_errno_or_class, const char *f,
@@ -28,6 +29,17 @@ static void dmlog(int level, const char *file, int line, int dm_errno_or_class, 
 	(void)file;
 	(void)line;
 	(void)dm_errno_or_class;
+	if (pass_through && DMLOG_LEVEL(level) <= DMLOG_WARN) {
+		/* where libdevmapper's own log function puts it: errors and
+		 * warnings to stderr, log_print's output to stdout */
+		FILE *out = level == DMLOG_WARN ? stdout : stderr;
+
+		va_start(ap, f);
+		vfprintf(out, f, ap);
+		va_end(ap);
+		fputc('\n', out);
+		return;
+	}
 	if (level == DMLOG_WARN) {	/* log_print: output, e.g. a dm_report table */
 		/* whole, however long (a JSON report's line of every pool field
 		 * passes any fixed buffer) */
@@ -57,6 +69,11 @@ void tp_dmlog_reclaim(void)
 {
 	if (installed)
 		dm_log_with_errno_init(dmlog);
+}
+
+void tp_dmlog_pass_through(int on)
+{
+	pass_through = on;
 }
 
 void tp_dmlog_clear(void)

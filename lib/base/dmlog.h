@@ -18,6 +18,12 @@ void tp_dmlog_install(void);
  * of its own and resets it to libdevmapper's default when done
  * (libcryptsetup, lib/pool/crypt): a no-op before tp_dmlog_install. */
 void tp_dmlog_reclaim(void);
+/* While ON, what libdevmapper says at warning level or above is printed
+ * where its own log function prints it (errors and warnings on stderr,
+ * log_print's output on stdout) instead of going to debug: dm_report's
+ * help (tpstatus -o help, -S help) and its list of the fields after a bad
+ * one are warnings meant for the user, whichever function is installed. */
+void tp_dmlog_pass_through(int on);
 void tp_dmlog_clear(void);
 /* The first error message since the last clear, or "". */
 const char *tp_dmlog_first_error(void);

@@ -551,7 +551,10 @@ struct pool_info {
 	int no_volume_usage;			/* kernel could not give per-volume figures */
 	int sharing;				/* exclusive and shared are filled in */
 	unsigned nr_volumes;
-	struct pool_volume_info *volumes;	/* VG order */
+	struct pool_volume_info *volumes;	/* VG order; NULL with POOL_INFO_BY_VOLUME */
+	/* POOL_INFO_BY_VOLUME: the volumes packed for pool_info_volume
+	 * (lib/pool's own) */
+	struct pool_info_packed *packed;
 };
 
 enum pool_info_flags {
@@ -571,11 +574,22 @@ enum pool_info_flags {
 	 * command that reports on the pool after changing one volume and must
 	 * not take time in proportion to the pool's volumes */
 	POOL_INFO_NO_VOLUMES = 1 << 3,
+	/* no volume array (volumes NULL, nr_volumes set): the volumes are
+	 * packed (their numbers and their strings as long as they are: about
+	 * 90 bytes a volume against a pool_volume_info's 288) and each is
+	 * made on its own by pool_info_volume, also after the pool is closed,
+	 * so that a report of a large pool makes a row when it writes it */
+	POOL_INFO_BY_VOLUME = 1 << 4,
 };
 
 /* Fill INFO from the open pool P (valid while P is open). */
 int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info) TP_MUST_CHECK;
 void pool_info_free(struct pool_info *info);
+/* With POOL_INFO_BY_VOLUME: the volume of index I (VG order, below
+ * INFO->nr_volumes) as INFO->volumes[I] would have been. */
+void pool_info_volume(const struct pool_info *info, unsigned i, struct pool_volume_info *vi);
+/* With POOL_INFO_BY_VOLUME: the index of the volume NAME, or -1. */
+long pool_info_volume_index(const struct pool_info *info, const char *name);
 
 /* tpstatus --devices-report: one row per device of pool NAME (like pvs):
  * its data devices in the data area's order, its metadata device (both

@@ -126,6 +126,24 @@ assert d["result"] == "error" and d["exit_code"] == 3, d' || fail "tpcheck --jso
 ok tpstatus -S help
 grep -q "pool_data_percent" err || fail "-S help lists no fields"
 [ ! -s out ] || fail "-S help printed a report"
+# -o help: dm_report's list of the fields on stderr, whatever log function
+# tptools gave libdevmapper (lib/base/dmlog.c: tp_dmlog_pass_through)
+ok tpstatus -o help
+[ ! -s out ] || fail "-o help printed a report: $(cat out)"
+[ "$(grep -c -e '^Pool Fields$' -e '^Volume Fields$' -e '^Special Fields$' err)" = 3 ] ||
+	fail "-o help: the three sections expected: $(cat err)"
+err_has "^  pool_all  *- All fields in this section.$"
+err_has "^  vol_luks_uuid  *- an encrypted volume's LUKS2 header uuid$"
+grep '^  [a-z?]' err | awk '{ print $1 }' | sort >listed
+{ printf '%s\n' pool_all vol_all selected help '?'
+  grep -o '^	{ T_\(POOL\|VOL\), [^"]*"[a-z_]*"' "$TOP/tools/status_fields.c" |
+	sed 's/.*"\(.*\)"/\1/'; } | sort >fields
+cmp -s listed fields || fail "-o help: not one line a field: $(diff listed fields)"
+ok tpstatus -o help --json
+err_has "^Volume Fields$"
+usage_error tpstatus -o vol_name,nosuch
+err_has "^  vol_name  *- volume name$"
+err_has "^Unrecognised field: nosuch$"
 
 # -O sorts numbers as numbers: percentages (libdevmapper 1.02.185 compares
 # their sort values as strings: 9.09 89.89 34.34 59.59), the over-provision

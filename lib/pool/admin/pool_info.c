@@ -58,6 +58,89 @@ static void put(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
+/* What the VG says of volume V. */
+static void fill_volume(const struct vg_volume *v, struct pool_volume_info *vi)
+{
+	put(vi->name, sizeof(vi->name), v->name);
+	put(vi->origin, sizeof(vi->origin), v->origin);
+	vi->size = v->size;
+	vi->dev_id = v->dev_id;
+	vi->creation_time = v->creation_time;
+	vi->read_only = v->read_only;
+	vi->activation_skip = v->activation_skip;
+	put(vi->content_uuid, sizeof(vi->content_uuid), v->content_uuid);
+	put(vi->luks_uuid, sizeof(vi->luks_uuid), v->luks_uuid);
+}
+
+/* POOL_INFO_BY_VOLUME: every volume packed, for pool_info_volume to make
+ * its pool_volume_info again after the pool is closed: its numbers and
+ * flags, and its strings (name, origin, content and LUKS uuids) one after
+ * another in one buffer, each as long as it is. */
+struct pool_info_packed {
+	struct packed_volume {
+		uint64_t size, dev_id, creation_time;
+		uint64_t mapped, exclusive, shared, highest_mapped;
+		uint32_t text;		/* offset of its name in TEXT */
+		uint8_t flags;		/* PACKED_* */
+	} *v;				/* VG order */
+	char *text;
+};
+
+enum {
+	PACKED_READ_ONLY = 1,
+	PACKED_SKIP = 2,
+	PACKED_ACTIVE = 4,
+	PACKED_OPEN = 8,
+	PACKED_UNLOCKED = 16,
+};
+
+/* The strings of volume V as fill_volume cuts them; their lengths into
+ * LEN[4]. */
+static void packed_lengths(const struct vg_volume *v, size_t len[4])
+{
+	len[0] = strnlen(v->name, POOL_NAME_MAX);
+	len[1] = strnlen(v->origin, POOL_NAME_MAX);
+	len[2] = strnlen(v->content_uuid, POOL_UUID_LEN);
+	len[3] = strnlen(v->luks_uuid, POOL_UUID_LEN);
+}
+
+/* Pack the volumes of VG into INFO->packed: 0 or -ENOMEM. */
+static int pack_volumes(const struct vg *vg, struct pool_info *info)
+{
+	struct pool_info_packed *pk = info->packed;
+	size_t total = 0, len[4], at = 0;
+
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		packed_lengths(&vg->volumes[i], len);
+		total += len[0] + len[1] + len[2] + len[3] + 4;
+	}
+	if (total > UINT32_MAX)
+		return -ENOMEM;
+	if (vg->nr_volumes && (!(pk->v = calloc(vg->nr_volumes, sizeof(*pk->v))) ||
+			       !(pk->text = malloc(total))))
+		return -ENOMEM;
+	for (unsigned i = 0; i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		const char *str[4] = { v->name, v->origin, v->content_uuid, v->luks_uuid };
+		struct packed_volume *pv = &pk->v[i];
+
+		packed_lengths(v, len);
+		pv->size = v->size;
+		pv->dev_id = v->dev_id;
+		pv->creation_time = v->creation_time;
+		pv->flags = (uint8_t)((v->read_only ? PACKED_READ_ONLY : 0) |
+				      (v->activation_skip ? PACKED_SKIP : 0));
+		pv->text = (uint32_t)at;
+		for (unsigned k = 0; k < 4; k++) {
+			memcpy(pk->text + at, str[k], len[k]);
+			at += len[k];
+			pk->text[at++] = '\0';
+		}
+	}
+	info->nr_volumes = vg->nr_volumes;
+	return 0;
+}
+
 static void fill_from_vg(struct pool *p, struct pool_info *info)
 {
 	const struct vg *vg = pool_vg(p);
@@ -136,51 +219,54 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
 		info->virtual_total += vg->volumes[i].size;
 	if (!info->volumes)
-		return;	/* POOL_INFO_NO_VOLUMES */
+		return;	/* POOL_INFO_NO_VOLUMES, POOL_INFO_BY_VOLUME */
 	info->nr_volumes = vg->nr_volumes;
-	for (unsigned i = 0; i < vg->nr_volumes; i++) {
-		const struct vg_volume *v = &vg->volumes[i];
-		struct pool_volume_info *vi = &info->volumes[i];
-
-		put(vi->name, sizeof(vi->name), v->name);
-		put(vi->origin, sizeof(vi->origin), v->origin);
-		vi->size = v->size;
-		vi->dev_id = v->dev_id;
-		vi->creation_time = v->creation_time;
-		vi->read_only = v->read_only;
-		vi->activation_skip = v->activation_skip;
-		put(vi->content_uuid, sizeof(vi->content_uuid), v->content_uuid);
-		put(vi->luks_uuid, sizeof(vi->luks_uuid), v->luks_uuid);
-	}
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		fill_volume(&vg->volumes[i], &info->volumes[i]);
 }
 
 /* Which volumes the kernel has loaded and which of those are open (a
  * device-mapper info each; nothing to ask offline). */
 static int fill_loaded(struct pool *p, struct pool_info *info)
 {
-	for (unsigned i = 0; i < info->nr_volumes; i++) {
-		struct pool_volume_info *vi = &info->volumes[i];
-		struct tp_dm_info dm;
-		int r = pool_volume_loaded(p, vi->name, &dm);
+	const struct vg *vg = pool_vg(p);
+	struct pool_info_packed *pk = info->packed;
 
+	for (unsigned i = 0; i < info->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		struct tp_dm_info dm;
+		int r, active, open, unlocked = 0;
+
+		if (pk && !info->live)
+			break;	/* offline: nothing is loaded (not asked) */
+		r = pool_volume_loaded(p, v->name, &dm);
 		if (r < 0) {
 			log_error("pool %s: cannot ask device-mapper about volume %s: %s; see "
-				  "'dmsetup info'", info->name, vi->name, strerror(-r));
+				  "'dmsetup info'", info->name, v->name, strerror(-r));
 			pool_info_free(info);
 			return r;
 		}
-		vi->active = r > 0;
-		vi->open = r > 0 && dm.open_count > 0;
+		active = r > 0;
+		open = r > 0 && dm.open_count > 0;
 		/* an encrypted volume's device under its own name is its
 		 * dm-crypt device once unlocked (uuid role crypt<id>; locked,
 		 * nothing of it is loaded under that name) */
-		if (r > 0 && vi->luks_uuid[0]) {
+		if (r > 0 && v->luks_uuid[0]) {
 			char pu[TP_DM_UUID_MAX];
 			enum tp_dm_role role;
 			uint32_t id;
 
-			vi->unlocked = !tp_dm_uuid_parse(dm.uuid, pu, sizeof(pu), &role, &id) &&
-				       role == TP_DM_ROLE_CRYPT;
+			unlocked = !tp_dm_uuid_parse(dm.uuid, pu, sizeof(pu), &role, &id) &&
+				   role == TP_DM_ROLE_CRYPT;
+		}
+		if (pk) {
+			pk->v[i].flags |= (uint8_t)((active ? PACKED_ACTIVE : 0) |
+						    (open ? PACKED_OPEN : 0) |
+						    (unlocked ? PACKED_UNLOCKED : 0));
+		} else {
+			info->volumes[i].active = active;
+			info->volumes[i].open = open;
+			info->volumes[i].unlocked = unlocked;
 		}
 	}
 	return 0;
@@ -209,9 +295,16 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	int r;
 
 	memset(info, 0, sizeof(*info));
-	if (pool_vg(p)->nr_volumes && !(flags & POOL_INFO_NO_VOLUMES) &&
-	    !(info->volumes = calloc(pool_vg(p)->nr_volumes, sizeof(*info->volumes))))
+	if (flags & POOL_INFO_BY_VOLUME) {
+		if (!(info->packed = calloc(1, sizeof(*info->packed))) ||
+		    pack_volumes(pool_vg(p), info)) {
+			pool_info_free(info);
+			return -ENOMEM;
+		}
+	} else if (pool_vg(p)->nr_volumes && !(flags & POOL_INFO_NO_VOLUMES) &&
+		   !(info->volumes = calloc(pool_vg(p)->nr_volumes, sizeof(*info->volumes)))) {
 		return -ENOMEM;
+	}
 	fill_from_vg(p, info);
 	if (flags & POOL_INFO_ORPHANS)
 		fill_orphans(p, info);
@@ -233,7 +326,15 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	info->failed = st.failed;
 	info->no_volume_usage = st.no_volume_usage;
 	info->sharing = st.sharing;
-	for (unsigned i = 0; i < st.nr_volumes && i < info->nr_volumes; i++) {
+	for (unsigned i = 0; info->packed && i < st.nr_volumes && i < info->nr_volumes; i++) {
+		struct packed_volume *pv = &info->packed->v[i];
+
+		pv->mapped = st.volumes[i].mapped;
+		pv->exclusive = st.volumes[i].exclusive;
+		pv->shared = st.volumes[i].shared;
+		pv->highest_mapped = st.volumes[i].highest_mapped;
+	}
+	for (unsigned i = 0; info->volumes && i < st.nr_volumes && i < info->nr_volumes; i++) {
 		info->volumes[i].mapped = st.volumes[i].mapped;
 		info->volumes[i].exclusive = st.volumes[i].exclusive;
 		info->volumes[i].shared = st.volumes[i].shared;
@@ -243,6 +344,45 @@ int pool_get_info(struct pool *p, unsigned flags, struct pool_info *info)
 	return fill_loaded(p, info);
 }
 
+void pool_info_volume(const struct pool_info *info, unsigned i, struct pool_volume_info *vi)
+{
+	const struct packed_volume *pv;
+	const char *t;
+
+	memset(vi, 0, sizeof(*vi));
+	if (!info->packed || i >= info->nr_volumes)
+		return;
+	pv = &info->packed->v[i];
+	t = info->packed->text + pv->text;
+	put(vi->name, sizeof(vi->name), t);
+	t += strlen(t) + 1;
+	put(vi->origin, sizeof(vi->origin), t);
+	t += strlen(t) + 1;
+	put(vi->content_uuid, sizeof(vi->content_uuid), t);
+	t += strlen(t) + 1;
+	put(vi->luks_uuid, sizeof(vi->luks_uuid), t);
+	vi->size = pv->size;
+	vi->dev_id = pv->dev_id;
+	vi->creation_time = pv->creation_time;
+	vi->read_only = !!(pv->flags & PACKED_READ_ONLY);
+	vi->activation_skip = !!(pv->flags & PACKED_SKIP);
+	vi->mapped = pv->mapped;
+	vi->exclusive = pv->exclusive;
+	vi->shared = pv->shared;
+	vi->highest_mapped = pv->highest_mapped;
+	vi->active = !!(pv->flags & PACKED_ACTIVE);
+	vi->open = !!(pv->flags & PACKED_OPEN);
+	vi->unlocked = !!(pv->flags & PACKED_UNLOCKED);
+}
+
+long pool_info_volume_index(const struct pool_info *info, const char *name)
+{
+	for (unsigned i = 0; info->packed && i < info->nr_volumes; i++)
+		if (!strcmp(info->packed->text + info->packed->v[i].text, name))
+			return (long)i;
+	return -1;
+}
+
 void pool_info_free(struct pool_info *info)
 {
 	if (!info)
@@ -250,6 +390,12 @@ void pool_info_free(struct pool_info *info)
 	free(info->volumes);
 	info->volumes = NULL;
 	info->nr_volumes = 0;
+	if (info->packed) {
+		free(info->packed->v);
+		free(info->packed->text);
+		free(info->packed);
+		info->packed = NULL;
+	}
 }
 
 /* One leg's state word for the devices report (pool_meta_legs). */
