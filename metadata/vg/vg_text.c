@@ -13,7 +13,6 @@
 #include "metadata/vg/vg.h"
 #include "metadata/vg/vg_int.h"
 
-#include "lib/base/dmlog.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -1292,10 +1291,6 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 		r = -ENOMEM;
 		goto out;
 	}
-	/* as when libdevmapper parsed the text: its log is ours from here on
-	 * (tp_dmlog_reclaim after libcryptsetup relies on it) */
-	tp_dmlog_install();
-	tp_dmlog_clear();
 	if (memchr(text, '\0', len)) {
 		bad(&rd, "text contains a NUL byte");
 		r = -1;
