@@ -293,30 +293,14 @@ int btree_walk_leaves(const struct btree_info *info, uint64_t root,
 	return walk(info, root, 0, NULL, fn, ctx);
 }
 
-static int count(const struct btree_info *info, uint64_t b, int depth, uint64_t *n)
+static int count_leaf(void *ctx, const void *leaf)
 {
-	struct ro_node nd;
-	int r;
-
-	if (depth >= BTREE_MAX_DEPTH) {
-		log_error("btree node %" PRIu64 ": tree too deep (a loop?)", b);
-		return -EUCLEAN;
-	}
-	if ((r = btree_ro_lock(info, b, &nd)))
-		return r;
-	uint32_t nr = bn_nr(nd.n);
-
-	if (bn_is_leaf(nd.n))
-		*n += nr;
-	else
-		for (uint32_t i = 0; i < nr && !r; i++)
-			r = count(info, bn_value64(nd.n, i), depth + 1, n);
-	btree_ro_unlock(info, &nd);
-	return r;
+	*(uint64_t *)ctx += bn_nr(leaf);
+	return 0;
 }
 
 int btree_count(const struct btree_info *info, uint64_t root, uint64_t *n)
 {
 	*n = 0;
-	return count(info, root, 0, n);
+	return walk(info, root, 0, NULL, count_leaf, n);
 }

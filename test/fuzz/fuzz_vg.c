@@ -36,31 +36,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define REF_MAX 8192
 
-/* Whether a section pool/volumes of the general tree ROOT (a text may
- * have several, or a "pool" made by a path: the fast reader takes the
- * first it meets as a section in a section) holds VG's volumes as its
- * entries, in their order. */
-static int general_has(const struct dm_config_node *root, const struct vg *vg)
-{
-	for (const struct dm_config_node *p = root; p; p = p->sib) {
-		if (strcmp(p->key, "pool") || p->v)
-			continue;
-		for (const struct dm_config_node *s = p->child; s; s = s->sib) {
-			const struct dm_config_node *e;
-			unsigned i = 0;
-
-			if (strcmp(s->key, "volumes") || s->v)
-				continue;
-			for (e = s->child; e && i < vg->nr_volumes; e = e->sib, i++)
-				if (strcmp(e->key, vg->volumes[i].name))
-					break;
-			if (!e && i == vg->nr_volumes)
-				return 1;
-		}
-	}
-	return 0;
-}
-
 static void fast_check(const char *text, size_t len)
 {
 	struct vg_text_tree tree = { 0 }, gen = { 0 };
@@ -76,7 +51,7 @@ static void fast_check(const char *text, size_t len)
 	if (r == 1 && vg->nr_volumes) {
 		if (vg_text_parse(text, len, &gen, err, sizeof(err)))
 			abort();	/* taken where the general parse refuses */
-		if (!general_has(gen.root, vg))
+		if (!ref_general_has(gen.root, vg))
 			abort();	/* not the general tree's entries */
 	}
 out:

@@ -335,31 +335,6 @@ static void test_export_integers(void)
 
 /* ---- the canonical volumes' reader (vg_text_parse_fast) ---- */
 
-/* Whether a section pool/volumes of the general tree ROOT (a text may
- * have several, or a "pool" made by a path: the fast reader takes the
- * first it meets as a section in a section) holds VG's volumes as its
- * entries, in their order. */
-static int general_has(const struct dm_config_node *root, const struct vg *vg)
-{
-	for (const struct dm_config_node *p = root; p; p = p->sib) {
-		if (strcmp(p->key, "pool") || p->v)
-			continue;
-		for (const struct dm_config_node *s = p->child; s; s = s->sib) {
-			const struct dm_config_node *e;
-			unsigned i = 0;
-
-			if (strcmp(s->key, "volumes") || s->v)
-				continue;
-			for (e = s->child; e && i < vg->nr_volumes; e = e->sib, i++)
-				if (strcmp(e->key, vg->volumes[i].name))
-					break;
-			if (!e && i == vg->nr_volumes)
-				return 1;
-		}
-	}
-	return 0;
-}
-
 /* vg_text_parse_fast on TEXT: 1 when it took the text, 0 when it left it
  * to the general path. Taken, the general parse reads the text too and
  * its pool/volumes holds the entries the fast one put in the model, in
@@ -379,7 +354,7 @@ static int fast_takes(const char *text, size_t len)
 		CU_ASSERT_PTR_NULL(tree.root);
 	} else if (vg->nr_volumes) {
 		CU_ASSERT_EQUAL_FATAL(vg_text_parse(text, len, &gen, err, sizeof(err)), 0);
-		CU_ASSERT(general_has(gen.root, vg));
+		CU_ASSERT(ref_general_has(gen.root, vg));
 		vg_text_tree_free(&gen);
 	}
 	vg_text_tree_free(&tree);

@@ -1170,3 +1170,26 @@ int ref_export_diff(const struct vg *vg, char *why, size_t whylen)
 	free(b);
 	return d;
 }
+
+/* ---- for the fast reader's checks (vg_text_ref.h) ---- */
+
+int ref_general_has(const struct dm_config_node *root, const struct vg *vg)
+{
+	for (const struct dm_config_node *p = root; p; p = p->sib) {
+		if (strcmp(p->key, "pool") || p->v)
+			continue;
+		for (const struct dm_config_node *s = p->child; s; s = s->sib) {
+			const struct dm_config_node *e;
+			unsigned i = 0;
+
+			if (strcmp(s->key, "volumes") || s->v)
+				continue;
+			for (e = s->child; e && i < vg->nr_volumes; e = e->sib, i++)
+				if (strcmp(e->key, vg->volumes[i].name))
+					break;
+			if (!e && i == vg->nr_volumes)
+				return 1;
+		}
+	}
+	return 0;
+}

@@ -9,6 +9,8 @@
 
 #include "metadata/vg/vg.h"
 
+struct dm_config_node;
+
 /* The old vg_export and vg_import_why (libdevmapper's tree, writer and
  * parser, and the key walk of that time). */
 int ref_vg_export(const struct vg *vg, char **text, size_t *len);
@@ -29,5 +31,11 @@ int ref_import_diff(const char *text, size_t len, char *why, size_t whylen);
  * also the header comment and what dm_config_write_node writes for the
  * tree dm_config_from_string reads from them. */
 int ref_export_diff(const struct vg *vg, char *why, size_t whylen);
+
+/* Whether a section pool/volumes of the general tree ROOT (a text may
+ * have several, or a "pool" made by a path: the fast reader takes the
+ * first it meets as a section in a section) holds VG's volumes as its
+ * entries, in their order. */
+int ref_general_has(const struct dm_config_node *root, const struct vg *vg);
 
 #endif
