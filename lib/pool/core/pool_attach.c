@@ -418,8 +418,12 @@ static int refuse_not_first(struct pool *p)
 	char first[VG_PATH_MAX + 64];
 	int at;
 
-	if (pool_meta_vg(meta, &vg) || !strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, u)) {
+	if (pool_meta_vg(meta, &vg)) {
 		vg_free(vg);
+		return 0;
+	}
+	if (!strcmp(vg->dev[VG_ROLE_DATA].pv_uuid, u)) {
+		vg_read_release(vg);	/* read only: the open's read takes it (vg.h) */
 		return 0;
 	}
 	snprintf(first, sizeof(first), "%s", vg->dev[VG_ROLE_DATA].path[0]
