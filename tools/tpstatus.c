@@ -25,10 +25,22 @@
 #include <time.h>
 
 /* Which table a field name or sort key ("-name") of -o/-O belongs to:
- * pool_* to the pool table, all others to the volume table. */
+ * pool_* to the pool table, all others to the volume table. The name is
+ * read as dm_report reads it, case and underscores ignored (Pool_all,
+ * POOLDATADEV): a pool field dm_report matched in the volume table would
+ * be read from a volume's row. "pool" alone is vol_pool. */
 static int pool_key(const char *tok)
 {
-	return !strncmp(tok + (*tok == '-' || *tok == '+'), "pool_", 5);
+	size_t k = 0;
+
+	for (tok += (*tok == '-' || *tok == '+'); *tok && k <= 4; tok++) {
+		if (*tok == '_')
+			continue;
+		if (k < 4 && tolower((unsigned char)*tok) != "pool"[k])
+			return 0;
+		k++;
+	}
+	return k > 4;
 }
 
 /* Append TOK to the comma list DST. */

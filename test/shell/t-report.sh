@@ -145,6 +145,31 @@ usage_error tpstatus -o vol_name,nosuch
 err_has "^  vol_name  *- volume name$"
 err_has "^Unrecognised field: nosuch$"
 
+# a pool field in capitals or without its underscores goes to the pool
+# table as dm_report reads it (it was read from a volume's row: a crash or
+# another field's bytes)
+ok tpstatus --noheadings -o pool_data_dev,pool_meta_dev a
+cp out want.dev
+for f in Pool_data_dev,POOL_META_DEV pooldatadev,p_o_o_l_metadev PoolDataDev,pool_Meta_Dev; do
+	ok tpstatus --noheadings -o "$f" a
+	cmp -s out want.dev || fail "-o $f: $(cat out), not $(cat want.dev)"
+done
+ok tpstatus --noheadings -o pool_all a
+cp out want.all
+ok tpstatus --noheadings -o Pool_all a
+cmp -s out want.all || fail "-o Pool_all: $(cat out)"
+ok tpstatus --noheadings -o vol_name,pool_uuid -S vol_name=v1 a
+cp out want.sel
+ok tpstatus --noheadings -o vol_name,Pool_uuid -S vol_name=v1 a
+cmp -s out want.sel || fail "-o vol_name,Pool_uuid -S: $(cat out)"
+ok tpstatus --json -o vol_name,pool_meta_dev a
+cp out want.json
+ok tpstatus --json -o vol_name,POOL_META_DEV a
+cmp -s out want.json || fail "--json -o vol_name,POOL_META_DEV: $(cat out)"
+# "pool" alone is still the volume's pool
+ok tpstatus --noheadings -o vol_name,pool a
+out_has "^ *v1 *a *$"
+
 # -O sorts numbers as numbers: percentages (libdevmapper 1.02.185 compares
 # their sort values as strings: 9.09 89.89 34.34 59.59), the over-provision
 # ratio and the sizes shown as text (pool_autoextend_max), as lvs does
