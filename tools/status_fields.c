@@ -434,17 +434,20 @@ static const struct {
 
 /* The field named NAME[0..LEN) of table TYPE (a volume field also without
  * vol_): its index, or -1. */
+/* The field of table TYPE that NAME[0..LEN) names as dm_report reads a
+ * name (case and underscores ignored, the table's prefix optional), or -1. */
 static int field_index(uint32_t type, const char *name, size_t len)
 {
-	for (int i = 0; status_fields[i].report_fn; i++) {
-		const char *id = status_fields[i].id;
-		if (status_fields[i].type != type)
-			continue;
-		if (strlen(id) == len && !strncmp(id, name, len))
+	const char *prefix = type == T_POOL ? "pool_" : "vol_";
+	char nm[DM_REPORT_FIELD_TYPE_ID_LEN], id[DM_REPORT_FIELD_TYPE_ID_LEN];
+
+	if (canonical(name, len, nm, sizeof(nm)))
+		return -1;
+	for (int i = 0; status_fields[i].report_fn; i++)
+		if (status_fields[i].type == type &&
+		    !canonical(status_fields[i].id, strlen(status_fields[i].id), id, sizeof(id)) &&
+		    same_field(id, nm, prefix))
 			return i;
-		if (type == T_VOL && strlen(id) == len + 4 && !strncmp(id + 4, name, len))
-			return i;
-	}
 	return -1;
 }
 

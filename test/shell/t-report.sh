@@ -166,6 +166,13 @@ ok tpstatus --json -o vol_name,pool_meta_dev a
 cp out want.json
 ok tpstatus --json -o vol_name,POOL_META_DEV a
 cmp -s out want.json || fail "--json -o vol_name,POOL_META_DEV: $(cat out)"
+# ... and so do the sort keys
+ok tpstatus --noheadings -O -pool_name -o pool_name
+cp out want.sort
+ok tpstatus --noheadings -O -Pool_Name -o pool_name
+cmp -s out want.sort || fail "-O -Pool_Name: $(cat out)"
+ok tpstatus --noheadings -O -VolSize,vol_name -o vol_name
+[ "$(tr -d ' ' <out | tr '\n' ,)" = "w,v2,s1,v1," ] || fail "sort -VolSize: $(cat out)"
 # "pool" alone is still the volume's pool
 ok tpstatus --noheadings -o vol_name,pool a
 out_has "^ *v1 *a *$"
