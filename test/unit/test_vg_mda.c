@@ -129,6 +129,14 @@ static void commit_keep_seq(struct fx_pool *p, uint64_t seqno, uint64_t keep, in
 	free(t);
 }
 
+/* A fresh pool with commits 1..N on both devices. */
+static void history(struct fx_pool *p, uint64_t n)
+{
+	fx_pool_open(p, 0);
+	for (uint64_t k = 1; k <= n; k++)
+		commit_seq(p, k);
+}
+
 static void test_commit_damaged_text(void)
 {
 	struct tp_log_capture cap;
@@ -138,12 +146,9 @@ static void test_commit_damaged_text(void)
 
 	/* the copy to keep (3) damaged on the meta device: the commit goes
 	 * into its slot there and keeps 2; the data device keeps 3 */
-	fx_pool_open(&p, 0);
+	history(&p, 3);
 	slot0 = p.pvs[0].label.mda.offset;
 	slot1 = slot0 + p.pvs[0].label.mda.size / 2;
-	commit_seq(&p, 1);
-	commit_seq(&p, 2);
-	commit_seq(&p, 3);
 	io_mem_data(p.mem[0])[slot0 + 520] ^= 0x10;
 	commit_keep_seq(&p, 4, 3, 0);
 	expect_seq(&p, 4, &st);
@@ -156,10 +161,7 @@ static void test_commit_damaged_text(void)
 	fx_pool_close(&p);
 
 	/* the older copy (2) damaged: overwritten, 3 kept, as always */
-	fx_pool_open(&p, 0);
-	commit_seq(&p, 1);
-	commit_seq(&p, 2);
-	commit_seq(&p, 3);
+	history(&p, 3);
 	io_mem_data(p.mem[1])[slot1 + 517] ^= 0x10;
 	commit_keep_seq(&p, 4, 3, 0);
 	expect_seq(&p, 4, &st);
@@ -170,10 +172,7 @@ static void test_commit_damaged_text(void)
 
 	/* 3 damaged on both devices, kept 2: a commit of 3 again is not
 	 * stale (its copies are no copies); with 3 whole it is */
-	fx_pool_open(&p, 0);
-	commit_seq(&p, 1);
-	commit_seq(&p, 2);
-	commit_seq(&p, 3);
+	history(&p, 3);
 	tp_log_capture(&cap);
 	commit_keep_seq(&p, 3, 2, -ESTALE);
 	tp_log_capture(NULL);
@@ -188,9 +187,7 @@ static void test_commit_damaged_text(void)
 
 	/* the newest copy's text damaged where no copy is kept: the commit
 	 * goes after the valid one, into the damaged slot */
-	fx_pool_open(&p, 0);
-	commit_seq(&p, 1);
-	commit_seq(&p, 2);
+	history(&p, 2);
 	io_mem_data(p.mem[0])[slot1 + 522] ^= 0x10;
 	commit_keep_seq(&p, 3, 0, 0);
 	expect_seq(&p, 3, &st);
