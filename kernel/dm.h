@@ -296,6 +296,17 @@ int tp_dm_thin_status(const char *name, struct tp_dm_thin_status *st) TP_MUST_CH
  * devices: 0, FN never called, nothing logged. */
 int tp_dm_list(const char *uuid_prefix,
 	       int (*fn)(const char *name, const char *uuid, void *arg), void *arg) TP_MUST_CHECK;
+/* One device of a list: its name, uuid ("" for none) and device number. */
+struct tp_dm_listed {
+	const char *name;
+	const char *uuid;
+	uint32_t major, minor;
+};
+/* tp_dm_list with the device numbers. Both take the uuids from the one
+ * DM_DEVICE_LIST they issue (a kernel of interface 4.45 on, Linux 5.13);
+ * an older kernel's devices are asked one by one (DM_DEV_STATUS each). */
+int tp_dm_list_devs(const char *uuid_prefix, int (*fn)(const struct tp_dm_listed *d, void *arg),
+		    void *arg) TP_MUST_CHECK;
 
 /* --------------------------------------------------- pool messages */
 

@@ -10,6 +10,7 @@
 #include <libdevmapper.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 /* udev flags of a device we create or resume: internal devices keep the
  * disk (blkid, by-id links) and other (filesystems, md, lvm) rules off. */
@@ -269,35 +270,112 @@ int tp_dm_thin_status(const char *name, struct tp_dm_thin_status *st)
 	return r ? r : tp_dm_parse_thin_status(params, st);
 }
 
-int tp_dm_list(const char *uuid_prefix,
-	       int (*fn)(const char *name, const char *uuid, void *arg), void *arg)
+/* The kernel puts each device's uuid after its name in a DM_DEVICE_LIST
+ * answer when asked (dm-ioctl 4.45, Linux 5.13; libdevmapper asks when a
+ * list task carries a new uuid, as LVM does): a word of event number and a
+ * word of flags at the next 8-byte boundary after the name, then the uuid
+ * at the next. These are the kernel's flags (linux/dm-ioctl.h). */
+#define LIST_HAS_UUID 1u
+#define LIST_NO_UUID 2u
+
+static bool version_at_least(const char *v, unsigned want_major, unsigned want_minor)
+{
+	unsigned maj, min;
+
+	return v && sscanf(v, "%u.%u", &maj, &min) == 2 &&
+	       (maj > want_major || (maj == want_major && min >= want_minor));
+}
+
+/* ENTRY's uuid in the answer that starts at HEAD, or NULL when the entry
+ * does not say (a kernel older than 4.45): "" for a device without one. */
+static const char *listed_uuid(const struct dm_names *head, const struct dm_names *entry)
+{
+	const char *base = (const char *)head;
+	size_t at = (size_t)(entry->name - base) + strlen(entry->name) + 1;
+	uint32_t flags;
+
+	at = (at + 7) & ~(size_t)7;	/* the event number, then the flags */
+	memcpy(&flags, base + at + sizeof(uint32_t), sizeof(flags));
+	if (flags & LIST_HAS_UUID)
+		return base + ((at + 2 * sizeof(uint32_t) + 7) & ~(size_t)7);
+	if (flags & LIST_NO_UUID)
+		return "";
+	return NULL;
+}
+
+int tp_dm_list_devs(const char *uuid_prefix, int (*fn)(const struct tp_dm_listed *d, void *arg),
+		    void *arg)
 {
 	struct dm_task *dmt;
-	struct dm_names *names;
+	struct dm_names *head, *names;
+	char version[64] = "";
 	size_t plen = uuid_prefix ? strlen(uuid_prefix) : 0;
-	unsigned next = 0;
+	unsigned next = 0, asked = 0;
+	bool uuids;
 	int r;
 
 	if ((r = tp_dm_lib_start(DM_DEVICE_LIST, NULL, true, &dmt)))
 		return r == -ENODEV ? 0 : r;
+	/* the new uuid means nothing to a list but the request for uuids */
+	if (!dm_task_set_newuuid(dmt, " ")) {
+		r = -ENOMEM;
+		goto out;
+	}
 	if ((r = tp_dm_lib_run(dmt, "list devices", NULL, -1, 0)))
 		goto out;
-	names = dm_task_get_names(dmt);
+	/* the kernel answers every ioctl with its interface version: an older
+	 * one's entries have no room for the uuid, and nothing after the name
+	 * is read there */
+	uuids = dm_task_get_driver_version(dmt, version, sizeof(version)) &&
+		version_at_least(version, 4, 45);
+	head = names = dm_task_get_names(dmt);
 	if (!names || !names->dev)
 		goto out;	/* no devices */
 	do {
+		struct tp_dm_listed d;
 		struct tp_dm_info info;
 
 		names = (struct dm_names *)((char *)names + next);
-		/* a device may vanish between the list and the info */
-		if (tp_dm_info(names->name, &info))
+		d.name = names->name;
+		d.uuid = uuids ? listed_uuid(head, names) : NULL;
+		d.major = major(names->dev);
+		d.minor = minor(names->dev);
+		if (!d.uuid) {
+			/* a device may vanish between the list and the info */
+			asked++;
+			if (tp_dm_info(names->name, &info))
+				continue;
+			d.uuid = info.uuid;
+		}
+		if (plen && strncmp(d.uuid, uuid_prefix, plen))
 			continue;
-		if (plen && strncmp(info.uuid, uuid_prefix, plen))
-			continue;
-		if ((r = fn(names->name, info.uuid, arg)))
+		if ((r = fn(&d, arg)))
 			break;
 	} while ((next = names->next));
+	if (asked)
+		log_debug(TP_DBG_KERNEL, "dm list: the kernel (interface %s) gave no uuids: %u "
+			  "devices asked one by one", version, asked);
 out:
 	dm_task_destroy(dmt);
 	return r;
+}
+
+struct list_by_name {
+	int (*fn)(const char *name, const char *uuid, void *arg);
+	void *arg;
+};
+
+static int by_name(const struct tp_dm_listed *d, void *arg)
+{
+	struct list_by_name *l = arg;
+
+	return l->fn(d->name, d->uuid, l->arg);
+}
+
+int tp_dm_list(const char *uuid_prefix,
+	       int (*fn)(const char *name, const char *uuid, void *arg), void *arg)
+{
+	struct list_by_name l = { fn, arg };
+
+	return tp_dm_list_devs(uuid_prefix, by_name, &l);
 }
