@@ -79,6 +79,7 @@
 #include <stdint.h>
 
 #include "lib/base/compiler.h"
+#include "lib/dev/scan.h"
 #include "lib/dev/stack.h"
 #include "metadata/vg/label.h"
 #include "metadata/vg/uuid.h"
@@ -360,6 +361,15 @@ unsigned pool_find_orphans(const struct vg *vg, struct pool_orphan *out, unsigne
  * data_index 1; vg.h: meta1). */
 int pool_find_meta_leg(const char *name, const char *pool_uuid, const char *pv_uuid,
 		       const char *hint, int refuse_copies, char **path) TP_MUST_CHECK;
+
+/* Every block device of this host a label scan looks at (lib/dev/scan.h),
+ * tptools' own device-mapper devices left out: those device-mapper has
+ * loaded by their device numbers, taken from its one list of devices, so
+ * that none of them is opened or read (a pool with thousands of volumes
+ * loaded costs a scan no more than an idle one), any other by its dm uuid.
+ * Where device-mapper is absent or does not answer, the uuid alone. 0, or
+ * the scan's -errno (nothing to scan: a fallback, logged as debug). */
+int pool_scan_devices(struct tp_dev_list *list) TP_MUST_CHECK;
 
 /* Copies of PATHS (other block devices whose label carries the same
  * device uuid, like LVM's duplicate PVs), found by a label scan; a

@@ -8,6 +8,7 @@
 #include "lib/pool/host/host.h"
 #include "lib/pool/pool.h"
 
+#include "kernel/dm.h"
 #include "lib/base/devfilter.h"
 #include "lib/base/log.h"
 #include "lib/base/paths.h"
@@ -19,7 +20,45 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+/* The device numbers of the loaded devices tptools made. */
+struct loaded {
+	dev_t *dev;
+	unsigned n, cap;
+};
+
+static int add_loaded(const struct tp_dm_listed *d, void *arg)
+{
+	struct loaded *l = arg;
+
+	if (l->n == l->cap) {
+		unsigned cap = l->cap ? l->cap * 2 : 64;
+		dev_t *grown = realloc(l->dev, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->dev = grown;
+		l->cap = cap;
+	}
+	l->dev[l->n++] = makedev(d->major, d->minor);
+	return 0;
+}
+
+int pool_scan_devices(struct tp_dev_list *list)
+{
+	struct loaded l = { NULL, 0, 0 };
+	int r;
+
+	/* no answer (no device-mapper, not root, out of memory): the scan
+	 * reads each dm device's uuid instead, as it always could */
+	if (tp_dm_list_devs(TP_DM_UUID_PREFIX, add_loaded, &l))
+		l.n = 0;
+	r = tp_dev_scan_skip(TP_DM_UUID_PREFIX, l.dev, l.n, list);
+	free(l.dev);
+	return r;
+}
 
 int pool_read_label(const char *path, struct vg_label *l)
 {
@@ -229,7 +268,7 @@ static int scan_labels(const char *name, char *paths[VG_NR_ROLES], struct locate
 	struct tp_dev_list list;
 	char uuid[VG_UUID_LEN + 1] = "";
 	unsigned i;
-	int r = tp_dev_scan("TPTOOLS-", &list);
+	int r = pool_scan_devices(&list);
 
 	if (r) {
 		log_debug(TP_DBG_POOL, "block device scan failed: %d", r);
@@ -873,7 +912,7 @@ static int find_device(const char *name, const char *pool_uuid, const char *pv_u
 	else if (is_data_device(hint, pool_uuid, pv_uuid, index, role))
 		snprintf(found, sizeof(found), "%s", hint);
 	/* the scan: to find a device that moved, and copies of it */
-	if (!tp_dev_scan("TPTOOLS-", &list)) {
+	if (!pool_scan_devices(&list)) {
 		for (unsigned k = 0; k < list.count; k++) {
 			const char *dev = list.dev[k].path;
 
@@ -968,7 +1007,7 @@ unsigned pool_find_orphans(const struct vg *vg, struct pool_orphan *out, unsigne
 		for (size_t i = 0; i < nr; i++)
 			add_orphan(ent[i].path, vg, out, max, &n);
 	free(ent);
-	if (!tp_dev_scan("TPTOOLS-", &list)) {
+	if (!pool_scan_devices(&list)) {
 		for (unsigned k = 0; k < list.count; k++)
 			add_orphan(list.dev[k].path, vg, out, max, &n);
 		tp_dev_list_free(&list);
@@ -996,7 +1035,7 @@ int pool_check_duplicates(const char *name, char *const paths[VG_NR_ROLES], int 
 
 	for (int i = 0; i < VG_NR_ROLES; i++)
 		have[i] = paths[i] && !pool_read_label(paths[i], &mine[i]);
-	if ((!have[0] && !have[1]) || tp_dev_scan("TPTOOLS-", &list))
+	if ((!have[0] && !have[1]) || pool_scan_devices(&list))
 		return 0;	/* nothing to compare, or no scan here: nothing found */
 	for (unsigned k = 0; k < list.count; k++) {
 		const char *dev = list.dev[k].path;

@@ -6,8 +6,6 @@
 #include "lib/pool/host/host.h"
 #include "lib/pool/pool.h"
 
-#include "lib/dev/scan.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +72,7 @@ int pool_list_all_names(char ***names, unsigned *n)
 
 	if (r)
 		return r;
-	if (!tp_dev_scan("TPTOOLS-", &list)) {
+	if (!pool_scan_devices(&list)) {
 		for (unsigned i = 0; i < list.count && !r; i++) {
 			struct vg_label l;
 
