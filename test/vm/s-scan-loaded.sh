@@ -6,9 +6,9 @@
 # device-mapper's one list, without reading them (lib/dev/scan.h: the
 # debug line "block device scan: S devices, P passed by unread, R read, K
 # kept"), so what it reads does not grow with the volumes loaded; the
-# list gives the uuids itself (no DM_DEV_STATUS per device of the host);
-# and copies of the pool's devices are still found on other dm devices and
-# disks (a writer refused, naming both).
+# list gives the uuids itself and sysfs which devices are suspended (no
+# DM_DEV_STATUS per device); and copies of the pool's devices are still
+# found on other dm devices and disks (a writer refused, naming both).
 . "$TP_SRC/test/vm/lib.sh"
 vm_begin -n 4 -e
 D=${disks[0]} M=${disks[1]} CD=${disks[2]} CM=${disks[3]}
@@ -51,12 +51,12 @@ for cmd in "tpstatus bp" "tvcreate -q -V 16M -n new bp" "tvsnap -q --activate n 
 	# reads what it read with three volumes (the disks, nothing of ours)
 	[ "$(num 'passed by' "$line")" -ge "$loaded" ] || note_fail "$cmd: $line"
 	expect_eq "$cmd: devices the scan read" "$(num read "$line")" "$read0"
-	# the list carried the uuids: one status ioctl per loaded device of
-	# the pool (is it suspended, left so by a killed command?), and
-	# tpstatus one more per volume (is it open?); none per device listed
+	# the list carried the uuids and sysfs whether a device is suspended
+	# (left so by a killed command): no status ioctl per device, but
+	# tpstatus's one per volume (is it open?)
 	not grep -q 'gave no uuids' cmd.err
-	per=1
-	[ "${cmd%% *}" = tpstatus ] && per=2
+	per=0
+	[ "${cmd%% *}" = tpstatus ] && per=1
 	[ "$(dm_infos)" -lt $((per * loaded + 20)) ] ||
 		note_fail "$cmd: $(dm_infos) dm info calls for $loaded devices"
 done
