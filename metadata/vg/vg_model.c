@@ -870,9 +870,10 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 	char why_id[128];
 	int r;
 
-	if (vg->format_version != VG_FORMAT_VERSION)
+	if (vg->format_version < VG_FORMAT_VERSION_MIN || vg->format_version > VG_FORMAT_VERSION)
 		return problem(msg, len, "pool/format_version: %" PRIu32 " is not supported "
-			       "(this tptools writes %u)", vg->format_version, VG_FORMAT_VERSION);
+			       "(this tptools reads %u to %u)", vg->format_version,
+			       VG_FORMAT_VERSION_MIN, VG_FORMAT_VERSION);
 	if (!vg_name_valid(vg->name, &why))
 		return problem(msg, len, "pool/name: bad pool name '%.64s': %s", vg->name, why);
 	if (!vg_uuid_valid(vg->uuid))
