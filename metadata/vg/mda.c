@@ -756,6 +756,8 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 			r = io_flush(pvs[i].io);
 			if (!r)
 				r = write_slot(&pvs[i], other, buf, len);
+			log_debug(TP_DBG_VG, "%s: VG metadata seqno %llu in slot %u too, over a copy "
+				  "of format 1", pvs[i].io->name, (unsigned long long)seqno, other);
 		}
 		if (!r)
 			r = io_flush(pvs[i].io);
@@ -846,10 +848,13 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 				st.needs_repair = 1;
 			if (c[i][k].state == VG_SLOT_VALID && c[i][k].seqno == st.seqno)
 				has = 1;
-			/* a copy of format 1 beside a journal one: the first
-			 * journal commit cut short there */
+			/* a copy of format 1 beside a newer journal one: the
+			 * first journal commit cut short there (a newer copy
+			 * of format 1: the pool written in format 1 again) */
 			if (c[i][k].state == VG_SLOT_VALID && c[i][1 - k].state == VG_SLOT_VALID &&
-			    (c[i][k].flags ^ c[i][1 - k].flags) & VG_MDA_FLAG_JOURNAL)
+			    (c[i][k].flags & VG_MDA_FLAG_JOURNAL) &&
+			    !(c[i][1 - k].flags & VG_MDA_FLAG_JOURNAL) &&
+			    c[i][k].seqno > c[i][1 - k].seqno)
 				st.needs_repair = 1;
 		}
 		if (!has) {

@@ -281,6 +281,23 @@ static void test_first_journal_commit(void)
 	for (int d = 0; d < 2; d++) {	/* a record after one of them */
 		CU_ASSERT_EQUAL(st.slot[d][0].seqno + st.slot[d][1].seqno, 7);
 	}
+	/* written in format 1 again: a checkpoint without the flag beside
+	 * the journal's, nothing to repair, and format 2 again after it */
+	t = jtext(5, &len);
+	CU_ASSERT_EQUAL(vg_mda_commit_keep(p.pvs, 2, 5, t, len, 4), 0);
+	free(t);
+	jexpect(&p, 5, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	for (int d = 0; d < 2; d++)
+		CU_ASSERT_EQUAL(slot_flags(&p, d, st.slot[d][0].seqno == 5 ? 0 : 1), 0);
+	jcommit(&p, 6);
+	jexpect(&p, 6, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	for (int d = 0; d < 2; d++)
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++) {
+			CU_ASSERT_EQUAL(st.slot[d][k].seqno, 6);
+			CU_ASSERT_EQUAL(slot_flags(&p, d, k), VG_MDA_FLAG_JOURNAL);
+		}
 	fx_pool_close(&p);
 	drop_every_write(1);
 }
