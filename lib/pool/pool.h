@@ -529,6 +529,7 @@ struct pool_info {
 	 * of its slots holds (the smallest of the pool's devices'), and the
 	 * bytes of the text read (0 when not read from the area) */
 	uint64_t vg_area_size, vg_area_used;
+	unsigned metadata_format;		/* the VG's format_version (pool_metadata_format) */
 	/* POOL_INFO_USAGE only: */
 	uint64_t data_used;			/* bytes */
 	uint64_t meta_size, meta_used;		/* bytes of the active area's metadata */

@@ -63,6 +63,7 @@
 #include "metadata/vg/vg_delta.h"
 
 #include "lib/base/crc32c.h"
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -258,6 +259,7 @@ struct slot_copy {
 	size_t ck_len;
 	char *ck;
 	unsigned nrec;		/* records applied (0: the checkpoint is the copy) */
+	uint64_t rec_off;	/* the newest one's offset */
 	uint64_t rec_end;	/* where the next record goes */
 	uint64_t slot_end;	/* the slot's end on the device */
 };
@@ -360,6 +362,7 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 				c->crc = e->text_crc;
 				c->len = e->text_len;
 				c->nrec = n;
+				c->rec_off = e->off;
 				c->rec_end = e->off + round512(VG_MDA_REC_HEADER + e->delta_len);
 				return 0;
 			}
@@ -383,6 +386,7 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 			c->seqno = e->seqno;
 			c->crc = e->text_crc;
 			c->nrec = n;
+			c->rec_off = e->off;
 			c->rec_end = e->off + round512(VG_MDA_REC_HEADER + e->delta_len);
 			return 0;
 		}
@@ -522,6 +526,11 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 			}
 			st->slot[i][k].state = c[i][k].state;
 			st->slot[i][k].seqno = c[i][k].seqno;
+			if (c[i][k].nrec) {
+				st->slot[i][k].records = c[i][k].nrec;
+				st->slot[i][k].record_off = c[i][k].rec_off;
+				st->slot[i][k].record_len = c[i][k].rec_end - c[i][k].rec_off;
+			}
 		}
 	}
 	return 0;
@@ -754,6 +763,7 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 		else if (!r && !rec && slot_flags && c[i][other].state == VG_SLOT_VALID &&
 			 !(c[i][other].flags & VG_MDA_FLAG_JOURNAL)) {
 			r = io_flush(pvs[i].io);
+			tp_test_pause("vg-first-slot");
 			if (!r)
 				r = write_slot(&pvs[i], other, buf, len);
 			log_debug(TP_DBG_VG, "%s: VG metadata seqno %llu in slot %u too, over a copy "

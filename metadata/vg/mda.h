@@ -77,6 +77,10 @@ enum vg_slot_state {
 struct vg_mda_slot_status {
 	enum vg_slot_state state;
 	uint64_t seqno;		/* VALID only */
+	/* VALID with change records: how many the copy applied, and the
+	 * newest one's device offset and bytes (header, delta, padding) */
+	unsigned records;
+	uint64_t record_off, record_len;
 };
 
 /* What vg_mda_read found on each device (index = position in the pvs
