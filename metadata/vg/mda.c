@@ -645,12 +645,6 @@ static int record_image(struct vg_pv *pv, unsigned k, const struct slot_copy *s,
 	return 0;
 }
 
-int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *text,
-		       size_t len, uint64_t keep)
-{
-	return vg_mda_commit(pvs, n, seqno, text, len, keep, 0);
-}
-
 int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *text, size_t len,
 		  uint64_t keep, unsigned flags)
 {

@@ -11,7 +11,7 @@
  * followed by the text. Text capacity per slot: mda.size / 2 - 512 bytes
  * (about 510 KiB with the default area: thousands of volumes).
  *
- * Commit (vg_mda_commit_keep): on each device in turn, the text with the new
+ * Commit (vg_mda_commit): on each device in turn, the text with the new
  * seqno goes into the slot that does NOT hold that device's newest valid
  * copy (one write of header + text), then the device is flushed. So at
  * every moment each device keeps its previous valid copy, and a torn or
@@ -91,7 +91,7 @@ struct vg_mda_status {
 	int read_error[VG_MDA_MAX_DEVICES];	/* -errno reading that device, or 0 */
 	uint64_t seqno;		/* the winning (newest valid) seqno */
 	/* 1 when some device lacks a valid copy of the winning seqno or has a
-	 * corrupt slot; the next vg_mda_commit_keep puts it right. */
+	 * corrupt slot; the next vg_mda_commit puts it right. */
 	int needs_repair;
 };
 
@@ -166,10 +166,8 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label) TP_MUST_CH
  * slot holding a valid copy with seqno KEEP is never the one overwritten
  * (vg_commit passes the seqno its text was read from, so a newer copy
  * that checksums but does not import cannot make it overwrite the last
- * usable one); KEEP 0: none kept. */
-int vg_mda_commit_keep(struct vg_pv *pvs, unsigned nr_pvs, uint64_t seqno, const char *text,
-		       size_t len, uint64_t keep) TP_MUST_CHECK;
-/* The same with FLAGS: VG_MDA_JOURNAL, the text is of a pool whose slots
+ * usable one); KEEP 0: none kept. FLAGS 0: a pool of VG format 1.
+ * VG_MDA_JOURNAL: the text is of a pool whose slots
  * take change records (VG format 2): on each device whose newest copy is
  * in a slot with the journal flag, the text goes in as a record after
  * that copy (one write of a sector or a few, then the flush), unless the

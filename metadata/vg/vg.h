@@ -479,12 +479,12 @@ int vg_read(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out,
 void vg_read_release(struct vg *vg);
 void vg_read_forget(void);
 
-/* Commit VG: seqno + 1, export, vg_mda_commit_keep to every pv. Backups are
+/* Commit VG: seqno + 1, export, vg_mda_commit to every pv. Backups are
  * the host's business, not the format's: lib/pool writes one after a
  * successful commit. On success vg->seqno holds the new seqno; on failure
  * it is unchanged. -EINVAL when
  * the labels of PVS do not belong to VG (pool uuid, device uuids) or VG
- * does not validate; errors of vg_mda_commit_keep otherwise. */
+ * does not validate; errors of vg_mda_commit otherwise. */
 int vg_commit(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg) TP_MUST_CHECK;
 /* The same, and on success the text committed into *TEXT (malloc'd,
  * NUL-terminated; the caller frees) and its length into *LEN, for the

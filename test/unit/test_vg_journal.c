@@ -264,7 +264,7 @@ static void test_first_journal_commit(void)
 	fx_pool_open(&p, 0);
 	for (uint64_t s = 1; s <= 2; s++) {
 		t = jtext(s, &len);
-		CU_ASSERT_EQUAL(vg_mda_commit_keep(p.pvs, 2, s, t, len, 0), 0);
+		CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, s, t, len, 0, 0), 0);
 		free(t);
 	}
 	CU_ASSERT_EQUAL(slot_flags(&p, 0, 0), 0);
@@ -284,7 +284,7 @@ static void test_first_journal_commit(void)
 	/* written in format 1 again: a checkpoint without the flag beside
 	 * the journal's, nothing to repair, and format 2 again after it */
 	t = jtext(5, &len);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(p.pvs, 2, 5, t, len, 4), 0);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 5, t, len, 4, 0), 0);
 	free(t);
 	jexpect(&p, 5, &st);
 	CU_ASSERT_EQUAL(st.needs_repair, 0);
