@@ -212,6 +212,9 @@ const struct dm_report_field_type status_fields[] = {
 	  "byte length of the active thin-metadata area" },
 	{ T_POOL, NUM, P(spare_offset), 11, "pool_spare_offset", "SpareOffset", f_num,
 	  "byte offset of the spare thin-metadata area" },
+	{ T_POOL, NUM, P(metadata_format), 6, "pool_metadata_format", "Format", f_num,
+	  "the VG metadata's format: 2, a change writes a record; 1, the whole text (pools "
+	  "made before format 2; tpchange --metadata-format)" },
 	{ T_POOL, SZ, P(vg_area), 6, "pool_vg_area", "VGArea", f_size,
 	  "VG text one copy in the VG metadata area holds (tpcreate --vg-area; the smallest "
 	  "device's)" },
@@ -709,6 +712,7 @@ void status_pool_row(const struct pool_info *in, struct pool_row *row)
 	row->meta_len = in->meta_length;
 	row->spare_offset = in->spare_offset;
 	row->vg_area = in->vg_area_size;
+	row->metadata_format = in->metadata_format;
 	row->vg_area_used = in->vg_area_used;
 	row->vg_area_pct = pct(in->vg_area_used, in->vg_area_size);
 	row->warn = in->monitor.warn;

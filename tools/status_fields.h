@@ -57,6 +57,7 @@ struct pool_row {
 	uint64_t data_pct, meta_pct;	/* hundredths of a percent */
 	uint64_t data_offset, meta_offset, meta_len, spare_offset;
 	uint64_t vg_area, vg_area_used, vg_area_pct;	/* bytes; hundredths of a percent */
+	uint64_t metadata_format;			/* the VG's format_version */
 };
 
 struct vol_row {

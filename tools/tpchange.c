@@ -43,6 +43,7 @@ struct change {
 	int integrity;		/* with it: dm-integrity under the legs (--meta-integrity) */
 	int set_trash;		/* tpchange --trash-retention given */
 	uint64_t trash;		/* ... its seconds (0: off) */
+	unsigned format;	/* tpchange --metadata-format: 0 not given, else 1 or 2 */
 	struct pool_key_change *keys;	/* tvchange --add-key/--change-key/--remove-key */
 };
 
@@ -66,7 +67,7 @@ static unsigned options_given(const struct change *c)
 
 	return !!a->warn + !!a->threshold + !!a->by + !!a->max + !!a->device + !!c->set +
 	       (c->when_full >= 0) + !!c->set_ro + !!c->systemid + !!c->set_over + (c->lock >= 0) +
-	       !!c->meta_replace + !!c->meta_mirror + !!c->set_trash;
+	       !!c->meta_replace + !!c->meta_mirror + !!c->set_trash + !!c->format;
 }
 
 /* Every option given, checked and staged on the pool's VG in memory, then
@@ -93,6 +94,8 @@ static int change_apply(struct pool *p, const struct change *c,
 		r = pool_set_max_overprovision(p, c->over);
 	if (!r && !vol && c->set_trash)
 		r = pool_volume_set_trash_retention(p, c->trash);
+	if (!r && !vol && c->format)
+		r = pool_set_metadata_format(p, c->format);
 	if (!r && !vol && c->lock >= 0)
 		r = pool_set_lock_type(p, c->lock,
 				       (unsigned)tp_config_int("global/sanlock_io_timeout"));
@@ -273,6 +276,13 @@ static int change_op(struct pool *p, void *arg)
 		else
 			printf("Pool %s: trash retention off (tvremove removes at once).\n", c->pool);
 	}
+	if (!vol && tp_log_verbosity() >= 0 && (c->format || pool_metadata_format(p) != 2))
+		printf("Pool %s: VG metadata format %u (%s).\n", c->pool, pool_metadata_format(p),
+		       pool_metadata_format(p) == 2
+			       ? "a change writes a record of what changed; tptools before format "
+				 "2 cannot read the pool"
+			       : "a change writes the whole VG text; 'tpchange --metadata-format 2' "
+				 "makes changes near-constant in the volume count");
 	if (vol && (c->set_ro || !c->set) && (r = pool_volume_get_readonly(p, vol)) < 0)
 		return r;
 	if (vol && (c->set_ro || !c->set) && tp_log_verbosity() >= 0)
@@ -367,6 +377,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 	const char **args, *devices = NULL, *activate = NULL;
 	struct monitor_args monitor = { NULL, NULL, NULL, NULL };
 	const char *when_full = NULL, *readonly = NULL, *over = NULL, *trash = NULL;
+	const char *format = NULL;
 	struct change c = { "", "", 0, 1, &monitor, NULL, -1, 0, 0, NULL, 0, 0, -1, NULL, NULL, 1 };
 	const char *lock_type = NULL, *integrity = NULL, *new_key_file = NULL;
 	int rc, nargs, foreign = 0, force = 0, add_key = 0, change_key = 0, remove_key = 0;
@@ -389,6 +400,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 		{ "trash-retention", '\0', POPT_ARG_STRING, &trash, 0,
 		  "how long tvremove keeps a removed volume in the pool's trash (off: it removes "
 		  "at once)", "DURATION|off" },
+		{ "metadata-format", '\0', POPT_ARG_STRING, &format, 0,
+		  "write the pool's VG metadata in format 2 (a record per change; tptools before "
+		  "format 2 cannot read the pool) or 1 (the whole text per change); given alone",
+		  "1|2" },
 		{ "systemid", '\0', POPT_ARG_STRING, &c.systemid, 0,
 		  "hand the pool over to the host with this system id (\"\": to no owner); "
 		  "offline", "ID" },
@@ -478,6 +493,17 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 			rc = cli_usage_error(cmd, "--trash-retention takes a duration (12h, 7d: s, m, "
 						  "h, d or w) or off, not '%s': %s", trash, why);
 	}
+	if (rc == CLI_CONTINUE && format) {
+		if (!strcmp(format, "1") || !strcmp(format, "2"))
+			c.format = (unsigned)(format[0] - '0');
+		else
+			rc = cli_usage_error(cmd, "--metadata-format takes 1 or 2, not '%s'", format);
+	}
+	/* alone: a commit of format 2 that carried another change would let a
+	 * tptools of format 1, stopped short of it, read the pool without it */
+	if (rc == CLI_CONTINUE && c.format && options_given(&c) > 1)
+		rc = cli_usage_error(cmd, "--metadata-format is a change of its own: give it "
+					  "without other options, then the others");
 	if (rc == CLI_CONTINUE && integrity) {
 		rc = cli_parse_yes_no(cmd, "--meta-integrity", integrity, &c.integrity);
 		if (rc == CLI_CONTINUE && !c.meta_mirror)

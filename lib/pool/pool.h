@@ -102,6 +102,19 @@ void pool_monitor_policy_default(struct pool_monitor_policy *m);
  * grows until it is back under). */
 int pool_set_max_overprovision(struct pool *p, unsigned percent) TP_MUST_CHECK;
 
+/* ---- the VG metadata's format (admin/pool_format.c) ----
+ *
+ * 1: every change writes the whole VG text (pools made before format 2);
+ * 2: a change appends a record of what changed after a checkpoint
+ * (metadata/vg/mda.h), what tpcreate makes; a tptools of format 1 refuses
+ * the pool. The change of format is one VG commit that changes nothing
+ * else (tpchange gives it alone): with format 2 it writes the checkpoint
+ * into both slots of each device, so no copy of format 1 is left that an
+ * older tptools could fall back to. 0 or -errno (-EINVAL: no format of
+ * this tptools). */
+unsigned pool_metadata_format(const struct pool *p);
+int pool_set_metadata_format(struct pool *p, unsigned format) TP_MUST_CHECK;
+
 /* ---- create ---- */
 
 struct pool_create_params {
@@ -516,6 +529,7 @@ struct pool_info {
 	 * of its slots holds (the smallest of the pool's devices'), and the
 	 * bytes of the text read (0 when not read from the area) */
 	uint64_t vg_area_size, vg_area_used;
+	unsigned metadata_format;		/* the VG's format_version (pool_metadata_format) */
 	/* POOL_INFO_USAGE only: */
 	uint64_t data_used;			/* bytes */
 	uint64_t meta_size, meta_used;		/* bytes of the active area's metadata */

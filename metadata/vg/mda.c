@@ -18,13 +18,52 @@
  *    48    8 text_len    bytes of text, <= S - 512
  *    56    4 text_crc    standard CRC-32C of the text
  *    60    4 slot        slot index (0 or 1)
- *    64  448 reserved    0
+ *    64    4 flags       bit 0 (VG_MDA_FLAG_JOURNAL): change records may
+ *                        follow the text (a pool of VG format 2); written
+ *                        0 before, and ignored by the readers before it
+ *    68  444 reserved    0
+ *
+ * Change records (a slot with the journal flag): from the first sector
+ * after the text, each record is a header and a delta (metadata/vg/
+ * vg_delta.h) from the slot's text (its checkpoint) to the whole VG text
+ * after one commit, padded with zeros to a sector; the next record starts
+ * at the sector after it. Deltas are cumulative (each from the
+ * checkpoint), so a reader applies one: the newest record that checks
+ * out. Record header (little-endian):
+ *
+ *   off size field
+ *     0    4 csum        crc32c of header bytes 4..95 xor VG_MDA_REC_SALT
+ *     4    8 magic       "TPVGREC\x01"
+ *    12    4 version     1
+ *    16    8 offset      the record's own byte offset on the device
+ *    24   16 pool_uuid   the slot's
+ *    40    8 seqno       the VG seqno the record makes: greater than the
+ *                        checkpoint's and than every record's before it
+ *    48    8 base_seqno  the checkpoint's seqno
+ *    56    4 base_crc    the checkpoint's text_crc
+ *    60    4 delta_len   bytes of delta after the header, >= 1
+ *    64    8 text_len    bytes of the text the delta makes
+ *    72    4 text_crc    standard CRC-32C of that text
+ *    76    4 delta_crc   standard CRC-32C of the delta
+ *    80    4 slot        slot index
+ *    84   12 reserved    0
+ *
+ * A record chains to its slot when its magic, header crc, version,
+ * offset, slot, pool uuid and base (seqno and crc) are right and its seqno
+ * is greater than the one before: records of an earlier checkpoint in the
+ * same place never chain (seqnos are never reused). The chain ends at
+ * the first sector that does not chain. The newest chained record whose
+ * delta's crc is right and whose result has the recorded length and crc
+ * gives the slot's copy; a record after it was torn or damaged, and the
+ * next commit writes over it.
  */
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
 #include "metadata/vg/vg_int.h"
+#include "metadata/vg/vg_delta.h"
 
 #include "lib/base/crc32c.h"
+#include "lib/base/critical.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -47,7 +86,26 @@ enum {
 	MO_TEXT_LEN = 48,
 	MO_TEXT_CRC = 56,
 	MO_SLOT = 60,
+	MO_FLAGS = 64,
 };
+
+/* a change record's header (see the top) */
+enum {
+	RO_CSUM = 0,
+	RO_MAGIC = 4,
+	RO_VERSION = 12,
+	RO_OFFSET = 16,
+	RO_POOL_UUID = 24,
+	RO_SEQNO = 40,
+	RO_BASE_SEQNO = 48,
+	RO_BASE_CRC = 56,
+	RO_DELTA_LEN = 60,
+	RO_TEXT_LEN = 64,
+	RO_TEXT_CRC = 72,
+	RO_DELTA_CRC = 76,
+	RO_SLOT = 80,
+};
+#define VG_MDA_REC_VERSION 1u
 
 /* The bytes of one slot of an area of MDA_SIZE bytes. */
 static uint64_t slot_bytes(uint64_t mda_size)
@@ -174,18 +232,39 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label)
 	return r;
 }
 
-/* One slot as read: state, and for VALID its seqno and malloc'd text.
- * A slot read for a commit (read_slot's LAZY) is VALID with UNCHECKED
- * set once its header is sound and its text read: slot_valid compares
- * the text's checksum only when the commit's choice depends on it. */
+/* One record header that chains (see the top): where it is and what its
+ * delta must give. */
+struct rec_desc {
+	uint64_t off;		/* device offset of the record */
+	uint64_t seqno;
+	uint32_t delta_len, delta_crc, text_crc;
+	size_t text_len;
+};
+
+/* One slot as read: state, and for VALID its seqno and malloc'd text (the
+ * newest state the slot holds: the checkpoint, or the checkpoint with its
+ * newest good record applied). A slot read for a commit (read_slot's
+ * COMMIT) keeps the checkpoint instead (CK: the base of the next record)
+ * and its records are checked by their delta's crc, not applied. */
 struct slot_copy {
 	enum vg_slot_state state;
 	uint64_t seqno;
-	uint32_t crc;		/* the text's; UNCHECKED: the header's, not yet compared */
-	int unchecked;
+	uint32_t crc;		/* the text's */
+	uint32_t flags;		/* the slot header's */
 	char *text;
 	size_t len;
+	/* the checkpoint: its seqno, crc and length, and (COMMIT) text */
+	uint64_t ck_seqno;
+	uint32_t ck_crc;
+	size_t ck_len;
+	char *ck;
+	unsigned nrec;		/* records applied (0: the checkpoint is the copy) */
+	uint64_t rec_off;	/* the newest one's offset */
+	uint64_t rec_end;	/* where the next record goes */
+	uint64_t slot_end;	/* the slot's end on the device */
 };
+
+enum { READ_COPY, READ_COMMIT };
 
 static enum vg_slot_state slot_bad(struct io_engine *io, unsigned k, const char *why,
 				   int quiet)
@@ -197,15 +276,139 @@ static enum vg_slot_state slot_bad(struct io_engine *io, unsigned k, const char 
 	return VG_SLOT_CORRUPT;
 }
 
-/* Read and validate slot K of PV. Returns 0 with C filled (c->text only
- * for VALID), or -errno for an I/O error / ENOMEM. LAZY: no warnings, and
- * the text's checksum left to slot_valid (the commit that is about to
- * rewrite the slot: each of its texts is read, so a device it cannot read
- * fails it as before, but the commit's choice seldom needs more than one
- * copy a device checked). */
-static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int lazy)
+/* Does the sector at OFF hold a record that chains to slot K's checkpoint
+ * C after seqno AFTER (H: its first sector)? Fills D. */
+static int rec_chains(const uint8_t *h, uint64_t off, unsigned k, const uint8_t *uuid,
+		      const struct slot_copy *c, uint64_t after, uint64_t cap, struct rec_desc *d)
 {
-	int quiet = lazy;
+	uint64_t dlen;
+
+	if (memcmp(h + RO_MAGIC, VG_MDA_REC_MAGIC, 8) ||
+	    le32_get(h + RO_CSUM) != tp_block_csum(h, VG_MDA_REC_HEADER, VG_MDA_REC_SALT) ||
+	    le32_get(h + RO_VERSION) != VG_MDA_REC_VERSION || le64_get(h + RO_OFFSET) != off ||
+	    le32_get(h + RO_SLOT) != k || memcmp(h + RO_POOL_UUID, uuid, VG_UUID_BYTES) ||
+	    le64_get(h + RO_BASE_SEQNO) != c->ck_seqno || le32_get(h + RO_BASE_CRC) != c->ck_crc)
+		return 0;
+	d->off = off;
+	d->seqno = le64_get(h + RO_SEQNO);
+	dlen = le32_get(h + RO_DELTA_LEN);
+	d->delta_len = (uint32_t)dlen;
+	d->delta_crc = le32_get(h + RO_DELTA_CRC);
+	d->text_crc = le32_get(h + RO_TEXT_CRC);
+	d->text_len = (size_t)le64_get(h + RO_TEXT_LEN);
+	return d->seqno > after && dlen && le64_get(h + RO_TEXT_LEN) &&
+	       le64_get(h + RO_TEXT_LEN) <= cap &&
+	       off + round512(VG_MDA_REC_HEADER + dlen) <= c->slot_end;
+}
+
+/* The record D as read (header and delta, padded), malloc'd in *BUF. */
+static int rec_read(struct io_engine *io, const struct rec_desc *d, uint8_t **buf)
+{
+	size_t size = round512(VG_MDA_REC_HEADER + (size_t)d->delta_len);
+	int r;
+
+	*buf = malloc(size);
+	if (!*buf)
+		return -ENOMEM;
+	r = io_read(io, d->off, *buf, size);
+	if (r) {
+		free(*buf);
+		*buf = NULL;
+	}
+	return r;
+}
+
+/* The records after slot K's checkpoint (C: VALID, its checkpoint in
+ * C->ck): the newest that checks out becomes the copy (COPY: applied, its
+ * text in C->text; COMMIT: its delta's crc checked). 0 or -errno for an
+ * I/O error or ENOMEM; a record that does not check out ends the chain
+ * where it is (said unless QUIET). */
+static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode,
+			int quiet)
+{
+	const struct vg_label *l = &pv->label;
+	struct rec_desc d[VG_MDA_REC_MAX];
+	uint8_t raw[VG_UUID_BYTES], h[512];
+	uint64_t off = c->rec_end, after = c->ck_seqno;
+	unsigned n = 0;
+	int r;
+
+	if (vg_uuid_parse(l->pool_uuid, raw))
+		return 0;
+	while (n < VG_MDA_REC_MAX && off + 512 <= c->slot_end) {
+		r = io_read(pv->io, off, h, sizeof(h));
+		if (r)
+			return r;
+		if (!rec_chains(h, off, k, raw, c, after, vg_mda_capacity(l), &d[n]))
+			break;
+		after = d[n].seqno;
+		off += round512(VG_MDA_REC_HEADER + d[n].delta_len);
+		n++;
+	}
+	while (n > 0) {
+		const struct rec_desc *e = &d[n - 1];
+		uint8_t *buf;
+		char *text = NULL;
+		size_t len = 0;
+		const char *why = "bad delta checksum: torn or damaged write";
+
+		r = rec_read(pv->io, e, &buf);
+		if (r)
+			return r;
+		if (text_crc((const char *)buf + VG_MDA_REC_HEADER, e->delta_len) == e->delta_crc) {
+			if (mode == READ_COMMIT) {
+				free(buf);
+				c->seqno = e->seqno;
+				c->crc = e->text_crc;
+				c->len = e->text_len;
+				c->nrec = n;
+				c->rec_off = e->off;
+				c->rec_end = e->off + round512(VG_MDA_REC_HEADER + e->delta_len);
+				return 0;
+			}
+			r = vg_delta_apply(c->text, c->len, buf + VG_MDA_REC_HEADER, e->delta_len,
+					   e->text_len, &text, &len);
+			if (r == -ENOMEM) {
+				free(buf);
+				return r;
+			}
+			why = "its delta does not apply to the slot's text";
+			if (!r && (len != e->text_len || text_crc(text, len) != e->text_crc))
+				why = "its text's checksum does not match";
+			else if (!r)
+				why = NULL;
+		}
+		free(buf);
+		if (!why) {
+			free(c->text);
+			c->text = text;
+			c->len = len;
+			c->seqno = e->seqno;
+			c->crc = e->text_crc;
+			c->nrec = n;
+			c->rec_off = e->off;
+			c->rec_end = e->off + round512(VG_MDA_REC_HEADER + e->delta_len);
+			return 0;
+		}
+		free(text);
+		if (!quiet)
+			log_warn("%s: VG metadata slot %u: change record of seqno %llu is corrupt "
+				 "(%s); using seqno %llu before it, rewritten on the next change",
+				 pv->io->name, k, (unsigned long long)e->seqno, why,
+				 (unsigned long long)(n > 1 ? d[n - 2].seqno : c->ck_seqno));
+		n--;
+	}
+	return 0;
+}
+
+/* Read and validate slot K of PV. Returns 0 with C filled (c->text only
+ * for VALID), or -errno for an I/O error / ENOMEM. COMMIT: no warnings, the
+ * checkpoint kept in C->ck and records not applied (the commit that is
+ * about to write needs their seqnos, and the checkpoint as the base of
+ * the next record). */
+static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode)
+{
+	int quiet = mode == READ_COMMIT;
 	const struct vg_label *l = &pv->label;
 	uint8_t h[VG_MDA_SLOT_HEADER], raw[VG_UUID_BYTES];
 	uint64_t off = slot_offset(l, k), len;
@@ -235,6 +438,7 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int lazy
 	}
 	len = le64_get(h + MO_TEXT_LEN);
 	c->seqno = le64_get(h + MO_SEQNO);
+	c->flags = le32_get(h + MO_FLAGS);
 	if (!c->seqno && !len) {
 		c->state = VG_SLOT_BLANK;	/* formatted, never written */
 		return 0;
@@ -252,14 +456,6 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int lazy
 		return r;
 	}
 	buf[len] = '\0';
-	if (lazy) {
-		c->state = VG_SLOT_VALID;
-		c->unchecked = 1;
-		c->crc = le32_get(h + MO_TEXT_CRC);
-		c->text = buf;
-		c->len = (size_t)len;
-		return 0;
-	}
 	c->crc = text_crc(buf, (size_t)len);
 	if (c->crc != le32_get(h + MO_TEXT_CRC)) {
 		free(buf);
@@ -269,21 +465,18 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int lazy
 	c->state = VG_SLOT_VALID;
 	c->text = buf;
 	c->len = (size_t)len;
-	return 0;
-}
-
-/* Is C (read lazily) a valid copy? Its text checked now if it was not. */
-static int slot_valid(struct slot_copy *c)
-{
-	if (c->state == VG_SLOT_VALID && c->unchecked) {
-		c->unchecked = 0;
-		if (text_crc(c->text, c->len) != c->crc) {
-			free(c->text);
-			c->text = NULL;
-			c->state = VG_SLOT_CORRUPT;
-		}
+	c->ck_seqno = c->seqno;
+	c->ck_crc = c->crc;
+	c->ck_len = c->len;
+	c->slot_end = off + slot_size(l);
+	c->rec_end = off + VG_MDA_SLOT_HEADER + round512((size_t)len);
+	if (!(c->flags & VG_MDA_FLAG_JOURNAL))
+		return 0;
+	if (mode == READ_COMMIT) {
+		c->ck = c->text;	/* the text is the commit's base, not its copy */
+		c->text = NULL;
 	}
-	return c->state == VG_SLOT_VALID;
+	return read_records(pv, k, c, mode, quiet);
 }
 
 static int check_pvs(struct vg_pv *pvs, unsigned n)
@@ -302,11 +495,17 @@ static int check_pvs(struct vg_pv *pvs, unsigned n)
 	return 0;
 }
 
+static void free_slot(struct slot_copy *c)
+{
+	free(c->text);
+	free(c->ck);
+	c->text = c->ck = NULL;
+}
+
 /* Read every slot of every pv into C[pv][slot] and fill ST. A device that
- * cannot be read gets ST->read_error and EMPTY slots. LAZY: read_slot's
- * (ST then says VALID of a slot whose text is not checked yet). */
+ * cannot be read gets ST->read_error and EMPTY slots. */
 static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS],
-		struct vg_mda_status *st, int lazy)
+		struct vg_mda_status *st, int mode)
 {
 	unsigned i, k;
 	int r;
@@ -315,17 +514,23 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 	st->nr_pvs = n;
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
-			r = read_slot(&pvs[i], k, &c[i][k], lazy);
+			r = read_slot(&pvs[i], k, &c[i][k], mode);
 			if (r == -ENOMEM)
 				return r;
 			if (r) {
 				log_error("%s: cannot read VG metadata slot %u: %s", pvs[i].io->name,
 					  k, strerror(-r));
 				st->read_error[i] = r;
+				free_slot(&c[i][k]);
 				c[i][k].state = VG_SLOT_EMPTY;
 			}
 			st->slot[i][k].state = c[i][k].state;
 			st->slot[i][k].seqno = c[i][k].seqno;
+			if (c[i][k].nrec) {
+				st->slot[i][k].records = c[i][k].nrec;
+				st->slot[i][k].record_off = c[i][k].rec_off;
+				st->slot[i][k].record_len = c[i][k].rec_end - c[i][k].rec_off;
+			}
 		}
 	}
 	return 0;
@@ -337,17 +542,122 @@ static void free_scan(struct slot_copy c[][VG_MDA_SLOTS], unsigned n)
 
 	for (i = 0; i < n; i++)
 		for (k = 0; k < VG_MDA_SLOTS; k++)
-			free(c[i][k].text);
+			free_slot(&c[i][k]);
 }
 
-int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *text,
-		       size_t len, uint64_t keep)
+/* The slot as written: the header, the text, zeros to a sector; the
+ * header's place fields are put by put_place. */
+static uint8_t *slot_image(const uint8_t *uuid, uint64_t seqno, const char *text, size_t len,
+			   uint32_t flags)
+{
+	uint8_t *buf = malloc(VG_MDA_SLOT_HEADER + round512(len));
+
+	if (!buf)
+		return NULL;
+	memset(buf, 0, VG_MDA_SLOT_HEADER);
+	memset(buf + VG_MDA_SLOT_HEADER + len, 0, round512(len) - len);
+	memcpy(buf + MO_MAGIC, VG_MDA_MAGIC, 8);
+	le32_put(buf + MO_VERSION, VG_MDA_VERSION);
+	memcpy(buf + MO_POOL_UUID, uuid, VG_UUID_BYTES);
+	le64_put(buf + MO_SEQNO, seqno);
+	le64_put(buf + MO_TEXT_LEN, len);
+	le32_put(buf + MO_TEXT_CRC, text_crc(text, len));
+	le32_put(buf + MO_FLAGS, flags);
+	memcpy(buf + VG_MDA_SLOT_HEADER, text, len);
+	return buf;
+}
+
+static int write_slot(struct vg_pv *pv, unsigned k, uint8_t *buf, size_t len)
+{
+	uint64_t off = slot_offset(&pv->label, k);
+
+	le64_put(buf + MO_OFFSET, off);
+	le32_put(buf + MO_SLOT, k);
+	le32_put(buf + MO_CSUM, tp_block_csum(buf, VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT));
+	return io_write(pv->io, off, buf, VG_MDA_SLOT_HEADER + round512(len));
+}
+
+/* The most delta bytes a record may take after a checkpoint of CK_LEN
+ * bytes: past it a commit writes a checkpoint (the cumulative delta has
+ * grown to a fair part of the text). */
+static size_t delta_max(size_t ck_len)
+{
+	return ck_len / 8 > VG_MDA_REC_DELTA_MIN ? ck_len / 8 : VG_MDA_REC_DELTA_MIN;
+}
+
+/* Slot S (slot K of PV, read for a commit) with TEXT (LEN bytes) of SEQNO
+ * appended as a record, in *REC (malloc'd, *SIZE bytes, place set), when
+ * it can take it: a journal slot, fewer than VG_MDA_REC_MAX records, the
+ * delta within delta_max and the room left. 0 with *REC NULL: it cannot
+ * (the commit writes a checkpoint); -ENOMEM. DELTA / DELTA_LEN / BASE: a
+ * delta made for an earlier device, reused when its checkpoint is S's. */
+static int record_image(struct vg_pv *pv, unsigned k, const struct slot_copy *s,
+			const uint8_t *uuid, uint64_t seqno, const char *text, size_t len,
+			void **delta, size_t *delta_len, const struct slot_copy **base,
+			uint8_t **rec, size_t *size)
+{
+	uint64_t room = s->slot_end - s->rec_end;
+	uint8_t *b;
+	int r;
+
+	*rec = NULL;
+	if (!(s->flags & VG_MDA_FLAG_JOURNAL) || !s->ck || s->nrec >= VG_MDA_REC_MAX ||
+	    room < 512)
+		return 0;
+	if (!*base || (*base)->ck_seqno != s->ck_seqno || (*base)->ck_crc != s->ck_crc ||
+	    (*base)->ck_len != s->ck_len || memcmp((*base)->ck, s->ck, s->ck_len)) {
+		size_t max = delta_max(s->ck_len);
+
+		if (max > room - VG_MDA_REC_HEADER)
+			max = (size_t)(room - VG_MDA_REC_HEADER);
+		free(*delta);
+		*delta = NULL;
+		*base = NULL;
+		r = vg_delta_encode(s->ck, s->ck_len, text, len, max, delta, delta_len);
+		if (r == -E2BIG)
+			return 0;
+		if (r)
+			return r;
+		*base = s;
+	}
+	if (!*delta_len || VG_MDA_REC_HEADER + *delta_len > room || *delta_len > UINT32_MAX)
+		return 0;
+	*size = round512(VG_MDA_REC_HEADER + *delta_len);
+	b = calloc(1, *size);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b + RO_MAGIC, VG_MDA_REC_MAGIC, 8);
+	le32_put(b + RO_VERSION, VG_MDA_REC_VERSION);
+	le64_put(b + RO_OFFSET, s->rec_end);
+	memcpy(b + RO_POOL_UUID, uuid, VG_UUID_BYTES);
+	le64_put(b + RO_SEQNO, seqno);
+	le64_put(b + RO_BASE_SEQNO, s->ck_seqno);
+	le32_put(b + RO_BASE_CRC, s->ck_crc);
+	le32_put(b + RO_DELTA_LEN, (uint32_t)*delta_len);
+	le64_put(b + RO_TEXT_LEN, len);
+	le32_put(b + RO_TEXT_CRC, text_crc(text, len));
+	le32_put(b + RO_DELTA_CRC, text_crc(*delta, *delta_len));
+	le32_put(b + RO_SLOT, k);
+	memcpy(b + VG_MDA_REC_HEADER, *delta, *delta_len);
+	le32_put(b + RO_CSUM, tp_block_csum(b, VG_MDA_REC_HEADER, VG_MDA_REC_SALT));
+	(void)pv;
+	*rec = b;
+	return 0;
+}
+
+int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *text, size_t len,
+		  uint64_t keep, unsigned flags)
 {
 	struct slot_copy c[VG_MDA_MAX_DEVICES][VG_MDA_SLOTS];
+	const struct slot_copy *base = NULL;
 	struct vg_mda_status st;
 	uint8_t raw[VG_UUID_BYTES];
 	uint8_t *buf = NULL;
+	void *delta = NULL;
+	size_t delta_len = 0;
 	unsigned i, k, target[VG_MDA_MAX_DEVICES];
+	int newest[VG_MDA_MAX_DEVICES];
+	uint32_t slot_flags = flags & VG_MDA_JOURNAL ? VG_MDA_FLAG_JOURNAL : 0;
 	int r;
 
 	r = check_pvs(pvs, n);
@@ -365,13 +675,12 @@ int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char
 	}
 	if (!len || !seqno || vg_uuid_parse(pvs[0].label.pool_uuid, raw))
 		return -EINVAL;
-	r = scan(pvs, n, c, &st, 1);
+	r = scan(pvs, n, c, &st, READ_COMMIT);
 	if (r)
 		goto out;
 	/* The target of each device: the slot after the one holding KEEP, else
-	 * after its newest copy. A copy's text is checked only where that
-	 * choice, the refusal of a stale commit or the blanking below turn on
-	 * whether it is valid (slot_valid): one copy a device as a rule. */
+	 * after its newest copy; NEWEST: the slot of its newest copy, which a
+	 * record is appended to (that keeps every copy the slot held). */
 	for (i = 0; i < n; i++) {
 		struct slot_copy *s = c[i];
 		uint64_t best = 0;
@@ -381,8 +690,9 @@ int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char
 			r = st.read_error[i];
 			goto out;
 		}
+		newest[i] = -1;
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
-			if (s[k].state == VG_SLOT_VALID && s[k].seqno >= seqno && slot_valid(&s[k])) {
+			if (s[k].state == VG_SLOT_VALID && s[k].seqno >= seqno) {
 				log_error("%s: VG metadata seqno %llu is not newer than the %llu on "
 					  "disk: was the pool changed meanwhile?", pvs[i].io->name,
 					  (unsigned long long)seqno, (unsigned long long)s[k].seqno);
@@ -392,47 +702,67 @@ int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char
 		}
 		target[i] = 0;
 		for (k = 0; k < VG_MDA_SLOTS; k++)
-			if (keep && s[k].state == VG_SLOT_VALID && s[k].seqno == keep &&
-			    slot_valid(&s[k])) {
+			if (keep && s[k].state == VG_SLOT_VALID && s[k].seqno == keep) {
 				target[i] = (k + 1) % VG_MDA_SLOTS;
 				kept = 1;
 			}
-		for (k = 0; k < VG_MDA_SLOTS && !kept; k++) {
-			if (s[k].state == VG_SLOT_VALID && s[k].seqno > best && slot_valid(&s[k])) {
+		for (k = 0; k < VG_MDA_SLOTS; k++) {
+			if (s[k].state == VG_SLOT_VALID && s[k].seqno > best) {
 				best = s[k].seqno;
-				target[i] = (k + 1) % VG_MDA_SLOTS;
+				newest[i] = (int)k;
+				if (!kept)
+					target[i] = (k + 1) % VG_MDA_SLOTS;
 			}
 		}
-		slot_valid(&s[1 - target[i]]);	/* (the blanking below asks) */
 	}
-	/* the slot as written: the header, the text, zeros to a sector */
-	buf = malloc(VG_MDA_SLOT_HEADER + round512(len));
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	memset(buf, 0, VG_MDA_SLOT_HEADER);
-	memset(buf + VG_MDA_SLOT_HEADER + len, 0, round512(len) - len);
-	memcpy(buf + MO_MAGIC, VG_MDA_MAGIC, 8);
-	le32_put(buf + MO_VERSION, VG_MDA_VERSION);
-	memcpy(buf + MO_POOL_UUID, raw, sizeof(raw));
-	le64_put(buf + MO_SEQNO, seqno);
-	le64_put(buf + MO_TEXT_LEN, len);
-	le32_put(buf + MO_TEXT_CRC, text_crc(text, len));
-	memcpy(buf + VG_MDA_SLOT_HEADER, text, len);
 	for (i = 0; i < n; i++) {
-		uint64_t off = slot_offset(&pvs[i].label, target[i]);
+		uint8_t *rec = NULL;
+		size_t size = 0;
+		unsigned other = 1 - target[i];
+		const char *what = "checkpoint";
 
-		le64_put(buf + MO_OFFSET, off);
-		le32_put(buf + MO_SLOT, target[i]);
-		le32_put(buf + MO_CSUM, tp_block_csum(buf, VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT));
-		r = io_write(pvs[i].io, off, buf, VG_MDA_SLOT_HEADER + round512(len));
+		/* (a record only where no copy of format 1 is left beside it:
+		 * the checkpoint goes over that copy instead) */
+		if ((flags & VG_MDA_JOURNAL) && newest[i] >= 0 &&
+		    !(c[i][1 - newest[i]].state == VG_SLOT_VALID &&
+		      !(c[i][1 - newest[i]].flags & VG_MDA_FLAG_JOURNAL))) {
+			r = record_image(&pvs[i], (unsigned)newest[i], &c[i][newest[i]], raw, seqno,
+					 text, len, &delta, &delta_len, &base, &rec, &size);
+			if (r)
+				goto out;
+		}
+		if (rec) {
+			what = "record";
+			target[i] = (unsigned)newest[i];
+			other = 1 - target[i];
+			r = io_write(pvs[i].io, c[i][target[i]].rec_end, rec, size);
+			free(rec);
+		} else {
+			if (!buf && !(buf = slot_image(raw, seqno, text, len, slot_flags))) {
+				r = -ENOMEM;
+				goto out;
+			}
+			r = write_slot(&pvs[i], target[i], buf, len);
+		}
 		/* the other slot holding no copy (the area wiped, damaged, or
 		 * another pool's): blank now, so that it does not read as a
-		 * copy lost or damaged until the commit after this one */
-		if (!r && (c[i][1 - target[i]].state == VG_SLOT_EMPTY ||
-			   c[i][1 - target[i]].state == VG_SLOT_CORRUPT))
-			r = write_blank(pvs[i].io, &pvs[i].label, 1 - target[i]);
+		 * copy lost or damaged until the commit after this one. A
+		 * journal checkpoint beside a copy of a pool before the journal
+		 * (an older tptools would fall back to it, missing the records
+		 * to come): the same checkpoint there too, after this one is
+		 * on the device. */
+		if (!r && (c[i][other].state == VG_SLOT_EMPTY ||
+			   c[i][other].state == VG_SLOT_CORRUPT))
+			r = write_blank(pvs[i].io, &pvs[i].label, other);
+		else if (!r && !rec && slot_flags && c[i][other].state == VG_SLOT_VALID &&
+			 !(c[i][other].flags & VG_MDA_FLAG_JOURNAL)) {
+			r = io_flush(pvs[i].io);
+			tp_test_pause("vg-first-slot");
+			if (!r)
+				r = write_slot(&pvs[i], other, buf, len);
+			log_debug(TP_DBG_VG, "%s: VG metadata seqno %llu in slot %u too, over a copy "
+				  "of format 1", pvs[i].io->name, (unsigned long long)seqno, other);
+		}
 		if (!r)
 			r = io_flush(pvs[i].io);
 		if (r) {
@@ -440,11 +770,12 @@ int vg_mda_commit_keep(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char
 				  (unsigned long long)seqno, strerror(-r));
 			goto out;
 		}
-		log_debug(TP_DBG_VG, "%s: VG metadata seqno %llu in slot %u", pvs[i].io->name,
-			  (unsigned long long)seqno, target[i]);
+		log_debug(TP_DBG_VG, "%s: VG metadata seqno %llu in slot %u (%s)", pvs[i].io->name,
+			  (unsigned long long)seqno, target[i], what);
 	}
 out:
 	free(buf);
+	free(delta);
 	free_scan(c, n);
 	return r;
 }
@@ -521,6 +852,14 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 				st.needs_repair = 1;
 			if (c[i][k].state == VG_SLOT_VALID && c[i][k].seqno == st.seqno)
 				has = 1;
+			/* a copy of format 1 beside a newer journal one: the
+			 * first journal commit cut short there (a newer copy
+			 * of format 1: the pool written in format 1 again) */
+			if (c[i][k].state == VG_SLOT_VALID && c[i][1 - k].state == VG_SLOT_VALID &&
+			    (c[i][k].flags & VG_MDA_FLAG_JOURNAL) &&
+			    !(c[i][1 - k].flags & VG_MDA_FLAG_JOURNAL) &&
+			    c[i][k].seqno > c[i][1 - k].seqno)
+				st.needs_repair = 1;
 		}
 		if (!has) {
 			st.needs_repair = 1;

@@ -11,14 +11,17 @@
  * followed by the text. Text capacity per slot: mda.size / 2 - 512 bytes
  * (about 510 KiB with the default area: thousands of volumes).
  *
- * Commit (vg_mda_commit_keep): on each device in turn, the text with the new
+ * Commit (vg_mda_commit): on each device in turn, the text with the new
  * seqno goes into the slot that does NOT hold that device's newest valid
  * copy (one write of header + text), then the device is flushed. So at
  * every moment each device keeps its previous valid copy, and a torn or
- * lost write leaves the old commit readable.
+ * lost write leaves the old commit readable. A pool of VG format 2 (a
+ * journal, vg_mda_commit) appends a change record after the newest copy
+ * instead, most of the time: the copies before it stay where they are.
  *
- * Read (vg_mda_read): every slot of every device is validated; the copy
- * with the highest seqno wins. Slots that are corrupt, or devices that do
+ * Read (vg_mda_read): every slot of every device is validated (a slot's
+ * copy: its text, or its text with its newest good change record
+ * applied); the copy with the highest seqno wins. Slots that are corrupt, or devices that do
  * not hold the winning seqno, are reported (struct vg_mda_status) so the
  * caller can say so and repair them: the next commit rewrites every device.
  * Two valid copies with the same seqno but different text are -EUCLEAN
@@ -42,6 +45,15 @@
 #define VG_MDA_SLOT_HEADER 512u
 #define VG_MDA_CSUM_SALT 0x41444d56u	/* xor into the slot header crc */
 #define VG_MDA_SLOTS 2
+/* change records after a slot's text (mda.c has the layout) */
+#define VG_MDA_FLAG_JOURNAL 1u		/* slot header flag: records may follow */
+#define VG_MDA_REC_MAGIC "TPVGREC\x01"	/* 8 bytes at record offset 4 */
+#define VG_MDA_REC_HEADER 96u
+#define VG_MDA_REC_SALT 0x43455256u	/* xor into the record header crc */
+/* the most records after one checkpoint, and the delta a record may
+ * always take (more: up to 1/8 of the checkpoint's text) */
+#define VG_MDA_REC_MAX 64u
+#define VG_MDA_REC_DELTA_MIN (32u * 1024u)
 /* the most devices a VG is read from (label.h: VG_DATA_DEVICES_MAX) */
 #define VG_MDA_MAX_DEVICES (VG_DATA_DEVICES_MAX + 2)	/* the data devices and both metas */
 
@@ -65,6 +77,10 @@ enum vg_slot_state {
 struct vg_mda_slot_status {
 	enum vg_slot_state state;
 	uint64_t seqno;		/* VALID only */
+	/* VALID with change records: how many the copy applied, and the
+	 * newest one's device offset and bytes (header, delta, padding) */
+	unsigned records;
+	uint64_t record_off, record_len;
 };
 
 /* What vg_mda_read found on each device (index = position in the pvs
@@ -75,7 +91,7 @@ struct vg_mda_status {
 	int read_error[VG_MDA_MAX_DEVICES];	/* -errno reading that device, or 0 */
 	uint64_t seqno;		/* the winning (newest valid) seqno */
 	/* 1 when some device lacks a valid copy of the winning seqno or has a
-	 * corrupt slot; the next vg_mda_commit_keep puts it right. */
+	 * corrupt slot; the next vg_mda_commit puts it right. */
 	int needs_repair;
 };
 
@@ -150,9 +166,21 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label) TP_MUST_CH
  * slot holding a valid copy with seqno KEEP is never the one overwritten
  * (vg_commit passes the seqno its text was read from, so a newer copy
  * that checksums but does not import cannot make it overwrite the last
- * usable one); KEEP 0: none kept. */
-int vg_mda_commit_keep(struct vg_pv *pvs, unsigned nr_pvs, uint64_t seqno, const char *text,
-		       size_t len, uint64_t keep) TP_MUST_CHECK;
+ * usable one); KEEP 0: none kept. FLAGS 0: a pool of VG format 1.
+ * VG_MDA_JOURNAL: the text is of a pool whose slots
+ * take change records (VG format 2): on each device whose newest copy is
+ * in a slot with the journal flag, the text goes in as a record after
+ * that copy (one write of a sector or a few, then the flush), unless the
+ * slot has VG_MDA_REC_MAX records already, the delta from its checkpoint
+ * is over its bound, or the room is short: then, and on every other
+ * device, a checkpoint (the whole text, the slot flagged) as above. A
+ * journal checkpoint written beside a valid copy without the flag (the
+ * pool's first commit in format 2) is then written over that copy too,
+ * so that no tptools before the journal can fall back to a copy the
+ * records leave behind. */
+#define VG_MDA_JOURNAL 1u
+int vg_mda_commit(struct vg_pv *pvs, unsigned nr_pvs, uint64_t seqno, const char *text,
+		  size_t len, uint64_t keep, unsigned flags) TP_MUST_CHECK;
 
 /* Read the newest valid copy over all devices. On 0: *TEXT is a malloc'd,
  * NUL-terminated copy (caller frees), *LEN its length, and STATUS (may be

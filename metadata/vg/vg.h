@@ -91,7 +91,13 @@
 #include "metadata/vg/mda.h"
 #include "metadata/vg/uuid.h"
 
-#define VG_FORMAT_VERSION 1u
+/* The VG text's format_version: 2, what a new pool gets, is 1 with change
+ * records in its VG area (mda.h: vg_mda_commit's VG_MDA_JOURNAL); a pool
+ * of format 1 (made before) is read and written as such until it is
+ * upgraded (tpchange --upgrade): a tptools before format 2 refuses a
+ * format 2 text, so it never reads a checkpoint without its records. */
+#define VG_FORMAT_VERSION 2u
+#define VG_FORMAT_VERSION_MIN 1u
 #define VG_HOST_MAX 255
 /* The owner's system id (lib/base/sysid.h: TP_SYSID_MAX). */
 #define VG_SYSID_MAX 128
@@ -213,7 +219,7 @@ struct vg_volume {
 };
 
 struct vg {
-	uint32_t format_version;	/* VG_FORMAT_VERSION */
+	uint32_t format_version;	/* VG_FORMAT_VERSION_MIN .. VG_FORMAT_VERSION */
 	char name[VG_NAME_MAX + 1];
 	char uuid[VG_UUID_LEN + 1];
 	uint64_t seqno;			/* of the commit this was read from; >= 1 */
@@ -473,12 +479,12 @@ int vg_read(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out,
 void vg_read_release(struct vg *vg);
 void vg_read_forget(void);
 
-/* Commit VG: seqno + 1, export, vg_mda_commit_keep to every pv. Backups are
+/* Commit VG: seqno + 1, export, vg_mda_commit to every pv. Backups are
  * the host's business, not the format's: lib/pool writes one after a
  * successful commit. On success vg->seqno holds the new seqno; on failure
  * it is unchanged. -EINVAL when
  * the labels of PVS do not belong to VG (pool uuid, device uuids) or VG
- * does not validate; errors of vg_mda_commit_keep otherwise. */
+ * does not validate; errors of vg_mda_commit otherwise. */
 int vg_commit(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg) TP_MUST_CHECK;
 /* The same, and on success the text committed into *TEXT (malloc'd,
  * NUL-terminated; the caller frees) and its length into *LEN, for the

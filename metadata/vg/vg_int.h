@@ -19,6 +19,10 @@ const char *vg_label_problem(const struct vg_label *l, char *buf, size_t buflen)
 /* Append a copy of V to VG's volumes without any check: 0 or -ENOMEM. */
 struct vg_volume;
 int vg_append_volume(struct vg *vg, const struct vg_volume *v);
+/* Room for N volumes in VG (more than it has: appends up to N move
+ * nothing); 0 or -ENOMEM. Room not used is never touched, so a reader
+ * may ask for a bound, not a count. */
+int vg_reserve_volumes(struct vg *vg, unsigned n);
 int vg_append_receive(struct vg *vg, const struct vg_volume *v);
 int vg_append_removal(struct vg *vg, const struct vg_volume *v);
 int vg_append_trash(struct vg *vg, const struct vg_volume *v);

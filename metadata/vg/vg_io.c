@@ -213,7 +213,8 @@ int vg_commit_text(struct vg_pv *pvs, unsigned n, struct vg *vg, char **out, siz
 	if (!r)
 		r = fits(pvs, n, vg, len);
 	if (!r)
-		r = vg_mda_commit_keep(pvs, n, vg->seqno, text, len, vg->text_seqno);
+		r = vg_mda_commit(pvs, n, vg->seqno, text, len, vg->text_seqno,
+				  vg->format_version >= 2 ? VG_MDA_JOURNAL : 0);
 	if (r) {
 		vg->seqno = old;
 		free(text);

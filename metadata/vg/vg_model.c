@@ -45,6 +45,9 @@ int vg_monitor_is_default(const struct vg_monitor *m)
 	       !m->autoextend_device[0];
 }
 
+/* the volumes a clone has room for beyond its source's */
+#define CLONE_ROOM 16u
+
 int vg_clone(const struct vg *src, struct vg **out)
 {
 	struct vg *vg = vg_alloc();
@@ -55,13 +58,17 @@ int vg_clone(const struct vg *src, struct vg **out)
 	vg->volumes = NULL;
 	vg->alloc_volumes = 0;
 	if (src->nr_volumes) {
-		vg->volumes = malloc(src->nr_volumes * sizeof(*vg->volumes));
+		/* room for a few more: a clone is made to be changed, and a
+		 * volume added would move the whole array again */
+		unsigned room = src->nr_volumes + CLONE_ROOM;
+
+		vg->volumes = malloc(room * sizeof(*vg->volumes));
 		if (!vg->volumes) {
 			free(vg);
 			return -ENOMEM;
 		}
 		memcpy(vg->volumes, src->volumes, src->nr_volumes * sizeof(*vg->volumes));
-		vg->alloc_volumes = src->nr_volumes;
+		vg->alloc_volumes = room;
 	}
 	vg->receives = NULL;
 	vg->alloc_receives = 0;
@@ -870,9 +877,10 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 	char why_id[128];
 	int r;
 
-	if (vg->format_version != VG_FORMAT_VERSION)
+	if (vg->format_version < VG_FORMAT_VERSION_MIN || vg->format_version > VG_FORMAT_VERSION)
 		return problem(msg, len, "pool/format_version: %" PRIu32 " is not supported "
-			       "(this tptools writes %u)", vg->format_version, VG_FORMAT_VERSION);
+			       "(this tptools reads %u to %u)", vg->format_version,
+			       VG_FORMAT_VERSION_MIN, VG_FORMAT_VERSION);
 	if (!vg_name_valid(vg->name, &why))
 		return problem(msg, len, "pool/name: bad pool name '%.64s': %s", vg->name, why);
 	if (!vg_uuid_valid(vg->uuid))
@@ -979,6 +987,20 @@ int vg_add_volume(struct vg *vg, const struct vg_volume *v)
 	int r = check_new(vg, v);
 
 	return r ? r : vg_append_volume(vg, v);
+}
+
+int vg_reserve_volumes(struct vg *vg, unsigned n)
+{
+	struct vg_volume *p;
+
+	if (n <= vg->alloc_volumes)
+		return 0;
+	p = realloc(vg->volumes, (size_t)n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	vg->volumes = p;
+	vg->alloc_volumes = n;
+	return 0;
 }
 
 int vg_append_volume(struct vg *vg, const struct vg_volume *v)

@@ -499,6 +499,11 @@ static const unsigned char name_byte[256] = {
 };
 
 /* LIT at *C: past it, 1; else 0 */
+/* the fewest bytes an entry of the canonical volumes takes: a one-byte
+ * name and the keys that are always written, each value one digit */
+#define CANON_ENTRY_MIN                                                                        \
+	(sizeof("\t\tx {\n\t\t\tdev_id=0\n\t\t\tsize=0\n\t\t\torigin=\"\"\n"                           \
+		"\t\t\tcreation_time=0\n\t\t\tread_only=0\n\t\t}\n") - 1)
 #define SKIP(c, lit) (!memcmp((c), "" lit "", sizeof(lit) - 1) ? ((c) += sizeof(lit) - 1, 1) : 0)
 
 /* The 8 bytes at C, the first in the lowest byte (the text's copy has
@@ -615,13 +620,17 @@ static inline int canon_str(const char **c, char *out, size_t max)
  * more than VG_MAX_VOLUMES); a name twice is left to vg_check_model, which
  * refuses it. 0; -1 at the first byte off that form (some volumes may be
  * in VG then); -ENOMEM. */
-static int canon_volumes(const char **cp, struct vg *vg)
+static int canon_volumes(const char **cp, const char *end, struct vg *vg)
 {
 	const char *c = *cp, *name;
 	struct vg_volume v;
 	int64_t i;
-	size_t n;
+	size_t n = (size_t)(end - c) / CANON_ENTRY_MIN;
 
+	/* room for as many entries as the text can hold, at once: no move
+	 * of the array as it grows (the room not used is never touched) */
+	if (vg_reserve_volumes(vg, n < VG_MAX_VOLUMES ? (unsigned)n : VG_MAX_VOLUMES))
+		return -ENOMEM;
 	if (*c++ != '\n')
 		return -1;
 	for (;;) {
@@ -787,7 +796,7 @@ static int parse(const char *text, size_t len, struct vg_text_tree *tree, char *
 				 * (once: a second is no text that imports), the
 				 * parse on at the section's closing '}' */
 				const char *c = open_end;
-				int k = p.volumes++ ? -1 : canon_volumes(&c, vg);
+				int k = p.volumes++ ? -1 : canon_volumes(&c, p.fe, vg);
 
 				if (k == -ENOMEM) {
 					oom(&p);

@@ -164,6 +164,10 @@ vg.previous@p.d vg_slot p dev d previous
 vg.previous@p.d1 vg_slot p dev d1 previous
 vg.previous@p.m vg_slot p dev m previous
 vg.previous@p.m1 vg_slot p dev m1 previous
+vg.record@p.d vg_record p dev d record
+vg.record@p.d1 vg_record p dev d1 record
+vg.record@p.m vg_record p dev m record
+vg.record@p.m1 vg_record p dev m1 record
 backup@p backup p file - backup
 devices@p.d devices_entry p line d entry
 devices@p.d1 devices_entry p line d1 entry
@@ -183,7 +187,7 @@ sb@r.m thin_sb r dev m sb
 btree@r.m btree_node r dev m btree
 spare@r.m spare_area r dev m spare'
 # the locators this test implements (locate below)
-LOCATORS="label newest previous backup entry area sb btree spare spare_file"
+LOCATORS="label newest previous record backup entry area sb btree spare spare_file"
 # two copies at once (default run): copies that stand in for each other
 PAIRS='label@p.m label@p.m1
 label@p.d label@p.d1
@@ -194,6 +198,8 @@ devices@p.d devices@p.m
 vg.newest@p.m vg.newest@p.m1
 vg.newest@p.d vg.newest@p.d1
 vg.newest@p.m vg.previous@p.m
+vg.record@p.m vg.record@p.m1
+vg.record@p.d vg.newest@p.m
 vg.newest@p.m backup@p
 sb@p.m sb@p.m1
 area@p.m area@p.m1
@@ -455,7 +461,9 @@ locate() {
 	img=$P-$role.img
 	case $loc in
 	label) echo "dev $img 512 512" ;;
-	newest | previous) tp-vgtool where "$img" | awk -v l="$loc" -v i="$img" '$1 == l { print "dev", i, $2, $3 }' ;;
+	newest | previous | record)
+		a0=$(tp-vgtool where "$img" | awk -v l="$loc" -v i="$img" '$1 == l { print "dev", i, $2, $3 }')
+		echo "${a0:-none}" ;;
 	area | sb | spare | btree)
 		k=$(tp-vgtool text "$img" | sed -n 's/^[[:space:]]*metadata_area=\([01]\)$/\1/p')
 		[ -n "$k" ] || { echo "none"; return; }

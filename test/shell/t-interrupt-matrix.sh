@@ -86,7 +86,7 @@ state() {
 # settings: the pool's and its volumes' settings (a combined change's
 # options are one change: all of them or none)
 settings() {
-	tpstatus --noheadings -o pool_warn,pool_when_full,pool_activation_skip,pool_meta_legs,pool_lock_type,pool_max_overprovision p 2>/dev/null |
+	tpstatus --noheadings -o pool_warn,pool_when_full,pool_activation_skip,pool_meta_legs,pool_lock_type,pool_max_overprovision,pool_metadata_format p 2>/dev/null |
 		sed 's#[^ ]*/##g'
 	tpstatus --noheadings -o vol_name,vol_activation_skip,vol_read_only p 2>/dev/null | grep -v '^ *zz ' | sort
 }
@@ -110,7 +110,10 @@ prepare() {
 	tpmove) rm -f p-data2.img; truncate -s 32M p-data2.img
 		tpextend -q --data p-data2.img p || fail "tpmove: the device to move to not added" ;;
 	tptrim) tvremove -y p/b >/dev/null 2>&1 || fail "tvremove p/b before tptrim" ;;
-	tpchange) rm -f p-meta2.img; truncate -s 16M p-meta2.img ;;
+	tpchange) rm -f p-meta2.img; truncate -s 16M p-meta2.img
+		# the upgrade of a pool made before format 2
+		[ "$2" != tpchange-format ] || tpchange -q --metadata-format 1 p ||
+			fail "tpchange-format: the pool not written in format 1" ;;
 	tvremove) # the trash's steps: a retention, and b in the trash to undo or purge
 		case $2 in tvremove-trash | tvremove-undo | tvremove-purge)
 			tpchange -q --trash-retention 1h p || fail "$2: no retention" ;;
@@ -144,7 +147,7 @@ scenarios_of() {
 	tpreduce) echo "tpreduce tpreduce-missing tpreduce-size" ;;
 	tvcreate) echo "tvcreate tvcreate-noact" ;;
 	tvsnap) echo "tvsnap tvsnap-noact" ;;
-	tpchange) echo "tpchange tpchange-mirror" ;;
+	tpchange) echo "tpchange tpchange-mirror tpchange-format" ;;
 	tvremove) echo "tvremove tvremove-trash tvremove-undo tvremove-purge tvremove-erase" ;;
 	tvchange) echo "tvchange tvchange-keys" ;;
 	*) echo "$1" ;;
@@ -165,6 +168,7 @@ reaches() {
 	tvremove-erase:*) return 1 ;;	# the removal after it: the plain scenario's
 	tvchange:crypt-header-loaded | tvchange:keys-prepared | tvchange:after-* | tvchange:head-written | tvchange:head-committed) return 1 ;;
 	tvchange-keys:settings-*) return 1 ;;
+	tpchange:vg-first-slot | tpchange-mirror:vg-first-slot) return 1 ;;
 	tvremove-trash:after-* | tvremove-undo:after-*) return 0 ;;
 	tvremove-trash:* | tvremove-undo:*) return 1 ;;
 	esac
@@ -177,6 +181,7 @@ command_of() {
 	tvsnap-noact) echo "tvsnap --readonly --activate n p/a -n snew" ;;
 	tpchange) echo "tpchange --warn 70 --when-full error --activate n --max-overprovision 9 p" ;;
 	tpchange-mirror) echo "tpchange --warn 70 --activate n --meta-mirror p-meta2.img --meta-integrity n p" ;;
+	tpchange-format) echo "tpchange --metadata-format 2 p" ;;
 	tvchange) echo "tvchange --activate n --readonly y p/b" ;;
 	tvchange-keys) echo "tvchange --add-key --key-file k1 --new-key-file k2 $FAST p/e" ;;
 	tvremove) echo "env TP_TEST_REMOVE_STEP=3 tvremove -y --wipe p/b" ;; # steps of 3 chunks
@@ -279,7 +284,7 @@ for c in $table; do
 		[ $rc = "$(rc_of "$scen")" ] ||
 			{ cat err >&2; fail "$scen (uninterrupted) exited $rc, not $(rc_of "$scen")"; }
 		state >new; settings >new.set
-		case $scen in tpchange | tpchange-mirror | tvchange)
+		case $scen in tpchange | tpchange-mirror | tpchange-format | tvchange)
 			cmp -s old.set new.set && fail "$scen changed no setting" ;;
 		esac
 		for step in $steps; do

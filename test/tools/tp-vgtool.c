@@ -14,7 +14,10 @@
  *                                 VG area's slots, with what vg_mda_read
  *                                 finds there), newest and previous (the
  *                                 slot holding this device's newest valid
- *                                 copy and the other one), area0 and area1
+ *                                 copy and the other one), record (the
+ *                                 newest change record of the newest copy,
+ *                                 VG format 2; no line when it has none),
+ *                                 area0 and area1
  *                                 (the label's areas; size 0: none); the
  *                                 damage matrix's locator
  *   tp-vgtool damage PATH SLOT WHAT
@@ -158,6 +161,10 @@ static int cmd_where(char *path)
 	       (unsigned long long)size,
 	       (unsigned long long)(pv.label.mda.offset + (uint64_t)(1 - newest) * size),
 	       (unsigned long long)size);
+	/* the newest copy's newest change record (VG format 2), if it has one */
+	if (!r && st.slot[0][newest].records)
+		printf("record %llu %llu\n", (unsigned long long)st.slot[0][newest].record_off,
+		       (unsigned long long)st.slot[0][newest].record_len);
 	for (k = 0; k < 2; k++)
 		printf("area%d %llu %llu\n", k, (unsigned long long)pv.label.area[k].offset,
 		       (unsigned long long)pv.label.area[k].size);

@@ -30,7 +30,7 @@ static char *text_for(uint64_t seqno)
 static void commit_seq(struct fx_pool *p, uint64_t seqno)
 {
 	char *t = text_for(seqno);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(p->pvs, 2, seqno, t, strlen(t), 0), 0);
+	CU_ASSERT_EQUAL(vg_mda_commit(p->pvs, 2, seqno, t, strlen(t), 0, 0), 0);
 	free(t);
 }
 
@@ -125,7 +125,7 @@ static void test_corrupt_copy(void)
 static void commit_keep_seq(struct fx_pool *p, uint64_t seqno, uint64_t keep, int want)
 {
 	char *t = text_for(seqno);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(p->pvs, 2, seqno, t, strlen(t), keep), want);
+	CU_ASSERT_EQUAL(vg_mda_commit(p->pvs, 2, seqno, t, strlen(t), keep, 0), want);
 	free(t);
 }
 
@@ -307,12 +307,12 @@ static void test_torn_write_every_sector(void)
 		big[i] = (char)('a' + i % 26);
 	big[biglen] = '\0';
 	fx_pool_open(&p, 0);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(p.pvs, 2, 1, "old", 3, 0), 0);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 1, "old", 3, 0, 0), 0);
 	for (d = 0; d < 2; d++) {
 		before[d] = malloc(AREA_END);
 		memcpy(before[d], io_mem_data(p.mem[d]), AREA_END);
 	}
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(p.pvs, 2, 2, big, biglen, 0), 0);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 2, big, biglen, 0, 0), 0);
 	for (d = 0; d < 2; d++) {
 		after[d] = malloc(AREA_END);
 		memcpy(after[d], io_mem_data(p.mem[d]), AREA_END);
@@ -359,7 +359,7 @@ static void test_failing_writes(void)
 		tp_log_capture(&cap);
 		{
 			char *t = text_for(2);
-			int r = vg_mda_commit_keep(p.pvs, 2, 2, t, strlen(t), 0);
+			int r = vg_mda_commit(p.pvs, 2, 2, t, strlen(t), 0, 0);
 			CU_ASSERT_EQUAL(r, n < 2 ? -EIO : 0);
 			free(t);
 		}
@@ -384,10 +384,10 @@ static void test_limits(void)
 	big = malloc(cap_bytes + 1);
 	memset(big, 'x', cap_bytes + 1);
 	tp_log_capture(&cap);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(p.pvs, 2, 1, big, cap_bytes + 1, 0), -ENOSPC);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 1, big, cap_bytes + 1, 0, 0), -ENOSPC);
 	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "does not fit"));
 	tp_log_capture(NULL);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(p.pvs, 2, 1, big, cap_bytes, 0), 0);	/* exactly full */
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 1, big, cap_bytes, 0, 0), 0);	/* exactly full */
 	{
 		char *t;
 		size_t len;
@@ -397,7 +397,7 @@ static void test_limits(void)
 	}
 	/* a seqno that is not newer is refused before anything is written */
 	tp_log_capture(&cap);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(p.pvs, 2, 1, "x", 1, 0), -ESTALE);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 1, "x", 1, 0, 0), -ESTALE);
 	tp_log_capture(NULL);
 	free(big);
 	fx_pool_close(&p);
@@ -416,7 +416,7 @@ static void test_foreign_slot(void)
 	fx_pool_open(&b, 0);
 	strcpy(b.pvs[0].label.pool_uuid, "99999999-2222-4333-8444-555555555555");
 	strcpy(b.pvs[1].label.pool_uuid, b.pvs[0].label.pool_uuid);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(b.pvs, 2, 7, "foreign", 7, 0), 0);
+	CU_ASSERT_EQUAL(vg_mda_commit(b.pvs, 2, 7, "foreign", 7, 0, 0), 0);
 	memcpy(io_mem_data(a.mem[0]), io_mem_data(b.mem[0]), 1 << 20);
 	memcpy(io_mem_data(a.mem[1]), io_mem_data(b.mem[1]), 1 << 20);
 	tp_log_capture(&cap);
@@ -427,7 +427,7 @@ static void test_foreign_slot(void)
 	/* devices of different pools are refused together */
 	a.pvs[1] = b.pvs[1];
 	tp_log_capture(&cap);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(a.pvs, 2, 1, "x", 1, 0), -EINVAL);
+	CU_ASSERT_EQUAL(vg_mda_commit(a.pvs, 2, 1, "x", 1, 0, 0), -EINVAL);
 	tp_log_capture(NULL);
 	a.pvs[1].io = a.mem[1];
 	fx_pool_close(&a);
@@ -464,7 +464,7 @@ static void test_vg_commit_read(void)
 	CU_ASSERT(access(getenv("TPTOOLS_DIR"), F_OK) != 0);	/* no backup */
 	/* a checksummed copy whose text does not import: fall back to 2 */
 	tp_log_capture(&cap);
-	CU_ASSERT_EQUAL(vg_mda_commit_keep(p.pvs, 2, 3, "pool { }", 8, 0), 0);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 3, "pool { }", 8, 0, 0), 0);
 	vg_free(got);
 	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, &st), 0);
 	CU_ASSERT_PTR_NOT_NULL(vg_find_volume(got, "new"));	/* commit 2's content */

@@ -335,7 +335,7 @@ static const struct mutation mutations[] = {
 	{ "name = \"vault\"", "name = 5", "pool/name: must be a string" },
 	{ "name = \"vault\"", "name = \"a/b\"", "pool/name" },
 	{ "uuid = \"" FX_POOL_UUID "\"", "uuid = \"nope\"", "pool/uuid" },
-	{ "format_version = 1", "format_version = 2", "pool/format_version" },
+	{ "format_version = 1", "format_version = 3", "pool/format_version" },
 	{ "chunk_size = 1024", "chunk_size = 1000", "pool/chunk_size" },
 	{ "chunk_size = 1024", "chunk_size = 64", "pool/chunk_size" },
 	{ "chunk_size = 1024", "chunk_size = 4194304", "pool/chunk_size" },

@@ -200,6 +200,7 @@ static void fill_from_vg(struct pool *p, struct pool_info *info)
 		info->vg_area_size = TP_MIN(info->vg_area_size,
 					    vg_mda_capacity_of(vg->meta1.mda.size));
 	info->vg_area_used = vg->text_len;
+	info->metadata_format = vg->format_version;
 	pool_get_monitor_policy(p, &info->monitor);
 	info->max_overprovision = vg->max_overprovision;
 	fill_monitor_state(info);

@@ -821,6 +821,10 @@ int pool_commit_vg(struct pool *p, struct vg *next) TP_MUST_CHECK;
  * earlier place, which is as good), so that a long receive does not push
  * the pool's real history out of the backups. */
 int pool_commit_vg_progress(struct pool *p, struct vg *next) TP_MUST_CHECK;
+/* pool_commit_vg that gives the VG NEXT replaces to *OLD (the caller's to
+ * free; NULL on failure) instead of freeing it: a change's undo without a
+ * copy of a VG of 100,000 volumes. */
+int pool_commit_vg_keep(struct pool *p, struct vg *next, struct vg **old) TP_MUST_CHECK;
 
 /* A preparatory write of a setting (a lease area formatted): on space no
  * reader looks at until the VG commit that NEXT is names it. Between

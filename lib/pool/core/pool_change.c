@@ -55,19 +55,13 @@ int pool_change(struct pool *p, struct vg *next, pool_apply_fn apply, const void
 		vg_free(next);
 		return r;
 	}
-	r = vg_clone(p->vg, &undo);
-	if (r) {
-		vg_free(next);
-		return r;
-	}
 	next->transaction_id = tid + 1;
 	/* one change is one critical section: a signal waits for its end */
 	tp_critical_begin();
-	r = pool_commit_vg(p, next);
-	if (r) {
-		vg_free(undo);
+	/* the VG before the change (the undo) is the one the commit replaces */
+	r = pool_commit_vg_keep(p, next, &undo);
+	if (r)
 		goto out;
-	}
 	tp_test_pause("after-vg-commit");
 	r = apply(p, arg);
 	if (!r) {

@@ -19,7 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int commit(struct pool *p, struct vg *next, int backup)
+/* OLD: NULL, the replaced VG is freed; else it goes there. */
+static int commit(struct pool *p, struct vg *next, int backup, struct vg **old)
 {
 	struct vg_pv pvs[POOL_MAX_PVS];
 	unsigned n = pool_nr_pvs(p);
@@ -42,7 +43,10 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	if (staged && p->staging) {
 		/* staged: P's VG in memory only, the durable one kept */
 		next->seqno = p->vg->seqno;
-		vg_free(p->vg);
+		if (old)
+			*old = p->vg;
+		else
+			vg_free(p->vg);
 		p->vg = next;
 		p->staged++;
 		return pool_features_vg_changed(p);
@@ -107,7 +111,10 @@ static int commit(struct pool *p, struct vg *next, int backup)
 	if (backup)
 		pool_backup_commit_text(next, text, len);
 	free(text);
-	vg_free(p->vg);
+	if (old)
+		*old = p->vg;
+	else
+		vg_free(p->vg);
 	p->vg = next;
 	if (staged) {
 		/* committed: the staged settings are the pool's */
@@ -122,12 +129,18 @@ static int commit(struct pool *p, struct vg *next, int backup)
 
 int pool_commit_vg(struct pool *p, struct vg *next)
 {
-	return commit(p, next, 1);
+	return commit(p, next, 1, NULL);
 }
 
 int pool_commit_vg_progress(struct pool *p, struct vg *next)
 {
-	return commit(p, next, 0);
+	return commit(p, next, 0, NULL);
+}
+
+int pool_commit_vg_keep(struct pool *p, struct vg *next, struct vg **old)
+{
+	*old = NULL;
+	return commit(p, next, 1, old);
 }
 
 int pool_settings_begin(struct pool *p)
@@ -190,7 +203,7 @@ int pool_settings_commit(struct pool *p)
 		pool_settings_abort(p);
 		return r;
 	}
-	if ((r = commit(p, next, 1)))
+	if ((r = commit(p, next, 1, NULL)))
 		pool_settings_abort(p);
 	return r;
 }

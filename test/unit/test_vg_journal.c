@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* metadata/vg's change records (VG format 2, mda.h: vg_mda_commit with
+ * VG_MDA_JOURNAL): a commit appends a record after the newest copy and
+ * leaves the checkpoint as it was; the record limit and a delta past its
+ * bound give a checkpoint in the other slot; records of an earlier
+ * checkpoint never chain; a torn record at every 64 bytes, a lost write at
+ * every index, damaged and foreign records: the read gives the old or the
+ * new commit, never an error or garbage, and the next commit goes on; a
+ * device that missed commits gets its record; the first journal commit
+ * beside copies of format 1 leaves none of them. */
+#include "lib/base/le.h"
+#include "test/unit/test_vg_fixture.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* The text of commit SEQNO: a header line, then 20 + SEQNO entry lines
+ * (each commit adds one at the end, as tvcreate does). */
+static char *jtext(uint64_t seqno, size_t *len)
+{
+	size_t cap = 64 + (20 + seqno) * 48, n;
+	char *t = malloc(cap);
+
+	n = (size_t)snprintf(t, cap, "pool {\n\tseqno=%llu\n\tvolumes {\n",
+			     (unsigned long long)seqno);
+	for (uint64_t i = 0; i < 20 + seqno; i++)
+		n += (size_t)snprintf(t + n, cap - n, "\t\tvolume-%04llu { dev_id=%llu }\n",
+				      (unsigned long long)i, (unsigned long long)i);
+	n += (size_t)snprintf(t + n, cap - n, "\t}\n}\n");
+	*len = n;
+	return t;
+}
+
+static int jcommit_keep(struct fx_pool *p, unsigned n, uint64_t seqno, uint64_t keep)
+{
+	size_t len;
+	char *t = jtext(seqno, &len);
+	int r = vg_mda_commit(p->pvs, n, seqno, t, len, keep, VG_MDA_JOURNAL);
+
+	free(t);
+	return r;
+}
+
+static void jcommit(struct fx_pool *p, uint64_t seqno)
+{
+	CU_ASSERT_EQUAL(jcommit_keep(p, 2, seqno, 0), 0);
+}
+
+static void jexpect(struct fx_pool *p, uint64_t seqno, struct vg_mda_status *st)
+{
+	size_t len, wlen;
+	char *t, *want = jtext(seqno, &wlen);
+
+	CU_ASSERT_EQUAL_FATAL(vg_mda_read(p->pvs, 2, &t, &len, st), 0);
+	CU_ASSERT_EQUAL(len, wlen);
+	CU_ASSERT(len == wlen && !memcmp(t, want, len));
+	free(t);
+	free(want);
+}
+
+static uint64_t slot_off(struct fx_pool *p, unsigned k)
+{
+	return p->pvs[0].label.mda.offset + k * ((p->pvs[0].label.mda.size / 2) & ~511ull);
+}
+
+static uint32_t slot_flags(struct fx_pool *p, int d, unsigned k)
+{
+	return le32_get(io_mem_data(p->mem[d]) + slot_off(p, k) + 64);
+}
+
+/* Records go after the checkpoint; the checkpoint's bytes stay as they
+ * were; each read gives the newest commit. */
+static void test_records_append(void)
+{
+	struct vg_mda_status st;
+	struct fx_pool p;
+	unsigned char *ck[2];
+
+	fx_pool_open(&p, 0);
+	jcommit(&p, 1);
+	for (int d = 0; d < 2; d++) {
+		CU_ASSERT_EQUAL(slot_flags(&p, d, 0), VG_MDA_FLAG_JOURNAL);
+		ck[d] = malloc(4096);
+		memcpy(ck[d], io_mem_data(p.mem[d]) + slot_off(&p, 0), 4096);
+	}
+	for (uint64_t s = 2; s <= 12; s++) {
+		jcommit(&p, s);
+		jexpect(&p, s, &st);
+		CU_ASSERT_EQUAL(st.needs_repair, 0);
+		for (int d = 0; d < 2; d++) {
+			CU_ASSERT_EQUAL(st.slot[d][0].seqno, s);
+			CU_ASSERT_EQUAL(st.slot[d][1].state, VG_SLOT_BLANK);
+			/* header and text of the checkpoint (1,5 KiB) untouched */
+			CU_ASSERT(!memcmp(ck[d], io_mem_data(p.mem[d]) + slot_off(&p, 0), 1536));
+		}
+	}
+	/* a record holds far less than its text: 12 records in 4 KiB after
+	 * the checkpoint's 1.5 KiB... only with deltas, not whole texts */
+	free(ck[0]);
+	free(ck[1]);
+	fx_pool_close(&p);
+}
+
+/* VG_MDA_REC_MAX records, then a checkpoint in the other slot, and on;
+ * slots rewritten with a checkpoint shorter than their records of before:
+ * those never chain. Every read gives the newest commit. */
+static void test_record_limit_and_stale(void)
+{
+	struct vg_mda_status st;
+	struct fx_pool p;
+	uint64_t last = 3 * (VG_MDA_REC_MAX + 1) + 5;
+
+	fx_pool_open(&p, 0);
+	for (uint64_t s = 1; s <= last; s++) {
+		jcommit(&p, s);
+		jexpect(&p, s, &st);
+		CU_ASSERT_EQUAL(st.needs_repair, 0);
+		if (s == VG_MDA_REC_MAX + 1) {	/* checkpoint 1 and its records */
+			CU_ASSERT_EQUAL(st.slot[0][0].seqno, s);
+			CU_ASSERT_EQUAL(st.slot[0][1].state, VG_SLOT_BLANK);
+		}
+		if (s == VG_MDA_REC_MAX + 2) {	/* the next: a checkpoint */
+			CU_ASSERT_EQUAL(st.slot[0][0].seqno, s - 1);
+			CU_ASSERT_EQUAL(st.slot[0][1].seqno, s);
+		}
+	}
+	fx_pool_close(&p);
+}
+
+/* A record commit torn at every 64 bytes on the first device and, with
+ * the first complete, on the second: old or new, and the next commit. */
+static void test_torn_record(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+	unsigned char *before[2], *after[2];
+	uint64_t lo = UINT64_MAX, hi = 0, size = FX_DEV_SIZE;
+
+	fx_pool_open(&p, 0);
+	for (uint64_t s = 1; s <= 5; s++)
+		jcommit(&p, s);
+	for (int d = 0; d < 2; d++) {
+		before[d] = malloc(size);
+		memcpy(before[d], io_mem_data(p.mem[d]), size);
+	}
+	jcommit(&p, 6);
+	for (int d = 0; d < 2; d++) {
+		after[d] = malloc(size);
+		memcpy(after[d], io_mem_data(p.mem[d]), size);
+		for (uint64_t i = 0; i < size; i++)
+			if (before[d][i] != after[d][i]) {
+				lo = i < lo ? i : lo;
+				hi = i + 1 > hi ? i + 1 : hi;
+			}
+	}
+	CU_ASSERT_FATAL(lo < hi);
+	CU_ASSERT(lo > slot_off(&p, 0) + 512);	/* after the checkpoint */
+	CU_ASSERT(hi - lo < 4096);		/* a record, not a text */
+	lo &= ~511ull;
+	tp_log_capture(&cap);
+	for (int d = 0; d < 2; d++) {
+		for (uint64_t cut = lo; cut <= ((hi + 511) & ~511ull); cut += 64) {
+			for (int e = 0; e < 2; e++)
+				memcpy(io_mem_data(p.mem[e]), e < d ? after[e] : before[e], size);
+			memcpy(io_mem_data(p.mem[d]) + lo, after[d] + lo, cut - lo);
+			jexpect(&p, d == 0 && cut < hi ? 5 : 6, &st);
+			/* the next commit over whatever the cut left */
+			CU_ASSERT_EQUAL(jcommit_keep(&p, 2, 7, 0), 0);
+			jexpect(&p, 7, &st);
+			CU_ASSERT_EQUAL(st.needs_repair, 0);
+		}
+	}
+	tp_log_capture(NULL);
+	for (int d = 0; d < 2; d++) {
+		free(before[d]);
+		free(after[d]);
+	}
+	fx_pool_close(&p);
+}
+
+/* IO_FAULT_DROP from every write index on, over both devices in commit
+ * order (a power cut), of a record commit (and of the journal's first
+ * commit beside copies of format 1): the new commit once the first device
+ * has its first write (a record is one; the first journal commit writes
+ * its checkpoint before the copy of format 1 goes), the old never lost
+ * where the new was not written, and the next commit repairs all. */
+static void journal_history(struct fx_pool *p, int upgrade)
+{
+	size_t len;
+	char *t;
+
+	fx_pool_open(p, 1);
+	for (uint64_t s = 1; s <= 2; s++) {
+		t = jtext(s, &len);
+		CU_ASSERT_EQUAL(vg_mda_commit(p->pvs, 2, s, t, len, 0, upgrade ? 0 : VG_MDA_JOURNAL),
+				0);
+		free(t);
+	}
+}
+
+static void drop_every_write(int upgrade)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	uint64_t writes[2], base[2], total;
+	struct fx_pool p;
+
+	journal_history(&p, upgrade);
+	for (int d = 0; d < 2; d++)
+		base[d] = io_fault_writes(p.pvs[d].io);
+	jcommit(&p, 3);
+	for (int d = 0; d < 2; d++)
+		writes[d] = io_fault_writes(p.pvs[d].io) - base[d];
+	fx_pool_close(&p);
+	CU_ASSERT_EQUAL(writes[0], upgrade ? 2 : 1);
+	total = writes[0] + writes[1];
+	for (uint64_t n = 0; n <= total; n++) {
+		journal_history(&p, upgrade);
+		for (int d = 0; d < 2; d++) {
+			uint64_t before = d ? writes[0] : 0;
+			uint64_t from = n > before ? n - before : 0;
+
+			base[d] = io_fault_writes(p.pvs[d].io);
+			if (from < writes[d])
+				io_fault_set(p.pvs[d].io, IO_FAULT_DROP, base[d] + from);
+		}
+		jcommit(&p, 3);	/* dropped writes report success */
+		for (int d = 0; d < 2; d++)
+			io_fault_set(p.pvs[d].io, IO_FAULT_NONE, 0);
+		tp_log_capture(&cap);
+		jexpect(&p, n >= 1 ? 3 : 2, &st);
+		CU_ASSERT_EQUAL(st.needs_repair, n > 0 && n < total);
+		for (int d = 0; d < 2; d++)
+			CU_ASSERT(st.slot[d][0].seqno >= 2 || st.slot[d][1].seqno >= 2);
+		tp_log_capture(NULL);
+		jcommit(&p, 4);
+		jexpect(&p, 4, &st);
+		CU_ASSERT_EQUAL(st.needs_repair, 0);
+		/* journal commits on every device: no slot without the flag */
+		for (int d = 0; d < 2; d++)
+			for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+				CU_ASSERT(st.slot[d][k].state != VG_SLOT_VALID ||
+					  slot_flags(&p, d, k) == VG_MDA_FLAG_JOURNAL);
+		fx_pool_close(&p);
+	}
+}
+
+static void test_drop_every_write(void)
+{
+	drop_every_write(0);
+}
+
+/* The first journal commit beside copies of format 1: the checkpoint in
+ * both slots of each device (an older tptools would fall back to the
+ * other one), then records. */
+static void test_first_journal_commit(void)
+{
+	struct vg_mda_status st;
+	struct fx_pool p;
+	size_t len;
+	char *t;
+
+	fx_pool_open(&p, 0);
+	for (uint64_t s = 1; s <= 2; s++) {
+		t = jtext(s, &len);
+		CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, s, t, len, 0, 0), 0);
+		free(t);
+	}
+	CU_ASSERT_EQUAL(slot_flags(&p, 0, 0), 0);
+	jcommit(&p, 3);
+	jexpect(&p, 3, &st);
+	for (int d = 0; d < 2; d++)
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++) {
+			CU_ASSERT_EQUAL(st.slot[d][k].seqno, 3);
+			CU_ASSERT_EQUAL(slot_flags(&p, d, k), VG_MDA_FLAG_JOURNAL);
+		}
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	jcommit(&p, 4);
+	jexpect(&p, 4, &st);
+	for (int d = 0; d < 2; d++) {	/* a record after one of them */
+		CU_ASSERT_EQUAL(st.slot[d][0].seqno + st.slot[d][1].seqno, 7);
+	}
+	/* written in format 1 again: a checkpoint without the flag beside
+	 * the journal's, nothing to repair, and format 2 again after it */
+	t = jtext(5, &len);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 5, t, len, 4, 0), 0);
+	free(t);
+	jexpect(&p, 5, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	for (int d = 0; d < 2; d++)
+		CU_ASSERT_EQUAL(slot_flags(&p, d, st.slot[d][0].seqno == 5 ? 0 : 1), 0);
+	jcommit(&p, 6);
+	jexpect(&p, 6, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	for (int d = 0; d < 2; d++)
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++) {
+			CU_ASSERT_EQUAL(st.slot[d][k].seqno, 6);
+			CU_ASSERT_EQUAL(slot_flags(&p, d, k), VG_MDA_FLAG_JOURNAL);
+		}
+	fx_pool_close(&p);
+	drop_every_write(1);
+}
+
+/* A device that missed commits: a record after its newest copy too. */
+static void test_lagging_device(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+
+	fx_pool_open(&p, 0);
+	for (uint64_t s = 1; s <= 3; s++)
+		jcommit(&p, s);
+	CU_ASSERT_EQUAL(jcommit_keep(&p, 1, 4, 0), 0);	/* the meta device alone */
+	tp_log_capture(&cap);
+	jexpect(&p, 4, &st);
+	tp_log_capture(NULL);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "stale"));
+	jcommit(&p, 5);
+	jexpect(&p, 5, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 5);	/* a record after 4 */
+	CU_ASSERT_EQUAL(st.slot[0][1].state, VG_SLOT_BLANK);
+	/* the deltas are from the checkpoint: a record there all the same */
+	CU_ASSERT_EQUAL(st.slot[1][0].seqno, 5);
+	CU_ASSERT_EQUAL(st.slot[1][1].state, VG_SLOT_BLANK);
+	fx_pool_close(&p);
+}
+
+/* The byte offset of record I (1: the first) after slot 0's checkpoint. */
+static uint64_t record_off(struct fx_pool *p, int d, unsigned i)
+{
+	const uint8_t *m = io_mem_data(p->mem[d]);
+	uint64_t off = slot_off(p, 0) + 512 + ((le64_get(m + slot_off(p, 0) + 48) + 511) & ~511ull);
+
+	while (--i)
+		off += (VG_MDA_REC_HEADER + le32_get(m + off + 60) + 511) & ~511ull;
+	return off;
+}
+
+/* Damaged records: the newest on one device (the other has it), on both
+ * (the one before it), a header in the middle of the chain (the chain
+ * ends there); the next commit goes after the last good one. */
+static void test_damaged_records(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+
+	fx_pool_open(&p, 0);
+	for (uint64_t s = 1; s <= 6; s++)
+		jcommit(&p, s);
+	tp_log_capture(&cap);
+	io_mem_data(p.mem[0])[record_off(&p, 0, 5) + VG_MDA_REC_HEADER + 3] ^= 0x20;
+	jexpect(&p, 6, &st);
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 5);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	io_mem_data(p.mem[1])[record_off(&p, 1, 5) + VG_MDA_REC_HEADER + 3] ^= 0x20;
+	jexpect(&p, 5, &st);
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "change record of seqno 6 is corrupt"));
+	jcommit(&p, 7);
+	jexpect(&p, 7, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	/* a header in the middle: the chain ends before it */
+	tp_log_capture(&cap);
+	for (int d = 0; d < 2; d++)
+		io_mem_data(p.mem[d])[record_off(&p, d, 3) + 44] ^= 0x01;	/* its seqno */
+	jexpect(&p, 3, &st);
+	tp_log_capture(NULL);
+	jcommit(&p, 8);
+	jexpect(&p, 8, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	fx_pool_close(&p);
+}
+
+/* Another pool's record (its uuid) in this pool's place never chains. */
+static void test_foreign_record(void)
+{
+	struct vg_mda_status st;
+	struct fx_pool a, b;
+	uint64_t off;
+
+	fx_pool_open(&a, 0);
+	fx_pool_open(&b, 0);
+	for (int d = 0; d < 2; d++)
+		strcpy(b.pvs[d].label.pool_uuid, "00000000-2222-4333-8444-555555555555");
+	for (uint64_t s = 1; s <= 2; s++) {
+		jcommit(&a, s);
+		jcommit(&b, s);
+	}
+	jcommit(&b, 3);
+	off = record_off(&b, 0, 2);
+	for (int d = 0; d < 2; d++)
+		memcpy(io_mem_data(a.mem[d]) + off, io_mem_data(b.mem[d]) + off, 4096);
+	jexpect(&a, 2, &st);
+	jcommit(&a, 3);
+	jexpect(&a, 3, &st);
+	fx_pool_close(&a);
+	fx_pool_close(&b);
+}
+
+/* A change whose delta is past the bound: a checkpoint. */
+static void test_large_change_checkpoint(void)
+{
+	struct vg_mda_status st;
+	struct fx_pool p;
+	size_t len = 300000;
+	char *big = malloc(len), *t;
+
+	fx_pool_open(&p, 0);
+	jcommit(&p, 1);
+	jcommit(&p, 2);
+	for (size_t i = 0; i < len; i++)
+		big[i] = (char)('a' + (i * 7919) % 26);
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 3, big, len, 0, VG_MDA_JOURNAL), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_mda_read(p.pvs, 2, &t, &len, &st), 0);
+	CU_ASSERT(len == 300000 && !memcmp(t, big, len));
+	free(t);
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 2);
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 3);
+	free(big);
+	fx_pool_close(&p);
+}
+
+TP_TEST_SUITE(vg_journal, NULL, NULL,
+	      { "records after the checkpoint, which stays", test_records_append },
+	      { "the record limit, stale records never chain", test_record_limit_and_stale },
+	      { "a record torn at every 64 bytes", test_torn_record },
+	      { "IO_FAULT_DROP at every write of a record commit", test_drop_every_write },
+	      { "the first journal commit beside format 1 copies", test_first_journal_commit },
+	      { "a device that missed commits", test_lagging_device },
+	      { "damaged records: the newest good one", test_damaged_records },
+	      { "another pool's record never chains", test_foreign_record },
+	      { "a change past the delta's bound: a checkpoint", test_large_change_checkpoint })
