@@ -158,11 +158,6 @@ out:
 	return r;
 }
 
-int tp_dev_scan(const char *skip_dm_uuid_prefix, struct tp_dev_list *out)
-{
-	return tp_dev_scan_skip(skip_dm_uuid_prefix, NULL, 0, out);
-}
-
 void tp_dev_list_free(struct tp_dev_list *l)
 {
 	if (!l)

@@ -39,7 +39,6 @@ struct tp_dev_list {
 	struct tp_dev_entry *dev;
 };
 
-int tp_dev_scan(const char *skip_dm_uuid_prefix, struct tp_dev_list *out) TP_MUST_CHECK;
 int tp_dev_scan_skip(const char *skip_dm_uuid_prefix, const dev_t *skip, unsigned nskip,
 		     struct tp_dev_list *out) TP_MUST_CHECK;
 /* Free the entries and zero the list; NULL and repeated calls are fine. */

@@ -314,7 +314,7 @@ static int labelled_elsewhere(const char *path, const struct vg *vg, enum vg_rol
 		snprintf(where, VG_PATH_MAX + 1, "%s", e.path);
 		return 1;
 	}
-	if (tp_dev_scan("TPTOOLS-", &list))
+	if (pool_scan_devices(&list))
 		return 0;
 	for (unsigned k = 0; k < list.count && !found; k++) {
 		const char *dev = list.dev[k].path;
