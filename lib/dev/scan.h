@@ -10,7 +10,7 @@
  * starts with it are left out too (our pools' internal devices and
  * volumes). The list is sorted by path.
  *
- * tp_dev_scan_skip also leaves out the device-mapper devices whose device
+ * It also leaves out the device-mapper devices whose device
  * numbers are in SKIP (NSKIP of them, any order; device-mapper's own list
  * gives them), by their sysfs name "dm-<minor>", before anything of them
  * is read: a host with thousands of our volumes loaded pays a directory

@@ -656,7 +656,6 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 	void *delta = NULL;
 	size_t delta_len = 0;
 	unsigned i, k, target[VG_MDA_MAX_DEVICES];
-	int newest[VG_MDA_MAX_DEVICES];
 	uint32_t slot_flags = flags & VG_MDA_JOURNAL ? VG_MDA_FLAG_JOURNAL : 0;
 	int r;
 
@@ -679,8 +678,9 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 	if (r)
 		goto out;
 	/* The target of each device: the slot after the one holding KEEP, else
-	 * after its newest copy; NEWEST: the slot of its newest copy, which a
-	 * record is appended to (that keeps every copy the slot held). */
+	 * after its newest copy. A record goes there as a checkpoint would (the
+	 * other slot keeps the newest copy whole, whatever becomes of this
+	 * one): after the copies that slot holds, from its own checkpoint. */
 	for (i = 0; i < n; i++) {
 		struct slot_copy *s = c[i];
 		uint64_t best = 0;
@@ -690,7 +690,6 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 			r = st.read_error[i];
 			goto out;
 		}
-		newest[i] = -1;
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
 			if (s[k].state == VG_SLOT_VALID && s[k].seqno >= seqno) {
 				log_error("%s: VG metadata seqno %llu is not newer than the %llu on "
@@ -709,7 +708,6 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
 			if (s[k].state == VG_SLOT_VALID && s[k].seqno > best) {
 				best = s[k].seqno;
-				newest[i] = (int)k;
 				if (!kept)
 					target[i] = (k + 1) % VG_MDA_SLOTS;
 			}
@@ -722,19 +720,17 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 		const char *what = "checkpoint";
 
 		/* (a record only where no copy of format 1 is left beside it:
-		 * the checkpoint goes over that copy instead) */
-		if ((flags & VG_MDA_JOURNAL) && newest[i] >= 0 &&
-		    !(c[i][1 - newest[i]].state == VG_SLOT_VALID &&
-		      !(c[i][1 - newest[i]].flags & VG_MDA_FLAG_JOURNAL))) {
-			r = record_image(&pvs[i], (unsigned)newest[i], &c[i][newest[i]], raw, seqno,
-					 text, len, &delta, &delta_len, &base, &rec, &size);
+		 * the checkpoint goes over that copy too) */
+		if ((flags & VG_MDA_JOURNAL) &&
+		    !(c[i][other].state == VG_SLOT_VALID &&
+		      !(c[i][other].flags & VG_MDA_FLAG_JOURNAL))) {
+			r = record_image(&pvs[i], target[i], &c[i][target[i]], raw, seqno, text, len,
+					 &delta, &delta_len, &base, &rec, &size);
 			if (r)
 				goto out;
 		}
 		if (rec) {
 			what = "record";
-			target[i] = (unsigned)newest[i];
-			other = 1 - target[i];
 			r = io_write(pvs[i].io, c[i][target[i]].rec_end, rec, size);
 			free(rec);
 		} else {

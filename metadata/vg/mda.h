@@ -16,8 +16,9 @@
  * copy (one write of header + text), then the device is flushed. So at
  * every moment each device keeps its previous valid copy, and a torn or
  * lost write leaves the old commit readable. A pool of VG format 2 (a
- * journal, vg_mda_commit) appends a change record after the newest copy
- * instead, most of the time: the copies before it stay where they are.
+ * journal) appends a change record to that same slot instead, most of the
+ * time, after the copies it holds: the other slot's newest copy, the
+ * commit before, stays as in format 1.
  *
  * Read (vg_mda_read): every slot of every device is validated (a slot's
  * copy: its text, or its text with its newest good change record
@@ -168,12 +169,12 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label) TP_MUST_CH
  * that checksums but does not import cannot make it overwrite the last
  * usable one); KEEP 0: none kept. FLAGS 0: a pool of VG format 1.
  * VG_MDA_JOURNAL: the text is of a pool whose slots
- * take change records (VG format 2): on each device whose newest copy is
- * in a slot with the journal flag, the text goes in as a record after
- * that copy (one write of a sector or a few, then the flush), unless the
- * slot has VG_MDA_REC_MAX records already, the delta from its checkpoint
- * is over its bound, or the room is short: then, and on every other
- * device, a checkpoint (the whole text, the slot flagged) as above. A
+ * take change records (VG format 2): on each device the slot chosen as
+ * above, when it holds a valid copy with the journal flag, takes the text
+ * as a record after its copies (one write of a sector or a few, then the
+ * flush), unless it has VG_MDA_REC_MAX records already, the delta from its
+ * checkpoint is over its bound, or the room is short: then, and on every
+ * other device, a checkpoint (the whole text, the slot flagged) as above. A
  * journal checkpoint written beside a valid copy without the flag (the
  * pool's first commit in format 2) is then written over that copy too,
  * so that no tptools before the journal can fall back to a copy the

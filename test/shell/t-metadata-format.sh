@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # VG metadata format 2 (tp-metadata(5), "Change records"): a new pool is
-# made in it and a change appends a record, leaving the checkpoint's bytes
-# as they were; a pool made before it (test/data/release-0123b65, format
+# made in it and, once both slots hold a checkpoint, a change appends a
+# record, leaving the checkpoints' bytes as they were; a pool made before it (test/data/release-0123b65, format
 # 1) stays in format 1 until tpchange --metadata-format 2, which writes
 # the checkpoint into both slots of every device, then records follow;
 # --metadata-format 1 writes it whole again. The option goes alone; a
@@ -58,9 +58,18 @@ tp-vgtool text rel-meta.img | grep -q '^[[:space:]]*format_version=2$' || fail "
 read_back "after the upgrade"
 ok tpcheck $D rel
 out_has clean
-# the checkpoint stays as it was while records follow it
-read -r ck len <<<"$(tp-vgtool where rel-meta.img | awk '$1 == "newest" { print $2, $3 }')"
-dd if=rel-meta.img bs=512 skip=$((ck / 512)) count=8 status=none | sha256sum >ck.before
+# the checkpoints (each slot's header and text) stay as they were while
+# records follow them, in the slots in turn
+ck_sums() {
+	local k off tl
+	for k in 0 1; do
+		off=$(tp-vgtool where rel-meta.img | awk -v s="slot$k" '$1 == s { print $2 }')
+		tl=$(od -An -t u8 -j $((off + 48)) -N 8 rel-meta.img | tr -d ' ')
+		dd if=rel-meta.img bs=512 skip=$((off / 512)) count=$((1 + (tl + 511) / 512)) status=none |
+			sha256sum
+	done
+}
+ck_sums >ck.before
 before=$(slot_seqnos rel-meta.img)
 ok tvcreate $D -V 16M -n f2 rel
 ok tvsnap $D -n f2s rel/f2
@@ -69,11 +78,12 @@ ok tvremove $D -y rel/f1b
 for i in rel-data.img rel-meta.img; do
 	has_record "$i" || fail "$i: no record after changes in format 2"
 done
-dd if=rel-meta.img bs=512 skip=$((ck / 512)) count=8 status=none | sha256sum | cmp -s - ck.before ||
-	fail "a change in format 2 wrote over the checkpoint"
+ck_sums | cmp -s - ck.before || fail "a change in format 2 wrote over a checkpoint"
 read -r a b <<<"$before"
 read -r a2 b2 <<<"$(slot_seqnos rel-meta.img)"
-[ $((a2 + b2)) = $((a + b + 4)) ] || fail "four changes: slots $a $b became $a2 $b2, not one slot 4 ahead"
+[ $((a2 + b2)) = $((a + b + 7)) ] ||
+	fail "four changes after checkpoints $a and $b: slots $a2 $b2, not the last two commits"
+[ $((a2 > b2 ? a2 - b2 : b2 - a2)) = 1 ] || fail "slots $a2 and $b2 are not two successive commits"
 ok tpstatus $D rel
 out_has "^ *rel  *f2s "
 out_lacks "^ *rel  *f1b "
@@ -103,10 +113,13 @@ read_back "back in format 1"
 ok tpcheck $D rel
 out_has clean
 
-# ---- a new pool: format 2, a record per change, nothing said ----
+# ---- a new pool: format 2, a checkpoint in its blank second slot, then a
+# record per change, nothing said ----
 new_pool n
 ok tvcreate -V 16M -n v n
 [ "$(tpstatus --noheadings -o pool_metadata_format n | tr -d ' ')" = 2 ] || fail "a new pool is not of format 2"
-has_record n-meta.img || fail "no record after the first change of a new pool"
+has_record n-meta.img && fail "a record in the blank second slot of a new pool"
+ok tvcreate -V 16M -n w n
+has_record n-meta.img || fail "no record after the second change of a new pool"
 ok tpchange n
 out_lacks "metadata format"

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* metadata/vg's change records (VG format 2, mda.h: vg_mda_commit with
- * VG_MDA_JOURNAL): a commit appends a record after the newest copy and
- * leaves the checkpoint as it was; the record limit and a delta past its
+ * VG_MDA_JOURNAL): a commit appends a record where a checkpoint would go,
+ * the slot that does not hold the newest copy, after that slot's copies,
+ * so that each device keeps its newest copy whole as in format 1, and it
+ * leaves the checkpoints as they were; the record limit and a delta past its
  * bound give a checkpoint in the other slot; records of an earlier
  * checkpoint never chain; a torn record at every 64 bytes, a lost write at
  * every index, damaged and foreign records: the read gives the old or the
@@ -68,62 +70,71 @@ static uint32_t slot_flags(struct fx_pool *p, int d, unsigned k)
 	return le32_get(io_mem_data(p->mem[d]) + slot_off(p, k) + 64);
 }
 
-/* Records go after the checkpoint; the checkpoint's bytes stay as they
- * were; each read gives the newest commit. */
+/* Checkpoints of commits 1 and 2 (the second slot was blank), then
+ * records into the slots in turn: each device keeps the commit before in
+ * its other slot; the checkpoints' bytes stay as they were; each read
+ * gives the newest commit. */
 static void test_records_append(void)
 {
 	struct vg_mda_status st;
 	struct fx_pool p;
-	unsigned char *ck[2];
+	unsigned char *ck[2][2];
 
 	fx_pool_open(&p, 0);
 	jcommit(&p, 1);
-	for (int d = 0; d < 2; d++) {
-		CU_ASSERT_EQUAL(slot_flags(&p, d, 0), VG_MDA_FLAG_JOURNAL);
-		ck[d] = malloc(4096);
-		memcpy(ck[d], io_mem_data(p.mem[d]) + slot_off(&p, 0), 4096);
-	}
-	for (uint64_t s = 2; s <= 12; s++) {
+	jcommit(&p, 2);
+	for (int d = 0; d < 2; d++)
+		for (unsigned k = 0; k < 2; k++) {
+			CU_ASSERT_EQUAL(slot_flags(&p, d, k), VG_MDA_FLAG_JOURNAL);
+			ck[d][k] = malloc(1536);
+			memcpy(ck[d][k], io_mem_data(p.mem[d]) + slot_off(&p, k), 1536);
+		}
+	for (uint64_t s = 3; s <= 14; s++) {
 		jcommit(&p, s);
 		jexpect(&p, s, &st);
 		CU_ASSERT_EQUAL(st.needs_repair, 0);
 		for (int d = 0; d < 2; d++) {
-			CU_ASSERT_EQUAL(st.slot[d][0].seqno, s);
-			CU_ASSERT_EQUAL(st.slot[d][1].state, VG_SLOT_BLANK);
-			/* header and text of the checkpoint (1,5 KiB) untouched */
-			CU_ASSERT(!memcmp(ck[d], io_mem_data(p.mem[d]) + slot_off(&p, 0), 1536));
+			CU_ASSERT_EQUAL(st.slot[d][s % 2 ? 0 : 1].seqno, s);
+			CU_ASSERT_EQUAL(st.slot[d][s % 2 ? 0 : 1].records, (s - 1) / 2);
+			CU_ASSERT_EQUAL(st.slot[d][s % 2 ? 1 : 0].seqno, s - 1);
+			/* header and text of each checkpoint (1,5 KiB) untouched */
+			for (unsigned k = 0; k < 2; k++)
+				CU_ASSERT(!memcmp(ck[d][k], io_mem_data(p.mem[d]) + slot_off(&p, k),
+						  1536));
 		}
 	}
-	/* a record holds far less than its text: 12 records in 4 KiB after
-	 * the checkpoint's 1.5 KiB... only with deltas, not whole texts */
-	free(ck[0]);
-	free(ck[1]);
+	for (int d = 0; d < 2; d++)
+		for (unsigned k = 0; k < 2; k++)
+			free(ck[d][k]);
 	fx_pool_close(&p);
 }
 
-/* VG_MDA_REC_MAX records, then a checkpoint in the other slot, and on;
- * slots rewritten with a checkpoint shorter than their records of before:
- * those never chain. Every read gives the newest commit. */
+/* A slot with VG_MDA_REC_MAX records takes a checkpoint next, over its
+ * records (shorter than they were: those never chain again), and so on
+ * over several rounds. Every read gives the newest commit. */
 static void test_record_limit_and_stale(void)
 {
 	struct vg_mda_status st;
 	struct fx_pool p;
-	uint64_t last = 3 * (VG_MDA_REC_MAX + 1) + 5;
+	uint64_t last = 6 * (VG_MDA_REC_MAX + 1) + 5;
+	unsigned had[2] = { 0, 0 }, checkpoints = 0;
 
 	fx_pool_open(&p, 0);
 	for (uint64_t s = 1; s <= last; s++) {
+		unsigned k = s % 2 ? 0 : 1;
+
 		jcommit(&p, s);
 		jexpect(&p, s, &st);
 		CU_ASSERT_EQUAL(st.needs_repair, 0);
-		if (s == VG_MDA_REC_MAX + 1) {	/* checkpoint 1 and its records */
-			CU_ASSERT_EQUAL(st.slot[0][0].seqno, s);
-			CU_ASSERT_EQUAL(st.slot[0][1].state, VG_SLOT_BLANK);
-		}
-		if (s == VG_MDA_REC_MAX + 2) {	/* the next: a checkpoint */
-			CU_ASSERT_EQUAL(st.slot[0][0].seqno, s - 1);
-			CU_ASSERT_EQUAL(st.slot[0][1].seqno, s);
-		}
+		CU_ASSERT_EQUAL(st.slot[0][k].seqno, s);
+		/* a record after the ones there, or a checkpoint once full */
+		if (s > 2 && had[k] < VG_MDA_REC_MAX)
+			CU_ASSERT_EQUAL(st.slot[0][k].records, had[k] + 1);
+		if (!st.slot[0][k].records)
+			checkpoints++;
+		had[k] = st.slot[0][k].records;
 	}
+	CU_ASSERT(checkpoints >= 6);
 	fx_pool_close(&p);
 }
 
@@ -321,28 +332,32 @@ static void test_lagging_device(void)
 	jcommit(&p, 5);
 	jexpect(&p, 5, &st);
 	CU_ASSERT_EQUAL(st.needs_repair, 0);
-	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 5);	/* a record after 4 */
-	CU_ASSERT_EQUAL(st.slot[0][1].state, VG_SLOT_BLANK);
-	/* the deltas are from the checkpoint: a record there all the same */
-	CU_ASSERT_EQUAL(st.slot[1][0].seqno, 5);
-	CU_ASSERT_EQUAL(st.slot[1][1].state, VG_SLOT_BLANK);
+	/* the meta device: 4 then 5 in turn; the data device, which had 3
+	 * and 2: 5 after 2's checkpoint, its delta from there */
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 5);
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 4);
+	CU_ASSERT_EQUAL(st.slot[1][0].seqno, 3);
+	CU_ASSERT_EQUAL(st.slot[1][1].seqno, 5);
+	CU_ASSERT_EQUAL(st.slot[1][1].records, 1);
 	fx_pool_close(&p);
 }
 
-/* The byte offset of record I (1: the first) after slot 0's checkpoint. */
-static uint64_t record_off(struct fx_pool *p, int d, unsigned i)
+/* The byte offset of record I (1: the first) after slot K's checkpoint. */
+static uint64_t record_off(struct fx_pool *p, int d, unsigned k, unsigned i)
 {
 	const uint8_t *m = io_mem_data(p->mem[d]);
-	uint64_t off = slot_off(p, 0) + 512 + ((le64_get(m + slot_off(p, 0) + 48) + 511) & ~511ull);
+	uint64_t off = slot_off(p, k) + 512 + ((le64_get(m + slot_off(p, k) + 48) + 511) & ~511ull);
 
 	while (--i)
 		off += (VG_MDA_REC_HEADER + le32_get(m + off + 60) + 511) & ~511ull;
 	return off;
 }
 
-/* Damaged records: the newest on one device (the other has it), on both
- * (the one before it), a header in the middle of the chain (the chain
- * ends there); the next commit goes after the last good one. */
+/* Damaged records (slot 0: checkpoint 1, records 3 and 5; slot 1:
+ * checkpoint 2, records 4 and 6): the newest on one device (the other has
+ * it), on both (the other slot's newest, as in format 1), a header in the
+ * middle of a chain (it ends there); the next commit goes after the last
+ * good one. */
 static void test_damaged_records(void)
 {
 	struct tp_log_capture cap;
@@ -353,25 +368,29 @@ static void test_damaged_records(void)
 	for (uint64_t s = 1; s <= 6; s++)
 		jcommit(&p, s);
 	tp_log_capture(&cap);
-	io_mem_data(p.mem[0])[record_off(&p, 0, 5) + VG_MDA_REC_HEADER + 3] ^= 0x20;
+	io_mem_data(p.mem[0])[record_off(&p, 0, 1, 2) + VG_MDA_REC_HEADER + 3] ^= 0x20;
 	jexpect(&p, 6, &st);
-	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 5);
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 4);
 	CU_ASSERT_EQUAL(st.needs_repair, 1);
-	io_mem_data(p.mem[1])[record_off(&p, 1, 5) + VG_MDA_REC_HEADER + 3] ^= 0x20;
+	io_mem_data(p.mem[1])[record_off(&p, 1, 1, 2) + VG_MDA_REC_HEADER + 3] ^= 0x20;
 	jexpect(&p, 5, &st);
 	tp_log_capture(NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "change record of seqno 6 is corrupt"));
-	jcommit(&p, 7);
+	jcommit(&p, 7);	/* into slot 1, over the damaged 6 */
 	jexpect(&p, 7, &st);
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 7);
+	CU_ASSERT_EQUAL(st.slot[0][1].records, 2);
 	CU_ASSERT_EQUAL(st.needs_repair, 0);
-	/* a header in the middle: the chain ends before it */
+	/* a header in the middle: slot 1's chain ends before record 4 */
 	tp_log_capture(&cap);
 	for (int d = 0; d < 2; d++)
-		io_mem_data(p.mem[d])[record_off(&p, d, 3) + 44] ^= 0x01;	/* its seqno */
-	jexpect(&p, 3, &st);
+		io_mem_data(p.mem[d])[record_off(&p, d, 1, 1) + 44] ^= 0x01;	/* its seqno */
+	jexpect(&p, 5, &st);
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 2);
 	tp_log_capture(NULL);
-	jcommit(&p, 8);
+	jcommit(&p, 8);	/* into slot 1 again, after its checkpoint */
 	jexpect(&p, 8, &st);
+	CU_ASSERT_EQUAL(st.slot[0][1].records, 1);
 	CU_ASSERT_EQUAL(st.needs_repair, 0);
 	fx_pool_close(&p);
 }
@@ -392,7 +411,7 @@ static void test_foreign_record(void)
 		jcommit(&b, s);
 	}
 	jcommit(&b, 3);
-	off = record_off(&b, 0, 2);
+	off = record_off(&b, 0, 0, 1);
 	for (int d = 0; d < 2; d++)
 		memcpy(io_mem_data(a.mem[d]) + off, io_mem_data(b.mem[d]) + off, 4096);
 	jexpect(&a, 2, &st);
@@ -419,8 +438,9 @@ static void test_large_change_checkpoint(void)
 	CU_ASSERT_EQUAL_FATAL(vg_mda_read(p.pvs, 2, &t, &len, &st), 0);
 	CU_ASSERT(len == 300000 && !memcmp(t, big, len));
 	free(t);
-	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 2);
-	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 3);
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 3);
+	CU_ASSERT_EQUAL(st.slot[0][0].records, 0);	/* a checkpoint */
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 2);
 	free(big);
 	fx_pool_close(&p);
 }
