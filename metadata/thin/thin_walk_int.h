@@ -9,8 +9,9 @@
  * (at most WALK_MAX_RUN blocks), and validates each node (checksum, own
  * block number, bounds, key order and the key range its parent allows,
  * btree_node_check). Two batches are in use at a time: the one the walk
- * processes and the one being read. Without a thread (pthread_create
- * failed) submit reads synchronously; results are identical. */
+ * processes and the one being read. Without a thread (before the first
+ * batch of WALK_THREAD_MIN nodes, or pthread_create failed) submit reads
+ * synchronously; results are identical. */
 #ifndef TP_THIN_WALK_INT_H
 #define TP_THIN_WALK_INT_H
 
@@ -23,6 +24,10 @@
 
 #define WALK_BATCH 256		/* nodes per batch (1 MiB) */
 #define WALK_MAX_RUN 64		/* blocks per read */
+/* the reader's thread starts at the first batch of this many nodes: a walk
+ * of a few small batches (a pool's device trees at 20,000 volumes) is done
+ * sooner without one than with its start and a handover per batch */
+#define WALK_THREAD_MIN 64
 
 struct node_ref {
 	uint64_t block;
@@ -50,6 +55,8 @@ struct walk_reader {
 	struct walk_batch b[2];
 	unsigned next;		/* the batch the next submit fills */
 	int threaded, stop, pending, done;
+	int sync;		/* lock and cond made */
+	int tried;		/* the thread's start tried (WALK_THREAD_MIN) */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;

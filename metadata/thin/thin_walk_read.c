@@ -131,12 +131,7 @@ int walk_reader_init(struct walk_reader *rd, struct io_engine *io, uint64_t nr_b
 		pthread_mutex_destroy(&rd->lock);
 		return 0;
 	}
-	rd->threaded = 1;
-	if (pthread_create(&rd->thread, NULL, reader_main, rd)) {
-		pthread_cond_destroy(&rd->cond);
-		pthread_mutex_destroy(&rd->lock);
-		rd->threaded = 0;
-	}
+	rd->sync = 1;	/* the thread starts with the first large batch */
 	return 0;
 }
 
@@ -150,9 +145,12 @@ void walk_reader_exit(struct walk_reader *rd)
 		pthread_cond_broadcast(&rd->cond);
 		pthread_mutex_unlock(&rd->lock);
 		pthread_join(rd->thread, NULL);
+		rd->threaded = 0;
+	}
+	if (rd->sync) {
 		pthread_cond_destroy(&rd->cond);
 		pthread_mutex_destroy(&rd->lock);
-		rd->threaded = 0;
+		rd->sync = 0;
 	}
 	for (int i = 0; i < 2; i++) {
 		free(rd->b[i].bufs);
@@ -168,6 +166,10 @@ void walk_reader_submit(struct walk_reader *rd, const struct node_ref *refs, siz
 	b->refs = refs;
 	b->n = n;
 	b->leaf_vsize = leaf_vsize;
+	if (!rd->threaded && rd->sync && !rd->tried && n >= WALK_THREAD_MIN) {
+		rd->tried = 1;
+		rd->threaded = !pthread_create(&rd->thread, NULL, reader_main, rd);
+	}
 	if (!rd->threaded || n < 4) {	/* a handover costs more than a few reads */
 		read_batch(rd, b);
 		rd->next ^= 1;
