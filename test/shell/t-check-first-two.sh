@@ -6,7 +6,11 @@
 # - the newest VG slot of both put back to an older copy: tpcheck reports
 #   that both lack the newest VG metadata the other devices hold (a copy
 #   behind is damage, not a clean pool), names tprepair, which rewrites
-#   them.
+#   them;
+# - both cut short (image files truncated inside their VG areas): tpcheck
+#   reads the VG and the thin metadata from the other devices and says
+#   which volumes mapped chunks of the data device's part cut off (lost),
+#   before the advice to grow it back makes them read as zeros.
 DATA_SIZE=32M META_SIZE=16M new_pool p --chunk 64K
 ok tvcreate -V 1M -n a p
 write_chunks p a 0 4
@@ -41,3 +45,24 @@ ok tpcheck p
 out_has "p: clean"
 ok tpstatus --noheadings -o vol_name p
 for v in a b c; do out_has "^ *$v *$"; done
+
+# both cut short inside their VG areas: the data area of the data device
+# and the thin-metadata areas of the first leg are gone
+cp --sparse=always now/p-*.img .
+for img in p-data.img p-meta.img; do
+	read -r off len <<<"$(newest "$img")"
+	truncate -s $((off + len / 2)) "$img"
+done
+expect_rc 2 tpcheck p
+out_has "p-data.img was cut short at byte [0-9]* (of 33554432): the data chunks from 0 on are gone; lost: volume a map 4 of them"
+out_has "next: run 'truncate -s 33554432 .*p-data.img'"
+# the advice followed: grown back, then the leg resynced by tprepair
+ok truncate -s 33554432 p-data.img
+expect_rc 1 tpcheck p
+out_has "next: run 'truncate -s 16777216 .*p-meta.img'"
+ok truncate -s 16777216 p-meta.img
+expect_rc 1 tpcheck p
+out_has "next: run 'tprepair p'"
+ok tprepair p
+ok tpcheck p
+out_has "p: clean"
