@@ -207,7 +207,8 @@ btree@p.m btree@p.m1
 sb@p.m btree@p.m1
 spare@p.m spare@p.m1
 sb@r.m spare@r.m
-btree@r.m spare@r.m'
+btree@r.m spare@r.m
+vg.newest@p.d vg.newest@p.m'
 
 # check_copies DEF: every copy DEF declares has a row, every row's copy
 # is declared, every row's locator is implemented; a message each, exit 1

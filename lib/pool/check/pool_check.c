@@ -281,51 +281,107 @@ static int cc_map(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 	return 0;
 }
 
+/* The devices the devices file lists for P whose labels carry their
+ * entry's device uuid and the pool uuid the entries record (read only),
+ * opened into PVS (at most MAX): their count. What a check that could not
+ * take the first two devices still reads the VG and the thin metadata
+ * from: the added data devices, a mirror's second leg. */
+static unsigned listed_pvs(const struct pool *p, struct vg_pv *pvs, unsigned max)
+{
+	struct pool_devices_entry ent[16];
+	char uuid[VG_UUID_LEN + 1] = "";
+	int n = pool_devices_lookup_pool(pool_name(p), ent, TP_ARRAY_SIZE(ent));
+	unsigned k = 0;
+
+	/* entries of two pools (an earlier pool of the name): none is trusted */
+	if (pool_devices_pool_uuid(pool_name(p), uuid) == -EEXIST)
+		return 0;
+	for (int i = 0; i < n && i < (int)TP_ARRAY_SIZE(ent) && k < max; i++) {
+		struct io_engine *io = NULL;
+		struct vg_label *l = &pvs[k].label;
+
+		if (io_fd_open(ent[i].path, IO_RDONLY, &io))
+			continue;
+		if (vg_label_read(io, l) == VG_LABEL_FOUND && !strcmp(l->pv_uuid, ent[i].pv_uuid) &&
+		    (!uuid[0] || !strcmp(l->pool_uuid, uuid))) {
+			snprintf(uuid, sizeof(uuid), "%s", l->pool_uuid);
+			pvs[k++].io = io;
+		} else {
+			io_destroy(io);
+		}
+	}
+	return k;
+}
+
 /* The first data device, not attached, shorter than the VG records (cut
  * short: an image file truncated): the chunks of the part cut off are
  * gone. The volumes that map any are reported lost (a finding whose text
  * holds "lost: volumes ..."), before the device is grown back and what
- * they map there reads as zeros. */
+ * they map there reads as zeros. The VG is the one attach read, else the
+ * metadata device's copy, else (that device cut short too) the copies of
+ * the pool's other devices the devices file lists; the mappings are those
+ * of the active area on the metadata device, else on a mirror's second
+ * leg (its area laid out alike). */
 static void cut_data_losses(struct pool *p, const char *paths, struct pool_check_report *rep)
 {
+	struct vg_pv listed[VG_MDA_MAX_DEVICES];
 	struct vg *sv = NULL;
-	const struct vg *vg = pool_vg(p) ? pool_vg(p)
-				 : !pool_vg_from_survivors(p, &sv) ? sv : NULL;
-	const struct vg_device *d = vg ? &vg->dev[VG_ROLE_DATA] : NULL;
+	const struct vg *vg = NULL;
+	const struct vg_device *d = NULL;
 	const struct vg_pv *meta = pool_pv(p, VG_ROLE_META);
-	uint64_t chunk = vg ? (uint64_t)vg->chunk_size * 512 : 0, kept, size = 0;
+	uint64_t chunk = 0, kept, size = 0;
 	const struct thin_ir_visitor vis = { NULL, cc_sb, cc_end, cc_dev, cc_end, cc_map };
 	struct thin_ir_visitor v = vis;
-	struct io_engine *io = NULL, *area = NULL;
+	struct io_engine *io = NULL;
 	char path[VG_PATH_MAX + 1] = "", names[512] = "";
-	struct cut_count *c;
+	struct cut_count *c = NULL;
+	struct tp_log_capture quiet, *outer;
 	uint64_t total = 0;
+	unsigned nl = 0;
 
-	if (!d || pool_pv(p, VG_ROLE_DATA)->io || !meta->io || !paths || !chunk)
-		goto out;
+	if (pool_pv(p, VG_ROLE_DATA)->io || !paths)
+		return;
 	snprintf(path, sizeof(path), "%.*s", (int)strcspn(paths, ","), paths);
 	if (io_fd_open(path, IO_RDONLY, &io))
-		goto out;
+		return;
 	size = io->size;
 	io_destroy(io);
-	if (size >= d->size || !(c = calloc(1, sizeof(*c))))
+	outer = tp_log_capture_push(&quiet);
+	vg = pool_vg(p) ? pool_vg(p) : !pool_vg_from_survivors(p, &sv) ? sv : NULL;
+	if (!vg || !meta->io || vg->meta_mirror)
+		nl = listed_pvs(p, listed, TP_ARRAY_SIZE(listed));
+	if (!vg && nl && !vg_read(listed, nl, &sv, NULL))
+		vg = sv;
+	d = vg ? &vg->dev[VG_ROLE_DATA] : NULL;
+	chunk = vg ? (uint64_t)vg->chunk_size * 512 : 0;
+	if (!d || !chunk || size >= d->size || !(c = calloc(1, sizeof(*c))))
 		goto out;
 	kept = size > d->area[0].offset ? (size - d->area[0].offset) / chunk : 0;
 	c->lo = kept;
 	c->hi = vg_data_dev_chunks(vg, 0);
 	v.ctx = c;
-	/* the active area on the metadata device (a mirror's first leg) */
-	if (c->lo < c->hi &&
-	    !io_window_create(meta->io, vg->dev[VG_ROLE_META].area[vg->metadata_area].offset,
-			      vg->dev[VG_ROLE_META].area[vg->metadata_area].size, 0, &area)) {
-		struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+	/* the active area on the metadata device, then on a mirror's
+	 * second leg: the first whose trees read whole */
+	for (unsigned k = 0; c->lo < c->hi && k <= nl; k++) {
+		const struct vg_pv *l = k ? &listed[k - 1] : NULL;
+		struct io_engine *leg = l ? l->io : meta->io, *area = NULL;
+		const struct vg_device *md = l ? &vg->meta1 : &vg->dev[VG_ROLE_META];
+		int done;
 
+		if (l && (!vg->meta_mirror || l->label.role != VG_ROLE_META ||
+			  strcmp(l->label.pv_uuid, vg->meta1.pv_uuid)))
+			continue;
+		if (!leg || io_window_create(leg, md->area[vg->metadata_area].offset,
+					     md->area[vg->metadata_area].size, 0, &area))
+			continue;
 		area->read_only = 1;
-		if (thin_walk_io(area, 0, &v, NULL))
-			c->nr = 0;	/* unreadable: the check says so */
-		tp_log_capture_pop(outer);
+		c->nr = 0;
+		done = !thin_walk_io(area, 0, &v, NULL);
+		io_destroy(area);
+		if (done)
+			break;
+		c->nr = 0;	/* unreadable: the check says so */
 	}
-	io_destroy(area);
 	for (unsigned k = 0; k < c->nr; k++) {
 		const struct vg_volume *vol = vg_find_dev_id(vg, (uint32_t)c->dev[k].dev_id);
 		size_t used = strlen(names);
@@ -335,6 +391,8 @@ static void cut_data_losses(struct pool *p, const char *paths, struct pool_check
 			snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
 				 vol->name);
 	}
+out:
+	tp_log_capture_pop(outer);
 	if (total)
 		pool_problem(rep, 1, "%s was cut short at byte %" PRIu64 " (of %" PRIu64 "): the "
 			     "data chunks from %" PRIu64 " on are gone; lost: volume%s %s map %"
@@ -342,7 +400,8 @@ static void cut_data_losses(struct pool *p, const char *paths, struct pool_check
 			     d->size, kept, strchr(names, ',') ? "s" : "", names[0] ? names : "?",
 			     total);
 	free(c);
-out:
+	for (unsigned k = 0; k < nl; k++)
+		io_destroy(listed[k].io);
 	vg_free(sv);
 }
 

@@ -213,8 +213,16 @@ static int read_all_copies(struct pool *p, struct pool_check_report *rep,
 			     "devices (%s; above)", strerror(-r));
 		return 0;
 	}
-	if (rep)	/* the first ones were reported with the VG */
+	if (rep) {
+		/* the first ones were reported with the VG, against the
+		 * newest copy they hold: a newer one here is one they lack
+		 * (both an older copy: no finding of theirs said so) */
 		report_copies_from(pvs, &all, rep, read);
+		for (unsigned d = 0; all.seqno > st->seqno && d < read; d++)
+			if (!all.read_error[d])
+				pool_problem(rep, 0, "%s: lacks the newest VG metadata (seqno %"
+					     PRIu64 ")", pvs[d].io->name, all.seqno);
+	}
 	if (all.needs_repair)
 		st->needs_repair = 1;
 	if (vg->seqno == p->vg->seqno) {
