@@ -318,6 +318,17 @@ static int rec_read(struct io_engine *io, const struct rec_desc *d, uint8_t **bu
 	return r;
 }
 
+/* C's copy is the one record E (the Nth) makes: where the next goes. */
+static void take_record(struct slot_copy *c, const struct rec_desc *e, unsigned n)
+{
+	c->seqno = e->seqno;
+	c->crc = e->text_crc;
+	c->len = e->text_len;
+	c->nrec = n;
+	c->rec_off = e->off;
+	c->rec_end = e->off + round512(VG_MDA_REC_HEADER + e->delta_len);
+}
+
 /* The records after slot K's checkpoint (C: VALID, its checkpoint in
  * C->ck): the newest that checks out becomes the copy (COPY: applied, its
  * text in C->text; COMMIT: its delta's crc checked). 0 or -errno for an
@@ -358,12 +369,7 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 		if (text_crc((const char *)buf + VG_MDA_REC_HEADER, e->delta_len) == e->delta_crc) {
 			if (mode == READ_COMMIT) {
 				free(buf);
-				c->seqno = e->seqno;
-				c->crc = e->text_crc;
-				c->len = e->text_len;
-				c->nrec = n;
-				c->rec_off = e->off;
-				c->rec_end = e->off + round512(VG_MDA_REC_HEADER + e->delta_len);
+				take_record(c, e, n);
 				return 0;
 			}
 			r = vg_delta_apply(c->text, c->len, buf + VG_MDA_REC_HEADER, e->delta_len,
@@ -382,12 +388,7 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 		if (!why) {
 			free(c->text);
 			c->text = text;
-			c->len = len;
-			c->seqno = e->seqno;
-			c->crc = e->text_crc;
-			c->nrec = n;
-			c->rec_off = e->off;
-			c->rec_end = e->off + round512(VG_MDA_REC_HEADER + e->delta_len);
+			take_record(c, e, n);
 			return 0;
 		}
 		free(text);
