@@ -503,10 +503,60 @@ static void free_slot(struct slot_copy *c)
 	c->text = c->ck = NULL;
 }
 
+/* C[I][K] just read for its copy: its text is let go (the slot still
+ * VALID) when a slot before it holds the copy of the same seqno, length
+ * and checksum (the same commit on another device), and the oldest texts
+ * held go while more than HOLD seqnos are: a reader that wants the newest
+ * copy holds one text of 100,000 volumes (11 MB) at a time, not one per
+ * slot. */
+static void hold_copies(struct slot_copy c[][VG_MDA_SLOTS], unsigned i, unsigned k,
+			unsigned hold)
+{
+	struct slot_copy *s = &c[i][k], *t;
+	unsigned last = i * VG_MDA_SLOTS + k, held;
+
+	for (unsigned x = 0; x < last; x++) {
+		t = &c[x / VG_MDA_SLOTS][x % VG_MDA_SLOTS];
+		if (t->text && t->seqno == s->seqno && t->len == s->len && t->crc == s->crc) {
+			free(s->text);
+			s->text = NULL;
+			return;
+		}
+	}
+	for (;;) {
+		uint64_t seen[MAX_COPIES], oldest = UINT64_MAX;
+
+		held = 0;	/* distinct seqnos (two texts of one stay, for the check) */
+		for (unsigned x = 0; x <= last; x++) {
+			unsigned j;
+
+			t = &c[x / VG_MDA_SLOTS][x % VG_MDA_SLOTS];
+			if (!t->text || t->state != VG_SLOT_VALID)
+				continue;
+			for (j = 0; j < held && seen[j] != t->seqno; j++)
+				;
+			if (j == held)
+				seen[held++] = t->seqno;
+			if (t->seqno < oldest)
+				oldest = t->seqno;
+		}
+		if (held <= hold)
+			return;
+		for (unsigned x = 0; x <= last; x++) {
+			t = &c[x / VG_MDA_SLOTS][x % VG_MDA_SLOTS];
+			if (t->text && t->state == VG_SLOT_VALID && t->seqno == oldest) {
+				free(t->text);
+				t->text = NULL;
+			}
+		}
+	}
+}
+
 /* Read every slot of every pv into C[pv][slot] and fill ST. A device that
- * cannot be read gets ST->read_error and EMPTY slots. */
+ * cannot be read gets ST->read_error and EMPTY slots. READ_COPY: the
+ * texts of at most HOLD seqnos are kept (hold_copies). */
 static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS],
-		struct vg_mda_status *st, int mode)
+		struct vg_mda_status *st, int mode, unsigned hold)
 {
 	unsigned i, k;
 	int r;
@@ -525,6 +575,8 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 				free_slot(&c[i][k]);
 				c[i][k].state = VG_SLOT_EMPTY;
 			}
+			if (mode == READ_COPY && c[i][k].state == VG_SLOT_VALID)
+				hold_copies(c, i, k, hold);
 			st->slot[i][k].state = c[i][k].state;
 			st->slot[i][k].seqno = c[i][k].seqno;
 			if (c[i][k].nrec) {
@@ -675,7 +727,7 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 	}
 	if (!len || !seqno || vg_uuid_parse(pvs[0].label.pool_uuid, raw))
 		return -EINVAL;
-	r = scan(pvs, n, c, &st, READ_COMMIT);
+	r = scan(pvs, n, c, &st, READ_COMMIT, 0);
 	if (r)
 		goto out;
 	/* The target of each device: the slot after the one holding KEEP, else
@@ -800,7 +852,7 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 	if (r)
 		return r;
 	memset(c, 0, sizeof(c));
-	r = scan(pvs, n, c, &st, 0);
+	r = scan(pvs, n, c, &st, READ_COPY, max ? max : 1);
 	if (r)
 		goto done;
 	/* distinct valid copies, newest first (insertion sort of <= 4) */
@@ -809,8 +861,8 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 			struct slot_copy *s = &c[i][k];
 			unsigned j, dup = 0;
 
-			if (s->state != VG_SLOT_VALID)
-				continue;
+			if (s->state != VG_SLOT_VALID || !s->text)
+				continue;	/* (no text: another's copy, or not held) */
 			for (j = 0; j < nr; j++) {
 				if (list[j]->seqno != s->seqno)
 					continue;

@@ -195,7 +195,10 @@ int vg_mda_read(struct vg_pv *pvs, unsigned nr_pvs, char **text, size_t *len,
  * when the newest copy's text does not import (vg_read does this).
  * Fills up to MAX entries; returns how many (>= 1; 0 only when MAX is
  * 0), or -errno (-ENODATA when there is no valid copy at all). Each
- * texts[i] is malloc'd and NUL-terminated; free with vg_mda_free_copies. */
+ * texts[i] is malloc'd and NUL-terminated; free with vg_mda_free_copies.
+ * Every slot is read and checked, but only the texts of the MAX newest
+ * seqnos are held meanwhile (a copy of one commit on several devices is
+ * held once): MAX 1 holds one text at a time. */
 struct vg_mda_copy {
 	uint64_t seqno;
 	char *text;
