@@ -230,6 +230,17 @@ static void test_backup_delta(void)
 	t1 = delta_text(FX_POOL_UUID, 1, 0, &l1);
 	t2 = delta_text(FX_POOL_UUID, 2, 0, &l2);
 	CU_ASSERT_EQUAL_FATAL(pool_backup_write(FX_POOL_UUID, "vault", 1, t1, l1, 0), 0);
+	/* a text below 64 KiB is written whole */
+	unsetenv("TP_TEST_BACKUP_DELTA_MIN");
+	CU_ASSERT_EQUAL_FATAL(pool_backup_write(FX_POOL_UUID, "vault", 2, t2, l2, 0), 0);
+	CU_ASSERT(has_kind(FX_POOL_UUID, 2, 0) && !has_kind(FX_POOL_UUID, 2, 1));
+	/* (the tests' small texts: as a pool of many volumes) */
+	setenv("TP_TEST_BACKUP_DELTA_MIN", "0", 1);
+	{
+		char *p2 = pool_backup_path(FX_POOL_UUID, 2);
+		CU_ASSERT_EQUAL_FATAL(unlink(p2), 0);
+		free(p2);
+	}
 	CU_ASSERT_EQUAL_FATAL(pool_backup_write(FX_POOL_UUID, "vault", 2, t2, l2, 0), 0);
 	CU_ASSERT(has_kind(FX_POOL_UUID, 1, 0) && !has_kind(FX_POOL_UUID, 1, 1));
 	CU_ASSERT(has_kind(FX_POOL_UUID, 2, 1) && !has_kind(FX_POOL_UUID, 2, 0));
@@ -366,6 +377,7 @@ static void test_backup_delta(void)
 	free(saved);
 	free(t1);
 	free(t2);
+	unsetenv("TP_TEST_BACKUP_DELTA_MIN");
 }
 
 /* A whole text after every run of 25 deltas (so that the newest 50 hold
@@ -378,6 +390,7 @@ static void test_backup_delta_prune(void)
 	char *texts[81] = { NULL };
 
 	fresh_dir("delta-prune");
+	setenv("TP_TEST_BACKUP_DELTA_MIN", "0", 1);
 	for (uint64_t s = 1; s <= 80; s++) {
 		texts[s] = delta_text(FX_POOL_UUID, s, 0, &len);
 		CU_ASSERT_EQUAL_FATAL(pool_backup_write(FX_POOL_UUID, "vault", s, texts[s], len, 0),
@@ -416,6 +429,7 @@ static void test_backup_delta_prune(void)
 	CU_ASSERT(has_kind(FX_POOL_UUID, 79, 0) && !has_kind(FX_POOL_UUID, 79, 1));
 	for (int s = 1; s <= 80; s++)
 		free(texts[s]);
+	unsetenv("TP_TEST_BACKUP_DELTA_MIN");
 }
 
 /* A backup a command wrote says which, in its first line: the command

@@ -51,7 +51,9 @@
  *
  * A delta (so that a commit of a pool of many volumes writes a few
  * hundred bytes, not its whole text): written instead of the whole text
- * when the directory's newest whole text of an older seqno is of this
+ * when that is 64 KiB or more (about 600 volumes; test builds:
+ * TP_TEST_BACKUP_DELTA_MIN=BYTES), the directory's newest whole text of
+ * an older seqno is of this
  * pool (its uuid), at most 25 deltas (half of backup/keep) were written
  * after it, and the delta (metadata/vg/vg_delta.h) is at most an eighth
  * of the text or 4 KiB. A short text header first (a comment line saying

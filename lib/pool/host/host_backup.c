@@ -195,6 +195,23 @@ char *pool_backup_path(const char *uuid, uint64_t seqno)
 /* A delta is written when it is at most an eighth of the text, or this. */
 #define DELTA_SMALL 4096u
 #define HEAD_MAX 1024u
+/* A text shorter than this is always written whole: up to a few pages, a
+ * whole text costs about what a delta does (one fsync either way) and
+ * needs no other file to be read. */
+#define DELTA_MIN_TEXT (64u << 10)
+
+static size_t delta_min_text(void)
+{
+#if defined(TP_TEST_HOOKS) && TP_TEST_HOOKS
+	/* test hook (test builds only): TP_TEST_BACKUP_DELTA_MIN=BYTES, so
+	 * that the tests' small pools write deltas (0: every text) */
+	const char *e = getenv("TP_TEST_BACKUP_DELTA_MIN");
+
+	if (e && *e)
+		return (size_t)strtoull(e, NULL, 10);
+#endif
+	return DELTA_MIN_TEXT;
+}
 
 /* A delta's header: whose and which commit it is, the base it applies to
  * (SEQNO.vg of the same directory) and the text it makes. */
@@ -562,9 +579,9 @@ static unsigned backup_keep(void)
 }
 
 /* TEXT (LEN bytes) of commit SEQNO of pool UUID (NAME) as a delta in DIR
- * (whose files are E, N entries) from its newest whole text, when that
- * one is of this pool, not more than a run of deltas old and the delta
- * small: 1 written, 0 not (the caller writes the whole text), -errno
+ * (whose files are E, N entries) from its newest whole text, when TEXT
+ * is not small, that one is of this pool, not more than a run of deltas
+ * old and the delta small: 1 written, 0 not (the caller writes the whole text), -errno
  * (logged by tp_atomic_replace). */
 static int write_delta(const char *dir, const char *uuid, const char *name, uint64_t seqno,
 		       const char *text, size_t len, unsigned keep, const struct bent *e, size_t n)
@@ -578,6 +595,8 @@ static int write_delta(const char *dir, const char *uuid, const char *name, uint
 	long b = -1;
 	int r = 0;
 
+	if (len < delta_min_text())
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		if (e[i].seq == seqno && !e[i].delta)
 			return 0;	/* a whole text of this seqno is never turned into a delta */
