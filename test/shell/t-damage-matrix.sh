@@ -169,6 +169,7 @@ vg.record@p.d1 vg_record p dev d1 record
 vg.record@p.m vg_record p dev m record
 vg.record@p.m1 vg_record p dev m1 record
 backup@p backup p file - backup
+backup-base@p backup_base p file - backup_base
 devices@p.d devices_entry p line d entry
 devices@p.d1 devices_entry p line d1 entry
 devices@p.m devices_entry p line m entry
@@ -187,7 +188,10 @@ sb@r.m thin_sb r dev m sb
 btree@r.m btree_node r dev m btree
 spare@r.m spare_area r dev m spare'
 # the locators this test implements (locate below)
-LOCATORS="label newest previous record backup entry area sb btree spare spare_file"
+LOCATORS="label newest previous record backup backup_base entry area sb btree spare spare_file"
+# the pools' backups as a pool of many volumes writes them: deltas of a
+# whole text (tp-metadata(5) BACKUPS), so that both kinds are damaged
+export TP_TEST_BACKUP_DELTA_MIN=0
 # two copies at once (default run): copies that stand in for each other
 PAIRS='label@p.m label@p.m1
 label@p.d label@p.d1
@@ -478,7 +482,14 @@ locate() {
 			b=$(tp-damage --offset "$off,$len" "$img" find "$(vol_dev_id "$P" a)" 0 | awk '{ print $1 }')
 			echo "dev $img $((off + b * 4096)) 4096" ;;
 		esac ;;
-	backup) d=$(bdir "$P"); echo "file $d/$(ls "$d" | grep '\.vg$' | tail -1)" ;;
+	backup | backup_base)	# the newest backup, either kind; the whole text it applies to
+		d=$(bdir "$P") f=$(ls "$d" | grep '\.vgd\?$' | tail -1)
+		if [ "$loc" = backup_base ] && [[ $f = *.vgd ]]; then
+			f=$(printf '%020d.vg' "$(sed -n '/^base {$/,/^}$/ s/^\tseqno = \([0-9]*\)$/\1/p' "$d/$f")")
+		elif [ "$loc" = backup_base ]; then
+			f=$(ls "$d" | grep '\.vg$' | tail -1)
+		fi
+		echo "file $d/$f" ;;
 	spare_file) d=$(bdir "$P"); echo "file $d/$(ls "$d" | grep '^spare-' | tail -1)" ;;
 	entry) echo "line $(tp-vgtool label "$img" | sed -n 's/^pv_uuid=//p')" ;;
 	esac
@@ -491,6 +502,7 @@ older_file() { # PATH (etc/backup/UUID/...): T1's newest of the same kind
 	local d=t1/${1%/*}
 	case $1 in
 	*.vg) echo "$d/$(ls "$d" | grep '\.vg$' | tail -1)" ;;
+	*.vgd) echo "$d/$(ls "$d" | grep '\.vgd\?$' | tail -1)" ;;
 	*) echo "$d/$(ls "$d" 2>/dev/null | grep '^spare-' | tail -1)" ;;
 	esac
 }
@@ -499,6 +511,7 @@ other_file() {
 	d=$(bdir q)
 	case $1 in
 	*.vg) echo "$d/$(ls "$d" | grep '\.vg$' | tail -1)" ;;
+	*.vgd) echo "$d/$(ls "$d" | grep '\.vgd\?$' | tail -1)" ;;
 	*) echo "$d/$(ls "$d" | grep '^spare-' | tail -1)" ;;
 	esac
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char cfgdir[600];
@@ -143,6 +144,292 @@ static void test_backup_commit(void)
 	vg_free(b);
 	free(t);
 	vg_free(vg);
+}
+
+/* ---- delta backups ---- */
+
+/* The text of fixture pool UUID at commit SEQNO (caller frees); EXTRA
+ * bytes of a comment line appended (a large change). */
+static char *delta_text(const char *uuid, uint64_t seqno, size_t extra, size_t *len)
+{
+	struct vg *vg = fx_vg();
+	char *text = NULL, *big;
+
+	snprintf(vg->uuid, sizeof(vg->uuid), "%s", uuid);
+	vg->seqno = seqno;
+	vg->transaction_id = seqno;
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &text, len), 0);
+	vg_free(vg);
+	if (!extra)
+		return text;
+	big = malloc(*len + extra + 3);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	memcpy(big, text, *len);
+	big[*len] = '#';
+	memset(big + *len + 1, 'x', extra);
+	memcpy(big + *len + 1 + extra, "\n", 2);
+	*len += extra + 2;
+	free(text);
+	return big;
+}
+
+/* Is there a file of seqno SEQNO in UUID's directory, DELTA its kind? */
+static int has_kind(const char *uuid, uint64_t seqno, int delta)
+{
+	char *dir = pool_backup_dir(uuid), path[1024];
+	int yes;
+
+	snprintf(path, sizeof(path), "%s/%020llu.vg%s", dir, (unsigned long long)seqno,
+		 delta ? "d" : "");
+	yes = !access(path, F_OK);
+	free(dir);
+	return yes;
+}
+
+static void file_path(const char *uuid, uint64_t seqno, int delta, char *path, size_t size)
+{
+	char *dir = pool_backup_dir(uuid);
+
+	snprintf(path, size, "%s/%020llu.vg%s", dir, (unsigned long long)seqno, delta ? "d" : "");
+	free(dir);
+}
+
+static void put_bytes(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+/* Reading delta PATH fails with -EUCLEAN, says why naming NEEDLE, gives
+ * no text. */
+static void assert_refused(const char *path, const char *needle)
+{
+	char why[8192], *t = (char *)"x";
+	size_t len;
+
+	CU_ASSERT_EQUAL(pool_backup_read_why(path, &t, &len, why, sizeof(why)), -EUCLEAN);
+	CU_ASSERT_PTR_NULL(t);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, path));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, needle));
+	if (!strstr(why, needle))
+		fprintf(stderr, "why: %s\n", why);
+}
+
+/* A commit after a whole text writes a delta of it, which reads back to
+ * the exact text; a base damaged, missing, truncated or of another pool,
+ * or a damaged delta, is an error naming both files, never a text. */
+static void test_backup_delta(void)
+{
+	char path[1024], bpath[1024], *t1, *t2, *t, *other, *saved;
+	size_t l1, l2, lo, ls, len;
+
+	fresh_dir("delta");
+	t1 = delta_text(FX_POOL_UUID, 1, 0, &l1);
+	t2 = delta_text(FX_POOL_UUID, 2, 0, &l2);
+	CU_ASSERT_EQUAL_FATAL(pool_backup_write(FX_POOL_UUID, "vault", 1, t1, l1, 0), 0);
+	/* a text below 64 KiB is written whole */
+	unsetenv("TP_TEST_BACKUP_DELTA_MIN");
+	CU_ASSERT_EQUAL_FATAL(pool_backup_write(FX_POOL_UUID, "vault", 2, t2, l2, 0), 0);
+	CU_ASSERT(has_kind(FX_POOL_UUID, 2, 0) && !has_kind(FX_POOL_UUID, 2, 1));
+	/* (the tests' small texts: as a pool of many volumes) */
+	setenv("TP_TEST_BACKUP_DELTA_MIN", "0", 1);
+	{
+		char *p2 = pool_backup_path(FX_POOL_UUID, 2);
+		CU_ASSERT_EQUAL_FATAL(unlink(p2), 0);
+		free(p2);
+	}
+	CU_ASSERT_EQUAL_FATAL(pool_backup_write(FX_POOL_UUID, "vault", 2, t2, l2, 0), 0);
+	CU_ASSERT(has_kind(FX_POOL_UUID, 1, 0) && !has_kind(FX_POOL_UUID, 1, 1));
+	CU_ASSERT(has_kind(FX_POOL_UUID, 2, 1) && !has_kind(FX_POOL_UUID, 2, 0));
+	file_path(FX_POOL_UUID, 2, 1, path, sizeof(path));
+	file_path(FX_POOL_UUID, 1, 0, bpath, sizeof(bpath));
+	{
+		char *p = pool_backup_path(FX_POOL_UUID, 2);
+		CU_ASSERT_STRING_EQUAL(p, path);
+		free(p);
+	}
+	CU_ASSERT_EQUAL_FATAL(pool_backup_read_file(path, &t, &len), 0);
+	CU_ASSERT_EQUAL(len, l2);
+	CU_ASSERT(len == l2 && !memcmp(t, t2, l2));
+	CU_ASSERT_EQUAL(t[len], '\0');
+	free(t);
+	{	/* small: a header and a few bytes, not the text */
+		struct stat st;
+		CU_ASSERT(!stat(path, &st) && (size_t)st.st_size < 1024 && (size_t)st.st_size < l2);
+	}
+	/* found by uuid and by name, the newest seqno counted */
+	CU_ASSERT_EQUAL(pool_backup_newest_seqno(FX_POOL_UUID), 2);
+	{
+		struct pool_backup_set s;
+		CU_ASSERT_EQUAL_FATAL(pool_backup_find("vault", NULL, &s), 0);
+		CU_ASSERT_EQUAL(s.n, 2);
+		if (s.n == 2) {
+			CU_ASSERT_STRING_EQUAL(s.f[1].path, path);
+			CU_ASSERT_STRING_EQUAL(s.f[1].uuid, FX_POOL_UUID);
+		}
+		pool_backup_set_free(&s);
+	}
+
+	/* the base damaged: one byte */
+	CU_ASSERT_EQUAL_FATAL(pool_backup_read_file(bpath, &saved, &ls), 0);
+	saved[ls / 2] ^= 1;
+	put_bytes(bpath, saved, ls);
+	assert_refused(path, "00000000000000000001.vg");
+	/* truncated */
+	saved[ls / 2] ^= 1;
+	put_bytes(bpath, saved, ls / 2);
+	assert_refused(path, "damaged, or another file");
+	/* another pool's text of the same seqno */
+	other = delta_text(U2, 1, 0, &lo);
+	put_bytes(bpath, other, lo);
+	assert_refused(path, "00000000000000000001.vg");
+	free(other);
+	/* missing */
+	CU_ASSERT_EQUAL(unlink(bpath), 0);
+	assert_refused(path, "cannot be read");
+	{	/* the listing's reader logs it, naming both */
+		struct tp_log_capture cap;
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(pool_backup_read_file(path, &t, &len), -EUCLEAN);
+		tp_log_capture(NULL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, path));
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "00000000000000000001.vg"));
+	}
+	put_bytes(bpath, saved, ls);
+	CU_ASSERT_EQUAL(pool_backup_read_file(path, &t, &len), 0);
+	free(t);
+	/* the delta itself damaged: its header, its last byte */
+	{
+		char *d;
+		size_t dl;
+
+		CU_ASSERT_EQUAL_FATAL(pool_backup_read_why(path, &t, &len, NULL, 0), 0);
+		free(t);
+		{
+			int fd = open(path, O_RDONLY);
+			struct stat st;
+			CU_ASSERT_FATAL(fd >= 0 && !fstat(fd, &st));
+			dl = (size_t)st.st_size;
+			d = calloc(1, dl + 1);	/* NUL-terminated, for strstr */
+			CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+			CU_ASSERT_EQUAL_FATAL(read(fd, d, dl), (ssize_t)dl);
+			close(fd);
+		}
+		d[dl - 2] ^= 0x20;
+		put_bytes(path, d, dl);
+		{
+			char why[8192];
+			CU_ASSERT_EQUAL(pool_backup_read_why(path, &t, &len, why, sizeof(why)),
+					-EUCLEAN);
+			CU_ASSERT_PTR_NULL(t);
+		}
+		d[dl - 2] ^= 0x20;
+		{	/* the header's crc changed: the text it makes does not match */
+			char *c = strstr(d, "result {");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+			char was;
+
+			c = strstr(c, "crc32c = 0x");
+			was = c[11];
+			c[11] = was == '0' ? '1' : '0';
+			put_bytes(path, d, dl);
+			assert_refused(path, "the delta is damaged");
+			c[11] = was;
+		}
+		{	/* a header that is not in its exact form */
+			char *c = strstr(d, "seqno = 2");
+			CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+			c[7] = '\t';
+			put_bytes(path, d, dl);
+			assert_refused(path, "header is malformed");
+			c[7] = ' ';
+		}
+		put_bytes(path, d, dl);
+		free(d);
+	}
+	CU_ASSERT_EQUAL(pool_backup_read_file(path, &t, &len), 0);
+	CU_ASSERT(len == l2 && !memcmp(t, t2, l2));
+	free(t);
+
+	/* a large change: the whole text */
+	{
+		size_t l3;
+		char *t3 = delta_text(FX_POOL_UUID, 3, 20000, &l3);
+		CU_ASSERT_EQUAL(pool_backup_write(FX_POOL_UUID, "vault", 3, t3, l3, 0), 0);
+		CU_ASSERT(has_kind(FX_POOL_UUID, 3, 0) && !has_kind(FX_POOL_UUID, 3, 1));
+		free(t3);
+	}
+	/* a base of another pool (its uuid): the whole text */
+	other = delta_text(U2, 4, 0, &lo);
+	file_path(FX_POOL_UUID, 4, 0, bpath, sizeof(bpath));
+	put_bytes(bpath, other, lo);
+	free(other);
+	{
+		size_t l5;
+		char *t5 = delta_text(FX_POOL_UUID, 5, 0, &l5);
+		CU_ASSERT_EQUAL(pool_backup_write(FX_POOL_UUID, "vault", 5, t5, l5, 0), 0);
+		CU_ASSERT(has_kind(FX_POOL_UUID, 5, 0) && !has_kind(FX_POOL_UUID, 5, 1));
+		free(t5);
+	}
+	free(saved);
+	free(t1);
+	free(t2);
+	unsetenv("TP_TEST_BACKUP_DELTA_MIN");
+}
+
+/* A whole text after every run of 25 deltas (so that the newest 50 hold
+ * one); every kept backup reads back to its text; pruning keeps the base
+ * of every kept delta, also past a small keep. */
+static void test_backup_delta_prune(void)
+{
+	uint64_t *seq;
+	size_t n, len, full = 0;
+	char *texts[81] = { NULL };
+
+	fresh_dir("delta-prune");
+	setenv("TP_TEST_BACKUP_DELTA_MIN", "0", 1);
+	for (uint64_t s = 1; s <= 80; s++) {
+		texts[s] = delta_text(FX_POOL_UUID, s, 0, &len);
+		CU_ASSERT_EQUAL_FATAL(pool_backup_write(FX_POOL_UUID, "vault", s, texts[s], len, 0),
+				      0);
+	}
+	/* 1, 27, 53, 79 whole; the newest 50 (31..80) and 27, the base of 31..52 */
+	for (uint64_t s = 1; s <= 80; s++) {
+		int whole = s % 26 == 1, kept = s >= 27;
+
+		CU_ASSERT_EQUAL(has_kind(FX_POOL_UUID, s, 0), kept && whole);
+		CU_ASSERT_EQUAL(has_kind(FX_POOL_UUID, s, 1), kept && !whole && s > 30);
+		full += kept && whole;
+	}
+	CU_ASSERT_EQUAL(full, 3);
+	CU_ASSERT_EQUAL(pool_backup_list(FX_POOL_UUID, &seq, &n), 0);
+	CU_ASSERT_EQUAL(n, POOL_BACKUP_KEEP + 1);
+	for (size_t i = 0; i < n; i++) {
+		char *p = pool_backup_path(FX_POOL_UUID, seq[i]), *t;
+		size_t l;
+
+		CU_ASSERT_EQUAL_FATAL(pool_backup_read_file(p, &t, &l), 0);
+		CU_ASSERT(l == strlen(texts[seq[i]]) && !memcmp(t, texts[seq[i]], l));
+		free(t);
+		free(p);
+	}
+	free(seq);
+	/* keep 3: the newest 3 (78..80: 79 whole) and 53, the base of 78 */
+	CU_ASSERT_EQUAL(pool_backup_prune(FX_POOL_UUID, 3), 0);
+	CU_ASSERT_EQUAL(pool_backup_list(FX_POOL_UUID, &seq, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 4);
+	CU_ASSERT(seq[0] == 53 && seq[1] == 78 && seq[2] == 79 && seq[3] == 80);
+	free(seq);
+	/* a rewrite of a seqno kept as a whole text stays whole */
+	CU_ASSERT_EQUAL(pool_backup_write(FX_POOL_UUID, "vault", 79, texts[79], strlen(texts[79]),
+					  0), 0);
+	CU_ASSERT(has_kind(FX_POOL_UUID, 79, 0) && !has_kind(FX_POOL_UUID, 79, 1));
+	for (int s = 1; s <= 80; s++)
+		free(texts[s]);
+	unsetenv("TP_TEST_BACKUP_DELTA_MIN");
 }
 
 /* A backup a command wrote says which, in its first line: the command
@@ -674,6 +961,8 @@ TP_TEST_SUITE(pool_host, NULL, NULL,
 	      { "backups written, listed, read and pruned", test_backup },
 	      { "a commit's backup holds its text", test_backup_commit },
 	      { "a command's backup names the command", test_backup_description },
+	      { "a delta backup reads back, or is refused", test_backup_delta },
+	      { "a whole text every 25 deltas, none pruned away", test_backup_delta_prune },
 	      { "backups found by pool uuid or name, both layouts", test_backup_find },
 	      { "damaged copies kept per pool uuid", test_spare },
 	      { "devices file add/replace/remove/lookup", test_devices },

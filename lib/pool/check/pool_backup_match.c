@@ -246,7 +246,7 @@ static int load(const char *file, struct vg **out)
 {
 	char *text;
 	size_t len;
-	int r = pool_backup_read_file(file, &text, &len);
+	int r = pool_backup_read_why(file, &text, &len, NULL, 0);
 
 	*out = NULL;
 	if (r)

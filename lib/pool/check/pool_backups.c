@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ static void find_description(const char *text, struct pool_backup_entry *e)
 /* Backup F into E. */
 static void read_entry(const struct pool_backup_file *f, struct pool_backup_entry *e)
 {
-	char *text = NULL;
+	char *text = NULL, why[sizeof(e->problem) + 2 * PATH_MAX];
 	struct vg *vg = NULL;
 	struct stat st;
 	size_t len;
@@ -55,9 +56,18 @@ static void read_entry(const struct pool_backup_file *f, struct pool_backup_entr
 	snprintf(e->uuid, sizeof(e->uuid), "%s", f->uuid[0] ? f->uuid : f->dir_uuid);
 	if (!stat(f->path, &st))
 		e->mtime = (int64_t)st.st_mtime;
-	if ((r = pool_backup_read_file(f->path, &text, &len))) {
-		snprintf(e->problem, sizeof(e->problem), "cannot be read: %s",
-			 r == -EINVAL ? "not a regular file" : strerror(-r));
+	if ((r = pool_backup_read_why(f->path, &text, &len, why, sizeof(why)))) {
+		if (r == -EUCLEAN) {	/* a delta: what does not match ("FILE: ...") */
+			size_t k = strlen(f->path), m;
+			const char *w = !strncmp(why, f->path, k) && !strncmp(why + k, ": ", 2)
+						? why + k + 2 : why;
+
+			m = strnlen(w, sizeof(e->problem) - 1);
+			memcpy(e->problem, w, m);
+			e->problem[m] = '\0';
+		} else
+			snprintf(e->problem, sizeof(e->problem), "cannot be read: %s",
+				 r == -EINVAL ? "not a regular file" : strerror(-r));
 		return;
 	}
 	find_description(text, e);

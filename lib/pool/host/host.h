@@ -40,13 +40,30 @@
  * (vg_label_probe_path).
  *
  * The backups, like LVM's /etc/lvm/archive: a copy of every VG commit in
- * <config dir>/backup/<pool uuid>/<seqno>.vg (host_backup.c), each
- * written by the rule above (mode 0600, temporary file .tmp.vg); the
- * newest POOL_BACKUP_KEEP files of a pool are kept (tptools.conf
- * backup/keep), fewer when they would take more than POOL_BACKUP_MAX_BYTES
- * (backup/max_size; the newest POOL_BACKUP_MIN always), older ones pruned.
- * File names are the seqno in decimal, zero-padded to 20 digits so they
- * sort. One directory per pool uuid, never per name: two pools that
+ * <config dir>/backup/<pool uuid>/, as its whole text, <seqno>.vg, or as
+ * a delta, <seqno>.vgd (host_backup.c), each written by the rule above
+ * (mode 0600, temporary file .tmp.vg or .tmp.vgd); the newest
+ * POOL_BACKUP_KEEP files of a pool are kept (tptools.conf backup/keep),
+ * fewer when they would take more than POOL_BACKUP_MAX_BYTES
+ * (backup/max_size; the newest POOL_BACKUP_MIN always), and the whole
+ * text each kept delta applies to; older ones pruned. File names are the
+ * seqno in decimal, zero-padded to 20 digits so they sort.
+ *
+ * A delta (so that a commit of a pool of many volumes writes a few
+ * hundred bytes, not its whole text): written instead of the whole text
+ * when that is 64 KiB or more (about 600 volumes; test builds:
+ * TP_TEST_BACKUP_DELTA_MIN=BYTES), the directory's newest whole text of
+ * an older seqno is of this
+ * pool (its uuid), at most 25 deltas (half of backup/keep) were written
+ * after it, and the delta (metadata/vg/vg_delta.h) is at most an eighth
+ * of the text or 4 KiB. A short text header first (a comment line saying
+ * what it is; the pool's name, uuid and the seqno in a pool section, as a
+ * whole text has them near its top; the base's seqno, length and
+ * crc32c; the text's length and crc32c; the delta's length), then the
+ * delta's bytes. Read (pool_backup_read_file), it gives the whole text:
+ * the base, <base seqno>.vg beside it, checked by its length and crc32c,
+ * the delta applied, what it makes checked by its length, crc32c and
+ * uuid; any mismatch is an error naming both files, never a text. One directory per pool uuid, never per name: two pools that
  * shared a name (one removed, the other created or renamed to it) keep
  * their backups apart, a rename moves nothing, and a seqno is one pool's.
  * A lookup by name reads the pool name and uuid each file records (its
@@ -175,13 +192,19 @@ void pool_backup_commit_text(const struct vg *vg, const char *text, size_t len);
  * = 0; -EINVAL for a bad uuid. */
 int pool_backup_list(const char *uuid, uint64_t **seqnos, size_t *n) TP_MUST_CHECK;
 
-/* Delete all but the newest KEEP backups in the directory of UUID. */
+/* Delete all but the newest KEEP backups in the directory of UUID (fewer
+ * past the byte cap, and the whole texts the kept deltas apply to). */
 int pool_backup_prune(const char *uuid, unsigned keep) TP_MUST_CHECK;
 
-/* Load any backup file (tprepair --restorefile) into a malloc'd
- * NUL-terminated *TEXT: 0 or -errno; -EINVAL, at once, for a path that is
- * not a regular file (a FIFO is never waited on). */
+/* Load any backup file (tprepair --restorefile), a whole text or a delta
+ * (its base beside it: every check above), into a malloc'd NUL-terminated
+ * *TEXT: 0 or -errno; -EINVAL, at once, for a path that is not a regular
+ * file (a FIFO is never waited on); -EUCLEAN for a delta that does not
+ * give its text back, logged naming both files. */
 int pool_backup_read_file(const char *file, char **text, size_t *len) TP_MUST_CHECK;
+/* The same, quiet: a delta's -EUCLEAN says why in WHY (WLEN bytes). */
+int pool_backup_read_why(const char *file, char **text, size_t *len, char *why, size_t wlen)
+	TP_MUST_CHECK;
 
 /* One backup file of this host, wherever it lies: the directory of a
  * pool uuid, or one of the first layout (a pool name; tpcreate also
