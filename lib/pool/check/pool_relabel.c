@@ -547,7 +547,7 @@ static int load_backup(const struct pool *p, const char *file, const struct pool
 	if (r == -EINVAL) {
 		const char *kind = io_dev_wrong_kind(file);
 		log_error("pool %s: the backup %s is %s, not a VG metadata backup file (one of "
-			  "the config dir's backup/*/*.vg)", pool_name(p), file,
+			  "the config dir's backup/*/*.vg or *.vgd)", pool_name(p), file,
 			  kind ? kind : "a block device");
 		return r;
 	}
