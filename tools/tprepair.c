@@ -314,6 +314,8 @@ static int list_backups(const char *pool)
 			continue;
 		}
 		printf("%s", e->description[0] ? e->description : "-");
+		if (e->delta_base)
+			printf("; a delta of backup %" PRIu64, e->delta_base);
 		if (e->nr_receives)
 			printf("; %u unfinished receive%s", e->nr_receives,
 			       e->nr_receives > 1 ? "s" : "");

@@ -250,6 +250,7 @@ struct pool_backup_entry {
 	int first_layout;		/* in a directory of the first layout (a name's) */
 	char problem[256];		/* why not readable, or "" */
 	char description[1100];		/* what the file says made it ("after '...'"), or "" */
+	uint64_t delta_base;		/* a delta (SEQNO.vgd): the seqno of its whole base; 0 */
 };
 
 struct pool_backup_listing {

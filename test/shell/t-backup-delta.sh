@@ -29,6 +29,9 @@ ok tprepair --list-backups p
 out_has "$newest"
 out_has "$base"
 grep "$newest" out | grep -q "damaged" && fail "the delta is listed as damaged"
+grep "$newest" out | grep -q "; a delta of backup $((10#$(basename "$base" .vg)))" ||
+	{ cat out >&2; fail "the delta's line does not name its base"; }
+grep "$base" out | grep -q "a delta of" && fail "the whole backup is listed as a delta"
 
 # the base damaged, cut, another pool's, missing: the delta is damaged,
 # and refused, naming both files, nothing written

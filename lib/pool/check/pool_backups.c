@@ -53,6 +53,8 @@ static void read_entry(const struct pool_backup_file *f, struct pool_backup_entr
 	e->seqno = f->seqno;
 	e->first_layout = f->dir_name[0] != '\0';
 	snprintf(e->path, sizeof(e->path), "%s", f->path);
+	if (!pool_backup_delta_base(f->path, &e->delta_base))
+		e->delta_base = 0;
 	snprintf(e->uuid, sizeof(e->uuid), "%s", f->uuid[0] ? f->uuid : f->dir_uuid);
 	if (!stat(f->path, &st))
 		e->mtime = (int64_t)st.st_mtime;

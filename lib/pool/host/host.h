@@ -203,6 +203,10 @@ int pool_backup_prune(const char *uuid, unsigned keep) TP_MUST_CHECK;
  * give its text back, logged naming both files. */
 int pool_backup_read_file(const char *file, char **text, size_t *len) TP_MUST_CHECK;
 /* The same, quiet: a delta's -EUCLEAN says why in WHY (WLEN bytes). */
+/* The base seqno the header of delta FILE records (its header only read,
+ * nothing checked beyond its form): 1, else 0 (a whole backup, or a file
+ * that is no delta). */
+int pool_backup_delta_base(const char *file, uint64_t *base);
 int pool_backup_read_why(const char *file, char **text, size_t *len, char *why, size_t wlen)
 	TP_MUST_CHECK;
 

@@ -456,8 +456,7 @@ int pool_backup_read_file(const char *file, char **text, size_t *len)
 	return r;
 }
 
-/* The base seqno delta FILE's header records: 1, else 0. */
-static int delta_base(const char *file, uint64_t *base)
+int pool_backup_delta_base(const char *file, uint64_t *base)
 {
 	char buf[HEAD_MAX];
 	struct dhead h;
@@ -508,7 +507,7 @@ static long base_index(const char *dir, const struct bent *e, size_t i)
 {
 	char *f = backup_file(dir, e[i].seq, 1);
 	uint64_t base;
-	int ok = f && delta_base(f, &base);
+	int ok = f && pool_backup_delta_base(f, &base);
 
 	free(f);
 	for (size_t j = i; ok && j-- > 0;)
