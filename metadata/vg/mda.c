@@ -599,7 +599,7 @@ static void free_scan(struct slot_copy c[][VG_MDA_SLOTS], unsigned n)
 }
 
 /* The slot as written: the header, the text, zeros to a sector; the
- * header's place fields are put by put_place. */
+ * header's place fields (offset, slot, checksum) are put by write_slot. */
 static uint8_t *slot_image(const uint8_t *uuid, uint64_t seqno, const char *text, size_t len,
 			   uint32_t flags)
 {
@@ -638,13 +638,13 @@ static size_t delta_max(size_t ck_len)
 	return ck_len / 8 > VG_MDA_REC_DELTA_MIN ? ck_len / 8 : VG_MDA_REC_DELTA_MIN;
 }
 
-/* Slot S (slot K of PV, read for a commit) with TEXT (LEN bytes) of SEQNO
+/* Slot S (slot K of a device, read for a commit) with TEXT (LEN bytes) of SEQNO
  * appended as a record, in *REC (malloc'd, *SIZE bytes, place set), when
  * it can take it: a journal slot, fewer than VG_MDA_REC_MAX records, the
  * delta within delta_max and the room left. 0 with *REC NULL: it cannot
  * (the commit writes a checkpoint); -ENOMEM. DELTA / DELTA_LEN / BASE: a
  * delta made for an earlier device, reused when its checkpoint is S's. */
-static int record_image(struct vg_pv *pv, unsigned k, const struct slot_copy *s,
+static int record_image(unsigned k, const struct slot_copy *s,
 			const uint8_t *uuid, uint64_t seqno, const char *text, size_t len,
 			void **delta, size_t *delta_len, const struct slot_copy **base,
 			uint8_t **rec, size_t *size)
@@ -693,7 +693,6 @@ static int record_image(struct vg_pv *pv, unsigned k, const struct slot_copy *s,
 	le32_put(b + RO_SLOT, k);
 	memcpy(b + VG_MDA_REC_HEADER, *delta, *delta_len);
 	le32_put(b + RO_CSUM, tp_block_csum(b, VG_MDA_REC_HEADER, VG_MDA_REC_SALT));
-	(void)pv;
 	*rec = b;
 	return 0;
 }
@@ -777,7 +776,7 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 		if ((flags & VG_MDA_JOURNAL) &&
 		    !(c[i][other].state == VG_SLOT_VALID &&
 		      !(c[i][other].flags & VG_MDA_FLAG_JOURNAL))) {
-			r = record_image(&pvs[i], target[i], &c[i][target[i]], raw, seqno, text, len,
+			r = record_image(target[i], &c[i][target[i]], raw, seqno, text, len,
 					 &delta, &delta_len, &base, &rec, &size);
 			if (r)
 				goto out;
