@@ -11,10 +11,13 @@
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 
+#include <errno.h>
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const struct tp_command tp_commands[] = {
 #define TP_COMMAND(name, alias, summary, args, fn, pauses) \
@@ -59,6 +62,32 @@ static void print_commands(FILE *f)
 		fprintf(f, "  (none yet)\n");
 	fprintf(f, "\n'tp COMMAND --help' or 'COMMAND --help' shows a command's options.\n"
 		   "Exit codes: 0 ok, 3 bad command line, 5 failed (see tptools(7)).\n");
+}
+
+/* The heap past its first HEAP_SMALL bytes in 2 MiB pages where the
+ * kernel has them (transparent huge pages, "madvise" or "always"): a
+ * command at 20,000 volumes touches 26 MB of heap (the VG text, its
+ * model and the changed copy), 6,000 first-touch faults of 4 KiB, 17 to
+ * 26 ms on the 2-CPU test machines, against 4-5 ms as 13 faults of
+ * 2 MiB. A command on a small pool stays within the first HEAP_SMALL
+ * bytes, in 4 KiB pages. The room is taken from the kernel and given
+ * back to the heap at once (untouched, it costs no memory), and kept
+ * there (M_TRIM_THRESHOLD above). */
+#define HEAP_SMALL (1u << 20)
+#define HEAP_ROOM (96u << 20)
+#define HUGE_PAGE (2u << 20)
+static void heap_huge_pages(void)
+{
+	char *p = malloc(HEAP_ROOM);
+	uintptr_t from, to;
+
+	if (!p)
+		return;
+	from = ((uintptr_t)p + HEAP_SMALL + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	to = ((uintptr_t)p + HEAP_ROOM) & ~(uintptr_t)(HUGE_PAGE - 1);
+	if (to > from && madvise((void *)from, to - from, MADV_HUGEPAGE))
+		log_debug(TP_DBG_POOL, "madvise(MADV_HUGEPAGE): %s", strerror(errno));
+	free(p);
 }
 
 int tp_main(int argc, const char **argv)
@@ -107,6 +136,7 @@ int tp_main(int argc, const char **argv)
 	if (strcmp(cmd->name, "monitor")) {
 		mallopt(M_MMAP_THRESHOLD, 256 << 20);
 		mallopt(M_TRIM_THRESHOLD, 512 << 20);
+		heap_huge_pages();
 	}
 	/* libdevmapper's messages go through tptools' log from the start
 	 * (lib/base/dmlog.h), so a library that resets them when done

@@ -16,4 +16,22 @@
 #define TP_CONTAINER_OF(ptr, type, member) \
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
+/* The size to allocate for a large buffer of N bytes: N rounded up to an
+ * eighth of its highest power of two (N itself under 64 KiB). Texts a few
+ * bytes apart (a VG text before and after a change, its copies on several
+ * devices) so ask for one size, and the heap hands a freed one out again
+ * instead of pages never touched: a command at 20,000 volumes touched
+ * 27 MB for texts of 2.2 MB, most of it in page faults. */
+static inline size_t tp_alloc_class(size_t n)
+{
+	size_t g = 1;
+
+	if (n < 65536)
+		return n;
+	while (g <= n / 2)
+		g <<= 1;
+	g >>= 3;
+	return n + (g - n % g) % g;
+}
+
 #endif

@@ -62,6 +62,7 @@
 #include "metadata/vg/vg_int.h"
 #include "metadata/vg/vg_delta.h"
 
+#include "lib/base/compiler.h"
 #include "lib/base/crc32c.h"
 #include "lib/base/critical.h"
 #include "lib/base/log.h"
@@ -117,6 +118,8 @@ static uint64_t slot_size(const struct vg_label *l)
 {
 	return slot_bytes(l->mda.size);
 }
+
+static void memo_forget(const struct vg_label *l);
 
 static uint64_t slot_offset(const struct vg_label *l, unsigned k)
 {
@@ -223,6 +226,7 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label)
 	unsigned k;
 	int r = 0;
 
+	memo_forget(label);
 	for (k = 0; k < VG_MDA_SLOTS && !r; k++)
 		r = write_blank(io, label, k);
 	if (!r)
@@ -262,6 +266,9 @@ struct slot_copy {
 	uint64_t rec_off;	/* the newest one's offset */
 	uint64_t rec_end;	/* where the next record goes */
 	uint64_t slot_end;	/* the slot's end on the device */
+	/* VALID without a text: from the memo (below), or its newest record
+	 * not applied yet (read_records); fill_texts reads it WHOLE */
+	int memo;
 };
 
 enum { READ_COPY, READ_COMMIT };
@@ -329,13 +336,30 @@ static void take_record(struct slot_copy *c, const struct rec_desc *e, unsigned 
 	c->rec_end = e->off + round512(VG_MDA_REC_HEADER + e->delta_len);
 }
 
+#define MEMO_MAX 16
+struct slot_memo {
+	int used;
+	char pv_uuid[VG_UUID_LEN + 1], pool_uuid[VG_UUID_LEN + 1];
+	unsigned k;
+	uint8_t head[VG_MDA_SLOT_HEADER], rec[512], end[512];
+	int has_end;
+	struct slot_copy c;	/* its scalars (no text) */
+};
+static struct {
+	unsigned depth, next;
+	struct slot_memo e[MEMO_MAX];
+} memo;
+
 /* The records after slot K's checkpoint (C: VALID, its checkpoint in
- * C->ck): the newest that checks out becomes the copy (COPY: applied, its
- * text in C->text; COMMIT: its delta's crc checked). 0 or -errno for an
+ * C->text): the newest that checks out becomes the copy. Its delta's crc
+ * is checked; COPY and WHOLE: it is applied too, and the result's length
+ * and crc checked, its text in C->text; COPY otherwise: the copy is left
+ * without a text (C->memo), applied only if a reader wants it
+ * (fill_texts: one apply a read, not one a slot). 0 or -errno for an
  * I/O error or ENOMEM; a record that does not check out ends the chain
  * where it is (said unless QUIET). */
 static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode,
-			int quiet)
+			int quiet, int whole)
 {
 	const struct vg_label *l = &pv->label;
 	struct rec_desc d[VG_MDA_REC_MAX];
@@ -367,9 +391,15 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 		if (r)
 			return r;
 		if (text_crc((const char *)buf + VG_MDA_REC_HEADER, e->delta_len) == e->delta_crc) {
-			if (mode == READ_COMMIT) {
+			if (mode == READ_COMMIT || !whole) {
 				free(buf);
 				take_record(c, e, n);
+				if (mode == READ_COPY) {
+					/* applied when its text is wanted (fill_texts) */
+					free(c->text);
+					c->text = NULL;
+					c->memo = 1;
+				}
 				return 0;
 			}
 			r = vg_delta_apply(c->text, c->len, buf + VG_MDA_REC_HEADER, e->delta_len,
@@ -402,12 +432,124 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 	return 0;
 }
 
+/* ---- the memo of slots checked ----
+ * A command reads its pool's VG several times under one open: the device
+ * search, the read after the lock, the commit's scan before it writes.
+ * Each read checks every slot of every device: at 20,000 volumes a slot
+ * is 2.2 MB read, checksummed and its newest record applied, twelve
+ * times a tvcreate. Between vg_mda_memo_begin and vg_mda_memo_end (lib/
+ * pool: a pool open), a slot a read found VALID (its text's crc and its
+ * newest record's result checked) is remembered by its place with the
+ * bytes of its header sector, of its newest record's first sector and of
+ * the sector where its records end. A later scan that reads those three
+ * sectors back byte for byte the same (the header carries the text's crc
+ * and seqno, the record its delta's and result's) takes the slot's state
+ * without reading its text; the copy a reader takes is still read whole
+ * and checked (fill_texts). A commit forgets the device it writes. */
+
+void vg_mda_memo_begin(void)
+{
+	memo.depth++;
+}
+
+void vg_mda_memo_end(void)
+{
+	if (memo.depth && !--memo.depth)
+		memset(&memo, 0, sizeof(memo));
+}
+
+static struct slot_memo *memo_find(const struct vg_label *l, unsigned k)
+{
+	for (unsigned x = 0; memo.depth && x < MEMO_MAX; x++)
+		if (memo.e[x].used && memo.e[x].k == k &&
+		    !strcmp(memo.e[x].pv_uuid, l->pv_uuid) &&
+		    !strcmp(memo.e[x].pool_uuid, l->pool_uuid))
+			return &memo.e[x];
+	return NULL;
+}
+
+/* Forget what the memo holds of the device of label L (about to be
+ * written). */
+static void memo_forget(const struct vg_label *l)
+{
+	struct slot_memo *e;
+
+	for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+		if ((e = memo_find(l, k)))
+			e->used = 0;
+}
+
+/* The record sectors a memo compares: RECS the newest record's first,
+ * END the one after the records (none past the slot). */
+static int memo_sectors(struct io_engine *io, const struct slot_copy *c, uint8_t *rec,
+			uint8_t *end, int *has_end)
+{
+	int r = 0;
+
+	memset(rec, 0, 512);
+	memset(end, 0, 512);
+	*has_end = 0;
+	if (!(c->flags & VG_MDA_FLAG_JOURNAL))
+		return 0;
+	if (c->nrec)
+		r = io_read(io, c->rec_off, rec, 512);
+	if (!r && c->rec_end + 512 <= c->slot_end) {
+		*has_end = 1;
+		r = io_read(io, c->rec_end, end, 512);
+	}
+	return r;
+}
+
+/* Slot K of PV just read whole and VALID (HEAD: its header sector): into
+ * the memo. */
+static void memo_put(struct vg_pv *pv, unsigned k, const uint8_t *head, const struct slot_copy *c)
+{
+	struct slot_memo *e;
+
+	if (!memo.depth)
+		return;
+	e = memo_find(&pv->label, k);
+	if (!e) {
+		e = &memo.e[memo.next];
+		memo.next = (memo.next + 1) % MEMO_MAX;
+	}
+	e->used = 0;
+	if (memo_sectors(pv->io, c, e->rec, e->end, &e->has_end))
+		return;
+	snprintf(e->pv_uuid, sizeof(e->pv_uuid), "%s", pv->label.pv_uuid);
+	snprintf(e->pool_uuid, sizeof(e->pool_uuid), "%s", pv->label.pool_uuid);
+	e->k = k;
+	memcpy(e->head, head, VG_MDA_SLOT_HEADER);
+	e->c = *c;
+	e->c.text = e->c.ck = NULL;
+	e->c.memo = 0;
+	e->used = 1;
+}
+
+/* Slot K of PV (HEAD: its header sector as read now) as the memo has it:
+ * 1 with C filled when its three sectors read back the same, else 0. */
+static int memo_take(struct vg_pv *pv, unsigned k, const uint8_t *head, struct slot_copy *c)
+{
+	struct slot_memo *e = memo_find(&pv->label, k);
+	uint8_t rec[512], end[512];
+	int has_end;
+
+	if (!e || memcmp(e->head, head, VG_MDA_SLOT_HEADER) ||
+	    memo_sectors(pv->io, &e->c, rec, end, &has_end) || has_end != e->has_end ||
+	    memcmp(rec, e->rec, sizeof(rec)) || memcmp(end, e->end, sizeof(end)))
+		return 0;
+	*c = e->c;
+	c->memo = 1;
+	return 1;
+}
+
 /* Read and validate slot K of PV. Returns 0 with C filled (c->text only
- * for VALID), or -errno for an I/O error / ENOMEM. COMMIT: no warnings, the
- * checkpoint kept in C->ck and records not applied (the commit that is
- * about to write needs their seqnos, and the checkpoint as the base of
- * the next record). */
-static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode)
+ * for VALID), or -errno for an I/O error / ENOMEM. Unless WHOLE, a slot
+ * the memo has is taken from it, and records are not applied
+ * (read_records). COMMIT: no warnings, no text kept (load_ck reads the
+ * target's checkpoint again) and records not applied (the commit that is
+ * about to write needs their seqnos). */
+static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode, int whole)
 {
 	int quiet = mode == READ_COMMIT;
 	const struct vg_label *l = &pv->label;
@@ -420,6 +562,8 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode
 	r = io_read(pv->io, off, h, sizeof(h));
 	if (r)
 		return r;
+	if (!whole && memo_take(pv, k, h, c))
+		return 0;
 	if (memcmp(h + MO_MAGIC, VG_MDA_MAGIC, 8)) {
 		c->state = VG_SLOT_EMPTY;
 		return 0;
@@ -448,7 +592,7 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode
 		c->state = slot_bad(pv->io, k, "seqno or text length out of range", quiet);
 		return 0;
 	}
-	buf = malloc(round512((size_t)len) + 1);
+	buf = malloc(tp_alloc_class(round512((size_t)len) + 1));
 	if (!buf)
 		return -ENOMEM;
 	r = io_read(pv->io, off + VG_MDA_SLOT_HEADER, buf, round512((size_t)len));
@@ -471,13 +615,18 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode
 	c->ck_len = c->len;
 	c->slot_end = off + slot_size(l);
 	c->rec_end = off + VG_MDA_SLOT_HEADER + round512((size_t)len);
-	if (!(c->flags & VG_MDA_FLAG_JOURNAL))
-		return 0;
 	if (mode == READ_COMMIT) {
-		c->ck = c->text;	/* the text is the commit's base, not its copy */
+		/* checked, not held: a commit needs one checkpoint, its
+		 * target's, as the base of a record (load_ck) */
+		free(c->text);
 		c->text = NULL;
 	}
-	return read_records(pv, k, c, mode, quiet);
+	if ((c->flags & VG_MDA_FLAG_JOURNAL) &&
+	    (r = read_records(pv, k, c, mode, quiet, whole)))
+		return r;
+	if (mode == READ_COPY)
+		memo_put(pv, k, h, c);
+	return 0;
 }
 
 static int check_pvs(struct vg_pv *pvs, unsigned n)
@@ -552,6 +701,89 @@ static void hold_copies(struct slot_copy c[][VG_MDA_SLOTS], unsigned i, unsigned
 	}
 }
 
+/* Slot K of PVS[I] read (whole unless the memo has it) into C[I][K] and
+ * ST. */
+static int scan_slot(struct vg_pv *pvs, unsigned i, unsigned k, struct slot_copy c[][VG_MDA_SLOTS],
+		     struct vg_mda_status *st, int mode, unsigned hold, int whole)
+{
+	int r = read_slot(&pvs[i], k, &c[i][k], mode, whole);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r) {
+		log_error("%s: cannot read VG metadata slot %u: %s", pvs[i].io->name, k,
+			  strerror(-r));
+		st->read_error[i] = r;
+		free_slot(&c[i][k]);
+		c[i][k].state = VG_SLOT_EMPTY;
+	}
+	if (mode == READ_COPY && c[i][k].state == VG_SLOT_VALID)
+		hold_copies(c, i, k, hold);
+	memset(&st->slot[i][k], 0, sizeof(st->slot[i][k]));
+	st->slot[i][k].state = c[i][k].state;
+	st->slot[i][k].seqno = c[i][k].seqno;
+	if (c[i][k].nrec) {
+		st->slot[i][k].records = c[i][k].nrec;
+		st->slot[i][k].record_off = c[i][k].rec_off;
+		st->slot[i][k].record_len = c[i][k].rec_end - c[i][k].rec_off;
+	}
+	return 0;
+}
+
+/* READ_COPY after a scan: each of the HOLD newest seqnos whose slots all
+ * came from the memo gets a text, its first slot read whole (and
+ * checked) again; what that read finds stands, and the newest seqnos are
+ * looked at again. */
+static int fill_texts(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS],
+		      struct vg_mda_status *st, unsigned hold)
+{
+	/* (each turn reads one slot of the memo whole: at most one a slot) */
+	for (unsigned turn = 0; turn <= MAX_COPIES; turn++) {
+		uint64_t seen[MAX_COPIES];
+		unsigned nseen = 0, x, j, need = MAX_COPIES;
+		int r;
+
+		/* the distinct seqnos, newest first (at most 8) */
+		for (x = 0; x < n * VG_MDA_SLOTS; x++) {
+			const struct slot_copy *t = &c[x / VG_MDA_SLOTS][x % VG_MDA_SLOTS];
+
+			if (t->state != VG_SLOT_VALID)
+				continue;
+			for (j = 0; j < nseen && seen[j] != t->seqno; j++)
+				;
+			if (j < nseen)
+				continue;
+			for (j = nseen++; j > 0 && seen[j - 1] < t->seqno; j--)
+				seen[j] = seen[j - 1];
+			seen[j] = t->seqno;
+		}
+		for (j = 0; j < nseen && j < hold && need == MAX_COPIES; j++) {
+			unsigned first = MAX_COPIES;
+			int has = 0;
+
+			for (x = 0; x < n * VG_MDA_SLOTS; x++) {
+				const struct slot_copy *t = &c[x / VG_MDA_SLOTS][x % VG_MDA_SLOTS];
+
+				if (t->state != VG_SLOT_VALID || t->seqno != seen[j])
+					continue;
+				if (t->text)
+					has = 1;
+				else if (t->memo && first == MAX_COPIES)
+					first = x;
+			}
+			if (!has && first != MAX_COPIES)
+				need = first;
+		}
+		if (need == MAX_COPIES)
+			return 0;
+		r = scan_slot(pvs, need / VG_MDA_SLOTS, need % VG_MDA_SLOTS, c, st, READ_COPY, hold,
+			      1);
+		if (r)
+			return r;
+	}
+	return TP_BUG("VG metadata slots read whole are still without a text");
+}
+
 /* Read every slot of every pv into C[pv][slot] and fill ST. A device that
  * cannot be read gets ST->read_error and EMPTY slots. READ_COPY: the
  * texts of at most HOLD seqnos are kept (hold_copies). */
@@ -565,28 +797,12 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 	st->nr_pvs = n;
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
-			r = read_slot(&pvs[i], k, &c[i][k], mode);
-			if (r == -ENOMEM)
+			r = scan_slot(pvs, i, k, c, st, mode, hold, 0);
+			if (r)
 				return r;
-			if (r) {
-				log_error("%s: cannot read VG metadata slot %u: %s", pvs[i].io->name,
-					  k, strerror(-r));
-				st->read_error[i] = r;
-				free_slot(&c[i][k]);
-				c[i][k].state = VG_SLOT_EMPTY;
-			}
-			if (mode == READ_COPY && c[i][k].state == VG_SLOT_VALID)
-				hold_copies(c, i, k, hold);
-			st->slot[i][k].state = c[i][k].state;
-			st->slot[i][k].seqno = c[i][k].seqno;
-			if (c[i][k].nrec) {
-				st->slot[i][k].records = c[i][k].nrec;
-				st->slot[i][k].record_off = c[i][k].rec_off;
-				st->slot[i][k].record_len = c[i][k].rec_end - c[i][k].rec_off;
-			}
 		}
 	}
-	return 0;
+	return mode == READ_COPY ? fill_texts(pvs, n, c, st, hold) : 0;
 }
 
 static void free_scan(struct slot_copy c[][VG_MDA_SLOTS], unsigned n)
@@ -628,6 +844,37 @@ static int write_slot(struct vg_pv *pv, unsigned k, uint8_t *buf, size_t len)
 	le32_put(buf + MO_SLOT, k);
 	le32_put(buf + MO_CSUM, tp_block_csum(buf, VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT));
 	return io_write(pv->io, off, buf, VG_MDA_SLOT_HEADER + round512(len));
+}
+
+/* C->ck: the checkpoint of slot K of PV that the commit's scan checked
+ * (READ_COMMIT keeps its seqno, length and crc, not its text), read
+ * again. 0 with C->ck NULL when the bytes are no longer what the scan
+ * found (the commit then writes a checkpoint); -errno. */
+static int load_ck(struct vg_pv *pv, unsigned k, struct slot_copy *c)
+{
+	size_t n = round512(c->ck_len);
+	char *buf;
+	int r;
+
+	if (c->ck)
+		return 0;
+	buf = malloc(tp_alloc_class(n + 1));
+	if (!buf)
+		return -ENOMEM;
+	r = io_read(pv->io, slot_offset(&pv->label, k) + VG_MDA_SLOT_HEADER, buf, n);
+	if (r) {
+		free(buf);
+		return r;
+	}
+	buf[c->ck_len] = '\0';
+	if (text_crc(buf, c->ck_len) != c->ck_crc) {
+		log_debug(TP_DBG_VG, "%s: VG metadata slot %u changed since it was read; a "
+			  "checkpoint goes there", pv->io->name, k);
+		free(buf);
+		return 0;
+	}
+	c->ck = buf;
+	return 0;
 }
 
 /* The most delta bytes a record may take after a checkpoint of CK_LEN
@@ -771,13 +1018,18 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 		unsigned other = 1 - target[i];
 		const char *what = "checkpoint";
 
+		memo_forget(&pvs[i].label);
 		/* (a record only where no copy of format 1 is left beside it:
 		 * the checkpoint goes over that copy too) */
 		if ((flags & VG_MDA_JOURNAL) &&
 		    !(c[i][other].state == VG_SLOT_VALID &&
-		      !(c[i][other].flags & VG_MDA_FLAG_JOURNAL))) {
-			r = record_image(target[i], &c[i][target[i]], raw, seqno, text, len,
-					 &delta, &delta_len, &base, &rec, &size);
+		      !(c[i][other].flags & VG_MDA_FLAG_JOURNAL)) &&
+		    c[i][target[i]].state == VG_SLOT_VALID &&
+		    (c[i][target[i]].flags & VG_MDA_FLAG_JOURNAL)) {
+			r = load_ck(&pvs[i], target[i], &c[i][target[i]]);
+			if (!r)
+				r = record_image(target[i], &c[i][target[i]], raw, seqno, text,
+						 len, &delta, &delta_len, &base, &rec, &size);
 			if (r)
 				goto out;
 		}
@@ -863,6 +1115,7 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 			if (s->state != VG_SLOT_VALID || !s->text)
 				continue;	/* (no text: another's copy, or not held) */
 			for (j = 0; j < nr; j++) {
+				/* (a slot of the memo: told apart by its crc) */
 				if (list[j]->seqno != s->seqno)
 					continue;
 				if (list[j]->crc != s->crc || list[j]->len != s->len ||
@@ -887,6 +1140,22 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 	if (!nr) {
 		r = -ENODATA;
 		goto done;
+	}
+	/* a slot the memo gave, of a seqno held: the same commit, or two */
+	for (i = 0; i < n * VG_MDA_SLOTS; i++) {
+		const struct slot_copy *s = &c[i / VG_MDA_SLOTS][i % VG_MDA_SLOTS];
+
+		for (k = 0; s->state == VG_SLOT_VALID && !s->text && k < nr; k++) {
+			if (list[k]->seqno == s->seqno &&
+			    (list[k]->crc != s->crc || list[k]->len != s->len)) {
+				log_error("%s: two different VG metadata copies carry seqno %llu; "
+					  "restore the pool's VG metadata from a backup (tprepair "
+					  "--restorefile)", pvs[i / VG_MDA_SLOTS].io->name,
+					  (unsigned long long)s->seqno);
+				r = -EUCLEAN;
+				goto done;
+			}
+		}
 	}
 	st.seqno = list[0]->seqno;
 	for (i = 0; i < n; i++) {

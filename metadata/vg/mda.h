@@ -208,4 +208,15 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned nr_pvs, struct vg_mda_copy *c
 		       unsigned max, struct vg_mda_status *status) TP_MUST_CHECK;
 void vg_mda_free_copies(struct vg_mda_copy *copies, unsigned n);
 
+/* The memo of slots checked (mda.c): between vg_mda_memo_begin and the
+ * vg_mda_memo_end that matches it (they nest), a slot a read found valid
+ * is not read and checked again while its header, its newest change
+ * record's first sector and the sector after its records read back byte
+ * for byte the same; a read still reads and checks the copy it returns.
+ * For the reads of one command under its pool's lock: a caller that
+ * changes a slot's bytes itself other than through vg_mda_commit and
+ * vg_mda_format (a test that damages a copy) reads outside them. */
+void vg_mda_memo_begin(void);
+void vg_mda_memo_end(void);
+
 #endif

@@ -68,6 +68,7 @@
  * steps), and a candidate refused compares fewer than MIN_COPY bytes. */
 #include "metadata/vg/vg_delta.h"
 
+#include "lib/base/compiler.h"
 #include "lib/base/log.h"
 
 #include <errno.h>
@@ -802,7 +803,7 @@ int vg_delta_apply(const char *base, size_t blen, const void *d, size_t dlen, si
 	}
 	if (check_ops(&r, blen, result))
 		return -EUCLEAN;
-	t = malloc((size_t)result + 1);
+	t = malloc(tp_alloc_class((size_t)result + 1));
 	if (!t)
 		return -ENOMEM;
 	/* checked: every field is whole and in bounds */

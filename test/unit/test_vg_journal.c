@@ -445,7 +445,59 @@ static void test_large_change_checkpoint(void)
 	fx_pool_close(&p);
 }
 
+/* The memo of slots checked (mda.h: vg_mda_memo_begin/end). Inside it a
+ * second read gives the same copy without reading again a slot whose
+ * header and record sectors are unchanged (seen: a damaged text of the
+ * copy it does not return goes unnoticed there, and is noticed outside);
+ * the copy it returns is read and checked whole each time (a damaged one
+ * is refused, the other device's taken); a commit inside it is read back;
+ * and the memo's end forgets all. */
+static void test_memo(void)
+{
+	struct vg_mda_status st;
+	struct fx_pool p;
+	unsigned char *t1;
+
+	fx_pool_open(&p, 0);
+	for (uint64_t s = 1; s <= 6; s++)
+		jcommit(&p, s);
+	vg_mda_memo_begin();
+	jexpect(&p, 6, &st);	/* every slot read whole, into the memo */
+	CU_ASSERT_EQUAL(st.slot[1][1].state, VG_SLOT_VALID);
+	/* the second device's newest checkpoint damaged in its text only */
+	t1 = io_mem_data(p.mem[1]) + slot_off(&p, 1) + 512 + 10;
+	*t1 ^= 0x55;
+	jexpect(&p, 6, &st);
+	CU_ASSERT_EQUAL(st.slot[1][1].state, VG_SLOT_VALID);	/* the memo's */
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	/* (put right) the first device's, the copy a read returns: read
+	 * whole, refused; the second device's, read whole, taken */
+	*t1 ^= 0x55;
+	*(io_mem_data(p.mem[0]) + slot_off(&p, 1) + 512 + 10) ^= 0x55;
+	jexpect(&p, 6, &st);
+	CU_ASSERT_EQUAL(st.slot[0][1].state, VG_SLOT_CORRUPT);
+	CU_ASSERT_EQUAL(st.slot[1][1].state, VG_SLOT_VALID);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	*(io_mem_data(p.mem[0]) + slot_off(&p, 1) + 512 + 10) ^= 0x55;
+	/* a commit inside the memo: read back */
+	jcommit(&p, 7);
+	jexpect(&p, 7, &st);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	vg_mda_memo_begin();	/* nested: the inner end keeps it */
+	vg_mda_memo_end();
+	*(io_mem_data(p.mem[1]) + slot_off(&p, 1) + 512 + 10) ^= 0x55;
+	jexpect(&p, 7, &st);
+	CU_ASSERT_EQUAL(st.slot[1][1].state, VG_SLOT_VALID);
+	vg_mda_memo_end();
+	/* outside it every slot is read whole again: the damage is seen */
+	jexpect(&p, 7, &st);
+	CU_ASSERT_EQUAL(st.slot[1][1].state, VG_SLOT_CORRUPT);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	fx_pool_close(&p);
+}
+
 TP_TEST_SUITE(vg_journal, NULL, NULL,
+	      { "the memo of slots checked", test_memo },
 	      { "records after the checkpoint, which stays", test_records_append },
 	      { "the record limit, stale records never chain", test_record_limit_and_stale },
 	      { "a record torn at every 64 bytes", test_torn_record },

@@ -25,6 +25,7 @@ int pool_live_catch_up(struct pool *p, struct pool_extend_result *res) TP_MUST_C
 struct pool {
 	char name[VG_NAME_MAX + 1];
 	unsigned flags;
+	int memo;			/* pool_open's vg_mda_memo_begin, ended at close */
 	struct tp_lock *lock;
 	struct tp_lock *claim[POOL_MAX_PVS];	/* writers: the devices' flocks, open order */
 	struct vg_pv pv[POOL_MAX_PVS];	/* by role, then added data devices; io owned */

@@ -30,10 +30,15 @@ struct pool *pool_alloc(void)
 
 void pool_close(struct pool *p)
 {
+	int memo;
+
 	if (!p)
 		return;
+	memo = p->memo;
 	pool_settings_abort(p);	/* staged settings never committed: dropped */
-	pool_detach(p);
+	pool_detach(p);		/* (which clears the struct) */
+	if (memo)
+		vg_mda_memo_end();
 	free(p);
 }
 
@@ -90,7 +95,11 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	/* the reads of this open and of the commits until the close check
+	 * each VG slot once (metadata/vg/mda.h) */
+	vg_mda_memo_begin();
 	r = pool_attach(p, name, devices, flags, NULL, &st);
+	p->memo = 1;	/* (after the attach, which clears the struct first) */
 	if (r)
 		goto fail;
 	/* an activation on a host whose kernel cannot run the pool will be
