@@ -67,19 +67,26 @@ ok tpremove -y src
 rm -f src-*.img
 cp -a "$TPTOOLS_DIR" etc.pristine
 for f in p-data.img p-meta.img; do cp --sparse=always "$f" "$f.pristine"; done
+# (the data image's pristine copy has an old mtime, which cp -p gives the
+# restored one: a data image with that mtime still has the pristine bytes,
+# and restore does not copy its 18 MB of data again)
+touch -d @86400 p-data.img.pristine
 
 restore() {
 	rm -rf "$TPTOOLS_DIR"
 	cp -a etc.pristine "$TPTOOLS_DIR"
-	for f in p-data.img p-meta.img; do cp --sparse=always "$f.pristine" "$f"; done
+	cp --sparse=always p-meta.img.pristine p-meta.img
+	[[ -f p-data.img && ! p-data.img -nt p-data.img.pristine && ! p-data.img -ot p-data.img.pristine ]] ||
+		cp -p --sparse=always p-data.img.pristine p-data.img
 }
 
 # state: one line per volume: name, content checksum, content uuid (or -)
 state() {
-	local v u
+	local v u sum
 	tpstatus --noheadings -o vol_name,vol_content_uuid p 2>/dev/null | while read -r v u; do
 		[ "$v" = zz ] && continue
-		echo "$v $(tpsend --format raw "p/$v" | md5sum | cut -d' ' -f1) ${u:--}"
+		sum=$(tpsend --format raw "p/$v" | md5sum)
+		echo "$v ${sum%% *} ${u:--}"
 	done | sort
 }
 
@@ -223,22 +230,33 @@ new_content() {
 }
 # check_state WHAT: every volume as in OLD or NEW; uuids name complete content
 check_state() {
-	local what=$1 v sum uuid o n
+	local what=$1 v sum uuid o n f
+	# (the old and new states read once: each volume's checksum in both,
+	# its uuid in the new one, and the first checksum each uuid has in
+	# old, new and uuids)
+	local -A osum=() nsum=() nuuid=() usum=()
+	for f in old new uuids; do
+		while read -r v sum uuid; do
+			[[ -n $v && -n $uuid ]] || continue
+			case $f in old) osum[$v]=$sum ;; new) nsum[$v]=$sum nuuid[$v]=$uuid ;; esac
+			[[ -n ${usum[$uuid]+set} ]] || usum[$uuid]=$sum
+		done <"$f"
+	done
 	state >now
 	while read -r v sum uuid; do
-		o=$(awk -v v="$v" '$1 == v { print $2 }' old)
-		n=$(awk -v v="$v" '$1 == v { print $2 }' new)
+		o=${osum[$v]:-}
+		n=${nsum[$v]:-}
 		[ -n "$o$n" ] || fail "$what: volume $v is in neither the old nor the new state"
 		[ "$sum" = "$o" ] || [ "$sum" = "$n" ] || new_content "$scen" "$v" ||
 			fail "$what: volume $v has content that is neither the old nor the new one"
 		[ "$uuid" = - ] && continue
-		want=$(awk -v u="$uuid" '$3 == u { print $2 }' old new uuids | head -1)
+		want=${usum[$uuid]:-}
 		# a uuid the command made anew (each run makes its own) only
 		# on a volume it makes, or one whose content it keeps and to
 		# which it gives a uuid (tvchange --readonly y), with the
 		# content the new state has
 		if [ -z "$want" ] && { [ -z "$o" ] || { [ "$o" = "$n" ] &&
-			[ "$(awk -v v="$v" '$1 == v { print $3 }' new)" != - ]; }; }; then
+			[ "${nuuid[$v]:-}" != - ]; }; }; then
 			want=$n
 		fi
 		[ "$sum" = "$want" ] || fail "$what: volume $v carries content uuid $uuid of other content"
