@@ -16,6 +16,16 @@
 # the sources that no command declares, a declared step that is never
 # reached, and a declaring command without a scenario here all fail.
 # TP_MATRIX_SIGNALS picks the signals (default "KILL INT TERM").
+# TP_MATRIX_SAMPLE=N: of each step's cases (one a signal), one in N, from
+# an offset that turns with the step and the run's turn (3 by default
+# under TP_SANITIZE=1, whose run looks for memory errors: one signal a
+# step, another each day; TP_MATRIX_SAMPLE=1 runs every case there too);
+# TP_MATRIX_SPLIT=1 (test/run-all.sh sets it for the main build's run
+# when it runs both builds' shell tests, with one TP_MATRIX_TURN): the
+# main build's run leaves out the cases the sanitizer build's run of the
+# same turn takes, so that the two together cut every step with every
+# signal each day; TP_MATRIX_TURN=N (by default the day, UTC) replays a
+# turn. A sampled or split run says how many cases it left out.
 have tp-thinmap || fail "tp-thinmap not built (make tests)"
 DATA_SIZE=128M META_SIZE=16M
 # encrypted volumes (tvchange's key changes, tvremove --wipe's crypto-erase)
@@ -269,6 +279,22 @@ check_state() {
 }
 
 signals=${TP_MATRIX_SIGNALS:-KILL INT TERM}
+# the sample (see the header): each step's cases, one in SAMPLE (the
+# sanitizer build: SAN_SAMPLE), or split: all but the sanitizer's
+SAN_SAMPLE=3
+SAMPLE=${TP_MATRIX_SAMPLE:-1}
+[[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] || [[ ${TP_SHELL_FULL:-0} = 1 ]] || SAMPLE=$SAN_SAMPLE
+SPLIT=${TP_MATRIX_SPLIT:-0}
+[[ $SAMPLE = 1 ]] && [[ ${TP_SHELL_FULL:-0} != 1 ]] && [[ ${TP_SANITIZE:-0} != 1 ]] || SPLIT=0
+TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
+[[ $TURN =~ ^[0-9]+$ ]] || fail "TP_MATRIX_TURN=$TURN: not a number"
+[[ $SAMPLE =~ ^[1-9][0-9]*$ ]] || fail "TP_MATRIX_SAMPLE=$SAMPLE: not a number above 0"
+[ "$SAMPLE" = 1 ] || echo "sampled: one case in $SAMPLE of each step's signals, turn $((TURN % SAMPLE)) of $SAMPLE (TP_MATRIX_TURN=$TURN replays it; TP_MATRIX_SAMPLE=1 runs every case)"
+[ "$SPLIT" = 0 ] || echo "split: the cases the sanitizer build's run takes at turn $TURN (one in $SAN_SAMPLE of each step's, turn $((TURN % SAN_SAMPLE)) of $SAN_SAMPLE) are left to it (TP_MATRIX_SPLIT=0 runs every case here)"
+# take K: whether this run takes case K (a count over every step's signals)
+take() {
+	if [[ $SPLIT = 1 ]]; then (($1 % SAN_SAMPLE != 0)); else (($1 % SAMPLE == 0)); fi
+}
 want_rc() { case $1 in INT) echo 130 ;; TERM) echo 143 ;; KILL) echo 137 ;; esac; }
 # run SCENARIO [ENV...]: its command in the background (fed its file
 # through a pipe: $! is then the command, the pipe's last), output in
@@ -285,7 +311,7 @@ run() {
 	fi
 }
 echo "tprecv-src $x_sum $x_uuid" >uuids
-cases=0
+cases=0 left=0 nstep=0
 for c in $table; do
 	steps=$(pauses_of "$c")
 	[ -n "$steps" ] || continue
@@ -309,7 +335,10 @@ for c in $table; do
 			reaches "$scen" "$step" || continue
 			reached="$reached $step"
 			[ "${step%=N}" != "$step" ] && step=${step%=N}=1
+			nstep=$((nstep + 1)) k=0
 			for sig in $signals; do
+				k=$((k + 1))
+				take $((nstep + k + TURN)) || { left=$((left + 1)); continue; }
 				restore; prepare "$c" "$scen"
 				rm -f pause out.stream
 				run "$scen" --default-signal=INT,TERM,HUP TP_TEST_PAUSE="$step" \
@@ -345,7 +374,11 @@ for c in $table; do
 	done
 done
 echo "$cases cases"
-[ $cases -ge 40 ] || fail "only $cases cases ran"
+[ $left = 0 ] || echo "left out: $left of $((cases + left)) cases at turn $TURN ($([ "$SPLIT" = 1 ] &&
+	echo "the sanitizer build's run of this turn takes them" ||
+	echo "the other turns take them: $SAMPLE runs on $SAMPLE days in a row run every case"); TP_MATRIX_TURN=$TURN replays this turn, TP_MATRIX_SAMPLE=1 TP_MATRIX_SPLIT=0 runs every case)"
+if [ "$SPLIT" = 1 ]; then min=$((40 * (SAN_SAMPLE - 1) / SAN_SAMPLE)); else min=$((40 / SAMPLE)); fi
+[ $cases -ge $min ] || fail "only $cases cases ran"
 
 # the matrix catches a receive completed without its data
 restore; state >old; settings >old.set
