@@ -32,6 +32,13 @@
 #           boot test, beside the host-side stages (to measure whether the
 #           whole run ends sooner so: the VM lane of a 2-CPU run is idle
 #           for minutes before the host-side stages end)
+#   TP_MATRIX_TURN=N  the turn of the matrices' samples (t-damage-matrix,
+#           t-interrupt-matrix: the sanitizer build's run takes a part
+#           of their cells that turns each day); one for the whole run,
+#           by default the day (UTC) when it starts. With SAN_BUILD and
+#           the shell stage the main build's run takes the other cells
+#           (TP_MATRIX_SPLIT=1), so the two runs judge every cell;
+#           TP_MATRIX_SPLIT=0 runs every cell in the main build as well
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
 #           with one signal in turn (t-recv-raw) use all three, and
 #           t-recv-interrupt cuts a receive at 20 places per input, not 10
@@ -217,9 +224,15 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
 	sentinel_up || echo "=== hermetic: no loop devices here; the sentinel pool is not made"
 fi
 
+# one turn of the matrices' samples for both builds' shell tests; with
+# the sanitizer build's, the main build's run takes the cells it leaves
+export TP_MATRIX_TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
+split=0
+for s in "${stages[@]}"; do [ "$s" = shell ] && [ -n "$SAN_BUILD" ] && split=1; done
 for s in "${stages[@]}"; do
 	case $s in
-	layers|exports|unit|shell) run_stage "$s" "$BUILD" main ;;
+	layers|exports|unit) run_stage "$s" "$BUILD" main ;;
+	shell) TP_MATRIX_SPLIT=${TP_MATRIX_SPLIT:-$split} run_stage "$s" "$BUILD" main ;;
 	boot) [ -x test/vm/boot.sh ] && run_stage boot "$BUILD" main ;;
 	fuzz) [ -x test/fuzz/replay.sh ] && run_stage fuzz "$BUILD" main ;;
 	vm) [ $want_vm = 1 ] && [ -z "$vmpid" ] && { run_vm; add_vm; } ;;
