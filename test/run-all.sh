@@ -10,9 +10,13 @@
 #           kernel image are present, see test/vm/run.sh, once per kernel
 #           of TP_VM_KERNELS, default "6.1 6.12", or once on TP_KERNEL_DIR;
 #           the first kernel runs every scenario, the others the scenarios
-#           of TP_VM_LATER (default below: the quick ones; the long fault
-#           and monitor soaks add little on a second kernel), or every
-#           scenario with TP_VM_FULL=1;
+#           of TP_VM_LATER (default below: the quick ones) and a turn of
+#           the rest: one in TP_VM_TURNS (default 5; 0: none) of the
+#           other scenarios, which turns with TP_VM_TURN (default the day,
+#           UTC), so TP_VM_TURNS days in a row run every scenario on every
+#           kernel (the run names those it left to other turns;
+#           TP_VM_TURN=N replays a turn); or every scenario with
+#           TP_VM_FULL=1;
 #           layers is
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there; exports is
@@ -152,7 +156,25 @@ run_stage() { # stage build label [vm scenarios]: run it and add its results
 	add "$3 $1" "$results"
 }
 
-VM_LATER=${TP_VM_LATER:-s-components s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots s-send s-meta-mirror s-meta-integrity s-encrypt-send}
+VM_LATER=${TP_VM_LATER:-s-components s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots}
+VM_TURNS=${TP_VM_TURNS:-5}
+VM_TURN=${TP_VM_TURN:-$(($(date -u +%s) / 86400))}
+[[ $VM_TURNS =~ ^[0-9]+$ ]] && [[ $VM_TURN =~ ^[0-9]+$ ]] || { echo "TP_VM_TURNS, TP_VM_TURN: numbers"; exit 3; }
+# later_turn: the scenarios a later kernel runs besides VM_LATER at this
+# turn (into vm_turn) and those it leaves to other turns (vm_left): of
+# the others test/vm/run.sh runs, those whose place in their (sorted)
+# list is the turn's, modulo VM_TURNS
+later_turn() {
+	local f n i=0
+	vm_turn= vm_left=
+	for f in test/vm/s-*.sh; do
+		n=${f##*/}; n=${n%.sh}
+		grep -q '^# vm-soak' "$f" && [ "${TP_VM_SOAK:-0}" != 1 ] && continue
+		case " $VM_LATER " in *" $n "*) continue ;; esac
+		if [ "$VM_TURNS" -gt 0 ] && (((i + VM_TURN) % VM_TURNS == 0)); then vm_turn+=" $n"; else vm_left+=" $n"; fi
+		i=$((i + 1))
+	done
+}
 
 # run_vm: every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR; each
 # kernel's results go to $work/vm.N (added by add_vm)
@@ -165,7 +187,9 @@ run_vm() {
 			if [ $n = 0 ] || [ "${TP_VM_FULL:-0}" = 1 ]; then
 				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main
 			else
-				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main "$VM_LATER"
+				later_turn
+				echo "=== main: kernel $k: TP_VM_LATER, and turn $((VM_TURNS ? VM_TURN % VM_TURNS : 0)) of $VM_TURNS of the other scenarios (TP_VM_TURN=$VM_TURN replays it):${vm_turn:- none}; left to other turns:${vm_left:- none} (TP_VM_FULL=1 runs every scenario on every kernel)"
+				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main "$VM_LATER$vm_turn"
 			fi
 			n=$((n + 1))
 		done
