@@ -1057,7 +1057,7 @@ if [ -s left.out ]; then
 	nleft=$(wc -l <left.out)
 	if [ "$SPLIT" = 1 ]; then why="the sanitizer build's run of this turn takes them"
 	else why="the other turns take them: $SAMPLE runs on $SAMPLE days in a row run every cell"; fi
-	echo "left out: $nleft of $((nleft + ntaken)) cells at turn $TURN ($why; TP_MATRIX_TURN=$TURN replays this turn, TP_MATRIX_SAMPLE=1 TP_MATRIX_SPLIT=0 runs every cell)"
+	echo "NOTE: left out: $nleft of $((nleft + ntaken)) cells at turn $TURN ($why; TP_MATRIX_TURN=$TURN replays this turn, TP_MATRIX_SAMPLE=1 TP_MATRIX_SPLIT=0 runs every cell)"
 fi
 if [ "$nfail" -gt 0 ]; then
 	echo "---- failing commands per row (one copy) and kind ----"

@@ -374,7 +374,7 @@ for c in $table; do
 	done
 done
 echo "$cases cases"
-[ $left = 0 ] || echo "left out: $left of $((cases + left)) cases at turn $TURN ($([ "$SPLIT" = 1 ] &&
+[ $left = 0 ] || echo "NOTE: left out: $left of $((cases + left)) cases at turn $TURN ($([ "$SPLIT" = 1 ] &&
 	echo "the sanitizer build's run of this turn takes them" ||
 	echo "the other turns take them: $SAMPLE runs on $SAMPLE days in a row run every case"); TP_MATRIX_TURN=$TURN replays this turn, TP_MATRIX_SAMPLE=1 TP_MATRIX_SPLIT=0 runs every case)"
 if [ "$SPLIT" = 1 ]; then min=$((40 * (SAN_SAMPLE - 1) / SAN_SAMPLE)); else min=$((40 / SAMPLE)); fi
