@@ -37,8 +37,9 @@
 #           whole run ends sooner so: the VM lane of a 2-CPU run is idle
 #           for minutes before the host-side stages end)
 #   TP_MATRIX_TURN=N  the turn of the matrices' samples (t-damage-matrix,
-#           t-interrupt-matrix: the sanitizer build's run takes a part
-#           of their cells that turns each day); one for the whole run,
+#           t-interrupt-matrix, t-recv-interrupt's places: the sanitizer
+#           build's run takes a part of their cells that turns each day,
+#           TP_MATRIX_SAMPLE=1 takes them all); one for the whole run,
 #           by default the day (UTC) when it starts. With SAN_BUILD and
 #           the shell stage the main build's run takes the other cells
 #           (TP_MATRIX_SPLIT=1), so the two runs judge every cell;
