@@ -167,7 +167,7 @@ VM_TURN=${TP_VM_TURN:-$(($(date -u +%s) / 86400))}
 # list is the turn's, modulo VM_TURNS
 later_turn() {
 	local f n i=0
-	vm_turn= vm_left=
+	vm_turn='' vm_left=''
 	for f in test/vm/s-*.sh; do
 		n=${f##*/}; n=${n%.sh}
 		grep -q '^# vm-soak' "$f" && [ "${TP_VM_SOAK:-0}" != 1 ] && continue

@@ -936,7 +936,7 @@ pick() { local a=($1); echo "${a[$2 % ${#a[@]}]}"; }
 # (so SAMPLE runs of turns in a row run every cell); split, every one but
 # those; each left out one adds a line to left.out
 sample() {
-	local i=0 c out= take
+	local i=0 c out='' take
 	for c in ${2//,/ }; do
 		if [[ $SPLIT = 1 ]]; then (((i + $1 + TURN) % SAN_SAMPLE != 0)) && take=1 || take=0
 		else (((i + $1 + TURN) % SAMPLE == 0)) && take=1 || take=0; fi
