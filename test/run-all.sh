@@ -10,9 +10,13 @@
 #           kernel image are present, see test/vm/run.sh, once per kernel
 #           of TP_VM_KERNELS, default "6.1 6.12", or once on TP_KERNEL_DIR;
 #           the first kernel runs every scenario, the others the scenarios
-#           of TP_VM_LATER (default below: the quick ones; the long fault
-#           and monitor soaks add little on a second kernel), or every
-#           scenario with TP_VM_FULL=1;
+#           of TP_VM_LATER (default below: the quick ones) and a turn of
+#           the rest: one in TP_VM_TURNS (default 5; 0: none) of the
+#           other scenarios, which turns with TP_VM_TURN (default the day,
+#           UTC), so TP_VM_TURNS days in a row run every scenario on every
+#           kernel (the run names those it left to other turns;
+#           TP_VM_TURN=N replays a turn); or every scenario with
+#           TP_VM_FULL=1;
 #           layers is
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there; exports is
@@ -32,6 +36,14 @@
 #           boot test, beside the host-side stages (to measure whether the
 #           whole run ends sooner so: the VM lane of a 2-CPU run is idle
 #           for minutes before the host-side stages end)
+#   TP_MATRIX_TURN=N  the turn of the matrices' samples (t-damage-matrix,
+#           t-interrupt-matrix, t-recv-interrupt's places: the sanitizer
+#           build's run takes a part of their cells that turns each day,
+#           TP_MATRIX_SAMPLE=1 takes them all); one for the whole run,
+#           by default the day (UTC) when it starts. With SAN_BUILD and
+#           the shell stage the main build's run takes the other cells
+#           (TP_MATRIX_SPLIT=1), so the two runs judge every cell;
+#           TP_MATRIX_SPLIT=0 runs every cell in the main build as well
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
 #           with one signal in turn (t-recv-raw) use all three, and
 #           t-recv-interrupt cuts a receive at 20 places per input, not 10
@@ -145,7 +157,25 @@ run_stage() { # stage build label [vm scenarios]: run it and add its results
 	add "$3 $1" "$results"
 }
 
-VM_LATER=${TP_VM_LATER:-s-components s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots s-send s-meta-mirror s-meta-integrity s-encrypt-send}
+VM_LATER=${TP_VM_LATER:-s-components s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots}
+VM_TURNS=${TP_VM_TURNS:-5}
+VM_TURN=${TP_VM_TURN:-$(($(date -u +%s) / 86400))}
+[[ $VM_TURNS =~ ^[0-9]+$ ]] && [[ $VM_TURN =~ ^[0-9]+$ ]] || { echo "TP_VM_TURNS, TP_VM_TURN: numbers"; exit 3; }
+# later_turn: the scenarios a later kernel runs besides VM_LATER at this
+# turn (into vm_turn) and those it leaves to other turns (vm_left): of
+# the others test/vm/run.sh runs, those whose place in their (sorted)
+# list is the turn's, modulo VM_TURNS
+later_turn() {
+	local f n i=0
+	vm_turn='' vm_left=''
+	for f in test/vm/s-*.sh; do
+		n=${f##*/}; n=${n%.sh}
+		grep -q '^# vm-soak' "$f" && [ "${TP_VM_SOAK:-0}" != 1 ] && continue
+		case " $VM_LATER " in *" $n "*) continue ;; esac
+		if [ "$VM_TURNS" -gt 0 ] && (((i + VM_TURN) % VM_TURNS == 0)); then vm_turn+=" $n"; else vm_left+=" $n"; fi
+		i=$((i + 1))
+	done
+}
 
 # run_vm: every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR; each
 # kernel's results go to $work/vm.N (added by add_vm)
@@ -158,7 +188,9 @@ run_vm() {
 			if [ $n = 0 ] || [ "${TP_VM_FULL:-0}" = 1 ]; then
 				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main
 			else
-				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main "$VM_LATER"
+				later_turn
+				echo "=== main: kernel $k: TP_VM_LATER, and turn $((VM_TURNS ? VM_TURN % VM_TURNS : 0)) of $VM_TURNS of the other scenarios (TP_VM_TURN=$VM_TURN replays it):${vm_turn:- none}; left to other turns:${vm_left:- none} (TP_VM_FULL=1 runs every scenario on every kernel)"
+				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main "$VM_LATER$vm_turn"
 			fi
 			n=$((n + 1))
 		done
@@ -217,9 +249,15 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
 	sentinel_up || echo "=== hermetic: no loop devices here; the sentinel pool is not made"
 fi
 
+# one turn of the matrices' samples for both builds' shell tests; with
+# the sanitizer build's, the main build's run takes the cells it leaves
+export TP_MATRIX_TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
+split=0
+for s in "${stages[@]}"; do [ "$s" = shell ] && [ -n "$SAN_BUILD" ] && split=1; done
 for s in "${stages[@]}"; do
 	case $s in
-	layers|exports|unit|shell) run_stage "$s" "$BUILD" main ;;
+	layers|exports|unit) run_stage "$s" "$BUILD" main ;;
+	shell) TP_MATRIX_SPLIT=${TP_MATRIX_SPLIT:-$split} run_stage "$s" "$BUILD" main ;;
 	boot) [ -x test/vm/boot.sh ] && run_stage boot "$BUILD" main ;;
 	fuzz) [ -x test/fuzz/replay.sh ] && run_stage fuzz "$BUILD" main ;;
 	vm) [ $want_vm = 1 ] && [ -z "$vmpid" ] && { run_vm; add_vm; } ;;
