@@ -826,3 +826,39 @@ int vg_delta_apply(const char *base, size_t blen, const void *d, size_t dlen, si
 	*len = at;
 	return 0;
 }
+
+int vg_delta_verify(const char *base, size_t blen, const void *d, size_t dlen, const char *text,
+		    size_t len)
+{
+	struct rd r = { .d = d, .len = dlen };
+	uint64_t result, off, n;
+	size_t at = 0;
+	int kind;
+
+	if (get_varint(&r, "result length", &result))
+		return -EUCLEAN;
+	if (check_ops(&r, blen, result))
+		return -EUCLEAN;
+	if (result != len)
+		return -EILSEQ;
+	/* checked: every field is whole and in bounds, and they make LEN */
+	r.at = 0;
+	(void)read_varint(&r);
+	while ((kind = r.d[r.at++]) != OP_END) {
+		const char *from;
+
+		if (kind == OP_COPY) {
+			off = read_varint(&r);
+			n = read_varint(&r);
+			from = base + off;
+		} else {
+			n = read_varint(&r);
+			from = (const char *)r.d + r.at;
+			r.at += n;
+		}
+		if (memcmp(text + at, from, n))
+			return -EILSEQ;
+		at += n;
+	}
+	return 0;
+}

@@ -40,4 +40,12 @@ int vg_delta_encode(const char *base, size_t blen, const char *new, size_t nlen,
 int vg_delta_apply(const char *base, size_t blen, const void *d, size_t dlen, size_t limit,
 		   char **text, size_t *len) TP_MUST_CHECK;
 
+/* Does the delta D (DLEN bytes) turn BASE into TEXT (LEN bytes)? 0 when
+ * it does, byte for byte, -EILSEQ when it makes another text (not
+ * logged), -EUCLEAN when it is malformed (as vg_delta_apply, logged).
+ * What vg_delta_apply and a memcmp would say, with nothing allocated: a
+ * writer's check of a delta before it is written. */
+int vg_delta_verify(const char *base, size_t blen, const void *d, size_t dlen, const char *text,
+		    size_t len) TP_MUST_CHECK;
+
 #endif

@@ -3,7 +3,9 @@
  * bytes. The first two bytes (little-endian) give the length of the base
  * (at most what follows), the base follows them, and the rest is X:
  *   - X as a delta of the base: vg_delta_apply refuses it (-EUCLEAN) or
- *     makes a NUL-terminated text within its limit, never crashes;
+ *     makes a NUL-terminated text within its limit, never crashes, and
+ *     vg_delta_verify says 0 of that text and of no other (X itself,
+ *     unless it is that text), and refuses what apply refuses;
  *   - X as a text, and any text that apply made: vg_delta_encode from the
  *     base, then vg_delta_apply, gives it back exactly, and a MAX one byte
  *     under that delta's length is -E2BIG. */
@@ -64,9 +66,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = vg_delta_apply(base, blen, x, xlen, LIMIT, &text, &len);
 	if (r != 0 && r != -EUCLEAN && r != -ENOMEM)
 		abort();
+	if (r == -EUCLEAN && !vg_delta_verify(base, blen, x, xlen, (const char *)x, xlen))
+		abort();	/* refused by apply, taken by verify */
 	if (!r) {
 		if (len > LIMIT || text[len])
 			abort();
+		if (vg_delta_verify(base, blen, x, xlen, text, len))
+			abort();	/* verify disagrees with apply */
+		if ((xlen != len || memcmp(x, text, len)) &&
+		    !vg_delta_verify(base, blen, x, xlen, (const char *)x, xlen))
+			abort();	/* verify took another text */
 		round_trip(base, blen, text, len);
 		free(text);
 	}

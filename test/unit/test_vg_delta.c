@@ -10,7 +10,9 @@
  * a small MAX; and every malformed form of delta -EUCLEAN with one error
  * logged: each truncation, each op past the base or the delta, bad
  * varints, zero lengths, lengths that do not add up, trailing bytes, an
- * unknown op, the LIMIT exceeded, every byte of a delta mutated. */
+ * unknown op, the LIMIT exceeded, every byte of a delta mutated;
+ * vg_delta_verify agrees with apply and memcmp on every round trip and
+ * every mutated delta. */
 #include "lib/base/log.h"
 #include "metadata/vg/vg_delta.h"
 #include "test/unit/test_rand.h"
@@ -46,6 +48,19 @@ static size_t round_trip(const char *base, size_t blen, const char *new, size_t 
 		CU_ASSERT_EQUAL(len, nlen);
 		CU_ASSERT(len == nlen && (!nlen || !memcmp(t, new, nlen)));
 		CU_ASSERT(len == nlen && t[len] == '\0');
+	}
+	/* vg_delta_verify: NEW, and not NEW with its first, middle or last
+	 * byte changed, nor NEW one byte short */
+	CU_ASSERT_EQUAL(vg_delta_verify(base, blen, d, dlen, new, nlen), 0);
+	if (!r && nlen) {
+		size_t at[3] = { 0, nlen / 2, nlen - 1 };
+
+		for (int i = 0; i < 3; i++) {
+			t[at[i]] ^= 0x20;
+			CU_ASSERT_EQUAL(vg_delta_verify(base, blen, d, dlen, t, nlen), -EILSEQ);
+			t[at[i]] ^= 0x20;
+		}
+		CU_ASSERT_EQUAL(vg_delta_verify(base, blen, d, dlen, new, nlen - 1), -EILSEQ);
 	}
 	free(t);
 	free(d);
@@ -779,10 +794,19 @@ static void test_mutated(void)
 
 				d[k] = vals[v];
 				tp_log_capture(&cap);
+				int rv;
+
 				r = vg_delta_apply(base16, 16, d, dlen, 64, &t, &len);
+				/* verify agrees: the text apply made; where apply
+				 * refused, malformed (logged) or, past apply's
+				 * limit, another text */
+				rv = vg_delta_verify(base16, 16, d, dlen, r ? nw : t,
+						     r ? strlen(nw) : len);
+				CU_ASSERT(r ? rv == -EUCLEAN || rv == -EILSEQ : rv == 0);
 				tp_log_capture(NULL);
 				CU_ASSERT(r == 0 || r == -EUCLEAN);
-				CU_ASSERT_EQUAL(tp_log_error_count(), errors + (r ? 1 : 0));
+				CU_ASSERT_EQUAL(tp_log_error_count(),
+						errors + (r ? 1 : 0) + (rv == -EUCLEAN));
 				CU_ASSERT(r || (len <= 64 && t && t[len] == '\0'));
 				free(t);
 			}

@@ -586,9 +586,9 @@ static int write_delta(const char *dir, const char *uuid, const char *name, uint
 		       const char *text, size_t len, unsigned keep, const struct bent *e, size_t n)
 {
 	char pname[VG_NAME_MAX + 1], puuid[VG_UUID_LEN + 1];
-	char *bpath = NULL, *base = NULL, *file = NULL, *out = NULL, *check = NULL;
+	char *bpath = NULL, *base = NULL, *file = NULL, *out = NULL;
 	unsigned run = TP_MAX(1u, TP_MIN(DELTA_RUN, keep / 2)), since = 0;
-	size_t blen, dlen, clen, hlen;
+	size_t blen, dlen, hlen;
 	void *d = NULL;
 	struct dhead h;
 	long b = -1;
@@ -615,8 +615,7 @@ static int write_delta(const char *dir, const char *uuid, const char *name, uint
 	if (vg_delta_encode(base, blen, text, len, TP_MAX(len / 8, (size_t)DELTA_SMALL), &d, &dlen))
 		goto out;
 	/* checked before it is written: what it makes is the text */
-	if (vg_delta_apply(base, blen, d, dlen, len, &check, &clen) || clen != len ||
-	    memcmp(check, text, len)) {
+	if (vg_delta_verify(base, blen, d, dlen, text, len)) {
 		log_debug(TP_DBG_POOL, "pool %s: the backup delta of seqno %" PRIu64 " does not give its text "
 			  "back; the whole text is written", name, seqno);
 		goto out;
@@ -641,7 +640,6 @@ static int write_delta(const char *dir, const char *uuid, const char *name, uint
 	if (!r)
 		r = 1;
 out:
-	free(check);
 	free(out);
 	free(file);
 	free(d);
