@@ -275,3 +275,22 @@ write_chunks() {
 		dd if=chunk.bin of="$vol.want" bs=64K seek="$v" conv=notrunc status=none
 	done <map.txt
 }
+
+# matrix_sample N: a sampled test's sample (t-interrupt-matrix,
+# t-recv-interrupt): SAN_SAMPLE=N; SAMPLE, one case in N under the
+# sanitizer build, else every case (TP_MATRIX_SAMPLE sets it,
+# TP_SHELL_FULL=1 takes every case); SPLIT, 1 for a main-build run that
+# takes every case with TP_MATRIX_SPLIT=1 (it leaves the sanitizer run's
+# cases to it); TURN, TP_MATRIX_TURN or the day (UTC)
+matrix_sample() {
+	SAN_SAMPLE=$1
+	SAMPLE=${TP_MATRIX_SAMPLE:-1}
+	[[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] ||
+		[[ ${TP_SHELL_FULL:-0} = 1 ]] || SAMPLE=$SAN_SAMPLE
+	SPLIT=${TP_MATRIX_SPLIT:-0}
+	[[ $SAMPLE = 1 ]] && [[ ${TP_SHELL_FULL:-0} != 1 ]] && [[ ${TP_SANITIZE:-0} != 1 ]] ||
+		SPLIT=0
+	TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
+	[[ $TURN =~ ^[0-9]+$ ]] || fail "TP_MATRIX_TURN=$TURN: not a number"
+	[[ $SAMPLE =~ ^[1-9][0-9]*$ ]] || fail "TP_MATRIX_SAMPLE=$SAMPLE: not a number above 0"
+}

@@ -281,14 +281,7 @@ check_state() {
 signals=${TP_MATRIX_SIGNALS:-KILL INT TERM}
 # the sample (see the header): each step's cases, one in SAMPLE (the
 # sanitizer build: SAN_SAMPLE), or split: all but the sanitizer's
-SAN_SAMPLE=3
-SAMPLE=${TP_MATRIX_SAMPLE:-1}
-[[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] || [[ ${TP_SHELL_FULL:-0} = 1 ]] || SAMPLE=$SAN_SAMPLE
-SPLIT=${TP_MATRIX_SPLIT:-0}
-[[ $SAMPLE = 1 ]] && [[ ${TP_SHELL_FULL:-0} != 1 ]] && [[ ${TP_SANITIZE:-0} != 1 ]] || SPLIT=0
-TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
-[[ $TURN =~ ^[0-9]+$ ]] || fail "TP_MATRIX_TURN=$TURN: not a number"
-[[ $SAMPLE =~ ^[1-9][0-9]*$ ]] || fail "TP_MATRIX_SAMPLE=$SAMPLE: not a number above 0"
+matrix_sample 3
 [ "$SAMPLE" = 1 ] || echo "sampled: one case in $SAMPLE of each step's signals, turn $((TURN % SAMPLE)) of $SAMPLE (TP_MATRIX_TURN=$TURN replays it; TP_MATRIX_SAMPLE=1 runs every case)"
 [ "$SPLIT" = 0 ] || echo "split: the cases the sanitizer build's run takes at turn $TURN (one in $SAN_SAMPLE of each step's, turn $((TURN % SAN_SAMPLE)) of $SAN_SAMPLE) are left to it (TP_MATRIX_SPLIT=0 runs every case here)"
 # take K: whether this run takes case K (a count over every step's signals)

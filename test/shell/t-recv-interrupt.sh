@@ -144,14 +144,7 @@ PY
 [ "$records" -ge "$points" ] || fail "the stream has only $records places to stop at"
 step=$(( records / points ))
 # the sample (see the header): which places this run cuts
-SAN_SAMPLE=2
-SAMPLE=${TP_MATRIX_SAMPLE:-1}
-[[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] || [[ ${TP_SHELL_FULL:-0} = 1 ]] || SAMPLE=$SAN_SAMPLE
-SPLIT=${TP_MATRIX_SPLIT:-0}
-[[ $SAMPLE = 1 ]] && [[ ${TP_SHELL_FULL:-0} != 1 ]] && [[ ${TP_SANITIZE:-0} != 1 ]] || SPLIT=0
-TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
-[[ $TURN =~ ^[0-9]+$ ]] || fail "TP_MATRIX_TURN=$TURN: not a number"
-[[ $SAMPLE =~ ^[1-9][0-9]*$ ]] || fail "TP_MATRIX_SAMPLE=$SAMPLE: not a number above 0"
+matrix_sample 2
 cuts=0 taken=0 left=0 m=0
 n=0
 for mode in file pipe; do
