@@ -51,11 +51,16 @@
  * A record chains to its slot when its magic, header crc, version,
  * offset, slot, pool uuid and base (seqno and crc) are right and its seqno
  * is greater than the one before: records of an earlier checkpoint in the
- * same place never chain (seqnos are never reused). The chain ends at
- * the first sector that does not chain. The newest chained record whose
- * delta's crc is right and whose result has the recorded length and crc
- * gives the slot's copy; a record after it was torn or damaged, and the
- * next commit writes over it.
+ * same place never chain. The chain ends at the first sector that does
+ * not chain. A record is written with a sector of zeros after it (room
+ * allowing): after a damaged record a commit takes its seqno again, in
+ * its place, and an old record of the same checkpoint further on must not
+ * chain after it (test_vg_journal, "a seqno taken again"). The newest
+ * chained record whose delta's crc is right and whose result has the
+ * recorded length and crc gives the slot's copy; a record after it, and a
+ * sector ending the chain with the record magic and a bad header crc or
+ * this checkpoint named (rec_damaged), was torn or damaged: said, in the
+ * status (damaged_off), and the next commit writes over it.
  */
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
@@ -266,6 +271,7 @@ struct slot_copy {
 	uint64_t rec_off;	/* the newest one's offset */
 	uint64_t rec_end;	/* where the next record goes */
 	uint64_t slot_end;	/* the slot's end on the device */
+	uint64_t damaged_off;	/* a damaged record after the copy's (status) */
 	/* VALID without a text: from the memo (below), or its newest record
 	 * not applied yet (read_records); fill_texts reads it WHOLE */
 	int memo;
@@ -306,6 +312,21 @@ static int rec_chains(const uint8_t *h, uint64_t off, unsigned k, const uint8_t 
 	return d->seqno > after && dlen && le64_get(h + RO_TEXT_LEN) &&
 	       le64_get(h + RO_TEXT_LEN) <= cap &&
 	       off + round512(VG_MDA_REC_HEADER + dlen) <= c->slot_end;
+}
+
+/* The sector H at OFF, where slot K's chain of records ends: a damaged
+ * record rather than the zeros a record leaves after it or a record of
+ * an older checkpoint? Its magic, and a bad header checksum or, with a
+ * good one, this pool, slot and checkpoint named. */
+static int rec_damaged(const uint8_t *h, unsigned k, const uint8_t *uuid,
+		       const struct slot_copy *c)
+{
+	if (memcmp(h + RO_MAGIC, VG_MDA_REC_MAGIC, 8))
+		return 0;
+	if (le32_get(h + RO_CSUM) != tp_block_csum(h, VG_MDA_REC_HEADER, VG_MDA_REC_SALT))
+		return 1;
+	return le32_get(h + RO_SLOT) == k && !memcmp(h + RO_POOL_UUID, uuid, VG_UUID_BYTES) &&
+	       le64_get(h + RO_BASE_SEQNO) == c->ck_seqno && le32_get(h + RO_BASE_CRC) == c->ck_crc;
 }
 
 /* The record D as read (header and delta, padded), malloc'd in *BUF. */
@@ -374,8 +395,17 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 		r = io_read(pv->io, off, h, sizeof(h));
 		if (r)
 			return r;
-		if (!rec_chains(h, off, k, raw, c, after, vg_mda_capacity(l), &d[n]))
+		if (!rec_chains(h, off, k, raw, c, after, vg_mda_capacity(l), &d[n])) {
+			if (rec_damaged(h, k, raw, c)) {
+				c->damaged_off = off;
+				if (!quiet)
+					log_warn("%s: VG metadata slot %u: the change record at byte "
+						 "%llu is damaged; using the seqno before it, "
+						 "rewritten on the next change", pv->io->name, k,
+						 (unsigned long long)off);
+			}
 			break;
+		}
 		after = d[n].seqno;
 		off += round512(VG_MDA_REC_HEADER + d[n].delta_len);
 		n++;
@@ -422,6 +452,7 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 			return 0;
 		}
 		free(text);
+		c->damaged_off = e->off;
 		if (!quiet)
 			log_warn("%s: VG metadata slot %u: change record of seqno %llu is corrupt "
 				 "(%s); using seqno %llu before it, rewritten on the next change",
@@ -722,6 +753,10 @@ static int scan_slot(struct vg_pv *pvs, unsigned i, unsigned k, struct slot_copy
 	memset(&st->slot[i][k], 0, sizeof(st->slot[i][k]));
 	st->slot[i][k].state = c[i][k].state;
 	st->slot[i][k].seqno = c[i][k].seqno;
+	if (c[i][k].state == VG_SLOT_VALID) {
+		st->slot[i][k].damaged_off = c[i][k].damaged_off;
+		st->slot[i][k].journal = !!(c[i][k].flags & VG_MDA_FLAG_JOURNAL);
+	}
 	if (c[i][k].nrec) {
 		st->slot[i][k].records = c[i][k].nrec;
 		st->slot[i][k].record_off = c[i][k].rec_off;
@@ -923,6 +958,11 @@ static int record_image(unsigned k, const struct slot_copy *s,
 	if (!*delta_len || VG_MDA_REC_HEADER + *delta_len > room || *delta_len > UINT32_MAX)
 		return 0;
 	*size = round512(VG_MDA_REC_HEADER + *delta_len);
+	/* and a sector of zeros after it, where the slot has one: whatever
+	 * lay there (a record of this checkpoint whose seqno a commit after
+	 * a damaged record took again) never chains after this one */
+	if (*size + 512 <= room)
+		*size += 512;
 	b = calloc(1, *size);
 	if (!b)
 		return -ENOMEM;
@@ -1163,7 +1203,7 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
 			/* a slot without our magic beside a copy: wiped or
 			 * overwritten (a formatted slot is blank, not empty) */
-			if (c[i][k].state == VG_SLOT_CORRUPT ||
+			if (c[i][k].state == VG_SLOT_CORRUPT || c[i][k].damaged_off ||
 			    (c[i][k].state == VG_SLOT_EMPTY &&
 			     c[i][1 - k].state == VG_SLOT_VALID && !st.read_error[i]))
 				st.needs_repair = 1;

@@ -82,6 +82,12 @@ struct vg_mda_slot_status {
 	 * newest one's device offset and bytes (header, delta, padding) */
 	unsigned records;
 	uint64_t record_off, record_len;
+	/* VALID: the device offset of a change record after the copy's that
+	 * is damaged (its header's checksum, or it names this checkpoint
+	 * and does not chain, or its delta or result does not check out;
+	 * 0: none), and whether the slot is of format 2 (the journal flag) */
+	uint64_t damaged_off;
+	int journal;
 };
 
 /* What vg_mda_read found on each device (index = position in the pvs

@@ -388,9 +388,51 @@ static void test_damaged_records(void)
 	jexpect(&p, 5, &st);
 	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 2);
 	tp_log_capture(NULL);
+	/* (a record that names this checkpoint and does not chain: damaged,
+	 * said, and the copy to be rewritten) */
+	CU_ASSERT_EQUAL(st.slot[0][1].damaged_off, record_off(&p, 0, 1, 1));
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "is damaged"));
 	jcommit(&p, 8);	/* into slot 1 again, after its checkpoint */
 	jexpect(&p, 8, &st);
 	CU_ASSERT_EQUAL(st.slot[0][1].records, 1);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	fx_pool_close(&p);
+}
+
+/* A seqno taken again (the trial of issue 40): records 5 and 6 damaged
+ * in their headers on both devices, the pool reads as 4 and says so; a
+ * commit of 5 goes where the old 5 was, and the old 7 after it (the same
+ * checkpoint, a greater seqno) must not chain after the new 5: a record
+ * leaves a sector of zeros after it. */
+static void test_seqno_again(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+
+	fx_pool_open(&p, 0);
+	for (uint64_t s = 1; s <= 7; s++)
+		jcommit(&p, s);
+	tp_log_capture(&cap);
+	for (int d = 0; d < 2; d++) {
+		io_mem_data(p.mem[d])[record_off(&p, d, 0, 2) + 20] ^= 0x01;	/* 5 */
+		io_mem_data(p.mem[d])[record_off(&p, d, 1, 2) + 20] ^= 0x01;	/* 6 */
+	}
+	jexpect(&p, 4, &st);
+	tp_log_capture(NULL);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	for (int d = 0; d < 2; d++) {
+		CU_ASSERT_EQUAL(st.slot[d][0].damaged_off, record_off(&p, d, 0, 2));
+		CU_ASSERT_EQUAL(st.slot[d][1].damaged_off, record_off(&p, d, 1, 2));
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "is damaged"));
+	jcommit(&p, 5);
+	jexpect(&p, 5, &st);
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 5);
+	CU_ASSERT_EQUAL(st.slot[0][0].damaged_off, 0);
+	jcommit(&p, 6);
+	jexpect(&p, 6, &st);
 	CU_ASSERT_EQUAL(st.needs_repair, 0);
 	fx_pool_close(&p);
 }
@@ -505,5 +547,6 @@ TP_TEST_SUITE(vg_journal, NULL, NULL,
 	      { "the first journal commit beside format 1 copies", test_first_journal_commit },
 	      { "a device that missed commits", test_lagging_device },
 	      { "damaged records: the newest good one", test_damaged_records },
+	      { "a seqno taken again after damaged records", test_seqno_again },
 	      { "another pool's record never chains", test_foreign_record },
 	      { "a change past the delta's bound: a checkpoint", test_large_change_checkpoint })

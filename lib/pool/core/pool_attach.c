@@ -272,6 +272,19 @@ static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_stat
 				pool_problem(rep, 0, "%s: VG metadata slot %d holds no copy (wiped or "
 					     "overwritten; the next change or tprepair rewrites it)",
 					     pvs[d].io->name, s);
+			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].damaged_off)
+				pool_problem(rep, 0, "%s: VG metadata slot %d: the change record at byte "
+					     "%" PRIu64 " is damaged (the next change or tprepair rewrites "
+					     "it)", pvs[d].io->name, s, st->slot[d][s].damaged_off);
+			/* an upgrade to format 2 cut between the two slots: an
+			 * older tptools would take the copy of format 1 */
+			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].journal &&
+			    st->slot[d][1 - s].state == VG_SLOT_VALID &&
+			    !st->slot[d][1 - s].journal &&
+			    st->slot[d][1 - s].seqno < st->slot[d][s].seqno)
+				pool_problem(rep, 0, "%s: VG metadata slot %d holds a copy of format 1 "
+					     "beside one of format 2 (a format change cut short; the next "
+					     "change or tprepair rewrites it)", pvs[d].io->name, 1 - s);
 			if (st->slot[d][s].state == VG_SLOT_VALID &&
 			    st->slot[d][s].seqno == st->seqno)
 				newest = 1;
