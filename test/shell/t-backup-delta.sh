@@ -87,3 +87,19 @@ done
 ok tprepair -y p --restorefile "$dir/$(ls "$dir" | grep '\.vgd\?$' | tail -1)"
 ok tpstatus p
 out_has k1
+
+# a stray SEQNO.vg beside the pool's SEQNO.vgd (empty, or another pool's
+# text) does not hide the delta: --list-backups lists it and tpcheck's
+# advice names it (a hostile trial found both blind to it)
+last=$(deltas | tail -1)
+seq=${last%.vgd}
+[ -n "$seq" ] || fail "no delta to shadow"
+: >"$dir/$seq.vg"
+ok tprepair --list-backups p
+out_has "$seq.vgd"
+sed '0,/^\tuuid="/ s/^\tuuid="[0-9a-f-]*"/\tuuid="00000000-0000-4000-8000-000000000000"/' \
+	"$dir/$(whole | head -1)" >"$dir/$seq.vg"
+grep -q '^	uuid="00000000-0000-4000-8000-000000000000"' "$dir/$seq.vg" || fail "no foreign text made"
+ok tprepair --list-backups p
+out_has "$seq.vgd"
+rm -f "$dir/$seq.vg"

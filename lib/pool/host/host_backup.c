@@ -90,6 +90,32 @@ static int cmp_bent(const void *a, const void *b)
 /* The backup files in directory DIR, by seqno ascending, one a seqno (a
  * whole text before a delta of the same seqno, which only a crash between
  * a write and the unlink after it leaves). */
+static char *backup_file(const char *dir, uint64_t seqno, int delta);
+static int read_raw(const char *file, char **text, size_t *len);
+static int is_delta(const char *buf, size_t len);
+static int peek_text(const char *text, size_t len, char name[VG_NAME_MAX + 1],
+		     char uuid[VG_UUID_LEN + 1]);
+
+/* DIR holds SEQNO.vg and SEQNO.vgd: is the whole one a backup of DIR's
+ * pool (a text, not a delta, of the uuid DIR is named for when it is
+ * named for one)? A stray or foreign SEQNO.vg must not hide the pool's
+ * own SEQNO.vgd (a hostile trial of issue 40 found --list-backups and
+ * tpcheck blind to the delta). */
+static int whole_belongs(const char *dir, uint64_t seqno)
+{
+	const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+	char name[VG_NAME_MAX + 1], uuid[VG_UUID_LEN + 1];
+	char *file = backup_file(dir, seqno, 0), *text = NULL;
+	size_t len = 0;
+	int ok = file && !read_raw(file, &text, &len) && !is_delta(text, len) &&
+		 peek_text(text, len < PEEK_BYTES ? len : PEEK_BYTES, name, uuid) &&
+		 (!vg_uuid_valid(base) || !strcmp(uuid, base));
+
+	free(text);
+	free(file);
+	return ok;
+}
+
 static int list_dir(const char *dir, struct bent **out, size_t *n)
 {
 	DIR *d;
@@ -129,9 +155,12 @@ static int list_dir(const char *dir, struct bent **out, size_t *n)
 		size_t o = 0;
 
 		qsort(v, nr, sizeof(*v), cmp_bent);
-		for (size_t i = 0; i < nr; i++)
+		for (size_t i = 0; i < nr; i++) {
 			if (!o || v[o - 1].seq != v[i].seq)
 				v[o++] = v[i];
+			else if (v[i].delta && !v[o - 1].delta && !whole_belongs(dir, v[i].seq))
+				v[o - 1] = v[i];	/* the delta, not the stray whole */
+		}
 		nr = o;
 	}
 	*out = v;
