@@ -21,6 +21,13 @@ must mdadm --create /dev/md0 --run --quiet --assume-clean --level=0 --raid-devic
 	--chunk=64 --metadata=1.2 "${disks[0]}" "${disks[1]}"
 must mdadm --create /dev/md1 --run --quiet --assume-clean --level=0 --raid-devices=3 \
 	--chunk=64 --metadata=1.2 "${disks[2]}" "${disks[3]}" "${disks[4]}"
+# (the arrays' data starts past the first MiB of each member, which is all
+# the guest zeroes between scenarios: a scenario before this one, s-encrypt
+# on the later kernel's turn, left a LUKS header there, which tpcreate
+# rightly refuses to overwrite)
+for md in /dev/md0 /dev/md1; do
+	must dd if=/dev/zero of=$md bs=1M count=4 oflag=direct status=none
+done
 META=${disks[5]}
 must tpcreate --data /dev/md0 --meta "$META" --chunk 64k --zero n multi
 must tpextend --test --data /dev/md1 multi
