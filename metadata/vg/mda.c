@@ -1130,6 +1130,16 @@ void vg_mda_free_copies(struct vg_mda_copy *copies, unsigned n)
 	}
 }
 
+/* Two copies of SEQNO that differ (DEV: where the second was): said;
+ * -EUCLEAN. */
+static int two_copies(const char *dev, uint64_t seqno)
+{
+	log_error("%s: two different VG metadata copies carry seqno %llu; restore the pool's VG "
+		  "metadata from a backup (tprepair --restorefile)", dev,
+		  (unsigned long long)seqno);
+	return -EUCLEAN;
+}
+
 int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies, unsigned max,
 		       struct vg_mda_status *status)
 {
@@ -1160,11 +1170,7 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 					continue;
 				if (list[j]->crc != s->crc || list[j]->len != s->len ||
 				    memcmp(list[j]->text, s->text, s->len)) {
-					log_error("%s: two different VG metadata copies carry seqno "
-						  "%llu; restore the pool's VG metadata from a backup "
-						  "(tprepair --restorefile)",
-						  pvs[i].io->name, (unsigned long long)s->seqno);
-					r = -EUCLEAN;
+					r = two_copies(pvs[i].io->name, s->seqno);
 					goto done;
 				}
 				dup = 1;
@@ -1188,11 +1194,7 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 		for (k = 0; s->state == VG_SLOT_VALID && !s->text && k < nr; k++) {
 			if (list[k]->seqno == s->seqno &&
 			    (list[k]->crc != s->crc || list[k]->len != s->len)) {
-				log_error("%s: two different VG metadata copies carry seqno %llu; "
-					  "restore the pool's VG metadata from a backup (tprepair "
-					  "--restorefile)", pvs[i / VG_MDA_SLOTS].io->name,
-					  (unsigned long long)s->seqno);
-				r = -EUCLEAN;
+				r = two_copies(pvs[i / VG_MDA_SLOTS].io->name, s->seqno);
 				goto done;
 			}
 		}
