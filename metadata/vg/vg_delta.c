@@ -43,9 +43,16 @@
  * far for one when the first it finds is not good: after an entry
  * removed, the next entry's repeated lines ("size=...") pair with the
  * removed one's, a whole entry off, and taking that would leave every
- * entry after it off. That settles the edits of VG commits: a few lines
- * of the pool's header, an entry added at the end, one removed, renamed
- * or changed. When nothing good is near (NEAR_LINES segments or
+ * entry after it off. A pair of segment d of both sides (d lines replaced
+ * by d others) is kept aside, the search then going on to its end for a
+ * good pair: when the COPY of the diagonal pair ends before the good one
+ * starts, on both sides, the diagonal pair is taken first (a few lines
+ * replaced, and another change within GOOD_COPY bytes, as a record's
+ * checkpoint some commits old differs from the text in its header and
+ * in an entry near it), and when nothing is found after it either. That
+ * settles the edits of VG commits: a few lines of the pool's header, an
+ * entry added at the end, one removed, renamed or changed. When nothing
+ * good is near (NEAR_LINES segments or
  * NEAR_BYTES bytes of each side; a block of several entries removed or
  * inserted, text moved back), the far index of every segment of BASE
  * (far_build, once; then search_far for the rest): for each segment of
@@ -380,6 +387,13 @@ static const struct seg *near_next(struct enc *e, const unsigned char *t, size_t
 	return s;
 }
 
+/* Whether the COPY of DIAG ends before GOOD starts, on both sides: both
+ * can be taken, DIAG first. */
+static int chain(const struct hit *diag, const struct hit *good)
+{
+	return diag->len && diag->j + diag->len <= good->j && diag->l + diag->len <= good->l;
+}
+
 /* Where the texts meet again after I in NEW and B in BASE, near: 2 and
  * *HIT for a good pair (weigh_pair) or the next segment of both sides (a
  * line replaced); 1 and the longest pair found when none is good; 0 when
@@ -389,7 +403,8 @@ static const struct seg *near_next(struct enc *e, const unsigned char *t, size_t
  * not good (after an entry removed, its repeated lines - "size=..." -
  * pair with the next entry's, a whole entry off, and so on for every
  * entry after): the search goes on up to twice as far and 32 steps more
- * for a good one, weighing NEAR_TRIES pairs at most. *ALL: whether it saw
+ * for a good one (to its end once it has a diagonal pair: see the top of
+ * this file), weighing NEAR_TRIES pairs at most. *ALL: whether it saw
  * all the rest of both texts. */
 static int search_near(struct enc *e, size_t i, size_t b, struct hit *hit, int *all)
 {
@@ -397,7 +412,7 @@ static int search_near(struct enc *e, size_t i, size_t b, struct hit *hit, int *
 	size_t nbytes = 0, bbytes = 0;
 	uint32_t nn = 0, nb = 0, d, limit = NEAR_LINES, tries = 0;
 	const struct seg *s;
-	struct hit h, best = { 0, 0, 0 };
+	struct hit h, best = { 0, 0, 0 }, diag = { 0, 0, 0 };
 	int64_t k;
 	int w;
 
@@ -407,7 +422,7 @@ static int search_near(struct enc *e, size_t i, size_t b, struct hit *hit, int *
 		e->gen = 1;
 	}
 	*all = 0;
-	for (d = 0; d < limit && tries < NEAR_TRIES; d++) {
+	for (d = 0; d < (diag.len ? NEAR_LINES : limit) && tries < NEAR_TRIES; d++) {
 		int more = 0;
 
 		for (int side = 0; side < 2; side++) {
@@ -425,13 +440,28 @@ static int search_near(struct enc *e, size_t i, size_t b, struct hit *hit, int *
 				continue;
 			}
 			more = 1;
+			/* segment d of both sides pair: d lines replaced by d
+			 * others, as a commit changes a few lines of the
+			 * pool's header or of one entry (near_find finds
+			 * only the first of equal segments: looked at here) */
+			if (side && !diag.len && nn > d && nb - 1 == d && e->nseg[d].h == s->h) {
+				struct hit dh;
+				int dw = weigh_pair(e, e->nseg[d].at, s->at, &dh);
+
+				if (dw == 2) {
+					*hit = dh;
+					return 2;
+				}
+				if (dw)
+					diag = dh;
+			}
 			if (w < 0)
 				continue;
 			tries++;
 			/* at step 0 only the base's side finds a pair: both
 			 * next segments, a line replaced */
 			if (w == 2 || (w && !d)) {
-				*hit = h;
+				*hit = chain(&diag, &h) ? diag : h;
 				return 2;
 			}
 			if (w && h.len > best.len) {
@@ -444,6 +474,11 @@ static int search_near(struct enc *e, size_t i, size_t b, struct hit *hit, int *
 			*all = np >= e->nlen && bp >= e->blen;
 			break;
 		}
+	}
+	/* no good pair near: a diagonal pair when nothing follows */
+	if (diag.len && *all) {
+		*hit = diag;
+		return 2;
 	}
 	*hit = best;
 	return best.len ? 1 : 0;

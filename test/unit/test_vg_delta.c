@@ -324,6 +324,64 @@ static void test_vg_edits(void)
 	vgt_free(&v);
 }
 
+/* Whether encoding BASE to NEW builds the far index (its debug line). */
+static int builds_far(const char *base, size_t blen, const char *new, size_t nlen, size_t *dlen)
+{
+	static struct tp_log_capture cap;
+	const char *was = getenv("TPTOOLS_DEBUG");
+	char *keep = was ? strdup(was) : NULL;
+	int far;
+
+	setenv("TPTOOLS_DEBUG", "vg", 1);
+	tp_log_init(NULL);
+	cap.len = 0;
+	cap.buf[0] = '\0';
+	tp_log_capture(&cap);
+	*dlen = round_trip(base, blen, new, nlen);
+	tp_log_capture(NULL);
+	far = strstr(cap.buf, "the far index") != NULL;
+	if (keep)
+		setenv("TPTOOLS_DEBUG", keep, 1);
+	else
+		unsetenv("TPTOOLS_DEBUG");
+	free(keep);
+	tp_log_init(NULL);
+	return far;
+}
+
+/* A record is encoded from its slot's checkpoint, some commits back:
+ * the header's lines and an entry near them changed since (a volume
+ * renamed and back, the pool's seqno and thin ids), a volume added now.
+ * Each difference is a line replaced with another within GOOD_COPY
+ * bytes: the near search takes them in turn and never needs the far
+ * index, whose pass over the whole base was the largest cost of a
+ * commit at 20,000 volumes (the pass is what the debug line counts). */
+static void test_vg_near_changes(void)
+{
+	struct vgt v;
+	char *base, *now;
+	size_t blen, nlen, dlen;
+
+	vgt_init(&v, 20000);
+	base = vgt_text(&v, &blen);
+	vgt_edit(&v, ED_RENAME, 1, 1);
+	vgt_edit(&v, ED_READ_ONLY, 3, 2);
+	vgt_edit(&v, ED_CREATE, 0, 3);
+	now = vgt_text(&v, &nlen);
+	CU_ASSERT(!builds_far(base, blen, now, nlen, &dlen));
+	CU_ASSERT(dlen < 1024);
+	free(now);
+	/* and the far index where it pays: a block of entries removed */
+	for (int k = 0; k < 100; k++)
+		vgt_remove(&v, 5000);
+	now = vgt_text(&v, &nlen);
+	CU_ASSERT(builds_far(base, blen, now, nlen, &dlen));
+	CU_ASSERT(dlen < 2048);
+	free(now);
+	free(base);
+	vgt_free(&v);
+}
+
 /* Blocks of adjacent entries removed or inserted in the middle (the far
  * index's case beyond a few entries): a delta of the inserted bytes and
  * under 1 KiB more. */
@@ -818,6 +876,7 @@ static void test_mutated(void)
 
 TP_TEST_SUITE(vg_delta, NULL, NULL, { "empty, equal, disjoint, binary", test_basic },
 	      { "each edit of a commit at 20000 volumes", test_vg_edits },
+	      { "a checkpoint's lines changed near each other", test_vg_near_changes },
 	      { "blocks of entries removed or inserted", test_vg_blocks },
 	      { "100 commits from one checkpoint", test_vg_cumulative },
 	      { "random edits", test_random }, { "thousands of identical lines", test_repetitive },
