@@ -186,29 +186,6 @@ static int purge_op(struct pool *p, void *arg)
 	return r;
 }
 
-/* The snapshots of VOL in P, as "a, b" in BUF; returns how many. */
-static unsigned snapshots_of(struct pool *p, const char *vol, char *buf, size_t len, int *err)
-{
-	struct pool_info info;
-	unsigned n = 0;
-	size_t used = 0;
-
-	buf[0] = '\0';
-	*err = pool_get_info(p, 0, &info);
-	if (*err)
-		return 0;
-	for (unsigned i = 0; i < info.nr_volumes; i++) {
-		if (strcmp(info.volumes[i].origin, vol))
-			continue;
-		if (used < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", n ? ", " : "",
-						 info.volumes[i].name);
-		n++;
-	}
-	pool_info_free(&info);
-	return n;
-}
-
 /* tvremove --now or --wipe of a name only the trash holds: the checks
  * of a cut removal below would take the entry for their own finished
  * work. --now purges it (what it would have done had the volume been
@@ -248,9 +225,7 @@ static int removal_op(struct pool *p, void *arg)
 
 	if ((rm->now || rm->wipe) && (r = trashed_op(p, rm)) != 1)
 		return r;
-	n = snapshots_of(p, rm->vol, snaps, sizeof(snaps), &r);
-	if (r)
-		return r;
+	n = pool_volume_snapshots(p, rm->vol, snaps, sizeof(snaps));
 	if (n && !cli_confirm("Volume %s is the origin of %u snapshot%s (%s); they keep their "
 			      "data but no longer record their origin. Remove %s?",
 			      rm->spec, n, n == 1 ? "" : "s", snaps, rm->spec)) {

@@ -32,12 +32,11 @@ static uint64_t first_large_snapshot(struct pool *p)
 	struct pool_info info;
 	uint64_t chunk;
 
-	if (pool_get_info(p, 0, &info))
+	if (pool_get_info(p, POOL_INFO_NO_VOLUMES, &info))
 		return 0;
 	chunk = info.chunk >= COPY_NOTICE_FROM ? info.chunk : 0;
-	for (unsigned i = 0; i < info.nr_volumes && chunk; i++)
-		if (info.volumes[i].origin[0])
-			chunk = 0;
+	if (chunk && pool_volume_snapshots(p, NULL, NULL, 0))
+		chunk = 0;
 	pool_info_free(&info);
 	return chunk;
 }

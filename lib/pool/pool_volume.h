@@ -90,6 +90,12 @@ int pool_volume_set_trash_retention(struct pool *p, uint64_t seconds) TP_MUST_CH
  * (a tvremove cut after its change, run again). */
 int pool_volume_remove_or_trash(struct pool *p, const char *name, int now, int wiped,
 				int *trashed, tp_progress_fn *fn, void *ctx) TP_MUST_CHECK;
+/* The snapshots of volume ORIGIN in P's VG (the volumes that name it
+ * their origin; ORIGIN NULL: that name any): how many, and their names
+ * as "a, b" in BUF of LEN bytes, cut short where they do not fit. Reads
+ * no device: one pass over the VG the open read. */
+unsigned pool_volume_snapshots(const struct pool *p, const char *origin, char *buf, size_t len);
+
 /* Is NAME only a trash entry of P: 1 when no volume and no removal under
  * way has that name but the trash holds an entry of it; 2 when none does
  * but a purge of NAME cut at its end is finished (by this command's open,

@@ -34,6 +34,12 @@ grep -q "^tiny *512b" out || fail "sector unit"
 failed tvremove vault/www-mon </dev/null
 err_has "refusing to ask a question without a terminal"
 err_has "it is the origin of www-mon-2"
+# every snapshot is named, in the pool's order
+ok tvsnap -n small-a vault/small
+ok tvsnap -n small-b vault/small
+failed tvremove vault/small </dev/null
+err_has "it is the origin of small-a, small-b"
+ok tvremove vault/small-a vault/small-b
 ok tpstatus --noheadings -o vol_name vault
 out_has "^www-mon "
 # removal keeps snapshots (their origin is forgotten, and said so)

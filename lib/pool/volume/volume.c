@@ -172,3 +172,27 @@ enum pool_volume_removal pool_volume_removal_begun(struct pool *p, const char *n
 		return POOL_VOLUME_NOT_REMOVING;
 	}
 }
+
+unsigned pool_volume_snapshots(const struct pool *p, const char *origin, char *buf, size_t len)
+{
+	unsigned n = 0;
+	size_t used = 0;
+
+	const struct vg *vg = pool_vg(p);
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; vg && i < vg->nr_volumes; i++) {
+		const struct vg_volume *v = &vg->volumes[i];
+		int w;
+
+		if (origin ? strcmp(v->origin, origin) : !v->origin[0])
+			continue;
+		if (used < len) {
+			w = snprintf(buf + used, len - used, "%s%s", n ? ", " : "", v->name);
+			used += w > 0 ? (size_t)w : 0;
+		}
+		n++;
+	}
+	return n;
+}
