@@ -912,6 +912,19 @@ static int load_ck(struct vg_pv *pv, unsigned k, struct slot_copy *c)
 	return 0;
 }
 
+/* Whether slot S's checkpoint is BASE's (an earlier device's, loaded) by
+ * its seqno, length and crc: the same commit's checkpoint on another
+ * device. Its bytes were checked against that crc when this process
+ * read the slot (whole, or by the memo of such a read), and a record
+ * written on a checkpoint damaged since then does not read back: its
+ * result's crc fails and the device reads as the seqno before it, stale
+ * beside the other (mda.h: one command checks each slot once). */
+static int same_ck(const struct slot_copy *base, const struct slot_copy *s)
+{
+	return base && base->ck && base->ck_seqno == s->ck_seqno && base->ck_crc == s->ck_crc &&
+	       base->ck_len == s->ck_len;
+}
+
 /* The most delta bytes a record may take after a checkpoint of CK_LEN
  * bytes: past it a commit writes a checkpoint (the cumulative delta has
  * grown to a fair part of the text). */
@@ -936,11 +949,10 @@ static int record_image(unsigned k, const struct slot_copy *s,
 	int r;
 
 	*rec = NULL;
-	if (!(s->flags & VG_MDA_FLAG_JOURNAL) || !s->ck || s->nrec >= VG_MDA_REC_MAX ||
-	    room < 512)
+	if (!(s->flags & VG_MDA_FLAG_JOURNAL) || (!s->ck && !same_ck(*base, s)) ||
+	    s->nrec >= VG_MDA_REC_MAX || room < 512)
 		return 0;
-	if (!*base || (*base)->ck_seqno != s->ck_seqno || (*base)->ck_crc != s->ck_crc ||
-	    (*base)->ck_len != s->ck_len || memcmp((*base)->ck, s->ck, s->ck_len)) {
+	if (!same_ck(*base, s) || (s->ck && memcmp((*base)->ck, s->ck, s->ck_len))) {
 		size_t max = delta_max(s->ck_len);
 
 		if (max > room - VG_MDA_REC_HEADER)
@@ -1066,7 +1078,10 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 		      !(c[i][other].flags & VG_MDA_FLAG_JOURNAL)) &&
 		    c[i][target[i]].state == VG_SLOT_VALID &&
 		    (c[i][target[i]].flags & VG_MDA_FLAG_JOURNAL)) {
-			r = load_ck(&pvs[i], target[i], &c[i][target[i]]);
+			/* (the checkpoint of an earlier device's target, the
+			 * same: its delta is this one's, not read again) */
+			if (!same_ck(base, &c[i][target[i]]))
+				r = load_ck(&pvs[i], target[i], &c[i][target[i]]);
 			if (!r)
 				r = record_image(target[i], &c[i][target[i]], raw, seqno, text,
 						 len, &delta, &delta_len, &base, &rec, &size);

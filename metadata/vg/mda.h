@@ -180,7 +180,13 @@ int vg_mda_format(struct io_engine *io, const struct vg_label *label) TP_MUST_CH
  * as a record after its copies (one write of a sector or a few, then the
  * flush), unless it has VG_MDA_REC_MAX records already, the delta from its
  * checkpoint is over its bound, or the room is short: then, and on every
- * other device, a checkpoint (the whole text, the slot flagged) as above. A
+ * other device, a checkpoint (the whole text, the slot flagged) as above.
+ * The checkpoint a record is made from is read again and checked by its
+ * crc, once: a later device whose target holds the same checkpoint (its
+ * seqno, length and crc, checked when this process read the slot) takes
+ * the same delta unread; had its bytes been damaged since, the record's
+ * result fails its crc on the next read and that device reads as the
+ * seqno before it, stale beside the other. A
  * journal checkpoint written beside a valid copy without the flag (the
  * pool's first commit in format 2) is then written over that copy too,
  * so that no tptools before the journal can fall back to a copy the

@@ -538,7 +538,55 @@ static void test_memo(void)
 	fx_pool_close(&p);
 }
 
+/* A commit reads the checkpoint its record is made from once: the second
+ * device's, the same by seqno, length and crc, takes the first one's
+ * delta unread. Damaged inside the memo after the read that checked it,
+ * the record written there does not read back: that device reads as
+ * the seqno before, stale, and the first device gives the commit. Outside
+ * the memo the commit's scan reads it whole, refuses it and writes a
+ * checkpoint there instead: both devices give the commit. */
+static void test_commit_reads_checkpoint_once(void)
+{
+	for (int memo = 1; memo >= 0; memo--) {
+		struct vg_mda_status st;
+		struct fx_pool p;
+		unsigned t;
+
+		fx_pool_open(&p, 0);
+		for (uint64_t s = 1; s <= 6; s++)
+			jcommit(&p, s);
+		if (memo)
+			vg_mda_memo_begin();
+		jexpect(&p, 6, &st);
+		/* the target of commit 7: the slot without seqno 6 */
+		t = st.slot[1][0].seqno == 6 ? 1 : 0;
+		CU_ASSERT(st.slot[1][t].journal && st.slot[1][t].seqno < 6);
+		*(io_mem_data(p.mem[1]) + slot_off(&p, t) + 512 + 10) ^= 0x55;
+		jcommit(&p, 7);
+		if (memo)
+			vg_mda_memo_end();
+		jexpect(&p, 7, &st);
+		CU_ASSERT_EQUAL(st.slot[0][t].seqno, 7);
+		if (memo) {
+			CU_ASSERT_EQUAL(st.slot[1][t].state, VG_SLOT_CORRUPT);
+			CU_ASSERT_EQUAL(st.slot[1][1 - t].seqno, 6);
+			CU_ASSERT_EQUAL(st.needs_repair, 1);
+			/* the next commit mends it */
+			jcommit(&p, 8);
+			jexpect(&p, 8, &st);
+			CU_ASSERT_EQUAL(st.needs_repair, 0);
+		} else {
+			CU_ASSERT_EQUAL(st.slot[1][t].state, VG_SLOT_VALID);
+			CU_ASSERT_EQUAL(st.slot[1][t].seqno, 7);
+			CU_ASSERT_EQUAL(st.slot[1][t].records, 0);
+			CU_ASSERT_EQUAL(st.needs_repair, 0);
+		}
+		fx_pool_close(&p);
+	}
+}
+
 TP_TEST_SUITE(vg_journal, NULL, NULL,
+	      { "a commit reads its checkpoint once", test_commit_reads_checkpoint_once },
 	      { "the memo of slots checked", test_memo },
 	      { "records after the checkpoint, which stays", test_records_append },
 	      { "the record limit, stale records never chain", test_record_limit_and_stale },
