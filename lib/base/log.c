@@ -146,6 +146,11 @@ void tp_log_capture_pop(struct tp_log_capture *old)
 	capture = old;
 }
 
+int tp_log_capturing(void)
+{
+	return capture != NULL;
+}
+
 static int to_syslog, to_stderr = 1, to_kmsg;
 
 void tp_log_syslog(int stderr_too)

@@ -97,5 +97,9 @@ void tp_log_capture(struct tp_log_capture *cap);
  * tp_log_capture_pop. */
 struct tp_log_capture *tp_log_capture_push(struct tp_log_capture *cap);
 void tp_log_capture_pop(struct tp_log_capture *old);
+/* Whether messages go to a capture now (not to stderr): a reader that
+ * remembers a warning for later (the VG slots' memo) says it again when
+ * it was not seen. */
+int tp_log_capturing(void);
 
 #endif

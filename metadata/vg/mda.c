@@ -73,6 +73,7 @@
 #include "lib/base/log.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,7 +276,39 @@ struct slot_copy {
 	/* VALID without a text: from the memo (below), or its newest record
 	 * not applied yet (read_records); fill_texts reads it WHOLE */
 	int memo;
+	/* what read_records warned of it, a line each, and whether that was
+	 * seen (not said into a capture): the memo says it again once to a
+	 * reader that is not quiet, when the read it remembers was */
+	char warn[1024];
+	int warn_shown;
 };
+
+static void slot_warn(struct slot_copy *c, int quiet, const char *fmt, ...) TP_PRINTF(3, 4);
+static void slot_warn(struct slot_copy *c, int quiet, const char *fmt, ...)
+{
+	size_t at = strlen(c->warn);
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (at + strlen(line) + 2 <= sizeof(c->warn))
+		snprintf(c->warn + at, sizeof(c->warn) - at, "%s\n", line);
+	if (quiet)
+		return;
+	log_warn("%s", line);
+	c->warn_shown = !tp_log_capturing();
+}
+
+/* The warnings of C (slot_warn) again, one by one. */
+static void slot_rewarn(const struct slot_copy *c)
+{
+	const char *l = c->warn, *nl;
+
+	for (; (nl = strchr(l, '\n')); l = nl + 1)
+		log_warn("%.*s", (int)(nl - l), l);
+}
 
 enum { READ_COPY, READ_COMMIT };
 
@@ -398,11 +431,10 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 		if (!rec_chains(h, off, k, raw, c, after, vg_mda_capacity(l), &d[n])) {
 			if (rec_damaged(h, k, raw, c)) {
 				c->damaged_off = off;
-				if (!quiet)
-					log_warn("%s: VG metadata slot %u: the change record at byte "
-						 "%llu is damaged; using the seqno before it, "
-						 "rewritten on the next change", pv->io->name, k,
-						 (unsigned long long)off);
+				slot_warn(c, quiet, "%s: VG metadata slot %u: the change record at "
+					  "byte %llu is damaged; using the seqno before it, "
+					  "rewritten on the next change", pv->io->name, k,
+					  (unsigned long long)off);
 			}
 			break;
 		}
@@ -453,11 +485,10 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 		}
 		free(text);
 		c->damaged_off = e->off;
-		if (!quiet)
-			log_warn("%s: VG metadata slot %u: change record of seqno %llu is corrupt "
-				 "(%s); using seqno %llu before it, rewritten on the next change",
-				 pv->io->name, k, (unsigned long long)e->seqno, why,
-				 (unsigned long long)(n > 1 ? d[n - 2].seqno : c->ck_seqno));
+		slot_warn(c, quiet, "%s: VG metadata slot %u: change record of seqno %llu is "
+			  "corrupt (%s); using seqno %llu before it, rewritten on the next change",
+			  pv->io->name, k, (unsigned long long)e->seqno, why,
+			  (unsigned long long)(n > 1 ? d[n - 2].seqno : c->ck_seqno));
 		n--;
 	}
 	return 0;
@@ -559,7 +590,8 @@ static void memo_put(struct vg_pv *pv, unsigned k, const uint8_t *head, const st
 
 /* Slot K of PV (HEAD: its header sector as read now) as the memo has it:
  * 1 with C filled when its three sectors read back the same, else 0. */
-static int memo_take(struct vg_pv *pv, unsigned k, const uint8_t *head, struct slot_copy *c)
+static int memo_take(struct vg_pv *pv, unsigned k, const uint8_t *head, struct slot_copy *c,
+		     int quiet)
 {
 	struct slot_memo *e = memo_find(&pv->label, k);
 	uint8_t rec[512], end[512];
@@ -569,6 +601,11 @@ static int memo_take(struct vg_pv *pv, unsigned k, const uint8_t *head, struct s
 	    memo_sectors(pv->io, &e->c, rec, end, &has_end) || has_end != e->has_end ||
 	    memcmp(rec, e->rec, sizeof(rec)) || memcmp(end, e->end, sizeof(end)))
 		return 0;
+	/* what the read it remembers warned into a capture: said now */
+	if (!quiet && e->c.warn[0] && !e->c.warn_shown) {
+		slot_rewarn(&e->c);
+		e->c.warn_shown = !tp_log_capturing();
+	}
 	*c = e->c;
 	c->memo = 1;
 	return 1;
@@ -593,7 +630,7 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode
 	r = io_read(pv->io, off, h, sizeof(h));
 	if (r)
 		return r;
-	if (!whole && memo_take(pv, k, h, c))
+	if (!whole && memo_take(pv, k, h, c, quiet))
 		return 0;
 	if (memcmp(h + MO_MAGIC, VG_MDA_MAGIC, 8)) {
 		c->state = VG_SLOT_EMPTY;

@@ -29,6 +29,24 @@ for what in header text tear; do
 	done
 done
 
+# a change record damaged on both devices (a change of the VG alone, so
+# the thin metadata does not run ahead): every reader warns of both, not
+# only of the device its search read first
+ok tpchange --warn 70 vault
+for dev in vault-data.img vault-meta.img; do
+	off=$(tp-vgtool where "$dev" | awk '$1 == "record" { print $2 }')
+	[ -n "$off" ] || fail "no change record on $dev"
+	printf 'XXXXXXXX' | dd of="$dev" bs=1 seek=$((off + 200)) conv=notrunc status=none
+done
+for cmd in "tpstatus vault" "tpchange vault"; do
+	ok $cmd
+	err_has "vault-data.img: VG metadata slot .: change record of seqno .* is corrupt"
+	err_has "vault-meta.img: VG metadata slot .: change record of seqno .* is corrupt"
+done
+ok tpchange --warn 75 vault
+ok tp-vgtool slots vault-data.img vault-meta.img
+out_has "needs_repair=0"
+
 # one device's whole VG area destroyed: the other device's copies suffice
 dd if=/dev/zero of=vault-data.img bs=4096 seek=1 count=255 conv=notrunc status=none
 ok tpstatus --noheadings -o vol_name vault
