@@ -81,6 +81,12 @@ int thin_device_info(struct thin_md *md, uint64_t dev_id, struct thin_ir_device 
 /* All device ids, ascending, in a malloc'ed array the caller frees (NULL
  * when there are none). */
 int thin_list_devices(struct thin_md *md, uint64_t **ids, size_t *nr) TP_MUST_CHECK;
+size_t thin_nr_devices(const struct thin_md *md);
+/* FN on each device's details, ascending id, as the open loaded them (no
+ * block read); stops at FN's first nonzero return, which it returns. */
+int thin_each_device(struct thin_md *md,
+		     int (*fn)(void *ctx, uint64_t dev_id, const struct thin_ir_device *d),
+		     void *ctx);
 
 /* Compare-and-swap, like the kernel's set_transaction_id message:
  * -EINVAL if the current id is not OLD_ID. */

@@ -375,6 +375,22 @@ int thin_list_devices(struct thin_md *md, uint64_t **ids, size_t *nr)
 	return 0;
 }
 
+size_t thin_nr_devices(const struct thin_md *md)
+{
+	return md->nr_devs;
+}
+
+int thin_each_device(struct thin_md *md,
+		     int (*fn)(void *ctx, uint64_t dev_id, const struct thin_ir_device *d),
+		     void *ctx)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < md->nr_devs && !r; i++)
+		r = fn(ctx, md->devs[i].id, &md->devs[i].d);
+	return r;
+}
+
 /* ---- mappings ---- */
 
 static int touch(struct thin_md *md, struct thin_dev *dev)

@@ -64,7 +64,7 @@ static void test_usage(void)
 	size_t n;
 	int calls = 0;
 
-	CU_ASSERT_FATAL(pool_usage_walk(fake_walk, &calls, 100, &u, &n) == 0);
+	CU_ASSERT_FATAL(pool_usage_walk(fake_walk, &calls, 100, 0, &u, &n) == 0);
 	CU_ASSERT_EQUAL(calls, 2);
 	CU_ASSERT_EQUAL(n, 3);
 	d = pool_usage_find(u, n, 0);
@@ -79,6 +79,15 @@ static void test_usage(void)
 	CU_ASSERT_EQUAL(d->exclusive, 2);
 	CU_ASSERT_PTR_NULL(pool_usage_find(u, n, 7));
 	free(u);
+	/* the room asked for, short, exact or ample: the same devices */
+	for (size_t expect = 1; expect <= 1000; expect *= 3) {
+		calls = 0;
+		CU_ASSERT_FATAL(pool_usage_walk(fake_walk, &calls, 100, expect, &u, &n) == 0);
+		CU_ASSERT_EQUAL(n, 3);
+		d = pool_usage_find(u, n, 2);
+		CU_ASSERT(d && d->mapped == 2 && d->exclusive == 2);
+		free(u);
+	}
 }
 
 static int failing_walk(void *arg, const struct thin_ir_visitor *v)
@@ -93,7 +102,7 @@ static void test_usage_error(void)
 	struct pool_dev_usage *u = (void *)1;
 	size_t n = 5;
 
-	CU_ASSERT_EQUAL(pool_usage_walk(failing_walk, NULL, 10, &u, &n), -EUCLEAN);
+	CU_ASSERT_EQUAL(pool_usage_walk(failing_walk, NULL, 10, 2, &u, &n), -EUCLEAN);
 	CU_ASSERT_PTR_NULL(u);
 	CU_ASSERT_EQUAL(n, 0);
 }

@@ -158,7 +158,8 @@ int pool_live_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usa
 
 	if (r)
 		return r;
-	r = pool_usage_walk(pool_msnap_walk, &s, nr_data_blocks, u, n);
+	r = pool_usage_walk(pool_msnap_walk, &s, nr_data_blocks, pool_usage_expect(p->vg),
+			    u, n);
 	e = pool_msnap_end(&s);
 	return r ? r : e;
 }
@@ -176,7 +177,7 @@ int pool_live_details(struct pool *p, struct pool_dev_usage **u, size_t *n)
 
 	if (r)
 		return r;
-	r = pool_usage_details(msnap_walk_details, &s, u, n);
+	r = pool_usage_details(msnap_walk_details, &s, pool_usage_expect(p->vg), u, n);
 	e = pool_msnap_end(&s);
 	if (!r && e) {
 		free(*u);

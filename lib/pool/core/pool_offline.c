@@ -13,6 +13,7 @@
 #include "lib/base/log.h"
 #include "metadata/thin/thin_walk.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static int off_create(struct pool *p, uint32_t dev_id)
@@ -102,17 +103,45 @@ int pool_md_walk(void *arg, const struct thin_ir_visitor *v)
 static int off_usage(struct pool *p, uint64_t nr_data_blocks, struct pool_dev_usage **u,
 		     size_t *n)
 {
-	return pool_usage_walk(pool_md_walk, p->md, nr_data_blocks, u, n);
+	return pool_usage_walk(pool_md_walk, p->md, nr_data_blocks,
+			       pool_usage_expect(p->vg), u, n);
 }
 
-static int md_walk_details(void *arg, const struct thin_ir_visitor *v)
+struct details {
+	struct pool_dev_usage *u;
+	size_t n, cap;
+};
+
+static int detail(void *ctx, uint64_t dev_id, const struct thin_ir_device *d)
 {
-	return thin_walk(arg, THIN_WALK_SKIP_MAPPINGS, v);
+	struct details *x = ctx;
+
+	if (x->n == x->cap)
+		return TP_BUG("thin metadata: more devices than it listed");
+	x->u[x->n].dev_id = dev_id;
+	x->u[x->n++].mapped = d->mapped_blocks;
+	return 0;
 }
 
+/* The details the open loaded (thin_open reads every device's): no walk
+ * of the trees again, and no copy of the details for one (at 100,000
+ * volumes a walk held 7 MB more, tpstatus's largest part after the VG). */
 static int off_details(struct pool *p, struct pool_dev_usage **u, size_t *n)
 {
-	return pool_usage_details(md_walk_details, p->md, u, n);
+	struct details x = { NULL, 0, thin_nr_devices(p->md) };
+	int r;
+
+	*u = NULL;
+	*n = 0;
+	if (x.cap && !(x.u = calloc(x.cap, sizeof(*x.u))))
+		return -ENOMEM;
+	if ((r = thin_each_device(p->md, detail, &x))) {
+		free(x.u);
+		return r;
+	}
+	*u = x.u;
+	*n = x.n;
+	return 0;
 }
 
 static int off_view_begin(struct pool *p, struct pool_meta_view *v)

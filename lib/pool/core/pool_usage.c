@@ -16,6 +16,7 @@
 #include "lib/pool/core/refcount2.h"
 
 #include "lib/base/log.h"
+#include "metadata/vg/vg.h"
 #include "metadata/thin/thin_walk.h"
 
 #include <errno.h>
@@ -76,20 +77,36 @@ static int mappings(void *ctx, const struct thin_ir_mapping *runs, size_t n)
 	return 0;
 }
 
-int pool_usage_walk(walk_fn walk, void *arg, uint64_t nr_data_blocks,
+size_t pool_usage_expect(const struct vg *vg)
+{
+	return vg ? (size_t)vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash : 0;
+}
+
+/* W empty, with room for EXPECT devices (none when it cannot have it:
+ * dev_begin grows it). */
+static void usage_init(struct usage_walk *w, size_t expect)
+{
+	memset(w, 0, sizeof(*w));
+	if (expect && (w->devs = malloc(expect * sizeof(*w->devs))))
+		w->cap = expect;
+}
+
+int pool_usage_walk(walk_fn walk, void *arg, uint64_t nr_data_blocks, size_t expect,
 		    struct pool_dev_usage **out, size_t *nr)
 {
 	struct usage_walk w;
 	struct thin_ir_visitor v = { &w, NULL, NULL, dev_begin, NULL, mappings };
 	int r;
 
-	memset(&w, 0, sizeof(w));
 	*out = NULL;
 	*nr = 0;
+	usage_init(&w, expect);
 	w.nr_blocks = nr_data_blocks;
 	w.count = calloc(nr_data_blocks / 4 + 1, 1);
-	if (!w.count)
+	if (!w.count) {
+		free(w.devs);
 		return -ENOMEM;
+	}
 	r = walk(arg, &v);
 	w.pass = 1;
 	if (!r)
@@ -104,13 +121,14 @@ int pool_usage_walk(walk_fn walk, void *arg, uint64_t nr_data_blocks,
 	return 0;
 }
 
-int pool_usage_details(walk_fn walk, void *arg, struct pool_dev_usage **out, size_t *nr)
+int pool_usage_details(walk_fn walk, void *arg, size_t expect, struct pool_dev_usage **out,
+		       size_t *nr)
 {
 	struct usage_walk w;
 	struct thin_ir_visitor v = { &w, NULL, NULL, dev_begin, NULL, NULL };
 	int r;
 
-	memset(&w, 0, sizeof(w));
+	usage_init(&w, expect);
 	w.pass = 2;	/* devices only: mapped from their details */
 	r = walk(arg, &v);
 	if (r) {
