@@ -47,6 +47,20 @@
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
 #           with one signal in turn (t-recv-raw) use all three, and
 #           t-recv-interrupt cuts a receive at 20 places per input, not 10
+#   TP_TEST_TMPDIR=dir  where the unit and shell stages put their files
+#           (their TMPDIR); by default a directory on /dev/shm when that is
+#           a tmpfs with 4 GiB free and the host 4 GiB of memory available,
+#           else TMPDIR as given. Every commit of the commands under test
+#           flushes its files: on a disk each flush waits (t-pool-volumes'
+#           120 took half a second of its four on a loaded host, the crash
+#           simulator's unit suite a sixth of its time), on a tmpfs none
+#           does, and nothing those stages check depends on a disk (what
+#           a real disk and kernel do is the vm stage's)
+#   TP_LANE_UNIT=0|1  with SAN_BUILD and the vm stage alongside, the
+#           sanitizer build's unit stage runs in the vm lane once its
+#           guests are done (default 1: that lane is idle for a quarter of
+#           an hour before the host-side stages end); 0 keeps it in the
+#           host-side lane, after the main build's stages
 #   TP_VM_ALONGSIDE=0|1  run the vm stage alongside the others (default 1
 #           on a host with 2 or more CPUs: QEMU's emulation keeps one CPU
 #           busy, the host-side tests the other); its output is kept and
@@ -62,10 +76,12 @@ total_pass=0
 total_fail=0
 work=$(mktemp -d)
 vmpid=
+tmp_made=
 killtree() { local c; for c in $(pgrep -P "$1"); do killtree "$c"; done; kill "$1" 2>/dev/null; }
 sentinel_loops=()
 trap '[ -n "$vmpid" ] && killtree "$vmpid"; [ -n "${bootpid:-}" ] && killtree "$bootpid"
-	for l in "${sentinel_loops[@]}"; do losetup -d "$l" 2>/dev/null; done; rm -rf "$work"' EXIT
+	for l in "${sentinel_loops[@]}"; do losetup -d "$l" 2>/dev/null; done
+	rm -rf "$work" ${tmp_made:+"$tmp_made"}' EXIT
 results=$work/results
 
 failures=() # "label stage: what failed", printed again at the very end
@@ -91,6 +107,7 @@ add() { # label file: add a stage's results ("passed failed", then names)
 exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 	local stage=$1 build=$2 label=$3
 	: >"$results"
+	case $stage in unit|shell) [ -z "$test_tmp" ] || local -x TMPDIR=$test_tmp ;; esac
 	case $stage in
 	layers)
 		echo "=== $label: layer rules ($build)"
@@ -124,6 +141,21 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 # shell tests run (each confined to its own devices: the scan root of
 # lib/base/devfilter.h); afterwards its images must be byte-for-byte what
 # they were. Skipped (said) where loop devices cannot be attached.
+# the unit and shell stages' TMPDIR (TP_TEST_TMPDIR above); set in
+# exec_stage only, not for the vm stage's guests and their disk images
+test_tmp=${TP_TEST_TMPDIR:-}
+tmpfs_room() { # dir: a tmpfs with 4 GiB free, on a host with 4 GiB available
+	local free avail
+	[ "$(stat -f -c %T "$1" 2>/dev/null)" = tmpfs ] || return 1
+	free=$(df -k --output=avail "$1" 2>/dev/null | tail -1)
+	avail=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null)
+	[ "${free:-0}" -ge 4194304 ] && [ "${avail:-0}" -ge 4194304 ]
+}
+if [ -z "$test_tmp" ] && [ -d /dev/shm ] && tmpfs_room /dev/shm; then
+	test_tmp=$(mktemp -d /dev/shm/tp-check.XXXXXX) && tmp_made=$test_tmp || test_tmp=
+fi
+[ -z "$test_tmp" ] || echo "=== the unit and shell stages' files: $test_tmp (TP_TEST_TMPDIR)"
+
 sentinel_up() {
 	local s=$work/sentinel bin=$BUILD/bin
 	mkdir -p "$s/etc"
@@ -201,6 +233,7 @@ run_vm() {
 	if [ "${1:-}" = kernels ]; then
 		run_boottest
 		[ "${TP_VM_TWOHOST_EARLY:-0}" != 1 ] || run_twohost
+		[ "$lane_unit" != 1 ] || run_lane_unit
 	else
 		run_twohost
 		run_boottest
@@ -222,6 +255,19 @@ run_boottest() {
 	results=$work/vm.9 exec_stage boot "$BUILD" main
 	echo "$((SECONDS - t0))" >"$work/boot.time"
 }
+# run_lane_unit: the sanitizer build's unit stage, in the vm lane once its
+# guests are done (results to $work/lane.unit, time to lane.unit.time):
+# the lane is idle by then while the host-side stages still run
+run_lane_unit() {
+	local t0=$SECONDS
+	san_env
+	TP_SANITIZE=1 results=$work/lane.unit exec_stage unit "$SAN_BUILD" sanitizer
+	echo "$((SECONDS - t0))" >"$work/lane.unit.time"
+}
+san_env() {
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+}
 add_vm() {
 	local f
 	for f in "$work"/vm.[0-9]*; do
@@ -239,8 +285,17 @@ want_vm=0
 for s in "${stages[@]}"; do [ "$s" = vm ] && want_vm=1; done
 [ -x test/vm/run.sh ] || want_vm=0
 [ ${#stages[@]} -gt 1 ] || [ -n "$SAN_BUILD" ] || alongside=0
+# alongside, the vm lane ends with the sanitizer build's unit stage (it is
+# done long before the host-side stages: 15 minutes of the 45 on a 2-CPU
+# CI host); TP_LANE_UNIT=0 keeps it in the host-side lane
+lane_unit=0
+if [ $want_vm = 1 ] && [ "$alongside" = 1 ] && [ -n "$SAN_BUILD" ] &&
+	[ "${TP_LANE_UNIT:-1}" = 1 ]; then
+	for s in "${stages[@]}"; do [ "$s" = unit ] && lane_unit=1; done
+fi
 if [ $want_vm = 1 ] && [ "$alongside" = 1 ]; then
 	echo "=== main: real-kernel tests under QEMU: running alongside; output follows the other stages"
+	[ "$lane_unit" = 0 ] || echo "=== sanitizer: unit tests: in that lane, after its guests"
 	run_vm kernels >"$work/vm.log" 2>&1 &
 	vmpid=$!
 fi
@@ -265,9 +320,9 @@ for s in "${stages[@]}"; do
 	esac
 done
 if [ -n "$SAN_BUILD" ]; then
-	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
-	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=87}
+	san_env
 	for s in "${stages[@]}"; do
+		[ "$s" = unit ] && [ "$lane_unit" = 1 ] && continue
 		case $s in unit|shell|fuzz) TP_SANITIZE=1 run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
 	done
 fi
@@ -285,6 +340,11 @@ if [ -n "$vmpid" ]; then
 	bootpid=
 	cat "$work/boot.log"
 	add_vm
+	if [ "$lane_unit" = 1 ]; then
+		add "sanitizer unit" "$work/lane.unit"
+		[ -s "$work/lane.unit.time" ] &&
+			times+=("sanitizer unit (vm lane) $(cat "$work/lane.unit.time")s")
+	fi
 fi
 echo
 # what each stage took, and the failures again, last: a CI log shows only
