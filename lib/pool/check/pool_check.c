@@ -405,6 +405,66 @@ out:
 	vg_free(sv);
 }
 
+/* A device of PATHS ("DATA,META") that attach found without a valid
+ * label because it is cut short (its label intact but recording more
+ * bytes than the device has, or the device too short to hold its label
+ * while the VG records its role's size): that finding says so, naming
+ * the device and both sizes, instead of "no valid tptools label". */
+static void cut_short_labels(struct pool *p, const char *paths, struct pool_check_report *rep)
+{
+	struct vg *sv = NULL;
+	const struct vg *vg = NULL;
+	int looked = 0;
+
+	for (const char *one = paths; one && *one;
+	     one += strcspn(one, ",") + (one[strcspn(one, ",")] == ',')) {
+		char path[VG_PATH_MAX + 1], prefix[VG_PATH_MAX + 32], msg[VG_PATH_MAX + 256];
+		struct thin_check_problem *pr = NULL;
+		size_t n;
+		struct io_engine *io = NULL;
+		uint64_t size, want;
+		int role = -1;
+
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(one, ","), one);
+		snprintf(prefix, sizeof(prefix), "%s: no valid tptools label (", path);
+		for (size_t i = 0; i < rep->f.nr_problems && !pr; i++)
+			if (!strncmp(rep->f.problems[i].msg, prefix, strlen(prefix)))
+				pr = &rep->f.problems[i];
+		if (!pr || io_fd_open(path, IO_RDONLY, &io))
+			continue;
+		size = io->size;
+		want = vg_label_cut_short(io);
+		io_destroy(io);
+		/* too short for its label: the size the VG records for the one
+		 * of the first two roles attach did not take */
+		if (!want && !looked++) {
+			struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+
+			vg = pool_vg(p) ? pool_vg(p) : !pool_vg_from_survivors(p, &sv) ? sv : NULL;
+			tp_log_capture_pop(outer);
+		}
+		for (int k = 0; !want && vg && k < VG_NR_ROLES; k++)
+			if (!pool_pv(p, (enum vg_role)k)->io && pool_pv(p, (enum vg_role)(1 - k))->io &&
+			    size < vg->dev[k].size) {
+				want = vg->dev[k].size;
+				role = k;
+			}
+		if (!want)
+			continue;
+		if (role < 0)
+			snprintf(msg, sizeof(msg), "%s is cut short: %" PRIu64 " bytes, but its label, "
+				 "intact, records %" PRIu64, path, size, want);
+		else
+			snprintf(msg, sizeof(msg), "%s is cut short: %" PRIu64 " bytes, too few to hold "
+				 "its label, but the VG metadata records %" PRIu64 " for the pool's %s "
+				 "device", path, size, want, vg_role_name((enum vg_role)role));
+		n = strnlen(msg, sizeof(pr->msg) - 1);
+		memcpy(pr->msg, msg, n);
+		pr->msg[n] = '\0';
+	}
+	vg_free(sv);
+}
+
 int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 			struct pool_check_report *rep, struct thin_check_report *thin)
 {
@@ -656,6 +716,7 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 	if ((r = pool_attach(p, name, devices ? devices : listed,
 			     POOL_RDONLY | POOL_ATTACH_OFFLINE, rep, NULL)))
 		goto out;
+	cut_short_labels(p, devices ? devices : listed, rep);
 	before = rep->f.nr_problems;
 	if (pool_vg(p))
 		r = pool_check_attached(p, opts, rep, thin);
