@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/crc32c.h"
 #include "lib/base/log.h"
+#include "lib/pool/host/host.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
@@ -465,6 +467,123 @@ static void cut_short_labels(struct pool *p, const char *paths, struct pool_chec
 	vg_free(sv);
 }
 
+/* The standard CRC-32C of VG's text as tptools writes it; 0 when it
+ * cannot be exported. */
+static uint32_t text_crc(const struct vg *vg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	uint32_t crc = 0;
+
+	if (!vg_export(vg, &text, &len))
+		crc = tp_crc32c(0xffffffff, text, len) ^ 0xffffffff;
+	free(text);
+	return crc;
+}
+
+/* What made backup TEXT (its description line, "after '...'"), into BUF. */
+static void made_by(const char *text, char *buf, size_t len)
+{
+	size_t plen = strlen(POOL_BACKUP_DESCRIPTION);
+
+	buf[0] = '\0';
+	if (!strncmp(text, POOL_BACKUP_DESCRIPTION, plen))
+		snprintf(buf, len, ", made %.*s", (int)strcspn(text + plen, "\n"), text + plen);
+}
+
+/* This host's newest VG metadata backup of P's pool (by its uuid: only
+ * this pool's; a file whose text is another pool's, that does not read,
+ * or whose name says another seqno than its text is passed by) against
+ * the VG the devices hold: a backup newer than it (a commit this host
+ * made that the devices lack), or one of its seqno with another text
+ * (two texts of one seqno: the newest copies damaged on every device and
+ * an older one rewritten under that seqno, or another host's commit).
+ * Each is a non-fatal finding; NEXT (LEN bytes) gets its advice when it
+ * is still "", or, for a newer backup, when COPIES_ONLY (the only damage
+ * found is of VG copies, which the restore rewrites too: rewriting them
+ * from the older VG would lose the backup's change). PATHS: the devices,
+ * "DATA,META". */
+static void backup_against_devices(struct pool *p, const char *paths, int copies_only,
+				   struct pool_check_report *rep, char *next, size_t len)
+{
+	const struct vg *dv = pool_vg(p);
+	struct pool_backup_set s = { NULL, 0 };
+	struct tp_log_capture quiet, *outer;
+	const char *name = pool_name(p);
+	char *text = NULL, by[300] = "";
+	struct vg *bv = NULL;
+	const char *file = NULL;
+	size_t tlen;
+
+	const struct vg_pv *d = pool_pv(p, VG_ROLE_DATA), *m = pool_pv(p, VG_ROLE_META);
+	char both[2 * VG_PATH_MAX + 2];
+
+	if (!dv || !dv->uuid[0])
+		return;
+	/* the devices the check read (the restore's --devices) */
+	if (d->io && m->io)
+		snprintf(both, sizeof(both), "%s,%s", d->io->name, m->io->name);
+	else
+		snprintf(both, sizeof(both), "%s", paths ? paths : "DATA,META");
+	outer = tp_log_capture_push(&quiet);
+	if (pool_backup_find(NULL, dv->uuid, &s))
+		s.n = 0;
+	for (size_t i = s.n; i-- > 0 && !bv;) {
+		uint64_t named;
+
+		if (strcmp(s.f[i].uuid, dv->uuid) ||
+		    pool_backup_read_file(s.f[i].path, &text, &tlen))
+			continue;
+		if (vg_import(text, tlen, &bv) || strcmp(bv->uuid, dv->uuid) ||
+		    (pool_backup_name_seqno(s.f[i].path, &named) && named != bv->seqno)) {
+			vg_free(bv);
+			bv = NULL;
+			free(text);
+			text = NULL;
+			continue;
+		}
+		file = s.f[i].path;
+		made_by(text, by, sizeof(by));
+	}
+	tp_log_capture_pop(outer);
+	if (bv && bv->seqno > dv->seqno) {
+		pool_problem(rep, 0, "this host's newest VG metadata backup %s records seqno %"
+			     PRIu64 ", newer than the devices' VG metadata (seqno %" PRIu64 ")", file,
+			     bv->seqno, dv->seqno);
+		if (!next[0] || copies_only)
+			snprintf(next, len, "the devices lack a commit this host made (backup seqno %"
+				 PRIu64 "%s): their newest VG copies were lost, or the devices were put "
+				 "back to an older state; if that backup is the pool's state, restore it "
+				 "with 'tprepair %s --restorefile %s --devices %s' (refused, nothing "
+				 "written, when it disagrees with the thin metadata; 'tprepair "
+				 "--list-backups %s' lists the backups)%s", bv->seqno, by, name, file,
+				 both, name,
+				 copies_only ? "; 'tprepair " : "");
+		if (copies_only)
+			snprintf(next + strlen(next), len - strlen(next), "%s' would rewrite the "
+				 "damaged copies from the older VG metadata, without that change", name);
+	} else if (bv && bv->seqno == dv->seqno) {
+		uint32_t bc = text_crc(bv), dc = text_crc(dv);
+
+		if (bc != dc) {
+			pool_problem(rep, 0, "this host's VG metadata backup %s of seqno %" PRIu64
+				     " holds another text (crc32c 0x%08" PRIx32 ") than the devices' VG "
+				     "metadata (crc32c 0x%08" PRIx32 ")", file, bv->seqno, bc, dc);
+			if (!next[0])
+				snprintf(next, len, "two texts carry VG metadata seqno %" PRIu64 ": the "
+					 "devices' and this host's backup%s (the devices' newest copies "
+					 "lost and an older one rewritten under that seqno, or another "
+					 "host's commit); the devices' is the pool's: compare it ('tpstatus "
+					 "%s', 'tpchange %s') with what the backup records ('tprepair "
+					 "--list-backups %s') and make again the change the devices lack "
+					 "(its commit supersedes both)", bv->seqno, by, name, name, name);
+		}
+	}
+	vg_free(bv);
+	free(text);
+	pool_backup_set_free(&s);
+}
+
 int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 			struct pool_check_report *rep, struct thin_check_report *thin)
 {
@@ -765,6 +884,11 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		/* tprepair mends no header: its copy is in a snapshot or a backup */
 		if (nr_luks && !next[0])
 			snprintf(next, len, "%s", luks_next);
+		/* last: the host's newest backup against the devices' VG */
+		backup_against_devices(p, devices ? devices : listed,
+				       before > 0 && !rep->f.nr_fatal && !thin_bad && !rep->interrupted &&
+					       rep->f.nr_problems == before,
+				       rep, next, len);
 	}
 out:
 	free(listed);
