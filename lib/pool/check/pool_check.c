@@ -499,9 +499,10 @@ static void made_by(const char *text, char *buf, size_t len)
  * (two texts of one seqno: the newest copies damaged on every device and
  * an older one rewritten under that seqno, or another host's commit).
  * Each is a non-fatal finding; NEXT (LEN bytes) gets its advice when it
- * is still "", or, for a newer backup, when COPIES_ONLY (the only damage
- * found is of VG copies, which the restore rewrites too: rewriting them
- * from the older VG would lose the backup's change). PATHS: the devices,
+ * is still "", or, for a newer backup, when COPIES_ONLY (NEXT is the
+ * advice to rewrite damaged VG copies, which the restore rewrites too:
+ * rewriting them from the older VG would lose the backup's change).
+ * PATHS: the devices,
  * "DATA,META". */
 static void backup_against_devices(struct pool *p, const char *paths, int copies_only,
 				   struct pool_check_report *rep, char *next, size_t len)
@@ -884,11 +885,15 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		/* tprepair mends no header: its copy is in a snapshot or a backup */
 		if (nr_luks && !next[0])
 			snprintf(next, len, "%s", luks_next);
-		/* last: the host's newest backup against the devices' VG */
-		backup_against_devices(p, devices ? devices : listed,
-				       before > 0 && !rep->f.nr_fatal && !thin_bad && !rep->interrupted &&
-					       rep->f.nr_problems == before,
-				       rep, next, len);
+		/* last: the host's newest backup against the devices' VG; its
+		 * restore comes before the advice to rewrite damaged VG copies
+		 * (pool_repair_advice's, when that is the one it chose) */
+		char rewrite[2 * VG_PATH_MAX + 128];
+
+		snprintf(rewrite, sizeof(rewrite), "run 'tprepair %s%s%s' to rewrite the damaged VG "
+			 "metadata copies", name, devices ? " --devices " : "", devices ? devices : "");
+		backup_against_devices(p, devices ? devices : listed, !strcmp(next, rewrite), rep,
+				       next, len);
 	}
 out:
 	free(listed);
