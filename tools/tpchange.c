@@ -195,8 +195,10 @@ static int change_op(struct pool *p, void *arg)
 	struct pool_info info;
 	char was[160];
 	int r, unchanged = 0;
-	/* the open finished an interrupted change (said above): written */
-	unsigned opened_wrote = pool_commits(p);
+	/* what the writer's open wrote (each said above): a stale or damaged
+	 * VG copy rewritten, an interrupted change finished */
+	unsigned rewrote = pool_copy_rewrites(p), finished = pool_commits(p) - rewrote;
+	char opened[128] = "";
 
 	pool_get_monitor_policy(p, &m);
 	snprintf(was, sizeof(was), "%s", pool_owner(p));
@@ -206,13 +208,18 @@ static int change_op(struct pool *p, void *arg)
 		log_error("pool %s not taken over", c->pool);
 		return -ECANCELED;
 	}
-	if ((r = change_apply(p, c, &m, &unchanged)))
+	/* without an option (a reader's open) only the settings are shown */
+	if (options_given(c) && (r = change_apply(p, c, &m, &unchanged)))
 		return r;
+	if (finished || rewrote)
+		snprintf(opened, sizeof(opened), "; the open %s%s%s said above",
+			 finished ? "finished the interrupted change" : "",
+			 finished && rewrote ? " and " : "",
+			 rewrote ? "rewrote the stale or damaged VG metadata copy" : "");
 	if (unchanged && tp_log_verbosity() >= 0)
 		printf("%s %s%s%s: nothing changed%s (every setting given is so already)%s.\n",
 		       vol ? "Volume" : "Pool", c->pool, vol ? "/" : "", vol ? vol : "",
-		       opened_wrote ? " by the options given" : "",
-		       opened_wrote ? "; the open finished the interrupted change said above" : "");
+		       opened[0] ? " by the options given" : "", opened);
 	if (c->meta_mirror && tp_log_verbosity() >= 0)
 		printf("Pool %s: thin metadata mirrored onto %s.\n", c->pool, c->meta_mirror);
 	if (c->meta_replace && tp_log_verbosity() >= 0)
@@ -580,9 +587,12 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int vo
 			if (!volume)
 				strcpy(c.pool, args[0]);
 			unsigned replace = POOL_META_LEG0_LOST_OK | POOL_META_KEEP_STALE;
+			/* without an option only a display: a reader's open, which
+			 * writes nothing (a stale VG copy is said, not rewritten) */
+			unsigned show = options_given(&c) ? 0 : POOL_RDONLY;
 
 			rc = tool_pool_op_flags(c.pool, devices, (foreign ? POOL_FOREIGN_OK : 0) |
-							   (c.meta_replace ? replace : 0),
+							   (c.meta_replace ? replace : 0) | show,
 						change_op, &c);
 		}
 	}

@@ -307,10 +307,15 @@ void pool_settings_abort(struct pool *p);
 int pool_settings_unchanged(const struct pool *p);
 /* How many commits P's handle has made so far (VG commits, and the thin
  * commit that completes an interrupted transaction). Read before a
- * command's own change, >0 says the writer's open finished an interrupted
- * change (tpchange's no-op says its options changed nothing, not that
- * nothing was written). */
+ * command's own change, >0 says the writer's open wrote: it finished an
+ * interrupted change, or rewrote a stale copy (pool_copy_rewrites), and
+ * tpchange's no-op says its options changed nothing, not that nothing was
+ * written. */
 unsigned pool_commits(const struct pool *p);
+/* Of pool_commits: the writer's open's rewrite of a stale or damaged VG
+ * copy (the same VG again, said by a warning): 0 or 1. The others finished
+ * an interrupted change. */
+unsigned pool_copy_rewrites(const struct pool *p);
 
 /* tpchange --meta-replace DEV: the leg of P's metadata mirror that is out
  * (missing, stale or failed) becomes DEV (or the same device again):

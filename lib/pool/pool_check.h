@@ -238,7 +238,10 @@ void pool_repair_result_free(struct pool_repair_result *res);
  * not read as VG metadata is listed with the reason. */
 struct pool_backup_entry {
 	char path[4096];
-	uint64_t seqno;			/* the file name's (the commit's) */
+	/* the commit's: the one its text records (unreadable: its file
+	 * name's); a readable file whose name says another one (renamed or
+	 * copied: suspect) has PROBLEM say so */
+	uint64_t seqno;
 	int64_t mtime;			/* when the file was written (unix seconds) */
 	int readable;			/* the text imports as VG metadata; then: */
 	uint64_t transaction_id;

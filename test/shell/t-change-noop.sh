@@ -5,7 +5,11 @@
 # changed, exit 0; one option that does change something still commits.
 # On a pool with an interrupted change (a removal under way, a transaction
 # cut between its commits) the open finishes it first, said before the
-# line, which then says the options changed nothing.
+# line, which then says the options changed nothing. Without options
+# they only show, with a reader's open: a stale VG copy is said (with the
+# command that mends it), not rewritten; given options that change
+# nothing, the line says the open rewrote it, not that it finished an
+# interrupted change.
 new_pool p --chunk 64k
 ok tvcreate -V 4M -n v p
 ok tpchange --warn 80 --autoextend-threshold 70 --autoextend-by 10 --autoextend-max 2G \
@@ -72,3 +76,39 @@ ok tpcheck p
 # the pool clean again: a no-op writes nothing and says it plainly
 nothing_written tpchange --warn 80 p
 nothing_written tvchange --readonly n p/v
+
+# one device's VG copy stale (its image put back from before a change)
+cp --sparse=always p-data.img stale.img
+ok tpchange --warn 85 p
+cp --sparse=always stale.img p-data.img
+# shown_only CMD...: CMD exits 0, writes no device byte and no backup, and
+# says the stale copy with the command that mends it
+shown_only() {
+	sums p-data.img p-meta.img "$(backup_dir p)"/* >sums.before
+	ok "$@"
+	sums_same sums.before || fail "'$*' (no option) wrote to the devices or the backups"
+	[ "$(sums "$(backup_dir p)"/* | wc -l)" = "$(($(wc -l <sums.before) - 2))" ] ||
+		fail "'$*' (no option) wrote a VG backup"
+	err_has "pool p: one VG metadata copy is stale or damaged; the next change to the pool, or 'tprepair p', rewrites it"
+	err_lacks "was rewritten"
+	out_lacks "nothing changed"
+}
+shown_only tpchange p
+out_has "warn at 85%"
+shown_only tvchange p/v
+out_has "Volume p/v: read-only n."
+# an option that changes nothing: the open rewrites the stale copy, and
+# the line says so (no interrupted change was finished)
+n=$(ls "$(backup_dir p)" | wc -l)
+ok tpchange --warn 85 p
+err_has "a stale or damaged VG metadata copy was rewritten"
+out_has "^Pool p: nothing changed by the options given (every setting given is so already); the open rewrote the stale or damaged VG metadata copy said above\.$"
+out_lacks "interrupted"
+[ "$(ls "$(backup_dir p)" | wc -l)" = $((n + 1)) ] || fail "the rewrite wrote no backup"
+ok tp-vgtool slots p-data.img p-meta.img
+out_has "needs_repair=0"
+cp --sparse=always stale.img p-data.img
+ok tvchange --readonly n p/v
+out_has "^Volume p/v: nothing changed by the options given (every setting given is so already); the open rewrote the stale or damaged VG metadata copy said above\.$"
+ok tpcheck p
+nothing_written tpchange --warn 85 p

@@ -105,6 +105,30 @@ err_has "the pool vault on its devices is uuid $uuid (from the label of "
 grep "^ *9[14] " rows | grep -q "another pool" && { cat out >&2; fail "the pool's own backups called another pool's"; }
 rm -f "$dir"/000000000000000000{90,91,92,93,94}.vg
 
+# a backup renamed (or copied) under another seqno's name: listed with the
+# seqno its text records, the line saying the name disagrees; tpcheck
+# names no such file, and --restorefile refuses it as the line says
+# (with --force it restores what its text records)
+newest=$(ls "$dir"/*.vg | tail -1)
+oldseq=$(basename "$newest" .vg | sed 's/^0*//')
+cp "$newest" "$dir/00000000000000000095.vg"
+list vault
+grep -q "^ *$oldseq .*/00000000000000000095.vg  .*; its file name says seqno 95: renamed or copied, suspect ('tprepair --restorefile' refuses it without --force)$" rows ||
+	{ cat out >&2; fail "a renamed backup is listed by its name's seqno, or not said"; }
+grep -q "^ *95 " rows && { cat out >&2; fail "the file name's seqno is listed"; }
+cp --sparse=always vault-data.img data.keep
+cp --sparse=always vault-meta.img meta.keep
+dd if=/dev/zero of=vault-data.img bs=512 seek=1 count=1 conv=notrunc status=none
+dd if=/dev/zero of=vault-meta.img bs=512 seek=1 count=1 conv=notrunc status=none
+expect_rc 2 tpcheck vault
+out_lacks "00000000000000000095.vg"
+unchanged 5 tprepair vault --restorefile "$dir/00000000000000000095.vg" --devices vault-data.img,vault-meta.img
+err_has "the backup .*00000000000000000095.vg is named for seqno 95 but its text records seqno $oldseq (renamed or copied: not the commit its name says); nothing was written"
+ok tprepair vault --force --restorefile "$dir/00000000000000000095.vg" --devices vault-data.img,vault-meta.img
+err_has "named for seqno 95 but its text records seqno $oldseq (renamed or copied); restoring what its text records anyway (--force)"
+ok tpcheck vault
+rm -f "$dir/00000000000000000095.vg" data.keep meta.keep
+
 # an unfinished receive is said
 head -c 8M /dev/urandom >img
 rm -f pause
@@ -139,7 +163,7 @@ new=$(basename "$(backup_dir vault)")
 [ "$new" != "$uuid" ] || fail "the new pool has the old one's uuid"
 [ "$(grep -c " $new " rows)" = 1 ] || { cat out >&2; fail "the new pool's backups are not its one"; }
 tail -1 rows | grep -q " $new .*after 'tpcreate .*vault'$" || { cat out >&2; fail "the new pool's backup is not last"; }
-[ "$(grep -c " $uuid .*; of another pool named vault$" rows)" = 7 ] ||
+[ "$(grep -c " $uuid .*; of another pool named vault$" rows)" = 8 ] ||
 	{ cat out >&2; fail "the earlier pool's backups are not all listed as another pool's"; }
 grep " $new " rows | grep -q "another pool" && { cat out >&2; fail "the pool's own backup called another pool's"; }
 err_has "the pool vault on its devices is uuid $new"

@@ -132,14 +132,33 @@ dd if=old.label of=old0-data.img bs=512 seek=1 conv=notrunc status=none
 ok tvcreate -V 64M -n w lag	# a writer puts it right as it opens
 ok tpcheck lag
 
-# a device cut short (an image file truncated): its label reads as
-# corrupt, and what to do is to grow it back (tprepair cannot); then the
-# check says what the cut cost
+# a device cut short (an image file truncated): its label is not taken,
+# the finding says the device is cut short with both sizes (never that
+# the intact label is not valid), and what to do is to grow it back
+# (tprepair cannot); then the check says what the cut cost
 DATA_SIZE=256M META_SIZE=16M new_pool cut
 ok tvcreate -V 64M -n v cut
 truncate -s 3M cut-meta.img
 expect_rc 2 tpcheck cut
 err_has "cut-meta.img: shorter than its tptools label records (3145728 of 16777216 bytes): the device was cut short; grow it back to 16777216 bytes"
+out_has "^error: .*cut-meta.img is cut short: 3145728 bytes, but its label, intact, records 16777216$"
+out_lacks "no valid tptools label"
+# the data device cut to half: the same finding, of it
+cp --sparse=always cut-data.img cut-data.keep
+truncate -s 128M cut-data.img
+truncate -s 16777216 cut-meta.img
+expect_rc 2 tpcheck cut
+out_has "^error: .*cut-data.img is cut short: 134217728 bytes, but its label, intact, records 268435456$"
+out_lacks "no valid tptools label"
+out_has "next: run 'truncate -s 268435456 .*cut-data.img'"
+# too short to hold its label: the size the VG metadata records
+truncate -s 256 cut-data.img
+expect_rc 2 tpcheck cut
+out_has "^error: .*cut-data.img is cut short: 256 bytes, too few to hold its label, but the VG metadata records 268435456 for the pool's data device$"
+mv cut-data.keep cut-data.img
+ok tpcheck cut
+truncate -s 3M cut-meta.img
+expect_rc 2 tpcheck cut
 out_has "next: run 'truncate -s 16777216 .*cut-meta.img' to grow the image file back"
 unchanged 5 tprepair cut
 # any other command says the same, never that tprepair rewrites the label

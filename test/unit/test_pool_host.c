@@ -957,7 +957,23 @@ static void test_label_copy(void)
 	unlink(paths[1]);
 }
 
+/* A backup file's name says its seqno only in the form the host writes. */
+static void test_backup_name_seqno(void)
+{
+	uint64_t s = 0;
+
+	CU_ASSERT_EQUAL(pool_backup_name_seqno("/x/backup/u/00000000000000000042.vg", &s), 1);
+	CU_ASSERT_EQUAL(s, 42);
+	CU_ASSERT_EQUAL(pool_backup_name_seqno("00000000000000000007.vgd", &s), 1);
+	CU_ASSERT_EQUAL(s, 7);
+	CU_ASSERT_EQUAL(pool_backup_name_seqno("/root/vault-42.vg", &s), 0);
+	CU_ASSERT_EQUAL(pool_backup_name_seqno("/x/0000000000000000042.vg", &s), 0);
+	CU_ASSERT_EQUAL(pool_backup_name_seqno("/x/0000000000000000004x.vg", &s), 0);
+	CU_ASSERT_EQUAL(pool_backup_name_seqno("/x/00000000000000000042.vg.tmp", &s), 0);
+}
+
 TP_TEST_SUITE(pool_host, NULL, NULL,
+	      { "a backup file name's seqno", test_backup_name_seqno },
 	      { "backups written, listed, read and pruned", test_backup },
 	      { "a commit's backup holds its text", test_backup_commit },
 	      { "a command's backup names the command", test_backup_description },

@@ -284,7 +284,9 @@ static void walk_pool(struct fit_ctx *ctx, const struct pool_backup_set *s, size
 
 		if (load(s->f[i].path, &vg))
 			continue;	/* unreadable: --list-backups says why */
-		if (strcmp(vg->uuid, s->f[i].uuid)) {	/* changed since it was found */
+		/* changed since it was found, or renamed or copied under the
+		 * name of another seqno (suspect: --restorefile refuses it) */
+		if (strcmp(vg->uuid, s->f[i].uuid) || vg->seqno != s->f[i].seqno) {
 			vg_free(vg);
 			continue;
 		}

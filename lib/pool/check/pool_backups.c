@@ -85,9 +85,11 @@ static void read_entry(const struct pool_backup_file *f, struct pool_backup_entr
 		e->nr_receives = vg->nr_receives;
 		snprintf(e->pool, sizeof(e->pool), "%s", vg->name);
 		snprintf(e->uuid, sizeof(e->uuid), "%s", vg->uuid);
+		e->seqno = vg->seqno;	/* what a restore of it brings back */
 		if (vg->seqno != f->seqno)
-			snprintf(e->problem, sizeof(e->problem), "its text records seqno %" PRIu64,
-				 vg->seqno);
+			snprintf(e->problem, sizeof(e->problem), "its file name says seqno %" PRIu64
+				 ": renamed or copied, suspect ('tprepair --restorefile' refuses it "
+				 "without --force)", f->seqno);
 		else if (f->dir_uuid[0] && strcmp(f->dir_uuid, vg->uuid))
 			snprintf(e->problem, sizeof(e->problem), "it lies in the directory of pool "
 				 "uuid %s", f->dir_uuid);

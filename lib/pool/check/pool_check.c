@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/crc32c.h"
 #include "lib/base/log.h"
+#include "lib/pool/host/host.h"
 #include "metadata/thin/thin.h"
 #include "metadata/thin/thin_sb.h"
 #include "metadata/thin/thin_walk.h"
@@ -405,6 +407,184 @@ out:
 	vg_free(sv);
 }
 
+/* A device of PATHS ("DATA,META") that attach found without a valid
+ * label because it is cut short (its label intact but recording more
+ * bytes than the device has, or the device too short to hold its label
+ * while the VG records its role's size): that finding says so, naming
+ * the device and both sizes, instead of "no valid tptools label". */
+static void cut_short_labels(struct pool *p, const char *paths, struct pool_check_report *rep)
+{
+	struct vg *sv = NULL;
+	const struct vg *vg = NULL;
+	int looked = 0;
+
+	for (const char *one = paths; one && *one;
+	     one += strcspn(one, ",") + (one[strcspn(one, ",")] == ',')) {
+		char path[VG_PATH_MAX + 1], prefix[VG_PATH_MAX + 32], msg[VG_PATH_MAX + 256];
+		struct thin_check_problem *pr = NULL;
+		size_t n;
+		struct io_engine *io = NULL;
+		uint64_t size, want;
+		int role = -1;
+
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(one, ","), one);
+		snprintf(prefix, sizeof(prefix), "%s: no valid tptools label (", path);
+		for (size_t i = 0; i < rep->f.nr_problems && !pr; i++)
+			if (!strncmp(rep->f.problems[i].msg, prefix, strlen(prefix)))
+				pr = &rep->f.problems[i];
+		if (!pr || io_fd_open(path, IO_RDONLY, &io))
+			continue;
+		size = io->size;
+		want = vg_label_cut_short(io);
+		io_destroy(io);
+		/* too short for its label: the size the VG records for the one
+		 * of the first two roles attach did not take */
+		if (!want && !looked++) {
+			struct tp_log_capture quiet, *outer = tp_log_capture_push(&quiet);
+
+			vg = pool_vg(p) ? pool_vg(p) : !pool_vg_from_survivors(p, &sv) ? sv : NULL;
+			tp_log_capture_pop(outer);
+		}
+		for (int k = 0; !want && vg && k < VG_NR_ROLES; k++)
+			if (!pool_pv(p, (enum vg_role)k)->io && pool_pv(p, (enum vg_role)(1 - k))->io &&
+			    size < vg->dev[k].size) {
+				want = vg->dev[k].size;
+				role = k;
+			}
+		if (!want)
+			continue;
+		if (role < 0)
+			snprintf(msg, sizeof(msg), "%s is cut short: %" PRIu64 " bytes, but its label, "
+				 "intact, records %" PRIu64, path, size, want);
+		else
+			snprintf(msg, sizeof(msg), "%s is cut short: %" PRIu64 " bytes, too few to hold "
+				 "its label, but the VG metadata records %" PRIu64 " for the pool's %s "
+				 "device", path, size, want, vg_role_name((enum vg_role)role));
+		n = strnlen(msg, sizeof(pr->msg) - 1);
+		memcpy(pr->msg, msg, n);
+		pr->msg[n] = '\0';
+	}
+	vg_free(sv);
+}
+
+/* The standard CRC-32C of VG's text as tptools writes it; 0 when it
+ * cannot be exported. */
+static uint32_t text_crc(const struct vg *vg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	uint32_t crc = 0;
+
+	if (!vg_export(vg, &text, &len))
+		crc = tp_crc32c(0xffffffff, text, len) ^ 0xffffffff;
+	free(text);
+	return crc;
+}
+
+/* What made backup TEXT (its description line, "after '...'"), into BUF. */
+static void made_by(const char *text, char *buf, size_t len)
+{
+	size_t plen = strlen(POOL_BACKUP_DESCRIPTION);
+
+	buf[0] = '\0';
+	if (!strncmp(text, POOL_BACKUP_DESCRIPTION, plen))
+		snprintf(buf, len, ", made %.*s", (int)strcspn(text + plen, "\n"), text + plen);
+}
+
+/* This host's newest VG metadata backup of P's pool (by its uuid: only
+ * this pool's; a file whose text is another pool's, that does not read,
+ * or whose name says another seqno than its text is passed by) against
+ * the VG the devices hold: a backup newer than it (a commit this host
+ * made that the devices lack), or one of its seqno with another text
+ * (two texts of one seqno: the newest copies damaged on every device and
+ * an older one rewritten under that seqno, or another host's commit).
+ * Each is a non-fatal finding; NEXT (LEN bytes) gets its advice when it
+ * is still "", or, for a newer backup, when COPIES_ONLY (NEXT is the
+ * advice to rewrite damaged VG copies, which the restore rewrites too:
+ * rewriting them from the older VG would lose the backup's change).
+ * PATHS: the devices,
+ * "DATA,META". */
+static void backup_against_devices(struct pool *p, const char *paths, int copies_only,
+				   struct pool_check_report *rep, char *next, size_t len)
+{
+	const struct vg *dv = pool_vg(p);
+	struct pool_backup_set s = { NULL, 0 };
+	struct tp_log_capture quiet, *outer;
+	const char *name = pool_name(p);
+	char *text = NULL, by[300] = "";
+	struct vg *bv = NULL;
+	const char *file = NULL;
+	size_t tlen;
+
+	const struct vg_pv *d = pool_pv(p, VG_ROLE_DATA), *m = pool_pv(p, VG_ROLE_META);
+	char both[2 * VG_PATH_MAX + 2];
+
+	if (!dv || !dv->uuid[0])
+		return;
+	/* the devices the check read (the restore's --devices) */
+	if (d->io && m->io)
+		snprintf(both, sizeof(both), "%s,%s", d->io->name, m->io->name);
+	else
+		snprintf(both, sizeof(both), "%s", paths ? paths : "DATA,META");
+	outer = tp_log_capture_push(&quiet);
+	if (pool_backup_find(NULL, dv->uuid, &s))
+		s.n = 0;
+	for (size_t i = s.n; i-- > 0 && !bv;) {
+		uint64_t named;
+
+		if (strcmp(s.f[i].uuid, dv->uuid) ||
+		    pool_backup_read_file(s.f[i].path, &text, &tlen))
+			continue;
+		if (vg_import(text, tlen, &bv) || strcmp(bv->uuid, dv->uuid) ||
+		    (pool_backup_name_seqno(s.f[i].path, &named) && named != bv->seqno)) {
+			vg_free(bv);
+			bv = NULL;
+			free(text);
+			text = NULL;
+			continue;
+		}
+		file = s.f[i].path;
+		made_by(text, by, sizeof(by));
+	}
+	tp_log_capture_pop(outer);
+	if (bv && bv->seqno > dv->seqno) {
+		pool_problem(rep, 0, "this host's newest VG metadata backup %s records seqno %"
+			     PRIu64 ", newer than the devices' VG metadata (seqno %" PRIu64 ")", file,
+			     bv->seqno, dv->seqno);
+		if (!next[0] || copies_only)
+			snprintf(next, len, "the devices lack a commit this host made (backup seqno %"
+				 PRIu64 "%s): their newest VG copies were lost, or the devices were put "
+				 "back to an older state; if that backup is the pool's state, restore it "
+				 "with 'tprepair %s --restorefile %s --devices %s' (refused, nothing "
+				 "written, when it disagrees with the thin metadata; 'tprepair "
+				 "--list-backups %s' lists the backups)%s", bv->seqno, by, name, file,
+				 both, name,
+				 copies_only ? "; 'tprepair " : "");
+		if (copies_only)
+			snprintf(next + strlen(next), len - strlen(next), "%s' would rewrite the "
+				 "damaged copies from the older VG metadata, without that change", name);
+	} else if (bv && bv->seqno == dv->seqno) {
+		uint32_t bc = text_crc(bv), dc = text_crc(dv);
+
+		if (bc != dc) {
+			pool_problem(rep, 0, "this host's VG metadata backup %s of seqno %" PRIu64
+				     " holds another text (crc32c 0x%08" PRIx32 ") than the devices' VG "
+				     "metadata (crc32c 0x%08" PRIx32 ")", file, bv->seqno, bc, dc);
+			if (!next[0])
+				snprintf(next, len, "two texts carry VG metadata seqno %" PRIu64 ": the "
+					 "devices' and this host's backup%s (the devices' newest copies "
+					 "lost and an older one rewritten under that seqno, or another "
+					 "host's commit); the devices' is the pool's: compare it ('tpstatus "
+					 "%s', 'tpchange %s') with what the backup records ('tprepair "
+					 "--list-backups %s') and make again the change the devices lack "
+					 "(its commit supersedes both)", bv->seqno, by, name, name, name);
+		}
+	}
+	vg_free(bv);
+	free(text);
+	pool_backup_set_free(&s);
+}
+
 int pool_check_attached(struct pool *p, const struct thin_check_opts *opts,
 			struct pool_check_report *rep, struct thin_check_report *thin)
 {
@@ -656,6 +836,7 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 	if ((r = pool_attach(p, name, devices ? devices : listed,
 			     POOL_RDONLY | POOL_ATTACH_OFFLINE, rep, NULL)))
 		goto out;
+	cut_short_labels(p, devices ? devices : listed, rep);
 	before = rep->f.nr_problems;
 	if (pool_vg(p))
 		r = pool_check_attached(p, opts, rep, thin);
@@ -704,6 +885,15 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		/* tprepair mends no header: its copy is in a snapshot or a backup */
 		if (nr_luks && !next[0])
 			snprintf(next, len, "%s", luks_next);
+		/* last: the host's newest backup against the devices' VG; its
+		 * restore comes before the advice to rewrite damaged VG copies
+		 * (pool_repair_advice's, when that is the one it chose) */
+		char rewrite[2 * VG_PATH_MAX + 128];
+
+		snprintf(rewrite, sizeof(rewrite), "run 'tprepair %s%s%s' to rewrite the damaged VG "
+			 "metadata copies", name, devices ? " --devices " : "", devices ? devices : "");
+		backup_against_devices(p, devices ? devices : listed, !strcmp(next, rewrite), rep,
+				       next, len);
 	}
 out:
 	free(listed);

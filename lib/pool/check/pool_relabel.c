@@ -561,6 +561,29 @@ static int load_backup(const struct pool *p, const char *file, const struct pool
 		log_error("pool %s: %s is not a usable VG metadata backup", pool_name(p), file);
 		return r;
 	}
+	/* a backup's name is its commit's seqno: a file named for another one
+	 * than its text records was renamed or copied, and is not the commit
+	 * its name promises (--list-backups says so on its line) */
+	{
+		uint64_t named;
+
+		if (pool_backup_name_seqno(file, &named) && named != (*out)->seqno) {
+			if (!force) {
+				log_error("pool %s: the backup %s is named for seqno %" PRIu64 " but its "
+					  "text records seqno %" PRIu64 " (renamed or copied: not the commit "
+					  "its name says); nothing was written ('tprepair --list-backups %s' "
+					  "lists the backups by the seqno their text records; with --force "
+					  "what this one's text records is restored)",
+					  pool_name(p), file, named, (*out)->seqno, pool_name(p));
+				vg_free(*out);
+				*out = NULL;
+				return -EUCLEAN;
+			}
+			log_warn("pool %s: the backup %s is named for seqno %" PRIu64 " but its text "
+				 "records seqno %" PRIu64 " (renamed or copied); restoring what its text "
+				 "records anyway (--force)", pool_name(p), file, named, (*out)->seqno);
+		}
+	}
 	if (!strcmp((*out)->name, pool_name(p)))
 		goto identity;
 	/* another pool has the name on this host: restoring these devices

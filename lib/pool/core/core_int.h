@@ -46,8 +46,9 @@ struct pool {
 	int latched;			/* pool_latch_read_only: no more writes */
 	int foreign;			/* owned by another host (lib/pool/owner: pool_set_foreign) */
 	/* the commits this handle made (a VG commit, the thin commit that
-	 * completes an interrupted transaction): pool_commits */
-	unsigned commits;
+	 * completes an interrupted transaction): pool_commits; of them,
+	 * the open's rewrite of a stale or damaged VG copy: pool_copy_rewrites */
+	unsigned commits, copy_rewrites;
 	/* each registered feature's state of this pool (pool_feature.c):
 	 * the feature's own, opaque here; its detach hook frees it */
 	void *feature_state[POOL_FEATURES_MAX];

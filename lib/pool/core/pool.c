@@ -134,9 +134,11 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	if (st.needs_repair) {
 		if (flags & POOL_RDONLY)
 			log_warn("pool %s: one VG metadata copy is stale or damaged; the next change "
-				 "rewrites it", name);
-		else if (!(r = rewrite_vg(p)))
+				 "to the pool, or 'tprepair %s', rewrites it", name, name);
+		else if (!(r = rewrite_vg(p))) {
+			p->copy_rewrites++;	/* the same VG again: no change finished */
 			log_warn("pool %s: a stale or damaged VG metadata copy was rewritten", name);
+		}
 	}
 	if (!r)
 		r = pool_sync_labels(p, NULL);

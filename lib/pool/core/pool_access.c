@@ -130,6 +130,11 @@ unsigned pool_commits(const struct pool *p)
 	return p->commits;
 }
 
+unsigned pool_copy_rewrites(const struct pool *p)
+{
+	return p->copy_rewrites;
+}
+
 int pool_settings_unchanged(const struct pool *p)
 {
 	char *a = NULL, *b = NULL;

@@ -207,6 +207,11 @@ int pool_backup_read_file(const char *file, char **text, size_t *len) TP_MUST_CH
  * nothing checked beyond its form): 1, else 0 (a whole backup, or a file
  * that is no delta). */
 int pool_backup_delta_base(const char *file, uint64_t *base);
+/* The seqno FILE's name says (a backup's name, <20 digits>.vg or .vgd,
+ * which is its commit's: the text it holds records the same one unless
+ * the file was renamed or copied under another name): 1 with it in
+ * *SEQNO, else 0 (another name). */
+int pool_backup_name_seqno(const char *file, uint64_t *seqno);
 int pool_backup_read_why(const char *file, char **text, size_t *len, char *why, size_t wlen)
 	TP_MUST_CHECK;
 

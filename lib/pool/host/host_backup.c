@@ -505,6 +505,14 @@ int pool_backup_delta_base(const char *file, uint64_t *base)
 	return ok;
 }
 
+int pool_backup_name_seqno(const char *file, uint64_t *seqno)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	int delta;
+
+	return parse_name(base, seqno, &delta);
+}
+
 /* ---- writing and pruning ---- */
 
 /* tptools.conf backup/max_size in bytes (POOL_BACKUP_MAX_BYTES unset). */
