@@ -312,6 +312,13 @@ static void slot_rewarn(const struct slot_copy *c)
 
 enum { READ_COPY, READ_COMMIT };
 
+/* How read_slot reads a slot (its WHOLE): MEMO, from the memo when it has
+ * the slot, else the text read and checked but its newest record not
+ * applied; WHOLE, read and applied, the memo passed by; APPLY, from the
+ * memo when it has the slot, else read and applied (the slot a scan
+ * expects a reader to want: scan, slot_claim). */
+enum { SLOT_MEMO, SLOT_WHOLE, SLOT_APPLY };
+
 static enum vg_slot_state slot_bad(struct io_engine *io, unsigned k, const char *why,
 				   int quiet)
 {
@@ -406,10 +413,11 @@ static struct {
 
 /* The records after slot K's checkpoint (C: VALID, its checkpoint in
  * C->text): the newest that checks out becomes the copy. Its delta's crc
- * is checked; COPY and WHOLE: it is applied too, and the result's length
- * and crc checked, its text in C->text; COPY otherwise: the copy is left
- * without a text (C->memo), applied only if a reader wants it
- * (fill_texts: one apply a read, not one a slot). 0 or -errno for an
+ * is checked; COPY and WHOLE (SLOT_WHOLE, SLOT_APPLY): it is applied
+ * too, and the result's length and crc checked, its text in C->text; COPY
+ * and SLOT_MEMO: the copy is left without a text (C->memo), applied only
+ * if a reader wants it (fill_texts: one apply a read, not one a slot;
+ * scan asks it of the slot it expects wanted). 0 or -errno for an
  * I/O error or ENOMEM; a record that does not check out ends the chain
  * where it is (said unless QUIET). */
 static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode,
@@ -453,7 +461,7 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 		if (r)
 			return r;
 		if (text_crc((const char *)buf + VG_MDA_REC_HEADER, e->delta_len) == e->delta_crc) {
-			if (mode == READ_COMMIT || !whole) {
+			if (mode == READ_COMMIT || whole == SLOT_MEMO) {
 				free(buf);
 				take_record(c, e, n);
 				if (mode == READ_COPY) {
@@ -612,9 +620,9 @@ static int memo_take(struct vg_pv *pv, unsigned k, const uint8_t *head, struct s
 }
 
 /* Read and validate slot K of PV. Returns 0 with C filled (c->text only
- * for VALID), or -errno for an I/O error / ENOMEM. Unless WHOLE, a slot
- * the memo has is taken from it, and records are not applied
- * (read_records). COMMIT: no warnings, no text kept (load_ck reads the
+ * for VALID), or -errno for an I/O error / ENOMEM. WHOLE (SLOT_*): unless
+ * SLOT_WHOLE, a slot the memo has is taken from it; records are applied
+ * unless SLOT_MEMO (read_records). COMMIT: no warnings, no text kept (load_ck reads the
  * target's checkpoint again) and records not applied (the commit that is
  * about to write needs their seqnos). */
 static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode, int whole)
@@ -630,7 +638,7 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode
 	r = io_read(pv->io, off, h, sizeof(h));
 	if (r)
 		return r;
-	if (!whole && memo_take(pv, k, h, c, quiet))
+	if (whole != SLOT_WHOLE && memo_take(pv, k, h, c, quiet))
 		return 0;
 	if (memcmp(h + MO_MAGIC, VG_MDA_MAGIC, 8)) {
 		c->state = VG_SLOT_EMPTY;
@@ -802,6 +810,45 @@ static int scan_slot(struct vg_pv *pvs, unsigned i, unsigned k, struct slot_copy
 	return 0;
 }
 
+/* The newest seqno slot K of PV claims, by its header and the headers of
+ * the records that chain after its checkpoint (none of their texts read
+ * or checked: a guess, which read_slot then checks); 0 for a slot that
+ * holds no copy of this pool, or that cannot be read. */
+static uint64_t slot_claim(struct vg_pv *pv, unsigned k)
+{
+	const struct vg_label *l = &pv->label;
+	uint8_t h[VG_MDA_SLOT_HEADER], raw[VG_UUID_BYTES];
+	struct slot_copy c = { 0 };
+	struct rec_desc d;
+	uint64_t off = slot_offset(l, k), len, newest;
+
+	if (io_read(pv->io, off, h, sizeof(h)) || memcmp(h + MO_MAGIC, VG_MDA_MAGIC, 8) ||
+	    le32_get(h + MO_CSUM) != tp_block_csum(h, sizeof(h), VG_MDA_CSUM_SALT) ||
+	    le64_get(h + MO_OFFSET) != off || le32_get(h + MO_SLOT) != k ||
+	    vg_uuid_parse(l->pool_uuid, raw) || memcmp(raw, h + MO_POOL_UUID, sizeof(raw)))
+		return 0;
+	len = le64_get(h + MO_TEXT_LEN);
+	newest = le64_get(h + MO_SEQNO);
+	if (!newest || !len || len > vg_mda_capacity(l))
+		return 0;
+	if (!(le32_get(h + MO_FLAGS) & VG_MDA_FLAG_JOURNAL))
+		return newest;
+	c.ck_seqno = newest;
+	c.ck_crc = le32_get(h + MO_TEXT_CRC);
+	c.slot_end = off + slot_size(l);
+	off += VG_MDA_SLOT_HEADER + round512((size_t)len);
+	for (unsigned n = 0; n < VG_MDA_REC_MAX && off + 512 <= c.slot_end; n++) {
+		uint8_t s[512];
+
+		if (io_read(pv->io, off, s, sizeof(s)) ||
+		    !rec_chains(s, off, k, raw, &c, newest, vg_mda_capacity(l), &d))
+			break;
+		newest = d.seqno;
+		off += round512(VG_MDA_REC_HEADER + d.delta_len);
+	}
+	return newest;
+}
+
 /* READ_COPY after a scan: each of the HOLD newest seqnos whose slots all
  * came from the memo gets a text, its first slot read whole (and
  * checked) again; what that read finds stands, and the newest seqnos are
@@ -849,7 +896,7 @@ static int fill_texts(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA
 		if (need == MAX_COPIES)
 			return 0;
 		r = scan_slot(pvs, need / VG_MDA_SLOTS, need % VG_MDA_SLOTS, c, st, READ_COPY, hold,
-			      1);
+			      SLOT_WHOLE);
 		if (r)
 			return r;
 	}
@@ -865,11 +912,29 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 	unsigned i, k;
 	int r;
 
+	uint64_t best = 0, claim[VG_MDA_SLOTS];
+	int apply;
+
 	memset(st, 0, sizeof(*st));
 	st->nr_pvs = n;
 	for (i = 0; i < n; i++) {
+		/* READ_COPY of a device the memo does not have: the slot whose
+		 * records claim the newest seqno yet has its record applied as
+		 * its text is read, not read again by fill_texts */
+		apply = -1;
+		if (mode == READ_COPY && (!memo_find(&pvs[i].label, 0) ||
+					  !memo_find(&pvs[i].label, 1))) {
+			for (k = 0; k < VG_MDA_SLOTS; k++)
+				claim[k] = slot_claim(&pvs[i], k);
+			k = claim[1] > claim[0];
+			if (claim[k] > best) {
+				best = claim[k];
+				apply = (int)k;
+			}
+		}
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
-			r = scan_slot(pvs, i, k, c, st, mode, hold, 0);
+			r = scan_slot(pvs, i, k, c, st, mode, hold,
+				      (int)k == apply ? SLOT_APPLY : SLOT_MEMO);
 			if (r)
 				return r;
 		}

@@ -12,11 +12,15 @@
 struct io_mem {
 	struct io_engine e;
 	unsigned char *data;
+	uint64_t read_bytes;
 };
 
 static int mem_read(struct io_engine *e, uint64_t off, void *buf, size_t len)
 {
-	memcpy(buf, TP_CONTAINER_OF(e, struct io_mem, e)->data + off, len);
+	struct io_mem *m = TP_CONTAINER_OF(e, struct io_mem, e);
+
+	memcpy(buf, m->data + off, len);
+	m->read_bytes += len;
 	return 0;
 }
 
@@ -59,6 +63,11 @@ int io_mem_create(uint64_t size, const char *name, struct io_engine **out)
 unsigned char *io_mem_data(struct io_engine *e)
 {
 	return e->ops == &mem_ops ? TP_CONTAINER_OF(e, struct io_mem, e)->data : NULL;
+}
+
+uint64_t io_mem_read_bytes(struct io_engine *e)
+{
+	return e->ops == &mem_ops ? TP_CONTAINER_OF(e, struct io_mem, e)->read_bytes : 0;
 }
 
 int io_mem_resize(struct io_engine *e, uint64_t size)

@@ -17,6 +17,8 @@
 int io_mem_create(uint64_t size, const char *name, struct io_engine **out) TP_MUST_CHECK;
 /* The buffer of a mem engine (NULL for any other engine). */
 unsigned char *io_mem_data(struct io_engine *e);
+/* The bytes read from a mem engine so far (0 for any other engine). */
+uint64_t io_mem_read_bytes(struct io_engine *e);
 /* Grow (zeros) or shrink a mem engine; -EINVAL for any other engine. */
 int io_mem_resize(struct io_engine *e, uint64_t size) TP_MUST_CHECK;
 
