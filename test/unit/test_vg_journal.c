@@ -18,19 +18,27 @@
 
 /* The text of commit SEQNO: a header line, then 20 + SEQNO entry lines
  * (each commit adds one at the end, as tvcreate does). */
-static char *jtext(uint64_t seqno, size_t *len)
+/* A text for SEQNO with BASE + SEQNO volumes (BASE 3,000: about 100 KB,
+ * large beside the sectors of headers and records). */
+static char *jtext_of(uint64_t seqno, uint64_t base, size_t *len)
 {
-	size_t cap = 64 + (20 + seqno) * 48, n;
+	size_t cap = 64 + (base + seqno) * 48, n;
 	char *t = malloc(cap);
 
+	CU_ASSERT_FATAL(t != NULL);
 	n = (size_t)snprintf(t, cap, "pool {\n\tseqno=%llu\n\tvolumes {\n",
 			     (unsigned long long)seqno);
-	for (uint64_t i = 0; i < 20 + seqno; i++)
+	for (uint64_t i = 0; i < base + seqno; i++)
 		n += (size_t)snprintf(t + n, cap - n, "\t\tvolume-%04llu { dev_id=%llu }\n",
 				      (unsigned long long)i, (unsigned long long)i);
 	n += (size_t)snprintf(t + n, cap - n, "\t}\n}\n");
 	*len = n;
 	return t;
+}
+
+static char *jtext(uint64_t seqno, size_t *len)
+{
+	return jtext_of(seqno, 20, len);
 }
 
 static int jcommit_keep(struct fx_pool *p, unsigned n, uint64_t seqno, uint64_t keep)
@@ -585,24 +593,6 @@ static void test_commit_reads_checkpoint_once(void)
 	}
 }
 
-/* A text of about 100 KB for seqno S (jtext's form, 3,000 volumes more):
- * large beside the sectors of headers and records. */
-static char *jbig(uint64_t seqno, size_t *len)
-{
-	size_t cap = 64 + (3000 + seqno) * 48, n;
-	char *t = malloc(cap);
-
-	CU_ASSERT_FATAL(t != NULL);
-	n = (size_t)snprintf(t, cap, "pool {\n\tseqno=%llu\n\tvolumes {\n",
-			     (unsigned long long)seqno);
-	for (uint64_t i = 0; i < 3000 + seqno; i++)
-		n += (size_t)snprintf(t + n, cap - n, "\t\tvolume-%05llu { dev_id=%llu }\n",
-				      (unsigned long long)i, (unsigned long long)i);
-	n += (size_t)snprintf(t + n, cap - n, "\t}\n}\n");
-	*len = n;
-	return t;
-}
-
 /* A read outside the memo reads each slot's text once: the slot whose
  * records claim the newest seqno has its record applied as it is read,
  * not read again for the copy it returns (2.2 MB more a device at 20,000
@@ -616,7 +606,7 @@ static void test_read_each_text_once(void)
 	for (uint64_t s = 1; s <= 9; s++) {
 		uint64_t before[2];
 		size_t len, got_len;
-		char *t = jbig(s, &len), *got;
+		char *t = jtext_of(s, 3000, &len), *got;
 
 		CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, s, t, len, 0, VG_MDA_JOURNAL), 0);
 		for (int d = 0; d < 2; d++)
