@@ -228,7 +228,8 @@ static int change_op(struct pool *p, void *arg)
 	if (c->systemid && pool_is_foreign(p))
 		log_warn("pool %s taken over from the host whose system id is \"%s\" (--foreign "
 			 "--force)", c->pool, was);
-	if (!vol && (r = pool_get_info(p, 0, &info)) == 0)
+	/* (the pool's settings, not its every volume's) */
+	if (!vol && (r = pool_get_info(p, POOL_INFO_NO_VOLUMES, &info)) == 0)
 		pool_info_free(&info);
 	if (!r)
 		r = pool_get_autoactivate(p, vol);
@@ -252,7 +253,7 @@ static int change_op(struct pool *p, void *arg)
 	if (!vol && tp_log_verbosity() >= 0 && (c->lock >= 0 || pool_is_shared(p))) {
 		if (!pool_is_shared(p))
 			printf("Pool %s: lock type none.\n", c->pool);
-		else if ((r = pool_get_info(p, 0, &info)) == 0) {
+		else if ((r = pool_get_info(p, POOL_INFO_NO_VOLUMES, &info)) == 0) {
 			printf("Pool %s: lock type sanlock (a lease area at %llu on %s, io_timeout "
 			       "%u s: a dead host's lease is free %llu s after its last "
 			       "renewal).\n", c->pool, (unsigned long long)info.lease_offset,

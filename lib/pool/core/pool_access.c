@@ -135,8 +135,30 @@ unsigned pool_copy_rewrites(const struct pool *p)
 	return p->copy_rewrites;
 }
 
+/* Whether list A (NA entries) and B (NB) hold the same bytes: a clone's
+ * entries are copied whole, and a setting given its value again leaves
+ * them so (a difference that is not one costs a commit, never a change
+ * missed). */
+static int same_list(const struct vg_volume *a, unsigned na, const struct vg_volume *b,
+		     unsigned nb)
+{
+	return na == nb && (!na || !memcmp(a, b, na * sizeof(*a)));
+}
+
+/* VG without its four lists, as text into *T (the pool's settings and
+ * devices): 0 or -errno. */
+static int settings_text(const struct vg *vg, char **t, size_t *len)
+{
+	struct vg h = *vg;
+
+	h.nr_volumes = h.nr_receives = h.nr_removals = h.nr_trash = 0;
+	h.volumes = h.receives = h.removals = h.trash = NULL;
+	return vg_export(&h, t, len);
+}
+
 int pool_settings_unchanged(const struct pool *p)
 {
+	const struct vg *o = p->stage_base, *n = p->vg;
 	char *a = NULL, *b = NULL;
 	size_t la = 0, lb = 0;
 	int same;
@@ -145,9 +167,15 @@ int pool_settings_unchanged(const struct pool *p)
 		return 0;
 	if (!p->staged)
 		return 1;
-	/* the staged VG keeps the durable one's seqno: the same text is the
-	 * same VG (a failed export counts as a change, which is written) */
-	same = !vg_export(p->stage_base, &a, &la) && !vg_export(p->vg, &b, &lb) && la == lb &&
+	/* the staged VG keeps the durable one's seqno: the same lists and
+	 * the same text of the rest are the same VG (a failed export counts
+	 * as a change, which is written). Not the whole text twice: at
+	 * 20,000 volumes two exports were a third of a tpchange */
+	same = same_list(o->volumes, o->nr_volumes, n->volumes, n->nr_volumes) &&
+	       same_list(o->receives, o->nr_receives, n->receives, n->nr_receives) &&
+	       same_list(o->removals, o->nr_removals, n->removals, n->nr_removals) &&
+	       same_list(o->trash, o->nr_trash, n->trash, n->nr_trash) &&
+	       !settings_text(o, &a, &la) && !settings_text(n, &b, &lb) && la == lb &&
 	       !memcmp(a, b, la);
 	free(a);
 	free(b);
