@@ -51,7 +51,7 @@ enum pool_verdict {
 
 struct pool_finding {
 	int fatal;
-	char msg[256];
+	char msg[1024];		/* room for a finding that names two long paths */
 };
 
 /* Problems found: all counted, the first ones kept. */

@@ -74,7 +74,7 @@ struct thin_check_opts {
 struct thin_check_problem {
 	int fatal;
 	uint64_t block;		/* metadata block involved, UINT64_MAX = none */
-	char msg[256];
+	char msg[1024];		/* room for a finding that names two long paths */
 };
 
 #define THIN_CHECK_MAX_PROBLEMS 200	/* kept in the report; the rest are counted */

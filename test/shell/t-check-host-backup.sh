@@ -5,7 +5,11 @@
 # device) is a finding whose advice is the restore of that backup, not
 # tprepair's rewrite of the older VG; a backup of the devices' seqno
 # holding another text (an older VG rewritten under that seqno) is a
-# finding too, with both crcs. Nothing is written by the check.
+# finding too, with both crcs. Nothing is written by the check. The
+# host's files lie under a long path: a finding names it whole.
+long=$PWD/$(printf 'a-directory-with-a-long-name-%.0s' 1 2 3 4 5 6)
+mkdir -p "$long/etc"
+export TPTOOLS_DIR=$long/etc
 DATA_SIZE=32M META_SIZE=16M new_pool P --chunk 64K
 ok tvcreate -V 1M -n a P
 ok tpchange --warn 70 P
