@@ -55,7 +55,10 @@
 #           120 took half a second of its four on a loaded host, the crash
 #           simulator's unit suite a sixth of its time), on a tmpfs none
 #           does, and nothing those stages check depends on a disk (what
-#           a real disk and kernel do is the vm stage's)
+#           a real disk and kernel do is the vm stage's). The directory
+#           goes at the end unless a failed shell test's is kept in it
+#           (the run says so); a shell stage whose TMPDIR is gone (the run
+#           killed) stops rather than run a test outside its directory
 #   TP_LANE_UNIT=0|1  with SAN_BUILD and the vm stage alongside, the
 #           sanitizer build's unit stage runs in the vm lane once its
 #           guests are done (default 1: that lane is idle for a quarter of
@@ -79,9 +82,19 @@ vmpid=
 tmp_made=
 killtree() { local c; for c in $(pgrep -P "$1"); do killtree "$c"; done; kill "$1" 2>/dev/null; }
 sentinel_loops=()
+# the tests' tmpfs directory goes unless a failed shell test's directory
+# is kept there ("kept in" its log says)
+tmp_done() {
+	[ -n "$tmp_made" ] || return 0
+	if compgen -G "$tmp_made/tp-shell-*" >/dev/null; then
+		echo "=== kept: $tmp_made (the directories of the failed tests above)"
+	else
+		rm -rf "$tmp_made"
+	fi
+}
 trap '[ -n "$vmpid" ] && killtree "$vmpid"; [ -n "${bootpid:-}" ] && killtree "$bootpid"
 	for l in "${sentinel_loops[@]}"; do losetup -d "$l" 2>/dev/null; done
-	rm -rf "$work" ${tmp_made:+"$tmp_made"}' EXIT
+	rm -rf "$work"; tmp_done' EXIT
 results=$work/results
 
 failures=() # "label stage: what failed", printed again at the very end
@@ -104,6 +117,17 @@ add() { # label file: add a stage's results ("passed failed", then names)
 	fi
 }
 
+# A stage that exits other than 0 with no failure in its results: one
+# failure more (the unit runner writes its results before LeakSanitizer
+# reports at its exit, exit code 86; a runner killed or crashed).
+exit_counts() { # rc
+	local p f
+	[ "$1" -ne 0 ] || return 0
+	read -r p f <"$results" 2>/dev/null
+	[ "${f:-0}" -eq 0 ] || return 0
+	{ echo "${p:-0} 1"; echo "exit $1 after its tests (a sanitizer's report at exit, or killed: see its output)"; } >"$results"
+}
+
 exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 	local stage=$1 build=$2 label=$3
 	: >"$results"
@@ -119,13 +143,16 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 		echo "=== $label: unit tests ($build)"
 		# (no block device of the host: a scan root with none,
 		# lib/base/devfilter.h)
-		TP_TEST_SCAN_ROOT=$work/no-devices TP_RESULTS=$results "$build/test/unit-tests" ;;
+		TP_TEST_SCAN_ROOT=$work/no-devices TP_RESULTS=$results "$build/test/unit-tests"
+		exit_counts $? ;;
 	shell)
 		echo "=== $label: shell tests ($build)"
-		TP_RESULTS=$results BUILD=$build test/shell/run.sh ;;
+		TP_RESULTS=$results BUILD=$build test/shell/run.sh
+		exit_counts $? ;;
 	fuzz)
 		echo "=== $label: fuzz corpus replay ($build)"
-		TP_RESULTS=$results BUILD=$build test/fuzz/replay.sh ;;
+		TP_RESULTS=$results BUILD=$build test/fuzz/replay.sh
+		exit_counts $? ;;
 	vm)
 		echo "=== $label: real-kernel tests under QEMU, ${TP_KERNEL_DIR:-kernel ${TP_KERNEL:-6.1}}${TP_VM_HOSTS:+, $TP_VM_HOSTS hosts} ($build)${4:+: $4}"
 		# shellcheck disable=SC2086 # $4: a list of scenario names
@@ -144,6 +171,10 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 # the unit and shell stages' TMPDIR (TP_TEST_TMPDIR above); set in
 # exec_stage only, not for the vm stage's guests and their disk images
 test_tmp=${TP_TEST_TMPDIR:-}
+if [ -n "$test_tmp" ] && { [ ! -d "$test_tmp" ] || [ ! -w "$test_tmp" ]; }; then
+	echo "run-all: TP_TEST_TMPDIR=$test_tmp is not a directory this user can write"
+	exit 3
+fi
 tmpfs_room() { # dir: a tmpfs with 4 GiB free, on a host with 4 GiB available
 	local free avail
 	[ "$(stat -f -c %T "$1" 2>/dev/null)" = tmpfs ] || return 1
@@ -326,7 +357,6 @@ if [ -n "$SAN_BUILD" ]; then
 		case $s in unit|shell|fuzz) TP_SANITIZE=1 run_stage "$s" "$SAN_BUILD" sanitizer ;; esac
 	done
 fi
-sentinel_check
 if [ -n "$vmpid" ]; then
 	# the host-side stages are done: the two-host scenarios (two guests)
 	# take their CPU, beside the kernels or the boot test if they still run
@@ -346,6 +376,8 @@ if [ -n "$vmpid" ]; then
 			times+=("sanitizer unit (vm lane) $(cat "$work/lane.unit.time")s")
 	fi
 fi
+# (after the vm lane: its sanitizer unit stage is host-side too)
+sentinel_check
 echo
 # what each stage took, and the failures again, last: a CI log shows only
 # its tail
