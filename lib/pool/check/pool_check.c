@@ -498,12 +498,11 @@ static void made_by(const char *text, char *buf, size_t len)
  * made that the devices lack), or one of its seqno with another text
  * (two texts of one seqno: the newest copies damaged on every device and
  * an older one rewritten under that seqno, or another host's commit).
- * Each is a non-fatal finding; NEXT (LEN bytes) gets its advice when it
- * is still "", or, for a newer backup, when COPIES_ONLY (NEXT is the
- * advice to rewrite damaged VG copies, which the restore rewrites too:
- * rewriting them from the older VG would lose the backup's change).
- * PATHS: the devices,
- * "DATA,META". */
+ * Each is a non-fatal finding. A newer backup is one only with
+ * COPIES_ONLY (NEXT, LEN bytes, is the advice to rewrite damaged VG
+ * copies): its restore's advice replaces that one, which would lose the
+ * backup's change. Another text of the seqno gives NEXT its advice when
+ * NEXT is still "". PATHS: the devices, "DATA,META". */
 static void backup_against_devices(struct pool *p, const char *paths, int copies_only,
 				   struct pool_check_report *rep, char *next, size_t len)
 {
@@ -556,18 +555,13 @@ static void backup_against_devices(struct pool *p, const char *paths, int copies
 		pool_problem(rep, 0, "this host's newest VG metadata backup %s records seqno %"
 			     PRIu64 ", newer than the devices' VG metadata (seqno %" PRIu64 ")", file,
 			     bv->seqno, dv->seqno);
-		if (!next[0] || copies_only)
-			snprintf(next, len, "the devices lack a commit this host made (backup seqno %"
-				 PRIu64 "%s): their newest VG copies were lost, or the devices were put "
-				 "back to an older state; if that backup is the pool's state, restore it "
-				 "with 'tprepair %s --restorefile %s --devices %s' (refused, nothing "
-				 "written, when it disagrees with the thin metadata; 'tprepair "
-				 "--list-backups %s' lists the backups)%s", bv->seqno, by, name, file,
-				 both, name,
-				 copies_only ? "; 'tprepair " : "");
-		if (copies_only)
-			snprintf(next + strlen(next), len - strlen(next), "%s' would rewrite the "
-				 "damaged copies from the older VG metadata, without that change", name);
+		snprintf(next, len, "the devices lack a commit this host made (backup seqno %" PRIu64
+			 "%s): their newest VG copies were lost, or the devices were put back to an "
+			 "older state; if that backup is the pool's state, restore it with 'tprepair "
+			 "%s --restorefile %s --devices %s' (refused, nothing written, when it "
+			 "disagrees with the thin metadata; 'tprepair --list-backups %s' lists the "
+			 "backups); 'tprepair %s' would rewrite the damaged copies from the older VG "
+			 "metadata, without that change", bv->seqno, by, name, file, both, name, name);
 	} else if (bv && bv->seqno == dv->seqno) {
 		uint32_t bc = text_crc(bv), dc = text_crc(dv);
 
@@ -882,8 +876,9 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 				       ? 1 : rep->nr_strays ? 2
 				       : legs && (s->unreadable[0] || s->unreadable[1]) ? 4
 				       : legs ? 3 : 0;
-		pool_repair_advice(p, devices, devices ? devices : listed, before > 0, thin_bad,
-				   rep, next, len);
+		int rewrite = pool_repair_advice(p, devices, devices ? devices : listed, before > 0,
+						 thin_bad, rep, next, len);
+
 		if (rep->nr_purges && !next[0])
 			snprintf(next, len, "run 'tvremove --purge %s' to finish the interrupted "
 				 "purge", rep->purge);
@@ -892,13 +887,9 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 			snprintf(next, len, "%s", luks_next);
 		/* last: the host's newest backup against the devices' VG; its
 		 * restore comes before the advice to rewrite damaged VG copies
-		 * (pool_repair_advice's, when that is the one it chose) */
-		char rewrite[2 * VG_PATH_MAX + 128];
-
-		snprintf(rewrite, sizeof(rewrite), "run 'tprepair %s%s%s' to rewrite the damaged VG "
-			 "metadata copies", name, devices ? " --devices " : "", devices ? devices : "");
-		backup_against_devices(p, devices ? devices : listed, !strcmp(next, rewrite), rep,
-				       next, len);
+		 * (pool_repair_advice's, when that is the one it chose: the two
+		 * above fill NEXT only when it is "") */
+		backup_against_devices(p, devices ? devices : listed, rewrite, rep, next, len);
 	}
 out:
 	free(listed);

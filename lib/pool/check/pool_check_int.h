@@ -206,9 +206,11 @@ int pool_meta_source_leg(struct pool *p, const struct thin_check_opts *opts,
  * damaged VG copies (VG_BAD) or orphan labels (REP->orphan); "" when
  * there is nothing to fix. REP may be NULL (no such findings).
  * GIVEN: the --devices of the check (repeated in the advice); PATHS: the
- * device paths used. tprepair says the same of what it cannot fix. */
-void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
-			int thin_bad, const struct pool_check_report *rep, char *buf, size_t len);
+ * device paths used. tprepair says the same of what it cannot fix.
+ * Returns 1 when the advice is tprepair's rewrite of the damaged VG
+ * copies (tpcheck puts a newer host backup's restore before it), else 0. */
+int pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
+		       int thin_bad, const struct pool_check_report *rep, char *buf, size_t len);
 /* The first data device of P that attach could not find (check and
  * repair: a finding), as "data device N (device uuid U, last seen at
  * PATH)" into BUF: 1, or 0 when every data device is there. */

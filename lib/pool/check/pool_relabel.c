@@ -1302,8 +1302,8 @@ static int cut_short_advice(const struct pool *p, const char *paths, const struc
 	return 1;
 }
 
-void pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
-			int thin_bad, const struct pool_check_report *rep, char *buf, size_t len)
+int pool_repair_advice(struct pool *p, const char *given, const char *paths, int vg_bad,
+		       int thin_bad, const struct pool_check_report *rep, char *buf, size_t len)
 {
 	char dev[2 * VG_PATH_MAX + 16] = "", path[VG_PATH_MAX + 1], what[VG_PATH_MAX + 128];
 	int nmissing = !pool_pv(p, VG_ROLE_DATA)->io + !pool_pv(p, VG_ROLE_META)->io;
@@ -1325,7 +1325,7 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 		done = cut_short_advice(p, nmissing ? paths : NULL, vg, buf, len);
 		vg_free(sv);
 		if (done)
-			return;
+			return 0;
 	}
 	if (nmissing == 1 && !pool_vg(p)) {
 		struct vg *vg = NULL;
@@ -1336,7 +1336,7 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 				 "other device's copy", pool_name(p), dev,
 				 other_path(paths, s->io->name, path, sizeof(path)));
 			vg_free(vg);
-			return;
+			return 0;
 		}
 	}
 	if (!pool_vg(p)) {
@@ -1347,14 +1347,14 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 			paths = both;
 		}
 		restore_advice(p, paths, buf, len);
-		return;
+		return 0;
 	}
 	for (unsigned i = 1; pool_vg(p) && i < vg_nr_data(pool_vg(p)); i++)
 		if (xdata_label_lost(p, i, path)) {
 			snprintf(buf, len, "run 'tprepair %s%s' to rewrite the lost label of data "
 				 "device %u (%s, where the VG metadata and the devices file name it) "
 				 "from the VG metadata", pool_name(p), dev, i + 1, path);
-			return;
+			return 0;
 		}
 	if (pool_missing_data(p, what, sizeof(what)))
 		missing_advice(p, what, buf, len);
@@ -1389,9 +1389,11 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 		snprintf(buf, len, "run 'tprepair %s%s' to resync the metadata mirror's stale leg, "
 			 "or 'tpchange --meta-replace DEV %s' to put a missing one on DEV",
 			 pool_name(p), dev, pool_name(p));
-	else if (vg_bad)
+	else if (vg_bad) {
 		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the damaged VG metadata copies",
 			 pool_name(p), dev);
+		return 1;
+	}
 	else if (rep && rep->interrupted)
 		snprintf(buf, len, "run 'tprepair %s%s' to complete the interrupted transaction "
 			 "(the next change to the pool does it too)", pool_name(p), dev);
@@ -1403,4 +1405,5 @@ void pool_repair_advice(struct pool *p, const char *given, const char *paths, in
 		snprintf(buf, len, "run 'tprepair %s%s' to rewrite the label%s that lag%s behind "
 			 "the VG metadata", pool_name(p), dev, rep->nr_labels_behind > 1 ? "s" : "",
 			 rep->nr_labels_behind > 1 ? "" : "s");
+	return 0;
 }
