@@ -420,35 +420,52 @@ static struct {
  * scan asks it of the slot it expects wanted). 0 or -errno for an
  * I/O error or ENOMEM; a record that does not check out ends the chain
  * where it is (said unless QUIET). */
+/* The records that chain after slot K's checkpoint (C: its seqno, crc,
+ * rec_end and slot_end; RAW: the pool's uuid) into D (VG_MDA_REC_MAX at
+ * most), their number into *N; their headers only, nothing else read.
+ * 1 when the chain ends at a sector it read that does not chain (in H,
+ * at *END), 0 when it ends at the slot's end or the record limit,
+ * -errno for an I/O error. */
+static int walk_chain(struct vg_pv *pv, unsigned k, const struct slot_copy *c,
+		      const uint8_t *raw, struct rec_desc *d, unsigned *n, uint8_t h[512],
+		      uint64_t *end)
+{
+	uint64_t after = c->ck_seqno;
+	int r;
+
+	*n = 0;
+	for (*end = c->rec_end; *n < VG_MDA_REC_MAX && *end + 512 <= c->slot_end; (*n)++) {
+		r = io_read(pv->io, *end, h, 512);
+		if (r)
+			return r;
+		if (!rec_chains(h, *end, k, raw, c, after, vg_mda_capacity(&pv->label), &d[*n]))
+			return 1;
+		after = d[*n].seqno;
+		*end += round512(VG_MDA_REC_HEADER + d[*n].delta_len);
+	}
+	return 0;
+}
+
 static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode,
 			int quiet, int whole)
 {
 	const struct vg_label *l = &pv->label;
 	struct rec_desc d[VG_MDA_REC_MAX];
 	uint8_t raw[VG_UUID_BYTES], h[512];
-	uint64_t off = c->rec_end, after = c->ck_seqno;
-	unsigned n = 0;
+	uint64_t off;
+	unsigned n;
 	int r;
 
 	if (vg_uuid_parse(l->pool_uuid, raw))
 		return 0;
-	while (n < VG_MDA_REC_MAX && off + 512 <= c->slot_end) {
-		r = io_read(pv->io, off, h, sizeof(h));
-		if (r)
-			return r;
-		if (!rec_chains(h, off, k, raw, c, after, vg_mda_capacity(l), &d[n])) {
-			if (rec_damaged(h, k, raw, c)) {
-				c->damaged_off = off;
-				slot_warn(c, quiet, "%s: VG metadata slot %u: the change record at "
-					  "byte %llu is damaged; using the seqno before it, "
-					  "rewritten on the next change", pv->io->name, k,
-					  (unsigned long long)off);
-			}
-			break;
-		}
-		after = d[n].seqno;
-		off += round512(VG_MDA_REC_HEADER + d[n].delta_len);
-		n++;
+	r = walk_chain(pv, k, c, raw, d, &n, h, &off);
+	if (r < 0)
+		return r;
+	if (r && rec_damaged(h, k, raw, c)) {
+		c->damaged_off = off;
+		slot_warn(c, quiet, "%s: VG metadata slot %u: the change record at byte %llu is "
+			  "damaged; using the seqno before it, rewritten on the next change",
+			  pv->io->name, k, (unsigned long long)off);
 	}
 	while (n > 0) {
 		const struct rec_desc *e = &d[n - 1];
@@ -625,12 +642,30 @@ static int memo_take(struct vg_pv *pv, unsigned k, const uint8_t *head, struct s
  * unless SLOT_MEMO (read_records). COMMIT: no warnings, no text kept (load_ck reads the
  * target's checkpoint again) and records not applied (the commit that is
  * about to write needs their seqnos). */
+/* What is wrong with slot K's header H (its magic found) beside L's
+ * label, in slot_bad's words, or NULL: its checksum, its version and
+ * place, its pool. */
+static const char *header_fault(const struct vg_label *l, unsigned k, const uint8_t *h)
+{
+	uint8_t raw[VG_UUID_BYTES];
+
+	if (le32_get(h + MO_CSUM) != tp_block_csum(h, VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT))
+		return "bad header checksum";
+	if (le32_get(h + MO_VERSION) != VG_MDA_VERSION ||
+	    le64_get(h + MO_OFFSET) != slot_offset(l, k) || le32_get(h + MO_SLOT) != k)
+		return "wrong version or location";
+	if (vg_uuid_parse(l->pool_uuid, raw) || memcmp(raw, h + MO_POOL_UUID, sizeof(raw)))
+		return "belongs to another pool";
+	return NULL;
+}
+
 static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode, int whole)
 {
 	int quiet = mode == READ_COMMIT;
 	const struct vg_label *l = &pv->label;
-	uint8_t h[VG_MDA_SLOT_HEADER], raw[VG_UUID_BYTES];
+	uint8_t h[VG_MDA_SLOT_HEADER];
 	uint64_t off = slot_offset(l, k), len;
+	const char *why;
 	char *buf;
 	int r;
 
@@ -644,17 +679,8 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode
 		c->state = VG_SLOT_EMPTY;
 		return 0;
 	}
-	if (le32_get(h + MO_CSUM) != tp_block_csum(h, sizeof(h), VG_MDA_CSUM_SALT)) {
-		c->state = slot_bad(pv->io, k, "bad header checksum", quiet);
-		return 0;
-	}
-	if (le32_get(h + MO_VERSION) != VG_MDA_VERSION || le64_get(h + MO_OFFSET) != off ||
-	    le32_get(h + MO_SLOT) != k) {
-		c->state = slot_bad(pv->io, k, "wrong version or location", quiet);
-		return 0;
-	}
-	if (vg_uuid_parse(l->pool_uuid, raw) || memcmp(raw, h + MO_POOL_UUID, sizeof(raw))) {
-		c->state = slot_bad(pv->io, k, "belongs to another pool", quiet);
+	if ((why = header_fault(l, k, h))) {
+		c->state = slot_bad(pv->io, k, why, quiet);
 		return 0;
 	}
 	len = le64_get(h + MO_TEXT_LEN);
@@ -817,36 +843,26 @@ static int scan_slot(struct vg_pv *pvs, unsigned i, unsigned k, struct slot_copy
 static uint64_t slot_claim(struct vg_pv *pv, unsigned k)
 {
 	const struct vg_label *l = &pv->label;
-	uint8_t h[VG_MDA_SLOT_HEADER], raw[VG_UUID_BYTES];
+	uint8_t h[VG_MDA_SLOT_HEADER], raw[VG_UUID_BYTES], end[512];
 	struct slot_copy c = { 0 };
-	struct rec_desc d;
-	uint64_t off = slot_offset(l, k), len, newest;
+	struct rec_desc d[VG_MDA_REC_MAX];
+	uint64_t off = slot_offset(l, k), len, at;
+	unsigned n;
 
 	if (io_read(pv->io, off, h, sizeof(h)) || memcmp(h + MO_MAGIC, VG_MDA_MAGIC, 8) ||
-	    le32_get(h + MO_CSUM) != tp_block_csum(h, sizeof(h), VG_MDA_CSUM_SALT) ||
-	    le64_get(h + MO_OFFSET) != off || le32_get(h + MO_SLOT) != k ||
-	    vg_uuid_parse(l->pool_uuid, raw) || memcmp(raw, h + MO_POOL_UUID, sizeof(raw)))
+	    header_fault(l, k, h) || vg_uuid_parse(l->pool_uuid, raw))
 		return 0;
 	len = le64_get(h + MO_TEXT_LEN);
-	newest = le64_get(h + MO_SEQNO);
-	if (!newest || !len || len > vg_mda_capacity(l))
+	c.ck_seqno = le64_get(h + MO_SEQNO);
+	if (!c.ck_seqno || !len || len > vg_mda_capacity(l))
 		return 0;
 	if (!(le32_get(h + MO_FLAGS) & VG_MDA_FLAG_JOURNAL))
-		return newest;
-	c.ck_seqno = newest;
+		return c.ck_seqno;
 	c.ck_crc = le32_get(h + MO_TEXT_CRC);
 	c.slot_end = off + slot_size(l);
-	off += VG_MDA_SLOT_HEADER + round512((size_t)len);
-	for (unsigned n = 0; n < VG_MDA_REC_MAX && off + 512 <= c.slot_end; n++) {
-		uint8_t s[512];
-
-		if (io_read(pv->io, off, s, sizeof(s)) ||
-		    !rec_chains(s, off, k, raw, &c, newest, vg_mda_capacity(l), &d))
-			break;
-		newest = d.seqno;
-		off += round512(VG_MDA_REC_HEADER + d.delta_len);
-	}
-	return newest;
+	c.rec_end = off + VG_MDA_SLOT_HEADER + round512((size_t)len);
+	(void)walk_chain(pv, k, &c, raw, d, &n, end, &at);	/* (what chained before an error) */
+	return n ? d[n - 1].seqno : c.ck_seqno;
 }
 
 /* READ_COPY after a scan: each of the HOLD newest seqnos whose slots all
@@ -909,11 +925,9 @@ static int fill_texts(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA
 static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS],
 		struct vg_mda_status *st, int mode, unsigned hold)
 {
-	unsigned i, k;
-	int r;
-
 	uint64_t best = 0, claim[VG_MDA_SLOTS];
-	int apply;
+	unsigned i, k;
+	int r, apply;
 
 	memset(st, 0, sizeof(*st));
 	st->nr_pvs = n;

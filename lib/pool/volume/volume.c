@@ -175,10 +175,9 @@ enum pool_volume_removal pool_volume_removal_begun(struct pool *p, const char *n
 
 unsigned pool_volume_snapshots(const struct pool *p, const char *origin, char *buf, size_t len)
 {
+	const struct vg *vg = pool_vg(p);
 	unsigned n = 0;
 	size_t used = 0;
-
-	const struct vg *vg = pool_vg(p);
 
 	if (len)
 		buf[0] = '\0';
