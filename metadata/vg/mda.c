@@ -314,7 +314,8 @@ enum { READ_COPY, READ_COMMIT };
 
 /* How read_slot reads a slot (its WHOLE): MEMO, from the memo when it has
  * the slot, else the text read and checked but its newest record not
- * applied; WHOLE, read and applied, the memo passed by; APPLY, from the
+ * applied; WHOLE, read and applied, the memo passed by (fill_texts, and
+ * every slot of a read with VG_MDA_READ_WHOLE); APPLY, from the
  * memo when it has the slot, else read and applied (the slot a scan
  * expects a reader to want: scan, slot_claim). */
 enum { SLOT_MEMO, SLOT_WHOLE, SLOT_APPLY };
@@ -921,9 +922,12 @@ static int fill_texts(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA
 
 /* Read every slot of every pv into C[pv][slot] and fill ST. A device that
  * cannot be read gets ST->read_error and EMPTY slots. READ_COPY: the
- * texts of at most HOLD seqnos are kept (hold_copies). */
+ * texts of at most HOLD seqnos are kept (hold_copies); with
+ * VG_MDA_READ_WHOLE in FLAGS every slot is read whole (SLOT_WHOLE: its
+ * newest record applied and checked, the memo passed by), not only the
+ * one that claims the newest seqno. */
 static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS],
-		struct vg_mda_status *st, int mode, unsigned hold)
+		struct vg_mda_status *st, int mode, unsigned hold, unsigned flags)
 {
 	uint64_t best = 0, claim[VG_MDA_SLOTS];
 	unsigned i, k;
@@ -936,8 +940,8 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 		 * records claim the newest seqno yet has its record applied as
 		 * its text is read, not read again by fill_texts */
 		apply = -1;
-		if (mode == READ_COPY && (!memo_find(&pvs[i].label, 0) ||
-					  !memo_find(&pvs[i].label, 1))) {
+		if (mode == READ_COPY && !(flags & VG_MDA_READ_WHOLE) &&
+		    (!memo_find(&pvs[i].label, 0) || !memo_find(&pvs[i].label, 1))) {
 			for (k = 0; k < VG_MDA_SLOTS; k++)
 				claim[k] = slot_claim(&pvs[i], k);
 			k = claim[1] > claim[0];
@@ -948,7 +952,8 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 		}
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
 			r = scan_slot(pvs, i, k, c, st, mode, hold,
-				      (int)k == apply ? SLOT_APPLY : SLOT_MEMO);
+				      mode == READ_COPY && (flags & VG_MDA_READ_WHOLE) ? SLOT_WHOLE
+				      : (int)k == apply ? SLOT_APPLY : SLOT_MEMO);
 			if (r)
 				return r;
 		}
@@ -1141,7 +1146,7 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 	}
 	if (!len || !seqno || vg_uuid_parse(pvs[0].label.pool_uuid, raw))
 		return -EINVAL;
-	r = scan(pvs, n, c, &st, READ_COMMIT, 0);
+	r = scan(pvs, n, c, &st, READ_COMMIT, 0, 0);
 	if (r)
 		goto out;
 	/* The target of each device: the slot after the one holding KEEP, else
@@ -1274,6 +1279,12 @@ static int two_copies(const char *dev, uint64_t seqno)
 int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies, unsigned max,
 		       struct vg_mda_status *status)
 {
+	return vg_mda_read_copies_flags(pvs, n, copies, max, 0, status);
+}
+
+int vg_mda_read_copies_flags(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies,
+			     unsigned max, unsigned flags, struct vg_mda_status *status)
+{
 	struct slot_copy c[VG_MDA_MAX_DEVICES][VG_MDA_SLOTS];
 	struct slot_copy *list[MAX_COPIES];
 	struct vg_mda_status st;
@@ -1284,7 +1295,7 @@ int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies
 	if (r)
 		return r;
 	memset(c, 0, sizeof(c));
-	r = scan(pvs, n, c, &st, READ_COPY, max ? max : 1);
+	r = scan(pvs, n, c, &st, READ_COPY, max ? max : 1, flags);
 	if (r)
 		goto done;
 	/* distinct valid copies, newest first (insertion sort of <= 4) */

@@ -219,6 +219,17 @@ struct vg_mda_copy {
 int vg_mda_read_copies(struct vg_pv *pvs, unsigned nr_pvs, struct vg_mda_copy *copies,
 		       unsigned max, struct vg_mda_status *status) TP_MUST_CHECK;
 void vg_mda_free_copies(struct vg_mda_copy *copies, unsigned n);
+/* The same with FLAGS: VG_MDA_READ_WHOLE reads every slot of every
+ * device whole, its newest change record applied and its result checked
+ * (a damaged one said, and in STATUS, as for the newest copy), the memo
+ * passed by. Without it a slot that does not claim the newest seqno is
+ * checked up to its newest record's delta, not applied (the readers' fast
+ * path): for a check, which must name every damaged copy (tpcheck(8),
+ * tprepair(8)). */
+#define VG_MDA_READ_WHOLE 1u
+int vg_mda_read_copies_flags(struct vg_pv *pvs, unsigned nr_pvs, struct vg_mda_copy *copies,
+			     unsigned max, unsigned flags, struct vg_mda_status *status)
+	TP_MUST_CHECK;
 
 /* The memo of slots checked (mda.c): between vg_mda_memo_begin and the
  * vg_mda_memo_end that matches it (they nest), a slot a read found valid

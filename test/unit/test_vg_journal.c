@@ -10,6 +10,7 @@
  * new commit, never an error or garbage, and the next commit goes on; a
  * device that missed commits gets its record; the first journal commit
  * beside copies of format 1 leaves none of them. */
+#include "lib/base/crc32c.h"
 #include "lib/base/le.h"
 #include "test/unit/test_vg_fixture.h"
 
@@ -408,6 +409,78 @@ static void test_damaged_records(void)
 	fx_pool_close(&p);
 }
 
+/* Record I of slot K on device D with its result's crc (TEXT_CRC) or
+ * its seqno (SEQNO) rewritten, the header's checksum made right again:
+ * its header and delta check out, what it makes does not. */
+static void forge_record(struct fx_pool *p, int d, unsigned k, unsigned i, unsigned field,
+			 uint64_t value)
+{
+	uint8_t *h = io_mem_data(p->mem[d]) + record_off(p, d, k, i);
+
+	if (field == 72)
+		le32_put(h + 72, (uint32_t)value);
+	else
+		le64_put(h + field, value);
+	le32_put(h, tp_block_csum(h, VG_MDA_REC_HEADER, VG_MDA_REC_SALT));
+}
+
+/* A read for a check (VG_MDA_READ_WHOLE) applies the newest record of
+ * every slot, not only of the one that holds the newest copy (the trial
+ * of issue 40: tpcheck said nothing of the older slot's): slot 0 holds
+ * checkpoint 1 and records 3 and 5, slot 1 the newest, 6; record 5 of
+ * device 0 makes a text of another crc than its header says. The check's
+ * read names it and falls back to 3 in that slot; the newest copy is
+ * still 6. A record stored under another seqno than its text's: the
+ * slot reads as that seqno, the copy vg_read refuses. */
+static void test_whole_read_older_slot(void)
+{
+	struct vg_mda_copy copy;
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+	size_t len;
+	char *want;
+
+	fx_pool_open(&p, 0);
+	for (uint64_t s = 1; s <= 6; s++)
+		jcommit(&p, s);
+	forge_record(&p, 0, 0, 2, 72, 0x1234);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL_FATAL(vg_mda_read_copies_flags(p.pvs, 2, &copy, 1, VG_MDA_READ_WHOLE,
+						       &st), 1);
+	tp_log_capture(NULL);
+	want = jtext(6, &len);
+	CU_ASSERT(copy.seqno == 6 && copy.len == len && !memcmp(copy.text, want, len));
+	free(want);
+	vg_mda_free_copies(&copy, 1);
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 3);
+	CU_ASSERT_EQUAL(st.slot[0][0].damaged_off, record_off(&p, 0, 0, 2));
+	CU_ASSERT_EQUAL(st.slot[1][0].seqno, 5);
+	CU_ASSERT_EQUAL(st.slot[1][0].damaged_off, 0);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "VG metadata slot 0: change record of seqno 5 is "
+					       "corrupt (its text's checksum does not match)"));
+	/* the next commit (into slot 0, after record 3) puts it right */
+	jcommit(&p, 7);
+	CU_ASSERT_EQUAL_FATAL(vg_mda_read_copies_flags(p.pvs, 2, &copy, 1, VG_MDA_READ_WHOLE,
+						       &st), 1);
+	vg_mda_free_copies(&copy, 1);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	CU_ASSERT_EQUAL(st.slot[0][0].seqno, 7);
+	CU_ASSERT_EQUAL(st.slot[0][1].seqno, 6);
+	CU_ASSERT_EQUAL(st.slot[0][0].damaged_off, 0);
+	/* record 6 of slot 1 on both devices stored under seqno 100 */
+	for (int d = 0; d < 2; d++)
+		forge_record(&p, d, 1, 2, 40, 100);
+	CU_ASSERT_EQUAL_FATAL(vg_mda_read_copies_flags(p.pvs, 2, &copy, 1, VG_MDA_READ_WHOLE,
+						       &st), 1);
+	want = jtext(6, &len);
+	CU_ASSERT(copy.seqno == 100 && copy.len == len && !memcmp(copy.text, want, len));
+	free(want);
+	vg_mda_free_copies(&copy, 1);
+	fx_pool_close(&p);
+}
+
 /* A seqno taken again (the trial of issue 40): records 5 and 6 damaged
  * in their headers on both devices, the pool reads as 4 and says so; a
  * commit of 5 goes where the old 5 was, and the old 7 after it (the same
@@ -641,5 +714,6 @@ TP_TEST_SUITE(vg_journal, NULL, NULL,
 	      { "a device that missed commits", test_lagging_device },
 	      { "damaged records: the newest good one", test_damaged_records },
 	      { "a seqno taken again after damaged records", test_seqno_again },
+	      { "a check's read applies the older slot's record", test_whole_read_older_slot },
 	      { "another pool's record never chains", test_foreign_record },
 	      { "a change past the delta's bound: a checkpoint", test_large_change_checkpoint })
