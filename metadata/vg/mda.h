@@ -88,6 +88,10 @@ struct vg_mda_slot_status {
 	 * 0: none), and whether the slot is of format 2 (the journal flag) */
 	uint64_t damaged_off;
 	int journal;
+	/* VALID: its copy is one vg_read refused and fell back past (its
+	 * text does not import, or makes another seqno than the one it is
+	 * stored under): damage, though every checksum of it is right */
+	int unusable;
 };
 
 /* What vg_mda_read found on each device (index = position in the pvs

@@ -470,6 +470,11 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
  * -ENODATA: no valid copy on any device (logged). */
 int vg_read(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out,
 	    struct vg_mda_status *status) TP_MUST_CHECK;
+/* The same with FLAGS of vg_mda_read_copies_flags (VG_MDA_READ_WHOLE:
+ * every slot read whole, for a check). A copy refused and fallen back
+ * past is UNUSABLE in each slot of STATUS that holds it. */
+int vg_read_flags(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out, unsigned flags,
+		  struct vg_mda_status *status) TP_MUST_CHECK;
 /* vg_read keeps the last text it imported (one, in the process); a
  * reader done with a VG it did not change gives it back with
  * vg_read_release (which frees it when it cannot be kept), and the next

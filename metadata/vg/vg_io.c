@@ -108,7 +108,22 @@ static int import_copy(struct vg_mda_copy *c, struct vg **vg)
 	return 0;
 }
 
+/* The slots of ST holding the copy of SEQNO, refused: unusable. */
+static void mark_unusable(struct vg_mda_status *st, uint64_t seqno)
+{
+	for (unsigned d = 0; d < st->nr_pvs; d++)
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+			if (st->slot[d][k].state == VG_SLOT_VALID && st->slot[d][k].seqno == seqno)
+				st->slot[d][k].unusable = 1;
+}
+
 int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status *status)
+{
+	return vg_read_flags(pvs, n, out, 0, status);
+}
+
+int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags,
+		  struct vg_mda_status *status)
 {
 	struct vg_mda_copy copies[VG_MDA_MAX_DEVICES * VG_MDA_SLOTS];
 	struct vg_mda_status st;
@@ -118,7 +133,7 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 	*out = NULL;
 	/* the newest copy alone (one text held: 11 MB at 100,000 volumes),
 	 * every copy only when that one is not usable (below) */
-	nr = vg_mda_read_copies(pvs, n, copies, 1, &st);
+	nr = vg_mda_read_copies_flags(pvs, n, copies, 1, flags, &st);
 	if (nr < 0) {
 		if (nr == -ENODATA)
 			log_error("%s: no valid VG metadata on any pool device; restore it from a "
@@ -155,6 +170,7 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 		vg_free(vg);
 		vg = NULL;
 		st.needs_repair = 1;
+		mark_unusable(&st, copies[i].seqno);
 		if (i + 1 == nr && nr == 1 && !all) {
 			/* the older copies, read again (the first of them the
 			 * one just refused; what the read says, said already) */
@@ -163,8 +179,9 @@ int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status
 
 			all = 1;
 			vg_mda_free_copies(copies, (unsigned)nr);
-			nr = vg_mda_read_copies(pvs, n, copies, (unsigned)TP_ARRAY_SIZE(copies),
-						&again);
+			nr = vg_mda_read_copies_flags(pvs, n, copies,
+						      (unsigned)TP_ARRAY_SIZE(copies), flags,
+						      &again);
 			tp_log_capture_pop(outer);
 			if (nr < 0) {
 				r = nr;

@@ -470,6 +470,10 @@ static void test_vg_commit_read(void)
 	CU_ASSERT_PTR_NOT_NULL(vg_find_volume(got, "new"));	/* commit 2's content */
 	CU_ASSERT_EQUAL(got->seqno, 3);	/* but the newest seqno on disk */
 	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	/* the slots of the copy fallen back past: unusable (tpcheck's finding) */
+	for (int d = 0; d < 2; d++)
+		for (int k = 0; k < 2; k++)
+			CU_ASSERT_EQUAL(st.slot[d][k].unusable, st.slot[d][k].seqno == 3);
 	/* committing from the fallback supersedes the unusable seqno 3 */
 	CU_ASSERT_EQUAL(got->text_seqno, 2);
 	CU_ASSERT_EQUAL(vg_commit(p.pvs, 2, got), 0);
@@ -478,6 +482,8 @@ static void test_vg_commit_read(void)
 	vg_free(got);
 	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, &st), 0);
 	CU_ASSERT_EQUAL(got->seqno, 4);
+	for (int d = 0; d < 2; d++)
+		CU_ASSERT(!st.slot[d][0].unusable && !st.slot[d][1].unusable);
 	/* the unusable 3 was overwritten, not 2, the last usable copy */
 	for (int d = 0; d < 2; d++) {
 		CU_ASSERT(st.slot[d][0].seqno == 2 || st.slot[d][1].seqno == 2);
