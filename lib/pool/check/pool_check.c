@@ -833,7 +833,7 @@ int pool_check(const char *name, const char *devices, const struct thin_check_op
 		goto out;
 	}
 	if ((r = pool_attach(p, name, devices ? devices : listed,
-			     POOL_RDONLY | POOL_ATTACH_OFFLINE, rep, NULL)))
+			     POOL_RDONLY | POOL_ATTACH_OFFLINE | POOL_ATTACH_WHOLE, rep, NULL)))
 		goto out;
 	cut_short_labels(p, devices ? devices : listed, rep);
 	before = rep->f.nr_problems;

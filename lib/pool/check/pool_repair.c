@@ -552,8 +552,8 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	memset(&prep, 0, sizeof(prep));
 	memset(&left, 0, sizeof(left));
 	memset(&st, 0, sizeof(st));
-	r = (p = pool_alloc()) ? pool_attach(p, pp->pool, devices, POOL_ATTACH_OFFLINE, &prep, &st)
-			       : -ENOMEM;
+	r = (p = pool_alloc()) ? pool_attach(p, pp->pool, devices, POOL_ATTACH_OFFLINE |
+					     POOL_ATTACH_WHOLE, &prep, &st) : -ENOMEM;
 	for (size_t i = 0; i < prep.f.nr_problems; i++)
 		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
 	/* an added data device that lost its label, still where the VG and

@@ -287,6 +287,10 @@ enum pool_attach_flags {
 	/* wait for the pool lock only briefly (-EWOULDBLOCK): a command that
 	 * holds another pool's lock looks at this one (pool_label_owner) */
 	POOL_ATTACH_LOCK_BRIEF = 1 << 9,
+	/* read every VG slot of every device whole (vg_read_flags:
+	 * VG_MDA_READ_WHOLE), not the readers' fast path: the check and the
+	 * repair, which name (and mend) a damaged copy of any slot */
+	POOL_ATTACH_WHOLE = 1 << 10,
 };
 
 struct pool_check_report;

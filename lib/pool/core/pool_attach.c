@@ -176,6 +176,12 @@ static int open_device(struct pool *p, int i, unsigned claim, struct pool_check_
 static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_status *st,
 			       struct pool_check_report *rep, unsigned from);
 
+/* How P's VG is read: every slot whole for a check (POOL_ATTACH_WHOLE). */
+static unsigned vg_flags(const struct pool *p)
+{
+	return p->flags & POOL_ATTACH_WHOLE ? VG_MDA_READ_WHOLE : 0;
+}
+
 /* Every copy counts: the VG was read from the data and metadata devices,
  * and the devices it names besides (added data devices, a second
  * metadata device) hold copies too. Read over every device open: a newer copy
@@ -205,7 +211,7 @@ static int read_all_copies(struct pool *p, struct pool_check_report *rep,
 		pvs[n++] = p->pv[POOL_META1_PV];
 	if (n == read)
 		return 0;	/* read_vg read them all */
-	r = vg_read(pvs, n, &vg, &all);
+	r = vg_read_flags(pvs, n, &vg, vg_flags(p), &all);
 	if (r) {
 		if (!rep)
 			return r;
@@ -272,6 +278,10 @@ static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_stat
 				pool_problem(rep, 0, "%s: VG metadata slot %d holds no copy (wiped or "
 					     "overwritten; the next change or tprepair rewrites it)",
 					     pvs[d].io->name, s);
+			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].unusable)
+				pool_problem(rep, 0, "%s: VG metadata slot %d: its copy of seqno %"
+					     PRIu64 " is unusable (its text does not import, or makes "
+					     "another seqno; the next change or tprepair rewrites it)", pvs[d].io->name, s, st->slot[d][s].seqno);
 			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].damaged_off)
 				pool_problem(rep, 0, "%s: VG metadata slot %d: the change record at byte "
 					     "%" PRIu64 " is damaged (the next change or tprepair rewrites "
@@ -308,7 +318,8 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 	struct vg_pv pvs[VG_NR_ROLES] = { p->pv[0], p->pv[1] };
 	/* without the first metadata device (lost: the second stands in), the data
 	 * device's copy: every device holds the VG */
-	int r = vg_read(pvs, p->pv[VG_ROLE_META].io ? VG_NR_ROLES : 1, &p->vg, st);
+	int r = vg_read_flags(pvs, p->pv[VG_ROLE_META].io ? VG_NR_ROLES : 1, &p->vg, vg_flags(p),
+			      st);
 
 	if (rep) {
 		if (r == -ENOMEM)
@@ -632,7 +643,8 @@ static int attach_named(struct pool *p, const char *name, const char *rename_to,
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->flags = flags & (POOL_RDONLY | POOL_ALLOW_COMPONENT | POOL_FOREIGN_OK | POOL_FOREIGN_QUIET |
 			    POOL_LEASE_KEEP | POOL_META_LEG0_LOST_OK |
-			    POOL_META_KEEP_STALE | POOL_DATA_MISSING_OK | POOL_ACTIVATE);
+			    POOL_META_KEEP_STALE | POOL_DATA_MISSING_OK | POOL_ACTIVATE |
+			    POOL_ATTACH_WHOLE);
 	r = attach(p, devices, flags, rename_to, rep, paths, st ? st : &local);
 	free(paths[0]);
 	free(paths[1]);
