@@ -276,7 +276,13 @@ enum pool_open_flags {
 	 * nothing (an open for writing may first put stale copies right): it
 	 * is a reader's. */
 	POOL_ACTIVATE = 1 << 9,
+	/* (pool_open's flags stay below bit POOL_OPEN_FLAG_BITS: the core's
+	 * own open flags, core.h, are above it) */
+	POOL_OPEN_FLAGS_END = 1 << 10,
 };
+#define POOL_OPEN_FLAG_BITS 16
+_Static_assert(POOL_OPEN_FLAGS_END <= (1 << POOL_OPEN_FLAG_BITS),
+	       "pool_open's flags overlap the core's attach flags (core.h)");
 
 /* DEVICES: NULL, or a comma-separated list of the pool's device paths. */
 int pool_open(const char *name, const char *devices, unsigned flags, struct pool **out)

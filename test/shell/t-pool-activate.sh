@@ -14,6 +14,15 @@ if [ -e /sys/class/misc/device-mapper ] || grep -qw device-mapper /proc/misc; th
 fi
 unchanged 5 tpactivate vault
 err_has "device-mapper"
+# tpactivate waits for the pool's lock as every writer does (it once took
+# only the brief wait of a command looking at another pool: its flag
+# shared a bit with that one, so a holder of over 5 s made it give up)
+flock -x "$TPTOOLS_DIR/lock/vault.lock" sleep 6 &
+holder=$!
+sleep 0.5
+unchanged 5 tpactivate vault
+err_has "device-mapper"
+wait $holder
 unchanged 5 tpactivate vault www
 unchanged 5 tpactivate vault nosuch
 err_has "no volume nosuch"

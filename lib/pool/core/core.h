@@ -283,14 +283,14 @@ struct pool_check_report {
 
 enum pool_attach_flags {
 	/* POOL_RDONLY (pool.h): shared lock, devices opened read-only */
-	POOL_ATTACH_OFFLINE = 1 << 8,	/* refuse (-EBUSY) a pool the kernel runs */
+	POOL_ATTACH_OFFLINE = 1 << POOL_OPEN_FLAG_BITS,	/* refuse (-EBUSY) a pool the kernel runs */
 	/* wait for the pool lock only briefly (-EWOULDBLOCK): a command that
 	 * holds another pool's lock looks at this one (pool_label_owner) */
-	POOL_ATTACH_LOCK_BRIEF = 1 << 9,
+	POOL_ATTACH_LOCK_BRIEF = 1 << (POOL_OPEN_FLAG_BITS + 1),
 	/* read every VG slot of every device whole (vg_read_flags:
 	 * VG_MDA_READ_WHOLE), not the readers' fast path: the check and the
 	 * repair, which name (and mend) a damaged copy of any slot */
-	POOL_ATTACH_WHOLE = 1 << 10,
+	POOL_ATTACH_WHOLE = 1 << (POOL_OPEN_FLAG_BITS + 2),
 };
 
 struct pool_check_report;
