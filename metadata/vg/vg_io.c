@@ -146,6 +146,12 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 		r = import_copy(&copies[i], &vg);
 		if (r == -ENOMEM)
 			break;
+		if (r == -EPROTONOSUPPORT) {	/* a newer tptools' copy: said */
+			log_error("%s: VG metadata seqno %llu is of a newer format than this tptools "
+				  "reads; nothing was changed: run the tptools that wrote it",
+				  pvs[0].io->name, (unsigned long long)copies[i].seqno);
+			break;
+		}
 		if (!r && vg->seqno != copies[i].seqno) {
 			log_error("VG metadata seqno %llu is stored under seqno %llu",
 				  (unsigned long long)vg->seqno,

@@ -1129,6 +1129,35 @@ static int import_lock(struct reader *rd, const struct dm_config_node *pool, str
 static const char *const devices_keys[] = { "data",  "meta",  "data1", "data2", "data3",
 					    "data4", "data5", "data6", "data7", "meta1", NULL };
 
+/* A text that a newer tptools wrote (its version or its pool's
+ * format_version above what this one reads): 1, said in RD. It is looked
+ * at before the keys, which such a text may have new ones of: the import
+ * refuses it as too new (-EPROTONOSUPPORT), never as damage, so that
+ * vg_read does not fall back past it to an older copy, whose next commit
+ * would undo what that tptools wrote. */
+static int too_new(struct reader *rd, const struct dm_config_node *top)
+{
+	const struct dm_config_node *pool = child(top, "pool");
+	struct reader quiet;
+	uint32_t v;
+
+	if (!u32_of(&quiet, child(top, "version"), "", "version", UINT32_MAX, &v) &&
+	    v > VG_TEXT_VERSION) {
+		bad(rd, "version: %" PRIu32 " is newer than this tptools reads (%u): the pool was "
+		    "written by a newer tptools; use that one", v, VG_TEXT_VERSION);
+		return 1;
+	}
+	if (pool && !pool->v &&
+	    !u32_of(&quiet, child(pool, "format_version"), "pool", "format_version", UINT32_MAX, &v) &&
+	    v > VG_FORMAT_VERSION) {
+		bad(rd, "pool/format_version: %" PRIu32 " is newer than this tptools reads (%u to %u): "
+		    "the pool was written by a newer tptools; use that one", v, VG_FORMAT_VERSION_MIN,
+		    VG_FORMAT_VERSION);
+		return 1;
+	}
+	return 0;
+}
+
 static int import_tree(struct reader *rd, struct dm_config_node *root, struct vg *vg)
 {
 	struct dm_config_node top = { .key = "", .child = root };
@@ -1143,6 +1172,8 @@ static int import_tree(struct reader *rd, struct dm_config_node *root, struct vg
 		return -1;
 	if (strcmp(contents, VG_TEXT_CONTENTS))
 		return bad(rd, "contents: '%s' is not tptools VG metadata", contents);
+	if (too_new(rd, &top))
+		return -2;
 	if (get_int(rd, &top, "", "version", VG_TEXT_VERSION, VG_TEXT_VERSION, &i) ||
 	    get_section(rd, &top, "", "pool", &pool) ||
 	    check_keys(rd, pool, "pool", pool_keys) ||
@@ -1245,7 +1276,7 @@ int vg_import(const char *text, size_t len, struct vg **out)
 	char why[512];
 	int r = vg_import_why(text, len, out, why, sizeof(why));
 
-	if (r == -EUCLEAN)
+	if (r == -EUCLEAN || r == -EPROTONOSUPPORT)
 		log_error("VG text: %s", why);
 	return r;
 }
@@ -1302,9 +1333,9 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 	}
 	if (whylen)
 		why[0] = '\0';
-	if (r == -1) {
+	if (r == -1 || r == -2) {
 		snprintf(why, whylen, "%s", rd.msg);
-		r = -EUCLEAN;
+		r = r == -2 ? -EPROTONOSUPPORT : -EUCLEAN;
 	}
 	if (!r) {
 		*out = vg;

@@ -123,3 +123,20 @@ ok tvcreate -V 16M -n w n
 has_record n-meta.img || fail "no record after the second change of a new pool"
 ok tpchange n
 out_lacks "metadata format"
+
+# ---- a copy a newer tptools wrote (a format_version above 2, with a key
+# this one does not know): every command refuses it, says so and writes
+# nothing; none falls back to the older copy, whose next commit would undo
+# what that tptools wrote (tp-metadata(5) "Format versions") ----
+tp-vgtool text n-data.img n-meta.img | sed 's/format_version=2/format_version=3\n\tfuture_key=1/' >newer.txt
+grep -q 'format_version=3' newer.txt || fail "no format 3 text made"
+ok tp-vgtool put newer.txt n-data.img n-meta.img
+for c in "tpstatus n" "tvcreate -V 16M -n x n" "tvremove -y n/v" "tpchange --warn 70 n" "tprename n m" \
+	"tpcheck n" "tprepair n"; do
+	rc=5; [ "${c%% *}" = tpcheck ] && rc=2
+	# shellcheck disable=SC2086 # a command line
+	unchanged $rc $c
+	err_has "pool/format_version: 3 is newer than this tptools reads (1 to 2)"
+	err_has "of a newer format than this tptools reads; nothing was changed"
+	err_lacks "falling back"
+done

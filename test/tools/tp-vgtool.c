@@ -25,6 +25,10 @@
  *                                 WHAT: header (flip a header byte), text
  *                                 (flip a text byte), tear (zero the second
  *                                 half of the slot's text: a torn write)
+ *   tp-vgtool put FILE PATH...    FILE's bytes committed as the devices'
+ *                                 next VG copy (the newest seqno + 1),
+ *                                 whole, checksums right: a copy another
+ *                                 tptools could have written
  * Exit 3 for bad usage, 5 for errors. */
 #include "lib/base/exitcodes.h"
 #include "lib/base/io.h"
@@ -45,7 +49,7 @@ static const char *const state_names[] = {
 static int usage(void)
 {
 	fprintf(stderr, "usage: tp-vgtool label PATH | slots PATH... | text PATH... | where PATH | "
-			"damage PATH 0|1|newest header|text|tear\n");
+			"damage PATH 0|1|newest header|text|tear | put FILE PATH...\n");
 	return TP_EXIT_USAGE;
 }
 
@@ -238,6 +242,39 @@ out:
 	return r ? TP_EXIT_FAILED : 0;
 }
 
+static int cmd_put(const char *file, int n, char **paths)
+{
+	struct vg_pv pvs[VG_MDA_MAX_DEVICES];
+	struct vg_mda_status st;
+	char *t = NULL, *old = NULL;
+	size_t len = 0, oldlen;
+	FILE *f = fopen(file, "rb");
+	int r;
+
+	memset(pvs, 0, sizeof(pvs));
+	if (!f) {
+		fprintf(stderr, "tp-vgtool: %s: %s\n", file, strerror(errno));
+		return TP_EXIT_FAILED;
+	}
+	t = malloc(1 << 24);
+	if (t)
+		len = fread(t, 1, 1 << 24, f);
+	fclose(f);
+	r = t ? open_pvs(n, paths, 0, pvs) : -ENOMEM;
+	if (!r)
+		r = vg_mda_read(pvs, (unsigned)n, &old, &oldlen, &st);
+	if (!r)
+		r = vg_mda_commit(pvs, (unsigned)n, st.seqno + 1, t, len, 0, 0);
+	if (!r)
+		printf("put seqno %llu\n", (unsigned long long)st.seqno + 1);
+	else
+		fprintf(stderr, "tp-vgtool: put: %s\n", strerror(-r));
+	free(old);
+	free(t);
+	close_pvs(n, pvs);
+	return r ? TP_EXIT_FAILED : 0;
+}
+
 int main(int argc, char **argv)
 {
 	tp_log_init("tp-vgtool");
@@ -249,6 +286,8 @@ int main(int argc, char **argv)
 		return cmd_slots(argc - 2, argv + 2, 1);
 	if (argc == 3 && !strcmp(argv[1], "where"))
 		return cmd_where(argv[2]);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "put"))
+		return cmd_put(argv[2], argc - 3, argv + 3);
 	if (argc == 5 && !strcmp(argv[1], "damage"))
 		return cmd_damage(argv[2], argv[3], argv[4]);
 	return usage();

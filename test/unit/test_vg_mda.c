@@ -493,11 +493,30 @@ static void test_vg_commit_read(void)
 	tp_log_capture(NULL);
 	vg_free(got);
 	/* labels of another device set: refused */
+	char pv_uuid[sizeof(p.pvs[1].label.pv_uuid)];
+	memcpy(pv_uuid, p.pvs[1].label.pv_uuid, sizeof(pv_uuid));
 	strcpy(p.pvs[1].label.pv_uuid, "12345678-2222-4333-8444-555555555555");
 	tp_log_capture(&cap);
 	CU_ASSERT_EQUAL(vg_read(p.pvs, 2, &got, NULL), -EUCLEAN);
 	CU_ASSERT_EQUAL(vg_commit(p.pvs, 2, vg), -EINVAL);
 	tp_log_capture(NULL);
+	memcpy(p.pvs[1].label.pv_uuid, pv_uuid, sizeof(pv_uuid));
+	/* a newest copy that a newer tptools wrote (its format_version above
+	 * this one's, with a key this one does not know): refused as such, not
+	 * fallen back past to seqno 4, whose next commit would undo it */
+	{
+		static const char newer[] = "contents = \"tptools VG metadata\"\nversion = 1\n"
+					    "pool {\nformat_version = 9\nnew_key = 1\n}\n";
+
+		tp_log_capture(&cap);
+		CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 5, newer, strlen(newer), 0, 0), 0);
+		got = (struct vg *)1;
+		CU_ASSERT_EQUAL(vg_read(p.pvs, 2, &got, &st), -EPROTONOSUPPORT);
+		CU_ASSERT_PTR_NULL(got);
+		CU_ASSERT_PTR_NOT_NULL(strstr(cap.buf, "newer format"));
+		CU_ASSERT_PTR_NULL(strstr(cap.buf, "falling back"));
+		tp_log_capture(NULL);
+	}
 	vg_free(vg);
 	fx_pool_close(&p);
 }
