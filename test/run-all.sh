@@ -9,14 +9,13 @@
 #   stages: layers exports unit shell fuzz vm (default: all; vm runs when QEMU and a
 #           kernel image are present, see test/vm/run.sh, once per kernel
 #           of TP_VM_KERNELS, default "6.1 6.12", or once on TP_KERNEL_DIR;
-#           the first kernel runs every scenario, the others the scenarios
-#           of TP_VM_LATER (default below: the quick ones) and a turn of
-#           the rest: one in TP_VM_TURNS (default 5; 0: none) of the
-#           other scenarios, which turns with TP_VM_TURN (default the day,
-#           UTC), so TP_VM_TURNS days in a row run every scenario on every
-#           kernel (the run names those it left to other turns;
-#           TP_VM_TURN=N replays a turn); or every scenario with
-#           TP_VM_FULL=1;
+#           each run runs every scenario once, on one kernel: the
+#           scenarios (sorted) are dealt to the kernels that are there in
+#           turn, from an offset that turns with TP_VM_TURN (default the
+#           day, UTC), so with two kernels two days in a row run every
+#           scenario on both (the run names each kernel's share;
+#           TP_VM_TURN=N replays a turn); every scenario on every kernel
+#           with TP_VM_FULL=1;
 #           layers is
 #           scripts/check-layers.sh, one result per rule group, LAYERS_STRICT
 #           and LAYERS_CIRCLES as there; exports is
@@ -39,11 +38,22 @@
 #   TP_MATRIX_TURN=N  the turn of the matrices' samples (t-damage-matrix,
 #           t-interrupt-matrix, t-recv-interrupt's places: the sanitizer
 #           build's run takes a part of their cells that turns each day,
-#           TP_MATRIX_SAMPLE=1 takes them all); one for the whole run,
-#           by default the day (UTC) when it starts. With SAN_BUILD and
-#           the shell stage the main build's run takes the other cells
-#           (TP_MATRIX_SPLIT=1), so the two runs judge every cell;
-#           TP_MATRIX_SPLIT=0 runs every cell in the main build as well
+#           TP_MATRIX_SAMPLE=1 takes them all) and of the main build's
+#           half of the shell tests (TP_SHELL_SPLIT); one for the whole
+#           run, by default the day (UTC) when it starts. With SAN_BUILD
+#           and the shell stage the main build's run takes the cells it
+#           leaves (TP_MATRIX_SPLIT=1), of the damage matrix only those of
+#           the day's half (TP_MATRIX_SPLIT=2, the default here: the two
+#           runs judge half its cells each day, every cell two days in a
+#           row); TP_MATRIX_SPLIT=0 runs every cell in the main build as
+#           well
+#   TP_SHELL_SPLIT=0|1  with SAN_BUILD, the sanitizer build's run runs
+#           every shell test and the main build's run half of them (1, the
+#           default): every other test in sorted order, from an offset
+#           that turns with TP_MATRIX_TURN, so two days in a row run every
+#           test in both builds; the three sampled matrices run in both
+#           every day (their cells split as above). The main build's stage
+#           names the tests it left. 0: every test in both builds
 #   TP_SHELL_FULL=1  shell tests that stop a command at each of its steps
 #           with one signal in turn (t-recv-raw) use all three, and
 #           t-recv-interrupt cuts a receive at 20 places per input, not 10
@@ -146,8 +156,9 @@ exec_stage() { # stage build label [vm scenarios]: run it, results into $results
 		TP_TEST_SCAN_ROOT=$work/no-devices TP_RESULTS=$results "$build/test/unit-tests"
 		exit_counts $? ;;
 	shell)
-		echo "=== $label: shell tests ($build)"
-		TP_RESULTS=$results BUILD=$build test/shell/run.sh
+		echo "=== $label: shell tests ($build)${shell_left:+; left to the sanitizer build's run (and the main build's next day):$shell_left}"
+		# shellcheck disable=SC2086 # $4: a list of tests
+		TP_RESULTS=$results BUILD=$build test/shell/run.sh ${4:-}
 		exit_counts $? ;;
 	fuzz)
 		echo "=== $label: fuzz corpus replay ($build)"
@@ -220,42 +231,69 @@ run_stage() { # stage build label [vm scenarios]: run it and add its results
 	add "$3 $1" "$results"
 }
 
-VM_LATER=${TP_VM_LATER:-s-components s-dm-pool s-dm-thin s-md-topology s-tp-pool s-udev s-snapshots}
-VM_TURNS=${TP_VM_TURNS:-5}
 VM_TURN=${TP_VM_TURN:-$(($(date -u +%s) / 86400))}
-[[ $VM_TURNS =~ ^[0-9]+$ ]] && [[ $VM_TURN =~ ^[0-9]+$ ]] || { echo "TP_VM_TURNS, TP_VM_TURN: numbers"; exit 3; }
-# later_turn: the scenarios a later kernel runs besides VM_LATER at this
-# turn (into vm_turn) and those it leaves to other turns (vm_left): of
-# the others test/vm/run.sh runs, those whose place in their (sorted)
-# list is the turn's, modulo VM_TURNS
-later_turn() {
-	local f n i=0
-	vm_turn='' vm_left=''
+[[ $VM_TURN =~ ^[0-9]+$ ]] || { echo "TP_VM_TURN: a number"; exit 3; }
+# vm_deal: the kernels of TP_VM_KERNELS that are there (into vm_kernels)
+# and each one's share of the scenarios test/vm/run.sh runs (vm_share[i]:
+# scenario j, in sorted order, goes to kernel (j + VM_TURN) mod their
+# count; every scenario to each with TP_VM_FULL=1)
+vm_deal() {
+	local f n j=0 k nk
+	vm_kernels=() vm_share=()
+	for k in ${TP_VM_KERNELS:-6.1 6.12}; do
+		if (. test/vm/kernel.sh && TP_KERNEL=$k TP_KERNEL_DIR='' vm_kernel_find); then
+			vm_kernels+=("$k")
+		else
+			echo "=== main: kernel $k is not unpacked (scripts/fetch-kernel.sh $k): the other kernels run its share"
+		fi
+	done
+	nk=${#vm_kernels[@]}
+	[ "$nk" -gt 0 ] || return 0
 	for f in test/vm/s-*.sh; do
 		n=${f##*/}; n=${n%.sh}
 		grep -q '^# vm-soak' "$f" && [ "${TP_VM_SOAK:-0}" != 1 ] && continue
-		case " $VM_LATER " in *" $n "*) continue ;; esac
-		if [ "$VM_TURNS" -gt 0 ] && (((i + VM_TURN) % VM_TURNS == 0)); then vm_turn+=" $n"; else vm_left+=" $n"; fi
-		i=$((i + 1))
+		if [ "${TP_VM_FULL:-0}" = 1 ]; then
+			for ((k = 0; k < nk; k++)); do vm_share[k]+=" $n"; done
+		else
+			vm_share[(j + VM_TURN) % nk]+=" $n"
+		fi
+		j=$((j + 1))
 	done
 }
 
+# shell_half: with the sanitizer build's run (which runs every shell
+# test), the main build's run takes half of them (into shell_main; the
+# others into shell_left): every other test in sorted order from an
+# offset that turns with TP_MATRIX_TURN, and the sampled matrices always
+# (they split their cells themselves); TP_SHELL_SPLIT=0 runs every test
+shell_main='' shell_left=''
+shell_half() {
+	local t j=0
+	for t in test/shell/t-*.sh; do
+		case ${t##*/} in
+		t-damage-matrix.sh|t-interrupt-matrix.sh|t-recv-interrupt.sh) shell_main+=" $t" ;;
+		*)
+			if (((j + TP_MATRIX_TURN) % 2 == 0)); then shell_main+=" $t"; else shell_left+=" ${t##*/}"; fi
+			j=$((j + 1)) ;;
+		esac
+	done
+}
 # run_vm: every kernel of TP_VM_KERNELS, or the one in TP_KERNEL_DIR; each
 # kernel's results go to $work/vm.N (added by add_vm)
 run_vm() {
-	local k n=0 t0=$SECONDS
+	local i t0=$SECONDS
 	if [ -n "${TP_KERNEL_DIR:-}" ]; then
 		results=$work/vm.0 exec_stage vm "$BUILD" main
 	else
-		for k in ${TP_VM_KERNELS:-6.1 6.12}; do
-			if [ $n = 0 ] || [ "${TP_VM_FULL:-0}" = 1 ]; then
-				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main
-			else
-				later_turn
-				echo "=== main: kernel $k: TP_VM_LATER, and turn $((VM_TURNS ? VM_TURN % VM_TURNS : 0)) of $VM_TURNS of the other scenarios (TP_VM_TURN=$VM_TURN replays it):${vm_turn:- none}; left to other turns:${vm_left:- none} (TP_VM_FULL=1 runs every scenario on every kernel)"
-				TP_KERNEL=$k results=$work/vm.$n exec_stage vm "$BUILD" main "$VM_LATER$vm_turn"
-			fi
-			n=$((n + 1))
+		vm_deal
+		if [ ${#vm_kernels[@]} = 0 ]; then	# (run.sh says why it skips)
+			results=$work/vm.0 exec_stage vm "$BUILD" main
+		fi
+		[ "${TP_VM_FULL:-0}" = 1 ] || [ ${#vm_kernels[@]} -lt 2 ] ||
+			echo "=== main: every scenario once, dealt to kernels ${vm_kernels[*]} at turn $VM_TURN (TP_VM_TURN=$VM_TURN replays it; TP_VM_FULL=1 runs every scenario on every kernel)"
+		for i in "${!vm_kernels[@]}"; do
+			[ -n "${vm_share[i]:-}" ] || continue
+			TP_KERNEL=${vm_kernels[i]} results=$work/vm.$i exec_stage vm "$BUILD" main "${vm_share[i]:-}"
 		done
 	fi
 	echo "$((SECONDS - t0))" >"$work/vm.time"
@@ -310,6 +348,24 @@ add_vm() {
 	return 0
 }
 
+# one turn of the matrices' samples for both builds' shell tests; with
+# the sanitizer build's, the main build's run takes the cells it leaves
+# (of the damage matrix, those of the day's half: TP_MATRIX_SPLIT=2)
+export TP_MATRIX_TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
+[[ $TP_MATRIX_TURN =~ ^[0-9]+$ ]] || { echo "TP_MATRIX_TURN: a number"; exit 3; }
+split=0
+for s in "${stages[@]}"; do [ "$s" = shell ] && [ -n "$SAN_BUILD" ] && split=2; done
+[ "$split" = 0 ] || [ "${TP_SHELL_SPLIT:-1}" = 0 ] || shell_half
+# TP_PLAN=1: say what this run would run (the main build's shell tests
+# and those it leaves, each kernel's scenarios), run nothing
+if [ "${TP_PLAN:-0}" = 1 ]; then
+	echo "shell main:${shell_main:- every test}"
+	echo "shell left:$shell_left"
+	vm_deal
+	for i in "${!vm_kernels[@]}"; do echo "vm ${vm_kernels[i]}:${vm_share[i]:-}"; done
+	exit 0
+fi
+
 alongside=${TP_VM_ALONGSIDE:-}
 [ -n "$alongside" ] || { [ "$(nproc 2>/dev/null || echo 1)" -ge 2 ] && alongside=1 || alongside=0; }
 want_vm=0
@@ -335,15 +391,11 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
 	sentinel_up || echo "=== hermetic: no loop devices here; the sentinel pool is not made"
 fi
 
-# one turn of the matrices' samples for both builds' shell tests; with
-# the sanitizer build's, the main build's run takes the cells it leaves
-export TP_MATRIX_TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
-split=0
-for s in "${stages[@]}"; do [ "$s" = shell ] && [ -n "$SAN_BUILD" ] && split=1; done
 for s in "${stages[@]}"; do
 	case $s in
 	layers|exports|unit) run_stage "$s" "$BUILD" main ;;
-	shell) TP_MATRIX_SPLIT=${TP_MATRIX_SPLIT:-$split} run_stage "$s" "$BUILD" main ;;
+	shell) TP_MATRIX_SPLIT=${TP_MATRIX_SPLIT:-$split} run_stage "$s" "$BUILD" main "$shell_main"
+		shell_left='' ;;
 	boot) [ -x test/vm/boot.sh ] && run_stage boot "$BUILD" main ;;
 	fuzz) [ -x test/fuzz/replay.sh ] && run_stage fuzz "$BUILD" main ;;
 	vm) [ $want_vm = 1 ] && [ -z "$vmpid" ] && { run_vm; add_vm; } ;;

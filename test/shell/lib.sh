@@ -288,6 +288,7 @@ matrix_sample() {
 	[[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] ||
 		[[ ${TP_SHELL_FULL:-0} = 1 ]] || SAMPLE=$SAN_SAMPLE
 	SPLIT=${TP_MATRIX_SPLIT:-0}
+	[[ $SPLIT != 2 ]] || SPLIT=1	# (the two-day split is the damage matrix's)
 	[[ $SAMPLE = 1 ]] && [[ ${TP_SHELL_FULL:-0} != 1 ]] && [[ ${TP_SANITIZE:-0} != 1 ]] ||
 		SPLIT=0
 	TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}

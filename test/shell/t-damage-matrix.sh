@@ -111,9 +111,15 @@
 # TP_MATRIX_SAMPLE=1 runs every cell there too), TP_MATRIX_SPLIT=1 (the
 # main build's run leaves out the cells the sanitizer build's run of
 # the same turn takes by default, so that the two runs together judge
-# every cell's outcome: test/run-all.sh sets it, and one TP_MATRIX_TURN
-# for both, when it runs both builds' shell tests; each run alone, by
-# default, runs every cell in the main build), TP_MATRIX_TURN=N (the
+# every cell's outcome; each run alone, by default, runs every cell in
+# the main build), TP_MATRIX_SPLIT=2 (what test/run-all.sh sets, and one
+# TP_MATRIX_TURN for both, when it runs both builds' shell tests: of those
+# cells only the ones of the day's half, every other cell of a group from
+# an offset that turns each day; the sanitizer build's cells are all in
+# that half, SAN_SAMPLE being even, so the two runs judge half the cells
+# each day and two days in a row every cell; t-run-plan checks it),
+# TP_MATRIX_PLAN=FILE (the groups this run would take, into FILE; nothing
+# runs), TP_MATRIX_TURN=N (the
 # turn; by default the day, UTC, so N sanitizer runs on N days in a row
 # run every cell; a sampled or split run prints its turn and how many
 # cells it left out, and TP_MATRIX_TURN=that replays it), TP_MATRIX_ONLY
@@ -148,7 +154,10 @@ FULL=${TP_SHELL_FULL:-0}
 # or, split (TP_MATRIX_SPLIT=1, the main build's run in test/run-all.sh),
 # every cell but those the sanitizer build's run of the same turn takes:
 # the two runs together judge every cell's outcome each day
+# (even: TP_MATRIX_SPLIT=2 counts on the sanitizer's cells being in the
+# day's half)
 SAN_SAMPLE=6
+((SAN_SAMPLE % 2 == 0)) || fail "SAN_SAMPLE=$SAN_SAMPLE: TP_MATRIX_SPLIT=2 needs it even"
 SAMPLE=${TP_MATRIX_SAMPLE:-1}
 [[ -n ${TP_MATRIX_SAMPLE:-} ]] || [[ ${TP_SANITIZE:-0} != 1 ]] || [[ $FULL = 1 ]] || SAMPLE=$SAN_SAMPLE
 SPLIT=${TP_MATRIX_SPLIT:-0}
@@ -157,7 +166,9 @@ TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
 [[ $TURN =~ ^[0-9]+$ ]] || fail "TP_MATRIX_TURN=$TURN: not a number"
 [[ $SAMPLE =~ ^[1-9][0-9]*$ ]] || fail "TP_MATRIX_SAMPLE=$SAMPLE: not a number above 0"
 [ "$SAMPLE" = 1 ] || echo "sampled: one cell in $SAMPLE of each group (its baseline and commands), turn $((TURN % SAMPLE)) of $SAMPLE (TP_MATRIX_TURN=$TURN replays it; TP_MATRIX_SAMPLE=1 runs every cell)"
+[[ $SPLIT =~ ^[012]$ ]] || fail "TP_MATRIX_SPLIT=$SPLIT: say 0, 1 or 2"
 [ "$SPLIT" = 0 ] || echo "split: the cells the sanitizer build's run takes at turn $TURN (one in $SAN_SAMPLE of each group, turn $((TURN % SAN_SAMPLE)) of $SAN_SAMPLE) are left to it (TP_MATRIX_SPLIT=0 runs every cell here)"
+[ "$SPLIT" != 2 ] || echo "split over two days: this run takes the other cells of half of each group, turn $((TURN % 2)) of 2; the next day's run takes the rest (TP_MATRIX_SPLIT=1 takes every cell the sanitizer build's run leaves)"
 JOBS=${TP_MATRIX_JOBS:-2}
 T=$PWD
 
@@ -939,6 +950,7 @@ sample() {
 	local i=0 c out='' take
 	for c in ${2//,/ }; do
 		if [[ $SPLIT = 1 ]]; then (((i + $1 + TURN) % SAN_SAMPLE != 0)) && take=1 || take=0
+		elif [[ $SPLIT = 2 ]]; then (((i + $1 + TURN) % 2 == 0 && (i + $1 + TURN) % SAN_SAMPLE != 0)) && take=1 || take=0
 		else (((i + $1 + TURN) % SAMPLE == 0)) && take=1 || take=0; fi
 		if [[ $take = 1 ]]; then out+=${out:+,}$c; else echo "$1 $c" >>left.out; fi
 		i=$((i + 1))
@@ -977,6 +989,10 @@ sample() {
 } >groups
 ntaken=$(awk '{ n += split($4, a, ",") } END { print n + 0 }' groups)
 [ -n "${TP_MATRIX_ONLY:-}" ] && { grep -E -- "$TP_MATRIX_ONLY" groups >groups.only || true; mv groups.only groups; }
+# TP_MATRIX_PLAN=FILE: the groups this run would take (t-run-plan checks
+# that the samples and splits of two days in a row take every cell), into
+# FILE; nothing is run
+if [ -n "${TP_MATRIX_PLAN:-}" ]; then cp groups "$TP_MATRIX_PLAN"; exit 0; fi
 
 # worker K: builds its pools, then runs groups K, K+JOBS, ...
 worker() {
@@ -1051,11 +1067,14 @@ want=$(while read -r id _ _ cmds _; do
 	grep -q '^NA' "results/$id" || tr ',' '\n' <<<"$cmds" | grep -c .
 done <groups | awk '{ n += $1 } END { print n + 0 }')
 [ "$cells" = "$want" ] || fail "$cells cells ran, not $want"
-if [ "$SPLIT" = 1 ]; then min=$((3000 * (SAN_SAMPLE - 1) / SAN_SAMPLE)); else min=$((3000 / SAMPLE)); fi
+if [ "$SPLIT" = 1 ]; then min=$((3000 * (SAN_SAMPLE - 1) / SAN_SAMPLE))
+elif [ "$SPLIT" = 2 ]; then min=$((3000 * (SAN_SAMPLE / 2 - 1) / SAN_SAMPLE))
+else min=$((3000 / SAMPLE)); fi
 [ "$cells" -ge "$min" ] || [ -n "${TP_MATRIX_ONLY:-}" ] || fail "only $cells cells ran"
 if [ -s left.out ]; then
 	nleft=$(wc -l <left.out)
 	if [ "$SPLIT" = 1 ]; then why="the sanitizer build's run of this turn takes them"
+	elif [ "$SPLIT" = 2 ]; then why="the sanitizer build's run of this turn takes some, the next day's run the others"
 	else why="the other turns take them: $SAMPLE runs on $SAMPLE days in a row run every cell"; fi
 	echo "NOTE: left out: $nleft of $((nleft + ntaken)) cells at turn $TURN ($why; TP_MATRIX_TURN=$TURN replays this turn, TP_MATRIX_SAMPLE=1 TP_MATRIX_SPLIT=0 runs every cell)"
 fi
