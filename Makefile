@@ -262,9 +262,9 @@ check-vm: tests
 
 # The boot test: a Debian 12 system with systemd and the package installed
 # by dpkg, booted four times under QEMU (test/vm/boot.sh; the root is made
-# once by scripts/mkbootroot.sh). make check runs it too, once the host-side
-# stages are done, beside the VM stage's kernels (5-7 minutes; TP_VM_BOOT=0
-# leaves it out).
+# once by scripts/mkbootroot.sh). make check runs it too, after the VM
+# stage's kernels, every other day (the two-host scenarios the others;
+# 5-7 minutes; TP_VM_BOOT=0 leaves it out).
 check-boot: tests
 	@BUILD=$(BUILD) test/run-all.sh boot
 

@@ -23,18 +23,13 @@
 #           unused by it but those of scripts/exports-allow.txt,
 #           LAYERS_STRICT as there)
 #   boot    the boot test (test/vm/boot.sh: a Debian 12 system with the
-#           package booted four times under QEMU; make check-boot), part
-#           of the vm stage: run after its kernels (alongside too: one
-#           guest, as the kernels' runs); TP_VM_BOOT=0 leaves it out. The
+#           package booted four times under QEMU; make check-boot) and the
 #           two-host scenarios (TP_VM_HOSTS=2 test/vm/run.sh: two guests
-#           sharing disks, test/vm/s2-*.sh) on the first kernel run after
-#           the kernels when the vm stage runs in turn, and as soon as the
-#           host-side stages are done when it runs alongside (two guests
-#           take both CPUs); TP_VM_TWOHOST=0 leaves them out;
-#           TP_VM_TWOHOST_EARLY=1 runs them alongside too, right after the
-#           boot test, beside the host-side stages (to measure whether the
-#           whole run ends sooner so: the VM lane of a 2-CPU run is idle
-#           for minutes before the host-side stages end)
+#           sharing disks, test/vm/s2-*.sh, on the first kernel) are part
+#           of the vm stage, after its kernels, one of them each run: the
+#           boot test on even turns (TP_VM_TURN), the two-host scenarios
+#           on odd ones, so two days in a row run both; TP_VM_FULL=1 runs
+#           both; TP_VM_BOOT=0, TP_VM_TWOHOST=0 leave either out
 #   TP_MATRIX_TURN=N  the turn of the matrices' samples (t-damage-matrix,
 #           t-interrupt-matrix, t-recv-interrupt's places: the sanitizer
 #           build's run takes a part of their cells that turns each day,
@@ -69,11 +64,12 @@
 #           goes at the end unless a failed shell test's is kept in it
 #           (the run says so); a shell stage whose TMPDIR is gone (the run
 #           killed) stops rather than run a test outside its directory
-#   TP_LANE_UNIT=0|1  with SAN_BUILD and the vm stage alongside, the
-#           sanitizer build's unit stage runs in the vm lane once its
-#           guests are done (default 1: that lane is idle for a quarter of
-#           an hour before the host-side stages end); 0 keeps it in the
-#           host-side lane, after the main build's stages
+#   TP_LANE_UNIT=0|1  with SAN_BUILD and the vm stage alongside, 1 runs
+#           the sanitizer build's unit stage in the vm lane once its
+#           guests are done; 0 (the default: that lane is the longer one
+#           now that it runs its kernels, the boot test or the two-host
+#           scenarios in one go) keeps it in the host-side lane, after the
+#           main build's stages
 #   TP_VM_ALONGSIDE=0|1  run the vm stage alongside the others (default 1
 #           on a host with 2 or more CPUs: QEMU's emulation keeps one CPU
 #           busy, the host-side tests the other); its output is kept and
@@ -102,7 +98,7 @@ tmp_done() {
 		rm -rf "$tmp_made"
 	fi
 }
-trap '[ -n "$vmpid" ] && killtree "$vmpid"; [ -n "${bootpid:-}" ] && killtree "$bootpid"
+trap '[ -n "$vmpid" ] && killtree "$vmpid"
 	for l in "${sentinel_loops[@]}"; do losetup -d "$l" 2>/dev/null; done
 	rm -rf "$work"; tmp_done' EXIT
 results=$work/results
@@ -297,30 +293,36 @@ run_vm() {
 		done
 	fi
 	echo "$((SECONDS - t0))" >"$work/vm.time"
-	# alongside, the boot test (one guest) follows the kernels at once;
-	# the two-host scenarios wait for the host-side stages
-	if [ "${1:-}" = kernels ]; then
-		run_boottest
-		[ "${TP_VM_TWOHOST_EARLY:-0}" != 1 ] || run_twohost
-		[ "$lane_unit" != 1 ] || run_lane_unit
+	# the day's other guests follow the kernels at once
+	vm_extras
+	[ "$want_boot" != 1 ] || run_boottest
+	[ "$want_twohost" != 1 ] || run_twohost
+	[ "${1:-}" != kernels ] || [ "$lane_unit" != 1 ] || run_lane_unit
+}
+# vm_extras: whether this run has the boot test (want_boot) and the
+# two-host scenarios (want_twohost): one a turn, both with TP_VM_FULL=1
+vm_extras() {
+	want_boot=0 want_twohost=0
+	if [ "${TP_VM_FULL:-0}" = 1 ]; then
+		want_boot=1 want_twohost=1
+	elif ((VM_TURN % 2 == 0)); then
+		want_boot=1
 	else
-		run_twohost
-		run_boottest
+		want_twohost=1
 	fi
+	[ "${TP_VM_BOOT:-1}" = 1 ] || want_boot=0
+	[ "${TP_VM_TWOHOST:-1}" = 1 ] && [ -z "${TP_KERNEL_DIR:-}" ] || want_twohost=0
 }
 # run_twohost: the two-host scenarios (results to $work/vm.8, time to
 # hosts.time); run_boottest: the boot test (results to $work/vm.9,
 # boot.time)
 run_twohost() {
 	local t0=$SECONDS
-	if [ "${TP_VM_TWOHOST:-1}" = 1 ] && [ -z "${TP_KERNEL_DIR:-}" ]; then
-		TP_VM_HOSTS=2 results=$work/vm.8 exec_stage vm "$BUILD" main
-		echo "$((SECONDS - t0))" >"$work/hosts.time"
-	fi
+	TP_VM_HOSTS=2 results=$work/vm.8 exec_stage vm "$BUILD" main
+	echo "$((SECONDS - t0))" >"$work/hosts.time"
 }
 run_boottest() {
 	local t0=$SECONDS
-	[ "${TP_VM_BOOT:-1}" = 1 ] || return 0
 	results=$work/vm.9 exec_stage boot "$BUILD" main
 	echo "$((SECONDS - t0))" >"$work/boot.time"
 }
@@ -363,6 +365,8 @@ if [ "${TP_PLAN:-0}" = 1 ]; then
 	echo "shell left:$shell_left"
 	vm_deal
 	for i in "${!vm_kernels[@]}"; do echo "vm ${vm_kernels[i]}:${vm_share[i]:-}"; done
+	vm_extras
+	echo "vm extra:$([ "$want_boot" = 0 ] || echo -n " boot")$([ "$want_twohost" = 0 ] || echo -n " two-host")"
 	exit 0
 fi
 
@@ -372,12 +376,12 @@ want_vm=0
 for s in "${stages[@]}"; do [ "$s" = vm ] && want_vm=1; done
 [ -x test/vm/run.sh ] || want_vm=0
 [ ${#stages[@]} -gt 1 ] || [ -n "$SAN_BUILD" ] || alongside=0
-# alongside, the vm lane ends with the sanitizer build's unit stage (it is
-# done long before the host-side stages: 15 minutes of the 45 on a 2-CPU
-# CI host); TP_LANE_UNIT=0 keeps it in the host-side lane
+# alongside, with TP_LANE_UNIT=1, the vm lane ends with the sanitizer
+# build's unit stage (by default it is the host side's: in one run the vm
+# lane took 2,911 s with it, the host side 2,050 s without it)
 lane_unit=0
 if [ $want_vm = 1 ] && [ "$alongside" = 1 ] && [ -n "$SAN_BUILD" ] &&
-	[ "${TP_LANE_UNIT:-1}" = 1 ]; then
+	[ "${TP_LANE_UNIT:-0}" = 1 ]; then
 	for s in "${stages[@]}"; do [ "$s" = unit ] && lane_unit=1; done
 fi
 if [ $want_vm = 1 ] && [ "$alongside" = 1 ]; then
@@ -386,7 +390,6 @@ if [ $want_vm = 1 ] && [ "$alongside" = 1 ]; then
 	run_vm kernels >"$work/vm.log" 2>&1 &
 	vmpid=$!
 fi
-bootpid=
 if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
 	sentinel_up || echo "=== hermetic: no loop devices here; the sentinel pool is not made"
 fi
@@ -410,17 +413,10 @@ if [ -n "$SAN_BUILD" ]; then
 	done
 fi
 if [ -n "$vmpid" ]; then
-	# the host-side stages are done: the two-host scenarios (two guests)
-	# take their CPU, beside the kernels or the boot test if they still run
-	{ [ "${TP_VM_TWOHOST_EARLY:-0}" = 1 ] || run_twohost; } >"$work/boot.log" 2>&1 &
-	bootpid=$!
 	echo "=== main: real-kernel tests under QEMU (ran alongside the stages above)"
 	wait "$vmpid"
 	vmpid=
 	cat "$work/vm.log"
-	wait "$bootpid"
-	bootpid=
-	cat "$work/boot.log"
 	add_vm
 	if [ "$lane_unit" = 1 ]; then
 		add "sanitizer unit" "$work/lane.unit"

@@ -3,7 +3,8 @@
 # day's run, it runs then (README "Testing", test/run-all.sh's header,
 # test/vm/README.md):
 # - each run runs every VM scenario once, dealt to the kernels there;
-#   two turns in a row run every scenario on every kernel;
+#   two turns in a row run every scenario on every kernel; each run has
+#   the boot test or the two-host scenarios, two in a row both;
 # - with the sanitizer build, the main build's shell run takes half of the
 #   tests (the three matrices always), each day another half: two turns
 #   in a row run every test in the main build; the sanitizer's runs all;
@@ -46,11 +47,11 @@ plan $T TP_SHELL_SPLIT=0
 grep -qx "shell main: every test" plan.$T || { cat plan.$T >&2; fail "TP_SHELL_SPLIT=0 still splits"; }
 
 # ---- the VM scenarios ----
-grep '^vm ' plan.$T | awk '{ print $2 }' | tr -d : >kernels
+grep '^vm ' plan.$T | grep -v '^vm extra:' | awk '{ print $2 }' | tr -d : >kernels
 if [ -s kernels ]; then
 	for t in $T $((T + 1)); do
 		plan "$t"
-		sed -n 's/^vm [^:]*: *//p' "plan.$t" | tr ' ' '\n' | sed '/^$/d' | sort >ran.$t
+		sed -n '/^vm extra:/d; s/^vm [^:]*: *//p' "plan.$t" | tr ' ' '\n' | sed '/^$/d' | sort >ran.$t
 		sort -u "ran.$t" | cmp -s - "ran.$t" || fail "turn $t: a scenario runs twice"
 		cmp -s "ran.$t" all.scen || { cat "plan.$t" >&2; fail "turn $t: not every scenario once"; }
 	done
@@ -65,6 +66,17 @@ if [ -s kernels ]; then
 else
 	echo "NOTE: no VM kernel unpacked here: the VM deal is not checked"
 fi
+
+# ---- the boot test and the two-host scenarios: one a turn, both in two ----
+for t in $T $((T + 1)); do
+	plan "$t"
+	grep '^vm extra:' "plan.$t" | sed 's/^vm extra: *//' >"extra.$t"
+	[ "$(wc -w <"extra.$t")" = 1 ] || { cat "plan.$t" >&2; fail "turn $t: not one of boot, two-host"; }
+done
+[ "$(cat extra.$T extra.$((T + 1)) | sort | tr '\n' ' ')" = "boot two-host " ] ||
+	fail "two turns in a row do not run both the boot test and the two-host scenarios"
+plan $T TP_VM_FULL=1
+grep -qx "vm extra: boot two-host" plan.$T || fail "TP_VM_FULL=1 leaves the boot test or the two-host scenarios out"
 
 # ---- the damage matrix's cells ----
 # cells FILE: "group:cell" of a plan's groups (ID KIND POOL CELLS ...)
