@@ -140,3 +140,11 @@ for c in "tpstatus n" "tvcreate -V 16M -n x n" "tvremove -y n/v" "tpchange --war
 	err_has "of a newer format than this tptools reads; nothing was changed"
 	err_lacks "falling back"
 done
+# and neither tpcheck's next: line nor tprepair sends the user to an older
+# backup, whose restore would undo what the newer tptools wrote
+expect_rc 2 tpcheck n
+out_has "^next: check and repair pool n with the tptools that wrote its VG metadata"
+out_lacks "restorefile"
+unchanged 5 tprepair n
+err_has "repair it with the tptools that wrote it"
+err_lacks "restorefile"

@@ -919,6 +919,10 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 		r = load_backup(p, restorefile, &plan->id, force, &src);
 		if (!r)
 			identify_by_backups(p, src, &plan->id);
+	} else if (!pool_vg(p) && pool_vg_too_new(p)) {
+		log_error("pool %s: its VG metadata is of a newer format than this tptools reads; "
+			  "repair it with the tptools that wrote it", pool_name(p));
+		return -EPROTONOSUPPORT;
 	} else if (!pool_vg(p)) {
 		r = pool_vg_from_survivors(p, &src);
 		if (r) {
@@ -1338,6 +1342,12 @@ int pool_repair_advice(struct pool *p, const char *given, const char *paths, int
 			vg_free(vg);
 			return 0;
 		}
+	}
+	if (!pool_vg(p) && pool_vg_too_new(p)) {
+		snprintf(buf, len, "check and repair pool %s with the tptools that wrote its VG "
+			 "metadata, not with this one (restoring an older backup would undo what "
+			 "that one wrote)", pool_name(p));
+		return 0;
 	}
 	if (!pool_vg(p)) {
 		char both[sizeof(dev)];

@@ -25,6 +25,11 @@ struct pool_dev_usage;
 /* The VG metadata P has open (NULL only inside an attach for check or
  * repair that could read none). */
 const struct vg *pool_vg(const struct pool *p);
+/* Whether P has no VG because the newest copy is of a format newer than
+ * this tptools reads (vg_read: -EPROTONOSUPPORT): the check and the
+ * repair then send the user to the tptools that wrote it, never to an
+ * older backup, whose restore would undo what that tptools wrote. */
+int pool_vg_too_new(const struct pool *p);
 /* The device of ROLE as attached: its label and io (io NULL when it could
  * not be opened, in a check or repair). When a feature set a view of
  * ROLE (pool_set_role_view: the data module's one engine over several

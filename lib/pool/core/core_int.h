@@ -35,6 +35,7 @@ struct pool {
 	 * hands out; NULL: pv[role] */
 	struct vg_pv *role_view[VG_NR_ROLES];
 	struct vg *vg;
+	int vg_too_new;			/* the VG read met a copy of a newer format (pool_vg_too_new) */
 	struct io_engine *thin_io;	/* window over the active area */
 	/* the engine the thin-metadata areas are read and written through
 	 * offline, when a feature made one over the metadata devices

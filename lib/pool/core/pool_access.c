@@ -15,6 +15,7 @@
 const char *pool_name(const struct pool *p) { return p->name; }
 int pool_is_live(const struct pool *p) { return p->be && p->be->live; }
 const struct vg *pool_vg(const struct pool *p) { return p->vg; }
+int pool_vg_too_new(const struct pool *p) { return p->vg_too_new; }
 const struct vg_pv *pool_pv(const struct pool *p, enum vg_role role)
 {
 	return p->role_view[role] ? p->role_view[role] : &p->pv[role];

@@ -281,7 +281,8 @@ static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_stat
 			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].unusable)
 				pool_problem(rep, 0, "%s: VG metadata slot %d: its copy of seqno %"
 					     PRIu64 " is unusable (its text does not import, or makes "
-					     "another seqno; the next change or tprepair rewrites it)", pvs[d].io->name, s, st->slot[d][s].seqno);
+					     "another seqno; the next change or tprepair rewrites it)",
+					     pvs[d].io->name, s, st->slot[d][s].seqno);
 			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].damaged_off)
 				pool_problem(rep, 0, "%s: VG metadata slot %d: the change record at byte "
 					     "%" PRIu64 " is damaged (the next change or tprepair rewrites "
@@ -321,9 +322,15 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 	int r = vg_read_flags(pvs, p->pv[VG_ROLE_META].io ? VG_NR_ROLES : 1, &p->vg, vg_flags(p),
 			      st);
 
+	p->vg_too_new = r == -EPROTONOSUPPORT;
 	if (rep) {
 		if (r == -ENOMEM)
 			return r;
+		if (p->vg_too_new) {
+			pool_problem(rep, 1, "the VG metadata is of a newer format than this tptools "
+				     "reads (said above): this tptools neither checks nor repairs it");
+			return 1;
+		}
 		if (r) {
 			pool_problem(rep, 1, "no usable VG metadata copy on either device (%s)",
 				     strerror(-r));
