@@ -261,9 +261,78 @@ static void test_check_lists(void)
 	vg_free(vg);
 }
 
+/* vg_find_volume and vg_name_used judge an entry by its name's first
+ * eight bytes before the whole name: names that agree there, that are
+ * one another's prefixes, of every length from 1 to 64, with random
+ * bytes after their NUL in the array, are each found (the right entry)
+ * and no name that differs is. */
+static void test_find_by_name(void)
+{
+	static const char *stems[] = { "a", "vol", "vol1", "vol12", "vol1234", "vol12345",
+				       "vol123456", "vm-100-disk-0", "vm-100-disk-00" };
+	uint64_t st = 40;
+	struct vg *vg = vg_alloc();
+	char name[VG_NAME_MAX + 2];
+	unsigned n = 0;
+
+	CU_ASSERT_FATAL(vg != NULL);
+	CU_ASSERT_FATAL(vg_reserve_volumes(vg, 200) == 0);
+	for (size_t i = 0; i < sizeof(stems) / sizeof(stems[0]); i++) {
+		struct vg_volume v;
+
+		memset(&v, 0, sizeof(v));
+		for (size_t b = 0; b < sizeof(v.name); b++)	/* bytes after the NUL */
+			v.name[b] = (char)(tp_test_xorshift64(&st) | 1);
+		snprintf(v.name, sizeof(v.name), "%s", stems[i]);
+		v.dev_id = n;
+		CU_ASSERT_EQUAL(vg_append_volume(vg, &v), 0);
+		n++;
+	}
+	for (unsigned len = 1; len <= VG_NAME_MAX; len++) {	/* every length */
+		struct vg_volume v;
+
+		memset(&v, 0xa5, sizeof(v));
+		memset(v.name, 'x', len);
+		v.name[len] = '\0';
+		v.origin[0] = '\0';
+		v.dev_id = n;
+		CU_ASSERT_EQUAL(vg_append_volume(vg, &v), 0);
+		n++;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct vg_volume *f = vg_find_volume(vg, vg->volumes[i].name);
+
+		CU_ASSERT(f == &vg->volumes[i]);
+		CU_ASSERT(vg_name_used(vg, vg->volumes[i].name));
+		/* one byte more, one byte less, the last byte changed */
+		snprintf(name, sizeof(name), "%sz", vg->volumes[i].name);
+		CU_ASSERT_PTR_NULL(vg_find_volume(vg, name));
+		snprintf(name, sizeof(name), "%s", vg->volumes[i].name);
+		name[strlen(name) - 1] ^= 0x01;
+		CU_ASSERT_PTR_NULL(vg_find_volume(vg, name));
+		name[strlen(name) - 1] = '\0';
+		if (name[0] != 'x' && strcmp(name, "vol") && strcmp(name, "vol1") &&
+		    strcmp(name, "vol1234") && strcmp(name, "vol12345") &&
+		    strcmp(name, "vm-100-disk-0")) {
+			CU_ASSERT_PTR_NULL(vg_find_volume(vg, name));
+		} else if (name[0]) {	/* (one of the others) */
+			CU_ASSERT(vg_find_volume(vg, name) != NULL);
+		}
+	}
+	memset(name, 'x', VG_NAME_MAX + 1);	/* longer than any name */
+	name[VG_NAME_MAX + 1] = '\0';
+	CU_ASSERT_PTR_NULL(vg_find_volume(vg, name));
+	CU_ASSERT(!vg_name_used(vg, name));
+	CU_ASSERT_PTR_NULL(vg_find_volume(vg, "vol123"));
+	CU_ASSERT_PTR_NULL(vg_find_volume(vg, "vm-100-disk-"));
+	CU_ASSERT_PTR_NULL(vg_find_volume(vg, ""));
+	vg_free(vg);
+}
+
 TP_TEST_SUITE(vg_model, NULL, NULL,
 	      { "the name rule: every byte, lengths, reasons in order", test_name_rule },
 	      { "bad names and origins among many volumes", test_check_names },
 	      { "random names, bytes after their end: as the rule says",
 		test_check_random_names },
-	      { "thin ids and names shared across the lists", test_check_lists })
+	      { "thin ids and names shared across the lists", test_check_lists },
+	      { "a volume found by its name, and no other", test_find_by_name })
