@@ -107,13 +107,17 @@ int pool_provision_check_shrink(const struct pool *p, uint64_t data_bytes, const
 
 int pool_provision_check(const struct pool *p, const struct vg *next)
 {
-	uint64_t now = pool_vg_virtual_total(p->vg), want = pool_vg_virtual_total(next);
-	uint64_t limit = pool_vg_overprovision_limit(next);
+	uint64_t now, want, limit = pool_vg_overprovision_limit(next);
 	char a[32], b[32], c[32], d[32], e[32], ratio[24];
 
-	/* an undo or settle puts an older transaction back: never refused */
-	if (next->transaction_id < p->vg->transaction_id || want <= limit)
+	/* an undo or settle puts an older transaction back: never refused;
+	 * without a limit nothing is (each sum is a walk of every volume) */
+	if (next->transaction_id < p->vg->transaction_id || limit == UINT64_MAX)
 		return 0;
+	want = pool_vg_virtual_total(next);
+	if (want <= limit)
+		return 0;
+	now = pool_vg_virtual_total(p->vg);
 	/* a smaller data area (tpreduce) under a limit the sum passes */
 	if (pool_vg_data_bytes(next) < pool_vg_data_bytes(p->vg) &&
 	    next->max_overprovision == p->vg->max_overprovision)
