@@ -80,6 +80,24 @@ BUILD=${BUILD:-build}
 SAN_BUILD=${SAN_BUILD:-}
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(layers exports unit shell fuzz vm)
+# Every knob is read before anything runs: a knob of 0 or 1 given another
+# value (TP_VM_BOOT=yes, TP_PLAN=true) would leave a test out, or run the
+# whole check for a plan, without a word; a turn is a day number (at most
+# 15 digits, read in base 10: 08 is 8, never an octal error that drops
+# the VM deal or the shell split); a stage is one of those above.
+for v in TP_PLAN TP_VM_FULL TP_SHELL_SPLIT TP_SHELL_FULL TP_VM_BOOT TP_VM_TWOHOST TP_VM_SOAK \
+	TP_LANE_UNIT TP_VM_ALONGSIDE; do
+	[[ ${!v:-0} =~ ^[01]$ ]] || { echo "run-all: $v=${!v}: say 0 or 1"; exit 3; }
+done
+[[ ${TP_MATRIX_SPLIT:-0} =~ ^[012]$ ]] || { echo "run-all: TP_MATRIX_SPLIT=$TP_MATRIX_SPLIT: say 0, 1 or 2"; exit 3; }
+for v in TP_VM_TURN TP_MATRIX_TURN; do
+	[ -z "${!v:-}" ] || [[ ${!v} =~ ^[0-9]{1,15}$ ]] ||
+		{ echo "run-all: $v=${!v}: a turn is a number of at most 15 digits"; exit 3; }
+	[ -z "${!v:-}" ] || export "$v=$((10#${!v}))"
+done
+for s in "${stages[@]}"; do
+	case $s in layers|exports|unit|shell|boot|fuzz|vm) ;; *) echo "unknown stage $s"; exit 3 ;; esac
+done
 
 total_pass=0
 total_fail=0
@@ -227,8 +245,7 @@ run_stage() { # stage build label [vm scenarios]: run it and add its results
 	add "$3 $1" "$results"
 }
 
-VM_TURN=${TP_VM_TURN:-$(($(date -u +%s) / 86400))}
-[[ $VM_TURN =~ ^[0-9]+$ ]] || { echo "TP_VM_TURN: a number"; exit 3; }
+VM_TURN=${TP_VM_TURN:-$(($(date -u +%s) / 86400))}	# (checked above)
 # vm_deal: the kernels of TP_VM_KERNELS that are there (into vm_kernels)
 # and each one's share of the scenarios test/vm/run.sh runs (vm_share[i]:
 # scenario j, in sorted order, goes to kernel (j + VM_TURN) mod their
@@ -353,8 +370,7 @@ add_vm() {
 # one turn of the matrices' samples for both builds' shell tests; with
 # the sanitizer build's, the main build's run takes the cells it leaves
 # (of the damage matrix, those of the day's half: TP_MATRIX_SPLIT=2)
-export TP_MATRIX_TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
-[[ $TP_MATRIX_TURN =~ ^[0-9]+$ ]] || { echo "TP_MATRIX_TURN: a number"; exit 3; }
+export TP_MATRIX_TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}	# (checked above)
 split=0
 for s in "${stages[@]}"; do [ "$s" = shell ] && [ -n "$SAN_BUILD" ] && split=2; done
 [ "$split" = 0 ] || [ "${TP_SHELL_SPLIT:-1}" = 0 ] || shell_half
