@@ -80,6 +80,29 @@ BUILD=${BUILD:-build}
 SAN_BUILD=${SAN_BUILD:-}
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(layers exports unit shell fuzz vm)
+# Every knob is read before anything runs: a knob of 0 or 1 given another
+# value (TP_VM_BOOT=yes, TP_PLAN=true) would leave a test out, or run the
+# whole check for a plan, without a word; a turn is a day number (at most
+# 15 digits, read in base 10: 08 is 8, never an octal error that drops
+# the VM deal or the shell split); a stage is one of those above.
+for v in TP_PLAN TP_VM_FULL TP_SHELL_SPLIT TP_SHELL_FULL TP_VM_BOOT TP_VM_TWOHOST TP_VM_SOAK \
+	TP_LANE_UNIT TP_VM_ALONGSIDE; do
+	[[ ${!v:-0} =~ ^[01]$ ]] || { echo "run-all: $v=${!v}: say 0 or 1"; exit 3; }
+done
+[[ ${TP_MATRIX_SPLIT:-0} =~ ^[012]$ ]] || { echo "run-all: TP_MATRIX_SPLIT=$TP_MATRIX_SPLIT: say 0, 1 or 2"; exit 3; }
+for v in TP_VM_TURN TP_MATRIX_TURN; do
+	[ -z "${!v:-}" ] || [[ ${!v} =~ ^[0-9]{1,15}$ ]] ||
+		{ echo "run-all: $v=${!v}: a turn is a number of at most 15 digits"; exit 3; }
+	[ -z "${!v:-}" ] || export "$v=$((10#${!v}))"
+done
+for s in "${stages[@]}"; do
+	case $s in layers|exports|unit|shell|boot|fuzz|vm) ;; *) echo "unknown stage $s"; exit 3 ;; esac
+done
+# (a kernel test/vm/kernel.sh does not know was dropped as "not unpacked",
+# and the VM lane ran on the default kernel instead)
+for k in ${TP_VM_KERNELS:-}; do
+	case $k in 6.1|6.12) ;; *) echo "run-all: TP_VM_KERNELS=$TP_VM_KERNELS: $k is not a kernel test/vm/kernel.sh knows (6.1, 6.12)"; exit 3 ;; esac
+done
 
 total_pass=0
 total_fail=0
@@ -227,8 +250,7 @@ run_stage() { # stage build label [vm scenarios]: run it and add its results
 	add "$3 $1" "$results"
 }
 
-VM_TURN=${TP_VM_TURN:-$(($(date -u +%s) / 86400))}
-[[ $VM_TURN =~ ^[0-9]+$ ]] || { echo "TP_VM_TURN: a number"; exit 3; }
+VM_TURN=${TP_VM_TURN:-$(($(date -u +%s) / 86400))}	# (checked above)
 # vm_deal: the kernels of TP_VM_KERNELS that are there (into vm_kernels)
 # and each one's share of the scenarios test/vm/run.sh runs (vm_share[i]:
 # scenario j, in sorted order, goes to kernel (j + VM_TURN) mod their
@@ -282,8 +304,11 @@ run_vm() {
 		results=$work/vm.0 exec_stage vm "$BUILD" main
 	else
 		vm_deal
-		if [ ${#vm_kernels[@]} = 0 ]; then	# (run.sh says why it skips)
-			results=$work/vm.0 exec_stage vm "$BUILD" main
+		if [ ${#vm_kernels[@]} = 0 ]; then	# (run.sh says why it skips: of the first kernel
+			# asked for, never the default one run instead)
+			# shellcheck disable=SC2086 # a list of kernels
+			TP_KERNEL=$(set -- ${TP_VM_KERNELS:-6.1 6.12}; echo "$1") \
+				results=$work/vm.0 exec_stage vm "$BUILD" main
 		fi
 		[ "${TP_VM_FULL:-0}" = 1 ] || [ ${#vm_kernels[@]} -lt 2 ] ||
 			echo "=== main: every scenario once, dealt to kernels ${vm_kernels[*]} at turn $VM_TURN (TP_VM_TURN=$VM_TURN replays it; TP_VM_FULL=1 runs every scenario on every kernel)"
@@ -353,8 +378,7 @@ add_vm() {
 # one turn of the matrices' samples for both builds' shell tests; with
 # the sanitizer build's, the main build's run takes the cells it leaves
 # (of the damage matrix, those of the day's half: TP_MATRIX_SPLIT=2)
-export TP_MATRIX_TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}
-[[ $TP_MATRIX_TURN =~ ^[0-9]+$ ]] || { echo "TP_MATRIX_TURN: a number"; exit 3; }
+export TP_MATRIX_TURN=${TP_MATRIX_TURN:-$(($(date -u +%s) / 86400))}	# (checked above)
 split=0
 for s in "${stages[@]}"; do [ "$s" = shell ] && [ -n "$SAN_BUILD" ] && split=2; done
 [ "$split" = 0 ] || [ "${TP_SHELL_SPLIT:-1}" = 0 ] || shell_half

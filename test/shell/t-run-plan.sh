@@ -22,7 +22,8 @@ T=9   # any turn: T and T + 1 are two days in a row
 plan() {
 	local t=$1
 	shift
-	env -u TP_RESULTS -u TP_MATRIX_SPLIT -u TP_SHELL_SPLIT -u TP_VM_FULL TP_PLAN=1 \
+	env -u TP_RESULTS -u TP_MATRIX_SPLIT -u TP_SHELL_SPLIT -u TP_VM_FULL -u TP_VM_BOOT -u TP_VM_TWOHOST \
+		-u TP_VM_SOAK -u TP_VM_KERNELS -u TP_KERNEL_DIR TP_PLAN=1 \
 		TP_TEST_TMPDIR="$PWD" SAN_BUILD=build-san TP_MATRIX_TURN="$t" TP_VM_TURN="$t" "$@" \
 		"$TOP/test/run-all.sh" >"plan.$t" || fail "run-all's plan (turn $t) failed"
 }
@@ -45,6 +46,36 @@ sort -u main.$T main.$((T + 1)) | cmp -s - all.tests ||
 [ "$(wc -l <main.$T)" -lt "$(wc -l <all.tests)" ] || fail "the main build takes every test"
 plan $T TP_SHELL_SPLIT=0
 grep -qx "shell main: every test" plan.$T || { cat plan.$T >&2; fail "TP_SHELL_SPLIT=0 still splits"; }
+
+# ---- the knobs: a turn with a leading zero is that turn (08 is 8, not a
+# bash octal error that dropped the plan and ran the whole check, or ran
+# no VM scenario yet passed); a turn past 15 digits, a two-valued knob
+# given another value (TP_VM_BOOT=yes left the boot test out without a
+# word, TP_PLAN=yes ran the whole check) or an unknown stage: exit 3
+# before anything runs. Each is asked for the "exports" stage of a build
+# that is not there, with no losetup in PATH: had run-all gone on, it
+# would fail in a moment, never run the check. ----
+knob() { # EXPECTED-RC ENV...: run-all's plan with ENV, its output into knob.out
+	local want=$1 rc=0
+	shift
+	env -u TP_RESULTS -u TP_MATRIX_SPLIT -u TP_SHELL_SPLIT -u TP_VM_FULL -u TP_VM_BOOT \
+		-u TP_VM_TWOHOST -u TP_VM_SOAK -u TP_LANE_UNIT -u TP_VM_ALONGSIDE -u TP_SHELL_FULL -u TP_VM_KERNELS \
+		PATH=/usr/bin:/bin TP_PLAN=1 TP_TEST_TMPDIR="$PWD" SAN_BUILD=build-san BUILD="$PWD/no-build" \
+		TP_MATRIX_TURN=$T TP_VM_TURN=$T "$@" "$TOP/test/run-all.sh" exports >knob.out 2>&1 || rc=$?
+	[ "$rc" = "$want" ] || { cat knob.out >&2; fail "run-all with $*: exit $rc, not $want"; }
+	grep -q 'check-exports\|^=== main: exports' knob.out && { cat knob.out >&2; fail "run-all with $*: ran a stage"; }
+	return 0
+}
+knob 0 TP_VM_TURN=8 TP_MATRIX_TURN=8
+cp knob.out plan.8
+knob 0 TP_VM_TURN=08 TP_MATRIX_TURN=08
+cmp -s knob.out plan.8 || { diff plan.8 knob.out >&2; fail "turn 08 is not turn 8"; }
+for e in TP_VM_TURN=9223372036854775808 TP_MATRIX_TURN=1234567890123456 TP_VM_TURN=-1 TP_MATRIX_TURN=x \
+	TP_PLAN=yes TP_VM_BOOT=yes TP_VM_TWOHOST=true TP_VM_FULL=2 TP_SHELL_SPLIT=no TP_MATRIX_SPLIT=3 \
+	"TP_VM_KERNELS=6.1 7.0"; do
+	knob 3 "$e"
+	grep -q "^run-all: ${e%%=*}=" knob.out || { cat knob.out >&2; fail "run-all with $e: does not name it"; }
+done
 
 # ---- the VM scenarios ----
 grep '^vm ' plan.$T | grep -v '^vm extra:' | awk '{ print $2 }' | tr -d : >kernels

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tpcheck(8): "A copy whose checksums are right but whose text does not
+# import, or makes another seqno than the one it is stored under, is
+# damage too (its copy of seqno N is unusable)". The copy of the older
+# slot is the one a read falls back to when the newest is lost: tpcheck
+# must name it there too (exit 1, never 'clean'), tprepair rewrite it,
+# and tpcheck then find the pool clean. (A hostile trial of issue 40
+# found tpcheck calling such a pool clean: it imports the older slot's
+# text only when a read falls back to it.)
+have tp-vgtool || fail "tp-vgtool not built (make tests)"
+new_pool n
+ok tvcreate -V 16M -n v n
+seq=$(tp-vgtool slots n-data.img n-meta.img | sed -n 's/^newest=\([0-9]*\).*/\1/p')
+tp-vgtool text n-data.img n-meta.img >good.txt
+# seqno+1: checksummed, its text does not import (into the older slot
+# once seqno+2, the good text again, follows it)
+sed "s/^\tseqno=$seq\$/\tseqno=$((seq + 1))/; s/^\tchunk_size=.*/\tchunk_size=\"banana\"/" good.txt >bad.txt
+sed "s/^\tseqno=$seq\$/\tseqno=$((seq + 2))/" good.txt >next.txt
+ok tp-vgtool put bad.txt n-data.img n-meta.img
+ok tp-vgtool put next.txt n-data.img n-meta.img
+ok tp-vgtool slots n-data.img n-meta.img
+out_has "n-meta.img slot [01] valid $((seq + 1))"
+out_has "newest=$((seq + 2))"
+ok tpstatus n
+expect_rc 1 tpcheck n
+out_has "its copy of seqno $((seq + 1)) is unusable"
+out_lacks "clean"
+ok tprepair n
+ok tpcheck n
+out_has "clean"
