@@ -616,14 +616,15 @@ static inline int canon_str(const char **c, char *out, size_t max)
  * "\t}" that closes the section, where *C is left. Each is what
  * vg_text.c's import_volume takes (the same checks: a valid name, a
  * dev_id up to VG_DEV_ID_MAX, a 0|1 read_only and activation_skip,
- * strings that fit) and goes into VG as it would (vg_append_volume, no
- * more than VG_MAX_VOLUMES); a name twice is left to vg_check_model, which
+ * strings that fit) and goes into VG as vg_append_volume would put it
+ * (read into the array's next entry, no more than VG_MAX_VOLUMES); a
+ * name twice is left to vg_check_model, which
  * refuses it. 0; -1 at the first byte off that form (some volumes may be
  * in VG then); -ENOMEM. */
 static int canon_volumes(const char **cp, const char *end, struct vg *vg)
 {
 	const char *c = *cp, *name;
-	struct vg_volume v;
+	struct vg_volume *v;
 	int64_t i;
 	size_t n = (size_t)(end - c) / CANON_ENTRY_MIN;
 
@@ -647,34 +648,39 @@ static int canon_volumes(const char **cp, const char *end, struct vg *vg)
 		    (*name == '.' && (n == 1 || (n == 2 && name[1] == '.'))) || !SKIP(c, " {\n") ||
 		    vg->nr_volumes >= VG_MAX_VOLUMES)
 			return -1;
-		memset(&v, 0, sizeof(v));
-		memcpy(v.name, name, n);
+		/* read into the array's next entry, which counts once whole
+		 * (a copy a volume less: 20,000 of 280 bytes a read) */
+		if (vg->nr_volumes == vg->alloc_volumes &&
+		    vg_reserve_volumes(vg, vg->alloc_volumes ? 2 * vg->alloc_volumes : 16))
+			return -ENOMEM;
+		v = &vg->volumes[vg->nr_volumes];
+		memset(v, 0, sizeof(*v));
+		memcpy(v->name, name, n);
 		if (!SKIP(c, "\t\t\tdev_id=") || !canon_int(&c, 0, &i) || i > VG_DEV_ID_MAX)
 			return -1;
-		v.dev_id = (uint32_t)i;
+		v->dev_id = (uint32_t)i;
 		if (!SKIP(c, "\t\t\tsize=") || !canon_int(&c, 0, &i))
 			return -1;
-		v.size = (uint64_t)i;
-		if (!SKIP(c, "\t\t\torigin=\"") || !canon_str(&c, v.origin, VG_NAME_MAX) ||
-		    !SKIP(c, "\t\t\tcreation_time=") || !canon_int(&c, 1, &v.creation_time) ||
+		v->size = (uint64_t)i;
+		if (!SKIP(c, "\t\t\torigin=\"") || !canon_str(&c, v->origin, VG_NAME_MAX) ||
+		    !SKIP(c, "\t\t\tcreation_time=") || !canon_int(&c, 1, &v->creation_time) ||
 		    !SKIP(c, "\t\t\tread_only=") || !canon_int(&c, 0, &i) || i > 1)
 			return -1;
-		v.read_only = (int)i;
+		v->read_only = (int)i;
 		if (SKIP(c, "\t\t\tactivation_skip=")) {
 			if (!canon_int(&c, 0, &i) || i > 1)
 				return -1;
-			v.activation_skip = (int)i;
+			v->activation_skip = (int)i;
 		}
 		if (SKIP(c, "\t\t\tcontent_uuid=\"") &&
-		    !canon_str(&c, v.content_uuid, sizeof(v.content_uuid) - 1))
+		    !canon_str(&c, v->content_uuid, sizeof(v->content_uuid) - 1))
 			return -1;
 		if (SKIP(c, "\t\t\tluks_uuid=\"") &&
-		    !canon_str(&c, v.luks_uuid, sizeof(v.luks_uuid) - 1))
+		    !canon_str(&c, v->luks_uuid, sizeof(v->luks_uuid) - 1))
 			return -1;
 		if (!SKIP(c, "\t\t}\n"))
 			return -1;
-		if (vg_append_volume(vg, &v))
-			return -ENOMEM;
+		vg->nr_volumes++;
 	}
 }
 
