@@ -33,6 +33,8 @@
 #include "metadata/vg/vg.h"
 #include "metadata/vg/vg_int.h"
 
+#include "lib/base/compiler.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <libdevmapper.h>
@@ -705,7 +707,7 @@ static int parse(const char *text, size_t len, struct vg_text_tree *tree, char *
 	tree->root = NULL;
 	tree->chunks = NULL;
 	err[0] = '\0';
-	tree->text = malloc(len + 1 + TEXT_PAD);
+	tree->text = malloc(tp_alloc_class(len + 1 + TEXT_PAD));
 	stack = malloc(alloc * sizeof(*stack));
 	if (!stack || !tree->text) {
 		free(stack);

@@ -59,8 +59,13 @@ static int room(struct writer *w, size_t n)
 		return 1;
 	if (w->failed)
 		return 0;
-	for (a = w->alloc ? w->alloc * 2 : 4096; a < w->len + n + 1; a *= 2)
-		;
+	/* the first room in a size class (lib/base/compiler.h), where the
+	 * heap has a text's buffer freed to hand out again; more doubles */
+	if (!w->alloc)
+		a = tp_alloc_class(n + 1 > 4096 ? n + 1 : 4096);
+	else
+		for (a = w->alloc * 2; a < w->len + n + 1; a *= 2)
+			;
 	p = realloc(w->buf, a);
 	if (!p) {
 		w->failed = 1;
@@ -441,9 +446,13 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	r = vg_validate(vg);
 	if (r)
 		return r;
-	/* about 110 bytes a volume: one allocation for most VGs */
-	room(&w, 2048 + 128 * ((size_t)vg->nr_volumes + vg->nr_receives + vg->nr_removals +
-			       vg->nr_trash));
+	/* about 110 bytes a volume: one allocation for most VGs; a VG read
+	 * from a text comes to about as many bytes as that text, a change
+	 * later (the first room, in the text's size class: a buffer the
+	 * read freed serves, not pages never touched) */
+	room(&w, vg->text_len ? vg->text_len + 16384
+			      : 2048 + 128 * ((size_t)vg->nr_volumes + vg->nr_receives +
+					      vg->nr_removals + vg->nr_trash));
 	put(&w, header, sizeof(header) - 1);
 	put_str(&w, 0, LIT("contents"), VG_TEXT_CONTENTS);
 	put_int(&w, 0, LIT("version"), VG_TEXT_VERSION);

@@ -8,6 +8,7 @@
 #include "metadata/vg/vg_delta.h"
 
 #include "lib/base/atomic.h"
+#include "lib/base/compiler.h"
 #include "lib/base/config.h"
 #include "lib/base/crc32c.h"
 #include "lib/base/log.h"
@@ -341,7 +342,7 @@ static int read_raw(const char *file, char **text, size_t *len)
 		r = -EINVAL;
 		goto out;
 	}
-	buf = malloc((size_t)stt.st_size + 1);
+	buf = malloc(tp_alloc_class((size_t)stt.st_size + 1));	/* (a text's class) */
 	if (!buf) {
 		r = -ENOMEM;
 		goto out;
@@ -750,7 +751,7 @@ static int describe(const char *text, size_t *len, char **out)
 	if (!*cmd)
 		return 0;
 	n = strlen(POOL_BACKUP_DESCRIPTION "after ''\n") + strlen(cmd);
-	if (!(d = malloc(n + *len + 1)))
+	if (!(d = malloc(tp_alloc_class(n + *len + 1))))
 		return -ENOMEM;
 	snprintf(d, n + 1, POOL_BACKUP_DESCRIPTION "after '%s'\n", cmd);
 	memcpy(d + n, text, *len + 1);
