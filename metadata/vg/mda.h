@@ -31,7 +31,9 @@
  * All functions return 0 or -errno: -ENOSPC for text that does not fit a
  * slot (logged with both sizes), -ENODATA when no device holds a valid
  * copy (a freshly formatted area, or every copy destroyed), -EUCLEAN for
- * inconsistencies that must not be guessed at. */
+ * inconsistencies that must not be guessed at, -EPROTONOSUPPORT when a
+ * slot is of a newer format (VG_SLOT_NEWER: the read and the commit
+ * refuse the area, the status says where; not logged by the read). */
 #ifndef TP_VG_MDA_H
 #define TP_VG_MDA_H
 
@@ -73,6 +75,12 @@ enum vg_slot_state {
 	 * 0 and no text): a slot with no magic on a device formatted so is
 	 * a copy wiped or overwritten */
 	VG_SLOT_BLANK,
+	/* our magic, checksum, place and pool, but a version field above
+	 * what this tptools reads (the slot header's, or that of the change
+	 * record where its chain ends): a newer tptools' write, never damage
+	 * to fall back past and write over; a read of the area refuses it
+	 * (-EPROTONOSUPPORT) */
+	VG_SLOT_NEWER,
 };
 
 struct vg_mda_slot_status {
@@ -92,6 +100,11 @@ struct vg_mda_slot_status {
 	 * text does not import, or makes another seqno than the one it is
 	 * stored under): damage, though every checksum of it is right */
 	int unusable;
+	/* NEWER: the version found, and the device offset of the change
+	 * record that carries it (0: the slot header's); seqno is then the
+	 * header's */
+	uint32_t newer_version;
+	uint64_t newer_off;
 };
 
 /* What vg_mda_read found on each device (index = position in the pvs

@@ -117,6 +117,31 @@ static void mark_unusable(struct vg_mda_status *st, uint64_t seqno)
 				st->slot[d][k].unusable = 1;
 }
 
+/* The read met a slot a newer tptools wrote (VG_SLOT_NEWER in ST): said,
+ * of the first such slot, as a text of a newer format is. */
+static void say_newer_slot(const struct vg_pv *pvs, const struct vg_mda_status *st)
+{
+	for (unsigned d = 0; d < st->nr_pvs; d++) {
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++) {
+			const struct vg_mda_slot_status *s = &st->slot[d][k];
+
+			if (s->state != VG_SLOT_NEWER)
+				continue;
+			if (s->newer_off)
+				log_error("%s: VG metadata slot %u: the change record at byte %llu "
+					  "(record version %u) is of a newer format than this tptools "
+					  "reads; nothing was changed: run the tptools that wrote it",
+					  pvs[d].io->name, k, (unsigned long long)s->newer_off,
+					  s->newer_version);
+			else
+				log_error("%s: VG metadata slot %u (slot version %u) is of a newer "
+					  "format than this tptools reads; nothing was changed: run the "
+					  "tptools that wrote it", pvs[d].io->name, k, s->newer_version);
+			return;
+		}
+	}
+}
+
 int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status *status)
 {
 	return vg_read_flags(pvs, n, out, 0, status);
@@ -138,6 +163,8 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 		if (nr == -ENODATA)
 			log_error("%s: no valid VG metadata on any pool device; restore it from a "
 				  "backup with tprepair --restorefile", pvs[0].io->name);
+		if (nr == -EPROTONOSUPPORT)
+			say_newer_slot(pvs, &st);
 		if (status)
 			*status = st;
 		return nr;
