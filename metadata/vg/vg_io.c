@@ -117,6 +117,19 @@ static void mark_unusable(struct vg_mda_status *st, uint64_t seqno)
 				st->slot[d][k].unusable = 1;
 }
 
+/* The name of the first device of PVS whose slot (in ST) holds the copy
+ * of SEQNO (a copy one device alone may hold: the message names it, not
+ * the pool's first device). */
+static const char *holder(const struct vg_pv *pvs, const struct vg_mda_status *st,
+			  uint64_t seqno)
+{
+	for (unsigned d = 0; d < st->nr_pvs; d++)
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+			if (st->slot[d][k].state == VG_SLOT_VALID && st->slot[d][k].seqno == seqno)
+				return pvs[d].io->name;
+	return pvs[0].io->name;
+}
+
 /* The read met a slot a newer tptools wrote (VG_SLOT_NEWER in ST): said,
  * of the first such slot, as a text of a newer format is. */
 static void say_newer_slot(const struct vg_pv *pvs, const struct vg_mda_status *st)
@@ -176,7 +189,8 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 		if (r == -EPROTONOSUPPORT) {	/* a newer tptools' copy: said */
 			log_error("%s: VG metadata seqno %llu is of a newer format than this tptools "
 				  "reads; nothing was changed: run the tptools that wrote it",
-				  pvs[0].io->name, (unsigned long long)copies[i].seqno);
+				  holder(pvs, &st, copies[i].seqno),
+				  (unsigned long long)copies[i].seqno);
 			break;
 		}
 		if (!r && vg->seqno != copies[i].seqno) {
