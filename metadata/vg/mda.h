@@ -100,6 +100,10 @@ struct vg_mda_slot_status {
 	 * text does not import, or makes another seqno than the one it is
 	 * stored under): damage, though every checksum of it is right */
 	int unusable;
+	/* VALID, a copy older than the one a check's read took (vg_read
+	 * with VG_MDA_READ_WHOLE): of a format newer than this tptools reads
+	 * (a newer tptools wrote it; the next commit writes over it) */
+	int newer_copy;
 	/* NEWER: the version found, and the device offset of the change
 	 * record that carries it (0: the slot header's); seqno is then the
 	 * header's */

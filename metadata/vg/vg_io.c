@@ -155,6 +155,43 @@ static void say_newer_slot(const struct vg_pv *pvs, const struct vg_mda_status *
 	}
 }
 
+/* A check's read (VG_MDA_READ_WHOLE): the copies older than the one
+ * taken (COPIES from FROM on, texts held) imported too, as a read would
+ * import them once the newer ones are lost: a copy that does not import,
+ * or makes another seqno, is unusable in ST (damage: tpcheck(8) names
+ * it, the next commit writes over it), and one of a newer format is said
+ * so (NEWER_COPY: never silently written over). 0 or -ENOMEM. */
+static int check_older(struct vg_mda_copy *copies, int from, int nr, struct vg_mda_status *st)
+{
+	for (int j = from; j < nr; j++) {
+		struct vg *old = NULL;
+		int r = vg_import(copies[j].text, copies[j].len, &old);
+
+		if (r == -ENOMEM)
+			return r;
+		if (!r && old->seqno != copies[j].seqno) {
+			log_error("VG metadata seqno %llu is stored under seqno %llu",
+				  (unsigned long long)old->seqno,
+				  (unsigned long long)copies[j].seqno);
+			r = -EUCLEAN;
+		}
+		vg_free(old);
+		if (!r)
+			continue;
+		st->needs_repair = 1;
+		for (unsigned d = 0; d < st->nr_pvs; d++)
+			for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+				if (st->slot[d][k].state == VG_SLOT_VALID &&
+				    st->slot[d][k].seqno == copies[j].seqno) {
+					if (r == -EPROTONOSUPPORT)
+						st->slot[d][k].newer_copy = 1;
+					else
+						st->slot[d][k].unusable = 1;
+				}
+	}
+	return 0;
+}
+
 int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status *status)
 {
 	return vg_read_flags(pvs, n, out, 0, status);
@@ -170,8 +207,11 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 
 	*out = NULL;
 	/* the newest copy alone (one text held: 11 MB at 100,000 volumes),
-	 * every copy only when that one is not usable (below) */
-	nr = vg_mda_read_copies_flags(pvs, n, copies, 1, flags, &st);
+	 * every copy only when that one is not usable (below) or for a check
+	 * (check_older) */
+	all = !!(flags & VG_MDA_READ_WHOLE);
+	nr = vg_mda_read_copies_flags(pvs, n, copies, all ? (unsigned)TP_ARRAY_SIZE(copies) : 1,
+				      flags, &st);
 	if (nr < 0) {
 		if (nr == -ENODATA)
 			log_error("%s: no valid VG metadata on any pool device; restore it from a "
@@ -212,6 +252,11 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 			vg->text_seqno = vg->seqno;
 			vg->text_len = copies[i].len;
 			vg->seqno = st.seqno;	/* supersede any newer unusable copy */
+			if ((flags & VG_MDA_READ_WHOLE) && check_older(copies, i + 1, nr, &st)) {
+				vg_free(vg);
+				vg = NULL;
+				r = -ENOMEM;
+			}
 			break;
 		}
 		vg_free(vg);
