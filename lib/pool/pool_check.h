@@ -110,6 +110,9 @@ struct pool_check_result {
 	struct pool_thin_summary sum;
 	struct pool_scrub_result scrub;	/* mirrored pools */
 	char next[2048];		/* the command that fixes what was found, or "" */
+	/* the VG metadata is of a newer format than this tptools reads: not
+	 * checked (the verdict FATAL, tpcheck's exit 2, but no damage) */
+	int newer_format;
 };
 
 int pool_check_run(const struct pool_check_params *p, struct pool_check_result *res)

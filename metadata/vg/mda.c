@@ -1414,6 +1414,21 @@ static int two_copies(const char *dev, uint64_t seqno)
 	return -EUCLEAN;
 }
 
+void vg_mda_warn_stale(const struct vg_pv *pvs, const struct vg_mda_status *st)
+{
+	for (unsigned i = 0; i < st->nr_pvs; i++) {
+		int has = 0;
+
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+			if (st->slot[i][k].state == VG_SLOT_VALID && st->slot[i][k].seqno == st->seqno)
+				has = 1;
+		if (!has)
+			log_warn("%s: VG metadata is stale (newest seqno %llu is missing); it will "
+				 "be rewritten on the next change", pvs[i].io->name,
+				 (unsigned long long)st->seqno);
+	}
+}
+
 int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies, unsigned max,
 		       struct vg_mda_status *status)
 {
@@ -1504,13 +1519,11 @@ int vg_mda_read_copies_flags(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *
 			    c[i][k].seqno > c[i][1 - k].seqno)
 				st.needs_repair = 1;
 		}
-		if (!has) {
+		if (!has)
 			st.needs_repair = 1;
-			log_warn("%s: VG metadata is stale (newest seqno %llu is missing); it will "
-				 "be rewritten on the next change", pvs[i].io->name,
-				 (unsigned long long)st.seqno);
-		}
 	}
+	if (!(flags & VG_MDA_READ_NO_STALE))
+		vg_mda_warn_stale(pvs, &st);
 	for (out = 0; out < nr && out < max; out++) {
 		copies[out].seqno = list[out]->seqno;
 		copies[out].len = list[out]->len;

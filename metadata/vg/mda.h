@@ -248,6 +248,13 @@ void vg_mda_free_copies(struct vg_mda_copy *copies, unsigned n);
  * path): for a check, which must name every damaged copy (tpcheck(8),
  * tprepair(8)). */
 #define VG_MDA_READ_WHOLE 1u
+/* VG_MDA_READ_NO_STALE: a device that lacks the newest copy is not said
+ * (vg_read says it once it has taken a copy, vg_mda_warn_stale: not
+ * before a refusal of the pool, whose next change is none) */
+#define VG_MDA_READ_NO_STALE 2u
+/* Say, for each device of PVS that lacks the newest copy in ST, that it
+ * is stale and the next change rewrites it. */
+void vg_mda_warn_stale(const struct vg_pv *pvs, const struct vg_mda_status *st);
 int vg_mda_read_copies_flags(struct vg_pv *pvs, unsigned nr_pvs, struct vg_mda_copy *copies,
 			     unsigned max, unsigned flags, struct vg_mda_status *status)
 	TP_MUST_CHECK;

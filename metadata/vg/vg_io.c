@@ -211,7 +211,7 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 	 * (check_older) */
 	all = !!(flags & VG_MDA_READ_WHOLE);
 	nr = vg_mda_read_copies_flags(pvs, n, copies, all ? (unsigned)TP_ARRAY_SIZE(copies) : 1,
-				      flags, &st);
+				      flags | VG_MDA_READ_NO_STALE, &st);
 	if (nr < 0) {
 		if (nr == -ENODATA)
 			log_error("%s: no valid VG metadata on any pool device; restore it from a "
@@ -272,8 +272,8 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 			all = 1;
 			vg_mda_free_copies(copies, (unsigned)nr);
 			nr = vg_mda_read_copies_flags(pvs, n, copies,
-						      (unsigned)TP_ARRAY_SIZE(copies), flags,
-						      &again);
+						      (unsigned)TP_ARRAY_SIZE(copies),
+						      flags | VG_MDA_READ_NO_STALE, &again);
 			tp_log_capture_pop(outer);
 			if (nr < 0) {
 				r = nr;
@@ -291,6 +291,8 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 		*status = st;
 	if (r)
 		return r;
+	/* (said once a copy is taken: never before a refusal) */
+	vg_mda_warn_stale(pvs, &st);
 	*out = vg;
 	return 0;
 }

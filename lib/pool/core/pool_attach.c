@@ -333,6 +333,7 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 		if (r == -ENOMEM)
 			return r;
 		if (p->vg_too_new) {
+			rep->vg_too_new = 1;
 			pool_problem(rep, 1, "the VG metadata is of a newer format than this tptools "
 				     "reads (said above): this tptools neither checks nor repairs it");
 			return 1;
@@ -347,6 +348,11 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 			pool_problem(rep, 1, "the VG metadata names the pool %s, not %s",
 				     p->vg->name, p->name);
 		return 0;
+	}
+	if (r == -EPROTONOSUPPORT) {
+		log_error("pool %s: its VG metadata is of a newer format than this tptools reads; "
+			  "nothing was changed: use the tptools that wrote it", p->name);
+		return r;
 	}
 	if (r) {
 		log_error("pool %s: no usable VG metadata; 'tpcheck %s' says more", p->name,
