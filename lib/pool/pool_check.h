@@ -247,6 +247,7 @@ struct pool_backup_entry {
 	uint64_t seqno;
 	int64_t mtime;			/* when the file was written (unix seconds) */
 	int readable;			/* the text imports as VG metadata; then: */
+	int newer_format;		/* not readable: a newer tptools wrote it */
 	uint64_t transaction_id;
 	unsigned nr_volumes, nr_receives;	/* volumes, unfinished receives */
 	char pool[POOL_NAME_MAX + 1];	/* the pool name the text records */
