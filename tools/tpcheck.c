@@ -122,7 +122,7 @@ static void print_json(const struct findings *fs, const struct pool_thin_summary
 
 static void print_text(const char *what, const struct findings *fs,
 		       const struct pool_thin_summary *r, const struct pool_scrub_result *s, int code,
-		       int fast, const char *next)
+		       int fast, const char *next, int newer)
 {
 	size_t total = nr_total(fs, 0);
 
@@ -158,6 +158,9 @@ static void print_text(const char *what, const struct findings *fs,
 		printf("%s: non-fatal damage (%zu problem%s): the pool can be used meanwhile%s\n",
 		       what, total, tp_plural(total),
 		       next[0] ? "" : "; tprepair or the next change puts it right");
+	else if (newer)
+		printf("%s: not checked: its VG metadata is of a newer format than this tptools "
+		       "reads, which is no damage\n", what);
 	else
 		printf("%s: FATAL damage (%zu problem%s): do not activate%s\n", what, total,
 		       tp_plural(total), next[0] ? "" : "; see tprepair(8)");
@@ -175,7 +178,8 @@ static int print_result(const char *what, int bare, const struct pool_check_resu
 	if (json)
 		print_json(&fs, &res->sum, bare ? NULL : &res->scrub, code);
 	else if (!tp_cli.quiet)
-		print_text(what, &fs, &res->sum, bare ? NULL : &res->scrub, code, fast, res->next);
+		print_text(what, &fs, &res->sum, bare ? NULL : &res->scrub, code, fast, res->next,
+			   res->newer_format);
 	return code;
 }
 

@@ -310,7 +310,7 @@ static int list_backups(const char *pool)
 		printf("%5" PRIu64 " %11s %-24s %7s  %-36s  %s  ", e->seqno, tid, when, vols,
 		       e->uuid[0] ? e->uuid : "-", e->path);
 		if (!e->readable) {
-			printf("damaged: %s\n", e->problem);
+			printf("%s: %s\n", e->newer_format ? "newer format" : "damaged", e->problem);
 			continue;
 		}
 		printf("%s", e->description[0] ? e->description : "-");

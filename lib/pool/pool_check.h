@@ -110,6 +110,9 @@ struct pool_check_result {
 	struct pool_thin_summary sum;
 	struct pool_scrub_result scrub;	/* mirrored pools */
 	char next[2048];		/* the command that fixes what was found, or "" */
+	/* the VG metadata is of a newer format than this tptools reads: not
+	 * checked (the verdict FATAL, tpcheck's exit 2, but no damage) */
+	int newer_format;
 };
 
 int pool_check_run(const struct pool_check_params *p, struct pool_check_result *res)
@@ -244,6 +247,7 @@ struct pool_backup_entry {
 	uint64_t seqno;
 	int64_t mtime;			/* when the file was written (unix seconds) */
 	int readable;			/* the text imports as VG metadata; then: */
+	int newer_format;		/* not readable: a newer tptools wrote it */
 	uint64_t transaction_id;
 	unsigned nr_volumes, nr_receives;	/* volumes, unfinished receives */
 	char pool[POOL_NAME_MAX + 1];	/* the pool name the text records */

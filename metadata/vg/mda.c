@@ -61,6 +61,16 @@
  * sector ending the chain with the record magic and a bad header crc or
  * this checkpoint named (rec_damaged), was torn or damaged: said, in the
  * status (damaged_off), and the next commit writes over it.
+ *
+ * The version fields are what a newer tptools raises for a slot or a
+ * record this one cannot read. A header whose checksum, place and pool
+ * are right and whose version is above VG_MDA_VERSION, or a record where
+ * a chain ends that is right in all rec_damaged looks at but its version,
+ * above VG_MDA_REC_VERSION, is that tptools' write: the slot is
+ * VG_SLOT_NEWER and a read or a commit of the area refuses it
+ * (-EPROTONOSUPPORT), as vg_import refuses a text of a newer format;
+ * falling back past it, the next commit would write over what that
+ * tptools did. A bad checksum stays damage.
  */
 #include "metadata/vg/mda.h"
 #include "metadata/vg/vg.h"
@@ -273,6 +283,9 @@ struct slot_copy {
 	uint64_t rec_end;	/* where the next record goes */
 	uint64_t slot_end;	/* the slot's end on the device */
 	uint64_t damaged_off;	/* a damaged record after the copy's (status) */
+	/* NEWER: the version found and the record's offset (0: the header) */
+	uint32_t newer_version;
+	uint64_t newer_off;
 	/* VALID without a text: from the memo (below), or its newest record
 	 * not applied yet (read_records); fill_texts reads it WHOLE */
 	int memo;
@@ -353,6 +366,27 @@ static int rec_chains(const uint8_t *h, uint64_t off, unsigned k, const uint8_t 
 	return d->seqno > after && dlen && le64_get(h + RO_TEXT_LEN) &&
 	       le64_get(h + RO_TEXT_LEN) <= cap &&
 	       off + round512(VG_MDA_REC_HEADER + dlen) <= c->slot_end;
+}
+
+/* The sector H at OFF, where slot K's chain of records ends: a record a
+ * newer tptools wrote after slot K's checkpoint C? Everything of it that
+ * this format knows right (its magic, header checksum, place, pool and
+ * this checkpoint named) but a version above VG_MDA_REC_VERSION: that
+ * version, else 0. (Not damage: a read that fell back past it to the
+ * seqno before would let the next commit write over that tptools'
+ * change.) */
+static uint32_t rec_newer(const uint8_t *h, uint64_t off, unsigned k, const uint8_t *uuid,
+			  const struct slot_copy *c)
+{
+	uint32_t v = le32_get(h + RO_VERSION);
+
+	if (memcmp(h + RO_MAGIC, VG_MDA_REC_MAGIC, 8) || v <= VG_MDA_REC_VERSION ||
+	    le32_get(h + RO_CSUM) != tp_block_csum(h, VG_MDA_REC_HEADER, VG_MDA_REC_SALT) ||
+	    le64_get(h + RO_OFFSET) != off || le32_get(h + RO_SLOT) != k ||
+	    memcmp(h + RO_POOL_UUID, uuid, VG_UUID_BYTES) ||
+	    le64_get(h + RO_BASE_SEQNO) != c->ck_seqno || le32_get(h + RO_BASE_CRC) != c->ck_crc)
+		return 0;
+	return v;
 }
 
 /* The sector H at OFF, where slot K's chain of records ends: a damaged
@@ -504,6 +538,14 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 	r = walk_chain(pv, k, c, raw, d, &n, h, &off);
 	if (r < 0)
 		return r;
+	if (r && (c->newer_version = rec_newer(h, off, k, raw, c))) {
+		/* the slot is a newer tptools' (its records too: not applied) */
+		c->state = VG_SLOT_NEWER;
+		c->newer_off = off;
+		free(c->text);
+		c->text = NULL;
+		return 0;
+	}
 	if (r && rec_damaged(h, k, raw, c)) {
 		c->damaged_off = off;
 		slot_warn(c, quiet, "%s: VG metadata slot %u: the change record at byte %llu is "
@@ -693,19 +735,26 @@ static int memo_take(struct vg_pv *pv, unsigned k, const uint8_t *head, struct s
  * target's checkpoint again) and records not applied (the commit that is
  * about to write needs their seqnos). */
 /* What is wrong with slot K's header H (its magic found) beside L's
- * label, in slot_bad's words, or NULL: its checksum, its version and
- * place, its pool. */
-static const char *header_fault(const struct vg_label *l, unsigned k, const uint8_t *h)
+ * label, in slot_bad's words, or NULL: its checksum, its place, its pool,
+ * its version. A header right but for a version above VG_MDA_VERSION is
+ * a newer tptools' slot, not damage: that version in *NEWER (else 0). */
+static const char *header_fault(const struct vg_label *l, unsigned k, const uint8_t *h,
+				uint32_t *newer)
 {
 	uint8_t raw[VG_UUID_BYTES];
+	uint32_t v = le32_get(h + MO_VERSION);
 
+	*newer = 0;
 	if (le32_get(h + MO_CSUM) != tp_block_csum(h, VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT))
 		return "bad header checksum";
-	if (le32_get(h + MO_VERSION) != VG_MDA_VERSION ||
-	    le64_get(h + MO_OFFSET) != slot_offset(l, k) || le32_get(h + MO_SLOT) != k)
-		return "wrong version or location";
+	if (le64_get(h + MO_OFFSET) != slot_offset(l, k) || le32_get(h + MO_SLOT) != k)
+		return "wrong location";
 	if (vg_uuid_parse(l->pool_uuid, raw) || memcmp(raw, h + MO_POOL_UUID, sizeof(raw)))
 		return "belongs to another pool";
+	if (v > VG_MDA_VERSION)
+		*newer = v;
+	if (v != VG_MDA_VERSION)
+		return "wrong version";
 	return NULL;
 }
 
@@ -716,6 +765,7 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode
 	uint8_t h[VG_MDA_SLOT_HEADER];
 	uint64_t off = slot_offset(l, k), len;
 	const char *why;
+	uint32_t newer;
 	char *buf;
 	int r;
 
@@ -729,7 +779,13 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode
 		c->state = VG_SLOT_EMPTY;
 		return 0;
 	}
-	if ((why = header_fault(l, k, h))) {
+	if ((why = header_fault(l, k, h, &newer)) && newer) {
+		c->state = VG_SLOT_NEWER;	/* said by the caller (vg_read) */
+		c->seqno = le64_get(h + MO_SEQNO);
+		c->newer_version = newer;
+		return 0;
+	}
+	if (why) {
 		c->state = slot_bad(pv->io, k, why, quiet);
 		return 0;
 	}
@@ -776,7 +832,7 @@ static int read_slot(struct vg_pv *pv, unsigned k, struct slot_copy *c, int mode
 	if ((c->flags & VG_MDA_FLAG_JOURNAL) &&
 	    (r = read_records(pv, k, c, mode, quiet, whole)))
 		return r;
-	if (mode == READ_COPY)
+	if (mode == READ_COPY && c->state == VG_SLOT_VALID)
 		memo_put(pv, k, h, c);
 	return 0;
 }
@@ -882,6 +938,10 @@ static int scan_slot(struct vg_pv *pvs, unsigned i, unsigned k, struct slot_copy
 		st->slot[i][k].damaged_off = c[i][k].damaged_off;
 		st->slot[i][k].journal = !!(c[i][k].flags & VG_MDA_FLAG_JOURNAL);
 	}
+	if (c[i][k].state == VG_SLOT_NEWER) {
+		st->slot[i][k].newer_version = c[i][k].newer_version;
+		st->slot[i][k].newer_off = c[i][k].newer_off;
+	}
 	if (c[i][k].nrec) {
 		st->slot[i][k].records = c[i][k].nrec;
 		st->slot[i][k].record_off = c[i][k].rec_off;
@@ -901,10 +961,11 @@ static uint64_t slot_claim(struct vg_pv *pv, unsigned k)
 	struct slot_copy c = { 0 };
 	struct rec_desc d[VG_MDA_REC_MAX];
 	uint64_t off = slot_offset(l, k), len, at;
+	uint32_t newer;
 	unsigned n;
 
 	if (io_read(pv->io, off, h, sizeof(h)) || memcmp(h + MO_MAGIC, VG_MDA_MAGIC, 8) ||
-	    header_fault(l, k, h) || vg_uuid_parse(l->pool_uuid, raw))
+	    header_fault(l, k, h, &newer) || vg_uuid_parse(l->pool_uuid, raw))
 		return 0;
 	len = le64_get(h + MO_TEXT_LEN);
 	c.ck_seqno = le64_get(h + MO_SEQNO);
@@ -1012,6 +1073,16 @@ static int scan(struct vg_pv *pvs, unsigned n, struct slot_copy c[][VG_MDA_SLOTS
 		}
 	}
 	return mode == READ_COPY ? fill_texts(pvs, n, c, st, hold) : 0;
+}
+
+/* Does a slot of ST hold a newer tptools' write (VG_SLOT_NEWER)? */
+static int any_newer(const struct vg_mda_status *st)
+{
+	for (unsigned i = 0; i < st->nr_pvs; i++)
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+			if (st->slot[i][k].state == VG_SLOT_NEWER)
+				return 1;
+	return 0;
 }
 
 static void free_scan(struct slot_copy c[][VG_MDA_SLOTS], unsigned n)
@@ -1204,6 +1275,18 @@ int vg_mda_commit(struct vg_pv *pvs, unsigned n, uint64_t seqno, const char *tex
 	r = scan(pvs, n, c, &st, READ_COMMIT, 0, 0);
 	if (r)
 		goto out;
+	/* a newer tptools' slot is never written over (the read refused it
+	 * already; this is the last line) */
+	for (i = 0; i < n && any_newer(&st); i++) {
+		for (k = 0; k < VG_MDA_SLOTS; k++) {
+			if (st.slot[i][k].state != VG_SLOT_NEWER)
+				continue;
+			log_error("%s: VG metadata slot %u is of a newer format than this tptools "
+				  "reads; nothing was written", pvs[i].io->name, k);
+			r = -EPROTONOSUPPORT;
+			goto out;
+		}
+	}
 	/* The target of each device: the slot after the one holding KEEP, else
 	 * after its newest copy. A record goes there as a checkpoint would (the
 	 * other slot keeps the newest copy whole, whatever becomes of this
@@ -1331,6 +1414,21 @@ static int two_copies(const char *dev, uint64_t seqno)
 	return -EUCLEAN;
 }
 
+void vg_mda_warn_stale(const struct vg_pv *pvs, const struct vg_mda_status *st)
+{
+	for (unsigned i = 0; i < st->nr_pvs; i++) {
+		int has = 0;
+
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+			if (st->slot[i][k].state == VG_SLOT_VALID && st->slot[i][k].seqno == st->seqno)
+				has = 1;
+		if (!has)
+			log_warn("%s: VG metadata is stale (newest seqno %llu is missing); it will "
+				 "be rewritten on the next change", pvs[i].io->name,
+				 (unsigned long long)st->seqno);
+	}
+}
+
 int vg_mda_read_copies(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *copies, unsigned max,
 		       struct vg_mda_status *status)
 {
@@ -1353,6 +1451,10 @@ int vg_mda_read_copies_flags(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *
 	r = scan(pvs, n, c, &st, READ_COPY, max ? max : 1, flags);
 	if (r)
 		goto done;
+	if (any_newer(&st)) {
+		r = -EPROTONOSUPPORT;	/* the caller says where (ST) */
+		goto done;
+	}
 	/* distinct valid copies, newest first (insertion sort of <= 4) */
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < VG_MDA_SLOTS; k++) {
@@ -1417,13 +1519,11 @@ int vg_mda_read_copies_flags(struct vg_pv *pvs, unsigned n, struct vg_mda_copy *
 			    c[i][k].seqno > c[i][1 - k].seqno)
 				st.needs_repair = 1;
 		}
-		if (!has) {
+		if (!has)
 			st.needs_repair = 1;
-			log_warn("%s: VG metadata is stale (newest seqno %llu is missing); it will "
-				 "be rewritten on the next change", pvs[i].io->name,
-				 (unsigned long long)st.seqno);
-		}
 	}
+	if (!(flags & VG_MDA_READ_NO_STALE))
+		vg_mda_warn_stale(pvs, &st);
 	for (out = 0; out < nr && out < max; out++) {
 		copies[out].seqno = list[out]->seqno;
 		copies[out].len = list[out]->len;

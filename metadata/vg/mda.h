@@ -31,7 +31,9 @@
  * All functions return 0 or -errno: -ENOSPC for text that does not fit a
  * slot (logged with both sizes), -ENODATA when no device holds a valid
  * copy (a freshly formatted area, or every copy destroyed), -EUCLEAN for
- * inconsistencies that must not be guessed at. */
+ * inconsistencies that must not be guessed at, -EPROTONOSUPPORT when a
+ * slot is of a newer format (VG_SLOT_NEWER: the read and the commit
+ * refuse the area, the status says where; not logged by the read). */
 #ifndef TP_VG_MDA_H
 #define TP_VG_MDA_H
 
@@ -73,6 +75,12 @@ enum vg_slot_state {
 	 * 0 and no text): a slot with no magic on a device formatted so is
 	 * a copy wiped or overwritten */
 	VG_SLOT_BLANK,
+	/* our magic, checksum, place and pool, but a version field above
+	 * what this tptools reads (the slot header's, or that of the change
+	 * record where its chain ends): a newer tptools' write, never damage
+	 * to fall back past and write over; a read of the area refuses it
+	 * (-EPROTONOSUPPORT) */
+	VG_SLOT_NEWER,
 };
 
 struct vg_mda_slot_status {
@@ -92,6 +100,15 @@ struct vg_mda_slot_status {
 	 * text does not import, or makes another seqno than the one it is
 	 * stored under): damage, though every checksum of it is right */
 	int unusable;
+	/* VALID, a copy older than the one a check's read took (vg_read
+	 * with VG_MDA_READ_WHOLE): of a format newer than this tptools reads
+	 * (a newer tptools wrote it; the next commit writes over it) */
+	int newer_copy;
+	/* NEWER: the version found, and the device offset of the change
+	 * record that carries it (0: the slot header's); seqno is then the
+	 * header's */
+	uint32_t newer_version;
+	uint64_t newer_off;
 };
 
 /* What vg_mda_read found on each device (index = position in the pvs
@@ -231,6 +248,13 @@ void vg_mda_free_copies(struct vg_mda_copy *copies, unsigned n);
  * path): for a check, which must name every damaged copy (tpcheck(8),
  * tprepair(8)). */
 #define VG_MDA_READ_WHOLE 1u
+/* VG_MDA_READ_NO_STALE: a device that lacks the newest copy is not said
+ * (vg_read says it once it has taken a copy, vg_mda_warn_stale: not
+ * before a refusal of the pool, whose next change is none) */
+#define VG_MDA_READ_NO_STALE 2u
+/* Say, for each device of PVS that lacks the newest copy in ST, that it
+ * is stale and the next change rewrites it. */
+void vg_mda_warn_stale(const struct vg_pv *pvs, const struct vg_mda_status *st);
 int vg_mda_read_copies_flags(struct vg_pv *pvs, unsigned nr_pvs, struct vg_mda_copy *copies,
 			     unsigned max, unsigned flags, struct vg_mda_status *status)
 	TP_MUST_CHECK;

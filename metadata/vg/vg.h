@@ -471,8 +471,11 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 int vg_read(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out,
 	    struct vg_mda_status *status) TP_MUST_CHECK;
 /* The same with FLAGS of vg_mda_read_copies_flags (VG_MDA_READ_WHOLE:
- * every slot read whole, for a check). A copy refused and fallen back
- * past is UNUSABLE in each slot of STATUS that holds it. */
+ * every slot read whole, for a check, and every copy older than the one
+ * taken imported too, as a read would once the newer ones are lost). A
+ * copy refused and fallen back past, or older and refused so, is
+ * UNUSABLE in each slot of STATUS that holds it; an older one of a newer
+ * format, NEWER_COPY. */
 int vg_read_flags(struct vg_pv *pvs, unsigned nr_pvs, struct vg **out, unsigned flags,
 		  struct vg_mda_status *status) TP_MUST_CHECK;
 /* vg_read keeps the last text it imported (one, in the process); a

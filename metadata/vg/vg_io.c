@@ -117,6 +117,81 @@ static void mark_unusable(struct vg_mda_status *st, uint64_t seqno)
 				st->slot[d][k].unusable = 1;
 }
 
+/* The name of the first device of PVS whose slot (in ST) holds the copy
+ * of SEQNO (a copy one device alone may hold: the message names it, not
+ * the pool's first device). */
+static const char *holder(const struct vg_pv *pvs, const struct vg_mda_status *st,
+			  uint64_t seqno)
+{
+	for (unsigned d = 0; d < st->nr_pvs; d++)
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+			if (st->slot[d][k].state == VG_SLOT_VALID && st->slot[d][k].seqno == seqno)
+				return pvs[d].io->name;
+	return pvs[0].io->name;
+}
+
+/* The read met a slot a newer tptools wrote (VG_SLOT_NEWER in ST): said,
+ * of the first such slot, as a text of a newer format is. */
+static void say_newer_slot(const struct vg_pv *pvs, const struct vg_mda_status *st)
+{
+	for (unsigned d = 0; d < st->nr_pvs; d++) {
+		for (unsigned k = 0; k < VG_MDA_SLOTS; k++) {
+			const struct vg_mda_slot_status *s = &st->slot[d][k];
+
+			if (s->state != VG_SLOT_NEWER)
+				continue;
+			if (s->newer_off)
+				log_error("%s: VG metadata slot %u: the change record at byte %llu "
+					  "(record version %u) is of a newer format than this tptools "
+					  "reads; nothing was changed: run the tptools that wrote it",
+					  pvs[d].io->name, k, (unsigned long long)s->newer_off,
+					  s->newer_version);
+			else
+				log_error("%s: VG metadata slot %u (slot version %u) is of a newer "
+					  "format than this tptools reads; nothing was changed: run the "
+					  "tptools that wrote it", pvs[d].io->name, k, s->newer_version);
+			return;
+		}
+	}
+}
+
+/* A check's read (VG_MDA_READ_WHOLE): the copies older than the one
+ * taken (COPIES from FROM on, texts held) imported too, as a read would
+ * import them once the newer ones are lost: a copy that does not import,
+ * or makes another seqno, is unusable in ST (damage: tpcheck(8) names
+ * it, the next commit writes over it), and one of a newer format is said
+ * so (NEWER_COPY: never silently written over). 0 or -ENOMEM. */
+static int check_older(struct vg_mda_copy *copies, int from, int nr, struct vg_mda_status *st)
+{
+	for (int j = from; j < nr; j++) {
+		struct vg *old = NULL;
+		int r = vg_import(copies[j].text, copies[j].len, &old);
+
+		if (r == -ENOMEM)
+			return r;
+		if (!r && old->seqno != copies[j].seqno) {
+			log_error("VG metadata seqno %llu is stored under seqno %llu",
+				  (unsigned long long)old->seqno,
+				  (unsigned long long)copies[j].seqno);
+			r = -EUCLEAN;
+		}
+		vg_free(old);
+		if (!r)
+			continue;
+		st->needs_repair = 1;
+		for (unsigned d = 0; d < st->nr_pvs; d++)
+			for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
+				if (st->slot[d][k].state == VG_SLOT_VALID &&
+				    st->slot[d][k].seqno == copies[j].seqno) {
+					if (r == -EPROTONOSUPPORT)
+						st->slot[d][k].newer_copy = 1;
+					else
+						st->slot[d][k].unusable = 1;
+				}
+	}
+	return 0;
+}
+
 int vg_read(struct vg_pv *pvs, unsigned n, struct vg **out, struct vg_mda_status *status)
 {
 	return vg_read_flags(pvs, n, out, 0, status);
@@ -132,12 +207,17 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 
 	*out = NULL;
 	/* the newest copy alone (one text held: 11 MB at 100,000 volumes),
-	 * every copy only when that one is not usable (below) */
-	nr = vg_mda_read_copies_flags(pvs, n, copies, 1, flags, &st);
+	 * every copy only when that one is not usable (below) or for a check
+	 * (check_older) */
+	all = !!(flags & VG_MDA_READ_WHOLE);
+	nr = vg_mda_read_copies_flags(pvs, n, copies, all ? (unsigned)TP_ARRAY_SIZE(copies) : 1,
+				      flags | VG_MDA_READ_NO_STALE, &st);
 	if (nr < 0) {
 		if (nr == -ENODATA)
 			log_error("%s: no valid VG metadata on any pool device; restore it from a "
 				  "backup with tprepair --restorefile", pvs[0].io->name);
+		if (nr == -EPROTONOSUPPORT)
+			say_newer_slot(pvs, &st);
 		if (status)
 			*status = st;
 		return nr;
@@ -149,7 +229,8 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 		if (r == -EPROTONOSUPPORT) {	/* a newer tptools' copy: said */
 			log_error("%s: VG metadata seqno %llu is of a newer format than this tptools "
 				  "reads; nothing was changed: run the tptools that wrote it",
-				  pvs[0].io->name, (unsigned long long)copies[i].seqno);
+				  holder(pvs, &st, copies[i].seqno),
+				  (unsigned long long)copies[i].seqno);
 			break;
 		}
 		if (!r && vg->seqno != copies[i].seqno) {
@@ -171,6 +252,11 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 			vg->text_seqno = vg->seqno;
 			vg->text_len = copies[i].len;
 			vg->seqno = st.seqno;	/* supersede any newer unusable copy */
+			if ((flags & VG_MDA_READ_WHOLE) && check_older(copies, i + 1, nr, &st)) {
+				vg_free(vg);
+				vg = NULL;
+				r = -ENOMEM;
+			}
 			break;
 		}
 		vg_free(vg);
@@ -186,8 +272,8 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 			all = 1;
 			vg_mda_free_copies(copies, (unsigned)nr);
 			nr = vg_mda_read_copies_flags(pvs, n, copies,
-						      (unsigned)TP_ARRAY_SIZE(copies), flags,
-						      &again);
+						      (unsigned)TP_ARRAY_SIZE(copies),
+						      flags | VG_MDA_READ_NO_STALE, &again);
 			tp_log_capture_pop(outer);
 			if (nr < 0) {
 				r = nr;
@@ -205,6 +291,8 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 		*status = st;
 	if (r)
 		return r;
+	/* (said once a copy is taken: never before a refusal) */
+	vg_mda_warn_stale(pvs, &st);
 	*out = vg;
 	return 0;
 }

@@ -1146,23 +1146,32 @@ static const char *const devices_keys[] = { "data",  "meta",  "data1", "data2", 
  * would undo what that tptools wrote. */
 static int too_new(struct reader *rd, const struct dm_config_node *top)
 {
-	const struct dm_config_node *pool = child(top, "pool");
+	const struct dm_config_node *n, *pool, *f;
 	struct reader quiet;
 	uint32_t v;
 
-	if (!u32_of(&quiet, child(top, "version"), "", "version", UINT32_MAX, &v) &&
-	    v > VG_TEXT_VERSION) {
-		bad(rd, "version: %" PRIu32 " is newer than this tptools reads (%u): the pool was "
-		    "written by a newer tptools; use that one", v, VG_TEXT_VERSION);
-		return 1;
-	}
-	if (pool && !pool->v &&
-	    !u32_of(&quiet, child(pool, "format_version"), "pool", "format_version", UINT32_MAX, &v) &&
-	    v > VG_FORMAT_VERSION) {
-		bad(rd, "pool/format_version: %" PRIu32 " is newer than this tptools reads (%u to %u): "
-		    "the pool was written by a newer tptools; use that one", v, VG_FORMAT_VERSION_MIN,
-		    VG_FORMAT_VERSION);
-		return 1;
+	/* every occurrence of a key, not the first alone: a duplicate is one
+	 * answer whatever its order (any above what this tptools reads
+	 * refuses; below, check_keys calls the duplicate damage) */
+	for (n = top->child; n; n = n->sib)
+		if (!strcmp(n->key, "version") &&
+		    !u32_of(&quiet, n, "", "version", UINT32_MAX, &v) && v > VG_TEXT_VERSION) {
+			bad(rd, "version: %" PRIu32 " is newer than this tptools reads (%u): the pool "
+			    "was written by a newer tptools; use that one", v, VG_TEXT_VERSION);
+			return 1;
+		}
+	for (pool = top->child; pool; pool = pool->sib) {
+		if (strcmp(pool->key, "pool") || pool->v)
+			continue;
+		for (f = pool->child; f; f = f->sib)
+			if (!strcmp(f->key, "format_version") &&
+			    !u32_of(&quiet, f, "pool", "format_version", UINT32_MAX, &v) &&
+			    v > VG_FORMAT_VERSION) {
+				bad(rd, "pool/format_version: %" PRIu32 " is newer than this tptools "
+				    "reads (%u to %u): the pool was written by a newer tptools; use "
+				    "that one", v, VG_FORMAT_VERSION_MIN, VG_FORMAT_VERSION);
+				return 1;
+			}
 	}
 	return 0;
 }
@@ -1171,18 +1180,25 @@ static int import_tree(struct reader *rd, struct dm_config_node *root, struct vg
 {
 	struct dm_config_node top = { .key = "", .child = root };
 	const struct dm_config_node *pool, *devs, *vols, *n;
+	struct reader quiet;
 	char contents[64];
 	int64_t i, retention = 0;
 	unsigned e = 0;
 	int r;
 
+	/* the versions of a text that says it is tptools VG metadata before
+	 * any key is checked, the top's too: a newer format's new keys, or a
+	 * version key repeated, are not damage (any other text is refused
+	 * as before, in the same words) */
+	if (!str_of(&quiet, child(&top, "contents"), "", "contents", contents, sizeof(contents),
+		    0) &&
+	    !strcmp(contents, VG_TEXT_CONTENTS) && too_new(rd, &top))
+		return -2;
 	if (check_keys(rd, &top, "", top_keys) ||
 	    get_str(rd, &top, "", "contents", contents, sizeof(contents), 0))
 		return -1;
 	if (strcmp(contents, VG_TEXT_CONTENTS))
 		return bad(rd, "contents: '%s' is not tptools VG metadata", contents);
-	if (too_new(rd, &top))
-		return -2;
 	if (get_int(rd, &top, "", "version", VG_TEXT_VERSION, VG_TEXT_VERSION, &i) ||
 	    get_section(rd, &top, "", "pool", &pool) ||
 	    check_keys(rd, pool, "pool", pool_keys) ||

@@ -28,3 +28,17 @@ out_lacks "clean"
 ok tprepair n
 ok tpcheck n
 out_has "clean"
+
+# the older slot holding a copy of a newer format (seqno+4, format 3)
+# below the newest (seqno+5, this format): not a refusal (the newest copy
+# is this tptools'), but never written over silently: tpcheck names it
+seq=$(tp-vgtool slots n-data.img n-meta.img | sed -n 's/^newest=\([0-9]*\).*/\1/p')
+tp-vgtool text n-data.img n-meta.img >good.txt
+sed "s/^\tseqno=$seq\$/\tseqno=$((seq + 1))/; s/format_version=2/format_version=3/" good.txt >newer.txt
+sed "s/^\tseqno=$seq\$/\tseqno=$((seq + 2))/" good.txt >next.txt
+grep -q 'format_version=3' newer.txt || fail "no format 3 text made"
+ok tp-vgtool put newer.txt n-data.img n-meta.img
+ok tp-vgtool put next.txt n-data.img n-meta.img
+expect_rc 1 tpcheck n
+out_has "its copy of seqno $((seq + 1)) is of a newer format than this tptools reads"
+out_lacks "clean"

@@ -16,3 +16,16 @@ ok tp-vgtool put newer.txt n-meta.img
 unchanged 5 tvcreate -V 16M -n x n
 err_has "n-meta.img: VG metadata seqno $((seq + 1)) is of a newer format"
 err_lacks "n-data.img: VG metadata seqno $((seq + 1)) is of a newer format"
+# the refusal's wording: no 'stale ... rewritten on the next change'
+# before it (there is no next change), the last line names the pool and
+# the reason, not 'no usable VG metadata'; tpcheck calls it no damage,
+# tprepair's refusal is an error, not a warning
+err_lacks "is stale"
+err_lacks "no usable VG metadata"
+err_has "pool n: its VG metadata is of a newer format than this tptools reads; nothing was changed"
+expect_rc 2 tpcheck n
+out_has "^n: not checked: its VG metadata is of a newer format than this tptools reads, which is no damage"
+out_lacks "FATAL damage"
+unchanged 5 tprepair n
+err_lacks "warning: .*newer format"
+err_has "error: pool n: its VG metadata is of a newer format than this tptools reads"

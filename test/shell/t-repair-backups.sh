@@ -192,5 +192,13 @@ unchanged 5 tprepair one --force --restorefile "$twos" --devices one-data.img,on
 err_has "which is on this host"
 err_lacks "under its own name"
 ok tpcheck two
-true
 
+# a backup a newer tptools wrote (format 3) is listed as such, not as
+# damage (tprepair(8))
+twodir=$(backup_dir two)
+sed 's/format_version *= *2/format_version=3/' "$twos" >"$twodir/00000000000000000099.vg"
+grep -q 'format_version=3' "$twodir/00000000000000000099.vg" || fail "no format 3 backup made"
+list two
+grep -q "00000000000000000099.vg  newer format: pool/format_version: 3 is newer" rows ||
+	{ cat out >&2; fail "a newer-format backup is not listed as one"; }
+true

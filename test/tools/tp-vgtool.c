@@ -43,7 +43,7 @@
 
 static const char *const state_names[] = {
 	[VG_SLOT_EMPTY] = "empty", [VG_SLOT_VALID] = "valid",
-	[VG_SLOT_CORRUPT] = "corrupt", [VG_SLOT_BLANK] = "blank",
+	[VG_SLOT_CORRUPT] = "corrupt", [VG_SLOT_BLANK] = "blank", [VG_SLOT_NEWER] = "newer",
 };
 
 static int usage(void)
@@ -118,7 +118,7 @@ static int cmd_slots(int n, char **paths, int text)
 	r = vg_mda_read(pvs, (unsigned)n, &t, &len, &st);
 	if (!r && text)
 		fwrite(t, 1, len, stdout);
-	if (!text && (!r || r == -ENODATA)) {
+	if (!text && (!r || r == -ENODATA || r == -EPROTONOSUPPORT)) {
 		for (i = 0; i < n; i++)
 			for (k = 0; k < VG_MDA_SLOTS; k++)
 				printf("%s slot %d %s %llu\n", paths[i], k,

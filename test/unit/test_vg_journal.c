@@ -544,6 +544,94 @@ static void test_foreign_record(void)
 	fx_pool_close(&b);
 }
 
+/* The version field (offset 12) of the header at OFF on device D (HEAD
+ * bytes, SALT) set to V, its checksum made right again. */
+static void set_version(struct fx_pool *p, int d, uint64_t off, unsigned head, uint32_t salt,
+			uint32_t v)
+{
+	uint8_t *h = io_mem_data(p->mem[d]) + off;
+
+	le32_put(h + 12, v);
+	le32_put(h, tp_block_csum(h, head, salt));
+}
+
+/* A slot header or a change record whose version is above this tptools'
+ * (everything else of it right) is a newer tptools' write: the read and
+ * the commit refuse the area (-EPROTONOSUPPORT, the slot NEWER in the
+ * status), never fall back past it nor write over it. A bad checksum
+ * stays damage; a version below this one's too. Slot 0: checkpoint 1,
+ * records 3 and 5; slot 1: checkpoint 2, records 4 and 6. */
+static void test_newer_versions(void)
+{
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+	uint8_t *before[2];
+	size_t len, area;
+	uint64_t rec;
+	char *t;
+
+	fx_pool_open(&p, 0);
+	for (uint64_t s = 1; s <= 6; s++)
+		jcommit(&p, s);
+	area = (size_t)(p.pvs[0].label.mda.offset + p.pvs[0].label.mda.size);
+	rec = record_off(&p, 0, 1, 2);
+	for (int d = 0; d < 2; d++)
+		set_version(&p, d, rec, VG_MDA_REC_HEADER, VG_MDA_REC_SALT, 2);
+	for (int d = 0; d < 2; d++) {
+		before[d] = malloc(area);
+		CU_ASSERT_FATAL(before[d] != NULL);
+		memcpy(before[d], io_mem_data(p.mem[d]), area);
+	}
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_mda_read(p.pvs, 2, &t, &len, &st), -EPROTONOSUPPORT);
+	CU_ASSERT_EQUAL(st.slot[0][1].state, VG_SLOT_NEWER);
+	CU_ASSERT_EQUAL(st.slot[0][1].newer_version, 2);
+	CU_ASSERT_EQUAL(st.slot[0][1].newer_off, rec);
+	CU_ASSERT_EQUAL(st.slot[0][0].state, VG_SLOT_VALID);
+	CU_ASSERT_EQUAL(jcommit_keep(&p, 2, 7, 0), -EPROTONOSUPPORT);
+	tp_log_capture(NULL);
+	CU_ASSERT_PTR_NULL(strstr(cap.buf, "damaged"));
+	CU_ASSERT_PTR_NULL(strstr(cap.buf, "corrupt"));
+	for (int d = 0; d < 2; d++)
+		CU_ASSERT(!memcmp(before[d], io_mem_data(p.mem[d]), area));
+	/* the same record with a bad checksum: damage, the seqno before */
+	tp_log_capture(&cap);
+	for (int d = 0; d < 2; d++)
+		io_mem_data(p.mem[d])[rec + 40] ^= 0x01;
+	jexpect(&p, 5, &st);
+	tp_log_capture(NULL);
+	CU_ASSERT_EQUAL(st.slot[0][1].state, VG_SLOT_VALID);
+	CU_ASSERT_EQUAL(st.slot[0][1].damaged_off, rec);
+	for (int d = 0; d < 2; d++)
+		memcpy(io_mem_data(p.mem[d]), before[d], area);
+	for (int d = 0; d < 2; d++)
+		set_version(&p, d, rec, VG_MDA_REC_HEADER, VG_MDA_REC_SALT, 1);
+	jexpect(&p, 6, &st);
+	/* slot 0's header, on the metadata device alone: the same */
+	set_version(&p, 1, slot_off(&p, 0), VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT, 7);
+	tp_log_capture(&cap);
+	CU_ASSERT_EQUAL(vg_mda_read(p.pvs, 2, &t, &len, &st), -EPROTONOSUPPORT);
+	CU_ASSERT_EQUAL(st.slot[1][0].state, VG_SLOT_NEWER);
+	CU_ASSERT_EQUAL(st.slot[1][0].newer_version, 7);
+	CU_ASSERT_EQUAL(st.slot[1][0].newer_off, 0);
+	CU_ASSERT_EQUAL(jcommit_keep(&p, 2, 7, 0), -EPROTONOSUPPORT);
+	tp_log_capture(NULL);
+	/* a version below this one's, or a bad checksum: damage */
+	set_version(&p, 1, slot_off(&p, 0), VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT, 0);
+	tp_log_capture(&cap);
+	jexpect(&p, 6, &st);
+	CU_ASSERT_EQUAL(st.slot[1][0].state, VG_SLOT_CORRUPT);
+	set_version(&p, 1, slot_off(&p, 0), VG_MDA_SLOT_HEADER, VG_MDA_CSUM_SALT, 2);
+	io_mem_data(p.mem[1])[slot_off(&p, 0) + 100] ^= 0x01;
+	jexpect(&p, 6, &st);
+	CU_ASSERT_EQUAL(st.slot[1][0].state, VG_SLOT_CORRUPT);
+	tp_log_capture(NULL);
+	for (int d = 0; d < 2; d++)
+		free(before[d]);
+	fx_pool_close(&p);
+}
+
 /* A change whose delta is past the bound: a checkpoint. */
 static void test_large_change_checkpoint(void)
 {
@@ -785,4 +873,5 @@ TP_TEST_SUITE(vg_journal, NULL, NULL,
 	      { "a seqno taken again after damaged records", test_seqno_again },
 	      { "a check's read applies the older slot's record", test_whole_read_older_slot },
 	      { "another pool's record never chains", test_foreign_record },
+	      { "a newer slot or record version: refused, never damage", test_newer_versions },
 	      { "a change past the delta's bound: a checkpoint", test_large_change_checkpoint })

@@ -521,6 +521,58 @@ static void test_vg_commit_read(void)
 	fx_pool_close(&p);
 }
 
+/* A check's read (VG_MDA_READ_WHOLE) imports the copies older than the
+ * one it takes too, as a read would once the newer are lost: an older
+ * copy that does not import is unusable (tpcheck names it), one of a
+ * newer format is said so; a reader's read looks at the newest alone. */
+static void test_check_imports_older(void)
+{
+	static const char newer[] = "contents = \"tptools VG metadata\"\nversion = 1\n"
+				    "pool {\nformat_version = 9\n}\n";
+	struct tp_log_capture cap;
+	struct vg_mda_status st;
+	struct fx_pool p;
+	struct vg *vg = fx_vg(), *got;
+	unsigned jflags = vg->format_version >= 2 ? VG_MDA_JOURNAL : 0;
+
+	fx_pool_open(&p, 0);
+	vg->seqno = 2;
+	tp_log_capture(&cap);
+	/* (in the pool's format: a journal checkpoint beside a copy of
+	 * format 1 would go over it too) */
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 2, "pool { }", 8, 0, jflags), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_commit(p.pvs, 2, vg), 0);	/* seqno 3 */
+	CU_ASSERT_EQUAL_FATAL(vg_read(p.pvs, 2, &got, &st), 0);
+	vg_free(got);
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
+	CU_ASSERT_EQUAL_FATAL(vg_read_flags(p.pvs, 2, &got, VG_MDA_READ_WHOLE, &st), 0);
+	CU_ASSERT_EQUAL(got->seqno, 3);
+	vg_free(got);
+	CU_ASSERT_EQUAL(st.needs_repair, 1);
+	for (int d = 0; d < 2; d++)
+		for (int k = 0; k < 2; k++) {
+			CU_ASSERT_EQUAL(st.slot[d][k].unusable, st.slot[d][k].seqno == 2);
+			CU_ASSERT_EQUAL(st.slot[d][k].newer_copy, 0);
+		}
+	/* seqno 4 of a newer format, then 5 of this one: the older slot's
+	 * newer-format copy is said, not refused */
+	CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, 4, newer, strlen(newer), 0, jflags), 0);
+	vg->seqno = 4;
+	vg->text_seqno = 0;	/* (no copy to keep: 5 goes beside 4) */
+	CU_ASSERT_EQUAL_FATAL(vg_commit(p.pvs, 2, vg), 0);	/* seqno 5 */
+	CU_ASSERT_EQUAL_FATAL(vg_read_flags(p.pvs, 2, &got, VG_MDA_READ_WHOLE, &st), 0);
+	CU_ASSERT_EQUAL(got->seqno, 5);
+	vg_free(got);
+	for (int d = 0; d < 2; d++)
+		for (int k = 0; k < 2; k++) {
+			CU_ASSERT_EQUAL(st.slot[d][k].newer_copy, st.slot[d][k].seqno == 4);
+			CU_ASSERT_EQUAL(st.slot[d][k].unusable, 0);
+		}
+	tp_log_capture(NULL);
+	vg_free(vg);
+	fx_pool_close(&p);
+}
+
 /* A device the newest VG no longer names (taken away since: its label
  * and an older copy that names it are still there) ends the read: the
  * older copy is an earlier state of the pool, never its VG now; and a
@@ -776,6 +828,7 @@ TP_TEST_SUITE(vg_mda, mda_init, NULL,
 	      { "text too large, stale seqno", test_limits },
 	      { "a slot of another pool", test_foreign_slot },
 	      { "vg_commit / vg_read with fallback, no backup", test_vg_commit_read },
+	      { "a check's read imports the older copies too", test_check_imports_older },
 	      { "an older copy or another pool's is never the VG now",
 		test_older_copy_not_current },
 	      { "random damage: an old or new copy, never garbage", test_random_damage },

@@ -344,6 +344,20 @@ static const struct mutation mutations[] = {
 	{ "format_version = 1", "format_version = 3\n  new_key = 1", "pool/format_version: 3 is newer",
 	  -EPROTONOSUPPORT },
 	{ "format_version = 1", "format_version = 0", "pool/format_version" },
+	/* a duplicated version key: one answer whatever the order (any
+	 * above what this tptools reads refuses; else a duplicate key) */
+	{ "format_version = 1", "format_version = 3\n  format_version = 1",
+	  "pool/format_version: 3 is newer", -EPROTONOSUPPORT },
+	{ "format_version = 1", "format_version = 1\n  format_version = 3",
+	  "pool/format_version: 3 is newer", -EPROTONOSUPPORT },
+	{ "format_version = 1", "format_version = 1\n  format_version = 1", "format_version" },
+	{ "version = 1\n", "version = 2\nversion = 1\n", "version: 2 is newer", -EPROTONOSUPPORT },
+	{ "version = 1\n", "version = 1\nversion = 2\n", "version: 2 is newer", -EPROTONOSUPPORT },
+	{ "pool {\n", "pool {\n  format_version = 3\n}\npool {\n", "pool/format_version: 3 is newer",
+	  -EPROTONOSUPPORT },
+	{ "version = 1\n", "version = 1\nversion = 1\n", "version: duplicate key" },
+	/* (a key at the top that a newer format added: not damage either) */
+	{ "version = 1\n", "version = 2\nnew_top_key = 1\n", "version: 2 is newer", -EPROTONOSUPPORT },
 	{ "chunk_size = 1024", "chunk_size = 1000", "pool/chunk_size" },
 	{ "chunk_size = 1024", "chunk_size = 64", "pool/chunk_size" },
 	{ "chunk_size = 1024", "chunk_size = 4194304", "pool/chunk_size" },

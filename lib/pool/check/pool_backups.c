@@ -75,7 +75,8 @@ static void read_entry(const struct pool_backup_file *f, struct pool_backup_entr
 	find_description(text, e);
 	if (!len) {
 		snprintf(e->problem, sizeof(e->problem), "an empty file");
-	} else if (vg_import_why(text, len, &vg, e->problem, sizeof(e->problem))) {
+	} else if ((r = vg_import_why(text, len, &vg, e->problem, sizeof(e->problem)))) {
+		e->newer_format = r == -EPROTONOSUPPORT;
 		if (!e->problem[0])
 			snprintf(e->problem, sizeof(e->problem), "%s", strerror(ENOMEM));
 	} else {

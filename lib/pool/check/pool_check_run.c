@@ -91,6 +91,7 @@ int pool_check_run(const struct pool_check_params *p, struct pool_check_result *
 		}
 	}
 done:
+	res->newer_format = prep.vg_too_new;
 	if (!r)
 		r = copy_findings(&prep.f, &res->pool);
 	if (!r)

@@ -914,15 +914,20 @@ int pool_relabel(struct pool *p, const char *devices, const char *restorefile, i
 	memset(plan, 0, sizeof(*plan));
 	if (!missing && pool_vg(p) && !restorefile)
 		return 0;
+	/* before --restorefile too, --force or not: restoring an older backup
+	 * over a newer tptools' VG is the very undo every command refuses
+	 * (tp-metadata(5) "Format versions") */
+	if (!pool_vg(p) && pool_vg_too_new(p)) {
+		log_error("pool %s: its VG metadata is of a newer format than this tptools reads; "
+			  "nothing was changed: repair it with the tptools that wrote it",
+			  pool_name(p));
+		return -EPROTONOSUPPORT;
+	}
 	pool_identify(p, devices, &plan->id);
 	if (restorefile) {
 		r = load_backup(p, restorefile, &plan->id, force, &src);
 		if (!r)
 			identify_by_backups(p, src, &plan->id);
-	} else if (!pool_vg(p) && pool_vg_too_new(p)) {
-		log_error("pool %s: its VG metadata is of a newer format than this tptools reads; "
-			  "repair it with the tptools that wrote it", pool_name(p));
-		return -EPROTONOSUPPORT;
 	} else if (!pool_vg(p)) {
 		r = pool_vg_from_survivors(p, &src);
 		if (r) {

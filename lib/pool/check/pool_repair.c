@@ -554,7 +554,9 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	memset(&st, 0, sizeof(st));
 	r = (p = pool_alloc()) ? pool_attach(p, pp->pool, devices, POOL_ATTACH_OFFLINE |
 					     POOL_ATTACH_WHOLE, &prep, &st) : -ENOMEM;
-	for (size_t i = 0; i < prep.f.nr_problems; i++)
+	/* (a VG of a newer format: no damage to mend; the refusal, an
+	 * error, is pool_relabel's) */
+	for (size_t i = 0; i + (prep.vg_too_new ? 1 : 0) < prep.f.nr_problems; i++)
 		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
 	/* an added data device that lost its label, still where the VG and
 	 * the devices file say: relabelled from the VG (in memory here) */

@@ -284,6 +284,9 @@ struct pool_check_report {
 	 * (VG copies that lag: older ones put back), else 0; with strays,
 	 * a rollback to the VG's transaction would delete them */
 	uint64_t vg_behind_tid;
+	/* ... the VG could not be read for it is of a newer format (the
+	 * last finding says so): no verdict of damage, a refusal */
+	int vg_too_new;
 };
 
 enum pool_attach_flags {

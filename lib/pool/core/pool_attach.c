@@ -283,6 +283,12 @@ static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_stat
 					     PRIu64 " is unusable (its text does not import, or makes "
 					     "another seqno; the next change or tprepair rewrites it)",
 					     pvs[d].io->name, s, st->slot[d][s].seqno);
+			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].newer_copy)
+				pool_problem(rep, 0, "%s: VG metadata slot %d: its copy of seqno %"
+					     PRIu64 " is of a newer format than this tptools reads, older "
+					     "than the newest copy (seqno %" PRIu64 "; the next change or "
+					     "tprepair writes over it)", pvs[d].io->name, s,
+					     st->slot[d][s].seqno, st->seqno);
 			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].damaged_off)
 				pool_problem(rep, 0, "%s: VG metadata slot %d: the change record at byte "
 					     "%" PRIu64 " is damaged (the next change or tprepair rewrites "
@@ -327,6 +333,7 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 		if (r == -ENOMEM)
 			return r;
 		if (p->vg_too_new) {
+			rep->vg_too_new = 1;
 			pool_problem(rep, 1, "the VG metadata is of a newer format than this tptools "
 				     "reads (said above): this tptools neither checks nor repairs it");
 			return 1;
@@ -341,6 +348,11 @@ static int read_vg(struct pool *p, struct pool_check_report *rep, struct vg_mda_
 			pool_problem(rep, 1, "the VG metadata names the pool %s, not %s",
 				     p->vg->name, p->name);
 		return 0;
+	}
+	if (r == -EPROTONOSUPPORT) {
+		log_error("pool %s: its VG metadata is of a newer format than this tptools reads; "
+			  "nothing was changed: use the tptools that wrote it", p->name);
+		return r;
 	}
 	if (r) {
 		log_error("pool %s: no usable VG metadata; 'tpcheck %s' says more", p->name,
