@@ -18,38 +18,7 @@ cp --sparse=always vault-meta.img meta.good
 forge() {
 	local img=$1 field=$2 off
 	off=$(tp-vgtool where "$img" | awk '$1 == "slot0" { print $2 }')
-	python3 - "$img" "$off" "$field" <<'PY'
-import struct, sys
-img, off, (name, val) = sys.argv[1], int(sys.argv[2]), sys.argv[3].split("=")
-tab = []
-for i in range(256):
-    c = i
-    for _ in range(8):
-        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    tab.append(c)
-def crc(b, c=0xFFFFFFFF):
-    for x in b:
-        c = tab[(c ^ x) & 0xFF] ^ (c >> 8)
-    return c
-with open(img, "r+b") as f:
-    f.seek(off)
-    h = f.read(512)
-    r = off + 512 + (struct.unpack_from("<Q", h, 48)[0] + 511) // 512 * 512
-    last = None
-    while True:
-        f.seek(r)
-        rh = bytearray(f.read(96))
-        if rh[4:12] != b"TPVGREC\x01":
-            break
-        last = r, rh
-        r += (96 + struct.unpack_from("<I", rh, 60)[0] + 511) // 512 * 512
-    r, rh = last
-    at, fmt = {"seqno": (40, "<Q"), "text_crc": (72, "<I")}[name]
-    struct.pack_into(fmt, rh, at, int(val, 0))
-    struct.pack_into("<I", rh, 0, crc(rh[4:96]) ^ 0x43455256)
-    f.seek(r)
-    f.write(rh)
-PY
+	python3 "$TOP/test/tools/vgforge.py" "$img" "$off" record "$field"
 }
 
 ok tp-vgtool slots vault-data.img

@@ -17,45 +17,7 @@ have python3 || skip "no python3"
 setver() {
 	local img=$1 what=$2 ver=$3 off
 	off=$(tp-vgtool where "$img" | awk '$1 == "newest" { print $2 }')
-	python3 - "$img" "$off" "$what" "$ver" <<'PY'
-import struct, sys
-img, off, what, ver = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-tab = []
-for i in range(256):
-    c = i
-    for _ in range(8):
-        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    tab.append(c)
-def crc(b, c=0xFFFFFFFF):
-    for x in b:
-        c = tab[(c ^ x) & 0xFF] ^ (c >> 8)
-    return c
-with open(img, "r+b") as f:
-    f.seek(off)
-    h = bytearray(f.read(512))
-    if what == "slot":
-        struct.pack_into("<I", h, 12, ver)
-        struct.pack_into("<I", h, 0, crc(h[4:512]) ^ 0x41444D56)
-        f.seek(off)
-        f.write(h)
-        sys.exit(0)
-    r = off + 512 + (struct.unpack_from("<Q", h, 48)[0] + 511) // 512 * 512
-    last = None
-    while True:
-        f.seek(r)
-        rh = bytearray(f.read(96))
-        if rh[4:12] != b"TPVGREC\x01":
-            break
-        last = r, rh
-        r += (96 + struct.unpack_from("<I", rh, 60)[0] + 511) // 512 * 512
-    if last is None:
-        sys.exit("no record after the newest slot's checkpoint")
-    r, rh = last
-    struct.pack_into("<I", rh, 12, ver)
-    struct.pack_into("<I", rh, 0, crc(rh[4:96]) ^ 0x43455256)
-    f.seek(r)
-    f.write(rh)
-PY
+	python3 "$TOP/test/tools/vgforge.py" "$img" "$off" "$what" version="$ver"
 }
 for what in record slot; do
 	rm -f ./*.img
