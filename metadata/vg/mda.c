@@ -460,8 +460,7 @@ static struct {
 
 /* C's checkpoint text (C->text, its crc checked against C->ck_crc by
  * this read) of a slot of pool POOL_UUID, no longer wanted by the read:
- * kept by a
- * writer's memo that has none yet, else freed. */
+ * kept by a writer's memo that has none yet, else freed; C->text NULL. */
 static void memo_keep_ck(const char *pool_uuid, struct slot_copy *c)
 {
 	if (memo.depth && memo.writer && !memo.ck.text && c->text) {
@@ -904,10 +903,12 @@ static void hold_copies(struct slot_copy c[][VG_MDA_SLOTS], unsigned i, unsigned
 			if (t->text && t->state == VG_SLOT_VALID && t->seqno == oldest) {
 				/* (a checkpoint without records: a writer's
 				 * memo may keep it as the next record's base) */
-				if (!t->nrec)
+				if (!t->nrec) {
 					memo_keep_ck(pool_uuid, t);
-				free(t->text);
-				t->text = NULL;
+				} else {
+					free(t->text);
+					t->text = NULL;
+				}
 			}
 		}
 	}

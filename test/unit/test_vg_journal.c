@@ -754,6 +754,19 @@ static void test_commit_reads_checkpoint_once(void)
 	}
 }
 
+/* Bytes each device's mem engine has given (io_mem_read_bytes) into
+ * AT[2], and how many device D gave since. */
+static void reads_mark(const struct fx_pool *p, uint64_t at[2])
+{
+	for (int d = 0; d < 2; d++)
+		at[d] = io_mem_read_bytes(p->mem[d]);
+}
+
+static uint64_t reads_since(const struct fx_pool *p, const uint64_t at[2], int d)
+{
+	return io_mem_read_bytes(p->mem[d]) - at[d];
+}
+
 /* A read outside the memo reads each slot's text once: the slot whose
  * records claim the newest seqno has its record applied as it is read,
  * not read again for the copy it returns (2.2 MB more a device at 20,000
@@ -770,12 +783,11 @@ static void test_read_each_text_once(void)
 		char *t = jtext_of(s, 3000, &len), *got;
 
 		CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, s, t, len, 0, VG_MDA_JOURNAL), 0);
-		for (int d = 0; d < 2; d++)
-			before[d] = io_mem_read_bytes(p.mem[d]);
+		reads_mark(&p, before);
 		CU_ASSERT_EQUAL_FATAL(vg_mda_read(p.pvs, 2, &got, &got_len, NULL), 0);
 		CU_ASSERT(got_len == len && !memcmp(got, t, len));
 		for (int d = 0; d < 2 && s >= 2; d++) {
-			uint64_t n = io_mem_read_bytes(p.mem[d]) - before[d];
+			uint64_t n = reads_since(&p, before, d);
 
 			/* its two checkpoints (about a text each), headers and
 			 * records' sectors: not a third text */
@@ -828,11 +840,11 @@ static void test_writer_memo_keeps_checkpoint(void)
 				free(t);
 				t = jtext_of(++s, 3000, &len);
 			}
-			for (int d = 0; d < 2; d++)
-				before[d] = io_mem_read_bytes(p.mem[d]);
+			reads_mark(&p, before);
 			CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, s, t, len, 0, VG_MDA_JOURNAL), 0);
 			for (int d = 0; d < 2; d++) {
-				uint64_t n = io_mem_read_bytes(p.mem[d]) - before[d];
+				uint64_t n = reads_since(&p, before, d);
+
 				/* the first device reads its target's checkpoint
 				 * again unless the writer's memo kept it; after
 				 * the commit between, the memo has forgotten both
