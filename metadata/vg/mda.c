@@ -444,48 +444,7 @@ struct slot_memo {
 static struct {
 	unsigned depth, next;
 	struct slot_memo e[MEMO_MAX];
-	/* a writer's memo (vg_mda_memo_begin_writer): the first checkpoint
-	 * text a read checked and did not apply records to (the slot beside
-	 * the newest copy: the one the next commit appends its record to),
-	 * kept for that commit's delta (load_ck) instead of read again */
-	int writer;
-	struct {
-		char *text;
-		size_t len;
-		uint64_t seqno;
-		uint32_t crc;
-		char pool_uuid[VG_UUID_LEN + 1];
-	} ck;
 } memo;
-
-/* C's checkpoint text (C->text, its crc checked against C->ck_crc by
- * this read) of a slot of pool POOL_UUID, no longer wanted by the read:
- * kept by a writer's memo that has none yet, else freed; C->text NULL. */
-static void memo_keep_ck(const char *pool_uuid, struct slot_copy *c)
-{
-	if (memo.depth && memo.writer && !memo.ck.text && c->text) {
-		memo.ck.text = c->text;
-		memo.ck.len = c->ck_len;
-		memo.ck.seqno = c->ck_seqno;
-		memo.ck.crc = c->ck_crc;
-		snprintf(memo.ck.pool_uuid, sizeof(memo.ck.pool_uuid), "%s", pool_uuid);
-	} else {
-		free(c->text);
-	}
-	c->text = NULL;
-}
-
-/* The memo's checkpoint text, when it is C's (slot of PV, read for a
- * commit: the same pool, seqno, length and crc): given to C->ck, 1. */
-static int memo_take_ck(const struct vg_pv *pv, struct slot_copy *c)
-{
-	if (!memo.ck.text || memo.ck.seqno != c->ck_seqno || memo.ck.crc != c->ck_crc ||
-	    memo.ck.len != c->ck_len || strcmp(memo.ck.pool_uuid, pv->label.pool_uuid))
-		return 0;
-	c->ck = memo.ck.text;
-	memo.ck.text = NULL;
-	return 1;
-}
 
 /* The records after slot K's checkpoint (C: VALID, its checkpoint in
  * C->text): the newest that checks out becomes the copy. Its delta's crc
@@ -567,7 +526,8 @@ static int read_records(struct vg_pv *pv, unsigned k, struct slot_copy *c, int m
 				take_record(c, e, n);
 				if (mode == READ_COPY) {
 					/* applied when its text is wanted (fill_texts) */
-					memo_keep_ck(l->pool_uuid, c);
+					free(c->text);
+					c->text = NULL;
 					c->memo = 1;
 				}
 				return 0;
@@ -622,18 +582,10 @@ void vg_mda_memo_begin(void)
 	memo.depth++;
 }
 
-void vg_mda_memo_begin_writer(void)
-{
-	memo.depth++;
-	memo.writer = 1;
-}
-
 void vg_mda_memo_end(void)
 {
-	if (memo.depth && !--memo.depth) {
-		free(memo.ck.text);
+	if (memo.depth && !--memo.depth)
 		memset(&memo, 0, sizeof(memo));
-	}
 }
 
 static struct slot_memo *memo_find(const struct vg_label *l, unsigned k)
@@ -866,7 +818,7 @@ static void free_slot(struct slot_copy *c)
  * copy holds one text of 100,000 volumes (11 MB) at a time, not one per
  * slot. */
 static void hold_copies(struct slot_copy c[][VG_MDA_SLOTS], unsigned i, unsigned k,
-			unsigned hold, const char *pool_uuid)
+			unsigned hold)
 {
 	struct slot_copy *s = &c[i][k], *t;
 	unsigned last = i * VG_MDA_SLOTS + k, held;
@@ -901,14 +853,8 @@ static void hold_copies(struct slot_copy c[][VG_MDA_SLOTS], unsigned i, unsigned
 		for (unsigned x = 0; x <= last; x++) {
 			t = &c[x / VG_MDA_SLOTS][x % VG_MDA_SLOTS];
 			if (t->text && t->state == VG_SLOT_VALID && t->seqno == oldest) {
-				/* (a checkpoint without records: a writer's
-				 * memo may keep it as the next record's base) */
-				if (!t->nrec) {
-					memo_keep_ck(pool_uuid, t);
-				} else {
-					free(t->text);
-					t->text = NULL;
-				}
+				free(t->text);
+				t->text = NULL;
 			}
 		}
 	}
@@ -931,7 +877,7 @@ static int scan_slot(struct vg_pv *pvs, unsigned i, unsigned k, struct slot_copy
 		c[i][k].state = VG_SLOT_EMPTY;
 	}
 	if (mode == READ_COPY && c[i][k].state == VG_SLOT_VALID)
-		hold_copies(c, i, k, hold, pvs[0].label.pool_uuid);
+		hold_copies(c, i, k, hold);
 	memset(&st->slot[i][k], 0, sizeof(st->slot[i][k]));
 	st->slot[i][k].state = c[i][k].state;
 	st->slot[i][k].seqno = c[i][k].seqno;
@@ -1128,18 +1074,16 @@ static int write_slot(struct vg_pv *pv, unsigned k, uint8_t *buf, size_t len)
 }
 
 /* C->ck: the checkpoint of slot K of PV that the commit's scan checked
- * (READ_COMMIT keeps its seqno, length and crc, not its text): the text
- * a writer's memo kept of it (the read before the commit checked its
- * crc; same_ck says why that is enough), else read again. 0 with C->ck
- * NULL when the bytes are no longer what the scan found (the commit then
- * writes a checkpoint); -errno. */
+ * (READ_COMMIT keeps its seqno, length and crc, not its text), read
+ * again. 0 with C->ck NULL when the bytes are no longer what the scan
+ * found (the commit then writes a checkpoint); -errno. */
 static int load_ck(struct vg_pv *pv, unsigned k, struct slot_copy *c)
 {
 	size_t n = round512(c->ck_len);
 	char *buf;
 	int r;
 
-	if (c->ck || memo_take_ck(pv, c))
+	if (c->ck)
 		return 0;
 	buf = malloc(tp_alloc_class(n + 1));
 	if (!buf)

@@ -268,13 +268,6 @@ int vg_mda_read_copies_flags(struct vg_pv *pvs, unsigned nr_pvs, struct vg_mda_c
  * changes a slot's bytes itself other than through vg_mda_commit and
  * vg_mda_format (a test that damages a copy) reads outside them. */
 void vg_mda_memo_begin(void);
-/* The same, for a command that will commit: the memo also keeps one
- * checkpoint text a read checked and did not otherwise need (that of the
- * slot beside the newest copy, where the next commit appends its change
- * record), so that the commit takes it as its record's base instead of
- * reading and checking it again (2.2 MB at 20,000 volumes). A reader's
- * memo keeps no text (it would be held to the close: 11 MB at 100,000). */
-void vg_mda_memo_begin_writer(void);
 void vg_mda_memo_end(void);
 
 #endif

@@ -754,19 +754,6 @@ static void test_commit_reads_checkpoint_once(void)
 	}
 }
 
-/* Bytes each device's mem engine has given (io_mem_read_bytes) into
- * AT[2], and how many device D gave since. */
-static void reads_mark(const struct fx_pool *p, uint64_t at[2])
-{
-	for (int d = 0; d < 2; d++)
-		at[d] = io_mem_read_bytes(p->mem[d]);
-}
-
-static uint64_t reads_since(const struct fx_pool *p, const uint64_t at[2], int d)
-{
-	return io_mem_read_bytes(p->mem[d]) - at[d];
-}
-
 /* A read outside the memo reads each slot's text once: the slot whose
  * records claim the newest seqno has its record applied as it is read,
  * not read again for the copy it returns (2.2 MB more a device at 20,000
@@ -783,11 +770,12 @@ static void test_read_each_text_once(void)
 		char *t = jtext_of(s, 3000, &len), *got;
 
 		CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, s, t, len, 0, VG_MDA_JOURNAL), 0);
-		reads_mark(&p, before);
+		for (int d = 0; d < 2; d++)
+			before[d] = io_mem_read_bytes(p.mem[d]);
 		CU_ASSERT_EQUAL_FATAL(vg_mda_read(p.pvs, 2, &got, &got_len, NULL), 0);
 		CU_ASSERT(got_len == len && !memcmp(got, t, len));
 		for (int d = 0; d < 2 && s >= 2; d++) {
-			uint64_t n = reads_since(&p, before, d);
+			uint64_t n = io_mem_read_bytes(p.mem[d]) - before[d];
 
 			/* its two checkpoints (about a text each), headers and
 			 * records' sectors: not a third text */
@@ -802,78 +790,9 @@ static void test_read_each_text_once(void)
 	fx_pool_close(&p);
 }
 
-/* A writer's memo (vg_mda_memo_begin_writer): the read before a commit
- * keeps the checkpoint of the slot beside the newest copy, and the
- * commit's record is made from it: neither device's checkpoint text is
- * read again (only headers and record sectors), and what the commit
- * wrote reads back. A reader's memo keeps no text: the commit reads the
- * checkpoint of the first device again. When the kept text is not the
- * target's (another seqno: a commit came between), it is read. */
-static void test_writer_memo_keeps_checkpoint(void)
-{
-	for (int writer = 1; writer >= 0; writer--) {
-		struct fx_pool p;
-
-		fx_pool_open(&p, 0);
-		for (uint64_t s = 1; s <= 9; s++) {
-			uint64_t before[2];
-			size_t len, got_len;
-			char *t = jtext_of(s, 3000, &len), *got;
-
-			if (s < 3) {	/* two checkpoints first */
-				CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, s, t, len, 0, VG_MDA_JOURNAL), 0);
-				free(t);
-				continue;
-			}
-			if (writer)
-				vg_mda_memo_begin_writer();
-			else
-				vg_mda_memo_begin();
-			CU_ASSERT_EQUAL_FATAL(vg_mda_read(p.pvs, 2, &got, &got_len, NULL), 0);
-			free(got);
-			if (s == 6) {	/* a commit between: the kept text is stale */
-				char *u = jtext_of(s, 3000, &got_len);
-
-				CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, s, u, got_len, 0,
-							      VG_MDA_JOURNAL), 0);
-				free(u);
-				free(t);
-				t = jtext_of(++s, 3000, &len);
-			}
-			reads_mark(&p, before);
-			CU_ASSERT_EQUAL(vg_mda_commit(p.pvs, 2, s, t, len, 0, VG_MDA_JOURNAL), 0);
-			for (int d = 0; d < 2; d++) {
-				uint64_t n = reads_since(&p, before, d);
-
-				/* the first device reads its target's checkpoint
-				 * again unless the writer's memo kept it; after
-				 * the commit between, the memo has forgotten both
-				 * devices (their slots are read whole again) and
-				 * gave its text to that commit: read */
-				int again = d == 0 && (!writer || s == 7);
-
-				if (s == 7 && d == 1)
-					continue;
-				CU_ASSERT(again ? n >= len / 2 : n < len / 2);
-				if (again ? n < len / 2 : n >= len / 2)
-					fprintf(stderr, "writer %d, seqno %llu, device %d: %llu bytes "
-						"read, texts of %zu\n", writer, (unsigned long long)s,
-						d, (unsigned long long)n, len);
-			}
-			vg_mda_memo_end();
-			CU_ASSERT_EQUAL_FATAL(vg_mda_read(p.pvs, 2, &got, &got_len, NULL), 0);
-			CU_ASSERT(got_len == len && !memcmp(got, t, len));
-			free(got);
-			free(t);
-		}
-		fx_pool_close(&p);
-	}
-}
-
 TP_TEST_SUITE(vg_journal, NULL, NULL,
 	      { "a read reads each slot's text once", test_read_each_text_once },
 	      { "a commit reads its checkpoint once", test_commit_reads_checkpoint_once },
-	      { "a writer's memo keeps the record's base", test_writer_memo_keeps_checkpoint },
 	      { "the memo of slots checked", test_memo },
 	      { "records after the checkpoint, which stays", test_records_append },
 	      { "the record limit, stale records never chain", test_record_limit_and_stale },

@@ -96,12 +96,8 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	if (!p)
 		return -ENOMEM;
 	/* the reads of this open and of the commits until the close check
-	 * each VG slot once (metadata/vg/mda.h); a writer's commit takes
-	 * its record's base from the read */
-	if (flags & POOL_RDONLY)
-		vg_mda_memo_begin();
-	else
-		vg_mda_memo_begin_writer();
+	 * each VG slot once (metadata/vg/mda.h) */
+	vg_mda_memo_begin();
 	r = pool_attach(p, name, devices, flags, NULL, &st);
 	p->memo = 1;	/* (after the attach, which clears the struct first) */
 	if (r)
