@@ -408,6 +408,24 @@ static int run_meta_mirror(void)
 	return with_pool(do_meta_mirror);
 }
 
+/* Three hundred volumes beside the fixture's: the VG text of a few
+ * pages, each slot a checkpoint and its records, so that a writer's read
+ * keeps the checkpoint its commit appends to (the writer's memo,
+ * metadata/vg/mda.c) and the commands below run with it. */
+static void setup_many(void)
+{
+	struct pool *p;
+	uint64_t over;
+	char name[16];
+
+	CU_ASSERT_FATAL(pool_open(POOL, NULL, 0, &p) == 0);
+	for (unsigned i = 1; i <= 300; i++) {
+		snprintf(name, sizeof(name), "m%03u", i);
+		CU_ASSERT_FATAL(pool_volume_create_as(p, name, 1u << 20, 0, &over) == 0);
+	}
+	pool_close(p);
+}
+
 static void setup_meta_mirror(void)
 {
 	grow(data2_path, META_SIZE);
@@ -1004,6 +1022,11 @@ static const struct command commands[] = {
 	  1 },
 	{ "tvchange --change-key: a head rewritten", run_rewrite_head, setup_head, 0, 0, 0, NULL,
 	  0, 0, 0, 0, 0, 1 },
+	/* the writer's memo: a pool of three hundred volumes */
+	{ "tvcreate among 300 volumes", run_create, setup_many, 0 },
+	{ "tvsnap among 300 volumes", run_snap, setup_many, 0 },
+	{ "tvremove among 300 volumes", run_remove, setup_many, 0 },
+	{ "tvrename among 300 volumes", run_rename, setup_many, 0 },
 };
 
 /* The row of commands[] named NAME. */
@@ -1694,3 +1717,31 @@ TP_TEST_SUITE(pool_crash, NULL, NULL,
 	      { "tpreduce --size of a mirrored pool", test_shrink_mirror },
 	      { "tvchange --change-key: a volume's head rewritten into new blocks, a snapshot "
 		"keeping the old", test_rewrite_head })
+
+/* The writer's memo (metadata/vg/mda.c) at every cut of a change on a
+ * pool of three hundred volumes: the old state or the new, tpcheck clean. */
+static void test_many_create(void)
+{
+	cut_command(command_named("tvcreate among 300 volumes"));
+}
+
+static void test_many_snap(void)
+{
+	cut_command(command_named("tvsnap among 300 volumes"));
+}
+
+static void test_many_remove(void)
+{
+	cut_command(command_named("tvremove among 300 volumes"));
+}
+
+static void test_many_rename(void)
+{
+	cut_command(command_named("tvrename among 300 volumes"));
+}
+
+TP_TEST_SUITE(pool_crash_many, NULL, NULL,
+	      { "tvcreate among 300 volumes", test_many_create },
+	      { "tvsnap among 300 volumes", test_many_snap },
+	      { "tvremove among 300 volumes", test_many_remove },
+	      { "tvrename among 300 volumes", test_many_rename });

@@ -13,6 +13,7 @@
  * unknown op, the LIMIT exceeded, every byte of a delta mutated;
  * vg_delta_verify agrees with apply and memcmp on every round trip and
  * every mutated delta. */
+#include "lib/base/compiler.h"
 #include "lib/base/log.h"
 #include "metadata/vg/vg_delta.h"
 #include "test/unit/test_rand.h"
@@ -874,6 +875,30 @@ static void test_mutated(void)
 	}
 }
 
+/* tp_alloc_class (lib/base/compiler.h), the size vg_delta_apply and the
+ * VG readers ask malloc for: never less than the size given, whatever the
+ * size (a result length from a record's header near SIZE_MAX wrapped to 0
+ * would be a buffer of nothing written whole), and the same class for each
+ * size of a class. */
+static void test_alloc_class(void)
+{
+	static const size_t big[] = { SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 4096,
+				      SIZE_MAX / 2 + 2, SIZE_MAX - SIZE_MAX / 16 };
+	size_t prev = 0;
+
+	for (size_t n = 0; n < ((size_t)1 << 22); n++) {
+		size_t a = tp_alloc_class(n);
+
+		if (a < n || a < prev) {
+			CU_FAIL("a class below its size, or a smaller one for a larger size");
+			return;
+		}
+		prev = a;
+	}
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+		CU_ASSERT(tp_alloc_class(big[i]) >= big[i]);
+}
+
 TP_TEST_SUITE(vg_delta, NULL, NULL, { "empty, equal, disjoint, binary", test_basic },
 	      { "each edit of a commit at 20000 volumes", test_vg_edits },
 	      { "a checkpoint's lines changed near each other", test_vg_near_changes },
@@ -881,4 +906,5 @@ TP_TEST_SUITE(vg_delta, NULL, NULL, { "empty, equal, disjoint, binary", test_bas
 	      { "100 commits from one checkpoint", test_vg_cumulative },
 	      { "random edits", test_random }, { "thousands of identical lines", test_repetitive },
 	      { "blocks moved or removed far", test_far }, { "-E2BIG at a small max", test_max },
-	      { "malformed deltas", test_malformed }, { "mutated deltas", test_mutated })
+	      { "malformed deltas", test_malformed }, { "mutated deltas", test_mutated },
+	      { "an allocation class never below its size", test_alloc_class })
