@@ -142,7 +142,8 @@ int pool_set_monitor_policy(struct pool *p, const struct pool_monitor_policy *m)
 int pool_set_max_overprovision(struct pool *p, unsigned percent)
 {
 	struct vg *next;
-	uint64_t sum, limit;
+	unsigned __int128 sum;
+	uint64_t limit;
 	char a[32], b[32], ratio[24];
 	int r;
 
@@ -153,7 +154,7 @@ int pool_set_max_overprovision(struct pool *p, unsigned percent)
 	if ((r = vg_clone(pool_vg(p), &next)))
 		return r;
 	next->max_overprovision = percent;
-	sum = pool_vg_virtual_total(next);
+	sum = pool_vg_virtual_sum(next);
 	limit = pool_vg_overprovision_limit(next);
 	if ((r = pool_commit_vg(p, next)))
 		return r;
@@ -162,7 +163,7 @@ int pool_set_max_overprovision(struct pool *p, unsigned percent)
 		log_warn("pool %s: its volumes already add up to %s, above the new limit of %s "
 			 "(%s x its data size): they are kept, but no volume is added or grown "
 			 "until the sum is under the limit (remove volumes or 'tpextend %s')",
-			 pool_name(p), tp_size_format(sum, 'h', a, sizeof(a)),
+			 pool_name(p), (pool_sum_format(sum, a, sizeof(a)), a),
 			 tp_size_format(limit, 'h', b, sizeof(b)), ratio, pool_name(p));
 	}
 	return 0;

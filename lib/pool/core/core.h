@@ -794,6 +794,11 @@ int pool_holds_check_change(const struct pool *p, const struct vg *next) TP_MUST
  * rounded up to whole chunks (saturating), and the most that sum may be
  * under VG's max_overprovision (UINT64_MAX: unlimited); bytes. */
 uint64_t pool_vg_virtual_total(const struct vg *vg);
+/* The same sum exact (it may pass 2^64 bytes). */
+unsigned __int128 pool_vg_virtual_sum(const struct vg *vg);
+/* A sum of sizes that may pass 2^64 bytes, as tp_size_format writes one
+ * ('h'), in EiB beyond it. */
+void pool_sum_format(unsigned __int128 v, char *buf, size_t len);
 uint64_t pool_vg_overprovision_limit(const struct vg *vg);
 /* A percentage as a ratio: 150 -> "1.50", 100 -> "1.0". */
 void pool_ratio_format(uint32_t percent, char *buf, size_t len);

@@ -43,15 +43,35 @@ static uint64_t in_chunks(uint64_t size, uint64_t chunk)
 	return chunk && size % chunk ? add_sat(size - size % chunk, chunk) : size;
 }
 
-uint64_t pool_vg_virtual_total(const struct vg *vg)
+/* The sum exact: volumes of up to 2^63 bytes each, 2^24 of them, add up
+ * past 2^64 (three of almost 8 EiB do), and a sum kept saturated there
+ * would not grow with one more: a change that adds to it would look like
+ * one that does not. */
+unsigned __int128 pool_vg_virtual_sum(const struct vg *vg)
 {
-	uint64_t sum = 0, chunk = (uint64_t)vg->chunk_size * 512;
+	unsigned __int128 sum = 0;
+	uint64_t chunk = (uint64_t)vg->chunk_size * 512;
 
 	for (unsigned i = 0; i < vg->nr_volumes; i++)
-		sum = add_sat(sum, in_chunks(vg->volumes[i].size, chunk));
+		sum += in_chunks(vg->volumes[i].size, chunk);
 	for (unsigned i = 0; i < vg->nr_receives; i++)
-		sum = add_sat(sum, in_chunks(vg->receives[i].size, chunk));
+		sum += in_chunks(vg->receives[i].size, chunk);
 	return sum;
+}
+
+uint64_t pool_vg_virtual_total(const struct vg *vg)
+{
+	unsigned __int128 sum = pool_vg_virtual_sum(vg);
+
+	return sum > UINT64_MAX ? UINT64_MAX : (uint64_t)sum;
+}
+
+void pool_sum_format(unsigned __int128 v, char *buf, size_t len)
+{
+	if (v <= UINT64_MAX)
+		tp_size_format((uint64_t)v, 'h', buf, len);
+	else
+		snprintf(buf, len, "%.2f EiB", (double)v / (double)(1ull << 60));
 }
 
 /* The data area in whole chunks, bytes (one place to follow a data area
@@ -107,17 +127,18 @@ int pool_provision_check_shrink(const struct pool *p, uint64_t data_bytes, const
 
 int pool_provision_check(const struct pool *p, const struct vg *next)
 {
-	uint64_t now, want, limit = pool_vg_overprovision_limit(next);
+	unsigned __int128 now, want;
+	uint64_t limit = pool_vg_overprovision_limit(next);
 	char a[32], b[32], c[32], d[32], e[32], ratio[24];
 
 	/* an undo or settle puts an older transaction back: never refused;
 	 * without a limit nothing is (each sum is a walk of every volume) */
 	if (next->transaction_id < p->vg->transaction_id || limit == UINT64_MAX)
 		return 0;
-	want = pool_vg_virtual_total(next);
+	want = pool_vg_virtual_sum(next);
 	if (want <= limit)
 		return 0;
-	now = pool_vg_virtual_total(p->vg);
+	now = pool_vg_virtual_sum(p->vg);
 	/* a smaller data area (tpreduce) under a limit the sum passes */
 	if (pool_vg_data_bytes(next) < pool_vg_data_bytes(p->vg) &&
 	    next->max_overprovision == p->vg->max_overprovision)
@@ -130,9 +151,9 @@ int pool_provision_check(const struct pool *p, const struct vg *next)
 		  "requested +%s), above the pool's over-provisioning limit of %s (%s x its data "
 		  "size of %s); nothing was changed. Grow the pool ('tpextend %s'), raise the "
 		  "limit ('tpchange --max-overprovision RATIO %s'), or ask for less",
-		  p->name, tp_size_format(want, 'h', a, sizeof(a)),
-		  tp_size_format(now, 'h', b, sizeof(b)),
-		  tp_size_format(want - now, 'h', c, sizeof(c)),
+		  p->name, (pool_sum_format(want, a, sizeof(a)), a),
+		  (pool_sum_format(now, b, sizeof(b)), b),
+		  (pool_sum_format(want - now, c, sizeof(c)), c),
 		  tp_size_format(limit, 'h', d, sizeof(d)), ratio,
 		  tp_size_format(pool_vg_data_bytes(next), 'h', e, sizeof(e)),
 		  p->name, p->name);
