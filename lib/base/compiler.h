@@ -5,6 +5,7 @@
 #define TP_BASE_COMPILER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define TP_MUST_CHECK __attribute__((warn_unused_result))
 #define TP_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -31,6 +32,8 @@ static inline size_t tp_alloc_class(size_t n)
 	while (g <= n / 2)
 		g <<= 1;
 	g >>= 3;
+	if (n % g && g - n % g > SIZE_MAX - n)
+		return n;	/* (no class above it: N itself) */
 	return n + (g - n % g) % g;
 }
 
