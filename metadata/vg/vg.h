@@ -307,6 +307,11 @@ struct vg {
 	/* Not stored: the bytes of that copy's text (vg_commit: of the text it
 	 * wrote), how full the VG area is (tpstatus); 0 when not read from one. */
 	size_t text_len;
+	/* Not stored: 1 when this VG passed vg_check_model as it is now
+	 * (vg_import, a commit's check); a commit's check of a VG changed from
+	 * it looks at what changed only (vg_check_change). vg_clone's copy has
+	 * 0: a clone is made to be changed. */
+	int checked;
 };
 
 /* ---- names ---- */
@@ -439,6 +444,13 @@ int vg_finish_receive(struct vg *vg, const char *name) TP_MUST_CHECK;
 /* Check every field and cross-reference of VG (see the text layout):
  * 0 or -EINVAL with a message naming the key. */
 int vg_validate(const struct vg *vg) TP_MUST_CHECK;
+/* The same check of NEXT, a VG changed from BASE: where BASE passed it as
+ * it is (BASE->checked) and NEXT differs from it in a few entries, only
+ * what the change can break is looked at (the pool's own keys, the
+ * entries added or altered, the names dropped); the whole check
+ * otherwise, and for the message of any problem. BASE may be NULL. */
+int vg_check_change(const struct vg *base, const struct vg *next, char *msg,
+		    size_t len) TP_MUST_CHECK;
 
 /* ---- text ---- */
 
@@ -499,5 +511,9 @@ int vg_commit(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg) TP_MUST_CHECK;
  * host's backup of the commit (one export, not two). */
 int vg_commit_text(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg, char **text,
 		   size_t *len) TP_MUST_CHECK;
+/* The same for VG changed from BASE (a VG read or committed before, or
+ * NULL): checked by vg_check_change. */
+int vg_commit_change(struct vg_pv *pvs, unsigned nr_pvs, const struct vg *base, struct vg *vg,
+		     char **text, size_t *len) TP_MUST_CHECK;
 
 #endif

@@ -34,6 +34,8 @@ extern const unsigned char vg_name_byte[256];
 /* Check every field of VG; on a problem write "key: problem" (the key as
  * a path such as "pool/volumes/www/dev_id") into MSG and return -1. */
 int vg_check_model(const struct vg *vg, char *msg, size_t msglen);
+/* vg_export of a VG already checked (vg_check_change): the text only. */
+int vg_export_checked(const struct vg *vg, char **text, size_t *len);
 
 /* vg_label_read and vg_label_cut_short (label.c) with OWN_SIZE, the size
  * the device's own VG copy records for it (vg_io.c: the label code calls

@@ -330,8 +330,14 @@ int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
 
 int vg_commit_text(struct vg_pv *pvs, unsigned n, struct vg *vg, char **out, size_t *out_len)
 {
+	return vg_commit_change(pvs, n, NULL, vg, out, out_len);
+}
+
+int vg_commit_change(struct vg_pv *pvs, unsigned n, const struct vg *base, struct vg *vg,
+		     char **out, size_t *out_len)
+{
 	uint64_t old = vg->seqno;
-	char *text = NULL;
+	char *text = NULL, msg[512];
 	size_t len;
 	int r;
 
@@ -339,7 +345,13 @@ int vg_commit_text(struct vg_pv *pvs, unsigned n, struct vg *vg, char **out, siz
 	if (r)
 		return -EINVAL;
 	vg->seqno = old + 1;
-	r = vg_export(vg, &text, &len);
+	if (vg_check_change(base, vg, msg, sizeof(msg))) {
+		log_error("VG metadata of pool '%.64s': %s", vg->name, msg);
+		vg->seqno = old;
+		return -EINVAL;
+	}
+	vg->checked = 1;
+	r = vg_export_checked(vg, &text, &len);
 	if (!r)
 		r = fits(pvs, n, vg, len);
 	if (!r)

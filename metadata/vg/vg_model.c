@@ -95,6 +95,7 @@ int vg_clone(const struct vg *src, struct vg **out)
 		memcpy(vg->removals, src->removals, src->nr_removals * sizeof(*vg->removals));
 		vg->alloc_removals = src->nr_removals;
 	}
+	vg->checked = 0;
 	vg->trash = NULL;
 	vg->alloc_trash = 0;
 	if (src->nr_trash) {
@@ -889,12 +890,12 @@ static int check_lists(const struct vg *vg, struct model_ix *ix, char *msg, size
 	return check_origins(vg, ix, msg, len);
 }
 
-int vg_check_model(const struct vg *vg, char *msg, size_t len)
+/* The pool's own keys, its devices and the lists' lengths: every rule of
+ * vg_check_model that is not about one entry of the four lists. */
+static int check_pool(const struct vg *vg, char *msg, size_t len)
 {
-	struct model_ix ix;
 	const char *why;
 	char why_id[128];
-	int r;
 
 	if (vg->format_version < VG_FORMAT_VERSION_MIN || vg->format_version > VG_FORMAT_VERSION)
 		return problem(msg, len, "pool/format_version: %" PRIu32 " is not supported "
@@ -952,6 +953,16 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 	if (vg->nr_volumes + vg->nr_receives + vg->nr_removals + vg->nr_trash > VG_MAX_VOLUMES)
 		return problem(msg, len, "pool/trash: more than %u volumes, receives, removals "
 			       "and trash entries", VG_MAX_VOLUMES);
+	return 0;
+}
+
+int vg_check_model(const struct vg *vg, char *msg, size_t len)
+{
+	struct model_ix ix;
+	int r;
+
+	if (check_pool(vg, msg, len))
+		return -1;
 	if (ix_build(vg, &ix))
 		return problem(msg, len, "out of memory checking %u volumes", vg->nr_volumes);
 	r = check_lists(vg, &ix, msg, len);
@@ -967,6 +978,199 @@ int vg_validate(const struct vg *vg)
 		return 0;
 	log_error("VG metadata of pool '%.64s': %s", vg->name, msg);
 	return -EINVAL;
+}
+
+/* ---- a change's check ----
+ * A commit checks the VG it writes. Where that VG (NEXT) was changed from
+ * one that passed the whole check as it is (BASE, read or committed
+ * before: vg.checked), every rule held of BASE's entries, and a rule can
+ * only break at an entry NEXT does not have as BASE had it (one added or
+ * altered: its own keys, its name and thin id against every other
+ * entry's, its origin chain) or at a volume name BASE had and NEXT lost
+ * (an origin naming it), besides the pool's own keys. The lists keep
+ * their order through a change (entries are appended, dropped or altered
+ * in place; lib/pool/core/pool_guard.c pairs them the same way), so one
+ * walk of each pair of lists finds those. More than CHANGE_MAX of them,
+ * an origin chain longer than CHAIN_MAX or a lower next_dev_id take the
+ * whole check, and so does any problem found: the whole check words it
+ * (the message a refusal gives is the whole check's, always). Each entry
+ * looked at costs a walk of the lists (a lookup by name or thin id), not
+ * a table of all of them. */
+#define CHANGE_MAX 16u
+#define CHAIN_MAX 16u
+#define SAME_RUN 64u
+
+enum { L_VOLUMES, L_RECEIVES, L_REMOVALS, L_TRASH };
+
+struct change {
+	const struct vg_volume *added[CHANGE_MAX];	/* NEXT's entries added or altered */
+	unsigned char list[CHANGE_MAX];			/* the list (L_*) of each */
+	unsigned nr_added;
+	const char *lost[CHANGE_MAX];	/* BASE's volumes' names NEXT lacks as they were */
+	unsigned nr_lost;
+	int over;			/* more than CHANGE_MAX of either */
+};
+
+/* How many entries from A and B on are the same, compared in runs of up
+ * to SAME_RUN at once. */
+static unsigned same_entries(const struct vg_volume *a, unsigned na, const struct vg_volume *b,
+			     unsigned nb)
+{
+	unsigned n = 0, k;
+
+	while ((k = TP_MIN(TP_MIN(na - n, nb - n), SAME_RUN)) > 1 &&
+	       !memcmp(a + n, b + n, k * sizeof(*a)))
+		n += k;
+	return n;
+}
+
+static void change_add(struct change *c, unsigned list, const struct vg_volume *v)
+{
+	if (c->nr_added == CHANGE_MAX) {
+		c->over = 1;
+		return;
+	}
+	c->list[c->nr_added] = (unsigned char)list;
+	c->added[c->nr_added++] = v;
+}
+
+static void change_lose(struct change *c, unsigned list, const struct vg_volume *v)
+{
+	if (list != L_VOLUMES)
+		return;	/* (only a volume's name is an origin) */
+	if (c->nr_lost == CHANGE_MAX)
+		c->over = 1;
+	else
+		c->lost[c->nr_lost++] = v->name;
+}
+
+static void change_list(struct change *c, unsigned list, const struct vg_volume *a, unsigned na,
+			const struct vg_volume *b, unsigned nb)
+{
+	unsigned i = 0, j = 0, k;
+
+	while ((i < na || j < nb) && !c->over) {
+		if ((k = same_entries(a + i, na - i, b + j, nb - j))) {
+			i += k, j += k;
+		} else if (i < na && j < nb && !memcmp(&a[i], &b[j], sizeof(*a))) {
+			i++, j++;
+		} else if (i + 1 < na && j < nb && !memcmp(&a[i + 1], &b[j], sizeof(*a))) {
+			change_lose(c, list, &a[i++]);	/* dropped */
+		} else {
+			if (i < na)
+				change_lose(c, list, &a[i++]);
+			if (j < nb)
+				change_add(c, list, &b[j++]);
+		}
+	}
+}
+
+/* An entry of A[0..N) other than SELF named NAME. */
+static int named_other(const struct vg_volume *a, unsigned n, const char *name,
+		       const struct vg_volume *self)
+{
+	struct vg_volume *f = vols_find((struct vg_volume *)a, n, name);
+
+	if (f == self)
+		f = vols_find((struct vg_volume *)self + 1, (unsigned)(a + n - (self + 1)), name);
+	return f != NULL;
+}
+
+/* An entry of any list other than SELF with SELF's thin id. */
+static int id_other(const struct vg *vg, const struct vg_volume *self)
+{
+	const struct vg_volume *l[4] = { vg->volumes, vg->receives, vg->removals, vg->trash };
+	unsigned n[4] = { vg->nr_volumes, vg->nr_receives, vg->nr_removals, vg->nr_trash };
+
+	for (unsigned k = 0; k < 4; k++)
+		for (unsigned i = 0; i < n[k]; i++)
+			if (l[k][i].dev_id == self->dev_id && &l[k][i] != self)
+				return 1;
+	return 0;
+}
+
+/* V's origins lead to a volume without one: 1; a name no volume has or a
+ * cycle: 0; a chain longer than CHAIN_MAX: -1. */
+static int chain_sound(const struct vg *vg, const struct vg_volume *v)
+{
+	const struct vg_volume *at = v;
+
+	for (unsigned step = 0; step < CHAIN_MAX; step++) {
+		if (!at->origin[0])
+			return 1;
+		at = vg_find_volume(vg, at->origin);
+		if (!at || at == v)
+			return 0;
+	}
+	return -1;
+}
+
+/* Entry V of list LIST (added or altered) keeps every rule of
+ * vg_check_model: 1, or 0 (a problem, or a chain too long to follow). */
+static int entry_sound(const struct vg *vg, unsigned list, const struct vg_volume *v)
+{
+	char scratch[256];
+
+	if (check_volume(vg, v, 0, scratch, sizeof(scratch)) || id_other(vg, v))
+		return 0;
+	switch (list) {
+	case L_VOLUMES:
+		return !v->raw && !v->received &&
+		       !named_other(vg->volumes, vg->nr_volumes, v->name, v) &&
+		       !vg_find_receive(vg, v->name) && !vg_find_removal(vg, v->name) &&
+		       chain_sound(vg, v) == 1;
+	case L_RECEIVES:
+		return v->read_only == 1 && vg_uuid_valid(v->content_uuid) &&
+		       !vg_find_volume(vg, v->name) &&
+		       !named_other(vg->receives, vg->nr_receives, v->name, v) &&
+		       !vg_find_removal(vg, v->name) &&
+		       (!v->origin[0] || vg_find_volume(vg, v->origin)) &&
+		       !(v->raw && v->origin[0]);
+	case L_REMOVALS:
+		return !v->origin[0] && !v->read_only && !v->raw && !v->received &&
+		       !v->content_uuid[0] && !vg_find_volume(vg, v->name) &&
+		       !vg_find_receive(vg, v->name) &&
+		       !named_other(vg->removals, vg->nr_removals, v->name, v);
+	default:
+		return !v->origin[0] && !v->raw && !v->received && !v->wiped &&
+		       (v->purging == 0 || v->purging == 1);
+	}
+}
+
+/* No volume nor receive of VG has NAME, which no volume has, as origin. */
+static int unnamed_origin(const struct vg *vg, const char *name)
+{
+	for (unsigned i = 0; i < vg->nr_volumes; i++)
+		if (vg->volumes[i].origin[0] == name[0] && !strcmp(vg->volumes[i].origin, name))
+			return 0;
+	for (unsigned i = 0; i < vg->nr_receives; i++)
+		if (!strcmp(vg->receives[i].origin, name))
+			return 0;
+	return 1;
+}
+
+int vg_check_change(const struct vg *base, const struct vg *next, char *msg, size_t len)
+{
+	struct change c = { .nr_added = 0 };
+	unsigned i;
+
+	if (!base || !base->checked || next->next_dev_id < base->next_dev_id ||
+	    check_pool(next, msg, len) || next->trash_retention > VG_TRASH_RETENTION_MAX)
+		return vg_check_model(next, msg, len);
+	change_list(&c, L_VOLUMES, base->volumes, base->nr_volumes, next->volumes,
+		    next->nr_volumes);
+	change_list(&c, L_RECEIVES, base->receives, base->nr_receives, next->receives,
+		    next->nr_receives);
+	change_list(&c, L_REMOVALS, base->removals, base->nr_removals, next->removals,
+		    next->nr_removals);
+	change_list(&c, L_TRASH, base->trash, base->nr_trash, next->trash, next->nr_trash);
+	for (i = 0; !c.over && i < c.nr_added; i++)
+		if (!entry_sound(next, c.list[i], c.added[i]))
+			c.over = 1;
+	for (i = 0; !c.over && i < c.nr_lost; i++)
+		if (!vg_find_volume(next, c.lost[i]) && !unnamed_origin(next, c.lost[i]))
+			c.over = 1;
+	return c.over ? vg_check_model(next, msg, len) : 0;
 }
 
 /* V may join VG as a volume or a receive: validated, its name and dev_id

@@ -439,13 +439,15 @@ static const char header[] = "# tptools VG metadata: written by tptools, read ba
 
 int vg_export(const struct vg *vg, char **text, size_t *len)
 {
+	int r = vg_validate(vg);
+
+	return r ? r : vg_export_checked(vg, text, len);
+}
+
+int vg_export_checked(const struct vg *vg, char **text, size_t *len)
+{
 	struct writer w = { 0 };
 	unsigned i;
-	int r;
-
-	r = vg_validate(vg);
-	if (r)
-		return r;
 	/* about 110 bytes a volume: one allocation for most VGs; a VG read
 	 * from a text comes to about as many bytes as that text, a change
 	 * later (the first room, in the text's size class: a buffer the
@@ -1363,6 +1365,7 @@ int vg_import_why(const char *text, size_t len, struct vg **out, char *why, size
 		r = r == -2 ? -EPROTONOSUPPORT : -EUCLEAN;
 	}
 	if (!r) {
+		vg->checked = 1;	/* (import_tree ends in vg_check_model) */
 		*out = vg;
 		vg = NULL;
 	}

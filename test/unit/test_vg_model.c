@@ -261,6 +261,188 @@ static void test_check_lists(void)
 	vg_free(vg);
 }
 
+/* A random pick among a few names: the base's volumes', its receive's
+ * and removal's, new ones, bad ones, "". */
+static const char *some_name(const struct vg *vg, uint64_t *st)
+{
+	static const char *const other[] = { "new1", "new2", "incoming", "gone", "-bad", "",
+					     "v00007", "v00030" };
+	uint64_t r = tp_test_xorshift64(st);
+
+	if (r % 3 == 0)
+		return other[(r >> 8) % TP_ARRAY_SIZE(other)];
+	return vg->volumes[(r >> 8) % vg->nr_volumes].name;
+}
+
+/* One random change of NEXT, valid or not: a volume added, dropped, moved
+ * to the removals or the trash, renamed, given another origin, thin id or
+ * a bad field; the receive, removal or trash entry altered; next_dev_id
+ * lowered; volumes swapped. */
+static void random_change(struct vg *next, uint64_t *st)
+{
+	uint64_t r = tp_test_xorshift64(st);
+	unsigned n = next->nr_volumes, at = (unsigned)((r >> 16) % n);
+	struct vg_volume *v = &next->volumes[at], nv;
+
+	switch (r % 16) {
+	case 0:	/* a new volume, maybe a snapshot, maybe a name or id taken */
+		memset(&nv, 0, sizeof(nv));
+		snprintf(nv.name, sizeof(nv.name), "%s", r & 0x100 ? "fresh" : some_name(next, st));
+		nv.dev_id = r & 0x200 ? next->next_dev_id++ : (uint32_t)((r >> 24) % 70);
+		nv.size = 1ull << 30;
+		if (r & 0x400)
+			snprintf(nv.origin, sizeof(nv.origin), "%s", some_name(next, st));
+		if (vg_append_volume(next, &nv))
+			abort();
+		break;
+	case 1:
+		r = (uint64_t)vg_remove_volume(next, v->name);	/* (-ENOENT: no change) */
+		break;
+	case 2:
+		r = (uint64_t)vg_begin_removal(next, v->name);	/* (-ENOENT: no change) */
+		break;
+	case 3:
+		r = (uint64_t)vg_trash_volume(next, v->name, 1700000000);	/* (-ENOENT: no change) */
+		break;
+	case 4:
+	case 5:
+		snprintf(v->name, sizeof(v->name), "%s", some_name(next, st));
+		break;
+	case 6:
+	case 7:
+		snprintf(v->origin, sizeof(v->origin), "%s", some_name(next, st));
+		break;
+	case 8:
+		v->dev_id = (uint32_t)((r >> 24) % (next->next_dev_id + 2));
+		break;
+	case 9:
+		switch ((r >> 8) % 5) {
+		case 0: v->size = 0; break;
+		case 1: v->read_only = 2; break;
+		case 2: v->raw = 1; break;
+		case 3: v->received = 512; break;
+		default: v->size += 512; break;	/* (valid) */
+		}
+		break;
+	case 10:
+		if (next->nr_receives) {
+			struct vg_volume *x = &next->receives[0];
+			if (r & 0x100)
+				snprintf(x->name, sizeof(x->name), "%s", some_name(next, st));
+			else if (r & 0x200)
+				snprintf(x->origin, sizeof(x->origin), "%s", some_name(next, st));
+			else
+				x->read_only = !x->read_only;
+		}
+		break;
+	case 11:
+		if (next->nr_removals) {
+			struct vg_volume *x = &next->removals[0];
+			if (r & 0x100)
+				snprintf(x->name, sizeof(x->name), "%s", some_name(next, st));
+			else
+				x->dev_id = next->volumes[at].dev_id;
+		}
+		break;
+	case 12:
+		if (next->nr_trash) {
+			struct vg_volume *x = &next->trash[0];
+			if (r & 0x100)
+				x->purging = 2;
+			else
+				x->dev_id = (uint32_t)((r >> 24) % next->next_dev_id);
+		}
+		break;
+	case 13:
+		next->next_dev_id -= (uint32_t)((r >> 8) % 3);
+		break;
+	case 14:
+		if (at + 1 < n) {
+			nv = *v;
+			*v = v[1];
+			v[1] = nv;
+		}
+		break;
+	default:	/* a valid snapshot of a volume (tvsnap) */
+		memset(&nv, 0, sizeof(nv));
+		snprintf(nv.name, sizeof(nv.name), "snap%u", (unsigned)(r >> 40) % 1000);
+		snprintf(nv.origin, sizeof(nv.origin), "%s", v->name);
+		nv.dev_id = next->next_dev_id++;
+		nv.size = v->size;
+		nv.read_only = 1;
+		if (vg_append_volume(next, &nv))
+			abort();
+		break;
+	}
+}
+
+/* vg_check_change, which looks at what changed only, agrees with the
+ * whole check on every VG changed from a checked one: random changes,
+ * one to four, valid and not, of a pool with snapshot chains, a receive,
+ * a removal and a trash entry; a refusal words the same message. A VG
+ * not marked checked, or none, gets the whole check. */
+static void test_check_change(void)
+{
+	struct vg *base = many(64), *next;
+	struct vg_volume r;
+	char msg[512], want[512];
+	uint64_t st = 11;
+	unsigned agree_ok = 0, agree_bad = 0;
+
+	/* a chain of origins of origins, longer than the change's check
+	 * follows: v00004 <- v00005 <- ... <- v00037 */
+	for (unsigned i = 3 + 5; i < 3 + 38; i++)
+		snprintf(base->volumes[i].origin, sizeof(base->volumes[i].origin), "%s",
+			 base->volumes[i - 1].name);
+	memset(&r, 0, sizeof(r));
+	strcpy(r.name, "incoming");
+	r.dev_id = base->next_dev_id++;
+	r.size = 1ull << 30;
+	r.read_only = 1;
+	strcpy(r.content_uuid, FX_POOL_UUID);
+	strcpy(r.origin, "v00020");
+	CU_ASSERT_EQUAL_FATAL(vg_add_receive(base, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_begin_removal(base, "v00041"), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_trash_volume(base, "v00042", 1700000000), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_check_model(base, msg, sizeof(msg)), 0);
+	base->checked = 1;
+	for (unsigned n = 0; n < 20000; n++) {
+		int full, part;
+
+		CU_ASSERT_EQUAL_FATAL(vg_clone(base, &next), 0);
+		CU_ASSERT_EQUAL(next->checked, 0);
+		for (unsigned k = 0, m = 1 + (unsigned)(tp_test_xorshift64(&st) % 4); k < m; k++)
+			random_change(next, &st);
+		full = vg_check_model(next, want, sizeof(want));
+		part = vg_check_change(base, next, msg, sizeof(msg));
+		CU_ASSERT_EQUAL(part, full);
+		if (part != full)
+			fprintf(stderr, "\nchange %u: whole check %d (%s), change's check %d\n", n,
+				full, full ? want : "", part);
+		else if (full)
+			CU_ASSERT_STRING_EQUAL(msg, want);
+		agree_ok += !full && !part;
+		agree_bad += full && part;
+		vg_free(next);
+	}
+	/* both kinds were met, many times */
+	CU_ASSERT(agree_ok > 2000);
+	CU_ASSERT(agree_bad > 2000);
+	/* an unchecked base or none: the whole check */
+	CU_ASSERT_EQUAL_FATAL(vg_clone(base, &next), 0);
+	next->volumes[3].size = 0;
+	base->checked = 0;
+	CU_ASSERT_EQUAL(vg_check_change(base, next, msg, sizeof(msg)), -1);
+	CU_ASSERT_EQUAL(vg_check_change(NULL, next, msg, sizeof(msg)), -1);
+	/* a base marked checked that is not sound is trusted: what the flag
+	 * means (only vg_import and a commit's check set it) */
+	base->volumes[3].size = 0;
+	base->checked = 1;
+	CU_ASSERT_EQUAL(vg_check_change(base, next, msg, sizeof(msg)), 0);
+	vg_free(next);
+	vg_free(base);
+}
+
 /* vg_find_volume and vg_name_used judge an entry by its name's first
  * eight bytes before the whole name: names that agree there, that are
  * one another's prefixes, of every length from 1 to 64, with random
@@ -335,4 +517,5 @@ TP_TEST_SUITE(vg_model, NULL, NULL,
 	      { "random names, bytes after their end: as the rule says",
 		test_check_random_names },
 	      { "thin ids and names shared across the lists", test_check_lists },
-	      { "a volume found by its name, and no other", test_find_by_name })
+	      { "a volume found by its name, and no other", test_find_by_name },
+	      { "a change's check agrees with the whole check", test_check_change })

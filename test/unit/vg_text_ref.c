@@ -1083,6 +1083,7 @@ static int same_vg_fields(const struct vg *a, const struct vg *b)
 	x.alloc_receives = y.alloc_receives = 0;
 	x.alloc_removals = y.alloc_removals = 0;
 	x.alloc_trash = y.alloc_trash = 0;
+	x.checked = y.checked = 0;	/* (not stored: whether vg_check_model ran) */
 	if (memcmp(&x, &y, sizeof(x)))
 		return 0;
 	/* (memcmp of an empty list's NULL is undefined) */

@@ -99,7 +99,7 @@ static int commit(struct pool *p, struct vg *next, int backup, struct vg **old)
 	}
 	next->seqno = p->vg->seqno;
 	tp_critical_begin();
-	r = vg_commit_text(pvs, n, next, &text, &len);
+	r = vg_commit_change(pvs, n, p->vg, next, &text, &len);
 	tp_critical_end();
 	if (r) {
 		log_error("pool %s: VG metadata commit failed: %s; nothing was changed",
