@@ -179,6 +179,9 @@ const struct tp_conf_key tp_conf_keys[] = {
 	{ "recv/require_encrypted", S, "n", "y|n",
 	  "tprecv --require-encrypted: y refuses the streams of plain volumes and raw imports",
 	  0, 0, check_choice },
+	{ "activate/lock_wait", TP_CONF_INT, "60", "0..3600",
+	  "tpactivate/tpdeactivate --all/--auto --lock-wait: seconds they wait in all for the "
+	  "locks of pools other commands hold (the boot unit)", 0, 3600, NULL },
 	{ "monitor/interval", TP_CONF_INT, "10", "1..3600",
 	  "tpmonitor --interval: seconds between two passes", 1, 3600, NULL },
 	{ "monitor/textfile", S, NULL, "DIR",

@@ -5,7 +5,9 @@
  * the pools whose devices are all present and the pools and volumes
  * flagged "activate y" come up; one pool failing does not stop the
  * others, and a summary line ends the run. */
+#include "lib/base/config.h"
 #include "lib/base/exitcodes.h"
+#include "lib/base/lock.h"
 #include "lib/base/log.h"
 #include "lib/pool/pool.h"
 #include "lib/pool/pool_lease.h"
@@ -14,6 +16,7 @@
 #include "tools/pool_op.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,13 +167,17 @@ static const char *pool_of(const char *arg, struct pool_member *m)
 	return r > 0 && !m->damaged ? m->pool : NULL;
 }
 
-/* --all (NAMES NULL: every known pool) or --auto NAMES. */
-static int auto_run(const char *const *names, unsigned n, int activate)
+/* --all (NAMES NULL: every known pool) or --auto NAMES; the waits for
+ * pools' locks take at most LOCK_WAIT seconds in all (a boot that a hung
+ * holder must not stall): a pool whose lock is still held then fails,
+ * its holder named (lock.c), and the next ones are tried at once. */
+static int auto_run(const char *const *names, unsigned n, int activate, unsigned lock_wait)
 {
 	char **all = NULL;
 	unsigned count[3] = { 0, 0, 0 }, i;
 	int r;
 
+	tp_lock_writers_deadline(lock_wait);
 	if (!names) {
 		if ((r = pool_list_all_names(&all, &n)))
 			return tp_exit_from_errno(r);
@@ -197,7 +204,7 @@ static int auto_run(const char *const *names, unsigned n, int activate)
 static int run(const struct tp_command *cmd, int argc, const char **argv, int activate)
 {
 	const char **args, *devices = NULL;
-	int rc, nargs, all = 0, autom = 0, allow = 0;
+	int rc, nargs, all = 0, autom = 0, allow = 0, lock_wait = INT_MIN;
 	struct cli_key key = { NULL };
 	struct pool_key *k = NULL;
 	struct cli cli;
@@ -214,6 +221,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		{ "auto", '\0', POPT_ARG_NONE, &autom, 0,
 		  "the POOLs named (or the pools of the DEVICEs named), by the rules of --all",
 		  NULL },
+		{ "lock-wait", '\0', POPT_ARG_INT, &lock_wait, 0,
+		  "with --all/--auto: wait at most SECONDS in all for the locks of pools other "
+		  "commands hold, then leave those pools as they are (default 60, or "
+		  "tptools.conf's activate/lock_wait)", "SECONDS" },
 		CLI_OPT_DEVICES(devices),
 		CLI_OPT_ALLOW_COMPONENT(allow),
 		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, (void *)(activate ? key_opts : key_opts + TP_ARRAY_SIZE(key_opts) - 1), 0,
@@ -231,6 +242,11 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		rc = cli_usage_error(cmd, "--key-file needs a FILE ('-' for standard input)");
 	else if (all && (autom || nargs))
 		rc = cli_usage_error(cmd, "--all takes no POOL (and no --auto)");
+	else if (lock_wait != INT_MIN && (lock_wait < 0 || lock_wait > 3600))
+		rc = cli_usage_error(cmd, "--lock-wait takes 0..3600 seconds, not %d", lock_wait);
+	else if (lock_wait != INT_MIN && !all && !autom)
+		rc = cli_usage_error(cmd, "--lock-wait goes with --all or --auto (a POOL named "
+				     "waits for its lock as every change does)");
 	else if (allow && !devices)
 		rc = cli_usage_error(cmd, "--allow-component goes with --devices DATA,META");
 	else if ((all || autom) && devices)
@@ -239,7 +255,9 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 	else if (!all && !nargs)
 		rc = cli_usage_error(cmd, "name a POOL, or give --all");
 	else if (all || autom)
-		rc = auto_run(all ? NULL : args, all ? 0 : (unsigned)nargs, activate);
+		rc = auto_run(all ? NULL : args, all ? 0 : (unsigned)nargs, activate,
+			      lock_wait != INT_MIN ? (unsigned)lock_wait
+					      : (unsigned)tp_config_int("activate/lock_wait"));
 	else {
 		struct activation a = { args[0], args + 1, (unsigned)nargs - 1, activate };
 		struct pool_key_source src;

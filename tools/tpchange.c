@@ -208,9 +208,13 @@ static int change_op(struct pool *p, void *arg)
 		log_error("pool %s not taken over", c->pool);
 		return -ECANCELED;
 	}
-	/* without an option (a reader's open) only the settings are shown */
+	/* without an option (a reader's open) only the settings are shown,
+	 * and the removals under way said (as tpstatus does; the open of any
+	 * change finishes them) */
 	if (options_given(c) && (r = change_apply(p, c, &m, &unchanged)))
 		return r;
+	if (!options_given(c) && !vol)
+		pool_volume_removals_say(p);
 	if (finished || rewrote)
 		snprintf(opened, sizeof(opened), "; the open %s%s%s said above",
 			 finished ? "finished the interrupted change" : "",

@@ -86,12 +86,34 @@ static size_t nr_total(const struct findings *fs, int kept)
 	return n;
 }
 
+/* What a newer tptools wrote, for scripts: "vg" (the VG itself: not
+ * checked, exit 2 without damage), "older_copy" (an earlier commit in an
+ * older slot: a note, no damage), "none"; NULL for a bare area. */
+static const char *newer_format_name(const struct pool_check_result *res)
+{
+	return res->newer_format ? "vg" : res->nr_newer_copies ? "older_copy" : "none";
+}
+
 static void print_json(const struct findings *fs, const struct pool_thin_summary *r,
-		       const struct pool_scrub_result *s, int code)
+		       const struct pool_scrub_result *s, int code,
+		       const struct pool_check_result *res)
 {
 	int first = 1;
 
 	printf("{\n  \"result\": \"%s\",\n  \"exit_code\": %d,\n", verdict_name(code), code);
+	if (res) {
+		printf("  \"newer_format\": \"%s\",\n  \"notes\": [", newer_format_name(res));
+		if (res->nr_newer_copies) {
+			printf("\n    ");
+			cli_json_string(res->newer_copy);
+			if (res->nr_newer_copies > 1)
+				printf(",\n    \"... and %u more such cop%s on its other devices\"",
+				       res->nr_newer_copies - 1,
+				       res->nr_newer_copies == 2 ? "y" : "ies");
+			printf("\n  ");
+		}
+		printf("],\n");
+	}
 	if (s && s->ran)
 		printf("  \"scrub\": {\"live\": %s, \"integrity\": %s, \"blocks\": %" PRIu64
 		       ", \"bad\": [%" PRIu64 ", %" PRIu64 "], \"rewritten\": [%" PRIu64 ", %" PRIu64
@@ -122,9 +144,16 @@ static void print_json(const struct findings *fs, const struct pool_thin_summary
 
 static void print_text(const char *what, const struct findings *fs,
 		       const struct pool_thin_summary *r, const struct pool_scrub_result *s, int code,
-		       int fast, const char *next, int newer)
+		       int fast, const char *next, int newer, const struct pool_check_result *res)
 {
 	size_t total = nr_total(fs, 0);
+
+	if (res && res->nr_newer_copies) {
+		printf("note: %s\n", res->newer_copy);
+		if (res->nr_newer_copies > 1)
+			printf("note: ... and %u more such cop%s on its other devices\n",
+			       res->nr_newer_copies - 1, res->nr_newer_copies == 2 ? "y" : "ies");
+	}
 
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; fs->f[k] && i < fs->f[k]->nr_kept; i++)
@@ -176,10 +205,10 @@ static int print_result(const char *what, int bare, const struct pool_check_resu
 	int code = (int)TP_MAX(res->thin.verdict, res->pool.verdict);
 
 	if (json)
-		print_json(&fs, &res->sum, bare ? NULL : &res->scrub, code);
+		print_json(&fs, &res->sum, bare ? NULL : &res->scrub, code, bare ? NULL : res);
 	else if (!tp_cli.quiet)
 		print_text(what, &fs, &res->sum, bare ? NULL : &res->scrub, code, fast, res->next,
-			   res->newer_format);
+			   res->newer_format, bare ? NULL : res);
 	return code;
 }
 

@@ -75,6 +75,25 @@ static void tp_lock_holder(int fd, char *buf, size_t len)
 	}
 }
 
+/* tp_lock_writers_deadline: CLOCK_MONOTONIC ms (0: none) and the
+ * seconds it gave. */
+static uint64_t writers_deadline;
+static unsigned writers_seconds;
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+void tp_lock_writers_deadline(unsigned seconds)
+{
+	writers_deadline = now_ms() + (uint64_t)seconds * 1000;
+	writers_seconds = seconds;
+}
+
 /* The reader's bound, ms. */
 static unsigned reader_ms(void)
 {
@@ -89,12 +108,17 @@ static int lock_fd(int fd, unsigned flags, const char *what, struct tp_lock *l)
 {
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
 	int op = (flags & TP_LOCK_EXCL) ? LOCK_EX : LOCK_SH;
-	unsigned waited = 0, bound = UINT32_MAX, told = 0;
+	unsigned waited = 0, bound = UINT32_MAX, told = 0, deadline = 0;
 	char who[256];
 
 	if (flags & TP_LOCK_BOUNDED) {
 		flags |= TP_LOCK_TELL;
 		bound = reader_ms();
+	} else if ((flags & TP_LOCK_TELL) && writers_deadline) {
+		uint64_t now = now_ms();
+
+		deadline = 1;
+		bound = now < writers_deadline ? (unsigned)(writers_deadline - now) : 0;
 	}
 	if (flags & TP_LOCK_BRIEF)
 		bound = TP_LOCK_BRIEF_MS;
@@ -111,15 +135,21 @@ static int lock_fd(int fd, unsigned flags, const char *what, struct tp_lock *l)
 					  "Run the command again when that one has ended (if it hangs, "
 					  "stop it: tptools commands end cleanly at SIGTERM)",
 					  what, who, waited / 1000);
+			} else if (e == -EWOULDBLOCK && deadline) {
+				tp_lock_holder(fd, who, sizeof(who));
+				log_error("%s: its lock is still held by %s; this command waits at most "
+					  "%u s in all for locks, and that time is over: left as it is "
+					  "(if that command hangs, stop it: tptools commands end cleanly "
+					  "at SIGTERM)", what, who, writers_seconds);
 			}
 			return e;
 		}
 		if ((flags & TP_LOCK_TELL) && !told && waited >= TP_LOCK_TELL_MS) {
 			told = 1;
 			tp_lock_holder(fd, who, sizeof(who));
-			if (flags & TP_LOCK_BOUNDED)
+			if ((flags & TP_LOCK_BOUNDED) || deadline)
 				log_warn("%s: waiting for its lock, held by %s (at most %u s more)", what,
-					 who, (bound - waited) / 1000);
+					 who, (bound - waited + 999) / 1000);
 			else
 				log_warn("%s: waiting for its lock, held by %s", what, who);
 		}

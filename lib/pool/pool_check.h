@@ -113,6 +113,11 @@ struct pool_check_result {
 	/* the VG metadata is of a newer format than this tptools reads: not
 	 * checked (the verdict FATAL, tpcheck's exit 2, but no damage) */
 	int newer_format;
+	/* no damage, a note (the verdict stays CLEAN if nothing else is
+	 * found): VG copies in an older slot of a newer format, earlier
+	 * commits a newer tptools wrote; how many, the first one said */
+	unsigned nr_newer_copies;
+	char newer_copy[1024];
 };
 
 int pool_check_run(const struct pool_check_params *p, struct pool_check_result *res)

@@ -58,6 +58,11 @@ enum pool_volume_removal {
 	POOL_VOLUME_REMOVING_EMPTY,	/* removed in one change: it had no chunks */
 };
 enum pool_volume_removal pool_volume_removal_begun(struct pool *p, const char *name);
+/* Say each removal under way in P (a tvremove cut short) as tpstatus
+ * does, a warning each, without its mapped size (the VG alone is read),
+ * for a command that only shows the pool (tpchange POOL): a reader's
+ * open finishes none (lib/pool/removal/pool_removal.c). How many. */
+unsigned pool_volume_removals_say(const struct pool *p);
 
 /* ---- the trash (lib/pool/removal/pool_trash.c) ----
  * With the pool's trash retention on (tpchange --trash-retention), a

@@ -159,8 +159,10 @@ static void say_newer_slot(const struct vg_pv *pvs, const struct vg_mda_status *
  * taken (COPIES from FROM on, texts held) imported too, as a read would
  * import them once the newer ones are lost: a copy that does not import,
  * or makes another seqno, is unusable in ST (damage: tpcheck(8) names
- * it, the next commit writes over it), and one of a newer format is said
- * so (NEWER_COPY: never silently written over). 0 or -ENOMEM. */
+ * it, the next commit writes over it, needs_repair), and one of a newer
+ * format is said so (NEWER_COPY: a previous commit a newer tptools
+ * wrote, no damage: tpcheck notes it, tprepair leaves it, and the next
+ * commit writes over it as over any previous one). 0 or -ENOMEM. */
 static int check_older(struct vg_mda_copy *copies, int from, int nr, struct vg_mda_status *st)
 {
 	for (int j = from; j < nr; j++) {
@@ -178,7 +180,8 @@ static int check_older(struct vg_mda_copy *copies, int from, int nr, struct vg_m
 		vg_free(old);
 		if (!r)
 			continue;
-		st->needs_repair = 1;
+		if (r != -EPROTONOSUPPORT)
+			st->needs_repair = 1;
 		for (unsigned d = 0; d < st->nr_pvs; d++)
 			for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
 				if (st->slot[d][k].state == VG_SLOT_VALID &&

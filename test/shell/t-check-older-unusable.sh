@@ -29,9 +29,15 @@ ok tprepair n
 ok tpcheck n
 out_has "clean"
 
-# the older slot holding a copy of a newer format (seqno+4, format 3)
-# below the newest (seqno+5, this format): not a refusal (the newest copy
-# is this tptools'), but never written over silently: tpcheck names it
+ok tpcheck --json n
+out_has '"newer_format": "none",'
+out_has '"notes": \[\],'
+
+# the older slot holding a copy of a newer format (seqno+1, format 3)
+# below the newest (seqno+2, this format): a newer tptools moved the pool
+# back to this format, and that copy is the previous commit, not damage:
+# tpcheck notes it (exit 0), tprepair leaves it, and the next change
+# writes over it as over any previous commit
 seq=$(tp-vgtool slots n-data.img n-meta.img | sed -n 's/^newest=\([0-9]*\).*/\1/p')
 tp-vgtool text n-data.img n-meta.img >good.txt
 sed "s/^\tseqno=$seq\$/\tseqno=$((seq + 1))/; s/format_version=2/format_version=3/" good.txt >newer.txt
@@ -39,6 +45,23 @@ sed "s/^\tseqno=$seq\$/\tseqno=$((seq + 2))/" good.txt >next.txt
 grep -q 'format_version=3' newer.txt || fail "no format 3 text made"
 ok tp-vgtool put newer.txt n-data.img n-meta.img
 ok tp-vgtool put next.txt n-data.img n-meta.img
-expect_rc 1 tpcheck n
-out_has "its copy of seqno $((seq + 1)) is of a newer format than this tptools reads"
-out_lacks "clean"
+ok tpcheck n
+out_has "^note: .*/n-data.img: VG metadata slot [01] holds an earlier commit (seqno $((seq + 1))) that a newer tptools wrote"
+out_has "no damage: the next change writes over it"
+out_has "^n: clean"
+out_lacks "warning"
+ok tpcheck --json n
+out_has '"result": "clean",'
+out_has '"newer_format": "older_copy",'
+out_has "earlier commit (seqno $((seq + 1))) that a newer tptools wrote"
+out_has '"non_fatal": 0,'
+sums ./*.img >before.sums
+ok tprepair n
+err_has "note: .*earlier commit (seqno $((seq + 1))) that a newer tptools wrote.*; tprepair leaves it"
+sums ./*.img | cmp -s - before.sums || fail "tprepair wrote over the previous commit"
+ok tpcheck n
+out_has "^note: .*(seqno $((seq + 1)))"
+ok tvcreate -V 16M -n w n
+ok tpcheck --json n
+out_has '"newer_format": "none",'
+out_lacks "newer tptools"

@@ -83,6 +83,14 @@ if have systemd-analyze; then
 	grep -q '^Before=local-fs-pre.target' $a || fail "not before local-fs-pre"
 	grep -q '^Conflicts=shutdown.target' $a || fail "not stopped at shutdown"
 	grep -q '^DefaultDependencies=no' $a || fail "default dependencies (after sysinit)"
+	# the units that run tpactivate --all/--auto end in bounded time, above
+	# its wait for pool locks (activate/lock_wait, default 60 s)
+	for u in tptools-activate.service tptools-activate-shared.service \
+		 tptools-autoactivate@.service; do
+		grep -q '^TimeoutStartSec=5min$' "v/$u" || fail "$u: no TimeoutStartSec above the lock wait"
+	done
+	"$TOP/$BUILD/bin/tpconfig" activate/lock_wait | grep -qx '60' ||
+		fail "activate/lock_wait's default is no longer the 60 s the units allow for"
 fi
 
 # the package: same files, Depends from the binary

@@ -145,6 +145,10 @@ done
 expect_rc 2 tpcheck n
 out_has "^next: check and repair pool n with the tptools that wrote its VG metadata"
 out_lacks "restorefile"
+# --json tells a script "a newer tptools wrote this" from damage (both exit 2)
+expect_rc 2 tpcheck --json n
+out_has '"exit_code": 2,'
+out_has '"newer_format": "vg",'
 unchanged 5 tprepair n
 err_has "repair it with the tptools that wrote it"
 err_lacks "restorefile"

@@ -84,6 +84,47 @@ ok tpactivate --all
 out_has "Pool alpha: skipped"
 out_has "0 pool(s) activated, 2 left as they were, 0 failed."
 ok tpchange --activate y alpha
+# a pool whose lock another command keeps (a hung holder would stall the
+# boot): --all and --auto wait at most --lock-wait seconds in all
+# (tptools.conf's activate/lock_wait, default 60), then that pool fails,
+# named with its holder's pid, and the other pools are still tried
+ok tpchange --activate y beta
+flock -F -x "$TPTOOLS_DIR/lock/alpha.lock" sleep 60 &
+holder=$!
+sleep 0.5
+failed tpactivate --all --lock-wait 1
+err_has "pool alpha: its lock is still held by process $holder (sleep 60)"
+err_has "waits at most 1 s in all for locks"
+grep -q "device-mapper" err || fail "beta was not tried after alpha"
+out_has "0 pool(s) activated, 0 left as they were, 2 failed."
+# the bound is the whole run's: a second held pool is not waited on again
+flock -F -x "$TPTOOLS_DIR/lock/beta.lock" sleep 60 &
+holder2=$!
+sleep 0.5
+failed tpactivate --auto alpha beta --lock-wait 1
+err_has "pool alpha: its lock is still held by process $holder "
+err_has "pool beta: its lock is still held by process $holder2 "
+out_has "0 pool(s) activated, 0 left as they were, 2 failed."
+kill $holder2
+wait $holder2 || true
+# from tptools.conf, and for tpdeactivate --all (the shutdown side)
+printf 'activate {\n\tlock_wait = 0\n}\n' >"$TPTOOLS_DIR/tptools.conf"
+ok tpconfig activate/lock_wait
+out_has "0"
+failed tpdeactivate --all
+err_has "pool alpha: its lock is still held by process $holder "
+err_has "waits at most 0 s in all for locks"
+out_has "0 pool(s) deactivated, 1 left as they were, 1 failed."
+failed tpactivate --auto alpha
+err_has "pool alpha: its lock is still held by process $holder "
+rm "$TPTOOLS_DIR/tptools.conf"
+kill $holder
+wait $holder || true
+usage_error tpactivate --lock-wait 5 alpha
+err_has "--lock-wait goes with --all or --auto"
+usage_error tpactivate --all --lock-wait -1
+usage_error tpactivate --all --lock-wait 3601
+ok tpchange --activate n beta
 # an explicit name still activates a pool flagged n (and fails here on dm)
 failed tpactivate beta
 err_has "device-mapper"

@@ -29,6 +29,21 @@ rerun_done() {
 	[ "$(tpsend --format raw p/b | md5sum)" = "$b_sum" ] || fail "volume b's data changed"
 }
 
+# tpchange POOL without an option only shows the pool: it says a removal
+# under way as tpstatus does, and writes nothing (a reader's open
+# finishes none; the open of any change does)
+ok tvcreate -V 4M -n a p
+write_chunks p a 0 10
+killed_at remove-step=0 env TP_TEST_REMOVE_STEP=4 tvremove -y p/a
+sums ./*.img >before.sums
+ok tpchange p
+err_has "pool p: the removal of a is under way: it is no volume any more; 'tvremove p/a', or any change to the pool, finishes it"
+out_has "^Pool p: activate y"
+sums ./*.img | cmp -s - before.sums || fail "tpchange POOL wrote to the pool"
+ok tpstatus p
+err_has "pool p: the removal of a is under way"
+rerun_done
+
 # a volume that maps chunks: its first change, its steps, its emptied end
 for pause in after-vg-commit after-apply remove-step=0 remove-step=2 remove-emptied; do
 	ok tvcreate -V 4M -n a p

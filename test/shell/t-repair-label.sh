@@ -151,6 +151,15 @@ expect_rc 2 tpcheck cut
 out_has "^error: .*cut-data.img is cut short: 134217728 bytes, but its label, intact, records 268435456$"
 out_lacks "no valid tptools label"
 out_has "next: run 'truncate -s 268435456 .*cut-data.img'"
+# named by relative --devices paths, here and from another directory: the
+# advice names each file once, as given (not again by the devices file's
+# absolute name), and checks again with the same --devices
+expect_rc 2 tpcheck --devices ./cut-data.img,./cut-meta.img cut
+out_has "^next: run 'truncate -s 268435456 ./cut-data.img' to grow the image file back to the size its label records, then 'tpcheck cut --devices ./cut-data.img,./cut-meta.img' says what was cut off (it is gone)$"
+mkdir -p sub
+(cd sub && expect_rc 2 tpcheck --devices ../cut-data.img,../cut-meta.img cut &&
+	out_has "^next: run 'truncate -s 268435456 ../cut-data.img' to grow the image file back to the size its label records, then 'tpcheck cut --devices ../cut-data.img,../cut-meta.img' says") ||
+	fail "the advice from another directory"
 # too short to hold its label: the size the VG metadata records
 truncate -s 256 cut-data.img
 expect_rc 2 tpcheck cut

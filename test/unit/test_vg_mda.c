@@ -563,6 +563,8 @@ static void test_check_imports_older(void)
 	CU_ASSERT_EQUAL_FATAL(vg_read_flags(p.pvs, 2, &got, VG_MDA_READ_WHOLE, &st), 0);
 	CU_ASSERT_EQUAL(got->seqno, 5);
 	vg_free(got);
+	/* the previous commit, a newer tptools': nothing to repair */
+	CU_ASSERT_EQUAL(st.needs_repair, 0);
 	for (int d = 0; d < 2; d++)
 		for (int k = 0; k < 2; k++) {
 			CU_ASSERT_EQUAL(st.slot[d][k].newer_copy, st.slot[d][k].seqno == 4);

@@ -92,6 +92,8 @@ int pool_check_run(const struct pool_check_params *p, struct pool_check_result *
 	}
 done:
 	res->newer_format = prep.vg_too_new;
+	res->nr_newer_copies = prep.nr_newer_copies;
+	memcpy(res->newer_copy, prep.newer_copy, sizeof(res->newer_copy));
 	if (!r)
 		r = copy_findings(&prep.f, &res->pool);
 	if (!r)

@@ -1254,12 +1254,19 @@ static uint64_t cut_short_by(const struct pool *p, const struct vg *vg, const ch
 /* A device of PATHS ("DATA,META", or a listed path), of the mirror's
  * legs or of the devices file's entries of the pool shorter than its label records: the advice to grow it back (an
  * image file with truncate, every image file cut short to the same size
- * in the one command; a block device by hand). 1 when given. */
+ * in the one command; a block device by hand), then the check again, with
+ * DEV (" --devices ..." as the user gave it, or ""). 1 when given. */
 static int cut_short_advice(const struct pool *p, const char *paths, const struct vg *vg,
-			    char *buf, size_t len)
+			    const char *dev, char *buf, size_t len)
 {
+	char check[POOL_NAME_MAX + 2 * VG_PATH_MAX + 32];
+
 	struct pool_meta_leg leg[2];
 	char *list = NULL, *save = NULL, files[4 * (VG_PATH_MAX + 2)] = "";
+	/* the files named so far: each device once, by the first of its
+	 * names (the user's --devices, as given, before the devices file's) */
+	const char *named[16];
+	unsigned nnamed = 0;
 	uint64_t want = 0;
 	int found = 0, file = 0;
 
@@ -1285,13 +1292,19 @@ static int cut_short_advice(const struct pool *p, const char *paths, const struc
 	     one = strtok_r(NULL, ",", &save)) {
 		struct stat st;
 		uint64_t w;
+		int again = 0;
 
 		if (!one[0] || stat(one, &st) || (found && (!file || !S_ISREG(st.st_mode))))
 			continue;
-		if (found && strstr(files, one))
+		/* one file under two names (a relative --devices path and the
+		 * devices file's absolute one): the same device */
+		for (unsigned k = 0; k < nnamed && !again; k++)
+			again = pool_same_device(named[k], one);
+		if (again || nnamed == TP_ARRAY_SIZE(named))
 			continue;
 		if (!(w = cut_short_by(p, vg, one)) || (found && w != want))
 			continue;
+		named[nnamed++] = one;
 		if (!found) {
 			found = 1;
 			want = w;
@@ -1307,7 +1320,8 @@ static int cut_short_advice(const struct pool *p, const char *paths, const struc
 	free(list);
 	if (!found)
 		return 0;
-	pool_grow_back_advice(pool_name(p), files, want, file, buf, len);
+	snprintf(check, sizeof(check), "%s%s", pool_name(p), dev);
+	pool_grow_back_advice(check, files, want, file, buf, len);
 	return 1;
 }
 
@@ -1331,7 +1345,7 @@ int pool_repair_advice(struct pool *p, const char *given, const char *paths, int
 
 		if (!vg && nmissing && !pool_vg_from_survivors(p, &sv))
 			vg = sv;
-		done = cut_short_advice(p, nmissing ? paths : NULL, vg, buf, len);
+		done = cut_short_advice(p, nmissing ? paths : NULL, vg, dev, buf, len);
 		vg_free(sv);
 		if (done)
 			return 0;

@@ -558,6 +558,10 @@ int pool_repair(const struct pool_repair_params *pp, const struct thin_repair_op
 	 * error, is pool_relabel's) */
 	for (size_t i = 0; i + (prep.vg_too_new ? 1 : 0) < prep.f.nr_problems; i++)
 		log_warn("pool %s: %s", pp->pool, prep.f.problems[i].msg);
+	/* an earlier commit a newer tptools wrote: no damage, left to the
+	 * next change (no rewrite: vg_read_flags sets no needs_repair) */
+	if (prep.nr_newer_copies)
+		log_notice("pool %s: note: %s; tprepair leaves it", pp->pool, prep.newer_copy);
 	/* an added data device that lost its label, still where the VG and
 	 * the devices file say: relabelled from the VG (in memory here) */
 	if (r || (r = pool_relabel_xdata(p, &xlabels)) || (r = refuse_unrepairable(p)))

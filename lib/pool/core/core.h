@@ -287,6 +287,11 @@ struct pool_check_report {
 	/* ... the VG could not be read for it is of a newer format (the
 	 * last finding says so): no verdict of damage, a refusal */
 	int vg_too_new;
+	/* a note, no finding: VG copies in an older slot of a newer format
+	 * than this tptools reads (the previous commit, a newer tptools'
+	 * write; the next commit writes over it), how many, the first said */
+	unsigned nr_newer_copies;
+	char newer_copy[1024];
 };
 
 enum pool_attach_flags {

@@ -283,12 +283,15 @@ static void report_copies_from(const struct vg_pv *pvs, const struct vg_mda_stat
 					     PRIu64 " is unusable (its text does not import, or makes "
 					     "another seqno; the next change or tprepair rewrites it)",
 					     pvs[d].io->name, s, st->slot[d][s].seqno);
-			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].newer_copy)
-				pool_problem(rep, 0, "%s: VG metadata slot %d: its copy of seqno %"
-					     PRIu64 " is of a newer format than this tptools reads, older "
-					     "than the newest copy (seqno %" PRIu64 "; the next change or "
-					     "tprepair writes over it)", pvs[d].io->name, s,
-					     st->slot[d][s].seqno, st->seqno);
+			/* the previous commit, a newer tptools' (it moved the
+			 * pool back to this format): no damage, a note */
+			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].newer_copy &&
+			    !rep->nr_newer_copies++)
+				snprintf(rep->newer_copy, sizeof(rep->newer_copy), "%s: VG metadata "
+					 "slot %d holds an earlier commit (seqno %" PRIu64 ") that a "
+					 "newer tptools wrote, in a format this one does not read; no "
+					 "damage: the next change writes over it, as over any earlier "
+					 "commit", pvs[d].io->name, s, st->slot[d][s].seqno);
 			if (st->slot[d][s].state == VG_SLOT_VALID && st->slot[d][s].damaged_off)
 				pool_problem(rep, 0, "%s: VG metadata slot %d: the change record at byte "
 					     "%" PRIu64 " is damaged (the next change or tprepair rewrites "

@@ -121,6 +121,17 @@ static void finish_removals(struct pool *p, int write)
 	}
 }
 
+unsigned pool_volume_removals_say(const struct pool *p)
+{
+	const struct vg *vg = pool_vg(p);
+
+	for (unsigned i = 0; i < vg->nr_removals; i++)
+		log_warn("pool %s: the removal of %s is under way: it is no volume any more; "
+			 "'tvremove %s/%s', or any change to the pool, finishes it", pool_name(p),
+			 vg->removals[i].name, pool_name(p), vg->removals[i].name);
+	return vg->nr_removals;
+}
+
 int pool_removal_finished(const struct pool *p, const char *name)
 {
 	return pool_removal_finished_wiped(p, name) != POOL_REMOVAL_NOT_BEGUN;
