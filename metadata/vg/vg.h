@@ -506,13 +506,11 @@ void vg_read_forget(void);
  * the labels of PVS do not belong to VG (pool uuid, device uuids) or VG
  * does not validate; errors of vg_mda_commit otherwise. */
 int vg_commit(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg) TP_MUST_CHECK;
-/* The same, and on success the text committed into *TEXT (malloc'd,
- * NUL-terminated; the caller frees) and its length into *LEN, for the
- * host's backup of the commit (one export, not two). */
-int vg_commit_text(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg, char **text,
-		   size_t *len) TP_MUST_CHECK;
 /* The same for VG changed from BASE (a VG read or committed before, or
- * NULL): checked by vg_check_change. */
+ * NULL), checked by vg_check_change; on success the text committed into
+ * *TEXT (malloc'd, NUL-terminated; the caller frees) and its length into
+ * *LEN when TEXT is not NULL, for the host's backup of the commit (one
+ * export, not two). */
 int vg_commit_change(struct vg_pv *pvs, unsigned nr_pvs, const struct vg *base, struct vg *vg,
 		     char **text, size_t *len) TP_MUST_CHECK;
 

@@ -328,12 +328,7 @@ static int fits(struct vg_pv *pvs, unsigned n, const struct vg *vg, size_t len)
 
 int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
 {
-	return vg_commit_text(pvs, n, vg, NULL, NULL);
-}
-
-int vg_commit_text(struct vg_pv *pvs, unsigned n, struct vg *vg, char **out, size_t *out_len)
-{
-	return vg_commit_change(pvs, n, NULL, vg, out, out_len);
+	return vg_commit_change(pvs, n, NULL, vg, NULL, NULL);
 }
 
 int vg_commit_change(struct vg_pv *pvs, unsigned n, const struct vg *base, struct vg *vg,

@@ -796,10 +796,8 @@ int pool_holds_check_change(const struct pool *p, const struct vg *next) TP_MUST
 /* ---- pool_provision.c: the over-provisioning limit ---- */
 
 /* The sum of VG's volumes' and unfinished receives' virtual sizes, each
- * rounded up to whole chunks (saturating), and the most that sum may be
+ * rounded up to whole chunks (exact: it may pass 2^64), and the most that sum may be
  * under VG's max_overprovision (UINT64_MAX: unlimited); bytes. */
-uint64_t pool_vg_virtual_total(const struct vg *vg);
-/* The same sum exact (it may pass 2^64 bytes). */
 unsigned __int128 pool_vg_virtual_sum(const struct vg *vg);
 /* A sum of sizes that may pass 2^64 bytes, as tp_size_format writes one
  * ('h'), in EiB beyond it. */

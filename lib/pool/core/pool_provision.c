@@ -59,7 +59,7 @@ unsigned __int128 pool_vg_virtual_sum(const struct vg *vg)
 	return sum;
 }
 
-uint64_t pool_vg_virtual_total(const struct vg *vg)
+static uint64_t virtual_total(const struct vg *vg)
 {
 	unsigned __int128 sum = pool_vg_virtual_sum(vg);
 
@@ -103,7 +103,7 @@ void pool_ratio_format(uint32_t percent, char *buf, size_t len)
 
 int pool_provision_check_shrink(const struct pool *p, uint64_t data_bytes, const char *what)
 {
-	uint64_t sum = pool_vg_virtual_total(p->vg), limit;
+	uint64_t sum = virtual_total(p->vg), limit;
 	char a[32], b[32], c[32], ratio[24];
 	unsigned __int128 l;
 

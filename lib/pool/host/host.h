@@ -183,7 +183,7 @@ int pool_backup_write(const char *uuid, const char *name, uint64_t seqno, const 
  * (pool_devices_adopt). A failure is a warning (logged), never an error:
  * the commit stands. */
 void pool_backup_commit(const struct vg *vg);
-/* The same with VG's text as the commit wrote it (vg_commit_text): TEXT
+/* The same with VG's text as the commit wrote it (vg_commit_change): TEXT
  * of LEN bytes, NUL-terminated, not freed here. */
 void pool_backup_commit_text(const struct vg *vg, const char *text, size_t len);
 
