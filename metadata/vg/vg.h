@@ -312,6 +312,12 @@ struct vg {
 	 * it looks at what changed only (vg_check_change). vg_clone's copy has
 	 * 0: a clone is made to be changed. */
 	int checked;
+	/* Not stored: the text the volumes were read from, where a writer
+	 * keeps it (vg_keep_source) and each was in the form vg_export
+	 * writes: a commit of a VG changed from this one copies the text of
+	 * each volume it did not change from here (vg_commit_change). NULL
+	 * otherwise; vg_clone's copy has none. */
+	struct vg_source *source;
 };
 
 /* ---- names ---- */
@@ -453,6 +459,11 @@ int vg_check_change(const struct vg *base, const struct vg *next, char *msg,
 		    size_t len) TP_MUST_CHECK;
 
 /* ---- text ---- */
+
+/* From now on (ON 1) vg_import keeps, in each VG it makes, the text its
+ * volumes were read from (vg.source), for the commits of a command that
+ * changes the pool; 0 stops it. */
+void vg_keep_source(int on);
 
 /* VG -> text: validates (-EINVAL) then writes the config text into a
  * malloc'd NUL-terminated *TEXT (caller frees), *LEN its length. */

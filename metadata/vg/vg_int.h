@@ -34,8 +34,23 @@ extern const unsigned char vg_name_byte[256];
 /* Check every field of VG; on a problem write "key: problem" (the key as
  * a path such as "pool/volumes/www/dev_id") into MSG and return -1. */
 int vg_check_model(const struct vg *vg, char *msg, size_t msglen);
-/* vg_export of a VG already checked (vg_check_change): the text only. */
-int vg_export_checked(const struct vg *vg, char **text, size_t *len);
+/* vg_export of a VG already checked (vg_check_change): the text only.
+ * With BASE (a VG that NEXT was changed from, or NULL) holding its
+ * source, each volume NEXT has as BASE has it (paired as
+ * vg_check_change pairs them) is copied from BASE's text. */
+int vg_export_checked(const struct vg *base, const struct vg *vg, char **text, size_t *len);
+
+/* vg.source: the parser's copy of the text (TEXT, owned) and where each
+ * volume's entry begins in it, START[i] for vg.volumes[i] (N of them;
+ * START[N]: the end of the last, where the section closes). */
+struct vg_source {
+	char *text;
+	uint32_t *start;
+	unsigned n;
+};
+void vg_source_free(struct vg_source *s);
+/* vg_keep_source's switch */
+int vg_source_kept(void);
 
 /* vg_label_read and vg_label_cut_short (label.c) with OWN_SIZE, the size
  * the device's own VG copy records for it (vg_io.c: the label code calls

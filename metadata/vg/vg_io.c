@@ -349,7 +349,7 @@ int vg_commit_change(struct vg_pv *pvs, unsigned n, const struct vg *base, struc
 		return -EINVAL;
 	}
 	vg->checked = 1;
-	r = vg_export_checked(vg, &text, &len);
+	r = vg_export_checked(base, vg, &text, &len);
 	if (!r)
 		r = fits(pvs, n, vg, len);
 	if (!r)

@@ -96,6 +96,7 @@ int vg_clone(const struct vg *src, struct vg **out)
 		vg->alloc_removals = src->nr_removals;
 	}
 	vg->checked = 0;
+	vg->source = NULL;
 	vg->trash = NULL;
 	vg->alloc_trash = 0;
 	if (src->nr_trash) {
@@ -273,7 +274,29 @@ void vg_free(struct vg *vg)
 	free(vg->receives);
 	free(vg->removals);
 	free(vg->trash);
+	vg_source_free(vg->source);
 	free(vg);
+}
+
+void vg_source_free(struct vg_source *s)
+{
+	if (!s)
+		return;
+	free(s->text);
+	free(s->start);
+	free(s);
+}
+
+static int keep_source;
+
+void vg_keep_source(int on)
+{
+	keep_source = on;
+}
+
+int vg_source_kept(void)
+{
+	return keep_source;
 }
 
 /* What the caller of check_volume already knows of V: its name, its

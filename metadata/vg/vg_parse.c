@@ -623,22 +623,43 @@ static inline int canon_str(const char **c, char *out, size_t max)
  * name twice is left to vg_check_model, which
  * refuses it. 0; -1 at the first byte off that form (some volumes may be
  * in VG then); -ENOMEM. */
-static int canon_volumes(const char **cp, const char *end, struct vg *vg)
+static int canon_volumes(const char **cp, const char *end, struct vg *vg, const char *text)
 {
 	const char *c = *cp, *name;
 	struct vg_volume *v;
+	struct vg_source *src = NULL;
 	int64_t i;
-	size_t n = (size_t)(end - c) / CANON_ENTRY_MIN;
+	size_t n, most = (size_t)(end - c) / CANON_ENTRY_MIN;
 
 	/* room for as many entries as the text can hold, at once: no move
 	 * of the array as it grows (the room not used is never touched) */
-	if (vg_reserve_volumes(vg, n < VG_MAX_VOLUMES ? (unsigned)n : VG_MAX_VOLUMES))
+	if (most > VG_MAX_VOLUMES)
+		most = VG_MAX_VOLUMES;
+	if (vg_reserve_volumes(vg, (unsigned)most))
 		return -ENOMEM;
+	/* a writer's: where each entry begins (vg.source; the text itself
+	 * is handed over once the import is through) */
+	if (vg_source_kept() && !vg->source && (size_t)(end - text) < UINT32_MAX) {
+		if (!(src = calloc(1, sizeof(*src))) ||
+		    !(src->start = malloc((most + 1) * sizeof(*src->start)))) {
+			free(src);
+			return -ENOMEM;
+		}
+		vg->source = src;
+	}
 	if (*c++ != '\n')
 		return -1;
 	for (;;) {
+		if (src && vg->nr_volumes > most) {
+			vg_source_free(src);	/* (more than the room: none kept) */
+			vg->source = src = NULL;
+		}
+		if (src)
+			src->start[vg->nr_volumes] = (uint32_t)(c - text);
 		if (c[0] == '\t' && c[1] == '}') {
 			*cp = c;
+			if (src)
+				src->n = vg->nr_volumes;
 			return 0;
 		}
 		if (!SKIP(c, "\t\t"))
@@ -804,7 +825,7 @@ static int parse(const char *text, size_t len, struct vg_text_tree *tree, char *
 				 * (once: a second is no text that imports), the
 				 * parse on at the section's closing '}' */
 				const char *c = open_end;
-				int k = p.volumes++ ? -1 : canon_volumes(&c, p.fe, vg);
+				int k = p.volumes++ ? -1 : canon_volumes(&c, p.fe, vg, tree->text);
 
 				if (k == -ENOMEM) {
 					oom(&p);
@@ -857,5 +878,7 @@ int vg_text_parse_fast(const char *text, size_t len, struct vg_text_tree *tree, 
 	 * line, is the general parse's to give): nothing kept */
 	vg_text_tree_free(tree);
 	vg->nr_volumes = 0;
+	vg_source_free(vg->source);
+	vg->source = NULL;
 	return 0;
 }

@@ -441,10 +441,51 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 {
 	int r = vg_validate(vg);
 
-	return r ? r : vg_export_checked(vg, text, len);
+	return r ? r : vg_export_checked(NULL, vg, text, len);
 }
 
-int vg_export_checked(const struct vg *vg, char **text, size_t *len)
+/* How many entries from A and B on are the same, compared in runs of up
+ * to 64 at once (vg_model.c pairs the lists the same way). */
+static unsigned same_run(const struct vg_volume *a, unsigned na, const struct vg_volume *b,
+			 unsigned nb)
+{
+	unsigned n = 0, k;
+
+	while ((k = TP_MIN(TP_MIN(na - n, nb - n), 64u)) > 1 &&
+	       !memcmp(a + n, b + n, k * sizeof(*a)))
+		n += k;
+	return n;
+}
+
+/* NEXT's volumes, each it has as BASE has it copied from BASE's source
+ * (the entries of a run at once: they lie one after another there), the
+ * others written. The pairing is vg_check_change's: a run of the same
+ * entries, one the same, one of BASE's dropped, else one of each
+ * altered or added. */
+static void export_volumes_from(struct writer *w, const struct vg *base, const struct vg *next)
+{
+	const struct vg_volume *a = base->volumes, *b = next->volumes;
+	const struct vg_source *src = base->source;
+	unsigned na = base->nr_volumes, nb = next->nr_volumes, i = 0, j = 0, k;
+
+	while (j < nb && !w->failed) {
+		k = same_run(a + i, na - i, b + j, nb - j);
+		if (!k && i < na && !memcmp(&a[i], &b[j], sizeof(*a)))
+			k = 1;
+		if (k) {
+			put(w, src->text + src->start[i], src->start[i + k] - src->start[i]);
+			i += k, j += k;
+		} else if (i + 1 < na && !memcmp(&a[i + 1], &b[j], sizeof(*a))) {
+			i++;	/* dropped */
+		} else {
+			export_volume(w, &b[j++], 0);
+			if (i < na)
+				i++;
+		}
+	}
+}
+
+int vg_export_checked(const struct vg *base, const struct vg *vg, char **text, size_t *len)
 {
 	struct writer w = { 0 };
 	unsigned i;
@@ -520,8 +561,12 @@ int vg_export_checked(const struct vg *vg, char **text, size_t *len)
 	}
 	put_close(&w, 1);
 	put_open(&w, 1, LIT("volumes"));
-	for (i = 0; i < vg->nr_volumes && !w.failed; i++)
-		export_volume(&w, &vg->volumes[i], 0);
+	if (base && base->source && base->source->text &&
+	    base->format_version == vg->format_version)
+		export_volumes_from(&w, base, vg);
+	else
+		for (i = 0; i < vg->nr_volumes && !w.failed; i++)
+			export_volume(&w, &vg->volumes[i], 0);
 	put_close(&w, 1);
 	/* an old tptools refuses the unknown section rather than taking an
 	 * unfinished receive for a volume */
@@ -1325,6 +1370,15 @@ static int import_text(struct reader *rd, const char *text, size_t len, struct v
 			r = import_tree(rd, tree.root, vg) ? 1 : 0;
 		else if (!r)
 			r = 1;
+		if (!r && vg->source && vg->source->n == vg->nr_volumes) {
+			/* the parser's copy, whose volumes' bytes it left as
+			 * they were, becomes the VG's source */
+			vg->source->text = tree.text;
+			tree.text = NULL;
+		} else if (vg->source) {
+			vg_source_free(vg->source);
+			vg->source = NULL;
+		}
 	} else if ((r = vg_text_parse(text, len, &tree, parse_msg, sizeof(parse_msg)))) {
 		if (r == -EINVAL) {
 			bad(rd, "syntax error%s%s", parse_msg[0] ? ": " : "", parse_msg);

@@ -4,6 +4,7 @@
  * model's volume operations and vg_validate. */
 #include "test/unit/test_vg_fixture.h"
 #include "metadata/vg/vg_int.h"
+#include "test/unit/test_rand.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -1230,6 +1231,139 @@ static void test_data_devices(void)
 	vg_free(vg);
 }
 
+/* A commit copies the text of each volume it did not change from the
+ * text the pool's VG was read from (vg.source, kept for a writer): after
+ * random changes of a VG read so (volumes added, snapshots, removed,
+ * renamed, resized, flags set, removals and trash entries begun,
+ * volumes reordered), the text written that way is the text vg_export
+ * writes, byte for byte. A source in a form vg_export does not write
+ * (a key it leaves out, 0) still reads back as the VG. Without
+ * vg_keep_source no source is kept. */
+static void test_export_from_source(void)
+{
+	struct vg *vg = fx_vg(), *base, *next, *back;
+	char name[32], *t0, *t1, *t2, *odd;
+	size_t n0, n1, n2;
+	uint64_t st = 5;
+	unsigned spliced = 0;
+
+	for (unsigned i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "v%03u", i);
+		fx_vol(vg, name, vg->next_dev_id, i % 3 ? NULL : (i ? "v000" : NULL));
+	}
+	CU_ASSERT_EQUAL_FATAL(vg_export(vg, &t0, &n0), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_import(t0, n0, &base), 0);
+	CU_ASSERT_PTR_NULL(base->source);
+	vg_free(base);
+	vg_keep_source(1);
+	CU_ASSERT_EQUAL_FATAL(vg_import(t0, n0, &base), 0);
+	vg_keep_source(0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(base->source);
+	CU_ASSERT_EQUAL(base->source->n, base->nr_volumes);
+	for (unsigned n = 0; n < 3000; n++) {
+		CU_ASSERT_EQUAL_FATAL(vg_clone(base, &next), 0);
+		CU_ASSERT_PTR_NULL(next->source);
+		for (unsigned k = 0, m = 1 + n % 4; k < m; k++) {
+			uint64_t r = tp_test_xorshift64(&st);
+			struct vg_volume *v = &next->volumes[(r >> 8) % next->nr_volumes], nv;
+
+			switch (r % 9) {
+			case 0:	/* a new volume or a snapshot, at the end */
+				memset(&nv, 0, sizeof(nv));
+				snprintf(nv.name, sizeof(nv.name), "new%u.%u", n, k);
+				nv.dev_id = next->next_dev_id++;
+				nv.size = 1ull << 30;
+				if (r & 0x10000)
+					snprintf(nv.origin, sizeof(nv.origin), "%s", v->name);
+				CU_ASSERT_EQUAL_FATAL(vg_append_volume(next, &nv), 0);
+				break;
+			case 1:
+				if (!vg_name_used(next, "x") && vg_remove_volume(next, v->name))
+					CU_FAIL("remove");
+				break;
+			case 2:
+				snprintf(v->name, sizeof(v->name), "ren%u.%u", n, k);
+				break;
+			case 3:
+				v->size += 1ull << 20;
+				break;
+			case 4:
+				v->read_only = !v->read_only;
+				v->activation_skip = !v->activation_skip;
+				break;
+			case 5:
+				strcpy(v->content_uuid, r & 0x10000 ? FX_POOL_UUID : "");
+				strcpy(v->luks_uuid, r & 0x20000 ? FX_META_UUID : "");
+				break;
+			case 6:
+				if (vg_begin_removal(next, v->name))
+					CU_FAIL("removal");
+				break;
+			case 7:
+				if (vg_trash_volume(next, v->name, 1700000000))
+					CU_FAIL("trash");
+				break;
+			default:	/* two volumes change places */
+				if (v + 1 < next->volumes + next->nr_volumes) {
+					nv = *v;
+					*v = v[1];
+					v[1] = nv;
+				}
+				break;
+			}
+		}
+		/* (an origin dropped or renamed: not a VG to write) */
+		for (unsigned i = 0; i < next->nr_volumes; i++)
+			if (next->volumes[i].origin[0] &&
+			    !vg_find_volume(next, next->volumes[i].origin))
+				next->volumes[i].origin[0] = '\0';
+		if (vg_validate(next)) {
+			vg_free(next);
+			continue;
+		}
+		CU_ASSERT_EQUAL_FATAL(vg_export(next, &t1, &n1), 0);
+		CU_ASSERT_EQUAL_FATAL(vg_export_checked(base, next, &t2, &n2), 0);
+		CU_ASSERT_EQUAL(n1, n2);
+		CU_ASSERT(n1 == n2 && !memcmp(t1, t2, n1));
+		spliced++;
+		free(t1);
+		free(t2);
+		vg_free(next);
+	}
+	CU_ASSERT(spliced > 2000);
+	vg_free(base);
+	/* a source with a key vg_export leaves out when 0: read back alike */
+	odd = malloc(n0 + 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(odd);
+	{
+		const char *at = strstr(t0, "\t\t\tread_only=0\n");
+		size_t head;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+		head = (size_t)(at - t0) + strlen("\t\t\tread_only=0\n");
+		memcpy(odd, t0, head);
+		strcpy(odd + head, "\t\t\tactivation_skip=0\n");
+		memcpy(odd + head + 21, t0 + head, n0 - head);
+		vg_keep_source(1);
+		CU_ASSERT_EQUAL_FATAL(vg_import(odd, n0 + 21, &base), 0);
+		vg_keep_source(0);
+	}
+	CU_ASSERT_PTR_NOT_NULL_FATAL(base->source);
+	CU_ASSERT_EQUAL_FATAL(vg_clone(base, &next), 0);
+	next->volumes[7].size += 1ull << 20;
+	CU_ASSERT_EQUAL_FATAL(vg_export_checked(base, next, &t2, &n2), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(t2, "activation_skip=0"));
+	CU_ASSERT_EQUAL_FATAL(vg_import(t2, n2, &back), 0);
+	same_vg(next, back);
+	free(t2);
+	free(odd);
+	free(t0);
+	vg_free(back);
+	vg_free(next);
+	vg_free(base);
+	vg_free(vg);
+}
+
 TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "several data devices: ranges, roundtrip, one device as before", test_data_devices },
 	      { "geometry profile: optional, every value roundtrips", test_profile },
@@ -1251,4 +1385,6 @@ TP_TEST_SUITE(vg_text, NULL, NULL,
 	      { "3000 volumes fit a slot", test_many_volumes },
 	      { "many volumes: duplicates, origins and cycles found as in order",
 		test_many_volumes_checked },
-	      { "random damage: refused or valid", test_random_damage })
+	      { "random damage: refused or valid", test_random_damage },
+	      { "a commit's text copied from the source: what vg_export writes",
+		test_export_from_source })

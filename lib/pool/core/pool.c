@@ -37,8 +37,10 @@ void pool_close(struct pool *p)
 	memo = p->memo;
 	pool_settings_abort(p);	/* staged settings never committed: dropped */
 	pool_detach(p);		/* (which clears the struct) */
-	if (memo)
+	if (memo) {
 		vg_mda_memo_end();
+		vg_keep_source(0);
+	}
 	free(p);
 }
 
@@ -98,6 +100,9 @@ int pool_open(const char *name, const char *devices, unsigned flags, struct pool
 	/* the reads of this open and of the commits until the close check
 	 * each VG slot once (metadata/vg/mda.h) */
 	vg_mda_memo_begin();
+	/* a writer's VG keeps the text its volumes were read from: a commit
+	 * copies each volume it did not change from there (vg_commit_change) */
+	vg_keep_source(!(flags & POOL_RDONLY));
 	r = pool_attach(p, name, devices, flags, NULL, &st);
 	p->memo = 1;	/* (after the attach, which clears the struct first) */
 	if (r)
