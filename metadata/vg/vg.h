@@ -524,5 +524,9 @@ int vg_commit(struct vg_pv *pvs, unsigned nr_pvs, struct vg *vg) TP_MUST_CHECK;
  * export, not two). */
 int vg_commit_change(struct vg_pv *pvs, unsigned nr_pvs, const struct vg *base, struct vg *vg,
 		     char **text, size_t *len) TP_MUST_CHECK;
+/* The caller of vg_commit_change is done with its TEXT: it goes to VG
+ * (a writer's: the source of the command's next commit, vg.source) or
+ * is freed. */
+void vg_source_text(struct vg *vg, char *text);
 
 #endif

@@ -37,8 +37,11 @@ int vg_check_model(const struct vg *vg, char *msg, size_t msglen);
 /* vg_export of a VG already checked (vg_check_change): the text only.
  * With BASE (a VG that NEXT was changed from, or NULL) holding its
  * source, each volume NEXT has as BASE has it (paired as
- * vg_check_change pairs them) is copied from BASE's text. */
-int vg_export_checked(const struct vg *base, const struct vg *vg, char **text, size_t *len);
+ * vg_check_change pairs them) is copied from BASE's text. With START,
+ * where each volume's entry begins in *TEXT into *START (malloc'd, as
+ * vg_source.start). */
+int vg_export_checked(const struct vg *base, const struct vg *vg, char **text, size_t *len,
+		      uint32_t **start);
 
 /* vg.source: the parser's copy of the text (TEXT, owned) and where each
  * volume's entry begins in it, START[i] for vg.volumes[i] (N of them;

@@ -331,11 +331,41 @@ int vg_commit(struct vg_pv *pvs, unsigned n, struct vg *vg)
 	return vg_commit_change(pvs, n, NULL, vg, NULL, NULL);
 }
 
+/* A writer's VG committed: where each volume's entry begins in the text
+ * written, START, becomes its source, the text to follow (vg_source_text
+ * or, without a caller for it, here), for the command's next commit
+ * (vg_keep_source). Without memory there is none: the next commit
+ * writes every volume. */
+static void keep_source(struct vg *vg, uint32_t *start)
+{
+	struct vg_source *src;
+
+	if (!start)
+		return;
+	if (!(src = calloc(1, sizeof(*src)))) {
+		free(start);
+		return;
+	}
+	src->start = start;
+	src->n = vg->nr_volumes;
+	vg_source_free(vg->source);
+	vg->source = src;
+}
+
+void vg_source_text(struct vg *vg, char *text)
+{
+	if (vg->source && !vg->source->text)
+		vg->source->text = text;
+	else
+		free(text);
+}
+
 int vg_commit_change(struct vg_pv *pvs, unsigned n, const struct vg *base, struct vg *vg,
 		     char **out, size_t *out_len)
 {
 	uint64_t old = vg->seqno;
 	char *text = NULL, msg[512];
+	uint32_t *start = NULL;
 	size_t len;
 	int r;
 
@@ -349,7 +379,7 @@ int vg_commit_change(struct vg_pv *pvs, unsigned n, const struct vg *base, struc
 		return -EINVAL;
 	}
 	vg->checked = 1;
-	r = vg_export_checked(base, vg, &text, &len);
+	r = vg_export_checked(base, vg, &text, &len, vg_source_kept() ? &start : NULL);
 	if (!r)
 		r = fits(pvs, n, vg, len);
 	if (!r)
@@ -358,15 +388,17 @@ int vg_commit_change(struct vg_pv *pvs, unsigned n, const struct vg *base, struc
 	if (r) {
 		vg->seqno = old;
 		free(text);
+		free(start);
 		return r;
 	}
 	vg->text_seqno = vg->seqno;
 	vg->text_len = len;
+	keep_source(vg, start);
 	if (out) {
 		*out = text;
 		*out_len = len;
 	} else {
-		free(text);
+		vg_source_text(vg, text);
 	}
 	return 0;
 }

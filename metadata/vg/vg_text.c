@@ -47,6 +47,7 @@ struct writer {
 	char *buf;
 	size_t len, alloc;
 	int failed;
+	uint32_t *start;	/* NULL, or where each volume's entry begins */
 };
 
 /* Room for N more bytes and the closing NUL. */
@@ -441,7 +442,7 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 {
 	int r = vg_validate(vg);
 
-	return r ? r : vg_export_checked(NULL, vg, text, len);
+	return r ? r : vg_export_checked(NULL, vg, text, len, NULL);
 }
 
 /* How many entries from A and B on are the same, compared in runs of up
@@ -473,11 +474,16 @@ static void export_volumes_from(struct writer *w, const struct vg *base, const s
 		if (!k && i < na && !memcmp(&a[i], &b[j], sizeof(*a)))
 			k = 1;
 		if (k) {
+			for (unsigned m = 0; w->start && m < k; m++)
+				w->start[j + m] = (uint32_t)(w->len + src->start[i + m] -
+							     src->start[i]);
 			put(w, src->text + src->start[i], src->start[i + k] - src->start[i]);
 			i += k, j += k;
 		} else if (i + 1 < na && !memcmp(&a[i + 1], &b[j], sizeof(*a))) {
 			i++;	/* dropped */
 		} else {
+			if (w->start)
+				w->start[j] = (uint32_t)w->len;
 			export_volume(w, &b[j++], 0);
 			if (i < na)
 				i++;
@@ -485,10 +491,14 @@ static void export_volumes_from(struct writer *w, const struct vg *base, const s
 	}
 }
 
-int vg_export_checked(const struct vg *base, const struct vg *vg, char **text, size_t *len)
+int vg_export_checked(const struct vg *base, const struct vg *vg, char **text, size_t *len,
+		      uint32_t **start)
 {
 	struct writer w = { 0 };
 	unsigned i;
+
+	if (start && !(w.start = *start = malloc(((size_t)vg->nr_volumes + 1) * sizeof(uint32_t))))
+		return -ENOMEM;
 	/* about 110 bytes a volume: one allocation for most VGs; a VG read
 	 * from a text comes to about as many bytes as that text, a change
 	 * later (the first room, in the text's size class: a buffer the
@@ -565,8 +575,13 @@ int vg_export_checked(const struct vg *base, const struct vg *vg, char **text, s
 	    base->format_version == vg->format_version)
 		export_volumes_from(&w, base, vg);
 	else
-		for (i = 0; i < vg->nr_volumes && !w.failed; i++)
+		for (i = 0; i < vg->nr_volumes && !w.failed; i++) {
+			if (w.start)
+				w.start[i] = (uint32_t)w.len;
 			export_volume(&w, &vg->volumes[i], 0);
+		}
+	if (w.start)
+		w.start[vg->nr_volumes] = (uint32_t)w.len;
 	put_close(&w, 1);
 	/* an old tptools refuses the unknown section rather than taking an
 	 * unfinished receive for a volume */
@@ -595,6 +610,10 @@ int vg_export_checked(const struct vg *base, const struct vg *vg, char **text, s
 	put_close(&w, 0);
 	if (w.failed) {
 		free(w.buf);
+		if (start) {
+			free(*start);
+			*start = NULL;
+		}
 		return -ENOMEM;
 	}
 	w.buf[w.len] = '\0';

@@ -1239,13 +1239,68 @@ static void test_data_devices(void)
  * writes, byte for byte. A source in a form vg_export does not write
  * (a key it leaves out, 0) still reads back as the VG. Without
  * vg_keep_source no source is kept. */
+/* One random change of NEXT (the N-th, K-th of it) for the commit's
+ * copied text: a volume added or a snapshot, removed, renamed, resized,
+ * flags set, a removal or trash entry begun, two volumes swapped. */
+static void source_change(struct vg *next, uint64_t *st, unsigned n, unsigned k)
+{
+	uint64_t r = tp_test_xorshift64(st);
+	struct vg_volume *v = &next->volumes[(r >> 8) % next->nr_volumes], nv;
+
+	switch (r % 9) {
+	case 0:	/* a new volume or a snapshot, at the end */
+		memset(&nv, 0, sizeof(nv));
+		snprintf(nv.name, sizeof(nv.name), "new%u.%u", n, k);
+		nv.dev_id = next->next_dev_id++;
+		nv.size = 1ull << 30;
+		if (r & 0x10000)
+			snprintf(nv.origin, sizeof(nv.origin), "%s", v->name);
+		CU_ASSERT_EQUAL_FATAL(vg_append_volume(next, &nv), 0);
+		break;
+	case 1:
+		if (!vg_name_used(next, "x") && vg_remove_volume(next, v->name))
+			CU_FAIL("remove");
+		break;
+	case 2:
+		snprintf(v->name, sizeof(v->name), "ren%u.%u", n, k);
+		break;
+	case 3:
+		v->size += 1ull << 20;
+		break;
+	case 4:
+		v->read_only = !v->read_only;
+		v->activation_skip = !v->activation_skip;
+		break;
+	case 5:
+		strcpy(v->content_uuid, r & 0x10000 ? FX_POOL_UUID : "");
+		strcpy(v->luks_uuid, r & 0x20000 ? FX_META_UUID : "");
+		break;
+	case 6:
+		if (vg_begin_removal(next, v->name))
+			CU_FAIL("removal");
+		break;
+	case 7:
+		if (vg_trash_volume(next, v->name, 1700000000))
+			CU_FAIL("trash");
+		break;
+	default:	/* two volumes change places */
+		if (v + 1 < next->volumes + next->nr_volumes) {
+			nv = *v;
+			*v = v[1];
+			v[1] = nv;
+		}
+		break;
+	}
+}
+
 static void test_export_from_source(void)
 {
-	struct vg *vg = fx_vg(), *base, *next, *back;
+	struct vg *vg = fx_vg(), *base, *next, *back, *again;
+	uint32_t *start;
 	char name[32], *t0, *t1, *t2, *odd;
 	size_t n0, n1, n2;
 	uint64_t st = 5;
-	unsigned spliced = 0;
+	unsigned spliced = 0, again_ok = 0;
 
 	for (unsigned i = 0; i < 300; i++) {
 		snprintf(name, sizeof(name), "v%03u", i);
@@ -1263,55 +1318,8 @@ static void test_export_from_source(void)
 	for (unsigned n = 0; n < 3000; n++) {
 		CU_ASSERT_EQUAL_FATAL(vg_clone(base, &next), 0);
 		CU_ASSERT_PTR_NULL(next->source);
-		for (unsigned k = 0, m = 1 + n % 4; k < m; k++) {
-			uint64_t r = tp_test_xorshift64(&st);
-			struct vg_volume *v = &next->volumes[(r >> 8) % next->nr_volumes], nv;
-
-			switch (r % 9) {
-			case 0:	/* a new volume or a snapshot, at the end */
-				memset(&nv, 0, sizeof(nv));
-				snprintf(nv.name, sizeof(nv.name), "new%u.%u", n, k);
-				nv.dev_id = next->next_dev_id++;
-				nv.size = 1ull << 30;
-				if (r & 0x10000)
-					snprintf(nv.origin, sizeof(nv.origin), "%s", v->name);
-				CU_ASSERT_EQUAL_FATAL(vg_append_volume(next, &nv), 0);
-				break;
-			case 1:
-				if (!vg_name_used(next, "x") && vg_remove_volume(next, v->name))
-					CU_FAIL("remove");
-				break;
-			case 2:
-				snprintf(v->name, sizeof(v->name), "ren%u.%u", n, k);
-				break;
-			case 3:
-				v->size += 1ull << 20;
-				break;
-			case 4:
-				v->read_only = !v->read_only;
-				v->activation_skip = !v->activation_skip;
-				break;
-			case 5:
-				strcpy(v->content_uuid, r & 0x10000 ? FX_POOL_UUID : "");
-				strcpy(v->luks_uuid, r & 0x20000 ? FX_META_UUID : "");
-				break;
-			case 6:
-				if (vg_begin_removal(next, v->name))
-					CU_FAIL("removal");
-				break;
-			case 7:
-				if (vg_trash_volume(next, v->name, 1700000000))
-					CU_FAIL("trash");
-				break;
-			default:	/* two volumes change places */
-				if (v + 1 < next->volumes + next->nr_volumes) {
-					nv = *v;
-					*v = v[1];
-					v[1] = nv;
-				}
-				break;
-			}
-		}
+		for (unsigned k = 0, m = 1 + n % 4; k < m; k++)
+			source_change(next, &st, n, k);
 		/* (an origin dropped or renamed: not a VG to write) */
 		for (unsigned i = 0; i < next->nr_volumes; i++)
 			if (next->volumes[i].origin[0] &&
@@ -1322,15 +1330,46 @@ static void test_export_from_source(void)
 			continue;
 		}
 		CU_ASSERT_EQUAL_FATAL(vg_export(next, &t1, &n1), 0);
-		CU_ASSERT_EQUAL_FATAL(vg_export_checked(base, next, &t2, &n2), 0);
+		CU_ASSERT_EQUAL_FATAL(vg_export_checked(base, next, &t2, &n2, &start), 0);
 		CU_ASSERT_EQUAL(n1, n2);
 		CU_ASSERT(n1 == n2 && !memcmp(t1, t2, n1));
 		spliced++;
 		free(t1);
-		free(t2);
+		/* each entry begins where START says, the section closes
+		 * at its last */
+		for (unsigned i = 0; i < next->nr_volumes; i++) {
+			char head[VG_NAME_MAX + 8];
+
+			snprintf(head, sizeof(head), "\t\t%s {\n", next->volumes[i].name);
+			CU_ASSERT(start[i] < n2 && !strncmp(t2 + start[i], head, strlen(head)));
+		}
+		CU_ASSERT(!strncmp(t2 + start[next->nr_volumes], "\t}\n", 3));
+		/* the text written, with where each entry begins, is the
+		 * source of the next commit (a command's second): the same */
+		next->source = calloc(1, sizeof(*next->source));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(next->source);
+		next->source->text = t2;
+		next->source->start = start;
+		next->source->n = next->nr_volumes;
+		CU_ASSERT_EQUAL_FATAL(vg_clone(next, &again), 0);
+		source_change(again, &st, n, 9);
+		for (unsigned i = 0; i < again->nr_volumes; i++)
+			if (again->volumes[i].origin[0] &&
+			    !vg_find_volume(again, again->volumes[i].origin))
+				again->volumes[i].origin[0] = '\0';
+		if (!vg_validate(again)) {
+			CU_ASSERT_EQUAL_FATAL(vg_export(again, &t1, &n1), 0);
+			CU_ASSERT_EQUAL_FATAL(vg_export_checked(next, again, &t2, &n2, NULL), 0);
+			CU_ASSERT(n1 == n2 && !memcmp(t1, t2, n1));
+			again_ok++;
+			free(t1);
+			free(t2);
+		}
+		vg_free(again);
 		vg_free(next);
 	}
 	CU_ASSERT(spliced > 2000);
+	CU_ASSERT(again_ok > 1500);
 	vg_free(base);
 	/* a source with a key vg_export leaves out when 0: read back alike */
 	odd = malloc(n0 + 64);
@@ -1351,7 +1390,7 @@ static void test_export_from_source(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(base->source);
 	CU_ASSERT_EQUAL_FATAL(vg_clone(base, &next), 0);
 	next->volumes[7].size += 1ull << 20;
-	CU_ASSERT_EQUAL_FATAL(vg_export_checked(base, next, &t2, &n2), 0);
+	CU_ASSERT_EQUAL_FATAL(vg_export_checked(base, next, &t2, &n2, NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(t2, "activation_skip=0"));
 	CU_ASSERT_EQUAL_FATAL(vg_import(t2, n2, &back), 0);
 	same_vg(next, back);

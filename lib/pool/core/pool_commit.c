@@ -110,7 +110,7 @@ static int commit(struct pool *p, struct vg *next, int backup, struct vg **old)
 	p->commits++;
 	if (backup)
 		pool_backup_commit_text(next, text, len);
-	free(text);
+	vg_source_text(next, text);	/* (the next commit's source, or freed) */
 	if (old)
 		*old = p->vg;
 	else
