@@ -450,6 +450,20 @@ int vg_finish_receive(struct vg *vg, const char *name) TP_MUST_CHECK;
 /* Check every field and cross-reference of VG (see the text layout):
  * 0 or -EINVAL with a message naming the key. */
 int vg_validate(const struct vg *vg) TP_MUST_CHECK;
+/* Pairing a list of BASE with the same list of a VG changed from it
+ * (vg.volumes, receives, removals or trash): a change appends entries,
+ * drops them or alters them in place, so the lists keep their order and
+ * one walk pairs them. Each vg_pair_step from *I, *J (0, 0 first) gives
+ * STEP, and advances them: SAME entries A[i..] and B[j..] alike byte for
+ * byte, or GONE (an entry of A dropped or altered) and/or CAME (one of B
+ * added or altered). 0 at the end of both. The commit's guard, check
+ * and text pair them so. */
+struct vg_pair_step {
+	unsigned i, j, same;
+	const struct vg_volume *gone, *came;
+};
+int vg_pair_step(const struct vg_volume *a, unsigned na, const struct vg_volume *b, unsigned nb,
+		 unsigned *i, unsigned *j, struct vg_pair_step *step);
 /* The same check of NEXT, a VG changed from BASE: where BASE passed it as
  * it is (BASE->checked) and NEXT differs from it in a few entries, only
  * what the change can break is looked at (the pool's own keys, the

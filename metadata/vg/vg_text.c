@@ -445,48 +445,28 @@ int vg_export(const struct vg *vg, char **text, size_t *len)
 	return r ? r : vg_export_checked(NULL, vg, text, len, NULL);
 }
 
-/* How many entries from A and B on are the same, compared in runs of up
- * to 64 at once (vg_model.c pairs the lists the same way). */
-static unsigned same_run(const struct vg_volume *a, unsigned na, const struct vg_volume *b,
-			 unsigned nb)
-{
-	unsigned n = 0, k;
-
-	while ((k = TP_MIN(TP_MIN(na - n, nb - n), 64u)) > 1 &&
-	       !memcmp(a + n, b + n, k * sizeof(*a)))
-		n += k;
-	return n;
-}
-
 /* NEXT's volumes, each it has as BASE has it copied from BASE's source
  * (the entries of a run at once: they lie one after another there), the
- * others written. The pairing is vg_check_change's: a run of the same
- * entries, one the same, one of BASE's dropped, else one of each
- * altered or added. */
+ * others written; paired by vg_pair_step. */
 static void export_volumes_from(struct writer *w, const struct vg *base, const struct vg *next)
 {
-	const struct vg_volume *a = base->volumes, *b = next->volumes;
 	const struct vg_source *src = base->source;
-	unsigned na = base->nr_volumes, nb = next->nr_volumes, i = 0, j = 0, k;
+	struct vg_pair_step s;
+	unsigned i = 0, j = 0;
 
-	while (j < nb && !w->failed) {
-		k = same_run(a + i, na - i, b + j, nb - j);
-		if (!k && i < na && !memcmp(&a[i], &b[j], sizeof(*a)))
-			k = 1;
-		if (k) {
-			for (unsigned m = 0; w->start && m < k; m++)
-				w->start[j + m] = (uint32_t)(w->len + src->start[i + m] -
-							     src->start[i]);
-			put(w, src->text + src->start[i], src->start[i + k] - src->start[i]);
-			i += k, j += k;
-		} else if (i + 1 < na && !memcmp(&a[i + 1], &b[j], sizeof(*a))) {
-			i++;	/* dropped */
-		} else {
+	while (!w->failed && j < next->nr_volumes &&
+	       vg_pair_step(base->volumes, base->nr_volumes, next->volumes, next->nr_volumes, &i,
+			    &j, &s)) {
+		if (s.same) {
+			const uint32_t *st = src->start + s.i;
+
+			for (unsigned m = 0; w->start && m < s.same; m++)
+				w->start[s.j + m] = (uint32_t)(w->len + st[m] - st[0]);
+			put(w, src->text + st[0], st[s.same] - st[0]);
+		} else if (s.came) {
 			if (w->start)
-				w->start[j] = (uint32_t)w->len;
-			export_volume(w, &b[j++], 0);
-			if (i < na)
-				i++;
+				w->start[s.j] = (uint32_t)w->len;
+			export_volume(w, s.came, 0);
 		}
 	}
 }

@@ -19,9 +19,8 @@
 
 /* The thin devices a change from OLD to NEXT relies on: those of the
  * entries it adds, drops or alters (in any of the four lists), and the
- * origins of the volumes it adds. The lists keep their order through a
- * change (entries are appended, dropped or altered in place), so one walk
- * of each pair finds them; an entry it cannot match only costs a root
+ * origins of the volumes it adds, found by one walk of each pair of
+ * lists (vg_pair_step, metadata/vg/vg.h); an entry it cannot match only costs a root
  * read more. More than TOUCH_MAX of them: 0, every root is read. */
 #define TOUCH_MAX 64u
 
@@ -51,41 +50,17 @@ static void touch_entry(struct touched *t, const struct vg *vg, const struct vg_
 		touch(t, o->dev_id);
 }
 
-/* How many entries from A and B on are the same, in runs of up to RUN
- * compared at once (one memcmp over many entries: a change leaves most
- * of 20,000 entries as they were, and a call per entry cost more than
- * the compare). */
-#define SAME_RUN 64u
-
-static unsigned same_run(const struct vg_volume *a, unsigned na, const struct vg_volume *b,
-			 unsigned nb)
-{
-	unsigned n = 0, k;
-
-	while ((k = TP_MIN(TP_MIN(na - n, nb - n), SAME_RUN)) > 1 &&
-	       !memcmp(a + n, b + n, k * sizeof(*a)))
-		n += k;
-	return n;
-}
-
 static void touch_list(struct touched *t, const struct vg *old, const struct vg_volume *a,
 		       unsigned na, const struct vg *next, const struct vg_volume *b, unsigned nb)
 {
-	unsigned i = 0, j = 0, k;
+	struct vg_pair_step s;
+	unsigned i = 0, j = 0;
 
-	while ((i < na || j < nb) && !t->all) {
-		if ((k = same_run(a + i, na - i, b + j, nb - j))) {
-			i += k, j += k;
-		} else if (i < na && j < nb && !memcmp(&a[i], &b[j], sizeof(*a))) {
-			i++, j++;
-		} else if (i + 1 < na && j < nb && !memcmp(&a[i + 1], &b[j], sizeof(*a))) {
-			touch_entry(t, old, &a[i++]);	/* dropped */
-		} else {
-			if (i < na)
-				touch_entry(t, old, &a[i++]);
-			if (j < nb)
-				touch_entry(t, next, &b[j++]);
-		}
+	while (!t->all && vg_pair_step(a, na, b, nb, &i, &j, &s)) {
+		if (s.gone)
+			touch_entry(t, old, s.gone);
+		if (s.came)
+			touch_entry(t, next, s.came);
 	}
 }
 
