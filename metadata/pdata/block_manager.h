@@ -101,6 +101,10 @@ int bm_first_dirty_except(struct block_manager *bm, uint64_t except, uint64_t *b
  * tests set 1 so that every block is a write of its own they can cut. */
 void bm_set_max_io(struct block_manager *bm, unsigned blocks);
 void bm_forget(struct block_manager *bm);
+/* Read blocks B[0..N) (sorted in place) into the cache ahead of their
+ * read locks, a run of neighbours in one read; best effort: a lock
+ * reads, checks and reports as ever. */
+void bm_prefetch(struct block_manager *bm, uint64_t *b, unsigned n);
 int bm_has_dirty(struct block_manager *bm);
 
 #endif

@@ -249,6 +249,10 @@ int btree_del(const struct btree_info *info, uint64_t root)
 }
 
 /* Every entry to FN, or every leaf whole to LEAF_FN when it is set. */
+/* the children of an internal node read ahead at most (a node holds up
+ * to 255 of 8 bytes) */
+#define BTREE_PREFETCH 256
+
 static int walk(const struct btree_info *info, uint64_t b, int depth,
 		int (*fn)(void *ctx, uint64_t key, const void *value),
 		int (*leaf_fn)(void *ctx, const void *leaf), void *ctx)
@@ -274,6 +278,13 @@ static int walk(const struct btree_info *info, uint64_t b, int depth,
 		for (uint32_t i = 0; i < nr && !r; i++)
 			r = fn(ctx, le64_get(keys + 8 * (size_t)i), vals + (size_t)i * vsize);
 	} else {
+		uint64_t kids[BTREE_PREFETCH];
+		unsigned n = 0;
+
+		/* the children read ahead, neighbours in one read */
+		for (uint32_t i = 0; i < nr && n < BTREE_PREFETCH; i++)
+			kids[n++] = le64_get(vals + 8 * (size_t)i);
+		tm_prefetch(info->tm, kids, n);
 		for (uint32_t i = 0; i < nr && !r; i++)
 			r = walk(info, le64_get(vals + 8 * (size_t)i), depth + 1, fn, leaf_fn, ctx);
 	}

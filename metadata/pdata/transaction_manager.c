@@ -98,6 +98,11 @@ int tm_read_lock(struct tm *tm, uint64_t b, const struct bm_validator *v, struct
 	return bm_read_lock(tm->bm, b, v, out);
 }
 
+void tm_prefetch(struct tm *tm, uint64_t *b, unsigned n)
+{
+	bm_prefetch(tm->bm, b, n);
+}
+
 void tm_unlock(struct tm *tm, struct bm_block *blk)
 {
 	(void)tm;

@@ -79,6 +79,8 @@ int tm_shadow_block(struct tm *tm, uint64_t orig, const struct bm_validator *v,
 int tm_read_lock(struct tm *tm, uint64_t b, const struct bm_validator *v, struct bm_block **out)
 	TP_MUST_CHECK;
 void tm_unlock(struct tm *tm, struct bm_block *blk);
+/* bm_prefetch of blocks B[0..N) (sorted in place), ahead of their locks. */
+void tm_prefetch(struct tm *tm, uint64_t *b, unsigned n);
 
 int tm_inc(struct tm *tm, uint64_t b) TP_MUST_CHECK;
 int tm_dec(struct tm *tm, uint64_t b) TP_MUST_CHECK;
