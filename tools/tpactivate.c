@@ -177,7 +177,7 @@ static int auto_run(const char *const *names, unsigned n, int activate, unsigned
 	unsigned count[3] = { 0, 0, 0 }, i;
 	int r;
 
-	tp_lock_writers_deadline(lock_wait);
+	tp_lock_writers_budget(lock_wait);
 	if (!names) {
 		if ((r = pool_list_all_names(&all, &n)))
 			return tp_exit_from_errno(r);
@@ -205,6 +205,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 {
 	const char **args, *devices = NULL;
 	int rc, nargs, all = 0, autom = 0, allow = 0, lock_wait = INT_MIN;
+	const char *lock_wait_s = NULL;
 	struct cli_key key = { NULL };
 	struct pool_key *k = NULL;
 	struct cli cli;
@@ -221,7 +222,7 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		{ "auto", '\0', POPT_ARG_NONE, &autom, 0,
 		  "the POOLs named (or the pools of the DEVICEs named), by the rules of --all",
 		  NULL },
-		{ "lock-wait", '\0', POPT_ARG_INT, &lock_wait, 0,
+		{ "lock-wait", '\0', POPT_ARG_STRING, &lock_wait_s, 0,
 		  "with --all/--auto: wait at most SECONDS in all for the locks of pools other "
 		  "commands hold, then leave those pools as they are (default 60, or "
 		  "tptools.conf's activate/lock_wait)", "SECONDS" },
@@ -234,6 +235,13 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 
 	if ((rc = cli_parse(&cli, cmd, opts, argc, argv, 0, -1, &args, &nargs)) != CLI_CONTINUE)
 		return rc;
+	if (lock_wait_s) {
+		/* plain decimal seconds: not "" (an unset variable), no octal
+		 * or hex by a leading 0 or 0x */
+		size_t n = strspn(lock_wait_s, "0123456789");
+
+		lock_wait = n && !lock_wait_s[n] && n <= 4 ? atoi(lock_wait_s) : -1;
+	}
 	if (cli_key_given(&key) && (all || autom))
 		rc = cli_usage_error(cmd, "--%s goes with a POOL and its VOLUMEs, not with --%s "
 				     "(the key directory serves those)",
@@ -243,7 +251,8 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 	else if (all && (autom || nargs))
 		rc = cli_usage_error(cmd, "--all takes no POOL (and no --auto)");
 	else if (lock_wait != INT_MIN && (lock_wait < 0 || lock_wait > 3600))
-		rc = cli_usage_error(cmd, "--lock-wait takes 0..3600 seconds, not %d", lock_wait);
+		rc = cli_usage_error(cmd, "--lock-wait takes 0..3600 seconds, not '%s'",
+				     lock_wait_s);
 	else if (lock_wait != INT_MIN && !all && !autom)
 		rc = cli_usage_error(cmd, "--lock-wait goes with --all or --auto (a POOL named "
 				     "waits for its lock as every change does)");

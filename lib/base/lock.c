@@ -75,9 +75,11 @@ static void tp_lock_holder(int fd, char *buf, size_t len)
 	}
 }
 
-/* tp_lock_writers_deadline: CLOCK_MONOTONIC ms (0: none) and the
- * seconds it gave. */
-static uint64_t writers_deadline;
+/* tp_lock_writers_budget: the ms of waiting for locks left (only the
+ * time spent waiting counts), whether one is set, and the seconds it
+ * gave. */
+static uint64_t writers_left;
+static int writers_budget;
 static unsigned writers_seconds;
 
 static uint64_t now_ms(void)
@@ -88,10 +90,19 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-void tp_lock_writers_deadline(unsigned seconds)
+void tp_lock_writers_budget(unsigned seconds)
 {
-	writers_deadline = now_ms() + (uint64_t)seconds * 1000;
+	writers_left = (uint64_t)seconds * 1000;
+	writers_budget = 1;
 	writers_seconds = seconds;
+}
+
+/* The time since BEGAN (ms) spent from the writers' budget. */
+static void spend(uint64_t began)
+{
+	uint64_t d = now_ms() - began;
+
+	writers_left = d < writers_left ? writers_left - d : 0;
 }
 
 /* The reader's bound, ms. */
@@ -108,17 +119,17 @@ static int lock_fd(int fd, unsigned flags, const char *what, struct tp_lock *l)
 {
 	const struct timespec tick = { 0, 20 * 1000 * 1000 };
 	int op = (flags & TP_LOCK_EXCL) ? LOCK_EX : LOCK_SH;
-	unsigned waited = 0, bound = UINT32_MAX, told = 0, deadline = 0;
+	unsigned waited = 0, bound = UINT32_MAX, told = 0, budget = 0;
+	uint64_t began = 0;
 	char who[256];
 
 	if (flags & TP_LOCK_BOUNDED) {
 		flags |= TP_LOCK_TELL;
 		bound = reader_ms();
-	} else if ((flags & TP_LOCK_TELL) && writers_deadline) {
-		uint64_t now = now_ms();
-
-		deadline = 1;
-		bound = now < writers_deadline ? (unsigned)(writers_deadline - now) : 0;
+	} else if ((flags & TP_LOCK_TELL) && writers_budget) {
+		budget = 1;
+		bound = (unsigned)TP_MIN(writers_left, (uint64_t)UINT32_MAX);
+		began = now_ms();
 	}
 	if (flags & TP_LOCK_BRIEF)
 		bound = TP_LOCK_BRIEF_MS;
@@ -135,19 +146,21 @@ static int lock_fd(int fd, unsigned flags, const char *what, struct tp_lock *l)
 					  "Run the command again when that one has ended (if it hangs, "
 					  "stop it: tptools commands end cleanly at SIGTERM)",
 					  what, who, waited / 1000);
-			} else if (e == -EWOULDBLOCK && deadline) {
+			} else if (e == -EWOULDBLOCK && budget) {
 				tp_lock_holder(fd, who, sizeof(who));
 				log_error("%s: its lock is still held by %s; this command waits at most "
-					  "%u s in all for locks, and that time is over: left as it is "
+					  "%u s in all for locks, and that time is spent: left as it is "
 					  "(if that command hangs, stop it: tptools commands end cleanly "
 					  "at SIGTERM)", what, who, writers_seconds);
 			}
+			if (budget)
+				spend(began);
 			return e;
 		}
 		if ((flags & TP_LOCK_TELL) && !told && waited >= TP_LOCK_TELL_MS) {
 			told = 1;
 			tp_lock_holder(fd, who, sizeof(who));
-			if ((flags & TP_LOCK_BOUNDED) || deadline)
+			if ((flags & TP_LOCK_BOUNDED) || budget)
 				log_warn("%s: waiting for its lock, held by %s (at most %u s more)", what,
 					 who, (bound - waited + 999) / 1000);
 			else
@@ -156,6 +169,8 @@ static int lock_fd(int fd, unsigned flags, const char *what, struct tp_lock *l)
 		nanosleep(&tick, NULL);
 		waited += 20;
 	}
+	if (budget)
+		spend(began);
 	l->fd = fd;
 	return 0;
 }

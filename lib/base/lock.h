@@ -39,12 +39,13 @@ enum tp_lock_flags {
  * that a stuck holder is reported rather than waited on. */
 #define TP_LOCK_BRIEF_MS 5000
 
-/* Bound every later wait of a TP_LOCK_TELL lock (a writer's) in this
- * process: it ends SECONDS from now at the latest, -EWOULDBLOCK with the
- * holder named in an error. The bound is for the whole run, not each
- * lock: tpactivate/tpdeactivate --all/--auto (a boot that a hung holder
- * must not stall). */
-void tp_lock_writers_deadline(unsigned seconds);
+/* Bound the later waits of TP_LOCK_TELL locks (a writer's) in this
+ * process to SECONDS of waiting in all (only the time spent waiting for a
+ * held lock counts, not the work between); a wait past what is left ends
+ * -EWOULDBLOCK with the holder named in an error. One budget for the
+ * whole run, not each lock: tpactivate/tpdeactivate --all/--auto (a
+ * boot that a hung holder must not stall). */
+void tp_lock_writers_budget(unsigned seconds);
 
 int tp_lock_acquire(const char *name, unsigned flags, struct tp_lock **out) TP_MUST_CHECK;
 /* The same, WHAT naming the locked object in the messages of TELL and
