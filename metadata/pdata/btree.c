@@ -248,11 +248,11 @@ int btree_del(const struct btree_info *info, uint64_t root)
 	return del(info, root, 0);
 }
 
-/* Every entry to FN, or every leaf whole to LEAF_FN when it is set. */
 /* the children of an internal node read ahead at most (a node holds up
  * to 255 of 8 bytes) */
 #define BTREE_PREFETCH 256
 
+/* Every entry to FN, or every leaf whole to LEAF_FN when it is set. */
 static int walk(const struct btree_info *info, uint64_t b, int depth,
 		int (*fn)(void *ctx, uint64_t key, const void *value),
 		int (*leaf_fn)(void *ctx, const void *leaf), void *ctx)

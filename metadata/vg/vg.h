@@ -464,13 +464,9 @@ struct vg_pair_step {
 };
 int vg_pair_step(const struct vg_volume *a, unsigned na, const struct vg_volume *b, unsigned nb,
 		 unsigned *i, unsigned *j, struct vg_pair_step *step);
-/* The same check of NEXT, a VG changed from BASE: where BASE passed it as
- * it is (BASE->checked) and NEXT differs from it in a few entries, only
- * what the change can break is looked at (the pool's own keys, the
- * entries added or altered, the names dropped); the whole check
- * otherwise, and for the message of any problem. BASE may be NULL. */
-int vg_check_change(const struct vg *base, const struct vg *next, char *msg,
-		    size_t len) TP_MUST_CHECK;
+/* vg_validate of NEXT changed from BASE (vg_check_change): 0 or -EINVAL,
+ * the problem logged. */
+int vg_validate_change(const struct vg *base, const struct vg *next) TP_MUST_CHECK;
 
 /* ---- text ---- */
 

@@ -34,6 +34,13 @@ extern const unsigned char vg_name_byte[256];
 /* Check every field of VG; on a problem write "key: problem" (the key as
  * a path such as "pool/volumes/www/dev_id") into MSG and return -1. */
 int vg_check_model(const struct vg *vg, char *msg, size_t msglen);
+/* vg_check_model of NEXT, a VG changed from BASE: where BASE passed it as
+ * it is (BASE->checked) and NEXT differs from it in a few entries, only
+ * what the change can break is looked at (the pool's own keys, the
+ * entries added or altered, the names dropped); the whole check
+ * otherwise, and for the message of any problem. BASE may be NULL. */
+int vg_check_change(const struct vg *base, const struct vg *next, char *msg,
+		    size_t len) TP_MUST_CHECK;
 /* vg_export of a VG already checked (vg_check_change): the text only.
  * With BASE (a VG that NEXT was changed from, or NULL) holding its
  * source, each volume NEXT has as BASE has it (paired as

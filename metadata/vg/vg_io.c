@@ -108,13 +108,18 @@ static int import_copy(struct vg_mda_copy *c, struct vg **vg)
 	return 0;
 }
 
-/* The slots of ST holding the copy of SEQNO, refused: unusable. */
-static void mark_unusable(struct vg_mda_status *st, uint64_t seqno)
+/* The slots of ST holding the copy of SEQNO, refused: unusable, or with
+ * NEWER a newer tptools' copy (newer_copy). */
+static void mark_copy(struct vg_mda_status *st, uint64_t seqno, int newer)
 {
 	for (unsigned d = 0; d < st->nr_pvs; d++)
 		for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
-			if (st->slot[d][k].state == VG_SLOT_VALID && st->slot[d][k].seqno == seqno)
-				st->slot[d][k].unusable = 1;
+			if (st->slot[d][k].state == VG_SLOT_VALID && st->slot[d][k].seqno == seqno) {
+				if (newer)
+					st->slot[d][k].newer_copy = 1;
+				else
+					st->slot[d][k].unusable = 1;
+			}
 }
 
 /* The name of the first device of PVS whose slot (in ST) holds the copy
@@ -182,15 +187,7 @@ static int check_older(struct vg_mda_copy *copies, int from, int nr, struct vg_m
 			continue;
 		if (r != -EPROTONOSUPPORT)
 			st->needs_repair = 1;
-		for (unsigned d = 0; d < st->nr_pvs; d++)
-			for (unsigned k = 0; k < VG_MDA_SLOTS; k++)
-				if (st->slot[d][k].state == VG_SLOT_VALID &&
-				    st->slot[d][k].seqno == copies[j].seqno) {
-					if (r == -EPROTONOSUPPORT)
-						st->slot[d][k].newer_copy = 1;
-					else
-						st->slot[d][k].unusable = 1;
-				}
+		mark_copy(st, copies[j].seqno, r == -EPROTONOSUPPORT);
 	}
 	return 0;
 }
@@ -265,7 +262,7 @@ int vg_read_flags(struct vg_pv *pvs, unsigned n, struct vg **out, unsigned flags
 		vg_free(vg);
 		vg = NULL;
 		st.needs_repair = 1;
-		mark_unusable(&st, copies[i].seqno);
+		mark_copy(&st, copies[i].seqno, 0);
 		if (i + 1 == nr && nr == 1 && !all) {
 			/* the older copies, read again (the first of them the
 			 * one just refused; what the read says, said already) */
@@ -364,7 +361,7 @@ int vg_commit_change(struct vg_pv *pvs, unsigned n, const struct vg *base, struc
 		     char **out, size_t *out_len)
 {
 	uint64_t old = vg->seqno;
-	char *text = NULL, msg[512];
+	char *text = NULL;
 	uint32_t *start = NULL;
 	size_t len;
 	int r;
@@ -373,10 +370,9 @@ int vg_commit_change(struct vg_pv *pvs, unsigned n, const struct vg *base, struc
 	if (r)
 		return -EINVAL;
 	vg->seqno = old + 1;
-	if (vg_check_change(base, vg, msg, sizeof(msg))) {
-		log_error("VG metadata of pool '%.64s': %s", vg->name, msg);
+	if ((r = vg_validate_change(base, vg))) {
 		vg->seqno = old;
-		return -EINVAL;
+		return r;
 	}
 	vg->checked = 1;
 	r = vg_export_checked(base, vg, &text, &len, vg_source_kept() ? &start : NULL);

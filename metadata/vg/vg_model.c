@@ -995,11 +995,16 @@ int vg_check_model(const struct vg *vg, char *msg, size_t len)
 
 int vg_validate(const struct vg *vg)
 {
+	return vg_validate_change(NULL, vg);
+}
+
+int vg_validate_change(const struct vg *base, const struct vg *next)
+{
 	char msg[512];
 
-	if (!vg_check_model(vg, msg, sizeof(msg)))
+	if (!vg_check_change(base, next, msg, sizeof(msg)))
 		return 0;
-	log_error("VG metadata of pool '%.64s': %s", vg->name, msg);
+	log_error("VG metadata of pool '%.64s': %s", next->name, msg);
 	return -EINVAL;
 }
 
