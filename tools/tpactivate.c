@@ -223,9 +223,10 @@ static int run(const struct tp_command *cmd, int argc, const char **argv, int ac
 		  "the POOLs named (or the pools of the DEVICEs named), by the rules of --all",
 		  NULL },
 		{ "lock-wait", '\0', POPT_ARG_STRING, &lock_wait_s, 0,
-		  "with --all/--auto: wait at most SECONDS in all for the locks of pools other "
-		  "commands hold, then leave those pools as they are (default 60, or "
-		  "tptools.conf's activate/lock_wait)", "SECONDS" },
+		  "with --all/--auto: wait at most SECONDS in all (time spent waiting) for the "
+		  "locks of pools other commands hold, then leave those pools as they are "
+		  "(decimal, 0..3600; default 60, or tptools.conf's activate/lock_wait)",
+		  "SECONDS" },
 		CLI_OPT_DEVICES(devices),
 		CLI_OPT_ALLOW_COMPONENT(allow),
 		{ NULL, '\0', POPT_ARG_INCLUDE_TABLE, (void *)(activate ? key_opts : key_opts + TP_ARRAY_SIZE(key_opts) - 1), 0,
